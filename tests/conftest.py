@@ -1,0 +1,141 @@
+"""Shared fixtures. `cassandra`: a real Cassandra 5.0 for the whole test session.
+
+The server is this suite's own (ports 19042/17000/17199, directory .cache/test-cassandra), so a
+developer's `bin/dev-cassandra` instance on 9042 is never touched. It starts on first use
+(about 6 s, plus a one-time jar download) and stops at the end of the session.
+
+Environment:
+    CQLSH_EXT_TEST_PORT / _STORAGE_PORT / _JMX_PORT   other ports
+    CQLSH_EXT_TEST_DIR                                 another instance directory
+    CQLSH_EXT_TEST_REUSE=1    use the instance already running there, or start one and leave it
+                              running for the next run (stop it: bin/dev-cassandra stop --dir ...)
+    CQLSH_EXT_TEST_START_TIMEOUT                       seconds to wait for CQL (default 120)
+
+Tests using `cassandra` get the `server` marker: `pytest -m "not server"` skips them.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import sys
+import warnings
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+if str(REPO_ROOT / "tools") not in sys.path:
+    sys.path.insert(0, str(REPO_ROOT / "tools"))
+
+import devcassandra  # noqa: E402
+
+if TYPE_CHECKING:
+    from cassandra.cluster import Cluster, Session
+
+
+def _env_int(name: str, default: int) -> int:
+    return int(os.environ.get(name) or default)
+
+
+def server_config(**overrides: Any) -> devcassandra.Config:
+    """The test instance's Config (env overrides applied); keyword args override further."""
+    values: dict[str, Any] = {
+        "directory": Path(os.environ.get("CQLSH_EXT_TEST_DIR") or REPO_ROOT / ".cache" / "test-cassandra"),
+        "native_port": _env_int("CQLSH_EXT_TEST_PORT", 19042),
+        "storage_port": _env_int("CQLSH_EXT_TEST_STORAGE_PORT", 17000),
+        "jmx_port": _env_int("CQLSH_EXT_TEST_JMX_PORT", 17199),
+        "cluster_name": "cqlsh-ext tests",
+    }
+    values.update(overrides)
+    return devcassandra.Config(**values)
+
+
+@dataclass
+class CassandraServer:
+    """What tests get from the `cassandra` fixture."""
+
+    host: str
+    port: int
+    username: str
+    password: str
+    instance: devcassandra.Instance
+    _cluster: Cluster | None = field(default=None, repr=False)
+    _keyspaces: itertools.count = field(default_factory=lambda: itertools.count(1), repr=False)
+
+    @property
+    def cqlsh_args(self) -> list[str]:
+        """Arguments for cqlsh / cqlsh-ext to reach this server."""
+        return [self.host, str(self.port), "-u", self.username, "-p", self.password]
+
+    def cluster(self) -> Cluster:
+        """One shared driver Cluster (connecting costs about a second; do it once)."""
+        if self._cluster is None:
+            from cassandra.auth import PlainTextAuthProvider
+            from cassandra.cluster import EXEC_PROFILE_DEFAULT, Cluster, ExecutionProfile
+            from cassandra.policies import DCAwareRoundRobinPolicy
+
+            profile = ExecutionProfile(
+                load_balancing_policy=DCAwareRoundRobinPolicy(local_dc="datacenter1"), request_timeout=30
+            )
+            self._cluster = Cluster(
+                [self.host], port=self.port,
+                auth_provider=PlainTextAuthProvider(self.username, self.password),
+                execution_profiles={EXEC_PROFILE_DEFAULT: profile},
+                protocol_version=5,  # Cassandra 5.0's; spares the negotiation and its warnings
+                connect_timeout=30,
+            )
+        return self._cluster
+
+    def session(self, keyspace: str | None = None) -> Session:
+        """A cassandra-driver Session (new per call, on the shared Cluster)."""
+        return self.cluster().connect(keyspace)
+
+    def create_keyspace(self, prefix: str = "t") -> str:
+        """A fresh SimpleStrategy RF 1 keyspace; returns its name."""
+        name = f"{prefix}_{os.getpid()}_{next(self._keyspaces)}"
+        session = self.session()
+        replication = "{'class': 'SimpleStrategy', 'replication_factor': 1}"
+        session.execute(f"CREATE KEYSPACE {name} WITH replication = {replication}")
+        session.shutdown()
+        return name
+
+    def close(self) -> None:
+        if self._cluster is not None:
+            self._cluster.shutdown()
+            self._cluster = None
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if "cassandra" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.server)
+
+
+@pytest.fixture(scope="session")
+def cassandra() -> Iterator[CassandraServer]:
+    cfg = server_config()
+    inst = devcassandra.Instance(cfg)
+    reuse = os.environ.get("CQLSH_EXT_TEST_REUSE") == "1"
+    timeout = float(os.environ.get("CQLSH_EXT_TEST_START_TIMEOUT") or 120)
+    started = False
+    if reuse and inst.is_running():
+        inst.wait_for_cql(timeout)
+    else:
+        if inst.is_running():
+            # Ours (same directory), left by a killed run: a fresh server is what tests expect.
+            warnings.warn(f"stopping a leftover test Cassandra in {cfg.directory}", stacklevel=1)
+            inst.stop()
+        # A reused instance must outlive this process; otherwise it dies with us, even on SIGKILL.
+        inst.start(timeout, die_with_parent=not reuse, clean=not reuse)
+        started = not reuse
+    server = CassandraServer(cfg.host, cfg.native_port, cfg.username or "", cfg.password or "", inst)
+    try:
+        yield server
+    finally:
+        server.close()
+        if started:
+            inst.stop()
