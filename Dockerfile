@@ -1,0 +1,80 @@
+# cqlsh-ext in a container: cqlsh 6.2.2 that shows what is inside compressed blobs.
+#
+#   docker build -t cqlsh-ext .
+#   docker run --rm -it cqlsh-ext HOST 9042 -u USER -p PASSWORD
+#   docker run --rm -it cqlsh-ext HOST 9042 -e "SELECT * FROM ks.t LIMIT 5"
+#
+# Amazon Keyspaces: AWS credentials come only from the run, never from the image. Either
+#   docker run --rm -it -e AWS_ACCESS_KEY_ID -e AWS_SECRET_ACCESS_KEY -e AWS_SESSION_TOKEN \
+#     cqlsh-ext --keyspaces us-east-1 --sigv4
+# or a read-only mount of ~/.aws (with AWS_PROFILE to pick a profile):
+#   docker run --rm -it -v "$HOME/.aws:/home/cqlsh/.aws:ro" -e AWS_PROFILE=dev \
+#     cqlsh-ext --keyspaces us-east-1 --sigv4
+# The shell runs as uid 10001. If your ~/.aws files are readable by you only (mode 600), add
+# --user "$(id -u)": HOME stays /home/cqlsh, which any uid of group 0 may write.
+#
+# Build arguments:
+#   BASE_IMAGE  a Debian-like image with Python >= 3.11 (python3 -m venv, useradd); both stages use
+#               it. Default: the official Python slim image.
+#   EXTRAS      optional extras of pyproject.toml to install: all (but the test ones), none, or a
+#               comma list.
+#   VERSION     recorded in the image's labels.
+# The build works with the classic builder and with BuildKit; it needs PyPI for the dependencies.
+
+ARG BASE_IMAGE=python:3.11-slim-bookworm
+
+# ---- build: make the wheel, install it and its dependencies into a virtualenv ----
+FROM ${BASE_IMAGE} AS build
+ARG EXTRAS=all
+LABEL org.cqlsh-ext.stage=build
+ENV PIP_NO_CACHE_DIR=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1 \
+    PIP_ROOT_USER_ACTION=ignore \
+    PYTHONDONTWRITEBYTECODE=1
+WORKDIR /src
+RUN python3 -m venv /opt/cqlsh-ext
+# The pinned dependencies first: this layer stays cached while only the source changes.
+COPY pyproject.toml tools/docker/requirements.py ./
+RUN python3 requirements.py "${EXTRAS}" > requirements.txt \
+ && /opt/cqlsh-ext/bin/pip install --requirement requirements.txt
+COPY . .
+RUN /opt/cqlsh-ext/bin/pip wheel --no-deps --wheel-dir /wheels . \
+ && /opt/cqlsh-ext/bin/pip install --no-deps /wheels/cqlsh_ext-*.whl \
+ && /opt/cqlsh-ext/bin/pip check \
+ && /opt/cqlsh-ext/bin/cqlsh-ext --version \
+ && /opt/cqlsh-ext/bin/pip uninstall --yes --quiet pip setuptools
+
+# ---- runtime: the base image, a non-root user and the virtualenv; no compiler, no source ----
+FROM ${BASE_IMAGE}
+ARG BASE_IMAGE
+ARG VERSION=dev
+LABEL org.opencontainers.image.title="cqlsh-ext" \
+      org.opencontainers.image.description="cqlsh 6.2.2, extended: shows what is inside compressed blobs (snappy, LZ4, zstd, gzip, ...) for Apache Cassandra and Amazon Keyspaces" \
+      org.opencontainers.image.version="${VERSION}" \
+      org.opencontainers.image.licenses="Apache-2.0" \
+      org.opencontainers.image.base.name="${BASE_IMAGE}"
+
+# System CA certificates (TLS to Amazon Keyspaces verifies against them): installed unless the
+# base image has them already. The user's home is writable by group 0 too, for `--user "$(id -u)"`.
+# hadolint ignore=DL3008
+RUN if [ ! -s /etc/ssl/certs/ca-certificates.crt ]; then \
+      apt-get update \
+      && apt-get install --yes --no-install-recommends ca-certificates \
+      && rm -rf /var/lib/apt/lists/*; \
+    fi \
+ && useradd --no-log-init --uid 10001 --user-group --create-home --home-dir /home/cqlsh \
+      --shell /bin/bash cqlsh \
+ && chgrp 0 /home/cqlsh \
+ && chmod 0775 /home/cqlsh
+
+COPY --from=build /opt/cqlsh-ext /opt/cqlsh-ext
+
+ENV PATH="/opt/cqlsh-ext/bin:${PATH}" \
+    HOME=/home/cqlsh \
+    LANG=C.UTF-8 \
+    PYTHONUNBUFFERED=1 \
+    PYTHONDONTWRITEBYTECODE=1
+USER 10001:10001
+WORKDIR /home/cqlsh
+ENTRYPOINT ["cqlsh-ext"]
+CMD ["--help"]
