@@ -1,0 +1,171 @@
+"""Helpers shared by the format modules: short error reasons, integer reads, skippable frames.
+
+Pure Python and import-free (no codec library), like base.py.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Callable
+
+from .base import Decoded, DecodeError
+
+u32le: Callable[[bytes, int], tuple[int]] = struct.Struct("<I").unpack_from
+u32be: Callable[[bytes, int], tuple[int]] = struct.Struct(">I").unpack_from
+u64le: Callable[[bytes, int], tuple[int]] = struct.Struct("<Q").unpack_from
+
+#: Skippable frames shared by LZ4 and zstd: magic 0x184D2A50..5F (LE), u32 LE size, payload.
+SKIPPABLE_BYTES = b"\x2a\x4d\x18"
+
+# Library messages -> short one-line reasons (first match wins; matched case-insensitively).
+_REASONS: tuple[tuple[str, str], ...] = (
+    ("contentchecksum", "content checksum mismatch"),
+    ("blockchecksum", "block checksum mismatch"),
+    ("headerchecksum", "header checksum mismatch"),
+    ("bad checksum", "checksum mismatch"),
+    ("incorrect data check", "checksum mismatch"),
+    ("incorrect length check", "length mismatch (ISIZE)"),
+    ("doesn't match checksum", "checksum mismatch"),
+    ("checksum", "checksum mismatch"),
+    ("ended before the end-of-stream", "truncated stream"),
+    ("incomplete or truncated", "truncated stream"),
+    ("frame incomplete", "truncated stream"),
+    ("memory usage limit", "memory limit exceeded (dictionary too large)"),
+    ("dictionary mismatch", "needs a dictionary"),
+)
+_PREFIXES = (
+    "Error -3 while decompressing data: ",
+    "Error -5 while decompressing data: ",
+    "LZ4F_decompress failed with code: ",
+    "LZ4F_getFrameInfo failed with code: ",
+    "decompression error: ",
+    "zstd decompressor error: ",
+    "snappy: ",
+    "lz4: ",
+)
+
+
+def reason(exc: BaseException) -> str:
+    """A short one-line reason for any library exception."""
+    if isinstance(exc, DecodeError):
+        return str(exc)
+    if isinstance(exc, MemoryError):
+        return "out of memory (declared size too large?)"
+    if isinstance(exc, RecursionError):
+        return "too deeply nested"
+    text = str(exc).strip()
+    line = text.splitlines()[0] if text else type(exc).__name__
+    low = line.lower()
+    for needle, short in _REASONS:
+        if needle in low:
+            return short
+    for prefix in _PREFIXES:
+        if line.startswith(prefix):
+            line = line[len(prefix) :]
+    return line[:120] or type(exc).__name__
+
+
+def wrap(exc: BaseException) -> DecodeError:
+    """The DecodeError to raise for a library exception (DecodeErrors pass through)."""
+    if isinstance(exc, DecodeError):
+        return exc
+    return DecodeError(reason(exc))
+
+
+def skip_skippable(data: bytes, pos: int = 0) -> int:
+    """Offset of the first byte after the skippable frames at `pos`; -1 if one is truncated."""
+    n = len(data)
+    while n - pos >= 4 and 0x50 <= data[pos] <= 0x5F and data.startswith(SKIPPABLE_BYTES, pos + 1):
+        if n - pos < 8:
+            return -1
+        pos += 8 + u32le(data, pos + 4)[0]
+        if pos > n:
+            return -1
+    return pos
+
+
+def too_big(declared: int) -> str:
+    return f"declared size {declared} exceeds what the input can hold"
+
+
+def join(parts: list[bytes]) -> bytes:
+    """Concatenate decoded pieces without a copy in the common one-piece case."""
+    if len(parts) == 1:
+        return parts[0]
+    return b"".join(parts)
+
+
+def hadoop_decode(
+    data: bytes,
+    cap: int,
+    chunk: Callable[[bytes, int, int], tuple[bytes, bool]],
+    max_ratio: int,
+    trace: list[dict[str, object]] | None = None,
+) -> Decoded | str:
+    """Hadoop BlockCompressorStream: repeated [u32 BE raw length] then [u32 BE length][chunk]...
+
+    until the chunks of a block have produced its raw length. `chunk(buf, expected, left)` decodes
+    one chunk to at most `left` bytes (expected = raw bytes still owed by the block) and returns
+    (output, truncated); it raises DecodeError. Returns a reason string when the value is not a
+    well-formed stream: the container has no magic, so every length is checked exactly.
+    `trace`, when given, receives one {raw_length, chunk_lengths} dict per block (INSPECT).
+    """
+    n = len(data)
+    if n < 8:
+        return "too short for a Hadoop block stream"
+    pos = 0
+    left = cap
+    parts: list[bytes] = []
+    declared = 0
+    truncated = False
+    while pos < n:
+        if n - pos < 4:
+            return "truncated block header"
+        raw_len = u32be(data, pos)[0]
+        pos += 4
+        if raw_len > (n - pos) * max_ratio:
+            return too_big(raw_len)
+        declared += raw_len
+        got = 0
+        clens: list[int] = []
+        if trace is not None:
+            trace.append({"raw_length": raw_len, "chunk_lengths": clens})
+        if raw_len == 0 and n - pos >= 4:
+            # python-snappy writes an empty chunk after a zero raw length (Hadoop stops reading
+            # at a zero length): consume it when it is one.
+            clen = u32be(data, pos)[0]
+            if 0 < clen <= n - pos - 4:
+                try:
+                    out, _ = chunk(data[pos + 4 : pos + 4 + clen], 0, left)
+                except DecodeError:
+                    out = b"?"
+                if not out:
+                    clens.append(clen)
+                    pos += 4 + clen
+        while got < raw_len:
+            if n - pos < 4:
+                return "truncated chunk header"
+            clen = u32be(data, pos)[0]
+            pos += 4
+            if clen == 0 or clen > n - pos:
+                return "bad chunk length" if clen == 0 else "truncated chunk"
+            clens.append(clen)
+            if left == 0:
+                truncated = True
+                break
+            try:
+                out, cut = chunk(data[pos : pos + clen], raw_len - got, left)
+            except DecodeError as e:
+                return str(e)
+            pos += clen
+            parts.append(out)
+            got += len(out)
+            left -= len(out)
+            if cut:
+                truncated = True
+                break
+            if got > raw_len:
+                return "chunk longer than its block"
+        if truncated:
+            break
+    return Decoded(join(parts) if parts else b"", truncated, declared)

@@ -1,0 +1,61 @@
+"""brotli: no signature (254 of 256 first bytes are valid), so only on -d brotli.
+
+The brotli package is optional and imported on first use. brotli >= 1.2 is needed for a capped
+decode (`process(..., output_buffer_limit=)`), which is block-granular: it can overshoot about 2x,
+so the output is sliced to the cap afterwards.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ._common import wrap
+from .base import Decoded, DecodeError, Format
+
+_mod: Any = None
+
+
+def _load() -> Any:
+    global _mod
+    try:
+        import brotli
+    except ImportError:
+        raise DecodeError("brotli not installed") from None
+    _mod = brotli
+    return brotli
+
+
+class Brotli(Format):
+    """brotli (Brotli4j, Python brotli, Go andybalholm/brotli)."""
+
+    codec = "brotli"
+    container = "brotli"
+    grade = "D"
+
+    @property
+    def label(self) -> str:
+        return "brotli"
+
+    def matches(self, data: bytes) -> bool:
+        return False
+
+    def decode(self, data: bytes, cap: int) -> Decoded:
+        mod = _mod or _load()
+        if not data:
+            raise DecodeError("empty value")
+        try:
+            dec = mod.Decompressor()
+            try:
+                out = dec.process(data, output_buffer_limit=max(cap, 1))
+            except TypeError:
+                raise DecodeError("brotli >= 1.2 needed for a capped decode") from None
+            finished = dec.is_finished()
+        except DecodeError:
+            raise
+        except Exception as e:
+            raise wrap(e) from None
+        if len(out) > cap or (not finished and len(out) >= cap):
+            return Decoded(out[:cap], True)
+        if not finished:
+            raise DecodeError("truncated stream")
+        return Decoded(out)

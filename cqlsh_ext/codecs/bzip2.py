@@ -1,0 +1,95 @@
+"""bzip2 streams (possibly concatenated), capped through BZ2Decompressor(max_length)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ._common import join, wrap
+from .base import Decoded, DecodeError, Format
+
+MAGIC = b"BZh"
+_BLOCK_MAGIC = b"\x31\x41\x59\x26\x53\x59"  # pi: start of a compressed block
+_EOS_MAGIC = b"\x17\x72\x45\x38\x50\x90"  # sqrt(pi): end of stream (empty stream)
+
+_decompressor: Any = None
+
+
+def _load() -> Any:
+    global _decompressor
+    try:
+        import bz2
+    except ImportError as e:  # Python built without libbz2
+        raise DecodeError("bz2 module not available") from e
+    _decompressor = bz2.BZ2Decompressor
+    return _decompressor
+
+
+def _stream_step(dec: Any, src: Any, left: int) -> tuple[bytes, bool]:
+    out = dec.decompress(src, max_length=left)
+    if dec.eof:
+        return out, False
+    if len(out) >= left:
+        return out, True
+    raise DecodeError("truncated stream")
+
+
+class Bzip2(Format):
+    """bzip2 (bzip2 CLI, Python bz2, commons-compress BZip2CompressorOutputStream)."""
+
+    codec = "bzip2"
+    container = "bzip2"
+    grade = "A"
+    magic = MAGIC
+
+    @property
+    def label(self) -> str:
+        return "bzip2"
+
+    def matches(self, data: bytes) -> bool:
+        return (
+            len(data) >= 10
+            and data.startswith(MAGIC)
+            and 0x31 <= data[3] <= 0x39
+            and (data.startswith(_BLOCK_MAGIC, 4) or data.startswith(_EOS_MAGIC, 4))
+        )
+
+    def decode(self, data: bytes, cap: int) -> Decoded:
+        factory = _decompressor or _load()
+        parts: list[bytes] = []
+        left = cap
+        truncated = False
+        rest: Any = data
+        trailing = 0
+        try:
+            while True:
+                if left <= 0:
+                    truncated = True
+                    break
+                dec = factory()
+                out, truncated = _stream_step(dec, rest, left)
+                parts.append(out)
+                left -= len(out)
+                if truncated:
+                    break
+                rest = dec.unused_data
+                if not rest:
+                    break
+                if not rest.startswith(MAGIC):
+                    trailing = len(rest)
+                    break
+        except DecodeError:
+            raise
+        except Exception as e:
+            raise wrap(e) from None
+        return Decoded(join(parts), truncated, None, {"trailing_bytes": trailing} if trailing else {})
+
+    def headers(self, data: bytes) -> dict[str, object]:
+        if len(data) < 4:
+            raise DecodeError("truncated header")
+        level = data[3] - 0x30
+        return {
+            "format": self.label,
+            "block_size": f"{level}00k" if 1 <= level <= 9 else f"invalid ({data[3]:#x})",
+            "block_size_bytes": level * 100_000 if 1 <= level <= 9 else None,
+            "first_block": "empty stream" if data.startswith(_EOS_MAGIC, 4) else "compressed block",
+        }

@@ -1,0 +1,165 @@
+"""xz streams (concatenated, with stream padding) and the legacy .lzma ("LZMA alone") format."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ._common import join, u32le, u64le, wrap
+from .base import Decoded, DecodeError, Format
+
+MAGIC = b"\xfd7zXZ\x00"
+_CHECKS = {0: "none", 1: "CRC32", 4: "CRC64", 10: "SHA-256"}
+#: liblzma reserves the whole dictionary up front: refuse headers asking for more than this.
+MEMLIMIT = 1 << 30
+
+_lzma: Any = None
+
+
+def _load() -> Any:
+    global _lzma
+    try:
+        import lzma
+    except ImportError as e:  # Python built without liblzma
+        raise DecodeError("lzma module not available") from e
+    _lzma = lzma
+    return lzma
+
+
+def _step(dec: Any, src: Any, left: int) -> tuple[bytes, bool]:
+    out = dec.decompress(src, max_length=left)
+    if dec.eof:
+        return out, False
+    if len(out) >= left:
+        return out, True
+    raise DecodeError("truncated stream")
+
+
+class Xz(Format):
+    """xz (xz CLI, Python lzma, XZ for Java XZOutputStream)."""
+
+    codec = "xz"
+    container = "xz"
+    grade = "A"
+    magic = MAGIC
+
+    @property
+    def label(self) -> str:
+        return "xz"
+
+    def matches(self, data: bytes) -> bool:
+        return len(data) >= 12 and data.startswith(MAGIC) and data[6] == 0 and data[7] & 0xF0 == 0
+
+    def decode(self, data: bytes, cap: int) -> Decoded:
+        lzma = _lzma or _load()
+        parts: list[bytes] = []
+        left = cap
+        truncated = False
+        rest: Any = data
+        trailing = 0
+        try:
+            while True:
+                if left <= 0:
+                    truncated = True
+                    break
+                dec = lzma.LZMADecompressor(lzma.FORMAT_XZ, memlimit=MEMLIMIT)
+                out, truncated = _step(dec, rest, left)
+                parts.append(out)
+                left -= len(out)
+                if truncated:
+                    break
+                rest = dec.unused_data.lstrip(b"\x00")  # stream padding between streams
+                if not rest:
+                    break
+                if not rest.startswith(MAGIC):
+                    trailing = len(rest)
+                    break
+        except DecodeError:
+            raise
+        except Exception as e:
+            raise wrap(e) from None
+        return Decoded(join(parts), truncated, None, {"trailing_bytes": trailing} if trailing else {})
+
+    def headers(self, data: bytes) -> dict[str, object]:
+        if len(data) < 12:
+            raise DecodeError("truncated header")
+        check = data[7] & 0x0F
+        return {
+            "format": self.label,
+            "stream_flags": f"0x{data[6]:02x}{data[7]:02x}",
+            "check": _CHECKS.get(check, f"reserved ({check})"),
+        }
+
+
+def _alone_header(data: bytes) -> tuple[int, int, int | None] | None:
+    """(properties byte, dictionary size, uncompressed size or None) of a plausible .lzma header."""
+    if len(data) < 14:
+        return None
+    props = data[0]
+    if props >= 225:
+        return None
+    dict_size = u32le(data, 1)[0]
+    # Encoders write 2**n or 2**n + 2**(n-1): anything else is almost surely not .lzma.
+    if dict_size < 4096 or dict_size > MEMLIMIT:
+        return None
+    top = dict_size.bit_length() - 1
+    if dict_size not in (1 << top, (1 << top) | (1 << (top - 1))):
+        return None
+    size = u64le(data, 5)[0]
+    return props, dict_size, None if size == 0xFFFFFFFFFFFFFFFF else size
+
+
+class LzmaAlone(Format):
+    """Legacy .lzma (lzma_alone: XZ for Java LZMAOutputStream, 7-Zip SDK, lzma CLI).
+
+    No magic, but a 13-byte header whose dictionary size field is tightly constrained; a trial
+    decode confirms it.
+    """
+
+    codec = "xz"
+    container = "lzma"
+    grade = "C"
+
+    def matches(self, data: bytes) -> bool:
+        hdr = _alone_header(data)
+        # The known size (if any) must be reachable: LZMA tops out near 7000:1.
+        return hdr is not None and (hdr[2] is None or hdr[2] <= len(data) * 8000)
+
+    def decode(self, data: bytes, cap: int) -> Decoded:
+        hdr = _alone_header(data)
+        if hdr is None:
+            raise DecodeError("bad .lzma header")
+        lzma = _lzma or _load()
+        if cap <= 0:
+            return Decoded(b"", True, hdr[2])
+        try:
+            dec = lzma.LZMADecompressor(lzma.FORMAT_ALONE, memlimit=MEMLIMIT)
+            out, truncated = _step(dec, data, cap)
+        except DecodeError:
+            raise
+        except Exception as e:
+            raise wrap(e) from None
+        if not truncated and dec.unused_data:
+            raise DecodeError(f"{len(dec.unused_data)} trailing bytes")
+        return Decoded(out, truncated, hdr[2])
+
+    def trial(self, data: bytes, cap: int) -> Decoded | None:
+        if not self.matches(data):
+            return None
+        try:
+            return self.decode(data, cap)
+        except DecodeError:
+            return None
+
+    def headers(self, data: bytes) -> dict[str, object]:
+        hdr = _alone_header(data)
+        if hdr is None:
+            raise DecodeError("bad .lzma header")
+        props, dict_size, size = hdr
+        return {
+            "format": self.label,
+            "lc": props % 9,
+            "lp": (props // 9) % 5,
+            "pb": props // 45,
+            "dict_size": dict_size,
+            "uncompressed_size": size,
+        }
