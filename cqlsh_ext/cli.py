@@ -1,0 +1,153 @@
+"""Entry point: `cqlsh-ext [cqlsh options] [-d CODEC] [host [port]]` and its subcommands.
+
+Our own flags are taken off the command line first; everything else goes to cqlsh's own
+`main()` unchanged, so every cqlsh flag and cqlshrc setting keeps its meaning.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from cqlsh_ext import __version__
+from cqlsh_ext.keyspaces import options as keyspaces_options
+from cqlsh_ext.settings import (
+    MODES,
+    OUTPUT_FORMATS,
+    DisplaySettings,
+    SettingError,
+    parse_mode,
+    parse_output_format,
+    parse_size,
+    parse_width,
+)
+
+#: `cqlsh-ext <word> ...` runs a tool instead of the shell.
+SUBCOMMANDS = {
+    "demo": "cqlsh_ext.demo.cli",
+}
+
+
+def _ext_parser() -> argparse.ArgumentParser:
+    # allow_abbrev=False: '--de' must stay cqlsh's '--debug', never a prefix of ours.
+    parser = argparse.ArgumentParser(add_help=False, allow_abbrev=False, prog="cqlsh-ext")
+    group = parser.add_argument_group("cqlsh-ext options")
+    group.add_argument("-d", "--decompress", metavar="CODEC",
+                       help=f"how blobs are shown: {', '.join(MODES)} (default: auto, or [cqlsh_ext] "
+                            "decompress in cqlshrc). 'none' prints exactly what cqlsh prints")
+    group.add_argument("--max-field-width", metavar="N",
+                       help="cut decoded values to N characters per cell (default: 500 on a terminal, "
+                            "no limit in scripts; 0 = no limit)")
+    group.add_argument("--max-output-size", metavar="SIZE",
+                       help="decompressed bytes shown per value at most, over all nested layers "
+                            "(default 4MiB)")
+    # Front end and output (cqlsh_ext.repl, cqlsh_ext.output).
+    group.add_argument("--output-format", metavar="FORMAT",
+                       help=f"how results are printed: {', '.join(OUTPUT_FORMATS)} (default table; json "
+                            "is one object per row). Also OUTPUT FORMAT in the shell")
+    group.add_argument("--raw-blobs", action="store_true", default=None,
+                       help="json: add the stored bytes of decoded blobs; csv: print blobs as stored")
+    group.add_argument("--classic", action="store_true", default=None,
+                       help="cqlsh's own readline prompt instead of the prompt_toolkit one")
+    keyspaces_options.add_arguments(parser)  # --keyspaces, --sigv4, --region, ... (cqlsh_ext.keyspaces)
+    return parser
+
+
+def _cqlshrc_arg(args: list[str]) -> str | None:
+    finder = argparse.ArgumentParser(add_help=False, allow_abbrev=False)
+    finder.add_argument("--cqlshrc")
+    return finder.parse_known_args(args)[0].cqlshrc
+
+
+def _settings(ext: argparse.Namespace, config_file: str) -> DisplaySettings:
+    from cqlsh_ext.settings import read_config
+
+    settings = read_config(config_file)
+    if ext.decompress is not None:
+        settings.mode = parse_mode(ext.decompress)
+    if ext.max_field_width is not None:
+        settings.max_field_width = parse_width(ext.max_field_width)
+    if ext.max_output_size is not None:
+        settings.cap = parse_size(ext.max_output_size)
+    if ext.output_format is not None:
+        settings.output_format = parse_output_format(ext.output_format)
+    if ext.raw_blobs:
+        settings.raw_blobs = True
+    if ext.classic:
+        settings.classic = True
+    return settings
+
+
+def _keyspaces(ext: argparse.Namespace, cqlshmain: object, cqlsh_args: list[str]) -> list[str]:
+    """Apply --keyspaces/--sigv4/... : returns cqlsh's arguments (host and port added for
+    --keyspaces) and hands the options to the shell; raises KeyspacesError."""
+    opts, give_back = keyspaces_options.from_sources(ext, cqlshmain.CONFIG_FILE)  # type: ignore[attr-defined]
+    if not opts.active:
+        return cqlsh_args
+    cqlsh_args = give_back + cqlsh_args  # `--keyspaces 127.0.0.1`: a host, not a region
+    positional = cqlshmain.parser.parse_known_args(cqlsh_args)[1]  # type: ignore[attr-defined]
+    from cqlsh_ext.keyspaces.wiring import KeyspacesSetup
+    from cqlsh_ext.shell import ExtShell
+
+    ExtShell.keyspaces_setup = KeyspacesSetup(opts, debug="--debug" in cqlsh_args)
+    return keyspaces_options.connection_args(opts, cqlsh_args, positional)
+
+
+def _print_help(cqlshmain: object, ext_parser: argparse.ArgumentParser) -> None:
+    cqlsh_parser = cqlshmain.parser  # type: ignore[attr-defined]
+    cqlsh_parser.prog = "cqlsh-ext"
+    cqlsh_parser.print_help()
+    print()
+    print(ext_parser.format_help().split("\n", 2)[2].rstrip())
+    print()
+    print("Tools: cqlsh-ext demo load [--help]    create and fill a demo keyspace")
+
+
+def _versions(cqlshmain: object) -> str:
+    import cassandra
+
+    return (f"cqlsh-ext {__version__} (cqlsh {cqlshmain.version}, "  # type: ignore[attr-defined]
+            f"cassandra-driver {cassandra.__version__})")
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args and args[0] in SUBCOMMANDS:
+        from importlib import import_module
+
+        return import_module(SUBCOMMANDS[args[0]]).main(args[1:])
+
+    ext_parser = _ext_parser()
+    ext, cqlsh_args = ext_parser.parse_known_args(args)
+
+    from cqlsh_ext import seams
+
+    cqlshmain = seams.import_cqlshmain(_cqlshrc_arg(cqlsh_args))
+    if "-h" in cqlsh_args or "--help" in cqlsh_args:
+        _print_help(cqlshmain, ext_parser)
+        return 0
+    if "-v" in cqlsh_args or "--version" in cqlsh_args:
+        print(_versions(cqlshmain))
+        return 0
+    try:
+        settings = _settings(ext, cqlshmain.CONFIG_FILE)
+    except SettingError as err:
+        print(f"cqlsh-ext: error: {err}", file=sys.stderr)
+        return 2
+    try:
+        cqlsh_args = _keyspaces(ext, cqlshmain, cqlsh_args)
+    except keyspaces_options.KeyspacesError as err:
+        print(f"cqlsh-ext: error: {err}", file=sys.stderr)
+        return 2
+
+    from cqlsh_ext import shell
+
+    shell.register_commands()
+    shell.ExtShell.display_settings = settings
+    seams.install_shell_class(cqlshmain, shell.ExtShell)
+    cqlshmain.main(cqlsh_args, "")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Demo data: the Keyspaces compression article's tables, and one value per supported container."""

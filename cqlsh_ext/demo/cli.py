@@ -1,0 +1,141 @@
+"""`cqlsh-ext demo load`: create the demo keyspace and fill it.
+
+Tables (keyspace `compression_demo` by default):
+- table_with_compressed_json (id timeuuid, data blob): snappy-compressed order documents, as in the
+  Amazon Keyspaces compression article;
+- table_with_uncompressed_json (id timeuuid, data text): the same documents uncompressed;
+- blob_formats (name text, producer text, data blob): one value per supported container;
+- nested_blobs: blobs inside a map, a list, a tuple and a UDT.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import uuid
+
+import cramjam
+
+from cqlsh_ext.demo.records import documents
+from cqlsh_ext.demo.samples import samples
+
+SCHEMA = """
+CREATE KEYSPACE IF NOT EXISTS {ks} WITH replication = {{'class': 'SimpleStrategy', 'replication_factor': 1}};
+CREATE TABLE IF NOT EXISTS {ks}.table_with_compressed_json (id timeuuid PRIMARY KEY, data blob);
+CREATE TABLE IF NOT EXISTS {ks}.table_with_uncompressed_json (id timeuuid PRIMARY KEY, data text);
+CREATE TABLE IF NOT EXISTS {ks}.blob_formats (name text PRIMARY KEY, producer text, data blob);
+CREATE TYPE IF NOT EXISTS {ks}.attachment (filename text, content blob);
+CREATE TABLE IF NOT EXISTS {ks}.nested_blobs (id int PRIMARY KEY, by_codec map<text, blob>,
+    history list<blob>, pair tuple<text, blob>, attached frozen<attachment>);
+"""
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="cqlsh-ext demo", description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="action", required=True)
+    load = sub.add_parser("load", help="create the demo keyspace and tables and fill them")
+    load.add_argument("host", nargs="?", default=os.environ.get("CQLSH_HOST", "127.0.0.1"))
+    load.add_argument("port", nargs="?", type=int, default=int(os.environ.get("CQLSH_PORT", "9042")))
+    load.add_argument("-u", "--username", default="cassandra")
+    load.add_argument("-p", "--password", default=os.environ.get("CQLSH_EXT_DEMO_PASSWORD", "cassandra"))
+    load.add_argument("-k", "--keyspace", default="compression_demo")
+    load.add_argument("--rows", type=int, default=2000, help="documents per JSON table (default 2000)")
+    load.add_argument("--connect-timeout", type=float, default=10.0)
+    load.add_argument("--if-missing", action="store_true", help="do nothing when the demo data is there")
+    return parser
+
+
+def load(session: object, keyspace: str, rows: int) -> dict[str, int]:
+    """Create and fill the demo tables through a cassandra-driver session; returns rows written."""
+    from cassandra.concurrent import execute_concurrent_with_args
+
+    for statement in SCHEMA.format(ks=keyspace).split(";"):
+        if statement.strip():
+            session.execute(statement)  # type: ignore[attr-defined]
+    compressed = session.prepare(  # type: ignore[attr-defined]
+        f"INSERT INTO {keyspace}.table_with_compressed_json (id, data) VALUES (?, ?)"
+    )
+    plain = session.prepare(  # type: ignore[attr-defined]
+        f"INSERT INTO {keyspace}.table_with_uncompressed_json (id, data) VALUES (?, ?)"
+    )
+    docs = list(documents(rows))
+    ids = [_timeuuid(number) for number in range(len(docs))]
+    execute_concurrent_with_args(
+        session,
+        compressed,
+        [(i, bytes(cramjam.snappy.compress_raw(d.encode()))) for i, d in zip(ids, docs, strict=True)],
+        concurrency=64,
+    )
+    execute_concurrent_with_args(session, plain, list(zip(ids, docs, strict=True)), concurrency=64)
+
+    sample_doc = docs[0] if docs else next(documents(1))
+    formats = samples(sample_doc)
+    insert = session.prepare(  # type: ignore[attr-defined]
+        f"INSERT INTO {keyspace}.blob_formats (name, producer, data) VALUES (?, ?, ?)"
+    )
+    execute_concurrent_with_args(session, insert, [(s.name, s.producer, s.data) for s in formats])
+
+    by_name = {s.name: "0x" + s.data.hex() for s in formats}
+    # CQL literals: the UDT value is easiest to write that way.
+    session.execute(  # type: ignore[attr-defined]
+        f"INSERT INTO {keyspace}.nested_blobs (id, by_codec, history, pair, attached) VALUES (1, "
+        f"{{'snappy': {by_name['snappy raw']}, 'zstd': {by_name['zstd']}, 'raw': 0x00010203}}, "
+        f"[{by_name['gzip']}, {by_name['lz4 frame']}], ('doc', {by_name['xz']}), "
+        f"{{filename: 'order.json.gz', content: {by_name['gzip']}}})"
+    )
+    return {
+        "table_with_compressed_json": rows,
+        "table_with_uncompressed_json": rows,
+        "blob_formats": len(formats),
+        "nested_blobs": 1,
+    }
+
+
+def _timeuuid(number: int) -> uuid.UUID:
+    """Time-based ids that are the same on every load, so loading again overwrites instead of adding."""
+    from cassandra.util import uuid_from_time
+
+    return uuid_from_time(1_704_067_200 + number * 0.001, node=0x0DE30DE30DE3, clock_seq=number % 0x3FFF)
+
+
+def is_loaded(session: object, keyspace: str) -> bool:
+    if keyspace not in session.cluster.metadata.keyspaces:  # type: ignore[attr-defined]
+        return False
+    rows = session.execute(f"SELECT name FROM {keyspace}.blob_formats LIMIT 1")  # type: ignore[attr-defined]
+    return rows.one() is not None
+
+
+def main(argv: list[str]) -> int:
+    args = _parser().parse_args(argv)
+    from cassandra.auth import PlainTextAuthProvider
+    from cassandra.cluster import Cluster, NoHostAvailable
+
+    cluster = Cluster(
+        [args.host],
+        port=args.port,
+        connect_timeout=args.connect_timeout,
+        auth_provider=PlainTextAuthProvider(args.username, args.password),
+    )
+    try:
+        session = cluster.connect()
+        session.default_timeout = 60
+        if args.if_missing and is_loaded(session, args.keyspace):
+            print(f"{args.keyspace}: demo data already loaded")
+            return 0
+        written = load(session, args.keyspace, args.rows)
+    except NoHostAvailable as err:
+        print(
+            f"cqlsh-ext demo: cannot connect to {args.host}:{args.port}: {_first_error(err)}", file=sys.stderr
+        )
+        return 1
+    finally:
+        cluster.shutdown()
+    for table, count in written.items():
+        print(f"{args.keyspace}.{table}: {count} rows")
+    return 0
+
+
+def _first_error(err: Exception) -> str:
+    errors = getattr(err, "errors", None) or {}
+    return str(next(iter(errors.values()), err))

@@ -1,0 +1,146 @@
+"""One value per container format, made with the real Python producer libraries.
+
+Where Python has no producer library for a container that Java producers write (xerial
+`SnappyOutputStream`, Hadoop block streams, lz4-java `LZ4Block`, Java serialization), the bytes are
+laid out exactly as those producers write them around a block made by the real codec library.
+The test suite compares these layouts with the real Java producers' output.
+"""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import lzma
+import struct
+import zlib
+from dataclasses import dataclass
+
+import cramjam
+import lz4.block
+import lz4.frame
+import zstandard
+
+LZ4BLOCK_MAGIC = b"LZ4Block"
+LZ4BLOCK_SEED = 0x9747B28C
+XERIAL_HEADER = b"\x82SNAPPY\x00" + struct.pack(">ii", 1, 1)
+
+
+@dataclass(frozen=True)
+class Sample:
+    name: str
+    producer: str
+    data: bytes
+    #: What the auto mode is expected to show: the codec label chain, or 'raw' with a reason.
+    expect: str
+
+
+def snappy_raw(payload: bytes) -> bytes:
+    return bytes(cramjam.snappy.compress_raw(payload))
+
+
+def xerial_stream(payload: bytes, block: int = 32 * 1024) -> bytes:
+    """SnappyOutputStream: 16-byte header, then [int32 BE length][raw snappy block] per 32 KiB."""
+    out = [XERIAL_HEADER]
+    for start in range(0, len(payload), block):
+        chunk = snappy_raw(payload[start : start + block])
+        out.append(struct.pack(">i", len(chunk)) + chunk)
+    return b"".join(out)
+
+
+def hadoop_block(payload: bytes, compress: str = "snappy") -> bytes:
+    """Hadoop BlockCompressorStream: int32 BE raw length, int32 BE chunk length, chunk."""
+    chunk = snappy_raw(payload) if compress == "snappy" else lz4.block.compress(payload, store_size=False)
+    return struct.pack(">ii", len(payload), len(chunk)) + chunk
+
+
+def lz4_java_block(payload: bytes, block: int = 64 * 1024) -> bytes:
+    """lz4-java LZ4BlockOutputStream: 21-byte headers with XXH32 checksums, ended by an empty block."""
+    import xxhash
+
+    level = max(block.bit_length() - 1 - 10, 0)
+    out = []
+    for start in range(0, len(payload), block):
+        raw = payload[start : start + block]
+        packed = lz4.block.compress(raw, store_size=False)
+        token, body = (0x20, packed) if len(packed) < len(raw) else (0x10, raw)
+        check = xxhash.xxh32_intdigest(raw, seed=LZ4BLOCK_SEED) & 0x0FFFFFFF
+        out.append(LZ4BLOCK_MAGIC + struct.pack("<Biii", token | level, len(body), len(raw), check) + body)
+    out.append(LZ4BLOCK_MAGIC + struct.pack("<Biii", 0x10 | level, 0, 0, 0))
+    return b"".join(out)
+
+
+def java_string(text: str) -> bytes:
+    """ObjectOutputStream.writeObject(String): TC_STRING, or TC_LONGSTRING past 65535 bytes."""
+    raw = text.replace("\x00", "\ufffd").encode("utf-8")  # no U+0000 or astral chars in demo text
+    if len(raw) <= 0xFFFF:
+        return b"\xac\xed\x00\x05\x74" + struct.pack(">H", len(raw)) + raw
+    return b"\xac\xed\x00\x05\x7c" + struct.pack(">Q", len(raw)) + raw
+
+
+def samples(document: str) -> list[Sample]:
+    payload = document.encode("utf-8")
+    zdict = zstandard.train_dictionary(4096, [payload[i : i + 512] for i in range(0, len(payload), 97)] * 8)
+    deflate = zlib.compressobj(level=6, wbits=-15)
+    preset = zlib.compressobj(zdict=payload[:256])
+    return [
+        Sample("snappy raw", "snappy.compress / Snappy.compress", snappy_raw(payload), "snappy"),
+        Sample(
+            "snappy framed",
+            "snappy.stream_compress",
+            bytes(cramjam.snappy.compress(payload)),
+            "snappy/framed",
+        ),
+        Sample("snappy xerial", "SnappyOutputStream layout", xerial_stream(payload), "snappy/xerial"),
+        Sample("snappy hadoop", "Hadoop SnappyCodec layout", hadoop_block(payload), "snappy/hadoop"),
+        Sample("lz4 frame", "lz4.frame.compress", lz4.frame.compress(payload), "lz4/frame"),
+        Sample("lz4 size-prefixed LE", "lz4.block.compress", lz4.block.compress(payload), "lz4/block"),
+        Sample(
+            "lz4 size-prefixed BE",
+            "driver-style lz4 block",
+            struct.pack(">I", len(payload)) + lz4.block.compress(payload, store_size=False),
+            "lz4/block-be",
+        ),
+        Sample("lz4 LZ4Block", "LZ4BlockOutputStream layout", lz4_java_block(payload), "lz4/LZ4Block"),
+        Sample("zstd", "zstandard (content size)", zstandard.ZstdCompressor().compress(payload), "zstd"),
+        Sample(
+            "zstd no size",
+            "zstandard (no content size)",
+            zstandard.ZstdCompressor(write_content_size=False).compress(payload),
+            "zstd",
+        ),
+        Sample(
+            "zstd dictionary",
+            "zstandard with a trained dictionary",
+            zstandard.ZstdCompressor(dict_data=zdict).compress(payload),
+            "raw: needs dictionary",
+        ),
+        Sample("gzip", "gzip.compress", gzip.compress(payload, mtime=0), "gzip"),
+        Sample(
+            "gzip java string",
+            "GZIPOutputStream(ObjectOutputStream) layout",
+            gzip.compress(java_string(document), mtime=0),
+            "gzip>java",
+        ),
+        Sample("zlib", "zlib.compress", zlib.compress(payload), "zlib"),
+        Sample(
+            "zlib preset dictionary",
+            "zlib with zdict",
+            preset.compress(payload) + preset.flush(),
+            "raw: preset dictionary",
+        ),
+        Sample("bzip2", "bz2.compress", bz2.compress(payload), "bzip2"),
+        Sample("xz", "lzma.compress", lzma.compress(payload), "xz"),
+        Sample(
+            "raw deflate",
+            "zlib wbits=-15 (only with -d deflate)",
+            deflate.compress(payload) + deflate.flush(),
+            "raw: no compression detected",
+        ),
+        Sample("plain json", "uncompressed bytes", payload, "raw: no compression detected"),
+        Sample(
+            "truncated gzip",
+            "gzip cut in half",
+            gzip.compress(payload, mtime=0)[: len(payload) // 8],
+            "raw: gzip",
+        ),
+    ]

@@ -1,0 +1,170 @@
+"""Turn a blob into the cell cqlsh prints: decoded and labelled, or hex with a reason.
+
+Conventions a user can rely on (README "Reading the output"):
+- a decoded value starts with its chain in square brackets: `[snappy] {"id": ...}`,
+  `[gzip>java] text`, `[zstd, first 4.0 MiB of 1.0 TiB] ...` when the output cap cut it;
+- a value shown undecoded starts with `0x` as in stock cqlsh, followed by `(reason)`;
+- decoded binary payloads are `[codec] 0x... (N bytes)`.
+The label is coloured on a terminal and plain in scripts; table alignment uses display widths.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import wcwidth
+from cqlshlib.displaying import ANSI_RESET, CYAN, RED, FormattedValue
+
+from cqlsh_ext import seams
+from cqlsh_ext.payload.unwrap import BINARY, NOT_DETECTED, RAW, TEXT, BlobView, unwrap
+from cqlsh_ext.settings import DisplaySettings
+
+color_text, _controlchars_re, _show_control_chars = seams.text_formatting()
+ELLIPSIS = "…"
+LABEL_COLOR = CYAN
+REASON_COLOR = RED
+
+
+def human_size(size: int) -> str:
+    value = float(size)
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB"):
+        if value < 1024 or unit == "PiB":
+            return f"{size} B" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1024
+    raise AssertionError("unreachable")
+
+
+def label_of(view: BlobView) -> str:
+    """'[snappy]', '[gzip>java]', '[zstd, first 4.0 MiB of 1.0 TiB]'."""
+    chain = ">".join(layer.label for layer in view.layers)
+    cut = view.truncated_layer
+    if cut is not None:
+        shown = human_size(cut.output_size)
+        total = f" of {human_size(cut.declared_size)}" if cut.declared_size else ""
+        chain += f", first {shown}{total}"
+    return f"[{chain}]"
+
+
+def _escape(text: str) -> str:
+    """cqlsh's text escaping: backslashes doubled, control characters shown as escapes."""
+    if "\\" in text:
+        text = text.replace("\\", "\\\\")
+    if not text.isprintable():
+        text = _controlchars_re.sub(_show_control_chars, text)
+    return text
+
+
+def _width(text: str) -> int:
+    # wcswidth walks every character in Python: only needed beyond ASCII.
+    if text.isascii():
+        return len(text)
+    width = wcwidth.wcswidth(text)
+    return width if width >= 0 else len(text)
+
+
+def _cut(text: str, limit: int) -> str:
+    if limit and len(text) > limit:
+        return text[: max(limit - 1, 1)] + ELLIPSIS
+    return text
+
+
+def pretty_json(text: str) -> str | None:
+    """Indented JSON when `text` parses as a JSON object or array, else None."""
+    stripped = text.lstrip()
+    if not stripped or stripped[0] not in "{[":
+        return None
+    try:
+        return json.dumps(json.loads(text), indent=2, ensure_ascii=False)
+    except ValueError:
+        return None
+
+
+def compact_json(text: str) -> str:
+    """Multi-line JSON on one line for a table cell; other text unchanged."""
+    if "\n" not in text:
+        return text
+    try:
+        if text.lstrip()[:1] in ("{", "["):
+            return json.dumps(json.loads(text), ensure_ascii=False)
+    except ValueError:
+        pass
+    return text
+
+
+class BlobDisplay:
+    """The blob formatter installed while cqlsh formats one result (see seams.blob_formatter_swapped)."""
+
+    def __init__(self, settings: DisplaySettings, interactive: bool, expanded: bool) -> None:
+        self.mode = settings.mode
+        self.cap = settings.cap
+        self.width = settings.effective_width(interactive)
+        self.expanded = expanded
+
+    def __call__(self, val: bytes, colormap: Any, quote: bool = False, **_: Any) -> FormattedValue:
+        view = unwrap(bytes(val), self.mode, self.cap)
+        colored = bool(colormap["reset"])
+        if view.kind == RAW:
+            return self._raw(view, colormap, colored)
+        label = label_of(view)
+        # (text, colour) pairs shown after the value: sizes in the blob colour, failures in red.
+        notes: list[tuple[str, str]] = []
+        if view.kind == BINARY:
+            notes.append((f"({len(view.data)} bytes)", colormap["blob"]))
+        if view.reason:
+            notes.append((f"({view.reason})", REASON_COLOR))
+        limit = 0 if self.expanded and not quote else self.width
+        room = 0
+        if limit:
+            taken = len(label) + 1 + sum(len(note) + 1 for note, _ in notes) + (2 if quote else 0)
+            room = max(limit - taken, 8)
+        if view.kind == TEXT:
+            body = _cut(self._text_body(view.text or "", view.clean, quote), room)
+        elif view.kind == BINARY:
+            # Hex only what can be shown: a capped payload may be megabytes.
+            shown = view.data[: room // 2 + 1] if room else view.data
+            body = _cut("0x" + shown.hex(), room)
+        else:  # a Java object, never deserialized
+            body = f"{view.text} (not deserialized)"
+        if quote:
+            body = "'" + body.replace("'", "''") + "'"
+        return self._assemble(label, body, notes, colormap, colored)
+
+    def _text_body(self, text: str, clean: bool, quote: bool) -> str:
+        if self.expanded and not quote:
+            pretty = pretty_json(text)
+            if pretty is not None:
+                return "\n".join(_escape(line) for line in pretty.split("\n"))
+        if clean:
+            return text.replace("\\", "\\\\") if "\\" in text else text
+        return _escape(compact_json(text))
+
+    def _raw(self, view: BlobView, colormap: Any, colored: bool) -> FormattedValue:
+        hexed = "0x" + view.data.hex()
+        if view.reason is None:
+            return FormattedValue(hexed, colormap["blob"] + hexed + colormap["reset"] if colored else hexed)
+        note = f"({view.reason})"
+        hexed = _cut(hexed, max(self.width - len(note) - 1, 8) if self.width else 0)
+        plain = f"{hexed} {note}"
+        if not colored:
+            return FormattedValue(plain)
+        reason_color = colormap["blob"] if view.reason == NOT_DETECTED else REASON_COLOR
+        coloredval = f"{colormap['blob']}{hexed}{ANSI_RESET} {reason_color}{note}{ANSI_RESET}"
+        return FormattedValue(plain, coloredval, len(plain))
+
+    def _assemble(
+        self, label: str, body: str, notes: list[tuple[str, str]], colormap: Any, colored: bool
+    ) -> FormattedValue:
+        suffix = "".join(" " + note for note, _ in notes)
+        plain = f"{label} {body}{suffix}"
+        if "\n" in body:
+            width = max(_width(line) for line in plain.split("\n"))
+        else:
+            width = _width(plain)
+        if not colored:
+            return FormattedValue(plain, plain, width)
+        text = color_text(body, colormap, _width(body))
+        coloredval = f"{LABEL_COLOR}{label}{ANSI_RESET} {text.coloredval}"
+        coloredval += "".join(f" {color}{note}{ANSI_RESET}" for note, color in notes)
+        # color_text renders escaped backslashes as single ones when coloured.
+        return FormattedValue(plain, coloredval, width - (_width(body) - text.displaywidth))

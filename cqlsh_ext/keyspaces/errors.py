@@ -1,0 +1,169 @@
+"""Connection failures as one line that names the fix; no traceback, never a secret.
+
+`explain(exc, host, port)` turns what the driver, botocore or ssl raise while connecting into one
+line; `redact(text)` removes every secret the process knows of (AWS secret key and session token
+from the environment, the -p password, resolved SigV4 credentials) from any text shown.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable
+
+#: Secrets seen in this process besides the environment's (resolved credentials, passwords).
+_KNOWN_SECRETS: set[str] = set()
+_SECRET_ENV = ("AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_SECURITY_TOKEN")
+#: "signature=<hex>" or "session_token=..." in anything echoed back.
+_SIGNED_FIELD = re.compile(r"(signature|session_token|password)=[^,\s'\"]+")
+
+
+class KeyspacesError(Exception):
+    """A failure whose str() is the one line the user sees."""
+
+
+def remember_secret(*values: str | None) -> None:
+    """Make redact() remove these strings wherever they would appear."""
+    _KNOWN_SECRETS.update(v for v in values if v and len(v) >= 4)
+
+
+def redact(text: str, extra: Iterable[str] = ()) -> str:
+    secrets = set(_KNOWN_SECRETS) | {os.environ.get(name, "") for name in _SECRET_ENV} | set(extra)
+    for secret in sorted((s for s in secrets if s and len(s) >= 4), key=len, reverse=True):
+        text = text.replace(secret, "****")
+    return _SIGNED_FIELD.sub(r"\1=****", text)
+
+
+def one_line(text: str) -> str:
+    return redact(" ".join(str(text).split()))
+
+
+def _causes(exc: BaseException) -> list[BaseException]:
+    """exc, what it wraps (NoHostAvailable's per-host errors, __cause__/__context__), flattened."""
+    seen: list[BaseException] = []
+    todo = [exc]
+    while todo:
+        err = todo.pop(0)
+        if err in seen:
+            continue
+        seen.append(err)
+        errors = getattr(err, "errors", None)
+        if isinstance(errors, dict):
+            todo.extend(e for e in errors.values() if isinstance(e, BaseException))
+        for nested in (err.__cause__, err.__context__):
+            if nested is not None:
+                todo.append(nested)
+    return seen
+
+
+def _server_message(text: str) -> str:
+    """The server's message inside the driver's 'Error from server: code=0100 [..] message="..."'."""
+    start = text.rfind('message="')
+    if start < 0:
+        return text
+    start += len('message="')
+    end = text.find('"', start)
+    return text[start:end if end >= 0 else len(text)]
+
+
+def explain(exc: BaseException, host: str, port: int, tls: bool) -> str:
+    """One line saying what went wrong while connecting and what to do about it."""
+    import ssl
+
+    where = f"{host}:{port}"
+    for err in _causes(exc):
+        if isinstance(err, KeyspacesError):
+            return str(err)
+    for err in _causes(exc):
+        text = str(err)
+        lower = text.lower()
+        name = type(err).__name__
+        if "hostname mismatch" in lower or "ip address mismatch" in lower:
+            return (f"TLS certificate verification failed for {where}: the certificate is not valid for "
+                    f"{host!r}; connect with the name the certificate carries (Amazon Keyspaces: "
+                    "cassandra.<region>.amazonaws.com or your VPC endpoint's name), not an IP address")
+        if isinstance(err, ssl.SSLCertVerificationError) or "certificate_verify_failed" in lower \
+                or "certificate verify failed" in lower:
+            detail = re.search(r"certificate verify failed: ([^(\]'\"]+)", text, re.I)
+            reason = getattr(err, "verify_message", "") or (detail.group(1).strip() if detail else "") \
+                or "certificate verify failed"
+            return (f"TLS certificate verification failed for {where} ({reason}): the server's "
+                    "certificate is not signed by a CA you trust; pass --certfile with the right CA "
+                    "bundle (Amazon Keyspaces: Amazon Root CA 1-4 and Starfield, in the system trust "
+                    "store of an up-to-date system)")
+        if "wrong_version_number" in lower or "wrong version number" in lower \
+                or "record layer failure" in lower or "packet length too long" in lower:
+            return (f"{where} does not speak TLS: wrong port? Amazon Keyspaces listens with TLS on "
+                    f"{9142}; a plain Cassandra port needs no --keyspaces/--certfile")
+        if "AuthenticationFailed" in name or "bad credentials" in lower or "code=0100" in lower:
+            message = _server_message(text)
+            msg_lower = message.lower()
+            if "password must not be null" in msg_lower:
+                return (f"{where} does not accept SigV4 (it answered like a stock Cassandra "
+                        "PasswordAuthenticator): use -u/-p there, or check the host")
+            if "signature expired" in msg_lower or "clock" in msg_lower:
+                return (f"the server refused the signature as too old or too new ({one_line(message)}): "
+                        "the clock of this machine is off by more than 15 minutes; sync it (NTP)")
+            if "expired" in msg_lower and "token" in msg_lower:
+                return (f"the AWS session token has expired ({one_line(message)}): get fresh "
+                        "credentials (aws sso login, a new assume-role, or new AWS_SESSION_TOKEN)")
+            if "token" in msg_lower and "invalid" in msg_lower:
+                return (f"the server does not know these AWS credentials ({one_line(message)}): check "
+                        "the access key ID, and that AWS_SESSION_TOKEN belongs to it")
+            return (f"Bad credentials: the server refused the login ({one_line(message)}): check the "
+                    "AWS secret access key (SigV4) or the -u/-p service-specific credentials")
+        if "can't authenticate without a region name" in lower:
+            return no_region_message()
+        if isinstance(err, AttributeError) and "access_key" in lower:
+            return no_credentials_message()
+        if isinstance(err, ConnectionRefusedError) or "connection refused" in lower:
+            return (f"nothing listens on {where}: check the host and port (Amazon Keyspaces: "
+                    "port 9142 with TLS)")
+        if tls and ("connection reset" in lower or "eof occurred" in lower or "unexpected eof" in lower
+                    or "closed" in lower and "ssl" in lower):
+            return (f"{where} closed the connection during the TLS handshake: wrong port, or the "
+                    "server does not speak TLS there (Amazon Keyspaces: port 9142)")
+    for err in _causes(exc):
+        lower = str(err).lower()
+        if "timed out" in lower or "timeout" in type(err).__name__.lower():
+            return (f"timed out connecting to {where}: check the host name, the port (Amazon Keyspaces: "
+                    "9142) and that the network (VPC endpoint, security group, proxy) lets it through")
+    return f"could not connect to {where}: {one_line(str(exc))}"
+
+
+def no_region_message() -> str:
+    return ("no AWS region to sign for: pass --region (or --keyspaces REGION), set AWS_REGION, "
+            "or connect to a cassandra.<region>.amazonaws.com host")
+
+
+def no_credentials_message(profile: str | None = None) -> str:
+    where = f"profile {profile!r}" if profile else "environment, shared credentials/config files, SSO, " \
+        "container or instance role"
+    return (f"no AWS credentials found (looked in: {where}): set AWS_ACCESS_KEY_ID and "
+            "AWS_SECRET_ACCESS_KEY, run `aws configure` or `aws sso login`, or pass --profile")
+
+
+def explain_credentials_error(exc: BaseException, profile: str | None, role_arn: str | None) -> str:
+    """botocore's failures while resolving credentials (botocore is not imported here)."""
+    name = type(exc).__name__
+    text = one_line(str(exc))
+    lower = text.lower()
+    if name == "ProfileNotFound":
+        return (f"AWS profile {profile!r} not found in the shared config/credentials files "
+                "(AWS_CONFIG_FILE, AWS_SHARED_CREDENTIALS_FILE): check the name, or run `aws configure "
+                f"--profile {profile}`")
+    if name in ("NoCredentialsError", "PartialCredentialsError", "CredentialRetrievalError"):
+        if name == "PartialCredentialsError":
+            return f"incomplete AWS credentials ({text}): set both the access key ID and the secret key"
+        return no_credentials_message(profile)
+    if name in ("TokenRetrievalError", "UnauthorizedSSOTokenError", "SSOTokenLoadError") \
+            or ("expired" in lower and "token" in lower):
+        return (f"the AWS session/SSO token has expired ({text}): run `aws sso login`, or get fresh "
+                "credentials")
+    if name == "ClientError" and role_arn:
+        return (f"could not assume role {role_arn} ({text}): check the role's trust policy and "
+                "your credentials")
+    if name in ("EndpointConnectionError", "ConnectTimeoutError", "ReadTimeoutError"):
+        return (f"could not reach AWS STS to get credentials ({text}): check the network or "
+                "AWS_ENDPOINT_URL_STS")
+    return f"could not get AWS credentials: {name}: {text}"

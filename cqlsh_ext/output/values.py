@@ -1,0 +1,315 @@
+"""One CQL value as JSON text or as a CSV field, the way a script expects it.
+
+JSON: numbers are numbers (decimal and varint keep every digit), timestamps ISO-8601 in UTC,
+UUIDs, inet, date and time strings, collections arrays, maps and UDTs objects. A blob that decodes
+becomes an object {"codec", "kind", "payload", ...}; the payload is embedded as JSON when it is a JSON
+object or array. Blobs that do not decode stay "0x..." strings, as cqlsh prints them.
+CSV: the same values as text; a decoded blob is its text, collections are their JSON text.
+
+JSON is produced as text rather than through json.dumps of Python objects so that decimals and
+huge varints are written exactly, without a float round trip.
+"""
+
+from __future__ import annotations
+
+import datetime
+import decimal
+import json
+import math
+import re
+import struct
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from cassandra import cqltypes, util
+
+from cqlsh_ext.settings import NONE, DisplaySettings
+
+STRING_TYPES = frozenset({"text", "varchar", "ascii"})
+INTEGER_TYPES = frozenset({"int", "bigint", "varint", "smallint", "tinyint", "counter"})
+SEQUENCE_TYPES = frozenset({"list", "set", "tuple"})
+
+
+def _string(text: str) -> str:
+    return json.dumps(text, ensure_ascii=False)
+
+
+def float32_text(value: float) -> str:
+    """The shortest decimal that reads back as the same 32-bit float (1.1, not 1.100000023841858)."""
+    packed = struct.pack(">f", value)
+    for digits in range(1, 10):
+        text = f"{value:.{digits}g}"
+        try:
+            if struct.pack(">f", float(text)) == packed:
+                return text
+        except OverflowError:  # rounded beyond the largest float32
+            continue
+    return repr(value)
+
+
+def _float_text(value: float, single: bool) -> str | None:
+    """Number text, or None for NaN and infinities (not representable as JSON numbers)."""
+    if math.isnan(value) or math.isinf(value):
+        return None
+    return float32_text(value) if single else repr(value)
+
+
+def _special_float(value: float) -> str:
+    return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
+
+
+def timestamp_text(value: datetime.datetime) -> str:
+    """ISO-8601 in UTC with milliseconds (CQL timestamps have millisecond precision)."""
+    if value.tzinfo is not None:
+        value = value.astimezone(datetime.timezone.utc).replace(tzinfo=None)
+    return value.isoformat(timespec="milliseconds") + "Z"
+
+
+def duration_text(value: util.Duration) -> str:
+    from cqlshlib.formatting import duration_as_str
+
+    return duration_as_str(value.months, value.days, value.nanoseconds)
+
+
+def _typename(cqltype: Any) -> str | None:
+    if cqltype is None:
+        return None
+    if isinstance(cqltype, type) and issubclass(cqltype, cqltypes.UserType):
+        return "udt"
+    if isinstance(cqltype, type) and issubclass(cqltype, cqltypes.VectorType):
+        return "vector"
+    return getattr(cqltype, "typename", None)
+
+
+class ValueEncoder:
+    """Encodes values of one result; blobs are decoded according to the display settings."""
+
+    def __init__(self, settings: DisplaySettings) -> None:
+        self.mode = settings.mode
+        self.cap = settings.cap
+        self.raw = settings.raw_blobs
+
+    # ------------------------------------------------------------------ JSON
+
+    def json(self, value: Any, cqltype: Any = None) -> str:
+        if value is None or isinstance(value, cqltypes.EmptyValue):
+            return "null"
+        name = _typename(cqltype)
+        handler = self._json_by_type.get(name or "")
+        if handler is not None:
+            return handler(self, value, cqltype)
+        return self._json_by_value(value)
+
+    def _json_by_value(self, value: Any) -> str:
+        """Values whose column type is unknown or custom: go by the Python type."""
+        if isinstance(value, bool):
+            return "true" if value else "false"
+        if isinstance(value, int):
+            return str(value)
+        if isinstance(value, float):
+            return _float_text(value, single=False) or _string(_special_float(value))
+        if isinstance(value, decimal.Decimal):
+            return self._decimal(value, None)
+        if isinstance(value, (bytes, bytearray, memoryview)):
+            return self._blob(bytes(value), None)
+        if isinstance(value, datetime.datetime):
+            return _string(timestamp_text(value))
+        if isinstance(value, util.Duration):
+            return _string(duration_text(value))
+        if isinstance(value, Mapping):
+            return self._map_items(value.items(), None, None)
+        if isinstance(value, (list, tuple, set, frozenset, util.SortedSet)):
+            return "[" + ", ".join(self.json(v) for v in value) + "]"
+        return _string(str(value))
+
+    def _boolean(self, value: Any, _: Any) -> str:
+        return "true" if value else "false"
+
+    def _integer(self, value: Any, _: Any) -> str:
+        return str(int(value))
+
+    def _float(self, value: Any, cqltype: Any) -> str:
+        text = _float_text(float(value), single=_typename(cqltype) == "float")
+        return text if text is not None else _string(_special_float(value))
+
+    def _decimal(self, value: Any, _: Any) -> str:
+        if not value.is_finite():
+            return _string(str(value))
+        return str(value)
+
+    def _text(self, value: Any, _: Any) -> str:
+        return _string(str(value))
+
+    def _timestamp(self, value: Any, _: Any) -> str:
+        if isinstance(value, datetime.datetime):
+            return _string(timestamp_text(value))
+        # cqlsh's fallback for timestamps beyond Python's datetime: milliseconds since the epoch.
+        return str(int(value))
+
+    def _duration(self, value: Any, _: Any) -> str:
+        return _string(duration_text(value))
+
+    def _sequence(self, value: Any, cqltype: Any) -> str:
+        items = list(value)
+        subtypes = list(getattr(cqltype, "subtypes", ()) or ())
+        if len(subtypes) == 1:
+            subtypes = subtypes * len(items)
+        elif len(subtypes) != len(items):
+            subtypes = [None] * len(items)
+        return "[" + ", ".join(self.json(v, t) for v, t in zip(items, subtypes, strict=True)) + "]"
+
+    def _vector(self, value: Any, cqltype: Any) -> str:
+        subtype = getattr(cqltype, "subtype", None)
+        return "[" + ", ".join(self.json(v, subtype) for v in value) + "]"
+
+    def _map(self, value: Any, cqltype: Any) -> str:
+        subtypes = tuple(getattr(cqltype, "subtypes", ()) or ()) + (None, None)
+        return self._map_items(value.items(), subtypes[0], subtypes[1])
+
+    def _map_items(self, items: Any, key_type: Any, value_type: Any) -> str:
+        parts = []
+        for key, val in items:
+            key_json = self.json(key, key_type)
+            # JSON keys are strings: a key that encodes as a string is used as is, any other
+            # (numbers, tuples, ...) as its JSON text, which is how Cassandra's toJson() does it.
+            key_text = json.loads(key_json) if key_json.startswith('"') else key_json
+            parts.append(f"{_string(key_text)}: {self.json(val, value_type)}")
+        return "{" + ", ".join(parts) + "}"
+
+    def _udt(self, value: Any, cqltype: Any) -> str:
+        names = list(cqltype.fieldnames)
+        types = list(cqltype.subtypes)
+        if isinstance(value, tuple):
+            values = list(value)
+        else:
+            values = [getattr(value, n, None) for n in names]
+        return "{" + ", ".join(f"{_string(n)}: {self.json(v, t)}"
+                               for n, v, t in zip(names, values, types, strict=False)) + "}"
+
+    def _blob_json(self, value: Any, _: Any) -> str:
+        return self._blob(bytes(value), None)
+
+    _json_by_type: dict[str, Callable[[ValueEncoder, Any, Any], str]] = {
+        "boolean": _boolean,
+        **dict.fromkeys(INTEGER_TYPES, _integer),
+        "float": _float,
+        "double": _float,
+        "decimal": _decimal,
+        **dict.fromkeys(STRING_TYPES, _text),
+        "timestamp": _timestamp,
+        "duration": _duration,
+        **dict.fromkeys(SEQUENCE_TYPES, _sequence),
+        "vector": _vector,
+        "map": _map,
+        "udt": _udt,
+        "blob": _blob_json,
+    }
+
+    # ------------------------------------------------------------------ blobs
+
+    def blob_object(self, value: bytes) -> dict[str, Any] | str:
+        """A decoded blob as a dict, or the '0x...' string when it is shown undecoded.
+
+        With kind 'json' the payload is kept as (single-line) JSON text, to be embedded verbatim.
+        """
+        hexed = "0x" + value.hex()
+        if self.mode == NONE or not value:
+            return hexed
+        from cqlsh_ext.payload.unwrap import BINARY, RAW, TEXT, unwrap
+
+        view = unwrap(value, self.mode, self.cap)
+        if view.kind == RAW:
+            return hexed
+        obj: dict[str, Any] = {"codec": ">".join(layer.label for layer in view.layers)}
+        if view.kind == TEXT:
+            text = view.text or ""
+            parsed = _json_container(text)
+            obj["kind"] = "json" if parsed is not None else "text"
+            obj["payload"] = text if parsed is None else parsed
+        elif view.kind == BINARY:
+            obj["kind"] = "binary"
+            obj["payload"] = "0x" + view.data.hex()
+        else:
+            obj["kind"] = "java-object"
+            obj["payload"] = None
+            obj["java_class"] = view.text
+        cut = view.truncated_layer
+        if cut is not None:
+            obj["truncated"] = True
+            if cut.declared_size:
+                obj["size"] = cut.declared_size
+        if view.reason:
+            obj["note"] = view.reason
+        if self.raw:
+            obj["raw"] = hexed
+        return obj
+
+    def _blob(self, value: bytes, _: Any) -> str:
+        obj = self.blob_object(value)
+        if isinstance(obj, str):
+            return _string(obj)
+        parts = []
+        for key, val in obj.items():
+            if key == "payload" and obj["kind"] == "json":
+                text = val  # already JSON text, embedded unchanged
+            else:
+                text = json.dumps(val, ensure_ascii=False)
+            parts.append(f"{_string(key)}: {text}")
+        return "{" + ", ".join(parts) + "}"
+
+    # ------------------------------------------------------------------ CSV
+
+    def csv(self, value: Any, cqltype: Any = None) -> str:
+        """A CSV field: plain text for scalars, JSON text for collections and UDTs."""
+        if value is None or isinstance(value, cqltypes.EmptyValue):
+            return ""
+        name = _typename(cqltype)
+        if name == "blob" or (name is None and isinstance(value, (bytes, bytearray))):
+            return self._blob_csv(bytes(value))
+        if name in STRING_TYPES or (name is None and isinstance(value, str)):
+            return str(value)
+        text = self.json(value, cqltype)
+        if text.startswith('"'):
+            return json.loads(text)  # strings (timestamps, uuids, ...) without JSON quotes
+        return text
+
+    def _blob_csv(self, value: bytes) -> str:
+        hexed = "0x" + value.hex()
+        if self.raw or self.mode == NONE or not value:
+            return hexed
+        from cqlsh_ext.payload.unwrap import RAW, TEXT, unwrap
+
+        view = unwrap(value, self.mode, self.cap)
+        if view.kind == TEXT:
+            return view.text or ""
+        if view.kind == RAW:
+            return hexed
+        return "0x" + view.data.hex() if view.data else str(view.text)
+
+
+_JSON_STRING_OR_SPACE = re.compile(r'("(?:[^"\\]|\\.)*")|\s+')
+
+
+def _json_container(text: str) -> str | None:
+    """`text` without insignificant whitespace when it is a JSON object or array, else None.
+
+    Embedded as is otherwise, so numbers keep their exact spelling; dropping the whitespace
+    between tokens also puts the document on one line, as JSON Lines needs.
+    """
+    stripped = text.strip()
+    if not stripped or stripped[0] not in "{[":
+        return None
+    try:
+        json.loads(stripped)
+    except ValueError:
+        return None
+    return _JSON_STRING_OR_SPACE.sub(lambda m: m.group(1) or "", stripped)
+
+
+def column_types(result: Any) -> list[Any]:
+    types = list(getattr(result, "column_types", None) or [])
+    names = list(getattr(result, "column_names", None) or [])
+    return types if len(types) == len(names) else [None] * len(names)
+
+
+__all__ = ["ValueEncoder", "column_types", "float32_text", "timestamp_text"]

@@ -1,0 +1,156 @@
+"""Peel a stored blob down to what it holds: compression layers, then Java strings, text or bytes.
+
+`unwrap` is the single entry point used by display (and by INSPECT-style reports): it never raises,
+it never produces more than `cap` decompressed bytes over all layers together, and a value it cannot
+decode comes back as raw with a one-line reason.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from cqlsh_ext.codecs import registry
+from cqlsh_ext.codecs.base import DecodeError
+from cqlsh_ext.payload import javaser
+
+#: Compression or serialization layers followed at the most (gzip > java > ...).
+MAX_DEPTH = 4
+
+RAW, TEXT, BINARY, JAVA_OBJECT = "raw", "text", "binary", "java-object"
+#: Auto mode found no known format: the value may still use one that only -d CODEC decodes.
+NOT_DETECTED = "no compression detected"
+
+# Control characters other than tab, newline and carriage return: text has few of them.
+_CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+# C0 controls and DEL as bytes: bytes.translate finds them about 3x faster than str.isprintable.
+_C0_BYTES = bytes(range(0x20)) + b"\x7f"
+
+
+@dataclass
+class Layer:
+    label: str
+    input_size: int
+    output_size: int
+    truncated: bool = False
+    declared_size: int | None = None
+
+
+@dataclass
+class BlobView:
+    stored_size: int
+    kind: str
+    layers: list[Layer] = field(default_factory=list)
+    #: TEXT: the text. JAVA_OBJECT: the class name.
+    text: str | None = None
+    #: BINARY: the decoded bytes. RAW: the stored bytes.
+    data: bytes = b""
+    #: RAW: why the value is shown undecoded. Otherwise: a note on an inner layer that failed.
+    reason: str | None = None
+    #: TEXT: True when the text has no control characters, so display needs no escaping.
+    clean: bool = False
+
+    @property
+    def truncated_layer(self) -> Layer | None:
+        return next((layer for layer in self.layers if layer.truncated), None)
+
+
+def unwrap(value: bytes, mode: str, cap: int) -> BlobView:
+    """Decode `value` for display. `mode` is 'auto' or a codec name (never 'none')."""
+    stored = len(value)
+    if mode == "auto":
+        if stored < registry.MIN_AUTO_LENGTH:
+            return BlobView(stored, RAW, data=value, reason="too short to detect" if stored else None)
+        try:
+            found = registry.decode_auto(value, cap)
+        except DecodeError as err:
+            return BlobView(stored, RAW, data=value, reason=str(err))
+        if found is None:
+            if value.startswith(javaser.MAGIC):
+                return _payload(BlobView(stored, RAW), value, cap, depth=0)
+            return BlobView(stored, RAW, data=value, reason=NOT_DETECTED)
+    else:
+        try:
+            found = registry.decode_named(mode, value, cap)
+        except DecodeError as err:
+            # The registry's reasons name the format already: 'snappy: corrupt input'.
+            return BlobView(stored, RAW, data=value, reason=str(err))
+    fmt, decoded = found
+    view = BlobView(stored, BINARY)
+    view.layers.append(Layer(fmt.label, stored, len(decoded.data), decoded.truncated, decoded.declared_size))
+    return _payload(view, decoded.data, cap - len(decoded.data), depth=1)
+
+
+def _payload(view: BlobView, data: bytes, budget: int, depth: int) -> BlobView:
+    """Classify decoded bytes, following nested layers while the depth limit and budget allow."""
+    while depth < MAX_DEPTH:
+        if data.startswith(javaser.MAGIC):
+            return _java(view, data)
+        # Inside a payload only signature formats count: a trial decode of text as a
+        # signature-less format could invent a layer.
+        fmt = registry.detect(data, signatures_only=True)
+        if fmt is None:
+            break
+        if budget <= 0:
+            view.reason = f"inner {fmt.label} layer not decoded: output cap reached"
+            break
+        try:
+            decoded = fmt.decode(data, budget)
+        except DecodeError as err:
+            view.reason = f"inner {fmt.label}: {err}"
+            break
+        view.layers.append(
+            Layer(fmt.label, len(data), len(decoded.data), decoded.truncated, decoded.declared_size)
+        )
+        data, budget, depth = decoded.data, budget - len(decoded.data), depth + 1
+    return _text_or_binary(view, data)
+
+
+def _java(view: BlobView, data: bytes) -> BlobView:
+    try:
+        content = javaser.read_first_content(data)
+    except javaser.JavaStreamError as err:
+        view.reason = f"java serialization: {err}"
+        return _text_or_binary(view, data) if view.layers else _raw(view, data)
+    view.layers.append(Layer("java", len(data), len(data), content.truncated))
+    if content.kind == "String":
+        view.kind, view.text = TEXT, content.text
+    else:
+        view.kind = JAVA_OBJECT
+        view.text = f"{content.kind} {content.class_name}" if content.class_name else content.kind
+    return view
+
+
+def _raw(view: BlobView, data: bytes) -> BlobView:
+    view.kind, view.data = RAW, data
+    return view
+
+
+def _text_or_binary(view: BlobView, data: bytes) -> BlobView:
+    found = as_text(data, cut=view.truncated_layer is not None)
+    if found is None:
+        view.kind, view.data = BINARY, data
+    else:
+        view.kind, (view.text, view.clean) = TEXT, found
+    return view
+
+
+def as_text(data: bytes, cut: bool = False) -> tuple[str, bool] | None:
+    """(text, clean) when UTF-8 `data` reads as text (few control characters), else None.
+
+    clean: no C0/C1 control characters at all, so cqlsh's escaping would change nothing
+    but backslashes.
+    """
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        # Output stopped at the cap may end inside a character: drop that partial character only.
+        if not (cut and err.start >= len(data) - 3):
+            return None
+        data = data[: err.start]
+        text = data.decode("utf-8")
+    if len(data.translate(None, _C0_BYTES)) == len(data):
+        # C1 controls (U+0080-U+009F) and NBSP, which cqlsh escapes, all encode as C2 xx.
+        return text, b"\xc2" not in data
+    controls = len(_CONTROL_RE.findall(text))
+    return (text, False) if controls * 100 <= len(text) else None

@@ -1,0 +1,118 @@
+"""The prompt_toolkit loop: read a statement, hand it to cqlsh's Shell.onecmd, repeat.
+
+Wiring only; each concern lives in its own module (completer, lexer, history, keybindings,
+toolbar, and the Shell side in shellmixin). Statements run in the main thread, as in cqlsh, so
+Ctrl-C while one runs raises KeyboardInterrupt where the shell waits for the driver (the
+driver's ResponseFuture.result() or a page fetch): we stop waiting, drop the rest of the result
+and are back at the prompt. The CQL protocol has no way to cancel a request on the server, so
+a write that was already sent may still be applied.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from prompt_toolkit import PromptSession
+from prompt_toolkit.formatted_text import StyleAndTextTuples
+from prompt_toolkit.shortcuts import CompleteStyle
+
+from cqlsh_ext import seams
+from cqlsh_ext.repl.completer import CqlCompleter
+from cqlsh_ext.repl.history import SafeFileHistory, history_path
+from cqlsh_ext.repl.keybindings import key_bindings
+from cqlsh_ext.repl.lexer import CqlLexer, style
+from cqlsh_ext.repl.statement import is_complete
+from cqlsh_ext.repl.toolbar import toolbar_fragments
+
+#: Statements whose effects cannot be left half done by stopping to wait: reads.
+_READS = ("select", "describe", "desc", "list", "show", "help", "history", "output")
+
+
+def prepare(shell: Any) -> None:
+    """Build the prompt while the shell connects (a thread started by shellmixin).
+
+    Nothing here touches the terminal or the shell's connection: prompt_toolkit's import (~0.1 s),
+    cqlsh's lexer (~20 ms) and the prompt session with its key bindings (~20 ms) are ready when
+    the connection is, so the first prompt is not later than cqlsh's.
+    """
+    if getattr(shell, "repl_session", None) is None:
+        shell.repl_session = build_session(shell, seams.import_cqlshmain(None).cqlruleset)
+
+
+def build_session(shell: Any, ruleset: Any) -> PromptSession[str]:
+    cqlshmain = seams.import_cqlshmain(None)
+    history = SafeFileHistory(history_path(cqlshmain.HISTORY), save=shell.save_repl_history)
+    shell.repl_history = history
+
+    def complete(text: str) -> bool:
+        return is_complete(text, ruleset)
+
+    def continuation(width: int, line_number: int, is_soft_wrap: bool) -> str:
+        return " " * max(width - 4, 0) + "... "
+
+    def toolbar() -> StyleAndTextTuples:
+        from prompt_toolkit.application import get_app
+
+        text = get_app().current_buffer.text
+        return toolbar_fragments(shell, pending=bool(text.strip()) and not complete(text))
+
+    completer = CqlCompleter(shell, ruleset)
+    return PromptSession(
+        history=history,
+        completer=completer,
+        complete_while_typing=True,
+        complete_style=CompleteStyle.COLUMN,
+        lexer=CqlLexer(ruleset),  # dropped in run() when colours are off
+        style=style(),
+        include_default_pygments_style=False,
+        key_bindings=key_bindings(complete, completer),
+        multiline=True,
+        prompt_continuation=continuation,
+        bottom_toolbar=toolbar,
+        enable_history_search=False,
+        search_ignore_case=True,
+        erase_when_done=False,
+    )
+
+
+def run(shell: Any) -> None:
+    """The interactive loop; returns when the user exits (EXIT, QUIT, Ctrl-D)."""
+    cqlshmain = seams.import_cqlshmain(None)
+    if shell.repl_preload is not None:
+        shell.repl_preload.join()
+    prepare(shell)  # in case the thread failed
+    session = shell.repl_session
+    if not shell.color:
+        session.lexer = None
+    while not shell.stop:
+        shell.reset_prompt()
+        try:
+            text = session.prompt(shell.prompt)
+        except KeyboardInterrupt:
+            continue  # Ctrl-C at the prompt: input cleared
+        except EOFError:
+            print()
+            shell.do_exit()
+            break
+        execute(shell, text, cqlshmain)
+
+
+def execute(shell: Any, text: str, cqlshmain: Any) -> None:
+    """Run one submitted input through cqlsh, as its cmdloop does for a finished statement."""
+    if not text.strip():
+        return
+    source = text + "\n"
+    shell.statement.write(source)
+    try:
+        shell.onecmd(source)
+    except cqlshmain.CQL_ERRORS as err:
+        shell.printerr(getattr(err, "message", str(err)))
+    except KeyboardInterrupt:
+        sys.stdout.write("\n")
+        first = text.split(None, 1)[0].lower() if text.split() else ""
+        note = "" if first in _READS else " (the server may still apply it)"
+        shell.printerr(f"Cancelled{note}.")
+    finally:
+        shell.reset_statement()
+        sys.stdout.flush()

@@ -1,0 +1,103 @@
+"""Completion from cqlsh's own grammar and the live schema, for prompt_toolkit.
+
+cqlsh completes through readline: readline cuts the word under the cursor at its delimiters and
+cqlsh's `cql_complete` matches the grammar (start symbol `cqlshCommand`, so shell commands and
+ours are included) against the text before that word. The schema comes from the driver's
+metadata through the Shell's `get_*_names` methods, so new tables show up as soon as the driver
+hears of them. We do the same cut and call the same parser, without readline.
+
+Runs in prompt_toolkit's event loop, not in a thread: cqlsh's lexer keeps state in its scanner
+object, so it must not run while the Enter key handler splits statements with it. A completion
+takes a few milliseconds (bench/completion.py).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from cqlshlib import pylexotron
+from prompt_toolkit.completion import CompleteEvent, Completer, Completion
+from prompt_toolkit.document import Document
+
+#: readline's default delimiters plus '.', which cqlsh adds (see Shell.init_history).
+WORD_DELIMITERS = frozenset(" \t\n`~!@#$%^&*()-=+[{]}\\|;:'\",<>/?.")
+
+
+def split_word(text_before_cursor: str) -> tuple[str, str]:
+    """(text before the word, the partial word) as readline would cut them."""
+    i = len(text_before_cursor)
+    while i > 0 and text_before_cursor[i - 1] not in WORD_DELIMITERS:
+        i -= 1
+    return text_before_cursor[:i], text_before_cursor[i:]
+
+
+_QUALIFIER = re.compile(r'("(?:[^"]|"")+"|\w+)\.$')
+
+
+def _menu_order(candidate: str) -> tuple[bool, bool, str]:
+    word = candidate.strip()
+    return (not word[:1].isalnum() and word[:1] != '"', word.isupper(), word.lower())
+
+
+def _unquote(name: str) -> str:
+    return name[1:-1].replace('""', '"') if name.startswith('"') and name.endswith('"') else name
+
+
+class CqlCompleter(Completer):
+    def __init__(self, shell: Any, ruleset: Any) -> None:
+        self.shell = shell
+        self.ruleset = ruleset
+
+    def kinds(self, head: str) -> dict[str, str]:
+        """Menu labels for schema names: keyspace, table, type (from the driver's metadata)."""
+        shell = self.shell
+        labels: dict[str, str] = {}
+        qualifier = _QUALIFIER.search(head)
+        keyspace = _unquote(qualifier.group(1)) if qualifier else shell.current_keyspace
+        try:
+            for ks in shell.get_keyspace_names():
+                labels[ks] = "keyspace"
+            if keyspace and labels.get(keyspace) == "keyspace":
+                for table in shell.get_columnfamily_names(keyspace):
+                    labels[table] = "table"
+                for view in shell.get_materialized_view_names(keyspace):
+                    labels[view] = "view"
+                for udt in shell.get_usertype_names(keyspace):
+                    labels[udt] = "type"
+        except Exception:  # labels are a nicety; metadata may be mid-refresh
+            pass
+        return labels
+
+    def candidates(self, head: str, partial: str) -> tuple[list[str], list[str]]:
+        """cqlsh's completions for `partial` after `head`, and the hints (e.g. '<value for id (int)>')."""
+        found, hints = self.ruleset.cql_complete_single(
+            head, partial, {"cassandra_conn": self.shell}, startsymbol="cqlshCommand")
+        # cqlsh collects them in sets; a menu reads better sorted: names, KEYWORDS, punctuation.
+        found = sorted(found, key=_menu_order)
+        return found, sorted(h.text for h in hints if pylexotron.is_hint(h))
+
+    def get_completions(self, document: Document, complete_event: CompleteEvent) -> Iterable[Completion]:
+        head, partial = split_word(document.text_before_cursor)
+        typing = complete_event.text_inserted
+        # While typing, offer words only once one is started (or after 'ks.'): a menu after every
+        # space would be noise. Tab asks for everything, hints included.
+        if typing and not partial and not head.endswith("."):
+            return
+        try:
+            found, hints = self.candidates(head, partial)
+        except Exception:  # a completion problem must never break typing
+            if getattr(self.shell, "debug", False):
+                raise
+            return
+        labels = self.kinds(head) if found else {}
+        for candidate in found:
+            word = candidate.strip()
+            label = labels.get(_unquote(word.rstrip(".")), "")
+            yield Completion(candidate, start_position=-len(partial), display=word or candidate,
+                             display_meta=label)
+        if not typing:
+            # Hints say what is expected (a value, a new name); selecting one inserts nothing.
+            for hint in hints:
+                yield Completion("", start_position=0, display=hint, display_meta="expected")

@@ -1,0 +1,168 @@
+"""Syntax highlighting from cqlsh's own lexer (no Pygments: prompt_toolkit does not need it).
+
+cqlsh's lexer marks reserved words and literals; the rest of the keywords, including shell
+commands and ours (DECOMPRESS, OUTPUT), are taken from the literal words of the grammar itself, so
+highlighting follows what the parser accepts. Whitespace and comments are dropped by the lexer
+("JUNK"): they are the gaps between tokens, and a gap starting with a comment marker is a comment.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from prompt_toolkit.document import Document
+from prompt_toolkit.formatted_text import StyleAndTextTuples
+from prompt_toolkit.lexers import Lexer
+from prompt_toolkit.styles import Style
+
+TOKEN_CLASSES = {
+    "reserved_identifier": "class:cql.keyword",
+    "quotedStringLiteral": "class:cql.string",
+    "pgStringLiteral": "class:cql.string",
+    "unclosedString": "class:cql.string",
+    "unclosedPgString": "class:cql.string",
+    "quotedName": "class:cql.name",
+    "unclosedName": "class:cql.name",
+    "wholenumber": "class:cql.number",
+    "float": "class:cql.number",
+    "uuid": "class:cql.number",
+    "blobLiteral": "class:cql.number",
+    "unclosedComment": "class:cql.comment",
+    "op": "class:cql.operator",
+    "cmp": "class:cql.operator",
+    "star": "class:cql.operator",
+    "brackets": "class:cql.operator",
+    "endtoken": "class:cql.operator",
+}
+
+STYLE = {
+    "cql.keyword": "bold ansiblue",
+    "cql.string": "ansigreen",
+    "cql.name": "ansiyellow",
+    "cql.number": "ansimagenta",
+    "cql.comment": "italic ansibrightblack",
+    "cql.operator": "",
+    "cql.error": "bg:ansired ansiwhite",
+    "bottom-toolbar": "noreverse bg:ansibrightblack ansiwhite",
+    "bottom-toolbar.key": "bold",
+    "bottom-toolbar.warn": "bold ansiyellow",
+    "completion-menu.meta.completion": "italic",
+}
+
+
+def style() -> Style:
+    return Style.from_dict(STYLE)
+
+
+def grammar_words(ruleset: Any) -> frozenset[str]:
+    """Lower-cased literal words of the grammar (TABLE, KEYSPACE, DESCRIBE, EXPAND, ...)."""
+    from cqlshlib import pylexotron
+
+    words: set[str] = set()
+    seen: set[int] = set()
+
+    def walk(node: Any) -> None:
+        if id(node) in seen or not isinstance(node, pylexotron.Matcher):
+            return
+        seen.add(id(node))
+        if isinstance(node, pylexotron.TextMatch):
+            text = node.arg
+            if isinstance(text, str) and text[:1].isalpha() and text.replace("_", "").isalnum():
+                words.add(text.lower())
+        elif isinstance(node, pylexotron.TerminalTypeMatcher):
+            walk(node.submatcher)
+        elif isinstance(node.arg, (list, tuple)):
+            for child in node.arg:
+                walk(child)
+        else:
+            walk(node.arg)  # RuleReference's arg is a rule name (a str): ignored by walk
+
+    for rule in ruleset.ruleset.values():
+        walk(rule)
+    return frozenset(words)
+
+
+def private_scanner(ruleset: Any) -> Callable[[str], tuple[list[Any], str]]:
+    """cqlsh's token scanner for our own use.
+
+    cqlsh's scanner object keeps per-scan state (see completer.py), so highlighting gets its own
+    copy; the copy shares the compiled expression, which takes ~20 ms to build.
+    """
+    ruleset.lex("")  # builds cqlsh's scanner if it is not built yet
+    shared = getattr(ruleset.scanner, "__self__", None)
+    if shared is None:
+        return ruleset.make_lexer()
+    return copy.copy(shared).scan
+
+
+class CqlLexer(Lexer):
+    def __init__(self, ruleset: Any, keywords: frozenset[str] | None = None) -> None:
+        self.scan = private_scanner(ruleset)
+        self.keywords = grammar_words(ruleset) if keywords is None else keywords
+
+    def fragments(self, text: str) -> StyleAndTextTuples:
+        tokens, unmatched = self.scan(text)
+        out: StyleAndTextTuples = []
+        pos = 0
+        for kind, value, (start, end) in tokens:
+            if start > pos:
+                out.extend(_gap(text[pos:start]))
+            if kind == "identifier" and value.lower() in self.keywords:
+                out.append(("class:cql.keyword", value))
+            else:
+                out.append((TOKEN_CLASSES.get(kind, ""), value))
+            pos = end
+        rest_start = len(text) - len(unmatched)
+        if rest_start > pos:
+            out.extend(_gap(text[pos:rest_start]))
+        if unmatched:
+            out.append(("class:cql.error", unmatched))
+        return out
+
+    def lex_document(self, document: Document) -> Callable[[int], StyleAndTextTuples]:
+        lines = list(_split_lines(self.fragments(document.text)))
+
+        def get_line(lineno: int) -> StyleAndTextTuples:
+            return lines[lineno] if 0 <= lineno < len(lines) else []
+
+        return get_line
+
+
+def _gap(text: str) -> StyleAndTextTuples:
+    """Whitespace and comments between tokens."""
+    out: StyleAndTextTuples = []
+    i = 0
+    while i < len(text):
+        j = i
+        while j < len(text) and text[j].isspace():
+            j += 1
+        if j > i:
+            out.append(("", text[i:j]))
+        if j < len(text):
+            # A comment runs to the end of the gap's line ('--', '//') or to '*/'.
+            if text.startswith("/*", j):
+                end = text.find("*/", j + 2)
+                k = len(text) if end < 0 else end + 2
+            else:
+                end = text.find("\n", j)
+                k = len(text) if end < 0 else end
+            style = "class:cql.comment" if text.startswith(("--", "//", "/*"), j) else ""
+            out.append((style, text[j:k]))
+            j = k
+        i = j
+    return out
+
+
+def _split_lines(fragments: StyleAndTextTuples) -> Iterable[StyleAndTextTuples]:
+    line: StyleAndTextTuples = []
+    for style_str, text, *_ in fragments:
+        parts = text.split("\n")
+        for n, part in enumerate(parts):
+            if n:
+                yield line
+                line = []
+            if part:
+                line.append((style_str, part))
+    yield line

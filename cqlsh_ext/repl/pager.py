@@ -1,0 +1,116 @@
+"""Results taller than the terminal go through a pager instead of cqlsh's ---MORE--- prompt.
+
+Output is held back until it no longer fits on the screen; only then is the pager started (and
+given what was held). Later pages stream into it as they are fetched, so the first screen shows
+at once and a pipe that the pager does not read holds the fetching back. Quitting the pager stops
+the fetching (PagerClosed). The command is a shell command line, as git and psql run $PAGER.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import shlex
+import shutil
+import signal
+import subprocess
+from types import TracebackType
+from typing import Any, TextIO
+
+DEFAULT_PAGER = "less -SRXF"
+
+
+class PagerClosed(Exception):
+    """The user quit the pager before the whole result was written."""
+
+
+def pager_command(setting: str | None) -> str | None:
+    """The pager to run: the cqlshrc setting, else $PAGER, else less -SRXF; None = no pager.
+
+    An empty setting or an empty $PAGER means no pager, as in psql; so does a command not found.
+    """
+    command = setting if setting is not None else os.environ.get("PAGER", DEFAULT_PAGER)
+    command = command.strip()
+    if not command:
+        return None
+    try:
+        program = shlex.split(command)[0]
+    except (ValueError, IndexError):
+        return None
+    return command if shutil.which(program) else None
+
+
+class PagedOutput(io.TextIOBase):
+    """A text stream for one result: to `out` when it fits in `max_lines`, else to the pager."""
+
+    def __init__(self, out: TextIO, command: str | None, max_lines: int) -> None:
+        super().__init__()
+        self.out = out
+        self.command = command
+        self.max_lines = max_lines
+        self.held: list[str] = []
+        self.held_lines = 0
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.pipe: TextIO | None = None
+        self.saved_sigint: Any = None
+
+    @property
+    def encoding(self) -> str:  # type: ignore[override]
+        return getattr(self.out, "encoding", None) or "utf-8"
+
+    def write(self, text: str) -> int:
+        if self.pipe is not None:
+            self._to_pager(text)
+        elif self.command is None:
+            self.out.write(text)
+        else:
+            self.held.append(text)
+            self.held_lines += text.count("\n")
+            if self.held_lines > self.max_lines:
+                self._start()
+        return len(text)
+
+    def flush(self) -> None:
+        if self.pipe is None:
+            self.out.flush()
+
+    def _start(self) -> None:
+        assert self.command is not None
+        # While the pager runs, Ctrl-C belongs to it (less uses it to stop a search), as in git.
+        self.saved_sigint = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        self.out.flush()
+        self.proc = subprocess.Popen(self.command, shell=True, stdin=subprocess.PIPE)
+        assert self.proc.stdin is not None
+        self.pipe = io.TextIOWrapper(self.proc.stdin, encoding=self.encoding, errors="replace")
+        held, self.held = "".join(self.held), []
+        self._to_pager(held)
+
+    def _to_pager(self, text: str) -> None:
+        assert self.pipe is not None
+        try:
+            self.pipe.write(text)
+        except (BrokenPipeError, ValueError):
+            raise PagerClosed() from None
+
+    def finish(self) -> None:
+        """Write what was held, or close the pager's input and wait for the user to quit it."""
+        if self.pipe is None:
+            if self.held:
+                self.out.write("".join(self.held))
+                self.held = []
+            self.out.flush()
+            return
+        try:
+            try:
+                self.pipe.close()
+            except BrokenPipeError:
+                pass
+            assert self.proc is not None
+            self.proc.wait()
+        finally:
+            self.pipe = None
+            signal.signal(signal.SIGINT, self.saved_sigint)
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.finish()

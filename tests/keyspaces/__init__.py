@@ -1,0 +1,1 @@
+"""Amazon Keyspaces: SigV4, TLS and Keyspaces behaviour against a local Keyspaces-like endpoint."""

@@ -1,0 +1,125 @@
+"""A local Amazon-Keyspaces-like endpoint: a second Cassandra 5.0 with a SigV4 authenticator.
+
+`keyspaces_endpoint` (session scope) starts, next to the suite's main server and on its own ports
+and directory (.cache/test-keyspaces):
+- the test authenticator of tests/keyspaces/java (SigV4 handshake exactly as shared/docs/keyspaces.md
+  describes, plus SASL PLAIN through Cassandra's PasswordAuthenticator), compiled with javac against
+  the Cassandra jars;
+- TLS on its own port with a certificate from a test CA made here with openssl (and a second,
+  unrelated CA for the "wrong CA" case);
+- release version 3.11.2, as Amazon Keyspaces reports (a version.properties ahead on the classpath);
+- result pages that are empty but have more data, for paged SELECTs on keyspace ks_pages (a query
+  handler of tests/keyspaces/java), as Keyspaces returns them;
+- when moto is installed, a moto STS server on loopback whose assumed-role credentials the
+  authenticator accepts (it looks them up in moto's state, as Keyspaces asks IAM).
+
+Environment: CQLSH_EXT_KS_TEST_PORT (29042, plain), _TLS_PORT (29142), _STORAGE_PORT (27000),
+_JMX_PORT (27199), CQLSH_EXT_KS_TEST_DIR (.cache/test-keyspaces).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from keyspaces.ksharness import (
+    KEYSTORE_PASSWORD,
+    REGION,
+    REPO_ROOT,
+    KeyspacesEndpoint,
+    compile_java,
+    devcassandra,
+    make_ca,
+    make_server_keystore,
+    write_credentials,
+)
+
+
+@pytest.fixture(scope="session")
+def moto_sts() -> Iterator[str | None]:
+    """http://127.0.0.1:PORT of a moto server (STS), or None when moto is not installed."""
+    try:
+        from moto.server import ThreadedMotoServer
+    except ImportError:
+        yield None
+        return
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    server.start()
+    host, port = server.get_host_and_port()
+    try:
+        yield f"http://{host}:{port}"
+    finally:
+        server.stop()
+
+
+def _env_int(name: str, default: int) -> int:
+    return int(os.environ.get(name) or default)
+
+
+@pytest.fixture(scope="session")
+def keyspaces_endpoint(moto_sts: str | None) -> Iterator[KeyspacesEndpoint]:
+    for tool in ("openssl",):
+        if shutil.which(tool) is None:
+            pytest.fail(f"{tool} is needed to make the test CA")
+    directory = Path(os.environ.get("CQLSH_EXT_KS_TEST_DIR") or REPO_ROOT / ".cache" / "test-keyspaces")
+    node_dir = directory / "node"
+    lib_dir = devcassandra.ensure_jars()
+    shutil.rmtree(directory / "tls", ignore_errors=True)
+    tls_dir = directory / "tls"
+    tls_dir.mkdir(parents=True)
+    ca_key, ca_cert = make_ca(tls_dir, "test-ca")
+    _, wrong_ca = make_ca(tls_dir, "other-ca")
+    keystore = make_server_keystore(tls_dir, ca_key, ca_cert)
+    classes = compile_java(lib_dir, directory / "classes")
+    credentials = directory / "sigv4-credentials"
+    write_credentials(credentials)
+
+    cfg = devcassandra.Config(
+        directory=node_dir,
+        native_port=_env_int("CQLSH_EXT_KS_TEST_PORT", 29042),
+        storage_port=_env_int("CQLSH_EXT_KS_TEST_STORAGE_PORT", 27000),
+        jmx_port=_env_int("CQLSH_EXT_KS_TEST_JMX_PORT", 27199),
+        cluster_name="cqlsh-ext keyspaces tests",
+        heap="768M",
+        authenticator="com.amazon.helenus.auth.HelenusAuthenticator",
+        extra_classpath=[classes],
+        client_tls=devcassandra.ClientTLS(keystore=keystore, keystore_password=KEYSTORE_PASSWORD,
+                                          port=_env_int("CQLSH_EXT_KS_TEST_TLS_PORT", 29142)),
+        extra_jvm_args=[
+            f"-Dsigv4test.credentials={credentials}",
+            f"-Dsigv4test.region={REGION}",
+            f"-Dsigv4test.sts_url={moto_sts + '/moto-api/data.json' if moto_sts else ''}",
+            # Empty pages that still have more data, as Keyspaces returns them (keyspace ks_pages).
+            "-Dcassandra.custom_query_handler_class=cqlshext.sigv4test.EmptyPagesQueryHandler",
+        ],
+    )
+    inst = devcassandra.Instance(cfg)
+    if inst.is_running():
+        inst.stop()
+    inst.start(float(os.environ.get("CQLSH_EXT_TEST_START_TIMEOUT") or 120), die_with_parent=True, clean=True)
+    assert cfg.client_tls is not None and cfg.client_tls.port is not None
+    endpoint = KeyspacesEndpoint(cfg.host, cfg.native_port, cfg.client_tls.port, ca_cert, wrong_ca,
+                                 directory, moto_sts, inst)
+    try:
+        session = endpoint.plain_session()
+        session.execute("CREATE KEYSPACE IF NOT EXISTS ks_test WITH replication = "
+                        "{'class': 'SimpleStrategy', 'replication_factor': 1}")
+        session.execute("CREATE TYPE IF NOT EXISTS ks_test.address (street text, zip int)")
+        session.execute("CREATE TABLE IF NOT EXISTS ks_test.users (id int PRIMARY KEY, name text, "
+                        "home frozen<address>)")
+        session.execute("CREATE TABLE IF NOT EXISTS ks_test.imported (id int PRIMARY KEY, v text)")
+        for i in range(3):
+            session.execute("INSERT INTO ks_test.users (id, name) VALUES (%s, %s)", (i, f"user-{i}"))
+        session.execute("CREATE KEYSPACE IF NOT EXISTS ks_pages WITH replication = "
+                        "{'class': 'SimpleStrategy', 'replication_factor': 1}")
+        session.execute("CREATE TABLE IF NOT EXISTS ks_pages.t (id int PRIMARY KEY)")
+        for i in range(5):
+            session.execute("INSERT INTO ks_pages.t (id) VALUES (%s)", (i,))
+        yield endpoint
+    finally:
+        endpoint.close()
+        inst.stop()

@@ -1,0 +1,138 @@
+"""The real `cqlsh-ext` in a pseudo-terminal, read the way a person reads the screen.
+
+prompt_toolkit draws with escape sequences and redraws only what changed, so the raw byte stream
+is not what the screen shows. `Term` keeps the output with escape sequences removed (the text
+that was drawn, in order) and matches regular expressions against what arrived since the last
+match. It also answers the terminal's cursor-position requests, as a real terminal does: without
+an answer prompt_toolkit hides the bottom toolbar (its height depends on the position).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from pathlib import Path
+
+import pexpect
+from shell_runner import CQLSH_EXT, isolated_env
+
+# CSI (colours, cursor moves), OSC (titles), and the few two-byte escapes prompt_toolkit uses.
+_ESCAPES = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]"  # CSI
+                      r"|\x1b\][^\x07\x1b]*(\x07|\x1b\\)"  # OSC
+                      r"|\x1b[()][0-9A-Za-z]|\x1b[=>78]")
+_CPR_REQUEST = "\x1b[6n"
+
+#: Generous: the suite runs on loaded 2-core machines.
+TIMEOUT = 60.0
+
+
+def clean(raw: str) -> str:
+    return _ESCAPES.sub("", raw).replace("\r", "").replace("\x08", "").replace("\x07", "")
+
+
+class Term:
+    def __init__(self, args: list[str], home: Path, env: dict[str, str] | None = None,
+                 rows: int = 40, cols: int = 160, program: str = CQLSH_EXT) -> None:
+        full_env = isolated_env(home)
+        full_env.update({"TERM": "xterm-256color", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8"})
+        full_env.pop("PAGER", None)
+        full_env.update(env or {})
+        self.child = pexpect.spawn(program, args, env=full_env, dimensions=(rows, cols),
+                                   encoding="utf-8", codec_errors="replace", timeout=TIMEOUT)
+        self.raw = ""
+        self.text = ""
+        self.pos = 0
+        self._answered = 0
+
+    # ------------------------------------------------------------------ reading
+
+    def _pump(self, timeout: float) -> bool:
+        """Read what is available (waiting up to `timeout`); False at end of output."""
+        try:
+            chunk = self.child.read_nonblocking(65536, timeout=timeout)
+        except pexpect.TIMEOUT:
+            return True
+        except pexpect.EOF:
+            return False
+        self.raw += chunk
+        requests = self.raw.count(_CPR_REQUEST)
+        while self._answered < requests:
+            self.child.send("\x1b[1;1R")  # "the cursor is at the top left"
+            self._answered += 1
+        # Clean the whole stream: an escape sequence may be split between reads.
+        self.text = clean(self.raw)
+        return True
+
+    def expect(self, pattern: str, timeout: float = TIMEOUT) -> re.Match[str]:
+        """Wait for `pattern` (a regex) in the output after the previous match."""
+        regex = re.compile(pattern)
+        deadline = time.monotonic() + timeout
+        while True:
+            match = regex.search(self.text, self.pos)
+            if match:
+                self.pos = match.end()
+                return match
+            left = deadline - time.monotonic()
+            if left <= 0:
+                break
+            if not self._pump(min(left, 0.5)):
+                match = regex.search(self.text, self.pos)
+                if match:
+                    self.pos = match.end()
+                    return match
+                raise AssertionError(f"cqlsh-ext exited before {pattern!r}; output:\n{self.tail()}")
+        raise AssertionError(f"no {pattern!r} within {timeout:.0f} s; output since the last match:\n"
+                             f"{self.text[self.pos:][-3000:]}")
+
+    def since(self) -> str:
+        """Output not yet consumed by expect()."""
+        return self.text[self.pos:]
+
+    def tail(self, chars: int = 3000) -> str:
+        return self.text[-chars:]
+
+    def prompt(self, timeout: float = TIMEOUT) -> None:
+        """Wait for the main prompt (prompt_toolkit draws its trailing space as a cursor move)."""
+        self.expect(r"cqlsh(:[\w]+)?>", timeout)
+
+    # ------------------------------------------------------------------ typing
+
+    def type(self, text: str) -> None:
+        self.child.send(text)
+
+    def enter(self) -> None:
+        self.child.send("\r")
+
+    def run(self, statement: str, until: str = r"\(\d+ rows\)", timeout: float = TIMEOUT) -> str:
+        """Type a statement, press Enter, wait for `until`; the output up to there."""
+        start = len(self.text)
+        self.type(statement)
+        self.enter()
+        match = self.expect(until, timeout)
+        return self.text[start:match.end()]
+
+    def ctrl(self, letter: str) -> None:
+        self.child.send(chr(ord(letter.lower()) - ord("a") + 1))
+
+    # ------------------------------------------------------------------ ending
+
+    def exit(self, timeout: float = TIMEOUT) -> int:
+        """Ctrl-D on an empty line; the exit status."""
+        self.ctrl("d")
+        deadline = time.monotonic() + timeout
+        while self._pump(min(max(deadline - time.monotonic(), 0.1), 0.5)):
+            if time.monotonic() > deadline:
+                raise AssertionError(f"cqlsh-ext did not exit on Ctrl-D; output:\n{self.tail()}")
+        self.child.wait()
+        return self.child.exitstatus if self.child.exitstatus is not None else -1
+
+    def close(self) -> None:
+        if self.child.isalive():
+            self.child.terminate(force=True)
+
+
+def write_script(path: Path, body: str) -> Path:
+    path.write_text("#!/bin/sh\n" + body)
+    os.chmod(path, 0o755)
+    return path

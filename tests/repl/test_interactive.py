@@ -1,0 +1,247 @@
+"""The prompt_toolkit shell in a pseudo-terminal, used as a person uses it, against the real Cassandra."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import stat
+from pathlib import Path
+
+from .proxy import SlowProxy
+from .terminal import TIMEOUT, write_script
+
+
+def test_partial_words_are_completed(term, repl_ks):
+    t = term()
+    t.prompt()
+    # Tab right after typing: completion happens in key order, whatever the as-you-type menu does.
+    t.type("sel\t* fr\t")
+    t.type(repl_ks[:-3] + "\t")  # the keyspace, completed with its dot
+    t.type("ord\t")  # the table
+    t.type("WHERE id = 7;")
+    t.enter()
+    t.expect(r"customer-07")
+    t.expect(r"\(1 rows\)")
+    # What was run is what the completions made of the partial words.
+    assert f"SELECT * FROM {repl_ks}.orders WHERE id = 7;" in t.text
+
+
+def test_completion_menu_offers_columns_and_hints(term, repl_ks):
+    t = term()
+    t.prompt()
+    t.type(f"SELECT * FROM {repl_ks}.orders WHERE ")
+    t.type("\t")  # the menu: the partition key, and TOKEN(
+    t.expect(r"\bid\b")
+    t.ctrl("c")
+    t.prompt()
+    t.type(f"SELECT * FROM {repl_ks}.orders WHERE id = ")
+    t.type("\t")  # only hints are possible here: shown, nothing inserted
+    t.expect(r"<wholenumber>.*expected")
+
+
+def test_multi_line_statement_runs_when_complete(term, repl_ks, home):
+    t = term()
+    t.prompt()
+    t.type("SELECT id, customer")
+    t.expect(r"end the statement with ;")  # the toolbar says what is missing
+    t.enter()  # not complete: a new line, not a run
+    t.expect(r"\.\.\.")
+    t.type(f"FROM {repl_ks}.orders")
+    t.enter()
+    t.expect(r"\.\.\.")
+    t.type("WHERE id IN (3, 4);")
+    t.enter()
+    t.expect(r"customer-03")
+    t.expect(r"\(2 rows\)")
+    assert t.exit() == 0
+    history = (home / ".cassandra" / "cqlsh_ext_history").read_text()
+    # One entry of three lines, as typed.
+    assert f"+SELECT id, customer\n+FROM {repl_ks}.orders\n+WHERE id IN (3, 4);\n" in history
+
+
+def test_quoted_semicolons_and_batches_wait_for_the_real_end(term, repl_ks):
+    t = term()
+    t.prompt()
+    t.type(f"BEGIN BATCH INSERT INTO {repl_ks}.notes (id, body) VALUES (1, 'a;b');")
+    t.enter()  # inside a batch: not finished
+    t.expect(r"\.\.\.")
+    t.type("APPLY BATCH;")
+    t.enter()
+    t.prompt()
+    t.run(f"SELECT body FROM {repl_ks}.notes WHERE id = 1;")
+    assert "a;b" in t.text
+
+
+def test_ctrl_c_clears_the_input_and_ctrl_d_exits(term):
+    t = term()
+    t.prompt()
+    t.type("SELECT this is not valid")
+    t.ctrl("c")
+    t.prompt()
+    t.run("SELECT release_version FROM system.local;")
+    assert "SyntaxException" not in t.text
+    assert t.exit() == 0
+
+
+def test_ctrl_c_cancels_a_slow_query_and_the_shell_goes_on(term, cassandra):
+    with SlowProxy(cassandra.host, cassandra.port) as proxy:
+        t = term(port=proxy.port)
+        t.prompt()
+        proxy.hold()  # from now on the server "takes" as long as the test wants
+        t.type("SELECT * FROM system.local;")
+        t.enter()
+        assert proxy.has_held(TIMEOUT), "the statement never reached the server"
+        t.ctrl("c")
+        t.expect(r"Cancelled\.")
+        t.prompt()
+        proxy.release()
+        t.run("SELECT cluster_name FROM system.local;", until=r"\(1 rows\)")
+        assert t.exit() == 0
+
+
+def test_request_timeout_is_one_line_and_the_shell_goes_on(term, cassandra):
+    with SlowProxy(cassandra.host, cassandra.port) as proxy:
+        t = term("--request-timeout", "2", port=proxy.port)
+        t.prompt()
+        proxy.hold()
+        out = t.run("SELECT * FROM system.local;", until=r"OperationTimedOut[^\n]*\n")
+        assert out.strip().splitlines()[-1].startswith("OperationTimedOut")
+        proxy.release()
+        t.run("SELECT cluster_name FROM system.local;", until=r"\(1 rows\)")
+
+
+def test_history_is_recalled_searched_and_never_holds_passwords(term, cassandra, home):
+    role = f"hist_{os.getpid()}"
+    secret = "Sekr3t-" + role
+    t = term()
+    t.prompt()
+    t.run("SELECT release_version FROM system.local;")
+    t.run(f"CREATE ROLE IF NOT EXISTS {role} WITH PASSWORD = '{secret}' AND LOGIN = true;",
+          until=r"cqlsh>")
+    t.run(f"ALTER ROLE {role} WITH PASSWORD = '{secret}2';", until=r"cqlsh>")
+    t.run(f"LOGIN {role} '{secret}2'", until=rf"{role}@cqlsh>")
+    t.run("SELECT cluster_name FROM system.local;")
+    assert t.exit() == 0
+    try:
+        path = home / ".cassandra" / "cqlsh_ext_history"
+        saved = path.read_text()
+        assert "SELECT release_version FROM system.local;" in saved
+        assert "SELECT cluster_name FROM system.local;" in saved
+        assert secret not in saved and "PASSWORD" not in saved and "LOGIN" not in saved
+        assert stat.S_IMODE(path.stat().st_mode) == 0o600
+        # cqlsh's own readline history is not written by the new shell.
+        assert not (home / ".cassandra" / "cqlsh_history").exists()
+
+        t = term()
+        t.prompt()
+        t.type("\x1b[A\x1b[A")  # Up, Up: the release_version query, two entries back
+        t.expect(r"release_version")
+        t.enter()
+        t.expect(r"\(1 rows\)")
+        t.prompt()
+        t.ctrl("r")  # reverse search
+        t.type("cluster_n")
+        t.expect(r"cluster_n")
+        t.enter()  # take the match
+        t.enter()  # run it
+        t.expect(r"cluster_name\s*\n-+")
+        t.prompt()
+        out = t.run("HISTORY", until=r"SELECT release_version FROM system\.local;\n[\s\S]*cqlsh>")
+        assert "SELECT release_version FROM system.local;" in out
+        assert secret not in out
+    finally:
+        s = cassandra.session()
+        s.execute(f"DROP ROLE IF EXISTS {role}")
+        s.shutdown()
+
+
+def test_pager_gets_results_taller_than_the_screen(term, repl_ks, tmp_path):
+    seen = tmp_path / "pager-input.txt"
+    pager = write_script(tmp_path / "pager.sh",
+                         f'cat > "{seen}"\necho "pager read $(wc -l < "{seen}") lines"\n')
+    t = term(env={"PAGER": str(pager)}, rows=24, cols=120)
+    t.prompt()
+    t.run(f"SELECT id, customer FROM {repl_ks}.orders;", until=r"pager read \d+ lines")
+    text = re.sub(r"\x1b\[[0-9;]*m", "", seen.read_text())
+    assert "customer-01" in text and "customer-60" in text  # every page, no ---MORE---
+    assert "(60 rows)" in text and "---MORE---" not in text
+    # A result that fits on the screen is printed directly.
+    seen.unlink()
+    t.prompt()
+    t.run(f"SELECT id, customer FROM {repl_ks}.orders WHERE id = 1;")
+    assert not seen.exists()
+
+
+def test_results_wider_than_the_screen_are_shown_vertically(term, repl_ks, home):
+    t = term(env={"PAGER": ""}, rows=60, cols=80)
+    t.prompt()
+    out = t.run(f"SELECT * FROM {repl_ks}.orders WHERE id IN (1, 2);")
+    assert "@ Row 1" in out and "@ Row 2" in out
+    out = t.run(f"SELECT id, customer FROM {repl_ks}.orders WHERE id = 1;")  # narrow: a table
+    assert " id | customer" in out
+    t.exit()
+    (home / ".cassandra" / "cqlshrc").write_text("[cqlsh_ext]\nauto_vertical = false\n")
+    t = term(env={"PAGER": ""}, rows=60, cols=80)
+    t.prompt()
+    out = t.run(f"SELECT * FROM {repl_ks}.orders WHERE id IN (1, 2);")
+    assert "@ Row 1" not in out
+
+
+def test_toolbar_follows_the_shell_state(term, repl_ks):
+    t = term()
+    t.prompt()
+    t.expect(r"host \S+:\d+\s+keyspace -\s+consistency ONE\s+decompress auto\s+paging 100\s+output table")
+    commands = (f"USE {repl_ks};", "CONSISTENCY QUORUM", "DECOMPRESS gzip", "PAGING OFF",
+                "OUTPUT FORMAT json")
+    for command in commands:
+        t.type(command)
+        t.enter()
+        t.prompt()
+    t.expect(rf"keyspace {repl_ks}\s+consistency QUORUM\s+decompress gzip\s+paging off\s+output json")
+
+
+def test_output_format_command_prints_json_lines(term, repl_ks):
+    t = term()
+    t.prompt()
+    t.run("OUTPUT FORMAT json", until=r"Output format set to JSON\.")
+    t.prompt()
+    line = t.run(f"SELECT id, customer, payload FROM {repl_ks}.orders WHERE id = 5;", until=r"\{\"id\".*\}\n")
+    row = json.loads(line[line.index('{"id"'):])
+    assert row["id"] == 5 and row["customer"] == "customer-05"
+    assert row["payload"]["codec"] == "gzip" and row["payload"]["payload"]["order"] == 1005
+
+
+def test_help_lists_key_bindings(term):
+    t = term()
+    t.prompt()
+    out = t.run("HELP", until=r"Key bindings \(HELP KEYS\):[\s\S]*Ctrl-D[^\n]*\n")
+    assert "Documented shell commands" in out and "OUTPUT" in out
+    t.prompt()
+    out = t.run("HELP KEYS", until=r"Ctrl-R[^\n]*\n")
+    assert "Tab" in out
+
+
+def test_classic_flag_keeps_cqlsh_readline_loop(term, home):
+    t = term("--classic")
+    t.expect(r"ATTENTION: All commands will be saved")  # cqlsh's own banner, from its own loop
+    t.expect(r"cqlsh> ")  # a real trailing space: printed by input(), not drawn
+    t.run("SELECT release_version FROM system.local;")
+    assert "\x1b[?2004h" not in t.raw  # prompt_toolkit's bracketed paste never switched on
+    t.type("EXIT\r")
+    t.child.expect(__import__("pexpect").EOF, timeout=TIMEOUT)
+    assert (home / ".cassandra" / "cqlsh_history").exists()
+    # The same from cqlshrc.
+    (home / ".cassandra" / "cqlshrc").write_text("[cqlsh_ext]\nclassic = true\n")
+    t = term()
+    t.expect(r"cqlsh> ")
+    assert "\x1b[?2004h" not in t.raw
+
+
+def test_disable_history_reads_but_never_writes(term, home):
+    path: Path = home / ".cassandra" / "cqlsh_ext_history"
+    t = term("--disable-history")
+    t.prompt()
+    t.run("SELECT release_version FROM system.local;")
+    t.exit()
+    assert not path.exists()

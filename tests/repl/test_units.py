@@ -1,0 +1,250 @@
+"""The pieces of the front end and of the output formats that need no server."""
+
+from __future__ import annotations
+
+import datetime
+import decimal
+import gzip
+import io
+import json
+import os
+import stat
+import sys
+import uuid
+from pathlib import Path
+
+import pytest
+from cassandra import cqltypes, util
+
+from cqlsh_ext.output.values import ValueEncoder, float32_text
+from cqlsh_ext.repl.history import SafeFileHistory, carries_password
+from cqlsh_ext.repl.pager import PagedOutput, pager_command
+from cqlsh_ext.repl.statement import is_complete
+from cqlsh_ext.settings import DisplaySettings, SettingError, read_config
+
+
+@pytest.fixture(scope="module")
+def ruleset():
+    from cqlsh_ext import seams
+
+    cqlshmain = seams.import_cqlshmain(None)
+    if cqlshmain.cqlruleset is None:
+        from cqlshlib import cql3handling
+
+        from cqlsh_ext import shell
+
+        shell.register_commands()
+        cqlshmain.setup_cqlruleset(cql3handling)
+    return cqlshmain.cqlruleset
+
+
+# ---------------------------------------------------------------- statement end
+
+@pytest.mark.parametrize("text, complete", [
+    ("SELECT * FROM t;", True),
+    ("SELECT * FROM t", False),
+    ("SELECT * FROM t WHERE a = ';'", False),
+    ("SELECT * FROM t WHERE a = ';';", True),
+    ("BEGIN BATCH INSERT INTO t (a) VALUES (1);", False),
+    ("BEGIN BATCH INSERT INTO t (a) VALUES (1); APPLY BATCH;", True),
+    ("CREATE FUNCTION f() RETURNS NULL ON NULL INPUT RETURNS int LANGUAGE java AS $$ return 1;", False),
+    ("CREATE FUNCTION f() RETURNS NULL ON NULL INPUT RETURNS int LANGUAGE java AS $$ return 1; $$;", True),
+    ("SELECT 1; SELECT", False),
+    ("/* a comment", False),
+    ("-- only a comment", True),
+    ("", True),
+    ("HELP", True),  # shell commands end at the newline
+    ("EXPAND ON", True),
+    ("DECOMPRESS gzip", True),
+    ("OUTPUT FORMAT json", True),
+    ("SELECT é", True),  # not lexable: run it, so cqlsh reports the error
+])
+def test_is_complete(ruleset, text, complete):
+    assert is_complete(text, ruleset) is complete
+
+
+# ---------------------------------------------------------------- history
+
+@pytest.mark.parametrize("text", [
+    "LOGIN admin 'pw'",
+    "login admin",
+    "SELECT 1; LOGIN admin 'x'",
+    "CREATE ROLE r WITH PASSWORD = 'x' AND LOGIN = true;",
+    "ALTER ROLE r WITH HASHED PASSWORD = '$2a$10$...';",
+    "CREATE USER u WITH PASSWORD 'x';",
+    "ALTER USER u WITH PASSWORD 'y';",
+    "INSERT INTO users (name, passwd) VALUES ('a', 'b');",
+    "cqlsh -u admin -p secret",
+    "cqlsh --password=secret",
+])
+def test_passwords_are_recognised(text):
+    assert carries_password(text)
+
+
+@pytest.mark.parametrize("text", [
+    "SELECT * FROM logins;",  # 'login' inside a word
+    "SELECT * FROM t WHERE a-p = 1;",
+    "CREATE ROLE r WITH LOGIN = true;",
+    "DESCRIBE KEYSPACES",
+])
+def test_ordinary_statements_are_kept(text):
+    assert not carries_password(text)
+
+
+def test_history_file_skips_passwords_and_is_private(tmp_path):
+    path = tmp_path / "hist"
+    history = SafeFileHistory(str(path))
+    history.append_string("SELECT 1;")
+    history.append_string("CREATE ROLE r WITH PASSWORD = 'hunter2';")
+    history.append_string("SELECT\n2;")
+    assert history.get_strings() == ["SELECT 1;", "SELECT\n2;"]
+    text = path.read_text()
+    assert "hunter2" not in text and "+SELECT\n+2;\n" in text
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
+    # Written earlier by something else: not offered either.
+    with open(path, "a") as f:
+        f.write("\n# old\n+LOGIN admin 'pw'\n")
+    assert list(SafeFileHistory(str(path)).load_history_strings()) == ["SELECT\n2;", "SELECT 1;"]
+
+
+def test_history_not_saved_when_disabled(tmp_path):
+    history = SafeFileHistory(str(tmp_path / "hist"), save=False)
+    history.append_string("SELECT 1;")
+    assert history.get_strings() == ["SELECT 1;"] and not (tmp_path / "hist").exists()
+
+
+# ---------------------------------------------------------------- pager
+
+def test_pager_command_choice(monkeypatch):
+    monkeypatch.setenv("PAGER", "cat -v")
+    assert pager_command(None) == "cat -v"
+    assert pager_command("") is None  # [cqlsh_ext] pager = off
+    monkeypatch.setenv("PAGER", "")
+    assert pager_command(None) is None  # an empty $PAGER means none, as in psql
+    monkeypatch.delenv("PAGER")
+    assert pager_command(None) == ("less -SRXF" if _has("less") else None)
+    assert pager_command("no-such-pager-anywhere") is None
+
+
+def _has(program: str) -> bool:
+    import shutil
+
+    return shutil.which(program) is not None
+
+
+def test_paged_output_holds_short_results_and_pipes_long_ones(tmp_path):
+    out = io.StringIO()
+    short = PagedOutput(out, f"cat > {tmp_path / 'p1'}", max_lines=5)
+    short.write("a\nb\n")
+    short.finish()
+    assert out.getvalue() == "a\nb\n" and not (tmp_path / "p1").exists()
+    long = PagedOutput(out, f"cat > {tmp_path / 'p2'}", max_lines=5)
+    for i in range(20):
+        long.write(f"line {i}\n")
+    long.finish()
+    assert (tmp_path / "p2").read_text().count("\n") == 20
+    assert out.getvalue() == "a\nb\n"
+
+
+# ---------------------------------------------------------------- values
+
+@pytest.fixture
+def enc() -> ValueEncoder:
+    return ValueEncoder(DisplaySettings())
+
+
+def test_numbers_stay_numbers(enc):
+    assert enc.json(2**70, cqltypes.IntegerType) == str(2**70)
+    pi = "3.14159265358979323846"
+    assert enc.json(decimal.Decimal(pi), cqltypes.DecimalType) == pi
+    assert enc.json(1.100000023841858, cqltypes.FloatType) == "1.1"
+    assert enc.json(0.1, cqltypes.DoubleType) == "0.1"
+    assert enc.json(float("nan"), cqltypes.DoubleType) == '"NaN"'
+    assert enc.json(float("-inf"), cqltypes.FloatType) == '"-Infinity"'
+    assert enc.json(True, cqltypes.BooleanType) == "true"
+    assert enc.json(cqltypes.EMPTY, cqltypes.Int32Type) == "null"
+
+
+def test_float32_text_round_trips():
+    import struct
+
+    for value in (1.1, 3.4028235e38, 1e-45, 0.0, -2.5, 123456.789):
+        single = struct.unpack(">f", struct.pack(">f", value))[0]
+        text = float32_text(single)
+        assert struct.pack(">f", float(text)) == struct.pack(">f", single)
+
+
+def test_times_and_ids_are_strings(enc):
+    ts = datetime.datetime(2024, 1, 2, 3, 4, 5, 678000)
+    assert enc.json(ts, cqltypes.DateType) == '"2024-01-02T03:04:05.678Z"'
+    assert enc.json(253402300800000 * 10, cqltypes.DateType) == "2534023008000000"  # beyond datetime
+    u = uuid.UUID("5b6962dd-3f90-4c93-8f61-eabfa4a803e2")
+    assert enc.json(u, cqltypes.UUIDType) == f'"{u}"'
+    assert enc.json(util.Date(19725), cqltypes.SimpleDateType) == '"2024-01-03"'
+    assert enc.json(util.Duration(14, 3, 4 * 3600 * 10**9), cqltypes.DurationType) == '"1y2mo3d4h"'
+
+
+def test_collections_maps_tuples_udts(enc):
+    list_int = cqltypes.ListType.apply_parameters([cqltypes.Int32Type])
+    assert enc.json([1, 2], list_int) == "[1, 2]"
+    map_int_text = cqltypes.MapType.apply_parameters([cqltypes.Int32Type, cqltypes.UTF8Type])
+    assert json.loads(enc.json({1: "a"}, map_int_text)) == {"1": "a"}
+    map_uuid_ts = cqltypes.MapType.apply_parameters([cqltypes.UUIDType, cqltypes.DateType])
+    u = uuid.uuid4()
+    assert json.loads(enc.json({u: datetime.datetime(2020, 1, 1)}, map_uuid_ts)) == {
+        str(u): "2020-01-01T00:00:00.000Z"}
+    tup = cqltypes.TupleType.apply_parameters([cqltypes.Int32Type, cqltypes.UTF8Type])
+    assert enc.json((7, "x"), tup) == '[7, "x"]'
+    udt = cqltypes.UserType.make_udt_class("ks", "addr", ("street", "zip"),
+                                           (cqltypes.UTF8Type, cqltypes.Int32Type))
+    assert json.loads(enc.json(("Main", 12345), udt)) == {"street": "Main", "zip": 12345}
+
+
+def test_blob_objects(enc):
+    doc = {"a": [1, 2.5, {"b": "x\ny"}]}
+    stored = gzip.compress(b'{\n  "a": [1, 2.50,\n {"b": "x\\ny"}]\n}', mtime=0)
+    text = enc.json(stored, cqltypes.BytesType)
+    assert "\n" not in text  # one JSON Lines line, even for an indented payload
+    assert '"payload": {"a":[1,2.50,{"b":"x\\ny"}]}' in text  # embedded as stored, numbers untouched
+    assert json.loads(text) == {"codec": "gzip", "kind": "json", "payload": doc}
+    plain = gzip.compress(b"hello", mtime=0)
+    assert json.loads(enc.json(plain, cqltypes.BytesType)) == {"codec": "gzip", "kind": "text",
+                                                                "payload": "hello"}
+    assert enc.json(b"\x00\x01\x02\x03\x04\x05", cqltypes.BytesType) == '"0x000102030405"'
+    assert enc.csv(plain, cqltypes.BytesType) == "hello"
+    raw = ValueEncoder(DisplaySettings(raw_blobs=True))
+    assert json.loads(raw.json(plain, cqltypes.BytesType))["raw"] == "0x" + plain.hex()
+    assert raw.csv(plain, cqltypes.BytesType) == "0x" + plain.hex()
+
+
+def test_csv_fields(enc):
+    assert enc.csv(None, cqltypes.Int32Type) == ""
+    assert enc.csv("a,b", cqltypes.UTF8Type) == "a,b"
+    assert enc.csv(datetime.datetime(2024, 1, 1), cqltypes.DateType) == "2024-01-01T00:00:00.000Z"
+    assert enc.csv([1, 2], cqltypes.ListType.apply_parameters([cqltypes.Int32Type])) == "[1, 2]"
+
+
+# ---------------------------------------------------------------- settings
+
+def test_cqlshrc_settings(tmp_path: Path):
+    rc = tmp_path / "cqlshrc"
+    rc.write_text("[cqlsh_ext]\noutput_format = CSV\nraw_blobs = yes\nclassic = on\n"
+                  "auto_vertical = false\npager = off\n")
+    settings = read_config(str(rc))
+    assert (settings.output_format, settings.raw_blobs, settings.classic, settings.auto_vertical,
+            settings.pager) == ("csv", True, True, False, "")
+    rc.write_text("[cqlsh_ext]\noutput_format = xml\n")
+    with pytest.raises(SettingError, match="output format 'xml'"):
+        read_config(str(rc))
+    rc.write_text("[cqlsh_ext]\nclassic = maybe\n")
+    with pytest.raises(SettingError, match="not a boolean"):
+        read_config(str(rc))
+
+
+def test_prompt_toolkit_is_not_imported_by_the_shell_module():
+    import subprocess
+
+    code = ("import sys; sys.argv=['x']; import cqlsh_ext.cli, cqlsh_ext.shell; "
+            "print(any(m.startswith('prompt_toolkit') for m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"

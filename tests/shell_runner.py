@@ -1,0 +1,72 @@
+"""Run the real `cqlsh-ext` (and stock `cqlsh`) binaries the way a user does, and capture the output."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+BIN_DIR = Path(sys.executable).parent
+CQLSH_EXT = str(BIN_DIR / "cqlsh-ext")
+STOCK_CQLSH = str(BIN_DIR / "cqlsh")
+
+
+@dataclass
+class Run:
+    returncode: int
+    stdout: str
+    stderr: str
+    #: Peak resident set of the child in KiB (Linux ru_maxrss), when measured.
+    max_rss_kib: int | None = None
+
+
+def isolated_env(home: Path) -> dict[str, str]:
+    """A HOME of its own so no developer cqlshrc or history leaks into a test."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("CQLSH_", "CQL_"))}
+    env["HOME"] = str(home)
+    env.pop("COLUMNS", None)
+    return env
+
+
+# Measures the peak RSS of a command from a small parent: ru_maxrss of children counts the
+# forked copy of the parent before exec, so measuring straight from pytest would report pytest's size.
+_RSS_WRAPPER = (
+    "import resource, subprocess, sys\n"
+    "code = subprocess.call(sys.argv[1:])\n"
+    "sys.stderr.write('\\nmax-rss-kib=%d\\n' % resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n"
+    "sys.exit(code)\n"
+)
+
+
+def run(
+    binary: str,
+    args: list[str],
+    home: Path,
+    stdin: str | None = None,
+    timeout: float = 120,
+    measure_rss: bool = False,
+) -> Run:
+    cmd = [binary, *args]
+    if measure_rss:
+        cmd = [sys.executable, "-c", _RSS_WRAPPER, *cmd]
+    proc = subprocess.run(
+        cmd, input=stdin, capture_output=True, text=True, timeout=timeout, env=isolated_env(home)
+    )
+    stderr, rss = proc.stderr, None
+    if measure_rss:
+        stderr, _, tail = stderr.rpartition("\nmax-rss-kib=")
+        rss = int(tail)
+    return Run(proc.returncode, proc.stdout, stderr, rss)
+
+
+def table_rows(output: str) -> list[list[str]]:
+    """Cells of a cqlsh table printout (header and separator lines excluded)."""
+    lines = [line for line in output.splitlines() if " | " in line or line.startswith(" ")]
+    rows = []
+    for line in lines:
+        if set(line.strip()) <= {"-", "+"} or not line.strip():
+            continue
+        rows.append([cell.strip() for cell in line.split(" | ")])
+    return rows[1:] if rows else rows

@@ -1,0 +1,332 @@
+"""The real cqlsh-ext binary against the real Cassandra: what a user sees."""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import json
+import re
+from pathlib import Path
+
+import cramjam
+import pytest
+import zstandard
+from shell_runner import CQLSH_EXT, STOCK_CQLSH, run
+
+from cqlsh_ext.demo.records import documents
+from cqlsh_ext.demo.samples import samples
+
+DOC = next(documents(1, seed=7))
+SAMPLES = samples(DOC)
+
+
+@pytest.fixture(scope="module")
+def ks(cassandra):
+    """A keyspace with one value per container format, nested blobs and a mixed-type table."""
+    name = cassandra.create_keyspace("shell")
+    s = cassandra.session(name)
+    s.execute("CREATE TABLE formats (name text PRIMARY KEY, data blob)")
+    insert = s.prepare("INSERT INTO formats (name, data) VALUES (?, ?)")
+    for sample in SAMPLES:
+        s.execute(insert, (sample.name, sample.data))
+    s.execute(
+        "CREATE TABLE mixed (id int PRIMARY KEY, t text, n bigint, f double, u uuid, ts timestamp, "
+        "b blob, l list<blob>, m map<text, blob>, tp tuple<int, blob>)"
+    )
+    snappy_doc = bytes(cramjam.snappy.compress_raw(DOC.encode()))
+    insert_mixed = s.prepare(
+        "INSERT INTO mixed (id, t, n, f, u, ts, b, l, m, tp) "
+        "VALUES (1, ?, 9007199254740993, 1.5, 5132b130-ae79-11e4-ab27-0800200c9a66, "
+        "'2024-02-03 04:05:06+0000', ?, ?, ?, ?)"
+    )
+    s.execute(
+        insert_mixed,
+        (
+            "tab\there 'q'",
+            snappy_doc,
+            [gzip.compress(b'{"k":"in a list"}', mtime=0), b"\x01\x02"],
+            {"z": zstandard.ZstdCompressor().compress(b"zstd in a map")},
+            (7, gzip.compress(b"tuple!", mtime=0)),
+        ),
+    )
+    s.execute("INSERT INTO mixed (id, t) VALUES (2, 'no blob here')")
+    s.execute("CREATE TYPE att (filename text, content blob)")
+    s.execute("CREATE TABLE udts (id int PRIMARY KEY, a frozen<att>)")
+    s.execute(
+        "INSERT INTO udts (id, a) VALUES (1, {filename: 'a.gz', content: %s})"
+        % ("0x" + gzip.compress(b"inside a UDT", mtime=0).hex())
+    )
+    s.shutdown()
+    return name
+
+
+def ext(cassandra, tmp_path: Path, statement: str, *flags: str) -> str:
+    result = run(CQLSH_EXT, [*cassandra.cqlsh_args, *flags, "-e", statement], tmp_path)
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+def rows_by_name(output: str) -> dict[str, str]:
+    """name -> data cell of `SELECT name, data` output."""
+    cells = {}
+    for line in output.splitlines():
+        if " | " in line and not line.lstrip().startswith("name "):
+            name, _, data = line.partition(" | ")
+            cells[name.strip()] = data.strip()
+    return cells
+
+
+def test_every_container_is_decoded_and_labelled(cassandra, ks, tmp_path):
+    cells = rows_by_name(ext(cassandra, tmp_path, f"SELECT name, data FROM {ks}.formats"))
+    assert set(cells) == {s.name for s in SAMPLES}
+    for sample in SAMPLES:
+        cell = cells[sample.name]
+        if sample.expect.startswith("raw"):
+            assert cell.startswith("0x"), (sample.name, cell[:80])
+            assert re.search(r"\(.+\)$", cell), f"{sample.name}: raw value without a reason: {cell[-80:]}"
+            continue
+        assert cell.startswith(f"[{sample.expect}] "), (sample.name, cell[:80])
+        assert cell.endswith(DOC), f"{sample.name}: decoded text differs"
+
+
+def test_reasons_name_what_is_wrong(cassandra, ks, tmp_path):
+    cells = rows_by_name(ext(cassandra, tmp_path, f"SELECT name, data FROM {ks}.formats"))
+    assert "dictionary" in cells["zstd dictionary"]
+    assert "dictionary" in cells["zlib preset dictionary"]
+    assert cells["plain json"].endswith("(no compression detected)")
+    assert cells["truncated gzip"].split("(")[-1].startswith("gzip")
+
+
+def test_none_is_byte_for_byte_stock_cqlsh(cassandra, ks, tmp_path):
+    for statement in (f"SELECT * FROM {ks}.formats", f"SELECT * FROM {ks}.mixed", f"SELECT * FROM {ks}.udts"):
+        stock = run(STOCK_CQLSH, [*cassandra.cqlsh_args, "-e", statement], tmp_path)
+        ours = run(CQLSH_EXT, [*cassandra.cqlsh_args, "-d", "none", "-e", statement], tmp_path)
+        assert ours.returncode == stock.returncode == 0
+        assert ours.stdout == stock.stdout
+        assert "0x" in stock.stdout
+
+
+def test_expand_none_is_stock_too(cassandra, ks, tmp_path):
+    script = tmp_path / "expand.cql"
+    script.write_text(f"EXPAND ON;\nSELECT * FROM {ks}.mixed;\n")
+    stock = run(STOCK_CQLSH, [*cassandra.cqlsh_args, "-f", str(script)], tmp_path)
+    ours = run(CQLSH_EXT, [*cassandra.cqlsh_args, "-d", "NONE", "-f", str(script)], tmp_path)
+    assert ours.stdout == stock.stdout and "@ Row 1" in stock.stdout
+
+
+def test_non_blob_columns_are_untouched(cassandra, ks, tmp_path):
+    statement = f"SELECT id, t, n, f, u, ts FROM {ks}.mixed"
+    stock = run(STOCK_CQLSH, [*cassandra.cqlsh_args, "-e", statement], tmp_path)
+    assert ext(cassandra, tmp_path, statement) == stock.stdout
+
+
+def test_nested_blobs_in_collections_tuples_and_udts(cassandra, ks, tmp_path):
+    out = ext(cassandra, tmp_path, f"SELECT l, m, tp FROM {ks}.mixed WHERE id = 1")
+    assert """[gzip] '{"k":"in a list"}'""" in out
+    assert "0x0102 (" in out  # a short raw blob inside the list keeps its hex
+    assert "{'z': [zstd] 'zstd in a map'}" in out
+    assert "(7, [gzip] 'tuple!')" in out
+    out = ext(cassandra, tmp_path, f"SELECT a FROM {ks}.udts")
+    assert "content: [gzip] 'inside a UDT'" in out
+
+
+def test_expand_on_indents_json(cassandra, ks, tmp_path):
+    script = tmp_path / "expand.cql"
+    script.write_text(f"EXPAND ON;\nSELECT b FROM {ks}.mixed WHERE id = 1;\n")
+    out = run(CQLSH_EXT, [*cassandra.cqlsh_args, "-f", str(script)], tmp_path).stdout
+    lines = out.splitlines()
+    start = next(i for i, line in enumerate(lines) if "[snappy] {" in line)
+    value_column = lines[start].index("[snappy]")
+    block = []
+    for line in lines[start + 1 :]:
+        if not line.strip():
+            break
+        assert line[:value_column].strip() == "", "continuation lines align under the value"
+        block.append(line[value_column:])
+    text = lines[start][value_column + len("[snappy] ") :] + "\n" + "\n".join(block)
+    assert json.loads(text) == json.loads(DOC)
+
+
+def test_named_codec_shows_hex_and_reason_for_other_values(cassandra, ks, tmp_path):
+    cells = rows_by_name(ext(cassandra, tmp_path, f"SELECT name, data FROM {ks}.formats", "-d", "Snappy"))
+    assert cells["snappy raw"].startswith("[snappy] ") and cells["snappy raw"].endswith(DOC)
+    assert cells["gzip"].startswith("0x1f8b08") and " (snappy: " in cells["gzip"]
+
+
+def test_raw_deflate_only_when_named(cassandra, ks, tmp_path):
+    statement = f"SELECT name, data FROM {ks}.formats WHERE name = 'raw deflate'"
+    assert rows_by_name(ext(cassandra, tmp_path, statement))["raw deflate"].startswith("0x")
+    named = rows_by_name(ext(cassandra, tmp_path, statement, "--decompress", "deflate"))["raw deflate"]
+    assert named.startswith("[deflate] ") and named.endswith(DOC)
+
+
+def test_unknown_codec_is_a_one_line_error(cassandra, tmp_path):
+    result = run(
+        CQLSH_EXT, [*cassandra.cqlsh_args, "-d", "lzo", "-e", "SELECT now() FROM system.local"], tmp_path
+    )
+    assert result.returncode == 2
+    assert result.stderr.strip().count("\n") == 0
+    assert "lzo" in result.stderr and "snappy" in result.stderr and "auto" in result.stderr
+
+
+def test_decompress_command_switches_modes(cassandra, ks, tmp_path):
+    script = tmp_path / "modes.cql"
+    query = f"SELECT data FROM {ks}.formats WHERE name = 'zstd';"
+    script.write_text(
+        f"DECOMPRESS;\n{query}\ndecompress off;\n{query}\nDECOMPRESS ZSTD\n{query}\nDECOMPRESS\n"
+    )
+    out = run(CQLSH_EXT, [*cassandra.cqlsh_args, "-f", str(script)], tmp_path).stdout
+    assert "Decompression mode is AUTO." in out
+    assert "Decompression mode set to NONE." in out
+    assert "Decompression mode is ZSTD." in out
+    zstd_cells = [
+        line.strip() for line in out.splitlines() if line.strip().startswith(("[zstd]", "0x28b52ffd"))
+    ]
+    assert [cell[:6] for cell in zstd_cells] == ["[zstd]", "0x28b5", "[zstd]"]
+
+
+def test_decompress_is_in_help(cassandra, tmp_path):
+    script = tmp_path / "help.cql"
+    script.write_text("HELP\nHELP DECOMPRESS\n")
+    out = run(CQLSH_EXT, [*cassandra.cqlsh_args, "-f", str(script)], tmp_path).stdout
+    assert "DECOMPRESS" in out.split("CQL help topics")[0]
+    assert "DECOMPRESS OFF" in out
+
+
+def test_cqlshrc_section_sets_the_mode(cassandra, ks, tmp_path):
+    rc = tmp_path / "rc"
+    rc.write_text("[cqlsh_ext]\ndecompress = none\n")
+    out = ext(cassandra, tmp_path, f"SELECT data FROM {ks}.formats WHERE name = 'gzip'", "--cqlshrc", str(rc))
+    assert "0x1f8b08" in out and "[gzip]" not in out
+    out = ext(
+        cassandra,
+        tmp_path,
+        f"SELECT data FROM {ks}.formats WHERE name = 'gzip'",
+        "--cqlshrc",
+        str(rc),
+        "-d",
+        "auto",
+    )
+    assert "[gzip]" in out
+
+
+def test_field_width_cuts_cells(cassandra, ks, tmp_path):
+    out = ext(
+        cassandra, tmp_path, f"SELECT data FROM {ks}.formats WHERE name = 'gzip'", "--max-field-width", "60"
+    )
+    cell = next(line.strip() for line in out.splitlines() if "[gzip]" in line)
+    assert len(cell) == 60 and cell.endswith("…")
+
+
+def test_scripts_get_whole_values(cassandra, ks, tmp_path):
+    out = ext(cassandra, tmp_path, f"SELECT data FROM {ks}.formats WHERE name = 'zstd'")
+    assert DOC in out
+
+
+def test_copy_to_exports_raw_bytes_and_round_trips(cassandra, ks, tmp_path):
+    exported = tmp_path / "formats.csv"
+    result = run(
+        CQLSH_EXT, [*cassandra.cqlsh_args, "-e", f"COPY {ks}.formats (name, data) TO '{exported}'"], tmp_path
+    )
+    assert result.returncode == 0, result.stderr
+    with exported.open() as handle:
+        rows = {name: data for name, data in csv.reader(handle)}
+    assert rows == {s.name: "0x" + s.data.hex() for s in SAMPLES}
+
+    session = cassandra.session(ks)
+    session.execute("CREATE TABLE IF NOT EXISTS formats_copy (name text PRIMARY KEY, data blob)")
+    result = run(
+        CQLSH_EXT,
+        [*cassandra.cqlsh_args, "-e", f"COPY {ks}.formats_copy (name, data) FROM '{exported}'"],
+        tmp_path,
+    )
+    assert result.returncode == 0, result.stderr
+    copied = {row.name: row.data for row in session.execute("SELECT name, data FROM formats_copy")}
+    session.shutdown()
+    assert copied == {s.name: s.data for s in SAMPLES}
+
+
+def test_help_and_version_name_both(tmp_path):
+    out = run(CQLSH_EXT, ["--help"], tmp_path).stdout
+    assert "--request-timeout" in out and "--decompress" in out and "--max-field-width" in out
+    out = run(CQLSH_EXT, ["--version"], tmp_path).stdout
+    assert re.match(r"cqlsh-ext \S+ \(cqlsh 6\.2\.\d+, cassandra-driver \S+\)", out)
+
+
+def test_cqlsh_flags_still_work(cassandra, ks, tmp_path):
+    out = ext(
+        cassandra,
+        tmp_path,
+        "SELECT data FROM formats WHERE name = 'gzip'",
+        "-k",
+        ks,
+        "--request-timeout",
+        "20",
+        "--connect-timeout",
+        "20",
+        "--no-color",
+    )
+    assert "[gzip]" in out and "\x1b[" not in out
+    colored = ext(cassandra, tmp_path, "SELECT data FROM formats WHERE name = 'gzip'", "-k", ks, "-C")
+    assert "\x1b[" in colored and "[gzip]" in colored
+
+
+def test_unreachable_host_is_one_line(tmp_path):
+    result = run(
+        CQLSH_EXT,
+        ["127.0.0.1", "1", "--connect-timeout", "2", "-e", "SELECT now() FROM system.local"],
+        tmp_path,
+    )
+    assert result.returncode != 0
+    assert "Connection error" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_zstd_bomb_is_cut_at_the_cap_in_bounded_memory(cassandra, ks, tmp_path):
+    compressor = zstandard.ZstdCompressor(level=19).compressobj(size=1 << 30)
+    zeros = b"\0" * (1 << 20)
+    bomb = b"".join(compressor.compress(zeros) for _ in range(1024)) + compressor.flush()
+    session = cassandra.session(ks)
+    session.execute("CREATE TABLE IF NOT EXISTS bombs (id int PRIMARY KEY, data blob)")
+    session.execute("INSERT INTO bombs (id, data) VALUES (1, %s)", (bomb,))
+    session.shutdown()
+    result = run(
+        CQLSH_EXT, [*cassandra.cqlsh_args, "-e", f"SELECT data FROM {ks}.bombs"], tmp_path, measure_rss=True
+    )
+    assert result.returncode == 0, result.stderr
+    assert "[zstd, first 4.0 MiB of 1.0 GiB]" in result.stdout
+    assert result.max_rss_kib is not None and result.max_rss_kib < 200 * 1024, result.max_rss_kib
+
+
+JAVA_EXPECT = {
+    "snappy_raw": "snappy",
+    "snappy_xerial": "snappy/xerial",
+    "snappy_framed": "snappy/framed",
+    "lz4_java_block": "lz4/LZ4Block",
+    "lz4_frame": "lz4/frame",
+    "zstd": "zstd",
+    "gzip": "gzip",
+    "zlib": "zlib",
+    "java_string": "java",
+    "gzip_java_string": "gzip>java",
+}
+
+
+def test_values_written_by_java_producers(cassandra, tmp_path):
+    from java_producers import PRODUCERS, java_produce
+
+    # Multi-block for the streams (xerial 32 KiB, LZ4Block 64 KiB) and a long Java string.
+    doc = "[" + ",".join(next(documents(1, seed=n)) for n in range(40)) + "]"
+    assert len(doc) > 70_000
+    blobs = java_produce(doc.encode())
+    assert set(blobs) == set(PRODUCERS)
+    ks = cassandra.create_keyspace("java")
+    session = cassandra.session(ks)
+    session.execute("CREATE TABLE produced (name text PRIMARY KEY, data blob)")
+    insert = session.prepare("INSERT INTO produced (name, data) VALUES (?, ?)")
+    for name, blob in blobs.items():
+        session.execute(insert, (name, blob))
+    session.shutdown()
+    cells = rows_by_name(ext(cassandra, tmp_path, f"SELECT name, data FROM {ks}.produced"))
+    for name, label in JAVA_EXPECT.items():
+        assert cells[name] == f"[{label}] {doc}", f"{name}: {cells[name][:100]}"
+    assert cells["gzip_java_object"] == "[gzip>java] object java.util.ArrayList (not deserialized)"
