@@ -32,11 +32,8 @@ try:
 except ImportError:  # optional dependency
     brotli = None
 
-try:
-    import xxhash  # optional: only used to write real LZ4Block checksums
-except ImportError:
-    xxhash = None
-
+from cqlsh_ext.demo.samples import lz4_java_block as lz4_java
+from cqlsh_ext.demo.samples import xerial_stream as xerial
 
 # ---------------------------------------------------------------------------------------------
 # Producers. Real libraries where Python has one; byte-exact builders per the specs otherwise
@@ -66,15 +63,6 @@ def snappy_hadoop(d: bytes) -> bytes:
     return snappy.HadoopStreamCompressor().add_chunk(d)
 
 
-def xerial(d: bytes, block: int = 32 << 10) -> bytes:
-    """snappy-java SnappyOutputStream: magic, version 1, compatible 1, [i32 BE len][raw block]..."""
-    out = [b"\x82SNAPPY\x00", struct.pack(">ii", 1, 1)]
-    for i in range(0, len(d), block):
-        c = snappy.compress(d[i : i + block])
-        out.append(struct.pack(">i", len(c)) + c)
-    return b"".join(out)
-
-
 def lz4_hadoop(d: bytes, block: int = 256 << 10) -> bytes:
     """Hadoop Lz4Codec BlockCompressorStream: [u32 BE raw][u32 BE len][raw LZ4 block]."""
     out = []
@@ -95,22 +83,6 @@ def lz4_legacy(d: bytes, block: int = 8 << 20) -> bytes:
     for i in range(0, len(d), block):
         c = lz4.block.compress(d[i : i + block], store_size=False)
         out.append(struct.pack("<I", len(c)) + c)
-    return b"".join(out)
-
-
-def lz4_java(d: bytes, block: int = 64 << 10) -> bytes:
-    """lz4-java LZ4BlockOutputStream (checksum written only when xxhash is available)."""
-    level = max(block.bit_length() - 1 - 10, 0)
-    out = []
-    for i in range(0, len(d), block):
-        piece = d[i : i + block]
-        c = lz4.block.compress(piece, store_size=False)
-        method = 0x20
-        if len(c) >= len(piece):
-            c, method = piece, 0x10
-        check = xxhash.xxh32_intdigest(piece, seed=0x9747B28C) & 0x0FFFFFFF if xxhash else 0
-        out.append(b"LZ4Block" + struct.pack("<Biii", method | level, len(c), len(piece), check) + c)
-    out.append(b"LZ4Block" + struct.pack("<Biii", 0x10 | level, 0, 0, 0))
     return b"".join(out)
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Callable
+from typing import Any
 
 from .base import Decoded, DecodeError
 
@@ -169,3 +170,16 @@ def hadoop_decode(
         if truncated:
             break
     return Decoded(join(parts) if parts else b"", truncated, declared)
+
+
+def capped_step(dec: Any, src: Any, left: int) -> tuple[bytes, bool]:
+    """Feed one stream to a zlib/bz2/lzma decompressor with at most `left` output.
+
+    Returns (output, stopped by the cap); a stream that ends early is a DecodeError.
+    """
+    out = dec.decompress(src, max_length=left)
+    if dec.eof:
+        return out, False
+    if len(out) >= left:
+        return out, True
+    raise DecodeError("truncated stream")

@@ -70,10 +70,13 @@ class Format:
     #: Every first byte matches() can accept (the registry's dispatch); defaults to magic[:1].
     lead_bytes: ClassVar[bytes] = b""
 
+    #: The codec's usual container, labelled by the codec name alone ('zstd', not 'zstd/frame').
+    primary: ClassVar[bool] = False
+
     @property
     def label(self) -> str:
         """Short user-facing name, e.g. 'snappy' or 'snappy/framed'."""
-        return self.codec if self.container == "raw" else f"{self.codec}/{self.container}"
+        return self.codec if self.primary else f"{self.codec}/{self.container}"
 
     def __repr__(self) -> str:
         return f"<Format {self.label} ({self.grade})>"

@@ -30,11 +30,9 @@ class Brotli(Format):
 
     codec = "brotli"
     container = "brotli"
+    primary = True
     grade = "D"
 
-    @property
-    def label(self) -> str:
-        return "brotli"
 
     def matches(self, data: bytes) -> bool:
         return False

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._common import join, wrap
+from ._common import capped_step, join, wrap
 from .base import Decoded, DecodeError, Format
 
 MAGIC = b"BZh"
@@ -24,26 +24,15 @@ def _load() -> Any:
     return _decompressor
 
 
-def _stream_step(dec: Any, src: Any, left: int) -> tuple[bytes, bool]:
-    out = dec.decompress(src, max_length=left)
-    if dec.eof:
-        return out, False
-    if len(out) >= left:
-        return out, True
-    raise DecodeError("truncated stream")
-
-
 class Bzip2(Format):
     """bzip2 (bzip2 CLI, Python bz2, commons-compress BZip2CompressorOutputStream)."""
 
     codec = "bzip2"
     container = "bzip2"
+    primary = True
     grade = "A"
     magic = MAGIC
 
-    @property
-    def label(self) -> str:
-        return "bzip2"
 
     def matches(self, data: bytes) -> bool:
         return (
@@ -66,7 +55,7 @@ class Bzip2(Format):
                     truncated = True
                     break
                 dec = factory()
-                out, truncated = _stream_step(dec, rest, left)
+                out, truncated = capped_step(dec, rest, left)
                 parts.append(out)
                 left -= len(out)
                 if truncated:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import zlib  # stdlib, already loaded by the interpreter: importing it costs nothing
 
-from ._common import join, u32be, u32le, wrap
+from ._common import capped_step, join, u32be, u32le, wrap
 from .base import Decoded, DecodeError, Format, Undecodable
 
 GZIP_MAGIC = b"\x1f\x8b\x08"
@@ -17,27 +17,15 @@ _OS = {0: "FAT", 3: "Unix", 7: "Macintosh", 10: "NTFS", 11: "Windows", 255: "unk
 _decompressobj = zlib.decompressobj
 
 
-def _cap_step(obj: zlib._Decompress, src: bytes | memoryview, left: int) -> tuple[bytes, bool]:
-    """Feed one stream to `obj` with at most `left` output: (output, stopped by the cap)."""
-    out = obj.decompress(src, left)
-    if obj.eof:
-        return out, False
-    if len(out) >= left:
-        return out, True
-    raise DecodeError("truncated stream")
-
-
 class Gzip(Format):
     """gzip (GZIPOutputStream, Python gzip, Go compress/gzip); members may be concatenated."""
 
     codec = "gzip"
     container = "gzip"
+    primary = True
     grade = "A"
     magic = GZIP_MAGIC
 
-    @property
-    def label(self) -> str:
-        return "gzip"
 
     def matches(self, data: bytes) -> bool:
         return len(data) >= 18 and data.startswith(GZIP_MAGIC) and not data[3] & 0xE0
@@ -50,7 +38,7 @@ class Gzip(Format):
             obj = _decompressobj(31)
             if cap <= 0:
                 return Decoded(b"", True, u32le(data, n - 4)[0])
-            out, cut = _cap_step(obj, data, cap)
+            out, cut = capped_step(obj, data, cap)
             rest = obj.unused_data
             if cut or not rest:  # the common case: one member
                 return Decoded(out, cut, u32le(data, n - 4)[0])
@@ -68,7 +56,7 @@ class Gzip(Format):
                     truncated = True
                     break
                 obj = _decompressobj(31)
-                out, truncated = _cap_step(obj, rest, left)
+                out, truncated = capped_step(obj, rest, left)
                 parts.append(out)
                 left -= len(out)
                 if truncated:
@@ -125,14 +113,12 @@ class Zlib(Format):
 
     codec = "zlib"
     container = "zlib"
+    primary = True
     grade = "B"
     magic = b"\x78"
     # CM 8 with CINFO 0..7: 0x08, 0x18, ... 0x78 (0x78 is what every real producer writes)
     lead_bytes = bytes(range(0x08, 0x80, 0x10))
 
-    @property
-    def label(self) -> str:
-        return "zlib"
 
     def matches(self, data: bytes) -> bool:
         return _zlib_header_ok(data)
@@ -144,7 +130,7 @@ class Zlib(Format):
             raise self._fdict(data, cap)
         try:
             obj = _decompressobj(15)
-            out, cut = _cap_step(obj, data, cap) if cap > 0 else (b"", True)
+            out, cut = capped_step(obj, data, cap) if cap > 0 else (b"", True)
         except DecodeError:
             raise
         except Exception as e:
@@ -192,6 +178,7 @@ class RawDeflate(Format):
 
     codec = "deflate"
     container = "raw"
+    primary = True
     grade = "D"
 
     def matches(self, data: bytes) -> bool:
@@ -202,7 +189,7 @@ class RawDeflate(Format):
             raise DecodeError("empty value")
         try:
             obj = _decompressobj(-15)
-            out, cut = _cap_step(obj, data, cap) if cap > 0 else (b"", True)
+            out, cut = capped_step(obj, data, cap) if cap > 0 else (b"", True)
         except DecodeError:
             raise
         except Exception as e:

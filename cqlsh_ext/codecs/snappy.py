@@ -164,6 +164,7 @@ class SnappyRaw(Format):
 
     codec = "snappy"
     container = "raw"
+    primary = True
     grade = "C"
 
     def matches(self, data: bytes) -> bool:

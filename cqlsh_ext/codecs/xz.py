@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._common import join, u32le, u64le, wrap
+from ._common import capped_step, join, u32le, u64le, wrap
 from .base import Decoded, DecodeError, Format
 
 MAGIC = b"\xfd7zXZ\x00"
@@ -25,26 +25,15 @@ def _load() -> Any:
     return lzma
 
 
-def _step(dec: Any, src: Any, left: int) -> tuple[bytes, bool]:
-    out = dec.decompress(src, max_length=left)
-    if dec.eof:
-        return out, False
-    if len(out) >= left:
-        return out, True
-    raise DecodeError("truncated stream")
-
-
 class Xz(Format):
     """xz (xz CLI, Python lzma, XZ for Java XZOutputStream)."""
 
     codec = "xz"
     container = "xz"
+    primary = True
     grade = "A"
     magic = MAGIC
 
-    @property
-    def label(self) -> str:
-        return "xz"
 
     def matches(self, data: bytes) -> bool:
         return len(data) >= 12 and data.startswith(MAGIC) and data[6] == 0 and data[7] & 0xF0 == 0
@@ -62,7 +51,7 @@ class Xz(Format):
                     truncated = True
                     break
                 dec = lzma.LZMADecompressor(lzma.FORMAT_XZ, memlimit=MEMLIMIT)
-                out, truncated = _step(dec, rest, left)
+                out, truncated = capped_step(dec, rest, left)
                 parts.append(out)
                 left -= len(out)
                 if truncated:
@@ -133,7 +122,7 @@ class LzmaAlone(Format):
             return Decoded(b"", True, hdr[2])
         try:
             dec = lzma.LZMADecompressor(lzma.FORMAT_ALONE, memlimit=MEMLIMIT)
-            out, truncated = _step(dec, data, cap)
+            out, truncated = capped_step(dec, data, cap)
         except DecodeError:
             raise
         except Exception as e:

@@ -219,13 +219,11 @@ class ZstdFrame(Format):
 
     codec = "zstd"
     container = "frame"
+    primary = True
     grade = "A"
     magic = MAGIC
     lead_bytes = MAGIC[:1] + bytes(range(0x50, 0x60))  # may follow skippable frames
 
-    @property
-    def label(self) -> str:
-        return "zstd"
 
     def matches(self, data: bytes) -> bool:
         if data.startswith(MAGIC):

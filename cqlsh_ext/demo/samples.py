@@ -1,7 +1,7 @@
 """One value per container format, made with the real Python producer libraries.
 
 Where Python has no producer library for a container that Java producers write (xerial
-`SnappyOutputStream`, Hadoop block streams, lz4-java `LZ4Block`, Java serialization), the bytes are
+`SnappyOutputStream`, lz4-java `LZ4Block`, Java serialization), the bytes are
 laid out exactly as those producers write them around a block made by the real codec library.
 The test suite compares these layouts with the real Java producers' output.
 """
@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import cramjam
 import lz4.block
 import lz4.frame
+import snappy
 import zstandard
 
 LZ4BLOCK_MAGIC = b"LZ4Block"
@@ -45,12 +46,6 @@ def xerial_stream(payload: bytes, block: int = 32 * 1024) -> bytes:
         chunk = snappy_raw(payload[start : start + block])
         out.append(struct.pack(">i", len(chunk)) + chunk)
     return b"".join(out)
-
-
-def hadoop_block(payload: bytes, compress: str = "snappy") -> bytes:
-    """Hadoop BlockCompressorStream: int32 BE raw length, int32 BE chunk length, chunk."""
-    chunk = snappy_raw(payload) if compress == "snappy" else lz4.block.compress(payload, store_size=False)
-    return struct.pack(">ii", len(payload), len(chunk)) + chunk
 
 
 def lz4_java_block(payload: bytes, block: int = 64 * 1024) -> bytes:
@@ -91,7 +86,12 @@ def samples(document: str) -> list[Sample]:
             "snappy/framed",
         ),
         Sample("snappy xerial", "SnappyOutputStream layout", xerial_stream(payload), "snappy/xerial"),
-        Sample("snappy hadoop", "Hadoop SnappyCodec layout", hadoop_block(payload), "snappy/hadoop"),
+        Sample(
+            "snappy hadoop",
+            "snappy.HadoopStreamCompressor",
+            snappy.HadoopStreamCompressor().add_chunk(payload),
+            "snappy/hadoop",
+        ),
         Sample("lz4 frame", "lz4.frame.compress", lz4.frame.compress(payload), "lz4/frame"),
         Sample("lz4 size-prefixed LE", "lz4.block.compress", lz4.block.compress(payload), "lz4/block"),
         Sample(
