@@ -95,10 +95,16 @@ def compact_json(text: str) -> str:
 class BlobDisplay:
     """The blob formatter installed while cqlsh formats one result (see seams.blob_formatter_swapped)."""
 
-    def __init__(self, settings: DisplaySettings, interactive: bool, expanded: bool) -> None:
+    def __init__(
+        self, settings: DisplaySettings, interactive: bool, expanded: bool, screen_room: int = 0
+    ) -> None:
         self.mode = settings.mode
         self.cap = settings.cap
         self.width = settings.effective_width(interactive)
+        if self.width and screen_room and settings.max_field_width is None:
+            # On a terminal a cell wider than the screen is unreadable anyway: one screen line at most
+            # (room left beside the longest column name and the " | " of vertical layout).
+            self.width = min(self.width, max(screen_room, 40))
         self.expanded = expanded
 
     def __call__(self, val: bytes, colormap: Any, quote: bool = False, **_: Any) -> FormattedValue:

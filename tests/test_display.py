@@ -1,0 +1,107 @@
+"""How one blob becomes a table cell (cqlsh_ext.display), without a server."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import zlib
+
+import cramjam
+import zstandard
+
+from cqlsh_ext import seams
+from cqlsh_ext.demo.samples import java_string
+from cqlsh_ext.display import BlobDisplay, human_size
+from cqlsh_ext.settings import DisplaySettings
+
+PLAIN = seams.value_colormap(False)
+COLOR = seams.value_colormap(True)
+
+
+def cell(
+    value: bytes,
+    *,
+    mode: str = "auto",
+    interactive: bool = False,
+    expanded: bool = False,
+    quote: bool = False,
+    room: int = 0,
+    **settings: object,
+) -> str:
+    display = BlobDisplay(DisplaySettings(mode=mode, **settings), interactive, expanded, room)
+    return display(value, PLAIN, quote=quote).strval
+
+
+def test_decoded_text_is_labelled():
+    assert cell(gzip.compress(b'{"a": 1}')) == '[gzip] {"a": 1}'
+    assert cell(bytes(cramjam.snappy.compress_raw(b"hello, snappy"))) == "[snappy] hello, snappy"
+
+
+def test_control_characters_are_escaped_like_cqlsh_text():
+    assert cell(zlib.compress(b"tab\there\\back")) == "[zlib] tab\\there\\\\back"
+
+
+def test_multiline_json_is_compact_in_a_table_and_indented_expanded():
+    doc = json.dumps({"a": [1, 2], "b": "x"}, indent=4).encode()
+    assert cell(zlib.compress(doc)) == '[zlib] {"a": [1, 2], "b": "x"}'
+    assert cell(zlib.compress(doc), expanded=True) == '[zlib] {\n  "a": [\n    1,\n    2\n  ],\n  "b": "x"\n}'
+
+
+def test_inside_collections_the_text_is_quoted_like_cqlsh_strings():
+    assert cell(zlib.compress(b"it's"), quote=True) == "[zlib] 'it''s'"
+
+
+def test_binary_payload_is_hex_with_its_size():
+    assert (
+        cell(zlib.compress(bytes(range(8)) * 4)) == "[zlib] 0x" + (bytes(range(8)) * 4).hex() + " (32 bytes)"
+    )
+
+
+def test_java_objects_are_named_never_deserialized():
+    assert cell(gzip.compress(java_string("héllo"))) == "[gzip>java] héllo"
+    obj = b"\xac\xed\x00\x05sr\x00\x13java.util.ArrayList" + b"\x00" * 12
+    assert cell(gzip.compress(obj)) == "[gzip>java] object java.util.ArrayList (not deserialized)"
+
+
+def test_raw_values_keep_their_hex_and_say_why():
+    assert cell(b"\x00\x01") == "0x0001 (too short to detect)"
+    assert (
+        cell(b"plain text, stored raw")
+        == "0x" + b"plain text, stored raw".hex() + " (no compression detected)"
+    )
+    assert cell(b"") == "0x"
+    broken = gzip.compress(b"x" * 1000)[:20]
+    assert cell(broken) == f"0x{broken.hex()} (gzip: truncated stream)"
+
+
+def test_named_codec_failure_shows_the_reason():
+    assert cell(gzip.compress(b"abc"), mode="zstd").endswith(")")
+    assert "(zstd: " in cell(gzip.compress(b"abc"), mode="zstd")
+
+
+def test_output_cap_is_announced_up_front():
+    bomb = zstandard.ZstdCompressor().compress(b"a" * (3 << 20))
+    shown = cell(bomb, cap=1 << 20)
+    assert shown.startswith("[zstd, first 1.0 MiB of 3.0 MiB] aaa")
+    assert len(shown) == len("[zstd, first 1.0 MiB of 3.0 MiB] ") + (1 << 20)
+
+
+def test_terminal_cells_are_cut_and_scripts_get_everything():
+    value = zlib.compress(b"x" * 2000)
+    assert len(cell(value)) == len("[zlib] ") + 2000
+    cut = cell(value, interactive=True)
+    assert len(cut) == 500 and cut.endswith("…")
+    assert len(cell(value, interactive=True, room=120)) == 120
+    assert len(cell(value, interactive=True, room=120, max_field_width=300)) == 300  # an explicit width wins
+    assert len(cell(value, max_field_width=60)) == 60
+
+
+def test_colour_does_not_change_the_width():
+    display = BlobDisplay(DisplaySettings(), False, False)
+    plain, colored = display(gzip.compress(b"a\\b"), PLAIN), display(gzip.compress(b"a\\b"), COLOR)
+    assert plain.displaywidth == len(plain.strval)
+    assert "\x1b[" in colored.coloredval and colored.displaywidth == len("[gzip] a\\b")
+
+
+def test_human_size():
+    assert [human_size(n) for n in (5, 1536, 3 << 20, 1 << 40)] == ["5 B", "1.5 KiB", "3.0 MiB", "1.0 TiB"]
