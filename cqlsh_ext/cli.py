@@ -25,6 +25,7 @@ from cqlsh_ext.settings import (
 #: `cqlsh-ext <word> ...` runs a tool instead of the shell.
 SUBCOMMANDS = {
     "demo": "cqlsh_ext.demo.cli",
+    "inspect": "cqlsh_ext.insight.cli",
 }
 
 
@@ -101,6 +102,7 @@ def _print_help(cqlshmain: object, ext_parser: argparse.ArgumentParser) -> None:
     print(ext_parser.format_help().split("\n", 2)[2].rstrip())
     print()
     print("Tools: cqlsh-ext demo load [--help]    create and fill a demo keyspace")
+    print("       cqlsh-ext inspect FILE|-|0x...  describe one stored value, no server needed")
 
 
 def _versions(cqlshmain: object) -> str:

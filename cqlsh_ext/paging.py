@@ -1,14 +1,27 @@
-"""Result paging: fetch the next page while the current one is formatted.
+"""Result paging: how cqlsh-ext walks the pages of a result that cqlsh prints.
 
-Stock cqlsh asks the server for page N+1 only after page N is printed, so every page costs a
-full round trip on top of formatting. `prefetch_pages` starts the request for the next page as
-soon as a page arrives; printing the page and the server's work then overlap. What is printed
-and in which order does not change: only when the bytes arrive.
+Both wrappers replace `fetch_next_page` on the driver's ResultSet, so cqlsh's own printing loop
+(and ours in cqlsh_ext.repl) runs unchanged on top of them; `paged` applies both.
+
+- `prefetch_pages`: stock cqlsh asks the server for page N+1 only after page N is printed, so
+  every page costs a full round trip on top of formatting. The request for the next page starts
+  as soon as a page arrives; printing and the server's work then overlap. What is printed and in
+  which order does not change, only when the bytes arrive.
+- `skip_empty_pages`: Amazon Keyspaces returns empty pages that still have more data; stock cqlsh
+  then shows an empty table or a bare `---MORE---` prompt. Such pages are fetched past: the
+  first page shown is the first with rows, and every `---MORE---` follows rows. A run of empty
+  pages at the very end can still cost one prompt (nobody can know they are empty before
+  fetching them).
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+
+def paged(result: Any) -> Any:
+    """`result` with both wrappers: prefetching underneath, empty pages skipped on top."""
+    return skip_empty_pages(prefetch_pages(result))
 
 
 def prefetch_pages(result: Any) -> Any:
@@ -42,4 +55,22 @@ def prefetch_pages(result: Any) -> Any:
     start()
     result.fetch_next_page = fetch_next_page
     result._cqlsh_ext_prefetch = True
+    return result
+
+
+def skip_empty_pages(result: Any) -> Any:
+    """Fetch past empty pages now and on every later fetch_next_page(); returns result."""
+    fetch = getattr(result, "fetch_next_page", None)
+    if fetch is None or not hasattr(result, "has_more_pages") or getattr(result, "_cqlsh_ext_skips", False):
+        return result
+
+    def fetch_non_empty() -> None:
+        fetch()
+        while not result.current_rows and result.has_more_pages:
+            fetch()
+
+    while not result.current_rows and result.has_more_pages:
+        fetch()
+    result.fetch_next_page = fetch_non_empty
+    result._cqlsh_ext_skips = True
     return result

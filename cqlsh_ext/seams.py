@@ -30,6 +30,14 @@ has one file to re-check (tests/test_seams.py pins the assumptions).
    that lets us adjust the keyword arguments (adds `ssl_context`), and `ssl_settings` in
    `sslhandling` and `copyutil` (cqlsh's exits without a certfile). Never installed for plain
    connections.
+7. Shell methods overridden by name (cqlsh_ext.shell and its mixins), each handing over to cqlsh
+   when our feature is off: `print_static_result`, `myformat_value`,
+   `print_formatted_result_vertically` (multi-line values only), `print_result` (paging wrappers;
+   the interactive front end prints pages without `---MORE---`), `check_build_versions` and
+   `print_warnings` (to stderr in JSON/CSV output), `cmdloop` (the prompt_toolkit loop),
+   `do_describe`/`do_copy` (Keyspaces). The interactive loop also sets the module global
+   `cqlshmain.readline` to None so cqlsh neither reads nor writes its readline history there.
+   tests/test_seams.py checks that each name still exists with the expected signature.
 """
 
 from __future__ import annotations
@@ -96,7 +104,8 @@ def register_special_commands(rules: str, words: tuple[str, ...], alternatives: 
     head, sep, _ = base.rpartition(";")
     if not sep or "<specialCommand>" not in head:
         raise RuntimeError("cqlsh's <specialCommand> rule has an unexpected shape")
-    special = head.rstrip() + "".join(f"\n                   | {alt}" for alt in alternatives) + "\n                   ;\n"
+    pad = "\n                   "
+    special = head.rstrip() + "".join(f"{pad}| {alt}" for alt in alternatives) + f"{pad};\n"
     cqlshhandling.cqlsh_extra_syntax_rules += special + rules
     cqlshhandling.my_commands_ending_with_newline += words
 

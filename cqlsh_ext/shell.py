@@ -1,18 +1,27 @@
 """The cqlsh Shell, extended: blob display and the DECOMPRESS command.
 
 Only the methods listed here differ from stock cqlsh 6.2; with `-d none` none of them changes what
-is printed. How each hook attaches to cqlsh is documented in cqlsh_ext.seams.
+is printed. How each hook attaches to cqlsh is documented in cqlsh_ext.seams. The interactive front
+end (cqlsh_ext.repl) and the machine-readable output (cqlsh_ext.output) come in as mixins; with
+--classic and the table format they hand every call to cqlsh unchanged.
 """
 
 from __future__ import annotations
 
+import shutil
 import sys
 from typing import Any
 
 from cqlsh_ext import seams
-from cqlsh_ext.keyspaces.paging import skip_empty_pages
-from cqlsh_ext.paging import prefetch_pages
+from cqlsh_ext.insight.commands import (
+    COMPRESSION_HELP,
+    INSIGHT_ALTERNATIVES,
+    INSIGHT_RULES,
+    INSIGHT_WORDS,
+    INSPECT_HELP,
+)
 from cqlsh_ext.output.shellmixin import OUTPUT_ALTERNATIVES, OUTPUT_RULES, OUTPUT_WORDS, OutputShellMixin
+from cqlsh_ext.paging import paged
 from cqlsh_ext.repl.shellmixin import ReplShellMixin
 from cqlsh_ext.settings import MODES, NONE, DisplaySettings, SettingError, parse_mode
 
@@ -29,8 +38,9 @@ DECOMPRESS_RULES = r"""
 def register_commands() -> None:
     """Teach cqlsh's grammar our commands; must run before cqlshmain.main() sets up the rule set."""
     # One call for all commands: each call re-derives <specialCommand> from cqlsh's own rule.
-    seams.register_special_commands(DECOMPRESS_RULES + OUTPUT_RULES, ("decompress", *OUTPUT_WORDS),
-                                    ("<decompressCommand>", *OUTPUT_ALTERNATIVES))
+    seams.register_special_commands(DECOMPRESS_RULES + OUTPUT_RULES + INSIGHT_RULES,
+                                    ("decompress", *OUTPUT_WORDS, *INSIGHT_WORDS),
+                                    ("<decompressCommand>", *OUTPUT_ALTERNATIVES, *INSIGHT_ALTERNATIVES))
 
 
 def _holds_blob(cqltype: Any) -> bool:
@@ -78,7 +88,11 @@ class ExtShell(ReplShellMixin, OutputShellMixin, cqlshmain.Shell):  # type: igno
             return super().print_static_result(result, table_meta, with_header, tty, row_count_offset)
         from cqlsh_ext.display import BlobDisplay  # loads the codec layer on the first blob only
 
-        formatter = BlobDisplay(settings, self._interactive(), self.expand_enabled)
+        interactive = self._interactive()
+        room = 0
+        if interactive and result.column_names:
+            room = shutil.get_terminal_size().columns - max(len(name) for name in result.column_names) - 5
+        formatter = BlobDisplay(settings, interactive, self.expand_enabled, room)
         # CqlType binds its formatter when built inside the call, so nested blobs are covered too.
         self._blob_display = formatter
         try:
@@ -107,13 +121,29 @@ class ExtShell(ReplShellMixin, OutputShellMixin, cqlshmain.Shell):  # type: igno
         max_val_width = max(v.displaywidth for row in formatted_values for v in row)
         indent = "\n" + " " * (max_col_width + 4)
         for i, row in enumerate(formatted_values):
-            self.writeresult("@ Row %d" % (row_count_offset + i + 1))
-            self.writeresult("-%s-" % "-+-".join(["-" * max_col_width, "-" * max_val_width]))
-            for name, value in zip(formatted_names, row):
+            self.writeresult(f"@ Row {row_count_offset + i + 1}")
+            self.writeresult(f"-{'-' * max_col_width}-+-{'-' * max_val_width}-")
+            for name, value in zip(formatted_names, row, strict=True):
                 column = name.ljust(max_col_width, color=self.color)
                 shown = value.ljust(value.displaywidth, color=self.color).replace("\n", indent)
                 self.writeresult(" " + " | ".join([column, shown]))
             self.writeresult("")
+
+    # ------------------------------------------------ compression insight (cqlsh_ext.insight)
+
+    def do_inspect(self, parsed: Any) -> None:
+        from cqlsh_ext.insight import commands  # loads the report modules on first use only
+
+        commands.do_inspect(self, parsed)
+
+    do_inspect.__doc__ = INSPECT_HELP  # HELP INSPECT
+
+    def do_compression(self, parsed: Any) -> None:
+        from cqlsh_ext.insight import commands
+
+        commands.do_compression(self, parsed)
+
+    do_compression.__doc__ = COMPRESSION_HELP  # HELP COMPRESSION
 
     def do_decompress(self, parsed: Any) -> None:
         """
@@ -155,9 +185,8 @@ class ExtShell(ReplShellMixin, OutputShellMixin, cqlshmain.Shell):  # type: igno
     # ------------------------------------------------ Amazon Keyspaces behaviour (cqlsh_ext.keyspaces)
 
     def print_result(self, result: Any, table_meta: Any) -> None:
-        # Keyspaces returns empty pages that still have more data: skip them instead of showing an
-        # empty table or a bare ---MORE--- prompt (any server, any output mode).
-        return super().print_result(skip_empty_pages(prefetch_pages(result)), table_meta)
+        # Next page fetched while this one prints; empty pages (Keyspaces) skipped: cqlsh_ext.paging.
+        return super().print_result(paged(result), table_meta)
 
     def do_describe(self, parsed: Any) -> None:
         if self.connection_versions["build"][0] >= "4":  # the test stock cqlsh makes

@@ -50,9 +50,13 @@ class BlobView:
     #: TEXT: True when the text has no control characters, so display needs no escaping.
     clean: bool = False
 
-    @property
-    def truncated_layer(self) -> Layer | None:
-        return next((layer for layer in self.layers if layer.truncated), None)
+    #: The first layer whose output the cap cut, if any (kept by add_layer).
+    truncated_layer: Layer | None = None
+
+    def add_layer(self, layer: Layer) -> None:
+        self.layers.append(layer)
+        if layer.truncated and self.truncated_layer is None:
+            self.truncated_layer = layer
 
 
 def unwrap(value: bytes, mode: str, cap: int) -> BlobView:
@@ -77,7 +81,7 @@ def unwrap(value: bytes, mode: str, cap: int) -> BlobView:
             return BlobView(stored, RAW, data=value, reason=str(err))
     fmt, decoded = found
     view = BlobView(stored, BINARY)
-    view.layers.append(Layer(fmt.label, stored, len(decoded.data), decoded.truncated, decoded.declared_size))
+    view.add_layer(Layer(fmt.label, stored, len(decoded.data), decoded.truncated, decoded.declared_size))
     return _payload(view, decoded.data, cap - len(decoded.data), depth=1)
 
 
@@ -99,7 +103,7 @@ def _payload(view: BlobView, data: bytes, budget: int, depth: int) -> BlobView:
         except DecodeError as err:
             view.reason = f"inner {fmt.label}: {err}"
             break
-        view.layers.append(
+        view.add_layer(
             Layer(fmt.label, len(data), len(decoded.data), decoded.truncated, decoded.declared_size)
         )
         data, budget, depth = decoded.data, budget - len(decoded.data), depth + 1
@@ -112,7 +116,7 @@ def _java(view: BlobView, data: bytes) -> BlobView:
     except javaser.JavaStreamError as err:
         view.reason = f"java serialization: {err}"
         return _text_or_binary(view, data) if view.layers else _raw(view, data)
-    view.layers.append(Layer("java", len(data), len(data), content.truncated))
+    view.add_layer(Layer("java", len(data), len(data), content.truncated))
     if content.kind == "String":
         view.kind, view.text = TEXT, content.text
     else:

@@ -86,16 +86,21 @@ def run(shell: Any) -> None:
     if not shell.color:
         session.lexer = None
     while not shell.stop:
-        shell.reset_prompt()
         try:
-            text = session.prompt(shell.prompt)
+            shell.reset_prompt()
+            try:
+                text = session.prompt(shell.prompt)
+            except KeyboardInterrupt:
+                continue  # Ctrl-C at the prompt: input cleared
+            except EOFError:
+                print()
+                shell.do_exit()
+                break
+            execute(shell, text, cqlshmain)
         except KeyboardInterrupt:
-            continue  # Ctrl-C at the prompt: input cleared
-        except EOFError:
+            # A second Ctrl-C while the first was being reported: still never the shell.
+            shell.reset_statement()
             print()
-            shell.do_exit()
-            break
-        execute(shell, text, cqlshmain)
 
 
 def execute(shell: Any, text: str, cqlshmain: Any) -> None:

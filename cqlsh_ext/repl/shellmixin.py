@@ -81,6 +81,10 @@ class ReplShellMixin:
         self.max_history_length_shown = 50
         self.repl_history: Any = None  # set by app.build_session
         self.repl_session: Any = None
+        # Auto vertical output: decided once per result (pages must not switch layout), and the
+        # row numbers continue over pages. Traces and conditional-write results come outside a
+        # result (print_formatted_result/print_static_result directly) and decide on their own.
+        self._in_result = False
         self._vertical_now = False
         self._row_offset = 0
         self.repl_preload: threading.Thread | None = None
@@ -115,10 +119,10 @@ class ReplShellMixin:
         from cqlsh_ext.repl.pager import PagedOutput, PagerClosed, pager_command
 
         size = shutil.get_terminal_size()
-        self._vertical_now = False
         settings = self.display_settings
         out = PagedOutput(self.query_out, pager_command(settings.pager), max(size.lines - 2, 1))
         self.query_out = out
+        self._in_result = True
         try:
             if getattr(self, "machine_format", None):
                 super().print_result(result, table_meta)  # type: ignore[misc]  # no pauses there
@@ -127,6 +131,7 @@ class ReplShellMixin:
         except PagerClosed:
             pass
         finally:
+            self._in_result, self._vertical_now, self._row_offset = False, False, 0
             self.query_out = out.out
             out.finish()
 
@@ -156,18 +161,23 @@ class ReplShellMixin:
 
     def print_static_result(self, result: Any, table_meta: Any, with_header: bool, tty: bool,
                             row_count_offset: int = 0) -> None:
-        self._row_offset = row_count_offset  # for auto vertical output, which continues the row count
-        return super().print_static_result(  # type: ignore[misc]
-            result, table_meta, with_header, tty, row_count_offset)
+        self._row_offset = row_count_offset
+        try:
+            return super().print_static_result(  # type: ignore[misc]
+                result, table_meta, with_header, tty, row_count_offset)
+        finally:
+            if not self._in_result:
+                self._row_offset = 0
 
     def print_formatted_result(self, formatted_names: list[Any], formatted_values: list[Any] | None,
                                with_header: bool, tty: bool) -> None:
         if self.repl_mode and formatted_values and not self.expand_enabled:
-            if not self._vertical_now and self.display_settings.auto_vertical:
-                self._vertical_now = _table_width(formatted_names, formatted_values) > \
-                    shutil.get_terminal_size().columns
-            if self._vertical_now:
-                # Sticky for the rest of this result: pages must not switch layout.
+            vertical = self._vertical_now or (
+                self.display_settings.auto_vertical
+                and _table_width(formatted_names, formatted_values) > shutil.get_terminal_size().columns)
+            if self._in_result:
+                self._vertical_now = vertical
+            if vertical:
                 return self.print_formatted_result_vertically(  # type: ignore[attr-defined]
                     formatted_names, formatted_values, self._row_offset)
         return super().print_formatted_result(  # type: ignore[misc]

@@ -1,0 +1,544 @@
+"""COMPRESSION ADVISE: re-compress a sample's payloads with every available codec, measured here.
+
+For each codec and level: the compressed sizes (so the ratio, the bucket distribution and the
+Keyspaces capacity units it would give), and compress / decompress speed in MB/s (10^6 bytes of
+decompressed data per second) on this machine. The measurement is one untimed warm-up pass (which
+also checks the round trip) and then several timed passes over the whole sample; the median is
+reported with the spread (max - min) / median, so the machine's noise is visible. Slow codecs get
+fewer passes (a time budget per codec), never fewer than one.
+
+The zstd dictionary is trained and measured by two-fold cross-fitting: the dictionary that
+compresses a value was trained on the other half of the sample, never on the value itself.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+import zlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from cqlsh_ext.insight import capacity, report
+from cqlsh_ext.insight.measure import COMPRESSED, UNDECODABLE, peel
+
+#: Timed passes per codec at most, and the time they may take together (seconds) after the warm-up.
+REPETITIONS = 7
+BUDGET_S = 1.0
+#: Skip the slowest settings when the sample is bigger than this (they would take minutes).
+SLOW_LIMIT = 8 << 20
+#: Payload bytes a sample holds at most.
+SAMPLE_BYTES = 64 << 20
+#: Candidates for the recommendation must reach these speeds (MB/s) here: compressing must not
+#: dominate a write path, nor decompressing a read path.
+FAST_COMPRESS, FAST_DECOMPRESS = 50.0, 200.0
+
+
+@dataclass
+class Codec:
+    name: str
+    family: str
+    compress: Callable[[bytes], Any]
+    decompress: Callable[[Any], Any]
+    slow: bool = False
+    note: str | None = None
+    #: compress/decompress take the value's index as a second argument (cross-fitted dictionaries).
+    indexed: bool = False
+
+
+def _snappy() -> list[Codec]:
+    import cramjam
+
+    return [Codec("snappy", "snappy", cramjam.snappy.compress_raw, cramjam.snappy.decompress_raw)]
+
+
+def _lz4() -> list[Codec]:
+    import lz4.block
+
+    return [
+        Codec("lz4", "lz4", lz4.block.compress, lz4.block.decompress),
+        Codec(
+            "lz4hc 9",
+            "lz4",
+            lambda b: lz4.block.compress(b, mode="high_compression", compression=9),
+            lz4.block.decompress,
+        ),
+    ]
+
+
+def _zstd(levels: Sequence[int]) -> list[Codec]:
+    import zstandard
+
+    dctx = zstandard.ZstdDecompressor()  # reused contexts: what a real application does
+    out = []
+    for level in levels:
+        cctx = zstandard.ZstdCompressor(level=level)
+        out.append(Codec(f"zstd {level}", "zstd", cctx.compress, dctx.decompress, slow=level >= 19))
+    return out
+
+
+def _gzip(levels: Sequence[int]) -> list[Codec]:
+    def make(level: int) -> Callable[[bytes], bytes]:
+        def compress(b: bytes) -> bytes:
+            obj = zlib.compressobj(level, zlib.DEFLATED, 31)
+            return obj.compress(b) + obj.flush()
+
+        return compress
+
+    return [Codec(f"gzip {level}", "gzip", make(level), lambda c: zlib.decompress(c, 31)) for level in levels]
+
+
+def _brotli(levels: Sequence[int]) -> list[Codec]:
+    import brotli
+
+    return [
+        Codec(
+            f"brotli {q}",
+            "brotli",
+            lambda b, q=q: brotli.compress(b, quality=q),
+            brotli.decompress,
+            slow=q >= 10,
+        )
+        for q in levels
+    ]
+
+
+def available_codecs() -> tuple[list[Codec], list[str]]:
+    """Every codec we can run here, and notes on the ones that are missing."""
+    codecs: list[Codec] = []
+    missing: list[str] = []
+    for name, make in (
+        ("snappy (cramjam)", _snappy),
+        ("lz4", _lz4),
+        ("zstd (zstandard)", lambda: _zstd((-1, 1, 3, 9, 19))),
+        ("gzip", lambda: _gzip((1, 6, 9))),
+        ("brotli", lambda: _brotli((1, 6, 11))),
+    ):
+        try:
+            codecs.extend(make())
+        except ImportError:
+            missing.append(f"{name} not installed")
+    return codecs, missing
+
+
+@dataclass
+class Speed:
+    runs: list[float]
+
+    def to_json(self) -> dict[str, object]:
+        if not self.runs:
+            return {"median": None, "min": None, "max": None, "runs": 0, "spread": None}
+        med = statistics.median(self.runs)
+        return {
+            "median": round(med, 1),
+            "min": round(min(self.runs), 1),
+            "max": round(max(self.runs), 1),
+            "runs": len(self.runs),
+            "spread": round((max(self.runs) - min(self.runs)) / med, 4) if med else None,
+        }
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.runs) if self.runs else 0.0
+
+    def text(self) -> str:
+        if not self.runs:
+            return "-"
+        med = self.median
+        if len(self.runs) == 1:
+            return f"{med:,.0f} (1 run)"
+        return f"{med:,.0f} ±{50 * (max(self.runs) - min(self.runs)) / med:.0f} %"
+
+
+@dataclass
+class Result:
+    name: str
+    family: str
+    sizes: list[int]
+    compress: Speed
+    decompress: Speed
+    note: str | None = None
+
+    @property
+    def total(self) -> int:
+        return sum(self.sizes)
+
+
+def measure(
+    codec: Codec, payloads: Sequence[bytes], budget: float = BUDGET_S, repetitions: int = REPETITIONS
+) -> Result:
+    """Warm-up (sizes, round-trip check), then timed passes within `budget` seconds."""
+    total = sum(len(p) for p in payloads)
+    compress, decompress = codec.compress, codec.decompress
+    t0 = time.perf_counter()
+    if codec.indexed:
+        packed = [compress(p, k) for k, p in enumerate(payloads)]
+    else:
+        packed = [compress(p) for p in payloads]
+    t1 = time.perf_counter()
+    for k, (p, c) in enumerate(zip(payloads, packed, strict=True)):
+        if bytes(decompress(c, k) if codec.indexed else decompress(c)) != p:
+            raise ValueError(f"{codec.name}: round trip failed")
+    per_pass = t1 - t0 + time.perf_counter() - t1
+    runs = max(1, min(repetitions, int(budget / per_pass) if per_pass > 0 else repetitions))
+    comp: list[float] = []
+    decomp: list[float] = []
+    for _ in range(runs):
+        # Plain loops without per-call wrappers: the figure is the codec's, not ours.
+        if codec.indexed:
+            start = time.perf_counter()
+            for k, p in enumerate(payloads):
+                compress(p, k)
+            mid = time.perf_counter()
+            for k, c in enumerate(packed):
+                decompress(c, k)
+            end = time.perf_counter()
+        else:
+            start = time.perf_counter()
+            for p in payloads:
+                compress(p)
+            mid = time.perf_counter()
+            for c in packed:
+                decompress(c)
+            end = time.perf_counter()
+        comp.append(total / max(mid - start, 1e-9) / 1e6)
+        decomp.append(total / max(end - mid, 1e-9) / 1e6)
+    return Result(codec.name, codec.family, [len(c) for c in packed], Speed(comp), Speed(decomp), codec.note)
+
+
+def zstd_dictionary(
+    payloads: Sequence[bytes], level: int = 3, budget: float = BUDGET_S, repetitions: int = REPETITIONS
+) -> Result | str:
+    """zstd with a trained dictionary, two-fold cross-fitted; a reason string when it cannot be trained."""
+    import zstandard
+
+    halves = (payloads[0::2], payloads[1::2])
+    if min(len(h) for h in halves) < 8:
+        return "too few values to train a dictionary (needs 16)"
+    size = max(1024, min(16 * 1024, sum(len(p) for p in payloads) // 20))
+    try:
+        dicts = [zstandard.train_dictionary(size, list(h)) for h in halves]
+    except zstandard.ZstdError as err:
+        return f"dictionary training failed: {err}"
+    # Value k (in half k % 2) is compressed with the dictionary trained on the other half.
+    cctx = [zstandard.ZstdCompressor(level=level, dict_data=d) for d in dicts]
+    dctx = [zstandard.ZstdDecompressor(dict_data=d) for d in dicts]
+    by_value_c = [cctx[1 - k % 2].compress for k in range(len(payloads))]
+    by_value_d = [dctx[1 - k % 2].decompress for k in range(len(payloads))]
+    codec = Codec(
+        f"zstd {level} + dict",
+        "zstd",
+        lambda p, k: by_value_c[k](p),
+        lambda c, k: by_value_d[k](c),
+        note=f"zstd {level} + dict: {size // 1024} KiB dictionaries, each value compressed with the one "
+        "trained on the other half of the sample",
+        indexed=True,
+    )
+    return measure(codec, payloads, budget, repetitions)
+
+
+@dataclass
+class ColumnAdvice:
+    """ADVISE for one blob column: the sample's sizes (per value) and every codec's result."""
+
+    column: str
+    payloads: int
+    payload_bytes: int
+    #: Per value of the sample: decompressed payload size, and size as stored now.
+    payload_sizes: list[int]
+    stored_sizes: list[int]
+    #: Values per chain as stored now; values left out of the sample and why.
+    current: dict[str, int]
+    skipped: dict[str, int]
+    results: list[Result] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    recommendation: str = ""
+    recommended: str | None = None
+
+    def _rows(self) -> list[tuple[str, str, list[int]]]:
+        """(name, family, sizes) of the reference rows and every codec."""
+        base = [("uncompressed", "", self.payload_sizes), ("stored now", "", self.stored_sizes)]
+        return base + [(r.name, r.family, r.sizes) for r in self.results]
+
+    def to_json(self) -> dict[str, object]:
+        unc = _capacity(self.payload_sizes)
+        now = _capacity(self.stored_sizes)
+        codecs = []
+        for r in self.results:
+            cap = _capacity(r.sizes)
+            codecs.append(
+                {
+                    "codec": r.name,
+                    "family": r.family,
+                    "compressed_bytes": r.total,
+                    "ratio": round(self.payload_bytes / r.total, 4) if r.total else None,
+                    "compress_mb_s": r.compress.to_json(),
+                    "decompress_mb_s": r.decompress.to_json(),
+                    "buckets": _buckets(r.sizes).to_json(),
+                    "keyspaces": cap.to_json(),
+                    "wcu_saving_vs_uncompressed": capacity.saving(unc.wcu, cap.wcu),
+                    "wcu_saving_vs_stored": capacity.saving(now.wcu, cap.wcu),
+                    "rcu_saving_vs_uncompressed": capacity.saving(unc.rcu, cap.rcu),
+                    "note": r.note,
+                }
+            )
+        stored = sum(self.stored_sizes)
+        return {
+            "column": self.column,
+            "values": self.payloads,
+            "payload_bytes": self.payload_bytes,
+            "stored_bytes": stored,
+            "stored_ratio": round(self.payload_bytes / stored, 4) if stored else None,
+            "current": self.current,
+            "skipped": self.skipped,
+            "uncompressed": {"buckets": _buckets(self.payload_sizes).to_json(), "keyspaces": unc.to_json()},
+            "stored_now": {"buckets": _buckets(self.stored_sizes).to_json(), "keyspaces": now.to_json()},
+            "codecs": codecs,
+            "notes": self.notes,
+            "recommendation": {"codec": self.recommended, "text": self.recommendation},
+        }
+
+    def render(self) -> list[str]:
+        current = ", ".join(f"{k} {report.count(v)}" for k, v in self.current.items())
+        lines = [
+            f"Column {self.column}: {report.count(self.payloads)} values, "
+            f"{report.sized(self.payload_bytes)} decompressed, {report.sized(sum(self.stored_sizes))} "
+            f"stored now ({current})"
+        ]
+        for why, n in self.skipped.items():
+            lines.append(f"  skipped {report.count(n)} values: {why}")
+        unc = _capacity(self.payload_sizes)
+        rows = []
+        for name, _family, sizes in self._rows():
+            total = sum(sizes)
+            cap = _capacity(sizes)
+            res = next((r for r in self.results if r.name == name), None)
+            rows.append(
+                [
+                    name,
+                    report.ratio(self.payload_bytes / total if total else None),
+                    report.sized(total),
+                    res.compress.text() if res else "-",
+                    res.decompress.text() if res else "-",
+                    report.count(cap.wcu),
+                    report.count(cap.rcu),
+                    _pct_saving(unc.wcu, cap.wcu) if name != "uncompressed" else "",
+                    report.count(cap.over_quota),
+                ]
+            )
+        lines.extend(
+            report.table(
+                rows,
+                [
+                    "codec",
+                    "ratio",
+                    "size",
+                    "compress MB/s",
+                    "decompress MB/s",
+                    "WCU",
+                    "RCU",
+                    "WCU saved",
+                    "> 1 MB",
+                ],
+                right=(1, 2, 3, 4, 5, 6, 7, 8),
+            )
+        )
+        lines.append("")
+        lines.append("  values per size bucket:")
+        brows = [
+            [name, *(report.count(n) for n in _buckets(sizes).counts)] for name, _f, sizes in self._rows()
+        ]
+        lines.extend(
+            report.table(brows, ["codec", *capacity.BUCKET_LABELS], right=tuple(range(1, 7)), indent=4)
+        )
+        for note in self.notes:
+            lines.append(f"  note: {note}")
+        lines.append("")
+        lines.append(f"  Recommendation: {self.recommendation}")
+        return lines
+
+
+def _buckets(sizes: Sequence[int]) -> capacity.Buckets:
+    b = capacity.Buckets()
+    for s in sizes:
+        b.add(s)
+    return b
+
+
+def _capacity(sizes: Sequence[int]) -> capacity.Capacity:
+    c = capacity.Capacity()
+    for s in sizes:
+        c.add(s)
+    return c
+
+
+def _pct_saving(before: int, after: int) -> str:
+    s = capacity.saving(before, after)
+    return "-" if s is None else f"{100 * s:.1f} %"
+
+
+def advise_column(
+    column: str,
+    payloads: Sequence[bytes],
+    stored_sizes: Sequence[int],
+    current: dict[str, int],
+    skipped: dict[str, int],
+    budget: float = BUDGET_S,
+    repetitions: int = REPETITIONS,
+) -> ColumnAdvice:
+    sizes = [len(p) for p in payloads]
+    advice = ColumnAdvice(column, len(payloads), sum(sizes), sizes, list(stored_sizes), current, skipped)
+    if not payloads:
+        advice.recommendation = "no values to measure"
+        return advice
+    codecs, missing = available_codecs()
+    advice.notes.extend(missing)
+    big = advice.payload_bytes > SLOW_LIMIT
+    for codec in codecs:
+        if codec.slow and big:
+            advice.notes.append(
+                f"{codec.name} skipped: the sample is over {SLOW_LIMIT >> 20} MiB (too slow to "
+                "measure here; use SAMPLE to measure a smaller one)"
+            )
+            continue
+        advice.results.append(measure(codec, payloads, budget, repetitions))
+        if codec.name == "zstd 3":
+            dict_result = zstd_dictionary(payloads, 3, budget, repetitions)
+            if isinstance(dict_result, str):
+                advice.notes.append(f"zstd + dictionary: {dict_result}")
+            else:
+                advice.results.append(dict_result)
+    advice.recommended, advice.recommendation = recommend(advice)
+    return advice
+
+
+def recommend(advice: ColumnAdvice) -> tuple[str | None, str]:
+    """One line: the best ratio among codecs fast enough for a request path, against what is stored."""
+    if not advice.results:
+        return None, "no codec could be measured"
+    payload = advice.payload_bytes
+    fast = [
+        r
+        for r in advice.results
+        if r.compress.median >= FAST_COMPRESS and r.decompress.median >= FAST_DECOMPRESS
+    ]
+    pool = fast or advice.results
+    best = max(pool, key=lambda r: (payload / r.total if r.total else 0, r.decompress.median))
+    ratio = payload / best.total if best.total else 0
+    if ratio < 1.1:
+        return None, (
+            f"do not compress: the best codec here ({best.name}) saves under 10 % "
+            f"(ratio {ratio:.2f}); the payloads are already dense"
+        )
+    unc, now, mine = _capacity(advice.payload_sizes), _capacity(advice.stored_sizes), _capacity(best.sizes)
+    text = (
+        f"{best.name}: ratio {ratio:.2f}, {best.compress.median:,.0f} MB/s compress, "
+        f"{best.decompress.median:,.0f} MB/s decompress here; "
+        f"{_pct_saving(unc.wcu, mine.wcu)} fewer WCUs than uncompressed"
+    )
+    stored = sum(advice.stored_sizes)
+    if stored and stored != payload:
+        text += f", {_pct_saving(now.wcu, mine.wcu)} fewer than stored now (ratio {payload / stored:.2f})"
+    if not fast:
+        text += f" (no codec reached {FAST_COMPRESS:.0f}/{FAST_DECOMPRESS:.0f} MB/s here)"
+    if "dict" in best.name:
+        plain = next((r for r in advice.results if r.name == best.name.split(" + ")[0]), None)
+        if plain is not None and plain.total:
+            text += (
+                f". The application must store the dictionary to read the values back; without one, "
+                f"{plain.name} gives ratio {payload / plain.total:.2f}"
+            )
+    # A much smaller but slower option is worth a mention for write-once data.
+    denser = max(advice.results, key=lambda r: payload / r.total if r.total else 0)
+    if denser is not best and denser.total and best.total / denser.total >= 1.1:
+        text += (
+            f". Smallest: {denser.name} (ratio {payload / denser.total:.2f}, "
+            f"{denser.compress.median:,.0f} MB/s compress) for data written once and read rarely"
+        )
+    return best.name, text
+
+
+class Sample:
+    """The payloads ADVISE measures: the first `size` values per blob column, `max_bytes` in all.
+
+    Values that cannot be decoded, or were cut at the output cap, have no payload to re-compress:
+    they are counted as skipped.
+    """
+
+    def __init__(self, size: int, mode: str, cap: int, max_bytes: int = SAMPLE_BYTES) -> None:
+        self.size, self.mode, self.cap, self.max_bytes = size, mode, cap, max_bytes
+        self.total = 0
+        self.columns: dict[str, tuple[list[bytes], list[int], dict[str, int], dict[str, int]]] = {}
+
+    def add(self, column: str, value: bytes) -> None:
+        payloads, stored, current, skipped = self.columns.setdefault(column, ([], [], {}, {}))
+        if len(payloads) >= self.size or self.total >= self.max_bytes:
+            return
+        p = peel(value, self.mode, self.cap)
+        if p.status == UNDECODABLE or not p.exact:
+            why = UNDECODABLE if p.status == UNDECODABLE else "cut at the output cap"
+            skipped[why] = skipped.get(why, 0) + 1
+            return
+        payloads.append(p.payload)
+        stored.append(p.stored)
+        label = p.chain if p.status == COMPRESSED else p.status
+        current[label] = current.get(label, 0) + 1
+        self.total += len(p.payload)
+
+    @property
+    def full(self) -> bool:
+        return (
+            self.total >= self.max_bytes
+            or bool(self.columns)
+            and all(len(c[0]) >= self.size for c in self.columns.values())
+        )
+
+    def advise(self, budget: float = BUDGET_S, repetitions: int = REPETITIONS) -> list[ColumnAdvice]:
+        out = []
+        for name, (payloads, stored, current, skipped) in self.columns.items():
+            result = advise_column(name, payloads, stored, current, skipped, budget, repetitions)
+            if self.total >= self.max_bytes:
+                result.notes.append(f"the sample stopped at {self.max_bytes >> 20} MiB of payloads")
+            out.append(result)
+        return out
+
+
+@dataclass
+class Advice:
+    query: str
+    columns: list[ColumnAdvice]
+    rows: int
+    elapsed: float = 0.0
+    interrupted: bool = False
+    error: str | None = None
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "command": "COMPRESSION ADVISE",
+            "query": self.query,
+            "rows": self.rows,
+            "complete": not self.interrupted and self.error is None,
+            "interrupted": self.interrupted,
+            "error": self.error,
+            "elapsed_s": round(self.elapsed, 3),
+            "speed_unit": "MB/s = 10^6 bytes of decompressed data per second, median of the timed runs",
+            "columns": [c.to_json() for c in self.columns],
+        }
+
+    def render(self) -> list[str]:
+        lines = [
+            f"COMPRESSION ADVISE: sample of {report.count(self.rows)} rows, measured in {self.elapsed:.1f} s",
+            "  speeds in MB/s of decompressed data on this machine: median of timed runs after a warm-up,",
+            "  ± half the spread between the fastest and slowest run; WCU/RCU count each value as one row",
+        ]
+        if self.interrupted:
+            lines.append("  INTERRUPTED: the sample holds the rows read before Ctrl-C.")
+        if self.error:
+            lines.append(f"  STOPPED BY AN ERROR: {self.error}; the sample holds the rows read before it.")
+        if not self.columns:
+            lines.append("  No blob values in the result.")
+        for col in self.columns:
+            lines.append("")
+            lines.extend(col.render())
+        return lines

@@ -1,0 +1,117 @@
+"""Amazon Keyspaces arithmetic: the compression article's size buckets, capacity units, row quota.
+
+Keyspaces bills a write by the row's size, 1 WCU per started 1 KB, and a read at LOCAL_QUORUM by
+1 RCU per started 4 KB (half at LOCAL_ONE); a row may hold 1 MB at most
+(shared/docs/keyspaces.md). KB and MB are 1024 and 1024*1024 bytes here, as in the article's buckets.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from dataclasses import dataclass, field
+
+KB = 1024
+MB = 1024 * KB
+#: Upper bounds (inclusive) of the compression article's buckets; the last is open.
+BUCKET_BOUNDS: tuple[int, ...] = (KB, 4 * KB, 20 * KB, 67 * KB, MB)
+BUCKET_LABELS: tuple[str, ...] = ("<= 1 KB", "1-4 KB", "4-20 KB", "20-67 KB", "67 KB-1 MB", "> 1 MB")
+ROW_QUOTA = MB
+#: "Near the quota": at least this share of it.
+NEAR_QUOTA = 0.9
+_NEAR_BYTES = NEAR_QUOTA * ROW_QUOTA
+
+
+def bucket_of(size: int) -> int:
+    """Index into BUCKET_LABELS for a size in bytes (bounds are inclusive)."""
+    return bisect_left(BUCKET_BOUNDS, size)
+
+
+def wcu(size: int) -> int:
+    """Write capacity units for one row of `size` bytes: 1 per started KB, at least 1."""
+    return max(1, -(-size // KB))
+
+
+def rcu(size: int) -> int:
+    """Read capacity units (LOCAL_QUORUM) for one row of `size` bytes: 1 per started 4 KB, at least 1."""
+    return max(1, -(-size // (4 * KB)))
+
+
+def quota_state(size: int) -> int:
+    """0 below NEAR_QUOTA of the row quota, 1 near it, 2 over it."""
+    if size > ROW_QUOTA:
+        return 2
+    return 1 if size >= NEAR_QUOTA * ROW_QUOTA else 0
+
+
+@dataclass
+class Buckets:
+    """Counts per size bucket."""
+
+    counts: list[int] = field(default_factory=lambda: [0] * len(BUCKET_LABELS))
+
+    def add(self, size: int) -> None:
+        self.counts[bisect_left(BUCKET_BOUNDS, size)] += 1
+
+    @property
+    def total(self) -> int:
+        return sum(self.counts)
+
+    def to_json(self) -> dict[str, int]:
+        return dict(zip(BUCKET_LABELS, self.counts, strict=True))
+
+
+@dataclass
+class Capacity:
+    """Capacity units and quota use of a set of rows (or values), summed."""
+
+    rows: int = 0
+    wcu: int = 0
+    rcu: int = 0
+    near_quota: int = 0
+    over_quota: int = 0
+    largest: int = 0
+
+    def add(self, size: int) -> None:
+        # wcu(), rcu() and quota_state() inlined: this runs once per scanned row.
+        self.rows += 1
+        self.wcu += (size + KB - 1) // KB or 1
+        self.rcu += (size + 4 * KB - 1) // (4 * KB) or 1
+        if size >= _NEAR_BYTES:
+            if size > ROW_QUOTA:
+                self.over_quota += 1
+            else:
+                self.near_quota += 1
+        if size > self.largest:
+            self.largest = size
+
+    def add_many(self, sizes: list[int]) -> None:
+        """add() for each size, with the per-size work in comprehensions and builtins."""
+        if not sizes:
+            return
+        self.rows += len(sizes)
+        self.wcu += sum([(s + KB - 1) // KB or 1 for s in sizes])
+        self.rcu += sum([(s + 4 * KB - 1) // (4 * KB) or 1 for s in sizes])
+        top = max(sizes)
+        if top >= _NEAR_BYTES:
+            self.over_quota += sum(1 for s in sizes if s > ROW_QUOTA)
+            self.near_quota += sum(1 for s in sizes if _NEAR_BYTES <= s <= ROW_QUOTA)
+        if top > self.largest:
+            self.largest = top
+
+    def to_json(self) -> dict[str, float | int]:
+        per = (lambda v: round(v / self.rows, 3)) if self.rows else (lambda v: 0)
+        return {
+            "rows": self.rows,
+            "wcu": self.wcu,
+            "rcu": self.rcu,
+            "wcu_per_row": per(self.wcu),
+            "rcu_per_row": per(self.rcu),
+            "near_quota": self.near_quota,
+            "over_quota": self.over_quota,
+            "largest": self.largest,
+        }
+
+
+def saving(before: int, after: int) -> float | None:
+    """Share saved going from `before` to `after` (0.25 = 25 % fewer); None when before is 0."""
+    return round(1 - after / before, 4) if before else None

@@ -1,0 +1,399 @@
+"""The shell side of the insight commands: grammar, HELP text and handlers.
+
+    INSPECT [JSON] <SELECT statement>
+    COMPRESSION STATS [JSON] [PARALLEL <n>] <SELECT statement>
+    COMPRESSION ADVISE [JSON] [SAMPLE <n>] <SELECT statement>
+    COMPRESSION SETTINGS [JSON] [SAMPLE <n>] [<keyspace>.]<table>
+
+This module is imported when the shell starts (the grammar must be registered before cqlsh builds
+its rule set), so it imports nothing heavy at module level: the handlers import the report modules
+on first use. JSON is printed when the command says JSON or the shell's output format is JSON
+(--output-format json / OUTPUT FORMAT JSON); reports go to the query output (CAPTURE applies),
+progress to stderr on a terminal only.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Iterable
+from typing import Any
+
+INSIGHT_RULES = r"""
+<inspectCommand> ::= "INSPECT" ( asjson="JSON" )? <selectStatement>
+                   ;
+<compressionCommand> ::= "COMPRESSION"
+      ( action="STATS" ( asjson="JSON" )? ( "PARALLEL" parallel=<wholenumber> )? <selectStatement>
+      | action="ADVISE" ( asjson="JSON" )? ( "SAMPLE" sample=<wholenumber> )? <selectStatement>
+      | action="SETTINGS" ( asjson="JSON" )? ( "SAMPLE" sample=<wholenumber> )? <columnFamilyName>
+      )
+    ;
+"""
+INSIGHT_WORDS = ("inspect", "compression")
+INSIGHT_ALTERNATIVES = ("<inspectCommand>", "<compressionCommand>")
+
+#: Streams for a whole-table COMPRESSION STATS when PARALLEL is not given. One: on the 2-core
+#: benchmark machine (bench/stats.py) token-range streams did not beat it reliably, since the
+#: client's decoding, not the server, is the limit there; PARALLEL n asks for n streams.
+DEFAULT_PARALLEL = 1
+MAX_PARALLEL = 32
+#: COMPRESSION ADVISE: values per blob column when SAMPLE is not given.
+DEFAULT_SAMPLE = 300
+#: COMPRESSION SETTINGS reads at most this many bytes of rows.
+SAMPLE_BYTES = 64 << 20
+
+INSPECT_HELP = """
+        INSPECT [cqlsh-ext]
+
+          Runs a SELECT and describes every blob value in its result: the nesting
+          chain (e.g. gzip > java > String), each layer's container and header
+          fields (zstd frame header, LZ4 FLG/BD, gzip FLG/MTIME/OS/ISIZE, xerial
+          version, snappy framed chunks, LZ4Block blocks, ...), the checksums the
+          format carries verified here (stored and computed values shown), the
+          stored and decompressed sizes and ratio, and the payload's kind (JSON,
+          text, Java String, binary). Values that are not compressed or cannot be
+          decoded say why.
+
+        INSPECT SELECT data FROM ks.t WHERE id = 42;
+        INSPECT JSON SELECT data FROM ks.t LIMIT 10;
+
+          JSON prints one JSON object per blob value (JSON Lines), as does
+          OUTPUT FORMAT JSON. Without a server: cqlsh-ext inspect FILE|-|0x...
+        """
+
+COMPRESSION_HELP = """
+        COMPRESSION STATS | ADVISE | SETTINGS [cqlsh-ext]
+
+        COMPRESSION STATS [JSON] [PARALLEL n] <SELECT statement>
+
+          Pages through the result (a progress line on a terminal; Ctrl-C stops
+          and still reports) and shows per blob column: values by codec and
+          container, stored and decompressed bytes, overall and median ratio,
+          the size distribution before (decompressed) and after (stored) in the
+          Amazon Keyspaces compression article's buckets (<= 1 KB, 1-4 KB,
+          4-20 KB, 20-67 KB, 67 KB-1 MB, > 1 MB), and per row the Keyspaces
+          write units (1 WCU per started KB), read units (1 RCU per started
+          4 KB) and rows near or over the 1 MB row quota. PARALLEL n splits a
+          whole-table scan (SELECT cols FROM t, nothing after the table name)
+          into token ranges read by n concurrent streams; it pays when the
+          server, not this machine, is the bottleneck. Default: one stream.
+
+        COMPRESSION ADVISE [JSON] [SAMPLE n] <SELECT statement>
+
+          Takes the decompressed payloads of the first n values per blob column
+          (default 300) and compresses them with every available codec: snappy,
+          LZ4, LZ4 HC, zstd -1/1/3/9/19, zstd 3 with a dictionary trained on the
+          other half of the sample, gzip 1/6/9, brotli 1/6/11 when installed.
+          Shows ratio, compress and decompress MB/s measured here (warm-up, then
+          several runs; the spread is shown), the size buckets and capacity
+          units each would give, and a one-line recommendation.
+
+        COMPRESSION SETTINGS [JSON] [SAMPLE n] [<keyspace>.]<table>
+
+          The table's SSTable compression options (class, chunk_length_in_kb,
+          ...) next to measurements on a sample of its rows (default 1000): row
+          and partition sizes, client-side compression of its blobs, the ratio
+          the table's compressor gets on them, and advice where the numbers
+          support it (e.g. a smaller chunk_length_in_kb for small partitions).
+
+          JSON (or OUTPUT FORMAT JSON) prints one JSON document instead.
+        """
+
+
+# ------------------------------------------------------------------------------------- helpers
+
+
+def _select_text(parsed: Any) -> str:
+    """The SELECT statement inside the command, as the user typed it."""
+    tokens = list(parsed.matched)
+    start = next(i for i, tok in enumerate(tokens) if tok[1].upper() == "SELECT")
+    end = len(tokens)
+    while end > start and tokens[end - 1][0] == "endtoken":
+        end -= 1
+    return parsed.extract_orig(tokens[start:end])
+
+
+def _whole_table(parsed: Any) -> bool:
+    """SELECT <plain columns or *> FROM <table> and nothing else: may be split into token ranges."""
+    tokens = [tok for tok in parsed.matched if tok[0] != "endtoken"]
+    start = next(i for i, tok in enumerate(tokens) if tok[1].upper() == "SELECT")
+    words = {tok[1].upper() for tok in tokens[start:]}
+    if words & {"WHERE", "LIMIT", "GROUP", "ORDER", "PER", "ALLOW", "DISTINCT", "JSON", "("}:
+        return False
+    return parsed.get_binding("mv") is None
+
+
+def _name(shell: Any, raw: str | None) -> str | None:
+    if raw is None:
+        return None
+    return shell.cql_unprotect_name(raw) if raw.startswith('"') else raw.lower()
+
+
+def _table(shell: Any, parsed: Any) -> tuple[str | None, str | None, Any]:
+    """(keyspace, table, table metadata or None) named by the statement."""
+    ks = _name(shell, parsed.get_binding("ksname")) or shell.current_keyspace
+    table = _name(shell, parsed.get_binding("cfname"))
+    meta = None
+    if ks and table:
+        try:
+            meta = shell.conn.metadata.keyspaces[ks].tables.get(table)
+        except (KeyError, AttributeError):
+            meta = None
+    return ks, table, meta
+
+
+def _wants_json(shell: Any, parsed: Any) -> bool:
+    return parsed.get_binding("asjson") is not None or getattr(shell, "machine_format", None) == "json"
+
+
+def _write(shell: Any, lines: Iterable[str]) -> None:
+    out = shell.query_out
+    for line in lines:
+        out.write(line + "\n")
+    out.flush()
+
+
+def _mode_cap(shell: Any) -> tuple[str, int]:
+    from cqlsh_ext.insight.measure import effective_mode
+
+    settings = shell.display_settings
+    return effective_mode(settings.mode), settings.cap
+
+
+def _scanner(shell: Any, spec: Any, progress: Any = None) -> Any:
+    from cqlsh_ext.insight.scan import Scanner
+
+    return Scanner(
+        shell.session,
+        spec,
+        consistency=shell.consistency_level,
+        serial_consistency=shell.serial_consistency_level,
+        timeout=shell.session.default_timeout,
+        progress=progress,
+    )
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n:,} {word}" if n == 1 else f"{n:,} {word}s"
+
+
+def _limit(parsed: Any) -> int | None:
+    limit = parsed.get_binding("limit")
+    return int(limit) if limit is not None else None
+
+
+def _failed(shell: Any, err: BaseException) -> None:
+    shell.printerr(f"{type(err).__name__}: {err}")
+
+
+# ------------------------------------------------------------------------------------- INSPECT
+
+
+def do_inspect(shell: Any, parsed: Any) -> None:
+    from cqlsh_ext.insight import jsonout
+    from cqlsh_ext.insight.blobs import blob_columns, extractor
+    from cqlsh_ext.insight.inspect import inspect_value
+    from cqlsh_ext.insight.scan import ScanSpec
+
+    query = _select_text(parsed)
+    as_json = _wants_json(shell, parsed)
+    mode, cap = _mode_cap(shell)
+    _ks, _table_name, meta = _table(shell, parsed)
+    keys = [c.name for c in meta.primary_key] if meta is not None else None
+    scanner = _scanner(shell, ScanSpec(query, limit=_limit(parsed)))
+    row_no = values = nulls = 0
+    layout: Any = None
+    try:
+        for names, types, rows in scanner.pages():
+            if layout is None:
+                cols = blob_columns(names, types)
+                if not cols:
+                    shell.printerr("INSPECT: the result has no blob column")
+                    return
+                blob_idx = {i for i, _, _ in cols}
+                key_idx = [i for i, n in enumerate(names) if (n in keys if keys else i not in blob_idx)][:6]
+                layout = ([(i, extractor(n, t)) for i, n, t in cols], key_idx, names)
+            extract, key_idx, names = layout
+            for row in rows:
+                row_no += 1
+                key = {names[i]: row[i] for i in key_idx}
+                for i, ex in extract:
+                    if row[i] is None:
+                        nulls += 1
+                        continue
+                    for path, _schema, value in ex(row[i]):
+                        values += 1
+                        rep = inspect_value(value, {"row": row_no, "column": path, "key": key}, mode, cap)
+                        _write(shell, [jsonout.dumps(rep.to_json())] if as_json else [*rep.render(), ""])
+    except KeyboardInterrupt:
+        scanner.interrupted = True
+    if scanner.error is not None:
+        _failed(shell, scanner.error)
+        return
+    if not as_json:
+        note = " (interrupted)" if scanner.interrupted else ""
+        null_note = f", {nulls} null" if nulls else ""
+        _write(shell, [f"({_plural(values, 'blob value')} in {_plural(row_no, 'row')}{null_note}){note}"])
+    elif scanner.interrupted:
+        print("INSPECT interrupted", file=sys.stderr)
+
+
+# ------------------------------------------------------------------------------------- COMPRESSION
+
+
+def do_compression(shell: Any, parsed: Any) -> None:
+    action = (parsed.get_binding("action") or "").upper()
+    if action == "STATS":
+        _stats(shell, parsed)
+    elif action == "ADVISE":
+        _advise(shell, parsed)
+    elif action == "SETTINGS":
+        _settings(shell, parsed)
+
+
+def _stats(shell: Any, parsed: Any) -> None:
+    from cqlsh_ext.insight import jsonout
+    from cqlsh_ext.insight.scan import ScanSpec, progress_for, table_estimate
+    from cqlsh_ext.insight.stats import Stats
+
+    query = _select_text(parsed)
+    mode, cap = _mode_cap(shell)
+    stats = Stats(query, mode, cap)
+    parallel = parsed.get_binding("parallel")
+    streams = min(int(parallel), MAX_PARALLEL) if parallel is not None else DEFAULT_PARALLEL
+    ks, table, meta = _table(shell, parsed)
+    spec = ScanSpec(query, limit=_limit(parsed))
+    if meta is not None and _whole_table(parsed) and streams > 1 and _murmur3(shell):
+        spec = ScanSpec(query, ks, table, [c.name for c in meta.partition_key], streams)
+    progress = progress_for(f"COMPRESSION STATS {ks}.{table}" if table else "COMPRESSION STATS", True)
+    if progress is not None and meta is not None and _whole_table(parsed):
+        progress.estimate = table_estimate(shell.session, ks, table)  # for a percentage, when known
+    scanner = _scanner(shell, spec, progress)
+    pages = 0
+    try:
+        for names, types, rows in scanner.pages():
+            if pages == 0:
+                stats.set_columns(names, types)
+                if not stats.has_blobs:
+                    shell.printerr("COMPRESSION STATS: the result has no blob column")
+                    return
+            pages += 1
+            stats.add_rows(rows)
+    except KeyboardInterrupt:
+        stats.interrupted = True
+    stats.interrupted = stats.interrupted or scanner.interrupted
+    stats.scan = scanner.description
+    stats.finish()
+    if scanner.error is not None:
+        if not pages:
+            _failed(shell, scanner.error)
+            return
+        stats.error = f"{type(scanner.error).__name__}: {scanner.error}"
+    _write(shell, [jsonout.dumps(stats.to_json())] if _wants_json(shell, parsed) else stats.render())
+
+
+def _murmur3(shell: Any) -> bool:
+    partitioner = getattr(shell.conn.metadata, "partitioner", "") or ""
+    return partitioner.endswith("Murmur3Partitioner")
+
+
+def _advise(shell: Any, parsed: Any) -> None:
+    from cqlsh_ext.insight import jsonout
+    from cqlsh_ext.insight.advise import Advice, Sample
+    from cqlsh_ext.insight.blobs import blob_columns, extractor
+    from cqlsh_ext.insight.scan import ScanSpec, progress_for
+
+    query = _select_text(parsed)
+    mode, cap = _mode_cap(shell)
+    started = time.perf_counter()
+    scanner = _scanner(
+        shell,
+        ScanSpec(query, limit=_limit(parsed)),
+        progress_for("COMPRESSION ADVISE (reading the sample)", True),
+    )
+    sample = Sample(int(parsed.get_binding("sample") or DEFAULT_SAMPLE), mode, cap)
+    layout: Any = None
+    rows_read = 0
+    try:
+        for names, types, rows in scanner.pages():
+            if layout is None:
+                layout = [(i, extractor(n, t)) for i, n, t in blob_columns(names, types)]
+                if not layout:
+                    shell.printerr("COMPRESSION ADVISE: the result has no blob column")
+                    return
+            for row in rows:
+                if sample.full:
+                    break
+                rows_read += 1
+                for i, ex in layout:
+                    for _path, schema, value in ex(row[i]):
+                        sample.add(schema, value)
+            if sample.full:
+                break
+    except KeyboardInterrupt:
+        scanner.interrupted = True
+    if scanner.error is not None and not rows_read:
+        _failed(shell, scanner.error)
+        return
+    advice = Advice(query, sample.advise(), rows_read, interrupted=scanner.interrupted)
+    if scanner.error is not None:
+        advice.error = f"{type(scanner.error).__name__}: {scanner.error}"
+    advice.elapsed = time.perf_counter() - started
+    _write(shell, [jsonout.dumps(advice.to_json())] if _wants_json(shell, parsed) else advice.render())
+
+
+def _settings(shell: Any, parsed: Any) -> None:
+    from cqlsh_ext.insight import jsonout
+    from cqlsh_ext.insight import settings as tsettings
+    from cqlsh_ext.insight.scan import ScanSpec
+
+    ks, table, meta = _table(shell, parsed)
+    if not ks or not table:
+        shell.printerr("COMPRESSION SETTINGS: name a table as keyspace.table (or USE a keyspace first)")
+        return
+    try:
+        found = list(
+            shell.session.execute(
+                "SELECT compression, compaction FROM system_schema.tables "
+                "WHERE keyspace_name = %s AND table_name = %s",
+                (ks, table),
+            )
+        )
+    except Exception as err:
+        _failed(shell, err)
+        return
+    if not found:
+        shell.printerr(f"COMPRESSION SETTINGS: table {ks}.{table} not found")
+        return
+    row = found[0]
+    get = (lambda k: row[k]) if isinstance(row, dict) else (lambda k: getattr(row, k))
+    result = tsettings.TableSettings(ks, table, dict(get("compression") or {}), dict(get("compaction") or {}))
+    sample = int(parsed.get_binding("sample") or tsettings.DEFAULT_SAMPLE)
+    from cassandra.metadata import protect_name
+
+    query = f"SELECT * FROM {protect_name(ks)}.{protect_name(table)} LIMIT {sample}"
+    mode, cap = _mode_cap(shell)
+    pk = [c.name for c in meta.partition_key] if meta is not None else []
+    protocol = shell.conn.protocol_version
+    scanner = _scanner(shell, ScanSpec(query, limit=sample))
+    stored_rows: list[bytes] = []
+    plain_rows: list[bytes] = []
+    try:
+        for names, types, rows in scanner.pages():
+            st, pl = tsettings.collect(result, names, types, rows, pk, protocol, mode, cap)
+            stored_rows.extend(st)
+            plain_rows.extend(pl)
+            if sum(map(len, stored_rows)) > SAMPLE_BYTES:
+                result.notes.append(f"the sample stopped at {SAMPLE_BYTES >> 20} MiB")
+                break
+    except KeyboardInterrupt:
+        result.notes.append("sample interrupted by Ctrl-C")
+    if scanner.error is not None:
+        _failed(shell, scanner.error)
+        return
+    if result.sample_rows >= sample:
+        tsettings.drop_partial_partition(result)
+    result.estimate = tsettings.size_estimate(shell.session, ks, table)
+    tsettings.measure_ratios(result, stored_rows, plain_rows)
+    tsettings.advise(result)
+    _write(shell, [jsonout.dumps(result.to_json())] if _wants_json(shell, parsed) else result.render())

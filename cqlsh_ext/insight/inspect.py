@@ -1,0 +1,390 @@
+"""INSPECT: what one stored value is made of, as a report (text or JSON).
+
+For each value: the nesting chain (gzip > java > String), per layer the container, its header
+fields (Format.headers), the checksums verified here (checksums.py), input and output sizes; then
+the payload's kind and a preview. A value that is not compressed, or cannot be decoded, says why;
+a recognised format that fails still shows its header fields and checksums.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from cqlsh_ext.codecs.base import DEFAULT_CAP, DecodeError, Format
+from cqlsh_ext.insight import checksums, report
+from cqlsh_ext.insight.measure import COMPRESSED, JAVA, UNDECODABLE, Peeled, peel
+from cqlsh_ext.payload import javaser
+from cqlsh_ext.payload.unwrap import as_text
+
+PREVIEW_CHARS = 160
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+#: Entries shown per header list (chunks, blocks, frames) in text; JSON has them all (the format
+#: modules stop at 256).
+LIST_ENTRIES = 12
+
+_JAVA_TYPE_CODES = {
+    0x74: "TC_STRING",
+    0x7C: "TC_LONGSTRING",
+    0x73: "TC_OBJECT",
+    0x75: "TC_ARRAY",
+    0x7E: "TC_ENUM",
+    0x70: "TC_NULL",
+    0x77: "TC_BLOCKDATA",
+    0x7A: "TC_BLOCKDATALONG",
+}
+# Binary payloads worth naming: (kind, leading bytes).
+_BINARY_MAGIC = (
+    ("PNG image", b"\x89PNG\r\n\x1a\n"),
+    ("JPEG image", b"\xff\xd8\xff"),
+    ("GIF image", b"GIF8"),
+    ("PDF document", b"%PDF-"),
+    ("ZIP archive", b"PK\x03\x04"),
+    ("CBOR (self-described)", b"\xd9\xd9\xf7"),
+    ("Avro object container", b"Obj\x01"),
+    ("Parquet", b"PAR1"),
+)
+
+
+@dataclass
+class LayerReport:
+    label: str
+    codec: str
+    container: str
+    grade: str
+    input_size: int
+    output_size: int | None
+    declared_size: int | None = None
+    truncated: bool = False
+    headers: dict[str, object] = field(default_factory=dict)
+    checks: list[checksums.Check] = field(default_factory=list)
+    #: 'none in this format', or None when checks apply.
+    checks_note: str | None = None
+    #: Why the layer did not decode (the value is then 'not decodable').
+    error: str | None = None
+
+    def to_json(self) -> dict[str, object]:
+        doc: dict[str, object] = {
+            "format": self.label,
+            "codec": self.codec,
+            "container": self.container,
+            "grade": self.grade,
+            "input_size": self.input_size,
+            "output_size": self.output_size,
+            "declared_size": self.declared_size,
+            "truncated": self.truncated,
+            "headers": self.headers,
+            "checksums": [c.to_json() for c in self.checks],
+        }
+        if self.checks_note:
+            doc["checksums_note"] = self.checks_note
+        if self.error:
+            doc["error"] = self.error
+        return doc
+
+
+@dataclass
+class Payload:
+    kind: str
+    size: int
+    #: Characters of text, class name of a Java object, ...
+    detail: str | None = None
+    preview: str | None = None
+
+    def to_json(self) -> dict[str, object]:
+        return {k: v for k, v in self.__dict__.items() if v is not None}
+
+
+@dataclass
+class ValueReport:
+    #: Where the value came from: row number, column, key columns; or the file name.
+    where: dict[str, object]
+    stored_size: int
+    status: str
+    chain: str
+    layers: list[LayerReport]
+    payload: Payload
+    #: Decompressed / stored, for compressed values.
+    ratio: float | None
+    exact: bool = True
+    reason: str | None = None
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            **self.where,
+            "stored_size": self.stored_size,
+            "status": self.status,
+            "chain": self.chain.split(">") if self.chain else [],
+            "decompressed_size": self.payload.size if self.status == COMPRESSED else None,
+            "ratio": None if self.ratio is None else round(self.ratio, 4),
+            "exact": self.exact,
+            "reason": self.reason,
+            "layers": [layer.to_json() for layer in self.layers],
+            "payload": self.payload.to_json(),
+        }
+
+    def render(self) -> list[str]:
+        lines = [_title(self.where)]
+        summary = f"  {self.status}: stored {report.sized(self.stored_size)}"
+        if self.status == COMPRESSED:
+            size = self.payload.size
+            approx = "" if self.exact else " (cut at the output cap)"
+            summary += (
+                f", decompressed {report.sized(size)}{approx}, ratio {report.ratio(self.ratio)}"
+                f", chain {' > '.join(self.chain.split('>'))}"
+            )
+        if self.reason:
+            summary += f" ({self.reason})"
+        lines.append(summary)
+        for n, layer in enumerate(self.layers, 1):
+            lines.extend(_render_layer(n, layer))
+        p = self.payload
+        detail = f", {p.detail}" if p.detail else ""
+        lines.append(f"  payload: {p.kind}, {report.sized(p.size)}{detail}")
+        if p.preview:
+            lines.append(f"    {p.preview}")
+        return lines
+
+
+def inspect_value(
+    value: bytes, where: dict[str, object], mode: str = "auto", cap: int = DEFAULT_CAP
+) -> ValueReport:
+    """The report for one stored value."""
+    peeled = peel(value, mode, cap, trace=True)
+    layers = [_layer(step.fmt, step.data_in, step.decoded, cap) for step in peeled.steps if step.fmt]
+    if peeled.status == UNDECODABLE and peeled.failed is not None:
+        layers.append(_failed_layer(peeled.failed, value, peeled.reason, cap))
+    java = peeled.chain.endswith(JAVA)
+    if java:
+        layers.append(_java_layer(peeled.payload))
+    truncated = not peeled.exact
+    payload = _payload(peeled, java, truncated)
+    ratio = peeled.ratio if peeled.status == COMPRESSED else None
+    return ValueReport(
+        where, peeled.stored, peeled.status, peeled.chain, layers, payload, ratio, peeled.exact, peeled.reason
+    )
+
+
+def _layer(fmt: Format, data: bytes, decoded: Any, cap: int) -> LayerReport:
+    return LayerReport(
+        fmt.label,
+        fmt.codec,
+        fmt.container,
+        fmt.grade,
+        len(data),
+        len(decoded.data),
+        decoded.declared_size,
+        decoded.truncated,
+        _headers(fmt, data, decoded.headers),
+        checksums.verify(fmt, data, decoded, cap),
+        checksums.no_checksum_note(fmt),
+    )
+
+
+def _failed_layer(fmt: Format, data: bytes, reason: str | None, cap: int) -> LayerReport:
+    return LayerReport(
+        fmt.label,
+        fmt.codec,
+        fmt.container,
+        fmt.grade,
+        len(data),
+        None,
+        headers=_headers(fmt, data, {}),
+        checks=checksums.verify(fmt, data, None, cap, reason),
+        checks_note=checksums.no_checksum_note(fmt),
+        error=reason,
+    )
+
+
+def _headers(fmt: Format, data: bytes, extra: dict[str, object]) -> dict[str, object]:
+    try:
+        headers = dict(fmt.headers(data))
+    except DecodeError as err:
+        headers = {"error": f"header not readable: {err}"}
+    except Exception as err:  # a header walk must never cost the report
+        headers = {"error": f"header not readable ({type(err).__name__})"}
+    headers.pop("format", None)
+    # Decoded.headers carries what only a decode learns (trailing bytes, LZ4Block checksum state).
+    for key, value in extra.items():
+        headers.setdefault(key, value)
+    return headers
+
+
+def _java_layer(data: bytes) -> LayerReport:
+    headers: dict[str, object] = {"magic": "0xaced", "version": 5}
+    tag = data[4] if len(data) > 4 else None
+    if tag is not None:
+        headers["type_code"] = f"{_JAVA_TYPE_CODES.get(tag, 'unknown')} (0x{tag:02x})"
+        if tag == 0x74 and len(data) >= 7:
+            headers["length"] = int.from_bytes(data[5:7], "big")
+        elif tag == 0x7C and len(data) >= 13:
+            headers["length"] = int.from_bytes(data[5:13], "big")
+    try:
+        content = javaser.read_first_content(data)
+        if content.class_name:
+            headers["class"] = content.class_name
+    except javaser.JavaStreamError as err:
+        headers["error"] = str(err)
+    return LayerReport(
+        "java",
+        "java",
+        "serialization",
+        "A",
+        len(data),
+        len(data),
+        headers=headers,
+        checks_note="none in this format",
+    )
+
+
+def _payload(peeled: Peeled, java: bool, truncated: bool) -> Payload:
+    data = peeled.payload
+    size = peeled.size if peeled.status == COMPRESSED else len(data)
+    if java:
+        try:
+            content = javaser.read_first_content(data)
+        except javaser.JavaStreamError as err:
+            return Payload("Java serialization stream", size, str(err))
+        if content.kind != "String":
+            name = f" {content.class_name}" if content.class_name else ""
+            return Payload(f"Java {content.kind}{name} (not deserialized)", size)
+        text = content.text or ""
+        return Payload(
+            f"Java String holding {_text_kind(text, truncated or content.truncated)}",
+            size,
+            f"{len(text):,} characters",
+            _preview(text),
+        )
+    found = as_text(data, cut=truncated)
+    if found is not None:
+        text = found[0]
+        return Payload(_text_kind(text, truncated), size, f"{len(text):,} characters", _preview(text))
+    kind = next((name for name, magic in _BINARY_MAGIC if data.startswith(magic)), None)
+    if kind is None and len(data) >= 5 and int.from_bytes(data[:4], "little") == len(data) and data[-1] == 0:
+        kind = "BSON document"
+    return Payload(kind or "binary", size, None, "0x" + data[:48].hex() + ("..." if len(data) > 48 else ""))
+
+
+def _text_kind(text: str, truncated: bool) -> str:
+    head = text.lstrip()[:1]
+    if head in ("{", "["):
+        if truncated:
+            return "JSON (cut at the output cap)"
+        try:
+            value = json.loads(text)
+        except ValueError:
+            return "text (starts like JSON, does not parse)"
+        return (
+            "JSON object" if isinstance(value, dict) else "JSON array" if isinstance(value, list) else "JSON"
+        )
+    if head == "<":
+        return "XML/HTML text"
+    return "text"
+
+
+def _preview(text: str) -> str:
+    # One line: control characters (newlines included) shown as escapes, the rest as is.
+    shown = _CONTROL.sub(lambda m: repr(m.group())[1:-1], text[:PREVIEW_CHARS])
+    return shown + ("..." if len(text) > PREVIEW_CHARS else "")
+
+
+# ------------------------------------------------------------------------------------------- text
+
+
+def _title(where: dict[str, object]) -> str:
+    if "file" in where:
+        return f"{where['file']}"
+    parts = [f"row {where.get('row')}"]
+    key = where.get("key")
+    if isinstance(key, dict) and key:
+        parts.append(" ".join(f"{k}={_short(v)}" for k, v in key.items()))
+    parts.append(f"column {where.get('column')}")
+    return "  ".join(parts)
+
+
+def _short(value: object) -> str:
+    text = repr(value) if isinstance(value, str) else str(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _value(value: object, key: str = "") -> str:
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if value is None:
+        return "-"
+    # Sizes get thousands separators; IDs, offsets and checksums stay as stored.
+    if isinstance(value, int) and abs(value) >= 10000 and ("size" in key or "length" in key):
+        return f"{value:,}"
+    return str(value)
+
+
+def _render_layer(n: int, layer: LayerReport) -> list[str]:
+    out = f"{report.sized(layer.output_size)}" if layer.output_size is not None else "not decoded"
+    cut = ", cut at the output cap" if layer.truncated else ""
+    declared = f" (declares {report.sized(layer.declared_size)})" if layer.declared_size is not None else ""
+    lines = [
+        f"  layer {n}: {layer.label} (codec {layer.codec}, container {layer.container}, "
+        f"grade {layer.grade}): {report.sized(layer.input_size)} -> {out}{declared}{cut}"
+    ]
+    if layer.error:
+        lines.append(f"    error: {layer.error}")
+    lines.extend(_render_fields(layer.headers, "    "))
+    if layer.checks:
+        lines.append("    checksums:")
+        for check in layer.checks:
+            values = ""
+            if check.stored is not None and check.computed is not None:
+                values = f" (stored {check.stored}, computed {check.computed})"
+            elif check.stored is not None:
+                values = f" (stored {check.stored})"
+            why = f": {check.detail}" if check.detail else ""
+            lines.append(
+                f"      {check.what}: {check.status.upper() if check.status == 'mismatch' else check.status}"
+                f"{values}{why}"
+            )
+    elif layer.checks_note:
+        lines.append(f"    checksums: {layer.checks_note}")
+    return lines
+
+
+def _render_fields(fields: dict[str, object], indent: str) -> list[str]:
+    scalars = [f"{k} {_value(v, k)}" for k, v in fields.items() if not isinstance(v, (list, dict))]
+    lines = _wrap(scalars, indent)
+    for key, value in fields.items():
+        if isinstance(value, dict):
+            lines.append(f"{indent}{key}:")
+            lines.extend(_render_fields(value, indent + "  "))
+        elif isinstance(value, list):
+            lines.append(
+                f"{indent}{key}: {len(value)}"
+                if value and isinstance(value[0], dict)
+                else f"{indent}{key}: {', '.join(_value(v) for v in value) or '-'}"
+            )
+            if value and isinstance(value[0], dict):
+                for i, entry in enumerate(value[:LIST_ENTRIES]):
+                    flat = [
+                        f"{k} {_value(v, k)}" for k, v in entry.items() if not isinstance(v, (list, dict))
+                    ]
+                    nested = [f"{k}: {len(v)}" for k, v in entry.items() if isinstance(v, (list, dict))]
+                    wrapped = _wrap(flat + nested, f"{indent}      ")
+                    lines.append(f"{indent}  #{i:<2} " + wrapped[0].lstrip())
+                    lines.extend(wrapped[1:])
+                if len(value) > LIST_ENTRIES:
+                    lines.append(f"{indent}  ... {len(value) - LIST_ENTRIES} more")
+    return lines
+
+
+def _wrap(items: list[str], indent: str, width: int = 100) -> list[str]:
+    lines: list[str] = []
+    line = ""
+    for item in items:
+        if line and len(indent) + len(line) + 2 + len(item) > width:
+            lines.append(indent + line)
+            line = item
+        else:
+            line = f"{line}, {item}" if line else item
+    if line:
+        lines.append(indent + line)
+    return lines

@@ -1,0 +1,411 @@
+"""COMPRESSION SETTINGS ks.table: the table's SSTable compression next to what its data looks like.
+
+From the schema (system_schema.tables): compressor class, chunk_length_in_kb and the other options.
+Measured on a sample of rows (`SELECT * ... LIMIT n`): row and partition sizes (values re-serialized
+by the driver: the bytes the columns hold), the blob columns' client-side compression, and the ratio
+the table's compressor gets on chunks of these rows at the table's chunk length, at a smaller one,
+and with the blobs decompressed. That is an approximation of the SSTable (values only, no cell
+headers or clustering prefixes), labelled as such. Advice is given only where a measured number
+supports it; the rule behind each line is the one the counters article applies: a read decompresses
+whole chunks, so partitions much smaller than a chunk pay for bytes they do not need.
+"""
+
+from __future__ import annotations
+
+import statistics
+import zlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from cqlsh_ext.codecs.base import DEFAULT_CAP
+from cqlsh_ext.insight import report
+from cqlsh_ext.insight.blobs import extractor, holds_blob
+from cqlsh_ext.insight.measure import COMPRESSED, peel
+
+DEFAULT_SAMPLE = 1000
+DEFAULT_CHUNK_KB = 16  # Cassandra 4.0+
+MIN_SUGGESTED_KB = 4
+
+
+def compressor_for(options: dict[str, str]) -> tuple[str, Callable[[bytes], int] | None]:
+    """(short name, chunk -> compressed size) for the table's compressor; None when off or unknown."""
+    if str(options.get("enabled", "true")).lower() == "false" or not options.get("class"):
+        return "none", None
+    name = options["class"].rsplit(".", 1)[-1]
+    if name == "LZ4Compressor":
+        import lz4.block
+
+        if options.get("lz4_compressor_type", "fast") == "high":
+            level = int(options.get("lz4_high_compressor_level", 9))
+            return name, lambda b: len(
+                lz4.block.compress(b, mode="high_compression", compression=level, store_size=False)
+            )
+        return name, lambda b: len(lz4.block.compress(b, store_size=False))
+    if name == "SnappyCompressor":
+        import cramjam
+
+        return name, lambda b: len(cramjam.snappy.compress_raw(b))
+    if name == "DeflateCompressor":
+        return name, lambda b: len(zlib.compress(b))
+    if name == "ZstdCompressor":
+        import zstandard
+
+        cctx = zstandard.ZstdCompressor(level=int(options.get("compression_level", 3)))
+        return name, lambda b: len(cctx.compress(b))
+    return name, None
+
+
+def chunked_ratio(
+    rows: Sequence[bytes], chunk: int, compress: Callable[[bytes], int], min_ratio: float = 0.0
+) -> float | None:
+    """Ratio of `rows` laid end to end and compressed in `chunk`-byte pieces, as an SSTable would be
+    (a chunk that compresses worse than min_compress_ratio is kept raw)."""
+    raw = out = 0
+    buf = bytearray()
+
+    def flush(piece: bytes) -> None:
+        nonlocal raw, out
+        size = compress(piece)
+        if min_ratio and size * min_ratio > len(piece):
+            size = len(piece)
+        raw += len(piece)
+        out += size
+
+    for row in rows:
+        buf += row
+        while len(buf) >= chunk:
+            flush(bytes(buf[:chunk]))
+            del buf[:chunk]
+    if buf:
+        flush(bytes(buf))
+    return raw / out if out else None
+
+
+@dataclass
+class TableSettings:
+    keyspace: str
+    table: str
+    compression: dict[str, str]
+    compaction: dict[str, str]
+    sample_rows: int = 0
+    partitions: int = 0
+    row_sizes: list[int] = field(default_factory=list)
+    partition_sizes: list[int] = field(default_factory=list)
+    blob_stored: int = 0
+    blob_decompressed: int = 0
+    blob_compressed_stored: int = 0
+    blob_values: int = 0
+    codecs: dict[str, int] = field(default_factory=dict)
+    measured: dict[str, float | None] = field(default_factory=dict)
+    estimate: dict[str, int] | None = None
+    advice: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    rows_per_partition: list[int] = field(default_factory=list)
+    #: Partition key of the last sampled row: rows of a partition arrive together in a scan.
+    last_key: object = None
+
+    @property
+    def chunk_kb(self) -> int:
+        try:
+            return int(self.compression.get("chunk_length_in_kb", DEFAULT_CHUNK_KB))
+        except ValueError:
+            return DEFAULT_CHUNK_KB
+
+    def _median(self, values: list[int]) -> float | None:
+        return statistics.median(values) if values else None
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "command": "COMPRESSION SETTINGS",
+            "keyspace": self.keyspace,
+            "table": self.table,
+            "compression": self.compression,
+            "compaction": self.compaction,
+            "sample": {
+                "rows": self.sample_rows,
+                "partitions": self.partitions,
+                "row_bytes_median": self._median(self.row_sizes),
+                "row_bytes_max": max(self.row_sizes) if self.row_sizes else None,
+                "partition_bytes_median": self._median(self.partition_sizes),
+                "partition_bytes_max": max(self.partition_sizes) if self.partition_sizes else None,
+                "rows_per_partition_median": (
+                    statistics.median(self.rows_per_partition) if self.rows_per_partition else None
+                ),
+                "blob_values": self.blob_values,
+                "blob_stored_bytes": self.blob_stored,
+                "blob_decompressed_bytes": self.blob_decompressed,
+                "blob_client_compressed_share": (
+                    round(self.blob_compressed_stored / self.blob_stored, 4) if self.blob_stored else None
+                ),
+                "blob_codecs": self.codecs,
+            },
+            "measured_ratio": self.measured,
+            "size_estimates": self.estimate,
+            "advice": self.advice,
+            "notes": self.notes,
+        }
+
+    def render(self) -> list[str]:
+        lines = [f"COMPRESSION SETTINGS {self.keyspace}.{self.table}", "", "SSTable compression (schema):"]
+        lines.extend(report.table([[k, str(v)] for k, v in self.compression.items()] or [["(none)", ""]]))
+        doc = self.to_json()["sample"]
+        lines += [
+            "",
+            f"Measured on a sample of {report.count(self.sample_rows)} rows "
+            f"({report.count(self.partitions)} partitions):",
+        ]
+        rows = []
+
+        def size(v: Any) -> str:
+            return "-" if v is None else report.sized(int(v))
+
+        rows.append(
+            [
+                "row size (values)",
+                f"median {size(doc['row_bytes_median'])}",  # type: ignore[index]
+                f"max {size(doc['row_bytes_max'])}",
+            ]
+        )  # type: ignore[index]
+        rows.append(
+            [
+                "partition size (values)",
+                f"median {size(doc['partition_bytes_median'])}",  # type: ignore[index]
+                f"max {size(doc['partition_bytes_max'])}",
+            ]
+        )  # type: ignore[index]
+        if self.rows_per_partition:
+            rows.append(
+                [
+                    "rows per partition",
+                    f"median {statistics.median(self.rows_per_partition):g}",
+                    f"max {max(self.rows_per_partition)}",
+                ]
+            )
+        if self.blob_values:
+            share = self.blob_compressed_stored / self.blob_stored if self.blob_stored else 0
+            codecs = ", ".join(f"{k} {report.count(v)}" for k, v in self.codecs.items())
+            rows.append(["blob values", report.count(self.blob_values), codecs])
+            rows.append(
+                [
+                    "blob bytes",
+                    f"stored {report.sized(self.blob_stored)}",
+                    f"decompressed {report.sized(self.blob_decompressed)}, "
+                    f"{100 * share:.0f} % of stored bytes compressed by the client",
+                ]
+            )
+        lines.extend(report.table(rows))
+        if self.estimate:
+            lines.append(
+                f"  Cassandra's estimate (system.size_estimates): {report.count(self.estimate['partitions'])}"
+                f" partitions, mean partition size {report.sized(self.estimate['mean_partition_size'])}"
+            )
+        if self.measured:
+            lines += [
+                "",
+                "Ratio of the table's compressor on these rows (approximate: column values laid end to "
+                "end in chunks,",
+                "no SSTable framing):",
+            ]
+            lines.extend(report.table([[k, report.ratio(v)] for k, v in self.measured.items()], right=(1,)))
+        lines += ["", "Advice:"]
+        lines.extend(f"  - {a}" for a in self.advice or ["nothing to change that this sample can support"])
+        for note in self.notes:
+            lines.append(f"  note: {note}")
+        return lines
+
+
+def collect(
+    settings: TableSettings,
+    names: Sequence[str],
+    types: Sequence[Any],
+    rows: Sequence[Sequence[Any]],
+    partition_key: Sequence[str],
+    protocol: int,
+    mode: str,
+    cap: int = DEFAULT_CAP,
+) -> tuple[list[bytes], list[bytes]]:
+    """Fold one page of sample rows into `settings`; returns the rows as stored and with blobs decompressed
+    (as byte strings of their values laid end to end, for the chunked-ratio measurement)."""
+    pk_index = [names.index(c) for c in partition_key if c in names]
+    blob_cols = [
+        (i, extractor(n, t), t.typename == "blob")
+        for i, (n, t) in enumerate(zip(names, types, strict=True))
+        if holds_blob(t)
+    ]
+    blob_idx = {i for i, _, _ in blob_cols}
+    stored_rows: list[bytes] = []
+    plain_rows: list[bytes] = []
+    for row in rows:
+        size = 0
+        stored_parts: list[bytes] = []
+        plain_parts: list[bytes] = []
+        for i, (t, v) in enumerate(zip(types, row, strict=True)):
+            if i in blob_idx or v is None:
+                continue
+            part = (
+                v
+                if isinstance(v, (bytes, bytearray))
+                else (v.encode("utf-8") if isinstance(v, str) else _serialize(t, v, protocol))
+            )
+            stored_parts.append(part)
+            plain_parts.append(part)
+            size += len(part)
+        for i, extract, _top in blob_cols:
+            for _path, _schema, value in extract(row[i]):
+                p = peel(value, mode, cap)
+                settings.blob_values += 1
+                settings.blob_stored += p.stored
+                settings.blob_decompressed += p.size
+                key = p.codec
+                settings.codecs[key] = settings.codecs.get(key, 0) + 1
+                if p.status == COMPRESSED:
+                    settings.blob_compressed_stored += p.stored
+                stored_parts.append(value)
+                plain_parts.append(p.payload)
+                size += p.stored
+        settings.row_sizes.append(size)
+        stored_rows.append(b"".join(stored_parts))
+        plain_rows.append(b"".join(plain_parts))
+        key = tuple(row[i] for i in pk_index)
+        if settings.rows_per_partition and key == settings.last_key:
+            settings.rows_per_partition[-1] += 1
+            settings.partition_sizes[-1] += size
+        else:
+            settings.rows_per_partition.append(1)
+            settings.partition_sizes.append(size)
+            settings.last_key = key
+        settings.sample_rows += 1
+    settings.partitions = len(settings.partition_sizes)
+    return stored_rows, plain_rows
+
+
+def drop_partial_partition(settings: TableSettings) -> None:
+    """The sample stopped at its LIMIT: its last partition may be cut, so leave it out of the sizes."""
+    if len(settings.partition_sizes) > 1:
+        settings.partition_sizes.pop()
+        settings.rows_per_partition.pop()
+
+
+def _serialize(cqltype: Any, value: Any, protocol: int) -> bytes:
+    try:
+        return bytes(cqltype.serialize(value, protocol))
+    except Exception:
+        return str(value).encode("utf-8")
+
+
+def measure_ratios(
+    settings: TableSettings, stored_rows: Sequence[bytes], plain_rows: Sequence[bytes]
+) -> None:
+    name, compress = compressor_for(settings.compression)
+    if compress is None:
+        # Off (or a class we cannot run): what LZ4, Cassandra's default, would do is still worth knowing.
+        name, compress = compressor_for({"class": "LZ4Compressor"})
+        label = "LZ4Compressor (default, if compression were on)"
+    else:
+        label = name
+    assert compress is not None
+    try:
+        min_ratio = float(settings.compression.get("min_compress_ratio", 0) or 0)
+    except ValueError:
+        min_ratio = 0.0
+    chunk = settings.chunk_kb * 1024
+    settings.measured[f"{label}, {settings.chunk_kb} KiB chunks, as stored"] = chunked_ratio(
+        stored_rows, chunk, compress, min_ratio
+    )
+    suggested = suggested_chunk_kb(settings)
+    if suggested is not None:
+        settings.measured[f"{label}, {suggested} KiB chunks, as stored"] = chunked_ratio(
+            stored_rows, suggested * 1024, compress, min_ratio
+        )
+    if settings.blob_compressed_stored:
+        settings.measured[f"{label}, {settings.chunk_kb} KiB chunks, blobs decompressed"] = chunked_ratio(
+            plain_rows, chunk, compress, min_ratio
+        )
+
+
+def suggested_chunk_kb(settings: TableSettings) -> int | None:
+    """A smaller chunk length when typical partitions are much smaller than a chunk, else None."""
+    if not settings.partition_sizes:
+        return None
+    typical = statistics.median(settings.partition_sizes)
+    kb = MIN_SUGGESTED_KB
+    while kb * 1024 < typical:
+        kb *= 2
+    return kb if kb * 4 <= settings.chunk_kb else None
+
+
+def advise(settings: TableSettings) -> None:
+    comp = settings.compression
+    off = str(comp.get("enabled", "true")).lower() == "false" or not comp.get("class")
+    keys = list(settings.measured)
+    current = settings.measured.get(keys[0]) if keys else None
+    if not settings.sample_rows:
+        settings.advice.append("the table has no rows to measure")
+        return
+    if off:
+        if current is not None and current >= 1.2:
+            settings.advice.append(
+                f"SSTable compression is off; LZ4Compressor would store these rows in "
+                f"{100 / current:.0f} % of the space (ratio {current:.2f} measured on the sample)"
+            )
+        else:
+            settings.advice.append(
+                f"SSTable compression is off and the rows barely compress (ratio "
+                f"{report.ratio(current)}): leaving it off saves CPU for nothing lost"
+            )
+    suggested = suggested_chunk_kb(settings)
+    if suggested is not None and not off:
+        typical = statistics.median(settings.partition_sizes)
+        smaller = settings.measured.get(keys[1]) if len(keys) > 1 else None
+        settings.advice.append(
+            f"a read of one partition (median {report.sized(int(typical))}) decompresses a whole "
+            f"{settings.chunk_kb} KiB chunk: chunk_length_in_kb = {suggested} reads and decompresses about "
+            f"{settings.chunk_kb // suggested}x fewer bytes per point read, for a ratio of "
+            f"{report.ratio(smaller)} instead of {report.ratio(current)} on this sample (and "
+            f"{settings.chunk_kb // suggested}x more chunk offsets in memory)"
+        )
+    share = settings.blob_compressed_stored / settings.blob_stored if settings.blob_stored else 0.0
+    if not off and share >= 0.5 and current is not None and current < 1.1:
+        min_ratio = comp.get("min_compress_ratio")
+        text = (
+            f"{100 * share:.0f} % of the blob bytes are compressed by the client, so the SSTable compressor "
+            f"saves only {100 * (1 - 1 / current):.0f} % on these rows"
+        )
+        if not min_ratio or float(min_ratio) <= 1.0:
+            text += (
+                "; min_compress_ratio: 1.1 stores chunks that do not compress by 10 % uncompressed, so reads "
+                "of them skip decompression"
+            )
+        settings.advice.append(text)
+    if not off and share < 0.1 and settings.blob_values and current is not None and current >= 1.5:
+        compressor = comp.get("class", "").rsplit(".", 1)[-1]
+        settings.advice.append(
+            f"the blob values are not compressed by the client and {compressor} gets ratio {current:.2f} "
+            "on disk; compressing in the client would also cut network bytes and, on Amazon Keyspaces, "
+            "capacity units (see COMPRESSION STATS and COMPRESSION ADVISE)"
+        )
+
+
+def size_estimate(session: Any, ks: str, table: str) -> dict[str, int] | None:
+    """Cassandra's own estimate (system.size_estimates): partitions and mean partition size, or None."""
+    try:
+        rows = list(
+            session.execute(
+                "SELECT mean_partition_size, partitions_count FROM system.size_estimates "
+                "WHERE keyspace_name = %s AND table_name = %s",
+                (ks, table),
+                timeout=5,
+            )
+        )
+    except Exception:  # Keyspaces and older servers: it is only a hint
+        return None
+
+    def num(row: Any, name: str) -> int:
+        return int((row[name] if isinstance(row, dict) else getattr(row, name)) or 0)
+
+    count = sum(num(r, "partitions_count") for r in rows)
+    if not count:
+        return None
+    mean = sum(num(r, "mean_partition_size") * num(r, "partitions_count") for r in rows) // count
+    return {"partitions": count, "mean_partition_size": mean}

@@ -1,0 +1,470 @@
+"""COMPRESSION STATS: streaming aggregation over a result, and its report.
+
+Memory stays flat however many rows are scanned: per blob column a handful of counters, one entry
+per distinct chain and (bounded) per distinct failure reason, and a median that is exact for the
+first EXACT_VALUES values and then a log-spaced histogram (0.1 % wide bins).
+
+Sizes: "decompressed" is the payload under the compression layers (a Java stream stays serialized);
+values that are not compressed, or cannot be decoded, count at their stored size. Keyspaces
+figures are per row over the blob values of the row (stored = "after", decompressed = "before").
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from bisect import bisect_left
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from functools import partial
+from operator import truediv
+from typing import Any
+
+from cqlsh_ext.codecs.base import DEFAULT_CAP
+from cqlsh_ext.insight import capacity, report
+from cqlsh_ext.insight.blobs import blob_columns, extractor, is_plain_blob
+from cqlsh_ext.insight.capacity import BUCKET_BOUNDS
+from cqlsh_ext.insight.measure import COMPRESSED, Peeled, quick
+
+#: Distinct failure reasons kept per column; more are counted as "other".
+MAX_REASONS = 20
+_log, _floor = math.log, math.floor
+_INV_STEP = 1 / math.log(1.001)
+_bucket = partial(bisect_left, BUCKET_BOUNDS)
+
+
+class StreamingMedian:
+    """Exact median of the first EXACT_VALUES values, then a histogram with 0.1 %-wide log bins."""
+
+    EXACT_VALUES = 8192
+    _STEP = math.log(1.001)
+    _ZERO = -(10**9)  # the bin of 0 (an empty payload)
+
+    def __init__(self) -> None:
+        self.count = 0
+        self._exact: list[float] | None = []
+        self._bins: dict[int, int] = {}
+
+    @property
+    def exact(self) -> bool:
+        return self._exact is not None
+
+    def _bin(self, x: float) -> int:
+        return _floor(_log(x) * _INV_STEP) if x > 0 else self._ZERO
+
+    def add(self, x: float) -> None:
+        self.count += 1
+        exact = self._exact
+        if exact is not None:
+            exact.append(x)
+            if len(exact) > self.EXACT_VALUES:
+                self._fold(exact)
+            return
+        k = _floor(_log(x) * _INV_STEP) if x > 0 else self._ZERO  # _bin() inlined: once per value
+        bins = self._bins
+        bins[k] = bins.get(k, 0) + 1
+
+    def extend(self, values: Iterable[float]) -> None:
+        exact = self._exact
+        if exact is None:
+            for x in values:
+                self.add(x)
+            return
+        before = len(exact)
+        exact.extend(values)
+        self.count += len(exact) - before
+        if len(exact) > self.EXACT_VALUES:
+            self._fold(exact)
+
+    def _fold(self, exact: list[float]) -> None:
+        """Past EXACT_VALUES: move to the histogram for good (memory stays flat)."""
+        self._exact = None
+        bins = self._bins
+        for v in exact:
+            k = self._bin(v)
+            bins[k] = bins.get(k, 0) + 1
+
+    def median(self) -> float | None:
+        if not self.count:
+            return None
+        if self._exact is not None:
+            values = sorted(self._exact)
+            mid = len(values) // 2
+            return values[mid] if len(values) % 2 else (values[mid - 1] + values[mid]) / 2
+        half = self.count / 2
+        seen = 0
+        for k in sorted(self._bins):
+            seen += self._bins[k]
+            if seen >= half:
+                return 0.0 if k == self._ZERO else math.exp((k + 0.5) * self._STEP)
+        raise AssertionError("unreachable")
+
+
+def chain_label(status: str, chain: str) -> str:
+    """'snappy', 'gzip>java'; 'not compressed', 'java (not compressed)', 'not decodable'."""
+    if status == COMPRESSED:
+        return chain
+    return f"{chain} ({status})" if chain else status
+
+
+class ColumnStats:
+    """Counters for one blob column (or one blob position inside a collection/UDT column)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.values = 0
+        self.nulls = 0
+        self.stored = 0
+        self.size = 0
+        self.inexact = 0
+        #: (status, chain) -> [values, stored bytes, decompressed bytes]
+        self.chains: dict[tuple[str, str], list[int]] = {}
+        self.reasons: dict[str, int] = {}
+        #: compressed values: [values, stored bytes, decompressed bytes]
+        self.compressed = [0, 0, 0]
+        self.before = capacity.Buckets()
+        self.after = capacity.Buckets()
+        self._before, self._after = self.before.counts, self.after.counts
+        self.ratios = StreamingMedian()
+
+    def add(self, status: str, chain: str, stored: int, size: int, exact: bool, reason: str | None) -> None:
+        """One value, as measure.quick() describes it. Runs once per value of a scan: kept lean."""
+        self.values += 1
+        self.stored += stored
+        self.size += size
+        if status == COMPRESSED:
+            comp = self.compressed
+            comp[0] += 1
+            comp[1] += stored
+            comp[2] += size
+            self.ratios.add(size / stored)
+            if not exact:
+                self.inexact += 1
+        elif reason:
+            reasons = self.reasons
+            if reason not in reasons and len(reasons) >= MAX_REASONS:
+                reason = "other"
+            reasons[reason] = reasons.get(reason, 0) + 1
+        entry = self.chains.get((status, chain))
+        if entry is None:
+            self.chains[(status, chain)] = [1, stored, size]
+        else:
+            entry[0] += 1
+            entry[1] += stored
+            entry[2] += size
+        self._before[bisect_left(BUCKET_BOUNDS, size)] += 1
+        self._after[bisect_left(BUCKET_BOUNDS, stored)] += 1
+
+    def add_peeled(self, p: Peeled) -> None:
+        self.add(p.status, p.chain, p.stored, p.size, p.exact, p.reason)
+
+    def add_page(self, stored: list[int], measured: list[tuple[str, str, int, bool, str | None]]) -> None:
+        """add() for many values: when every value has the same chain and an exact size (the usual
+        page) the per-value work is done by builtins, otherwise value by value; same result."""
+        chain = measured[0][1] if measured else ""
+        if any(m[0] != COMPRESSED or m[1] != chain or not m[3] for m in measured):
+            for st, m in zip(stored, measured, strict=True):
+                self.add(m[0], m[1], st, m[2], m[3], m[4])
+            return
+        if not measured:
+            return
+        sizes = [m[2] for m in measured]
+        n, st_total, sz_total = len(sizes), sum(stored), sum(sizes)
+        self.values += n
+        self.stored += st_total
+        self.size += sz_total
+        comp = self.compressed
+        comp[0] += n
+        comp[1] += st_total
+        comp[2] += sz_total
+        self.ratios.extend(map(truediv, sizes, stored))
+        entry = self.chains.get((COMPRESSED, chain))
+        if entry is None:
+            self.chains[(COMPRESSED, chain)] = [n, st_total, sz_total]
+        else:
+            entry[0] += n
+            entry[1] += st_total
+            entry[2] += sz_total
+        for index, count in Counter(map(_bucket, sizes)).items():
+            self._before[index] += count
+        for index, count in Counter(map(_bucket, stored)).items():
+            self._after[index] += count
+
+    def by_codec(self) -> dict[str, int]:
+        """Values per codec family ('snappy', 'gzip') or status ('not compressed', ...)."""
+        out: dict[str, int] = {}
+        for (status, chain), (count, _, _) in self.chains.items():
+            codec = chain.split(">", 1)[0].split("/", 1)[0] if status == COMPRESSED else status
+            out[codec] = out.get(codec, 0) + count
+        return dict(sorted(out.items(), key=lambda kv: -kv[1]))
+
+    def to_json(self) -> dict[str, object]:
+        c_count, c_stored, c_size = self.compressed
+        median = self.ratios.median()
+        return {
+            "column": self.name,
+            "values": self.values,
+            "nulls": self.nulls,
+            "stored_bytes": self.stored,
+            "decompressed_bytes": self.size,
+            "ratio": round(self.size / self.stored, 4) if self.stored else None,
+            "median_ratio": None if median is None else round(median, 4),
+            "median_exact": self.ratios.exact,
+            "compressed": {
+                "values": c_count,
+                "stored_bytes": c_stored,
+                "decompressed_bytes": c_size,
+                "ratio": round(c_size / c_stored, 4) if c_stored else None,
+            },
+            "inexact_values": self.inexact,
+            "by_codec": self.by_codec(),
+            "by_chain": [
+                {
+                    "chain": chain_label(*k),
+                    "status": k[0],
+                    "values": c,
+                    "stored_bytes": s,
+                    "decompressed_bytes": z,
+                    "ratio": round(z / s, 4) if s else None,
+                }
+                for k, (c, s, z) in sorted(self.chains.items(), key=lambda kv: -kv[1][0])
+            ],
+            "reasons": dict(sorted(self.reasons.items(), key=lambda kv: -kv[1])),
+            "buckets": {"decompressed": self.before.to_json(), "stored": self.after.to_json()},
+        }
+
+
+class Stats:
+    """COMPRESSION STATS over one result: feed it pages, then render or to_json."""
+
+    def __init__(self, query: str, mode: str = "auto", cap: int = DEFAULT_CAP) -> None:
+        self.query = query
+        self.mode = mode
+        self.cap = cap
+        self.rows = 0
+        self.columns: dict[str, ColumnStats] = {}
+        self.before = capacity.Capacity()  # per row, decompressed
+        self.after = capacity.Capacity()  # per row, stored
+        self.started = time.perf_counter()
+        self.elapsed = 0.0
+        self.interrupted = False
+        self.error: str | None = None
+        self.scan = "single stream"
+        self._layout: tuple[Any, ...] | None = None
+
+    def set_columns(self, names: Sequence[str], types: Sequence[Any]) -> None:
+        """The result's columns (first page): which hold blobs, and how to reach them."""
+        cols = blob_columns(names, types)
+        plain = tuple((i, self.columns.setdefault(n, ColumnStats(n))) for i, n, t in cols if is_plain_blob(t))
+        nested = tuple((i, extractor(n, t)) for i, n, t in cols if not is_plain_blob(t))
+        self._layout = (plain, nested)
+
+    @property
+    def has_blobs(self) -> bool:
+        return bool(self._layout and (self._layout[0] or self._layout[1]))
+
+    def add_rows(self, rows: Sequence[Sequence[Any]]) -> None:
+        assert self._layout is not None, "set_columns first"
+        plain, nested = self._layout
+        mode, cap = self.mode, self.cap
+        if len(plain) == 1 and not nested:
+            # One blob column (the usual table): a row's blob bytes are that value's, so a page is
+            # handled column-wise, with builtins doing most of the per-value work.
+            i, col = plain[0]
+            values = [row[i] for row in rows]
+            present = [v for v in values if v is not None]
+            stored = list(map(len, present))
+            measured = [quick(v, mode, cap) for v in present]
+            col.nulls += len(values) - len(present)
+            col.add_page(stored, measured)
+            nulls = [0] * (len(values) - len(present))  # a row whose value is null still costs a unit
+            self.before.add_many([m[2] for m in measured] + nulls)
+            self.after.add_many(stored + nulls)
+            self.rows += len(values)
+            return
+        before, after = self.before, self.after
+        n = 0
+        for row in rows:
+            stored = size = 0
+            for i, col in plain:
+                value = row[i]
+                if value is None:
+                    col.nulls += 1
+                    continue
+                status, chain, vsize, exact, reason = quick(value, mode, cap)
+                vstored = len(value)
+                col.add(status, chain, vstored, vsize, exact, reason)
+                stored += vstored
+                size += vsize
+            for i, extract in nested:
+                for _path, schema, value in extract(row[i]):
+                    col = self.columns.get(schema) or self.columns.setdefault(schema, ColumnStats(schema))
+                    status, chain, vsize, exact, reason = quick(value, mode, cap)
+                    col.add(status, chain, len(value), vsize, exact, reason)
+                    stored += len(value)
+                    size += vsize
+            before.add(size)
+            after.add(stored)
+            n += 1
+        self.rows += n
+
+    def finish(self) -> None:
+        self.elapsed = time.perf_counter() - self.started
+
+    @property
+    def complete(self) -> bool:
+        return not self.interrupted and self.error is None
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "command": "COMPRESSION STATS",
+            "query": self.query,
+            "complete": self.complete,
+            "interrupted": self.interrupted,
+            "error": self.error,
+            "rows": self.rows,
+            "elapsed_s": round(self.elapsed, 3),
+            "rows_per_s": round(self.rows / self.elapsed, 1) if self.elapsed else None,
+            "scan": self.scan,
+            "columns": [c.to_json() for c in self.columns.values()],
+            "keyspaces": {
+                "basis": "per row, blob values of the row only; 1 WCU per started KB, "
+                "1 RCU per started 4 KB (LOCAL_QUORUM; half at LOCAL_ONE); row quota 1 MB",
+                "decompressed": self.before.to_json(),
+                "stored": self.after.to_json(),
+                "wcu_saving": capacity.saving(self.before.wcu, self.after.wcu),
+                "rcu_saving": capacity.saving(self.before.rcu, self.after.rcu),
+            },
+        }
+
+    def render(self) -> list[str]:
+        rate = f", {self.rows / self.elapsed:,.0f} rows/s" if self.elapsed else ""
+        lines = [
+            f"COMPRESSION STATS: {report.count(self.rows)} rows in {self.elapsed:.1f} s{rate} ({self.scan})"
+        ]
+        if self.interrupted:
+            lines.append("  INTERRUPTED: the figures cover the rows scanned before Ctrl-C.")
+        if self.error:
+            lines.append(
+                f"  STOPPED BY AN ERROR: {self.error}; the figures cover the rows scanned before it."
+            )
+        if not self.columns:
+            lines.append("  No blob values in the result.")
+            return lines
+        for col in self.columns.values():
+            lines.append("")
+            lines.extend(render_column(col))
+        lines.append("")
+        lines.extend(render_capacity(self.before, self.after, "row", "per row over its blob values"))
+        return lines
+
+
+def render_column(col: ColumnStats) -> list[str]:
+    doc = col.to_json()
+    nulls = f", {report.count(col.nulls)} null" if col.nulls else ""
+    lines = [f"Column {col.name}: {report.count(col.values)} values{nulls}"]
+    rows = []
+    for entry in doc["by_chain"]:  # type: ignore[union-attr]
+        rows.append(
+            [
+                str(entry["chain"]),
+                report.count(entry["values"]),
+                report.pct(entry["values"], col.values),
+                report.sized(entry["stored_bytes"]),
+                report.sized(entry["decompressed_bytes"]),
+                report.ratio(entry["ratio"]),
+            ]
+        )
+    rows.append(
+        [
+            "total",
+            report.count(col.values),
+            "",
+            report.sized(col.stored),
+            report.sized(col.size),
+            report.ratio(doc["ratio"]),
+        ]
+    )  # type: ignore[arg-type]
+    lines.extend(
+        report.table(
+            rows,
+            ["codec / container", "values", "share", "stored", "decompressed", "ratio"],
+            right=(1, 2, 3, 4, 5),
+        )
+    )
+    codecs = ", ".join(f"{k} {report.count(v)}" for k, v in col.by_codec().items())
+    lines.append(f"  by codec: {codecs}")
+    median = doc["median_ratio"]
+    comp = doc["compressed"]
+    if comp["values"]:  # type: ignore[index]
+        approx = "" if doc["median_exact"] else " (histogram estimate, within 0.1 %)"
+        lines.append(
+            f"  ratio (decompressed / stored): overall {report.ratio(doc['ratio'])}, "  # type: ignore[arg-type]
+            f"compressed values {report.ratio(comp['ratio'])}, "  # type: ignore[index]
+            f"median per value {report.ratio(median)}{approx}"
+        )  # type: ignore[arg-type]
+    if col.inexact:
+        were = "value was" if col.inexact == 1 else "values were"
+        lines.append(
+            f"  {report.count(col.inexact)} {were} cut at the output cap: the decompressed size counted "
+            "is the size the header declares, or a lower bound"
+        )
+    for reason, n in list(col.reasons.items())[:8]:
+        lines.append(f"  {report.count(n)} x {reason}")
+    lines.append("")
+    lines.extend(render_buckets(col.before, col.after))
+    return lines
+
+
+def render_buckets(before: capacity.Buckets, after: capacity.Buckets) -> list[str]:
+    """The size distribution, decompressed (before) and stored (after), with a text bar per side."""
+    tb, ta = before.total, after.total
+    rows = []
+    for label, b, a in zip(capacity.BUCKET_LABELS, before.counts, after.counts, strict=False):
+        rows.append(
+            [
+                label,
+                report.count(b),
+                report.pct(b, tb),
+                report.bar(b, tb, 20, "#"),
+                report.count(a),
+                report.pct(a, ta),
+                report.bar(a, ta, 20, "="),
+            ]
+        )
+    header = ["size", "decompressed", "share", "before", "stored", "share", "after"]
+    return report.table(rows, header, right=(1, 2, 4, 5))
+
+
+def render_capacity(before: capacity.Capacity, after: capacity.Capacity, unit: str, basis: str) -> list[str]:
+    lines = [f"Amazon Keyspaces ({basis}; 1 WCU per started KB, 1 RCU per started 4 KB at LOCAL_QUORUM):"]
+
+    def per(v: int, c: capacity.Capacity) -> str:
+        return f"{v / c.rows:.2f}" if c.rows else "-"
+
+    rows = [
+        [
+            "write units (WCU)",
+            report.count(before.wcu),
+            report.count(after.wcu),
+            _saving(before.wcu, after.wcu),
+        ],
+        [f"WCU per {unit}", per(before.wcu, before), per(after.wcu, after), ""],
+        [
+            "read units (RCU)",
+            report.count(before.rcu),
+            report.count(after.rcu),
+            _saving(before.rcu, after.rcu),
+        ],
+        [f"RCU per {unit}", per(before.rcu, before), per(after.rcu, after), ""],
+        [f"{unit}s near 1 MB (>= 90 %)", report.count(before.near_quota), report.count(after.near_quota), ""],
+        [f"{unit}s over 1 MB (quota)", report.count(before.over_quota), report.count(after.over_quota), ""],
+        [f"largest {unit}", report.sized(before.largest), report.sized(after.largest), ""],
+    ]
+    lines.extend(report.table(rows, ["", "decompressed", "stored", "saved"], right=(1, 2, 3)))
+    return lines
+
+
+def _saving(before: int, after: int) -> str:
+    s = capacity.saving(before, after)
+    return "-" if s is None else f"{100 * s:.1f} %"

@@ -1,0 +1,274 @@
+"""COMPRESSION ADVISE and SETTINGS through the real binary, HELP, completion, and Ctrl-C on a long scan."""
+
+from __future__ import annotations
+
+import json
+import math
+import signal
+import statistics
+import subprocess
+import sys
+import zlib
+
+import brotli
+import cramjam
+import lz4.block
+import pexpect
+import pytest
+import zstandard
+from shell_runner import CQLSH_EXT, isolated_env
+
+from .conftest import cqlsh_ext, json_docs
+from .test_units import expected_bucket
+
+BUCKETS = ["<= 1 KB", "1-4 KB", "4-20 KB", "20-67 KB", "67 KB-1 MB", "> 1 MB"]
+
+
+def _gzip(level: int):
+    def compress(p: bytes) -> bytes:
+        obj = zlib.compressobj(level, zlib.DEFLATED, 31)
+        return obj.compress(p) + obj.flush()
+
+    return compress
+
+
+# The codecs ADVISE must measure, recomputed here with the libraries' own calls.
+REFERENCE = {
+    "snappy": lambda p: bytes(cramjam.snappy.compress_raw(p)),
+    "lz4": lz4.block.compress,
+    "lz4hc 9": lambda p: lz4.block.compress(p, mode="high_compression", compression=9),
+    **{f"zstd {lv}": zstandard.ZstdCompressor(level=lv).compress for lv in (-1, 1, 3, 9, 19)},
+    **{f"gzip {lv}": _gzip(lv) for lv in (1, 6, 9)},
+    **{f"brotli {q}": (lambda p, q=q: brotli.compress(p, quality=q)) for q in (1, 6, 11)},
+}
+
+
+def capacity(sizes: list[int]) -> tuple[int, int]:
+    return sum(max(1, math.ceil(s / 1024)) for s in sizes), sum(max(1, math.ceil(s / 4096)) for s in sizes)
+
+
+def test_advise(cassandra, insight, home):
+    out = cqlsh_ext(
+        cassandra, home, f"COMPRESSION ADVISE JSON SAMPLE 40 SELECT data FROM {insight.ks}.advise_src"
+    )
+    (doc,) = json_docs(out.stdout)
+    assert doc["complete"] and doc["rows"] == 40
+    (col,) = doc["columns"]
+    payloads = insight.advise_payloads
+    total = sum(map(len, payloads))
+    stored = [len(zlib_gzip) for zlib_gzip in (_stored_gzip(p) for p in payloads)]
+    assert (col["values"], col["payload_bytes"], col["stored_bytes"]) == (40, total, sum(stored))
+    assert col["stored_ratio"] == round(total / sum(stored), 4)
+    assert col["current"] == {"gzip": 40} and col["skipped"] == {}
+    unc_wcu, unc_rcu = capacity([len(p) for p in payloads])
+    assert (
+        col["uncompressed"]["keyspaces"]["wcu"] == unc_wcu
+        and col["uncompressed"]["keyspaces"]["rcu"] == unc_rcu
+    )
+    assert col["uncompressed"]["buckets"] == {
+        b: sum(expected_bucket(len(p)) == b for p in payloads) for b in BUCKETS
+    }
+    codecs = {c["codec"]: c for c in col["codecs"]}
+    assert set(REFERENCE) | {"zstd 3 + dict"} == set(codecs)
+    for name, compress in REFERENCE.items():
+        sizes = [len(compress(p)) for p in payloads]
+        c = codecs[name]
+        assert c["compressed_bytes"] == sum(sizes), name
+        assert c["ratio"] == round(total / sum(sizes), 4), name
+        assert c["buckets"] == {b: sum(expected_bucket(s) == b for s in sizes) for b in BUCKETS}, name
+        wcu, rcu = capacity(sizes)
+        assert (c["keyspaces"]["wcu"], c["keyspaces"]["rcu"]) == (wcu, rcu), name
+        assert c["wcu_saving_vs_uncompressed"] == round(1 - wcu / unc_wcu, 4)
+        assert c["wcu_saving_vs_stored"] == round(1 - wcu / capacity(stored)[0], 4)
+    for c in codecs.values():
+        for side in ("compress_mb_s", "decompress_mb_s"):
+            speed = c[side]
+            assert speed["runs"] >= 1 and 0 < speed["min"] <= speed["median"] <= speed["max"], (
+                c["codec"],
+                speed,
+            )
+    dict_codec = codecs["zstd 3 + dict"]
+    assert dict_codec["ratio"] == round(total / dict_codec["compressed_bytes"], 4)
+    assert "other half of the sample" in dict_codec["note"]
+    # The recommendation follows its stated rule on the figures it reports.
+    fast = [
+        c
+        for c in codecs.values()
+        if c["compress_mb_s"]["median"] >= 50 and c["decompress_mb_s"]["median"] >= 200
+    ] or list(codecs.values())
+    best = max(fast, key=lambda c: (c["ratio"], c["decompress_mb_s"]["median"]))
+    assert col["recommendation"]["codec"] == best["codec"]
+    assert col["recommendation"]["text"].startswith(
+        f"{best['codec']}: ratio {total / best['compressed_bytes']:.2f}"
+    )
+
+
+def _stored_gzip(p: bytes) -> bytes:
+    import gzip
+
+    return gzip.compress(p, mtime=0)
+
+
+def test_advise_text(cassandra, insight, home):
+    out = cqlsh_ext(
+        cassandra, home, f"COMPRESSION ADVISE SAMPLE 20 SELECT data FROM {insight.ks}.advise_src"
+    ).stdout
+    assert "COMPRESSION ADVISE: sample of 20 rows" in out and "Column data: 20 values" in out
+    snappy = next(line for line in out.splitlines() if line.strip().startswith("snappy "))
+    sizes = [len(cramjam.snappy.compress_raw(p)) for p in _first_sample(cassandra, insight, 20)]
+    payload = sum(map(len, _first_sample(cassandra, insight, 20)))
+    assert f"{payload / sum(sizes):.2f}" in snappy
+    assert "Recommendation: " in out and "values per size bucket:" in out
+
+
+def _first_sample(cassandra, insight, n: int) -> list[bytes]:
+    """The payloads of the first n rows in the server's order, as the command reads them."""
+    import gzip
+
+    s = cassandra.session(insight.ks)
+    rows = list(s.execute(f"SELECT data FROM advise_src LIMIT {n}"))
+    s.shutdown()
+    return [gzip.decompress(r.data) for r in rows]
+
+
+def _row_bytes(pk: int, ck: int, data: bytes) -> bytes:
+    return pk.to_bytes(4, "big", signed=True) + ck.to_bytes(4, "big", signed=True) + data
+
+
+def _chunked(rows: list[bytes], chunk: int, level: int) -> float:
+    joined = b"".join(rows)
+    cctx = zstandard.ZstdCompressor(level=level)
+    pieces = [joined[i : i + chunk] for i in range(0, len(joined), chunk)]
+    return len(joined) / sum(len(cctx.compress(p)) for p in pieces)
+
+
+def test_settings(cassandra, insight, home):
+    doc = json_docs(cqlsh_ext(cassandra, home, f"COMPRESSION SETTINGS JSON {insight.ks}.settings_t").stdout)[
+        0
+    ]
+    assert doc["compression"] == {
+        "chunk_length_in_kb": "64",
+        "class": "org.apache.cassandra.io.compress.ZstdCompressor",
+        "compression_level": "5",
+    }
+    s = cassandra.session(insight.ks)
+    ordered = [(r.pk, r.ck, r.data) for r in s.execute("SELECT pk, ck, data FROM settings_t")]
+    s.shutdown()
+    assert sorted(ordered) == sorted(insight.settings_rows)
+    sizes = [8 + len(d) for _, _, d in ordered]
+    parts: dict[int, int] = {}
+    for pk, _ck, d in ordered:
+        parts[pk] = parts.get(pk, 0) + 8 + len(d)
+    sample = doc["sample"]
+    assert (sample["rows"], sample["partitions"], sample["rows_per_partition_median"]) == (150, 30, 5)
+    assert sample["row_bytes_median"] == statistics.median(sizes) and sample["row_bytes_max"] == max(sizes)
+    assert sample["partition_bytes_median"] == statistics.median(parts.values())
+    assert sample["partition_bytes_max"] == max(parts.values())
+    blobs = [d for _, _, d in ordered]
+    payloads = [bytes(cramjam.snappy.decompress_raw(d)) for d in blobs]
+    assert (sample["blob_values"], sample["blob_stored_bytes"], sample["blob_decompressed_bytes"]) == (
+        150,
+        sum(map(len, blobs)),
+        sum(map(len, payloads)),
+    )
+    assert sample["blob_client_compressed_share"] == 1.0 and sample["blob_codecs"] == {"snappy": 150}
+    stored_rows = [_row_bytes(*r) for r in ordered]
+    plain_rows = [_row_bytes(pk, ck, p) for (pk, ck, _), p in zip(ordered, payloads, strict=True)]
+    kb = 4
+    while kb * 1024 < statistics.median(parts.values()):
+        kb *= 2
+    measured = doc["measured_ratio"]
+    assert measured == {
+        "ZstdCompressor, 64 KiB chunks, as stored": pytest.approx(_chunked(stored_rows, 64 << 10, 5)),
+        f"ZstdCompressor, {kb} KiB chunks, as stored": pytest.approx(_chunked(stored_rows, kb << 10, 5)),
+        "ZstdCompressor, 64 KiB chunks, blobs decompressed": pytest.approx(_chunked(plain_rows, 64 << 10, 5)),
+    }
+    assert any(f"chunk_length_in_kb = {kb} " in a and f"{64 // kb}x fewer bytes" in a for a in doc["advice"])
+
+    small = json_docs(
+        cqlsh_ext(cassandra, home, f"COMPRESSION SETTINGS JSON SAMPLE 12 {insight.ks}.settings_t").stdout
+    )
+    assert small[0]["sample"]["rows"] == 12
+    # 12 rows of 5-row partitions: the third partition is cut by the LIMIT and left out of the sizes.
+    assert small[0]["sample"]["rows_per_partition_median"] == 5
+
+    text = cqlsh_ext(cassandra, home, f"COMPRESSION SETTINGS {insight.ks}.settings_t").stdout
+    assert "chunk_length_in_kb  64" in text and "Advice:" in text
+    missing = cqlsh_ext(cassandra, home, f"COMPRESSION SETTINGS {insight.ks}.nope", ok=False)
+    assert missing.returncode != 0 and "not found" in missing.stderr
+
+
+def test_help(cassandra, home):
+    out = cqlsh_ext(cassandra, home, "HELP").stdout
+    assert "INSPECT" in out and "COMPRESSION" in out
+    assert "INSPECT [cqlsh-ext]" in cqlsh_ext(cassandra, home, "HELP INSPECT").stdout
+    assert "COMPRESSION ADVISE [JSON] [SAMPLE n]" in cqlsh_ext(cassandra, home, "HELP COMPRESSION").stdout
+
+
+COMPLETE = r"""
+import json, sys
+from cassandra.auth import PlainTextAuthProvider
+from cqlsh_ext import seams
+cqlshmain = seams.import_cqlshmain(None)
+from cqlsh_ext import shell
+shell.register_commands()
+from cqlshlib import cql3handling
+cqlshmain.setup_cqlruleset(cql3handling)
+host, port, ks = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+conn = cqlshmain.Shell(host, port, auth_provider=PlainTextAuthProvider("cassandra", "cassandra"), tty=False,
+                       encoding="utf-8")
+cases = json.loads(sys.argv[4])
+print(json.dumps([cqlshmain.cqlruleset.cql_complete(b.replace("KS", ks), p, cassandra_conn=conn,
+                                                     startsymbol="cqlshCommand") for b, p in cases]))
+"""
+
+
+def test_completion(cassandra, insight, home):
+    cases = [
+        ("", "INS"),
+        ("", "COMPR"),
+        ("COMPRESSION ", ""),
+        ("COMPRESSION STATS ", ""),
+        ("COMPRESSION SETTINGS KS.", "sett"),
+        ("INSPECT SELECT data FROM KS.", "ord"),
+        ("COMPRESSION ADVISE SAMPLE 10 SELECT data FROM KS.orders ", ""),
+    ]
+    proc = subprocess.run(
+        [sys.executable, "-c", COMPLETE, cassandra.host, str(cassandra.port), insight.ks, json.dumps(cases)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=isolated_env(home),
+    )
+    assert proc.returncode == 0, proc.stderr
+    got = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert "INSPECT" in got[0]
+    assert got[1] == ["COMPRESSION "]
+    assert set(got[2]) == {"STATS", "ADVISE", "SETTINGS"}
+    assert {"SELECT", "JSON", "PARALLEL"} <= set(got[3])
+    assert got[4] == ["settings_t "] or got[4] == ["settings_t"]
+    assert [c.strip() for c in got[5]] == ["orders"]
+    assert {"WHERE", "LIMIT"} <= {c.strip() for c in got[6]}
+
+
+def test_ctrl_c_stops_a_long_scan_and_reports(cassandra, insight, home):
+    child = pexpect.spawn(
+        CQLSH_EXT,
+        [*cassandra.cqlsh_args, "-e", f"COMPRESSION STATS PARALLEL 1 SELECT data FROM {insight.ks}.bulky"],
+        env=isolated_env(home),
+        encoding="utf-8",
+        timeout=120,
+        dimensions=(40, 200),
+    )
+    child.expect("rows/s")  # the progress line on the terminal: the scan is under way
+    child.kill(signal.SIGINT)
+    child.expect(pexpect.EOF)
+    out = child.before
+    child.close()
+    assert "INTERRUPTED: the figures cover the rows scanned before Ctrl-C." in out, out[-2000:]
+    rows = int(out.split("COMPRESSION STATS: ", 1)[1].split(" rows", 1)[0].replace(",", ""))
+    assert 0 < rows < insight.big_rows
+    assert f"Column data: {rows:,} values" in out
+    wcu = next(line for line in out.splitlines() if line.strip().startswith("write units (WCU)"))
+    per_row_before = math.ceil(60_000 / 1024)
+    assert f"{rows * per_row_before:,}" in wcu

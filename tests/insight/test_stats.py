@@ -1,0 +1,207 @@
+"""COMPRESSION STATS through the real binary, every figure recomputed from what the test wrote."""
+
+from __future__ import annotations
+
+import math
+import re
+import statistics
+from collections import Counter
+
+import pytest
+
+from .conftest import COMPRESSED, cqlsh_ext, json_docs
+from .test_units import expected_bucket
+
+BUCKETS = ["<= 1 KB", "1-4 KB", "4-20 KB", "20-67 KB", "67 KB-1 MB", "> 1 MB"]
+
+
+def label(v) -> str:
+    if v.status == COMPRESSED:
+        return v.chain
+    return f"{v.chain} ({v.status})" if v.chain else v.status
+
+
+def expected(values) -> dict:
+    """The STATS document for `values`, computed here from the producers' inputs."""
+    present = [v for v in values if v.stored is not None]
+    comp = [v for v in present if v.status == COMPRESSED]
+    stored = sum(len(v.stored) for v in present)
+    size = sum(v.size for v in present)
+    chains: dict[str, list[int]] = {}
+    for v in present:
+        entry = chains.setdefault(label(v), [0, 0, 0])
+        entry[0] += 1
+        entry[1] += len(v.stored)
+        entry[2] += v.size
+    codecs = Counter(
+        v.chain.split(">")[0].split("/")[0] if v.status == COMPRESSED else v.status for v in present
+    )
+
+    def per_row(sizes: list[int]) -> dict:
+        return {
+            "rows": len(sizes),
+            "wcu": sum(max(1, math.ceil(s / 1024)) for s in sizes),
+            "rcu": sum(max(1, math.ceil(s / 4096)) for s in sizes),
+            "near_quota": sum(1 for s in sizes if 0.9 * 1048576 <= s <= 1048576),
+            "over_quota": sum(1 for s in sizes if s > 1048576),
+            "largest": max(sizes),
+        }
+
+    rows_before = [v.size if v.stored is not None else 0 for v in values]
+    rows_after = [len(v.stored) if v.stored is not None else 0 for v in values]
+    return {
+        "rows": len(values),
+        "values": len(present),
+        "nulls": len(values) - len(present),
+        "stored_bytes": stored,
+        "decompressed_bytes": size,
+        "ratio": round(size / stored, 4),
+        "median_ratio": round(statistics.median(v.size / len(v.stored) for v in comp), 4),
+        "compressed": {
+            "values": len(comp),
+            "stored_bytes": sum(len(v.stored) for v in comp),
+            "decompressed_bytes": sum(v.size for v in comp),
+            "ratio": round(sum(v.size for v in comp) / sum(len(v.stored) for v in comp), 4),
+        },
+        "inexact_values": sum(1 for v in comp if not v.exact),
+        "chains": chains,
+        "codecs": dict(codecs),
+        # Raw values say why, except a Java stream that simply is not compressed.
+        "reasons": sum(1 for v in present if v.status != COMPRESSED and v.chain != "java"),
+        "buckets": {
+            "decompressed": Counter(expected_bucket(v.size) for v in present),
+            "stored": Counter(expected_bucket(len(v.stored)) for v in present),
+        },
+        "before": per_row(rows_before),
+        "after": per_row(rows_after),
+    }
+
+
+def check(doc: dict, exp: dict) -> None:
+    assert doc["complete"] and not doc["interrupted"] and doc["error"] is None
+    assert doc["rows"] == exp["rows"]
+    (col,) = doc["columns"]
+    assert col["column"] == "data"
+    for key in (
+        "values",
+        "nulls",
+        "stored_bytes",
+        "decompressed_bytes",
+        "ratio",
+        "median_ratio",
+        "compressed",
+        "inexact_values",
+    ):
+        assert col[key] == exp[key], key
+    assert col["median_exact"] is True
+    got_chains = {
+        c["chain"]: [c["values"], c["stored_bytes"], c["decompressed_bytes"]] for c in col["by_chain"]
+    }
+    assert got_chains == exp["chains"]
+    for c in col["by_chain"]:
+        assert c["ratio"] == round(c["decompressed_bytes"] / c["stored_bytes"], 4)
+    assert col["by_codec"] == exp["codecs"]
+    assert sum(col["reasons"].values()) == exp["reasons"]
+    for side in ("decompressed", "stored"):
+        assert col["buckets"][side] == {b: exp["buckets"][side].get(b, 0) for b in BUCKETS}, side
+    ks = doc["keyspaces"]
+    for side, key in (("decompressed", "before"), ("stored", "after")):
+        got = {k: ks[side][k] for k in ("rows", "wcu", "rcu", "near_quota", "over_quota", "largest")}
+        assert got == exp[key], side
+        assert ks[side]["wcu_per_row"] == round(exp[key]["wcu"] / exp["rows"], 3)
+    assert ks["wcu_saving"] == round(1 - exp["after"]["wcu"] / exp["before"]["wcu"], 4)
+    assert ks["rcu_saving"] == round(1 - exp["after"]["rcu"] / exp["before"]["rcu"], 4)
+
+
+@pytest.mark.parametrize("parallel", ["", "PARALLEL 4 "], ids=["one-stream", "token-ranges"])
+def test_whole_table_json(cassandra, insight, home, parallel):
+    out = cqlsh_ext(cassandra, home, f"COMPRESSION STATS JSON {parallel}SELECT data FROM {insight.ks}.orders")
+    (doc,) = json_docs(out.stdout)
+    check(doc, expected(insight.orders))
+    assert doc["scan"] == ("4 token-range streams" if parallel else "single stream")
+    # The data covers every bucket, both sides of the quota and the output cap.
+    exp = expected(insight.orders)
+    assert all(exp["buckets"]["decompressed"][b] for b in BUCKETS)
+    assert exp["before"]["over_quota"] and exp["after"]["near_quota"] and exp["inexact_values"]
+
+
+def test_output_format_json_and_samples(cassandra, insight, home):
+    """--output-format json gives JSON without the keyword (and stdout holds nothing else);
+    WHERE and LIMIT samples are scanned as one stream."""
+    keys = [v.key for v in insight.orders[300:420]]
+    where = ", ".join(map(str, keys))
+    out = cqlsh_ext(
+        cassandra,
+        home,
+        f"COMPRESSION STATS SELECT data FROM {insight.ks}.orders WHERE id IN ({where})",
+        "--output-format",
+        "json",
+    )
+    lines = [line for line in out.stdout.splitlines() if line.strip()]
+    assert len(lines) == 1
+    (doc,) = json_docs(out.stdout)
+    check(doc, expected(insight.orders[300:420]))
+    assert doc["scan"] == "single stream"
+
+    limited = json_docs(
+        cqlsh_ext(
+            cassandra, home, f"COMPRESSION STATS JSON SELECT data FROM {insight.ks}.orders LIMIT 57"
+        ).stdout
+    )[0]
+    assert limited["rows"] == 57 and limited["columns"][0]["values"] + limited["columns"][0]["nulls"] == 57
+
+
+def test_text_report(cassandra, insight, home):
+    out = cqlsh_ext(cassandra, home, f"COMPRESSION STATS SELECT data FROM {insight.ks}.orders").stdout
+    exp = expected(insight.orders)
+    assert f"COMPRESSION STATS: {exp['rows']:,} rows in " in out
+    assert f"Column data: {exp['values']:,} values, {exp['nulls']} null" in out
+    # The size table: one line per bucket with both counts, shares and a bar for non-empty buckets.
+    for bucket in BUCKETS:
+        before = exp["buckets"]["decompressed"].get(bucket, 0)
+        after = exp["buckets"]["stored"].get(bucket, 0)
+        line = next(line for line in out.splitlines() if line.strip().startswith(bucket + " "))
+        numbers = [
+            int(n.replace(",", ""))
+            for n in re.findall(r"(?<![\d.])\d[\d,]*(?![\d.]| %| KB| MB)", line[len(bucket) + 2 :])
+        ]
+        assert numbers == [before, after], line
+        assert (
+            f"{100 * before / exp['values']:.1f} %" in line and f"{100 * after / exp['values']:.1f} %" in line
+        )
+    wcu = next(line for line in out.splitlines() if line.strip().startswith("write units (WCU)"))
+    assert f"{exp['before']['wcu']:,}" in wcu and f"{exp['after']['wcu']:,}" in wcu
+    saved = 100 * (1 - exp["after"]["wcu"] / exp["before"]["wcu"])
+    assert wcu.rstrip().endswith(f"{saved:.1f} %")
+    overall = (
+        f"overall {exp['ratio']:.2f}, compressed values {exp['compressed']['ratio']:.2f}, "
+        f"median per value {exp['median_ratio']:.2f}"
+    )
+    assert overall in out
+    assert "1 value was cut at the output cap" in out
+
+
+def test_nested_blobs_and_no_blob_error(cassandra, insight, home):
+    import gzip
+
+    from cqlsh_ext.codecs import registry
+
+    s = cassandra.session(insight.ks)
+    s.execute("CREATE TABLE IF NOT EXISTS nested (id int PRIMARY KEY, l list<blob>, m map<text, blob>)")
+    a, b, c = (gzip.compress(x * 50, mtime=0) for x in (b"alpha ", b"beta ", b"gamma "))
+    s.execute("INSERT INTO nested (id, l, m) VALUES (1, %s, %s)", ([a, b], {"k": c}))
+    s.shutdown()
+    doc = json_docs(
+        cqlsh_ext(cassandra, home, f"COMPRESSION STATS JSON SELECT l, m FROM {insight.ks}.nested").stdout
+    )[0]
+    cols = {c["column"]: c for c in doc["columns"]}
+    assert set(cols) == {"l[]", "m[value]"}
+    assert cols["l[]"]["values"] == 2 and cols["l[]"]["stored_bytes"] == len(a) + len(b)
+    assert cols["l[]"]["decompressed_bytes"] == 300 + 250
+    assert cols["m[value]"]["by_chain"][0]["chain"] == registry.GZIP.label
+    assert doc["keyspaces"]["stored"]["largest"] == len(a) + len(b) + len(c)  # one row, all its blobs
+
+    err = cqlsh_ext(
+        cassandra, home, f"COMPRESSION STATS SELECT id FROM {insight.ks}.orders LIMIT 3", ok=False
+    )
+    assert err.returncode != 0 and "no blob column" in err.stderr

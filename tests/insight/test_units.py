@@ -1,0 +1,157 @@
+"""Insight building blocks without a server: buckets, capacity units, the streaming median, CRC-32C,
+token ranges, hex input, and that STATS' quick path agrees with peel() and the display chain."""
+
+from __future__ import annotations
+
+import math
+import random
+import statistics
+import sys
+import tracemalloc
+
+import pytest
+
+from cqlsh_ext.demo.records import documents
+from cqlsh_ext.demo.samples import samples
+from cqlsh_ext.insight import capacity
+from cqlsh_ext.insight.checksums import crc32c, snappy_mask
+from cqlsh_ext.insight.cli import _as_hex
+from cqlsh_ext.insight.measure import peel, quick
+from cqlsh_ext.insight.scan import MAX_TOKEN, MIN_TOKEN, token_ranges
+from cqlsh_ext.insight.stats import ColumnStats, StreamingMedian
+from cqlsh_ext.payload.unwrap import unwrap
+
+DOC = next(documents(1, seed=7))
+
+
+def expected_bucket(size: int) -> str:
+    # The article's buckets written out as comparisons (independent of capacity.BUCKET_BOUNDS).
+    if size <= 1024:
+        return "<= 1 KB"
+    if size <= 4 * 1024:
+        return "1-4 KB"
+    if size <= 20 * 1024:
+        return "4-20 KB"
+    if size <= 67 * 1024:
+        return "20-67 KB"
+    if size <= 1024 * 1024:
+        return "67 KB-1 MB"
+    return "> 1 MB"
+
+
+@pytest.mark.parametrize(
+    "size", [0, 1, 1023, 1024, 1025, 4096, 4097, 20480, 20481, 68608, 68609, 1048576, 1048577, 5 << 20]
+)
+def test_buckets_and_capacity_units(size):
+    assert capacity.BUCKET_LABELS[capacity.bucket_of(size)] == expected_bucket(size)
+    assert capacity.wcu(size) == max(1, math.ceil(size / 1024))
+    assert capacity.rcu(size) == max(1, math.ceil(size / 4096))
+    c = capacity.Capacity()
+    c.add(size)
+    assert (c.wcu, c.rcu) == (capacity.wcu(size), capacity.rcu(size))
+    assert c.over_quota == (size > 1048576)
+    assert c.near_quota == (0.9 * 1048576 <= size <= 1048576)
+
+
+def test_streaming_median_exact_then_histogram():
+    rng = random.Random(3)
+    values = [rng.lognormvariate(0.8, 0.5) for _ in range(StreamingMedian.EXACT_VALUES)]
+    m = StreamingMedian()
+    for v in values:
+        m.add(v)
+    assert m.exact and m.median() == statistics.median(values)
+    more = [rng.lognormvariate(0.8, 0.5) for _ in range(40_000)]
+    for v in more:
+        m.add(v)
+    assert not m.exact
+    true = statistics.median(values + more)
+    assert abs(m.median() - true) / true < 0.001  # bins are 0.1 % wide
+
+
+def test_memory_stays_flat():
+    """A column's state does not grow with the number of values (no list of all values)."""
+    rng = random.Random(5)
+    col = ColumnStats("data")
+
+    def feed(n: int) -> None:
+        for _ in range(n):
+            stored = rng.randint(100, 5000)
+            col.add("compressed", "snappy", stored, int(stored * rng.uniform(1.2, 3.0)), True, None)
+
+    feed(20_000)  # past the exact median buffer: from here on only histogram bins are added
+    tracemalloc.start()
+    before = tracemalloc.take_snapshot()
+    feed(200_000)
+    grown = sum(s.size_diff for s in tracemalloc.take_snapshot().compare_to(before, "filename"))
+    tracemalloc.stop()
+    assert grown < 256 * 1024, f"state grew by {grown} bytes over 200,000 values"
+    assert col.values == 220_000
+
+
+def test_crc32c_and_mask():
+    # RFC 3720 (iSCSI) check value for "123456789", and the snappy framing format's mask.
+    assert crc32c(b"123456789") == 0xE3069283
+    c = 0xE3069283
+    assert snappy_mask(c) == ((((c >> 15) | (c << 17)) & 0xFFFFFFFF) + 0xA282EAD8) & 0xFFFFFFFF
+
+
+def test_token_ranges_cover_the_ring():
+    for parts in (1, 4, 16):
+        ranges = token_ranges(parts)
+        assert ranges[0][0] == MIN_TOKEN and ranges[-1][1] == MAX_TOKEN
+        assert all(a[1] == b[0] for a, b in zip(ranges, ranges[1:], strict=False))
+        assert len(ranges) == parts
+
+
+def test_hex_input_as_cqlsh_prints_it():
+    assert _as_hex(b"0x1f8b08\n") == bytes.fromhex("1f8b08")
+    assert _as_hex(b"0xdeadbeef (no compression detected)") == bytes.fromhex("deadbeef")
+    assert _as_hex(b"0x") == b""
+    assert _as_hex(b"\x1f\x8b\x08") is None
+    assert _as_hex(b"0xzz") is None
+    with pytest.raises(ValueError):
+        _as_hex(b"0xabc")
+
+
+def test_quick_path_agrees_with_peel_and_the_display():
+    values = [s.data for s in samples(DOC)] + [b"", b"\x01\x02", b"plain text value", bytes(range(256))]
+    for value in values:
+        p = peel(value)
+        assert quick(value) == (p.status, p.chain, p.size, p.exact, p.reason)
+        view = unwrap(value, "auto", 4 << 20)
+        assert p.chain == ">".join(layer.label for layer in view.layers)
+
+
+def test_page_path_equals_value_path():
+    """Stats.add_rows' column-wise path for one blob column gives what per-value add() gives."""
+    import cramjam
+    from cassandra import cqltypes
+
+    from cqlsh_ext.insight.stats import Stats
+
+    same = [bytes(cramjam.snappy.compress_raw(d.encode())) for d in documents(300, seed=2)]
+    mixed = [s.data for s in samples(DOC)] + [None, None] + same[:50]
+    pages = [same[:100], same[100:300], mixed, [None], []]
+    stats = Stats("q")
+    stats.set_columns(["data"], [cqltypes.BytesType])
+    reference = ColumnStats("data")
+    before, after = capacity.Capacity(), capacity.Capacity()
+    for page in pages:
+        stats.add_rows([(v,) for v in page])
+        for v in page:
+            if v is None:
+                reference.nulls += 1
+                before.add(0)
+                after.add(0)
+                continue
+            status, chain, size, exact, reason = quick(v)
+            reference.add(status, chain, len(v), size, exact, reason)
+            before.add(size)
+            after.add(len(v))
+    assert stats.columns["data"].to_json() == reference.to_json()
+    assert (stats.before, stats.after) == (before, after)
+    assert stats.rows == sum(map(len, pages))
+
+
+if __name__ == "__main__":
+    sys.exit(pytest.main([__file__, "-q"]))
