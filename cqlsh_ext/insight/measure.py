@@ -1,8 +1,9 @@
 """Peel one stored value down to its payload: the chain of layers, sizes, and why a value stays raw.
 
-The walk follows cqlsh_ext.payload.unwrap (same detection, depth limit and cumulative cap, so a
-chain here is the label the display shows) but keeps bytes instead of text: STATS needs only sizes
-and must be cheap per value, ADVISE needs the payload bytes, INSPECT needs every layer's input.
+The walk is cqlsh_ext.payload.unwrap.walk, the display's own (same detection, depth limit and
+cumulative cap, so a chain here is the label the display shows); Peeled keeps bytes instead of
+text: STATS needs only sizes and must be cheap per value, ADVISE needs the payload bytes, INSPECT
+needs every layer's input.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from dataclasses import dataclass, field
 from cqlsh_ext.codecs import registry
 from cqlsh_ext.codecs.base import DEFAULT_CAP, Decoded, DecodeError, Format
 from cqlsh_ext.payload import javaser
-from cqlsh_ext.payload.unwrap import MAX_DEPTH, NOT_DETECTED
+from cqlsh_ext.payload.unwrap import NOT_DETECTED, RAW, walk
 
 COMPRESSED, PLAIN, UNDECODABLE = "compressed", "not compressed", "not decodable"
 JAVA = "java"
@@ -101,80 +102,26 @@ def quick(value: bytes, mode: str = "auto", cap: int = DEFAULT_CAP) -> tuple[str
 
 
 def peel(value: bytes, mode: str = "auto", cap: int = DEFAULT_CAP, trace: bool = False) -> Peeled:
-    """Decode `value` as the display would and measure it. Never raises for bad data."""
+    """Decode `value` as the display does (payload.unwrap.walk) and measure it. Never raises."""
+    view = walk(value, mode, cap, trace)
     stored = len(value)
-    if mode == "auto":
-        if stored < registry.MIN_AUTO_LENGTH:
-            return Peeled(stored, PLAIN, "", value, stored, reason="too short to detect" if stored else None)
-        try:
-            found = registry.decode_auto(value, cap)
-        except DecodeError as err:
-            return Peeled(stored, UNDECODABLE, "", value, stored, reason=str(err), failed=err.format)
-        if found is None:
-            if value.startswith(javaser.MAGIC) and _java_ok(value):
-                return Peeled(stored, PLAIN, JAVA, value, stored)
-            return Peeled(stored, PLAIN, "", value, stored, reason=NOT_DETECTED)
-    else:
-        try:
-            found = registry.decode_named(mode, value, cap)
-        except DecodeError as err:
-            text = str(err)
-            return Peeled(
-                stored,
-                UNDECODABLE,
-                "",
-                value,
-                stored,
-                reason=text if mode in text else f"{mode}: {text}",
-                failed=err.format,
-            )
-    fmt, decoded = found
-    labels = [fmt.label]
-    steps = [Step(fmt, fmt.label, value, decoded)] if trace else []
-    data = decoded.data
-    budget = cap - len(data)
-    cut: Decoded | None = decoded if decoded.truncated else None
-    reason = None
-    depth = 1
-    while depth < MAX_DEPTH:
-        if data.startswith(javaser.MAGIC):
-            if _java_ok(data):
-                labels.append(JAVA)
-            else:
-                reason = "java serialization: not a well-formed stream"
-            break
-        if len(data) < registry.MIN_AUTO_LENGTH:
-            break
-        # Inside a payload only signature formats count (as in unwrap): a trial decode of text as
-        # a signature-less format could invent a layer.
-        inner = registry.detect(data, signatures_only=True)
-        if inner is None or inner.grade not in ("A", "B"):
-            break
-        if budget <= 0:
-            reason = f"inner {inner.label} layer not decoded: output cap reached"
-            break
-        try:
-            dec = inner.decode(data, budget)
-        except DecodeError as err:
-            reason = f"inner {inner.label}: {err}"
-            break
-        labels.append(inner.label)
-        if trace:
-            steps.append(Step(inner, inner.label, data, dec))
-        if dec.truncated and cut is None:
-            cut = dec
-        data, budget, depth = dec.data, budget - len(dec.data), depth + 1
-    size, exact = len(data), True
-    if cut is not None:
-        exact = False
-        if cut is decoded and len(labels) == 1 and decoded.declared_size:
-            size = decoded.declared_size  # the outer container says how big the whole payload is
-    return Peeled(stored, COMPRESSED, ">".join(labels), data, size, exact, reason, steps=steps)
-
-
-def _java_ok(data: bytes) -> bool:
-    try:
-        javaser.read_first_content(data)
-    except javaser.JavaStreamError:
-        return False
-    return True
+    if view.kind == RAW:
+        if view.error is not None:
+            failed = getattr(view.error, "format", None)
+            return Peeled(stored, UNDECODABLE, "", value, stored, reason=view.reason, failed=failed)
+        return Peeled(stored, PLAIN, "", value, stored, reason=view.reason)
+    layers = view.layers
+    chain = ">".join(JAVA if layer.fmt is None else layer.label for layer in layers)
+    if all(layer.fmt is None for layer in layers):  # a Java stream stored uncompressed
+        return Peeled(stored, PLAIN, chain, value, stored, reason=view.reason)
+    steps = [
+        Step(layer.fmt, layer.label, layer.data_in, layer.decoded)  # type: ignore[arg-type]
+        for layer in layers
+        if trace and layer.fmt is not None
+    ]
+    data = view.data
+    size, exact = len(data), view.truncated_layer is None
+    cut = view.truncated_layer
+    if cut is not None and cut is layers[0] and len(layers) == 1 and cut.declared_size:
+        size = cut.declared_size  # the outer container says how big the whole payload is
+    return Peeled(stored, COMPRESSED, chain, data, size, exact, view.reason, steps=steps)

@@ -11,13 +11,13 @@ import re
 from dataclasses import dataclass, field
 
 from cqlsh_ext.codecs import registry
-from cqlsh_ext.codecs.base import DecodeError
+from cqlsh_ext.codecs.base import Decoded, DecodeError, Format
 from cqlsh_ext.payload import javaser
 
 #: Compression or serialization layers followed at the most (gzip > java > ...).
 MAX_DEPTH = 4
 
-RAW, TEXT, BINARY, JAVA_OBJECT = "raw", "text", "binary", "java-object"
+RAW, TEXT, BINARY, JAVA_OBJECT, PAYLOAD = "raw", "text", "binary", "java-object", "payload"
 #: Auto mode found no known format: the value may still use one that only -d CODEC decodes.
 NOT_DETECTED = "no compression detected"
 
@@ -34,6 +34,11 @@ class Layer:
     output_size: int
     truncated: bool = False
     declared_size: int | None = None
+    #: The format of a compression layer; None for the Java serialization layer.
+    fmt: Format | None = None
+    #: With walk(trace=True): the layer's input and its Decoded (INSPECT shows their headers).
+    data_in: bytes | None = None
+    decoded: Decoded | None = None
 
 
 @dataclass
@@ -43,13 +48,17 @@ class BlobView:
     layers: list[Layer] = field(default_factory=list)
     #: TEXT: the text. JAVA_OBJECT: the class name.
     text: str | None = None
-    #: BINARY: the decoded bytes. RAW: the stored bytes.
+    #: BINARY: the decoded bytes. RAW: the stored bytes. PAYLOAD (walk): the bytes under the last
+    #: compression layer (a Java stream stays serialized).
     data: bytes = b""
     #: RAW: why the value is shown undecoded. Otherwise: a note on an inner layer that failed.
     reason: str | None = None
+    #: RAW because a recognised format failed to decode: that error (its .format names the format).
+    error: DecodeError | None = None
+    #: The Java serialization content the payload holds, when it is a well-formed stream.
+    java: javaser.JavaContent | None = None
     #: TEXT: True when the text has no control characters, so display needs no escaping.
     clean: bool = False
-
     #: The first layer whose output the cap cut, if any (kept by add_layer).
     truncated_layer: Layer | None = None
 
@@ -61,6 +70,28 @@ class BlobView:
 
 def unwrap(value: bytes, mode: str, cap: int) -> BlobView:
     """Decode `value` for display. `mode` is 'auto' or a codec name (never 'none')."""
+    view = walk(value, mode, cap)
+    if view.kind == RAW:
+        return view
+    content = view.java
+    if content is None:
+        return _text_or_binary(view, view.data)
+    if content.kind == "String":
+        view.kind, view.text = TEXT, content.text
+    else:
+        view.kind = JAVA_OBJECT
+        view.text = f"{content.kind} {content.class_name}" if content.class_name else content.kind
+    return view
+
+
+def walk(value: bytes, mode: str, cap: int, trace: bool = False) -> BlobView:
+    """The layers of `value`, without classifying the payload: the one decoding walk that display
+    (unwrap) and the insight commands share, so a chain INSPECT reports is the label shown.
+
+    Returns kind RAW (with reason, and error when a recognised format failed) or PAYLOAD (data: the
+    bytes under the last compression layer; java: a Java stream's content). Never raises; at most
+    `cap` decompressed bytes over all layers.
+    """
     stored = len(value)
     if mode == "auto":
         if stored < registry.MIN_AUTO_LENGTH:
@@ -68,28 +99,42 @@ def unwrap(value: bytes, mode: str, cap: int) -> BlobView:
         try:
             found = registry.decode_auto(value, cap)
         except DecodeError as err:
-            return BlobView(stored, RAW, data=value, reason=str(err))
+            return BlobView(stored, RAW, data=value, reason=str(err), error=err)
         if found is None:
             if value.startswith(javaser.MAGIC):
-                return _payload(BlobView(stored, RAW), value, cap, depth=0)
+                return _payload(BlobView(stored, PAYLOAD), value, cap, 0, trace)
             return BlobView(stored, RAW, data=value, reason=NOT_DETECTED)
     else:
         try:
             found = registry.decode_named(mode, value, cap)
         except DecodeError as err:
             # The registry's reasons name the format already: 'snappy: corrupt input'.
-            return BlobView(stored, RAW, data=value, reason=str(err))
+            return BlobView(stored, RAW, data=value, reason=str(err), error=err)
     fmt, decoded = found
-    view = BlobView(stored, BINARY)
-    view.add_layer(Layer(fmt.label, stored, len(decoded.data), decoded.truncated, decoded.declared_size))
-    return _payload(view, decoded.data, cap - len(decoded.data), depth=1)
+    view = BlobView(stored, PAYLOAD)
+    view.add_layer(_layer(fmt, value, decoded, trace))
+    return _payload(view, decoded.data, cap - len(decoded.data), 1, trace)
 
 
-def _payload(view: BlobView, data: bytes, budget: int, depth: int) -> BlobView:
-    """Classify decoded bytes, following nested layers while the depth limit and budget allow."""
+def _layer(fmt: Format, data_in: bytes, decoded: Decoded, trace: bool) -> Layer:
+    return Layer(
+        fmt.label,
+        len(data_in),
+        len(decoded.data),
+        decoded.truncated,
+        decoded.declared_size,
+        fmt,
+        data_in if trace else None,
+        decoded if trace else None,
+    )
+
+
+def _payload(view: BlobView, data: bytes, budget: int, depth: int, trace: bool) -> BlobView:
+    """Follow nested layers while the depth limit and budget allow; a Java stream ends the walk."""
     while depth < MAX_DEPTH:
         if data.startswith(javaser.MAGIC):
-            return _java(view, data)
+            _java(view, data)
+            break
         # Inside a payload only signature formats count: a trial decode of text as a
         # signature-less format could invent a layer.
         fmt = registry.detect(data, signatures_only=True)
@@ -103,31 +148,21 @@ def _payload(view: BlobView, data: bytes, budget: int, depth: int) -> BlobView:
         except DecodeError as err:
             view.reason = f"inner {fmt.label}: {err}"
             break
-        view.add_layer(
-            Layer(fmt.label, len(data), len(decoded.data), decoded.truncated, decoded.declared_size)
-        )
+        view.add_layer(_layer(fmt, data, decoded, trace))
         data, budget, depth = decoded.data, budget - len(decoded.data), depth + 1
-    return _text_or_binary(view, data)
+    if not view.layers:  # a Java stream that is not well-formed, stored as is
+        view.kind = RAW
+    view.data = data
+    return view
 
 
-def _java(view: BlobView, data: bytes) -> BlobView:
+def _java(view: BlobView, data: bytes) -> None:
     try:
-        content = javaser.read_first_content(data)
+        view.java = javaser.read_first_content(data)
     except javaser.JavaStreamError as err:
         view.reason = f"java serialization: {err}"
-        return _text_or_binary(view, data) if view.layers else _raw(view, data)
-    view.add_layer(Layer("java", len(data), len(data), content.truncated))
-    if content.kind == "String":
-        view.kind, view.text = TEXT, content.text
-    else:
-        view.kind = JAVA_OBJECT
-        view.text = f"{content.kind} {content.class_name}" if content.class_name else content.kind
-    return view
-
-
-def _raw(view: BlobView, data: bytes) -> BlobView:
-    view.kind, view.data = RAW, data
-    return view
+        return
+    view.add_layer(Layer("java", len(data), len(data), view.java.truncated))
 
 
 def _text_or_binary(view: BlobView, data: bytes) -> BlobView:
