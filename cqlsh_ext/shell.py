@@ -43,6 +43,12 @@ def register_commands() -> None:
                                     ("<decompressCommand>", *OUTPUT_ALTERNATIVES, *INSIGHT_ALTERNATIVES))
 
 
+def _major(release: str) -> int:
+    """4 for '4.1.3', 3 for '3.11.2'; a release that does not start with a number counts as new."""
+    head = release.split(".", 1)[0]
+    return int(head) if head.isdigit() else 99
+
+
 def _holds_blob(cqltype: Any) -> bool:
     """Whether a driver column type is, or contains (collections, tuples, UDTs), a blob."""
     return getattr(cqltype, "typename", None) == "blob" or any(
@@ -182,14 +188,14 @@ class ExtShell(ReplShellMixin, OutputShellMixin, cqlshmain.Shell):  # type: igno
         self.display_settings.mode = new_mode
         print(f"Decompression mode set to {new_mode.upper()}.")
 
-    # ------------------------------------------------ Amazon Keyspaces behaviour (cqlsh_ext.keyspaces)
-
     def print_result(self, result: Any, table_meta: Any) -> None:
         # Next page fetched while this one prints; empty pages (Keyspaces) skipped: cqlsh_ext.paging.
         return super().print_result(paged(result), table_meta)
 
+    # ------------------------------------------------ Amazon Keyspaces behaviour (cqlsh_ext.keyspaces)
+
     def do_describe(self, parsed: Any) -> None:
-        if self.connection_versions["build"][0] >= "4":  # the test stock cqlsh makes
+        if _major(self.connection_versions["build"]) >= 4:  # the test stock cqlsh makes
             return super().do_describe(parsed)
         # A 3.x server (Amazon Keyspaces reports 3.11.2) has no server-side DESCRIBE.
         from cqlsh_ext.keyspaces.describe import describe
