@@ -183,3 +183,38 @@ def capped_step(dec: Any, src: Any, left: int) -> tuple[bytes, bool]:
     if len(out) >= left:
         return out, True
     raise DecodeError("truncated stream")
+
+
+def decode_streams(
+    data: bytes, cap: int, new_decoder: Callable[[], Any], magic: bytes, padding: bytes = b""
+) -> Decoded:
+    """Concatenated streams (bzip2, xz), each through a fresh decompressor, `cap` bytes over all.
+
+    `padding` bytes between streams are skipped (xz stream padding); anything after the last
+    stream that does not start with `magic` is reported as trailing_bytes.
+    """
+    parts: list[bytes] = []
+    left, truncated, trailing = cap, False, 0
+    rest: Any = data
+    try:
+        while True:
+            if left <= 0:
+                truncated = True
+                break
+            dec = new_decoder()
+            out, truncated = capped_step(dec, rest, left)
+            parts.append(out)
+            left -= len(out)
+            if truncated:
+                break
+            rest = dec.unused_data.lstrip(padding) if padding else dec.unused_data
+            if not rest:
+                break
+            if not rest.startswith(magic):
+                trailing = len(rest)
+                break
+    except DecodeError:
+        raise
+    except Exception as e:
+        raise wrap(e) from None
+    return Decoded(join(parts), truncated, None, {"trailing_bytes": trailing} if trailing else {})

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._common import capped_step, join, wrap
+from ._common import decode_streams
 from .base import Decoded, DecodeError, Format
 
 MAGIC = b"BZh"
@@ -33,7 +33,6 @@ class Bzip2(Format):
     grade = "A"
     magic = MAGIC
 
-
     def matches(self, data: bytes) -> bool:
         return (
             len(data) >= 10
@@ -43,34 +42,7 @@ class Bzip2(Format):
         )
 
     def decode(self, data: bytes, cap: int) -> Decoded:
-        factory = _decompressor or _load()
-        parts: list[bytes] = []
-        left = cap
-        truncated = False
-        rest: Any = data
-        trailing = 0
-        try:
-            while True:
-                if left <= 0:
-                    truncated = True
-                    break
-                dec = factory()
-                out, truncated = capped_step(dec, rest, left)
-                parts.append(out)
-                left -= len(out)
-                if truncated:
-                    break
-                rest = dec.unused_data
-                if not rest:
-                    break
-                if not rest.startswith(MAGIC):
-                    trailing = len(rest)
-                    break
-        except DecodeError:
-            raise
-        except Exception as e:
-            raise wrap(e) from None
-        return Decoded(join(parts), truncated, None, {"trailing_bytes": trailing} if trailing else {})
+        return decode_streams(data, cap, _decompressor or _load(), MAGIC)
 
     def headers(self, data: bytes) -> dict[str, object]:
         if len(data) < 4:

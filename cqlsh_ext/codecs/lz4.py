@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Callable
-from typing import Any
+from typing import Any, ClassVar
 
 from ._common import (
     hadoop_decode,
@@ -540,32 +540,34 @@ class Lz4JavaBlock(Format):
 # Raw blocks
 
 
-class Lz4SizedLE(Format):
-    """Raw block with a u32 LE size prefix (lz4.block.compress default, Cassandra LZ4Compressor)."""
+class _Lz4Sized(Format):
+    """A raw block behind a u32 size prefix; the subclasses say the byte order."""
 
     codec = "lz4"
-    container = "block"
     grade = "C"
+    #: struct reader of the prefix, and its name for INSPECT.
+    read_size: ClassVar[Callable[[bytes, int], tuple[int]]]
+    prefix: ClassVar[str]
+
+    def whole(self, data: bytes, size: int) -> bytes:
+        """The block decoded whole (size <= cap); raises DecodeError on any mismatch."""
+        return _sized_block(memoryview(data)[4:], size, size)
 
     def matches(self, data: bytes) -> bool:
         if len(data) < 5:
             return False
-        size = u32le(data, 0)[0]
+        size = self.read_size(data, 0)[0]
         payload = len(data) - 4
         return size * 2 + 16 >= payload and size <= payload * _RATIO + 16
 
     def decode(self, data: bytes, cap: int) -> Decoded:
         if len(data) < 5:
             raise DecodeError("too short")
-        size = u32le(data, 0)[0]
+        size = self.read_size(data, 0)[0]
         if size > (len(data) - 4) * _RATIO + 16:
             raise DecodeError(too_big(size))
-        block = _block or _load()
         if size <= cap:
-            try:
-                return Decoded(block(data), False, size)  # checks the decoded length itself
-            except Exception as e:
-                raise wrap(e) from None
+            return Decoded(self.whole(data, size), False, size)
         out, truncated = _capped_block(memoryview(data)[4:], cap)
         return Decoded(out, truncated, size)
 
@@ -573,79 +575,47 @@ class Lz4SizedLE(Format):
         n = len(data)
         if n < 5:
             return None
-        size = u32le(data, 0)[0]
+        size = self.read_size(data, 0)[0]
         payload = n - 4
-        # A block's first sequence must carry literals (token >= 0x10): nothing to copy yet.
+        # A block's first sequence must carry literals (token >= 0x10): nothing to copy yet. This
+        # also rules out Hadoop streams (their 2nd length is 00 00 xx xx, which liblz4 would read
+        # as a zero-literal sequence with offset 0).
         if size * 2 + 16 < payload or size > payload * _RATIO + 16 or (data[4] < 0x10 and size):
             return None
-        block = _block or _load()
-        if size <= cap:
-            try:
-                return Decoded(block(data), False, size)
-            except Exception:
-                return None
-        try:
-            out, truncated = _capped_block(memoryview(data)[4:], cap)
-        except DecodeError:
-            return None
-        return Decoded(out, truncated, size)
-
-    def headers(self, data: bytes) -> dict[str, object]:
-        size = u32le(data, 0)[0] if len(data) >= 4 else None
-        return {"format": self.label, "declared_size": size, "size_prefix": "u32 LE"}
-
-
-class Lz4SizedBE(Format):
-    """Raw block with a u32 BE size prefix (Cassandra native protocol v4, python driver lz4)."""
-
-    codec = "lz4"
-    container = "block-be"
-    grade = "C"
-
-    def matches(self, data: bytes) -> bool:
-        if len(data) < 5:
-            return False
-        size = u32be(data, 0)[0]
-        payload = len(data) - 4
-        return size * 2 + 16 >= payload and size <= payload * _RATIO + 16
-
-    def _decode(self, data: bytes, cap: int) -> Decoded:
-        size = u32be(data, 0)[0]
-        if size > (len(data) - 4) * _RATIO + 16:
-            raise DecodeError(too_big(size))
-        if size <= cap:
-            return Decoded(_sized_block(memoryview(data)[4:], size, cap), False, size)
-        out, truncated = _capped_block(memoryview(data)[4:], cap)
-        return Decoded(out, truncated, size)
-
-    def decode(self, data: bytes, cap: int) -> Decoded:
-        if len(data) < 5:
-            raise DecodeError("too short")
-        return self._decode(data, cap)
-
-    def trial(self, data: bytes, cap: int) -> Decoded | None:
-        n = len(data)
-        if n < 5:
-            return None
-        size = u32be(data, 0)[0]
-        payload = n - 4
-        # First token must carry literals: also rules out Hadoop streams (their 2nd length is
-        # 00 00 xx xx, which liblz4 would read as a zero-literal sequence with offset 0).
-        if size * 2 + 16 < payload or size > payload * _RATIO + 16 or (data[4] < 0x10 and size):
-            return None
-        block = _block or _load()
         try:
             if size <= cap:
-                out = block(memoryview(data)[4:], uncompressed_size=size)
-                return Decoded(out, False, size) if len(out) == size else None
+                return Decoded(self.whole(data, size), False, size)
             out, truncated = _capped_block(memoryview(data)[4:], cap)
         except Exception:
             return None
         return Decoded(out, truncated, size)
 
     def headers(self, data: bytes) -> dict[str, object]:
-        size = u32be(data, 0)[0] if len(data) >= 4 else None
-        return {"format": self.label, "declared_size": size, "size_prefix": "u32 BE"}
+        size = self.read_size(data, 0)[0] if len(data) >= 4 else None
+        return {"format": self.label, "declared_size": size, "size_prefix": self.prefix}
+
+
+class Lz4SizedLE(_Lz4Sized):
+    """Raw block with a u32 LE size prefix (lz4.block.compress default, Cassandra LZ4Compressor)."""
+
+    container = "block"
+    read_size = u32le
+    prefix = "u32 LE"
+
+    def whole(self, data: bytes, size: int) -> bytes:
+        block = _block or _load()
+        try:
+            return block(data)  # python-lz4 reads this prefix itself and checks the decoded length
+        except Exception as e:
+            raise wrap(e) from None
+
+
+class Lz4SizedBE(_Lz4Sized):
+    """Raw block with a u32 BE size prefix (Cassandra native protocol v4, python driver lz4)."""
+
+    container = "block-be"
+    read_size = u32be
+    prefix = "u32 BE"
 
 
 class Lz4NoSize(Format):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._common import capped_step, join, u32le, u64le, wrap
+from ._common import capped_step, decode_streams, u32le, u64le, wrap
 from .base import Decoded, DecodeError, Format
 
 MAGIC = b"\xfd7zXZ\x00"
@@ -34,39 +34,15 @@ class Xz(Format):
     grade = "A"
     magic = MAGIC
 
-
     def matches(self, data: bytes) -> bool:
         return len(data) >= 12 and data.startswith(MAGIC) and data[6] == 0 and data[7] & 0xF0 == 0
 
     def decode(self, data: bytes, cap: int) -> Decoded:
         lzma = _lzma or _load()
-        parts: list[bytes] = []
-        left = cap
-        truncated = False
-        rest: Any = data
-        trailing = 0
-        try:
-            while True:
-                if left <= 0:
-                    truncated = True
-                    break
-                dec = lzma.LZMADecompressor(lzma.FORMAT_XZ, memlimit=MEMLIMIT)
-                out, truncated = capped_step(dec, rest, left)
-                parts.append(out)
-                left -= len(out)
-                if truncated:
-                    break
-                rest = dec.unused_data.lstrip(b"\x00")  # stream padding between streams
-                if not rest:
-                    break
-                if not rest.startswith(MAGIC):
-                    trailing = len(rest)
-                    break
-        except DecodeError:
-            raise
-        except Exception as e:
-            raise wrap(e) from None
-        return Decoded(join(parts), truncated, None, {"trailing_bytes": trailing} if trailing else {})
+        # Stream padding (zero bytes) may stand between concatenated xz streams.
+        return decode_streams(
+            data, cap, lambda: lzma.LZMADecompressor(lzma.FORMAT_XZ, memlimit=MEMLIMIT), MAGIC, b"\x00"
+        )
 
     def headers(self, data: bytes) -> dict[str, object]:
         if len(data) < 12:
