@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Callable
-from typing import Any
+from typing import Any, ClassVar
 
-from .base import Decoded, DecodeError
+from .base import Decoded, DecodeError, Format
 
 u32le: Callable[[bytes, int], tuple[int]] = struct.Struct("<I").unpack_from
 u32be: Callable[[bytes, int], tuple[int]] = struct.Struct(">I").unpack_from
@@ -218,3 +218,43 @@ def decode_streams(
     except Exception as e:
         raise wrap(e) from None
     return Decoded(join(parts), truncated, None, {"trailing_bytes": trailing} if trailing else {})
+
+
+class HadoopStream(Format):
+    """Hadoop BlockCompressorStream: [u32 BE raw length]([u32 BE length][block])+.
+
+    Subclasses name the codec, its block decoder (`chunk`, a staticmethod for hadoop_decode) and
+    `max_ratio`, the most one block can expand, which bounds a plausible raw length.
+    """
+
+    container = "hadoop"
+    grade = "C"
+    max_ratio: ClassVar[int]
+    chunk: ClassVar[Callable[[bytes, int, int], tuple[bytes, bool]]]
+
+    def matches(self, data: bytes) -> bool:
+        if len(data) < 9:
+            return False
+        raw_len, clen = u32be(data, 0)[0], u32be(data, 4)[0]
+        return 0 < clen <= len(data) - 8 and raw_len <= self.raw_bound(len(data))
+
+    def raw_bound(self, stored: int) -> int:
+        """The largest raw length `stored` bytes of this stream can plausibly hold."""
+        return stored * self.max_ratio
+
+    def decode(self, data: bytes, cap: int) -> Decoded:
+        res = hadoop_decode(data, cap, self.chunk, self.max_ratio)
+        if isinstance(res, str):
+            raise DecodeError(res)
+        return res
+
+    def trial(self, data: bytes, cap: int) -> Decoded | None:
+        if not self.matches(data):
+            return None
+        res = hadoop_decode(data, cap, self.chunk, self.max_ratio)
+        return None if isinstance(res, str) else res
+
+    def headers(self, data: bytes) -> dict[str, object]:
+        trace: list[dict[str, object]] = []
+        hadoop_decode(data, 1 << 16, self.chunk, self.max_ratio, trace)
+        return {"format": self.label, "blocks": trace}

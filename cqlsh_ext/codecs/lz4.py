@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any, ClassVar
 
 from ._common import (
-    hadoop_decode,
+    HadoopStream,
     join,
     skip_skippable,
     too_big,
@@ -650,32 +650,9 @@ def _hadoop_chunk(buf: bytes, expected: int, left: int) -> tuple[bytes, bool]:
     return _capped_block(buf, left)
 
 
-class Lz4Hadoop(Format):
-    """Hadoop Lz4Codec block stream: [u32 BE raw length]([u32 BE length][raw LZ4 block])+."""
+class Lz4Hadoop(HadoopStream):
+    """Hadoop Lz4Codec block stream (lz4 blocks)."""
 
     codec = "lz4"
-    container = "hadoop"
-    grade = "C"
-
-    def matches(self, data: bytes) -> bool:
-        if len(data) < 9:
-            return False
-        raw_len, clen = u32be(data, 0)[0], u32be(data, 4)[0]
-        return 0 < clen <= len(data) - 8 and raw_len <= len(data) * _RATIO
-
-    def decode(self, data: bytes, cap: int) -> Decoded:
-        res = hadoop_decode(data, cap, _hadoop_chunk, _RATIO)
-        if isinstance(res, str):
-            raise DecodeError(res)
-        return res
-
-    def trial(self, data: bytes, cap: int) -> Decoded | None:
-        if not self.matches(data):
-            return None
-        res = hadoop_decode(data, cap, _hadoop_chunk, _RATIO)
-        return None if isinstance(res, str) else res
-
-    def headers(self, data: bytes) -> dict[str, object]:
-        trace: list[dict[str, object]] = []
-        hadoop_decode(data, 1 << 16, _hadoop_chunk, _RATIO, trace)
-        return {"format": self.label, "blocks": trace}
+    max_ratio = _RATIO
+    chunk = staticmethod(_hadoop_chunk)

@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterator
 from itertools import islice
 from typing import Any
 
-from ._common import hadoop_decode, join, reason, too_big, u32be, wrap
+from ._common import HadoopStream, join, reason, too_big, u32be, wrap
 from .base import Decoded, DecodeError, Format, Undecodable
 
 # cramjam.snappy functions, bound on first use.
@@ -432,32 +432,12 @@ def _hadoop_chunk(buf: bytes, expected: int, left: int) -> tuple[bytes, bool]:
     return out, truncated
 
 
-class SnappyHadoop(Format):
-    """Hadoop SnappyCodec block stream: [u32 BE raw length]([u32 BE length][raw snappy])+."""
+class SnappyHadoop(HadoopStream):
+    """Hadoop SnappyCodec block stream (raw snappy blocks)."""
 
     codec = "snappy"
-    container = "hadoop"
-    grade = "C"
+    max_ratio = 22
+    chunk = staticmethod(_hadoop_chunk)
 
-    def matches(self, data: bytes) -> bool:
-        if len(data) < 9:
-            return False
-        raw_len, clen = u32be(data, 0)[0], u32be(data, 4)[0]
-        return 0 < clen <= len(data) - 8 and raw_len <= _bound(len(data))
-
-    def decode(self, data: bytes, cap: int) -> Decoded:
-        res = hadoop_decode(data, cap, _hadoop_chunk, 22)
-        if isinstance(res, str):
-            raise DecodeError(res)
-        return res
-
-    def trial(self, data: bytes, cap: int) -> Decoded | None:
-        if not self.matches(data):
-            return None
-        res = hadoop_decode(data, cap, _hadoop_chunk, 22)
-        return None if isinstance(res, str) else res
-
-    def headers(self, data: bytes) -> dict[str, object]:
-        trace: list[dict[str, object]] = []
-        hadoop_decode(data, 1 << 16, _hadoop_chunk, 22, trace)
-        return {"format": self.label, "blocks": trace}
+    def raw_bound(self, stored: int) -> int:
+        return _bound(stored)  # snappy's own expansion limit, tighter than max_ratio
