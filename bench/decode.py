@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import bz2
 import gzip
-import io
 import json
 import lzma
 import random
@@ -33,6 +32,7 @@ import zstandard  # noqa: E402
 
 from cqlsh_ext.codecs import registry  # noqa: E402
 from cqlsh_ext.codecs.base import DEFAULT_CAP  # noqa: E402
+from cqlsh_ext.demo.samples import snappy_framed
 
 try:
     import brotli
@@ -75,12 +75,6 @@ def records(size: int, seed: int) -> bytes:
         docs.append(text)
         total += len(text) + 1
     return ("[" + ",".join(docs) + "]").encode()[:size]
-
-
-def snappy_framed(d: bytes) -> bytes:
-    out = io.BytesIO()
-    snappy.stream_compress(io.BytesIO(d), out)
-    return out.getvalue()
 
 
 _dctx = zstandard.ZstdDecompressor()

@@ -17,7 +17,7 @@ import wcwidth
 from cqlshlib.displaying import ANSI_RESET, CYAN, RED, FormattedValue
 
 from cqlsh_ext import seams
-from cqlsh_ext.payload.unwrap import BINARY, NOT_DETECTED, RAW, TEXT, BlobView, unwrap
+from cqlsh_ext.payload.unwrap import BINARY, NOT_DETECTED, RAW, TEXT, BlobView, json_container, unwrap
 from cqlsh_ext.settings import DisplaySettings
 
 color_text, _controlchars_re, _show_control_chars = seams.text_formatting()
@@ -71,25 +71,16 @@ def _cut(text: str, limit: int) -> str:
 
 def pretty_json(text: str) -> str | None:
     """Indented JSON when `text` parses as a JSON object or array, else None."""
-    stripped = text.lstrip()
-    if not stripped or stripped[0] not in "{[":
-        return None
-    try:
-        return json.dumps(json.loads(text), indent=2, ensure_ascii=False)
-    except ValueError:
-        return None
+    value = json_container(text)
+    return None if value is None else json.dumps(value, indent=2, ensure_ascii=False)
 
 
 def compact_json(text: str) -> str:
     """Multi-line JSON on one line for a table cell; other text unchanged."""
     if "\n" not in text:
         return text
-    try:
-        if text.lstrip()[:1] in ("{", "["):
-            return json.dumps(json.loads(text), ensure_ascii=False)
-    except ValueError:
-        pass
-    return text
+    value = json_container(text)
+    return text if value is None else json.dumps(value, ensure_ascii=False)
 
 
 class BlobDisplay:

@@ -33,6 +33,7 @@ except ImportError:  # optional dependency
     brotli = None
 
 from cqlsh_ext.demo.samples import lz4_java_block as lz4_java
+from cqlsh_ext.demo.samples import snappy_framed
 from cqlsh_ext.demo.samples import xerial_stream as xerial
 
 # ---------------------------------------------------------------------------------------------
@@ -51,12 +52,6 @@ def json_doc(size: int, seed: int = 0) -> bytes:
         out.append(rec)
         total += len(rec) + 1
     return ("[" + ",".join(out) + "]").encode()[:size]
-
-
-def snappy_framed(d: bytes) -> bytes:
-    out = io.BytesIO()
-    snappy.stream_compress(io.BytesIO(d), out)
-    return out.getvalue()
 
 
 def snappy_hadoop(d: bytes) -> bytes:

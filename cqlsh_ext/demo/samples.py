@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import bz2
 import gzip
+import io
 import lzma
 import struct
 import zlib
@@ -37,6 +38,13 @@ class Sample:
 
 def snappy_raw(payload: bytes) -> bytes:
     return bytes(cramjam.snappy.compress_raw(payload))
+
+
+def snappy_framed(payload: bytes) -> bytes:
+    """The snappy framing format, as python-snappy's stream_compress writes it."""
+    out = io.BytesIO()
+    snappy.stream_compress(io.BytesIO(payload), out)
+    return out.getvalue()
 
 
 def xerial_stream(payload: bytes, block: int = 32 * 1024) -> bytes:
@@ -82,7 +90,7 @@ def samples(document: str) -> list[Sample]:
         Sample(
             "snappy framed",
             "snappy.stream_compress",
-            bytes(cramjam.snappy.compress(payload)),
+            snappy_framed(payload),
             "snappy/framed",
         ),
         Sample("snappy xerial", "SnappyOutputStream layout", xerial_stream(payload), "snappy/xerial"),

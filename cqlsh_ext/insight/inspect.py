@@ -8,7 +8,6 @@ a recognised format that fails still shows its header fields and checksums.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -17,7 +16,7 @@ from cqlsh_ext.codecs.base import DEFAULT_CAP, DecodeError, Format
 from cqlsh_ext.insight import checksums, report
 from cqlsh_ext.insight.measure import COMPRESSED, JAVA, UNDECODABLE, Peeled, peel
 from cqlsh_ext.payload import javaser
-from cqlsh_ext.payload.unwrap import as_text
+from cqlsh_ext.payload.unwrap import as_text, json_container
 
 PREVIEW_CHARS = 160
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
@@ -272,9 +271,8 @@ def _text_kind(text: str, truncated: bool) -> str:
     if head in ("{", "["):
         if truncated:
             return "JSON (cut at the output cap)"
-        try:
-            value = json.loads(text)
-        except ValueError:
+        value = json_container(text)
+        if value is None:
             return "text (starts like JSON, does not parse)"
         return (
             "JSON object" if isinstance(value, dict) else "JSON array" if isinstance(value, list) else "JSON"

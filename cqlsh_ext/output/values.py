@@ -296,12 +296,10 @@ def _json_container(text: str) -> str | None:
     Embedded as is otherwise, so numbers keep their exact spelling; dropping the whitespace
     between tokens also puts the document on one line, as JSON Lines needs.
     """
+    from cqlsh_ext.payload.unwrap import json_container  # loaded with the first blob, like unwrap
+
     stripped = text.strip()
-    if not stripped or stripped[0] not in "{[":
-        return None
-    try:
-        json.loads(stripped)
-    except ValueError:
+    if json_container(stripped) is None:
         return None
     return _JSON_STRING_OR_SPACE.sub(lambda m: m.group(1) or "", stripped)
 

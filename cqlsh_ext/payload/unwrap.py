@@ -7,6 +7,7 @@ decode comes back as raw with a one-line reason.
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 
@@ -193,3 +194,14 @@ def as_text(data: bytes, cut: bool = False) -> tuple[str, bool] | None:
         return text, b"\xc2" not in data
     controls = len(_CONTROL_RE.findall(text))
     return (text, False) if controls * 100 <= len(text) else None
+
+
+def json_container(text: str) -> dict[str, object] | list[object] | None:
+    """The parsed value when `text` is a JSON object or array (whitespace around allowed), else None."""
+    head = text.lstrip()[:1]
+    if head not in ("{", "["):
+        return None
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None
