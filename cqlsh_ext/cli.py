@@ -119,10 +119,11 @@ def main(argv: list[str] | None = None) -> int:
 
         return import_module(SUBCOMMANDS[args[0]]).main(args[1:])
 
+    from cqlsh_ext import gc_pause, seams
+
+    gc_pause.pause()  # until the shell is ready: see gc_pause
     ext_parser = _ext_parser()
     ext, cqlsh_args = ext_parser.parse_known_args(args)
-
-    from cqlsh_ext import seams
 
     cqlshmain = seams.import_cqlshmain(_cqlshrc_arg(cqlsh_args))
     if "-h" in cqlsh_args or "--help" in cqlsh_args:

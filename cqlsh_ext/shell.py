@@ -12,7 +12,7 @@ import shutil
 import sys
 from typing import Any
 
-from cqlsh_ext import seams
+from cqlsh_ext import gc_pause, seams
 from cqlsh_ext.insight.commands import (
     COMPRESSION_HELP,
     INSIGHT_ALTERNATIVES,
@@ -73,6 +73,8 @@ class ExtShell(ReplShellMixin, OutputShellMixin, cqlshmain.Shell):  # type: igno
                 super().__init__(*args, **kwargs)
             wiring.configure(self.keyspaces_setup, self)
         self.apply_output_format()
+        if not self.repl_mode:  # the interactive loop resumes it once its prompt is built
+            gc_pause.resume()
 
     def cmdloop(self, intro: Any = None) -> None:
         # prompt_toolkit for a person at a terminal; cqlsh's own loop (untouched) for -e, -f,

@@ -17,7 +17,7 @@ from prompt_toolkit import PromptSession
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.shortcuts import CompleteStyle
 
-from cqlsh_ext import seams
+from cqlsh_ext import gc_pause, seams
 from cqlsh_ext.repl.completer import CqlCompleter
 from cqlsh_ext.repl.history import SafeFileHistory, history_path
 from cqlsh_ext.repl.keybindings import key_bindings
@@ -32,12 +32,15 @@ _READS = ("select", "describe", "desc", "list", "show", "help", "history", "outp
 def prepare(shell: Any) -> None:
     """Build the prompt while the shell connects (a thread started by shellmixin).
 
-    Nothing here touches the terminal or the shell's connection: prompt_toolkit's import (~0.1 s),
-    cqlsh's lexer (~20 ms) and the prompt session with its key bindings (~20 ms) are ready when
-    the connection is, so the first prompt is not later than cqlsh's.
+    Nothing here touches the terminal or the shell's connection: prompt_toolkit's import
+    (~60 ms CPU) and the prompt session with its key bindings (~10 ms) are built while the driver
+    waits for the server (password checks alone take ~80 ms per connection on Cassandra), so the
+    first prompt comes about when cqlsh's does. Highlighting builds its scanner on first input.
     """
     if getattr(shell, "repl_session", None) is None:
         shell.repl_session = build_session(shell, seams.import_cqlshmain(None).cqlruleset)
+    # prompt_toolkit imports ctypes when the first prompt starts (for its Ctrl-C handling).
+    import ctypes  # noqa: F401
 
 
 def build_session(shell: Any, ruleset: Any) -> PromptSession[str]:
@@ -82,6 +85,7 @@ def run(shell: Any) -> None:
     if shell.repl_preload is not None:
         shell.repl_preload.join()
     prepare(shell)  # in case the thread failed
+    gc_pause.resume()
     session = shell.repl_session
     if not shell.color:
         session.lexer = None

@@ -98,11 +98,20 @@ def private_scanner(ruleset: Any) -> Callable[[str], tuple[list[Any], str]]:
 
 
 class CqlLexer(Lexer):
-    def __init__(self, ruleset: Any, keywords: frozenset[str] | None = None) -> None:
-        self.scan = private_scanner(ruleset)
-        self.keywords = grammar_words(ruleset) if keywords is None else keywords
+    """Highlighting with cqlsh's own tokens; scanner and keyword set are built on the first
+    non-empty input (~15 ms), so they are not part of start-up."""
+
+    def __init__(self, ruleset: Any) -> None:
+        self.ruleset = ruleset
+        self.scan: Callable[[str], tuple[list[Any], str]] | None = None
+        self.keywords: frozenset[str] = frozenset()
 
     def fragments(self, text: str) -> StyleAndTextTuples:
+        if not text:
+            return []
+        if self.scan is None:
+            self.scan = private_scanner(self.ruleset)
+            self.keywords = grammar_words(self.ruleset)
         tokens, unmatched = self.scan(text)
         out: StyleAndTextTuples = []
         pos = 0

@@ -63,6 +63,23 @@ def test_is_complete(ruleset, text, complete):
     assert is_complete(text, ruleset) is complete
 
 
+def test_highlighting_classes_cql_tokens(ruleset):
+    from cqlsh_ext.repl.lexer import CqlLexer
+
+    lexer = CqlLexer(ruleset)
+    assert lexer.fragments("") == []
+    assert lexer.scan is None  # nothing built for the empty first prompt
+    text = "SELECT id FROM ks.t WHERE name = 'a;b' -- why\nAND n = 3;"
+    fragments = lexer.fragments(text)
+    assert "".join(t for _, t in fragments) == text  # every character is drawn, once
+    styles = {t: s for s, t in fragments}
+    assert styles["SELECT"] == styles["FROM"] == styles["WHERE"] == "class:cql.keyword"
+    assert styles["id"] == styles["name"] == ""  # names are not keywords
+    assert styles["'a;b'"] == "class:cql.string"
+    assert styles["-- why"] == "class:cql.comment"
+    assert styles["3"] == "class:cql.number"
+
+
 # ---------------------------------------------------------------- history
 
 @pytest.mark.parametrize("text", [
