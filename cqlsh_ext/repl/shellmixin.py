@@ -14,7 +14,7 @@ In repl_mode:
 - the driver retries a lost server every few seconds at most, so a restarted server is used
   again soon (the default backs off up to 10 minutes).
 
-Nothing here imports prompt_toolkit; app.py does, when the loop starts.
+Nothing here imports prompt_toolkit; app.py does, in the Preload thread while cqlsh connects.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from __future__ import annotations
 import shutil
 import sys
 import threading
+import time
 from typing import Any
 
 #: Driver reconnection schedule in the interactive shell: 0.5 s, 1 s, then every 2 s.
@@ -29,6 +30,8 @@ RECONNECT_BASE_DELAY = 0.5
 RECONNECT_MAX_DELAY = 2.0
 #: GIL switch interval while the prompt is built in the background (seconds).
 PRELOAD_SWITCH_INTERVAL = 0.0005
+#: The preload starts once the main thread has waited this long for the server (seconds).
+PRELOAD_SETTLE = 0.002
 #: HELP KEYS / HELP KEYBINDINGS
 KEY_TOPICS = ("keys", "keybindings", "bindings")
 
@@ -44,26 +47,59 @@ def wants_repl(settings: Any, kwargs: dict[str, Any]) -> bool:
             and sys.stdin.isatty() and sys.stdout.isatty())
 
 
-def _start_preload(shell: Any) -> threading.Thread:
-    # The prompt (prompt_toolkit's import, cqlsh's lexer, the session) is built while the main
-    # thread waits for the server; cqlsh's main() has set up the rule set before the Shell.
-    def load() -> None:
+class Preload:
+    """Builds the prompt (prompt_toolkit's import, the session) in a thread while the main thread
+    waits for the server; cqlsh's main() has set up the rule set before the Shell.
+
+    Idle priority: the work starts once the main thread has waited (in threading's
+    Condition.wait, where the driver waits for the server) for PRELOAD_SETTLE seconds on end.
+    The handshake's short waits (a round trip each on localhost) do not count: sharing the GIL
+    then only stretches the handshake. Cassandra's password check (~80 ms) or a distant server
+    does. `join()` (the loop needs the prompt now) starts the work at once.
+    """
+
+    def __init__(self, shell: Any) -> None:
+        self.shell = shell
+        self.main_thread = threading.get_ident()
+        self.needed = threading.Event()
+        # The driver's I/O thread wakes up for every answer of the connection handshake; with the
+        # default 5 ms GIL switch interval it would queue behind this CPU-bound thread each time.
+        self.saved_interval = sys.getswitchinterval()
+        sys.setswitchinterval(PRELOAD_SWITCH_INTERVAL)
+        self.thread = threading.Thread(target=self._run, name="cqlsh-ext-preload", daemon=True)
+        self.thread.start()
+
+    def join(self) -> None:
+        self.needed.set()
+        self.thread.join()
+
+    def _run(self) -> None:
         try:
+            self._wait_for_idle_main_thread()
             from cqlsh_ext.repl import app
 
-            app.prepare(shell)
+            app.prepare(self.shell)
         except Exception:  # the loop builds it again in the main thread, and reports errors
             pass
         finally:
-            sys.setswitchinterval(saved_interval)
+            sys.setswitchinterval(self.saved_interval)
 
-    # The driver's I/O thread wakes up for every answer of the connection handshake; with the
-    # default 5 ms GIL switch interval it would queue behind this CPU-bound thread each time.
-    saved_interval = sys.getswitchinterval()
-    sys.setswitchinterval(PRELOAD_SWITCH_INTERVAL)
-    thread = threading.Thread(target=load, name="cqlsh-ext-preload", daemon=True)
-    thread.start()
-    return thread
+    def _wait_for_idle_main_thread(self) -> None:
+        blocked_since: float | None = None
+        while not self.needed.is_set():
+            frame = sys._current_frames().get(self.main_thread)
+            if frame is None:
+                return
+            now = time.monotonic()
+            if frame.f_code.co_name == "wait" and frame.f_code.co_filename == threading.__file__:
+                if blocked_since is None:
+                    blocked_since = now
+                elif now - blocked_since >= PRELOAD_SETTLE:
+                    return
+            else:
+                blocked_since = None
+            del frame
+            self.needed.wait(PRELOAD_SETTLE / 4)
 
 
 class ReplShellMixin:
@@ -87,9 +123,9 @@ class ReplShellMixin:
         self._in_result = False
         self._vertical_now = False
         self._row_offset = 0
-        self.repl_preload: threading.Thread | None = None
+        self.repl_preload: Preload | None = None
         if self.repl_mode:
-            self.repl_preload = _start_preload(self)
+            self.repl_preload = Preload(self)
             from cqlsh_ext.seams import import_cqlshmain
 
             import_cqlshmain(None).readline = None

@@ -10,6 +10,8 @@ import json
 import os
 import stat
 import sys
+import threading
+import time
 import uuid
 from pathlib import Path
 
@@ -265,3 +267,36 @@ def test_prompt_toolkit_is_not_imported_by_the_shell_module():
             "print(any(m.startswith('prompt_toolkit') for m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+class _ShellWithPrompt:
+    """A shell whose prompt is already built: the preload's work is then only its import."""
+
+    repl_session = object()
+
+
+def test_preload_waits_for_the_main_thread_to_block_then_builds():
+
+    from cqlsh_ext.repl.shellmixin import Preload
+
+    preload = Preload(_ShellWithPrompt())
+    # Busy main thread (the handshake): the preload must not start.
+    busy_until = time.monotonic() + 0.1
+    while time.monotonic() < busy_until:
+        pass
+    assert preload.thread.is_alive()
+    # Main thread waiting (as for the server's password check): it goes ahead without join().
+    threading.Event().wait(0.5)
+    preload.thread.join(timeout=30)
+    assert not preload.thread.is_alive()
+    assert not preload.needed.is_set()
+
+
+def test_preload_join_does_not_wait_for_an_idle_main_thread():
+    from cqlsh_ext.repl.shellmixin import Preload
+
+    preload = Preload(_ShellWithPrompt())
+    done = threading.Thread(target=preload.join, daemon=True)
+    done.start()
+    done.join(timeout=30)  # the loop needs the prompt now: no waiting for idleness
+    assert not done.is_alive()
