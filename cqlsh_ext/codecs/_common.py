@@ -85,6 +85,65 @@ def skip_skippable(data: bytes, pos: int = 0) -> int:
     return pos
 
 
+#: A frame decoder's answer for the frame at a position: (output, position after the frame,
+#: content size its header declared or None, stopped by the cap).
+FrameResult = tuple[bytes, int, "int | None", bool]
+
+
+def frame_sequence(
+    data: bytes,
+    cap: int,
+    kind: str,
+    frame_at: Callable[[bytes, int, int, Any], FrameResult | None],
+    skippable_alone_is_empty: bool,
+) -> Decoded:
+    """Frames one after another, as LZ4 and zstd write them (their concatenation is valid too).
+
+    frame_at(data, pos, left, src) decodes the frame starting at pos into at most `left` bytes
+    (src: data from pos on, without a copy), or returns None when no frame of this kind starts
+    there. Skippable frames (magic 0x184D2A50-5F) are stepped over; once a frame is decoded,
+    anything else is reported as trailing bytes. skippable_alone_is_empty: input made only of
+    skippable frames decodes to nothing (zstd's rule) rather than being "no frame" (LZ4's).
+    """
+    n = len(data)
+    pos = 0
+    left = cap
+    parts: list[bytes] = []
+    declared: int | None = 0
+    truncated = False
+    frames = 0
+    view: memoryview | None = None
+    while pos < n:
+        if 0x50 <= data[pos] <= 0x5F and data.startswith(SKIPPABLE_BYTES, pos + 1):
+            nxt = skip_skippable(data, pos)
+            if nxt < 0:
+                raise DecodeError("truncated skippable frame")
+            pos = nxt
+            frames += skippable_alone_is_empty
+            continue
+        src: Any = data
+        if pos:
+            if view is None:
+                view = memoryview(data)
+            src = view[pos:]
+        frame = frame_at(data, pos, left, src)
+        if frame is None:
+            if not frames:
+                raise DecodeError(f"no {kind} frame")
+            return Decoded(join(parts) if parts else b"", truncated, declared, {"trailing_bytes": n - pos})
+        out, pos, size, truncated = frame
+        parts.append(out)
+        left -= len(out)
+        frames += 1
+        if declared is not None:
+            declared = declared + size if size is not None else None
+        if truncated:
+            break
+    if not frames:
+        raise DecodeError(f"no {kind} frame (skippable frames only)" if n else f"no {kind} frame")
+    return Decoded(join(parts) if parts else b"", truncated, declared)
+
+
 def too_big(declared: int) -> str:
     return f"declared size {declared} exceeds what the input can hold"
 

@@ -11,7 +11,9 @@ from collections.abc import Callable
 from typing import Any, ClassVar
 
 from ._common import (
+    FrameResult,
     HadoopStream,
+    frame_sequence,
     join,
     skip_skippable,
     too_big,
@@ -248,73 +250,47 @@ def _legacy(data: bytes, pos: int, left: int, parts: list[bytes]) -> tuple[int, 
 
 def _frames(data: bytes, cap: int) -> Decoded:
     """Any sequence of LZ4 frames, legacy frames and skippable frames."""
+    return frame_sequence(data, cap, "LZ4", _frame_at, skippable_alone_is_empty=False)
+
+
+def _frame_at(data: bytes, pos: int, left: int, src: Any) -> FrameResult | None:
+    if data.startswith(FRAME_MAGIC, pos):
+        return _frame(data, pos, left, src)
+    if data.startswith(LEGACY_MAGIC, pos):
+        parts: list[bytes] = []
+        end, _left, truncated = _legacy(data, pos, left, parts)
+        return (join(parts) if parts else b""), end, None, truncated
+    return None
+
+
+def _frame(data: bytes, pos: int, left: int, src: Any) -> FrameResult:
+    """One LZ4 frame at pos, with LZ4F's streaming decoder bounded by `left`."""
     if _chunk is None:
         _load()
     chunk = _chunk
     assert chunk is not None
     n = len(data)
-    pos = 0
-    left = cap
-    parts: list[bytes] = []
-    declared: int | None = 0
-    truncated = False
-    frames = 0
-    view: memoryview | None = None
-    while pos < n:
-        if data.startswith(FRAME_MAGIC, pos):
-            flg, _bd, csize, dict_id, _hl = _frame_header(data, pos)
-            if dict_id:
-                raise Undecodable(f"LZ4 frame needs dictionary ID {dict_id}")
-            if csize is not None and csize > (n - pos) * _RATIO + 64:
-                raise DecodeError(too_big(csize))
-            if left == 0:
-                truncated = True
-                frames += 1
-                break
-            max_len = min(left, csize if csize is not None else (n - pos) * _RATIO + 64)
-            src: Any = data
-            if pos:
-                if view is None:
-                    view = memoryview(data)
-                src = view[pos:]
-            try:
-                out, read, eof = chunk(_ctx, src, max_length=max_len)
-            except Exception as e:
-                _abandon()
-                raise wrap(e) from None
-            parts.append(out)
-            left -= len(out)
-            frames += 1
-            if declared is not None:
-                declared = declared + csize if csize is not None else None
-            if not eof:
-                _abandon()  # the context is mid-frame: replace it
-                if len(out) == max_len == left + len(out) and (csize is None or csize > max_len):
-                    truncated = True  # stopped by the cap (output may still sit in LZ4F's buffer)
-                    break
-                if csize is not None and len(out) == csize and pos + read < n:
-                    raise DecodeError("content size mismatch")
-                raise DecodeError("truncated stream")
-            pos += read
-        elif data.startswith(LEGACY_MAGIC, pos):
-            pos, left, truncated = _legacy(data, pos, left, parts)
-            frames += 1
-            declared = None
-            if truncated:
-                break
-        elif 0x50 <= data[pos] <= 0x5F and data.startswith(b"\x2a\x4d\x18", pos + 1):
-            nxt = skip_skippable(data, pos)
-            if nxt < 0:
-                raise DecodeError("truncated skippable frame")
-            pos = nxt
-        else:
-            if not frames:
-                raise DecodeError("no LZ4 frame")
-            out_headers: dict[str, object] = {"trailing_bytes": n - pos}
-            return Decoded(join(parts), truncated, declared, out_headers)
-    if not frames:
-        raise DecodeError("no LZ4 frame (skippable frames only)")
-    return Decoded(join(parts), truncated, declared)
+    _flg, _bd, csize, dict_id, _hl = _frame_header(data, pos)
+    if dict_id:
+        raise Undecodable(f"LZ4 frame needs dictionary ID {dict_id}")
+    if csize is not None and csize > (n - pos) * _RATIO + 64:
+        raise DecodeError(too_big(csize))
+    if left == 0:
+        return b"", pos, 0, True
+    max_len = min(left, csize if csize is not None else (n - pos) * _RATIO + 64)
+    try:
+        out, read, eof = chunk(_ctx, src, max_length=max_len)
+    except Exception as e:
+        _abandon()
+        raise wrap(e) from None
+    if not eof:
+        _abandon()  # the context is mid-frame: replace it
+        if len(out) == max_len == left and (csize is None or csize > max_len):
+            return out, pos + read, csize, True  # stopped by the cap (output may sit in LZ4F's buffer)
+        if csize is not None and len(out) == csize and pos + read < n:
+            raise DecodeError("content size mismatch")
+        raise DecodeError("truncated stream")
+    return out, pos + read, csize, False
 
 
 _BLOCK_SIZES = {4: 64 << 10, 5: 256 << 10, 6: 1 << 20, 7: 4 << 20}

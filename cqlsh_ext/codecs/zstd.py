@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._common import join, skip_skippable, too_big, u32le, u64le, wrap
+from ._common import FrameResult, frame_sequence, join, skip_skippable, too_big, u32le, u64le, wrap
 from .base import Decoded, DecodeError, Format, Undecodable
 
 MAGIC = b"\x28\xb5\x2f\xfd"
@@ -140,78 +140,45 @@ def _whole(dctx: Any, src: Any) -> tuple[bytes, int]:
 
 
 def _frames(data: bytes, cap: int) -> Decoded:
+    return frame_sequence(data, cap, "zstd", _frame_at, skippable_alone_is_empty=True)
+
+
+def _frame_at(data: bytes, pos: int, left: int, src: Any) -> FrameResult | None:
+    """One zstd frame at pos, decoded whole when its output provably fits under `left`."""
+    if not data.startswith(MAGIC, pos):
+        return None
     dctx = _dctx or _load()
-    n = len(data)
-    pos = 0
-    left = cap
-    parts: list[bytes] = []
-    declared: int | None = 0
-    truncated = False
-    frames = 0
-    view: memoryview | None = None
-    while pos < n:
-        if data.startswith(MAGIC, pos):
-            hdr = _Header(data, pos)
-            if hdr.dict_id:
-                raise Undecodable(f"zstd frame needs dictionary ID {hdr.dict_id}")
-            fcs = hdr.content_size
-            if left == 0:
-                truncated = True
-                frames += 1
-                break
-            src: Any = data
-            if pos:
-                if view is None:
-                    view = memoryview(data)
-                src = view[pos:]
-            if fcs is not None and fcs <= left:
-                # libzstd enforces the declared size, so the output cannot exceed it
-                out, used = _whole(dctx, src)
-                pos += used
-            else:
-                end, bound, _ = _walk(data, pos + hdr.length, hdr)
-                if fcs is not None and fcs > bound:
-                    raise DecodeError(too_big(fcs))
-                if bound <= left:
-                    out, _used = _whole(dctx, src)
-                else:
-                    if view is None:
-                        view = memoryview(data)
-                    reader = dctx.stream_reader(view[pos:end])
-                    pieces = []
-                    got = 0
-                    while got < left:
-                        piece = reader.read(left - got)
-                        if not piece:
-                            break
-                        pieces.append(piece)
-                        got += len(piece)
-                    out = join(pieces) if pieces else b""
-                    if got >= left and reader.read(1):
-                        truncated = True
-                    elif fcs is not None and got != fcs:
-                        raise DecodeError("content size mismatch")
-                pos = end
-            parts.append(out)
-            left -= len(out)
-            frames += 1
-            if declared is not None:
-                declared = declared + fcs if fcs is not None else None
-            if truncated:
-                break
-        elif 0x50 <= data[pos] <= 0x5F and data.startswith(b"\x2a\x4d\x18", pos + 1):
-            nxt = skip_skippable(data, pos)
-            if nxt < 0:
-                raise DecodeError("truncated skippable frame")
-            pos = nxt
-            frames += 1
-        else:
-            if not frames:
-                raise DecodeError("no zstd frame")
-            return Decoded(join(parts) if parts else b"", truncated, declared, {"trailing_bytes": n - pos})
-    if not frames:
-        raise DecodeError("no zstd frame")
-    return Decoded(join(parts) if parts else b"", truncated, declared)
+    hdr = _Header(data, pos)
+    if hdr.dict_id:
+        raise Undecodable(f"zstd frame needs dictionary ID {hdr.dict_id}")
+    fcs = hdr.content_size
+    if left == 0:
+        return b"", pos, 0, True
+    if fcs is not None and fcs <= left:
+        # libzstd enforces the declared size, so the output cannot exceed it
+        out, used = _whole(dctx, src)
+        return out, pos + used, fcs, False
+    end, bound, _ = _walk(data, pos + hdr.length, hdr)
+    if fcs is not None and fcs > bound:
+        raise DecodeError(too_big(fcs))
+    if bound <= left:
+        out, _used = _whole(dctx, src)
+        return out, end, fcs, False
+    reader = dctx.stream_reader(memoryview(src)[: end - pos])
+    pieces = []
+    got = 0
+    while got < left:
+        piece = reader.read(left - got)
+        if not piece:
+            break
+        pieces.append(piece)
+        got += len(piece)
+    out = join(pieces) if pieces else b""
+    if got >= left and reader.read(1):
+        return out, end, fcs, True
+    if fcs is not None and got != fcs:
+        raise DecodeError("content size mismatch")
+    return out, end, fcs, False
 
 
 class ZstdFrame(Format):
