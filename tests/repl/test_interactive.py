@@ -238,6 +238,26 @@ def test_classic_flag_keeps_cqlsh_readline_loop(term, home):
     assert "\x1b[?2004h" not in t.raw
 
 
+def test_classic_loop_completes_with_readline_as_cqlsh_does(term, repl_ks):
+    # What tools driving cqlsh in a terminal rely on (cqlsh's own completion tests among them):
+    # readline's Tab inserts cqlsh's completions; our commands are in cqlsh's grammar.
+    t = term("--classic")
+    t.expect(r"cqlsh> ")
+    t.type("DESCRIBE KEYSP\t")  # KEYSPACE or KEYSPACES: readline inserts the common part
+    t.expect(r"DESCRIBE KEYSPACE")
+    t.type(" " + repl_ks[:-3] + "\t")
+    t.expect(repl_ks)
+    t.type(";\r")
+    t.expect(rf"CREATE KEYSPACE {repl_ks}")
+    t.expect(r"cqlsh> ")
+    t.type("DECOMP\t")
+    t.expect(r"DECOMPRESS ")
+    t.type(";\r")
+    t.expect(r"(?i)decompress\w*[^\n]*auto")
+    t.type("EXIT\r")
+    t.child.expect(__import__("pexpect").EOF, timeout=TIMEOUT)
+
+
 def test_disable_history_reads_but_never_writes(term, home):
     path: Path = home / ".cassandra" / "cqlsh_ext_history"
     t = term("--disable-history")
