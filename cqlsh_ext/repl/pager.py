@@ -8,6 +8,7 @@ the fetching (PagerClosed). The command is a shell command line, as git and psql
 
 from __future__ import annotations
 
+import enum
 import io
 import os
 import shlex
@@ -24,24 +25,32 @@ class PagerClosed(Exception):
     """The user quit the pager before the whole result was written."""
 
 
-def pager_command(setting: str | None) -> str | None:
-    """The pager to run: the cqlshrc setting, else $PAGER, else less -SRXF; None = no pager.
+class NoPager(enum.Enum):
+    """pager_command()'s answer when no pager is to run."""
 
-    An empty setting or an empty $PAGER means no pager, as in psql; so does a command not found.
-    """
+    #: Paging turned off ([cqlsh_ext] pager = off, or an empty $PAGER, as in psql): all at once.
+    OFF = "off"
+    #: The program is not installed (a slim container has no less): cqlsh's own ---MORE---
+    #: pauses, so a long result never scrolls by unread.
+    NOT_FOUND = "not found"
+
+
+def pager_command(setting: str | None) -> str | NoPager:
+    """The pager to run: the cqlshrc setting, else $PAGER, else less -SRXF."""
     command = setting if setting is not None else os.environ.get("PAGER", DEFAULT_PAGER)
     command = command.strip()
     if not command:
-        return None
+        return NoPager.OFF
     try:
         program = shlex.split(command)[0]
     except (ValueError, IndexError):
-        return None
-    return command if shutil.which(program) else None
+        return NoPager.NOT_FOUND
+    return command if shutil.which(program) else NoPager.NOT_FOUND
 
 
 class PagedOutput(io.TextIOBase):
-    """A text stream for one result: to `out` when it fits in `max_lines`, else to the pager."""
+    """A text stream for one result: to `out` when it fits in `max_lines`, else to the pager
+    (command None: always to `out`)."""
 
     def __init__(self, out: TextIO, command: str | None, max_lines: int) -> None:
         super().__init__()

@@ -152,16 +152,18 @@ class ReplShellMixin:
         if not self.repl_mode or self.shunted_query_out is not None:
             # Classic loop, or CAPTURE (which writes to its file without pauses anyway).
             return super().print_result(result, table_meta)  # type: ignore[misc]
-        from cqlsh_ext.repl.pager import PagedOutput, PagerClosed, pager_command
+        from cqlsh_ext.repl.pager import NoPager, PagedOutput, PagerClosed, pager_command
 
         size = shutil.get_terminal_size()
-        settings = self.display_settings
-        out = PagedOutput(self.query_out, pager_command(settings.pager), max(size.lines - 2, 1))
+        command = pager_command(self.display_settings.pager)
+        out = PagedOutput(self.query_out, command if isinstance(command, str) else None,
+                          max(size.lines - 2, 1))
         self.query_out = out
         self._in_result = True
         try:
-            if getattr(self, "machine_format", None):
-                super().print_result(result, table_meta)  # type: ignore[misc]  # no pauses there
+            if getattr(self, "machine_format", None) or command is NoPager.NOT_FOUND:
+                # JSON/CSV: no pauses there. No pager installed: cqlsh's ---MORE--- pauses.
+                super().print_result(result, table_meta)  # type: ignore[misc]
             else:
                 self._print_result_unpaused(result, table_meta)
         except PagerClosed:

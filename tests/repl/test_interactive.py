@@ -173,6 +173,31 @@ def test_pager_gets_results_taller_than_the_screen(term, repl_ks, tmp_path):
     assert not seen.exists()
 
 
+def test_without_a_pager_installed_long_results_pause_as_in_cqlsh(term, repl_ks):
+    # A slim container has no less: a long result must not scroll by unread, and an explicit
+    # "no pager" must not pause.
+    t = term(env={"PAGER": "no-such-pager-anywhere"}, rows=24, cols=120)
+    t.prompt()
+    t.run("PAGING 25", until=r"Page size: 25")
+    t.prompt()
+    t.type(f"SELECT id, customer FROM {repl_ks}.orders;")
+    t.enter()
+    # 60 rows in pages of 25: a pause after the first and the second page, each until Enter.
+    for _ in range(2):
+        t.expect(r"---MORE---")
+        assert "(60 rows)" not in t.since()
+        t.enter()
+    t.expect(r"\(60 rows\)")
+    assert t.text.count("---MORE---") == 2
+    t.exit()
+    t = term(env={"PAGER": ""}, rows=24, cols=120)
+    t.prompt()
+    t.run("PAGING 25", until=r"Page size: 25")
+    t.prompt()
+    out = t.run(f"SELECT id, customer FROM {repl_ks}.orders;", until=r"\(60 rows\)")
+    assert "---MORE---" not in out
+
+
 def test_results_wider_than_the_screen_are_shown_vertically(term, repl_ks, home):
     t = term(env={"PAGER": ""}, rows=60, cols=80)
     t.prompt()

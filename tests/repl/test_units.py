@@ -20,7 +20,7 @@ from cassandra import cqltypes, util
 
 from cqlsh_ext.output.values import ValueEncoder, float32_text
 from cqlsh_ext.repl.history import SafeFileHistory, carries_password
-from cqlsh_ext.repl.pager import PagedOutput, pager_command
+from cqlsh_ext.repl.pager import NoPager, PagedOutput, pager_command
 from cqlsh_ext.repl.statement import is_complete
 from cqlsh_ext.settings import DisplaySettings, SettingError, read_config
 
@@ -137,12 +137,12 @@ def test_history_not_saved_when_disabled(tmp_path):
 def test_pager_command_choice(monkeypatch):
     monkeypatch.setenv("PAGER", "cat -v")
     assert pager_command(None) == "cat -v"
-    assert pager_command("") is None  # [cqlsh_ext] pager = off
+    assert pager_command("") is NoPager.OFF  # [cqlsh_ext] pager = off
     monkeypatch.setenv("PAGER", "")
-    assert pager_command(None) is None  # an empty $PAGER means none, as in psql
+    assert pager_command(None) is NoPager.OFF  # an empty $PAGER means none, as in psql
     monkeypatch.delenv("PAGER")
-    assert pager_command(None) == ("less -SRXF" if _has("less") else None)
-    assert pager_command("no-such-pager-anywhere") is None
+    assert pager_command(None) == ("less -SRXF" if _has("less") else NoPager.NOT_FOUND)
+    assert pager_command("no-such-pager-anywhere") is NoPager.NOT_FOUND
 
 
 def _has(program: str) -> bool:
