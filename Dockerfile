@@ -54,13 +54,18 @@ LABEL org.opencontainers.image.title="cqlsh-ext" \
       org.opencontainers.image.licenses="Apache-2.0" \
       org.opencontainers.image.base.name="${BASE_IMAGE}"
 
-# System CA certificates (TLS to Amazon Keyspaces verifies against them): installed unless the
-# base image has them already. The user's home is writable by group 0 too, for `--user "$(id -u)"`.
-# hadolint ignore=DL3008
-RUN if [ ! -s /etc/ssl/certs/ca-certificates.crt ]; then \
+# System CA certificates (TLS to Amazon Keyspaces verifies against them) and less (the shell's
+# pager for long results): installed unless the base image has them already. The user's home is
+# writable by group 0 too, for `--user "$(id -u)"`.
+# hadolint ignore=DL3008,SC2086
+RUN missing="" \
+ && { [ -s /etc/ssl/certs/ca-certificates.crt ] || missing="ca-certificates"; } \
+ && { command -v less >/dev/null || missing="$missing less"; } \
+ && if [ -n "$missing" ]; then \
       apt-get update \
-      && apt-get install --yes --no-install-recommends ca-certificates \
-      && rm -rf /var/lib/apt/lists/*; \
+      && apt-get install --yes --no-install-recommends $missing \
+      && apt-get clean \
+      && rm -rf /var/lib/apt/lists/* /var/cache/apt/*.bin; \
     fi \
  && useradd --no-log-init --uid 10001 --user-group --create-home --home-dir /home/cqlsh \
       --shell /bin/bash cqlsh \

@@ -210,7 +210,8 @@ def test_compose_demo_and_shell_commands_work_against_the_test_cassandra(image: 
 
 
 def test_interactive_shell_in_a_terminal(image: Image, cassandra) -> None:
-    """`docker run -it` (what `docker compose run --rm shell` does): a prompt, a query, exit."""
+    """`docker run -it` (what `docker compose run --rm shell` does): a prompt, a query, the pager
+    for a long one, exit."""
     import pexpect
 
     child = pexpect.spawn("docker", ["run", "--rm", "--pull", "never", "-it", "--network", "host", image.tag,
@@ -221,6 +222,11 @@ def test_interactive_shell_in_a_terminal(image: Image, cassandra) -> None:
         child.expect(r"cqlsh(:\w+)?>")
         child.sendline("SELECT release_version FROM system.local;")
         child.expect(r"\d+\.\d+\.\d+")
+        child.expect(r"cqlsh(:\w+)?>")
+        # A result taller than the terminal goes to the image's pager (less), not ---MORE---.
+        child.sendline("SELECT keyspace_name, table_name, column_name FROM system_schema.columns;")
+        assert child.expect([r"\n:\x1b\[K", r"---MORE---"]) == 0, "no pager in the image"
+        child.send("q")
         child.expect(r"cqlsh(:\w+)?>")
         child.sendline("exit")
         child.expect(pexpect.EOF)
