@@ -57,8 +57,10 @@ def build_session(shell: Any, ruleset: Any) -> PromptSession[str]:
     def toolbar() -> StyleAndTextTuples:
         from prompt_toolkit.application import get_app
 
-        text = get_app().current_buffer.text
-        return toolbar_fragments(shell, pending=bool(text.strip()) and not complete(text))
+        app = get_app()
+        text = app.current_buffer.text
+        return toolbar_fragments(shell, pending=bool(text.strip()) and not complete(text),
+                                 width=app.output.get_size().columns)
 
     completer = CqlCompleter(shell, ruleset)
     return PromptSession(

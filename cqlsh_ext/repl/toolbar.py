@@ -25,15 +25,30 @@ def toolbar_items(shell: Any) -> list[tuple[str, str]]:
     return items
 
 
-def toolbar_fragments(shell: Any, pending: bool) -> list[tuple[str, str]]:
-    """Styled text for prompt_toolkit; `pending`: the input is an unfinished statement."""
+#: Dropped first when the toolbar is wider than the terminal (the hint at its end is kept).
+_LEAST_NEEDED = ("output", "paging", "decompress", "consistency", "host")
+_PENDING = "  end the statement with ;  (Ctrl-C: clear)"
+_IDLE = "  HELP KEYS: key bindings"
+
+
+def toolbar_fragments(shell: Any, pending: bool, width: int = 0) -> list[tuple[str, str]]:
+    """Styled text for prompt_toolkit; `pending`: the input is an unfinished statement. With a
+    terminal `width`, the least needed items are left out until the toolbar fits."""
+    items = toolbar_items(shell)
+    hint = ("class:bottom-toolbar.warn", _PENDING) if pending else ("class:bottom-toolbar", _IDLE)
+    if width:
+        dropping = [label for label in _LEAST_NEEDED if any(label == item for item, _ in items)]
+        while _length(items) + len(hint[1]) > width and dropping:
+            gone = dropping.pop(0)
+            items = [(label, value) for label, value in items if label != gone]
     out: list[tuple[str, str]] = []
-    for label, value in toolbar_items(shell):
+    for label, value in items:
         out.append(("class:bottom-toolbar", f" {label} "))
         out.append(("class:bottom-toolbar.key", value))
         out.append(("class:bottom-toolbar", " "))
-    if pending:
-        out.append(("class:bottom-toolbar.warn", "  end the statement with ;  (Ctrl-C: clear)"))
-    else:
-        out.append(("class:bottom-toolbar", "  HELP KEYS: key bindings"))
+    out.append(hint)
     return out
+
+
+def _length(items: list[tuple[str, str]]) -> int:
+    return sum(len(label) + len(value) + 3 for label, value in items)

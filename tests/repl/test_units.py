@@ -300,3 +300,28 @@ def test_preload_join_does_not_wait_for_an_idle_main_thread():
     done.start()
     done.join(timeout=30)  # the loop needs the prompt now: no waiting for idleness
     assert not done.is_alive()
+
+
+class _ToolbarShell:
+    hostname, port, current_keyspace = "cassandra.eu-west-1.amazonaws.com", 9142, "orders_ks"
+    consistency_level, page_size, use_paging, tracing_enabled = 6, 100, True, True
+    display_settings = DisplaySettings()
+
+    def current_output_format(self) -> str:
+        return "table"
+
+
+def test_toolbar_keeps_the_hint_and_the_keyspace_on_a_narrow_terminal():
+    from cqlsh_ext.repl.toolbar import toolbar_fragments
+
+    def text(width: int, pending: bool) -> str:
+        return "".join(t for _, t in toolbar_fragments(_ToolbarShell(), pending=pending, width=width))
+
+    wide = text(200, pending=True)
+    for part in ("host cassandra.eu-west-1", "keyspace orders_ks", "consistency LOCAL_QUORUM",
+                 "decompress auto", "paging 100", "output table", "tracing on", "end the statement with ;"):
+        assert part in wide
+    narrow = text(80, pending=True)
+    assert len(narrow) <= 80
+    assert "end the statement with ;" in narrow and "keyspace orders_ks" in narrow and "tracing on" in narrow
+    assert "output table" not in narrow  # the least needed went first
