@@ -6,6 +6,7 @@ import csv
 import gzip
 import json
 import re
+import sys
 from pathlib import Path
 
 import cramjam
@@ -330,3 +331,25 @@ def test_values_written_by_java_producers(cassandra, tmp_path):
     for name, label in JAVA_EXPECT.items():
         assert cells[name] == f"[{label}] {doc}", f"{name}: {cells[name][:100]}"
     assert cells["gzip_java_object"] == "[gzip>java] object java.util.ArrayList (not deserialized)"
+
+
+# cqlsh-ext's entry point, reporting the threads still running once every exit handler (the
+# driver's included: they were registered later, so they ran first) has run.
+_THREADS_AT_EXIT = (
+    "import atexit, sys, threading\n"
+    "atexit.register(lambda: sys.stderr.write('\\nthreads-at-exit=%s\\n' % ','.join(\n"
+    "    t.name for t in threading.enumerate() if t is not threading.main_thread() and t.is_alive())))\n"
+    "from cqlsh_ext.cli import main\n"
+    "sys.exit(main())\n"
+)
+
+
+def test_driver_reactor_is_stopped_before_the_interpreter_exits(cassandra, tmp_path):
+    # A reactor thread still running native code while Python finalizes can crash the process
+    # after the output is written (cassandra-driver <= 3.29.3 left it running: exit -11 seen in CI).
+    result = run(sys.executable, ["-c", _THREADS_AT_EXIT, *cassandra.cqlsh_args, "-e",
+                                  "SELECT release_version FROM system.local"], tmp_path)
+    assert result.returncode == 0, result.stderr
+    threads = re.search(r"threads-at-exit=(.*)", result.stderr)
+    assert threads, result.stderr
+    assert "event_loop" not in threads.group(1).split(",")
