@@ -130,7 +130,7 @@ def frame_sequence(
         if frame is None:
             if not frames:
                 raise DecodeError(f"no {kind} frame")
-            return Decoded(join(parts) if parts else b"", truncated, declared, {"trailing_bytes": n - pos})
+            return Decoded(join(parts), truncated, declared, {"trailing_bytes": n - pos})
         out, pos, size, truncated = frame
         parts.append(out)
         left -= len(out)
@@ -141,7 +141,7 @@ def frame_sequence(
             break
     if not frames:
         raise DecodeError(f"no {kind} frame (skippable frames only)" if n else f"no {kind} frame")
-    return Decoded(join(parts) if parts else b"", truncated, declared)
+    return Decoded(join(parts), truncated, declared)
 
 
 def too_big(declared: int) -> str:
@@ -149,7 +149,7 @@ def too_big(declared: int) -> str:
 
 
 def join(parts: list[bytes]) -> bytes:
-    """Concatenate decoded pieces without a copy in the common one-piece case."""
+    """Concatenate decoded pieces without a copy in the common one-piece case (b"" for none)."""
     if len(parts) == 1:
         return parts[0]
     return b"".join(parts)
@@ -228,7 +228,7 @@ def hadoop_decode(
                 return "chunk longer than its block"
         if truncated:
             break
-    return Decoded(join(parts) if parts else b"", truncated, declared)
+    return Decoded(join(parts), truncated, declared)
 
 
 def capped_step(dec: Any, src: Any, left: int) -> tuple[bytes, bool]:

@@ -215,9 +215,10 @@ def _frame_header(data: bytes, pos: int) -> tuple[int, int, int | None, int | No
     return flg, bd, csize, dict_id, p + 1 - pos
 
 
-def _legacy(data: bytes, pos: int, left: int, parts: list[bytes]) -> tuple[int, int, bool]:
-    """Decode a legacy frame at pos: (new pos, bytes left under the cap, truncated)."""
+def _legacy(data: bytes, pos: int, left: int) -> FrameResult:
+    """A legacy frame at pos (no content size), its blocks decoded into at most `left` bytes."""
     block = _block or _load()
+    parts: list[bytes] = []
     n = len(data)
     pos += 4
     max_block = _LEGACY_BLOCK + _LEGACY_BLOCK // 255 + 16
@@ -235,7 +236,7 @@ def _legacy(data: bytes, pos: int, left: int, parts: list[bytes]) -> tuple[int, 
         buf = data[pos : pos + csize]
         pos += csize
         if left == 0:
-            return pos, 0, True
+            return join(parts), pos, None, True
         try:
             out = block(buf, uncompressed_size=min(left, _LEGACY_BLOCK))
             cut = False
@@ -244,8 +245,8 @@ def _legacy(data: bytes, pos: int, left: int, parts: list[bytes]) -> tuple[int, 
         parts.append(out)
         left -= len(out)
         if cut:
-            return pos, left, True
-    return pos, left, False
+            return join(parts), pos, None, True
+    return join(parts), pos, None, False
 
 
 def _frames(data: bytes, cap: int) -> Decoded:
@@ -257,9 +258,7 @@ def _frame_at(data: bytes, pos: int, left: int, src: Any) -> FrameResult | None:
     if data.startswith(FRAME_MAGIC, pos):
         return _frame(data, pos, left, src)
     if data.startswith(LEGACY_MAGIC, pos):
-        parts: list[bytes] = []
-        end, _left, truncated = _legacy(data, pos, left, parts)
-        return (join(parts) if parts else b""), end, None, truncated
+        return _legacy(data, pos, left)
     return None
 
 
@@ -486,7 +485,7 @@ class Lz4JavaBlock(Format):
         hdrs: dict[str, object] = {"checksum": "verified" if xxh else "not verified"}
         if trailing:
             hdrs["trailing_bytes"] = trailing
-        return Decoded(join(parts) if parts else b"", truncated, declared, hdrs)
+        return Decoded(join(parts), truncated, declared, hdrs)
 
     def headers(self, data: bytes) -> dict[str, object]:
         blocks = []

@@ -393,7 +393,7 @@ class SnappyXerial(Format):
             if cut or (left == 0 and pos < n):
                 truncated = True
                 break
-        return Decoded(join(parts) if parts else b"", truncated, declared)
+        return Decoded(join(parts), truncated, declared)
 
     def headers(self, data: bytes) -> dict[str, object]:
         if len(data) < 16:

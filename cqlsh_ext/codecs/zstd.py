@@ -173,7 +173,7 @@ def _frame_at(data: bytes, pos: int, left: int, src: Any) -> FrameResult | None:
             break
         pieces.append(piece)
         got += len(piece)
-    out = join(pieces) if pieces else b""
+    out = join(pieces)
     if got >= left and reader.read(1):
         return out, end, fcs, True
     if fcs is not None and got != fcs:
