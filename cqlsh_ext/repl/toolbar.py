@@ -36,11 +36,10 @@ def toolbar_fragments(shell: Any, pending: bool, width: int = 0) -> list[tuple[s
     terminal `width`, the least needed items are left out until the toolbar fits."""
     items = toolbar_items(shell)
     hint = ("class:bottom-toolbar.warn", _PENDING) if pending else ("class:bottom-toolbar", _IDLE)
-    if width:
-        dropping = [label for label in _LEAST_NEEDED if any(label == item for item, _ in items)]
-        while _length(items) + len(hint[1]) > width and dropping:
-            gone = dropping.pop(0)
-            items = [(label, value) for label, value in items if label != gone]
+    for gone in _LEAST_NEEDED:
+        if not width or _length(items) + len(hint[1]) <= width:
+            break
+        items = [(label, value) for label, value in items if label != gone]
     out: list[tuple[str, str]] = []
     for label, value in items:
         out.append(("class:bottom-toolbar", f" {label} "))
