@@ -61,6 +61,18 @@ def run(
     return Run(proc.returncode, proc.stdout, stderr, rss)
 
 
+def entry_reporting_at_exit(expression: str) -> str:
+    """A `python -c` program: cqlsh-ext's entry point, writing the value of `expression` (a str;
+    atexit, gc, sys and threading are imported) to stderr once every exit handler registered after
+    it, the driver's included, has run."""
+    return (
+        "import atexit, gc, sys, threading\n"
+        f"atexit.register(lambda: sys.stderr.write('\\n' + ({expression}) + '\\n'))\n"
+        "from cqlsh_ext.cli import main\n"
+        "sys.exit(main())\n"
+    )
+
+
 def table_rows(output: str) -> list[list[str]]:
     """Cells of a cqlsh table printout (header and separator lines excluded)."""
     lines = [line for line in output.splitlines() if " | " in line or line.startswith(" ")]

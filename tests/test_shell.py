@@ -12,7 +12,7 @@ from pathlib import Path
 import cramjam
 import pytest
 import zstandard
-from shell_runner import CQLSH_EXT, STOCK_CQLSH, run
+from shell_runner import CQLSH_EXT, STOCK_CQLSH, entry_reporting_at_exit, run
 
 from cqlsh_ext.demo.records import documents
 from cqlsh_ext.demo.samples import samples
@@ -333,15 +333,9 @@ def test_values_written_by_java_producers(cassandra, tmp_path):
     assert cells["gzip_java_object"] == "[gzip>java] object java.util.ArrayList (not deserialized)"
 
 
-# cqlsh-ext's entry point, reporting the threads still running once every exit handler (the
-# driver's included: they were registered later, so they ran first) has run.
-_THREADS_AT_EXIT = (
-    "import atexit, sys, threading\n"
-    "atexit.register(lambda: sys.stderr.write('\\nthreads-at-exit=%s\\n' % ','.join(\n"
-    "    t.name for t in threading.enumerate() if t is not threading.main_thread() and t.is_alive())))\n"
-    "from cqlsh_ext.cli import main\n"
-    "sys.exit(main())\n"
-)
+_THREADS_AT_EXIT = entry_reporting_at_exit(
+    "'threads-at-exit=' + ','.join(t.name for t in threading.enumerate()"
+    " if t is not threading.main_thread() and t.is_alive())")
 
 
 def test_driver_reactor_is_stopped_before_the_interpreter_exits(cassandra, tmp_path):

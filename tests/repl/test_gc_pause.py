@@ -11,20 +11,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from shell_runner import isolated_env
+from shell_runner import entry_reporting_at_exit, isolated_env
 
 from cqlsh_ext import gc_pause
 
 from .terminal import Term
 
-# cqlsh-ext's entry point, reporting the collector's state when the process exits.
-_REPORTING_ENTRY = (
-    "import atexit, gc, sys\n"
-    "from cqlsh_ext.cli import main\n"
-    "atexit.register(lambda: sys.stderr.write("
-    "'\\ngc-enabled=%s frozen=%d\\n' % (gc.isenabled(), gc.get_freeze_count())))\n"
-    "sys.exit(main())\n"
-)
+_REPORTING_ENTRY = entry_reporting_at_exit(
+    "'gc-enabled=%s frozen=%d' % (gc.isenabled(), gc.get_freeze_count())")
 _STATE = re.compile(r"gc-enabled=(\w+) frozen=(\d+)")
 
 
