@@ -11,16 +11,7 @@ import sys
 
 from cqlsh_ext import __version__
 from cqlsh_ext.keyspaces import options as keyspaces_options
-from cqlsh_ext.settings import (
-    MODES,
-    OUTPUT_FORMATS,
-    DisplaySettings,
-    SettingError,
-    parse_mode,
-    parse_output_format,
-    parse_size,
-    parse_width,
-)
+from cqlsh_ext.settings import MODES, OUTPUT_FORMATS, SettingError, Settings
 
 #: `cqlsh-ext <word> ...` runs a tool instead of the shell.
 SUBCOMMANDS = {
@@ -60,37 +51,13 @@ def _cqlshrc_arg(args: list[str]) -> str | None:
     return finder.parse_known_args(args)[0].cqlshrc
 
 
-def _settings(ext: argparse.Namespace, config_file: str) -> DisplaySettings:
-    from cqlsh_ext.settings import read_config
-
-    settings = read_config(config_file)
-    if ext.decompress is not None:
-        settings.mode = parse_mode(ext.decompress)
-    if ext.max_field_width is not None:
-        settings.max_field_width = parse_width(ext.max_field_width)
-    if ext.max_output_size is not None:
-        settings.cap = parse_size(ext.max_output_size)
-    if ext.output_format is not None:
-        settings.output_format = parse_output_format(ext.output_format)
-    if ext.raw_blobs:
-        settings.raw_blobs = True
-    if ext.classic:
-        settings.classic = True
-    return settings
-
-
-def _keyspaces(ext: argparse.Namespace, cqlshmain: object, cqlsh_args: list[str]) -> list[str]:
-    """Apply --keyspaces/--sigv4/... : returns cqlsh's arguments (host and port added for
-    --keyspaces) and hands the options to the shell; raises KeyspacesError."""
-    opts, give_back = keyspaces_options.from_sources(ext, cqlshmain.CONFIG_FILE)  # type: ignore[attr-defined]
+def _connection_args(settings: Settings, cqlshmain: object, cqlsh_args: list[str]) -> list[str]:
+    """cqlsh's arguments, with the host and port --keyspaces implies; raises KeyspacesError."""
+    opts = settings.keyspaces
     if not opts.active:
         return cqlsh_args
-    cqlsh_args = give_back + cqlsh_args  # `--keyspaces 127.0.0.1`: a host, not a region
+    cqlsh_args = opts.give_back + cqlsh_args  # `--keyspaces 127.0.0.1`: a host, not a region
     positional = cqlshmain.parser.parse_known_args(cqlsh_args)[1]  # type: ignore[attr-defined]
-    from cqlsh_ext.keyspaces.wiring import KeyspacesSetup
-    from cqlsh_ext.shell import ExtShell
-
-    ExtShell.keyspaces_setup = KeyspacesSetup(opts, debug="--debug" in cqlsh_args)
     return keyspaces_options.connection_args(opts, cqlsh_args, positional)
 
 
@@ -132,22 +99,21 @@ def main(argv: list[str] | None = None) -> int:
     if "-v" in cqlsh_args or "--version" in cqlsh_args:
         print(_versions(cqlshmain))
         return 0
+    from cqlsh_ext.keyspaces.errors import KeyspacesError
+    from cqlsh_ext.settings import load
+
     try:
-        settings = _settings(ext, cqlshmain.CONFIG_FILE)
-    except SettingError as err:
-        print(f"cqlsh-ext: error: {err}", file=sys.stderr)
-        return 2
-    try:
-        cqlsh_args = _keyspaces(ext, cqlshmain, cqlsh_args)
-    except keyspaces_options.KeyspacesError as err:
+        ext.debug = "--debug" in cqlsh_args
+        settings = load(ext, cqlshmain.CONFIG_FILE)
+        cqlsh_args = _connection_args(settings, cqlshmain, cqlsh_args)
+    except (SettingError, KeyspacesError) as err:
         print(f"cqlsh-ext: error: {err}", file=sys.stderr)
         return 2
 
     from cqlsh_ext import shell
 
     shell.register_commands()
-    shell.ExtShell.display_settings = settings
-    seams.install_shell_class(cqlshmain, shell.ExtShell)
+    seams.install_shell_class(cqlshmain, shell.shell_class(settings))
     cqlshmain.main(cqlsh_args, "")
     return 0
 

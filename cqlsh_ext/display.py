@@ -84,7 +84,7 @@ def compact_json(text: str) -> str:
 
 
 class BlobDisplay:
-    """The blob formatter installed while cqlsh formats one result (see seams.blob_formatter_swapped)."""
+    """Formats the blob cells of one result page (cqlsh_ext.output.table binds it to each blob's place)."""
 
     def __init__(
         self, settings: DisplaySettings, interactive: bool, expanded: bool, screen_room: int = 0
@@ -98,7 +98,8 @@ class BlobDisplay:
             self.width = min(self.width, max(screen_room, 40))
         self.expanded = expanded
 
-    def __call__(self, val: bytes, colormap: Any, quote: bool = False, **_: Any) -> FormattedValue:
+    def __call__(self, val: bytes, colormap: Any, quote: bool = False, place: Any = None,
+                 **_: Any) -> FormattedValue:
         view = unwrap(bytes(val), self.mode, self.cap)
         colored = bool(colormap["reset"])
         if view.kind == RAW:

@@ -1,47 +1,17 @@
-"""Every place cqlsh-ext touches cqlsh's internals, in one module.
+"""Every place cqlsh-ext relies on the internals of cqlsh, cassandra-driver or boto3, in one module.
 
-cqlsh-ext extends the official PyPI `cqlsh` (pinned to 6.2.2, module `cqlshlib`) without copying it.
-The seams below were verified against that version (see shared/docs/cqlsh-seams.md); anything that
-reaches into `cqlshlib` beyond its public-ish surface goes through here, so an upgrade of the pin
-has one file to re-check (tests/test_seams.py pins the assumptions).
-
-1. Import: `cqlshlib.cqlshmain` parses `sys.argv` at import time (`--help` would exit) and derives
-   `CONFIG_FILE` from `--cqlshrc`. `import_cqlshmain` imports it with argv reduced to the program name
-   and the `--cqlshrc` option, so stock behaviour for the config file is kept.
-2. Shell class: `cqlshmain.main()` (and `SOURCE`, `LOGIN`) look the class up as the module global
-   `Shell`. `install_shell_class` rebinds that global to our subclass, so cqlsh's own `main()` runs
-   unchanged: option handling, timezone, history, exit codes.
-3. Display: cqlsh binds a formatter per CQL type name from `formatting._formatters` when it builds a
-   `CqlType`, and recurses into collections, tuples and UDTs through the same registry.
-   `blob_formatter_swapped` swaps the `blob` entry only while a result is being formatted, so nested
-   blobs are decoded for display while COPY TO (which formats through the same registry in worker
-   processes) keeps the raw bytes. Top-level blob cells also take a shortcut in
-   `Shell.myformat_value` (the seam cqlsh-seams.md calls primary), using `value_colormap`.
-4. Commands: a statement is a shell command when the Shell has `do_<word>` and the statement parses
-   under `cqlshCommand`. `register_special_commands` appends our rules to
-   `cqlshhandling.cqlsh_extra_syntax_rules` before cqlsh's `setup_cqlruleset()` reads them, with
-   `<specialCommand>` re-derived from the installed version's own rule text plus our alternatives.
-5. Text formatting helpers (`color_text`, `unicode_controlchars_re`, `_show_control_chars`) are
-   reused so decoded text is escaped and coloured exactly as cqlsh formats text.
-6. Connections (only with --keyspaces / --certfile): cqlsh builds every `Cluster` itself (the shell
-   in `Shell.__init__`, `LOGIN`, COPY's worker processes in `copyutil`) from
-   `ssl_options=ssl_settings(host, CONFIG_FILE)`, which cannot carry an `SSLContext`.
-   `install_connection_hook` rebinds the `Cluster` name in `cqlshmain` and `copyutil` to a factory
-   that lets us adjust the keyword arguments (adds `ssl_context`), and `ssl_settings` in
-   `sslhandling` and `copyutil` (cqlsh's exits without a certfile). Never installed for plain
-   connections.
-7. Shell methods overridden by name (cqlsh_ext.shell and its mixins), each handing over to cqlsh
-   when our feature is off: `print_static_result`, `myformat_value`,
-   `print_formatted_result_vertically` (multi-line values only), `print_result` (paging wrappers;
-   the interactive front end prints pages without `---MORE---`), `check_build_versions` and
-   `print_warnings` (to stderr in JSON/CSV output), `cmdloop` (the prompt_toolkit loop),
-   `do_describe`/`do_copy` (Keyspaces). The interactive loop also sets the module global
-   `cqlshmain.readline` to None so cqlsh neither reads nor writes its readline history there.
-   tests/test_seams.py checks that each name still exists with the expected signature.
+cqlsh-ext extends the official PyPI `cqlsh` (pinned to 6.2.2, module `cqlshlib`) without forking
+it. Whatever reaches past a library's public surface is listed in SEAMS below, with the module of
+ours that uses it; what can be done through a function is done through one here. Upstream code we
+copied or re-implemented is pinned by the SHA-256 of the upstream source it came from (COPIED), so
+an upgrade of a pin fails in tests/test_seams.py, naming the function to re-read, before anything
+misbehaves. tests/test_seams.py checks every entry.
 """
 
 from __future__ import annotations
 
+import hashlib
+import inspect
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -50,9 +20,76 @@ from typing import Any
 
 CQLSH_VERSION_PIN = "6.2"
 
+#: (library, what we rely on, who uses it). tests/test_seams.py has one check per entry.
+SEAMS: tuple[tuple[str, str, str], ...] = (
+    ("cqlsh", "cqlshmain parses sys.argv and renames ~/.cqlshrc at import: import_cqlshmain",
+     "cli, shell"),
+    ("cqlsh", "main(), SOURCE and LOGIN build the module global `Shell`: install_shell_class",
+     "cli"),
+    ("cqlsh", "Shell methods overridden by name and signature (OVERRIDDEN)", "shell"),
+    ("cqlsh", "Shell.print_static_result copied with blob nodes bound by place (COPIED)",
+     "output.table"),
+    ("cqlsh", "Shell.print_result pauses only when shunted_query_out is None: "
+              "more_prompt_suppressed (COPIED pins the source)", "output.pipeline"),
+    ("cqlsh", "Shell.cmdloop re-implemented for prompt_toolkit (COPIED pins the source)", "repl.app"),
+    ("cqlsh", "CqlType nodes carry type_name, sub_types, formatter; built from cql_typename",
+     "output.table"),
+    ("cqlsh", "special commands: cqlshhandling rules and my_commands_ending_with_newline: "
+              "register_special_commands", "shell"),
+    ("cqlsh", "CqlRuleSet.completer_for: register_completer", "shell"),
+    ("cqlsh", "formatting.color_text, unicode_controlchars_re, _show_control_chars, colormaps: "
+              "text_formatting, value_colormap", "display"),
+    ("cqlsh", "pylexotron Matcher classes, ruleset.ruleset, scanner, cql_split_statements, is_hint",
+     "repl.lexer, repl.statement, repl.completer"),
+    ("cqlsh", "cqlshmain globals readline (set to None), HISTORY, CQL_ERRORS, parser, CONFIG_FILE, "
+              "cqlruleset", "repl, cli"),
+    ("cqlsh", "Cluster and ssl_settings looked up in cqlshmain, copyutil and sslhandling: "
+              "install_connection_hook", "keyspaces.wiring, keyspaces.tls"),
+    ("cassandra-driver", "ResultSet._current_rows set by page prefetching; ResponseFuture."
+                         "start_fetching_next_page/has_more_pages/result()", "paging"),
+    ("cassandra-driver", "Cluster.reconnection_policy read when reconnection starts",
+     "repl.shellhooks"),
+    ("boto3", "Session._session (the botocore session) to derive sessions and STS clients",
+     "keyspaces.auth"),
+)
+
+#: Shell methods cqlsh-ext overrides, with the parameters they must still have.
+OVERRIDDEN: dict[str, list[str]] = {
+    "print_result": ["self", "result", "table_meta"],
+    "print_static_result": ["self", "result", "table_meta", "with_header", "tty", "row_count_offset"],
+    "myformat_value": ["self", "val", "cqltype", "kwargs"],
+    "print_formatted_result": ["self", "formatted_names", "formatted_values", "with_header", "tty"],
+    "print_formatted_result_vertically": ["self", "formatted_names", "formatted_values",
+                                          "row_count_offset"],
+    "check_build_versions": ["self"],
+    "print_warnings": ["self", "warnings"],
+    "cmdloop": ["self", "intro"],
+    "do_login": ["self", "parsed"],
+    "do_history": ["self", "parsed"],
+    "do_help": ["self", "parsed"],
+    "do_describe": ["self", "parsed"],
+    "do_copy": ["self", "parsed"],
+}
+
+#: Upstream functions copied or re-implemented: SHA-256 of their source in the pinned version.
+COPIED: dict[str, str] = {
+    "cqlshlib.cqlshmain.Shell.print_static_result":
+        "5c1b0091fcfc25c41730839c86ef7fe7dd8e0eeb727e45a496f7042c6d5ae7df",
+    "cqlshlib.cqlshmain.Shell.print_result":
+        "eef22a5952e27516ff88b979a2c0e44b2cb97a8ae26657e54d0965dafc7ac6a7",
+    "cqlshlib.cqlshmain.Shell.cmdloop":
+        "b4adaaefab94ccb4c48c32d4b68ff70dce19703bcb8ae674b0593f4fd9114209",
+}
+
+_STOCK_SHELL: list[type] = []
+
 
 def import_cqlshmain(cqlshrc: str | None) -> ModuleType:
-    """Import cqlshlib.cqlshmain without letting it act on our command line (seam 1)."""
+    """Import cqlshlib.cqlshmain without letting it act on our command line.
+
+    It parses sys.argv at import time (`--help` would exit) and derives CONFIG_FILE from
+    `--cqlshrc`: it sees only the program name and our `--cqlshrc`, so the config file is stock.
+    """
     if "cqlshlib.cqlshmain" in sys.modules:
         return sys.modules["cqlshlib.cqlshmain"]
     saved = sys.argv
@@ -63,40 +100,53 @@ def import_cqlshmain(cqlshrc: str | None) -> ModuleType:
         sys.argv = saved
     if not cqlshmain.version.startswith(CQLSH_VERSION_PIN):
         raise RuntimeError(f"cqlsh-ext needs cqlsh {CQLSH_VERSION_PIN}.x, found {cqlshmain.version}")
+    _STOCK_SHELL.append(cqlshmain.Shell)
     return cqlshmain
 
 
+def stock_shell_class() -> type:
+    """cqlsh's own Shell class, also after install_shell_class replaced the module global."""
+    if not _STOCK_SHELL:
+        import_cqlshmain(None)
+    return _STOCK_SHELL[0]
+
+
 def install_shell_class(cqlshmain: ModuleType, shell_class: type) -> None:
-    """Make cqlsh's main(), SOURCE and LOGIN construct our Shell subclass (seam 2)."""
+    """Make cqlsh's main(), SOURCE and LOGIN construct our Shell subclass."""
     cqlshmain.Shell = shell_class
 
 
-@contextmanager
-def blob_formatter_swapped(formatter: Callable[..., Any]) -> Iterator[None]:
-    """Use `formatter` for CQL blobs while the block runs; COPY is never inside it (seam 3)."""
-    from cqlshlib import formatting
+def upstream_source_hash(qualified_name: str) -> str:
+    """SHA-256 of the installed source of a cqlsh Shell method named as in COPIED."""
+    method = getattr(stock_shell_class(), qualified_name.rsplit(".", 1)[1])
+    return hashlib.sha256(inspect.getsource(method).encode()).hexdigest()
 
-    registry = formatting._formatters
-    saved = registry["blob"]
-    registry["blob"] = formatter
+
+@contextmanager
+def more_prompt_suppressed(shell: Any) -> Iterator[None]:
+    """cqlsh's print_result without its `---MORE---` pauses: it pauses only while
+    `shunted_query_out` (its CAPTURE state) is None, so that is set for the call."""
+    saved = shell.shunted_query_out
+    shell.shunted_query_out = shell.query_out
     try:
         yield
     finally:
-        registry["blob"] = saved
+        shell.shunted_query_out = saved
 
 
 def value_colormap(color: bool) -> Any:
-    """The colour map cqlsh's format_by_type hands a value formatter (seam 3)."""
+    """The colour map cqlsh's format_by_type hands a value formatter."""
     from cqlshlib import formatting
 
     return formatting.default_colormap if color else formatting.empty_colormap
 
 
 def register_special_commands(rules: str, words: tuple[str, ...], alternatives: tuple[str, ...]) -> None:
-    """Add shell commands to cqlsh's grammar before setup_cqlruleset() runs (seam 4).
+    """Add shell commands to cqlsh's grammar before setup_cqlruleset() runs.
 
     `rules` defines the new rule names, `alternatives` are those names (e.g. '<decompressCommand>')
-    appended to `<specialCommand>`, `words` may end with a newline instead of ';'.
+    appended to `<specialCommand>` (re-derived from the installed version's own rule text), `words`
+    may end with a newline instead of ';'.
     """
     from cqlshlib import cqlshhandling
 
@@ -110,8 +160,15 @@ def register_special_commands(rules: str, words: tuple[str, ...], alternatives: 
     cqlshhandling.my_commands_ending_with_newline += words
 
 
+def register_completer(rule: str, symbol: str, complete: Callable[..., Any]) -> None:
+    """Complete `symbol` inside `rule` with `complete(ctxt, shell)`, as cqlsh's own completers."""
+    from cqlshlib import cql3handling
+
+    cql3handling.CqlRuleSet.completer_for(rule, symbol)(complete)
+
+
 def text_formatting() -> tuple[Callable[..., Any], Any, Callable[..., str]]:
-    """cqlsh's own text escaping and colouring helpers (seam 5)."""
+    """cqlsh's own text escaping and colouring helpers, so decoded text looks like cqlsh's text."""
     from cqlshlib import formatting
 
     return formatting.color_text, formatting.unicode_controlchars_re, formatting._show_control_chars
@@ -119,18 +176,23 @@ def text_formatting() -> tuple[Callable[..., Any], Any, Callable[..., str]]:
 
 def install_connection_hook(adjust: Callable[[dict[str, Any]], dict[str, Any]],
                             ssl_settings: Callable[..., dict[str, Any]]) -> None:
-    """Let `adjust` rewrite the kwargs of every Cluster cqlsh creates; replace ssl_settings (seam 6)."""
+    """Let `adjust` rewrite the kwargs of every Cluster cqlsh creates; replace ssl_settings.
+
+    cqlsh builds every Cluster itself (the shell, LOGIN, COPY's workers in copyutil) from
+    `ssl_options=ssl_settings(...)`, which cannot carry an SSLContext; only used with --keyspaces,
+    --sigv4 or --certfile.
+    """
     from cassandra.cluster import Cluster
     from cqlshlib import copyutil, sslhandling
 
     def cluster(*args: Any, **kwargs: Any) -> Cluster:
         return Cluster(*args, **adjust(kwargs))
 
-    # A COPY worker started with spawn has copyutil but must not import cqlshmain (seam 1).
+    # A COPY worker started with spawn has copyutil but must not import cqlshmain.
     cqlshmain = sys.modules.get("cqlshlib.cqlshmain")
     for module in (m for m in (cqlshmain, copyutil) if m is not None):
         if getattr(module, "Cluster", None) is not Cluster:
             raise RuntimeError(f"{module.__name__}.Cluster is not cassandra.cluster.Cluster")
-        module.Cluster = cluster  # type: ignore[attr-defined]
+        module.Cluster = cluster  # type: ignore[attr-defined]  # the seam itself
     sslhandling.ssl_settings = ssl_settings
-    copyutil.ssl_settings = ssl_settings  # type: ignore[attr-defined]
+    copyutil.ssl_settings = ssl_settings  # type: ignore[attr-defined]  # the seam itself

@@ -1,14 +1,25 @@
-"""Display settings of cqlsh-ext: decompression mode, output cap, field width.
+"""The settings of one cqlsh-ext run, built once by `load()` from three sources.
 
-They come from three places, later ones winning: built-in defaults, the `[cqlsh_ext]` section of
-cqlshrc (cqlsh ignores sections it does not know), and command-line flags. The shell's DECOMPRESS
-command changes the mode at run time.
+Later sources win: built-in defaults, the `[cqlsh_ext]` section of cqlshrc (cqlsh ignores sections
+it does not know), then command-line flags; the environment gives the AWS region when nothing
+else does. This module is the only reader of `[cqlsh_ext]`: every key, its parser and its default
+are in KEYS below, and every problem is a SettingError whose text is one line naming the file,
+the key and what is accepted (a cqlshrc that cannot be parsed at all included).
+
+The AWS region may still come from the environment (AWS_REGION) when the connection is made:
+cqlsh_ext.keyspaces.options.env_region. The shell receives the object through its per-run class
+(cqlsh_ext.shell.shell_class), so the sub-shells cqlsh builds for SOURCE and LOGIN share it.
+`display` may change during a session (DECOMPRESS, OUTPUT); the rest is fixed once it starts.
 """
 
 from __future__ import annotations
 
 import configparser
-from dataclasses import dataclass
+import os
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
 
 from cqlsh_ext.codecs.base import CODEC_NAMES, DEFAULT_CAP
 
@@ -20,10 +31,14 @@ MODES = (AUTO, NONE, *CODEC_NAMES)
 DEFAULT_MAX_FIELD_WIDTH = 500
 #: --output-format / OUTPUT FORMAT values; json and csv are the machine-readable ones (cqlsh_ext.output).
 OUTPUT_FORMATS = ("table", "vertical", "json", "csv")
+MACHINE_FORMATS = ("json", "csv")
 
 
 class SettingError(ValueError):
     """A setting has a value we cannot use; str() is the one-line message for the user."""
+
+
+# ------------------------------------------------------------------ value parsers (one per kind)
 
 
 def parse_mode(text: str) -> str:
@@ -36,24 +51,16 @@ def parse_mode(text: str) -> str:
     return mode
 
 
+_SIZE_UNITS = {"": 1, "k": 1 << 10, "kb": 1 << 10, "kib": 1 << 10, "m": 1 << 20, "mb": 1 << 20,
+               "mib": 1 << 20, "g": 1 << 30, "gb": 1 << 30, "gib": 1 << 30}
+
+
 def parse_size(text: str) -> int:
     """'4MiB', '512k', '1048576' -> bytes."""
-    units = {
-        "": 1,
-        "k": 1024,
-        "kb": 1024,
-        "kib": 1024,
-        "m": 1024**2,
-        "mb": 1024**2,
-        "mib": 1024**2,
-        "g": 1024**3,
-        "gb": 1024**3,
-        "gib": 1024**3,
-    }
     raw = text.strip().lower().replace(" ", "")
     digits = raw.rstrip("kmgib")
     try:
-        value = int(digits) * units[raw[len(digits) :]]
+        value = int(digits) * _SIZE_UNITS[raw[len(digits):]]
     except (KeyError, ValueError):
         raise SettingError(f"not a size: {text!r} (examples: 4MiB, 512KiB, 1048576)") from None
     if value <= 0:
@@ -86,8 +93,34 @@ def parse_width(text: str) -> int:
     return width
 
 
+def parse_pager(text: str) -> str:
+    """A pager command; off/false/no/none (or empty) turn the pager off ('')."""
+    pager = text.strip()
+    return "" if pager.lower() in ("", "off", "false", "no", "none") else pager
+
+
+def parse_text(text: str) -> str | None:
+    return text.strip() or None
+
+
+#: us-east-1, eu-central-2, us-gov-west-1, cn-northwest-1, ap-southeast-5 ...
+REGION_RE = re.compile(r"^[a-z]{2}(?:-[a-z]+)+-\d+$")
+
+
+def parse_region(text: str, source: str = "region") -> str:
+    region = text.strip()
+    if not REGION_RE.match(region):
+        raise SettingError(f"{source}: {region!r} is not an AWS region name (for example us-east-1)")
+    return region
+
+
+# ------------------------------------------------------------------ the settings
+
+
 @dataclass
 class DisplaySettings:
+    """How results look; DECOMPRESS and OUTPUT change these during a session."""
+
     mode: str = AUTO
     #: Cumulative decompressed bytes per value, over all nested layers.
     cap: int = DEFAULT_CAP
@@ -111,29 +144,152 @@ class DisplaySettings:
         return DEFAULT_MAX_FIELD_WIDTH if interactive else 0
 
 
-def read_config(path: str) -> DisplaySettings:
-    """Settings from the [cqlsh_ext] section of a cqlshrc file (missing file or section: defaults)."""
-    settings = DisplaySettings()
+@dataclass
+class KeyspacesOptions:
+    """Amazon Keyspaces, SigV4 and TLS (cqlsh_ext.keyspaces); `active` is False for plain cqlsh."""
+
+    keyspaces: bool = False
+    sigv4: bool = False
+    region: str | None = None
+    profile: str | None = None
+    role_arn: str | None = None
+    certfile: str | None = None
+    #: cqlshrc's [auth_provider] names cassandra_sigv4 (the stock form): only errors are translated.
+    stock_sigv4_provider: bool = False
+    #: cqlsh arguments a flag of ours gave back: `--keyspaces 127.0.0.1` names a host, not a region.
+    give_back: list[str] = field(default_factory=list)
+
+    @property
+    def wants_sigv4(self) -> bool:
+        """SigV4 was asked for explicitly (with --keyspaces it is also the default without -u)."""
+        return self.sigv4 or bool(self.profile) or bool(self.role_arn)
+
+    @property
+    def tls(self) -> bool:
+        return self.keyspaces or bool(self.certfile)
+
+    @property
+    def active(self) -> bool:
+        return self.keyspaces or self.wants_sigv4 or self.tls or self.stock_sigv4_provider
+
+
+@dataclass
+class Settings:
+    display: DisplaySettings = field(default_factory=DisplaySettings)
+    keyspaces: KeyspacesOptions = field(default_factory=KeyspacesOptions)
+    #: The cqlshrc file the settings were read from (cqlsh's own CONFIG_FILE).
+    config_file: str | None = None
+    #: --debug was given: connection errors keep their tracebacks.
+    debug: bool = False
+
+
+@dataclass(frozen=True)
+class Key:
+    """A [cqlsh_ext] key: its parser, and where the value goes (group, attribute)."""
+
+    parse: Callable[[str], Any]
+    group: str
+    attr: str
+    #: The flag that sets the same thing (documentation and messages).
+    flag: str | None = None
+
+
+def _keyspaces_value(text: str) -> tuple[bool, str | None]:
+    """`keyspaces = true | false | <region>`."""
+    word = text.strip().lower()
+    if word in configparser.RawConfigParser.BOOLEAN_STATES:
+        return parse_bool(word), None
+    return True, parse_region(text, "keyspaces")
+
+
+#: Every [cqlsh_ext] key. The sample section (cqlsh-ext sample-config) documents each of them.
+KEYS: dict[str, Key] = {
+    "decompress": Key(parse_mode, "display", "mode", "-d/--decompress"),
+    "max_output_size": Key(parse_size, "display", "cap", "--max-output-size"),
+    "max_field_width": Key(parse_width, "display", "max_field_width", "--max-field-width"),
+    "output_format": Key(parse_output_format, "display", "output_format", "--output-format"),
+    "raw_blobs": Key(parse_bool, "display", "raw_blobs", "--raw-blobs"),
+    "classic": Key(parse_bool, "display", "classic", "--classic"),
+    "auto_vertical": Key(parse_bool, "display", "auto_vertical"),
+    "pager": Key(parse_pager, "display", "pager"),
+    "keyspaces": Key(_keyspaces_value, "keyspaces", "keyspaces", "--keyspaces"),
+    "sigv4": Key(parse_bool, "keyspaces", "sigv4", "--sigv4"),
+    "region": Key(parse_region, "keyspaces", "region", "--region"),
+    "profile": Key(parse_text, "keyspaces", "profile", "--profile"),
+    "role_arn": Key(parse_text, "keyspaces", "role_arn", "--role-arn"),
+    "certfile": Key(lambda t: os.path.expanduser(t.strip()) or None, "keyspaces", "certfile", "--certfile"),
+}
+
+
+def read_cqlshrc(path: str | None) -> configparser.RawConfigParser:
+    """cqlshrc parsed (a missing file reads as empty); one-line SettingError when it cannot be."""
     parser = configparser.RawConfigParser()
-    parser.read(path)
-    if not parser.has_section(CONFIG_SECTION):
-        return settings
-    section = parser[CONFIG_SECTION]
+    if not path:
+        return parser
     try:
-        if "decompress" in section:
-            settings.mode = parse_mode(section["decompress"])
-        if "max_output_size" in section:
-            settings.cap = parse_size(section["max_output_size"])
-        if "max_field_width" in section:
-            settings.max_field_width = parse_width(section["max_field_width"])
-        if "output_format" in section:
-            settings.output_format = parse_output_format(section["output_format"])
-        for name in ("raw_blobs", "classic", "auto_vertical"):
-            if name in section:
-                setattr(settings, name, parse_bool(section[name]))
-        if "pager" in section:
-            pager = section["pager"].strip()
-            settings.pager = "" if pager.lower() in ("off", "false", "no", "none") else pager
-    except SettingError as err:
-        raise SettingError(f"{path} [{CONFIG_SECTION}]: {err}") from None
+        parser.read(path)
+    except configparser.Error as err:
+        first = str(err).splitlines()[0].rstrip(":")
+        raise SettingError(f"{path}: cannot be read as an ini file: {first}") from None
+    except (OSError, UnicodeDecodeError) as err:
+        raise SettingError(f"{path}: cannot be read: {err}") from None
+    return parser
+
+
+def _apply(settings: Settings, key: str, value: Any) -> None:
+    spec = KEYS[key]
+    group = getattr(settings, spec.group)
+    if key == "keyspaces":
+        group.keyspaces, region = value
+        if region:
+            group.region = region
+        return
+    setattr(group, spec.attr, value)
+
+
+def load(flags: Any = None, config_file: str | None = None) -> Settings:
+    """The run's settings from cqlshrc's [cqlsh_ext], then `flags` (cqlsh_ext.cli's namespace).
+
+    Returns the settings; cqlsh's own arguments that a flag of ours gave back (`--keyspaces
+    127.0.0.1` names a host, not a region) are in `settings.keyspaces.give_back`.
+    """
+    settings = Settings(config_file=config_file)
+    config = read_cqlshrc(config_file)
+    if config.has_section(CONFIG_SECTION):
+        for key, text in config.items(CONFIG_SECTION):
+            if key not in KEYS:
+                known = ", ".join(KEYS)
+                raise SettingError(f"{config_file} [{CONFIG_SECTION}]: unknown key {key!r} (known: {known})")
+            try:
+                _apply(settings, key, KEYS[key].parse(text))
+            except SettingError as err:
+                raise SettingError(f"{config_file} [{CONFIG_SECTION}] {key}: {err}") from None
+    if config.has_section("auth_provider"):
+        module = config["auth_provider"].get("module", "")
+        settings.keyspaces.stock_sigv4_provider = module.strip().startswith("cassandra_sigv4")
+    if flags is not None:
+        _apply_flags(settings, flags)
     return settings
+
+
+def _apply_flags(settings: Settings, flags: Any) -> None:
+    display, ks = settings.display, settings.keyspaces
+    for attr, parse, target in (("decompress", parse_mode, "mode"),
+                                ("max_field_width", parse_width, "max_field_width"),
+                                ("max_output_size", parse_size, "cap"),
+                                ("output_format", parse_output_format, "output_format")):
+        value = getattr(flags, attr, None)
+        if value is not None:
+            flag = "--" + attr.replace("_", "-")
+            try:
+                setattr(display, target, parse(value))
+            except SettingError as err:
+                raise SettingError(f"{flag}: {err}") from None
+    if getattr(flags, "raw_blobs", None):
+        display.raw_blobs = True
+    if getattr(flags, "classic", None):
+        display.classic = True
+    settings.debug = bool(getattr(flags, "debug", False))
+    from cqlsh_ext.keyspaces.options import apply_flags  # stdlib only, like this module
+
+    apply_flags(ks, flags)

@@ -1,46 +1,31 @@
-"""The cqlsh Shell, extended: blob display and the DECOMPRESS command.
+"""The cqlsh Shell, extended: wiring only.
 
-Only the methods listed here differ from stock cqlsh 6.2; with `-d none` none of them changes what
-is printed. How each hook attaches to cqlsh is documented in cqlsh_ext.seams. The interactive front
-end (cqlsh_ext.repl) and the machine-readable output (cqlsh_ext.output) come in as mixins; with
---classic and the table format they hand every call to cqlsh unchanged.
+Each method below hands over to the module that does the work, and with our features off (`-d
+none`, table output, `--classic`, no Keyspaces flags) to cqlsh's own method, so stock behaviour
+is kept. Where each override attaches to cqlsh is listed in cqlsh_ext.seams.
+
+- results: cqlsh_ext.output.pipeline (writers, pager, blob cells, auto vertical);
+- commands: cqlsh_ext.commands (each command's `do_<word>` comes from its declaration);
+- the interactive loop: cqlsh_ext.repl;
+- Amazon Keyspaces: cqlsh_ext.keyspaces.
+
+cqlsh's main(), SOURCE and LOGIN build the Shell themselves, by the module global name `Shell`:
+`shell_class(settings)` makes the class for one run, with the run's settings and commands in it.
 """
 
 from __future__ import annotations
 
-import shutil
+import contextlib
 import sys
 from typing import Any
 
-from cqlsh_ext import gc_pause, seams
-from cqlsh_ext.insight.commands import (
-    COMPRESSION_HELP,
-    INSIGHT_ALTERNATIVES,
-    INSIGHT_RULES,
-    INSIGHT_WORDS,
-    INSPECT_HELP,
-)
-from cqlsh_ext.output.shellmixin import OUTPUT_ALTERNATIVES, OUTPUT_RULES, OUTPUT_WORDS, OutputShellMixin
-from cqlsh_ext.paging import paged
-from cqlsh_ext.repl.shellmixin import ReplShellMixin
-from cqlsh_ext.settings import MODES, NONE, DisplaySettings, SettingError, parse_mode
+from cqlsh_ext import commands, gc_pause, seams
+from cqlsh_ext.output.pipeline import ResultPipeline
+from cqlsh_ext.repl import shellhooks as repl
+from cqlsh_ext.settings import MACHINE_FORMATS, Settings
 
 cqlshmain = seams.import_cqlshmain(None)
-
-DECOMPRESS_RULES = r"""
-<decompressCommand> ::= "DECOMPRESS" ( mode=<decompressMode> )?
-                      ;
-<decompressMode> ::= """ + " | ".join(f'"{m.upper()}"' for m in (*MODES, "off")) + r"""
-                   ;
-"""
-
-
-def register_commands() -> None:
-    """Teach cqlsh's grammar our commands; must run before cqlshmain.main() sets up the rule set."""
-    # One call for all commands: each call re-derives <specialCommand> from cqlsh's own rule.
-    seams.register_special_commands(DECOMPRESS_RULES + OUTPUT_RULES + INSIGHT_RULES,
-                                    ("decompress", *OUTPUT_WORDS, *INSIGHT_WORDS),
-                                    ("<decompressCommand>", *OUTPUT_ALTERNATIVES, *INSIGHT_ALTERNATIVES))
+Stock = seams.stock_shell_class()
 
 
 def _major(release: str) -> int:
@@ -49,31 +34,36 @@ def _major(release: str) -> int:
     return int(head) if head.isdigit() else 99
 
 
-def _holds_blob(cqltype: Any) -> bool:
-    """Whether a driver column type is, or contains (collections, tuples, UDTs), a blob."""
-    return getattr(cqltype, "typename", None) == "blob" or any(
-        _holds_blob(sub) for sub in getattr(cqltype, "subtypes", ()) or ())
-
-
-# Mixins first: the interactive front end (cqlsh_ext.repl) and machine-readable output
-# (cqlsh_ext.output) wrap cqlsh's methods; each hands over to cqlsh when not in use.
-class ExtShell(ReplShellMixin, OutputShellMixin, cqlshmain.Shell):  # type: ignore[misc,name-defined]
-    #: Shared by the main shell and the sub-shells cqlsh creates for SOURCE and LOGIN.
-    display_settings: DisplaySettings = DisplaySettings()
-    #: --keyspaces / --sigv4 / --certfile (cqlsh_ext.keyspaces.wiring.KeyspacesSetup); None: plain cqlsh.
-    keyspaces_setup: Any = None
+class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is untyped
+    #: The run's settings, set on the per-run class by shell_class(); SOURCE/LOGIN sub-shells share it.
+    settings: Settings = Settings()
+    #: Decided once when the main shell is built (cqlsh_ext.repl.shellhooks.wants_repl).
+    repl_mode: bool = False
+    repl_preload: Any = None
+    repl_history: Any = None
+    repl_session: Any = None
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        if self.keyspaces_setup is None:
-            super().__init__(*args, **kwargs)
-        else:  # SigV4 provider and TLS context swapped in, one-line connection errors, LOCAL_QUORUM
+        self.repl_mode = repl.wants_repl(self.settings.display, kwargs)
+        self.save_repl_history = not kwargs.get("disable_history", False)
+        self.max_history_length_shown = 50
+        self.results = ResultPipeline(self, self.repl_mode)
+        if self.repl_mode:
+            repl.before_connect(self)
+        if self.settings.keyspaces.active:
             from cqlsh_ext.keyspaces import wiring
 
-            with wiring.connecting(self.keyspaces_setup, args, kwargs):
+            # SigV4 provider and TLS context swapped in, one-line connection errors, LOCAL_QUORUM.
+            with wiring.connecting(self.settings, args, kwargs):
                 super().__init__(*args, **kwargs)
-            wiring.configure(self.keyspaces_setup, self)
-        self.apply_output_format()
-        if not self.repl_mode:  # the interactive loop resumes it once its prompt is built
+            wiring.configure(self.settings, self)
+        else:
+            super().__init__(*args, **kwargs)
+        if self.settings.display.output_format == "vertical":
+            self.expand_enabled = True
+        if self.repl_mode:
+            repl.shorten_reconnection(self)
+        else:  # the interactive loop resumes it once its prompt is built
             gc_pause.resume()
 
     def cmdloop(self, intro: Any = None) -> None:
@@ -86,115 +76,57 @@ class ExtShell(ReplShellMixin, OutputShellMixin, cqlshmain.Shell):  # type: igno
         else:
             super().cmdloop(intro)
 
-    def _interactive(self) -> bool:
-        return bool(self.tty) and sys.stdout.isatty() and self.shunted_query_out is None
+    # ------------------------------------------------ results (cqlsh_ext.output.pipeline)
+
+    def print_result(self, result: Any, table_meta: Any) -> None:
+        self.results.print_result(result, table_meta)
 
     def print_static_result(self, result: Any, table_meta: Any, with_header: bool, tty: bool,
                             row_count_offset: int = 0) -> None:
-        settings = self.display_settings
-        if settings.mode == NONE or not any(_holds_blob(t) for t in result.column_types or ()):
-            return super().print_static_result(result, table_meta, with_header, tty, row_count_offset)
-        from cqlsh_ext.display import BlobDisplay  # loads the codec layer on the first blob only
-
-        interactive = self._interactive()
-        room = 0
-        if interactive and result.column_names:
-            room = shutil.get_terminal_size().columns - max(len(name) for name in result.column_names) - 5
-        formatter = BlobDisplay(settings, interactive, self.expand_enabled, room)
-        # CqlType binds its formatter when built inside the call, so nested blobs are covered too.
-        self._blob_display = formatter
-        try:
-            with seams.blob_formatter_swapped(formatter):
-                return super().print_static_result(result, table_meta, with_header, tty, row_count_offset)
-        finally:
-            self._blob_display = None
-
-    _blob_display: Any = None
+        self.results.print_static_result(result, table_meta, with_header, tty, row_count_offset)
 
     def myformat_value(self, val: Any, cqltype: Any = None, **kwargs: Any) -> Any:
-        # A top-level blob cell goes straight to the blob formatter: the same call cqlsh's
-        # format_value chain would end in, without building a DateTimeFormat per cell.
-        display = self._blob_display
-        if display is not None and type(val) is bytes and cqltype is not None and cqltype.type_name == "blob":
-            return display(val, seams.value_colormap(self.color))
-        return super().myformat_value(val, cqltype, **kwargs)
+        return self.results.format_value(val, cqltype, kwargs)
+
+    def print_formatted_result(self, formatted_names: list[Any], formatted_values: list[Any] | None,
+                               with_header: bool, tty: bool) -> None:
+        self.results.print_formatted_result(formatted_names, formatted_values, with_header, tty)
 
     def print_formatted_result_vertically(self, formatted_names: list[Any], formatted_values: list[Any],
                                           row_count_offset: int) -> None:
-        if not any("\n" in value.strval for row in formatted_values for value in row):
-            return super().print_formatted_result_vertically(formatted_names, formatted_values,
-                                                             row_count_offset)
-        # Multi-line values (indented JSON under EXPAND ON): continuation lines align under the value.
-        max_col_width = max(n.displaywidth for n in formatted_names)
-        max_val_width = max(v.displaywidth for row in formatted_values for v in row)
-        indent = "\n" + " " * (max_col_width + 4)
-        for i, row in enumerate(formatted_values):
-            self.writeresult(f"@ Row {row_count_offset + i + 1}")
-            self.writeresult(f"-{'-' * max_col_width}-+-{'-' * max_val_width}-")
-            for name, value in zip(formatted_names, row, strict=True):
-                column = name.ljust(max_col_width, color=self.color)
-                shown = value.ljust(value.displaywidth, color=self.color).replace("\n", indent)
-                self.writeresult(" " + " | ".join([column, shown]))
-            self.writeresult("")
+        self.results.print_formatted_result_vertically(formatted_names, formatted_values, row_count_offset)
 
-    # ------------------------------------------------ compression insight (cqlsh_ext.insight)
+    def check_build_versions(self) -> None:
+        # cqlsh prints its "built against" warning on stdout; JSON/CSV readers must not see it.
+        if self.settings.display.output_format not in MACHINE_FORMATS:
+            return super().check_build_versions()
+        with contextlib.redirect_stdout(sys.stderr):
+            return super().check_build_versions()
 
-    def do_inspect(self, parsed: Any) -> None:
-        from cqlsh_ext.insight import commands  # loads the report modules on first use only
+    def print_warnings(self, warnings: Any) -> None:
+        if self.settings.display.output_format not in MACHINE_FORMATS or not warnings:
+            return super().print_warnings(warnings)
+        for warning in warnings:
+            print(f"Warning: {warning}", file=sys.stderr)
 
-        commands.do_inspect(self, parsed)
+    # ------------------------------------------------ the interactive shell (cqlsh_ext.repl)
 
-    do_inspect.__doc__ = INSPECT_HELP  # HELP INSPECT
+    def do_login(self, parsed: Any) -> None:
+        super().do_login(parsed)  # a new Cluster on success
+        if self.repl_mode:
+            repl.shorten_reconnection(self)
 
-    def do_compression(self, parsed: Any) -> None:
-        from cqlsh_ext.insight import commands
+    def do_history(self, parsed: Any) -> None:
+        if not self.repl_mode:
+            return super().do_history(parsed)
+        repl.do_history(self, parsed)
 
-        commands.do_compression(self, parsed)
+    def do_help(self, parsed: Any) -> None:
+        if not self.repl_mode:
+            return super().do_help(parsed)
+        repl.do_help(self, parsed, Stock.do_help)
 
-    do_compression.__doc__ = COMPRESSION_HELP  # HELP COMPRESSION
-
-    def do_decompress(self, parsed: Any) -> None:
-        """
-        DECOMPRESS [cqlsh-ext]
-
-          Shows or sets how blob values are displayed.
-
-        DECOMPRESS
-
-          Shows the current mode.
-
-        DECOMPRESS AUTO
-
-          Detects the compression format of every blob and shows its content (the default).
-
-        DECOMPRESS OFF
-
-          Shows blobs as hex, exactly as cqlsh does.
-
-        DECOMPRESS <codec>
-
-          Decodes every blob with one codec: snappy, lz4, zstd, gzip, zlib, deflate, bzip2,
-          xz or brotli. Values that do not decode show their hex and the reason.
-
-          COPY TO always exports the stored bytes, whatever the mode.
-        """
-        mode = parsed.get_binding("mode")
-        if mode is None:
-            print(f"Decompression mode is {self.display_settings.mode.upper()}.")
-            return
-        try:
-            new_mode = parse_mode(mode)
-        except SettingError as err:
-            self.printerr(str(err))
-            return
-        self.display_settings.mode = new_mode
-        print(f"Decompression mode set to {new_mode.upper()}.")
-
-    def print_result(self, result: Any, table_meta: Any) -> None:
-        # Next page fetched while this one prints; empty pages (Keyspaces) skipped: cqlsh_ext.paging.
-        return super().print_result(paged(result), table_meta)
-
-    # ------------------------------------------------ Amazon Keyspaces behaviour (cqlsh_ext.keyspaces)
+    # ------------------------------------------------ Amazon Keyspaces (cqlsh_ext.keyspaces)
 
     def do_describe(self, parsed: Any) -> None:
         if _major(self.connection_versions["build"]) >= 4:  # the test stock cqlsh makes
@@ -204,15 +136,57 @@ class ExtShell(ReplShellMixin, OutputShellMixin, cqlshmain.Shell):  # type: igno
 
         describe(self, parsed)
 
-    do_describe.__doc__ = cqlshmain.Shell.do_describe.__doc__
+    do_describe.__doc__ = Stock.do_describe.__doc__
     do_desc = do_describe
 
     def do_copy(self, parsed: Any) -> None:
-        if self.keyspaces_setup is None:
+        if not self.settings.keyspaces.active:
             return super().do_copy(parsed)
         from cqlsh_ext.keyspaces import wiring
 
         with wiring.copy_consistency(self, parsed):  # COPY FROM writes at LOCAL_QUORUM on Keyspaces
             return super().do_copy(parsed)
 
-    do_copy.__doc__ = cqlshmain.Shell.do_copy.__doc__
+    do_copy.__doc__ = Stock.do_copy.__doc__
+    do_login.__doc__ = Stock.do_login.__doc__
+    do_history.__doc__ = Stock.do_history.__doc__
+    do_help.__doc__ = Stock.do_help.__doc__
+
+
+def _command_method(command: commands.Command) -> Any:
+    handler = command.handler
+
+    def do_command(self: Any, parsed: Any) -> None:
+        handler(self, parsed)
+
+    do_command.__name__ = f"do_{command.word}"
+    do_command.__doc__ = command.help  # HELP <word>
+    return do_command
+
+
+_registered: list[bool] = []
+
+
+def register_commands() -> None:
+    """Teach cqlsh's grammar and completion every declared command; must run before cqlshmain.main()
+    builds its rule set. Once per process: the rule set is cqlsh's module-level singleton."""
+    if _registered:
+        return
+    declared = commands.commands()
+    seams.register_special_commands(
+        "".join(c.grammar for c in declared),
+        tuple(c.word for c in declared if c.ends_with_newline),
+        tuple(c.rule for c in declared),
+    )
+    for command in declared:
+        for (rule, symbol), complete in command.completers:
+            seams.register_completer(rule, symbol, complete)
+    _registered.append(True)
+
+
+def shell_class(settings: Settings) -> type[ExtShell]:
+    """The Shell class of one run: its settings and a `do_<word>` per declared command."""
+    methods: dict[str, Any] = {"settings": settings}
+    for command in commands.commands():
+        methods[f"do_{command.word}"] = _command_method(command)
+    return type("ExtShell", (ExtShell,), methods)

@@ -5,11 +5,11 @@
     COMPRESSION ADVISE [JSON] [SAMPLE <n>] <SELECT statement>
     COMPRESSION SETTINGS [JSON] [SAMPLE <n>] [<keyspace>.]<table>
 
-This module is imported when the shell starts (the grammar must be registered before cqlsh builds
-its rule set), so it imports nothing heavy at module level: the handlers import the report modules
-on first use. JSON is printed when the command says JSON or the shell's output format is JSON
-(--output-format json / OUTPUT FORMAT JSON); reports go to the query output (CAPTURE applies),
-progress to stderr on a terminal only.
+This module is imported when the shell starts (cqlsh_ext.commands: the grammar must be
+registered before cqlsh builds its rule set), so it imports nothing heavy at module level: the
+handlers import the report modules on first use. JSON is printed when the command says JSON or
+the shell's output format is JSON (--output-format json / OUTPUT FORMAT JSON); reports go to the
+query output (CAPTURE applies), progress to stderr on a terminal only.
 """
 
 from __future__ import annotations
@@ -19,9 +19,13 @@ import time
 from collections.abc import Iterable
 from typing import Any
 
-INSIGHT_RULES = r"""
+from cqlsh_ext.commands import shell_command
+
+INSPECT_GRAMMAR = r"""
 <inspectCommand> ::= "INSPECT" ( asjson="JSON" )? <selectStatement>
                    ;
+"""
+COMPRESSION_GRAMMAR = r"""
 <compressionCommand> ::= "COMPRESSION"
       ( action="STATS" ( asjson="JSON" )? ( "PARALLEL" parallel=<wholenumber> )? <selectStatement>
       | action="ADVISE" ( asjson="JSON" )? ( "SAMPLE" sample=<wholenumber> )? <selectStatement>
@@ -29,8 +33,6 @@ INSIGHT_RULES = r"""
       )
     ;
 """
-INSIGHT_WORDS = ("inspect", "compression")
-INSIGHT_ALTERNATIVES = ("<inspectCommand>", "<compressionCommand>")
 
 #: Streams for a whole-table COMPRESSION STATS when PARALLEL is not given. One: on the 2-core
 #: benchmark machine (bench/stats.py) token-range streams did not beat it reliably, since the
@@ -143,7 +145,7 @@ def _table(shell: Any, parsed: Any) -> tuple[str | None, str | None, Any]:
 
 
 def _wants_json(shell: Any, parsed: Any) -> bool:
-    return parsed.get_binding("asjson") is not None or getattr(shell, "machine_format", None) == "json"
+    return parsed.get_binding("asjson") is not None or shell.settings.display.output_format == "json"
 
 
 def _write(shell: Any, lines: Iterable[str]) -> None:
@@ -156,7 +158,7 @@ def _write(shell: Any, lines: Iterable[str]) -> None:
 def _mode_cap(shell: Any) -> tuple[str, int]:
     from cqlsh_ext.insight.measure import effective_mode
 
-    settings = shell.display_settings
+    settings = shell.settings.display
     return effective_mode(settings.mode), settings.cap
 
 
@@ -189,6 +191,7 @@ def _failed(shell: Any, err: BaseException) -> None:
 # ------------------------------------------------------------------------------------- INSPECT
 
 
+@shell_command("INSPECT", "<inspectCommand>", INSPECT_GRAMMAR, INSPECT_HELP)
 def do_inspect(shell: Any, parsed: Any) -> None:
     from cqlsh_ext.insight import jsonout
     from cqlsh_ext.insight.blobs import blob_columns, extractor
@@ -241,6 +244,7 @@ def do_inspect(shell: Any, parsed: Any) -> None:
 # ------------------------------------------------------------------------------------- COMPRESSION
 
 
+@shell_command("COMPRESSION", "<compressionCommand>", COMPRESSION_GRAMMAR, COMPRESSION_HELP)
 def do_compression(shell: Any, parsed: Any) -> None:
     action = (parsed.get_binding("action") or "").upper()
     if action == "STATS":

@@ -1,6 +1,4 @@
-"""Flags and cqlshrc settings for Amazon Keyspaces, SigV4 and TLS.
-
-Flags (command line wins over cqlshrc):
+"""Flags for Amazon Keyspaces, SigV4 and TLS, and the host and port they imply.
 
     --keyspaces [REGION]  host cassandra.<REGION>.amazonaws.com, port 9142, TLS verified against the
                           system trust store, consistency LOCAL_QUORUM; SigV4 unless -u/-p are given
@@ -10,8 +8,8 @@ Flags (command line wins over cqlshrc):
     --role-arn ARN        assume this IAM role, credentials refreshed as they expire; implies --sigv4
     --certfile PEM        verify the server against these CA certificates instead of the system's
 
-The same settings in the `[cqlsh_ext]` section of cqlshrc: `keyspaces = true | <region>`,
-`sigv4 = true`, `region`, `profile`, `role_arn`, `certfile`.
+The same settings in cqlshrc's `[cqlsh_ext]` section are read by cqlsh_ext.settings (the one reader
+of that section), which also holds KeyspacesOptions; flags win over cqlshrc (apply_flags).
 
 Only the standard library is imported here: plain connections must not pay for boto3.
 """
@@ -19,46 +17,15 @@ Only the standard library is imported here: plain connections must not pay for b
 from __future__ import annotations
 
 import argparse
-import configparser
 import os
-import re
-from dataclasses import dataclass
 
 from cqlsh_ext.keyspaces.errors import KeyspacesError
+from cqlsh_ext.settings import REGION_RE, KeyspacesOptions, SettingError, parse_region
 
-CONFIG_SECTION = "cqlsh_ext"
 KEYSPACES_PORT = 9142
-#: us-east-1, eu-central-2, us-gov-west-1, cn-northwest-1, ap-southeast-5 ...
-REGION_RE = re.compile(r"^[a-z]{2}(?:-[a-z]+)+-\d+$")
-_TRUE = {"1", "true", "yes", "on"}
-_FALSE = {"0", "false", "no", "off", ""}
 
-
-@dataclass
-class KeyspacesOptions:
-    """What the user asked for; `active` is False for a plain cqlsh connection."""
-
-    keyspaces: bool = False
-    sigv4: bool = False
-    region: str | None = None
-    profile: str | None = None
-    role_arn: str | None = None
-    certfile: str | None = None
-    #: cqlshrc's [auth_provider] names cassandra_sigv4 (the stock form): only errors are translated.
-    stock_sigv4_provider: bool = False
-
-    @property
-    def wants_sigv4(self) -> bool:
-        """SigV4 was asked for explicitly (with --keyspaces it is also the default without -u)."""
-        return self.sigv4 or bool(self.profile) or bool(self.role_arn)
-
-    @property
-    def tls(self) -> bool:
-        return self.keyspaces or bool(self.certfile)
-
-    @property
-    def active(self) -> bool:
-        return self.keyspaces or self.wants_sigv4 or self.tls or self.stock_sigv4_provider
+__all__ = ["KEYSPACES_PORT", "KeyspacesOptions", "add_arguments", "apply_flags", "connection_args",
+           "env_region", "keyspaces_host"]
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -81,82 +48,29 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                             "trust store; turns TLS on")
 
 
-def _config(config_file: str) -> configparser.RawConfigParser:
-    parser = configparser.RawConfigParser()
-    try:
-        parser.read(config_file)
-    except configparser.Error as err:
-        raise KeyspacesError(f"{config_file}: cannot be read ({err.__class__.__name__})") from None
-    return parser
-
-
-def _flag(value: str, what: str) -> bool:
-    text = value.strip().lower()
-    if text in _TRUE:
-        return True
-    if text in _FALSE:
-        return False
-    raise KeyspacesError(f"cqlshrc [{CONFIG_SECTION}] {what}: expected true or false, got {value!r}")
-
-
-def check_region(region: str, source: str) -> str:
-    region = region.strip()
-    if not REGION_RE.match(region):
-        raise KeyspacesError(f"{source}: {region!r} is not an AWS region name (for example us-east-1)")
-    return region
-
-
-def from_sources(ext: argparse.Namespace, config_file: str) -> tuple[KeyspacesOptions, list[str]]:
-    """Our options from the parsed flags and cqlshrc.
-
-    Returns the options and arguments to hand back to cqlsh: `--keyspaces 127.0.0.1` is a host,
-    not a region, so a value that does not look like a region goes back as cqlsh's positional.
-    """
-    config = _config(config_file)
-    section = config[CONFIG_SECTION] if config.has_section(CONFIG_SECTION) else {}
-    opts = KeyspacesOptions()
-    give_back: list[str] = []
-
-    keyspaces = section.get("keyspaces")
-    if keyspaces is not None:
-        if keyspaces.strip().lower() in _TRUE | _FALSE:
-            opts.keyspaces = _flag(keyspaces, "keyspaces")
-        else:
-            opts.keyspaces = True
-            opts.region = check_region(keyspaces, f"cqlshrc [{CONFIG_SECTION}] keyspaces")
-    if "sigv4" in section:
-        opts.sigv4 = _flag(section["sigv4"], "sigv4")
-    if section.get("region"):
-        opts.region = check_region(section["region"], f"cqlshrc [{CONFIG_SECTION}] region")
-    opts.profile = section.get("profile") or None
-    opts.role_arn = section.get("role_arn") or None
-    opts.certfile = section.get("certfile") or None
-
+def apply_flags(opts: KeyspacesOptions, ext: argparse.Namespace) -> None:
+    """Flags over what cqlshrc set. A `--keyspaces` value that is not a region names a host and
+    goes back to cqlsh (opts.give_back)."""
     if ext.keyspaces is not None:
         opts.keyspaces = True
         value = ext.keyspaces.strip()
         if REGION_RE.match(value):
             opts.region = value
         elif value:
-            give_back.append(value)
+            opts.give_back.append(value)
     if ext.sigv4:
         opts.sigv4 = True
     if ext.region:
-        flag_region = check_region(ext.region, "--region")
+        flag_region = parse_region(ext.region, "--region")
         if ext.keyspaces and REGION_RE.match(ext.keyspaces.strip()) and ext.keyspaces.strip() != flag_region:
-            raise KeyspacesError(f"--keyspaces {ext.keyspaces} and --region {flag_region} disagree: "
-                                 "give the region once")
+            raise SettingError(f"--keyspaces {ext.keyspaces} and --region {flag_region} disagree: "
+                               "give the region once")
         opts.region = flag_region
     opts.profile = ext.profile or opts.profile
     opts.role_arn = ext.role_arn or opts.role_arn
     opts.certfile = ext.certfile or opts.certfile
     if opts.certfile:
         opts.certfile = os.path.expanduser(opts.certfile)
-
-    if config.has_section("auth_provider"):
-        module = config["auth_provider"].get("module", "")
-        opts.stock_sigv4_provider = module.strip().startswith("cassandra_sigv4")
-    return opts, give_back
 
 
 def keyspaces_host(region: str) -> str:
@@ -166,7 +80,10 @@ def keyspaces_host(region: str) -> str:
 def env_region(environ: dict[str, str] | os._Environ[str] = os.environ) -> str | None:
     for name in ("AWS_REGION", "AWS_DEFAULT_REGION"):
         if environ.get(name, "").strip():
-            return check_region(environ[name], name)
+            try:
+                return parse_region(environ[name], name)
+            except SettingError as err:
+                raise KeyspacesError(str(err)) from None
     return None
 
 

@@ -1,4 +1,4 @@
-"""How the Keyspaces options reach cqlsh's Shell (used by cqlsh_ext.shell.ExtShell.__init__).
+"""How the Keyspaces settings reach cqlsh's Shell (used by cqlsh_ext.shell.ExtShell.__init__).
 
 `connecting()` wraps the stock `Shell.__init__`: before it, it swaps in the SigV4 provider and our
 TLS settings; around it, it turns a failed connection into one line (SystemExit, exit code 1).
@@ -11,17 +11,10 @@ import sys
 import traceback
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from typing import Any
 
 from cqlsh_ext.keyspaces.errors import KeyspacesError, explain, redact, remember_secret
-from cqlsh_ext.keyspaces.options import KeyspacesOptions
-
-
-@dataclass
-class KeyspacesSetup:
-    options: KeyspacesOptions
-    debug: bool = False
+from cqlsh_ext.settings import Settings
 
 
 def _is_plain(provider: Any) -> bool:
@@ -30,9 +23,9 @@ def _is_plain(provider: Any) -> bool:
     return isinstance(provider, PlainTextAuthProvider)
 
 
-def prepare(setup: KeyspacesSetup, hostname: str, kwargs: dict[str, Any]) -> None:
+def prepare(setup: Settings, hostname: str, kwargs: dict[str, Any]) -> None:
     """Adjust Shell.__init__'s keyword arguments in place."""
-    opts = setup.options
+    opts = setup.keyspaces
     provider = kwargs.get("auth_provider")
     if _is_plain(provider):
         remember_secret(provider.password)
@@ -50,7 +43,7 @@ def prepare(setup: KeyspacesSetup, hostname: str, kwargs: dict[str, Any]) -> Non
 
 
 @contextmanager
-def connecting(setup: KeyspacesSetup, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Iterator[None]:
+def connecting(setup: Settings, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Iterator[None]:
     """Prepare Shell(hostname, port, **kwargs)'s kwargs in place, then report any failure of the
     `with` body (connecting) as one line and exit 1."""
     hostname = str(args[0] if args else kwargs.get("hostname"))
@@ -65,13 +58,13 @@ def connecting(setup: KeyspacesSetup, args: tuple[Any, ...], kwargs: dict[str, A
         if setup.debug:
             sys.stderr.write(redact("".join(traceback.format_exception(err))))
         message = str(err) if isinstance(err, KeyspacesError) else \
-            explain(err, hostname, port, tls=setup.options.tls)
+            explain(err, hostname, port, tls=setup.keyspaces.tls)
         raise SystemExit(redact(f"Connection error: {message}")) from None
 
 
-def configure(setup: KeyspacesSetup, shell: Any) -> None:
+def configure(setup: Settings, shell: Any) -> None:
     """After the stock __init__: Keyspaces' consistency for reads and writes (and COPY)."""
-    if setup.options.keyspaces:
+    if setup.keyspaces.keyspaces:
         import cassandra
 
         shell.consistency_level = cassandra.ConsistencyLevel.LOCAL_QUORUM
@@ -84,7 +77,7 @@ def copy_consistency(shell: Any, parsed: Any) -> Iterator[None]:
 
     local_quorum = cassandra.ConsistencyLevel.LOCAL_QUORUM
     direction = (parsed.get_binding("dir", "") or "").upper()
-    keyspaces = setup_of(shell).options.keyspaces
+    keyspaces = shell.settings.keyspaces.keyspaces
     if not (keyspaces and direction == "FROM" and shell.consistency_level != local_quorum):
         yield
         return
@@ -96,9 +89,3 @@ def copy_consistency(shell: Any, parsed: Any) -> Iterator[None]:
         yield
     finally:
         shell.consistency_level = saved
-
-
-def setup_of(shell: Any) -> KeyspacesSetup:
-    setup = shell.keyspaces_setup
-    assert isinstance(setup, KeyspacesSetup)
-    return setup

@@ -1,14 +1,10 @@
-"""Machine-readable query output: JSON Lines and CSV (`--output-format`, `OUTPUT FORMAT`).
+"""Query results: the pipeline every result takes, cqlsh's layouts with decoded blobs, JSON Lines and CSV.
 
 - values.py: one CQL value -> JSON text or CSV text, typed by the driver's column types;
 - writers.py: a result set -> JSON Lines or CSV rows;
-- shellmixin.py: the Shell methods that route results to a writer, and the OUTPUT command.
+- pipeline.py: the one path a result takes (writer, pager, blob cells, auto vertical);
+- table.py: cqlsh's table/vertical layout with blob cells bound to their place (place.py);
+- command.py: the OUTPUT command.
 
-`table` and `vertical` are cqlsh's own layouts (vertical is EXPAND ON); nothing here runs for them.
+`table` and `vertical` are cqlsh's own layouts (vertical is EXPAND ON).
 """
-
-from cqlsh_ext.settings import OUTPUT_FORMATS
-
-MACHINE_FORMATS = ("json", "csv")
-
-__all__ = ["MACHINE_FORMATS", "OUTPUT_FORMATS"]

@@ -4,8 +4,8 @@ Only app.py and the modules it imports (completer, lexer, history, keybindings) 
 prompt_toolkit, and app.py is imported only when an interactive session starts, so `-e`, `-f` and
 piped input never load it. The other modules are plain Python:
 
-- shellmixin.py: the Shell methods for interactive use (choice of loop, pager, auto vertical
-  output, HISTORY and HELP additions);
+- shellhooks.py: what the Shell does differently for interactive use (loop choice, prompt
+  preload, reconnection, HISTORY and HELP additions); results: cqlsh_ext.output.pipeline;
 - statement.py: "is this input a complete statement?" with cqlsh's own splitter;
 - pager.py: long results through $PAGER;
 - toolbar.py: the bottom toolbar's text.

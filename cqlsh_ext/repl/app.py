@@ -1,7 +1,7 @@
 """The prompt_toolkit loop: read a statement, hand it to cqlsh's Shell.onecmd, repeat.
 
 Wiring only; each concern lives in its own module (completer, lexer, history, keybindings,
-toolbar, and the Shell side in shellmixin). Statements run in the main thread, as in cqlsh, so
+toolbar, and the Shell side in shellhooks). Statements run in the main thread, as in cqlsh, so
 Ctrl-C while one runs raises KeyboardInterrupt where the shell waits for the driver (the
 driver's ResponseFuture.result() or a page fetch): we stop waiting, drop the rest of the result
 and are back at the prompt. The CQL protocol has no way to cancel a request on the server, so
@@ -25,12 +25,13 @@ from cqlsh_ext.repl.lexer import CqlLexer, style
 from cqlsh_ext.repl.statement import is_complete
 from cqlsh_ext.repl.toolbar import toolbar_fragments
 
-#: Statements whose effects cannot be left half done by stopping to wait: reads.
-_READS = ("select", "describe", "desc", "list", "show", "help", "history", "output")
+#: cqlsh statements whose effects cannot be left half done by stopping to wait: reads. Our own
+#: commands say so in their declaration (cqlsh_ext.commands).
+_READS = ("select", "describe", "desc", "list", "show", "help", "history")
 
 
 def prepare(shell: Any) -> None:
-    """Build the prompt while the shell connects (a thread started by shellmixin).
+    """Build the prompt while the shell connects (a thread started by shellhooks).
 
     Nothing here touches the terminal or the shell's connection: prompt_toolkit's import
     (~60 ms CPU) and the prompt session with its key bindings (~10 ms) are built while the driver
@@ -109,6 +110,13 @@ def run(shell: Any) -> None:
             print()
 
 
+def _reads_only(word: str) -> bool:
+    from cqlsh_ext.commands import command
+
+    declared = command(word)
+    return declared.reads_only if declared is not None else word in _READS
+
+
 def execute(shell: Any, text: str, cqlshmain: Any) -> None:
     """Run one submitted input through cqlsh, as its cmdloop does for a finished statement."""
     if not text.strip():
@@ -122,7 +130,7 @@ def execute(shell: Any, text: str, cqlshmain: Any) -> None:
     except KeyboardInterrupt:
         sys.stdout.write("\n")
         first = text.split(None, 1)[0].lower() if text.split() else ""
-        note = "" if first in _READS else " (the server may still apply it)"
+        note = "" if _reads_only(first) else " (the server may still apply it)"
         shell.printerr(f"Cancelled{note}.")
     finally:
         shell.reset_statement()

@@ -15,7 +15,7 @@ from prompt_toolkit.filters import completion_is_selected, has_focus, is_searchi
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.keys import Keys
 
-#: Shown by HELP and HELP KEYS (cqlsh_ext.repl.shellmixin); keep in step with the bindings.
+#: Shown by HELP and HELP KEYS (cqlsh_ext.repl.shellhooks); keep in step with the bindings.
 KEY_HELP: tuple[tuple[str, str], ...] = (
     ("Enter", "run the input if it is a complete statement (ends with ;), else a new line"),
     ("Alt-Enter, Esc Enter", "new line, even after a complete statement"),

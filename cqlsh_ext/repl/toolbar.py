@@ -9,7 +9,9 @@ import cassandra
 
 def toolbar_items(shell: Any) -> list[tuple[str, str]]:
     """(label, value) pairs, read from the shell on every redraw so they follow its commands."""
-    settings = shell.display_settings
+    from cqlsh_ext.output.command import current_format
+
+    settings = shell.settings.display
     consistency = cassandra.ConsistencyLevel.value_to_name.get(shell.consistency_level, "?")
     paging = str(shell.page_size) if shell.use_paging else "off"
     items = [
@@ -18,7 +20,7 @@ def toolbar_items(shell: Any) -> list[tuple[str, str]]:
         ("consistency", consistency),
         ("decompress", settings.mode),
         ("paging", paging),
-        ("output", shell.current_output_format()),
+        ("output", current_format(shell)),
     ]
     if shell.tracing_enabled:
         items.append(("tracing", "on"))

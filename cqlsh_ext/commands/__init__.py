@@ -1,0 +1,80 @@
+"""The shell commands cqlsh-ext adds, declared once each.
+
+A command module declares its command with `@shell_command(...)` on its handler: the word, the
+grammar rules, the HELP text and whether it only reads (the interactive loop then does not warn
+that a cancelled command may still apply on the server). `commands()` imports the modules listed
+in COMMAND_MODULES and returns every declaration; the shell (cqlsh_ext.shell) turns each into a
+`do_<word>` method with its HELP text and adds the grammar to cqlsh's before cqlsh builds its
+rule set; the interactive front end highlights and completes them from that same grammar.
+
+Command modules are imported at start-up, so they import nothing heavy at module level: a handler
+imports what it needs (codecs, report modules, the driver's extras) when it first runs.
+
+Adding a command: write its module with one `@shell_command` handler, add the module's name to
+COMMAND_MODULES. Nothing else changes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from importlib import import_module
+from typing import Any
+
+#: The modules that declare commands, in HELP order.
+COMMAND_MODULES = (
+    "cqlsh_ext.commands.decompress",
+    "cqlsh_ext.output.command",
+    "cqlsh_ext.insight.commands",
+)
+
+Handler = Callable[[Any, Any], None]
+
+
+@dataclass(frozen=True)
+class Command:
+    """One shell command: `word` is its first word, `rule` the grammar symbol it is
+    ('<decompressCommand>'), `grammar` the rules defining that symbol, in cqlsh's grammar language."""
+
+    word: str
+    rule: str
+    grammar: str
+    help: str
+    handler: Handler
+    #: Only reads: cancelling it with Ctrl-C cannot leave a write half done on the server.
+    reads_only: bool = True
+    #: May end with a newline instead of ';', as cqlsh's own shell commands do.
+    ends_with_newline: bool = True
+    #: Extra completers for grammar symbols: ((rule name, symbol), function) as cqlsh's
+    #: `completer_for` takes them; the function gets (ctxt, shell) and returns candidates.
+    completers: tuple[tuple[tuple[str, str], Callable[..., Any]], ...] = field(default=())
+
+
+_DECLARED: dict[str, Command] = {}
+
+
+def shell_command(word: str, rule: str, grammar: str, help: str, reads_only: bool = True,
+                  completers: tuple[tuple[tuple[str, str], Callable[..., Any]], ...] = ()
+                  ) -> Callable[[Handler], Handler]:
+    """Declare the decorated function as the handler of a shell command (see the module doc)."""
+
+    def declare(handler: Handler) -> Handler:
+        key = word.lower()
+        if key in _DECLARED and _DECLARED[key].handler is not handler:
+            raise RuntimeError(f"shell command {word!r} is declared twice")
+        _DECLARED[key] = Command(key, rule, grammar, help, handler, reads_only, True, completers)
+        return handler
+
+    return declare
+
+
+def commands() -> list[Command]:
+    """Every declared command, importing the command modules on the first call."""
+    for name in COMMAND_MODULES:
+        import_module(name)
+    return list(_DECLARED.values())
+
+
+def command(word: str) -> Command | None:
+    commands()
+    return _DECLARED.get(word.lower())

@@ -1,0 +1,55 @@
+"""DECOMPRESS: how blob values are displayed for the rest of the session."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cqlsh_ext.commands import shell_command
+from cqlsh_ext.settings import MODES, SettingError, parse_mode
+
+GRAMMAR = r"""
+<decompressCommand> ::= "DECOMPRESS" ( mode=<decompressMode> )?
+                      ;
+<decompressMode> ::= """ + " | ".join(f'"{m.upper()}"' for m in (*MODES, "off")) + r"""
+                   ;
+"""
+
+HELP = """
+        DECOMPRESS [cqlsh-ext]
+
+          Shows or sets how blob values are displayed.
+
+        DECOMPRESS
+
+          Shows the current mode.
+
+        DECOMPRESS AUTO
+
+          Detects the compression format of every blob and shows its content (the default).
+
+        DECOMPRESS OFF
+
+          Shows blobs as hex, exactly as cqlsh does.
+
+        DECOMPRESS <codec>
+
+          Decodes every blob with one codec: snappy, lz4, zstd, gzip, zlib, deflate, bzip2,
+          xz or brotli. Values that do not decode show their hex and the reason.
+
+          COPY TO always exports the stored bytes, whatever the mode.
+        """
+
+
+@shell_command("DECOMPRESS", "<decompressCommand>", GRAMMAR, HELP)
+def do_decompress(shell: Any, parsed: Any) -> None:
+    display = shell.settings.display
+    mode = parsed.get_binding("mode")
+    if mode is None:
+        print(f"Decompression mode is {display.mode.upper()}.")
+        return
+    try:
+        display.mode = parse_mode(mode)
+    except SettingError as err:
+        shell.printerr(str(err))
+        return
+    print(f"Decompression mode set to {display.mode.upper()}.")

@@ -1,0 +1,71 @@
+"""OUTPUT: how query results are printed for the rest of the session."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cqlsh_ext.commands import shell_command
+from cqlsh_ext.settings import MACHINE_FORMATS, OUTPUT_FORMATS, SettingError, parse_output_format
+
+GRAMMAR = r"""
+<outputCommand> ::= "OUTPUT" ( "FORMAT" fmt=<outputFormatName> | "RAW" raw=( "ON" | "OFF" ) )?
+                  ;
+<outputFormatName> ::= """ + " | ".join(f'"{f.upper()}"' for f in OUTPUT_FORMATS) + r"""
+                     ;
+"""
+
+HELP = """
+        OUTPUT [cqlsh-ext]
+
+          Shows or sets how query results are printed.
+
+        OUTPUT
+
+          Shows the current format.
+
+        OUTPUT FORMAT TABLE | VERTICAL | JSON | CSV
+
+          TABLE is cqlsh's table (EXPAND OFF), VERTICAL one block per row (EXPAND ON).
+          JSON prints one JSON object per row (JSON Lines): numbers as numbers, timestamps in
+          ISO-8601 (UTC), UUIDs as strings; a decoded blob is an object with its codec and
+          payload, the payload embedded as JSON when it is JSON.
+          CSV prints a header row per result and one line per row; decoded blobs as text.
+
+        OUTPUT RAW ON | OFF
+
+          JSON: adds the stored bytes ("raw": "0x...") to every decoded blob.
+          CSV: prints blobs as stored (hex) instead of decoded.
+
+          Same as --output-format and --raw-blobs on the command line, or output_format and
+          raw_blobs in the [cqlsh_ext] section of cqlshrc.
+        """
+
+
+def current_format(shell: Any) -> str:
+    """table | vertical | json | csv: what the next result will look like (EXPAND is vertical)."""
+    fmt = shell.settings.display.output_format
+    if fmt in MACHINE_FORMATS:
+        return str(fmt)
+    return "vertical" if shell.expand_enabled else "table"
+
+
+@shell_command("OUTPUT", "<outputCommand>", GRAMMAR, HELP)
+def do_output(shell: Any, parsed: Any) -> None:
+    display = shell.settings.display
+    fmt = parsed.get_binding("fmt")
+    raw = parsed.get_binding("raw")
+    if fmt is not None:
+        try:
+            display.output_format = parse_output_format(fmt)
+        except SettingError as err:
+            shell.printerr(str(err))
+            return
+        if display.output_format in ("table", "vertical"):
+            shell.expand_enabled = display.output_format == "vertical"
+        print(f"Output format set to {display.output_format.upper()}.")
+    elif raw is not None:
+        display.raw_blobs = raw.upper() == "ON"
+        print(f"Raw blobs {'ON' if display.raw_blobs else 'OFF'}.")
+    else:
+        print(f"Output format is {current_format(shell).upper()}; "
+              f"raw blobs {'ON' if display.raw_blobs else 'OFF'}.")

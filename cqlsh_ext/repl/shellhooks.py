@@ -1,0 +1,151 @@
+"""What the Shell does differently for the interactive front end (called from cqlsh_ext.shell).
+
+`repl_mode` is decided once, when the main shell is built: a person at a terminal (stdin and
+stdout are terminals, no -e/-f, not a SOURCE sub-shell) and not `--classic`. When it is False
+the shell calls none of this, so the classic loop stays exactly stock.
+
+In repl_mode:
+- cqlsh's readline hooks are switched off (its module global `readline` set to None) before
+  cqlsh's Shell.__init__ runs: no "ATTENTION: all commands will be saved" banner, and
+  cqlsh_history is neither read nor written; our history (history.py) replaces it;
+- results are printed without ---MORE--- pauses, through the pager when taller than the screen,
+  and vertically when wider (auto_vertical): cqlsh_ext.output.pipeline;
+- HISTORY reads our history, HELP lists the key bindings;
+- the driver retries a lost server every few seconds at most, so a restarted server is used
+  again soon (the default backs off up to 10 minutes).
+
+Nothing here imports prompt_toolkit; app.py does, in the Preload thread while cqlsh connects.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from typing import Any
+
+#: Driver reconnection schedule in the interactive shell: 0.5 s, 1 s, then every 2 s.
+RECONNECT_BASE_DELAY = 0.5
+RECONNECT_MAX_DELAY = 2.0
+#: GIL switch interval while the prompt is built in the background (seconds).
+PRELOAD_SWITCH_INTERVAL = 0.0005
+#: The preload starts once the main thread has waited this long for the server (seconds).
+PRELOAD_SETTLE = 0.002
+#: HELP KEYS / HELP KEYBINDINGS
+KEY_TOPICS = ("keys", "keybindings", "bindings")
+
+
+def wants_repl(settings: Any, kwargs: dict[str, Any]) -> bool:
+    """The Shell kwargs cqlsh's main() passes decide: interactive main shell, not classic."""
+    return (not settings.classic
+            and bool(kwargs.get("tty", True))
+            and kwargs.get("stdin") is None
+            and not kwargs.get("single_statement")
+            and not kwargs.get("is_subshell")
+            and kwargs.get("use_conn") is None
+            and sys.stdin.isatty() and sys.stdout.isatty())
+
+
+class Preload:
+    """Builds the prompt (prompt_toolkit's import, the session) in a thread while the main thread
+    waits for the server; cqlsh's main() has set up the rule set before the Shell.
+
+    Idle priority: the work starts once the main thread has waited (in threading's
+    Condition.wait, where the driver waits for the server) for PRELOAD_SETTLE seconds on end.
+    The handshake's short waits (a round trip each on localhost) do not count: sharing the GIL
+    then only stretches the handshake. Cassandra's password check (~80 ms) or a distant server
+    does. `join()` (the loop needs the prompt now) starts the work at once.
+    """
+
+    def __init__(self, shell: Any) -> None:
+        self.shell = shell
+        self.main_thread = threading.get_ident()
+        self.needed = threading.Event()
+        # The driver's I/O thread wakes up for every answer of the connection handshake; with the
+        # default 5 ms GIL switch interval it would queue behind this CPU-bound thread each time.
+        self.saved_interval = sys.getswitchinterval()
+        sys.setswitchinterval(PRELOAD_SWITCH_INTERVAL)
+        self.thread = threading.Thread(target=self._run, name="cqlsh-ext-preload", daemon=True)
+        self.thread.start()
+
+    def join(self) -> None:
+        self.needed.set()
+        self.thread.join()
+
+    def _run(self) -> None:
+        try:
+            self._wait_for_idle_main_thread()
+            from cqlsh_ext.repl import app
+
+            app.prepare(self.shell)
+        except Exception:  # the loop builds it again in the main thread, and reports errors
+            pass
+        finally:
+            sys.setswitchinterval(self.saved_interval)
+
+    def _wait_for_idle_main_thread(self) -> None:
+        blocked_since: float | None = None
+        while not self.needed.is_set():
+            frame = sys._current_frames().get(self.main_thread)
+            if frame is None:
+                return
+            now = time.monotonic()
+            if frame.f_code.co_name == "wait" and frame.f_code.co_filename == threading.__file__:
+                if blocked_since is None:
+                    blocked_since = now
+                elif now - blocked_since >= PRELOAD_SETTLE:
+                    return
+            else:
+                blocked_since = None
+            del frame
+            self.needed.wait(PRELOAD_SETTLE / 4)
+
+
+def before_connect(shell: Any) -> None:
+    """Before cqlsh's Shell.__init__ connects: start building the prompt, switch cqlsh's
+    readline history off (ours replaces it)."""
+    shell.repl_preload = Preload(shell)
+    from cqlsh_ext.seams import import_cqlshmain
+
+    import_cqlshmain(None).readline = None
+
+
+def shorten_reconnection(shell: Any) -> None:
+    """After connecting (and after LOGIN): retry a lost server every few seconds at most."""
+    from cassandra.policies import ExponentialReconnectionPolicy
+
+    # Read by the driver whenever it starts reconnecting to a host, so setting it after
+    # connecting is enough.
+    shell.conn.reconnection_policy = ExponentialReconnectionPolicy(RECONNECT_BASE_DELAY, RECONNECT_MAX_DELAY)
+
+
+def do_history(shell: Any, parsed: Any) -> None:
+    """HISTORY from our history file (cqlsh's reads readline's)."""
+    n = parsed.get_binding("n")
+    if n is not None:
+        shell.max_history_length_shown = int(n)
+    entries = list(shell.repl_history.get_strings()) if shell.repl_history is not None else []
+    # The last entry is this HISTORY command itself; cqlsh leaves it out as well.
+    for entry in entries[:-1][-shell.max_history_length_shown:]:
+        print(entry)
+
+
+def do_help(shell: Any, parsed: Any, stock_help: Any) -> None:
+    """cqlsh's HELP, plus the key bindings (HELP KEYS, or at the end of a bare HELP)."""
+    topics = [t.lower() for t in parsed.get_binding("topic", ())]
+    if topics and all(t in KEY_TOPICS for t in topics):
+        print_key_help()
+        return
+    stock_help(shell, parsed)
+    if not topics:
+        print_key_help()
+
+
+def print_key_help() -> None:
+    from cqlsh_ext.repl.keybindings import KEY_HELP
+
+    width = max(len(key) for key, _ in KEY_HELP)
+    print("Key bindings (HELP KEYS):")
+    for key, what in KEY_HELP:
+        print(f"  {key.ljust(width)}  {what}")
+    print()
