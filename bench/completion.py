@@ -66,8 +66,10 @@ def make_shell(host: str, port: int, user: str, password: str) -> object:
     from cqlshlib import cql3handling
 
     cqlshmain.setup_cqlruleset(cql3handling)
-    return shell.ExtShell(host, port, tty=False, encoding="utf-8",
-                          auth_provider=PlainTextAuthProvider(user, password))
+    from cqlsh_ext.settings import Settings
+
+    return shell.shell_class(Settings())(host, port, tty=False, encoding="utf-8",
+                                         auth_provider=PlainTextAuthProvider(user, password))
 
 
 def main() -> int:

@@ -17,6 +17,7 @@ import wcwidth
 from cqlshlib.displaying import ANSI_RESET, CYAN, RED, FormattedValue
 
 from cqlsh_ext import seams
+from cqlsh_ext.insight.report import human_size
 from cqlsh_ext.payload.unwrap import BINARY, NOT_DETECTED, RAW, TEXT, BlobView, json_container, unwrap
 from cqlsh_ext.settings import DisplaySettings
 
@@ -24,15 +25,6 @@ color_text, _controlchars_re, _show_control_chars = seams.text_formatting()
 ELLIPSIS = "…"
 LABEL_COLOR = CYAN
 REASON_COLOR = RED
-
-
-def human_size(size: int) -> str:
-    value = float(size)
-    for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB"):
-        if value < 1024 or unit == "PiB":
-            return f"{size} B" if unit == "B" else f"{value:.1f} {unit}"
-        value /= 1024
-    raise AssertionError("unreachable")
 
 
 def label_of(view: BlobView) -> str:

@@ -7,14 +7,14 @@ from typing import Any
 from cqlsh_ext.commands import shell_command
 from cqlsh_ext.settings import MODES, SettingError, parse_mode
 
-GRAMMAR = r"""
+DECOMPRESS_GRAMMAR = r"""
 <decompressCommand> ::= "DECOMPRESS" ( mode=<decompressMode> )?
                       ;
 <decompressMode> ::= """ + " | ".join(f'"{m.upper()}"' for m in (*MODES, "off")) + r"""
                    ;
 """
 
-HELP = """
+DECOMPRESS_HELP = """
         DECOMPRESS [cqlsh-ext]
 
           Shows or sets how blob values are displayed.
@@ -40,7 +40,7 @@ HELP = """
         """
 
 
-@shell_command("DECOMPRESS", "<decompressCommand>", GRAMMAR, HELP)
+@shell_command("DECOMPRESS", "<decompressCommand>", DECOMPRESS_GRAMMAR, DECOMPRESS_HELP)
 def do_decompress(shell: Any, parsed: Any) -> None:
     display = shell.settings.display
     mode = parsed.get_binding("mode")

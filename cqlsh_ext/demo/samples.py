@@ -22,7 +22,8 @@ import lz4.frame
 import snappy
 import zstandard
 
-LZ4BLOCK_MAGIC = b"LZ4Block"
+from cqlsh_ext.codecs.lz4 import LZ4BLOCK_MAGIC
+
 LZ4BLOCK_SEED = 0x9747B28C
 XERIAL_HEADER = b"\x82SNAPPY\x00" + struct.pack(">ii", 1, 1)
 

@@ -29,7 +29,9 @@ BUDGET_S = 1.0
 #: Skip the slowest settings when the sample is bigger than this (they would take minutes).
 SLOW_LIMIT = 8 << 20
 #: Payload bytes a sample holds at most.
-SAMPLE_BYTES = 64 << 20
+#: COMPRESSION ADVISE: values per blob column when SAMPLE is not given, and bytes at most.
+ADVISE_SAMPLE_VALUES = 300
+ADVISE_SAMPLE_BYTES = 64 << 20
 #: Candidates for the recommendation must reach these speeds (MB/s) here: compressing must not
 #: dominate a write path, nor decompressing a read path.
 FAST_COMPRESS, FAST_DECOMPRESS = 50.0, 200.0
@@ -466,7 +468,7 @@ class Sample:
     they are counted as skipped.
     """
 
-    def __init__(self, size: int, mode: str, cap: int, max_bytes: int = SAMPLE_BYTES) -> None:
+    def __init__(self, size: int, mode: str, cap: int, max_bytes: int = ADVISE_SAMPLE_BYTES) -> None:
         self.size, self.mode, self.cap, self.max_bytes = size, mode, cap, max_bytes
         self.total = 0
         self.columns: dict[str, tuple[list[bytes], list[int], dict[str, int], dict[str, int]]] = {}

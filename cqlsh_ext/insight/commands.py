@@ -39,10 +39,8 @@ COMPRESSION_GRAMMAR = r"""
 #: client's decoding, not the server, is the limit there; PARALLEL n asks for n streams.
 DEFAULT_PARALLEL = 1
 MAX_PARALLEL = 32
-#: COMPRESSION ADVISE: values per blob column when SAMPLE is not given.
-DEFAULT_SAMPLE = 300
 #: COMPRESSION SETTINGS reads at most this many bytes of rows.
-SAMPLE_BYTES = 64 << 20
+SETTINGS_SAMPLE_BYTES = 64 << 20
 
 INSPECT_HELP = """
         INSPECT [cqlsh-ext]
@@ -193,10 +191,10 @@ def _failed(shell: Any, err: BaseException) -> None:
 
 @shell_command("INSPECT", "<inspectCommand>", INSPECT_GRAMMAR, INSPECT_HELP)
 def do_inspect(shell: Any, parsed: Any) -> None:
-    from cqlsh_ext.insight import jsonout
     from cqlsh_ext.insight.blobs import blob_columns, extractor
     from cqlsh_ext.insight.inspect import inspect_value
     from cqlsh_ext.insight.scan import ScanSpec
+    from cqlsh_ext.output import jsonenc as jsonout
 
     query = _select_text(parsed)
     as_json = _wants_json(shell, parsed)
@@ -256,9 +254,9 @@ def do_compression(shell: Any, parsed: Any) -> None:
 
 
 def _stats(shell: Any, parsed: Any) -> None:
-    from cqlsh_ext.insight import jsonout
     from cqlsh_ext.insight.scan import ScanSpec, progress_for, table_estimate
     from cqlsh_ext.insight.stats import Stats
+    from cqlsh_ext.output import jsonenc as jsonout
 
     query = _select_text(parsed)
     mode, cap = _mode_cap(shell)
@@ -302,10 +300,10 @@ def _murmur3(shell: Any) -> bool:
 
 
 def _advise(shell: Any, parsed: Any) -> None:
-    from cqlsh_ext.insight import jsonout
     from cqlsh_ext.insight.advise import Advice, Sample
     from cqlsh_ext.insight.blobs import blob_columns, extractor
     from cqlsh_ext.insight.scan import ScanSpec, progress_for
+    from cqlsh_ext.output import jsonenc as jsonout
 
     query = _select_text(parsed)
     mode, cap = _mode_cap(shell)
@@ -315,7 +313,9 @@ def _advise(shell: Any, parsed: Any) -> None:
         ScanSpec(query, limit=_limit(parsed)),
         progress_for("COMPRESSION ADVISE (reading the sample)", True),
     )
-    sample = Sample(int(parsed.get_binding("sample") or DEFAULT_SAMPLE), mode, cap)
+    from cqlsh_ext.insight.advise import ADVISE_SAMPLE_VALUES
+
+    sample = Sample(int(parsed.get_binding("sample") or ADVISE_SAMPLE_VALUES), mode, cap)
     layout: Any = None
     rows_read = 0
     try:
@@ -347,9 +347,9 @@ def _advise(shell: Any, parsed: Any) -> None:
 
 
 def _settings(shell: Any, parsed: Any) -> None:
-    from cqlsh_ext.insight import jsonout
     from cqlsh_ext.insight import settings as tsettings
     from cqlsh_ext.insight.scan import ScanSpec
+    from cqlsh_ext.output import jsonenc as jsonout
 
     ks, table, meta = _table(shell, parsed)
     if not ks or not table:
@@ -372,7 +372,7 @@ def _settings(shell: Any, parsed: Any) -> None:
     row = found[0]
     get = (lambda k: row[k]) if isinstance(row, dict) else (lambda k: getattr(row, k))
     result = tsettings.TableSettings(ks, table, dict(get("compression") or {}), dict(get("compaction") or {}))
-    sample = int(parsed.get_binding("sample") or tsettings.DEFAULT_SAMPLE)
+    sample = int(parsed.get_binding("sample") or tsettings.SETTINGS_SAMPLE_ROWS)
     from cassandra.metadata import protect_name
 
     query = f"SELECT * FROM {protect_name(ks)}.{protect_name(table)} LIMIT {sample}"
@@ -387,8 +387,8 @@ def _settings(shell: Any, parsed: Any) -> None:
             st, pl = tsettings.collect(result, names, types, rows, pk, protocol, mode, cap)
             stored_rows.extend(st)
             plain_rows.extend(pl)
-            if sum(map(len, stored_rows)) > SAMPLE_BYTES:
-                result.notes.append(f"the sample stopped at {SAMPLE_BYTES >> 20} MiB")
+            if sum(map(len, stored_rows)) > SETTINGS_SAMPLE_BYTES:
+                result.notes.append(f"the sample stopped at {SETTINGS_SAMPLE_BYTES >> 20} MiB")
                 break
     except KeyboardInterrupt:
         result.notes.append("sample interrupted by Ctrl-C")

@@ -152,7 +152,8 @@ def inspect_value(
 ) -> ValueReport:
     """The report for one stored value."""
     peeled = peel(value, mode, cap, trace=True)
-    layers = [_layer(step.fmt, step.data_in, step.decoded, cap) for step in peeled.steps if step.fmt]
+    layers = [_layer(step.fmt, step.data_in, step.decoded, cap) for step in peeled.steps  # type: ignore[arg-type]
+              if step.fmt]
     if peeled.status == UNDECODABLE and peeled.failed is not None:
         layers.append(_failed_layer(peeled.failed, value, peeled.reason, cap))
     java = peeled.chain.endswith(JAVA)

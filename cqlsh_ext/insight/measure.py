@@ -1,9 +1,9 @@
 """Peel one stored value down to its payload: the chain of layers, sizes, and why a value stays raw.
 
 The walk is cqlsh_ext.payload.unwrap.walk, the display's own (same detection, depth limit and
-cumulative cap, so a chain here is the label the display shows); Peeled keeps bytes instead of
-text: STATS needs only sizes and must be cheap per value, ADVISE needs the payload bytes, INSPECT
-needs every layer's input.
+cumulative cap, so a chain here is the label the display shows) and its types (Layer): Peeled is
+a measurement of a walk, and keeps bytes instead of text: STATS needs only sizes and must be
+cheap per value, ADVISE needs the payload bytes, INSPECT needs every layer's input.
 """
 
 from __future__ import annotations
@@ -11,22 +11,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from cqlsh_ext.codecs import registry
-from cqlsh_ext.codecs.base import DEFAULT_CAP, Decoded, DecodeError, Format
+from cqlsh_ext.codecs.base import DEFAULT_CAP, DecodeError, Format
 from cqlsh_ext.payload import javaser
-from cqlsh_ext.payload.unwrap import NOT_DETECTED, RAW, walk
+from cqlsh_ext.payload.unwrap import NOT_DETECTED, RAW, Layer, walk
 
 COMPRESSED, PLAIN, UNDECODABLE = "compressed", "not compressed", "not decodable"
 JAVA = "java"
-
-
-@dataclass(slots=True)
-class Step:
-    """One decoded layer (INSPECT): the format (None for Java serialization) and its input/output."""
-
-    fmt: Format | None
-    label: str
-    data_in: bytes
-    decoded: Decoded
 
 
 @dataclass(slots=True)
@@ -45,7 +35,8 @@ class Peeled:
     reason: str | None = None
     #: The recognised format whose decode failed (status UNDECODABLE), for its header fields.
     failed: Format | None = None
-    steps: list[Step] = field(default_factory=list)
+    #: With trace: the compression layers, each with its input and Decoded (INSPECT's headers).
+    steps: list[Layer] = field(default_factory=list)
 
     @property
     def codec(self) -> str:
@@ -114,11 +105,7 @@ def peel(value: bytes, mode: str = "auto", cap: int = DEFAULT_CAP, trace: bool =
     chain = ">".join(JAVA if layer.fmt is None else layer.label for layer in layers)
     if all(layer.fmt is None for layer in layers):  # a Java stream stored uncompressed
         return Peeled(stored, PLAIN, chain, value, stored, reason=view.reason)
-    steps = [
-        Step(layer.fmt, layer.label, layer.data_in, layer.decoded)  # type: ignore[arg-type]
-        for layer in layers
-        if trace and layer.fmt is not None
-    ]
+    steps = [layer for layer in layers if layer.fmt is not None] if trace else []
     data = view.data
     size, exact = len(data), view.truncated_layer is None
     cut = view.truncated_layer

@@ -8,9 +8,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from cqlsh_ext.display import human_size
-
 __all__ = ["bar", "count", "human_size", "pct", "ratio", "sized", "table"]
+
+
+def human_size(size: int) -> str:
+    value = float(size)
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB"):
+        if value < 1024 or unit == "PiB":
+            return f"{size} B" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1024
+    raise AssertionError("unreachable")
 
 
 def count(n: int) -> str:

@@ -23,7 +23,7 @@ from cqlsh_ext.insight import report
 from cqlsh_ext.insight.blobs import extractor, holds_blob
 from cqlsh_ext.insight.measure import COMPRESSED, peel
 
-DEFAULT_SAMPLE = 1000
+SETTINGS_SAMPLE_ROWS = 1000
 DEFAULT_CHUNK_KB = 16  # Cassandra 4.0+
 MIN_SUGGESTED_KB = 4
 

@@ -7,14 +7,14 @@ from typing import Any
 from cqlsh_ext.commands import shell_command
 from cqlsh_ext.settings import MACHINE_FORMATS, OUTPUT_FORMATS, SettingError, parse_output_format
 
-GRAMMAR = r"""
+OUTPUT_GRAMMAR = r"""
 <outputCommand> ::= "OUTPUT" ( "FORMAT" fmt=<outputFormatName> | "RAW" raw=( "ON" | "OFF" ) )?
                   ;
 <outputFormatName> ::= """ + " | ".join(f'"{f.upper()}"' for f in OUTPUT_FORMATS) + r"""
                      ;
 """
 
-HELP = """
+OUTPUT_HELP = """
         OUTPUT [cqlsh-ext]
 
           Shows or sets how query results are printed.
@@ -49,7 +49,7 @@ def current_format(shell: Any) -> str:
     return "vertical" if shell.expand_enabled else "table"
 
 
-@shell_command("OUTPUT", "<outputCommand>", GRAMMAR, HELP)
+@shell_command("OUTPUT", "<outputCommand>", OUTPUT_GRAMMAR, OUTPUT_HELP)
 def do_output(shell: Any, parsed: Any) -> None:
     display = shell.settings.display
     fmt = parsed.get_binding("fmt")

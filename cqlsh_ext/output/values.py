@@ -7,7 +7,8 @@ object or array. Blobs that do not decode stay "0x..." strings, as cqlsh prints 
 CSV: the same values as text; a decoded blob is its text, collections are their JSON text.
 
 JSON is produced as text rather than through json.dumps of Python objects so that decimals and
-huge varints are written exactly, without a float round trip.
+huge varints are written exactly, without a float round trip; how each kind of value is spelled
+(timestamps, floats, blobs) is cqlsh_ext.output.jsonenc's, shared with every other JSON we write.
 """
 
 from __future__ import annotations
@@ -15,60 +16,19 @@ from __future__ import annotations
 import datetime
 import decimal
 import json
-import math
 import re
-import struct
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from cassandra import cqltypes, util
 
+from cqlsh_ext.output.jsonenc import duration_text, float_text, timestamp_text
+from cqlsh_ext.output.jsonenc import string as _string
 from cqlsh_ext.settings import NONE, DisplaySettings
 
 STRING_TYPES = frozenset({"text", "varchar", "ascii"})
 INTEGER_TYPES = frozenset({"int", "bigint", "varint", "smallint", "tinyint", "counter"})
 SEQUENCE_TYPES = frozenset({"list", "set", "tuple"})
-
-
-def _string(text: str) -> str:
-    return json.dumps(text, ensure_ascii=False)
-
-
-def float32_text(value: float) -> str:
-    """The shortest decimal that reads back as the same 32-bit float (1.1, not 1.100000023841858)."""
-    packed = struct.pack(">f", value)
-    for digits in range(1, 10):
-        text = f"{value:.{digits}g}"
-        try:
-            if struct.pack(">f", float(text)) == packed:
-                return text
-        except OverflowError:  # rounded beyond the largest float32
-            continue
-    return repr(value)
-
-
-def _float_text(value: float, single: bool) -> str | None:
-    """Number text, or None for NaN and infinities (not representable as JSON numbers)."""
-    if math.isnan(value) or math.isinf(value):
-        return None
-    return float32_text(value) if single else repr(value)
-
-
-def _special_float(value: float) -> str:
-    return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
-
-
-def timestamp_text(value: datetime.datetime) -> str:
-    """ISO-8601 in UTC with milliseconds (CQL timestamps have millisecond precision)."""
-    if value.tzinfo is not None:
-        value = value.astimezone(datetime.timezone.utc).replace(tzinfo=None)
-    return value.isoformat(timespec="milliseconds") + "Z"
-
-
-def duration_text(value: util.Duration) -> str:
-    from cqlshlib.formatting import duration_as_str
-
-    return duration_as_str(value.months, value.days, value.nanoseconds)
 
 
 def _typename(cqltype: Any) -> str | None:
@@ -107,7 +67,7 @@ class ValueEncoder:
         if isinstance(value, int):
             return str(value)
         if isinstance(value, float):
-            return _float_text(value, single=False) or _string(_special_float(value))
+            return float_text(value)
         if isinstance(value, decimal.Decimal):
             return self._decimal(value, None)
         if isinstance(value, (bytes, bytearray, memoryview)):
@@ -129,8 +89,7 @@ class ValueEncoder:
         return str(int(value))
 
     def _float(self, value: Any, cqltype: Any) -> str:
-        text = _float_text(float(value), single=_typename(cqltype) == "float")
-        return text if text is not None else _string(_special_float(value))
+        return float_text(float(value), single=_typename(cqltype) == "float")
 
     def _decimal(self, value: Any, _: Any) -> str:
         if not value.is_finite():
@@ -310,4 +269,4 @@ def column_types(result: Any) -> list[Any]:
     return types if len(types) == len(names) else [None] * len(names)
 
 
-__all__ = ["ValueEncoder", "column_types", "float32_text", "timestamp_text"]
+__all__ = ["ValueEncoder", "column_types"]

@@ -13,6 +13,7 @@ import pytest
 
 from cqlsh_ext.keyspaces import options
 from cqlsh_ext.keyspaces.errors import KeyspacesError, redact, remember_secret
+from cqlsh_ext.settings import SettingError, load
 from keyspaces.ksharness import CQLSH_EXT
 
 
@@ -23,9 +24,11 @@ def parse(*args: str) -> argparse.Namespace:
 
 
 def from_sources(tmp_path: Path, *args: str, cqlshrc: str = "") -> tuple[options.KeyspacesOptions, list[str]]:
+    """The Keyspaces part of the run's settings (cqlsh_ext.settings.load, the one reader)."""
     rc = tmp_path / "cqlshrc"
     rc.write_text(cqlshrc)
-    return options.from_sources(parse(*args), str(rc))
+    opts = load(parse(*args), str(rc)).keyspaces
+    return opts, opts.give_back
 
 
 @pytest.mark.parametrize(("host", "region"), [
@@ -92,11 +95,11 @@ def test_flags_and_cqlshrc(tmp_path: Path) -> None:
 @pytest.mark.parametrize(("args", "cqlshrc", "message"), [
     (("--region", "us_east_1"), "", "not an AWS region name"),
     (("--keyspaces", "us-east-1", "--region", "eu-west-1"), "", "disagree"),
-    ((), "[cqlsh_ext]\nsigv4 = maybe\n", "expected true or false"),
+    ((), "[cqlsh_ext]\nsigv4 = maybe\n", "sigv4: not a boolean"),
     ((), "[cqlsh_ext]\nregion = Frankfurt\n", "not an AWS region name"),
 ])
 def test_bad_settings(tmp_path: Path, args: tuple[str, ...], cqlshrc: str, message: str) -> None:
-    with pytest.raises(KeyspacesError, match=message):
+    with pytest.raises(SettingError, match=message):
         from_sources(tmp_path, *args, cqlshrc=cqlshrc)
 
 

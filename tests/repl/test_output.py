@@ -92,7 +92,7 @@ def test_unknown_format_is_a_one_line_error(home, cassandra):
     result = run(CQLSH_EXT, [cassandra.host, str(cassandra.port), "--output-format", "xml", "-e", "x"], home)
     assert result.returncode == 2
     assert result.stderr.strip().splitlines() == [
-        "cqlsh-ext: error: unknown output format 'xml'; valid: table, vertical, json, csv"]
+        "cqlsh-ext: error: --output-format: unknown output format 'xml'; valid: table, vertical, json, csv"]
 
 
 @pytest.mark.parametrize("mode", ["-e", "-f", "stdin"])
@@ -110,5 +110,5 @@ def test_scripts_never_import_prompt_toolkit(home, cassandra, tmp_path, mode):
     result = run(sys.executable, args, home, stdin=stdin)
     assert result.returncode == 0, result.stderr[-2000:]
     assert "release_version" in result.stdout
-    assert "cqlsh_ext.output.shellmixin" in result.stderr  # importtime did report
+    assert "cqlsh_ext.output.pipeline" in result.stderr  # importtime did report
     assert "prompt_toolkit" not in result.stderr

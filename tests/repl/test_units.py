@@ -18,11 +18,12 @@ from pathlib import Path
 import pytest
 from cassandra import cqltypes, util
 
-from cqlsh_ext.output.values import ValueEncoder, float32_text
+from cqlsh_ext.output.jsonenc import float32_text
+from cqlsh_ext.output.values import ValueEncoder
 from cqlsh_ext.repl.history import SafeFileHistory, carries_password
 from cqlsh_ext.repl.pager import NoPager, PagedOutput, pager_command
 from cqlsh_ext.repl.statement import is_complete
-from cqlsh_ext.settings import DisplaySettings, SettingError, read_config
+from cqlsh_ext.settings import DisplaySettings, SettingError, Settings, load
 
 
 @pytest.fixture(scope="module")
@@ -249,15 +250,15 @@ def test_cqlshrc_settings(tmp_path: Path):
     rc = tmp_path / "cqlshrc"
     rc.write_text("[cqlsh_ext]\noutput_format = CSV\nraw_blobs = yes\nclassic = on\n"
                   "auto_vertical = false\npager = off\n")
-    settings = read_config(str(rc))
+    settings = load(None, str(rc)).display
     assert (settings.output_format, settings.raw_blobs, settings.classic, settings.auto_vertical,
             settings.pager) == ("csv", True, True, False, "")
     rc.write_text("[cqlsh_ext]\noutput_format = xml\n")
     with pytest.raises(SettingError, match="output format 'xml'"):
-        read_config(str(rc))
+        load(None, str(rc))
     rc.write_text("[cqlsh_ext]\nclassic = maybe\n")
     with pytest.raises(SettingError, match="not a boolean"):
-        read_config(str(rc))
+        load(None, str(rc))
 
 
 def test_prompt_toolkit_is_not_imported_by_the_shell_module():
@@ -277,7 +278,7 @@ class _ShellWithPrompt:
 
 def test_preload_waits_for_the_main_thread_to_block_then_builds():
 
-    from cqlsh_ext.repl.shellmixin import Preload
+    from cqlsh_ext.repl.shellhooks import Preload
 
     preload = Preload(_ShellWithPrompt())
     # Busy main thread (the handshake): the preload must not start.
@@ -293,7 +294,7 @@ def test_preload_waits_for_the_main_thread_to_block_then_builds():
 
 
 def test_preload_join_does_not_wait_for_an_idle_main_thread():
-    from cqlsh_ext.repl.shellmixin import Preload
+    from cqlsh_ext.repl.shellhooks import Preload
 
     preload = Preload(_ShellWithPrompt())
     done = threading.Thread(target=preload.join, daemon=True)
@@ -305,10 +306,8 @@ def test_preload_join_does_not_wait_for_an_idle_main_thread():
 class _ToolbarShell:
     hostname, port, current_keyspace = "cassandra.eu-west-1.amazonaws.com", 9142, "orders_ks"
     consistency_level, page_size, use_paging, tracing_enabled = 6, 100, True, True
-    display_settings = DisplaySettings()
-
-    def current_output_format(self) -> str:
-        return "table"
+    settings = Settings()
+    expand_enabled = False
 
 
 def test_toolbar_keeps_the_hint_and_the_keyspace_on_a_narrow_terminal():

@@ -1,0 +1,35 @@
+"""What each entry point loads: start-up stays small because heavy parts load on first use."""
+
+from __future__ import annotations
+
+import gzip
+import subprocess
+import sys
+from pathlib import Path
+
+
+def _imported(code: str, *args: str) -> set[str]:
+    """Top-level packages imported by running `code` (python -X importtime)."""
+    proc = subprocess.run([sys.executable, "-X", "importtime", "-c", code, *args],
+                          capture_output=True, text=True, check=True)
+    names = set()
+    for line in proc.stderr.splitlines():
+        if line.startswith("import time:") and "|" in line:
+            names.add(line.rsplit("|", 1)[1].strip().split(".")[0])
+    return names
+
+
+def test_offline_inspect_loads_neither_cqlsh_nor_the_driver(tmp_path: Path):
+    value = tmp_path / "value.gz"
+    value.write_bytes(gzip.compress(b'{"id": 1, "name": "offline"}' * 4))
+    code = "import sys; from cqlsh_ext.cli import main; sys.exit(main(['inspect', sys.argv[1]]))"
+    loaded = _imported(code, str(value))
+    assert "cqlsh_ext" in loaded and "zlib" in loaded  # the run did decode
+    assert not loaded & {"cqlshlib", "cassandra", "prompt_toolkit", "boto3", "botocore"}
+
+
+def test_command_declarations_load_no_handler_dependencies():
+    # The shell imports every command module at start-up to learn its grammar: they must stay light.
+    code = "from cqlsh_ext import commands; commands.commands()"
+    loaded = _imported(code)
+    assert not loaded & {"cassandra", "prompt_toolkit", "boto3", "zstandard", "lz4", "cramjam", "snappy"}
