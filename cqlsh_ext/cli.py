@@ -62,14 +62,25 @@ def _connection_args(settings: Settings, cqlshmain: object, cqlsh_args: list[str
 
 
 def _print_help(cqlshmain: object, ext_parser: argparse.ArgumentParser) -> None:
+    """One usage text: cqlsh's options (its own help, under our name) followed by ours."""
     cqlsh_parser = cqlshmain.parser  # type: ignore[attr-defined]
     cqlsh_parser.prog = "cqlsh-ext"
-    cqlsh_parser.print_help()
+    cqlsh_parser.usage = "%(prog)s [options] [host [port]]"  # cqlsh's reads "Usage: ..." after "usage:"
+    cqlsh_parser.description = ("cqlsh, extended: every cqlsh option and cqlshrc setting, plus decoded "
+                                "blobs, compression insight and Amazon Keyspaces.")
+    epilog = cqlsh_parser.epilog
+    cqlsh_parser.epilog = None
+    print(cqlsh_parser.format_help().rstrip())
     print()
     print(ext_parser.format_help().split("\n", 2)[2].rstrip())
     print()
-    print("Tools: cqlsh-ext demo load [--help]    create and fill a demo keyspace")
-    print("       cqlsh-ext inspect FILE|-|0x...  describe one stored value, no server needed")
+    print("tools:")
+    print("  cqlsh-ext demo load [--help]    create and fill a demo keyspace")
+    print("  cqlsh-ext inspect FILE|-|0x...  describe one stored value, no server needed")
+    print("  cqlsh-ext sample-config         print a commented [cqlsh_ext] cqlshrc section")
+    if epilog:
+        print()
+        print((epilog % vars(cqlshmain)).strip() if "%(" in epilog else epilog.strip())
 
 
 def _versions(cqlshmain: object) -> str:
@@ -80,6 +91,18 @@ def _versions(cqlshmain: object) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    try:
+        return _main(argv)
+    except BrokenPipeError:
+        # `cqlsh-ext ... | head`: the reader is gone; end quietly, as cat does. Python would
+        # report the pipe again when it flushes stdout at exit, so stdout goes to /dev/null.
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141  # 128 + SIGPIPE, what a shell reports for a command killed by the pipe
+
+
+def _main(argv: list[str] | None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if args and args[0] in SUBCOMMANDS:
         from importlib import import_module

@@ -28,6 +28,10 @@ cqlshmain = seams.import_cqlshmain(None)
 Stock = seams.stock_shell_class()
 
 
+def _major_minor(release: str) -> tuple[str, ...]:
+    return tuple(release.split("-", 1)[0].split(".")[:2])
+
+
 def _major(release: str) -> int:
     """4 for '4.1.3', 3 for '3.11.2'; a release that does not start with a number counts as new."""
     head = release.split(".", 1)[0]
@@ -97,9 +101,11 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
         self.results.print_formatted_result_vertically(formatted_names, formatted_values, row_count_offset)
 
     def check_build_versions(self) -> None:
-        # cqlsh prints its "built against" warning on stdout; JSON/CSV readers must not see it.
-        if self.settings.display.output_format not in MACHINE_FORMATS:
-            return super().check_build_versions()
+        # cqlsh warns on stdout whenever the server's release differs at all from the one it was
+        # built against (5.0.0 vs 5.0.6 too). Only a different major.minor can change the
+        # protocol or the grammar; the warning goes to stderr, so results stay clean.
+        if _major_minor(self.connection_versions["build"]) == _major_minor(cqlshmain.build_version):
+            return
         with contextlib.redirect_stdout(sys.stderr):
             return super().check_build_versions()
 

@@ -282,7 +282,8 @@ def test_describe_on_a_server_reporting_3x(keyspaces_endpoint: KeyspacesEndpoint
     proc = run(keyspaces_endpoint, tmp_path, [*tls_args(keyspaces_endpoint, "--region", REGION),
                                               "-e", statements], **creds_env(GOOD))
     out = proc.stdout
-    assert "this server is 3.11.2" in out
+    # 3.11 vs the 5.0 cqlsh knows: warned, on stderr so results stay clean.
+    assert "this server is 3.11.2" in proc.stderr and "WARNING" not in out
     assert "DESCRIBE|DESC was moved to server side" not in out + proc.stderr
     assert "ks_test" in out and "system_schema" in out  # DESCRIBE KEYSPACES
     assert out.count("CREATE TABLE ks_test.users (") == 2  # by TABLE and by plain name

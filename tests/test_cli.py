@@ -1,0 +1,71 @@
+"""The command line as a user meets it: --help, pipes closed early, the version warning, settings errors."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from shell_runner import CQLSH_EXT, isolated_env, run
+
+
+def test_help_is_one_usage_text_with_cqlsh_and_our_options(tmp_path: Path):
+    result = run(CQLSH_EXT, ["--help"], tmp_path)
+    assert result.returncode == 0
+    lines = result.stdout.splitlines()
+    assert lines[0] == "usage: cqlsh-ext [options] [host [port]]"
+    assert "Usage:" not in result.stdout
+    for option in ("--username", "--cqlshrc", "--decompress", "--output-format", "--keyspaces", "--sigv4"):
+        assert option in result.stdout, option
+
+
+def test_help_into_a_pipe_closed_early_ends_quietly(tmp_path: Path):
+    # `cqlsh-ext --help | head -1`: no BrokenPipeError traceback.
+    proc = subprocess.run(f"'{CQLSH_EXT}' --help | head -1", shell=True, capture_output=True, text=True,
+                          env=isolated_env(tmp_path), timeout=60)
+    assert proc.stdout == "usage: cqlsh-ext [options] [host [port]]\n"
+    assert proc.stderr == ""
+
+
+def test_query_output_into_a_pipe_closed_early_ends_quietly(tmp_path: Path, cassandra):
+    args = " ".join(cassandra.cqlsh_args)
+    statement = "SELECT keyspace_name, table_name, column_name FROM system_schema.columns"
+    proc = subprocess.run(f"'{CQLSH_EXT}' {args} -e '{statement}' | head -3", shell=True,
+                          capture_output=True, text=True, env=isolated_env(tmp_path), timeout=120)
+    assert len(proc.stdout.splitlines()) == 3
+    assert "Traceback" not in proc.stderr and "BrokenPipe" not in proc.stderr
+
+
+def test_no_version_warning_for_a_patch_release_difference(tmp_path: Path, cassandra):
+    # The bundled cqlsh knows 5.0.0; the test server is 5.0.x: same major.minor, nothing to warn about.
+    statement = "SELECT release_version FROM system.local"
+    result = run(CQLSH_EXT, [*cassandra.cqlsh_args, "-e", statement], tmp_path)
+    assert result.returncode == 0
+    assert "5.0." in result.stdout
+    assert "WARNING" not in result.stdout + result.stderr
+
+
+def test_version_comparison():
+    from cqlsh_ext.shell import _major_minor
+
+    assert _major_minor("5.0.6") == _major_minor("5.0.0")
+    assert _major_minor("5.0.6-SNAPSHOT") == ("5", "0")
+    assert _major_minor("4.1.3") != _major_minor("5.0.0")
+    assert _major_minor("3.11.2") != _major_minor("5.0.0")  # Amazon Keyspaces
+
+
+def test_malformed_cqlshrc_is_one_line(tmp_path: Path):
+    rc = tmp_path / "cqlshrc"
+    rc.write_text("decompress = auto\n[cqlsh_ext\n")
+    result = run(CQLSH_EXT, ["--cqlshrc", str(rc), "-e", "SELECT 1"], tmp_path)
+    assert result.returncode == 2
+    assert result.stderr.strip().count("\n") == 0
+    assert result.stderr.startswith(f"cqlsh-ext: error: {rc}: cannot be read as an ini file")
+
+
+def test_unknown_cqlshrc_key_names_the_known_ones(tmp_path: Path):
+    rc = tmp_path / "cqlshrc"
+    rc.write_text("[cqlsh_ext]\ndecompres = snappy\n")
+    result = run(CQLSH_EXT, ["--cqlshrc", str(rc), "-e", "SELECT 1"], tmp_path)
+    assert result.returncode == 2
+    assert "unknown key 'decompres'" in result.stderr and "decompress" in result.stderr
+    assert result.stderr.strip().count("\n") == 0
