@@ -28,8 +28,8 @@ def _ext_parser() -> argparse.ArgumentParser:
                        help=f"how blobs are shown: {', '.join(MODES)} (default: auto, or [cqlsh_ext] "
                             "decompress in cqlshrc). 'none' prints exactly what cqlsh prints")
     group.add_argument("--max-field-width", metavar="N",
-                       help="cut decoded values to N characters per cell (default: 500 on a terminal, "
-                            "no limit in scripts; 0 = no limit)")
+                       help="cut every cell to N characters (default: fit the table to the terminal "
+                            "in the interactive shell, whole values in scripts; 0 = no limit)")
     group.add_argument("--max-output-size", metavar="SIZE",
                        help="decompressed bytes shown per value at most, over all nested layers "
                             "(default 4MiB)")
@@ -37,6 +37,9 @@ def _ext_parser() -> argparse.ArgumentParser:
     group.add_argument("--output-format", metavar="FORMAT",
                        help=f"how results are printed: {', '.join(OUTPUT_FORMATS)} (default table; json "
                             "is one object per row). Also OUTPUT FORMAT in the shell")
+    group.add_argument("--cells", metavar="cut|wrap",
+                       help="interactive shell: cells too wide for the screen are cut with … (default) or "
+                            "wrapped onto more lines. Also OUTPUT CELLS in the shell")
     group.add_argument("--raw-blobs", action="store_true", default=None,
                        help="json: add the stored bytes of decoded blobs; csv: print blobs as stored")
     group.add_argument("--classic", action="store_true", default=None,

@@ -32,6 +32,8 @@ DEFAULT_MAX_FIELD_WIDTH = 500
 #: --output-format / OUTPUT FORMAT values; json and csv are the machine-readable ones (cqlsh_ext.output).
 OUTPUT_FORMATS = ("table", "vertical", "json", "csv")
 MACHINE_FORMATS = ("json", "csv")
+#: Interactive shell: how a cell too wide for its share of the screen is shown (--cells).
+CELL_MODES = ("cut", "wrap")
 
 
 class SettingError(ValueError):
@@ -73,6 +75,13 @@ def parse_output_format(text: str) -> str:
     if fmt not in OUTPUT_FORMATS:
         raise SettingError(f"unknown output format {text!r}; valid: {', '.join(OUTPUT_FORMATS)}")
     return fmt
+
+
+def parse_cells(text: str) -> str:
+    mode = text.strip().lower()
+    if mode not in CELL_MODES:
+        raise SettingError(f"unknown cell mode {text!r}; valid: {', '.join(CELL_MODES)}")
+    return mode
 
 
 def parse_bool(text: str) -> bool:
@@ -132,8 +141,11 @@ class DisplaySettings:
     raw_blobs: bool = False
     #: Interactive front end (cqlsh_ext.repl): False = prompt_toolkit, True = cqlsh's readline loop.
     classic: bool = False
-    #: Interactive: a result wider than the terminal is shown vertically, as with EXPAND ON.
+    #: Interactive: a result wider than the terminal is shown vertically, as with EXPAND ON, when
+    #: its cells cannot fit even cut (cqlsh_ext.output.layout).
     auto_vertical: bool = True
+    #: Interactive: cells too wide for their share of the screen are cut with … or wrapped.
+    cells: str = "cut"
     #: Interactive: pager command for results taller than the terminal; None = $PAGER or
     #: `less -SRXF`, "" = no pager.
     pager: str | None = None
@@ -211,6 +223,7 @@ KEYS: dict[str, Key] = {
     "raw_blobs": Key(parse_bool, "display", "raw_blobs", "--raw-blobs"),
     "classic": Key(parse_bool, "display", "classic", "--classic"),
     "auto_vertical": Key(parse_bool, "display", "auto_vertical"),
+    "cells": Key(parse_cells, "display", "cells", "--cells"),
     "pager": Key(parse_pager, "display", "pager"),
     "keyspaces": Key(_keyspaces_value, "keyspaces", "keyspaces", "--keyspaces"),
     "sigv4": Key(parse_bool, "keyspaces", "sigv4", "--sigv4"),
@@ -277,7 +290,8 @@ def _apply_flags(settings: Settings, flags: Any) -> None:
     for attr, parse, target in (("decompress", parse_mode, "mode"),
                                 ("max_field_width", parse_width, "max_field_width"),
                                 ("max_output_size", parse_size, "cap"),
-                                ("output_format", parse_output_format, "output_format")):
+                                ("output_format", parse_output_format, "output_format"),
+                                ("cells", parse_cells, "cells")):
         value = getattr(flags, attr, None)
         if value is not None:
             flag = "--" + attr.replace("_", "-")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -11,6 +12,17 @@ from pathlib import Path
 BIN_DIR = Path(sys.executable).parent
 CQLSH_EXT = str(BIN_DIR / "cqlsh-ext")
 STOCK_CQLSH = str(BIN_DIR / "cqlsh")
+
+
+# Stock cqlsh warns on stdout when the server's release differs from the one it was built against
+# even in the patch level; cqlsh-ext warns only for another major.minor, on stderr (cqlsh_ext.shell).
+_PATCH_LEVEL_WARNING = re.compile(r"^WARNING: cqlsh was built against (\d+\.\d+)\.\d+, but this server is "
+                                  r"\1\.\d+\.  All features may not work!\n", re.MULTILINE)
+
+
+def without_patch_warning(stock_stdout: str) -> str:
+    """Stock cqlsh's output less the one line cqlsh-ext deliberately does not print."""
+    return _PATCH_LEVEL_WARNING.sub("", stock_stdout)
 
 
 @dataclass

@@ -8,7 +8,8 @@ from cqlsh_ext.commands import shell_command
 from cqlsh_ext.settings import MACHINE_FORMATS, OUTPUT_FORMATS, SettingError, parse_output_format
 
 OUTPUT_GRAMMAR = r"""
-<outputCommand> ::= "OUTPUT" ( "FORMAT" fmt=<outputFormatName> | "RAW" raw=( "ON" | "OFF" ) )?
+<outputCommand> ::= "OUTPUT" ( "FORMAT" fmt=<outputFormatName> | "RAW" raw=( "ON" | "OFF" )
+                             | "CELLS" cells=( "CUT" | "WRAP" ) )?
                   ;
 <outputFormatName> ::= """ + " | ".join(f'"{f.upper()}"' for f in OUTPUT_FORMATS) + r"""
                      ;
@@ -36,8 +37,15 @@ OUTPUT_HELP = """
           JSON: adds the stored bytes ("raw": "0x...") to every decoded blob.
           CSV: prints blobs as stored (hex) instead of decoded.
 
-          Same as --output-format and --raw-blobs on the command line, or output_format and
-          raw_blobs in the [cqlsh_ext] section of cqlshrc.
+        OUTPUT CELLS CUT | WRAP
+
+          Interactive shell: a table wider than the screen keeps narrow columns whole and cuts
+          the wide ones to fit, ending them with … (CUT), or continues them on further lines
+          (WRAP). When even that cannot fit, rows are shown vertically (EXPAND ON shows every
+          result that way).
+
+          Same as --output-format, --raw-blobs and --cells on the command line, or
+          output_format, raw_blobs and cells in the [cqlsh_ext] section of cqlshrc.
         """
 
 
@@ -54,7 +62,11 @@ def do_output(shell: Any, parsed: Any) -> None:
     display = shell.settings.display
     fmt = parsed.get_binding("fmt")
     raw = parsed.get_binding("raw")
-    if fmt is not None:
+    cells = parsed.get_binding("cells")
+    if cells is not None:
+        display.cells = cells.lower()
+        print(f"Cells that do not fit are {'wrapped' if display.cells == 'wrap' else 'cut'}.")
+    elif fmt is not None:
         try:
             display.output_format = parse_output_format(fmt)
         except SettingError as err:
@@ -68,4 +80,4 @@ def do_output(shell: Any, parsed: Any) -> None:
         print(f"Raw blobs {'ON' if display.raw_blobs else 'OFF'}.")
     else:
         print(f"Output format is {current_format(shell).upper()}; "
-              f"raw blobs {'ON' if display.raw_blobs else 'OFF'}.")
+              f"raw blobs {'ON' if display.raw_blobs else 'OFF'}; cells {display.cells.upper()}.")

@@ -8,10 +8,11 @@ with `print_formatted_result` (table) or `print_formatted_result_vertically` (EX
 - the writer: JSON Lines or CSV (cqlsh_ext.output.writers) for the machine formats; otherwise
   cqlsh's own table and vertical layout (cqlsh's methods, called explicitly), with blob cells
   decoded by cqlsh_ext.display through cqlsh_ext.output.table when the result holds blobs;
-- the sink: the pager in the interactive shell when the result is taller than the screen
-  (cqlsh_ext.repl.pager), cqlsh's `---MORE---` pauses in its classic loop, straight through in
-  scripts and under CAPTURE;
-- auto-vertical output in the interactive shell when a table is wider than the screen.
+- pauses: none in the interactive shell (its pager takes the whole command's output,
+  cqlsh_ext.repl.pager), cqlsh's `---MORE---` pauses in its classic loop, none in scripts;
+- the layout (cqlsh_ext.output.layout): in the interactive shell, tables fitted to the screen
+  (wide cells cut or wrapped), vertical when even that cannot fit; in scripts and CAPTURE whole
+  values, without one long cell padding a column.
 
 With `-d none` (and no machine format) every call reaches cqlsh's own method unchanged, so the
 output is byte for byte stock. Pages come through cqlsh_ext.paging (prefetch, empty pages skipped).
@@ -39,6 +40,8 @@ class ResultPipeline:
         self.row_offset = 0
         #: The blob formatter of the page being formatted (myformat_value's shortcut).
         self.display: Any = None
+        #: The result being printed goes to a CAPTURE file (decided when it starts).
+        self.capturing = False
 
     # ------------------------------------------------------------------ whole results
 
@@ -52,26 +55,25 @@ class ResultPipeline:
             return
         if not self.interactive or shell.shunted_query_out is not None:
             # Scripts, the classic loop (---MORE--- pauses on a terminal), CAPTURE.
-            return self.stock.print_result(shell, result, table_meta)
-        from cqlsh_ext.repl.pager import NoPager, PagedOutput, PagerClosed, pager_command
+            self.in_result, self.capturing = True, shell.shunted_query_out is not None
+            try:
+                return self.stock.print_result(shell, result, table_meta)
+            finally:
+                self.in_result, self.capturing, self.vertical_now, self.row_offset = False, False, False, 0
+        # The interactive shell: the whole result at once, through the pager when it is taller
+        # than the screen (cqlsh_ext.repl.pager.paged_output wraps the command); without a pager
+        # installed, cqlsh's own ---MORE--- pauses.
+        from cqlsh_ext.repl.pager import NoPager, pager_command
 
-        command = pager_command(shell.settings.display.pager)
-        out = PagedOutput(shell.query_out, command if isinstance(command, str) else None,
-                          max(shutil.get_terminal_size().lines - 2, 1))
-        shell.query_out = out
         self.in_result = True
         try:
-            if command is NoPager.NOT_FOUND:  # no pager installed: cqlsh's ---MORE--- pauses
+            if pager_command(shell.settings.display.pager) is NoPager.NOT_FOUND:
                 self.stock.print_result(shell, result, table_meta)
             else:
                 with seams.more_prompt_suppressed(shell):
                     self.stock.print_result(shell, result, table_meta)
-        except PagerClosed:
-            pass
         finally:
             self.in_result, self.vertical_now, self.row_offset = False, False, 0
-            shell.query_out = out.out
-            out.finish()
 
     def _write_machine(self, result: Any, fmt: str, all_pages: bool) -> None:
         from cqlsh_ext.output.values import ValueEncoder, column_types
@@ -122,12 +124,13 @@ class ResultPipeline:
         from cqlsh_ext.display import BlobDisplay  # the codec layer loads with the first blob
 
         shell = self.shell
-        # The interactive shell's results (pager path) are for a screen; otherwise a terminal on
-        # stdout, and not CAPTURE, decides (as cqlsh decides about colours).
-        on_screen = (self.in_result and self.interactive) or (
-            bool(shell.tty) and shell.shunted_query_out is None and _stdout_is_terminal())
+        # Blob cells are cut to a screen line for a person at a terminal (the interactive shell,
+        # the classic loop), never in scripts or under CAPTURE.
+        at_terminal = self.interactive or (bool(shell.tty) and _stdout_is_terminal())
+        on_screen = at_terminal and not self._capturing()
         room = 0
-        if on_screen and result.column_names:
+        # Cut mode: no cell is shown wider than a screen line, so none is formatted wider.
+        if on_screen and result.column_names and shell.settings.display.cells != "wrap":
             room = shutil.get_terminal_size().columns - max(len(name) for name in result.column_names) - 5
         return BlobDisplay(shell.settings.display, on_screen, shell.expand_enabled, room)
 
@@ -141,50 +144,86 @@ class ResultPipeline:
 
     # ------------------------------------------------------------------ layout
 
+    def _capturing(self) -> bool:
+        # Inside print_result the ---MORE--- suppression sets cqlsh's capture state: use what it was.
+        return self.capturing if self.in_result else self.shell.shunted_query_out is not None
+
+    def _on_screen(self) -> bool:
+        """This layout is for a person's screen: the interactive shell, not CAPTURE."""
+        return self.interactive and not self._capturing()
+
     def print_formatted_result(self, formatted_names: list[Any], formatted_values: list[Any] | None,
                                with_header: bool, tty: bool) -> None:
+        from cqlsh_ext.output import layout
+
         shell = self.shell
-        if self.interactive and formatted_values and not shell.expand_enabled:
-            vertical = self.vertical_now or (
-                shell.settings.display.auto_vertical
-                and table_width(formatted_names, formatted_values) > shutil.get_terminal_size().columns)
-            if self.in_result:
-                self.vertical_now = vertical
-            if vertical:
-                return shell.print_formatted_result_vertically(formatted_names, formatted_values,
-                                                               self.row_offset)
-        return self.stock.print_formatted_result(shell, formatted_names, formatted_values, with_header, tty)
+        display = shell.settings.display
+        if display.mode == NONE or not formatted_values:
+            # cqlsh's layout byte for byte; the interactive shell still turns wide tables vertical.
+            if self._on_screen() and formatted_values and not shell.expand_enabled:
+                natural = layout.natural_widths(formatted_names, formatted_values)
+                widths = None if self.vertical_now else natural
+                if self._go_vertical(widths):
+                    return shell.print_formatted_result_vertically(formatted_names, formatted_values,
+                                                                   self.row_offset)
+            return self.stock.print_formatted_result(shell, formatted_names, formatted_values, with_header,
+                                                     tty)
+        write = shell.writeresult
+        if not self._on_screen():
+            # Scripts, pipes, CAPTURE: whole values; one very long cell does not pad the others.
+            bound = shutil.get_terminal_size().columns if _stdout_is_terminal() else layout.SCRIPT_CELL_BOUND
+            widths = layout.script_widths(formatted_names, formatted_values, bound)
+            return layout.print_table(write, formatted_names, formatted_values, widths, with_header, tty,
+                                      shell.color, layout.WHOLE)
+        screen = shutil.get_terminal_size().columns
+        explicit = display.max_field_width
+        if explicit is not None:  # --max-field-width: every cell cut there, no fitting to the screen
+            rows = [[layout.cut(c, explicit, shell.color) if explicit else c for c in row]
+                    for row in formatted_values]
+            widths = layout.natural_widths(formatted_names, rows)
+            if self._go_vertical(widths):
+                return shell.print_formatted_result_vertically(formatted_names, rows, self.row_offset)
+            return layout.print_table(write, formatted_names, rows, widths, with_header, tty, shell.color,
+                                      layout.WHOLE)
+        fitted = None if self.vertical_now else layout.fit_widths(formatted_names, formatted_values, screen)
+        if fitted is None and self._go_vertical(None):
+            return shell.print_formatted_result_vertically(formatted_names, formatted_values, self.row_offset)
+        if self.in_result:
+            self.vertical_now = False
+        widths = fitted or layout.natural_widths(formatted_names, formatted_values)
+        layout.print_table(write, formatted_names, formatted_values, widths, with_header, tty, shell.color,
+                           display.cells if fitted else layout.WHOLE)
+
+    def _go_vertical(self, widths: list[int] | None) -> bool:
+        """Auto vertical: the table does not fit the screen (widths None: already decided that it
+        does not). Decided once per result, so its pages keep one layout."""
+        from cqlsh_ext.output.layout import table_width
+
+        if self.vertical_now:
+            return True
+        vertical = self.shell.settings.display.auto_vertical and (
+            widths is None or table_width(widths) > shutil.get_terminal_size().columns)
+        if self.in_result:
+            self.vertical_now = vertical
+        return vertical
 
     def print_formatted_result_vertically(self, formatted_names: list[Any], formatted_values: list[Any],
                                           row_count_offset: int) -> None:
+        from cqlsh_ext.output import layout
+
         shell = self.shell
-        if not any("\n" in value.strval for row in formatted_values for value in row):
+        display = shell.settings.display
+        fit = self._on_screen() and display.mode != NONE and display.max_field_width is None
+        multi_line = any("\n" in value.strval for row in formatted_values for value in row)
+        if not fit and not multi_line:
             return self.stock.print_formatted_result_vertically(shell, formatted_names, formatted_values,
                                                                 row_count_offset)
-        # Multi-line values (indented JSON under EXPAND ON): continuation lines align under the value.
-        max_col_width = max(n.displaywidth for n in formatted_names)
-        max_val_width = max(v.displaywidth for row in formatted_values for v in row)
-        indent = "\n" + " " * (max_col_width + 4)
-        for i, row in enumerate(formatted_values):
-            shell.writeresult(f"@ Row {row_count_offset + i + 1}")
-            shell.writeresult(f"-{'-' * max_col_width}-+-{'-' * max_val_width}-")
-            for name, value in zip(formatted_names, row, strict=True):
-                column = name.ljust(max_col_width, color=shell.color)
-                shown = value.ljust(value.displaywidth, color=shell.color).replace("\n", indent)
-                shell.writeresult(" " + " | ".join([column, shown]))
-            shell.writeresult("")
+        screen = shutil.get_terminal_size().columns if fit else None
+        layout.print_vertical(shell.writeresult, formatted_names, formatted_values, row_count_offset, screen,
+                              shell.color, display.cells)
 
 
 def _stdout_is_terminal() -> bool:
     import sys
 
     return sys.stdout.isatty()
-
-
-def table_width(formatted_names: list[Any], formatted_values: list[Any]) -> int:
-    """Columns cqlsh's table layout needs: ' a | b | c'."""
-    widths = [n.displaywidth for n in formatted_names]
-    for row in formatted_values:
-        for i, value in enumerate(row):
-            widths[i] = max(widths[i], value.displaywidth)
-    return 1 + sum(widths) + 3 * (len(widths) - 1)

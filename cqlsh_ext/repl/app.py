@@ -10,6 +10,7 @@ a write that was already sent may still be applied.
 
 from __future__ import annotations
 
+import re
 import sys
 from typing import Any
 
@@ -22,6 +23,7 @@ from cqlsh_ext.repl.completer import CqlCompleter
 from cqlsh_ext.repl.history import SafeFileHistory, history_path
 from cqlsh_ext.repl.keybindings import key_bindings
 from cqlsh_ext.repl.lexer import CqlLexer, style
+from cqlsh_ext.repl.pager import paged_output
 from cqlsh_ext.repl.statement import is_complete
 from cqlsh_ext.repl.toolbar import toolbar_fragments
 
@@ -123,13 +125,14 @@ def execute(shell: Any, text: str, cqlshmain: Any) -> None:
         return
     source = text + "\n"
     shell.statement.write(source)
+    first = re.split(r"[\s;(]", text.strip(), maxsplit=1)[0].lower()
     try:
-        shell.onecmd(source)
+        with paged_output(shell, first):
+            shell.onecmd(source)
     except cqlshmain.CQL_ERRORS as err:
         shell.printerr(getattr(err, "message", str(err)))
     except KeyboardInterrupt:
         sys.stdout.write("\n")
-        first = text.split(None, 1)[0].lower() if text.split() else ""
         note = "" if _reads_only(first) else " (the server may still apply it)"
         shell.printerr(f"Cancelled{note}.")
     finally:

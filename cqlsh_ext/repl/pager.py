@@ -1,4 +1,8 @@
-"""Results taller than the terminal go through a pager instead of cqlsh's ---MORE--- prompt.
+"""Output taller than the terminal goes through a pager instead of cqlsh's ---MORE--- prompt.
+
+Every command whose output can be long (query results, DESCRIBE, HELP, INSPECT, COMPRESSION,
+HISTORY) runs inside `paged_output`, which sends the shell's standard output and query output
+through one PagedOutput for the whole command.
 
 Output is held back until it no longer fits on the screen; only then is the pager started (and
 given what was held). Later pages stream into it as they are fetched, so the first screen shows
@@ -15,6 +19,9 @@ import shlex
 import shutil
 import signal
 import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from types import TracebackType
 from typing import Any, TextIO
 
@@ -123,3 +130,30 @@ class PagedOutput(io.TextIOBase):
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
         self.finish()
+
+
+#: First words of the commands whose output goes through the pager (their output can be long and
+#: none of them reads the terminal or draws progress on it).
+PAGED_COMMANDS = frozenset({"select", "describe", "desc", "help", "?", "inspect", "compression", "history",
+                            "list", "show"})
+
+
+@contextmanager
+def paged_output(shell: Any, first_word: str) -> Iterator[None]:
+    """Run one command with its standard output and query output through the pager (when it is
+    one of PAGED_COMMANDS, a pager is set and found, and output is not being captured)."""
+    command = pager_command(shell.settings.display.pager)
+    if first_word.lower() not in PAGED_COMMANDS or not isinstance(command, str) \
+            or shell.shunted_query_out is not None:
+        yield
+        return
+    out = PagedOutput(sys.stdout, command, max(shutil.get_terminal_size().lines - 2, 1))
+    saved = sys.stdout, shell.stdout, shell.query_out
+    sys.stdout = shell.stdout = shell.query_out = out
+    try:
+        yield
+    except PagerClosed:
+        pass
+    finally:
+        sys.stdout, shell.stdout, shell.query_out = saved
+        out.finish()

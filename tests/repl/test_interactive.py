@@ -198,19 +198,48 @@ def test_without_a_pager_installed_long_results_pause_as_in_cqlsh(term, repl_ks)
     assert "---MORE---" not in out
 
 
-def test_results_wider_than_the_screen_are_shown_vertically(term, repl_ks, home):
+def _result(out: str) -> list[str]:
+    """The result's lines in `out` (from its header or first row to its row count); the echoed
+    statement and the prompt's redraws before it are left out."""
+    lines = out.splitlines()
+    return lines[next(i for i, line in enumerate(lines) if " | " in line or line.startswith("@ Row")):]
+
+
+def _widest_line(out: str) -> int:
+    return max(len(line) for line in _result(out))
+
+
+def test_wide_results_are_cut_to_fit_then_vertical(term, repl_ks, home):
     t = term(env={"PAGER": ""}, rows=60, cols=80)
+    t.prompt()
+    # Six columns fit 80 columns once the widest cells are cut: a table, every line within the screen.
+    out = t.run(f"SELECT * FROM {repl_ks}.orders WHERE id IN (1, 2);")
+    assert " id | customer" in out and "…" in out and "@ Row 1" not in out
+    assert _widest_line(out) <= 80
+    out = t.run(f"SELECT id, customer FROM {repl_ks}.orders WHERE id = 1;")  # narrow: whole cells
+    assert " id | customer" in out and "…" not in out
+    t.exit()
+    # 40 columns cannot hold six columns even cut: vertical, values cut to the screen.
+    t = term(env={"PAGER": ""}, rows=60, cols=40)
     t.prompt()
     out = t.run(f"SELECT * FROM {repl_ks}.orders WHERE id IN (1, 2);")
     assert "@ Row 1" in out and "@ Row 2" in out
-    out = t.run(f"SELECT id, customer FROM {repl_ks}.orders WHERE id = 1;")  # narrow: a table
-    assert " id | customer" in out
+    assert _widest_line(out) <= 40, [line for line in _result(out) if len(line) > 40]
     t.exit()
     (home / ".cassandra" / "cqlshrc").write_text("[cqlsh_ext]\nauto_vertical = false\n")
-    t = term(env={"PAGER": ""}, rows=60, cols=80)
+    t = term(env={"PAGER": ""}, rows=60, cols=40)
     t.prompt()
     out = t.run(f"SELECT * FROM {repl_ks}.orders WHERE id IN (1, 2);")
     assert "@ Row 1" not in out
+
+
+def test_wrapped_cells_keep_every_character(term, repl_ks):
+    t = term("--cells", "wrap", env={"PAGER": ""}, rows=60, cols=80)
+    t.prompt()
+    out = t.run(f"SELECT id, customer, payload FROM {repl_ks}.orders WHERE id = 3;")
+    assert "…" not in "\n".join(_result(out)) and _widest_line(out) <= 80
+    joined = "".join(line.split("|")[-1].strip() for line in _result(out) if "|" in line)
+    assert '"order":1003' in joined.replace(" ", "") or '"order": 1003' in joined
 
 
 def test_toolbar_follows_the_shell_state(term, repl_ks):
@@ -238,7 +267,7 @@ def test_output_format_command_prints_json_lines(term, repl_ks):
 
 
 def test_help_lists_key_bindings(term):
-    t = term()
+    t = term(env={"PAGER": ""})
     t.prompt()
     out = t.run("HELP", until=r"Key bindings \(HELP KEYS\):[\s\S]*Ctrl-D[^\n]*\n")
     assert "Documented shell commands" in out and "OUTPUT" in out

@@ -1,0 +1,240 @@
+"""Laying a page of formatted cells out to a width: cqlsh's table, with cells cut or wrapped.
+
+cqlsh pads every column to its widest cell. On a terminal that makes a table of long values wrap
+over many screen lines; in a script, one long value pads every other row of its column with
+thousands of spaces. Here:
+
+- `fit_widths`: column widths that fit a screen: narrow columns keep their width, the widest
+  ones share what is left (at least MIN_COLUMN each, never narrower than the column's name);
+  None when even that cannot fit (then the result is shown vertically);
+- `script_widths`: cqlsh's widths, except that cells wider than a bound do not count; such a cell
+  is written whole and the other rows keep their alignment;
+- `print_table`: cqlsh's table layout (the header, the `-+-` rule, right-aligned cells) with
+  cells cut with `…` (cut) or continued on further lines (wrap) where they exceed their column,
+  or written whole (scripts).
+
+Colours survive a cut: the cut walks the coloured text, copying escape sequences and counting
+only what is displayed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import wcwidth
+from cqlshlib.displaying import ANSI_RESET, FormattedValue
+
+ELLIPSIS = "…"
+#: A column is never cut narrower than this (or its name), so a cut cell still says something.
+MIN_COLUMN = 12
+#: -e/-f/piped output without a terminal: a cell wider than this does not widen its column.
+SCRIPT_CELL_BOUND = 120
+
+_ESCAPE = re.compile(r"\x1b\[[0-9;]*m")
+
+#: How a cell too wide for its column is shown: "cut", "wrap", or "whole" (scripts).
+CUT, WRAP, WHOLE = "cut", "wrap", "whole"
+
+
+def table_width(widths: Sequence[int]) -> int:
+    """Screen columns of cqlsh's table: rows ' a | b | c', and the rule under the header one
+    wider: '---+---+---' with a dash on each end."""
+    return 2 + sum(widths) + 3 * (len(widths) - 1)
+
+
+def natural_widths(names: Sequence[Any], rows: Sequence[Sequence[Any]] | None) -> list[int]:
+    widths = [n.displaywidth for n in names]
+    for row in rows or ():
+        for i, cell in enumerate(row):
+            if cell.displaywidth > widths[i]:
+                widths[i] = cell.displaywidth
+    return widths
+
+
+def fit_widths(names: Sequence[Any], rows: Sequence[Sequence[Any]], screen: int) -> list[int] | None:
+    """Widths that fit `screen` columns, or None when the columns cannot fit even cut."""
+    natural = natural_widths(names, rows)
+    room = screen - table_width([0] * len(natural))
+    if sum(natural) <= room:
+        return natural
+    floor = [min(w, max(n.displaywidth, MIN_COLUMN)) for n, w in zip(names, natural, strict=True)]
+    if sum(floor) > room:
+        return None
+    # The largest cap c with sum(min(natural, max(floor, c))) <= room: narrow columns keep their
+    # width, the wide ones are cut to the same width.
+    low, high = 0, max(natural)
+    while low < high:
+        mid = (low + high + 1) // 2
+        if sum(min(w, max(f, mid)) for w, f in zip(natural, floor, strict=True)) <= room:
+            low = mid
+        else:
+            high = mid - 1
+    widths = [min(w, max(f, low)) for w, f in zip(natural, floor, strict=True)]
+    # What rounding left goes to the first cut columns, one each.
+    spare = room - sum(widths)
+    for i, w in enumerate(natural):
+        if spare <= 0:
+            break
+        if widths[i] < w:
+            widths[i] += 1
+            spare -= 1
+    return widths
+
+
+def script_widths(names: Sequence[Any], rows: Sequence[Sequence[Any]] | None, bound: int) -> list[int]:
+    """cqlsh's column widths, counting only cells up to `bound` wide."""
+    widths = [n.displaywidth for n in names]
+    for row in rows or ():
+        for i, cell in enumerate(row):
+            if widths[i] < cell.displaywidth <= bound:
+                widths[i] = cell.displaywidth
+    return widths
+
+
+def _char_width(ch: str) -> int:
+    if ch.isascii():
+        return 1
+    width = wcwidth.wcwidth(ch)
+    return max(width, 0)
+
+
+def cut(cell: Any, width: int, color: bool) -> Any:
+    """`cell` (a FormattedValue) shortened to `width` display columns, ending with '…'."""
+    if cell.displaywidth <= width:
+        return cell
+    text = cell.coloredval if color else cell.strval
+    pieces, used, i = [], 0, 0
+    while i < len(text):
+        escape = _ESCAPE.match(text, i)
+        if escape:
+            pieces.append(escape.group())
+            i = escape.end()
+            continue
+        w = _char_width(text[i])
+        if used + w > width - 1:
+            break
+        pieces.append(text[i])
+        used += w
+        i += 1
+    shown = "".join(pieces) + ELLIPSIS + (ANSI_RESET if color and "\x1b[" in text else "")
+    plain = _ESCAPE.sub("", shown) if color else shown
+    return FormattedValue(plain, shown, used + 1)
+
+
+def wrap(cell: Any, width: int, color: bool) -> list[Any]:
+    """`cell` split into lines of at most `width` display columns (colours carried over)."""
+    if cell.displaywidth <= width:
+        return [cell]
+    text = cell.coloredval if color else cell.strval
+    lines: list[Any] = []
+    pieces: list[str] = []
+    active = ""  # the escape sequence in force, re-opened on each continuation line
+    used, i = 0, 0
+
+    def close() -> None:
+        shown = "".join(pieces) + (ANSI_RESET if color and active else "")
+        lines.append(FormattedValue(_ESCAPE.sub("", shown), shown, used))
+
+    while i < len(text):
+        escape = _ESCAPE.match(text, i)
+        if escape:
+            pieces.append(escape.group())
+            active = "" if escape.group() == ANSI_RESET else escape.group()
+            i = escape.end()
+            continue
+        w = _char_width(text[i])
+        if used + w > width:
+            close()
+            pieces, used = [active] if active else [], 0
+        pieces.append(text[i])
+        used += w
+        i += 1
+    close()
+    return lines
+
+
+def print_table(write: Callable[[str], None], names: Sequence[Any], rows: Sequence[Sequence[Any]] | None,
+                widths: Sequence[int], with_header: bool, tty: bool, color: bool, overflow: str) -> None:
+    """cqlsh's Shell.print_formatted_result with `widths` given and cells that exceed them cut,
+    wrapped or written whole (`overflow`). seams.COPIED pins the cqlsh source this follows."""
+    if with_header:
+        header = " | ".join(name.ljust(w, color=color) for name, w in zip(names, widths, strict=True))
+        write(" " + header.rstrip())
+        write("-" + "-+-".join("-" * w for w in widths) + "-")
+    if rows is None:
+        write("")
+        return
+    for row in rows:
+        if overflow == WRAP:
+            _write_wrapped(write, row, widths, color)
+            continue
+        cells = [cut(cell, w, color) if overflow == CUT else cell
+                 for cell, w in zip(row, widths, strict=True)]
+        write(" " + " | ".join(cell.rjust(w, color=color) for cell, w in zip(cells, widths, strict=True)))
+    if tty:
+        write("")
+
+
+def _write_wrapped(write: Callable[[str], None], row: Sequence[Any], widths: Sequence[int],
+                   color: bool) -> None:
+    columns = [wrap(cell, w, color) for cell, w in zip(row, widths, strict=True)]
+    blank = FormattedValue("")
+    for line_no in range(max(len(c) for c in columns)):
+        parts = []
+        for lines, w in zip(columns, widths, strict=True):
+            if len(lines) == 1:  # a cell on one line keeps cqlsh's right alignment
+                part = lines[0].rjust(w, color=color) if line_no == 0 else blank.ljust(w)
+            else:
+                part = lines[line_no].ljust(w, color=color) if line_no < len(lines) else blank.ljust(w)
+            parts.append(part)
+        write((" " + " | ".join(parts)).rstrip() if line_no else " " + " | ".join(parts))
+
+
+def print_vertical(write: Callable[[str], None], names: Sequence[Any], rows: Sequence[Sequence[Any]],
+                   row_count_offset: int, screen: int | None, color: bool, overflow: str) -> None:
+    """cqlsh's Shell.print_formatted_result_vertically; with `screen`, values and the rule fit it.
+
+    Multi-line values (indented JSON under EXPAND ON) continue under the value column.
+    """
+    name_width = max(n.displaywidth for n in names)
+    value_width = max((line_width(v) for row in rows for v in row), default=0)
+    room = None if screen is None else max(screen - name_width - 4, MIN_COLUMN)
+    # The rule ('-name-+-value-') is one wider than the lines under it, as in cqlsh.
+    rule_width = value_width if room is None else min(value_width, room - 1)
+    indent = " " * (name_width + 4)
+    for i, row in enumerate(rows):
+        write(f"@ Row {row_count_offset + i + 1}")
+        write(f"-{'-' * name_width}-+-{'-' * rule_width}-")
+        for name, value in zip(names, row, strict=True):
+            lines = [value] if "\n" not in value.strval else _split_lines(value, color)
+            shown: list[Any] = []
+            for line in lines:
+                if room is None or line.displaywidth <= room:
+                    shown.append(line)
+                elif overflow == WRAP:
+                    shown.extend(wrap(line, room, color))
+                else:
+                    shown.append(cut(line, room, color))
+            column = name.ljust(name_width, color=color)
+            first, *rest = shown
+            write(" " + column + " | " + first.ljust(first.displaywidth, color=color))
+            for line in rest:
+                write(indent + line.ljust(line.displaywidth, color=color))
+        write("")
+
+
+def line_width(value: Any) -> int:
+    if "\n" not in value.strval:
+        return int(value.displaywidth)
+    return max(len(line) for line in value.strval.split("\n"))
+
+
+def _split_lines(value: Any, color: bool) -> list[Any]:
+    plain = value.strval.split("\n")
+    colored = value.coloredval.split("\n") if color else plain
+    if len(colored) != len(plain):
+        colored = plain
+    return [FormattedValue(p, c, wcwidth.wcswidth(p) if not p.isascii() else len(p))
+            for p, c in zip(plain, colored, strict=True)]
