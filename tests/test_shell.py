@@ -347,3 +347,22 @@ def test_driver_reactor_is_stopped_before_the_interpreter_exits(cassandra, tmp_p
     threads = re.search(r"threads-at-exit=(.*)", result.stderr)
     assert threads, result.stderr
     assert "event_loop" not in threads.group(1).split(",")
+
+
+def test_scripts_keep_whole_values_without_padding_the_other_rows(cassandra, ks, tmp_path):
+    # An undecodable value (its whole hex, kilobytes long) in -e output: written whole, and the other
+    # rows of its column are not padded out to its width.
+    s = cassandra.session(ks)
+    s.execute("INSERT INTO formats (name, data) VALUES ('zz random', %s)", (bytes(range(256)) * 8,))
+    try:
+        out = ext(cassandra, tmp_path, f"SELECT name, data FROM {ks}.formats")
+    finally:
+        s.execute("DELETE FROM formats WHERE name = 'zz random'")
+        s.shutdown()
+    lines = [line for line in out.splitlines() if " | " in line]
+    huge = [line for line in lines if "zz random" in line]
+    assert len(huge) == 1 and ("0x" + (bytes(range(256)) * 8).hex()) in huge[0]  # whole, never cut
+    # Rows whose value is short stay short: not padded to the width of the kilobytes-long ones.
+    short = [line for line in lines if len(line.partition(" | ")[2].strip()) <= 120]
+    assert len(short) > 5 and max(len(line) for line in short) < 200
+    assert "…" not in out

@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 import pexpect
+import pyte
 from shell_runner import CQLSH_EXT, isolated_env
 
 # CSI (colours, cursor moves), OSC (titles), and the few two-byte escapes prompt_toolkit uses.
@@ -44,6 +45,9 @@ class Term:
         self.text = ""
         self.pos = 0
         self._answered = 0
+        # What the screen shows, as a terminal of this size renders the same bytes.
+        self.screen = pyte.Screen(cols, rows)
+        self._stream = pyte.Stream(self.screen)
 
     # ------------------------------------------------------------------ reading
 
@@ -56,6 +60,7 @@ class Term:
         except pexpect.EOF:
             return False
         self.raw += chunk
+        self._stream.feed(chunk)
         requests = self.raw.count(_CPR_REQUEST)
         while self._answered < requests:
             self.child.send("\x1b[1;1R")  # "the cursor is at the top left"
@@ -84,6 +89,11 @@ class Term:
                 raise AssertionError(f"cqlsh-ext exited before {pattern!r}; output:\n{self.tail()}")
         raise AssertionError(f"no {pattern!r} within {timeout:.0f} s; output since the last match:\n"
                              f"{self.text[self.pos:][-3000:]}")
+
+    def display(self) -> list[str]:
+        """The screen's rows as a person sees them now (trailing blanks removed)."""
+        self._pump(0.2)
+        return [row.rstrip() for row in self.screen.display]
 
     def since(self) -> str:
         """Output not yet consumed by expect()."""

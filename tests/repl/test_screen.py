@@ -1,0 +1,110 @@
+"""What a person sees in the interactive shell at 80x24, 120x40 and 200x60, on the demo tables.
+
+The shell runs in a pseudo-terminal of each size; its bytes are rendered by a terminal emulator
+(pyte) and the checks read that screen, and the lines written: no line wider than the screen (so
+nothing wraps, separators included), a table or vertical rows as the result calls for, and the
+pager for output taller than the screen, with the prompt back after it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+
+import pytest
+from shell_runner import CQLSH_EXT, isolated_env
+
+SIZES = [(80, 24), (120, 40), (200, 60)]
+RULE = re.compile(r"^-+(\+-+)+$")
+
+
+@pytest.fixture(scope="module")
+def demo_ks(cassandra, tmp_path_factory) -> str:
+    """The demo keyspace, loaded by `cqlsh-ext demo load` as a user does (fewer rows)."""
+    name = f"demo_{os.getpid()}"
+    home = tmp_path_factory.mktemp("demo-home")
+    proc = subprocess.run([CQLSH_EXT, "demo", "load", "-k", name, "--rows", "120", cassandra.host,
+                           str(cassandra.port), "-u", cassandra.username, "-p", cassandra.password],
+                          capture_output=True, text=True, timeout=300, env=isolated_env(home))
+    assert proc.returncode == 0, proc.stderr
+    return name
+
+
+def result_lines(out: str) -> list[str]:
+    """The lines of the result in `out`, from its header or first row to the row count."""
+    lines = out.splitlines()
+    start = next(i for i, line in enumerate(lines) if " | " in line or line.startswith("@ Row"))
+    return lines[start:]
+
+
+def assert_fits(out: str, cols: int) -> list[str]:
+    lines = result_lines(out)
+    wide = [line for line in lines if len(line) > cols]
+    assert not wide, f"{len(wide)} lines wider than {cols} columns, e.g. {wide[0][:200]!r}"
+    return lines
+
+
+def assert_screen_rules_whole(t, cols: int) -> None:
+    """On the rendered screen, every table rule is one row: the row after it is not more dashes."""
+    rows = t.display()
+    for i, row in enumerate(rows[:-1]):
+        if RULE.match(row):
+            assert len(row) <= cols
+            assert not rows[i + 1].startswith("-"), f"a rule wraps onto the next row:\n{row}\n{rows[i + 1]}"
+
+
+@pytest.mark.parametrize(("cols", "rows"), SIZES)
+def test_tables_fit_the_screen(term, demo_ks, cols, rows):
+    t = term("-k", demo_ks, env={"PAGER": ""}, rows=rows, cols=cols)
+    t.prompt()
+    out = t.run("SELECT name, data FROM blob_formats;")
+    lines = assert_fits(out, cols)
+    assert re.match(r"^\s*name\s+\| data", lines[0]) and RULE.match(lines[1]), lines[:2]
+    assert any("[snappy]" in line for line in lines)  # decoded, not hex
+    assert_screen_rules_whole(t, cols)
+    t.prompt()
+    out = t.run("SELECT * FROM table_with_uncompressed_json LIMIT 3;")
+    lines = assert_fits(out, cols)
+    assert lines[0].split() == ["id", "|", "data"], lines[0]  # a table: two columns fit, cut
+    assert sum("…" in line for line in lines) == 3
+    assert_screen_rules_whole(t, cols)
+    t.prompt()
+    out = t.run("SELECT * FROM nested_blobs;")
+    assert_fits(out, cols)
+    t.exit()
+
+
+@pytest.mark.parametrize(("cols", "rows"), SIZES)
+def test_vertical_rows_fit_the_screen(term, demo_ks, cols, rows):
+    t = term("-k", demo_ks, env={"PAGER": ""}, rows=rows, cols=cols)
+    t.prompt()
+    t.run("EXPAND ON", until=r"EXPAND set to ON")
+    t.prompt()
+    out = t.run("SELECT * FROM table_with_uncompressed_json LIMIT 2;")
+    lines = assert_fits(out, cols)
+    assert lines[0] == "@ Row 1" and RULE.match(lines[1])
+    t.prompt()
+    out = t.run("SELECT * FROM nested_blobs LIMIT 2;")
+    assert_fits(out, cols)
+    t.exit()
+
+
+@pytest.mark.parametrize(("cols", "rows"), SIZES)
+def test_tall_output_opens_the_pager_then_the_prompt_is_back(term, demo_ks, cols, rows):
+    t = term("-k", demo_ks, env={"PAGER": "less -SRXF"}, rows=rows, cols=cols)
+    t.prompt()
+    statements = [f"SELECT id FROM table_with_compressed_json LIMIT {rows * 2};"]
+    if rows < 40:  # reports and HELP (40-50 lines) are taller than the smallest screen
+        statements += ["COMPRESSION ADVISE SAMPLE 20 SELECT data FROM table_with_compressed_json;", "HELP"]
+    for statement in statements:
+        t.type(statement)
+        t.enter()
+        t.expect(r"\n:|\(END\)", timeout=120)  # less's prompt on the bottom row
+        assert t.display()[-1].startswith((":", "(END)")), t.display()[-3:]
+        t.type("q")
+        t.prompt()
+    # Short output does not start the pager.
+    out = t.run("SELECT name FROM blob_formats LIMIT 2;")
+    assert "(2 rows)" in out and not t.display()[-1].startswith(":")
+    t.exit()
