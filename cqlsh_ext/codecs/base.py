@@ -67,6 +67,9 @@ class Format:
     grade: ClassVar[Grade]
     #: Leading signature bytes (grade A/B), or b"" when the format has none.
     magic: ClassVar[bytes] = b""
+    #: headers() fields read from the end of the value (a trailer): on a value that is cut short
+    #: or corrupt those bytes are not a trailer, and INSPECT says so instead of showing them as facts.
+    trailer_fields: ClassVar[tuple[str, ...]] = ()
     #: Every first byte matches() can accept (the registry's dispatch); defaults to magic[:1].
     lead_bytes: ClassVar[bytes] = b""
 

@@ -25,7 +25,7 @@ class Gzip(Format):
     primary = True
     grade = "A"
     magic = GZIP_MAGIC
-
+    trailer_fields = ("CRC32", "ISIZE", "ratio")
 
     def matches(self, data: bytes) -> bool:
         return len(data) >= 18 and data.startswith(GZIP_MAGIC) and not data[3] & 0xE0
@@ -118,7 +118,7 @@ class Zlib(Format):
     magic = b"\x78"
     # CM 8 with CINFO 0..7: 0x08, 0x18, ... 0x78 (0x78 is what every real producer writes)
     lead_bytes = bytes(range(0x08, 0x80, 0x10))
-
+    trailer_fields = ("adler32",)
 
     def matches(self, data: bytes) -> bool:
         return _zlib_header_ok(data)

@@ -183,7 +183,19 @@ def _layer(fmt: Format, data: bytes, decoded: Any, cap: int) -> LayerReport:
     )
 
 
+#: Shown instead of a trailer field of a value that did not decode.
+NOT_A_TRAILER = "not verified: the last bytes of a value that is cut short or corrupt"
+
+
 def _failed_layer(fmt: Format, data: bytes, reason: str | None, cap: int) -> LayerReport:
+    headers = _headers(fmt, data, {})
+    # A value that failed to decode may end anywhere: what sits where its trailer would be is
+    # not a trailer. Show those bytes as such; a ratio computed from them is no fact at all.
+    for key in fmt.trailer_fields:
+        if key == "ratio":
+            headers.pop(key, None)
+        elif key in headers:
+            headers[key] = f"{headers[key]} ({NOT_A_TRAILER})"
     return LayerReport(
         fmt.label,
         fmt.codec,
@@ -191,7 +203,7 @@ def _failed_layer(fmt: Format, data: bytes, reason: str | None, cap: int) -> Lay
         fmt.grade,
         len(data),
         None,
-        headers=_headers(fmt, data, {}),
+        headers=headers,
         checks=checksums.verify(fmt, data, None, cap, reason),
         checks_note=checksums.no_checksum_note(fmt),
         error=reason,
