@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
 
 from cqlsh_ext import __version__
 from cqlsh_ext.keyspaces import options as keyspaces_options
@@ -54,19 +55,19 @@ def _cqlshrc_arg(args: list[str]) -> str | None:
     return finder.parse_known_args(args)[0].cqlshrc
 
 
-def _connection_args(settings: Settings, cqlshmain: object, cqlsh_args: list[str]) -> list[str]:
+def _connection_args(settings: Settings, cqlshmain: Any, cqlsh_args: list[str]) -> list[str]:
     """cqlsh's arguments, with the host and port --keyspaces implies; raises KeyspacesError."""
     opts = settings.keyspaces
     if not opts.active:
         return cqlsh_args
     cqlsh_args = opts.give_back + cqlsh_args  # `--keyspaces 127.0.0.1`: a host, not a region
-    positional = cqlshmain.parser.parse_known_args(cqlsh_args)[1]  # type: ignore[attr-defined]
+    positional = cqlshmain.parser.parse_known_args(cqlsh_args)[1]
     return keyspaces_options.connection_args(opts, cqlsh_args, positional)
 
 
-def _print_help(cqlshmain: object, ext_parser: argparse.ArgumentParser) -> None:
+def _print_help(cqlshmain: Any, ext_parser: argparse.ArgumentParser) -> None:
     """One usage text: cqlsh's options (its own help, under our name) followed by ours."""
-    cqlsh_parser = cqlshmain.parser  # type: ignore[attr-defined]
+    cqlsh_parser = cqlshmain.parser
     cqlsh_parser.prog = "cqlsh-ext"
     cqlsh_parser.usage = "%(prog)s [options] [host [port]]"  # cqlsh's reads "Usage: ..." after "usage:"
     cqlsh_parser.description = ("cqlsh, extended: every cqlsh option and cqlshrc setting, plus decoded "
@@ -86,10 +87,10 @@ def _print_help(cqlshmain: object, ext_parser: argparse.ArgumentParser) -> None:
         print((epilog % vars(cqlshmain)).strip() if "%(" in epilog else epilog.strip())
 
 
-def _versions(cqlshmain: object) -> str:
+def _versions(cqlshmain: Any) -> str:
     import cassandra
 
-    return (f"cqlsh-ext {__version__} (cqlsh {cqlshmain.version}, "  # type: ignore[attr-defined]
+    return (f"cqlsh-ext {__version__} (cqlsh {cqlshmain.version}, "
             f"cassandra-driver {cassandra.__version__})")
 
 

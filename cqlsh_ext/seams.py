@@ -81,7 +81,7 @@ COPIED: dict[str, str] = {
         "b4adaaefab94ccb4c48c32d4b68ff70dce19703bcb8ae674b0593f4fd9114209",
 }
 
-_STOCK_SHELL: list[type] = []
+_STOCK_SHELL: list[Any] = []
 
 
 def import_cqlshmain(cqlshrc: str | None) -> ModuleType:
@@ -104,7 +104,7 @@ def import_cqlshmain(cqlshrc: str | None) -> ModuleType:
     return cqlshmain
 
 
-def stock_shell_class() -> type:
+def stock_shell_class() -> Any:  # cqlsh's Shell is untyped
     """cqlsh's own Shell class, also after install_shell_class replaced the module global."""
     if not _STOCK_SHELL:
         import_cqlshmain(None)
@@ -113,7 +113,7 @@ def stock_shell_class() -> type:
 
 def install_shell_class(cqlshmain: ModuleType, shell_class: type) -> None:
     """Make cqlsh's main(), SOURCE and LOGIN construct our Shell subclass."""
-    cqlshmain.Shell = shell_class
+    setattr(cqlshmain, "Shell", shell_class)  # noqa: B010  (a module global, set from outside)
 
 
 def upstream_source_hash(qualified_name: str) -> str:
@@ -193,6 +193,6 @@ def install_connection_hook(adjust: Callable[[dict[str, Any]], dict[str, Any]],
     for module in (m for m in (cqlshmain, copyutil) if m is not None):
         if getattr(module, "Cluster", None) is not Cluster:
             raise RuntimeError(f"{module.__name__}.Cluster is not cassandra.cluster.Cluster")
-        module.Cluster = cluster  # type: ignore[attr-defined]  # the seam itself
+        setattr(module, "Cluster", cluster)  # noqa: B010
     sslhandling.ssl_settings = ssl_settings
-    copyutil.ssl_settings = ssl_settings  # type: ignore[attr-defined]  # the seam itself
+    setattr(copyutil, "ssl_settings", ssl_settings)  # noqa: B010

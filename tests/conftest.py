@@ -1,11 +1,12 @@
 """Shared fixtures. `cassandra`: a real Cassandra 5.0 for the whole test session.
 
-The server is this suite's own (ports 19042/17000/17199, directory .cache/test-cassandra), so a
-developer's `bin/dev-cassandra` instance on 9042 is never touched. It starts on first use
-(about 6 s, plus a one-time jar download) and stops at the end of the session.
+The server is this suite's own (ports picked free at start, directory .cache/test-cassandra), so
+it runs beside a developer's `bin/dev-cassandra` on 9042, another test run or any other server.
+It starts on first use (about 6 s, plus a one-time jar download) and stops at the end of the
+session.
 
 Environment:
-    CQLSH_EXT_TEST_PORT / _STORAGE_PORT / _JMX_PORT   other ports
+    CQLSH_EXT_TEST_PORT / _STORAGE_PORT / _JMX_PORT   fixed ports instead of free ones
     CQLSH_EXT_TEST_DIR                                 another instance directory
     CQLSH_EXT_TEST_REUSE=1    use the instance already running there, or start one and leave it
                               running for the next run (stop it: bin/dev-cassandra stop --dir ...)
@@ -32,22 +33,17 @@ if str(REPO_ROOT / "tools") not in sys.path:
     sys.path.insert(0, str(REPO_ROOT / "tools"))
 
 import devcassandra  # noqa: E402
+from server_ports import PORT_VARIABLES, ports_from, start_on_free_ports  # noqa: E402
 
 if TYPE_CHECKING:
     from cassandra.cluster import Cluster, Session
-
-
-def _env_int(name: str, default: int) -> int:
-    return int(os.environ.get(name) or default)
 
 
 def server_config(**overrides: Any) -> devcassandra.Config:
     """The test instance's Config (env overrides applied); keyword args override further."""
     values: dict[str, Any] = {
         "directory": Path(os.environ.get("CQLSH_EXT_TEST_DIR") or REPO_ROOT / ".cache" / "test-cassandra"),
-        "native_port": _env_int("CQLSH_EXT_TEST_PORT", 19042),
-        "storage_port": _env_int("CQLSH_EXT_TEST_STORAGE_PORT", 17000),
-        "jmx_port": _env_int("CQLSH_EXT_TEST_JMX_PORT", 17199),
+        **ports_from(PORT_VARIABLES),
         "cluster_name": "cqlsh-ext tests",
     }
     values.update(overrides)
@@ -109,10 +105,20 @@ class CassandraServer:
             self._cluster = None
 
 
+#: Fixtures that start a real server (Java); a test using one is marked `server`.
+SERVER_FIXTURES = frozenset({"cassandra", "keyspaces_endpoint"})
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Markers the fast layer (bin/test --fast: -m "not server and not java and not docker") goes by:
+    `server` from the fixtures a test uses, `docker` from its directory; modules that run Java
+    without a server say `pytestmark = pytest.mark.java` themselves. A test that still reaches Java
+    in the fast layer fails (devcassandra refuses under CQLSH_EXT_FAST=1) rather than being slow."""
     for item in items:
-        if "cassandra" in getattr(item, "fixturenames", ()):
+        if SERVER_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.server)
+        if "docker" in item.path.parts:
+            item.add_marker(pytest.mark.docker)
 
 
 @pytest.fixture(scope="session")
@@ -123,6 +129,8 @@ def cassandra() -> Iterator[CassandraServer]:
     timeout = float(os.environ.get("CQLSH_EXT_TEST_START_TIMEOUT") or 120)
     started = False
     if reuse and inst.is_running():
+        # The instance keeps the ports it was started with (recorded in its directory).
+        inst = devcassandra.Instance(inst.running_config() or cfg)
         inst.wait_for_cql(timeout)
     else:
         if inst.is_running():
@@ -130,8 +138,10 @@ def cassandra() -> Iterator[CassandraServer]:
             warnings.warn(f"stopping a leftover test Cassandra in {cfg.directory}", stacklevel=1)
             inst.stop()
         # A reused instance must outlive this process; otherwise it dies with us, even on SIGKILL.
-        inst.start(timeout, die_with_parent=not reuse, clean=not reuse)
+        inst = start_on_free_ports(server_config, PORT_VARIABLES, timeout=timeout, die_with_parent=not reuse,
+                                   clean=not reuse)
         started = not reuse
+    cfg = inst.config
     server = CassandraServer(cfg.host, cfg.native_port, cfg.username or "", cfg.password or "", inst)
     try:
         yield server

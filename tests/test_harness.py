@@ -24,6 +24,9 @@ from conftest import CassandraServer, server_config
 from devcassandra import Instance
 from java_producers import PRODUCERS, java_produce, java_produce_many
 
+#: Runs Java (javac and the JVM) without a server: not part of the fast layer.
+pytestmark = pytest.mark.java
+
 SMALL = json.dumps({"id": 7, "name": "Zoë", "price": "12 €", "tags": ["a", "b"]}, ensure_ascii=False).encode()
 # Over 64 KiB: several SnappyOutputStream (32 KiB) and LZ4BlockOutputStream (64 KiB) blocks, and a
 # TC_LONGSTRING in Java serialization.

@@ -3,7 +3,7 @@
 
 Stdlib only, so `bin/dev-cassandra` works with any python3 and the test suite can import it
 before anything else is installed. One `Instance` is one directory (config, data, log, pid
-file) plus its ports; several can run side by side (a developer's on 9042, the tests' on 19042).
+file) plus its ports; several can run side by side (a developer's on 9042, the tests' on free ports).
 
     inst = Instance(Config(directory=Path(".cache/x"), native_port=19042, storage_port=17000,
                            jmx_port=17199))
@@ -37,7 +37,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -165,6 +165,7 @@ def find_java() -> str:
     Cassandra 5.0 runs on 11 and 17 only, and our module flags are 17's; a newer default JDK
     (this machine also has a 25) must not be picked silently.
     """
+    _refuse_in_fast_layer("a JDK")
     candidates = [
         str(Path(home) / "bin" / "java")
         for home in (os.environ.get("CQLSH_EXT_JAVA_HOME"), os.environ.get("JAVA_HOME"))
@@ -195,6 +196,12 @@ def java_major(java: str) -> int | None:
     return int(m.group(2) or 0) if major == 1 else major
 
 
+def _refuse_in_fast_layer(what: str) -> None:
+    if os.environ.get("CQLSH_EXT_FAST") == "1":
+        raise DevCassandraError(f"the fast test layer (bin/test --fast) runs without Java, but this test "
+                                f"needs {what}: mark it (server or java)")
+
+
 def ensure_jars(lib_dir: Path = DEFAULT_LIB_DIR, pom: Path = POM) -> Path:
     """Return lib_dir, downloading Cassandra's jars into it first if needed.
 
@@ -202,6 +209,7 @@ def ensure_jars(lib_dir: Path = DEFAULT_LIB_DIR, pom: Path = POM) -> Path:
     test run and bin/dev-cassandra from downloading into the same place at once, and the jars
     land in a temporary sibling first so an interrupted download never looks complete.
     """
+    _refuse_in_fast_layer("Cassandra's jars")
     lib_dir = Path(lib_dir).absolute()
     want = hashlib.sha256(pom.read_bytes()).hexdigest()
     marker = lib_dir / LIB_MARKER
@@ -438,6 +446,28 @@ def _proc_is(pid: int, needle: str) -> bool:
     return True
 
 
+def free_ports(count: int, host: str = "127.0.0.1") -> list[int]:
+    """`count` distinct ports nothing listens on now (the kernel's pick, as for port 0).
+
+    Another process may still take one before the server binds it: start() then fails with
+    PortsInUse and the caller picks again.
+    """
+    sockets = []
+    try:
+        for _ in range(count):
+            s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            s.bind((host, 0))
+            sockets.append(s)
+        return [s.getsockname()[1] for s in sockets]
+    finally:
+        for s in sockets:
+            s.close()
+
+
+class PortsInUse(DevCassandraError):
+    """start(): a port of the Config is taken; str() names them."""
+
+
 def _port_free(host: str, port: int) -> bool:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         # SO_REUSEADDR: TIME_WAIT leftovers of a just-stopped server are not "in use".
@@ -498,6 +528,15 @@ class Instance:
     def is_running(self) -> bool:
         return self.pid() is not None
 
+    def running_config(self) -> Config | None:
+        """This Config with the host and ports the running instance was started with."""
+        try:
+            info = json.loads((self.directory / "instance.json").read_text())
+            return replace(self.config, host=info["host"], native_port=info["native_port"],
+                                       storage_port=info["storage_port"], jmx_port=info["jmx_port"])
+        except (OSError, ValueError, KeyError):
+            return None
+
     def write_config(self) -> None:
         conf = self.directory / "conf"
         conf.mkdir(parents=True, exist_ok=True)
@@ -518,8 +557,7 @@ class Instance:
         busy = [f"{name} {port}" for name, port in self.config.ports.items()
                 if not _port_free(self.config.host, port)]
         if busy:
-            raise DevCassandraError(f"port(s) in use on {self.config.host}: {', '.join(busy)} "
-                                    "(another Cassandra? see bin/dev-cassandra status)")
+            raise PortsInUse(f"port(s) in use on {self.config.host}: {', '.join(busy)}")
         java = find_java()
         ensure_jars(self.config.lib_dir)
         if clean:
@@ -664,6 +702,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"running, pid {pid}, CQL {cfg.host}:{cfg.native_port}: {state}\nlog: {inst.log_path}")
         elif args.command == "log":
             print(tail(inst.log_path, 100))
+    except PortsInUse as e:
+        print(f"dev-cassandra: {e}: another Cassandra? (bin/dev-cassandra status). Pick other ports "
+              "with --port/--storage-port/--jmx-port or DEV_CASSANDRA_PORT, DEV_CASSANDRA_STORAGE_PORT, "
+              "DEV_CASSANDRA_JMX_PORT", file=sys.stderr)
+        return 1
     except DevCassandraError as e:
         print(f"dev-cassandra: {e}", file=sys.stderr)
         return 1

@@ -289,7 +289,11 @@ class HadoopStream(Format):
     container = "hadoop"
     grade = "C"
     max_ratio: ClassVar[int]
-    chunk: ClassVar[Callable[[bytes, int, int], tuple[bytes, bool]]]
+
+    @staticmethod
+    def chunk(buf: bytes, expected: int, left: int) -> tuple[bytes, bool]:
+        """One block's decoder: (output, truncated); each codec's stream supplies its own."""
+        raise NotImplementedError
 
     def matches(self, data: bytes) -> bool:
         if len(data) < 9:

@@ -398,7 +398,7 @@ class SnappyXerial(Format):
     def headers(self, data: bytes) -> dict[str, object]:
         if len(data) < 16:
             raise DecodeError("truncated header")
-        blocks = []
+        blocks: list[dict[str, object]] = []
         pos = 16
         while pos + 4 <= len(data) and len(blocks) < 256:
             if data.startswith(_XERIAL, pos):

@@ -14,6 +14,7 @@ import argparse
 import os
 import sys
 import uuid
+from typing import Any
 
 import cramjam
 
@@ -46,17 +47,17 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def load(session: object, keyspace: str, rows: int) -> dict[str, int]:
+def load(session: Any, keyspace: str, rows: int) -> dict[str, int]:
     """Create and fill the demo tables through a cassandra-driver session; returns rows written."""
     from cassandra.concurrent import execute_concurrent_with_args
 
     for statement in SCHEMA.format(ks=keyspace).split(";"):
         if statement.strip():
-            session.execute(statement)  # type: ignore[attr-defined]
-    compressed = session.prepare(  # type: ignore[attr-defined]
+            session.execute(statement)
+    compressed = session.prepare(
         f"INSERT INTO {keyspace}.table_with_compressed_json (id, data) VALUES (?, ?)"
     )
-    plain = session.prepare(  # type: ignore[attr-defined]
+    plain = session.prepare(
         f"INSERT INTO {keyspace}.table_with_uncompressed_json (id, data) VALUES (?, ?)"
     )
     docs = list(documents(rows))
@@ -71,14 +72,14 @@ def load(session: object, keyspace: str, rows: int) -> dict[str, int]:
 
     sample_doc = docs[0] if docs else next(documents(1))
     formats = samples(sample_doc)
-    insert = session.prepare(  # type: ignore[attr-defined]
+    insert = session.prepare(
         f"INSERT INTO {keyspace}.blob_formats (name, producer, data) VALUES (?, ?, ?)"
     )
     execute_concurrent_with_args(session, insert, [(s.name, s.producer, s.data) for s in formats])
 
     by_name = {s.name: "0x" + s.data.hex() for s in formats}
     # CQL literals: the UDT value is easiest to write that way.
-    session.execute(  # type: ignore[attr-defined]
+    session.execute(
         f"INSERT INTO {keyspace}.nested_blobs (id, by_codec, history, pair, attached) VALUES (1, "
         f"{{'snappy': {by_name['snappy raw']}, 'zstd': {by_name['zstd']}, 'raw': 0x00010203}}, "
         f"[{by_name['gzip']}, {by_name['lz4 frame']}], ('doc', {by_name['xz']}), "
@@ -99,10 +100,10 @@ def _timeuuid(number: int) -> uuid.UUID:
     return uuid_from_time(1_704_067_200 + number * 0.001, node=0x0DE30DE30DE3, clock_seq=number % 0x3FFF)
 
 
-def is_loaded(session: object, keyspace: str) -> bool:
-    if keyspace not in session.cluster.metadata.keyspaces:  # type: ignore[attr-defined]
+def is_loaded(session: Any, keyspace: str) -> bool:
+    if keyspace not in session.cluster.metadata.keyspaces:
         return False
-    rows = session.execute(f"SELECT name FROM {keyspace}.blob_formats LIMIT 1")  # type: ignore[attr-defined]
+    rows = session.execute(f"SELECT name FROM {keyspace}.blob_formats LIMIT 1")
     return rows.one() is not None
 
 

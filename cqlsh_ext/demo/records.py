@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import random
 from collections.abc import Iterator
+from typing import Any
 
 #: (upper bound of the bucket in bytes, share of records)
 SIZE_MIX = ((1024, 0.08), (4096, 0.86), (20 * 1024, 0.04), (67 * 1024, 0.02))
@@ -106,7 +107,7 @@ def _target_size(rng: random.Random) -> int:
     return rng.randint(low, SIZE_MIX[-1][0] - 64)
 
 
-def order(rng: random.Random, number: int) -> dict[str, object]:
+def order(rng: random.Random, number: int) -> dict[str, Any]:
     first, last = rng.choice(_FIRST), rng.choice(_LAST)
     city, region, country = rng.choice(_CITIES)
     return {
@@ -143,29 +144,30 @@ def documents(count: int, seed: int = 1) -> Iterator[str]:
     for number in range(count):
         doc = order(rng, number)
         target = _target_size(rng)
-        text = json.dumps(doc, separators=(",", ":"))
-        while len(text) < target:
+        # The document's compact JSON length, kept up to date as parts are added (dumping the
+        # whole document after each part made generation quadratic in its size).
+        size = len(json.dumps(doc, separators=(",", ":")))
+        while size < target:
             name, category = rng.choice(_PRODUCTS)
             step = rng.choice(("item", "item", "event", "note"))
             if step == "item":
-                doc["items"].append(
-                    {
-                        "sku": f"SKU-{rng.randint(10000, 99999)}",
-                        "name": name,
-                        "category": category,
-                        "quantity": rng.randint(1, 4),
-                        "unitPrice": round(rng.uniform(3, 400), 2),
-                    }
-                )
+                part: Any = {
+                    "sku": f"SKU-{rng.randint(10000, 99999)}",
+                    "name": name,
+                    "category": category,
+                    "quantity": rng.randint(1, 4),
+                    "unitPrice": round(rng.uniform(3, 400), 2),
+                }
+                where = doc["items"]
             elif step == "event":
-                doc["events"].append(
-                    {
-                        "type": rng.choice(_STATUSES),
-                        "at": doc["placedAt"],
-                        "by": rng.choice(["system", "warehouse", "support"]),
-                    }
-                )
+                part = {
+                    "type": rng.choice(_STATUSES),
+                    "at": doc["placedAt"],
+                    "by": rng.choice(["system", "warehouse", "support"]),
+                }
+                where = doc["events"]
             else:
-                doc["notes"].append(rng.choice(_NOTES))
-            text = json.dumps(doc, separators=(",", ":"))
-        yield text
+                part, where = rng.choice(_NOTES), doc["notes"]
+            size += len(json.dumps(part, separators=(",", ":"))) + (1 if where else 0)
+            where.append(part)
+        yield json.dumps(doc, separators=(",", ":"))

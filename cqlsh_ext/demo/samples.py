@@ -83,7 +83,8 @@ def java_string(text: str) -> bytes:
 
 def samples(document: str) -> list[Sample]:
     payload = document.encode("utf-8")
-    zdict = zstandard.train_dictionary(4096, [payload[i : i + 512] for i in range(0, len(payload), 97)] * 8)
+    pieces: list[bytes | bytearray | memoryview] = [payload[i : i + 512] for i in range(0, len(payload), 97)]
+    zdict = zstandard.train_dictionary(4096, pieces * 8)
     deflate = zlib.compressobj(level=6, wbits=-15)
     preset = zlib.compressobj(zdict=payload[:256])
     return [

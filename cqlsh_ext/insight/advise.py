@@ -41,8 +41,9 @@ FAST_COMPRESS, FAST_DECOMPRESS = 50.0, 200.0
 class Codec:
     name: str
     family: str
-    compress: Callable[[bytes], Any]
-    decompress: Callable[[Any], Any]
+    #: (payload) -> compressed, or (payload, index) -> compressed when `indexed`.
+    compress: Callable[..., Any]
+    decompress: Callable[..., Any]
     slow: bool = False
     note: str | None = None
     #: compress/decompress take the value's index as a second argument (cross-fitted dictionaries).

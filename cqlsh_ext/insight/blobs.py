@@ -32,7 +32,7 @@ def _walk(cqltype: Any, value: Any, path: str, schema: str) -> Iterator[Blob]:
         yield path, schema, bytes(value)
         return
     name = getattr(cqltype, "typename", "")
-    subs = getattr(cqltype, "subtypes", ()) or ()
+    subs: list[Any] = list(getattr(cqltype, "subtypes", ()) or ())
     if name in ("list", "set") and subs:
         for i, item in enumerate(value):
             yield from _walk(subs[0], item, f"{path}[{i}]", f"{schema}[]")

@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import struct
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any, cast
 
 from cqlsh_ext.codecs.base import Decoded, DecodeError, Format
 
@@ -178,9 +180,9 @@ def _zstd(data: bytes, decoded: Decoded | None, cap: int, error: str | None) -> 
     from cqlsh_ext.codecs.registry import ZSTD
 
     checks: list[Check] = []
-    frames = ZSTD.headers(data)["frames"]
+    frames = cast(list[dict[str, Any]], ZSTD.headers(data)["frames"])
     left = cap
-    for i, frame in enumerate(frames):  # type: ignore[union-attr]
+    for i, frame in enumerate(frames):
         if len(checks) >= MAX_CHECKS or "FHD" not in frame:
             continue  # skippable frames and trailing bytes carry no checksum
         what = (
@@ -342,7 +344,7 @@ def _snappy_framed(data: bytes, decoded: Decoded | None, cap: int, error: str | 
     return checks
 
 
-def _by_decoder(name: str) -> object:
+def _by_decoder(name: str) -> Callable[..., list[Check]]:
     def check(data: bytes, decoded: Decoded | None, cap: int, error: str | None) -> list[Check]:
         if decoded is not None and not decoded.truncated:
             return [Check(name, BY_DECODER)]
@@ -357,10 +359,10 @@ def _xz(data: bytes, decoded: Decoded | None, cap: int, error: str | None) -> li
     kind = {0: None, 1: "CRC-32", 4: "CRC-64", 10: "SHA-256"}.get(data[7] & 0x0F, "unknown check")
     if kind is None:
         return [Check("check", NOT_CHECKED, detail="the stream stores no check (check type None)")]
-    return _by_decoder(f"{kind} of each block (liblzma)")(data, decoded, cap, error)  # type: ignore[operator]
+    return _by_decoder(f"{kind} of each block (liblzma)")(data, decoded, cap, error)
 
 
-_HANDLERS = {
+_HANDLERS: dict[tuple[str, str], Callable[..., list[Check]]] = {
     ("gzip", "gzip"): _gzip,
     ("zlib", "zlib"): _zlib,
     ("zstd", "frame"): _zstd,

@@ -268,7 +268,7 @@ def _stats(shell: Any, parsed: Any) -> None:
     if meta is not None and _whole_table(parsed) and streams > 1 and _murmur3(shell):
         spec = ScanSpec(query, ks, table, [c.name for c in meta.partition_key], streams)
     progress = progress_for(f"COMPRESSION STATS {ks}.{table}" if table else "COMPRESSION STATS", True)
-    if progress is not None and meta is not None and _whole_table(parsed):
+    if progress is not None and meta is not None and ks and table and _whole_table(parsed):
         progress.estimate = table_estimate(shell.session, ks, table)  # for a percentage, when known
     scanner = _scanner(shell, spec, progress)
     pages = 0

@@ -152,8 +152,9 @@ def inspect_value(
 ) -> ValueReport:
     """The report for one stored value."""
     peeled = peel(value, mode, cap, trace=True)
-    layers = [_layer(step.fmt, step.data_in, step.decoded, cap) for step in peeled.steps  # type: ignore[arg-type]
-              if step.fmt]
+    # Traced compression layers carry their format, input and Decoded (measure.peel(trace=True)).
+    layers = [_layer(fmt, step.data_in or b"", step.decoded, cap) for step in peeled.steps
+              if (fmt := step.fmt) is not None]
     if peeled.status == UNDECODABLE and peeled.failed is not None:
         layers.append(_failed_layer(peeled.failed, value, peeled.reason, cap))
     java = peeled.chain.endswith(JAVA)

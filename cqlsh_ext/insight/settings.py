@@ -16,7 +16,7 @@ import statistics
 import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from cqlsh_ext.codecs.base import DEFAULT_CAP
 from cqlsh_ext.insight import report
@@ -149,7 +149,7 @@ class TableSettings:
     def render(self) -> list[str]:
         lines = [f"COMPRESSION SETTINGS {self.keyspace}.{self.table}", "", "SSTable compression (schema):"]
         lines.extend(report.table([[k, str(v)] for k, v in self.compression.items()] or [["(none)", ""]]))
-        doc = self.to_json()["sample"]
+        doc = cast(dict[str, Any], self.to_json()["sample"])
         lines += [
             "",
             f"Measured on a sample of {report.count(self.sample_rows)} rows "
@@ -163,17 +163,17 @@ class TableSettings:
         rows.append(
             [
                 "row size (values)",
-                f"median {size(doc['row_bytes_median'])}",  # type: ignore[index]
+                f"median {size(doc['row_bytes_median'])}",
                 f"max {size(doc['row_bytes_max'])}",
             ]
-        )  # type: ignore[index]
+        )
         rows.append(
             [
                 "partition size (values)",
-                f"median {size(doc['partition_bytes_median'])}",  # type: ignore[index]
+                f"median {size(doc['partition_bytes_median'])}",
                 f"max {size(doc['partition_bytes_max'])}",
             ]
-        )  # type: ignore[index]
+        )
         if self.rows_per_partition:
             rows.append(
                 [
@@ -248,8 +248,8 @@ def collect(
                 if isinstance(v, (bytes, bytearray))
                 else (v.encode("utf-8") if isinstance(v, str) else _serialize(t, v, protocol))
             )
-            stored_parts.append(part)
-            plain_parts.append(part)
+            stored_parts.append(bytes(part))
+            plain_parts.append(bytes(part))
             size += len(part)
         for i, extract, _top in blob_cols:
             for _path, _schema, value in extract(row[i]):
@@ -257,8 +257,7 @@ def collect(
                 settings.blob_values += 1
                 settings.blob_stored += p.stored
                 settings.blob_decompressed += p.size
-                key = p.codec
-                settings.codecs[key] = settings.codecs.get(key, 0) + 1
+                settings.codecs[p.codec] = settings.codecs.get(p.codec, 0) + 1
                 if p.status == COMPRESSED:
                     settings.blob_compressed_stored += p.stored
                 stored_parts.append(value)

@@ -285,7 +285,7 @@ class Stats:
         before, after = self.before, self.after
         n = 0
         for row in rows:
-            stored = size = 0
+            row_stored = row_size = 0
             for i, col in plain:
                 value = row[i]
                 if value is None:
@@ -294,17 +294,17 @@ class Stats:
                 status, chain, vsize, exact, reason = quick(value, mode, cap)
                 vstored = len(value)
                 col.add(status, chain, vstored, vsize, exact, reason)
-                stored += vstored
-                size += vsize
+                row_stored += vstored
+                row_size += vsize
             for i, extract in nested:
                 for _path, schema, value in extract(row[i]):
                     col = self.columns.get(schema) or self.columns.setdefault(schema, ColumnStats(schema))
                     status, chain, vsize, exact, reason = quick(value, mode, cap)
                     col.add(status, chain, len(value), vsize, exact, reason)
-                    stored += len(value)
-                    size += vsize
-            before.add(size)
-            after.add(stored)
+                    row_stored += len(value)
+                    row_size += vsize
+            before.add(row_size)
+            after.add(row_stored)
             n += 1
         self.rows += n
 
@@ -360,11 +360,11 @@ class Stats:
 
 
 def render_column(col: ColumnStats) -> list[str]:
-    doc = col.to_json()
+    doc: dict[str, Any] = col.to_json()
     nulls = f", {report.count(col.nulls)} null" if col.nulls else ""
     lines = [f"Column {col.name}: {report.count(col.values)} values{nulls}"]
     rows = []
-    for entry in doc["by_chain"]:  # type: ignore[union-attr]
+    for entry in doc["by_chain"]:
         rows.append(
             [
                 str(entry["chain"]),
@@ -384,7 +384,7 @@ def render_column(col: ColumnStats) -> list[str]:
             report.sized(col.size),
             report.ratio(doc["ratio"]),
         ]
-    )  # type: ignore[arg-type]
+    )
     lines.extend(
         report.table(
             rows,
@@ -396,13 +396,13 @@ def render_column(col: ColumnStats) -> list[str]:
     lines.append(f"  by codec: {codecs}")
     median = doc["median_ratio"]
     comp = doc["compressed"]
-    if comp["values"]:  # type: ignore[index]
+    if comp["values"]:
         approx = "" if doc["median_exact"] else " (histogram estimate, within 0.1 %)"
         lines.append(
-            f"  ratio (decompressed / stored): overall {report.ratio(doc['ratio'])}, "  # type: ignore[arg-type]
-            f"compressed values {report.ratio(comp['ratio'])}, "  # type: ignore[index]
+            f"  ratio (decompressed / stored): overall {report.ratio(doc['ratio'])}, "
+            f"compressed values {report.ratio(comp['ratio'])}, "
             f"median per value {report.ratio(median)}{approx}"
-        )  # type: ignore[arg-type]
+        )
     if col.inexact:
         were = "value was" if col.inexact == 1 else "values were"
         lines.append(

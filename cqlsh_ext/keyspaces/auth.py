@@ -109,7 +109,7 @@ def build_session(spec: SigV4Spec, base: Any | None = None) -> Any:
         extra_args={"RoleSessionName": ROLE_SESSION_NAME},
     )
 
-    class AssumeRoleProvider(CredentialProvider):  # type: ignore[misc]
+    class AssumeRoleProvider(CredentialProvider):
         METHOD = "assume-role"
         CANONICAL_NAME = "cqlsh-ext-assume-role"
 
@@ -146,7 +146,7 @@ class _FrozenCredentials:
         return frozen
 
 
-class SigV4Provider(AuthProvider):  # type: ignore[misc]
+class SigV4Provider(AuthProvider):
     """cassandra-sigv4's signer over a boto3 session built from a SigV4Spec; picklable."""
 
     def __init__(self, spec: SigV4Spec, session: Any | None = None) -> None:

@@ -28,7 +28,7 @@ def prepare(setup: Settings, hostname: str, kwargs: dict[str, Any]) -> None:
     opts = setup.keyspaces
     provider = kwargs.get("auth_provider")
     if _is_plain(provider):
-        remember_secret(provider.password)
+        remember_secret(getattr(provider, "password", None))
     use_sigv4 = opts.wants_sigv4 or (opts.keyspaces and provider is None)
     if use_sigv4:
         from cqlsh_ext.keyspaces.auth import make_provider

@@ -202,6 +202,7 @@ def json_container(text: str) -> dict[str, object] | list[object] | None:
     if head not in ("{", "["):
         return None
     try:
-        return json.loads(text)
+        parsed: object = json.loads(text)
     except ValueError:
         return None
+    return parsed if isinstance(parsed, (dict, list)) else None

@@ -15,7 +15,6 @@ import sys
 from typing import Any
 
 from prompt_toolkit import PromptSession
-from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.shortcuts import CompleteStyle
 
 from cqlsh_ext import gc_pause, seams
@@ -54,10 +53,10 @@ def build_session(shell: Any, ruleset: Any) -> PromptSession[str]:
     def complete(text: str) -> bool:
         return is_complete(text, ruleset)
 
-    def continuation(width: int, line_number: int, is_soft_wrap: bool) -> str:
+    def continuation(width: int, line_number: int, is_soft_wrap: int) -> str:
         return " " * max(width - 4, 0) + "... "
 
-    def toolbar() -> StyleAndTextTuples:
+    def toolbar() -> Any:  # prompt_toolkit's StyleAndTextTuples
         from prompt_toolkit.application import get_app
 
         app = get_app()

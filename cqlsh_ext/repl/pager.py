@@ -71,7 +71,7 @@ class PagedOutput(io.TextIOBase):
         self.saved_sigint: Any = None
 
     @property
-    def encoding(self) -> str:  # type: ignore[override]
+    def encoding(self) -> str:  # type: ignore[override]  # io.TextIOBase declares a plain attribute
         return getattr(self.out, "encoding", None) or "utf-8"
 
     def write(self, text: str) -> int:

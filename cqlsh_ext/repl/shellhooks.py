@@ -107,7 +107,7 @@ def before_connect(shell: Any) -> None:
     shell.repl_preload = Preload(shell)
     from cqlsh_ext.seams import import_cqlshmain
 
-    import_cqlshmain(None).readline = None
+    setattr(import_cqlshmain(None), "readline", None)  # noqa: B010  (cqlsh's module global)
 
 
 def shorten_reconnection(shell: Any) -> None:

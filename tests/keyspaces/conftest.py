@@ -13,8 +13,8 @@ and directory (.cache/test-keyspaces):
 - when moto is installed, a moto STS server on loopback whose assumed-role credentials the
   authenticator accepts (it looks them up in moto's state, as Keyspaces asks IAM).
 
-Environment: CQLSH_EXT_KS_TEST_PORT (29042, plain), _TLS_PORT (29142), _STORAGE_PORT (27000),
-_JMX_PORT (27199), CQLSH_EXT_KS_TEST_DIR (.cache/test-keyspaces).
+Ports are picked free at start; CQLSH_EXT_KS_TEST_PORT (plain), _TLS_PORT, _STORAGE_PORT and
+_JMX_PORT fix them instead. CQLSH_EXT_KS_TEST_DIR: the directory (.cache/test-keyspaces).
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from server_ports import ports_from, start_on_free_ports
 
 from keyspaces.ksharness import (
     KEYSTORE_PASSWORD,
@@ -56,8 +57,11 @@ def moto_sts() -> Iterator[str | None]:
         server.stop()
 
 
-def _env_int(name: str, default: int) -> int:
-    return int(os.environ.get(name) or default)
+#: The Keyspaces-like endpoint's ports: free ones unless these variables fix them.
+KS_PORT_VARIABLES = {"native_port": "CQLSH_EXT_KS_TEST_PORT",
+                     "storage_port": "CQLSH_EXT_KS_TEST_STORAGE_PORT",
+                     "jmx_port": "CQLSH_EXT_KS_TEST_JMX_PORT",
+                     "tls_port": "CQLSH_EXT_KS_TEST_TLS_PORT"}
 
 
 @pytest.fixture(scope="session")
@@ -78,29 +82,34 @@ def keyspaces_endpoint(moto_sts: str | None) -> Iterator[KeyspacesEndpoint]:
     credentials = directory / "sigv4-credentials"
     write_credentials(credentials)
 
-    cfg = devcassandra.Config(
-        directory=node_dir,
-        native_port=_env_int("CQLSH_EXT_KS_TEST_PORT", 29042),
-        storage_port=_env_int("CQLSH_EXT_KS_TEST_STORAGE_PORT", 27000),
-        jmx_port=_env_int("CQLSH_EXT_KS_TEST_JMX_PORT", 27199),
-        cluster_name="cqlsh-ext keyspaces tests",
-        heap="768M",
-        authenticator="com.amazon.helenus.auth.HelenusAuthenticator",
-        extra_classpath=[classes],
-        client_tls=devcassandra.ClientTLS(keystore=keystore, keystore_password=KEYSTORE_PASSWORD,
-                                          port=_env_int("CQLSH_EXT_KS_TEST_TLS_PORT", 29142)),
-        extra_jvm_args=[
-            f"-Dsigv4test.credentials={credentials}",
-            f"-Dsigv4test.region={REGION}",
-            f"-Dsigv4test.sts_url={moto_sts + '/moto-api/data.json' if moto_sts else ''}",
-            # Empty pages that still have more data, as Keyspaces returns them (keyspace ks_pages).
-            "-Dcassandra.custom_query_handler_class=cqlshext.sigv4test.EmptyPagesQueryHandler",
-        ],
-    )
-    inst = devcassandra.Instance(cfg)
-    if inst.is_running():
-        inst.stop()
-    inst.start(float(os.environ.get("CQLSH_EXT_TEST_START_TIMEOUT") or 120), die_with_parent=True, clean=True)
+    def make_config() -> devcassandra.Config:
+        ports = ports_from(KS_PORT_VARIABLES)
+        return devcassandra.Config(
+            directory=node_dir,
+            native_port=ports["native_port"],
+            storage_port=ports["storage_port"],
+            jmx_port=ports["jmx_port"],
+            cluster_name="cqlsh-ext keyspaces tests",
+            heap="768M",
+            authenticator="com.amazon.helenus.auth.HelenusAuthenticator",
+            extra_classpath=[classes],
+            client_tls=devcassandra.ClientTLS(keystore=keystore, keystore_password=KEYSTORE_PASSWORD,
+                                              port=ports["tls_port"]),
+            extra_jvm_args=[
+                f"-Dsigv4test.credentials={credentials}",
+                f"-Dsigv4test.region={REGION}",
+                f"-Dsigv4test.sts_url={moto_sts + '/moto-api/data.json' if moto_sts else ''}",
+                # Empty pages that still have more data, as Keyspaces returns them (keyspace ks_pages).
+                "-Dcassandra.custom_query_handler_class=cqlshext.sigv4test.EmptyPagesQueryHandler",
+            ],
+        )
+    leftover = devcassandra.Instance(make_config())
+    if leftover.is_running():
+        leftover.stop()
+    inst = start_on_free_ports(make_config, KS_PORT_VARIABLES,
+                               timeout=float(os.environ.get("CQLSH_EXT_TEST_START_TIMEOUT") or 120),
+                               die_with_parent=True, clean=True)
+    cfg = inst.config
     assert cfg.client_tls is not None and cfg.client_tls.port is not None
     endpoint = KeyspacesEndpoint(cfg.host, cfg.native_port, cfg.client_tls.port, ca_cert, wrong_ca,
                                  directory, moto_sts, inst)

@@ -12,6 +12,9 @@ import pytest
 
 from keyspaces.ksharness import compile_java
 
+#: Runs Java (javac and the JVM) without a server: not part of the fast layer.
+pytestmark = pytest.mark.java
+
 # shared/docs/keyspaces.md: the plugin's own tests (the Go plugin uses the same).
 ACCESS_KEY = "UserID-1"
 SECRET = "UserSecretKey-1"
