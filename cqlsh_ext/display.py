@@ -3,7 +3,9 @@
 Conventions a user can rely on (README "Reading the output"):
 - a decoded value starts with its chain in square brackets: `[snappy] {"id": ...}`,
   `[gzip>java] text`, `[zstd, first 4.0 MiB of 1.0 TiB] ...` when the output cap cut it;
-- a value shown undecoded starts with `0x` as in stock cqlsh, followed by `(reason)`;
+- a value stored as text is `[text] ...`; a value in no known format is its `0x...` hex exactly
+  as stock cqlsh prints it; one that looks like a known format but fails (or fails the codec
+  named by -d) adds `(reason)`;
 - decoded binary payloads are `[codec] 0x... (N bytes)`.
 The label is coloured on a terminal and plain in scripts; table alignment uses display widths.
 """
@@ -18,7 +20,7 @@ from cqlshlib.displaying import ANSI_RESET, CYAN, RED, FormattedValue
 
 from cqlsh_ext import seams
 from cqlsh_ext.insight.report import human_size
-from cqlsh_ext.payload.unwrap import BINARY, NOT_DETECTED, RAW, TEXT, BlobView, json_container, unwrap
+from cqlsh_ext.payload.unwrap import BINARY, QUIET_REASONS, RAW, TEXT, BlobView, json_container, unwrap
 from cqlsh_ext.settings import DisplaySettings
 
 color_text, _controlchars_re, _show_control_chars = seams.text_formatting()
@@ -131,15 +133,14 @@ class BlobDisplay:
 
     def _raw(self, view: BlobView, colormap: Any, colored: bool) -> FormattedValue:
         hexed = "0x" + view.data.hex()
-        if view.reason is None:
+        if view.reason is None or view.reason in QUIET_REASONS:  # plain binary: exactly as cqlsh
             return FormattedValue(hexed, colormap["blob"] + hexed + colormap["reset"] if colored else hexed)
         note = f"({view.reason})"
         hexed = _cut(hexed, max(self.width - len(note) - 1, 8) if self.width else 0)
         plain = f"{hexed} {note}"
         if not colored:
             return FormattedValue(plain)
-        reason_color = colormap["blob"] if view.reason == NOT_DETECTED else REASON_COLOR
-        coloredval = f"{colormap['blob']}{hexed}{ANSI_RESET} {reason_color}{note}{ANSI_RESET}"
+        coloredval = f"{colormap['blob']}{hexed}{ANSI_RESET} {REASON_COLOR}{note}{ANSI_RESET}"
         return FormattedValue(plain, coloredval, len(plain))
 
     def _assemble(

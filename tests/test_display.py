@@ -63,15 +63,30 @@ def test_java_objects_are_named_never_deserialized():
     assert cell(gzip.compress(obj)) == "[gzip>java] object java.util.ArrayList (not deserialized)"
 
 
-def test_raw_values_keep_their_hex_and_say_why():
-    assert cell(b"\x00\x01") == "0x0001 (too short to detect)"
-    assert (
-        cell(b"plain text, stored raw")
-        == "0x" + b"plain text, stored raw".hex() + " (no compression detected)"
-    )
-    assert cell(b"") == "0x"
+def test_plain_binary_is_hex_exactly_as_cqlsh_prints_it():
+    # cqlsh's own blob test values: no note, nothing appended.
+    for value in (b"\x00\x01\x02\x03\x04\x05\xff\xfe\xfd", b"\xff" * 9, b"", b"\x80", b"\x00\x01"):
+        assert cell(value) == "0x" + value.hex()
+    assert cell(bytes(range(256))) == "0x" + bytes(range(256)).hex()
+
+
+def test_a_format_that_fails_says_why():
     broken = gzip.compress(b"x" * 1000)[:20]
     assert cell(broken) == f"0x{broken.hex()} (gzip: truncated stream)"
+
+
+def test_text_stored_as_is_is_shown_as_text():
+    assert cell(b"plain text, stored raw") == "[text] plain text, stored raw"
+    assert cell(b'{"id": 7, "tags": ["a", "b"]}') == '[text] {"id": 7, "tags": ["a", "b"]}'
+    assert cell("grüße aus köln, zürich und malmö".encode()) == "[text] grüße aus köln, zürich und malmö"
+    assert cell("grüße, köln".encode()) == "0x" + "grüße, köln".encode().hex()  # short: ASCII only
+    assert cell("utf-16 text".encode("utf-16")) == "[text] utf-16 text"
+    assert cell(b"short ok") == "0x" + b"short ok".hex()  # under 10 bytes: too little to tell
+    assert cell(b"tab\there, ctrl\x01 too") == "0x" + b"tab\there, ctrl\x01 too".hex()
+    multi = json.dumps({"a": 1, "b": [1, 2]}, indent=2).encode()
+    assert cell(multi) == '[text] {"a": 1, "b": [1, 2]}'  # compact in a table
+    expanded = cell(multi, expanded=True)
+    assert expanded.startswith("[text] {\n") and '  "a": 1,' in expanded
 
 
 def test_named_codec_failure_shows_the_reason():

@@ -174,12 +174,14 @@ class ValueEncoder:
         hexed = "0x" + value.hex()
         if self.mode == NONE or not value:
             return hexed
-        from cqlsh_ext.payload.unwrap import BINARY, RAW, TEXT, unwrap
+        from cqlsh_ext.payload.unwrap import BINARY, RAW, TEXT, TEXT_LABEL, unwrap
 
         view = unwrap(value, self.mode, self.cap)
         if view.kind == RAW:
             return hexed
-        obj: dict[str, Any] = {"codec": ">".join(layer.label for layer in view.layers)}
+        # A value stored as plain text has no codec: its one layer is the "text" reading.
+        codec = ">".join(layer.label for layer in view.layers if layer.label != TEXT_LABEL)
+        obj: dict[str, Any] = {"codec": codec or None}
         if view.kind == TEXT:
             text = view.text or ""
             parsed = _json_container(text)
