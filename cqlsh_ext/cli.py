@@ -18,6 +18,7 @@ from cqlsh_ext.settings import MODES, OUTPUT_FORMATS, SettingError, Settings
 SUBCOMMANDS = {
     "demo": "cqlsh_ext.demo.cli",
     "inspect": "cqlsh_ext.insight.cli",
+    "sample-config": "cqlsh_ext.sample_config",
 }
 
 

@@ -69,3 +69,20 @@ def test_unknown_cqlshrc_key_names_the_known_ones(tmp_path: Path):
     assert result.returncode == 2
     assert "unknown key 'decompres'" in result.stderr and "decompress" in result.stderr
     assert result.stderr.strip().count("\n") == 0
+
+
+def test_sample_config_documents_every_key_and_reads_back(tmp_path: Path):
+    from cqlsh_ext.settings import KEYS, load
+
+    result = run(CQLSH_EXT, ["sample-config"], tmp_path)
+    assert result.returncode == 0
+    text = result.stdout
+    settings_lines = [ln for ln in text.splitlines() if ln.startswith(";") and not ln.startswith("; ")]
+    documented = {line[1:].split("=")[0].strip() for line in settings_lines}
+    assert documented == set(KEYS)
+    # Every setting switched on at once is a cqlshrc cqlsh-ext accepts.
+    rc = tmp_path / "cqlshrc"
+    rc.write_text("\n".join(line[1:] if line.startswith(";") and not line.startswith("; ") else line
+                            for line in text.splitlines()))
+    settings = load(None, str(rc))
+    assert settings.keyspaces.region == "us-east-1" and settings.display.cells == "cut"

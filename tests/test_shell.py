@@ -366,3 +366,19 @@ def test_scripts_keep_whole_values_without_padding_the_other_rows(cassandra, ks,
     for name in ("a", "b", "d"):  # short values keep short lines
         assert len(rows[name]) < 60, rows[name]
     assert rows["b"].endswith("[gzip] small")
+
+
+def test_cqlsh_blob_test_values_print_as_stock_even_in_auto_mode(cassandra, ks, tmp_path):
+    # The rows of cqlsh's own pty test for blobs (test_blob_output in cqlshlib/test): plain binary
+    # values must look exactly as stock cqlsh prints them, decoding on or off, --classic or not.
+    s = cassandra.session(ks)
+    s.execute("CREATE TABLE IF NOT EXISTS blob_output (k int PRIMARY KEY, b blob)")
+    for k, value in enumerate((b"\x00\x01\x02\x03\x04\x05\xff\xfe\xfd", b"\xff" * 9, b"", b"\x80")):
+        s.execute("INSERT INTO blob_output (k, b) VALUES (%s, %s)", (k, value))
+    s.shutdown()
+    statement = f"SELECT * FROM {ks}.blob_output"
+    stock = without_patch_warning(run(STOCK_CQLSH, [*cassandra.cqlsh_args, "-e", statement], tmp_path).stdout)
+    for flags in ((), ("--classic",), ("-d", "auto")):
+        assert ext(cassandra, tmp_path, statement, *flags) == stock
+    for shown in ("0x000102030405fffefd", "0xffffffffffffffffff", " 0x\n", "0x80"):
+        assert shown in stock

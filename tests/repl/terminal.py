@@ -3,8 +3,9 @@
 prompt_toolkit draws with escape sequences and redraws only what changed, so the raw byte stream
 is not what the screen shows. `Term` keeps the output with escape sequences removed (the text
 that was drawn, in order) and matches regular expressions against what arrived since the last
-match. It also answers the terminal's cursor-position requests, as a real terminal does: without
-an answer prompt_toolkit hides the bottom toolbar (its height depends on the position).
+match. It also answers the terminal's cursor-position requests with the cursor of a terminal emulator
+(pyte) fed the same bytes, as a real terminal does: without an answer prompt_toolkit hides the
+bottom toolbar (its height depends on the position). `display()` is that emulator's screen.
 """
 
 from __future__ import annotations
@@ -63,7 +64,9 @@ class Term:
         self._stream.feed(chunk)
         requests = self.raw.count(_CPR_REQUEST)
         while self._answered < requests:
-            self.child.send("\x1b[1;1R")  # "the cursor is at the top left"
+            # Where the cursor is on the emulated screen, as a terminal answers.
+            cursor = self.screen.cursor
+            self.child.send(f"\x1b[{cursor.y + 1};{cursor.x + 1}R")
             self._answered += 1
         # Clean the whole stream: an escape sequence may be split between reads.
         self.text = clean(self.raw)
