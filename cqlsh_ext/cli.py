@@ -96,9 +96,11 @@ def _versions(cqlshmain: Any) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from cqlsh_ext.output import OutputClosed
+
     try:
         return _main(argv)
-    except BrokenPipeError:
+    except (BrokenPipeError, OutputClosed):
         # `cqlsh-ext ... | head`: the reader is gone; end quietly, as cat does. Python would
         # report the pipe again when it flushes stdout at exit, so stdout goes to /dev/null.
         import os

@@ -64,6 +64,7 @@ OVERRIDDEN: dict[str, list[str]] = {
     "check_build_versions": ["self"],
     "print_warnings": ["self", "warnings"],
     "cmdloop": ["self", "intro"],
+    "handle_statement": ["self", "tokens", "srcstr"],
     "do_login": ["self", "parsed"],
     "do_history": ["self", "parsed"],
     "do_help": ["self", "parsed"],

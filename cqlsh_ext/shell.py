@@ -20,6 +20,7 @@ import sys
 from typing import Any
 
 from cqlsh_ext import commands, gc_pause, seams
+from cqlsh_ext.output import OutputClosed
 from cqlsh_ext.output.pipeline import ResultPipeline
 from cqlsh_ext.repl import shellhooks as repl
 from cqlsh_ext.settings import MACHINE_FORMATS, Settings
@@ -69,6 +70,12 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
             repl.shorten_reconnection(self)
         else:  # the interactive loop resumes it once its prompt is built
             gc_pause.resume()
+
+    def handle_statement(self, tokens: Any, srcstr: str) -> Any:
+        try:
+            return super().handle_statement(tokens, srcstr)
+        except BrokenPipeError:
+            raise OutputClosed from None
 
     def cmdloop(self, intro: Any = None) -> None:
         # prompt_toolkit for a person at a terminal; cqlsh's own loop (untouched) for -e, -f,

@@ -32,7 +32,7 @@ def test_query_output_into_a_pipe_closed_early_ends_quietly(tmp_path: Path, cass
     proc = subprocess.run(f"'{CQLSH_EXT}' {args} -e '{statement}' | head -3", shell=True,
                           capture_output=True, text=True, env=isolated_env(tmp_path), timeout=120)
     assert len(proc.stdout.splitlines()) == 3
-    assert "Traceback" not in proc.stderr and "BrokenPipe" not in proc.stderr
+    assert "Traceback" not in proc.stderr and "Broken" not in proc.stderr and "Errno" not in proc.stderr
 
 
 def test_no_version_warning_for_a_patch_release_difference(tmp_path: Path, cassandra):

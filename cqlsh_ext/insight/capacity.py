@@ -2,7 +2,7 @@
 
 Keyspaces bills a write by the row's size, 1 WCU per started 1 KB, and a read at LOCAL_QUORUM by
 1 RCU per started 4 KB (half at LOCAL_ONE); a row may hold 1 MB at most
-(shared/docs/keyspaces.md). KB and MB are 1024 and 1024*1024 bytes here, as in the article's buckets.
+(docs/keyspaces.md, "Capacity"). KB and MB are 1024 and 1024*1024 bytes, as in the article's buckets.
 """
 
 from __future__ import annotations

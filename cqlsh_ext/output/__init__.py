@@ -8,3 +8,9 @@
 
 `table` and `vertical` are cqlsh's own layouts (vertical is EXPAND ON).
 """
+
+
+class OutputClosed(BaseException):  # noqa: N818  (not an error: the reader is gone)
+    """Our output's reader went away (`cqlsh-ext -e ... | head`). cqlsh reports any Exception a
+    statement raises as an error line, so this is a BaseException; the entry point ends quietly
+    on it, as cat does."""

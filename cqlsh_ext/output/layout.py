@@ -118,6 +118,9 @@ def cut(cell: Any, width: int, color: bool) -> Any:
         pieces.append(text[i])
         used += w
         i += 1
+    if pieces and pieces[-1] == ELLIPSIS:  # the cell was cut already (a nested blob): one mark
+        pieces.pop()
+        used -= 1
     shown = "".join(pieces) + ELLIPSIS + (ANSI_RESET if color and "\x1b[" in text else "")
     plain = _ESCAPE.sub("", shown) if color else shown
     return FormattedValue(plain, shown, used + 1)

@@ -2,7 +2,7 @@
 
 `keyspaces_endpoint` (session scope) starts, next to the suite's main server and on its own ports
 and directory (.cache/test-keyspaces):
-- the test authenticator of tests/keyspaces/java (SigV4 handshake exactly as shared/docs/keyspaces.md
+- the test authenticator of tests/keyspaces/java (SigV4 handshake exactly as docs/keyspaces.md
   describes, plus SASL PLAIN through Cassandra's PasswordAuthenticator), compiled with javac against
   the Cassandra jars;
 - TLS on its own port with a certificate from a test CA made here with openssl (and a second,

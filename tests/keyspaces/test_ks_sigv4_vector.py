@@ -15,7 +15,8 @@ from keyspaces.ksharness import compile_java
 #: Runs Java (javac and the JVM) without a server: not part of the fast layer.
 pytestmark = pytest.mark.java
 
-# shared/docs/keyspaces.md: the plugin's own tests (the Go plugin uses the same).
+# The published test vector of cassandra-sigv4's own tests (the Go plugin uses the same);
+# docs/keyspaces.md, "How the SigV4 login works".
 ACCESS_KEY = "UserID-1"
 SECRET = "UserSecretKey-1"
 REGION = "us-west-2"

@@ -19,7 +19,7 @@ import javax.crypto.spec.SecretKeySpec;
 
 /**
  * The server side of Amazon Keyspaces' SigV4 handshake, as cassandra-sigv4 4.0.2 signs it
- * (shared/docs/keyspaces.md). Test code: no Cassandra dependency, so it is unit-tested on its own.
+ * (docs/keyspaces.md, "How the SigV4 login works"). Test code: no Cassandra dependency, so it is unit-tested on its own.
  *
  * <pre>
  * scope             = yyyyMMdd/region/cassandra/aws4_request   (UTC date of amzdate)
