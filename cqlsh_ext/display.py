@@ -20,7 +20,16 @@ from cqlshlib.displaying import ANSI_RESET, CYAN, RED, FormattedValue
 
 from cqlsh_ext import seams
 from cqlsh_ext.insight.report import human_size
-from cqlsh_ext.payload.unwrap import BINARY, QUIET_REASONS, RAW, TEXT, BlobView, json_container, unwrap
+from cqlsh_ext.payload.unwrap import (
+    BINARY,
+    QUIET_REASONS,
+    RAW,
+    STRUCTURED,
+    TEXT,
+    BlobView,
+    json_container,
+    unwrap,
+)
 from cqlsh_ext.settings import DisplaySettings
 
 color_text, _controlchars_re, _show_control_chars = seams.text_formatting()
@@ -112,6 +121,8 @@ class BlobDisplay:
             room = max(limit - taken, 8)
         if view.kind == TEXT:
             body = _cut(self._text_body(view.text or "", view.clean, quote), room)
+        elif view.kind == STRUCTURED:
+            body = _cut(self._structured_body(view.tree, quote), room)
         elif view.kind == BINARY:
             # Hex only what can be shown: a capped payload may be megabytes.
             shown = view.data[: room // 2 + 1] if room else view.data
@@ -121,6 +132,13 @@ class BlobDisplay:
         if quote:
             body = "'" + body.replace("'", "''") + "'"
         return self._assemble(label, body, notes, colormap, colored)
+
+    def _structured_body(self, tree: Any, quote: bool) -> str:
+        from cqlsh_ext.payload.formats.tree import render
+
+        if self.expanded and not quote:
+            return "\n".join(_escape(line) for line in render(tree, indent=2).split("\n"))
+        return _escape(render(tree))
 
     def _text_body(self, text: str, clean: bool, quote: bool) -> str:
         if self.expanded and not quote:

@@ -274,9 +274,16 @@ def _payload(peeled: Peeled, java: bool, truncated: bool) -> Payload:
     if found is not None:
         text = found[0]
         return Payload(_text_kind(text, truncated), size, f"{len(text):,} characters", _preview(text))
+    if not truncated:  # a record format read as the display reads it (payload.formats)
+        from cqlsh_ext.payload import formats
+        from cqlsh_ext.payload.formats.tree import render
+
+        structured = formats.detect(data)
+        if structured is not None:
+            fmt, tree = structured
+            return Payload(fmt.label(data), size, "decoded from the format's own structure, nothing executed",
+                           _preview(render(tree)))
     kind = next((name for name, magic in _BINARY_MAGIC if data.startswith(magic)), None)
-    if kind is None and len(data) >= 5 and int.from_bytes(data[:4], "little") == len(data) and data[-1] == 0:
-        kind = "BSON document"
     return Payload(kind or "binary", size, None, "0x" + data[:48].hex() + ("..." if len(data) > 48 else ""))
 
 

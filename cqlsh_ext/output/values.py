@@ -174,7 +174,7 @@ class ValueEncoder:
         hexed = "0x" + value.hex()
         if self.mode == NONE or not value:
             return hexed
-        from cqlsh_ext.payload.unwrap import BINARY, RAW, TEXT, TEXT_LABEL, unwrap
+        from cqlsh_ext.payload.unwrap import BINARY, RAW, STRUCTURED, TEXT, TEXT_LABEL, unwrap
 
         view = unwrap(value, self.mode, self.cap)
         if view.kind == RAW:
@@ -187,6 +187,11 @@ class ValueEncoder:
             parsed = _json_container(text)
             obj["kind"] = "json" if parsed is not None else "text"
             obj["payload"] = text if parsed is None else parsed
+        elif view.kind == STRUCTURED:
+            from cqlsh_ext.payload.formats.tree import jsonable
+
+            obj["kind"] = view.payload_format
+            obj["payload"] = jsonable(view.tree)
         elif view.kind == BINARY:
             obj["kind"] = "binary"
             obj["payload"] = "0x" + view.data.hex()
@@ -238,13 +243,17 @@ class ValueEncoder:
         hexed = "0x" + value.hex()
         if self.raw or self.mode == NONE or not value:
             return hexed
-        from cqlsh_ext.payload.unwrap import RAW, TEXT, unwrap
+        from cqlsh_ext.payload.unwrap import RAW, STRUCTURED, TEXT, unwrap
 
         view = unwrap(value, self.mode, self.cap)
         if view.kind == TEXT:
             return view.text or ""
         if view.kind == RAW:
             return hexed
+        if view.kind == STRUCTURED:
+            from cqlsh_ext.payload.formats.tree import jsonable
+
+            return json.dumps(jsonable(view.tree), ensure_ascii=False)
         return "0x" + view.data.hex() if view.data else str(view.text)
 
 

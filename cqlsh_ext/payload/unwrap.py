@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 from cqlsh_ext.codecs import registry
 from cqlsh_ext.codecs.base import Decoded, DecodeError, Format
@@ -19,6 +20,8 @@ from cqlsh_ext.payload import javaser
 MAX_DEPTH = 4
 
 RAW, TEXT, BINARY, JAVA_OBJECT, PAYLOAD = "raw", "text", "binary", "java-object", "payload"
+#: A binary serialization format read into a tree (payload.formats): MessagePack, CBOR, ...
+STRUCTURED = "structured"
 #: Auto mode found no known format: the value may still use one that only -d CODEC decodes.
 NOT_DETECTED = "no compression detected"
 TOO_SHORT = "too short to detect"
@@ -35,6 +38,8 @@ TEXT_LABEL = "text"
 MIN_TEXT_LENGTH = 10
 #: Below this many bytes, only ASCII text counts.
 SHORT_TEXT = 32
+#: Record formats (MessagePack, CBOR, ...) are looked for from this length on.
+MIN_STRUCTURED_LENGTH = 4
 _UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 
 # Control characters other than tab, newline and carriage return: text has few of them.
@@ -75,6 +80,9 @@ class BlobView:
     java: javaser.JavaContent | None = None
     #: TEXT: True when the text has no control characters, so display needs no escaping.
     clean: bool = False
+    #: STRUCTURED: the payload format's name and the decoded tree (payload.formats.tree).
+    payload_format: str | None = None
+    tree: Any = None
     #: The first layer whose output the cap cut, if any (kept by add_layer).
     truncated_layer: Layer | None = None
 
@@ -88,12 +96,16 @@ def unwrap(value: bytes, mode: str, cap: int) -> BlobView:
     """Decode `value` for display. `mode` is 'auto' or a codec name (never 'none')."""
     view = walk(value, mode, cap)
     if view.kind == RAW:
-        if view.reason in QUIET_REASONS:  # nothing recognised: maybe it is stored as text
+        if view.reason in QUIET_REASONS:  # nothing recognised: maybe text, maybe a record format
             found = stored_text(value)
             if found is not None:
                 text_view = BlobView(view.stored_size, TEXT, text=found[0], clean=found[1])
                 text_view.add_layer(Layer(TEXT_LABEL, len(value), len(value)))
                 return text_view
+            if len(value) >= MIN_STRUCTURED_LENGTH:
+                structured = _structured(BlobView(view.stored_size, PAYLOAD), value)
+                if structured is not None:
+                    return structured
         return view
     content = view.java
     if content is None:
@@ -189,10 +201,27 @@ def _java(view: BlobView, data: bytes) -> None:
 
 def _text_or_binary(view: BlobView, data: bytes) -> BlobView:
     found = as_text(data, cut=view.truncated_layer is not None)
-    if found is None:
-        view.kind, view.data = BINARY, data
-    else:
+    if found is not None:
         view.kind, (view.text, view.clean) = TEXT, found
+        return view
+    if view.truncated_layer is None and len(data) >= MIN_STRUCTURED_LENGTH:
+        structured = _structured(view, data)
+        if structured is not None:
+            return structured
+    view.kind, view.data = BINARY, data
+    return view
+
+
+def _structured(view: BlobView, data: bytes) -> BlobView | None:
+    """`view` with a record-format layer when `data` is one (text was tried first: it wins)."""
+    from cqlsh_ext.payload import formats  # the format libraries load on the first candidate
+
+    found = formats.detect(data)
+    if found is None:
+        return None
+    fmt, tree = found
+    view.add_layer(Layer(fmt.label(data), len(data), len(data)))
+    view.kind, view.payload_format, view.tree, view.data = STRUCTURED, fmt.name, tree, data
     return view
 
 

@@ -1,0 +1,91 @@
+"""Binary payload formats: what a blob holds once its compression layers are peeled.
+
+Each format module defines one `PayloadFormat`: its name (as a user names it), whether it can be
+detected on its own, a cheap check of the bytes, and a decoder to a tree (formats.tree). The
+decoders never run code from data, never allocate from a declared length before the bytes exist,
+and stop at depth and item caps; a library that does any of these by default is called with the
+options that stop it (each module says which).
+
+    detect(data)                  (format, tree) of the first auto-detectable format that decodes
+                                  the whole value exactly, or None
+    decode_named(name, data)      the tree, or PayloadError with a one-line reason
+
+Libraries load on first use (the format modules import them inside their functions).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from importlib import import_module
+from typing import Any
+
+from cqlsh_ext.payload.formats.tree import PayloadError
+
+__all__ = ["FORMAT_NAMES", "PayloadError", "PayloadFormat", "decode_named", "detect", "get"]
+
+
+@dataclass(frozen=True)
+class PayloadFormat:
+    name: str
+    #: Detected without being named: by a signature, or (msgpack, untagged CBOR) only when the
+    #: whole value parses exactly and its top level is a map or an array.
+    auto: bool
+    #: A cheap look at the first bytes: may this value be of the format at all?
+    maybe: Callable[[bytes], bool]
+    #: bytes -> tree; raises PayloadError.
+    decode: Callable[[bytes], Any]
+    #: The label in a value's chain ('pickle/4'); the name when None.
+    labeller: Callable[[bytes], str] | None = None
+    #: Auto-detection's decoder, stricter than `decode` for formats without a signature (the
+    #: whole value must look like a record); `decode` when None.
+    detector: Callable[[bytes], Any] | None = None
+
+    def label(self, data: bytes) -> str:
+        return self.labeller(data) if self.labeller is not None else self.name
+
+
+#: Modules in detection order: signatures first (a false match is near impossible), then the
+#: formats recognised only by parsing the whole value.
+_MODULES = ("pickle", "bson", "cbor", "msgpack", "protobuf")
+_LOADED: dict[str, PayloadFormat] = {}
+
+
+_AUTO: list[PayloadFormat] = []
+
+
+def _formats() -> dict[str, PayloadFormat]:
+    if not _LOADED:
+        for name in _MODULES:
+            module = import_module(f"cqlsh_ext.payload.formats.{name}")
+            fmt: PayloadFormat = module.FORMAT
+            _LOADED[fmt.name] = fmt
+        _AUTO.extend(fmt for fmt in _LOADED.values() if fmt.auto)
+    return _LOADED
+
+
+FORMAT_NAMES = ("pickle", "bson", "cbor", "msgpack", "protobuf")
+
+
+def get(name: str) -> PayloadFormat | None:
+    return _formats().get(name)
+
+
+def detect(data: bytes) -> tuple[PayloadFormat, Any] | None:
+    """The first auto-detectable format whose decoder accepts all of `data`."""
+    if not _AUTO:
+        _formats()
+    for fmt in _AUTO:
+        if fmt.maybe(data):
+            try:
+                return fmt, (fmt.detector or fmt.decode)(data)
+            except PayloadError:
+                continue
+    return None
+
+
+def decode_named(name: str, data: bytes) -> Any:
+    fmt = get(name)
+    if fmt is None:
+        raise PayloadError(f"unknown payload format {name!r}")
+    return fmt.decode(data)

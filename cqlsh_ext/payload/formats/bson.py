@@ -1,0 +1,56 @@
+"""BSON (MongoDB drivers, org.mongodb:bson), decoded with pymongo's `bson` package.
+
+PyPI's package named `bson` is an unrelated project; pymongo ships the real one. Detected when the
+int32 length at the start equals the value's length, the value ends with 00 and the decoder
+accepts all of it. Types JSON lacks are shown tagged: ObjectId, Decimal128, binary subtypes,
+timestamps.
+"""
+
+from __future__ import annotations
+
+import struct
+from typing import Any
+
+from cqlsh_ext.payload.formats import PayloadFormat
+from cqlsh_ext.payload.formats.tree import PayloadError, Tagged
+
+
+def _maybe(data: bytes) -> bool:
+    return len(data) >= 5 and data[-1] == 0 and struct.unpack_from("<i", data)[0] == len(data)
+
+
+def _plain(value: Any) -> Any:
+    import bson
+
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    if isinstance(value, bson.ObjectId):
+        return Tagged("ObjectId", str(value))
+    if isinstance(value, bson.Decimal128):
+        return Tagged("Decimal128", str(value))
+    if isinstance(value, bson.Binary) and value.subtype != 0:
+        return Tagged(f"Binary{value.subtype}", bytes(value))
+    if isinstance(value, bson.Timestamp):
+        return Tagged("Timestamp", [value.time, value.inc])
+    if isinstance(value, (bson.Regex, bson.Code, bson.DBRef, bson.MinKey, bson.MaxKey)):
+        return Tagged(type(value).__name__, str(value))
+    return value
+
+
+def decode(data: bytes) -> Any:
+    if not _maybe(data):
+        raise PayloadError("bson: the length at the start is not the value's length")
+    import bson
+    from bson.codec_options import CodecOptions
+
+    try:
+        # tz_aware: datetimes in UTC, never the machine's zone; no custom types, no DBRef lookups.
+        value: dict[str, Any] = bson.decode(data, CodecOptions(tz_aware=True))
+    except (bson.errors.InvalidBSON, ValueError, OverflowError, RecursionError) as err:
+        raise PayloadError(f"bson: {str(err).splitlines()[0][:100] or type(err).__name__}") from None
+    return _plain(value)
+
+
+FORMAT = PayloadFormat("bson", True, _maybe, decode)

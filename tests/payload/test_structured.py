@@ -1,0 +1,191 @@
+"""Record formats inside blobs (cqlsh_ext.payload.formats), written by their real Python producers,
+bare and inside every compression container; false-positive sweeps; hostile values."""
+
+from __future__ import annotations
+
+import datetime
+import gzip
+import os
+import pickle
+import random
+import struct
+from pathlib import Path
+
+import bson
+import cbor2
+import cramjam
+import lz4.frame
+import msgpack
+import pytest
+import zstandard
+from cqlshlib import formatting
+
+from cqlsh_ext.demo.records import documents
+from cqlsh_ext.display import BlobDisplay
+from cqlsh_ext.payload import formats
+from cqlsh_ext.payload.formats.tree import PayloadError, Symbol, Tagged, jsonable
+from cqlsh_ext.settings import DisplaySettings
+
+PLAIN = formatting.empty_colormap
+RECORD = {"id": 42, "customer": "Ada Lovelace", "items": [{"sku": "SKU-1", "qty": 2, "price": 19.99}],
+          "paid": True, "note": None}
+
+
+def cell(value: bytes, expanded: bool = False) -> str:
+    return BlobDisplay(DisplaySettings(), False, expanded)(value, PLAIN).strval
+
+
+def records(count: int, seed: int) -> list[dict]:
+    rng = random.Random(seed)
+    out = []
+    for n, doc in enumerate(documents(count, seed=seed)):
+        out.append({"n": n, "id": rng.randint(0, 2**40), "doc": doc[: rng.randint(10, 400)],
+                    "tags": [rng.choice("abc") * rng.randint(1, 5) for _ in range(rng.randint(0, 4))],
+                    "score": rng.random(), "ok": rng.random() < 0.5})
+    return out
+
+
+PRODUCERS = {
+    "msgpack": msgpack.packb,
+    "cbor": cbor2.dumps,
+    "bson": bson.encode,
+    "pickle": lambda r: pickle.dumps(r, protocol=4),
+}
+CONTAINERS = {
+    "snappy": lambda b: bytes(cramjam.snappy.compress_raw(b)),
+    "lz4/frame": lz4.frame.compress,
+    "zstd": zstandard.ZstdCompressor().compress,
+    "gzip": lambda b: gzip.compress(b, mtime=0),
+}
+
+
+@pytest.mark.parametrize("fmt", PRODUCERS)
+def test_bare_values_of_each_producer(fmt):
+    shown = cell(PRODUCERS[fmt](RECORD))
+    label = "pickle/4" if fmt == "pickle" else fmt
+    assert shown == (f'[{label}] {{"id": 42, "customer": "Ada Lovelace", "items": [{{"sku": "SKU-1", '
+                     f'"qty": 2, "price": 19.99}}], "paid": true, "note": null}}')
+
+
+@pytest.mark.parametrize("container", CONTAINERS)
+@pytest.mark.parametrize("fmt", PRODUCERS)
+def test_inside_every_container(fmt, container):
+    shown = cell(CONTAINERS[container](PRODUCERS[fmt](RECORD)))
+    label = "pickle/4" if fmt == "pickle" else fmt
+    assert shown.startswith(f'[{container}>{label}] {{"id": 42, "customer": "Ada Lovelace"')
+
+
+def test_indented_under_expand():
+    assert cell(msgpack.packb(RECORD), expanded=True).startswith('[msgpack] {\n  "id": 42,\n  "customer"')
+
+
+def test_msgpack_java_integer_keys_and_timestamps():
+    when = datetime.datetime(2024, 5, 6, 7, 8, 9, tzinfo=datetime.timezone.utc)
+    value = msgpack.packb({1: "one", "at": msgpack.Timestamp.from_datetime(when), "b": b"\x00\xff"})
+    tree = formats.decode_named("msgpack", value)
+    assert tree[1] == "one" and tree["at"] == when and tree["b"] == b"\x00\xff"
+    assert jsonable(tree) == {"1": "one", "at": "2024-05-06T07:08:09+00:00", "b": {"$base64": "AP8="}}
+
+
+def test_cbor_big_integers_stay_exact_and_tags_are_named():
+    record = {"big": 2**80, "re": cbor2.CBORTag(35, "a+b"), "x": cbor2.CBORTag(9999, 1)}
+    value = b"\xd9\xd9\xf7" + cbor2.dumps(record)
+    tree = formats.detect(value)[1]
+    assert tree["big"] == 2**80
+    assert tree["re"] == Tagged("tag35", "a+b")  # the regular expression is never compiled
+    assert tree["x"] == Tagged("tag9999", 1)
+    assert cell(value) == '[cbor] {"big": 1208925819614629174706176, "re": tag35("a+b"), "x": tag9999(1)}'
+
+
+def test_cbor_shared_references_build_no_cycle():
+    cyclic = []
+    cyclic.append(cyclic)
+    value = b"\xd9\xd9\xf7" + cbor2.dumps(cyclic, value_sharing=True)
+    tree = formats.detect(value)[1]
+    assert tree == Tagged("tag28", [Tagged("tag29", 0)])
+
+
+def test_bson_types_json_lacks():
+    oid = bson.ObjectId("65f0a1b2c3d4e5f601234567")
+    value = bson.encode({"_id": oid, "when": datetime.datetime(2024, 1, 2, tzinfo=datetime.timezone.utc)})
+    tree = formats.detect(value)[1]
+    assert tree["_id"] == Tagged("ObjectId", str(oid))
+    assert cell(value) == ('[bson] {"_id": ObjectId("65f0a1b2c3d4e5f601234567"), '
+                           '"when": "2024-01-02T00:00:00+00:00"}')
+
+
+@pytest.mark.parametrize("protocol", [2, 3, 4, 5])
+def test_pickle_plain_data_is_read_from_the_opcodes(protocol):
+    value = pickle.dumps({"a": [1, 2.5, "x", b"y", None, True], "t": (1, 2), "s": {3}}, protocol=protocol)
+    assert formats.detect(value)[1] == {"a": [1, 2.5, "x", b"y", None, True], "t": [1, 2], "s": [3]}
+    assert cell(value).startswith(f"[pickle/{protocol}] ")
+
+
+def test_pickle_that_would_run_code_is_shown_not_run(tmp_path: Path):
+    marker = tmp_path / "ran"
+
+    class Evil:
+        def __reduce__(self):
+            return (os.system, (f"touch {marker}",))
+
+    value = pickle.dumps(Evil(), protocol=4)
+    tree = formats.detect(value)[1]
+    assert isinstance(tree, Symbol) and tree.text == f'posix.system("touch {marker}")'
+    assert cell(value) == f'[pickle/4] posix.system("touch {marker}") (not executed)'
+    assert not marker.exists()
+
+
+def test_protobuf_is_decoded_only_when_named():
+    # protoc --decode_raw's own example: field 1 = 150, field 2 = "testing", a nested message.
+    value = b"\x08\x96\x01\x12\x07testing\x1a\x03\x08\x96\x01"
+    assert formats.detect(value) is None
+    assert formats.decode_named("protobuf", value) == {"1": 150, "2": "testing", "3": {"1": [150]}}
+
+
+# ------------------------------------------------------------------ false positives
+
+
+def test_random_values_are_no_record_format():
+    rng = random.Random(2024)
+    hits = []
+    for _ in range(20_000):
+        value = rng.randbytes(rng.choice([rng.randint(4, 64), rng.randint(4, 4096)]))
+        if formats.detect(value) is not None:
+            hits.append(value[:16].hex())
+    assert hits == []
+
+
+def test_text_and_json_are_no_record_format():
+    rng = random.Random(5)
+    docs = list(documents(400, seed=9))
+    hits = [1 for _ in range(20_000) if formats.detect(rng.choice(docs)[: rng.randint(4, 3000)].encode())]
+    assert hits == []
+
+
+def test_each_format_is_detected_as_itself_only():
+    recs = records(1_000, seed=11)
+    for name, produce in PRODUCERS.items():
+        for rec in recs:
+            found = formats.detect(produce(rec))
+            assert found is not None and found[0].name == name, (name, rec)
+
+
+# ------------------------------------------------------------------ hostile values
+
+
+@pytest.mark.parametrize(("name", "value"), [
+    ("msgpack", b"\x91" * 100_000 + b"\x01"),                       # nested 100,000 deep
+    ("msgpack", b"\xc6\xff\xff\xff\xff" + b"x" * 10),               # bin32 claiming 4 GiB
+    ("msgpack", b"\xdd\xff\xff\xff\xff\x01"),                       # array32 claiming 4 billion items
+    ("cbor", b"\x9f" * 100_000),                                    # indefinite arrays, never closed
+    ("cbor", b"\x5b\x00\x00\x00\x01\x00\x00\x00\x00" + b"x"),       # a byte string claiming 4 GiB
+    ("bson", struct.pack("<i", 12) + b"\x03a\x00" + b"\x00" * 5),   # inner length beyond the value
+    ("pickle", b"\x80\x04" + b"(" * 100_000 + b"."),                # marks only
+    ("pickle", b"\x80\x04\x8e\xff\xff\xff\xff\xff\xff\xff\x7f."),   # BINBYTES8 claiming 2^63 bytes
+    ("protobuf", b"\x0a\xff\xff\xff\xff\x0f" + b"x"),               # a length far beyond the value
+])
+def test_hostile_values_fail_fast_with_a_reason(name, value):
+    with pytest.raises(PayloadError) as err:
+        formats.decode_named(name, value)
+    assert str(err.value).startswith(name)
+    assert cell(value).startswith("0x")  # the display keeps the hex, never crashes
