@@ -60,6 +60,9 @@ class Layer:
     #: With walk(trace=True): the layer's input and its Decoded (INSPECT shows their headers).
     data_in: bytes | None = None
     decoded: Decoded | None = None
+    #: A reading of the payload (text, a record format) rather than a container that was
+    #: decoded: shown in the display's label, not in the chain INSPECT and STATS count.
+    reading: bool = False
 
 
 @dataclass
@@ -100,7 +103,7 @@ def unwrap(value: bytes, mode: str, cap: int) -> BlobView:
             found = stored_text(value)
             if found is not None:
                 text_view = BlobView(view.stored_size, TEXT, text=found[0], clean=found[1])
-                text_view.add_layer(Layer(TEXT_LABEL, len(value), len(value)))
+                text_view.add_layer(Layer(TEXT_LABEL, len(value), len(value), reading=True))
                 return text_view
             if len(value) >= MIN_STRUCTURED_LENGTH:
                 structured = _structured(BlobView(view.stored_size, PAYLOAD), value)
@@ -220,7 +223,7 @@ def _structured(view: BlobView, data: bytes) -> BlobView | None:
     if found is None:
         return None
     fmt, tree = found
-    view.add_layer(Layer(fmt.label(data), len(data), len(data)))
+    view.add_layer(Layer(fmt.label(data), len(data), len(data), reading=True))
     view.kind, view.payload_format, view.tree, view.data = STRUCTURED, fmt.name, tree, data
     return view
 
