@@ -32,6 +32,10 @@ def _ext_parser() -> argparse.ArgumentParser:
     group.add_argument("--max-field-width", metavar="N",
                        help="cut every cell to N characters (default: fit the table to the terminal "
                             "in the interactive shell, whole values in scripts; 0 = no limit)")
+    group.add_argument("--decode", metavar="COLUMN=SPEC", action="append",
+                       help="what a column holds, when it cannot be detected: "
+                            "keyspace.table.column=zstd>msgpack (repeatable). Also [cqlsh_ext.decode] "
+                            "in cqlshrc and DECODE in the shell")
     group.add_argument("--max-output-size", metavar="SIZE",
                        help="decompressed bytes shown per value at most, over all nested layers "
                             "(default 4MiB)")

@@ -29,6 +29,7 @@ from cqlsh_ext.payload.unwrap import (
     BlobView,
     json_container,
     unwrap,
+    unwrap_spec,
 )
 from cqlsh_ext.settings import DisplaySettings
 
@@ -100,10 +101,25 @@ class BlobDisplay:
             # (room left beside the longest column name and the " | " of vertical layout).
             self.width = min(self.width, max(screen_room, 40))
         self.expanded = expanded
+        self.columns = settings.columns
+        self._specs: dict[Any, str | None] = {}
+
+    def _column_spec(self, place: Any) -> str | None:
+        """The column setting for a blob's place (cqlsh_ext.payload.spec), found once per place."""
+        if place is None or not self.columns:
+            return None
+        if place not in self._specs:
+            from cqlsh_ext.payload.spec import place_candidates
+
+            self._specs[place] = next(
+                (self.columns[key] for key in place_candidates(str(place)) if key in self.columns), None)
+        return self._specs[place]
 
     def __call__(self, val: bytes, colormap: Any, quote: bool = False, place: Any = None,
                  **_: Any) -> FormattedValue:
-        view = unwrap(bytes(val), self.mode, self.cap)
+        spec = self._column_spec(place)
+        value = bytes(val)
+        view = unwrap(value, self.mode, self.cap) if spec is None else unwrap_spec(value, spec, self.cap)
         colored = bool(colormap["reset"])
         if view.kind == RAW:
             return self._raw(view, colormap, colored)

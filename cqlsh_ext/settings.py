@@ -24,6 +24,8 @@ from typing import Any
 from cqlsh_ext.codecs.base import CODEC_NAMES, DEFAULT_CAP
 
 CONFIG_SECTION = "cqlsh_ext"
+#: `keyspace.table.column = spec` lines: what a column holds (cqlsh_ext.payload.spec).
+DECODE_SECTION = "cqlsh_ext.decode"
 AUTO = "auto"
 NONE = "none"
 MODES = (AUTO, NONE, *CODEC_NAMES)
@@ -108,6 +110,25 @@ def parse_pager(text: str) -> str:
     return "" if pager.lower() in ("", "off", "false", "no", "none") else pager
 
 
+def parse_column_spec(text: str) -> str:
+    """A column's spec (cqlsh_ext.payload.spec), checked; kept as its text."""
+    from cqlsh_ext.payload.spec import SpecError, parse_spec
+
+    try:
+        return str(parse_spec(text))
+    except SpecError as err:
+        raise SettingError(str(err)) from None
+
+
+def parse_place(text: str) -> str:
+    """`keyspace.table.column` (or `table.column`), with a path below it for nested blobs."""
+    place = text.strip()
+    parts = place.split(".")
+    if len(parts) < 2 or not all(part.strip() for part in parts):
+        raise SettingError(f"not a column: {text!r} (keyspace.table.column or table.column)")
+    return place
+
+
 def parse_text(text: str) -> str | None:
     return text.strip() or None
 
@@ -146,6 +167,8 @@ class DisplaySettings:
     auto_vertical: bool = True
     #: Interactive: cells too wide for their share of the screen are cut with … or wrapped.
     cells: str = "cut"
+    #: What columns hold, by place (`ks.table.column` -> spec text); DECODE changes it.
+    columns: dict[str, str] = field(default_factory=dict)
     #: Interactive: pager command for results taller than the terminal; None = $PAGER or
     #: `less -SRXF`, "" = no pager.
     pager: str | None = None
@@ -277,6 +300,12 @@ def load(flags: Any = None, config_file: str | None = None) -> Settings:
                 _apply(settings, key, KEYS[key].parse(text))
             except SettingError as err:
                 raise SettingError(f"{config_file} [{CONFIG_SECTION}] {key}: {err}") from None
+    if config.has_section(DECODE_SECTION):
+        for place, text in config.items(DECODE_SECTION):
+            try:
+                settings.display.columns[parse_place(place)] = parse_column_spec(text)
+            except SettingError as err:
+                raise SettingError(f"{config_file} [{DECODE_SECTION}] {place}: {err}") from None
     if config.has_section("auth_provider"):
         module = config["auth_provider"].get("module", "")
         settings.keyspaces.stock_sigv4_provider = module.strip().startswith("cassandra_sigv4")
@@ -299,6 +328,15 @@ def _apply_flags(settings: Settings, flags: Any) -> None:
                 setattr(display, target, parse(value))
             except SettingError as err:
                 raise SettingError(f"{flag}: {err}") from None
+    for item in getattr(flags, "decode", None) or ():
+        place, sep, text = item.partition("=")
+        if not sep:
+            raise SettingError(f"--decode {item!r}: expected keyspace.table.column=SPEC (example: "
+                               "shop.orders.body=zstd>msgpack)")
+        try:
+            display.columns[parse_place(place)] = parse_column_spec(text)
+        except SettingError as err:
+            raise SettingError(f"--decode {place.strip()}: {err}") from None
     if getattr(flags, "raw_blobs", None):
         display.raw_blobs = True
     if getattr(flags, "classic", None):

@@ -77,12 +77,16 @@ def test_sample_config_documents_every_key_and_reads_back(tmp_path: Path):
     result = run(CQLSH_EXT, ["sample-config"], tmp_path)
     assert result.returncode == 0
     text = result.stdout
-    settings_lines = [ln for ln in text.splitlines() if ln.startswith(";") and not ln.startswith("; ")]
+    main_section = text.split("[cqlsh_ext.decode]")[0]
+    settings_lines = [ln for ln in main_section.splitlines()
+                      if ln.startswith(";") and not ln.startswith("; ")]
     documented = {line[1:].split("=")[0].strip() for line in settings_lines}
     assert documented == set(KEYS)
     # Every setting switched on at once is a cqlshrc cqlsh-ext accepts.
     rc = tmp_path / "cqlshrc"
-    rc.write_text("\n".join(line[1:] if line.startswith(";") and not line.startswith("; ") else line
+    rc.write_text("\n".join(line[1:] if line.startswith(";") and not line.startswith("; ") else
+                            line[2:] if line.startswith("; shop.") else line
                             for line in text.splitlines()))
     settings = load(None, str(rc))
     assert settings.keyspaces.region == "us-east-1" and settings.display.cells == "cut"
+    assert settings.display.columns["shop.orders.body"] == "zstd>msgpack"

@@ -24,6 +24,7 @@ from typing import Any
 #: The modules that declare commands, in HELP order.
 COMMAND_MODULES = (
     "cqlsh_ext.commands.decompress",
+    "cqlsh_ext.commands.decode",
     "cqlsh_ext.output.command",
     "cqlsh_ext.insight.commands",
 )

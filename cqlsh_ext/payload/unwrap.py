@@ -121,6 +121,50 @@ def unwrap(value: bytes, mode: str, cap: int) -> BlobView:
     return view
 
 
+def unwrap_spec(value: bytes, spec_text: str, cap: int) -> BlobView:
+    """Decode `value` as a column setting says (cqlsh_ext.payload.spec): the named codecs in
+    order, then the named payload reading (or detection with `auto`). A value the setting does not
+    fit stays raw, with a reason that names the setting."""
+    from cqlsh_ext.payload.spec import parse_spec
+
+    spec = parse_spec(spec_text)
+    stored = len(value)
+    view = BlobView(stored, PAYLOAD)
+    data, budget = value, cap
+    try:
+        for codec in spec.codecs:
+            fmt, decoded = registry.decode_named(codec, data, budget)
+            view.add_layer(_layer(fmt, data, decoded, False))
+            data, budget = decoded.data, budget - len(decoded.data)
+    except DecodeError as err:
+        return BlobView(stored, RAW, data=value, reason=f"as {spec}: {err}", error=err)
+    if spec.payload is None:
+        return _text_or_binary(view, data)
+    if spec.payload == "auto":
+        return _text_or_binary(view, data) if view.layers else unwrap(value, "auto", cap)
+    if spec.payload == "hex":
+        view.kind, view.data = BINARY, data
+        return view
+    if spec.payload == TEXT_LABEL:
+        found = as_text(data, cut=view.truncated_layer is not None)
+        if found is None:
+            return BlobView(stored, RAW, data=value, reason=f"as {spec}: not text")
+        view.add_layer(Layer(TEXT_LABEL, len(data), len(data), reading=True))
+        view.kind, (view.text, view.clean) = TEXT, found
+        return view
+    from cqlsh_ext.payload import formats
+
+    try:
+        tree = formats.decode_named(spec.payload, data)
+    except formats.PayloadError as err:
+        return BlobView(stored, RAW, data=value, reason=f"as {spec}: {err}")
+    reader = formats.get(spec.payload)
+    label = reader.label(data) if reader is not None else spec.payload
+    view.add_layer(Layer(label, len(data), len(data), reading=True))
+    view.kind, view.payload_format, view.tree, view.data = STRUCTURED, spec.payload, tree, data
+    return view
+
+
 def walk(value: bytes, mode: str, cap: int, trace: bool = False) -> BlobView:
     """The layers of `value`, without classifying the payload: the one decoding walk that display
     (unwrap) and the insight commands share, so a chain INSPECT reports is the label shown.

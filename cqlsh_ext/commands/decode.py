@@ -1,0 +1,67 @@
+"""DECODE: tell the shell what a column holds, for this session."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cqlsh_ext.commands import shell_command
+from cqlsh_ext.settings import SettingError, parse_column_spec, parse_place
+
+DECODE_GRAMMAR = r"""
+<decodeCommand> ::= "DECODE" ( place=<stringLiteral> ( "AS" spec=<stringLiteral> | auto="AUTO" ) )?
+                  ;
+"""
+
+DECODE_HELP = """
+        DECODE [cqlsh-ext]
+
+          Tells cqlsh-ext what a blob column holds when it cannot be detected, for this
+          session: the codecs from the outside in, then the payload format.
+
+        DECODE
+
+          Lists the column settings in force.
+
+        DECODE 'keyspace.table.column' AS 'zstd>msgpack'
+
+          Shows that column's blobs as zstd holding MessagePack. Steps: snappy, lz4, zstd, gzip,
+          zlib, deflate, bzip2, xz, brotli, then one of msgpack, cbor, bson, pickle, protobuf
+          (schema-less, as protoc --decode_raw), text, hex, or auto (detect the rest).
+          A blob inside a collection or UDT: 'ks.t.col.item', 'ks.t.col.key', 'ks.t.col.value',
+          'ks.t.col.<field>'; a setting on the column covers the blobs inside it.
+          A value the setting does not fit shows its hex and why.
+
+        DECODE 'keyspace.table.column' AUTO
+
+          Drops the setting: the column is detected again.
+
+          Same as --decode COLUMN=SPEC, or lines in the [cqlsh_ext.decode] section of cqlshrc.
+        """
+
+
+def _unquote(shell: Any, text: str) -> str:
+    return str(shell.cql_unprotect_value(text))
+
+
+@shell_command("DECODE", "<decodeCommand>", DECODE_GRAMMAR, DECODE_HELP)
+def do_decode(shell: Any, parsed: Any) -> None:
+    columns = shell.settings.display.columns
+    place_text = parsed.get_binding("place")
+    if place_text is None:
+        if not columns:
+            print("No column settings: every blob is detected.")
+        for place, spec in sorted(columns.items()):
+            print(f"{place} AS {spec}")
+        return
+    try:
+        place = parse_place(_unquote(shell, place_text))
+        if parsed.get_binding("auto") is not None:
+            columns.pop(place, None)
+            print(f"{place}: detected automatically.")
+            return
+        spec = parse_column_spec(_unquote(shell, parsed.get_binding("spec")))
+    except SettingError as err:
+        shell.printerr(f"DECODE: {err}")
+        return
+    columns[place] = spec
+    print(f"{place} AS {spec}")

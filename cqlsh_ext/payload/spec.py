@@ -1,0 +1,75 @@
+"""What a column holds, as the user tells it: `zstd>msgpack`, `gzip>java`, `protobuf`, `text`.
+
+A spec is a chain of steps from the stored bytes inwards, each a codec name (snappy, lz4, zstd,
+gzip, zlib, deflate, bzip2, xz, brotli), then at most one payload reading (msgpack, cbor, bson,
+pickle, protobuf, text, hex), or `auto` to detect the rest. Columns are named by their place:
+`keyspace.table.column`, or `table.column`; a blob inside a collection or UDT by its path below
+the column (`ks.t.attachments.item`, `ks.t.by_codec.value`, `ks.t.doc.content`), and a setting for
+a column covers every blob inside it that has none of its own.
+
+Parsing is standard library only (it runs while settings are read); applying a spec loads the
+codec and format layers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from cqlsh_ext.codecs.base import CODEC_NAMES
+
+PAYLOAD_NAMES = ("msgpack", "cbor", "bson", "pickle", "protobuf", "text", "hex")
+AUTO_STEP = "auto"
+
+
+class SpecError(ValueError):
+    """A spec that cannot be used; str() is the one-line reason."""
+
+
+@dataclass(frozen=True)
+class Spec:
+    text: str
+    codecs: tuple[str, ...]
+    #: The payload reading, or "auto" (detect below the codecs), or None (stop after the codecs).
+    payload: str | None
+
+    def __str__(self) -> str:
+        return self.text
+
+
+def parse_spec(text: str) -> Spec:
+    steps = [step.strip().lower() for step in text.strip().split(">")]
+    if not steps or not all(steps):
+        raise SpecError(f"empty step in {text!r} (example: zstd>msgpack)")
+    codecs: list[str] = []
+    payload: str | None = None
+    for i, step in enumerate(steps):
+        last = i == len(steps) - 1
+        name, _, arg = step.partition(":")
+        if arg:
+            raise SpecError(f"{step!r}: message types and schema files are not supported yet; "
+                            f"use {name!r} for schema-less decoding")
+        if name in CODEC_NAMES:
+            if payload is not None:
+                raise SpecError(f"{text!r}: codec {name!r} after the payload format")
+            codecs.append(name)
+        elif name in PAYLOAD_NAMES or name == AUTO_STEP:
+            if not last:
+                raise SpecError(f"{text!r}: {name!r} must be the last step")
+            payload = name
+        else:
+            known = ", ".join((*CODEC_NAMES, *PAYLOAD_NAMES, AUTO_STEP))
+            raise SpecError(f"unknown step {name!r} in {text!r}; known: {known}")
+    return Spec(text.strip(), tuple(codecs), payload)
+
+
+def place_candidates(place: str) -> list[str]:
+    """Setting keys that apply to `place` (ks.table.column[.path]), most specific first: the
+    place itself, then its parents up to the column; each also without the keyspace."""
+    parts = place.split(".")
+    out: list[str] = []
+    # A place has at least keyspace.table.column when both are known.
+    for end in range(len(parts), 2, -1):
+        out.append(".".join(parts[:end]))
+    for end in range(len(parts), 2, -1):
+        out.append(".".join(parts[1:end]))
+    return out

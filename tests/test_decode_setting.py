@@ -1,0 +1,83 @@
+"""Telling cqlsh-ext what a column holds: --decode, [cqlsh_ext.decode] in cqlshrc and DECODE, on
+the real server, for top-level and nested blobs, and what a wrong setting looks like."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import msgpack
+import pytest
+import zstandard
+from shell_runner import CQLSH_EXT, run
+
+#: `protoc --decode_raw`'s example message: field 1 = 150, field 2 = "testing".
+PROTO = b"\x08\x96\x01\x12\x07testing"
+
+
+@pytest.fixture(scope="module")
+def ks(cassandra):
+    name = cassandra.create_keyspace("decode")
+    s = cassandra.session(name)
+    s.execute("CREATE TABLE events (id int PRIMARY KEY, body blob, parts list<blob>, extra map<text, blob>)")
+    s.execute("INSERT INTO events (id, body, parts, extra) VALUES (1, %s, %s, %s)",
+              (zstandard.ZstdCompressor().compress(PROTO), [PROTO, PROTO], {"m": msgpack.packb([1, 2])}))
+    s.shutdown()
+    return name
+
+
+def ext(cassandra, home: Path, *args: str) -> tuple[int, str, str]:
+    result = run(CQLSH_EXT, [*cassandra.cqlsh_args, *args], home)
+    return result.returncode, result.stdout, result.stderr
+
+
+def test_without_a_setting_protobuf_is_not_guessed(cassandra, ks, tmp_path):
+    code, out, _ = ext(cassandra, tmp_path, "-e", f"SELECT body FROM {ks}.events")
+    assert code == 0 and "[zstd] 0x" + PROTO.hex() in out
+
+
+def test_flag_for_a_column_and_for_the_blobs_inside_a_list(cassandra, ks, tmp_path):
+    code, out, err = ext(cassandra, tmp_path, "--decode", f"{ks}.events.body=zstd>protobuf",
+                         "--decode", f"{ks}.events.parts=protobuf",
+                         "-e", f"SELECT body, parts FROM {ks}.events")
+    assert code == 0, err
+    assert '[zstd>protobuf] {"1": 150, "2": "testing"}' in out
+    assert out.count("""[protobuf] '{"1": 150, "2": "testing"}'""") == 2  # each list item
+
+
+def test_cqlshrc_section_and_a_map_value_path(cassandra, ks, tmp_path):
+    rc = tmp_path / "cqlshrc"
+    rc.write_text(f"[cqlsh_ext.decode]\nevents.body = zstd>protobuf\n{ks}.events.extra.value = msgpack\n")
+    code, out, err = ext(cassandra, tmp_path, "--cqlshrc", str(rc),
+                         "-e", f"SELECT body, extra FROM {ks}.events")
+    assert code == 0, err
+    assert "[zstd>protobuf] {" in out  # table.column, without the keyspace
+    assert "{'m': [msgpack] '[1, 2]'}" in out
+
+
+def test_decode_command_for_the_session(cassandra, ks, tmp_path):
+    script = tmp_path / "s.cql"
+    script.write_text(f"DECODE '{ks}.events.body' AS 'zstd>protobuf';\nDECODE;\n"
+                      f"SELECT body FROM {ks}.events;\nDECODE '{ks}.events.body' AUTO;\n"
+                      f"SELECT body FROM {ks}.events;\n")
+    code, out, err = ext(cassandra, tmp_path, "-f", str(script))
+    assert code == 0, err
+    assert f"{ks}.events.body AS zstd>protobuf" in out
+    first, second = out.split("detected automatically.")
+    assert "[zstd>protobuf] {" in first and "[zstd] 0x" in second
+
+
+def test_a_setting_that_does_not_fit_says_why_on_the_value(cassandra, ks, tmp_path):
+    code, out, err = ext(cassandra, tmp_path, "--decode", f"{ks}.events.body=gzip>msgpack",
+                         "-e", f"SELECT body FROM {ks}.events")
+    assert code == 0, err
+    assert "(as gzip>msgpack: gzip: " in out and "Traceback" not in err
+
+
+def test_a_setting_that_cannot_be_used_is_one_line(cassandra, tmp_path):
+    code, _, err = ext(cassandra, tmp_path, "--decode", "a.b.c=zstd>yaml", "-e", "SELECT 1")
+    assert code == 2 and err.strip().count("\n") == 0
+    assert err.startswith("cqlsh-ext: error: --decode a.b.c: unknown step 'yaml'")
+    rc = tmp_path / "cqlshrc"
+    rc.write_text("[cqlsh_ext.decode]\nnot-a-column = zstd\n")
+    code, _, err = ext(cassandra, tmp_path, "--cqlshrc", str(rc), "-e", "SELECT 1")
+    assert code == 2 and "[cqlsh_ext.decode] not-a-column: not a column" in err
