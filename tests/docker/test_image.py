@@ -19,94 +19,28 @@ import re
 import shutil
 import subprocess
 import sys
-import time
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from dockerlib import ENABLED, Image, run
 
 from cqlsh_ext import __version__ as VERSION
 
 ROOT = Path(__file__).resolve().parents[2]
 TAG = os.environ.get("CQLSH_EXT_DOCKER_TAG", "cqlsh-ext:pytest")
 LOCAL_BASE = os.environ.get("CQLSH_EXT_BASE_IMAGE", "cqlsh-ext-base:bookworm")
-ENABLED = os.environ.get("CI") == "true" or os.environ.get("CQLSH_EXT_DOCKER_TESTS") == "1"
-SETUP_HINT = ("run tools/docker/setup as root (installs Debian's docker.io, starts dockerd, "
-              "makes the base image)")
-MAX_IMAGE_MB = 400  # today about 210 MB on the debootstrap base; a jump means something leaked in
+MAX_IMAGE_MB = 400  # today about 250 MB on the debootstrap base; a jump means something leaked in
 
 pytestmark = pytest.mark.skipif(
     not ENABLED, reason="Docker image tests are on with CI=true or CQLSH_EXT_DOCKER_TESTS=1")
-
-
-def run(args: list[str], timeout: float = 180, check: bool = True, **kw) -> subprocess.CompletedProcess[str]:
-    proc = subprocess.run(args, capture_output=True, text=True, timeout=timeout, **kw)
-    if check and proc.returncode != 0:
-        pytest.fail(f"{' '.join(args)!s} exited {proc.returncode}\n--- stdout\n{proc.stdout[-4000:]}"
-                    f"\n--- stderr\n{proc.stderr[-4000:]}", pytrace=False)
-    return proc
 
 
 def _tool(name: str) -> str | None:
     """A tool on PATH or next to this Python (hadolint installs into the project's .venv)."""
     here = Path(sys.executable).parent / name
     return str(here) if here.exists() else shutil.which(name)
-
-
-@dataclass
-class Image:
-    tag: str
-    base: str
-    build_seconds: float
-    size_bytes: int
-    inspect: dict
-
-    def run(self, *args: str, docker_args: tuple[str, ...] = (), network: str = "none",
-            **kw) -> subprocess.CompletedProcess[str]:
-        """`docker run --rm`; no network unless asked (the test Cassandra needs "host": loopback)."""
-        return run(["docker", "run", "--rm", "--pull", "never", "--network", network, *docker_args, self.tag,
-                    *args], **kw)
-
-
-@pytest.fixture(scope="session")
-def docker() -> str:
-    """The docker CLI, with an engine answering; a loud failure (not a skip) otherwise."""
-    cli = shutil.which("docker")
-    if cli is None:
-        pytest.fail(f"Docker image tests are on, but there is no docker CLI: {SETUP_HINT}", pytrace=False)
-    proc = subprocess.run([cli, "info", "--format", "{{.ServerVersion}}"], capture_output=True, text=True,
-                          timeout=60)
-    if proc.returncode != 0:
-        pytest.fail(f"Docker image tests are on, but no Docker engine answers ({proc.stderr.strip()}): "
-                    f"{SETUP_HINT}", pytrace=False)
-    return cli
-
-
-@pytest.fixture(scope="session")
-def image(docker: str) -> Image:
-    base = os.environ.get("CQLSH_EXT_DOCKER_BASE_IMAGE")
-    if not base:
-        local = subprocess.run([docker, "image", "inspect", LOCAL_BASE], capture_output=True)
-        base = LOCAL_BASE if local.returncode == 0 else ""
-    args = [docker, "build", "--force-rm", "--network", "host", "--build-arg", f"VERSION={VERSION}"]
-    if base:
-        args += ["--build-arg", f"BASE_IMAGE={base}"]
-    start = time.monotonic()
-    proc = subprocess.run([*args, "--tag", TAG, str(ROOT)], capture_output=True, text=True, timeout=1200)
-    seconds = time.monotonic() - start
-    if proc.returncode != 0:
-        where = base or "the Dockerfile default, which needs a registry: " + SETUP_HINT
-        pytest.fail(f"docker build failed ({' '.join(args[1:])}); base image {where}\n{proc.stdout[-6000:]}"
-                    f"\n{proc.stderr[-3000:]}", pytrace=False)
-    # Tag the newest build stage (the layer cache of the next build; all cached, about a second) and
-    # drop the untagged stages and images of earlier builds, so repeated runs do not fill the disk.
-    run([*args, "--target", "build", "--tag", f"{TAG}-build", str(ROOT)], timeout=600)
-    for label in ("org.cqlsh-ext.stage=build", "org.opencontainers.image.title=cqlsh-ext"):
-        run([docker, "image", "prune", "--force", "--filter", f"label={label}"])
-    info = json.loads(run([docker, "image", "inspect", TAG]).stdout)[0]
-    return Image(TAG, base or "Dockerfile default", seconds, int(info["Size"]), info)
 
 
 def test_image_size_is_reported_and_small(image: Image, capsys: pytest.CaptureFixture[str]) -> None:
