@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pexpect
 import pytest
+from docker_fixtures import docker  # noqa: F401  (fixtures)
 from dockerlib import ENABLED, SETUP_HINT, run
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -24,6 +24,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from docker_fixtures import docker, image  # noqa: F401  (fixtures)
 from dockerlib import ENABLED, Image, run
 
 from cqlsh_ext import __version__ as VERSION

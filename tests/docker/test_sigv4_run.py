@@ -10,6 +10,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from docker_fixtures import docker, image, keyspaces_endpoint, moto_sts  # noqa: F401  (fixtures)
 from dockerlib import ENABLED, Image
 from keyspaces.ksharness import GOOD, PROFILE, REGION, SESSION, Credential, KeyspacesEndpoint
 

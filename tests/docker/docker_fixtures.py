@@ -1,5 +1,7 @@
-"""The `docker` fixture: the docker CLI with an engine answering, or a loud failure (never a skip)
-when the Docker tests are on (CI=true or CQLSH_EXT_DOCKER_TESTS=1)."""
+"""Fixtures of the Docker tests, imported by each module (a conftest.py here would shadow the suite's
+own `conftest` module): `docker`, the CLI with an engine answering, or a loud failure (never a skip)
+when the Docker tests are on (CI=true or CQLSH_EXT_DOCKER_TESTS=1); `image`, the project's image,
+built once per session; and the Keyspaces-like endpoint of tests/keyspaces."""
 
 from __future__ import annotations
 
