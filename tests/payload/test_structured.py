@@ -191,3 +191,45 @@ def test_hostile_values_fail_fast_with_a_reason(name, value):
         formats.decode_named(name, value)
     assert str(err.value).startswith(name)
     assert cell(value).startswith("0x")  # the display keeps the hex, never crashes
+
+
+# ------------------------------------------------------------------ Avro object container files
+
+ORDER_SCHEMA = {"type": "record", "name": "Order", "fields": [
+    {"name": "id", "type": "long"}, {"name": "customer", "type": "string"},
+    {"name": "tags", "type": {"type": "array", "items": "string"}}]}
+
+
+def avro_file(records: list[dict], codec: str = "null", schema: dict = ORDER_SCHEMA) -> bytes:
+    import io
+
+    import fastavro
+
+    buf = io.BytesIO()
+    fastavro.writer(buf, fastavro.parse_schema(schema), records, codec=codec)
+    return buf.getvalue()
+
+
+@pytest.mark.parametrize("codec", ["null", "deflate", "snappy", "bzip2", "xz"])
+def test_avro_container_with_its_own_schema_and_block_codec(codec):
+    value = avro_file([{"id": i, "customer": f"c{i}", "tags": ["x"]} for i in range(3)], codec)
+    assert cell(value) == ('[avro] {"schema": "Order", "records": [{"id": 0, "customer": "c0", '
+                           '"tags": ["x"]}, {"id": 1, "customer": "c1", "tags": ["x"]}, '
+                           '{"id": 2, "customer": "c2", "tags": ["x"]}]}')
+
+
+def test_avro_inside_zstd():
+    value = zstandard.ZstdCompressor().compress(avro_file([{"id": 7, "customer": "z", "tags": []}]))
+    assert cell(value).startswith('[zstd>avro] {"schema": "Order", "records": [{"id": 7')
+
+
+def test_avro_hostile_containers_are_refused_with_a_reason():
+    zero = {"type": "record", "name": "R",
+            "fields": [{"name": "xs", "type": {"type": "array", "items": "null"}}]}
+    with pytest.raises(PayloadError, match="items that take no bytes"):
+        formats.decode_named("avro", avro_file([{"xs": [None] * 3}], schema=zero))
+    good = avro_file([{"id": 1, "customer": "c", "tags": []}])
+    with pytest.raises(PayloadError):
+        formats.decode_named("avro", good[:-20])  # cut inside the last block
+    with pytest.raises(PayloadError, match="sync marker"):
+        formats.decode_named("avro", good[:-1] + bytes([good[-1] ^ 0xFF]))

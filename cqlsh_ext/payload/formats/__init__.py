@@ -47,7 +47,7 @@ class PayloadFormat:
 
 #: Modules in detection order: signatures first (a false match is near impossible), then the
 #: formats recognised only by parsing the whole value.
-_MODULES = ("pickle", "bson", "cbor", "msgpack", "protobuf")
+_MODULES = ("avro", "pickle", "bson", "cbor", "msgpack", "protobuf")
 _LOADED: dict[str, PayloadFormat] = {}
 
 
@@ -64,7 +64,7 @@ def _formats() -> dict[str, PayloadFormat]:
     return _LOADED
 
 
-FORMAT_NAMES = ("pickle", "bson", "cbor", "msgpack", "protobuf")
+FORMAT_NAMES = ("avro", "pickle", "bson", "cbor", "msgpack", "protobuf")
 
 
 def get(name: str) -> PayloadFormat | None:
