@@ -154,7 +154,10 @@ class BlobDisplay:
 
         if self.expanded and not quote:
             return "\n".join(_escape(line) for line in render(tree, indent=2).split("\n"))
-        return _escape(render(tree))
+        text = render(tree)
+        # Rendered strings have their control characters escaped already; only non-ASCII text can
+        # hold what cqlsh escapes besides (C1 controls).
+        return text.replace("\\", "\\\\") if text.isascii() else _escape(text)
 
     def _text_body(self, text: str, clean: bool, quote: bool) -> str:
         if self.expanded and not quote:

@@ -42,6 +42,8 @@ SHORT_TEXT = 32
 MIN_STRUCTURED_LENGTH = 4
 _UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 
+# C1 control characters (U+0080-U+009F): text people store does not hold them.
+_C1_RE = re.compile("[\x80-\x9f]")
 # Control characters other than tab, newline and carriage return: text has few of them.
 _CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 # C0 controls and DEL as bytes: bytes.translate finds them about 3x faster than str.isprintable.
@@ -291,8 +293,8 @@ def stored_text(value: bytes) -> tuple[str, bool] | None:
         return None
     if len(value.translate(None, _C0_BYTES)) != len(value) and _CONTROL_RE.search(text):
         return None
-    if "\x80" <= max(text):
-        if any("\x80" <= ch <= "\x9f" for ch in text):
+    if not value.isascii():
+        if _C1_RE.search(text):
             return None  # C1 controls: not something people write
         # Short random values pass as UTF-8 mostly through stray multi-byte sequences
         # (bench/text_rule.py): below SHORT_TEXT bytes only ASCII text counts.

@@ -155,6 +155,13 @@ def test_random_values_are_no_record_format():
     assert hits == []
 
 
+def test_short_random_values_are_no_record_format():
+    # Short values parse as MessagePack or CBOR most often: ids, hashes, 8 to 32 bytes.
+    rng = random.Random(8)
+    assert [v.hex() for v in (rng.randbytes(rng.randint(8, 32)) for _ in range(20_000))
+            if formats.detect(v) is not None] == []
+
+
 def test_text_and_json_are_no_record_format():
     rng = random.Random(5)
     docs = list(documents(400, seed=9))

@@ -46,8 +46,9 @@ class PayloadFormat:
 
 
 #: Modules in detection order: signatures first (a false match is near impossible), then the
-#: formats recognised only by parsing the whole value.
-_MODULES = ("avro", "pickle", "bson", "cbor", "msgpack", "protobuf")
+#: formats recognised only by parsing the whole value; MessagePack before CBOR, whose arrays
+#: start with MessagePack's map bytes (a MessagePack record never costs a CBOR attempt).
+_MODULES = ("avro", "pickle", "bson", "msgpack", "cbor", "protobuf")
 _LOADED: dict[str, PayloadFormat] = {}
 
 

@@ -25,7 +25,7 @@ _MAP_OR_ARRAY = frozenset(range(0x80, 0xC0))
 
 
 def _maybe(data: bytes) -> bool:
-    return data.startswith(SELF_DESCRIBE) or (len(data) >= 2 and data[0] in _MAP_OR_ARRAY)
+    return data.startswith(SELF_DESCRIBE) or (len(data) >= 8 and data[0] in _MAP_OR_ARRAY)
 
 
 def _plain(tag: int) -> Any:

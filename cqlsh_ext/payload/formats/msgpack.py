@@ -17,8 +17,12 @@ from cqlsh_ext.payload.formats.tree import PayloadError, Tagged
 _MAP_OR_ARRAY = frozenset(range(0x80, 0xA0)) | {0xDC, 0xDD, 0xDE, 0xDF}
 
 
+#: Shorter values are never taken for MessagePack or untagged CBOR without being named.
+MIN_LENGTH = 8
+
+
 def _maybe(data: bytes) -> bool:
-    return len(data) >= 2 and data[0] in _MAP_OR_ARRAY
+    return len(data) >= MIN_LENGTH and data[0] in _MAP_OR_ARRAY
 
 
 def _ext(code: int, data: bytes) -> Any:
@@ -42,38 +46,47 @@ def decode(data: bytes) -> Any:
     return value
 
 
-def plausible(value: Any, depth: int = 0) -> bool:
-    """What real records look like, for detection without a signature: map keys are strings or
-    integers, no extension types, and somewhere a string or a nested container (random bytes
-    that happen to parse give short arrays of small numbers, or odd keys)."""
-    found_rich = False
+def plausible(value: Any) -> bool:
+    """What real records look like, for detection without a signature (random bytes that happen to
+    parse give short arrays of small numbers, empty strings, keys with control characters):
+    a map whose keys are printable strings or non-negative integers, with a string key or a
+    non-empty string or string-keyed map as a value; or an array holding such a map, or two non-empty
+    strings. No extension types anywhere."""
+    if isinstance(value, dict) and value and all(type(k) is str and k.isprintable() for k in value):
+        return True  # the common case: a record with string keys
+    if not _deep_ok(value):
+        return False
+    if isinstance(value, dict):  # integer keys (msgpack-java): some text among the values
+        return any(isinstance(k, str) or _texty(v) for k, v in value.items())
+    return any(isinstance(v, dict) and any(isinstance(k, str) for k in v) for v in value) or sum(
+        isinstance(v, str) and len(v) > 0 for v in value) >= 2
 
-    def walk(node: Any, level: int) -> bool:
-        nonlocal found_rich
-        if level > 32:
-            return False
+
+def _deep_ok(value: Any) -> bool:
+    """No extension types; map keys printable strings or non-negative integers, all the way down."""
+    stack = [value]
+    while stack:
+        node = stack.pop()
         if isinstance(node, Tagged):
             return False
         if isinstance(node, dict):
-            if level:
-                found_rich = True
             for key, item in node.items():
-                if not isinstance(key, (str, int)) or isinstance(key, bool):
-                    return False
                 if isinstance(key, str):
-                    found_rich = True
-                if not walk(item, level + 1):
+                    if not key.isprintable():
+                        return False
+                elif not isinstance(key, int) or isinstance(key, bool) or key < 0:
                     return False
-            return True
-        if isinstance(node, list):
-            if level:
-                found_rich = True
-            return all(walk(item, level + 1) for item in node)
-        if isinstance(node, str):
-            found_rich = True
-        return True
+                stack.append(item)
+        elif isinstance(node, list):
+            stack.extend(node)
+    return True
 
-    return walk(value, depth) and found_rich
+
+def _texty(value: Any) -> bool:
+    """A non-empty string, or a map with a string key."""
+    if isinstance(value, str):
+        return len(value) > 0
+    return isinstance(value, dict) and any(isinstance(k, str) for k in value)
 
 
 def detect(data: bytes) -> Any:

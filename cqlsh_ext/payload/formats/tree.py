@@ -66,8 +66,26 @@ def _scalar(value: Any) -> str:
     return json.dumps(str(value), ensure_ascii=False)
 
 
+def _not_json(value: Any) -> Any:
+    raise TypeError(type(value).__name__)
+
+
+def json_native(tree: Any, indent: int | None = None) -> str | None:
+    """The tree as JSON text when it holds only what JSON has (the common case: json's C encoder
+    renders it many times faster than the walk below), else None."""
+    try:
+        return json.dumps(tree, ensure_ascii=False, allow_nan=False, default=_not_json, indent=indent,
+                          separators=(", ", ": ") if indent is None else (",", ": "))
+    except (TypeError, ValueError, RecursionError):
+        return None
+
+
 def render(tree: Any, indent: int | None = None) -> str:
     """JSON-like text: one line (indent None) or indented by `indent` spaces per level."""
+    if isinstance(tree, (dict, list)):
+        native = json_native(tree, indent)
+        if native is not None:
+            return native
     out: list[str] = []
 
     def walk(node: Any, depth: int) -> None:
