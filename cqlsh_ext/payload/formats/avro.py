@@ -16,7 +16,7 @@ import zlib
 from typing import Any
 
 from cqlsh_ext.payload.formats import PayloadFormat
-from cqlsh_ext.payload.formats.tree import MAX_ITEMS, PayloadError
+from cqlsh_ext.payload.formats.tree import MAX_ITEMS, PayloadError, read_varint
 
 MAGIC = b"Obj\x01"
 #: Records shown per value at most (the rest counted).
@@ -29,17 +29,9 @@ _CODECS = {"null": None, "deflate": "deflate", "snappy": "snappy", "zstandard": 
 
 
 def _long(data: bytes, pos: int) -> tuple[int, int]:
-    """An Avro long (zig-zag varint)."""
-    shift = result = 0
-    while True:
-        if pos >= len(data) or shift > 63:
-            raise PayloadError("avro: truncated or overlong number")
-        b = data[pos]
-        pos += 1
-        result |= (b & 0x7F) << shift
-        if not b & 0x80:
-            return (result >> 1) ^ -(result & 1), pos
-        shift += 7
+    """An Avro long: a zig-zag varint."""
+    raw, pos = read_varint(data, pos, "avro")
+    return (raw >> 1) ^ -(raw & 1), pos
 
 
 def _bytes(data: bytes, pos: int) -> tuple[bytes, int]:

@@ -12,20 +12,11 @@ import struct
 from typing import Any
 
 from cqlsh_ext.payload.formats import PayloadFormat
-from cqlsh_ext.payload.formats.tree import MAX_DEPTH, MAX_ITEMS, PayloadError
+from cqlsh_ext.payload.formats.tree import MAX_DEPTH, MAX_ITEMS, PayloadError, read_varint
 
 
 def _varint(data: bytes, pos: int) -> tuple[int, int]:
-    result = shift = 0
-    while True:
-        if pos >= len(data) or shift > 63:
-            raise PayloadError("protobuf: truncated or overlong varint")
-        b = data[pos]
-        pos += 1
-        result |= (b & 0x7F) << shift
-        if not b & 0x80:
-            return result, pos
-        shift += 7
+    return read_varint(data, pos, "protobuf")
 
 
 def _message(data: bytes, depth: int) -> dict[str, list[Any]]:

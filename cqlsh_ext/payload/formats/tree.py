@@ -42,6 +42,21 @@ class PayloadError(ValueError):
     """A payload that does not decode as the named format; str() is the one-line reason."""
 
 
+def read_varint(data: bytes, pos: int, fmt: str) -> tuple[int, int]:
+    """An unsigned base-128 varint at `pos` (Protocol Buffers, and Avro under its zig-zag):
+    (value, position after it); at most 64 bits."""
+    result = shift = 0
+    while True:
+        if pos >= len(data) or shift > 63:
+            raise PayloadError(f"{fmt}: truncated or overlong number")
+        b = data[pos]
+        pos += 1
+        result |= (b & 0x7F) << shift
+        if not b & 0x80:
+            return result, pos
+        shift += 7
+
+
 def _scalar(value: Any) -> str:
     if value is None:
         return "null"
