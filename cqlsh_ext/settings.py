@@ -342,6 +342,29 @@ def _apply_flags(settings: Settings, flags: Any) -> None:
     if getattr(flags, "classic", None):
         display.classic = True
     settings.debug = bool(getattr(flags, "debug", False))
-    from cqlsh_ext.keyspaces.options import apply_flags  # stdlib only, like this module
+    _apply_keyspaces_flags(ks, flags)
 
-    apply_flags(ks, flags)
+
+def _apply_keyspaces_flags(opts: KeyspacesOptions, ext: Any) -> None:
+    """Flags over what cqlshrc set. A `--keyspaces` value that is not a region names a host and
+    goes back to cqlsh (opts.give_back)."""
+    if ext.keyspaces is not None:
+        opts.keyspaces = True
+        value = ext.keyspaces.strip()
+        if REGION_RE.match(value):
+            opts.region = value
+        elif value:
+            opts.give_back.append(value)
+    if ext.sigv4:
+        opts.sigv4 = True
+    if ext.region:
+        flag_region = parse_region(ext.region, "--region")
+        if ext.keyspaces and REGION_RE.match(ext.keyspaces.strip()) and ext.keyspaces.strip() != flag_region:
+            raise SettingError(f"--keyspaces {ext.keyspaces} and --region {flag_region} disagree: "
+                               "give the region once")
+        opts.region = flag_region
+    opts.profile = ext.profile or opts.profile
+    opts.role_arn = ext.role_arn or opts.role_arn
+    opts.certfile = ext.certfile or opts.certfile
+    if opts.certfile:
+        opts.certfile = os.path.expanduser(opts.certfile)

@@ -24,7 +24,8 @@ from cqlsh_ext.keyspaces.errors import (
     no_region_message,
     remember_secret,
 )
-from cqlsh_ext.keyspaces.options import REGION_RE, env_region
+from cqlsh_ext.keyspaces.options import env_region
+from cqlsh_ext.settings import REGION_RE
 
 ROLE_SESSION_NAME = "cqlsh-ext"
 _AWS_DOMAINS = ("amazonaws.com", "amazonaws.com.cn", "api.aws")

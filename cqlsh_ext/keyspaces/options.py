@@ -8,8 +8,8 @@
     --role-arn ARN        assume this IAM role, credentials refreshed as they expire; implies --sigv4
     --certfile PEM        verify the server against these CA certificates instead of the system's
 
-The same settings in cqlshrc's `[cqlsh_ext]` section are read by cqlsh_ext.settings (the one reader
-of that section), which also holds KeyspacesOptions; flags win over cqlshrc (apply_flags).
+The same settings in cqlshrc's `[cqlsh_ext]` section, and the flags' values, are read by
+cqlsh_ext.settings (the one reader), which also holds KeyspacesOptions; flags win over cqlshrc.
 
 Only the standard library is imported here: plain connections must not pay for boto3.
 """
@@ -20,12 +20,12 @@ import argparse
 import os
 
 from cqlsh_ext.keyspaces.errors import KeyspacesError
-from cqlsh_ext.settings import REGION_RE, KeyspacesOptions, SettingError, parse_region
+from cqlsh_ext.settings import KeyspacesOptions, SettingError, parse_region
 
 KEYSPACES_PORT = 9142
 
-__all__ = ["KEYSPACES_PORT", "KeyspacesOptions", "add_arguments", "apply_flags", "connection_args",
-           "env_region", "keyspaces_host"]
+__all__ = ["KEYSPACES_PORT", "KeyspacesOptions", "add_arguments", "connection_args", "env_region",
+           "keyspaces_host"]
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -46,31 +46,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--certfile", metavar="PEM",
                        help="CA certificates (PEM) to verify the server with, instead of the system "
                             "trust store; turns TLS on")
-
-
-def apply_flags(opts: KeyspacesOptions, ext: argparse.Namespace) -> None:
-    """Flags over what cqlshrc set. A `--keyspaces` value that is not a region names a host and
-    goes back to cqlsh (opts.give_back)."""
-    if ext.keyspaces is not None:
-        opts.keyspaces = True
-        value = ext.keyspaces.strip()
-        if REGION_RE.match(value):
-            opts.region = value
-        elif value:
-            opts.give_back.append(value)
-    if ext.sigv4:
-        opts.sigv4 = True
-    if ext.region:
-        flag_region = parse_region(ext.region, "--region")
-        if ext.keyspaces and REGION_RE.match(ext.keyspaces.strip()) and ext.keyspaces.strip() != flag_region:
-            raise SettingError(f"--keyspaces {ext.keyspaces} and --region {flag_region} disagree: "
-                               "give the region once")
-        opts.region = flag_region
-    opts.profile = ext.profile or opts.profile
-    opts.role_arn = ext.role_arn or opts.role_arn
-    opts.certfile = ext.certfile or opts.certfile
-    if opts.certfile:
-        opts.certfile = os.path.expanduser(opts.certfile)
 
 
 def keyspaces_host(region: str) -> str:
