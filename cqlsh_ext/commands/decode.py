@@ -25,7 +25,7 @@ DECODE_HELP = """
         DECODE 'keyspace.table.column' AS 'zstd>msgpack'
 
           Shows that column's blobs as zstd holding MessagePack. Steps: snappy, lz4, zstd, gzip,
-          zlib, deflate, bzip2, xz, brotli, then one of msgpack, cbor, bson, avro, pickle, protobuf
+          zlib, deflate, bzip2, xz, brotli, then one of msgpack, cbor, bson, avro, smile, pickle, protobuf
           (schema-less, as protoc --decode_raw), text, hex, or auto (detect the rest).
           A blob inside a collection or UDT: 'ks.t.col.item', 'ks.t.col.key', 'ks.t.col.value',
           'ks.t.col.<field>'; a setting on the column covers the blobs inside it.

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from cqlsh_ext.codecs.base import CODEC_NAMES
 
-PAYLOAD_NAMES = ("msgpack", "cbor", "bson", "pickle", "avro", "protobuf", "text", "hex")
+PAYLOAD_NAMES = ("msgpack", "cbor", "bson", "pickle", "avro", "smile", "protobuf", "text", "hex")
 AUTO_STEP = "auto"
 
 

@@ -240,3 +240,37 @@ def test_avro_hostile_containers_are_refused_with_a_reason():
         formats.decode_named("avro", good[:-20])  # cut inside the last block
     with pytest.raises(PayloadError, match="sync marker"):
         formats.decode_named("avro", good[:-1] + bytes([good[-1] ^ 0xFF]))
+
+
+# ------------------------------------------------------------------ Jackson Smile
+
+def test_smile_document_with_shared_key_names():
+    # Built token by token from the Smile specification (no Python producer exists): header with
+    # shared names on; {"id": 42, "name": "Ada", "tags": ["x", "y"], "ok": true,
+    # "pi": 3.5, "sub": {"id": -3}} where the second "id" is a back-reference to the first.
+    double = struct.unpack(">Q", struct.pack(">d", 3.5))[0]
+    seven = bytes((double >> (7 * i)) & 0x7F for i in range(9, -1, -1))
+    value = (b":)\n\x01" + b"\xfa"
+             + b"\x81id" + b"\x24\x01\x94"          # 42: zig-zag 84 as a VInt
+             + b"\x83name" + b"\x42Ada"              # tiny ASCII string, 3 bytes
+             + b"\x83tags" + b"\xf8\x40x\x40y\xf9"
+             + b"\x81ok" + b"\x23"
+             + b"\x81pi" + b"\x29" + seven
+             + b"\x82sub" + b"\xfa" + b"\x40" + b"\xc5" + b"\xfb"  # shared name 0 = "id"; small int -3
+             + b"\xfb")
+    expected = {"id": 42, "name": "Ada", "tags": ["x", "y"], "ok": True, "pi": 3.5, "sub": {"id": -3}}
+    assert formats.detect(value)[1] == expected
+    compressed = zstandard.ZstdCompressor().compress(value)
+    assert cell(compressed).startswith('[zstd>smile] {"id": 42, "name": "Ada"')
+
+
+@pytest.mark.parametrize("value", [
+    b":)\n\x00\xfa\x81id\x24",                # cut inside a number
+    b":)\n\x00\xfa\x40\x21\xfb",               # a shared name never sent
+    b":)\n\x00\xe0abc",                         # a long string without its end marker
+    b":)\n\x00" + b"\xf8" * 100_000,           # arrays nested 100,000 deep
+    b":)\n\x00\xfd\xbf\xff\xff\xff\x8f",      # raw binary claiming more than the value holds
+])
+def test_smile_hostile_values_fail_fast(value):
+    with pytest.raises(PayloadError, match="^smile"):
+        formats.decode_named("smile", value)
