@@ -103,7 +103,7 @@ class ResultPipeline:
             return self._write_machine(result, display.output_format, all_pages=False)
         self.row_offset = row_count_offset
         try:
-            from cqlsh_ext.output.table import holds_blob
+            from cqlsh_ext.insight.blobs import holds_blob  # standard library only
 
             if display.mode == NONE or not any(holds_blob(t) for t in result.column_types or ()):
                 return self.stock.print_static_result(shell, result, table_meta, with_header, tty,

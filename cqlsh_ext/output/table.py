@@ -19,12 +19,6 @@ from cqlshlib.formatting import CqlType
 from cqlsh_ext.output.place import ValuePlace
 
 
-def holds_blob(cqltype: Any) -> bool:
-    """Whether a driver column type is, or contains (collections, tuples, UDTs), a blob."""
-    return getattr(cqltype, "typename", None) == "blob" or any(
-        holds_blob(sub) for sub in getattr(cqltype, "subtypes", ()) or ())
-
-
 class PlacedFormatter:
     """The blob formatter of one CqlType node: cqlsh calls it as it calls its own formatters."""
 
