@@ -316,18 +316,16 @@ def load(flags: Any = None, config_file: str | None = None) -> Settings:
 
 def _apply_flags(settings: Settings, flags: Any) -> None:
     display, ks = settings.display, settings.keyspaces
-    for attr, parse, target in (("decompress", parse_mode, "mode"),
-                                ("max_field_width", parse_width, "max_field_width"),
-                                ("max_output_size", parse_size, "cap"),
-                                ("output_format", parse_output_format, "output_format"),
-                                ("cells", parse_cells, "cells")):
-        value = getattr(flags, attr, None)
-        if value is not None:
-            flag = "--" + attr.replace("_", "-")
-            try:
-                setattr(display, target, parse(value))
-            except SettingError as err:
-                raise SettingError(f"{flag}: {err}") from None
+    # The display flags are named as their [cqlsh_ext] keys and parsed by the same parsers (KEYS);
+    # a store_true flag arrives as True.
+    for key, spec in KEYS.items():
+        value = getattr(flags, key, None)
+        if spec.group != "display" or value is None:
+            continue
+        try:
+            setattr(display, spec.attr, True if value is True else spec.parse(value))
+        except SettingError as err:
+            raise SettingError(f"--{key.replace('_', '-')}: {err}") from None
     for item in getattr(flags, "decode", None) or ():
         place, sep, text = item.partition("=")
         if not sep:
@@ -337,10 +335,6 @@ def _apply_flags(settings: Settings, flags: Any) -> None:
             display.columns[parse_place(place)] = parse_column_spec(text)
         except SettingError as err:
             raise SettingError(f"--decode {place.strip()}: {err}") from None
-    if getattr(flags, "raw_blobs", None):
-        display.raw_blobs = True
-    if getattr(flags, "classic", None):
-        display.classic = True
     settings.debug = bool(getattr(flags, "debug", False))
     _apply_keyspaces_flags(ks, flags)
 
