@@ -10,8 +10,6 @@ misbehaves. tests/test_seams.py checks every entry.
 
 from __future__ import annotations
 
-import hashlib
-import inspect
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -119,6 +117,9 @@ def install_shell_class(cqlshmain: ModuleType, shell_class: type) -> None:
 
 def upstream_source_hash(qualified_name: str) -> str:
     """SHA-256 of the installed source of a cqlsh Shell method named as in COPIED."""
+    import hashlib  # for the seam tests only: kept out of the shell's start-up
+    import inspect
+
     method = getattr(stock_shell_class(), qualified_name.rsplit(".", 1)[1])
     return hashlib.sha256(inspect.getsource(method).encode()).hexdigest()
 
