@@ -104,9 +104,7 @@ def unwrap(value: bytes, mode: str, cap: int) -> BlobView:
         if view.reason in QUIET_REASONS:  # nothing recognised: maybe text, maybe a record format
             found = stored_text(value)
             if found is not None:
-                text_view = BlobView(view.stored_size, TEXT, text=found[0], clean=found[1])
-                text_view.add_layer(Layer(TEXT_LABEL, len(value), len(value), reading=True))
-                return text_view
+                return _read_as_text(BlobView(view.stored_size, PAYLOAD), value, found)
             if len(value) >= MIN_STRUCTURED_LENGTH:
                 structured = _structured(BlobView(view.stored_size, PAYLOAD), value)
                 if structured is not None:
@@ -151,9 +149,7 @@ def unwrap_spec(value: bytes, spec_text: str, cap: int) -> BlobView:
         found = as_text(data, cut=view.truncated_layer is not None)
         if found is None:
             return BlobView(stored, RAW, data=value, reason=f"as {spec}: not text")
-        view.add_layer(Layer(TEXT_LABEL, len(data), len(data), reading=True))
-        view.kind, (view.text, view.clean) = TEXT, found
-        return view
+        return _read_as_text(view, data, found)
     from cqlsh_ext.payload import formats
 
     try:
@@ -161,10 +157,7 @@ def unwrap_spec(value: bytes, spec_text: str, cap: int) -> BlobView:
     except formats.PayloadError as err:
         return BlobView(stored, RAW, data=value, reason=f"as {spec}: {err}")
     reader = formats.get(spec.payload)
-    label = reader.label(data) if reader is not None else spec.payload
-    view.add_layer(Layer(label, len(data), len(data), reading=True))
-    view.kind, view.payload_format, view.tree, view.data = STRUCTURED, spec.payload, tree, data
-    return view
+    return _read_as_structured(view, data, reader.label(data) if reader else spec.payload, spec.payload, tree)
 
 
 def walk(value: bytes, mode: str, cap: int, trace: bool = False) -> BlobView:
@@ -269,8 +262,20 @@ def _structured(view: BlobView, data: bytes) -> BlobView | None:
     if found is None:
         return None
     fmt, tree = found
-    view.add_layer(Layer(fmt.label(data), len(data), len(data), reading=True))
-    view.kind, view.payload_format, view.tree, view.data = STRUCTURED, fmt.name, tree, data
+    return _read_as_structured(view, data, fmt.label(data), fmt.name, tree)
+
+
+def _read_as_text(view: BlobView, data: bytes, found: tuple[str, bool]) -> BlobView:
+    """`view` ending in a [text] reading of `data` (stored as text, or named so)."""
+    view.add_layer(Layer(TEXT_LABEL, len(data), len(data), reading=True))
+    view.kind, (view.text, view.clean) = TEXT, found
+    return view
+
+
+def _read_as_structured(view: BlobView, data: bytes, label: str, name: str, tree: Any) -> BlobView:
+    """`view` ending in a record-format reading of `data` (payload.formats)."""
+    view.add_layer(Layer(label, len(data), len(data), reading=True))
+    view.kind, view.payload_format, view.tree, view.data = STRUCTURED, name, tree, data
     return view
 
 
