@@ -33,6 +33,7 @@ if str(REPO_ROOT / "tools") not in sys.path:
     sys.path.insert(0, str(REPO_ROOT / "tools"))
 
 import devcassandra  # noqa: E402
+import fault_handler  # noqa: E402
 from server_ports import PORT_VARIABLES, ports_from, start_on_free_ports  # noqa: E402
 
 if TYPE_CHECKING:
@@ -40,14 +41,23 @@ if TYPE_CHECKING:
 
 
 def server_config(**overrides: Any) -> devcassandra.Config:
-    """The test instance's Config (env overrides applied); keyword args override further."""
+    """The test instance's Config (env overrides applied); keyword args override further. It loads
+    the fault-injection query handler (tests/fault_handler.py) for keyspaces named faults_*."""
+    directory = Path(os.environ.get("CQLSH_EXT_TEST_DIR") or REPO_ROOT / ".cache" / "test-cassandra")
     values: dict[str, Any] = {
-        "directory": Path(os.environ.get("CQLSH_EXT_TEST_DIR") or REPO_ROOT / ".cache" / "test-cassandra"),
+        "directory": directory,
         **ports_from(PORT_VARIABLES),
         "cluster_name": "cqlsh-ext tests",
+        "extra_classpath": [fault_handler.handler_classes()],
+        "extra_jvm_args": fault_handler.jvm_args(fault_plan_file(directory)),
     }
     values.update(overrides)
     return devcassandra.Config(**values)
+
+
+def fault_plan_file(directory: Path) -> Path:
+    """Beside the instance directory: a clean start wipes the directory itself."""
+    return directory.with_name(directory.name + "-faults.plan")
 
 
 @dataclass
@@ -98,6 +108,11 @@ class CassandraServer:
         session.execute(f"CREATE KEYSPACE {name} WITH replication = {replication}")
         session.shutdown()
         return name
+
+    @property
+    def faults(self) -> fault_handler.FaultPlan:
+        """The fault plan for SELECTs on keyspaces named faults_* (see tests/fault_handler.py)."""
+        return fault_handler.FaultPlan(fault_plan_file(self.instance.config.directory))
 
     def close(self) -> None:
         if self._cluster is not None:

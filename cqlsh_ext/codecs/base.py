@@ -105,6 +105,13 @@ class Format:
         except DecodeError:
             return None
 
+    def declared_size(self, data: bytes) -> int | None:
+        """The decompressed size the value's headers declare, when they declare one that its
+        structure makes plausible (one frame, ending exactly at the end of `data`, blocks that can
+        produce that much); None otherwise. Reads headers only: nothing is decompressed or checked
+        against a checksum, so it suits size statistics, not display. Must never raise."""
+        return None
+
     def headers(self, data: bytes) -> dict[str, object]:
         """Header fields for INSPECT (may be slow; never decompresses more than it must).
 

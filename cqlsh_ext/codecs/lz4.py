@@ -332,6 +332,28 @@ class Lz4Frame(Format):
         except Exception as e:  # defensive: nothing but DecodeError leaves decode()
             raise wrap(e) from None
 
+    def declared_size(self, data: bytes) -> int | None:
+        try:
+            flg, bd, csize, dict_id, hl = _frame_header(data, 0)
+        except (DecodeError, IndexError):
+            return None
+        block_max = _BLOCK_SIZES.get((bd >> 4) & 7)
+        if csize is None or dict_id is not None or block_max is None:
+            return None
+        # Walk the block sizes to the end mark: a cut or padded value, or a size that its blocks
+        # cannot produce, is not trusted.
+        n, p, bound = len(data), hl, 0
+        while p + 4 <= n:
+            word = u32le(data, p)[0]
+            p += 4
+            if word == 0:
+                p += 4 if flg & 0x04 else 0
+                return csize if p == n and csize <= bound else None
+            size = word & 0x7FFFFFFF
+            bound += size if word >> 31 else block_max
+            p += size + (4 if flg & 0x10 else 0)
+        return None
+
     def headers(self, data: bytes) -> dict[str, object]:
         frames: list[dict[str, object]] = []
         pos = skip_skippable(data)

@@ -232,6 +232,16 @@ class ZstdFrame(Format):
         except Exception as e:
             raise wrap(e) from None
 
+    def declared_size(self, data: bytes) -> int | None:
+        try:
+            hdr = _Header(data, 0)
+            if hdr.dict_id or hdr.content_size is None:
+                return None
+            end, bound, _blocks = _walk(data, hdr.length, hdr)
+        except (DecodeError, IndexError):
+            return None
+        return hdr.content_size if end == len(data) and hdr.content_size <= bound else None
+
     def headers(self, data: bytes) -> dict[str, object]:
         frames: list[dict[str, object]] = []
         pos = 0

@@ -98,6 +98,14 @@ class Capacity:
         if top > self.largest:
             self.largest = top
 
+    def merge(self, other: Capacity) -> None:
+        self.rows += other.rows
+        self.wcu += other.wcu
+        self.rcu += other.rcu
+        self.near_quota += other.near_quota
+        self.over_quota += other.over_quota
+        self.largest = max(self.largest, other.largest)
+
     def to_json(self) -> dict[str, float | int]:
         per = (lambda v: round(v / self.rows, 3)) if self.rows else (lambda v: 0)
         return {

@@ -1,7 +1,7 @@
 """The shell side of the insight commands: grammar, HELP text and handlers.
 
     INSPECT [JSON] <SELECT statement>
-    COMPRESSION STATS [JSON] [PARALLEL <n>] <SELECT statement>
+    COMPRESSION STATS [JSON] [SAMPLE ...] [PARALLEL <n>] [DECODE ALL] [CONFIRM] <SELECT statement>
     COMPRESSION ADVISE [JSON] [SAMPLE <n>] <SELECT statement>
     COMPRESSION SETTINGS [JSON] [SAMPLE <n>] [<keyspace>.]<table>
 
@@ -27,18 +27,27 @@ INSPECT_GRAMMAR = r"""
 """
 COMPRESSION_GRAMMAR = r"""
 <compressionCommand> ::= "COMPRESSION"
-      ( action="STATS" ( asjson="JSON" )? ( "PARALLEL" parallel=<wholenumber> )? <selectStatement>
+      ( action="STATS" ( asjson="JSON" )? <statsSample>? ( "PARALLEL" parallel=<wholenumber> )?
+        ( decode_all="DECODE" "ALL" )? ( confirm="CONFIRM" )? <selectStatement>
       | action="ADVISE" ( asjson="JSON" )? ( "SAMPLE" sample=<wholenumber> )? <selectStatement>
       | action="SETTINGS" ( asjson="JSON" )? ( "SAMPLE" sample=<wholenumber> )? <columnFamilyName>
       )
     ;
+<statsSample> ::= sample_mode="SAMPLE"
+      ( "UNTIL" ( precision=<wholenumber> | precision=<float> ) "PERCENT"
+      | sample=<wholenumber> ( percent="PERCENT" )?
+      )?
+      ( "WITHIN" seconds=<wholenumber> "SECONDS" )? ( "SEED" seed=<wholenumber> )?
+    ;
 """
 
-#: Streams for a whole-table COMPRESSION STATS when PARALLEL is not given. One: on the 2-core
-#: benchmark machine (bench/stats.py) token-range streams did not beat it reliably, since the
-#: client's decoding, not the server, is the limit there; PARALLEL n asks for n streams.
-DEFAULT_PARALLEL = 1
+#: Worker processes for an exact whole-table COMPRESSION STATS when PARALLEL is not given: one per
+#: core (bench/scale.py). A table under WORKERS_FROM_BYTES (by the server's estimate) is scanned in
+#: the shell's own process: starting workers costs more than it saves there.
 MAX_PARALLEL = 32
+WORKERS_FROM_BYTES = 64 << 20
+#: A full scan asks first on Amazon Keyspaces (billed per read) and above this estimated size.
+CONFIRM_FROM_BYTES = 1 << 30
 #: COMPRESSION SETTINGS reads at most this many bytes of rows.
 SETTINGS_SAMPLE_BYTES = 64 << 20
 
@@ -254,49 +263,188 @@ def do_compression(shell: Any, parsed: Any) -> None:
 
 
 def _stats(shell: Any, parsed: Any) -> None:
-    from cqlsh_ext.insight.scan import ScanSpec, progress_for, table_estimate
+    from cqlsh_ext.insight.ring import RingError, ring_for, server_partitioner
+    from cqlsh_ext.insight.scan import ScanSpec, progress_for, table_size
     from cqlsh_ext.insight.stats import Stats
     from cqlsh_ext.output import jsonenc as jsonout
 
     query = _select_text(parsed)
     mode, cap = _mode_cap(shell)
-    stats = Stats(query, mode, cap)
-    parallel = parsed.get_binding("parallel")
-    streams = min(int(parallel), MAX_PARALLEL) if parallel is not None else DEFAULT_PARALLEL
+    stats = Stats(query, mode, cap, from_headers=parsed.get_binding("decode_all") is None)
     ks, table, meta = _table(shell, parsed)
-    spec = ScanSpec(query, limit=_limit(parsed))
-    if meta is not None and _whole_table(parsed) and streams > 1 and _murmur3(shell):
-        spec = ScanSpec(query, ks, table, [c.name for c in meta.partition_key], streams)
-    progress = progress_for(f"COMPRESSION STATS {ks}.{table}" if table else "COMPRESSION STATS", True)
-    if progress is not None and meta is not None and ks and table and _whole_table(parsed):
-        progress.estimate = table_estimate(shell.session, ks, table)  # for a percentage, when known
-    scanner = _scanner(shell, spec, progress)
-    pages = 0
-    try:
-        for names, types, rows in scanner.pages():
-            if pages == 0:
-                stats.set_columns(names, types)
-                if not stats.has_blobs:
-                    shell.printerr("COMPRESSION STATS: the result has no blob column")
-                    return
-            pages += 1
-            stats.add_rows(rows)
-    except KeyboardInterrupt:
-        stats.interrupted = True
-    stats.interrupted = stats.interrupted or scanner.interrupted
-    stats.scan = scanner.description
-    stats.finish()
-    if scanner.error is not None:
-        if not pages:
-            _failed(shell, scanner.error)
+    whole = meta is not None and _whole_table(parsed)
+    partition_key = [c.name for c in meta.partition_key] if meta is not None else []
+    plan = _sample_plan(parsed)
+    ring = None
+    partitioner = ""
+    if whole:
+        partitioner = server_partitioner(shell.session)
+        try:
+            ring = ring_for(partitioner)
+        except RingError as err:
+            if plan is not None:
+                shell.printerr(f"COMPRESSION STATS: cannot sample: {err}")
+                return
+    if plan is not None:
+        if not whole or ring is None or not ks or not table:
+            shell.printerr("COMPRESSION STATS: SAMPLE needs a whole-table SELECT (SELECT columns FROM table, "
+                           "nothing after the table name)")
             return
-        stats.error = f"{type(scanner.error).__name__}: {scanner.error}"
+        _sampled_stats(shell, parsed, stats, plan, ring, ks, table, partition_key)
+        return
+    size = None
+    if whole and ks and table:
+        size = table_size(shell.session, ks, table, ring.span if ring else None)
+    if whole and ks and table and not _cost_accepted(shell, parsed, ks, table, size, partitioner):
+        return
+    parallel = parsed.get_binding("parallel")
+    workers = min(int(parallel), MAX_PARALLEL) if parallel is not None else _default_workers(size)
+    progress = progress_for(f"COMPRESSION STATS {ks}.{table}" if table else "COMPRESSION STATS", True)
+    if progress is not None and size is not None:
+        progress.estimate = size.partitions  # for a percentage (one row per partition is the usual case)
+    retried: dict[str, int] = {}
+    if whole and ring is not None and workers > 1:
+        from cqlsh_ext.insight import workers as worker_pool
+
+        stats, retried = worker_pool.scan(shell, stats, ks, partition_key, ring, workers, progress)
+        if stats.rows == 0 and stats.error:
+            shell.printerr(f"COMPRESSION STATS: {stats.error}")
+            return
+        if not stats.columns and not stats.error and not stats.interrupted:
+            shell.printerr("COMPRESSION STATS: the result has no blob column")
+            return
+    else:
+        scanner = _scanner(shell, ScanSpec(query, limit=_limit(parsed)), progress)
+        pages = 0
+        try:
+            for names, types, rows in scanner.pages():
+                if pages == 0:
+                    stats.set_columns(names, types)
+                    if not stats.has_blobs:
+                        shell.printerr("COMPRESSION STATS: the result has no blob column")
+                        return
+                pages += 1
+                stats.add_rows(rows)
+        except KeyboardInterrupt:
+            stats.interrupted = True
+        stats.interrupted = stats.interrupted or scanner.interrupted
+        stats.scan = scanner.description
+        retried = scanner.retried
+        if scanner.error is not None:
+            if not pages:
+                _failed(shell, scanner.error)
+                return
+            stats.error = f"{type(scanner.error).__name__}: {scanner.error}"
+    stats.retried = retried
+    stats.finish()
     _write(shell, [jsonout.dumps(stats.to_json())] if _wants_json(shell, parsed) else stats.render())
 
 
-def _murmur3(shell: Any) -> bool:
-    partitioner = getattr(shell.conn.metadata, "partitioner", "") or ""
-    return partitioner.endswith("Murmur3Partitioner")
+def _sample_plan(parsed: Any) -> Any:
+    """The SAMPLE clause as a SamplePlan, or None for an exact scan."""
+    if parsed.get_binding("sample_mode") is None:
+        return None
+    from cqlsh_ext.insight.sample import DEFAULT_SECONDS, SamplePlan
+
+    sample, precision = parsed.get_binding("sample"), parsed.get_binding("precision")
+    seconds, seed = parsed.get_binding("seconds"), parsed.get_binding("seed")
+    plan = SamplePlan(seconds=float(seconds) if seconds else DEFAULT_SECONDS,
+                      seed=int(seed) if seed is not None else None)
+    if sample is not None and parsed.get_binding("percent") is not None:
+        plan.percent = min(100.0, float(sample))
+    elif sample is not None:
+        plan.rows = int(sample)
+    elif precision is not None:
+        plan.precision = float(precision) / 100
+    return plan
+
+
+def _sampled_stats(shell: Any, parsed: Any, stats: Any, plan: Any, ring: Any, ks: str, table: str,
+                   partition_key: list[str]) -> None:
+    from cqlsh_ext.insight.sample import SAMPLE_STREAMS, SampledStats, probe_partitions, slice_count
+    from cqlsh_ext.insight.scan import ScanSpec, progress_for, table_size
+    from cqlsh_ext.output import jsonenc as jsonout
+
+    size = table_size(shell.session, ks, table, ring.span)
+    sampler = SampledStats(stats, ring, 1, plan, None, "")
+    partitions: int | None
+    if size is not None:
+        partitions, basis = size.partitions, "system.size_estimates"
+    else:
+        partitions = probe_partitions(shell.session, ring, ks, table, partition_key, sampler.rng,
+                                      shell.session.default_timeout)
+        basis = "DISTINCT partition keys after random tokens"
+    sampler.slices = slice_count(partitions)
+    sampler.server_partitions, sampler.partitions_basis = partitions, basis
+    progress = progress_for(f"COMPRESSION STATS SAMPLE {ks}.{table}", True)
+    if progress is not None:
+        progress.detail = sampler.progress_detail
+    spec = ScanSpec(stats.query, partition_key=partition_key, ranges=sampler.ranges(), streams=SAMPLE_STREAMS)
+    scanner = _scanner(shell, spec, progress)
+    columns_set = False
+    try:
+        for names, types, rows in scanner.pages():
+            if not columns_set:
+                stats.set_columns(names, types)
+                columns_set = True
+                if not stats.has_blobs:
+                    shell.printerr("COMPRESSION STATS: the result has no blob column")
+                    return
+            sampler.add_page(scanner.page_range, rows, scanner.range_finished)
+    except KeyboardInterrupt:
+        stats.interrupted = True
+    stats.interrupted = stats.interrupted or scanner.interrupted
+    stats.scan = f"sample, {spec.streams} token-range streams"
+    stats.retried = scanner.retried
+    if scanner.error is not None:
+        if not sampler.done:
+            _failed(shell, scanner.error)
+            return
+        stats.error = f"{type(scanner.error).__name__}: {scanner.error}"
+    stats.finish()
+    _write(shell, [jsonout.dumps(sampler.to_json())] if _wants_json(shell, parsed) else sampler.render())
+
+
+def _default_workers(size: Any) -> int:
+    import os
+
+    if size is None or size.bytes < WORKERS_FROM_BYTES:
+        return 1
+    return max(1, min(MAX_PARALLEL, os.cpu_count() or 1))
+
+
+def _cost_accepted(shell: Any, parsed: Any, ks: str, table: str, size: Any, partitioner: str) -> bool:
+    """Before a full scan on Keyspaces or of an estimated 1 GB or more: the cost, and a question on a
+    terminal; a script goes ahead only with CONFIRM."""
+    from cqlsh_ext.insight import capacity, report
+    from cqlsh_ext.insight.ring import is_keyspaces
+
+    keyspaces = is_keyspaces(partitioner, shell.hostname, shell.settings.keyspaces.wants_sigv4)
+    if not keyspaces and (size is None or size.bytes < CONFIRM_FROM_BYTES):
+        return True
+    if parsed.get_binding("confirm") is not None:
+        return True
+    if size is not None:
+        per_row = -(-size.mean_partition_bytes // (4 * capacity.KB)) or 1
+        cost = (f"about {report.count(size.partitions)} partitions, {size.bytes / 1e9:.2f} GB, "
+                f"~{report.count(size.partitions * per_row)} read units at LOCAL_QUORUM (estimate)")
+    else:
+        cost = "an unknown number of rows (the server gives no size estimate)"
+    where = "Amazon Keyspaces bills every row read" if keyspaces else "a large table"
+    what = f"COMPRESSION STATS: a full scan of {ks}.{table} reads {cost}; {where}."
+    if not (sys.stdin.isatty() and getattr(shell, "tty", True)):
+        shell.printerr(f"{what} Add CONFIRM to run it from a script (COMPRESSION STATS CONFIRM SELECT ...), "
+                       "or estimate from a sample (COMPRESSION STATS SAMPLE SELECT ...).")
+        return False
+    print(what, file=sys.stderr)
+    try:
+        answer = input("Scan the whole table? (a sample costs far less: COMPRESSION STATS SAMPLE ...) [y/N] ")
+    except (EOFError, KeyboardInterrupt):
+        answer = ""
+    if answer.strip().lower() in ("y", "yes"):
+        return True
+    print("COMPRESSION STATS: not scanned.", file=sys.stderr)
+    return False
 
 
 def _advise(shell: Any, parsed: Any) -> None:

@@ -16,6 +16,8 @@ from cqlsh_ext.payload import javaser
 from cqlsh_ext.payload.unwrap import NOT_DETECTED, RAW, Layer, walk
 
 COMPRESSED, PLAIN, UNDECODABLE = "compressed", "not compressed", "not decodable"
+#: quick()'s reason for a compressed value sized from its header (not decompressed).
+FROM_HEADER = "size from header"
 JAVA = "java"
 
 
@@ -55,16 +57,34 @@ def effective_mode(mode: str) -> str:
     return "auto" if mode in ("none", "off") else mode
 
 
+#: First byte -> formats whose headers declare the decompressed size (quick(from_headers=True)).
+_HEADER_SIZED = {b"\x28": (registry.ZSTD,), b"\x04": (registry.LZ4_FRAME,), b"\x1f": (registry.GZIP,)}
+
 #: Format label per format object: Format.label is a property, and quick() runs once per value.
 _LABELS: dict[int, str] = {}
 
 
-def quick(value: bytes, mode: str = "auto", cap: int = DEFAULT_CAP) -> tuple[str, str, int, bool, str | None]:
+def quick(value: bytes, mode: str = "auto", cap: int = DEFAULT_CAP,
+          from_headers: bool = False) -> tuple[str, str, int, bool, str | None]:
     """(status, chain, size, exact, reason) of peel(), for COMPRESSION STATS' per-value hot path.
 
     The common case (one layer, decoded whole, nothing recognisable inside) is answered here without
-    building a Peeled; everything else is peel()'s, so both always agree.
+    building a Peeled; everything else is peel()'s, so both always agree. With `from_headers`, a
+    value whose container declares a plausible size within the cap (zstd, LZ4 frame, gzip) is not
+    decompressed: its size is the declared one, its chain the outer container, and its reason
+    FROM_HEADER, so the report can say how many values were measured that way.
     """
+    if from_headers and mode == "auto":
+        fmts = _HEADER_SIZED.get(value[:1])
+        if fmts is not None:
+            for fmt in fmts:
+                if fmt.matches(value):
+                    size = fmt.declared_size(value)
+                    if size is not None and size <= cap:
+                        label = _LABELS.get(id(fmt))
+                        if label is None:
+                            label = _LABELS[id(fmt)] = fmt.label
+                        return COMPRESSED, label, size, True, FROM_HEADER
     if mode == "auto" and len(value) >= registry.MIN_AUTO_LENGTH:
         try:
             found = registry.decode_auto(value, cap)

@@ -19,8 +19,7 @@ import signal
 import sys
 import threading
 import time
-from collections import deque
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
@@ -28,42 +27,68 @@ from typing import Any, TextIO
 FIRST_PAGE = 100
 PAGE_BYTES = 4 << 20
 MIN_PAGE, MAX_PAGE = 100, 5000
-MIN_TOKEN, MAX_TOKEN = -(2**63), 2**63 - 1
+#: Retries of one page after an error that retrying cannot make worse (reads only): overload,
+#: throttling, timeouts, a node restarting. Backoff doubles from RETRY_BASE up to RETRY_CAP seconds,
+#: with full jitter; after RETRY_ATTEMPTS the error stops the scan (never a loop forever).
+RETRY_ATTEMPTS = 8
+RETRY_BASE, RETRY_CAP = 0.1, 4.0
 
 
 @dataclass
 class ScanSpec:
-    """What to scan. `table`/`partition_key` are set for whole-table scans that may be split."""
+    """What to scan: a statement as written, or a whole table split into token ranges."""
 
     query: str
-    keyspace: str | None = None
-    table: str | None = None
-    partition_key: list[str] = field(default_factory=list)
-    #: Streams for a whole-table scan; 1 = one stream over the statement as written.
-    parallel: int = 1
     #: The statement's LIMIT. Cassandra ignores the paging state of a request whose page size is
     #: not below the LIMIT (it runs the query unpaged, from the start), so pages must stay smaller.
     limit: int | None = None
+    #: For a token-range scan: the partition key columns and the ranges (lo, hi] to read (a list,
+    #: or an iterator for a sample that decides as it goes how many it reads).
+    partition_key: list[str] = field(default_factory=list)
+    ranges: Iterable[tuple[int, int]] | None = None
+    #: Ranges read at once (requests in flight).
+    streams: int = 1
 
     @property
-    def splittable(self) -> bool:
-        return bool(self.partition_key) and self.parallel > 1
+    def ranged(self) -> bool:
+        return self.ranges is not None and bool(self.partition_key)
 
 
-def token_ranges(parts: int) -> list[tuple[int, int]]:
-    """`parts` contiguous Murmur3 token ranges (lo, hi] covering the ring; the first includes MIN_TOKEN."""
-    span = 2**64
-    bounds = [MIN_TOKEN + span * k // parts for k in range(parts)] + [MAX_TOKEN]
-    return [(bounds[k], bounds[k + 1]) for k in range(parts)]
-
-
-def ranged_query(spec: ScanSpec) -> tuple[str, str]:
-    """The whole-table SELECT restricted to a token range: (first range's query, others' query)."""
+def ranged_query(query: str, partition_key: Sequence[str]) -> str:
+    """The whole-table SELECT restricted to one token range (lo, hi], with %s placeholders."""
     from cassandra.metadata import protect_name
 
-    token = f"token({', '.join(protect_name(c) for c in spec.partition_key)})"
-    base = spec.query.rstrip().rstrip(";").rstrip().replace("%", "%%")
-    return (f"{base} WHERE {token} >= %s AND {token} <= %s", f"{base} WHERE {token} > %s AND {token} <= %s")
+    token = f"token({', '.join(protect_name(c) for c in partition_key)})"
+    base = query.rstrip().rstrip(";").rstrip().replace("%", "%%")
+    return f"{base} WHERE {token} > %s AND {token} <= %s"
+
+
+#: Words of a ServerError that Amazon Keyspaces sends for throttling (it reuses Cassandra's codes).
+_THROTTLE_WORDS = ("throttl", "capacity", "rate exceeded")
+
+
+def retry_reason(err: BaseException) -> str | None:
+    """A short name when `err` is worth retrying a read for, else None."""
+    from cassandra import OperationTimedOut, ReadTimeout, Unavailable
+    from cassandra.cluster import NoHostAvailable
+    from cassandra.connection import ConnectionException
+    from cassandra.protocol import IsBootstrappingErrorMessage, OverloadedErrorMessage, ServerError
+
+    if isinstance(err, OverloadedErrorMessage):
+        return "overloaded"
+    if isinstance(err, ReadTimeout):
+        return "read timeout (Keyspaces: throttling)"
+    if isinstance(err, Unavailable):
+        return "unavailable"
+    if isinstance(err, OperationTimedOut):
+        return "client timeout"
+    if isinstance(err, IsBootstrappingErrorMessage):
+        return "node bootstrapping"
+    if isinstance(err, ServerError) and any(w in str(err).lower() for w in _THROTTLE_WORDS):
+        return "throttled"
+    if isinstance(err, (NoHostAvailable, ConnectionException)):
+        return "connection lost"
+    return None
 
 
 class Progress:
@@ -76,6 +101,8 @@ class Progress:
         self.started = time.monotonic()
         self._last = 0.0
         self._shown = False
+        #: Called for extra text at the end of the line (a sample's interval as it narrows).
+        self.detail: Any = None
 
     def update(self, rows: int, fraction: float | None = None, force: bool = False) -> None:
         now = time.monotonic()
@@ -90,6 +117,8 @@ class Progress:
         if fraction is not None:
             done = min(max(fraction, 0.0), 1.0)
             line += f"  [{'#' * round(20 * done)}{'.' * (20 - round(20 * done))}] ~{100 * done:.0f} %"
+        if self.detail is not None:
+            line += f"  {self.detail()}"
         line += "  (Ctrl-C stops and reports)"
         self.out.write("\r" + line + "\x1b[K")
         self.out.flush()
@@ -101,28 +130,54 @@ class Progress:
             self.out.flush()
 
 
-def table_estimate(session: Any, keyspace: str, table: str) -> int | None:
-    """Partitions Cassandra estimates for the table (system.size_estimates), or None."""
+@dataclass(frozen=True)
+class TableSize:
+    """The server's own estimate of a table (system.size_estimates), scaled to the whole ring."""
+
+    partitions: int
+    mean_partition_bytes: int
+    #: Share of the ring the queried node's estimates covered (they cover its own ranges only).
+    coverage: float
+
+    @property
+    def bytes(self) -> int:
+        return self.partitions * self.mean_partition_bytes
+
+
+def table_size(session: Any, keyspace: str, table: str, ring_span: int | None = None) -> TableSize | None:
+    """system.size_estimates for the table, or None (not every server has it; it is only a hint)."""
     try:
-        rows = session.execute(
-            "SELECT partitions_count FROM system.size_estimates WHERE keyspace_name = %s AND table_name = %s",
+        rows = list(session.execute(
+            "SELECT range_start, range_end, partitions_count, mean_partition_size FROM system.size_estimates "
+            "WHERE keyspace_name = %s AND table_name = %s",
             (keyspace, table),
             timeout=5,
-        )
-        total = sum(_first(r) or 0 for r in rows)
-    except Exception:  # not every server has the table (Keyspaces), and it is only a hint
+        ))
+    except Exception:
         return None
-    return total or None
-
-
-def _first(row: Any) -> Any:
-    if isinstance(row, dict):
-        return next(iter(row.values()))
-    return row[0]
+    partitions = size = covered = 0
+    for row in rows:
+        start, end, count, mean = (row[k] for k in ("range_start", "range_end", "partitions_count",
+                                                    "mean_partition_size")) if isinstance(row, dict) else row
+        partitions += count or 0
+        size += (count or 0) * (mean or 0)
+        if ring_span:
+            try:
+                covered += (int(end) - int(start)) % ring_span or ring_span
+            except (TypeError, ValueError):
+                ring_span = None
+    if not partitions:
+        return None
+    coverage = min(1.0, covered / ring_span) if ring_span and covered else 1.0
+    return TableSize(round(partitions / coverage), round(size / partitions), coverage)
 
 
 class Scanner:
-    """Runs a ScanSpec on a driver session; see the module docstring."""
+    """Runs a ScanSpec on a driver session; see the module docstring.
+
+    While pages() runs, `page_range` is the index (in the order given) of the range the last page
+    came from, and `range_finished` says whether that page was its range's last.
+    """
 
     def __init__(
         self,
@@ -144,6 +199,11 @@ class Scanner:
         self.interrupted = False
         self.error: BaseException | None = None
         self.streams = 1
+        self.page_range = 0
+        self.range_finished = False
+        self.ranges_done = 0
+        #: Errors retried, by short name (retry_reason), for the report.
+        self.retried: dict[str, int] = {}
         self._stop = threading.Event()
 
     def stop(self) -> None:
@@ -153,82 +213,120 @@ class Scanner:
     def description(self) -> str:
         return f"{self.streams} token-range streams" if self.streams > 1 else "single stream"
 
-    def _statements(self) -> list[tuple[Any, Any]]:
+    def _statement(self, text: str) -> Any:
         from cassandra.query import SimpleStatement
 
-        def stmt(text: str) -> Any:
-            return SimpleStatement(
-                text,
-                consistency_level=self.consistency,
-                fetch_size=FIRST_PAGE,
-                serial_consistency_level=self.serial_consistency,
-            )
+        return SimpleStatement(
+            text,
+            consistency_level=self.consistency,
+            fetch_size=FIRST_PAGE,
+            serial_consistency_level=self.serial_consistency,
+        )
 
-        if not self.spec.splittable:
-            return [(stmt(self.spec.query), None)]
-        first, rest = ranged_query(self.spec)
-        # More ranges than streams: a range that ends early frees its stream for the next one.
-        ranges = token_ranges(self.spec.parallel * 4)
-        return [(stmt(first if k == 0 else rest), rng) for k, rng in enumerate(ranges)]
+    def _work(self) -> Iterator[tuple[Any, Any]]:
+        """(statement, parameters) per range, lazily."""
+        if not self.spec.ranged:
+            yield self._statement(self.spec.query), None
+            return
+        text = ranged_query(self.spec.query, self.spec.partition_key)
+        for lo, hi in self.spec.ranges or ():
+            yield self._statement(text), (lo, hi)
 
-    def pages(self) -> Iterator[tuple[Sequence[str], Sequence[Any], list[Any]]]:
+    def _launch(self, stmt: Any, params: Any, paging_state: Any, arrived: queue.Queue[int], i: int) -> Any:
         from cassandra.query import tuple_factory
 
-        statements = self._statements()
-        self.streams = min(self.spec.parallel, len(statements)) if self.spec.splittable else 1
-        pending = deque(range(len(statements)))
-        done = 0
-        active: dict[int, Any] = {}
-        arrived: queue.Queue[tuple[int, bool]] = queue.Queue()
-        restore_signal = self._catch_sigint()
+        # Tuples are the cheapest rows the driver makes (cqlsh's session builds OrderedDicts). A
+        # future keeps the factory it was created with, so the session's own is swapped only
+        # around the launch.
+        saved_factory = self.session.row_factory
+        self.session.row_factory = tuple_factory
         try:
-            while pending or active:
-                while pending and len(active) < self.streams and not self._stop.is_set():
-                    i = pending.popleft()
-                    stmt, params = statements[i]
-                    # Tuples are the cheapest rows the driver makes (cqlsh's session builds
-                    # OrderedDicts). A future keeps the factory it was created with, so the
-                    # session's own is swapped only around the launch.
-                    saved_factory = self.session.row_factory
-                    self.session.row_factory = tuple_factory
+            fut = self.session.execute_async(stmt, params, timeout=self.timeout, paging_state=paging_state)
+        finally:
+            self.session.row_factory = saved_factory
+        fut.add_callbacks(lambda _rows: arrived.put(i), errback=lambda _exc: arrived.put(i))
+        return fut
+
+    def pages(self) -> Iterator[tuple[Sequence[str], Sequence[Any], list[Any]]]:
+        import random
+
+        work = iter(self._work())
+        self.streams = max(1, self.spec.streams) if self.spec.ranged else 1
+        total = len(self.spec.ranges) if isinstance(self.spec.ranges, (list, tuple)) else None
+        launched = 0
+        exhausted = False
+        active: dict[int, Any] = {}
+        #: per running range: (statement, parameters, paging state of its next page, attempts)
+        state: dict[int, list[Any]] = {}
+        retry_at: dict[int, float] = {}
+        arrived: queue.Queue[int] = queue.Queue()
+        restore_signal = self._catch_sigint()
+
+        def fraction() -> float | None:
+            return self.ranges_done / total if total and total > 1 else None
+
+        try:
+            while True:
+                while not exhausted and len(state) < self.streams and not self._stop.is_set():
                     try:
-                        fut = self.session.execute_async(stmt, params, timeout=self.timeout)
-                    finally:
-                        self.session.row_factory = saved_factory
-                    fut.add_callbacks(
-                        lambda _rows, i=i: arrived.put((i, True)),
-                        errback=lambda _exc, i=i: arrived.put((i, False)),
-                    )
-                    active[i] = fut
+                        stmt, params = next(work)
+                    except StopIteration:
+                        exhausted = True
+                        break
+                    i = launched
+                    launched += 1
+                    state[i] = [stmt, params, None, 0]
+                    active[i] = self._launch(stmt, params, None, arrived, i)
+                now = time.monotonic()
+                for i in [k for k, at in retry_at.items() if at <= now]:
+                    del retry_at[i]
+                    stmt, params, paging, _ = state[i]
+                    active[i] = self._launch(stmt, params, paging, arrived, i)
+                if not state:
+                    return
                 if self._stop.is_set():
                     self.interrupted = True
                     return
                 try:
-                    i, _ok = arrived.get(timeout=0.1)
+                    i = arrived.get(timeout=0.1)
                 except queue.Empty:
                     if self.progress:
-                        self.progress.update(
-                            self.rows, done / len(statements) if len(statements) > 1 else None
-                        )
+                        self.progress.update(self.rows, fraction())
                     continue
-                fut = active[i]
+                fut = active.pop(i)
                 try:
                     result = fut.result()
                 except Exception as err:
-                    self.error = err
-                    return
+                    entry = state[i]
+                    reason = retry_reason(err)
+                    if reason is None or entry[3] >= RETRY_ATTEMPTS:
+                        self.error = err
+                        return
+                    entry[3] += 1
+                    self.retried[reason] = self.retried.get(reason, 0) + 1
+                    delay = random.uniform(0, min(RETRY_CAP, RETRY_BASE * 2 ** entry[3]))
+                    retry_at[i] = time.monotonic() + delay
+                    continue
                 rows = result.current_rows
                 names, types = result.column_names, result.column_types
+                entry = state[i]
+                entry[3] = 0
+                self.page_range = i
                 if fut.has_more_pages:
+                    entry[2] = result.paging_state
                     _adapt_page_size(fut, rows, self.spec.limit)
+                    entry[0].fetch_size = fut.message.fetch_size if hasattr(fut, "message") else None
                     fut.start_fetching_next_page()  # in flight while the consumer works on this page
+                    active[i] = fut
+                    self.range_finished = False
                 else:
-                    del active[i]
-                    done += 1
+                    del state[i]
+                    self.ranges_done += 1
+                    self.range_finished = True
                 self.rows += len(rows)
                 if self.progress:
-                    self.progress.update(self.rows, done / len(statements) if len(statements) > 1 else None)
-                if rows or not (pending or active):
+                    self.progress.update(self.rows, fraction())
+                if rows or self.range_finished:
                     yield names, types, rows
         finally:
             restore_signal()

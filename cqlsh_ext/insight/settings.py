@@ -388,23 +388,9 @@ def advise(settings: TableSettings) -> None:
 
 def size_estimate(session: Any, ks: str, table: str) -> dict[str, int] | None:
     """Cassandra's own estimate (system.size_estimates): partitions and mean partition size, or None."""
-    try:
-        rows = list(
-            session.execute(
-                "SELECT mean_partition_size, partitions_count FROM system.size_estimates "
-                "WHERE keyspace_name = %s AND table_name = %s",
-                (ks, table),
-                timeout=5,
-            )
-        )
-    except Exception:  # Keyspaces and older servers: it is only a hint
-        return None
+    from cqlsh_ext.insight.scan import table_size
 
-    def num(row: Any, name: str) -> int:
-        return int((row[name] if isinstance(row, dict) else getattr(row, name)) or 0)
-
-    count = sum(num(r, "partitions_count") for r in rows)
-    if not count:
+    size = table_size(session, ks, table)
+    if size is None:
         return None
-    mean = sum(num(r, "mean_partition_size") * num(r, "partitions_count") for r in rows) // count
-    return {"partitions": count, "mean_partition_size": mean}
+    return {"partitions": size.partitions, "mean_partition_size": size.mean_partition_bytes}

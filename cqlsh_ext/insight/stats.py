@@ -24,7 +24,7 @@ from cqlsh_ext.codecs.base import DEFAULT_CAP
 from cqlsh_ext.insight import capacity, report
 from cqlsh_ext.insight.blobs import blob_columns, extractor, is_plain_blob
 from cqlsh_ext.insight.capacity import BUCKET_BOUNDS
-from cqlsh_ext.insight.measure import COMPRESSED, Peeled, quick
+from cqlsh_ext.insight.measure import COMPRESSED, FROM_HEADER, Peeled, quick
 
 #: Distinct failure reasons kept per column; more are counted as "other".
 MAX_REASONS = 20
@@ -84,6 +84,16 @@ class StreamingMedian:
             k = self._bin(v)
             bins[k] = bins.get(k, 0) + 1
 
+    def merge(self, other: StreamingMedian) -> None:
+        if other._exact is not None:
+            self.extend(other._exact)
+            return
+        if self._exact is not None:
+            self._fold(self._exact)
+        self.count += other.count
+        for k, n in other._bins.items():
+            self._bins[k] = self._bins.get(k, 0) + n
+
     def median(self) -> float | None:
         if not self.count:
             return None
@@ -117,6 +127,8 @@ class ColumnStats:
         self.stored = 0
         self.size = 0
         self.inexact = 0
+        #: Compressed values sized from their headers, not decompressed (quick(from_headers=True)).
+        self.from_headers = 0
         #: (status, chain) -> [values, stored bytes, decompressed bytes]
         self.chains: dict[tuple[str, str], list[int]] = {}
         self.reasons: dict[str, int] = {}
@@ -140,6 +152,8 @@ class ColumnStats:
             self.ratios.add(size / stored)
             if not exact:
                 self.inexact += 1
+            if reason is FROM_HEADER:
+                self.from_headers += 1
         elif reason:
             reasons = self.reasons
             if reason not in reasons and len(reasons) >= MAX_REASONS:
@@ -162,7 +176,7 @@ class ColumnStats:
         """add() for many values: when every value has the same chain and an exact size (the usual
         page) the per-value work is done by builtins, otherwise value by value; same result."""
         chain = measured[0][1] if measured else ""
-        if any(m[0] != COMPRESSED or m[1] != chain or not m[3] for m in measured):
+        if any(m[0] != COMPRESSED or m[1] != chain or not m[3] or m[4] for m in measured):
             for st, m in zip(stored, measured, strict=True):
                 self.add(m[0], m[1], st, m[2], m[3], m[4])
             return
@@ -189,6 +203,28 @@ class ColumnStats:
             self._before[index] += count
         for index, count in Counter(map(_bucket, stored)).items():
             self._after[index] += count
+
+    def merge(self, other: ColumnStats) -> None:
+        self.values += other.values
+        self.nulls += other.nulls
+        self.stored += other.stored
+        self.size += other.size
+        self.inexact += other.inexact
+        self.from_headers += other.from_headers
+        for key, (c, st, sz) in other.chains.items():
+            entry = self.chains.setdefault(key, [0, 0, 0])
+            entry[0] += c
+            entry[1] += st
+            entry[2] += sz
+        for reason, n in other.reasons.items():
+            if reason not in self.reasons and len(self.reasons) >= MAX_REASONS:
+                reason = "other"
+            self.reasons[reason] = self.reasons.get(reason, 0) + n
+        self.compressed = [a + b for a, b in zip(self.compressed, other.compressed, strict=True)]
+        for mine, theirs in ((self._before, other._before), (self._after, other._after)):
+            for k, n in enumerate(theirs):
+                mine[k] += n
+        self.ratios.merge(other.ratios)
 
     def by_codec(self) -> dict[str, int]:
         """Values per codec family ('snappy', 'gzip') or status ('not compressed', ...)."""
@@ -217,6 +253,7 @@ class ColumnStats:
                 "ratio": round(c_size / c_stored, 4) if c_stored else None,
             },
             "inexact_values": self.inexact,
+            "sized_from_headers": self.from_headers,
             "by_codec": self.by_codec(),
             "by_chain": [
                 {
@@ -237,10 +274,14 @@ class ColumnStats:
 class Stats:
     """COMPRESSION STATS over one result: feed it pages, then render or to_json."""
 
-    def __init__(self, query: str, mode: str = "auto", cap: int = DEFAULT_CAP) -> None:
+    def __init__(
+        self, query: str, mode: str = "auto", cap: int = DEFAULT_CAP, from_headers: bool = False
+    ) -> None:
         self.query = query
         self.mode = mode
         self.cap = cap
+        #: Size zstd, LZ4 frame and gzip values from their headers (measure.quick).
+        self.from_headers = from_headers
         self.rows = 0
         self.columns: dict[str, ColumnStats] = {}
         self.before = capacity.Capacity()  # per row, decompressed
@@ -250,7 +291,13 @@ class Stats:
         self.interrupted = False
         self.error: str | None = None
         self.scan = "single stream"
+        #: Errors retried with backoff during the scan, by name (scan.retry_reason).
+        self.retried: dict[str, int] = {}
         self._layout: tuple[Any, ...] | None = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Picklable (a worker process sends its Stats back): the per-result layout holds closures."""
+        return {**self.__dict__, "_layout": None}
 
     def set_columns(self, names: Sequence[str], types: Sequence[Any]) -> None:
         """The result's columns (first page): which hold blobs, and how to reach them."""
@@ -266,7 +313,7 @@ class Stats:
     def add_rows(self, rows: Sequence[Sequence[Any]]) -> None:
         assert self._layout is not None, "set_columns first"
         plain, nested = self._layout
-        mode, cap = self.mode, self.cap
+        mode, cap, headers = self.mode, self.cap, self.from_headers
         if len(plain) == 1 and not nested:
             # One blob column (the usual table): a row's blob bytes are that value's, so a page is
             # handled column-wise, with builtins doing most of the per-value work.
@@ -274,7 +321,7 @@ class Stats:
             values = [row[i] for row in rows]
             present = [v for v in values if v is not None]
             stored = list(map(len, present))
-            measured = [quick(v, mode, cap) for v in present]
+            measured = [quick(v, mode, cap, headers) for v in present]
             col.nulls += len(values) - len(present)
             col.add_page(stored, measured)
             nulls = [0] * (len(values) - len(present))  # a row whose value is null still costs a unit
@@ -291,7 +338,7 @@ class Stats:
                 if value is None:
                     col.nulls += 1
                     continue
-                status, chain, vsize, exact, reason = quick(value, mode, cap)
+                status, chain, vsize, exact, reason = quick(value, mode, cap, headers)
                 vstored = len(value)
                 col.add(status, chain, vstored, vsize, exact, reason)
                 row_stored += vstored
@@ -299,7 +346,7 @@ class Stats:
             for i, extract in nested:
                 for _path, schema, value in extract(row[i]):
                     col = self.columns.get(schema) or self.columns.setdefault(schema, ColumnStats(schema))
-                    status, chain, vsize, exact, reason = quick(value, mode, cap)
+                    status, chain, vsize, exact, reason = quick(value, mode, cap, headers)
                     col.add(status, chain, len(value), vsize, exact, reason)
                     row_stored += len(value)
                     row_size += vsize
@@ -307,6 +354,40 @@ class Stats:
             after.add(row_stored)
             n += 1
         self.rows += n
+
+    def snapshot(self) -> dict[tuple[str, ...], int]:
+        """Every additive counter, flat: a sampled STATS differences two snapshots around a token
+        range to get that range's totals (cqlsh_ext.insight.sample)."""
+        out: dict[tuple[str, ...], int] = {("rows",): self.rows}
+        for side, cap in (("decompressed", self.before), ("stored", self.after)):
+            out[("wcu", side)] = cap.wcu
+            out[("rcu", side)] = cap.rcu
+            out[("near_quota", side)] = cap.near_quota
+            out[("over_quota", side)] = cap.over_quota
+        for name, col in self.columns.items():
+            out[("values", name)] = col.values
+            out[("stored", name)] = col.stored
+            out[("decompressed", name)] = col.size
+            for k, (b, a) in enumerate(zip(col.before.counts, col.after.counts, strict=True)):
+                out[("bucket", name, "decompressed", str(k))] = b
+                out[("bucket", name, "stored", str(k))] = a
+            for codec, n in col.by_codec().items():
+                out[("codec", name, codec)] = n
+        return out
+
+    def merge(self, other: Stats) -> None:
+        """Add another Stats of the same query (a worker process's share of a scan)."""
+        self.rows += other.rows
+        for name, col in other.columns.items():
+            mine = self.columns.get(name)
+            if mine is None:
+                self.columns[name] = col
+            else:
+                mine.merge(col)
+        self.before.merge(other.before)
+        self.after.merge(other.after)
+        self.interrupted = self.interrupted or other.interrupted
+        self.error = self.error or other.error
 
     def finish(self) -> None:
         self.elapsed = time.perf_counter() - self.started
@@ -326,6 +407,7 @@ class Stats:
             "elapsed_s": round(self.elapsed, 3),
             "rows_per_s": round(self.rows / self.elapsed, 1) if self.elapsed else None,
             "scan": self.scan,
+            "retried": self.retried,
             "columns": [c.to_json() for c in self.columns.values()],
             "keyspaces": {
                 "basis": "per row, blob values of the row only; 1 WCU per started KB, "
@@ -348,6 +430,7 @@ class Stats:
             lines.append(
                 f"  STOPPED BY AN ERROR: {self.error}; the figures cover the rows scanned before it."
             )
+        lines.extend(retried_lines(self.retried))
         if not self.columns:
             lines.append("  No blob values in the result.")
             return lines
@@ -357,6 +440,14 @@ class Stats:
         lines.append("")
         lines.extend(render_capacity(self.before, self.after, "row", "per row over its blob values"))
         return lines
+
+
+def retried_lines(retried: dict[str, int]) -> list[str]:
+    """Errors the scan retried with backoff, named (Keyspaces throttling shows as read timeouts)."""
+    if not retried:
+        return []
+    named = ", ".join(f"{n:,} x {reason}" for reason, n in sorted(retried.items(), key=lambda kv: -kv[1]))
+    return [f"  retried with backoff: {named}"]
 
 
 def render_column(col: ColumnStats) -> list[str]:
@@ -408,6 +499,11 @@ def render_column(col: ColumnStats) -> list[str]:
         lines.append(
             f"  {report.count(col.inexact)} {were} cut at the output cap: the decompressed size counted "
             "is the size the header declares, or a lower bound"
+        )
+    if col.from_headers:
+        lines.append(
+            f"  {report.count(col.from_headers)} zstd/LZ4/gzip values were sized from their headers, not "
+            "decompressed (STATS ... DECODE ALL decompresses every value)"
         )
     for reason, n in list(col.reasons.items())[:8]:
         lines.append(f"  {report.count(n)} x {reason}")

@@ -11,7 +11,6 @@ This module imports boto3; import it only when SigV4 is used.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,30 +23,9 @@ from cqlsh_ext.keyspaces.errors import (
     no_region_message,
     remember_secret,
 )
-from cqlsh_ext.keyspaces.options import env_region
-from cqlsh_ext.settings import REGION_RE
+from cqlsh_ext.keyspaces.options import env_region, region_from_host
 
 ROLE_SESSION_NAME = "cqlsh-ext"
-_AWS_DOMAINS = ("amazonaws.com", "amazonaws.com.cn", "api.aws")
-
-
-def region_from_host(host: str) -> str | None:
-    """The region in a Keyspaces endpoint name, in all its common forms.
-
-    cassandra.us-east-1.amazonaws.com, cassandra-fips.us-gov-west-1.amazonaws.com,
-    cassandra.cn-north-1.amazonaws.com.cn, cassandra.eu-west-1.api.aws (dual-stack),
-    vpce-0abc-123.cassandra.us-east-1.vpce.amazonaws.com (VPC endpoint).
-    """
-    name = host.strip().rstrip(".").lower()
-    if not any(name.endswith("." + domain) for domain in _AWS_DOMAINS):
-        return None
-    labels = name.split(".")
-    for i, label in enumerate(labels[1:], start=1):
-        if REGION_RE.match(label) and re.fullmatch(r"cassandra(-fips)?", labels[i - 1]):
-            return label
-    return None
-
-
 def resolve_region(explicit: str | None, host: str, profile_region: str | None = None) -> str:
     """--region / --keyspaces REGION / cqlshrc, then the host name, then AWS_REGION and
     AWS_DEFAULT_REGION, then the profile's region. A Keyspaces host name wins over the environment:

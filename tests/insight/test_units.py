@@ -17,7 +17,6 @@ from cqlsh_ext.insight import capacity
 from cqlsh_ext.insight.checksums import crc32c, snappy_mask
 from cqlsh_ext.insight.cli import _as_hex
 from cqlsh_ext.insight.measure import peel, quick
-from cqlsh_ext.insight.scan import MAX_TOKEN, MIN_TOKEN, token_ranges
 from cqlsh_ext.insight.stats import ColumnStats, StreamingMedian
 from cqlsh_ext.payload.unwrap import unwrap
 
@@ -93,14 +92,6 @@ def test_crc32c_and_mask():
     assert crc32c(b"123456789") == 0xE3069283
     c = 0xE3069283
     assert snappy_mask(c) == ((((c >> 15) | (c << 17)) & 0xFFFFFFFF) + 0xA282EAD8) & 0xFFFFFFFF
-
-
-def test_token_ranges_cover_the_ring():
-    for parts in (1, 4, 16):
-        ranges = token_ranges(parts)
-        assert ranges[0][0] == MIN_TOKEN and ranges[-1][1] == MAX_TOKEN
-        assert all(a[1] == b[0] for a, b in zip(ranges, ranges[1:], strict=False))
-        assert len(ranges) == parts
 
 
 def test_hex_input_as_cqlsh_prints_it():

@@ -1,0 +1,308 @@
+"""A sampled COMPRESSION STATS: random token-range slices, whole partitions, estimates with intervals.
+
+The ring is cut into M equal slices, sized from the table's partition count so that a slice holds
+about SLICE_PARTITIONS partitions; slices are read in random order (whole partitions: no LIMIT,
+paged), several at once, until the plan says stop:
+
+    SAMPLE n              about n rows (slices already started are finished)
+    SAMPLE p PERCENT      p % of the slices, so about p % of the partitions
+    SAMPLE UNTIL x PERCENT [WITHIN s SECONDS]
+                          until the 95 % interval on the byte-weighted ratio is within +-x %
+                          of the estimate (relative), or the time limit passes
+    SAMPLE                the same, +-1 % within 60 s
+
+The partition count comes from system.size_estimates when the server has it (Cassandra refreshes
+it every few minutes; Keyspaces documents it too), else from DISTINCT partition keys read after a
+few random tokens. Estimates and their intervals are cqlsh_ext.insight.estimate's; only slices
+read to the end count (one cut by Ctrl-C or an error does not).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from cqlsh_ext.insight import estimate, report
+from cqlsh_ext.insight.capacity import BUCKET_LABELS
+from cqlsh_ext.insight.ring import Ring
+from cqlsh_ext.insight.stats import Stats, retried_lines
+
+#: Partitions a slice should hold: small enough that many slices make the sample (the variance
+#: is estimated between slices), large enough that a request is not wasted on an empty range.
+SLICE_PARTITIONS = 256
+MAX_SLICES = 1 << 24
+#: Slices read at once.
+SAMPLE_STREAMS = 16
+#: A precision target is not trusted before this many slices (the variance estimate needs them).
+MIN_SLICES = 30
+DEFAULT_PRECISION = 0.01
+DEFAULT_SECONDS = 60.0
+#: Partition count probe when size_estimates has nothing: DISTINCT keys after PROBES random tokens.
+PROBES, PROBE_LIMIT = 4, 500
+
+
+@dataclass
+class SamplePlan:
+    rows: int | None = None
+    percent: float | None = None
+    #: Relative half-width of the ratio's interval to reach (0.01 = +-1 %).
+    precision: float | None = None
+    seconds: float = DEFAULT_SECONDS
+    seed: int | None = None
+
+    def describe(self) -> str:
+        if self.rows is not None:
+            return f"SAMPLE {self.rows:,} rows"
+        if self.percent is not None:
+            return f"SAMPLE {self.percent:g} % of the ring"
+        return f"SAMPLE UNTIL +-{100 * (self.precision or DEFAULT_PRECISION):g} % WITHIN {self.seconds:g} s"
+
+
+def slice_count(partitions: int | None) -> int:
+    if not partitions:
+        return 4096
+    return max(1, min(MAX_SLICES, partitions // SLICE_PARTITIONS))
+
+
+def probe_partitions(session: Any, ring: Ring, keyspace: str, table: str, partition_key: list[str],
+                     rng: random.Random, timeout: float | None) -> int | None:
+    """Partition count from the density of DISTINCT partition keys after a few random tokens."""
+    from cassandra.metadata import protect_name
+
+    token = f"token({', '.join(protect_name(c) for c in partition_key)})"
+    query = (f"SELECT DISTINCT {token} FROM {protect_name(keyspace)}.{protect_name(table)} "
+             f"WHERE {token} > %s LIMIT {PROBE_LIMIT}")
+    counts, spans = 0, 0
+    for _ in range(PROBES):
+        start = rng.randrange(ring.low, ring.high)
+        try:
+            tokens = [row[0] for row in session.execute(query, (start,), timeout=timeout)]
+        except Exception:
+            return None
+        if len(tokens) < PROBE_LIMIT:  # reached the end of the ring: count what is there
+            counts += len(tokens)
+            spans += ring.high - start
+            continue
+        counts += len(tokens) - 1
+        spans += int(tokens[-1]) - start
+    if not counts or spans <= 0:
+        return None
+    return max(1, round(counts * ring.span / spans))
+
+
+class SampledStats:
+    """Drives a sampled scan (ranges()) and collects per-slice totals (add_page())."""
+
+    def __init__(self, stats: Stats, ring: Ring, slices: int, plan: SamplePlan,
+                 server_partitions: int | None, partitions_basis: str) -> None:
+        self.stats = stats
+        self.ring = ring
+        self.slices = slices
+        self.plan = plan
+        self.server_partitions = server_partitions
+        self.partitions_basis = partitions_basis
+        self.seed = plan.seed if plan.seed is not None else random.SystemRandom().randrange(1 << 31)
+        self.rng = random.Random(self.seed)
+        self.launched = 0
+        self.stopped = ""
+        self.started = time.monotonic()
+        #: Totals per finished slice; and the running ones, by the scanner's range index.
+        self.done: list[dict[tuple[str, ...], int]] = []
+        self._open: dict[int, dict[tuple[str, ...], int]] = {}
+        #: Per finished slice, stored and decompressed bytes over every blob column: the overall
+        #: ratio is checked as the sample grows, so it is kept apart from the totals' dicts.
+        self._stored: list[float] = []
+        self._decompressed: list[float] = []
+        self._last_check = 0.0
+        self._precision_met = False
+
+    # -------------------------------------------------------------------- scanning
+    def ranges(self) -> Iterator[tuple[int, int]]:
+        """Slices in random order until the plan is met (read lazily by the Scanner)."""
+        plan = self.plan
+        target_slices = math.ceil(self.slices * plan.percent / 100) if plan.percent is not None else None
+        for index in self.ring.random_slices(self.slices, self.rng):
+            if plan.rows is not None and self.stats.rows >= plan.rows:
+                self.stopped = f"{plan.rows:,} rows read"
+                return
+            if target_slices is not None and self.launched >= target_slices:
+                self.stopped = f"{plan.percent:g} % of the ring read"
+                return
+            if plan.rows is None and plan.percent is None:
+                if self._precision_met:
+                    self.stopped = f"interval within +-{100 * self.target:g} %"
+                    return
+                if time.monotonic() - self.started > plan.seconds:
+                    self.stopped = f"time limit ({plan.seconds:g} s)"
+                    return
+            self.launched += 1
+            yield self.ring.slice(index, self.slices)
+        self.stopped = "every slice read (the whole table)"
+
+    @property
+    def target(self) -> float:
+        return self.plan.precision or DEFAULT_PRECISION
+
+    def add_page(self, index: int, rows: list[Any], finished: bool) -> None:
+        before = self.stats.snapshot()
+        self.stats.add_rows(rows)
+        after = self.stats.snapshot()
+        totals = self._open.setdefault(index, {})
+        for key, value in after.items():
+            diff = value - before.get(key, 0)
+            if diff:
+                totals[key] = totals.get(key, 0) + diff
+        if finished:
+            totals = self._open.pop(index)
+            self.done.append(totals)
+            self._stored.append(float(sum(v for k, v in totals.items() if k[0] == "stored")))
+            self._decompressed.append(float(sum(v for k, v in totals.items() if k[0] == "decompressed")))
+            self._check_precision()
+
+    def _check_precision(self) -> None:
+        if self.plan.rows is not None or self.plan.percent is not None or len(self.done) < MIN_SLICES:
+            return
+        now = time.monotonic()
+        if now - self._last_check < 0.1:
+            return
+        self._last_check = now
+        rel = self.overall_ratio().relative
+        self._precision_met = rel is not None and rel <= self.target
+
+    # -------------------------------------------------------------------- estimates
+    def _column(self, *key: str) -> list[float]:
+        return [float(d.get(key, 0)) for d in self.done]
+
+    def overall_ratio(self) -> estimate.Interval:
+        return estimate.ratio(self._decompressed, self._stored, self.slices)
+
+    def progress_detail(self) -> str:
+        if len(self.done) < 2:
+            return f"{len(self.done)} slices"
+        r = self.overall_ratio()
+        rel = r.relative
+        width = f" +-{100 * rel:.1f} %" if rel is not None else ""
+        return f"{len(self.done)} slices, ratio {report.ratio(r.estimate)}{width}"
+
+    def estimates(self) -> dict[str, Any]:
+        M = self.slices
+        rows = estimate.total(self._column("rows"), M)
+        columns = []
+        for name in self.stats.columns:
+            values = self._column("values", name)
+            codecs = sorted({k[2] for d in self.done for k in d if k[0] == "codec" and k[1] == name})
+            columns.append({
+                "column": name,
+                "ratio": estimate.ratio(self._column("decompressed", name), self._column("stored", name), M),
+                "values": estimate.total(values, M),
+                "stored_bytes": estimate.total(self._column("stored", name), M),
+                "decompressed_bytes": estimate.total(self._column("decompressed", name), M),
+                "codecs": {c: estimate.share(self._column("codec", name, c), values, M) for c in codecs},
+                "buckets": {
+                    side: {
+                        label: estimate.share(self._column("bucket", name, side, str(k)), values, M)
+                        for k, label in enumerate(BUCKET_LABELS)
+                    }
+                    for side in ("decompressed", "stored")
+                },
+            })
+        sides = ("decompressed", "stored")
+        capacity: dict[str, Any] = {
+            f"{unit}_saving": estimate.saving(self._column(unit, sides[0]), self._column(unit, sides[1]), M)
+            for unit in ("wcu", "rcu")
+        }
+        for what in ("near_quota", "over_quota"):
+            capacity[what] = {side: estimate.total(self._column(what, side), M) for side in sides}
+        return {"rows": rows, "ratio": self.overall_ratio(), "columns": columns, "keyspaces": capacity}
+
+    def to_json(self) -> dict[str, Any]:
+        est = self.estimates()
+
+        def js(x: Any) -> Any:
+            if isinstance(x, estimate.Interval):
+                return x.to_json()
+            if isinstance(x, dict):
+                return {k: js(v) for k, v in x.items()}
+            if isinstance(x, list):
+                return [js(v) for v in x]
+            return x
+
+        doc = self.stats.to_json()
+        doc["sample"] = {
+            "plan": self.plan.describe(),
+            "partitioner": self.ring.partitioner,
+            "slices_read": len(self.done),
+            "slices": self.slices,
+            "ring_share": round(len(self.done) / self.slices, 6) if self.slices else None,
+            "rows_read": self.stats.rows,
+            "seed": self.seed,
+            "stopped": self.stopped,
+            "partitions_estimate": self.server_partitions,
+            "partitions_basis": self.partitions_basis,
+        }
+        doc["estimates"] = js(est)
+        return doc
+
+    def render(self) -> list[str]:
+        st = self.stats
+        est = self.estimates()
+        m, M = len(self.done), self.slices
+        lines = [
+            "COMPRESSION STATS, SAMPLED: estimates for the whole table, each with its 95 % interval.",
+            f"  sample: {report.count(st.rows)} rows in {m:,} random token-range slices of {M:,} "
+            f"({_pct(m / M if M else 0)} of the ring, {self.ring.short_name}), {st.elapsed:.1f} s; "
+            f"stopped: {self.stopped or 'interrupted'}; seed {self.seed}",
+            f"  rows in the table: {_interval(est['rows'], report.count)}",
+        ]
+        if self.server_partitions:
+            lines[-1] += f"; partitions: {self.server_partitions:,} ({self.partitions_basis})"
+        lines.extend(retried_lines(st.retried))
+        if st.interrupted:
+            lines.append("  INTERRUPTED: the estimates use the slices read before Ctrl-C.")
+        if st.error:
+            lines.append(f"  STOPPED BY AN ERROR: {st.error}; the estimates use the slices read before it.")
+        if m < 2:
+            lines.append("  Too few slices read for an interval: sample more (SAMPLE n, SAMPLE p PERCENT).")
+        for col in est["columns"]:
+            lines.append("")
+            lines.append(f"Column {col['column']}: {_interval(col['values'], report.count)} values")
+            ratio = _interval(col["ratio"], report.ratio, True)
+            lines.append(f"  ratio (decompressed / stored, byte-weighted): {ratio}")
+            lines.append(f"  stored {_interval(col['stored_bytes'], report.sized)}, "
+                         f"decompressed {_interval(col['decompressed_bytes'], report.sized)}")
+            mix = ", ".join(f"{c} {_interval(i, _pct)}" for c, i in
+                            sorted(col["codecs"].items(), key=lambda kv: -(kv[1].estimate or 0)))
+            lines.append(f"  codec mix (share of values): {mix}")
+            rows = [[label, _interval(col["buckets"]["decompressed"][label], _pct),
+                     _interval(col["buckets"]["stored"][label], _pct)] for label in BUCKET_LABELS]
+            lines.extend(report.table(rows, ["size", "decompressed", "stored"], indent=4))
+        ks = est["keyspaces"]
+        lines.append("")
+        lines.append("Amazon Keyspaces (per row over its blob values):")
+        lines.append(f"  write units saved {_interval(ks['wcu_saving'], _pct)}, "
+                     f"read units saved {_interval(ks['rcu_saving'], _pct)}")
+        for what, label in (("near_quota", "rows near 1 MB (>= 90 %)"), ("over_quota", "rows over 1 MB")):
+            lines.append(f"  {label}: decompressed {_interval(ks[what]['decompressed'], report.count)}, "
+                         f"stored {_interval(ks[what]['stored'], report.count)}")
+        return lines
+
+
+def _pct(x: float | None) -> str:
+    if x is None:
+        return "-"
+    return f"{100 * x:.2f} %" if x < 0.1 else f"{100 * x:.1f} %"
+
+
+def _interval(i: estimate.Interval, fmt: Any, relative: bool = False) -> str:
+    """'3.41 (3.37 to 3.45, +-1.2 %)'; counts and sizes rounded to whole numbers."""
+    if i.estimate is None:
+        return "-"
+    show = (lambda x: fmt(max(0, round(x)))) if fmt in (report.count, report.sized) else fmt
+    if i.low is None or i.high is None:
+        return f"{show(i.estimate)} (no interval)"
+    rel = f", +-{100 * i.relative:.1f} %" if relative and i.relative is not None else ""
+    return f"{show(i.estimate)} ({show(i.low)} to {show(i.high)}{rel})"

@@ -1,0 +1,231 @@
+"""An exact COMPRESSION STATS over worker processes: decoding scales past one interpreter's GIL.
+
+The ring is split into RANGES_PER_WORKER ranges per worker; workers take ranges from a shared
+queue (a worker that finishes early takes the next), scan them with their own connection and
+Scanner, aggregate into their own Stats, and send it back once at the end: the parent merges them.
+Between workers and parent there are only bounded queues of small messages (progress counts, one
+Stats per worker), so memory stays flat however big the table is.
+
+Processes are forked from the shell: a worker inherits the loaded modules and the connection's
+settings (contact points, authentication, TLS) without anything being written down or pickled,
+and opens its own connection (the driver resets its event loop after a fork). Workers ignore
+SIGINT: Ctrl-C reaches the whole terminal's process group, and the parent alone decides. On Ctrl-C
+the parent tells the workers to stop at their next page; each reports what it read, and a worker
+that does not within STOP_GRACE seconds is killed. No worker outlives the command.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import queue
+import signal
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+from cqlsh_ext.insight.ring import Ring
+from cqlsh_ext.insight.scan import Progress, Scanner, ScanSpec
+from cqlsh_ext.insight.stats import Stats
+
+#: Ranges per worker: more than one, so a worker that meets a slow range does not hold the rest up.
+RANGES_PER_WORKER = 16
+#: Requests in flight per worker (the next page is prefetched while a page is decoded).
+WORKER_STREAMS = 2
+STOP_GRACE = 10.0
+_PROGRESS_EVERY = 0.25
+
+
+def _worker_session(conn: Any, keyspace: str | None, timeout: float | None) -> tuple[Any, Any]:
+    """A new Cluster with the shell's connection settings (inherited through fork)."""
+    from cassandra.cluster import Cluster
+    from cassandra.policies import WhiteListRoundRobinPolicy
+
+    kwargs: dict[str, Any] = {
+        "contact_points": list(conn.contact_points),
+        "port": conn.port,
+        "protocol_version": conn.protocol_version,
+        "auth_provider": conn.auth_provider,
+        "load_balancing_policy": WhiteListRoundRobinPolicy(list(conn.contact_points)),
+        "connect_timeout": conn.connect_timeout,
+        "control_connection_timeout": conn.control_connection_timeout,
+    }
+    if getattr(conn, "ssl_context", None) is not None:
+        kwargs["ssl_context"] = conn.ssl_context
+    if getattr(conn, "ssl_options", None):
+        kwargs["ssl_options"] = conn.ssl_options
+    if getattr(conn, "cql_version", None):
+        kwargs["cql_version"] = conn.cql_version
+    cluster = Cluster(**kwargs)
+    session = cluster.connect(keyspace) if keyspace else cluster.connect()
+    if timeout is not None:
+        session.default_timeout = timeout
+    return cluster, session
+
+
+def _worker(job: dict[str, Any], tasks: Any, results: Any, stop: Any) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    stats = Stats(job["query"], job["mode"], job["cap"], job["from_headers"])
+    scanner: Scanner | None = None
+    cluster = None
+    error = None
+    try:
+        cluster, session = _worker_session(job["conn"], job["keyspace"], job["timeout"])
+
+        def ranges() -> Iterator[tuple[int, int]]:
+            while not stop.is_set():
+                try:
+                    item = tasks.get(timeout=0.2)
+                except queue.Empty:
+                    continue
+                if item is None:
+                    return
+                yield item
+
+        spec = ScanSpec(job["query"], partition_key=job["partition_key"], ranges=ranges(),
+                        streams=WORKER_STREAMS)
+        scanner = Scanner(session, spec, consistency=job["consistency"], timeout=job["timeout"])
+        last = time.monotonic()
+        sent = 0
+        columns_set = False
+        for names, types, rows in scanner.pages():
+            if not columns_set:
+                stats.set_columns(names, types)
+                columns_set = True
+            stats.add_rows(rows)
+            now = time.monotonic()
+            if now - last >= _PROGRESS_EVERY:
+                last = now
+                results.put(("rows", stats.rows - sent))
+                sent = stats.rows
+            if stop.is_set():
+                scanner.stop()
+        if scanner.error is not None:
+            error = f"{type(scanner.error).__name__}: {scanner.error}"
+        results.put(("rows", stats.rows - sent))
+    except Exception as err:  # connecting failed, or a bug: reported by the parent, never a traceback
+        error = f"{type(err).__name__}: {err}"
+    stats.interrupted = stop.is_set()
+    retried = scanner.retried if scanner is not None else {}
+    results.put(("done", stats, error, retried))
+    if cluster is not None:
+        try:
+            cluster.shutdown()
+        except Exception:
+            pass
+
+
+def scan(shell: Any, template: Stats, keyspace: str | None, partition_key: list[str], ring: Ring,
+         workers: int, progress: Progress | None) -> tuple[Stats, dict[str, int]]:
+    """Scan the whole table with `workers` processes into `template` (an empty Stats with the
+    command's settings); (that Stats, retried errors by name)."""
+    ctx = multiprocessing.get_context("fork")
+    tasks = ctx.Queue()
+    results = ctx.Queue(maxsize=4 * workers)
+    stop = ctx.Event()
+    for rng in ring.split(workers * RANGES_PER_WORKER):
+        tasks.put(rng)
+    for _ in range(workers):
+        tasks.put(None)
+    query, mode, cap = template.query, template.mode, template.cap
+    job = {
+        "query": query,
+        "from_headers": template.from_headers,
+        "keyspace": keyspace,
+        "partition_key": partition_key,
+        "mode": mode,
+        "cap": cap,
+        "conn": shell.conn,
+        "timeout": shell.session.default_timeout,
+        "consistency": shell.consistency_level,
+    }
+    procs = [ctx.Process(target=_worker, args=(job, tasks, results, stop), daemon=True)
+             for _ in range(workers)]
+    merged = template
+    retried: dict[str, int] = {}
+    errors: list[str] = []
+    interrupted = False
+    previous = _catch_sigint(stop)
+    rows = 0
+    finished = 0
+    try:
+        for p in procs:
+            p.start()
+        deadline: float | None = None
+        while finished < workers:
+            if stop.is_set() and deadline is None:
+                interrupted = True
+                deadline = time.monotonic() + STOP_GRACE
+            if deadline is not None and time.monotonic() > deadline:
+                break
+            try:
+                msg = results.get(timeout=0.1)
+            except queue.Empty:
+                if not any(p.is_alive() for p in procs) and results.empty():
+                    errors.append("a worker process ended without reporting")
+                    break
+                if progress:
+                    progress.update(rows)
+                continue
+            if msg[0] == "rows":
+                rows += msg[1]
+                if progress:
+                    progress.update(rows)
+                continue
+            _, stats, error, worker_retried = msg
+            finished += 1
+            merged.merge(stats)
+            for k, n in worker_retried.items():
+                retried[k] = retried.get(k, 0) + n
+            if error:
+                errors.append(error)
+                stop.set()  # one range failed for good: the result cannot be complete, stop the rest
+    except KeyboardInterrupt:
+        interrupted = True
+    finally:
+        stop.set()
+        _reap(procs)
+        _restore_sigint(previous)
+        if progress:
+            progress.close()
+    merged.interrupted = interrupted and not errors
+    if errors:
+        merged.error = errors[0]
+    merged.scan = f"{workers} worker processes"
+    return merged, retried
+
+
+def _reap(procs: list[Any]) -> None:
+    """Every worker is gone when this returns: joined, else terminated, else killed."""
+    end = time.monotonic() + STOP_GRACE
+    for p in procs:
+        if p.pid is not None:
+            p.join(max(0.0, end - time.monotonic()))
+    for p in procs:
+        if p.is_alive():
+            p.terminate()
+            p.join(2)
+        if p.is_alive():
+            os.kill(p.pid, signal.SIGKILL)
+            p.join(2)
+
+
+def _catch_sigint(stop: Any) -> Any:
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    previous = signal.getsignal(signal.SIGINT)
+
+    def handler(signum: int, frame: Any) -> None:
+        if stop.is_set():  # a second Ctrl-C: stop waiting at once
+            signal.signal(signal.SIGINT, previous)
+            raise KeyboardInterrupt
+        stop.set()
+
+    signal.signal(signal.SIGINT, handler)
+    return previous
+
+
+def _restore_sigint(previous: Any) -> None:
+    if previous is not None:
+        signal.signal(signal.SIGINT, previous)

@@ -1,0 +1,73 @@
+"""The test server's fault injection (tests/faults/java/.../FaultQueryHandler.java).
+
+SELECTs on keyspaces named `faults_*` fail or are delayed as the plan file says; every other
+request is Cassandra's own. The class is compiled once per source and jar set into
+.cache/fault-handler/, and the conftest's `cassandra` server loads it.
+
+    plan = FaultPlan(server.fault_file)
+    plan.set("overloaded", 3)      # the next 3 pages fail with Overloaded
+    plan.set("delay", -1, 200)     # every page 200 ms late, until the next set()/clear()
+    plan.clear()
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+if str(REPO_ROOT / "tools") not in sys.path:
+    sys.path.insert(0, str(REPO_ROOT / "tools"))
+
+import devcassandra  # noqa: E402
+
+SOURCE = Path(__file__).resolve().parent / "faults/java/cqlshext/faults/FaultQueryHandler.java"
+HANDLER_CLASS = "cqlshext.faults.FaultQueryHandler"
+KEYSPACE_PREFIX = "faults_"
+
+
+def handler_classes() -> Path:
+    """The compiled handler's class directory (compiled when the source or the jars changed)."""
+    lib = devcassandra.ensure_jars()
+    jars = sorted(p.name for p in lib.glob("*.jar"))
+    key = hashlib.sha256(SOURCE.read_bytes() + "\n".join(jars).encode()).hexdigest()[:16]
+    home = REPO_ROOT / ".cache" / "fault-handler" / key
+    classes = home / "classes"
+    if not (classes / "cqlshext" / "faults" / "FaultQueryHandler.class").is_file():
+        home.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(dir=home, prefix="classes."))
+        javac = str(Path(devcassandra.find_java()).with_name("javac"))
+        proc = subprocess.run([javac, "-nowarn", "-d", str(tmp), "-cp", f"{lib}/*", str(SOURCE)],
+                              capture_output=True, text=True)
+        if proc.returncode != 0:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise RuntimeError(f"javac {SOURCE} failed:\n{proc.stdout}{proc.stderr}")
+        try:
+            tmp.rename(classes)
+        except OSError:  # a concurrent run won
+            shutil.rmtree(tmp, ignore_errors=True)
+    return classes
+
+
+def jvm_args(plan_file: Path) -> list[str]:
+    return [f"-Dcassandra.custom_query_handler_class={HANDLER_CLASS}", f"-Dcqlshext.faults.file={plan_file}"]
+
+
+class FaultPlan:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def set(self, kind: str, count: int, delay_ms: int = 0) -> None:
+        tmp = self.path.with_suffix(".tmp")
+        tmp.write_text(f"{kind} {count} {delay_ms}\n")
+        os.replace(tmp, self.path)  # the server never reads half a plan
+
+    def clear(self) -> None:
+        tmp = self.path.with_suffix(".tmp")
+        tmp.write_text("")
+        os.replace(tmp, self.path)

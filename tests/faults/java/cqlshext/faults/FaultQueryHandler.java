@@ -1,0 +1,138 @@
+package cqlshext.faults;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.Map;
+import org.apache.cassandra.cql3.BatchQueryOptions;
+import org.apache.cassandra.cql3.CQLStatement;
+import org.apache.cassandra.cql3.QueryHandler;
+import org.apache.cassandra.cql3.QueryOptions;
+import org.apache.cassandra.cql3.QueryProcessor;
+import org.apache.cassandra.cql3.statements.BatchStatement;
+import org.apache.cassandra.cql3.statements.SelectStatement;
+import org.apache.cassandra.db.ConsistencyLevel;
+import org.apache.cassandra.exceptions.OverloadedException;
+import org.apache.cassandra.exceptions.ReadTimeoutException;
+import org.apache.cassandra.exceptions.UnavailableException;
+import org.apache.cassandra.service.ClientState;
+import org.apache.cassandra.service.QueryState;
+import org.apache.cassandra.transport.Dispatcher;
+import org.apache.cassandra.transport.ServerError;
+import org.apache.cassandra.transport.messages.ResultMessage;
+import org.apache.cassandra.utils.MD5Digest;
+
+/**
+ * TEST DOUBLE: injects the errors and delays a loaded node or Amazon Keyspaces' throttling gives,
+ * into SELECTs on keyspaces whose name starts with {@code faults_}; everything else goes to
+ * Cassandra's QueryProcessor untouched. Enabled with
+ * -Dcassandra.custom_query_handler_class=cqlshext.faults.FaultQueryHandler.
+ *
+ * The plan is a file (-Dcqlshext.faults.file) of one line, "KIND COUNT [DELAY_MS]", re-read whenever
+ * it changes: the next COUNT matching SELECT pages fail with KIND (overloaded, read_timeout,
+ * unavailable, throttled: a ServerError as Keyspaces words it) or, for KIND delay, are answered
+ * DELAY_MS late. COUNT -1 means every page until the file changes; an empty file means no faults.
+ */
+public class FaultQueryHandler implements QueryHandler {
+    private static final String PREFIX = "faults_";
+    private final QueryProcessor delegate = QueryProcessor.instance;
+    private final Path planFile = Paths.get(System.getProperty("cqlshext.faults.file", "/nonexistent"));
+    private String planText = "";
+    private String kind = "";
+    private long remaining = 0;
+    private long delayMs = 0;
+
+    /** The fault for this request ("" for none), counting it down; synchronized: requests run in parallel. */
+    private synchronized String next() {
+        String text;
+        try {
+            text = Files.exists(planFile) ? new String(Files.readAllBytes(planFile), StandardCharsets.UTF_8).trim() : "";
+        } catch (IOException e) {
+            text = "";
+        }
+        if (!text.equals(planText)) {
+            planText = text;
+            String[] parts = text.isEmpty() ? new String[0] : text.split("\\s+");
+            kind = parts.length > 0 ? parts[0] : "";
+            remaining = parts.length > 1 ? Long.parseLong(parts[1]) : 0;
+            delayMs = parts.length > 2 ? Long.parseLong(parts[2]) : 0;
+        }
+        if (kind.isEmpty() || remaining == 0) {
+            return "";
+        }
+        if (remaining > 0) {
+            remaining--;
+        }
+        return kind;
+    }
+
+    private void inject(CQLStatement statement) {
+        if (!(statement instanceof SelectStatement)) {
+            return;
+        }
+        String keyspace = ((SelectStatement) statement).keyspace();
+        if (keyspace == null || !keyspace.startsWith(PREFIX)) {
+            return;
+        }
+        String fault = next();
+        switch (fault) {
+            case "":
+                return;
+            case "overloaded":
+                throw new OverloadedException("cqlsh-ext test: overloaded");
+            case "read_timeout":
+                throw new ReadTimeoutException(ConsistencyLevel.LOCAL_QUORUM, 0, 1, false);
+            case "unavailable":
+                throw UnavailableException.create(ConsistencyLevel.LOCAL_QUORUM, 1, 0);
+            case "throttled":
+                throw new ServerError("Request was throttled: read capacity exceeded (cqlsh-ext test)");
+            case "delay":
+                try {
+                    Thread.sleep(delayMs);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                return;
+            default:
+                throw new ServerError("cqlsh-ext test: unknown fault " + fault);
+        }
+    }
+
+    @Override
+    public CQLStatement parse(String query, QueryState state, QueryOptions options) {
+        return delegate.parse(query, state, options);
+    }
+
+    @Override
+    public ResultMessage process(CQLStatement statement, QueryState state, QueryOptions options,
+                                 Map<String, ByteBuffer> customPayload, Dispatcher.RequestTime requestTime) {
+        inject(statement);
+        return delegate.process(statement, state, options, customPayload, requestTime);
+    }
+
+    @Override
+    public ResultMessage.Prepared prepare(String query, ClientState state, Map<String, ByteBuffer> customPayload) {
+        return delegate.prepare(query, state, customPayload);
+    }
+
+    @Override
+    public QueryHandler.Prepared getPrepared(MD5Digest id) {
+        return delegate.getPrepared(id);
+    }
+
+    @Override
+    public ResultMessage processPrepared(CQLStatement statement, QueryState state, QueryOptions options,
+                                         Map<String, ByteBuffer> customPayload, Dispatcher.RequestTime requestTime) {
+        inject(statement);
+        return delegate.processPrepared(statement, state, options, customPayload, requestTime);
+    }
+
+    @Override
+    public ResultMessage processBatch(BatchStatement statement, QueryState state, BatchQueryOptions options,
+                                      Map<String, ByteBuffer> customPayload, Dispatcher.RequestTime requestTime) {
+        return delegate.processBatch(statement, state, options, customPayload, requestTime);
+    }
+}
