@@ -112,6 +112,11 @@ class Format:
         against a checksum, so it suits size statistics, not display. Must never raise."""
         return None
 
+    def peek(self, data: bytes, n: int) -> bytes | None:
+        """The first `n` decompressed bytes (or fewer), decoding no more than it must; None when
+        that fails. Lets a caller that trusts declared_size() still see what is inside."""
+        return None
+
     def headers(self, data: bytes) -> dict[str, object]:
         """Header fields for INSPECT (may be slow; never decompresses more than it must).
 

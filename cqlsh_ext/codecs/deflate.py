@@ -44,6 +44,12 @@ class Gzip(Format):
             return None
         return isize
 
+    def peek(self, data: bytes, n: int) -> bytes | None:
+        try:
+            return _decompressobj(31).decompress(data, n)
+        except Exception:
+            return None
+
     def decode(self, data: bytes, cap: int) -> Decoded:
         n = len(data)
         if n < 18:

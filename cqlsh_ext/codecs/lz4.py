@@ -354,6 +354,14 @@ class Lz4Frame(Format):
             p += size + (4 if flg & 0x10 else 0)
         return None
 
+    def peek(self, data: bytes, n: int) -> bytes | None:
+        try:
+            import lz4.frame
+
+            return bytes(lz4.frame.LZ4FrameDecompressor().decompress(data, max_length=n))
+        except Exception:
+            return None
+
     def headers(self, data: bytes) -> dict[str, object]:
         frames: list[dict[str, object]] = []
         pos = skip_skippable(data)

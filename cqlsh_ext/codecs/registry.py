@@ -215,6 +215,12 @@ def decode_auto(data: bytes, cap: int = DEFAULT_CAP) -> tuple[Format, Decoded] |
     return None
 
 
+def signature_matches(prefix: bytes) -> bool:
+    """Whether a format with a signature (grade A or B) matches these first bytes of a payload:
+    the cheap test for "something recognisable may be inside" when only a prefix is at hand."""
+    return bool(prefix) and any(fmt.matches(prefix) for fmt in _BY_BYTE[prefix[0]])
+
+
 def detect(data: bytes, *, signatures_only: bool = False) -> Format | None:
     """The format decode_auto would use, or None.
 

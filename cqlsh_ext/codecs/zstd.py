@@ -242,6 +242,14 @@ class ZstdFrame(Format):
             return None
         return hdr.content_size if end == len(data) and hdr.content_size <= bound else None
 
+    def peek(self, data: bytes, n: int) -> bytes | None:
+        dctx = _dctx or _load()
+        try:
+            with dctx.stream_reader(data) as reader:  # decodes the first block only
+                return bytes(reader.read(n))
+        except Exception:
+            return None
+
     def headers(self, data: bytes) -> dict[str, object]:
         frames: list[dict[str, object]] = []
         pos = 0

@@ -57,8 +57,15 @@ def effective_mode(mode: str) -> str:
     return "auto" if mode in ("none", "off") else mode
 
 
-#: First byte -> formats whose headers declare the decompressed size (quick(from_headers=True)).
-_HEADER_SIZED = {b"\x28": (registry.ZSTD,), b"\x04": (registry.LZ4_FRAME,), b"\x1f": (registry.GZIP,)}
+#: First byte -> (format, smallest stored size) for quick(from_headers=True): formats whose headers
+#: declare the decompressed size, from the size where peeking at the payload's first bytes costs less
+#: than decoding it all (gzip: always; zstd and LZ4 frames decode a whole block to peek, so only
+#: values of several blocks gain).
+_HEADER_SIZED = {b"\x1f": (registry.GZIP, 0), b"\x28": (registry.ZSTD, 256 << 10),
+                 b"\x04": (registry.LZ4_FRAME, 256 << 10)}
+
+#: Decompressed bytes looked at behind a declared size: enough for every signature detect() knows.
+_PEEK = 64
 
 #: Format label per format object: Format.label is a property, and quick() runs once per value.
 _LABELS: dict[int, str] = {}
@@ -70,21 +77,24 @@ def quick(value: bytes, mode: str = "auto", cap: int = DEFAULT_CAP,
 
     The common case (one layer, decoded whole, nothing recognisable inside) is answered here without
     building a Peeled; everything else is peel()'s, so both always agree. With `from_headers`, a
-    value whose container declares a plausible size within the cap (zstd, LZ4 frame, gzip) is not
-    decompressed: its size is the declared one, its chain the outer container, and its reason
-    FROM_HEADER, so the report can say how many values were measured that way.
+    value whose container declares a plausible size within the cap (gzip; zstd and LZ4 frames of
+    several blocks) is not decompressed, only peeked at: its size is the declared one, its chain
+    the outer container, and its reason FROM_HEADER, so the report can say how many values were
+    measured that way.
     """
     if from_headers and mode == "auto":
-        fmts = _HEADER_SIZED.get(value[:1])
-        if fmts is not None:
-            for fmt in fmts:
-                if fmt.matches(value):
-                    size = fmt.declared_size(value)
-                    if size is not None and size <= cap:
-                        label = _LABELS.get(id(fmt))
-                        if label is None:
-                            label = _LABELS[id(fmt)] = fmt.label
-                        return COMPRESSED, label, size, True, FROM_HEADER
+        sized = _HEADER_SIZED.get(value[:1])
+        if sized is not None and len(value) >= sized[1] and sized[0].matches(value):
+            fmt = sized[0]
+            size = fmt.declared_size(value)
+            # Only when nothing recognisable is inside (a Java stream, another container): those
+            # take the full walk below, as they would without from_headers.
+            head = fmt.peek(value, _PEEK) if size is not None and size <= cap else None
+            if head is not None and not head.startswith(b"\xac") and not registry.signature_matches(head):
+                label = _LABELS.get(id(fmt))
+                if label is None:
+                    label = _LABELS[id(fmt)] = fmt.label
+                return COMPRESSED, label, size or 0, True, FROM_HEADER
     if mode == "auto" and len(value) >= registry.MIN_AUTO_LENGTH:
         try:
             found = registry.decode_auto(value, cap)

@@ -502,7 +502,7 @@ def render_column(col: ColumnStats) -> list[str]:
         )
     if col.from_headers:
         lines.append(
-            f"  {report.count(col.from_headers)} zstd/LZ4/gzip values were sized from their headers, not "
+            f"  {report.count(col.from_headers)} values were sized from their headers, not "
             "decompressed (STATS ... DECODE ALL decompresses every value)"
         )
     for reason, n in list(col.reasons.items())[:8]:

@@ -113,12 +113,12 @@ def check(doc: dict, exp: dict) -> None:
     assert ks["rcu_saving"] == round(1 - exp["after"]["rcu"] / exp["before"]["rcu"], 4)
 
 
-@pytest.mark.parametrize("parallel", ["", "PARALLEL 4 "], ids=["one-stream", "token-ranges"])
+@pytest.mark.parametrize("parallel", ["", "PARALLEL 4 "], ids=["one-stream", "worker-processes"])
 def test_whole_table_json(cassandra, insight, home, parallel):
     out = cqlsh_ext(cassandra, home, f"COMPRESSION STATS JSON {parallel}SELECT data FROM {insight.ks}.orders")
     (doc,) = json_docs(out.stdout)
     check(doc, expected(insight.orders))
-    assert doc["scan"] == ("4 token-range streams" if parallel else "single stream")
+    assert doc["scan"] == ("4 worker processes" if parallel else "single stream")
     # The data covers every bucket, both sides of the quota and the output cap.
     exp = expected(insight.orders)
     assert all(exp["buckets"]["decompressed"][b] for b in BUCKETS)
