@@ -7,6 +7,7 @@ request is Cassandra's own. The class is compiled once per source and jar set in
     plan = FaultPlan(server.fault_file)
     plan.set("overloaded", 3)      # the next 3 pages fail with Overloaded
     plan.set("delay", -1, 200)     # every page 200 ms late, until the next set()/clear()
+    plan.set("read_timeout", -1, after=2)  # two pages pass, then every page fails
     plan.clear()
 """
 
@@ -62,9 +63,13 @@ class FaultPlan:
     def __init__(self, path: Path) -> None:
         self.path = path
 
-    def set(self, kind: str, count: int, delay_ms: int = 0) -> None:
+    #: Written with each plan: the same plan set twice is still a new plan (counts start again).
+    generation = 0
+
+    def set(self, kind: str, count: int, delay_ms: int = 0, after: int = 0) -> None:
         tmp = self.path.with_suffix(".tmp")
-        tmp.write_text(f"{kind} {count} {delay_ms}\n")
+        FaultPlan.generation += 1
+        tmp.write_text(f"{kind} {count} {delay_ms} {after} {FaultPlan.generation}\n")
         os.replace(tmp, self.path)  # the server never reads half a plan
 
     def clear(self) -> None:

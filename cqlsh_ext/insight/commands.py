@@ -192,7 +192,9 @@ def _limit(parsed: Any) -> int | None:
 
 
 def _failed(shell: Any, err: BaseException) -> None:
-    shell.printerr(f"{type(err).__name__}: {err}")
+    from cqlsh_ext.insight.scan import error_text
+
+    shell.printerr(error_text(err))
 
 
 # ------------------------------------------------------------------------------------- INSPECT
@@ -264,7 +266,7 @@ def do_compression(shell: Any, parsed: Any) -> None:
 
 def _stats(shell: Any, parsed: Any) -> None:
     from cqlsh_ext.insight.ring import RingError, ring_for, server_partitioner
-    from cqlsh_ext.insight.scan import ScanSpec, progress_for, table_size
+    from cqlsh_ext.insight.scan import ScanSpec, error_text, progress_for, table_size
     from cqlsh_ext.insight.stats import Stats
     from cqlsh_ext.output import jsonenc as jsonout
 
@@ -334,7 +336,7 @@ def _stats(shell: Any, parsed: Any) -> None:
             if not pages:
                 _failed(shell, scanner.error)
                 return
-            stats.error = f"{type(scanner.error).__name__}: {scanner.error}"
+            stats.error = error_text(scanner.error)
     stats.retried = retried
     stats.finish()
     _write(shell, [jsonout.dumps(stats.to_json())] if _wants_json(shell, parsed) else stats.render())
@@ -362,7 +364,7 @@ def _sample_plan(parsed: Any) -> Any:
 def _sampled_stats(shell: Any, parsed: Any, stats: Any, plan: Any, ring: Any, ks: str, table: str,
                    partition_key: list[str]) -> None:
     from cqlsh_ext.insight.sample import SAMPLE_STREAMS, SampledStats, probe_partitions, slice_count
-    from cqlsh_ext.insight.scan import ScanSpec, progress_for, table_size
+    from cqlsh_ext.insight.scan import ScanSpec, error_text, progress_for, table_size
     from cqlsh_ext.output import jsonenc as jsonout
 
     size = table_size(shell.session, ks, table, ring.span)
@@ -400,7 +402,7 @@ def _sampled_stats(shell: Any, parsed: Any, stats: Any, plan: Any, ring: Any, ks
         if not sampler.done:
             _failed(shell, scanner.error)
             return
-        stats.error = f"{type(scanner.error).__name__}: {scanner.error}"
+        stats.error = error_text(scanner.error)
     stats.finish()
     _write(shell, [jsonout.dumps(sampler.to_json())] if _wants_json(shell, parsed) else sampler.render())
 
@@ -450,7 +452,7 @@ def _cost_accepted(shell: Any, parsed: Any, ks: str, table: str, size: Any, part
 def _advise(shell: Any, parsed: Any) -> None:
     from cqlsh_ext.insight.advise import Advice, Sample
     from cqlsh_ext.insight.blobs import blob_columns, extractor
-    from cqlsh_ext.insight.scan import ScanSpec, progress_for
+    from cqlsh_ext.insight.scan import ScanSpec, error_text, progress_for
     from cqlsh_ext.output import jsonenc as jsonout
 
     query = _select_text(parsed)
@@ -489,7 +491,7 @@ def _advise(shell: Any, parsed: Any) -> None:
         return
     advice = Advice(query, sample.advise(), rows_read, interrupted=scanner.interrupted)
     if scanner.error is not None:
-        advice.error = f"{type(scanner.error).__name__}: {scanner.error}"
+        advice.error = error_text(scanner.error)
     advice.elapsed = time.perf_counter() - started
     _write(shell, [jsonout.dumps(advice.to_json())] if _wants_json(shell, parsed) else advice.render())
 

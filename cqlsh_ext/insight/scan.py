@@ -67,6 +67,17 @@ def ranged_query(query: str, partition_key: Sequence[str]) -> str:
 _THROTTLE_WORDS = ("throttl", "capacity", "rate exceeded")
 
 
+def error_text(err: BaseException) -> str:
+    """One line for the report: a NoHostAvailable that wraps one host's answer shows that answer."""
+    from cassandra.cluster import NoHostAvailable
+
+    if isinstance(err, NoHostAvailable) and len(err.errors or {}) == 1:
+        inner = next(iter(err.errors.values()))
+        if isinstance(inner, BaseException):
+            err = inner
+    return " ".join(f"{type(err).__name__}: {err}".split())
+
+
 def retry_reason(err: BaseException) -> str | None:
     """A short name when `err` is worth retrying a read for, else None."""
     from cassandra import OperationTimedOut, ReadTimeout, Unavailable
@@ -86,7 +97,14 @@ def retry_reason(err: BaseException) -> str | None:
         return "node bootstrapping"
     if isinstance(err, ServerError) and any(w in str(err).lower() for w in _THROTTLE_WORDS):
         return "throttled"
-    if isinstance(err, (NoHostAvailable, ConnectionException)):
+    if isinstance(err, NoHostAvailable):
+        # What each host answered: the driver moves on to the next host after an overload or a
+        # server error, and gives up with this once the query plan (one host, for the shell) is used.
+        inner = [retry_reason(e) for e in (err.errors or {}).values() if isinstance(e, BaseException)]
+        if inner and all(inner):
+            return inner[0]
+        return "connection lost" if not inner else None
+    if isinstance(err, ConnectionException):
         return "connection lost"
     return None
 

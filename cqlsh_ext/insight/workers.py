@@ -26,7 +26,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from cqlsh_ext.insight.ring import Ring
-from cqlsh_ext.insight.scan import Progress, Scanner, ScanSpec
+from cqlsh_ext.insight.scan import Progress, Scanner, ScanSpec, error_text
 from cqlsh_ext.insight.stats import Stats
 
 #: Ranges per worker: more than one, so a worker that meets a slow range does not hold the rest up.
@@ -102,10 +102,10 @@ def _worker(job: dict[str, Any], tasks: Any, results: Any, stop: Any) -> None:
             if stop.is_set():
                 scanner.stop()
         if scanner.error is not None:
-            error = f"{type(scanner.error).__name__}: {scanner.error}"
+            error = error_text(scanner.error)
         results.put(("rows", stats.rows - sent))
     except Exception as err:  # connecting failed, or a bug: reported by the parent, never a traceback
-        error = f"{type(err).__name__}: {err}"
+        error = error_text(err)
     stats.interrupted = stop.is_set()
     retried = scanner.retried if scanner is not None else {}
     results.put(("done", stats, error, retried))

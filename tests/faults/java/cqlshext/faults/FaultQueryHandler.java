@@ -31,10 +31,11 @@ import org.apache.cassandra.utils.MD5Digest;
  * Cassandra's QueryProcessor untouched. Enabled with
  * -Dcassandra.custom_query_handler_class=cqlshext.faults.FaultQueryHandler.
  *
- * The plan is a file (-Dcqlshext.faults.file) of one line, "KIND COUNT [DELAY_MS]", re-read whenever
- * it changes: the next COUNT matching SELECT pages fail with KIND (overloaded, read_timeout,
- * unavailable, throttled: a ServerError as Keyspaces words it) or, for KIND delay, are answered
- * DELAY_MS late. COUNT -1 means every page until the file changes; an empty file means no faults.
+ * The plan is a file (-Dcqlshext.faults.file) of one line, "KIND COUNT [DELAY_MS [AFTER]]", re-read
+ * whenever it changes: after AFTER matching SELECT pages pass untouched, the next COUNT fail with KIND
+ * (overloaded, read_timeout, unavailable, throttled: a ServerError as Keyspaces words it) or, for KIND
+ * delay, are answered DELAY_MS late. COUNT -1 means every page until the file changes; an empty file
+ * means no faults.
  */
 public class FaultQueryHandler implements QueryHandler {
     private static final String PREFIX = "faults_";
@@ -44,6 +45,7 @@ public class FaultQueryHandler implements QueryHandler {
     private String kind = "";
     private long remaining = 0;
     private long delayMs = 0;
+    private long after = 0;
 
     /** The fault for this request ("" for none), counting it down; synchronized: requests run in parallel. */
     private synchronized String next() {
@@ -59,8 +61,13 @@ public class FaultQueryHandler implements QueryHandler {
             kind = parts.length > 0 ? parts[0] : "";
             remaining = parts.length > 1 ? Long.parseLong(parts[1]) : 0;
             delayMs = parts.length > 2 ? Long.parseLong(parts[2]) : 0;
+            after = parts.length > 3 ? Long.parseLong(parts[3]) : 0;
         }
         if (kind.isEmpty() || remaining == 0) {
+            return "";
+        }
+        if (after > 0) {
+            after--;
             return "";
         }
         if (remaining > 0) {

@@ -1,0 +1,215 @@
+"""COMPRESSION STATS at table scale against the real test server: sampled estimates and their
+intervals on a skewed table, worker processes and Ctrl-C, retries of throttling and overload
+(injected by the test server's fault handler, tests/fault_handler.py)."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import random
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import cramjam
+import pytest
+import zstandard
+from cassandra.concurrent import execute_concurrent_with_args
+from shell_runner import CQLSH_EXT, isolated_env
+
+from cqlsh_ext.demo.records import documents
+
+from .conftest import cqlsh_ext, json_docs
+
+
+def _values(rng: random.Random, docs: list[bytes], n: int) -> list[tuple[bytes, int]]:
+    """(stored, decompressed size) for n values of the usual mix: snappy, zstd, gzip and plain."""
+    out = []
+    zc = zstandard.ZstdCompressor(level=3)
+    for _ in range(n):
+        doc = rng.choice(docs)
+        roll = rng.random()
+        if roll < 0.4:
+            out.append((bytes(cramjam.snappy.compress_raw(doc)), len(doc)))
+        elif roll < 0.7:
+            out.append((zc.compress(doc), len(doc)))
+        elif roll < 0.9:
+            out.append((gzip.compress(doc), len(doc)))
+        else:
+            out.append((os.urandom(rng.randint(40, 400)), -1))  # binary ids: not compressed
+    return [(v, n if n >= 0 else len(v)) for v, n in out]
+
+
+@pytest.fixture(scope="module")
+def skewed(cassandra) -> tuple[str, float, int]:
+    """(keyspace, true byte-weighted ratio, rows): 2,500 small partitions of 1-3 rows and one wide
+    partition of 3,000 rows (pk 0), values of one mix everywhere."""
+    ks = cassandra.create_keyspace("scale")
+    session = cassandra.session(ks)
+    session.execute("CREATE TABLE t (pk int, ck int, data blob, PRIMARY KEY (pk, ck))")
+    rng = random.Random(42)
+    docs = [d.encode() for d in documents(300, seed=42)]
+    rows: list[tuple[int, int, bytes]] = []
+    stored = decompressed = 0
+    for pk in range(1, 2501):
+        for ck, (value, size) in enumerate(_values(rng, docs, rng.randint(1, 3))):
+            rows.append((pk, ck, value))
+            stored += len(value)
+            decompressed += size
+    for ck, (value, size) in enumerate(_values(rng, docs, 3000)):
+        rows.append((0, ck, value))
+        stored += len(value)
+        decompressed += size
+    insert = session.prepare("INSERT INTO t (pk, ck, data) VALUES (?, ?, ?)")
+    execute_concurrent_with_args(session, insert, rows, concurrency=64, raise_on_first_error=True)
+    session.shutdown()
+    return ks, decompressed / stored, len(rows)
+
+
+def test_sample_intervals_hold_the_true_ratio(cassandra, skewed, tmp_path: Path):
+    ks, truth, total_rows = skewed
+    statements = "; ".join(
+        f"COMPRESSION STATS JSON SAMPLE 20 PERCENT SEED {seed} SELECT data FROM {ks}.t" for seed in range(20)
+    )
+    out = cqlsh_ext(cassandra, tmp_path, statements + ";")
+    docs = json_docs(out.stdout)
+    assert len(docs) == 20
+    hits = 0
+    for doc in docs:
+        sample, est = doc["sample"], doc["estimates"]
+        ratio = est["ratio"]
+        assert ratio["low"] < ratio["estimate"] < ratio["high"]
+        hits += ratio["low"] <= truth <= ratio["high"]
+        # a sample, and it says so: a fifth of the ring's slices, not the whole table
+        assert 0.15 <= sample["ring_share"] <= 0.25 and sample["rows_read"] < total_rows
+        assert sample["stopped"] == "20 % of the ring read"
+    assert hits >= 18, f"the 95 % interval held the true ratio {truth:.4f} in {hits} of 20 runs"
+
+
+def test_sample_report_and_precision_mode(cassandra, skewed, tmp_path: Path):
+    ks, truth, total_rows = skewed
+    out = cqlsh_ext(cassandra, tmp_path, f"COMPRESSION STATS SAMPLE UNTIL 5 PERCENT WITHIN 30 SECONDS SEED 3 "
+                                         f"SELECT data FROM {ks}.t")
+    text = out.stdout
+    assert "COMPRESSION STATS, SAMPLED: estimates for the whole table, each with its 95 % interval." in text
+    assert "stopped: interval within +-5 %" in text or "every slice read" in text
+    line = next(ln for ln in text.splitlines() if "byte-weighted" in ln)
+    rel = float(line.rsplit("+-", 1)[1].split("%")[0])
+    assert rel <= 5.0
+    assert "codec mix (share of values):" in text and "write units saved" in text
+
+
+def test_sample_needs_a_whole_table_select(cassandra, skewed, tmp_path: Path):
+    ks, _, _ = skewed
+    out = cqlsh_ext(cassandra, tmp_path, f"COMPRESSION STATS SAMPLE 100 SELECT data FROM {ks}.t WHERE pk = 1",
+                    ok=False)
+    said = [line for line in out.stderr.splitlines() if "COMPRESSION STATS" in line]
+    assert len(said) == 1 and "SAMPLE needs a whole-table SELECT" in said[0]
+    assert "Traceback" not in out.stderr
+
+
+@pytest.fixture(scope="module")
+def faults_table(cassandra) -> tuple[str, int]:
+    """A table in a faults_* keyspace (the fault handler's), 400 rows of snappy JSON."""
+    ks = cassandra.create_keyspace("faults")
+    session = cassandra.session(ks)
+    session.execute("CREATE TABLE t (id int PRIMARY KEY, data blob)")
+    docs = [d.encode() for d in documents(50, seed=5)]
+    insert = session.prepare("INSERT INTO t (id, data) VALUES (?, ?)")
+    rows = [(i, bytes(cramjam.snappy.compress_raw(docs[i % len(docs)]))) for i in range(400)]
+    execute_concurrent_with_args(session, insert, rows, concurrency=32, raise_on_first_error=True)
+    session.shutdown()
+    cassandra.faults.clear()
+    yield ks, len(rows)
+    cassandra.faults.clear()
+
+
+@pytest.mark.parametrize("kind,name", [("overloaded", "overloaded"),
+                                       ("read_timeout", "read timeout (Keyspaces: throttling)"),
+                                       ("throttled", "throttled")])
+def test_throttling_and_overload_are_retried_with_backoff(cassandra, faults_table, tmp_path, kind, name):
+    ks, rows = faults_table
+    cassandra.faults.set(kind, 3)
+    try:
+        out = cqlsh_ext(cassandra, tmp_path, f"COMPRESSION STATS JSON SELECT data FROM {ks}.t")
+    finally:
+        cassandra.faults.clear()
+    (doc,) = json_docs(out.stdout)
+    assert doc["complete"] and doc["rows"] == rows  # nothing lost, nothing counted twice
+    assert doc["retried"] == {name: 3}
+
+
+def test_retries_end_and_the_report_covers_what_was_read(cassandra, faults_table, tmp_path):
+    ks, rows = faults_table
+    cassandra.faults.set("overloaded", -1, after=1)  # the first page, then overloaded for good
+    try:
+        started = time.monotonic()
+        out = cqlsh_ext(cassandra, tmp_path, f"COMPRESSION STATS SELECT data FROM {ks}.t", ok=False)
+        elapsed = time.monotonic() - started
+    finally:
+        cassandra.faults.clear()
+    assert "STOPPED BY AN ERROR: OverloadedErrorMessage" in out.stdout
+    assert "retried with backoff: 8 x overloaded" in out.stdout
+    first = out.stdout.splitlines()[0]
+    read = int(first.split(": ", 1)[1].split(" rows")[0].replace(",", ""))
+    assert 0 < read < rows
+    assert elapsed < 60  # never a loop forever
+
+
+def _children(pid: int) -> set[int]:
+    out = set()
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid:
+                out.add(int(entry.name))
+    return out
+
+
+def test_ctrl_c_stops_every_worker_and_reports(cassandra, faults_table, tmp_path):
+    ks, rows = faults_table
+    cassandra.faults.set("delay", -1, 250)  # every page a quarter second late: the scan takes seconds
+    args = [*cassandra.cqlsh_args, "-e", f"COMPRESSION STATS PARALLEL 2 SELECT data FROM {ks}.t"]
+    proc = subprocess.Popen([CQLSH_EXT, *args], env=isolated_env(tmp_path), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        workers: set[int] = set()
+        deadline = time.monotonic() + 30
+        while len(workers) < 2 and time.monotonic() < deadline:
+            workers = _children(proc.pid)
+            time.sleep(0.05)
+        assert len(workers) == 2, "two worker processes"
+        time.sleep(1.5)
+        os.killpg(proc.pid, signal.SIGINT)  # as a terminal's Ctrl-C: the whole process group
+        stdout, stderr = proc.communicate(timeout=30)
+    finally:
+        cassandra.faults.clear()
+        if proc.poll() is None:
+            proc.kill()
+    assert "INTERRUPTED: the figures cover the rows scanned before Ctrl-C." in stdout, stderr
+    assert "(2 worker processes)" in stdout
+    assert "Traceback" not in stderr
+    left = [pid for pid in workers if Path(f"/proc/{pid}").exists()]
+    assert not left, f"worker processes left behind: {left}"
+    read = int(stdout.splitlines()[0].split(": ", 1)[1].split(" rows")[0].replace(",", ""))
+    assert 0 <= read < rows
+
+
+def test_worker_processes_give_the_exact_figures(cassandra, skewed, tmp_path):
+    ks, truth, total_rows = skewed
+    def stats(option: str) -> dict:
+        out = cqlsh_ext(cassandra, tmp_path, f"COMPRESSION STATS JSON {option}SELECT data FROM {ks}.t")
+        return json_docs(out.stdout)[0]
+
+    one, two = stats(""), stats("PARALLEL 2 ")
+    assert one["rows"] == two["rows"] == total_rows
+    assert two["scan"] == "2 worker processes"
+    for key in ("stored_bytes", "decompressed_bytes", "values", "by_codec", "buckets"):
+        assert one["columns"][0][key] == two["columns"][0][key], key
+    assert one["columns"][0]["ratio"] == pytest.approx(truth, abs=1e-4)
+    assert json.dumps(one["keyspaces"]) == json.dumps(two["keyspaces"])
