@@ -421,7 +421,9 @@ def _cost_accepted(shell: Any, parsed: Any, ks: str, table: str, size: Any, part
     from cqlsh_ext.insight import capacity, report
     from cqlsh_ext.insight.ring import is_keyspaces
 
-    keyspaces = is_keyspaces(partitioner, shell.hostname, shell.settings.keyspaces.wants_sigv4)
+    opts = shell.settings.keyspaces
+    keyspaces = is_keyspaces(partitioner, shell.hostname,
+                             opts.keyspaces or opts.wants_sigv4 or opts.stock_sigv4_provider)
     if not keyspaces and (size is None or size.bytes < CONFIRM_FROM_BYTES):
         return True
     if parsed.get_binding("confirm") is not None:

@@ -89,8 +89,9 @@ def server_partitioner(session: Any) -> str:
     return str(value or "")
 
 
-def is_keyspaces(partitioner: str, host: str, sigv4: bool) -> bool:
-    """Amazon Keyspaces (billed per read): its partitioner, an AWS host name, or SigV4 in use."""
+def is_keyspaces(partitioner: str, host: str, asked_for: bool) -> bool:
+    """Amazon Keyspaces (billed per read): --keyspaces or SigV4 asked for, its partitioner, or an
+    AWS host name."""
     from cqlsh_ext.keyspaces.options import region_from_host
 
-    return sigv4 or partitioner.startswith("com.amazonaws.") or region_from_host(host) is not None
+    return asked_for or partitioner.startswith("com.amazonaws.") or region_from_host(host) is not None

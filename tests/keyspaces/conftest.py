@@ -19,6 +19,8 @@ _JMX_PORT fix them instead. CQLSH_EXT_KS_TEST_DIR: the directory (.cache/test-ke
 
 from __future__ import annotations
 
+import gzip
+import json
 import os
 import shutil
 from collections.abc import Iterator
@@ -123,6 +125,10 @@ def keyspaces_endpoint(moto_sts: str | None) -> Iterator[KeyspacesEndpoint]:
         session.execute("CREATE TABLE IF NOT EXISTS ks_test.imported (id int PRIMARY KEY, v text)")
         for i in range(3):
             session.execute("INSERT INTO ks_test.users (id, name) VALUES (%s, %s)", (i, f"user-{i}"))
+        session.execute("CREATE TABLE IF NOT EXISTS ks_test.docs (id int PRIMARY KEY, data blob)")
+        for i in range(3):
+            doc = json.dumps({"id": i, "text": "cqlsh-ext " * 20}).encode()
+            session.execute("INSERT INTO ks_test.docs (id, data) VALUES (%s, %s)", (i, gzip.compress(doc)))
         session.execute("CREATE KEYSPACE IF NOT EXISTS ks_pages WITH replication = "
                         "{'class': 'SimpleStrategy', 'replication_factor': 1}")
         session.execute("CREATE TABLE IF NOT EXISTS ks_pages.t (id int PRIMARY KEY)")

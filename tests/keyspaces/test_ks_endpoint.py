@@ -379,3 +379,43 @@ def test_empty_pages_are_followed_without_a_bare_more_prompt(keyspaces_endpoint:
         child.close(force=True)
     for secret in ALL_SECRETS:
         assert secret not in "".join(shown)
+
+
+# ------------------------------------------------------------------ the cost of a full scan
+
+
+def test_full_scan_from_a_script_needs_confirm(keyspaces_endpoint: KeyspacesEndpoint, tmp_path: Path) -> None:
+    ep = keyspaces_endpoint
+    stats = "COMPRESSION STATS SELECT * FROM ks_test.docs"
+    proc = run(ep, tmp_path, [*tls_args(ep, "--region", REGION), "-e", stats], **creds_env(GOOD))
+    said = [line for line in proc.stderr.splitlines() if "COMPRESSION STATS" in line]
+    assert len(said) == 1, proc.stderr
+    assert "a full scan of ks_test.docs reads" in said[0]
+    assert "Amazon Keyspaces bills every row read" in said[0] and "CONFIRM" in said[0]
+    assert "COMPRESSION STATS:" not in proc.stdout  # nothing was scanned
+    confirm = stats.replace("STATS", "STATS CONFIRM")
+    confirmed = run(ep, tmp_path, [*tls_args(ep, "--region", REGION), "-e", confirm], **creds_env(GOOD))
+    assert confirmed.returncode == 0, confirmed.stderr
+    assert "COMPRESSION STATS: 3 rows" in confirmed.stdout
+
+
+def test_full_scan_asks_on_a_terminal(keyspaces_endpoint: KeyspacesEndpoint, tmp_path: Path) -> None:
+    pexpect = pytest.importorskip("pexpect")
+    ep = keyspaces_endpoint
+    args = [*tls_args(ep, "--region", REGION), "--classic", "--no-color"]
+    child = pexpect.spawn(CQLSH_EXT, args, encoding="utf-8", env=ep.env(tmp_path, **creds_env(GOOD)),
+                          timeout=30, dimensions=(50, 160))
+    try:
+        child.sendline("COMPRESSION STATS SELECT * FROM ks_test.docs;")
+        child.expect(r"Amazon Keyspaces bills every row read")
+        child.expect(r"Scan the whole table\? .*\[y/N\] ")
+        child.sendline("n")
+        child.expect("COMPRESSION STATS: not scanned.")
+        child.sendline("COMPRESSION STATS SELECT * FROM ks_test.docs;")
+        child.expect(r"\[y/N\] ")
+        child.sendline("y")
+        child.expect(r"COMPRESSION STATS: 3 rows")
+        child.sendline("EXIT;")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close(force=True)
