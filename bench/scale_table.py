@@ -33,8 +33,9 @@ POOL = 6000
 def connect(host: str, port: int, user: str, password: str) -> tuple[Any, Any]:
     from cassandra.auth import PlainTextAuthProvider
     from cassandra.cluster import EXEC_PROFILE_DEFAULT, Cluster, ExecutionProfile
+    from cassandra.query import tuple_factory
 
-    profile = ExecutionProfile(request_timeout=120)
+    profile = ExecutionProfile(request_timeout=120, row_factory=tuple_factory)
     cluster = Cluster([host], port=port, auth_provider=PlainTextAuthProvider(user, password),
                       execution_profiles={EXEC_PROFILE_DEFAULT: profile}, protocol_version=5)
     return cluster, cluster.connect()
@@ -74,7 +75,8 @@ def compressors() -> dict[str, Any]:
     }
 
 
-def value_for(i: int, docs: list[bytes], large: list[bytes], codecs: dict[str, Any], rng: random.Random) -> bytes:
+def value_for(i: int, docs: list[bytes], large: list[bytes], codecs: dict[str, Any],
+              rng: random.Random) -> bytes:
     roll = rng.random()
     if roll < 0.002:  # the large tail: gzip, as batch exports are
         return codecs["gzip"](large[i % len(large)])
@@ -107,7 +109,7 @@ def main() -> int:
         session.execute(f"CREATE TABLE IF NOT EXISTS {KEYSPACE}.loaded (name text PRIMARY KEY, spec text)")
         spec = f"rows={args.rows} wide={args.wide} seed={args.seed}"
         done = session.execute(f"SELECT spec FROM {KEYSPACE}.loaded WHERE name = 'records'").one()
-        if done is not None and done.spec == spec:
+        if done is not None and done[0] == spec:
             print(f"{KEYSPACE}.{TABLE}: already loaded ({spec})")
             return 0
         session.execute(f"TRUNCATE {KEYSPACE}.{TABLE}")
@@ -133,7 +135,8 @@ def main() -> int:
             print(f"\rloaded {min(args.rows, start + step):,}/{args.rows:,} rows, "
                   f"{stored / 1e9:.2f} GB, {elapsed:.0f} s", end="", flush=True)
         session.execute(f"INSERT INTO {KEYSPACE}.loaded (name, spec) VALUES ('records', %s)", (spec,))
-        print(f"\nloaded {args.rows:,} rows ({stored / 1e9:.2f} GB stored) in {time.perf_counter() - started:.0f} s")
+        elapsed = time.perf_counter() - started
+        print(f"\nloaded {args.rows:,} rows ({stored / 1e9:.2f} GB stored) in {elapsed:.0f} s")
     finally:
         cluster.shutdown()
     return 0

@@ -73,7 +73,8 @@ INSPECT_HELP = """
 COMPRESSION_HELP = """
         COMPRESSION STATS | ADVISE | SETTINGS [cqlsh-ext]
 
-        COMPRESSION STATS [JSON] [PARALLEL n] <SELECT statement>
+        COMPRESSION STATS [JSON] [SAMPLE ...] [PARALLEL n] [DECODE ALL] [CONFIRM]
+                          <SELECT statement>
 
           Pages through the result (a progress line on a terminal; Ctrl-C stops
           and still reports) and shows per blob column: values by codec and
@@ -82,15 +83,36 @@ COMPRESSION_HELP = """
           Amazon Keyspaces compression article's buckets (<= 1 KB, 1-4 KB,
           4-20 KB, 20-67 KB, 67 KB-1 MB, > 1 MB), and per row the Keyspaces
           write units (1 WCU per started KB), read units (1 RCU per started
-          4 KB) and rows near or over the 1 MB row quota. PARALLEL n splits a
-          whole-table scan (SELECT cols FROM t, nothing after the table name)
-          into token ranges read by n concurrent streams; it pays when the
-          server, not this machine, is the bottleneck. Default: one stream.
+          4 KB) and rows near or over the 1 MB row quota.
+
+          A whole-table SELECT (SELECT cols FROM t, nothing after the table
+          name) of more than 64 MB is split into token ranges and scanned by
+          one worker process per core; PARALLEL n sets the number of processes.
+          gzip values, and zstd and LZ4 frames of 256 KB or more, are sized from
+          the size their header declares (the report says how many); DECODE ALL
+          decompresses every value instead. On Amazon Keyspaces, or for a table
+          the server estimates at 1 GB or more, a full scan first shows its
+          estimated rows, GB and read units and asks; from a script (-e, -f)
+          it runs only with CONFIRM. Overload, throttling and timeouts are
+          retried with backoff (at most 8 times per page) and named in the report.
+
+          SAMPLE estimates the same figures for the whole table, each with a
+          95 % interval, from random token-range slices read whole (every
+          partition has the same chance, however wide). Unlike ADVISE and
+          SETTINGS, whose SAMPLE n takes the first n values or rows, it reads
+          from everywhere in the ring:
+            SAMPLE n                   about n rows
+            SAMPLE p PERCENT           p % of the ring's slices
+            SAMPLE UNTIL x PERCENT     until the ratio's interval is within
+                                       +-x % (relative)
+            SAMPLE                     the same with x = 1
+          followed by WITHIN s SECONDS (time limit, default 60) and SEED n (the
+          same slices again).
 
         COMPRESSION ADVISE [JSON] [SAMPLE n] <SELECT statement>
 
           Takes the decompressed payloads of the first n values per blob column
-          (default 300) and compresses them with every available codec: snappy,
+          (default 300, in the result's order: not a random sample) and compresses them with every available codec: snappy,
           LZ4, LZ4 HC, zstd -1/1/3/9/19, zstd 3 with a dictionary trained on the
           other half of the sample, gzip 1/6/9, brotli 1/6/11 when installed.
           Shows ratio, compress and decompress MB/s measured here (warm-up, then
