@@ -47,6 +47,9 @@ SEAMS: tuple[tuple[str, str, str], ...] = (
                          "start_fetching_next_page/has_more_pages/result()", "paging"),
     ("cassandra-driver", "Cluster.reconnection_policy read when reconnection starts",
      "repl.shellhooks"),
+    ("cassandra-driver", "ResponseFuture.message.fetch_size changed between pages; a reactor reset "
+                         "in a forked child (Connection.handle_fork) for worker processes",
+     "insight.scan, insight.workers"),
     ("boto3", "Session._session (the botocore session) to derive sessions and STS clients",
      "keyspaces.auth"),
 )

@@ -6,6 +6,7 @@ cassandra-driver or boto3 is upgraded. No server needed.
 
 from __future__ import annotations
 
+import importlib
 import inspect
 import subprocess
 import sys
@@ -159,3 +160,17 @@ def test_boto3_session_wraps_a_botocore_session():
     session = boto3.Session(region_name="us-east-1", aws_access_key_id="AKIDEXAMPLE",
                             aws_secret_access_key="not-a-secret")
     assert isinstance(session._session, botocore.session.Session)
+
+
+def test_driver_resets_its_reactor_after_a_fork():
+    # insight.workers forks the shell and opens new connections in the child: the driver must
+    # notice the fork and start a fresh event loop instead of using the parent's dead thread.
+    from cassandra.connection import Connection
+
+    assert hasattr(Connection, "handle_fork")
+    for module in ("cassandra.io.libevreactor", "cassandra.io.asyncorereactor"):
+        try:
+            source = inspect.getsource(importlib.import_module(module))
+        except ImportError:
+            continue
+        assert "handle_fork()" in source and "os.getpid()" in source, module

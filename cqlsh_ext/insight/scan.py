@@ -333,7 +333,9 @@ class Scanner:
                 if fut.has_more_pages:
                     entry[2] = result.paging_state
                     _adapt_page_size(fut, rows, self.spec.limit)
-                    entry[0].fetch_size = fut.message.fetch_size if hasattr(fut, "message") else None
+                    size = getattr(getattr(fut, "message", None), "fetch_size", None)
+                    if size:
+                        entry[0].fetch_size = size  # a retried page asks for the same size
                     fut.start_fetching_next_page()  # in flight while the consumer works on this page
                     active[i] = fut
                     self.range_finished = False
