@@ -43,7 +43,8 @@ if TYPE_CHECKING:
 def server_config(**overrides: Any) -> devcassandra.Config:
     """The test instance's Config (env overrides applied); keyword args override further. It loads
     the fault-injection query handler (tests/fault_handler.py) for keyspaces named faults_*."""
-    directory = Path(os.environ.get("CQLSH_EXT_TEST_DIR") or REPO_ROOT / ".cache" / "test-cassandra")
+    directory = Path(overrides.get("directory") or os.environ.get("CQLSH_EXT_TEST_DIR")
+                     or REPO_ROOT / ".cache" / "test-cassandra")
     values: dict[str, Any] = {
         "directory": directory,
         **ports_from(PORT_VARIABLES),

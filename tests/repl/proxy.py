@@ -3,7 +3,9 @@
 `SlowProxy` forwards both ways; while `hold()` is on it keeps the server's answers back, which to
 the shell is a server that takes as long as the test wants. `has_held()` tells the test that an
 answer is waiting, i.e. that the statement really reached the server and the shell is waiting
-for it. `SilentServer` accepts connections and never says a word: a connection timeout.
+for it. `cut_after(n)` closes the connection that carries the n-th byte of answers from then on,
+in the middle of a result, as a dropped network path does; new connections are served again.
+`SilentServer` accepts connections and never says a word: a connection timeout.
 """
 
 from __future__ import annotations
@@ -33,7 +35,13 @@ class SlowProxy:
         self._held_event = threading.Event()
         self._sockets: list[socket.socket] = []
         self._closed = False
+        self._cut_left: int | None = None
+        self.cuts = 0
         threading.Thread(target=self._accept, daemon=True).start()
+
+    def cut_after(self, nbytes: int) -> None:
+        with self._lock:
+            self._cut_left = nbytes
 
     def _accept(self) -> None:
         while not self._closed:
@@ -62,6 +70,18 @@ class SlowProxy:
                     dst.shutdown(socket.SHUT_WR)
                 return
             with self._lock:
+                if from_server and self._cut_left is not None:
+                    if len(data) >= self._cut_left:
+                        with contextlib.suppress(OSError):
+                            dst.sendall(data[: self._cut_left])
+                        self._cut_left = None
+                        self.cuts += 1
+                        for sock in (src, dst):
+                            with contextlib.suppress(OSError):
+                                sock.shutdown(socket.SHUT_RDWR)
+                            sock.close()
+                        return
+                    self._cut_left -= len(data)
                 if from_server and self._holding:
                     self._held.append((dst, data))
                     self._held_event.set()
