@@ -213,3 +213,19 @@ def test_worker_processes_give_the_exact_figures(cassandra, skewed, tmp_path):
         assert one["columns"][0][key] == two["columns"][0][key], key
     assert one["columns"][0]["ratio"] == pytest.approx(truth, abs=1e-4)
     assert json.dumps(one["keyspaces"]) == json.dumps(two["keyspaces"])
+
+
+def test_a_plain_select_is_not_retried_and_says_why_in_one_line(cassandra, faults_table, tmp_path):
+    # Retrying is the insight commands' (reads they own); a statement the user typed is reported
+    # as the server answered it, in one line, as cqlsh does.
+    ks, _ = faults_table
+    cassandra.faults.set("overloaded", 1)
+    try:
+        out = cqlsh_ext(cassandra, tmp_path, f"SELECT id FROM {ks}.t LIMIT 3", ok=False)
+    finally:
+        cassandra.faults.clear()
+    said = [line for line in out.stderr.splitlines() if "overloaded" in line.lower()]
+    assert out.returncode != 0 and len(said) == 1, out.stderr
+    assert "Traceback" not in out.stderr
+    again = cqlsh_ext(cassandra, tmp_path, f"SELECT id FROM {ks}.t LIMIT 3")
+    assert "(3 rows)" in again.stdout
