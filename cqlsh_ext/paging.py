@@ -24,6 +24,28 @@ def paged(result: Any) -> Any:
     return skip_empty_pages(prefetch_pages(result))
 
 
+class _PrefetchingFuture:
+    """The ResultSet's view of its ResponseFuture while a page is requested ahead.
+
+    The driver's ResultSet asks `response_future.has_more_pages` whether to go on (its property,
+    iteration and list mode). Once the page requested ahead has arrived, the real future says
+    "no more" if it was the last one, although that page was never handed out: it would be lost
+    (a 60-row result printed as 50). Here a page received but not yet taken counts as more.
+    Everything else is the real future's.
+    """
+
+    def __init__(self, future: Any) -> None:
+        self._future = future
+        self.pending = False
+
+    @property
+    def has_more_pages(self) -> bool:
+        return self.pending or bool(self._future.has_more_pages)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._future, name)
+
+
 def prefetch_pages(result: Any) -> Any:
     """Make `result.fetch_next_page()` return a page requested in the background; returns result."""
     future = getattr(result, "response_future", None)
@@ -33,26 +55,25 @@ def prefetch_pages(result: Any) -> Any:
         or getattr(result, "_cqlsh_ext_prefetch", False)
     ):
         return result
-    pending = False
+    view = _PrefetchingFuture(future)
 
     def start() -> None:
-        nonlocal pending
         # has_more_pages stays true while a request is in flight: it reads the last paging state.
         if future.has_more_pages:
             future.start_fetching_next_page()
-            pending = True
+            view.pending = True
 
     def fetch_next_page() -> None:
-        nonlocal pending
-        if not pending:
+        if not view.pending:
             result._current_rows = []
             return
-        pending = False
+        view.pending = False
         page = future.result()  # raises what a synchronous fetch would raise
         result._current_rows = page._current_rows
         start()
 
     start()
+    result.response_future = view
     result.fetch_next_page = fetch_next_page
     result._cqlsh_ext_prefetch = True
     return result

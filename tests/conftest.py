@@ -52,6 +52,10 @@ def server_config(**overrides: Any) -> devcassandra.Config:
         "extra_classpath": [fault_handler.handler_classes()],
         "extra_jvm_args": fault_handler.jvm_args(fault_plan_file(directory)),
     }
+    # Extra classes and JVM args add to the fault handler's: without its classes the server
+    # would refuse to start with the handler's -D flag.
+    for key in ("extra_classpath", "extra_jvm_args"):
+        values[key] = [*values[key], *overrides.pop(key, [])]
     values.update(overrides)
     return devcassandra.Config(**values)
 
