@@ -20,6 +20,7 @@ from cqlshlib.displaying import ANSI_RESET, CYAN, RED, FormattedValue
 
 from cqlsh_ext import seams
 from cqlsh_ext.insight.report import human_size
+from cqlsh_ext.payload.spec import ColumnSpecs
 from cqlsh_ext.payload.unwrap import (
     BINARY,
     QUIET_REASONS,
@@ -101,19 +102,7 @@ class BlobDisplay:
             # (room left beside the longest column name and the " | " of vertical layout).
             self.width = min(self.width, max(screen_room, 40))
         self.expanded = expanded
-        self.columns = settings.columns
-        self._specs: dict[Any, str | None] = {}
-
-    def _column_spec(self, place: Any) -> str | None:
-        """The column setting for a blob's place (cqlsh_ext.payload.spec), found once per place."""
-        if place is None or not self.columns:
-            return None
-        if place not in self._specs:
-            from cqlsh_ext.payload.spec import place_candidates
-
-            self._specs[place] = next(
-                (self.columns[key] for key in place_candidates(str(place)) if key in self.columns), None)
-        return self._specs[place]
+        self._column_spec = ColumnSpecs(settings.columns)
 
     def __call__(self, val: bytes, colormap: Any, quote: bool = False, place: Any = None,
                  **_: Any) -> FormattedValue:
@@ -143,7 +132,7 @@ class BlobDisplay:
             # Hex only what can be shown: a capped payload may be megabytes.
             shown = view.data[: room // 2 + 1] if room else view.data
             body = _cut("0x" + shown.hex(), room)
-        else:  # a Java object, never deserialized
+        else:  # a Java object the stream reader could not read (the reason is in the notes)
             body = f"{view.text} (not deserialized)"
         if quote:
             body = "'" + body.replace("'", "''") + "'"

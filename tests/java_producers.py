@@ -115,3 +115,26 @@ def java_produce(payload: bytes) -> dict[str, bytes]:
 @functools.lru_cache(maxsize=64)
 def _produce_cached(payload: bytes) -> dict[str, bytes]:
     return java_produce_many([payload])[0]
+
+
+OBJECTS_SOURCE = Path(__file__).resolve().parent / "java" / "SerializedObjects.java"
+
+
+@functools.cache
+def java_serialized_objects() -> dict[str, bytes]:
+    """{name: ObjectOutputStream bytes} for the JDK object graphs of tests/java/SerializedObjects.java
+    (`gzip_<name>` through GZIPOutputStream). Compiled and run once per source, cached in .cache."""
+    home = CACHE / ("objects-" + hashlib.sha256(OBJECTS_SOURCE.read_bytes()).hexdigest()[:16])
+    out = home / "out"
+    if not (out / ".done").is_file():
+        home.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(dir=home, prefix="run.") as run:
+            for cmd in ([_java_tool("javac"), "-nowarn", "-d", run, str(OBJECTS_SOURCE)],
+                        [_java_tool("java"), "-cp", run, "SerializedObjects", f"{run}/out"]):
+                proc = subprocess.run(cmd, capture_output=True, text=True)
+                if proc.returncode != 0:
+                    raise RuntimeError(f"{cmd[0]} failed ({proc.returncode}):\n{proc.stdout}{proc.stderr}")
+            (Path(run) / "out" / ".done").touch()
+            shutil.rmtree(out, ignore_errors=True)
+            os.replace(Path(run) / "out", out)
+    return {p.stem: p.read_bytes() for p in sorted(out.glob("*.ser"))}

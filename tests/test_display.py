@@ -57,10 +57,22 @@ def test_binary_payload_is_hex_with_its_size():
     )
 
 
-def test_java_objects_are_named_never_deserialized():
+#: `new ObjectOutputStream(out).writeObject(new ArrayList<>(Arrays.asList("a", 1)))` on JDK 17.
+ARRAY_LIST = bytes.fromhex(
+    "aced0005737200136a6176612e7574696c2e41727261794c6973747881d21d99c7619d03000149000473697a6578"
+    "700000000277040000000274000161737200116a6176612e6c616e672e496e746567657212e2a0a4f78187380200"
+    "0149000576616c7565787200106a6176612e6c616e672e4e756d62657286ac951d0b94e08b02000078700000000178"
+)
+
+def test_java_objects_are_read_from_the_stream_never_deserialized():
     assert cell(gzip.compress(java_string("héllo"))) == "[gzip>java] héllo"
+    # ArrayList of "a" and 1, as ObjectOutputStream writes it (the JDK's own output is in
+    # tests/payload/test_javaser.py).
+    assert cell(gzip.compress(ARRAY_LIST)) == '[gzip>java] ["a", 1]'
+    # A stream broken inside the object: named by its class, with the reason.
     obj = b"\xac\xed\x00\x05sr\x00\x13java.util.ArrayList" + b"\x00" * 12
-    assert cell(gzip.compress(obj)) == "[gzip>java] object java.util.ArrayList (not deserialized)"
+    assert cell(gzip.compress(obj)) == ("[gzip>java] object java.util.ArrayList (not deserialized) "
+                                        "(java serialization: unknown type code 0x00)")
 
 
 def test_plain_binary_is_hex_exactly_as_cqlsh_prints_it():

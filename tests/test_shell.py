@@ -334,7 +334,47 @@ def test_values_written_by_java_producers(cassandra, tmp_path):
     cells = rows_by_name(ext(cassandra, tmp_path, f"SELECT name, data FROM {ks}.produced"))
     for name, label in JAVA_EXPECT.items():
         assert cells[name] == f"[{label}] {doc}", f"{name}: {cells[name][:100]}"
-    assert cells["gzip_java_object"] == "[gzip>java] object java.util.ArrayList (not deserialized)"
+    assert cells["gzip_java_object"] == '[gzip>java] ["cqlsh-ext", 42]'  # read, never deserialized
+
+
+
+@pytest.mark.java
+def test_jdk_objects_are_shown_as_written_in_table_and_json(cassandra, tmp_path):
+    from java_producers import java_serialized_objects
+
+    blobs = java_serialized_objects()
+    names = ["gzip_linked_hash_map", "gzip_order", "gzip_array_list", "hash_map_int_keys", "cyclic_list",
+             "shared_bomb"]
+    ks = cassandra.create_keyspace("jdk")
+    session = cassandra.session(ks)
+    session.execute("CREATE TABLE produced (name text PRIMARY KEY, data blob)")
+    insert = session.prepare("INSERT INTO produced (name, data) VALUES (?, ?)")
+    for name in names:
+        session.execute(insert, (name, blobs[name]))
+    session.shutdown()
+    select = f"SELECT name, data FROM {ks}.produced"
+    cells = rows_by_name(ext(cassandra, tmp_path, select))
+    # What SerializedObjects.java put in, as a reader would write it down.
+    assert cells["gzip_linked_hash_map"] == ('[gzip>java] {"id": 7, "name": "widget", "tags": ["x", "y"], '
+                                             '"price": BigDecimal("19.99")}')
+    assert cells["gzip_array_list"] == '[gzip>java] ["a", 1, 2.5, null, true]'
+    assert cells["hash_map_int_keys"] == '[java] {"1": "one", "2": "two"}'  # JSON's keys, like msgpack's
+    assert cells["cyclic_list"] == '[java] ["self", cycle("back to the enclosing java.util.ArrayList")]'
+    order = cells["gzip_order"]
+    assert order.startswith('[gzip>java] SerializedObjects$Order({') and '"customer": "customer-07"' in order
+    assert 'java.time.DayOfWeek("MONDAY")' in order
+    # A shared-reference bomb: named by its class, with why it was not read; the shell lives on.
+    assert cells["shared_bomb"].startswith("[java] object java.util.ArrayList (not deserialized) "
+                                           "(java serialization: more than 200,000 values")
+
+    out = ext(cassandra, tmp_path, select, "--output-format", "json")
+    rows = {row["name"]: row["data"] for row in map(json.loads, out.splitlines())}
+    assert rows["gzip_linked_hash_map"] == {
+        "codec": "gzip>java", "kind": "java",
+        "payload": {"id": 7, "name": "widget", "tags": ["x", "y"],
+                    "price": {"$tag": "BigDecimal", "value": "19.99"}}}
+    assert rows["gzip_order"]["payload"]["$tag"] == "SerializedObjects$Order"
+    assert rows["gzip_order"]["payload"]["value"]["items"] == ["book", "pen"]
 
 
 _THREADS_AT_EXIT = entry_reporting_at_exit(

@@ -262,7 +262,14 @@ def _payload(peeled: Peeled, java: bool, truncated: bool) -> Payload:
             return Payload("Java serialization stream", size, str(err))
         if content.kind != "String":
             name = f" {content.class_name}" if content.class_name else ""
-            return Payload(f"Java {content.kind}{name} (not deserialized)", size)
+            try:
+                tree = javaser.read_tree(data)
+            except javaser.JavaStreamError as err:
+                return Payload(f"Java {content.kind}{name} (not deserialized)", size, str(err))
+            from cqlsh_ext.payload.formats.tree import render
+
+            return Payload(f"Java {content.kind}{name}", size,
+                           "read from the stream's grammar, never deserialized", _preview(render(tree)))
         text = content.text or ""
         return Payload(
             f"Java String holding {_text_kind(text, truncated or content.truncated)}",

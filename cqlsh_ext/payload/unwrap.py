@@ -115,9 +115,16 @@ def unwrap(value: bytes, mode: str, cap: int) -> BlobView:
         return _text_or_binary(view, view.data)
     if content.kind == "String":
         view.kind, view.text = TEXT, content.text
-    else:
+        return view
+    try:
+        view.tree = javaser.read_tree(view.data)
+    except javaser.JavaStreamError as err:
+        # Named by its class, with why it was not read (a stream cut by the output cap, say).
         view.kind = JAVA_OBJECT
         view.text = f"{content.kind} {content.class_name}" if content.class_name else content.kind
+        view.reason = view.reason or f"java serialization: {err}"
+        return view
+    view.kind, view.payload_format = STRUCTURED, "java"
     return view
 
 
@@ -156,6 +163,8 @@ def unwrap_spec(value: bytes, spec_text: str, cap: int) -> BlobView:
         tree = formats.decode_named(spec.payload, data)
     except formats.PayloadError as err:
         return BlobView(stored, RAW, data=value, reason=f"as {spec}: {err}")
+    if isinstance(tree, str):  # a Java stream holding one String: text, as auto mode shows it
+        return _read_as_text(view, data, (tree, False), label=spec.payload)
     reader = formats.get(spec.payload)
     return _read_as_structured(view, data, reader.label(data) if reader else spec.payload, spec.payload, tree)
 
@@ -265,9 +274,10 @@ def _structured(view: BlobView, data: bytes) -> BlobView | None:
     return _read_as_structured(view, data, fmt.label(data), fmt.name, tree)
 
 
-def _read_as_text(view: BlobView, data: bytes, found: tuple[str, bool]) -> BlobView:
-    """`view` ending in a [text] reading of `data` (stored as text, or named so)."""
-    view.add_layer(Layer(TEXT_LABEL, len(data), len(data), reading=True))
+def _read_as_text(view: BlobView, data: bytes, found: tuple[str, bool], label: str = TEXT_LABEL) -> BlobView:
+    """`view` ending in a [text] reading of `data` (stored as text, or named so; `label` names
+    another reading that gave text, such as a Java String)."""
+    view.add_layer(Layer(label, len(data), len(data), reading=True))
     view.kind, (view.text, view.clean) = TEXT, found
     return view
 

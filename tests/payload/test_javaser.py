@@ -1,19 +1,23 @@
 """Java serialization streams read by their grammar, never deserialized (cqlsh_ext.payload.javaser).
 
-The byte layouts follow the Java Object Serialization Specification; the real JDK's output is
-compared in tests/test_harness.py (tests/java/Producers.java)."""
+The byte layouts follow the Java Object Serialization Specification. Whole streams are the real
+JDK's output (tests/java/SerializedObjects.java), compared with what the Java source put in."""
 
 from __future__ import annotations
 
+import datetime
 import struct
 
 import pytest
 
+from cqlsh_ext.payload.formats.tree import Tagged, jsonable, render
 from cqlsh_ext.payload.javaser import (
     MAGIC,
+    MAX_NODES,
     JavaStreamError,
     decode_modified_utf8,
     read_first_content,
+    read_tree,
 )
 
 
@@ -70,3 +74,105 @@ def test_malformed_streams_give_a_short_reason(data, reason):
 def test_a_huge_declared_length_allocates_nothing():
     content = read_first_content(MAGIC + b"\x7c" + struct.pack(">Q", 2**62) + b"abc")
     assert content.truncated and content.text == "abc"
+
+
+
+# ------------------------------------------------------------------ whole streams from the JDK
+
+#: What tests/java/SerializedObjects.java writes, as a reader should show it.
+JDK_EXPECTED = {
+    "integer": 42,
+    "long": -7,
+    "double": 2.5,
+    "boolean": True,
+    "array_list": ["a", 1, 2.5, None, True],
+    "linked_hash_map": {"id": 7, "name": "widget", "tags": ["x", "y"],
+                        "price": Tagged("BigDecimal", "19.99")},
+    "hash_map_int_keys": {1: "one", 2: "two"},
+    "tree_map": {"a": 1, "b": 2},
+    "hash_set": ["only"],
+    "linked_hash_set": ["x", "y", "z"],
+    "tree_set": [1, 2, 3],
+    "linked_list": [1, 2],
+    "array_deque": ["p", "q"],
+    "hashtable": {"k": "v"},
+    "concurrent_hash_map": {"k": 1},
+    "list_of": ["i", "j"],
+    "map_of": {"m": 1},
+    "set_of": [5],
+    "unmodifiable_list": [1, 2],
+    "arrays_as_list": ["r", "s"],
+    "int_array": [1, 2, 3],
+    "string_array": ["u", "v"],
+    "byte_array": b"\x00\x01\xff",
+    "enum": Tagged("java.time.DayOfWeek", "FRIDAY"),
+    "date": datetime.datetime(2023, 11, 14, 22, 13, 20, 123000, tzinfo=datetime.timezone.utc),
+    "uuid": Tagged("UUID", "123e4567-e89b-12d3-a456-426614174000"),
+    "big_integer": 123456789012345678901234567890,
+    "order": Tagged("SerializedObjects$Order", {
+        "id": 1001, "paid": True, "total": 99.5, "customer": "customer-07",
+        "day": Tagged("java.time.DayOfWeek", "MONDAY"), "items": ["book", "pen"]}),
+    # writeUTF("extra") is block data: its 2-byte length, then the bytes; then the object "tail".
+    "versioned": Tagged("SerializedObjects$Versioned", {
+        "version": 3, "writeObject data": [b"\x00\x05extra", "tail"]}),
+    "shared_list": [["s"], ["s"]],
+}
+
+
+@pytest.fixture(scope="module")
+def jdk() -> dict[str, bytes]:
+    from java_producers import java_serialized_objects
+
+    return java_serialized_objects()
+
+
+@pytest.mark.java
+def test_jdk_collections_boxed_numbers_and_classes_read_as_written(jdk):
+    for name, expected in JDK_EXPECTED.items():
+        assert read_tree(jdk[name]) == expected, name
+
+
+@pytest.mark.java
+def test_a_cycle_is_marked_not_followed(jdk):
+    tree = read_tree(jdk["cyclic_list"])
+    assert tree == ["self", Tagged("cycle", "back to the enclosing java.util.ArrayList")]
+    assert render(tree) == '["self", cycle("back to the enclosing java.util.ArrayList")]'
+
+
+@pytest.mark.java
+def test_hostile_shapes_stop_with_a_reason(jdk):
+    with pytest.raises(JavaStreamError, match="nested deeper than 64"):
+        read_tree(jdk["deep_nesting"])
+    assert len(jdk["shared_bomb"]) < 2_000  # 2^40 leaves if every reference were walked
+    with pytest.raises(JavaStreamError, match=f"more than {MAX_NODES:,} values"):
+        read_tree(jdk["shared_bomb"])
+
+
+@pytest.mark.java
+def test_json_output_of_a_java_object_is_plain_json(jdk):
+    assert jsonable(read_tree(jdk["order"])) == {"$tag": "SerializedObjects$Order", "value": {
+        "id": 1001, "paid": True, "total": 99.5, "customer": "customer-07",
+        "day": {"$tag": "java.time.DayOfWeek", "value": "MONDAY"}, "items": ["book", "pen"]}}
+
+
+@pytest.mark.parametrize("data", [
+    MAGIC + b"\x75\x72\x00\x02[I" + b"\x00" * 11 + b"\x78\x70" + struct.pack(">i", 2**30),  # int[2^30]
+    MAGIC + b"\x73\x72\x00\x01X" + b"\x00" * 8 + b"\x02" + struct.pack(">h", 30000),  # 30,000 fields
+    MAGIC + b"\x71" + struct.pack(">i", 0x7E0000 + 5),  # a reference to nothing
+])
+def test_declared_sizes_larger_than_the_stream_allocate_nothing(data):
+    with pytest.raises(JavaStreamError):
+        read_tree(data)
+
+
+def test_a_column_setting_can_name_java():
+    import gzip
+
+    from cqlsh_ext.payload.unwrap import RAW, TEXT, unwrap_spec
+
+    view = unwrap_spec(gzip.compress(tc_string('{"id": 1}')), "gzip>java", 1 << 20)
+    assert (view.kind, view.text) == (TEXT, '{"id": 1}')
+    assert [layer.label for layer in view.layers] == ["gzip", "java"]
+    view = unwrap_spec(gzip.compress(b'{"id": 1}'), "gzip>java", 1 << 20)
+    assert view.kind == RAW
+    assert view.reason == "as gzip>java: java: no serialization stream magic (0xaced0005)"

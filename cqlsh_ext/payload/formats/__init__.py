@@ -48,7 +48,7 @@ class PayloadFormat:
 #: Modules in detection order: signatures first (a false match is near impossible), then the
 #: formats recognised only by parsing the whole value; MessagePack before CBOR, whose arrays
 #: start with MessagePack's map bytes (a MessagePack record never costs a CBOR attempt).
-_MODULES = ("avro", "smile", "pickle", "bson", "msgpack", "cbor", "protobuf")
+_MODULES = ("avro", "smile", "pickle", "bson", "msgpack", "cbor", "protobuf", "java")
 _LOADED: dict[str, PayloadFormat] = {}
 
 
@@ -65,7 +65,7 @@ def _formats() -> dict[str, PayloadFormat]:
     return _LOADED
 
 
-FORMAT_NAMES = ("avro", "smile", "pickle", "bson", "cbor", "msgpack", "protobuf")
+FORMAT_NAMES = ("avro", "smile", "pickle", "bson", "cbor", "msgpack", "protobuf", "java")
 
 
 def get(name: str) -> PayloadFormat | None:
