@@ -81,3 +81,25 @@ def test_a_setting_that_cannot_be_used_is_one_line(cassandra, tmp_path):
     rc.write_text("[cqlsh_ext.decode]\nnot-a-column = zstd\n")
     code, _, err = ext(cassandra, tmp_path, "--cqlshrc", str(rc), "-e", "SELECT 1")
     assert code == 2 and "[cqlsh_ext.decode] not-a-column: not a column" in err
+
+
+def test_settings_apply_to_json_and_csv_output_too(cassandra, ks, tmp_path):
+    import csv
+    import io
+    import json
+
+    flags = ["--decode", f"{ks}.events.body=zstd>protobuf", "--decode", f"{ks}.events.parts=protobuf"]
+    select = f"SELECT body, parts, extra FROM {ks}.events"
+    code, out, err = ext(cassandra, tmp_path, *flags, "--output-format", "json", "-e", select)
+    assert code == 0, err
+    row = json.loads(out.splitlines()[0])
+    decoded = {"1": 150, "2": "testing"}
+    assert row["body"] == {"codec": "zstd>protobuf", "kind": "protobuf", "payload": decoded}
+    assert row["parts"] == [{"codec": "protobuf", "kind": "protobuf", "payload": decoded}] * 2
+    assert row["extra"]["m"] == "0x" + msgpack.packb([1, 2]).hex()  # no setting, too short to detect
+    code, out, err = ext(cassandra, tmp_path, *flags, "--output-format", "csv", "-e", select)
+    assert code == 0, err
+    header, values = list(csv.reader(io.StringIO(out)))
+    assert header == ["body", "parts", "extra"]
+    assert json.loads(values[0]) == decoded
+    assert json.loads(values[1])[0]["payload"] == decoded

@@ -51,7 +51,7 @@ class ResultPipeline:
         fmt = shell.settings.display.output_format
         if fmt in MACHINE_FORMATS:
             shell.decoding_errors = []
-            self._write_machine(result, fmt, all_pages=True)
+            self._write_machine(result, table_meta, fmt, all_pages=True)
             return
         if not self.interactive or shell.shunted_query_out is not None:
             # Scripts, the classic loop (---MORE--- pauses on a terminal), CAPTURE.
@@ -75,7 +75,8 @@ class ResultPipeline:
         finally:
             self.in_result, self.vertical_now, self.row_offset = False, False, 0
 
-    def _write_machine(self, result: Any, fmt: str, all_pages: bool) -> None:
+    def _write_machine(self, result: Any, table_meta: Any, fmt: str, all_pages: bool) -> None:
+        from cqlsh_ext.output.place import ValuePlace
         from cqlsh_ext.output.values import ValueEncoder, column_types
         from cqlsh_ext.output.writers import make_writer
 
@@ -83,8 +84,12 @@ class ResultPipeline:
         names = list(result.column_names or [])
         if not names:
             return
+        # Places as the table display names them (output.table), so column settings apply alike.
+        ks_name = table_meta.keyspace_name if table_meta else shell.current_keyspace
+        table = table_meta.name if table_meta else None
+        places: list[ValuePlace | None] = [ValuePlace(ks_name, table, name) for name in names]
         writer = make_writer(fmt, shell.query_out, names, column_types(result),
-                             ValueEncoder(shell.settings.display))
+                             ValueEncoder(shell.settings.display), places)
         while True:
             writer.write_rows(result.current_rows)
             if not (all_pages and result.has_more_pages):
@@ -100,7 +105,7 @@ class ResultPipeline:
         display = shell.settings.display
         if display.output_format in MACHINE_FORMATS:
             # Reached directly for the result of a conditional (IF ...) write: one page.
-            return self._write_machine(result, display.output_format, all_pages=False)
+            return self._write_machine(result, table_meta, display.output_format, all_pages=False)
         self.row_offset = row_count_offset
         try:
             from cqlsh_ext.insight.blobs import holds_blob  # standard library only

@@ -18,13 +18,18 @@ import decimal
 import json
 import re
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cassandra import cqltypes, util
 
 from cqlsh_ext.output.jsonenc import duration_text, float_text, timestamp_text
 from cqlsh_ext.output.jsonenc import string as _string
+from cqlsh_ext.output.place import ValuePlace
+from cqlsh_ext.payload.spec import ColumnSpecs
 from cqlsh_ext.settings import NONE, DisplaySettings
+
+if TYPE_CHECKING:
+    from cqlsh_ext.payload.unwrap import BlobView
 
 STRING_TYPES = frozenset({"text", "varchar", "ascii"})
 INTEGER_TYPES = frozenset({"int", "bigint", "varint", "smallint", "tinyint", "counter"})
@@ -48,19 +53,21 @@ class ValueEncoder:
         self.mode = settings.mode
         self.cap = settings.cap
         self.raw = settings.raw_blobs
+        self.spec_for = ColumnSpecs(settings.columns)
 
     # ------------------------------------------------------------------ JSON
 
-    def json(self, value: Any, cqltype: Any = None) -> str:
+    def json(self, value: Any, cqltype: Any = None, place: ValuePlace | None = None) -> str:
+        """`place`: where the value sits (column settings apply to blobs by it)."""
         if value is None or isinstance(value, cqltypes.EmptyValue):
             return "null"
         name = _typename(cqltype)
         handler = self._json_by_type.get(name or "")
         if handler is not None:
-            return handler(self, value, cqltype)
-        return self._json_by_value(value)
+            return handler(self, value, cqltype, place)
+        return self._json_by_value(value, place)
 
-    def _json_by_value(self, value: Any) -> str:
+    def _json_by_value(self, value: Any, place: ValuePlace | None) -> str:
         """Values whose column type is unknown or custom: go by the Python type."""
         if isinstance(value, bool):
             return "true" if value else "false"
@@ -71,84 +78,91 @@ class ValueEncoder:
         if isinstance(value, decimal.Decimal):
             return self._decimal(value, None)
         if isinstance(value, (bytes, bytearray, memoryview)):
-            return self._blob(bytes(value), None)
+            return self._blob(bytes(value), place)
         if isinstance(value, datetime.datetime):
             return _string(timestamp_text(value))
         if isinstance(value, util.Duration):
             return _string(duration_text(value))
         if isinstance(value, Mapping):
-            return self._map_items(value.items(), None, None)
+            return self._map_items(value.items(), None, None, place)
         if isinstance(value, (list, tuple, set, frozenset, util.SortedSet)):
-            return "[" + ", ".join(self.json(v) for v in value) + "]"
+            item = _child(place, "item")
+            return "[" + ", ".join(self.json(v, None, item) for v in value) + "]"
         return _string(str(value))
 
-    def _boolean(self, value: Any, _: Any) -> str:
+    def _boolean(self, value: Any, _: Any, __: Any = None) -> str:
         return "true" if value else "false"
 
-    def _integer(self, value: Any, _: Any) -> str:
+    def _integer(self, value: Any, _: Any, __: Any = None) -> str:
         return str(int(value))
 
-    def _float(self, value: Any, cqltype: Any) -> str:
+    def _float(self, value: Any, cqltype: Any, _: Any = None) -> str:
         return float_text(float(value), single=_typename(cqltype) == "float")
 
-    def _decimal(self, value: Any, _: Any) -> str:
+    def _decimal(self, value: Any, _: Any, __: Any = None) -> str:
         if not value.is_finite():
             return _string(str(value))
         return str(value)
 
-    def _text(self, value: Any, _: Any) -> str:
+    def _text(self, value: Any, _: Any, __: Any = None) -> str:
         return _string(str(value))
 
-    def _timestamp(self, value: Any, _: Any) -> str:
+    def _timestamp(self, value: Any, _: Any, __: Any = None) -> str:
         if isinstance(value, datetime.datetime):
             return _string(timestamp_text(value))
         # cqlsh's fallback for timestamps beyond Python's datetime: milliseconds since the epoch.
         return str(int(value))
 
-    def _duration(self, value: Any, _: Any) -> str:
+    def _duration(self, value: Any, _: Any, __: Any = None) -> str:
         return _string(duration_text(value))
 
-    def _sequence(self, value: Any, cqltype: Any) -> str:
+    def _sequence(self, value: Any, cqltype: Any, place: ValuePlace | None) -> str:
         items = list(value)
         subtypes = list(getattr(cqltype, "subtypes", ()) or ())
         if len(subtypes) == 1:
             subtypes = subtypes * len(items)
         elif len(subtypes) != len(items):
             subtypes = [None] * len(items)
-        return "[" + ", ".join(self.json(v, t) for v, t in zip(items, subtypes, strict=True)) + "]"
+        # A tuple's items are placed by position, a list's or set's all as "item".
+        steps = ([str(i) for i in range(len(items))] if _typename(cqltype) == "tuple"
+                 else ["item"] * len(items))
+        return "[" + ", ".join(self.json(v, t, _child(place, step))
+                               for v, t, step in zip(items, subtypes, steps, strict=True)) + "]"
 
-    def _vector(self, value: Any, cqltype: Any) -> str:
+    def _vector(self, value: Any, cqltype: Any, place: ValuePlace | None) -> str:
         subtype = getattr(cqltype, "subtype", None)
-        return "[" + ", ".join(self.json(v, subtype) for v in value) + "]"
+        item = _child(place, "item")
+        return "[" + ", ".join(self.json(v, subtype, item) for v in value) + "]"
 
-    def _map(self, value: Any, cqltype: Any) -> str:
+    def _map(self, value: Any, cqltype: Any, place: ValuePlace | None) -> str:
         subtypes = tuple(getattr(cqltype, "subtypes", ()) or ()) + (None, None)
-        return self._map_items(value.items(), subtypes[0], subtypes[1])
+        return self._map_items(value.items(), subtypes[0], subtypes[1], place)
 
-    def _map_items(self, items: Any, key_type: Any, value_type: Any) -> str:
+    def _map_items(self, items: Any, key_type: Any, value_type: Any, place: ValuePlace | None) -> str:
         parts = []
+        key_place, value_place = _child(place, "key"), _child(place, "value")
         for key, val in items:
-            key_json = self.json(key, key_type)
+            key_json = self.json(key, key_type, key_place)
             # JSON keys are strings: a key that encodes as a string is used as is, any other
             # (numbers, tuples, ...) as its JSON text, which is how Cassandra's toJson() does it.
             key_text = json.loads(key_json) if key_json.startswith('"') else key_json
-            parts.append(f"{_string(key_text)}: {self.json(val, value_type)}")
+            parts.append(f"{_string(key_text)}: {self.json(val, value_type, value_place)}")
         return "{" + ", ".join(parts) + "}"
 
-    def _udt(self, value: Any, cqltype: Any) -> str:
+    def _udt(self, value: Any, cqltype: Any, place: ValuePlace | None) -> str:
         names = list(cqltype.fieldnames)
         types = list(cqltype.subtypes)
         if isinstance(value, tuple):
             values = list(value)
         else:
             values = [getattr(value, n, None) for n in names]
-        return "{" + ", ".join(f"{_string(n)}: {self.json(v, t)}"
+        return "{" + ", ".join(f"{_string(n)}: {self.json(v, t, _child(place, n))}"
                                for n, v, t in zip(names, values, types, strict=False)) + "}"
 
-    def _blob_json(self, value: Any, _: Any) -> str:
-        return self._blob(bytes(value), None)
+    def _blob_json(self, value: Any, _: Any, place: ValuePlace | None) -> str:
+        return self._blob(bytes(value), place)
 
-    _json_by_type: dict[str, Callable[[ValueEncoder, Any, Any], str]] = {
+    _json_by_type: dict[str, Callable[[ValueEncoder, Any, Any, Any], str]] = {
         "boolean": _boolean,
         **dict.fromkeys(INTEGER_TYPES, _integer),
         "float": _float,
@@ -166,7 +180,14 @@ class ValueEncoder:
 
     # ------------------------------------------------------------------ blobs
 
-    def blob_object(self, value: bytes) -> dict[str, Any] | str:
+    def _view(self, value: bytes, place: ValuePlace | None) -> BlobView:
+        """The blob decoded as the table display decodes it: by its column's setting, if any."""
+        from cqlsh_ext.payload.unwrap import unwrap, unwrap_spec
+
+        spec = self.spec_for(place)
+        return unwrap(value, self.mode, self.cap) if spec is None else unwrap_spec(value, spec, self.cap)
+
+    def blob_object(self, value: bytes, place: ValuePlace | None = None) -> dict[str, Any] | str:
         """A decoded blob as a dict, or the '0x...' string when it is shown undecoded.
 
         With kind 'json' the payload is kept as (single-line) JSON text, to be embedded verbatim.
@@ -174,9 +195,9 @@ class ValueEncoder:
         hexed = "0x" + value.hex()
         if self.mode == NONE or not value:
             return hexed
-        from cqlsh_ext.payload.unwrap import BINARY, RAW, STRUCTURED, TEXT, TEXT_LABEL, unwrap
+        from cqlsh_ext.payload.unwrap import BINARY, RAW, STRUCTURED, TEXT, TEXT_LABEL
 
-        view = unwrap(value, self.mode, self.cap)
+        view = self._view(value, place)
         if view.kind == RAW:
             return hexed
         # A value stored as plain text has no codec: its one layer is the "text" reading.
@@ -210,8 +231,8 @@ class ValueEncoder:
             obj["raw"] = hexed
         return obj
 
-    def _blob(self, value: bytes, _: Any) -> str:
-        obj = self.blob_object(value)
+    def _blob(self, value: bytes, place: ValuePlace | None) -> str:
+        obj = self.blob_object(value, place)
         if isinstance(obj, str):
             return _string(obj)
         parts = []
@@ -225,27 +246,27 @@ class ValueEncoder:
 
     # ------------------------------------------------------------------ CSV
 
-    def csv(self, value: Any, cqltype: Any = None) -> str:
+    def csv(self, value: Any, cqltype: Any = None, place: ValuePlace | None = None) -> str:
         """A CSV field: plain text for scalars, JSON text for collections and UDTs."""
         if value is None or isinstance(value, cqltypes.EmptyValue):
             return ""
         name = _typename(cqltype)
         if name == "blob" or (name is None and isinstance(value, (bytes, bytearray))):
-            return self._blob_csv(bytes(value))
+            return self._blob_csv(bytes(value), place)
         if name in STRING_TYPES or (name is None and isinstance(value, str)):
             return str(value)
-        text = self.json(value, cqltype)
+        text = self.json(value, cqltype, place)
         if text.startswith('"'):
             return json.loads(text)  # strings (timestamps, uuids, ...) without JSON quotes
         return text
 
-    def _blob_csv(self, value: bytes) -> str:
+    def _blob_csv(self, value: bytes, place: ValuePlace | None) -> str:
         hexed = "0x" + value.hex()
         if self.raw or self.mode == NONE or not value:
             return hexed
-        from cqlsh_ext.payload.unwrap import RAW, STRUCTURED, TEXT, unwrap
+        from cqlsh_ext.payload.unwrap import RAW, STRUCTURED, TEXT
 
-        view = unwrap(value, self.mode, self.cap)
+        view = self._view(value, place)
         if view.kind == TEXT:
             return view.text or ""
         if view.kind == RAW:
@@ -272,6 +293,10 @@ def _json_container(text: str) -> str | None:
     if json_container(stripped) is None:
         return None
     return _JSON_STRING_OR_SPACE.sub(lambda m: m.group(1) or "", stripped)
+
+
+def _child(place: ValuePlace | None, step: str) -> ValuePlace | None:
+    return None if place is None else place.child(step)
 
 
 def column_types(result: Any) -> list[Any]:

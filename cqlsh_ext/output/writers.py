@@ -7,6 +7,7 @@ import json
 from collections.abc import Iterable
 from typing import Any, Protocol, TextIO
 
+from cqlsh_ext.output.place import ValuePlace
 from cqlsh_ext.output.values import ValueEncoder
 
 
@@ -17,8 +18,10 @@ class RowWriter(Protocol):
 
 
 class JsonLinesWriter:
-    def __init__(self, out: TextIO, names: list[str], types: list[Any], encoder: ValueEncoder) -> None:
+    def __init__(self, out: TextIO, names: list[str], types: list[Any], encoder: ValueEncoder,
+                 places: list[ValuePlace | None]) -> None:
         self.out = out
+        self.places = places
         # Keys are fixed per result: encode them once.
         self.keys = [json.dumps(name, ensure_ascii=False) for name in names]
         self.names = names
@@ -28,8 +31,9 @@ class JsonLinesWriter:
     def write_rows(self, rows: Iterable[Any]) -> None:
         encode = self.encoder.json
         for row in rows:
-            fields = (f"{key}: {encode(row[name], cqltype)}"
-                      for key, name, cqltype in zip(self.keys, self.names, self.types, strict=True))
+            fields = (f"{key}: {encode(row[name], cqltype, place)}"
+                      for key, name, cqltype, place in zip(self.keys, self.names, self.types, self.places,
+                                                           strict=True))
             self.out.write("{" + ", ".join(fields) + "}\n")
 
     def finish(self) -> None:
@@ -37,8 +41,10 @@ class JsonLinesWriter:
 
 
 class CsvWriter:
-    def __init__(self, out: TextIO, names: list[str], types: list[Any], encoder: ValueEncoder) -> None:
+    def __init__(self, out: TextIO, names: list[str], types: list[Any], encoder: ValueEncoder,
+                 places: list[ValuePlace | None]) -> None:
         self.out = out
+        self.places = places
         # '\n' rather than csv's default '\r\n': output goes to terminals and pipes first.
         self.writer = csv.writer(out, lineterminator="\n")
         self.names = names
@@ -48,8 +54,9 @@ class CsvWriter:
 
     def write_rows(self, rows: Iterable[Any]) -> None:
         encode = self.encoder.csv
-        pairs = list(zip(self.names, self.types, strict=True))
-        self.writer.writerows([encode(row[name], cqltype) for name, cqltype in pairs] for row in rows)
+        columns = list(zip(self.names, self.types, self.places, strict=True))
+        self.writer.writerows([encode(row[name], cqltype, place) for name, cqltype, place in columns]
+                              for row in rows)
 
     def finish(self) -> None:
         self.out.flush()
@@ -59,5 +66,6 @@ WRITERS: dict[str, type[JsonLinesWriter] | type[CsvWriter]] = {"json": JsonLines
 
 
 def make_writer(fmt: str, out: TextIO, names: list[str], types: list[Any],
-                encoder: ValueEncoder) -> RowWriter:
-    return WRITERS[fmt](out, names, types, encoder)
+                encoder: ValueEncoder, places: list[ValuePlace | None] | None = None) -> RowWriter:
+    """`places`: where each column's values sit (column settings apply by it); None: unknown."""
+    return WRITERS[fmt](out, names, types, encoder, places or [None] * len(names))

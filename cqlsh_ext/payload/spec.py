@@ -2,10 +2,10 @@
 
 A spec is a chain of steps from the stored bytes inwards, each a codec name (snappy, lz4, zstd,
 gzip, zlib, deflate, bzip2, xz, brotli), then at most one payload reading (msgpack, cbor, bson,
-pickle, protobuf, text, hex), or `auto` to detect the rest. Columns are named by their place:
-`keyspace.table.column`, or `table.column`; a blob inside a collection or UDT by its path below
-the column (`ks.t.attachments.item`, `ks.t.by_codec.value`, `ks.t.doc.content`), and a setting for
-a column covers every blob inside it that has none of its own.
+pickle, avro, smile, protobuf, java, text, hex), or `auto` to detect the rest. Columns are named
+by their place: `keyspace.table.column`, or `table.column`; a blob inside a collection or UDT by
+its path below the column (`ks.t.attachments.item`, `ks.t.by_codec.value`, `ks.t.doc.content`),
+and a setting for a column covers every blob inside it that has none of its own.
 
 Parsing is standard library only (it runs while settings are read); applying a spec loads the
 codec and format layers.
@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from cqlsh_ext.codecs.base import CODEC_NAMES
 
-PAYLOAD_NAMES = ("msgpack", "cbor", "bson", "pickle", "avro", "smile", "protobuf", "text", "hex")
+PAYLOAD_NAMES = ("msgpack", "cbor", "bson", "pickle", "avro", "smile", "protobuf", "java", "text", "hex")
 AUTO_STEP = "auto"
 
 
@@ -73,3 +73,20 @@ def place_candidates(place: str) -> list[str]:
     for end in range(len(parts), 2, -1):
         out.append(".".join(parts[1:end]))
     return out
+
+
+class ColumnSpecs:
+    """The setting for each place of a result, looked up once per place: `columns` maps setting
+    keys (place_candidates) to spec texts. Shared by the table display and JSON/CSV output."""
+
+    def __init__(self, columns: dict[str, str]) -> None:
+        self.columns = columns
+        self._found: dict[object, str | None] = {}
+
+    def __call__(self, place: object) -> str | None:
+        if place is None or not self.columns:
+            return None
+        if place not in self._found:
+            self._found[place] = next(
+                (self.columns[key] for key in place_candidates(str(place)) if key in self.columns), None)
+        return self._found[place]
