@@ -103,3 +103,42 @@ def test_settings_apply_to_json_and_csv_output_too(cassandra, ks, tmp_path):
     assert header == ["body", "parts", "extra"]
     assert json.loads(values[0]) == decoded
     assert json.loads(values[1])[0]["payload"] == decoded
+
+
+def test_avro_records_with_a_schema_file_through_the_server(cassandra, tmp_path):
+    import json
+    import struct
+
+    import fastavro
+
+    schema = {"type": "record", "name": "Order", "fields": [
+        {"name": "id", "type": "long"}, {"name": "customer", "type": "string"}]}
+    avsc = tmp_path / "order.avsc"
+    avsc.write_text(json.dumps(schema))
+
+    def record(order: dict) -> bytes:
+        import io
+
+        buf = io.BytesIO()
+        fastavro.schemaless_writer(buf, fastavro.parse_schema(schema), order)
+        return buf.getvalue()
+
+    name = cassandra.create_keyspace("avro")
+    s = cassandra.session(name)
+    s.execute("CREATE TABLE events (id int PRIMARY KEY, body blob)")
+    # Confluent framing (schema id 7), zstd-compressed as a Kafka sink might store it.
+    order = {"id": 5, "customer": "Ada"}
+    framed = zstandard.ZstdCompressor().compress(b"\x00" + struct.pack(">I", 7) + record(order))
+    s.execute("INSERT INTO events (id, body) VALUES (1, %s)", (framed,))
+    s.shutdown()
+    select = f"SELECT body FROM {name}.events"
+    code, out, err = ext(cassandra, tmp_path, "-e", select)
+    assert code == 0, err
+    assert "[zstd] 0x00" in out  # undetectable without the schema: decompressed, shown as hex
+    flag = ["--decode", f"{name}.events.body=zstd>avro:{avsc}"]
+    code, out, err = ext(cassandra, tmp_path, *flag, "-e", select)
+    assert code == 0, err
+    assert '[zstd>avro] {"id": 5, "customer": "Ada"}' in out
+    code, out, err = ext(cassandra, tmp_path, *flag, "--output-format", "json", "-e", select)
+    assert code == 0, err
+    assert json.loads(out)["body"] == {"codec": "zstd>avro", "kind": "avro", "payload": order}

@@ -25,8 +25,10 @@ DECODE_HELP = """
         DECODE 'keyspace.table.column' AS 'zstd>msgpack'
 
           Shows that column's blobs as zstd holding MessagePack. Steps: snappy, lz4, zstd, gzip,
-          zlib, deflate, bzip2, xz, brotli, then one of msgpack, cbor, bson, avro, smile, pickle, protobuf
-          (schema-less, as protoc --decode_raw), text, hex, or auto (detect the rest).
+          zlib, deflate, bzip2, xz, brotli, then one of msgpack, cbor, bson, avro, smile, pickle,
+          protobuf (schema-less, as protoc --decode_raw), java, text, hex, or auto (detect the rest).
+          avro:FILE.avsc reads single records with that schema: bare, single-object encoded
+          (C3 01 + fingerprint, checked) or in Confluent framing (00 + schema id).
           A blob inside a collection or UDT: 'ks.t.col.item', 'ks.t.col.key', 'ks.t.col.value',
           'ks.t.col.<field>'; a setting on the column covers the blobs inside it.
           A value the setting does not fit shows its hex and why.

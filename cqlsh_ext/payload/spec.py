@@ -13,11 +13,15 @@ codec and format layers.
 
 from __future__ import annotations
 
+import functools
+import os
 from dataclasses import dataclass
 
 from cqlsh_ext.codecs.base import CODEC_NAMES
 
 PAYLOAD_NAMES = ("msgpack", "cbor", "bson", "pickle", "avro", "smile", "protobuf", "java", "text", "hex")
+#: Readings that take an argument after a colon: a schema file.
+ARGUMENT_NAMES = {"avro": "avro:FILE.avsc names the writer's schema"}
 AUTO_STEP = "auto"
 
 
@@ -31,23 +35,32 @@ class Spec:
     codecs: tuple[str, ...]
     #: The payload reading, or "auto" (detect below the codecs), or None (stop after the codecs).
     payload: str | None
+    #: The reading's argument: an Avro schema file's path (user's home expanded).
+    argument: str | None = None
 
     def __str__(self) -> str:
         return self.text
 
 
+@functools.lru_cache(maxsize=256)
 def parse_spec(text: str) -> Spec:
-    steps = [step.strip().lower() for step in text.strip().split(">")]
+    """The spec `text` names (cached: the display applies it per value); raises SpecError."""
+    steps = [step.strip() for step in text.strip().split(">")]
     if not steps or not all(steps):
         raise SpecError(f"empty step in {text!r} (example: zstd>msgpack)")
     codecs: list[str] = []
     payload: str | None = None
+    argument: str | None = None
     for i, step in enumerate(steps):
         last = i == len(steps) - 1
         name, _, arg = step.partition(":")
+        name = name.strip().lower()  # names are case-blind; a file name keeps its case
         if arg:
-            raise SpecError(f"{step!r}: message types and schema files are not supported yet; "
-                            f"use {name!r} for schema-less decoding")
+            if name not in ARGUMENT_NAMES:
+                raise SpecError(f"{step!r}: {name!r} takes no argument here")
+            argument = os.path.expanduser(arg.strip())
+            if not os.path.isfile(argument):
+                raise SpecError(f"{step!r}: no such file {argument!r} ({ARGUMENT_NAMES[name]})")
         if name in CODEC_NAMES:
             if payload is not None:
                 raise SpecError(f"{text!r}: codec {name!r} after the payload format")
@@ -59,7 +72,7 @@ def parse_spec(text: str) -> Spec:
         else:
             known = ", ".join((*CODEC_NAMES, *PAYLOAD_NAMES, AUTO_STEP))
             raise SpecError(f"unknown step {name!r} in {text!r}; known: {known}")
-    return Spec(text.strip(), tuple(codecs), payload)
+    return Spec(text.strip(), tuple(codecs), payload, argument)
 
 
 def place_candidates(place: str) -> list[str]:

@@ -160,7 +160,7 @@ def unwrap_spec(value: bytes, spec_text: str, cap: int) -> BlobView:
     from cqlsh_ext.payload import formats
 
     try:
-        tree = formats.decode_named(spec.payload, data)
+        tree = formats.decode_named(spec.payload, data, spec.argument)
     except formats.PayloadError as err:
         return BlobView(stored, RAW, data=value, reason=f"as {spec}: {err}")
     if isinstance(tree, str):  # a Java stream holding one String: text, as auto mode shows it

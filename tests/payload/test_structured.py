@@ -242,6 +242,82 @@ def test_avro_hostile_containers_are_refused_with_a_reason():
         formats.decode_named("avro", good[:-1] + bytes([good[-1] ^ 0xFF]))
 
 
+
+# ------------------------------------------------------------------ single Avro records, schema given
+
+
+def avro_record(record: dict, schema: dict = ORDER_SCHEMA) -> bytes:
+    """One record as fastavro's schemaless writer writes it (no framing)."""
+    import io
+
+    import fastavro
+
+    buf = io.BytesIO()
+    fastavro.schemaless_writer(buf, fastavro.parse_schema(schema), record)
+    return buf.getvalue()
+
+
+def single_object(record: dict, schema: dict = ORDER_SCHEMA) -> bytes:
+    """The Avro specification's single-object encoding: C3 01, the schema's CRC-64-AVRO
+    fingerprint (fastavro computes it, little-endian as the spec stores it), the record."""
+    import fastavro
+    from fastavro.schema import fingerprint, to_parsing_canonical_form
+
+    canonical = to_parsing_canonical_form(fastavro.parse_schema(schema))
+    return b"\xc3\x01" + bytes.fromhex(fingerprint(canonical, "CRC-64-AVRO")) + avro_record(record, schema)
+
+
+@pytest.fixture
+def avsc(tmp_path: Path) -> str:
+    import json
+
+    path = tmp_path / "order.avsc"
+    path.write_text(json.dumps(ORDER_SCHEMA))
+    return str(path)
+
+
+def test_avro_records_decode_with_the_schema_bare_single_object_and_confluent(avsc):
+    from cqlsh_ext.payload.unwrap import unwrap_spec
+
+    order = {"id": 7, "customer": "Ada", "tags": ["x", "y"]}
+    framed = {
+        "bare": avro_record(order),
+        "single-object": single_object(order),
+        "confluent": b"\x00" + struct.pack(">I", 42) + avro_record(order),
+        "bare, first byte zero": avro_record(dict(order, id=0)),
+    }
+    for name, value in framed.items():
+        expected = dict(order, id=0) if "zero" in name else order
+        view = unwrap_spec(zstandard.ZstdCompressor().compress(value), f"zstd>avro:{avsc}", 1 << 20)
+        assert view.tree == expected, name
+        label = "avro/single-object" if name == "single-object" else "avro"
+        assert [layer.label for layer in view.layers] == ["zstd", label], name
+
+
+def test_avro_records_that_do_not_fit_the_schema_say_why(avsc, tmp_path):
+    from cqlsh_ext.payload.unwrap import RAW, unwrap_spec
+
+    other = {"type": "record", "name": "Other", "fields": [{"name": "x", "type": "double"}]}
+    view = unwrap_spec(single_object({"x": 1.5}, other), f"avro:{avsc}", 1 << 20)
+    assert view.kind == RAW and "single-object fingerprint" in view.reason and "order.avsc's" in view.reason
+    longer = avro_record({"id": 1, "customer": "c", "tags": []}) + b"\x00\x00"
+    view = unwrap_spec(longer, f"avro:{avsc}", 1 << 20)
+    assert view.kind == RAW and view.reason.endswith("2 bytes left after one Order record: another schema?")
+    # Named without a schema, a single record says what it is and what it needs.
+    with pytest.raises(PayloadError, match="single-object encoding, schema fingerprint .*: name its schema"):
+        formats.decode_named("avro", single_object({"id": 1, "customer": "c", "tags": []}))
+    with pytest.raises(PayloadError, match="Confluent Schema Registry framing, schema id 42"):
+        formats.decode_named("avro", b"\x00" + struct.pack(">I", 42) + b"\x02\x00\x00")
+
+
+def test_an_avro_setting_names_a_file_that_exists():
+    from cqlsh_ext.payload.spec import SpecError, parse_spec
+
+    with pytest.raises(SpecError, match="no such file"):
+        parse_spec("zstd>avro:/nonexistent/order.avsc")
+    with pytest.raises(SpecError, match="'msgpack' takes no argument"):
+        parse_spec("msgpack:x")
+
 # ------------------------------------------------------------------ Jackson Smile
 
 def test_smile_document_with_shared_key_names():

@@ -8,7 +8,8 @@ options that stop it (each module says which).
 
     detect(data)                  (format, tree) of the first auto-detectable format that decodes
                                   the whole value exactly, or None
-    decode_named(name, data)      the tree, or PayloadError with a one-line reason
+    decode_named(name, data[, argument])
+                                  the tree, or PayloadError with a one-line reason
 
 Libraries load on first use (the format modules import them inside their functions).
 """
@@ -40,6 +41,8 @@ class PayloadFormat:
     #: Auto-detection's decoder, stricter than `decode` for formats without a signature (the
     #: whole value must look like a record); `decode` when None.
     detector: Callable[[bytes], Any] | None = None
+    #: The decoder given a column setting's argument (avro:order.avsc): (bytes, argument) -> tree.
+    decode_with: Callable[[bytes, str], Any] | None = None
 
     def label(self, data: bytes) -> str:
         return self.labeller(data) if self.labeller is not None else self.name
@@ -85,8 +88,12 @@ def detect(data: bytes) -> tuple[PayloadFormat, Any] | None:
     return None
 
 
-def decode_named(name: str, data: bytes) -> Any:
+def decode_named(name: str, data: bytes, argument: str | None = None) -> Any:
     fmt = get(name)
     if fmt is None:
         raise PayloadError(f"unknown payload format {name!r}")
+    if argument is not None:
+        if fmt.decode_with is None:
+            raise PayloadError(f"{name} takes no argument")
+        return fmt.decode_with(data, argument)
     return fmt.decode(data)

@@ -1,5 +1,9 @@
-"""Avro object container files (`Obj\\x01`, Java's DataFileWriter, fastavro.writer): the schema is
-in the file's own header, so they are read without being told anything.
+"""Avro: object container files (`Obj\\x01`, Java's DataFileWriter, fastavro.writer) carry their
+schema in their own header, so they are read without being told anything. Single records need
+the writer's schema, given in a column setting (`avro:order.avsc`); they come bare, in the
+single-object encoding (`C3 01` + the schema's CRC-64-AVRO fingerprint, Java's
+BinaryMessageEncoder), or in Confluent Schema Registry framing (`00` + a 4-byte schema id). Named
+without a schema, those two say what they are and which schema they need.
 
 fastavro alone would decompress a block without a limit and loop over items that take no bytes,
 so the container is walked here: the header and each block's count and size are read from the
@@ -10,8 +14,10 @@ that encode to no bytes (null, empty records) is refused.
 
 from __future__ import annotations
 
+import functools
 import io
 import json
+import os
 import zlib
 from typing import Any
 
@@ -175,4 +181,85 @@ def decode(data: bytes) -> Any:
             "records": records}
 
 
-FORMAT = PayloadFormat("avro", True, lambda data: data.startswith(MAGIC), decode)
+SINGLE_OBJECT = b"\xc3\x01"
+
+
+def _framing(data: bytes) -> str | None:
+    """What a single record's framing says, when it has one."""
+    if data.startswith(SINGLE_OBJECT) and len(data) >= 10:
+        return f"single-object encoding, schema fingerprint {data[2:10].hex()}"
+    if data[:1] == b"\x00" and len(data) >= 5:
+        return f"Confluent Schema Registry framing, schema id {int.from_bytes(data[1:5], 'big')}"
+    return None
+
+
+def decode_named(data: bytes) -> Any:
+    """`avro` named without a schema: container files; single records say what they need."""
+    if not data.startswith(MAGIC):
+        framing = _framing(data)
+        if framing is not None:
+            raise PayloadError(f"avro {framing}: name its schema (avro:FILE.avsc)")
+    return decode(data)
+
+
+@functools.lru_cache(maxsize=32)
+def _schema_file(path: str) -> tuple[Any, Any, bytes, str]:
+    """(schema, parsed, fingerprint, name) of an .avsc file; PayloadError when unusable."""
+    import fastavro
+    from fastavro.schema import fingerprint, to_parsing_canonical_form
+
+    try:
+        with open(path, "rb") as file:
+            schema = json.loads(file.read(1 << 20))
+    except (OSError, ValueError) as err:
+        raise PayloadError(f"avro: schema {path}: {err}") from None
+    _check_collections(schema, {})
+    try:
+        parsed = fastavro.parse_schema(schema)
+        print_ = bytes.fromhex(fingerprint(to_parsing_canonical_form(parsed), "CRC-64-AVRO"))
+    except Exception as err:  # fastavro raises several types for a bad schema
+        raise PayloadError(f"avro: schema {path} not usable ({type(err).__name__})") from None
+    name = schema.get("name", schema.get("type")) if isinstance(schema, dict) else str(schema)
+    return schema, parsed, print_, str(name)
+
+
+def decode_with_schema(data: bytes, path: str) -> Any:
+    """One record written with the schema in `path`: bare, single-object or Confluent-framed."""
+    if data.startswith(MAGIC):
+        return decode(data)
+    _, parsed, print_, name = _schema_file(path)
+    if data.startswith(SINGLE_OBJECT) and len(data) >= 10:
+        if data[2:10] != print_:
+            raise PayloadError(f"avro: single-object fingerprint {data[2:10].hex()} is not "
+                               f"{os.path.basename(path)}'s ({print_.hex()})")
+        return _record(data[10:], parsed, name)
+    if data[:1] == b"\x00" and len(data) >= 5:
+        # Confluent framing, or a bare record that starts with a zero: the registry id cannot be
+        # checked against a file, so the framing is taken when the rest is exactly one record.
+        try:
+            return _record(data[5:], parsed, name)
+        except PayloadError:
+            pass
+    return _record(data, parsed, name)
+
+
+def _record(datum: bytes, parsed: Any, name: str) -> Any:
+    import fastavro
+
+    stream = io.BytesIO(datum)
+    try:
+        record = fastavro.schemaless_reader(stream, parsed, None)
+    except Exception as err:  # EOFError, ValueError, ... from bytes the schema does not fit
+        raise PayloadError(f"avro: not a {name} record ({type(err).__name__})") from None
+    left = len(datum) - stream.tell()
+    if left:
+        raise PayloadError(f"avro: {left} bytes left after one {name} record: another schema?")
+    return record
+
+
+def _label(data: bytes) -> str:
+    return "avro/single-object" if data.startswith(SINGLE_OBJECT) else "avro"
+
+
+FORMAT = PayloadFormat("avro", True, lambda data: data.startswith(MAGIC), decode_named, labeller=_label,
+                       detector=decode, decode_with=decode_with_schema)
