@@ -142,3 +142,28 @@ def test_avro_records_with_a_schema_file_through_the_server(cassandra, tmp_path)
     code, out, err = ext(cassandra, tmp_path, *flag, "--output-format", "json", "-e", select)
     assert code == 0, err
     assert json.loads(out)["body"] == {"codec": "zstd>avro", "kind": "avro", "payload": order}
+
+
+def test_protobuf_with_a_descriptor_set_through_the_server(cassandra, tmp_path):
+    import json
+
+    from protobuf_producer import order_descriptor_set
+
+    path, Order = order_descriptor_set(tmp_path)
+    message = Order(id=9, customer="Grace", status=1)
+    message.items.add(sku="SKU-2", qty=1)
+    name = cassandra.create_keyspace("proto")
+    s = cassandra.session(name)
+    s.execute("CREATE TABLE events (id int PRIMARY KEY, body blob)")
+    s.execute("INSERT INTO events (id, body) VALUES (1, %s)", (message.SerializeToString(),))
+    s.shutdown()
+    rc = tmp_path / "cqlshrc"
+    rc.write_text(f"[cqlsh_ext.decode]\n{name}.events.body = protobuf:acme.Order@{path}\n")
+    select = f"SELECT body FROM {name}.events"
+    code, out, err = ext(cassandra, tmp_path, "--cqlshrc", str(rc), "-e", select)
+    assert code == 0, err
+    assert ('[protobuf] {"id": 9, "customer": "Grace", "items": [{"sku": "SKU-2", "qty": 1}], '
+            '"status": "PAID"}') in out
+    code, out, err = ext(cassandra, tmp_path, "--cqlshrc", str(rc), "--output-format", "json", "-e", select)
+    assert code == 0, err
+    assert json.loads(out)["body"]["payload"]["items"] == [{"sku": "SKU-2", "qty": 1}]

@@ -29,6 +29,8 @@ DECODE_HELP = """
           protobuf (schema-less, as protoc --decode_raw), java, text, hex, or auto (detect the rest).
           avro:FILE.avsc reads single records with that schema: bare, single-object encoded
           (C3 01 + fingerprint, checked) or in Confluent framing (00 + schema id).
+          protobuf:package.Type@FILE.desc shows fields by name, from a descriptor set
+          (protoc --include_imports --descriptor_set_out=FILE.desc).
           A blob inside a collection or UDT: 'ks.t.col.item', 'ks.t.col.key', 'ks.t.col.value',
           'ks.t.col.<field>'; a setting on the column covers the blobs inside it.
           A value the setting does not fit shows its hex and why.

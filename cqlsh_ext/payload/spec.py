@@ -21,7 +21,10 @@ from cqlsh_ext.codecs.base import CODEC_NAMES
 
 PAYLOAD_NAMES = ("msgpack", "cbor", "bson", "pickle", "avro", "smile", "protobuf", "java", "text", "hex")
 #: Readings that take an argument after a colon: a schema file.
-ARGUMENT_NAMES = {"avro": "avro:FILE.avsc names the writer's schema"}
+ARGUMENT_NAMES = {
+    "avro": "avro:FILE.avsc names the writer's schema",
+    "protobuf": "protobuf:package.Type@FILE.desc names the type and its descriptor set",
+}
 AUTO_STEP = "auto"
 
 
@@ -58,9 +61,7 @@ def parse_spec(text: str) -> Spec:
         if arg:
             if name not in ARGUMENT_NAMES:
                 raise SpecError(f"{step!r}: {name!r} takes no argument here")
-            argument = os.path.expanduser(arg.strip())
-            if not os.path.isfile(argument):
-                raise SpecError(f"{step!r}: no such file {argument!r} ({ARGUMENT_NAMES[name]})")
+            argument = _argument(step, name, arg.strip())
         if name in CODEC_NAMES:
             if payload is not None:
                 raise SpecError(f"{text!r}: codec {name!r} after the payload format")
@@ -73,6 +74,17 @@ def parse_spec(text: str) -> Spec:
             known = ", ".join((*CODEC_NAMES, *PAYLOAD_NAMES, AUTO_STEP))
             raise SpecError(f"unknown step {name!r} in {text!r}; known: {known}")
     return Spec(text.strip(), tuple(codecs), payload, argument)
+
+
+def _argument(step: str, name: str, arg: str) -> str:
+    """The argument with its file's path expanded; SpecError when the file is missing."""
+    head, at, path = arg.rpartition("@") if name == "protobuf" else ("", "", arg)
+    if name == "protobuf" and not (head and at and path):
+        raise SpecError(f"{step!r}: {ARGUMENT_NAMES[name]}")
+    path = os.path.expanduser(path)
+    if not os.path.isfile(path):
+        raise SpecError(f"{step!r}: no such file {path!r} ({ARGUMENT_NAMES[name]})")
+    return f"{head}@{path}" if head else path
 
 
 def place_candidates(place: str) -> list[str]:

@@ -142,6 +142,41 @@ def test_protobuf_is_decoded_only_when_named():
     assert formats.decode_named("protobuf", value) == {"1": 150, "2": "testing", "3": {"1": [150]}}
 
 
+
+# ------------------------------------------------------------------ protobuf with a descriptor set
+
+
+def test_protobuf_with_a_descriptor_set_shows_field_names(tmp_path):
+    from protobuf_producer import order_descriptor_set
+
+    from cqlsh_ext.payload.unwrap import RAW, unwrap_spec
+
+    path, Order = order_descriptor_set(tmp_path)
+    message = Order(id=2**40, customer="Ada", status=1)
+    message.items.add(sku="SKU-1", qty=2)
+    message.counts["a"] = 3
+    value = zstandard.ZstdCompressor().compress(message.SerializeToString())
+    view = unwrap_spec(value, f"zstd>protobuf:acme.Order@{path}", 1 << 20)
+    assert view.tree == {"id": 2**40, "customer": "Ada", "items": [{"sku": "SKU-1", "qty": 2}],
+                         "status": "PAID", "counts": {"a": 3}}
+    # The wrong type: field numbers it does not know, or of another wire type, are listed.
+    view = unwrap_spec(message.SerializeToString(), f"protobuf:acme.Item@{path}", 1 << 20)
+    assert view.tree == {"$unknown fields": [1, 2, 3, 4, 5]}
+    view = unwrap_spec(b"\x0a\xff", f"protobuf:acme.Order@{path}", 1 << 20)
+    assert view.kind == RAW and view.reason.startswith("as protobuf:acme.Order@")
+    assert "protobuf: not a acme.Order message" in view.reason
+    view = unwrap_spec(b"\x08\x01", f"protobuf:acme.Nope@{path}", 1 << 20)
+    assert "no message type 'acme.Nope' in orders.desc (it has acme.Item, acme.Order" in view.reason
+
+
+def test_a_protobuf_setting_needs_a_type_and_an_existing_file(tmp_path):
+    from cqlsh_ext.payload.spec import SpecError, parse_spec
+
+    with pytest.raises(SpecError, match="names the type and its descriptor set"):
+        parse_spec("protobuf:acme.Order")
+    with pytest.raises(SpecError, match="no such file"):
+        parse_spec(f"protobuf:acme.Order@{tmp_path}/missing.desc")
+
 # ------------------------------------------------------------------ false positives
 
 

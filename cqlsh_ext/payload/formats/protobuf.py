@@ -4,10 +4,17 @@ text when they are UTF-8 text, else as bytes.
 
 Protobuf has no signature and almost any byte string parses as some message, so it is decoded only
 when named (-d or a column setting), never detected.
+
+With a descriptor set and a message type (`protobuf:acme.Order@orders.desc`, the set written by
+`protoc --include_imports --descriptor_set_out=orders.desc`), fields are shown by name, enums by
+their value's name, with the `protobuf` package's own parser; field numbers the type does not
+know are listed rather than dropped, since they mean the type is not the writer's.
 """
 
 from __future__ import annotations
 
+import functools
+import os
 import struct
 from typing import Any
 
@@ -77,4 +84,91 @@ def decode(data: bytes) -> Any:
     return {k: v[0] if len(v) == 1 else v for k, v in fields.items()}
 
 
-FORMAT = PayloadFormat("protobuf", False, lambda data: True, decode)
+# ---------------------------------------------------------------- with a descriptor set
+
+
+@functools.lru_cache(maxsize=32)
+def _message_class(path: str, type_name: str) -> Any:
+    from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
+    from google.protobuf.message import DecodeError
+
+    try:
+        with open(path, "rb") as file:
+            files = descriptor_pb2.FileDescriptorSet.FromString(file.read(64 << 20))
+    except (OSError, DecodeError) as err:
+        raise PayloadError(f"protobuf: descriptor set {path}: {err}") from None
+    pool = descriptor_pool.DescriptorPool()
+    for proto in files.file:
+        try:
+            pool.Add(proto)
+        except Exception as err:  # a set without --include_imports, conflicting files, ...
+            raise PayloadError(f"protobuf: descriptor set {os.path.basename(path)}: {err}") from None
+    try:
+        descriptor = pool.FindMessageTypeByName(type_name)
+    except KeyError:
+        known = sorted(m for proto in files.file for m in _message_names(proto))
+        hint = ", ".join(known[:5]) + (", ..." if len(known) > 5 else "")
+        raise PayloadError(f"protobuf: no message type {type_name!r} in {os.path.basename(path)}"
+                           f"{' (it has ' + hint + ')' if hint else ''}") from None
+    return message_factory.GetMessageClass(descriptor)
+
+
+def _message_names(proto: Any) -> list[str]:
+    prefix = f"{proto.package}." if proto.package else ""
+    out: list[str] = []
+
+    def walk(messages: Any, scope: str) -> None:
+        for message in messages:
+            out.append(scope + message.name)
+            walk(message.nested_type, f"{scope}{message.name}.")
+
+    walk(proto.message_type, prefix)
+    return out
+
+
+def decode_with_descriptors(data: bytes, argument: str) -> Any:
+    """`argument`: 'package.Type@descriptor-set-path'."""
+    from google.protobuf.message import DecodeError
+
+    type_name, _, path = argument.partition("@")
+    cls = _message_class(path, type_name)
+    message = cls()
+    try:
+        message.ParseFromString(data)
+    except (DecodeError, RecursionError) as err:
+        raise PayloadError(f"protobuf: not a {type_name} message ({err})") from None
+    return _tree(message, 0)
+
+
+def _tree(message: Any, depth: int) -> Any:
+    if depth > MAX_DEPTH:
+        raise PayloadError("protobuf: nested too deep")
+    from google.protobuf import unknown_fields
+
+    out: dict[str, Any] = {}
+    for field, value in message.ListFields():
+        if field.message_type is not None and field.message_type.GetOptions().map_entry:
+            value_field = field.message_type.fields_by_name["value"]
+            out[field.name] = {k: _value(value_field, v, depth) for k, v in value.items()}
+        elif field.is_repeated:
+            out[field.name] = [_value(field, v, depth) for v in value]
+        else:
+            out[field.name] = _value(field, value, depth)
+    unknown = sorted({item.field_number for item in unknown_fields.UnknownFieldSet(message)})
+    if unknown:
+        out["$unknown fields"] = unknown
+    return out
+
+
+def _value(field: Any, value: Any, depth: int) -> Any:
+    from google.protobuf.descriptor import FieldDescriptor
+
+    if field.type in (FieldDescriptor.TYPE_MESSAGE, FieldDescriptor.TYPE_GROUP):
+        return _tree(value, depth + 1)
+    if field.type == FieldDescriptor.TYPE_ENUM:
+        named = field.enum_type.values_by_number.get(value)
+        return named.name if named is not None else value
+    return value
+
+
+FORMAT = PayloadFormat("protobuf", False, lambda data: True, decode, decode_with=decode_with_descriptors)
