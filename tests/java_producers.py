@@ -138,3 +138,32 @@ def java_serialized_objects() -> dict[str, bytes]:
             shutil.rmtree(out, ignore_errors=True)
             os.replace(Path(run) / "out", out)
     return {p.stem: p.read_bytes() for p in sorted(out.glob("*.ser"))}
+
+
+RECORDS_SOURCE = Path(__file__).resolve().parent / "java" / "RecordProducers.java"
+RECORDS_POM = Path(__file__).resolve().parent / "java" / "record-formats-pom.xml"
+
+
+@functools.cache
+def java_record_formats() -> dict[str, bytes]:
+    """{name: bytes} written by tests/java/RecordProducers.java with msgpack-java, Jackson's CBOR
+    and Smile, Avro and protobuf-java (jars from record-formats-pom.xml, fetched once by Maven);
+    also `order.avsc` and `orders.desc`, the schema and descriptor set it wrote them with."""
+    lib = devcassandra.ensure_jars(REPO_ROOT / ".cache" / "record-format-jars", RECORDS_POM, "avro-*.jar")
+    key = hashlib.sha256(RECORDS_SOURCE.read_bytes() + RECORDS_POM.read_bytes()).hexdigest()[:16]
+    home = CACHE / f"records-{key}"
+    out = home / "out"
+    if not (out / ".done").is_file():
+        home.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(dir=home, prefix="run.") as run:
+            classpath = f"{run}{os.pathsep}{lib}/*"
+            for cmd in ([_java_tool("javac"), "-nowarn", "-d", run, "-cp", f"{lib}/*", str(RECORDS_SOURCE)],
+                        [_java_tool("java"), "-cp", classpath, "RecordProducers", f"{run}/out"]):
+                proc = subprocess.run(cmd, capture_output=True, text=True)
+                if proc.returncode != 0:
+                    raise RuntimeError(f"{cmd[0]} failed ({proc.returncode}):\n{proc.stdout}{proc.stderr}")
+            (Path(run) / "out" / ".done").touch()
+            shutil.rmtree(out, ignore_errors=True)
+            os.replace(Path(run) / "out", out)
+    return {p.name if p.suffix != ".bin" else p.stem: p.read_bytes() for p in sorted(out.iterdir())
+            if p.name != ".done"}

@@ -202,8 +202,10 @@ def _refuse_in_fast_layer(what: str) -> None:
                                 f"needs {what}: mark it (server or java)")
 
 
-def ensure_jars(lib_dir: Path = DEFAULT_LIB_DIR, pom: Path = POM) -> Path:
-    """Return lib_dir, downloading Cassandra's jars into it first if needed.
+def ensure_jars(lib_dir: Path = DEFAULT_LIB_DIR, pom: Path = POM,
+                expect: str = "cassandra-all-*.jar") -> Path:
+    """Return lib_dir, downloading Cassandra's jars into it first if needed (or another pom's
+    dependencies: `expect` is a jar that must be among them).
 
     The marker file records the pom's hash, so a version bump refetches. A file lock keeps a
     test run and bin/dev-cassandra from downloading into the same place at once, and the jars
@@ -225,14 +227,14 @@ def ensure_jars(lib_dir: Path = DEFAULT_LIB_DIR, pom: Path = POM) -> Path:
             raise DevCassandraError(f"Maven (mvn) is needed once to download Cassandra into {lib_dir}")
         tmp = lib_dir.with_name(lib_dir.name + ".tmp")
         shutil.rmtree(tmp, ignore_errors=True)
-        print(f"devcassandra: downloading Cassandra jars into {lib_dir} ...", file=sys.stderr)
+        print(f"devcassandra: downloading the jars of {pom.name} into {lib_dir} ...", file=sys.stderr)
         cmd = [mvn, "-B", "-q", "-f", str(pom), "dependency:copy-dependencies",
                f"-DoutputDirectory={tmp}", "-DincludeScope=runtime"]
         proc = subprocess.run(cmd, capture_output=True, text=True)
         if proc.returncode != 0:
             raise DevCassandraError(f"{' '.join(cmd)} failed:\n{proc.stdout[-3000:]}{proc.stderr[-3000:]}")
-        if not list(tmp.glob("cassandra-all-*.jar")):
-            raise DevCassandraError(f"Maven finished but no cassandra-all jar is in {tmp}")
+        if not list(tmp.glob(expect)):
+            raise DevCassandraError(f"Maven finished but no {expect} is in {tmp}")
         (tmp / LIB_MARKER).write_text(want + "\n")
         shutil.rmtree(lib_dir, ignore_errors=True)
         tmp.rename(lib_dir)

@@ -95,8 +95,8 @@ class _Reader:
         if self.items > MAX_ITEMS * 100:
             raise PayloadError("smile: too many items")
         b = self.byte()
-        if b < 0x20:
-            return self.shared(self.values, b, "string")
+        if 0x01 <= b <= 0x1F:  # short shared value reference: index 0-30 as 0x01-0x1F
+            return self.shared(self.values, b - 1, "string")
         if b == 0x20:
             return ""
         if b == 0x21:
