@@ -40,8 +40,8 @@ def test_flag_for_a_column_and_for_the_blobs_inside_a_list(cassandra, ks, tmp_pa
                          "--decode", f"{ks}.events.parts=protobuf",
                          "-e", f"SELECT body, parts FROM {ks}.events")
     assert code == 0, err
-    assert '[zstd>protobuf] {"1": 150, "2": "testing"}' in out
-    assert out.count("""[protobuf] '{"1": 150, "2": "testing"}'""") == 2  # each list item
+    assert '[zstd>protobuf] {"1":150,"2":"testing"}' in out
+    assert out.count("""[protobuf] '{"1":150,"2":"testing"}'""") == 2  # each list item
 
 
 def test_cqlshrc_section_and_a_map_value_path(cassandra, ks, tmp_path):
@@ -51,7 +51,7 @@ def test_cqlshrc_section_and_a_map_value_path(cassandra, ks, tmp_path):
                          "-e", f"SELECT body, extra FROM {ks}.events")
     assert code == 0, err
     assert "[zstd>protobuf] {" in out  # table.column, without the keyspace
-    assert "{'m': [msgpack] '[1, 2]'}" in out
+    assert "{'m': [msgpack] '[1,2]'}" in out
 
 
 def test_decode_command_for_the_session(cassandra, ks, tmp_path):
@@ -138,7 +138,7 @@ def test_avro_records_with_a_schema_file_through_the_server(cassandra, tmp_path)
     flag = ["--decode", f"{name}.events.body=zstd>avro:{avsc}"]
     code, out, err = ext(cassandra, tmp_path, *flag, "-e", select)
     assert code == 0, err
-    assert '[zstd>avro] {"id": 5, "customer": "Ada"}' in out
+    assert '[zstd>avro] {"id":5,"customer":"Ada"}' in out
     code, out, err = ext(cassandra, tmp_path, *flag, "--output-format", "json", "-e", select)
     assert code == 0, err
     assert json.loads(out)["body"] == {"codec": "zstd>avro", "kind": "avro", "payload": order}
@@ -162,8 +162,7 @@ def test_protobuf_with_a_descriptor_set_through_the_server(cassandra, tmp_path):
     select = f"SELECT body FROM {name}.events"
     code, out, err = ext(cassandra, tmp_path, "--cqlshrc", str(rc), "-e", select)
     assert code == 0, err
-    assert ('[protobuf] {"id": 9, "customer": "Grace", "items": [{"sku": "SKU-2", "qty": 1}], '
-            '"status": "PAID"}') in out
+    assert '[protobuf] {"id":9,"customer":"Grace","items":[{"sku":"SKU-2","qty":1}],"status":"PAID"}' in out
     code, out, err = ext(cassandra, tmp_path, "--cqlshrc", str(rc), "--output-format", "json", "-e", select)
     assert code == 0, err
     assert json.loads(out)["body"]["payload"]["items"] == [{"sku": "SKU-2", "qty": 1}]

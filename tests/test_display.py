@@ -68,7 +68,7 @@ def test_java_objects_are_read_from_the_stream_never_deserialized():
     assert cell(gzip.compress(java_string("héllo"))) == "[gzip>java] héllo"
     # ArrayList of "a" and 1, as ObjectOutputStream writes it (the JDK's own output is in
     # tests/payload/test_javaser.py).
-    assert cell(gzip.compress(ARRAY_LIST)) == '[gzip>java] ["a", 1]'
+    assert cell(gzip.compress(ARRAY_LIST)) == '[gzip>java] ["a",1]'
     # A stream broken inside the object: named by its class, with the reason.
     obj = b"\xac\xed\x00\x05sr\x00\x13java.util.ArrayList" + b"\x00" * 12
     assert cell(gzip.compress(obj)) == ("[gzip>java] object java.util.ArrayList (not deserialized) "

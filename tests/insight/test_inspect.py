@@ -168,7 +168,7 @@ def test_every_producer(cassandra, insight, home):
             if "object" in name:
                 assert java["headers"]["type_code"] == "TC_OBJECT (0x73)"
                 assert doc["payload"]["kind"] == "Java object java.util.ArrayList"
-                assert doc["payload"]["preview"] == '["cqlsh-ext", 42]'
+                assert doc["payload"]["preview"] == '["cqlsh-ext",42]'
                 assert doc["payload"]["detail"] == "read from the stream's grammar, never deserialized"
             else:
                 assert java["headers"]["type_code"] == "TC_STRING (0x74)"

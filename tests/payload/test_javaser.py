@@ -136,7 +136,7 @@ def test_jdk_collections_boxed_numbers_and_classes_read_as_written(jdk):
 def test_a_cycle_is_marked_not_followed(jdk):
     tree = read_tree(jdk["cyclic_list"])
     assert tree == ["self", Tagged("cycle", "back to the enclosing java.util.ArrayList")]
-    assert render(tree) == '["self", cycle("back to the enclosing java.util.ArrayList")]'
+    assert render(tree) == '["self",cycle("back to the enclosing java.util.ArrayList")]'
 
 
 @pytest.mark.java
