@@ -1,11 +1,17 @@
-"""Compressed values written by real Java code (tests/java/Producers.java).
+"""Values written by real Java code, for the tests to read back.
 
     from java_producers import java_produce
     blobs = java_produce(b'{"id": 1}')      # {"snappy_raw": b"...", "gzip": b"...", ...}
 
-The class is compiled once (per source and jar set) into .cache/java-producers/, and outputs
-are cached there by payload hash, so a rerun needs no JVM at all. Needs JDK 17 and the
-Cassandra jars (downloaded by tools/devcassandra.py on first use).
+- java_produce: compressed values from tests/java/Producers.java (snappy-java, lz4-java, zstd-jni,
+  the JDK's streams), per payload;
+- java_serialized_objects: JDK object graphs through ObjectOutputStream (SerializedObjects.java);
+- java_record_formats: one record from msgpack-java, Jackson, Avro and protobuf-java
+  (RecordProducers.java; jars from tests/java/record-formats-pom.xml).
+
+Classes are compiled once per source and jar set into .cache/java-producers/ and outputs are
+cached there, so a rerun needs no JVM at all. Needs JDK 17, Maven on first use, and for
+java_produce the Cassandra jars (downloaded by tools/devcassandra.py on first use).
 """
 
 from __future__ import annotations
@@ -117,31 +123,40 @@ def _produce_cached(payload: bytes) -> dict[str, bytes]:
     return java_produce_many([payload])[0]
 
 
-OBJECTS_SOURCE = Path(__file__).resolve().parent / "java" / "SerializedObjects.java"
 
-
-@functools.cache
-def java_serialized_objects() -> dict[str, bytes]:
-    """{name: ObjectOutputStream bytes} for the JDK object graphs of tests/java/SerializedObjects.java
-    (`gzip_<name>` through GZIPOutputStream). Compiled and run once per source, cached in .cache."""
-    home = CACHE / ("objects-" + hashlib.sha256(OBJECTS_SOURCE.read_bytes()).hexdigest()[:16])
+def _run_once(source: Path, lib: Path | None, key_extra: bytes = b"") -> Path:
+    """Compile `source` (against the jars in `lib`, if any) and run its main class with an output
+    directory, once per source and jar set; returns that directory (cached in .cache)."""
+    key = hashlib.sha256(source.read_bytes() + key_extra).hexdigest()[:16]
+    home = CACHE / f"{source.stem}-{key}"
     out = home / "out"
     if not (out / ".done").is_file():
         home.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryDirectory(dir=home, prefix="run.") as run:
-            for cmd in ([_java_tool("javac"), "-nowarn", "-d", run, str(OBJECTS_SOURCE)],
-                        [_java_tool("java"), "-cp", run, "SerializedObjects", f"{run}/out"]):
+            jars = ["-cp", f"{lib}/*"] if lib else []
+            classpath = f"{run}{os.pathsep}{lib}/*" if lib else run
+            for cmd in ([_java_tool("javac"), "-nowarn", "-d", run, *jars, str(source)],
+                        [_java_tool("java"), "-cp", classpath, source.stem, f"{run}/out"]):
                 proc = subprocess.run(cmd, capture_output=True, text=True)
                 if proc.returncode != 0:
                     raise RuntimeError(f"{cmd[0]} failed ({proc.returncode}):\n{proc.stdout}{proc.stderr}")
             (Path(run) / "out" / ".done").touch()
             shutil.rmtree(out, ignore_errors=True)
             os.replace(Path(run) / "out", out)
-    return {p.stem: p.read_bytes() for p in sorted(out.glob("*.ser"))}
+    return out
 
 
+OBJECTS_SOURCE = Path(__file__).resolve().parent / "java" / "SerializedObjects.java"
 RECORDS_SOURCE = Path(__file__).resolve().parent / "java" / "RecordProducers.java"
 RECORDS_POM = Path(__file__).resolve().parent / "java" / "record-formats-pom.xml"
+
+
+@functools.cache
+def java_serialized_objects() -> dict[str, bytes]:
+    """{name: ObjectOutputStream bytes} for the JDK object graphs of tests/java/SerializedObjects.java
+    (`gzip_<name>` through GZIPOutputStream)."""
+    out = _run_once(OBJECTS_SOURCE, None)
+    return {p.stem: p.read_bytes() for p in sorted(out.glob("*.ser"))}
 
 
 @functools.cache
@@ -150,20 +165,6 @@ def java_record_formats() -> dict[str, bytes]:
     and Smile, Avro and protobuf-java (jars from record-formats-pom.xml, fetched once by Maven);
     also `order.avsc` and `orders.desc`, the schema and descriptor set it wrote them with."""
     lib = devcassandra.ensure_jars(REPO_ROOT / ".cache" / "record-format-jars", RECORDS_POM, "avro-*.jar")
-    key = hashlib.sha256(RECORDS_SOURCE.read_bytes() + RECORDS_POM.read_bytes()).hexdigest()[:16]
-    home = CACHE / f"records-{key}"
-    out = home / "out"
-    if not (out / ".done").is_file():
-        home.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryDirectory(dir=home, prefix="run.") as run:
-            classpath = f"{run}{os.pathsep}{lib}/*"
-            for cmd in ([_java_tool("javac"), "-nowarn", "-d", run, "-cp", f"{lib}/*", str(RECORDS_SOURCE)],
-                        [_java_tool("java"), "-cp", classpath, "RecordProducers", f"{run}/out"]):
-                proc = subprocess.run(cmd, capture_output=True, text=True)
-                if proc.returncode != 0:
-                    raise RuntimeError(f"{cmd[0]} failed ({proc.returncode}):\n{proc.stdout}{proc.stderr}")
-            (Path(run) / "out" / ".done").touch()
-            shutil.rmtree(out, ignore_errors=True)
-            os.replace(Path(run) / "out", out)
-    return {p.name if p.suffix != ".bin" else p.stem: p.read_bytes() for p in sorted(out.iterdir())
+    out = _run_once(RECORDS_SOURCE, lib, RECORDS_POM.read_bytes())
+    return {p.stem if p.suffix == ".bin" else p.name: p.read_bytes() for p in sorted(out.iterdir())
             if p.name != ".done"}
