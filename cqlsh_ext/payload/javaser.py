@@ -23,7 +23,7 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
-from cqlsh_ext.payload.formats.tree import Tagged
+from cqlsh_ext.payload.formats.tree import Tagged, int_text
 
 MAGIC = b"\xac\xed\x00\x05"
 TC_NULL, TC_REFERENCE, TC_CLASSDESC, TC_OBJECT = 0x70, 0x71, 0x72, 0x73
@@ -539,7 +539,10 @@ def _big_number(name: str, fields: dict[str, Any]) -> Any:
                 inner.update(values)
             number = _big_number("java.math.BigInteger", inner)
             if number is not None:
-                return Tagged("BigDecimal", str(decimal.Decimal(number).scaleb(-scale)))
+                try:
+                    return Tagged("BigDecimal", str(decimal.Decimal(number).scaleb(-scale)))
+                except (ArithmeticError, ValueError):  # a scale beyond decimal's range
+                    return Tagged("BigDecimal", f"{int_text(number)}E{-scale}")
     return None
 
 

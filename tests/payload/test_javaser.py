@@ -176,3 +176,25 @@ def test_a_column_setting_can_name_java():
     view = unwrap_spec(gzip.compress(b'{"id": 1}'), "gzip>java", 1 << 20)
     assert view.kind == RAW
     assert view.reason == "as gzip>java: java: no serialization stream magic (0xaced0005)"
+
+
+@pytest.mark.java
+def test_mutated_jdk_streams_give_a_reason_never_an_exception(jdk):
+    # Random bytes changed or cut in real streams: each reads, or fails with a JavaStreamError;
+    # nothing else escapes (found: a BigDecimal scale beyond decimal's range).
+    import random
+
+    rng = random.Random(7)
+    for name, data in jdk.items():
+        if name.startswith("gzip_") or name in ("deep_nesting", "shared_bomb"):
+            continue
+        for _ in range(300):
+            mutated = bytearray(data)
+            for _ in range(rng.randint(1, 4)):
+                mutated[rng.randrange(4, len(mutated))] = rng.randrange(256)
+            if rng.random() < 0.3:
+                mutated = mutated[: rng.randrange(4, len(mutated))]
+            try:
+                render(read_tree(bytes(mutated)))
+            except JavaStreamError:
+                pass

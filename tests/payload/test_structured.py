@@ -385,3 +385,14 @@ def test_smile_document_with_shared_key_names():
 def test_smile_hostile_values_fail_fast(value):
     with pytest.raises(PayloadError, match="^smile"):
         formats.decode_named("smile", value)
+
+
+def test_a_bignum_past_pythons_digit_limit_is_shown_in_hex_not_a_crash():
+    # CBOR tag 2 (a positive bignum) of 3,000 bytes: 7,000 decimal digits, past the 4,300 that
+    # Python converts to text. Table and JSON output show it in hex.
+    import json
+
+    big = int.from_bytes(b"\x01" + b"\x00" * 2999, "big")
+    value = b"\xd9\xd9\xf7" + cbor2.dumps({"n": big})
+    assert cell(value).startswith('[cbor] {"n":0x1000000')
+    assert json.loads(json.dumps(jsonable(formats.detect(value)[1]))) == {"n": {"$hex": f"0x{big:x}"}}

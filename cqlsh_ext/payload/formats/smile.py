@@ -12,7 +12,7 @@ import struct
 from typing import Any
 
 from cqlsh_ext.payload.formats import PayloadFormat
-from cqlsh_ext.payload.formats.tree import MAX_DEPTH, MAX_ITEMS, PayloadError, Tagged
+from cqlsh_ext.payload.formats.tree import MAX_DEPTH, MAX_ITEMS, PayloadError, Tagged, int_text
 
 HEADER = b":)\n"
 _END_STRING = 0xFC
@@ -114,7 +114,7 @@ class _Reader:
         if b == 0x2A:  # BigDecimal: scale, then the unscaled value's bytes
             scale = self.signed()
             unscaled = int.from_bytes(self.binary7(), "big", signed=True)
-            return Tagged("BigDecimal", f"{unscaled}E{-scale}")
+            return Tagged("BigDecimal", f"{int_text(unscaled)}E{-scale}")
         if 0x40 <= b <= 0xBF:
             if b < 0x60:
                 length = (b & 0x1F) + 1

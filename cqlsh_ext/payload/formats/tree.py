@@ -57,6 +57,15 @@ def read_varint(data: bytes, pos: int, fmt: str) -> tuple[int, int]:
         shift += 7
 
 
+def int_text(value: int) -> str:
+    """Decimal digits, or hex for integers past Python's 4,300-digit conversion limit (a hostile
+    bignum must not stop the display)."""
+    try:
+        return str(value)
+    except ValueError:
+        return f"{'-' if value < 0 else ''}0x{abs(value):x}"
+
+
 def _scalar(value: Any) -> str:
     if value is None:
         return "null"
@@ -65,7 +74,7 @@ def _scalar(value: Any) -> str:
     if value is False:
         return "false"
     if isinstance(value, int):
-        return str(value)
+        return int_text(value)
     if isinstance(value, float):
         if math.isnan(value) or math.isinf(value):
             return '"NaN"' if math.isnan(value) else ('"Infinity"' if value > 0 else '"-Infinity"')
@@ -196,6 +205,8 @@ def jsonable(tree: Any, depth: int = 0) -> Any:
         return "NaN" if math.isnan(tree) else ("Infinity" if tree > 0 else "-Infinity")
     if isinstance(tree, datetime.datetime):
         return tree.isoformat()
+    if isinstance(tree, int) and not isinstance(tree, bool) and tree.bit_length() > 14_000:
+        return {"$hex": int_text(tree)}  # json cannot write past 4,300 digits
     if tree is None or isinstance(tree, (str, int, float, bool)):
         return tree
     return str(tree)
