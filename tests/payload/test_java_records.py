@@ -92,3 +92,30 @@ def test_protobuf_java_with_its_descriptor_set(produced, tmp_path: Path):
                          "status": "PAID"}
     # Schema-less, as protoc --decode_raw would show it.
     assert formats.decode_named("protobuf", produced["protobuf_java"])["2"] == "Ada"
+
+
+def test_mutated_values_of_every_format_never_raise(produced):
+    # Bytes changed or cut in the Java services' records and the JDK's streams: the table, JSON
+    # and CSV output each show something (decoded, or hex with a reason) and never raise.
+    import random
+
+    from java_producers import java_serialized_objects
+
+    from cqlsh_ext.output.values import ValueEncoder
+
+    seeds = {name: data for name, data in produced.items() if "." not in name}
+    seeds.update(java_serialized_objects())
+    table = BlobDisplay(DisplaySettings(), False, False)
+    encoder = ValueEncoder(DisplaySettings())
+    rng = random.Random(11)
+    for name, data in seeds.items():
+        for _ in range(60):
+            mutated = bytearray(data)
+            for _ in range(rng.randint(1, 4)):
+                mutated[rng.randrange(len(mutated))] = rng.randrange(256)
+            if rng.random() < 0.3:
+                mutated = mutated[: rng.randrange(1, len(mutated))]
+            value = bytes(mutated)
+            assert table(value, formatting.empty_colormap).strval, name
+            encoder.blob_object(value)
+            encoder.csv(value)
