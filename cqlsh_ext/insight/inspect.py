@@ -262,8 +262,10 @@ def _payload(peeled: Peeled, java: bool, truncated: bool) -> Payload:
             return Payload("Java serialization stream", size, str(err))
         if content.kind != "String":
             name = f" {content.class_name}" if content.class_name else ""
+            from cqlsh_ext.payload import javastream
+
             try:
-                tree = javaser.read_tree(data)
+                tree = javastream.read_tree(data)
             except javaser.JavaStreamError as err:
                 return Payload(f"Java {content.kind}{name} (not deserialized)", size, str(err))
             from cqlsh_ext.payload.formats.tree import render

@@ -116,8 +116,10 @@ def unwrap(value: bytes, mode: str, cap: int) -> BlobView:
     if content.kind == "String":
         view.kind, view.text = TEXT, content.text
         return view
+    from cqlsh_ext.payload import javastream
+
     try:
-        view.tree = javaser.read_tree(view.data)
+        view.tree = javastream.read_tree(view.data)
     except javaser.JavaStreamError as err:
         # Named by its class, with why it was not read (a stream cut by the output cap, say).
         view.kind = JAVA_OBJECT

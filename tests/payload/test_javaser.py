@@ -1,4 +1,4 @@
-"""Java serialization streams read by their grammar, never deserialized (cqlsh_ext.payload.javaser).
+"""Java serialization streams read by their grammar, never deserialized (payload.javaser, javastream).
 
 The byte layouts follow the Java Object Serialization Specification. Whole streams are the real
 JDK's output (tests/java/SerializedObjects.java), compared with what the Java source put in."""
@@ -11,14 +11,8 @@ import struct
 import pytest
 
 from cqlsh_ext.payload.formats.tree import Tagged, jsonable, render
-from cqlsh_ext.payload.javaser import (
-    MAGIC,
-    MAX_NODES,
-    JavaStreamError,
-    decode_modified_utf8,
-    read_first_content,
-    read_tree,
-)
+from cqlsh_ext.payload.javaser import MAGIC, JavaStreamError, decode_modified_utf8, read_first_content
+from cqlsh_ext.payload.javastream import MAX_NODES, read_tree
 
 
 def tc_string(text: str) -> bytes:
