@@ -66,7 +66,9 @@ def test_msgpack_java_packer_integer_keys_and_timestamp(produced):
                     "at": datetime.datetime(2023, 11, 14, 22, 13, 20, 123000, tzinfo=datetime.timezone.utc)}
     shown = BlobDisplay(DisplaySettings(), False, False)(produced["msgpack_java_packer"],
                                                           formatting.empty_colormap).strval
-    assert shown == '[msgpack] {1:"one",2:[-1,0.5],"at":"2023-11-14T22:13:20.123000+00:00"}'
+    # Integer keys are quoted as JSON writes them, whether the record needs our own walk (here:
+    # the timestamp) or not.
+    assert shown == '[msgpack] {"1":"one","2":[-1,0.5],"at":"2023-11-14T22:13:20.123000+00:00"}'
 
 
 @pytest.mark.parametrize("codec", ["null", "deflate"])

@@ -134,6 +134,18 @@ def json_native(tree: Any, indent: int | None = None) -> str | None:
         return None
 
 
+def _key(key: Any) -> str:
+    """A map key as JSON writes it (numbers quoted, as json and orjson do, so a record reads the
+    same whichever renders it); keys JSON cannot have (bytes, tags) as their own text."""
+    if isinstance(key, int) and not isinstance(key, bool):
+        return f'"{int_text(key)}"'
+    if key is None or isinstance(key, (bool, float)):
+        return '"' + _scalar(key).strip('"') + '"'
+    if isinstance(key, (dict, list, tuple, Tagged)):
+        return render(key)
+    return _scalar(key)
+
+
 def render(tree: Any, indent: int | None = None) -> str:
     """JSON-like text: one line (indent None) or indented by `indent` spaces per level."""
     if isinstance(tree, (dict, list)):
@@ -163,7 +175,7 @@ def render(tree: Any, indent: int | None = None) -> str:
                     out.append(f"{sep}{pad}… {len(node) - i} more")
                     break
                 out.append(("" if i == 0 else sep) + pad)
-                out.append(render(key) if isinstance(key, (dict, list, tuple, Tagged)) else _scalar(key))
+                out.append(_key(key))
                 out.append(":" if indent is None else ": ")
                 walk(value, depth + 1)
             out.append(end + "}")
