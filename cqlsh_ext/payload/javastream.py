@@ -366,8 +366,7 @@ class _TreeBuilder:
             if isinstance(item, _Array):
                 if isinstance(item.values, bytes):
                     return item.values
-                self.count(len(item.values))
-                return [self.tree(v, depth + 1) for v in item.values]
+                return self.items(item.values, depth)
             return self.object(item, depth)
         finally:
             self.active.discard(id(item))
@@ -386,7 +385,7 @@ class _TreeBuilder:
                 annotations.append((cls.name, annotation))
         if name in _BOXED and "value" in fields:
             return fields["value"]
-        if name == "java.lang.Number" or name in ("java.math.BigInteger", "java.math.BigDecimal"):
+        if name in ("java.math.BigInteger", "java.math.BigDecimal"):
             number = _big_number(name, fields)
             if number is not None:
                 return number
@@ -403,8 +402,7 @@ class _TreeBuilder:
         if known in _LISTS:
             if known == "java.util.TreeSet" and objects:
                 objects = objects[1:]  # its comparator comes first
-            self.count(len(objects))
-            return [self.tree(v, depth + 1) for v in objects]
+            return self.items(objects, depth)
         if known in _MAPS:
             if known == "java.util.concurrent.ConcurrentHashMap":
                 while len(objects) >= 2 and objects[-1] is _NULL and objects[-2] is _NULL:
@@ -413,8 +411,7 @@ class _TreeBuilder:
         if name == "java.util.CollSer" and "tag" in fields:  # List.of, Set.of, Map.of
             if fields["tag"] & 0xFF == 3:
                 return self.pairs(objects, depth)
-            self.count(len(objects))
-            return [self.tree(v, depth + 1) for v in objects]
+            return self.items(objects, depth)
         if known in _WRAPPED and _WRAPPED[known] in fields:
             return self.tree(fields[_WRAPPED[known]], depth + 1)
         # Any other class: its fields, and what its writeObject wrote beside them.
@@ -424,9 +421,13 @@ class _TreeBuilder:
             body[key] = self.tree(value, depth + 1)
         for cls_name, items in annotations:
             key = "writeObject data" if len(annotations) == 1 else f"writeObject data ({cls_name})"
-            self.count(len(items))
-            body[key] = [self.tree(v, depth + 1) for v in items]
+            body[key] = self.items(items, depth)
         return Tagged(name, body)
+
+    def items(self, objects: list[Any], depth: int) -> list[Any]:
+        """The elements of a list, set or array one level down, counted against MAX_NODES first."""
+        self.count(len(objects))
+        return [self.tree(v, depth + 1) for v in objects]
 
     def pairs(self, objects: list[Any], depth: int) -> Any:
         self.count(len(objects))

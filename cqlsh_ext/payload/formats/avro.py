@@ -193,7 +193,7 @@ def _framing(data: bytes) -> str | None:
     return None
 
 
-def decode_named(data: bytes) -> Any:
+def decode_without_schema(data: bytes) -> Any:
     """`avro` named without a schema: container files; single records say what they need."""
     if not data.startswith(MAGIC):
         framing = _framing(data)
@@ -261,5 +261,5 @@ def _label(data: bytes) -> str:
     return "avro/single-object" if data.startswith(SINGLE_OBJECT) else "avro"
 
 
-FORMAT = PayloadFormat("avro", True, lambda data: data.startswith(MAGIC), decode_named, labeller=_label,
-                       detector=decode, decode_with=decode_with_schema)
+FORMAT = PayloadFormat("avro", True, lambda data: data.startswith(MAGIC), decode_without_schema,
+                       labeller=_label, detector=decode, decode_with=decode_with_schema)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import datetime
+import functools
 import json
 import math
 from dataclasses import dataclass
@@ -94,19 +95,14 @@ def _not_json(value: Any) -> Any:
     raise TypeError(type(value).__name__)
 
 
-_ORJSON_OPTIONS: int | None = None
-
-
+@functools.cache
 def _orjson_options() -> int:
-    global _ORJSON_OPTIONS
-    if _ORJSON_OPTIONS is None:
-        import orjson
+    import orjson
 
-        # Integer keys (msgpack-java) as JSON writes them; dataclasses (Tagged, Symbol) and
-        # datetimes go to the walk below, which marks them, rather than orjson's own spelling.
-        _ORJSON_OPTIONS = (orjson.OPT_NON_STR_KEYS | orjson.OPT_PASSTHROUGH_DATACLASS
-                           | orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_SUBCLASS)
-    return _ORJSON_OPTIONS
+    # Integer keys (msgpack-java) as JSON writes them; dataclasses (Tagged, Symbol) and datetimes
+    # go to the walk below, which marks them, rather than orjson's own spelling.
+    return (orjson.OPT_NON_STR_KEYS | orjson.OPT_PASSTHROUGH_DATACLASS
+            | orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_SUBCLASS)
 
 
 def json_native(tree: Any, indent: int | None = None) -> str | None:
