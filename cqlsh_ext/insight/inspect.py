@@ -14,7 +14,7 @@ from typing import Any
 
 from cqlsh_ext.codecs._common import reason
 from cqlsh_ext.codecs.base import DEFAULT_CAP, DecodeError, Format
-from cqlsh_ext.insight import checksums, report
+from cqlsh_ext.insight import checksums, isolate, report
 from cqlsh_ext.insight.measure import COMPRESSED, JAVA, UNDECODABLE, Peeled, peel
 from cqlsh_ext.payload import javaser
 from cqlsh_ext.payload.unwrap import as_text, json_container
@@ -153,8 +153,12 @@ def inspect_value(
 ) -> ValueReport:
     """The report for one stored value. Never raises: this is the last-resort boundary of one
     value, so whatever a decoder or a library raises (RecursionError, MemoryError, their own
-    errors) becomes this value's one-line reason and the other values still print."""
+    errors) becomes this value's one-line reason and the other values still print. Values whose
+    outer layer liblzma or brotli decodes are inspected in a worker process (insight.isolate)."""
     try:
+        if isolate.needs_worker(value, mode):  # liblzma, brotli: in a worker with a memory limit
+            ok, result = isolate.call(_inspect, value, where, mode, cap)
+            return result if ok else unreadable(value, where, str(result))
         return _inspect(value, where, mode, cap)
     except Exception as err:
         return unreadable(value, where, f"could not be inspected: {reason(err)}")
