@@ -73,7 +73,7 @@ def lzma_alone_claiming(size: int, dict_size: int = 1 << 30) -> bytes:
     return body[:1] + struct.pack("<IQ", dict_size, size) + body[13:]
 
 
-def _specs() -> list[tuple[str, Callable[[], bytes], str]]:
+def specs() -> list[tuple[str, Callable[[], bytes], str]]:
     import lz4.block
     import lz4.frame
     import snappy
@@ -151,12 +151,12 @@ def _brotli_bomb() -> bytes:
 
 def names() -> list[str]:
     """The values' names, without building them."""
-    return [name for name, _build, _mode in _specs()]
+    return [name for name, _build, _mode in specs()]
 
 
 def values() -> list[tuple[str, bytes, str]]:
     """(name, value, mode) of every crafted value (builds the bombs: about a second)."""
-    return [(name, build(), mode) for name, build, mode in _specs()]
+    return [(name, build(), mode) for name, build, mode in specs()]
 
 
 def _snappy_framed(data: bytes) -> bytes:
