@@ -48,7 +48,7 @@ def _inputs() -> list[tuple[str, Callable[[], bytes] | bytes, str]]:
     out: list[tuple[str, Callable[[], bytes] | bytes, str]] = []
     for entry in INPUTS:
         name, value = entry[0], entry[1]
-        out.append((name, value, entry[2] if len(entry) > 2 else "auto"))  # type: ignore[misc]
+        out.append((name, value, entry[2] if len(entry) > 2 else "auto"))
     for name, build, mode in hostile_values.specs():
         if name not in {e[0] for e in out}:
             out.append((name, build, mode))
@@ -58,12 +58,16 @@ def _inputs() -> list[tuple[str, Callable[[], bytes] | bytes, str]]:
 # ------------------------------------------------------------------------------------------ child
 
 
-def _hwm_kib() -> int:
+def _status_kib(field: str) -> int:
     with open("/proc/self/status") as fh:
         for line in fh:
-            if line.startswith("VmHWM:"):
+            if line.startswith(field + ":"):
                 return int(line.split()[1])
     return 0
+
+
+def _hwm_kib() -> int:
+    return _status_kib("VmHWM")
 
 
 def _child(path: str, mode: str, cap: int, which: str, repeat: int) -> None:
@@ -110,6 +114,7 @@ def _child(path: str, mode: str, cap: int, which: str, repeat: int) -> None:
 
     rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     hwm_before = _hwm_kib()
+    rss_now = _status_kib("VmRSS")  # what a worker forked now starts with
     tracemalloc.start()
     base = tracemalloc.get_traced_memory()[0]
     outcome = run()
@@ -130,6 +135,7 @@ def _child(path: str, mode: str, cap: int, which: str, repeat: int) -> None:
         "vmhwm_delta": (hwm_after - hwm_before) * 1024,
         "baseline_rss": hwm_before * 1024,
         "worker_maxrss": children * 1024,
+        "rss_at_fork": rss_now * 1024,
         "time_median": statistics.median(times),
         "time_min": min(times),
     }))
@@ -182,7 +188,7 @@ def main() -> None:
                     print(json.dumps({"input": name, "mode": mode, "path": which, "cap": args.cap, **doc}))
                     continue
                 # a worker's ru_maxrss counts the pages it shares with the process it forked from
-                extra = doc["worker_maxrss"] - doc["baseline_rss"]
+                extra = doc["worker_maxrss"] - doc["rss_at_fork"]
                 isolated = which == "inspect" and ("xz" in name or "lzma" in name or mode == "brotli")
                 worker = _mib(extra) if isolated else " " * 8
                 print(f"{name[:52]:52} {which:7} {_mib(doc['tracemalloc_peak'])} "
