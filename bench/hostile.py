@@ -188,7 +188,7 @@ def main() -> None:
                     print(json.dumps({"input": name, "mode": mode, "path": which, "cap": args.cap, **doc}))
                     continue
                 # a worker's ru_maxrss counts the pages it shares with the process it forked from
-                extra = doc["worker_maxrss"] - doc["rss_at_fork"]
+                extra = max(0, doc["worker_maxrss"] - doc["rss_at_fork"])
                 isolated = which == "inspect" and ("xz" in name or "lzma" in name or mode == "brotli")
                 worker = _mib(extra) if isolated else " " * 8
                 print(f"{name[:52]:52} {which:7} {_mib(doc['tracemalloc_peak'])} "

@@ -74,9 +74,11 @@ def call(fn: Callable[..., Any], *args: Any, limit: int = WORKER_MEMORY) -> tupl
             devnull = os.open(os.devnull, os.O_WRONLY)
             os.dup2(devnull, 2)
             if base:
-                _soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+                soft, hard = resource.getrlimit(resource.RLIMIT_AS)
                 want = base + limit
-                resource.setrlimit(resource.RLIMIT_AS, (want if hard < 0 else min(want, hard), hard))
+                if soft != resource.RLIM_INFINITY:  # never looser than a limit the shell runs under
+                    want = min(want, soft)
+                resource.setrlimit(resource.RLIMIT_AS, (want, hard))
             try:
                 answer: tuple[bool, Any] = (True, fn(*args))
             except BaseException as err:  # noqa: BLE001 - the child reports whatever happened
