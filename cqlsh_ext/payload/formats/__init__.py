@@ -43,6 +43,11 @@ class PayloadFormat:
     detector: Callable[[bytes], Any] | None = None
     #: The decoder given a column setting's argument (avro:order.avsc): (bytes, argument) -> tree.
     decode_with: Callable[[bytes, str], Any] | None = None
+    #: The tree has at most one node per byte of the value and renders to a few characters per
+    #: byte: no back-references (pickle's memo, CBOR string references, Smile's shared strings,
+    #: Java handles), no compression inside (Avro blocks), no names looked up (protobuf enums).
+    #: Such a tree from a small value is rendered without a first count (payload.budget).
+    nodes_within_input: bool = False
 
     def label(self, data: bytes) -> str:
         return self.labeller(data) if self.labeller is not None else self.name

@@ -12,8 +12,9 @@ from __future__ import annotations
 import io
 from typing import Any
 
+from cqlsh_ext.payload import budget
 from cqlsh_ext.payload.formats import PayloadFormat
-from cqlsh_ext.payload.formats.tree import MAX_DEPTH, PayloadError, Tagged
+from cqlsh_ext.payload.formats.tree import PayloadError, Tagged
 
 SELF_DESCRIBE = b"\xd9\xd9\xf7"
 #: Tags whose built-in decoding shares objects (28, 29: cycles), compiles or parses text (35
@@ -46,7 +47,7 @@ def decode(data: bytes) -> Any:
     body = data[len(SELF_DESCRIBE):] if data.startswith(SELF_DESCRIBE) else data
     try:
         stream = io.BytesIO(body)
-        decoder = cbor2.CBORDecoder(stream, tag_hook=_unknown_tag, max_depth=MAX_DEPTH,
+        decoder = cbor2.CBORDecoder(stream, tag_hook=_unknown_tag, max_depth=budget.current().depth,
                                     semantic_decoders=_SEMANTIC)
         value = decoder.decode()
         if stream.tell() != len(body):

@@ -96,4 +96,4 @@ def detect(data: bytes) -> Any:
     return value
 
 
-FORMAT = PayloadFormat("msgpack", True, _maybe, decode, detector=detect)
+FORMAT = PayloadFormat("msgpack", True, _maybe, decode, detector=detect, nodes_within_input=True)
