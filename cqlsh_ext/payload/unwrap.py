@@ -108,7 +108,8 @@ def failed(value: bytes, err: BaseException) -> BlobView:
     detail = str(err).splitlines()[0][:80] if str(err) else ""
     name = type(err).__name__
     reason = f"not decoded: {name}" + (f" ({detail})" if detail and name not in detail else "")
-    return BlobView(len(value), RAW, data=value, reason=reason)
+    # An error, so that scans count the value as undecodable rather than as plain bytes.
+    return BlobView(len(value), RAW, data=value, reason=reason, error=DecodeError(reason))
 
 
 def _bounded(decode: Callable[..., BlobView], value: bytes, cap: int, *args: Any) -> BlobView:
