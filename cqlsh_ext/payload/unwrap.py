@@ -135,9 +135,12 @@ def _unwrap(value: bytes, mode: str, cap: int) -> BlobView:
             if found is not None:
                 return _read_as_text(BlobView(view.stored_size, PAYLOAD), value, found)
             if len(value) >= MIN_STRUCTURED_LENGTH:
-                structured = _structured(BlobView(view.stored_size, PAYLOAD), value)
+                candidate = BlobView(view.stored_size, PAYLOAD)
+                structured = _structured(candidate, value)
                 if structured is not None:
                     return structured
+                if candidate.reason:  # a record format the budget stopped: hex, saying why
+                    view.reason = candidate.reason
         return view
     content = view.java
     if content is None:
@@ -304,10 +307,15 @@ def _text_or_binary(view: BlobView, data: bytes) -> BlobView:
 
 
 def _structured(view: BlobView, data: bytes) -> BlobView | None:
-    """`view` with a record-format layer when `data` is one (text was tried first: it wins)."""
+    """`view` with a record-format layer when `data` is one (text was tried first: it wins); a
+    candidate the budget stopped leaves its reason on `view`."""
     from cqlsh_ext.payload import formats  # the format libraries load on the first candidate
 
-    found = formats.detect(data)
+    try:
+        found = formats.detect(data)
+    except formats.OverBudget as err:
+        view.reason = view.reason or str(err)
+        return None
     if found is None:
         return None
     fmt, tree = found

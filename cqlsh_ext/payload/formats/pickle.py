@@ -16,7 +16,7 @@ from typing import Any
 from cqlsh_ext.payload import budget
 from cqlsh_ext.payload.budget import BudgetExceeded, Meter
 from cqlsh_ext.payload.formats import PayloadFormat
-from cqlsh_ext.payload.formats.tree import Cut, PayloadError, Symbol, render_charged
+from cqlsh_ext.payload.formats.tree import Cut, OverBudget, PayloadError, Symbol, render_charged
 
 #: Opcodes read per node of the value's budget (payload.budget) at the most.
 OPS_PER_NODE = 4
@@ -159,7 +159,7 @@ def decode(data: bytes) -> Any:
     try:
         for count, (op, arg, _pos) in enumerate(pickletools.genops(io.BytesIO(data))):
             if count > max_ops:
-                raise PayloadError(f"pickle: over {max_ops:,} opcodes ({limits.nodes_reason})")
+                raise OverBudget(f"pickle: over {max_ops:,} opcodes ({limits.nodes_reason})")
             name = op.name
             if name in ("PROTO", "FRAME"):
                 continue
@@ -270,7 +270,7 @@ def decode(data: bytes) -> Any:
     except PayloadError:
         raise
     except BudgetExceeded as err:
-        raise PayloadError(f"pickle: {err}") from None
+        raise OverBudget(f"pickle: {err}") from None
     except (ValueError, IndexError, KeyError, TypeError, AttributeError, EOFError) as err:
         raise PayloadError(f"pickle: {type(err).__name__}") from None
 

@@ -20,7 +20,7 @@ from typing import Any
 
 from cqlsh_ext.payload import budget
 from cqlsh_ext.payload.formats import PayloadFormat
-from cqlsh_ext.payload.formats.tree import PayloadError, read_varint
+from cqlsh_ext.payload.formats.tree import OverBudget, PayloadError, read_varint
 
 
 def _varint(data: bytes, pos: int) -> tuple[int, int]:
@@ -83,7 +83,7 @@ def decode(data: bytes) -> Any:
     try:
         fields = _message(data, 0, budget.current().meter())
     except budget.BudgetExceeded as err:
-        raise PayloadError(f"protobuf: {err}") from None
+        raise OverBudget(f"protobuf: {err}") from None
     # One value per field shows as the value, repeated ones as a list: what decode_raw prints.
     return {k: v[0] if len(v) == 1 else v for k, v in fields.items()}
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from cqlsh_ext.payload import budget
 from cqlsh_ext.payload.formats import PayloadFormat
-from cqlsh_ext.payload.formats.tree import PayloadError, Tagged, int_text
+from cqlsh_ext.payload.formats.tree import OverBudget, PayloadError, Tagged, int_text
 
 HEADER = b":)\n"
 _END_STRING = 0xFC
@@ -92,11 +92,11 @@ class _Reader:
 
     def value(self, depth: int) -> Any:
         if depth > self.budget.depth:
-            raise PayloadError(f"smile: {self.budget.depth_reason}")
+            raise OverBudget(f"smile: {self.budget.depth_reason}")
         # A shared name or string reference is one item here; the renderer charges what it expands to.
         self.items += 1
         if self.items > self.budget.nodes:
-            raise PayloadError(f"smile: {self.budget.nodes_reason}")
+            raise OverBudget(f"smile: {self.budget.nodes_reason}")
         b = self.byte()
         if 0x01 <= b <= 0x1F:  # short shared value reference: index 0-30 as 0x01-0x1F
             return self.shared(self.values, b - 1, "string")

@@ -51,6 +51,11 @@ class PayloadError(ValueError):
     """A payload that does not decode as the named format; str() is the one-line reason."""
 
 
+class OverBudget(PayloadError):
+    """A decoder stopped by the value's budget before it could tell the value is well-formed: the
+    value stays hex, with this as its reason, even when it was only being detected."""
+
+
 def read_varint(data: bytes, pos: int, fmt: str) -> tuple[int, int]:
     """An unsigned base-128 varint at `pos` (Protocol Buffers, and Avro under its zig-zag):
     (value, position after it); at most 64 bits."""
@@ -289,7 +294,12 @@ class _Renderer:
 
 
 class _Marked(BudgetExceeded):
-    """A budget stop whose marker has been placed in the structure being built."""
+    """A budget stop whose marker is in place: carries the container that was being built, for
+    its parent to keep."""
+
+    def __init__(self, reason: str, partial: Any) -> None:
+        super().__init__(reason)
+        self.partial = partial
 
 
 def jsonable(tree: Any, budget: Budget | None = None) -> Any:
@@ -301,10 +311,11 @@ def jsonable(tree: Any, budget: Budget | None = None) -> Any:
 
 def jsonable_cut(tree: Any, budget: Budget | None = None) -> tuple[Any, str | None]:
     """jsonable, and the reason it was cut (None when whole)."""
-    meter = (budget or current()).meter()
-    builder = _JsonBuilder(meter)
+    builder = _JsonBuilder((budget or current()).meter())
     try:
         return builder.build(tree, 0), builder.cut
+    except _Marked as err:
+        return err.partial, builder.cut
     except BudgetExceeded as err:  # stopped before the top level had a container to mark
         return cut_marker(str(err)), str(err)
 
@@ -317,14 +328,15 @@ class _JsonBuilder:
         self.on_path: set[int] = set()
         self.cut: str | None = None
 
-    def stopped(self, err: BudgetExceeded, depth: int, mark: Callable[[str], None]) -> None:
-        """A budget stop inside a container being built: the innermost one gets the marker, and
-        the walk unwinds to the top, which returns what was built."""
-        if not isinstance(err, _Marked):
-            mark(str(err))
+    def stop(self, err: BudgetExceeded, container: Any, place: Callable[[Any], None]) -> _Marked:
+        """A budget stop under `container`: the child being built (when it got that far) or the
+        marker goes where the child would have, and the walk unwinds with what was built."""
+        if isinstance(err, _Marked):
+            place(err.partial)
+        else:
+            place(cut_marker(str(err)))
             self.cut = str(err)
-        if depth > 0:
-            raise _Marked(str(err)) from None
+        return _Marked(str(err), container)
 
     def build(self, tree: Any, depth: int) -> Any:
         self.meter.node()
@@ -336,7 +348,7 @@ class _JsonBuilder:
             try:
                 tagged["value"] = self.build(tree.value, depth + 1)
             except BudgetExceeded as err:
-                self.stopped(err, depth, lambda reason: tagged.__setitem__("value", cut_marker(reason)))
+                raise self.stop(err, tagged, lambda child: tagged.__setitem__("value", child)) from None
             return tagged
         if isinstance(tree, Symbol):
             self.meter.text(len(tree.text))
@@ -352,20 +364,22 @@ class _JsonBuilder:
             try:
                 if isinstance(tree, dict):
                     mapping: dict[str, Any] = {}
+                    key = "…"
                     try:
                         for k, v in tree.items():
                             key = k if isinstance(k, str) else _key(k, self.meter).strip('"')
                             self.meter.text(len(key))
                             mapping[key] = self.build(v, depth + 1)
                     except BudgetExceeded as err:
-                        self.stopped(err, depth, lambda reason: mapping.__setitem__("…", f"(cut: {reason})"))
+                        slot = key if isinstance(err, _Marked) else "…"
+                        raise self.stop(err, mapping, lambda child: mapping.__setitem__(slot, child)) from None
                     return mapping
                 items: list[Any] = []
                 try:
                     for v in tree:
                         items.append(self.build(v, depth + 1))
                 except BudgetExceeded as err:
-                    self.stopped(err, depth, lambda reason: items.append(cut_marker(reason)))
+                    raise self.stop(err, items, items.append) from None
                 return items
             finally:
                 self.on_path.discard(id(tree))
