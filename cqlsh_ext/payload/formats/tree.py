@@ -372,7 +372,8 @@ class _JsonBuilder:
                             mapping[key] = self.build(v, depth + 1)
                     except BudgetExceeded as err:
                         slot = key if isinstance(err, _Marked) else "…"
-                        raise self.stop(err, mapping, lambda child: mapping.__setitem__(slot, child)) from None
+                        raise self.stop(err, mapping,
+                                        lambda child: mapping.__setitem__(slot, child)) from None
                     return mapping
                 items: list[Any] = []
                 try:
