@@ -390,9 +390,15 @@ def as_text(data: bytes, cut: bool = False) -> tuple[str, bool] | None:
 
 
 def json_container(text: str) -> dict[str, object] | list[object] | None:
-    """The parsed value when `text` is a JSON object or array (whitespace around allowed), else None."""
+    """The parsed value when `text` is a JSON object or array (whitespace around allowed), else None.
+
+    A text with more values than the budget's nodes is not parsed (json.loads takes no limit:
+    4 MiB of `["a","a",...]` would be a million strings): it is shown as stored."""
     head = text.lstrip()[:1]
     if head not in ("{", "["):
+        return None
+    limit = budget.current().nodes
+    if len(text) > limit and text.count(",") + text.count("[") + text.count("{") > limit:
         return None
     try:
         parsed: object = json.loads(text)
