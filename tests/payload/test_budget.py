@@ -146,10 +146,26 @@ def test_a_list_used_as_a_dict_key_by_reference_is_charged_each_time():
 
 
 def test_cbor_string_references_render_within_the_budget():
-    data = b"\xd9\xd9\xf7" + cbor2.dumps(["x" * 60] * 200_000, string_referencing=True)
+    # 90,000 references to one 60-character string: each costs its text when rendered.
+    data = b"\xd9\xd9\xf7" + cbor2.dumps(["x" * 60] * 90_000, string_referencing=True)
     shown = cell(data)
     assert shown.startswith("[cbor] [")
     assert len(shown) < CELL_LIMIT and shown.endswith("(cut: over 4 MiB of text)")
+    # More items than the budget's nodes: counted from the headers before cbor2 builds anything.
+    data = b"\xd9\xd9\xf7" + cbor2.dumps(["x" * 60] * 200_000, string_referencing=True)
+    assert cell(data) == "0x" + data.hex() + " (cbor: over 100,000 nodes)"
+
+
+def test_msgpack_with_more_values_than_the_budget_is_counted_before_it_is_built():
+    import msgpack
+
+    data = gzip.compress(msgpack.packb([{}] * 1_000_000), mtime=0)
+    assert len(data) < 10_000
+    shown = cell(data)
+    assert shown.startswith("[gzip] 0x") and shown.endswith("bytes) (msgpack: over 100,000 nodes)")
+    within = msgpack.packb({"items": [{"n": i} for i in range(30_000)]})
+    assert len(within) > MAX_NODES  # counted, and within the budget: shown
+    assert cell(within).startswith('[msgpack] {"items":[{"n":0},')
 
 
 def test_cbor_shared_values_are_shown_as_their_tags_not_expanded():

@@ -54,10 +54,11 @@ def count_within(data: bytes, limit: int) -> bool:
             if pending[-1] == -1:
                 pending.pop()
             continue
-        nodes += 1
-        if nodes > limit:
-            return False
         major, info = head >> 5, head & 0x1F
+        if major != 6:  # a tag is one node with its item (string references, shared values)
+            nodes += 1
+            if nodes > limit:
+                return False
         if info < 24:
             arg = info
         elif info <= 27:
