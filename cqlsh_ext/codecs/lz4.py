@@ -236,7 +236,8 @@ def _legacy(data: bytes, pos: int, left: int) -> FrameResult:
         if left == 0:
             return join(parts), pos, None, True
         try:
-            out = block(buf, uncompressed_size=min(left, _LEGACY_BLOCK))
+            # no more than the block can expand to: a 10-byte block does not get 8 MiB
+            out = block(buf, uncompressed_size=min(left, _LEGACY_BLOCK, csize * _RATIO + 16))
             cut = False
         except Exception:
             out, cut = _capped_block(buf, left)  # raises the real reason if it is corrupt
@@ -477,6 +478,7 @@ class Lz4JavaBlock(Format):
                 or dlen > 1 << (10 + (token & 0x0F))
                 or (dlen == 0) != (clen == 0)
                 or (method == 0x10 and clen != dlen)
+                or dlen > clen * _RATIO + 16  # more than the block can expand to
             ):
                 raise DecodeError(f"corrupt header of block {index}")
             pos += 21

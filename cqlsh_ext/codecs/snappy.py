@@ -96,6 +96,11 @@ def _encoder_like(data: bytes, pos: int) -> bool:
     return pos == n
 
 
+def declared_length(block: bytes) -> int:
+    """The uncompressed length a raw block's preamble declares. Raises DecodeError."""
+    return _varint(block)[0]
+
+
 def _uvarint_bytes(value: int) -> bytes:
     out = bytearray()
     while value >= 0x80:
@@ -249,6 +254,29 @@ def _chunks(data: bytes) -> Iterator[tuple[int, int, int]]:
         i += 1
 
 
+#: Most uncompressed bytes one data chunk of the framing format may hold (framing_format.txt).
+CHUNK_MAX = 65536
+
+
+def _check_chunks(data: bytes) -> None:
+    """Every compressed chunk's declared length within the format's 64 KiB and what its payload
+    can expand to: read from the headers before cramjam sees the value, so no chunk makes the
+    native decoder allocate what it declares (a 25-byte value may declare 4 GiB). Raises DecodeError."""
+    n = len(data)
+    pos = i = 0
+    while n - pos >= 4:  # a cut or malformed stream is cramjam's to explain (see _locate)
+        ln = data[pos + 1] | data[pos + 2] << 8 | data[pos + 3] << 16
+        if data[pos] == 0x00 and ln >= 5 and pos + 4 + ln <= n:
+            try:
+                size = _varint(data, pos + 8)[0]
+            except DecodeError:
+                return
+            if size > CHUNK_MAX or size > _bound(ln - 4):
+                raise DecodeError(f"chunk {i} declares {size} bytes, more than a chunk can hold")
+        pos += 4 + ln
+        i += 1
+
+
 def _chunk_output(data: bytes, pos: int, typ: int, ln: int) -> int:
     """Uncompressed bytes a chunk declares (0 for non-data chunks)."""
     if typ == 0x00:
@@ -270,6 +298,7 @@ class SnappyFramed(Format):
 
     def decode(self, data: bytes, cap: int) -> Decoded:
         framed = _framed_fn()
+        _check_chunks(data)
         # Chunks hold at most 64 KiB each and expand at most 64/3, so small inputs cannot pass
         # the cap: hand them to cramjam (which verifies every masked CRC-32C) untouched.
         if len(data) * 22 <= cap:

@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from cqlsh_ext.insight import capacity, report
+from cqlsh_ext.insight import capacity, isolate, report
 from cqlsh_ext.insight.measure import COMPRESSED, UNDECODABLE, peel
 
 #: Timed passes per codec at most, and the time they may take together (seconds) after the warm-up.
@@ -478,9 +478,16 @@ class Sample:
         payloads, stored, current, skipped = self.columns.setdefault(column, ([], [], {}, {}))
         if len(payloads) >= self.size or self.total >= self.max_bytes:
             return
-        p = peel(value, self.mode, self.cap)
-        if p.status == UNDECODABLE or not p.exact:
-            why = UNDECODABLE if p.status == UNDECODABLE else "cut at the output cap"
+        try:
+            if isolate.needs_worker(value, self.mode):  # liblzma, brotli: in a worker, memory-limited
+                ok, result = isolate.call(peel, value, self.mode, self.cap)
+                p = result if ok else None
+            else:
+                p = peel(value, self.mode, self.cap)
+        except Exception:  # the last resort: one value that cannot be read is one skipped value
+            p = None
+        if p is None or p.status == UNDECODABLE or not p.exact:
+            why = UNDECODABLE if p is None or p.status == UNDECODABLE else "cut at the output cap"
             skipped[why] = skipped.get(why, 0) + 1
             return
         payloads.append(p.payload)

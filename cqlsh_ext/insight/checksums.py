@@ -23,6 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, cast
 
+from cqlsh_ext.codecs._common import reason
 from cqlsh_ext.codecs.base import Decoded, DecodeError, Format
 
 OK, MISMATCH, NOT_CHECKED, BY_DECODER = "ok", "mismatch", "not checked", "verified by the decoder"
@@ -96,8 +97,8 @@ def verify(
         return []
     try:
         return handler(data, decoded, cap, error)
-    except (DecodeError, ValueError, IndexError, struct.error, zlib.error) as err:
-        return [Check("checksums", NOT_CHECKED, detail=f"stream could not be walked: {err}")]
+    except Exception as err:  # the last resort: whatever a library raises stays this value's line
+        return [Check("checksums", NOT_CHECKED, detail=f"stream could not be walked: {reason(err)}")]
 
 
 def no_checksum_note(fmt: Format) -> str | None:
@@ -246,6 +247,7 @@ def _lz4_frame(data: bytes, decoded: Decoded | None, cap: int, error: str | None
         window = b""
         block = 0
         capped = False
+        broken: str | None = None
         while True:
             word = _u32le(data, p)[0]
             p += 4
@@ -266,22 +268,28 @@ def _lz4_frame(data: bytes, decoded: Decoded | None, cap: int, error: str | None
                         )
                     )
                 p += 4
-            if not capped:
-                if word >> 31:
-                    out = raw
-                elif flg & 0x20:  # independent blocks
-                    out = lz4.block.decompress(raw, uncompressed_size=max_block)
-                else:  # linked blocks: the previous 64 KiB are the dictionary
-                    out = lz4.block.decompress(raw, uncompressed_size=max_block, dict=window)
-                    window = (window + out)[-(64 << 10) :]
-                content.update(out)
-                left -= len(out)
-                capped = left < 0
+            if not capped and not broken:
+                try:
+                    if word >> 31:
+                        out = raw
+                    elif flg & 0x20:  # independent blocks
+                        # at most one block's maximum (<= 4 MiB), whatever the data claims
+                        out = lz4.block.decompress(raw, uncompressed_size=max_block)
+                    else:  # linked blocks: the previous 64 KiB are the dictionary
+                        out = lz4.block.decompress(raw, uncompressed_size=max_block, dict=window)
+                        window = (window + out)[-(64 << 10) :]
+                except Exception as err:  # LZ4BlockError on a corrupt block: its checksum still shows
+                    broken = f"block {block} does not decode: {reason(err)}"
+                else:
+                    content.update(out)
+                    left -= len(out)
+                    capped = left < 0
             block += 1
         if flg & 0x04:
             what = f"{prefix}content checksum (XXH32)"
-            if capped:
-                checks.append(Check(what, NOT_CHECKED, _hex(_u32le(data, p)[0]), detail="output cap reached"))
+            if capped or broken:
+                checks.append(Check(what, NOT_CHECKED, _hex(_u32le(data, p)[0]),
+                                    detail=broken or "output cap reached"))
             else:
                 checks.append(_compare(what, _u32le(data, p)[0], content.intdigest()))
             p += 4
@@ -304,12 +312,23 @@ def _lz4_java(data: bytes, decoded: Decoded | None, cap: int, error: str | None)
         if dlen == 0:
             break  # the end block
         what = f"block {block} checksum (XXH32 seed 0x9747b28c, low 28 bits)"
-        body = data[pos : pos + clen]
-        pos += clen
-        if left < dlen:
-            checks.append(Check(what, NOT_CHECKED, _hex(check & 0x0FFFFFFF), detail="output cap reached"))
+        stored = _hex(check & 0x0FFFFFFF)
+        body = data[pos : pos + max(clen, 0)]
+        pos += max(clen, 0)
+        # The header's lengths are checked before lz4 allocates the decompressed length.
+        if clen < 0 or dlen < 0 or len(body) < clen or dlen > 1 << (10 + (token & 0x0F)) or (
+            token & 0xF0 == 0x20 and dlen > clen * 255 + 16
+        ):
+            checks.append(Check(what, NOT_CHECKED, stored, detail="corrupt block header"))
             break
-        out = body if token & 0xF0 == 0x10 else lz4.block.decompress(body, uncompressed_size=dlen)
+        if left < dlen:
+            checks.append(Check(what, NOT_CHECKED, stored, detail="output cap reached"))
+            break
+        try:
+            out = body if token & 0xF0 == 0x10 else lz4.block.decompress(body, uncompressed_size=dlen)
+        except Exception as err:
+            checks.append(Check(what, NOT_CHECKED, stored, detail=f"block does not decode: {reason(err)}"))
+            break
         left -= len(out)
         if len(checks) < MAX_CHECKS:
             checks.append(
@@ -320,7 +339,7 @@ def _lz4_java(data: bytes, decoded: Decoded | None, cap: int, error: str | None)
 
 
 def _snappy_framed(data: bytes, decoded: Decoded | None, cap: int, error: str | None) -> list[Check]:
-    import cramjam
+    from cqlsh_ext.codecs import snappy
 
     checks: list[Check] = []
     pos, index, left = 0, 0, cap
@@ -332,7 +351,19 @@ def _snappy_framed(data: bytes, decoded: Decoded | None, cap: int, error: str | 
             what = f"chunk {index} masked CRC-32C"
             stored = _u32le(data, pos + 4)[0]
             body = data[pos + 8 : pos + 4 + ln]
-            out = bytes(cramjam.snappy.decompress_raw(body)) if typ == 0x00 else body
+            if typ == 0x00:
+                # snappy.raw_capped checks the declared length against what the chunk can hold
+                # and decodes at most the cap: a chunk claiming 4 GiB allocates nothing.
+                try:
+                    size = snappy.declared_length(body)
+                    if size > snappy.CHUNK_MAX:
+                        raise DecodeError(f"declares {size} bytes, more than a chunk can hold")
+                    out, cut, _size = snappy.raw_capped(body, max(left, 0) + 1)
+                except DecodeError as err:
+                    checks.append(Check(what, NOT_CHECKED, _hex(stored), detail=f"does not decode: {err}"))
+                    break
+            else:
+                out = body
             left -= len(out)
             if left < 0:
                 checks.append(Check(what, NOT_CHECKED, _hex(stored), detail="output cap reached"))

@@ -109,9 +109,15 @@ def main(argv: list[str]) -> int:
     from cqlsh_ext.insight.measure import effective_mode
     from cqlsh_ext.output import jsonenc as jsonout
 
-    report = inspect_value(value, {"file": label}, effective_mode(mode), cap)
-    if args.json:
-        print(jsonout.dumps(report.to_json()))
-    else:
-        print("\n".join(report.render()))
+    where: dict[str, object] = {"file": label}
+    report = inspect_value(value, where, effective_mode(mode), cap)
+    try:
+        text = jsonout.dumps(report.to_json()) if args.json else "\n".join(report.render())
+    except Exception as err:  # the last resort: the value's one line, not a traceback
+        from cqlsh_ext.codecs._common import reason
+        from cqlsh_ext.insight.inspect import unreadable
+
+        report = unreadable(value, where, f"could not be inspected: {reason(err)}")
+        text = jsonout.dumps(report.to_json()) if args.json else "\n".join(report.render())
+    print(text)
     return 0

@@ -225,8 +225,9 @@ def _failed(shell: Any, err: BaseException) -> None:
 
 @shell_command("INSPECT", "<inspectCommand>", INSPECT_GRAMMAR, INSPECT_HELP)
 def do_inspect(shell: Any, parsed: Any) -> None:
+    from cqlsh_ext.codecs._common import reason
     from cqlsh_ext.insight.blobs import blob_columns, extractor
-    from cqlsh_ext.insight.inspect import inspect_value
+    from cqlsh_ext.insight.inspect import inspect_value, unreadable
     from cqlsh_ext.insight.scan import ScanSpec
     from cqlsh_ext.output import jsonenc as jsonout
 
@@ -258,8 +259,14 @@ def do_inspect(shell: Any, parsed: Any) -> None:
                         continue
                     for path, _schema, value in ex(row[i]):
                         values += 1
-                        rep = inspect_value(value, {"row": row_no, "column": path, "key": key}, mode, cap)
-                        _write(shell, [jsonout.dumps(rep.to_json())] if as_json else [*rep.render(), ""])
+                        where = {"row": row_no, "column": path, "key": key}
+                        rep = inspect_value(value, where, mode, cap)
+                        try:
+                            lines = [jsonout.dumps(rep.to_json())] if as_json else [*rep.render(), ""]
+                        except Exception as err:  # one value's report, never the command
+                            rep = unreadable(value, where, f"could not be inspected: {reason(err)}")
+                            lines = [jsonout.dumps(rep.to_json())] if as_json else [*rep.render(), ""]
+                        _write(shell, lines)
     except KeyboardInterrupt:
         scanner.interrupted = True
     if scanner.error is not None:

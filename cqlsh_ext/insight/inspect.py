@@ -12,8 +12,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from cqlsh_ext.codecs._common import reason
 from cqlsh_ext.codecs.base import DEFAULT_CAP, DecodeError, Format
-from cqlsh_ext.insight import checksums, report
+from cqlsh_ext.insight import checksums, isolate, report
 from cqlsh_ext.insight.measure import COMPRESSED, JAVA, UNDECODABLE, Peeled, peel
 from cqlsh_ext.payload import javaser
 from cqlsh_ext.payload.unwrap import as_text, json_container
@@ -150,7 +151,27 @@ class ValueReport:
 def inspect_value(
     value: bytes, where: dict[str, object], mode: str = "auto", cap: int = DEFAULT_CAP
 ) -> ValueReport:
-    """The report for one stored value."""
+    """The report for one stored value. Never raises: this is the last-resort boundary of one
+    value, so whatever a decoder or a library raises (RecursionError, MemoryError, their own
+    errors) becomes this value's one-line reason and the other values still print. Values whose
+    outer layer liblzma or brotli decodes are inspected in a worker process (insight.isolate)."""
+    try:
+        if isolate.needs_worker(value, mode):  # liblzma, brotli: in a worker with a memory limit
+            ok, result = isolate.call(_inspect, value, where, mode, cap)
+            return result if ok else unreadable(value, where, str(result))
+        return _inspect(value, where, mode, cap)
+    except Exception as err:
+        return unreadable(value, where, f"could not be inspected: {reason(err)}")
+
+
+def unreadable(value: bytes, where: dict[str, object], why: str) -> ValueReport:
+    """The report of a value whose inspection failed as a whole: its size, its first bytes, why."""
+    preview = "0x" + value[:48].hex() + ("..." if len(value) > 48 else "")
+    return ValueReport(where, len(value), UNDECODABLE, "", [], Payload("binary", len(value), None, preview),
+                       None, True, why)
+
+
+def _inspect(value: bytes, where: dict[str, object], mode: str, cap: int) -> ValueReport:
     peeled = peel(value, mode, cap, trace=True)
     # Traced compression layers carry their format, input and Decoded (measure.peel(trace=True)).
     layers = [_layer(fmt, step.data_in or b"", step.decoded, cap) for step in peeled.steps
@@ -161,7 +182,11 @@ def inspect_value(
     if java:
         layers.append(_java_layer(peeled.payload))
     truncated = not peeled.exact
-    payload = _payload(peeled, java, truncated)
+    try:
+        payload = _payload(peeled, java, truncated)
+    except Exception as err:  # a payload reader's failure costs the payload line, not the layers
+        payload = Payload("not readable", peeled.size if peeled.status == COMPRESSED else len(peeled.payload),
+                          reason(err))
     ratio = peeled.ratio if peeled.status == COMPRESSED else None
     return ValueReport(
         where, peeled.stored, peeled.status, peeled.chain, layers, payload, ratio, peeled.exact, peeled.reason
@@ -240,6 +265,8 @@ def _java_layer(data: bytes) -> LayerReport:
             headers["class"] = content.class_name
     except javaser.JavaStreamError as err:
         headers["error"] = str(err)
+    except Exception as err:
+        headers["error"] = reason(err)
     return LayerReport(
         "java",
         "java",

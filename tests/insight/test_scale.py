@@ -20,6 +20,7 @@ from cassandra.concurrent import execute_concurrent_with_args
 from shell_runner import CQLSH_EXT, isolated_env
 
 from cqlsh_ext.demo.records import documents
+from cqlsh_ext.insight.scan import RETRY_ATTEMPTS
 
 from .conftest import cqlsh_ext, json_docs
 
@@ -90,8 +91,10 @@ def test_sample_intervals_hold_the_true_ratio(cassandra, skewed, tmp_path: Path)
 
 def test_sample_report_and_precision_mode(cassandra, skewed, tmp_path: Path):
     ks, truth, total_rows = skewed
-    out = cqlsh_ext(cassandra, tmp_path, f"COMPRESSION STATS SAMPLE UNTIL 5 PERCENT WITHIN 30 SECONDS SEED 3 "
-                                         f"SELECT data FROM {ks}.t")
+    # No time limit that a loaded machine could reach first (a 30 s one stopped a run at +-6.7 %):
+    # the sample ends by the data alone, at the precision or when every slice is read.
+    statement = f"COMPRESSION STATS SAMPLE UNTIL 5 PERCENT WITHIN 3600 SECONDS SEED 3 SELECT data FROM {ks}.t"
+    out = cqlsh_ext(cassandra, tmp_path, statement)
     text = out.stdout
     assert "COMPRESSION STATS, SAMPLED: estimates for the whole table, each with its 95 % interval." in text
     assert "stopped: interval within +-5 %" in text or "every slice read" in text
@@ -145,17 +148,16 @@ def test_retries_end_and_the_report_covers_what_was_read(cassandra, faults_table
     ks, rows = faults_table
     cassandra.faults.set("overloaded", -1, after=1)  # the first page, then overloaded for good
     try:
-        started = time.monotonic()
         out = cqlsh_ext(cassandra, tmp_path, f"COMPRESSION STATS SELECT data FROM {ks}.t", ok=False)
-        elapsed = time.monotonic() - started
     finally:
         cassandra.faults.clear()
     assert "STOPPED BY AN ERROR: OverloadedErrorMessage" in out.stdout
-    assert "retried with backoff: 8 x overloaded" in out.stdout
+    # never a loop forever: the retries the code allows (scan.RETRY_ATTEMPTS), then it stops; a
+    # count the code controls, where a wall-clock bound measured the machine
+    assert f"retried with backoff: {RETRY_ATTEMPTS} x overloaded" in out.stdout
     first = out.stdout.splitlines()[0]
     read = int(first.split(": ", 1)[1].split(" rows")[0].replace(",", ""))
     assert 0 < read < rows
-    assert elapsed < 60  # never a loop forever
 
 
 def _children(pid: int) -> set[int]:
