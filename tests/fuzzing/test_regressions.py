@@ -20,6 +20,7 @@ import gzip
 import json
 import pickle
 import random
+import re
 import struct
 import subprocess
 import sys
@@ -92,7 +93,10 @@ def assert_user_sees(results: dict[str, dict[str, object]], *, markers: tuple[st
             problems.append(f"json: {r['json']}")
         if path == "inspect" or not marker_needed:
             continue
-        marked = any(m in text for m in markers) or bool(r["hex_reason"])
+        # A decoded layer whose record the budget stopped keeps the layer's label and says why:
+        # `[gzip] 0x3a29... (N bytes) (smile: over 100,000 nodes)`.
+        over_budget = re.search(r"\((?:[\w/]+: )?over [\d,]+ (?:nodes|MiB|KiB|opcodes|characters)", text)
+        marked = any(m in text for m in markers) or bool(r["hex_reason"]) or bool(over_budget)
         if path == "json":
             marked = marked or r["json"] in ("hex", "note")
         if path == "csv":
