@@ -1,6 +1,7 @@
 """Hostile values: peak memory beyond the process' baseline and time per value, through the
 display's decode (`cqlsh_ext.payload.unwrap.unwrap(value, mode, cap)`) and through INSPECT's
-per-value path (`insight.inspect.inspect_value` and its text report).
+per-value path (`insight.inspect.inspect_value` and its text report), and through the display
+(`display.BlobDisplay`: the table cell and the EXPAND cell, where a record is rendered).
 
 Each (input, path) is measured in a fresh subprocess: after the imports and one small decode of
 every codec (the baseline), the value is decoded once under tracemalloc (the most bytes Python
@@ -32,16 +33,69 @@ sys.path.insert(0, str(ROOT / "tests" / "codecs"))
 
 import hostile_values  # noqa: E402  (the codec values; tests/codecs/test_native_limits.py uses them too)
 
+
 #: (name, value[, mode]) measured; value as bytes or a function that builds it, mode "auto" when
 #: left out. Add payload inputs here: they run through the same two paths.
+def _pickle_memo() -> bytes:
+    import pickle
+
+    return pickle.dumps([list(range(1000))] * 2000, protocol=4)
+
+
+def _pickle_doubling() -> bytes:
+    import pickle
+
+    value: list[object] = [1]
+    for _ in range(40):
+        value = [value, value]
+    return pickle.dumps(value, protocol=4)
+
+
+def _pickle_reduce_doubling() -> bytes:
+    out = bytearray(b"\x80\x04cbuiltins\nprint\n\x94)R\x94")
+    for k in range(1, 41):
+        prev = k.to_bytes(4, "little")
+        out += b"h\x00j" + prev + b"j" + prev + b"\x86R\x94"
+    return bytes(out + b".")
+
+
+def _smile_shared() -> bytes:
+    import gzip
+
+    return gzip.compress(b":)\n\x03\xf8\x7f" + b"A" * 64 + b"\x01" * 990_000 + b"\xf9", 9, mtime=0)
+
+
+def _cbor_stringref() -> bytes:
+    import gzip
+
+    import cbor2
+
+    body = cbor2.dumps(["A" * 100] * 90_000, string_referencing=True)
+    return gzip.compress(b"\xd9\xd9\xf7" + body, mtime=0)
+
+
+def _msgpack_maps() -> bytes:
+    import gzip
+
+    import msgpack
+
+    return gzip.compress(msgpack.packb([{}] * 4_000_000), mtime=0)
+
+
 INPUTS: list[tuple[str, bytes | Callable[[], bytes]] | tuple[str, bytes | Callable[[], bytes], str]] = [
     ("snappy framed: chunk declaring 4 GiB (issue 20)", hostile_values.SNAPPY_FRAMED_4GIB),
     ("pickle: self-referencing list (issue 20)", bytes.fromhex("80045d946800612e")),
     ("JSON: 100,000 [ then 100,000 ] (issue 20)", b"[" * 100_000 + b"]" * 100_000),
+    ("pickle: a list referenced 2,000 times (issue 20)", _pickle_memo),
+    ("pickle: a list doubled by reference 40 times", _pickle_doubling),
+    ("pickle: a call argument doubled by reference 40 x", _pickle_reduce_doubling),
+    ("smile: 990,000 shared-string refs, gzip (issue 20)", _smile_shared),
+    ("cbor: 90,000 string references, gzip", _cbor_stringref),
+    ("msgpack: 4,000,000 empty maps, gzip", _msgpack_maps),
 ]
 
 MiB = 1 << 20
-PATHS = ("unwrap", "inspect")
+PATHS = ("unwrap", "display", "inspect")
 
 
 def _inputs() -> list[tuple[str, Callable[[], bytes] | bytes, str]]:
@@ -90,6 +144,13 @@ def _child(path: str, mode: str, cap: int, which: str, repeat: int) -> None:
     import lz4.frame
     import zstandard
 
+    from cqlsh_ext import seams
+    from cqlsh_ext.display import BlobDisplay
+    from cqlsh_ext.settings import DisplaySettings
+
+    colormap = seams.value_colormap(False)
+    settings = DisplaySettings(mode=mode, cap=cap)
+    displays = [BlobDisplay(settings, False, expanded) for expanded in (False, True)]
     small = b'{"a": 1, "b": "hello hello hello hello"}' * 4
     for sample in (bytes(cramjam.snappy.compress_raw(small)), lz4.frame.compress(small),
                    lz4.block.compress(small), zstandard.ZstdCompressor().compress(small),
@@ -108,6 +169,9 @@ def _child(path: str, mode: str, cap: int, which: str, repeat: int) -> None:
         if which == "unwrap":
             view = unwrap(value, mode, cap)
             return f"{view.kind} {len(view.data)} B" + (f": {view.reason}" if view.reason else "")
+        if which == "display":  # the table cell and the EXPAND cell, as `-e` prints them (whole)
+            shown = [display(value, colormap).strval for display in displays]
+            return f"{max(len(s) for s in shown):,} chars: ...{shown[0][-50:]}"
         report = inspect_value(value, {"file": "v"}, mode, cap)
         lines = report.render()
         return lines[1].strip()

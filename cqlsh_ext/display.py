@@ -20,6 +20,8 @@ from cqlshlib.displaying import ANSI_RESET, CYAN, RED, FormattedValue
 
 from cqlsh_ext import seams
 from cqlsh_ext.insight.report import human_size
+from cqlsh_ext.payload.budget import DEFAULT as DEFAULT_BUDGET
+from cqlsh_ext.payload.budget import Budget
 from cqlsh_ext.payload.spec import ColumnSpecs
 from cqlsh_ext.payload.unwrap import (
     BINARY,
@@ -28,6 +30,7 @@ from cqlsh_ext.payload.unwrap import (
     STRUCTURED,
     TEXT,
     BlobView,
+    failed,
     json_container,
     unwrap,
     unwrap_spec,
@@ -74,18 +77,34 @@ def _cut(text: str, limit: int) -> str:
     return text
 
 
-def pretty_json(text: str) -> str | None:
-    """Indented JSON when `text` parses as a JSON object or array, else None."""
+def pretty_json(text: str, budget: Budget = DEFAULT_BUDGET) -> tuple[str, str | None] | None:
+    """(indented JSON, None) when `text` parses as a JSON object or array, else None; indenting
+    stays within the value's budget: (what fits, the reason) past it."""
     value = json_container(text)
-    return None if value is None else json.dumps(value, indent=2, ensure_ascii=False)
+    if value is None:
+        return None
+    from cqlsh_ext.payload.formats.tree import fits, render_cut  # loaded with the first record
+
+    if fits(value, budget, 2):
+        try:
+            return json.dumps(value, indent=2, ensure_ascii=False), None
+        except (RecursionError, ValueError):
+            pass
+    return render_cut(value, 2, budget)
 
 
 def compact_json(text: str) -> str:
-    """Multi-line JSON on one line for a table cell; other text unchanged."""
+    """Multi-line JSON on one line for a table cell; other text unchanged. Never longer than the
+    text, so no budget is needed; nesting too deep for json stays as stored."""
     if "\n" not in text:
         return text
     value = json_container(text)
-    return text if value is None else json.dumps(value, ensure_ascii=False)
+    if value is None:
+        return text
+    try:
+        return json.dumps(value, ensure_ascii=False)
+    except (RecursionError, ValueError):
+        return text
 
 
 class BlobDisplay:
@@ -103,31 +122,43 @@ class BlobDisplay:
             self.width = min(self.width, max(screen_room, 40))
         self.expanded = expanded
         self._column_spec = ColumnSpecs(settings.columns)
+        self.budget = Budget.for_cap(self.cap)
 
     def __call__(self, val: bytes, colormap: Any, quote: bool = False, place: Any = None,
                  **_: Any) -> FormattedValue:
-        spec = self._column_spec(place)
         value = bytes(val)
+        try:
+            return self._format(value, colormap, quote, place)
+        except Exception as err:  # the last-resort boundary: this cell shows why, the result goes on
+            return self._raw(failed(value, err), colormap, bool(colormap["reset"]))
+
+    def _format(self, value: bytes, colormap: Any, quote: bool, place: Any) -> FormattedValue:
+        spec = self._column_spec(place)
         view = unwrap(value, self.mode, self.cap) if spec is None else unwrap_spec(value, spec, self.cap)
         colored = bool(colormap["reset"])
         if view.kind == RAW:
             return self._raw(view, colormap, colored)
         label = label_of(view)
+        cut: str | None = None
+        if view.kind == TEXT:
+            text, cut = self._text_body(view.text or "", view.clean, quote)
+        elif view.kind == STRUCTURED:
+            text, cut = self._structured_body(view, quote)
         # (text, colour) pairs shown after the value: sizes in the blob colour, failures in red.
         notes: list[tuple[str, str]] = []
         if view.kind == BINARY:
             notes.append((f"({len(view.data)} bytes)", colormap["blob"]))
         if view.reason:
             notes.append((f"({view.reason})", REASON_COLOR))
+        if cut:
+            notes.append((f"(cut: {cut})", REASON_COLOR))
         limit = 0 if self.expanded and not quote else self.width
         room = 0
         if limit:
             taken = len(label) + 1 + sum(len(note) + 1 for note, _ in notes) + (2 if quote else 0)
             room = max(limit - taken, 8)
-        if view.kind == TEXT:
-            body = _cut(self._text_body(view.text or "", view.clean, quote), room)
-        elif view.kind == STRUCTURED:
-            body = _cut(self._structured_body(view.tree, quote), room)
+        if view.kind in (TEXT, STRUCTURED):
+            body = _cut(text, room)
         elif view.kind == BINARY:
             # Hex only what can be shown: a capped payload may be megabytes.
             shown = view.data[: room // 2 + 1] if room else view.data
@@ -138,24 +169,28 @@ class BlobDisplay:
             body = "'" + body.replace("'", "''") + "'"
         return self._assemble(label, body, notes, colormap, colored)
 
-    def _structured_body(self, tree: Any, quote: bool) -> str:
-        from cqlsh_ext.payload.formats.tree import render
+    def _structured_body(self, view: BlobView, quote: bool) -> tuple[str, str | None]:
+        """The record as text, and why it was cut (None when whole)."""
+        from cqlsh_ext.payload.formats.tree import render_cut  # loaded with the first record
 
-        if self.expanded and not quote:
-            return "\n".join(_escape(line) for line in render(tree, indent=2).split("\n"))
-        text = render(tree)
+        indent = 2 if self.expanded and not quote else None
+        size = view.tree_input_size
+        trusted = size is not None and self.budget.trusts(size, indent)
+        text, cut = render_cut(view.tree, indent, self.budget, trusted)
+        if indent:
+            return "\n".join(_escape(line) for line in text.split("\n")), cut
         # Rendered strings have their control characters escaped already; only non-ASCII text can
         # hold what cqlsh escapes besides (C1 controls).
-        return text.replace("\\", "\\\\") if text.isascii() else _escape(text)
+        return (text.replace("\\", "\\\\") if text.isascii() else _escape(text)), cut
 
-    def _text_body(self, text: str, clean: bool, quote: bool) -> str:
+    def _text_body(self, text: str, clean: bool, quote: bool) -> tuple[str, str | None]:
         if self.expanded and not quote:
-            pretty = pretty_json(text)
+            pretty = pretty_json(text, self.budget)
             if pretty is not None:
-                return "\n".join(_escape(line) for line in pretty.split("\n"))
+                return "\n".join(_escape(line) for line in pretty[0].split("\n")), pretty[1]
         if clean:
-            return text.replace("\\", "\\\\") if "\\" in text else text
-        return _escape(compact_json(text))
+            return (text.replace("\\", "\\\\") if "\\" in text else text), None
+        return _escape(compact_json(text)), None
 
     def _raw(self, view: BlobView, colormap: Any, colored: bool) -> FormattedValue:
         hexed = "0x" + view.data.hex()

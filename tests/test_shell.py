@@ -365,7 +365,7 @@ def test_jdk_objects_are_shown_as_written_in_table_and_json(cassandra, tmp_path)
     assert 'java.time.DayOfWeek("MONDAY")' in order
     # A shared-reference bomb: named by its class, with why it was not read; the shell lives on.
     assert cells["shared_bomb"].startswith("[java] object java.util.ArrayList (not deserialized) "
-                                           "(java serialization: more than 200,000 values")
+                                           "(java serialization: more than 100,000 values")
 
     out = ext(cassandra, tmp_path, select, "--output-format", "json")
     rows = {row["name"]: row["data"] for row in map(json.loads, out.splitlines())}

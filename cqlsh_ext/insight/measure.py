@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from cqlsh_ext.codecs import registry
 from cqlsh_ext.codecs.base import DEFAULT_CAP, DecodeError, Format
 from cqlsh_ext.payload import javaser
-from cqlsh_ext.payload.unwrap import NOT_DETECTED, RAW, Layer, walk
+from cqlsh_ext.payload.unwrap import NOT_DETECTED, RAW, Layer, failed, walk
 
 COMPRESSED, PLAIN, UNDECODABLE = "compressed", "not compressed", "not decodable"
 #: quick()'s reason for a compressed value sized from its header (not decompressed).
@@ -80,8 +80,15 @@ def quick(value: bytes, mode: str = "auto", cap: int = DEFAULT_CAP,
     value whose container declares a plausible size within the cap (gzip; zstd and LZ4 frames of
     several blocks) is not decompressed, only peeked at: its size is the declared one, its chain
     the outer container, and its reason FROM_HEADER, so the report can say how many values were
-    measured that way.
+    measured that way. Never raises: whatever a decoder raises counts the value as undecodable.
     """
+    try:
+        return _quick(value, mode, cap, from_headers)
+    except Exception as err:  # the per-value boundary, as in walk()
+        return UNDECODABLE, "", len(value), True, failed(value, err).reason
+
+
+def _quick(value: bytes, mode: str, cap: int, from_headers: bool) -> tuple[str, str, int, bool, str | None]:
     if from_headers and mode == "auto":
         sized = _HEADER_SIZED.get(value[:1])
         if sized is not None and len(value) >= sized[1] and sized[0].matches(value):

@@ -25,6 +25,7 @@ from cassandra import cqltypes, util
 from cqlsh_ext.output.jsonenc import duration_text, float_text, timestamp_text
 from cqlsh_ext.output.jsonenc import string as _string
 from cqlsh_ext.output.place import ValuePlace
+from cqlsh_ext.payload.budget import Budget
 from cqlsh_ext.payload.spec import ColumnSpecs
 from cqlsh_ext.settings import NONE, DisplaySettings
 
@@ -188,18 +189,36 @@ class ValueEncoder:
         return unwrap(value, self.mode, self.cap) if spec is None else unwrap_spec(value, spec, self.cap)
 
     def blob_object(self, value: bytes, place: ValuePlace | None = None) -> dict[str, Any] | str:
-        """A decoded blob as a dict, or the '0x...' string when it is shown undecoded.
+        """A decoded blob as a dict, or the '0x...' string when it is in no known format; one that
+        looks like a format but does not decode is {"kind": "undecoded", "payload": "0x...",
+        "note": why}.
 
         With kind 'json' the payload is kept as (single-line) JSON text, to be embedded verbatim.
         """
         hexed = "0x" + value.hex()
         if self.mode == NONE or not value:
             return hexed
+        from cqlsh_ext.payload.unwrap import failed
+
+        try:
+            return self._blob_object(value, place, hexed)
+        except Exception as err:  # the last-resort boundary: this value says why, the row goes on
+            return self._undecoded(failed(value, err).reason, hexed)
+
+    def _undecoded(self, reason: str | None, hexed: str) -> dict[str, Any] | str:
+        from cqlsh_ext.payload.unwrap import QUIET_REASONS
+
+        if reason is None or reason in QUIET_REASONS:
+            return hexed
+        return {"codec": None, "kind": "undecoded", "payload": hexed, "note": reason}
+
+    def _blob_object(self, value: bytes, place: ValuePlace | None, hexed: str) -> dict[str, Any] | str:
         from cqlsh_ext.payload.unwrap import BINARY, RAW, STRUCTURED, TEXT, TEXT_LABEL
 
         view = self._view(value, place)
         if view.kind == RAW:
-            return hexed
+            return self._undecoded(view.reason, hexed)
+        cut: str | None = None
         # A value stored as plain text has no codec: its one layer is the "text" reading.
         codec = ">".join(layer.label for layer in view.layers if layer.label != TEXT_LABEL)
         obj: dict[str, Any] = {"codec": codec or None}
@@ -209,10 +228,10 @@ class ValueEncoder:
             obj["kind"] = "json" if parsed is not None else "text"
             obj["payload"] = text if parsed is None else parsed
         elif view.kind == STRUCTURED:
-            from cqlsh_ext.payload.formats.tree import jsonable
+            from cqlsh_ext.payload.formats.tree import jsonable_cut
 
             obj["kind"] = view.payload_format
-            obj["payload"] = jsonable(view.tree)
+            obj["payload"], cut = jsonable_cut(view.tree, Budget.for_cap(self.cap))
         elif view.kind == BINARY:
             obj["kind"] = "binary"
             obj["payload"] = "0x" + view.data.hex()
@@ -220,13 +239,15 @@ class ValueEncoder:
             obj["kind"] = "java-object"
             obj["payload"] = None
             obj["java_class"] = view.text
-        cut = view.truncated_layer
-        if cut is not None:
+        truncated = view.truncated_layer
+        if truncated is not None:
             obj["truncated"] = True
-            if cut.declared_size:
-                obj["size"] = cut.declared_size
+            if truncated.declared_size:
+                obj["size"] = truncated.declared_size
         if view.reason:
             obj["note"] = view.reason
+        if cut:
+            obj["cut"] = cut
         if self.raw:
             obj["raw"] = hexed
         return obj
@@ -264,17 +285,22 @@ class ValueEncoder:
         hexed = "0x" + value.hex()
         if self.raw or self.mode == NONE or not value:
             return hexed
-        from cqlsh_ext.payload.unwrap import RAW, STRUCTURED, TEXT
+        from cqlsh_ext.payload.unwrap import QUIET_REASONS, RAW, STRUCTURED, TEXT, failed
 
-        view = self._view(value, place)
+        try:
+            view = self._view(value, place)
+            if view.kind == STRUCTURED:
+                from cqlsh_ext.payload.formats.tree import jsonable
+
+                return json.dumps(jsonable(view.tree, Budget.for_cap(self.cap)), ensure_ascii=False)
+        except Exception as err:  # the last-resort boundary, as in the table
+            view = failed(value, err)
         if view.kind == TEXT:
             return view.text or ""
         if view.kind == RAW:
-            return hexed
-        if view.kind == STRUCTURED:
-            from cqlsh_ext.payload.formats.tree import jsonable
-
-            return json.dumps(jsonable(view.tree), ensure_ascii=False)
+            # As the table shows it: a value that looks like a format but does not decode says why.
+            quiet = view.reason is None or view.reason in QUIET_REASONS
+            return hexed if quiet else f"{hexed} ({view.reason})"
         return "0x" + view.data.hex() if view.data else str(view.text)
 
 

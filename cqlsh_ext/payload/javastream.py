@@ -17,6 +17,7 @@ import struct
 from dataclasses import dataclass, field
 from typing import Any
 
+from cqlsh_ext.payload import budget
 from cqlsh_ext.payload.formats.tree import Tagged, int_text
 from cqlsh_ext.payload.javaser import (
     MAGIC,
@@ -39,11 +40,11 @@ TC_ENDBLOCKDATA, TC_RESET, TC_CLASS, TC_EXCEPTION = 0x78, 0x79, 0x76, 0x7B
 SC_WRITE_METHOD, SC_SERIALIZABLE, SC_EXTERNALIZABLE, SC_BLOCK_DATA = 0x01, 0x02, 0x04, 0x08
 BASE_HANDLE = 0x7E0000
 
-#: Nesting of objects inside objects; deeper is refused (Java's own limit is the stack).
-MAX_DEPTH = 64
-#: Values in the tree over all objects: a stream that shares one list many times over cannot
-#: make the display walk it billions of times.
-MAX_NODES = 200_000
+#: Nesting of objects inside objects; deeper is refused (Java's own limit is the stack). The
+#: same as the value budget's depth; the tree's values are counted against its nodes
+#: (payload.budget), so a stream that shares one list many times over cannot make the display
+#: walk it billions of times.
+MAX_DEPTH = budget.MAX_DEPTH
 _PRIMITIVES = {ord("B"): (">b", 1), ord("C"): (">H", 2), ord("D"): (">d", 8), ord("F"): (">f", 4),
                ord("I"): (">i", 4), ord("J"): (">q", 8), ord("S"): (">h", 2), ord("Z"): (">?", 1)}
 
@@ -336,12 +337,14 @@ _WRAPPED = {
 class _TreeBuilder:
     def __init__(self) -> None:
         self.nodes = 0
+        self.limit = budget.current().nodes
         self.active: set[int] = set()
 
-    def count(self, n: int = 1) -> None:
-        self.nodes += n
-        if self.nodes > MAX_NODES:
-            raise JavaStreamError(f"more than {MAX_NODES:,} values (shared objects repeated)")
+    def count(self) -> None:
+        """One value of the tree; each is counted once, when it is entered."""
+        self.nodes += 1
+        if self.nodes > self.limit:
+            raise JavaStreamError(f"more than {self.limit:,} values (shared objects repeated)")
 
     def tree(self, item: Any, depth: int = 0) -> Any:
         self.count()
@@ -416,7 +419,6 @@ class _TreeBuilder:
             return self.tree(fields[_WRAPPED[known]], depth + 1)
         # Any other class: its fields, and what its writeObject wrote beside them.
         body: dict[str, Any] = {}
-        self.count(len(fields))
         for key, value in fields.items():
             body[key] = self.tree(value, depth + 1)
         for cls_name, items in annotations:
@@ -425,12 +427,10 @@ class _TreeBuilder:
         return Tagged(name, body)
 
     def items(self, objects: list[Any], depth: int) -> list[Any]:
-        """The elements of a list, set or array one level down, counted against MAX_NODES first."""
-        self.count(len(objects))
+        """The elements of a list, set or array one level down (each counted as it is entered)."""
         return [self.tree(v, depth + 1) for v in objects]
 
     def pairs(self, objects: list[Any], depth: int) -> Any:
-        self.count(len(objects))
         out: dict[Any, Any] = {}
         for i in range(0, len(objects) - 1, 2):
             key = self.tree(objects[i], depth + 1)

@@ -2,19 +2,22 @@
 
 `unwrap` is the single entry point used by display (and by INSPECT-style reports): it never raises,
 it never produces more than `cap` decompressed bytes over all layers together, and a value it cannot
-decode comes back as raw with a one-line reason.
+decode comes back as raw with a one-line reason. Each value is decoded within its budget
+(payload.budget, made from `cap`); whatever a decoder raises beyond its own errors
+(RecursionError, MemoryError, a library's own exception) becomes that value's reason too.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from cqlsh_ext.codecs import registry
 from cqlsh_ext.codecs.base import Decoded, DecodeError, Format
-from cqlsh_ext.payload import javaser
+from cqlsh_ext.payload import budget, javaser
 
 #: Compression or serialization layers followed at the most (gzip > java > ...).
 MAX_DEPTH = 4
@@ -90,6 +93,9 @@ class BlobView:
     tree: Any = None
     #: The first layer whose output the cap cut, if any (kept by add_layer).
     truncated_layer: Layer | None = None
+    #: STRUCTURED: the size of the bytes the tree was read from when its format has at most one
+    #: node per byte (PayloadFormat.nodes_within_input), so Budget.trusts can skip a first count.
+    tree_input_size: int | None = None
 
     def add_layer(self, layer: Layer) -> None:
         self.layers.append(layer)
@@ -97,18 +103,44 @@ class BlobView:
             self.truncated_layer = layer
 
 
+def failed(value: bytes, err: BaseException) -> BlobView:
+    """The last-resort boundary of one value: anything a decoder raised, as the value's reason."""
+    detail = str(err).splitlines()[0][:80] if str(err) else ""
+    name = type(err).__name__
+    reason = f"not decoded: {name}" + (f" ({detail})" if detail and name not in detail else "")
+    # An error, so that scans count the value as undecodable rather than as plain bytes.
+    return BlobView(len(value), RAW, data=value, reason=reason, error=DecodeError(reason))
+
+
+def _bounded(decode: Callable[..., BlobView], value: bytes, cap: int, *args: Any) -> BlobView:
+    token = budget.enter(budget.Budget.for_cap(cap))
+    try:
+        return decode(value, *args)
+    except Exception as err:  # the boundary: no stored value may end the process or the result
+        return failed(value, err)
+    finally:
+        budget.leave(token)
+
+
 def unwrap(value: bytes, mode: str, cap: int) -> BlobView:
     """Decode `value` for display. `mode` is 'auto' or a codec name (never 'none')."""
-    view = walk(value, mode, cap)
+    return _bounded(_unwrap, value, cap, mode, cap)
+
+
+def _unwrap(value: bytes, mode: str, cap: int) -> BlobView:
+    view = _walk(value, mode, cap)
     if view.kind == RAW:
         if view.reason in QUIET_REASONS:  # nothing recognised: maybe text, maybe a record format
             found = stored_text(value)
             if found is not None:
                 return _read_as_text(BlobView(view.stored_size, PAYLOAD), value, found)
             if len(value) >= MIN_STRUCTURED_LENGTH:
-                structured = _structured(BlobView(view.stored_size, PAYLOAD), value)
+                candidate = BlobView(view.stored_size, PAYLOAD)
+                structured = _structured(candidate, value)
                 if structured is not None:
                     return structured
+                if candidate.reason:  # a record format the budget stopped: hex, saying why
+                    view.reason = candidate.reason
         return view
     content = view.java
     if content is None:
@@ -134,6 +166,10 @@ def unwrap_spec(value: bytes, spec_text: str, cap: int) -> BlobView:
     """Decode `value` as a column setting says (cqlsh_ext.payload.spec): the named codecs in
     order, then the named payload reading (or detection with `auto`). A value the setting does not
     fit stays raw, with a reason that names the setting."""
+    return _bounded(_unwrap_spec, value, cap, spec_text, cap)
+
+
+def _unwrap_spec(value: bytes, spec_text: str, cap: int) -> BlobView:
     from cqlsh_ext.payload.spec import parse_spec
 
     spec = parse_spec(spec_text)
@@ -150,7 +186,7 @@ def unwrap_spec(value: bytes, spec_text: str, cap: int) -> BlobView:
     if spec.payload is None:
         return _text_or_binary(view, data)
     if spec.payload == "auto":
-        return _text_or_binary(view, data) if view.layers else unwrap(value, "auto", cap)
+        return _text_or_binary(view, data) if view.layers else _unwrap(value, "auto", cap)
     if spec.payload == "hex":
         view.kind, view.data = BINARY, data
         return view
@@ -168,7 +204,8 @@ def unwrap_spec(value: bytes, spec_text: str, cap: int) -> BlobView:
     if isinstance(tree, str):  # a Java stream holding one String: text, as auto mode shows it
         return _read_as_text(view, data, (tree, False), label=spec.payload)
     reader = formats.get(spec.payload)
-    return _read_as_structured(view, data, reader.label(data) if reader else spec.payload, spec.payload, tree)
+    return _read_as_structured(view, data, reader.label(data) if reader else spec.payload, spec.payload, tree,
+                               reader is not None and reader.nodes_within_input)
 
 
 def walk(value: bytes, mode: str, cap: int, trace: bool = False) -> BlobView:
@@ -179,6 +216,10 @@ def walk(value: bytes, mode: str, cap: int, trace: bool = False) -> BlobView:
     bytes under the last compression layer; java: a Java stream's content). Never raises; at most
     `cap` decompressed bytes over all layers.
     """
+    return _bounded(_walk, value, cap, mode, cap, trace)
+
+
+def _walk(value: bytes, mode: str, cap: int, trace: bool = False) -> BlobView:
     stored = len(value)
     if mode == "auto":
         if stored < registry.MIN_AUTO_LENGTH:
@@ -266,14 +307,19 @@ def _text_or_binary(view: BlobView, data: bytes) -> BlobView:
 
 
 def _structured(view: BlobView, data: bytes) -> BlobView | None:
-    """`view` with a record-format layer when `data` is one (text was tried first: it wins)."""
+    """`view` with a record-format layer when `data` is one (text was tried first: it wins); a
+    candidate the budget stopped leaves its reason on `view`."""
     from cqlsh_ext.payload import formats  # the format libraries load on the first candidate
 
-    found = formats.detect(data)
+    try:
+        found = formats.detect(data)
+    except formats.OverBudget as err:
+        view.reason = view.reason or str(err)
+        return None
     if found is None:
         return None
     fmt, tree = found
-    return _read_as_structured(view, data, fmt.label(data), fmt.name, tree)
+    return _read_as_structured(view, data, fmt.label(data), fmt.name, tree, fmt.nodes_within_input)
 
 
 def _read_as_text(view: BlobView, data: bytes, found: tuple[str, bool], label: str = TEXT_LABEL) -> BlobView:
@@ -284,10 +330,12 @@ def _read_as_text(view: BlobView, data: bytes, found: tuple[str, bool], label: s
     return view
 
 
-def _read_as_structured(view: BlobView, data: bytes, label: str, name: str, tree: Any) -> BlobView:
+def _read_as_structured(view: BlobView, data: bytes, label: str, name: str, tree: Any,
+                        nodes_within_input: bool = False) -> BlobView:
     """`view` ending in a record-format reading of `data` (payload.formats)."""
     view.add_layer(Layer(label, len(data), len(data), reading=True))
     view.kind, view.payload_format, view.tree, view.data = STRUCTURED, name, tree, data
+    view.tree_input_size = len(data) if nodes_within_input else None
     return view
 
 
@@ -342,12 +390,18 @@ def as_text(data: bytes, cut: bool = False) -> tuple[str, bool] | None:
 
 
 def json_container(text: str) -> dict[str, object] | list[object] | None:
-    """The parsed value when `text` is a JSON object or array (whitespace around allowed), else None."""
+    """The parsed value when `text` is a JSON object or array (whitespace around allowed), else None.
+
+    A text with more values than the budget's nodes is not parsed (json.loads takes no limit:
+    4 MiB of `["a","a",...]` would be a million strings): it is shown as stored."""
     head = text.lstrip()[:1]
     if head not in ("{", "["):
         return None
+    limit = budget.current().nodes
+    if len(text) > limit and text.count(",") + text.count("[") + text.count("{") > limit:
+        return None
     try:
         parsed: object = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # nested deeper than the parser goes: shown as text
         return None
     return parsed if isinstance(parsed, (dict, list)) else None

@@ -12,7 +12,7 @@ import pytest
 
 from cqlsh_ext.payload.formats.tree import Tagged, jsonable, render
 from cqlsh_ext.payload.javaser import MAGIC, JavaStreamError, decode_modified_utf8, read_first_content
-from cqlsh_ext.payload.javastream import MAX_NODES, read_tree
+from cqlsh_ext.payload.javastream import read_tree
 
 
 def tc_string(text: str) -> bytes:
@@ -138,7 +138,7 @@ def test_hostile_shapes_stop_with_a_reason(jdk):
     with pytest.raises(JavaStreamError, match="nested deeper than 64"):
         read_tree(jdk["deep_nesting"])
     assert len(jdk["shared_bomb"]) < 2_000  # 2^40 leaves if every reference were walked
-    with pytest.raises(JavaStreamError, match=f"more than {MAX_NODES:,} values"):
+    with pytest.raises(JavaStreamError, match="more than 100,000 values"):
         read_tree(jdk["shared_bomb"])
 
 

@@ -21,9 +21,9 @@ from dataclasses import dataclass
 from importlib import import_module
 from typing import Any
 
-from cqlsh_ext.payload.formats.tree import PayloadError
+from cqlsh_ext.payload.formats.tree import OverBudget, PayloadError
 
-__all__ = ["FORMAT_NAMES", "PayloadError", "PayloadFormat", "decode_named", "detect", "get"]
+__all__ = ["FORMAT_NAMES", "OverBudget", "PayloadError", "PayloadFormat", "decode_named", "detect", "get"]
 
 
 @dataclass(frozen=True)
@@ -43,6 +43,11 @@ class PayloadFormat:
     detector: Callable[[bytes], Any] | None = None
     #: The decoder given a column setting's argument (avro:order.avsc): (bytes, argument) -> tree.
     decode_with: Callable[[bytes, str], Any] | None = None
+    #: The tree has at most one node per byte of the value and renders to a few characters per
+    #: byte: no back-references (pickle's memo, CBOR string references, Smile's shared strings,
+    #: Java handles), no compression inside (Avro blocks), no names looked up (protobuf enums).
+    #: Such a tree from a small value is rendered without a first count (payload.budget).
+    nodes_within_input: bool = False
 
     def label(self, data: bytes) -> str:
         return self.labeller(data) if self.labeller is not None else self.name
@@ -76,13 +81,17 @@ def get(name: str) -> PayloadFormat | None:
 
 
 def detect(data: bytes) -> tuple[PayloadFormat, Any] | None:
-    """The first auto-detectable format whose decoder accepts all of `data`."""
+    """The first auto-detectable format whose decoder accepts all of `data`. OverBudget from a
+    candidate propagates: the value then stays hex with that reason instead of passing as plain
+    bytes (it widens nothing: such a value is shown undecoded either way)."""
     if not _AUTO:
         _formats()
     for fmt in _AUTO:
         if fmt.maybe(data):
             try:
                 return fmt, (fmt.detector or fmt.decode)(data)
+            except OverBudget:
+                raise
             except PayloadError:
                 continue
     return None

@@ -8,8 +8,9 @@ without a schema, those two say what they are and which schema they need.
 fastavro alone would decompress a block without a limit and loop over items that take no bytes,
 so the container is walked here: the header and each block's count and size are read from the
 bytes, every block is decompressed through cqlsh-ext's capped codecs, and records are decoded one at
-a time with fastavro's schemaless reader, up to MAX_RECORDS; a schema with arrays or maps of items
-that encode to no bytes (null, empty records) is refused.
+a time with fastavro's schemaless reader, up to a tenth of the value's node budget
+(payload.budget); a schema with arrays or maps of items that encode to no bytes (null, empty
+records) is refused.
 """
 
 from __future__ import annotations
@@ -21,15 +22,14 @@ import os
 import zlib
 from typing import Any
 
+from cqlsh_ext.payload import budget as value_budget
 from cqlsh_ext.payload.formats import PayloadFormat
-from cqlsh_ext.payload.formats.tree import MAX_ITEMS, PayloadError, read_varint
+from cqlsh_ext.payload.formats.tree import PayloadError, read_varint
 
 MAGIC = b"Obj\x01"
-#: Records shown per value at most (the rest counted).
-MAX_RECORDS = MAX_ITEMS
-#: Decompressed bytes per value over all blocks (the display's own cap is larger; this one keeps a
-#: container of many blocks bounded too).
-MAX_BLOCK_BYTES = 64 << 20
+#: Records read per value: one for every this many nodes of the value's budget (10,000 at the
+#: default); the rest are counted, not read. Decompressed block bytes share the budget's output cap.
+NODES_PER_RECORD = 10
 _CODECS = {"null": None, "deflate": "deflate", "snappy": "snappy", "zstandard": "zstd", "bzip2": "bzip2",
            "xz": "xz"}
 
@@ -136,8 +136,10 @@ def decode(data: bytes) -> Any:
     except Exception as err:  # fastavro raises several types for a bad schema
         raise PayloadError(f"avro: schema not usable ({type(err).__name__})") from None
     records: list[Any] = []
-    total = budget = 0
-    budget = MAX_BLOCK_BYTES
+    total = 0
+    limits = value_budget.current()
+    budget = limits.chars
+    max_records = max(limits.nodes // NODES_PER_RECORD, 1)
     while pos < len(data):
         count, pos = _long(data, pos)
         block, pos = _bytes(data, pos)
@@ -145,6 +147,8 @@ def decode(data: bytes) -> Any:
             raise PayloadError("avro: block not followed by the file's sync marker")
         pos += 16
         codec = _CODECS[codec_name]
+        if codec is not None and budget <= 0:  # zlib reads a max_length of 0 as no limit
+            raise PayloadError("avro: blocks larger than the output cap")
         if codec == "deflate":
             # Raw deflate; fastavro's writer leaves three bytes of zlib's checksum after it, which
             # the strict raw-deflate codec of the display rejects, so it is inflated here, capped.
@@ -167,14 +171,15 @@ def decode(data: bytes) -> Any:
             block = decoded[1].data
             budget -= len(block)
         stream = io.BytesIO(block)
-        for _ in range(max(count, 0)):
+        # A block's count is read from the data: only what is shown is iterated, the rest added.
+        reading = min(max(count, 0), max_records - len(records))
+        for _ in range(reading):
             total += 1
-            if len(records) >= MAX_RECORDS:
-                continue
             try:
                 records.append(fastavro.schemaless_reader(stream, parsed, None))
             except Exception as err:  # EOFError, ValueError, ... from a corrupt block
                 raise PayloadError(f"avro: record {total}: {type(err).__name__}") from None
+        total += max(count, 0) - reading
     if total > len(records):
         records.append(f"… {total - len(records)} more records")
     return {"schema": schema.get("name", schema.get("type")) if isinstance(schema, dict) else schema,

@@ -53,4 +53,4 @@ def decode(data: bytes) -> Any:
     return _plain(value)
 
 
-FORMAT = PayloadFormat("bson", True, _maybe, decode)
+FORMAT = PayloadFormat("bson", True, _maybe, decode, nodes_within_input=True)

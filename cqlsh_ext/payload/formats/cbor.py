@@ -12,8 +12,9 @@ from __future__ import annotations
 import io
 from typing import Any
 
+from cqlsh_ext.payload import budget
 from cqlsh_ext.payload.formats import PayloadFormat
-from cqlsh_ext.payload.formats.tree import MAX_DEPTH, PayloadError, Tagged
+from cqlsh_ext.payload.formats.tree import OverBudget, PayloadError, Tagged
 
 SELF_DESCRIBE = b"\xd9\xd9\xf7"
 #: Tags whose built-in decoding shares objects (28, 29: cycles), compiles or parses text (35
@@ -40,13 +41,64 @@ def _unknown_tag(tag: Any, immutable: bool) -> Any:
     return Tagged(f"tag{tag.tag}", tag.value)
 
 
+def count_within(data: bytes, limit: int) -> bool:
+    """Whether `data` holds at most `limit` CBOR items, read from the item heads without building
+    anything (cbor2 builds a whole value in C with no node limit). Malformed input answers True:
+    cbor2 then says why."""
+    pos, end, nodes = 0, len(data), 0
+    pending = [1]  # items left per open container; -1: indefinite, until a break (0xff)
+    while pending and pos < end:
+        head = data[pos]
+        pos += 1
+        if head == 0xFF:
+            if pending[-1] == -1:
+                pending.pop()
+            continue
+        major, info = head >> 5, head & 0x1F
+        if major != 6:  # a tag is one node with its item (string references, shared values)
+            nodes += 1
+            if nodes > limit:
+                return False
+        if info < 24:
+            arg = info
+        elif info <= 27:
+            size = 1 << (info - 24)
+            arg = int.from_bytes(data[pos:pos + size], "big")
+            pos += size
+        elif info == 31:
+            arg = -1
+        else:
+            return True
+        if pending[-1] > 0:
+            pending[-1] -= 1
+            if pending[-1] == 0:
+                pending.pop()
+        if major in (2, 3):
+            if arg >= 0:
+                pos += arg
+            else:
+                pending.append(-1)  # chunks until a break
+        elif major == 4:
+            if arg != 0:
+                pending.append(arg)
+        elif major == 5:
+            if arg != 0:
+                pending.append(2 * arg if arg > 0 else -1)
+        elif major == 6:
+            pending.append(1)  # the tagged item
+    return True
+
+
 def decode(data: bytes) -> Any:
     import cbor2
 
     body = data[len(SELF_DESCRIBE):] if data.startswith(SELF_DESCRIBE) else data
+    limits = budget.current()
+    if len(body) > limits.nodes and not count_within(body, limits.nodes):
+        raise OverBudget(f"cbor: {limits.nodes_reason}")
     try:
         stream = io.BytesIO(body)
-        decoder = cbor2.CBORDecoder(stream, tag_hook=_unknown_tag, max_depth=MAX_DEPTH,
+        decoder = cbor2.CBORDecoder(stream, tag_hook=_unknown_tag, max_depth=budget.current().depth,
                                     semantic_decoders=_SEMANTIC)
         value = decoder.decode()
         if stream.tell() != len(body):

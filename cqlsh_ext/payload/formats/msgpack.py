@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from cqlsh_ext.payload import budget
 from cqlsh_ext.payload.formats import PayloadFormat
-from cqlsh_ext.payload.formats.tree import PayloadError, Tagged
+from cqlsh_ext.payload.formats.tree import OverBudget, PayloadError, Tagged
 
 _MAP_OR_ARRAY = frozenset(range(0x80, 0xA0)) | {0xDC, 0xDD, 0xDE, 0xDF}
 
@@ -29,10 +30,42 @@ def _ext(code: int, data: bytes) -> Any:
     return Tagged(f"ext{code}", data)
 
 
+def count_within(data: bytes, limit: int) -> bool:
+    """Whether `data` holds at most `limit` values (containers, keys, scalars), read from the
+    headers without building anything. msgpack's unpacker builds a whole value in C and takes no
+    node limit: a value of 4 MiB of one-byte maps would be four million dicts (300 MB). Values of
+    at most `limit` bytes need no count (a value takes at least one byte)."""
+    import msgpack
+
+    unpacker = msgpack.Unpacker(raw=True, strict_map_key=False, max_buffer_size=len(data) + 1)
+    unpacker.feed(data)
+    pending = 1
+    nodes = 0
+    try:
+        while pending:
+            pending -= 1
+            nodes += 1
+            if nodes > limit:
+                return False
+            head = data[unpacker.tell()]
+            if 0x90 <= head <= 0x9F or head in (0xDC, 0xDD):
+                pending += unpacker.read_array_header()
+            elif 0x80 <= head <= 0x8F or head in (0xDE, 0xDF):
+                pending += 2 * unpacker.read_map_header()
+            else:
+                unpacker.skip()
+    except (ValueError, IndexError, msgpack.OutOfData, msgpack.FormatError, msgpack.StackError):
+        return True  # not well-formed: unpackb says why
+    return True
+
+
 def decode(data: bytes) -> Any:
     import msgpack
 
     n = len(data)
+    limits = budget.current()
+    if n > limits.nodes and not count_within(data, limits.nodes):
+        raise OverBudget(f"msgpack: {limits.nodes_reason}")
     try:
         # timestamp=3: the timestamp extension as an aware datetime in UTC.
         value = msgpack.unpackb(data, raw=False, strict_map_key=False, ext_hook=_ext, use_list=True,
@@ -96,4 +129,4 @@ def detect(data: bytes) -> Any:
     return value
 
 
-FORMAT = PayloadFormat("msgpack", True, _maybe, decode, detector=detect)
+FORMAT = PayloadFormat("msgpack", True, _maybe, decode, detector=detect, nodes_within_input=True)

@@ -13,11 +13,13 @@ from __future__ import annotations
 import io
 from typing import Any
 
+from cqlsh_ext.payload import budget
+from cqlsh_ext.payload.budget import BudgetExceeded, Meter
 from cqlsh_ext.payload.formats import PayloadFormat
-from cqlsh_ext.payload.formats.tree import MAX_ITEMS, PayloadError, Symbol, render
+from cqlsh_ext.payload.formats.tree import Cut, OverBudget, PayloadError, Symbol, render_charged
 
-#: Opcodes a value may take at most (a pickle of a million small items is still read).
-MAX_OPS = 2_000_000
+#: Opcodes read per node of the value's budget (payload.budget) at the most.
+OPS_PER_NODE = 4
 
 
 def _maybe(data: bytes) -> bool:
@@ -57,13 +59,6 @@ class _Built:
     def update(self, values: Any) -> None:
         self.elements.extend(values)
 
-    def symbol(self) -> Symbol:
-        parts = [self.call.text]
-        for what, content in (("items", self.items), ("elements", self.elements), ("state", self.state)):
-            if content:
-                parts.append(f"{what} {render(_plain(content))}")
-        return Symbol(" with ".join(parts))
-
 
 #: Calls that protocols 2 and 3 use to rebuild plain data, whose result is known without calling
 #: anything: computed here from their arguments.
@@ -71,27 +66,75 @@ _SETS = ("__builtin__.set", "builtins.set", "__builtin__.frozenset", "builtins.f
 _BYTES = ("__builtin__.bytes", "builtins.bytes", "__builtin__.bytearray", "builtins.bytearray")
 
 
-def _known(func: Any, args: Any) -> Any:
-    name = func.text if isinstance(func, Symbol) else None
-    if isinstance(args, tuple):
-        if name in _SETS and len(args) == 1 and isinstance(args[0], list):
-            return {_hashable(a) for a in args[0]}
-        if name == "_codecs.encode" and len(args) == 2 and isinstance(args[0], str) and args[1] == "latin1":
-            return args[0].encode("latin-1")
-        if name in _BYTES and (not args or (len(args) == 1 and isinstance(args[0], bytes))):
-            return args[0] if args else b""
-    return _Built(_call_text(func, args))
+class _Plain:
+    """Turns what the stack machine built into a tree. The memo and GET make one object appear in
+    several places (or inside itself): converted once per call, so the tree shares nodes as the
+    pickle does, and every symbol text built for the value is charged to one meter (a REDUCE
+    argument nested by reference would otherwise double its text at each level)."""
 
+    def __init__(self, meter: Meter) -> None:
+        self.meter = meter
 
-def _text(value: Any) -> str:
-    """A value inside a call's text: symbols without their own "not executed" mark."""
-    value = _plain(value)
-    return value.text if isinstance(value, Symbol) else render(value)
+    def tree(self, value: Any) -> Any:
+        return self._convert(value, {}, 0)
 
+    def _convert(self, value: Any, seen: dict[int, Any], depth: int) -> Any:
+        if isinstance(value, _Built):
+            return self.symbol(value)
+        if not isinstance(value, (set, frozenset, dict, list, tuple)):
+            return value
+        done = seen.get(id(value))
+        if done is not None:
+            return done
+        if depth > self.meter.budget.depth:  # the stream was read whole; the tree stops here
+            return Cut(self.meter.budget.depth_reason)
+        self.meter.node()
+        if isinstance(value, dict):
+            mapping: dict[Any, Any] = {}
+            seen[id(value)] = mapping
+            for k, v in value.items():
+                mapping[k] = self._convert(v, seen, depth + 1)
+            return mapping
+        items: list[Any] = []
+        seen[id(value)] = items  # before the items: a list that holds itself stays a cycle
+        items.extend(self._convert(v, seen, depth + 1) for v in value)
+        return items
 
-def _call_text(func: Any, args: Any) -> Symbol:
-    inner = ", ".join(_text(a) for a in args[:MAX_ITEMS]) if isinstance(args, tuple) else _text(args)
-    return Symbol(f"{_text(func)}({inner})")
+    def text(self, value: Any) -> str:
+        """A value inside a call's text: symbols without their own "not executed" mark."""
+        value = self.tree(value)
+        if isinstance(value, Symbol):
+            self.meter.text(len(value.text))
+            return value.text
+        return render_charged(value, self.meter)
+
+    def symbol(self, built: _Built) -> Symbol:
+        parts = [built.call.text]
+        for what, content in (("items", built.items), ("elements", built.elements), ("state", built.state)):
+            if content:
+                parts.append(f"{what} {render_charged(self.tree(content), self.meter)}")
+        return Symbol(" with ".join(parts))
+
+    def call(self, func: Any, args: Any) -> Symbol:
+        inner = ", ".join(self.text(a) for a in args) if isinstance(args, tuple) else self.text(args)
+        return Symbol(f"{self.text(func)}({inner})")
+
+    def known(self, func: Any, args: Any) -> Any:
+        name = func.text if isinstance(func, Symbol) else None
+        if isinstance(args, tuple):
+            if name in _SETS and len(args) == 1 and isinstance(args[0], list):
+                return {self.hashable(a) for a in args[0]}
+            if name == "_codecs.encode" and len(args) == 2 and isinstance(args[0], str) \
+                    and args[1] == "latin1":
+                return args[0].encode("latin-1")
+            if name in _BYTES and (not args or (len(args) == 1 and isinstance(args[0], bytes))):
+                return args[0] if args else b""
+        return _Built(self.call(func, args))
+
+    def hashable(self, key: Any) -> Any:
+        if isinstance(key, (dict, list, set, _Built)):
+            return render_charged(self.tree(key), self.meter)
+        return key
 
 
 def decode(data: bytes) -> Any:
@@ -99,6 +142,11 @@ def decode(data: bytes) -> Any:
 
     stack: list[Any] = []
     memo: dict[int, Any] = {}
+    limits = budget.current()
+    meter = limits.meter()
+    plain = _Plain(meter)
+    # Each value takes a few opcodes at the most (the value, MEMOIZE, MARK, APPENDS).
+    max_ops = limits.nodes * OPS_PER_NODE
 
     def pop_mark() -> list[Any]:
         for i in range(len(stack) - 1, -1, -1):
@@ -110,8 +158,8 @@ def decode(data: bytes) -> Any:
 
     try:
         for count, (op, arg, _pos) in enumerate(pickletools.genops(io.BytesIO(data))):
-            if count > MAX_OPS:
-                raise PayloadError("pickle: too many opcodes")
+            if count > max_ops:
+                raise OverBudget(f"pickle: over {max_ops:,} opcodes ({limits.nodes_reason})")
             name = op.name
             if name in ("PROTO", "FRAME"):
                 continue
@@ -145,15 +193,15 @@ def decode(data: bytes) -> Any:
                 stack[-1].extend(items)
             elif name == "SETITEM":
                 value, key = stack.pop(), stack.pop()
-                stack[-1][_hashable(key)] = value
+                stack[-1][plain.hashable(key)] = value
             elif name == "SETITEMS":
                 items = pop_mark()
                 target = stack[-1]
                 for i in range(0, len(items) - 1, 2):
-                    target[_hashable(items[i])] = items[i + 1]
+                    target[plain.hashable(items[i])] = items[i + 1]
             elif name == "ADDITEMS":
                 items = pop_mark()
-                stack[-1].update(_hashable(i) for i in items)
+                stack[-1].update(plain.hashable(i) for i in items)
             elif name == "TUPLE":
                 stack.append(tuple(pop_mark()))
             elif name in ("TUPLE1", "TUPLE2", "TUPLE3"):
@@ -165,9 +213,9 @@ def decode(data: bytes) -> Any:
                 stack.append(pop_mark())
             elif name == "DICT":
                 items = pop_mark()
-                stack.append({_hashable(items[i]): items[i + 1] for i in range(0, len(items) - 1, 2)})
+                stack.append({plain.hashable(items[i]): items[i + 1] for i in range(0, len(items) - 1, 2)})
             elif name == "FROZENSET":
-                stack.append(frozenset(_hashable(i) for i in pop_mark()))
+                stack.append(frozenset(plain.hashable(i) for i in pop_mark()))
             elif name in ("PUT", "BINPUT", "LONG_BINPUT"):
                 memo[int(arg or 0)] = stack[-1]
             elif name == "MEMOIZE":
@@ -188,59 +236,43 @@ def decode(data: bytes) -> Any:
                 stack.append(Symbol(f"{module}.{attr}"))
             elif name == "REDUCE":
                 args, func = stack.pop(), stack.pop()
-                stack.append(_known(func, args))
+                stack.append(plain.known(func, args))
             elif name == "NEWOBJ":
                 args, cls = stack.pop(), stack.pop()
-                stack.append(_Built(_call_text(cls, args)))
+                stack.append(_Built(plain.call(cls, args)))
             elif name == "NEWOBJ_EX":
                 kwargs, args, cls = stack.pop(), stack.pop(), stack.pop()
-                stack.append(_Built(_call_text(cls, (*args, kwargs))))
+                stack.append(_Built(plain.call(cls, (*args, kwargs))))
             elif name == "BUILD":
                 state = stack.pop()
                 if not isinstance(stack[-1], _Built):
-                    stack[-1] = _Built(Symbol(render(_plain(stack[-1]))))
+                    stack[-1] = _Built(Symbol(render_charged(plain.tree(stack[-1]), meter)))
                 stack[-1].state = state
             elif name in ("INST", "OBJ"):
                 items = pop_mark()
                 if name == "INST":
                     module, _, attr = str(arg).partition(" ")
-                    stack.append(_Built(_call_text(Symbol(f"{module}.{attr}"), tuple(items))))
+                    stack.append(_Built(plain.call(Symbol(f"{module}.{attr}"), tuple(items))))
                 else:
-                    stack.append(_Built(_call_text(items[0], tuple(items[1:]))))
+                    stack.append(_Built(plain.call(items[0], tuple(items[1:]))))
             elif name in ("PERSID", "BINPERSID"):
                 pid = arg if name == "PERSID" else stack.pop()
-                stack.append(Symbol(f"persistent_load({render(pid)})"))
+                stack.append(Symbol(f"persistent_load({render_charged(plain.tree(pid), meter)})"))
             elif name in ("EXT1", "EXT2", "EXT4"):
                 stack.append(Symbol(f"copyreg extension {arg}"))
             elif name == "NEXT_BUFFER" or name == "READONLY_BUFFER":
                 stack.append(Symbol("out-of-band buffer"))
             else:
                 raise PayloadError(f"pickle: opcode {name} not read")
+        if len(stack) != 1:
+            raise PayloadError("pickle: the stream does not end with one value")
+        return plain.tree(stack[0])
     except PayloadError:
         raise
+    except BudgetExceeded as err:
+        raise OverBudget(f"pickle: {err}") from None
     except (ValueError, IndexError, KeyError, TypeError, AttributeError, EOFError) as err:
         raise PayloadError(f"pickle: {type(err).__name__}") from None
-    if len(stack) != 1:
-        raise PayloadError("pickle: the stream does not end with one value")
-    return _plain(stack[0])
-
-
-def _hashable(key: Any) -> Any:
-    if isinstance(key, (dict, list, set, _Built)):
-        return render(_plain(key))
-    return key
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, _Built):
-        return value.symbol()
-    if isinstance(value, (set, frozenset)):
-        return [_plain(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    return value
 
 
 FORMAT = PayloadFormat("pickle", True, _maybe, decode, labeller=lambda data: f"pickle/{protocol(data)}")

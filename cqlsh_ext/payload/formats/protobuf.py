@@ -18,19 +18,20 @@ import os
 import struct
 from typing import Any
 
+from cqlsh_ext.payload import budget
 from cqlsh_ext.payload.formats import PayloadFormat
-from cqlsh_ext.payload.formats.tree import MAX_DEPTH, MAX_ITEMS, PayloadError, read_varint
+from cqlsh_ext.payload.formats.tree import OverBudget, PayloadError, read_varint
 
 
 def _varint(data: bytes, pos: int) -> tuple[int, int]:
     return read_varint(data, pos, "protobuf")
 
 
-def _message(data: bytes, depth: int) -> dict[str, list[Any]]:
-    if depth > MAX_DEPTH:
-        raise PayloadError("protobuf: nested too deep")
+def _message(data: bytes, depth: int, meter: budget.Meter) -> dict[str, list[Any]]:
+    if depth > meter.budget.depth:
+        raise PayloadError(f"protobuf: {meter.budget.depth_reason}")
     fields: dict[str, list[Any]] = {}
-    pos = count = 0
+    pos = 0
     while pos < len(data):
         key, pos = _varint(data, pos)
         number, wire = key >> 3, key & 7
@@ -52,21 +53,21 @@ def _message(data: bytes, depth: int) -> dict[str, list[Any]]:
             size, pos = _varint(data, pos)
             if pos + size > len(data):  # the declared length is checked before anything is read
                 raise PayloadError("protobuf: length beyond the value")
-            value = _length_delimited(data[pos:pos + size], depth)
+            value = _length_delimited(data[pos:pos + size], depth, meter)
             pos += size
         else:
             raise PayloadError(f"protobuf: wire type {wire} (groups are not read)")
-        count += 1
-        if count > MAX_ITEMS * 10:
-            raise PayloadError("protobuf: too many fields")
+        # Every field of every nested reading counts: BudgetExceeded is no PayloadError, so a
+        # nested message over the budget stops the whole value instead of becoming bytes.
+        meter.node()
         fields.setdefault(str(number), []).append(value)
     return fields
 
 
-def _length_delimited(chunk: bytes, depth: int) -> Any:
+def _length_delimited(chunk: bytes, depth: int, meter: budget.Meter) -> Any:
     if chunk:
         try:
-            return _message(chunk, depth + 1)
+            return _message(chunk, depth + 1, meter)
         except PayloadError:
             pass
         try:
@@ -79,7 +80,10 @@ def _length_delimited(chunk: bytes, depth: int) -> Any:
 
 
 def decode(data: bytes) -> Any:
-    fields = _message(data, 0)
+    try:
+        fields = _message(data, 0, budget.current().meter())
+    except budget.BudgetExceeded as err:
+        raise OverBudget(f"protobuf: {err}") from None
     # One value per field shows as the value, repeated ones as a list: what decode_raw prints.
     return {k: v[0] if len(v) == 1 else v for k, v in fields.items()}
 
@@ -141,8 +145,9 @@ def decode_with_descriptors(data: bytes, argument: str) -> Any:
 
 
 def _tree(message: Any, depth: int) -> Any:
-    if depth > MAX_DEPTH:
-        raise PayloadError("protobuf: nested too deep")
+    limits = budget.current()
+    if depth > limits.depth:
+        raise PayloadError(f"protobuf: {limits.depth_reason}")
     from google.protobuf import unknown_fields
 
     out: dict[str, Any] = {}

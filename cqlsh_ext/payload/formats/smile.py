@@ -3,7 +3,7 @@
 specification: tokens for values and for object keys, back-references to shared key names and
 (when the header enables them) to shared short string values, variable-length integers, 7-bit
 encoded floats. Lengths are checked against the bytes that exist before anything is read; nesting
-and items are capped.
+and items are counted against the value's budget (payload.budget).
 """
 
 from __future__ import annotations
@@ -11,8 +11,9 @@ from __future__ import annotations
 import struct
 from typing import Any
 
+from cqlsh_ext.payload import budget
 from cqlsh_ext.payload.formats import PayloadFormat
-from cqlsh_ext.payload.formats.tree import MAX_DEPTH, MAX_ITEMS, PayloadError, Tagged, int_text
+from cqlsh_ext.payload.formats.tree import OverBudget, PayloadError, Tagged, int_text
 
 HEADER = b":)\n"
 _END_STRING = 0xFC
@@ -28,6 +29,7 @@ class _Reader:
         self.names: list[str] = []
         self.values: list[str] = []
         self.items = 0
+        self.budget = budget.current()
 
     def byte(self) -> int:
         if self.pos >= len(self.data):
@@ -89,11 +91,12 @@ class _Reader:
     # ------------------------------------------------------------------ values
 
     def value(self, depth: int) -> Any:
-        if depth > MAX_DEPTH:
-            raise PayloadError("smile: nested too deep")
+        if depth > self.budget.depth:
+            raise OverBudget(f"smile: {self.budget.depth_reason}")
+        # A shared name or string reference is one item here; the renderer charges what it expands to.
         self.items += 1
-        if self.items > MAX_ITEMS * 100:
-            raise PayloadError("smile: too many items")
+        if self.items > self.budget.nodes:
+            raise OverBudget(f"smile: {self.budget.nodes_reason}")
         b = self.byte()
         if 0x01 <= b <= 0x1F:  # short shared value reference: index 0-30 as 0x01-0x1F
             return self.shared(self.values, b - 1, "string")

@@ -3,7 +3,9 @@
 Decoders turn a payload into plain Python values (dict, list, str, int, float, bool, None,
 bytes) plus the few types below for what JSON lacks. `render` writes readable JSON-like text
 (compact for a table cell, indented under EXPAND); `jsonable` gives a structure json.dumps writes
-(bytes as {"$base64": ...}, integers exact, tags and symbols as marked objects).
+(bytes as {"$base64": ...}, integers exact, tags and symbols as marked objects). Both walk within
+the value's budget (payload.budget): a shared node costs each time it appears, and a value past
+the budget is cut where the walk stopped, with the reason.
 """
 
 from __future__ import annotations
@@ -13,13 +15,11 @@ import datetime
 import functools
 import json
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-#: Deeper nesting is shown as a marker, never walked (decoders stop earlier still).
-MAX_DEPTH = 64
-#: Items shown per map or array before "… N more"; the rest is counted, not rendered.
-MAX_ITEMS = 10_000
+from cqlsh_ext.payload.budget import Budget, BudgetExceeded, Meter, current
 
 
 @dataclass(frozen=True)
@@ -39,8 +39,21 @@ class Symbol:
     text: str
 
 
+@dataclass(frozen=True)
+class Cut:
+    """Where a decoder stopped descending (a level past the budget's depth): rendered "…", and the
+    value is reported cut with `reason`."""
+
+    reason: str
+
+
 class PayloadError(ValueError):
     """A payload that does not decode as the named format; str() is the one-line reason."""
+
+
+class OverBudget(PayloadError):
+    """A decoder stopped by the value's budget before it could tell the value is well-formed: the
+    value stays hex, with this as its reason, even when it was only being detected."""
 
 
 def read_varint(data: bytes, pos: int, fmt: str) -> tuple[int, int]:
@@ -130,7 +143,7 @@ def json_native(tree: Any, indent: int | None = None) -> str | None:
         return None
 
 
-def _key(key: Any) -> str:
+def _key(key: Any, meter: Meter) -> str:
     """A map key as JSON writes it (numbers quoted, as json and orjson do, so a record reads the
     same whichever renders it); keys JSON cannot have (bytes, tags) as their own text."""
     if isinstance(key, int) and not isinstance(key, bool):
@@ -138,83 +151,253 @@ def _key(key: Any) -> str:
     if key is None or isinstance(key, (bool, float)):
         return '"' + _scalar(key).strip('"') + '"'
     if isinstance(key, (dict, list, tuple, Tagged)):
-        return render(key)
+        out: list[str] = []
+        _Renderer(out, None, meter).walk(key, 0)
+        return "".join(out)
     return _scalar(key)
 
 
-def render(tree: Any, indent: int | None = None) -> str:
-    """JSON-like text: one line (indent None) or indented by `indent` spaces per level."""
-    if isinstance(tree, (dict, list)):
+def cut_marker(reason: str) -> str:
+    return f"… (cut: {reason})"
+
+
+def render(tree: Any, indent: int | None = None, budget: Budget | None = None) -> str:
+    """JSON-like text: one line (indent None) or indented by `indent` spaces per level; a value
+    past the budget ends with `… (cut: reason)`."""
+    text, cut = render_cut(tree, indent, budget)
+    return text if cut is None else text + cut_marker(cut)[1:]
+
+
+def render_cut(tree: Any, indent: int | None = None, budget: Budget | None = None,
+               trusted: bool = False) -> tuple[str, str | None]:
+    """(text, None), or (the text as far as the budget allowed, ending in "…", the reason).
+
+    trusted: the tree comes from a format without back-references, decoded from bytes few enough
+    that it cannot exceed the budget (Budget.trusts): orjson writes it without a first count.
+    """
+    budget = budget or current()
+    if isinstance(tree, (dict, list)) and (trusted or fits(tree, budget, indent)):
         native = json_native(tree, indent)
-        if native is not None:
-            return native
+        if native is not None and len(native) <= budget.chars:
+            return native, None
     out: list[str] = []
+    renderer = _Renderer(out, indent, budget.meter())
+    try:
+        renderer.walk(tree, 0)
+    except BudgetExceeded as err:
+        return "".join(out) + "…", str(err)
+    return "".join(out), renderer.cut
 
-    def walk(node: Any, depth: int) -> None:
-        if depth > MAX_DEPTH:
-            out.append("…")
-            return
-        pad = "" if indent is None else "\n" + " " * (indent * (depth + 1))
-        end = "" if indent is None else "\n" + " " * (indent * depth)
-        sep = ","
-        if isinstance(node, Tagged):
-            out.append(f"{node.tag}(")
-            walk(node.value, depth)
-            out.append(")")
-        elif isinstance(node, dict):
-            if not node:
-                out.append("{}")
-                return
-            out.append("{")
-            for i, (key, value) in enumerate(node.items()):
-                if i == MAX_ITEMS:
-                    out.append(f"{sep}{pad}… {len(node) - i} more")
-                    break
-                out.append(("" if i == 0 else sep) + pad)
-                out.append(_key(key))
-                out.append(":" if indent is None else ": ")
-                walk(value, depth + 1)
-            out.append(end + "}")
-        elif isinstance(node, (list, tuple)):
-            if not node:
-                out.append("[]")
-                return
-            out.append("[")
-            for i, value in enumerate(node):
-                if i == MAX_ITEMS:
-                    out.append(f"{sep}{pad}… {len(node) - i} more")
-                    break
-                out.append(("" if i == 0 else sep) + pad)
-                walk(value, depth + 1)
-            out.append(end + "]")
-        else:
-            out.append(_scalar(node))
 
-    walk(tree, 0)
+def render_charged(tree: Any, meter: Meter) -> str:
+    """Compact text of `tree` charged to a meter that outlives it (a decoder building the text of
+    several symbols for one value); BudgetExceeded propagates."""
+    out: list[str] = []
+    _Renderer(out, None, meter).walk(tree, 0)
     return "".join(out)
 
 
-def jsonable(tree: Any, depth: int = 0) -> Any:
+def fits(tree: Any, budget: Budget, indent: int | None) -> bool:
+    """Whether orjson may write `tree` at once: a count of what the walk would visit (a shared
+    node counts each time it appears) within the budget's nodes, depth and characters."""
+    nodes = chars = 0
+    deepest = 0
+    stack: list[tuple[Any, int]] = [(tree, 0)]
+    while stack:
+        node, depth = stack.pop()
+        nodes += 1
+        if nodes > budget.nodes or depth > budget.depth:
+            return False
+        kind = type(node)
+        if kind is dict:
+            deepest = max(deepest, depth)
+            for key, value in node.items():
+                chars += len(key) if type(key) is str else 24
+                stack.append((value, depth + 1))
+        elif kind is list:
+            deepest = max(deepest, depth)
+            stack.extend((value, depth + 1) for value in node)
+        elif kind is str:
+            chars += len(node)
+    per_node = 24 if indent is None else 26 + indent * (deepest + 1)
+    return chars * 6 + nodes * per_node <= budget.chars
+
+
+class _Renderer:
+    """The walk behind render_cut: visits each occurrence of a shared node (and charges it),
+    shows a container that holds itself as a cycle, and levels past the budget's depth as "…"."""
+
+    __slots__ = ("out", "indent", "meter", "depth_limit", "on_path", "cut")
+
+    def __init__(self, out: list[str], indent: int | None, meter: Meter) -> None:
+        self.out = out
+        self.indent = indent
+        self.meter = meter
+        self.depth_limit = meter.budget.depth
+        self.on_path: set[int] = set()
+        self.cut: str | None = None
+
+    def emit(self, text: str) -> None:
+        left = self.meter.chars_left
+        if len(text) > left:
+            self.out.append(text[:left])
+        else:
+            self.out.append(text)
+        self.meter.text(len(text))
+
+    def walk(self, node: Any, depth: int) -> None:
+        self.meter.node()
+        if isinstance(node, Cut):
+            self.emit("…")
+            self.cut = self.cut or node.reason
+            return
+        if isinstance(node, Tagged):
+            self.emit(f"{node.tag}(")
+            self.walk(node.value, depth)
+            self.emit(")")
+            return
+        if not isinstance(node, (dict, list, tuple)):
+            self.emit(_scalar(node))
+            return
+        if not node:
+            self.emit("{}" if isinstance(node, dict) else "[]")
+            return
+        if depth >= self.depth_limit:
+            self.emit("…")
+            self.cut = self.cut or self.meter.budget.depth_reason
+            return
+        if id(node) in self.on_path:
+            self.emit(f'cycle("back to an enclosing {"map" if isinstance(node, dict) else "list"}")')
+            return
+        self.on_path.add(id(node))
+        indent = self.indent
+        pad = "" if indent is None else "\n" + " " * (indent * (depth + 1))
+        end = "" if indent is None else "\n" + " " * (indent * depth)
+        colon = ":" if indent is None else ": "
+        if isinstance(node, dict):
+            self.emit("{")
+            first = True
+            for key, value in node.items():
+                self.emit(("" if first else ",") + pad + _key(key, self.meter) + colon)
+                first = False
+                self.walk(value, depth + 1)
+            self.emit(end + "}")
+        else:
+            self.emit("[")
+            first = True
+            for value in node:
+                self.emit(("" if first else ",") + pad)
+                first = False
+                self.walk(value, depth + 1)
+            self.emit(end + "]")
+        self.on_path.discard(id(node))
+
+
+class _Marked(BudgetExceeded):
+    """A budget stop whose marker is in place: carries the container that was being built, for
+    its parent to keep."""
+
+    def __init__(self, reason: str, partial: Any) -> None:
+        super().__init__(reason)
+        self.partial = partial
+
+
+def jsonable(tree: Any, budget: Budget | None = None) -> Any:
     """The structure as JSON-able values: bytes {"$base64": ...}, tags {"$tag": t, "value": v},
-    symbols {"$call": "module.name(...)", "executed": false}; integers stay exact."""
-    if depth > MAX_DEPTH:
-        return {"$truncated": "nesting too deep"}
-    if isinstance(tree, Tagged):
-        return {"$tag": tree.tag, "value": jsonable(tree.value, depth + 1)}
-    if isinstance(tree, Symbol):
-        return {"$call": tree.text, "executed": False}
-    if isinstance(tree, dict):
-        return {k if isinstance(k, str) else render(k): jsonable(v, depth + 1) for k, v in tree.items()}
-    if isinstance(tree, (list, tuple)):
-        return [jsonable(v, depth + 1) for v in tree]
-    if isinstance(tree, (bytes, bytearray, memoryview)):
-        return {"$base64": base64.b64encode(bytes(tree)).decode("ascii")}
-    if isinstance(tree, float) and not math.isfinite(tree):
-        return "NaN" if math.isnan(tree) else ("Infinity" if tree > 0 else "-Infinity")
-    if isinstance(tree, datetime.datetime):
-        return tree.isoformat()
-    if isinstance(tree, int) and not isinstance(tree, bool) and tree.bit_length() > 14_000:
-        return {"$hex": int_text(tree)}  # json cannot write past 4,300 digits
-    if tree is None or isinstance(tree, (str, int, float, bool)):
-        return tree
-    return str(tree)
+    symbols {"$call": "module.name(...)", "executed": false}; integers stay exact. A structure
+    past the budget ends, where it stopped, with a "… (cut: reason)" item (key "…" in a map)."""
+    return jsonable_cut(tree, budget)[0]
+
+
+def jsonable_cut(tree: Any, budget: Budget | None = None) -> tuple[Any, str | None]:
+    """jsonable, and the reason it was cut (None when whole)."""
+    builder = _JsonBuilder((budget or current()).meter())
+    try:
+        return builder.build(tree, 0), builder.cut
+    except _Marked as err:
+        return err.partial, builder.cut
+    except BudgetExceeded as err:  # stopped before the top level had a container to mark
+        return cut_marker(str(err)), str(err)
+
+
+class _JsonBuilder:
+    __slots__ = ("meter", "on_path", "cut")
+
+    def __init__(self, meter: Meter) -> None:
+        self.meter = meter
+        self.on_path: set[int] = set()
+        self.cut: str | None = None
+
+    def stop(self, err: BudgetExceeded, container: Any, place: Callable[[Any], None]) -> _Marked:
+        """A budget stop under `container`: the child being built (when it got that far) or the
+        marker goes where the child would have, and the walk unwinds with what was built."""
+        if isinstance(err, _Marked):
+            place(err.partial)
+        else:
+            place(cut_marker(str(err)))
+            self.cut = str(err)
+        return _Marked(str(err), container)
+
+    def build(self, tree: Any, depth: int) -> Any:
+        self.meter.node()
+        if isinstance(tree, Cut):
+            self.cut = self.cut or tree.reason
+            return cut_marker(tree.reason)
+        if isinstance(tree, Tagged):
+            tagged: dict[str, Any] = {"$tag": tree.tag, "value": None}
+            try:
+                tagged["value"] = self.build(tree.value, depth + 1)
+            except BudgetExceeded as err:
+                raise self.stop(err, tagged, lambda child: tagged.__setitem__("value", child)) from None
+            return tagged
+        if isinstance(tree, Symbol):
+            self.meter.text(len(tree.text))
+            return {"$call": tree.text, "executed": False}
+        if isinstance(tree, (dict, list, tuple)):
+            if depth > self.meter.budget.depth:
+                self.cut = self.cut or self.meter.budget.depth_reason
+                return {"$truncated": "nesting too deep"}
+            if id(tree) in self.on_path:
+                return {"$tag": "cycle", "value": "back to an enclosing " + ("map" if isinstance(tree, dict)
+                                                                              else "list")}
+            self.on_path.add(id(tree))
+            try:
+                if isinstance(tree, dict):
+                    mapping: dict[str, Any] = {}
+                    key = "…"
+                    try:
+                        for k, v in tree.items():
+                            key = k if isinstance(k, str) else _key(k, self.meter).strip('"')
+                            self.meter.text(len(key))
+                            mapping[key] = self.build(v, depth + 1)
+                    except BudgetExceeded as err:
+                        slot = key if isinstance(err, _Marked) else "…"
+                        raise self.stop(err, mapping,
+                                        lambda child: mapping.__setitem__(slot, child)) from None
+                    return mapping
+                items: list[Any] = []
+                try:
+                    for v in tree:
+                        items.append(self.build(v, depth + 1))
+                except BudgetExceeded as err:
+                    raise self.stop(err, items, items.append) from None
+                return items
+            finally:
+                self.on_path.discard(id(tree))
+        if isinstance(tree, (bytes, bytearray, memoryview)):
+            self.meter.text(len(tree) * 4 // 3)
+            return {"$base64": base64.b64encode(bytes(tree)).decode("ascii")}
+        if isinstance(tree, str):
+            self.meter.text(len(tree))
+            return tree
+        if isinstance(tree, float) and not math.isfinite(tree):
+            return "NaN" if math.isnan(tree) else ("Infinity" if tree > 0 else "-Infinity")
+        if isinstance(tree, datetime.datetime):
+            return tree.isoformat()
+        if isinstance(tree, int) and not isinstance(tree, bool) and tree.bit_length() > 14_000:
+            return {"$hex": int_text(tree)}  # json cannot write past 4,300 digits
+        if tree is None or isinstance(tree, (int, float, bool)):
+            return tree
+        text = str(tree)
+        self.meter.text(len(text))
+        return text

@@ -1,0 +1,282 @@
+"""Fuzz targets: one definition per entry point that reads hostile bytes, shared by both engines.
+
+A target is a function of one input (bytes) that calls the code the way the shell does and checks
+the invariant, raising `Violation` (or letting an unexpected exception escape) when it breaks:
+
+- no exception escapes but the API's documented error (`DecodeError` from the codec layer,
+  `PayloadError` from the payload formats), and none at all from what prints a value (the display
+  in a table and under EXPAND, the JSON and CSV writers, INSPECT, ADVISE's sampling): they must
+  return the value shown some way, with a one-line reason when it is not decoded;
+- what comes out stays bounded: decoded bytes at most the output cap, rendered text at most
+  `render_bound(cap)` characters.
+
+The list is derived from the registries (cqlsh_ext.codecs.registry's formats and codec names,
+cqlsh_ext.payload.formats.FORMAT_NAMES), so a new codec, container or payload format gets its
+targets without editing this file. Engines: tests/fuzzing/engines.py (atheris when installed,
+Hypothesis otherwise); the short run is tests/fuzzing/test_fuzz_short.py, the long one tools/fuzz.py.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from cqlsh_ext.codecs import registry
+from cqlsh_ext.codecs.base import CODEC_NAMES, DecodeError
+from cqlsh_ext.payload.formats import FORMAT_NAMES
+from cqlsh_ext.settings import DisplaySettings
+
+CORPUS = Path(__file__).resolve().parent / "corpus"
+
+#: The output cap the targets run with: the setting's default (-o / cqlshrc output cap), as a
+#: user who changed nothing has it.
+CAP = DisplaySettings().cap
+#: Characters a rendered value may take beyond twice the cap: the label, the notes, a reason.
+RENDER_SLACK = 64 << 10
+
+
+def render_bound(cap: int = CAP) -> int:
+    """The most characters one value may render to, whatever the path (table, EXPAND, JSON, CSV,
+    INSPECT): the hex of a whole capped payload (2 characters per byte) and its label and notes.
+
+    Issue 20's budget ("no value renders more than N characters") is the code's own statement of
+    this; this bound is what the tests hold the code to, derived from the same output cap, so a
+    budget of N <= 2 * cap passes it and a value that renders a multiple of the cap does not.
+    """
+    return 2 * cap + RENDER_SLACK
+
+
+class Violation(AssertionError):
+    """A target's invariant broke: str() says which and by how much."""
+
+
+def bounded(what: str, text: str, cap: int = CAP) -> str:
+    bound = render_bound(cap)
+    if len(text) > bound:
+        raise Violation(f"{what}: {len(text):,} characters rendered, bound {bound:,}")
+    return text
+
+
+def one_line(what: str, reason: str | None) -> None:
+    if reason is not None and "\n" in reason:
+        raise Violation(f"{what}: reason is not one line: {reason[:200]!r}")
+
+
+@dataclass(frozen=True)
+class Target:
+    name: str
+    #: One input: returns normally when the invariant holds, else raises.
+    run: Callable[[bytes], None]
+    #: Corpus directories (under corpus/) whose files seed this target.
+    seeds: tuple[str, ...]
+    #: One line for tools/fuzz.py --list.
+    doc: str
+
+    def seed_inputs(self) -> list[bytes]:
+        out: list[bytes] = []
+        for name in self.seeds:
+            out.extend(p.read_bytes() for p in sorted((CORPUS / name).rglob("*")) if p.is_file())
+        return out
+
+
+# ------------------------------------------------------------------------------------- codec layer
+
+
+def _check_decoded(what: str, decoded: Any, cap: int) -> None:
+    if len(decoded.data) > cap:
+        raise Violation(f"{what}: {len(decoded.data):,} bytes decoded, cap {cap:,}")
+
+
+def _detection(data: bytes) -> None:
+    from cqlsh_ext.payload.unwrap import unwrap, walk
+
+    registry.detect(data)
+    registry.detect(data, signatures_only=True)
+    registry.signature_matches(data[:16])
+    try:
+        found = registry.decode_auto(data, CAP)
+    except DecodeError:
+        found = None
+    if found is not None:
+        _check_decoded(f"decode_auto ({found[0].label})", found[1], CAP)
+    for view in (walk(data, "auto", CAP), unwrap(data, "auto", CAP)):
+        total = sum(layer.output_size for layer in view.layers if layer.fmt is not None)
+        if total > CAP:
+            raise Violation(f"unwrap: {total:,} bytes decoded over all layers, cap {CAP:,}")
+        one_line("unwrap", view.reason)
+
+
+def _codec(codec: str) -> Callable[[bytes], None]:
+    def run(data: bytes) -> None:
+        try:
+            fmt, decoded = registry.decode_named(codec, data, CAP)
+        except DecodeError as err:
+            one_line(f"decode_named({codec!r})", str(err))
+            return
+        _check_decoded(f"decode_named({codec!r}) as {fmt.label}", decoded, CAP)
+
+    return run
+
+
+def _container(fmt: Any) -> Callable[[bytes], None]:
+    """Every method of one Format (container variant), as the registry and INSPECT call them."""
+
+    def run(data: bytes) -> None:
+        fmt.matches(data)  # documented: never raises
+        fmt.declared_size(data)  # never raises
+        fmt.peek(data, 64)  # None when it fails
+        try:
+            fmt.headers(data)
+        except DecodeError:
+            pass
+        try:
+            decoded = fmt.decode(data, CAP)
+        except DecodeError as err:
+            one_line(f"{fmt.label}.decode", str(err))
+        else:
+            _check_decoded(f"{fmt.label}.decode", decoded, CAP)
+        try:
+            trial = fmt.trial(data, registry.TRIAL_MIN_CAP)
+        except DecodeError:
+            trial = None
+        if trial is not None:
+            _check_decoded(f"{fmt.label}.trial", trial, max(CAP, registry.TRIAL_MIN_CAP))
+
+    return run
+
+
+# ----------------------------------------------------------------------------------- payload layer
+
+
+def _payload(name: str) -> Callable[[bytes], None]:
+    def run(data: bytes) -> None:
+        from cqlsh_ext.payload import formats
+        from cqlsh_ext.payload.formats.tree import jsonable, render
+
+        reader = formats.get(name)
+        assert reader is not None, name
+        reader.maybe(data)  # a cheap look: never raises
+        if reader.detector is not None:
+            try:
+                reader.detector(data)
+            except formats.PayloadError:
+                pass
+        try:
+            tree = formats.decode_named(name, data)
+        except formats.PayloadError as err:
+            one_line(f"{name} decoder", str(err))
+            return
+        reader.label(data)  # the chain's label, asked of a value that decoded
+        # The tree is rendered by the display (compact and indented) and written by JSON output.
+        bounded(f"{name}: render", render(tree))
+        bounded(f"{name}: render under EXPAND", render(tree, indent=2))
+        bounded(f"{name}: JSON", json.dumps(jsonable(tree), ensure_ascii=False))
+
+    return run
+
+
+# ----------------------------------------------------------------------- what prints a value
+
+
+def _display(expanded: bool) -> Callable[[bytes], None]:
+    from cqlsh_ext import seams
+    from cqlsh_ext.display import BlobDisplay
+
+    plain, color = seams.value_colormap(False), seams.value_colormap(True)
+    # As a script gets it (no width limit: the worst case) and as a terminal does (cut to 500).
+    script = BlobDisplay(DisplaySettings(), False, expanded)
+    terminal = BlobDisplay(DisplaySettings(), True, expanded, 120)
+    what = "EXPAND" if expanded else "table"
+
+    def run(data: bytes) -> None:
+        # A blob column, then a blob inside a collection (quoted as cqlsh quotes strings there).
+        bounded(f"display ({what})", script(data, plain).strval)
+        bounded(f"display ({what}, in a collection)", script(data, plain, quote=True).strval)
+        cell = terminal(data, color)
+        bounded(f"display ({what}, terminal)", cell.coloredval)
+        if not expanded and "\n" in cell.strval:
+            lines = cell.strval.count("\n") + 1
+            raise Violation(f"display (table, terminal): a table cell of {lines} lines")
+
+    return run
+
+
+def _json_output(data: bytes) -> None:
+    from cqlsh_ext.output.values import ValueEncoder
+
+    for raw in (False, True):
+        text = ValueEncoder(DisplaySettings(output_format="json", raw_blobs=raw)).json(data)
+        bounded("JSON output", text, CAP)
+        try:
+            json.loads(text)
+        except ValueError as err:
+            raise Violation(f"JSON output is not JSON: {err}") from None
+        if "\n" in text:
+            raise Violation("JSON output: a value spans lines (JSON Lines needs one)")
+
+
+def _csv_output(data: bytes) -> None:
+    from cqlsh_ext.output.values import ValueEncoder
+
+    bounded("CSV output", ValueEncoder(DisplaySettings(output_format="csv")).csv(data))
+
+
+def _inspect(data: bytes) -> None:
+    from cqlsh_ext.insight.inspect import inspect_value
+
+    report = inspect_value(data, {"row": 1, "key": {"id": 1}, "column": "c"}, "auto", CAP)
+    bounded("INSPECT", "\n".join(report.render()))
+    bounded("INSPECT (JSON)", json.dumps(report.to_json()))
+    one_line("INSPECT", report.reason)
+
+
+def _advise(data: bytes) -> None:
+    from cqlsh_ext.insight.advise import Sample
+    from cqlsh_ext.insight.measure import quick
+
+    sample = Sample(4, "auto", CAP)
+    sample.add("c", data)
+    for payloads, _, _, _ in sample.columns.values():
+        for payload in payloads:
+            if len(payload) > CAP:
+                raise Violation(f"ADVISE sample: a payload of {len(payload):,} bytes, cap {CAP:,}")
+    # COMPRESSION STATS' per-value path, which ADVISE's scan shares.
+    status, _, size, exact, reason = quick(data, "auto", CAP, from_headers=True)
+    one_line("COMPRESSION quick", reason)
+
+
+# ------------------------------------------------------------------------------------ the list
+
+
+def _slug(text: str) -> str:
+    return text.replace("/", "-").replace(" ", "-")
+
+
+def all_targets() -> dict[str, Target]:
+    """Every target by name, derived from the registries."""
+    targets: list[Target] = [
+        Target("detect", _detection, ("codec", "payload", "text"),
+               "registry.detect/decode_auto and unwrap in auto mode"),
+    ]
+    for codec in CODEC_NAMES:
+        targets.append(Target(f"codec-{codec}", _codec(codec), (f"codec/{codec}",),
+                              f"registry.decode_named({codec!r}): DecodeError only, output <= cap"))
+    for fmt in registry.all_formats():
+        targets.append(Target(f"container-{_slug(fmt.label)}", _container(fmt), (f"codec/{fmt.codec}",),
+                              f"{fmt.label}: matches/decode/trial/headers/peek/declared_size"))
+    for name in FORMAT_NAMES:
+        targets.append(Target(f"payload-{name}", _payload(name), (f"payload/{name}",),
+                              f"payload.formats.decode_named({name!r}): PayloadError only; render bounded"))
+    everything = ("codec", "payload", "text")
+    targets += [
+        Target("display-table", _display(False), everything, "display.BlobDisplay in a table cell"),
+        Target("display-expand", _display(True), everything, "display.BlobDisplay under EXPAND ON"),
+        Target("output-json", _json_output, everything, "output.values JSON writer (JSON Lines)"),
+        Target("output-csv", _csv_output, everything, "output.values CSV writer"),
+        Target("inspect", _inspect, everything, "insight.inspect.inspect_value: text and JSON report"),
+        Target("advise", _advise, everything, "insight.advise.Sample.add and measure.quick per value"),
+    ]
+    return {t.name: t for t in targets}
