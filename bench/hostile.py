@@ -34,8 +34,6 @@ sys.path.insert(0, str(ROOT / "tests" / "codecs"))
 import hostile_values  # noqa: E402  (the codec values; tests/codecs/test_native_limits.py uses them too)
 
 
-#: (name, value[, mode]) measured; value as bytes or a function that builds it, mode "auto" when
-#: left out. Add payload inputs here: they run through the same two paths.
 def _pickle_memo() -> bytes:
     import pickle
 
@@ -82,6 +80,8 @@ def _msgpack_maps() -> bytes:
     return gzip.compress(msgpack.packb([{}] * 4_000_000), mtime=0)
 
 
+#: (name, value[, mode]) measured; value as bytes or a function that builds it, mode "auto" when
+#: left out. Add payload inputs here: they run through the same paths.
 INPUTS: list[tuple[str, bytes | Callable[[], bytes]] | tuple[str, bytes | Callable[[], bytes], str]] = [
     ("snappy framed: chunk declaring 4 GiB (issue 20)", hostile_values.SNAPPY_FRAMED_4GIB),
     ("pickle: self-referencing list (issue 20)", bytes.fromhex("80045d946800612e")),
