@@ -263,16 +263,19 @@ def _check_chunks(data: bytes) -> None:
     can expand to: read from the headers before cramjam sees the value, so no chunk makes the
     native decoder allocate what it declares (a 25-byte value may declare 4 GiB). Raises DecodeError."""
     n = len(data)
-    pos = i = 0
+    pos = 10  # after the stream identifier (the magic matched)
+    i = 1
     while n - pos >= 4:  # a cut or malformed stream is cramjam's to explain (see _locate)
         ln = data[pos + 1] | data[pos + 2] << 8 | data[pos + 3] << 16
-        if data[pos] == 0x00 and ln >= 5 and pos + 4 + ln <= n:
-            try:
-                size = _varint(data, pos + 8)[0]
-            except DecodeError:
-                return
-            if size > CHUNK_MAX or size > _bound(ln - 4):
-                raise DecodeError(f"chunk {i} declares {size} bytes, more than a chunk can hold")
+        if not data[pos] and ln >= 5 and pos + 4 + ln <= n:
+            b = data[pos + 8]
+            if b >= 0x80:  # 1-byte lengths (< 128) fit any chunk: no more to check
+                try:
+                    size = _varint(data, pos + 8)[0]
+                except DecodeError:
+                    return
+                if size > CHUNK_MAX or size > _bound(ln - 4):
+                    raise DecodeError(f"chunk {i} declares {size} bytes, more than a chunk can hold")
         pos += 4 + ln
         i += 1
 
