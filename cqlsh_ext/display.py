@@ -85,7 +85,8 @@ def pretty_json(text: str, budget: Budget = DEFAULT_BUDGET) -> tuple[str, str | 
         return None
     from cqlsh_ext.payload.formats.tree import fits, render_cut  # loaded with the first record
 
-    if fits(value, budget, 2):
+    # JSON text has no back-references: a small text is trusted without a first count.
+    if budget.trusts(len(text), 2) or fits(value, budget, 2):
         try:
             return json.dumps(value, indent=2, ensure_ascii=False), None
         except (RecursionError, ValueError):
