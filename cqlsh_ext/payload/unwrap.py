@@ -385,8 +385,13 @@ def as_text(data: bytes, cut: bool = False) -> tuple[str, bool] | None:
     if len(data.translate(None, _C0_BYTES)) == len(data):
         # C1 controls (U+0080-U+009F) and NBSP, which cqlsh escapes, all encode as C2 xx.
         return text, b"\xc2" not in data
-    controls = len(_CONTROL_RE.findall(text))
-    return (text, False) if controls * 100 <= len(text) else None
+    # At most 1 % control characters; counted until that is passed (a 4 MiB bomb of zeros would
+    # otherwise build a list of four million matches).
+    allowed = len(text) // 100
+    for count, _ in enumerate(_CONTROL_RE.finditer(text), 1):
+        if count > allowed:
+            return None
+    return text, False
 
 
 def json_container(text: str) -> dict[str, object] | list[object] | None:
