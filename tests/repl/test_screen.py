@@ -108,3 +108,22 @@ def test_tall_output_opens_the_pager_then_the_prompt_is_back(term, demo_ks, cols
     out = t.run("SELECT name FROM blob_formats LIMIT 2;")
     assert "(2 rows)" in out and not t.display()[-1].startswith(":")
     t.exit()
+
+
+#: The sizes issue 21 was found at: a small terminal and a large one.
+NEWCOMER_SIZES = [(80, 24), (140, 45)]
+
+
+@pytest.mark.parametrize(("cols", "rows"), NEWCOMER_SIZES)
+def test_a_cut_hex_cell_keeps_why_it_was_not_decoded(term, demo_ks, cols, rows):
+    t = term("-k", demo_ks, env={"PAGER": ""}, rows=rows, cols=cols)
+    t.prompt()
+    t.run("SELECT * FROM blob_formats WHERE name IN ('truncated gzip', 'zstd dictionary', 'raw deflate');")
+    screen = t.display()
+    shown = {row.split("|")[0].strip(): row.split("|")[1] for row in screen if row.count(" | ") == 2}
+    assert "(gzip: truncated stream)" in shown["truncated gzip"], screen
+    assert "(zstd frame needs" in shown["zstd dictionary"], screen  # the start of a longer reason
+    assert shown["raw deflate"].strip().startswith("0xbd56df"), screen  # plain hex is cqlsh's, cut
+    assert not [row for row in screen if "……" in row], screen
+    assert all(len(row) <= cols for row in screen)
+    t.exit()
