@@ -6,7 +6,6 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from shell_runner import CQLSH_EXT, isolated_env, run
 
 

@@ -38,7 +38,7 @@ _ESCAPE = re.compile(r"\x1b\[[0-9;]*m")
 CUT, WRAP, WHOLE = "cut", "wrap", "whole"
 
 
-class NotedValue(FormattedValue):  # type: ignore[misc]
+class NotedValue(FormattedValue):
     """A value followed by a note that says more than the value does (hex, and why it was not
     decoded): a cut shortens the value and keeps the note, as far as the width allows."""
 
@@ -119,14 +119,8 @@ def cut(cell: Any, width: int, color: bool) -> Any:
     """`cell` (a FormattedValue) shortened to `width` display columns, ending with '…'."""
     if cell.displaywidth <= width:
         return cell
-    if isinstance(cell, NotedValue) and cell.note.displaywidth <= width < cell.note.displaywidth + 1 + _NOTED_VALUE_MIN:
-        return cell.note  # the note whole rather than '0x…' and part of it
     if isinstance(cell, NotedValue) and width >= _NOTED_VALUE_MIN + 2:
-        note_room = min(cell.note.displaywidth, width - _NOTED_VALUE_MIN - 1)
-        value = cut(cell.value, width - note_room - 1, color)
-        note = cut(cell.note, note_room, color)
-        shown = f"{value.coloredval} {note.coloredval}" if color else f"{value.strval} {note.strval}"
-        return FormattedValue(f"{value.strval} {note.strval}", shown, value.displaywidth + 1 + note.displaywidth)
+        return _cut_noted(cell, width, color)
     text = cell.coloredval if color else cell.strval
     pieces, used, i = [], 0, 0
     while i < len(text):
@@ -150,6 +144,16 @@ def cut(cell: Any, width: int, color: bool) -> Any:
     shown = "".join(pieces) + ELLIPSIS + (ANSI_RESET if color and "\x1b[" in text else "")
     plain = _ESCAPE.sub("", shown) if color else shown
     return FormattedValue(plain, shown, used + 1)
+
+
+def _cut_noted(cell: NotedValue, width: int, color: bool) -> Any:
+    if cell.note.displaywidth <= width < cell.note.displaywidth + 1 + _NOTED_VALUE_MIN:
+        return cell.note  # the note whole rather than '0x…' and part of it
+    note_room = min(cell.note.displaywidth, width - _NOTED_VALUE_MIN - 1)
+    value = cut(cell.value, width - note_room - 1, color)
+    note = cut(cell.note, note_room, color)
+    shown = f"{value.coloredval} {note.coloredval}" if color else f"{value.strval} {note.strval}"
+    return FormattedValue(f"{value.strval} {note.strval}", shown, value.displaywidth + 1 + note.displaywidth)
 
 
 def wrap(cell: Any, width: int, color: bool) -> list[Any]:
