@@ -1,7 +1,8 @@
 """The shell side of the insight commands: grammar, HELP text and handlers.
 
     INSPECT [JSON] <SELECT statement>
-    COMPRESSION STATS [JSON] [SAMPLE ...] [PARALLEL <n>] [DECODE ALL] [CONFIRM] <SELECT statement> | [<keyspace>.]<table>
+    COMPRESSION STATS [JSON] [SAMPLE ...] [PARALLEL <n>] [DECODE ALL] [CONFIRM]
+                      <SELECT statement> | [<keyspace>.]<table>
     COMPRESSION ADVISE [JSON] [SAMPLE <n>] <SELECT statement> | [<keyspace>.]<table>
     COMPRESSION SETTINGS [JSON] [SAMPLE <n>] [<keyspace>.]<table>
 

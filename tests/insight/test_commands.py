@@ -200,10 +200,11 @@ def test_settings(cassandra, insight, home):
 
 def test_stats_and_advise_take_a_table_name(cassandra, insight, home):
     # A table named alone is a whole-table SELECT of its blob columns (pk and ck are not read).
-    by_name = json_docs(cqlsh_ext(cassandra, home, f"COMPRESSION STATS JSON {insight.ks}.settings_t").stdout)[0]
-    by_select = json_docs(cqlsh_ext(cassandra, home,
-                                    f"COMPRESSION STATS JSON SELECT data FROM {insight.ks}.settings_t").stdout)[0]
-    assert by_name["query"] == f"SELECT data FROM {insight.ks}.settings_t"
+    table = f"{insight.ks}.settings_t"
+    by_name = json_docs(cqlsh_ext(cassandra, home, f"COMPRESSION STATS JSON {table}").stdout)[0]
+    select = f"SELECT data FROM {table}"
+    by_select = json_docs(cqlsh_ext(cassandra, home, f"COMPRESSION STATS JSON {select}").stdout)[0]
+    assert by_name["query"] == select
     assert by_name["rows"] == by_select["rows"] == len(insight.settings_rows)
     assert by_name["columns"] == by_select["columns"]
     advice = cqlsh_ext(cassandra, home, "COMPRESSION ADVISE SAMPLE 10 settings_t", "-k", insight.ks).stdout
@@ -217,7 +218,8 @@ def test_stats_and_advise_take_a_table_name(cassandra, insight, home):
     ("COMPRESSION STAT orders", "COMPRESSION SETTINGS [JSON] [SAMPLE n] [keyspace.]table"),
     ("COMPRESSION", "COMPRESSION ADVISE [JSON] [SAMPLE n] <SELECT statement> | [keyspace.]table"),
     ("COMPRESSION ADVISE SAMPLE orders", "COMPRESSION ADVISE [JSON] [SAMPLE n]"),
-    ("COMPRESSION SETTINGS SELECT data FROM orders", "COMPRESSION SETTINGS [JSON] [SAMPLE n] [keyspace.]table"),
+    ("COMPRESSION SETTINGS SELECT data FROM orders",
+     "COMPRESSION SETTINGS [JSON] [SAMPLE n] [keyspace.]table"),
     ("INSPECT orders", "INSPECT [JSON] <SELECT statement>"),
 ])
 def test_a_malformed_command_says_what_was_expected_with_an_example(cassandra, insight, home, statement,
