@@ -1,5 +1,6 @@
-"""The launchers in bin/ as a newcomer runs them: bin/demo's stdout is the shell's alone, and
-bin/setup installs only when the checkout changed.
+"""The launchers in bin/ as a newcomer runs them: bin/demo's stdout is the shell's alone,
+bin/setup installs only when the checkout changed, and bin/test's pytest says why the Docker tests
+were skipped.
 
 The launchers run for real in a copy of the layout they expect; the programs they start (pip in
 .venv, the server, the shell) are stand-ins that record how they were called, so no port, server
@@ -9,8 +10,10 @@ or network is needed.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 from conftest import REPO_ROOT
@@ -79,3 +82,15 @@ def test_setup_installs_only_when_the_checkout_changed(tmp_path: Path):
     (root / "pyproject.toml").write_text('[project]\nname = "x"\ndependencies = ["cqlsh==6.2.1"]\n')
     assert installs("--test") == 1
     assert installs("--test") == 0
+
+
+def test_skipped_docker_tests_say_why_once(tmp_path: Path):
+    # bin/test's own pytest command line, on the Docker tests, with Docker not switched on.
+    env = {k: v for k, v in os.environ.items() if k not in ("CI", "CQLSH_EXT_DOCKER_TESTS")}
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/docker"],
+                          cwd=REPO_ROOT, capture_output=True, text=True, env=env, timeout=300)
+    assert proc.returncode == 0, proc.stdout[-3000:]
+    said = [line for line in proc.stdout.splitlines() if "Docker tests skipped" in line]
+    skipped = int(re.search(r"^(\d+) skipped in ", proc.stdout, re.MULTILINE)[1])
+    assert said == [f"{skipped} Docker tests skipped: they run with CI=true or CQLSH_EXT_DOCKER_TESTS=1 "
+                    "(Docker needed; README, 'Two commands')"], proc.stdout[-3000:]
