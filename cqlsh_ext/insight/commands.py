@@ -18,6 +18,7 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Iterable
+from contextlib import closing
 from typing import Any
 
 from cqlsh_ext.commands import shell_command
@@ -575,21 +576,24 @@ def _advise(shell: Any, parsed: Any) -> None:
     layout: Any = None
     rows_read = 0
     try:
-        for names, types, rows in scanner.pages():
-            if layout is None:
-                layout = [(i, extractor(n, t)) for i, n, t in blob_columns(names, types)]
-                if not layout:
-                    shell.printerr("COMPRESSION ADVISE: the result has no blob column")
-                    return
-            for row in rows:
+        # closing(): the scan's Ctrl-C handler (a flag) goes when the reading stops, not when the
+        # generator is collected, so Ctrl-C while measuring stops the measuring.
+        with closing(scanner.pages()) as pages:
+            for names, types, rows in pages:
+                if layout is None:
+                    layout = [(i, extractor(n, t)) for i, n, t in blob_columns(names, types)]
+                    if not layout:
+                        shell.printerr("COMPRESSION ADVISE: the result has no blob column")
+                        return
+                for row in rows:
+                    if sample.full:
+                        break
+                    rows_read += 1
+                    for i, ex in layout:
+                        for _path, schema, value in ex(row[i]):
+                            sample.add(schema, value)
                 if sample.full:
                     break
-                rows_read += 1
-                for i, ex in layout:
-                    for _path, schema, value in ex(row[i]):
-                        sample.add(schema, value)
-            if sample.full:
-                break
     except KeyboardInterrupt:
         scanner.interrupted = True
     if scanner.error is not None and not rows_read:
@@ -640,14 +644,17 @@ def _settings(shell: Any, parsed: Any) -> None:
     stored_rows: list[bytes] = []
     plain_rows: list[bytes] = []
     try:
-        for names, types, rows in scanner.pages():
-            st, pl = tsettings.collect(result, names, types, rows, pk, protocol, mode, cap)
-            stored_rows.extend(st)
-            plain_rows.extend(pl)
-            if sum(map(len, stored_rows)) > SETTINGS_SAMPLE_BYTES:
-                result.notes.append(f"the sample stopped at {SETTINGS_SAMPLE_BYTES >> 20} MiB")
-                break
+        with closing(scanner.pages()) as pages:
+            for names, types, rows in pages:
+                st, pl = tsettings.collect(result, names, types, rows, pk, protocol, mode, cap)
+                stored_rows.extend(st)
+                plain_rows.extend(pl)
+                if sum(map(len, stored_rows)) > SETTINGS_SAMPLE_BYTES:
+                    result.notes.append(f"the sample stopped at {SETTINGS_SAMPLE_BYTES >> 20} MiB")
+                    break
     except KeyboardInterrupt:
+        scanner.interrupted = True
+    if scanner.interrupted:
         result.notes.append("sample interrupted by Ctrl-C")
     if scanner.error is not None:
         _failed(shell, scanner.error)

@@ -363,6 +363,9 @@ class Scanner:
                 signal.signal(signal.SIGINT, previous)
                 raise KeyboardInterrupt
             self._stop.set()
+            # Said here, not when the loop next looks at the flag: a consumer that stops reading on
+            # its own (ADVISE's sample full, the last page) would otherwise never learn of it.
+            self.interrupted = True
 
         try:
             signal.signal(signal.SIGINT, handler)

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 import subprocess
+import time
 
 import pytest
 from shell_runner import CQLSH_EXT, isolated_env
@@ -126,4 +128,23 @@ def test_a_cut_hex_cell_keeps_why_it_was_not_decoded(term, demo_ks, cols, rows):
     assert shown["raw deflate"].strip().startswith("0xbd56df"), screen  # plain hex is cqlsh's, cut
     assert not [row for row in screen if "……" in row], screen
     assert all(len(row) <= cols for row in screen)
+    t.exit()
+
+
+@pytest.mark.parametrize("after", [0.0, 0.03, 0.06, 0.1, 0.2, 0.5])
+def test_ctrl_c_in_a_first_advise_is_never_lost(term, demo_ks, after):
+    # Each moment in a new shell: its first ADVISE, while the prompt still winds down after Enter,
+    # then while the sample is read (which imports the codecs), then while measuring. Ctrl-C then
+    # clears the input, cancels, or measures what was read (INTERRUPTED): never the whole report.
+    t = term("-k", demo_ks, env={"PAGER": ""}, rows=24, cols=80)
+    t.prompt()
+    start = len(t.text)
+    t.type("COMPRESSION ADVISE SELECT data FROM table_with_compressed_json;")
+    t.enter()
+    time.sleep(after)
+    t.child.kill(signal.SIGINT)
+    time.sleep(0.5)
+    t.run("SELECT name FROM blob_formats WHERE name = 'gzip';", until=r"\(1 rows\)", timeout=120)
+    between = t.text[start:]
+    assert "Recommendation" not in between or "INTERRUPTED" in between, f"Ctrl-C {after} s in was lost"
     t.exit()
