@@ -132,7 +132,7 @@ class Progress:
         if fraction is None and self.estimate and rows <= self.estimate:
             fraction = rows / self.estimate
         rate = rows / elapsed if elapsed > 0 else 0
-        figures = f"{self.label}: {rows:,} rows, {rate:,.0f} rows/s, {elapsed:.0f} s"
+        figures = f": {rows:,} rows, {rate:,.0f} rows/s, {elapsed:.0f} s"
         done = None if fraction is None else min(max(fraction, 0.0), 1.0)
         detail = f"  {self.detail()}" if self.detail is not None else ""
         self.out.write("\r" + self._fit(figures, done, detail) + "\x1b[K")
@@ -141,7 +141,7 @@ class Progress:
 
     def _fit(self, figures: str, done: float | None, detail: str) -> str:
         """The line at most one terminal row wide: a line the terminal wraps cannot be redrawn in
-        place. The bar, the detail and the long hint go before the figures are cut."""
+        place. The bar, the detail and the long hint go first, then the label is cut."""
         try:
             width = os.get_terminal_size(self.out.fileno()).columns - 1  # the cursor's cell
         except (OSError, ValueError, AttributeError):
@@ -150,12 +150,16 @@ class Progress:
         if done is not None:
             percent = f"  ~{100 * done:.0f} %"
             bar = f"  [{'#' * round(20 * done)}{'.' * (20 - round(20 * done))}]"
-        for line in (f"{figures}{bar}{percent}{detail}  (Ctrl-C stops and reports)",
+        for tail in (f"{figures}{bar}{percent}{detail}  (Ctrl-C stops and reports)",
                      f"{figures}{percent}{detail}  (Ctrl-C stops and reports)",
                      f"{figures}{percent}{detail}  (Ctrl-C: stop)",
                      f"{figures}{percent}  (Ctrl-C: stop)"):
-            if width <= 0 or len(line) <= width:
-                return line
+            if width <= 0 or len(self.label) + len(tail) <= width:
+                return self.label + tail
+        room = width - len(tail)
+        if room >= 12:  # the start of the label still says what runs
+            return self.label[: room - 1] + "…" + tail
+        line = self.label + tail
         return line[: max(width - 1, 0)] + "…"
 
     def close(self) -> None:
