@@ -24,7 +24,7 @@ from cqlsh_ext.repl.history import SafeFileHistory, history_path
 from cqlsh_ext.repl.keybindings import key_bindings
 from cqlsh_ext.repl.lexer import CqlLexer, style
 from cqlsh_ext.repl.pager import paged_output
-from cqlsh_ext.repl.statement import is_complete
+from cqlsh_ext.repl.statement import input_state
 from cqlsh_ext.repl.toolbar import toolbar_fragments
 
 #: cqlsh statements whose effects cannot be left half done by stopping to wait: reads. Our own
@@ -52,18 +52,21 @@ def build_session(shell: Any, ruleset: Any) -> PromptSession[str]:
     shell.repl_history = history
 
     def complete(text: str) -> bool:
-        return is_complete(text, ruleset)
+        return input_state(text, ruleset)[0]
 
     def continuation(width: int, line_number: int, is_soft_wrap: int) -> str:
-        return " " * max(width - 4, 0) + "... "
+        # '...' only where the user started a new line: a long line the screen wraps continues
+        # under the text, unmarked, as a terminal wraps it.
+        return " " * width if is_soft_wrap else " " * max(width - 4, 0) + "... "
 
     def toolbar() -> Any:  # prompt_toolkit's StyleAndTextTuples
         from prompt_toolkit.application import get_app
 
         app = get_app()
         text = app.current_buffer.text
-        return toolbar_fragments(shell, pending=bool(text.strip()) and not complete(text),
-                                 width=app.output.get_size().columns)
+        done, opened = input_state(text, ruleset)
+        return toolbar_fragments(shell, pending=bool(text.strip()) and not done,
+                                 width=app.output.get_size().columns, opened=opened)
 
     completer = CqlCompleter(shell, ruleset)
     return PromptSession(

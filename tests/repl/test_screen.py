@@ -148,3 +148,73 @@ def test_ctrl_c_in_a_first_advise_is_never_lost(term, demo_ks, after):
     between = t.text[start:]
     assert "Recommendation" not in between or "INTERRUPTED" in between, f"Ctrl-C {after} s in was lost"
     t.exit()
+
+
+def _toolbar(t) -> str:  # type: ignore[no-untyped-def]
+    """The bottom row of the screen: prompt_toolkit's toolbar."""
+    return t.display()[-1]
+
+
+#: Every setting the toolbar shows, under its full or its short label.
+SETTINGS_SHOWN = [r"(consistency |cl:)ONE\b", r"(decompress |dec:)auto\b", r"(paging |page:)100\b"]
+
+
+def _wait_for_toolbar(t, pattern: str) -> str:  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + 30
+    while not re.search(pattern, _toolbar(t)):
+        assert time.monotonic() < deadline, f"no {pattern!r} in the toolbar: {_toolbar(t)!r}"
+    return _toolbar(t)
+
+
+@pytest.mark.parametrize(("cols", "rows"), NEWCOMER_SIZES)
+def test_the_toolbar_shortens_labels_before_it_drops_a_setting(term, demo_ks, cols, rows):
+    t = term("-k", demo_ks, env={"PAGER": ""}, rows=rows, cols=cols)
+    t.prompt()
+    t.run("EXPAND ON", until=r"EXPAND set to ON")
+    t.prompt()
+    bar = _wait_for_toolbar(t, r"(output |out:)vertical")  # EXPAND ON shows
+    for shown in [r"127\.0\.0\.1:\d+", *SETTINGS_SHOWN]:
+        assert re.search(shown, bar), (shown, bar)
+    assert len(bar) <= cols
+    # A statement under way: the host and every setting stay, and the hint says what is missing.
+    t.type("SELECT * FROM blob_formats")
+    bar = _wait_for_toolbar(t, r"end (the statement )?with ;")
+    for shown in [r"127\.0\.0\.1:\d+", *SETTINGS_SHOWN, r"(output |out:)vertical"]:
+        assert re.search(shown, bar), (shown, bar)
+    assert len(bar) <= cols
+    t.ctrl("c")
+    t.prompt()
+    t.exit()
+
+
+@pytest.mark.parametrize(("cols", "rows"), NEWCOMER_SIZES)
+def test_an_open_string_is_named_in_the_toolbar(term, demo_ks, cols, rows):
+    t = term("-k", demo_ks, env={"PAGER": ""}, rows=rows, cols=cols)
+    t.prompt()
+    t.type("SELECT name FROM blob_formats WHERE name = 'gzip")
+    _wait_for_toolbar(t, r"close it with '")
+    t.type(";")  # inside the string: it is still open, and the toolbar still says so
+    t.enter()
+    bar = _wait_for_toolbar(t, r"close it with '")
+    assert "end the statement" not in bar and len(bar) <= cols
+    t.ctrl("c")
+    t.prompt()
+    t.run("SELECT name FROM blob_formats WHERE name = 'gzip';", until=r"\(1 rows\)")
+    t.exit()
+
+
+@pytest.mark.parametrize(("cols", "rows"), NEWCOMER_SIZES)
+def test_a_long_line_wraps_without_a_continuation_prompt(term, demo_ks, cols, rows):
+    t = term("-k", demo_ks, env={"PAGER": ""}, rows=rows, cols=cols)
+    t.prompt()
+    columns = ", ".join(["name"] * 30)  # one line, wider than the screen
+    t.type(f"SELECT {columns} FROM blob_formats")
+    _wait_for_toolbar(t, r"end (the statement )?with ;")
+    screen = t.display()
+    typed = [row for row in screen if "name, name" in row or "FROM blob_formats" in row]
+    assert len(typed) >= 2, screen  # wrapped by the screen
+    assert not [row for row in screen if row.lstrip().startswith("...")], screen
+    t.enter()  # a real new line: the continuation prompt
+    t.expect(r"\.\.\.")
+    t.run("LIMIT 1;", until=r"\(1 rows\)")
+    t.exit()
