@@ -81,7 +81,9 @@ def _print_help(cqlshmain: Any, ext_parser: argparse.ArgumentParser) -> None:
     cqlsh_parser.epilog = None
     print(cqlsh_parser.format_help().rstrip())
     print()
-    print(ext_parser.format_help().split("\n", 2)[2].rstrip())
+    # Without its usage: ours wraps onto as many lines as the width asks, none of which belong here.
+    ext_parser.usage = argparse.SUPPRESS
+    print(ext_parser.format_help().strip())
     print()
     print("tools:")
     print("  cqlsh-ext demo load [--help]    create and fill a demo keyspace")

@@ -73,7 +73,9 @@ def _width(text: str) -> int:
 
 def _cut(text: str, limit: int) -> str:
     if limit and len(text) > limit:
-        return text[: max(limit - 1, 1)] + ELLIPSIS
+        kept = text[: max(limit - 1, 1)]
+        # A body cut already inside (a nested value) keeps one mark, not two.
+        return (kept[:-1] if kept.endswith(ELLIPSIS) else kept) + ELLIPSIS
     return text
 
 
@@ -197,13 +199,15 @@ class BlobDisplay:
         hexed = "0x" + view.data.hex()
         if view.reason is None or view.reason in QUIET_REASONS:  # plain binary: exactly as cqlsh
             return FormattedValue(hexed, colormap["blob"] + hexed + colormap["reset"] if colored else hexed)
+        from cqlsh_ext.output.layout import NotedValue
+
         note = f"({view.reason})"
         hexed = _cut(hexed, max(self.width - len(note) - 1, 8) if self.width else 0)
-        plain = f"{hexed} {note}"
         if not colored:
-            return FormattedValue(plain)
-        coloredval = f"{colormap['blob']}{hexed}{ANSI_RESET} {REASON_COLOR}{note}{ANSI_RESET}"
-        return FormattedValue(plain, coloredval, len(plain))
+            return NotedValue(FormattedValue(hexed), FormattedValue(note))
+        # The reason says more than the hex: a table column cut narrower keeps it (NotedValue).
+        return NotedValue(FormattedValue(hexed, f"{colormap['blob']}{hexed}{ANSI_RESET}", len(hexed)),
+                          FormattedValue(note, f"{REASON_COLOR}{note}{ANSI_RESET}", len(note)))
 
     def _assemble(
         self, label: str, body: str, notes: list[tuple[str, str]], colormap: Any, colored: bool

@@ -66,6 +66,7 @@ OVERRIDDEN: dict[str, list[str]] = {
     "print_warnings": ["self", "warnings"],
     "cmdloop": ["self", "intro"],
     "handle_statement": ["self", "tokens", "srcstr"],
+    "handle_parse_error": ["self", "cmdword", "tokens", "parsed", "srcstr"],
     "do_login": ["self", "parsed"],
     "do_history": ["self", "parsed"],
     "do_help": ["self", "parsed"],

@@ -77,6 +77,15 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
         except BrokenPipeError:
             raise OutputClosed from None
 
+    def handle_parse_error(self, cmdword: str, tokens: Any, parsed: Any, srcstr: str) -> Any:
+        # Our commands say what was expected, with an example, where cqlsh says only 'Improper'.
+        declared = commands.command(cmdword)
+        if declared is None or declared.usage is None:
+            return super().handle_parse_error(cmdword, tokens, parsed, srcstr)
+        problem = f" (problem at {parsed.remainder[0][1]!r})" if parsed and parsed.remainder else ""
+        words = [str(tok[1]).upper() for tok in tokens if tok[0] != "endtoken"]
+        self.printerr(f"Improper {cmdword.upper()} command{problem}.\n{declared.usage(words)}")
+
     def cmdloop(self, intro: Any = None) -> None:
         # prompt_toolkit for a person at a terminal; cqlsh's own loop (untouched) for -e, -f,
         # pipes, SOURCE and --classic. Imported here so scripts never load prompt_toolkit.

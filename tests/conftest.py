@@ -141,6 +141,20 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.docker)
 
 
+#: What every Docker test's skip reason names: how to switch them on.
+DOCKER_SWITCH = "CQLSH_EXT_DOCKER_TESTS=1"
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """Once, even under -q (which prints no skip reasons): why the Docker tests did not run."""
+    off = [report for report in terminalreporter.stats.get("skipped", [])
+           if isinstance(report.longrepr, tuple) and DOCKER_SWITCH in str(report.longrepr[2])]
+    if off:
+        terminalreporter.write_line(
+            f"{len(off)} Docker tests skipped: they run with CI=true or {DOCKER_SWITCH} "
+            "(Docker needed; README, 'Two commands')")
+
+
 @pytest.fixture(scope="session")
 def cassandra() -> Iterator[CassandraServer]:
     cfg = server_config()

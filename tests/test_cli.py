@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+import pytest
 from shell_runner import CQLSH_EXT, isolated_env, run
 
 
@@ -16,6 +17,17 @@ def test_help_is_one_usage_text_with_cqlsh_and_our_options(tmp_path: Path):
     assert "Usage:" not in result.stdout
     for option in ("--username", "--cqlshrc", "--decompress", "--output-format", "--keyspaces", "--sigv4"):
         assert option in result.stdout, option
+
+
+@pytest.mark.parametrize("columns", ["60", "80", "200"])
+def test_help_has_no_stray_usage_lines_at_any_width(tmp_path: Path, columns: str):
+    # Only cqlsh's usage, first; our options follow cqlsh's under their own heading.
+    env = dict(isolated_env(tmp_path), COLUMNS=columns)
+    proc = subprocess.run([CQLSH_EXT, "--help"], capture_output=True, text=True, env=env, timeout=60)
+    assert proc.returncode == 0
+    stray = [line for line in proc.stdout.splitlines()[1:] if line.lstrip().startswith("[-")]
+    assert not stray, stray
+    assert "\n\n\n" not in proc.stdout
 
 
 def test_help_into_a_pipe_closed_early_ends_quietly(tmp_path: Path):

@@ -49,21 +49,24 @@ class Command:
     #: Extra completers for grammar symbols: ((rule name, symbol), function) as cqlsh's
     #: `completer_for` takes them; the function gets (ctxt, shell) and returns candidates.
     completers: tuple[tuple[tuple[str, str], Callable[..., Any]], ...] = field(default=())
+    #: What a malformed command is told: the words typed (upper case) -> the expected forms and an
+    #: example. None: cqlsh's own 'Improper ... command.'
+    usage: Callable[[list[str]], str] | None = None
 
 
 _DECLARED: dict[str, Command] = {}
 
 
 def shell_command(word: str, rule: str, grammar: str, help: str, reads_only: bool = True,
-                  completers: tuple[tuple[tuple[str, str], Callable[..., Any]], ...] = ()
-                  ) -> Callable[[Handler], Handler]:
+                  completers: tuple[tuple[tuple[str, str], Callable[..., Any]], ...] = (),
+                  usage: Callable[[list[str]], str] | None = None) -> Callable[[Handler], Handler]:
     """Declare the decorated function as the handler of a shell command (see the module doc)."""
 
     def declare(handler: Handler) -> Handler:
         key = word.lower()
         if key in _DECLARED and _DECLARED[key].handler is not handler:
             raise RuntimeError(f"shell command {word!r} is declared twice")
-        _DECLARED[key] = Command(key, rule, grammar, help, handler, reads_only, True, completers)
+        _DECLARED[key] = Command(key, rule, grammar, help, handler, reads_only, True, completers, usage)
         return handler
 
     return declare

@@ -1,8 +1,9 @@
 """The shell side of the insight commands: grammar, HELP text and handlers.
 
     INSPECT [JSON] <SELECT statement>
-    COMPRESSION STATS [JSON] [SAMPLE ...] [PARALLEL <n>] [DECODE ALL] [CONFIRM] <SELECT statement>
-    COMPRESSION ADVISE [JSON] [SAMPLE <n>] <SELECT statement>
+    COMPRESSION STATS [JSON] [SAMPLE ...] [PARALLEL <n>] [DECODE ALL] [CONFIRM]
+                      <SELECT statement> | [<keyspace>.]<table>
+    COMPRESSION ADVISE [JSON] [SAMPLE <n>] <SELECT statement> | [<keyspace>.]<table>
     COMPRESSION SETTINGS [JSON] [SAMPLE <n>] [<keyspace>.]<table>
 
 This module is imported when the shell starts (cqlsh_ext.commands: the grammar must be
@@ -17,6 +18,7 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Iterable
+from contextlib import closing
 from typing import Any
 
 from cqlsh_ext.commands import shell_command
@@ -28,10 +30,12 @@ INSPECT_GRAMMAR = r"""
 COMPRESSION_GRAMMAR = r"""
 <compressionCommand> ::= "COMPRESSION"
       ( action="STATS" ( asjson="JSON" )? <statsSample>? ( "PARALLEL" parallel=<wholenumber> )?
-        ( decode_all="DECODE" "ALL" )? ( confirm="CONFIRM" )? <selectStatement>
-      | action="ADVISE" ( asjson="JSON" )? ( "SAMPLE" sample=<wholenumber> )? <selectStatement>
+        ( decode_all="DECODE" "ALL" )? ( confirm="CONFIRM" )? <insightTarget>
+      | action="ADVISE" ( asjson="JSON" )? ( "SAMPLE" sample=<wholenumber> )? <insightTarget>
       | action="SETTINGS" ( asjson="JSON" )? ( "SAMPLE" sample=<wholenumber> )? <columnFamilyName>
       )
+    ;
+<insightTarget> ::= <selectStatement> | <columnFamilyName>
     ;
 <statsSample> ::= sample_mode="SAMPLE"
       ( "UNTIL" ( precision=<wholenumber> | precision=<float> ) "PERCENT"
@@ -74,7 +78,7 @@ COMPRESSION_HELP = """
         COMPRESSION STATS | ADVISE | SETTINGS [cqlsh-ext]
 
         COMPRESSION STATS [JSON] [SAMPLE ...] [PARALLEL n] [DECODE ALL] [CONFIRM]
-                          <SELECT statement>
+                          <SELECT statement> | [<keyspace>.]<table>
 
           Pages through the result (a progress line on a terminal; Ctrl-C stops
           and still reports) and shows per blob column: values by codec and
@@ -83,7 +87,8 @@ COMPRESSION_HELP = """
           Amazon Keyspaces compression article's buckets (<= 1 KB, 1-4 KB,
           4-20 KB, 20-67 KB, 67 KB-1 MB, > 1 MB), and per row the Keyspaces
           write units (1 WCU per started KB), read units (1 RCU per started
-          4 KB) and rows near or over the 1 MB row quota.
+          4 KB) and rows near or over the 1 MB row quota. A table named alone
+          (COMPRESSION STATS ks.t) is a whole-table SELECT of its blob columns.
 
           A whole-table SELECT (SELECT cols FROM t, nothing after the table
           name) of more than 64 MB is split into token ranges and scanned by
@@ -109,7 +114,7 @@ COMPRESSION_HELP = """
           followed by WITHIN s SECONDS (time limit, default 60) and SEED n (the
           same slices again).
 
-        COMPRESSION ADVISE [JSON] [SAMPLE n] <SELECT statement>
+        COMPRESSION ADVISE [JSON] [SAMPLE n] <SELECT statement> | [<keyspace>.]<table>
 
           Takes the decompressed payloads of the first n values per blob column
           (default 300, in the result's order: not a random sample) and
@@ -134,6 +139,33 @@ COMPRESSION_HELP = """
 
 # ------------------------------------------------------------------------------------- helpers
 
+#: What each form expects, and an example: shown when a command does not parse.
+_FORMS = {
+    "INSPECT": ("INSPECT [JSON] <SELECT statement>", "INSPECT SELECT data FROM ks.t WHERE id = 42;"),
+    "STATS": ("COMPRESSION STATS [JSON] [SAMPLE ...] [PARALLEL n] [DECODE ALL] [CONFIRM] "
+              "<SELECT statement> | [keyspace.]table",
+              "COMPRESSION STATS ks.t;  or  COMPRESSION STATS SAMPLE SELECT data FROM ks.t;"),
+    "ADVISE": ("COMPRESSION ADVISE [JSON] [SAMPLE n] <SELECT statement> | [keyspace.]table",
+               "COMPRESSION ADVISE ks.t;  or  COMPRESSION ADVISE SELECT data FROM ks.t LIMIT 500;"),
+    "SETTINGS": ("COMPRESSION SETTINGS [JSON] [SAMPLE n] [keyspace.]table", "COMPRESSION SETTINGS ks.t;"),
+}
+
+
+def _usage(forms: list[str], word: str) -> str:
+    expected = "\n".join(f"  {_FORMS[form][0]}" for form in forms)
+    examples = "\n".join(f"  {_FORMS[form][1]}" for form in forms)
+    return f"Expected:\n{expected}\nFor example:\n{examples}\nMore: HELP {word}"
+
+
+def _inspect_usage(words: list[str]) -> str:
+    return _usage(["INSPECT"], "INSPECT")
+
+
+def _compression_usage(words: list[str]) -> str:
+    """The form the command started as, or all three when its second word is none of them."""
+    action = words[1] if len(words) > 1 and words[1] in _FORMS and words[1] != "INSPECT" else None
+    return _usage([action] if action else ["STATS", "ADVISE", "SETTINGS"], "COMPRESSION")
+
 
 def _select_text(parsed: Any) -> str:
     """The SELECT statement inside the command, as the user typed it."""
@@ -153,6 +185,49 @@ def _whole_table(parsed: Any) -> bool:
     if words & {"WHERE", "LIMIT", "GROUP", "ORDER", "PER", "ALLOW", "DISTINCT", "JSON", "("}:
         return False
     return parsed.get_binding("mv") is None
+
+
+def _names_select(parsed: Any) -> bool:
+    return any(tok[1].upper() == "SELECT" for tok in parsed.matched)
+
+
+def _target(shell: Any, parsed: Any, action: str) -> tuple[str, bool, int | None] | None:
+    """(the SELECT, whether it reads the whole table, its LIMIT) for STATS and ADVISE: the statement
+    given, or for a table named alone a whole-table SELECT of its blob columns. None (said why)
+    when the table is unknown or has no blob column."""
+    if _names_select(parsed):
+        return _select_text(parsed), _whole_table(parsed), _limit(parsed)
+    ks, table, meta = _table(shell, parsed)
+    if not ks or not table:
+        shell.printerr(f"COMPRESSION {action}: name a table as keyspace.table (or USE a keyspace first), "
+                       f"e.g. COMPRESSION {action} ks.t;")
+        return None
+    if meta is None:
+        shell.printerr(f"COMPRESSION {action}: table {ks}.{table} not found")
+        return None
+    from cassandra.metadata import protect_name
+
+    columns = [name for name, column in meta.columns.items()
+               if _type_holds_blob(column.cql_type, shell.conn.metadata.keyspaces.get(ks))]
+    if not columns:
+        shell.printerr(f"COMPRESSION {action}: {ks}.{table} has no blob column")
+        return None
+    query = f"SELECT {', '.join(map(protect_name, columns))} FROM {protect_name(ks)}.{protect_name(table)}"
+    return query, True, None
+
+
+def _type_holds_blob(cql_type: str, keyspace: Any, depth: int = 0) -> bool:
+    """Whether a column type (its CQL text: 'frozen<map<text, blob>>', a UDT's name) holds a blob."""
+    import re
+
+    for word in re.findall(r'"[^"]+"|\w+', cql_type):
+        if word == "blob":
+            return True
+        udt = (getattr(keyspace, "user_types", None) or {}).get(word.strip('"'))
+        if udt is not None and depth < 8 and any(
+                _type_holds_blob(field, keyspace, depth + 1) for field in udt.field_types):
+            return True
+    return False
 
 
 def _name(shell: Any, raw: str | None) -> str | None:
@@ -223,7 +298,7 @@ def _failed(shell: Any, err: BaseException) -> None:
 # ------------------------------------------------------------------------------------- INSPECT
 
 
-@shell_command("INSPECT", "<inspectCommand>", INSPECT_GRAMMAR, INSPECT_HELP)
+@shell_command("INSPECT", "<inspectCommand>", INSPECT_GRAMMAR, INSPECT_HELP, usage=_inspect_usage)
 def do_inspect(shell: Any, parsed: Any) -> None:
     from cqlsh_ext.codecs._common import reason
     from cqlsh_ext.insight.blobs import blob_columns, extractor
@@ -283,7 +358,8 @@ def do_inspect(shell: Any, parsed: Any) -> None:
 # ------------------------------------------------------------------------------------- COMPRESSION
 
 
-@shell_command("COMPRESSION", "<compressionCommand>", COMPRESSION_GRAMMAR, COMPRESSION_HELP)
+@shell_command("COMPRESSION", "<compressionCommand>", COMPRESSION_GRAMMAR, COMPRESSION_HELP,
+               usage=_compression_usage)
 def do_compression(shell: Any, parsed: Any) -> None:
     action = (parsed.get_binding("action") or "").upper()
     if action == "STATS":
@@ -300,11 +376,14 @@ def _stats(shell: Any, parsed: Any) -> None:
     from cqlsh_ext.insight.stats import Stats
     from cqlsh_ext.output import jsonenc as jsonout
 
-    query = _select_text(parsed)
+    target = _target(shell, parsed, "STATS")
+    if target is None:
+        return
+    query, whole_table, limit = target
     mode, cap = _mode_cap(shell)
     stats = Stats(query, mode, cap, from_headers=parsed.get_binding("decode_all") is None)
     ks, table, meta = _table(shell, parsed)
-    whole = meta is not None and _whole_table(parsed)
+    whole = meta is not None and whole_table
     partition_key = [c.name for c in meta.partition_key] if meta is not None else []
     plan = _sample_plan(parsed)
     ring = None
@@ -346,7 +425,7 @@ def _stats(shell: Any, parsed: Any) -> None:
             shell.printerr("COMPRESSION STATS: the result has no blob column")
             return
     else:
-        scanner = _scanner(shell, ScanSpec(query, limit=_limit(parsed)), progress)
+        scanner = _scanner(shell, ScanSpec(query, limit=limit), progress)
         pages = 0
         try:
             for names, types, rows in scanner.pages():
@@ -487,12 +566,15 @@ def _advise(shell: Any, parsed: Any) -> None:
     from cqlsh_ext.insight.scan import ScanSpec, error_text, progress_for
     from cqlsh_ext.output import jsonenc as jsonout
 
-    query = _select_text(parsed)
+    target = _target(shell, parsed, "ADVISE")
+    if target is None:
+        return
+    query, _whole, limit = target
     mode, cap = _mode_cap(shell)
     started = time.perf_counter()
     scanner = _scanner(
         shell,
-        ScanSpec(query, limit=_limit(parsed)),
+        ScanSpec(query, limit=limit),
         progress_for("COMPRESSION ADVISE (reading the sample)", True),
     )
     from cqlsh_ext.insight.advise import ADVISE_SAMPLE_VALUES
@@ -501,21 +583,24 @@ def _advise(shell: Any, parsed: Any) -> None:
     layout: Any = None
     rows_read = 0
     try:
-        for names, types, rows in scanner.pages():
-            if layout is None:
-                layout = [(i, extractor(n, t)) for i, n, t in blob_columns(names, types)]
-                if not layout:
-                    shell.printerr("COMPRESSION ADVISE: the result has no blob column")
-                    return
-            for row in rows:
+        # closing(): the scan's Ctrl-C handler (a flag) goes when the reading stops, not when the
+        # generator is collected, so Ctrl-C while measuring stops the measuring.
+        with closing(scanner.pages()) as pages:
+            for names, types, rows in pages:
+                if layout is None:
+                    layout = [(i, extractor(n, t)) for i, n, t in blob_columns(names, types)]
+                    if not layout:
+                        shell.printerr("COMPRESSION ADVISE: the result has no blob column")
+                        return
+                for row in rows:
+                    if sample.full:
+                        break
+                    rows_read += 1
+                    for i, ex in layout:
+                        for _path, schema, value in ex(row[i]):
+                            sample.add(schema, value)
                 if sample.full:
                     break
-                rows_read += 1
-                for i, ex in layout:
-                    for _path, schema, value in ex(row[i]):
-                        sample.add(schema, value)
-            if sample.full:
-                break
     except KeyboardInterrupt:
         scanner.interrupted = True
     if scanner.error is not None and not rows_read:
@@ -535,7 +620,8 @@ def _settings(shell: Any, parsed: Any) -> None:
 
     ks, table, meta = _table(shell, parsed)
     if not ks or not table:
-        shell.printerr("COMPRESSION SETTINGS: name a table as keyspace.table (or USE a keyspace first)")
+        shell.printerr("COMPRESSION SETTINGS: name a table as keyspace.table (or USE a keyspace first), "
+                       "e.g. COMPRESSION SETTINGS ks.t;")
         return
     try:
         found = list(
@@ -565,14 +651,17 @@ def _settings(shell: Any, parsed: Any) -> None:
     stored_rows: list[bytes] = []
     plain_rows: list[bytes] = []
     try:
-        for names, types, rows in scanner.pages():
-            st, pl = tsettings.collect(result, names, types, rows, pk, protocol, mode, cap)
-            stored_rows.extend(st)
-            plain_rows.extend(pl)
-            if sum(map(len, stored_rows)) > SETTINGS_SAMPLE_BYTES:
-                result.notes.append(f"the sample stopped at {SETTINGS_SAMPLE_BYTES >> 20} MiB")
-                break
+        with closing(scanner.pages()) as pages:
+            for names, types, rows in pages:
+                st, pl = tsettings.collect(result, names, types, rows, pk, protocol, mode, cap)
+                stored_rows.extend(st)
+                plain_rows.extend(pl)
+                if sum(map(len, stored_rows)) > SETTINGS_SAMPLE_BYTES:
+                    result.notes.append(f"the sample stopped at {SETTINGS_SAMPLE_BYTES >> 20} MiB")
+                    break
     except KeyboardInterrupt:
+        scanner.interrupted = True
+    if scanner.interrupted:
         result.notes.append("sample interrupted by Ctrl-C")
     if scanner.error is not None:
         _failed(shell, scanner.error)

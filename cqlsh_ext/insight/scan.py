@@ -14,6 +14,7 @@ at once. Page sizes adapt to the row size: about PAGE_BYTES per page.
 
 from __future__ import annotations
 
+import os
 import queue
 import signal
 import sys
@@ -131,16 +132,35 @@ class Progress:
         if fraction is None and self.estimate and rows <= self.estimate:
             fraction = rows / self.estimate
         rate = rows / elapsed if elapsed > 0 else 0
-        line = f"{self.label}: {rows:,} rows, {rate:,.0f} rows/s, {elapsed:.0f} s"
-        if fraction is not None:
-            done = min(max(fraction, 0.0), 1.0)
-            line += f"  [{'#' * round(20 * done)}{'.' * (20 - round(20 * done))}] ~{100 * done:.0f} %"
-        if self.detail is not None:
-            line += f"  {self.detail()}"
-        line += "  (Ctrl-C stops and reports)"
-        self.out.write("\r" + line + "\x1b[K")
+        figures = f": {rows:,} rows, {rate:,.0f} rows/s, {elapsed:.0f} s"
+        done = None if fraction is None else min(max(fraction, 0.0), 1.0)
+        detail = f"  {self.detail()}" if self.detail is not None else ""
+        self.out.write("\r" + self._fit(figures, done, detail) + "\x1b[K")
         self.out.flush()
         self._shown = True
+
+    def _fit(self, figures: str, done: float | None, detail: str) -> str:
+        """The line at most one terminal row wide: a line the terminal wraps cannot be redrawn in
+        place. The bar, the detail and the long hint go first, then the label is cut."""
+        try:
+            width = os.get_terminal_size(self.out.fileno()).columns - 1  # the cursor's cell
+        except (OSError, ValueError, AttributeError):
+            width = 0
+        percent = bar = ""
+        if done is not None:
+            percent = f"  ~{100 * done:.0f} %"
+            bar = f"  [{'#' * round(20 * done)}{'.' * (20 - round(20 * done))}]"
+        for tail in (f"{figures}{bar}{percent}{detail}  (Ctrl-C stops and reports)",
+                     f"{figures}{percent}{detail}  (Ctrl-C stops and reports)",
+                     f"{figures}{percent}{detail}  (Ctrl-C: stop)",
+                     f"{figures}{percent}  (Ctrl-C: stop)"):
+            if width <= 0 or len(self.label) + len(tail) <= width:
+                return self.label + tail
+        room = width - len(tail)
+        if room >= 12:  # the start of the label still says what runs
+            return self.label[: room - 1] + "…" + tail
+        line = self.label + tail
+        return line[: max(width - 1, 0)] + "…"
 
     def close(self) -> None:
         if self._shown:
@@ -363,6 +383,9 @@ class Scanner:
                 signal.signal(signal.SIGINT, previous)
                 raise KeyboardInterrupt
             self._stop.set()
+            # Said here, not when the loop next looks at the flag: a consumer that stops reading on
+            # its own (ADVISE's sample full, the last page) would otherwise never learn of it.
+            self.interrupted = True
 
         try:
             signal.signal(signal.SIGINT, handler)

@@ -501,8 +501,10 @@ def render_column(col: ColumnStats) -> list[str]:
             "is the size the header declares, or a lower bound"
         )
     if col.from_headers:
+        were = ("value was sized from its header" if col.from_headers == 1
+                else "values were sized from their headers")
         lines.append(
-            f"  {report.count(col.from_headers)} values were sized from their headers, not "
+            f"  {report.count(col.from_headers)} {were}, not "
             "decompressed (STATS ... DECODE ALL decompresses every value)"
         )
     for reason, n in list(col.reasons.items())[:8]:

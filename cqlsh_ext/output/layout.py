@@ -38,6 +38,17 @@ _ESCAPE = re.compile(r"\x1b\[[0-9;]*m")
 CUT, WRAP, WHOLE = "cut", "wrap", "whole"
 
 
+class NotedValue(FormattedValue):
+    """A value followed by a note that says more than the value does (hex, and why it was not
+    decoded): a cut shortens the value and keeps the note, as far as the width allows."""
+
+    def __init__(self, value: Any, note: Any) -> None:
+        super().__init__(f"{value.strval} {note.strval}", f"{value.coloredval} {note.coloredval}",
+                         value.displaywidth + 1 + note.displaywidth)
+        self.value = value
+        self.note = note
+
+
 def table_width(widths: Sequence[int]) -> int:
     """Screen columns of cqlsh's table: rows ' a | b | c', and the rule under the header one
     wider: '---+---+---' with a dash on each end."""
@@ -100,10 +111,16 @@ def _char_width(ch: str) -> int:
     return max(width, 0)
 
 
+#: What a cut NotedValue keeps of its value at least ('0x…'), before the note is cut too.
+_NOTED_VALUE_MIN = 3
+
+
 def cut(cell: Any, width: int, color: bool) -> Any:
     """`cell` (a FormattedValue) shortened to `width` display columns, ending with '…'."""
     if cell.displaywidth <= width:
         return cell
+    if isinstance(cell, NotedValue) and width >= _NOTED_VALUE_MIN + 2:
+        return _cut_noted(cell, width, color)
     text = cell.coloredval if color else cell.strval
     pieces, used, i = [], 0, 0
     while i < len(text):
@@ -118,12 +135,25 @@ def cut(cell: Any, width: int, color: bool) -> Any:
         pieces.append(text[i])
         used += w
         i += 1
-    if pieces and pieces[-1] == ELLIPSIS:  # the cell was cut already (a nested blob): one mark
-        pieces.pop()
+    # The cell was cut already (a nested blob, a long hex value): one mark. Look past the escape
+    # sequence that may close the cut part's colour.
+    last = next((k for k in range(len(pieces) - 1, -1, -1) if not pieces[k].startswith("\x1b")), None)
+    if last is not None and pieces[last] == ELLIPSIS:
+        del pieces[last]
         used -= 1
     shown = "".join(pieces) + ELLIPSIS + (ANSI_RESET if color and "\x1b[" in text else "")
     plain = _ESCAPE.sub("", shown) if color else shown
     return FormattedValue(plain, shown, used + 1)
+
+
+def _cut_noted(cell: NotedValue, width: int, color: bool) -> Any:
+    if cell.note.displaywidth <= width < cell.note.displaywidth + 1 + _NOTED_VALUE_MIN:
+        return cell.note  # the note whole rather than '0x…' and part of it
+    note_room = min(cell.note.displaywidth, width - _NOTED_VALUE_MIN - 1)
+    value = cut(cell.value, width - note_room - 1, color)
+    note = cut(cell.note, note_room, color)
+    shown = f"{value.coloredval} {note.coloredval}" if color else f"{value.strval} {note.strval}"
+    return FormattedValue(f"{value.strval} {note.strval}", shown, value.displaywidth + 1 + note.displaywidth)
 
 
 def wrap(cell: Any, width: int, color: bool) -> list[Any]:

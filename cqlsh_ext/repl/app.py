@@ -11,6 +11,7 @@ a write that was already sent may still be applied.
 from __future__ import annotations
 
 import re
+import signal
 import sys
 from typing import Any
 
@@ -23,7 +24,7 @@ from cqlsh_ext.repl.history import SafeFileHistory, history_path
 from cqlsh_ext.repl.keybindings import key_bindings
 from cqlsh_ext.repl.lexer import CqlLexer, style
 from cqlsh_ext.repl.pager import paged_output
-from cqlsh_ext.repl.statement import is_complete
+from cqlsh_ext.repl.statement import input_state
 from cqlsh_ext.repl.toolbar import toolbar_fragments
 
 #: cqlsh statements whose effects cannot be left half done by stopping to wait: reads. Our own
@@ -51,18 +52,21 @@ def build_session(shell: Any, ruleset: Any) -> PromptSession[str]:
     shell.repl_history = history
 
     def complete(text: str) -> bool:
-        return is_complete(text, ruleset)
+        return input_state(text, ruleset)[0]
 
     def continuation(width: int, line_number: int, is_soft_wrap: int) -> str:
-        return " " * max(width - 4, 0) + "... "
+        # '...' only where the user started a new line: a long line the screen wraps continues
+        # under the text, unmarked, as a terminal wraps it.
+        return " " * width if is_soft_wrap else " " * max(width - 4, 0) + "... "
 
     def toolbar() -> Any:  # prompt_toolkit's StyleAndTextTuples
         from prompt_toolkit.application import get_app
 
         app = get_app()
         text = app.current_buffer.text
-        return toolbar_fragments(shell, pending=bool(text.strip()) and not complete(text),
-                                 width=app.output.get_size().columns)
+        done, opened = input_state(text, ruleset)
+        return toolbar_fragments(shell, pending=bool(text.strip()) and not done,
+                                 width=app.output.get_size().columns, opened=opened)
 
     completer = CqlCompleter(shell, ruleset)
     return PromptSession(
@@ -96,19 +100,45 @@ def run(shell: Any) -> None:
     while not shell.stop:
         try:
             shell.reset_prompt()
+            sigint = _PromptSigint()
+            previous = signal.signal(signal.SIGINT, sigint)
             try:
-                text = session.prompt(shell.prompt)
+                text = session.prompt(shell.prompt, handle_sigint=False)
             except KeyboardInterrupt:
                 continue  # Ctrl-C at the prompt: input cleared
             except EOFError:
                 print()
                 shell.do_exit()
                 break
+            finally:
+                signal.signal(signal.SIGINT, previous)
+            if sigint.seen:
+                shell.printerr("Cancelled.")  # Ctrl-C right after Enter: the statement never starts
+                continue
             execute(shell, text, cqlshmain)
         except KeyboardInterrupt:
             # A second Ctrl-C while the first was being reported: still never the shell.
             shell.reset_statement()
             print()
+
+
+class _PromptSigint:
+    """SIGINT while prompt() runs. prompt_toolkit's own handler hands it to the running prompt and
+    drops it once Enter has been taken: a Ctrl-C pressed just after Enter, while the prompt winds
+    down (it waits for the completion threads: a second or so on a session's first statements),
+    was lost and the statement ran to its end. A prompt that takes the signal raises
+    KeyboardInterrupt; one that returns the input after a signal has dropped it: `seen` says so."""
+
+    def __init__(self) -> None:
+        self.seen = False
+
+    def __call__(self, signum: int, frame: Any) -> None:
+        from prompt_toolkit.application.current import get_app_or_none
+
+        self.seen = True
+        app = get_app_or_none()
+        if app is not None and app.is_running and not app.is_done and app.loop is not None:
+            app.loop.call_soon_threadsafe(app.key_processor.send_sigint)  # as prompt_toolkit does
 
 
 def _reads_only(word: str) -> bool:

@@ -9,19 +9,29 @@ from __future__ import annotations
 
 from typing import Any
 
+#: cqlsh's lexer tokens for input that opens something it does not close: what closes each.
+_UNCLOSED = {"unclosedString": "'", "unclosedName": '"', "unclosedPgString": "$$", "unclosedComment": "*/"}
 
-def is_complete(text: str, ruleset: Any) -> bool:
-    """True when Enter should run `text` instead of starting a new line."""
+
+def input_state(text: str, ruleset: Any) -> tuple[bool, str | None]:
+    """(whether Enter should run `text` instead of starting a new line, what closes a string, quoted
+    name or comment left open at its end: ', ", $$, */ or None)."""
     if not text.strip():
-        return True
+        return True, None
     from cqlshlib import pylexotron
 
     try:
         statements, open_block = ruleset.cql_split_statements(text + "\n")
     except pylexotron.LexingError:
-        return True  # let cqlsh report the syntax error
+        return True, None  # let cqlsh report the syntax error
     while statements and not statements[-1]:
         statements = statements[:-1]
     if not statements:
-        return True  # only comments or blanks
-    return not open_block and statements[-1][-1][0] == "endtoken"
+        return True, None  # only comments or blanks
+    last = statements[-1][-1][0]
+    return not open_block and last == "endtoken", _UNCLOSED.get(last)
+
+
+def is_complete(text: str, ruleset: Any) -> bool:
+    """True when Enter should run `text` instead of starting a new line."""
+    return input_state(text, ruleset)[0]

@@ -198,6 +198,42 @@ def test_settings(cassandra, insight, home):
     assert missing.returncode != 0 and "not found" in missing.stderr
 
 
+def test_stats_and_advise_take_a_table_name(cassandra, insight, home):
+    # A table named alone is a whole-table SELECT of its blob columns (pk and ck are not read).
+    table = f"{insight.ks}.settings_t"
+    by_name = json_docs(cqlsh_ext(cassandra, home, f"COMPRESSION STATS JSON {table}").stdout)[0]
+    select = f"SELECT data FROM {table}"
+    by_select = json_docs(cqlsh_ext(cassandra, home, f"COMPRESSION STATS JSON {select}").stdout)[0]
+    assert by_name["query"] == select
+    assert by_name["rows"] == by_select["rows"] == len(insight.settings_rows)
+    assert by_name["columns"] == by_select["columns"]
+    advice = cqlsh_ext(cassandra, home, "COMPRESSION ADVISE SAMPLE 10 settings_t", "-k", insight.ks).stdout
+    assert "COMPRESSION ADVISE: sample of 10 rows" in advice and "Column data: 10 values" in advice
+    missing = cqlsh_ext(cassandra, home, f"COMPRESSION STATS {insight.ks}.nope", ok=False)
+    assert f"COMPRESSION STATS: table {insight.ks}.nope not found" in missing.stderr
+
+
+@pytest.mark.parametrize(("statement", "expected"), [
+    ("COMPRESSION STATS", "COMPRESSION STATS [JSON] [SAMPLE ...]"),
+    ("COMPRESSION STAT orders", "COMPRESSION SETTINGS [JSON] [SAMPLE n] [keyspace.]table"),
+    ("COMPRESSION", "COMPRESSION ADVISE [JSON] [SAMPLE n] <SELECT statement> | [keyspace.]table"),
+    ("COMPRESSION ADVISE SAMPLE orders", "COMPRESSION ADVISE [JSON] [SAMPLE n]"),
+    ("COMPRESSION SETTINGS SELECT data FROM orders",
+     "COMPRESSION SETTINGS [JSON] [SAMPLE n] [keyspace.]table"),
+    ("INSPECT orders", "INSPECT [JSON] <SELECT statement>"),
+])
+def test_a_malformed_command_says_what_was_expected_with_an_example(cassandra, insight, home, statement,
+                                                                    expected):
+    result = cqlsh_ext(cassandra, home, statement, "-k", insight.ks, ok=False)
+    assert result.returncode != 0
+    word = statement.split()[0]
+    assert f"Improper {word} command" in result.stderr
+    assert expected in result.stderr, result.stderr
+    example = result.stderr.split("For example:\n", 1)[1].splitlines()[0].strip()
+    assert example.startswith(word), result.stderr
+    assert f"HELP {word}" in result.stderr
+
+
 def test_help(cassandra, home):
     out = cqlsh_ext(cassandra, home, "HELP").stdout
     assert "INSPECT" in out and "COMPRESSION" in out

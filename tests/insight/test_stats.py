@@ -196,6 +196,9 @@ def test_nested_blobs_and_no_blob_error(cassandra, insight, home):
     )[0]
     cols = {c["column"]: c for c in doc["columns"]}
     assert set(cols) == {"l[]", "m[value]"}
+    text = cqlsh_ext(cassandra, home, f"COMPRESSION STATS SELECT l, m FROM {insight.ks}.nested").stdout
+    assert "2 values were sized from their headers, not decompressed" in text  # l: gzip sizes its output
+    assert "1 value was sized from its header, not decompressed" in text  # m
     assert cols["l[]"]["values"] == 2 and cols["l[]"]["stored_bytes"] == len(a) + len(b)
     assert cols["l[]"]["decompressed_bytes"] == 300 + 250
     assert cols["m[value]"]["by_chain"][0]["chain"] == registry.GZIP.label

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import random
+import re
 import signal
 import time
 from collections.abc import Iterator
@@ -247,3 +248,30 @@ def test_answers_slower_than_the_request_timeout(cassandra, cut_ks, tmp_path: Pa
             assert t.exit() == 0
         finally:
             t.close()
+
+
+@pytest.mark.parametrize(("cols", "rows"), [(80, 24), (140, 45)])
+def test_the_progress_line_fits_the_terminal(cassandra, cut_ks, tmp_path: Path, cols, rows):
+    write_credentials(tmp_path, cassandra.username, cassandra.password)
+    t = Term([cassandra.host, str(cassandra.port)], tmp_path, rows=rows, cols=cols)
+    try:
+        t.prompt()
+        cassandra.faults.set("delay", -1, 1500)  # every page late: the scan stays under way
+        t.type(f"COMPRESSION STATS SELECT data FROM {cut_ks}.t;")
+        t.enter()
+        t.expect(r"rows/s[^\n]*Ctrl-C", timeout=60)
+        screen = t.display()
+        at = next(i for i, row in enumerate(screen) if "rows/s" in row)
+        line = screen[at]
+        # One row, whole: the figures and how to stop, nothing cut or wrapped onto the next row.
+        assert re.search(r"COMPRESSION STATS \S+: [\d,]+ rows, [\d,]+ rows/s, \d+ s", line), line
+        assert line.endswith(("(Ctrl-C stops and reports)", "(Ctrl-C: stop)")), line
+        assert len(line) < cols and not screen[at + 1].strip(), screen[at:at + 2]
+        t.ctrl("c")
+        cassandra.faults.clear()
+        t.expect(r"INTERRUPTED", timeout=120)
+        t.prompt()
+        assert t.exit() == 0
+    finally:
+        cassandra.faults.clear()
+        t.close()

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 import subprocess
+import time
 
 import pytest
 from shell_runner import CQLSH_EXT, isolated_env
@@ -107,4 +109,112 @@ def test_tall_output_opens_the_pager_then_the_prompt_is_back(term, demo_ks, cols
     # Short output does not start the pager.
     out = t.run("SELECT name FROM blob_formats LIMIT 2;")
     assert "(2 rows)" in out and not t.display()[-1].startswith(":")
+    t.exit()
+
+
+#: The sizes issue 21 was found at: a small terminal and a large one.
+NEWCOMER_SIZES = [(80, 24), (140, 45)]
+
+
+@pytest.mark.parametrize(("cols", "rows"), NEWCOMER_SIZES)
+def test_a_cut_hex_cell_keeps_why_it_was_not_decoded(term, demo_ks, cols, rows):
+    t = term("-k", demo_ks, env={"PAGER": ""}, rows=rows, cols=cols)
+    t.prompt()
+    t.run("SELECT * FROM blob_formats WHERE name IN ('truncated gzip', 'zstd dictionary', 'raw deflate');")
+    screen = t.display()
+    shown = {row.split("|")[0].strip(): row.split("|")[1] for row in screen if row.count(" | ") == 2}
+    assert "(gzip: truncated stream)" in shown["truncated gzip"], screen
+    assert "(zstd frame needs" in shown["zstd dictionary"], screen  # the start of a longer reason
+    assert shown["raw deflate"].strip().startswith("0xbd56df"), screen  # plain hex is cqlsh's, cut
+    assert not [row for row in screen if "……" in row], screen
+    assert all(len(row) <= cols for row in screen)
+    t.exit()
+
+
+@pytest.mark.parametrize("after", [0.0, 0.03, 0.06, 0.1, 0.2, 0.5])
+def test_ctrl_c_in_a_first_advise_is_never_lost(term, demo_ks, after):
+    # Each moment in a new shell: its first ADVISE, while the prompt still winds down after Enter,
+    # then while the sample is read (which imports the codecs), then while measuring. Ctrl-C then
+    # clears the input, cancels, or measures what was read (INTERRUPTED): never the whole report.
+    t = term("-k", demo_ks, env={"PAGER": ""}, rows=24, cols=80)
+    t.prompt()
+    start = len(t.text)
+    t.type("COMPRESSION ADVISE SELECT data FROM table_with_compressed_json;")
+    t.enter()
+    time.sleep(after)
+    t.child.kill(signal.SIGINT)
+    time.sleep(0.5)
+    t.run("SELECT name FROM blob_formats WHERE name = 'gzip';", until=r"\(1 rows\)", timeout=120)
+    between = t.text[start:]
+    assert "Recommendation" not in between or "INTERRUPTED" in between, f"Ctrl-C {after} s in was lost"
+    t.exit()
+
+
+def _toolbar(t) -> str:  # type: ignore[no-untyped-def]
+    """The bottom row of the screen: prompt_toolkit's toolbar."""
+    return t.display()[-1]
+
+
+#: Every setting the toolbar shows, under its full or its short label.
+SETTINGS_SHOWN = [r"(consistency |cl:)ONE\b", r"(decompress |dec:)auto\b", r"(paging |page:)100\b"]
+
+
+def _wait_for_toolbar(t, pattern: str) -> str:  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + 30
+    while not re.search(pattern, _toolbar(t)):
+        assert time.monotonic() < deadline, f"no {pattern!r} in the toolbar: {_toolbar(t)!r}"
+    return _toolbar(t)
+
+
+@pytest.mark.parametrize(("cols", "rows"), NEWCOMER_SIZES)
+def test_the_toolbar_shortens_labels_before_it_drops_a_setting(term, demo_ks, cols, rows):
+    t = term("-k", demo_ks, env={"PAGER": ""}, rows=rows, cols=cols)
+    t.prompt()
+    t.run("EXPAND ON", until=r"EXPAND set to ON")
+    t.prompt()
+    bar = _wait_for_toolbar(t, r"(output |out:)vertical")  # EXPAND ON shows
+    for shown in [r"127\.0\.0\.1:\d+", *SETTINGS_SHOWN]:
+        assert re.search(shown, bar), (shown, bar)
+    assert len(bar) <= cols
+    # A statement under way: the host and every setting stay, and the hint says what is missing.
+    t.type("SELECT * FROM blob_formats")
+    bar = _wait_for_toolbar(t, r"end (the statement )?with ;")
+    for shown in [r"127\.0\.0\.1:\d+", *SETTINGS_SHOWN, r"(output |out:)vertical"]:
+        assert re.search(shown, bar), (shown, bar)
+    assert len(bar) <= cols
+    t.ctrl("c")
+    t.prompt()
+    t.exit()
+
+
+@pytest.mark.parametrize(("cols", "rows"), NEWCOMER_SIZES)
+def test_an_open_string_is_named_in_the_toolbar(term, demo_ks, cols, rows):
+    t = term("-k", demo_ks, env={"PAGER": ""}, rows=rows, cols=cols)
+    t.prompt()
+    t.type("SELECT name FROM blob_formats WHERE name = 'gzip")
+    _wait_for_toolbar(t, r"close it with '")
+    t.type(";")  # inside the string: it is still open, and the toolbar still says so
+    t.enter()
+    bar = _wait_for_toolbar(t, r"close it with '")
+    assert "end the statement" not in bar and len(bar) <= cols
+    t.ctrl("c")
+    t.prompt()
+    t.run("SELECT name FROM blob_formats WHERE name = 'gzip';", until=r"\(1 rows\)")
+    t.exit()
+
+
+@pytest.mark.parametrize(("cols", "rows"), NEWCOMER_SIZES)
+def test_a_long_line_wraps_without_a_continuation_prompt(term, demo_ks, cols, rows):
+    t = term("-k", demo_ks, env={"PAGER": ""}, rows=rows, cols=cols)
+    t.prompt()
+    columns = ", ".join(["name"] * 30)  # one line, wider than the screen
+    t.type(f"SELECT {columns} FROM blob_formats")
+    _wait_for_toolbar(t, r"end (the statement )?with ;")
+    screen = t.display()
+    typed = [row for row in screen if "name, name" in row or "FROM blob_formats" in row]
+    assert len(typed) >= 2, screen  # wrapped by the screen
+    assert not [row for row in screen if row.lstrip().startswith("...")], screen
+    t.enter()  # a real new line: the continuation prompt
+    t.expect(r"\.\.\.")
+    t.run("LIMIT 1;", until=r"\(1 rows\)")
     t.exit()

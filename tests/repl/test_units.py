@@ -310,17 +310,45 @@ class _ToolbarShell:
     expand_enabled = False
 
 
-def test_toolbar_keeps_the_hint_and_the_keyspace_on_a_narrow_terminal():
+def test_toolbar_shortens_before_it_leaves_anything_out():
     from cqlsh_ext.repl.toolbar import toolbar_fragments
 
-    def text(width: int, pending: bool) -> str:
-        return "".join(t for _, t in toolbar_fragments(_ToolbarShell(), pending=pending, width=width))
+    def text(width: int, pending: bool, opened: str | None = None) -> str:
+        return "".join(t for _, t in toolbar_fragments(_ToolbarShell(), pending=pending, width=width,
+                                                      opened=opened))
 
     wide = text(200, pending=True)
     for part in ("host cassandra.eu-west-1", "keyspace orders_ks", "consistency LOCAL_QUORUM",
                  "decompress auto", "paging 100", "output table", "tracing on", "end the statement with ;"):
         assert part in wide
+    # Short labels and hint: every item still there.
+    middle = text(130, pending=True)
+    assert len(middle) <= 130 and "end with ;" in middle
+    for part in ("cassandra.eu-west-1.amazonaws.com:9142", "ks:orders_ks", "cl:LOCAL_QUORUM", "dec:auto",
+                 "page:100", "out:table", "trace:on"):
+        assert part in middle
+    # Narrower: the keyspace (the prompt shows it), then the host go before any setting.
     narrow = text(80, pending=True)
-    assert len(narrow) <= 80
-    assert "end the statement with ;" in narrow and "keyspace orders_ks" in narrow and "tracing on" in narrow
-    assert "output table" not in narrow  # the least needed went first
+    assert len(narrow) <= 80 and "end with ;" in narrow
+    assert "orders_ks" not in narrow and "amazonaws" not in narrow
+    for part in ("cl:LOCAL_QUORUM", "dec:auto", "page:100", "out:table", "trace:on"):
+        assert part in narrow
+    assert "a string is open: close it with '" in text(200, pending=True, opened="'")
+    assert "close it with $$" in text(80, pending=True, opened="$$")
+
+
+@pytest.mark.parametrize(("text", "opened"), [
+    ("SELECT * FROM t WHERE a = 'abc", "'"),
+    ("SELECT * FROM t WHERE a = 'abc;", "'"),
+    ('SELECT "Col', '"'),
+    ("SELECT $$ abc", "$$"),
+    ("SELECT /* why", "*/"),
+    ("SELECT * FROM t WHERE a = 'it''s'", None),
+    ("SELECT 1;", None),
+])
+def test_input_state_names_what_is_left_open(ruleset, text, opened):
+    from cqlsh_ext.repl.statement import input_state
+
+    complete, left_open = input_state(text, ruleset)
+    assert left_open == opened
+    assert complete is (text == "SELECT 1;")

@@ -1,0 +1,96 @@
+"""The launchers in bin/ as a newcomer runs them: bin/demo's stdout is the shell's alone,
+bin/setup installs only when the checkout changed, and bin/test's pytest says why the Docker tests
+were skipped.
+
+The launchers run for real in a copy of the layout they expect; the programs they start (pip in
+.venv, the server, the shell) are stand-ins that record how they were called, so no port, server
+or network is needed.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from conftest import REPO_ROOT
+
+
+def _script(path: Path, body: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("#!/bin/sh\n" + body)
+    os.chmod(path, 0o755)
+
+
+def _checkout(tmp_path: Path, launcher: str) -> Path:
+    root = tmp_path / "checkout"
+    (root / "bin").mkdir(parents=True)
+    shutil.copy2(REPO_ROOT / "bin" / launcher, root / "bin" / launcher)
+    return root
+
+
+def _run(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHON"}
+    return subprocess.run([str(root / "bin" / args[0]), *args[1:]], cwd=root, capture_output=True,
+                          text=True, env=env, timeout=60)
+
+
+def test_demo_prints_its_status_on_stderr_and_only_the_shell_on_stdout(tmp_path: Path):
+    root = _checkout(tmp_path, "demo")
+    _script(root / "bin" / "setup", "echo 'setup: installing cqlsh-ext'\n")
+    _script(root / "bin" / "dev-cassandra",
+            "mkdir -p .cache/dev-cassandra\necho 'already running (pid 4242); log .cache/x.log'\n")
+    _script(root / ".venv" / "bin" / "cqlsh-ext",
+            'if [ "$1" = demo ]; then echo "compression_demo: demo data already loaded"; exit 0; fi\n'
+            'echo \'{"name": "gzip", "args": "\'"$*"\'"}\'\n')
+    proc = _run(root, "demo", "--output-format", "json", "-e", "SELECT name FROM blob_formats")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines() == [
+        '{"name": "gzip", "args": "127.0.0.1 9042 --credentials .cache/dev-cassandra/credentials '
+        '-k compression_demo --output-format json -e SELECT name FROM blob_formats"}']
+    for status in ("setup: installing", "already running (pid 4242)", "demo data already loaded"):
+        assert status in proc.stderr
+
+
+def test_setup_installs_only_when_the_checkout_changed(tmp_path: Path):
+    root = _checkout(tmp_path, "setup")
+    (root / "pyproject.toml").write_text('[project]\nname = "x"\ndependencies = ["cqlsh==6.2.0"]\n')
+    source = root / "cqlsh_ext" / "shell.py"
+    source.parent.mkdir()
+    source.write_text("X = 1\n")
+    log = root / "python.log"
+    # The virtualenv's python: any version check passes, every call is recorded.
+    _script(root / ".venv" / "bin" / "python", f'echo "$*" >> "{log}"\n')
+
+    def installs(*args: str) -> int:
+        log.write_text("")
+        proc = _run(root, "setup", *args)
+        assert proc.returncode == 0, proc.stderr
+        return log.read_text().count("-m pip install")
+
+    assert installs("--test") == 1
+    assert installs("--test") == 0  # nothing changed
+    assert installs() == 0  # a test install has all a plain one needs
+    source.write_text("X = 2  # edited\n")
+    assert installs() == 1
+    assert installs() == 0
+    (root / "cqlsh_ext" / "new.py").write_text("")
+    assert installs("--test") == 1
+    (root / "pyproject.toml").write_text('[project]\nname = "x"\ndependencies = ["cqlsh==6.2.1"]\n')
+    assert installs("--test") == 1
+    assert installs("--test") == 0
+
+
+def test_skipped_docker_tests_say_why_once(tmp_path: Path):
+    # bin/test's own pytest command line, on the Docker tests, with Docker not switched on.
+    env = {k: v for k, v in os.environ.items() if k not in ("CI", "CQLSH_EXT_DOCKER_TESTS")}
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/docker"],
+                          cwd=REPO_ROOT, capture_output=True, text=True, env=env, timeout=300)
+    assert proc.returncode == 0, proc.stdout[-3000:]
+    said = [line for line in proc.stdout.splitlines() if "Docker tests skipped" in line]
+    skipped = int(re.search(r"^(\d+) skipped in ", proc.stdout, re.MULTILINE)[1])
+    assert said == [f"{skipped} Docker tests skipped: they run with CI=true or CQLSH_EXT_DOCKER_TESTS=1 "
+                    "(Docker needed; README, 'Two commands')"], proc.stdout[-3000:]
