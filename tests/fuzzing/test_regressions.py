@@ -272,3 +272,104 @@ def test_framed_snappy_with_a_corrupt_chunk_in_inspect(tmp_path: Path) -> None:
     framed = bytearray(cramjam.snappy.compress(TEXT))
     framed[18] ^= 0xFF
     assert_user_sees(shown(tmp_path, bytes(framed)), marker_needed=False)
+
+
+# ------------------------------------------------------------------- found by the fuzz targets
+# Each with the target that found it and the input as it found it (tools/fuzz.py, atheris).
+
+
+def test_finding_pickle_memo_cycle_through_a_dict(tmp_path: Path) -> None:
+    # payload-pickle: a dict holding a list that holds itself through the memo (`h\x00`), with a
+    # tuple, a set and a frozenset beside it, 62 bytes: RecursionError out of pickle._plain.
+    value = bytes.fromhex(
+        "80049533000000000000007d94288c0161945d94948c01618c0178629468008c0174944b014b0286948c0173948f"
+        "94284b03908c016694284b0c9194752e")
+    assert_user_sees(shown(tmp_path, value), markers=("cut", "cycle"))
+
+
+def test_finding_pickle_stack_global_of_stack_globals(tmp_path: Path) -> None:
+    # payload-pickle (Hypothesis, seed datetime.date pickled): STACK_GLOBAL whose module is the
+    # previous STACK_GLOBAL's result, 60 times: 481 bytes that rendered 302 MB.
+    value = bytes.fromhex(
+        "80049520000000000000008c086461746574696d65948c04646174659493944304077465949394"
+        + "43040774659493944304077465949394" * 29
+        + "430407e8010294859452942e")
+    assert_user_sees(shown(tmp_path, value))
+
+
+def test_finding_java_class_name_with_newlines_in_a_table_cell(tmp_path: Path) -> None:
+    # display-table: a Java stream whose class name holds newlines (a JSON text where the name
+    # should be) and that breaks later: named by its class, unescaped, a table cell of 10 lines.
+    value = bytes.fromhex(
+        "aced00057372006d70617261747b0a2020226964223a2034322c0a2020226e616d65223a2022416461222c0a2020"
+        "2274616773223a205b0a202020202261222c0a202020202262220a20205d2c0a2020227072696365223a2031392e"
+        "39392c0a2020226f6b223a20747275652c0a2020226e6f7465223a206e756c6c2c0a2020226974656d73223a205b"
+        "0a202020207b0a20202020202022736b75223a2022782d31222c0a20202020202022717479223a20320a20202020"
+        "7d2c0a6f727400164c6a610576616c7565787200106a6176612e6c616e672e4e756d62657286ac951d0b94e08b02"
+        "00007870000000000020202020000001740001627371007e00047b0a20202020202022736b75223a202d22790000"
+        "00002d32222c0a2020202020202271740079223a20310a202020000002207d0a20205d780a7d")
+    results = shown(tmp_path, value, ("table", "json", "csv", "inspect"))
+    assert_user_sees(results, marker_needed=False)
+    assert "\n" not in str(results["table"]["text"]), results["table"]["text"]
+
+
+@pytest.mark.parametrize("value", [
+    # LZ4Block (lz4-java) with a corrupt block: LZ4BlockError in checksums._lz4_java.
+    "4c5a34426c6f636b26380000008700000051e8ba0eff1e54686520717569636b2062726f776e20666f78206a756d70"
+    "73206f76657220746865206c617a267920646f672e202d004250646f672e204c5a34426c6f636b1600000000000000"
+    "0000000000",
+    # LZ4Block declaring a huge block: MemoryError in checksums._lz4_java (under 1.5 GiB).
+    "4c5a34426c6f636b263800010079ffffffae17ba0eff1e54686520717569636b20624d6f776e20666f78206a756d70"
+    "73206f76657220746865206c617a7920646f672e202d004250646f672e204c5a38426c6f636b160000000000787878"
+    "78787878787878787878787878787878787878787878787878787878",
+    # LZ4 frames: LZ4BlockError in checksums._lz4_frame (two places).
+    "04224d187c408700000000000000de38000000ff1e54686520717569636b2062726f776e6f776e20666f78206a756d"
+    "7073206f76657220746865206c617a7920646f672e202d0042506420054d3852000000000cbefb05",
+    "04224d180100000060707384000000f1157b226964223a2034322c20226e616d65223a2022416461222c2022746167"
+    "73223a205b220e00a062225d2c2022707269632400f00231392e39392c20226f6b223a20747275653f00206f741b00"
+    "b16e756c6c2c20226974656d3f00507b22736b75570030782d315700000000000000000000a5717479223a20327d2c"
+    "201a0035792d321a005020317d5d7d00000000",
+    # snappy framing around an Avro file: cramjam.DecompressionError in checksums._snappy_framed.
+    "ff060000734e6150705900c6ffff9f96b0068701b054686520717569636b2062726f776e20666f78206a754f626a01"
+    "04146176726f2e636f6465630c736e61707079166176726f2e736368656d618c047b2274797065223a20227265636f"
+    "7264222c20226e616d65223a20224f72646572222c20226669656c6473223a205b7b226e616d65223a20226964222c"
+    "202274797065223a20226c6f6e67227d2c207b226e616d65223a20226e616d65222c202274797065223a2022737472"
+    "696e67227d2c207b226e616d65223a202274616773222c202274797065223a207b2274797065223a20226172726179"
+    "222c20226974656d73223a2022737472696e67227d7d2c207b226e616d65223a206d7073206f766572207468227072"
+    "696365222c20227479706565206c617a79223a2022646f75626c65227d2c207b226e616d65223a20226578747261222c"
+    "202274797065223a205b226e756c6c222c20226279746573225d7d5d7d00010101010101010101010101010101010238"
+    "1654540641646104026102620020646f3d0ad7a370fd3340020201e57e97672e20fe2d00663001010101010101010101"
+    "0101010101012d00",
+], ids=["lz4block-corrupt", "lz4block-huge", "lz4frame-corrupt", "lz4frame-corrupt-2", "snappy-framed-avro"])
+def test_finding_inspect_checksum_verification(tmp_path: Path, value: str) -> None:
+    # inspect: errors INSPECT's checksum verification (insight/checksums.verify) let out.
+    assert_user_sees(shown(tmp_path, bytes.fromhex(value), ("inspect", "table", "json")), marker_needed=False)
+
+
+def test_finding_lz4_frame_headers_index_error() -> None:
+    # container-lz4-frame: a 14-byte frame header cut short: Format.headers raised IndexError
+    # (documented: DecodeError only; INSPECT catches everything there, so no user saw it).
+    from cqlsh_ext.codecs import registry
+    from cqlsh_ext.codecs.base import DecodeError
+
+    for value in ("04224d1868408704220087042200", "04224d187c409600000000000000",
+                  "04224d1868000002630000000021"):
+        try:
+            registry.LZ4_FRAME.headers(bytes.fromhex(value))
+        except DecodeError:
+            pass
+
+
+def test_finding_zlib_fdict_struct_error(tmp_path: Path) -> None:
+    # container-zlib: a 5-byte zlib header with FDICT set and its dictionary id cut short:
+    # Zlib.decode raised struct.error (documented: DecodeError only; the registry turns it into
+    # "internal error").
+    from cqlsh_ext.codecs import registry
+    from cqlsh_ext.codecs.base import DecodeError
+
+    value = bytes.fromhex("782000003d")
+    with pytest.raises(DecodeError):
+        registry.ZLIB.decode(value, 1 << 20)
+    with pytest.raises(DecodeError) as err:
+        registry.decode_named("zlib", value)
+    assert "internal error" not in str(err.value)
