@@ -57,3 +57,17 @@ if os.environ.get("CQLSH_EXT_FUZZ_SECONDS"):
         tool = Path(__file__).resolve().parents[2] / "tools" / "fuzz.py"
         proc = subprocess.run([sys.executable, str(tool), "all"], capture_output=True, text=True)
         assert proc.returncode == 0, proc.stdout[-20_000:] + proc.stderr[-5000:]
+
+
+def test_every_codec_container_and_format_has_a_target_with_seeds() -> None:
+    """The targets come from the registries; a new codec or format also needs its seeds
+    (tests/fuzzing/make_corpus.py), or its target starts from random bytes only."""
+    from cqlsh_ext.codecs import registry
+    from cqlsh_ext.codecs.base import CODEC_NAMES
+    from cqlsh_ext.payload.formats import FORMAT_NAMES
+
+    targets = all_targets()
+    names = [f"codec-{c}" for c in CODEC_NAMES] + [f"payload-{f}" for f in FORMAT_NAMES]
+    names += [f"container-{f.label.replace('/', '-')}" for f in registry.all_formats()]
+    assert not [n for n in names if n not in targets]
+    assert not [t.name for t in targets.values() if not t.seed_inputs()]
