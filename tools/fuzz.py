@@ -19,6 +19,7 @@ Without a time, CQLSH_EXT_FUZZ_SECONDS gives the seconds per target (default 60)
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import re
@@ -77,7 +78,7 @@ def fuzz_target(name: str, seconds: float, engine: str, out: Path,
             data = current.read_bytes()
             why = next((line for line in tail if "Timeout" in line or "ERROR" in line or "Error" in line),
                        tail[-1] if tail else f"exit status {proc.returncode}")
-            key = f"died-{abs(hash(data)) % 10**12:012d}"
+            key = f"died-{hashlib.sha256(data).hexdigest()[:12]}"
             (findings_dir / f"{key}.json").write_text(json.dumps({
                 "target": name, "key": key, "last_line": f"process died: {why.strip()}", "hex": data.hex(),
                 "traceback": "\n".join(tail)}))
@@ -85,6 +86,12 @@ def fuzz_target(name: str, seconds: float, engine: str, out: Path,
                 print(f"{name}: the child fails before any input:\n{proc.stderr[-2000:]}", file=sys.stderr)
                 break
     found = [json.loads(p.read_text()) for p in sorted(findings_dir.glob("*.json"))]
+    # What libFuzzer itself caught (a native crash, its own timeout or memory limit): its artifacts.
+    for artifact in sorted(findings_dir.glob("*-*")):
+        kind = artifact.name.split("-", 1)[0]
+        if artifact.suffix != ".json" and kind in ("crash", "oom", "timeout", "leak"):
+            found.append({"target": name, "key": artifact.name, "last_line": f"libFuzzer: {artifact.name}",
+                          "hex": artifact.read_bytes().hex(), "traceback": ""})
     return executions, found
 
 

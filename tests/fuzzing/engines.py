@@ -17,6 +17,7 @@ import faulthandler
 import hashlib
 import json
 import os
+import re
 import traceback
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -82,8 +83,8 @@ class Finding:
         frames = [line for line in self.traceback.splitlines() if line.strip().startswith('File "')]
         where = next((f for f in reversed(frames) if "cqlsh_ext" in f), frames[-1] if frames else "")
         kind = self.last_line.split(":", 1)[0]
-        if kind.endswith("Violation"):
-            kind = self.last_line.split(",", 1)[0]  # which path broke its bound
+        if kind.endswith("Violation"):  # which path broke which bound, without the figures
+            kind = re.sub(r"\d[\d,]*", "N", self.last_line)[:120]
         return hashlib.sha256(f"{kind}|{where.strip()}".encode()).hexdigest()[:12]
 
 
