@@ -74,8 +74,12 @@ class Target:
     seeds: tuple[str, ...]
     #: One line for tools/fuzz.py --list.
     doc: str
+    #: Seeds built from the corpus another way (display-spec prefixes the setting to use).
+    make_seeds: Callable[[], list[bytes]] | None = None
 
     def seed_inputs(self) -> list[bytes]:
+        if self.make_seeds is not None:
+            return self.make_seeds()
         out: list[bytes] = []
         for name in self.seeds:
             out.extend(p.read_bytes() for p in sorted((CORPUS / name).rglob("*")) if p.is_file())
@@ -224,6 +228,49 @@ def _csv_output(data: bytes) -> None:
     bounded("CSV output", ValueEncoder(DisplaySettings(output_format="csv")).csv(data))
 
 
+#: Column settings (DECODE, [cqlsh_ext.decode]) the display-spec target picks from with its input's
+#: first byte: every payload format and codec by itself, and each payload format under gzip.
+SPECS: tuple[str, ...] = (*FORMAT_NAMES, *CODEC_NAMES, "text", "hex", "gzip>auto",
+                          *(f"gzip>{name}" for name in FORMAT_NAMES))
+
+
+def _display_spec(data: bytes) -> None:
+    """A value under a column setting (payload.unwrap.unwrap_spec), in every output."""
+    from cqlsh_ext import seams
+    from cqlsh_ext.display import BlobDisplay
+    from cqlsh_ext.output.place import ValuePlace
+    from cqlsh_ext.output.values import ValueEncoder
+
+    if not data:
+        return
+    spec, value = SPECS[data[0] % len(SPECS)], data[1:]
+    place = ValuePlace("ks", "t", "c")
+    plain = seams.value_colormap(False)
+    for expanded in (False, True):
+        settings = DisplaySettings(columns={"ks.t.c": spec})
+        cell = BlobDisplay(settings, False, expanded)(value, plain, place=place)
+        bounded(f"display ({spec}, {'EXPAND' if expanded else 'table'})", cell.strval)
+    encoder = ValueEncoder(DisplaySettings(output_format="json", columns={"ks.t.c": spec}))
+    text = bounded(f"JSON output ({spec})", encoder.json(value, None, place))
+    try:
+        json.loads(text)
+    except ValueError as err:
+        raise Violation(f"JSON output ({spec}) is not JSON: {err}") from None
+    bounded(f"CSV output ({spec})", encoder.csv(value, None, place))
+
+
+def _spec_seeds() -> list[bytes]:
+    """Each seed behind the first byte that names its own setting (payload/NAME -> NAME,
+    codec/NAME -> NAME), so generated inputs start from values the setting fits."""
+    out = []
+    for folder in ("payload", "codec"):
+        for path in sorted((CORPUS / folder).rglob("*")):
+            name = path.parent.name
+            if path.is_file() and name in SPECS:
+                out.append(bytes([SPECS.index(name)]) + path.read_bytes())
+    return out
+
+
 def _inspect(data: bytes) -> None:
     from cqlsh_ext.insight.inspect import inspect_value
 
@@ -274,6 +321,8 @@ def all_targets() -> dict[str, Target]:
     targets += [
         Target("display-table", _display(False), everything, "display.BlobDisplay in a table cell"),
         Target("display-expand", _display(True), everything, "display.BlobDisplay under EXPAND ON"),
+        Target("display-spec", _display_spec, (), "a column setting (first byte picks it) in table, "
+               "EXPAND, JSON and CSV", _spec_seeds),
         Target("output-json", _json_output, everything, "output.values JSON writer (JSON Lines)"),
         Target("output-csv", _csv_output, everything, "output.values CSV writer"),
         Target("inspect", _inspect, everything, "insight.inspect.inspect_value: text and JSON report"),
