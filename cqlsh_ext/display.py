@@ -152,7 +152,7 @@ class BlobDisplay:
         if view.kind == BINARY:
             notes.append((f"({len(view.data)} bytes)", colormap["blob"]))
         if view.reason:
-            notes.append((f"({view.reason})", REASON_COLOR))
+            notes.append((f"({_escape(view.reason)})", REASON_COLOR))  # reasons may quote stored bytes
         if cut:
             notes.append((f"(cut: {cut})", REASON_COLOR))
         limit = 0 if self.expanded and not quote else self.width
@@ -167,7 +167,7 @@ class BlobDisplay:
             shown = view.data[: room // 2 + 1] if room else view.data
             body = _cut("0x" + shown.hex(), room)
         else:  # a Java object the stream reader could not read (the reason is in the notes)
-            body = f"{view.text} (not deserialized)"
+            body = f"{_escape(view.text or '')} (not deserialized)"  # a class name is stored data too
         if quote:
             body = "'" + body.replace("'", "''") + "'"
         return self._assemble(label, body, notes, colormap, colored)
@@ -201,7 +201,7 @@ class BlobDisplay:
             return FormattedValue(hexed, colormap["blob"] + hexed + colormap["reset"] if colored else hexed)
         from cqlsh_ext.output.layout import NotedValue
 
-        note = f"({view.reason})"
+        note = f"({_escape(view.reason)})"
         hexed = _cut(hexed, max(self.width - len(note) - 1, 8) if self.width else 0)
         if not colored:
             return NotedValue(FormattedValue(hexed), FormattedValue(note))
