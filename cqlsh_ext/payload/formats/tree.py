@@ -4,9 +4,9 @@ Decoders turn a payload into plain Python values (dict, list, str, int, float, b
 bytes) plus the few types below for what JSON lacks. `render` writes readable JSON-like text
 (compact for a table cell, indented under EXPAND); `jsonable` gives a structure json.dumps writes
 (leaves spelled by cqlsh_ext.jsonenc, the one JSON spelling: bytes "0x...", times ISO 8601 UTC
-with a Z, NaN and infinities by name; integers exact, tags and symbols as marked objects). Both walk within
-the value's budget (payload.budget): a shared node costs each time it appears, and a value past
-the budget is cut where the walk stopped, with the reason.
+with a Z, NaN and infinities by name; integers exact, tags and symbols as marked objects). Both
+walk within the value's budget (payload.budget): a shared node costs each time it appears, and a
+value past the budget is cut where the walk stopped, with the reason.
 """
 
 from __future__ import annotations
