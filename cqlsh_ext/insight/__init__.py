@@ -9,7 +9,7 @@ One module per concern:
   scan      paging through a SELECT: prefetch, token-range parallelism, progress, Ctrl-C
   advise    re-compressing a sample with every available codec, measured here
   settings  a table's SSTable compression options next to its measured data
-  report    plain-text tables and bar charts (JSON: cqlsh_ext.output.jsonenc, shared with query output)
+  report    plain-text tables and bar charts (JSON: cqlsh_ext.jsonenc, shared with query output)
   commands  the shell grammar and handlers; cli: `cqlsh-ext inspect FILE|-`
 
 Nothing here is imported at shell start-up: the handlers import these modules on first use.

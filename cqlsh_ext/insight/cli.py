@@ -105,9 +105,9 @@ def main(argv: list[str]) -> int:
     except (OSError, ValueError) as err:
         print(f"cqlsh-ext inspect: error: {err}", file=sys.stderr)
         return 2
+    from cqlsh_ext import jsonenc as jsonout
     from cqlsh_ext.insight.inspect import inspect_value
     from cqlsh_ext.insight.measure import effective_mode
-    from cqlsh_ext.output import jsonenc as jsonout
 
     where: dict[str, object] = {"file": label}
     report = inspect_value(value, where, effective_mode(mode), cap)

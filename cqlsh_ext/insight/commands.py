@@ -300,11 +300,11 @@ def _failed(shell: Any, err: BaseException) -> None:
 
 @shell_command("INSPECT", "<inspectCommand>", INSPECT_GRAMMAR, INSPECT_HELP, usage=_inspect_usage)
 def do_inspect(shell: Any, parsed: Any) -> None:
+    from cqlsh_ext import jsonenc as jsonout
     from cqlsh_ext.codecs._common import reason
     from cqlsh_ext.insight.blobs import blob_columns, extractor
     from cqlsh_ext.insight.inspect import inspect_value, unreadable
     from cqlsh_ext.insight.scan import ScanSpec
-    from cqlsh_ext.output import jsonenc as jsonout
 
     query = _select_text(parsed)
     as_json = _wants_json(shell, parsed)
@@ -371,10 +371,10 @@ def do_compression(shell: Any, parsed: Any) -> None:
 
 
 def _stats(shell: Any, parsed: Any) -> None:
+    from cqlsh_ext import jsonenc as jsonout
     from cqlsh_ext.insight.ring import RingError, ring_for, server_partitioner
     from cqlsh_ext.insight.scan import ScanSpec, error_text, progress_for, table_size
     from cqlsh_ext.insight.stats import Stats
-    from cqlsh_ext.output import jsonenc as jsonout
 
     target = _target(shell, parsed, "STATS")
     if target is None:
@@ -472,9 +472,9 @@ def _sample_plan(parsed: Any) -> Any:
 
 def _sampled_stats(shell: Any, parsed: Any, stats: Any, plan: Any, ring: Any, ks: str, table: str,
                    partition_key: list[str]) -> None:
+    from cqlsh_ext import jsonenc as jsonout
     from cqlsh_ext.insight.sample import SAMPLE_STREAMS, SampledStats, probe_partitions, slice_count
     from cqlsh_ext.insight.scan import ScanSpec, error_text, progress_for, table_size
-    from cqlsh_ext.output import jsonenc as jsonout
 
     size = table_size(shell.session, ks, table, ring.span)
     sampler = SampledStats(stats, ring, 1, plan, None, "")
@@ -561,10 +561,10 @@ def _cost_accepted(shell: Any, parsed: Any, ks: str, table: str, size: Any, part
 
 
 def _advise(shell: Any, parsed: Any) -> None:
+    from cqlsh_ext import jsonenc as jsonout
     from cqlsh_ext.insight.advise import Advice, Sample
     from cqlsh_ext.insight.blobs import blob_columns, extractor
     from cqlsh_ext.insight.scan import ScanSpec, error_text, progress_for
-    from cqlsh_ext.output import jsonenc as jsonout
 
     target = _target(shell, parsed, "ADVISE")
     if target is None:
@@ -614,9 +614,9 @@ def _advise(shell: Any, parsed: Any) -> None:
 
 
 def _settings(shell: Any, parsed: Any) -> None:
+    from cqlsh_ext import jsonenc as jsonout
     from cqlsh_ext.insight import settings as tsettings
     from cqlsh_ext.insight.scan import ScanSpec
-    from cqlsh_ext.output import jsonenc as jsonout
 
     ks, table, meta = _table(shell, parsed)
     if not ks or not table:

@@ -8,7 +8,8 @@ CSV: the same values as text; a decoded blob is its text, collections are their 
 
 JSON is produced as text rather than through json.dumps of Python objects so that decimals and
 huge varints are written exactly, without a float round trip; how each kind of value is spelled
-(timestamps, floats, blobs) is cqlsh_ext.output.jsonenc's, shared with every other JSON we write.
+(bytes, timestamps, floats, NaN) is cqlsh_ext.jsonenc's, shared with every other JSON we write,
+the decoded records embedded here included.
 """
 
 from __future__ import annotations
@@ -22,8 +23,8 @@ from typing import TYPE_CHECKING, Any
 
 from cassandra import cqltypes, util
 
-from cqlsh_ext.output.jsonenc import duration_text, float_text, timestamp_text
-from cqlsh_ext.output.jsonenc import string as _string
+from cqlsh_ext.jsonenc import blob_text, duration_text, float_text, time_text
+from cqlsh_ext.jsonenc import string as _string
 from cqlsh_ext.output.place import ValuePlace
 from cqlsh_ext.payload.budget import Budget
 from cqlsh_ext.payload.spec import ColumnSpecs
@@ -81,7 +82,7 @@ class ValueEncoder:
         if isinstance(value, (bytes, bytearray, memoryview)):
             return self._blob(bytes(value), place)
         if isinstance(value, datetime.datetime):
-            return _string(timestamp_text(value))
+            return _string(time_text(value, millis=True))
         if isinstance(value, util.Duration):
             return _string(duration_text(value))
         if isinstance(value, Mapping):
@@ -110,7 +111,7 @@ class ValueEncoder:
 
     def _timestamp(self, value: Any, _: Any, __: Any = None) -> str:
         if isinstance(value, datetime.datetime):
-            return _string(timestamp_text(value))
+            return _string(time_text(value, millis=True))
         # cqlsh's fallback for timestamps beyond Python's datetime: milliseconds since the epoch.
         return str(int(value))
 
@@ -195,7 +196,7 @@ class ValueEncoder:
 
         With kind 'json' the payload is kept as (single-line) JSON text, to be embedded verbatim.
         """
-        hexed = "0x" + value.hex()
+        hexed = blob_text(value)
         if self.mode == NONE or not value:
             return hexed
         from cqlsh_ext.payload.unwrap import failed
@@ -234,7 +235,7 @@ class ValueEncoder:
             obj["payload"], cut = jsonable_cut(view.tree, Budget.for_cap(self.cap))
         elif view.kind == BINARY:
             obj["kind"] = "binary"
-            obj["payload"] = "0x" + view.data.hex()
+            obj["payload"] = blob_text(view.data)
         else:
             obj["kind"] = "java-object"
             obj["payload"] = None
@@ -282,7 +283,7 @@ class ValueEncoder:
         return text
 
     def _blob_csv(self, value: bytes, place: ValuePlace | None) -> str:
-        hexed = "0x" + value.hex()
+        hexed = blob_text(value)
         if self.raw or self.mode == NONE or not value:
             return hexed
         from cqlsh_ext.payload.unwrap import QUIET_REASONS, RAW, STRUCTURED, TEXT, failed
@@ -301,7 +302,7 @@ class ValueEncoder:
             # As the table shows it: a value that looks like a format but does not decode says why.
             quiet = view.reason is None or view.reason in QUIET_REASONS
             return hexed if quiet else f"{hexed} ({view.reason})"
-        return "0x" + view.data.hex() if view.data else str(view.text)
+        return blob_text(view.data) if view.data else str(view.text)
 
 
 _JSON_STRING_OR_SPACE = re.compile(r'("(?:[^"\\]|\\.)*")|\s+')

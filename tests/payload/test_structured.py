@@ -84,7 +84,7 @@ def test_msgpack_java_integer_keys_and_timestamps():
     value = msgpack.packb({1: "one", "at": msgpack.Timestamp.from_datetime(when), "b": b"\x00\xff"})
     tree = formats.decode_named("msgpack", value)
     assert tree[1] == "one" and tree["at"] == when and tree["b"] == b"\x00\xff"
-    assert jsonable(tree) == {"1": "one", "at": "2024-05-06T07:08:09+00:00", "b": {"$base64": "AP8="}}
+    assert jsonable(tree) == {"1": "one", "at": "2024-05-06T07:08:09.000Z", "b": "0x00ff"}
 
 
 def test_cbor_big_integers_stay_exact_and_tags_are_named():

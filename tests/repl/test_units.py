@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from cassandra import cqltypes, util
 
-from cqlsh_ext.output.jsonenc import float32_text
+from cqlsh_ext.jsonenc import float32_text
 from cqlsh_ext.output.values import ValueEncoder
 from cqlsh_ext.repl.history import SafeFileHistory, carries_password
 from cqlsh_ext.repl.pager import NoPager, PagedOutput, pager_command

@@ -3,22 +3,22 @@
 Decoders turn a payload into plain Python values (dict, list, str, int, float, bool, None,
 bytes) plus the few types below for what JSON lacks. `render` writes readable JSON-like text
 (compact for a table cell, indented under EXPAND); `jsonable` gives a structure json.dumps writes
-(bytes as {"$base64": ...}, integers exact, tags and symbols as marked objects). Both walk within
-the value's budget (payload.budget): a shared node costs each time it appears, and a value past
-the budget is cut where the walk stopped, with the reason.
+(leaves spelled by cqlsh_ext.jsonenc, the one JSON spelling: bytes "0x...", times ISO 8601 UTC
+with a Z, NaN and infinities by name; integers exact, tags and symbols as marked objects). Both
+walk within the value's budget (payload.budget): a shared node costs each time it appears, and a
+value past the budget is cut where the walk stopped, with the reason.
 """
 
 from __future__ import annotations
 
-import base64
 import datetime
 import functools
 import json
-import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from cqlsh_ext import jsonenc
 from cqlsh_ext.payload.budget import Budget, BudgetExceeded, Meter, current
 
 
@@ -90,11 +90,10 @@ def _scalar(value: Any) -> str:
     if isinstance(value, int):
         return int_text(value)
     if isinstance(value, float):
-        if math.isnan(value) or math.isinf(value):
-            return '"NaN"' if math.isnan(value) else ('"Infinity"' if value > 0 else '"-Infinity"')
-        return repr(value)
+        name = jsonenc.float_name(value)
+        return repr(value) if name is None else f'"{name}"'
     if isinstance(value, (bytes, bytearray, memoryview)):
-        return "0x" + bytes(value).hex()
+        return jsonenc.blob_text(value)
     if isinstance(value, datetime.datetime):
         return json.dumps(value.isoformat())
     if isinstance(value, Symbol):
@@ -303,7 +302,8 @@ class _Marked(BudgetExceeded):
 
 
 def jsonable(tree: Any, budget: Budget | None = None) -> Any:
-    """The structure as JSON-able values: bytes {"$base64": ...}, tags {"$tag": t, "value": v},
+    """The structure as JSON-able values: leaves as cqlsh_ext.jsonenc spells them (bytes "0x...",
+    times ISO 8601 UTC with a Z, NaN and the infinities by name), tags {"$tag": t, "value": v},
     symbols {"$call": "module.name(...)", "executed": false}; integers stay exact. A structure
     past the budget ends, where it stopped, with a "… (cut: reason)" item (key "…" in a map)."""
     return jsonable_cut(tree, budget)[0]
@@ -385,15 +385,15 @@ class _JsonBuilder:
             finally:
                 self.on_path.discard(id(tree))
         if isinstance(tree, (bytes, bytearray, memoryview)):
-            self.meter.text(len(tree) * 4 // 3)
-            return {"$base64": base64.b64encode(bytes(tree)).decode("ascii")}
+            self.meter.text(2 + 2 * len(tree))  # charged before the text is built
+            return jsonenc.blob_text(tree)
         if isinstance(tree, str):
             self.meter.text(len(tree))
             return tree
-        if isinstance(tree, float) and not math.isfinite(tree):
-            return "NaN" if math.isnan(tree) else ("Infinity" if tree > 0 else "-Infinity")
+        if isinstance(tree, float):
+            return jsonenc.float_name(tree) or tree
         if isinstance(tree, datetime.datetime):
-            return tree.isoformat()
+            return jsonenc.time_text(tree)
         if isinstance(tree, int) and not isinstance(tree, bool) and tree.bit_length() > 14_000:
             return {"$hex": int_text(tree)}  # json cannot write past 4,300 digits
         if tree is None or isinstance(tree, (int, float, bool)):

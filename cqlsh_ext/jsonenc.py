@@ -1,0 +1,119 @@
+"""How every JSON cqlsh-ext writes spells a value, in one place: query rows (OUTPUT FORMAT JSON,
+and the JSON text of collections in CSV), the records decoded from blobs embedded in them
+(payload.formats.tree.jsonable), INSPECT and COMPRESSION reports, offline `cqlsh-ext inspect --json`.
+
+- bytes: "0x" + hex, as cqlsh prints blobs and Cassandra's toJson() writes them;
+- times: ISO 8601 in UTC with a Z ("2024-02-23T02:16:41.000Z"): to the millisecond, or to the
+  microsecond when the time has a finer part (a record format's); a time without a zone is UTC
+  (the driver's timestamps); CQL timestamps are milliseconds by type, always to the millisecond;
+- floats: the shortest text that reads back as the same value (32-bit floats too); NaN and the
+  infinities, which JSON numbers cannot hold, as the strings "NaN", "Infinity", "-Infinity"
+  (`float_name`, the one place that names them, also for the table's rendering of records);
+- UUIDs, inet addresses, dates, times of day, decimals in reports: their text; durations as cqlsh
+  prints them; sets and tuples: arrays.
+
+cqlsh_ext.output.values writes CQL values typed by their column with these functions (and keeps
+decimals and varints digit for digit); `dumps` writes report documents. It sits below every other
+module of cqlsh_ext (payload and output both use it) and imports none of them: standard library
+only, so offline inspect imports neither the driver nor cqlshlib.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import math
+import struct
+from typing import Any
+
+_UTC = datetime.timezone.utc
+
+
+def string(text: str) -> str:
+    """A JSON string literal."""
+    return json.dumps(text, ensure_ascii=False)
+
+
+def blob_text(value: bytes | bytearray | memoryview) -> str:
+    return "0x" + value.hex()
+
+
+def time_text(value: datetime.datetime, millis: bool = False) -> str:
+    """ISO 8601 in UTC with a Z: to the millisecond, or the microsecond when the time has a finer
+    part; `millis`: a time that is milliseconds by type (a CQL timestamp, which the driver's float
+    arithmetic leaves with noise below the millisecond), always to the millisecond."""
+    if value.tzinfo is not None:
+        value = value.astimezone(_UTC).replace(tzinfo=None)
+    fine = not millis and value.microsecond % 1000
+    return value.isoformat(timespec="microseconds" if fine else "milliseconds") + "Z"
+
+
+def float_name(value: float) -> str | None:
+    """"NaN", "Infinity" or "-Infinity" for a float JSON numbers cannot hold; None for the others."""
+    if math.isfinite(value):
+        return None
+    return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
+
+
+def float32_text(value: float) -> str:
+    """The shortest decimal that reads back as the same 32-bit float (1.1, not 1.100000023841858)."""
+    packed = struct.pack(">f", value)
+    for digits in range(1, 10):
+        text = f"{value:.{digits}g}"
+        try:
+            if struct.pack(">f", float(text)) == packed:
+                return text
+        except OverflowError:  # rounded beyond the largest float32
+            continue
+    return repr(value)
+
+
+def float_text(value: float, single: bool = False) -> str:
+    """A JSON number, or a JSON string for NaN and the infinities."""
+    name = float_name(value)
+    if name is not None:
+        return string(name)
+    return float32_text(value) if single else repr(value)
+
+
+def duration_text(value: Any) -> str:
+    """A CQL duration as cqlsh prints it (1h30m, 2mo3d...)."""
+    from cqlshlib.formatting import duration_as_str  # only rows hold durations
+
+    return str(duration_as_str(value.months, value.days, value.nanoseconds))
+
+
+def leaf(value: Any) -> Any:
+    """A value json.dumps cannot write, as one it can (json.dumps' `default`)."""
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return blob_text(value)
+    if isinstance(value, datetime.datetime):
+        return time_text(value)
+    if isinstance(value, (set, frozenset, tuple)):
+        return list(value)
+    if all(hasattr(value, name) for name in ("months", "days", "nanoseconds")):
+        return duration_text(value)
+    if hasattr(value, "isoformat"):  # date, time and the driver's Date/Time
+        return value.isoformat()
+    return str(value)  # UUID, Decimal, inet, ...
+
+
+def finite(value: Any) -> Any:
+    """`value` with NaN and the infinities inside it as their names (json.dumps would write them
+    bare, which is not JSON)."""
+    if isinstance(value, float):
+        return float_name(value) or value
+    if isinstance(value, dict):
+        return {k: finite(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [finite(v) for v in value]
+    return value
+
+
+def dumps(document: Any, pretty: bool = False) -> str:
+    """A report document as JSON: one line, or indented with `pretty`."""
+    try:
+        return json.dumps(document, default=leaf, ensure_ascii=False, allow_nan=False,
+                          indent=2 if pretty else None, separators=None if pretty else (",", ":"))
+    except ValueError:  # a NaN or infinity somewhere: spelled by their names
+        return dumps(finite(document), pretty)
