@@ -260,6 +260,13 @@ def _write(shell: Any, lines: Iterable[str]) -> None:
     out.flush()
 
 
+def _report(shell: Any, lines: list[str]) -> list[str]:
+    """A text report's lines laid out for the screen (the interactive shell), else as they are."""
+    from cqlsh_ext.insight.report import fit
+
+    return list(fit(lines, shell.results.screen_width()))
+
+
 def _mode_cap(shell: Any) -> tuple[str, int]:
     from cqlsh_ext.insight.measure import effective_mode
 
@@ -334,7 +341,8 @@ def do_inspect(shell: Any, parsed: Any) -> None:
                     for path, _schema, value in ex(row[i]):
                         values += 1
                         rep = inspect_value(value, {"row": row_no, "column": path, "key": key}, mode, cap)
-                        _write(shell, [jsonout.dumps(rep.to_json())] if as_json else [*rep.render(), ""])
+                        lines = [jsonout.dumps(rep.to_json())] if as_json else [*rep.render(), ""]
+                        _write(shell, lines if as_json else _report(shell, lines))
     except KeyboardInterrupt:
         scanner.interrupted = True
     if scanner.error is not None:
@@ -441,7 +449,8 @@ def _stats(shell: Any, parsed: Any) -> None:
             stats.error = error_text(scanner.error)
     stats.retried = retried
     stats.finish()
-    _write(shell, [jsonout.dumps(stats.to_json())] if _wants_json(shell, parsed) else stats.render())
+    as_json = _wants_json(shell, parsed)
+    _write(shell, [jsonout.dumps(stats.to_json())] if as_json else _report(shell, stats.render()))
 
 
 def _sample_plan(parsed: Any) -> Any:
@@ -506,7 +515,8 @@ def _sampled_stats(shell: Any, parsed: Any, stats: Any, plan: Any, ring: Any, ks
             return
         stats.error = error_text(scanner.error)
     stats.finish()
-    _write(shell, [jsonout.dumps(sampler.to_json())] if _wants_json(shell, parsed) else sampler.render())
+    as_json = _wants_json(shell, parsed)
+    _write(shell, [jsonout.dumps(sampler.to_json())] if as_json else _report(shell, sampler.render()))
 
 
 def _default_workers(size: Any) -> int:
@@ -603,7 +613,8 @@ def _advise(shell: Any, parsed: Any) -> None:
     if scanner.error is not None:
         advice.error = error_text(scanner.error)
     advice.elapsed = time.perf_counter() - started
-    _write(shell, [jsonout.dumps(advice.to_json())] if _wants_json(shell, parsed) else advice.render())
+    as_json = _wants_json(shell, parsed)
+    _write(shell, [jsonout.dumps(advice.to_json())] if as_json else _report(shell, advice.render()))
 
 
 def _settings(shell: Any, parsed: Any) -> None:
@@ -664,4 +675,5 @@ def _settings(shell: Any, parsed: Any) -> None:
     result.estimate = tsettings.size_estimate(shell.session, ks, table)
     tsettings.measure_ratios(result, stored_rows, plain_rows)
     tsettings.advise(result)
-    _write(shell, [jsonout.dumps(result.to_json())] if _wants_json(shell, parsed) else result.render())
+    as_json = _wants_json(shell, parsed)
+    _write(shell, [jsonout.dumps(result.to_json())] if as_json else _report(shell, result.render()))
