@@ -260,6 +260,13 @@ def _write(shell: Any, lines: Iterable[str]) -> None:
     out.flush()
 
 
+def _report(shell: Any, lines: list[str]) -> list[str]:
+    """A text report's lines laid out for the screen (the interactive shell), else as they are."""
+    from cqlsh_ext.insight.report import fit
+
+    return list(fit(lines, shell.results.screen_width()))
+
+
 def _mode_cap(shell: Any) -> tuple[str, int]:
     from cqlsh_ext.insight.measure import effective_mode
 
@@ -341,7 +348,7 @@ def do_inspect(shell: Any, parsed: Any) -> None:
                         except Exception as err:  # one value's report, never the command
                             rep = unreadable(value, where, f"could not be inspected: {reason(err)}")
                             lines = [jsonout.dumps(rep.to_json())] if as_json else [*rep.render(), ""]
-                        _write(shell, lines)
+                        _write(shell, lines if as_json else _report(shell, lines))
     except KeyboardInterrupt:
         scanner.interrupted = True
     if scanner.error is not None:
@@ -448,7 +455,8 @@ def _stats(shell: Any, parsed: Any) -> None:
             stats.error = error_text(scanner.error)
     stats.retried = retried
     stats.finish()
-    _write(shell, [jsonout.dumps(stats.to_json())] if _wants_json(shell, parsed) else stats.render())
+    as_json = _wants_json(shell, parsed)
+    _write(shell, [jsonout.dumps(stats.to_json())] if as_json else _report(shell, stats.render()))
 
 
 def _sample_plan(parsed: Any) -> Any:
@@ -513,7 +521,8 @@ def _sampled_stats(shell: Any, parsed: Any, stats: Any, plan: Any, ring: Any, ks
             return
         stats.error = error_text(scanner.error)
     stats.finish()
-    _write(shell, [jsonout.dumps(sampler.to_json())] if _wants_json(shell, parsed) else sampler.render())
+    as_json = _wants_json(shell, parsed)
+    _write(shell, [jsonout.dumps(sampler.to_json())] if as_json else _report(shell, sampler.render()))
 
 
 def _default_workers(size: Any) -> int:
@@ -610,7 +619,8 @@ def _advise(shell: Any, parsed: Any) -> None:
     if scanner.error is not None:
         advice.error = error_text(scanner.error)
     advice.elapsed = time.perf_counter() - started
-    _write(shell, [jsonout.dumps(advice.to_json())] if _wants_json(shell, parsed) else advice.render())
+    as_json = _wants_json(shell, parsed)
+    _write(shell, [jsonout.dumps(advice.to_json())] if as_json else _report(shell, advice.render()))
 
 
 def _settings(shell: Any, parsed: Any) -> None:
@@ -671,4 +681,5 @@ def _settings(shell: Any, parsed: Any) -> None:
     result.estimate = tsettings.size_estimate(shell.session, ks, table)
     tsettings.measure_ratios(result, stored_rows, plain_rows)
     tsettings.advise(result)
-    _write(shell, [jsonout.dumps(result.to_json())] if _wants_json(shell, parsed) else result.render())
+    as_json = _wants_json(shell, parsed)
+    _write(shell, [jsonout.dumps(result.to_json())] if as_json else _report(shell, result.render()))

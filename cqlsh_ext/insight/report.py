@@ -6,9 +6,38 @@ and a CAPTURE file.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+from collections.abc import Iterable, Iterator, Sequence
 
-__all__ = ["bar", "count", "human_size", "pct", "ratio", "sized", "table"]
+__all__ = ["bar", "count", "fit", "human_size", "pct", "ratio", "sized", "table"]
+
+#: Columns set apart by two spaces or more: three such gaps make a line a table row.
+_COLUMN_GAP = re.compile(r"\S {2,}(?=\S)")
+
+
+def fit(lines: Iterable[str], width: int) -> Iterator[str]:
+    """Report lines for a screen `width` columns wide (0: as they are), as a person reads them:
+    a line of text wraps at a space (after a comma where it can), its continuation indented under
+    it, instead of being wrapped mid-word by the terminal; a word wider than the screen (a payload
+    preview) is cut with '…'. Table rows stay whole: a pager scrolls them, wrapping would break
+    their columns."""
+    for line in lines:
+        if not width or len(line) <= width or len(_COLUMN_GAP.findall(line)) >= 3:
+            yield line
+            continue
+        indent = len(line) - len(line.lstrip(" "))
+        follow = " " * min(indent + 4, width // 2)
+        text = line
+        while len(text) > width:
+            start = len(text) - len(text.lstrip(" "))
+            at = text.rfind(", ", start, width - 1)
+            at = at + 1 if at > start else text.rfind(" ", start, width + 1)
+            if at <= start:  # one word wider than the room
+                text = text[: width - 1] + "…"
+                break
+            yield text[:at].rstrip()
+            text = follow + text[at:].lstrip(" ")
+        yield text
 
 
 def human_size(size: int) -> str:

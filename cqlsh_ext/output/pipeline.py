@@ -157,6 +157,10 @@ class ResultPipeline:
         """This layout is for a person's screen: the interactive shell, not CAPTURE."""
         return self.interactive and not self._capturing()
 
+    def screen_width(self) -> int:
+        """The terminal's columns when output is laid out for a person's screen, else 0."""
+        return shutil.get_terminal_size().columns if self._on_screen() else 0
+
     def print_formatted_result(self, formatted_names: list[Any], formatted_values: list[Any] | None,
                                with_header: bool, tty: bool) -> None:
         from cqlsh_ext.output import layout

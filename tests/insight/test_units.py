@@ -147,3 +147,17 @@ def test_page_path_equals_value_path():
 
 if __name__ == "__main__":
     sys.exit(pytest.main([__file__, "-q"]))
+
+
+def test_report_lines_fit_the_screen_width():
+    from cqlsh_ext.insight.report import fit
+
+    text = "      #0  offset 0, FLG 0x68, version 1, block_independence yes, block_checksum no"
+    table = "  codec         ratio      size  compress MB/s  decompress MB/s  WCU  RCU  WCU saved  > 1 MB"
+    preview = '    {"orderId":"ORD-2024000000","status":"PICKING","placedAt":"2024-02-16T14:30:41Z"}'
+    assert list(fit([text, table, preview], 0)) == [text, table, preview]  # scripts: as they are
+    out = list(fit([text, table, preview], 60))
+    assert out == ["      #0  offset 0, FLG 0x68, version 1,",  # after a comma: a field stays whole
+                   "          block_independence yes, block_checksum no",
+                   table,  # a table row stays whole: a pager scrolls it
+                   '    {"orderId":"ORD-2024000000","status":"PICKING","placedA…']

@@ -218,3 +218,24 @@ def test_a_long_line_wraps_without_a_continuation_prompt(term, demo_ks, cols, ro
     t.expect(r"\.\.\.")
     t.run("LIMIT 1;", until=r"\(1 rows\)")
     t.exit()
+
+
+@pytest.mark.parametrize(("cols", "rows"), NEWCOMER_SIZES)
+def test_an_inspect_report_is_laid_out_for_the_width(term, demo_ks, cols, rows):
+    t = term("-k", demo_ks, env={"PAGER": ""}, rows=rows, cols=cols)
+    t.prompt()
+    t.ctrl("l")  # a clear screen: as much of the report on it as fits
+    t.run("INSPECT SELECT data FROM blob_formats WHERE name = 'lz4 frame';",
+          until=r"\(1 blob value in 1 row\)")
+    t.prompt()
+    screen = t.display()
+    # From the report's first row, or the top when the screen has scrolled past it.
+    start = next((i for i, row in enumerate(screen) if row.startswith("row 1")), 0)
+    report = screen[start:next(i for i, row in enumerate(screen) if row.startswith("(1 blob value"))]
+    # Every line of the report starts indented: none is the tail of a line the terminal wrapped.
+    assert all(row.startswith((" ", "row 1")) or not row for row in report), "\n".join(report)
+    for whole in ("block_checksum no", "header_checksum 0xac", "content_size_flag yes"):
+        assert any(whole in row for row in report), (whole, "\n".join(report))
+    preview = next(row for row in report if row.lstrip().startswith('{"orderId"'))
+    assert len(preview) <= cols
+    t.exit()
