@@ -18,14 +18,13 @@ from .terminal import TIMEOUT, Term
 
 def test_connection_timeout_is_one_line(tmp_path: Path):
     with SilentServer() as server:
-        started = time.monotonic()
         t = Term(["127.0.0.1", str(server.port), "--connect-timeout", "2"], tmp_path)
         try:
             t.expect(r"Connection error: [^\n]*Timed out creating connection \(2 seconds\)[^\n]*\n")
             t.child.expect(pexpect.EOF, timeout=TIMEOUT)
             t.child.wait()
+            # The message names the 2 s timeout; a hang would fail the expects above (no clock here).
             assert t.child.exitstatus == 1
-            assert time.monotonic() - started < 30
             assert len([line for line in t.text.splitlines() if line.strip()]) == 1
         finally:
             t.close()
