@@ -161,6 +161,8 @@ class Zlib(Format):
     def _fdict(self, data: bytes, cap: int) -> DecodeError:
         """FDICT needs the preset dictionary. Say Undecodable only if the stream is well formed:
         decoding it against a dummy all-zero dictionary still checks every deflate block."""
+        if len(data) < 6:
+            return DecodeError("zlib stream needs a preset dictionary; its ID is cut short")
         dict_id = u32be(data, 2)[0]
         try:
             obj = zlib.decompressobj(-15, zdict=bytes(1 << ((data[0] >> 4) + 8)))

@@ -210,6 +210,8 @@ def _frame_header(data: bytes, pos: int) -> tuple[int, int, int | None, int | No
             raise DecodeError("truncated frame header")
         dict_id = u32le(data, p)[0]
         p += 4
+    if p >= n:  # the header checksum byte
+        raise DecodeError("truncated frame header")
     return flg, bd, csize, dict_id, p + 1 - pos
 
 
