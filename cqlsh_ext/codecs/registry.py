@@ -157,6 +157,17 @@ def _labelled(fmt: Format, exc: Exception) -> DecodeError:
     return err
 
 
+def detection_order() -> dict[str, tuple[Format, ...]]:
+    """The sequences auto-detection tries: signatures (per first byte, in this order), the early
+    trial, then the signature-less trials (`trial_zero` when the first byte is 0)."""
+    return {"signature": _SIGNED, "early": (LZ4_LE,), "trial": _AUTO_C, "trial_zero": _AUTO_C_ZERO}
+
+
+def dispatch_table() -> tuple[tuple[Format, ...], ...]:
+    """The signature formats tried per first byte (256 rows)."""
+    return _BY_BYTE
+
+
 def all_formats() -> list[Format]:
     """Every format, grouped by codec family."""
     return list(_ALL)

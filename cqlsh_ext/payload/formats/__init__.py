@@ -76,6 +76,17 @@ def _formats() -> dict[str, PayloadFormat]:
 FORMAT_NAMES = ("avro", "smile", "pickle", "bson", "cbor", "msgpack", "protobuf", "java")
 
 
+def all_formats() -> list[PayloadFormat]:
+    """Every payload format, in detection order."""
+    return list(_formats().values())
+
+
+def auto_formats() -> list[PayloadFormat]:
+    """The formats auto-detection tries, in order."""
+    _formats()
+    return list(_AUTO)
+
+
 def get(name: str) -> PayloadFormat | None:
     return _formats().get(name)
 
