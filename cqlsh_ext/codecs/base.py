@@ -1,19 +1,33 @@
 """Shared types of the codec layer: what a format is, what a decode returns, how output is capped.
 
-Every format module (snappy, lz4, zstd, deflate, ...) defines `Format` subclasses; the registry
-orders them for auto-detection and maps `-d CODEC` names to them. Nothing here imports a codec
-library, so importing the package costs nothing at shell start-up.
+Every codec module (codecs/<family>.py or the package codecs/<family>/) declares its `-d` names
+(`DECLARES`, read without importing it: codecs.declared) and its `Format` instances (`FORMATS`),
+each carrying its own detection priorities; the registry orders them for auto-detection and maps
+`-d CODEC` names to them. Nothing here imports a codec library or a codec module, so importing
+this costs nothing at shell start-up.
 """
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from typing import ClassVar, Literal
 
+from . import declared
+
 Grade = Literal["A", "B", "C", "D"]
 
-#: Names accepted by -d besides auto/none (defined here so option parsing loads no codec module).
-CODEC_NAMES: tuple[str, ...] = ("snappy", "lz4", "zstd", "gzip", "zlib", "deflate", "bzip2", "xz", "brotli")
+
+def codec_names() -> tuple[str, ...]:
+    """The -d names besides auto/none, in the order each codec module's DECLARES places them.
+    Read from the modules' files: option parsing and help texts load no codec module."""
+    found = declared.read(os.path.dirname(__file__), __package__ or "cqlsh_ext.codecs")
+    places = sorted((place, name) for decl in found.values() for name, place in decl["names"].items())
+    return tuple(name for _place, name in places)
+
+
+#: Names accepted by -d besides auto/none.
+CODEC_NAMES: tuple[str, ...] = codec_names()
 
 #: Default cumulative output cap per displayed value (all nested layers together).
 DEFAULT_CAP = 4 * 1024 * 1024
@@ -60,7 +74,7 @@ class Decoded:
 class Format:
     """One container format of one codec family, e.g. snappy 'framed' or lz4 'LZ4Block'."""
 
-    #: Codec family, the name a user passes to -d: snappy, lz4, zstd, gzip, zlib, deflate, bzip2, xz, brotli.
+    #: Codec family, the name a user passes to -d (one of CODEC_NAMES).
     codec: ClassVar[str]
     #: Container within the family, shown to users: 'raw', 'framed', 'xerial', 'hadoop', 'frame', ...
     container: ClassVar[str]
@@ -76,6 +90,19 @@ class Format:
     #: The codec's usual container, labelled by the codec name alone ('zstd', not 'zstd/frame').
     primary: ClassVar[bool] = False
 
+    # Where the format stands in detection and dispatch (codecs.registry builds its tables from
+    # these; lower is tried first; None is never). Numbers are global across codec modules.
+    #: `-d NAME` tries this format, at this priority among NAME's formats: {name: priority}.
+    tried_by: ClassVar[dict[str, int]] = {}
+    #: Auto-detection by signature (grade A/B): the order among the formats a first byte selects.
+    signature_priority: ClassVar[int | None] = None
+    #: Signature-less auto-detection (grade C): the order of the trial decodes.
+    trial_priority: ClassVar[int | None] = None
+    #: The same, when the value's first byte is 0.
+    trial_zero_priority: ClassVar[int | None] = None
+    #: Tried after the signatures and before the other trials when early(data) holds.
+    early_priority: ClassVar[int | None] = None
+
     @property
     def label(self) -> str:
         """Short user-facing name, e.g. 'snappy' or 'snappy/framed'."""
@@ -83,6 +110,10 @@ class Format:
 
     def __repr__(self) -> str:
         return f"<Format {self.label} ({self.grade})>"
+
+    def early(self, data: bytes) -> bool:
+        """Whether auto-detection tries this format early on `data` (with early_priority)."""
+        return False
 
     def matches(self, data: bytes) -> bool:
         """Cheap structural check (magic, header sanity). Must never raise."""

@@ -12,6 +12,10 @@ from typing import Any
 from ._common import wrap
 from .base import Decoded, DecodeError, Format
 
+#: Read without importing this module (codecs.declared): the -d names it answers, each with its
+#: place in name lists and help.
+DECLARES = {"names": {"brotli": 90}}
+
 _mod: Any = None
 
 
@@ -32,6 +36,7 @@ class Brotli(Format):
     container = "brotli"
     primary = True
     grade = "D"
+    tried_by = {"brotli": 10}
 
 
     def matches(self, data: bytes) -> bool:
@@ -57,3 +62,9 @@ class Brotli(Format):
         if not finished:
             raise DecodeError("truncated stream")
         return Decoded(out)
+
+
+# One instance per format (formats are stateless), in the order all_formats() lists them.
+BROTLI = Brotli()
+
+FORMATS: tuple[Format, ...] = (BROTLI,)

@@ -7,6 +7,10 @@ from typing import Any
 from ._common import decode_streams
 from .base import Decoded, DecodeError, Format
 
+#: Read without importing this module (codecs.declared): the -d names it answers, each with its
+#: place in name lists and help.
+DECLARES = {"names": {"bzip2": 70}}
+
 MAGIC = b"BZh"
 _BLOCK_MAGIC = b"\x31\x41\x59\x26\x53\x59"  # pi: start of a compressed block
 _EOS_MAGIC = b"\x17\x72\x45\x38\x50\x90"  # sqrt(pi): end of stream (empty stream)
@@ -32,6 +36,8 @@ class Bzip2(Format):
     primary = True
     grade = "A"
     magic = MAGIC
+    tried_by = {"bzip2": 10}
+    signature_priority = 90
 
     def matches(self, data: bytes) -> bool:
         return (
@@ -54,3 +60,9 @@ class Bzip2(Format):
             "block_size_bytes": level * 100_000 if 1 <= level <= 9 else None,
             "first_block": "empty stream" if data.startswith(_EOS_MAGIC, 4) else "compressed block",
         }
+
+
+# One instance per format (formats are stateless), in the order all_formats() lists them.
+BZIP2 = Bzip2()
+
+FORMATS: tuple[Format, ...] = (BZIP2,)

@@ -11,6 +11,10 @@ import zlib  # stdlib, already loaded by the interpreter: importing it costs not
 from ._common import capped_step, join, u32be, u32le, wrap
 from .base import Decoded, DecodeError, Format, Undecodable
 
+#: Read without importing this module (codecs.declared): the -d names it answers, each with its
+#: place in name lists and help.
+DECLARES = {"names": {"gzip": 40, "zlib": 50, "deflate": 60}}
+
 GZIP_MAGIC = b"\x1f\x8b\x08"
 _GZIP_FLAGS = ("FTEXT", "FHCRC", "FEXTRA", "FNAME", "FCOMMENT")
 _OS = {0: "FAT", 3: "Unix", 7: "Macintosh", 10: "NTFS", 11: "Windows", 255: "unknown"}
@@ -26,6 +30,8 @@ class Gzip(Format):
     grade = "A"
     magic = GZIP_MAGIC
     trailer_fields = ("CRC32", "ISIZE", "ratio")
+    tried_by = {"gzip": 10, "deflate": 20}
+    signature_priority = 80
 
     def matches(self, data: bytes) -> bool:
         return len(data) >= 18 and data.startswith(GZIP_MAGIC) and not data[3] & 0xE0
@@ -136,6 +142,8 @@ class Zlib(Format):
     primary = True
     grade = "B"
     magic = b"\x78"
+    tried_by = {"zlib": 10, "deflate": 10}
+    signature_priority = 110
     # CM 8 with CINFO 0..7: 0x08, 0x18, ... 0x78 (0x78 is what every real producer writes)
     lead_bytes = bytes(range(0x08, 0x80, 0x10))
     trailer_fields = ("adler32",)
@@ -200,6 +208,7 @@ class RawDeflate(Format):
     container = "raw"
     primary = True
     grade = "D"
+    tried_by = {"deflate": 30}
 
     def matches(self, data: bytes) -> bool:
         return False
@@ -221,3 +230,11 @@ class RawDeflate(Format):
             if not out:
                 raise DecodeError("empty output")
         return Decoded(out, cut)
+
+
+# One instance per format (formats are stateless), in the order all_formats() lists them.
+GZIP = Gzip()
+ZLIB = Zlib()
+DEFLATE = RawDeflate()
+
+FORMATS: tuple[Format, ...] = (GZIP, ZLIB, DEFLATE)

@@ -12,6 +12,10 @@ from typing import Any
 from ._common import HadoopStream, join, reason, too_big, u32be, wrap
 from .base import Decoded, DecodeError, Format, Undecodable
 
+#: Read without importing this module (codecs.declared): the -d names it answers, each with its
+#: place in name lists and help.
+DECLARES = {"names": {"snappy": 10}}
+
 # cramjam.snappy functions, bound on first use.
 _raw: Callable[[Any], Any] | None = None
 _framed: Callable[[Any], Any] | None = None
@@ -171,6 +175,8 @@ class SnappyRaw(Format):
     container = "raw"
     primary = True
     grade = "C"
+    tried_by = {"snappy": 40}
+    trial_priority = 10
 
     def matches(self, data: bytes) -> bool:
         try:
@@ -298,6 +304,8 @@ class SnappyFramed(Format):
     container = "framed"
     grade = "A"
     magic = _STREAM_ID
+    tried_by = {"snappy": 10}
+    signature_priority = 50
 
     def decode(self, data: bytes, cap: int) -> Decoded:
         framed = _framed_fn()
@@ -365,6 +373,8 @@ class S2Framed(Format):
     container = "s2"
     grade = "A"
     magic = b"\xff\x06\x00\x00S2sTwO"
+    tried_by = {"snappy": 20}
+    signature_priority = 60
 
     def decode(self, data: bytes, cap: int) -> Decoded:
         raise Undecodable("S2 stream (Go klauspost s2): cannot decode here")
@@ -389,6 +399,8 @@ class SnappyXerial(Format):
     container = "xerial"
     grade = "A"
     magic = _XERIAL
+    tried_by = {"snappy": 30}
+    signature_priority = 70
 
     def matches(self, data: bytes) -> bool:
         return len(data) >= 16 and data.startswith(_XERIAL)
@@ -470,6 +482,19 @@ class SnappyHadoop(HadoopStream):
     codec = "snappy"
     max_ratio = 22
     chunk = staticmethod(_hadoop_chunk)
+    tried_by = {"snappy": 50}
+    trial_priority = 30
+    trial_zero_priority = 20
 
     def raw_bound(self, stored: int) -> int:
         return _bound(stored)  # snappy's own expansion limit, tighter than max_ratio
+
+
+# One instance per format (formats are stateless), in the order all_formats() lists them.
+SNAPPY_RAW = SnappyRaw()
+SNAPPY_FRAMED = SnappyFramed()
+S2_FRAMED = S2Framed()
+SNAPPY_XERIAL = SnappyXerial()
+SNAPPY_HADOOP = SnappyHadoop()
+
+FORMATS: tuple[Format, ...] = (SNAPPY_FRAMED, S2_FRAMED, SNAPPY_XERIAL, SNAPPY_RAW, SNAPPY_HADOOP)

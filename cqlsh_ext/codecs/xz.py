@@ -7,6 +7,10 @@ from typing import Any
 from ._common import capped_step, decode_streams, u32le, u64le, wrap
 from .base import Decoded, DecodeError, Format
 
+#: Read without importing this module (codecs.declared): the -d names it answers, each with its
+#: place in name lists and help.
+DECLARES = {"names": {"xz": 80}}
+
 MAGIC = b"\xfd7zXZ\x00"
 _CHECKS = {0: "none", 1: "CRC32", 4: "CRC64", 10: "SHA-256"}
 #: liblzma reserves the whole dictionary up front: refuse headers asking for more than this.
@@ -33,6 +37,8 @@ class Xz(Format):
     primary = True
     grade = "A"
     magic = MAGIC
+    tried_by = {"xz": 10}
+    signature_priority = 100
 
     def matches(self, data: bytes) -> bool:
         return len(data) >= 12 and data.startswith(MAGIC) and data[6] == 0 and data[7] & 0xF0 == 0
@@ -83,6 +89,8 @@ class LzmaAlone(Format):
     codec = "xz"
     container = "lzma"
     grade = "C"
+    tried_by = {"xz": 20}
+    trial_priority = 60
 
     def matches(self, data: bytes) -> bool:
         hdr = _alone_header(data)
@@ -128,3 +136,10 @@ class LzmaAlone(Format):
             "dict_size": dict_size,
             "uncompressed_size": size,
         }
+
+
+# One instance per format (formats are stateless), in the order all_formats() lists them.
+XZ = Xz()
+LZMA_ALONE = LzmaAlone()
+
+FORMATS: tuple[Format, ...] = (XZ, LZMA_ALONE)

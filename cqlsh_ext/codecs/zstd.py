@@ -15,6 +15,10 @@ from typing import Any
 from ._common import FrameResult, frame_sequence, join, skip_skippable, too_big, u32le, u64le, wrap
 from .base import Decoded, DecodeError, Format, Undecodable
 
+#: Read without importing this module (codecs.declared): the -d names it answers, each with its
+#: place in name lists and help.
+DECLARES = {"names": {"zstd": 30}}
+
 MAGIC = b"\x28\xb5\x2f\xfd"
 _BLOCK_MAX = 128 << 10
 
@@ -190,6 +194,8 @@ class ZstdFrame(Format):
     grade = "A"
     magic = MAGIC
     lead_bytes = MAGIC[:1] + bytes(range(0x50, 0x60))  # may follow skippable frames
+    tried_by = {"zstd": 10}
+    signature_priority = 10
 
 
     def matches(self, data: bytes) -> bool:
@@ -290,3 +296,9 @@ class ZstdFrame(Format):
                 frames.append({"offset": pos, "trailing_bytes": n - pos})
                 break
         return {"format": self.label, "frames": frames}
+
+
+# One instance per format (formats are stateless), in the order all_formats() lists them.
+ZSTD = ZstdFrame()
+
+FORMATS: tuple[Format, ...] = (ZSTD,)

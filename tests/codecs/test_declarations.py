@@ -22,7 +22,10 @@ TRIAL_ZERO = ["lz4/block-be", "snappy/hadoop", "lz4/hadoop", "lz4/block"]
 EARLY = ["lz4/block"]
 NAMED = {
     "snappy": ["snappy/framed", "snappy/s2", "snappy/xerial", "snappy", "snappy/hadoop"],
-    "lz4": ["lz4/frame", "lz4/legacy", "lz4/LZ4Block", "lz4/block", "lz4/hadoop", "lz4/block-be", "lz4/block-nosize"],
+    "lz4": [
+        "lz4/frame", "lz4/legacy", "lz4/LZ4Block", "lz4/block", "lz4/hadoop", "lz4/block-be",
+        "lz4/block-nosize",
+    ],
     "zstd": ["zstd"],
     "gzip": ["gzip"],
     "zlib": ["zlib"],
@@ -70,4 +73,6 @@ def test_payload_order_and_names_are_unchanged() -> None:
     for name in PAYLOAD_FORMATS:
         fmt = formats.get(name)
         assert fmt is not None and fmt.name == name
-    assert PAYLOAD_NAMES == ("msgpack", "cbor", "bson", "pickle", "avro", "smile", "protobuf", "java", "text", "hex")
+    assert PAYLOAD_NAMES == (
+        "msgpack", "cbor", "bson", "pickle", "avro", "smile", "protobuf", "java", "text", "hex",
+    )
