@@ -1,7 +1,7 @@
 """Shared types of the codec layer: what a format is, what a decode returns, how output is capped.
 
 Every codec module (codecs/<family>.py or the package codecs/<family>/) declares its `-d` names
-(`DECLARES`, read without importing it: codecs.declared) and its `Format` instances (`FORMATS`),
+(`DECLARES`, read without importing it: codecs.base.read_declarations) and its `Format` instances (`FORMATS`),
 each carrying its own detection priorities; the registry orders them for auto-detection and maps
 `-d CODEC` names to them. Nothing here imports a codec library or a codec module, so importing
 this costs nothing at shell start-up.
@@ -9,11 +9,72 @@ this costs nothing at shell start-up.
 
 from __future__ import annotations
 
+import ast
 import os
 from dataclasses import dataclass, field
-from typing import ClassVar, Literal
+from importlib import import_module
+from typing import Any, ClassVar, Literal
 
-from . import declared
+# ------------------------------------------------------------------------------- declarations
+# Every codec module (codecs/<family>.py, or a package codecs/<family>/) and every payload format
+# module (payload/formats/<name>.py) declares near its top `DECLARES = {...}`: a literal (names,
+# priorities, short help) that option parsing and help texts need at start-up. read_declarations
+# finds the modules by their files and evaluates that one statement, without importing them
+# (loading every codec module would cost start-up time for help text); a module whose file cannot
+# be read (a zip install) is imported.
+
+PREFIX = "DECLARES = "
+#: Modules of a package directory that declare nothing.
+NOT_DECLARING = frozenset({"base", "registry", "tree"})
+
+
+def modules(directory: str) -> list[str]:
+    """The public modules and packages in `directory` (sorted): names without a leading '_'."""
+    out = []
+    for entry in os.listdir(directory):
+        name = entry[:-3] if entry.endswith(".py") else entry
+        if name.startswith("_") or name in NOT_DECLARING or not name.isidentifier():
+            continue
+        if entry.endswith(".py") or os.path.isfile(os.path.join(directory, entry, "__init__.py")):
+            out.append(name)
+    return sorted(out)
+
+
+def _literal(path: str) -> object:
+    """The value of the module's `DECLARES = ...` (which may span lines); None when absent."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = None
+            for line in f:
+                if text is None and line.startswith(PREFIX):
+                    text = line[len(PREFIX):]
+                elif text is not None:
+                    text += line
+                else:
+                    continue
+                try:
+                    return ast.literal_eval(text)
+                except SyntaxError:
+                    continue
+    except OSError:
+        return None
+    return None
+
+
+def read_declarations(directory: str, package: str) -> dict[str, dict[str, Any]]:
+    """{module name: its DECLARES} for every declaring module of `package` in `directory`."""
+    out: dict[str, dict[str, Any]] = {}
+    for name in modules(directory):
+        path = os.path.join(directory, name, "__init__.py")
+        if not os.path.isfile(path):
+            path = os.path.join(directory, f"{name}.py")
+        value = _literal(path)
+        if value is None:
+            value = getattr(import_module(f"{package}.{name}"), "DECLARES", None)
+        if isinstance(value, dict):
+            out[name] = value
+    return out
+
 
 Grade = Literal["A", "B", "C", "D"]
 
@@ -21,7 +82,7 @@ Grade = Literal["A", "B", "C", "D"]
 def codec_names() -> tuple[str, ...]:
     """The -d names besides auto/none, in the order each codec module's DECLARES places them.
     Read from the modules' files: option parsing and help texts load no codec module."""
-    found = declared.read(os.path.dirname(__file__), __package__ or "cqlsh_ext.codecs")
+    found = read_declarations(os.path.dirname(__file__), __package__ or "cqlsh_ext.codecs")
     places = sorted((place, name) for decl in found.values() for name, place in decl["names"].items())
     return tuple(name for _place, name in places)
 

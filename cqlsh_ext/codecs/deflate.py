@@ -11,7 +11,7 @@ import zlib  # stdlib, already loaded by the interpreter: importing it costs not
 from ._common import capped_step, join, u32be, u32le, wrap
 from .base import Decoded, DecodeError, Format, Undecodable
 
-#: Read without importing this module (codecs.declared): the -d names it answers, each with its
+#: Read without importing this module (codecs.base.read_declarations): the -d names it answers, each with its
 #: place in name lists and help.
 DECLARES = {"names": {"gzip": 40, "zlib": 50, "deflate": 60}}
 

@@ -1,6 +1,6 @@
 """Which formats exist, in which order auto-detection tries them, and what `-d CODEC` means.
 
-Importing this module imports every codec module (found by codecs.declared) and loads no codec
+Importing this module imports every codec module (found by codecs.base.read_declarations) and loads no codec
 library: the codec modules bind their libraries on their first decode. The order of every table
 below comes from the formats' declared priorities (Format.signature_priority, trial_priority,
 trial_zero_priority, early_priority, tried_by), not from lists kept here.
@@ -21,8 +21,7 @@ from __future__ import annotations
 import os
 from importlib import import_module
 
-from . import declared
-from .base import CODEC_NAMES, DEFAULT_CAP, Decoded, DecodeError, Format, Undecodable
+from .base import CODEC_NAMES, DEFAULT_CAP, Decoded, DecodeError, Format, Undecodable, read_declarations
 
 __all__ = [
     "CODEC_NAMES",
@@ -46,7 +45,7 @@ MIN_AUTO_LENGTH = 6
 
 def _modules() -> list[object]:
     """Every codec module, in the order of the first -d name each declares."""
-    found = declared.read(os.path.dirname(__file__), __package__ or "cqlsh_ext.codecs")
+    found = read_declarations(os.path.dirname(__file__), __package__ or "cqlsh_ext.codecs")
     order = sorted(found, key=lambda name: min(found[name]["names"].values()))
     return [import_module(f"{__package__}.{name}") for name in order]
 

@@ -12,7 +12,7 @@ from typing import Any
 from ._common import HadoopStream, join, reason, too_big, u32be, wrap
 from .base import Decoded, DecodeError, Format, Undecodable
 
-#: Read without importing this module (codecs.declared): the -d names it answers, each with its
+#: Read without importing this module (codecs.base.read_declarations): the -d names it answers, each with its
 #: place in name lists and help.
 DECLARES = {"names": {"snappy": 10}}
 

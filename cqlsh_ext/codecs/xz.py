@@ -7,7 +7,7 @@ from typing import Any
 from ._common import capped_step, decode_streams, u32le, u64le, wrap
 from .base import Decoded, DecodeError, Format
 
-#: Read without importing this module (codecs.declared): the -d names it answers, each with its
+#: Read without importing this module (codecs.base.read_declarations): the -d names it answers, each with its
 #: place in name lists and help.
 DECLARES = {"names": {"xz": 80}}
 

@@ -15,7 +15,7 @@ from typing import Any
 from ._common import FrameResult, frame_sequence, join, skip_skippable, too_big, u32le, u64le, wrap
 from .base import Decoded, DecodeError, Format, Undecodable
 
-#: Read without importing this module (codecs.declared): the -d names it answers, each with its
+#: Read without importing this module (codecs.base.read_declarations): the -d names it answers, each with its
 #: place in name lists and help.
 DECLARES = {"names": {"zstd": 30}}
 
