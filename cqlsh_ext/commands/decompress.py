@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import textwrap
 from typing import Any
 
+from cqlsh_ext.codecs.base import CODEC_NAMES
 from cqlsh_ext.commands import shell_command
 from cqlsh_ext.settings import MODES, SettingError, parse_mode
 
@@ -13,6 +15,12 @@ DECOMPRESS_GRAMMAR = r"""
 <decompressMode> ::= """ + " | ".join(f'"{m.upper()}"' for m in (*MODES, "off")) + r"""
                    ;
 """
+
+_CODECS = textwrap.fill(
+    f"Decodes every blob with one codec: {', '.join(CODEC_NAMES[:-1])} or {CODEC_NAMES[-1]}. Values that "
+    "do not decode show their hex and the reason.",
+    width=88, initial_indent=" " * 10, subsequent_indent=" " * 10,
+)
 
 DECOMPRESS_HELP = """
         DECOMPRESS [cqlsh-ext]
@@ -33,8 +41,7 @@ DECOMPRESS_HELP = """
 
         DECOMPRESS <codec>
 
-          Decodes every blob with one codec: snappy, lz4, zstd, gzip, zlib, deflate, bzip2,
-          xz or brotli. Values that do not decode show their hex and the reason.
+""" + _CODECS + """
 
           COPY TO always exports the stored bytes, whatever the mode.
         """

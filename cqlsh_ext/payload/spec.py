@@ -1,14 +1,15 @@
 """What a column holds, as the user tells it: `zstd>msgpack`, `gzip>java`, `protobuf`, `text`.
 
-A spec is a chain of steps from the stored bytes inwards, each a codec name (snappy, lz4, zstd,
-gzip, zlib, deflate, bzip2, xz, brotli), then at most one payload reading (msgpack, cbor, bson,
-pickle, avro, smile, protobuf, java, text, hex), or `auto` to detect the rest. Columns are named
+A spec is a chain of steps from the stored bytes inwards, each a codec name (CODEC_NAMES), then
+at most one payload reading (PAYLOAD_NAMES: the payload formats, `text` or `hex`), or `auto` to
+detect the rest. Columns are named
 by their place: `keyspace.table.column`, or `table.column`; a blob inside a collection or UDT by
 its path below the column (`ks.t.attachments.item`, `ks.t.by_codec.value`, `ks.t.doc.content`),
 and a setting for a column covers every blob inside it that has none of its own.
 
-Parsing is standard library only (it runs while settings are read); applying a spec loads the
-codec and format layers.
+Parsing is standard library only (it runs while settings are read): the names come from the
+codec and payload format modules' declarations, read without importing them; applying a spec
+loads the codec and format layers.
 """
 
 from __future__ import annotations
@@ -16,15 +17,44 @@ from __future__ import annotations
 import functools
 import os
 from dataclasses import dataclass
+from typing import Any
 
-from cqlsh_ext.codecs.base import CODEC_NAMES
+from cqlsh_ext.codecs.base import CODEC_NAMES, read_declarations
 
-PAYLOAD_NAMES = ("msgpack", "cbor", "bson", "pickle", "avro", "smile", "protobuf", "java", "text", "hex")
-#: Readings that take an argument after a colon: a schema file.
-ARGUMENT_NAMES = {
-    "avro": "avro:FILE.avsc names the writer's schema",
-    "protobuf": "protobuf:package.Type@FILE.desc names the type and its descriptor set",
-}
+#: Readings that are no payload format module: the bytes as text, or as hex.
+BUILTIN_READINGS = ("text", "hex")
+
+
+def format_declarations() -> dict[str, dict[str, Any]]:
+    """{payload format name: its module's DECLARES}, read without importing payload.formats."""
+    return read_declarations(os.path.join(os.path.dirname(__file__), "formats"), "cqlsh_ext.payload.formats")
+
+
+_DECLARED = format_declarations()
+
+
+def payload_names() -> tuple[str, ...]:
+    """The payload formats in the order their declarations list them (the `listed` priority)."""
+    return tuple(sorted(_DECLARED, key=lambda name: (_DECLARED[name]["listed"], name)))
+
+
+def payload_help() -> list[str]:
+    """The payload readings for help texts, each with its declared note: 'protobuf (schema-less,
+    as protoc --decode_raw)'."""
+    notes = {name: f"{name} ({d['help']})" if "help" in d else name for name, d in _DECLARED.items()}
+    return [notes.get(name, name) for name in PAYLOAD_NAMES]
+
+
+def argument_help() -> list[str]:
+    """What the readings that take an argument read, one sentence each (their declared help)."""
+    return [str(d["argument_help"]) for d in _DECLARED.values() if "argument_help" in d]
+
+
+PAYLOAD_NAMES = (*payload_names(), *BUILTIN_READINGS)
+#: Readings that take an argument after a colon (a schema file): the help each declares.
+ARGUMENT_NAMES = {name: str(d["argument"]) for name, d in _DECLARED.items() if "argument" in d}
+#: Where the file starts in such an argument: after this separator, or the whole argument when None.
+_FILE_AFTER = {name: d.get("file_after") for name, d in _DECLARED.items() if "argument" in d}
 AUTO_STEP = "auto"
 
 
@@ -78,8 +108,9 @@ def parse_spec(text: str) -> Spec:
 
 def _argument(step: str, name: str, arg: str) -> str:
     """The argument with its file's path expanded; SpecError when the file is missing."""
-    head, at, path = arg.rpartition("@") if name == "protobuf" else ("", "", arg)
-    if name == "protobuf" and not (head and at and path):
+    sep = _FILE_AFTER.get(name)
+    head, at, path = arg.rpartition(sep) if sep else ("", "", arg)
+    if sep and not (head and at and path):
         raise SpecError(f"{step!r}: {ARGUMENT_NAMES[name]}")
     path = os.path.expanduser(path)
     if not os.path.isfile(path):
