@@ -13,7 +13,10 @@ import ast
 import os
 from dataclasses import dataclass, field
 from importlib import import_module
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
+
+if TYPE_CHECKING:
+    from .checks import Check
 
 # ------------------------------------------------------------------------------- declarations
 # Every codec module (codecs/<family>.py, or a package codecs/<family>/) and every payload format
@@ -24,8 +27,7 @@ from typing import Any, ClassVar, Literal
 # be read (a zip install) is imported.
 
 PREFIX = "DECLARES = "
-#: Modules of a package directory that declare nothing.
-NOT_DECLARING = frozenset({"base", "registry", "tree"})
+_UNREADABLE = object()
 
 
 def modules(directory: str) -> list[str]:
@@ -33,7 +35,7 @@ def modules(directory: str) -> list[str]:
     out = []
     for entry in os.listdir(directory):
         name = entry[:-3] if entry.endswith(".py") else entry
-        if name.startswith("_") or name in NOT_DECLARING or not name.isidentifier():
+        if name.startswith("_") or not name.isidentifier():
             continue
         if entry.endswith(".py") or os.path.isfile(os.path.join(directory, entry, "__init__.py")):
             out.append(name)
@@ -41,7 +43,8 @@ def modules(directory: str) -> list[str]:
 
 
 def _literal(path: str) -> object:
-    """The value of the module's `DECLARES = ...` (which may span lines); None when absent."""
+    """The value of the module's `DECLARES = ...` (which may span lines); None when it has none
+    (a helper module: base, registry, checks, tree), _UNREADABLE when the file cannot be read."""
     try:
         with open(path, encoding="utf-8") as f:
             text = None
@@ -57,7 +60,7 @@ def _literal(path: str) -> object:
                 except SyntaxError:
                     continue
     except OSError:
-        return None
+        return _UNREADABLE
     return None
 
 
@@ -69,7 +72,7 @@ def read_declarations(directory: str, package: str) -> dict[str, dict[str, Any]]
         if not os.path.isfile(path):
             path = os.path.join(directory, f"{name}.py")
         value = _literal(path)
-        if value is None:
+        if value is _UNREADABLE:
             value = getattr(import_module(f"{package}.{name}"), "DECLARES", None)
         if isinstance(value, dict):
             out[name] = value
@@ -207,6 +210,12 @@ class Format:
     def peek(self, data: bytes, n: int) -> bytes | None:
         """The first `n` decompressed bytes (or fewer), decoding no more than it must; None when
         that fails. Lets a caller that trusts declared_size() still see what is inside."""
+        return None
+
+    def verify(self, data: bytes, decoded: Decoded | None, cap: int, error: str | None) -> list[Check] | None:
+        """The checksums the container carries, each stored value next to the one computed here
+        (INSPECT; codecs.checks), for a value that decoded (`decoded`) or did not (`error`); None
+        when the format carries none. May raise on a value it cannot walk (the caller says so)."""
         return None
 
     def headers(self, data: bytes) -> dict[str, object]:

@@ -6,6 +6,7 @@ from typing import Any
 
 from ._common import decode_streams
 from .base import Decoded, DecodeError, Format
+from .checks import Check, by_decoder
 
 #: Read without importing this module (codecs.base.read_declarations): the -d names it answers, each with its
 #: place in name lists and help.
@@ -39,6 +40,9 @@ class Bzip2(Format):
     tried_by = {"bzip2": 10}
     signature_priority = 90
 
+
+    def verify(self, data: bytes, decoded: Decoded | None, cap: int, error: str | None) -> list[Check]:
+        return _VERIFY(data, decoded, cap, error)
     def matches(self, data: bytes) -> bool:
         return (
             len(data) >= 10
@@ -60,6 +64,10 @@ class Bzip2(Format):
             "block_size_bytes": level * 100_000 if 1 <= level <= 9 else None,
             "first_block": "empty stream" if data.startswith(_EOS_MAGIC, 4) else "compressed block",
         }
+
+
+_VERIFY = by_decoder("block and stream CRC-32 (libbz2)")
+
 
 
 # One instance per format (formats are stateless), in the order all_formats() lists them.
