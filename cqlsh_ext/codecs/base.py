@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib import import_module
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
@@ -135,6 +136,21 @@ class Decoded:
         self.headers = {} if headers is None else headers
 
 
+@dataclass(frozen=True)
+class Compressor:
+    """One way a producer writes a format: what ADVISE measures and an encoder writes through."""
+
+    #: Shown to users: the format's label, with the level or mode when it has one ('zstd 3').
+    name: str
+    #: The -d name that reads it back.
+    family: str
+    compress: Callable[[bytes], bytes]
+    #: Its inverse, from the same library (ADVISE times it; it checks the round trip).
+    decompress: Callable[[bytes], bytes]
+    #: Too slow to measure on a big sample.
+    slow: bool = False
+
+
 class Format:
     """One container format of one codec family, e.g. snappy 'framed' or lz4 'LZ4Block'."""
 
@@ -166,6 +182,10 @@ class Format:
     trial_zero_priority: ClassVar[int | None] = None
     #: Tried after the signatures and before the other trials when early(data) holds.
     early_priority: ClassVar[int | None] = None
+    #: COMPRESSION ADVISE measures this format's compressors(), in this order; None: it does not.
+    advise_priority: ClassVar[int | None] = None
+    #: The package compressors() imports, named in ADVISE's 'not installed' note ('' for stdlib).
+    library: ClassVar[str] = ""
 
     @property
     def label(self) -> str:
@@ -211,6 +231,11 @@ class Format:
         """The first `n` decompressed bytes (or fewer), decoding no more than it must; None when
         that fails. Lets a caller that trusts declared_size() still see what is inside."""
         return None
+
+    def compressors(self) -> list[Compressor]:
+        """How producers write this container (each level or mode that is worth measuring); [] when
+        none is written here. Imports the library: ImportError when it is not installed."""
+        return []
 
     def verify(self, data: bytes, decoded: Decoded | None, cap: int, error: str | None) -> list[Check] | None:
         """The checksums the container carries, each stored value next to the one computed here

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ._common import decode_streams
-from .base import Decoded, DecodeError, Format
+from .base import Compressor, Decoded, DecodeError, Format
 from .checks import Check, by_decoder
 
 #: Read without importing this module (codecs.base.read_declarations): the -d names it answers, each with its
@@ -40,6 +40,13 @@ class Bzip2(Format):
     tried_by = {"bzip2": 10}
     signature_priority = 90
 
+
+
+
+    def compressors(self) -> list[Compressor]:
+        import bz2
+
+        return [Compressor(self.label, self.codec, bz2.compress, bz2.decompress, slow=True)]
 
     def verify(self, data: bytes, decoded: Decoded | None, cap: int, error: str | None) -> list[Check]:
         return _VERIFY(data, decoded, cap, error)

@@ -7,9 +7,10 @@ costs ~0.6 us to build, less than cramjam's wrappers for small values.
 from __future__ import annotations
 
 import zlib  # stdlib, already loaded by the interpreter: importing it costs nothing
+from collections.abc import Callable
 
 from ._common import capped_step, join, u32be, u32le, wrap
-from .base import Decoded, DecodeError, Format, Undecodable
+from .base import Compressor, Decoded, DecodeError, Format, Undecodable
 from .checks import MAX_CHECKS, MISMATCH, NOT_CHECKED, OK, Check, compare, u16le
 
 #: Read without importing this module (codecs.base.read_declarations): the -d names it answers, each with its
@@ -34,6 +35,24 @@ class Gzip(Format):
     tried_by = {"gzip": 10, "deflate": 20}
     signature_priority = 80
 
+
+    advise_priority = 40
+    levels = (1, 6, 9)
+
+    def compressors(self) -> list[Compressor]:
+        def make(level: int) -> Callable[[bytes], bytes]:
+            def compress(b: bytes) -> bytes:
+                obj = zlib.compressobj(level, zlib.DEFLATED, 31)
+                return obj.compress(b) + obj.flush()
+
+            return compress
+
+        def decompress(c: bytes) -> bytes:
+            return zlib.decompress(c, 31)
+
+        return [
+            Compressor(f"{self.label} {level}", self.codec, make(level), decompress) for level in self.levels
+        ]
 
     def verify(self, data: bytes, decoded: Decoded | None, cap: int, error: str | None) -> list[Check]:
         return _verify_gzip(data, decoded, cap, error)
@@ -153,6 +172,11 @@ class Zlib(Format):
     trailer_fields = ("adler32",)
 
 
+
+
+    def compressors(self) -> list[Compressor]:
+        return [Compressor(self.label, self.codec, zlib.compress, zlib.decompress)]
+
     def verify(self, data: bytes, decoded: Decoded | None, cap: int, error: str | None) -> list[Check]:
         return _verify_zlib(data, decoded, cap, error)
     def matches(self, data: bytes) -> bool:
@@ -216,6 +240,18 @@ class RawDeflate(Format):
     primary = True
     grade = "D"
     tried_by = {"deflate": 30}
+
+
+
+    def compressors(self) -> list[Compressor]:
+        def compress(b: bytes) -> bytes:
+            obj = zlib.compressobj(6, zlib.DEFLATED, -15)
+            return obj.compress(b) + obj.flush()
+
+        def decompress(c: bytes) -> bytes:
+            return zlib.decompress(c, -15)
+
+        return [Compressor(self.label, self.codec, compress, decompress)]
 
     def matches(self, data: bytes) -> bool:
         return False

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ._common import capped_step, decode_streams, u32le, u64le, wrap
-from .base import Decoded, DecodeError, Format
+from .base import Compressor, Decoded, DecodeError, Format
 from .checks import NOT_CHECKED, Check, by_decoder
 
 #: Read without importing this module (codecs.base.read_declarations): the -d names it answers, each with its
@@ -41,6 +41,13 @@ class Xz(Format):
     tried_by = {"xz": 10}
     signature_priority = 100
 
+
+
+
+    def compressors(self) -> list[Compressor]:
+        import lzma
+
+        return [Compressor(self.label, self.codec, lzma.compress, lzma.decompress, slow=True)]
 
     def verify(self, data: bytes, decoded: Decoded | None, cap: int, error: str | None) -> list[Check]:
         return _verify_xz(data, decoded, cap, error)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any, cast
 
 from ._common import FrameResult, frame_sequence, join, skip_skippable, too_big, u32le, u64le, wrap
-from .base import Decoded, DecodeError, Format, Undecodable
+from .base import Compressor, Decoded, DecodeError, Format, Undecodable
 from .checks import MAX_CHECKS, NOT_CHECKED, Check, compare, hex_
 
 #: Read without importing this module (codecs.base.read_declarations): the -d names it answers, each with its
@@ -199,6 +199,20 @@ class ZstdFrame(Format):
     signature_priority = 10
 
 
+
+    advise_priority = 30
+    library = "zstandard"
+    levels = (-1, 1, 3, 9, 19)
+
+    def compressors(self) -> list[Compressor]:
+        import zstandard
+
+        dctx = zstandard.ZstdDecompressor()  # reused contexts: what a real application does
+        return [
+            Compressor(f"{self.label} {level}", self.codec, zstandard.ZstdCompressor(level=level).compress,
+                       dctx.decompress, slow=level >= 19)
+            for level in self.levels
+        ]
 
     def verify(self, data: bytes, decoded: Decoded | None, cap: int, error: str | None) -> list[Check]:
         return _verify_zstd(data, decoded, cap, error)

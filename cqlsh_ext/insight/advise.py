@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import statistics
 import time
-import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -50,78 +49,22 @@ class Codec:
     indexed: bool = False
 
 
-def _snappy() -> list[Codec]:
-    import cramjam
-
-    return [Codec("snappy", "snappy", cramjam.snappy.compress_raw, cramjam.snappy.decompress_raw)]
-
-
-def _lz4() -> list[Codec]:
-    import lz4.block
-
-    return [
-        Codec("lz4", "lz4", lz4.block.compress, lz4.block.decompress),
-        Codec(
-            "lz4hc 9",
-            "lz4",
-            lambda b: lz4.block.compress(b, mode="high_compression", compression=9),
-            lz4.block.decompress,
-        ),
-    ]
-
-
-def _zstd(levels: Sequence[int]) -> list[Codec]:
-    import zstandard
-
-    dctx = zstandard.ZstdDecompressor()  # reused contexts: what a real application does
-    out = []
-    for level in levels:
-        cctx = zstandard.ZstdCompressor(level=level)
-        out.append(Codec(f"zstd {level}", "zstd", cctx.compress, dctx.decompress, slow=level >= 19))
-    return out
-
-
-def _gzip(levels: Sequence[int]) -> list[Codec]:
-    def make(level: int) -> Callable[[bytes], bytes]:
-        def compress(b: bytes) -> bytes:
-            obj = zlib.compressobj(level, zlib.DEFLATED, 31)
-            return obj.compress(b) + obj.flush()
-
-        return compress
-
-    return [Codec(f"gzip {level}", "gzip", make(level), lambda c: zlib.decompress(c, 31)) for level in levels]
-
-
-def _brotli(levels: Sequence[int]) -> list[Codec]:
-    import brotli
-
-    return [
-        Codec(
-            f"brotli {q}",
-            "brotli",
-            lambda b, q=q: brotli.compress(b, quality=q),
-            brotli.decompress,
-            slow=q >= 10,
-        )
-        for q in levels
-    ]
-
-
 def available_codecs() -> tuple[list[Codec], list[str]]:
-    """Every codec we can run here, and notes on the ones that are missing."""
+    """Every codec we can run here, and notes on the ones that are missing: the compressors of the
+    formats that declare an ADVISE priority (Format.advise_priority), in that order."""
+    from cqlsh_ext.codecs import registry
+
     codecs: list[Codec] = []
     missing: list[str] = []
-    for name, make in (
-        ("snappy (cramjam)", _snappy),
-        ("lz4", _lz4),
-        ("zstd (zstandard)", lambda: _zstd((-1, 1, 3, 9, 19))),
-        ("gzip", lambda: _gzip((1, 6, 9))),
-        ("brotli", lambda: _brotli((1, 6, 11))),
-    ):
+    advised = [f for f in registry.all_formats() if f.advise_priority is not None]
+    for fmt in sorted(advised, key=lambda f: f.advise_priority or 0):
         try:
-            codecs.extend(make())
+            compressors = fmt.compressors()
         except ImportError:
-            missing.append(f"{name} not installed")
+            lib = f" ({fmt.library})" if fmt.library and fmt.library != fmt.codec else ""
+            missing.append(f"{fmt.codec}{lib} not installed")
+            continue
+        codecs.extend(Codec(c.name, c.family, c.compress, c.decompress, slow=c.slow) for c in compressors)
     return codecs, missing
 
 

@@ -76,3 +76,29 @@ def test_payload_order_and_names_are_unchanged() -> None:
     assert PAYLOAD_NAMES == (
         "msgpack", "cbor", "bson", "pickle", "avro", "smile", "protobuf", "java", "text", "hex",
     )
+
+ADVISE = [
+    ("snappy", "snappy", False), ("lz4", "lz4", False), ("lz4hc 9", "lz4", False),
+    ("zstd -1", "zstd", False), ("zstd 1", "zstd", False), ("zstd 3", "zstd", False),
+    ("zstd 9", "zstd", False), ("zstd 19", "zstd", True),
+    ("gzip 1", "gzip", False), ("gzip 6", "gzip", False), ("gzip 9", "gzip", False),
+    ("brotli 1", "brotli", False), ("brotli 6", "brotli", False), ("brotli 11", "brotli", True),
+]
+
+
+def test_advise_candidates_are_unchanged() -> None:
+    from cqlsh_ext.insight import advise
+
+    codecs, missing = advise.available_codecs()
+    assert [(c.name, c.family, c.slow) for c in codecs] == ADVISE
+    assert missing == []
+
+
+def test_every_declared_compressor_reads_back_as_its_format() -> None:
+    payload = b'{"id": 12345, "name": "a value long enough to compress", "tags": ["x", "y", "z"]}' * 20
+    for fmt in registry.all_formats():
+        for c in fmt.compressors():
+            stored = bytes(c.compress(payload))
+            assert bytes(c.decompress(stored)) == payload, c.name
+            found, dec = registry.decode_named(c.family, stored)
+            assert found is fmt and dec.data == payload, (c.name, found)

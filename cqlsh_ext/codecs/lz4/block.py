@@ -7,7 +7,7 @@ import struct
 from typing import ClassVar
 
 from .._common import HadoopStream, join, reason, too_big, u32be, u32le, wrap
-from ..base import Decoded, DecodeError, Format
+from ..base import Compressor, Decoded, DecodeError, Format
 from ..checks import MAX_CHECKS, NOT_CHECKED, Check, compare, hex_
 from . import _native
 from ._native import _LZ4BLOCK_SEED, _RATIO, LZ4BLOCK_MAGIC, _capped_block, _sized_block
@@ -195,6 +195,21 @@ class Lz4SizedLE(_Lz4Sized):
     early_priority = 10
     trial_priority = 20
     trial_zero_priority = 40
+
+    advise_priority = 20
+    library = "lz4"
+
+    def compressors(self) -> list[Compressor]:
+        import lz4.block
+
+        def hc9(b: bytes) -> bytes:
+            return bytes(lz4.block.compress(b, mode="high_compression", compression=9))
+
+        # Named as ADVISE has always shown them: the library's default block, and its HC mode.
+        return [
+            Compressor(self.codec, self.codec, lz4.block.compress, lz4.block.decompress),
+            Compressor(f"{self.codec}hc 9", self.codec, hc9, lz4.block.decompress),
+        ]
 
     def early(self, data: bytes) -> bool:
         # A size prefix below 16 MiB ends in a zero byte. Tried before snappy: about half of such

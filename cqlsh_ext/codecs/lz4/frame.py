@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .._common import FrameResult, frame_sequence, join, reason, skip_skippable, too_big, u32le, u64le, wrap
-from ..base import Decoded, DecodeError, Format, Undecodable
+from ..base import Compressor, Decoded, DecodeError, Format, Undecodable
 from ..checks import MAX_CHECKS, NOT_CHECKED, Check, compare, hex_
 from . import _native
 from ._native import _LEGACY_BLOCK, _RATIO, FRAME_MAGIC, LEGACY_MAGIC, _capped_block
@@ -131,6 +131,13 @@ class Lz4Frame(Format):
     tried_by = {"lz4": 10}
     signature_priority = 20
 
+
+    library = "lz4"
+
+    def compressors(self) -> list[Compressor]:
+        import lz4.frame
+
+        return [Compressor(self.label, self.codec, lz4.frame.compress, lz4.frame.decompress)]
 
     def verify(self, data: bytes, decoded: Decoded | None, cap: int, error: str | None) -> list[Check]:
         return _verify_frames(data, decoded, cap, error)

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .._common import too_big, wrap
-from ..base import Decoded, DecodeError, Format
+from ..base import Compressor, Decoded, DecodeError, Format
 
 # cramjam.snappy functions, bound on first use.
 _raw: Callable[[Any], Any] | None = None
@@ -173,6 +173,15 @@ class SnappyRaw(Format):
     grade = "C"
     tried_by = {"snappy": 40}
     trial_priority = 10
+
+    advise_priority = 10
+    library = "cramjam"
+
+    def compressors(self) -> list[Compressor]:
+        import cramjam
+
+        snappy = cramjam.snappy
+        return [Compressor(self.label, self.codec, snappy.compress_raw, snappy.decompress_raw)]
 
     def matches(self, data: bytes) -> bool:
         try:

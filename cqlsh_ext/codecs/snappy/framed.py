@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from itertools import islice
 
 from .._common import reason, u32le, wrap
-from ..base import Decoded, DecodeError, Format, Undecodable
+from ..base import Compressor, Decoded, DecodeError, Format, Undecodable
 from ..checks import MAX_CHECKS, NOT_CHECKED, Check, compare, crc32c, hex_
 from ._raw import _bound, _framed_fn, _varint, declared_length, raw_capped
 
@@ -81,6 +81,13 @@ class SnappyFramed(Format):
     tried_by = {"snappy": 10}
     signature_priority = 50
 
+
+    library = "cramjam"
+
+    def compressors(self) -> list[Compressor]:
+        import cramjam
+
+        return [Compressor(self.label, self.codec, cramjam.snappy.compress, cramjam.snappy.decompress)]
 
     def verify(self, data: bytes, decoded: Decoded | None, cap: int, error: str | None) -> list[Check]:
         return _verify_framed(data, decoded, cap, error)
