@@ -106,7 +106,7 @@ class DecodeError(Exception):
 
 
 class Undecodable(DecodeError):
-    """A recognised format that cannot be decoded here (S2, zstd needing a dictionary, zlib FDICT)."""
+    """A recognised format that cannot be decoded here (one needing a dictionary, say)."""
 
 
 @dataclass(slots=True)
@@ -140,7 +140,7 @@ class Decoded:
 class Compressor:
     """One way a producer writes a format: what ADVISE measures and an encoder writes through."""
 
-    #: Shown to users: the format's label, with the level or mode when it has one ('zstd 3').
+    #: Shown to users: the format's label, with the level or mode when it has one ('<codec> 3').
     name: str
     #: The -d name that reads it back.
     family: str
@@ -152,7 +152,7 @@ class Compressor:
 
 
 class Format:
-    """One container format of one codec family, e.g. snappy 'framed' or lz4 'LZ4Block'."""
+    """One container format of one codec family (a codec module declares them)."""
 
     #: Codec family, the name a user passes to -d (one of CODEC_NAMES).
     codec: ClassVar[str]
@@ -167,7 +167,7 @@ class Format:
     #: Every first byte matches() can accept (the registry's dispatch); defaults to magic[:1].
     lead_bytes: ClassVar[bytes] = b""
 
-    #: The codec's usual container, labelled by the codec name alone ('zstd', not 'zstd/frame').
+    #: The codec's usual container, labelled by the codec name alone ('<codec>', not '<codec>/frame').
     primary: ClassVar[bool] = False
 
     # Where the format stands in detection and dispatch (codecs.registry builds its tables from
@@ -186,10 +186,13 @@ class Format:
     advise_priority: ClassVar[int | None] = None
     #: The package compressors() imports, named in ADVISE's 'not installed' note ('' for stdlib).
     library: ClassVar[str] = ""
+    #: ADVISE also measures a dictionary trained on the sample (train_dictionary) at this level,
+    #: next to the compressor of that level; None: the format has no dictionaries.
+    dictionary_level: ClassVar[int | None] = None
 
     @property
     def label(self) -> str:
-        """Short user-facing name, e.g. 'snappy' or 'snappy/framed'."""
+        """Short user-facing name: '<codec>' (primary) or '<codec>/<container>'."""
         return self.codec if self.primary else f"{self.codec}/{self.container}"
 
     def __repr__(self) -> str:
@@ -236,6 +239,13 @@ class Format:
         """How producers write this container (each level or mode that is worth measuring); [] when
         none is written here. Imports the library: ImportError when it is not installed."""
         return []
+
+    def train_dictionary(
+        self, samples: list[bytes], size: int, level: int
+    ) -> tuple[Callable[[bytes], bytes], Callable[[bytes], bytes]]:
+        """(compress, decompress) with a dictionary of `size` bytes trained on `samples`.
+        ValueError when training fails; ImportError without the library."""
+        raise ValueError("no dictionaries in this format")
 
     def verify(self, data: bytes, decoded: Decoded | None, cap: int, error: str | None) -> list[Check] | None:
         """The checksums the container carries, each stored value next to the one computed here

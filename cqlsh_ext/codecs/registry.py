@@ -12,8 +12,7 @@ Auto-detection (decode_auto/detect):
   3. then the signature-less grade C formats, each a validated trial decode;
   4. grade D formats (no signature and too permissive to guess) only on request.
 
-Contexts are reused across calls (one zstd ZstdDecompressor, one LZ4F context): not thread-safe,
-like the shell.
+Codec modules reuse their library contexts across calls: not thread-safe, like the shell.
 """
 
 from __future__ import annotations
@@ -37,9 +36,9 @@ __all__ = [
 
 
 #: Shorter values are never auto-decoded. The signature-less trial decodes accept about 0.06 %
-#: of random 1-4 byte values (b"\x00" is a valid empty snappy block) and none at >= 5 bytes in
+#: of random 1-4 byte values (b"\x00" is a valid empty raw block) and none at >= 5 bytes in
 #: 20k+20k random/text trials; 6 also leaves room for the smallest real values we care about
-#: (snappy of a 4-character string is 6 bytes, LZ4 of one byte is 6 bytes).
+#: (a 4-character string or a single byte compresses to 6 bytes in the common block formats).
 MIN_AUTO_LENGTH = 6
 
 
@@ -63,9 +62,9 @@ def _ordered(priority: str) -> tuple[Format, ...]:
 
 # Formats with a signature; the dispatch table keeps this order per first byte.
 _SIGNED = _ordered("signature_priority")
-# Signature-less formats, most common first (snappy raw is the hot path: a page of snappy JSON).
+# Signature-less formats, most common first (each declaration says why it stands where it does).
 _AUTO_C = _ordered("trial_priority")
-# The same when the first byte is 0: snappy would declare an empty block, .lzma props are never 0.
+# The same when the first byte is 0 (a big-endian length; some formats are never 0 there).
 _AUTO_C_ZERO = _ordered("trial_zero_priority")
 # Tried between the signatures and the trials when their early() holds.
 _EARLY = _ordered("early_priority")
@@ -121,7 +120,7 @@ def _clip(dec: Decoded, cap: int) -> Decoded:
 
 
 def _labelled(fmt: Format, exc: Exception) -> DecodeError:
-    """The error to raise for `fmt`: DecodeError reasons get the label prefix ('gzip: truncated
+    """The error to raise for `fmt`: DecodeError reasons get the label prefix ('<label>: truncated
     stream'); Undecodable messages already name the format. `.format` is set either way."""
     if isinstance(exc, Undecodable):
         err: DecodeError = Undecodable(str(exc))
@@ -188,7 +187,7 @@ def decode_auto(data: bytes, cap: int = DEFAULT_CAP) -> tuple[Format, Decoded] |
             res = fmt.trial(data, trial_cap)
             if res is not None:
                 return fmt, _clip(res, cap)
-    # A zero first byte is a BE length (LZ4 BE, Hadoop) and never a useful snappy block.
+    # A zero first byte is a big-endian length: its own order (trial_zero_priority).
     for fmt in _AUTO_C_ZERO if data[0] == 0 else _AUTO_C:
         try:
             res = fmt.trial(data, trial_cap)

@@ -101,7 +101,7 @@ class LzmaAlone(Format):
     container = "lzma"
     grade = "C"
     tried_by = {"xz": 20}
-    trial_priority = 60
+    trial_priority = 60  # last; never with a zero first byte (the properties byte is never 0)
 
     def matches(self, data: bytes) -> bool:
         hdr = _alone_header(data)

@@ -10,6 +10,7 @@ read here first, and frames that could pass the cap are read through `stream_rea
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, cast
 
 from ._common import FrameResult, frame_sequence, join, skip_skippable, too_big, u32le, u64le, wrap
@@ -203,6 +204,20 @@ class ZstdFrame(Format):
     advise_priority = 30
     library = "zstandard"
     levels = (-1, 1, 3, 9, 19)
+    dictionary_level = 3
+
+    def train_dictionary(
+        self, samples: list[bytes], size: int, level: int
+    ) -> tuple[Callable[[bytes], bytes], Callable[[bytes], bytes]]:
+        import zstandard
+
+        try:
+            d = zstandard.train_dictionary(size, list[Any](samples))
+        except zstandard.ZstdError as err:
+            raise ValueError(str(err)) from None
+        cctx = zstandard.ZstdCompressor(level=level, dict_data=d)
+        dctx = zstandard.ZstdDecompressor(dict_data=d)
+        return cctx.compress, dctx.decompress
 
     def compressors(self) -> list[Compressor]:
         import zstandard

@@ -7,8 +7,10 @@ also checks the round trip) and then several timed passes over the whole sample;
 reported with the spread (max - min) / median, so the machine's noise is visible. Slow codecs get
 fewer passes (a time budget per codec), never fewer than one.
 
-The zstd dictionary is trained and measured by two-fold cross-fitting: the dictionary that
-compresses a value was trained on the other half of the sample, never on the value itself.
+The candidates are the compressors the codec modules declare (Format.compressors, in
+advise_priority order). A format with dictionaries (Format.dictionary_level) is also measured with
+one, trained by two-fold cross-fitting: the dictionary that compresses a value was trained on the
+other half of the sample, never on the value itself.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from cqlsh_ext.codecs.base import Format
 from cqlsh_ext.insight import capacity, isolate, report
 from cqlsh_ext.insight.measure import COMPRESSED, UNDECODABLE, peel
 
@@ -66,6 +69,17 @@ def available_codecs() -> tuple[list[Codec], list[str]]:
             continue
         codecs.extend(Codec(c.name, c.family, c.compress, c.decompress, slow=c.slow) for c in compressors)
     return codecs, missing
+
+
+def dictionary_formats() -> dict[str, Format]:
+    """{compressor name: format} for the formats measured with a dictionary too, after that one."""
+    from cqlsh_ext.codecs import registry
+
+    return {
+        f"{f.label} {f.dictionary_level}": f
+        for f in registry.all_formats()
+        if f.dictionary_level is not None and f.advise_priority is not None
+    }
 
 
 @dataclass
@@ -153,32 +167,30 @@ def measure(
     return Result(codec.name, codec.family, [len(c) for c in packed], Speed(comp), Speed(decomp), codec.note)
 
 
-def zstd_dictionary(
-    payloads: Sequence[bytes], level: int = 3, budget: float = BUDGET_S, repetitions: int = REPETITIONS
+def with_dictionary(
+    fmt: Format, payloads: Sequence[bytes], budget: float = BUDGET_S, repetitions: int = REPETITIONS
 ) -> Result | str:
-    """zstd with a trained dictionary, two-fold cross-fitted; a reason string when it cannot be trained."""
-    import zstandard
-
+    """`fmt` with a trained dictionary at its dictionary_level, two-fold cross-fitted; a reason
+    string when it cannot be trained."""
+    level = fmt.dictionary_level if fmt.dictionary_level is not None else 0
     halves = (payloads[0::2], payloads[1::2])
     if min(len(h) for h in halves) < 8:
         return "too few values to train a dictionary (needs 16)"
     size = max(1024, min(16 * 1024, sum(len(p) for p in payloads) // 20))
     try:
-        dicts = [zstandard.train_dictionary(size, list(h)) for h in halves]
-    except zstandard.ZstdError as err:
+        trained = [fmt.train_dictionary(list(h), size, level) for h in halves]
+    except ValueError as err:
         return f"dictionary training failed: {err}"
     # Value k (in half k % 2) is compressed with the dictionary trained on the other half.
-    cctx = [zstandard.ZstdCompressor(level=level, dict_data=d) for d in dicts]
-    dctx = [zstandard.ZstdDecompressor(dict_data=d) for d in dicts]
-    by_value_c = [cctx[1 - k % 2].compress for k in range(len(payloads))]
-    by_value_d = [dctx[1 - k % 2].decompress for k in range(len(payloads))]
+    by_value_c = [trained[1 - k % 2][0] for k in range(len(payloads))]
+    by_value_d = [trained[1 - k % 2][1] for k in range(len(payloads))]
     codec = Codec(
-        f"zstd {level} + dict",
-        "zstd",
+        f"{fmt.label} {level} + dict",
+        fmt.codec,
         lambda p, k: by_value_c[k](p),
         lambda c, k: by_value_d[k](c),
-        note=f"zstd {level} + dict: {size // 1024} KiB dictionaries, each value compressed with the one "
-        "trained on the other half of the sample",
+        note=f"{fmt.label} {level} + dict: {size // 1024} KiB dictionaries, each value compressed with "
+        "the one trained on the other half of the sample",
         indexed=True,
     )
     return measure(codec, payloads, budget, repetitions)
@@ -340,6 +352,7 @@ def advise_column(
         return advice
     codecs, missing = available_codecs()
     advice.notes.extend(missing)
+    dictionaries = dictionary_formats()
     big = advice.payload_bytes > SLOW_LIMIT
     for codec in codecs:
         if codec.slow and big:
@@ -349,10 +362,11 @@ def advise_column(
             )
             continue
         advice.results.append(measure(codec, payloads, budget, repetitions))
-        if codec.name == "zstd 3":
-            dict_result = zstd_dictionary(payloads, 3, budget, repetitions)
+        fmt = dictionaries.get(codec.name)
+        if fmt is not None:
+            dict_result = with_dictionary(fmt, payloads, budget, repetitions)
             if isinstance(dict_result, str):
-                advice.notes.append(f"zstd + dictionary: {dict_result}")
+                advice.notes.append(f"{fmt.label} + dictionary: {dict_result}")
             else:
                 advice.results.append(dict_result)
     advice.recommended, advice.recommendation = recommend(advice)

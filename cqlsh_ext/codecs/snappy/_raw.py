@@ -172,6 +172,8 @@ class SnappyRaw(Format):
     primary = True
     grade = "C"
     tried_by = {"snappy": 40}
+    # The hot path, tried first: a page of snappy JSON. Never with a zero first byte, which
+    # declares an empty block.
     trial_priority = 10
 
     advise_priority = 10
