@@ -43,26 +43,38 @@ def modules(directory: str) -> list[str]:
     return sorted(out)
 
 
+def _parse(text: str) -> object:
+    """The literal after `DECLARES = ` in `text` (the shortest run of lines that is a whole
+    literal); None when there is none; SyntaxError when `text` ends inside it."""
+    start = text.find("\n" + PREFIX)
+    if start < 0:
+        return None
+    start += 1 + len(PREFIX)
+    end = text.find("\n", start)
+    while end >= 0:
+        try:
+            return ast.literal_eval(text[start:end])
+        except SyntaxError:
+            end = text.find("\n", end + 1)
+    return ast.literal_eval(text[start:])
+
+
 def _literal(path: str) -> object:
-    """The value of the module's `DECLARES = ...` (which may span lines); None when it has none
-    (a helper module: base, registry, checks, tree), _UNREADABLE when the file cannot be read."""
+    """The module's DECLARES; None when it has none (a helper module: base, registry, checks,
+    tree), _UNREADABLE when the file cannot be read."""
     try:
         with open(path, encoding="utf-8") as f:
-            text = None
-            for line in f:
-                if text is None and line.startswith(PREFIX):
-                    text = line[len(PREFIX):]
-                elif text is not None:
-                    text += line
-                else:
-                    continue
-                try:
-                    return ast.literal_eval(text)
-                except SyntaxError:
-                    continue
+            text = f.read(4096)  # DECLARES sits near the top: most files are not read to the end
+            try:
+                found = _parse(text)
+            except SyntaxError:  # the literal runs past what was read
+                found = None
+            if found is not None or len(text) < 4096:
+                return found
+            text += f.read()
     except OSError:
         return _UNREADABLE
-    return None
+    return _parse(text)
 
 
 def read_declarations(directory: str, package: str) -> dict[str, dict[str, Any]]:
@@ -136,19 +148,32 @@ class Decoded:
         self.headers = {} if headers is None else headers
 
 
-@dataclass(frozen=True)
 class Compressor:
-    """One way a producer writes a format: what ADVISE measures and an encoder writes through."""
+    """One way a producer writes a format: what ADVISE measures and an encoder writes through.
+    (A plain class: a dataclass here would cost start-up time, and this module is loaded then.)"""
 
-    #: Shown to users: the format's label, with the level or mode when it has one ('<codec> 3').
-    name: str
-    #: The -d name that reads it back.
-    family: str
-    compress: Callable[[bytes], bytes]
-    #: Its inverse, from the same library (ADVISE times it; it checks the round trip).
-    decompress: Callable[[bytes], bytes]
-    #: Too slow to measure on a big sample.
-    slow: bool = False
+    __slots__ = ("compress", "decompress", "family", "name", "slow")
+
+    def __init__(
+        self,
+        name: str,
+        family: str,
+        compress: Callable[[bytes], bytes],
+        decompress: Callable[[bytes], bytes],
+        slow: bool = False,
+    ) -> None:
+        #: Shown to users: the format's label, with the level or mode when it has one ('<codec> 3').
+        self.name = name
+        #: The -d name that reads it back.
+        self.family = family
+        self.compress = compress
+        #: Its inverse, from the same library (ADVISE times it; it checks the round trip).
+        self.decompress = decompress
+        #: Too slow to measure on a big sample.
+        self.slow = slow
+
+    def __repr__(self) -> str:
+        return f"<Compressor {self.name}>"
 
 
 class Format:
