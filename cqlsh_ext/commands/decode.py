@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import textwrap
 from typing import Any
 
 from cqlsh_ext.codecs.base import CODEC_NAMES
 from cqlsh_ext.commands import shell_command
-from cqlsh_ext.payload.spec import argument_help, payload_help
+from cqlsh_ext.commands.decompress import fill
+from cqlsh_ext.payload.names import argument_help, payload_help
 from cqlsh_ext.settings import SettingError, parse_column_spec, parse_place
 
 DECODE_GRAMMAR = r"""
@@ -16,10 +16,7 @@ DECODE_GRAMMAR = r"""
 """
 
 _STEPS = "\n".join(
-    textwrap.fill(
-        text, width=98, initial_indent=" " * 10, subsequent_indent=" " * 10,
-        break_on_hyphens=False, break_long_words=False,
-    )
+    fill(text)
     for text in (
         "Shows that column's blobs as zstd holding MessagePack. Steps: "
         f"{', '.join(CODEC_NAMES)}, then one of {', '.join(payload_help())}, or auto (detect the rest).",

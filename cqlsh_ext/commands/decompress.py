@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import textwrap
 from typing import Any
 
 from cqlsh_ext.codecs.base import CODEC_NAMES
@@ -16,10 +15,25 @@ DECOMPRESS_GRAMMAR = r"""
                    ;
 """
 
-_CODECS = textwrap.fill(
+def fill(text: str, width: int = 98, indent: int = 10) -> str:
+    """`text` wrapped at spaces into indented lines of at most `width` characters (a long word
+    stays whole): help text built from declared names. textwrap would cost start-up time."""
+    lines: list[str] = []
+    line = ""
+    for word in text.split():
+        if line and indent + len(line) + 1 + len(word) > width:
+            lines.append(line)
+            line = word
+        else:
+            line = f"{line} {word}" if line else word
+    lines.append(line)
+    return "\n".join(" " * indent + one for one in lines)
+
+
+_CODECS = fill(
     f"Decodes every blob with one codec: {', '.join(CODEC_NAMES[:-1])} or {CODEC_NAMES[-1]}. Values that "
     "do not decode show their hex and the reason.",
-    width=88, initial_indent=" " * 10, subsequent_indent=" " * 10,
+    width=92,
 )
 
 DECOMPRESS_HELP = """

@@ -17,44 +17,10 @@ from __future__ import annotations
 import functools
 import os
 from dataclasses import dataclass
-from typing import Any
 
-from cqlsh_ext.codecs.base import CODEC_NAMES, read_declarations
+from cqlsh_ext.codecs.base import CODEC_NAMES
+from cqlsh_ext.payload.names import ARGUMENT_NAMES, FILE_AFTER, PAYLOAD_NAMES
 
-#: Readings that are no payload format module: the bytes as text, or as hex.
-BUILTIN_READINGS = ("text", "hex")
-
-
-def format_declarations() -> dict[str, dict[str, Any]]:
-    """{payload format name: its module's DECLARES}, read without importing payload.formats."""
-    return read_declarations(os.path.join(os.path.dirname(__file__), "formats"), "cqlsh_ext.payload.formats")
-
-
-_DECLARED = format_declarations()
-
-
-def payload_names() -> tuple[str, ...]:
-    """The payload formats in the order their declarations list them (the `listed` priority)."""
-    return tuple(sorted(_DECLARED, key=lambda name: (_DECLARED[name]["listed"], name)))
-
-
-def payload_help() -> list[str]:
-    """The payload readings for help texts, each with its declared note: 'protobuf (schema-less,
-    as protoc --decode_raw)'."""
-    notes = {name: f"{name} ({d['help']})" if "help" in d else name for name, d in _DECLARED.items()}
-    return [notes.get(name, name) for name in PAYLOAD_NAMES]
-
-
-def argument_help() -> list[str]:
-    """What the readings that take an argument read, one sentence each (their declared help)."""
-    return [str(d["argument_help"]) for d in _DECLARED.values() if "argument_help" in d]
-
-
-PAYLOAD_NAMES = (*payload_names(), *BUILTIN_READINGS)
-#: Readings that take an argument after a colon (a schema file): the help each declares.
-ARGUMENT_NAMES = {name: str(d["argument"]) for name, d in _DECLARED.items() if "argument" in d}
-#: Where the file starts in such an argument: after this separator, or the whole argument when None.
-_FILE_AFTER = {name: d.get("file_after") for name, d in _DECLARED.items() if "argument" in d}
 AUTO_STEP = "auto"
 
 
@@ -108,7 +74,7 @@ def parse_spec(text: str) -> Spec:
 
 def _argument(step: str, name: str, arg: str) -> str:
     """The argument with its file's path expanded; SpecError when the file is missing."""
-    sep = _FILE_AFTER.get(name)
+    sep = FILE_AFTER.get(name)
     head, at, path = arg.rpartition(sep) if sep else ("", "", arg)
     if sep and not (head and at and path):
         raise SpecError(f"{step!r}: {ARGUMENT_NAMES[name]}")
