@@ -50,12 +50,12 @@ class PayloadFormat:
     maybe: Callable[[bytes], bool]
     #: bytes -> tree; raises PayloadError.
     decode: Callable[[bytes], Any]
-    #: The label in a value's chain ('pickle/4'); the name when None.
+    #: The label in a value's chain ('<name>/<version>'); the name when None.
     labeller: Callable[[bytes], str] | None = None
     #: Auto-detection's decoder, stricter than `decode` for formats without a signature (the
     #: whole value must look like a record); `decode` when None.
     detector: Callable[[bytes], Any] | None = None
-    #: The decoder given a column setting's argument (avro:order.avsc): (bytes, argument) -> tree.
+    #: The decoder given a column setting's argument (<name>:FILE): (bytes, argument) -> tree.
     decode_with: Callable[[bytes, str], Any] | None = None
     #: The tree has at most one node per byte of the value and renders to a few characters per
     #: byte: no back-references (a memo, string references, shared strings, object handles), no
