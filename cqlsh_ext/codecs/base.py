@@ -20,13 +20,18 @@ if TYPE_CHECKING:
 
 # ------------------------------------------------------------------------------- declarations
 # Every codec module (codecs/<family>.py, or a package codecs/<family>/) and every payload format
-# module (payload/formats/<name>.py) declares near its top `DECLARES = {...}`: a literal (names,
+# module (payload/formats/<name>.py) declares near its top (in its first HEAD bytes)
+# `DECLARES = {...}`: a literal (names,
 # priorities, short help) that option parsing and help texts need at start-up. read_declarations
 # finds the modules by their files and evaluates that one statement, without importing them
 # (loading every codec module would cost start-up time for help text); a module whose file cannot
 # be read (a zip install) is imported.
 
 PREFIX = "DECLARES = "
+#: DECLARES must start within a module's first HEAD bytes (near its top): the rest is not read.
+HEAD = 4096
+_CLOSING = {b"{": b"\n}", b"(": b"\n)", b"[": b"\n]"}
+_MARK = ("\n" + PREFIX).encode()
 _UNREADABLE = object()
 
 
@@ -42,35 +47,36 @@ def modules(directory: str) -> list[str]:
     return sorted(out)
 
 
-def _parse(text: str) -> object:
+def _parse(text: bytes) -> object:
     """The literal after `DECLARES = ` in `text` (the shortest run of lines that is a whole
     literal); None when there is none; SyntaxError when `text` ends inside it."""
-    start = text.find("\n" + PREFIX)
+    start = text.find(_MARK)
     if start < 0:
         return None
-    start += 1 + len(PREFIX)
-    end = text.find("\n", start)
+    start += len(_MARK)
+    end = text.find(b"\n", start)
+    closing = _CLOSING.get(text[end - 1 : end]) if end > start else None
+    if closing is not None:  # a literal over several lines ends with its bracket in column 0
+        close = text.find(closing, end)
+        end = close + 2 if close >= 0 else -1
     while end >= 0:
         try:
-            return ast.literal_eval(text[start:end])
+            return ast.literal_eval(text[start:end].decode("utf-8"))
         except SyntaxError:
-            end = text.find("\n", end + 1)
-    return ast.literal_eval(text[start:])
+            end = text.find(b"\n", end + 1)
+    return ast.literal_eval(text[start:].decode("utf-8"))
 
 
 def _literal(path: str) -> object:
     """The module's DECLARES; None when it has none (a helper module: base, registry, checks,
     tree), _UNREADABLE when the file cannot be read."""
     try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read(4096)  # DECLARES sits near the top: most files are not read to the end
+        with open(path, "rb") as f:
+            text = f.read(HEAD)
             try:
-                found = _parse(text)
-            except SyntaxError:  # the literal runs past what was read
-                found = None
-            if found is not None or len(text) < 4096:
-                return found
-            text += f.read()
+                return _parse(text)
+            except SyntaxError:  # the literal starts in the head and runs past it
+                text += f.read()
     except OSError:
         return _UNREADABLE
     return _parse(text)

@@ -102,3 +102,24 @@ def test_every_declared_compressor_reads_back_as_its_format() -> None:
             assert bytes(c.decompress(stored)) == payload, c.name
             found, dec = registry.decode_named(c.family, stored)
             assert found is fmt and dec.data == payload, (c.name, found)
+
+
+def test_every_module_that_declares_is_found() -> None:
+    """A DECLARES past a module's head would be ignored (the rest of the file is not read)."""
+    import os
+
+    from cqlsh_ext.codecs import base
+    from cqlsh_ext.payload.names import format_declarations
+
+    codecs_dir = os.path.dirname(base.__file__)
+    for directory, found in (
+        (codecs_dir, base.read_declarations(codecs_dir, "cqlsh_ext.codecs")),
+        (os.path.dirname(formats.__file__), format_declarations()),
+    ):
+        for name in base.modules(directory):
+            path = os.path.join(directory, name, "__init__.py")
+            if not os.path.isfile(path):
+                path = os.path.join(directory, f"{name}.py")
+            with open(path, encoding="utf-8") as f:
+                declares = "\n" + base.PREFIX in f.read()
+            assert declares == (name in found), path
