@@ -1,19 +1,115 @@
 """Shared types of the codec layer: what a format is, what a decode returns, how output is capped.
 
-Every format module (snappy, lz4, zstd, deflate, ...) defines `Format` subclasses; the registry
-orders them for auto-detection and maps `-d CODEC` names to them. Nothing here imports a codec
-library, so importing the package costs nothing at shell start-up.
+Every codec module (codecs/<family>.py or the package codecs/<family>/) declares its `-d` names
+(`DECLARES`, read without importing it: codecs.base.read_declarations) and its `Format` instances (`FORMATS`),
+each carrying its own detection priorities; the registry orders them for auto-detection and maps
+`-d CODEC` names to them. Nothing here imports a codec library or a codec module, so importing
+this costs nothing at shell start-up.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import ClassVar, Literal
+import ast
+import os
+from collections.abc import Callable
+from importlib import import_module
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
+
+if TYPE_CHECKING:
+    from .checks import Check
+
+# ------------------------------------------------------------------------------- declarations
+# Every codec module (codecs/<family>.py, or a package codecs/<family>/) and every payload format
+# module (payload/formats/<name>.py) declares near its top (in its first HEAD bytes)
+# `DECLARES = {...}`: a literal (names,
+# priorities, short help) that option parsing and help texts need at start-up. read_declarations
+# finds the modules by their files and evaluates that one statement, without importing them
+# (loading every codec module would cost start-up time for help text); a module whose file cannot
+# be read (a zip install) is imported.
+
+PREFIX = "DECLARES = "
+#: DECLARES must start within a module's first HEAD bytes (near its top): the rest is not read.
+HEAD = 4096
+_CLOSING = {b"{": b"\n}", b"(": b"\n)", b"[": b"\n]"}
+_MARK = ("\n" + PREFIX).encode()
+_UNREADABLE = object()
+
+
+def modules(directory: str) -> list[str]:
+    """The public modules and packages in `directory` (sorted): names without a leading '_'."""
+    out = []
+    for entry in os.listdir(directory):
+        name = entry[:-3] if entry.endswith(".py") else entry
+        if name.startswith("_") or not name.isidentifier():
+            continue
+        if entry.endswith(".py") or os.path.isfile(os.path.join(directory, entry, "__init__.py")):
+            out.append(name)
+    return sorted(out)
+
+
+def _parse(text: bytes) -> object:
+    """The literal after `DECLARES = ` in `text` (the shortest run of lines that is a whole
+    literal); None when there is none; SyntaxError when `text` ends inside it."""
+    start = text.find(_MARK)
+    if start < 0:
+        return None
+    start += len(_MARK)
+    end = text.find(b"\n", start)
+    closing = _CLOSING.get(text[end - 1 : end]) if end > start else None
+    if closing is not None:  # a literal over several lines ends with its bracket in column 0
+        close = text.find(closing, end)
+        end = close + 2 if close >= 0 else -1
+    while end >= 0:
+        try:
+            return ast.literal_eval(text[start:end].decode("utf-8"))
+        except SyntaxError:
+            end = text.find(b"\n", end + 1)
+    return ast.literal_eval(text[start:].decode("utf-8"))
+
+
+def _literal(path: str) -> object:
+    """The module's DECLARES; None when it has none (a helper module: base, registry, checks,
+    tree), _UNREADABLE when the file cannot be read."""
+    try:
+        with open(path, "rb") as f:
+            text = f.read(HEAD)
+            try:
+                return _parse(text)
+            except SyntaxError:  # the literal starts in the head and runs past it
+                text += f.read()
+    except OSError:
+        return _UNREADABLE
+    return _parse(text)
+
+
+def read_declarations(directory: str, package: str) -> dict[str, dict[str, Any]]:
+    """{module name: its DECLARES} for every declaring module of `package` in `directory`."""
+    out: dict[str, dict[str, Any]] = {}
+    for name in modules(directory):
+        path = os.path.join(directory, name, "__init__.py")
+        if not os.path.isfile(path):
+            path = os.path.join(directory, f"{name}.py")
+        value = _literal(path)
+        if value is _UNREADABLE:
+            value = getattr(import_module(f"{package}.{name}"), "DECLARES", None)
+        if isinstance(value, dict):
+            out[name] = value
+    return out
+
 
 Grade = Literal["A", "B", "C", "D"]
 
-#: Names accepted by -d besides auto/none (defined here so option parsing loads no codec module).
-CODEC_NAMES: tuple[str, ...] = ("snappy", "lz4", "zstd", "gzip", "zlib", "deflate", "bzip2", "xz", "brotli")
+
+def codec_names() -> tuple[str, ...]:
+    """The -d names besides auto/none, in the order each codec module's DECLARES places them.
+    Read from the modules' files: option parsing and help texts load no codec module."""
+    found = read_declarations(os.path.dirname(__file__), __package__ or "cqlsh_ext.codecs")
+    places = sorted((place, name) for decl in found.values() for name, place in decl["names"].items())
+    return tuple(name for _place, name in places)
+
+
+#: Names accepted by -d besides auto/none.
+CODEC_NAMES: tuple[str, ...] = codec_names()
 
 #: Default cumulative output cap per displayed value (all nested layers together).
 DEFAULT_CAP = 4 * 1024 * 1024
@@ -27,23 +123,17 @@ class DecodeError(Exception):
 
 
 class Undecodable(DecodeError):
-    """A recognised format that cannot be decoded here (S2, zstd needing a dictionary, zlib FDICT)."""
+    """A recognised format that cannot be decoded here (one needing a dictionary, say)."""
 
 
-@dataclass(slots=True)
 class Decoded:
-    """The output of one decoding layer."""
+    """The output of one decoding layer. A plain class with the repr and equality a slotted
+    dataclass would give: one Decoded per displayed cell (this __init__ is ~20 % cheaper than
+    dataclass's default_factory handling), and no dataclass processing at start-up."""
 
-    data: bytes
-    #: True when output stopped at the cap before the stream ended.
-    truncated: bool = False
-    #: Uncompressed size the container declares (header/trailer), when it declares one.
-    declared_size: int | None = None
-    #: Header fields worth showing (INSPECT); plain JSON-able values only.
-    headers: dict[str, object] = field(default_factory=dict)
+    __slots__ = ("data", "declared_size", "headers", "truncated")
+    __match_args__ = ("data", "truncated", "declared_size", "headers")
 
-    # Hand-written (same signature and defaults as the generated one): one Decoded per displayed
-    # cell, and this is ~20 % cheaper than dataclass's default_factory handling.
     def __init__(
         self,
         data: bytes,
@@ -52,15 +142,61 @@ class Decoded:
         headers: dict[str, object] | None = None,
     ) -> None:
         self.data = data
+        #: True when output stopped at the cap before the stream ended.
         self.truncated = truncated
+        #: Uncompressed size the container declares (header/trailer), when it declares one.
         self.declared_size = declared_size
+        #: Header fields worth showing (INSPECT); plain JSON-able values only.
         self.headers = {} if headers is None else headers
+
+    def _fields(self) -> tuple[object, ...]:
+        return (self.data, self.truncated, self.declared_size, self.headers)
+
+    def __repr__(self) -> str:
+        return (f"Decoded(data={self.data!r}, truncated={self.truncated!r}, "
+                f"declared_size={self.declared_size!r}, headers={self.headers!r})")
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        assert isinstance(other, Decoded)
+        return self._fields() == other._fields()
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, like an unfrozen dataclass
+
+
+class Compressor:
+    """One way a producer writes a format: what ADVISE measures and an encoder writes through.
+    (A plain class: a dataclass here would cost start-up time, and this module is loaded then.)"""
+
+    __slots__ = ("compress", "decompress", "family", "name", "slow")
+
+    def __init__(
+        self,
+        name: str,
+        family: str,
+        compress: Callable[[bytes], bytes],
+        decompress: Callable[[bytes], bytes],
+        slow: bool = False,
+    ) -> None:
+        #: Shown to users: the format's label, with the level or mode when it has one ('<codec> 3').
+        self.name = name
+        #: The -d name that reads it back.
+        self.family = family
+        self.compress = compress
+        #: Its inverse, from the same library (ADVISE times it; it checks the round trip).
+        self.decompress = decompress
+        #: Too slow to measure on a big sample.
+        self.slow = slow
+
+    def __repr__(self) -> str:
+        return f"<Compressor {self.name}>"
 
 
 class Format:
-    """One container format of one codec family, e.g. snappy 'framed' or lz4 'LZ4Block'."""
+    """One container format of one codec family (a codec module declares them)."""
 
-    #: Codec family, the name a user passes to -d: snappy, lz4, zstd, gzip, zlib, deflate, bzip2, xz, brotli.
+    #: Codec family, the name a user passes to -d (one of CODEC_NAMES).
     codec: ClassVar[str]
     #: Container within the family, shown to users: 'raw', 'framed', 'xerial', 'hadoop', 'frame', ...
     container: ClassVar[str]
@@ -73,16 +209,40 @@ class Format:
     #: Every first byte matches() can accept (the registry's dispatch); defaults to magic[:1].
     lead_bytes: ClassVar[bytes] = b""
 
-    #: The codec's usual container, labelled by the codec name alone ('zstd', not 'zstd/frame').
+    #: The codec's usual container, labelled by the codec name alone ('<codec>', not '<codec>/frame').
     primary: ClassVar[bool] = False
+
+    # Where the format stands in detection and dispatch (codecs.registry builds its tables from
+    # these; lower is tried first; None is never). Numbers are global across codec modules.
+    #: `-d NAME` tries this format, at this priority among NAME's formats: {name: priority}.
+    tried_by: ClassVar[dict[str, int]] = {}
+    #: Auto-detection by signature (grade A/B): the order among the formats a first byte selects.
+    signature_priority: ClassVar[int | None] = None
+    #: Signature-less auto-detection (grade C): the order of the trial decodes.
+    trial_priority: ClassVar[int | None] = None
+    #: The same, when the value's first byte is 0.
+    trial_zero_priority: ClassVar[int | None] = None
+    #: Tried after the signatures and before the other trials when early(data) holds.
+    early_priority: ClassVar[int | None] = None
+    #: COMPRESSION ADVISE measures this format's compressors(), in this order; None: it does not.
+    advise_priority: ClassVar[int | None] = None
+    #: The package compressors() imports, named in ADVISE's 'not installed' note ('' for stdlib).
+    library: ClassVar[str] = ""
+    #: ADVISE also measures a dictionary trained on the sample (train_dictionary) at this level,
+    #: next to the compressor of that level; None: the format has no dictionaries.
+    dictionary_level: ClassVar[int | None] = None
 
     @property
     def label(self) -> str:
-        """Short user-facing name, e.g. 'snappy' or 'snappy/framed'."""
+        """Short user-facing name: '<codec>' (primary) or '<codec>/<container>'."""
         return self.codec if self.primary else f"{self.codec}/{self.container}"
 
     def __repr__(self) -> str:
         return f"<Format {self.label} ({self.grade})>"
+
+    def early(self, data: bytes) -> bool:
+        """Whether auto-detection tries this format early on `data` (with early_priority)."""
+        return False
 
     def matches(self, data: bytes) -> bool:
         """Cheap structural check (magic, header sanity). Must never raise."""
@@ -115,6 +275,24 @@ class Format:
     def peek(self, data: bytes, n: int) -> bytes | None:
         """The first `n` decompressed bytes (or fewer), decoding no more than it must; None when
         that fails. Lets a caller that trusts declared_size() still see what is inside."""
+        return None
+
+    def compressors(self) -> list[Compressor]:
+        """How producers write this container (each level or mode that is worth measuring); [] when
+        none is written here. Imports the library: ImportError when it is not installed."""
+        return []
+
+    def train_dictionary(
+        self, samples: list[bytes], size: int, level: int
+    ) -> tuple[Callable[[bytes], bytes], Callable[[bytes], bytes]]:
+        """(compress, decompress) with a dictionary of `size` bytes trained on `samples`.
+        ValueError when training fails; ImportError without the library."""
+        raise ValueError("no dictionaries in this format")
+
+    def verify(self, data: bytes, decoded: Decoded | None, cap: int, error: str | None) -> list[Check] | None:
+        """The checksums the container carries, each stored value next to the one computed here
+        (INSPECT; codecs.checks), for a value that decoded (`decoded`) or did not (`error`); None
+        when the format carries none. May raise on a value it cannot walk (the caller says so)."""
         return None
 
     def headers(self, data: bytes) -> dict[str, object]:

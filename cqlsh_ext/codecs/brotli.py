@@ -7,10 +7,15 @@ so the output is sliced to the cap afterwards.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ._common import wrap
-from .base import Decoded, DecodeError, Format
+from .base import Compressor, Decoded, DecodeError, Format
+
+#: Read without importing this module (codecs.base.read_declarations): the -d names it answers, each with its
+#: place in name lists and help.
+DECLARES = {"names": {"brotli": 90}}
 
 _mod: Any = None
 
@@ -32,7 +37,23 @@ class Brotli(Format):
     container = "brotli"
     primary = True
     grade = "D"
+    tried_by = {"brotli": 10}
 
+
+    advise_priority = 50
+    library = "brotli"
+    levels = (1, 6, 11)
+
+    def compressors(self) -> list[Compressor]:
+        import brotli
+
+        def make(q: int) -> Callable[[bytes], bytes]:
+            return lambda b: bytes(brotli.compress(b, quality=q))
+
+        return [
+            Compressor(f"{self.label} {q}", self.codec, make(q), brotli.decompress, slow=q >= 10)
+            for q in self.levels
+        ]
 
     def matches(self, data: bytes) -> bool:
         return False
@@ -57,3 +78,9 @@ class Brotli(Format):
         if not finished:
             raise DecodeError("truncated stream")
         return Decoded(out)
+
+
+# One instance per format (formats are stateless), in the order all_formats() lists them.
+BROTLI = Brotli()
+
+FORMATS: tuple[Format, ...] = (BROTLI,)

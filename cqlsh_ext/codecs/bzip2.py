@@ -5,7 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from ._common import decode_streams
-from .base import Decoded, DecodeError, Format
+from .base import Compressor, Decoded, DecodeError, Format
+from .checks import Check, by_decoder
+
+#: Read without importing this module (codecs.base.read_declarations): the -d names it answers, each with its
+#: place in name lists and help.
+DECLARES = {"names": {"bzip2": 70}}
 
 MAGIC = b"BZh"
 _BLOCK_MAGIC = b"\x31\x41\x59\x26\x53\x59"  # pi: start of a compressed block
@@ -32,7 +37,19 @@ class Bzip2(Format):
     primary = True
     grade = "A"
     magic = MAGIC
+    tried_by = {"bzip2": 10}
+    signature_priority = 90
 
+
+
+
+    def compressors(self) -> list[Compressor]:
+        import bz2
+
+        return [Compressor(self.label, self.codec, bz2.compress, bz2.decompress, slow=True)]
+
+    def verify(self, data: bytes, decoded: Decoded | None, cap: int, error: str | None) -> list[Check]:
+        return _VERIFY(data, decoded, cap, error)
     def matches(self, data: bytes) -> bool:
         return (
             len(data) >= 10
@@ -54,3 +71,13 @@ class Bzip2(Format):
             "block_size_bytes": level * 100_000 if 1 <= level <= 9 else None,
             "first_block": "empty stream" if data.startswith(_EOS_MAGIC, 4) else "compressed block",
         }
+
+
+_VERIFY = by_decoder("block and stream CRC-32 (libbz2)")
+
+
+
+# One instance per format (formats are stateless), in the order all_formats() lists them.
+BZIP2 = Bzip2()
+
+FORMATS: tuple[Format, ...] = (BZIP2,)

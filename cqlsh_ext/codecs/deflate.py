@@ -7,9 +7,15 @@ costs ~0.6 us to build, less than cramjam's wrappers for small values.
 from __future__ import annotations
 
 import zlib  # stdlib, already loaded by the interpreter: importing it costs nothing
+from collections.abc import Callable
 
 from ._common import capped_step, join, u32be, u32le, wrap
-from .base import Decoded, DecodeError, Format, Undecodable
+from .base import Compressor, Decoded, DecodeError, Format, Undecodable
+from .checks import MAX_CHECKS, MISMATCH, NOT_CHECKED, OK, Check, compare, u16le
+
+#: Read without importing this module (codecs.base.read_declarations): the -d names it answers, each with its
+#: place in name lists and help.
+DECLARES = {"names": {"gzip": 40, "zlib": 50, "deflate": 60}}
 
 GZIP_MAGIC = b"\x1f\x8b\x08"
 _GZIP_FLAGS = ("FTEXT", "FHCRC", "FEXTRA", "FNAME", "FCOMMENT")
@@ -26,7 +32,30 @@ class Gzip(Format):
     grade = "A"
     magic = GZIP_MAGIC
     trailer_fields = ("CRC32", "ISIZE", "ratio")
+    tried_by = {"gzip": 10, "deflate": 20}
+    signature_priority = 80
 
+
+    advise_priority = 40
+    levels = (1, 6, 9)
+
+    def compressors(self) -> list[Compressor]:
+        def make(level: int) -> Callable[[bytes], bytes]:
+            def compress(b: bytes) -> bytes:
+                obj = zlib.compressobj(level, zlib.DEFLATED, 31)
+                return obj.compress(b) + obj.flush()
+
+            return compress
+
+        def decompress(c: bytes) -> bytes:
+            return zlib.decompress(c, 31)
+
+        return [
+            Compressor(f"{self.label} {level}", self.codec, make(level), decompress) for level in self.levels
+        ]
+
+    def verify(self, data: bytes, decoded: Decoded | None, cap: int, error: str | None) -> list[Check]:
+        return _verify_gzip(data, decoded, cap, error)
     def matches(self, data: bytes) -> bool:
         return len(data) >= 18 and data.startswith(GZIP_MAGIC) and not data[3] & 0xE0
 
@@ -136,10 +165,20 @@ class Zlib(Format):
     primary = True
     grade = "B"
     magic = b"\x78"
+    tried_by = {"zlib": 10, "deflate": 10}
+    signature_priority = 110
     # CM 8 with CINFO 0..7: 0x08, 0x18, ... 0x78 (0x78 is what every real producer writes)
     lead_bytes = bytes(range(0x08, 0x80, 0x10))
     trailer_fields = ("adler32",)
 
+
+
+
+    def compressors(self) -> list[Compressor]:
+        return [Compressor(self.label, self.codec, zlib.compress, zlib.decompress)]
+
+    def verify(self, data: bytes, decoded: Decoded | None, cap: int, error: str | None) -> list[Check]:
+        return _verify_zlib(data, decoded, cap, error)
     def matches(self, data: bytes) -> bool:
         return _zlib_header_ok(data)
 
@@ -202,6 +241,19 @@ class RawDeflate(Format):
     container = "raw"
     primary = True
     grade = "D"
+    tried_by = {"deflate": 30}
+
+
+
+    def compressors(self) -> list[Compressor]:
+        def compress(b: bytes) -> bytes:
+            obj = zlib.compressobj(6, zlib.DEFLATED, -15)
+            return obj.compress(b) + obj.flush()
+
+        def decompress(c: bytes) -> bytes:
+            return zlib.decompress(c, -15)
+
+        return [Compressor(self.label, self.codec, compress, decompress)]
 
     def matches(self, data: bytes) -> bool:
         return False
@@ -223,3 +275,81 @@ class RawDeflate(Format):
             if not out:
                 raise DecodeError("empty output")
         return Decoded(out, cut)
+
+
+def _verify_gzip(data: bytes, decoded: Decoded | None, cap: int, error: str | None) -> list[Check]:
+    """CRC-32 and ISIZE per member, the header CRC-16 when FHCRC is set (raw inflate: no check)."""
+    checks: list[Check] = []
+    pos, member, left = 0, 0, cap
+    n = len(data)
+    while pos < n and len(checks) < MAX_CHECKS:
+        if not data.startswith(b"\x1f\x8b\x08", pos):
+            break  # trailing bytes (zero padding or garbage) are not a member
+        flg = data[pos + 3]
+        p = pos + 10
+        if flg & 0x04:
+            p += 2 + u16le(data, p)[0]
+        for bit in (0x08, 0x10):
+            if flg & bit:
+                end = data.index(b"\x00", p)
+                p = end + 1
+        name = f"member {member}: "
+        if flg & 0x02:
+            checks.append(
+                compare(f"{name}header CRC-16", u16le(data, p)[0], zlib.crc32(data[pos:p]) & 0xFFFF, 4)
+            )
+            p += 2
+        obj = zlib.decompressobj(-15)
+        out = obj.decompress(memoryview(data)[p:], max(left, 1))
+        if not obj.eof:
+            why = "output cap reached" if len(out) >= left else "stream cut short"
+            checks.append(Check(f"{name}CRC-32", NOT_CHECKED, detail=why))
+            break
+        trailer = obj.unused_data
+        if len(trailer) < 8:
+            checks.append(Check(f"{name}CRC-32", NOT_CHECKED, detail="trailer cut short"))
+            break
+        checks.append(compare(f"{name}CRC-32", u32le(trailer, 0)[0], zlib.crc32(out)))
+        checks.append(
+            Check(
+                f"{name}ISIZE",
+                OK if u32le(trailer, 4)[0] == len(out) & 0xFFFFFFFF else MISMATCH,
+                str(u32le(trailer, 4)[0]),
+                str(len(out)),
+            )
+        )
+        left -= len(out)
+        pos = n - len(trailer) + 8
+        member += 1
+    if member <= 1:  # one member (the usual case): no prefix
+        for check in checks:
+            check.what = check.what.removeprefix("member 0: ")
+    return checks
+
+
+def _verify_zlib(data: bytes, decoded: Decoded | None, cap: int, error: str | None) -> list[Check]:
+    """Adler-32 (raw inflate: no check)."""
+    if data[1] & 0x20:
+        return [Check("Adler-32", NOT_CHECKED, detail="needs the preset dictionary")]
+    obj = zlib.decompressobj(-15)
+    out = obj.decompress(memoryview(data)[2:], max(cap, 1))
+    if not obj.eof:
+        return [
+            Check(
+                "Adler-32",
+                NOT_CHECKED,
+                detail="output cap reached" if len(out) >= cap else "stream cut short",
+            )
+        ]
+    if len(obj.unused_data) < 4:
+        return [Check("Adler-32", NOT_CHECKED, detail="trailer cut short")]
+    return [compare("Adler-32", u32be(obj.unused_data, 0)[0], zlib.adler32(out))]
+
+
+
+# One instance per format (formats are stateless), in the order all_formats() lists them.
+GZIP = Gzip()
+ZLIB = Zlib()
+DEFLATE = RawDeflate()
+
+FORMATS: tuple[Format, ...] = (GZIP, ZLIB, DEFLATE)

@@ -1,29 +1,26 @@
 """Which formats exist, in which order auto-detection tries them, and what `-d CODEC` means.
 
-Importing this module loads no codec library: the format modules bind cramjam, lz4, zstandard,
-bz2, lzma and brotli on their first decode.
+Importing this module imports every codec module (found by codecs.base.read_declarations) and loads no codec
+library: the codec modules bind their libraries on their first decode. The order of every table
+below comes from the formats' declared priorities (Format.signature_priority, trial_priority,
+trial_zero_priority, early_priority, tried_by), not from lists kept here.
 
 Auto-detection (decode_auto/detect):
   1. values shorter than MIN_AUTO_LENGTH are never decoded;
   2. a table keyed by the first byte lists the formats with a signature (grade A, then B);
      a grade A match is final (a failed decode raises), a grade B match needs its trial decode;
   3. then the signature-less grade C formats, each a validated trial decode;
-  4. grade D formats (raw deflate, raw LZ4 without size, brotli) only on request.
+  4. grade D formats (no signature and too permissive to guess) only on request.
 
-Contexts are reused across calls (one zstd ZstdDecompressor, one LZ4F context): not thread-safe,
-like the shell.
+Codec modules reuse their library contexts across calls: not thread-safe, like the shell.
 """
 
 from __future__ import annotations
 
-from . import brotli as _brotli
-from . import bzip2 as _bzip2
-from . import deflate as _deflate
-from . import lz4 as _lz4
-from . import snappy as _snappy
-from . import xz as _xz
-from . import zstd as _zstd
-from .base import CODEC_NAMES, DEFAULT_CAP, Decoded, DecodeError, Format, Undecodable
+import os
+from importlib import import_module
+
+from .base import CODEC_NAMES, DEFAULT_CAP, Decoded, DecodeError, Format, Undecodable, read_declarations
 
 __all__ = [
     "CODEC_NAMES",
@@ -32,80 +29,45 @@ __all__ = [
     "decode_auto",
     "decode_named",
     "detect",
+    "detection_order",
+    "dispatch_table",
     "formats_for",
 ]
 
 
 #: Shorter values are never auto-decoded. The signature-less trial decodes accept about 0.06 %
-#: of random 1-4 byte values (b"\x00" is a valid empty snappy block) and none at >= 5 bytes in
+#: of random 1-4 byte values (b"\x00" is a valid empty raw block) and none at >= 5 bytes in
 #: 20k+20k random/text trials; 6 also leaves room for the smallest real values we care about
-#: (snappy of a 4-character string is 6 bytes, LZ4 of one byte is 6 bytes).
+#: (a 4-character string or a single byte compresses to 6 bytes in the common block formats).
 MIN_AUTO_LENGTH = 6
 
-# One instance per format (formats are stateless).
-SNAPPY_RAW = _snappy.SnappyRaw()
-SNAPPY_FRAMED = _snappy.SnappyFramed()
-S2_FRAMED = _snappy.S2Framed()
-SNAPPY_XERIAL = _snappy.SnappyXerial()
-SNAPPY_HADOOP = _snappy.SnappyHadoop()
-LZ4_FRAME = _lz4.Lz4Frame()
-LZ4_LEGACY = _lz4.Lz4Legacy()
-LZ4_JAVA = _lz4.Lz4JavaBlock()
-LZ4_LE = _lz4.Lz4SizedLE()
-LZ4_BE = _lz4.Lz4SizedBE()
-LZ4_HADOOP = _lz4.Lz4Hadoop()
-LZ4_NOSIZE = _lz4.Lz4NoSize()
-ZSTD = _zstd.ZstdFrame()
-GZIP = _deflate.Gzip()
-ZLIB = _deflate.Zlib()
-DEFLATE = _deflate.RawDeflate()
-BZIP2 = _bzip2.Bzip2()
-XZ = _xz.Xz()
-LZMA_ALONE = _xz.LzmaAlone()
-BROTLI = _brotli.Brotli()
 
-_ALL: tuple[Format, ...] = (
-    SNAPPY_FRAMED,
-    S2_FRAMED,
-    SNAPPY_XERIAL,
-    SNAPPY_RAW,
-    SNAPPY_HADOOP,
-    LZ4_FRAME,
-    LZ4_LEGACY,
-    LZ4_JAVA,
-    LZ4_LE,
-    LZ4_BE,
-    LZ4_HADOOP,
-    LZ4_NOSIZE,
-    ZSTD,
-    GZIP,
-    ZLIB,
-    DEFLATE,
-    BZIP2,
-    XZ,
-    LZMA_ALONE,
-    BROTLI,
-)
+def _modules() -> list[object]:
+    """Every codec module, in the order of the first -d name each declares."""
+    found = read_declarations(os.path.dirname(__file__), __package__ or "cqlsh_ext.codecs")
+    order = sorted(found, key=lambda name: min(found[name]["names"].values()))
+    return [import_module(f"{__package__}.{name}") for name in order]
 
-# Formats with a signature, grade A before B; the dispatch table keeps this order per first byte.
-_SIGNED: tuple[Format, ...] = (
-    ZSTD,
-    LZ4_FRAME,
-    LZ4_LEGACY,
-    LZ4_JAVA,
-    SNAPPY_FRAMED,
-    S2_FRAMED,
-    SNAPPY_XERIAL,
-    GZIP,
-    BZIP2,
-    XZ,
-    ZLIB,
-)
 
-# Signature-less formats, most common first (snappy raw is the hot path: a page of snappy JSON).
-_AUTO_C: tuple[Format, ...] = (SNAPPY_RAW, LZ4_LE, SNAPPY_HADOOP, LZ4_HADOOP, LZ4_BE, LZMA_ALONE)
-# The same when the first byte is 0: snappy would declare an empty block, .lzma props are never 0.
-_AUTO_C_ZERO: tuple[Format, ...] = (LZ4_BE, SNAPPY_HADOOP, LZ4_HADOOP, LZ4_LE)
+_MODULES = _modules()
+#: Every format, grouped by codec module, each module's FORMATS in its own order.
+_ALL: tuple[Format, ...] = tuple(fmt for m in _MODULES for fmt in m.FORMATS)  # type: ignore[attr-defined]
+
+
+def _ordered(priority: str) -> tuple[Format, ...]:
+    """The formats declaring `priority` (a Format attribute), lowest first."""
+    found = [(getattr(f, priority), i, f) for i, f in enumerate(_ALL) if getattr(f, priority) is not None]
+    return tuple(f for _p, _i, f in sorted(found, key=lambda t: (t[0], t[1])))
+
+
+# Formats with a signature; the dispatch table keeps this order per first byte.
+_SIGNED = _ordered("signature_priority")
+# Signature-less formats, most common first (each declaration says why it stands where it does).
+_AUTO_C = _ordered("trial_priority")
+# The same when the first byte is 0 (a big-endian length; some formats are never 0 there).
+_AUTO_C_ZERO = _ordered("trial_zero_priority")
+# Tried between the signatures and the trials when their early() holds.
+_EARLY = _ordered("early_priority")
 
 
 def _dispatch_table() -> tuple[tuple[Format, ...], ...]:
@@ -118,19 +80,32 @@ def _dispatch_table() -> tuple[tuple[Format, ...], ...]:
 
 _BY_BYTE = _dispatch_table()
 
-# -d CODEC: signature formats first (checked by matches()), then the signature-less ones in order.
-# "deflate" also covers zlib and gzip: people call zlib streams "deflate" (Java DeflaterOutputStream).
-_NAMED: dict[str, tuple[Format, ...]] = {
-    "snappy": (SNAPPY_FRAMED, S2_FRAMED, SNAPPY_XERIAL, SNAPPY_RAW, SNAPPY_HADOOP),
-    "lz4": (LZ4_FRAME, LZ4_LEGACY, LZ4_JAVA, LZ4_LE, LZ4_HADOOP, LZ4_BE, LZ4_NOSIZE),
-    "zstd": (ZSTD,),
-    "gzip": (GZIP,),
-    "zlib": (ZLIB,),
-    "deflate": (ZLIB, GZIP, DEFLATE),
-    "bzip2": (BZIP2,),
-    "xz": (XZ, LZMA_ALONE),
-    "brotli": (BROTLI,),
+
+def _named() -> dict[str, tuple[Format, ...]]:
+    """-d CODEC: the formats each name's declarations list, by their tried_by priority (callers
+    check signatures first, then try the signature-less ones in this order)."""
+    named: dict[str, tuple[Format, ...]] = {}
+    for name in CODEC_NAMES:
+        tried = sorted(((f.tried_by[name], i, f) for i, f in enumerate(_ALL) if name in f.tried_by),
+                       key=lambda t: (t[0], t[1]))
+        if not tried:
+            raise ImportError(f"codec name {name!r} is declared but no format is tried by it")
+        named[name] = tuple(f for _p, _i, f in tried)
+    return named
+
+
+_NAMED = _named()
+_BY_CONSTANT: dict[str, Format] = {
+    k: v for m in _MODULES for k, v in vars(m).items() if k.isupper() and isinstance(v, Format)
 }
+
+
+def __getattr__(name: str) -> Format:
+    """A format instance by the constant its module names it (registry.GZIP, registry.LZ4_LE)."""
+    try:
+        return _BY_CONSTANT[name]
+    except KeyError:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
 
 
 #: Signature-less trial decodes run with at least this cap, then are clipped to the caller's: a
@@ -145,7 +120,7 @@ def _clip(dec: Decoded, cap: int) -> Decoded:
 
 
 def _labelled(fmt: Format, exc: Exception) -> DecodeError:
-    """The error to raise for `fmt`: DecodeError reasons get the label prefix ('gzip: truncated
+    """The error to raise for `fmt`: DecodeError reasons get the label prefix ('<label>: truncated
     stream'); Undecodable messages already name the format. `.format` is set either way."""
     if isinstance(exc, Undecodable):
         err: DecodeError = Undecodable(str(exc))
@@ -155,6 +130,17 @@ def _labelled(fmt: Format, exc: Exception) -> DecodeError:
         err = DecodeError(f"{fmt.label}: internal error ({type(exc).__name__}: {exc})")
     err.format = fmt
     return err
+
+
+def detection_order() -> dict[str, tuple[Format, ...]]:
+    """The sequences auto-detection tries: signatures (per first byte, in this order), the early
+    trial, then the signature-less trials (`trial_zero` when the first byte is 0)."""
+    return {"signature": _SIGNED, "early": _EARLY, "trial": _AUTO_C, "trial_zero": _AUTO_C_ZERO}
+
+
+def dispatch_table() -> tuple[tuple[Format, ...], ...]:
+    """The signature formats tried per first byte (256 rows)."""
+    return _BY_BYTE
 
 
 def all_formats() -> list[Format]:
@@ -196,13 +182,12 @@ def decode_auto(data: bytes, cap: int = DEFAULT_CAP) -> tuple[Format, Decoded] |
             res = None
         if res is not None:
             return fmt, _clip(res, cap)
-    if n > 4 and data[3] == 0:
-        # An LZ4 LE size prefix below 16 MiB ends in a zero byte. Try LZ4 before snappy: about
-        # half of such values also pass snappy's cheap checks and would pay a failed trial.
-        res = LZ4_LE.trial(data, trial_cap)
-        if res is not None:
-            return LZ4_LE, _clip(res, cap)
-    # A zero first byte is a BE length (LZ4 BE, Hadoop) and never a useful snappy block.
+    for fmt in _EARLY:
+        if fmt.early(data):
+            res = fmt.trial(data, trial_cap)
+            if res is not None:
+                return fmt, _clip(res, cap)
+    # A zero first byte is a big-endian length: its own order (trial_zero_priority).
     for fmt in _AUTO_C_ZERO if data[0] == 0 else _AUTO_C:
         try:
             res = fmt.trial(data, trial_cap)

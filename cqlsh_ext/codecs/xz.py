@@ -5,7 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from ._common import capped_step, decode_streams, u32le, u64le, wrap
-from .base import Decoded, DecodeError, Format
+from .base import Compressor, Decoded, DecodeError, Format
+from .checks import NOT_CHECKED, Check, by_decoder
+
+#: Read without importing this module (codecs.base.read_declarations): the -d names it answers, each with its
+#: place in name lists and help.
+DECLARES = {"names": {"xz": 80}}
 
 MAGIC = b"\xfd7zXZ\x00"
 _CHECKS = {0: "none", 1: "CRC32", 4: "CRC64", 10: "SHA-256"}
@@ -33,7 +38,19 @@ class Xz(Format):
     primary = True
     grade = "A"
     magic = MAGIC
+    tried_by = {"xz": 10}
+    signature_priority = 100
 
+
+
+
+    def compressors(self) -> list[Compressor]:
+        import lzma
+
+        return [Compressor(self.label, self.codec, lzma.compress, lzma.decompress, slow=True)]
+
+    def verify(self, data: bytes, decoded: Decoded | None, cap: int, error: str | None) -> list[Check]:
+        return _verify_xz(data, decoded, cap, error)
     def matches(self, data: bytes) -> bool:
         return len(data) >= 12 and data.startswith(MAGIC) and data[6] == 0 and data[7] & 0xF0 == 0
 
@@ -83,6 +100,8 @@ class LzmaAlone(Format):
     codec = "xz"
     container = "lzma"
     grade = "C"
+    tried_by = {"xz": 20}
+    trial_priority = 60  # last; never with a zero first byte (the properties byte is never 0)
 
     def matches(self, data: bytes) -> bool:
         hdr = _alone_header(data)
@@ -128,3 +147,19 @@ class LzmaAlone(Format):
             "dict_size": dict_size,
             "uncompressed_size": size,
         }
+
+
+def _verify_xz(data: bytes, decoded: Decoded | None, cap: int, error: str | None) -> list[Check]:
+    """The stream's check of each block, as liblzma verifies it."""
+    kind = {0: None, 1: "CRC-32", 4: "CRC-64", 10: "SHA-256"}.get(data[7] & 0x0F, "unknown check")
+    if kind is None:
+        return [Check("check", NOT_CHECKED, detail="the stream stores no check (check type None)")]
+    return by_decoder(f"{kind} of each block (liblzma)")(data, decoded, cap, error)
+
+
+
+# One instance per format (formats are stateless), in the order all_formats() lists them.
+XZ = Xz()
+LZMA_ALONE = LzmaAlone()
+
+FORMATS: tuple[Format, ...] = (XZ, LZMA_ALONE)

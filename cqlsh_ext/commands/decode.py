@@ -4,13 +4,25 @@ from __future__ import annotations
 
 from typing import Any
 
+from cqlsh_ext.codecs.base import CODEC_NAMES
 from cqlsh_ext.commands import shell_command
+from cqlsh_ext.commands.decompress import fill
+from cqlsh_ext.payload.names import argument_help, payload_help
 from cqlsh_ext.settings import SettingError, parse_column_spec, parse_place
 
 DECODE_GRAMMAR = r"""
 <decodeCommand> ::= "DECODE" ( place=<stringLiteral> ( "AS" spec=<stringLiteral> | auto="AUTO" ) )?
                   ;
 """
+
+_STEPS = "\n".join(
+    fill(text)
+    for text in (
+        "Shows that column's blobs as zstd holding MessagePack. Steps: "
+        f"{', '.join(CODEC_NAMES)}, then one of {', '.join(payload_help())}, or auto (detect the rest).",
+        *argument_help(),
+    )
+)
 
 DECODE_HELP = """
         DECODE [cqlsh-ext]
@@ -24,13 +36,7 @@ DECODE_HELP = """
 
         DECODE 'keyspace.table.column' AS 'zstd>msgpack'
 
-          Shows that column's blobs as zstd holding MessagePack. Steps: snappy, lz4, zstd, gzip,
-          zlib, deflate, bzip2, xz, brotli, then one of msgpack, cbor, bson, avro, smile, pickle,
-          protobuf (schema-less, as protoc --decode_raw), java, text, hex, or auto (detect the rest).
-          avro:FILE.avsc reads single records with that schema: bare, single-object encoded
-          (C3 01 + fingerprint, checked) or in Confluent framing (00 + schema id).
-          protobuf:package.Type@FILE.desc shows fields by name, from a descriptor set
-          (protoc --include_imports --descriptor_set_out=FILE.desc).
+""" + _STEPS + """
           A blob inside a collection or UDT: 'ks.t.col.item', 'ks.t.col.key', 'ks.t.col.value',
           'ks.t.col.<field>'; a setting on the column covers the blobs inside it.
           A value the setting does not fit shows its hex and why.

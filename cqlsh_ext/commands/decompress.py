@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from cqlsh_ext.codecs.base import CODEC_NAMES
 from cqlsh_ext.commands import shell_command
 from cqlsh_ext.settings import MODES, SettingError, parse_mode
 
@@ -13,6 +14,27 @@ DECOMPRESS_GRAMMAR = r"""
 <decompressMode> ::= """ + " | ".join(f'"{m.upper()}"' for m in (*MODES, "off")) + r"""
                    ;
 """
+
+def fill(text: str, width: int = 98, indent: int = 10) -> str:
+    """`text` wrapped at spaces into indented lines of at most `width` characters (a long word
+    stays whole): help text built from declared names. textwrap would cost start-up time."""
+    lines: list[str] = []
+    line = ""
+    for word in text.split():
+        if line and indent + len(line) + 1 + len(word) > width:
+            lines.append(line)
+            line = word
+        else:
+            line = f"{line} {word}" if line else word
+    lines.append(line)
+    return "\n".join(" " * indent + one for one in lines)
+
+
+_CODECS = fill(
+    f"Decodes every blob with one codec: {', '.join(CODEC_NAMES[:-1])} or {CODEC_NAMES[-1]}. Values that "
+    "do not decode show their hex and the reason.",
+    width=92,
+)
 
 DECOMPRESS_HELP = """
         DECOMPRESS [cqlsh-ext]
@@ -33,8 +55,7 @@ DECOMPRESS_HELP = """
 
         DECOMPRESS <codec>
 
-          Decodes every blob with one codec: snappy, lz4, zstd, gzip, zlib, deflate, bzip2,
-          xz or brotli. Values that do not decode show their hex and the reason.
+""" + _CODECS + """
 
           COPY TO always exports the stored bytes, whatever the mode.
         """

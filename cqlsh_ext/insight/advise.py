@@ -7,19 +7,21 @@ also checks the round trip) and then several timed passes over the whole sample;
 reported with the spread (max - min) / median, so the machine's noise is visible. Slow codecs get
 fewer passes (a time budget per codec), never fewer than one.
 
-The zstd dictionary is trained and measured by two-fold cross-fitting: the dictionary that
-compresses a value was trained on the other half of the sample, never on the value itself.
+The candidates are the compressors the codec modules declare (Format.compressors, in
+advise_priority order). A format with dictionaries (Format.dictionary_level) is also measured with
+one, trained by two-fold cross-fitting: the dictionary that compresses a value was trained on the
+other half of the sample, never on the value itself.
 """
 
 from __future__ import annotations
 
 import statistics
 import time
-import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from cqlsh_ext.codecs.base import Format
 from cqlsh_ext.insight import capacity, isolate, report
 from cqlsh_ext.insight.measure import COMPRESSED, UNDECODABLE, peel
 
@@ -50,79 +52,34 @@ class Codec:
     indexed: bool = False
 
 
-def _snappy() -> list[Codec]:
-    import cramjam
-
-    return [Codec("snappy", "snappy", cramjam.snappy.compress_raw, cramjam.snappy.decompress_raw)]
-
-
-def _lz4() -> list[Codec]:
-    import lz4.block
-
-    return [
-        Codec("lz4", "lz4", lz4.block.compress, lz4.block.decompress),
-        Codec(
-            "lz4hc 9",
-            "lz4",
-            lambda b: lz4.block.compress(b, mode="high_compression", compression=9),
-            lz4.block.decompress,
-        ),
-    ]
-
-
-def _zstd(levels: Sequence[int]) -> list[Codec]:
-    import zstandard
-
-    dctx = zstandard.ZstdDecompressor()  # reused contexts: what a real application does
-    out = []
-    for level in levels:
-        cctx = zstandard.ZstdCompressor(level=level)
-        out.append(Codec(f"zstd {level}", "zstd", cctx.compress, dctx.decompress, slow=level >= 19))
-    return out
-
-
-def _gzip(levels: Sequence[int]) -> list[Codec]:
-    def make(level: int) -> Callable[[bytes], bytes]:
-        def compress(b: bytes) -> bytes:
-            obj = zlib.compressobj(level, zlib.DEFLATED, 31)
-            return obj.compress(b) + obj.flush()
-
-        return compress
-
-    return [Codec(f"gzip {level}", "gzip", make(level), lambda c: zlib.decompress(c, 31)) for level in levels]
-
-
-def _brotli(levels: Sequence[int]) -> list[Codec]:
-    import brotli
-
-    return [
-        Codec(
-            f"brotli {q}",
-            "brotli",
-            lambda b, q=q: brotli.compress(b, quality=q),
-            brotli.decompress,
-            slow=q >= 10,
-        )
-        for q in levels
-    ]
-
-
 def available_codecs() -> tuple[list[Codec], list[str]]:
-    """Every codec we can run here, and notes on the ones that are missing."""
+    """Every codec we can run here, and notes on the ones that are missing: the compressors of the
+    formats that declare an ADVISE priority (Format.advise_priority), in that order."""
+    from cqlsh_ext.codecs import registry
+
     codecs: list[Codec] = []
     missing: list[str] = []
-    for name, make in (
-        ("snappy (cramjam)", _snappy),
-        ("lz4", _lz4),
-        ("zstd (zstandard)", lambda: _zstd((-1, 1, 3, 9, 19))),
-        ("gzip", lambda: _gzip((1, 6, 9))),
-        ("brotli", lambda: _brotli((1, 6, 11))),
-    ):
+    advised = [f for f in registry.all_formats() if f.advise_priority is not None]
+    for fmt in sorted(advised, key=lambda f: f.advise_priority or 0):
         try:
-            codecs.extend(make())
+            compressors = fmt.compressors()
         except ImportError:
-            missing.append(f"{name} not installed")
+            lib = f" ({fmt.library})" if fmt.library and fmt.library != fmt.codec else ""
+            missing.append(f"{fmt.codec}{lib} not installed")
+            continue
+        codecs.extend(Codec(c.name, c.family, c.compress, c.decompress, slow=c.slow) for c in compressors)
     return codecs, missing
+
+
+def dictionary_formats() -> dict[str, Format]:
+    """{compressor name: format} for the formats measured with a dictionary too, after that one."""
+    from cqlsh_ext.codecs import registry
+
+    return {
+        f"{f.label} {f.dictionary_level}": f
+        for f in registry.all_formats()
+        if f.dictionary_level is not None and f.advise_priority is not None
+    }
 
 
 @dataclass
@@ -210,32 +167,30 @@ def measure(
     return Result(codec.name, codec.family, [len(c) for c in packed], Speed(comp), Speed(decomp), codec.note)
 
 
-def zstd_dictionary(
-    payloads: Sequence[bytes], level: int = 3, budget: float = BUDGET_S, repetitions: int = REPETITIONS
+def with_dictionary(
+    fmt: Format, payloads: Sequence[bytes], budget: float = BUDGET_S, repetitions: int = REPETITIONS
 ) -> Result | str:
-    """zstd with a trained dictionary, two-fold cross-fitted; a reason string when it cannot be trained."""
-    import zstandard
-
+    """`fmt` with a trained dictionary at its dictionary_level, two-fold cross-fitted; a reason
+    string when it cannot be trained."""
+    level = fmt.dictionary_level if fmt.dictionary_level is not None else 0
     halves = (payloads[0::2], payloads[1::2])
     if min(len(h) for h in halves) < 8:
         return "too few values to train a dictionary (needs 16)"
     size = max(1024, min(16 * 1024, sum(len(p) for p in payloads) // 20))
     try:
-        dicts = [zstandard.train_dictionary(size, list(h)) for h in halves]
-    except zstandard.ZstdError as err:
+        trained = [fmt.train_dictionary(list(h), size, level) for h in halves]
+    except ValueError as err:
         return f"dictionary training failed: {err}"
     # Value k (in half k % 2) is compressed with the dictionary trained on the other half.
-    cctx = [zstandard.ZstdCompressor(level=level, dict_data=d) for d in dicts]
-    dctx = [zstandard.ZstdDecompressor(dict_data=d) for d in dicts]
-    by_value_c = [cctx[1 - k % 2].compress for k in range(len(payloads))]
-    by_value_d = [dctx[1 - k % 2].decompress for k in range(len(payloads))]
+    by_value_c = [trained[1 - k % 2][0] for k in range(len(payloads))]
+    by_value_d = [trained[1 - k % 2][1] for k in range(len(payloads))]
     codec = Codec(
-        f"zstd {level} + dict",
-        "zstd",
+        f"{fmt.label} {level} + dict",
+        fmt.codec,
         lambda p, k: by_value_c[k](p),
         lambda c, k: by_value_d[k](c),
-        note=f"zstd {level} + dict: {size // 1024} KiB dictionaries, each value compressed with the one "
-        "trained on the other half of the sample",
+        note=f"{fmt.label} {level} + dict: {size // 1024} KiB dictionaries, each value compressed with "
+        "the one trained on the other half of the sample",
         indexed=True,
     )
     return measure(codec, payloads, budget, repetitions)
@@ -397,6 +352,7 @@ def advise_column(
         return advice
     codecs, missing = available_codecs()
     advice.notes.extend(missing)
+    dictionaries = dictionary_formats()
     big = advice.payload_bytes > SLOW_LIMIT
     for codec in codecs:
         if codec.slow and big:
@@ -406,10 +362,11 @@ def advise_column(
             )
             continue
         advice.results.append(measure(codec, payloads, budget, repetitions))
-        if codec.name == "zstd 3":
-            dict_result = zstd_dictionary(payloads, 3, budget, repetitions)
+        fmt = dictionaries.get(codec.name)
+        if fmt is not None:
+            dict_result = with_dictionary(fmt, payloads, budget, repetitions)
             if isinstance(dict_result, str):
-                advice.notes.append(f"zstd + dictionary: {dict_result}")
+                advice.notes.append(f"{fmt.label} + dictionary: {dict_result}")
             else:
                 advice.results.append(dict_result)
     advice.recommended, advice.recommendation = recommend(advice)

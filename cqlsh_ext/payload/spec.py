@@ -1,14 +1,15 @@
 """What a column holds, as the user tells it: `zstd>msgpack`, `gzip>java`, `protobuf`, `text`.
 
-A spec is a chain of steps from the stored bytes inwards, each a codec name (snappy, lz4, zstd,
-gzip, zlib, deflate, bzip2, xz, brotli), then at most one payload reading (msgpack, cbor, bson,
-pickle, avro, smile, protobuf, java, text, hex), or `auto` to detect the rest. Columns are named
+A spec is a chain of steps from the stored bytes inwards, each a codec name (CODEC_NAMES), then
+at most one payload reading (PAYLOAD_NAMES: the payload formats, `text` or `hex`), or `auto` to
+detect the rest. Columns are named
 by their place: `keyspace.table.column`, or `table.column`; a blob inside a collection or UDT by
 its path below the column (`ks.t.attachments.item`, `ks.t.by_codec.value`, `ks.t.doc.content`),
 and a setting for a column covers every blob inside it that has none of its own.
 
-Parsing is standard library only (it runs while settings are read); applying a spec loads the
-codec and format layers.
+Parsing is standard library only (it runs while settings are read): the names come from the
+codec and payload format modules' declarations, read without importing them; applying a spec
+loads the codec and format layers.
 """
 
 from __future__ import annotations
@@ -18,13 +19,8 @@ import os
 from dataclasses import dataclass
 
 from cqlsh_ext.codecs.base import CODEC_NAMES
+from cqlsh_ext.payload.names import ARGUMENT_NAMES, FILE_AFTER, PAYLOAD_NAMES
 
-PAYLOAD_NAMES = ("msgpack", "cbor", "bson", "pickle", "avro", "smile", "protobuf", "java", "text", "hex")
-#: Readings that take an argument after a colon: a schema file.
-ARGUMENT_NAMES = {
-    "avro": "avro:FILE.avsc names the writer's schema",
-    "protobuf": "protobuf:package.Type@FILE.desc names the type and its descriptor set",
-}
 AUTO_STEP = "auto"
 
 
@@ -78,8 +74,9 @@ def parse_spec(text: str) -> Spec:
 
 def _argument(step: str, name: str, arg: str) -> str:
     """The argument with its file's path expanded; SpecError when the file is missing."""
-    head, at, path = arg.rpartition("@") if name == "protobuf" else ("", "", arg)
-    if name == "protobuf" and not (head and at and path):
+    sep = FILE_AFTER.get(name)
+    head, at, path = arg.rpartition(sep) if sep else ("", "", arg)
+    if sep and not (head and at and path):
         raise SpecError(f"{step!r}: {ARGUMENT_NAMES[name]}")
     path = os.path.expanduser(path)
     if not os.path.isfile(path):

@@ -30,9 +30,9 @@ import zstandard
 
 from cqlsh_ext.codecs import bzip2 as bzip2_module
 from cqlsh_ext.codecs import deflate as deflate_module
-from cqlsh_ext.codecs import lz4 as lz4_module
 from cqlsh_ext.codecs import registry
 from cqlsh_ext.codecs.base import DecodeError
+from cqlsh_ext.codecs.lz4 import _native as lz4_module
 
 MiB = 1 << 20
 CAP = 4 * MiB

@@ -11,7 +11,7 @@ the invariant, raising `Violation` (or letting an unexpected exception escape) w
   `render_bound(cap)` characters.
 
 The list is derived from the registries (cqlsh_ext.codecs.registry's formats and codec names,
-cqlsh_ext.payload.formats.FORMAT_NAMES), so a new codec, container or payload format gets its
+cqlsh_ext.payload.formats.declarations()), so a new codec, container or payload format gets its
 targets without editing this file. Engines: tests/fuzzing/engines.py (atheris when installed,
 Hypothesis otherwise); the short run is tests/fuzzing/test_fuzz_short.py, the long one tools/fuzz.py.
 """
@@ -26,7 +26,7 @@ from typing import Any
 
 from cqlsh_ext.codecs import registry
 from cqlsh_ext.codecs.base import CODEC_NAMES, DecodeError
-from cqlsh_ext.payload.formats import FORMAT_NAMES
+from cqlsh_ext.payload.formats import declarations as payload_declarations
 from cqlsh_ext.settings import DisplaySettings
 
 CORPUS = Path(__file__).resolve().parent / "corpus"
@@ -314,7 +314,7 @@ def all_targets() -> dict[str, Target]:
     for fmt in registry.all_formats():
         targets.append(Target(f"container-{_slug(fmt.label)}", _container(fmt), (f"codec/{fmt.codec}",),
                               f"{fmt.label}: matches/decode/trial/headers/peek/declared_size"))
-    for name in FORMAT_NAMES:
+    for name in payload_declarations():
         targets.append(Target(f"payload-{name}", _payload(name), (f"payload/{name}",),
                               f"payload.formats.decode_named({name!r}): PayloadError only; render bounded"))
     everything = ("codec", "payload", "text")

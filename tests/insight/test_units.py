@@ -11,10 +11,11 @@ import tracemalloc
 
 import pytest
 
+from cqlsh_ext.codecs.checks import crc32c
+from cqlsh_ext.codecs.snappy.framed import snappy_mask
 from cqlsh_ext.demo.records import documents
 from cqlsh_ext.demo.samples import samples
 from cqlsh_ext.insight import capacity
-from cqlsh_ext.insight.checksums import crc32c, snappy_mask
 from cqlsh_ext.insight.cli import _as_hex
 from cqlsh_ext.insight.measure import peel, quick
 from cqlsh_ext.insight.stats import ColumnStats, StreamingMedian

@@ -1,6 +1,8 @@
 """Binary payload formats: what a blob holds once its compression layers are peeled.
 
-Each format module defines one `PayloadFormat`: its name (as a user names it), whether it can be
+Each format module `formats/<name>.py` is the format `<name>` (as a user names it): it declares
+`DECLARES` (its place in detection and in name lists, read without importing it:
+codecs.base.read_declarations) and defines one `PayloadFormat` `FORMAT`: whether it can be
 detected on its own, a cheap check of the bytes, and a decoder to a tree (formats.tree). The
 decoders never run code from data, never allocate from a declared length before the bytes exist,
 and stop at depth and item caps; a library that does any of these by default is called with the
@@ -16,36 +18,48 @@ Libraries load on first use (the format modules import them inside their functio
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import import_module
 from typing import Any
 
+from cqlsh_ext.codecs.base import read_declarations
 from cqlsh_ext.payload.formats.tree import OverBudget, PayloadError
 
-__all__ = ["FORMAT_NAMES", "OverBudget", "PayloadError", "PayloadFormat", "decode_named", "detect", "get"]
+__all__ = [
+    "OverBudget",
+    "PayloadError",
+    "PayloadFormat",
+    "all_formats",
+    "auto_formats",
+    "decode_named",
+    "declarations",
+    "detect",
+    "get",
+]
 
 
 @dataclass(frozen=True)
 class PayloadFormat:
     name: str
-    #: Detected without being named: by a signature, or (msgpack, untagged CBOR) only when the
+    #: Detected without being named: by a signature, or (formats without one) only when the
     #: whole value parses exactly and its top level is a map or an array.
     auto: bool
     #: A cheap look at the first bytes: may this value be of the format at all?
     maybe: Callable[[bytes], bool]
     #: bytes -> tree; raises PayloadError.
     decode: Callable[[bytes], Any]
-    #: The label in a value's chain ('pickle/4'); the name when None.
+    #: The label in a value's chain ('<name>/<version>'); the name when None.
     labeller: Callable[[bytes], str] | None = None
     #: Auto-detection's decoder, stricter than `decode` for formats without a signature (the
     #: whole value must look like a record); `decode` when None.
     detector: Callable[[bytes], Any] | None = None
-    #: The decoder given a column setting's argument (avro:order.avsc): (bytes, argument) -> tree.
+    #: The decoder given a column setting's argument (<name>:FILE): (bytes, argument) -> tree.
     decode_with: Callable[[bytes, str], Any] | None = None
     #: The tree has at most one node per byte of the value and renders to a few characters per
-    #: byte: no back-references (pickle's memo, CBOR string references, Smile's shared strings,
-    #: Java handles), no compression inside (Avro blocks), no names looked up (protobuf enums).
+    #: byte: no back-references (a memo, string references, shared strings, object handles), no
+    #: compression inside (container blocks), no names looked up (enums from a schema).
     #: Such a tree from a small value is rendered without a first count (payload.budget).
     nodes_within_input: bool = False
 
@@ -53,27 +67,40 @@ class PayloadFormat:
         return self.labeller(data) if self.labeller is not None else self.name
 
 
-#: Modules in detection order: signatures first (a false match is near impossible), then the
-#: formats recognised only by parsing the whole value; MessagePack before CBOR, whose arrays
-#: start with MessagePack's map bytes (a MessagePack record never costs a CBOR attempt).
-_MODULES = ("avro", "smile", "pickle", "bson", "msgpack", "cbor", "protobuf", "java")
+def declarations() -> dict[str, dict[str, Any]]:
+    """{format name: its module's DECLARES}, read without importing the format modules."""
+    return read_declarations(os.path.dirname(__file__), __name__)
+
+
+# Loaded on first use, in detection order: the declared "detection" priorities put signatures
+# first (a false match is near impossible), then the formats recognised only by parsing the whole
+# value, and among those the one whose records never look like the next's first (a record of the
+# earlier never costs an attempt of the later).
 _LOADED: dict[str, PayloadFormat] = {}
-
-
 _AUTO: list[PayloadFormat] = []
 
 
 def _formats() -> dict[str, PayloadFormat]:
     if not _LOADED:
-        for name in _MODULES:
-            module = import_module(f"cqlsh_ext.payload.formats.{name}")
-            fmt: PayloadFormat = module.FORMAT
-            _LOADED[fmt.name] = fmt
+        found = declarations()
+        for name in sorted(found, key=lambda n: (found[n]["detection"], n)):
+            fmt: PayloadFormat = import_module(f"{__name__}.{name}").FORMAT
+            if fmt.name != name:
+                raise ImportError(f"payload format module {name!r} defines format {fmt.name!r}")
+            _LOADED[name] = fmt
         _AUTO.extend(fmt for fmt in _LOADED.values() if fmt.auto)
     return _LOADED
 
 
-FORMAT_NAMES = ("avro", "smile", "pickle", "bson", "cbor", "msgpack", "protobuf", "java")
+def all_formats() -> list[PayloadFormat]:
+    """Every payload format, in detection order."""
+    return list(_formats().values())
+
+
+def auto_formats() -> list[PayloadFormat]:
+    """The formats auto-detection tries, in order."""
+    _formats()
+    return list(_AUTO)
 
 
 def get(name: str) -> PayloadFormat | None:

@@ -26,6 +26,17 @@ from cqlsh_ext.payload import budget as value_budget
 from cqlsh_ext.payload.formats import PayloadFormat
 from cqlsh_ext.payload.formats.tree import PayloadError, read_varint
 
+#: Read without importing this module (codecs.base.read_declarations): its place in detection and
+#: dispatch (lower first; auto-detection tries it only when FORMAT.auto), its place in name lists
+#: and help, and what an argument after a colon names (payload.spec).
+DECLARES = {
+    "detection": 10,
+    "listed": 50,
+    "argument": "avro:FILE.avsc names the writer's schema",
+    "argument_help": "avro:FILE.avsc reads single records with that schema: bare, single-object encoded"
+    " (C3 01 + fingerprint, checked) or in Confluent framing (00 + schema id).",
+}
+
 MAGIC = b"Obj\x01"
 #: Records read per value: one for every this many nodes of the value's budget (10,000 at the
 #: default); the rest are counted, not read. Decompressed block bytes share the budget's output cap.

@@ -14,6 +14,11 @@ from typing import Any
 from cqlsh_ext.payload.formats import PayloadFormat
 from cqlsh_ext.payload.formats.tree import PayloadError, Tagged
 
+#: Read without importing this module (codecs.base.read_declarations): its place in detection and
+#: dispatch (lower first; auto-detection tries it only when FORMAT.auto), its place in name lists
+#: and help, and what an argument after a colon names (payload.spec).
+DECLARES = {"detection": 40, "listed": 30}
+
 
 def _maybe(data: bytes) -> bool:
     return len(data) >= 5 and data[-1] == 0 and struct.unpack_from("<i", data)[0] == len(data)

@@ -16,6 +16,11 @@ from cqlsh_ext.payload import budget
 from cqlsh_ext.payload.formats import PayloadFormat
 from cqlsh_ext.payload.formats.tree import OverBudget, PayloadError, Tagged
 
+#: Read without importing this module (codecs.base.read_declarations): its place in detection and
+#: dispatch (lower first; auto-detection tries it only when FORMAT.auto), its place in name lists
+#: and help, and what an argument after a colon names (payload.spec).
+DECLARES = {"detection": 60, "listed": 20}
+
 SELF_DESCRIBE = b"\xd9\xd9\xf7"
 #: Tags whose built-in decoding shares objects (28, 29: cycles), compiles or parses text (35
 #: regex, 36 MIME, 32 URI, 37 UUID is harmless but kept plain for symmetry), or reads sets and

@@ -13,6 +13,11 @@ from cqlsh_ext.payload import javaser
 from cqlsh_ext.payload.formats import PayloadFormat
 from cqlsh_ext.payload.formats.tree import PayloadError
 
+#: Read without importing this module (codecs.base.read_declarations): its place in detection and
+#: dispatch (lower first; auto-detection tries it only when FORMAT.auto), its place in name lists
+#: and help, and what an argument after a colon names (payload.spec).
+DECLARES = {"detection": 80, "listed": 80}
+
 
 def _maybe(data: bytes) -> bool:
     return data.startswith(javaser.MAGIC)

@@ -22,6 +22,19 @@ from cqlsh_ext.payload import budget
 from cqlsh_ext.payload.formats import PayloadFormat
 from cqlsh_ext.payload.formats.tree import OverBudget, PayloadError, read_varint
 
+#: Read without importing this module (codecs.base.read_declarations): its place in detection and
+#: dispatch (lower first; auto-detection tries it only when FORMAT.auto), its place in name lists
+#: and help, and what an argument after a colon names (payload.spec).
+DECLARES = {
+    "detection": 70,
+    "listed": 70,
+    "help": "schema-less, as protoc --decode_raw",
+    "argument": "protobuf:package.Type@FILE.desc names the type and its descriptor set",
+    "file_after": "@",
+    "argument_help": "protobuf:package.Type@FILE.desc shows fields by name, from a descriptor set"
+    " (protoc --include_imports --descriptor_set_out=FILE.desc).",
+}
+
 
 def _varint(data: bytes, pos: int) -> tuple[int, int]:
     return read_varint(data, pos, "protobuf")

@@ -1,0 +1,30 @@
+"""LZ4 family: frame (+ skippable frames, concatenation) and legacy frame (lz4.frame), lz4-java's
+LZ4Block stream, raw blocks with a u32 LE / BE size prefix or none, and Hadoop Lz4Codec block
+streams (lz4.block); the library binding they share is lz4._native.
+
+The lz4 package is imported on the first decode, not at import time.
+"""
+
+from __future__ import annotations
+
+from ..base import Format
+from ._native import FRAME_MAGIC, LEGACY_MAGIC, LZ4BLOCK_MAGIC
+from .block import Lz4Hadoop, Lz4JavaBlock, Lz4NoSize, Lz4SizedBE, Lz4SizedLE
+from .frame import Lz4Frame, Lz4Legacy
+
+#: Read without importing this module (codecs.base.read_declarations): the -d names it answers, each with its
+#: place in name lists and help.
+DECLARES = {"names": {"lz4": 20}}
+
+__all__ = ["FORMATS", "FRAME_MAGIC", "LEGACY_MAGIC", "LZ4BLOCK_MAGIC"]
+
+# One instance per format (formats are stateless), in the order all_formats() lists them.
+LZ4_FRAME = Lz4Frame()
+LZ4_LEGACY = Lz4Legacy()
+LZ4_JAVA = Lz4JavaBlock()
+LZ4_LE = Lz4SizedLE()
+LZ4_BE = Lz4SizedBE()
+LZ4_HADOOP = Lz4Hadoop()
+LZ4_NOSIZE = Lz4NoSize()
+
+FORMATS: tuple[Format, ...] = (LZ4_FRAME, LZ4_LEGACY, LZ4_JAVA, LZ4_LE, LZ4_BE, LZ4_HADOOP, LZ4_NOSIZE)

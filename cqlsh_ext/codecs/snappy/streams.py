@@ -1,0 +1,110 @@
+"""Snappy streams of raw blocks: the xerial (snappy-java) stream and Hadoop SnappyCodec blocks."""
+
+from __future__ import annotations
+
+from .._common import HadoopStream, join, u32be
+from ..base import Decoded, DecodeError, Format
+from ._raw import _bound, _varint, raw_capped
+
+# ---------------------------------------------------------------------------------------------
+# xerial snappy-java SnappyOutputStream: 16-byte header, then [int32 BE length][raw block]...
+
+_XERIAL = b"\x82SNAPPY\x00"
+
+
+class SnappyXerial(Format):
+    """snappy-java SnappyOutputStream (also Kafka's snappy)."""
+
+    codec = "snappy"
+    container = "xerial"
+    grade = "A"
+    magic = _XERIAL
+    tried_by = {"snappy": 30}
+    signature_priority = 70
+
+    def matches(self, data: bytes) -> bool:
+        return len(data) >= 16 and data.startswith(_XERIAL)
+
+    def decode(self, data: bytes, cap: int) -> Decoded:
+        n = len(data)
+        if n < 16:
+            raise DecodeError("truncated header")
+        pos = 16
+        left = cap
+        parts: list[bytes] = []
+        declared = 0
+        truncated = False
+        block = 0
+        while pos < n:
+            if data.startswith(_XERIAL, pos):  # concatenated streams repeat the header
+                pos += 16
+                continue
+            if n - pos < 4:
+                raise DecodeError(f"truncated block header in block {block}")
+            ln = u32be(data, pos)[0]
+            pos += 4
+            if ln > n - pos:
+                raise DecodeError(f"truncated stream in block {block}")
+            try:
+                out, cut, size = raw_capped(data[pos : pos + ln], left)
+            except DecodeError as e:
+                raise DecodeError(f"{e} in block {block}") from None
+            pos += ln
+            declared += size
+            parts.append(out)
+            left -= len(out)
+            block += 1
+            if cut or (left == 0 and pos < n):
+                truncated = True
+                break
+        return Decoded(join(parts), truncated, declared)
+
+    def headers(self, data: bytes) -> dict[str, object]:
+        if len(data) < 16:
+            raise DecodeError("truncated header")
+        blocks: list[dict[str, object]] = []
+        pos = 16
+        while pos + 4 <= len(data) and len(blocks) < 256:
+            if data.startswith(_XERIAL, pos):
+                pos += 16
+                continue
+            ln = u32be(data, pos)[0]
+            entry: dict[str, object] = {"offset": pos, "length": ln}
+            try:
+                entry["uncompressed_length"] = _varint(data, pos + 4)[0]
+            except DecodeError:
+                pass
+            blocks.append(entry)
+            pos += 4 + ln
+        return {
+            "format": self.label,
+            "version": u32be(data, 8)[0],
+            "compatible_version": u32be(data, 12)[0],
+            "blocks": blocks,
+        }
+
+
+# ---------------------------------------------------------------------------------------------
+# Hadoop BlockCompressorStream with SnappyCodec: no magic, lengths checked exactly.
+
+
+def _hadoop_chunk(buf: bytes, expected: int, left: int) -> tuple[bytes, bool]:
+    size, _ = _varint(buf)
+    if size > expected:
+        raise DecodeError("chunk longer than its block")
+    out, truncated, _ = raw_capped(buf, left)
+    return out, truncated
+
+
+class SnappyHadoop(HadoopStream):
+    """Hadoop SnappyCodec block stream (raw snappy blocks)."""
+
+    codec = "snappy"
+    max_ratio = 22
+    chunk = staticmethod(_hadoop_chunk)
+    tried_by = {"snappy": 50}
+    trial_priority = 30
+    trial_zero_priority = 20
+
+    def raw_bound(self, stored: int) -> int:
+        return _bound(stored)  # snappy's own expansion limit, tighter than max_ratio

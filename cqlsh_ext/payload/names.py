@@ -1,0 +1,47 @@
+"""The payload readings' names and help, from the format modules' declarations (payload/formats/
+<name>.py, `DECLARES`), read without importing them: standard library and codecs.base only, so
+option parsing and help texts at start-up load neither payload.formats nor payload.spec."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from cqlsh_ext.codecs.base import read_declarations
+
+#: Readings that are no payload format module: the bytes as text, or as hex.
+BUILTIN_READINGS = ("text", "hex")
+
+
+def format_declarations() -> dict[str, dict[str, Any]]:
+    """{payload format name: its module's DECLARES}, read without importing payload.formats."""
+    return read_declarations(os.path.join(os.path.dirname(__file__), "formats"), "cqlsh_ext.payload.formats")
+
+
+_DECLARED = format_declarations()
+
+
+def payload_names() -> tuple[str, ...]:
+    """The payload formats in the order their declarations list them (the `listed` priority)."""
+    return tuple(sorted(_DECLARED, key=lambda name: (_DECLARED[name]["listed"], name)))
+
+
+#: Every payload reading a spec may end with: the formats, then text and hex.
+PAYLOAD_NAMES = (*payload_names(), *BUILTIN_READINGS)
+#: Readings that take an argument after a colon (a schema file): the help each declares.
+ARGUMENT_NAMES = {name: str(d["argument"]) for name, d in _DECLARED.items() if "argument" in d}
+#: Where the file starts in such an argument: after this separator, or the whole argument when None.
+FILE_AFTER: dict[str, str | None] = {
+    name: d.get("file_after") for name, d in _DECLARED.items() if "argument" in d
+}
+
+
+def payload_help() -> list[str]:
+    """The payload readings for help texts, each with its declared note: 'name (note)'."""
+    notes = {name: f"{name} ({d['help']})" if "help" in d else name for name, d in _DECLARED.items()}
+    return [notes.get(name, name) for name in PAYLOAD_NAMES]
+
+
+def argument_help() -> list[str]:
+    """What the readings that take an argument read, one sentence each (their declared help)."""
+    return [str(d["argument_help"]) for d in _DECLARED.values() if "argument_help" in d]

@@ -1,0 +1,125 @@
+"""The codec and payload-format declarations give exactly the detection order, dispatch tables and
+name lists the hand-written ones gave (expected values captured from the code before issue 22)."""
+
+from __future__ import annotations
+
+from cqlsh_ext.codecs import registry
+from cqlsh_ext.payload import formats
+from cqlsh_ext.payload.spec import PAYLOAD_NAMES
+from cqlsh_ext.settings import MODES
+
+ALL = [
+    "snappy/framed", "snappy/s2", "snappy/xerial", "snappy", "snappy/hadoop",
+    "lz4/frame", "lz4/legacy", "lz4/LZ4Block", "lz4/block", "lz4/block-be", "lz4/hadoop", "lz4/block-nosize",
+    "zstd", "gzip", "zlib", "deflate", "bzip2", "xz", "xz/lzma", "brotli",
+]
+SIGNED = [
+    "zstd", "lz4/frame", "lz4/legacy", "lz4/LZ4Block", "snappy/framed", "snappy/s2", "snappy/xerial",
+    "gzip", "bzip2", "xz", "zlib",
+]
+TRIAL = ["snappy", "lz4/block", "snappy/hadoop", "lz4/hadoop", "lz4/block-be", "xz/lzma"]
+TRIAL_ZERO = ["lz4/block-be", "snappy/hadoop", "lz4/hadoop", "lz4/block"]
+EARLY = ["lz4/block"]
+NAMED = {
+    "snappy": ["snappy/framed", "snappy/s2", "snappy/xerial", "snappy", "snappy/hadoop"],
+    "lz4": [
+        "lz4/frame", "lz4/legacy", "lz4/LZ4Block", "lz4/block", "lz4/hadoop", "lz4/block-be",
+        "lz4/block-nosize",
+    ],
+    "zstd": ["zstd"],
+    "gzip": ["gzip"],
+    "zlib": ["zlib"],
+    "deflate": ["zlib", "gzip", "deflate"],
+    "bzip2": ["bzip2"],
+    "xz": ["xz", "xz/lzma"],
+    "brotli": ["brotli"],
+}
+_ZSTD_LZ4 = ["zstd", "lz4/frame", "lz4/legacy"]
+BY_BYTE = {
+    2: ["lz4/legacy"], 4: ["lz4/frame"], 8: ["zlib"], 24: ["zlib"], 31: ["gzip"], 40: ["zstd", "zlib"],
+    56: ["zlib"], 66: ["bzip2"], 72: ["zlib"], 76: ["lz4/LZ4Block"],
+    **{b: _ZSTD_LZ4 for b in range(80, 96)}, 88: [*_ZSTD_LZ4, "zlib"],
+    104: ["zlib"], 120: ["zlib"], 130: ["snappy/xerial"], 253: ["xz"], 255: ["snappy/framed", "snappy/s2"],
+}
+CODEC_NAMES = ("snappy", "lz4", "zstd", "gzip", "zlib", "deflate", "bzip2", "xz", "brotli")
+PAYLOAD_FORMATS = ["avro", "smile", "pickle", "bson", "msgpack", "cbor", "protobuf", "java"]
+PAYLOAD_AUTO = ["avro", "smile", "pickle", "bson", "msgpack", "cbor"]
+
+
+def _labels(fmts: object) -> list[str]:
+    return [f.label for f in fmts]  # type: ignore[attr-defined]
+
+
+def test_codec_detection_order_is_unchanged() -> None:
+    assert _labels(registry.all_formats()) == ALL
+    order = registry.detection_order()
+    assert _labels(order["signature"]) == SIGNED
+    assert _labels(order["trial"]) == TRIAL
+    assert _labels(order["trial_zero"]) == TRIAL_ZERO
+    assert _labels(order["early"]) == EARLY
+    table = registry.dispatch_table()
+    assert {b: _labels(row) for b, row in enumerate(table) if row} == BY_BYTE
+
+
+def test_codec_dispatch_and_names_are_unchanged() -> None:
+    assert {name: _labels(registry.formats_for(name)) for name in registry.CODEC_NAMES} == NAMED
+    assert registry.CODEC_NAMES == CODEC_NAMES
+    assert MODES == ("auto", "none", *CODEC_NAMES)
+
+
+def test_payload_order_and_names_are_unchanged() -> None:
+    assert [f.name for f in formats.all_formats()] == PAYLOAD_FORMATS
+    assert [f.name for f in formats.auto_formats()] == PAYLOAD_AUTO
+    for name in PAYLOAD_FORMATS:
+        fmt = formats.get(name)
+        assert fmt is not None and fmt.name == name
+    assert PAYLOAD_NAMES == (
+        "msgpack", "cbor", "bson", "pickle", "avro", "smile", "protobuf", "java", "text", "hex",
+    )
+
+ADVISE = [
+    ("snappy", "snappy", False), ("lz4", "lz4", False), ("lz4hc 9", "lz4", False),
+    ("zstd -1", "zstd", False), ("zstd 1", "zstd", False), ("zstd 3", "zstd", False),
+    ("zstd 9", "zstd", False), ("zstd 19", "zstd", True),
+    ("gzip 1", "gzip", False), ("gzip 6", "gzip", False), ("gzip 9", "gzip", False),
+    ("brotli 1", "brotli", False), ("brotli 6", "brotli", False), ("brotli 11", "brotli", True),
+]
+
+
+def test_advise_candidates_are_unchanged() -> None:
+    from cqlsh_ext.insight import advise
+
+    codecs, missing = advise.available_codecs()
+    assert [(c.name, c.family, c.slow) for c in codecs] == ADVISE
+    assert missing == []
+
+
+def test_every_declared_compressor_reads_back_as_its_format() -> None:
+    payload = b'{"id": 12345, "name": "a value long enough to compress", "tags": ["x", "y", "z"]}' * 20
+    for fmt in registry.all_formats():
+        for c in fmt.compressors():
+            stored = bytes(c.compress(payload))
+            assert bytes(c.decompress(stored)) == payload, c.name
+            found, dec = registry.decode_named(c.family, stored)
+            assert found is fmt and dec.data == payload, (c.name, found)
+
+
+def test_every_module_that_declares_is_found() -> None:
+    """A DECLARES past a module's head would be ignored (the rest of the file is not read)."""
+    import os
+
+    from cqlsh_ext.codecs import base
+    from cqlsh_ext.payload.names import format_declarations
+
+    codecs_dir = os.path.dirname(base.__file__)
+    for directory, found in (
+        (codecs_dir, base.read_declarations(codecs_dir, "cqlsh_ext.codecs")),
+        (os.path.dirname(formats.__file__), format_declarations()),
+    ):
+        for name in base.modules(directory):
+            path = os.path.join(directory, name, "__init__.py")
+            if not os.path.isfile(path):
+                path = os.path.join(directory, f"{name}.py")
+            with open(path, encoding="utf-8") as f:
+                declares = "\n" + base.PREFIX in f.read()
+            assert declares == (name in found), path
