@@ -230,8 +230,8 @@ def _csv_output(data: bytes) -> None:
 
 #: Column settings (DECODE, [cqlsh_ext.decode]) the display-spec target picks from with its input's
 #: first byte: every payload format and codec by itself, and each payload format under gzip.
-SPECS: tuple[str, ...] = (*FORMAT_NAMES, *CODEC_NAMES, "text", "hex", "gzip>auto",
-                          *(f"gzip>{name}" for name in FORMAT_NAMES))
+SPECS: tuple[str, ...] = (*payload_declarations(), *CODEC_NAMES, "text", "hex", "gzip>auto",
+                          *(f"gzip>{name}" for name in payload_declarations()))
 
 
 def _display_spec(data: bytes) -> None:
