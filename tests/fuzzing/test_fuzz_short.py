@@ -64,10 +64,10 @@ def test_every_codec_container_and_format_has_a_target_with_seeds() -> None:
     (tests/fuzzing/make_corpus.py), or its target starts from random bytes only."""
     from cqlsh_ext.codecs import registry
     from cqlsh_ext.codecs.base import CODEC_NAMES
-    from cqlsh_ext.payload.formats import FORMAT_NAMES
+    from cqlsh_ext.payload.formats import declarations
 
     targets = all_targets()
-    names = [f"codec-{c}" for c in CODEC_NAMES] + [f"payload-{f}" for f in FORMAT_NAMES]
+    names = [f"codec-{c}" for c in CODEC_NAMES] + [f"payload-{f}" for f in declarations()]
     names += [f"container-{f.label.replace('/', '-')}" for f in registry.all_formats()]
     assert not [n for n in names if n not in targets]
     assert not [t.name for t in targets.values() if not t.seed_inputs()]
