@@ -423,7 +423,7 @@ SETTINGS: tuple[Key, ...] = (
     Key("region", "keyspaces", "region", parse_region, ("--region",), "REGION",
         help="AWS region to sign for (default: from the host name, AWS_REGION, AWS_DEFAULT_REGION, or the "
              "profile)",
-        parse_flag=_flag_region, unset="host name, `AWS_REGION`", example="us-east-1",
+        parse_flag=_flag_region, unset="host name, `AWS_REGION`, profile", example="us-east-1",
         doc="The region to sign for (else: the host name, AWS_REGION, AWS_DEFAULT_REGION, the profile).",
         summary="the AWS region to sign for (SigV4)"),
     Key("profile", "keyspaces", "profile", parse_text, ("--profile",), "NAME",
