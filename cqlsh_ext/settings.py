@@ -230,8 +230,7 @@ class Settings:
 Takes = Literal["value", "switch", "optional", "repeat"]
 
 
-@dataclass(frozen=True)
-class Key:
+class Key(NamedTuple):  # a NamedTuple, not a dataclass: cheaper to create at start-up
     """One setting, declared once: its cqlshrc key, flag, parser, target, default and texts.
 
     The argparse flags (add_flags), the sample cqlshrc (cqlsh_ext.sample_config) and the README's
@@ -245,7 +244,7 @@ class Key:
     attr: str
     #: cqlshrc text -> value; raises SettingError. Also the flag's parser, unless parse_flag.
     parse: Callable[[str], object]
-    #: `-d`, `--decompress`: the long one, last, names the setting in messages. None: cqlshrc only.
+    #: `-d`, `--decompress`: the long one, last, names the setting in messages. (): cqlshrc only.
     flags: tuple[str, ...] = ()
     metavar: str | None = None
     takes: Takes = "value"
