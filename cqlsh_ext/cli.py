@@ -12,7 +12,7 @@ from typing import Any
 
 from cqlsh_ext import __version__
 from cqlsh_ext.keyspaces import options as keyspaces_options
-from cqlsh_ext.settings import MODES, OUTPUT_FORMATS, SettingError, Settings
+from cqlsh_ext.settings import SettingError, Settings, add_flags
 
 #: `cqlsh-ext <word> ...` runs a tool instead of the shell.
 SUBCOMMANDS = {
@@ -25,31 +25,8 @@ SUBCOMMANDS = {
 def _ext_parser() -> argparse.ArgumentParser:
     # allow_abbrev=False: '--de' must stay cqlsh's '--debug', never a prefix of ours.
     parser = argparse.ArgumentParser(add_help=False, allow_abbrev=False, prog="cqlsh-ext")
-    group = parser.add_argument_group("cqlsh-ext options")
-    group.add_argument("-d", "--decompress", metavar="CODEC",
-                       help=f"how blobs are shown: {', '.join(MODES)} (default: auto, or [cqlsh_ext] "
-                            "decompress in cqlshrc). 'none' prints exactly what cqlsh prints")
-    group.add_argument("--max-field-width", metavar="N",
-                       help="cut every cell to N characters (default: fit the table to the terminal "
-                            "in the interactive shell, whole values in scripts; 0 = no limit)")
-    group.add_argument("--decode", metavar="COLUMN=SPEC", action="append",
-                       help="what a column holds, when it cannot be detected: "
-                            "keyspace.table.column=zstd>msgpack (repeatable). Also [cqlsh_ext.decode] "
-                            "in cqlshrc and DECODE in the shell")
-    group.add_argument("--max-output-size", metavar="SIZE",
-                       help="decompressed bytes shown per value at most, over all nested layers "
-                            "(default 4MiB)")
-    # Front end and output (cqlsh_ext.repl, cqlsh_ext.output).
-    group.add_argument("--output-format", metavar="FORMAT",
-                       help=f"how results are printed: {', '.join(OUTPUT_FORMATS)} (default table; json "
-                            "is one object per row). Also OUTPUT FORMAT in the shell")
-    group.add_argument("--cells", metavar="cut|wrap",
-                       help="interactive shell: cells too wide for the screen are cut with … (default) or "
-                            "wrapped onto more lines. Also OUTPUT CELLS in the shell")
-    group.add_argument("--raw-blobs", action="store_true", default=None,
-                       help="json: add the stored bytes of decoded blobs; csv: print blobs as stored")
-    group.add_argument("--classic", action="store_true", default=None,
-                       help="cqlsh's own readline prompt instead of the prompt_toolkit one")
+    # Every flag of ours is a Key in cqlsh_ext.settings.SETTINGS: its dest is the Key's name.
+    add_flags(parser, "display")
     keyspaces_options.add_arguments(parser)  # --keyspaces, --sigv4, --region, ... (cqlsh_ext.keyspaces)
     return parser
 

@@ -2,9 +2,11 @@
 
 Later sources win: built-in defaults, the `[cqlsh_ext]` section of cqlshrc (cqlsh ignores sections
 it does not know), then command-line flags; the environment gives the AWS region when nothing
-else does. This module is the only reader of `[cqlsh_ext]`: every key, its parser and its default
-are in KEYS below, and every problem is a SettingError whose text is one line naming the file,
-the key and what is accepted (a cqlshrc that cannot be parsed at all included).
+else does. This module is the only reader of `[cqlsh_ext]`. Every setting is one `Key` in SETTINGS
+below: its cqlshrc key, flag, parser, target, default and texts; the argparse flags (add_flags),
+the sample cqlshrc (cqlsh_ext.sample_config) and the README's options table come from it. Every
+problem is a SettingError whose text is one line naming the file, the key or the flag and what is
+accepted (a cqlshrc that cannot be parsed at all included).
 
 The AWS region may still come from the environment (AWS_REGION) when the connection is made:
 cqlsh_ext.keyspaces.options.env_region. The shell receives the object through its per-run class
@@ -19,9 +21,12 @@ import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from cqlsh_ext.codecs.base import CODEC_NAMES, DEFAULT_CAP
+
+if TYPE_CHECKING:
+    import argparse
 
 CONFIG_SECTION = "cqlsh_ext"
 #: `keyspace.table.column = spec` lines: what a column holds (cqlsh_ext.payload.spec).
@@ -138,9 +143,11 @@ REGION_RE = re.compile(r"^[a-z]{2}(?:-[a-z]+)+-\d+$")
 
 
 def parse_region(text: str, source: str = "region") -> str:
+    """An AWS region name; the message starts with `source:` unless it is empty."""
     region = text.strip()
     if not REGION_RE.match(region):
-        raise SettingError(f"{source}: {region!r} is not an AWS region name (for example us-east-1)")
+        prefix = f"{source}: " if source else ""
+        raise SettingError(f"{prefix}{region!r} is not an AWS region name (for example us-east-1)")
     return region
 
 
@@ -218,44 +225,247 @@ class Settings:
     debug: bool = False
 
 
-@dataclass(frozen=True)
-class Key:
-    """A [cqlsh_ext] key: its parser, and where the value goes (group, attribute)."""
+#: What a flag takes: a value (`--cells wrap`), nothing (`--classic`), a value or nothing
+#: (`--keyspaces [REGION]`), or a `place=value` item, repeatable (`--decode`).
+Takes = Literal["value", "switch", "optional", "repeat"]
 
-    parse: Callable[[str], Any]
+
+class Key(NamedTuple):  # a NamedTuple, not a dataclass: cheaper to create at start-up
+    """One setting, declared once: its cqlshrc key, flag, parser, target, default and texts.
+
+    The argparse flags (add_flags), the sample cqlshrc (cqlsh_ext.sample_config) and the README's
+    options table (tools/options_table.py, checked by tests/test_settings.py) are made from these.
+    """
+
+    #: The key in cqlshrc's [cqlsh_ext] section, and the flag's argparse dest.
+    name: str
+    #: Where the value goes: the Settings attribute (display | keyspaces), then its attribute.
     group: str
     attr: str
-    #: The flag that sets the same thing (documentation and messages).
-    flag: str | None = None
+    #: cqlshrc text -> value; raises SettingError. Also the flag's parser, unless parse_flag.
+    parse: Callable[[str], object]
+    #: `-d`, `--decompress`: the long one, last, names the setting in messages. (): cqlshrc only.
+    flags: tuple[str, ...] = ()
+    metavar: str | None = None
+    takes: Takes = "value"
+    #: The flag's --help text.
+    help: str = ""
+    #: A flag's text -> value when it differs from cqlshrc's; None keeps what cqlshrc set.
+    parse_flag: Callable[[str], object] | None = None
+    #: Puts a parsed value into its group when setattr(group, attr, value) is not enough.
+    store: Callable[[Any, Any], None] | None = None
+    #: The default as cqlshrc text (tests check it parses to the dataclass default); None: unset.
+    default: str | None = None
+    #: README: what happens without a value, when `default` is None.
+    unset: str = ""
+    #: The sample cqlshrc's value for the key (else `default`); for a section, its `place = value` lines.
+    example: str = ""
+    #: The sample cqlshrc's comment above the key: plain sentences, wrapped when printed.
+    doc: str | Callable[[], str] = ""
+    #: The README options table's meaning column (Markdown).
+    summary: str = ""
+    #: Not one key but a cqlshrc section of `place = value` lines (and a repeatable flag).
+    section: str | None = None
+
+    @property
+    def flag(self) -> str | None:
+        """The long flag, as messages name the setting."""
+        return self.flags[-1] if self.flags else None
+
+    def put(self, settings: Settings, value: object) -> None:
+        group = getattr(settings, self.group)
+        if self.store is not None:
+            self.store(group, value)
+        else:
+            setattr(group, self.attr, value)
 
 
-def _keyspaces_value(text: str) -> tuple[bool, str | None]:
+class KeyspacesValue(NamedTuple):
+    """`keyspaces = true | false | REGION` in cqlshrc; `--keyspaces [REGION | HOST]` on the command line."""
+
+    on: bool
+    region: str | None = None
+    #: `--keyspaces 127.0.0.1` names a host: it goes back to cqlsh (KeyspacesOptions.give_back).
+    host: str | None = None
+
+
+def _keyspaces_value(text: str) -> KeyspacesValue:
     """`keyspaces = true | false | <region>`."""
     word = text.strip().lower()
     if word in configparser.RawConfigParser.BOOLEAN_STATES:
-        return parse_bool(word), None
-    return True, parse_region(text, "keyspaces")
+        return KeyspacesValue(parse_bool(word))
+    return KeyspacesValue(True, parse_region(text, "keyspaces"))
 
 
-#: Every [cqlsh_ext] key. The sample section (cqlsh-ext sample-config) documents each of them.
-KEYS: dict[str, Key] = {
-    "decompress": Key(parse_mode, "display", "mode", "-d/--decompress"),
-    "max_output_size": Key(parse_size, "display", "cap", "--max-output-size"),
-    "max_field_width": Key(parse_width, "display", "max_field_width", "--max-field-width"),
-    "output_format": Key(parse_output_format, "display", "output_format", "--output-format"),
-    "raw_blobs": Key(parse_bool, "display", "raw_blobs", "--raw-blobs"),
-    "classic": Key(parse_bool, "display", "classic", "--classic"),
-    "auto_vertical": Key(parse_bool, "display", "auto_vertical"),
-    "cells": Key(parse_cells, "display", "cells", "--cells"),
-    "pager": Key(parse_pager, "display", "pager"),
-    "keyspaces": Key(_keyspaces_value, "keyspaces", "keyspaces", "--keyspaces"),
-    "sigv4": Key(parse_bool, "keyspaces", "sigv4", "--sigv4"),
-    "region": Key(parse_region, "keyspaces", "region", "--region"),
-    "profile": Key(parse_text, "keyspaces", "profile", "--profile"),
-    "role_arn": Key(parse_text, "keyspaces", "role_arn", "--role-arn"),
-    "certfile": Key(lambda t: os.path.expanduser(t.strip()) or None, "keyspaces", "certfile", "--certfile"),
-}
+def _keyspaces_flag(text: str) -> KeyspacesValue:
+    """`--keyspaces`, `--keyspaces REGION` or `--keyspaces HOST` (a value that is not a region)."""
+    value = text.strip()
+    if REGION_RE.match(value):
+        return KeyspacesValue(True, value)
+    return KeyspacesValue(True, host=value or None)
 
+
+def _store_keyspaces(opts: KeyspacesOptions, value: KeyspacesValue) -> None:
+    opts.keyspaces = value.on
+    if value.region:
+        opts.region = value.region
+    if value.host:
+        opts.give_back.append(value.host)
+
+
+def _flag_region(text: str) -> str | None:
+    return parse_region(text, "") if text else None
+
+
+def _flag_text(text: str) -> str | None:
+    return text or None
+
+
+def parse_path(text: str) -> str | None:
+    return os.path.expanduser(text.strip()) or None
+
+
+def _flag_path(text: str) -> str | None:
+    return os.path.expanduser(text) if text else None
+
+
+def _decode_doc() -> str:
+    from cqlsh_ext.payload.spec import PAYLOAD_NAMES  # not at start-up: only the sample needs it
+
+    return ("What blob columns hold, when it cannot be detected (DECODE in the shell, --decode on the "
+            "command line): keyspace.table.column = codecs from the outside in, then the payload format "
+            f"({', '.join(PAYLOAD_NAMES)}, or auto; avro:FILE.avsc for single Avro records, "
+            "protobuf:package.Type@FILE.desc for named Protocol Buffers fields). A blob inside a "
+            "collection or UDT is named by its path below the column: .item, .key, .value or the "
+            "field's name.")
+
+
+_AWS_DOCS = "[docs/keyspaces.md](docs/keyspaces.md)"
+
+#: Every setting, in the order --help, the sample cqlshrc and the README show them.
+SETTINGS: tuple[Key, ...] = (
+    Key("decompress", "display", "mode", parse_mode, ("-d", "--decompress"), "CODEC",
+        help=f"how blobs are shown: {', '.join(MODES)} (default: auto, or [cqlsh_ext] decompress in "
+             "cqlshrc). 'none' prints exactly what cqlsh prints",
+        default=AUTO,
+        doc="How blobs are shown: auto (detect the format), none (stock cqlsh hex), or one codec: "
+            f"{', '.join(CODEC_NAMES)}. Same as -d / DECOMPRESS.",
+        summary="`auto`, `none` (stock cqlsh output), or one codec: "
+                f"{', '.join(f'`{name}`' for name in CODEC_NAMES)}; in the shell `DECOMPRESS`"),
+    Key("max_field_width", "display", "max_field_width", parse_width, ("--max-field-width",), "N",
+        help="cut every cell to N characters (default: fit the table to the terminal in the interactive "
+             "shell, whole values in scripts; 0 = no limit)",
+        unset="fit the terminal", example="200",
+        doc="Cut every cell at this many characters (0: never). Unset: fit the table to the terminal "
+            "in the interactive shell, whole values in scripts.",
+        summary="cut every cell at N characters (0: never)"),
+    Key("decode", "display", "columns", parse_column_spec, ("--decode",), "COLUMN=SPEC", "repeat",
+        help="what a column holds, when it cannot be detected: keyspace.table.column=zstd>msgpack "
+             "(repeatable). Also [cqlsh_ext.decode] in cqlshrc and DECODE in the shell",
+        section=DECODE_SECTION, unset="detect",
+        example="shop.orders.body = zstd>msgpack\nshop.events.payload = protobuf\n"
+                "shop.orders.attachments.item = gzip",
+        doc=_decode_doc,
+        summary="what a column holds when it cannot be detected: `shop.orders.body=zstd>msgpack`; in "
+                "the shell `DECODE` ([docs/payloads.md](docs/payloads.md))"),
+    Key("max_output_size", "display", "cap", parse_size, ("--max-output-size",), "SIZE",
+        help="decompressed bytes shown per value at most, over all nested layers (default 4MiB)",
+        default="4MiB",
+        doc="Decompressed bytes shown per value, over all nested layers (4MiB, 512KiB, 1048576, ...); "
+            "also the characters a decoded record may render to, and (scaled) the values it may "
+            "visit: 100,000 at 4MiB.",
+        summary="decompressed bytes shown per value, all layers together; also each value's budget "
+                "([hostile values](docs/formats.md#one-budget-per-value))"),
+    Key("output_format", "display", "output_format", parse_output_format, ("--output-format",), "FORMAT",
+        help=f"how results are printed: {', '.join(OUTPUT_FORMATS)} (default table; json is one object "
+             "per row). Also OUTPUT FORMAT in the shell",
+        default="table",
+        doc="table, vertical (EXPAND ON), json (one JSON object per row) or csv.",
+        summary="`table`, `vertical`, `json` (JSON Lines) or `csv`; in the shell `OUTPUT FORMAT`"),
+    Key("cells", "display", "cells", parse_cells, ("--cells",), "|".join(CELL_MODES),
+        help="interactive shell: cells too wide for the screen are cut with … (default) or wrapped onto "
+             "more lines. Also OUTPUT CELLS in the shell",
+        default="cut",
+        doc="Interactive shell: cells too wide for the screen are cut with ... (cut) or wrapped (wrap).",
+        summary="interactive shell: cut wide cells with `…` or wrap them; in the shell `OUTPUT CELLS`"),
+    Key("auto_vertical", "display", "auto_vertical", parse_bool, default="true",
+        doc="Interactive shell: show rows vertically when a table cannot fit the screen even cut.",
+        summary="interactive shell: rows vertically when a table cannot fit even cut"),
+    Key("pager", "display", "pager", parse_pager,
+        unset="`$PAGER`, else `less -SRXF`", example="less -SRXF",
+        doc="Pager for output taller than the screen; off for none. Unset: $PAGER, else less -SRXF.",
+        summary="pager for tall output; `off` for none"),
+    Key("raw_blobs", "display", "raw_blobs", parse_bool, ("--raw-blobs",), takes="switch",
+        help="json: add the stored bytes of decoded blobs; csv: print blobs as stored",
+        default="false",
+        doc="JSON output: add the stored bytes of decoded blobs; CSV: print blobs as stored.",
+        summary="JSON: add the stored bytes of decoded blobs; CSV: blobs as stored"),
+    Key("classic", "display", "classic", parse_bool, ("--classic",), takes="switch",
+        help="cqlsh's own readline prompt instead of the prompt_toolkit one",
+        default="false",
+        doc="cqlsh's own readline prompt instead of the prompt_toolkit one.",
+        summary="cqlsh's own readline prompt instead of the prompt_toolkit one"),
+    Key("keyspaces", "keyspaces", "keyspaces", _keyspaces_value, ("--keyspaces",), "REGION", "optional",
+        help="connect to Amazon Keyspaces: host cassandra.REGION.amazonaws.com (unless a host is given), "
+             "port 9142, TLS verified against the system trust store, consistency LOCAL_QUORUM; SigV4 "
+             "unless -u/-p are given",
+        parse_flag=_keyspaces_flag, store=_store_keyspaces, default="false", example="us-east-1",
+        doc="Amazon Keyspaces: true, or a region (host cassandra.REGION.amazonaws.com, port 9142, TLS, "
+            "LOCAL_QUORUM, SigV4 unless a username is given).",
+        summary="connect to Amazon Keyspaces: true or a region ([Amazon Keyspaces](#amazon-keyspaces))"),
+    Key("sigv4", "keyspaces", "sigv4", parse_bool, ("--sigv4",), takes="switch",
+        help="authenticate with AWS IAM credentials (SigV4): environment, shared config/credentials "
+             "files, SSO, web identity, container or instance role",
+        default="false", example="true",
+        doc="Log in with AWS IAM credentials (SigV4) from boto3's credential chain.",
+        summary=f"AWS IAM (SigV4) login: {_AWS_DOCS}"),
+    Key("region", "keyspaces", "region", parse_region, ("--region",), "REGION",
+        help="AWS region to sign for (default: from the host name, AWS_REGION, AWS_DEFAULT_REGION, or the "
+             "profile)",
+        parse_flag=_flag_region, unset="host name, `AWS_REGION`, profile", example="us-east-1",
+        doc="The region to sign for (else: the host name, AWS_REGION, AWS_DEFAULT_REGION, the profile).",
+        summary="the AWS region to sign for (SigV4)"),
+    Key("profile", "keyspaces", "profile", parse_text, ("--profile",), "NAME",
+        help="AWS profile to take credentials from (SigV4)",
+        parse_flag=_flag_text, unset="boto3's chain", example="default",
+        doc="An AWS profile from ~/.aws/config or ~/.aws/credentials (SSO profiles included).",
+        summary="an AWS profile to take credentials from (SigV4); implies `sigv4`"),
+    Key("role_arn", "keyspaces", "role_arn", parse_text, ("--role-arn",), "ARN",
+        help="assume this IAM role (credentials are refreshed before they expire; SigV4)",
+        parse_flag=_flag_text, example="arn:aws:iam::123456789012:role/KeyspacesReader",
+        doc="Assume this IAM role; its credentials are refreshed before they expire.",
+        summary="assume this IAM role (SigV4); implies `sigv4`"),
+    Key("certfile", "keyspaces", "certfile", parse_path, ("--certfile",), "PEM",
+        help="CA certificates (PEM) to verify the server with, instead of the system trust store; turns "
+             "TLS on",
+        parse_flag=_flag_path, unset="system trust store", example="~/.cassandra/keyspaces-bundle.pem",
+        doc="Verify the server against these CA certificates instead of the system trust store.",
+        summary="CA certificates to verify the server with (turns TLS on)"),
+)
+
+#: Every [cqlsh_ext] key (sections such as [cqlsh_ext.decode] aside), by name.
+KEYS: dict[str, Key] = {key.name: key for key in SETTINGS if key.section is None}
+
+#: --help's heading for each group's flags.
+FLAG_GROUPS = {"display": "cqlsh-ext options", "keyspaces": "Amazon Keyspaces and SigV4 (cqlsh-ext)"}
+
+
+def add_flags(parser: argparse.ArgumentParser, group: str) -> None:
+    """The flags of one group's settings, under its heading, in declaration order."""
+    heading = parser.add_argument_group(FLAG_GROUPS[group])
+    for key in SETTINGS:
+        if key.group != group or not key.flags:
+            continue
+        options: dict[str, Any] = {"dest": key.name, "help": key.help}
+        if key.takes == "switch":
+            options.update(action="store_true", default=None)
+        else:
+            options["metavar"] = key.metavar
+        if key.takes == "optional":
+            options.update(nargs="?", const="", default=None)
+        elif key.takes == "repeat":
+            options["action"] = "append"
+        heading.add_argument(*key.flags, **options)
 
 def read_cqlshrc(path: str | None) -> configparser.RawConfigParser:
     """cqlshrc parsed (a missing file reads as empty); one-line SettingError when it cannot be."""
@@ -272,17 +482,6 @@ def read_cqlshrc(path: str | None) -> configparser.RawConfigParser:
     return parser
 
 
-def _apply(settings: Settings, key: str, value: Any) -> None:
-    spec = KEYS[key]
-    group = getattr(settings, spec.group)
-    if key == "keyspaces":
-        group.keyspaces, region = value
-        if region:
-            group.region = region
-        return
-    setattr(group, spec.attr, value)
-
-
 def load(flags: Any = None, config_file: str | None = None) -> Settings:
     """The run's settings from cqlshrc's [cqlsh_ext], then `flags` (cqlsh_ext.cli's namespace).
 
@@ -292,20 +491,23 @@ def load(flags: Any = None, config_file: str | None = None) -> Settings:
     settings = Settings(config_file=config_file)
     config = read_cqlshrc(config_file)
     if config.has_section(CONFIG_SECTION):
-        for key, text in config.items(CONFIG_SECTION):
-            if key not in KEYS:
+        for name, text in config.items(CONFIG_SECTION):
+            if name not in KEYS:
                 known = ", ".join(KEYS)
-                raise SettingError(f"{config_file} [{CONFIG_SECTION}]: unknown key {key!r} (known: {known})")
+                raise SettingError(f"{config_file} [{CONFIG_SECTION}]: unknown key {name!r} (known: {known})")
+            key = KEYS[name]
             try:
-                _apply(settings, key, KEYS[key].parse(text))
+                key.put(settings, key.parse(text))
             except SettingError as err:
-                raise SettingError(f"{config_file} [{CONFIG_SECTION}] {key}: {err}") from None
-    if config.has_section(DECODE_SECTION):
-        for place, text in config.items(DECODE_SECTION):
+                raise SettingError(f"{config_file} [{CONFIG_SECTION}] {name}: {err}") from None
+    for key in SETTINGS:
+        if key.section is None or not config.has_section(key.section):
+            continue
+        for place, text in config.items(key.section):
             try:
-                settings.display.columns[parse_place(place)] = parse_column_spec(text)
+                _put_item(settings, key, place, text)
             except SettingError as err:
-                raise SettingError(f"{config_file} [{DECODE_SECTION}] {place}: {err}") from None
+                raise SettingError(f"{config_file} [{key.section}] {place}: {err}") from None
     if config.has_section("auth_provider"):
         module = config["auth_provider"].get("module", "")
         settings.keyspaces.stock_sigv4_provider = module.strip().startswith("cassandra_sigv4")
@@ -315,50 +517,46 @@ def load(flags: Any = None, config_file: str | None = None) -> Settings:
 
 
 def _apply_flags(settings: Settings, flags: Any) -> None:
-    display, ks = settings.display, settings.keyspaces
-    # The display flags are named as their [cqlsh_ext] keys and parsed by the same parsers (KEYS);
-    # a store_true flag arrives as True.
-    for key, spec in KEYS.items():
-        value = getattr(flags, key, None)
-        if spec.group != "display" or value is None:
+    """Flags over what cqlshrc set, each parsed by its Key; a flag not given (None) changes nothing."""
+    for key in SETTINGS:
+        value = getattr(flags, key.name, None)
+        if value is None or not key.flags:
             continue
+        if key.section is not None:
+            for item in value:
+                _apply_column_flag(settings, key, item)
+            continue
+        parse = key.parse_flag or key.parse
         try:
-            setattr(display, spec.attr, True if value is True else spec.parse(value))
+            parsed = True if value is True else parse(value)  # a switch arrives as True
         except SettingError as err:
-            raise SettingError(f"--{key.replace('_', '-')}: {err}") from None
-    for item in getattr(flags, "decode", None) or ():
-        place, sep, text = item.partition("=")
-        if not sep:
-            raise SettingError(f"--decode {item!r}: expected keyspace.table.column=SPEC (example: "
-                               "shop.orders.body=zstd>msgpack)")
-        try:
-            display.columns[parse_place(place)] = parse_column_spec(text)
-        except SettingError as err:
-            raise SettingError(f"--decode {place.strip()}: {err}") from None
+            raise SettingError(f"{key.flag}: {err}") from None
+        if parsed is not None:
+            key.put(settings, parsed)
+    _check_regions(flags)
     settings.debug = bool(getattr(flags, "debug", False))
-    _apply_keyspaces_flags(ks, flags)
 
 
-def _apply_keyspaces_flags(opts: KeyspacesOptions, ext: Any) -> None:
-    """Flags over what cqlshrc set. A `--keyspaces` value that is not a region names a host and
-    goes back to cqlsh (opts.give_back)."""
-    if ext.keyspaces is not None:
-        opts.keyspaces = True
-        value = ext.keyspaces.strip()
-        if REGION_RE.match(value):
-            opts.region = value
-        elif value:
-            opts.give_back.append(value)
-    if ext.sigv4:
-        opts.sigv4 = True
-    if ext.region:
-        flag_region = parse_region(ext.region, "--region")
-        if ext.keyspaces and REGION_RE.match(ext.keyspaces.strip()) and ext.keyspaces.strip() != flag_region:
-            raise SettingError(f"--keyspaces {ext.keyspaces} and --region {flag_region} disagree: "
-                               "give the region once")
-        opts.region = flag_region
-    opts.profile = ext.profile or opts.profile
-    opts.role_arn = ext.role_arn or opts.role_arn
-    opts.certfile = ext.certfile or opts.certfile
-    if opts.certfile:
-        opts.certfile = os.path.expanduser(opts.certfile)
+def _apply_column_flag(settings: Settings, key: Key, item: str) -> None:
+    """`--decode keyspace.table.column=SPEC`, as a `place = value` line of the key's section."""
+    place, sep, text = item.partition("=")
+    if not sep:
+        raise SettingError(f"{key.flag} {item!r}: expected keyspace.table.column=SPEC (example: "
+                           "shop.orders.body=zstd>msgpack)")
+    try:
+        _put_item(settings, key, place, text)
+    except SettingError as err:
+        raise SettingError(f"{key.flag} {place.strip()}: {err}") from None
+
+
+def _put_item(settings: Settings, key: Key, place: str, text: str) -> None:
+    items: dict[str, object] = getattr(getattr(settings, key.group), key.attr)
+    items[parse_place(place)] = key.parse(text)
+
+
+def _check_regions(flags: Any) -> None:
+    """`--keyspaces REGION` and `--region` name one region."""
+    keyspaces, region = getattr(flags, "keyspaces", None), getattr(flags, "region", None)
+    if keyspaces and region and REGION_RE.match(keyspaces.strip()) and keyspaces.strip() != region.strip():
+        raise SettingError(f"--keyspaces {keyspaces} and --region {region.strip()} disagree: "
+                           "give the region once")

@@ -1,15 +1,8 @@
 """Flags for Amazon Keyspaces, SigV4 and TLS, and the host and port they imply.
 
-    --keyspaces [REGION]  host cassandra.<REGION>.amazonaws.com, port 9142, TLS verified against the
-                          system trust store, consistency LOCAL_QUORUM; SigV4 unless -u/-p are given
-    --sigv4               authenticate with IAM credentials (AWS SigV4) through cassandra-sigv4
-    --region REGION       region to sign for (else: host name, AWS_REGION, AWS_DEFAULT_REGION, profile)
-    --profile NAME        AWS profile (shared config/credentials files); implies --sigv4
-    --role-arn ARN        assume this IAM role, credentials refreshed as they expire; implies --sigv4
-    --certfile PEM        verify the server against these CA certificates instead of the system's
-
-The same settings in cqlshrc's `[cqlsh_ext]` section, and the flags' values, are read by
-cqlsh_ext.settings (the one reader), which also holds KeyspacesOptions; flags win over cqlshrc.
+--keyspaces [REGION], --sigv4, --region, --profile, --role-arn and --certfile are declared, with
+their cqlshrc keys, parsers and help, in cqlsh_ext.settings.SETTINGS; cqlsh_ext.settings (the one
+reader) applies them over cqlshrc's `[cqlsh_ext]` section and also holds KeyspacesOptions.
 
 Only the standard library is imported here: plain connections must not pay for boto3.
 """
@@ -21,7 +14,7 @@ import os
 import re
 
 from cqlsh_ext.keyspaces.errors import KeyspacesError
-from cqlsh_ext.settings import REGION_RE, KeyspacesOptions, SettingError, parse_region
+from cqlsh_ext.settings import REGION_RE, KeyspacesOptions, SettingError, add_flags, parse_region
 
 KEYSPACES_PORT = 9142
 
@@ -30,23 +23,9 @@ __all__ = ["KEYSPACES_PORT", "KeyspacesOptions", "add_arguments", "connection_ar
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    group = parser.add_argument_group("Amazon Keyspaces and SigV4 (cqlsh-ext)")
-    group.add_argument("--keyspaces", nargs="?", const="", default=None, metavar="REGION",
-                       help="connect to Amazon Keyspaces: host cassandra.REGION.amazonaws.com (unless a "
-                            "host is given), port 9142, TLS verified against the system trust store, "
-                            "consistency LOCAL_QUORUM; SigV4 unless -u/-p are given")
-    group.add_argument("--sigv4", action="store_true", default=None,
-                       help="authenticate with AWS IAM credentials (SigV4): environment, shared "
-                            "config/credentials files, SSO, web identity, container or instance role")
-    group.add_argument("--region", metavar="REGION",
-                       help="AWS region to sign for (default: from the host name, AWS_REGION, "
-                            "AWS_DEFAULT_REGION, or the profile)")
-    group.add_argument("--profile", metavar="NAME", help="AWS profile to take credentials from (SigV4)")
-    group.add_argument("--role-arn", metavar="ARN",
-                       help="assume this IAM role (credentials are refreshed before they expire; SigV4)")
-    group.add_argument("--certfile", metavar="PEM",
-                       help="CA certificates (PEM) to verify the server with, instead of the system "
-                            "trust store; turns TLS on")
+    """--keyspaces, --sigv4, --region, --profile, --role-arn, --certfile: declared with their cqlshrc
+    keys in cqlsh_ext.settings.SETTINGS."""
+    add_flags(parser, "keyspaces")
 
 
 def keyspaces_host(region: str) -> str:

@@ -1,0 +1,43 @@
+#!/usr/bin/env python3
+"""Write README.md's options table from the settings' declarations (cqlsh_ext.settings.SETTINGS).
+
+    .venv/bin/python tools/options_table.py          rewrite the table in README.md
+    .venv/bin/python tools/options_table.py --check  exit 1 when it differs (tests/test_settings.py)
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from cqlsh_ext.sample_config import options_table
+
+README = Path(__file__).resolve().parent.parent / "README.md"
+
+
+def table_span(lines: list[str]) -> tuple[int, int]:
+    """Where the options table is in README's lines: [start, end)."""
+    start = lines.index(options_table()[0])
+    end = start
+    while end < len(lines) and lines[end].startswith("|"):
+        end += 1
+    return start, end
+
+
+def main(argv: list[str]) -> int:
+    lines = README.read_text(encoding="utf-8").splitlines()
+    start, end = table_span(lines)
+    wanted = options_table()
+    if lines[start:end] == wanted:
+        return 0
+    if "--check" in argv:
+        print(f"{README}: the options table differs from the settings; run tools/options_table.py",
+              file=sys.stderr)
+        return 1
+    lines[start:end] = wanted
+    README.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
