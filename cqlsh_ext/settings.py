@@ -330,7 +330,7 @@ def _flag_path(text: str) -> str | None:
 
 
 def _decode_doc() -> str:
-    from cqlsh_ext.payload.spec import PAYLOAD_NAMES  # not at start-up: only the sample needs it
+    from cqlsh_ext.payload.names import PAYLOAD_NAMES  # not at start-up: only the sample needs it
 
     return ("What blob columns hold, when it cannot be detected (DECODE in the shell, --decode on the "
             "command line): keyspace.table.column = codecs from the outside in, then the payload format "
