@@ -39,6 +39,12 @@ def _major(release: str) -> int:
     return int(head) if head.isdigit() else 99
 
 
+def _pager_found(setting: str | None) -> bool:
+    from cqlsh_ext.repl.pager import pager_found  # the interactive shell's pager, on first use
+
+    return pager_found(setting)
+
+
 class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is untyped
     #: The run's settings, set on the per-run class by shell_class(); SOURCE/LOGIN sub-shells share it.
     settings: Settings = Settings()
@@ -52,7 +58,7 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
         self.repl_mode = repl.wants_repl(self.settings.display, kwargs)
         self.save_repl_history = not kwargs.get("disable_history", False)
         self.max_history_length_shown = 50
-        self.results = ResultPipeline(self, self.repl_mode)
+        self.results = ResultPipeline(self, self.repl_mode, _pager_found if self.repl_mode else None)
         if self.repl_mode:
             repl.before_connect(self)
         if self.settings.keyspaces.active:

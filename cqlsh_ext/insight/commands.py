@@ -308,8 +308,8 @@ def _failed(shell: Any, err: BaseException) -> None:
 @shell_command("INSPECT", "<inspectCommand>", INSPECT_GRAMMAR, INSPECT_HELP, usage=_inspect_usage)
 def do_inspect(shell: Any, parsed: Any) -> None:
     from cqlsh_ext import jsonenc as jsonout
+    from cqlsh_ext.blobs import blob_columns, extractor
     from cqlsh_ext.codecs._common import reason
-    from cqlsh_ext.insight.blobs import blob_columns, extractor
     from cqlsh_ext.insight.inspect import inspect_value, unreadable
     from cqlsh_ext.insight.scan import ScanSpec
 
@@ -571,8 +571,8 @@ def _cost_accepted(shell: Any, parsed: Any, ks: str, table: str, size: Any, part
 
 def _advise(shell: Any, parsed: Any) -> None:
     from cqlsh_ext import jsonenc as jsonout
+    from cqlsh_ext.blobs import blob_columns, extractor
     from cqlsh_ext.insight.advise import Advice, Sample
-    from cqlsh_ext.insight.blobs import blob_columns, extractor
     from cqlsh_ext.insight.scan import ScanSpec, error_text, progress_for
 
     target = _target(shell, parsed, "ADVISE")

@@ -18,9 +18,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
+from cqlsh_ext.blobs import extractor, holds_blob
 from cqlsh_ext.codecs.base import DEFAULT_CAP
 from cqlsh_ext.insight import report
-from cqlsh_ext.insight.blobs import extractor, holds_blob
 from cqlsh_ext.insight.measure import COMPRESSED, peel
 
 SETTINGS_SAMPLE_ROWS = 1000

@@ -20,9 +20,9 @@ from functools import partial
 from operator import truediv
 from typing import Any
 
+from cqlsh_ext.blobs import blob_columns, extractor, is_plain_blob
 from cqlsh_ext.codecs.base import DEFAULT_CAP
 from cqlsh_ext.insight import capacity, report
-from cqlsh_ext.insight.blobs import blob_columns, extractor, is_plain_blob
 from cqlsh_ext.insight.capacity import BUCKET_BOUNDS
 from cqlsh_ext.insight.measure import COMPRESSED, FROM_HEADER, Peeled, quick
 

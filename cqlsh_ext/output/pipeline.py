@@ -21,6 +21,7 @@ output is byte for byte stock. Pages come through cqlsh_ext.paging (prefetch, em
 from __future__ import annotations
 
 import shutil
+from collections.abc import Callable
 from typing import Any
 
 from cqlsh_ext import seams
@@ -29,10 +30,14 @@ from cqlsh_ext.settings import MACHINE_FORMATS, NONE
 
 
 class ResultPipeline:
-    def __init__(self, shell: Any, interactive: bool) -> None:
+    def __init__(self, shell: Any, interactive: bool,
+                 pager_found: Callable[[str | None], bool] | None = None) -> None:
         self.shell = shell
         #: The prompt_toolkit shell (cqlsh_ext.repl): pager, no ---MORE---, auto vertical.
         self.interactive = interactive
+        #: The interactive shell's pager seam (cqlsh_ext.repl.pager, handed in by the shell: the
+        #: output layer sits below the REPL): whether the pager setting names a program found.
+        self.pager_found = pager_found
         self.stock = seams.stock_shell_class()
         #: Inside print_result: pages of one result keep one layout and number rows on.
         self.in_result = False
@@ -63,11 +68,9 @@ class ResultPipeline:
         # The interactive shell: the whole result at once, through the pager when it is taller
         # than the screen (cqlsh_ext.repl.pager.paged_output wraps the command); without a pager
         # installed, cqlsh's own ---MORE--- pauses.
-        from cqlsh_ext.repl.pager import NoPager, pager_command
-
         self.in_result = True
         try:
-            if pager_command(shell.settings.display.pager) is NoPager.NOT_FOUND:
+            if self.pager_found is None or not self.pager_found(shell.settings.display.pager):
                 self.stock.print_result(shell, result, table_meta)
             else:
                 with seams.more_prompt_suppressed(shell):
@@ -108,7 +111,7 @@ class ResultPipeline:
             return self._write_machine(result, table_meta, display.output_format, all_pages=False)
         self.row_offset = row_count_offset
         try:
-            from cqlsh_ext.insight.blobs import holds_blob  # standard library only
+            from cqlsh_ext.blobs import holds_blob  # standard library only
 
             if display.mode == NONE or not any(holds_blob(t) for t in result.column_types or ()):
                 return self.stock.print_static_result(shell, result, table_meta, with_header, tty,

@@ -55,6 +55,12 @@ def pager_command(setting: str | None) -> str | NoPager:
     return command if shutil.which(program) else NoPager.NOT_FOUND
 
 
+def pager_found(setting: str | None) -> bool:
+    """The pager seam the output layer is handed (cqlsh_ext.output.pipeline): does `setting`
+    name a pager program that is installed?"""
+    return pager_command(setting) is not NoPager.NOT_FOUND
+
+
 class PagedOutput(io.TextIOBase):
     """A text stream for one result: to `out` when it fits in `max_lines`, else to the pager
     (command None: always to `out`)."""
