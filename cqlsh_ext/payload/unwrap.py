@@ -148,7 +148,7 @@ def _unwrap(value: bytes, mode: str, cap: int) -> BlobView:
     if content.kind == "String":
         view.kind, view.text = TEXT, content.text
         return view
-    from cqlsh_ext.payload import javastream
+    from cqlsh_ext.payload.formats import javastream
 
     try:
         view.tree = javastream.read_tree(view.data)
