@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Iterable
-from contextlib import closing
+from collections.abc import Iterable, Sequence
+from functools import partial
 from typing import Any
 
 from cqlsh_ext.commands import shell_command
@@ -275,7 +275,7 @@ def _mode_cap(shell: Any) -> tuple[str, int]:
 
 
 def _scanner(shell: Any, spec: Any, progress: Any = None) -> Any:
-    from cqlsh_ext.insight.scan import Scanner
+    from cqlsh_ext.insight.scanning.scan import Scanner
 
     return Scanner(
         shell.session,
@@ -297,7 +297,7 @@ def _limit(parsed: Any) -> int | None:
 
 
 def _failed(shell: Any, err: BaseException) -> None:
-    from cqlsh_ext.insight.scan import error_text
+    from cqlsh_ext.insight.scanning.scan import error_text
 
     shell.printerr(error_text(err))
 
@@ -311,7 +311,8 @@ def do_inspect(shell: Any, parsed: Any) -> None:
     from cqlsh_ext.blobs import blob_columns, extractor
     from cqlsh_ext.codecs._common import reason
     from cqlsh_ext.insight.inspect import inspect_value, unreadable
-    from cqlsh_ext.insight.scan import ScanSpec
+    from cqlsh_ext.insight.scanning.consume import consume
+    from cqlsh_ext.insight.scanning.scan import ScanSpec
 
     query = _select_text(parsed)
     as_json = _wants_json(shell, parsed)
@@ -320,37 +321,41 @@ def do_inspect(shell: Any, parsed: Any) -> None:
     keys = [c.name for c in meta.primary_key] if meta is not None else None
     scanner = _scanner(shell, ScanSpec(query, limit=_limit(parsed)))
     row_no = values = nulls = 0
-    layout: Any = None
-    try:
-        for names, types, rows in scanner.pages():
-            if layout is None:
-                cols = blob_columns(names, types)
-                if not cols:
-                    shell.printerr("INSPECT: the result has no blob column")
-                    return
-                blob_idx = {i for i, _, _ in cols}
-                key_idx = [i for i, n in enumerate(names) if (n in keys if keys else i not in blob_idx)][:6]
-                layout = ([(i, extractor(n, t)) for i, n, t in cols], key_idx, names)
-            extract, key_idx, names = layout
-            for row in rows:
-                row_no += 1
-                key = {names[i]: row[i] for i in key_idx}
-                for i, ex in extract:
-                    if row[i] is None:
-                        nulls += 1
-                        continue
-                    for path, _schema, value in ex(row[i]):
-                        values += 1
-                        where = {"row": row_no, "column": path, "key": key}
-                        rep = inspect_value(value, where, mode, cap)
-                        try:
-                            lines = [jsonout.dumps(rep.to_json())] if as_json else [*rep.render(), ""]
-                        except Exception as err:  # one value's report, never the command
-                            rep = unreadable(value, where, f"could not be inspected: {reason(err)}")
-                            lines = [jsonout.dumps(rep.to_json())] if as_json else [*rep.render(), ""]
-                        _write(shell, lines if as_json else _report(shell, lines))
-    except KeyboardInterrupt:
-        scanner.interrupted = True
+    extract: list[tuple[int, Any]] = []
+    key_idx: list[int] = []
+
+    def start(names: Sequence[str], types: Sequence[Any]) -> bool:
+        cols = blob_columns(names, types)
+        if not cols:
+            shell.printerr("INSPECT: the result has no blob column")
+            return False
+        blob_idx = {i for i, _, _ in cols}
+        key_idx.extend([i for i, n in enumerate(names) if (n in keys if keys else i not in blob_idx)][:6])
+        extract.extend((i, extractor(n, t)) for i, n, t in cols)
+        return True
+
+    def take(names: Sequence[str], _types: Sequence[Any], rows: list[Any]) -> None:
+        nonlocal row_no, values, nulls
+        for row in rows:
+            row_no += 1
+            key = {names[i]: row[i] for i in key_idx}
+            for i, ex in extract:
+                if row[i] is None:
+                    nulls += 1
+                    continue
+                for path, _schema, value in ex(row[i]):
+                    values += 1
+                    where = {"row": row_no, "column": path, "key": key}
+                    rep = inspect_value(value, where, mode, cap)
+                    try:
+                        lines = [jsonout.dumps(rep.to_json())] if as_json else [*rep.render(), ""]
+                    except Exception as err:  # one value's report, never the command
+                        rep = unreadable(value, where, f"could not be inspected: {reason(err)}")
+                        lines = [jsonout.dumps(rep.to_json())] if as_json else [*rep.render(), ""]
+                    _write(shell, lines if as_json else _report(shell, lines))
+
+    if consume(scanner, start, take) is None:
+        return
     if scanner.error is not None:
         _failed(shell, scanner.error)
         return
@@ -379,8 +384,9 @@ def do_compression(shell: Any, parsed: Any) -> None:
 
 def _stats(shell: Any, parsed: Any) -> None:
     from cqlsh_ext import jsonenc as jsonout
-    from cqlsh_ext.insight.ring import RingError, ring_for, server_partitioner
-    from cqlsh_ext.insight.scan import ScanSpec, error_text, progress_for, table_size
+    from cqlsh_ext.insight.scanning.consume import consume
+    from cqlsh_ext.insight.scanning.ring import RingError, ring_for, server_partitioner
+    from cqlsh_ext.insight.scanning.scan import ScanSpec, error_text, progress_for, table_size
     from cqlsh_ext.insight.stats import Stats
 
     target = _target(shell, parsed, "STATS")
@@ -422,7 +428,7 @@ def _stats(shell: Any, parsed: Any) -> None:
         progress.estimate = size.partitions  # for a percentage (one row per partition is the usual case)
     retried: dict[str, int] = {}
     if whole and ring is not None and workers > 1:
-        from cqlsh_ext.insight import workers as worker_pool
+        from cqlsh_ext.insight.scanning import workers as worker_pool
 
         stats, retried = worker_pool.scan(shell, stats, ks, partition_key, ring, workers, progress)
         if stats.rows == 0 and stats.error:
@@ -433,18 +439,10 @@ def _stats(shell: Any, parsed: Any) -> None:
             return
     else:
         scanner = _scanner(shell, ScanSpec(query, limit=limit), progress)
-        pages = 0
-        try:
-            for names, types, rows in scanner.pages():
-                if pages == 0:
-                    stats.set_columns(names, types)
-                    if not stats.has_blobs:
-                        shell.printerr("COMPRESSION STATS: the result has no blob column")
-                        return
-                pages += 1
-                stats.add_rows(rows)
-        except KeyboardInterrupt:
-            stats.interrupted = True
+        pages = consume(scanner, partial(_stats_columns, shell, stats),
+                        lambda _names, _types, rows: stats.add_rows(rows))
+        if pages is None:
+            return
         stats.interrupted = stats.interrupted or scanner.interrupted
         stats.scan = scanner.description
         retried = scanner.retried
@@ -459,11 +457,19 @@ def _stats(shell: Any, parsed: Any) -> None:
     _write(shell, [jsonout.dumps(stats.to_json())] if as_json else _report(shell, stats.render()))
 
 
+def _stats_columns(shell: Any, stats: Any, names: Sequence[str], types: Sequence[Any]) -> bool:
+    stats.set_columns(names, types)
+    if not stats.has_blobs:
+        shell.printerr("COMPRESSION STATS: the result has no blob column")
+        return False
+    return True
+
+
 def _sample_plan(parsed: Any) -> Any:
     """The SAMPLE clause as a SamplePlan, or None for an exact scan."""
     if parsed.get_binding("sample_mode") is None:
         return None
-    from cqlsh_ext.insight.sample import DEFAULT_SECONDS, SamplePlan
+    from cqlsh_ext.insight.scanning.sample import DEFAULT_SECONDS, SamplePlan
 
     sample, precision = parsed.get_binding("sample"), parsed.get_binding("precision")
     seconds, seed = parsed.get_binding("seconds"), parsed.get_binding("seed")
@@ -481,8 +487,10 @@ def _sample_plan(parsed: Any) -> Any:
 def _sampled_stats(shell: Any, parsed: Any, stats: Any, plan: Any, ring: Any, ks: str, table: str,
                    partition_key: list[str]) -> None:
     from cqlsh_ext import jsonenc as jsonout
-    from cqlsh_ext.insight.sample import SAMPLE_STREAMS, SampledStats, probe_partitions, slice_count
-    from cqlsh_ext.insight.scan import ScanSpec, error_text, progress_for, table_size
+    from cqlsh_ext.insight.sampled import SampledStats
+    from cqlsh_ext.insight.scanning.consume import consume
+    from cqlsh_ext.insight.scanning.sample import SAMPLE_STREAMS, probe_partitions, slice_count
+    from cqlsh_ext.insight.scanning.scan import ScanSpec, error_text, progress_for, table_size
 
     size = table_size(shell.session, ks, table, ring.span)
     sampler = SampledStats(stats, ring, 1, plan, None, "")
@@ -500,18 +508,10 @@ def _sampled_stats(shell: Any, parsed: Any, stats: Any, plan: Any, ring: Any, ks
         progress.detail = sampler.progress_detail
     spec = ScanSpec(stats.query, partition_key=partition_key, ranges=sampler.ranges(), streams=SAMPLE_STREAMS)
     scanner = _scanner(shell, spec, progress)
-    columns_set = False
-    try:
-        for names, types, rows in scanner.pages():
-            if not columns_set:
-                stats.set_columns(names, types)
-                columns_set = True
-                if not stats.has_blobs:
-                    shell.printerr("COMPRESSION STATS: the result has no blob column")
-                    return
-            sampler.add_page(scanner.page_range, rows, scanner.range_finished)
-    except KeyboardInterrupt:
-        stats.interrupted = True
+    taken = consume(scanner, partial(_stats_columns, shell, stats),
+                    lambda _n, _t, rows: sampler.add_page(scanner.page_range, rows, scanner.range_finished))
+    if taken is None:
+        return
     stats.interrupted = stats.interrupted or scanner.interrupted
     stats.scan = f"sample, {spec.streams} token-range streams"
     stats.retried = scanner.retried
@@ -537,7 +537,7 @@ def _cost_accepted(shell: Any, parsed: Any, ks: str, table: str, size: Any, part
     """Before a full scan on Keyspaces or of an estimated 1 GB or more: the cost, and a question on a
     terminal; a script goes ahead only with CONFIRM."""
     from cqlsh_ext.insight import capacity, report
-    from cqlsh_ext.insight.ring import is_keyspaces
+    from cqlsh_ext.insight.scanning.ring import is_keyspaces
 
     opts = shell.settings.keyspaces
     keyspaces = is_keyspaces(partitioner, shell.hostname,
@@ -573,7 +573,8 @@ def _advise(shell: Any, parsed: Any) -> None:
     from cqlsh_ext import jsonenc as jsonout
     from cqlsh_ext.blobs import blob_columns, extractor
     from cqlsh_ext.insight.advise import Advice, Sample
-    from cqlsh_ext.insight.scan import ScanSpec, error_text, progress_for
+    from cqlsh_ext.insight.scanning.consume import consume
+    from cqlsh_ext.insight.scanning.scan import ScanSpec, error_text, progress_for
 
     target = _target(shell, parsed, "ADVISE")
     if target is None:
@@ -589,29 +590,29 @@ def _advise(shell: Any, parsed: Any) -> None:
     from cqlsh_ext.insight.advise import ADVISE_SAMPLE_VALUES
 
     sample = Sample(int(parsed.get_binding("sample") or ADVISE_SAMPLE_VALUES), mode, cap)
-    layout: Any = None
+    layout: list[tuple[int, Any]] = []
     rows_read = 0
-    try:
-        # closing(): the scan's Ctrl-C handler (a flag) goes when the reading stops, not when the
-        # generator is collected, so Ctrl-C while measuring stops the measuring.
-        with closing(scanner.pages()) as pages:
-            for names, types, rows in pages:
-                if layout is None:
-                    layout = [(i, extractor(n, t)) for i, n, t in blob_columns(names, types)]
-                    if not layout:
-                        shell.printerr("COMPRESSION ADVISE: the result has no blob column")
-                        return
-                for row in rows:
-                    if sample.full:
-                        break
-                    rows_read += 1
-                    for i, ex in layout:
-                        for _path, schema, value in ex(row[i]):
-                            sample.add(schema, value)
-                if sample.full:
-                    break
-    except KeyboardInterrupt:
-        scanner.interrupted = True
+
+    def start(names: Sequence[str], types: Sequence[Any]) -> bool:
+        layout.extend((i, extractor(n, t)) for i, n, t in blob_columns(names, types))
+        if not layout:
+            shell.printerr("COMPRESSION ADVISE: the result has no blob column")
+            return False
+        return True
+
+    def take(_names: Sequence[str], _types: Sequence[Any], rows: list[Any]) -> bool:
+        nonlocal rows_read
+        for row in rows:
+            if sample.full:
+                break
+            rows_read += 1
+            for i, ex in layout:
+                for _path, schema, value in ex(row[i]):
+                    sample.add(schema, value)
+        return not sample.full
+
+    if consume(scanner, start, take) is None:
+        return
     if scanner.error is not None and not rows_read:
         _failed(shell, scanner.error)
         return
@@ -626,7 +627,8 @@ def _advise(shell: Any, parsed: Any) -> None:
 def _settings(shell: Any, parsed: Any) -> None:
     from cqlsh_ext import jsonenc as jsonout
     from cqlsh_ext.insight import settings as tsettings
-    from cqlsh_ext.insight.scan import ScanSpec
+    from cqlsh_ext.insight.scanning.consume import consume
+    from cqlsh_ext.insight.scanning.scan import ScanSpec
 
     ks, table, meta = _table(shell, parsed)
     if not ks or not table:
@@ -660,17 +662,17 @@ def _settings(shell: Any, parsed: Any) -> None:
     scanner = _scanner(shell, ScanSpec(query, limit=sample))
     stored_rows: list[bytes] = []
     plain_rows: list[bytes] = []
-    try:
-        with closing(scanner.pages()) as pages:
-            for names, types, rows in pages:
-                st, pl = tsettings.collect(result, names, types, rows, pk, protocol, mode, cap)
-                stored_rows.extend(st)
-                plain_rows.extend(pl)
-                if sum(map(len, stored_rows)) > SETTINGS_SAMPLE_BYTES:
-                    result.notes.append(f"the sample stopped at {SETTINGS_SAMPLE_BYTES >> 20} MiB")
-                    break
-    except KeyboardInterrupt:
-        scanner.interrupted = True
+
+    def take(names: Sequence[str], types: Sequence[Any], rows: list[Any]) -> bool:
+        st, pl = tsettings.collect(result, names, types, rows, pk, protocol, mode, cap)
+        stored_rows.extend(st)
+        plain_rows.extend(pl)
+        if sum(map(len, stored_rows)) > SETTINGS_SAMPLE_BYTES:
+            result.notes.append(f"the sample stopped at {SETTINGS_SAMPLE_BYTES >> 20} MiB")
+            return False
+        return True
+
+    consume(scanner, None, take)
     if scanner.interrupted:
         result.notes.append("sample interrupted by Ctrl-C")
     if scanner.error is not None:
