@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cqlsh_ext.insight import shellside as side
 
+if TYPE_CHECKING:
+    from cqlsh_ext.shellapi import Shell
 
-def run(shell: Any, parsed: Any) -> None:
+
+def run(shell: Shell, parsed: Any) -> None:
     from cqlsh_ext import jsonenc as jsonout
     from cqlsh_ext.blobs import blob_columns, extractor
     from cqlsh_ext.codecs._common import reason

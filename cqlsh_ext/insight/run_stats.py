@@ -6,9 +6,12 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cqlsh_ext.insight import shellside as side
+
+if TYPE_CHECKING:
+    from cqlsh_ext.shellapi import Shell
 
 #: Worker processes for an exact whole-table COMPRESSION STATS when PARALLEL is not given: one per
 #: core (bench/scale.py). A table under WORKERS_FROM_BYTES (by the server's estimate) is scanned in
@@ -19,7 +22,7 @@ WORKERS_FROM_BYTES = 64 << 20
 CONFIRM_FROM_BYTES = 1 << 30
 
 
-def run(shell: Any, parsed: Any) -> None:
+def run(shell: Shell, parsed: Any) -> None:
     from cqlsh_ext.insight.scanning.consume import consume
     from cqlsh_ext.insight.scanning.ring import RingError, ring_for, server_partitioner
     from cqlsh_ext.insight.scanning.scan import ScanSpec, error_text, progress_for, table_size
@@ -92,7 +95,7 @@ def run(shell: Any, parsed: Any) -> None:
     side.publish(shell, parsed, stats.to_json, stats.render)
 
 
-def _stats_columns(shell: Any, stats: Any, names: Sequence[str], types: Sequence[Any]) -> bool:
+def _stats_columns(shell: Shell, stats: Any, names: Sequence[str], types: Sequence[Any]) -> bool:
     stats.set_columns(names, types)
     if not stats.has_blobs:
         shell.printerr("COMPRESSION STATS: the result has no blob column")
@@ -119,7 +122,7 @@ def _sample_plan(parsed: Any) -> Any:
     return plan
 
 
-def _sampled_stats(shell: Any, parsed: Any, stats: Any, plan: Any, ring: Any, ks: str, table: str,
+def _sampled_stats(shell: Shell, parsed: Any, stats: Any, plan: Any, ring: Any, ks: str, table: str,
                    partition_key: list[str]) -> None:
     from cqlsh_ext.insight.sampled import SampledStats
     from cqlsh_ext.insight.scanning.consume import consume
@@ -166,7 +169,7 @@ def _default_workers(size: Any) -> int:
     return max(1, min(MAX_PARALLEL, os.cpu_count() or 1))
 
 
-def _cost_accepted(shell: Any, parsed: Any, ks: str, table: str, size: Any, partitioner: str) -> bool:
+def _cost_accepted(shell: Shell, parsed: Any, ks: str, table: str, size: Any, partitioner: str) -> bool:
     """Before a full scan on Keyspaces or of an estimated 1 GB or more: the cost, and a question on a
     terminal; a script goes ahead only with CONFIRM."""
     from cqlsh_ext.insight import capacity, report

@@ -4,7 +4,10 @@ scanner it reads with, and where its report goes (the query output: CAPTURE appl
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from cqlsh_ext.shellapi import Shell
 
 
 def select_text(parsed: Any) -> str:
@@ -31,7 +34,7 @@ def names_select(parsed: Any) -> bool:
     return any(tok[1].upper() == "SELECT" for tok in parsed.matched)
 
 
-def target(shell: Any, parsed: Any, action: str) -> tuple[str, bool, int | None] | None:
+def target(shell: Shell, parsed: Any, action: str) -> tuple[str, bool, int | None] | None:
     """(the SELECT, whether it reads the whole table, its LIMIT) for STATS and ADVISE: the statement
     given, or for a table named alone a whole-table SELECT of its blob columns. None (said why)
     when the table is unknown or has no blob column."""
@@ -70,13 +73,13 @@ def type_holds_blob(cql_type: str, keyspace: Any, depth: int = 0) -> bool:
     return False
 
 
-def _name(shell: Any, raw: str | None) -> str | None:
+def _name(shell: Shell, raw: str | None) -> str | None:
     if raw is None:
         return None
     return shell.cql_unprotect_name(raw) if raw.startswith('"') else raw.lower()
 
 
-def named_table(shell: Any, parsed: Any) -> tuple[str | None, str | None, Any]:
+def named_table(shell: Shell, parsed: Any) -> tuple[str | None, str | None, Any]:
     """(keyspace, table, table metadata or None) named by the statement."""
     ks = _name(shell, parsed.get_binding("ksname")) or shell.current_keyspace
     table = _name(shell, parsed.get_binding("cfname"))
@@ -89,25 +92,25 @@ def named_table(shell: Any, parsed: Any) -> tuple[str | None, str | None, Any]:
     return ks, table, meta
 
 
-def wants_json(shell: Any, parsed: Any) -> bool:
+def wants_json(shell: Shell, parsed: Any) -> bool:
     return parsed.get_binding("asjson") is not None or shell.settings.display.output_format == "json"
 
 
-def write(shell: Any, lines: Iterable[str]) -> None:
+def write(shell: Shell, lines: Iterable[str]) -> None:
     out = shell.query_out
     for line in lines:
         out.write(line + "\n")
     out.flush()
 
 
-def fit_report(shell: Any, lines: list[str]) -> list[str]:
+def fit_report(shell: Shell, lines: list[str]) -> list[str]:
     """A text report's lines laid out for the screen (the interactive shell), else as they are."""
     from cqlsh_ext.insight.report import fit
 
     return list(fit(lines, shell.results.screen_width()))
 
 
-def publish(shell: Any, parsed: Any, to_json: Callable[[], Any], render: Callable[[], list[str]]) -> None:
+def publish(shell: Shell, parsed: Any, to_json: Callable[[], Any], render: Callable[[], list[str]]) -> None:
     """A report as one JSON document (asked for, or the shell's output format), else as text laid
     out for the screen."""
     from cqlsh_ext import jsonenc
@@ -115,14 +118,14 @@ def publish(shell: Any, parsed: Any, to_json: Callable[[], Any], render: Callabl
     write(shell, [jsonenc.dumps(to_json())] if wants_json(shell, parsed) else fit_report(shell, render()))
 
 
-def mode_cap(shell: Any) -> tuple[str, int]:
+def mode_cap(shell: Shell) -> tuple[str, int]:
     from cqlsh_ext.insight.measure import effective_mode
 
     settings = shell.settings.display
     return effective_mode(settings.mode), settings.cap
 
 
-def scanner_for(shell: Any, spec: Any, progress: Any = None) -> Any:
+def scanner_for(shell: Shell, spec: Any, progress: Any = None) -> Any:
     from cqlsh_ext.insight.scanning.scan import Scanner
 
     return Scanner(
@@ -144,7 +147,7 @@ def limit(parsed: Any) -> int | None:
     return int(limit) if limit is not None else None
 
 
-def failed(shell: Any, err: BaseException) -> None:
+def failed(shell: Shell, err: BaseException) -> None:
     from cqlsh_ext.insight.scanning.scan import error_text
 
     shell.printerr(error_text(err))

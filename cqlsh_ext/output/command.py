@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cqlsh_ext.commands import shell_command
 from cqlsh_ext.settings import MACHINE_FORMATS, OUTPUT_FORMATS, SettingError, parse_output_format
+
+if TYPE_CHECKING:
+    from cqlsh_ext.shellapi import Shell
 
 OUTPUT_GRAMMAR = r"""
 <outputCommand> ::= "OUTPUT" ( "FORMAT" fmt=<outputFormatName> | "RAW" raw=( "ON" | "OFF" )
@@ -49,7 +52,7 @@ OUTPUT_HELP = """
         """
 
 
-def current_format(shell: Any) -> str:
+def current_format(shell: Shell) -> str:
     """table | vertical | json | csv: what the next result will look like (EXPAND is vertical)."""
     fmt = shell.settings.display.output_format
     if fmt in MACHINE_FORMATS:
@@ -58,7 +61,7 @@ def current_format(shell: Any) -> str:
 
 
 @shell_command("OUTPUT", "<outputCommand>", OUTPUT_GRAMMAR, OUTPUT_HELP)
-def do_output(shell: Any, parsed: Any) -> None:
+def do_output(shell: Shell, parsed: Any) -> None:
     display = shell.settings.display
     fmt = parsed.get_binding("fmt")
     raw = parsed.get_binding("raw")

@@ -23,11 +23,14 @@ import signal
 import threading
 import time
 from collections.abc import Iterator, Sequence
-from typing import Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from cqlsh_ext.insight.scanning.consume import consume
 from cqlsh_ext.insight.scanning.ring import Ring
 from cqlsh_ext.insight.scanning.scan import Progress, Scanner, ScanSpec, error_text
+
+if TYPE_CHECKING:
+    from cqlsh_ext.shellapi import Shell
 
 #: Ranges per worker: more than one, so a worker that meets a slow range does not hold the rest up.
 RANGES_PER_WORKER = 16
@@ -142,7 +145,7 @@ def _worker(job: dict[str, Any], tasks: Any, results: Any, stop: Any) -> None:
             pass
 
 
-def scan(shell: Any, template: _A, keyspace: str | None, partition_key: list[str], ring: Ring,
+def scan(shell: Shell, template: _A, keyspace: str | None, partition_key: list[str], ring: Ring,
          workers: int, progress: Progress | None) -> tuple[_A, dict[str, int]]:
     """Scan the whole table with `workers` processes into `template` (an empty Aggregate with the
     command's settings); (that Aggregate, retried errors by name)."""
