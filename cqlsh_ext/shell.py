@@ -21,9 +21,10 @@ from typing import Any
 
 from cqlsh_ext import commands, gc_pause, seams
 from cqlsh_ext.output import OutputClosed
+from cqlsh_ext.output import formats as output_formats
 from cqlsh_ext.output.pipeline import ResultPipeline
 from cqlsh_ext.repl import shellhooks as repl
-from cqlsh_ext.settings import MACHINE_FORMATS, Settings
+from cqlsh_ext.settings import Settings
 
 cqlshmain = seams.import_cqlshmain(None)
 Stock = seams.stock_shell_class()
@@ -70,7 +71,7 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
             wiring.configure(self.settings, self)
         else:
             super().__init__(*args, **kwargs)
-        if self.settings.display.output_format == "vertical":
+        if output_formats.get(self.settings.display.output_format).expand:
             self.expand_enabled = True
         if self.repl_mode:
             repl.shorten_reconnection(self)
@@ -132,7 +133,7 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
             return super().check_build_versions()
 
     def print_warnings(self, warnings: Any) -> None:
-        if self.settings.display.output_format not in MACHINE_FORMATS or not warnings:
+        if not output_formats.get(self.settings.display.output_format).machine or not warnings:
             return super().print_warnings(warnings)
         for warning in warnings:
             print(f"Warning: {warning}", file=sys.stderr)

@@ -27,8 +27,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from cqlsh_ext import seams
+from cqlsh_ext.output import formats
 from cqlsh_ext.paging import paged
-from cqlsh_ext.settings import MACHINE_FORMATS, NONE
+from cqlsh_ext.settings import NONE
 
 if TYPE_CHECKING:
     from cqlsh_ext.display import BlobDisplay
@@ -78,7 +79,7 @@ class ResultPipeline:
         shell = self.shell
         result = paged(result)
         fmt = shell.settings.display.output_format
-        if fmt in MACHINE_FORMATS:
+        if formats.get(fmt).machine:
             shell.decoding_errors = []
             self._write_machine(result, table_meta, fmt, all_pages=True)
             return
@@ -125,7 +126,7 @@ class ResultPipeline:
                             row_count_offset: int) -> None:
         shell = self.shell
         display = shell.settings.display
-        if display.output_format in MACHINE_FORMATS:
+        if formats.get(display.output_format).machine:
             # Reached directly for the result of a conditional (IF ...) write: one page.
             return self._write_machine(result, table_meta, display.output_format, all_pages=False)
         page = self.now if self.now.in_result else Printing()

@@ -7,6 +7,7 @@ import json
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, Protocol
 
+from cqlsh_ext.output import formats
 from cqlsh_ext.output.place import ValuePlace
 from cqlsh_ext.output.values import ValueEncoder
 
@@ -65,10 +66,8 @@ class CsvWriter:
         self.out.flush()
 
 
-WRITERS: dict[str, type[JsonLinesWriter] | type[CsvWriter]] = {"json": JsonLinesWriter, "csv": CsvWriter}
-
-
 def make_writer(fmt: str, out: Out, names: list[str], types: list[Any],
                 encoder: ValueEncoder, places: list[ValuePlace | None] | None = None) -> RowWriter:
     """`places`: where each column's values sit (column settings apply by it); None: unknown."""
-    return WRITERS[fmt](out, names, types, encoder, places or [None] * len(names))
+    writer: type[JsonLinesWriter | CsvWriter] = globals()[str(formats.get(fmt).writer)]
+    return writer(out, names, types, encoder, places or [None] * len(names))
