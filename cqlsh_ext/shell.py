@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cqlsh_ext import commands, gc_pause, seams
 from cqlsh_ext.output import OutputClosed
@@ -25,6 +25,9 @@ from cqlsh_ext.output import formats as output_formats
 from cqlsh_ext.output.pipeline import ResultPipeline
 from cqlsh_ext.repl import shellhooks as repl
 from cqlsh_ext.settings import Settings
+
+if TYPE_CHECKING:
+    from cqlsh_ext.shellapi import Parsed
 
 cqlshmain = seams.import_cqlshmain(None)
 Stock = seams.stock_shell_class()
@@ -84,7 +87,7 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
         except BrokenPipeError:
             raise OutputClosed from None
 
-    def handle_parse_error(self, cmdword: str, tokens: Any, parsed: Any, srcstr: str) -> Any:
+    def handle_parse_error(self, cmdword: str, tokens: Any, parsed: Parsed, srcstr: str) -> Any:
         # Our commands say what was expected, with an example, where cqlsh says only 'Improper'.
         declared = commands.command(cmdword)
         if declared is None or declared.usage is None:
@@ -140,24 +143,24 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
 
     # ------------------------------------------------ the interactive shell (cqlsh_ext.repl)
 
-    def do_login(self, parsed: Any) -> None:
+    def do_login(self, parsed: Parsed) -> None:
         super().do_login(parsed)  # a new Cluster on success
         if self.repl_mode:
             repl.shorten_reconnection(self)
 
-    def do_history(self, parsed: Any) -> None:
+    def do_history(self, parsed: Parsed) -> None:
         if not self.repl_mode:
             return super().do_history(parsed)
         repl.do_history(self, parsed)
 
-    def do_help(self, parsed: Any) -> None:
+    def do_help(self, parsed: Parsed) -> None:
         if not self.repl_mode:
             return super().do_help(parsed)
         repl.do_help(self, parsed, Stock.do_help)
 
     # ------------------------------------------------ Amazon Keyspaces (cqlsh_ext.keyspaces)
 
-    def do_describe(self, parsed: Any) -> None:
+    def do_describe(self, parsed: Parsed) -> None:
         if _major(self.connection_versions["build"]) >= 4:  # the test stock cqlsh makes
             return super().do_describe(parsed)
         # A 3.x server (Amazon Keyspaces reports 3.11.2) has no server-side DESCRIBE.
@@ -168,7 +171,7 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
     do_describe.__doc__ = Stock.do_describe.__doc__
     do_desc = do_describe
 
-    def do_copy(self, parsed: Any) -> None:
+    def do_copy(self, parsed: Parsed) -> None:
         if not self.settings.keyspaces.active:
             return super().do_copy(parsed)
         from cqlsh_ext.keyspaces import wiring
@@ -185,7 +188,7 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
 def _command_method(command: commands.Command) -> Any:
     handler = command.handler
 
-    def do_command(self: Any, parsed: Any) -> None:
+    def do_command(self: Any, parsed: Parsed) -> None:
         handler(self, parsed)
 
     do_command.__name__ = f"do_{command.word}"

@@ -18,10 +18,23 @@ if TYPE_CHECKING:
     from cqlsh_ext.output.pipeline import ResultPipeline
     from cqlsh_ext.settings import Settings
 
-__all__ = ["Out", "Shell"]
+__all__ = ["Out", "Parsed", "Shell"]
 
 #: Where text goes: a terminal, a file, CAPTURE's file, or the interactive shell's pager (repl.pager).
 Out = TextIO | io.TextIOBase
+
+
+class Parsed(Protocol):
+    """A statement as cqlsh's grammar parsed it (cqlshlib.cql3handling), handed to a command."""
+
+    #: The tokens matched: (kind, text, ...) tuples.
+    matched: list[Any]
+    #: The tokens left over (a statement that did not parse to its end).
+    remainder: list[Any]
+
+    def get_binding(self, name: str, default: Any = ...) -> Any: ...
+
+    def extract_orig(self, tokens: list[Any]) -> str: ...
 
 
 class Shell(Protocol):
@@ -61,7 +74,7 @@ class Shell(Protocol):
 
     def reset_prompt(self) -> None: ...
 
-    def do_exit(self, parsed: Any = ...) -> None: ...
+    def do_exit(self, parsed: Parsed = ...) -> None: ...
 
     def cql_unprotect_name(self, namestr: str) -> str: ...
 

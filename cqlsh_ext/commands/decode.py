@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from cqlsh_ext.commands import shell_command
 from cqlsh_ext.settings import SettingError, parse_column_spec, parse_place
 
 if TYPE_CHECKING:
-    from cqlsh_ext.shellapi import Shell
+    from cqlsh_ext.shellapi import Parsed, Shell
 
 DECODE_GRAMMAR = r"""
 <decodeCommand> ::= "DECODE" ( place=<stringLiteral> ( "AS" spec=<stringLiteral> | auto="AUTO" ) )?
@@ -51,7 +51,7 @@ def _unquote(shell: Shell, text: str) -> str:
 
 
 @shell_command("DECODE", "<decodeCommand>", DECODE_GRAMMAR, DECODE_HELP)
-def do_decode(shell: Shell, parsed: Any) -> None:
+def do_decode(shell: Shell, parsed: Parsed) -> None:
     columns = shell.settings.display.columns
     place_text = parsed.get_binding("place")
     if place_text is None:

@@ -15,12 +15,12 @@ query output (CAPTURE applies), progress to stderr on a terminal only.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from cqlsh_ext.commands import shell_command
 
 if TYPE_CHECKING:
-    from cqlsh_ext.shellapi import Shell
+    from cqlsh_ext.shellapi import Parsed, Shell
 
 INSPECT_GRAMMAR = r"""
 <inspectCommand> ::= "INSPECT" ( asjson="JSON" )? <selectStatement>
@@ -160,7 +160,7 @@ def _compression_usage(words: list[str]) -> str:
 
 
 @shell_command("INSPECT", "<inspectCommand>", INSPECT_GRAMMAR, INSPECT_HELP, usage=_inspect_usage)
-def do_inspect(shell: Shell, parsed: Any) -> None:
+def do_inspect(shell: Shell, parsed: Parsed) -> None:
     from cqlsh_ext.insight import run_inspect
 
     run_inspect.run(shell, parsed)
@@ -168,7 +168,7 @@ def do_inspect(shell: Shell, parsed: Any) -> None:
 
 @shell_command("COMPRESSION", "<compressionCommand>", COMPRESSION_GRAMMAR, COMPRESSION_HELP,
                usage=_compression_usage)
-def do_compression(shell: Shell, parsed: Any) -> None:
+def do_compression(shell: Shell, parsed: Parsed) -> None:
     action = (parsed.get_binding("action") or "").upper()
     if action == "STATS":
         from cqlsh_ext.insight import run_stats

@@ -9,10 +9,10 @@ from typing import TYPE_CHECKING, Any
 from cqlsh_ext.insight import shellside as side
 
 if TYPE_CHECKING:
-    from cqlsh_ext.shellapi import Shell
+    from cqlsh_ext.shellapi import Parsed, Shell
 
 
-def run(shell: Shell, parsed: Any) -> None:
+def run(shell: Shell, parsed: Parsed) -> None:
     from cqlsh_ext import jsonenc as jsonout
     from cqlsh_ext.blobs import blob_columns, extractor
     from cqlsh_ext.codecs._common import reason

@@ -9,13 +9,13 @@ from typing import TYPE_CHECKING, Any
 from cqlsh_ext.insight import shellside as side
 
 if TYPE_CHECKING:
-    from cqlsh_ext.shellapi import Shell
+    from cqlsh_ext.shellapi import Parsed, Shell
 
 #: COMPRESSION SETTINGS reads at most this many bytes of rows.
 SETTINGS_SAMPLE_BYTES = 64 << 20
 
 
-def run(shell: Shell, parsed: Any) -> None:
+def run(shell: Shell, parsed: Parsed) -> None:
     from cqlsh_ext.insight import table_settings as tsettings
     from cqlsh_ext.insight.scanning.consume import consume
     from cqlsh_ext.insight.scanning.scan import ScanSpec

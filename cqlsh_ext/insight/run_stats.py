@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from cqlsh_ext.insight import shellside as side
 
 if TYPE_CHECKING:
-    from cqlsh_ext.shellapi import Shell
+    from cqlsh_ext.shellapi import Parsed, Shell
 
 #: Worker processes for an exact whole-table COMPRESSION STATS when PARALLEL is not given: one per
 #: core (bench/scale.py). A table under WORKERS_FROM_BYTES (by the server's estimate) is scanned in
@@ -22,7 +22,7 @@ WORKERS_FROM_BYTES = 64 << 20
 CONFIRM_FROM_BYTES = 1 << 30
 
 
-def run(shell: Shell, parsed: Any) -> None:
+def run(shell: Shell, parsed: Parsed) -> None:
     from cqlsh_ext.insight.scanning.consume import consume
     from cqlsh_ext.insight.scanning.ring import RingError, ring_for, server_partitioner
     from cqlsh_ext.insight.scanning.scan import ScanSpec, error_text, progress_for, table_size
@@ -103,7 +103,7 @@ def _stats_columns(shell: Shell, stats: Any, names: Sequence[str], types: Sequen
     return True
 
 
-def _sample_plan(parsed: Any) -> Any:
+def _sample_plan(parsed: Parsed) -> Any:
     """The SAMPLE clause as a SamplePlan, or None for an exact scan."""
     if parsed.get_binding("sample_mode") is None:
         return None
@@ -122,7 +122,7 @@ def _sample_plan(parsed: Any) -> Any:
     return plan
 
 
-def _sampled_stats(shell: Shell, parsed: Any, stats: Any, plan: Any, ring: Any, ks: str, table: str,
+def _sampled_stats(shell: Shell, parsed: Parsed, stats: Any, plan: Any, ring: Any, ks: str, table: str,
                    partition_key: list[str]) -> None:
     from cqlsh_ext.insight.sampled import SampledStats
     from cqlsh_ext.insight.scanning.consume import consume
@@ -169,7 +169,7 @@ def _default_workers(size: Any) -> int:
     return max(1, min(MAX_PARALLEL, os.cpu_count() or 1))
 
 
-def _cost_accepted(shell: Shell, parsed: Any, ks: str, table: str, size: Any, partitioner: str) -> bool:
+def _cost_accepted(shell: Shell, parsed: Parsed, ks: str, table: str, size: Any, partitioner: str) -> bool:
     """Before a full scan on Keyspaces or of an estimated 1 GB or more: the cost, and a question on a
     terminal; a script goes ahead only with CONFIRM."""
     from cqlsh_ext.insight import capacity, report

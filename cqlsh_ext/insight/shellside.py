@@ -7,10 +7,10 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from cqlsh_ext.shellapi import Shell
+    from cqlsh_ext.shellapi import Parsed, Shell
 
 
-def select_text(parsed: Any) -> str:
+def select_text(parsed: Parsed) -> str:
     """The SELECT statement inside the command, as the user typed it."""
     tokens = list(parsed.matched)
     start = next(i for i, tok in enumerate(tokens) if tok[1].upper() == "SELECT")
@@ -20,7 +20,7 @@ def select_text(parsed: Any) -> str:
     return parsed.extract_orig(tokens[start:end])
 
 
-def whole_table(parsed: Any) -> bool:
+def whole_table(parsed: Parsed) -> bool:
     """SELECT <plain columns or *> FROM <table> and nothing else: may be split into token ranges."""
     tokens = [tok for tok in parsed.matched if tok[0] != "endtoken"]
     start = next(i for i, tok in enumerate(tokens) if tok[1].upper() == "SELECT")
@@ -30,11 +30,11 @@ def whole_table(parsed: Any) -> bool:
     return parsed.get_binding("mv") is None
 
 
-def names_select(parsed: Any) -> bool:
+def names_select(parsed: Parsed) -> bool:
     return any(tok[1].upper() == "SELECT" for tok in parsed.matched)
 
 
-def target(shell: Shell, parsed: Any, action: str) -> tuple[str, bool, int | None] | None:
+def target(shell: Shell, parsed: Parsed, action: str) -> tuple[str, bool, int | None] | None:
     """(the SELECT, whether it reads the whole table, its LIMIT) for STATS and ADVISE: the statement
     given, or for a table named alone a whole-table SELECT of its blob columns. None (said why)
     when the table is unknown or has no blob column."""
@@ -79,7 +79,7 @@ def _name(shell: Shell, raw: str | None) -> str | None:
     return shell.cql_unprotect_name(raw) if raw.startswith('"') else raw.lower()
 
 
-def named_table(shell: Shell, parsed: Any) -> tuple[str | None, str | None, Any]:
+def named_table(shell: Shell, parsed: Parsed) -> tuple[str | None, str | None, Any]:
     """(keyspace, table, table metadata or None) named by the statement."""
     ks = _name(shell, parsed.get_binding("ksname")) or shell.current_keyspace
     table = _name(shell, parsed.get_binding("cfname"))
@@ -92,7 +92,7 @@ def named_table(shell: Shell, parsed: Any) -> tuple[str | None, str | None, Any]
     return ks, table, meta
 
 
-def wants_json(shell: Shell, parsed: Any) -> bool:
+def wants_json(shell: Shell, parsed: Parsed) -> bool:
     return parsed.get_binding("asjson") is not None or shell.settings.display.output_format == "json"
 
 
@@ -110,7 +110,8 @@ def fit_report(shell: Shell, lines: list[str]) -> list[str]:
     return list(fit(lines, shell.results.screen_width()))
 
 
-def publish(shell: Shell, parsed: Any, to_json: Callable[[], Any], render: Callable[[], list[str]]) -> None:
+def publish(shell: Shell, parsed: Parsed, to_json: Callable[[], Any],
+            render: Callable[[], list[str]]) -> None:
     """A report as one JSON document (asked for, or the shell's output format), else as text laid
     out for the screen."""
     from cqlsh_ext import jsonenc
@@ -142,7 +143,7 @@ def plural(n: int, word: str) -> str:
     return f"{n:,} {word}" if n == 1 else f"{n:,} {word}s"
 
 
-def limit(parsed: Any) -> int | None:
+def limit(parsed: Parsed) -> int | None:
     limit = parsed.get_binding("limit")
     return int(limit) if limit is not None else None
 

@@ -17,7 +17,7 @@ from cqlsh_ext.keyspaces.errors import KeyspacesError, explain, redact, remember
 from cqlsh_ext.settings import Settings
 
 if TYPE_CHECKING:
-    from cqlsh_ext.shellapi import Shell
+    from cqlsh_ext.shellapi import Parsed, Shell
 
 
 def _is_plain(provider: Any) -> bool:
@@ -74,7 +74,7 @@ def configure(setup: Settings, shell: Shell) -> None:
 
 
 @contextmanager
-def copy_consistency(shell: Shell, parsed: Any) -> Iterator[None]:
+def copy_consistency(shell: Shell, parsed: Parsed) -> Iterator[None]:
     """COPY FROM at LOCAL_QUORUM under --keyspaces: Keyspaces refuses writes at ONE and the like."""
     import cassandra
 

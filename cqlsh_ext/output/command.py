@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from cqlsh_ext.commands import shell_command
 from cqlsh_ext.output import formats
 from cqlsh_ext.settings import OUTPUT_FORMATS, SettingError, parse_output_format
 
 if TYPE_CHECKING:
-    from cqlsh_ext.shellapi import Shell
+    from cqlsh_ext.shellapi import Parsed, Shell
 
 OUTPUT_GRAMMAR = r"""
 <outputCommand> ::= "OUTPUT" ( "FORMAT" fmt=<outputFormatName> | "RAW" raw=( "ON" | "OFF" )
@@ -60,7 +60,7 @@ def current_format(shell: Shell) -> str:
 
 
 @shell_command("OUTPUT", "<outputCommand>", OUTPUT_GRAMMAR, OUTPUT_HELP)
-def do_output(shell: Shell, parsed: Any) -> None:
+def do_output(shell: Shell, parsed: Parsed) -> None:
     display = shell.settings.display
     fmt = parsed.get_binding("fmt")
     raw = parsed.get_binding("raw")

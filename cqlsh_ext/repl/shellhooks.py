@@ -25,7 +25,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from cqlsh_ext.shellapi import Shell
+    from cqlsh_ext.shellapi import Parsed, Shell
 
 #: Driver reconnection schedule in the interactive shell: 0.5 s, 1 s, then every 2 s.
 RECONNECT_BASE_DELAY = 0.5
@@ -122,7 +122,7 @@ def shorten_reconnection(shell: Shell) -> None:
     shell.conn.reconnection_policy = ExponentialReconnectionPolicy(RECONNECT_BASE_DELAY, RECONNECT_MAX_DELAY)
 
 
-def do_history(shell: Shell, parsed: Any) -> None:
+def do_history(shell: Shell, parsed: Parsed) -> None:
     """HISTORY from our history file (cqlsh's reads readline's)."""
     n = parsed.get_binding("n")
     if n is not None:
@@ -133,7 +133,7 @@ def do_history(shell: Shell, parsed: Any) -> None:
         print(entry)
 
 
-def do_help(shell: Shell, parsed: Any, stock_help: Any) -> None:
+def do_help(shell: Shell, parsed: Parsed, stock_help: Any) -> None:
     """cqlsh's HELP, plus the key bindings (HELP KEYS, or at the end of a bare HELP)."""
     topics = [t.lower() for t in parsed.get_binding("topic", ())]
     if topics and all(t in KEY_TOPICS for t in topics):
