@@ -19,7 +19,7 @@ import wcwidth
 from cqlshlib.displaying import ANSI_RESET, CYAN, RED, FormattedValue
 
 from cqlsh_ext import seams
-from cqlsh_ext.insight.report import human_size
+from cqlsh_ext.cells import NotedValue
 from cqlsh_ext.payload.budget import DEFAULT as DEFAULT_BUDGET
 from cqlsh_ext.payload.budget import Budget
 from cqlsh_ext.payload.spec import ColumnSpecs
@@ -36,6 +36,7 @@ from cqlsh_ext.payload.unwrap import (
     unwrap_spec,
 )
 from cqlsh_ext.settings import DisplaySettings
+from cqlsh_ext.units import human_size
 
 color_text, _controlchars_re, _show_control_chars = seams.text_formatting()
 ELLIPSIS = "…"
@@ -199,8 +200,6 @@ class BlobDisplay:
         hexed = "0x" + view.data.hex()
         if view.reason is None or view.reason in QUIET_REASONS:  # plain binary: exactly as cqlsh
             return FormattedValue(hexed, colormap["blob"] + hexed + colormap["reset"] if colored else hexed)
-        from cqlsh_ext.output.layout import NotedValue
-
         note = f"({_escape(view.reason)})"
         hexed = _cut(hexed, max(self.width - len(note) - 1, 8) if self.width else 0)
         if not colored:

@@ -14,7 +14,10 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from cqlsh_ext.shellapi import Shell
 
 CQLSH_VERSION_PIN = "6.2"
 
@@ -49,7 +52,7 @@ SEAMS: tuple[tuple[str, str, str], ...] = (
      "repl.shellhooks"),
     ("cassandra-driver", "ResponseFuture.message.fetch_size changed between pages; a reactor reset "
                          "in a forked child (Connection.handle_fork) for worker processes",
-     "insight.scan, insight.workers"),
+     "insight.scanning.scan, insight.scanning.workers"),
     ("boto3", "Session._session (the botocore session) to derive sessions and STS clients",
      "keyspaces.auth"),
 )
@@ -129,7 +132,7 @@ def upstream_source_hash(qualified_name: str) -> str:
 
 
 @contextmanager
-def more_prompt_suppressed(shell: Any) -> Iterator[None]:
+def more_prompt_suppressed(shell: Shell) -> Iterator[None]:
     """cqlsh's print_result without its `---MORE---` pauses: it pauses only while
     `shunted_query_out` (its CAPTURE state) is None, so that is set for the call."""
     saved = shell.shunted_query_out

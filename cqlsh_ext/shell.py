@@ -17,13 +17,17 @@ from __future__ import annotations
 
 import contextlib
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cqlsh_ext import commands, gc_pause, seams
 from cqlsh_ext.output import OutputClosed
+from cqlsh_ext.output import formats as output_formats
 from cqlsh_ext.output.pipeline import ResultPipeline
 from cqlsh_ext.repl import shellhooks as repl
-from cqlsh_ext.settings import MACHINE_FORMATS, Settings
+from cqlsh_ext.settings import Settings
+
+if TYPE_CHECKING:
+    from cqlsh_ext.shellapi import Parsed
 
 cqlshmain = seams.import_cqlshmain(None)
 Stock = seams.stock_shell_class()
@@ -39,6 +43,12 @@ def _major(release: str) -> int:
     return int(head) if head.isdigit() else 99
 
 
+def _pager_found(setting: str | None) -> bool:
+    from cqlsh_ext.repl.pager import pager_found  # the interactive shell's pager, on first use
+
+    return pager_found(setting)
+
+
 class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is untyped
     #: The run's settings, set on the per-run class by shell_class(); SOURCE/LOGIN sub-shells share it.
     settings: Settings = Settings()
@@ -52,7 +62,7 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
         self.repl_mode = repl.wants_repl(self.settings.display, kwargs)
         self.save_repl_history = not kwargs.get("disable_history", False)
         self.max_history_length_shown = 50
-        self.results = ResultPipeline(self, self.repl_mode)
+        self.results = ResultPipeline(self, self.repl_mode, _pager_found if self.repl_mode else None)
         if self.repl_mode:
             repl.before_connect(self)
         if self.settings.keyspaces.active:
@@ -64,7 +74,7 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
             wiring.configure(self.settings, self)
         else:
             super().__init__(*args, **kwargs)
-        if self.settings.display.output_format == "vertical":
+        if output_formats.get(self.settings.display.output_format).expand:
             self.expand_enabled = True
         if self.repl_mode:
             repl.shorten_reconnection(self)
@@ -77,7 +87,7 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
         except BrokenPipeError:
             raise OutputClosed from None
 
-    def handle_parse_error(self, cmdword: str, tokens: Any, parsed: Any, srcstr: str) -> Any:
+    def handle_parse_error(self, cmdword: str, tokens: Any, parsed: Parsed, srcstr: str) -> Any:
         # Our commands say what was expected, with an example, where cqlsh says only 'Improper'.
         declared = commands.command(cmdword)
         if declared is None or declared.usage is None:
@@ -126,31 +136,31 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
             return super().check_build_versions()
 
     def print_warnings(self, warnings: Any) -> None:
-        if self.settings.display.output_format not in MACHINE_FORMATS or not warnings:
+        if not output_formats.get(self.settings.display.output_format).machine or not warnings:
             return super().print_warnings(warnings)
         for warning in warnings:
             print(f"Warning: {warning}", file=sys.stderr)
 
     # ------------------------------------------------ the interactive shell (cqlsh_ext.repl)
 
-    def do_login(self, parsed: Any) -> None:
+    def do_login(self, parsed: Parsed) -> None:
         super().do_login(parsed)  # a new Cluster on success
         if self.repl_mode:
             repl.shorten_reconnection(self)
 
-    def do_history(self, parsed: Any) -> None:
+    def do_history(self, parsed: Parsed) -> None:
         if not self.repl_mode:
             return super().do_history(parsed)
         repl.do_history(self, parsed)
 
-    def do_help(self, parsed: Any) -> None:
+    def do_help(self, parsed: Parsed) -> None:
         if not self.repl_mode:
             return super().do_help(parsed)
         repl.do_help(self, parsed, Stock.do_help)
 
     # ------------------------------------------------ Amazon Keyspaces (cqlsh_ext.keyspaces)
 
-    def do_describe(self, parsed: Any) -> None:
+    def do_describe(self, parsed: Parsed) -> None:
         if _major(self.connection_versions["build"]) >= 4:  # the test stock cqlsh makes
             return super().do_describe(parsed)
         # A 3.x server (Amazon Keyspaces reports 3.11.2) has no server-side DESCRIBE.
@@ -161,7 +171,7 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
     do_describe.__doc__ = Stock.do_describe.__doc__
     do_desc = do_describe
 
-    def do_copy(self, parsed: Any) -> None:
+    def do_copy(self, parsed: Parsed) -> None:
         if not self.settings.keyspaces.active:
             return super().do_copy(parsed)
         from cqlsh_ext.keyspaces import wiring
@@ -178,7 +188,7 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
 def _command_method(command: commands.Command) -> Any:
     handler = command.handler
 
-    def do_command(self: Any, parsed: Any) -> None:
+    def do_command(self: Any, parsed: Parsed) -> None:
         handler(self, parsed)
 
     do_command.__name__ = f"do_{command.word}"

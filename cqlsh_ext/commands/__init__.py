@@ -19,7 +19,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib import import_module
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from cqlsh_ext.shellapi import Parsed, Shell
 
 #: The modules that declare commands, in HELP order.
 COMMAND_MODULES = (
@@ -29,7 +32,7 @@ COMMAND_MODULES = (
     "cqlsh_ext.insight.commands",
 )
 
-Handler = Callable[[Any, Any], None]
+Handler = Callable[["Shell", "Parsed"], None]
 
 
 @dataclass(frozen=True)

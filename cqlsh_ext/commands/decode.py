@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from cqlsh_ext.codecs.base import CODEC_NAMES
 from cqlsh_ext.commands import shell_command
 from cqlsh_ext.commands.decompress import fill
 from cqlsh_ext.payload.names import argument_help, payload_help
 from cqlsh_ext.settings import SettingError, parse_column_spec, parse_place
+
+if TYPE_CHECKING:
+    from cqlsh_ext.shellapi import Parsed, Shell
 
 DECODE_GRAMMAR = r"""
 <decodeCommand> ::= "DECODE" ( place=<stringLiteral> ( "AS" spec=<stringLiteral> | auto="AUTO" ) )?
@@ -49,12 +52,12 @@ DECODE_HELP = """
         """
 
 
-def _unquote(shell: Any, text: str) -> str:
+def _unquote(shell: Shell, text: str) -> str:
     return str(shell.cql_unprotect_value(text))
 
 
 @shell_command("DECODE", "<decodeCommand>", DECODE_GRAMMAR, DECODE_HELP)
-def do_decode(shell: Any, parsed: Any) -> None:
+def do_decode(shell: Shell, parsed: Parsed) -> None:
     columns = shell.settings.display.columns
     place_text = parsed.get_binding("place")
     if place_text is None:

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from cqlsh_ext.codecs.base import CODEC_NAMES
 from cqlsh_ext.commands import shell_command
 from cqlsh_ext.settings import MODES, SettingError, parse_mode
+
+if TYPE_CHECKING:
+    from cqlsh_ext.shellapi import Parsed, Shell
 
 DECOMPRESS_GRAMMAR = r"""
 <decompressCommand> ::= "DECOMPRESS" ( mode=<decompressMode> )?
@@ -62,7 +65,7 @@ DECOMPRESS_HELP = """
 
 
 @shell_command("DECOMPRESS", "<decompressCommand>", DECOMPRESS_GRAMMAR, DECOMPRESS_HELP)
-def do_decompress(shell: Any, parsed: Any) -> None:
+def do_decompress(shell: Shell, parsed: Parsed) -> None:
     display = shell.settings.display
     mode = parsed.get_binding("mode")
     if mode is None:

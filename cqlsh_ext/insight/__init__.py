@@ -1,16 +1,15 @@
 """Compression insight: INSPECT, COMPRESSION STATS / ADVISE / SETTINGS and `cqlsh-ext inspect`.
 
-One module per concern:
-  measure   peel one stored value down to its payload (the same chain the display shows)
-  checksums verify the checksums a container carries, with our own code
-  inspect   the per-value report (layers, header fields, checksums, sizes, payload kind)
-  capacity  the Keyspaces size buckets, capacity units and row quota
-  stats     streaming aggregation over a result (flat memory)
-  scan      paging through a SELECT: prefetch, token-range parallelism, progress, Ctrl-C
-  advise    re-compressing a sample with every available codec, measured here
-  settings  a table's SSTable compression options next to its measured data
-  report    plain-text tables and bar charts (JSON: cqlsh_ext.jsonenc, shared with query output)
-  commands  the shell grammar and handlers; cli: `cqlsh-ext inspect FILE|-`
+By job, from the bottom up:
+  per value       measure (peel a value down to its payload: the display's own walk), checksums,
+                  isolate, inspect (the per-value report), capacity (Keyspaces buckets and units)
+  scanning/       reading a table: pages, token ranges, sampling, retries, worker processes, and
+                  the one scan-and-consume loop (scanning.consume); knows nothing of what is measured
+  aggregates and  stats (+ median, stats_report), sampled (a sample's estimates), advise,
+  reports         table_settings (a table's SSTable options next to its data), report (plain text)
+  commands        commands.py declares INSPECT and COMPRESSION (grammar, HELP, usage); each form
+                  runs in run_inspect / run_stats / run_advise / run_settings, with shellside
+                  (what the form names, where its report goes); cli: `cqlsh-ext inspect FILE|-`
 
-Nothing here is imported at shell start-up: the handlers import these modules on first use.
+Only commands.py is imported at shell start-up; the handlers import the rest on first use.
 """

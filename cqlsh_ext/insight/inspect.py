@@ -289,7 +289,7 @@ def _payload(peeled: Peeled, java: bool, truncated: bool) -> Payload:
             return Payload("Java serialization stream", size, str(err))
         if content.kind != "String":
             name = f" {content.class_name}" if content.class_name else ""
-            from cqlsh_ext.payload import javastream
+            from cqlsh_ext.payload.formats import javastream
 
             try:
                 tree = javastream.read_tree(data)

@@ -11,9 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from cqlsh_ext.codecs import registry
-from cqlsh_ext.codecs.base import DEFAULT_CAP, DecodeError, Format
-from cqlsh_ext.payload import javaser
-from cqlsh_ext.payload.unwrap import NOT_DETECTED, RAW, Layer, failed, walk
+from cqlsh_ext.codecs.base import DEFAULT_CAP, Format
+from cqlsh_ext.payload.unwrap import RAW, BlobView, Layer, failed, outer_layer, walk
 
 COMPRESSED, PLAIN, UNDECODABLE = "compressed", "not compressed", "not decodable"
 #: quick()'s reason for a compressed value sized from its header (not decompressed).
@@ -103,13 +102,13 @@ def _quick(value: bytes, mode: str, cap: int, from_headers: bool) -> tuple[str, 
                     label = _LABELS[id(fmt)] = fmt.label
                 return COMPRESSED, label, size or 0, True, FROM_HEADER
     if mode == "auto" and len(value) >= registry.MIN_AUTO_LENGTH:
-        try:
-            found = registry.decode_auto(value, cap)
-        except DecodeError as err:
-            return UNDECODABLE, "", len(value), True, str(err)
-        if found is None:
-            if not value.startswith(javaser.MAGIC):
-                return PLAIN, "", len(value), True, NOT_DETECTED
+        # walk()'s own first step; the common case (one layer, decoded whole, nothing recognisable
+        # inside) is answered here without building a Peeled, everything else is peel()'s.
+        found = outer_layer(value, mode, cap)
+        if isinstance(found, BlobView):
+            if found.kind == RAW:
+                status = UNDECODABLE if found.error is not None else PLAIN
+                return status, "", len(value), True, found.reason
         else:
             fmt, decoded = found
             data = decoded.data

@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator, Sequence
 
+from cqlsh_ext.units import human_size
+
 __all__ = ["bar", "count", "fit", "human_size", "pct", "ratio", "sized", "table"]
 
 #: Columns set apart by two spaces or more: three such gaps make a line a table row.
@@ -38,15 +40,6 @@ def fit(lines: Iterable[str], width: int) -> Iterator[str]:
             yield text[:at].rstrip()
             text = follow + text[at:].lstrip(" ")
         yield text
-
-
-def human_size(size: int) -> str:
-    value = float(size)
-    for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB"):
-        if value < 1024 or unit == "PiB":
-            return f"{size} B" if unit == "B" else f"{value:.1f} {unit}"
-        value /= 1024
-    raise AssertionError("unreachable")
 
 
 def count(n: int) -> str:

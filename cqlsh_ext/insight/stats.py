@@ -1,4 +1,4 @@
-"""COMPRESSION STATS: streaming aggregation over a result, and its report.
+"""COMPRESSION STATS: streaming aggregation over a result (its report: insight.stats_report).
 
 Memory stays flat however many rows are scanned: per blob column a handful of counters, one entry
 per distinct chain and (bounded) per distinct failure reason, and a median that is exact for the
@@ -11,103 +11,27 @@ figures are per row over the blob values of the row (stored = "after", decompres
 
 from __future__ import annotations
 
-import math
 import time
 from bisect import bisect_left
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from functools import partial
 from operator import truediv
 from typing import Any
 
+from cqlsh_ext.blobs import blob_columns, extractor, is_plain_blob
 from cqlsh_ext.codecs.base import DEFAULT_CAP
 from cqlsh_ext.insight import capacity, report
-from cqlsh_ext.insight.blobs import blob_columns, extractor, is_plain_blob
 from cqlsh_ext.insight.capacity import BUCKET_BOUNDS
 from cqlsh_ext.insight.measure import COMPRESSED, FROM_HEADER, Peeled, quick
+from cqlsh_ext.insight.median import StreamingMedian
+from cqlsh_ext.insight.stats_report import render_capacity, render_column, retried_lines
+
+__all__ = ["ColumnStats", "Stats", "StreamingMedian", "chain_label", "retried_lines"]
 
 #: Distinct failure reasons kept per column; more are counted as "other".
 MAX_REASONS = 20
-_log, _floor = math.log, math.floor
-_INV_STEP = 1 / math.log(1.001)
 _bucket = partial(bisect_left, BUCKET_BOUNDS)
-
-
-class StreamingMedian:
-    """Exact median of the first EXACT_VALUES values, then a histogram with 0.1 %-wide log bins."""
-
-    EXACT_VALUES = 8192
-    _STEP = math.log(1.001)
-    _ZERO = -(10**9)  # the bin of 0 (an empty payload)
-
-    def __init__(self) -> None:
-        self.count = 0
-        self._exact: list[float] | None = []
-        self._bins: dict[int, int] = {}
-
-    @property
-    def exact(self) -> bool:
-        return self._exact is not None
-
-    def _bin(self, x: float) -> int:
-        return _floor(_log(x) * _INV_STEP) if x > 0 else self._ZERO
-
-    def add(self, x: float) -> None:
-        self.count += 1
-        exact = self._exact
-        if exact is not None:
-            exact.append(x)
-            if len(exact) > self.EXACT_VALUES:
-                self._fold(exact)
-            return
-        k = _floor(_log(x) * _INV_STEP) if x > 0 else self._ZERO  # _bin() inlined: once per value
-        bins = self._bins
-        bins[k] = bins.get(k, 0) + 1
-
-    def extend(self, values: Iterable[float]) -> None:
-        exact = self._exact
-        if exact is None:
-            for x in values:
-                self.add(x)
-            return
-        before = len(exact)
-        exact.extend(values)
-        self.count += len(exact) - before
-        if len(exact) > self.EXACT_VALUES:
-            self._fold(exact)
-
-    def _fold(self, exact: list[float]) -> None:
-        """Past EXACT_VALUES: move to the histogram for good (memory stays flat)."""
-        self._exact = None
-        bins = self._bins
-        for v in exact:
-            k = self._bin(v)
-            bins[k] = bins.get(k, 0) + 1
-
-    def merge(self, other: StreamingMedian) -> None:
-        if other._exact is not None:
-            self.extend(other._exact)
-            return
-        if self._exact is not None:
-            self._fold(self._exact)
-        self.count += other.count
-        for k, n in other._bins.items():
-            self._bins[k] = self._bins.get(k, 0) + n
-
-    def median(self) -> float | None:
-        if not self.count:
-            return None
-        if self._exact is not None:
-            values = sorted(self._exact)
-            mid = len(values) // 2
-            return values[mid] if len(values) % 2 else (values[mid - 1] + values[mid]) / 2
-        half = self.count / 2
-        seen = 0
-        for k in sorted(self._bins):
-            seen += self._bins[k]
-            if seen >= half:
-                return 0.0 if k == self._ZERO else math.exp((k + 0.5) * self._STEP)
-        raise AssertionError("unreachable")
 
 
 def chain_label(status: str, chain: str) -> str:
@@ -295,6 +219,10 @@ class Stats:
         self.retried: dict[str, int] = {}
         self._layout: tuple[Any, ...] | None = None
 
+    def fresh(self) -> Stats:
+        """An empty Stats with the same settings (a worker process's: insight.scanning.workers)."""
+        return Stats(self.query, self.mode, self.cap, self.from_headers)
+
     def __getstate__(self) -> dict[str, Any]:
         """Picklable (a worker process sends its Stats back): the per-result layout holds closures."""
         return {**self.__dict__, "_layout": None}
@@ -357,7 +285,7 @@ class Stats:
 
     def snapshot(self) -> dict[tuple[str, ...], int]:
         """Every additive counter, flat: a sampled STATS differences two snapshots around a token
-        range to get that range's totals (cqlsh_ext.insight.sample)."""
+        range to get that range's totals (cqlsh_ext.insight.scanning.sample)."""
         out: dict[tuple[str, ...], int] = {("rows",): self.rows}
         for side, cap in (("decompressed", self.before), ("stored", self.after)):
             out[("wcu", side)] = cap.wcu
@@ -440,129 +368,3 @@ class Stats:
         lines.append("")
         lines.extend(render_capacity(self.before, self.after, "row", "per row over its blob values"))
         return lines
-
-
-def retried_lines(retried: dict[str, int]) -> list[str]:
-    """Errors the scan retried with backoff, named (Keyspaces throttling shows as read timeouts)."""
-    if not retried:
-        return []
-    named = ", ".join(f"{n:,} x {reason}" for reason, n in sorted(retried.items(), key=lambda kv: -kv[1]))
-    return [f"  retried with backoff: {named}"]
-
-
-def render_column(col: ColumnStats) -> list[str]:
-    doc: dict[str, Any] = col.to_json()
-    nulls = f", {report.count(col.nulls)} null" if col.nulls else ""
-    lines = [f"Column {col.name}: {report.count(col.values)} values{nulls}"]
-    rows = []
-    for entry in doc["by_chain"]:
-        rows.append(
-            [
-                str(entry["chain"]),
-                report.count(entry["values"]),
-                report.pct(entry["values"], col.values),
-                report.sized(entry["stored_bytes"]),
-                report.sized(entry["decompressed_bytes"]),
-                report.ratio(entry["ratio"]),
-            ]
-        )
-    rows.append(
-        [
-            "total",
-            report.count(col.values),
-            "",
-            report.sized(col.stored),
-            report.sized(col.size),
-            report.ratio(doc["ratio"]),
-        ]
-    )
-    lines.extend(
-        report.table(
-            rows,
-            ["codec / container", "values", "share", "stored", "decompressed", "ratio"],
-            right=(1, 2, 3, 4, 5),
-        )
-    )
-    codecs = ", ".join(f"{k} {report.count(v)}" for k, v in col.by_codec().items())
-    lines.append(f"  by codec: {codecs}")
-    median = doc["median_ratio"]
-    comp = doc["compressed"]
-    if comp["values"]:
-        approx = "" if doc["median_exact"] else " (histogram estimate, within 0.1 %)"
-        lines.append(
-            f"  ratio (decompressed / stored): overall {report.ratio(doc['ratio'])}, "
-            f"compressed values {report.ratio(comp['ratio'])}, "
-            f"median per value {report.ratio(median)}{approx}"
-        )
-    if col.inexact:
-        were = "value was" if col.inexact == 1 else "values were"
-        lines.append(
-            f"  {report.count(col.inexact)} {were} cut at the output cap: the decompressed size counted "
-            "is the size the header declares, or a lower bound"
-        )
-    if col.from_headers:
-        were = ("value was sized from its header" if col.from_headers == 1
-                else "values were sized from their headers")
-        lines.append(
-            f"  {report.count(col.from_headers)} {were}, not "
-            "decompressed (STATS ... DECODE ALL decompresses every value)"
-        )
-    for reason, n in list(col.reasons.items())[:8]:
-        lines.append(f"  {report.count(n)} x {reason}")
-    lines.append("")
-    lines.extend(render_buckets(col.before, col.after))
-    return lines
-
-
-def render_buckets(before: capacity.Buckets, after: capacity.Buckets) -> list[str]:
-    """The size distribution, decompressed (before) and stored (after), with a text bar per side."""
-    tb, ta = before.total, after.total
-    rows = []
-    for label, b, a in zip(capacity.BUCKET_LABELS, before.counts, after.counts, strict=False):
-        rows.append(
-            [
-                label,
-                report.count(b),
-                report.pct(b, tb),
-                report.bar(b, tb, 20, "#"),
-                report.count(a),
-                report.pct(a, ta),
-                report.bar(a, ta, 20, "="),
-            ]
-        )
-    header = ["size", "decompressed", "share", "before", "stored", "share", "after"]
-    return report.table(rows, header, right=(1, 2, 4, 5))
-
-
-def render_capacity(before: capacity.Capacity, after: capacity.Capacity, unit: str, basis: str) -> list[str]:
-    lines = [f"Amazon Keyspaces ({basis}; 1 WCU per started KB, 1 RCU per started 4 KB at LOCAL_QUORUM):"]
-
-    def per(v: int, c: capacity.Capacity) -> str:
-        return f"{v / c.rows:.2f}" if c.rows else "-"
-
-    rows = [
-        [
-            "write units (WCU)",
-            report.count(before.wcu),
-            report.count(after.wcu),
-            _saving(before.wcu, after.wcu),
-        ],
-        [f"WCU per {unit}", per(before.wcu, before), per(after.wcu, after), ""],
-        [
-            "read units (RCU)",
-            report.count(before.rcu),
-            report.count(after.rcu),
-            _saving(before.rcu, after.rcu),
-        ],
-        [f"RCU per {unit}", per(before.rcu, before), per(after.rcu, after), ""],
-        [f"{unit}s near 1 MB (>= 90 %)", report.count(before.near_quota), report.count(after.near_quota), ""],
-        [f"{unit}s over 1 MB (quota)", report.count(before.over_quota), report.count(after.over_quota), ""],
-        [f"largest {unit}", report.sized(before.largest), report.sized(after.largest), ""],
-    ]
-    lines.extend(report.table(rows, ["", "decompressed", "stored", "saved"], right=(1, 2, 3)))
-    return lines
-
-
-def _saving(before: int, after: int) -> str:
-    s = capacity.saving(before, after)
-    return "-" if s is None else f"{100 * s:.1f} %"

@@ -8,7 +8,10 @@ describe_* printers, so the output looks like cqlsh's against a 4.0+ server.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from cqlsh_ext.shellapi import Parsed, Shell
 
 #: Not shown by DESCRIBE SCHEMA (FULL SCHEMA shows them); Amazon Keyspaces adds its own.
 SYSTEM_KEYSPACES = frozenset({
@@ -21,16 +24,16 @@ class DescribeError(Exception):
     """str() is the error line cqlsh prints."""
 
 
-def _words(parsed: Any) -> list[str]:
+def _words(parsed: Parsed) -> list[str]:
     return [token[1].lower() for token in parsed.matched[1:]]
 
 
-def _binding(shell: Any, parsed: Any, name: str) -> str | None:
+def _binding(shell: Shell, parsed: Parsed, name: str) -> str | None:
     value = parsed.get_binding(name, None)
     return shell.cql_unprotect_name(value) if value is not None else None
 
 
-def _keyspace(shell: Any, name: str | None) -> Any:
+def _keyspace(shell: Shell, name: str | None) -> Any:
     name = name or shell.current_keyspace
     if name is None:
         raise DescribeError("Not in any keyspace.")
@@ -40,7 +43,7 @@ def _keyspace(shell: Any, name: str | None) -> Any:
     return keyspaces[name]
 
 
-def _lookup(shell: Any, parsed: Any, attribute: str, binding: str, kind: str) -> Any:
+def _lookup(shell: Shell, parsed: Parsed, attribute: str, binding: str, kind: str) -> Any:
     keyspace = _keyspace(shell, _binding(shell, parsed, "ksname"))
     name = _binding(shell, parsed, binding)
     found = getattr(keyspace, attribute).get(name)
@@ -61,7 +64,7 @@ def _routines(keyspace: Any, attribute: str, name: str) -> list[Any]:
     return sorted((r for r in routines if r.name == name), key=lambda r: r.signature)
 
 
-def _names(shell: Any, attribute: str, sort_key: Any = None) -> list[dict[str, str]]:
+def _names(shell: Shell, attribute: str, sort_key: Any = None) -> list[dict[str, str]]:
     keyspaces = shell.conn.metadata.keyspaces
     selected = [shell.current_keyspace] if shell.current_keyspace else sorted(keyspaces)
     rows = []
@@ -74,7 +77,7 @@ def _names(shell: Any, attribute: str, sort_key: Any = None) -> list[dict[str, s
     return rows
 
 
-def statements(shell: Any, parsed: Any) -> tuple[str, Any]:
+def statements(shell: Shell, parsed: Parsed) -> tuple[str, Any]:
     """('keyspaces' | 'list' | 'elements' | 'cluster', rows) for one parsed DESCRIBE."""
     words = _words(parsed)
     what = words[0] if words else ""
@@ -125,7 +128,7 @@ def statements(shell: Any, parsed: Any) -> tuple[str, Any]:
     return "elements", [_generic(shell, parsed)]
 
 
-def _generic(shell: Any, parsed: Any) -> str:
+def _generic(shell: Shell, parsed: Parsed) -> str:
     """DESCRIBE <name>: a keyspace, else a table, index or view of the (given or current) keyspace."""
     keyspaces = shell.conn.metadata.keyspaces
     ks_name = _binding(shell, parsed, "ksname")
@@ -149,7 +152,7 @@ def _generic(shell: Any, parsed: Any) -> str:
     raise DescribeError(f"'{name}' not found in keyspace '{keyspace.name}'")
 
 
-def describe(shell: Any, parsed: Any) -> None:
+def describe(shell: Shell, parsed: Parsed) -> None:
     """Run one DESCRIBE from driver metadata and print it the way cqlsh does."""
     try:
         shell.conn.refresh_schema_metadata(max_schema_agreement_wait=0)

@@ -11,10 +11,13 @@ import sys
 import traceback
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cqlsh_ext.keyspaces.errors import KeyspacesError, explain, redact, remember_secret
 from cqlsh_ext.settings import Settings
+
+if TYPE_CHECKING:
+    from cqlsh_ext.shellapi import Parsed, Shell
 
 
 def _is_plain(provider: Any) -> bool:
@@ -62,7 +65,7 @@ def connecting(setup: Settings, args: tuple[Any, ...], kwargs: dict[str, Any]) -
         raise SystemExit(redact(f"Connection error: {message}")) from None
 
 
-def configure(setup: Settings, shell: Any) -> None:
+def configure(setup: Settings, shell: Shell) -> None:
     """After the stock __init__: Keyspaces' consistency for reads and writes (and COPY)."""
     if setup.keyspaces.keyspaces:
         import cassandra
@@ -71,7 +74,7 @@ def configure(setup: Settings, shell: Any) -> None:
 
 
 @contextmanager
-def copy_consistency(shell: Any, parsed: Any) -> Iterator[None]:
+def copy_consistency(shell: Shell, parsed: Parsed) -> Iterator[None]:
     """COPY FROM at LOCAL_QUORUM under --keyspaces: Keyspaces refuses writes at ONE and the like."""
     import cassandra
 

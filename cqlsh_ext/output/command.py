@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from cqlsh_ext.commands import shell_command
-from cqlsh_ext.settings import MACHINE_FORMATS, OUTPUT_FORMATS, SettingError, parse_output_format
+from cqlsh_ext.output import formats
+from cqlsh_ext.settings import OUTPUT_FORMATS, SettingError, parse_output_format
+
+if TYPE_CHECKING:
+    from cqlsh_ext.shellapi import Parsed, Shell
 
 OUTPUT_GRAMMAR = r"""
 <outputCommand> ::= "OUTPUT" ( "FORMAT" fmt=<outputFormatName> | "RAW" raw=( "ON" | "OFF" )
@@ -49,16 +53,14 @@ OUTPUT_HELP = """
         """
 
 
-def current_format(shell: Any) -> str:
+def current_format(shell: Shell) -> str:
     """table | vertical | json | csv: what the next result will look like (EXPAND is vertical)."""
-    fmt = shell.settings.display.output_format
-    if fmt in MACHINE_FORMATS:
-        return str(fmt)
-    return "vertical" if shell.expand_enabled else "table"
+    fmt = formats.get(shell.settings.display.output_format)
+    return fmt.name if fmt.machine else formats.for_layout(shell.expand_enabled).name
 
 
 @shell_command("OUTPUT", "<outputCommand>", OUTPUT_GRAMMAR, OUTPUT_HELP)
-def do_output(shell: Any, parsed: Any) -> None:
+def do_output(shell: Shell, parsed: Parsed) -> None:
     display = shell.settings.display
     fmt = parsed.get_binding("fmt")
     raw = parsed.get_binding("raw")
@@ -72,8 +74,9 @@ def do_output(shell: Any, parsed: Any) -> None:
         except SettingError as err:
             shell.printerr(str(err))
             return
-        if display.output_format in ("table", "vertical"):
-            shell.expand_enabled = display.output_format == "vertical"
+        expand = formats.get(display.output_format).expand
+        if expand is not None:
+            shell.expand_enabled = expand
         print(f"Output format set to {display.output_format.upper()}.")
     elif raw is not None:
         display.raw_blobs = raw.upper() == "ON"

@@ -26,6 +26,8 @@ from typing import Any
 import wcwidth
 from cqlshlib.displaying import ANSI_RESET, FormattedValue
 
+from cqlsh_ext.cells import NotedValue
+
 ELLIPSIS = "…"
 #: A column is never cut narrower than this (or its name), so a cut cell still says something.
 MIN_COLUMN = 12
@@ -36,17 +38,6 @@ _ESCAPE = re.compile(r"\x1b\[[0-9;]*m")
 
 #: How a cell too wide for its column is shown: "cut", "wrap", or "whole" (scripts).
 CUT, WRAP, WHOLE = "cut", "wrap", "whole"
-
-
-class NotedValue(FormattedValue):
-    """A value followed by a note that says more than the value does (hex, and why it was not
-    decoded): a cut shortens the value and keeps the note, as far as the width allows."""
-
-    def __init__(self, value: Any, note: Any) -> None:
-        super().__init__(f"{value.strval} {note.strval}", f"{value.coloredval} {note.coloredval}",
-                         value.displaywidth + 1 + note.displaywidth)
-        self.value = value
-        self.note = note
 
 
 def table_width(widths: Sequence[int]) -> int:

@@ -21,27 +21,57 @@ output is byte for byte stock. Pages come through cqlsh_ext.paging (prefetch, em
 from __future__ import annotations
 
 import shutil
-from typing import Any
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from cqlsh_ext import seams
+from cqlsh_ext.output import formats
 from cqlsh_ext.paging import paged
-from cqlsh_ext.settings import MACHINE_FORMATS, NONE
+from cqlsh_ext.settings import NONE
+
+if TYPE_CHECKING:
+    from cqlsh_ext.display import BlobDisplay
+    from cqlsh_ext.shellapi import Shell
+
+
+@dataclass
+class Printing:
+    """What one result keeps while it prints: a fresh one per result (print_result), and per page
+    printed outside a result (a conditional write's one page)."""
+
+    #: Inside print_result: pages of one result keep one layout and number rows on.
+    in_result: bool = False
+    #: The result goes to a CAPTURE file (decided when it starts).
+    capturing: bool = False
+    #: Auto vertical was decided for this result.
+    vertical: bool = False
+    row_offset: int = 0
+    #: The blob formatter of the page being formatted (myformat_value's shortcut).
+    display: BlobDisplay | None = None
 
 
 class ResultPipeline:
-    def __init__(self, shell: Any, interactive: bool) -> None:
+    def __init__(self, shell: Shell, interactive: bool,
+                 pager_found: Callable[[str | None], bool] | None = None) -> None:
         self.shell = shell
         #: The prompt_toolkit shell (cqlsh_ext.repl): pager, no ---MORE---, auto vertical.
         self.interactive = interactive
+        #: The interactive shell's pager seam (cqlsh_ext.repl.pager, handed in by the shell: the
+        #: output layer sits below the REPL): whether the pager setting names a program found.
+        self.pager_found = pager_found
         self.stock = seams.stock_shell_class()
-        #: Inside print_result: pages of one result keep one layout and number rows on.
-        self.in_result = False
-        self.vertical_now = False
-        self.row_offset = 0
-        #: The blob formatter of the page being formatted (myformat_value's shortcut).
-        self.display: Any = None
-        #: The result being printed goes to a CAPTURE file (decided when it starts).
-        self.capturing = False
+        #: The result (or lone page) being printed.
+        self.now = Printing()
+
+    @contextmanager
+    def _printing(self, state: Printing) -> Iterator[Printing]:
+        previous, self.now = self.now, state
+        try:
+            yield state
+        finally:
+            self.now = previous
 
     # ------------------------------------------------------------------ whole results
 
@@ -49,31 +79,24 @@ class ResultPipeline:
         shell = self.shell
         result = paged(result)
         fmt = shell.settings.display.output_format
-        if fmt in MACHINE_FORMATS:
+        if formats.get(fmt).machine:
             shell.decoding_errors = []
             self._write_machine(result, table_meta, fmt, all_pages=True)
             return
         if not self.interactive or shell.shunted_query_out is not None:
             # Scripts, the classic loop (---MORE--- pauses on a terminal), CAPTURE.
-            self.in_result, self.capturing = True, shell.shunted_query_out is not None
-            try:
-                return self.stock.print_result(shell, result, table_meta)
-            finally:
-                self.in_result, self.capturing, self.vertical_now, self.row_offset = False, False, False, 0
+            with self._printing(Printing(in_result=True, capturing=shell.shunted_query_out is not None)):
+                self.stock.print_result(shell, result, table_meta)
+            return
         # The interactive shell: the whole result at once, through the pager when it is taller
         # than the screen (cqlsh_ext.repl.pager.paged_output wraps the command); without a pager
         # installed, cqlsh's own ---MORE--- pauses.
-        from cqlsh_ext.repl.pager import NoPager, pager_command
-
-        self.in_result = True
-        try:
-            if pager_command(shell.settings.display.pager) is NoPager.NOT_FOUND:
+        with self._printing(Printing(in_result=True)):
+            if self.pager_found is None or not self.pager_found(shell.settings.display.pager):
                 self.stock.print_result(shell, result, table_meta)
             else:
                 with seams.more_prompt_suppressed(shell):
                     self.stock.print_result(shell, result, table_meta)
-        finally:
-            self.in_result, self.vertical_now, self.row_offset = False, False, 0
 
     def _write_machine(self, result: Any, table_meta: Any, fmt: str, all_pages: bool) -> None:
         from cqlsh_ext.output.place import ValuePlace
@@ -103,29 +126,27 @@ class ResultPipeline:
                             row_count_offset: int) -> None:
         shell = self.shell
         display = shell.settings.display
-        if display.output_format in MACHINE_FORMATS:
+        if formats.get(display.output_format).machine:
             # Reached directly for the result of a conditional (IF ...) write: one page.
             return self._write_machine(result, table_meta, display.output_format, all_pages=False)
-        self.row_offset = row_count_offset
-        try:
-            from cqlsh_ext.insight.blobs import holds_blob  # standard library only
+        page = self.now if self.now.in_result else Printing()
+        with self._printing(page):
+            page.row_offset = row_count_offset
+            from cqlsh_ext.blobs import holds_blob  # standard library only
 
             if display.mode == NONE or not any(holds_blob(t) for t in result.column_types or ()):
-                return self.stock.print_static_result(shell, result, table_meta, with_header, tty,
-                                                      row_count_offset)
+                self.stock.print_static_result(shell, result, table_meta, with_header, tty, row_count_offset)
+                return
             from cqlsh_ext.output import table
 
-            self.display = self._blob_display(result)
+            page.display = self._blob_display(result)
             try:
                 table.print_static_result(shell, result, table_meta, with_header, tty, row_count_offset,
-                                          self.display)
+                                          page.display)
             finally:
-                self.display = None
-        finally:
-            if not self.in_result:
-                self.row_offset = 0
+                page.display = None  # the next page of the result decides again
 
-    def _blob_display(self, result: Any) -> Any:
+    def _blob_display(self, result: Any) -> BlobDisplay:
         from cqlsh_ext.display import BlobDisplay  # the codec layer loads with the first blob
 
         shell = self.shell
@@ -142,7 +163,7 @@ class ResultPipeline:
     def format_value(self, val: Any, cqltype: Any, kwargs: dict[str, Any]) -> Any:
         # A top-level blob cell goes straight to its formatter: the call cqlsh's format_value
         # chain would end in, without building a DateTimeFormat per cell.
-        if self.display is not None and type(val) is bytes and cqltype is not None and \
+        if self.now.display is not None and type(val) is bytes and cqltype is not None and \
                 cqltype.type_name == "blob":
             return cqltype.formatter(val, seams.value_colormap(self.shell.color))
         return self.stock.myformat_value(self.shell, val, cqltype, **kwargs)
@@ -151,7 +172,7 @@ class ResultPipeline:
 
     def _capturing(self) -> bool:
         # Inside print_result the ---MORE--- suppression sets cqlsh's capture state: use what it was.
-        return self.capturing if self.in_result else self.shell.shunted_query_out is not None
+        return self.now.capturing if self.now.in_result else self.shell.shunted_query_out is not None
 
     def _on_screen(self) -> bool:
         """This layout is for a person's screen: the interactive shell, not CAPTURE."""
@@ -171,12 +192,13 @@ class ResultPipeline:
             # cqlsh's layout byte for byte; the interactive shell still turns wide tables vertical.
             if self._on_screen() and formatted_values and not shell.expand_enabled:
                 natural = layout.natural_widths(formatted_names, formatted_values)
-                widths = None if self.vertical_now else natural
+                widths = None if self.now.vertical else natural
                 if self._go_vertical(widths):
-                    return shell.print_formatted_result_vertically(formatted_names, formatted_values,
-                                                                   self.row_offset)
-            return self.stock.print_formatted_result(shell, formatted_names, formatted_values, with_header,
-                                                     tty)
+                    shell.print_formatted_result_vertically(formatted_names, formatted_values,
+                                                            self.now.row_offset)
+                    return
+            self.stock.print_formatted_result(shell, formatted_names, formatted_values, with_header, tty)
+            return
         write = shell.writeresult
         if not self._on_screen():
             # Scripts, pipes, CAPTURE: whole values; one very long cell does not pad the others.
@@ -191,14 +213,16 @@ class ResultPipeline:
                     for row in formatted_values]
             widths = layout.natural_widths(formatted_names, rows)
             if self._go_vertical(widths):
-                return shell.print_formatted_result_vertically(formatted_names, rows, self.row_offset)
+                shell.print_formatted_result_vertically(formatted_names, rows, self.now.row_offset)
+                return
             return layout.print_table(write, formatted_names, rows, widths, with_header, tty, shell.color,
                                       layout.WHOLE)
-        fitted = None if self.vertical_now else layout.fit_widths(formatted_names, formatted_values, screen)
+        fitted = None if self.now.vertical else layout.fit_widths(formatted_names, formatted_values, screen)
         if fitted is None and self._go_vertical(None):
-            return shell.print_formatted_result_vertically(formatted_names, formatted_values, self.row_offset)
-        if self.in_result:
-            self.vertical_now = False
+            shell.print_formatted_result_vertically(formatted_names, formatted_values, self.now.row_offset)
+            return
+        if self.now.in_result:
+            self.now.vertical = False
         widths = fitted or layout.natural_widths(formatted_names, formatted_values)
         layout.print_table(write, formatted_names, formatted_values, widths, with_header, tty, shell.color,
                            display.cells if fitted else layout.WHOLE)
@@ -208,12 +232,12 @@ class ResultPipeline:
         does not). Decided once per result, so its pages keep one layout."""
         from cqlsh_ext.output.layout import table_width
 
-        if self.vertical_now:
+        if self.now.vertical:
             return True
         vertical = self.shell.settings.display.auto_vertical and (
             widths is None or table_width(widths) > shutil.get_terminal_size().columns)
-        if self.in_result:
-            self.vertical_now = vertical
+        if self.now.in_result:
+            self.now.vertical = vertical
         return vertical
 
     def print_formatted_result_vertically(self, formatted_names: list[Any], formatted_values: list[Any],
@@ -225,8 +249,9 @@ class ResultPipeline:
         fit = self._on_screen() and display.mode != NONE and display.max_field_width is None
         multi_line = any("\n" in value.strval for row in formatted_values for value in row)
         if not fit and not multi_line:
-            return self.stock.print_formatted_result_vertically(shell, formatted_names, formatted_values,
-                                                                row_count_offset)
+            self.stock.print_formatted_result_vertically(shell, formatted_names, formatted_values,
+                                                         row_count_offset)
+            return
         screen = shutil.get_terminal_size().columns if fit else None
         layout.print_vertical(shell.writeresult, formatted_names, formatted_values, row_count_offset, screen,
                               shell.color, display.cells)

@@ -11,12 +11,15 @@ worker processes through that registry, keeps the stored bytes.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cassandra.cqltypes import cql_typename
 from cqlshlib.formatting import CqlType
 
 from cqlsh_ext.output.place import ValuePlace
+
+if TYPE_CHECKING:
+    from cqlsh_ext.shellapi import Shell
 
 
 class PlacedFormatter:
@@ -53,7 +56,7 @@ def bind_blob_formatters(cqltype: Any, place: ValuePlace, display: Callable[...,
         bind_blob_formatters(sub, place.child(step), display, ksmeta)
 
 
-def print_static_result(shell: Any, result: Any, table_meta: Any, with_header: bool, tty: bool,
+def print_static_result(shell: Shell, result: Any, table_meta: Any, with_header: bool, tty: bool,
                         row_count_offset: int, display: Callable[..., Any]) -> None:
     """cqlsh's Shell.print_static_result, with blob nodes bound to `display` by place.
 

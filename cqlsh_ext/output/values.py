@@ -279,7 +279,7 @@ class ValueEncoder:
             return str(value)
         text = self.json(value, cqltype, place)
         if text.startswith('"'):
-            return json.loads(text)  # strings (timestamps, uuids, ...) without JSON quotes
+            return str(json.loads(text))  # strings (timestamps, uuids, ...) without JSON quotes
         return text
 
     def _blob_csv(self, value: bytes, place: ValuePlace | None) -> str:

@@ -5,10 +5,14 @@ from __future__ import annotations
 import csv
 import json
 from collections.abc import Iterable
-from typing import Any, Protocol, TextIO
+from typing import TYPE_CHECKING, Any, Protocol
 
+from cqlsh_ext.output import formats
 from cqlsh_ext.output.place import ValuePlace
 from cqlsh_ext.output.values import ValueEncoder
+
+if TYPE_CHECKING:
+    from cqlsh_ext.shellapi import Out
 
 
 class RowWriter(Protocol):
@@ -18,7 +22,7 @@ class RowWriter(Protocol):
 
 
 class JsonLinesWriter:
-    def __init__(self, out: TextIO, names: list[str], types: list[Any], encoder: ValueEncoder,
+    def __init__(self, out: Out, names: list[str], types: list[Any], encoder: ValueEncoder,
                  places: list[ValuePlace | None]) -> None:
         self.out = out
         self.places = places
@@ -41,7 +45,7 @@ class JsonLinesWriter:
 
 
 class CsvWriter:
-    def __init__(self, out: TextIO, names: list[str], types: list[Any], encoder: ValueEncoder,
+    def __init__(self, out: Out, names: list[str], types: list[Any], encoder: ValueEncoder,
                  places: list[ValuePlace | None]) -> None:
         self.out = out
         self.places = places
@@ -62,10 +66,8 @@ class CsvWriter:
         self.out.flush()
 
 
-WRITERS: dict[str, type[JsonLinesWriter] | type[CsvWriter]] = {"json": JsonLinesWriter, "csv": CsvWriter}
-
-
-def make_writer(fmt: str, out: TextIO, names: list[str], types: list[Any],
+def make_writer(fmt: str, out: Out, names: list[str], types: list[Any],
                 encoder: ValueEncoder, places: list[ValuePlace | None] | None = None) -> RowWriter:
     """`places`: where each column's values sit (column settings apply by it); None: unknown."""
-    return WRITERS[fmt](out, names, types, encoder, places or [None] * len(names))
+    writer: type[JsonLinesWriter | CsvWriter] = globals()[str(formats.get(fmt).writer)]
+    return writer(out, names, types, encoder, places or [None] * len(names))

@@ -39,8 +39,7 @@ class BudgetExceeded(Exception):
 
 
 def _size(n: int) -> str:
-    # codecs/insight have human_size; the payload layer sits below them, and only these two
-    # spellings are needed here.
+    # Not units.human_size: only these two exact spellings are needed here.
     if n >= 1 << 20 and n % (1 << 20) == 0:
         return f"{n >> 20} MiB"
     if n >= 1 << 10 and n % (1 << 10) == 0:

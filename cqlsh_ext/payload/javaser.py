@@ -4,7 +4,7 @@ Producers such as Couchbase's compression examples store `GZIPOutputStream(Objec
 around a single `writeObject(String)`; others write a HashMap, an ArrayList, a boxed number or
 their own Serializable class. `read_first_content` names what the stream starts with (cheap: the
 display and the insight commands call it per value, and it loads with the shell);
-payload.javastream reads the whole stream, loaded when an object other than a String is shown.
+payload.formats.javastream reads the whole stream, loaded when an object other than a String is shown.
 """
 
 from __future__ import annotations

@@ -148,7 +148,7 @@ def _unwrap(value: bytes, mode: str, cap: int) -> BlobView:
     if content.kind == "String":
         view.kind, view.text = TEXT, content.text
         return view
-    from cqlsh_ext.payload import javastream
+    from cqlsh_ext.payload.formats import javastream
 
     try:
         view.tree = javastream.read_tree(view.data)
@@ -219,7 +219,11 @@ def walk(value: bytes, mode: str, cap: int, trace: bool = False) -> BlobView:
     return _bounded(_walk, value, cap, mode, cap, trace)
 
 
-def _walk(value: bytes, mode: str, cap: int, trace: bool = False) -> BlobView:
+def outer_layer(value: bytes, mode: str, cap: int, trace: bool = False) -> tuple[Format, Decoded] | BlobView:
+    """walk()'s first step: the outer container and what it decoded to, or the finished view when
+    there is no container (RAW, or a Java stream stored as is). COMPRESSION STATS' per-value path
+    (insight.measure.quick) starts here too, so both detect alike. Raises what a decoder raises
+    other than DecodeError (walk() is the boundary)."""
     stored = len(value)
     if mode == "auto":
         if stored < registry.MIN_AUTO_LENGTH:
@@ -232,14 +236,20 @@ def _walk(value: bytes, mode: str, cap: int, trace: bool = False) -> BlobView:
             if value.startswith(javaser.MAGIC):
                 return _payload(BlobView(stored, PAYLOAD), value, cap, 0, trace)
             return BlobView(stored, RAW, data=value, reason=NOT_DETECTED)
-    else:
-        try:
-            found = registry.decode_named(mode, value, cap)
-        except DecodeError as err:
-            # The registry's reasons name the format already: 'snappy: corrupt input'.
-            return BlobView(stored, RAW, data=value, reason=str(err), error=err)
+        return found
+    try:
+        return registry.decode_named(mode, value, cap)
+    except DecodeError as err:
+        # The registry's reasons name the format already: 'snappy: corrupt input'.
+        return BlobView(stored, RAW, data=value, reason=str(err), error=err)
+
+
+def _walk(value: bytes, mode: str, cap: int, trace: bool = False) -> BlobView:
+    found = outer_layer(value, mode, cap, trace)
+    if isinstance(found, BlobView):
+        return found
     fmt, decoded = found
-    view = BlobView(stored, PAYLOAD)
+    view = BlobView(len(value), PAYLOAD)
     view.add_layer(_layer(fmt, value, decoded, trace))
     return _payload(view, decoded.data, cap - len(decoded.data), 1, trace)
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 import signal
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.shortcuts import CompleteStyle
@@ -27,12 +27,15 @@ from cqlsh_ext.repl.pager import paged_output
 from cqlsh_ext.repl.statement import input_state
 from cqlsh_ext.repl.toolbar import toolbar_fragments
 
+if TYPE_CHECKING:
+    from cqlsh_ext.shellapi import Shell
+
 #: cqlsh statements whose effects cannot be left half done by stopping to wait: reads. Our own
 #: commands say so in their declaration (cqlsh_ext.commands).
 _READS = ("select", "describe", "desc", "list", "show", "help", "history")
 
 
-def prepare(shell: Any) -> None:
+def prepare(shell: Shell) -> None:
     """Build the prompt while the shell connects (a thread started by shellhooks).
 
     Nothing here touches the terminal or the shell's connection: prompt_toolkit's import
@@ -46,7 +49,7 @@ def prepare(shell: Any) -> None:
     import ctypes  # noqa: F401
 
 
-def build_session(shell: Any, ruleset: Any) -> PromptSession[str]:
+def build_session(shell: Shell, ruleset: Any) -> PromptSession[str]:
     cqlshmain = seams.import_cqlshmain(None)
     history = SafeFileHistory(history_path(cqlshmain.HISTORY), save=shell.save_repl_history)
     shell.repl_history = history
@@ -87,7 +90,7 @@ def build_session(shell: Any, ruleset: Any) -> PromptSession[str]:
     )
 
 
-def run(shell: Any) -> None:
+def run(shell: Shell) -> None:
     """The interactive loop; returns when the user exits (EXIT, QUIT, Ctrl-D)."""
     cqlshmain = seams.import_cqlshmain(None)
     if shell.repl_preload is not None:
@@ -148,7 +151,7 @@ def _reads_only(word: str) -> bool:
     return declared.reads_only if declared is not None else word in _READS
 
 
-def execute(shell: Any, text: str, cqlshmain: Any) -> None:
+def execute(shell: Shell, text: str, cqlshmain: Any) -> None:
     """Run one submitted input through cqlsh, as its cmdloop does for a finished statement."""
     if not text.strip():
         return

@@ -15,11 +15,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cqlshlib import pylexotron
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
+
+if TYPE_CHECKING:
+    from cqlsh_ext.shellapi import Shell
 
 #: readline's default delimiters plus '.', which cqlsh adds (see Shell.init_history).
 WORD_DELIMITERS = frozenset(" \t\n`~!@#$%^&*()-=+[{]}\\|;:'\",<>/?.")
@@ -46,7 +49,7 @@ def _unquote(name: str) -> str:
 
 
 class CqlCompleter(Completer):
-    def __init__(self, shell: Any, ruleset: Any) -> None:
+    def __init__(self, shell: Shell, ruleset: Any) -> None:
         self.shell = shell
         self.ruleset = ruleset
 

@@ -23,7 +23,10 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from types import TracebackType
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
+
+if TYPE_CHECKING:
+    from cqlsh_ext.shellapi import Shell
 
 DEFAULT_PAGER = "less -SRXF"
 
@@ -53,6 +56,12 @@ def pager_command(setting: str | None) -> str | NoPager:
     except (ValueError, IndexError):
         return NoPager.NOT_FOUND
     return command if shutil.which(program) else NoPager.NOT_FOUND
+
+
+def pager_found(setting: str | None) -> bool:
+    """The pager seam the output layer is handed (cqlsh_ext.output.pipeline): does `setting`
+    name a pager program that is installed?"""
+    return pager_command(setting) is not NoPager.NOT_FOUND
 
 
 class PagedOutput(io.TextIOBase):
@@ -139,7 +148,7 @@ PAGED_COMMANDS = frozenset({"select", "describe", "desc", "help", "?", "inspect"
 
 
 @contextmanager
-def paged_output(shell: Any, first_word: str) -> Iterator[None]:
+def paged_output(shell: Shell, first_word: str) -> Iterator[None]:
     """Run one command with its standard output and query output through the pager (when it is
     one of PAGED_COMMANDS, a pager is set and found, and output is not being captured)."""
     command = pager_command(shell.settings.display.pager)

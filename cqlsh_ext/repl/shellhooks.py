@@ -22,7 +22,10 @@ from __future__ import annotations
 import sys
 import threading
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from cqlsh_ext.shellapi import Parsed, Shell
 
 #: Driver reconnection schedule in the interactive shell: 0.5 s, 1 s, then every 2 s.
 RECONNECT_BASE_DELAY = 0.5
@@ -57,7 +60,7 @@ class Preload:
     does. `join()` (the loop needs the prompt now) starts the work at once.
     """
 
-    def __init__(self, shell: Any) -> None:
+    def __init__(self, shell: Shell) -> None:
         self.shell = shell
         self.main_thread = threading.get_ident()
         self.needed = threading.Event()
@@ -101,7 +104,7 @@ class Preload:
             self.needed.wait(PRELOAD_SETTLE / 4)
 
 
-def before_connect(shell: Any) -> None:
+def before_connect(shell: Shell) -> None:
     """Before cqlsh's Shell.__init__ connects: start building the prompt, switch cqlsh's
     readline history off (ours replaces it)."""
     shell.repl_preload = Preload(shell)
@@ -110,7 +113,7 @@ def before_connect(shell: Any) -> None:
     setattr(import_cqlshmain(None), "readline", None)  # noqa: B010  (cqlsh's module global)
 
 
-def shorten_reconnection(shell: Any) -> None:
+def shorten_reconnection(shell: Shell) -> None:
     """After connecting (and after LOGIN): retry a lost server every few seconds at most."""
     from cassandra.policies import ExponentialReconnectionPolicy
 
@@ -119,7 +122,7 @@ def shorten_reconnection(shell: Any) -> None:
     shell.conn.reconnection_policy = ExponentialReconnectionPolicy(RECONNECT_BASE_DELAY, RECONNECT_MAX_DELAY)
 
 
-def do_history(shell: Any, parsed: Any) -> None:
+def do_history(shell: Shell, parsed: Parsed) -> None:
     """HISTORY from our history file (cqlsh's reads readline's)."""
     n = parsed.get_binding("n")
     if n is not None:
@@ -130,7 +133,7 @@ def do_history(shell: Any, parsed: Any) -> None:
         print(entry)
 
 
-def do_help(shell: Any, parsed: Any, stock_help: Any) -> None:
+def do_help(shell: Shell, parsed: Parsed, stock_help: Any) -> None:
     """cqlsh's HELP, plus the key bindings (HELP KEYS, or at the end of a bare HELP)."""
     topics = [t.lower() for t in parsed.get_binding("topic", ())]
     if topics and all(t in KEY_TOPICS for t in topics):

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 import cassandra
 
+if TYPE_CHECKING:
+    from cqlsh_ext.shellapi import Shell
 
-def toolbar_items(shell: Any) -> list[tuple[str, str]]:
+
+def toolbar_items(shell: Shell) -> list[tuple[str, str]]:
     """(label, value) pairs, read from the shell on every redraw so they follow its commands."""
     from cqlsh_ext.output.command import current_format
 
@@ -39,7 +42,7 @@ _IDLE = ("  HELP KEYS: key bindings", "")
 _OPENED = {"'": "a string", '"': "a quoted name", "$$": "a $$ string", "*/": "a comment"}
 
 
-def toolbar_fragments(shell: Any, pending: bool, width: int = 0,
+def toolbar_fragments(shell: Shell, pending: bool, width: int = 0,
                       opened: str | None = None) -> list[tuple[str, str]]:
     """Styled text for prompt_toolkit; `pending`: the input is an unfinished statement; `opened`:
     what closes a string (or name, comment) the input leaves open. With a terminal `width`, the

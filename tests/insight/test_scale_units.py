@@ -16,9 +16,9 @@ from cassandra.cqltypes import BytesType
 
 from cqlsh_ext.codecs import registry
 from cqlsh_ext.demo.records import documents
-from cqlsh_ext.insight import estimate
 from cqlsh_ext.insight.measure import FROM_HEADER, quick
-from cqlsh_ext.insight.ring import KEYSPACES_DEFAULT, MURMUR3, RANDOM, RingError, ring_for
+from cqlsh_ext.insight.scanning import estimate
+from cqlsh_ext.insight.scanning.ring import KEYSPACES_DEFAULT, MURMUR3, RANDOM, RingError, ring_for
 from cqlsh_ext.insight.stats import Stats
 
 

@@ -10,9 +10,9 @@ import struct
 
 import pytest
 
+from cqlsh_ext.payload.formats.javastream import read_tree
 from cqlsh_ext.payload.formats.tree import Tagged, jsonable, render
 from cqlsh_ext.payload.javaser import MAGIC, JavaStreamError, decode_modified_utf8, read_first_content
-from cqlsh_ext.payload.javastream import read_tree
 
 
 def tc_string(text: str) -> bytes:

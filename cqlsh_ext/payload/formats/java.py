@@ -1,7 +1,7 @@
 """Java serialization streams, as a reading a column setting can name (`gzip>java`).
 
 Auto-detection does not go through here: a stream's 4-byte magic makes it a layer of the
-decoding walk (payload.unwrap), which reads it with payload.javastream. Naming it only adds a clear
+decoding walk (payload.unwrap), which reads it with payload.formats.javastream. Naming it only adds a clear
 reason when a column's values are not streams.
 """
 
@@ -26,7 +26,7 @@ def _maybe(data: bytes) -> bool:
 def decode(data: bytes) -> Any:
     if not _maybe(data):
         raise PayloadError("java: no serialization stream magic (0xaced0005)")
-    from cqlsh_ext.payload import javastream
+    from cqlsh_ext.payload.formats import javastream
 
     try:
         return javastream.read_tree(data)

@@ -13,7 +13,7 @@ paged), several at once, until the plan says stop:
 
 The partition count comes from system.size_estimates when the server has it (Cassandra refreshes
 it every few minutes; Keyspaces documents it too), else from DISTINCT partition keys read after a
-few random tokens. Estimates and their intervals are cqlsh_ext.insight.estimate's; only slices
+few random tokens. Estimates and their intervals are cqlsh_ext.insight.scanning.estimate's; only slices
 read to the end count (one cut by Ctrl-C or an error does not).
 """
 
@@ -22,14 +22,13 @@ from __future__ import annotations
 import math
 import random
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
-from cqlsh_ext.insight import estimate, report
-from cqlsh_ext.insight.capacity import BUCKET_LABELS
-from cqlsh_ext.insight.ring import Ring
-from cqlsh_ext.insight.stats import Stats, retried_lines
+from cqlsh_ext.insight import report
+from cqlsh_ext.insight.scanning import estimate
+from cqlsh_ext.insight.scanning.ring import Ring
 
 #: Partitions a slice should hold: small enough that many slices make the sample (the variance
 #: is estimated between slices), large enough that a request is not wasted on an empty range.
@@ -97,10 +96,23 @@ def probe_partitions(session: Any, ring: Ring, keyspace: str, table: str, partit
     return max(1, round(counts * ring.span / spans))
 
 
-class SampledStats:
-    """Drives a sampled scan (ranges()) and collects per-slice totals (add_page())."""
+class Totals(Protocol):
+    """What a sample accumulates into (insight.stats.Stats): rows read, and counters by key whose
+    differences give one slice's totals. The overall ratio the precision target is checked on is
+    the ('decompressed', ...) counters over the ('stored', ...) ones."""
 
-    def __init__(self, stats: Stats, ring: Ring, slices: int, plan: SamplePlan,
+    rows: int
+
+    def add_rows(self, rows: Sequence[Sequence[Any]]) -> None: ...
+
+    def snapshot(self) -> dict[tuple[str, ...], int]: ...
+
+
+class SliceSampler:
+    """Drives a sampled scan (ranges()) and collects per-slice totals (add_page()); the estimates
+    and the report are the subclass's (insight.sampled.SampledStats)."""
+
+    def __init__(self, stats: Totals, ring: Ring, slices: int, plan: SamplePlan,
                  server_partitions: int | None, partitions_basis: str) -> None:
         self.stats = stats
         self.ring = ring
@@ -190,122 +202,3 @@ class SampledStats:
         rel = r.relative
         width = f" +-{100 * rel:.1f} %" if rel is not None else ""
         return f"{len(self.done)} slices, ratio {report.ratio(r.estimate)}{width}"
-
-    def estimates(self) -> dict[str, Any]:
-        M = self.slices
-        rows = estimate.total(self._column("rows"), M)
-        columns = []
-        for name in self.stats.columns:
-            values = self._column("values", name)
-            codecs = sorted({k[2] for d in self.done for k in d if k[0] == "codec" and k[1] == name})
-            columns.append({
-                "column": name,
-                "ratio": estimate.ratio(self._column("decompressed", name), self._column("stored", name), M),
-                "values": estimate.total(values, M),
-                "stored_bytes": estimate.total(self._column("stored", name), M),
-                "decompressed_bytes": estimate.total(self._column("decompressed", name), M),
-                "codecs": {c: estimate.share(self._column("codec", name, c), values, M) for c in codecs},
-                "buckets": {
-                    side: {
-                        label: estimate.share(self._column("bucket", name, side, str(k)), values, M)
-                        for k, label in enumerate(BUCKET_LABELS)
-                    }
-                    for side in ("decompressed", "stored")
-                },
-            })
-        sides = ("decompressed", "stored")
-        capacity: dict[str, Any] = {
-            f"{unit}_saving": estimate.saving(self._column(unit, sides[0]), self._column(unit, sides[1]), M)
-            for unit in ("wcu", "rcu")
-        }
-        for what in ("near_quota", "over_quota"):
-            capacity[what] = {side: estimate.total(self._column(what, side), M) for side in sides}
-        return {"rows": rows, "ratio": self.overall_ratio(), "columns": columns, "keyspaces": capacity}
-
-    def to_json(self) -> dict[str, Any]:
-        est = self.estimates()
-
-        def js(x: Any) -> Any:
-            if isinstance(x, estimate.Interval):
-                return x.to_json()
-            if isinstance(x, dict):
-                return {k: js(v) for k, v in x.items()}
-            if isinstance(x, list):
-                return [js(v) for v in x]
-            return x
-
-        doc = self.stats.to_json()
-        doc["sample"] = {
-            "plan": self.plan.describe(),
-            "partitioner": self.ring.partitioner,
-            "slices_read": len(self.done),
-            "slices": self.slices,
-            "ring_share": round(len(self.done) / self.slices, 6) if self.slices else None,
-            "rows_read": self.stats.rows,
-            "seed": self.seed,
-            "stopped": self.stopped,
-            "partitions_estimate": self.server_partitions,
-            "partitions_basis": self.partitions_basis,
-        }
-        doc["estimates"] = js(est)
-        return doc
-
-    def render(self) -> list[str]:
-        st = self.stats
-        est = self.estimates()
-        m, M = len(self.done), self.slices
-        lines = [
-            "COMPRESSION STATS, SAMPLED: estimates for the whole table, each with its 95 % interval.",
-            f"  sample: {report.count(st.rows)} rows in {m:,} random token-range slices of {M:,} "
-            f"({_pct(m / M if M else 0)} of the ring, {self.ring.short_name}), {st.elapsed:.1f} s; "
-            f"stopped: {self.stopped or 'interrupted'}; seed {self.seed}",
-            f"  rows in the table: {_interval(est['rows'], report.count)}",
-        ]
-        if self.server_partitions:
-            lines[-1] += f"; partitions: {self.server_partitions:,} ({self.partitions_basis})"
-        lines.extend(retried_lines(st.retried))
-        if st.interrupted:
-            lines.append("  INTERRUPTED: the estimates use the slices read before Ctrl-C.")
-        if st.error:
-            lines.append(f"  STOPPED BY AN ERROR: {st.error}; the estimates use the slices read before it.")
-        if m < 2:
-            lines.append("  Too few slices read for an interval: sample more (SAMPLE n, SAMPLE p PERCENT).")
-        for col in est["columns"]:
-            lines.append("")
-            lines.append(f"Column {col['column']}: {_interval(col['values'], report.count)} values")
-            ratio = _interval(col["ratio"], report.ratio, True)
-            lines.append(f"  ratio (decompressed / stored, byte-weighted): {ratio}")
-            lines.append(f"  stored {_interval(col['stored_bytes'], report.sized)}, "
-                         f"decompressed {_interval(col['decompressed_bytes'], report.sized)}")
-            mix = ", ".join(f"{c} {_interval(i, _pct)}" for c, i in
-                            sorted(col["codecs"].items(), key=lambda kv: -(kv[1].estimate or 0)))
-            lines.append(f"  codec mix (share of values): {mix}")
-            rows = [[label, _interval(col["buckets"]["decompressed"][label], _pct),
-                     _interval(col["buckets"]["stored"][label], _pct)] for label in BUCKET_LABELS]
-            lines.extend(report.table(rows, ["size", "decompressed", "stored"], indent=4))
-        ks = est["keyspaces"]
-        lines.append("")
-        lines.append("Amazon Keyspaces (per row over its blob values):")
-        lines.append(f"  write units saved {_interval(ks['wcu_saving'], _pct)}, "
-                     f"read units saved {_interval(ks['rcu_saving'], _pct)}")
-        for what, label in (("near_quota", "rows near 1 MB (>= 90 %)"), ("over_quota", "rows over 1 MB")):
-            lines.append(f"  {label}: decompressed {_interval(ks[what]['decompressed'], report.count)}, "
-                         f"stored {_interval(ks[what]['stored'], report.count)}")
-        return lines
-
-
-def _pct(x: float | None) -> str:
-    if x is None:
-        return "-"
-    return f"{100 * x:.2f} %" if x < 0.1 else f"{100 * x:.1f} %"
-
-
-def _interval(i: estimate.Interval, fmt: Any, relative: bool = False) -> str:
-    """'3.41 (3.37 to 3.45, +-1.2 %)'; counts and sizes rounded to whole numbers."""
-    if i.estimate is None:
-        return "-"
-    show = (lambda x: fmt(max(0, round(x)))) if fmt in (report.count, report.sized) else fmt
-    if i.low is None or i.high is None:
-        return f"{show(i.estimate)} (no interval)"
-    rel = f", +-{100 * i.relative:.1f} %" if relative and i.relative is not None else ""
-    return f"{show(i.estimate)} ({show(i.low)} to {show(i.high)}{rel})"

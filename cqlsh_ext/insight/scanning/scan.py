@@ -20,7 +20,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
@@ -285,7 +285,7 @@ class Scanner:
         fut.add_callbacks(lambda _rows: arrived.put(i), errback=lambda _exc: arrived.put(i))
         return fut
 
-    def pages(self) -> Iterator[tuple[Sequence[str], Sequence[Any], list[Any]]]:
+    def pages(self) -> Generator[tuple[Sequence[str], Sequence[Any], list[Any]], None, None]:
         import random
 
         work = iter(self._work())

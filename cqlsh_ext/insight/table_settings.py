@@ -18,9 +18,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
+from cqlsh_ext.blobs import extractor, holds_blob
 from cqlsh_ext.codecs.base import DEFAULT_CAP
 from cqlsh_ext.insight import report
-from cqlsh_ext.insight.blobs import extractor, holds_blob
 from cqlsh_ext.insight.measure import COMPRESSED, peel
 
 SETTINGS_SAMPLE_ROWS = 1000
@@ -388,7 +388,7 @@ def advise(settings: TableSettings) -> None:
 
 def size_estimate(session: Any, ks: str, table: str) -> dict[str, int] | None:
     """Cassandra's own estimate (system.size_estimates): partitions and mean partition size, or None."""
-    from cqlsh_ext.insight.scan import table_size
+    from cqlsh_ext.insight.scanning.scan import table_size
 
     size = table_size(session, ks, table)
     if size is None:

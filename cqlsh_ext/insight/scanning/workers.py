@@ -22,12 +22,15 @@ import queue
 import signal
 import threading
 import time
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
-from cqlsh_ext.insight.ring import Ring
-from cqlsh_ext.insight.scan import Progress, Scanner, ScanSpec, error_text
-from cqlsh_ext.insight.stats import Stats
+from cqlsh_ext.insight.scanning.consume import consume
+from cqlsh_ext.insight.scanning.ring import Ring
+from cqlsh_ext.insight.scanning.scan import Progress, Scanner, ScanSpec, error_text
+
+if TYPE_CHECKING:
+    from cqlsh_ext.shellapi import Shell
 
 #: Ranges per worker: more than one, so a worker that meets a slow range does not hold the rest up.
 RANGES_PER_WORKER = 16
@@ -35,6 +38,28 @@ RANGES_PER_WORKER = 16
 WORKER_STREAMS = 2
 STOP_GRACE = 10.0
 _PROGRESS_EVERY = 0.25
+
+
+_A = TypeVar("_A", bound="Aggregate")
+
+
+class Aggregate(Protocol):
+    """What the workers scan into (insight.stats.Stats): each worker fills its own fresh() copy,
+    sends it back (pickled) once, and the parent merges them into the template."""
+
+    query: str
+    rows: int
+    interrupted: bool
+    error: str | None
+    scan: str
+
+    def fresh(self: _A) -> _A: ...
+
+    def set_columns(self, names: Sequence[str], types: Sequence[Any]) -> None: ...
+
+    def add_rows(self, rows: Sequence[Sequence[Any]]) -> None: ...
+
+    def merge(self: _A, other: _A) -> None: ...
 
 
 def _worker_session(conn: Any, keyspace: str | None, timeout: float | None) -> tuple[Any, Any]:
@@ -66,7 +91,7 @@ def _worker_session(conn: Any, keyspace: str | None, timeout: float | None) -> t
 
 def _worker(job: dict[str, Any], tasks: Any, results: Any, stop: Any) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    stats = Stats(job["query"], job["mode"], job["cap"], job["from_headers"])
+    stats = job["template"].fresh()
     scanner: Scanner | None = None
     cluster = None
     error = None
@@ -85,14 +110,15 @@ def _worker(job: dict[str, Any], tasks: Any, results: Any, stop: Any) -> None:
 
         spec = ScanSpec(job["query"], partition_key=job["partition_key"], ranges=ranges(),
                         streams=WORKER_STREAMS)
-        scanner = Scanner(session, spec, consistency=job["consistency"], timeout=job["timeout"])
         last = time.monotonic()
         sent = 0
-        columns_set = False
-        for names, types, rows in scanner.pages():
-            if not columns_set:
-                stats.set_columns(names, types)
-                columns_set = True
+
+        def start(names: Sequence[str], types: Sequence[Any]) -> bool:
+            stats.set_columns(names, types)
+            return True
+
+        def take(_names: Sequence[str], _types: Sequence[Any], rows: list[Any]) -> None:
+            nonlocal last, sent
             stats.add_rows(rows)
             now = time.monotonic()
             if now - last >= _PROGRESS_EVERY:
@@ -100,7 +126,10 @@ def _worker(job: dict[str, Any], tasks: Any, results: Any, stop: Any) -> None:
                 results.put(("rows", stats.rows - sent))
                 sent = stats.rows
             if stop.is_set():
-                scanner.stop()
+                scanner_.stop()
+
+        scanner = scanner_ = Scanner(session, spec, consistency=job["consistency"], timeout=job["timeout"])
+        consume(scanner_, start, take)
         if scanner.error is not None:
             error = error_text(scanner.error)
         results.put(("rows", stats.rows - sent))
@@ -116,10 +145,10 @@ def _worker(job: dict[str, Any], tasks: Any, results: Any, stop: Any) -> None:
             pass
 
 
-def scan(shell: Any, template: Stats, keyspace: str | None, partition_key: list[str], ring: Ring,
-         workers: int, progress: Progress | None) -> tuple[Stats, dict[str, int]]:
-    """Scan the whole table with `workers` processes into `template` (an empty Stats with the
-    command's settings); (that Stats, retried errors by name)."""
+def scan(shell: Shell, template: _A, keyspace: str | None, partition_key: list[str], ring: Ring,
+         workers: int, progress: Progress | None) -> tuple[_A, dict[str, int]]:
+    """Scan the whole table with `workers` processes into `template` (an empty Aggregate with the
+    command's settings); (that Aggregate, retried errors by name)."""
     ctx = multiprocessing.get_context("fork")
     tasks = ctx.Queue()
     results = ctx.Queue(maxsize=4 * workers)
@@ -128,14 +157,11 @@ def scan(shell: Any, template: Stats, keyspace: str | None, partition_key: list[
         tasks.put(rng)
     for _ in range(workers):
         tasks.put(None)
-    query, mode, cap = template.query, template.mode, template.cap
     job = {
-        "query": query,
-        "from_headers": template.from_headers,
+        "template": template,  # inherited through fork, never pickled
+        "query": template.query,
         "keyspace": keyspace,
         "partition_key": partition_key,
-        "mode": mode,
-        "cap": cap,
         "conn": shell.conn,
         "timeout": shell.session.default_timeout,
         "consistency": shell.consistency_level,

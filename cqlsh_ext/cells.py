@@ -1,0 +1,23 @@
+"""Formatted cells shared by the blob display (display.py) and the layouts (output.layout).
+
+Below both in the layers (docs/architecture.md): display makes these cells, the layouts cut them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cqlshlib.displaying import FormattedValue
+
+__all__ = ["NotedValue"]
+
+
+class NotedValue(FormattedValue):
+    """A value followed by a note that says more than the value does (hex, and why it was not
+    decoded): a cut shortens the value and keeps the note, as far as the width allows."""
+
+    def __init__(self, value: Any, note: Any) -> None:
+        super().__init__(f"{value.strval} {note.strval}", f"{value.coloredval} {note.coloredval}",
+                         value.displaywidth + 1 + note.displaywidth)
+        self.value = value
+        self.note = note

@@ -1,0 +1,66 @@
+"""COMPRESSION ADVISE: a sample of decompressed payloads re-compressed with every codec (insight.advise)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from cqlsh_ext.insight import shellside as side
+
+if TYPE_CHECKING:
+    from cqlsh_ext.shellapi import Parsed, Shell
+
+
+def run(shell: Shell, parsed: Parsed) -> None:
+    from cqlsh_ext.blobs import blob_columns, extractor
+    from cqlsh_ext.insight.advise import Advice, Sample
+    from cqlsh_ext.insight.scanning.consume import consume
+    from cqlsh_ext.insight.scanning.scan import ScanSpec, error_text, progress_for
+
+    target = side.target(shell, parsed, "ADVISE")
+    if target is None:
+        return
+    query, _whole, limit = target
+    mode, cap = side.mode_cap(shell)
+    started = time.perf_counter()
+    scanner = side.scanner_for(
+        shell,
+        ScanSpec(query, limit=limit),
+        progress_for("COMPRESSION ADVISE (reading the sample)", True),
+    )
+    from cqlsh_ext.insight.advise import ADVISE_SAMPLE_VALUES
+
+    sample = Sample(int(parsed.get_binding("sample") or ADVISE_SAMPLE_VALUES), mode, cap)
+    layout: list[tuple[int, Any]] = []
+    rows_read = 0
+
+    def start(names: Sequence[str], types: Sequence[Any]) -> bool:
+        layout.extend((i, extractor(n, t)) for i, n, t in blob_columns(names, types))
+        if not layout:
+            shell.printerr("COMPRESSION ADVISE: the result has no blob column")
+            return False
+        return True
+
+    def take(_names: Sequence[str], _types: Sequence[Any], rows: list[Any]) -> bool:
+        nonlocal rows_read
+        for row in rows:
+            if sample.full:
+                break
+            rows_read += 1
+            for i, ex in layout:
+                for _path, schema, value in ex(row[i]):
+                    sample.add(schema, value)
+        return not sample.full
+
+    if consume(scanner, start, take) is None:
+        return
+    if scanner.error is not None and not rows_read:
+        side.failed(shell, scanner.error)
+        return
+    advice = Advice(query, sample.advise(), rows_read, interrupted=scanner.interrupted)
+    if scanner.error is not None:
+        advice.error = error_text(scanner.error)
+    advice.elapsed = time.perf_counter() - started
+    side.publish(shell, parsed, advice.to_json, advice.render)
+

@@ -1,0 +1,74 @@
+"""INSPECT: every blob value of a result described, one report per value (insight.inspect)."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from cqlsh_ext.insight import shellside as side
+
+if TYPE_CHECKING:
+    from cqlsh_ext.shellapi import Parsed, Shell
+
+
+def run(shell: Shell, parsed: Parsed) -> None:
+    from cqlsh_ext import jsonenc as jsonout
+    from cqlsh_ext.blobs import blob_columns, extractor
+    from cqlsh_ext.codecs._common import reason
+    from cqlsh_ext.insight.inspect import inspect_value, unreadable
+    from cqlsh_ext.insight.scanning.consume import consume
+    from cqlsh_ext.insight.scanning.scan import ScanSpec
+
+    query = side.select_text(parsed)
+    as_json = side.wants_json(shell, parsed)
+    mode, cap = side.mode_cap(shell)
+    _ks, _table_name, meta = side.named_table(shell, parsed)
+    keys = [c.name for c in meta.primary_key] if meta is not None else None
+    scanner = side.scanner_for(shell, ScanSpec(query, limit=side.limit(parsed)))
+    row_no = values = nulls = 0
+    extract: list[tuple[int, Any]] = []
+    key_idx: list[int] = []
+
+    def start(names: Sequence[str], types: Sequence[Any]) -> bool:
+        cols = blob_columns(names, types)
+        if not cols:
+            shell.printerr("INSPECT: the result has no blob column")
+            return False
+        blob_idx = {i for i, _, _ in cols}
+        key_idx.extend([i for i, n in enumerate(names) if (n in keys if keys else i not in blob_idx)][:6])
+        extract.extend((i, extractor(n, t)) for i, n, t in cols)
+        return True
+
+    def take(names: Sequence[str], _types: Sequence[Any], rows: list[Any]) -> None:
+        nonlocal row_no, values, nulls
+        for row in rows:
+            row_no += 1
+            key = {names[i]: row[i] for i in key_idx}
+            for i, ex in extract:
+                if row[i] is None:
+                    nulls += 1
+                    continue
+                for path, _schema, value in ex(row[i]):
+                    values += 1
+                    where = {"row": row_no, "column": path, "key": key}
+                    rep = inspect_value(value, where, mode, cap)
+                    try:
+                        lines = [jsonout.dumps(rep.to_json())] if as_json else [*rep.render(), ""]
+                    except Exception as err:  # one value's report, never the command
+                        rep = unreadable(value, where, f"could not be inspected: {reason(err)}")
+                        lines = [jsonout.dumps(rep.to_json())] if as_json else [*rep.render(), ""]
+                    side.write(shell, lines if as_json else side.fit_report(shell, lines))
+
+    if consume(scanner, start, take) is None:
+        return
+    if scanner.error is not None:
+        side.failed(shell, scanner.error)
+        return
+    if not as_json:
+        note = " (interrupted)" if scanner.interrupted else ""
+        null_note = f", {nulls} null" if nulls else ""
+        counted = f"{side.plural(values, 'blob value')} in {side.plural(row_no, 'row')}"
+        side.write(shell, [f"({counted}{null_note}){note}"])
+    elif scanner.interrupted:
+        print("INSPECT interrupted", file=sys.stderr)

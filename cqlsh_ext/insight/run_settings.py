@@ -1,0 +1,77 @@
+"""COMPRESSION SETTINGS: a table's SSTable compression options next to its measured data
+(insight.table_settings)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from cqlsh_ext.insight import shellside as side
+
+if TYPE_CHECKING:
+    from cqlsh_ext.shellapi import Parsed, Shell
+
+#: COMPRESSION SETTINGS reads at most this many bytes of rows.
+SETTINGS_SAMPLE_BYTES = 64 << 20
+
+
+def run(shell: Shell, parsed: Parsed) -> None:
+    from cqlsh_ext.insight import table_settings as tsettings
+    from cqlsh_ext.insight.scanning.consume import consume
+    from cqlsh_ext.insight.scanning.scan import ScanSpec
+
+    ks, table, meta = side.named_table(shell, parsed)
+    if not ks or not table:
+        shell.printerr("COMPRESSION SETTINGS: name a table as keyspace.table (or USE a keyspace first), "
+                       "e.g. COMPRESSION SETTINGS ks.t;")
+        return
+    try:
+        found = list(
+            shell.session.execute(
+                "SELECT compression, compaction FROM system_schema.tables "
+                "WHERE keyspace_name = %s AND table_name = %s",
+                (ks, table),
+            )
+        )
+    except Exception as err:
+        side.failed(shell, err)
+        return
+    if not found:
+        shell.printerr(f"COMPRESSION SETTINGS: table {ks}.{table} not found")
+        return
+    row = found[0]
+    get = (lambda k: row[k]) if isinstance(row, dict) else (lambda k: getattr(row, k))
+    result = tsettings.TableSettings(ks, table, dict(get("compression") or {}), dict(get("compaction") or {}))
+    sample = int(parsed.get_binding("sample") or tsettings.SETTINGS_SAMPLE_ROWS)
+    from cassandra.metadata import protect_name
+
+    query = f"SELECT * FROM {protect_name(ks)}.{protect_name(table)} LIMIT {sample}"
+    mode, cap = side.mode_cap(shell)
+    pk = [c.name for c in meta.partition_key] if meta is not None else []
+    protocol = shell.conn.protocol_version
+    scanner = side.scanner_for(shell, ScanSpec(query, limit=sample))
+    stored_rows: list[bytes] = []
+    plain_rows: list[bytes] = []
+
+    def take(names: Sequence[str], types: Sequence[Any], rows: list[Any]) -> bool:
+        st, pl = tsettings.collect(result, names, types, rows, pk, protocol, mode, cap)
+        stored_rows.extend(st)
+        plain_rows.extend(pl)
+        if sum(map(len, stored_rows)) > SETTINGS_SAMPLE_BYTES:
+            result.notes.append(f"the sample stopped at {SETTINGS_SAMPLE_BYTES >> 20} MiB")
+            return False
+        return True
+
+    consume(scanner, None, take)
+    if scanner.interrupted:
+        result.notes.append("sample interrupted by Ctrl-C")
+    if scanner.error is not None:
+        side.failed(shell, scanner.error)
+        return
+    if result.sample_rows >= sample:
+        tsettings.drop_partial_partition(result)
+    result.estimate = tsettings.size_estimate(shell.session, ks, table)
+    tsettings.measure_ratios(result, stored_rows, plain_rows)
+    tsettings.advise(result)
+    side.publish(shell, parsed, result.to_json, result.render)
+

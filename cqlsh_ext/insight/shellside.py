@@ -1,0 +1,155 @@
+"""What the insight commands share on the shell's side: the SELECT or table a command names, the
+scanner it reads with, and where its report goes (the query output: CAPTURE applies)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from cqlsh_ext.shellapi import Parsed, Shell
+
+
+def select_text(parsed: Parsed) -> str:
+    """The SELECT statement inside the command, as the user typed it."""
+    tokens = list(parsed.matched)
+    start = next(i for i, tok in enumerate(tokens) if tok[1].upper() == "SELECT")
+    end = len(tokens)
+    while end > start and tokens[end - 1][0] == "endtoken":
+        end -= 1
+    return parsed.extract_orig(tokens[start:end])
+
+
+def whole_table(parsed: Parsed) -> bool:
+    """SELECT <plain columns or *> FROM <table> and nothing else: may be split into token ranges."""
+    tokens = [tok for tok in parsed.matched if tok[0] != "endtoken"]
+    start = next(i for i, tok in enumerate(tokens) if tok[1].upper() == "SELECT")
+    words = {tok[1].upper() for tok in tokens[start:]}
+    if words & {"WHERE", "LIMIT", "GROUP", "ORDER", "PER", "ALLOW", "DISTINCT", "JSON", "("}:
+        return False
+    return parsed.get_binding("mv") is None
+
+
+def names_select(parsed: Parsed) -> bool:
+    return any(tok[1].upper() == "SELECT" for tok in parsed.matched)
+
+
+def target(shell: Shell, parsed: Parsed, action: str) -> tuple[str, bool, int | None] | None:
+    """(the SELECT, whether it reads the whole table, its LIMIT) for STATS and ADVISE: the statement
+    given, or for a table named alone a whole-table SELECT of its blob columns. None (said why)
+    when the table is unknown or has no blob column."""
+    if names_select(parsed):
+        return select_text(parsed), whole_table(parsed), limit(parsed)
+    ks, table, meta = named_table(shell, parsed)
+    if not ks or not table:
+        shell.printerr(f"COMPRESSION {action}: name a table as keyspace.table (or USE a keyspace first), "
+                       f"e.g. COMPRESSION {action} ks.t;")
+        return None
+    if meta is None:
+        shell.printerr(f"COMPRESSION {action}: table {ks}.{table} not found")
+        return None
+    from cassandra.metadata import protect_name
+
+    columns = [name for name, column in meta.columns.items()
+               if type_holds_blob(column.cql_type, shell.conn.metadata.keyspaces.get(ks))]
+    if not columns:
+        shell.printerr(f"COMPRESSION {action}: {ks}.{table} has no blob column")
+        return None
+    query = f"SELECT {', '.join(map(protect_name, columns))} FROM {protect_name(ks)}.{protect_name(table)}"
+    return query, True, None
+
+
+def type_holds_blob(cql_type: str, keyspace: Any, depth: int = 0) -> bool:
+    """Whether a column type (its CQL text: 'frozen<map<text, blob>>', a UDT's name) holds a blob."""
+    import re
+
+    for word in re.findall(r'"[^"]+"|\w+', cql_type):
+        if word == "blob":
+            return True
+        udt = (getattr(keyspace, "user_types", None) or {}).get(word.strip('"'))
+        if udt is not None and depth < 8 and any(
+                type_holds_blob(field, keyspace, depth + 1) for field in udt.field_types):
+            return True
+    return False
+
+
+def _name(shell: Shell, raw: str | None) -> str | None:
+    if raw is None:
+        return None
+    return shell.cql_unprotect_name(raw) if raw.startswith('"') else raw.lower()
+
+
+def named_table(shell: Shell, parsed: Parsed) -> tuple[str | None, str | None, Any]:
+    """(keyspace, table, table metadata or None) named by the statement."""
+    ks = _name(shell, parsed.get_binding("ksname")) or shell.current_keyspace
+    table = _name(shell, parsed.get_binding("cfname"))
+    meta = None
+    if ks and table:
+        try:
+            meta = shell.conn.metadata.keyspaces[ks].tables.get(table)
+        except (KeyError, AttributeError):
+            meta = None
+    return ks, table, meta
+
+
+def wants_json(shell: Shell, parsed: Parsed) -> bool:
+    return parsed.get_binding("asjson") is not None or shell.settings.display.output_format == "json"
+
+
+def write(shell: Shell, lines: Iterable[str]) -> None:
+    out = shell.query_out
+    for line in lines:
+        out.write(line + "\n")
+    out.flush()
+
+
+def fit_report(shell: Shell, lines: list[str]) -> list[str]:
+    """A text report's lines laid out for the screen (the interactive shell), else as they are."""
+    from cqlsh_ext.insight.report import fit
+
+    return list(fit(lines, shell.results.screen_width()))
+
+
+def publish(shell: Shell, parsed: Parsed, to_json: Callable[[], Any],
+            render: Callable[[], list[str]]) -> None:
+    """A report as one JSON document (asked for, or the shell's output format), else as text laid
+    out for the screen."""
+    from cqlsh_ext import jsonenc
+
+    write(shell, [jsonenc.dumps(to_json())] if wants_json(shell, parsed) else fit_report(shell, render()))
+
+
+def mode_cap(shell: Shell) -> tuple[str, int]:
+    from cqlsh_ext.insight.measure import effective_mode
+
+    settings = shell.settings.display
+    return effective_mode(settings.mode), settings.cap
+
+
+def scanner_for(shell: Shell, spec: Any, progress: Any = None) -> Any:
+    from cqlsh_ext.insight.scanning.scan import Scanner
+
+    return Scanner(
+        shell.session,
+        spec,
+        consistency=shell.consistency_level,
+        serial_consistency=shell.serial_consistency_level,
+        timeout=shell.session.default_timeout,
+        progress=progress,
+    )
+
+
+def plural(n: int, word: str) -> str:
+    return f"{n:,} {word}" if n == 1 else f"{n:,} {word}s"
+
+
+def limit(parsed: Parsed) -> int | None:
+    limit = parsed.get_binding("limit")
+    return int(limit) if limit is not None else None
+
+
+def failed(shell: Shell, err: BaseException) -> None:
+    from cqlsh_ext.insight.scanning.scan import error_text
+
+    shell.printerr(error_text(err))
+

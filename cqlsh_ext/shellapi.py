@@ -1,0 +1,119 @@
+"""What cqlsh-ext uses of cqlsh's Shell, declared: the type every module that is handed the shell
+takes (`shell: Shell`), checked by mypy. cqlsh's Shell is untyped: a use of the shell not declared
+here is a type error, so this list is the whole of what we depend on (cqlsh_ext.seams pins where
+each attaches). Our own additions (cqlsh_ext.shell.ExtShell) are at the end.
+
+Typing only: nothing imports this module at run time (`if TYPE_CHECKING:`), so it sits at the
+bottom of the layers and costs nothing at start-up. The driver's objects (Cluster, Session) are
+untyped as well and stay Any.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, Protocol, TextIO
+
+if TYPE_CHECKING:
+    from cqlsh_ext.output.pipeline import ResultPipeline
+    from cqlsh_ext.settings import Settings
+
+__all__ = ["Out", "Parsed", "Shell"]
+
+#: Where text goes: a terminal, a file, CAPTURE's file, or the interactive shell's pager (repl.pager).
+Out = TextIO | io.TextIOBase
+
+
+class Parsed(Protocol):
+    """A statement as cqlsh's grammar parsed it (cqlshlib.cql3handling), handed to a command."""
+
+    #: The tokens matched: (kind, text, ...) tuples.
+    matched: list[Any]
+    #: The tokens left over (a statement that did not parse to its end).
+    remainder: list[Any]
+
+    def get_binding(self, name: str, default: Any = ...) -> Any: ...
+
+    def extract_orig(self, tokens: list[Any]) -> str: ...
+
+
+class Shell(Protocol):
+    # ---------------------------------------------------------------- cqlsh's Shell: connection
+    conn: Any  # cassandra.cluster.Cluster
+    session: Any  # cassandra.cluster.Session
+    hostname: str
+    port: int
+    current_keyspace: str | None
+    consistency_level: int
+    serial_consistency_level: int
+    # ---------------------------------------------------------------- state and output
+    tty: bool
+    color: bool
+    stdout: Out
+    query_out: Out
+    #: CAPTURE's file while one is open (cqlsh swaps query_out).
+    shunted_query_out: Out | None
+    expand_enabled: bool
+    tracing_enabled: bool
+    use_paging: bool
+    page_size: int
+    decoding_errors: list[Any]
+    prompt: str
+    statement: Any  # io.StringIO of the statement being typed
+    stop: bool
+
+    def printerr(self, text: str, color: str | None = ..., newline: bool = ...,
+                 shownum: bool | None = ...) -> None: ...
+
+    def writeresult(self, text: str, color: str | None = ..., newline: bool = ...,
+                    out: Any = ...) -> None: ...
+
+    def onecmd(self, statementtext: str) -> Any: ...
+
+    def reset_statement(self) -> None: ...
+
+    def reset_prompt(self) -> None: ...
+
+    def do_exit(self, parsed: Parsed = ...) -> None: ...
+
+    def cql_unprotect_name(self, namestr: str) -> str: ...
+
+    def cql_unprotect_value(self, valstr: str) -> Any: ...
+
+    # ---------------------------------------------------------------- schema names (completion)
+    def get_keyspace_names(self) -> Sequence[str]: ...
+
+    def get_columnfamily_names(self, ksname: str | None = ...) -> Sequence[str]: ...
+
+    def get_materialized_view_names(self, ksname: str | None = ...) -> Sequence[str]: ...
+
+    def get_usertype_names(self, ksname: str | None = ...) -> Sequence[str]: ...
+
+    # ---------------------------------------------------------------- results and DESCRIBE
+    myformat_value: Callable[..., Any]
+
+    def myformat_colname(self, name: str, table_meta: Any = ...) -> Any: ...
+
+    def print_formatted_result(self, formatted_names: list[Any], formatted_values: list[Any] | None,
+                               with_header: bool, tty: bool) -> None: ...
+
+    def print_formatted_result_vertically(self, formatted_names: list[Any], formatted_values: list[Any],
+                                          row_count_offset: int) -> None: ...
+
+    def describe_keyspaces(self, rows: Any) -> None: ...
+
+    def describe_list(self, rows: Any) -> None: ...
+
+    def describe_cluster(self, rows: Any) -> None: ...
+
+    def describe_element(self, rows: Any) -> None: ...
+
+    # ---------------------------------------------------------------- ours (cqlsh_ext.shell.ExtShell)
+    settings: Settings
+    results: ResultPipeline
+    repl_mode: bool
+    repl_preload: Any
+    repl_history: Any
+    repl_session: Any
+    save_repl_history: bool
+    max_history_length_shown: int
