@@ -231,6 +231,10 @@ class Format:
     #: ADVISE also measures a dictionary trained on the sample (train_dictionary) at this level,
     #: next to the compressor of that level; None: the format has no dictionaries.
     dictionary_level: ClassVar[int | None] = None
+    #: Its library reserves or allocates memory that no header check here can bound without
+    #: refusing valid values: INSPECT, offline inspect and ADVISE decode it in a memory-limited
+    #: worker process (insight/isolate.py); the display, which cannot afford one, relies on caps.
+    needs_worker: ClassVar[bool] = False
 
     @property
     def label(self) -> str:

@@ -32,6 +32,8 @@ def _load() -> Any:
 
 class Brotli(Format):
     """brotli (Brotli4j, Python brotli, Go andybalholm/brotli)."""
+    #: no header to check; its output limit stops only between blocks.
+    needs_worker = True
 
     codec = "brotli"
     container = "brotli"

@@ -32,6 +32,8 @@ def _load() -> Any:
 
 class Xz(Format):
     """xz (xz CLI, Python lzma, XZ for Java XZOutputStream)."""
+    #: liblzma reserves the dictionary the stream names (up to MEMLIMIT).
+    needs_worker = True
 
     codec = "xz"
     container = "xz"
@@ -96,6 +98,8 @@ class LzmaAlone(Format):
     No magic, but a 13-byte header whose dictionary size field is tightly constrained; a trial
     decode confirms it.
     """
+    #: liblzma reserves the dictionary the stream names (up to MEMLIMIT).
+    needs_worker = True
 
     codec = "xz"
     container = "lzma"

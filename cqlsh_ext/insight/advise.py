@@ -436,7 +436,7 @@ class Sample:
         if len(payloads) >= self.size or self.total >= self.max_bytes:
             return
         try:
-            if isolate.needs_worker(value, self.mode):  # liblzma, brotli: in a worker, memory-limited
+            if isolate.needs_worker(value, self.mode):  # a codec that needs a worker: memory-limited
                 ok, result = isolate.call(peel, value, self.mode, self.cap)
                 p = result if ok else None
             else:

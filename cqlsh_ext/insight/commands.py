@@ -106,9 +106,10 @@ COMPRESSION_HELP = """
 
           Takes the decompressed payloads of the first n values per blob column
           (default 300, in the result's order: not a random sample) and
-          compresses them with every available codec: snappy, LZ4, LZ4 HC,
-          zstd -1/1/3/9/19, zstd 3 with a dictionary trained on the other half
-          of the sample, gzip 1/6/9, brotli 1/6/11 when installed.
+          compresses them with every available codec at the levels producers
+          use (each codec declares them; the report lists what ran and what is
+          not installed), and with a dictionary trained on the other half of
+          the sample where the codec takes one.
           Shows ratio, compress and decompress MB/s measured here (warm-up, then
           several runs; the spread is shown), the size buckets and capacity
           units each would give, and a one-line recommendation.

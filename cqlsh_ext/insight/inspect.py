@@ -154,9 +154,9 @@ def inspect_value(
     """The report for one stored value. Never raises: this is the last-resort boundary of one
     value, so whatever a decoder or a library raises (RecursionError, MemoryError, their own
     errors) becomes this value's one-line reason and the other values still print. Values whose
-    outer layer liblzma or brotli decodes are inspected in a worker process (insight.isolate)."""
+    outer layer's codec needs a worker are inspected in one (insight.isolate)."""
     try:
-        if isolate.needs_worker(value, mode):  # liblzma, brotli: in a worker with a memory limit
+        if isolate.needs_worker(value, mode):  # a codec that needs a worker: memory-limited
             ok, result = isolate.call(_inspect, value, where, mode, cap)
             return result if ok else unreadable(value, where, str(result))
         return _inspect(value, where, mode, cap)

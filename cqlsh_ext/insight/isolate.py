@@ -5,12 +5,13 @@ The codec modules check every size a header declares before a native library all
 process per value. Two decoders reserve memory that no header check here can bound without
 refusing valid values:
 
-- liblzma (xz, .lzma) reserves the dictionary the stream's filter properties name, up to
-  codecs.xz.MEMLIMIT (1 GiB): an 80-byte value can ask for 768 MiB;
-- brotli has no header at all, and its output limit is block-granular.
+- one reserves the dictionary a stream's filter properties name (up to 1 GiB: an 80-byte value
+  can ask for 768 MiB);
+- one has no header at all, and its output limit is block-granular.
 
-INSPECT, offline `cqlsh-ext inspect` and ADVISE's sample look at few values and can afford a
-fork (a few milliseconds) for those: `needs_worker` says which, `call` runs the work in a child
+Their codecs declare it (`needs_worker` on codecs.base.Format). INSPECT, offline `cqlsh-ext
+inspect` and ADVISE's sample look at few values and can afford a fork (a few milliseconds) for
+those: `needs_worker` here says which, `call` runs the work in a child
 whose address space may grow WORKER_MEMORY beyond the parent's, and turns a child that failed an
 allocation, died (a Rust library aborts on a failed allocation) or answered nothing into one line.
 """
@@ -28,20 +29,18 @@ from typing import Any
 #: Address space a worker may take beyond its parent's at the fork (bytes).
 WORKER_MEMORY = 512 << 20
 
-_XZ_MAGIC = b"\xfd7zXZ\x00"
-
-
 def needs_worker(value: bytes, mode: str) -> bool:
-    """Whether decoding `value` under `mode` calls liblzma or brotli at its outer layer."""
-    if mode in ("xz", "brotli"):
-        return True
-    if mode != "auto":
-        return False
-    if value.startswith(_XZ_MAGIC):
-        return True
-    from cqlsh_ext.codecs.registry import LZMA_ALONE
+    """Whether decoding `value` under `mode` calls, at its outer layer, a library whose codec
+    declares `needs_worker` (codecs.base.Format)."""
+    from cqlsh_ext.codecs import registry
 
-    return LZMA_ALONE.matches(value)
+    if mode != "auto":
+        try:
+            return any(fmt.needs_worker for fmt in registry.formats_for(mode))
+        except ValueError:
+            return False
+    fmt = registry.detect(value, signatures_only=True)
+    return fmt is not None and fmt.needs_worker
 
 
 def _address_space() -> int:
