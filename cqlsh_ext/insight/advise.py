@@ -15,19 +15,21 @@ other half of the sample, never on the value itself.
 
 from __future__ import annotations
 
-import statistics
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
-from cqlsh_ext.codecs.base import Format
 from cqlsh_ext.insight import capacity, isolate, report
 from cqlsh_ext.insight.measure import COMPRESSED, UNDECODABLE, peel
+from cqlsh_ext.insight.recompress import (
+    BUDGET_S,
+    REPETITIONS,
+    Result,
+    available_codecs,
+    dictionary_formats,
+    measure,
+    with_dictionary,
+)
 
-#: Timed passes per codec at most, and the time they may take together (seconds) after the warm-up.
-REPETITIONS = 7
-BUDGET_S = 1.0
 #: Skip the slowest settings when the sample is bigger than this (they would take minutes).
 SLOW_LIMIT = 8 << 20
 #: Payload bytes a sample holds at most.
@@ -37,163 +39,6 @@ ADVISE_SAMPLE_BYTES = 64 << 20
 #: Candidates for the recommendation must reach these speeds (MB/s) here: compressing must not
 #: dominate a write path, nor decompressing a read path.
 FAST_COMPRESS, FAST_DECOMPRESS = 50.0, 200.0
-
-
-@dataclass
-class Codec:
-    name: str
-    family: str
-    #: (payload) -> compressed, or (payload, index) -> compressed when `indexed`.
-    compress: Callable[..., Any]
-    decompress: Callable[..., Any]
-    slow: bool = False
-    note: str | None = None
-    #: compress/decompress take the value's index as a second argument (cross-fitted dictionaries).
-    indexed: bool = False
-
-
-def available_codecs() -> tuple[list[Codec], list[str]]:
-    """Every codec we can run here, and notes on the ones that are missing: the compressors of the
-    formats that declare an ADVISE priority (Format.advise_priority), in that order."""
-    from cqlsh_ext.codecs import registry
-
-    codecs: list[Codec] = []
-    missing: list[str] = []
-    advised = [f for f in registry.all_formats() if f.advise_priority is not None]
-    for fmt in sorted(advised, key=lambda f: f.advise_priority or 0):
-        try:
-            compressors = fmt.compressors()
-        except ImportError:
-            lib = f" ({fmt.library})" if fmt.library and fmt.library != fmt.codec else ""
-            missing.append(f"{fmt.codec}{lib} not installed")
-            continue
-        codecs.extend(Codec(c.name, c.family, c.compress, c.decompress, slow=c.slow) for c in compressors)
-    return codecs, missing
-
-
-def dictionary_formats() -> dict[str, Format]:
-    """{compressor name: format} for the formats measured with a dictionary too, after that one."""
-    from cqlsh_ext.codecs import registry
-
-    return {
-        f"{f.label} {f.dictionary_level}": f
-        for f in registry.all_formats()
-        if f.dictionary_level is not None and f.advise_priority is not None
-    }
-
-
-@dataclass
-class Speed:
-    runs: list[float]
-
-    def to_json(self) -> dict[str, object]:
-        if not self.runs:
-            return {"median": None, "min": None, "max": None, "runs": 0, "spread": None}
-        med = statistics.median(self.runs)
-        return {
-            "median": round(med, 1),
-            "min": round(min(self.runs), 1),
-            "max": round(max(self.runs), 1),
-            "runs": len(self.runs),
-            "spread": round((max(self.runs) - min(self.runs)) / med, 4) if med else None,
-        }
-
-    @property
-    def median(self) -> float:
-        return statistics.median(self.runs) if self.runs else 0.0
-
-    def text(self) -> str:
-        if not self.runs:
-            return "-"
-        med = self.median
-        if len(self.runs) == 1:
-            return f"{med:,.0f} (1 run)"
-        return f"{med:,.0f} ±{50 * (max(self.runs) - min(self.runs)) / med:.0f} %"
-
-
-@dataclass
-class Result:
-    name: str
-    family: str
-    sizes: list[int]
-    compress: Speed
-    decompress: Speed
-    note: str | None = None
-
-    @property
-    def total(self) -> int:
-        return sum(self.sizes)
-
-
-def measure(
-    codec: Codec, payloads: Sequence[bytes], budget: float = BUDGET_S, repetitions: int = REPETITIONS
-) -> Result:
-    """Warm-up (sizes, round-trip check), then timed passes within `budget` seconds."""
-    total = sum(len(p) for p in payloads)
-    compress, decompress = codec.compress, codec.decompress
-    t0 = time.perf_counter()
-    if codec.indexed:
-        packed = [compress(p, k) for k, p in enumerate(payloads)]
-    else:
-        packed = [compress(p) for p in payloads]
-    t1 = time.perf_counter()
-    for k, (p, c) in enumerate(zip(payloads, packed, strict=True)):
-        if bytes(decompress(c, k) if codec.indexed else decompress(c)) != p:
-            raise ValueError(f"{codec.name}: round trip failed")
-    per_pass = t1 - t0 + time.perf_counter() - t1
-    runs = max(1, min(repetitions, int(budget / per_pass) if per_pass > 0 else repetitions))
-    comp: list[float] = []
-    decomp: list[float] = []
-    for _ in range(runs):
-        # Plain loops without per-call wrappers: the figure is the codec's, not ours.
-        if codec.indexed:
-            start = time.perf_counter()
-            for k, p in enumerate(payloads):
-                compress(p, k)
-            mid = time.perf_counter()
-            for k, c in enumerate(packed):
-                decompress(c, k)
-            end = time.perf_counter()
-        else:
-            start = time.perf_counter()
-            for p in payloads:
-                compress(p)
-            mid = time.perf_counter()
-            for c in packed:
-                decompress(c)
-            end = time.perf_counter()
-        comp.append(total / max(mid - start, 1e-9) / 1e6)
-        decomp.append(total / max(end - mid, 1e-9) / 1e6)
-    return Result(codec.name, codec.family, [len(c) for c in packed], Speed(comp), Speed(decomp), codec.note)
-
-
-def with_dictionary(
-    fmt: Format, payloads: Sequence[bytes], budget: float = BUDGET_S, repetitions: int = REPETITIONS
-) -> Result | str:
-    """`fmt` with a trained dictionary at its dictionary_level, two-fold cross-fitted; a reason
-    string when it cannot be trained."""
-    level = fmt.dictionary_level if fmt.dictionary_level is not None else 0
-    halves = (payloads[0::2], payloads[1::2])
-    if min(len(h) for h in halves) < 8:
-        return "too few values to train a dictionary (needs 16)"
-    size = max(1024, min(16 * 1024, sum(len(p) for p in payloads) // 20))
-    try:
-        trained = [fmt.train_dictionary(list(h), size, level) for h in halves]
-    except ValueError as err:
-        return f"dictionary training failed: {err}"
-    # Value k (in half k % 2) is compressed with the dictionary trained on the other half.
-    by_value_c = [trained[1 - k % 2][0] for k in range(len(payloads))]
-    by_value_d = [trained[1 - k % 2][1] for k in range(len(payloads))]
-    codec = Codec(
-        f"{fmt.label} {level} + dict",
-        fmt.codec,
-        lambda p, k: by_value_c[k](p),
-        lambda c, k: by_value_d[k](c),
-        note=f"{fmt.label} {level} + dict: {size // 1024} KiB dictionaries, each value compressed with "
-        "the one trained on the other half of the sample",
-        indexed=True,
-    )
-    return measure(codec, payloads, budget, repetitions)
 
 
 @dataclass
