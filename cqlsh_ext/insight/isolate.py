@@ -39,8 +39,13 @@ def needs_worker(value: bytes, mode: str) -> bool:
             return any(fmt.needs_worker for fmt in registry.formats_for(mode))
         except ValueError:
             return False
-    fmt = registry.detect(value, signatures_only=True)
-    return fmt is not None and fmt.needs_worker
+    # The formats auto-detection can reach (a signature, a trial or an early look) and their cheap
+    # first check: .lzma has no signature, so detect(signatures_only=True) would miss it.
+    return any(
+        fmt.needs_worker and fmt.matches(value)
+        and (fmt.signature_priority, fmt.trial_priority, fmt.early_priority) != (None, None, None)
+        for fmt in registry.all_formats()
+    )
 
 
 def _address_space() -> int:

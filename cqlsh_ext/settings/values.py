@@ -1,0 +1,178 @@
+"""What a setting's text may be: the accepted values and one parser per kind of value, each
+raising SettingError with the one line the user sees (cqlsh_ext.settings declares which setting
+uses which)."""
+
+from __future__ import annotations
+
+import configparser
+import os
+import re
+from typing import NamedTuple
+
+from cqlsh_ext.codecs.base import CODEC_NAMES
+
+CONFIG_SECTION = "cqlsh_ext"
+#: `keyspace.table.column = spec` lines: what a column holds (cqlsh_ext.payload.spec).
+DECODE_SECTION = "cqlsh_ext.decode"
+AUTO = "auto"
+NONE = "none"
+MODES = (AUTO, NONE, *CODEC_NAMES)
+#: Terminal cells are cut here by default (pgcli's max_field_width); scripts get whole values.
+DEFAULT_MAX_FIELD_WIDTH = 500
+#: --output-format / OUTPUT FORMAT values; json and csv are the machine-readable ones (cqlsh_ext.output).
+OUTPUT_FORMATS = ("table", "vertical", "json", "csv")
+MACHINE_FORMATS = ("json", "csv")
+#: Interactive shell: how a cell too wide for its share of the screen is shown (--cells).
+CELL_MODES = ("cut", "wrap")
+
+
+class SettingError(ValueError):
+    """A setting has a value we cannot use; str() is the one-line message for the user."""
+
+
+# ------------------------------------------------------------------ value parsers (one per kind)
+
+
+def parse_mode(text: str) -> str:
+    """Normalise a -d / DECOMPRESS / cqlshrc value; 'off' is accepted as 'none'."""
+    mode = text.strip().lower()
+    if mode == "off":
+        mode = NONE
+    if mode not in MODES:
+        raise SettingError(f"unknown decompression mode {text!r}; valid: {', '.join(MODES)}")
+    return mode
+
+
+_SIZE_UNITS = {"": 1, "k": 1 << 10, "kb": 1 << 10, "kib": 1 << 10, "m": 1 << 20, "mb": 1 << 20,
+               "mib": 1 << 20, "g": 1 << 30, "gb": 1 << 30, "gib": 1 << 30}
+
+
+def parse_size(text: str) -> int:
+    """'4MiB', '512k', '1048576' -> bytes."""
+    raw = text.strip().lower().replace(" ", "")
+    digits = raw.rstrip("kmgib")
+    try:
+        value = int(digits) * _SIZE_UNITS[raw[len(digits):]]
+    except (KeyError, ValueError):
+        raise SettingError(f"not a size: {text!r} (examples: 4MiB, 512KiB, 1048576)") from None
+    if value <= 0:
+        raise SettingError(f"size must be positive: {text!r}")
+    return value
+
+
+def parse_output_format(text: str) -> str:
+    fmt = text.strip().lower()
+    if fmt not in OUTPUT_FORMATS:
+        raise SettingError(f"unknown output format {text!r}; valid: {', '.join(OUTPUT_FORMATS)}")
+    return fmt
+
+
+def parse_cells(text: str) -> str:
+    mode = text.strip().lower()
+    if mode not in CELL_MODES:
+        raise SettingError(f"unknown cell mode {text!r}; valid: {', '.join(CELL_MODES)}")
+    return mode
+
+
+def parse_bool(text: str) -> bool:
+    # The words configparser accepts for booleans, so cqlshrc reads the same in every section.
+    value = configparser.RawConfigParser.BOOLEAN_STATES.get(text.strip().lower())
+    if value is None:
+        raise SettingError(f"not a boolean: {text!r} (true/false, on/off, yes/no, 1/0)")
+    return value
+
+
+def parse_width(text: str) -> int:
+    try:
+        width = int(text)
+    except ValueError:
+        raise SettingError(f"not a field width: {text!r} (a number of characters, 0 for no limit)") from None
+    if width < 0:
+        raise SettingError(f"field width must be 0 (no limit) or more: {text!r}")
+    return width
+
+
+def parse_pager(text: str) -> str:
+    """A pager command; off/false/no/none (or empty) turn the pager off ('')."""
+    pager = text.strip()
+    return "" if pager.lower() in ("", "off", "false", "no", "none") else pager
+
+
+def parse_column_spec(text: str) -> str:
+    """A column's spec (cqlsh_ext.payload.spec), checked; kept as its text."""
+    from cqlsh_ext.payload.spec import SpecError, parse_spec
+
+    try:
+        return str(parse_spec(text))
+    except SpecError as err:
+        raise SettingError(str(err)) from None
+
+
+def parse_place(text: str) -> str:
+    """`keyspace.table.column` (or `table.column`), with a path below it for nested blobs."""
+    place = text.strip()
+    parts = place.split(".")
+    if len(parts) < 2 or not all(part.strip() for part in parts):
+        raise SettingError(f"not a column: {text!r} (keyspace.table.column or table.column)")
+    return place
+
+
+def parse_text(text: str) -> str | None:
+    return text.strip() or None
+
+
+#: us-east-1, eu-central-2, us-gov-west-1, cn-northwest-1, ap-southeast-5 ...
+REGION_RE = re.compile(r"^[a-z]{2}(?:-[a-z]+)+-\d+$")
+
+
+def parse_region(text: str, source: str = "region") -> str:
+    """An AWS region name; the message starts with `source:` unless it is empty."""
+    region = text.strip()
+    if not REGION_RE.match(region):
+        prefix = f"{source}: " if source else ""
+        raise SettingError(f"{prefix}{region!r} is not an AWS region name (for example us-east-1)")
+    return region
+
+
+# ------------------------------------------------------------------ the settings
+
+
+class KeyspacesValue(NamedTuple):
+    """`keyspaces = true | false | REGION` in cqlshrc; `--keyspaces [REGION | HOST]` on the command line."""
+
+    on: bool
+    region: str | None = None
+    #: `--keyspaces 127.0.0.1` names a host: it goes back to cqlsh (KeyspacesOptions.give_back).
+    host: str | None = None
+
+
+def _keyspaces_value(text: str) -> KeyspacesValue:
+    """`keyspaces = true | false | <region>`."""
+    word = text.strip().lower()
+    if word in configparser.RawConfigParser.BOOLEAN_STATES:
+        return KeyspacesValue(parse_bool(word))
+    return KeyspacesValue(True, parse_region(text, "keyspaces"))
+
+
+def _keyspaces_flag(text: str) -> KeyspacesValue:
+    """`--keyspaces`, `--keyspaces REGION` or `--keyspaces HOST` (a value that is not a region)."""
+    value = text.strip()
+    if REGION_RE.match(value):
+        return KeyspacesValue(True, value)
+    return KeyspacesValue(True, host=value or None)
+
+
+def _flag_region(text: str) -> str | None:
+    return parse_region(text, "") if text else None
+
+
+def _flag_text(text: str) -> str | None:
+    return text or None
+
+
+def parse_path(text: str) -> str | None:
+    return os.path.expanduser(text.strip()) or None
+
+
+def _flag_path(text: str) -> str | None:
+    return os.path.expanduser(text) if text else None
