@@ -1,0 +1,470 @@
+"""Parse a CQL SELECT that may name payload paths into a Plan (docs/queries.md).
+
+The schema is a plain argument (Schema): the parser tells a path from an ordinary column by it,
+so nothing here needs the driver. Errors are QueryError, one line each."""
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+from cqlsh_ext.query.lexer import Token, tokenize
+
+
+class QueryError(ValueError):
+    """A statement this layer refuses: one line, said as is."""
+
+
+@dataclass(frozen=True)
+class Schema:
+    """The table as the parser needs it. `columns`: name -> CQL type text ("blob", "text",
+    "map<text,blob>", "frozen<addr>", ...); `udts`: UDT name -> field name -> type text."""
+
+    columns: Mapping[str, str]
+    partition_key: Sequence[str] = ()
+    udts: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+
+    def udt(self, type_text: str) -> Mapping[str, str] | None:
+        name = _bare(type_text)
+        return self.udts.get(name)
+
+
+def _bare(type_text: str) -> str:
+    text = type_text.strip().lower()
+    while text.startswith("frozen<") and text.endswith(">"):
+        text = text[7:-1].strip()
+    return text
+
+
+_MAP_BLOB = re.compile(r"^map<\s*\w+\s*,\s*blob\s*>$")
+
+Step = str | int
+
+
+@dataclass(frozen=True)
+class Path:
+    """A blob column (`column`), how to reach the blob inside it (`access`: a map key or a UDT
+    field, or None), then steps into the decoded record: str keys and int list indexes."""
+
+    column: str
+    access: str | None
+    steps: tuple[Step, ...]
+    text: str
+
+
+@dataclass(frozen=True)
+class Column:
+    name: str
+
+
+Ref = Path | Column
+
+
+@dataclass(frozen=True)
+class Item:
+    """One projection item. kind: 'star', 'column', 'path' or 'agg' (func: count/min/max/sum/avg;
+    ref None for count(*)). `name` is the result column as written."""
+
+    kind: str
+    name: str
+    ref: Ref | None = None
+    func: str | None = None
+
+
+Literal = str | int | Decimal | bool | None
+
+
+@dataclass(frozen=True)
+class Predicate:
+    """A payload condition. op: = != < <= > >= IN LIKE CONTAINS 'IS NULL' 'IS NOT NULL'."""
+
+    ref: Ref
+    op: str
+    values: tuple[Literal, ...] = ()
+
+
+@dataclass
+class Plan:
+    items: list[Item]
+    keyspace: str | None
+    table: str
+    server_where: str
+    predicates: list[Predicate]
+    group_by: list[Path]
+    order_by: list[tuple[Ref, bool]]
+    distinct: bool
+    limit: int | None
+    allow_filtering: bool
+    confirm: bool
+    restricts_partitions: bool
+    server_statement: str = ""
+
+    @property
+    def aggregates(self) -> bool:
+        return any(item.kind == "agg" for item in self.items)
+
+    @property
+    def local_rows(self) -> bool:
+        """True when the rows the server returns are not the answer's rows one for one."""
+        return bool(self.predicates or self.aggregates or self.group_by or self.distinct
+                    or self.order_by)
+
+    @property
+    def reads_beyond_partitions(self) -> bool:
+        """Would read more than the partitions the WHERE names, deciding here what to keep."""
+        return self.local_rows and not self.restricts_partitions
+
+
+FUNCTIONS = ("count", "min", "max", "sum", "avg")
+COMPARE = ("=", "!=", "<", "<=", ">", ">=")
+
+
+class _Parser:
+    def __init__(self, text: str, schema: Schema) -> None:
+        self.text = text
+        self.schema = schema
+        self.tokens = tokenize(text)
+        self.pos = 0
+
+    # -- tokens
+    def peek(self, ahead: int = 0) -> Token:
+        return self.tokens[min(self.pos + ahead, len(self.tokens) - 1)]
+
+    def next(self) -> Token:
+        tok = self.peek()
+        self.pos += 1
+        return tok
+
+    def word(self, *words: str) -> bool:
+        tok = self.peek()
+        return tok.kind == "word" and tok.value.lower() in words
+
+    def take(self, *words: str) -> bool:
+        if self.word(*words):
+            self.pos += 1
+            return True
+        return False
+
+    def expect(self, value: str) -> Token:
+        tok = self.next()
+        if tok.value.lower() != value.lower() or tok.kind in ("string", "qname"):
+            raise QueryError(f"expected {value} at {tok.describe()}")
+        return tok
+
+    def name(self) -> str:
+        tok = self.next()
+        if tok.kind == "word":
+            return tok.value.lower()
+        if tok.kind == "qname":
+            return tok.value
+        raise QueryError(f"expected a name at {tok.describe()}")
+
+    # -- references
+    def column_type(self, name: str) -> str | None:
+        return self.schema.columns.get(name)
+
+    def ref(self) -> Ref:
+        start = self.peek()
+        column = self.name()
+        ctype = self.column_type(column)
+        if ctype is None:
+            raise QueryError(f"unknown column {column}")
+        if self.peek().value not in (".", "[") or self.peek().kind != "punct":
+            return Column(column)
+        access, bare = None, _bare(ctype)
+        if bare == "blob":
+            pass
+        elif _MAP_BLOB.match(bare):
+            if self.peek().value != "[":
+                raise QueryError(f"{column} is a map of blobs: a path starts with {column}['key']")
+            self.next()
+            key = self.next()
+            if key.kind != "string":
+                raise QueryError(f"a key of {column} is a quoted string, not {key.describe()}")
+            self.expect("]")
+            access = key.value
+        elif (fields := self.schema.udt(ctype)) is not None:
+            self.expect(".")
+            access = self.name()
+            ftype = fields.get(access)
+            if ftype is None:
+                raise QueryError(f"{column} has no field {access}")
+            if _bare(ftype) != "blob":
+                raise QueryError(f"{column}.{access} is {ftype}, not a blob: it has no payload path")
+        else:
+            raise QueryError(f"{column} is {ctype}, not a blob: it has no payload path")
+        steps: list[Step] = []
+        while self.peek().kind == "punct" and self.peek().value in (".", "["):
+            if self.next().value == ".":
+                tok = self.next()
+                if tok.kind not in ("word", "qname"):
+                    raise QueryError(f"bad path after {column}: a key is a name or \"quoted\", "
+                                     f"not {tok.describe()}")
+                steps.append(tok.value)  # keys as written, case sensitive
+            else:
+                tok = self.next()
+                if tok.kind != "int" or isinstance(tok.literal, bool):
+                    raise QueryError(f"bad path after {column}: an index is [n], not {tok.describe()}")
+                steps.append(int(tok.value))
+                self.expect("]")
+        if not steps and access is None:
+            raise QueryError(f"bad path: {column} needs a key or an index")
+        return Path(column, access, tuple(steps), self.source(start, self.peek(-1)))
+
+    def source(self, first: Token, last: Token) -> str:
+        return self.text[first.start:last.end]
+
+    # -- statement
+    def parse(self) -> Plan | None:
+        if not self.take("select"):
+            return None
+        distinct = self.take("distinct")
+        items = self.items()
+        self.expect("from")
+        keyspace, table = None, self.name()
+        if self.peek().value == "." and self.peek().kind == "punct":
+            self.next()
+            keyspace, table = table, self.name()
+        ordinary: list[str] = []
+        predicates: list[Predicate] = []
+        restricted: set[str] = set()
+        if self.take("where"):
+            self.where(ordinary, predicates, restricted)
+        group_by: list[Path] = []
+        if self.take("group"):
+            self.expect("by")
+            group_by = self.group()
+        order_by: list[tuple[Ref, bool]] = []
+        if self.take("order"):
+            self.expect("by")
+            order_by = self.order()
+        limit = None
+        if self.take("limit"):
+            tok = self.next()
+            if tok.kind != "int" or int(tok.value) <= 0:
+                raise QueryError(f"LIMIT takes a positive integer, not {tok.describe()}")
+            limit = int(tok.value)
+        allow = False
+        if self.take("allow"):
+            self.expect("filtering")
+            allow = True
+        confirm = self.take("confirm")
+        if self.peek().value == ";" and self.peek().kind == "punct":
+            self.next()
+        if self.peek().kind != "end":
+            raise QueryError(f"unexpected {self.peek().describe()}")
+        refs = [i.ref for i in items if i.ref] + [p.ref for p in predicates] + list(group_by)
+        refs += [r for r, _ in order_by]
+        if not any(isinstance(r, Path) for r in refs) and not predicates:
+            return None
+        pk = list(self.schema.partition_key)
+        plan = Plan(items, keyspace, table, " AND ".join(ordinary), predicates, group_by,
+                    order_by, distinct, limit, allow, confirm,
+                    bool(pk) and all(c in restricted for c in pk))
+        _check(plan)
+        plan.server_statement = _server_statement(plan, self.schema)
+        return plan
+
+    def items(self) -> list[Item]:
+        items: list[Item] = []
+        while True:
+            start = self.peek()
+            if start.value == "*" and start.kind == "punct":
+                self.next()
+                items.append(Item("star", "*"))
+            elif start.kind == "word" and self.peek(1).value == "(" and self.peek(1).kind == "punct":
+                func = self.next().value.lower()
+                if func not in FUNCTIONS:
+                    raise QueryError(f"unknown function {func}: here only count, min, max, sum, avg")
+                self.expect("(")
+                ref: Ref | None = None
+                if self.peek().value == "*" and self.peek().kind == "punct":
+                    if func != "count":
+                        raise QueryError(f"{func}(*) is not a function: only count(*)")
+                    self.next()
+                else:
+                    ref = self.ref()
+                self.expect(")")
+                items.append(Item("agg", self.source(start, self.peek(-1)), ref, func))
+            else:
+                ref = self.ref()
+                kind = "path" if isinstance(ref, Path) else "column"
+                items.append(Item(kind, ref.text if isinstance(ref, Path) else ref.name, ref))
+            if self.take("as"):
+                raise QueryError("AS is not supported in a payload query: columns are named as written")
+            if not (self.peek().value == "," and self.peek().kind == "punct"):
+                return items
+            self.next()
+
+    def where(self, ordinary: list[str], predicates: list[Predicate], restricted: set[str]) -> None:
+        stops = ("group", "order", "limit", "allow", "confirm")
+        while True:
+            start = self.pos
+            depth = 0
+            while not (self.peek().kind == "end" or (depth == 0 and self.word("and", *stops))
+                       or (self.peek().kind == "punct" and self.peek().value == ";")):
+                tok = self.next()
+                if tok.kind == "word" and tok.value.lower() == "or":
+                    raise QueryError("OR is not supported: conditions join by AND only")
+                if tok.kind == "punct" and tok.value == "(":
+                    depth += 1
+                elif tok.kind == "punct" and tok.value == ")":
+                    depth -= 1
+            end = self.pos
+            if end == start:
+                raise QueryError(f"expected a condition at {self.peek().describe()}")
+            self.condition(start, end, ordinary, predicates, restricted)
+            if not self.take("and"):
+                return
+
+    def condition(self, start: int, end: int, ordinary: list[str],
+                  predicates: list[Predicate], restricted: set[str]) -> None:
+        first = self.tokens[start]
+        ctype = self.column_type(first.value.lower() if first.kind == "word" else first.value)
+        follows = self.tokens[start + 1] if start + 1 < end else None
+        is_path = ctype is not None and follows is not None and follows.kind == "punct" \
+            and follows.value in (".", "[")
+        bare_like = ctype is not None and _bare(ctype) == "blob" and follows is not None \
+            and follows.kind == "word" and follows.value.lower() in ("like", "not")
+        if not is_path and not bare_like:
+            text = self.text[first.start:self.tokens[end - 1].end]
+            ordinary.append(text)
+            if ctype is not None and follows is not None and (follows.value == "=" or
+                                                              follows.value.lower() == "in"):
+                restricted.add(first.value.lower() if first.kind == "word" else first.value)
+            return
+        saved = self.pos
+        self.pos = start
+        ref = self.ref()
+        predicates.append(self.operator(ref, bare_like))
+        if self.pos != end:
+            raise QueryError(f"unexpected {self.peek().describe()} in the condition on {first.value}")
+        self.pos = saved
+
+    def operator(self, ref: Ref, bare: bool) -> Predicate:
+        tok = self.next()
+        op = tok.value.lower()
+        if bare and op != "like":
+            raise QueryError(f"a bare blob column takes only LIKE, not {tok.describe()}")
+        if tok.kind == "punct" and op in COMPARE:
+            return Predicate(ref, op, (self.literal(),))
+        if op == "like":
+            value = self.literal()
+            if not isinstance(value, str):
+                raise QueryError("LIKE takes a string")
+            return Predicate(ref, "LIKE", (value,))
+        if op == "in":
+            self.expect("(")
+            values = [self.literal()]
+            while self.peek().value == "," and self.peek().kind == "punct":
+                self.next()
+                values.append(self.literal())
+            self.expect(")")
+            return Predicate(ref, "IN", tuple(values))
+        if op == "contains":
+            return Predicate(ref, "CONTAINS", (self.literal(),))
+        if op == "is":
+            negate = self.take("not")
+            self.expect("null")
+            return Predicate(ref, "IS NOT NULL" if negate else "IS NULL")
+        raise QueryError(f"unknown operator {tok.describe()} on a path")
+
+    def literal(self) -> Literal:
+        tok = self.next()
+        if tok.kind in ("string", "int", "decimal"):
+            return tok.literal
+        if tok.kind == "punct" and tok.value == "-" and self.peek().kind in ("int", "decimal"):
+            value = self.next().literal
+            assert isinstance(value, (int, Decimal))
+            return -value
+        if tok.kind == "word" and tok.value.lower() in ("true", "false", "null"):
+            return {"true": True, "false": False, "null": None}[tok.value.lower()]
+        raise QueryError(f"expected a literal at {tok.describe()}")
+
+    def group(self) -> list[Path]:
+        paths: list[Path] = []
+        while True:
+            ref = self.ref()
+            if not isinstance(ref, Path):
+                raise QueryError(f"GROUP BY {ref.name}: here GROUP BY takes paths only")
+            paths.append(ref)
+            if not (self.peek().value == "," and self.peek().kind == "punct"):
+                return paths
+            self.next()
+
+    def order(self) -> list[tuple[Ref, bool]]:
+        keys: list[tuple[Ref, bool]] = []
+        while True:
+            ref = self.ref()
+            desc = self.take("desc")
+            if not desc:
+                self.take("asc")
+            keys.append((ref, desc))
+            if not (self.peek().value == "," and self.peek().kind == "punct"):
+                return keys
+            self.next()
+
+
+def _name(ref: Ref | None) -> str:
+    return "" if ref is None else ref.text if isinstance(ref, Path) else ref.name
+
+
+def _check(plan: Plan) -> None:
+    aggs = [i for i in plan.items if i.kind == "agg"]
+    plain = [i for i in plan.items if i.kind != "agg"]
+    if aggs and plain:
+        if not plan.group_by:
+            raise QueryError(f"{plain[0].name} with an aggregate needs GROUP BY {plain[0].name}")
+        grouped = {p.text for p in plan.group_by}
+        for item in plain:
+            if item.kind == "star" or item.name not in grouped:
+                raise QueryError(f"{item.name} is neither aggregated nor in the GROUP BY")
+    if plan.group_by and not aggs:
+        raise QueryError("GROUP BY needs an aggregate (count, min, max, sum, avg)")
+    if plan.distinct and aggs:
+        raise QueryError("DISTINCT and aggregates cannot be mixed")
+    if plan.reads_beyond_partitions and not plan.allow_filtering:
+        raise QueryError("this reads more than the partitions the WHERE names, deciding here: "
+                         "add ALLOW FILTERING")
+    if plan.confirm and not plan.allow_filtering:
+        raise QueryError("CONFIRM comes after ALLOW FILTERING")
+
+
+def quote(name: str) -> str:
+    if re.fullmatch(r"[a-z][a-z0-9_]*", name):
+        return name
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _server_statement(plan: Plan, schema: Schema) -> str:
+    if any(i.kind == "star" for i in plan.items):
+        columns = "*"
+    else:
+        needed: list[str] = []
+        refs = [i.ref for i in plan.items] + [p.ref for p in plan.predicates]
+        refs += list(plan.group_by) + [r for r, _ in plan.order_by]
+        for ref in refs:
+            if ref is None:
+                continue
+            name = ref.column if isinstance(ref, Path) else ref.name
+            if name not in needed:
+                needed.append(name)
+        if not needed:  # count(*) alone: the partition key is the smallest thing to read
+            needed = list(schema.partition_key) or [next(iter(schema.columns))]
+        columns = ", ".join(quote(c) for c in needed)
+    table = (quote(plan.keyspace) + "." if plan.keyspace else "") + quote(plan.table)
+    text = f"SELECT {columns} FROM {table}"
+    if plan.server_where:
+        text += f" WHERE {plan.server_where}"
+    if plan.limit is not None and not plan.local_rows:
+        text += f" LIMIT {plan.limit}"
+    if plan.allow_filtering:
+        text += " ALLOW FILTERING"
+    return text
+
+
+def parse(text: str, schema: Schema) -> Plan | None:
+    """The plan of `text`, or None when it is not a payload query (no path, no payload
+    condition, or not a SELECT): the caller passes it to cqlsh unchanged. Raises QueryError."""
+    return _Parser(text, schema).parse()
