@@ -1,0 +1,207 @@
+"""Accumulators for count(*), count, min, max, sum and avg per GROUP BY key, whose partial results
+merge exactly (worker processes, Spark executors later), and the bounded buffer DISTINCT and
+ORDER BY sort in. Plain data: every state pickles.
+
+Exactness: integers sum as Python ints; decimals and floats sum as one Fraction (each float is
+an exact binary fraction), so a merge in any order gives the same bits. `sum` is an int when
+every value was an int, a Decimal when no value was a float, else a float; `avg` is a float."""
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from decimal import Decimal
+from fractions import Fraction
+from typing import Any
+
+from cqlsh_ext.query.grammar import QueryError
+
+#: At most this many groups (GROUP BY keys) or buffered rows (DISTINCT, ORDER BY) are held.
+MAX_GROUPS = 100_000
+MAX_ROWS = 100_000
+
+
+def is_number(value: Any) -> bool:
+    return isinstance(value, (int, float, Decimal)) and not isinstance(value, bool) \
+        and not (isinstance(value, float) and value != value) \
+        and not (isinstance(value, Decimal) and not value.is_finite())
+
+
+@dataclass
+class Accumulator:
+    """One aggregate's state. `func`: count (count(*) when `star`), min, max, sum, avg."""
+
+    func: str
+    star: bool = False
+    count: int = 0
+    int_sum: int = 0
+    frac_sum: Fraction = Fraction(0)
+    floats: bool = False
+    decimals: bool = False
+    num_min: Any = None
+    num_max: Any = None
+    str_min: str | None = None
+    str_max: str | None = None
+    skipped: int = 0  # not a number (sum, avg) or not comparable (min, max)
+
+    def add(self, value: Any) -> None:
+        if self.star:
+            self.count += 1
+            return
+        if value is None:
+            return
+        if self.func == "count":
+            self.count += 1
+        elif is_number(value):
+            self.count += 1
+            if isinstance(value, int):
+                self.int_sum += value
+            else:
+                self.frac_sum += Fraction(value)
+                self.floats |= isinstance(value, float)
+                self.decimals |= isinstance(value, Decimal)
+            self.num_min = _pick(self.num_min, value, min)
+            self.num_max = _pick(self.num_max, value, max)
+        elif isinstance(value, str) and self.func in ("min", "max"):
+            self.count += 1
+            self.str_min = _pick(self.str_min, value, min)
+            self.str_max = _pick(self.str_max, value, max)
+        else:
+            self.skipped += 1
+
+    def merge(self, other: Accumulator) -> None:
+        self.count += other.count
+        self.int_sum += other.int_sum
+        self.frac_sum += other.frac_sum
+        self.floats |= other.floats
+        self.decimals |= other.decimals
+        self.skipped += other.skipped
+        for attr, pick in (("num_min", min), ("num_max", max), ("str_min", min), ("str_max", max)):
+            setattr(self, attr, _pick(getattr(self, attr), getattr(other, attr), pick))
+
+    def result(self) -> Any:
+        if self.func == "count":
+            return self.count
+        if self.func in ("min", "max"):
+            numbers = self.num_min if self.func == "min" else self.num_max
+            return numbers if numbers is not None else (self.str_min if self.func == "min" else self.str_max)
+        if self.count == 0 and self.str_min is None:
+            return None
+        total = self.frac_sum + self.int_sum
+        if self.func == "avg":
+            return float(total / self.count) if self.count else None
+        if self.floats:
+            return float(total)
+        if self.decimals:
+            return Decimal(total.numerator) / Decimal(total.denominator)
+        return self.int_sum
+
+
+def _pick(mine: Any, theirs: Any, pick: Any) -> Any:
+    """min or max of two values (None: none yet); equal numbers of different types (1, 1.0)
+    resolve by type name, so the answer does not depend on the order values came in."""
+    both = [v for v in (mine, theirs) if v is not None]
+    if not both:
+        return None
+    best = pick(both)
+    return sorted((v for v in both if v == best), key=lambda v: type(v).__name__)[0]
+
+
+@dataclass(frozen=True)
+class AggSpec:
+    func: str
+    star: bool = False
+
+
+@dataclass
+class Groups:
+    """Per GROUP BY key (a tuple of path values, None for missing), one Accumulator per aggregate."""
+
+    specs: tuple[AggSpec, ...]
+    max_groups: int = MAX_GROUPS
+    groups: dict[tuple[Any, ...], list[Accumulator]] = field(default_factory=dict)
+
+    def _group(self, key: tuple[Any, ...]) -> list[Accumulator]:
+        accs = self.groups.get(key)
+        if accs is None:
+            if len(self.groups) >= self.max_groups:
+                raise QueryError(f"more than {self.max_groups} groups: narrow the WHERE or the GROUP BY")
+            accs = self.groups[key] = [Accumulator(s.func, s.star) for s in self.specs]
+        return accs
+
+    def add(self, key: tuple[Any, ...], values: Sequence[Any]) -> None:
+        """`values`: one per aggregate, in order (anything for count(*))."""
+        for acc, value in zip(self._group(key), values, strict=True):
+            acc.add(value)
+
+    def merge(self, other: Groups) -> None:
+        for key, accs in other.groups.items():
+            for mine, theirs in zip(self._group(key), accs, strict=True):
+                mine.merge(theirs)
+
+    def skipped(self) -> int:
+        return sum(acc.skipped for accs in self.groups.values() for acc in accs)
+
+    def results(self) -> list[tuple[tuple[Any, ...], tuple[Any, ...]]]:
+        """(key, results) per group, keys sorted (sort_key) so the answer does not depend on
+        the order rows came in. With no GROUP BY and no row, one group () of empty results."""
+        if not self.groups and not self.specs:
+            return []
+        groups = self.groups or {(): [Accumulator(s.func, s.star) for s in self.specs]}
+        keys = sorted(groups, key=lambda k: tuple(sort_key(v) for v in k))
+        return [(k, tuple(acc.result() for acc in groups[k])) for k in keys]
+
+
+_RANK = {bool: 1, str: 3}
+
+
+def sort_key(value: Any) -> tuple[int, Any]:
+    """A total order over the values a path gives: null first, then booleans, numbers, strings,
+    then anything else by its text."""
+    if value is None:
+        return (0, 0)
+    if isinstance(value, bool):
+        return (1, value)
+    if is_number(value):
+        return (2, Fraction(value))
+    if isinstance(value, str):
+        return (3, value)
+    return (4, repr(value))
+
+
+@dataclass
+class RowBuffer:
+    """The rows DISTINCT and ORDER BY hold before answering: at most `max_rows`."""
+
+    max_rows: int = MAX_ROWS
+    distinct: bool = False
+    rows: list[tuple[Any, ...]] = field(default_factory=list)
+    seen: set[tuple[Any, ...]] = field(default_factory=set)
+
+    def add(self, row: tuple[Any, ...]) -> None:
+        if self.distinct:
+            marker = tuple(sort_key(v) for v in row)
+            if marker in self.seen:
+                return
+            self.seen.add(marker)
+        if len(self.rows) >= self.max_rows:
+            raise QueryError(f"more than {self.max_rows} rows to sort or deduplicate here: "
+                             "narrow the WHERE or add a LIMIT without ORDER BY")
+        self.rows.append(row)
+
+    def merge(self, other: RowBuffer) -> None:
+        for row in other.rows:
+            self.add(row)
+
+    def sorted(self, order: Iterable[tuple[int, bool]], limit: int | None = None) -> list[tuple[Any, ...]]:
+        """The rows by `order` ((column index, descending) pairs), then by every value so the
+        result does not depend on arrival order."""
+        rows = sorted(self.rows, key=lambda r: tuple(sort_key(v) for v in r))
+        for index, desc in reversed(list(order)):
+            rows.sort(key=_column_key(index), reverse=desc)
+        return rows[:limit] if limit is not None else rows
+
+
+def _column_key(index: int) -> Callable[[tuple[Any, ...]], tuple[int, Any]]:
+    def key(row: tuple[Any, ...]) -> tuple[int, Any]:
+        return sort_key(row[index])
+    return key
