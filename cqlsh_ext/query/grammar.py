@@ -9,11 +9,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 
+from cqlsh_ext.query.errors import QueryError
 from cqlsh_ext.query.lexer import Token, tokenize
 
-
-class QueryError(ValueError):
-    """A statement this layer refuses: one line, said as is."""
+__all__ = ["QueryError", "Schema", "Plan", "Path", "Column", "Item", "Predicate", "parse"]
 
 
 @dataclass(frozen=True)

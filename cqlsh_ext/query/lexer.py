@@ -6,6 +6,8 @@ import re
 from dataclasses import dataclass
 from decimal import Decimal
 
+from cqlsh_ext.query.errors import QueryError
+
 
 @dataclass(frozen=True)
 class Token:
@@ -32,8 +34,6 @@ _TOKEN = re.compile(r"""
 
 
 def tokenize(text: str) -> list[Token]:
-    from cqlsh_ext.query.grammar import QueryError
-
     tokens: list[Token] = []
     pos = 0
     while pos < len(text):
