@@ -57,7 +57,8 @@ def test_a_projection_only_query_keeps_its_limit_on_the_server():
 
 
 def test_not_a_payload_query():
-    for text in ("SELECT * FROM t", "SELECT pk, data FROM t WHERE pk = 'a'", "INSERT INTO t (pk) VALUES ('a')",
+    for text in ("SELECT * FROM t", "SELECT pk, data FROM t WHERE pk = 'a'",
+                 "INSERT INTO t (pk) VALUES ('a')",
                  "SELECT count(*) FROM t", "SELECT name FROM t WHERE name = 'x' ALLOW FILTERING"):
         assert parse(text, SCHEMA) is None, text
 
@@ -85,7 +86,7 @@ def test_where_splits_the_ordinary_part_from_payload_conditions():
 def test_operators_and_literals(cond: str, op: str, values: tuple[object, ...]):
     p = plan(f"SELECT pk FROM t WHERE pk = 'a' AND {cond}")
     assert (p.predicates[0].op, p.predicates[0].values) == (op, values)
-    assert all(type(a) is type(b) for a, b in zip(p.predicates[0].values, values))
+    assert all(type(a) is type(b) for a, b in zip(p.predicates[0].values, values, strict=True))
 
 
 def test_like_on_a_bare_blob_column():
