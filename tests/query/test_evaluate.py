@@ -1,0 +1,217 @@
+"""The per-row evaluator on values encoded with the real libraries, against the truth computed
+from the generator's Python objects (cqlsh_ext.query.evaluate)."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import random
+import re
+from collections import namedtuple
+from typing import Any
+
+import cbor2
+import lz4.frame
+import msgpack
+import pytest
+import snappy
+import zstandard
+
+from cqlsh_ext.query.evaluate import Evaluator, Settings
+from cqlsh_ext.query.grammar import QueryError, Schema, parse
+
+SCHEMA = Schema({"pk": "text", "ck": "int", "data": "blob", "m": "map<text,blob>", "u": "frozen<wrap>"},
+                ["pk"], {"wrap": {"payload": "blob", "n": "int"}})
+STATUSES = ["NEW", "PAID", "FAILED", "Failed"]
+ENCODINGS = ["snappy-json", "zstd-msgpack", "json", "gzip-json", "lz4-cbor", "random"]
+MISSING = object()
+
+
+def document(rng: random.Random, i: int, big: bool) -> dict[str, Any]:
+    """`big`: integers past 64 bits (JSON and CBOR hold them; MessagePack does not)."""
+    doc: dict[str, Any] = {"order-id": f"ORD-2024{i:06d}",
+                           "n": rng.choice([i, i * (10**20 if big else 10**12), i + 0.5])}
+    if rng.random() < 0.8:
+        doc["status"] = rng.choice(STATUSES) if rng.random() < 0.9 else 7  # a type mismatch
+    if rng.random() < 0.7:
+        doc["customer"] = {"name": f"C{i % 7}", "tier": rng.choice(["gold", "silver", None])}
+    doc["items"] = [{"sku": f"S{j}"} for j in range(rng.randrange(3))]
+    doc["tags"] = rng.sample(["a", "b", "c"], rng.randrange(4))
+    return doc
+
+
+def encode(doc: dict[str, Any], how: str, rng: random.Random) -> bytes:
+    text = json.dumps(doc).encode()
+    if how == "snappy-json":
+        return snappy.compress(text)
+    if how == "zstd-msgpack":
+        return zstandard.compress(msgpack.packb(doc))
+    if how == "json":
+        return text
+    if how == "gzip-json":
+        return gzip.compress(text)
+    if how == "lz4-cbor":
+        return lz4.frame.compress(cbor2.dumps(doc))
+    return bytes([0x9F, 0x00]) + rng.randbytes(40)
+
+
+def rows(count: int = 120, seed: int = 23) -> list[tuple[dict[str, Any], dict[str, Any] | None]]:
+    rng = random.Random(seed)
+    out = []
+    for i in range(count):
+        how = ENCODINGS[i % len(ENCODINGS)]
+        doc = document(rng, i, how != "zstd-msgpack")
+        out.append(({"pk": f"p{i % 5}", "ck": i, "data": encode(doc, how, rng)},
+                    None if how == "random" else doc))
+    return out
+
+
+def take(doc: Any, steps: tuple[Any, ...]) -> Any:
+    for key in steps:
+        if isinstance(doc, dict):
+            doc = doc.get(key, MISSING)
+        elif isinstance(doc, list) and isinstance(key, int) and -len(doc) <= key < len(doc):
+            doc = doc[key]
+        else:
+            return MISSING
+    return doc
+
+
+def num(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+TRUTH = {
+    "data.status = 'FAILED'": lambda d: take(d, ("status",)) == "FAILED",
+    "data.status != 'FAILED'": lambda d: isinstance(take(d, ("status",)), str) and d["status"] != "FAILED",
+    "data.status IN ('NEW', 'PAID')": lambda d: take(d, ("status",)) in ("NEW", "PAID"),
+    "data.status IS NULL": lambda d: take(d, ("status",)) is MISSING,
+    "data.status IS NOT NULL": lambda d: take(d, ("status",)) is not MISSING,
+    "data.status LIKE 'F%'": lambda d: isinstance(take(d, ("status",)), str) and d["status"].startswith("F"),
+    "data.status LIKE '_AID'": lambda d: take(d, ("status",)) == "PAID",
+    "data.n > 50": lambda d: d["n"] > 50,
+    "data.n <= 10.5": lambda d: d["n"] <= 10.5,
+    "data.n = 300000000000000000000": lambda d: d["n"] == 3 * 10**20,
+    "data.customer.tier = 'gold'": lambda d: take(d, ("customer", "tier")) == "gold",
+    "data.customer.tier IS NULL": lambda d: take(d, ("customer", "tier")) in (MISSING, None),
+    "data.items[1].sku = 'S1'": lambda d: take(d, ("items", 1, "sku")) == "S1",
+    "data.tags CONTAINS 'b'": lambda d: "b" in d["tags"],
+    "data.\"order-id\" >= 'ORD-2024000100'": lambda d: d["order-id"] >= "ORD-2024000100",
+    "data LIKE '%ORD-20240000_7%'": lambda d: re.search("ORD-20240000.7", d["order-id"]) is not None,
+    "data.status = 7": lambda d: take(d, ("status",)) == 7 and not isinstance(d["status"], bool),
+}
+
+
+@pytest.mark.parametrize("condition", list(TRUTH))
+def test_filters_match_the_generators_truth(condition: str):
+    plan = parse(f"SELECT ck, data.status FROM t WHERE {condition} ALLOW FILTERING", SCHEMA)
+    assert plan is not None
+    evaluator = Evaluator(plan, Settings())
+    undecodable = 0
+    for row, doc in rows():
+        result = evaluator.evaluate(row)
+        expected = doc is not None and bool(TRUTH[condition](doc))
+        assert result.matched == expected, (condition, doc)
+        undecodable += result.undecodable
+        if result.matched:
+            status = take(doc, ("status",))
+            assert result.values == (row["ck"], None if status is MISSING else status)
+    assert undecodable == 20  # the random values, counted, never matched
+
+
+def test_projection_gives_none_for_missing_and_undecodable():
+    plan = parse("SELECT data.customer.name, data.items[0].sku, data.n FROM t", SCHEMA)
+    assert plan is not None
+    evaluator = Evaluator(plan, Settings())
+    for row, doc in rows(60):
+        result = evaluator.evaluate(row)
+        assert result.matched
+        if doc is None:
+            assert result.values == (None, None, None) and result.undecodable == 1
+            continue
+        expected = [take(doc, s) for s in (("customer", "name"), ("items", 0, "sku"), ("n",))]
+        assert list(result.values) == [None if v is MISSING else v for v in expected]
+        assert type(result.values[2]) is type(doc["n"])  # big ints exact, floats floats
+
+
+def test_numbers_compare_exactly_across_types():
+    plan = parse("SELECT ck FROM t WHERE data.v = 0.1 ALLOW FILTERING", SCHEMA)
+    assert plan is not None
+    ev = Evaluator(plan, Settings())
+    assert not ev.evaluate({"data": b'{"v": 0.1}'}).matched  # the float 0.1 is not the decimal 0.1
+    plan = parse("SELECT ck FROM t WHERE data.v = 0.5 ALLOW FILTERING", SCHEMA)
+    assert plan is not None
+    ev = Evaluator(plan, Settings())
+    assert ev.evaluate({"data": b'{"v": 0.5}'}).matched
+    plan = parse("SELECT ck FROM t WHERE data.v = 12345678901234567891 ALLOW FILTERING", SCHEMA)
+    assert plan is not None
+    ev = Evaluator(plan, Settings())
+    assert ev.evaluate({"data": b'{"v": 12345678901234567891}'}).matched
+    assert not ev.evaluate({"data": b'{"v": 12345678901234567890}'}).matched
+    assert not ev.evaluate({"data": b'{"v": "12345678901234567891"}'}).matched  # a string: no match
+    plan = parse("SELECT ck FROM t WHERE data.v = true ALLOW FILTERING", SCHEMA)
+    assert plan is not None
+    ev = Evaluator(plan, Settings())
+    assert ev.evaluate({"data": b'{"v": true}'}).matched
+    assert not ev.evaluate({"data": b'{"v": 1}'}).matched  # booleans are not numbers
+
+
+def test_map_values_and_udt_fields_hold_blobs():
+    plan = parse("SELECT m['k'].status, u.payload.status FROM t WHERE u.payload.n > 1 ALLOW FILTERING",
+                 SCHEMA)
+    assert plan is not None
+    ev = Evaluator(plan, Settings())
+    Wrap = namedtuple("Wrap", "payload n")
+    row = {"m": {"k": zstandard.compress(b'{"status": "A"}')},
+           "u": Wrap(gzip.compress(msgpack.packb({"status": "B", "n": 2})), 5)}
+    assert ev.evaluate(row).values == ("A", "B")
+    row["u"] = {"payload": b'{"status": "B", "n": 1}', "n": 5}
+    assert not ev.evaluate(row).matched
+    row = {"m": None, "u": None}
+    assert not ev.evaluate(row).matched
+
+
+def test_tagged_values_stand_for_their_value_in_paths():
+    data = cbor2.dumps({"a": cbor2.CBORTag(4000, {"b": 3})})
+    plan = parse("SELECT data.a.b FROM t WHERE data.a.b = 3 ALLOW FILTERING", SCHEMA)
+    assert plan is not None
+    assert Evaluator(plan, Settings()).evaluate({"data": data}).values == (3,)
+
+
+def test_a_value_cut_by_the_budget_never_matches_and_counts():
+    big = gzip.compress(json.dumps({"status": "OK", "pad": ["x" * 50] * 400}).encode())
+    plan = parse("SELECT data.status FROM t WHERE data.status = 'OK' ALLOW FILTERING", SCHEMA)
+    assert plan is not None
+    assert Evaluator(plan, Settings()).evaluate({"data": big}).matched
+    result = Evaluator(plan, Settings(cap=256)).evaluate({"data": big})
+    assert not result.matched and result.cut == 1
+
+
+def test_column_settings_decode_the_way_the_display_does():
+    value = zstandard.compress(msgpack.packb({"status": "S"}))
+    plan = parse("SELECT data.status FROM t", SCHEMA)
+    assert plan is not None
+    seen: list[tuple[str, str | None]] = []
+
+    def lookup(column: str, inner: str | None) -> str | None:
+        seen.append((column, inner))
+        return "zstd>msgpack"
+
+    assert Evaluator(plan, Settings(spec=lookup)).evaluate({"data": value}).values == ("S",)
+    assert seen == [("data", None)]
+    assert Evaluator(plan, Settings(mode="zstd")).evaluate({"data": value}).values == ("S",)
+
+
+def test_decoding_off_refuses_paths():
+    plan = parse("SELECT data.a FROM t", SCHEMA)
+    assert plan is not None
+    with pytest.raises(QueryError, match="decoding is off"):
+        Evaluator(plan, Settings(mode="none"))
+
+
+def test_random_bytes_are_undecodable():
+    plan = parse("SELECT data.a FROM t WHERE data.a IS NULL ALLOW FILTERING", SCHEMA)
+    assert plan is not None
+    result = Evaluator(plan, Settings()).evaluate({"data": os.urandom(64)})
+    assert not result.matched and result.undecodable == 1
