@@ -13,7 +13,7 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
-from cqlsh_ext.query.grammar import QueryError
+from cqlsh_ext.query.grammar import Plan, QueryError
 
 #: At most this many groups (GROUP BY keys) or buffered rows (DISTINCT, ORDER BY) are held.
 MAX_GROUPS = 100_000
@@ -110,6 +110,11 @@ def _pick(mine: Any, theirs: Any, pick: Any) -> Any:
 class AggSpec:
     func: str
     star: bool = False
+
+
+def specs(plan: Plan) -> tuple[AggSpec, ...]:
+    """The accumulators a plan's aggregates need, in the order of its items."""
+    return tuple(AggSpec(i.func or "count", i.ref is None) for i in plan.items if i.kind == "agg")
 
 
 @dataclass

@@ -3,14 +3,14 @@ decoded records, test the payload conditions with SQL's semantics (docs/queries.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
 from cqlsh_ext.payload.formats.tree import Cut, Tagged, render
 from cqlsh_ext.payload.unwrap import STRUCTURED, TEXT, json_container, unwrap, unwrap_spec
-from cqlsh_ext.query.grammar import Column, Literal, Path, Plan, Predicate, QueryError, Ref
+from cqlsh_ext.query.grammar import Column, Literal, Plan, Predicate, QueryError, Ref
 
 #: A path that is not there: distinct from a record's own null (None), though both are SQL null.
 MISSING: Any = type("Missing", (), {"__repr__": lambda self: "MISSING", "__bool__": lambda self: False})()
@@ -46,6 +46,10 @@ class RowResult:
     values: tuple[Any, ...]
     undecodable: int = 0
     cut: int = 0
+    #: With aggregates, when matched: the GROUP BY key and one input per aggregate (None for
+    #: count(*), a missing path, or a value undecodable or cut), for aggregate.Groups.add.
+    key: tuple[Any, ...] = ()
+    inputs: tuple[Any, ...] = ()
 
 
 def decode(value: bytes, settings: Settings, spec: str | None) -> Decoded:
@@ -140,6 +144,7 @@ class Evaluator:
         self.settings = settings
         self.likes = {id(p): like_regex(str(p.values[0])) for p in plan.predicates if p.op == "LIKE"}
         self.outputs: list[Ref | None] = [i.ref for i in plan.items if i.kind in ("path", "column")]
+        self.agg_refs = [i.ref for i in plan.items if i.kind == "agg"]
 
     def blob(self, row: Mapping[str, Any], column: str, access: str | None,
              cache: Cache) -> Decoded:
@@ -216,19 +221,26 @@ class Evaluator:
         cache: Cache = {}
         counts = [0, 0]
         matched = all(self.test(row, p, cache, counts) for p in self.plan.predicates)
-        values: list[Any] = []
-        if matched:
-            for ref in self.outputs:
-                assert ref is not None
-                state, value = self.value(row, ref, cache)
-                values.append(None if state != "ok" or value is MISSING else value)
+        values: tuple[Any, ...] = ()
+        key: tuple[Any, ...] = ()
+        inputs: tuple[Any, ...] = ()
+        if matched and self.agg_refs:
+            key = self.values(row, self.plan.group_by, cache)
+            inputs = self.values(row, self.agg_refs, cache)
+        elif matched:
+            values = self.values(row, self.outputs, cache, plain=False)
         states = [d.state for d in cache.values()]
-        return RowResult(matched, tuple(values), states.count("undecodable"), states.count("cut"))
+        return RowResult(matched, values, states.count("undecodable"), states.count("cut"), key, inputs)
 
-    def key(self, row: Mapping[str, Any], refs: list[Path] | list[Ref]) -> tuple[Any, ...]:
-        cache: Cache = {}
-        out = []
+    def values(self, row: Mapping[str, Any], refs: Sequence[Ref | None], cache: Cache,
+               plain: bool = True) -> tuple[Any, ...]:
+        """The value of each ref (None for a ref None, missing, undecodable or cut)."""
+        out: list[Any] = []
         for ref in refs:
+            if ref is None:
+                out.append(None)
+                continue
             state, value = self.value(row, ref, cache)
-            out.append(None if state != "ok" or value is MISSING else _plain(value))
+            value = None if state != "ok" or value is MISSING else value
+            out.append(_plain(value) if plain else value)
         return tuple(out)
