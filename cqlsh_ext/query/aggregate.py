@@ -88,12 +88,20 @@ class Accumulator:
             return None
         total = self.frac_sum + self.int_sum
         if self.func == "avg":
-            return float(total / self.count) if self.count else None
+            return _float(total / self.count) if self.count else None
         if self.floats:
-            return float(total)
+            return _float(total)
         if self.decimals:
             return Decimal(total.numerator) / Decimal(total.denominator)
         return self.int_sum
+
+
+def _float(value: Fraction) -> float:
+    """The float nearest `value`; past the largest float, an infinity (as a float sum gives)."""
+    try:
+        return float(value)
+    except OverflowError:
+        return float("inf") if value > 0 else float("-inf")
 
 
 def _pick(mine: Any, theirs: Any, pick: Any) -> Any:

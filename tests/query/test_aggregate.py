@@ -1,0 +1,145 @@
+"""Accumulators and their merges (cqlsh_ext.query.aggregate): split rows into parts, aggregate each,
+merge, and the answer is the one pass's, in any order."""
+
+from __future__ import annotations
+
+import pickle
+import random
+from decimal import Decimal
+from fractions import Fraction
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from cqlsh_ext.query.aggregate import Accumulator, AggSpec, Groups, RowBuffer, specs
+from cqlsh_ext.query.evaluate import Evaluator, Settings
+from cqlsh_ext.query.grammar import QueryError, parse
+from tests.query.test_evaluate import MISSING, SCHEMA, rows, take
+
+SPECS = (AggSpec("count", True), AggSpec("count"), AggSpec("min"), AggSpec("max"), AggSpec("sum"),
+         AggSpec("avg"))
+
+
+def feed(groups: Groups, items: list[tuple[tuple[Any, ...], Any]]) -> Groups:
+    for key, value in items:
+        groups.add(key, [None] + [value] * (len(groups.specs) - 1))
+    return groups
+
+
+def test_sum_of_integers_stays_exact_and_avg_is_a_float():
+    acc = Accumulator("sum")
+    for v in (10**30, 1, -5):
+        acc.add(v)
+    assert acc.result() == 10**30 - 4 and type(acc.result()) is int
+    acc.add(0.5)
+    assert acc.result() == float(10**30 - 4 + Fraction(1, 2)) and type(acc.result()) is float
+    acc = Accumulator("sum")
+    acc.add(Decimal("0.1"))
+    acc.add(2)
+    assert acc.result() == Decimal("2.1")
+    avg = Accumulator("avg")
+    for v in (1, 2):
+        avg.add(v)
+    assert avg.result() == 1.5
+    assert Accumulator("avg").result() is None and Accumulator("sum").result() is None
+
+
+def test_not_numbers_are_skipped_and_counted():
+    acc = Accumulator("sum")
+    for v in (1, "x", True, None, [1], float("nan"), 2):
+        acc.add(v)
+    assert acc.result() == 3 and acc.skipped == 4  # None is not counted: it is null
+    mn = Accumulator("min")
+    for v in ("b", "a"):
+        mn.add(v)
+    assert mn.result() == "a"  # strings when no number
+    mn.add(5)
+    assert mn.result() == 5
+
+
+def test_count_star_counts_rows_and_count_counts_values():
+    groups = feed(Groups(SPECS), [((), 1), ((), None), ((), "x")])
+    assert groups.results() == [((), (3, 2, 1, 1, 1, 1.0))]
+    assert Groups(SPECS).results() == [((), (0, 0, None, None, None, None))]
+
+
+def one_pass_and_parts(items: list[tuple[tuple[Any, ...], Any]], parts: int) -> tuple[Groups, Groups]:
+    whole = feed(Groups(SPECS), items)
+    pieces = [feed(Groups(SPECS), items[i::parts]) for i in range(parts)]
+    merged = Groups(SPECS)
+    for piece in pieces:
+        merged.merge(pickle.loads(pickle.dumps(piece)))  # as from a worker process
+    return whole, merged
+
+
+@pytest.mark.parametrize("parts", [1, 2, 3, 7])
+def test_merging_parts_gives_the_one_pass_on_evaluated_rows(parts: int):
+    plan = parse("SELECT data.status, count(*), min(data.n), max(data.n), sum(data.n), avg(data.n) "
+                 "FROM t GROUP BY data.status ALLOW FILTERING", SCHEMA)
+    assert plan is not None
+    evaluator = Evaluator(plan, Settings())
+    data = rows(200)
+    results = [evaluator.evaluate(row) for row, _ in data]
+    whole = Groups(specs(plan))
+    for r in results:
+        whole.add(r.key, r.inputs)
+    merged = Groups(specs(plan))
+    for i in range(parts):
+        part = Groups(specs(plan))
+        for r in results[i::parts]:
+            part.add(r.key, r.inputs)
+        merged.merge(pickle.loads(pickle.dumps(part)))
+    assert merged.results() == whole.results()
+    # and the truth from the generator
+    truth: dict[Any, list[Any]] = {}
+    for _, doc in data:
+        status = None if doc is None else take(doc, ("status",))
+        key = None if status is MISSING or status is None else status
+        truth.setdefault((key,), []).append(None if doc is None else doc["n"])
+    expected = []
+    for key in sorted(truth, key=lambda k: (k[0] is not None, isinstance(k[0], str), k[0])):
+        ns = [n for n in truth[key] if n is not None]
+        total = sum(Fraction(n) for n in ns)
+        is_float = any(isinstance(n, float) for n in ns)
+        expected.append((key, (len(truth[key]), min(ns, default=None), max(ns, default=None),
+                               (float(total) if is_float else int(total)) if ns else None,
+                               float(total / len(ns)) if ns else None)))
+    assert whole.results() == expected
+
+
+def test_the_number_of_groups_is_bounded():
+    groups = Groups(SPECS, max_groups=3)
+    feed(groups, [((i,), i) for i in range(3)])
+    with pytest.raises(QueryError, match="more than 3 groups"):
+        groups.add((4,), [None] * 6)
+
+
+def test_distinct_and_order_by_buffer_is_bounded_and_sorted():
+    buf = RowBuffer(max_rows=4, distinct=True)
+    for row in [("b", 2), ("a", 1), ("b", 2), (None, 3), ("a", 1.0)]:
+        buf.add(row)
+    assert buf.sorted([(0, False)]) == [(None, 3), ("a", 1), ("b", 2)]
+    assert buf.sorted([(1, True)], limit=2) == [(None, 3), ("b", 2)]
+    with pytest.raises(QueryError, match="more than 4 rows"):
+        for i in range(5):
+            buf.add(("c", i))
+
+
+values = st.one_of(st.none(), st.integers(min_value=-10**25, max_value=10**25),
+                   st.floats(allow_nan=True, allow_infinity=False),
+                   st.decimals(allow_nan=False, allow_infinity=False, places=3),
+                   st.text(max_size=3), st.booleans())
+
+
+@settings(max_examples=200, deadline=None)
+@given(items=st.lists(st.tuples(st.tuples(st.sampled_from(["a", "b", None])), values), max_size=40),
+       seed=st.integers(0, 2**32), parts=st.integers(1, 5))
+def test_merge_is_order_independent(items: list[tuple[tuple[Any, ...], Any]], seed: int, parts: int):
+    whole, merged = one_pass_and_parts(items, parts)
+    assert merged.results() == whole.results()
+    shuffled = list(items)
+    random.Random(seed).shuffle(shuffled)
+    again, _ = one_pass_and_parts(shuffled, 1)
+    assert repr(again.results()) == repr(whole.results())
