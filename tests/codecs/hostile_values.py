@@ -2,7 +2,8 @@
 that declare far more than the value holds, and real bombs made by the real compressors.
 
 Shared by tests/codecs/test_native_limits.py (each value through every path that decodes, in a
-child process under a memory limit) and bench/hostile.py (peak memory and time per value).
+child process under a memory limit), test_bombs.py (its builders) and bench/hostile.py (peak
+memory and time per value).
 Each entry: (name, value, mode) where mode is what the value is decoded as ("auto" or a codec).
 """
 

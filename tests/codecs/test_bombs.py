@@ -34,38 +34,11 @@ from cqlsh_ext.codecs import registry
 from cqlsh_ext.codecs.base import DecodeError
 from cqlsh_ext.codecs.lz4 import _native as lz4_module
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from hostile_values import lz4_frame_with_header, zstd_bomb  # noqa: E402  (the builders test_native_limits uses)
+
 MiB = 1 << 20
 CAP = 4 * MiB
-
-
-def zstd_bomb(total: int, content_size: bool = True) -> bytes:
-    """`total` zero bytes through the real compressor, streamed (never held in memory)."""
-    out = bytearray()
-
-    class Sink:
-        def write(self, b: bytes) -> int:
-            out.extend(b)
-            return len(b)
-
-    cctx = zstandard.ZstdCompressor(level=1, write_content_size=content_size)
-    with cctx.stream_writer(Sink(), size=total if content_size else -1, closefd=False) as w:
-        chunk = bytes(MiB)
-        for _ in range(total // MiB):
-            w.write(chunk)
-    return bytes(out)
-
-
-def lz4_frame_with_header(flg: int, bd: int, fields: bytes, body: bytes) -> bytes:
-    """An LZ4 frame with a chosen descriptor; the header checksum byte is searched for (the lz4
-    package validates it but does not expose xxh32)."""
-    for hc in range(256):
-        head = b"\x04\x22\x4d\x18" + bytes([flg, bd]) + fields + bytes([hc])
-        try:
-            lz4.frame.get_frame_info(head + body)
-        except RuntimeError:
-            continue
-        return head + body
-    raise AssertionError("no header checksum found")
 
 
 def allocated_peak(fn: Callable[[], Any]) -> tuple[Any, int]:
