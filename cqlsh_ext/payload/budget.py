@@ -20,8 +20,6 @@ set by payload.unwrap for each value, so decoders deep in a format need no extra
 from __future__ import annotations
 
 import contextvars
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 
 from cqlsh_ext.codecs.base import DEFAULT_CAP
@@ -127,12 +125,3 @@ def enter(budget: Budget) -> contextvars.Token[Budget]:
 
 def leave(token: contextvars.Token[Budget]) -> None:
     _ACTIVE.reset(token)
-
-
-@contextmanager
-def active(budget: Budget) -> Iterator[Budget]:
-    token = enter(budget)
-    try:
-        yield budget
-    finally:
-        leave(token)
