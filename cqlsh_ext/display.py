@@ -86,15 +86,16 @@ def pretty_json(text: str, budget: Budget = DEFAULT_BUDGET) -> tuple[str, str | 
     value = json_container(text)
     if value is None:
         return None
-    from cqlsh_ext.payload.formats.tree import fits, render_cut  # loaded with the first record
+    from cqlsh_ext.payload.formats.tree import fits, render_walk  # loaded with the first record
 
-    # JSON text has no back-references: a small text is trusted without a first count.
+    # JSON text has no back-references: a small text is trusted without a first count. Past the
+    # count, the bounded walk (not render_cut, which would count the tree again).
     if budget.trusts(len(text), 2) or fits(value, budget, 2):
         try:
             return json.dumps(value, indent=2, ensure_ascii=False), None
         except (RecursionError, ValueError):
             pass
-    return render_cut(value, 2, budget)
+    return render_walk(value, 2, budget)
 
 
 def compact_json(text: str) -> str:

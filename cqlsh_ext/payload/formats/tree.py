@@ -179,6 +179,12 @@ def render_cut(tree: Any, indent: int | None = None, budget: Budget | None = Non
         native = json_native(tree, indent)
         if native is not None and len(native) <= budget.chars:
             return native, None
+    return render_walk(tree, indent, budget)
+
+
+def render_walk(tree: Any, indent: int | None, budget: Budget) -> tuple[str, str | None]:
+    """render_cut's own walk, for a caller that has already counted the tree (or chose not to
+    write it natively): what it renders and why it stopped."""
     out: list[str] = []
     renderer = _Renderer(out, indent, budget.meter())
     try:
