@@ -27,7 +27,6 @@ if TYPE_CHECKING:
     import argparse
 
 from cqlsh_ext.settings.values import (
-    _SIZE_UNITS as _SIZE_UNITS,
 )
 from cqlsh_ext.settings.values import (
     AUTO as AUTO,
@@ -66,19 +65,19 @@ from cqlsh_ext.settings.values import (
     SettingError as SettingError,
 )
 from cqlsh_ext.settings.values import (
-    _flag_path as _flag_path,
+    _flag_path,
 )
 from cqlsh_ext.settings.values import (
-    _flag_region as _flag_region,
+    _flag_region,
 )
 from cqlsh_ext.settings.values import (
-    _flag_text as _flag_text,
+    _flag_text,
 )
 from cqlsh_ext.settings.values import (
-    _keyspaces_flag as _keyspaces_flag,
+    _keyspaces_flag,
 )
 from cqlsh_ext.settings.values import (
-    _keyspaces_value as _keyspaces_value,
+    _keyspaces_value,
 )
 from cqlsh_ext.settings.values import (
     parse_bool as parse_bool,
