@@ -26,95 +26,76 @@ from cqlsh_ext.codecs.base import CODEC_NAMES, DEFAULT_CAP
 if TYPE_CHECKING:
     import argparse
 
+# The value parsers live in settings/values.py; the public ones are re-exported (__all__).
 from cqlsh_ext.settings.values import (
-)
-from cqlsh_ext.settings.values import (
-    AUTO as AUTO,
-)
-from cqlsh_ext.settings.values import (
-    CELL_MODES as CELL_MODES,
-)
-from cqlsh_ext.settings.values import (
-    CONFIG_SECTION as CONFIG_SECTION,
-)
-from cqlsh_ext.settings.values import (
-    DECODE_SECTION as DECODE_SECTION,
-)
-from cqlsh_ext.settings.values import (
-    DEFAULT_MAX_FIELD_WIDTH as DEFAULT_MAX_FIELD_WIDTH,
-)
-from cqlsh_ext.settings.values import (
-    MACHINE_FORMATS as MACHINE_FORMATS,
-)
-from cqlsh_ext.settings.values import (
-    MODES as MODES,
-)
-from cqlsh_ext.settings.values import (
-    NONE as NONE,
-)
-from cqlsh_ext.settings.values import (
-    OUTPUT_FORMATS as OUTPUT_FORMATS,
-)
-from cqlsh_ext.settings.values import (
-    REGION_RE as REGION_RE,
-)
-from cqlsh_ext.settings.values import (
-    KeyspacesValue as KeyspacesValue,
-)
-from cqlsh_ext.settings.values import (
-    SettingError as SettingError,
-)
-from cqlsh_ext.settings.values import (
+    AUTO,
+    CELL_MODES,
+    CONFIG_SECTION,
+    DECODE_SECTION,
+    DEFAULT_MAX_FIELD_WIDTH,
+    MACHINE_FORMATS,
+    MODES,
+    NONE,
+    OUTPUT_FORMATS,
+    REGION_RE,
+    KeyspacesValue,
+    SettingError,
     _flag_path,
-)
-from cqlsh_ext.settings.values import (
     _flag_region,
-)
-from cqlsh_ext.settings.values import (
     _flag_text,
-)
-from cqlsh_ext.settings.values import (
     _keyspaces_flag,
-)
-from cqlsh_ext.settings.values import (
     _keyspaces_value,
+    parse_bool,
+    parse_cells,
+    parse_column_spec,
+    parse_mode,
+    parse_output_format,
+    parse_pager,
+    parse_path,
+    parse_place,
+    parse_region,
+    parse_size,
+    parse_text,
+    parse_width,
 )
-from cqlsh_ext.settings.values import (
-    parse_bool as parse_bool,
-)
-from cqlsh_ext.settings.values import (
-    parse_cells as parse_cells,
-)
-from cqlsh_ext.settings.values import (
-    parse_column_spec as parse_column_spec,
-)
-from cqlsh_ext.settings.values import (
-    parse_mode as parse_mode,
-)
-from cqlsh_ext.settings.values import (
-    parse_output_format as parse_output_format,
-)
-from cqlsh_ext.settings.values import (
-    parse_pager as parse_pager,
-)
-from cqlsh_ext.settings.values import (
-    parse_path as parse_path,
-)
-from cqlsh_ext.settings.values import (
-    parse_place as parse_place,
-)
-from cqlsh_ext.settings.values import (
-    parse_region as parse_region,
-)
-from cqlsh_ext.settings.values import (
-    parse_size as parse_size,
-)
-from cqlsh_ext.settings.values import (
-    parse_text as parse_text,
-)
-from cqlsh_ext.settings.values import (
-    parse_width as parse_width,
-)
+
+__all__ = [
+    "add_flags",
+    "AUTO",
+    "CELL_MODES",
+    "CONFIG_SECTION",
+    "DECODE_SECTION",
+    "DEFAULT_MAX_FIELD_WIDTH",
+    "DisplaySettings",
+    "FLAG_GROUPS",
+    "Key",
+    "KEYS",
+    "KeyspacesOptions",
+    "KeyspacesValue",
+    "load",
+    "MACHINE_FORMATS",
+    "MODES",
+    "NONE",
+    "OUTPUT_FORMATS",
+    "parse_bool",
+    "parse_cells",
+    "parse_column_spec",
+    "parse_mode",
+    "parse_output_format",
+    "parse_pager",
+    "parse_path",
+    "parse_place",
+    "parse_region",
+    "parse_size",
+    "parse_text",
+    "parse_width",
+    "read_cqlshrc",
+    "REGION_RE",
+    "SettingError",
+    "Settings",
+    "SETTINGS",
+    "Takes",
+]
 
 
 @dataclass
