@@ -19,12 +19,16 @@ allocation, died (a Rust library aborts on a failed allocation) or answered noth
 from __future__ import annotations
 
 import faulthandler
+import functools
 import os
 import pickle
 import resource
 import signal
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from cqlsh_ext.codecs.base import Format
 
 #: Address space a worker may take beyond its parent's at the fork (bytes).
 WORKER_MEMORY = 512 << 20
@@ -39,12 +43,20 @@ def needs_worker(value: bytes, mode: str) -> bool:
             return any(fmt.needs_worker for fmt in registry.formats_for(mode))
         except ValueError:
             return False
-    # The formats auto-detection can reach (a signature, a trial or an early look) and their cheap
-    # first check: .lzma has no signature, so detect(signatures_only=True) would miss it.
-    return any(
-        fmt.needs_worker and fmt.matches(value)
+    return any(fmt.matches(value) for fmt in _auto_formats_needing_a_worker())
+
+
+@functools.cache
+def _auto_formats_needing_a_worker() -> tuple[Format, ...]:
+    """The formats auto-detection can reach (a signature, a trial or an early look) whose codec
+    needs a worker; their cheap first check decides (.lzma has no signature, so
+    detect(signatures_only=True) would miss it)."""
+    from cqlsh_ext.codecs import registry
+
+    return tuple(
+        fmt for fmt in registry.all_formats()
+        if fmt.needs_worker
         and (fmt.signature_priority, fmt.trial_priority, fmt.early_priority) != (None, None, None)
-        for fmt in registry.all_formats()
     )
 
 

@@ -150,9 +150,7 @@ def _key(key: Any, meter: Meter) -> str:
     if key is None or isinstance(key, (bool, float)):
         return '"' + _scalar(key).strip('"') + '"'
     if isinstance(key, (dict, list, tuple, Tagged)):
-        out: list[str] = []
-        _Renderer(out, None, meter).walk(key, 0)
-        return "".join(out)
+        return render_charged(key, meter)
     return _scalar(key)
 
 
