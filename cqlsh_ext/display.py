@@ -25,7 +25,6 @@ from cqlsh_ext.payload.budget import Budget
 from cqlsh_ext.payload.spec import ColumnSpecs
 from cqlsh_ext.payload.unwrap import (
     BINARY,
-    QUIET_REASONS,
     RAW,
     STRUCTURED,
     TEXT,
@@ -199,9 +198,9 @@ class BlobDisplay:
 
     def _raw(self, view: BlobView, colormap: Any, colored: bool) -> FormattedValue:
         hexed = "0x" + view.data.hex()
-        if view.reason is None or view.reason in QUIET_REASONS:  # plain binary: exactly as cqlsh
+        if view.quiet:  # plain binary: exactly as cqlsh
             return FormattedValue(hexed, colormap["blob"] + hexed + colormap["reset"] if colored else hexed)
-        note = f"({_escape(view.reason)})"
+        note = f"({_escape(view.reason or '')})"  # not quiet: a reason is there
         hexed = _cut(hexed, max(self.width - len(note) - 1, 8) if self.width else 0)
         if not colored:
             return NotedValue(FormattedValue(hexed), FormattedValue(note))

@@ -204,21 +204,19 @@ class ValueEncoder:
         try:
             return self._blob_object(value, place, hexed)
         except Exception as err:  # the last-resort boundary: this value says why, the row goes on
-            return self._undecoded(failed(value, err).reason, hexed)
+            return self._undecoded(failed(value, err), hexed)
 
-    def _undecoded(self, reason: str | None, hexed: str) -> dict[str, Any] | str:
-        from cqlsh_ext.payload.unwrap import QUIET_REASONS
-
-        if reason is None or reason in QUIET_REASONS:
+    def _undecoded(self, view: BlobView, hexed: str) -> dict[str, Any] | str:
+        if view.quiet:
             return hexed
-        return {"codec": None, "kind": "undecoded", "payload": hexed, "note": reason}
+        return {"codec": None, "kind": "undecoded", "payload": hexed, "note": view.reason}
 
     def _blob_object(self, value: bytes, place: ValuePlace | None, hexed: str) -> dict[str, Any] | str:
         from cqlsh_ext.payload.unwrap import BINARY, RAW, STRUCTURED, TEXT, TEXT_LABEL
 
         view = self._view(value, place)
         if view.kind == RAW:
-            return self._undecoded(view.reason, hexed)
+            return self._undecoded(view, hexed)
         cut: str | None = None
         # A value stored as plain text has no codec: its one layer is the "text" reading.
         codec = ">".join(layer.label for layer in view.layers if layer.label != TEXT_LABEL)
@@ -286,7 +284,7 @@ class ValueEncoder:
         hexed = blob_text(value)
         if self.raw or self.mode == NONE or not value:
             return hexed
-        from cqlsh_ext.payload.unwrap import QUIET_REASONS, RAW, STRUCTURED, TEXT, failed
+        from cqlsh_ext.payload.unwrap import RAW, STRUCTURED, TEXT, failed
 
         try:
             view = self._view(value, place)
@@ -300,8 +298,7 @@ class ValueEncoder:
             return view.text or ""
         if view.kind == RAW:
             # As the table shows it: a value that looks like a format but does not decode says why.
-            quiet = view.reason is None or view.reason in QUIET_REASONS
-            return hexed if quiet else f"{hexed} ({view.reason})"
+            return hexed if view.quiet else f"{hexed} ({view.reason})"
         return blob_text(view.data) if view.data else str(view.text)
 
 

@@ -97,6 +97,12 @@ class BlobView:
     #: node per byte (PayloadFormat.nodes_within_input), so Budget.trusts can skip a first count.
     tree_input_size: int | None = None
 
+    @property
+    def quiet(self) -> bool:
+        """No reason worth showing: a raw value is then its hex exactly as cqlsh prints it (every
+        output shows the reason otherwise)."""
+        return self.reason is None or self.reason in QUIET_REASONS
+
     def add_layer(self, layer: Layer) -> None:
         self.layers.append(layer)
         if layer.truncated and self.truncated_layer is None:
