@@ -122,6 +122,10 @@ class DecodeError(Exception):
     format: Format | None = None
 
 
+class Unwritable(ValueError):
+    """encode() cannot write this container (or this level) faithfully; str() is the one-line reason."""
+
+
 class Undecodable(DecodeError):
     """A recognised format that cannot be decoded here (one needing a dictionary, say)."""
 
@@ -280,6 +284,32 @@ class Format:
         """The first `n` decompressed bytes (or fewer), decoding no more than it must; None when
         that fails. Lets a caller that trusts declared_size() still see what is inside."""
         return None
+
+    #: The container a bare `encode('<codec>', ...)` writes: its most common producer's.
+    writes_bare: ClassVar[bool] = False
+    #: The producer whose bytes encode() writes, for the docs and the refusal lines; "" when none.
+    reference: ClassVar[str] = ""
+    #: Why encode() does not write this container (when `reference` is "").
+    unwritable: ClassVar[str] = "no writer for it here"
+    #: The levels encode() accepts (`<codec>:N`), inclusive; None: the container has none.
+    level_range: ClassVar[tuple[int, int] | None] = None
+
+    def encode(self, data: bytes, level: int | None = None) -> bytes:
+        """`data` written as the reference producer writes it (at `level`, or its default).
+        Unwritable when it is not written here, or the level is out of range. Imports the library."""
+        if not self.reference:
+            raise Unwritable(f"{self.label}: {self.unwritable}")
+        if level is not None:
+            if self.level_range is None:
+                raise Unwritable(f"{self.label} has no levels")
+            low, high = self.level_range
+            if not low <= level <= high:
+                raise Unwritable(f"{self.label} levels are {low} to {high}")
+        return self.write(data, level)
+
+    def write(self, data: bytes, level: int | None) -> bytes:
+        """encode() once the level is checked: the format module's writer."""
+        raise Unwritable(f"{self.label}: {self.unwritable}")
 
     def compressors(self) -> list[Compressor]:
         """How producers write this container (each level or mode that is worth measuring); [] when

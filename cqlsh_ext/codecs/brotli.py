@@ -37,6 +37,14 @@ class Brotli(Format):
 
     codec = "brotli"
     container = "brotli"
+    writes_bare = True
+    reference = "brotli.compress (quality 11, the library's default)"
+    level_range = (0, 11)
+
+    def write(self, data: bytes, level: int | None) -> bytes:
+        import brotli
+
+        return bytes(brotli.compress(data, quality=11 if level is None else level))
     primary = True
     grade = "D"
     tried_by = {"brotli": 10}

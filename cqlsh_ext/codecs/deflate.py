@@ -6,6 +6,7 @@ costs ~0.6 us to build, less than cramjam's wrappers for small values.
 
 from __future__ import annotations
 
+import struct
 import zlib  # stdlib, already loaded by the interpreter: importing it costs nothing
 from collections.abc import Callable
 
@@ -23,11 +24,27 @@ _OS = {0: "FAT", 3: "Unix", 7: "Macintosh", 10: "NTFS", 11: "Windows", 255: "unk
 _decompressobj = zlib.decompressobj
 
 
+#: GZIPOutputStream's header since JDK 16: no flags, mtime 0, XFL 0, OS 255 (unknown).
+_JDK_GZIP_HEADER = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff"
+
+
+def _raw_deflate(data: bytes, level: int) -> bytes:
+    obj = zlib.compressobj(level, zlib.DEFLATED, -15)
+    return obj.compress(data) + obj.flush()
+
+
 class Gzip(Format):
     """gzip (GZIPOutputStream, Python gzip, Go compress/gzip); members may be concatenated."""
 
     codec = "gzip"
     container = "gzip"
+    writes_bare = True
+    reference = "the JDK's GZIPOutputStream (level 6, mtime 0, OS 255), deflate by zlib"
+    level_range = (0, 9)
+
+    def write(self, data: bytes, level: int | None) -> bytes:
+        body = _raw_deflate(data, 6 if level is None else level)
+        return _JDK_GZIP_HEADER + body + struct.pack("<II", zlib.crc32(data), len(data) & 0xFFFFFFFF)
     primary = True
     grade = "A"
     magic = GZIP_MAGIC
@@ -162,6 +179,12 @@ class Zlib(Format):
 
     codec = "zlib"
     container = "zlib"
+    writes_bare = True
+    reference = "zlib.compress (level 6: the JDK's DeflaterOutputStream)"
+    level_range = (0, 9)
+
+    def write(self, data: bytes, level: int | None) -> bytes:
+        return zlib.compress(data, 6 if level is None else level)
     primary = True
     grade = "B"
     magic = b"\x78"
@@ -239,6 +262,12 @@ class RawDeflate(Format):
 
     codec = "deflate"
     container = "raw"
+    writes_bare = True
+    reference = "zlib raw deflate (level 6: the JDK's Deflater with nowrap)"
+    level_range = (0, 9)
+
+    def write(self, data: bytes, level: int | None) -> bytes:
+        return _raw_deflate(data, 6 if level is None else level)
     primary = True
     grade = "D"
     tried_by = {"deflate": 30}

@@ -26,6 +26,9 @@ __all__ = [
     "CODEC_NAMES",
     "MIN_AUTO_LENGTH",
     "all_formats",
+    "by_label",
+    "decode_as",
+    "written_by",
     "decode_auto",
     "decode_named",
     "detect",
@@ -272,3 +275,28 @@ def decode_named(codec: str, data: bytes, cap: int = DEFAULT_CAP) -> tuple[Forma
     if first is None:
         first = _labelled(order[0], DecodeError(f"no {order[0].label} signature"))
     raise first
+
+
+def by_label(label: str) -> Format | None:
+    """The format the display labels `label` ('snappy/xerial', 'lz4/frame', 'zstd'), case-blind."""
+    wanted = label.lower()
+    return next((f for f in _ALL if f.label.lower() == wanted), None)
+
+
+def written_by(codec: str) -> Format:
+    """The container a bare `encode('<codec>', ...)` writes (the format declaring writes_bare)."""
+    found = [f for f in _ALL if f.writes_bare and f.codec == codec]
+    if len(found) != 1:
+        raise ValueError(f"codec {codec!r} declares {len(found)} bare writers")
+    return found[0]
+
+
+def decode_as(fmt: Format, data: bytes, cap: int = DEFAULT_CAP) -> tuple[Format, Decoded]:
+    """Decode `data` as this one container (a spec step naming it: 'snappy/xerial');
+    DecodeError ('<label>: <reason>') when it is not one."""
+    try:
+        if fmt.grade == "A":
+            return fmt, fmt.decode(data, cap)
+        return fmt, _clip(fmt.decode(data, max(cap, TRIAL_MIN_CAP)), cap)
+    except Exception as e:
+        raise _labelled(fmt, e) from None

@@ -37,6 +37,14 @@ class Xz(Format):
 
     codec = "xz"
     container = "xz"
+    writes_bare = True
+    reference = "lzma.compress (liblzma, preset 6 and CRC-64 as the xz tool)"
+    level_range = (0, 9)
+
+    def write(self, data: bytes, level: int | None) -> bytes:
+        import lzma
+
+        return lzma.compress(data, preset=6 if level is None else level)
     primary = True
     grade = "A"
     magic = MAGIC
@@ -103,6 +111,13 @@ class LzmaAlone(Format):
 
     codec = "xz"
     container = "lzma"
+    reference = "lzma.compress(format=FORMAT_ALONE) (liblzma's lzma_alone, preset 6)"
+    level_range = (0, 9)
+
+    def write(self, data: bytes, level: int | None) -> bytes:
+        import lzma
+
+        return lzma.compress(data, format=lzma.FORMAT_ALONE, preset=6 if level is None else level)
     grade = "C"
     tried_by = {"xz": 20}
     trial_priority = 60  # last; never with a zero first byte (the properties byte is never 0)

@@ -204,6 +204,15 @@ class ZstdFrame(Format):
     advise_priority = 30
     library = "zstandard"
     levels = (-1, 1, 3, 9, 19)
+
+    writes_bare = True
+    reference = "zstandard ZstdCompressor(level=3).compress (content size, no checksum; as zstd-jni)"
+    level_range = (-131072, 22)  # libzstd's
+
+    def write(self, data: bytes, level: int | None) -> bytes:
+        import zstandard
+
+        return bytes(zstandard.ZstdCompressor(level=3 if level is None else level).compress(data))
     dictionary_level = 3
 
     def train_dictionary(

@@ -1,6 +1,8 @@
 """What a column holds, as the user tells it: `zstd>msgpack`, `gzip>java`, `protobuf`, `text`.
 
-A spec is a chain of steps from the stored bytes inwards, each a codec name (CODEC_NAMES), then
+A spec is a chain of steps from the stored bytes inwards, each a codec name (CODEC_NAMES) or one
+of its containers as the display labels it (`snappy/xerial`, `lz4/block`), optionally with a level
+(`zstd:19`: what encode() writes; decoding ignores it), then
 at most one payload reading (PAYLOAD_NAMES: the payload formats, `text` or `hex`), or `auto` to
 detect the rest. Columns are named
 by their place: `keyspace.table.column`, or `table.column`; a blob inside a collection or UDT by
@@ -36,6 +38,10 @@ class Spec:
     payload: str | None
     #: The reading's argument: an Avro schema file's path (user's home expanded).
     argument: str | None = None
+    #: Per codec step: the container it names ('snappy/xerial', its display label), or None (any).
+    variants: tuple[str | None, ...] = ()
+    #: Per codec step: the level it names (`zstd:19`), or None; decoding ignores it.
+    levels: tuple[int | None, ...] = ()
 
     def __str__(self) -> str:
         return self.text
@@ -48,28 +54,53 @@ def parse_spec(text: str) -> Spec:
     if not steps or not all(steps):
         raise SpecError(f"empty step in {text!r} (example: zstd>msgpack)")
     codecs: list[str] = []
+    variants: list[str | None] = []
+    levels: list[int | None] = []
     payload: str | None = None
     argument: str | None = None
     for i, step in enumerate(steps):
         last = i == len(steps) - 1
         name, _, arg = step.partition(":")
         name = name.strip().lower()  # names are case-blind; a file name keeps its case
+        family, _, variant = name.partition("/")
+        if family in CODEC_NAMES:
+            if payload is not None:
+                raise SpecError(f"{text!r}: codec {family!r} after the payload format")
+            codecs.append(family)
+            variants.append(_variant(step, family, variant) if variant else None)
+            levels.append(_level(step, arg.strip()) if arg else None)
+            continue
         if arg:
             if name not in ARGUMENT_NAMES:
                 raise SpecError(f"{step!r}: {name!r} takes no argument here")
             argument = _argument(step, name, arg.strip())
-        if name in CODEC_NAMES:
-            if payload is not None:
-                raise SpecError(f"{text!r}: codec {name!r} after the payload format")
-            codecs.append(name)
-        elif name in PAYLOAD_NAMES or name == AUTO_STEP:
+        if name in PAYLOAD_NAMES or name == AUTO_STEP:
             if not last:
                 raise SpecError(f"{text!r}: {name!r} must be the last step")
             payload = name
         else:
             known = ", ".join((*CODEC_NAMES, *PAYLOAD_NAMES, AUTO_STEP))
             raise SpecError(f"unknown step {name!r} in {text!r}; known: {known}")
-    return Spec(text.strip(), tuple(codecs), payload, argument)
+    return Spec(text.strip(), tuple(codecs), payload, argument, tuple(variants), tuple(levels))
+
+
+def _variant(step: str, family: str, variant: str) -> str:
+    """The display label of the container `family/variant` names; SpecError when none has it.
+    Only a step naming a container loads the codec modules (no codec library)."""
+    from cqlsh_ext.codecs import registry
+
+    fmt = registry.by_label(f"{family}/{variant}")
+    if fmt is None or fmt.codec != family:
+        labels = ", ".join(f.label for f in registry.all_formats() if f.codec == family and not f.primary)
+        raise SpecError(f"{step!r}: no {family} container {variant!r}; known: {labels or 'none'}")
+    return fmt.label
+
+
+def _level(step: str, arg: str) -> int:
+    try:
+        return int(arg)
+    except ValueError:
+        raise SpecError(f"{step!r}: a codec takes a level after the colon (zstd:19)") from None
 
 
 def _argument(step: str, name: str, arg: str) -> str:

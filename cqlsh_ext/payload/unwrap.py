@@ -183,8 +183,12 @@ def _unwrap_spec(value: bytes, spec_text: str, cap: int) -> BlobView:
     view = BlobView(stored, PAYLOAD)
     data, budget = value, cap
     try:
-        for codec in spec.codecs:
-            fmt, decoded = registry.decode_named(codec, data, budget)
+        for codec, variant in zip(spec.codecs, spec.variants or (None,) * len(spec.codecs), strict=True):
+            named = registry.by_label(variant) if variant else None
+            if named is not None:
+                fmt, decoded = registry.decode_as(named, data, budget)
+            else:
+                fmt, decoded = registry.decode_named(codec, data, budget)
             view.add_layer(_layer(fmt, data, decoded, False))
             data, budget = decoded.data, budget - len(decoded.data)
     except DecodeError as err:

@@ -24,6 +24,7 @@ class Lz4JavaBlock(Format):
 
     codec = "lz4"
     container = "LZ4Block"
+    unwritable = "lz4-java's LZ4BlockOutputStream is not written here"
     grade = "A"
     magic = LZ4BLOCK_MAGIC
     tried_by = {"lz4": 30}
@@ -189,6 +190,15 @@ class Lz4SizedLE(_Lz4Sized):
     """Raw block with a u32 LE size prefix (lz4.block.compress default, Cassandra LZ4Compressor)."""
 
     container = "block"
+    reference = "python-lz4 lz4.block.compress (u32 LE size first); a level is its high-compression mode"
+    level_range = (1, 12)
+
+    def write(self, data: bytes, level: int | None) -> bytes:
+        import lz4.block
+
+        if level is None:
+            return bytes(lz4.block.compress(data))
+        return bytes(lz4.block.compress(data, mode="high_compression", compression=level))
     little_endian = True
     prefix = "u32 LE"
     tried_by = {"lz4": 40}
@@ -228,6 +238,12 @@ class Lz4SizedBE(_Lz4Sized):
     """Raw block with a u32 BE size prefix (Cassandra native protocol v4, python driver lz4)."""
 
     container = "block-be"
+    reference = "u32 BE size, then python-lz4 lz4.block.compress without its size (Cassandra's protocol)"
+
+    def write(self, data: bytes, level: int | None) -> bytes:
+        import lz4.block
+
+        return struct.pack(">I", len(data)) + bytes(lz4.block.compress(data, store_size=False))
     little_endian = False
     prefix = "u32 BE"
     tried_by = {"lz4": 60}
@@ -240,6 +256,12 @@ class Lz4NoSize(Format):
 
     codec = "lz4"
     container = "block-nosize"
+    reference = "python-lz4 lz4.block.compress(store_size=False)"
+
+    def write(self, data: bytes, level: int | None) -> bytes:
+        import lz4.block
+
+        return bytes(lz4.block.compress(data, store_size=False))
     grade = "D"
     tried_by = {"lz4": 70}
 
@@ -275,6 +297,7 @@ class Lz4Hadoop(HadoopStream):
     max_ratio = _RATIO
     chunk = staticmethod(_hadoop_chunk)
     tried_by = {"lz4": 50}
+    unwritable = "Hadoop's block sizes are not reproduced here"
     trial_priority = 40
     trial_zero_priority = 30
 

@@ -127,6 +127,14 @@ class Lz4Frame(Format):
 
     codec = "lz4"
     container = "frame"
+    writes_bare = True
+    reference = "python-lz4 lz4.frame.compress (defaults: 64 KiB linked blocks, content size)"
+    level_range = (0, 16)
+
+    def write(self, data: bytes, level: int | None) -> bytes:
+        import lz4.frame
+
+        return bytes(lz4.frame.compress(data, compression_level=level or 0))
     grade = "A"
     magic = FRAME_MAGIC
     lead_bytes = FRAME_MAGIC[:1] + bytes(range(0x50, 0x60))  # may follow skippable frames
@@ -244,6 +252,7 @@ class Lz4Legacy(Format):
 
     codec = "lz4"
     container = "legacy"
+    unwritable = "the legacy frame is not written here (lz4 -l)"
     grade = "A"
     magic = LEGACY_MAGIC
     lead_bytes = LEGACY_MAGIC[:1] + bytes(range(0x50, 0x60))

@@ -172,6 +172,13 @@ class SnappyRaw(Format):
     primary = True
     grade = "C"
     tried_by = {"snappy": 40}
+    writes_bare = True
+    reference = "python-snappy snappy.compress (the block Snappy.compress writes)"
+
+    def write(self, data: bytes, level: int | None) -> bytes:
+        import snappy
+
+        return bytes(snappy.compress(data))
     # The hot path, tried first: a page of snappy JSON. Never with a zero first byte, which
     # declares an empty block.
     trial_priority = 10

@@ -79,6 +79,12 @@ class SnappyFramed(Format):
     grade = "A"
     magic = _STREAM_ID
     tried_by = {"snappy": 10}
+    reference = "python-snappy StreamCompressor (the framing format, as SnappyFramedOutputStream)"
+
+    def write(self, data: bytes, level: int | None) -> bytes:
+        import snappy
+
+        return bytes(snappy.StreamCompressor().add_chunk(data))
     signature_priority = 50
 
 
@@ -155,6 +161,7 @@ class S2Framed(Format):
 
     codec = "snappy"
     container = "s2"
+    unwritable = "no S2 writer library here"
     grade = "A"
     magic = b"\xff\x06\x00\x00S2sTwO"
     tried_by = {"snappy": 20}
