@@ -38,6 +38,8 @@ SEAMS: tuple[tuple[str, str, str], ...] = (
     ("cqlsh", "special commands: cqlshhandling rules and my_commands_ending_with_newline: "
               "register_special_commands", "shell"),
     ("cqlsh", "CqlRuleSet.completer_for: register_completer", "shell"),
+    ("cqlsh", "cqlruleset.cql_extract_orig and cql_split_statements re-lex a rewritten statement: "
+              "statement_text, statement_tokens", "encode.statement"),
     ("cqlsh", "formatting.color_text, unicode_controlchars_re, _show_control_chars, colormaps: "
               "text_formatting, value_colormap", "display"),
     ("cqlsh", "pylexotron Matcher classes, ruleset.ruleset, scanner, cql_split_statements, is_hint",
@@ -174,6 +176,20 @@ def register_completer(rule: str, symbol: str, complete: Callable[..., Any]) -> 
     from cqlshlib import cql3handling
 
     cql3handling.CqlRuleSet.completer_for(rule, symbol)(complete)
+
+
+def statement_text(tokens: Any, srcstr: str) -> str:
+    """The text of one statement that cqlsh lexed from `srcstr` (its handle_statement's arguments)."""
+    return str(import_cqlshmain(None).cqlruleset.cql_extract_orig(tokens, srcstr))
+
+
+def statement_tokens(text: str) -> Any:
+    """cqlsh's tokens of a single statement's text, as its handle_statement takes them."""
+    statements, _ = import_cqlshmain(None).cqlruleset.cql_split_statements(text)
+    statements = [s for s in statements if s]
+    if len(statements) != 1:
+        raise ValueError(f"expected one statement, found {len(statements)}")
+    return statements[0]
 
 
 def text_formatting() -> tuple[Callable[..., Any], Any, Callable[..., str]]:

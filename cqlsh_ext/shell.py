@@ -20,6 +20,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from cqlsh_ext import commands, gc_pause, seams
+from cqlsh_ext.encode import statement as encode_statement
 from cqlsh_ext.output import OutputClosed
 from cqlsh_ext.output import formats as output_formats
 from cqlsh_ext.output.pipeline import ResultPipeline
@@ -82,10 +83,19 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
             gc_pause.resume()
 
     def handle_statement(self, tokens: Any, srcstr: str) -> Any:
+        written = None
+        if encode_statement.wanted(tokens, srcstr):  # encode() values: cqlsh_ext.encode
+            written = encode_statement.rewrite(self, tokens, srcstr)
+            if written is None:
+                return None  # refused in one line; nothing sent
+            tokens, srcstr = written.tokens, written.text
         try:
-            return super().handle_statement(tokens, srcstr)
+            done = super().handle_statement(tokens, srcstr)
         except BrokenPipeError:
             raise OutputClosed from None
+        if written is not None and done:
+            written.said()
+        return done
 
     def handle_parse_error(self, cmdword: str, tokens: Any, parsed: Parsed, srcstr: str) -> Any:
         # Our commands say what was expected, with an example, where cqlsh says only 'Improper'.

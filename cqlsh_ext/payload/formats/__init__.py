@@ -62,6 +62,17 @@ class PayloadFormat:
     #: compression inside (container blocks), no names looked up (enums from a schema).
     #: Such a tree from a small value is rendered without a first count (payload.budget).
     nodes_within_input: bool = False
+    #: encode(): a record (plain JSON values) -> bytes as `writer` writes it; None: not written
+    #: here, for the reason `unwritable` gives. Raises PayloadError on a value the format cannot hold.
+    encode: Callable[[Any], bytes] | None = None
+    #: encode() given a column setting's argument (<name>:FILE): (record, argument) -> bytes.
+    encode_with: Callable[[Any, str], bytes] | None = None
+    #: The encoder takes the text itself (a Java String), not JSON read from it.
+    encodes_text: bool = False
+    #: The library whose bytes the encoder writes (the docs' matrix names it).
+    writer: str = ""
+    #: Why encode() does not write this format.
+    unwritable: str = "no writer for it here"
 
     def label(self, data: bytes) -> str:
         return self.labeller(data) if self.labeller is not None else self.name

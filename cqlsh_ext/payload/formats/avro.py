@@ -277,5 +277,20 @@ def _label(data: bytes) -> str:
     return "avro/single-object" if data.startswith(SINGLE_OBJECT) else "avro"
 
 
+def encode_with_schema(record: Any, path: str) -> bytes:
+    """One bare record, as fastavro's schemaless_writer writes it with the schema in `path`."""
+    import fastavro
+
+    _, parsed, _, name = _schema_file(path)
+    out = io.BytesIO()
+    try:
+        fastavro.schemaless_writer(out, parsed, record)
+    except Exception as err:  # fastavro raises several types for a record the schema refuses
+        raise PayloadError(f"avro: not a {name} record ({type(err).__name__}: {err})") from None
+    return out.getvalue()
+
+
 FORMAT = PayloadFormat("avro", True, lambda data: data.startswith(MAGIC), decode_without_schema,
-                       labeller=_label, detector=decode, decode_with=decode_with_schema)
+                       labeller=_label, detector=decode, decode_with=decode_with_schema,
+                       encode_with=encode_with_schema, writer="fastavro schemaless_writer (one bare record)",
+                       unwritable="written with its schema only: avro:FILE.avsc")

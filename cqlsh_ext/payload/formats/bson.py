@@ -58,4 +58,17 @@ def decode(data: bytes) -> Any:
     return _plain(value)
 
 
-FORMAT = PayloadFormat("bson", True, _maybe, decode, nodes_within_input=True)
+def encode(record: Any) -> bytes:
+    """The record as pymongo's bson.encode writes it: a document (a JSON object) at the top."""
+    import bson
+
+    if not isinstance(record, dict):
+        raise PayloadError("bson holds a document: the JSON must be an object")
+    try:
+        return bytes(bson.encode(record))
+    except (TypeError, ValueError, OverflowError, bson.errors.InvalidDocument) as err:
+        raise PayloadError(f"bson cannot hold this value ({err})") from None
+
+
+FORMAT = PayloadFormat("bson", True, _maybe, decode, nodes_within_input=True, encode=encode,
+                       writer="pymongo's bson.encode")

@@ -138,4 +138,14 @@ def detect(data: bytes) -> Any:
     return value
 
 
-FORMAT = PayloadFormat("cbor", True, _maybe, decode, detector=detect)
+def encode(record: Any) -> bytes:
+    """The record as cbor2's dumps writes it (floats as float64, big integers as bignum tags)."""
+    import cbor2
+
+    try:
+        return bytes(cbor2.dumps(record))
+    except (TypeError, ValueError, OverflowError, cbor2.CBOREncodeError) as err:
+        raise PayloadError(f"cbor cannot hold this value ({err})") from None
+
+
+FORMAT = PayloadFormat("cbor", True, _maybe, decode, detector=detect, encode=encode, writer="cbor2 dumps")

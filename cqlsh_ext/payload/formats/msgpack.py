@@ -134,4 +134,15 @@ def detect(data: bytes) -> Any:
     return value
 
 
-FORMAT = PayloadFormat("msgpack", True, _maybe, decode, detector=detect, nodes_within_input=True)
+def encode(record: Any) -> bytes:
+    """The record as msgpack's packb writes it (floats as float64, str as str8/16/32)."""
+    import msgpack
+
+    try:
+        return bytes(msgpack.packb(record))
+    except (TypeError, ValueError, OverflowError) as err:
+        raise PayloadError(f"msgpack cannot hold this value ({err})") from None
+
+
+FORMAT = PayloadFormat("msgpack", True, _maybe, decode, detector=detect, nodes_within_input=True,
+                       encode=encode, writer="msgpack packb")

@@ -280,4 +280,5 @@ def decode(data: bytes) -> Any:
         raise PayloadError(f"pickle: {type(err).__name__}") from None
 
 
-FORMAT = PayloadFormat("pickle", True, _maybe, decode, labeller=lambda data: f"pickle/{protocol(data)}")
+FORMAT = PayloadFormat("pickle", True, _maybe, decode, labeller=lambda data: f"pickle/{protocol(data)}",
+                       unwritable="not written: a pickle's bytes depend on the writer's classes and protocol")

@@ -189,4 +189,20 @@ def _value(field: Any, value: Any, depth: int) -> Any:
     return value
 
 
-FORMAT = PayloadFormat("protobuf", False, lambda data: True, decode, decode_with=decode_with_descriptors)
+def encode_with_descriptors(record: Any, argument: str) -> bytes:
+    """The message the JSON describes (json_format.ParseDict), serialized deterministically."""
+    from google.protobuf import json_format
+
+    type_name, _, path = argument.partition("@")
+    message = _message_class(path, type_name)()
+    try:
+        json_format.ParseDict(record, message)
+    except (json_format.ParseError, TypeError, ValueError) as err:
+        raise PayloadError(f"protobuf: not a {type_name} ({str(err).splitlines()[0][:120]})") from None
+    return bytes(message.SerializeToString(deterministic=True))
+
+
+FORMAT = PayloadFormat("protobuf", False, lambda data: True, decode, decode_with=decode_with_descriptors,
+                       encode_with=encode_with_descriptors,
+                       writer="protobuf SerializeToString(deterministic)",
+                       unwritable="written with its descriptor only: protobuf:Type@FILE.desc")

@@ -1,0 +1,159 @@
+"""One encode() value: the payload written by its format's encoder, then the codecs from the inside
+out, each by the writer its module declares (codecs.base.Format.encode, payload.formats'
+PayloadFormat.encode), then decoded again by the display's own path (payload.unwrap.unwrap_spec)
+and compared with the input. A value that does not come back equal is refused (EncodeRefused).
+
+Nothing here names a codec or a payload format: the spec parser knows the names from the modules'
+declarations, and each module says whether and how it writes its format.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from cqlsh_ext.payload.spec import AUTO_STEP, Spec, SpecError, parse_spec
+
+#: The readings that hold the input as it is: no payload step, detection, or text.
+_AS_IS = (None, AUTO_STEP, "text")
+_HEX = "hex"
+
+
+class EncodeRefused(ValueError):
+    """A value encode() does not write; str() is the one-line reason."""
+
+
+@dataclass(frozen=True)
+class Encoded:
+    chain: str
+    value: bytes
+    #: What was encoded: the input's size (the text's UTF-8 bytes, or the given bytes).
+    input_size: int
+
+
+def spec_of(chain: str) -> Spec:
+    try:
+        return parse_spec(chain)
+    except SpecError as err:
+        raise EncodeRefused(str(err)) from None
+
+
+def encode(chain: str, source: str | bytes, cap: int) -> Encoded:
+    """`source` (text, JSON for a record format, or bytes) written as `chain` says and verified by
+    decoding it with the display's path within `cap`; EncodeRefused with the reason otherwise."""
+    spec = spec_of(chain)
+    payload, expected = _payload(spec, source)
+    value = payload
+    for i in reversed(range(len(spec.codecs))):
+        value = _compress(spec, i, value)
+    _verify(spec, value, source, expected, cap)
+    return Encoded(str(spec), value, len(source.encode("utf-8") if isinstance(source, str) else source))
+
+
+def _payload(spec: Spec, source: str | bytes) -> tuple[bytes, Any]:
+    """(the payload bytes, the record the display must read back, or None for text or bytes)."""
+    if isinstance(source, bytes):  # given bytes are the payload: only the codecs are applied
+        return source, None
+    if spec.payload in _AS_IS:
+        return source.encode("utf-8"), None
+    if spec.payload == _HEX:
+        raise EncodeRefused("a hex reading takes bytes (0x...), not text")
+    from cqlsh_ext.payload import formats
+
+    fmt = formats.get(str(spec.payload))
+    if fmt is None:
+        raise EncodeRefused(f"unknown payload format {spec.payload!r}")
+    argument = spec.argument
+    write: Callable[[Any], bytes]
+    if argument is not None and fmt.encode_with is not None:
+        write = functools.partial(_with_argument, fmt.encode_with, argument)
+    elif argument is None and fmt.encode is not None:
+        write = fmt.encode
+    else:
+        raise EncodeRefused(f"{fmt.name}: {fmt.unwritable}")
+    record: Any = source if fmt.encodes_text else _json(spec, source)
+    try:
+        data = write(record)
+    except formats.PayloadError as err:
+        raise EncodeRefused(str(err)) from None
+    return data, None if fmt.encodes_text else record
+
+
+def _with_argument(encode_with: Callable[[Any, str], bytes], argument: str, record: Any) -> bytes:
+    return encode_with(record, argument)
+
+
+def _json(spec: Spec, text: str) -> Any:
+    def refuse(name: str) -> Any:
+        raise ValueError(f"{name} is not JSON")
+
+    try:
+        return json.loads(text, parse_constant=refuse)
+    except ValueError as err:
+        raise EncodeRefused(f"the value is not JSON ({str(err).splitlines()[0]})") from None
+
+
+def _compress(spec: Spec, i: int, data: bytes) -> bytes:
+    from cqlsh_ext.codecs import registry
+    from cqlsh_ext.codecs.base import Unwritable
+
+    variant = spec.variants[i] if spec.variants else None
+    fmt = registry.by_label(variant) if variant else registry.written_by(spec.codecs[i])
+    if fmt is None:  # parse_spec checked the label
+        raise EncodeRefused(f"no container {variant!r}")
+    try:
+        return fmt.encode(data, spec.levels[i] if spec.levels else None)
+    except Unwritable as err:
+        raise EncodeRefused(str(err)) from None
+
+
+def _codec_steps(spec: Spec) -> str:
+    """The spec's codec steps alone ('zstd:19>snappy/framed'), for checking given bytes."""
+    return ">".join(str(spec).split(">")[: len(spec.codecs)])
+
+
+def _verify(spec: Spec, value: bytes, source: str | bytes, expected: Any, cap: int) -> None:
+    from cqlsh_ext.payload.unwrap import BINARY, STRUCTURED, TEXT, unwrap_spec
+
+    if isinstance(source, bytes):
+        steps = _codec_steps(spec)
+        if not steps:
+            return  # nothing was written: the bytes go as they are
+        view = unwrap_spec(value, f"{steps}>{_HEX}", cap)
+        shown: Any = view.data if view.kind == BINARY else None
+        want: Any = source
+    elif expected is None:
+        steps = _codec_steps(spec)
+        reading = str(spec) if spec.payload not in _AS_IS else f"{steps}>text" if steps else "text"
+        view = unwrap_spec(value, reading, cap)
+        shown, want = (view.text if view.kind == TEXT else None), source
+    else:
+        view = unwrap_spec(value, str(spec), cap)
+        shown, want = (view.tree if view.kind == STRUCTURED else None), expected
+    if view.truncated_layer is not None:
+        raise EncodeRefused(f"not verified: the display stops at its output cap "
+                            f"({view.truncated_layer.label})")
+    if shown is None:
+        raise EncodeRefused(f"not verified: the display reads it back as "
+                            f"{view.kind}{' (' + view.reason + ')' if view.reason else ''}")
+    if not same(shown, want):
+        raise EncodeRefused("not verified: the display reads back a different value")
+
+
+def same(shown: Any, want: Any) -> bool:
+    """Equal as records: same types (True is not 1, 1.0 is not 1), same keys, items in order."""
+    if isinstance(want, bool) or isinstance(shown, bool):
+        return type(shown) is type(want) and shown == want
+    if isinstance(want, float) and isinstance(shown, float):
+        return shown == want or (math.isnan(shown) and math.isnan(want))
+    if isinstance(want, dict):
+        return (isinstance(shown, dict) and shown.keys() == want.keys()
+                and all(same(shown[k], want[k]) for k in want))
+    if isinstance(want, list):
+        return (isinstance(shown, list | tuple) and len(shown) == len(want)
+                and all(same(a, b) for a, b in zip(shown, want, strict=True)))
+    return type(shown) is type(want) and bool(shown == want)

@@ -1,0 +1,209 @@
+"""encode() in one INSERT, UPDATE or BATCH: each call replaced by the `0x...` literal of the value it
+describes, every value verified first (encode.chain); a refusal sends nothing of the statement.
+
+The shell hands a statement here when its text has `encode(` (ExtShell.handle_statement); what
+comes back is cqlsh's tokens and text for the statement to send, or None when it was refused (one
+line said why). After a successful write, `Rewritten.said()` prints one line per value on stderr.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from cqlsh_ext import seams
+from cqlsh_ext.encode.chain import Encoded, EncodeRefused, encode, same
+from cqlsh_ext.encode.parse import Call, CqlType, Reader, Table, Unreadable, is_call, parse_type
+from cqlsh_ext.output.place import ValuePlace
+from cqlsh_ext.query.errors import QueryError
+from cqlsh_ext.query.lexer import Token, tokenize
+from cqlsh_ext.units import human_size
+
+if TYPE_CHECKING:
+    from cqlsh_ext.shellapi import Shell
+
+#: A statement worth reading: `encode(` somewhere in it (case-blind), spaces allowed before '('.
+ENCODE_CALL = re.compile(r"encode\s*\(", re.IGNORECASE)
+#: The statements encode() is read in (their first word).
+VERBS = frozenset({"insert", "update", "begin"})
+
+
+@dataclass
+class Rewritten:
+    """The statement to send: cqlsh's tokens and its text, and what was encoded in it."""
+
+    tokens: Any
+    text: str
+    lines: list[str] = field(default_factory=list)
+
+    def said(self) -> None:
+        """One line per encoded value, on stderr as cqlsh's warnings (after the write)."""
+        for line in self.lines:
+            print(line, file=sys.stderr)
+
+
+def wanted(tokens: Any, srcstr: str) -> bool:
+    """Whether the shell hands this statement here: INSERT, UPDATE or BEGIN (BATCH) with encode(."""
+    return bool(tokens) and str(tokens[0][1]).lower() in VERBS and ENCODE_CALL.search(srcstr) is not None
+
+
+def rewrite(shell: Shell, tokens: Any, srcstr: str) -> Rewritten | None:
+    """The statement with its encode() calls replaced, or None when refused (said on stderr)."""
+    text = seams.statement_text(tokens, srcstr)
+    try:
+        rewritten = _rewrite(shell, text)
+    except EncodeRefused as err:
+        reason = str(err) if str(err).startswith("encode(") else f"encode(): {err}"
+        shell.printerr(f"{reason}; nothing was sent")
+        return None
+    if rewritten is None:
+        return Rewritten(tokens, srcstr)
+    new_text, lines = rewritten
+    return Rewritten(seams.statement_tokens(new_text), new_text, lines)
+
+
+def _rewrite(shell: Shell, text: str) -> tuple[str, list[str]] | None:
+    try:
+        toks = tokenize(text)
+    except QueryError as err:
+        raise EncodeRefused(f"cannot read the statement ({err})") from None
+    if not any(is_call(toks, i) for i in range(len(toks) - 1)):
+        return None
+    schema = _Schema(shell)
+    named = {toks[i].value for i in range(len(toks) - 1) if toks[i + 1].value == "."}
+    udf = schema.user_function(named)
+    if udf is not None:
+        print(f"encode(): keyspace {udf} has a user function named encode: the statement goes to the "
+              "server unchanged", file=sys.stderr)
+        return None
+    try:
+        calls = Reader(toks, schema.table, schema.udt_fields).statements()
+    except Unreadable as err:
+        raise EncodeRefused(f"cannot tell where the values go ({err})") from None
+    placed = {c.first for c in calls}
+    for i in range(len(toks) - 1):
+        if is_call(toks, i) and i not in placed:
+            raise EncodeRefused(f"encode( at char {toks[i].start}: not where a column's value goes")
+    out: list[str] = []
+    lines: list[str] = []
+    pos = 0
+    for call in calls:
+        encoded, line = _value(shell, call)
+        out += [text[pos:toks[call.first].start], "0x" + encoded.value.hex()]
+        pos = toks[call.last].end
+        lines.append(line)
+    out.append(text[pos:])
+    return "".join(out), lines
+
+
+def _place(call: Call) -> ValuePlace:
+    return ValuePlace(call.keyspace, call.table, call.column, call.path)
+
+
+def _value(shell: Shell, call: Call) -> tuple[Encoded, str]:
+    place = _place(call)
+    if call.cql_type is None or call.cql_type != ("blob", ()):
+        kind = "an unknown type" if call.cql_type is None else _type_text(call.cql_type)
+        raise EncodeRefused(f"{place} is {kind}: encode() writes blobs")
+    from cqlsh_ext.payload.spec import ColumnSpecs
+
+    display = shell.settings.display
+    setting = ColumnSpecs(display.columns)(place)
+    args = [_argument(arg) for arg in call.args]
+    if len(args) == 2 and isinstance(args[0], str):
+        chain, source = args
+    elif len(args) == 1:
+        if setting is None:
+            raise EncodeRefused(f"encode() with one argument takes the chain from {place}'s DECODE "
+                                "setting, and it has none")
+        chain, source = setting, args[0]
+    else:
+        raise EncodeRefused(f"encode() for {place}: give encode('chain', 'value') or encode('value')")
+    try:
+        encoded = encode(str(chain), source, display.cap)
+    except EncodeRefused as err:
+        raise EncodeRefused(f"encode({_quoted(str(chain))}) for {place}: {err}") from None
+    what = "text" if isinstance(source, str) else "bytes"
+    line = (f"encode: {place} as {encoded.chain}: {human_size(encoded.input_size)} of {what}, "
+            f"{human_size(len(encoded.value))} stored")
+    if setting is None and not _shown(encoded, source, display.mode, display.cap):
+        line += f"; shown only with a setting: DECODE '{place}' AS '{encoded.chain}'"
+    return encoded, line
+
+
+def _argument(arg: list[Token]) -> str | bytes:
+    if len(arg) == 1 and arg[0].kind == "string":
+        return str(arg[0].literal)
+    if len(arg) == 2 and arg[0].value == "0":
+        digits = arg[1].value[1:]
+        try:
+            return bytes.fromhex(digits)
+        except ValueError:
+            raise EncodeRefused(f"0{arg[1].value} is not a blob literal") from None
+    raise EncodeRefused(f"{arg[0].describe()}: encode()'s arguments are strings ('...', $$...$$) "
+                        "or a blob literal 0x...")
+
+
+def _quoted(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def _shown(encoded: Encoded, source: str | bytes, mode: str, cap: int) -> bool:
+    """Whether the display, with no setting for the column, shows what was encoded."""
+    from cqlsh_ext.payload.unwrap import BINARY, STRUCTURED, TEXT, unwrap
+
+    view = unwrap(encoded.value, mode if mode != "none" else "auto", cap)
+    if isinstance(source, bytes):
+        return view.kind == BINARY and view.data == source
+    if view.kind == TEXT:
+        return view.text == source
+    if view.kind == STRUCTURED:
+        import json
+
+        try:
+            return same(view.tree, json.loads(source))
+        except ValueError:
+            return False
+    return False
+
+
+def _type_text(cql_type: CqlType) -> str:
+    name, params = cql_type
+    return f"{name}<{', '.join(_type_text(p) for p in params)}>" if params else name
+
+
+class _Schema:
+    """The driver's schema metadata, as the reader asks for it."""
+
+    def __init__(self, shell: Shell) -> None:
+        self.shell = shell
+        self.metadata = shell.conn.metadata
+
+    def table(self, keyspace: str | None, name: str) -> Table:
+        ks = keyspace or self.shell.current_keyspace
+        if ks is None:
+            raise Unreadable(f"no keyspace for table {name!r} (USE one, or write keyspace.table)")
+        ks_meta = self.metadata.keyspaces.get(ks)
+        table = ks_meta.tables.get(name) if ks_meta is not None else None
+        if table is None:
+            raise Unreadable(f"unknown table {ks}.{name}")
+        return Table(ks, name, {c: parse_type(str(col.cql_type)) for c, col in table.columns.items()})
+
+    def udt_fields(self, table: Table, type_name: str) -> dict[str, CqlType] | None:
+        ks_meta = self.metadata.keyspaces.get(table.keyspace)
+        udt = ks_meta.user_types.get(type_name) if ks_meta is not None else None
+        if udt is None:
+            return None
+        return {f: parse_type(str(t)) for f, t in zip(udt.field_names, udt.field_types, strict=False)}
+
+    def user_function(self, named: set[str]) -> str | None:
+        """The keyspace, of those the statement names and the current one, that has a function
+        named encode (the server would call it)."""
+        names = {n for n in named if n in self.metadata.keyspaces} | {self.shell.current_keyspace}
+        for ks in sorted(n for n in names if n):
+            ks_meta = self.metadata.keyspaces.get(ks)
+            if ks_meta is not None and any(f.name == "encode" for f in ks_meta.functions.values()):
+                return ks
+        return None

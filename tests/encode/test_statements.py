@@ -1,0 +1,204 @@
+"""encode() in INSERT, UPDATE and BATCH through the real binary and server: the stored bytes read
+back with the driver and checked with the producers' own libraries."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cbor2
+import lz4.block
+import lz4.frame
+import msgpack
+import pytest
+import snappy
+import zstandard
+from shell_runner import CQLSH_EXT, run
+
+DOC = {"id": 7, "name": "Ada", "tags": ["a", "b"], "score": 2.5, "ok": True, "none": None}
+DOC_TEXT = json.dumps(DOC)
+
+
+@pytest.fixture(scope="module")
+def ks(cassandra):
+    name = cassandra.create_keyspace("encode")
+    s = cassandra.session(name)
+    s.execute("CREATE TYPE doc (title text, content blob)")
+    s.execute("CREATE TABLE t (id int PRIMARY KEY, data blob, note text, parts list<blob>, tags set<blob>,"
+              " m map<text, blob>, d frozen<doc>, pair tuple<int, blob>)")
+    s.execute("CREATE TABLE bykey (k blob PRIMARY KEY, v int)")
+    s.shutdown()
+    return name
+
+
+def ext(cassandra, home: Path, statement: str, *flags: str) -> tuple[int, str, str]:
+    """Exit code, stdout and stderr less cqlsh's warning about a password on the command line."""
+    result = run(CQLSH_EXT, [*cassandra.cqlsh_args, *flags, "-e", statement], home)
+    err = "\n".join(line for line in result.stderr.splitlines()
+                    if line.strip() and not line.startswith(("Warning: Using a password", "Recommendation:")))
+    return result.returncode, result.stdout, err
+
+
+def row(cassandra, ks: str, id_: int, columns: str = "data"):
+    s = cassandra.session(ks)
+    try:
+        return s.execute(f"SELECT {columns} FROM t WHERE id = %s", (id_,)).one()
+    finally:
+        s.shutdown()
+
+
+def test_insert_snappy_text_is_python_snappys_block(cassandra, ks, tmp_path):
+    code, _, err = ext(cassandra, tmp_path,
+                       f"INSERT INTO {ks}.t (id, data) VALUES (1, encode('snappy', '{DOC_TEXT}'))")
+    assert code == 0, err
+    stored = row(cassandra, ks, 1).data
+    assert stored == snappy.compress(DOC_TEXT.encode())
+    assert f"encode: {ks}.t.data as snappy: {len(DOC_TEXT)} B of text, {len(stored)} B stored" in err
+
+
+def test_update_zstd_msgpack_and_the_display_shows_the_record(cassandra, ks, tmp_path):
+    code, _, err = ext(cassandra, tmp_path,
+                       f"UPDATE {ks}.t SET data = encode('zstd>msgpack', $${DOC_TEXT}$$) WHERE id = 2")
+    assert code == 0, err
+    stored = row(cassandra, ks, 2).data
+    assert stored == zstandard.ZstdCompressor(level=3).compress(msgpack.packb(DOC))
+    assert msgpack.unpackb(zstandard.ZstdDecompressor().decompress(stored)) == DOC
+    code, out, _ = ext(cassandra, tmp_path, f"SELECT data FROM {ks}.t WHERE id = 2")
+    assert code == 0 and '"name": "Ada"' in out or '"name":"Ada"' in out
+
+
+def test_levels_and_containers(cassandra, ks, tmp_path):
+    code, _, err = ext(cassandra, tmp_path,
+                       f"INSERT INTO {ks}.t (id, data) VALUES (3, encode('zstd:19', 'hello hello hello'));"
+                       f"INSERT INTO {ks}.t (id, data) VALUES (4, encode('lz4/block>cbor', '{DOC_TEXT}'));"
+                       f"INSERT INTO {ks}.t (id, data) VALUES (5, encode('lz4', 'hello lz4 frame'))")
+    assert code == 0, err
+    assert row(cassandra, ks, 3).data == zstandard.ZstdCompressor(level=19).compress(b"hello hello hello")
+    assert cbor2.loads(lz4.block.decompress(row(cassandra, ks, 4).data)) == DOC
+    assert row(cassandra, ks, 5).data == lz4.frame.compress(b"hello lz4 frame")
+
+
+def test_given_bytes_are_compressed_as_they_are(cassandra, ks, tmp_path):
+    code, _, err = ext(cassandra, tmp_path,
+                       f"INSERT INTO {ks}.t (id, data) VALUES (6, encode('gzip', 0x00ff10))")
+    assert code == 0, err
+    import gzip
+
+    assert gzip.decompress(row(cassandra, ks, 6).data) == b"\x00\xff\x10"
+
+
+def test_collections_udt_and_tuple(cassandra, ks, tmp_path):
+    statement = (f"INSERT INTO {ks}.t (id, parts, tags, m, d, pair) VALUES (10, "
+                 "[encode('snappy', 'first item'), 0x01], {encode('zstd', 'in a set')}, "
+                 "{'k': encode('zstd>msgpack', '[1, 2]')}, "
+                 "{title: 'x', content: encode('gzip', 'udt field')}, "
+                 "(1, encode('snappy', 'tuple element')))")
+    code, _, err = ext(cassandra, tmp_path, statement)
+    assert code == 0, err
+    r = row(cassandra, ks, 10, "parts, tags, m, d, pair")
+    assert r.parts == [snappy.compress(b"first item"), b"\x01"]
+    assert [zstandard.ZstdDecompressor().decompress(v) for v in r.tags] == [b"in a set"]
+    assert msgpack.unpackb(zstandard.ZstdDecompressor().decompress(r.m["k"])) == [1, 2]
+    import gzip
+
+    assert gzip.decompress(r.d.content) == b"udt field"
+    assert r.pair[0] == 1 and snappy.decompress(r.pair[1]) == b"tuple element"
+    assert f"{ks}.t.parts.item as snappy" in err and f"{ks}.t.d.content as gzip" in err
+    assert f"{ks}.t.m.value as zstd>msgpack" in err and f"{ks}.t.pair.1 as snappy" in err
+
+
+def test_update_map_element_and_list_append(cassandra, ks, tmp_path):
+    code, _, err = ext(cassandra, tmp_path,
+                       f"UPDATE {ks}.t SET m['k'] = encode('zstd', 'hello'), parts = parts + "
+                       f"[encode('snappy', 'appended')] WHERE id = 11")
+    assert code == 0, err
+    r = row(cassandra, ks, 11, "parts, m")
+    assert zstandard.ZstdDecompressor().decompress(r.m["k"]) == b"hello"
+    assert r.parts == [snappy.compress(b"appended")]
+
+
+def test_batch_and_blob_key_in_where(cassandra, ks, tmp_path):
+    statement = (f"BEGIN BATCH INSERT INTO {ks}.t (id, data) VALUES (20, encode('snappy', 'one')); "
+                 f"UPDATE {ks}.bykey SET v = 1 WHERE k = encode('zstd', 'key'); APPLY BATCH")
+    code, _, err = ext(cassandra, tmp_path, statement)
+    assert code == 0, err
+    assert snappy.decompress(row(cassandra, ks, 20).data) == b"one"
+    s = cassandra.session(ks)
+    keys = [r.k for r in s.execute("SELECT k FROM bykey")]
+    s.shutdown()
+    assert keys == [zstandard.ZstdCompressor(level=3).compress(b"key")]
+
+
+def test_one_argument_takes_the_decode_setting(cassandra, ks, tmp_path):
+    code, _, err = ext(cassandra, tmp_path,
+                       f"INSERT INTO {ks}.t (id, data) VALUES (30, encode('{DOC_TEXT}'))",
+                       "--decode", f"{ks}.t.data=zstd>cbor")
+    assert code == 0, err
+    assert cbor2.loads(zstandard.ZstdDecompressor().decompress(row(cassandra, ks, 30).data)) == DOC
+
+
+@pytest.mark.parametrize("call, reason", [
+    ("encode('pickle', '{}')", "pickle: not written"),
+    ("encode('smile', '{}')", "no Smile writer"),
+    ("encode('gzip>protobuf', '{}')", "written with its descriptor only"),
+    ("encode('bson', '[1, 2]')", "bson holds a document"),
+    ("encode('nosuch', 'x')", "unknown step 'nosuch'"),
+    ("encode('msgpack', 'not json')", "not JSON"),
+    ("encode('x')", "has none"),
+])
+def test_refusals_send_nothing(cassandra, ks, tmp_path, call, reason):
+    statement = (f"BEGIN BATCH INSERT INTO {ks}.t (id, note) VALUES (40, 'sent?'); "
+                 f"INSERT INTO {ks}.t (id, data) VALUES (41, {call}); APPLY BATCH")
+    code, _, err = ext(cassandra, tmp_path, statement)
+    assert code != 0 and reason in err and "nothing was sent" in err
+    assert len(err.splitlines()) == 1, err
+    assert row(cassandra, ks, 40, "note") is None and row(cassandra, ks, 41) is None
+
+
+def test_a_text_column_is_refused(cassandra, ks, tmp_path):
+    code, _, err = ext(cassandra, tmp_path,
+                       f"INSERT INTO {ks}.t (id, note) VALUES (42, encode('snappy', 'x'))")
+    assert code != 0 and f"{ks}.t.note is text: encode() writes blobs" in err
+    assert row(cassandra, ks, 42, "note") is None
+
+
+def test_values_auto_detection_misses_say_they_need_a_setting(cassandra, ks, tmp_path):
+    code, _, err = ext(cassandra, tmp_path,
+                       f"INSERT INTO {ks}.t (id, data) VALUES (50, encode('brotli', 'hello brotli hello'))")
+    assert code == 0, err
+    assert f"shown only with a setting: DECODE '{ks}.t.data' AS 'brotli'" in err
+
+
+def test_statements_without_encode_go_to_cqlsh_unchanged(cassandra, ks, tmp_path):
+    code, _, err = ext(cassandra, tmp_path,
+                       f"INSERT INTO {ks}.t (id, note) VALUES (60, 'encode(''snappy'', ''x'')')")
+    assert code == 0, err
+    assert row(cassandra, ks, 60, "note").note == "encode('snappy', 'x')"
+    assert err == ""
+
+
+def test_works_with_decompression_off(cassandra, ks, tmp_path):
+    code, _, err = ext(cassandra, tmp_path,
+                       f"INSERT INTO {ks}.t (id, data) VALUES (70, encode('snappy', 'under -d none'))",
+                       "-d", "none")
+    assert code == 0, err
+    assert snappy.decompress(row(cassandra, ks, 70).data) == b"under -d none"
+
+
+def test_a_user_function_named_encode_gets_the_statement(cassandra, tmp_path):
+    name = cassandra.create_keyspace("encudf")
+    s = cassandra.session(name)
+    s.execute("CREATE TABLE t (id int PRIMARY KEY, data blob)")
+    s.shutdown()
+    code, _, err = ext(cassandra, tmp_path,
+                       f"CREATE FUNCTION {name}.encode (a text, b text) RETURNS NULL ON NULL INPUT "
+                       "RETURNS blob "
+                       "LANGUAGE java AS 'return java.nio.ByteBuffer.wrap(b.getBytes());'")
+    assert code == 0, err
+    code, _, err = ext(cassandra, tmp_path,
+                       f"USE {name}; INSERT INTO t (id, data) VALUES (1, encode('snappy', 'x'))")
+    assert code == 0, err
+    assert f"keyspace {name} has a user function named encode" in err
+    s = cassandra.session(name)
+    assert s.execute("SELECT data FROM t WHERE id = 1").one().data == b"x"
+    s.shutdown()
