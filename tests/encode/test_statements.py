@@ -202,3 +202,56 @@ def test_a_user_function_named_encode_gets_the_statement(cassandra, tmp_path):
     s = cassandra.session(name)
     assert s.execute("SELECT data FROM t WHERE id = 1").one().data == b"x"
     s.shutdown()
+
+
+def test_gzip_java_string_and_gzip_are_the_jdks_bytes(cassandra, ks, tmp_path):
+    """The JDK writes the same bytes (java_producers: GZIPOutputStream around ObjectOutputStream's
+    writeObject(String), DeflaterOutputStream, zstd-jni's Zstd.compress)."""
+    from java_producers import java_produce
+
+    text = 'Grüße, "Ada" \U0001F600 ' + "x" * 300
+    jdk = java_produce(text.encode())
+    code, _, err = ext(cassandra, tmp_path,
+                       f"BEGIN BATCH "
+                       f"INSERT INTO {ks}.t (id, data) VALUES (80, encode('gzip>java', $${text}$$));"
+                       f"INSERT INTO {ks}.t (id, data) VALUES (81, encode('gzip', $${text}$$));"
+                       f"INSERT INTO {ks}.t (id, data) VALUES (82, encode('zlib', $${text}$$));"
+                       f"INSERT INTO {ks}.t (id, data) VALUES (83, encode('zstd', $${text}$$)); APPLY BATCH")
+    assert code == 0, err
+    assert row(cassandra, ks, 80).data == jdk["gzip_java_string"]
+    assert row(cassandra, ks, 81).data == jdk["gzip"]
+    assert row(cassandra, ks, 82).data == jdk["zlib"]
+    assert row(cassandra, ks, 83).data == jdk["zstd"]
+    code, out, _ = ext(cassandra, tmp_path, f"SELECT data FROM {ks}.t WHERE id = 80")
+    assert "[gzip>java]" in out and "Grüße" in out
+
+
+def test_protobuf_with_its_descriptor_and_avro_with_its_schema(cassandra, ks, tmp_path):
+    import io
+
+    import fastavro
+    from protobuf_producer import order_descriptor_set
+
+    desc, order_class = order_descriptor_set(tmp_path)
+    order = {"id": 42, "customer": "Ada", "items": [{"sku": "A-1", "qty": 2}], "status": "PAID"}
+    schema = {"type": "record", "name": "Order", "fields": [
+        {"name": "id", "type": "long"}, {"name": "note", "type": ["null", "string"]}]}
+    avsc = tmp_path / "order.avsc"
+    avsc.write_text(json.dumps(schema))
+    code, _, err = ext(cassandra, tmp_path,
+                       f"INSERT INTO {ks}.t (id, data) VALUES (90, "
+                       f"encode('zstd>protobuf:acme.Order@{desc}', '{json.dumps(order)}'));"
+                       f"INSERT INTO {ks}.t (id, data) VALUES (91, "
+                       f"encode('snappy>avro:{avsc}', '{{\"id\": 7, \"note\": \"hi\"}}'))")
+    assert code == 0, err
+    message = order_class.FromString(zstandard.ZstdDecompressor().decompress(row(cassandra, ks, 90).data))
+    assert (message.id, message.customer, message.items[0].sku, message.status) == (42, "Ada", "A-1", 1)
+    record = fastavro.schemaless_reader(io.BytesIO(snappy.decompress(row(cassandra, ks, 91).data)),
+                                        fastavro.parse_schema(schema))
+    assert record == {"id": 7, "note": "hi"}
+    # Without its descriptor, or a default value proto3 cannot hold: refused, nothing sent.
+    code, _, err = ext(cassandra, tmp_path,
+                       f"INSERT INTO {ks}.t (id, data) VALUES (92, encode('protobuf:acme.Order@{desc}', "
+                       "'{\"id\": 0}'))")
+    assert code != 0 and "not verified: the display reads back {}" in err
+    assert row(cassandra, ks, 92) is None

@@ -1,0 +1,160 @@
+"""encode() then decode gives back the input for every writable chain (a property test), the bytes are
+the reference libraries' own, and every container or format without a writer is refused."""
+
+from __future__ import annotations
+
+import bz2
+import json
+import lzma
+import zlib
+
+import brotli
+import cbor2
+import lz4.block
+import lz4.frame
+import msgpack
+import pytest
+import snappy
+import zstandard
+from bson import decode as bson_decode
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from cqlsh_ext.codecs import registry
+from cqlsh_ext.encode.chain import EncodeRefused, encode, same
+from cqlsh_ext.payload import formats
+from cqlsh_ext.payload.unwrap import STRUCTURED, TEXT, unwrap_spec
+
+CAP = 4 << 20
+WRITABLE = [f.label for f in registry.all_formats() if f.reference]
+UNWRITABLE = [f.label for f in registry.all_formats() if not f.reference]
+#: Record formats written from JSON alone (no schema or descriptor file).
+RECORD_FORMATS = [f.name for f in formats.all_formats() if f.encode is not None and not f.encodes_text]
+TEXT_FORMATS = [f.name for f in formats.all_formats() if f.encode is not None and f.encodes_text]
+
+#: Each container read back with its producer's library (not with cqlsh-ext's decoders).
+READ_BACK = {
+    "snappy": snappy.decompress,
+    "snappy/framed": lambda b: snappy.StreamDecompressor().decompress(b),
+    "snappy/xerial": lambda b: b"".join(
+        snappy.decompress(b[p + 4:p + 4 + int.from_bytes(b[p:p + 4], "big")])
+        for p in _xerial_offsets(b)),
+    "lz4/frame": lz4.frame.decompress,
+    "lz4/block": lz4.block.decompress,
+    "lz4/block-be": lambda b: lz4.block.decompress(b[4:], uncompressed_size=int.from_bytes(b[:4], "big")),
+    "lz4/block-nosize": lambda b: lz4.block.decompress(b, uncompressed_size=1 << 20),
+    "zstd": lambda b: zstandard.ZstdDecompressor().decompress(b),
+    "gzip": lambda b: zlib.decompress(b, 31),
+    "zlib": zlib.decompress,
+    "deflate": lambda b: zlib.decompress(b, -15),
+    "bzip2": bz2.decompress,
+    "xz": lzma.decompress,
+    "xz/lzma": lambda b: lzma.decompress(b, format=lzma.FORMAT_ALONE),
+    "brotli": brotli.decompress,
+}
+RECORD_READ_BACK = {"msgpack": msgpack.unpackb, "cbor": cbor2.loads, "bson": bson_decode}
+
+
+def _xerial_offsets(b: bytes) -> list[int]:
+    out, pos = [], 16
+    while pos < len(b):
+        out.append(pos)
+        pos += 4 + int.from_bytes(b[pos:pos + 4], "big")
+    return out
+
+
+def test_every_writable_container_has_a_reader_here():
+    assert sorted(WRITABLE) == sorted(READ_BACK)
+    assert sorted(RECORD_FORMATS) == sorted(RECORD_READ_BACK)
+
+
+TEXTS = st.text(st.characters(blacklist_categories=("Cs", "Cc")) | st.sampled_from("\n\t"), min_size=1,
+                max_size=300)
+SCALARS = (st.none() | st.booleans() | st.integers(-(2**63), 2**63 - 1)
+           | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=20))
+KEYS = st.text("abcdefghij_", min_size=1, max_size=8)
+RECORDS = st.dictionaries(KEYS, st.recursive(SCALARS, lambda inner: st.lists(inner, max_size=4)
+                                             | st.dictionaries(KEYS, inner, max_size=4), max_leaves=20),
+                          min_size=1, max_size=6)  # an empty record is shown as bytes, so refused
+PROPERTY = settings(max_examples=15, derandomize=True, deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow])
+
+
+@pytest.mark.parametrize("label", WRITABLE)
+@PROPERTY
+@given(text=TEXTS)
+def test_text_comes_back(label, text):
+    value = encode(label, text, CAP).value
+    assert READ_BACK[label](value) == text.encode()
+    view = unwrap_spec(value, f"{label}>text", CAP)
+    assert view.kind == TEXT and view.text == text
+
+
+@pytest.mark.parametrize("label", WRITABLE)
+@pytest.mark.parametrize("fmt", RECORD_FORMATS)
+@PROPERTY
+@given(record=RECORDS)
+def test_records_come_back(label, fmt, record):
+    value = encode(f"{label}>{fmt}", json.dumps(record), CAP).value
+    assert same(RECORD_READ_BACK[fmt](READ_BACK[label](value)), record)
+    view = unwrap_spec(value, f"{label}>{fmt}", CAP)
+    assert view.kind == STRUCTURED and same(view.tree, record)
+
+
+@pytest.mark.parametrize("label", WRITABLE)
+@PROPERTY
+@given(data=st.binary(min_size=1, max_size=300))  # an empty value: the decoders refuse some
+def test_given_bytes_come_back(label, data):
+    assert READ_BACK[label](encode(label, data, CAP).value) == data
+
+
+@pytest.mark.parametrize("fmt", TEXT_FORMATS)
+@PROPERTY
+@given(text=TEXTS)
+def test_java_strings_come_back(fmt, text):
+    view = unwrap_spec(encode(f"gzip>{fmt}", text, CAP).value, f"gzip>{fmt}", CAP)
+    assert view.kind == TEXT and view.text == text
+
+
+def test_bytes_are_the_reference_libraries_at_default_and_named_levels():
+    data = json.dumps({"k": list(range(200)), "s": "x" * 500}).encode()
+    assert encode("snappy", data, CAP).value == snappy.compress(data)
+    assert encode("zstd", data, CAP).value == zstandard.ZstdCompressor(level=3).compress(data)
+    assert encode("zstd:19", data, CAP).value == zstandard.ZstdCompressor(level=19).compress(data)
+    assert encode("lz4", data, CAP).value == lz4.frame.compress(data)
+    assert encode("lz4/block:9", data, CAP).value == lz4.block.compress(data, mode="high_compression",
+                                                                         compression=9)
+    assert encode("zlib", data, CAP).value == zlib.compress(data, 6)
+    assert encode("bzip2", data, CAP).value == bz2.compress(data, 9)
+    assert encode("xz", data, CAP).value == lzma.compress(data, preset=6)
+    assert encode("brotli:5", data, CAP).value == brotli.compress(data, quality=5)
+    gz = encode("gzip", data, CAP).value
+    assert gz[:10] == bytes.fromhex("1f8b08000000000000ff")  # mtime 0, OS 255: the JDK's header
+
+
+@pytest.mark.parametrize("label", UNWRITABLE)
+def test_containers_without_a_writer_are_refused(label):
+    with pytest.raises(EncodeRefused, match=label):
+        encode(label, "text", CAP)
+
+
+@pytest.mark.parametrize("chain, reason", [
+    ("pickle", "pickle: not written"),
+    ("smile", "no Smile writer"),
+    ("protobuf", "written with its descriptor only"),
+    ("avro", "written with its schema only"),
+    ("bson", "bson holds a document"),
+    ("msgpack", "not JSON"),
+    ("zstd:23", "zstd levels are"),
+    ("snappy:1", "snappy has no levels"),
+    ("cbor", "not verified"),  # a bare number: the display reads only maps and arrays as CBOR
+])
+def test_chains_that_cannot_be_written_faithfully_are_refused(chain, reason):
+    source = {"bson": "[1]", "msgpack": "NaN", "cbor": "12"}.get(chain, "{}")
+    with pytest.raises(EncodeRefused, match=reason):
+        encode(chain, source, CAP)
+
+
+def test_a_value_past_the_display_cap_is_refused():
+    with pytest.raises(EncodeRefused, match="output cap"):
+        encode("zstd", "x" * 5000, 1024)
