@@ -20,6 +20,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from cqlsh_ext import commands, gc_pause, seams
+from cqlsh_ext.encode import help as encode_help
 from cqlsh_ext.encode import statement as encode_statement
 from cqlsh_ext.output import OutputClosed
 from cqlsh_ext.output import formats as output_formats
@@ -162,6 +163,12 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
         if not self.repl_mode:
             return super().do_history(parsed)
         repl.do_history(self, parsed)
+
+    def do_encode(self, parsed: Parsed) -> None:
+        # encode() is a function inside INSERT, UPDATE and BATCH, not a command: this gives HELP ENCODE.
+        self.printerr("encode() goes where a blob value goes, in INSERT, UPDATE or BATCH: HELP ENCODE")
+
+    do_encode.__doc__ = encode_help.ENCODE_HELP
 
     def do_help(self, parsed: Parsed) -> None:
         if not self.repl_mode:

@@ -21,6 +21,8 @@ from cqlshlib import pylexotron
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
 
+from cqlsh_ext.encode import help as encode_help
+
 if TYPE_CHECKING:
     from cqlsh_ext.shellapi import Shell
 
@@ -82,6 +84,12 @@ class CqlCompleter(Completer):
         return found, sorted(h.text for h in hints if pylexotron.is_hint(h))
 
     def get_completions(self, document: Document, complete_event: CompleteEvent) -> Iterable[Completion]:
+        chain = encode_help.chain_completions(document.text_before_cursor)
+        if chain is not None:  # inside encode('...': the chain's steps, not cqlsh's grammar
+            step, steps = chain
+            for name in steps:
+                yield Completion(name, start_position=-len(step), display_meta="encode")
+            return
         head, partial = split_word(document.text_before_cursor)
         typing = complete_event.text_inserted
         # While typing, offer words only once one is started (or after 'ks.'): a menu after every
