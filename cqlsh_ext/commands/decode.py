@@ -23,6 +23,8 @@ _STEPS = "\n".join(
     for text in (
         "Shows that column's blobs as zstd holding MessagePack. Steps: "
         f"{', '.join(CODEC_NAMES)}, then one of {', '.join(payload_help())}, or auto (detect the rest).",
+        "A codec step may name one container as values are labelled (<codec>/<container>) and a level "
+        "(<codec>:N), which encode() writes (HELP ENCODE) and decoding ignores.",
         *argument_help(),
     )
 )

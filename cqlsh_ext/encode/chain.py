@@ -16,11 +16,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from cqlsh_ext.payload.names import BUILTIN_READINGS
 from cqlsh_ext.payload.spec import AUTO_STEP, Spec, SpecError, parse_spec
 
+_TEXT, _HEX = BUILTIN_READINGS
 #: The readings that hold the input as it is: no payload step, detection, or text.
-_AS_IS = (None, AUTO_STEP, "text")
-_HEX = "hex"
+_AS_IS = (None, AUTO_STEP, _TEXT)
 
 
 class EncodeRefused(ValueError):
@@ -128,7 +129,7 @@ def _verify(spec: Spec, value: bytes, source: str | bytes, expected: Any, cap: i
         want: Any = source
     elif expected is None:
         steps = _codec_steps(spec)
-        reading = str(spec) if spec.payload not in _AS_IS else f"{steps}>text" if steps else "text"
+        reading = str(spec) if spec.payload not in _AS_IS else f"{steps}>{_TEXT}" if steps else _TEXT
         view = unwrap_spec(value, reading, cap)
         shown, want = (view.text if view.kind == TEXT else None), source
     else:
