@@ -279,6 +279,21 @@ def decode_streams(
     return Decoded(join(parts), truncated, None, {"trailing_bytes": trailing} if trailing else {})
 
 
+#: Hadoop's default io.compression.codec.<name>.buffersize.
+HADOOP_BUFFER = 256 * 1024
+
+
+def hadoop_blocks(data: bytes, max_input: int, compress: Callable[[bytes], bytes]) -> bytes:
+    """What BlockCompressorStream writes for one write() of `data`: the length, then each piece of
+    at most `max_input` bytes (the buffer less the codec's compression overhead) compressed behind
+    its own length."""
+    out = bytearray(len(data).to_bytes(4, "big"))
+    for i in range(0, len(data), max_input):
+        packed = compress(data[i:i + max_input])
+        out += len(packed).to_bytes(4, "big") + packed
+    return bytes(out)
+
+
 class HadoopStream(Format):
     """Hadoop BlockCompressorStream: [u32 BE raw length]([u32 BE length][block])+.
 

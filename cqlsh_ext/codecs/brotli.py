@@ -40,19 +40,18 @@ class Brotli(Format):
     writes_bare = True
     reference = "brotli.compress (quality 11, the library's default)"
     level_range = (0, 11)
+    primary = True
+    grade = "D"
+    tried_by = {"brotli": 10}
+
+    advise_priority = 50
+    library = "brotli"
+    levels = (1, 6, 11)
 
     def write(self, data: bytes, level: int | None) -> bytes:
         import brotli
 
         return bytes(brotli.compress(data, quality=11 if level is None else level))
-    primary = True
-    grade = "D"
-    tried_by = {"brotli": 10}
-
-
-    advise_priority = 50
-    library = "brotli"
-    levels = (1, 6, 11)
 
     def compressors(self) -> list[Compressor]:
         import brotli

@@ -37,19 +37,16 @@ class Bzip2(Format):
     writes_bare = True
     reference = "bz2.compress (libbz2, level 9 as the bzip2 tool)"
     level_range = (1, 9)
-
-    def write(self, data: bytes, level: int | None) -> bytes:
-        import bz2
-
-        return bz2.compress(data, 9 if level is None else level)
     primary = True
     grade = "A"
     magic = MAGIC
     tried_by = {"bzip2": 10}
     signature_priority = 90
 
+    def write(self, data: bytes, level: int | None) -> bytes:
+        import bz2
 
-
+        return bz2.compress(data, 9 if level is None else level)
 
     def compressors(self) -> list[Compressor]:
         import bz2

@@ -41,10 +41,6 @@ class Gzip(Format):
     writes_bare = True
     reference = "the JDK's GZIPOutputStream (level 6, mtime 0, OS 255), deflate by zlib"
     level_range = (0, 9)
-
-    def write(self, data: bytes, level: int | None) -> bytes:
-        body = _raw_deflate(data, 6 if level is None else level)
-        return _JDK_GZIP_HEADER + body + struct.pack("<II", zlib.crc32(data), len(data) & 0xFFFFFFFF)
     primary = True
     grade = "A"
     magic = GZIP_MAGIC
@@ -52,9 +48,12 @@ class Gzip(Format):
     tried_by = {"gzip": 10, "deflate": 20}
     signature_priority = 80
 
-
     advise_priority = 40
     levels = (1, 6, 9)
+
+    def write(self, data: bytes, level: int | None) -> bytes:
+        body = _raw_deflate(data, 6 if level is None else level)
+        return _JDK_GZIP_HEADER + body + struct.pack("<II", zlib.crc32(data), len(data) & 0xFFFFFFFF)
 
     def compressors(self) -> list[Compressor]:
         def make(level: int) -> Callable[[bytes], bytes]:
@@ -182,9 +181,6 @@ class Zlib(Format):
     writes_bare = True
     reference = "zlib.compress (level 6: the JDK's DeflaterOutputStream)"
     level_range = (0, 9)
-
-    def write(self, data: bytes, level: int | None) -> bytes:
-        return zlib.compress(data, 6 if level is None else level)
     primary = True
     grade = "B"
     magic = b"\x78"
@@ -194,8 +190,8 @@ class Zlib(Format):
     lead_bytes = bytes(range(0x08, 0x80, 0x10))
     trailer_fields = ("adler32",)
 
-
-
+    def write(self, data: bytes, level: int | None) -> bytes:
+        return zlib.compress(data, 6 if level is None else level)
 
     def compressors(self) -> list[Compressor]:
         return [Compressor(self.label, self.codec, zlib.compress, zlib.decompress)]
@@ -265,14 +261,12 @@ class RawDeflate(Format):
     writes_bare = True
     reference = "zlib raw deflate (level 6: the JDK's Deflater with nowrap)"
     level_range = (0, 9)
-
-    def write(self, data: bytes, level: int | None) -> bytes:
-        return _raw_deflate(data, 6 if level is None else level)
     primary = True
     grade = "D"
     tried_by = {"deflate": 30}
 
-
+    def write(self, data: bytes, level: int | None) -> bytes:
+        return _raw_deflate(data, 6 if level is None else level)
 
     def compressors(self) -> list[Compressor]:
         def compress(b: bytes) -> bytes:

@@ -40,19 +40,16 @@ class Xz(Format):
     writes_bare = True
     reference = "lzma.compress (liblzma, preset 6 and CRC-64 as the xz tool)"
     level_range = (0, 9)
-
-    def write(self, data: bytes, level: int | None) -> bytes:
-        import lzma
-
-        return lzma.compress(data, preset=6 if level is None else level)
     primary = True
     grade = "A"
     magic = MAGIC
     tried_by = {"xz": 10}
     signature_priority = 100
 
+    def write(self, data: bytes, level: int | None) -> bytes:
+        import lzma
 
-
+        return lzma.compress(data, preset=6 if level is None else level)
 
     def compressors(self) -> list[Compressor]:
         import lzma
@@ -113,14 +110,14 @@ class LzmaAlone(Format):
     container = "lzma"
     reference = "lzma.compress(format=FORMAT_ALONE) (liblzma's lzma_alone, preset 6)"
     level_range = (0, 9)
+    grade = "C"
+    tried_by = {"xz": 20}
+    trial_priority = 60  # last; never with a zero first byte (the properties byte is never 0)
 
     def write(self, data: bytes, level: int | None) -> bytes:
         import lzma
 
         return lzma.compress(data, format=lzma.FORMAT_ALONE, preset=6 if level is None else level)
-    grade = "C"
-    tried_by = {"xz": 20}
-    trial_priority = 60  # last; never with a zero first byte (the properties byte is never 0)
 
     def matches(self, data: bytes) -> bool:
         hdr = _alone_header(data)

@@ -200,7 +200,6 @@ class ZstdFrame(Format):
     signature_priority = 10
 
 
-
     advise_priority = 30
     library = "zstandard"
     levels = (-1, 1, 3, 9, 19)
@@ -209,11 +208,12 @@ class ZstdFrame(Format):
     reference = "zstandard ZstdCompressor(level=3).compress (content size, no checksum; as zstd-jni)"
     level_range = (-131072, 22)  # libzstd's
 
+    dictionary_level = 3
+
     def write(self, data: bytes, level: int | None) -> bytes:
         import zstandard
 
         return bytes(zstandard.ZstdCompressor(level=3 if level is None else level).compress(data))
-    dictionary_level = 3
 
     def train_dictionary(
         self, samples: list[bytes], size: int, level: int

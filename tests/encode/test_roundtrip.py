@@ -6,6 +6,7 @@ from __future__ import annotations
 import bz2
 import json
 import lzma
+import struct
 import zlib
 
 import brotli
@@ -15,6 +16,7 @@ import lz4.frame
 import msgpack
 import pytest
 import snappy
+import xxhash
 import zstandard
 from bson import decode as bson_decode
 from hypothesis import HealthCheck, given, settings
@@ -39,7 +41,11 @@ READ_BACK = {
     "snappy/xerial": lambda b: b"".join(
         snappy.decompress(b[p + 4:p + 4 + int.from_bytes(b[p:p + 4], "big")])
         for p in _xerial_offsets(b)),
+    "snappy/hadoop": lambda b: b"".join(snappy.decompress(block) for block in _hadoop_blocks(b)),
     "lz4/frame": lz4.frame.decompress,
+    "lz4/hadoop": lambda b: b"".join(lz4.block.decompress(block, uncompressed_size=256 << 10)
+                                     for block in _hadoop_blocks(b)),
+    "lz4/LZ4Block": lambda b: b"".join(_lz4java_blocks(b)),
     "lz4/block": lz4.block.decompress,
     "lz4/block-be": lambda b: lz4.block.decompress(b[4:], uncompressed_size=int.from_bytes(b[:4], "big")),
     "lz4/block-nosize": lambda b: lz4.block.decompress(b, uncompressed_size=1 << 20),
@@ -53,6 +59,31 @@ READ_BACK = {
     "brotli": brotli.decompress,
 }
 RECORD_READ_BACK = {"msgpack": msgpack.unpackb, "cbor": cbor2.loads, "bson": bson_decode}
+
+
+def _hadoop_blocks(b: bytes) -> list[bytes]:
+    """BlockCompressorStream: [u32 BE raw length] then [u32 BE length][block] ..."""
+    out, pos = [], 4
+    while pos < len(b):
+        size = int.from_bytes(b[pos:pos + 4], "big")
+        out.append(b[pos + 4:pos + 4 + size])
+        pos += 4 + size
+    return out
+
+
+def _lz4java_blocks(b: bytes) -> list[bytes]:
+    """LZ4BlockOutputStream: 'LZ4Block', token, compressed and raw lengths, XXH32, the block."""
+    out, pos = [], 0
+    while pos < len(b):
+        assert b[pos:pos + 8] == b"LZ4Block"
+        token, clen, dlen, check = struct.unpack_from("<Biii", b, pos + 8)
+        body = b[pos + 21:pos + 21 + clen]
+        if dlen:
+            raw = body if token & 0xF0 == 0x10 else lz4.block.decompress(body, uncompressed_size=dlen)
+            assert xxhash.xxh32_intdigest(raw, seed=0x9747B28C) & 0x0FFFFFFF == check
+            out.append(raw)
+        pos += 21 + clen
+    return out
 
 
 def _xerial_offsets(b: bytes) -> list[int]:

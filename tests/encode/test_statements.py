@@ -216,12 +216,19 @@ def test_gzip_java_string_and_gzip_are_the_jdks_bytes(cassandra, ks, tmp_path):
                        f"INSERT INTO {ks}.t (id, data) VALUES (80, encode('gzip>java', $${text}$$));"
                        f"INSERT INTO {ks}.t (id, data) VALUES (81, encode('gzip', $${text}$$));"
                        f"INSERT INTO {ks}.t (id, data) VALUES (82, encode('zlib', $${text}$$));"
-                       f"INSERT INTO {ks}.t (id, data) VALUES (83, encode('zstd', $${text}$$)); APPLY BATCH")
+                       f"INSERT INTO {ks}.t (id, data) VALUES (83, encode('zstd', $${text}$$));"
+                       f"INSERT INTO {ks}.t (id, data) VALUES (84, encode('lz4/LZ4Block', $${text}$$));"
+                       "APPLY BATCH")
     assert code == 0, err
     assert row(cassandra, ks, 80).data == jdk["gzip_java_string"]
     assert row(cassandra, ks, 81).data == jdk["gzip"]
     assert row(cassandra, ks, 82).data == jdk["zlib"]
     assert row(cassandra, ks, 83).data == jdk["zstd"]
+    # lz4-java's blocks come from another LZ4 build; its headers (token, raw length, XXH32) and end
+    # mark are the same.
+    ours, theirs = row(cassandra, ks, 84).data, jdk["lz4_java_block"]
+    assert (ours[:9], ours[13:21], ours[-21:]) == (theirs[:9], theirs[13:21], theirs[-21:])
+    assert lz4.block.decompress(ours[21:-21], uncompressed_size=len(text.encode())) == text.encode()
     code, out, _ = ext(cassandra, tmp_path, f"SELECT data FROM {ks}.t WHERE id = 80")
     assert "[gzip>java]" in out and "Grüße" in out
 

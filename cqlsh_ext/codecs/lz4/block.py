@@ -6,8 +6,8 @@ from __future__ import annotations
 import struct
 from typing import ClassVar
 
-from .._common import HadoopStream, join, reason, too_big, u32be, u32le, wrap
-from ..base import Compressor, Decoded, DecodeError, Format
+from .._common import HADOOP_BUFFER, HadoopStream, hadoop_blocks, join, reason, too_big, u32be, u32le, wrap
+from ..base import Compressor, Decoded, DecodeError, Format, Unwritable
 from ..checks import MAX_CHECKS, NOT_CHECKED, Check, compare, hex_
 from . import _native
 from ._native import _LZ4BLOCK_SEED, _RATIO, LZ4BLOCK_MAGIC, _capped_block, _sized_block
@@ -17,6 +17,8 @@ from ._native import _LZ4BLOCK_SEED, _RATIO, LZ4BLOCK_MAGIC, _capped_block, _siz
 # + i32 LE XXH32 (seed 0x9747b28c, & 0x0fffffff); an empty block ends the stream.
 
 _LZ4BLOCK_HDR = struct.Struct("<Biii")
+#: LZ4BlockOutputStream's default block size.
+_LZ4BLOCK_SIZE = 64 * 1024
 
 
 class Lz4JavaBlock(Format):
@@ -24,12 +26,29 @@ class Lz4JavaBlock(Format):
 
     codec = "lz4"
     container = "LZ4Block"
-    unwritable = "lz4-java's LZ4BlockOutputStream is not written here"
+    reference = ("lz4-java LZ4BlockOutputStream's layout (64 KiB blocks, XXH32 checksums), "
+                 "blocks by python-lz4")
     grade = "A"
     magic = LZ4BLOCK_MAGIC
     tried_by = {"lz4": 30}
     signature_priority = 40
 
+    def write(self, data: bytes, level: int | None) -> bytes:
+        import lz4.block
+
+        xxh = _native._xxh()
+        if xxh is None:
+            raise Unwritable(f"{self.label}: its checksums need the xxhash package")
+        size_code = 6  # the token's low bits: 64 KiB = 1 << (10 + 6), the stream's default block
+        out = bytearray()
+        for i in range(0, len(data), _LZ4BLOCK_SIZE):
+            chunk = data[i:i + _LZ4BLOCK_SIZE]
+            packed = bytes(lz4.block.compress(chunk, store_size=False))
+            method, body = (0x20, packed) if len(packed) < len(chunk) else (0x10, chunk)  # raw when no gain
+            check = xxh(chunk, seed=_LZ4BLOCK_SEED) & 0x0FFFFFFF
+            header = _LZ4BLOCK_HDR.pack(method | size_code, len(body), len(chunk), check)
+            out += LZ4BLOCK_MAGIC + header + body
+        return bytes(out + LZ4BLOCK_MAGIC + _LZ4BLOCK_HDR.pack(0x10 | size_code, 0, 0, 0))  # the end mark
 
     def verify(self, data: bytes, decoded: Decoded | None, cap: int, error: str | None) -> list[Check]:
         return _verify_lz4block(data, decoded, cap, error)
@@ -193,12 +212,6 @@ class Lz4SizedLE(_Lz4Sized):
     reference = "python-lz4 lz4.block.compress (u32 LE size first); a level is its high-compression mode"
     level_range = (1, 12)
 
-    def write(self, data: bytes, level: int | None) -> bytes:
-        import lz4.block
-
-        if level is None:
-            return bytes(lz4.block.compress(data))
-        return bytes(lz4.block.compress(data, mode="high_compression", compression=level))
     little_endian = True
     prefix = "u32 LE"
     tried_by = {"lz4": 40}
@@ -208,6 +221,13 @@ class Lz4SizedLE(_Lz4Sized):
 
     advise_priority = 20
     library = "lz4"
+
+    def write(self, data: bytes, level: int | None) -> bytes:
+        import lz4.block
+
+        if level is None:
+            return bytes(lz4.block.compress(data))
+        return bytes(lz4.block.compress(data, mode="high_compression", compression=level))
 
     def compressors(self) -> list[Compressor]:
         import lz4.block
@@ -240,16 +260,16 @@ class Lz4SizedBE(_Lz4Sized):
     container = "block-be"
     reference = "u32 BE size, then python-lz4 lz4.block.compress without its size (Cassandra's protocol)"
 
-    def write(self, data: bytes, level: int | None) -> bytes:
-        import lz4.block
-
-        return struct.pack(">I", len(data)) + bytes(lz4.block.compress(data, store_size=False))
     little_endian = False
     prefix = "u32 BE"
     tried_by = {"lz4": 60}
     trial_priority = 50
     trial_zero_priority = 10
 
+    def write(self, data: bytes, level: int | None) -> bytes:
+        import lz4.block
+
+        return struct.pack(">I", len(data)) + bytes(lz4.block.compress(data, store_size=False))
 
 class Lz4NoSize(Format):
     """A bare block with no size: nothing to validate against, so only on -d lz4."""
@@ -257,13 +277,13 @@ class Lz4NoSize(Format):
     codec = "lz4"
     container = "block-nosize"
     reference = "python-lz4 lz4.block.compress(store_size=False)"
+    grade = "D"
+    tried_by = {"lz4": 70}
 
     def write(self, data: bytes, level: int | None) -> bytes:
         import lz4.block
 
         return bytes(lz4.block.compress(data, store_size=False))
-    grade = "D"
-    tried_by = {"lz4": 70}
 
     def matches(self, data: bytes) -> bool:
         return False
@@ -297,9 +317,16 @@ class Lz4Hadoop(HadoopStream):
     max_ratio = _RATIO
     chunk = staticmethod(_hadoop_chunk)
     tried_by = {"lz4": 50}
-    unwritable = "Hadoop's block sizes are not reproduced here"
+    reference = "Hadoop Lz4Codec's BlockCompressorStream (256 KiB buffer), blocks by python-lz4"
     trial_priority = 40
     trial_zero_priority = 30
+
+    def write(self, data: bytes, level: int | None) -> bytes:
+        import lz4.block
+
+        # Lz4Codec's compression overhead: buffer / 255 + 16.
+        return hadoop_blocks(data, HADOOP_BUFFER - (HADOOP_BUFFER // 255 + 16),
+                             lambda b: bytes(lz4.block.compress(b, store_size=False)))
 
 
 def _verify_lz4block(data: bytes, decoded: Decoded | None, cap: int, error: str | None) -> list[Check]:

@@ -130,19 +130,18 @@ class Lz4Frame(Format):
     writes_bare = True
     reference = "python-lz4 lz4.frame.compress (defaults: 64 KiB linked blocks, content size)"
     level_range = (0, 16)
-
-    def write(self, data: bytes, level: int | None) -> bytes:
-        import lz4.frame
-
-        return bytes(lz4.frame.compress(data, compression_level=level or 0))
     grade = "A"
     magic = FRAME_MAGIC
     lead_bytes = FRAME_MAGIC[:1] + bytes(range(0x50, 0x60))  # may follow skippable frames
     tried_by = {"lz4": 10}
     signature_priority = 20
 
-
     library = "lz4"
+
+    def write(self, data: bytes, level: int | None) -> bytes:
+        import lz4.frame
+
+        return bytes(lz4.frame.compress(data, compression_level=level or 0))
 
     def compressors(self) -> list[Compressor]:
         import lz4.frame

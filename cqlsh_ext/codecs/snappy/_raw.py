@@ -175,16 +175,17 @@ class SnappyRaw(Format):
     writes_bare = True
     reference = "python-snappy snappy.compress (the block Snappy.compress writes)"
 
-    def write(self, data: bytes, level: int | None) -> bytes:
-        import snappy
-
-        return bytes(snappy.compress(data))
     # The hot path, tried first: a page of snappy JSON. Never with a zero first byte, which
     # declares an empty block.
     trial_priority = 10
 
     advise_priority = 10
     library = "cramjam"
+
+    def write(self, data: bytes, level: int | None) -> bytes:
+        import snappy
+
+        return bytes(snappy.compress(data))
 
     def compressors(self) -> list[Compressor]:
         import cramjam

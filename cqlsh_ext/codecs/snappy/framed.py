@@ -81,14 +81,14 @@ class SnappyFramed(Format):
     tried_by = {"snappy": 10}
     reference = "python-snappy StreamCompressor (the framing format, as SnappyFramedOutputStream)"
 
+    signature_priority = 50
+
+    library = "cramjam"
+
     def write(self, data: bytes, level: int | None) -> bytes:
         import snappy
 
         return bytes(snappy.StreamCompressor().add_chunk(data))
-    signature_priority = 50
-
-
-    library = "cramjam"
 
     def compressors(self) -> list[Compressor]:
         import cramjam

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .._common import HadoopStream, join, u32be
+from .._common import HADOOP_BUFFER, HadoopStream, hadoop_blocks, join, u32be
 from ..base import Decoded, DecodeError, Format
 from ._raw import _bound, _varint, raw_capped
 
@@ -24,13 +24,14 @@ class SnappyXerial(Format):
     tried_by = {"snappy": 30}
     reference = "snappy-java SnappyOutputStream's layout (32 KiB blocks), blocks by python-snappy"
 
+    signature_priority = 70
+
     def write(self, data: bytes, level: int | None) -> bytes:
         import snappy
 
         header = _XERIAL + (1).to_bytes(4, "big") + (1).to_bytes(4, "big")  # version 1, compatible 1
         blocks = (snappy.compress(data[i:i + _XERIAL_BLOCK]) for i in range(0, len(data), _XERIAL_BLOCK))
         return header + b"".join(len(b).to_bytes(4, "big") + bytes(b) for b in blocks)
-    signature_priority = 70
 
     def matches(self, data: bytes) -> bool:
         return len(data) >= 16 and data.startswith(_XERIAL)
@@ -113,9 +114,16 @@ class SnappyHadoop(HadoopStream):
     max_ratio = 22
     chunk = staticmethod(_hadoop_chunk)
     tried_by = {"snappy": 50}
-    unwritable = "Hadoop's block sizes are not reproduced here"
+    reference = "Hadoop SnappyCodec's BlockCompressorStream (256 KiB buffer), blocks by python-snappy"
     trial_priority = 30
     trial_zero_priority = 20
+
+    def write(self, data: bytes, level: int | None) -> bytes:
+        import snappy
+
+        # SnappyCodec's compression overhead: buffer / 6 + 32.
+        return hadoop_blocks(data, HADOOP_BUFFER - (HADOOP_BUFFER // 6 + 32),
+                             lambda b: bytes(snappy.compress(b)))
 
     def raw_bound(self, stored: int) -> int:
         return _bound(stored)  # snappy's own expansion limit, tighter than max_ratio
