@@ -19,6 +19,7 @@ from cqlsh_ext.encode.parse import Call, CqlType, Reader, Table, Unreadable, is_
 from cqlsh_ext.output.place import ValuePlace
 from cqlsh_ext.query.errors import QueryError
 from cqlsh_ext.query.lexer import Token, tokenize
+from cqlsh_ext.settings import NONE
 from cqlsh_ext.units import human_size
 
 if TYPE_CHECKING:
@@ -128,7 +129,8 @@ def _value(shell: Shell, call: Call) -> tuple[Encoded, str]:
     what = "text" if isinstance(source, str) else "bytes"
     line = (f"encode: {place} as {encoded.chain}: {human_size(encoded.input_size)} of {what}, "
             f"{human_size(len(encoded.value))} stored")
-    if setting is None and not _shown(encoded, source, display.mode, display.cap):
+    # Under -d none nothing is decoded for display, with or without a setting.
+    if setting is None and display.mode != NONE and not _shown(encoded, source, display.mode, display.cap):
         line += f"; shown only with a setting: DECODE '{place}' AS '{encoded.chain}'"
     return encoded, line
 
@@ -154,7 +156,7 @@ def _shown(encoded: Encoded, source: str | bytes, mode: str, cap: int) -> bool:
     """Whether the display, with no setting for the column, shows what was encoded."""
     from cqlsh_ext.payload.unwrap import BINARY, STRUCTURED, TEXT, unwrap
 
-    view = unwrap(encoded.value, mode if mode != "none" else "auto", cap)
+    view = unwrap(encoded.value, mode, cap)
     if isinstance(source, bytes):
         return view.kind == BINARY and view.data == source
     if view.kind == TEXT:

@@ -25,7 +25,7 @@ def ks(cassandra):
     s = cassandra.session(name)
     s.execute("CREATE TYPE doc (title text, content blob)")
     s.execute("CREATE TABLE t (id int PRIMARY KEY, data blob, note text, parts list<blob>, tags set<blob>,"
-              " m map<text, blob>, d frozen<doc>, pair tuple<int, blob>)")
+              " m map<text, blob>, d frozen<doc>, pair tuple<int, blob>, u doc)")
     s.execute("CREATE TABLE bykey (k blob PRIMARY KEY, v int)")
     s.shutdown()
     return name
@@ -262,3 +262,34 @@ def test_protobuf_with_its_descriptor_and_avro_with_its_schema(cassandra, ks, tm
                        "'{\"id\": 0}'))")
     assert code != 0 and "not verified: the display reads back {}" in err
     assert row(cassandra, ks, 92) is None
+
+
+def test_udt_field_update_in_list_using_and_if(cassandra, ks, tmp_path):
+    code, _, err = ext(cassandra, tmp_path,
+                       f"UPDATE {ks}.t USING TTL 3600 SET u.content = encode('gzip', 'field') WHERE id = 12;"
+                       f"INSERT INTO {ks}.t (id, data) VALUES (13, encode('zlib', 'x')) IF NOT EXISTS;"
+                       f"INSERT INTO {ks}.bykey (k, v) VALUES (encode('snappy', 'gone'), 1);"
+                       f"BEGIN UNLOGGED BATCH DELETE FROM {ks}.bykey WHERE k = encode('snappy', 'gone');"
+                       "APPLY BATCH")
+    assert code == 0, err
+    import gzip
+    import zlib
+
+    assert gzip.decompress(row(cassandra, ks, 12, "u").u.content) == b"field"
+    assert zlib.decompress(row(cassandra, ks, 13).data) == b"x"
+    assert f"{ks}.t.u.content as gzip" in err
+    s = cassandra.session(ks)
+    keys = [r.k for r in s.execute("SELECT k FROM bykey")]
+    s.shutdown()
+    assert snappy.compress(b"gone") not in keys and f"{ks}.bykey.k as snappy" in err
+
+
+def test_a_script_with_multi_line_statements(cassandra, ks, tmp_path):
+    script = tmp_path / "load.cql"
+    script.write_text(f"INSERT INTO {ks}.t (id, data)\n  VALUES (100,\n  encode('zstd>msgpack', $$\n"
+                      f"{DOC_TEXT}\n$$));\nINSERT INTO {ks}.t (id, note) VALUES (101, 'plain');\n")
+    result = run(CQLSH_EXT, [*cassandra.cqlsh_args, "-f", str(script)], tmp_path)
+    assert result.returncode == 0, result.stderr
+    stored = row(cassandra, ks, 100).data
+    assert msgpack.unpackb(zstandard.ZstdDecompressor().decompress(stored)) == DOC
+    assert row(cassandra, ks, 101, "note").note == "plain"
