@@ -1,0 +1,73 @@
+"""Where encode() values go, read from statements without a server: the placements found, and any
+statement text at all gives placements or Unreadable (a fuzz test), never another exception."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from cqlsh_ext.encode.parse import Reader, Table, Unreadable, parse_type
+from cqlsh_ext.query.errors import QueryError
+from cqlsh_ext.query.lexer import tokenize
+
+COLUMNS = {"id": "int", "data": "blob", "parts": "list<blob>", "m": "map<text, blob>",
+           "d": "frozen<doc>", "pair": "tuple<int, blob>", "k": "blob"}
+DOC_FIELDS = {"title": parse_type("text"), "content": parse_type("blob")}
+
+
+def lookup(keyspace, name):
+    return Table(keyspace or "ks", name, {c: parse_type(t) for c, t in COLUMNS.items()})
+
+
+def udt_fields(table, type_name):
+    return DOC_FIELDS if type_name == "doc" else None
+
+
+def placements(text: str) -> list[tuple[str, tuple[str, ...], str]]:
+    calls = Reader(tokenize(text), lookup, udt_fields).statements()
+    return [(c.column, c.path, c.cql_type[0] if c.cql_type else "?") for c in calls]
+
+
+def test_types_parse():
+    assert parse_type("frozen<map<text, frozen<list<blob>>>>") == (
+        "map", (("text", ()), ("list", (("blob", ()),))))
+    assert parse_type('frozen<"MyType">') == ("MyType", ())
+
+
+@pytest.mark.parametrize("text, found", [
+    ("INSERT INTO t (id, data) VALUES (1, encode('snappy', 'x'))", [("data", (), "blob")]),
+    ("INSERT INTO ks.t (id, parts, m) VALUES (1, [encode('a', 'b')], {'k': encode('c', 'd')}) "
+     "USING TTL 5",
+     [("parts", ("item",), "blob"), ("m", ("value",), "blob")]),
+    ("INSERT INTO t (id, d, pair) VALUES (1, {title: 'x', content: encode('a', 'b')}, "
+     "(1, encode('c', 0x00)))",
+     [("d", ("content",), "blob"), ("pair", ("1",), "blob")]),
+    ("UPDATE t SET m['k'] = encode('a', 'b'), parts = parts + [encode('c', 'd')] WHERE id = 1 "
+     "IF data = encode('e')",
+     [("m", ("value",), "blob"), ("parts", ("item",), "blob"), ("data", (), "blob")]),
+    ("BEGIN BATCH INSERT INTO t (id, data) VALUES (1, encode('a', 'b')); "
+     "DELETE FROM t WHERE k IN (encode('c', 'd'), 0x01); APPLY BATCH",
+     [("data", (), "blob"), ("k", (), "blob")]),
+    ("INSERT INTO t (id, data) VALUES (1, textAsBlob(encode('a', 'b')))", []),  # inside another call
+])
+def test_placements(text, found):
+    assert placements(text) == found
+
+
+@settings(max_examples=300, derandomize=True, deadline=None)
+@given(st.lists(st.sampled_from([
+    "INSERT", "INTO", "UPDATE", "SET", "WHERE", "IF", "BEGIN", "BATCH", "APPLY", "DELETE", "FROM",
+    "VALUES", "USING", "AND", "IN", "CONTAINS", "KEY", "t", "ks", ".", "id", "data", "parts", "m", "d",
+    "pair", "k", "title", "content", "encode", "(", ")", "[", "]", "{", "}", ",", ":", ";", "=", "+", "-",
+    "'x'", "$$y$$", "0x01", "1", "2.5", "true", "null", "now",
+]), max_size=40))
+def test_any_statement_is_placed_or_unreadable(words):
+    try:
+        toks = tokenize(" ".join(words))
+    except QueryError:
+        return
+    try:
+        Reader(toks, lookup, udt_fields).statements()
+    except Unreadable:
+        pass
