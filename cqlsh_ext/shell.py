@@ -7,6 +7,7 @@ is kept. Where each override attaches to cqlsh is listed in cqlsh_ext.seams.
 - results: cqlsh_ext.output.pipeline (writers, pager, blob cells, auto vertical);
 - commands: cqlsh_ext.commands (each command's `do_<word>` comes from its declaration);
 - the interactive loop: cqlsh_ext.repl;
+- encode() in INSERT, UPDATE and BATCH: cqlsh_ext.encode (the statement rewritten before cqlsh runs it);
 - Amazon Keyspaces: cqlsh_ext.keyspaces.
 
 cqlsh's main(), SOURCE and LOGIN build the Shell themselves, by the module global name `Shell`:
