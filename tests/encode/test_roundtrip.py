@@ -169,19 +169,21 @@ def test_containers_without_a_writer_are_refused(label):
         encode(label, "text", CAP)
 
 
-@pytest.mark.parametrize("chain, reason", [
-    ("pickle", "pickle: not written"),
-    ("smile", "no Smile writer"),
-    ("protobuf", "written with its descriptor only"),
-    ("avro", "written with its schema only"),
-    ("bson", "bson holds a document"),
-    ("msgpack", "not JSON"),
-    ("zstd:23", "zstd levels are"),
-    ("snappy:1", "snappy has no levels"),
-    ("cbor", "not verified"),  # a bare number: the display reads only maps and arrays as CBOR
+@pytest.mark.parametrize("chain, source, reason", [
+    ("pickle", "{}", "pickle: not written"),
+    ("smile", "{}", "no Smile writer"),
+    ("protobuf", "{}", "written with its descriptor only"),
+    ("avro", "{}", "written with its schema only"),
+    ("bson", "[1]", "bson holds a document"),
+    ("msgpack", "NaN", "not JSON"),
+    ("cbor", '{"a": 1e400}', "beyond a double"),
+    ("msgpack", str(2**64), "msgpack cannot hold this value"),
+    ("zstd:23", "{}", "zstd levels are"),
+    ("snappy:1", "{}", "snappy has no levels"),
+    ("cbor", "12", "not verified"),  # a bare number: the display reads only maps and arrays as CBOR
+    ("hex", "text", "a hex reading takes bytes"),
 ])
-def test_chains_that_cannot_be_written_faithfully_are_refused(chain, reason):
-    source = {"bson": "[1]", "msgpack": "NaN", "cbor": "12"}.get(chain, "{}")
+def test_chains_that_cannot_be_written_faithfully_are_refused(chain, source, reason):
     with pytest.raises(EncodeRefused, match=reason):
         encode(chain, source, CAP)
 
