@@ -65,9 +65,18 @@ def rewrite(shell: Shell, tokens: Any, srcstr: str) -> Rewritten | None:
     return Rewritten(seams.statement_tokens(new_text), new_text, lines)
 
 
+#: Block comments, found past strings (which may hold '/*'): the query lexer has no block comments.
+_STRING_OR_COMMENT = re.compile(r"'(?:[^']|'')*'|\$\$.*?\$\$|\"(?:[^\"]|\"\")*\"|(/\*.*?\*/)", re.DOTALL)
+
+
+def _blank_comments(text: str) -> str:
+    """`text` with each block comment turned into as many spaces (token positions stay put)."""
+    return _STRING_OR_COMMENT.sub(lambda m: " " * len(m.group()) if m.group(1) else m.group(), text)
+
+
 def _rewrite(shell: Shell, text: str) -> tuple[str, list[str]] | None:
     try:
-        toks = tokenize(text)
+        toks = tokenize(_blank_comments(text))
     except QueryError as err:
         raise EncodeRefused(f"cannot read the statement ({err})") from None
     if not any(is_call(toks, i) for i in range(len(toks) - 1)):

@@ -71,3 +71,12 @@ def test_any_statement_is_placed_or_unreadable(words):
         Reader(toks, lookup, udt_fields).statements()
     except Unreadable:
         pass
+
+
+def test_block_comments_are_skipped_but_not_inside_strings():
+    from cqlsh_ext.encode.statement import _blank_comments
+
+    text = "INSERT /* a\ncomment */ INTO t (id, data) VALUES (1, encode('/* kept */', $$/* kept */$$))"
+    blanked = _blank_comments(text)
+    assert len(blanked) == len(text) and "comment" not in blanked and blanked.count("/* kept */") == 2
+    assert placements(blanked) == [("data", (), "blob")]
