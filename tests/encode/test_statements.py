@@ -293,3 +293,20 @@ def test_a_script_with_multi_line_statements(cassandra, ks, tmp_path):
     stored = row(cassandra, ks, 100).data
     assert msgpack.unpackb(zstandard.ZstdDecompressor().decompress(stored)) == DOC
     assert row(cassandra, ks, 101, "note").note == "plain"
+
+
+def test_every_writable_container_and_record_format_through_the_server(cassandra, ks, tmp_path):
+    from test_roundtrip import READ_BACK, RECORD_READ_BACK, WRITABLE
+
+    chains = [*WRITABLE, *(f"snappy>{fmt}" for fmt in RECORD_READ_BACK)]
+    statements = " ".join(f"INSERT INTO {ks}.t (id, data) VALUES ({300 + i}, "
+                          f"encode('{chain}', '{DOC_TEXT}'));" for i, chain in enumerate(chains))
+    code, _, err = ext(cassandra, tmp_path, f"BEGIN UNLOGGED BATCH {statements} APPLY BATCH")
+    assert code == 0, err
+    for i, chain in enumerate(chains):
+        stored = row(cassandra, ks, 300 + i).data
+        if ">" in chain:
+            codec, fmt = chain.split(">")
+            assert RECORD_READ_BACK[fmt](READ_BACK[codec](stored)) == DOC, chain
+        else:
+            assert READ_BACK[chain](stored) == DOC_TEXT.encode(), chain
