@@ -1,0 +1,50 @@
+"""The order table of tools/orders.py on the real server, and the shell run against it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from orders import SCHEMA_CQL, rows
+from shell_runner import CQLSH_EXT, Run, run
+
+#: Rows in the test table: enough for several token ranges and pages, small enough to load fast.
+COUNT = 600
+
+
+@dataclass
+class Orders:
+    ks: str
+    table: str
+    rows: list[tuple[dict[str, Any], dict[str, Any] | None]]
+
+    @property
+    def name(self) -> str:
+        return f"{self.ks}.{self.table}"
+
+
+@pytest.fixture(scope="package")
+def orders(cassandra) -> Orders:
+    ks = cassandra.create_keyspace("pq")
+    session = cassandra.session(ks)
+    session.execute(f"CREATE TABLE orders {SCHEMA_CQL}")
+    insert = session.prepare("INSERT INTO orders (pk, ck, data) VALUES (?, ?, ?)")
+    data = rows(COUNT)
+    for row, _doc in data:
+        session.execute(insert, (row["pk"], row["ck"], row["data"]))
+    session.shutdown()
+    return Orders(ks, "orders", data)
+
+
+def shell(cassandra, home: Path, statement: str, *flags: str, stdin: str | None = None) -> Run:
+    args = [*cassandra.cqlsh_args, *flags]
+    if stdin is None:
+        args += ["-e", statement]
+    return run(CQLSH_EXT, args, home, stdin=stdin)
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    return tmp_path
