@@ -86,8 +86,10 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
         try:
             # A SELECT reaching into payloads runs here (cqlsh_ext.payload_select); any other
             # statement goes to cqlsh as written.
-            if tokens and str(tokens[0][1]).lower() == "select" and \
-                    payload_select.intercept(self, seams.statement_text(tokens, srcstr)):
+            first = str(tokens[0][1]).lower() if tokens else ""
+            if first == "select" and payload_select.intercept(self, seams.statement_text(tokens, srcstr)):
+                return True
+            if first == "copy" and payload_select.refuse_copy(self, seams.statement_text(tokens, srcstr)):
                 return True
             return super().handle_statement(tokens, srcstr)
         except BrokenPipeError:

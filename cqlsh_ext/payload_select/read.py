@@ -184,6 +184,11 @@ def progress_detail(seen: tuple[int, ...]) -> str:
 
 
 def default_workers(size: Any) -> int:
+    """One per core from WORKERS_FROM_BYTES; CQLSH_EXT_SCAN_WORKERS=N forces N (tests, benchmarks:
+    the server's size estimate lags behind a freshly written table)."""
+    forced = os.environ.get("CQLSH_EXT_SCAN_WORKERS")
+    if forced and forced.isdigit():
+        return max(1, min(MAX_WORKERS, int(forced)))
     if size is None or size.bytes < WORKERS_FROM_BYTES:
         return 1
     return max(1, min(MAX_WORKERS, os.cpu_count() or 1))

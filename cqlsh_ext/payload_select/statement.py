@@ -47,6 +47,18 @@ def intercept(shell: Shell, text: str) -> bool:
     return True
 
 
+def refuse_copy(shell: Shell, text: str) -> bool:
+    """COPY keeps stored bytes: a payload path in its column list is refused in one line (True)."""
+    import re
+
+    columns = re.match(r"\s*copy\s+[\w.\"]+\s*\(([^)]*)\)", text, re.IGNORECASE)
+    if columns is None or not re.search(r"[.\[]", columns.group(1)):
+        return False
+    shell.printerr("COPY reads and writes the stored bytes: payload paths are not columns here "
+                   "(a SELECT with paths and --output-format csv writes them)")
+    return True
+
+
 def _settings(shell: Shell, schema: Schema, keyspace: str, table: str) -> Any:
     from cqlsh_ext.output.place import ValuePlace
     from cqlsh_ext.payload.spec import ColumnSpecs

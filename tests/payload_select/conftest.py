@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 from orders import SCHEMA_CQL, rows
-from shell_runner import CQLSH_EXT, Run, run
+from shell_runner import CQLSH_EXT, Run, isolated_env, run
 
 #: Rows in the test table: enough for several token ranges and pages, small enough to load fast.
 COUNT = 600
@@ -38,11 +39,17 @@ def orders(cassandra) -> Orders:
     return Orders(ks, "orders", data)
 
 
-def shell(cassandra, home: Path, statement: str, *flags: str, stdin: str | None = None) -> Run:
+def shell(cassandra, home: Path, statement: str, *flags: str, stdin: str | None = None,
+          env: dict[str, str] | None = None) -> Run:
+    """cqlsh-ext -e STATEMENT (or reading `stdin`) against the test server; `env` adds variables."""
     args = [*cassandra.cqlsh_args, *flags]
     if stdin is None:
         args += ["-e", statement]
-    return run(CQLSH_EXT, args, home, stdin=stdin)
+    if not env:
+        return run(CQLSH_EXT, args, home, stdin=stdin)
+    proc = subprocess.run([CQLSH_EXT, *args], input=stdin, capture_output=True, text=True, timeout=300,
+                          env={**isolated_env(home), **env})
+    return Run(proc.returncode, proc.stdout, proc.stderr, None)
 
 
 @pytest.fixture
