@@ -55,13 +55,15 @@ def encode(doc: dict[str, Any], how: str, rng: random.Random) -> bytes:
     return bytes([0x9F, 0x00]) + rng.randbytes(40)
 
 
-def rows(count: int = 120, seed: int = 23) -> list[tuple[dict[str, Any], dict[str, Any] | None]]:
+def rows(count: int = 120, seed: int = 23,
+         partitions: int = PARTITIONS) -> list[tuple[dict[str, Any], dict[str, Any] | None]]:
+    """`partitions`: how many partition keys the rows spread over (p0, p1, ...)."""
     rng = random.Random(seed)
     out = []
     for i in range(count):
         how = ENCODINGS[i % len(ENCODINGS)]
         doc = document(rng, i, how != "zstd-msgpack")
-        out.append(({"pk": f"p{i % PARTITIONS}", "ck": i, "data": encode(doc, how, rng)},
+        out.append(({"pk": f"p{i % partitions}", "ck": i, "data": encode(doc, how, rng)},
                     None if how == "random" else doc))
     return out
 

@@ -33,6 +33,10 @@ Row = tuple[Any, ...]
 #: starting them costs more than they save (bench/query_scan.py).
 WORKERS_FROM_BYTES = 4 << 20
 MAX_WORKERS = 32
+#: A whole-table scan in the shell's own process reads this many token ranges at once, each of
+#: RANGES_PER_STREAM parts of the ring in turn (bench/query_scan.py).
+STREAMS = 4
+RANGES_PER_STREAM = 4
 
 
 @dataclass

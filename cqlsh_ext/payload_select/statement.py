@@ -68,8 +68,13 @@ def _settings(shell: Shell, schema: Schema, keyspace: str, table: str) -> Any:
     display = shell.settings.display
     specs = ColumnSpecs(display.columns)
 
-    def spec(column: str, access: str | None) -> str | None:
-        return specs(ValuePlace(keyspace, table, column, spec_place(schema, column, access)))
+    found: dict[tuple[str, str | None], str | None] = {}
+
+    def spec(column: str, access: str | None) -> str | None:  # asked per value: looked up once
+        key = (column, access)
+        if key not in found:
+            found[key] = specs(ValuePlace(keyspace, table, column, spec_place(schema, column, access)))
+        return found[key]
 
     return Settings(display.mode, display.cap, spec)
 
@@ -157,19 +162,23 @@ def _pages(shell: Shell, plan: Plan, reading: Any, evaluator: Any, keyspace: str
             return None
         workers = read.default_workers(size)
         progress = progress_for(label, True, size.partitions if size is not None else None)
+        base = plan.server_statement.removesuffix(" ALLOW FILTERING")
+        partition_key = [c.name for c in meta.partition_key]
         if ring is not None and workers > 1:
-            base = plan.server_statement.removesuffix(" ALLOW FILTERING")
-            partition_key = [c.name for c in meta.partition_key]
             return read.worker_pages(shell, reading, evaluator, base, keyspace, partition_key, ring, workers,
                                      progress, page_size)
+        # Token ranges read STREAMS at a time: the server works on the next pages while these decode.
+        ranges = ring.split(read.STREAMS * read.RANGES_PER_STREAM) if ring is not None else None
+        spec = ScanSpec(base, partition_key=partition_key, streams=read.STREAMS, ranges=ranges)
     else:
         progress = progress_for(label, plan.reads_beyond_partitions)
+        spec = ScanSpec(plan.server_statement)
     if progress is not None:
         counts = reading.answer.counts
         progress.detail = lambda: read.progress_detail((counts.matched, counts.undecodable + counts.cut))
     from cqlsh_ext.insight.shellside import scanner_for
 
-    scanner = scanner_for(shell, ScanSpec(plan.server_statement), progress)
+    scanner = scanner_for(shell, spec, progress)
     return read.scanned_pages(reading, evaluator, scanner, page_size)
 
 
