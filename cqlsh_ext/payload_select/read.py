@@ -52,6 +52,12 @@ class Reading:
     emitted: int = 0
 
 
+def _clear(progress: Any) -> None:
+    """Rows are about to print: the progress line goes first (it is drawn again below them)."""
+    if progress is not None:
+        progress.close()
+
+
 def _chunks(rows: list[Row], size: int) -> Iterator[list[Row]]:
     for start in range(0, len(rows), size):
         yield rows[start:start + size]
@@ -89,6 +95,7 @@ def scanned_pages(reading: Reading, evaluator: Evaluator, scanner: Any,
                 out = [row for r in rows for row in answer.add(evaluator, dict(zip(names, r, strict=True)))]
                 if answer.streamed and out:
                     out, enough = _limited(reading, out)
+                    _clear(scanner.progress)
                     yield from _chunks(out, page_size)
                     if enough:
                         scanner.stop()
@@ -169,6 +176,7 @@ def worker_pages(shell: Shell, reading: Reading, evaluator: Evaluator, query: st
         if enough or not reading.answer.streamed:
             continue
         rows, enough = _limited(reading, batch)
+        _clear(progress)
         yield from _chunks(rows, page_size)
         if enough:
             run.stop()
