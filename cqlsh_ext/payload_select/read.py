@@ -50,6 +50,8 @@ class Reading:
     how: str = ""
     #: Rows printed (streamed answers); the LIMIT stops the reading when reached.
     emitted: int = 0
+    #: The output ended before the answer did (the pager quit, a closed pipe).
+    output_closed: bool = False
 
 
 def _clear(progress: Any) -> None:

@@ -201,14 +201,20 @@ def _print(shell: Shell, plan: Plan, reading: Any, names: list[str], types: list
     shown = types if machine else [UTF8Type if t is None else t for t in types]
     try:
         shell.print_result(AnswerResult(names, shown, pages, present), meta)
+    except BaseException:  # the pager quit, the pipe closed, a second Ctrl-C: said, then raised
+        reading.output_closed = True
+        raise
     finally:
         pages.close()
-        _closing_line(plan, reading)
+        # In the interactive shell the result goes through the pager (held until the command
+        # ends): the closing line follows it there, not above it.
+        _closing_line(plan, reading, sys.stdout if shell.repl_mode else sys.stderr)
 
 
-def _closing_line(plan: Plan, reading: Any) -> None:
-    """On stderr (JSON Lines on stdout stay valid): what was read, matched and not decodable.
-    A SELECT whose paths are only projected says something only when a value was not decodable."""
+def _closing_line(plan: Plan, reading: Any, out: Any) -> None:
+    """On stderr in scripts (JSON Lines on stdout stay valid): what was read, matched and not
+    decodable. A SELECT whose paths are only projected says something only when a value was not
+    decodable."""
     counts = reading.answer.counts
     problems = counts.undecodable + counts.cut
     if not plan.local_rows and not problems and not reading.error:
@@ -221,11 +227,15 @@ def _closing_line(plan: Plan, reading: Any) -> None:
     skipped = reading.answer.skipped()
     if skipped:
         parts.append(f"{skipped:,} aggregate inputs not numbers (skipped)")
+    if plan.limit is not None and reading.emitted >= plan.limit and reading.answer.streamed:
+        parts.append(f"stopped at LIMIT {plan.limit}")
     if reading.how:
         parts.append(reading.how)
     line = f"{LABEL}: " + ", ".join(parts)
     if reading.interrupted:
         line += "; interrupted (Ctrl-C): the answer covers the rows read"
+    elif reading.output_closed:
+        line += "; stopped when the output closed"
     if reading.error:
         line += f"; stopped by an error: {reading.error}"
-    print(line, file=sys.stderr)
+    print(line, file=out)
