@@ -19,7 +19,7 @@ from .checks import MAX_CHECKS, NOT_CHECKED, Check, compare, hex_
 
 #: Read without importing this module (codecs.base.read_declarations): the -d names it answers, each with its
 #: place in name lists and help.
-DECLARES = {"names": {"zstd": 30}}
+DECLARES = {"names": {"zstd": 30}, "example": {"zstd": 1}, "headers": "zstd frame header"}
 
 MAGIC = b"\x28\xb5\x2f\xfd"
 _BLOCK_MAX = 128 << 10
@@ -198,6 +198,7 @@ class ZstdFrame(Format):
     lead_bytes = MAGIC[:1] + bytes(range(0x50, 0x60))  # may follow skippable frames
     tried_by = {"zstd": 10}
     signature_priority = 10
+    header_sized_from = 256 << 10  # peeking decodes a whole block: only values of several gain
 
 
 

@@ -24,7 +24,7 @@ JAVA = "java"
 class Peeled:
     stored: int
     status: str
-    #: Layer labels joined by '>' ('snappy', 'gzip>java'); '' when nothing was recognised.
+    #: Layer labels joined by '>', outer first (Layer.label); '' when nothing was recognised.
     chain: str
     #: The bytes under the last compression layer (a Java stream stays serialized); the stored bytes
     #: when nothing was decoded.
@@ -41,7 +41,7 @@ class Peeled:
 
     @property
     def codec(self) -> str:
-        """Codec family of the outer layer ('snappy', 'gzip'), or the status for raw values."""
+        """Codec family of the outer layer (its -d name), or the status for raw values."""
         if self.status != COMPRESSED:
             return self.status
         return self.chain.split(">", 1)[0].split("/", 1)[0]
@@ -56,12 +56,10 @@ def effective_mode(mode: str) -> str:
     return "auto" if mode in ("none", "off") else mode
 
 
-#: First byte -> (format, smallest stored size) for quick(from_headers=True): formats whose headers
-#: declare the decompressed size, from the size where peeking at the payload's first bytes costs less
-#: than decoding it all (gzip: always; zstd and LZ4 frames decode a whole block to peek, so only
-#: values of several blocks gain).
-_HEADER_SIZED = {b"\x1f": (registry.GZIP, 0), b"\x28": (registry.ZSTD, 256 << 10),
-                 b"\x04": (registry.LZ4_FRAME, 256 << 10)}
+#: First byte -> (format, smallest stored size) for quick(from_headers=True): the formats that
+#: declare Format.header_sized_from, by the first byte of their magic.
+_HEADER_SIZED = {fmt.magic[:1]: (fmt, fmt.header_sized_from) for fmt in registry.all_formats()
+                 if fmt.header_sized_from is not None}
 
 #: Decompressed bytes looked at behind a declared size: enough for every signature detect() knows.
 _PEEK = 64
@@ -76,10 +74,11 @@ def quick(value: bytes, mode: str = "auto", cap: int = DEFAULT_CAP,
 
     The common case (one layer, decoded whole, nothing recognisable inside) is answered here without
     building a Peeled; everything else is peel()'s, so both always agree. With `from_headers`, a
-    value whose container declares a plausible size within the cap (gzip; zstd and LZ4 frames of
-    several blocks) is not decompressed, only peeked at: its size is the declared one, its chain
-    the outer container, and its reason FROM_HEADER, so the report can say how many values were
-    measured that way. Never raises: whatever a decoder raises counts the value as undecodable.
+    value whose container declares a plausible size within the cap (a format declaring
+    Format.header_sized_from, from that stored size on) is not decompressed, only peeked at: its
+    size is the declared one, its chain the outer container, and its reason FROM_HEADER, so the
+    report can say how many values were measured that way. Never raises: whatever a decoder
+    raises counts the value as undecodable.
     """
     try:
         return _quick(value, mode, cap, from_headers)

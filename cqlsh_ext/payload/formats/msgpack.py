@@ -18,7 +18,7 @@ from cqlsh_ext.payload.formats.tree import OverBudget, PayloadError, Tagged
 #: Read without importing this module (codecs.base.read_declarations): its place in detection and
 #: dispatch (lower first; auto-detection tries it only when FORMAT.auto), its place in name lists
 #: and help, and what an argument after a colon names (payload.spec).
-DECLARES = {"detection": 50, "listed": 10}
+DECLARES = {"detection": 50, "listed": 10, "example": 1, "title": "MessagePack"}
 
 _MAP_OR_ARRAY = frozenset(range(0x80, 0xA0)) | {0xDC, 0xDD, 0xDE, 0xDF}
 
