@@ -13,9 +13,21 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, cast
 
-from ._common import FrameResult, frame_sequence, join, skip_skippable, too_big, u32le, u64le, wrap
+from ._common import (
+    FrameResult,
+    frame_sequence,
+    join,
+    library_prefixes,
+    skip_skippable,
+    too_big,
+    u32le,
+    u64le,
+    wrap,
+)
 from .base import Compressor, Decoded, DecodeError, Format, Undecodable
 from .checks import MAX_CHECKS, NOT_CHECKED, Check, compare, hex_
+
+library_prefixes("zstd decompressor error: ")  # the library's messages start so; reason() strips it
 
 #: Read without importing this module (codecs.base.read_declarations): the -d names it answers, each with its
 #: place in name lists and help.

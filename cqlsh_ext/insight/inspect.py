@@ -17,6 +17,7 @@ from cqlsh_ext.codecs.base import DEFAULT_CAP, DecodeError, Format
 from cqlsh_ext.insight import checksums, isolate, report
 from cqlsh_ext.insight.measure import COMPRESSED, JAVA, UNDECODABLE, Peeled, peel
 from cqlsh_ext.payload import javaser
+from cqlsh_ext.payload.names import BINARY_KINDS
 from cqlsh_ext.payload.unwrap import as_text, json_container
 
 PREVIEW_CHARS = 160
@@ -42,8 +43,7 @@ _BINARY_MAGIC = (
     ("GIF image", b"GIF8"),
     ("PDF document", b"%PDF-"),
     ("ZIP archive", b"PK\x03\x04"),
-    ("CBOR (self-described)", b"\xd9\xd9\xf7"),
-    ("Avro object container", b"Obj\x01"),
+    *BINARY_KINDS,  # those the payload formats declare
     ("Parquet", b"PAR1"),
 )
 

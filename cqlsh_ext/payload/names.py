@@ -36,6 +36,12 @@ FILE_AFTER: dict[str, str | None] = {
 }
 
 
+#: (kind, leading bytes) a format declares (`"binary_kind"`): INSPECT names a payload it shows as
+#: binary by them.
+BINARY_KINDS: tuple[tuple[str, bytes], ...] = tuple(
+    d["binary_kind"] for name, d in sorted(_DECLARED.items(), key=lambda item: item[1]["listed"])
+    if "binary_kind" in d
+)
 #: The formats help texts show in examples, in their declared "example" order.
 FORMAT_EXAMPLES = tuple(sorted((n for n in _DECLARED if "example" in _DECLARED[n]),
                                key=lambda n: _DECLARED[n]["example"]))

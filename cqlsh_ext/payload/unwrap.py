@@ -246,7 +246,7 @@ def outer_layer(value: bytes, mode: str, cap: int, trace: bool = False) -> tuple
     try:
         return registry.decode_named(mode, value, cap)
     except DecodeError as err:
-        # The registry's reasons name the format already: 'snappy: corrupt input'.
+        # The registry's reasons name the format already: '<codec>: corrupt input'.
         return BlobView(stored, RAW, data=value, reason=str(err), error=err)
 
 

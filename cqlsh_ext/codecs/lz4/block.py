@@ -212,8 +212,9 @@ class Lz4SizedLE(_Lz4Sized):
         ]
 
     def early(self, data: bytes) -> bool:
-        # A size prefix below 16 MiB ends in a zero byte. Tried before snappy: about half of such
-        # values also pass snappy's cheap checks and would pay a failed trial.
+        # A size prefix below 16 MiB ends in a zero byte. Tried before the other signature-less
+        # raw blocks: about half of such values also pass their cheap checks and would pay a
+        # failed trial.
         return len(data) > 4 and data[3] == 0
 
     def whole(self, data: bytes, size: int) -> bytes:

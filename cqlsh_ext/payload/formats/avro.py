@@ -32,6 +32,7 @@ from cqlsh_ext.payload.formats.tree import PayloadError, read_varint
 DECLARES = {
     "detection": 10,
     "listed": 50,
+    "binary_kind": ("Avro object container", b"Obj\x01"),
     "argument": "avro:FILE.avsc names the writer's schema",
     "argument_help": "avro:FILE.avsc reads single records with that schema: bare, single-object encoded"
     " (C3 01 + fingerprint, checked) or in Confluent framing (00 + schema id).",

@@ -19,7 +19,7 @@ from cqlsh_ext.payload.formats.tree import OverBudget, PayloadError, Tagged
 #: Read without importing this module (codecs.base.read_declarations): its place in detection and
 #: dispatch (lower first; auto-detection tries it only when FORMAT.auto), its place in name lists
 #: and help, and what an argument after a colon names (payload.spec).
-DECLARES = {"detection": 60, "listed": 20}
+DECLARES = {"detection": 60, "listed": 20, "binary_kind": ("CBOR (self-described)", b"\xd9\xd9\xf7")}
 
 SELF_DESCRIBE = b"\xd9\xd9\xf7"
 #: Tags whose built-in decoding shares objects (28, 29: cycles), compiles or parses text (35
