@@ -1,6 +1,6 @@
 """INSPECT: what one stored value is made of, as a report (text or JSON).
 
-For each value: the nesting chain (gzip > java > String), per layer the container, its header
+For each value: the nesting chain (<codec> > java > String), per layer the container, its header
 fields (Format.headers), the checksums verified here (checksums.py), input and output sizes; then
 the payload's kind and a preview. A value that is not compressed, or cannot be decoded, says why;
 a recognised format that fails still shows its header fields and checksums.

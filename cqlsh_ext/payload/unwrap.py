@@ -19,11 +19,11 @@ from cqlsh_ext.codecs import registry
 from cqlsh_ext.codecs.base import Decoded, DecodeError, Format
 from cqlsh_ext.payload import budget, javaser
 
-#: Compression or serialization layers followed at the most (gzip > java > ...).
+#: Compression or serialization layers followed at the most (<codec> > java > ...).
 MAX_DEPTH = 4
 
 RAW, TEXT, BINARY, JAVA_OBJECT, PAYLOAD = "raw", "text", "binary", "java-object", "payload"
-#: A binary serialization format read into a tree (payload.formats): MessagePack, CBOR, ...
+#: A binary serialization format read into a tree (payload.formats).
 STRUCTURED = "structured"
 #: Auto mode found no known format: the value may still use one that only -d CODEC decodes.
 NOT_DETECTED = "no compression detected"
@@ -41,7 +41,7 @@ TEXT_LABEL = "text"
 MIN_TEXT_LENGTH = 10
 #: Below this many bytes, only ASCII text counts.
 SHORT_TEXT = 32
-#: Record formats (MessagePack, CBOR, ...) are looked for from this length on.
+#: Record formats (payload.formats) are looked for from this length on.
 MIN_STRUCTURED_LENGTH = 4
 _UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 

@@ -42,6 +42,8 @@ MAGIC = b"Obj\x01"
 #: Records read per value: one for every this many nodes of the value's budget (10,000 at the
 #: default); the rest are counted, not read. Decompressed block bytes share the budget's output cap.
 NODES_PER_RECORD = 10
+# Avro container spec codec names (its own data, so named here) -> the -d name whose codec the
+# registry decodes the block with (registry.decode_named: capped, no codec module named here).
 _CODECS = {"null": None, "deflate": "deflate", "snappy": "snappy", "zstandard": "zstd", "bzip2": "bzip2",
            "xz": "xz"}
 

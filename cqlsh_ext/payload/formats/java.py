@@ -1,4 +1,4 @@
-"""Java serialization streams, as a reading a column setting can name (`gzip>java`).
+"""Java serialization streams, as a reading a column setting can name (`<codec>>java`).
 
 Auto-detection does not go through here: a stream's 4-byte magic makes it a layer of the
 decoding walk (payload.unwrap), which reads it with payload.formats.javastream. Naming it only adds a clear

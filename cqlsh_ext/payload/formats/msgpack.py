@@ -23,7 +23,8 @@ DECLARES = {"detection": 50, "listed": 10, "example": 1, "title": "MessagePack"}
 _MAP_OR_ARRAY = frozenset(range(0x80, 0xA0)) | {0xDC, 0xDD, 0xDE, 0xDF}
 
 
-#: Shorter values are never taken for MessagePack or untagged CBOR without being named.
+#: Shorter values are never taken for MessagePack (nor another record format without a signature)
+#: without being named.
 MIN_LENGTH = 8
 
 

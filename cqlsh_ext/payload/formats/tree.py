@@ -24,8 +24,8 @@ from cqlsh_ext.payload.budget import Budget, BudgetExceeded, Meter, current
 
 @dataclass(frozen=True)
 class Tagged:
-    """A value with a format's semantic tag the display does not interpret (CBOR tag 35: a
-    regular expression, never compiled; a BSON ObjectId; ...)."""
+    """A value with a format's semantic tag the display does not interpret (a tag for a
+    regular expression, never compiled; an object id; ...)."""
 
     tag: str
     value: Any
@@ -33,7 +33,7 @@ class Tagged:
 
 @dataclass(frozen=True)
 class Symbol:
-    """What a pickle or Java stream would have called or built: `module.name(args)`. Shown, never
+    """What a serialization stream would have called or built: `module.name(args)`. Shown, never
     executed."""
 
     text: str
@@ -57,7 +57,7 @@ class OverBudget(PayloadError):
 
 
 def read_varint(data: bytes, pos: int, fmt: str) -> tuple[int, int]:
-    """An unsigned base-128 varint at `pos` (Protocol Buffers, and Avro under its zig-zag):
+    """An unsigned base-128 varint at `pos` (Protocol Buffers, and a zig-zag varint under it):
     (value, position after it); at most 64 bits."""
     result = shift = 0
     while True:
@@ -111,7 +111,7 @@ def _not_json(value: Any) -> Any:
 def _orjson_options() -> int:
     import orjson
 
-    # Integer keys (msgpack-java) as JSON writes them; dataclasses (Tagged, Symbol) and datetimes
+    # Integer keys (some producers write them) as JSON writes them; dataclasses (Tagged, Symbol) and datetimes
     # go to the walk below, which marks them, rather than orjson's own spelling.
     return (orjson.OPT_NON_STR_KEYS | orjson.OPT_PASSTHROUGH_DATACLASS
             | orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_SUBCLASS)
@@ -121,7 +121,7 @@ def json_native(tree: Any, indent: int | None = None) -> str | None:
     """The tree as JSON text when it holds only what JSON has (the common case), else None.
 
     orjson renders a 4 KB record in about a tenth of the time of json's C encoder, which was
-    most of the cost of showing a MessagePack or CBOR value (docs/performance.md). It writes NaN
+    most of the cost of showing a record format's value (docs/performance.md). It writes NaN
     and infinities as null, which would hide them: output with a null is checked again by json,
     which refuses them, so the walk below shows them as they are.
     """
