@@ -167,7 +167,7 @@ class BlobDisplay:
             # Hex only what can be shown: a capped payload may be megabytes.
             shown = view.data[: room // 2 + 1] if room else view.data
             body = _cut("0x" + shown.hex(), room)
-        else:  # a Java object the stream reader could not read (the reason is in the notes)
+        else:  # an object its serialization stream's reader could not read (the reason is in the notes)
             body = f"{_escape(view.text or '')} (not deserialized)"  # a class name is stored data too
         if quote:
             body = "'" + body.replace("'", "''") + "'"

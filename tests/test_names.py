@@ -14,7 +14,6 @@ PACKAGE = Path(__file__).resolve().parent.parent / "cqlsh_ext"
 
 _AVRO = "the Avro container spec's block codec names (Avro's own data), mapped to the -d codec"
 _JAVA_PRODUCER = "Java the language: a producer library's name (lz4-java, snappy-java, XZ for Java, ...)"
-_JAVA_LAYER = "the Java serialization layer of payload.unwrap.walk, not yet a format declaration"
 _JAVA_GRAMMAR = "the java reading's stream grammar, helper of payload/formats/java.py"
 _CASSANDRA = "Cassandra's table compressors, measured with their libraries (lz4.block, cramjam.snappy, zlib)"
 
@@ -32,9 +31,6 @@ ALLOWED: tuple[tuple[str, str, str], ...] = (
         "payload/formats/smile.py")),
     ("payload/formats/javastream.py", "java", _JAVA_GRAMMAR),
     ("payload/javaser.py", "java", _JAVA_GRAMMAR),
-    *((path, "java", _JAVA_LAYER) for path in (
-        "payload/unwrap.py", "payload/__init__.py", "display.py", "output/values.py", "insight/measure.py",
-        "insight/inspect.py", "insight/stats.py", "insight/commands.py")),
 )
 
 

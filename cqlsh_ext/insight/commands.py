@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from cqlsh_ext.codecs.base import CODEC_EXAMPLES, CODEC_HEADERS
 from cqlsh_ext.commands import shell_command
 from cqlsh_ext.commands.decompress import fill
+from cqlsh_ext.payload.names import STREAM_MAGICS, title
 
 if TYPE_CHECKING:
     from cqlsh_ext.shellapi import Parsed, Shell
@@ -45,15 +46,18 @@ COMPRESSION_GRAMMAR = r"""
       ( "WITHIN" seconds=<wholenumber> "SECONDS" )? ( "SEED" seed=<wholenumber> )?
     ;
 """
+#: The serialization stream INSPECT's help shows in its example chain.
+_STREAM = next(iter(STREAM_MAGICS.values()))
 INSPECT_HELP = """
         INSPECT [cqlsh-ext]
 
 """ + fill(
     "Runs a SELECT and describes every blob value in its result: the nesting chain (e.g. "
-    f"{CODEC_EXAMPLES[1]} > java > String), each layer's container and header fields "
+    f"{CODEC_EXAMPLES[1]} > {_STREAM} > String), each layer's container and header fields "
     f"({', '.join(CODEC_HEADERS)}, ...), the checksums the format carries verified here (stored and "
     "computed values shown), the stored and decompressed sizes and ratio, and the payload's kind "
-    "(JSON, text, Java String, binary). Values that are not compressed or cannot be decoded say why.",
+    f"(JSON, text, {title(_STREAM)} String, binary). Values that are not compressed or cannot be "
+    "decoded say why.",
     width=84,
 ) + """
 

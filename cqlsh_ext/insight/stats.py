@@ -4,7 +4,7 @@ Memory stays flat however many rows are scanned: per blob column a handful of co
 per distinct chain and (bounded) per distinct failure reason, and a median that is exact for the
 first EXACT_VALUES values and then a log-spaced histogram (0.1 % wide bins).
 
-Sizes: "decompressed" is the payload under the compression layers (a Java stream stays serialized);
+Sizes: "decompressed" is the payload under the compression layers (a serialization stream stays serialized);
 values that are not compressed, or cannot be decoded, count at their stored size. Keyspaces
 figures are per row over the blob values of the row (stored = "after", decompressed = "before").
 """

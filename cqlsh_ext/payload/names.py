@@ -36,6 +36,9 @@ FILE_AFTER: dict[str, str | None] = {
 }
 
 
+#: {magic: format name} for the formats whose streams are a layer of the decoding walk (a format
+#: declares `"stream": <magic>`; its FORMAT.stream reads them: payload.formats.StreamLayer).
+STREAM_MAGICS: dict[bytes, str] = {d["stream"]: name for name, d in _DECLARED.items() if "stream" in d}
 #: (kind, leading bytes) a format declares (`"binary_kind"`): INSPECT names a payload it shows as
 #: binary by them.
 BINARY_KINDS: tuple[tuple[str, bytes], ...] = tuple(

@@ -1,8 +1,11 @@
-"""Java serialization streams, as a reading a column setting can name (`<codec>>java`).
+"""Java serialization streams: a layer of the decoding walk, and a reading a column setting can
+name (`<codec>>java`).
 
-Auto-detection does not go through here: a stream's 4-byte magic makes it a layer of the
-decoding walk (payload.unwrap), which reads it with payload.formats.javastream. Naming it only adds a clear
-reason when a column's values are not streams.
+Auto-detection does not go through FORMAT's decoder: the declared stream magic makes a stream a
+layer of the decoding walk (payload.unwrap), the last one, which asks FORMAT.stream what the
+stream holds (payload.javaser: the first item, cheaply) and reads the whole of it with
+payload.formats.javastream. Naming the reading only adds a clear reason when a column's values
+are not streams.
 """
 
 from __future__ import annotations
@@ -10,13 +13,26 @@ from __future__ import annotations
 from typing import Any
 
 from cqlsh_ext.payload import javaser
-from cqlsh_ext.payload.formats import PayloadFormat
+from cqlsh_ext.payload.formats import PayloadFormat, StreamLayer
 from cqlsh_ext.payload.formats.tree import PayloadError
 
 #: Read without importing this module (codecs.base.read_declarations): its place in detection and
 #: dispatch (lower first; auto-detection tries it only when FORMAT.auto), its place in name lists
-#: and help, and what an argument after a colon names (payload.spec).
-DECLARES = {"detection": 80, "listed": 80}
+#: and help, the magic that makes it a layer of the walk (payload.unwrap; javaser.MAGIC), and how
+#: prose names it.
+DECLARES = {"detection": 80, "listed": 80, "stream": b"\xac\xed\x00\x05", "title": "Java"}
+
+#: The stream's first type code, as INSPECT names it.
+_TYPE_CODES = {
+    0x74: "TC_STRING",
+    0x7C: "TC_LONGSTRING",
+    0x73: "TC_OBJECT",
+    0x75: "TC_ARRAY",
+    0x7E: "TC_ENUM",
+    0x70: "TC_NULL",
+    0x77: "TC_BLOCKDATA",
+    0x7A: "TC_BLOCKDATALONG",
+}
 
 
 def _maybe(data: bytes) -> bool:
@@ -26,12 +42,44 @@ def _maybe(data: bytes) -> bool:
 def decode(data: bytes) -> Any:
     if not _maybe(data):
         raise PayloadError("java: no serialization stream magic (0xaced0005)")
+    try:
+        return _read(data)
+    except PayloadError as err:
+        raise PayloadError(f"java: {err}") from None
+
+
+def _first(data: bytes) -> javaser.JavaContent:
+    try:
+        return javaser.read_first_content(data)
+    except javaser.JavaStreamError as err:
+        raise PayloadError(str(err)) from None
+
+
+def _read(data: bytes) -> Any:
     from cqlsh_ext.payload.formats import javastream
 
     try:
         return javastream.read_tree(data)
     except javaser.JavaStreamError as err:
-        raise PayloadError(f"java: {err}") from None
+        raise PayloadError(str(err)) from None
 
 
-FORMAT = PayloadFormat("java", False, _maybe, decode)
+def _headers(data: bytes) -> dict[str, object]:
+    headers: dict[str, object] = {"magic": "0xaced", "version": 5}
+    tag = data[4] if len(data) > 4 else None
+    if tag is not None:
+        headers["type_code"] = f"{_TYPE_CODES.get(tag, 'unknown')} (0x{tag:02x})"
+        if tag == 0x74 and len(data) >= 7:
+            headers["length"] = int.from_bytes(data[5:7], "big")
+        elif tag == 0x7C and len(data) >= 13:
+            headers["length"] = int.from_bytes(data[5:13], "big")
+    try:
+        content = javaser.read_first_content(data)
+        if content.class_name:
+            headers["class"] = content.class_name
+    except javaser.JavaStreamError as err:
+        headers["error"] = str(err)
+    return headers
+
+
+FORMAT = PayloadFormat("java", False, _maybe, decode, stream=StreamLayer("Java", _first, _read, _headers))
