@@ -14,7 +14,6 @@ PACKAGE = Path(__file__).resolve().parent.parent / "cqlsh_ext"
 
 _AVRO = "the Avro container spec's block codec names (Avro's own data), mapped to the -d codec"
 _JAVA_PRODUCER = "Java the language: a producer library's name (lz4-java, snappy-java, XZ for Java, ...)"
-_JAVA_GRAMMAR = "the java reading's stream grammar, helper of payload/formats/java.py"
 _CASSANDRA = "Cassandra's table compressors, measured with their libraries (lz4.block, cramjam.snappy, zlib)"
 
 #: (file under cqlsh_ext/, name, why it may stay there).
@@ -29,8 +28,6 @@ ALLOWED: tuple[tuple[str, str, str], ...] = (
         "codecs/lz4/__init__.py", "codecs/lz4/_native.py", "codecs/lz4/block.py", "codecs/snappy/_raw.py",
         "codecs/snappy/streams.py", "codecs/xz.py", "payload/formats/msgpack.py",
         "payload/formats/smile.py")),
-    ("payload/formats/javastream.py", "java", _JAVA_GRAMMAR),
-    ("payload/javaser.py", "java", _JAVA_GRAMMAR),
 )
 
 

@@ -3,22 +3,22 @@ name (`<codec>>java`).
 
 Auto-detection does not go through FORMAT's decoder: the declared stream magic makes a stream a
 layer of the decoding walk (payload.unwrap), the last one, which asks FORMAT.stream what the
-stream holds (payload.javaser: the first item, cheaply) and reads the whole of it with
-payload.formats.javastream. Naming the reading only adds a clear reason when a column's values
-are not streams.
+stream holds (java.first: the first item, cheaply) and reads the whole of it with java.stream
+(loaded on first use). Naming the reading only adds a clear reason when a column's values are
+not streams.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from cqlsh_ext.payload import javaser
 from cqlsh_ext.payload.formats import PayloadFormat, StreamLayer
+from cqlsh_ext.payload.formats.java import first
 from cqlsh_ext.payload.formats.tree import PayloadError
 
 #: Read without importing this module (codecs.base.read_declarations): its place in detection and
 #: dispatch (lower first; auto-detection tries it only when FORMAT.auto), its place in name lists
-#: and help, the magic that makes it a layer of the walk (payload.unwrap; javaser.MAGIC), and how
+#: and help, the magic that makes it a layer of the walk (payload.unwrap; first.MAGIC), and how
 #: prose names it.
 DECLARES = {"detection": 80, "listed": 80, "stream": b"\xac\xed\x00\x05", "title": "Java"}
 
@@ -36,7 +36,7 @@ _TYPE_CODES = {
 
 
 def _maybe(data: bytes) -> bool:
-    return data.startswith(javaser.MAGIC)
+    return data.startswith(first.MAGIC)
 
 
 def decode(data: bytes) -> Any:
@@ -48,19 +48,19 @@ def decode(data: bytes) -> Any:
         raise PayloadError(f"java: {err}") from None
 
 
-def _first(data: bytes) -> javaser.JavaContent:
+def _first(data: bytes) -> first.JavaContent:
     try:
-        return javaser.read_first_content(data)
-    except javaser.JavaStreamError as err:
+        return first.read_first_content(data)
+    except first.JavaStreamError as err:
         raise PayloadError(str(err)) from None
 
 
 def _read(data: bytes) -> Any:
-    from cqlsh_ext.payload.formats import javastream
+    from cqlsh_ext.payload.formats.java.stream import read_tree
 
     try:
-        return javastream.read_tree(data)
-    except javaser.JavaStreamError as err:
+        return read_tree(data)
+    except first.JavaStreamError as err:
         raise PayloadError(str(err)) from None
 
 
@@ -74,10 +74,10 @@ def _headers(data: bytes) -> dict[str, object]:
         elif tag == 0x7C and len(data) >= 13:
             headers["length"] = int.from_bytes(data[5:13], "big")
     try:
-        content = javaser.read_first_content(data)
+        content = first.read_first_content(data)
         if content.class_name:
             headers["class"] = content.class_name
-    except javaser.JavaStreamError as err:
+    except first.JavaStreamError as err:
         headers["error"] = str(err)
     return headers
 
