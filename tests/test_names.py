@@ -14,7 +14,6 @@ PACKAGE = Path(__file__).resolve().parent.parent / "cqlsh_ext"
 
 _AVRO = "the Avro container spec's block codec names (Avro's own data), mapped to the -d codec"
 _JAVA_PRODUCER = "Java the language: a producer library's name (lz4-java, snappy-java, XZ for Java, ...)"
-_CASSANDRA = "Cassandra's table compressors, measured with their libraries (lz4.block, cramjam.snappy, zlib)"
 
 #: (file under cqlsh_ext/, name, why it may stay there).
 ALLOWED: tuple[tuple[str, str, str], ...] = (
@@ -23,7 +22,6 @@ ALLOWED: tuple[tuple[str, str, str], ...] = (
     ("payload/formats/avro.py", "java", _JAVA_PRODUCER),
     ("payload/formats/cbor.py", "msgpack", "untagged CBOR records pass MessagePack's plausibility check"),
     ("insight/isolate.py", "pickle", "Python's pickle module carries a worker's answer"),
-    *(("insight/table_settings.py", name, _CASSANDRA) for name in ("lz4", "snappy", "zlib")),
     *((path, "java", _JAVA_PRODUCER) for path in (
         "codecs/lz4/__init__.py", "codecs/lz4/_native.py", "codecs/lz4/block.py", "codecs/snappy/_raw.py",
         "codecs/snappy/streams.py", "codecs/xz.py", "payload/formats/msgpack.py",

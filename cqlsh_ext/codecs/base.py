@@ -268,6 +268,9 @@ class Format:
     #: first bytes instead of decoding it all; None: never (a format without a declared size, or
     #: one whose peek costs as much as the decode). Needs a magic whose first byte is its own.
     header_sized_from: ClassVar[int | None] = None
+    #: The Cassandra table compressor (the short class name, 'LZ4Compressor') whose chunks are
+    #: this format: COMPRESSION SETTINGS measures the table's chunks with table_compressor().
+    cassandra_class: ClassVar[str] = ""
 
     @property
     def label(self) -> str:
@@ -318,6 +321,11 @@ class Format:
         """How producers write this container (each level or mode that is worth measuring); [] when
         none is written here. Imports the library: ImportError when it is not installed."""
         return []
+
+    def table_compressor(self, options: dict[str, str]) -> Callable[[bytes], bytes]:
+        """How `cassandra_class` compresses a chunk, given the table's compression options (its
+        level, say). Imports the library: ImportError when it is not installed."""
+        raise NotImplementedError
 
     def train_dictionary(
         self, samples: list[bytes], size: int, level: int

@@ -172,6 +172,10 @@ class Zlib(Format):
     # CM 8 with CINFO 0..7: 0x08, 0x18, ... 0x78 (0x78 is what every real producer writes)
     lead_bytes = bytes(range(0x08, 0x80, 0x10))
     trailer_fields = ("adler32",)
+    cassandra_class = "DeflateCompressor"
+
+    def table_compressor(self, options: dict[str, str]) -> Callable[[bytes], bytes]:
+        return zlib.compress
 
 
 

@@ -232,6 +232,15 @@ class ZstdFrame(Format):
         dctx = zstandard.ZstdDecompressor(dict_data=d)
         return cctx.compress, dctx.decompress
 
+    cassandra_class = "ZstdCompressor"
+
+    def table_compressor(self, options: dict[str, str]) -> Callable[[bytes], bytes]:
+        import zstandard
+
+        compress: Callable[[bytes], bytes] = zstandard.ZstdCompressor(
+            level=int(options.get("compression_level", 3))).compress
+        return compress
+
     def compressors(self) -> list[Compressor]:
         import zstandard
 

@@ -179,6 +179,13 @@ class SnappyRaw(Format):
     trial_priority = 10
 
     advise_priority = 10
+    cassandra_class = "SnappyCompressor"
+
+    def table_compressor(self, options: dict[str, str]) -> Callable[[bytes], bytes]:
+        import cramjam
+
+        compress: Callable[[bytes], bytes] = cramjam.snappy.compress_raw
+        return compress
     library = "cramjam"
 
     def compressors(self) -> list[Compressor]:
