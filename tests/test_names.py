@@ -20,7 +20,6 @@ ALLOWED: tuple[tuple[str, str, str], ...] = (
     *(("payload/formats/avro.py", name, _AVRO) for name in ("deflate", "snappy", "zstd", "bzip2", "xz")),
     ("payload/formats/avro.py", "zlib", "Python's zlib inflates Avro's deflate blocks (see there why)"),
     ("payload/formats/avro.py", "java", _JAVA_PRODUCER),
-    ("payload/formats/cbor.py", "msgpack", "untagged CBOR records pass MessagePack's plausibility check"),
     ("insight/isolate.py", "pickle", "Python's pickle module carries a worker's answer"),
     *((path, "java", _JAVA_PRODUCER) for path in (
         "codecs/lz4/__init__.py", "codecs/lz4/_native.py", "codecs/lz4/block.py", "codecs/snappy/_raw.py",

@@ -405,3 +405,46 @@ class _JsonBuilder:
         text = str(tree)
         self.meter.text(len(text))
         return text
+
+
+def plausible_record(value: Any) -> bool:
+    """What real records look like, for the formats detected without a signature (random bytes
+    that happen to parse give short arrays of small numbers, empty strings, keys with control characters):
+    a map whose keys are printable strings or non-negative integers, with a string key or a
+    non-empty string or string-keyed map as a value; or an array holding such a map, or two non-empty
+    strings. No extension types anywhere."""
+    if isinstance(value, dict) and value and all(type(k) is str and k.isprintable() for k in value):
+        return True  # the common case: a record with string keys
+    if not _deep_ok(value):
+        return False
+    if isinstance(value, dict):  # integer keys (some producers write them): some text among the values
+        return any(isinstance(k, str) or _texty(v) for k, v in value.items())
+    return any(isinstance(v, dict) and any(isinstance(k, str) for k in v) for v in value) or sum(
+        isinstance(v, str) and len(v) > 0 for v in value) >= 2
+
+
+def _deep_ok(value: Any) -> bool:
+    """No extension types; map keys printable strings or non-negative integers, all the way down."""
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, Tagged):
+            return False
+        if isinstance(node, dict):
+            for key, item in node.items():
+                if isinstance(key, str):
+                    if not key.isprintable():
+                        return False
+                elif not isinstance(key, int) or isinstance(key, bool) or key < 0:
+                    return False
+                stack.append(item)
+        elif isinstance(node, list):
+            stack.extend(node)
+    return True
+
+
+def _texty(value: Any) -> bool:
+    """A non-empty string, or a map with a string key."""
+    if isinstance(value, str):
+        return len(value) > 0
+    return isinstance(value, dict) and any(isinstance(k, str) for k in value)
