@@ -14,12 +14,15 @@ import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cqlsh_ext.codecs import registry
 from cqlsh_ext.codecs.base import Decoded, DecodeError, Format
 from cqlsh_ext.payload import budget
 from cqlsh_ext.payload.names import STREAM_MAGICS
+
+if TYPE_CHECKING:
+    from cqlsh_ext.payload.formats import StreamLayer
 
 #: Compression or serialization layers followed at the most (<codec> > <stream> > ...).
 MAX_DEPTH = 4
@@ -313,12 +316,12 @@ def _payload(view: BlobView, data: bytes, budget: int, depth: int, trace: bool) 
     return view
 
 
-def stream_format(data: bytes) -> str | None:
+def _format_of_stream(data: bytes) -> str | None:
     """The format whose serialization stream `data` starts with (a declared magic), else None."""
     return next((name for magic, name in STREAM_MAGICS.items() if data.startswith(magic)), None)
 
 
-def _stream_layer(name: str) -> Any:
+def _stream_layer(name: str) -> StreamLayer:
     """The declared format's StreamLayer (the format modules load on the first stream)."""
     from cqlsh_ext.payload import formats
 
@@ -331,7 +334,7 @@ def _stream_layer(name: str) -> Any:
 def _stream(view: BlobView, data: bytes) -> None:
     from cqlsh_ext.payload.formats import PayloadError
 
-    name = stream_format(data)
+    name = _format_of_stream(data)
     assert name is not None  # data starts with one of STREAM_STARTS
     try:
         view.stream = _stream_layer(name).first(data)
