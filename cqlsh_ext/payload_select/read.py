@@ -198,7 +198,7 @@ def worker_pages(shell: Shell, reading: Reading, evaluator: Evaluator, query: st
 
     template = ScanAnswer(query, reading.answer, evaluator)
     run = WorkerScan(shell, template, keyspace, partition_key, ring, workers, progress)
-    if progress is not None:
+    if progress is not None:  # the workers' counts, not this process's
         progress.detail = lambda: progress_detail(run.seen_total())
     enough = False
     held = _Pages(page_size, progress)

@@ -161,7 +161,8 @@ def _pages(shell: Shell, plan: Plan, reading: Any, evaluator: Any, keyspace: str
                 "Scan the whole table? [y/N] "):
             return None
         workers = read.default_workers(size)
-        progress = progress_for(label, True, size.partitions if size is not None else None)
+        estimate = size.partitions if size is not None else None
+        progress = _progress(reading, progress_for(label, True, estimate))
         base = plan.server_statement.removesuffix(" ALLOW FILTERING")
         partition_key = [c.name for c in meta.partition_key]
         if ring is not None and workers > 1:
@@ -171,15 +172,24 @@ def _pages(shell: Shell, plan: Plan, reading: Any, evaluator: Any, keyspace: str
         ranges = ring.split(read.STREAMS * read.RANGES_PER_STREAM) if ring is not None else None
         spec = ScanSpec(base, partition_key=partition_key, streams=read.STREAMS, ranges=ranges)
     else:
-        progress = progress_for(label, plan.reads_beyond_partitions)
+        progress = _progress(reading, progress_for(label, plan.reads_beyond_partitions))
         spec = ScanSpec(plan.server_statement)
-    if progress is not None:
-        counts = reading.answer.counts
-        progress.detail = lambda: read.progress_detail((counts.matched, counts.undecodable + counts.cut))
     from cqlsh_ext.insight.shellside import scanner_for
 
     scanner = scanner_for(shell, spec, progress)
     return read.scanned_pages(reading, evaluator, scanner, page_size)
+
+
+def _progress(reading: Any, progress: Any) -> Any:
+    """The progress line says what was matched and not decoded, and keeps off the pager's screen."""
+    if progress is not None:
+        from cqlsh_ext.payload_select.read import progress_detail
+
+        # Rows stream into the interactive shell's pager: while it runs, it owns the terminal.
+        progress.paused = lambda: bool(getattr(sys.stdout, "paging", False))
+        counts = reading.answer.counts
+        progress.detail = lambda: progress_detail((counts.matched, counts.undecodable + counts.cut))
+    return progress
 
 
 def _print(shell: Shell, plan: Plan, reading: Any, names: list[str], types: list[Any], pages: Any,
