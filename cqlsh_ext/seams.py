@@ -38,14 +38,17 @@ SEAMS: tuple[tuple[str, str, str], ...] = (
     ("cqlsh", "special commands: cqlshhandling rules and my_commands_ending_with_newline: "
               "register_special_commands", "shell"),
     ("cqlsh", "CqlRuleSet.completer_for: register_completer", "shell"),
-    ("cqlsh", "cqlruleset.cql_extract_orig and cql_split_statements re-lex a rewritten statement: "
-              "statement_text, statement_tokens", "encode.statement"),
+    ("cqlsh", "cqlruleset.cql_split_statements re-lexes a rewritten statement: statement_tokens",
+     "encode.statement"),
     ("cqlsh", "formatting.color_text, unicode_controlchars_re, _show_control_chars, colormaps: "
               "text_formatting, value_colormap", "display"),
     ("cqlsh", "pylexotron Matcher classes, ruleset.ruleset, scanner, cql_split_statements, is_hint",
      "repl.lexer, repl.statement, repl.completer"),
     ("cqlsh", "cqlshmain globals readline (set to None), HISTORY, CQL_ERRORS, parser, CONFIG_FILE, "
               "cqlruleset", "repl, cli"),
+    ("cqlsh", "cqlruleset.cql_extract_orig gives a statement's text from its tokens: statement_text; "
+              "Shell.print_result reads only column_names, column_types, current_rows (dicts), "
+              "has_more_pages and fetch_next_page() of a result", "shell, payload_select.result"),
     ("cqlsh", "Cluster and ssl_settings looked up in cqlshmain, copyutil and sslhandling: "
               "install_connection_hook", "keyspaces.wiring, keyspaces.tls"),
     ("cassandra-driver", "ResultSet._current_rows set by page prefetching; ResponseFuture."
@@ -145,6 +148,11 @@ def more_prompt_suppressed(shell: Shell) -> Iterator[None]:
         shell.shunted_query_out = saved
 
 
+def statement_text(tokens: Any, srcstr: str) -> str:
+    """The text of the statement `tokens` (cqlsh's lexer tokens) as the user typed it."""
+    return str(sys.modules["cqlshlib.cqlshmain"].cqlruleset.cql_extract_orig(tokens, srcstr))
+
+
 def value_colormap(color: bool) -> Any:
     """The colour map cqlsh's format_by_type hands a value formatter."""
     from cqlshlib import formatting
@@ -176,11 +184,6 @@ def register_completer(rule: str, symbol: str, complete: Callable[..., Any]) -> 
     from cqlshlib import cql3handling
 
     cql3handling.CqlRuleSet.completer_for(rule, symbol)(complete)
-
-
-def statement_text(tokens: Any, srcstr: str) -> str:
-    """The text of one statement that cqlsh lexed from `srcstr` (its handle_statement's arguments)."""
-    return str(import_cqlshmain(None).cqlruleset.cql_extract_orig(tokens, srcstr))
 
 
 def statement_tokens(text: str) -> Any:

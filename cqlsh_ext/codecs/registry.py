@@ -104,7 +104,7 @@ _BY_CONSTANT: dict[str, Format] = {
 
 
 def __getattr__(name: str) -> Format:
-    """A format instance by the constant its module names it (registry.GZIP, registry.LZ4_LE)."""
+    """A format instance by the constant its module names it (registry.<CONSTANT>)."""
     try:
         return _BY_CONSTANT[name]
     except KeyError:
@@ -278,7 +278,7 @@ def decode_named(codec: str, data: bytes, cap: int = DEFAULT_CAP) -> tuple[Forma
 
 
 def by_label(label: str) -> Format | None:
-    """The format the display labels `label` ('snappy/xerial', 'lz4/frame', 'zstd'), case-blind."""
+    """The format the display labels `label` ('<codec>' or '<codec>/<container>'), case-blind."""
     wanted = label.lower()
     return next((f for f in _ALL if f.label.lower() == wanted), None)
 
@@ -292,7 +292,7 @@ def written_by(codec: str) -> Format:
 
 
 def decode_as(fmt: Format, data: bytes, cap: int = DEFAULT_CAP) -> tuple[Format, Decoded]:
-    """Decode `data` as this one container (a spec step naming it: 'snappy/xerial');
+    """Decode `data` as this one container (a spec step naming it: '<codec>/<container>');
     DecodeError ('<label>: <reason>') when it is not one."""
     try:
         if fmt.grade == "A":

@@ -119,7 +119,7 @@ def _compress(spec: Spec, i: int, data: bytes) -> bytes:
 
 
 def _codec_steps(spec: Spec) -> str:
-    """The spec's codec steps alone ('zstd:19>snappy/framed'), for checking given bytes."""
+    """The spec's codec steps alone ('<codec>:N><codec>/<container>'), for checking given bytes."""
     return ">".join(str(spec).split(">")[: len(spec.codecs)])
 
 
@@ -163,7 +163,7 @@ def same(shown: Any, want: Any) -> bool:
     if isinstance(want, list):
         return (isinstance(shown, list | tuple) and len(shown) == len(want)
                 and all(same(a, b) for a, b in zip(shown, want, strict=True)))
-    for kind in (int, str, bytes):  # a library's subclass counts (bson's Int64)
+    for kind in (int, str, bytes):  # a library's subclass counts (an Int64 type)
         if isinstance(want, kind):
             return isinstance(shown, kind) and shown == want
     return type(shown) is type(want) and bool(shown == want)

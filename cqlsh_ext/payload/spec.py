@@ -1,8 +1,8 @@
-"""What a column holds, as the user tells it: `zstd>msgpack`, `gzip>java`, `protobuf`, `text`.
+"""What a column holds, as the user tells it: `codec>format` (payload.names.EXAMPLE_SPEC), `text`.
 
 A spec is a chain of steps from the stored bytes inwards, each a codec name (CODEC_NAMES) or one
-of its containers as the display labels it (`snappy/xerial`, `lz4/block`), optionally with a level
-(`zstd:19`: what encode() writes; decoding ignores it), then
+of its containers as the display labels it (`<codec>/<container>`), optionally with a level
+(`<codec>:N`: what encode() writes; decoding ignores it), then
 at most one payload reading (PAYLOAD_NAMES: the payload formats, `text` or `hex`), or `auto` to
 detect the rest. Columns are named
 by their place: `keyspace.table.column`, or `table.column`; a blob inside a collection or UDT by
@@ -21,7 +21,7 @@ import os
 from dataclasses import dataclass
 
 from cqlsh_ext.codecs.base import CODEC_NAMES
-from cqlsh_ext.payload.names import ARGUMENT_NAMES, FILE_AFTER, PAYLOAD_NAMES
+from cqlsh_ext.payload.names import ARGUMENT_NAMES, EXAMPLE_SPEC, FILE_AFTER, PAYLOAD_NAMES
 
 AUTO_STEP = "auto"
 
@@ -36,11 +36,12 @@ class Spec:
     codecs: tuple[str, ...]
     #: The payload reading, or "auto" (detect below the codecs), or None (stop after the codecs).
     payload: str | None
-    #: The reading's argument: an Avro schema file's path (user's home expanded).
+    #: The reading's argument, for a reading that takes one (ARGUMENT_NAMES): a schema file's path
+    #: (user's home expanded).
     argument: str | None = None
-    #: Per codec step: the container it names ('snappy/xerial', its display label), or None (any).
+    #: Per codec step: the container it names (its display label), or None (any of the codec's).
     variants: tuple[str | None, ...] = ()
-    #: Per codec step: the level it names (`zstd:19`), or None; decoding ignores it.
+    #: Per codec step: the level it names (`<codec>:N`), or None; decoding ignores it.
     levels: tuple[int | None, ...] = ()
 
     def __str__(self) -> str:
@@ -52,7 +53,7 @@ def parse_spec(text: str) -> Spec:
     """The spec `text` names (cached: the display applies it per value); raises SpecError."""
     steps = [step.strip() for step in text.strip().split(">")]
     if not steps or not all(steps):
-        raise SpecError(f"empty step in {text!r} (example: zstd>msgpack)")
+        raise SpecError(f"empty step in {text!r} (example: {EXAMPLE_SPEC})")
     codecs: list[str] = []
     variants: list[str | None] = []
     levels: list[int | None] = []
@@ -100,7 +101,7 @@ def _level(step: str, arg: str) -> int:
     try:
         return int(arg)
     except ValueError:
-        raise SpecError(f"{step!r}: a codec takes a level after the colon (zstd:19)") from None
+        raise SpecError(f"{step!r}: a codec takes a level after the colon (<codec>:N)") from None
 
 
 def _argument(step: str, name: str, arg: str) -> str:

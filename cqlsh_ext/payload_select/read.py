@@ -1,0 +1,236 @@
+"""Reading a payload query's rows, three ways, each giving pages of answer rows as printing asks:
+
+- *as the plain SELECT reads*: paths only in the projection (the server's rows are the answer's
+  rows one for one). The shell's own session and page size, so it reads and pages like the same
+  SELECT without the paths.
+- *one scan*: the partitions a WHERE names, or a table too small to be worth worker processes.
+  cqlsh_ext.insight.scanning's Scanner: prefetch, retries with backoff, Ctrl-C at a page boundary.
+- *worker processes*: a whole table (ALLOW FILTERING) by token ranges, one process per core, as
+  COMPRESSION STATS scans; each worker evaluates its rows and streams back the matching ones, or
+  its part of the aggregates at the end.
+
+Streamed answers come out page by page as rows are found; grouped and sorted ones once the
+reading ends. `Reading` keeps the counts for the closing line.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import closing
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from cqlsh_ext.query.answer import Answer
+from cqlsh_ext.query.evaluate import Evaluator
+
+if TYPE_CHECKING:
+    from cqlsh_ext.shellapi import Shell
+
+Row = tuple[Any, ...]
+
+#: A whole-table scan uses worker processes (one per core) from this estimated size: below it,
+#: starting them costs more than they save (bench/query_scan.py).
+WORKERS_FROM_BYTES = 4 << 20
+MAX_WORKERS = 32
+#: A whole-table scan in the shell's own process reads this many token ranges at once, each of
+#: RANGES_PER_STREAM parts of the ring in turn (bench/query_scan.py).
+STREAMS = 4
+RANGES_PER_STREAM = 4
+#: A partial page of found rows prints after this long (seconds), so rare matches show up.
+FLUSH_SECONDS = 1.0
+
+
+@dataclass
+class Reading:
+    """What a reading saw, for the closing line."""
+
+    answer: Answer
+    interrupted: bool = False
+    error: str | None = None
+    retried: dict[str, int] = field(default_factory=dict)
+    how: str = ""
+    #: Rows printed (streamed answers); the LIMIT stops the reading when reached.
+    emitted: int = 0
+    #: The output ended before the answer did (the pager quit, a closed pipe).
+    output_closed: bool = False
+
+
+def _clear(progress: Any) -> None:
+    """Rows are about to print: the progress line goes first (it is drawn again below them)."""
+    if progress is not None:
+        progress.close()
+
+
+def _chunks(rows: list[Row], size: int) -> Iterator[list[Row]]:
+    for start in range(0, len(rows), size):
+        yield rows[start:start + size]
+
+
+class _Pages:
+    """Found rows gathered into pages of the shell's page size (so a sparse match does not print
+    a table header every few rows), a partial page let out after FLUSH_SECONDS (so it shows up
+    while the scan goes on). The progress line is cleared before a page prints."""
+
+    def __init__(self, page_size: int, progress: Any) -> None:
+        self.page_size = page_size
+        self.progress = progress
+        self.held: list[Row] = []
+        self.since = time.monotonic()
+
+    def add(self, rows: list[Row], end: bool = False) -> Iterator[list[Row]]:
+        self.held.extend(rows)
+        due = end or time.monotonic() - self.since >= FLUSH_SECONDS
+        full = len(self.held) // self.page_size * self.page_size
+        cut = len(self.held) if due else full
+        if cut:
+            _clear(self.progress)
+            out, self.held = self.held[:cut], self.held[cut:]
+            self.since = time.monotonic()
+            yield from _chunks(out, self.page_size)
+
+
+def _limited(reading: Reading, rows: list[Row]) -> tuple[list[Row], bool]:
+    """`rows` cut at the LIMIT; whether the LIMIT is reached."""
+    limit = reading.answer.plan.limit
+    if limit is None:
+        return rows, False
+    rows = rows[:max(0, limit - reading.emitted)]
+    reading.emitted += len(rows)
+    return rows, reading.emitted >= limit
+
+
+def plain_pages(shell: Shell, reading: Reading, evaluator: Evaluator, result: Any) -> Iterator[list[Row]]:
+    """The shell's own paged result (a driver ResultSet of dict rows), a page per page."""
+    answer = reading.answer
+    while True:
+        yield [row for r in result.current_rows for row in answer.add(evaluator, r)]
+        if not result.has_more_pages:
+            return
+        result.fetch_next_page()
+
+
+def scanned_pages(reading: Reading, evaluator: Evaluator, scanner: Any,
+                  page_size: int) -> Iterator[list[Row]]:
+    """One Scanner's pages: streamed rows as they match, else the answer once the scan ends."""
+    answer = reading.answer
+    names: Sequence[str] = ()
+    held = _Pages(page_size, scanner.progress)
+    try:
+        with closing(scanner.pages()) as pages:
+            for page_names, _types, rows in pages:
+                names = page_names
+                out = [row for r in rows for row in answer.add(evaluator, dict(zip(names, r, strict=True)))]
+                if answer.streamed:
+                    out, enough = _limited(reading, out)
+                    yield from held.add(out)
+                    if enough:
+                        scanner.stop()
+                        break
+    except KeyboardInterrupt:
+        scanner.interrupted = True
+    yield from held.add([], end=True)
+    reading.interrupted = scanner.interrupted
+    reading.retried = scanner.retried
+    reading.how = scanner.description
+    if scanner.error is not None:
+        from cqlsh_ext.insight.scanning.scan import error_text
+
+        reading.error = error_text(scanner.error)
+    if not answer.streamed:
+        yield from _chunks(answer.final(), page_size)
+
+
+class ScanAnswer:
+    """The Aggregate a worker process scans into (cqlsh_ext.insight.scanning.workers): its part of
+    the answer; matching rows of a streamed answer leave with each page (`drain`). The evaluator
+    is inherited through fork and never pickled."""
+
+    def __init__(self, query: str, answer: Answer, evaluator: Evaluator) -> None:
+        self.query = query
+        self.answer = answer
+        self.evaluator: Evaluator | None = evaluator
+        self.rows = 0
+        self.interrupted = False
+        self.error: str | None = None
+        self.scan = ""
+        self.names: list[str] = []
+        self.pending: list[Row] = []
+
+    def fresh(self) -> ScanAnswer:
+        assert self.evaluator is not None
+        return ScanAnswer(self.query, self.answer.fresh(), self.evaluator)
+
+    def set_columns(self, names: Sequence[str], types: Sequence[Any]) -> None:
+        self.names = list(names)
+
+    def add_rows(self, rows: Sequence[Sequence[Any]]) -> None:
+        assert self.evaluator is not None
+        add, evaluator, names = self.answer.add, self.evaluator, self.names
+        for r in rows:
+            self.pending.extend(add(evaluator, dict(zip(names, r, strict=True))))
+        self.rows += len(rows)
+
+    def drain(self) -> list[Row]:
+        out, self.pending = self.pending, []
+        return out
+
+    def progress_counts(self) -> tuple[int, int]:
+        counts = self.answer.counts
+        return counts.matched, counts.undecodable + counts.cut
+
+    def merge(self, other: ScanAnswer) -> None:
+        self.answer.merge(other.answer)
+        self.rows += other.rows
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state["evaluator"] = None
+        state["pending"] = []
+        return state
+
+
+def worker_pages(shell: Shell, reading: Reading, evaluator: Evaluator, query: str, keyspace: str,
+                 partition_key: list[str], ring: Any, workers: int, progress: Any,
+                 page_size: int) -> Iterator[list[Row]]:
+    from cqlsh_ext.insight.scanning.workers import WorkerScan
+
+    template = ScanAnswer(query, reading.answer, evaluator)
+    run = WorkerScan(shell, template, keyspace, partition_key, ring, workers, progress)
+    if progress is not None:  # the workers' counts, not this process's
+        progress.detail = lambda: progress_detail(run.seen_total())
+    enough = False
+    held = _Pages(page_size, progress)
+    for batch in run:
+        if enough or not reading.answer.streamed:
+            continue
+        rows, enough = _limited(reading, batch)
+        yield from held.add(rows)
+        if enough:
+            run.stop()
+    yield from held.add([], end=True)
+    reading.interrupted = run.merged.interrupted
+    reading.error = run.merged.error
+    reading.retried = run.retried
+    reading.how = run.merged.scan
+    if not reading.answer.streamed:
+        yield from _chunks(reading.answer.final(), page_size)
+
+
+def progress_detail(seen: tuple[int, ...]) -> str:
+    if not seen:
+        return ""
+    matched, undecodable = seen
+    return f"{matched:,} matched, {undecodable:,} undecodable"
+
+
+def default_workers(size: Any) -> int:
+    """One per core from WORKERS_FROM_BYTES; CQLSH_EXT_SCAN_WORKERS=N forces N (tests, benchmarks:
+    the server's size estimate lags behind a freshly written table)."""
+    forced = os.environ.get("CQLSH_EXT_SCAN_WORKERS")
+    if forced and forced.isdigit():
+        return max(1, min(MAX_WORKERS, int(forced)))
+    if size is None or size.bytes < WORKERS_FROM_BYTES:
+        return 1
+    return max(1, min(MAX_WORKERS, os.cpu_count() or 1))
