@@ -177,12 +177,15 @@ def test_statements_without_encode_go_to_cqlsh_unchanged(cassandra, ks, tmp_path
     assert err == ""
 
 
-def test_works_with_decompression_off(cassandra, ks, tmp_path):
+@pytest.mark.parametrize("mode, id_", [("none", 70), ("zstd", 71), ("auto", 72)])
+def test_works_under_every_decompress_mode(cassandra, ks, tmp_path, mode, id_):
     code, _, err = ext(cassandra, tmp_path,
-                       f"INSERT INTO {ks}.t (id, data) VALUES (70, encode('snappy', 'under -d none'))",
-                       "-d", "none")
+                       f"INSERT INTO {ks}.t (id, data) VALUES ({id_}, encode('snappy', 'under -d {mode}'))",
+                       "-d", mode)
     assert code == 0, err
-    assert snappy.decompress(row(cassandra, ks, 70).data) == b"under -d none"
+    assert snappy.decompress(row(cassandra, ks, id_).data) == f"under -d {mode}".encode()
+    # -d zstd would not show a snappy value; -d none shows no value decoded, setting or not.
+    assert ("shown only with a setting" in err) == (mode == "zstd")
 
 
 def test_a_user_function_named_encode_gets_the_statement(cassandra, tmp_path):
