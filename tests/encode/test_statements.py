@@ -313,3 +313,12 @@ def test_every_writable_container_and_record_format_through_the_server(cassandra
             assert RECORD_READ_BACK[fmt](READ_BACK[codec](stored)) == DOC, chain
         else:
             assert READ_BACK[chain](stored) == DOC_TEXT.encode(), chain
+
+
+def test_copy_from_is_not_changed(cassandra, ks, tmp_path):
+    csv = tmp_path / "rows.csv"
+    csv.write_text("110,\"encode('snappy', 'x')\"\n")
+    code, _, err = ext(cassandra, tmp_path, f"COPY {ks}.t (id, note) FROM '{csv}'")
+    assert code == 0, err
+    assert row(cassandra, ks, 110, "note").note == "encode('snappy', 'x')"
+    assert "encode:" not in err
