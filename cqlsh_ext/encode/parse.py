@@ -58,8 +58,10 @@ TableLookup = Callable[[str | None, str], Table]
 
 
 def is_call(tokens: list[Token], i: int) -> bool:
+    """An encode( call at token `i`; `ks.encode(` names a keyspace's own function, not ours."""
     return (tokens[i].kind == "word" and tokens[i].value.lower() == "encode"
-            and tokens[i + 1].kind == "punct" and tokens[i + 1].value == "(")
+            and tokens[i + 1].kind == "punct" and tokens[i + 1].value == "("
+            and (i == 0 or tokens[i - 1].value != "."))
 
 
 def parse_type(text: str) -> CqlType:

@@ -50,6 +50,7 @@ def test_types_parse():
      "DELETE FROM t WHERE k IN (encode('c', 'd'), 0x01); APPLY BATCH",
      [("data", (), "blob"), ("k", (), "blob")]),
     ("INSERT INTO t (id, data) VALUES (1, textAsBlob(encode('a', 'b')))", []),  # inside another call
+    ("INSERT INTO t (id, data) VALUES (1, ks.encode('a', 'b'))", []),  # a keyspace's own function
 ])
 def test_placements(text, found):
     assert placements(text) == found
