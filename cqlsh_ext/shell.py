@@ -175,7 +175,7 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
 
     def do_encode(self, parsed: Parsed) -> None:
         # encode() is a function inside INSERT, UPDATE and BATCH, not a command: this gives HELP ENCODE.
-        self.printerr("encode() goes where a blob value goes, in INSERT, UPDATE or BATCH: HELP ENCODE")
+        encode_help.not_a_command(self)
 
     do_encode.__doc__ = encode_help.ENCODE_HELP
 

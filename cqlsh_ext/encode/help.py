@@ -7,11 +7,15 @@ them); the container labels from codecs.registry, loaded only when a completion 
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from cqlsh_ext.codecs.base import CODEC_NAMES
 from cqlsh_ext.commands.decompress import fill
 from cqlsh_ext.payload.names import PAYLOAD_NAMES, payload_help
 from cqlsh_ext.payload.spec import AUTO_STEP
+
+if TYPE_CHECKING:
+    from cqlsh_ext.shellapi import Shell
 
 #: Examples built from the declared names: the first codec, the first record format.
 _CODEC, _RECORD = CODEC_NAMES[0], PAYLOAD_NAMES[0]
@@ -40,6 +44,10 @@ ENCODE_HELP = f"""
     "statement is sent. One line per value says what was stored. The matrix of what is written: "
     "docs/payloads.md.",
 )) + "\n"
+
+def not_a_command(shell: Shell) -> None:
+    shell.printerr("encode() goes where a blob value goes, in INSERT, UPDATE or BATCH: HELP ENCODE")
+
 
 #: The open chain argument of an encode( call before the cursor.
 _OPEN_CHAIN = re.compile(r"\bencode\s*\(\s*'([^']*)$", re.IGNORECASE)
