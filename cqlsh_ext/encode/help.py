@@ -9,16 +9,16 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from cqlsh_ext.codecs.base import CODEC_NAMES
+from cqlsh_ext.codecs.base import CODEC_EXAMPLES, CODEC_NAMES
 from cqlsh_ext.commands.decompress import fill
-from cqlsh_ext.payload.names import PAYLOAD_NAMES, payload_help
+from cqlsh_ext.payload.names import EXAMPLE_SPEC, PAYLOAD_NAMES, payload_help
 from cqlsh_ext.payload.spec import AUTO_STEP
 
 if TYPE_CHECKING:
     from cqlsh_ext.shellapi import Shell
 
-#: Examples built from the declared names: the first codec, the first record format.
-_CODEC, _RECORD = CODEC_NAMES[0], PAYLOAD_NAMES[0]
+#: Examples built from the declared names: the help texts' example codec and spec.
+_CODEC = CODEC_EXAMPLES[0]
 
 ENCODE_HELP = f"""
         encode() [cqlsh-ext]
@@ -28,7 +28,7 @@ ENCODE_HELP = f"""
           field, a WHERE on a blob key):
 
           INSERT INTO ks.t (id, data) VALUES (1, encode('{_CODEC}', 'some text'));
-          UPDATE ks.t SET m['k'] = encode('{_CODEC}>{_RECORD}', '{{"a": 1}}') WHERE id = 5;
+          UPDATE ks.t SET m['k'] = encode('{EXAMPLE_SPEC}', '{{"a": 1}}') WHERE id = 5;
 
           The first argument is a chain as in DECODE, from the stored bytes inwards; the second
           the text itself, JSON for a record format, or a blob literal 0x... to compress as it is.
