@@ -75,7 +75,7 @@ def test_levels_and_containers(cassandra, ks, tmp_path):
     assert code == 0, err
     assert row(cassandra, ks, 3).data == zstandard.ZstdCompressor(level=19).compress(b"hello hello hello")
     assert cbor2.loads(lz4.block.decompress(row(cassandra, ks, 4).data)) == DOC
-    assert row(cassandra, ks, 5).data == lz4.frame.compress(b"hello lz4 frame")
+    assert lz4.frame.decompress(row(cassandra, ks, 5).data) == b"hello lz4 frame"
 
 
 def test_given_bytes_are_compressed_as_they_are(cassandra, ks, tmp_path):
@@ -209,7 +209,8 @@ def test_a_user_function_named_encode_gets_the_statement(cassandra, tmp_path):
 
 def test_gzip_java_string_and_gzip_are_the_jdks_bytes(cassandra, ks, tmp_path):
     """The JDK writes the same bytes (java_producers: GZIPOutputStream around ObjectOutputStream's
-    writeObject(String), DeflaterOutputStream, zstd-jni's Zstd.compress)."""
+    writeObject(String), DeflaterOutputStream, zstd-jni's Zstd.compress, lz4-java's
+    LZ4FrameOutputStream)."""
     from java_producers import java_produce
 
     text = 'Grüße, "Ada" \U0001F600 ' + "x" * 300
@@ -221,12 +222,14 @@ def test_gzip_java_string_and_gzip_are_the_jdks_bytes(cassandra, ks, tmp_path):
                        f"INSERT INTO {ks}.t (id, data) VALUES (82, encode('zlib', $${text}$$));"
                        f"INSERT INTO {ks}.t (id, data) VALUES (83, encode('zstd', $${text}$$));"
                        f"INSERT INTO {ks}.t (id, data) VALUES (84, encode('lz4/LZ4Block', $${text}$$));"
+                       f"INSERT INTO {ks}.t (id, data) VALUES (85, encode('lz4', $${text}$$));"
                        "APPLY BATCH")
     assert code == 0, err
     assert row(cassandra, ks, 80).data == jdk["gzip_java_string"]
     assert row(cassandra, ks, 81).data == jdk["gzip"]
     assert row(cassandra, ks, 82).data == jdk["zlib"]
     assert row(cassandra, ks, 83).data == jdk["zstd"]
+    assert row(cassandra, ks, 85).data == jdk["lz4_frame"]
     # lz4-java's blocks come from another LZ4 build; its headers (token, raw length, XXH32) and end
     # mark are the same.
     ours, theirs = row(cassandra, ks, 84).data, jdk["lz4_java_block"]
@@ -322,3 +325,21 @@ def test_copy_from_is_not_changed(cassandra, ks, tmp_path):
     assert code == 0, err
     assert row(cassandra, ks, 110, "note").note == "encode('snappy', 'x')"
     assert "encode:" not in err
+
+
+def test_java_libraries_read_what_was_written(cassandra, ks, tmp_path):
+    """snappy-java, lz4-java, zstd-jni and the JDK read each container encode() writes for them."""
+    from java_readers import java_read
+
+    text = 'Grüße, "Ada" \U0001F600 ' + "y" * 70000  # past a block of 64 KiB and a u16 String length
+    readers = {"snappy": "snappy_raw", "snappy/xerial": "snappy_xerial", "snappy/framed": "snappy_framed",
+               "lz4/LZ4Block": "lz4_java_block", "lz4/frame": "lz4_frame", "zstd": "zstd", "gzip": "gzip",
+               "zlib": "zlib", "gzip>java": "gzip_java_string"}
+    script = tmp_path / "java.cql"
+    script.write_text("".join(f"INSERT INTO {ks}.t (id, data) VALUES ({120 + i}, "
+                              f"encode('{chain}', $${text}$$));\n" for i, chain in enumerate(readers)))
+    result = run(CQLSH_EXT, [*cassandra.cqlsh_args, "-f", str(script)], tmp_path)
+    assert result.returncode == 0, result.stderr
+    stored = {chain: (reader, row(cassandra, ks, 120 + i).data)
+              for i, (chain, reader) in enumerate(readers.items())}
+    assert java_read(stored) == {chain: text.encode() for chain in readers}

@@ -128,7 +128,8 @@ class Lz4Frame(Format):
     codec = "lz4"
     container = "frame"
     writes_bare = True
-    reference = "python-lz4 lz4.frame.compress (defaults: 64 KiB linked blocks, content size)"
+    reference = ("python-lz4's frame compressor with lz4-java LZ4FrameOutputStream's defaults (4 MiB "
+                 "independent blocks, no content size or checksum): lz4-java's bytes")
     level_range = (0, 16)
     grade = "A"
     magic = FRAME_MAGIC
@@ -142,7 +143,11 @@ class Lz4Frame(Format):
     def write(self, data: bytes, level: int | None) -> bytes:
         import lz4.frame
 
-        return bytes(lz4.frame.compress(data, compression_level=level or 0))
+        # The streaming compressor keeps the 4 MiB block size in the header (the one-shot call
+        # shrinks it to the value's size), and independent blocks are what lz4-java can read.
+        frame = lz4.frame.LZ4FrameCompressor(block_size=lz4.frame.BLOCKSIZE_MAX4MB, block_linked=False,
+                                             compression_level=level or 0)
+        return bytes(frame.begin() + frame.compress(data) + frame.flush())
 
     def compressors(self) -> list[Compressor]:
         import lz4.frame
