@@ -97,7 +97,7 @@ class CqlCompleter(Completer):
             if getattr(self.shell, "debug", False):
                 raise
             keys = None
-        if keys is not None and keys[1]:  # after a payload path's '.': the keys seen in its sample
+        if keys is not None:  # after a payload path's '.': the keys seen in its sample, if any
             replaced, found_keys = keys
             for key in found_keys:
                 yield Completion(key, start_position=-replaced, display=key, display_meta="key")
