@@ -6,7 +6,8 @@ QUERIES_HELP = """
           Paths: data.status, data.customer.name, data.items[0].sku, data."order-id" (keys are
           case sensitive; quote one that is not a plain name); m['k'].status for a map of blobs,
           u.payload.status for a UDT's blob field. Each blob is decoded as the display decodes it.
-          Filters: path = < > != IN LIKE, IS [NOT] NULL, CONTAINS, joined with AND (no OR).
+          Filters: path = != < <= > >= IN LIKE, IS [NOT] NULL, CONTAINS, and data LIKE '%text%'
+          on a whole decoded value; joined with AND (no OR).
           Aggregates: count(*), count/min/max/sum/avg(path), with GROUP BY path; DISTINCT and
           ORDER BY path work too.
 
