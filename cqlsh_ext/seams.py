@@ -40,6 +40,8 @@ SEAMS: tuple[tuple[str, str, str], ...] = (
     ("cqlsh", "CqlRuleSet.completer_for: register_completer", "shell"),
     ("cqlsh", "cqlruleset.cql_split_statements re-lexes a rewritten statement: statement_tokens",
      "encode.statement"),
+    ("cqlsh", "HELP lists, prints and completes the docstring of every do_<topic> method: help_topic",
+     "shell"),
     ("cqlsh", "formatting.color_text, unicode_controlchars_re, _show_control_chars, colormaps: "
               "text_formatting, value_colormap", "display"),
     ("cqlsh", "pylexotron Matcher classes, ruleset.ruleset, scanner, cql_split_statements, is_hint",
@@ -193,6 +195,23 @@ def statement_tokens(text: str) -> Any:
     if len(statements) != 1:
         raise ValueError(f"expected one statement, found {len(statements)}")
     return statements[0]
+
+
+def help_topic(word: str, text: str) -> Callable[..., None]:
+    """A HELP topic that is not a command (HELP QUERIES), as a Shell method `do_<word>`.
+
+    cqlsh's HELP lists every `do_<word>` method with a docstring (Shell.get_help_topics), prints
+    that docstring for `HELP <word>` and offers the word when completing HELP. Typed on its own,
+    the word is no command: cqlsh finds no grammar rule for it and says 'Improper <word> command.',
+    so the body never runs.
+    """
+
+    def topic(self: Any, parsed: Any) -> None:
+        self.stdout.write(text + "\n")
+
+    topic.__name__ = f"do_{word}"
+    topic.__doc__ = text
+    return topic
 
 
 def text_formatting() -> tuple[Callable[..., Any], Any, Callable[..., str]]:

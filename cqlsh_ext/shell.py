@@ -27,6 +27,7 @@ from cqlsh_ext.output import OutputClosed
 from cqlsh_ext.output import formats as output_formats
 from cqlsh_ext.output.pipeline import ResultPipeline
 from cqlsh_ext.payload_select import statement as payload_select
+from cqlsh_ext.payload_select.help import QUERIES_HELP
 from cqlsh_ext.repl import shellhooks as repl
 from cqlsh_ext.settings import Settings
 
@@ -173,12 +174,6 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
             return super().do_history(parsed)
         repl.do_history(self, parsed)
 
-    def do_encode(self, parsed: Parsed) -> None:
-        # encode() is a function inside INSERT, UPDATE and BATCH, not a command: this gives HELP ENCODE.
-        encode_help.not_a_command(self)
-
-    do_encode.__doc__ = encode_help.ENCODE_HELP
-
     def do_help(self, parsed: Parsed) -> None:
         if not self.repl_mode:
             return super().do_help(parsed)
@@ -206,6 +201,10 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
             return super().do_copy(parsed)
 
     do_copy.__doc__ = Stock.do_copy.__doc__
+    #: HELP QUERIES, in every loop (a help topic, no command: cqlsh_ext.seams.help_topic).
+    do_queries = seams.help_topic("queries", QUERIES_HELP)
+    #: HELP ENCODE: encode() is a function inside INSERT, UPDATE and BATCH, no command.
+    do_encode = seams.help_topic("encode", encode_help.ENCODE_HELP)
     do_login.__doc__ = Stock.do_login.__doc__
     do_history.__doc__ = Stock.do_history.__doc__
     do_help.__doc__ = Stock.do_help.__doc__

@@ -22,7 +22,8 @@ ALLOWED: tuple[tuple[str, str, str], ...] = (
     ("payload/formats/avro.py", "java", _JAVA_PRODUCER),
     ("insight/isolate.py", "pickle", "Python's pickle module carries a worker's answer"),
     *((path, "java", _JAVA_PRODUCER) for path in (
-        "codecs/lz4/__init__.py", "codecs/lz4/_native.py", "codecs/lz4/block.py", "codecs/snappy/_raw.py",
+        "codecs/lz4/__init__.py", "codecs/lz4/_native.py", "codecs/lz4/block.py", "codecs/lz4/frame.py",
+        "codecs/snappy/_raw.py",
         "codecs/snappy/streams.py", "codecs/xz.py", "payload/formats/msgpack.py",
         "payload/formats/smile.py")),
 )

@@ -7,15 +7,11 @@ them); the container labels from codecs.registry, loaded only when a completion 
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
 from cqlsh_ext.codecs.base import CODEC_EXAMPLES, CODEC_NAMES
 from cqlsh_ext.commands.decompress import fill
 from cqlsh_ext.payload.names import EXAMPLE_SPEC, PAYLOAD_NAMES, payload_help
 from cqlsh_ext.payload.spec import AUTO_STEP
-
-if TYPE_CHECKING:
-    from cqlsh_ext.shellapi import Shell
 
 #: Examples built from the declared names: the help texts' example codec and spec.
 _CODEC = CODEC_EXAMPLES[0]
@@ -44,10 +40,6 @@ ENCODE_HELP = f"""
     "statement is sent. One line per value says what was stored. The matrix of what is written: "
     "docs/payloads.md.",
 )) + "\n"
-
-def not_a_command(shell: Shell) -> None:
-    shell.printerr("encode() goes where a blob value goes, in INSERT, UPDATE or BATCH: HELP ENCODE")
-
 
 #: The open chain argument of an encode( call before the cursor.
 _OPEN_CHAIN = re.compile(r"\bencode\s*\(\s*'([^']*)$", re.IGNORECASE)
