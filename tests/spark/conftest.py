@@ -1,0 +1,98 @@
+"""A table written by real producers, and `cqlsh-ext spark` and the shell run on it.
+
+Spark starts cost 10-40 s on a 2-core machine: a module runs `cqlsh-ext spark` once with all its
+statements (-f FILE) and its tests read that one run's output.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+import cramjam
+import lz4.frame
+import zstandard
+from conftest import REPO_ROOT
+from shell_runner import CQLSH_EXT, isolated_env
+
+STATUSES = ("NEW", "PAID", "SHIPPED", "CANCELLED")
+CODECS = ("snappy", "zstd", "gzip", "lz4", "plain")
+
+
+def order(i: int) -> dict:
+    """The record behind row i: what the tests' expected answers are computed from."""
+    return {
+        "order": i,
+        "status": STATUSES[i % len(STATUSES)],
+        "amount": (i * 37) % 500,
+        "customer": {"tier": "gold" if i % 5 == 0 else "silver", "name": f"customer {i % 11}"},
+        "note": "x" * (i % 200),
+    }
+
+
+def stored(i: int) -> bytes | None:
+    """Row i's blob: a JSON order under one of the producers, none (null) or random bytes."""
+    if i % 17 == 0:
+        return None
+    if i % 23 == 0:
+        return os.urandom(40) if i % 2 else bytes(range(7, 47))
+    payload = json.dumps(order(i)).encode()
+    codec = CODECS[i % len(CODECS)]
+    if codec == "snappy":
+        return bytes(cramjam.snappy.compress_raw(payload))
+    if codec == "zstd":
+        return zstandard.ZstdCompressor().compress(payload)
+    if codec == "gzip":
+        return gzip.compress(payload, mtime=0)
+    if codec == "lz4":
+        return lz4.frame.compress(payload)
+    return payload
+
+
+@dataclass
+class Table:
+    keyspace: str
+    name: str
+    values: dict[int, bytes | None]
+
+    @property
+    def qualified(self) -> str:
+        return f"{self.keyspace}.{self.name}"
+
+
+def make_table(cassandra, rows: int) -> Table:
+    ks = cassandra.create_keyspace("spark")
+    session = cassandra.session(ks)
+    session.execute("CREATE TABLE orders (id int PRIMARY KEY, data blob, extra map<text, blob>)")
+    insert = session.prepare("INSERT INTO orders (id, data, extra) VALUES (?, ?, ?)")
+    values = {i: stored(i) for i in range(rows)}
+    for i, value in values.items():
+        extra = {"z": zstandard.ZstdCompressor().compress(b"extra " * i)} if i % 3 == 0 else None
+        session.execute(insert, (i, value, extra))
+    session.shutdown()
+    return Table(ks, "orders", values)
+
+
+def spark_env(home: Path) -> dict[str, str]:
+    env = isolated_env(home)
+    # The jars bin/setup --spark fetched (isolated_env drops CQLSH_* variables).
+    env["CQLSH_EXT_SPARK_CACHE"] = str(REPO_ROOT / ".cache" / "spark")
+    return env
+
+
+def run_spark(cassandra, home: Path, args: list[str], timeout: float = 600) -> subprocess.CompletedProcess:
+    return subprocess.run([CQLSH_EXT, "spark", *args, *cassandra.cqlsh_args], cwd=home,
+                          env=spark_env(home), capture_output=True, text=True, timeout=timeout)
+
+
+def run_shell(cassandra, home: Path, statement: str, *flags: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([CQLSH_EXT, *cassandra.cqlsh_args, *flags, "-e", statement], cwd=home,
+                          env=isolated_env(home), capture_output=True, text=True, timeout=300)
+
+
+def json_lines(stdout: str) -> list[dict]:
+    return [json.loads(line) for line in stdout.splitlines() if line.startswith("{")]

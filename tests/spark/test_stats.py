@@ -1,0 +1,72 @@
+"""`cqlsh-ext spark` COMPRESSION STATS in local mode against the test Cassandra: the figures are the
+shell's exact scan's (single stream and worker processes) and the producers' truth, and a Spark job
+really ran (its application's event log)."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+
+import pytest
+
+from .conftest import CODECS, json_lines, make_table, run_shell, run_spark
+
+pytestmark = pytest.mark.spark
+
+#: What differs between two runs of the same scan: timing and how it was read.
+RUN_FIELDS = ("elapsed_s", "rows_per_s", "scan")
+
+
+@pytest.fixture(scope="module")
+def scanned(cassandra, tmp_path_factory):
+    home = tmp_path_factory.mktemp("spark-stats")
+    table = make_table(cassandra, 400)
+    events = home / "events"
+    events.mkdir()
+    statements = home / "statements.cql"
+    statements.write_text(f"COMPRESSION STATS JSON SELECT data, extra FROM {table.qualified};\n"
+                          f"COMPRESSION STATS JSON DECODE ALL {table.qualified};\n")
+    spark = run_spark(cassandra, home, ["--master", "local[2]", "--conf", "spark.eventLog.enabled=true",
+                                        "--conf", f"spark.eventLog.dir={events}", "-f", str(statements)])
+    assert spark.returncode == 0, spark.stderr
+    select = f"SELECT data, extra FROM {table.qualified}"
+    shell = run_shell(cassandra, home, f"COMPRESSION STATS JSON {select}; COMPRESSION STATS JSON PARALLEL 2 "
+                                       f"{select}; COMPRESSION STATS JSON DECODE ALL {table.qualified}")
+    assert shell.returncode == 0, shell.stderr
+    return table, json_lines(spark.stdout), json_lines(shell.stdout), events
+
+
+def _figures(doc: dict) -> dict:
+    return {k: v for k, v in doc.items() if k not in RUN_FIELDS}
+
+
+def test_figures_equal_the_shells_exact_scans(scanned):
+    _, (spark, spark_all), (single, workers, shell_all), _ = scanned
+    assert single["scan"] == "single stream" and workers["scan"] == "2 worker processes"
+    assert _figures(spark) == _figures(single) == _figures(workers)
+    assert _figures(spark_all) == _figures(shell_all)
+    assert spark_all["query"].startswith("SELECT") and spark_all["complete"]
+
+
+def test_figures_are_the_producers(scanned):
+    table, (spark, _), _, _ = scanned
+    data = next(c for c in spark["columns"] if c["column"] == "data")
+    present = [v for v in table.values.values() if v is not None]
+    assert spark["rows"] == len(table.values)
+    assert (data["values"], data["nulls"]) == (len(present), len(table.values) - len(present))
+    assert data["stored_bytes"] == sum(map(len, present))
+    expected = Counter(
+        "not compressed" if i % 23 == 0 or CODECS[i % len(CODECS)] == "plain" else CODECS[i % len(CODECS)]
+        for i, v in table.values.items() if v is not None)
+    assert data["by_codec"] == dict(expected)
+
+
+def test_a_spark_job_really_ran(scanned):
+    *_, (spark, _), _, events = scanned
+    app_id = spark["scan"].split()[1].rstrip(",")
+    assert spark["scan"].startswith("Spark local-") and "master local[2]" in spark["scan"]
+    (log,) = [p for p in events.iterdir() if p.name.startswith(app_id)]
+    kinds = [json.loads(line)["Event"] for line in log.read_text().splitlines()]
+    tasks = int(spark["scan"].rsplit(", ", 1)[1].split()[0])
+    assert kinds.count("SparkListenerTaskEnd") >= tasks >= 1
+    assert "SparkListenerApplicationEnd" in kinds
