@@ -120,6 +120,7 @@ def _run(spark_args: Any, rest: list[str]) -> int:
                     _one(spark, db, conn, stmt)
             finally:
                 spark.stop()
+            session.log_path().unlink(missing_ok=True)  # kept when something failed: errors name it
     finally:
         cluster.shutdown()
     return 0

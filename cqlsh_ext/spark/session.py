@@ -139,10 +139,13 @@ def java_error(err: BaseException) -> str:
         parts.append(str(java.toString()))
         java = java.getCause()
         seen += 1
-    first = parts[0]
-    root = parts[-1]
-    line = first if root == first else f"{first} (cause: {root})"
-    return " ".join(line.split())[:600]
+    first = " ".join(parts[0].split())
+    root = " ".join(parts[-1].split())
+    # The Java driver's "Could not reach any contact point ... (showing first 1 nodes, ...): [each
+    # node's error]" is long: the part before the node list says it.
+    first = first.split(" (showing first")[0]
+    said = root.split(": ", 1)[-1][:60] in first
+    return first if said or root == first else f"{first} (cause: {root.split(' (showing first')[0]})"
 
 
 class TaskProgress:
