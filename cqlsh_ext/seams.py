@@ -44,6 +44,9 @@ SEAMS: tuple[tuple[str, str, str], ...] = (
      "repl.lexer, repl.statement, repl.completer"),
     ("cqlsh", "cqlshmain globals readline (set to None), HISTORY, CQL_ERRORS, parser, CONFIG_FILE, "
               "cqlruleset", "repl, cli"),
+    ("cqlsh", "cqlruleset.cql_extract_orig gives a statement's text from its tokens: statement_text; "
+              "Shell.print_result reads only column_names, column_types, current_rows (dicts), "
+              "has_more_pages and fetch_next_page() of a result", "shell, payload_select.result"),
     ("cqlsh", "Cluster and ssl_settings looked up in cqlshmain, copyutil and sslhandling: "
               "install_connection_hook", "keyspaces.wiring, keyspaces.tls"),
     ("cassandra-driver", "ResultSet._current_rows set by page prefetching; ResponseFuture."
@@ -141,6 +144,11 @@ def more_prompt_suppressed(shell: Shell) -> Iterator[None]:
         yield
     finally:
         shell.shunted_query_out = saved
+
+
+def statement_text(tokens: Any, srcstr: str) -> str:
+    """The text of the statement `tokens` (cqlsh's lexer tokens) as the user typed it."""
+    return str(sys.modules["cqlshlib.cqlshmain"].cqlruleset.cql_extract_orig(tokens, srcstr))
 
 
 def value_colormap(color: bool) -> Any:

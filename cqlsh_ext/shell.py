@@ -23,6 +23,7 @@ from cqlsh_ext import commands, gc_pause, seams
 from cqlsh_ext.output import OutputClosed
 from cqlsh_ext.output import formats as output_formats
 from cqlsh_ext.output.pipeline import ResultPipeline
+from cqlsh_ext.payload_select import statement as payload_select
 from cqlsh_ext.repl import shellhooks as repl
 from cqlsh_ext.settings import Settings
 
@@ -83,6 +84,13 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
 
     def handle_statement(self, tokens: Any, srcstr: str) -> Any:
         try:
+            # A SELECT reaching into payloads runs here (cqlsh_ext.payload_select); any other
+            # statement goes to cqlsh as written.
+            first = str(tokens[0][1]).lower() if tokens else ""
+            if first == "select" and payload_select.intercept(self, seams.statement_text(tokens, srcstr)):
+                return True
+            if first == "copy" and payload_select.refuse_copy(self, seams.statement_text(tokens, srcstr)):
+                return True
             return super().handle_statement(tokens, srcstr)
         except BrokenPipeError:
             raise OutputClosed from None

@@ -92,6 +92,8 @@ class Shell(Protocol):
     # ---------------------------------------------------------------- results and DESCRIBE
     myformat_value: Callable[..., Any]
 
+    def print_result(self, result: Any, table_meta: Any) -> None: ...
+
     def myformat_colname(self, name: str, table_meta: Any = ...) -> Any: ...
 
     def print_formatted_result(self, formatted_names: list[Any], formatted_values: list[Any] | None,

@@ -122,6 +122,17 @@ def test_lexer_internals():
         assert callable(getattr(ruleset, name)), name
 
 
+def test_statement_text_from_tokens():
+    # print_result's reads of a result are pinned by its source hash (COPIED) above.
+    from cqlshlib import cql3handling
+
+    text = "SELECT data.status FROM ks.t WHERE data.n > 1 ALLOW FILTERING;"
+    if cqlshmain.cqlruleset is None:  # set by cqlsh's main() (setup_cqlruleset)
+        cqlshmain.cqlruleset = cql3handling.CqlRuleSet
+    statements, _ = cqlshmain.cqlruleset.cql_split_statements(text)
+    assert seams.statement_text(statements[0], text).rstrip(";").strip() == text.rstrip(";")
+
+
 def test_connection_hook_targets():
     from cassandra.cluster import Cluster
     from cqlshlib import copyutil, sslhandling

@@ -3,7 +3,6 @@ the cost asked for first where a full scan is expensive."""
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any
@@ -18,12 +17,11 @@ if TYPE_CHECKING:
 #: the shell's own process: starting workers costs more than it saves there.
 MAX_PARALLEL = 32
 WORKERS_FROM_BYTES = 64 << 20
-#: A full scan asks first on Amazon Keyspaces (billed per read) and above this estimated size.
-CONFIRM_FROM_BYTES = 1 << 30
 
 
 def run(shell: Shell, parsed: Parsed) -> None:
     from cqlsh_ext.insight.scanning.consume import consume
+    from cqlsh_ext.insight.scanning.cost import full_scan_accepted
     from cqlsh_ext.insight.scanning.ring import RingError, ring_for, server_partitioner
     from cqlsh_ext.insight.scanning.scan import ScanSpec, error_text, progress_for, table_size
     from cqlsh_ext.insight.stats import Stats
@@ -58,7 +56,12 @@ def run(shell: Shell, parsed: Parsed) -> None:
     size = None
     if whole and ks and table:
         size = table_size(shell.session, ks, table, ring.span if ring else None)
-    if whole and ks and table and not _cost_accepted(shell, parsed, ks, table, size, partitioner):
+    if whole and ks and table and not full_scan_accepted(
+            shell, ks, table, size, partitioner, parsed.get_binding("confirm") is not None,
+            "COMPRESSION STATS",
+            "Add CONFIRM to run it from a script (COMPRESSION STATS CONFIRM SELECT ...), "
+            "or estimate from a sample (COMPRESSION STATS SAMPLE SELECT ...).",
+            "Scan the whole table? (a sample costs far less: COMPRESSION STATS SAMPLE ...) [y/N] "):
         return
     parallel = parsed.get_binding("parallel")
     workers = min(int(parallel), MAX_PARALLEL) if parallel is not None else _default_workers(size)
@@ -167,40 +170,3 @@ def _default_workers(size: Any) -> int:
     if size is None or size.bytes < WORKERS_FROM_BYTES:
         return 1
     return max(1, min(MAX_PARALLEL, os.cpu_count() or 1))
-
-
-def _cost_accepted(shell: Shell, parsed: Parsed, ks: str, table: str, size: Any, partitioner: str) -> bool:
-    """Before a full scan on Keyspaces or of an estimated 1 GB or more: the cost, and a question on a
-    terminal; a script goes ahead only with CONFIRM."""
-    from cqlsh_ext.insight import capacity, report
-    from cqlsh_ext.insight.scanning.ring import is_keyspaces
-
-    opts = shell.settings.keyspaces
-    keyspaces = is_keyspaces(partitioner, shell.hostname,
-                             opts.keyspaces or opts.wants_sigv4 or opts.stock_sigv4_provider)
-    if not keyspaces and (size is None or size.bytes < CONFIRM_FROM_BYTES):
-        return True
-    if parsed.get_binding("confirm") is not None:
-        return True
-    if size is not None:
-        per_row = -(-size.mean_partition_bytes // (4 * capacity.KB)) or 1
-        cost = (f"about {report.count(size.partitions)} partitions, {size.bytes / 1e9:.2f} GB, "
-                f"~{report.count(size.partitions * per_row)} read units at LOCAL_QUORUM (estimate)")
-    else:
-        cost = "an unknown number of rows (the server gives no size estimate)"
-    where = "Amazon Keyspaces bills every row read" if keyspaces else "a large table"
-    what = f"COMPRESSION STATS: a full scan of {ks}.{table} reads {cost}; {where}."
-    if not (sys.stdin.isatty() and getattr(shell, "tty", True)):
-        shell.printerr(f"{what} Add CONFIRM to run it from a script (COMPRESSION STATS CONFIRM SELECT ...), "
-                       "or estimate from a sample (COMPRESSION STATS SAMPLE SELECT ...).")
-        return False
-    print(what, file=sys.stderr)
-    try:
-        answer = input("Scan the whole table? (a sample costs far less: COMPRESSION STATS SAMPLE ...) [y/N] ")
-    except (EOFError, KeyboardInterrupt):
-        answer = ""
-    if answer.strip().lower() in ("y", "yes"):
-        return True
-    print("COMPRESSION STATS: not scanned.", file=sys.stderr)
-    return False
-

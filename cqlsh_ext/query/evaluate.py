@@ -33,11 +33,18 @@ class Settings:
 @dataclass
 class Decoded:
     """One blob, decoded: `state` is 'ok', 'undecodable' or 'cut'. `tree` the record (a JSON
-    text's container, a record format's tree) or MISSING; `text` what LIKE on the bare column reads."""
+    text's container, a record format's tree) or MISSING; `text` what LIKE on the bare column
+    reads (the stored text, or a record format's rendering, made only when LIKE asks)."""
 
     state: str
     tree: Any = None
-    text: str | None = None
+    stored_text: str | None = None
+
+    @property
+    def text(self) -> str | None:
+        if self.stored_text is None and self.state == "ok" and self.tree is not MISSING:
+            self.stored_text = render(self.tree)
+        return self.stored_text
 
 
 @dataclass
@@ -60,7 +67,7 @@ def decode(value: bytes, settings: Settings, spec: str | None) -> Decoded:
         tree = json_container(view.text)
         return Decoded("ok", view.text if tree is None else tree, view.text)
     if view.kind == STRUCTURED:
-        return Decoded("ok", view.tree, render(view.tree))
+        return Decoded("ok", view.tree)
     return Decoded("undecodable")
 
 

@@ -25,18 +25,18 @@ class Schema:
     udts: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
 
     def udt(self, type_text: str) -> Mapping[str, str] | None:
-        name = _bare(type_text)
+        name = bare_type(type_text)
         return self.udts.get(name)
 
 
-def _bare(type_text: str) -> str:
+def bare_type(type_text: str) -> str:
     text = type_text.strip().lower()
     while text.startswith("frozen<") and text.endswith(">"):
         text = text[7:-1].strip()
     return text
 
 
-_MAP_BLOB = re.compile(r"^map<\s*\w+\s*,\s*blob\s*>$")
+MAP_OF_BLOBS = re.compile(r"^map<\s*\w+\s*,\s*blob\s*>$")
 
 Step = str | int
 
@@ -171,10 +171,10 @@ class _Parser:
             raise QueryError(f"unknown column {column}")
         if self.peek().value not in (".", "[") or self.peek().kind != "punct":
             return Column(column)
-        access, bare = None, _bare(ctype)
+        access, bare = None, bare_type(ctype)
         if bare == "blob":
             pass
-        elif _MAP_BLOB.match(bare):
+        elif MAP_OF_BLOBS.match(bare):
             if self.peek().value != "[":
                 raise QueryError(f"{column} is a map of blobs: a path starts with {column}['key']")
             self.next()
@@ -189,7 +189,7 @@ class _Parser:
             ftype = fields.get(access)
             if ftype is None:
                 raise QueryError(f"{column} has no field {access}")
-            if _bare(ftype) != "blob":
+            if bare_type(ftype) != "blob":
                 raise QueryError(f"{column}.{access} is {ftype}, not a blob: it has no payload path")
         else:
             raise QueryError(f"{column} is {ctype}, not a blob: it has no payload path")
@@ -324,7 +324,7 @@ class _Parser:
         follows = self.tokens[start + 1] if start + 1 < end else None
         is_path = ctype is not None and follows is not None and follows.kind == "punct" \
             and follows.value in (".", "[")
-        bare_like = ctype is not None and _bare(ctype) == "blob" and follows is not None \
+        bare_like = ctype is not None and bare_type(ctype) == "blob" and follows is not None \
             and follows.kind == "word" and follows.value.lower() in ("like", "not")
         if not is_path and not bare_like:
             text = self.text[first.start:self.tokens[end - 1].end]
@@ -467,3 +467,4 @@ def parse(text: str, schema: Schema) -> Plan | None:
     """The plan of `text`, or None when it is not a payload query (no path, no payload
     condition, or not a SELECT): the caller passes it to cqlsh unchanged. Raises QueryError."""
     return _Parser(text, schema).parse()
+

@@ -12,11 +12,12 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from orders import MISSING, rows, take
 
 from cqlsh_ext.query.aggregate import Accumulator, AggSpec, Groups, RowBuffer, specs
 from cqlsh_ext.query.evaluate import Evaluator, Settings
 from cqlsh_ext.query.grammar import QueryError, parse
-from tests.query.test_evaluate import MISSING, SCHEMA, rows, take
+from tests.query.test_evaluate import SCHEMA
 
 SPECS = (AggSpec("count", True), AggSpec("count"), AggSpec("min"), AggSpec("max"), AggSpec("sum"),
          AggSpec("avg"))

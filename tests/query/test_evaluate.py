@@ -6,78 +6,21 @@ from __future__ import annotations
 import gzip
 import json
 import os
-import random
 import re
 from collections import namedtuple
 from typing import Any
 
 import cbor2
-import lz4.frame
 import msgpack
 import pytest
-import snappy
 import zstandard
+from orders import MISSING, rows, take
 
 from cqlsh_ext.query.evaluate import Evaluator, Settings
 from cqlsh_ext.query.grammar import QueryError, Schema, parse
 
 SCHEMA = Schema({"pk": "text", "ck": "int", "data": "blob", "m": "map<text,blob>", "u": "frozen<wrap>"},
                 ["pk"], {"wrap": {"payload": "blob", "n": "int"}})
-STATUSES = ["NEW", "PAID", "FAILED", "Failed"]
-ENCODINGS = ["snappy-json", "zstd-msgpack", "json", "gzip-json", "lz4-cbor", "random"]
-MISSING = object()
-
-
-def document(rng: random.Random, i: int, big: bool) -> dict[str, Any]:
-    """`big`: integers past 64 bits (JSON and CBOR hold them; MessagePack does not)."""
-    doc: dict[str, Any] = {"order-id": f"ORD-2024{i:06d}",
-                           "n": rng.choice([i, i * (10**20 if big else 10**12), i + 0.5])}
-    if rng.random() < 0.8:
-        doc["status"] = rng.choice(STATUSES) if rng.random() < 0.9 else 7  # a type mismatch
-    if rng.random() < 0.7:
-        doc["customer"] = {"name": f"C{i % 7}", "tier": rng.choice(["gold", "silver", None])}
-    doc["items"] = [{"sku": f"S{j}"} for j in range(rng.randrange(3))]
-    doc["tags"] = rng.sample(["a", "b", "c"], rng.randrange(4))
-    return doc
-
-
-def encode(doc: dict[str, Any], how: str, rng: random.Random) -> bytes:
-    text = json.dumps(doc).encode()
-    if how == "snappy-json":
-        return snappy.compress(text)
-    if how == "zstd-msgpack":
-        return zstandard.compress(msgpack.packb(doc))
-    if how == "json":
-        return text
-    if how == "gzip-json":
-        return gzip.compress(text)
-    if how == "lz4-cbor":
-        return lz4.frame.compress(cbor2.dumps(doc))
-    return bytes([0x9F, 0x00]) + rng.randbytes(40)
-
-
-def rows(count: int = 120, seed: int = 23) -> list[tuple[dict[str, Any], dict[str, Any] | None]]:
-    rng = random.Random(seed)
-    out = []
-    for i in range(count):
-        how = ENCODINGS[i % len(ENCODINGS)]
-        doc = document(rng, i, how != "zstd-msgpack")
-        out.append(({"pk": f"p{i % 5}", "ck": i, "data": encode(doc, how, rng)},
-                    None if how == "random" else doc))
-    return out
-
-
-def take(doc: Any, steps: tuple[Any, ...]) -> Any:
-    for key in steps:
-        if isinstance(doc, dict):
-            doc = doc.get(key, MISSING)
-        elif isinstance(doc, list) and isinstance(key, int) and -len(doc) <= key < len(doc):
-            doc = doc[key]
-        else:
-            return MISSING
-    return doc
-
-
 def num(v: Any) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool)
 

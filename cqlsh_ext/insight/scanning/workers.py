@@ -23,7 +23,7 @@ import signal
 import threading
 import time
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 from cqlsh_ext.insight.scanning.consume import consume
 from cqlsh_ext.insight.scanning.ring import Ring
@@ -89,7 +89,7 @@ def _worker_session(conn: Any, keyspace: str | None, timeout: float | None) -> t
     return cluster, session
 
 
-def _worker(job: dict[str, Any], tasks: Any, results: Any, stop: Any) -> None:
+def _worker(job: dict[str, Any], tasks: Any, results: Any, stop: Any, index: int) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     stats = job["template"].fresh()
     scanner: Scanner | None = None
@@ -120,10 +120,13 @@ def _worker(job: dict[str, Any], tasks: Any, results: Any, stop: Any) -> None:
         def take(_names: Sequence[str], _types: Sequence[Any], rows: list[Any]) -> None:
             nonlocal last, sent
             stats.add_rows(rows)
+            out = stats.drain() if hasattr(stats, "drain") else None
+            if out:  # a query's matching rows stream to the parent as they are found
+                results.put(("out", out))
             now = time.monotonic()
             if now - last >= _PROGRESS_EVERY:
                 last = now
-                results.put(("rows", stats.rows - sent))
+                results.put(("rows", stats.rows - sent, index, _counts(stats)))
                 sent = stats.rows
             if stop.is_set():
                 scanner_.stop()
@@ -132,7 +135,7 @@ def _worker(job: dict[str, Any], tasks: Any, results: Any, stop: Any) -> None:
         consume(scanner_, start, take)
         if scanner.error is not None:
             error = error_text(scanner.error)
-        results.put(("rows", stats.rows - sent))
+        results.put(("rows", stats.rows - sent, index, _counts(stats)))
     except Exception as err:  # connecting failed, or a bug: reported by the parent, never a traceback
         error = error_text(err)
     stats.interrupted = stop.is_set()
@@ -145,81 +148,128 @@ def _worker(job: dict[str, Any], tasks: Any, results: Any, stop: Any) -> None:
             pass
 
 
+def _counts(stats: Any) -> tuple[int, ...] | None:
+    return stats.progress_counts() if hasattr(stats, "progress_counts") else None
+
+
 def scan(shell: Shell, template: _A, keyspace: str | None, partition_key: list[str], ring: Ring,
          workers: int, progress: Progress | None) -> tuple[_A, dict[str, int]]:
     """Scan the whole table with `workers` processes into `template` (an empty Aggregate with the
     command's settings); (that Aggregate, retried errors by name)."""
-    ctx = multiprocessing.get_context("fork")
-    tasks = ctx.Queue()
-    results = ctx.Queue(maxsize=4 * workers)
-    stop = ctx.Event()
-    for rng in ring.split(workers * RANGES_PER_WORKER):
-        tasks.put(rng)
-    for _ in range(workers):
-        tasks.put(None)
-    job = {
-        "template": template,  # inherited through fork, never pickled
-        "query": template.query,
-        "keyspace": keyspace,
-        "partition_key": partition_key,
-        "conn": shell.conn,
-        "timeout": shell.session.default_timeout,
-        "consistency": shell.consistency_level,
-    }
-    procs = [ctx.Process(target=_worker, args=(job, tasks, results, stop), daemon=True)
-             for _ in range(workers)]
-    merged = template
-    retried: dict[str, int] = {}
-    errors: list[str] = []
-    interrupted = False
-    previous = _catch_sigint(stop)
-    rows = 0
-    finished = 0
-    try:
-        for p in procs:
-            p.start()
-        deadline: float | None = None
-        while finished < workers:
-            if stop.is_set() and deadline is None:
-                interrupted = True
-                deadline = time.monotonic() + STOP_GRACE
-            if deadline is not None and time.monotonic() > deadline:
-                break
-            try:
-                msg = results.get(timeout=0.1)
-            except queue.Empty:
-                if not any(p.is_alive() for p in procs) and results.empty():
-                    errors.append("a worker process ended without reporting")
+    run = WorkerScan(shell, template, keyspace, partition_key, ring, workers, progress)
+    for _ in run:
+        pass
+    return run.merged, run.retried
+
+
+class WorkerScan(Generic[_A]):
+    """A worker-process scan whose Aggregate also streams (a payload query's matching rows, from
+    its optional `drain()` after each page): iterating yields each worker's batch as it arrives;
+    `merged` and `retried` are complete once the iteration ends. `stop()` ends it early (a LIMIT
+    reached): the workers stop at their next page and report."""
+
+    def __init__(self, shell: Shell, template: _A, keyspace: str | None, partition_key: list[str],
+                 ring: Ring, workers: int, progress: Progress | None) -> None:
+        self.merged = template
+        self.retried: dict[str, int] = {}
+        self.rows = 0
+        self._args = (shell, keyspace, partition_key, ring, workers, progress)
+        self._stop: Any = None
+        self.enough = False
+        #: Each worker's latest progress_counts() (a payload query's matched and undecodable rows).
+        self.seen: dict[int, tuple[int, ...]] = {}
+
+    def stop(self) -> None:
+        """Enough has been read (not an interruption): the workers stop at their next page."""
+        self.enough = True
+        if self._stop is not None:
+            self._stop.set()
+
+    def seen_total(self) -> tuple[int, ...]:
+        """The sum of the workers' latest `progress_counts()` (() when the Aggregate has none)."""
+        columns = list(zip(*self.seen.values(), strict=True))
+        return tuple(sum(c) for c in columns)
+
+    def __iter__(self) -> Iterator[Any]:
+        shell, keyspace, partition_key, ring, workers, progress = self._args
+        template = self.merged
+        ctx = multiprocessing.get_context("fork")
+        tasks = ctx.Queue()
+        results = ctx.Queue(maxsize=4 * workers)
+        stop = self._stop = ctx.Event()
+        for rng in ring.split(workers * RANGES_PER_WORKER):
+            tasks.put(rng)
+        for _ in range(workers):
+            tasks.put(None)
+        job = {
+            "template": template,  # inherited through fork, never pickled
+            "query": template.query,
+            "keyspace": keyspace,
+            "partition_key": partition_key,
+            "conn": shell.conn,
+            "timeout": shell.session.default_timeout,
+            "consistency": shell.consistency_level,
+        }
+        procs = [ctx.Process(target=_worker, args=(job, tasks, results, stop, i), daemon=True)
+                 for i in range(workers)]
+        merged = template
+        retried: dict[str, int] = {}
+        errors: list[str] = []
+        interrupted = False
+        previous = _catch_sigint(stop)
+        rows = 0
+        finished = 0
+        try:
+            for p in procs:
+                p.start()
+            deadline: float | None = None
+            while finished < workers:
+                if stop.is_set() and deadline is None:
+                    interrupted = not self.enough
+                    deadline = time.monotonic() + STOP_GRACE
+                if deadline is not None and time.monotonic() > deadline:
                     break
-                if progress:
-                    progress.update(rows)
-                continue
-            if msg[0] == "rows":
-                rows += msg[1]
-                if progress:
-                    progress.update(rows)
-                continue
-            _, stats, error, worker_retried = msg
-            finished += 1
-            merged.merge(stats)
-            for k, n in worker_retried.items():
-                retried[k] = retried.get(k, 0) + n
-            if error:
-                errors.append(error)
-                stop.set()  # one range failed for good: the result cannot be complete, stop the rest
-    except KeyboardInterrupt:
-        interrupted = True
-    finally:
-        stop.set()
-        _reap(procs)
-        _restore_sigint(previous)
-        if progress:
-            progress.close()
-    merged.interrupted = interrupted and not errors
-    if errors:
-        merged.error = errors[0]
-    merged.scan = f"{workers} worker processes"
-    return merged, retried
+                try:
+                    msg = results.get(timeout=0.1)
+                except queue.Empty:
+                    if not any(p.is_alive() for p in procs) and results.empty():
+                        errors.append("a worker process ended without reporting")
+                        break
+                    if progress:
+                        progress.update(rows)
+                    continue
+                if msg[0] == "rows":
+                    rows += msg[1]
+                    self.rows = rows
+                    if msg[3] is not None:
+                        self.seen[msg[2]] = msg[3]
+                    if progress:
+                        progress.update(rows)
+                    continue
+                if msg[0] == "out":
+                    yield msg[1]
+                    continue
+                _, stats, error, worker_retried = msg
+                finished += 1
+                merged.merge(stats)
+                for k, n in worker_retried.items():
+                    retried[k] = retried.get(k, 0) + n
+                if error:
+                    errors.append(error)
+                    stop.set()  # one range failed for good: the result cannot be complete, stop the rest
+        except KeyboardInterrupt:
+            interrupted = True
+        finally:
+            stop.set()
+            _reap(procs)
+            _restore_sigint(previous)
+            if progress:
+                progress.close()
+        merged.interrupted = interrupted and not errors
+        if errors:
+            merged.error = errors[0]
+        merged.scan = f"{workers} worker processes"
+        self.retried = retried
 
 
 def _reap(procs: list[Any]) -> None:

@@ -1,0 +1,52 @@
+"""The cost of a full scan, said before it starts: on Amazon Keyspaces (billed per row read) and
+above CONFIRM_FROM_BYTES by the server's estimate. A person at a terminal is asked [y/N]; a
+script goes ahead only with the statement's CONFIRM. COMPRESSION STATS and payload queries ask
+the same way."""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from cqlsh_ext.shellapi import Shell
+
+#: A full scan asks first on Amazon Keyspaces (billed per read) and above this estimated size.
+CONFIRM_FROM_BYTES = 1 << 30
+
+
+def full_scan_accepted(shell: Shell, ks: str, table: str, size: Any, partitioner: str, confirmed: bool,
+                       label: str, script_hint: str, question: str) -> bool:
+    """Whether to go ahead with a full scan of ks.table; `size` the server's TableSize estimate
+    (or None), `confirmed` the statement's CONFIRM; `label` starts the lines, `script_hint` tells
+    a script how to go ahead, `question` is asked at a terminal."""
+    from cqlsh_ext.insight import capacity, report
+    from cqlsh_ext.insight.scanning.ring import is_keyspaces
+
+    opts = shell.settings.keyspaces
+    keyspaces = is_keyspaces(partitioner, shell.hostname,
+                             opts.keyspaces or opts.wants_sigv4 or opts.stock_sigv4_provider)
+    if not keyspaces and (size is None or size.bytes < CONFIRM_FROM_BYTES):
+        return True
+    if confirmed:
+        return True
+    if size is not None:
+        per_row = -(-size.mean_partition_bytes // (4 * capacity.KB)) or 1
+        cost = (f"about {report.count(size.partitions)} partitions, {size.bytes / 1e9:.2f} GB, "
+                f"~{report.count(size.partitions * per_row)} read units at LOCAL_QUORUM (estimate)")
+    else:
+        cost = "an unknown number of rows (the server gives no size estimate)"
+    where = "Amazon Keyspaces bills every row read" if keyspaces else "a large table"
+    what = f"{label}: a full scan of {ks}.{table} reads {cost}; {where}."
+    if not (sys.stdin.isatty() and getattr(shell, "tty", True)):
+        shell.printerr(f"{what} {script_hint}")
+        return False
+    print(what, file=sys.stderr)
+    try:
+        answer = input(question)
+    except (EOFError, KeyboardInterrupt):
+        answer = ""
+    if answer.strip().lower() in ("y", "yes"):
+        return True
+    print(f"{label}: not scanned.", file=sys.stderr)
+    return False

@@ -1,0 +1,83 @@
+"""A payload query's answer as a result the shell prints like any other: the column names and
+types, and pages of rows pulled as cqlsh's printing asks for them (---MORE---, the pager, JSON
+Lines and CSV work as for a plain SELECT).
+
+Values found by a path are what the decoded record holds (a string, a number, a boolean, a
+nested record, null). In cqlsh's table and EXPAND layouts they are text columns: a string as
+itself, a number as its digits, a record as the display renders records. For JSON Lines and CSV
+they keep their type: numbers stay numbers, records are embedded as JSON, null is null.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from decimal import Decimal
+from typing import Any
+
+from cqlsh_ext.jsonenc import float_text
+from cqlsh_ext.payload.budget import Budget
+
+Row = tuple[Any, ...]
+
+
+def table_cell(value: Any, budget: Budget) -> Any:
+    """A path's value as a text cell of cqlsh's table (None stays null)."""
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return float_text(value)
+    if isinstance(value, Decimal):
+        return str(value)
+    from cqlsh_ext.payload.formats.tree import render
+
+    return render(value, budget=budget)
+
+
+def machine_value(value: Any, budget: Budget) -> Any:
+    """A path's value for JSON Lines and CSV: scalars as they are, records as JSON-able values."""
+    if value is None or isinstance(value, (str, bool, int, float, Decimal)):
+        return value
+    from cqlsh_ext.payload.formats.tree import jsonable
+
+    return jsonable(value, budget)
+
+
+class AnswerResult:
+    """Quacks like the driver's paged ResultSet where cqlsh and cqlsh_ext.output read one:
+    `column_names`, `column_types`, `current_rows` (dicts by column name), `has_more_pages`,
+    `fetch_next_page()`. Pages come from `pages` as they are asked for; the last may be empty
+    (cqlsh prints nothing for an empty page after the first)."""
+
+    def __init__(self, names: Sequence[str], types: Sequence[Any], pages: Iterator[list[Row]],
+                 present: Callable[[Row], Row]) -> None:
+        self.column_names = list(names)
+        self.column_types = list(types)
+        self._pages = pages
+        self._present = present
+        self._done = False
+        self.current_rows: list[dict[str, Any]] = []
+        self.fetch_next_page()
+
+    @property
+    def has_more_pages(self) -> bool:
+        return not self._done
+
+    def fetch_next_page(self) -> None:
+        rows = next(self._pages, None)
+        if rows is None:
+            self._done = True
+            rows = []
+        names = self.column_names
+        self.current_rows = [dict(zip(names, self._present(row), strict=True)) for row in rows]
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        """Every row of every page (the way the driver's ResultSet iterates)."""
+        while True:
+            yield from self.current_rows
+            if not self.has_more_pages:
+                return
+            self.fetch_next_page()

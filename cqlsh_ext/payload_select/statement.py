@@ -1,0 +1,231 @@
+"""The shell's entry for payload queries: `intercept(shell, text)` runs a SELECT that reaches into
+a payload and returns True; for any other statement it returns False and cqlsh runs it as
+written (stock behaviour, byte for byte). Errors are one line; nothing is read then."""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING, Any
+
+from cqlsh_ext.query.errors import QueryError
+
+if TYPE_CHECKING:
+    from cqlsh_ext.query.grammar import Plan, Schema
+    from cqlsh_ext.shellapi import Shell
+
+LABEL = "payload query"
+
+
+def intercept(shell: Shell, text: str) -> bool:
+    from cqlsh_ext.query.recognize import table_of
+
+    target = table_of(text)
+    if target is None:
+        return False
+    from cqlsh_ext.payload_select.schema import schema_of, table_meta
+    from cqlsh_ext.query.grammar import parse
+    from cqlsh_ext.query.recognize import names_payload
+
+    keyspace = target[0] or shell.current_keyspace
+    meta = table_meta(shell, keyspace, target[1])
+    if meta is None or keyspace is None:
+        return False  # an unknown table: the server says so, as for any SELECT
+    schema = schema_of(shell, keyspace, meta)
+    try:
+        plan = parse(text, schema)
+    except QueryError as err:
+        if not names_payload(text, schema):
+            return False  # CQL this parser does not know, and no payload in it: the server's
+        shell.printerr(f"{LABEL}: {err}")
+        return True
+    if plan is None:
+        return False
+    try:
+        run(shell, plan, schema, keyspace, meta)
+    except QueryError as err:
+        shell.printerr(f"{LABEL}: {err}")
+    return True
+
+
+def refuse_copy(shell: Shell, text: str) -> bool:
+    """COPY keeps stored bytes: a payload path in its column list is refused in one line (True)."""
+    import re
+
+    columns = re.match(r"\s*copy\s+[\w.\"]+\s*\(([^)]*)\)", text, re.IGNORECASE)
+    if columns is None or not re.search(r"[.\[]", columns.group(1)):
+        return False
+    shell.printerr("COPY reads and writes the stored bytes: payload paths are not columns here "
+                   "(a SELECT with paths and --output-format csv writes them)")
+    return True
+
+
+def _settings(shell: Shell, schema: Schema, keyspace: str, table: str) -> Any:
+    from cqlsh_ext.output.place import ValuePlace
+    from cqlsh_ext.payload.spec import ColumnSpecs
+    from cqlsh_ext.payload_select.schema import spec_place
+    from cqlsh_ext.query.evaluate import Settings
+
+    display = shell.settings.display
+    specs = ColumnSpecs(display.columns)
+
+    found: dict[tuple[str, str | None], str | None] = {}
+
+    def spec(column: str, access: str | None) -> str | None:  # asked per value: looked up once
+        key = (column, access)
+        if key not in found:
+            found[key] = specs(ValuePlace(keyspace, table, column, spec_place(schema, column, access)))
+        return found[key]
+
+    return Settings(display.mode, display.cap, spec)
+
+
+def run(shell: Shell, plan: Plan, schema: Schema, keyspace: str, meta: Any) -> None:
+    from cqlsh_ext.payload_select import read
+    from cqlsh_ext.query.answer import Answer
+    from cqlsh_ext.query.evaluate import Evaluator
+
+    evaluator = Evaluator(plan, _settings(shell, schema, keyspace, meta.name))
+    star = [name for name in meta.columns] if any(i.kind == "star" for i in plan.items) else []
+    reading = read.Reading(Answer(plan, star))
+    names, types = _columns(shell, plan, reading.answer, schema)
+    if names is None:
+        return
+    page_size = shell.page_size if shell.use_paging else 100
+    pages = _pages(shell, plan, reading, evaluator, keyspace, meta, page_size)
+    if pages is None:
+        return
+    _print(shell, plan, reading, names, types, pages, meta)
+
+
+def _columns(shell: Shell, plan: Plan, answer: Any, schema: Schema) -> tuple[Any, Any]:
+    """The answer's column names and their driver types (None for values found by a path, whose
+    type is the record's), from the server's metadata of the statement it is sent: nothing read."""
+    from cqlsh_ext.query.grammar import Column
+
+    try:
+        prepared = shell.session.prepare(plan.server_statement)
+    except Exception as err:  # the server refuses the ordinary part: its one line
+        from cqlsh_ext.insight.scanning.scan import error_text
+
+        shell.printerr(error_text(err))
+        return None, None
+    # result_metadata: (keyspace, table, name, type) per column of the result.
+    by_name = {column[2]: column[3] for column in prepared.result_metadata or ()}
+    types: list[Any] = []
+    for item in plan.items:
+        if item.kind == "star":
+            types.extend(by_name.get(name) for name in answer.star_columns)
+        elif item.kind == "column" and isinstance(item.ref, Column):
+            types.append(by_name.get(item.ref.name))
+        else:
+            types.append(None)
+    return answer.header(), types
+
+
+def _pages(shell: Shell, plan: Plan, reading: Any, evaluator: Any, keyspace: str, meta: Any,
+           page_size: int) -> Any:
+    from cqlsh_ext.payload_select import read
+
+    if not plan.local_rows:
+        from cassandra.query import SimpleStatement
+
+        statement = SimpleStatement(plan.server_statement, consistency_level=shell.consistency_level,
+                                    serial_consistency_level=shell.serial_consistency_level,
+                                    fetch_size=shell.page_size if shell.use_paging else None)
+        try:
+            result = shell.session.execute(statement)
+        except Exception as err:
+            from cqlsh_ext.insight.scanning.scan import error_text
+
+            shell.printerr(error_text(err))
+            return None
+        return read.plain_pages(shell, reading, evaluator, result)
+    from cqlsh_ext.insight.scanning.scan import ScanSpec, progress_for
+
+    label = f"SELECT {keyspace}.{meta.name}"
+    whole = plan.reads_beyond_partitions and not plan.server_where
+    if whole:
+        from cqlsh_ext.insight.scanning.cost import full_scan_accepted
+        from cqlsh_ext.insight.scanning.ring import RingError, ring_for, server_partitioner
+        from cqlsh_ext.insight.scanning.scan import table_size
+
+        partitioner = server_partitioner(shell.session)
+        try:
+            ring = ring_for(partitioner)
+        except RingError:
+            ring = None
+        size = table_size(shell.session, keyspace, meta.name, ring.span if ring else None)
+        if not full_scan_accepted(
+                shell, keyspace, meta.name, size, partitioner, plan.confirm, LABEL,
+                "Add CONFIRM after ALLOW FILTERING to run it from a script, or name partitions in the WHERE.",
+                "Scan the whole table? [y/N] "):
+            return None
+        workers = read.default_workers(size)
+        progress = progress_for(label, True, size.partitions if size is not None else None)
+        base = plan.server_statement.removesuffix(" ALLOW FILTERING")
+        partition_key = [c.name for c in meta.partition_key]
+        if ring is not None and workers > 1:
+            return read.worker_pages(shell, reading, evaluator, base, keyspace, partition_key, ring, workers,
+                                     progress, page_size)
+        # Token ranges read STREAMS at a time: the server works on the next pages while these decode.
+        ranges = ring.split(read.STREAMS * read.RANGES_PER_STREAM) if ring is not None else None
+        spec = ScanSpec(base, partition_key=partition_key, streams=read.STREAMS, ranges=ranges)
+    else:
+        progress = progress_for(label, plan.reads_beyond_partitions)
+        spec = ScanSpec(plan.server_statement)
+    if progress is not None:
+        counts = reading.answer.counts
+        progress.detail = lambda: read.progress_detail((counts.matched, counts.undecodable + counts.cut))
+    from cqlsh_ext.insight.shellside import scanner_for
+
+    scanner = scanner_for(shell, spec, progress)
+    return read.scanned_pages(reading, evaluator, scanner, page_size)
+
+
+def _print(shell: Shell, plan: Plan, reading: Any, names: list[str], types: list[Any], pages: Any,
+           meta: Any) -> None:
+    from cassandra.cqltypes import UTF8Type
+
+    from cqlsh_ext.output import formats
+    from cqlsh_ext.payload.budget import Budget
+    from cqlsh_ext.payload_select.result import AnswerResult, machine_value, table_cell
+
+    machine = formats.get(shell.settings.display.output_format).machine
+    budget = Budget.for_cap(shell.settings.display.cap)
+    paths = {i for i, t in enumerate(types) if t is None}
+    convert = machine_value if machine else table_cell
+
+    def present(row: tuple[Any, ...]) -> tuple[Any, ...]:
+        return tuple(convert(v, budget) if i in paths else v for i, v in enumerate(row))
+
+    shown = types if machine else [UTF8Type if t is None else t for t in types]
+    try:
+        shell.print_result(AnswerResult(names, shown, pages, present), meta)
+    finally:
+        pages.close()
+        _closing_line(plan, reading)
+
+
+def _closing_line(plan: Plan, reading: Any) -> None:
+    """On stderr (JSON Lines on stdout stay valid): what was read, matched and not decodable.
+    A SELECT whose paths are only projected says something only when a value was not decodable."""
+    counts = reading.answer.counts
+    problems = counts.undecodable + counts.cut
+    if not plan.local_rows and not problems and not reading.error:
+        return
+    parts = [f"{counts.read:,} rows read", f"{counts.matched:,} matched"]
+    if counts.undecodable:
+        parts.append(f"{counts.undecodable:,} undecodable")
+    if counts.cut:
+        parts.append(f"{counts.cut:,} cut by the budget")
+    skipped = reading.answer.skipped()
+    if skipped:
+        parts.append(f"{skipped:,} aggregate inputs not numbers (skipped)")
+    if reading.how:
+        parts.append(reading.how)
+    line = f"{LABEL}: " + ", ".join(parts)
+    if reading.interrupted:
+        line += "; interrupted (Ctrl-C): the answer covers the rows read"
+    if reading.error:
+        line += f"; stopped by an error: {reading.error}"
+    print(line, file=sys.stderr)

@@ -1,0 +1,61 @@
+"""Telling a payload query from any other statement before the full parse: the table a SELECT
+reads (its schema is then fetched) and whether the statement reaches into a payload at all."""
+from __future__ import annotations
+
+from cqlsh_ext.query.errors import QueryError
+from cqlsh_ext.query.grammar import MAP_OF_BLOBS, Schema, bare_type
+from cqlsh_ext.query.lexer import Token, tokenize
+
+
+def table_of(text: str) -> tuple[str | None, str] | None:
+    """([keyspace], table) a SELECT reads, found without a schema (the caller fetches the
+    schema for parse); None when `text` is not a SELECT ... FROM name."""
+    try:
+        tokens = tokenize(text)
+    except QueryError:
+        return None
+    if not tokens or tokens[0].kind != "word" or tokens[0].value.lower() != "select":
+        return None
+    for i, tok in enumerate(tokens):
+        if tok.kind == "word" and tok.value.lower() == "from":
+            names = [t for t in tokens[i + 1:i + 4]]
+            if not names or names[0].kind not in ("word", "qname"):
+                return None
+
+            def name(t: Token) -> str:
+                return t.value.lower() if t.kind == "word" else t.value
+
+            if len(names) == 3 and names[1].value == "." and names[2].kind in ("word", "qname"):
+                return name(names[0]), name(names[2])
+            return None, name(names[0])
+    return None
+
+
+def names_payload(text: str, schema: Schema) -> bool:
+    """Whether `text` reaches into a payload (a blob column followed by `.`, `[` or LIKE, a map of
+    blobs' `['k']` or a UDT's blob field followed by a step): a statement that fails to parse
+    is ours to refuse only then; any other goes to cqlsh as written."""
+    try:
+        tokens = tokenize(text)
+    except QueryError:
+        return False
+
+    def punct(i: int, value: str) -> bool:
+        return i < len(tokens) and tokens[i].kind == "punct" and tokens[i].value == value
+
+    for i, tok in enumerate(tokens):
+        if tok.kind not in ("word", "qname") or (i and tokens[i - 1].value.lower() == "from"):
+            continue
+        ctype = bare_type(schema.columns.get(tok.value.lower() if tok.kind == "word" else tok.value, ""))
+        if ctype == "blob" and (punct(i + 1, ".") or punct(i + 1, "[") or (
+                i + 1 < len(tokens) and tokens[i + 1].value.lower() == "like")):
+            return True
+        if MAP_OF_BLOBS.match(ctype) and punct(i + 1, "[") and punct(i + 3, "]") and (
+                punct(i + 4, ".") or punct(i + 4, "[")):
+            return True
+        fields = schema.udt(ctype)
+        if fields and punct(i + 1, ".") and i + 2 < len(tokens) and \
+                bare_type(fields.get(tokens[i + 2].value, "")) == "blob" and \
+                (punct(i + 3, ".") or punct(i + 3, "[")):
+            return True
+    return False

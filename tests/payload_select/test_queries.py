@@ -1,0 +1,178 @@
+"""Payload queries through the real binary on the real server, every answer compared with the
+truth computed from the generator's documents (tools/orders.py), in every output format."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from fractions import Fraction
+from typing import Any
+
+import pytest
+from orders import MISSING, take
+from shell_runner import STOCK_CQLSH, run, without_patch_warning
+
+from tests.query.test_evaluate import TRUTH
+
+from .conftest import Orders, shell
+
+#: Conditions checked on the whole table and on one partition (the rest of TRUTH runs in tests/query).
+CONDITIONS = [
+    "data.status = 'FAILED'",
+    "data.status != 'FAILED'",
+    "data.status IN ('NEW', 'PAID')",
+    "data.status IS NULL",
+    "data.status LIKE 'F%'",
+    "data.n > 50",
+    "data.n = 300000000000000000000",
+    "data.customer.tier = 'gold'",
+    "data.items[1].sku = 'S1'",
+    "data.tags CONTAINS 'b'",
+    "data.\"order-id\" >= 'ORD-2024000100'",
+    "data LIKE '%ORD-20240000_7%'",
+    "data.status = 7",
+]
+
+
+def json_lines(text: str) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in text.splitlines() if line.startswith("{")]
+
+
+def csv_results(text: str, header: str) -> list[list[list[str]]]:
+    """Result sets of CSV output (each starts with its header row)."""
+    results: list[list[list[str]]] = []
+    for row in csv.reader(io.StringIO(text)):
+        if row == [header]:
+            results.append([])
+        elif results:
+            results[-1].append(row)
+    return results
+
+
+def matching(orders: Orders, condition: str, partition: str | None = None) -> list[int]:
+    return sorted(row["ck"] for row, doc in orders.rows
+                  if doc is not None and TRUTH[condition](doc) and partition in (None, row["pk"]))
+
+
+def value(doc: dict[str, Any] | None, *steps: Any) -> Any:
+    found = MISSING if doc is None else take(doc, steps)
+    return None if found is MISSING else found
+
+
+def test_projection_reads_like_the_plain_select(cassandra, orders, home):
+    statement = (f"SELECT ck, data.status, data.customer.name, data.items[0].sku, data.customer "
+                 f"FROM {orders.name} WHERE pk = 'p1'")
+    out = shell(cassandra, home, statement, "--output-format", "json")
+    assert out.returncode == 0, out.stderr
+    expected = [{"ck": row["ck"], "data.status": value(doc, "status"),
+                 "data.customer.name": value(doc, "customer", "name"),
+                 "data.items[0].sku": value(doc, "items", 0, "sku"), "data.customer": value(doc, "customer")}
+                for row, doc in sorted(orders.rows, key=lambda r: r[0]["ck"]) if row["pk"] == "p1"]
+    assert json_lines(out.stdout) == expected
+    undecodable = sum(1 for row, doc in orders.rows if row["pk"] == "p1" and doc is None)
+    assert f"{undecodable} undecodable" in out.stderr  # never silently dropped: said on stderr
+
+
+def test_filters_on_the_whole_table_and_on_one_partition(cassandra, orders, home):
+    statements = []
+    for condition in CONDITIONS:
+        statements.append(f"SELECT ck FROM {orders.name} WHERE {condition} ALLOW FILTERING;")
+        statements.append(f"SELECT ck FROM {orders.name} WHERE pk = 'p3' AND {condition};")
+    out = shell(cassandra, home, "", "--output-format", "csv", stdin="\n".join(statements) + "\n")
+    assert out.returncode == 0, out.stderr
+    results = csv_results(out.stdout, "ck")
+    assert len(results) == len(statements), out.stderr
+    for i, condition in enumerate(CONDITIONS):
+        whole, one = results[2 * i], results[2 * i + 1]
+        assert sorted(int(r[0]) for r in whole) == matching(orders, condition), condition
+        assert sorted(int(r[0]) for r in one) == matching(orders, condition, "p3"), condition
+
+
+def _truth_groups(orders: Orders) -> dict[Any, dict[str, Any]]:
+    groups: dict[Any, list[Any]] = {}
+    for _row, doc in orders.rows:
+        groups.setdefault(value(doc, "status"), []).append(value(doc, "n"))
+    out = {}
+    for key, ns in groups.items():
+        numbers = [n for n in ns if n is not None]
+        total = sum(Fraction(n) for n in numbers)
+        floats = any(isinstance(n, float) for n in numbers)
+        out[key] = {"count(*)": len(ns), "min(data.n)": min(numbers), "max(data.n)": max(numbers),
+                    "sum(data.n)": float(total) if floats else int(total),
+                    "avg(data.n)": float(total / len(numbers))}
+    return out
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_group_by_aggregates_exactly(cassandra, orders, home, workers):
+    statement = (f"SELECT data.status, count(*), min(data.n), max(data.n), sum(data.n), avg(data.n) "
+                 f"FROM {orders.name} GROUP BY data.status ALLOW FILTERING")
+    out = shell(cassandra, home, statement, "--output-format", "json",
+                env={"CQLSH_EXT_SCAN_WORKERS": workers})
+    assert out.returncode == 0, out.stderr
+    got = {row.pop("data.status"): row for row in json_lines(out.stdout)}
+    assert got == _truth_groups(orders)
+    undecodable = sum(doc is None for _row, doc in orders.rows)
+    assert f"{len(orders.rows):,} rows read" in out.stderr and f"{undecodable:,} undecodable" in out.stderr
+    assert ("2 worker processes" in out.stderr) == (workers == "2")
+
+
+def test_streamed_rows_over_worker_processes_and_limit(cassandra, orders, home):
+    condition = "data.status IN ('NEW', 'PAID')"
+    env = {"CQLSH_EXT_SCAN_WORKERS": "2"}
+    out = shell(cassandra, home, f"SELECT ck FROM {orders.name} WHERE {condition} ALLOW FILTERING",
+                "--output-format", "json", env=env)
+    assert out.returncode == 0, out.stderr
+    assert sorted(r["ck"] for r in json_lines(out.stdout)) == matching(orders, condition)
+    out = shell(cassandra, home, f"SELECT ck FROM {orders.name} WHERE {condition} LIMIT 7 ALLOW FILTERING",
+                "--output-format", "json", env=env)
+    got = [r["ck"] for r in json_lines(out.stdout)]
+    assert len(got) == 7 and set(got) <= set(matching(orders, condition))
+
+
+def test_every_output_format_gives_the_same_answer(cassandra, orders, home):
+    statement = (f"SELECT ck, data.status, data.n FROM {orders.name} WHERE pk = 'p2' AND data.n > 300 "
+                 f"ORDER BY data.n DESC LIMIT 5")
+    expected = sorted(((row["ck"], value(doc, "status"), doc["n"]) for row, doc in orders.rows
+                       if doc is not None and row["pk"] == "p2" and doc["n"] > 300), key=lambda t: -t[2])[:5]
+    as_json = shell(cassandra, home, statement, "--output-format", "json")
+    assert [(r["ck"], r["data.status"], r["data.n"]) for r in json_lines(as_json.stdout)] == expected
+    as_csv = shell(cassandra, home, statement, "--output-format", "csv")
+    header, *rows = list(csv.reader(io.StringIO(as_csv.stdout)))
+    assert header == ["ck", "data.status", "data.n"]
+    assert [(int(c), s or None, n) for c, s, n in rows] == [(c, s, str(n)) for c, s, n in expected]
+    table = shell(cassandra, home, statement)
+    lines = [line.split("|") for line in table.stdout.splitlines() if "|" in line][1:]
+    assert [(int(c), s.strip(), n.strip()) for c, s, n in lines] == \
+        [(c, "null" if s is None else str(s), str(n)) for c, s, n in expected]
+    assert "(5 rows)" in table.stdout
+
+
+def test_one_line_errors_and_nothing_read(cassandra, orders, home):
+    bad = {
+        f"SELECT ck.x, data.status FROM {orders.name} WHERE pk = 'p1';": "ck",
+        f"SELECT data.status FROM {orders.name} WHERE data.status = 'X';": "add ALLOW FILTERING",
+        f"SELECT median(data.n) FROM {orders.name} ALLOW FILTERING;": "unknown function median",
+        f"SELECT ck, count(data.n) FROM {orders.name} GROUP BY ck ALLOW FILTERING;": "GROUP BY",
+        f"SELECT data.status FROM {orders.name} WHERE data.status = 'X' OR data.n = 1 ALLOW FILTERING;": "OR",
+        f"COPY {orders.name} (pk, data.status) TO '{home}/out.csv';": "COPY",
+    }
+    out = shell(cassandra, home, "", stdin="\n".join(bad) + "\n")
+    errors = [line for line in out.stderr.splitlines() if "payload query" in line or "COPY" in line]
+    assert len(errors) == len(bad), out.stderr
+    for line, expected in zip(errors, bad.values(), strict=True):
+        assert expected.lower() in line.lower(), (line, expected)
+    assert "Traceback" not in out.stderr and not (home / "out.csv").exists()
+
+
+def test_decoding_off_refuses_paths_and_leaves_other_statements_stock(cassandra, orders, home):
+    out = shell(cassandra, home, f"SELECT data.status FROM {orders.name} WHERE pk = 'p1'", "-d", "none")
+    assert out.returncode != 0 and "decoding is off" in out.stderr and not out.stdout.strip()
+    for statement in (f"SELECT pk, ck, data FROM {orders.name} WHERE pk = 'p4' LIMIT 3",
+                      f"SELECT token(pk), writetime(data) FROM {orders.name} LIMIT 2",
+                      f"SELECT JSON pk, ck FROM {orders.name} WHERE pk = 'p0' LIMIT 2"):
+        ours = shell(cassandra, home, statement, "-d", "none")
+        stock = run(STOCK_CQLSH, [*cassandra.cqlsh_args, "-e", statement], home)
+        assert ours.returncode == stock.returncode == 0
+        assert ours.stdout == without_patch_warning(stock.stdout), statement
