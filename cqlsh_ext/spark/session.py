@@ -140,6 +140,13 @@ def java_error(err: BaseException) -> str:
         java = java.getCause()
         seen += 1
     first = " ".join(parts[0].split())
+    if "org.apache.spark.api.python.PythonException" in first:
+        # A Python error in an executor: its own last line, not the Java and Python stacks.
+        import re
+
+        errors = re.findall(r"\b([A-Z]\w*(?:Error|Exception): .*?)(?= at org\.apache| File \"|$)", first)
+        python = [s for s in errors if not s.startswith(("PythonException", "SparkException"))]
+        return f"a Python error in a Spark task: {python[-1] if python else first[:300]}"
     root = " ".join(parts[-1].split())
     # The Java driver's "Could not reach any contact point ... (showing first 1 nodes, ...): [each
     # node's error]" is long: the part before the node list says it.

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import cramjam
 import lz4.frame
+import pytest
 import zstandard
 from conftest import REPO_ROOT
 from shell_runner import CQLSH_EXT, isolated_env
@@ -100,3 +101,50 @@ def run_shell(cassandra, home: Path, statement: str, *flags: str) -> subprocess.
 
 def json_lines(stdout: str) -> list[dict]:
     return [json.loads(line) for line in stdout.splitlines() if line.startswith("{")]
+
+
+#: The payload queries both run, with what the generator says they answer (test_queries.py).
+QUERIES = {
+    "groups": "SELECT data.status, count(*), sum(data.amount), min(data.customer.name) FROM {t} "
+              "GROUP BY data.status ALLOW FILTERING CONFIRM",
+    "filter": "SELECT data.order, data.amount FROM {t} WHERE data.customer.tier = 'gold' "
+              "AND data.amount > 200 ALLOW FILTERING CONFIRM",
+    "like": "SELECT count(*) FROM {t} WHERE data LIKE '%\"status\": \"PAID\"%' ALLOW FILTERING CONFIRM",
+    "nested": "SELECT id, extra['z'] FROM {t} WHERE extra['z'] IS NOT NULL ALLOW FILTERING CONFIRM",
+}
+
+
+@dataclass
+class Runs:
+    table: Table
+    spark: subprocess.CompletedProcess
+    shell_stats: subprocess.CompletedProcess
+    shell_queries: dict[str, subprocess.CompletedProcess]
+    events: Path
+
+
+@pytest.fixture(scope="session")
+def runs(cassandra, tmp_path_factory) -> Runs:
+    """One table, one `cqlsh-ext spark` run of every statement the tests look at (-f, local[2],
+    Spark's event log on), and the shell's runs of the same statements."""
+    home = tmp_path_factory.mktemp("spark")
+    table = make_table(cassandra, 400)
+    events = home / "events"
+    events.mkdir()
+    statements = home / "statements.cql"
+    select = f"SELECT data, extra FROM {table.qualified}"
+    stats = [f"COMPRESSION STATS JSON {select}", f"COMPRESSION STATS JSON DECODE ALL {table.qualified}"]
+    queries = {name: text.format(t=table.qualified) for name, text in QUERIES.items()}
+    statements.write_text("".join(f"{s};\n" for s in [*stats, *queries.values()]))
+    spark = run_spark(cassandra, home, ["--master", "local[2]", "--output-format", "json",
+                                        "--conf", "spark.eventLog.enabled=true",
+                                        "--conf", f"spark.eventLog.dir={events}", "-f", str(statements)])
+    assert spark.returncode == 0, spark.stderr
+    shell_stats = run_shell(cassandra, home,
+                            f"{stats[0]}; COMPRESSION STATS JSON PARALLEL 2 {select}; {stats[1]}")
+    assert shell_stats.returncode == 0, shell_stats.stderr
+    shell_queries = {name: run_shell(cassandra, home, text, "--output-format", "json")
+                     for name, text in queries.items()}
+    for proc in shell_queries.values():
+        assert proc.returncode == 0, proc.stderr
+    return Runs(table, spark, shell_stats, shell_queries, events)

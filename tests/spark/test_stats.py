@@ -9,7 +9,7 @@ from collections import Counter
 
 import pytest
 
-from .conftest import CODECS, json_lines, make_table, run_shell, run_spark
+from .conftest import CODECS, json_lines
 
 pytestmark = pytest.mark.spark
 
@@ -17,39 +17,26 @@ pytestmark = pytest.mark.spark
 RUN_FIELDS = ("elapsed_s", "rows_per_s", "scan")
 
 
-@pytest.fixture(scope="module")
-def scanned(cassandra, tmp_path_factory):
-    home = tmp_path_factory.mktemp("spark-stats")
-    table = make_table(cassandra, 400)
-    events = home / "events"
-    events.mkdir()
-    statements = home / "statements.cql"
-    statements.write_text(f"COMPRESSION STATS JSON SELECT data, extra FROM {table.qualified};\n"
-                          f"COMPRESSION STATS JSON DECODE ALL {table.qualified};\n")
-    spark = run_spark(cassandra, home, ["--master", "local[2]", "--conf", "spark.eventLog.enabled=true",
-                                        "--conf", f"spark.eventLog.dir={events}", "-f", str(statements)])
-    assert spark.returncode == 0, spark.stderr
-    select = f"SELECT data, extra FROM {table.qualified}"
-    shell = run_shell(cassandra, home, f"COMPRESSION STATS JSON {select}; COMPRESSION STATS JSON PARALLEL 2 "
-                                       f"{select}; COMPRESSION STATS JSON DECODE ALL {table.qualified}")
-    assert shell.returncode == 0, shell.stderr
-    return table, json_lines(spark.stdout), json_lines(shell.stdout), events
-
-
 def _figures(doc: dict) -> dict:
     return {k: v for k, v in doc.items() if k not in RUN_FIELDS}
 
 
-def test_figures_equal_the_shells_exact_scans(scanned):
-    _, (spark, spark_all), (single, workers, shell_all), _ = scanned
+def _spark_stats(runs) -> list[dict]:
+    return [doc for doc in json_lines(runs.spark.stdout) if doc.get("command") == "COMPRESSION STATS"]
+
+
+def test_figures_equal_the_shells_exact_scans(runs):
+    spark, spark_all = _spark_stats(runs)
+    single, workers, shell_all = json_lines(runs.shell_stats.stdout)
     assert single["scan"] == "single stream" and workers["scan"] == "2 worker processes"
     assert _figures(spark) == _figures(single) == _figures(workers)
     assert _figures(spark_all) == _figures(shell_all)
     assert spark_all["query"].startswith("SELECT") and spark_all["complete"]
 
 
-def test_figures_are_the_producers(scanned):
-    table, (spark, _), _, _ = scanned
+def test_figures_are_the_producers(runs):
+    table = runs.table
+    spark, _ = _spark_stats(runs)
     data = next(c for c in spark["columns"] if c["column"] == "data")
     present = [v for v in table.values.values() if v is not None]
     assert spark["rows"] == len(table.values)
@@ -61,11 +48,11 @@ def test_figures_are_the_producers(scanned):
     assert data["by_codec"] == dict(expected)
 
 
-def test_a_spark_job_really_ran(scanned):
-    *_, (spark, _), _, events = scanned
+def test_a_spark_job_really_ran(runs):
+    spark, _ = _spark_stats(runs)
     app_id = spark["scan"].split()[1].rstrip(",")
     assert spark["scan"].startswith("Spark local-") and "master local[2]" in spark["scan"]
-    (log,) = [p for p in events.iterdir() if p.name.startswith(app_id)]
+    (log,) = [p for p in runs.events.iterdir() if p.name.startswith(app_id)]
     kinds = [json.loads(line)["Event"] for line in log.read_text().splitlines()]
     tasks = int(spark["scan"].rsplit(", ", 1)[1].split()[0])
     assert kinds.count("SparkListenerTaskEnd") >= tasks >= 1
