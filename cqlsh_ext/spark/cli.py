@@ -110,6 +110,7 @@ def _run(spark_args: Any, rest: list[str]) -> int:
         raise SparkError(f"cannot connect to {conn.host}:{conn.port}: {error_text(err)}") from None
     try:
         db.default_timeout = conn.options.request_timeout
+        _check_partitioner(db, conn)
         datacenter = next((h.datacenter for h in cluster.metadata.all_hosts() if h.datacenter), None)
         with tempfile.TemporaryDirectory(prefix="cqlsh-ext-spark-") as workdir:
             conf = conn.spark_conf(datacenter, Path(workdir))
@@ -124,6 +125,19 @@ def _run(spark_args: Any, rest: list[str]) -> int:
     finally:
         cluster.shutdown()
     return 0
+
+
+def _check_partitioner(db: Any, conn: Any) -> None:
+    """The connector splits a table by Murmur3 or Random tokens; Amazon Keyspaces' own
+    DefaultPartitioner is neither (Amazon tells Spark users to switch the account to Murmur3)."""
+    from cqlsh_ext.insight.scanning.ring import server_partitioner
+
+    partitioner = server_partitioner(db) or ""
+    if partitioner and not partitioner.endswith(("Murmur3Partitioner", "RandomPartitioner")):
+        raise SparkError(f"the Spark Cassandra Connector reads Murmur3Partitioner and RandomPartitioner "
+                         f"clusters; {conn.host} uses "
+                         f"{partitioner} (Amazon Keyspaces: set the account's partitioner to "
+                         "Murmur3Partitioner, docs/spark.md)")
 
 
 def _one(spark: Any, db: Any, conn: Any, stmt: Any) -> None:

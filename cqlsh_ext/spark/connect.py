@@ -70,8 +70,10 @@ class Connection:
                 conf["spark.cassandra.connection.ssl.trustStore.password"] = _STORE_PASSWORD
                 conf["spark.cassandra.connection.ssl.trustStore.type"] = "PKCS12"
         if self.sigv4_region:
-            conf["spark.cassandra.connection.config.profile.path"] = str(
-                self._sigv4_profile(workdir, datacenter, conf))
+            # Shipped to every executor with spark.files; the connector finds it there by its name.
+            profile = self._sigv4_profile(workdir, datacenter, conf)
+            conf["spark.files"] = str(profile)
+            conf["spark.cassandra.connection.config.profile.path"] = profile.name
         return conf
 
     def _certfile(self) -> str | None:
