@@ -61,27 +61,47 @@ def result_columns(session: Any, query: str) -> tuple[list[str], list[Any]]:
     return list(result.column_names), list(result.column_types)
 
 
+def driver_value(value: Any, cqltype: Any) -> Any:
+    """A value as Arrow gives it (a map as (key, value) pairs, a UDT or tuple as a dict of fields)
+    in the form the Python driver gives it, which the shell's aggregate reads (blobs.extractor)."""
+    if value is None or is_plain_blob(cqltype):
+        return value
+    subs = list(getattr(cqltype, "subtypes", ()) or ())
+    name = getattr(cqltype, "typename", "")
+    if name in ("list", "set") and subs:
+        return [driver_value(v, subs[0]) for v in value]
+    if name == "map" and len(subs) == 2:
+        return {driver_value(k, subs[0]): driver_value(v, subs[1]) for k, v in value}
+    if getattr(cqltype, "fieldnames", None):  # a UDT: fields by name, as the driver's object has them
+        from types import SimpleNamespace
+
+        return SimpleNamespace(**{f: driver_value(value.get(f), sub)
+                                  for f, sub in zip(cqltype.fieldnames, subs, strict=False)})
+    if subs and isinstance(value, dict):  # a tuple: a struct of fields "0", "1", ...
+        return tuple(driver_value(v, sub) for v, sub in zip(value.values(), subs, strict=False))
+    return value
+
+
 def scan_partition(template: Stats, names: Sequence[str], types: Sequence[Any], rows_read: Any,
-                   rows: Iterable[Sequence[Any]]) -> Iterator[Stats]:
-    """One Spark task: its rows into a fresh Stats (runs in an executor)."""
+                   batches: Iterable[Any]) -> Iterator[Any]:
+    """One Spark task (in an executor): its rows, Arrow batch by batch, into a fresh Stats; yields
+    one Arrow batch holding the pickled Stats."""
+    import pickle
+
+    import pyarrow
+
     stats = template.fresh()
     stats.set_columns(names, types)
-    plain = [i for i, t in enumerate(types) if is_plain_blob(t)]
-    page: list[list[Any]] = []
-    for row in rows:
-        values = list(row)
-        for i in plain:  # the connector gives a blob as a bytearray, the driver as bytes
-            if values[i] is not None:
-                values[i] = bytes(values[i])
-        page.append(values)
-        if len(page) >= PAGE_ROWS:
-            stats.add_rows(page)
-            rows_read.add(len(page))
-            page = []
-    if page:
-        stats.add_rows(page)
-        rows_read.add(len(page))
-    yield stats
+    nested = [i for i, t in enumerate(types) if not is_plain_blob(t)]
+    for batch in batches:
+        columns = [batch.column(i).to_pylist() for i in range(len(names))]
+        for i in nested:
+            columns[i] = [driver_value(v, types[i]) for v in columns[i]]
+        rows = list(zip(*columns, strict=True))
+        for start in range(0, len(rows), PAGE_ROWS):
+            stats.add_rows(rows[start:start + PAGE_ROWS])
+        rows_read.add(len(rows))
+    yield pyarrow.RecordBatch.from_pydict({"stats": [pickle.dumps(stats)]})
 
 
 def read_table(spark: Any, ks: str, table: str, names: Sequence[str]) -> Any:
@@ -93,6 +113,7 @@ def read_table(spark: Any, ks: str, table: str, names: Sequence[str]) -> Any:
 
 
 def run(spark: Any, session: Any, stmt: StatsStatement, mode: str, cap: int) -> Stats:
+    import pickle
     from functools import partial
 
     ks, meta = table_meta(session, stmt.keyspace, stmt.table)
@@ -106,9 +127,10 @@ def run(spark: Any, session: Any, stmt: StatsStatement, mode: str, cap: int) -> 
     context = spark.sparkContext
     try:
         frame = read_table(spark, ks, stmt.table, names)
-        tasks = frame.rdd.mapPartitions(partial(scan_partition, stats, names, types, rows_read))
+        # Rows cross from the JVM to Python as Arrow batches (mapInArrow), not row by row.
+        tasks = frame.mapInArrow(partial(scan_partition, stats, names, types, rows_read), "stats binary")
         with TaskProgress(spark, f"COMPRESSION STATS {ks}.{stmt.table} on Spark", rows_read):
-            partials = tasks.collect()
+            partials = [pickle.loads(row.stats) for row in tasks.collect()]
     except Exception as err:
         raise SparkError(f"reading {ks}.{stmt.table} through the Spark connector failed: "
                          f"{java_error(err)}") from None

@@ -133,7 +133,16 @@ def runs(cassandra, tmp_path_factory) -> Runs:
     events.mkdir()
     statements = home / "statements.cql"
     select = f"SELECT data, extra FROM {table.qualified}"
-    stats = [f"COMPRESSION STATS JSON {select}", f"COMPRESSION STATS JSON DECODE ALL {table.qualified}"]
+    # Blobs in a UDT, a tuple, a map and a list: the demo's nested_blobs.
+    from cqlsh_ext.demo.cli import load
+
+    demo = cassandra.create_keyspace("spark_demo")
+    session = cassandra.session()
+    load(session, demo, 10)
+    session.shutdown()
+    nested = f"COMPRESSION STATS JSON {demo}.nested_blobs"
+    stats = [f"COMPRESSION STATS JSON {select}", f"COMPRESSION STATS JSON DECODE ALL {table.qualified}",
+             nested]
     queries = {name: text.format(t=table.qualified) for name, text in QUERIES.items()}
     statements.write_text("".join(f"{s};\n" for s in [*stats, *queries.values()]))
     spark = run_spark(cassandra, home, ["--master", "local[2]", "--output-format", "json",
@@ -141,7 +150,7 @@ def runs(cassandra, tmp_path_factory) -> Runs:
                                         "--conf", f"spark.eventLog.dir={events}", "-f", str(statements)])
     assert spark.returncode == 0, spark.stderr
     shell_stats = run_shell(cassandra, home,
-                            f"{stats[0]}; COMPRESSION STATS JSON PARALLEL 2 {select}; {stats[1]}")
+                            f"{stats[0]}; COMPRESSION STATS JSON PARALLEL 2 {select}; {stats[1]}; {nested}")
     assert shell_stats.returncode == 0, shell_stats.stderr
     shell_queries = {name: run_shell(cassandra, home, text, "--output-format", "json")
                      for name, text in queries.items()}

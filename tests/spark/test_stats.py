@@ -26,17 +26,20 @@ def _spark_stats(runs) -> list[dict]:
 
 
 def test_figures_equal_the_shells_exact_scans(runs):
-    spark, spark_all = _spark_stats(runs)
-    single, workers, shell_all = json_lines(runs.shell_stats.stdout)
+    spark, spark_all, spark_nested = _spark_stats(runs)
+    single, workers, shell_all, shell_nested = json_lines(runs.shell_stats.stdout)
     assert single["scan"] == "single stream" and workers["scan"] == "2 worker processes"
     assert _figures(spark) == _figures(single) == _figures(workers)
     assert _figures(spark_all) == _figures(shell_all)
     assert spark_all["query"].startswith("SELECT") and spark_all["complete"]
+    assert _figures(spark_nested) == _figures(shell_nested)
+    assert [c["column"] for c in spark_nested["columns"]] == [
+        "attached.content", "by_codec[value]", "history[]", "pair[1]"]
 
 
 def test_figures_are_the_producers(runs):
     table = runs.table
-    spark, _ = _spark_stats(runs)
+    spark, *_ = _spark_stats(runs)
     data = next(c for c in spark["columns"] if c["column"] == "data")
     present = [v for v in table.values.values() if v is not None]
     assert spark["rows"] == len(table.values)
@@ -49,7 +52,7 @@ def test_figures_are_the_producers(runs):
 
 
 def test_a_spark_job_really_ran(runs):
-    spark, _ = _spark_stats(runs)
+    spark, *_ = _spark_stats(runs)
     app_id = spark["scan"].split()[1].rstrip(",")
     assert spark["scan"].startswith("Spark local-") and "master local[2]" in spark["scan"]
     (log,) = [p for p in runs.events.iterdir() if p.name.startswith(app_id)]
