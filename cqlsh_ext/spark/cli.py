@@ -23,12 +23,19 @@ Cassandra Connector; values are decoded in the executors by cqlsh-ext itself. Th
 options are the shell's (cqlsh-ext --help)."""
 
 
+def _setting(text: str) -> tuple[str, str]:
+    key, sep, value = text.partition("=")
+    if not sep or not key.strip():
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
+    return key.strip(), value
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="cqlsh-ext spark", usage=USAGE, description=DESCRIPTION,
                                      allow_abbrev=False)
     parser.add_argument("--master", default="local[*]",
                         help="Spark master URL (default local[*]: this machine, one task per core)")
-    parser.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE",
+    parser.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE", type=_setting,
                         help="a Spark setting, as spark-submit --conf (repeatable)")
     parser.add_argument("--fetch-jars", action="store_true",
                         help="download the connector's jars into the cache and exit (bin/setup --spark)")
@@ -66,7 +73,7 @@ def _statements(options: Any) -> list[str]:
 def fetch_jars(spark_args: Any) -> int:
     from cqlsh_ext.spark import session
 
-    spark = session.start("local[1]", dict(c.split("=", 1) for c in spark_args.conf),
+    spark = session.start("local[1]", dict(spark_args.conf),
                           [session.CONNECTOR, session.SIGV4_PLUGIN], "cqlsh-ext fetch-jars")
     spark.stop()
     print(f"cqlsh-ext spark: connector jars in {session.cache_dir() / 'ivy'}")
@@ -114,7 +121,7 @@ def _run(spark_args: Any, rest: list[str]) -> int:
         datacenter = next((h.datacenter for h in cluster.metadata.all_hosts() if h.datacenter), None)
         with tempfile.TemporaryDirectory(prefix="cqlsh-ext-spark-") as workdir:
             conf = conn.spark_conf(datacenter, Path(workdir))
-            conf.update(dict(c.split("=", 1) for c in spark_args.conf))
+            conf.update(dict(spark_args.conf))
             spark = session.start(spark_args.master, conf, conn.packages())
             try:
                 for stmt in parsed:
