@@ -7,6 +7,11 @@ Creates keyspace `bench_completion` with N tables of 12 columns (once; kept for 
 connects a cqlsh-ext Shell as the interactive shell does, and times the completer prompt_toolkit
 calls (cqlsh_ext.repl.completer.CqlCompleter) for typical inputs: median, 95th percentile and
 maximum in milliseconds. The target is 50 ms per completion.
+
+Payload keys (Tab after `data.`, cqlsh_ext.payload_select.keys) on a table of 100 gzip-compressed
+JSON documents: the first Tab on a column reads and decodes its sample ("first Tab", a fresh
+cache each run), later ones are answered from the cache ("cached"). The first Tab waits for the
+server and is reported apart from the target.
 """
 
 from __future__ import annotations
@@ -20,6 +25,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 KEYSPACE = "bench_completion"
+#: The documents live in a keyspace of their own: the 100-table schema stays as it was measured.
+DOCS_TABLE = f"{KEYSPACE}_docs.docs"
 TARGET_MS = 50.0
 
 INPUTS = [
@@ -28,6 +35,7 @@ INPUTS = [
     f"SELECT * FROM {KEYSPACE}.",
     f"SELECT * FROM {KEYSPACE}.t_0",
     f"SELECT * FROM {KEYSPACE}.t_042 WHERE ",
+    f"SELECT data.customer. FROM {DOCS_TABLE}",  # payload keys, from the cache
     f"SELECT * FROM {KEYSPACE}.t_042 WHERE col_0",
     f"SELECT col_ FROM {KEYSPACE}.t_042",  # cursor after 'col_' is handled below
     f"INSERT INTO {KEYSPACE}.t_099 (",
@@ -52,6 +60,53 @@ def ensure_schema(session: object, tables: int) -> None:
         if name not in existing:
             session.execute(f"CREATE TABLE {KEYSPACE}.{name} (id int, ts timestamp, {columns}, "  # type: ignore[attr-defined]
                             "PRIMARY KEY (id, ts))")
+
+
+
+
+def ensure_docs(session: object) -> None:
+    """100 gzip-compressed JSON documents with nested keys, for the payload-key completion."""
+    import gzip
+    import json
+
+    session.execute(f"CREATE KEYSPACE IF NOT EXISTS {KEYSPACE}_docs WITH replication = "  # type: ignore[attr-defined]
+                    "{'class': 'SimpleStrategy', 'replication_factor': 1}")
+    session.execute(f"CREATE TABLE IF NOT EXISTS {DOCS_TABLE} (id int PRIMARY KEY, data blob)")  # type: ignore[attr-defined]
+    insert = session.prepare(f"INSERT INTO {DOCS_TABLE} (id, data) VALUES (?, ?)")  # type: ignore[attr-defined]
+    for i in range(100):
+        doc = {"order-id": f"ORD-{i:06d}", "status": ["NEW", "PAID", "FAILED"][i % 3],
+               "customer": {"name": f"C{i % 7}", "tier": "gold", "address": {"city": "Oslo", "zip": "0150"}},
+               "items": [{"sku": f"S{j}", "qty": j, "price": 9.5} for j in range(i % 4)],
+               "note": "x" * (i % 50)}
+        session.execute(insert, (i, gzip.compress(json.dumps(doc).encode(), mtime=0)))  # type: ignore[attr-defined]
+
+
+def time_payload_keys(sh: object, completer: object, repeat: int) -> None:
+    """The first Tab on a blob column (its sample read and decoded) against later Tabs (cached)."""
+    from prompt_toolkit.completion import CompleteEvent
+    from prompt_toolkit.document import Document
+
+    from cqlsh_ext.payload_select.keys import PayloadKeys
+
+    text = f"SELECT data. FROM {DOCS_TABLE}"
+    document = Document(text, text.index(". FROM") + 1)
+    event = CompleteEvent(completion_requested=True)
+    rows = []
+    for label, fresh in (("first Tab (reads the sample)", True), ("cached", False)):
+        times = []
+        found = 0
+        for _ in range(repeat):
+            if fresh:
+                completer.payload_keys = PayloadKeys(sh)  # type: ignore[attr-defined]
+            t0 = time.perf_counter()
+            found = len(list(completer.get_completions(document, event)))  # type: ignore[attr-defined]
+            times.append((time.perf_counter() - t0) * 1000)
+        times.sort()
+        rows.append((label, found, times))
+    print(f"payload keys: {text!r}, cursor after 'data.'{'':<6} found   median      p95      max  (ms)")
+    for label, found, times in rows:
+        p95 = times[min(len(times) - 1, int(len(times) * 0.95))]
+        print(f"  {label:<50} {found:>5} {statistics.median(times):>8.2f} {p95:>8.2f} {times[-1]:>8.2f}")
 
 
 def make_shell(host: str, port: int, user: str, password: str) -> object:
@@ -87,7 +142,9 @@ def main() -> int:
 
     auth = PlainTextAuthProvider(args.user, args.password)
     cluster = Cluster([args.host], port=args.port, auth_provider=auth)
-    ensure_schema(cluster.connect(), args.tables)
+    session = cluster.connect()
+    ensure_schema(session, args.tables)
+    ensure_docs(session)
     cluster.shutdown()
 
     sh = make_shell(args.host, args.port, args.user, args.password)
@@ -101,10 +158,13 @@ def main() -> int:
     completer = CqlCompleter(sh, cqlshmain.cqlruleset)
     tables = len(sh.get_columnfamily_names(KEYSPACE))  # type: ignore[attr-defined]
     print(f"schema: {KEYSPACE} with {tables} tables; {args.repeat} runs per input (Tab: all candidates)")
+    time_payload_keys(sh, completer, args.repeat)  # leaves the sample cached for the path input below
     print(f"{'input':<52} {'found':>5} {'median':>8} {'p95':>8} {'max':>8}  (ms)")
     worst = 0.0
     for text in INPUTS:
         cursor = text.index("col_") + 4 if text.startswith("SELECT col_") else len(text)
+        if ". FROM" in text:  # a payload path, the FROM after the cursor
+            cursor = text.index(". FROM") + 1
         document = Document(text, cursor)
         event = CompleteEvent(completion_requested=True)
         times = []
@@ -119,7 +179,8 @@ def main() -> int:
         shown = text[:cursor] + ("|" if cursor < len(text) else "")
         print(f"{shown:<52} {found:>5} {statistics.median(times):>8.2f} {p95:>8.2f} {times[-1]:>8.2f}")
     verdict = "OK" if worst <= TARGET_MS else "OVER"
-    print(f"worst single completion: {worst:.2f} ms (target {TARGET_MS:.0f} ms): {verdict}")
+    print(f"worst single completion (first Tabs on a blob column aside): {worst:.2f} ms "
+          f"(target {TARGET_MS:.0f} ms): {verdict}")
     sh.conn.shutdown()  # type: ignore[attr-defined]
     return 0 if worst <= TARGET_MS else 1
 

@@ -1,8 +1,8 @@
 """Turn a blob into the cell cqlsh prints: decoded and labelled, or hex with a reason.
 
 Conventions a user can rely on (README "Reading the output"):
-- a decoded value starts with its chain in square brackets: `[snappy] {"id": ...}`,
-  `[gzip>java] text`, `[zstd, first 4.0 MiB of 1.0 TiB] ...` when the output cap cut it;
+- a decoded value starts with its chain in square brackets: `[<codec>] {"id": ...}`,
+  `[<codec>><format>] text`, `[<codec>, first 4.0 MiB of 1.0 TiB] ...` when the output cap cut it;
 - a value stored as text is `[text] ...`; a value in no known format is its `0x...` hex exactly
   as stock cqlsh prints it; one that looks like a known format but fails (or fails the codec
   named by -d) adds `(reason)`;
@@ -44,7 +44,7 @@ REASON_COLOR = RED
 
 
 def label_of(view: BlobView) -> str:
-    """'[snappy]', '[gzip>java]', '[zstd, first 4.0 MiB of 1.0 TiB]'."""
+    """'[<codec>]', '[<codec>><format>]', '[<codec>, first 4.0 MiB of 1.0 TiB]'."""
     chain = ">".join(layer.label for layer in view.layers)
     cut = view.truncated_layer
     if cut is not None:
@@ -167,7 +167,7 @@ class BlobDisplay:
             # Hex only what can be shown: a capped payload may be megabytes.
             shown = view.data[: room // 2 + 1] if room else view.data
             body = _cut("0x" + shown.hex(), room)
-        else:  # a Java object the stream reader could not read (the reason is in the notes)
+        else:  # an object its serialization stream's reader could not read (the reason is in the notes)
             body = f"{_escape(view.text or '')} (not deserialized)"  # a class name is stored data too
         if quote:
             body = "'" + body.replace("'", "''") + "'"

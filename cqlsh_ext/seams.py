@@ -38,6 +38,8 @@ SEAMS: tuple[tuple[str, str, str], ...] = (
     ("cqlsh", "special commands: cqlshhandling rules and my_commands_ending_with_newline: "
               "register_special_commands", "shell"),
     ("cqlsh", "CqlRuleSet.completer_for: register_completer", "shell"),
+    ("cqlsh", "HELP lists, prints and completes the docstring of every do_<topic> method: help_topic",
+     "shell"),
     ("cqlsh", "formatting.color_text, unicode_controlchars_re, _show_control_chars, colormaps: "
               "text_formatting, value_colormap", "display"),
     ("cqlsh", "pylexotron Matcher classes, ruleset.ruleset, scanner, cql_split_statements, is_hint",
@@ -182,6 +184,23 @@ def register_completer(rule: str, symbol: str, complete: Callable[..., Any]) -> 
     from cqlshlib import cql3handling
 
     cql3handling.CqlRuleSet.completer_for(rule, symbol)(complete)
+
+
+def help_topic(word: str, text: str) -> Callable[..., None]:
+    """A HELP topic that is not a command (HELP QUERIES), as a Shell method `do_<word>`.
+
+    cqlsh's HELP lists every `do_<word>` method with a docstring (Shell.get_help_topics), prints
+    that docstring for `HELP <word>` and offers the word when completing HELP. Typed on its own,
+    the word is no command: cqlsh finds no grammar rule for it and says 'Improper <word> command.',
+    so the body never runs.
+    """
+
+    def topic(self: Any, parsed: Any) -> None:
+        self.stdout.write(text + "\n")
+
+    topic.__name__ = f"do_{word}"
+    topic.__doc__ = text
+    return topic
 
 
 def text_formatting() -> tuple[Callable[..., Any], Any, Callable[..., str]]:

@@ -24,6 +24,7 @@ from cqlsh_ext.output import OutputClosed
 from cqlsh_ext.output import formats as output_formats
 from cqlsh_ext.output.pipeline import ResultPipeline
 from cqlsh_ext.payload_select import statement as payload_select
+from cqlsh_ext.payload_select.help import QUERIES_HELP
 from cqlsh_ext.repl import shellhooks as repl
 from cqlsh_ext.settings import Settings
 
@@ -188,6 +189,8 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
             return super().do_copy(parsed)
 
     do_copy.__doc__ = Stock.do_copy.__doc__
+    #: HELP QUERIES, in every loop (a help topic, no command: cqlsh_ext.seams.help_topic).
+    do_queries = seams.help_topic("queries", QUERIES_HELP)
     do_login.__doc__ = Stock.do_login.__doc__
     do_history.__doc__ = Stock.do_history.__doc__
     do_help.__doc__ = Stock.do_help.__doc__

@@ -156,6 +156,28 @@ def test_driver_paging_internals():
         assert hasattr(ResponseFuture, name), name
 
 
+def test_help_topic_is_listed_printed_and_completed_by_cqlsh():
+    import io
+
+    from cqlshlib import cqlshhandling
+
+    class Topics(seams.stock_shell_class()):  # type: ignore[misc]
+        do_sample = seams.help_topic("sample", "\n        SAMPLE topic text\n")
+
+    shell = object.__new__(Topics)  # HELP needs no connection
+    shell.stdout = io.StringIO()
+    assert "sample" in shell.get_help_topics()
+
+    class Parsed:
+        def get_binding(self, name, default=None):
+            return ["sample"] if name == "topic" else default
+
+    shell.do_help(Parsed())
+    assert shell.stdout.getvalue() == "\n        SAMPLE topic text\n\n"
+    # cqlsh completes HELP's topic from the same list.
+    assert "get_help_topics()" in inspect.getsource(cqlshhandling.complete_help)
+
+
 def test_driver_version_of_the_reconnection_seam():
     # Cluster.reconnection_policy is read each time a host's reconnection starts: seen in 3.30.1
     # (tests/repl/test_resilience.py restarts the server under a running shell).

@@ -15,7 +15,7 @@ u32le: Callable[[bytes, int], tuple[int]] = struct.Struct("<I").unpack_from
 u32be: Callable[[bytes, int], tuple[int]] = struct.Struct(">I").unpack_from
 u64le: Callable[[bytes, int], tuple[int]] = struct.Struct("<Q").unpack_from
 
-#: Skippable frames shared by LZ4 and zstd: magic 0x184D2A50..5F (LE), u32 LE size, payload.
+#: Skippable frames, shared by two frame formats: magic 0x184D2A50..5F (LE), u32 LE size, payload.
 SKIPPABLE_BYTES = b"\x2a\x4d\x18"
 
 # Library messages -> short one-line reasons (first match wins; matched case-insensitively).
@@ -34,16 +34,19 @@ _REASONS: tuple[tuple[str, str], ...] = (
     ("memory usage limit", "memory limit exceeded (dictionary too large)"),
     ("dictionary mismatch", "needs a dictionary"),
 )
-_PREFIXES = (
+_PREFIXES = [
     "Error -3 while decompressing data: ",
     "Error -5 while decompressing data: ",
     "LZ4F_decompress failed with code: ",
     "LZ4F_getFrameInfo failed with code: ",
     "decompression error: ",
-    "zstd decompressor error: ",
-    "snappy: ",
-    "lz4: ",
-)
+]
+
+
+def library_prefixes(*prefixes: str) -> None:
+    """Have reason() also strip these prefixes its library puts before its messages (a codec
+    module names its own library's, at import: an error from it comes after)."""
+    _PREFIXES.extend(p for p in prefixes if p not in _PREFIXES)
 
 
 def reason(exc: BaseException) -> str:
@@ -97,13 +100,13 @@ def frame_sequence(
     frame_at: Callable[[bytes, int, int, Any], FrameResult | None],
     skippable_alone_is_empty: bool,
 ) -> Decoded:
-    """Frames one after another, as LZ4 and zstd write them (their concatenation is valid too).
+    """Frames one after another, as the frame formats write them (their concatenation is valid too).
 
     frame_at(data, pos, left, src) decodes the frame starting at pos into at most `left` bytes
     (src: data from pos on, without a copy), or returns None when no frame of this kind starts
     there. Skippable frames (magic 0x184D2A50-5F) are stepped over; once a frame is decoded,
     anything else is reported as trailing bytes. skippable_alone_is_empty: input made only of
-    skippable frames decodes to nothing (zstd's rule) rather than being "no frame" (LZ4's).
+    skippable frames decodes to nothing rather than being "no frame" (the formats differ here).
     """
     n = len(data)
     pos = 0
@@ -191,7 +194,7 @@ def hadoop_decode(
         if trace is not None:
             trace.append({"raw_length": raw_len, "chunk_lengths": clens})
         if raw_len == 0 and n - pos >= 4:
-            # python-snappy writes an empty chunk after a zero raw length (Hadoop stops reading
+            # One Python library writes an empty chunk after a zero raw length (Hadoop stops reading
             # at a zero length): consume it when it is one.
             clen = u32be(data, pos)[0]
             if 0 < clen <= n - pos - 4:
@@ -232,7 +235,7 @@ def hadoop_decode(
 
 
 def capped_step(dec: Any, src: Any, left: int) -> tuple[bytes, bool]:
-    """Feed one stream to a zlib/bz2/lzma decompressor with at most `left` output.
+    """Feed one stream to a standard library decompressor object with at most `left` output.
 
     Returns (output, stopped by the cap); a stream that ends early is a DecodeError.
     """
@@ -247,9 +250,9 @@ def capped_step(dec: Any, src: Any, left: int) -> tuple[bytes, bool]:
 def decode_streams(
     data: bytes, cap: int, new_decoder: Callable[[], Any], magic: bytes, padding: bytes = b""
 ) -> Decoded:
-    """Concatenated streams (bzip2, xz), each through a fresh decompressor, `cap` bytes over all.
+    """Concatenated streams, each through a fresh decompressor, `cap` bytes over all.
 
-    `padding` bytes between streams are skipped (xz stream padding); anything after the last
+    `padding` bytes between streams are skipped (a format's stream padding); anything after the last
     stream that does not start with `magic` is reported as trailing_bytes.
     """
     parts: list[bytes] = []

@@ -82,6 +82,15 @@ def _literal(path: str) -> object:
     return _parse(text)
 
 
+def read_declaration(path: str, module: str) -> object:
+    """The DECLARES of `module`, whose source is `path` (None when it declares nothing), read
+    from the file; imported only when the file cannot be read (a zip install)."""
+    value = _literal(path)
+    if value is _UNREADABLE:
+        value = getattr(import_module(module), "DECLARES", None)
+    return value
+
+
 def read_declarations(directory: str, package: str) -> dict[str, dict[str, Any]]:
     """{module name: its DECLARES} for every declaring module of `package` in `directory`."""
     out: dict[str, dict[str, Any]] = {}
@@ -89,9 +98,7 @@ def read_declarations(directory: str, package: str) -> dict[str, dict[str, Any]]
         path = os.path.join(directory, name, "__init__.py")
         if not os.path.isfile(path):
             path = os.path.join(directory, f"{name}.py")
-        value = _literal(path)
-        if value is _UNREADABLE:
-            value = getattr(import_module(f"{package}.{name}"), "DECLARES", None)
+        value = read_declaration(path, f"{package}.{name}")
         if isinstance(value, dict):
             out[name] = value
     return out
@@ -100,16 +107,37 @@ def read_declarations(directory: str, package: str) -> dict[str, dict[str, Any]]
 Grade = Literal["A", "B", "C", "D"]
 
 
-def codec_names() -> tuple[str, ...]:
+def codec_declarations() -> dict[str, dict[str, Any]]:
+    """{codec module name: its DECLARES}, read from the modules' files (none is imported)."""
+    return read_declarations(os.path.dirname(__file__), __package__ or "cqlsh_ext.codecs")
+
+
+def codec_names(found: dict[str, dict[str, Any]] | None = None) -> tuple[str, ...]:
     """The -d names besides auto/none, in the order each codec module's DECLARES places them.
     Read from the modules' files: option parsing and help texts load no codec module."""
-    found = read_declarations(os.path.dirname(__file__), __package__ or "cqlsh_ext.codecs")
+    if found is None:
+        found = codec_declarations()
     places = sorted((place, name) for decl in found.values() for name, place in decl["names"].items())
     return tuple(name for _place, name in places)
 
 
+def ranked(found: dict[str, dict[str, Any]], key: str) -> tuple[str, ...]:
+    """The names the declarations rank under `key` ({name: rank}), lowest rank first."""
+    ranks = sorted((rank, name) for decl in found.values() for name, rank in decl.get(key, {}).items())
+    return tuple(name for _rank, name in ranks)
+
+
+_CODECS_DECLARED = codec_declarations()
 #: Names accepted by -d besides auto/none.
-CODEC_NAMES: tuple[str, ...] = codec_names()
+CODEC_NAMES: tuple[str, ...] = codec_names(_CODECS_DECLARED)
+#: What INSPECT shows of each codec's headers (a codec module's `"headers"`), in name-list order.
+CODEC_HEADERS: tuple[str, ...] = tuple(
+    decl["headers"] for decl in sorted(_CODECS_DECLARED.values(), key=lambda d: min(d["names"].values()))
+    if "headers" in decl
+)
+#: The codecs help texts show in their examples, first the one they show alone (a codec module
+#: declares `"example": {name: rank}`): help names no codec of its own.
+CODEC_EXAMPLES: tuple[str, ...] = ranked(_CODECS_DECLARED, "example")
 
 #: Default cumulative output cap per displayed value (all nested layers together).
 DEFAULT_CAP = 4 * 1024 * 1024
@@ -235,6 +263,14 @@ class Format:
     #: refusing valid values: INSPECT, offline inspect and ADVISE decode it in a memory-limited
     #: worker process (insight/isolate.py); the display, which cannot afford one, relies on caps.
     needs_worker: ClassVar[bool] = False
+    #: COMPRESSION STATS with header sizing (insight.measure.quick) takes a value of this format at
+    #: least this long (stored bytes) at the size its header declares, peeking at the payload's
+    #: first bytes instead of decoding it all; None: never (a format without a declared size, or
+    #: one whose peek costs as much as the decode). Needs a magic whose first byte is its own.
+    header_sized_from: ClassVar[int | None] = None
+    #: The Cassandra table compressor (the short class name, 'LZ4Compressor') whose chunks are
+    #: this format: COMPRESSION SETTINGS measures the table's chunks with table_compressor().
+    cassandra_class: ClassVar[str] = ""
 
     @property
     def label(self) -> str:
@@ -285,6 +321,11 @@ class Format:
         """How producers write this container (each level or mode that is worth measuring); [] when
         none is written here. Imports the library: ImportError when it is not installed."""
         return []
+
+    def table_compressor(self, options: dict[str, str]) -> Callable[[bytes], bytes]:
+        """How `cassandra_class` compresses a chunk, given the table's compression options (its
+        level, say). Imports the library: ImportError when it is not installed."""
+        raise NotImplementedError
 
     def train_dictionary(
         self, samples: list[bytes], size: int, level: int

@@ -15,7 +15,8 @@ from .checks import MAX_CHECKS, MISMATCH, NOT_CHECKED, OK, Check, compare, u16le
 
 #: Read without importing this module (codecs.base.read_declarations): the -d names it answers, each with its
 #: place in name lists and help.
-DECLARES = {"names": {"gzip": 40, "zlib": 50, "deflate": 60}}
+DECLARES = {"names": {"gzip": 40, "zlib": 50, "deflate": 60}, "example": {"gzip": 2},
+            "headers": "gzip FLG/MTIME/OS/ISIZE"}
 
 GZIP_MAGIC = b"\x1f\x8b\x08"
 _GZIP_FLAGS = ("FTEXT", "FHCRC", "FEXTRA", "FNAME", "FCOMMENT")
@@ -34,6 +35,7 @@ class Gzip(Format):
     trailer_fields = ("CRC32", "ISIZE", "ratio")
     tried_by = {"gzip": 10, "deflate": 20}
     signature_priority = 80
+    header_sized_from = 0  # ISIZE is read from the trailer; peeking decodes only the first bytes
 
 
     advise_priority = 40
@@ -170,6 +172,10 @@ class Zlib(Format):
     # CM 8 with CINFO 0..7: 0x08, 0x18, ... 0x78 (0x78 is what every real producer writes)
     lead_bytes = bytes(range(0x08, 0x80, 0x10))
     trailer_fields = ("adler32",)
+    cassandra_class = "DeflateCompressor"
+
+    def table_compressor(self, options: dict[str, str]) -> Callable[[bytes], bytes]:
+        return zlib.compress
 
 
 

@@ -101,7 +101,7 @@ _BY_CONSTANT: dict[str, Format] = {
 
 
 def __getattr__(name: str) -> Format:
-    """A format instance by the constant its module names it (registry.GZIP, registry.LZ4_LE)."""
+    """A format instance by the constant its module names it (registry.<CONSTANT>)."""
     try:
         return _BY_CONSTANT[name]
     except KeyError:

@@ -13,13 +13,25 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, cast
 
-from ._common import FrameResult, frame_sequence, join, skip_skippable, too_big, u32le, u64le, wrap
+from ._common import (
+    FrameResult,
+    frame_sequence,
+    join,
+    library_prefixes,
+    skip_skippable,
+    too_big,
+    u32le,
+    u64le,
+    wrap,
+)
 from .base import Compressor, Decoded, DecodeError, Format, Undecodable
 from .checks import MAX_CHECKS, NOT_CHECKED, Check, compare, hex_
 
+library_prefixes("zstd decompressor error: ")  # the library's messages start so; reason() strips it
+
 #: Read without importing this module (codecs.base.read_declarations): the -d names it answers, each with its
 #: place in name lists and help.
-DECLARES = {"names": {"zstd": 30}}
+DECLARES = {"names": {"zstd": 30}, "example": {"zstd": 1}, "headers": "zstd frame header"}
 
 MAGIC = b"\x28\xb5\x2f\xfd"
 _BLOCK_MAX = 128 << 10
@@ -198,6 +210,7 @@ class ZstdFrame(Format):
     lead_bytes = MAGIC[:1] + bytes(range(0x50, 0x60))  # may follow skippable frames
     tried_by = {"zstd": 10}
     signature_priority = 10
+    header_sized_from = 256 << 10  # peeking decodes a whole block: only values of several gain
 
 
 
@@ -218,6 +231,15 @@ class ZstdFrame(Format):
         cctx = zstandard.ZstdCompressor(level=level, dict_data=d)
         dctx = zstandard.ZstdDecompressor(dict_data=d)
         return cctx.compress, dctx.decompress
+
+    cassandra_class = "ZstdCompressor"
+
+    def table_compressor(self, options: dict[str, str]) -> Callable[[bytes], bytes]:
+        import zstandard
+
+        compress: Callable[[bytes], bytes] = zstandard.ZstdCompressor(
+            level=int(options.get("compression_level", 3))).compress
+        return compress
 
     def compressors(self) -> list[Compressor]:
         import zstandard

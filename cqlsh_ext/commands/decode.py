@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from cqlsh_ext.codecs.base import CODEC_NAMES
 from cqlsh_ext.commands import shell_command
 from cqlsh_ext.commands.decompress import fill
-from cqlsh_ext.payload.names import argument_help, payload_help
+from cqlsh_ext.payload.names import EXAMPLE_SPEC, argument_help, payload_help, title
 from cqlsh_ext.settings import SettingError, parse_column_spec, parse_place
 
 if TYPE_CHECKING:
@@ -21,7 +21,8 @@ DECODE_GRAMMAR = r"""
 _STEPS = "\n".join(
     fill(text)
     for text in (
-        "Shows that column's blobs as zstd holding MessagePack. Steps: "
+        f"Shows that column's blobs as {title(EXAMPLE_SPEC.split('>')[0])} holding "
+        f"{title(EXAMPLE_SPEC.split('>')[1])}. Steps: "
         f"{', '.join(CODEC_NAMES)}, then one of {', '.join(payload_help())}, or auto (detect the rest).",
         *argument_help(),
     )
@@ -37,7 +38,7 @@ DECODE_HELP = """
 
           Lists the column settings in force.
 
-        DECODE 'keyspace.table.column' AS 'zstd>msgpack'
+        DECODE 'keyspace.table.column' AS '""" + EXAMPLE_SPEC + """'
 
 """ + _STEPS + """
           A blob inside a collection or UDT: 'ks.t.col.item', 'ks.t.col.key', 'ks.t.col.value',

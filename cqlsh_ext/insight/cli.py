@@ -12,6 +12,8 @@ import re
 import sys
 from pathlib import Path
 
+from cqlsh_ext.codecs.base import CODEC_NAMES
+
 _HEX = re.compile(r"0[xX]([0-9a-fA-F]*)")
 
 
@@ -32,7 +34,7 @@ def _parser() -> argparse.ArgumentParser:
         "--decompress",
         metavar="CODEC",
         default="auto",
-        help="decode as this codec instead of detecting it (snappy, lz4, zstd, gzip, ...)",
+        help=f"decode as this codec instead of detecting it ({', '.join(CODEC_NAMES[:4])}, ...)",
     )
     p.add_argument(
         "--max-output-size",

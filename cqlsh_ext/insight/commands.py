@@ -17,7 +17,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from cqlsh_ext.codecs.base import CODEC_EXAMPLES, CODEC_HEADERS
 from cqlsh_ext.commands import shell_command
+from cqlsh_ext.commands.decompress import fill
+from cqlsh_ext.payload.names import STREAM_MAGICS, title
 
 if TYPE_CHECKING:
     from cqlsh_ext.shellapi import Parsed, Shell
@@ -43,17 +46,20 @@ COMPRESSION_GRAMMAR = r"""
       ( "WITHIN" seconds=<wholenumber> "SECONDS" )? ( "SEED" seed=<wholenumber> )?
     ;
 """
+#: The serialization stream INSPECT's help shows in its example chain.
+_STREAM = next(iter(STREAM_MAGICS.values()))
 INSPECT_HELP = """
         INSPECT [cqlsh-ext]
 
-          Runs a SELECT and describes every blob value in its result: the nesting
-          chain (e.g. gzip > java > String), each layer's container and header
-          fields (zstd frame header, LZ4 FLG/BD, gzip FLG/MTIME/OS/ISIZE, xerial
-          version, snappy framed chunks, LZ4Block blocks, ...), the checksums the
-          format carries verified here (stored and computed values shown), the
-          stored and decompressed sizes and ratio, and the payload's kind (JSON,
-          text, Java String, binary). Values that are not compressed or cannot be
-          decoded say why.
+""" + fill(
+    "Runs a SELECT and describes every blob value in its result: the nesting chain (e.g. "
+    f"{CODEC_EXAMPLES[1]} > {_STREAM} > String), each layer's container and header fields "
+    f"({', '.join(CODEC_HEADERS)}, ...), the checksums the format carries verified here (stored and "
+    "computed values shown), the stored and decompressed sizes and ratio, and the payload's kind "
+    f"(JSON, text, {title(_STREAM)} String, binary). Values that are not compressed or cannot be "
+    "decoded say why.",
+    width=84,
+) + """
 
         INSPECT SELECT data FROM ks.t WHERE id = 42;
         INSPECT JSON SELECT data FROM ks.t LIMIT 10;
@@ -81,8 +87,9 @@ COMPRESSION_HELP = """
           A whole-table SELECT (SELECT cols FROM t, nothing after the table
           name) of more than 64 MB is split into token ranges and scanned by
           one worker process per core; PARALLEL n sets the number of processes.
-          gzip values, and zstd and LZ4 frames of 256 KB or more, are sized from
-          the size their header declares (the report says how many); DECODE ALL
+          Values whose container header declares their decompressed size are
+          sized from it (the report says how many; for containers that decode a
+          whole block to look inside, values of 256 KB or more); DECODE ALL
           decompresses every value instead. On Amazon Keyspaces, or for a table
           the server estimates at 1 GB or more, a full scan first shows its
           estimated rows, GB and read units and asks; from a script (-e, -f)

@@ -1,6 +1,6 @@
 """INSPECT: what one stored value is made of, as a report (text or JSON).
 
-For each value: the nesting chain (gzip > java > String), per layer the container, its header
+For each value: the nesting chain (<codec> > <stream> > String), per layer the container, its header
 fields (Format.headers), the checksums verified here (checksums.py), input and output sizes; then
 the payload's kind and a preview. A value that is not compressed, or cannot be decoded, says why;
 a recognised format that fails still shows its header fields and checksums.
@@ -10,14 +10,17 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cqlsh_ext.codecs._common import reason
 from cqlsh_ext.codecs.base import DEFAULT_CAP, DecodeError, Format
 from cqlsh_ext.insight import checksums, isolate, report
-from cqlsh_ext.insight.measure import COMPRESSED, JAVA, UNDECODABLE, Peeled, peel
-from cqlsh_ext.payload import javaser
+from cqlsh_ext.insight.measure import COMPRESSED, UNDECODABLE, Peeled, peel
+from cqlsh_ext.payload.names import BINARY_KINDS
 from cqlsh_ext.payload.unwrap import as_text, json_container
+
+if TYPE_CHECKING:
+    from cqlsh_ext.payload.formats import StreamLayer
 
 PREVIEW_CHARS = 160
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
@@ -25,16 +28,6 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 #: modules stop at 256).
 LIST_ENTRIES = 12
 
-_JAVA_TYPE_CODES = {
-    0x74: "TC_STRING",
-    0x7C: "TC_LONGSTRING",
-    0x73: "TC_OBJECT",
-    0x75: "TC_ARRAY",
-    0x7E: "TC_ENUM",
-    0x70: "TC_NULL",
-    0x77: "TC_BLOCKDATA",
-    0x7A: "TC_BLOCKDATALONG",
-}
 # Binary payloads worth naming: (kind, leading bytes).
 _BINARY_MAGIC = (
     ("PNG image", b"\x89PNG\r\n\x1a\n"),
@@ -42,8 +35,7 @@ _BINARY_MAGIC = (
     ("GIF image", b"GIF8"),
     ("PDF document", b"%PDF-"),
     ("ZIP archive", b"PK\x03\x04"),
-    ("CBOR (self-described)", b"\xd9\xd9\xf7"),
-    ("Avro object container", b"Obj\x01"),
+    *BINARY_KINDS,  # those the payload formats declare
     ("Parquet", b"PAR1"),
 )
 
@@ -89,7 +81,7 @@ class LayerReport:
 class Payload:
     kind: str
     size: int
-    #: Characters of text, class name of a Java object, ...
+    #: Characters of text, class name of a serialized object, ...
     detail: str | None = None
     preview: str | None = None
 
@@ -178,12 +170,11 @@ def _inspect(value: bytes, where: dict[str, object], mode: str, cap: int) -> Val
               if (fmt := step.fmt) is not None]
     if peeled.status == UNDECODABLE and peeled.failed is not None:
         layers.append(_failed_layer(peeled.failed, value, peeled.reason, cap))
-    java = peeled.chain.endswith(JAVA)
-    if java:
-        layers.append(_java_layer(peeled.payload))
+    if peeled.stream is not None:
+        layers.append(_stream_layer(peeled.stream, peeled.payload))
     truncated = not peeled.exact
     try:
-        payload = _payload(peeled, java, truncated)
+        payload = _payload(peeled, truncated)
     except Exception as err:  # a payload reader's failure costs the payload line, not the layers
         payload = Payload("not readable", peeled.size if peeled.status == COMPRESSED else len(peeled.payload),
                           reason(err))
@@ -250,26 +241,15 @@ def _headers(fmt: Format, data: bytes, extra: dict[str, object]) -> dict[str, ob
     return headers
 
 
-def _java_layer(data: bytes) -> LayerReport:
-    headers: dict[str, object] = {"magic": "0xaced", "version": 5}
-    tag = data[4] if len(data) > 4 else None
-    if tag is not None:
-        headers["type_code"] = f"{_JAVA_TYPE_CODES.get(tag, 'unknown')} (0x{tag:02x})"
-        if tag == 0x74 and len(data) >= 7:
-            headers["length"] = int.from_bytes(data[5:7], "big")
-        elif tag == 0x7C and len(data) >= 13:
-            headers["length"] = int.from_bytes(data[5:13], "big")
+def _stream_layer(name: str, data: bytes) -> LayerReport:
+    """The layer of a serialization stream (payload.formats.StreamLayer): its declared headers."""
     try:
-        content = javaser.read_first_content(data)
-        if content.class_name:
-            headers["class"] = content.class_name
-    except javaser.JavaStreamError as err:
-        headers["error"] = str(err)
-    except Exception as err:
-        headers["error"] = reason(err)
+        headers = _stream(name).headers(data)
+    except Exception as err:  # a header walk must never cost the report
+        headers = {"error": reason(err)}
     return LayerReport(
-        "java",
-        "java",
+        name,
+        name,
         "serialization",
         "A",
         len(data),
@@ -279,29 +259,38 @@ def _java_layer(data: bytes) -> LayerReport:
     )
 
 
-def _payload(peeled: Peeled, java: bool, truncated: bool) -> Payload:
+def _stream(name: str) -> StreamLayer:
+    from cqlsh_ext.payload import formats
+
+    fmt = formats.get(name)
+    assert fmt is not None and fmt.stream is not None  # the walk found it so
+    return fmt.stream
+
+
+def _payload(peeled: Peeled, truncated: bool) -> Payload:
     data = peeled.payload
     size = peeled.size if peeled.status == COMPRESSED else len(data)
-    if java:
-        try:
-            content = javaser.read_first_content(data)
-        except javaser.JavaStreamError as err:
-            return Payload("Java serialization stream", size, str(err))
-        if content.kind != "String":
-            name = f" {content.class_name}" if content.class_name else ""
-            from cqlsh_ext.payload.formats import javastream
+    if peeled.stream is not None:
+        from cqlsh_ext.payload.formats import PayloadError
 
+        stream = _stream(peeled.stream)
+        try:
+            content = stream.first(data)
+        except PayloadError as err:
+            return Payload(f"{stream.title} serialization stream", size, str(err))
+        if content.text is None:
+            name = f" {content.class_name}" if content.class_name else ""
             try:
-                tree = javastream.read_tree(data)
-            except javaser.JavaStreamError as err:
-                return Payload(f"Java {content.kind}{name} (not deserialized)", size, str(err))
+                tree = stream.read(data)
+            except PayloadError as err:
+                return Payload(f"{stream.title} {content.kind}{name} (not deserialized)", size, str(err))
             from cqlsh_ext.payload.formats.tree import render
 
-            return Payload(f"Java {content.kind}{name}", size,
+            return Payload(f"{stream.title} {content.kind}{name}", size,
                            "read from the stream's grammar, never deserialized", _preview(render(tree)))
-        text = content.text or ""
+        text = content.text
         return Payload(
-            f"Java String holding {_text_kind(text, truncated or content.truncated)}",
+            f"{stream.title} {content.kind} holding {_text_kind(text, truncated or content.truncated)}",
             size,
             f"{len(text):,} characters",
             _preview(text),

@@ -12,22 +12,24 @@ from dataclasses import dataclass, field
 
 from cqlsh_ext.codecs import registry
 from cqlsh_ext.codecs.base import DEFAULT_CAP, Format
-from cqlsh_ext.payload.unwrap import RAW, BlobView, Layer, failed, outer_layer, walk
+from cqlsh_ext.payload.unwrap import RAW, STREAM_STARTS, BlobView, Layer, failed, outer_layer, walk
 
 COMPRESSED, PLAIN, UNDECODABLE = "compressed", "not compressed", "not decodable"
 #: quick()'s reason for a compressed value sized from its header (not decompressed).
 FROM_HEADER = "size from header"
-JAVA = "java"
+#: The first bytes of the serialization streams the walk takes as a layer: quick() leaves a value
+#: holding one to peel(), like one holding another container.
+_STREAM_LEADS = tuple(magic[:1] for magic in STREAM_STARTS)
 
 
 @dataclass(slots=True)
 class Peeled:
     stored: int
     status: str
-    #: Layer labels joined by '>' ('snappy', 'gzip>java'); '' when nothing was recognised.
+    #: Layer labels joined by '>', outer first (Layer.label); '' when nothing was recognised.
     chain: str
-    #: The bytes under the last compression layer (a Java stream stays serialized); the stored bytes
-    #: when nothing was decoded.
+    #: The bytes under the last compression layer (a serialization stream stays serialized); the
+    #: stored bytes when nothing was decoded.
     payload: bytes
     #: Payload size; when the cap cut the output, the size the container declares (if it does).
     size: int
@@ -38,10 +40,12 @@ class Peeled:
     failed: Format | None = None
     #: With trace: the compression layers, each with its input and Decoded (INSPECT's headers).
     steps: list[Layer] = field(default_factory=list)
+    #: The format of the serialization stream that ends the chain (the payload is that stream).
+    stream: str | None = None
 
     @property
     def codec(self) -> str:
-        """Codec family of the outer layer ('snappy', 'gzip'), or the status for raw values."""
+        """Codec family of the outer layer (its -d name), or the status for raw values."""
         if self.status != COMPRESSED:
             return self.status
         return self.chain.split(">", 1)[0].split("/", 1)[0]
@@ -56,12 +60,10 @@ def effective_mode(mode: str) -> str:
     return "auto" if mode in ("none", "off") else mode
 
 
-#: First byte -> (format, smallest stored size) for quick(from_headers=True): formats whose headers
-#: declare the decompressed size, from the size where peeking at the payload's first bytes costs less
-#: than decoding it all (gzip: always; zstd and LZ4 frames decode a whole block to peek, so only
-#: values of several blocks gain).
-_HEADER_SIZED = {b"\x1f": (registry.GZIP, 0), b"\x28": (registry.ZSTD, 256 << 10),
-                 b"\x04": (registry.LZ4_FRAME, 256 << 10)}
+#: First byte -> (format, smallest stored size) for quick(from_headers=True): the formats that
+#: declare Format.header_sized_from, by the first byte of their magic.
+_HEADER_SIZED = {fmt.magic[:1]: (fmt, fmt.header_sized_from) for fmt in registry.all_formats()
+                 if fmt.header_sized_from is not None}
 
 #: Decompressed bytes looked at behind a declared size: enough for every signature detect() knows.
 _PEEK = 64
@@ -76,10 +78,11 @@ def quick(value: bytes, mode: str = "auto", cap: int = DEFAULT_CAP,
 
     The common case (one layer, decoded whole, nothing recognisable inside) is answered here without
     building a Peeled; everything else is peel()'s, so both always agree. With `from_headers`, a
-    value whose container declares a plausible size within the cap (gzip; zstd and LZ4 frames of
-    several blocks) is not decompressed, only peeked at: its size is the declared one, its chain
-    the outer container, and its reason FROM_HEADER, so the report can say how many values were
-    measured that way. Never raises: whatever a decoder raises counts the value as undecodable.
+    value whose container declares a plausible size within the cap (a format declaring
+    Format.header_sized_from, from that stored size on) is not decompressed, only peeked at: its
+    size is the declared one, its chain the outer container, and its reason FROM_HEADER, so the
+    report can say how many values were measured that way. Never raises: whatever a decoder
+    raises counts the value as undecodable.
     """
     try:
         return _quick(value, mode, cap, from_headers)
@@ -93,10 +96,11 @@ def _quick(value: bytes, mode: str, cap: int, from_headers: bool) -> tuple[str, 
         if sized is not None and len(value) >= sized[1] and sized[0].matches(value):
             fmt = sized[0]
             size = fmt.declared_size(value)
-            # Only when nothing recognisable is inside (a Java stream, another container): those
-            # take the full walk below, as they would without from_headers.
+            # Only when nothing recognisable is inside (a serialization stream, another container):
+            # those take the full walk below, as they would without from_headers.
             head = fmt.peek(value, _PEEK) if size is not None and size <= cap else None
-            if head is not None and not head.startswith(b"\xac") and not registry.signature_matches(head):
+            if (head is not None and not head.startswith(_STREAM_LEADS)
+                    and not registry.signature_matches(head)):
                 label = _LABELS.get(id(fmt))
                 if label is None:
                     label = _LABELS[id(fmt)] = fmt.label
@@ -114,7 +118,7 @@ def _quick(value: bytes, mode: str, cap: int, from_headers: bool) -> tuple[str, 
             data = decoded.data
             if (
                 not decoded.truncated
-                and data[:1] != b"\xac"
+                and not data.startswith(_STREAM_LEADS)
                 and (
                     len(data) < registry.MIN_AUTO_LENGTH
                     or registry.detect(data, signatures_only=True) is None
@@ -138,13 +142,14 @@ def peel(value: bytes, mode: str = "auto", cap: int = DEFAULT_CAP, trace: bool =
             return Peeled(stored, UNDECODABLE, "", value, stored, reason=view.reason, failed=failed)
         return Peeled(stored, PLAIN, "", value, stored, reason=view.reason)
     layers = view.layers
-    chain = ">".join(JAVA if layer.fmt is None else layer.label for layer in layers)
-    if all(layer.fmt is None for layer in layers):  # a Java stream stored uncompressed
-        return Peeled(stored, PLAIN, chain, value, stored, reason=view.reason)
+    chain = ">".join(layer.label for layer in layers)
+    if all(layer.fmt is None for layer in layers):  # a serialization stream stored uncompressed
+        return Peeled(stored, PLAIN, chain, value, stored, reason=view.reason, stream=view.stream_format)
     steps = [layer for layer in layers if layer.fmt is not None] if trace else []
     data = view.data
     size, exact = len(data), view.truncated_layer is None
     cut = view.truncated_layer
     if cut is not None and cut is layers[0] and len(layers) == 1 and cut.declared_size:
         size = cut.declared_size  # the outer container says how big the whole payload is
-    return Peeled(stored, COMPRESSED, chain, data, size, exact, view.reason, steps=steps)
+    return Peeled(stored, COMPRESSED, chain, data, size, exact, view.reason, steps=steps,
+                  stream=view.stream_format)

@@ -4,7 +4,7 @@ Memory stays flat however many rows are scanned: per blob column a handful of co
 per distinct chain and (bounded) per distinct failure reason, and a median that is exact for the
 first EXACT_VALUES values and then a log-spaced histogram (0.1 % wide bins).
 
-Sizes: "decompressed" is the payload under the compression layers (a Java stream stays serialized);
+Sizes: "decompressed" is the payload under the compression layers (a serialization stream stays serialized);
 values that are not compressed, or cannot be decoded, count at their stored size. Keyspaces
 figures are per row over the blob values of the row (stored = "after", decompressed = "before").
 """
@@ -35,7 +35,8 @@ _bucket = partial(bisect_left, BUCKET_BOUNDS)
 
 
 def chain_label(status: str, chain: str) -> str:
-    """'snappy', 'gzip>java'; 'not compressed', 'java (not compressed)', 'not decodable'."""
+    """The chain of a compressed value ('outer>inner'); else the status, after the chain when
+    there is one ('<chain> (not compressed)'): 'not compressed', 'not decodable'."""
     if status == COMPRESSED:
         return chain
     return f"{chain} ({status})" if chain else status
@@ -151,7 +152,7 @@ class ColumnStats:
         self.ratios.merge(other.ratios)
 
     def by_codec(self) -> dict[str, int]:
-        """Values per codec family ('snappy', 'gzip') or status ('not compressed', ...)."""
+        """Values per codec family (its -d name) or status ('not compressed', ...)."""
         out: dict[str, int] = {}
         for (status, chain), (count, _, _) in self.chains.items():
             codec = chain.split(">", 1)[0].split("/", 1)[0] if status == COMPRESSED else status
@@ -206,7 +207,7 @@ class Stats:
         self.query = query
         self.mode = mode
         self.cap = cap
-        #: Size zstd, LZ4 frame and gzip values from their headers (measure.quick).
+        #: Size values from their headers where the format allows (measure.quick).
         self.from_headers = from_headers
         self.rows = 0
         self.columns: dict[str, ColumnStats] = {}

@@ -13,7 +13,6 @@ whole chunks, so partitions much smaller than a chunk pay for bytes they do not 
 from __future__ import annotations
 
 import statistics
-import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
@@ -33,27 +32,13 @@ def compressor_for(options: dict[str, str]) -> tuple[str, Callable[[bytes], int]
     if str(options.get("enabled", "true")).lower() == "false" or not options.get("class"):
         return "none", None
     name = options["class"].rsplit(".", 1)[-1]
-    if name == "LZ4Compressor":
-        import lz4.block
+    from cqlsh_ext.codecs import registry  # the codec whose Format declares the class writes it
 
-        if options.get("lz4_compressor_type", "fast") == "high":
-            level = int(options.get("lz4_high_compressor_level", 9))
-            return name, lambda b: len(
-                lz4.block.compress(b, mode="high_compression", compression=level, store_size=False)
-            )
-        return name, lambda b: len(lz4.block.compress(b, store_size=False))
-    if name == "SnappyCompressor":
-        import cramjam
-
-        return name, lambda b: len(cramjam.snappy.compress_raw(b))
-    if name == "DeflateCompressor":
-        return name, lambda b: len(zlib.compress(b))
-    if name == "ZstdCompressor":
-        import zstandard
-
-        cctx = zstandard.ZstdCompressor(level=int(options.get("compression_level", 3)))
-        return name, lambda b: len(cctx.compress(b))
-    return name, None
+    fmt = next((fmt for fmt in registry.all_formats() if fmt.cassandra_class == name), None)
+    if fmt is None:
+        return name, None
+    compress = fmt.table_compressor(options)
+    return name, lambda b: len(compress(b))
 
 
 def chunked_ratio(
@@ -298,7 +283,7 @@ def measure_ratios(
 ) -> None:
     name, compress = compressor_for(settings.compression)
     if compress is None:
-        # Off (or a class we cannot run): what LZ4, Cassandra's default, would do is still worth knowing.
+        # Off (or a class we cannot run): what Cassandra's default would do is still worth knowing.
         name, compress = compressor_for({"class": "LZ4Compressor"})
         label = "LZ4Compressor (default, if compression were on)"
     else:

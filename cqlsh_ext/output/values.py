@@ -234,10 +234,10 @@ class ValueEncoder:
         elif view.kind == BINARY:
             obj["kind"] = "binary"
             obj["payload"] = blob_text(view.data)
-        else:
-            obj["kind"] = "java-object"
+        else:  # STREAM_OBJECT: '<format>-object', its class in '<format>_class'
+            obj["kind"] = f"{view.payload_format}-object"
             obj["payload"] = None
-            obj["java_class"] = view.text
+            obj[f"{view.payload_format}_class"] = view.text
         truncated = view.truncated_layer
         if truncated is not None:
             obj["truncated"] = True

@@ -1,1 +1,1 @@
-"""What a blob holds once its compression layers are removed: text, JSON, Java strings, bytes."""
+"""What a blob holds once its compression layers are removed: text, JSON, records, bytes."""

@@ -1,8 +1,8 @@
 """One budget per stored value: how deep, how many nodes and how much text decoding and showing it
 may cost.
 
-A stored value is attacker-controlled. Formats with back-references (pickle's memo, CBOR string
-references, Smile's shared names and strings, Java handles) describe a large structure in a few
+A stored value is attacker-controlled. Formats with back-references (a memo, string
+references, shared names and strings, object handles) describe a large structure in a few
 bytes, so a cap on the bytes decoded is not enough: what counts is what a walk *visits*. Every
 decoder that builds a tree and every renderer that walks one charges the same limits, and a
 back-reference costs each time it is rendered, not once:

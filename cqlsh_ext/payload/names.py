@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from cqlsh_ext.codecs.base import read_declarations
+from cqlsh_ext.codecs.base import CODEC_EXAMPLES, read_declarations
 
 #: Readings that are no payload format module: the bytes as text, or as hex.
 BUILTIN_READINGS = ("text", "hex")
@@ -34,6 +34,27 @@ ARGUMENT_NAMES = {name: str(d["argument"]) for name, d in _DECLARED.items() if "
 FILE_AFTER: dict[str, str | None] = {
     name: d.get("file_after") for name, d in _DECLARED.items() if "argument" in d
 }
+
+
+#: {magic: format name} for the formats whose streams are a layer of the decoding walk (a format
+#: declares `"stream": <magic>`; its FORMAT.stream reads them: payload.formats.StreamLayer).
+STREAM_MAGICS: dict[bytes, str] = {d["stream"]: name for name, d in _DECLARED.items() if "stream" in d}
+#: (kind, leading bytes) a format declares (`"binary_kind"`): INSPECT names a payload it shows as
+#: binary by them.
+BINARY_KINDS: tuple[tuple[str, bytes], ...] = tuple(
+    d["binary_kind"] for name, d in sorted(_DECLARED.items(), key=lambda item: item[1]["listed"])
+    if "binary_kind" in d
+)
+#: The formats help texts show in examples, in their declared "example" order.
+FORMAT_EXAMPLES = tuple(sorted((n for n in _DECLARED if "example" in _DECLARED[n]),
+                               key=lambda n: _DECLARED[n]["example"]))
+#: A spec as help texts show it: the first example codec holding the first example format.
+EXAMPLE_SPEC = f"{CODEC_EXAMPLES[0]}>{FORMAT_EXAMPLES[0]}"
+
+
+def title(name: str) -> str:
+    """How help prose names a reading: its declared "title", else its name."""
+    return str(_DECLARED.get(name, {}).get("title", name))
 
 
 def payload_help() -> list[str]:

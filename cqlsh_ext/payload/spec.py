@@ -1,4 +1,4 @@
-"""What a column holds, as the user tells it: `zstd>msgpack`, `gzip>java`, `protobuf`, `text`.
+"""What a column holds, as the user tells it: `codec>format` (payload.names.EXAMPLE_SPEC), `text`.
 
 A spec is a chain of steps from the stored bytes inwards, each a codec name (CODEC_NAMES), then
 at most one payload reading (PAYLOAD_NAMES: the payload formats, `text` or `hex`), or `auto` to
@@ -19,7 +19,7 @@ import os
 from dataclasses import dataclass
 
 from cqlsh_ext.codecs.base import CODEC_NAMES
-from cqlsh_ext.payload.names import ARGUMENT_NAMES, FILE_AFTER, PAYLOAD_NAMES
+from cqlsh_ext.payload.names import ARGUMENT_NAMES, EXAMPLE_SPEC, FILE_AFTER, PAYLOAD_NAMES
 
 AUTO_STEP = "auto"
 
@@ -34,7 +34,8 @@ class Spec:
     codecs: tuple[str, ...]
     #: The payload reading, or "auto" (detect below the codecs), or None (stop after the codecs).
     payload: str | None
-    #: The reading's argument: an Avro schema file's path (user's home expanded).
+    #: The reading's argument, for a reading that takes one (ARGUMENT_NAMES): a schema file's path
+    #: (user's home expanded).
     argument: str | None = None
 
     def __str__(self) -> str:
@@ -46,7 +47,7 @@ def parse_spec(text: str) -> Spec:
     """The spec `text` names (cached: the display applies it per value); raises SpecError."""
     steps = [step.strip() for step in text.strip().split(">")]
     if not steps or not all(steps):
-        raise SpecError(f"empty step in {text!r} (example: zstd>msgpack)")
+        raise SpecError(f"empty step in {text!r} (example: {EXAMPLE_SPEC})")
     codecs: list[str] = []
     payload: str | None = None
     argument: str | None = None

@@ -1,4 +1,5 @@
-"""Peel a stored blob down to what it holds: compression layers, then Java strings, text or bytes.
+"""Peel a stored blob down to what it holds: compression layers, a serialization stream, then text,
+records or bytes.
 
 `unwrap` is the single entry point used by display (and by INSPECT-style reports): it never raises,
 it never produces more than `cap` decompressed bytes over all layers together, and a value it cannot
@@ -13,17 +14,27 @@ import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cqlsh_ext.codecs import registry
 from cqlsh_ext.codecs.base import Decoded, DecodeError, Format
-from cqlsh_ext.payload import budget, javaser
+from cqlsh_ext.payload import budget
+from cqlsh_ext.payload.names import STREAM_MAGICS
 
-#: Compression or serialization layers followed at the most (gzip > java > ...).
+if TYPE_CHECKING:
+    from cqlsh_ext.payload.formats import StreamLayer
+
+#: Compression or serialization layers followed at the most (<codec> > <stream> > ...).
 MAX_DEPTH = 4
 
-RAW, TEXT, BINARY, JAVA_OBJECT, PAYLOAD = "raw", "text", "binary", "java-object", "payload"
-#: A binary serialization format read into a tree (payload.formats): MessagePack, CBOR, ...
+RAW, TEXT, BINARY, PAYLOAD = "raw", "text", "binary", "payload"
+#: An object of a serialization stream that its reader could not read: `text` is its class,
+#: `payload_format` the stream's format.
+STREAM_OBJECT = "stream-object"
+#: The declared magics of the serialization streams that are a layer of the walk (a format's
+#: DECLARES "stream"; payload.formats.StreamLayer reads them).
+STREAM_STARTS = tuple(STREAM_MAGICS)
+#: A binary serialization format read into a tree (payload.formats).
 STRUCTURED = "structured"
 #: Auto mode found no known format: the value may still use one that only -d CODEC decodes.
 NOT_DETECTED = "no compression detected"
@@ -41,7 +52,7 @@ TEXT_LABEL = "text"
 MIN_TEXT_LENGTH = 10
 #: Below this many bytes, only ASCII text counts.
 SHORT_TEXT = 32
-#: Record formats (MessagePack, CBOR, ...) are looked for from this length on.
+#: Record formats (payload.formats) are looked for from this length on.
 MIN_STRUCTURED_LENGTH = 4
 _UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 
@@ -60,7 +71,7 @@ class Layer:
     output_size: int
     truncated: bool = False
     declared_size: int | None = None
-    #: The format of a compression layer; None for the Java serialization layer.
+    #: The format of a compression layer; None for a serialization stream's layer.
     fmt: Format | None = None
     #: With walk(trace=True): the layer's input and its Decoded (INSPECT shows their headers).
     data_in: bytes | None = None
@@ -75,20 +86,23 @@ class BlobView:
     stored_size: int
     kind: str
     layers: list[Layer] = field(default_factory=list)
-    #: TEXT: the text. JAVA_OBJECT: the class name.
+    #: TEXT: the text. STREAM_OBJECT: the class name.
     text: str | None = None
     #: BINARY: the decoded bytes. RAW: the stored bytes. PAYLOAD (walk): the bytes under the last
-    #: compression layer (a Java stream stays serialized).
+    #: compression layer (a serialization stream stays serialized).
     data: bytes = b""
     #: RAW: why the value is shown undecoded. Otherwise: a note on an inner layer that failed.
     reason: str | None = None
     #: RAW because a recognised format failed to decode: that error (its .format names the format).
     error: DecodeError | None = None
-    #: The Java serialization content the payload holds, when it is a well-formed stream.
-    java: javaser.JavaContent | None = None
+    #: The first item of the serialization stream the payload is (StreamLayer.first), when the
+    #: stream is well-formed; `stream_format` names the stream's format.
+    stream: Any = None
+    stream_format: str | None = None
     #: TEXT: True when the text has no control characters, so display needs no escaping.
     clean: bool = False
-    #: STRUCTURED: the payload format's name and the decoded tree (payload.formats.tree).
+    #: STRUCTURED (and STREAM_OBJECT): the payload format's name and the decoded tree
+    #: (payload.formats.tree).
     payload_format: str | None = None
     tree: Any = None
     #: The first layer whose output the cap cut, if any (kept by add_layer).
@@ -148,23 +162,24 @@ def _unwrap(value: bytes, mode: str, cap: int) -> BlobView:
                 if candidate.reason:  # a record format the budget stopped: hex, saying why
                     view.reason = candidate.reason
         return view
-    content = view.java
-    if content is None:
+    content, name = view.stream, view.stream_format
+    if content is None or name is None:
         return _text_or_binary(view, view.data)
-    if content.kind == "String":
+    if content.text is not None:  # a string
         view.kind, view.text = TEXT, content.text
         return view
-    from cqlsh_ext.payload.formats import javastream
+    from cqlsh_ext.payload.formats import PayloadError
 
+    view.payload_format = name
     try:
-        view.tree = javastream.read_tree(view.data)
-    except javaser.JavaStreamError as err:
+        view.tree = _stream_layer(name).read(view.data)
+    except PayloadError as err:
         # Named by its class, with why it was not read (a stream cut by the output cap, say).
-        view.kind = JAVA_OBJECT
+        view.kind = STREAM_OBJECT
         view.text = f"{content.kind} {content.class_name}" if content.class_name else content.kind
-        view.reason = view.reason or f"java serialization: {err}"
+        view.reason = view.reason or f"{name} serialization: {err}"
         return view
-    view.kind, view.payload_format = STRUCTURED, "java"
+    view.kind = STRUCTURED
     return view
 
 
@@ -207,7 +222,7 @@ def _unwrap_spec(value: bytes, spec_text: str, cap: int) -> BlobView:
         tree = formats.decode_named(spec.payload, data, spec.argument)
     except formats.PayloadError as err:
         return BlobView(stored, RAW, data=value, reason=f"as {spec}: {err}")
-    if isinstance(tree, str):  # a Java stream holding one String: text, as auto mode shows it
+    if isinstance(tree, str):  # a serialization stream holding one string: text, as auto mode shows it
         return _read_as_text(view, data, (tree, False), label=spec.payload)
     reader = formats.get(spec.payload)
     return _read_as_structured(view, data, reader.label(data) if reader else spec.payload, spec.payload, tree,
@@ -219,15 +234,15 @@ def walk(value: bytes, mode: str, cap: int, trace: bool = False) -> BlobView:
     (unwrap) and the insight commands share, so a chain INSPECT reports is the label shown.
 
     Returns kind RAW (with reason, and error when a recognised format failed) or PAYLOAD (data: the
-    bytes under the last compression layer; java: a Java stream's content). Never raises; at most
-    `cap` decompressed bytes over all layers.
+    bytes under the last compression layer; stream: a serialization stream's first item). Never
+    raises; at most `cap` decompressed bytes over all layers.
     """
     return _bounded(_walk, value, cap, mode, cap, trace)
 
 
 def outer_layer(value: bytes, mode: str, cap: int, trace: bool = False) -> tuple[Format, Decoded] | BlobView:
     """walk()'s first step: the outer container and what it decoded to, or the finished view when
-    there is no container (RAW, or a Java stream stored as is). COMPRESSION STATS' per-value path
+    there is no container (RAW, or a serialization stream stored as is). COMPRESSION STATS' per-value path
     (insight.measure.quick) starts here too, so both detect alike. Raises what a decoder raises
     other than DecodeError (walk() is the boundary)."""
     stored = len(value)
@@ -239,14 +254,14 @@ def outer_layer(value: bytes, mode: str, cap: int, trace: bool = False) -> tuple
         except DecodeError as err:
             return BlobView(stored, RAW, data=value, reason=str(err), error=err)
         if found is None:
-            if value.startswith(javaser.MAGIC):
+            if value.startswith(STREAM_STARTS):
                 return _payload(BlobView(stored, PAYLOAD), value, cap, 0, trace)
             return BlobView(stored, RAW, data=value, reason=NOT_DETECTED)
         return found
     try:
         return registry.decode_named(mode, value, cap)
     except DecodeError as err:
-        # The registry's reasons name the format already: 'snappy: corrupt input'.
+        # The registry's reasons name the format already: '<codec>: corrupt input'.
         return BlobView(stored, RAW, data=value, reason=str(err), error=err)
 
 
@@ -274,10 +289,11 @@ def _layer(fmt: Format, data_in: bytes, decoded: Decoded, trace: bool) -> Layer:
 
 
 def _payload(view: BlobView, data: bytes, budget: int, depth: int, trace: bool) -> BlobView:
-    """Follow nested layers while the depth limit and budget allow; a Java stream ends the walk."""
+    """Follow nested layers while the depth limit and budget allow; a serialization stream ends the
+    walk."""
     while depth < MAX_DEPTH:
-        if data.startswith(javaser.MAGIC):
-            _java(view, data)
+        if data.startswith(STREAM_STARTS):
+            _stream(view, data)
             break
         # Inside a payload only signature formats count: a trial decode of text as a
         # signature-less format could invent a layer.
@@ -294,19 +310,39 @@ def _payload(view: BlobView, data: bytes, budget: int, depth: int, trace: bool) 
             break
         view.add_layer(_layer(fmt, data, decoded, trace))
         data, budget, depth = decoded.data, budget - len(decoded.data), depth + 1
-    if not view.layers:  # a Java stream that is not well-formed, stored as is
+    if not view.layers:  # a serialization stream that is not well-formed, stored as is
         view.kind = RAW
     view.data = data
     return view
 
 
-def _java(view: BlobView, data: bytes) -> None:
+def _format_of_stream(data: bytes) -> str | None:
+    """The format whose serialization stream `data` starts with (a declared magic), else None."""
+    return next((name for magic, name in STREAM_MAGICS.items() if data.startswith(magic)), None)
+
+
+def _stream_layer(name: str) -> StreamLayer:
+    """The declared format's StreamLayer (the format modules load on the first stream)."""
+    from cqlsh_ext.payload import formats
+
+    fmt = formats.get(name)
+    if fmt is None or fmt.stream is None:
+        raise ImportError(f"payload format {name!r} declares a stream magic but no FORMAT.stream")
+    return fmt.stream
+
+
+def _stream(view: BlobView, data: bytes) -> None:
+    from cqlsh_ext.payload.formats import PayloadError
+
+    name = _format_of_stream(data)
+    assert name is not None  # data starts with one of STREAM_STARTS
     try:
-        view.java = javaser.read_first_content(data)
-    except javaser.JavaStreamError as err:
-        view.reason = f"java serialization: {err}"
+        view.stream = _stream_layer(name).first(data)
+    except PayloadError as err:
+        view.reason = f"{name} serialization: {err}"
         return
-    view.add_layer(Layer("java", len(data), len(data), view.java.truncated))
+    view.stream_format = name
+    view.add_layer(Layer(name, len(data), len(data), view.stream.truncated))
 
 
 def _text_or_binary(view: BlobView, data: bytes) -> BlobView:
@@ -340,7 +376,7 @@ def _structured(view: BlobView, data: bytes) -> BlobView | None:
 
 def _read_as_text(view: BlobView, data: bytes, found: tuple[str, bool], label: str = TEXT_LABEL) -> BlobView:
     """`view` ending in a [text] reading of `data` (stored as text, or named so; `label` names
-    another reading that gave text, such as a Java String)."""
+    another reading that gave text, such as a serialization stream's string)."""
     view.add_layer(Layer(label, len(data), len(data), reading=True))
     view.kind, (view.text, view.clean) = TEXT, found
     return view

@@ -16,6 +16,7 @@ reading ends. `Reading` keeps the counts for the closing line.
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import closing
 from dataclasses import dataclass, field
@@ -37,6 +38,8 @@ MAX_WORKERS = 32
 #: RANGES_PER_STREAM parts of the ring in turn (bench/query_scan.py).
 STREAMS = 4
 RANGES_PER_STREAM = 4
+#: A partial page of found rows prints after this long (seconds), so rare matches show up.
+FLUSH_SECONDS = 1.0
 
 
 @dataclass
@@ -50,11 +53,42 @@ class Reading:
     how: str = ""
     #: Rows printed (streamed answers); the LIMIT stops the reading when reached.
     emitted: int = 0
+    #: The output ended before the answer did (the pager quit, a closed pipe).
+    output_closed: bool = False
+
+
+def _clear(progress: Any) -> None:
+    """Rows are about to print: the progress line goes first (it is drawn again below them)."""
+    if progress is not None:
+        progress.close()
 
 
 def _chunks(rows: list[Row], size: int) -> Iterator[list[Row]]:
     for start in range(0, len(rows), size):
         yield rows[start:start + size]
+
+
+class _Pages:
+    """Found rows gathered into pages of the shell's page size (so a sparse match does not print
+    a table header every few rows), a partial page let out after FLUSH_SECONDS (so it shows up
+    while the scan goes on). The progress line is cleared before a page prints."""
+
+    def __init__(self, page_size: int, progress: Any) -> None:
+        self.page_size = page_size
+        self.progress = progress
+        self.held: list[Row] = []
+        self.since = time.monotonic()
+
+    def add(self, rows: list[Row], end: bool = False) -> Iterator[list[Row]]:
+        self.held.extend(rows)
+        due = end or time.monotonic() - self.since >= FLUSH_SECONDS
+        full = len(self.held) // self.page_size * self.page_size
+        cut = len(self.held) if due else full
+        if cut:
+            _clear(self.progress)
+            out, self.held = self.held[:cut], self.held[cut:]
+            self.since = time.monotonic()
+            yield from _chunks(out, self.page_size)
 
 
 def _limited(reading: Reading, rows: list[Row]) -> tuple[list[Row], bool]:
@@ -82,19 +116,21 @@ def scanned_pages(reading: Reading, evaluator: Evaluator, scanner: Any,
     """One Scanner's pages: streamed rows as they match, else the answer once the scan ends."""
     answer = reading.answer
     names: Sequence[str] = ()
+    held = _Pages(page_size, scanner.progress)
     try:
         with closing(scanner.pages()) as pages:
             for page_names, _types, rows in pages:
                 names = page_names
                 out = [row for r in rows for row in answer.add(evaluator, dict(zip(names, r, strict=True)))]
-                if answer.streamed and out:
+                if answer.streamed:
                     out, enough = _limited(reading, out)
-                    yield from _chunks(out, page_size)
+                    yield from held.add(out)
                     if enough:
                         scanner.stop()
                         break
     except KeyboardInterrupt:
         scanner.interrupted = True
+    yield from held.add([], end=True)
     reading.interrupted = scanner.interrupted
     reading.retried = scanner.retried
     reading.how = scanner.description
@@ -162,16 +198,18 @@ def worker_pages(shell: Shell, reading: Reading, evaluator: Evaluator, query: st
 
     template = ScanAnswer(query, reading.answer, evaluator)
     run = WorkerScan(shell, template, keyspace, partition_key, ring, workers, progress)
-    if progress is not None:
+    if progress is not None:  # the workers' counts, not this process's
         progress.detail = lambda: progress_detail(run.seen_total())
     enough = False
+    held = _Pages(page_size, progress)
     for batch in run:
         if enough or not reading.answer.streamed:
             continue
         rows, enough = _limited(reading, batch)
-        yield from _chunks(rows, page_size)
+        yield from held.add(rows)
         if enough:
             run.stop()
+    yield from held.add([], end=True)
     reading.interrupted = run.merged.interrupted
     reading.error = run.merged.error
     reading.retried = run.retried

@@ -161,7 +161,8 @@ def _pages(shell: Shell, plan: Plan, reading: Any, evaluator: Any, keyspace: str
                 "Scan the whole table? [y/N] "):
             return None
         workers = read.default_workers(size)
-        progress = progress_for(label, True, size.partitions if size is not None else None)
+        estimate = size.partitions if size is not None else None
+        progress = _progress(reading, progress_for(label, True, estimate))
         base = plan.server_statement.removesuffix(" ALLOW FILTERING")
         partition_key = [c.name for c in meta.partition_key]
         if ring is not None and workers > 1:
@@ -171,15 +172,24 @@ def _pages(shell: Shell, plan: Plan, reading: Any, evaluator: Any, keyspace: str
         ranges = ring.split(read.STREAMS * read.RANGES_PER_STREAM) if ring is not None else None
         spec = ScanSpec(base, partition_key=partition_key, streams=read.STREAMS, ranges=ranges)
     else:
-        progress = progress_for(label, plan.reads_beyond_partitions)
+        progress = _progress(reading, progress_for(label, plan.reads_beyond_partitions))
         spec = ScanSpec(plan.server_statement)
-    if progress is not None:
-        counts = reading.answer.counts
-        progress.detail = lambda: read.progress_detail((counts.matched, counts.undecodable + counts.cut))
     from cqlsh_ext.insight.shellside import scanner_for
 
     scanner = scanner_for(shell, spec, progress)
     return read.scanned_pages(reading, evaluator, scanner, page_size)
+
+
+def _progress(reading: Any, progress: Any) -> Any:
+    """The progress line says what was matched and not decoded, and keeps off the pager's screen."""
+    if progress is not None:
+        from cqlsh_ext.payload_select.read import progress_detail
+
+        # Rows stream into the interactive shell's pager: while it runs, it owns the terminal.
+        progress.paused = lambda: bool(getattr(sys.stdout, "paging", False))
+        counts = reading.answer.counts
+        progress.detail = lambda: progress_detail((counts.matched, counts.undecodable + counts.cut))
+    return progress
 
 
 def _print(shell: Shell, plan: Plan, reading: Any, names: list[str], types: list[Any], pages: Any,
@@ -201,14 +211,20 @@ def _print(shell: Shell, plan: Plan, reading: Any, names: list[str], types: list
     shown = types if machine else [UTF8Type if t is None else t for t in types]
     try:
         shell.print_result(AnswerResult(names, shown, pages, present), meta)
+    except BaseException:  # the pager quit, the pipe closed, a second Ctrl-C: said, then raised
+        reading.output_closed = True
+        raise
     finally:
         pages.close()
-        _closing_line(plan, reading)
+        # In the interactive shell the result goes through the pager (held until the command
+        # ends): the closing line follows it there, not above it.
+        _closing_line(plan, reading, sys.stdout if shell.repl_mode else sys.stderr)
 
 
-def _closing_line(plan: Plan, reading: Any) -> None:
-    """On stderr (JSON Lines on stdout stay valid): what was read, matched and not decodable.
-    A SELECT whose paths are only projected says something only when a value was not decodable."""
+def _closing_line(plan: Plan, reading: Any, out: Any) -> None:
+    """On stderr in scripts (JSON Lines on stdout stay valid): what was read, matched and not
+    decodable. A SELECT whose paths are only projected says something only when a value was not
+    decodable."""
     counts = reading.answer.counts
     problems = counts.undecodable + counts.cut
     if not plan.local_rows and not problems and not reading.error:
@@ -221,11 +237,15 @@ def _closing_line(plan: Plan, reading: Any) -> None:
     skipped = reading.answer.skipped()
     if skipped:
         parts.append(f"{skipped:,} aggregate inputs not numbers (skipped)")
+    if plan.limit is not None and reading.emitted >= plan.limit and reading.answer.streamed:
+        parts.append(f"stopped at LIMIT {plan.limit}")
     if reading.how:
         parts.append(reading.how)
     line = f"{LABEL}: " + ", ".join(parts)
     if reading.interrupted:
         line += "; interrupted (Ctrl-C): the answer covers the rows read"
+    elif reading.output_closed:
+        line += "; stopped when the output closed"
     if reading.error:
         line += f"; stopped by an error: {reading.error}"
-    print(line, file=sys.stderr)
+    print(line, file=out)

@@ -9,6 +9,11 @@ hears of them. We do the same cut and call the same parser, without readline.
 Runs in prompt_toolkit's event loop, not in a thread: cqlsh's lexer keeps state in its scanner
 object, so it must not run while the Enter key handler splits statements with it. A completion
 takes a few milliseconds (bench/completion.py).
+
+After a payload path's `.` (`data.`, `data.customer.`, `m['k'].`, `u.payload.`), the keys seen in a
+sample of the column are offered instead (cqlsh_ext.payload_select.keys): the first Tab on a column
+reads its sample (at most a couple of seconds, once per session); typing only uses what is cached,
+so a keystroke never waits for the server.
 """
 
 from __future__ import annotations
@@ -20,6 +25,8 @@ from typing import TYPE_CHECKING, Any
 from cqlshlib import pylexotron
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
+
+from cqlsh_ext.payload_select.keys import PayloadKeys
 
 if TYPE_CHECKING:
     from cqlsh_ext.shellapi import Shell
@@ -52,6 +59,7 @@ class CqlCompleter(Completer):
     def __init__(self, shell: Shell, ruleset: Any) -> None:
         self.shell = shell
         self.ruleset = ruleset
+        self.payload_keys = PayloadKeys(shell)
 
     def kinds(self, head: str) -> dict[str, str]:
         """Menu labels for schema names: keyspace, table, type (from the driver's metadata)."""
@@ -82,8 +90,19 @@ class CqlCompleter(Completer):
         return found, sorted(h.text for h in hints if pylexotron.is_hint(h))
 
     def get_completions(self, document: Document, complete_event: CompleteEvent) -> Iterable[Completion]:
-        head, partial = split_word(document.text_before_cursor)
         typing = complete_event.text_inserted
+        try:
+            keys = self.payload_keys.candidates(document.text, document.cursor_position, read=not typing)
+        except Exception:  # a completion problem must never break typing
+            if getattr(self.shell, "debug", False):
+                raise
+            keys = None
+        if keys is not None:  # after a payload path's '.': the keys seen in its sample, if any
+            replaced, found_keys = keys
+            for key in found_keys:
+                yield Completion(key, start_position=-replaced, display=key, display_meta="key")
+            return
+        head, partial = split_word(document.text_before_cursor)
         # While typing, offer words only once one is started (or after 'ks.'): a menu after every
         # space would be noise. Tab asks for everything, hints included.
         if typing and not partial and not head.endswith("."):

@@ -4,6 +4,11 @@ cqlsh's lexer marks reserved words and literals; the rest of the keywords, inclu
 commands and ours (DECOMPRESS, OUTPUT), are taken from the literal words of the grammar itself, so
 highlighting follows what the parser accepts. Whitespace and comments are dropped by the lexer
 ("JUNK"): they are the gaps between tokens, and a gap starting with a comment marker is a comment.
+
+In a SELECT, a payload path (`data.status`, `data."order-id"`, `data.items[0].sku`, `m['k'].n`) is
+one token, `class:cql.path`: a key spelt like a keyword (`data.key`) is not coloured as one. It is
+told by its shape alone (a name followed by `.name`, `."name"`, `[n]` or `['k']` steps, written
+without spaces, not after FROM), with no schema lookup: `u.field` of a UDT is shown the same way.
 """
 
 from __future__ import annotations
@@ -44,6 +49,7 @@ STYLE = {
     "cql.number": "ansimagenta",
     "cql.comment": "italic ansibrightblack",
     "cql.operator": "",
+    "cql.path": "ansicyan",
     "cql.error": "bg:ansired ansiwhite",
     "bottom-toolbar": "noreverse bg:ansibrightblack ansiwhite",
     "bottom-toolbar.key": "bold",
@@ -115,10 +121,12 @@ class CqlLexer(Lexer):
         tokens, unmatched = self.scan(text)
         out: StyleAndTextTuples = []
         pos = 0
-        for kind, value, (start, end) in tokens:
+        for kind, value, (start, end) in _paths_joined(tokens, text):
             if start > pos:
                 out.extend(_gap(text[pos:start]))
-            if kind == "identifier" and value.lower() in self.keywords:
+            if kind == "path":
+                out.append(("class:cql.path", value))
+            elif kind == "identifier" and value.lower() in self.keywords:
                 out.append(("class:cql.keyword", value))
             else:
                 out.append((TOKEN_CLASSES.get(kind, ""), value))
@@ -137,6 +145,55 @@ class CqlLexer(Lexer):
             return lines[lineno] if 0 <= lineno < len(lines) else []
 
         return get_line
+
+
+_NAMES = ("identifier", "quotedName")
+_KEYS = ("identifier", "reserved_identifier", "quotedName")
+_INDEXES = ("wholenumber", "quotedStringLiteral")
+
+
+def _path_end(tokens: list[Any], i: int) -> int:
+    """The index after the last token of the path starting at tokens[i] (i itself if none): a
+    name, then `.key` and `[index]` steps, the tokens touching each other."""
+    end = i
+    j = i + 1
+    while j + 1 < len(tokens):
+        before, step, key = tokens[j - 1], tokens[j], tokens[j + 1]
+        if step[2][0] != before[2][1] or key[2][0] != step[2][1]:
+            break
+        if step[0] == "op" and step[1] == "." and key[0] in _KEYS:
+            j += 2
+        elif step[1] == "[" and key[0] in _INDEXES and j + 2 < len(tokens) \
+                and tokens[j + 2][1] == "]" and tokens[j + 2][2][0] == key[2][1]:
+            j += 3
+        else:
+            break
+        end = j - 1
+    return end + 1 if end > i else i
+
+
+def _paths_joined(tokens: list[Any], text: str) -> list[Any]:
+    """cqlsh's tokens with each payload path in a SELECT made one ("path", text, span) token."""
+    out: list[Any] = []
+    in_select = False
+    previous = ""
+    i = 0
+    while i < len(tokens):
+        kind, value = tokens[i][0], tokens[i][1]
+        if kind == "endtoken":
+            in_select = False
+        elif previous == "" or previous == ";":
+            in_select = str(value).lower() == "select"
+        end = _path_end(tokens, i) if in_select and kind in _NAMES and previous.lower() != "from" else i
+        if end > i:
+            span = (tokens[i][2][0], tokens[end - 1][2][1])
+            out.append(("path", text[span[0]:span[1]], span))
+            previous, i = "path", end
+            continue
+        out.append(tokens[i])
+        previous = str(value)
+        i += 1
+    return out
 
 
 def _gap(text: str) -> StyleAndTextTuples:

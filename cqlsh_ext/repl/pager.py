@@ -80,6 +80,11 @@ class PagedOutput(io.TextIOBase):
         self.saved_sigint: Any = None
 
     @property
+    def paging(self) -> bool:
+        """The pager runs: it owns the terminal (a status line drawn now would land in its screen)."""
+        return self.pipe is not None
+
+    @property
     def encoding(self) -> str:  # type: ignore[override]  # io.TextIOBase declares a plain attribute
         return getattr(self.out, "encoding", None) or "utf-8"
 

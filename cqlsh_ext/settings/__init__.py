@@ -21,7 +21,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
-from cqlsh_ext.codecs.base import CODEC_NAMES, DEFAULT_CAP
+from cqlsh_ext.codecs.base import CODEC_EXAMPLES, CODEC_NAMES, DEFAULT_CAP
+from cqlsh_ext.payload.names import ARGUMENT_NAMES, EXAMPLE_SPEC, FORMAT_EXAMPLES, PAYLOAD_NAMES
 
 if TYPE_CHECKING:
     import argparse
@@ -36,6 +37,7 @@ from cqlsh_ext.settings.values import (
     MACHINE_FORMATS,
     MODES,
     NONE,
+    OUTPUT_DECLARED,
     OUTPUT_FORMATS,
     REGION_RE,
     KeyspacesValue,
@@ -107,8 +109,8 @@ class DisplaySettings:
     cap: int = DEFAULT_CAP
     #: Characters per table cell on a terminal; 0 means no limit. None: decide by terminal or not.
     max_field_width: int | None = None
-    #: table | vertical | json | csv (cqlsh_ext.output); OUTPUT FORMAT changes it at run time.
-    output_format: str = "table"
+    #: One of OUTPUT_FORMATS (cqlsh_ext/output/formats.py); OUTPUT FORMAT changes it at run time.
+    output_format: str = OUTPUT_FORMATS[0]
     #: JSON/CSV output: also the stored bytes of every blob (JSON) or only them (CSV).
     raw_blobs: bool = False
     #: Interactive front end (cqlsh_ext.repl): False = prompt_toolkit, True = cqlsh's readline loop.
@@ -233,14 +235,18 @@ def _store_keyspaces(opts: KeyspacesOptions, value: KeyspacesValue) -> None:
 
 
 def _decode_doc() -> str:
-    from cqlsh_ext.payload.names import PAYLOAD_NAMES  # not at start-up: only the sample needs it
-
     return ("What blob columns hold, when it cannot be detected (DECODE in the shell, --decode on the "
             "command line): keyspace.table.column = codecs from the outside in, then the payload format "
-            f"({', '.join(PAYLOAD_NAMES)}, or auto; avro:FILE.avsc for single Avro records, "
-            "protobuf:package.Type@FILE.desc for named Protocol Buffers fields). A blob inside a "
+            f"({', '.join(PAYLOAD_NAMES)}, or auto; {'; '.join(ARGUMENT_NAMES.values())}). A blob inside a "
             "collection or UDT is named by its path below the column: .item, .key, .value or the "
             "field's name.")
+
+
+def _output_formats(quote: str = "") -> str:
+    """The output formats for help texts, each with its declared note: 'a, b (note) or c'."""
+    listed = [f"{quote}{name}{quote}" + (f" ({decl['help']})" if "help" in decl else "")
+              for name, decl in OUTPUT_DECLARED.items()]
+    return f"{', '.join(listed[:-1])} or {listed[-1]}"
 
 
 _AWS_DOCS = "[docs/keyspaces.md](docs/keyspaces.md)"
@@ -263,13 +269,13 @@ SETTINGS: tuple[Key, ...] = (
             "in the interactive shell, whole values in scripts.",
         summary="cut every cell at N characters (0: never)"),
     Key("decode", "display", "columns", parse_column_spec, ("--decode",), "COLUMN=SPEC", "repeat",
-        help="what a column holds, when it cannot be detected: keyspace.table.column=zstd>msgpack "
+        help=f"what a column holds, when it cannot be detected: keyspace.table.column={EXAMPLE_SPEC} "
              "(repeatable). Also [cqlsh_ext.decode] in cqlshrc and DECODE in the shell",
         section=DECODE_SECTION, unset="detect",
-        example="shop.orders.body = zstd>msgpack\nshop.events.payload = protobuf\n"
-                "shop.orders.attachments.item = gzip",
+        example=f"shop.orders.body = {EXAMPLE_SPEC}\nshop.events.payload = {FORMAT_EXAMPLES[1]}\n"
+                f"shop.orders.attachments.item = {CODEC_EXAMPLES[1]}",
         doc=_decode_doc,
-        summary="what a column holds when it cannot be detected: `shop.orders.body=zstd>msgpack`; in "
+        summary=f"what a column holds when it cannot be detected: `shop.orders.body={EXAMPLE_SPEC}`; in "
                 "the shell `DECODE` ([docs/payloads.md](docs/payloads.md))"),
     Key("max_output_size", "display", "cap", parse_size, ("--max-output-size",), "SIZE",
         help="decompressed bytes shown per value at most, over all nested layers (default 4MiB)",
@@ -280,11 +286,11 @@ SETTINGS: tuple[Key, ...] = (
         summary="decompressed bytes shown per value, all layers together; also each value's budget "
                 "([hostile values](docs/formats.md#one-budget-per-value))"),
     Key("output_format", "display", "output_format", parse_output_format, ("--output-format",), "FORMAT",
-        help=f"how results are printed: {', '.join(OUTPUT_FORMATS)} (default table; json is one object "
-             "per row). Also OUTPUT FORMAT in the shell",
-        default="table",
-        doc="table, vertical (EXPAND ON), json (one JSON object per row) or csv.",
-        summary="`table`, `vertical`, `json` (JSON Lines) or `csv`; in the shell `OUTPUT FORMAT`"),
+        help=f"how results are printed: {_output_formats()} (default {OUTPUT_FORMATS[0]}). Also OUTPUT "
+             "FORMAT in the shell",
+        default=OUTPUT_FORMATS[0],
+        doc=f"{_output_formats()}.",
+        summary=f"{_output_formats('`')}; in the shell `OUTPUT FORMAT`"),
     Key("cells", "display", "cells", parse_cells, ("--cells",), "|".join(CELL_MODES),
         help="interactive shell: cells too wide for the screen are cut with … (default) or wrapped onto "
              "more lines. Also OUTPUT CELLS in the shell",
@@ -445,7 +451,7 @@ def _apply_column_flag(settings: Settings, key: Key, item: str) -> None:
     place, sep, text = item.partition("=")
     if not sep:
         raise SettingError(f"{key.flag} {item!r}: expected keyspace.table.column=SPEC (example: "
-                           "shop.orders.body=zstd>msgpack)")
+                           f"shop.orders.body={EXAMPLE_SPEC})")
     try:
         _put_item(settings, key, place, text)
     except SettingError as err:

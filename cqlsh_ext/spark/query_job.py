@@ -146,13 +146,13 @@ def run(spark: Any, session: Any, stmt: QueryStatement, settings: Any) -> None:
     from cqlsh_ext.spark.answer_output import print_answer
 
     print_answer(settings.display, answer.header(), types, rows, ks, meta.name)
-    _closing_line(plan, answer, how)
+    _closing_line(plan, answer, how, len(rows))
 
 
-def _closing_line(plan: Plan, answer: Answer, how: str) -> None:
+def _closing_line(plan: Plan, answer: Answer, how: str, emitted: int) -> None:
     """The shell's closing line on stderr (payload_select), with how Spark read the table."""
     from cqlsh_ext.payload_select.read import Reading
     from cqlsh_ext.payload_select.statement import _closing_line as shell_closing_line
 
-    shell_closing_line(plan, Reading(answer, how=how))
+    shell_closing_line(plan, Reading(answer, how=how, emitted=emitted), sys.stderr)
     sys.stderr.flush()

@@ -123,3 +123,23 @@ def test_every_module_that_declares_is_found() -> None:
             with open(path, encoding="utf-8") as f:
                 declares = "\n" + base.PREFIX in f.read()
             assert declares == (name in found), path
+
+
+def test_header_sizing_and_table_compressors_are_unchanged() -> None:
+    # What insight.measure and insight.table_settings named by hand before, now declared by formats.
+    from cqlsh_ext.insight.measure import _HEADER_SIZED
+
+    sized = {first: (fmt.label, smallest) for first, (fmt, smallest) in _HEADER_SIZED.items()}
+    assert sized == {b"\x1f": ("gzip", 0), b"\x28": ("zstd", 256 << 10), b"\x04": ("lz4/frame", 256 << 10)}
+    classes = {fmt.cassandra_class: fmt.label for fmt in registry.all_formats() if fmt.cassandra_class}
+    assert classes == {"LZ4Compressor": "lz4/block-nosize", "SnappyCompressor": "snappy",
+                       "DeflateCompressor": "zlib", "ZstdCompressor": "zstd"}
+
+
+def test_the_declared_stream_magic_is_the_readers() -> None:
+    from cqlsh_ext.payload.formats.java import first
+    from cqlsh_ext.payload.names import STREAM_MAGICS
+
+    assert STREAM_MAGICS == {first.MAGIC: "java"}
+    java = formats.get("java")
+    assert java is not None and java.stream is not None

@@ -1,4 +1,5 @@
-"""Java serialization streams read by their grammar, never deserialized (payload.javaser, javastream).
+"""Java serialization streams read by their grammar, never deserialized (payload.formats.java:
+first, stream).
 
 The byte layouts follow the Java Object Serialization Specification. Whole streams are the real
 JDK's output (tests/java/SerializedObjects.java), compared with what the Java source put in."""
@@ -10,9 +11,14 @@ import struct
 
 import pytest
 
-from cqlsh_ext.payload.formats.javastream import read_tree
+from cqlsh_ext.payload.formats.java.first import (
+    MAGIC,
+    JavaStreamError,
+    decode_modified_utf8,
+    read_first_content,
+)
+from cqlsh_ext.payload.formats.java.stream import read_tree
 from cqlsh_ext.payload.formats.tree import Tagged, jsonable, render
-from cqlsh_ext.payload.javaser import MAGIC, JavaStreamError, decode_modified_utf8, read_first_content
 
 
 def tc_string(text: str) -> bytes:

@@ -176,3 +176,29 @@ def test_decoding_off_refuses_paths_and_leaves_other_statements_stock(cassandra,
         stock = run(STOCK_CQLSH, [*cassandra.cqlsh_args, "-e", statement], home)
         assert ours.returncode == stock.returncode == 0
         assert ours.stdout == without_patch_warning(stock.stdout), statement
+
+
+def test_maps_udts_and_column_settings(cassandra, home):
+    import zlib
+
+    import msgpack
+    import zstandard
+
+    ks = cassandra.create_keyspace("pqm")
+    session = cassandra.session(ks)
+    session.execute("CREATE TYPE wrap (payload blob, n int)")
+    session.execute("CREATE TABLE t (id int PRIMARY KEY, m map<text, blob>, u frozen<wrap>, raw blob)")
+    insert = session.prepare("INSERT INTO t (id, m, u, raw) VALUES (?, ?, ?, ?)")
+    for i in range(6):
+        deflated = zlib.compressobj(6, zlib.DEFLATED, -15)  # raw deflate: found only when named
+        raw = deflated.compress(json.dumps({"kind": f"K{i % 2}"}).encode()) + deflated.flush()
+        session.execute(insert, (i, {"doc": zstandard.compress(msgpack.packb({"status": f"S{i}"}))},
+                                 (json.dumps({"tier": "gold" if i % 3 == 0 else "silver"}).encode(), i), raw))
+    session.shutdown()
+    out = shell(cassandra, home, f"SELECT id, m['doc'].status, u.payload.tier, raw.kind FROM {ks}.t "
+                "WHERE u.payload.tier = 'gold' ALLOW FILTERING", "--output-format", "json",
+                "--decode", f"{ks}.t.raw=deflate")
+    assert out.returncode == 0, out.stderr
+    got = sorted((r["id"], r["m['doc'].status"], r["u.payload.tier"], r["raw.kind"])
+                 for r in json_lines(out.stdout))
+    assert got == [(0, "S0", "gold", "K0"), (3, "S3", "gold", "K1")]

@@ -83,6 +83,28 @@ def test_highlighting_classes_cql_tokens(ruleset):
     assert styles["3"] == "class:cql.number"
 
 
+def test_payload_paths_are_one_token_in_a_select(ruleset):
+    from cqlsh_ext.repl.lexer import CqlLexer
+
+    lexer = CqlLexer(ruleset)
+    text = ("SELECT pk, data.status, data.\"order-id\", data.items[0].sku, data.key, m['k'].n "
+            "FROM ks.t WHERE data.customer.tier = 'gold' GROUP BY data.select;\n"
+            "UPDATE ks.t SET x.y = 1")
+    fragments = lexer.fragments(text)
+    assert "".join(t for _, t in fragments) == text
+    paths = [t for s, t in fragments if s == "class:cql.path"]
+    assert paths == ["data.status", 'data."order-id"', "data.items[0].sku", "data.key", "m['k'].n",
+                     "data.customer.tier", "data.select"]
+    styles = {t: s for s, t in fragments}
+    # The table name stays a name and a dot; a keyword after a path stays a keyword.
+    assert styles["ks"] == styles["t"] == "" and styles["FROM"] == styles["GROUP"] == "class:cql.keyword"
+    assert styles["'gold'"] == "class:cql.string"
+    assert "x.y" not in styles and styles["x"] == ""  # only in a SELECT
+    # A path being typed: the part written so far is the path, the open bracket is not.
+    fragments = lexer.fragments("SELECT data.items[")
+    assert fragments[-2:] == [("class:cql.path", "data.items"), ("class:cql.operator", "[")]
+
+
 # ---------------------------------------------------------------- history
 
 @pytest.mark.parametrize("text", [

@@ -14,7 +14,7 @@ from .frame import Lz4Frame, Lz4Legacy
 
 #: Read without importing this module (codecs.base.read_declarations): the -d names it answers, each with its
 #: place in name lists and help.
-DECLARES = {"names": {"lz4": 20}}
+DECLARES = {"names": {"lz4": 20}, "headers": "LZ4 FLG/BD, LZ4Block blocks"}
 
 __all__ = ["FORMATS", "FRAME_MAGIC", "LEGACY_MAGIC", "LZ4BLOCK_MAGIC"]
 

@@ -7,8 +7,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .._common import wrap
+from .._common import library_prefixes, wrap
 from ..base import DecodeError
+
+library_prefixes("lz4: ")  # the library's messages start so; reason() strips it
 
 FRAME_MAGIC = b"\x04\x22\x4d\x18"
 LEGACY_MAGIC = b"\x02\x21\x4c\x18"

@@ -4,6 +4,7 @@ Hadoop Lz4Codec block streams."""
 from __future__ import annotations
 
 import struct
+from collections.abc import Callable
 from typing import ClassVar
 
 from .._common import HadoopStream, join, reason, too_big, u32be, u32le, wrap
@@ -212,8 +213,9 @@ class Lz4SizedLE(_Lz4Sized):
         ]
 
     def early(self, data: bytes) -> bool:
-        # A size prefix below 16 MiB ends in a zero byte. Tried before snappy: about half of such
-        # values also pass snappy's cheap checks and would pay a failed trial.
+        # A size prefix below 16 MiB ends in a zero byte. Tried before the other signature-less
+        # raw blocks: about half of such values also pass their cheap checks and would pay a
+        # failed trial.
         return len(data) > 4 and data[3] == 0
 
     def whole(self, data: bytes, size: int) -> bytes:
@@ -242,6 +244,16 @@ class Lz4NoSize(Format):
     container = "block-nosize"
     grade = "D"
     tried_by = {"lz4": 70}
+    cassandra_class = "LZ4Compressor"  # Cassandra stores the size itself, before the block
+
+    def table_compressor(self, options: dict[str, str]) -> Callable[[bytes], bytes]:
+        import lz4.block
+
+        if options.get("lz4_compressor_type", "fast") == "high":
+            level = int(options.get("lz4_high_compressor_level", 9))
+            return lambda b: lz4.block.compress(b, mode="high_compression", compression=level,
+                                                store_size=False)
+        return lambda b: lz4.block.compress(b, store_size=False)
 
     def matches(self, data: bytes) -> bool:
         return False

@@ -132,6 +132,7 @@ class Lz4Frame(Format):
     lead_bytes = FRAME_MAGIC[:1] + bytes(range(0x50, 0x60))  # may follow skippable frames
     tried_by = {"lz4": 10}
     signature_priority = 20
+    header_sized_from = 256 << 10  # peeking decodes a whole block: only values of several gain
 
 
     library = "lz4"

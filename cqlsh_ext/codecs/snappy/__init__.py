@@ -12,7 +12,7 @@ from .streams import SnappyHadoop, SnappyXerial
 
 #: Read without importing this module (codecs.base.read_declarations): the -d names it answers,
 #: each with its place in name lists and help.
-DECLARES = {"names": {"snappy": 10}}
+DECLARES = {"names": {"snappy": 10}, "headers": "xerial version, snappy framed chunks"}
 
 __all__ = ["CHUNK_MAX", "FORMATS", "declared_length", "raw_capped"]
 

@@ -9,8 +9,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .._common import too_big, wrap
+from .._common import library_prefixes, too_big, wrap
 from ..base import Compressor, Decoded, DecodeError, Format
+
+library_prefixes("snappy: ")  # the library's messages start so; reason() strips it
 
 # cramjam.snappy functions, bound on first use.
 _raw: Callable[[Any], Any] | None = None
@@ -177,6 +179,13 @@ class SnappyRaw(Format):
     trial_priority = 10
 
     advise_priority = 10
+    cassandra_class = "SnappyCompressor"
+
+    def table_compressor(self, options: dict[str, str]) -> Callable[[bytes], bytes]:
+        import cramjam
+
+        compress: Callable[[bytes], bytes] = cramjam.snappy.compress_raw
+        return compress
     library = "cramjam"
 
     def compressors(self) -> list[Compressor]:

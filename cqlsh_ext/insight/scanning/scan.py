@@ -122,10 +122,14 @@ class Progress:
         self._shown = False
         #: Called for extra text at the end of the line (a sample's interval as it narrows).
         self.detail: Any = None
+        #: Called before drawing: True while something else owns the terminal (a pager).
+        self.paused: Any = None
 
     def update(self, rows: int, fraction: float | None = None, force: bool = False) -> None:
         now = time.monotonic()
         if not force and now - self._last < 0.125:
+            return
+        if self.paused is not None and self.paused():
             return
         self._last = now
         elapsed = now - self.started

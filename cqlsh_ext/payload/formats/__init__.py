@@ -31,6 +31,7 @@ __all__ = [
     "OverBudget",
     "PayloadError",
     "PayloadFormat",
+    "StreamLayer",
     "all_formats",
     "auto_formats",
     "decode_named",
@@ -38,6 +39,25 @@ __all__ = [
     "detect",
     "get",
 ]
+
+
+@dataclass(frozen=True)
+class StreamLayer:
+    """A serialization stream the decoding walk (payload.unwrap) takes as a layer of its own, the
+    last one, when the bytes start with the magic its format declares (`"stream"` in DECLARES,
+    read without importing the module: payload.names.STREAM_MAGICS). The walk keeps the bytes
+    serialized and asks what they hold; the layer is labelled with the format's name."""
+
+    #: How reports name the stream's contents ('<title> String', '<title> serialization stream').
+    title: str
+    #: The stream's first item, cheaply (once per displayed value): an object with `kind`
+    #: ('String', 'object', ...), `text` (a string's text, else None), `class_name` and
+    #: `truncated` (the output cap cut the string); PayloadError when the stream is not well-formed.
+    first: Callable[[bytes], Any]
+    #: The whole stream as a tree (payload.formats.tree); PayloadError with a one-line reason.
+    read: Callable[[bytes], Any]
+    #: The header fields INSPECT shows for the layer (an "error" field when they cannot be read).
+    headers: Callable[[bytes], dict[str, object]]
 
 
 @dataclass(frozen=True)
@@ -62,6 +82,8 @@ class PayloadFormat:
     #: compression inside (container blocks), no names looked up (enums from a schema).
     #: Such a tree from a small value is rendered without a first count (payload.budget).
     nodes_within_input: bool = False
+    #: A stream the decoding walk takes as a layer (its magic is declared in DECLARES["stream"]).
+    stream: StreamLayer | None = None
 
     def label(self, data: bytes) -> str:
         return self.labeller(data) if self.labeller is not None else self.name

@@ -32,6 +32,7 @@ from cqlsh_ext.payload.formats.tree import PayloadError, read_varint
 DECLARES = {
     "detection": 10,
     "listed": 50,
+    "binary_kind": ("Avro object container", b"Obj\x01"),
     "argument": "avro:FILE.avsc names the writer's schema",
     "argument_help": "avro:FILE.avsc reads single records with that schema: bare, single-object encoded"
     " (C3 01 + fingerprint, checked) or in Confluent framing (00 + schema id).",
@@ -41,6 +42,8 @@ MAGIC = b"Obj\x01"
 #: Records read per value: one for every this many nodes of the value's budget (10,000 at the
 #: default); the rest are counted, not read. Decompressed block bytes share the budget's output cap.
 NODES_PER_RECORD = 10
+# Avro container spec codec names (its own data, so named here) -> the -d name whose codec the
+# registry decodes the block with (registry.decode_named: capped, no codec module named here).
 _CODECS = {"null": None, "deflate": "deflate", "snappy": "snappy", "zstandard": "zstd", "bzip2": "bzip2",
            "xz": "xz"}
 

@@ -14,12 +14,12 @@ from typing import Any
 
 from cqlsh_ext.payload import budget
 from cqlsh_ext.payload.formats import PayloadFormat
-from cqlsh_ext.payload.formats.tree import OverBudget, PayloadError, Tagged
+from cqlsh_ext.payload.formats.tree import OverBudget, PayloadError, Tagged, plausible_record
 
 #: Read without importing this module (codecs.base.read_declarations): its place in detection and
 #: dispatch (lower first; auto-detection tries it only when FORMAT.auto), its place in name lists
 #: and help, and what an argument after a colon names (payload.spec).
-DECLARES = {"detection": 60, "listed": 20}
+DECLARES = {"detection": 60, "listed": 20, "binary_kind": ("CBOR (self-described)", b"\xd9\xd9\xf7")}
 
 SELF_DESCRIBE = b"\xd9\xd9\xf7"
 #: Tags whose built-in decoding shares objects (28, 29: cycles), compiles or parses text (35
@@ -131,9 +131,7 @@ def _thaw(value: Any) -> Any:
 def detect(data: bytes) -> Any:
     value = decode(data)
     if not data.startswith(SELF_DESCRIBE):
-        from cqlsh_ext.payload.formats.msgpack import plausible
-
-        if not plausible(value):
+        if not plausible_record(value):
             raise PayloadError("cbor: parses, but does not look like a record")
     return value
 

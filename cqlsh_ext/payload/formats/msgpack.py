@@ -13,17 +13,18 @@ from typing import Any
 
 from cqlsh_ext.payload import budget
 from cqlsh_ext.payload.formats import PayloadFormat
-from cqlsh_ext.payload.formats.tree import OverBudget, PayloadError, Tagged
+from cqlsh_ext.payload.formats.tree import OverBudget, PayloadError, Tagged, plausible_record
 
 #: Read without importing this module (codecs.base.read_declarations): its place in detection and
 #: dispatch (lower first; auto-detection tries it only when FORMAT.auto), its place in name lists
 #: and help, and what an argument after a colon names (payload.spec).
-DECLARES = {"detection": 50, "listed": 10}
+DECLARES = {"detection": 50, "listed": 10, "example": 1, "title": "MessagePack"}
 
 _MAP_OR_ARRAY = frozenset(range(0x80, 0xA0)) | {0xDC, 0xDD, 0xDE, 0xDF}
 
 
-#: Shorter values are never taken for MessagePack or untagged CBOR without being named.
+#: Shorter values are never taken for MessagePack (nor another record format without a signature)
+#: without being named.
 MIN_LENGTH = 8
 
 
@@ -84,52 +85,9 @@ def decode(data: bytes) -> Any:
     return value
 
 
-def plausible(value: Any) -> bool:
-    """What real records look like, for detection without a signature (random bytes that happen to
-    parse give short arrays of small numbers, empty strings, keys with control characters):
-    a map whose keys are printable strings or non-negative integers, with a string key or a
-    non-empty string or string-keyed map as a value; or an array holding such a map, or two non-empty
-    strings. No extension types anywhere."""
-    if isinstance(value, dict) and value and all(type(k) is str and k.isprintable() for k in value):
-        return True  # the common case: a record with string keys
-    if not _deep_ok(value):
-        return False
-    if isinstance(value, dict):  # integer keys (msgpack-java): some text among the values
-        return any(isinstance(k, str) or _texty(v) for k, v in value.items())
-    return any(isinstance(v, dict) and any(isinstance(k, str) for k in v) for v in value) or sum(
-        isinstance(v, str) and len(v) > 0 for v in value) >= 2
-
-
-def _deep_ok(value: Any) -> bool:
-    """No extension types; map keys printable strings or non-negative integers, all the way down."""
-    stack = [value]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, Tagged):
-            return False
-        if isinstance(node, dict):
-            for key, item in node.items():
-                if isinstance(key, str):
-                    if not key.isprintable():
-                        return False
-                elif not isinstance(key, int) or isinstance(key, bool) or key < 0:
-                    return False
-                stack.append(item)
-        elif isinstance(node, list):
-            stack.extend(node)
-    return True
-
-
-def _texty(value: Any) -> bool:
-    """A non-empty string, or a map with a string key."""
-    if isinstance(value, str):
-        return len(value) > 0
-    return isinstance(value, dict) and any(isinstance(k, str) for k in value)
-
-
 def detect(data: bytes) -> Any:
     value = decode(data)
-    if not plausible(value):
+    if not plausible_record(value):
         raise PayloadError("msgpack: parses, but does not look like a record")
     return value
 

@@ -28,6 +28,7 @@ from cqlsh_ext.payload.formats.tree import OverBudget, PayloadError, read_varint
 DECLARES = {
     "detection": 70,
     "listed": 70,
+    "example": 2,
     "help": "schema-less, as protoc --decode_raw",
     "argument": "protobuf:package.Type@FILE.desc names the type and its descriptor set",
     "file_after": "@",

@@ -24,8 +24,8 @@ from cqlsh_ext.payload.budget import Budget, BudgetExceeded, Meter, current
 
 @dataclass(frozen=True)
 class Tagged:
-    """A value with a format's semantic tag the display does not interpret (CBOR tag 35: a
-    regular expression, never compiled; a BSON ObjectId; ...)."""
+    """A value with a format's semantic tag the display does not interpret (a tag for a
+    regular expression, never compiled; an object id; ...)."""
 
     tag: str
     value: Any
@@ -33,7 +33,7 @@ class Tagged:
 
 @dataclass(frozen=True)
 class Symbol:
-    """What a pickle or Java stream would have called or built: `module.name(args)`. Shown, never
+    """What a serialization stream would have called or built: `module.name(args)`. Shown, never
     executed."""
 
     text: str
@@ -57,7 +57,7 @@ class OverBudget(PayloadError):
 
 
 def read_varint(data: bytes, pos: int, fmt: str) -> tuple[int, int]:
-    """An unsigned base-128 varint at `pos` (Protocol Buffers, and Avro under its zig-zag):
+    """An unsigned base-128 varint at `pos` (Protocol Buffers, and a zig-zag varint under it):
     (value, position after it); at most 64 bits."""
     result = shift = 0
     while True:
@@ -111,7 +111,7 @@ def _not_json(value: Any) -> Any:
 def _orjson_options() -> int:
     import orjson
 
-    # Integer keys (msgpack-java) as JSON writes them; dataclasses (Tagged, Symbol) and datetimes
+    # Integer keys (some producers write them) as JSON writes them; dataclasses (Tagged, Symbol) and datetimes
     # go to the walk below, which marks them, rather than orjson's own spelling.
     return (orjson.OPT_NON_STR_KEYS | orjson.OPT_PASSTHROUGH_DATACLASS
             | orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_SUBCLASS)
@@ -121,7 +121,7 @@ def json_native(tree: Any, indent: int | None = None) -> str | None:
     """The tree as JSON text when it holds only what JSON has (the common case), else None.
 
     orjson renders a 4 KB record in about a tenth of the time of json's C encoder, which was
-    most of the cost of showing a MessagePack or CBOR value (docs/performance.md). It writes NaN
+    most of the cost of showing a record format's value (docs/performance.md). It writes NaN
     and infinities as null, which would hide them: output with a null is checked again by json,
     which refuses them, so the walk below shows them as they are.
     """
@@ -405,3 +405,46 @@ class _JsonBuilder:
         text = str(tree)
         self.meter.text(len(text))
         return text
+
+
+def plausible_record(value: Any) -> bool:
+    """What real records look like, for the formats detected without a signature (random bytes
+    that happen to parse give short arrays of small numbers, empty strings, keys with control characters):
+    a map whose keys are printable strings or non-negative integers, with a string key or a
+    non-empty string or string-keyed map as a value; or an array holding such a map, or two non-empty
+    strings. No extension types anywhere."""
+    if isinstance(value, dict) and value and all(type(k) is str and k.isprintable() for k in value):
+        return True  # the common case: a record with string keys
+    if not _deep_ok(value):
+        return False
+    if isinstance(value, dict):  # integer keys (some producers write them): some text among the values
+        return any(isinstance(k, str) or _texty(v) for k, v in value.items())
+    return any(isinstance(v, dict) and any(isinstance(k, str) for k in v) for v in value) or sum(
+        isinstance(v, str) and len(v) > 0 for v in value) >= 2
+
+
+def _deep_ok(value: Any) -> bool:
+    """No extension types; map keys printable strings or non-negative integers, all the way down."""
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, Tagged):
+            return False
+        if isinstance(node, dict):
+            for key, item in node.items():
+                if isinstance(key, str):
+                    if not key.isprintable():
+                        return False
+                elif not isinstance(key, int) or isinstance(key, bool) or key < 0:
+                    return False
+                stack.append(item)
+        elif isinstance(node, list):
+            stack.extend(node)
+    return True
+
+
+def _texty(value: Any) -> bool:
+    """A non-empty string, or a map with a string key."""
+    if isinstance(value, str):
+        return len(value) > 0
+    return isinstance(value, dict) and any(isinstance(k, str) for k in value)

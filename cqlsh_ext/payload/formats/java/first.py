@@ -1,10 +1,11 @@
-"""Read Java serialization streams by their grammar, without deserializing anything.
+"""The first item of a Java serialization stream, read by its grammar, without deserializing
+anything; the grammar's constants.
 
 Producers such as Couchbase's compression examples store `GZIPOutputStream(ObjectOutputStream)`
 around a single `writeObject(String)`; others write a HashMap, an ArrayList, a boxed number or
 their own Serializable class. `read_first_content` names what the stream starts with (cheap: the
-display and the insight commands call it per value, and it loads with the shell);
-payload.formats.javastream reads the whole stream, loaded when an object other than a String is shown.
+display and the insight commands call it per value, through FORMAT.stream.first); java.stream
+reads the whole stream, loaded when an object other than a String is shown.
 """
 
 from __future__ import annotations

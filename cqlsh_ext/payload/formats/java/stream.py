@@ -18,8 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cqlsh_ext.payload import budget
-from cqlsh_ext.payload.formats.tree import Tagged, int_text
-from cqlsh_ext.payload.javaser import (
+from cqlsh_ext.payload.formats.java.first import (
     MAGIC,
     TC_ARRAY,
     TC_BLOCKDATA,
@@ -35,6 +34,7 @@ from cqlsh_ext.payload.javaser import (
     JavaStreamError,
     decode_modified_utf8,
 )
+from cqlsh_ext.payload.formats.tree import Tagged, int_text
 
 TC_ENDBLOCKDATA, TC_RESET, TC_CLASS, TC_EXCEPTION = 0x78, 0x79, 0x76, 0x7B
 SC_WRITE_METHOD, SC_SERIALIZABLE, SC_EXTERNALIZABLE, SC_BLOCK_DATA = 0x01, 0x02, 0x04, 0x08

@@ -1,0 +1,297 @@
+"""The keys a payload path can take next, for completion: `data.` offers the keys seen in a small
+sample of the column (docs/queries.md, "In the interactive shell").
+
+`path_at(text, cursor)` finds the path being typed at the cursor (`data.cu`, `data.customer.`,
+`m['k'].`, `u.payload.`, `data.items[0].`) and the table in the statement's FROM, wherever the
+FROM is (after the cursor too). `PayloadKeys(shell)` resolves it against the driver's schema and
+answers the keys: each (keyspace, table, column) is read once per session, `SELECT col FROM ks.t
+LIMIT 100`, one page, with a short client-side timeout; the values are decoded the display's way
+(`query.evaluate.decode`, the column settings included) and their keys collected per path prefix
+(list indexes stand for any element). A failure, a timeout or an undecodable value gives no keys,
+never an error; the outcome is cached, so a slow table costs at most one wait per session.
+
+No prompt_toolkit here: the completer (repl/completer.py) asks `candidates()`.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from cqlsh_ext.query.evaluate import Settings
+    from cqlsh_ext.shellapi import Shell
+
+#: Rows read per column, once per session: a sample, never a scan.
+SAMPLE_ROWS = 100
+#: The sample read's client-side timeout and the decoding's deadline (seconds): the first Tab on
+#: a column waits at most about this long.
+SAMPLE_SECONDS = 2.0
+#: Bounds on what one column's sample keeps: path prefixes, keys per prefix, depth.
+MAX_PREFIXES = 2000
+MAX_KEYS = 500
+MAX_DEPTH = 12
+
+#: How far back from the cursor a path may start (characters).
+PATH_WINDOW = 400
+#: A list index in a prefix: `data.items[0].` and `data.items[3].` offer the same keys.
+ANY_INDEX = -1
+
+Prefix = tuple[str | int, ...]
+
+_NAME = r'(?:[A-Za-z_][A-Za-z0-9_]*|"(?:[^"]|"")*")'
+_STEP = rf"(?:\.{_NAME}|\[\s*(?:\d+|'(?:[^']|'')*')\s*\])"
+#: The path at the end of the text before the cursor: a name, steps, a dot and the key begun.
+_PATH_END = re.compile(rf"(?<![\w.\"\]])(?P<head>{_NAME})(?P<steps>{_STEP}*)"
+                       rf"\.(?P<partial>[A-Za-z_][A-Za-z0-9_]*|\"(?:[^\"]|\"\")*)?$")
+_ONE_STEP = re.compile(rf"\.(?P<name>{_NAME})|\[\s*(?:(?P<index>\d+)|'(?P<key>(?:[^']|'')*)')\s*\]")
+_PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_WORD_BEFORE = re.compile(r"(\w+)\s*$")
+
+
+@dataclass(frozen=True)
+class PathAt:
+    """The path being typed: its column as written (`head`), the steps after it (`.name` as
+    (".", the name as written, quotes included), `['k']` as ("[", k), `[n]` as n), the key begun
+    (`partial`, with its opening quote if any) and the statement's table ([keyspace], table)."""
+
+    head: str
+    steps: tuple[tuple[str, str] | int, ...]
+    partial: str
+    table: tuple[str | None, str]
+
+
+def spell(key: str) -> str:
+    """A key as a path step writes it: plain when an identifier, else double-quoted."""
+    return key if _PLAIN_KEY.fullmatch(key) else '"' + key.replace('"', '""') + '"'
+
+
+def _statement_around(text: str, cursor: int) -> tuple[str, int]:
+    """The statement the cursor is in (between semicolons) and the cursor within it."""
+    start = text.rfind(";", 0, cursor) + 1
+    end = text.find(";", cursor)
+    return text[start:len(text) if end < 0 else end], cursor - start
+
+
+def _unquote(name: str) -> str:
+    return name[1:-1].replace('""', '"') if name.startswith('"') else name
+
+
+def path_at(text: str, cursor: int) -> PathAt | None:
+    """The payload path ending at `cursor` (after a `.`) and its SELECT's table, or None.
+    Syntax only: whether the head is a blob column is the schema's to say (PayloadKeys)."""
+    from cqlsh_ext.query.recognize import table_of
+
+    statement, at = _statement_around(text, cursor)
+    before = statement[:at]
+    # A path is short: looking at the last few hundred characters keeps this cheap per keystroke.
+    match = _PATH_END.search(before, max(0, len(before) - PATH_WINDOW))
+    if match is None:
+        return None
+    word = _WORD_BEFORE.search(before, 0, match.start())
+    if word is not None and word.group(1).lower() in ("from", "into", "update", "table"):
+        return None  # `FROM ks.`: a table name, cqlsh's to complete
+    partial = match.group("partial") or ""
+    # The table from the whole statement, the key begun left out (an opening quote would not lex).
+    table = table_of(before[:len(before) - len(partial)] + statement[at:])
+    if table is None:
+        return None
+    steps: list[tuple[str, str] | int] = []
+    for step in _ONE_STEP.finditer(match.group("steps")):
+        if step.group("name") is not None:
+            steps.append((".", step.group("name")))
+        elif step.group("index") is not None:
+            steps.append(int(step.group("index")))
+        else:
+            steps.append(("[", step.group("key").replace("''", "'")))
+    return PathAt(match.group("head"), tuple(steps), partial, table)
+
+
+def collect(tree: Any, keys: dict[Prefix, set[str]], prefix: Prefix = ()) -> None:
+    """Add the string keys of every mapping in `tree` to `keys[prefix]`, prefixes as paths walk
+    them (query.evaluate.step): a Tagged value stands for its value, list items are ANY_INDEX,
+    a Cut ends the walk; bounded by MAX_PREFIXES, MAX_KEYS and MAX_DEPTH."""
+    from cqlsh_ext.payload.formats.tree import Tagged
+
+    while isinstance(tree, Tagged):
+        tree = tree.value
+    if len(prefix) > MAX_DEPTH:
+        return
+    if isinstance(tree, Mapping):
+        names = [k for k in tree if isinstance(k, str)]
+        if names and (prefix in keys or len(keys) < MAX_PREFIXES):
+            found = keys.setdefault(prefix, set())
+            for name in names:
+                if len(found) >= MAX_KEYS:
+                    break
+                found.add(name)
+        for name, child in tree.items():
+            if isinstance(name, str) and isinstance(child, (Mapping, list, tuple, Tagged)):
+                collect(child, keys, (*prefix, name))
+    elif isinstance(tree, (list, tuple)):
+        for child in tree:
+            if isinstance(child, (Mapping, list, tuple, Tagged)):
+                collect(child, keys, (*prefix, ANY_INDEX))
+
+
+@dataclass
+class Sample:
+    """One column's keys: per place of the blob (None for the column itself, a map key or a UDT
+    field), per path prefix. `rows` read, `undecodable` values skipped, `error` a failed read."""
+
+    keys: dict[str | None, dict[Prefix, set[str]]] = field(default_factory=dict)
+    rows: int = 0
+    undecodable: int = 0
+    error: str | None = None
+
+
+def sample_column(session: Any, keyspace: str, table: str, column: str, settings: Settings,
+                  consistency_level: Any = None) -> Sample:
+    """Read SAMPLE_ROWS values of `column` once (one page, SAMPLE_SECONDS at most) and collect
+    their keys. Never raises for the server's or the values' sake: the error is kept instead."""
+    from cassandra.query import SimpleStatement
+
+    from cqlsh_ext.query.evaluate import decode
+    from cqlsh_ext.query.grammar import quote
+
+    sample = Sample()
+    if settings.mode == "none":  # -d none: decoding is off, paths are refused
+        return sample
+    query = f"SELECT {quote(column)} FROM {quote(keyspace)}.{quote(table)} LIMIT {SAMPLE_ROWS}"
+    deadline = time.monotonic() + SAMPLE_SECONDS
+    try:
+        statement = SimpleStatement(query, fetch_size=SAMPLE_ROWS, consistency_level=consistency_level)
+        # The current page only: never a second request.
+        rows = session.execute_async(statement, timeout=SAMPLE_SECONDS).result().current_rows
+    except Exception as err:  # a timeout, an unavailable replica, a refused read: no keys
+        from cqlsh_ext.insight.scanning.scan import error_text
+
+        sample.error = error_text(err)
+        return sample
+    for row in rows:
+        if time.monotonic() > deadline:  # decoding is bounded by the same wait
+            break
+        sample.rows += 1
+        value = row[0] if isinstance(row, tuple) else next(iter(row.values()), None)
+        for place, blob in _blobs(value):
+            try:
+                decoded = decode(bytes(blob), settings, settings.spec(column, place))
+            except Exception:  # a decoder's bug is no reason to break typing
+                decoded = None
+            if decoded is None or decoded.state != "ok":
+                sample.undecodable += 1
+                continue
+            collect(decoded.tree, sample.keys.setdefault(place, {}))
+    return sample
+
+
+def _blobs(value: Any) -> Iterable[tuple[str | None, Any]]:
+    """(place, blob) in one column value: the blob itself, a map's values by key, a UDT's blob
+    fields by name."""
+    blob_types = (bytes, bytearray, memoryview)
+    if isinstance(value, blob_types):
+        yield None, value
+    elif isinstance(value, Mapping):
+        for key, item in value.items():
+            if isinstance(key, str) and isinstance(item, blob_types):
+                yield key, item
+    elif value is not None and hasattr(value, "_fields"):  # a UDT as the driver builds it
+        for name in value._fields:
+            item = getattr(value, name, None)
+            if isinstance(item, blob_types):
+                yield name, item
+
+
+class PayloadKeys:
+    """Key candidates for the interactive shell, a sample per (keyspace, table, column) cached for
+    the shell's session (a new session, after LOGIN, starts afresh)."""
+
+    def __init__(self, shell: Shell) -> None:
+        self.shell = shell
+        self.samples: dict[tuple[str, str, str], Sample] = {}
+        self._session: Any = None
+        #: Sample reads done: what the cache saves (bench/completion.py reports it).
+        self.reads = 0
+
+    def candidates(self, text: str, cursor: int, read: bool = True) -> tuple[int, list[str]] | None:
+        """(characters before the cursor to replace, the keys spelt as steps, sorted) when the
+        cursor is after a path's `.` (or in the key begun there); None when it is not, so the
+        caller completes as usual. `read=False` answers from the cache only (while typing)."""
+        at = path_at(text, cursor)
+        if at is None:
+            return None
+        resolved = self._resolve(at)
+        if resolved is None:
+            return None
+        keyspace, table, column, place, prefix = resolved
+        if self.shell.session is not self._session:
+            self.samples.clear()
+            self._session = self.shell.session
+        sample = self.samples.get((keyspace, table, column))
+        if sample is None:
+            if not read:
+                return len(at.partial), []
+            sample = self._read(keyspace, table, column)
+        begun = _unquote(at.partial + '"' if at.partial.startswith('"') else at.partial).lower()
+        found = sample.keys.get(place, {}).get(prefix, set())
+        keys = sorted((k for k in found if k.lower().startswith(begun)), key=lambda k: (k.lower(), k))
+        return len(at.partial), [spell(k) for k in keys]
+
+    def _read(self, keyspace: str, table: str, column: str) -> Sample:
+        from cqlsh_ext.payload_select.schema import schema_of, table_meta
+        from cqlsh_ext.payload_select.statement import _settings
+
+        meta = table_meta(self.shell, keyspace, table)
+        settings = _settings(self.shell, schema_of(self.shell, keyspace, meta), keyspace, meta.name)
+        self.reads += 1
+        sample = sample_column(self.shell.session, keyspace, meta.name, column, settings,
+                               self.shell.consistency_level)
+        self.samples[(keyspace, table, column)] = sample
+        return sample
+
+    def _resolve(self, at: PathAt) -> tuple[str, str, str, str | None, Prefix] | None:
+        """(keyspace, table, column, place of the blob, key prefix) when `at.head` reaches a blob
+        of the statement's table, from the driver's schema (no request)."""
+        from cqlsh_ext.payload_select.schema import table_meta
+        from cqlsh_ext.query.grammar import MAP_OF_BLOBS, bare_type
+
+        keyspace = at.table[0] or self.shell.current_keyspace
+        try:
+            meta = table_meta(self.shell, keyspace, at.table[1])
+        except Exception:  # metadata mid-refresh: no keys this time
+            return None
+        if meta is None or keyspace is None:
+            return None
+        column = _unquote(at.head) if at.head.startswith('"') else at.head.lower()
+        if column not in meta.columns:
+            return None
+        ctype = bare_type(meta.columns[column].cql_type)
+        steps = list(at.steps)
+        place: str | None = None
+        if ctype != "blob":
+            first = steps.pop(0) if steps else None
+            if not isinstance(first, tuple):
+                return None
+            kind, name = first
+            if MAP_OF_BLOBS.match(ctype) and kind == "[":
+                place = name
+            else:
+                udt = self.shell.conn.metadata.keyspaces[keyspace].user_types.get(ctype)
+                if udt is None or kind != ".":
+                    return None
+                place = _unquote(name) if name.startswith('"') else name.lower()  # a CQL name
+                types = dict(zip(udt.field_names, udt.field_types, strict=True))
+                if bare_type(types.get(place, "")) != "blob":
+                    return None
+        prefix: list[str | int] = []
+        for step in steps:
+            if isinstance(step, int):
+                prefix.append(ANY_INDEX)
+            elif step[0] == ".":
+                prefix.append(_unquote(step[1]))  # keys as written, case sensitive
+            else:
+                return None  # ['k'] inside a record is no path step
+        return keyspace, meta.name, column, place, tuple(prefix)

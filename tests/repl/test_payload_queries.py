@@ -1,0 +1,109 @@
+"""Payload queries in the interactive shell, as a person uses them: Tab after `data.` offers the
+keys of the documents in the table, the query typed with them runs, and its answer is read on the
+rendered screen at a small and a large terminal; HELP QUERIES in every loop."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from orders import MISSING, SCHEMA_CQL, rows, take
+from shell_runner import CQLSH_EXT, run
+
+from .test_screen import assert_fits
+
+#: Order documents in snappy/gzip JSON, zstd MessagePack, LZ4 CBOR, and random bytes (tools/orders.py).
+COUNT = 90
+SIZES = [(80, 24), (140, 45)]
+
+
+@pytest.fixture(scope="module")
+def orders_ks(cassandra) -> str:
+    ks = cassandra.create_keyspace("pqrepl")
+    session = cassandra.session(ks)
+    session.execute(f"CREATE TABLE orders {SCHEMA_CQL}")
+    insert = session.prepare("INSERT INTO orders (pk, ck, data) VALUES (?, ?, ?)")
+    for row, _doc in rows(COUNT):
+        session.execute(insert, (row["pk"], row["ck"], row["data"]))
+    session.shutdown()
+    return ks
+
+
+def menu(t) -> str:
+    """The rendered screen as one text (the completion menu is drawn under the input)."""
+    return "\n".join(t.display())
+
+
+@pytest.mark.parametrize(("cols", "lines"), SIZES)
+def test_tab_offers_payload_keys_and_the_query_runs(term, orders_ks, cols, lines):
+    docs = [doc for _row, doc in rows(COUNT) if doc is not None]
+    t = term("-k", orders_ks, env={"PAGER": ""}, rows=lines, cols=cols)
+    t.prompt()
+    # The columns filled in last, as people do: the FROM is already there, after the cursor.
+    t.type("SELECT ck, data. FROM orders WHERE pk = 'p1' AND data.status = 'PAID';")
+    t.ctrl("a")
+    t.type("\x06" * len("SELECT ck, data."))  # Ctrl-F: the cursor after 'data.'
+    t.type("\t")  # the first Tab on the column reads its sample
+    t.expect(r'"order-id"')
+    screen = menu(t)
+    for key in ("customer", "items", '"order-id"', "status", "tags"):
+        assert re.search(rf"(^|\s){re.escape(key)}\s", screen), f"{key} not offered:\n{screen}"
+    # A key begun and Tab: the one key that fits is written out.
+    t.type("cu")
+    t.type("\t")
+    t.expect(r"customer")
+    t.type(".")  # typing: the nested keys come from the sample already read
+    t.expect(r"tier")
+    screen = menu(t)
+    assert re.search(r"(^|\s)name\s", screen) and re.search(r"(^|\s)tier\s", screen), screen
+    t.type("na")
+    t.type("\t")
+    t.ctrl("e")
+    t.enter()
+    out = t.expect(r"\(\d+ rows\)")
+    expected = sorted((row["ck"], take(doc, ("customer", "name"))) for row, doc in rows(COUNT)
+                      if doc is not None and row["pk"] == "p1" and doc.get("status") == "PAID")
+    assert expected and out.group() == f"({len(expected)} rows)"
+    screen = t.display()
+    # The column is named as written: what the completions made of the keys begun.
+    header = next(i for i, row in enumerate(screen) if re.match(r"^\s*ck\s+\|\s+data\.customer\.name", row))
+    shown = sorted((int(row.split("|")[0]), row.split("|")[1].strip())
+                   for row in screen[header + 2:header + 2 + len(expected)])
+    assert shown == [(ck, "null" if name is MISSING else name) for ck, name in expected]
+    assert all(len(row) <= cols for row in screen)
+    t.prompt()
+    # An aggregate over the whole table: counted here, read on the screen.
+    out = t.run("SELECT data.status, count(*) FROM orders GROUP BY data.status ALLOW FILTERING;")
+    assert_fits(out, cols)
+    counts = Counter(doc["status"] for doc in docs if isinstance(doc.get("status"), str))
+    screen = menu(t)
+    for status, count in counts.items():
+        assert re.search(rf"^\s*{status}\s*\|\s*{count}\s*$", screen, re.MULTILINE), (status, count, screen)
+    t.exit()
+
+
+def test_help_queries_in_the_interactive_shell(term):
+    t = term(env={"PAGER": ""}, rows=45, cols=140)
+    t.prompt()
+    t.run("HELP QUERIES", until=r"sample of the column\.")
+    screen = menu(t)
+    assert "QUERIES [cqlsh-ext]" in screen and "FILTERING CONFIRM goes ahead" in screen
+    assert "SELECT data.status, count(*) FROM ks.t GROUP BY data.status ALLOW FILTERING;" in screen
+    t.exit()
+
+
+def test_help_queries_with_e_and_in_the_help_list(cassandra, tmp_path: Path):
+    out = run(CQLSH_EXT, [*cassandra.cqlsh_args, "-e", "HELP QUERIES"], tmp_path)
+    assert out.returncode == 0, out.stderr
+    text = out.stdout
+    assert "QUERIES [cqlsh-ext]" in text
+    for topic in ("data.status", "GROUP BY", "ALLOW FILTERING", "CONFIRM", "the server", "here"):
+        assert topic in text, topic
+    assert len(text.strip().splitlines()) <= 30
+    listed = run(CQLSH_EXT, [*cassandra.cqlsh_args, "-e", "HELP"], tmp_path).stdout
+    assert re.search(r"\bQUERIES\b", listed.split("CQL help topics")[0])
+    # The classic loop (--classic, here fed by a pipe) has the topic as well.
+    piped = run(CQLSH_EXT, [*cassandra.cqlsh_args, "--classic"], tmp_path, stdin="HELP QUERIES\n")
+    assert "QUERIES [cqlsh-ext]" in piped.stdout
