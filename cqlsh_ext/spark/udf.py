@@ -9,7 +9,7 @@ a batch at a time, not row by row.
 
 `text` is what the shell shows for the value (the stored or decompressed text, a record format's
 tree rendered as JSON), null for binary or undecodable values; `label` is COMPRESSION STATS'
-('snappy', 'gzip>java', 'not compressed', 'not decodable'); `decompressed_bytes` counts the
+(the chain of containers, or 'not compressed', 'not decodable'); `decompressed_bytes` counts the
 payload under the compression layers (the stored size when nothing was decompressed). Each value
 is decoded within the same per-value budget as in the shell (`cap`). docs/spark.md shows how to
 ship cqlsh_ext to a cluster's executors.
