@@ -242,10 +242,10 @@ class PayloadKeys:
 
     def _read(self, keyspace: str, table: str, column: str) -> Sample:
         from cqlsh_ext.payload_select.schema import schema_of, table_meta
-        from cqlsh_ext.payload_select.statement import _settings
+        from cqlsh_ext.payload_select.statement import settings_for
 
         meta = table_meta(self.shell, keyspace, table)
-        settings = _settings(self.shell, schema_of(self.shell, keyspace, meta), keyspace, meta.name)
+        settings = settings_for(self.shell, schema_of(self.shell, keyspace, meta), keyspace, meta.name)
         self.reads += 1
         sample = sample_column(self.shell.session, keyspace, meta.name, column, settings,
                                self.shell.consistency_level)

@@ -59,7 +59,9 @@ def refuse_copy(shell: Shell, text: str) -> bool:
     return True
 
 
-def _settings(shell: Shell, schema: Schema, keyspace: str, table: str) -> Any:
+def settings_for(shell: Shell, schema: Schema, keyspace: str, table: str) -> Any:
+    """How values of ks.table decode for a query (and for key completion's sample): -d's mode,
+    the output cap, the column settings."""
     from cqlsh_ext.output.place import ValuePlace
     from cqlsh_ext.payload.spec import ColumnSpecs
     from cqlsh_ext.payload_select.schema import spec_place
@@ -84,7 +86,7 @@ def run(shell: Shell, plan: Plan, schema: Schema, keyspace: str, meta: Any) -> N
     from cqlsh_ext.query.answer import Answer
     from cqlsh_ext.query.evaluate import Evaluator
 
-    evaluator = Evaluator(plan, _settings(shell, schema, keyspace, meta.name))
+    evaluator = Evaluator(plan, settings_for(shell, schema, keyspace, meta.name))
     star = [name for name in meta.columns] if any(i.kind == "star" for i in plan.items) else []
     reading = read.Reading(Answer(plan, star))
     names, types = _columns(shell, plan, reading.answer, schema)

@@ -19,7 +19,7 @@ from prompt_toolkit.keys import Keys
 KEY_HELP: tuple[tuple[str, str], ...] = (
     ("Enter", "run the input if it is a complete statement (ends with ;), else a new line"),
     ("Alt-Enter, Esc Enter", "new line, even after a complete statement"),
-    ("Tab", "complete: keywords, keyspaces, tables, columns, types, functions; again: next"),
+    ("Tab", "complete: keywords, keyspaces, tables, columns, types, functions, payload keys; again: next"),
     ("Up, Down", "move between lines, then through the history"),
     ("Ctrl-R", "search the history backwards (Ctrl-R again: older, Enter: take it)"),
     ("Ctrl-C", "clear the input; while a statement runs: stop waiting for it"),

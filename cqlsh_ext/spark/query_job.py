@@ -92,7 +92,7 @@ def run(spark: Any, session: Any, stmt: QueryStatement, settings: Any) -> None:
     from functools import partial
 
     from cqlsh_ext.payload_select.schema import schema_of
-    from cqlsh_ext.payload_select.statement import LABEL, _settings
+    from cqlsh_ext.payload_select.statement import LABEL, settings_for
     from cqlsh_ext.query.grammar import parse
     from cqlsh_ext.spark.stats_job import read_table, table_meta
 
@@ -110,7 +110,7 @@ def run(spark: Any, session: Any, stmt: QueryStatement, settings: Any) -> None:
     if plan.server_where:
         raise SparkError(f"Spark mode reads whole tables: the WHERE's conditions on columns "
                          f"({plan.server_where}) are the shell's (run it there)")
-    evaluator_settings = _settings(shell, schema, ks, meta.name)
+    evaluator_settings = settings_for(shell, schema, ks, meta.name)
     try:
         Evaluator(plan, evaluator_settings)  # what it refuses (-d none with paths), before Spark reads
     except QueryError as err:

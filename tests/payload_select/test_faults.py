@@ -7,8 +7,6 @@ from __future__ import annotations
 import json
 import re
 import signal
-import subprocess
-import time
 
 import pexpect
 import pytest
@@ -94,33 +92,39 @@ def test_ctrl_c_keeps_the_rows_printed_and_says_how_far(cassandra, faults_orders
     assert {int(ck) for ck in shown} <= _truth(data, "PAID") | _truth(data, "NEW")
 
 
+def _through_proxy(cassandra, proxy, home, statement: str) -> pexpect.spawn:
+    args = [cassandra.host, str(proxy.port), "-u", cassandra.username, "-p", cassandra.password,
+            "--request-timeout", "3", "-e", statement]
+    return pexpect.spawn(CQLSH_EXT, args, env=isolated_env(home), encoding="utf-8", timeout=180,
+                         dimensions=(40, 160))
+
+
 def test_a_connection_cut_mid_scan_is_retried_and_a_dead_server_ends_it(cassandra, faults_orders, home):
     from tests.repl.proxy import SlowProxy
 
     table, data = faults_orders
     statement = f"SELECT ck FROM {table} WHERE data.status = 'PAID' ALLOW FILTERING"
-    with SlowProxy(cassandra.host, cassandra.port) as proxy:
-        args = [cassandra.host, str(proxy.port), "-u", cassandra.username, "-p", cassandra.password,
-                "--request-timeout", "3", "--output-format", "json", "-e", statement]
-        proxy.cut_after(40_000)  # a dropped connection in the middle of the scan: a new one serves
-        out = subprocess.run([CQLSH_EXT, *args], capture_output=True, text=True, timeout=180,
-                             env=isolated_env(home))
-        assert proxy.cuts == 1
-        assert {json.loads(line)["ck"] for line in out.stdout.splitlines()} == _truth(data, "PAID")
-        assert "stopped" not in out.stderr and f"{COUNT:,} rows read" in out.stderr, out.stderr
-        cassandra.faults.set("delay", -1, 300)  # slow pages: the server dies while the scan runs
-        try:
-            proc = subprocess.Popen([CQLSH_EXT, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                    text=True, env=isolated_env(home))
-            proxy.cut_after(40_000)  # the event that says the scan is under way
-            deadline = time.monotonic() + 60
-            while proxy.cuts < 2 and time.monotonic() < deadline and proc.poll() is None:
-                time.sleep(0.05)
-            proxy.close()  # nothing answers any more
-            stdout, stderr = proc.communicate(timeout=180)
-        finally:
-            cassandra.faults.clear()
-    closing = [line for line in stderr.splitlines() if line.startswith("payload query:")]
-    assert len(closing) == 1 and "stopped by an error" in closing[0], stderr
-    assert "Traceback" not in stderr
-    assert {json.loads(line)["ck"] for line in stdout.splitlines()} <= _truth(data, "PAID")
+    paid = len(_truth(data, "PAID"))
+    cassandra.faults.set("delay", -1, 300)  # slow pages: the scan is still running when it is cut
+    try:
+        with SlowProxy(cassandra.host, cassandra.port) as proxy:
+            child = _through_proxy(cassandra, proxy, home, statement)
+            child.expect(r"[1-9][0-9,]* rows, ")  # the progress line: the scan is under way
+            proxy.cut_after(1)  # the connection carrying the next answer drops; new ones are served
+            child.expect(pexpect.EOF)
+            out = re.sub(r"\x1b\[[0-9;]*[A-Za-z]", "", child.before)
+            assert proxy.cuts == 1
+            closing = next(line for line in out.splitlines() if line.startswith("payload query:"))
+            assert f"{COUNT:,} rows read, {paid:,} matched" in closing and "stopped" not in closing, out
+            child = _through_proxy(cassandra, proxy, home, statement)
+            child.expect(r"[1-9][0-9,]* rows, ")
+            proxy.close()  # the server is gone for good
+            child.expect(pexpect.EOF)
+            out = re.sub(r"\x1b\[[0-9;]*[A-Za-z]", "", child.before)
+    finally:
+        cassandra.faults.clear()
+    closing = next(line for line in out.splitlines() if line.startswith("payload query:"))
+    assert "stopped by an error" in closing, out[-2000:]
+    assert "Traceback" not in out
+    read = int(closing.split(": ", 1)[1].split(" rows read")[0].replace(",", ""))
+    assert 0 < read < COUNT

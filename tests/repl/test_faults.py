@@ -43,7 +43,10 @@ def _fill(session, ks: str) -> None:  # type: ignore[no-untyped-def]
 
 
 def _one_line(report: str) -> list[str]:
-    return [line for line in report.splitlines() if line.strip() and "cqlsh" not in line]
+    """The lines a statement printed: not the prompt, nor the toolbar (redrawn when the screen
+    settles, which under load can land between the output and the next prompt)."""
+    return [line for line in report.splitlines()
+            if line.strip() and "cqlsh" not in line and "consistency " not in line]
 
 
 def _until_back(t: Term, statement: str, deadline_s: float = 90) -> str:
