@@ -152,7 +152,7 @@ def run(spark: Any, session: Any, stmt: QueryStatement, settings: Any) -> None:
 def _closing_line(plan: Plan, answer: Answer, how: str, emitted: int) -> None:
     """The shell's closing line on stderr (payload_select), with how Spark read the table."""
     from cqlsh_ext.payload_select.read import Reading
-    from cqlsh_ext.payload_select.statement import _closing_line as shell_closing_line
+    from cqlsh_ext.payload_select.statement import closing_line as shell_closing_line
 
     shell_closing_line(plan, Reading(answer, how=how, emitted=emitted), sys.stderr)
     sys.stderr.flush()
