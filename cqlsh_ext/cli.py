@@ -19,6 +19,7 @@ SUBCOMMANDS = {
     "demo": "cqlsh_ext.demo.cli",
     "inspect": "cqlsh_ext.insight.cli",
     "sample-config": "cqlsh_ext.sample_config",
+    "spark": "cqlsh_ext.spark.cli",
 }
 
 
@@ -66,6 +67,7 @@ def _print_help(cqlshmain: Any, ext_parser: argparse.ArgumentParser) -> None:
     print("  cqlsh-ext demo load [--help]    create and fill a demo keyspace")
     print("  cqlsh-ext inspect FILE|-|0x...  describe one stored value, no server needed")
     print("  cqlsh-ext sample-config         print a commented [cqlsh_ext] cqlshrc section")
+    print("  cqlsh-ext spark [--help]        the same statements on Apache Spark (docs/spark.md)")
     if epilog:
         print()
         print((epilog % vars(cqlshmain)).strip() if "%(" in epilog else epilog.strip())

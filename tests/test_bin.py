@@ -84,6 +84,30 @@ def test_setup_installs_only_when_the_checkout_changed(tmp_path: Path):
     assert installs("--test") == 0
 
 
+def test_setup_spark_adds_the_extra_and_fetches_the_jars_once(tmp_path: Path):
+    root = _checkout(tmp_path, "setup")
+    (root / "pyproject.toml").write_text('[project]\nname = "x"\n')
+    (root / "cqlsh_ext").mkdir()
+    (root / "cqlsh_ext" / "shell.py").write_text("X = 1\n")
+    log = root / "calls.log"
+    _script(root / ".venv" / "bin" / "python", f'echo "python $*" >> "{log}"\n')
+    _script(root / ".venv" / "bin" / "cqlsh-ext",
+            f'echo "cqlsh-ext $* cache=$CQLSH_EXT_SPARK_CACHE" >> "{log}"\nmkdir -p .cache/spark\n')
+
+    def calls(*args: str) -> list[str]:
+        log.write_text("")
+        proc = _run(root, "setup", *args)
+        assert proc.returncode == 0, proc.stderr
+        return [line for line in log.read_text().splitlines() if "pip install" in line or "spark" in line]
+
+    assert calls("--test") == ["python -m pip install --quiet --disable-pip-version-check -e .[test]"]
+    assert calls("--test", "--spark") == [
+        "python -m pip install --quiet --disable-pip-version-check -e .[test,spark]",
+        f"cqlsh-ext spark --fetch-jars cache={root / '.cache' / 'spark'}"]
+    assert calls("--test") == []  # a spark install has all a test install needs
+    assert calls("--spark", "--test") == []  # installed, and the jars are in the cache
+
+
 def test_skipped_docker_tests_say_why_once(tmp_path: Path):
     # bin/test's own pytest command line, on the Docker tests, with Docker not switched on.
     env = {k: v for k, v in os.environ.items() if k not in ("CI", "CQLSH_EXT_DOCKER_TESTS")}

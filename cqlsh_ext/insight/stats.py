@@ -157,7 +157,7 @@ class ColumnStats:
         for (status, chain), (count, _, _) in self.chains.items():
             codec = chain.split(">", 1)[0].split("/", 1)[0] if status == COMPRESSED else status
             out[codec] = out.get(codec, 0) + count
-        return dict(sorted(out.items(), key=lambda kv: -kv[1]))
+        return dict(sorted(out.items(), key=lambda kv: (-kv[1], kv[0])))
 
     def to_json(self) -> dict[str, object]:
         c_count, c_stored, c_size = self.compressed
@@ -189,9 +189,11 @@ class ColumnStats:
                     "decompressed_bytes": z,
                     "ratio": round(z / s, 4) if s else None,
                 }
-                for k, (c, s, z) in sorted(self.chains.items(), key=lambda kv: -kv[1][0])
+                # Ties by name: the same report whatever order the values came in (worker processes,
+                # Spark tasks).
+                for k, (c, s, z) in sorted(self.chains.items(), key=lambda kv: (-kv[1][0], kv[0]))
             ],
-            "reasons": dict(sorted(self.reasons.items(), key=lambda kv: -kv[1])),
+            "reasons": dict(sorted(self.reasons.items(), key=lambda kv: (-kv[1], kv[0]))),
             "buckets": {"decompressed": self.before.to_json(), "stored": self.after.to_json()},
         }
 

@@ -220,10 +220,10 @@ def _print(shell: Shell, plan: Plan, reading: Any, names: list[str], types: list
         pages.close()
         # In the interactive shell the result goes through the pager (held until the command
         # ends): the closing line follows it there, not above it.
-        _closing_line(plan, reading, sys.stdout if shell.repl_mode else sys.stderr)
+        closing_line(plan, reading, sys.stdout if shell.repl_mode else sys.stderr)
 
 
-def _closing_line(plan: Plan, reading: Any, out: Any) -> None:
+def closing_line(plan: Plan, reading: Any, out: Any) -> None:
     """On stderr in scripts (JSON Lines on stdout stay valid): what was read, matched and not
     decodable. A SELECT whose paths are only projected says something only when a value was not
     decodable."""

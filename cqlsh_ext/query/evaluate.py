@@ -20,6 +20,11 @@ Cache = dict[tuple[str, "str | None"], "Decoded"]
 SpecLookup = Callable[[str, "str | None"], "str | None"]
 
 
+def no_settings(column: str, inner: str | None) -> str | None:
+    """No column settings (a module function, so that Settings pickle)."""
+    return None
+
+
 @dataclass(frozen=True)
 class Settings:
     """What the display decodes with: -d's mode ('auto' or a codec name; 'none' refuses paths),
@@ -27,7 +32,7 @@ class Settings:
 
     mode: str = "auto"
     cap: int = 1 << 20
-    spec: SpecLookup = field(default=lambda column, inner: None)
+    spec: SpecLookup = field(default=no_settings)
 
 
 @dataclass
@@ -149,7 +154,8 @@ class Evaluator:
             raise QueryError("decoding is off (-d none): a payload path cannot be read")
         self.plan = plan
         self.settings = settings
-        self.likes = {id(p): like_regex(str(p.values[0])) for p in plan.predicates if p.op == "LIKE"}
+        # Keyed by the predicate itself (a frozen value), not its id(): an Evaluator may be pickled.
+        self.likes = {p: like_regex(str(p.values[0])) for p in plan.predicates if p.op == "LIKE"}
         self.outputs: list[Ref | None] = [i.ref for i in plan.items if i.kind in ("path", "column")]
         self.agg_refs = [i.ref for i in plan.items if i.kind == "agg"]
 
@@ -194,7 +200,7 @@ class Evaluator:
             if decoded.state != "ok" or decoded.text is None:
                 self._count(decoded.state, counts)
                 return False
-            return self.likes[id(pred)].fullmatch(decoded.text) is not None
+            return self.likes[pred].fullmatch(decoded.text) is not None
         state, value = self.value(row, pred.ref, cache)
         if state != "ok":
             self._count(state, counts)
@@ -206,7 +212,7 @@ class Evaluator:
         if pred.op == "IS NOT NULL":
             return not null
         if pred.op == "LIKE":
-            return isinstance(value, str) and self.likes[id(pred)].fullmatch(value) is not None
+            return isinstance(value, str) and self.likes[pred].fullmatch(value) is not None
         if pred.op == "IN":
             return any(compare(value, "=", lit) for lit in pred.values)
         if pred.op == "CONTAINS":

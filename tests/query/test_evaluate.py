@@ -158,3 +158,15 @@ def test_random_bytes_are_undecodable():
     assert plan is not None
     result = Evaluator(plan, Settings()).evaluate({"data": os.urandom(64)})
     assert not result.matched and result.undecodable == 1
+
+
+def test_an_evaluator_pickles_and_still_matches():
+    # Worker processes and Spark executors may receive one pickled.
+    import pickle
+
+    plan = parse("SELECT ck FROM t WHERE data.status LIKE 'F%' AND data.n > 1 ALLOW FILTERING", SCHEMA)
+    assert plan is not None
+    evaluator = pickle.loads(pickle.dumps(Evaluator(plan, Settings())))
+    for row, doc in rows(60):
+        expected = doc is not None and TRUTH["data.status LIKE 'F%'"](doc) and doc["n"] > 1
+        assert evaluator.evaluate(row).matched == expected

@@ -1,0 +1,75 @@
+"""A payload query's answer printed without a shell, in every output format.
+
+JSON Lines and CSV go through the shell's own writers (output.writers, with the shell's value
+encoder and its conversion of path values, payload_select.result.machine_value), so the lines
+are those the shell prints. `table` and `vertical` are cqlsh's layouts (output.layout) with cells
+formatted by cqlsh's formatter for the column's type, and path values as the shell shows them
+(payload_select.result.table_cell); blob columns show cqlsh's hex there.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+Row = tuple[Any, ...]
+
+
+def print_answer(display: Any, names: list[str], types: list[Any], rows: Sequence[Row], keyspace: str,
+                 table: str) -> None:
+    from cqlsh_ext.output import formats
+    from cqlsh_ext.payload.budget import Budget
+    from cqlsh_ext.payload_select.result import machine_value, table_cell
+
+    fmt = formats.get(display.output_format)
+    budget = Budget.for_cap(display.cap)
+    paths = {i for i, t in enumerate(types) if t is None}
+    convert = machine_value if fmt.machine else table_cell
+    shown = [tuple(convert(v, budget) if i in paths else v for i, v in enumerate(row)) for row in rows]
+    if fmt.machine:
+        from cqlsh_ext.output.place import ValuePlace
+        from cqlsh_ext.output.values import ValueEncoder
+        from cqlsh_ext.output.writers import make_writer
+
+        places: list[ValuePlace | None] = [ValuePlace(keyspace, table, name) for name in names]
+        writer = make_writer(fmt.name, sys.stdout, names, types, ValueEncoder(display), places)
+        writer.write_rows([dict(zip(names, row, strict=True)) for row in shown])
+        writer.finish()
+        return
+    _print_layout(names, types, shown, bool(fmt.expand))
+
+
+def _print_layout(names: list[str], types: list[Any], rows: list[Row], vertical: bool) -> None:
+    from cassandra.cqltypes import UTF8Type
+    from cqlshlib.displaying import FormattedValue
+    from cqlshlib.formatting import empty_colormap, format_by_type
+
+    from cqlsh_ext.output import layout
+
+    cqltypes = [UTF8Type if t is None else t for t in types]
+
+    def cell(value: Any, cqltype: Any) -> Any:
+        return format_by_type(value, _cql_type(cqltype), "utf-8", colormap=empty_colormap)
+
+    formatted_names = [FormattedValue(name) for name in names]
+    cells = [[cell(v, t) for v, t in zip(row, cqltypes, strict=True)] for row in rows]
+
+    def write(line: str) -> None:
+        sys.stdout.write(line + "\n")
+
+    if vertical:
+        layout.print_vertical(write, formatted_names, cells, 0, None, False, layout.WHOLE)
+    else:
+        widths = layout.natural_widths(formatted_names, cells)
+        layout.print_table(write, formatted_names, cells, widths, True, False, False, layout.WHOLE)
+    write("")
+    write(f"({len(rows)} rows)" if len(rows) != 1 else "(1 rows)")
+    sys.stdout.flush()
+
+
+def _cql_type(driver_type: Any) -> Any:
+    """cqlsh's CqlType for a driver type (what cqlsh's formatter dispatches on)."""
+    from cqlshlib.formatting import CqlType
+
+    return CqlType(driver_type.cql_parameterized_type(), None)

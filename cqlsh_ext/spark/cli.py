@@ -1,0 +1,169 @@
+"""`cqlsh-ext spark [--master URL] [cqlsh connection options] -e STATEMENT | -f FILE`.
+
+The connection arguments are the shell's (host, port, -u/-p, --ssl, --credentials, --cqlshrc, -k,
+--keyspaces REGION, --sigv4, --region, --certfile), read by cqlsh's own option reader and our
+settings; -d and --output-format as in the shell. Each statement runs as Spark jobs; the report is
+the shell's. Errors are one line on stderr, exit code 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from cqlsh_ext.spark.session import SparkError
+
+USAGE = "cqlsh-ext spark [--master URL] [connection options] (-e STATEMENT | -f FILE)"
+DESCRIPTION = """Runs COMPRESSION STATS (exact, whole table) and SELECT statements with payload
+paths, conditions, aggregates and GROUP BY on Apache Spark, reading the table through the Spark
+Cassandra Connector; values are decoded in the executors by cqlsh-ext itself. The connection
+options are the shell's (cqlsh-ext --help)."""
+
+
+def _setting(text: str) -> tuple[str, str]:
+    key, sep, value = text.partition("=")
+    if not sep or not key.strip():
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
+    return key.strip(), value
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="cqlsh-ext spark", usage=USAGE, description=DESCRIPTION,
+                                     allow_abbrev=False)
+    parser.add_argument("--master", default="local[*]",
+                        help="Spark master URL (default local[*]: this machine, one task per core)")
+    parser.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE", type=_setting,
+                        help="a Spark setting, as spark-submit --conf (repeatable)")
+    parser.add_argument("--fetch-jars", action="store_true",
+                        help="download the connector's jars into the cache and exit (bin/setup --spark)")
+    return parser
+
+
+def _statements(options: Any) -> list[str]:
+    """The statements of -e or -f, split as the shell splits them (cqlsh's own lexer)."""
+    if options.execute:
+        text = options.execute
+    elif options.file:
+        try:
+            text = Path(options.file).read_text()
+        except OSError as err:
+            raise SparkError(f"cannot read {options.file}: {err.strerror}") from None
+    else:
+        raise SparkError("give a statement: -e 'COMPRESSION STATS ks.t' or -f FILE")
+    from cqlsh_ext.query.errors import QueryError
+    from cqlsh_ext.query.lexer import tokenize
+
+    try:
+        tokens = tokenize(text)
+    except QueryError as err:
+        raise SparkError(str(err)) from None
+    statements, start = [], 0
+    for tok in tokens:
+        if tok.value == ";" or tok.kind == "end":
+            piece = text[start:tok.start].strip()
+            if piece:
+                statements.append(piece)
+            start = tok.end
+    return statements
+
+
+def fetch_jars(spark_args: Any) -> int:
+    from cqlsh_ext.spark import session
+
+    spark = session.start("local[1]", dict(spark_args.conf),
+                          [session.CONNECTOR, session.SIGV4_PLUGIN], "cqlsh-ext fetch-jars")
+    spark.stop()
+    print(f"cqlsh-ext spark: connector jars in {session.cache_dir() / 'ivy'}")
+    return 0
+
+
+def main(args: list[str]) -> int:
+    spark_args, rest = _parser().parse_known_args(args)
+    try:
+        if spark_args.fetch_jars:
+            return fetch_jars(spark_args)
+        return _run(spark_args, rest)
+    except SparkError as err:
+        print(f"cqlsh-ext spark: {err}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("cqlsh-ext spark: interrupted", file=sys.stderr)
+        return 130
+
+
+def _run(spark_args: Any, rest: list[str]) -> int:
+    from cqlsh_ext.keyspaces.errors import KeyspacesError
+    from cqlsh_ext.settings import SettingError
+    from cqlsh_ext.spark import connect, session
+
+    try:
+        conn = connect.connection(rest)
+    except (SettingError, KeyspacesError) as err:
+        raise SparkError(str(err)) from None
+    statements = _statements(conn.options)
+    from cqlsh_ext.spark.statement import classify
+
+    parsed = [classify(text) for text in statements]  # every statement checked before Spark starts
+    session.check_environment()  # pyspark, distutils, Java: before connecting
+    try:
+        cluster = conn.cluster()
+        db = cluster.connect(conn.options.keyspace) if conn.options.keyspace else cluster.connect()
+    except Exception as err:
+        from cqlsh_ext.insight.scanning.scan import error_text
+
+        raise SparkError(f"cannot connect to {conn.host}:{conn.port}: {error_text(err)}") from None
+    try:
+        db.default_timeout = conn.options.request_timeout
+        _check_partitioner(db, conn)
+        datacenter = next((h.datacenter for h in cluster.metadata.all_hosts() if h.datacenter), None)
+        with tempfile.TemporaryDirectory(prefix="cqlsh-ext-spark-") as workdir:
+            conf = conn.spark_conf(datacenter, Path(workdir))
+            conf.update(dict(spark_args.conf))
+            spark = session.start(spark_args.master, conf, conn.packages())
+            try:
+                for stmt in parsed:
+                    _one(spark, db, conn, stmt)
+            finally:
+                spark.stop()
+            session.log_path().unlink(missing_ok=True)  # kept when something failed: errors name it
+    finally:
+        cluster.shutdown()
+    return 0
+
+
+def _check_partitioner(db: Any, conn: Any) -> None:
+    """The connector splits a table by Murmur3 or Random tokens; Amazon Keyspaces' own
+    DefaultPartitioner is neither (Amazon tells Spark users to switch the account to Murmur3)."""
+    from cqlsh_ext.insight.scanning.ring import server_partitioner
+
+    partitioner = server_partitioner(db) or ""
+    if partitioner and not partitioner.endswith(("Murmur3Partitioner", "RandomPartitioner")):
+        raise SparkError(f"the Spark Cassandra Connector reads Murmur3Partitioner and RandomPartitioner "
+                         f"clusters; {conn.host} uses "
+                         f"{partitioner} (Amazon Keyspaces: set the account's partitioner to "
+                         "Murmur3Partitioner, docs/spark.md)")
+
+
+def _one(spark: Any, db: Any, conn: Any, stmt: Any) -> None:
+    from cqlsh_ext import jsonenc
+    from cqlsh_ext.insight.measure import effective_mode
+    from cqlsh_ext.spark.statement import StatsStatement
+
+    display = conn.settings.display
+    mode = effective_mode(display.mode)
+    if isinstance(stmt, StatsStatement):
+        from cqlsh_ext.spark import stats_job
+
+        stats = stats_job.run(spark, db, stmt, mode, display.cap)
+        if stmt.asjson or display.output_format == "json":
+            print(jsonenc.dumps(stats.to_json()))
+        else:
+            print("\n".join(stats.render()))
+        sys.stdout.flush()
+        return
+    from cqlsh_ext.spark import query_job
+
+    query_job.run(spark, db, stmt, conn.settings)

@@ -1,0 +1,158 @@
+"""SELECT with payload paths, conditions, aggregates and GROUP BY on Spark: the shell's parser,
+evaluator and answer (cqlsh_ext.query: grammar.parse, evaluate.Evaluator, answer.Answer).
+
+Each Spark task fills a fresh `Answer` (the part a worker process of the shell fills) with its rows
+and sends it back with the answer rows it found (a streamed plan's, at most LIMIT per task); the
+driver merges the parts in partition order (token order, as the shell reads a whole table) and
+prints them with the shell's value conversions and output writers.
+
+Spark reads whole tables: a WHERE with ordinary conditions (the server's part) is the shell's.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterable, Iterator, Sequence
+from types import SimpleNamespace
+from typing import Any, cast
+
+from cqlsh_ext.query.answer import Answer
+from cqlsh_ext.query.errors import QueryError
+from cqlsh_ext.query.evaluate import Evaluator, Settings
+from cqlsh_ext.query.grammar import Column, Path, Plan
+from cqlsh_ext.spark.session import SparkError, TaskProgress, java_error
+from cqlsh_ext.spark.statement import QueryStatement
+
+Row = tuple[Any, ...]
+
+
+def driver_value(value: Any) -> Any:
+    """A connector value as the Python driver gives it: bytes for a blob, a dict for a map, a
+    list for a list or set, a dict of fields for a UDT (the evaluator reads all of these)."""
+    if isinstance(value, bytearray):
+        return bytes(value)
+    if isinstance(value, dict):
+        return {k: driver_value(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [driver_value(v) for v in value]
+    if hasattr(value, "asDict"):  # a pyspark Row: a UDT or tuple's fields
+        return {k: driver_value(v) for k, v in value.asDict(recursive=False).items()}
+    return value
+
+
+def answer_partition(template: Answer, settings: Settings, names: Sequence[str], rows_read: Any,
+                     rows: Iterable[Sequence[Any]]) -> Iterator[tuple[Answer, list[Row]]]:
+    """One Spark task (in an executor): its rows into a fresh Answer; the streamed rows found."""
+    part = template.fresh()
+    # Made here, not shipped: an Evaluator keys its compiled LIKE patterns by the identity of the
+    # plan's predicates, which unpickling changes (the shell's workers inherit it through fork).
+    evaluator = Evaluator(template.plan, settings)
+    found: list[Row] = []
+    limit = template.plan.limit
+    read = 0
+    for row in rows:
+        values = {name: driver_value(value) for name, value in zip(names, row, strict=True)}
+        found.extend(part.add(evaluator, values))
+        read += 1
+        if limit is not None and part.streamed and len(found) >= limit:
+            break  # the driver keeps the first LIMIT in partition order: more are never needed
+    rows_read.add(read)
+    yield part, found
+
+
+def columns_read(plan: Plan, meta: Any) -> list[str]:
+    """The columns the plan reads, in the table's order (all of them for `*`)."""
+    if any(item.kind == "star" for item in plan.items):
+        return list(meta.columns)
+    refs: list[Any] = [item.ref for item in plan.items]
+    refs += [p.ref for p in plan.predicates] + list(plan.group_by) + [ref for ref, _ in plan.order_by]
+    wanted = {r.name if isinstance(r, Column) else r.column for r in refs if isinstance(r, (Column, Path))}
+    if not wanted:  # count(*) alone: the partition key, the least a row can be read with
+        wanted = {c.name for c in meta.partition_key}
+    return [name for name in meta.columns if name in wanted]
+
+
+def result_types(session: Any, plan: Plan, answer: Answer) -> list[Any]:
+    """Driver types of the answer's columns (None for a path's or an aggregate's value), from the
+    server's metadata of the statement the shell would send: nothing read."""
+    prepared = session.prepare(plan.server_statement)
+    by_name = {column[2]: column[3] for column in prepared.result_metadata or ()}
+    types: list[Any] = []
+    for item in plan.items:
+        if item.kind == "star":
+            types.extend(by_name.get(name) for name in answer.star_columns)
+        elif item.kind == "column" and isinstance(item.ref, Column):
+            types.append(by_name.get(item.ref.name))
+        else:
+            types.append(None)
+    return types
+
+
+def run(spark: Any, session: Any, stmt: QueryStatement, settings: Any) -> None:
+    from functools import partial
+
+    from cqlsh_ext.payload_select.schema import schema_of
+    from cqlsh_ext.payload_select.statement import LABEL, settings_for
+    from cqlsh_ext.query.grammar import parse
+    from cqlsh_ext.spark.stats_job import read_table, table_meta
+
+    ks, meta = table_meta(session, stmt.keyspace, stmt.table)
+    # The payload-select helpers read the shell's metadata and settings: these two are all they use.
+    shell = cast(Any, SimpleNamespace(conn=session.cluster, settings=settings))
+    schema = schema_of(shell, ks, meta)
+    try:
+        plan = parse(stmt.text, schema)
+    except QueryError as err:
+        raise SparkError(f"{LABEL}: {err}") from None
+    if plan is None:
+        raise SparkError("Spark mode runs SELECT statements with payload paths or payload conditions "
+                         "(docs/queries.md); a plain SELECT is the shell's")
+    if plan.server_where:
+        raise SparkError(f"Spark mode reads whole tables: the WHERE's conditions on columns "
+                         f"({plan.server_where}) are the shell's (run it there)")
+    evaluator_settings = settings_for(shell, schema, ks, meta.name)
+    try:
+        Evaluator(plan, evaluator_settings)  # what it refuses (-d none with paths), before Spark reads
+    except QueryError as err:
+        raise SparkError(f"{LABEL}: {err}") from None
+    answer = Answer(plan, list(meta.columns) if any(i.kind == "star" for i in plan.items) else [])
+    try:
+        types = result_types(session, plan, answer)
+    except Exception as err:
+        from cqlsh_ext.insight.scanning.scan import error_text
+
+        raise SparkError(error_text(err)) from None
+    names = columns_read(plan, meta)
+    rows_read = spark.sparkContext.accumulator(0)
+    try:
+        frame = read_table(spark, ks, meta.name, names)
+        task = partial(answer_partition, answer, evaluator_settings, names, rows_read)
+        tasks = frame.rdd.mapPartitions(task)
+        with TaskProgress(spark, f"SELECT {ks}.{meta.name} on Spark", rows_read):
+            parts = tasks.collect()
+    except Exception as err:
+        raise SparkError(f"reading {ks}.{meta.name} through the Spark connector failed: "
+                         f"{java_error(err)}") from None
+    rows: list[Row] = []
+    for part, found in parts:
+        answer.merge(part)
+        rows.extend(found)
+    if answer.streamed:
+        rows = rows[:plan.limit] if plan.limit is not None else rows
+    else:
+        rows = answer.final()
+    context = spark.sparkContext
+    how = f"Spark {context.applicationId}, master {context.master}, {len(parts)} tasks"
+    from cqlsh_ext.spark.answer_output import print_answer
+
+    print_answer(settings.display, answer.header(), types, rows, ks, meta.name)
+    _closing_line(plan, answer, how, len(rows))
+
+
+def _closing_line(plan: Plan, answer: Answer, how: str, emitted: int) -> None:
+    """The shell's closing line on stderr (payload_select), with how Spark read the table."""
+    from cqlsh_ext.payload_select.read import Reading
+    from cqlsh_ext.payload_select.statement import closing_line as shell_closing_line
+
+    shell_closing_line(plan, Reading(answer, how=how, emitted=emitted), sys.stderr)
+    sys.stderr.flush()

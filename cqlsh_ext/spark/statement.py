@@ -1,0 +1,113 @@
+"""Which statements Spark mode runs, read with the query layer's lexer (cqlsh_ext.query.lexer).
+
+    COMPRESSION STATS [JSON] [DECODE ALL] [CONFIRM] SELECT cols|* FROM [ks.]table | [ks.]table
+    SELECT ... (payload paths, payload conditions, aggregates, GROUP BY: docs/queries.md)
+
+Spark reads whole tables: COMPRESSION STATS over anything but a whole-table SELECT, and the shell's
+SAMPLE and PARALLEL, are refused in one line (the shell runs those).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from cqlsh_ext.query.errors import QueryError
+from cqlsh_ext.query.lexer import Token, tokenize
+from cqlsh_ext.spark.session import SparkError
+
+
+@dataclass
+class StatsStatement:
+    keyspace: str | None
+    table: str
+    #: The SELECT as typed, or None for a table named alone (its blob columns).
+    select: str | None
+    #: The columns selected, None for `*` or a table named alone.
+    columns: list[str] | None
+    asjson: bool
+    decode_all: bool
+
+
+@dataclass
+class QueryStatement:
+    text: str
+    keyspace: str | None
+    table: str
+
+
+def _name(tok: Token) -> str:
+    return tok.value if tok.kind == "qname" else tok.value.lower()
+
+
+def _table(tokens: list[Token], i: int) -> tuple[str | None, str, int]:
+    """[ks.]table at tokens[i]: (keyspace, table, index after it)."""
+    if tokens[i].kind not in ("word", "qname"):
+        raise SparkError(f"expected a table name, found {tokens[i].describe()}")
+    if tokens[i + 1].value == "." and tokens[i + 2].kind in ("word", "qname"):
+        return _name(tokens[i]), _name(tokens[i + 2]), i + 3
+    return None, _name(tokens[i]), i + 1
+
+
+def _at_end(tokens: list[Token], i: int) -> bool:
+    return tokens[i].kind == "end" or (tokens[i].value == ";" and tokens[i + 1].kind == "end")
+
+
+def classify(text: str) -> StatsStatement | QueryStatement:
+    try:
+        tokens = tokenize(text)
+    except QueryError as err:
+        raise SparkError(str(err)) from None
+    words = [t.value.upper() if t.kind == "word" else None for t in tokens]
+    if words[0] == "SELECT":
+        i = next((k for k, w in enumerate(words) if w == "FROM"), None)
+        if i is None:
+            raise SparkError("a SELECT needs FROM [keyspace.]table")
+        keyspace, table, _ = _table(tokens, i + 1)
+        return QueryStatement(text.strip().rstrip(";").strip(), keyspace, table)
+    if words[:2] != ["COMPRESSION", "STATS"]:
+        raise SparkError("Spark mode runs COMPRESSION STATS and SELECT statements; "
+                         f"{tokens[0].value or 'an empty statement'} is the shell's")
+    i = 2
+    asjson = decode_all = False
+    while True:
+        if words[i] == "JSON":
+            asjson, i = True, i + 1
+        elif words[i] == "DECODE" and words[i + 1] == "ALL":
+            decode_all, i = True, i + 2
+        elif words[i] == "CONFIRM":  # a full scan is what Spark mode is for: nothing to confirm
+            i += 1
+        elif words[i] in ("SAMPLE", "PARALLEL"):
+            raise SparkError(f"COMPRESSION STATS {words[i]} is the shell's; Spark mode scans the whole "
+                             "table exactly (leave it out)")
+        else:
+            break
+    if words[i] != "SELECT":
+        keyspace, table, end = _table(tokens, i)
+        if not _at_end(tokens, end):
+            raise SparkError(f"unexpected {tokens[end].describe()} after the table name")
+        return StatsStatement(keyspace, table, None, None, asjson, decode_all)
+    start = tokens[i].start
+    k = i + 1
+    columns: list[str] | None = []
+    if tokens[k].value == "*":
+        columns, k = None, k + 1
+    else:
+        while True:
+            if tokens[k].kind not in ("word", "qname") or words[k] == "FROM":
+                raise SparkError("Spark mode's COMPRESSION STATS takes a whole-table SELECT: "
+                                 "SELECT columns FROM [keyspace.]table")
+            assert columns is not None
+            columns.append(_name(tokens[k]))
+            k += 1
+            if tokens[k].value != ",":
+                break
+            k += 1
+    if words[k] != "FROM":
+        raise SparkError("Spark mode's COMPRESSION STATS takes a whole-table SELECT: "
+                         "SELECT columns FROM [keyspace.]table")
+    keyspace, table, end = _table(tokens, k + 1)
+    if not _at_end(tokens, end):
+        raise SparkError(f"Spark mode's COMPRESSION STATS reads whole tables: {tokens[end].describe()} "
+                         "after the table name is the shell's (run it there)")
+    select = text[start:tokens[end - 1].end].strip()
+    return StatsStatement(keyspace, table, select, columns, asjson, decode_all)

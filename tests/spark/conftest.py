@@ -1,0 +1,159 @@
+"""A table written by real producers, and `cqlsh-ext spark` and the shell run on it.
+
+Spark starts cost 10-40 s on a 2-core machine: a module runs `cqlsh-ext spark` once with all its
+statements (-f FILE) and its tests read that one run's output.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+import cramjam
+import lz4.frame
+import pytest
+import zstandard
+from conftest import REPO_ROOT
+from shell_runner import CQLSH_EXT, isolated_env
+
+STATUSES = ("NEW", "PAID", "SHIPPED", "CANCELLED")
+CODECS = ("snappy", "zstd", "gzip", "lz4", "plain")
+
+
+def order(i: int) -> dict:
+    """The record behind row i: what the tests' expected answers are computed from."""
+    return {
+        "order": i,
+        "status": STATUSES[i % len(STATUSES)],
+        "amount": (i * 37) % 500,
+        "customer": {"tier": "gold" if i % 5 == 0 else "silver", "name": f"customer {i % 11}"},
+        "note": "x" * (i % 200),
+    }
+
+
+def stored(i: int) -> bytes | None:
+    """Row i's blob: a JSON order under one of the producers, none (null) or random bytes."""
+    if i % 17 == 0:
+        return None
+    if i % 23 == 0:
+        return os.urandom(40) if i % 2 else bytes(range(7, 47))
+    payload = json.dumps(order(i)).encode()
+    codec = CODECS[i % len(CODECS)]
+    if codec == "snappy":
+        return bytes(cramjam.snappy.compress_raw(payload))
+    if codec == "zstd":
+        return zstandard.ZstdCompressor().compress(payload)
+    if codec == "gzip":
+        return gzip.compress(payload, mtime=0)
+    if codec == "lz4":
+        return lz4.frame.compress(payload)
+    return payload
+
+
+@dataclass
+class Table:
+    keyspace: str
+    name: str
+    values: dict[int, bytes | None]
+
+    @property
+    def qualified(self) -> str:
+        return f"{self.keyspace}.{self.name}"
+
+
+def make_table(cassandra, rows: int) -> Table:
+    ks = cassandra.create_keyspace("spark")
+    session = cassandra.session(ks)
+    session.execute("CREATE TABLE orders (id int PRIMARY KEY, data blob, extra map<text, blob>)")
+    insert = session.prepare("INSERT INTO orders (id, data, extra) VALUES (?, ?, ?)")
+    values = {i: stored(i) for i in range(rows)}
+    for i, value in values.items():
+        extra = {"z": zstandard.ZstdCompressor().compress(b"extra " * i)} if i % 3 == 0 else None
+        session.execute(insert, (i, value, extra))
+    session.shutdown()
+    return Table(ks, "orders", values)
+
+
+def spark_env(home: Path) -> dict[str, str]:
+    env = isolated_env(home)
+    # The jars bin/setup --spark fetched (isolated_env drops CQLSH_* variables).
+    env["CQLSH_EXT_SPARK_CACHE"] = str(REPO_ROOT / ".cache" / "spark")
+    return env
+
+
+def run_spark(cassandra, home: Path, args: list[str], timeout: float = 600,
+              env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    # cqlsh's own warning about -p on the command line is not what the tests look at.
+    return subprocess.run([CQLSH_EXT, "spark", *args, *cassandra.cqlsh_args,
+                           "--insecure-password-without-warning"], cwd=home,
+                          env={**spark_env(home), **(env or {})}, capture_output=True, text=True,
+                          timeout=timeout)
+
+
+def run_shell(cassandra, home: Path, statement: str, *flags: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([CQLSH_EXT, *cassandra.cqlsh_args, *flags, "-e", statement], cwd=home,
+                          env=isolated_env(home), capture_output=True, text=True, timeout=300)
+
+
+def json_lines(stdout: str) -> list[dict]:
+    return [json.loads(line) for line in stdout.splitlines() if line.startswith("{")]
+
+
+#: The payload queries both run, with what the generator says they answer (test_queries.py).
+QUERIES = {
+    "groups": "SELECT data.status, count(*), sum(data.amount), min(data.customer.name) FROM {t} "
+              "GROUP BY data.status ALLOW FILTERING CONFIRM",
+    "filter": "SELECT data.order, data.amount FROM {t} WHERE data.customer.tier = 'gold' "
+              "AND data.amount > 200 ALLOW FILTERING CONFIRM",
+    "like": "SELECT count(*) FROM {t} WHERE data LIKE '%\"status\": \"PAID\"%' ALLOW FILTERING CONFIRM",
+    "nested": "SELECT id, extra['z'] FROM {t} WHERE extra['z'] IS NOT NULL ALLOW FILTERING CONFIRM",
+}
+
+
+@dataclass
+class Runs:
+    table: Table
+    spark: subprocess.CompletedProcess
+    shell_stats: subprocess.CompletedProcess
+    shell_queries: dict[str, subprocess.CompletedProcess]
+    events: Path
+
+
+@pytest.fixture(scope="session")
+def runs(cassandra, tmp_path_factory) -> Runs:
+    """One table, one `cqlsh-ext spark` run of every statement the tests look at (-f, local[2],
+    Spark's event log on), and the shell's runs of the same statements."""
+    home = tmp_path_factory.mktemp("spark")
+    table = make_table(cassandra, 400)
+    events = home / "events"
+    events.mkdir()
+    statements = home / "statements.cql"
+    select = f"SELECT data, extra FROM {table.qualified}"
+    # Blobs in a UDT, a tuple, a map and a list: the demo's nested_blobs.
+    from cqlsh_ext.demo.cli import load
+
+    demo = cassandra.create_keyspace("spark_demo")
+    session = cassandra.session()
+    load(session, demo, 10)
+    session.shutdown()
+    nested = f"COMPRESSION STATS JSON {demo}.nested_blobs"
+    stats = [f"COMPRESSION STATS JSON {select}", f"COMPRESSION STATS JSON DECODE ALL {table.qualified}",
+             nested]
+    queries = {name: text.format(t=table.qualified) for name, text in QUERIES.items()}
+    statements.write_text("".join(f"{s};\n" for s in [*stats, *queries.values()]))
+    spark = run_spark(cassandra, home, ["--master", "local[2]", "--output-format", "json",
+                                        "--conf", "spark.eventLog.enabled=true",
+                                        "--conf", f"spark.eventLog.dir={events}", "-f", str(statements)])
+    assert spark.returncode == 0, spark.stderr
+    shell_stats = run_shell(cassandra, home,
+                            f"{stats[0]}; COMPRESSION STATS JSON PARALLEL 2 {select}; {stats[1]}; {nested}")
+    assert shell_stats.returncode == 0, shell_stats.stderr
+    shell_queries = {name: run_shell(cassandra, home, text, "--output-format", "json")
+                     for name, text in queries.items()}
+    for proc in shell_queries.values():
+        assert proc.returncode == 0, proc.stderr
+    return Runs(table, spark, shell_stats, shell_queries, events)

@@ -1,0 +1,65 @@
+"""`cqlsh-ext spark`'s errors: one line on stderr, exit code 2, for each way it cannot run."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from .conftest import run_spark
+
+TABLE = "system_schema.tables"  # exists on every server; its errors come before any blob matters
+
+
+def _one_line(proc) -> str:
+    lines = [line for line in proc.stderr.splitlines() if line.strip()]
+    assert proc.returncode == 2, proc.stderr
+    assert len(lines) == 1, proc.stderr
+    assert lines[0].startswith("cqlsh-ext spark: ")
+    return lines[0]
+
+
+@pytest.mark.parametrize(("statement", "said"), [
+    ("INSERT INTO ks.t (a) VALUES (1)", "Spark mode runs COMPRESSION STATS and SELECT statements; INSERT"),
+    (f"COMPRESSION STATS SAMPLE {TABLE}", "COMPRESSION STATS SAMPLE is the shell's"),
+    (f"COMPRESSION STATS PARALLEL 4 {TABLE}", "COMPRESSION STATS PARALLEL is the shell's"),
+    (f"COMPRESSION STATS SELECT keyspace_name FROM {TABLE} LIMIT 3", "'LIMIT' after the table name"),
+    ("COMPRESSION STATS SELECT count(*) FROM ks.t", "takes a whole-table SELECT"),
+])
+def test_statements_spark_mode_does_not_run(tmp_path: Path, statement: str, said: str):
+    # Refused before anything connects or starts: 127.0.0.1:1 is never reached.
+    server = type("Unreachable", (), {"cqlsh_args": ["127.0.0.1", "1"]})()
+    assert said in _one_line(run_spark(server, tmp_path, ["-e", statement]))
+
+
+@pytest.mark.spark
+def test_no_java(tmp_path: Path):
+    server = type("Unreachable", (), {"cqlsh_args": ["127.0.0.1", "1"]})()
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    os.symlink(sys.executable, bin_dir / "python3")
+    env_path = {"PATH": str(bin_dir), "JAVA_HOME": ""}
+    proc = run_spark(server, tmp_path, ["-e", f"COMPRESSION STATS {TABLE}"], env=env_path)
+    assert _one_line(proc) == "cqlsh-ext spark: Spark needs Java (17): no java on PATH"
+
+
+@pytest.mark.spark
+def test_spark_cannot_start(cassandra, tmp_path: Path):
+    line = _one_line(run_spark(cassandra, tmp_path,
+                               ["--master", "nowhere://x", "-e", "COMPRESSION STATS system.batches"]))
+    assert line.startswith("cqlsh-ext spark: Spark could not start: ") and "Master must" in line
+    log = Path(line.rsplit("(Spark's output: ", 1)[1].rstrip(")"))
+    assert "Master must" in log.read_text()
+    log.unlink()
+
+
+@pytest.mark.spark
+def test_connector_cannot_reach_the_host(cassandra, tmp_path: Path):
+    # The Python driver reaches the server; the connector is pointed at a port nothing listens on.
+    line = _one_line(run_spark(cassandra, tmp_path, ["--master", "local[1]", "--conf",
+                                                     "spark.cassandra.connection.port=1",
+                                                     "-e", "COMPRESSION STATS system.batches"]))
+    assert "through the Spark connector failed: java.io.IOException: Failed to open native connection to " \
+           "Cassandra at {127.0.0.1:1}" in line

@@ -1,0 +1,74 @@
+"""`cqlsh-ext spark` SELECT with payload paths, conditions, LIKE, aggregates and GROUP BY: the same
+answers as the shell's, and as the generator's records say (tests/spark/conftest.py)."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from .conftest import STATUSES, json_lines, order
+
+pytestmark = pytest.mark.spark
+
+
+def _spark_answers(runs) -> dict[frozenset, list[dict]]:
+    """The Spark run's answer rows by their columns (each query's are its own)."""
+    out: dict[frozenset, list[dict]] = {}
+    for doc in json_lines(runs.spark.stdout):
+        if doc.get("command") != "COMPRESSION STATS":
+            out.setdefault(frozenset(doc), []).append(doc)
+    return out
+
+
+def _decodable(runs) -> dict[int, dict]:
+    """Rows whose blob is a JSON order (not null, not random bytes): their records."""
+    return {i: order(i) for i, v in runs.table.values.items() if v is not None and i % 23}
+
+
+def _same(spark_rows: list[dict], shell_rows: list[dict]) -> None:
+    key = repr
+    assert sorted(spark_rows, key=key) == sorted(shell_rows, key=key)
+
+
+def test_group_by_aggregates(runs):
+    shell = json_lines(runs.shell_queries["groups"].stdout)
+    spark = _spark_answers(runs)[frozenset(shell[0])]
+    assert spark == shell  # grouped answers come sorted by key, in both
+    records = _decodable(runs).values()
+    by_status = {row["data.status"]: row for row in spark}
+    for status in STATUSES:
+        mine = [r for r in records if r["status"] == status]
+        assert by_status[status]["count(*)"] == len(mine)
+        assert by_status[status]["sum(data.amount)"] == sum(r["amount"] for r in mine)
+        assert by_status[status]["min(data.customer.name)"] == min(r["customer"]["name"] for r in mine)
+    assert by_status[None]["count(*)"] == len(runs.table.values) - len(records)  # null and random bytes
+
+
+def test_payload_filter(runs):
+    shell = json_lines(runs.shell_queries["filter"].stdout)
+    spark = _spark_answers(runs)[frozenset({"data.order", "data.amount"})]
+    _same(spark, shell)
+    truth = [{"data.order": r["order"], "data.amount": r["amount"]} for r in _decodable(runs).values()
+             if r["customer"]["tier"] == "gold" and r["amount"] > 200]
+    _same(spark, truth)
+    assert truth
+
+
+def test_like_on_the_decoded_blob(runs):
+    shell = json_lines(runs.shell_queries["like"].stdout)
+    assert _spark_answers(runs)[frozenset({"count(*)"})] == shell
+    assert shell == [{"count(*)": Counter(r["status"] for r in _decodable(runs).values())["PAID"]}]
+
+
+def test_a_path_into_a_map_of_blobs(runs):
+    shell = json_lines(runs.shell_queries["nested"].stdout)
+    spark = _spark_answers(runs)[frozenset({"id", "extra['z']"})]
+    _same(spark, shell)
+    assert sorted(row["id"] for row in spark) == [i for i in sorted(runs.table.values) if i % 3 == 0]
+
+
+def test_the_spark_job_said_so(runs):
+    closing = [line for line in runs.spark.stderr.splitlines() if line.startswith("payload query: ")]
+    assert len(closing) == 4
+    assert all(", Spark local-" in line and "master local[2]" in line for line in closing)
