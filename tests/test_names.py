@@ -21,7 +21,6 @@ ALLOWED: tuple[tuple[str, str, str], ...] = (
     ("payload/formats/avro.py", "zlib", "Python's zlib inflates Avro's deflate blocks (see there why)"),
     ("payload/formats/avro.py", "java", _JAVA_PRODUCER),
     ("insight/isolate.py", "pickle", "Python's pickle module carries a worker's answer"),
-    ("query/evaluate.py", "pickle", "Python's pickle: Spark ships an Evaluator to its tasks pickled"),
     ("spark/stats_job.py", "pickle", "Python's pickle module carries a Spark task's aggregate"),
     *((f"spark/{module}.py", "java", "Java the platform Spark and the connector's driver run on")
       for module in ("cli", "connect", "session")),

@@ -21,7 +21,7 @@ SpecLookup = Callable[[str, "str | None"], "str | None"]
 
 
 def no_settings(column: str, inner: str | None) -> str | None:
-    """No column settings (a module function, so that Settings pickle)."""
+    """No column settings (a module function, so that Settings can be sent to another process)."""
     return None
 
 
@@ -154,7 +154,8 @@ class Evaluator:
             raise QueryError("decoding is off (-d none): a payload path cannot be read")
         self.plan = plan
         self.settings = settings
-        # Keyed by the predicate itself (a frozen value), not its id(): an Evaluator may be pickled.
+        # Keyed by the predicate itself (a frozen value), not its id(): an Evaluator may be sent
+        # to another process (Spark tasks), where ids differ.
         self.likes = {p: like_regex(str(p.values[0])) for p in plan.predicates if p.op == "LIKE"}
         self.outputs: list[Ref | None] = [i.ref for i in plan.items if i.kind in ("path", "column")]
         self.agg_refs = [i.ref for i in plan.items if i.kind == "agg"]
