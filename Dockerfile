@@ -16,8 +16,8 @@
 # Build arguments:
 #   BASE_IMAGE  a Debian-like image with Python >= 3.11 (python3 -m venv, useradd); both stages use
 #               it. Default: the official Python slim image.
-#   EXTRAS      optional extras of pyproject.toml to install: all (but the test ones), none, or a
-#               comma list.
+#   EXTRAS      optional extras of pyproject.toml to install: all (but the test ones and spark), none,
+#               or a comma list.
 #   VERSION     recorded in the image's labels.
 # The build works with the classic builder and with BuildKit; it needs PyPI for the dependencies.
 

@@ -2,8 +2,8 @@
 
     python3 requirements.py [EXTRAS] [PYPROJECT]
 
-EXTRAS: `all` (every optional extra except the test/dev ones; the default), `none`, or a comma list
-of extras (names pyproject.toml does not define are ignored, so the Dockerfile's default keeps
+EXTRAS: `all` (every optional extra except the test/dev ones and Spark's; the default), `none`, or a
+comma list of extras (names pyproject.toml does not define are ignored, so the Dockerfile's default keeps
 working as extras come and go). Installing these before the source is copied in keeps that layer
 cached across source edits. Standard library only (tomllib: Python 3.11+).
 """
@@ -14,7 +14,10 @@ import sys
 
 import tomllib
 
-NOT_FOR_THE_IMAGE = {"test", "tests", "dev", "lint", "docs"}
+#: Test and development tools, and Spark mode (pyspark, pandas, pyarrow: about 500 MB, and a JVM
+#: the image does not have; Spark jobs ship cqlsh-ext in their own packed environment,
+#: docs/spark.md): `EXTRAS=spark` still installs it on purpose.
+NOT_FOR_THE_IMAGE = {"test", "tests", "dev", "lint", "docs", "spark"}
 
 
 def requirements(project: dict, extras: str) -> list[str]:

@@ -1,0 +1,26 @@
+"""The Dockerfile's dependency layer (tools/docker/requirements.py): the shell's extras, not the
+test tools and not Spark mode's (the image has no JVM; Spark hosts get their own environment)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _requirements(extras: str) -> list[str]:
+    out = subprocess.run([sys.executable, str(REPO / "tools/docker/requirements.py"), extras,
+                          str(REPO / "pyproject.toml")], capture_output=True, text=True, check=True)
+    return out.stdout.split()
+
+
+def test_all_leaves_out_test_tools_and_spark():
+    chosen = {req.split("==")[0] for req in _requirements("all")}
+    assert "cqlsh" in chosen and "boto3" in chosen
+    assert not chosen & {"pyspark", "pandas", "pyarrow", "pytest", "mypy"}
+
+
+def test_spark_can_still_be_asked_for():
+    assert any(req.startswith("pyspark==") for req in _requirements("spark"))
