@@ -102,15 +102,22 @@ def run(shell: Shell, plan: Plan, schema: Schema, keyspace: str, meta: Any) -> N
 def _columns(shell: Shell, plan: Plan, answer: Any, schema: Schema) -> tuple[Any, Any]:
     """The answer's column names and their driver types (None for values found by a path, whose
     type is the record's), from the server's metadata of the statement it is sent: nothing read."""
-    from cqlsh_ext.query.grammar import Column
-
     try:
-        prepared = shell.session.prepare(plan.server_statement)
+        types = result_types(shell.session, plan, answer)
     except Exception as err:  # the server refuses the ordinary part: its one line
         from cqlsh_ext.insight.scanning.scan import error_text
 
         shell.printerr(error_text(err))
         return None, None
+    return answer.header(), types
+
+
+def result_types(session: Any, plan: Plan, answer: Any) -> list[Any]:
+    """Driver types of the answer's columns (None for a path's or an aggregate's value), from the
+    server's metadata of the statement sent (prepared: nothing read). Spark mode uses it too."""
+    from cqlsh_ext.query.grammar import Column
+
+    prepared = session.prepare(plan.server_statement)
     # result_metadata: (keyspace, table, name, type) per column of the result.
     by_name = {column[2]: column[3] for column in prepared.result_metadata or ()}
     types: list[Any] = []
@@ -121,7 +128,7 @@ def _columns(shell: Shell, plan: Plan, answer: Any, schema: Schema) -> tuple[Any
             types.append(by_name.get(item.ref.name))
         else:
             types.append(None)
-    return answer.header(), types
+    return types
 
 
 def _pages(shell: Shell, plan: Plan, reading: Any, evaluator: Any, keyspace: str, meta: Any,

@@ -72,22 +72,6 @@ def columns_read(plan: Plan, meta: Any) -> list[str]:
     return [name for name in meta.columns if name in wanted]
 
 
-def result_types(session: Any, plan: Plan, answer: Answer) -> list[Any]:
-    """Driver types of the answer's columns (None for a path's or an aggregate's value), from the
-    server's metadata of the statement the shell would send: nothing read."""
-    prepared = session.prepare(plan.server_statement)
-    by_name = {column[2]: column[3] for column in prepared.result_metadata or ()}
-    types: list[Any] = []
-    for item in plan.items:
-        if item.kind == "star":
-            types.extend(by_name.get(name) for name in answer.star_columns)
-        elif item.kind == "column" and isinstance(item.ref, Column):
-            types.append(by_name.get(item.ref.name))
-        else:
-            types.append(None)
-    return types
-
-
 def run(spark: Any, session: Any, stmt: QueryStatement, settings: Any) -> None:
     from functools import partial
 
@@ -117,6 +101,8 @@ def run(spark: Any, session: Any, stmt: QueryStatement, settings: Any) -> None:
         raise SparkError(f"{LABEL}: {err}") from None
     answer = Answer(plan, list(meta.columns) if any(i.kind == "star" for i in plan.items) else [])
     try:
+        from cqlsh_ext.payload_select.statement import result_types
+
         types = result_types(session, plan, answer)
     except Exception as err:
         from cqlsh_ext.insight.scanning.scan import error_text
