@@ -79,3 +79,14 @@ def take(doc: Any, steps: tuple[Any, ...]) -> Any:
     return doc
 
 
+
+
+def write_table(session: Any, data: list[tuple[dict[str, Any], dict[str, Any] | None]],
+                table: str = "orders") -> None:
+    """CREATE TABLE `table` (SCHEMA_CQL) in the session's keyspace and write `data` (rows())."""
+    from cassandra.concurrent import execute_concurrent_with_args
+
+    session.execute(f"CREATE TABLE {table} {SCHEMA_CQL}")
+    insert = session.prepare(f"INSERT INTO {table} (pk, ck, data) VALUES (?, ?, ?)")
+    execute_concurrent_with_args(session, insert, [(r["pk"], r["ck"], r["data"]) for r, _doc in data],
+                                 concurrency=32, raise_on_first_error=True)

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from orders import SCHEMA_CQL, rows
+from orders import rows, write_table
 from shell_runner import CQLSH_EXT, Run, isolated_env, run
 
 #: Rows in the test table: enough for several token ranges and pages, small enough to load fast.
@@ -30,11 +30,8 @@ class Orders:
 def orders(cassandra) -> Orders:
     ks = cassandra.create_keyspace("pq")
     session = cassandra.session(ks)
-    session.execute(f"CREATE TABLE orders {SCHEMA_CQL}")
-    insert = session.prepare("INSERT INTO orders (pk, ck, data) VALUES (?, ?, ?)")
     data = rows(COUNT)
-    for row, _doc in data:
-        session.execute(insert, (row["pk"], row["ck"], row["data"]))
+    write_table(session, data)
     session.shutdown()
     return Orders(ks, "orders", data)
 

@@ -10,7 +10,7 @@ import signal
 
 import pexpect
 import pytest
-from orders import SCHEMA_CQL, rows
+from orders import rows, write_table
 from shell_runner import CQLSH_EXT, isolated_env
 
 from .conftest import shell
@@ -22,11 +22,8 @@ COUNT = 400
 def faults_orders(cassandra):
     ks = cassandra.create_keyspace("faults_pq")  # faults_*: the server's fault handler applies
     session = cassandra.session(ks)
-    session.execute(f"CREATE TABLE orders {SCHEMA_CQL}")
-    insert = session.prepare("INSERT INTO orders (pk, ck, data) VALUES (?, ?, ?)")
     data = rows(COUNT, partitions=COUNT)
-    for row, _doc in data:
-        session.execute(insert, (row["pk"], row["ck"], row["data"]))
+    write_table(session, data)
     session.shutdown()
     cassandra.faults.clear()
     yield f"{ks}.orders", data

@@ -9,7 +9,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from orders import MISSING, SCHEMA_CQL, rows, take
+from orders import MISSING, rows, take, write_table
 from shell_runner import CQLSH_EXT, run
 
 from .test_screen import assert_fits
@@ -23,10 +23,7 @@ SIZES = [(80, 24), (140, 45)]
 def orders_ks(cassandra) -> str:
     ks = cassandra.create_keyspace("pqrepl")
     session = cassandra.session(ks)
-    session.execute(f"CREATE TABLE orders {SCHEMA_CQL}")
-    insert = session.prepare("INSERT INTO orders (pk, ck, data) VALUES (?, ?, ?)")
-    for row, _doc in rows(COUNT):
-        session.execute(insert, (row["pk"], row["ck"], row["data"]))
+    write_table(session, rows(COUNT))
     session.shutdown()
     return ks
 
