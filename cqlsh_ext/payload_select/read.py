@@ -101,7 +101,7 @@ def _limited(reading: Reading, rows: list[Row]) -> tuple[list[Row], bool]:
     return rows, reading.emitted >= limit
 
 
-def plain_pages(shell: Shell, reading: Reading, evaluator: Evaluator, result: Any) -> Iterator[list[Row]]:
+def plain_pages(reading: Reading, evaluator: Evaluator, result: Any) -> Iterator[list[Row]]:
     """The shell's own paged result (a driver ResultSet of dict rows), a page per page."""
     answer = reading.answer
     while True:
@@ -115,15 +115,15 @@ def scanned_pages(reading: Reading, evaluator: Evaluator, scanner: Any,
                   page_size: int) -> Iterator[list[Row]]:
     """One Scanner's pages: streamed rows as they match, else the answer once the scan ends."""
     answer = reading.answer
-    names: Sequence[str] = ()
+    part = ScanAnswer(scanner.spec.query, answer, evaluator)  # what a worker process fills, here
     held = _Pages(page_size, scanner.progress)
     try:
         with closing(scanner.pages()) as pages:
-            for page_names, _types, rows in pages:
-                names = page_names
-                out = [row for r in rows for row in answer.add(evaluator, dict(zip(names, r, strict=True)))]
+            for names, types, rows in pages:
+                part.set_columns(names, types)
+                part.add_rows(rows)
                 if answer.streamed:
-                    out, enough = _limited(reading, out)
+                    out, enough = _limited(reading, part.drain())
                     yield from held.add(out)
                     if enough:
                         scanner.stop()
@@ -151,7 +151,6 @@ class ScanAnswer:
         self.query = query
         self.answer = answer
         self.evaluator: Evaluator | None = evaluator
-        self.rows = 0
         self.interrupted = False
         self.error: str | None = None
         self.scan = ""
@@ -170,7 +169,11 @@ class ScanAnswer:
         add, evaluator, names = self.answer.add, self.evaluator, self.names
         for r in rows:
             self.pending.extend(add(evaluator, dict(zip(names, r, strict=True))))
-        self.rows += len(rows)
+
+    @property
+    def rows(self) -> int:
+        """Rows read (the workers' progress counts them)."""
+        return self.answer.counts.read
 
     def drain(self) -> list[Row]:
         out, self.pending = self.pending, []
@@ -182,7 +185,6 @@ class ScanAnswer:
 
     def merge(self, other: ScanAnswer) -> None:
         self.answer.merge(other.answer)
-        self.rows += other.rows
 
     def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)

@@ -73,11 +73,3 @@ class AnswerResult:
             rows = []
         names = self.column_names
         self.current_rows = [dict(zip(names, self._present(row), strict=True)) for row in rows]
-
-    def __iter__(self) -> Iterator[dict[str, Any]]:
-        """Every row of every page (the way the driver's ResultSet iterates)."""
-        while True:
-            yield from self.current_rows
-            if not self.has_more_pages:
-                return
-            self.fetch_next_page()

@@ -148,7 +148,7 @@ def _pages(shell: Shell, plan: Plan, reading: Any, evaluator: Any, keyspace: str
 
             shell.printerr(error_text(err))
             return None
-        return read.plain_pages(shell, reading, evaluator, result)
+        return read.plain_pages(reading, evaluator, result)
     from cqlsh_ext.insight.scanning.scan import ScanSpec, progress_for
 
     label = f"SELECT {keyspace}.{meta.name}"

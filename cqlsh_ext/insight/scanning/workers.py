@@ -48,10 +48,14 @@ class Aggregate(Protocol):
     sends it back (pickled) once, and the parent merges them into the template."""
 
     query: str
-    rows: int
     interrupted: bool
     error: str | None
     scan: str
+
+    @property
+    def rows(self) -> int:
+        """Rows read so far (only read here: progress)."""
+        ...
 
     def fresh(self: _A) -> _A: ...
 
@@ -172,7 +176,6 @@ class WorkerScan(Generic[_A]):
                  ring: Ring, workers: int, progress: Progress | None) -> None:
         self.merged = template
         self.retried: dict[str, int] = {}
-        self.rows = 0
         self._args = (shell, keyspace, partition_key, ring, workers, progress)
         self._stop: Any = None
         self.enough = False
@@ -240,7 +243,6 @@ class WorkerScan(Generic[_A]):
                     continue
                 if msg[0] == "rows":
                     rows += msg[1]
-                    self.rows = rows
                     if msg[3] is not None:
                         self.seen[msg[2]] = msg[3]
                     if progress:
