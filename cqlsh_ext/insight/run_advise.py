@@ -13,7 +13,7 @@ if TYPE_CHECKING:
 
 
 def run(shell: Shell, parsed: Parsed) -> None:
-    from cqlsh_ext.blobs import blob_columns, extractor
+    from cqlsh_ext.cqltypes import columns_holding, extractor
     from cqlsh_ext.insight.advise import Advice, Sample
     from cqlsh_ext.insight.scanning.consume import consume
     from cqlsh_ext.insight.scanning.scan import ScanSpec, error_text, progress_for
@@ -36,7 +36,7 @@ def run(shell: Shell, parsed: Parsed) -> None:
     rows_read = 0
 
     def start(names: Sequence[str], types: Sequence[Any]) -> bool:
-        layout.extend((i, extractor(n, t)) for i, n, t in blob_columns(names, types))
+        layout.extend((i, extractor(n, t)) for i, n, t in columns_holding(names, types))
         if not layout:
             shell.printerr("COMPRESSION ADVISE: the result has no blob column")
             return False

@@ -14,8 +14,8 @@ if TYPE_CHECKING:
 
 def run(shell: Shell, parsed: Parsed) -> None:
     from cqlsh_ext import jsonenc as jsonout
-    from cqlsh_ext.blobs import blob_columns, extractor
     from cqlsh_ext.codecs._common import reason
+    from cqlsh_ext.cqltypes import columns_holding, extractor
     from cqlsh_ext.insight.inspect import inspect_value, unreadable
     from cqlsh_ext.insight.scanning.consume import consume
     from cqlsh_ext.insight.scanning.scan import ScanSpec
@@ -31,7 +31,7 @@ def run(shell: Shell, parsed: Parsed) -> None:
     key_idx: list[int] = []
 
     def start(names: Sequence[str], types: Sequence[Any]) -> bool:
-        cols = blob_columns(names, types)
+        cols = columns_holding(names, types)
         if not cols:
             shell.printerr("INSPECT: the result has no blob column")
             return False

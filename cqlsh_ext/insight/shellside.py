@@ -50,27 +50,15 @@ def target(shell: Shell, parsed: Parsed, action: str) -> tuple[str, bool, int | 
         return None
     from cassandra.metadata import protect_name
 
-    columns = [name for name, column in meta.columns.items()
-               if type_holds_blob(column.cql_type, shell.conn.metadata.keyspaces.get(ks))]
+    from cqlsh_ext.cqltypes import parse, udts_of
+
+    udts = udts_of(shell.conn.metadata.keyspaces.get(ks))
+    columns = [name for name, column in meta.columns.items() if parse(column.cql_type, udts).holds()]
     if not columns:
         shell.printerr(f"COMPRESSION {action}: {ks}.{table} has no blob column")
         return None
     query = f"SELECT {', '.join(map(protect_name, columns))} FROM {protect_name(ks)}.{protect_name(table)}"
     return query, True, None
-
-
-def type_holds_blob(cql_type: str, keyspace: Any, depth: int = 0) -> bool:
-    """Whether a column type (its CQL text: 'frozen<map<text, blob>>', a UDT's name) holds a blob."""
-    import re
-
-    for word in re.findall(r'"[^"]+"|\w+', cql_type):
-        if word == "blob":
-            return True
-        udt = (getattr(keyspace, "user_types", None) or {}).get(word.strip('"'))
-        if udt is not None and depth < 8 and any(
-                type_holds_blob(field, keyspace, depth + 1) for field in udt.field_types):
-            return True
-    return False
 
 
 def _name(shell: Shell, raw: str | None) -> str | None:

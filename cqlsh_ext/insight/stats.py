@@ -19,8 +19,8 @@ from functools import partial
 from operator import truediv
 from typing import Any
 
-from cqlsh_ext.blobs import blob_columns, extractor, is_plain_blob
 from cqlsh_ext.codecs.base import DEFAULT_CAP
+from cqlsh_ext.cqltypes import columns_holding, extractor
 from cqlsh_ext.insight import capacity, report
 from cqlsh_ext.insight.capacity import BUCKET_BOUNDS
 from cqlsh_ext.insight.measure import COMPRESSED, FROM_HEADER, Peeled, quick
@@ -232,9 +232,9 @@ class Stats:
 
     def set_columns(self, names: Sequence[str], types: Sequence[Any]) -> None:
         """The result's columns (first page): which hold blobs, and how to reach them."""
-        cols = blob_columns(names, types)
-        plain = tuple((i, self.columns.setdefault(n, ColumnStats(n))) for i, n, t in cols if is_plain_blob(t))
-        nested = tuple((i, extractor(n, t)) for i, n, t in cols if not is_plain_blob(t))
+        cols = columns_holding(names, types)
+        plain = tuple((i, self.columns.setdefault(n, ColumnStats(n))) for i, n, t in cols if t.is_blob)
+        nested = tuple((i, extractor(n, t)) for i, n, t in cols if not t.is_blob)
         self._layout = (plain, nested)
 
     @property

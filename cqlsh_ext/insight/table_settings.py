@@ -17,8 +17,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from cqlsh_ext.blobs import extractor, holds_blob
 from cqlsh_ext.codecs.base import DEFAULT_CAP
+from cqlsh_ext.cqltypes import columns_holding, extractor
 from cqlsh_ext.insight import report
 from cqlsh_ext.insight.measure import COMPRESSED, peel
 
@@ -213,11 +213,7 @@ def collect(
     """Fold one page of sample rows into `settings`; returns the rows as stored and with blobs decompressed
     (as byte strings of their values laid end to end, for the chunked-ratio measurement)."""
     pk_index = [names.index(c) for c in partition_key if c in names]
-    blob_cols = [
-        (i, extractor(n, t), t.typename == "blob")
-        for i, (n, t) in enumerate(zip(names, types, strict=True))
-        if holds_blob(t)
-    ]
+    blob_cols = [(i, extractor(n, t), t.is_blob) for i, n, t in columns_holding(names, types)]
     blob_idx = {i for i, _, _ in blob_cols}
     stored_rows: list[bytes] = []
     plain_rows: list[bytes] = []
