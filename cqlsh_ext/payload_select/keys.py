@@ -255,8 +255,9 @@ class PayloadKeys:
     def _resolve(self, at: PathAt) -> tuple[str, str, str, str | None, Prefix] | None:
         """(keyspace, table, column, place of the blob, key prefix) when `at.head` reaches a blob
         of the statement's table, from the driver's schema (no request)."""
-        from cqlsh_ext.payload_select.schema import table_meta
-        from cqlsh_ext.query.grammar import MAP_OF_BLOBS, bare_type
+        from cqlsh_ext.cqltypes import UDT
+        from cqlsh_ext.payload_select.schema import schema_of, table_meta
+        from cqlsh_ext.query.grammar import map_of_blobs
 
         keyspace = at.table[0] or self.shell.current_keyspace
         try:
@@ -268,23 +269,24 @@ class PayloadKeys:
         column = _unquote(at.head) if at.head.startswith('"') else at.head.lower()
         if column not in meta.columns:
             return None
-        ctype = bare_type(meta.columns[column].cql_type)
+        ctype = schema_of(self.shell, keyspace, meta).type_of(column)
+        if ctype is None:
+            return None
         steps = list(at.steps)
         place: str | None = None
-        if ctype != "blob":
+        if not ctype.is_blob:
             first = steps.pop(0) if steps else None
             if not isinstance(first, tuple):
                 return None
             kind, name = first
-            if MAP_OF_BLOBS.match(ctype) and kind == "[":
+            if map_of_blobs(ctype) and kind == "[":
                 place = name
             else:
-                udt = self.shell.conn.metadata.keyspaces[keyspace].user_types.get(ctype)
-                if udt is None or kind != ".":
+                if ctype.kind != UDT or kind != ".":
                     return None
                 place = _unquote(name) if name.startswith('"') else name.lower()  # a CQL name
-                types = dict(zip(udt.field_names, udt.field_types, strict=True))
-                if bare_type(types.get(place, "")) != "blob":
+                field_type = ctype.child(place)
+                if field_type is None or not field_type.is_blob:
                     return None
         prefix: list[str | int] = []
         for step in steps:
