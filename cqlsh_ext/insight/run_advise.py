@@ -15,8 +15,8 @@ if TYPE_CHECKING:
 def run(shell: Shell, parsed: Parsed) -> None:
     from cqlsh_ext.blobs import blob_columns, extractor
     from cqlsh_ext.insight.advise import Advice, Sample
-    from cqlsh_ext.insight.scanning.consume import consume
-    from cqlsh_ext.insight.scanning.scan import ScanSpec, error_text, progress_for
+    from cqlsh_ext.scanning.consume import consume
+    from cqlsh_ext.scanning.scan import ScanSpec, error_text, progress_for
 
     target = side.target(shell, parsed, "ADVISE")
     if target is None:

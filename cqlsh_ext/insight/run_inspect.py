@@ -17,8 +17,8 @@ def run(shell: Shell, parsed: Parsed) -> None:
     from cqlsh_ext.blobs import blob_columns, extractor
     from cqlsh_ext.codecs._common import reason
     from cqlsh_ext.insight.inspect import inspect_value, unreadable
-    from cqlsh_ext.insight.scanning.consume import consume
-    from cqlsh_ext.insight.scanning.scan import ScanSpec
+    from cqlsh_ext.scanning.consume import consume
+    from cqlsh_ext.scanning.scan import ScanSpec
 
     query = side.select_text(parsed)
     as_json = side.wants_json(shell, parsed)

@@ -17,8 +17,8 @@ SETTINGS_SAMPLE_BYTES = 64 << 20
 
 def run(shell: Shell, parsed: Parsed) -> None:
     from cqlsh_ext.insight import table_settings as tsettings
-    from cqlsh_ext.insight.scanning.consume import consume
-    from cqlsh_ext.insight.scanning.scan import ScanSpec
+    from cqlsh_ext.scanning.consume import consume
+    from cqlsh_ext.scanning.scan import ScanSpec
 
     ks, table, meta = side.named_table(shell, parsed)
     if not ks or not table:

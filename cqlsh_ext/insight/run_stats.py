@@ -20,11 +20,11 @@ WORKERS_FROM_BYTES = 64 << 20
 
 
 def run(shell: Shell, parsed: Parsed) -> None:
-    from cqlsh_ext.insight.scanning.consume import consume
-    from cqlsh_ext.insight.scanning.cost import full_scan_accepted
-    from cqlsh_ext.insight.scanning.ring import RingError, ring_for, server_partitioner
-    from cqlsh_ext.insight.scanning.scan import ScanSpec, error_text, progress_for, table_size
     from cqlsh_ext.insight.stats import Stats
+    from cqlsh_ext.scanning.consume import consume
+    from cqlsh_ext.scanning.cost import full_scan_accepted
+    from cqlsh_ext.scanning.ring import RingError, ring_for, server_partitioner
+    from cqlsh_ext.scanning.scan import ScanSpec, error_text, progress_for, table_size
 
     target = side.target(shell, parsed, "STATS")
     if target is None:
@@ -70,7 +70,7 @@ def run(shell: Shell, parsed: Parsed) -> None:
         progress.estimate = size.partitions  # for a percentage (one row per partition is the usual case)
     retried: dict[str, int] = {}
     if whole and ring is not None and workers > 1:
-        from cqlsh_ext.insight.scanning import workers as worker_pool
+        from cqlsh_ext.scanning import workers as worker_pool
 
         stats, retried = worker_pool.scan(shell, stats, ks, partition_key, ring, workers, progress)
         if stats.rows == 0 and stats.error:
@@ -110,7 +110,7 @@ def _sample_plan(parsed: Parsed) -> Any:
     """The SAMPLE clause as a SamplePlan, or None for an exact scan."""
     if parsed.get_binding("sample_mode") is None:
         return None
-    from cqlsh_ext.insight.scanning.sample import DEFAULT_SECONDS, SamplePlan
+    from cqlsh_ext.scanning.sample import DEFAULT_SECONDS, SamplePlan
 
     sample, precision = parsed.get_binding("sample"), parsed.get_binding("precision")
     seconds, seed = parsed.get_binding("seconds"), parsed.get_binding("seed")
@@ -128,9 +128,9 @@ def _sample_plan(parsed: Parsed) -> Any:
 def _sampled_stats(shell: Shell, parsed: Parsed, stats: Any, plan: Any, ring: Any, ks: str, table: str,
                    partition_key: list[str]) -> None:
     from cqlsh_ext.insight.sampled import SampledStats
-    from cqlsh_ext.insight.scanning.consume import consume
-    from cqlsh_ext.insight.scanning.sample import SAMPLE_STREAMS, probe_partitions, slice_count
-    from cqlsh_ext.insight.scanning.scan import ScanSpec, error_text, progress_for, table_size
+    from cqlsh_ext.scanning.consume import consume
+    from cqlsh_ext.scanning.sample import SAMPLE_STREAMS, probe_partitions, slice_count
+    from cqlsh_ext.scanning.scan import ScanSpec, error_text, progress_for, table_size
 
     size = table_size(shell.session, ks, table, ring.span)
     sampler = SampledStats(stats, ring, 1, plan, None, "")

@@ -127,7 +127,7 @@ def mode_cap(shell: Shell) -> tuple[str, int]:
 
 
 def scanner_for(shell: Shell, spec: Any, progress: Any = None) -> Any:
-    from cqlsh_ext.insight.scanning.scan import Scanner
+    from cqlsh_ext.scanning.scan import Scanner
 
     return Scanner(
         shell.session,
@@ -149,7 +149,7 @@ def limit(parsed: Parsed) -> int | None:
 
 
 def failed(shell: Shell, err: BaseException) -> None:
-    from cqlsh_ext.insight.scanning.scan import error_text
+    from cqlsh_ext.scanning.scan import error_text
 
     shell.printerr(error_text(err))
 

@@ -167,7 +167,7 @@ def sample_column(session: Any, keyspace: str, table: str, column: str, settings
         # The current page only: never a second request.
         rows = session.execute_async(statement, timeout=SAMPLE_SECONDS).result().current_rows
     except Exception as err:  # a timeout, an unavailable replica, a refused read: no keys
-        from cqlsh_ext.insight.scanning.scan import error_text
+        from cqlsh_ext.scanning.scan import error_text
 
         sample.error = error_text(err)
         return sample

@@ -4,7 +4,7 @@
   rows one for one). The shell's own session and page size, so it reads and pages like the same
   SELECT without the paths.
 - *one scan*: the partitions a WHERE names, or a table too small to be worth worker processes.
-  cqlsh_ext.insight.scanning's Scanner: prefetch, retries with backoff, Ctrl-C at a page boundary.
+  cqlsh_ext.scanning's Scanner: prefetch, retries with backoff, Ctrl-C at a page boundary.
 - *worker processes*: a whole table (ALLOW FILTERING) by token ranges, one process per core, as
   COMPRESSION STATS scans; each worker evaluates its rows and streams back the matching ones, or
   its part of the aggregates at the end.
@@ -135,7 +135,7 @@ def scanned_pages(reading: Reading, evaluator: Evaluator, scanner: Any,
     reading.retried = scanner.retried
     reading.how = scanner.description
     if scanner.error is not None:
-        from cqlsh_ext.insight.scanning.scan import error_text
+        from cqlsh_ext.scanning.scan import error_text
 
         reading.error = error_text(scanner.error)
     if not answer.streamed:
@@ -143,7 +143,7 @@ def scanned_pages(reading: Reading, evaluator: Evaluator, scanner: Any,
 
 
 class ScanAnswer:
-    """The Aggregate a worker process scans into (cqlsh_ext.insight.scanning.workers): its part of
+    """The Aggregate a worker process scans into (cqlsh_ext.scanning.workers): its part of
     the answer; matching rows of a streamed answer leave with each page (`drain`). The evaluator
     is inherited through fork and never pickled."""
 
@@ -196,7 +196,7 @@ class ScanAnswer:
 def worker_pages(shell: Shell, reading: Reading, evaluator: Evaluator, query: str, keyspace: str,
                  partition_key: list[str], ring: Any, workers: int, progress: Any,
                  page_size: int) -> Iterator[list[Row]]:
-    from cqlsh_ext.insight.scanning.workers import WorkerScan
+    from cqlsh_ext.scanning.workers import WorkerScan
 
     template = ScanAnswer(query, reading.answer, evaluator)
     run = WorkerScan(shell, template, keyspace, partition_key, ring, workers, progress)

@@ -105,7 +105,7 @@ def _columns(shell: Shell, plan: Plan, answer: Any, schema: Schema) -> tuple[Any
     try:
         types = result_types(shell.session, plan, answer)
     except Exception as err:  # the server refuses the ordinary part: its one line
-        from cqlsh_ext.insight.scanning.scan import error_text
+        from cqlsh_ext.scanning.scan import error_text
 
         shell.printerr(error_text(err))
         return None, None
@@ -144,19 +144,19 @@ def _pages(shell: Shell, plan: Plan, reading: Any, evaluator: Any, keyspace: str
         try:
             result = shell.session.execute(statement)
         except Exception as err:
-            from cqlsh_ext.insight.scanning.scan import error_text
+            from cqlsh_ext.scanning.scan import error_text
 
             shell.printerr(error_text(err))
             return None
         return read.plain_pages(reading, evaluator, result)
-    from cqlsh_ext.insight.scanning.scan import ScanSpec, progress_for
+    from cqlsh_ext.scanning.scan import ScanSpec, progress_for
 
     label = f"SELECT {keyspace}.{meta.name}"
     whole = plan.reads_beyond_partitions and not plan.server_where
     if whole:
-        from cqlsh_ext.insight.scanning.cost import full_scan_accepted
-        from cqlsh_ext.insight.scanning.ring import RingError, ring_for, server_partitioner
-        from cqlsh_ext.insight.scanning.scan import table_size
+        from cqlsh_ext.scanning.cost import full_scan_accepted
+        from cqlsh_ext.scanning.ring import RingError, ring_for, server_partitioner
+        from cqlsh_ext.scanning.scan import table_size
 
         partitioner = server_partitioner(shell.session)
         try:

@@ -20,7 +20,7 @@ from cassandra.concurrent import execute_concurrent_with_args
 from shell_runner import CQLSH_EXT, isolated_env
 
 from cqlsh_ext.demo.records import documents
-from cqlsh_ext.insight.scanning.scan import RETRY_ATTEMPTS
+from cqlsh_ext.scanning.scan import RETRY_ATTEMPTS
 
 from .conftest import cqlsh_ext, json_docs
 

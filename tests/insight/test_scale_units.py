@@ -17,9 +17,9 @@ from cassandra.cqltypes import BytesType
 from cqlsh_ext.codecs import registry
 from cqlsh_ext.demo.records import documents
 from cqlsh_ext.insight.measure import FROM_HEADER, quick
-from cqlsh_ext.insight.scanning import estimate
-from cqlsh_ext.insight.scanning.ring import KEYSPACES_DEFAULT, MURMUR3, RANDOM, RingError, ring_for
 from cqlsh_ext.insight.stats import Stats
+from cqlsh_ext.scanning import estimate
+from cqlsh_ext.scanning.ring import KEYSPACES_DEFAULT, MURMUR3, RANDOM, RingError, ring_for
 
 
 @pytest.mark.parametrize("partitioner", [MURMUR3, RANDOM, KEYSPACES_DEFAULT])

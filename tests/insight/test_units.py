@@ -15,11 +15,11 @@ from cqlsh_ext.codecs.checks import crc32c
 from cqlsh_ext.codecs.snappy.framed import snappy_mask
 from cqlsh_ext.demo.records import documents
 from cqlsh_ext.demo.samples import samples
-from cqlsh_ext.insight import capacity
 from cqlsh_ext.insight.cli import _as_hex
 from cqlsh_ext.insight.measure import peel, quick
 from cqlsh_ext.insight.stats import ColumnStats, StreamingMedian
 from cqlsh_ext.payload.unwrap import unwrap
+from cqlsh_ext.scanning import capacity
 
 DOC = next(documents(1, seed=7))
 

@@ -25,9 +25,9 @@ import time
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
-from cqlsh_ext.insight.scanning.consume import consume
-from cqlsh_ext.insight.scanning.ring import Ring
-from cqlsh_ext.insight.scanning.scan import Progress, Scanner, ScanSpec, error_text
+from cqlsh_ext.scanning.consume import consume
+from cqlsh_ext.scanning.ring import Ring
+from cqlsh_ext.scanning.scan import Progress, Scanner, ScanSpec, error_text
 
 if TYPE_CHECKING:
     from cqlsh_ext.shellapi import Shell
