@@ -61,7 +61,7 @@ SEAMS: tuple[tuple[str, str, str], ...] = (
      "repl.shellhooks"),
     ("cassandra-driver", "ResponseFuture.message.fetch_size changed between pages; a reactor reset "
                          "in a forked child (Connection.handle_fork) for worker processes",
-     "insight.scanning.scan, insight.scanning.workers"),
+     "scanning.scan, scanning.workers"),
     ("boto3", "Session._session (the botocore session) to derive sessions and STS clients",
      "keyspaces.auth"),
 )

@@ -213,7 +213,7 @@ def test_boto3_session_wraps_a_botocore_session():
 
 
 def test_driver_resets_its_reactor_after_a_fork():
-    # insight.scanning.workers forks the shell and opens new connections in the child: the driver must
+    # scanning.workers forks the shell and opens new connections in the child: the driver must
     # notice the fork and start a fresh event loop instead of using the parent's dead thread.
     from cassandra.connection import Connection
 

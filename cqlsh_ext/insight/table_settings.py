@@ -369,7 +369,7 @@ def advise(settings: TableSettings) -> None:
 
 def size_estimate(session: Any, ks: str, table: str) -> dict[str, int] | None:
     """Cassandra's own estimate (system.size_estimates): partitions and mean partition size, or None."""
-    from cqlsh_ext.insight.scanning.scan import table_size
+    from cqlsh_ext.scanning.scan import table_size
 
     size = table_size(session, ks, table)
     if size is None:

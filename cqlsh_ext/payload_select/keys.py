@@ -152,10 +152,9 @@ def sample_column(session: Any, keyspace: str, table: str, column: str, settings
                   consistency_level: Any = None) -> Sample:
     """Read SAMPLE_ROWS values of `column` once (one page, SAMPLE_SECONDS at most) and collect
     their keys. Never raises for the server's or the values' sake: the error is kept instead."""
-    from cassandra.query import SimpleStatement
-
     from cqlsh_ext.query.evaluate import decode
     from cqlsh_ext.query.grammar import quote
+    from cqlsh_ext.scanning.scan import error_text, one_page
 
     sample = Sample()
     if settings.mode == "none":  # -d none: decoding is off, paths are refused
@@ -163,12 +162,8 @@ def sample_column(session: Any, keyspace: str, table: str, column: str, settings
     query = f"SELECT {quote(column)} FROM {quote(keyspace)}.{quote(table)} LIMIT {SAMPLE_ROWS}"
     deadline = time.monotonic() + SAMPLE_SECONDS
     try:
-        statement = SimpleStatement(query, fetch_size=SAMPLE_ROWS, consistency_level=consistency_level)
-        # The current page only: never a second request.
-        rows = session.execute_async(statement, timeout=SAMPLE_SECONDS).result().current_rows
+        rows = one_page(session, query, SAMPLE_ROWS, SAMPLE_SECONDS, consistency_level)
     except Exception as err:  # a timeout, an unavailable replica, a refused read: no keys
-        from cqlsh_ext.insight.scanning.scan import error_text
-
         sample.error = error_text(err)
         return sample
     for row in rows:

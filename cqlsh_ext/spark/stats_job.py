@@ -1,10 +1,10 @@
 """COMPRESSION STATS over a whole table on Spark: the executors build the shell's aggregate.
 
 Each Spark partition (a set of token ranges the connector reads) is scanned by one task into a fresh
-`insight.stats.Stats`, exactly as a worker process of the shell's exact scan does
-(insight/scanning/workers.py): `fresh()`, `set_columns(names, types)` with the column types the
-Python driver reports for the same SELECT, `add_rows(rows)` page by page. The driver merges the
-tasks' Stats (`merge`) and prints the shell's own report (`render`, `to_json`).
+`insight.stats.Stats`, exactly as a worker process of the shell's exact scan does (an Aggregate,
+scanning/aggregate.py): `fresh()`, `set_columns(names, types)` with the column types the Python
+driver reports for the same SELECT, `add_rows(rows)` page by page. The driver merges the tasks'
+Stats (`merge`) and prints the shell's own report (`render`, `to_json`).
 """
 
 from __future__ import annotations
@@ -54,7 +54,7 @@ def result_columns(session: Any, query: str) -> tuple[list[str], list[Any]]:
     try:
         result = session.execute(SimpleStatement(f"{query} LIMIT 1", fetch_size=1))
     except Exception as err:
-        from cqlsh_ext.insight.scanning.scan import error_text
+        from cqlsh_ext.scanning.scan import error_text
 
         raise SparkError(error_text(err)) from None
     return list(result.column_names), list(result.column_types)
