@@ -36,7 +36,7 @@ def test_importing_cqlshmain_ignores_our_command_line():
     # cqlsh parses sys.argv at import time: --help there would exit before our parser ran.
     code = (
         "import sys; sys.argv = ['cqlsh-ext', '--help', '-d', 'snappy'];"
-        "from cqlsh_ext import seams; m = seams.import_cqlshmain(None); print('imported', m.version)"
+        "from cqlsh_ext.cqlsh import seams; m = seams.import_cqlshmain(None); print('imported', m.version)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.startswith("imported 6.2")

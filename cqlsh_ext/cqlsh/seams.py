@@ -43,7 +43,7 @@ SEAMS: tuple[tuple[str, str, str], ...] = (
     ("cqlsh", "HELP lists, prints and completes the docstring of every do_<topic> method: help_topic",
      "shell"),
     ("cqlsh", "formatting.color_text, unicode_controlchars_re, _show_control_chars, colormaps: "
-              "text_formatting, value_colormap", "display"),
+              "text_formatting, value_colormap", "output.display"),
     ("cqlsh", "pylexotron Matcher classes, ruleset.ruleset, scanner, cql_split_statements, is_hint",
      "repl.lexer, repl.statement, repl.completer"),
     ("cqlsh", "cqlshmain globals readline (set to None), HISTORY, CQL_ERRORS, parser, CONFIG_FILE, "
@@ -54,7 +54,7 @@ SEAMS: tuple[tuple[str, str, str], ...] = (
     ("cqlsh", "Cluster and ssl_settings looked up in cqlshmain, copyutil and sslhandling: "
               "install_connection_hook", "keyspaces.wiring, keyspaces.tls"),
     ("cassandra-driver", "ResultSet._current_rows set by page prefetching; ResponseFuture."
-                         "start_fetching_next_page/has_more_pages/result()", "paging"),
+                         "start_fetching_next_page/has_more_pages/result()", "output.paging"),
     ("cassandra-driver", "type classes carry typename and subtypes; a UserType's fieldnames, a "
                          "VectorType's subtype and vector_size", "cql.types, output.values"),
     ("cassandra-driver", "Cluster.reconnection_policy read when reconnection starts",
