@@ -1,7 +1,8 @@
-"""The container commands for Amazon Keyspaces that docs/docker.md, the Dockerfile's comment and the
-README give: the same forms in each, and each logs in as written, with the real binary against the
-SigV4-verifying endpoint (the image's entry point is this binary; tests/docker runs the image
-itself where Docker is on). The host, port and test CA are added, as the endpoint is local."""
+"""The container commands the docs give. For Amazon Keyspaces (docs/docker.md, the Dockerfile's
+comment, the README): the same forms in each, and each logs in as written, with the real binary
+against the SigV4-verifying endpoint (the image's entry point is this binary; tests/docker runs the
+image itself where Docker is on); the host, port and test CA are added, as the endpoint is local.
+For Compose: where only `docker-compose` exists is said before the first `docker compose`."""
 
 from __future__ import annotations
 
@@ -12,8 +13,6 @@ from pathlib import Path
 import pytest
 
 from keyspaces.ksharness import ALL_SECRETS, GOOD, PROFILE, REGION, REPO_ROOT, KeyspacesEndpoint
-
-pytestmark = pytest.mark.server
 
 QUERY = "SELECT id, name FROM ks_test.users WHERE id = 1"
 
@@ -35,6 +34,16 @@ def forms(text: str) -> set[tuple[tuple[str, ...], tuple[str, ...]]]:
         passed = tuple(w for i, w in enumerate(words[:image]) if words[i - 1] in ("-e", "-v"))
         found.add((passed, tuple(words[image + 1:])))
     return found
+
+
+def test_compose_v1_is_named_before_the_first_compose_command():
+    for name in ("docs/docker.md", "docker-compose.yml"):
+        text = (REPO_ROOT / name).read_text()
+        before = text[:text.index("docker compose run")]
+        assert "docker-compose" in before and "1.29.2" in before, name
+    readme = (REPO_ROOT / "README.md").read_text()
+    docker_section = readme[readme.index("## Docker"):readme.index("## More")]
+    assert "only `docker-compose` exists" in docker_section
 
 
 def test_the_docs_and_the_dockerfile_give_the_same_keyspaces_commands():
