@@ -179,8 +179,12 @@ class ResultPipeline:
         return self.interactive and not self._capturing()
 
     def screen_width(self) -> int:
-        """The terminal's columns when output is laid out for a person's screen, else 0."""
-        return shutil.get_terminal_size().columns if self._on_screen() else 0
+        """The terminal's columns when output goes to a person's screen, else 0 (whole lines):
+        the interactive shell, and -e, -f or the classic loop writing to a terminal; never CAPTURE
+        or a pipe. Reports (INSPECT, COMPRESSION) are fitted to it."""
+        if self._capturing() or not (self.interactive or _stdout_is_terminal()):
+            return 0
+        return shutil.get_terminal_size().columns
 
     def print_formatted_result(self, formatted_names: list[Any], formatted_values: list[Any] | None,
                                with_header: bool, tty: bool) -> None:

@@ -81,13 +81,30 @@ def test_tab_offers_payload_keys_and_the_query_runs(term, orders_ks, cols, lines
     t.exit()
 
 
-def test_help_queries_in_the_interactive_shell(term):
-    t = term(env={"PAGER": ""}, rows=45, cols=140)
+@pytest.mark.parametrize(("cols", "lines"), [*SIZES, (60, 24)])
+def test_help_queries_is_wrapped_to_the_screen_not_chopped(term, cols, lines):
+    # Through the pager, as a person meets it: at 80x24 the text is taller than the screen and
+    # opens in less -S, which cuts (and marks with '>') every line wider than the screen. The
+    # text fits 80 columns; on a narrower screen it is wrapped to it.
+    t = term(env={"PAGER": "less -SRXF"}, rows=lines, cols=cols)
     t.prompt()
-    t.run("HELP QUERIES", until=r"sample of the column\.")
-    screen = menu(t)
-    assert "QUERIES [cqlsh-ext]" in screen and "FILTERING CONFIRM goes ahead" in screen
-    assert "SELECT data.status, count(*) FROM ks.t GROUP BY data.status ALLOW FILTERING;" in screen
+    t.type("HELP QUERIES")
+    t.enter()
+    if lines < 30:
+        t.expect(r"\n:|\(END\)")  # less's prompt on the bottom row
+    else:
+        t.expect(r"sample of the column\.")
+    screen = t.display()
+    assert not [row for row in screen if len(row) == cols and row.endswith(">")], "\n".join(screen)
+    assert all(len(row) <= min(cols, 79) for row in screen[:-1]), "\n".join(screen)
+    text = " ".join(" ".join(screen).split())
+    assert "QUERIES [cqlsh-ext]" in text
+    assert "ALLOW FILTERING CONFIRM goes ahead" in text or cols < 80  # narrower: on the next screen
+    assert ("Paths: data.status, data.customer.name, data.items[0].sku, data.\"order-id\" (keys are case "
+            "sensitive; quote one that is not a plain name);") in text
+    if lines < 30:
+        t.type("q")
+    t.prompt()
     t.exit()
 
 

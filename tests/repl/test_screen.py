@@ -239,3 +239,65 @@ def test_an_inspect_report_is_laid_out_for_the_width(term, demo_ks, cols, rows):
     preview = next(row for row in report if row.lstrip().startswith('{"orderId"'))
     assert len(preview) <= cols
     t.exit()
+
+
+
+def wrapped_rows(lines: list[str], first: str, last: str) -> list[str]:
+    """The rows from the one starting (after its indent) with `first` to the one ending with `last`."""
+    start = next(i for i, line in enumerate(lines) if line.lstrip().startswith(first))
+    end = next(i for i in range(start, len(lines)) if lines[i].rstrip().endswith(last))
+    return lines[start:end + 1]
+
+
+def assert_wrapped_evenly(rows: list[str], cols: int, under: int) -> None:
+    """A text laid out for the width: no row wider than the screen, every row but the last at
+    least half full (a ragged wrap leaves a short row, and a hard break in the text another), and
+    the continuations indented `under` columns, beneath the text."""
+    assert all(len(row) <= cols for row in rows), rows
+    assert all(len(row) > cols // 2 for row in rows[:-1]), rows
+    assert all(len(row) - len(row.lstrip()) == under for row in rows[1:]), rows
+
+
+@pytest.mark.parametrize(("cols", "rows"), NEWCOMER_SIZES)
+def test_settings_and_advise_reports_wrap_evenly(term, demo_ks, cols, rows):
+    t = term("-k", demo_ks, env={"PAGER": ""}, rows=rows, cols=cols)
+    t.prompt()
+    out = t.run("COMPRESSION SETTINGS table_with_compressed_json;", until=r"offsets in memory\)")
+    lines = out.splitlines()
+    report = lines[next(i for i, line in enumerate(lines) if line.startswith("COMPRESSION SETTINGS ")):]
+    assert all(len(line) <= cols for line in report), [line for line in report if len(line) > cols]
+    heading = wrapped_rows(report, "Ratio of the table's compressor", "no SSTable framing):")
+    assert " ".join(" ".join(heading).split()) == (
+        "Ratio of the table's compressor on these rows (approximate: column values laid end to end in "
+        "chunks, no SSTable framing):")
+    assert_wrapped_evenly(heading, cols, under=4)
+    assert_wrapped_evenly(wrapped_rows(report, "- a read of one partition", "offsets in memory)"), cols,
+                          under=4)  # under the bullet's text
+    t.prompt()
+    out = t.run("COMPRESSION ADVISE SAMPLE 20 SELECT data FROM table_with_compressed_json;",
+                until=r"Recommendation: ", timeout=120)
+    speeds = wrapped_rows(out.splitlines(), "speeds in MB/s", "between the fastest and slowest run")
+    assert_wrapped_evenly(speeds, cols, under=6)
+    t.prompt()
+    t.exit()
+
+
+@pytest.mark.parametrize(("cols", "rows"), NEWCOMER_SIZES)
+def test_inspect_with_e_is_fitted_to_a_terminal_and_whole_in_a_pipe(term, demo_ks, cassandra, tmp_path,
+                                                                   cols, rows):
+    statement = "INSPECT SELECT data FROM blob_formats WHERE name = 'zstd';"
+    t = term("-k", demo_ks, "-e", statement, env={"PAGER": ""}, rows=rows, cols=cols)
+    t.expect(r"\(1 blob value in 1 row\)")
+    lines = t.text[t.text.index("row 1"):t.pos].splitlines()
+    assert all(len(line) <= cols for line in lines), [line for line in lines if len(line) > cols]
+    # Labels and `key value` fields are never split between rows.
+    assert any(line.lstrip().startswith("content checksum (XXH64, low 32 bits): ") for line in lines), lines
+    for field in ("single_segment yes", "checksum_flag no", "content_size 2843", "max_output 2843"):
+        assert any(field in line for line in lines), (field, lines)
+    t.child.wait()
+    # To a pipe: whole lines, as they are.
+    piped = subprocess.run([CQLSH_EXT, *cassandra.cqlsh_args, "-k", demo_ks, "-e", statement],
+                           capture_output=True, text=True, timeout=120, env=isolated_env(tmp_path))
+    assert piped.returncode == 0, piped.stderr
+    fields = next(line for line in piped.stdout.splitlines() if "#0  offset 0" in line)
+    assert "single_segment yes" in fields and "max_output 2843" in fields, fields  # one line, every field
