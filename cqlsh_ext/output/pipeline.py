@@ -150,10 +150,7 @@ class ResultPipeline:
         from cqlsh_ext.display import BlobDisplay  # the codec layer loads with the first blob
 
         shell = self.shell
-        # Blob cells are cut to a screen line for a person at a terminal (the interactive shell,
-        # the classic loop), never in scripts or under CAPTURE.
-        at_terminal = self.interactive or (bool(shell.tty) and _stdout_is_terminal())
-        on_screen = at_terminal and not self._capturing()
+        on_screen = self._for_a_terminal()
         room = 0
         # Cut mode: no cell is shown wider than a screen line, so none is formatted wider.
         if on_screen and result.column_names and shell.settings.display.cells != "wrap":
@@ -177,6 +174,12 @@ class ResultPipeline:
     def _on_screen(self) -> bool:
         """This layout is for a person's screen: the interactive shell, not CAPTURE."""
         return self.interactive and not self._capturing()
+
+    def _for_a_terminal(self) -> bool:
+        """A person at a terminal reads this: the interactive shell, or the classic loop (cqlsh's
+        tty mode) writing to a terminal; never scripts or CAPTURE. Blob cells are cut for it."""
+        at_terminal = self.interactive or (bool(self.shell.tty) and _stdout_is_terminal())
+        return at_terminal and not self._capturing()
 
     def screen_width(self) -> int:
         """The terminal's columns when output goes to a person's screen, else 0 (whole lines):
@@ -204,6 +207,14 @@ class ResultPipeline:
             self.stock.print_formatted_result(shell, formatted_names, formatted_values, with_header, tty)
             return
         write = shell.writeresult
+        if not self._on_screen() and self._for_a_terminal() and display.max_field_width is None:
+            # The classic loop on a terminal: its blob cells are cut for the screen, so the rows
+            # are fitted to it as the interactive shell fits them (no auto vertical: cqlsh's loop);
+            # a table that cannot fit even cut is printed as in scripts.
+            fitted = layout.fit_widths(formatted_names, formatted_values, shutil.get_terminal_size().columns)
+            if fitted is not None:
+                return layout.print_table(write, formatted_names, formatted_values, fitted, with_header, tty,
+                                          shell.color, display.cells)
         if not self._on_screen():
             # Scripts, pipes, CAPTURE: whole values; one very long cell does not pad the others.
             bound = shutil.get_terminal_size().columns if _stdout_is_terminal() else layout.SCRIPT_CELL_BOUND

@@ -301,3 +301,23 @@ def test_inspect_with_e_is_fitted_to_a_terminal_and_whole_in_a_pipe(term, demo_k
     assert piped.returncode == 0, piped.stderr
     fields = next(line for line in piped.stdout.splitlines() if "#0  offset 0" in line)
     assert "single_segment yes" in fields and "max_output 2843" in fields, fields  # one line, every field
+
+
+@pytest.mark.parametrize(("cols", "rows"), NEWCOMER_SIZES)
+def test_classic_loop_rows_fit_the_screen(term, demo_ks, cols, rows):
+    # cqlsh's own loop (--classic) on a terminal cuts blob cells for the screen: the rows fit it too,
+    # laid out as the interactive shell lays them out (cut columns, cqlsh's alignment).
+    t = term("-k", demo_ks, "--classic", env={"PAGER": ""}, rows=rows, cols=cols)
+    t.expect(r"cqlsh:\w+> ")
+    for statement, columns in (("SELECT * FROM table_with_compressed_json LIMIT 3;", 2),
+                               ("SELECT * FROM nested_blobs;", 5)):
+        out = t.run(statement)
+        lines = assert_fits(out, cols)
+        assert RULE.match(lines[1]) and lines[1].count("+") == columns - 1, lines[:2]
+        body = [line for line in lines[2:] if " | " in line]
+        assert body and all("…" in line for line in body), body  # the decoded values, cut
+        bars = [i for i, ch in enumerate(lines[1]) if ch == "+"]
+        assert all([i for i, ch in enumerate(line) if ch == "|"] == bars for line in [lines[0], *body]), lines
+        t.expect(r"cqlsh:\w+> ")
+    assert_screen_rules_whole(t, cols)
+    t.type("EXIT\r")
