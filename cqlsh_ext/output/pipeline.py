@@ -232,12 +232,18 @@ class ResultPipeline:
                 return
             return layout.print_table(write, formatted_names, rows, widths, with_header, tty, shell.color,
                                       layout.WHOLE)
-        fitted = None if self.now.vertical else layout.fit_widths(formatted_names, formatted_values, screen)
+        # A cut short value (an id, a status) is worse than rows shown vertically: cut cells keep
+        # them whole; wrapped cells lose nothing.
+        keep_short = display.cells == layout.CUT
+        fitted = None if self.now.vertical else layout.fit_widths(formatted_names, formatted_values, screen,
+                                                                  keep_short)
         if fitted is None and self._go_vertical(None):
             shell.print_formatted_result_vertically(formatted_names, formatted_values, self.now.row_offset)
             return
         if self.now.in_result:
             self.now.vertical = False
+        if fitted is None and keep_short:  # auto vertical is off: a table, cut where it must be
+            fitted = layout.fit_widths(formatted_names, formatted_values, screen)
         widths = fitted or layout.natural_widths(formatted_names, formatted_values)
         layout.print_table(write, formatted_names, formatted_values, widths, with_header, tty, shell.color,
                            display.cells if fitted else layout.WHOLE)

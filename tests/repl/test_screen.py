@@ -321,3 +321,27 @@ def test_classic_loop_rows_fit_the_screen(term, demo_ks, cols, rows):
         t.expect(r"cqlsh:\w+> ")
     assert_screen_rules_whole(t, cols)
     t.type("EXIT\r")
+
+
+@pytest.mark.parametrize(("cols", "rows"), NEWCOMER_SIZES)
+def test_short_values_are_shown_whole_or_the_rows_go_vertical(term, demo_ks, cols, rows):
+    # Five paths: ids, statuses and names are short values that say nothing cut ('ORD-2024001…',
+    # 'RETURN_REQU…'); the item list and payment record are long ones, cut in a table.
+    t = term("-k", demo_ks, env={"PAGER": ""}, rows=rows, cols=cols)
+    t.prompt()
+    out = t.run("SELECT data.orderId, data.status, data.customer.name, data.items, data.payment "
+                "FROM table_with_compressed_json LIMIT 5;")
+    lines = assert_fits(out, cols)
+    assert len(re.findall(r"\bORD-2024\d{6}\b", out)) == 5, out
+    short = ("data.orderId", "data.status", "data.customer.name")
+    if cols >= 140:  # room for the long columns too: a table, only the long values cut
+        assert RULE.match(lines[1]) and lines[0].split("|")[0].strip() == "data.orderId"
+        body = [line.split(" | ") for line in lines[2:] if " | " in line]
+        assert len(body) == 5, lines
+        assert all("…" not in cell for row in body for cell in row[:3]), body
+        assert all(row[3].endswith("…") and row[4].endswith("…") for row in body), body
+    else:  # a table would cut the short values: vertical, each one whole on its row
+        assert lines[0] == "@ Row 1", lines[:3]
+        values = [line.split(" | ", 1)[1] for line in lines if line.split(" | ")[0].strip() in short]
+        assert len(values) == 15 and not [value for value in values if "…" in value], values
+    t.exit()
