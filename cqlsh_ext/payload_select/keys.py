@@ -48,7 +48,6 @@ _STEP = rf"(?:\.{_NAME}|\[\s*(?:\d+|'(?:[^']|'')*')\s*\])"
 _PATH_END = re.compile(rf"(?<![\w.\"\]])(?P<head>{_NAME})(?P<steps>{_STEP}*)"
                        rf"\.(?P<partial>[A-Za-z_][A-Za-z0-9_]*|\"(?:[^\"]|\"\")*)?$")
 _ONE_STEP = re.compile(rf"\.(?P<name>{_NAME})|\[\s*(?:(?P<index>\d+)|'(?P<key>(?:[^']|'')*)')\s*\]")
-_PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _WORD_BEFORE = re.compile(r"(\w+)\s*$")
 
 
@@ -62,11 +61,6 @@ class PathAt:
     steps: tuple[tuple[str, str] | int, ...]
     partial: str
     table: tuple[str | None, str]
-
-
-def spell(key: str) -> str:
-    """A key as a path step writes it: plain when an identifier, else double-quoted."""
-    return key if _PLAIN_KEY.fullmatch(key) else '"' + key.replace('"', '""') + '"'
 
 
 def _statement_around(text: str, cursor: int) -> tuple[str, int]:
@@ -238,7 +232,9 @@ class PayloadKeys:
         begun = _unquote(at.partial + '"' if at.partial.startswith('"') else at.partial).lower()
         found = sample.keys.get(place, {}).get(prefix, set())
         keys = sorted((k for k in found if k.lower().startswith(begun)), key=lambda k: (k.lower(), k))
-        return len(at.partial), [spell(k) for k in keys]
+        from cqlsh_ext.query.grammar import spell_key
+
+        return len(at.partial), [spell_key(k) for k in keys]
 
     def _read(self, keyspace: str, table: str, column: str) -> Sample:
         from cqlsh_ext.payload_select.schema import schema_of, table_meta

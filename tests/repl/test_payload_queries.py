@@ -121,3 +121,22 @@ def test_help_queries_with_e_and_in_the_help_list(cassandra, tmp_path: Path):
     # The classic loop (--classic, here fed by a pipe) has the topic as well.
     piped = run(CQLSH_EXT, [*cassandra.cqlsh_args, "--classic"], tmp_path, stdin="HELP QUERIES\n")
     assert "QUERIES [cqlsh-ext]" in piped.stdout
+
+
+@pytest.mark.parametrize(("cols", "lines"), SIZES)
+def test_a_mistyped_path_is_named_on_the_closing_line(term, orders_ks, cols, lines):
+    t = term("-k", orders_ks, env={"PAGER": ""}, rows=lines, cols=cols)
+    t.prompt()
+    for statement in ("SELECT data.stauts, count(*) FROM orders GROUP BY data.stauts ALLOW FILTERING;",
+                      "SELECT ck FROM orders WHERE data.stauts = 'PAID' ALLOW FILTERING;",
+                      "SELECT ck, data.stauts FROM orders WHERE pk = 'p1';"):
+        t.ctrl("l")
+        t.run(statement, until=r"payload query: [^\n]*(\n {4}[^\n]*)*\n")
+        t.prompt()
+        screen = t.display()
+        start = next(i for i, row in enumerate(screen) if row.startswith("payload query: "))
+        closing = [screen[start]] + [row for row in screen[start + 1:] if row.startswith("    ")]
+        assert all(len(row) <= cols for row in closing), closing  # fitted: no word cut by the terminal
+        said = " ".join(" ".join(closing).split())
+        assert said.endswith("; no value read has data.stauts (nearest keys seen there: status)"), said
+    t.exit()
