@@ -345,3 +345,36 @@ def test_short_values_are_shown_whole_or_the_rows_go_vertical(term, demo_ks, col
         values = [line.split(" | ", 1)[1] for line in lines if line.split(" | ")[0].strip() in short]
         assert len(values) == 15 and not [value for value in values if "…" in value], values
     t.exit()
+
+
+@pytest.mark.parametrize(("cols", "rows"), NEWCOMER_SIZES)
+def test_tab_before_from_offers_the_keys_of_the_one_table_or_asks_for_from(term, demo_ks, cols, rows):
+    t = term("-k", demo_ks, env={"PAGER": ""}, rows=rows, cols=cols)
+    t.prompt()
+    # by_codec is a column of one table of the keyspace: its keys, before any FROM is typed.
+    t.type("SELECT id, by_codec['zstd'].")
+    t.type("\t")
+    t.expect(r"placedAt")
+    screen = "\n".join(t.display())
+    for key in ("orderId", "status", "customer", "items"):
+        assert re.search(rf"(^|\s){key}\s", screen), (key, screen)
+    assert "<identifier>" not in screen
+    t.type("sta")
+    t.type("\t")
+    t.expect(r"status")
+    t.type(" FROM nested_blobs;")
+    t.enter()
+    t.expect(r"\(1 rows\)")
+    assert any(re.search(r"\|\s+PICKING$", row) for row in t.display()), t.display()
+    t.prompt()
+    # data is a blob column of two tables: no guess, the FROM is asked for.
+    t.type("SELECT id, data.")
+    t.type("\t")
+    t.expect(r"<FROM first")
+    screen = "\n".join(t.display())
+    assert "<identifier>" not in screen
+    if cols >= 140:
+        assert "<FROM first: data is in blob_formats, table_with_compressed_json>" in screen, screen
+    t.ctrl("c")
+    t.prompt()
+    t.exit()
