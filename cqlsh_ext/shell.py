@@ -5,7 +5,8 @@ none`, table output, `--classic`, no Keyspaces flags) to cqlsh's own method, so 
 is kept. Where each override attaches to cqlsh is listed in cqlsh_ext.seams.
 
 - results: cqlsh_ext.output.pipeline (writers, pager, blob cells, auto vertical);
-- commands: cqlsh_ext.commands (each command's `do_<word>` comes from its declaration);
+- commands: their modules, imported here (COMMAND_MODULES); each command's `do_<word>` comes
+  from its declaration (cqlsh_ext.commands);
 - the interactive loop: cqlsh_ext.repl;
 - encode() in INSERT, UPDATE and BATCH: cqlsh_ext.encode (the statement rewritten before cqlsh runs it);
 - Amazon Keyspaces: cqlsh_ext.keyspaces.
@@ -21,18 +22,24 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from cqlsh_ext import commands, gc_pause, seams
+from cqlsh_ext.commands import decode, decompress
 from cqlsh_ext.encode import help as encode_help
 from cqlsh_ext.encode import statement as encode_statement
+from cqlsh_ext.insight import commands as insight_commands
 from cqlsh_ext.output import OutputClosed
-from cqlsh_ext.output import formats as output_formats
+from cqlsh_ext.output import command as output_command
 from cqlsh_ext.output.pipeline import ResultPipeline
 from cqlsh_ext.payload_select import statement as payload_select
 from cqlsh_ext.payload_select.help import QUERIES_HELP
 from cqlsh_ext.repl import shellhooks as repl
 from cqlsh_ext.settings import Settings
+from cqlsh_ext.settings.output_formats import output_format
 
 if TYPE_CHECKING:
     from cqlsh_ext.shellapi import Parsed
+
+#: The modules that declare our commands (importing one declares its commands), in HELP order.
+COMMAND_MODULES = (decompress, decode, output_command, insight_commands)
 
 cqlshmain = seams.import_cqlshmain(None)
 Stock = seams.stock_shell_class()
@@ -79,7 +86,7 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
             wiring.configure(self.settings, self)
         else:
             super().__init__(*args, **kwargs)
-        if output_formats.get(self.settings.display.output_format).expand:
+        if output_format(self.settings.display.output_format).expand:
             self.expand_enabled = True
         if self.repl_mode:
             repl.shorten_reconnection(self)
@@ -157,7 +164,7 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
             return super().check_build_versions()
 
     def print_warnings(self, warnings: Any) -> None:
-        if not output_formats.get(self.settings.display.output_format).machine or not warnings:
+        if not output_format(self.settings.display.output_format).machine or not warnings:
             return super().print_warnings(warnings)
         for warning in warnings:
             print(f"Warning: {warning}", file=sys.stderr)

@@ -1,7 +1,7 @@
 """Shared types of the codec layer: what a format is, what a decode returns, how output is capped.
 
 Every codec module (codecs/<family>.py or the package codecs/<family>/) declares its `-d` names
-(`DECLARES`, read without importing it: codecs.base.read_declarations) and its `Format` instances (`FORMATS`),
+(`DECLARES`, read without importing it: common.declarations) and its `Format` instances (`FORMATS`),
 each carrying its own detection priorities; the registry orders them for auto-detection and maps
 `-d CODEC` names to them. Nothing here imports a codec library or a codec module, so importing
 this costs nothing at shell start-up.
@@ -9,100 +9,11 @@ this costs nothing at shell start-up.
 
 from __future__ import annotations
 
-import ast
 import os
 from collections.abc import Callable
-from importlib import import_module
-from typing import TYPE_CHECKING, Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal
 
-if TYPE_CHECKING:
-    from .checks import Check
-
-# ------------------------------------------------------------------------------- declarations
-# Every codec module (codecs/<family>.py, or a package codecs/<family>/) and every payload format
-# module (payload/formats/<name>.py) declares near its top (in its first HEAD bytes)
-# `DECLARES = {...}`: a literal (names,
-# priorities, short help) that option parsing and help texts need at start-up. read_declarations
-# finds the modules by their files and evaluates that one statement, without importing them
-# (loading every codec module would cost start-up time for help text); a module whose file cannot
-# be read (a zip install) is imported.
-
-PREFIX = "DECLARES = "
-#: DECLARES must start within a module's first HEAD bytes (near its top): the rest is not read.
-HEAD = 4096
-_CLOSING = {b"{": b"\n}", b"(": b"\n)", b"[": b"\n]"}
-_MARK = ("\n" + PREFIX).encode()
-_UNREADABLE = object()
-
-
-def modules(directory: str) -> list[str]:
-    """The public modules and packages in `directory` (sorted): names without a leading '_'."""
-    out = []
-    for entry in os.listdir(directory):
-        name = entry[:-3] if entry.endswith(".py") else entry
-        if name.startswith("_") or not name.isidentifier():
-            continue
-        if entry.endswith(".py") or os.path.isfile(os.path.join(directory, entry, "__init__.py")):
-            out.append(name)
-    return sorted(out)
-
-
-def _parse(text: bytes) -> object:
-    """The literal after `DECLARES = ` in `text` (the shortest run of lines that is a whole
-    literal); None when there is none; SyntaxError when `text` ends inside it."""
-    start = text.find(_MARK)
-    if start < 0:
-        return None
-    start += len(_MARK)
-    end = text.find(b"\n", start)
-    closing = _CLOSING.get(text[end - 1 : end]) if end > start else None
-    if closing is not None:  # a literal over several lines ends with its bracket in column 0
-        close = text.find(closing, end)
-        end = close + 2 if close >= 0 else -1
-    while end >= 0:
-        try:
-            return ast.literal_eval(text[start:end].decode("utf-8"))
-        except SyntaxError:
-            end = text.find(b"\n", end + 1)
-    return ast.literal_eval(text[start:].decode("utf-8"))
-
-
-def _literal(path: str) -> object:
-    """The module's DECLARES; None when it has none (a helper module: base, registry, checks,
-    tree), _UNREADABLE when the file cannot be read."""
-    try:
-        with open(path, "rb") as f:
-            text = f.read(HEAD)
-            try:
-                return _parse(text)
-            except SyntaxError:  # the literal starts in the head and runs past it
-                text += f.read()
-    except OSError:
-        return _UNREADABLE
-    return _parse(text)
-
-
-def read_declaration(path: str, module: str) -> object:
-    """The DECLARES of `module`, whose source is `path` (None when it declares nothing), read
-    from the file; imported only when the file cannot be read (a zip install)."""
-    value = _literal(path)
-    if value is _UNREADABLE:
-        value = getattr(import_module(module), "DECLARES", None)
-    return value
-
-
-def read_declarations(directory: str, package: str) -> dict[str, dict[str, Any]]:
-    """{module name: its DECLARES} for every declaring module of `package` in `directory`."""
-    out: dict[str, dict[str, Any]] = {}
-    for name in modules(directory):
-        path = os.path.join(directory, name, "__init__.py")
-        if not os.path.isfile(path):
-            path = os.path.join(directory, f"{name}.py")
-        value = read_declaration(path, f"{package}.{name}")
-        if isinstance(value, dict):
-            out[name] = value
-    return out
-
+from cqlsh_ext.common.declarations import read_declarations
 
 Grade = Literal["A", "B", "C", "D"]
 
@@ -156,6 +67,34 @@ class Unwritable(ValueError):
 
 class Undecodable(DecodeError):
     """A recognised format that cannot be decoded here (one needing a dictionary, say)."""
+
+
+class Check:
+    """One checksum INSPECT reports for a value: the stored value next to the one computed here
+    (codecs.checks has the statuses and helpers). Plain and slotted, as Decoded is."""
+
+    __slots__ = ("computed", "detail", "status", "stored", "what")
+
+    def __init__(self, what: str, status: str, stored: str | None = None, computed: str | None = None,
+                 detail: str | None = None) -> None:
+        self.what = what
+        self.status = status
+        self.stored = stored
+        self.computed = computed
+        self.detail = detail
+
+    def to_json(self) -> dict[str, object]:
+        fields = (("what", self.what), ("status", self.status), ("stored", self.stored),
+                  ("computed", self.computed), ("detail", self.detail))
+        return {k: v for k, v in fields if v is not None}
+
+    def __repr__(self) -> str:
+        return f"Check({', '.join(f'{k}={v!r}' for k, v in self.to_json().items())})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Check) and self.to_json() == other.to_json()
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, compared by value, as a dataclass
 
 
 class Decoded:

@@ -13,7 +13,7 @@ from typing import Any
 from ._common import wrap
 from .base import Compressor, Decoded, DecodeError, Format
 
-#: Read without importing this module (codecs.base.read_declarations): the -d names it answers, each with its
+#: Read without importing this module (common.declarations): the -d names it answers, each with its
 #: place in name lists and help.
 DECLARES = {"names": {"brotli": 90}}
 

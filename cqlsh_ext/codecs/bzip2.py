@@ -8,7 +8,7 @@ from ._common import decode_streams
 from .base import Compressor, Decoded, DecodeError, Format
 from .checks import Check, by_decoder
 
-#: Read without importing this module (codecs.base.read_declarations): the -d names it answers, each with its
+#: Read without importing this module (common.declarations): the -d names it answers, each with its
 #: place in name lists and help.
 DECLARES = {"names": {"bzip2": 70}}
 

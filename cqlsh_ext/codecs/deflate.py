@@ -14,7 +14,7 @@ from ._common import capped_step, join, u32be, u32le, wrap
 from .base import Compressor, Decoded, DecodeError, Format, Undecodable
 from .checks import MAX_CHECKS, MISMATCH, NOT_CHECKED, OK, Check, compare, u16le
 
-#: Read without importing this module (codecs.base.read_declarations): the -d names it answers, each with its
+#: Read without importing this module (common.declarations): the -d names it answers, each with its
 #: place in name lists and help.
 DECLARES = {"names": {"gzip": 40, "zlib": 50, "deflate": 60}, "example": {"gzip": 2},
             "headers": "gzip FLG/MTIME/OS/ISIZE"}

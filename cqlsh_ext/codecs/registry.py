@@ -1,6 +1,6 @@
 """Which formats exist, in which order auto-detection tries them, and what `-d CODEC` means.
 
-Importing this module imports every codec module (found by codecs.base.read_declarations) and loads no codec
+Importing this module imports every codec module (found by common.declarations) and loads no codec
 library: the codec modules bind their libraries on their first decode. The order of every table
 below comes from the formats' declared priorities (Format.signature_priority, trial_priority,
 trial_zero_priority, early_priority, tried_by), not from lists kept here.
@@ -20,7 +20,9 @@ from __future__ import annotations
 import os
 from importlib import import_module
 
-from .base import CODEC_NAMES, DEFAULT_CAP, Decoded, DecodeError, Format, Undecodable, read_declarations
+from cqlsh_ext.common.declarations import read_declarations
+
+from .base import CODEC_NAMES, DEFAULT_CAP, Decoded, DecodeError, Format, Undecodable
 
 __all__ = [
     "CODEC_NAMES",

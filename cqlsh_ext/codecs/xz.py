@@ -8,7 +8,7 @@ from ._common import capped_step, decode_streams, u32le, u64le, wrap
 from .base import Compressor, Decoded, DecodeError, Format
 from .checks import NOT_CHECKED, Check, by_decoder
 
-#: Read without importing this module (codecs.base.read_declarations): the -d names it answers, each with its
+#: Read without importing this module (common.declarations): the -d names it answers, each with its
 #: place in name lists and help.
 DECLARES = {"names": {"xz": 80}}
 

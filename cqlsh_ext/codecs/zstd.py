@@ -29,7 +29,7 @@ from .checks import MAX_CHECKS, NOT_CHECKED, Check, compare, hex_
 
 library_prefixes("zstd decompressor error: ")  # the library's messages start so; reason() strips it
 
-#: Read without importing this module (codecs.base.read_declarations): the -d names it answers, each with its
+#: Read without importing this module (common.declarations): the -d names it answers, each with its
 #: place in name lists and help.
 DECLARES = {"names": {"zstd": 30}, "example": {"zstd": 1}, "headers": "zstd frame header"}
 

@@ -1,36 +1,28 @@
 """The shell commands cqlsh-ext adds, declared once each.
 
 A command module declares its command with `@shell_command(...)` on its handler: the word, the
-grammar rules, the HELP text and whether it only reads (the interactive loop then does not warn
-that a cancelled command may still apply on the server). `commands()` imports the modules listed
-in COMMAND_MODULES and returns every declaration; the shell (cqlsh_ext.shell) turns each into a
-`do_<word>` method with its HELP text and adds the grammar to cqlsh's before cqlsh builds its
-rule set; the interactive front end highlights and completes them from that same grammar.
+grammar rules, the HELP text, whether it only reads (the interactive loop then does not warn
+that a cancelled command may still apply on the server) and whether its output goes through the
+pager. Importing a command module declares its commands: the shell (cqlsh_ext.shell) imports them
+all, turns each declaration into a `do_<word>` method with its HELP text and adds the grammar to
+cqlsh's before cqlsh builds its rule set; the interactive front end highlights, completes and
+pages them from the same declarations.
 
 Command modules are imported at start-up, so they import nothing heavy at module level: a handler
 imports what it needs (codecs, report modules, the driver's extras) when it first runs.
 
-Adding a command: write its module with one `@shell_command` handler, add the module's name to
-COMMAND_MODULES. Nothing else changes.
+Adding a command: write its module with one `@shell_command` handler and import the module in
+cqlsh_ext.shell's COMMAND_MODULES. Nothing else changes.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from cqlsh_ext.shellapi import Parsed, Shell
-
-#: The modules that declare commands, in HELP order.
-COMMAND_MODULES = (
-    "cqlsh_ext.commands.decompress",
-    "cqlsh_ext.commands.decode",
-    "cqlsh_ext.output.command",
-    "cqlsh_ext.insight.commands",
-)
 
 Handler = Callable[["Shell", "Parsed"], None]
 
@@ -55,6 +47,9 @@ class Command:
     #: What a malformed command is told: the words typed (upper case) -> the expected forms and an
     #: example. None: cqlsh's own 'Improper ... command.'
     usage: Callable[[list[str]], str] | None = None
+    #: Its output can be long: the interactive shell shows it through the pager (what it writes to
+    #: stderr, progress and questions, stays on the terminal).
+    paged: bool = False
 
 
 _DECLARED: dict[str, Command] = {}
@@ -62,26 +57,26 @@ _DECLARED: dict[str, Command] = {}
 
 def shell_command(word: str, rule: str, grammar: str, help: str, reads_only: bool = True,
                   completers: tuple[tuple[tuple[str, str], Callable[..., Any]], ...] = (),
-                  usage: Callable[[list[str]], str] | None = None) -> Callable[[Handler], Handler]:
+                  usage: Callable[[list[str]], str] | None = None,
+                  paged: bool = False) -> Callable[[Handler], Handler]:
     """Declare the decorated function as the handler of a shell command (see the module doc)."""
 
     def declare(handler: Handler) -> Handler:
         key = word.lower()
         if key in _DECLARED and _DECLARED[key].handler is not handler:
             raise RuntimeError(f"shell command {word!r} is declared twice")
-        _DECLARED[key] = Command(key, rule, grammar, help, handler, reads_only, True, completers, usage)
+        _DECLARED[key] = Command(key, rule, grammar, help, handler, reads_only, True, completers, usage,
+                                 paged)
         return handler
 
     return declare
 
 
 def commands() -> list[Command]:
-    """Every declared command, importing the command modules on the first call."""
-    for name in COMMAND_MODULES:
-        import_module(name)
+    """Every command declared so far (all of them once cqlsh_ext.shell is imported), in the order
+    their modules were imported."""
     return list(_DECLARED.values())
 
 
 def command(word: str) -> Command | None:
-    commands()
     return _DECLARED.get(word.lower())

@@ -168,7 +168,7 @@ def _compression_usage(words: list[str]) -> str:
 # Each in its own module, imported when the command first runs (this one loads at start-up).
 
 
-@shell_command("INSPECT", "<inspectCommand>", INSPECT_GRAMMAR, INSPECT_HELP, usage=_inspect_usage)
+@shell_command("INSPECT", "<inspectCommand>", INSPECT_GRAMMAR, INSPECT_HELP, usage=_inspect_usage, paged=True)
 def do_inspect(shell: Shell, parsed: Parsed) -> None:
     from cqlsh_ext.insight import run_inspect
 
@@ -176,7 +176,7 @@ def do_inspect(shell: Shell, parsed: Parsed) -> None:
 
 
 @shell_command("COMPRESSION", "<compressionCommand>", COMPRESSION_GRAMMAR, COMPRESSION_HELP,
-               usage=_compression_usage)
+               usage=_compression_usage, paged=True)
 def do_compression(shell: Shell, parsed: Parsed) -> None:
     action = (parsed.get_binding("action") or "").upper()
     if action == "STATS":

@@ -93,7 +93,10 @@ def named_table(shell: Shell, parsed: Parsed) -> tuple[str | None, str | None, A
 
 
 def wants_json(shell: Shell, parsed: Parsed) -> bool:
-    return parsed.get_binding("asjson") is not None or shell.settings.display.output_format == "json"
+    from cqlsh_ext.settings.output_formats import output_format
+
+    return (parsed.get_binding("asjson") is not None
+            or output_format(shell.settings.display.output_format).reports_as_json)
 
 
 def write(shell: Shell, lines: Iterable[str]) -> None:

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from cqlsh_ext.commands import shell_command
-from cqlsh_ext.output import formats
 from cqlsh_ext.settings import OUTPUT_FORMATS, SettingError, parse_output_format
+from cqlsh_ext.settings.output_formats import for_layout, output_format
 
 if TYPE_CHECKING:
     from cqlsh_ext.shellapi import Parsed, Shell
@@ -59,8 +59,8 @@ OUTPUT_HELP = """
 
 def current_format(shell: Shell) -> str:
     """table | vertical | json | csv: what the next result will look like (EXPAND is vertical)."""
-    fmt = formats.get(shell.settings.display.output_format)
-    return fmt.name if fmt.machine else formats.for_layout(shell.expand_enabled).name
+    fmt = output_format(shell.settings.display.output_format)
+    return fmt.name if fmt.machine else for_layout(shell.expand_enabled).name
 
 
 @shell_command("OUTPUT", "<outputCommand>", OUTPUT_GRAMMAR, OUTPUT_HELP)
@@ -78,7 +78,7 @@ def do_output(shell: Shell, parsed: Parsed) -> None:
         except SettingError as err:
             shell.printerr(str(err))
             return
-        expand = formats.get(display.output_format).expand
+        expand = output_format(display.output_format).expand
         if expand is not None:
             shell.expand_enabled = expand
         print(f"Output format set to {display.output_format.upper()}.")

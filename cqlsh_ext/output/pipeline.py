@@ -27,9 +27,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from cqlsh_ext import seams
-from cqlsh_ext.output import formats
 from cqlsh_ext.paging import paged
 from cqlsh_ext.settings import NONE
+from cqlsh_ext.settings.output_formats import output_format
 
 if TYPE_CHECKING:
     from cqlsh_ext.display import BlobDisplay
@@ -79,7 +79,7 @@ class ResultPipeline:
         shell = self.shell
         result = paged(result)
         fmt = shell.settings.display.output_format
-        if formats.get(fmt).machine:
+        if output_format(fmt).machine:
             shell.decoding_errors = []
             self._write_machine(result, table_meta, fmt, all_pages=True)
             return
@@ -100,7 +100,7 @@ class ResultPipeline:
 
     def _write_machine(self, result: Any, table_meta: Any, fmt: str, all_pages: bool) -> None:
         from cqlsh_ext.output.place import ValuePlace
-        from cqlsh_ext.output.values import ValueEncoder, column_types
+        from cqlsh_ext.output.values import column_types
         from cqlsh_ext.output.writers import make_writer
 
         shell = self.shell
@@ -112,7 +112,7 @@ class ResultPipeline:
         table = table_meta.name if table_meta else None
         places: list[ValuePlace | None] = [ValuePlace(ks_name, table, name) for name in names]
         writer = make_writer(fmt, shell.query_out, names, column_types(result),
-                             ValueEncoder(shell.settings.display), places)
+                             shell.settings.display, places)
         while True:
             writer.write_rows(result.current_rows)
             if not (all_pages and result.has_more_pages):
@@ -126,7 +126,7 @@ class ResultPipeline:
                             row_count_offset: int) -> None:
         shell = self.shell
         display = shell.settings.display
-        if formats.get(display.output_format).machine:
+        if output_format(display.output_format).machine:
             # Reached directly for the result of a conditional (IF ...) write: one page.
             return self._write_machine(result, table_meta, display.output_format, all_pages=False)
         page = self.now if self.now.in_result else Printing()

@@ -1,4 +1,6 @@
-"""One CQL value as JSON text or as a CSV field, the way a script expects it.
+"""One CQL value as JSON text or as a CSV field, the way a script expects it: one spelling class per
+machine output format (`JsonSpelling`, `CsvSpelling`), both on `BlobObjects`, a blob decoded the way
+the table display decodes it, as a plain object any writer can spell.
 
 JSON: numbers are numbers (decimal and varint keep every digit), timestamps ISO-8601 in UTC,
 UUIDs, inet, date and time strings, collections arrays, maps and UDTs objects. A blob that decodes
@@ -48,139 +50,15 @@ def _typename(cqltype: Any) -> str | None:
     return getattr(cqltype, "typename", None)
 
 
-class ValueEncoder:
-    """Encodes values of one result; blobs are decoded according to the display settings."""
+class BlobObjects:
+    """A result's blobs decoded according to the display settings, as plain objects (dict or
+    the '0x...' string): what every machine format writes, each in its own spelling."""
 
     def __init__(self, settings: DisplaySettings) -> None:
         self.mode = settings.mode
         self.cap = settings.cap
         self.raw = settings.raw_blobs
         self.spec_for = ColumnSpecs(settings.columns)
-
-    # ------------------------------------------------------------------ JSON
-
-    def json(self, value: Any, cqltype: Any = None, place: ValuePlace | None = None) -> str:
-        """`place`: where the value sits (column settings apply to blobs by it)."""
-        if value is None or isinstance(value, cqltypes.EmptyValue):
-            return "null"
-        name = _typename(cqltype)
-        handler = self._json_by_type.get(name or "")
-        if handler is not None:
-            return handler(self, value, cqltype, place)
-        return self._json_by_value(value, place)
-
-    def _json_by_value(self, value: Any, place: ValuePlace | None) -> str:
-        """Values whose column type is unknown or custom: go by the Python type."""
-        if isinstance(value, bool):
-            return "true" if value else "false"
-        if isinstance(value, int):
-            return str(value)
-        if isinstance(value, float):
-            return float_text(value)
-        if isinstance(value, decimal.Decimal):
-            return self._decimal(value, None)
-        if isinstance(value, (bytes, bytearray, memoryview)):
-            return self._blob(bytes(value), place)
-        if isinstance(value, datetime.datetime):
-            return _string(time_text(value, millis=True))
-        if isinstance(value, util.Duration):
-            return _string(duration_text(value))
-        if isinstance(value, Mapping):
-            return self._map_items(value.items(), None, None, place)
-        if isinstance(value, (list, tuple, set, frozenset, util.SortedSet)):
-            item = _child(place, "item")
-            return "[" + ", ".join(self.json(v, None, item) for v in value) + "]"
-        return _string(str(value))
-
-    def _boolean(self, value: Any, _: Any, __: Any = None) -> str:
-        return "true" if value else "false"
-
-    def _integer(self, value: Any, _: Any, __: Any = None) -> str:
-        return str(int(value))
-
-    def _float(self, value: Any, cqltype: Any, _: Any = None) -> str:
-        return float_text(float(value), single=_typename(cqltype) == "float")
-
-    def _decimal(self, value: Any, _: Any, __: Any = None) -> str:
-        if not value.is_finite():
-            return _string(str(value))
-        return str(value)
-
-    def _text(self, value: Any, _: Any, __: Any = None) -> str:
-        return _string(str(value))
-
-    def _timestamp(self, value: Any, _: Any, __: Any = None) -> str:
-        if isinstance(value, datetime.datetime):
-            return _string(time_text(value, millis=True))
-        # cqlsh's fallback for timestamps beyond Python's datetime: milliseconds since the epoch.
-        return str(int(value))
-
-    def _duration(self, value: Any, _: Any, __: Any = None) -> str:
-        return _string(duration_text(value))
-
-    def _sequence(self, value: Any, cqltype: Any, place: ValuePlace | None) -> str:
-        items = list(value)
-        subtypes = list(getattr(cqltype, "subtypes", ()) or ())
-        if len(subtypes) == 1:
-            subtypes = subtypes * len(items)
-        elif len(subtypes) != len(items):
-            subtypes = [None] * len(items)
-        # A tuple's items are placed by position, a list's or set's all as "item".
-        steps = ([str(i) for i in range(len(items))] if _typename(cqltype) == "tuple"
-                 else ["item"] * len(items))
-        return "[" + ", ".join(self.json(v, t, _child(place, step))
-                               for v, t, step in zip(items, subtypes, steps, strict=True)) + "]"
-
-    def _vector(self, value: Any, cqltype: Any, place: ValuePlace | None) -> str:
-        subtype = getattr(cqltype, "subtype", None)
-        item = _child(place, "item")
-        return "[" + ", ".join(self.json(v, subtype, item) for v in value) + "]"
-
-    def _map(self, value: Any, cqltype: Any, place: ValuePlace | None) -> str:
-        subtypes = tuple(getattr(cqltype, "subtypes", ()) or ()) + (None, None)
-        return self._map_items(value.items(), subtypes[0], subtypes[1], place)
-
-    def _map_items(self, items: Any, key_type: Any, value_type: Any, place: ValuePlace | None) -> str:
-        parts = []
-        key_place, value_place = _child(place, "key"), _child(place, "value")
-        for key, val in items:
-            key_json = self.json(key, key_type, key_place)
-            # JSON keys are strings: a key that encodes as a string is used as is, any other
-            # (numbers, tuples, ...) as its JSON text, which is how Cassandra's toJson() does it.
-            key_text = json.loads(key_json) if key_json.startswith('"') else key_json
-            parts.append(f"{_string(key_text)}: {self.json(val, value_type, value_place)}")
-        return "{" + ", ".join(parts) + "}"
-
-    def _udt(self, value: Any, cqltype: Any, place: ValuePlace | None) -> str:
-        names = list(cqltype.fieldnames)
-        types = list(cqltype.subtypes)
-        if isinstance(value, tuple):
-            values = list(value)
-        else:
-            values = [getattr(value, n, None) for n in names]
-        return "{" + ", ".join(f"{_string(n)}: {self.json(v, t, _child(place, n))}"
-                               for n, v, t in zip(names, values, types, strict=False)) + "}"
-
-    def _blob_json(self, value: Any, _: Any, place: ValuePlace | None) -> str:
-        return self._blob(bytes(value), place)
-
-    _json_by_type: dict[str, Callable[[ValueEncoder, Any, Any, Any], str]] = {
-        "boolean": _boolean,
-        **dict.fromkeys(INTEGER_TYPES, _integer),
-        "float": _float,
-        "double": _float,
-        "decimal": _decimal,
-        **dict.fromkeys(STRING_TYPES, _text),
-        "timestamp": _timestamp,
-        "duration": _duration,
-        **dict.fromkeys(SEQUENCE_TYPES, _sequence),
-        "vector": _vector,
-        "map": _map,
-        "udt": _udt,
-        "blob": _blob_json,
-    }
-
-    # ------------------------------------------------------------------ blobs
 
     def _view(self, value: bytes, place: ValuePlace | None) -> BlobView:
         """The blob decoded as the table display decodes it: by its column's setting, if any."""
@@ -251,6 +129,131 @@ class ValueEncoder:
             obj["raw"] = hexed
         return obj
 
+
+class JsonSpelling(BlobObjects):
+    """Values of one result as JSON text (JSON Lines)."""
+
+    def value(self, value: Any, cqltype: Any = None, place: ValuePlace | None = None) -> str:
+        """`place`: where the value sits (column settings apply to blobs by it)."""
+        if value is None or isinstance(value, cqltypes.EmptyValue):
+            return "null"
+        name = _typename(cqltype)
+        handler = self._json_by_type.get(name or "")
+        if handler is not None:
+            return handler(self, value, cqltype, place)
+        return self._json_by_value(value, place)
+
+    def _json_by_value(self, value: Any, place: ValuePlace | None) -> str:
+        """Values whose column type is unknown or custom: go by the Python type."""
+        if isinstance(value, bool):
+            return "true" if value else "false"
+        if isinstance(value, int):
+            return str(value)
+        if isinstance(value, float):
+            return float_text(value)
+        if isinstance(value, decimal.Decimal):
+            return self._decimal(value, None)
+        if isinstance(value, (bytes, bytearray, memoryview)):
+            return self._blob(bytes(value), place)
+        if isinstance(value, datetime.datetime):
+            return _string(time_text(value, millis=True))
+        if isinstance(value, util.Duration):
+            return _string(duration_text(value))
+        if isinstance(value, Mapping):
+            return self._map_items(value.items(), None, None, place)
+        if isinstance(value, (list, tuple, set, frozenset, util.SortedSet)):
+            item = _child(place, "item")
+            return "[" + ", ".join(self.value(v, None, item) for v in value) + "]"
+        return _string(str(value))
+
+    def _boolean(self, value: Any, _: Any, __: Any = None) -> str:
+        return "true" if value else "false"
+
+    def _integer(self, value: Any, _: Any, __: Any = None) -> str:
+        return str(int(value))
+
+    def _float(self, value: Any, cqltype: Any, _: Any = None) -> str:
+        return float_text(float(value), single=_typename(cqltype) == "float")
+
+    def _decimal(self, value: Any, _: Any, __: Any = None) -> str:
+        if not value.is_finite():
+            return _string(str(value))
+        return str(value)
+
+    def _text(self, value: Any, _: Any, __: Any = None) -> str:
+        return _string(str(value))
+
+    def _timestamp(self, value: Any, _: Any, __: Any = None) -> str:
+        if isinstance(value, datetime.datetime):
+            return _string(time_text(value, millis=True))
+        # cqlsh's fallback for timestamps beyond Python's datetime: milliseconds since the epoch.
+        return str(int(value))
+
+    def _duration(self, value: Any, _: Any, __: Any = None) -> str:
+        return _string(duration_text(value))
+
+    def _sequence(self, value: Any, cqltype: Any, place: ValuePlace | None) -> str:
+        items = list(value)
+        subtypes = list(getattr(cqltype, "subtypes", ()) or ())
+        if len(subtypes) == 1:
+            subtypes = subtypes * len(items)
+        elif len(subtypes) != len(items):
+            subtypes = [None] * len(items)
+        # A tuple's items are placed by position, a list's or set's all as "item".
+        steps = ([str(i) for i in range(len(items))] if _typename(cqltype) == "tuple"
+                 else ["item"] * len(items))
+        return "[" + ", ".join(self.value(v, t, _child(place, step))
+                               for v, t, step in zip(items, subtypes, steps, strict=True)) + "]"
+
+    def _vector(self, value: Any, cqltype: Any, place: ValuePlace | None) -> str:
+        subtype = getattr(cqltype, "subtype", None)
+        item = _child(place, "item")
+        return "[" + ", ".join(self.value(v, subtype, item) for v in value) + "]"
+
+    def _map(self, value: Any, cqltype: Any, place: ValuePlace | None) -> str:
+        subtypes = tuple(getattr(cqltype, "subtypes", ()) or ()) + (None, None)
+        return self._map_items(value.items(), subtypes[0], subtypes[1], place)
+
+    def _map_items(self, items: Any, key_type: Any, value_type: Any, place: ValuePlace | None) -> str:
+        parts = []
+        key_place, value_place = _child(place, "key"), _child(place, "value")
+        for key, val in items:
+            key_json = self.value(key, key_type, key_place)
+            # JSON keys are strings: a key that encodes as a string is used as is, any other
+            # (numbers, tuples, ...) as its JSON text, which is how Cassandra's toJson() does it.
+            key_text = json.loads(key_json) if key_json.startswith('"') else key_json
+            parts.append(f"{_string(key_text)}: {self.value(val, value_type, value_place)}")
+        return "{" + ", ".join(parts) + "}"
+
+    def _udt(self, value: Any, cqltype: Any, place: ValuePlace | None) -> str:
+        names = list(cqltype.fieldnames)
+        types = list(cqltype.subtypes)
+        if isinstance(value, tuple):
+            values = list(value)
+        else:
+            values = [getattr(value, n, None) for n in names]
+        return "{" + ", ".join(f"{_string(n)}: {self.value(v, t, _child(place, n))}"
+                               for n, v, t in zip(names, values, types, strict=False)) + "}"
+
+    def _blob_json(self, value: Any, _: Any, place: ValuePlace | None) -> str:
+        return self._blob(bytes(value), place)
+
+    _json_by_type: dict[str, Callable[[JsonSpelling, Any, Any, Any], str]] = {
+        "boolean": _boolean,
+        **dict.fromkeys(INTEGER_TYPES, _integer),
+        "float": _float,
+        "double": _float,
+        "decimal": _decimal,
+        **dict.fromkeys(STRING_TYPES, _text),
+        "timestamp": _timestamp,
+        "duration": _duration,
+        **dict.fromkeys(SEQUENCE_TYPES, _sequence),
+        "vector": _vector,
+        "map": _map,
+        "udt": _udt,
+        "blob": _blob_json,
+    }
+
     def _blob(self, value: bytes, place: ValuePlace | None) -> str:
         obj = self.blob_object(value, place)
         if isinstance(obj, str):
@@ -264,9 +267,16 @@ class ValueEncoder:
             parts.append(f"{_string(key)}: {text}")
         return "{" + ", ".join(parts) + "}"
 
-    # ------------------------------------------------------------------ CSV
 
-    def csv(self, value: Any, cqltype: Any = None, place: ValuePlace | None = None) -> str:
+class CsvSpelling(BlobObjects):
+    """Values of one result as CSV fields."""
+
+    def __init__(self, settings: DisplaySettings) -> None:
+        super().__init__(settings)
+        #: Collections, UDTs and other values without a text form of their own are their JSON text.
+        self.json = JsonSpelling(settings)
+
+    def value(self, value: Any, cqltype: Any = None, place: ValuePlace | None = None) -> str:
         """A CSV field: plain text for scalars, JSON text for collections and UDTs."""
         if value is None or isinstance(value, cqltypes.EmptyValue):
             return ""
@@ -275,7 +285,7 @@ class ValueEncoder:
             return self._blob_csv(bytes(value), place)
         if name in STRING_TYPES or (name is None and isinstance(value, str)):
             return str(value)
-        text = self.json(value, cqltype, place)
+        text = self.json.value(value, cqltype, place)
         if text.startswith('"'):
             return str(json.loads(text))  # strings (timestamps, uuids, ...) without JSON quotes
         return text
@@ -329,4 +339,4 @@ def column_types(result: Any) -> list[Any]:
     return types if len(types) == len(names) else [None] * len(names)
 
 
-__all__ = ["ValueEncoder", "column_types"]
+__all__ = ["BlobObjects", "CsvSpelling", "JsonSpelling", "column_types"]

@@ -1,28 +1,54 @@
-"""Result sets as JSON Lines (one object per row) or CSV (a header row per result set)."""
+"""Result sets as JSON Lines (one object per row) or CSV (a header row per result set).
+
+Each machine format declared in cqlsh_ext.settings.output_formats has one writer class here,
+registered under the format's name with `@row_writer(name)`; `make_writer` finds it by that name.
+"""
 
 from __future__ import annotations
 
 import csv
 import json
-from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any, Protocol
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
-from cqlsh_ext.output import formats
 from cqlsh_ext.output.place import ValuePlace
-from cqlsh_ext.output.values import ValueEncoder
+from cqlsh_ext.output.values import CsvSpelling, JsonSpelling
+from cqlsh_ext.settings import DisplaySettings
 
 if TYPE_CHECKING:
     from cqlsh_ext.shellapi import Out
 
 
 class RowWriter(Protocol):
+    """Writes the rows of one result set, page by page, then `finish()`."""
+
+    def __init__(self, out: Out, names: list[str], types: list[Any], settings: DisplaySettings,
+                 places: list[ValuePlace | None]) -> None: ...
+
     def write_rows(self, rows: Iterable[Any]) -> None: ...
 
     def finish(self) -> None: ...
 
 
+W = TypeVar("W", bound=RowWriter)
+
+#: {output format name: its writer class}, filled by @row_writer.
+WRITERS: dict[str, type[RowWriter]] = {}
+
+
+def row_writer(name: str) -> Callable[[type[W]], type[W]]:
+    """Register the decorated class as the writer of machine output format `name`."""
+
+    def register(cls: type[W]) -> type[W]:
+        WRITERS[name] = cls
+        return cls
+
+    return register
+
+
+@row_writer("json")
 class JsonLinesWriter:
-    def __init__(self, out: Out, names: list[str], types: list[Any], encoder: ValueEncoder,
+    def __init__(self, out: Out, names: list[str], types: list[Any], settings: DisplaySettings,
                  places: list[ValuePlace | None]) -> None:
         self.out = out
         self.places = places
@@ -30,10 +56,10 @@ class JsonLinesWriter:
         self.keys = [json.dumps(name, ensure_ascii=False) for name in names]
         self.names = names
         self.types = types
-        self.encoder = encoder
+        self.spelling = JsonSpelling(settings)
 
     def write_rows(self, rows: Iterable[Any]) -> None:
-        encode = self.encoder.json
+        encode = self.spelling.value
         for row in rows:
             fields = (f"{key}: {encode(row[name], cqltype, place)}"
                       for key, name, cqltype, place in zip(self.keys, self.names, self.types, self.places,
@@ -44,8 +70,9 @@ class JsonLinesWriter:
         self.out.flush()
 
 
+@row_writer("csv")
 class CsvWriter:
-    def __init__(self, out: Out, names: list[str], types: list[Any], encoder: ValueEncoder,
+    def __init__(self, out: Out, names: list[str], types: list[Any], settings: DisplaySettings,
                  places: list[ValuePlace | None]) -> None:
         self.out = out
         self.places = places
@@ -53,11 +80,11 @@ class CsvWriter:
         self.writer = csv.writer(out, lineterminator="\n")
         self.names = names
         self.types = types
-        self.encoder = encoder
+        self.spelling = CsvSpelling(settings)
         self.writer.writerow(names)
 
     def write_rows(self, rows: Iterable[Any]) -> None:
-        encode = self.encoder.csv
+        encode = self.spelling.value
         columns = list(zip(self.names, self.types, self.places, strict=True))
         self.writer.writerows([encode(row[name], cqltype, place) for name, cqltype, place in columns]
                               for row in rows)
@@ -67,7 +94,7 @@ class CsvWriter:
 
 
 def make_writer(fmt: str, out: Out, names: list[str], types: list[Any],
-                encoder: ValueEncoder, places: list[ValuePlace | None] | None = None) -> RowWriter:
-    """`places`: where each column's values sit (column settings apply by it); None: unknown."""
-    writer: type[JsonLinesWriter | CsvWriter] = globals()[str(formats.get(fmt).writer)]
-    return writer(out, names, types, encoder, places or [None] * len(names))
+                settings: DisplaySettings, places: list[ValuePlace | None] | None = None) -> RowWriter:
+    """The writer of machine format `fmt`; `places`: where each column's values sit (column
+    settings apply by it); None: unknown."""
+    return WRITERS[fmt](out, names, types, settings, places or [None] * len(names))

@@ -7,7 +7,8 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from cqlsh_ext.codecs.base import CODEC_EXAMPLES, read_declarations
+from cqlsh_ext.codecs.base import CODEC_EXAMPLES
+from cqlsh_ext.common.declarations import read_declarations
 
 #: Readings that are no payload format module: the bytes as text, or as hex.
 BUILTIN_READINGS = ("text", "hex")

@@ -146,18 +146,25 @@ class PagedOutput(io.TextIOBase):
         self.finish()
 
 
-#: First words of the commands whose output goes through the pager (their output can be long and
-#: none of them reads the terminal or draws progress on it).
-PAGED_COMMANDS = frozenset({"select", "describe", "desc", "help", "?", "inspect", "compression", "history",
-                            "list", "show"})
+#: First words of cqlsh's own commands whose output goes through the pager (their output can be
+#: long); ours say so in their declaration (`paged`, cqlsh_ext.commands).
+CQLSH_PAGED_COMMANDS = frozenset({"select", "describe", "desc", "help", "?", "history", "list", "show"})
+
+
+def is_paged(first_word: str) -> bool:
+    from cqlsh_ext.commands import command
+
+    word = first_word.lower()
+    declared = command(word)
+    return declared.paged if declared is not None else word in CQLSH_PAGED_COMMANDS
 
 
 @contextmanager
 def paged_output(shell: Shell, first_word: str) -> Iterator[None]:
     """Run one command with its standard output and query output through the pager (when it is
-    one of PAGED_COMMANDS, a pager is set and found, and output is not being captured)."""
+    paged (`is_paged`), a pager is set and found, and output is not being captured)."""
     command = pager_command(shell.settings.display.pager)
-    if first_word.lower() not in PAGED_COMMANDS or not isinstance(command, str) \
+    if not is_paged(first_word) or not isinstance(command, str) \
             or shell.shunted_query_out is not None:
         yield
         return

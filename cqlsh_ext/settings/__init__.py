@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from cqlsh_ext.codecs.base import CODEC_EXAMPLES, CODEC_NAMES, DEFAULT_CAP
 from cqlsh_ext.payload.names import ARGUMENT_NAMES, EXAMPLE_SPEC, FORMAT_EXAMPLES, PAYLOAD_NAMES
+from cqlsh_ext.settings.output_formats import DECLARED
 
 if TYPE_CHECKING:
     import argparse
@@ -37,7 +38,6 @@ from cqlsh_ext.settings.values import (
     MACHINE_FORMATS,
     MODES,
     NONE,
-    OUTPUT_DECLARED,
     OUTPUT_FORMATS,
     REGION_RE,
     KeyspacesValue,
@@ -109,7 +109,7 @@ class DisplaySettings:
     cap: int = DEFAULT_CAP
     #: Characters per table cell on a terminal; 0 means no limit. None: decide by terminal or not.
     max_field_width: int | None = None
-    #: One of OUTPUT_FORMATS (cqlsh_ext/output/formats.py); OUTPUT FORMAT changes it at run time.
+    #: One of OUTPUT_FORMATS (cqlsh_ext/settings/output_formats.py); OUTPUT FORMAT changes it at run time.
     output_format: str = OUTPUT_FORMATS[0]
     #: JSON/CSV output: also the stored bytes of every blob (JSON) or only them (CSV).
     raw_blobs: bool = False
@@ -244,8 +244,7 @@ def _decode_doc() -> str:
 
 def _output_formats(quote: str = "") -> str:
     """The output formats for help texts, each with its declared note: 'a, b (note) or c'."""
-    listed = [f"{quote}{name}{quote}" + (f" ({decl['help']})" if "help" in decl else "")
-              for name, decl in OUTPUT_DECLARED.items()]
+    listed = [f"{quote}{fmt.name}{quote}" + (f" ({fmt.help})" if fmt.help else "") for fmt in DECLARED]
     return f"{', '.join(listed[:-1])} or {listed[-1]}"
 
 

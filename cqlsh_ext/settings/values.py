@@ -9,7 +9,8 @@ import os
 import re
 from typing import NamedTuple
 
-from cqlsh_ext.codecs.base import CODEC_NAMES, read_declaration
+from cqlsh_ext.codecs.base import CODEC_NAMES
+from cqlsh_ext.settings.output_formats import DECLARED
 
 CONFIG_SECTION = "cqlsh_ext"
 #: `keyspace.table.column = spec` lines: what a column holds (cqlsh_ext.payload.spec).
@@ -19,15 +20,9 @@ NONE = "none"
 MODES = (AUTO, NONE, *CODEC_NAMES)
 #: Terminal cells are cut here by default (pgcli's max_field_width); scripts get whole values.
 DEFAULT_MAX_FIELD_WIDTH = 500
-#: The output formats as cqlsh_ext/output/formats.py declares them ({name: fields}), read from its
-#: file: the output layer sits above settings, and its writers load with the first result.
-OUTPUT_DECLARED: dict[str, dict[str, object]] = read_declaration(  # type: ignore[assignment]
-    os.path.join(os.path.dirname(os.path.dirname(__file__)), "output", "formats.py"),
-    "cqlsh_ext.output.formats",
-)
 #: --output-format / OUTPUT FORMAT values, the default first; the machine-readable ones have a writer.
-OUTPUT_FORMATS = tuple(OUTPUT_DECLARED)
-MACHINE_FORMATS = tuple(name for name, decl in OUTPUT_DECLARED.items() if "writer" in decl)
+OUTPUT_FORMATS = tuple(fmt.name for fmt in DECLARED)
+MACHINE_FORMATS = tuple(fmt.name for fmt in DECLARED if fmt.machine)
 #: Interactive shell: how a cell too wide for its share of the screen is shown (--cells).
 CELL_MODES = ("cut", "wrap")
 

@@ -4,6 +4,7 @@ name lists the hand-written ones gave (expected values captured from the code be
 from __future__ import annotations
 
 from cqlsh_ext.codecs import registry
+from cqlsh_ext.common import declarations
 from cqlsh_ext.payload import formats
 from cqlsh_ext.payload.spec import PAYLOAD_NAMES
 from cqlsh_ext.settings import MODES
@@ -113,15 +114,15 @@ def test_every_module_that_declares_is_found() -> None:
 
     codecs_dir = os.path.dirname(base.__file__)
     for directory, found in (
-        (codecs_dir, base.read_declarations(codecs_dir, "cqlsh_ext.codecs")),
+        (codecs_dir, declarations.read_declarations(codecs_dir, "cqlsh_ext.codecs")),
         (os.path.dirname(formats.__file__), format_declarations()),
     ):
-        for name in base.modules(directory):
+        for name in declarations.modules(directory):
             path = os.path.join(directory, name, "__init__.py")
             if not os.path.isfile(path):
                 path = os.path.join(directory, f"{name}.py")
             with open(path, encoding="utf-8") as f:
-                declares = "\n" + base.PREFIX in f.read()
+                declares = "\n" + declarations.PREFIX in f.read()
             assert declares == (name in found), path
 
 

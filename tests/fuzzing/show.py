@@ -48,10 +48,10 @@ def render(path: str, data: bytes) -> str:
         display = BlobDisplay(DisplaySettings(), False, path == "expand")
         return str(display(data, seams.value_colormap(False)).strval)
     if path in ("json", "csv"):
-        from cqlsh_ext.output.values import ValueEncoder
+        from cqlsh_ext.output.values import CsvSpelling, JsonSpelling
 
-        encoder = ValueEncoder(DisplaySettings(output_format=path))
-        return encoder.json(data) if path == "json" else encoder.csv(data)
+        spelling = JsonSpelling if path == "json" else CsvSpelling
+        return spelling(DisplaySettings(output_format=path)).value(data)
     from cqlsh_ext.insight.inspect import inspect_value
 
     report = inspect_value(data, {"row": 1, "key": {"id": 1}, "column": "c"})

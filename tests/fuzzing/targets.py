@@ -209,10 +209,10 @@ def _display(expanded: bool) -> Callable[[bytes], None]:
 
 
 def _json_output(data: bytes) -> None:
-    from cqlsh_ext.output.values import ValueEncoder
+    from cqlsh_ext.output.values import JsonSpelling
 
     for raw in (False, True):
-        text = ValueEncoder(DisplaySettings(output_format="json", raw_blobs=raw)).json(data)
+        text = JsonSpelling(DisplaySettings(output_format="json", raw_blobs=raw)).value(data)
         bounded("JSON output", text, CAP)
         try:
             json.loads(text)
@@ -223,9 +223,9 @@ def _json_output(data: bytes) -> None:
 
 
 def _csv_output(data: bytes) -> None:
-    from cqlsh_ext.output.values import ValueEncoder
+    from cqlsh_ext.output.values import CsvSpelling
 
-    bounded("CSV output", ValueEncoder(DisplaySettings(output_format="csv")).csv(data))
+    bounded("CSV output", CsvSpelling(DisplaySettings(output_format="csv")).value(data))
 
 
 #: Column settings (DECODE, [cqlsh_ext.decode]) the display-spec target picks from with its input's
@@ -239,7 +239,7 @@ def _display_spec(data: bytes) -> None:
     from cqlsh_ext import seams
     from cqlsh_ext.display import BlobDisplay
     from cqlsh_ext.output.place import ValuePlace
-    from cqlsh_ext.output.values import ValueEncoder
+    from cqlsh_ext.output.values import CsvSpelling, JsonSpelling
 
     if not data:
         return
@@ -250,13 +250,13 @@ def _display_spec(data: bytes) -> None:
         settings = DisplaySettings(columns={"ks.t.c": spec})
         cell = BlobDisplay(settings, False, expanded)(value, plain, place=place)
         bounded(f"display ({spec}, {'EXPAND' if expanded else 'table'})", cell.strval)
-    encoder = ValueEncoder(DisplaySettings(output_format="json", columns={"ks.t.c": spec}))
-    text = bounded(f"JSON output ({spec})", encoder.json(value, None, place))
+    settings = DisplaySettings(output_format="json", columns={"ks.t.c": spec})
+    text = bounded(f"JSON output ({spec})", JsonSpelling(settings).value(value, None, place))
     try:
         json.loads(text)
     except ValueError as err:
         raise Violation(f"JSON output ({spec}) is not JSON: {err}") from None
-    bounded(f"CSV output ({spec})", encoder.csv(value, None, place))
+    bounded(f"CSV output ({spec})", CsvSpelling(settings).value(value, None, place))
 
 
 def _spec_seeds() -> list[bytes]:

@@ -16,7 +16,7 @@ import pytest
 from cassandra import cqltypes
 
 from cqlsh_ext import jsonenc
-from cqlsh_ext.output.values import ValueEncoder
+from cqlsh_ext.output.values import CsvSpelling, JsonSpelling
 from cqlsh_ext.payload.formats.tree import jsonable
 from cqlsh_ext.settings import DisplaySettings
 
@@ -42,8 +42,8 @@ CQL_TYPE = {bytes: cqltypes.BytesType, datetime.datetime: cqltypes.DateType, flo
 
 
 @pytest.fixture
-def enc() -> ValueEncoder:
-    return ValueEncoder(DisplaySettings())
+def enc() -> JsonSpelling:
+    return JsonSpelling(DisplaySettings())
 
 
 def _record(value: Any) -> bytes:
@@ -58,20 +58,21 @@ def _record(value: Any) -> bytes:
 @pytest.mark.parametrize("name", SPELLED)
 def test_result_rows_typed_and_untyped(enc, name):
     value, spelled = SPELLED[name]
-    assert json.loads(enc.json(value)) == spelled
-    assert json.loads(enc.json(value, CQL_TYPE[type(value)])) == spelled
+    assert json.loads(enc.value(value)) == spelled
+    assert json.loads(enc.value(value, CQL_TYPE[type(value)])) == spelled
     if isinstance(value, float):  # a CQL float column: the shortest 32-bit text, names alike
-        assert json.loads(enc.json(value, cqltypes.FloatType)) == spelled
+        assert json.loads(enc.value(value, cqltypes.FloatType)) == spelled
 
 
 @pytest.mark.parametrize("name", SPELLED)
 def test_decoded_records_in_rows_and_csv(enc, name):
     value, spelled = SPELLED[name]
     blob = _record(value)
-    obj = json.loads(enc.json(blob, cqltypes.BytesType))
+    obj = json.loads(enc.value(blob, cqltypes.BytesType))
     assert obj["kind"] == "msgpack"
     assert obj["payload"] == {"v": spelled, "s": "text"}
-    assert json.loads(enc.csv(blob, cqltypes.BytesType)) == {"v": spelled, "s": "text"}
+    csv_field = CsvSpelling(DisplaySettings()).value(blob, cqltypes.BytesType)
+    assert json.loads(csv_field) == {"v": spelled, "s": "text"}
 
 
 @pytest.mark.parametrize("name", SPELLED)
@@ -106,11 +107,11 @@ def test_times_keep_a_finer_part_but_cql_timestamps_are_milliseconds(enc):
     fine = datetime.datetime(2024, 5, 6, 7, 8, 9, 123456, tzinfo=UTC)
     assert jsonenc.time_text(fine) == "2024-05-06T07:08:09.123456Z"
     assert jsonable([fine]) == ["2024-05-06T07:08:09.123456Z"]
-    assert json.loads(enc.json(_record(fine), cqltypes.BytesType))["payload"]["v"] == (
+    assert json.loads(enc.value(_record(fine), cqltypes.BytesType))["payload"]["v"] == (
         "2024-05-06T07:08:09.123456Z")
     # The driver's float arithmetic leaves noise below the millisecond on a CQL timestamp.
-    assert enc.json(fine, cqltypes.DateType) == '"2024-05-06T07:08:09.123Z"'
-    assert enc.json(fine) == '"2024-05-06T07:08:09.123Z"'
+    assert enc.value(fine, cqltypes.DateType) == '"2024-05-06T07:08:09.123Z"'
+    assert enc.value(fine) == '"2024-05-06T07:08:09.123Z"'
     assert jsonenc.time_text(datetime.datetime(2024, 5, 6)) == "2024-05-06T00:00:00.000Z"
 
 

@@ -19,7 +19,7 @@ import pytest
 from cqlsh_ext import seams
 from cqlsh_ext.codecs.base import DEFAULT_CAP
 from cqlsh_ext.display import BlobDisplay
-from cqlsh_ext.output.values import ValueEncoder
+from cqlsh_ext.output.values import CsvSpelling, JsonSpelling
 from cqlsh_ext.payload.budget import MAX_NODES, Budget
 from cqlsh_ext.payload.formats.tree import Cut, jsonable_cut, render, render_cut
 from cqlsh_ext.payload.unwrap import STRUCTURED, unwrap
@@ -38,13 +38,13 @@ def cell(value: bytes, expanded: bool = False, **settings: object) -> str:
 def json_row(value: bytes, **settings: object) -> object:
     from cassandra import cqltypes
 
-    return json.loads(ValueEncoder(DisplaySettings(**settings)).json(value, cqltypes.BytesType))
+    return json.loads(JsonSpelling(DisplaySettings(**settings)).value(value, cqltypes.BytesType))
 
 
 def csv_field(value: bytes) -> str:
     from cassandra import cqltypes
 
-    return ValueEncoder(DisplaySettings()).csv(value, cqltypes.BytesType)
+    return CsvSpelling(DisplaySettings()).value(value, cqltypes.BytesType)
 
 
 # ---------------------------------------------------------------- reproducers of the hardening issue

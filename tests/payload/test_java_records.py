@@ -103,12 +103,12 @@ def test_mutated_values_of_every_format_never_raise(produced):
 
     from java_producers import java_serialized_objects
 
-    from cqlsh_ext.output.values import ValueEncoder
+    from cqlsh_ext.output.values import CsvSpelling
 
     seeds = {name: data for name, data in produced.items() if "." not in name}
     seeds.update(java_serialized_objects())
     table = BlobDisplay(DisplaySettings(), False, False)
-    encoder = ValueEncoder(DisplaySettings())
+    encoder = CsvSpelling(DisplaySettings())
     rng = random.Random(11)
     for name, data in seeds.items():
         for _ in range(60):
@@ -120,4 +120,4 @@ def test_mutated_values_of_every_format_never_raise(produced):
             value = bytes(mutated)
             assert table(value, formatting.empty_colormap).strval, name
             encoder.blob_object(value)
-            encoder.csv(value)
+            encoder.value(value)

@@ -19,7 +19,7 @@ import pytest
 from cassandra import cqltypes, util
 
 from cqlsh_ext.jsonenc import float32_text
-from cqlsh_ext.output.values import ValueEncoder
+from cqlsh_ext.output.values import CsvSpelling, JsonSpelling
 from cqlsh_ext.repl.history import SafeFileHistory, carries_password
 from cqlsh_ext.repl.pager import NoPager, PagedOutput, pager_command
 from cqlsh_ext.repl.statement import is_complete
@@ -191,20 +191,20 @@ def test_paged_output_holds_short_results_and_pipes_long_ones(tmp_path):
 # ---------------------------------------------------------------- values
 
 @pytest.fixture
-def enc() -> ValueEncoder:
-    return ValueEncoder(DisplaySettings())
+def enc() -> JsonSpelling:
+    return JsonSpelling(DisplaySettings())
 
 
 def test_numbers_stay_numbers(enc):
-    assert enc.json(2**70, cqltypes.IntegerType) == str(2**70)
+    assert enc.value(2**70, cqltypes.IntegerType) == str(2**70)
     pi = "3.14159265358979323846"
-    assert enc.json(decimal.Decimal(pi), cqltypes.DecimalType) == pi
-    assert enc.json(1.100000023841858, cqltypes.FloatType) == "1.1"
-    assert enc.json(0.1, cqltypes.DoubleType) == "0.1"
-    assert enc.json(float("nan"), cqltypes.DoubleType) == '"NaN"'
-    assert enc.json(float("-inf"), cqltypes.FloatType) == '"-Infinity"'
-    assert enc.json(True, cqltypes.BooleanType) == "true"
-    assert enc.json(cqltypes.EMPTY, cqltypes.Int32Type) == "null"
+    assert enc.value(decimal.Decimal(pi), cqltypes.DecimalType) == pi
+    assert enc.value(1.100000023841858, cqltypes.FloatType) == "1.1"
+    assert enc.value(0.1, cqltypes.DoubleType) == "0.1"
+    assert enc.value(float("nan"), cqltypes.DoubleType) == '"NaN"'
+    assert enc.value(float("-inf"), cqltypes.FloatType) == '"-Infinity"'
+    assert enc.value(True, cqltypes.BooleanType) == "true"
+    assert enc.value(cqltypes.EMPTY, cqltypes.Int32Type) == "null"
 
 
 def test_float32_text_round_trips():
@@ -218,52 +218,53 @@ def test_float32_text_round_trips():
 
 def test_times_and_ids_are_strings(enc):
     ts = datetime.datetime(2024, 1, 2, 3, 4, 5, 678000)
-    assert enc.json(ts, cqltypes.DateType) == '"2024-01-02T03:04:05.678Z"'
-    assert enc.json(253402300800000 * 10, cqltypes.DateType) == "2534023008000000"  # beyond datetime
+    assert enc.value(ts, cqltypes.DateType) == '"2024-01-02T03:04:05.678Z"'
+    assert enc.value(253402300800000 * 10, cqltypes.DateType) == "2534023008000000"  # beyond datetime
     u = uuid.UUID("5b6962dd-3f90-4c93-8f61-eabfa4a803e2")
-    assert enc.json(u, cqltypes.UUIDType) == f'"{u}"'
-    assert enc.json(util.Date(19725), cqltypes.SimpleDateType) == '"2024-01-03"'
-    assert enc.json(util.Duration(14, 3, 4 * 3600 * 10**9), cqltypes.DurationType) == '"1y2mo3d4h"'
+    assert enc.value(u, cqltypes.UUIDType) == f'"{u}"'
+    assert enc.value(util.Date(19725), cqltypes.SimpleDateType) == '"2024-01-03"'
+    assert enc.value(util.Duration(14, 3, 4 * 3600 * 10**9), cqltypes.DurationType) == '"1y2mo3d4h"'
 
 
 def test_collections_maps_tuples_udts(enc):
     list_int = cqltypes.ListType.apply_parameters([cqltypes.Int32Type])
-    assert enc.json([1, 2], list_int) == "[1, 2]"
+    assert enc.value([1, 2], list_int) == "[1, 2]"
     map_int_text = cqltypes.MapType.apply_parameters([cqltypes.Int32Type, cqltypes.UTF8Type])
-    assert json.loads(enc.json({1: "a"}, map_int_text)) == {"1": "a"}
+    assert json.loads(enc.value({1: "a"}, map_int_text)) == {"1": "a"}
     map_uuid_ts = cqltypes.MapType.apply_parameters([cqltypes.UUIDType, cqltypes.DateType])
     u = uuid.uuid4()
-    assert json.loads(enc.json({u: datetime.datetime(2020, 1, 1)}, map_uuid_ts)) == {
+    assert json.loads(enc.value({u: datetime.datetime(2020, 1, 1)}, map_uuid_ts)) == {
         str(u): "2020-01-01T00:00:00.000Z"}
     tup = cqltypes.TupleType.apply_parameters([cqltypes.Int32Type, cqltypes.UTF8Type])
-    assert enc.json((7, "x"), tup) == '[7, "x"]'
+    assert enc.value((7, "x"), tup) == '[7, "x"]'
     udt = cqltypes.UserType.make_udt_class("ks", "addr", ("street", "zip"),
                                            (cqltypes.UTF8Type, cqltypes.Int32Type))
-    assert json.loads(enc.json(("Main", 12345), udt)) == {"street": "Main", "zip": 12345}
+    assert json.loads(enc.value(("Main", 12345), udt)) == {"street": "Main", "zip": 12345}
 
 
 def test_blob_objects(enc):
     doc = {"a": [1, 2.5, {"b": "x\ny"}]}
     stored = gzip.compress(b'{\n  "a": [1, 2.50,\n {"b": "x\\ny"}]\n}', mtime=0)
-    text = enc.json(stored, cqltypes.BytesType)
+    text = enc.value(stored, cqltypes.BytesType)
     assert "\n" not in text  # one JSON Lines line, even for an indented payload
     assert '"payload": {"a":[1,2.50,{"b":"x\\ny"}]}' in text  # embedded as stored, numbers untouched
     assert json.loads(text) == {"codec": "gzip", "kind": "json", "payload": doc}
     plain = gzip.compress(b"hello", mtime=0)
-    assert json.loads(enc.json(plain, cqltypes.BytesType)) == {"codec": "gzip", "kind": "text",
+    assert json.loads(enc.value(plain, cqltypes.BytesType)) == {"codec": "gzip", "kind": "text",
                                                                 "payload": "hello"}
-    assert enc.json(b"\x00\x01\x02\x03\x04\x05", cqltypes.BytesType) == '"0x000102030405"'
-    assert enc.csv(plain, cqltypes.BytesType) == "hello"
-    raw = ValueEncoder(DisplaySettings(raw_blobs=True))
-    assert json.loads(raw.json(plain, cqltypes.BytesType))["raw"] == "0x" + plain.hex()
-    assert raw.csv(plain, cqltypes.BytesType) == "0x" + plain.hex()
+    assert enc.value(b"\x00\x01\x02\x03\x04\x05", cqltypes.BytesType) == '"0x000102030405"'
+    assert CsvSpelling(DisplaySettings()).value(plain, cqltypes.BytesType) == "hello"
+    raw = DisplaySettings(raw_blobs=True)
+    assert json.loads(JsonSpelling(raw).value(plain, cqltypes.BytesType))["raw"] == "0x" + plain.hex()
+    assert CsvSpelling(raw).value(plain, cqltypes.BytesType) == "0x" + plain.hex()
 
 
-def test_csv_fields(enc):
-    assert enc.csv(None, cqltypes.Int32Type) == ""
-    assert enc.csv("a,b", cqltypes.UTF8Type) == "a,b"
-    assert enc.csv(datetime.datetime(2024, 1, 1), cqltypes.DateType) == "2024-01-01T00:00:00.000Z"
-    assert enc.csv([1, 2], cqltypes.ListType.apply_parameters([cqltypes.Int32Type])) == "[1, 2]"
+def test_csv_fields():
+    csv_field = CsvSpelling(DisplaySettings()).value
+    assert csv_field(None, cqltypes.Int32Type) == ""
+    assert csv_field("a,b", cqltypes.UTF8Type) == "a,b"
+    assert csv_field(datetime.datetime(2024, 1, 1), cqltypes.DateType) == "2024-01-01T00:00:00.000Z"
+    assert csv_field([1, 2], cqltypes.ListType.apply_parameters([cqltypes.Int32Type])) == "[1, 2]"
 
 
 # ---------------------------------------------------------------- settings

@@ -12,7 +12,7 @@ from ._native import FRAME_MAGIC, LEGACY_MAGIC, LZ4BLOCK_MAGIC
 from .block import Lz4Hadoop, Lz4JavaBlock, Lz4NoSize, Lz4SizedBE, Lz4SizedLE
 from .frame import Lz4Frame, Lz4Legacy
 
-#: Read without importing this module (codecs.base.read_declarations): the -d names it answers, each with its
+#: Read without importing this module (common.declarations): the -d names it answers, each with its
 #: place in name lists and help.
 DECLARES = {"names": {"lz4": 20}, "headers": "LZ4 FLG/BD, LZ4Block blocks"}
 

@@ -10,7 +10,7 @@ from ._raw import SnappyRaw, declared_length, raw_capped
 from .framed import CHUNK_MAX, S2Framed, SnappyFramed
 from .streams import SnappyHadoop, SnappyXerial
 
-#: Read without importing this module (codecs.base.read_declarations): the -d names it answers,
+#: Read without importing this module (common.declarations): the -d names it answers,
 #: each with its place in name lists and help.
 DECLARES = {"names": {"snappy": 10}, "headers": "xerial version, snappy framed chunks"}
 

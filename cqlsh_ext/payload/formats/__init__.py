@@ -2,7 +2,7 @@
 
 Each format module `formats/<name>.py` is the format `<name>` (as a user names it): it declares
 `DECLARES` (its place in detection and in name lists, read without importing it:
-codecs.base.read_declarations) and defines one `PayloadFormat` `FORMAT`: whether it can be
+common.declarations) and defines one `PayloadFormat` `FORMAT`: whether it can be
 detected on its own, a cheap check of the bytes, and a decoder to a tree (formats.tree). The
 decoders never run code from data, never allocate from a declared length before the bytes exist,
 and stop at depth and item caps; a library that does any of these by default is called with the
@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from importlib import import_module
 from typing import Any
 
-from cqlsh_ext.codecs.base import read_declarations
+from cqlsh_ext.common.declarations import read_declarations
 from cqlsh_ext.payload.formats.tree import OverBudget, PayloadError
 
 __all__ = [

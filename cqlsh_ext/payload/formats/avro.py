@@ -26,7 +26,7 @@ from cqlsh_ext.payload import budget as value_budget
 from cqlsh_ext.payload.formats import PayloadFormat
 from cqlsh_ext.payload.formats.tree import PayloadError, read_varint
 
-#: Read without importing this module (codecs.base.read_declarations): its place in detection and
+#: Read without importing this module (common.declarations): its place in detection and
 #: dispatch (lower first; auto-detection tries it only when FORMAT.auto), its place in name lists
 #: and help, and what an argument after a colon names (payload.spec).
 DECLARES = {

@@ -14,7 +14,7 @@ from typing import Any
 from cqlsh_ext.payload.formats import PayloadFormat
 from cqlsh_ext.payload.formats.tree import PayloadError, Tagged
 
-#: Read without importing this module (codecs.base.read_declarations): its place in detection and
+#: Read without importing this module (common.declarations): its place in detection and
 #: dispatch (lower first; auto-detection tries it only when FORMAT.auto), its place in name lists
 #: and help, and what an argument after a colon names (payload.spec).
 DECLARES = {"detection": 40, "listed": 30}

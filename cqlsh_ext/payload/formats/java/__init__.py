@@ -16,7 +16,7 @@ from cqlsh_ext.payload.formats import PayloadFormat, StreamLayer
 from cqlsh_ext.payload.formats.java import first
 from cqlsh_ext.payload.formats.tree import PayloadError
 
-#: Read without importing this module (codecs.base.read_declarations): its place in detection and
+#: Read without importing this module (common.declarations): its place in detection and
 #: dispatch (lower first; auto-detection tries it only when FORMAT.auto), its place in name lists
 #: and help, the magic that makes it a layer of the walk (payload.unwrap; first.MAGIC), and how
 #: prose names it.
