@@ -207,10 +207,12 @@ class ResultPipeline:
             self.stock.print_formatted_result(shell, formatted_names, formatted_values, with_header, tty)
             return
         write = shell.writeresult
-        if not self._on_screen() and self._for_a_terminal() and display.max_field_width is None:
-            # The classic loop on a terminal: its blob cells are cut for the screen, so the rows
-            # are fitted to it as the interactive shell fits them (no auto vertical: cqlsh's loop);
-            # a table that cannot fit even cut is printed as in scripts.
+        if not self._on_screen() and self.now.display is not None and self._for_a_terminal() \
+                and display.max_field_width is None:
+            # The classic loop on a terminal, a page with blobs: its blob cells are cut for the
+            # screen, so the rows are fitted to it as the interactive shell fits them (no auto
+            # vertical: cqlsh's loop); a table that cannot fit even cut is printed as in scripts,
+            # and a page without blobs as cqlsh prints it.
             fitted = layout.fit_widths(formatted_names, formatted_values, shutil.get_terminal_size().columns)
             if fitted is not None:
                 return layout.print_table(write, formatted_names, formatted_values, fitted, with_header, tty,

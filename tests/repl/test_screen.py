@@ -320,6 +320,10 @@ def test_classic_loop_rows_fit_the_screen(term, demo_ks, cols, rows):
         assert all([i for i, ch in enumerate(line) if ch == "|"] == bars for line in [lines[0], *body]), lines
         t.expect(r"cqlsh:\w+> ")
     assert_screen_rules_whole(t, cols)
+    # A result without blobs is cqlsh's own, as before: its long text written whole.
+    out = t.run("SELECT id, data FROM table_with_uncompressed_json LIMIT 1;")
+    row = next(line for line in result_lines(out)[2:] if " | " in line)
+    assert len(row) > cols and row.rstrip().endswith("}") and "…" not in row
     t.type("EXIT\r")
 
 
