@@ -382,3 +382,26 @@ def test_tab_before_from_offers_the_keys_of_the_one_table_or_asks_for_from(term,
     t.ctrl("c")
     t.prompt()
     t.exit()
+
+
+@pytest.mark.parametrize(("cols", "rows"), NEWCOMER_SIZES)
+def test_offline_inspect_is_fitted_to_a_terminal_and_whole_in_a_pipe(tmp_path, cols, rows):
+    import zstandard
+
+    from .terminal import Term
+
+    doc = b"[" + b", ".join([b'{"orderId": "ORD-1", "items": []}'] * 40) + b"]"
+    value = zstandard.ZstdCompressor(write_checksum=True).compress(doc)
+    hex_value = "0x" + value.hex()
+    t = Term(["inspect", hex_value], tmp_path, rows=rows, cols=cols, program=CQLSH_EXT)
+    t.expect(r"payload: JSON")
+    t.child.wait()
+    t._pump(0.5)
+    lines = t.text[t.text.index("hex argument"):].splitlines()
+    assert all(len(line) <= cols for line in lines), [line for line in lines if len(line) > cols]
+    for field in ("single_segment yes", "checksum_flag yes", f"content_size {len(doc)}"):
+        assert any(field in line for line in lines), (field, lines)  # a field never split
+    piped = subprocess.run([CQLSH_EXT, "inspect", hex_value], capture_output=True, text=True, timeout=60,
+                           env=isolated_env(tmp_path))
+    fields = next(line for line in piped.stdout.splitlines() if "#0  offset 0" in line)
+    assert "checksum_flag yes" in fields and f"content_size {len(doc)}" in fields, fields  # one line
