@@ -33,8 +33,9 @@ _STEPS = "\n".join(
 DECODE_HELP = """
         DECODE [cqlsh-ext]
 
-          Tells cqlsh-ext what a blob column holds when it cannot be detected, for this
-          session: the codecs from the outside in, then the payload format.
+          Tells cqlsh-ext what a blob column holds when it cannot be detected,
+          for this session: the codecs from the outside in, then the payload
+          format.
 
         DECODE
 
@@ -43,15 +44,17 @@ DECODE_HELP = """
         DECODE 'keyspace.table.column' AS '""" + EXAMPLE_SPEC + """'
 
 """ + _STEPS + """
-          A blob inside a collection or UDT: 'ks.t.col.item', 'ks.t.col.key', 'ks.t.col.value',
-          'ks.t.col.<field>'; a setting on the column covers the blobs inside it.
+          A blob inside a collection or UDT: 'ks.t.col.item', 'ks.t.col.key',
+          'ks.t.col.value', 'ks.t.col.<field>'; a setting on the column covers
+          the blobs inside it.
           A value the setting does not fit shows its hex and why.
 
         DECODE 'keyspace.table.column' AUTO
 
           Drops the setting: the column is detected again.
 
-          Same as --decode COLUMN=SPEC, or lines in the [cqlsh_ext.decode] section of cqlshrc.
+          Same as --decode COLUMN=SPEC, or lines in the [cqlsh_ext.decode]
+          section of cqlshrc.
         """
 
 

@@ -342,8 +342,9 @@ class Advice:
     def render(self) -> list[str]:
         lines = [
             f"COMPRESSION ADVISE: sample of {report.count(self.rows)} rows, measured in {self.elapsed:.1f} s",
-            "  speeds in MB/s of decompressed data on this machine: median of timed runs after a warm-up,",
-            "  ± half the spread between the fastest and slowest run; WCU/RCU count each value as one row",
+            "  speeds in MB/s of decompressed data on this machine: median of timed runs after a warm-up, "
+            "± half the spread between the fastest and slowest run",
+            "  WCU/RCU count each value as one row",
         ]
         if self.interrupted:
             lines.append("  INTERRUPTED: the sample holds the rows read before Ctrl-C.")

@@ -395,7 +395,8 @@ def _render_layer(n: int, layer: LayerReport) -> list[str]:
 
 def _render_fields(fields: dict[str, object], indent: str) -> list[str]:
     scalars = [f"{k} {_value(v, k)}" for k, v in fields.items() if not isinstance(v, (list, dict))]
-    lines = _wrap(scalars, indent)
+    # One line per group of fields: report.fit wraps it to the screen (after a comma), a pipe gets it whole.
+    lines = [indent + ", ".join(scalars)] if scalars else []
     for key, value in fields.items():
         if isinstance(value, dict):
             lines.append(f"{indent}{key}:")
@@ -412,23 +413,9 @@ def _render_fields(fields: dict[str, object], indent: str) -> list[str]:
                         f"{k} {_value(v, k)}" for k, v in entry.items() if not isinstance(v, (list, dict))
                     ]
                     nested = [f"{k}: {len(v)}" for k, v in entry.items() if isinstance(v, (list, dict))]
-                    wrapped = _wrap(flat + nested, f"{indent}      ")
-                    lines.append(f"{indent}  #{i:<2} " + wrapped[0].lstrip())
-                    lines.extend(wrapped[1:])
+                    lines.append(f"{indent}  #{i:<2} " + ", ".join(flat + nested))
                 if len(value) > LIST_ENTRIES:
                     lines.append(f"{indent}  ... {len(value) - LIST_ENTRIES} more")
     return lines
 
 
-def _wrap(items: list[str], indent: str, width: int = 100) -> list[str]:
-    lines: list[str] = []
-    line = ""
-    for item in items:
-        if line and len(indent) + len(line) + 2 + len(item) > width:
-            lines.append(indent + line)
-            line = item
-        else:
-            line = f"{line}, {item}" if line else item
-    if line:
-        lines.append(indent + line)
-    return lines

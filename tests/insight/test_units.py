@@ -133,3 +133,24 @@ def test_report_lines_fit_the_screen_width():
                    "          block_independence yes, block_checksum no",
                    table,  # a table row stays whole: a pager scrolls it
                    '    {"orderId":"ORD-2024000000","status":"PICKING","placedA…']
+
+
+def test_report_text_wraps_evenly_under_its_text():
+    from cqlsh_ext.insight.report import fit
+
+    # The issue's ragged wrap: a comma far back made a short row ("point read,").
+    advice = ("  - a read of one partition (median 1,201 B) decompresses a whole 16 KiB chunk: "
+              "chunk_length_in_kb = 4 reads and decompresses about 4x fewer bytes per point read, for a "
+              "ratio of 1.23 instead of 1.44 on this sample (and 4x more chunk offsets in memory)")
+    out = list(fit([advice], 80))
+    assert out == ["  - a read of one partition (median 1,201 B) decompresses a whole 16 KiB chunk:",
+                   "    chunk_length_in_kb = 4 reads and decompresses about 4x fewer bytes per point",
+                   "    read, for a ratio of 1.23 instead of 1.44 on this sample (and 4x more chunk",
+                   "    offsets in memory)"]  # under the bullet's text
+    # `key  text`: the text continues under itself.
+    row = "  blob bytes               stored 1.2 MiB  decompressed 3.3 MiB, 100 % of stored bytes compressed"
+    assert list(fit([row], 80)) == ["  blob bytes               stored 1.2 MiB  decompressed 3.3 MiB,",
+                                    "                           100 % of stored bytes compressed"]
+    # Too little room under the gap: four columns in from the start instead.
+    assert list(fit(["  Tab" + " " * 60 + "complete: keywords, keyspaces, tables"], 80)) == [
+        "  Tab" + " " * 60 + "complete:", "      keywords, keyspaces, tables"]
