@@ -109,6 +109,9 @@ JDK_EXPECTED = {
     "date": datetime.datetime(2023, 11, 14, 22, 13, 20, 123000, tzinfo=datetime.timezone.utc),
     "uuid": Tagged("UUID", "123e4567-e89b-12d3-a456-426614174000"),
     "big_integer": 123456789012345678901234567890,
+    # Every digit, as BigDecimal.toString writes it (the default decimal context kept 28 of them).
+    "big_decimal_40_digits": Tagged("BigDecimal", "1234567890123456789012345678901234.567890"),
+    "big_decimal_exponent": Tagged("BigDecimal", "1.5E+40"),
     "order": Tagged("SerializedObjects$Order", {
         "id": 1001, "paid": True, "total": 99.5, "customer": "customer-07",
         "day": Tagged("java.time.DayOfWeek", "MONDAY"), "items": ["book", "pen"]}),
