@@ -137,8 +137,9 @@ class ValueReport:
         lines.append(f"  payload: {p.kind}, {report.sized(p.size)}{detail}")
         if p.preview:
             lines.append(f"    {p.preview}")
-        # A name, a header or a reason read from the stored value (a Java class name, a gzip file
-        # name) may hold a newline: each line stays one line, so a value cannot forge report lines.
+        # A name, a header or a reason read from the stored value (a serialized class's name, a
+        # file name in a header) may hold a newline: each line stays one line, so a value cannot
+        # forge report lines.
         return [_escaped(line) for line in lines]
 
 

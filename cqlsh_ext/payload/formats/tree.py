@@ -94,9 +94,9 @@ def _exact() -> decimal.Context:
 
 
 def decimal_text(unscaled: int, exponent: int) -> str:
-    """unscaled x 10^exponent exactly, as Python's decimal writes it ('19.99', '1.2345E+7'): Java's
-    BigDecimal, Smile's, CBOR's decimal fractions, Avro's decimals. Numbers past DECIMAL_BITS, or
-    with an exponent decimal cannot hold, as `<int_text digits>E<exponent>`."""
+    """unscaled x 10^exponent exactly, as Python's decimal writes it ('19.99', '1.2345E+7'): the
+    decimals of the record formats (BigDecimal, decimal fractions, decimal logical types). Numbers
+    past DECIMAL_BITS, or with an exponent decimal cannot hold, as `<int_text digits>E<exponent>`."""
     if unscaled.bit_length() <= DECIMAL_BITS:
         try:
             return str(decimal.Decimal(unscaled).scaleb(exponent, _exact()))
