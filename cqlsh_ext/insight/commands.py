@@ -119,7 +119,9 @@ COMPRESSION_HELP = """
           the sample where the codec takes one.
           Shows ratio, compress and decompress MB/s measured here (warm-up, then
           several runs; the spread is shown), the size buckets and capacity
-          units each would give, and a one-line recommendation.
+          units each would give, and a one-line recommendation. A line on a
+          terminal says which codec is measured; Ctrl-C there stops and reports
+          the codecs measured so far.
 
         COMPRESSION SETTINGS [JSON] [SAMPLE n] [<keyspace>.]<table>
 
