@@ -147,7 +147,10 @@ def mutate(data: bytes, rng: random.Random) -> bytes | None:
     if ops is None or ops[0][0] != "PROTO":
         return None
     kind = rng.choice(KINDS)
-    body, top = shared(kind, rng.randint(3, 40), rng.randint(1, 64))
+    # Mostly structures the budget admits (cheap to run: more executions per second), sometimes
+    # ones that only an unmetered walk would finish (2^40 times the leaf).
+    levels = rng.randint(1, 12) if rng.random() < 0.7 else rng.randint(13, 40)
+    body, top = shared(kind, levels, rng.randint(1, 16))
     offset = top + 1
     seed_ops = [_moved(name, arg, raw, offset) for name, arg, raw in ops[1:]]
     names = [name for name, _, _ in ops[1:]]
