@@ -201,3 +201,17 @@ def test_mutated_jdk_streams_give_a_reason_never_an_exception(jdk):
                 render(read_tree(bytes(mutated)))
             except JavaStreamError:
                 pass
+
+
+def test_a_class_name_in_a_reason_stays_on_one_line():
+    # An Externalizable class written in the old protocol cannot be read without the class: the
+    # reason names it, and the name (the stream's own bytes) may hold a newline or be 65,535 long.
+    for name in ("a\nb", "x" * 60_000):
+        raw = name.encode()
+        flags_no_fields = b"\x04" + struct.pack(">h", 0)  # SC_EXTERNALIZABLE without SC_BLOCK_DATA
+        desc = b"\x72" + struct.pack(">H", len(raw)) + raw + b"\x00" * 8 + flags_no_fields + b"\x78\x70"
+        with pytest.raises(JavaStreamError) as err:
+            read_tree(MAGIC + b"\x73" + desc)
+        reason = str(err.value)
+        assert "\n" not in reason and len(reason) < 200, reason
+        assert reason.endswith("externalizable data in the old protocol, readable by its class only"), reason

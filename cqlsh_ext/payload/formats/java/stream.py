@@ -251,8 +251,8 @@ class _Reader:
         for cls in desc.hierarchy():
             if cls.flags & SC_EXTERNALIZABLE:
                 if not cls.flags & SC_BLOCK_DATA:
-                    raise JavaStreamError(f"{cls.name}: externalizable data in the old protocol, "
-                                          "readable by its class only")
+                    raise JavaStreamError(f"{_in_reason(cls.name)}: externalizable data in the old "
+                                          "protocol, readable by its class only")
                 obj.data.append((cls, {}, self.annotation()))
                 continue
             values = {name: self.field_value(code) for code, name, _ in cls.fields}
@@ -450,6 +450,12 @@ class _TreeBuilder:
                 key = render(key)
             out[key] = self.tree(objects[i + 1], depth + 1)
         return out
+
+
+def _in_reason(name: str) -> str:
+    """A class name inside a reason, which is one line: quoted with its control characters
+    escaped, and cut (the stream says what the name is, up to 65,535 bytes of anything)."""
+    return repr(name[:80]) + ("…" if len(name) > 80 else "")
 
 
 def _one_value(name: str, fields: dict[str, Any], annotations: list[tuple[str, list[Any]]]) -> Any:
