@@ -24,8 +24,9 @@ _STEPS = "\n".join(
         f"Shows that column's blobs as {title(EXAMPLE_SPEC.split('>')[0])} holding "
         f"{title(EXAMPLE_SPEC.split('>')[1])}. Steps: "
         f"{', '.join(CODEC_NAMES)}, then one of {', '.join(payload_help())}, or auto (detect the rest).",
-        "A codec step may name one container as values are labelled (<codec>/<container>) and a level "
-        "(<codec>:N), which encode() writes (HELP ENCODE) and decoding ignores.",
+        "A codec name reads every container labelled with it (<codec>, <codec>/<container>) and no "
+        "other codec's; a step may name one of them (<codec>/<container>) and a level (<codec>:N), "
+        "which encode() writes (HELP ENCODE) and decoding ignores.",
         *argument_help(),
     )
 )

@@ -38,8 +38,9 @@ def fill(text: str, width: int = HELP_WIDTH, indent: int = 10) -> str:
 
 
 _CODECS = fill(
-    f"Decodes every blob with one codec: {', '.join(CODEC_NAMES[:-1])} or {CODEC_NAMES[-1]}. Values that "
-    "do not decode show their hex and the reason.",
+    f"Decodes every blob with one codec: {', '.join(CODEC_NAMES[:-1])} or {CODEC_NAMES[-1]}, in any "
+    "container labelled with its name (<codec>, <codec>/<container>). Values that do not decode show "
+    "their hex and the reason.",
 )
 
 DECOMPRESS_HELP = """

@@ -171,6 +171,8 @@ class Answer:
             grouped = [p.text for p in self.plan.group_by]
             out = []
             for key, results in self.groups.results():
+                if len(key) != len(grouped):  # Groups' one row for no row read: none under GROUP BY
+                    continue
                 agg = iter(results)
                 out.append(tuple(next(agg) if item.kind == "agg" else key[grouped.index(item.name)]
                                  for item in self.plan.items))

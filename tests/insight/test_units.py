@@ -154,3 +154,34 @@ def test_report_text_wraps_evenly_under_its_text():
     # Too little room under the gap: four columns in from the start instead.
     assert list(fit(["  Tab" + " " * 60 + "complete: keywords, keyspaces, tables"], 80)) == [
         "  Tab" + " " * 60 + "complete:", "      keywords, keyspaces, tables"]
+
+
+def test_ctrl_c_while_measuring_keeps_what_was_measured():
+    # KeyboardInterrupt is what Ctrl-C raises in the measuring loop (the terminal test in
+    # tests/repl/test_progress.py presses it); here it comes with the third codec's step.
+    from cqlsh_ext.insight.advise import Advice, Sample
+
+    sample = Sample(40, "auto", 1 << 20)
+    for doc in documents(40, seed=3):
+        sample.add("data", doc.encode())
+        sample.add("other", doc.encode())
+    steps: list[tuple[str, float]] = []
+
+    def step(what: str, done: float) -> None:
+        steps.append((what, done))
+        if len(steps) == 3:
+            raise KeyboardInterrupt
+
+    columns = sample.advise(budget=0.01, repetitions=1, step=step)
+    first, second = columns
+    assert first.interrupted and len(first.results) == 2
+    assert steps[0][0].startswith("data: ") and steps[0][1] == 0.0 and "(1 of " in steps[0][0]
+    total = int(steps[0][0].split(" of ")[1].rstrip(")"))
+    assert f"interrupted while measuring (Ctrl-C): 2 of {total} codecs measured" in first.notes
+    assert first.recommendation and first.recommended is not None  # from the two measured
+    assert second.interrupted and not second.results
+    assert second.recommendation == "not measured: interrupted (Ctrl-C)"
+    advice = Advice("SELECT data, other FROM t", columns, 40)
+    doc = advice.to_json()
+    assert (doc["complete"], doc["interrupted"], doc["interrupted_while"]) == (False, True, "measuring")
+    assert any("INTERRUPTED while measuring" in line for line in advice.render())

@@ -8,7 +8,6 @@ pager for output taller than the screen, with the prompt back after it.
 
 from __future__ import annotations
 
-import os
 import re
 import signal
 import subprocess
@@ -19,18 +18,6 @@ from shell_runner import CQLSH_EXT, isolated_env
 
 SIZES = [(80, 24), (120, 40), (200, 60)]
 RULE = re.compile(r"^-+(\+-+)+$")
-
-
-@pytest.fixture(scope="module")
-def demo_ks(cassandra, tmp_path_factory) -> str:
-    """The demo keyspace, loaded by `cqlsh-ext demo load` as a user does (fewer rows)."""
-    name = f"demo_{os.getpid()}"
-    home = tmp_path_factory.mktemp("demo-home")
-    proc = subprocess.run([CQLSH_EXT, "demo", "load", "-k", name, "--rows", "120", cassandra.host,
-                           str(cassandra.port), "-u", cassandra.username, "-p", cassandra.password],
-                          capture_output=True, text=True, timeout=300, env=isolated_env(home))
-    assert proc.returncode == 0, proc.stderr
-    return name
 
 
 def result_lines(out: str) -> list[str]:
