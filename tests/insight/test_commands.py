@@ -296,7 +296,9 @@ def test_ctrl_c_stops_a_long_scan_and_reports(cassandra, insight, home):
         timeout=120,
         dimensions=(40, 200),
     )
-    child.expect("rows/s")  # the progress line on the terminal: the scan is under way
+    # The progress line with rows counted: the scan is under way (it reads "0 rows" while the first
+    # page is on its way, and Ctrl-C then would find nothing read yet).
+    child.expect(r"[1-9][\d,]* rows, [\d,]+ rows/s")
     child.kill(signal.SIGINT)
     child.expect(pexpect.EOF)
     out = child.before
