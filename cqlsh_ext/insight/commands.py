@@ -101,13 +101,14 @@ COMPRESSION_HELP = """
           partition has the same chance, however wide). Unlike ADVISE and
           SETTINGS, whose SAMPLE n takes the first n values or rows, it reads
           from everywhere in the ring:
-            SAMPLE n                   about n rows
+            SAMPLE n                   the first slices drawn that hold n rows
             SAMPLE p PERCENT           p % of the ring's slices
             SAMPLE UNTIL x PERCENT     until the ratio's interval is within
                                        +-x % (relative)
             SAMPLE                     the same with x = 1
           followed by WITHIN s SECONDS (time limit, default 60) and SEED n (the
-          same slices again).
+          same slices again, and unless the time limit stopped it, the same
+          estimates).
 
         COMPRESSION ADVISE [JSON] [SAMPLE n] <SELECT statement> | [<keyspace>.]<table>
 

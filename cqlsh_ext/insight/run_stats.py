@@ -122,7 +122,7 @@ def _sampled_stats(shell: Shell, parsed: Parsed, stats: Any, plan: Any, read: si
     scanner = shell_scanner(shell, spec, progress)
 
     def start(names: Sequence[str], types: Sequence[Any]) -> bool:
-        stats.set_columns(names, types)
+        sampler.set_columns(names, types)
         return _has_blobs(shell, stats)
 
     taken = consume(scanner, start,
