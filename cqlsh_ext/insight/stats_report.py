@@ -54,6 +54,8 @@ def render_column(col: ColumnStats) -> list[str]:
     )
     codecs = ", ".join(f"{k} {report.count(v)}" for k, v in col.by_codec().items())
     lines.append(f"  by codec: {codecs}")
+    if col.text:
+        lines.append("  a text column, stored uncompressed: COMPRESSION ADVISE says what codecs would save")
     median = doc["median_ratio"]
     comp = doc["compressed"]
     if comp["values"]:
