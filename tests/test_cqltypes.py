@@ -1,11 +1,11 @@
-"""The one model of CQL types (cqlsh_ext.cqltypes): type text, the driver's type classes and cqlsh's
+"""The one model of CQL types (cqlsh_ext.cql.types): type text, the driver's type classes and cqlsh's
 CqlType read into one tree that says where the blobs are, checked on the types a real server made."""
 
 from __future__ import annotations
 
 import pytest
 
-from cqlsh_ext.cqltypes import (
+from cqlsh_ext.cql.types import (
     TEXT,
     CqlType,
     TypeTextError,

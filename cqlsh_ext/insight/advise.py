@@ -280,7 +280,7 @@ class Sample:
         self.columns: dict[str, tuple[list[bytes], list[int], dict[str, int], dict[str, int]]] = {}
 
     def add(self, column: str, value: bytes | str) -> None:
-        """One payload as cqltypes.payload_extractor gives it: a blob's bytes, or a text's str."""
+        """One payload as cql.types.payload_extractor gives it: a blob's bytes, or a text's str."""
         payloads, stored, current, skipped = self.columns.setdefault(column, ([], [], {}, {}))
         if len(payloads) >= self.size or self.total >= self.max_bytes:
             return

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from cqlsh_ext.scanning.scan import Progress, Scanner, ScanSpec, error_text, shell_scanner
 
 if TYPE_CHECKING:
-    from cqlsh_ext.shellapi import Parsed, Shell
+    from cqlsh_ext.cqlsh.protocol import Parsed, Shell
 
 
 def select_text(parsed: Parsed) -> str:
@@ -62,7 +62,7 @@ def target(shell: Shell, parsed: Parsed, action: str, statement: str | None = No
            statement_limit: int | None = None) -> Target | None:
     """What COMPRESSION `action` (or INSPECT) reads: `statement` when given (with its LIMIT), else
     the SELECT given, or for a table named alone a whole-table SELECT of its payload columns (its
-    blob columns, its text columns outside the primary key: cqltypes.table_payload_columns). None
+    blob columns, its text columns outside the primary key: cql.types.table_payload_columns). None
     (said why) when such a table is unknown or has none."""
     from cqlsh_ext.insight.measure import effective_mode
 
@@ -85,7 +85,7 @@ def target(shell: Shell, parsed: Parsed, action: str, statement: str | None = No
         return None
     from cassandra.metadata import protect_name
 
-    from cqlsh_ext.cqltypes import table_payload_columns, udts_of
+    from cqlsh_ext.cql.types import table_payload_columns, udts_of
 
     columns = table_payload_columns(meta, udts_of(shell.conn.metadata.keyspaces.get(ks)))
     if not columns:
@@ -140,7 +140,7 @@ def publish(shell: Shell, parsed: Parsed, to_json: Callable[[], Any],
             render: Callable[[], list[str]]) -> None:
     """A report as one JSON document (asked for, or the shell's output format), else as text laid
     out for the screen."""
-    from cqlsh_ext import jsonenc
+    from cqlsh_ext.common import jsonenc
 
     write(shell, [jsonenc.dumps(to_json())] if wants_json(shell, parsed) else fit_report(shell, render()))
 

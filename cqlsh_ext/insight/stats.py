@@ -4,7 +4,7 @@ Memory stays flat however many rows are scanned: per payload column a handful of
 entry per distinct chain and (bounded) per distinct failure reason, and a median that is exact for
 the first EXACT_VALUES values and then a log-spaced histogram (0.1 % wide bins).
 
-Payloads are cqltypes': the blobs of a column, and a text column's values (stored uncompressed:
+Payloads are as cql.types says: the blobs of a column, and a text column's values (stored uncompressed:
 their UTF-8 bytes, chain "text", never decoded). Sizes: "decompressed" is the payload under the
 compression layers (a serialization stream stays serialized); values that are not compressed, or
 cannot be decoded, count at their stored size. Keyspaces figures are per row over the payload
@@ -22,7 +22,7 @@ from operator import truediv
 from typing import Any
 
 from cqlsh_ext.codecs.base import DEFAULT_CAP
-from cqlsh_ext.cqltypes import payload_columns, payload_extractor
+from cqlsh_ext.cql.types import payload_columns, payload_extractor
 from cqlsh_ext.insight import report
 from cqlsh_ext.insight.measure import COMPRESSED, FROM_HEADER, PLAIN, Peeled, quick
 from cqlsh_ext.insight.median import StreamingMedian
@@ -247,7 +247,7 @@ class Stats:
 
     @property
     def has_payloads(self) -> bool:
-        """The result has a blob or a text column (cqltypes.payload_columns)."""
+        """The result has a blob or a text column (cql.types.payload_columns)."""
         return bool(self._layout and any(self._layout))
 
     def add_rows(self, rows: Sequence[Sequence[Any]]) -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
-from cqlsh_ext.cqltypes import SEQUENCES, UDT, CqlType, from_driver
+from cqlsh_ext.cql.types import SEQUENCES, UDT, CqlType, from_driver
 from cqlsh_ext.insight.stats import Stats
 from cqlsh_ext.spark.session import SparkError, TaskProgress, java_error
 from cqlsh_ext.spark.statement import StatsStatement
@@ -33,12 +33,12 @@ def table_meta(session: Any, keyspace: str | None, table: str) -> tuple[str, Any
 
 def stats_query(session: Any, stmt: StatsStatement, ks: str, meta: Any) -> str:
     """The SELECT the shell scans for this statement (a table named alone: its payload columns,
-    cqltypes.table_payload_columns)."""
+    cql.types.table_payload_columns)."""
     if stmt.select is not None:
         return stmt.select
     from cassandra.metadata import protect_name
 
-    from cqlsh_ext.cqltypes import table_payload_columns, udts_of
+    from cqlsh_ext.cql.types import table_payload_columns, udts_of
 
     columns = table_payload_columns(meta, udts_of(session.cluster.metadata.keyspaces.get(ks)))
     if not columns:
