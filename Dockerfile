@@ -4,12 +4,13 @@
 #   docker run --rm -it cqlsh-ext HOST 9042 -u USER -p PASSWORD
 #   docker run --rm -it cqlsh-ext HOST 9042 -e "SELECT * FROM ks.t LIMIT 5"
 #
-# Amazon Keyspaces: AWS credentials come only from the run, never from the image. Either
+# Amazon Keyspaces: AWS credentials come only from the run, never from the image; --keyspaces
+# logs in with SigV4 unless -u is given (docs/docker.md). Either
 #   docker run --rm -it -e AWS_ACCESS_KEY_ID -e AWS_SECRET_ACCESS_KEY -e AWS_SESSION_TOKEN \
-#     cqlsh-ext --keyspaces us-east-1 --sigv4
-# or a read-only mount of ~/.aws (with AWS_PROFILE to pick a profile):
-#   docker run --rm -it -v "$HOME/.aws:/home/cqlsh/.aws:ro" -e AWS_PROFILE=dev \
-#     cqlsh-ext --keyspaces us-east-1 --sigv4
+#     cqlsh-ext --keyspaces us-east-1
+# or a read-only mount of ~/.aws, with --profile to pick a profile (or -e AWS_PROFILE=dev):
+#   docker run --rm -it -v "$HOME/.aws:/home/cqlsh/.aws:ro" \
+#     cqlsh-ext --keyspaces us-east-1 --profile dev
 # The shell runs as uid 10001. If your ~/.aws files are readable by you only (mode 600), add
 # --user "$(id -u)": HOME stays /home/cqlsh, which any uid of group 0 may write.
 #

@@ -55,6 +55,34 @@ def test_demo_prints_its_status_on_stderr_and_only_the_shell_on_stdout(tmp_path:
         assert status in proc.stderr
 
 
+def test_a_first_demo_says_on_stderr_what_it_is_doing(tmp_path: Path):
+    # The real bin/setup under bin/demo: a first run installs, and says so before pip's quiet minute.
+    root = _checkout(tmp_path, "demo")
+    shutil.copy2(REPO_ROOT / "bin" / "setup", root / "bin" / "setup")
+    (root / "pyproject.toml").write_text('[project]\nname = "x"\n')
+    (root / "cqlsh_ext").mkdir()
+    (root / "cqlsh_ext" / "shell.py").write_text("X = 1\n")
+    calls = root / "calls.log"
+    _script(root / ".venv" / "bin" / "python", f'echo "python $*" >> "{calls}"\n')
+    _script(root / "bin" / "dev-cassandra",
+            "mkdir -p .cache/dev-cassandra\necho 'starting Cassandra 5.0 ...'\n")
+    _script(root / ".venv" / "bin" / "cqlsh-ext",
+            f'echo "cqlsh-ext $*" >> "{calls}"\n'
+            'if [ "$1" = demo ]; then echo "compression_demo.nested_blobs: 1 row"; exit 0; fi\n'
+            'echo "the shell"\n')
+    first = _run(root, "demo")
+    assert first.returncode == 0, first.stderr
+    assert first.stdout == "the shell\n"
+    said = first.stderr.splitlines()
+    assert said[0].startswith("bin/setup: installing cqlsh-ext and its dependencies into .venv"), said
+    assert said[1:] == ["starting Cassandra 5.0 ...", "compression_demo.nested_blobs: 1 row"], said
+    # The demo is loaded with the credentials file the shell is then opened with.
+    assert "cqlsh-ext demo load --if-missing --credentials .cache/dev-cassandra/credentials 127.0.0.1 9042" \
+        in calls.read_text()
+    again = _run(root, "demo")
+    assert "installing" not in again.stderr  # installed: nothing to wait for, nothing said
+
+
 def test_setup_installs_only_when_the_checkout_changed(tmp_path: Path):
     root = _checkout(tmp_path, "setup")
     (root / "pyproject.toml").write_text('[project]\nname = "x"\ndependencies = ["cqlsh==6.2.0"]\n')

@@ -102,3 +102,16 @@ def test_sample_config_documents_every_key_and_reads_back(tmp_path: Path):
     settings = load(None, str(rc))
     assert settings.keyspaces.region == "us-east-1" and settings.display.cells == "cut"
     assert settings.display.columns["shop.orders.body"] == "zstd>msgpack"
+
+
+def test_every_help_text_of_ours_fits_80_columns():
+    # HELP <topic> opens in `less -S` when taller than the screen: a wider line would be cut there.
+    from cqlsh_ext.repl.shellhooks import own_help_texts
+    from cqlsh_ext.settings import Settings
+    from cqlsh_ext.shell import shell_class
+
+    texts = own_help_texts(shell_class(Settings()))
+    assert {text.split("[cqlsh-ext]")[0].split()[0] for text in texts} >= {
+        "QUERIES", "encode()", "DECOMPRESS", "DECODE", "OUTPUT", "INSPECT", "COMPRESSION"}
+    wide = [line for text in texts for line in text.splitlines() if len(line) > 79]
+    assert not wide, wide

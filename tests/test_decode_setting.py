@@ -166,3 +166,46 @@ def test_protobuf_with_a_descriptor_set_through_the_server(cassandra, tmp_path):
     code, out, err = ext(cassandra, tmp_path, "--cqlshrc", str(rc), "--output-format", "json", "-e", select)
     assert code == 0, err
     assert json.loads(out)["body"]["payload"]["items"] == [{"sku": "SKU-2", "qty": 1}]
+
+
+def test_a_codec_name_reads_only_the_containers_labelled_with_it(cassandra, tmp_path):
+    # Issue 33: a `deflate` setting showed a gzip value as [gzip] {...}. A codec name means the
+    # containers labelled with it, as `snappy` means snappy/framed too: `deflate` is raw deflate,
+    # and gzip and zlib values under it show their hex and which name reads them. DECODE, a
+    # --decode flag and -d agree.
+    import gzip
+    import zlib
+
+    import snappy
+
+    doc = b'{"id": 7, "note": "' + b"deflate " * 20 + b'"}'
+    raw = zlib.compressobj(6, zlib.DEFLATED, -15)
+    values = {"raw deflate": raw.compress(doc) + raw.flush(), "gzip": gzip.compress(doc, mtime=0),
+              "zlib": zlib.compress(doc), "snappy framed": snappy.StreamCompressor().compress(doc)}
+    ks = cassandra.create_keyspace("names")
+    session = cassandra.session(ks)
+    session.execute("CREATE TABLE v (name text PRIMARY KEY, data blob)")
+    for name, value in values.items():
+        session.execute("INSERT INTO v (name, data) VALUES (%s, %s)", (name, value))
+    session.shutdown()
+    select = f"SELECT name, data FROM {ks}.v"
+
+    def cells(*args: str) -> dict[str, str]:
+        code, out, err = ext(cassandra, tmp_path, *args)
+        assert code == 0, err
+        return {line.split(" | ")[0].strip(): line.split(" | ")[1].strip()
+                for line in out.splitlines() if " | " in line and not line.lstrip().startswith("name ")}
+
+    script = tmp_path / "decode.cql"
+    script.write_text(f"DECODE '{ks}.v.data' AS 'deflate';\n{select};\n")
+    for shown, prefix in ((cells("-f", str(script)), "as deflate: "),
+                          (cells("--decode", f"{ks}.v.data=deflate", "-e", select), "as deflate: "),
+                          (cells("-d", "deflate", "-e", select), "")):
+        assert shown["raw deflate"] == f"[deflate] {doc.decode()}", shown
+        for name in ("gzip", "zlib"):
+            assert shown[name].startswith(f"0x{values[name].hex()} ({prefix}deflate: "), shown[name]
+            assert shown[name].endswith(f"; the value is a {name} stream (name it {name}))"), shown[name]
+    # A family name reads every container labelled with it.
+    assert cells("--decode", f"{ks}.v.data=snappy", "-e", select)["snappy framed"] == (
+        f"[snappy/framed] {doc.decode()}")
+    assert cells("--decode", f"{ks}.v.data=gzip", "-e", select)["gzip"] == f"[gzip] {doc.decode()}"

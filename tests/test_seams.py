@@ -173,6 +173,18 @@ def test_driver_paging_internals():
         assert hasattr(ResponseFuture, name), name
 
 
+def test_credentials_file_rule(tmp_path):
+    creds = tmp_path / "credentials"
+    assert seams.credentials_file_secure(str(creds))  # missing: nothing to refuse
+    creds.write_text("[plain_text_auth]\nusername = u\n")
+    creds.chmod(0o600)
+    assert seams.credentials_file_secure(str(creds))
+    creds.chmod(0o640)
+    assert not seams.credentials_file_secure(str(creds))
+    # The rule cqlsh itself applies to --credentials.
+    assert "is_file_secure(options.credentials)" in inspect.getsource(cqlshmain.read_options)
+
+
 def test_help_topic_is_listed_printed_and_completed_by_cqlsh():
     import io
 

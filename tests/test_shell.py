@@ -424,6 +424,10 @@ def test_scripts_keep_whole_values_without_padding_the_other_rows(cassandra, ks,
     for name in ("a", "b", "d"):  # short values keep short lines
         assert len(rows[name]) < 60, rows[name]
     assert rows["b"].endswith("[gzip] small")
+    # As README and docs/interactive.md say: the rule under the header is as wide as the column
+    # without the long value, so narrower than it; the other rows line up under the rule.
+    rule = next(line for line in out.splitlines() if re.fullmatch(r"-+\+-+", line))
+    assert len(rule) < len(rows["c"]) and len(rule) == len(rows["a"]) + 1 == len(rows["b"]) + 1
 
 
 def test_cqlsh_blob_test_values_print_as_stock_even_in_auto_mode(cassandra, ks, tmp_path):

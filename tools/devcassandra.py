@@ -687,6 +687,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             if pid := inst.pid():
                 print(f"already running (pid {pid}); log {inst.log_path}")
                 return 0
+            # Starting takes seconds (and a download the first time): say so before waiting.
+            print(f"starting Cassandra 5.0 in {inst.directory} (CQL on {cfg.host}:{cfg.native_port}) ...",
+                  flush=True)
             t0 = time.monotonic()
             inst.start(args.timeout, clean=args.clean)
             print(f"Cassandra listening for CQL on {cfg.host}:{cfg.native_port} "

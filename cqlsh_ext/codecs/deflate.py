@@ -1,5 +1,8 @@
 """DEFLATE family: gzip (multi-member), zlib (FDICT recognised), raw deflate (on request only).
 
+Each is a codec name of its own, as values are labelled: `deflate` is raw deflate only, and a gzip
+or zlib value named `deflate` shows its hex with a reason that names its codec.
+
 Uses zlib.decompressobj(...).decompress(b, cap): it caps output (gzip.decompress does not) and
 costs ~0.6 us to build, less than cramjam's wrappers for small values.
 """
@@ -46,7 +49,7 @@ class Gzip(Format):
     grade = "A"
     magic = GZIP_MAGIC
     trailer_fields = ("CRC32", "ISIZE", "ratio")
-    tried_by = {"gzip": 10, "deflate": 20}
+    tried_by = {"gzip": 10}
     signature_priority = 80
     header_sized_from = 0  # ISIZE is read from the trailer; peeking decodes only the first bytes
 
@@ -186,7 +189,7 @@ class Zlib(Format):
     primary = True
     grade = "B"
     magic = b"\x78"
-    tried_by = {"zlib": 10, "deflate": 10}
+    tried_by = {"zlib": 10}
     signature_priority = 110
     # CM 8 with CINFO 0..7: 0x08, 0x18, ... 0x78 (0x78 is what every real producer writes)
     lead_bytes = bytes(range(0x08, 0x80, 0x10))
@@ -288,6 +291,17 @@ class RawDeflate(Format):
         return False
 
     def decode(self, data: bytes, cap: int) -> Decoded:
+        try:
+            return self._inflate(data, cap)
+        except DecodeError as err:
+            # A wrapped stream is no raw deflate: say which codec names it.
+            wrapped = next((f for f in (GZIP, ZLIB) if f.matches(data)), None)
+            if wrapped is None:
+                raise
+            named = f"the value is a {wrapped.label} stream (name it {wrapped.codec})"
+            raise DecodeError(f"{err}; {named}") from None
+
+    def _inflate(self, data: bytes, cap: int) -> Decoded:
         if not data:
             raise DecodeError("empty value")
         try:

@@ -24,8 +24,9 @@ _STEPS = "\n".join(
         f"Shows that column's blobs as {title(EXAMPLE_SPEC.split('>')[0])} holding "
         f"{title(EXAMPLE_SPEC.split('>')[1])}. Steps: "
         f"{', '.join(CODEC_NAMES)}, then one of {', '.join(payload_help())}, or auto (detect the rest).",
-        "A codec step may name one container as values are labelled (<codec>/<container>) and a level "
-        "(<codec>:N), which encode() writes (HELP ENCODE) and decoding ignores.",
+        "A codec name reads every container labelled with it (<codec>, <codec>/<container>) and no "
+        "other codec's; a step may name one of them (<codec>/<container>) and a level (<codec>:N), "
+        "which encode() writes (HELP ENCODE) and decoding ignores.",
         *argument_help(),
     )
 )
@@ -33,8 +34,9 @@ _STEPS = "\n".join(
 DECODE_HELP = """
         DECODE [cqlsh-ext]
 
-          Tells cqlsh-ext what a blob column holds when it cannot be detected, for this
-          session: the codecs from the outside in, then the payload format.
+          Tells cqlsh-ext what a blob column holds when it cannot be detected,
+          for this session: the codecs from the outside in, then the payload
+          format.
 
         DECODE
 
@@ -43,15 +45,17 @@ DECODE_HELP = """
         DECODE 'keyspace.table.column' AS '""" + EXAMPLE_SPEC + """'
 
 """ + _STEPS + """
-          A blob inside a collection or UDT: 'ks.t.col.item', 'ks.t.col.key', 'ks.t.col.value',
-          'ks.t.col.<field>'; a setting on the column covers the blobs inside it.
+          A blob inside a collection or UDT: 'ks.t.col.item', 'ks.t.col.key',
+          'ks.t.col.value', 'ks.t.col.<field>'; a setting on the column covers
+          the blobs inside it.
           A value the setting does not fit shows its hex and why.
 
         DECODE 'keyspace.table.column' AUTO
 
           Drops the setting: the column is detected again.
 
-          Same as --decode COLUMN=SPEC, or lines in the [cqlsh_ext.decode] section of cqlshrc.
+          Same as --decode COLUMN=SPEC, or lines in the [cqlsh_ext.decode]
+          section of cqlshrc.
         """
 
 

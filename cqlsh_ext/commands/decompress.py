@@ -18,7 +18,11 @@ DECOMPRESS_GRAMMAR = r"""
                    ;
 """
 
-def fill(text: str, width: int = 98, indent: int = 10) -> str:
+#: Help texts fit an 80-column terminal (less -S chops nothing), as cqlsh's own mostly do.
+HELP_WIDTH = 79
+
+
+def fill(text: str, width: int = HELP_WIDTH, indent: int = 10) -> str:
     """`text` wrapped at spaces into indented lines of at most `width` characters (a long word
     stays whole): help text built from declared names. textwrap would cost start-up time."""
     lines: list[str] = []
@@ -34,9 +38,9 @@ def fill(text: str, width: int = 98, indent: int = 10) -> str:
 
 
 _CODECS = fill(
-    f"Decodes every blob with one codec: {', '.join(CODEC_NAMES[:-1])} or {CODEC_NAMES[-1]}. Values that "
-    "do not decode show their hex and the reason.",
-    width=92,
+    f"Decodes every blob with one codec: {', '.join(CODEC_NAMES[:-1])} or {CODEC_NAMES[-1]}, in any "
+    "container labelled with its name (<codec>, <codec>/<container>). Values that do not decode show "
+    "their hex and the reason.",
 )
 
 DECOMPRESS_HELP = """
@@ -50,7 +54,8 @@ DECOMPRESS_HELP = """
 
         DECOMPRESS AUTO
 
-          Detects the compression format of every blob and shows its content (the default).
+          Detects the compression format of every blob and shows its content
+          (the default).
 
         DECOMPRESS OFF
 

@@ -53,6 +53,8 @@ SEAMS: tuple[tuple[str, str, str], ...] = (
               "has_more_pages and fetch_next_page() of a result", "shell, payload_select.result"),
     ("cqlsh", "Cluster and ssl_settings looked up in cqlshmain, copyutil and sslhandling: "
               "install_connection_hook", "keyspaces.wiring, keyspaces.tls"),
+    ("cqlsh", "util.is_file_secure: a credentials file is read only when it is the user's own and "
+              "not readable by group or others: credentials_file_secure", "demo.cli"),
     ("cassandra-driver", "ResultSet._current_rows set by page prefetching; ResponseFuture."
                          "start_fetching_next_page/has_more_pages/result()", "output.paging"),
     ("cassandra-driver", "type classes carry typename and subtypes; a UserType's fieldnames, a "
@@ -214,6 +216,14 @@ def help_topic(word: str, text: str) -> Callable[..., None]:
     topic.__name__ = f"do_{word}"
     topic.__doc__ = text
     return topic
+
+
+def credentials_file_secure(path: str) -> bool:
+    """cqlsh's rule for a credentials file: used only when owned by the user and not readable by
+    group or others (a missing file is no risk)."""
+    from cqlshlib.util import is_file_secure
+
+    return bool(is_file_secure(path))
 
 
 def text_formatting() -> tuple[Callable[..., Any], Any, Callable[..., str]]:

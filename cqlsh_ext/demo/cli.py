@@ -20,6 +20,10 @@ import cramjam
 
 from cqlsh_ext.demo.records import documents
 from cqlsh_ext.demo.samples import samples
+from cqlsh_ext.insight.shellside import plural
+
+#: cqlsh's own default credentials file.
+DEFAULT_CREDENTIALS = "~/.cassandra/credentials"
 
 SCHEMA = """
 CREATE KEYSPACE IF NOT EXISTS {ks} WITH replication = {{'class': 'SimpleStrategy', 'replication_factor': 1}};
@@ -35,16 +39,58 @@ CREATE TABLE IF NOT EXISTS {ks}.nested_blobs (id int PRIMARY KEY, by_codec map<t
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="cqlsh-ext demo", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="action", required=True)
-    load = sub.add_parser("load", help="create the demo keyspace and tables and fill them")
-    load.add_argument("host", nargs="?", default=os.environ.get("CQLSH_HOST", "127.0.0.1"))
-    load.add_argument("port", nargs="?", type=int, default=int(os.environ.get("CQLSH_PORT", "9042")))
-    load.add_argument("-u", "--username", default="cassandra")
-    load.add_argument("-p", "--password", default=os.environ.get("CQLSH_EXT_DEMO_PASSWORD", "cassandra"))
-    load.add_argument("-k", "--keyspace", default="compression_demo")
-    load.add_argument("--rows", type=int, default=2000, help="documents per JSON table (default 2000)")
-    load.add_argument("--connect-timeout", type=float, default=10.0)
+    load = sub.add_parser("load", help="create the demo keyspace and tables and fill them",
+                          description="Create the demo keyspace and its tables and fill them. The login "
+                                      "is found as cqlsh finds it: -u/-p, else the credentials file, "
+                                      "else cassandra/cassandra.")
+    load.add_argument("host", nargs="?", default=os.environ.get("CQLSH_HOST", "127.0.0.1"),
+                      help="the server (default: $CQLSH_HOST, else 127.0.0.1)")
+    load.add_argument("port", nargs="?", type=int, default=int(os.environ.get("CQLSH_PORT", "9042")),
+                      help="its CQL port (default: $CQLSH_PORT, else 9042)")
+    load.add_argument("-u", "--username",
+                      help="user to log in as (default: the credentials file's, else cassandra)")
+    load.add_argument("-p", "--password",
+                      help="its password (default: $CQLSH_EXT_DEMO_PASSWORD, the credentials file's, "
+                           "else cassandra)")
+    load.add_argument("--credentials", metavar="FILE", default=DEFAULT_CREDENTIALS,
+                      help="a credentials file as cqlsh reads it: [plain_text_auth] username and password; "
+                           "used only when it is yours and readable by you alone, as in cqlsh "
+                           "(default: %(default)s)")
+    load.add_argument("-k", "--keyspace", default="compression_demo",
+                      help="the keyspace to create and fill (default: %(default)s)")
+    load.add_argument("--rows", type=int, default=2000, help="documents per JSON table (default %(default)s)")
+    load.add_argument("--connect-timeout", type=float, default=10.0, metavar="SECONDS",
+                      help="how long to wait for the server (default: %(default)s)")
     load.add_argument("--if-missing", action="store_true", help="do nothing when the demo data is there")
     return parser
+
+
+def login(args: argparse.Namespace) -> tuple[str, str]:
+    """(username, password) as cqlsh picks them: the flags, then the credentials file (when it is
+    the user's own and unreadable by others), then the demo server's cassandra/cassandra; the
+    password from $CQLSH_EXT_DEMO_PASSWORD before the file."""
+    import configparser
+
+    from cqlsh_ext.cqlsh.seams import credentials_file_secure
+
+    path = os.path.expanduser(args.credentials)
+    from_file: dict[str, str] = {}
+    if not credentials_file_secure(path):
+        print(f"cqlsh-ext demo: credentials file {path} not used: it must be yours and readable by you "
+              f"only (chmod 600 {path}), as cqlsh requires", file=sys.stderr)
+    else:
+        creds = configparser.RawConfigParser()
+        try:
+            creds.read(path)
+        except (configparser.Error, OSError, UnicodeDecodeError) as err:
+            print(f"cqlsh-ext demo: credentials file {path} not read: {err}", file=sys.stderr)
+        else:
+            if creds.has_section("plain_text_auth"):
+                from_file = dict(creds.items("plain_text_auth"))
+    username = args.username or from_file.get("username") or "cassandra"
+    password = (args.password or os.environ.get("CQLSH_EXT_DEMO_PASSWORD") or from_file.get("password")
+                or "cassandra")
+    return username, password
 
 
 def load(session: Any, keyspace: str, rows: int) -> dict[str, int]:
@@ -112,11 +158,12 @@ def main(argv: list[str]) -> int:
     from cassandra.auth import PlainTextAuthProvider
     from cassandra.cluster import Cluster, NoHostAvailable
 
+    username, password = login(args)
     cluster = Cluster(
         [args.host],
         port=args.port,
         connect_timeout=args.connect_timeout,
-        auth_provider=PlainTextAuthProvider(args.username, args.password),
+        auth_provider=PlainTextAuthProvider(username, password),
     )
     try:
         session = cluster.connect()
@@ -124,6 +171,9 @@ def main(argv: list[str]) -> int:
         if args.if_missing and is_loaded(session, args.keyspace):
             print(f"{args.keyspace}: demo data already loaded")
             return 0
+        # Status on stderr (the counts below are the result): loading takes seconds.
+        print(f"{args.keyspace}: loading the demo data ({plural(args.rows, 'document')} per JSON table) ...",
+              file=sys.stderr, flush=True)
         written = load(session, args.keyspace, args.rows)
     except NoHostAvailable as err:
         print(
@@ -133,7 +183,7 @@ def main(argv: list[str]) -> int:
     finally:
         cluster.shutdown()
     for table, count in written.items():
-        print(f"{args.keyspace}.{table}: {count} rows")
+        print(f"{args.keyspace}.{table}: {plural(count, 'row')}")
     return 0
 
 

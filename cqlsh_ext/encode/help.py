@@ -19,16 +19,18 @@ _CODEC = CODEC_EXAMPLES[0]
 ENCODE_HELP = f"""
         encode() [cqlsh-ext]
 
-          Writes a blob value as its producer writes it, in INSERT, UPDATE and BATCH, wherever a
-          blob goes (a column, a list or set item, a map key or value, a tuple element, a UDT
-          field, a WHERE on a blob key):
+          Writes a blob value as its producer writes it, in INSERT, UPDATE and
+          BATCH, wherever a blob goes (a column, a list or set item, a map key
+          or value, a tuple element, a UDT field, a WHERE on a blob key):
 
           INSERT INTO ks.t (id, data) VALUES (1, encode('{_CODEC}', 'some text'));
-          UPDATE ks.t SET m['k'] = encode('{EXAMPLE_SPEC}', '{{"a": 1}}') WHERE id = 5;
+          UPDATE ks.t SET m['k'] = encode('{EXAMPLE_SPEC}', '{{"a": 1}}')
+              WHERE id = 5;
 
-          The first argument is a chain as in DECODE, from the stored bytes inwards; the second
-          the text itself, JSON for a record format, or a blob literal 0x... to compress as it is.
-          encode('...') with one argument takes the chain from the column's DECODE setting.
+          The first argument is a chain as in DECODE, from the stored bytes
+          inwards; the second the text itself, JSON for a record format, or a
+          blob literal 0x... to compress as it is. encode('...') with one
+          argument takes the chain from the column's DECODE setting.
 
 """ + "\n".join(fill(text) for text in (
     f"Codecs: {', '.join(CODEC_NAMES)}; a bare name writes its most common producer's container, "

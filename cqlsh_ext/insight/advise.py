@@ -15,7 +15,7 @@ other half of the sample, never on the value itself.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from cqlsh_ext.insight import isolate, report
@@ -42,6 +42,9 @@ ADVISE_SAMPLE_BYTES = 64 << 20
 #: dominate a write path, nor decompressing a read path.
 FAST_COMPRESS, FAST_DECOMPRESS = 50.0, 200.0
 
+#: Told what is measured next: (what, share of the measuring done so far); a progress line.
+Step = Callable[[str, float], None]
+
 
 @dataclass
 class ColumnAdvice:
@@ -60,6 +63,8 @@ class ColumnAdvice:
     notes: list[str] = field(default_factory=list)
     recommendation: str = ""
     recommended: str | None = None
+    #: Ctrl-C while measuring: the settings measured before it are the results.
+    interrupted: bool = False
 
     def _rows(self) -> list[tuple[str, str, list[int]]]:
         """(name, family, sizes) of the reference rows and every codec."""
@@ -91,6 +96,7 @@ class ColumnAdvice:
         stored = sum(self.stored_sizes)
         return {
             "column": self.column,
+            "measured_all": not self.interrupted,
             "values": self.payloads,
             "payload_bytes": self.payload_bytes,
             "stored_bytes": stored,
@@ -191,7 +197,10 @@ def advise_column(
     skipped: dict[str, int],
     budget: float = BUDGET_S,
     repetitions: int = REPETITIONS,
+    step: Step | None = None,
 ) -> ColumnAdvice:
+    """Every codec measured on the column's payloads; Ctrl-C (KeyboardInterrupt) stops the
+    measuring and the advice covers the codecs measured before it (`interrupted`)."""
     sizes = [len(p) for p in payloads]
     advice = ColumnAdvice(column, len(payloads), sum(sizes), sizes, list(stored_sizes), current, skipped)
     if not payloads:
@@ -201,21 +210,31 @@ def advise_column(
     advice.notes.extend(missing)
     dictionaries = dictionary_formats()
     big = advice.payload_bytes > SLOW_LIMIT
+    todo = [c for c in codecs if not (c.slow and big)]
     for codec in codecs:
         if codec.slow and big:
             advice.notes.append(
                 f"{codec.name} skipped: the sample is over {SLOW_LIMIT >> 20} MiB (too slow to "
                 "measure here; use SAMPLE to measure a smaller one)"
             )
-            continue
-        advice.results.append(measure(codec, payloads, budget, repetitions))
-        fmt = dictionaries.get(codec.name)
-        if fmt is not None:
-            dict_result = with_dictionary(fmt, payloads, budget, repetitions)
-            if isinstance(dict_result, str):
-                advice.notes.append(f"{fmt.label} + dictionary: {dict_result}")
-            else:
-                advice.results.append(dict_result)
+    measured = 0
+    try:
+        for codec in todo:
+            if step is not None:
+                step(f"{codec.name} ({measured + 1} of {len(todo)})", measured / len(todo))
+            advice.results.append(measure(codec, payloads, budget, repetitions))
+            measured += 1
+            fmt = dictionaries.get(codec.name)
+            if fmt is not None:
+                dict_result = with_dictionary(fmt, payloads, budget, repetitions)
+                if isinstance(dict_result, str):
+                    advice.notes.append(f"{fmt.label} + dictionary: {dict_result}")
+                else:
+                    advice.results.append(dict_result)
+    except KeyboardInterrupt:
+        advice.interrupted = True
+        advice.notes.append(f"interrupted while measuring (Ctrl-C): {measured} of {len(todo)} codecs "
+                            "measured")
     advice.recommended, advice.recommendation = recommend(advice)
     return advice
 
@@ -315,10 +334,26 @@ class Sample:
             and all(len(c[0]) >= self.size for c in self.columns.values())
         )
 
-    def advise(self, budget: float = BUDGET_S, repetitions: int = REPETITIONS) -> list[ColumnAdvice]:
-        out = []
-        for name, (payloads, stored, current, skipped) in self.columns.items():
-            result = advise_column(name, payloads, stored, current, skipped, budget, repetitions)
+    def advise(self, budget: float = BUDGET_S, repetitions: int = REPETITIONS,
+               step: Step | None = None) -> list[ColumnAdvice]:
+        """Each column's advice; after Ctrl-C the columns not reached are listed unmeasured."""
+        out: list[ColumnAdvice] = []
+        columns = list(self.columns.items())
+        for n, (name, (payloads, stored, current, skipped)) in enumerate(columns):
+            if out and out[-1].interrupted:
+                unmeasured = ColumnAdvice(name, len(payloads), sum(len(p) for p in payloads),
+                                          [len(p) for p in payloads], list(stored), current, skipped)
+                unmeasured.interrupted = True
+                unmeasured.recommendation = "not measured: interrupted (Ctrl-C)"
+                out.append(unmeasured)
+                continue
+
+            def column_step(what: str, done: float, name: str = name, n: int = n) -> None:
+                assert step is not None
+                step(f"{name}: {what}" if len(columns) > 1 else what, (n + done) / len(columns))
+
+            result = advise_column(name, payloads, stored, current, skipped, budget, repetitions,
+                                   column_step if step is not None else None)
             if self.total >= self.max_bytes:
                 result.notes.append(f"the sample stopped at {self.max_bytes >> 20} MiB of payloads")
             out.append(result)
@@ -331,16 +366,24 @@ class Advice:
     columns: list[ColumnAdvice]
     rows: int
     elapsed: float = 0.0
+    #: Ctrl-C while the sample was read (the sample holds the rows read before it).
     interrupted: bool = False
     error: str | None = None
+
+    @property
+    def measuring_interrupted(self) -> bool:
+        """Ctrl-C while the codecs were measured (the columns say how far each got)."""
+        return any(c.interrupted for c in self.columns)
 
     def to_json(self) -> dict[str, object]:
         return {
             "command": "COMPRESSION ADVISE",
             "query": self.query,
             "rows": self.rows,
-            "complete": not self.interrupted and self.error is None,
-            "interrupted": self.interrupted,
+            "complete": not self.interrupted and not self.measuring_interrupted and self.error is None,
+            "interrupted": self.interrupted or self.measuring_interrupted,
+            "interrupted_while": ("reading the sample" if self.interrupted
+                                  else "measuring" if self.measuring_interrupted else None),
             "error": self.error,
             "elapsed_s": round(self.elapsed, 3),
             "speed_unit": "MB/s = 10^6 bytes of decompressed data per second, median of the timed runs",
@@ -350,11 +393,15 @@ class Advice:
     def render(self) -> list[str]:
         lines = [
             f"COMPRESSION ADVISE: sample of {report.count(self.rows)} rows, measured in {self.elapsed:.1f} s",
-            "  speeds in MB/s of decompressed data on this machine: median of timed runs after a warm-up,",
-            "  ± half the spread between the fastest and slowest run; WCU/RCU count each value as one row",
+            "  speeds in MB/s of decompressed data on this machine: median of timed runs after a warm-up, "
+            "± half the spread between the fastest and slowest run",
+            "  WCU/RCU count each value as one row",
         ]
         if self.interrupted:
             lines.append("  INTERRUPTED: the sample holds the rows read before Ctrl-C.")
+        if self.measuring_interrupted:
+            lines.append("  INTERRUPTED while measuring: the figures cover the codecs measured before "
+                         "Ctrl-C.")
         if self.error:
             lines.append(f"  STOPPED BY AN ERROR: {self.error}; the sample holds the rows read before it.")
         if not self.columns:

@@ -2,13 +2,15 @@
 
 The value is the stored bytes (a file, or stdin with '-'), or a `0x...` hex string as cqlsh prints a
 blob (given as the argument itself, or as the content of the file/stdin; a trailing "(reason)"
-that cqlsh-ext prints after undecoded values is ignored). --raw never reads hex.
+that cqlsh-ext prints after undecoded values is ignored). --raw never reads hex. The report is
+fitted to a terminal (insight.report.fit) and printed in whole lines to a pipe or a file.
 """
 
 from __future__ import annotations
 
 import argparse
 import re
+import shutil
 import sys
 from pathlib import Path
 
@@ -110,16 +112,19 @@ def main(argv: list[str]) -> int:
     from cqlsh_ext.common import jsonenc as jsonout
     from cqlsh_ext.insight.inspect import inspect_value
     from cqlsh_ext.insight.measure import effective_mode
+    from cqlsh_ext.insight.report import fit
 
+    # As in the shell: fitted to a terminal, whole lines to a pipe or a file.
+    width = shutil.get_terminal_size().columns if sys.stdout.isatty() else 0
     where: dict[str, object] = {"file": label}
     report = inspect_value(value, where, effective_mode(mode), cap)
     try:
-        text = jsonout.dumps(report.to_json()) if args.json else "\n".join(report.render())
+        text = jsonout.dumps(report.to_json()) if args.json else "\n".join(fit(report.render(), width))
     except Exception as err:  # the last resort: the value's one line, not a traceback
         from cqlsh_ext.codecs._common import reason
         from cqlsh_ext.insight.inspect import unreadable
 
         report = unreadable(value, where, f"could not be inspected: {reason(err)}")
-        text = jsonout.dumps(report.to_json()) if args.json else "\n".join(report.render())
+        text = jsonout.dumps(report.to_json()) if args.json else "\n".join(fit(report.render(), width))
     print(text)
     return 0

@@ -58,7 +58,6 @@ INSPECT_HELP = """
     "computed values shown), the stored and decompressed sizes and ratio, and the payload's kind "
     f"(JSON, text, {title(_STREAM)} String, binary). Values that are not compressed or cannot be "
     "decoded say why.",
-    width=84,
 ) + """
 
         INSPECT SELECT data FROM ks.t WHERE id = 42;
@@ -71,8 +70,8 @@ INSPECT_HELP = """
 COMPRESSION_HELP = """
         COMPRESSION STATS | ADVISE | SETTINGS [cqlsh-ext]
 
-        COMPRESSION STATS [JSON] [SAMPLE ...] [PARALLEL n] [DECODE ALL] [CONFIRM]
-                          <SELECT statement> | [<keyspace>.]<table>
+        COMPRESSION STATS [JSON] [SAMPLE ...] [PARALLEL n] [DECODE ALL]
+                          [CONFIRM] <SELECT statement> | [<keyspace>.]<table>
 
           Pages through the result (a progress line on a terminal; Ctrl-C stops
           and still reports) and shows per blob column: values by codec and
@@ -97,7 +96,8 @@ COMPRESSION_HELP = """
           the server estimates at 1 GB or more, a full scan first shows its
           estimated rows, GB and read units and asks; from a script (-e, -f)
           it runs only with CONFIRM. Overload, throttling and timeouts are
-          retried with backoff (at most 8 times per page) and named in the report.
+          retried with backoff (at most 8 times per page) and named in the
+          report.
 
           SAMPLE estimates the same figures for the whole table, each with a
           95 % interval, from random token-range slices read whole (every
@@ -113,7 +113,8 @@ COMPRESSION_HELP = """
           same slices again, and unless the time limit stopped it, the same
           estimates).
 
-        COMPRESSION ADVISE [JSON] [SAMPLE n] <SELECT statement> | [<keyspace>.]<table>
+        COMPRESSION ADVISE [JSON] [SAMPLE n]
+                           <SELECT statement> | [<keyspace>.]<table>
 
           Takes the decompressed payloads of the first n values per blob or
           text column (default 300, in the result's order: not a random
@@ -124,7 +125,9 @@ COMPRESSION_HELP = """
           the sample where the codec takes one.
           Shows ratio, compress and decompress MB/s measured here (warm-up, then
           several runs; the spread is shown), the size buckets and capacity
-          units each would give, and a one-line recommendation.
+          units each would give, and a one-line recommendation. A line on a
+          terminal says which codec is measured; Ctrl-C there stops and reports
+          the codecs measured so far.
 
         COMPRESSION SETTINGS [JSON] [SAMPLE n] [<keyspace>.]<table>
 

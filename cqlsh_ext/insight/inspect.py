@@ -137,7 +137,10 @@ class ValueReport:
         lines.append(f"  payload: {p.kind}, {report.sized(p.size)}{detail}")
         if p.preview:
             lines.append(f"    {p.preview}")
-        return lines
+        # A name, a header or a reason read from the stored value (a serialized class's name, a
+        # file name in a header) may hold a newline: each line stays one line, so a value cannot
+        # forge report lines.
+        return [_escaped(line) for line in lines]
 
 
 def inspect_value(
@@ -284,10 +287,8 @@ def _payload(peeled: Peeled, truncated: bool) -> Payload:
                 tree = stream.read(data)
             except PayloadError as err:
                 return Payload(f"{stream.title} {content.kind}{name} (not deserialized)", size, str(err))
-            from cqlsh_ext.payload.formats.tree import render
-
             return Payload(f"{stream.title} {content.kind}{name}", size,
-                           "read from the stream's grammar, never deserialized", _preview(render(tree)))
+                           "read from the stream's grammar, never deserialized", _tree_preview(tree))
         text = content.text
         return Payload(
             f"{stream.title} {content.kind} holding {_text_kind(text, truncated or content.truncated)}",
@@ -301,13 +302,12 @@ def _payload(peeled: Peeled, truncated: bool) -> Payload:
         return Payload(_text_kind(text, truncated), size, f"{len(text):,} characters", _preview(text))
     if not truncated:  # a record format read as the display reads it (payload.formats)
         from cqlsh_ext.payload import formats
-        from cqlsh_ext.payload.formats.tree import render
 
         structured = formats.detect(data)
         if structured is not None:
             fmt, tree = structured
             return Payload(fmt.label(data), size, "decoded from the format's own structure, nothing executed",
-                           _preview(render(tree)))
+                           _tree_preview(tree))
     kind = next((name for name, magic in _BINARY_MAGIC if data.startswith(magic)), None)
     return Payload(kind or "binary", size, None, "0x" + data[:48].hex() + ("..." if len(data) > 48 else ""))
 
@@ -328,10 +328,23 @@ def _text_kind(text: str, truncated: bool) -> str:
     return "text"
 
 
+def _escaped(text: str) -> str:
+    """One line: control characters (newlines included) shown as escapes, the rest as is."""
+    return _CONTROL.sub(lambda m: repr(m.group())[1:-1], text)
+
+
 def _preview(text: str) -> str:
-    # One line: control characters (newlines included) shown as escapes, the rest as is.
-    shown = _CONTROL.sub(lambda m: repr(m.group())[1:-1], text[:PREVIEW_CHARS])
-    return shown + ("..." if len(text) > PREVIEW_CHARS else "")
+    return _escaped(text[:PREVIEW_CHARS]) + ("..." if len(text) > PREVIEW_CHARS else "")
+
+
+def _tree_preview(tree: Any) -> str:
+    """The start of a record as the display writes it, rendered within a budget of the preview's
+    characters: a record of megabytes is not written whole for one line."""
+    from cqlsh_ext.payload.budget import Budget
+    from cqlsh_ext.payload.formats.tree import render_cut
+
+    text, _ = render_cut(tree, None, Budget(chars=PREVIEW_CHARS + 1))
+    return _preview(text)
 
 
 # ------------------------------------------------------------------------------------------- text
@@ -395,7 +408,8 @@ def _render_layer(n: int, layer: LayerReport) -> list[str]:
 
 def _render_fields(fields: dict[str, object], indent: str) -> list[str]:
     scalars = [f"{k} {_value(v, k)}" for k, v in fields.items() if not isinstance(v, (list, dict))]
-    lines = _wrap(scalars, indent)
+    # One line per group of fields: report.fit wraps it to the screen (after a comma), a pipe gets it whole.
+    lines = [indent + ", ".join(scalars)] if scalars else []
     for key, value in fields.items():
         if isinstance(value, dict):
             lines.append(f"{indent}{key}:")
@@ -412,23 +426,9 @@ def _render_fields(fields: dict[str, object], indent: str) -> list[str]:
                         f"{k} {_value(v, k)}" for k, v in entry.items() if not isinstance(v, (list, dict))
                     ]
                     nested = [f"{k}: {len(v)}" for k, v in entry.items() if isinstance(v, (list, dict))]
-                    wrapped = _wrap(flat + nested, f"{indent}      ")
-                    lines.append(f"{indent}  #{i:<2} " + wrapped[0].lstrip())
-                    lines.extend(wrapped[1:])
+                    lines.append(f"{indent}  #{i:<2} " + ", ".join(flat + nested))
                 if len(value) > LIST_ENTRIES:
                     lines.append(f"{indent}  ... {len(value) - LIST_ENTRIES} more")
     return lines
 
 
-def _wrap(items: list[str], indent: str, width: int = 100) -> list[str]:
-    lines: list[str] = []
-    line = ""
-    for item in items:
-        if line and len(indent) + len(line) + 2 + len(item) > width:
-            lines.append(indent + line)
-            line = item
-        else:
-            line = f"{line}, {item}" if line else item
-    if line:
-        lines.append(indent + line)
-    return lines

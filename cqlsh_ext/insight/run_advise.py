@@ -52,7 +52,16 @@ def run(shell: Shell, parsed: Parsed) -> None:
     if scanner.error is not None and not rows_read:
         side.failed(shell, scanner.error)
         return
-    advice = Advice(read.query, sample.advise(), rows_read, interrupted=scanner.interrupted)
+    # Measuring takes seconds (every codec, several timed passes): a line says which codec runs;
+    # Ctrl-C stops it and the report covers the codecs measured (advise.advise_column).
+    measuring = progress_for("COMPRESSION ADVISE", True)
+    try:
+        columns = sample.advise(step=None if measuring is None else
+                                lambda what, done: measuring.step(f"measuring {what}", done))
+    finally:
+        if measuring is not None:
+            measuring.close()
+    advice = Advice(read.query, columns, rows_read, interrupted=scanner.interrupted)
     if scanner.error is not None:
         advice.error = error_text(scanner.error)
     advice.elapsed = time.perf_counter() - started

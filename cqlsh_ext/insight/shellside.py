@@ -130,7 +130,7 @@ def write(shell: Shell, lines: Iterable[str]) -> None:
 
 
 def fit_report(shell: Shell, lines: list[str]) -> list[str]:
-    """A text report's lines laid out for the screen (the interactive shell), else as they are."""
+    """A text report's lines laid out for the terminal the output goes to (-e too), else whole."""
     from cqlsh_ext.insight.report import fit
 
     return list(fit(lines, shell.results.screen_width()))

@@ -189,8 +189,7 @@ class TableSettings:
             lines += [
                 "",
                 "Ratio of the table's compressor on these rows (approximate: column values laid end to "
-                "end in chunks,",
-                "no SSTable framing):",
+                "end in chunks, no SSTable framing):",
             ]
             lines.extend(report.table([[k, report.ratio(v)] for k, v in self.measured.items()], right=(1,)))
         lines += ["", "Advice:"]

@@ -30,11 +30,14 @@ OUTPUT_HELP = """
 
         OUTPUT FORMAT TABLE | VERTICAL | JSON | CSV
 
-          TABLE is cqlsh's table (EXPAND OFF), VERTICAL one block per row (EXPAND ON).
-          JSON prints one JSON object per row (JSON Lines): numbers as numbers, timestamps in
-          ISO-8601 (UTC), UUIDs as strings; a decoded blob is an object with its codec and
-          payload, the payload embedded as JSON when it is JSON.
-          CSV prints a header row per result and one line per row; decoded blobs as text.
+          TABLE is cqlsh's table (EXPAND OFF), VERTICAL one block per row
+          (EXPAND ON).
+          JSON prints one JSON object per row (JSON Lines): numbers as numbers,
+          timestamps in ISO-8601 (UTC), UUIDs as strings; a decoded blob is an
+          object with its codec and payload, the payload embedded as JSON when
+          it is JSON.
+          CSV prints a header row per result and one line per row; decoded
+          blobs as text.
 
         OUTPUT RAW ON | OFF
 
@@ -43,13 +46,14 @@ OUTPUT_HELP = """
 
         OUTPUT CELLS CUT | WRAP
 
-          Interactive shell: a table wider than the screen keeps narrow columns whole and cuts
-          the wide ones to fit, ending them with … (CUT), or continues them on further lines
-          (WRAP). When even that cannot fit, rows are shown vertically (EXPAND ON shows every
-          result that way).
+          Interactive shell: a table wider than the screen keeps narrow columns
+          whole and cuts the wide ones to fit, ending them with … (CUT), or
+          continues them on further lines (WRAP). When even that cannot fit,
+          rows are shown vertically (EXPAND ON shows every result that way).
 
-          Same as --output-format, --raw-blobs and --cells on the command line, or
-          output_format, raw_blobs and cells in the [cqlsh_ext] section of cqlshrc.
+          Same as --output-format, --raw-blobs and --cells on the command
+          line, or output_format, raw_blobs and cells in the [cqlsh_ext]
+          section of cqlshrc.
         """
 
 

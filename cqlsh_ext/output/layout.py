@@ -6,7 +6,9 @@ thousands of spaces. Here:
 
 - `fit_widths`: column widths that fit a screen: narrow columns keep their width, the widest
   ones share what is left (at least MIN_COLUMN each, never narrower than the column's name);
-  None when even that cannot fit (then the result is shown vertically);
+  with `keep_short`, columns whose values fit in SHORT_VALUE are never cut (an id, a status, a
+  date cut by a few characters says nothing, or the wrong thing); None when that cannot fit
+  (then the result is shown vertically);
 - `script_widths`: cqlsh's widths, except that cells wider than a bound do not count; such a cell
   is written whole and the other rows keep their alignment;
 - `print_table`: cqlsh's table layout (the header, the `-+-` rule, right-aligned cells) with
@@ -31,6 +33,9 @@ from cqlsh_ext.output.cells import NotedValue
 ELLIPSIS = "…"
 #: A column is never cut narrower than this (or its name), so a cut cell still says something.
 MIN_COLUMN = 12
+#: A column whose values all fit in this many columns (ids, statuses, names, dates, numbers) is
+#: shown whole or not at all: cut, such a value becomes ambiguous ('ORD-2024001…').
+SHORT_VALUE = 2 * MIN_COLUMN
 #: -e/-f/piped output without a terminal: a cell wider than this does not widen its column.
 SCRIPT_CELL_BOUND = 120
 
@@ -55,13 +60,17 @@ def natural_widths(names: Sequence[Any], rows: Sequence[Sequence[Any]] | None) -
     return widths
 
 
-def fit_widths(names: Sequence[Any], rows: Sequence[Sequence[Any]], screen: int) -> list[int] | None:
-    """Widths that fit `screen` columns, or None when the columns cannot fit even cut."""
+def fit_widths(names: Sequence[Any], rows: Sequence[Sequence[Any]], screen: int,
+               keep_short: bool = False) -> list[int] | None:
+    """Widths that fit `screen` columns, or None when the columns cannot fit even cut (with
+    `keep_short`: without cutting a column of short values)."""
     natural = natural_widths(names, rows)
     room = screen - table_width([0] * len(natural))
     if sum(natural) <= room:
         return natural
     floor = [min(w, max(n.displaywidth, MIN_COLUMN)) for n, w in zip(names, natural, strict=True)]
+    if keep_short:
+        floor = [w if w <= SHORT_VALUE else f for w, f in zip(natural, floor, strict=True)]
     if sum(floor) > room:
         return None
     # The largest cap c with sum(min(natural, max(floor, c))) <= room: narrow columns keep their

@@ -150,10 +150,7 @@ class ResultPipeline:
         from cqlsh_ext.output.display import BlobDisplay  # the codec layer loads with the first blob
 
         shell = self.shell
-        # Blob cells are cut to a screen line for a person at a terminal (the interactive shell,
-        # the classic loop), never in scripts or under CAPTURE.
-        at_terminal = self.interactive or (bool(shell.tty) and _stdout_is_terminal())
-        on_screen = at_terminal and not self._capturing()
+        on_screen = self._for_a_terminal()
         room = 0
         # Cut mode: no cell is shown wider than a screen line, so none is formatted wider.
         if on_screen and result.column_names and shell.settings.display.cells != "wrap":
@@ -178,9 +175,19 @@ class ResultPipeline:
         """This layout is for a person's screen: the interactive shell, not CAPTURE."""
         return self.interactive and not self._capturing()
 
+    def _for_a_terminal(self) -> bool:
+        """A person at a terminal reads this: the interactive shell, or the classic loop (cqlsh's
+        tty mode) writing to a terminal; never scripts or CAPTURE. Blob cells are cut for it."""
+        at_terminal = self.interactive or (bool(self.shell.tty) and _stdout_is_terminal())
+        return at_terminal and not self._capturing()
+
     def screen_width(self) -> int:
-        """The terminal's columns when output is laid out for a person's screen, else 0."""
-        return shutil.get_terminal_size().columns if self._on_screen() else 0
+        """The terminal's columns when output goes to a person's screen, else 0 (whole lines):
+        the interactive shell, and -e, -f or the classic loop writing to a terminal; never CAPTURE
+        or a pipe. Reports (INSPECT, COMPRESSION) are fitted to it."""
+        if self._capturing() or not (self.interactive or _stdout_is_terminal()):
+            return 0
+        return shutil.get_terminal_size().columns
 
     def print_formatted_result(self, formatted_names: list[Any], formatted_values: list[Any] | None,
                                with_header: bool, tty: bool) -> None:
@@ -200,6 +207,16 @@ class ResultPipeline:
             self.stock.print_formatted_result(shell, formatted_names, formatted_values, with_header, tty)
             return
         write = shell.writeresult
+        if not self._on_screen() and self.now.display is not None and self._for_a_terminal() \
+                and display.max_field_width is None:
+            # The classic loop on a terminal, a page with blobs: its blob cells are cut for the
+            # screen, so the rows are fitted to it as the interactive shell fits them (no auto
+            # vertical: cqlsh's loop); a table that cannot fit even cut is printed as in scripts,
+            # and a page without blobs as cqlsh prints it.
+            fitted = layout.fit_widths(formatted_names, formatted_values, shutil.get_terminal_size().columns)
+            if fitted is not None:
+                return layout.print_table(write, formatted_names, formatted_values, fitted, with_header, tty,
+                                          shell.color, display.cells)
         if not self._on_screen():
             # Scripts, pipes, CAPTURE: whole values; one very long cell does not pad the others.
             bound = shutil.get_terminal_size().columns if _stdout_is_terminal() else layout.SCRIPT_CELL_BOUND
@@ -217,12 +234,18 @@ class ResultPipeline:
                 return
             return layout.print_table(write, formatted_names, rows, widths, with_header, tty, shell.color,
                                       layout.WHOLE)
-        fitted = None if self.now.vertical else layout.fit_widths(formatted_names, formatted_values, screen)
+        # A cut short value (an id, a status) is worse than rows shown vertically: cut cells keep
+        # them whole; wrapped cells lose nothing.
+        keep_short = display.cells == layout.CUT
+        fitted = None if self.now.vertical else layout.fit_widths(formatted_names, formatted_values, screen,
+                                                                  keep_short)
         if fitted is None and self._go_vertical(None):
             shell.print_formatted_result_vertically(formatted_names, formatted_values, self.now.row_offset)
             return
         if self.now.in_result:
             self.now.vertical = False
+        if fitted is None and keep_short:  # auto vertical is off: a table, cut where it must be
+            fitted = layout.fit_widths(formatted_names, formatted_values, screen)
         widths = fitted or layout.natural_widths(formatted_names, formatted_values)
         layout.print_table(write, formatted_names, formatted_values, widths, with_header, tty, shell.color,
                            display.cells if fitted else layout.WHOLE)

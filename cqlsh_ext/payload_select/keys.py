@@ -48,25 +48,21 @@ _STEP = rf"(?:\.{_NAME}|\[\s*(?:\d+|'(?:[^']|'')*')\s*\])"
 _PATH_END = re.compile(rf"(?<![\w.\"\]])(?P<head>{_NAME})(?P<steps>{_STEP}*)"
                        rf"\.(?P<partial>[A-Za-z_][A-Za-z0-9_]*|\"(?:[^\"]|\"\")*)?$")
 _ONE_STEP = re.compile(rf"\.(?P<name>{_NAME})|\[\s*(?:(?P<index>\d+)|'(?P<key>(?:[^']|'')*)')\s*\]")
-_PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _WORD_BEFORE = re.compile(r"(\w+)\s*$")
+_SELECT = re.compile(r"\s*select\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
 class PathAt:
     """The path being typed: its column as written (`head`), the steps after it (`.name` as
     (".", the name as written, quotes included), `['k']` as ("[", k), `[n]` as n), the key begun
-    (`partial`, with its opening quote if any) and the statement's table ([keyspace], table)."""
+    (`partial`, with its opening quote if any) and the statement's table ([keyspace], table); None
+    for a SELECT whose FROM is not written yet (people type left to right)."""
 
     head: str
     steps: tuple[tuple[str, str] | int, ...]
     partial: str
-    table: tuple[str | None, str]
-
-
-def spell(key: str) -> str:
-    """A key as a path step writes it: plain when an identifier, else double-quoted."""
-    return key if _PLAIN_KEY.fullmatch(key) else '"' + key.replace('"', '""') + '"'
+    table: tuple[str | None, str] | None
 
 
 def _statement_around(text: str, cursor: int) -> tuple[str, int]:
@@ -97,7 +93,7 @@ def path_at(text: str, cursor: int) -> PathAt | None:
     partial = match.group("partial") or ""
     # The table from the whole statement, the key begun left out (an opening quote would not lex).
     table = table_of(before[:len(before) - len(partial)] + statement[at:])
-    if table is None:
+    if table is None and not _SELECT.match(statement):
         return None
     steps: list[tuple[str, str] | int] = []
     for step in _ONE_STEP.finditer(match.group("steps")):
@@ -233,7 +229,9 @@ class PayloadKeys:
         begun = _unquote(at.partial + '"' if at.partial.startswith('"') else at.partial).lower()
         found = sample.keys.get(place, {}).get(prefix, set())
         keys = sorted((k for k in found if k.lower().startswith(begun)), key=lambda k: (k.lower(), k))
-        return len(at.partial), [spell(k) for k in keys]
+        from cqlsh_ext.query.grammar import spell_key
+
+        return len(at.partial), [spell_key(k) for k in keys]
 
     def _read(self, keyspace: str, table: str, column: str) -> Sample:
         from cqlsh_ext.payload_select.schema import schema_of, table_meta
@@ -247,13 +245,46 @@ class PayloadKeys:
         self.samples[(keyspace, table, column)] = sample
         return sample
 
+    def from_needed(self, text: str, cursor: int) -> str | None:
+        """What Tab says after a path's `.` in a SELECT that names no table yet, when its column
+        does not identify one table of the current keyspace (then candidates() is None): that the
+        FROM is needed, and where the column is. None elsewhere."""
+        at = path_at(text, cursor)
+        if at is None or at.table is not None:
+            return None
+        keyspace = self.shell.current_keyspace
+        if not keyspace:
+            return "<FROM keyspace.table first: its values give the keys>"
+        tables = self._tables_with(at, keyspace)
+        if len(tables) < 2:
+            return None  # one: candidates() answers; none: not a payload path here, cqlsh's
+        named = ", ".join(tables[:3]) + (", ..." if len(tables) > 3 else "")
+        return f"<FROM first: {at.head} is in {named}>"
+
+    def _tables_with(self, at: PathAt, keyspace: str) -> list[str]:
+        """The tables (and views) of `keyspace` whose column `at.head` is the path's blob, from the
+        driver's schema (no request), sorted."""
+        try:
+            ks = self.shell.conn.metadata.keyspaces.get(keyspace)
+            names = sorted({*ks.tables, *ks.views}) if ks is not None else []
+        except Exception:  # metadata mid-refresh: none this time
+            return []
+        return [name for name in names
+                if self._resolve(PathAt(at.head, at.steps, at.partial, (keyspace, name))) is not None]
+
     def _resolve(self, at: PathAt) -> tuple[str, str, str, str | None, Prefix] | None:
         """(keyspace, table, column, place of the blob, key prefix) when `at.head` reaches a blob
-        of the statement's table, from the driver's schema (no request)."""
+        of the statement's table, from the driver's schema (no request); in a SELECT without a
+        table yet, of the one table of the current keyspace where it does."""
         from cqlsh_ext.cql.types import UDT
         from cqlsh_ext.payload_select.schema import schema_of, table_meta
         from cqlsh_ext.query.grammar import map_of_blobs
 
+        if at.table is None:
+            keyspace = self.shell.current_keyspace
+            tables = self._tables_with(at, keyspace) if keyspace else []
+            return self._resolve(PathAt(at.head, at.steps, at.partial, (keyspace, tables[0]))) \
+                if len(tables) == 1 else None
         keyspace = at.table[0] or self.shell.current_keyspace
         try:
             meta = table_meta(self.shell, keyspace, at.table[1])

@@ -196,16 +196,21 @@ def _print(shell: Shell, plan: Plan, reading: Any, names: list[str], types: list
         pages.close()
         # In the interactive shell the result goes through the pager (held until the command
         # ends): the closing line follows it there, not above it.
-        closing_line(plan, reading, sys.stdout if shell.repl_mode else sys.stderr)
+        if shell.repl_mode:
+            closing_line(plan, reading, sys.stdout, shell.results.screen_width())
+        else:
+            closing_line(plan, reading, sys.stderr)
 
 
-def closing_line(plan: Plan, reading: Any, out: Any) -> None:
+def closing_line(plan: Plan, reading: Any, out: Any, width: int = 0) -> None:
     """On stderr in scripts (JSON Lines on stdout stay valid): what was read, matched and not
-    decodable. A SELECT whose paths are only projected says something only when a value was not
-    decodable."""
+    decodable, and the paths no value read had (a typo is otherwise a column of nulls). A SELECT
+    whose paths are only projected says something only then, or when a value was not decodable.
+    `width`: the screen it is fitted to (insight.report.fit), 0 for one line."""
     counts = reading.answer.counts
     problems = counts.undecodable + counts.cut
-    if not plan.local_rows and not problems and not reading.error:
+    unknown = counts.paths.never_found()
+    if not plan.local_rows and not problems and not reading.error and not unknown:
         return
     parts = [f"{counts.read:,} rows read", f"{counts.matched:,} matched"]
     if counts.undecodable:
@@ -220,10 +225,31 @@ def closing_line(plan: Plan, reading: Any, out: Any) -> None:
     if reading.how:
         parts.append(reading.how)
     line = f"{LABEL}: " + ", ".join(parts)
+    for path, nearest, seen in unknown:
+        line += f"; no value read has {path}{_keys_named(nearest, seen)}"
     if reading.interrupted:
         line += "; interrupted (Ctrl-C): the answer covers the rows read"
     elif reading.output_closed:
         line += "; stopped when the output closed"
     if reading.error:
         line += f"; stopped by an error: {reading.error}"
-    print(line, file=out)
+    from cqlsh_ext.insight.report import fit
+
+    for shown in fit([line], width):
+        print(shown, file=out)
+
+
+#: Keys named when none is near the one a path wanted.
+_KEYS_NAMED = 6
+
+
+def _keys_named(nearest: list[str], seen: list[str]) -> str:
+    """What the closing line says of the keys where a path stopped: the nearest, else some."""
+    from cqlsh_ext.query.grammar import spell_key
+
+    if nearest:
+        return f" (nearest keys seen there: {', '.join(map(spell_key, nearest))})"
+    if seen:
+        more = ", …" if len(seen) > _KEYS_NAMED else ""
+        return f" (keys seen there: {', '.join(map(spell_key, seen[:_KEYS_NAMED]))}{more})"
+    return ""

@@ -13,30 +13,79 @@ at once, LIMIT counts them), *grouped* (aggregates, GROUP BY: query.aggregate.Gr
 """
 from __future__ import annotations
 
+import difflib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from cqlsh_ext.query.aggregate import Groups, RowBuffer, specs
-from cqlsh_ext.query.evaluate import Evaluator, RowResult
+from cqlsh_ext.query.evaluate import MISS_KEYS, Evaluator, Miss, RowResult
 from cqlsh_ext.query.grammar import Plan
+
+#: How alike (difflib's ratio) a key seen must be to the one a path wanted to be named as near it:
+#: 'stauts' finds 'status' (0.83) and 'nmae' 'name' (0.75), not 'tags' (0.6).
+NEAR = 0.7
+
+
+@dataclass
+class PathsSeen:
+    """Whether any decoded value read had each path (a typo, `data.stauts`, is otherwise silent:
+    null on every row), and for a path none had, the keys seen where its walks stopped furthest
+    in: the closing line names the nearest."""
+
+    found: set[str] = field(default_factory=set)
+    #: Path text -> (the step it stopped at, the key wanted there, the keys seen there).
+    missed: dict[str, tuple[int, str | int, set[str]]] = field(default_factory=dict)
+
+    def add(self, found: Sequence[str], missed: Sequence[Miss]) -> None:
+        self.found.update(found)
+        for miss in missed:
+            if miss.path not in self.found:
+                self._note(miss.path, miss.depth, miss.key, miss.keys)
+
+    def _note(self, path: str, depth: int, key: str | int, keys: Sequence[str] | set[str]) -> None:
+        known = self.missed.get(path)
+        if known is None or depth > known[0]:
+            self.missed[path] = (depth, key, set(list(keys)[:MISS_KEYS]))
+        elif depth == known[0] and len(known[2]) < MISS_KEYS:
+            known[2].update(list(keys)[:MISS_KEYS - len(known[2])])
+
+    def merge(self, other: PathsSeen) -> None:
+        self.found |= other.found
+        for path, (depth, key, keys) in other.missed.items():
+            self._note(path, depth, key, keys)
+
+    def never_found(self) -> list[tuple[str, list[str], list[str]]]:
+        """For every path no value had, in the order first met: (the path, the keys seen where it
+        stopped that are nearest to the key it wanted (difflib), best first; all keys seen there,
+        sorted)."""
+        out = []
+        for path, (_depth, key, keys) in self.missed.items():
+            if path in self.found:
+                continue
+            seen = sorted(keys)
+            nearest = difflib.get_close_matches(key, seen, n=3, cutoff=NEAR) if isinstance(key, str) else []
+            out.append((path, nearest, seen))
+        return out
 
 
 @dataclass
 class Counts:
     """What the readers saw: rows read, rows matched, values undecodable or cut by the budget
-    (once per blob per row), aggregate inputs skipped (not a number)."""
+    (once per blob per row), aggregate inputs skipped (not a number), the paths values had."""
 
     read: int = 0
     matched: int = 0
     undecodable: int = 0
     cut: int = 0
+    paths: PathsSeen = field(default_factory=PathsSeen)
 
     def merge(self, other: Counts) -> None:
         self.read += other.read
         self.matched += other.matched
         self.undecodable += other.undecodable
         self.cut += other.cut
+        self.paths.merge(other.paths)
 
 
 @dataclass
@@ -72,6 +121,11 @@ class Answer:
 
     def add(self, evaluator: Evaluator, row: Mapping[str, Any]) -> list[tuple[Any, ...]]:
         """Read one row; the answer rows it gives now ([] unless streamed and matching)."""
+        rows = self._take(evaluator, row)
+        self.counts.paths.add(*evaluator.walked())  # the row's paths, ORDER BY's included
+        return rows
+
+    def _take(self, evaluator: Evaluator, row: Mapping[str, Any]) -> list[tuple[Any, ...]]:
         result = evaluator.evaluate(row)
         counts = self.counts
         counts.read += 1
@@ -117,6 +171,8 @@ class Answer:
             grouped = [p.text for p in self.plan.group_by]
             out = []
             for key, results in self.groups.results():
+                if len(key) != len(grouped):  # Groups' one row for no row read: none under GROUP BY
+                    continue
                 agg = iter(results)
                 out.append(tuple(next(agg) if item.kind == "agg" else key[grouped.index(item.name)]
                                  for item in self.plan.items))

@@ -64,6 +64,17 @@ class RowResult:
     inputs: tuple[Any, ...] = ()
 
 
+@dataclass(frozen=True)
+class Miss:
+    """A path a decoded value did not have: it stopped at step `depth` (`key`), where the value held
+    `keys` (a mapping's string keys; empty when it was no mapping)."""
+
+    path: str
+    depth: int
+    key: str | int
+    keys: tuple[str, ...]
+
+
 def decode(value: bytes, settings: Settings, spec: str | None) -> Decoded:
     view = unwrap_spec(value, spec, settings.cap) if spec else unwrap(value, settings.mode, settings.cap)
     if view.truncated_layer is not None:
@@ -102,6 +113,24 @@ def step(node: Any, key: str | int) -> Any:
 
 class _CutHere(Exception):
     pass
+
+
+#: Keys kept of a mapping where a path stopped: enough to find the nearest, bounded for a huge one.
+MISS_KEYS = 200
+
+
+def _keys_of(node: Any) -> tuple[str, ...]:
+    while isinstance(node, Tagged):
+        node = node.value
+    if not isinstance(node, Mapping):
+        return ()
+    keys: list[str] = []
+    for key in node:
+        if isinstance(key, str):
+            keys.append(key)
+            if len(keys) >= MISS_KEYS:
+                break
+    return tuple(keys)
 
 
 def _number(value: Any) -> bool:
@@ -159,6 +188,10 @@ class Evaluator:
         self.likes = {p: like_regex(str(p.values[0])) for p in plan.predicates if p.op == "LIKE"}
         self.outputs: list[Ref | None] = [i.ref for i in plan.items if i.kind in ("path", "column")]
         self.agg_refs = [i.ref for i in plan.items if i.kind == "agg"]
+        #: The paths walked in the decoded values of the row being evaluated: the texts of those a
+        #: value had (null included), and where the others stopped (walked(); query.answer.PathsSeen).
+        self._found: list[str] = []
+        self._missed: list[Miss] = []
 
     def blob(self, row: Mapping[str, Any], column: str, access: str | None,
              cache: Cache) -> Decoded:
@@ -183,11 +216,16 @@ class Evaluator:
         if decoded.state != "ok":
             return decoded.state, None
         node = decoded.tree
+        if node is MISSING:  # no value (a null column, an absent map key): nothing to walk
+            return "ok", node
         try:
-            for key in ref.steps:
-                node = step(node, key)
+            for depth, key in enumerate(ref.steps):
+                parent, node = node, step(node, key)
                 if node is MISSING:
+                    self._missed.append(Miss(ref.text, depth, key, _keys_of(parent)))
                     break
+            else:
+                self._found.append(ref.text)
             if isinstance(node, Cut):
                 raise _CutHere
         except _CutHere:
@@ -233,6 +271,7 @@ class Evaluator:
         path items in order; None for missing, undecodable or cut). A value that is undecodable or
         cut counts once per row."""
         cache: Cache = {}
+        self._found, self._missed = [], []
         counts = [0, 0]
         matched = all(self.test(row, p, cache, counts) for p in self.plan.predicates)
         values: tuple[Any, ...] = ()
@@ -245,6 +284,11 @@ class Evaluator:
             values = self.values(row, self.outputs, cache, plain=False)
         states = [d.state for d in cache.values()]
         return RowResult(matched, values, states.count("undecodable"), states.count("cut"), key, inputs)
+
+    def walked(self) -> tuple[list[str], list[Miss]]:
+        """The paths walked since the last evaluate() began (its own and any values() after it):
+        (the texts of those a value had, where the others stopped)."""
+        return self._found, self._missed
 
     def values(self, row: Mapping[str, Any], refs: Sequence[Ref | None], cache: Cache,
                plain: bool = True) -> tuple[Any, ...]:

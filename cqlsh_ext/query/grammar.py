@@ -394,6 +394,15 @@ def _check(plan: Plan) -> None:
         raise QueryError("CONFIRM comes after ALLOW FILTERING")
 
 
+_PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def spell_key(key: str) -> str:
+    """A key as a path step writes it: plain when an identifier, else double-quoted (keys are
+    case sensitive, so a capital needs no quotes)."""
+    return key if _PLAIN_KEY.fullmatch(key) else '"' + key.replace('"', '""') + '"'
+
+
 def quote(name: str) -> str:
     if re.fullmatch(r"[a-z][a-z0-9_]*", name):
         return name

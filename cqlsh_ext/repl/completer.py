@@ -109,6 +109,14 @@ class CqlCompleter(Completer):
             for key in found_keys:
                 yield Completion(key, start_position=-replaced, display=key, display_meta="key")
             return
+        if not typing:  # a path before its SELECT's FROM, in no one table: say why no keys
+            try:
+                needed = self.payload_keys.from_needed(document.text, document.cursor_position)
+            except Exception:  # a completion problem must never break typing
+                needed = None
+            if needed is not None:
+                yield Completion("", start_position=0, display=needed, display_meta="expected")
+                return
         head, partial = split_word(document.text_before_cursor)
         # While typing, offer words only once one is started (or after 'ks.'): a menu after every
         # space would be noise. Tab asks for everything, hints included.

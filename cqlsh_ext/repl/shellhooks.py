@@ -19,6 +19,7 @@ Nothing here imports prompt_toolkit; app.py does, in the Preload thread while cq
 
 from __future__ import annotations
 
+import io
 import sys
 import threading
 import time
@@ -134,21 +135,72 @@ def do_history(shell: Shell, parsed: Parsed) -> None:
 
 
 def do_help(shell: Shell, parsed: Parsed, stock_help: Any) -> None:
-    """cqlsh's HELP, plus the key bindings (HELP KEYS, or at the end of a bare HELP)."""
+    """cqlsh's HELP, plus the key bindings (HELP KEYS, or at the end of a bare HELP). Our own
+    topics' texts are fitted to a screen narrower than they are (insight.report.fit); cqlsh's
+    are printed as cqlsh prints them."""
     topics = [t.lower() for t in parsed.get_binding("topic", ())]
     if topics and all(t in KEY_TOPICS for t in topics):
         print_key_help()
         return
-    stock_help(shell, parsed)
+    saved = shell.stdout
+    shell.stdout = _FittedHelp(saved, own_help_texts(type(shell)))
+    try:
+        stock_help(shell, parsed)
+    finally:
+        shell.stdout = saved
     if not topics:
         print_key_help()
 
 
+def own_help_texts(cls: type) -> frozenset[str]:
+    """The HELP texts the Shell class `cls` has of cqlsh-ext's (its commands' and topics'), not
+    cqlsh's own."""
+    from cqlsh_ext.cqlsh.seams import stock_shell_class
+
+    stock = stock_shell_class()
+    return frozenset(getattr(cls, name).__doc__ for name in dir(cls)
+                     if name.startswith("do_") and not hasattr(stock, name) and getattr(cls, name).__doc__)
+
+
+class _FittedHelp(io.TextIOBase):
+    """The shell's stdout while cqlsh's HELP writes: a text of ours (cqlsh writes each topic's
+    text in one call) is fitted to the screen; anything else passes unchanged."""
+
+    def __init__(self, out: Any, texts: frozenset[str]) -> None:
+        super().__init__()
+        self.out = out
+        self.texts = texts
+
+    @property
+    def encoding(self) -> str:  # type: ignore[override]  # io.TextIOBase declares a plain attribute
+        return getattr(self.out, "encoding", None) or "utf-8"
+
+    def flush(self) -> None:
+        self.out.flush()
+
+    def write(self, text: str) -> int:
+        body = text[:-1] if text.endswith("\n") else text
+        if body in self.texts:
+            import shutil
+
+            from cqlsh_ext.insight.report import fit
+
+            fitted = "\n".join(fit(body.split("\n"), shutil.get_terminal_size().columns))
+            self.out.write(fitted + text[len(body):])
+        else:
+            self.out.write(text)
+        return len(text)
+
+
 def print_key_help() -> None:
+    """The key bindings, each description wrapped at words under its column (insight.report.fit)."""
+    import shutil
+
+    from cqlsh_ext.insight.report import fit
     from cqlsh_ext.repl.keybindings import KEY_HELP
 
     width = max(len(key) for key, _ in KEY_HELP)
-    print("Key bindings (HELP KEYS):")
-    for key, what in KEY_HELP:
-        print(f"  {key.ljust(width)}  {what}")
+    lines = ["Key bindings (HELP KEYS):", *(f"  {key.ljust(width)}  {what}" for key, what in KEY_HELP)]
+    for line in fit(lines, shutil.get_terminal_size().columns):
+        print(line)
     print()

@@ -30,8 +30,11 @@ def consume(scanner: Scanner, start: Start | None, take: Take) -> int | None:
     try:
         with closing(scanner.pages()) as pages:
             for names, types, rows in pages:
-                if read == 0 and start is not None and not start(names, types):
-                    return None
+                if read == 0 and start is not None:
+                    if scanner.progress is not None:  # start may refuse with a message
+                        scanner.progress.close()
+                    if not start(names, types):
+                        return None
                 read += 1
                 if take(names, types, rows) is False:
                     break

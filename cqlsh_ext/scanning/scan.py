@@ -114,7 +114,9 @@ def retry_reason(err: BaseException) -> str | None:
 
 
 class Progress:
-    """One status line on a terminal's stderr, redrawn at most 8 times a second."""
+    """One status line on a terminal's stderr, redrawn at most 8 times a second: the one place a
+    progress line is drawn and cleared. close() clears it; whatever prints while a scan runs
+    (a message, a page of rows) closes it first, and it is drawn again at the next update."""
 
     def __init__(self, out: TextIO, label: str, estimate: int | None = None) -> None:
         self.out = out
@@ -139,7 +141,14 @@ class Progress:
         if fraction is None and self.estimate and rows <= self.estimate:
             fraction = rows / self.estimate
         rate = rows / elapsed if elapsed > 0 else 0
-        figures = f": {rows:,} rows, {rate:,.0f} rows/s, {elapsed:.0f} s"
+        self._draw(f": {rows:,} rows, {rate:,.0f} rows/s, {elapsed:.0f} s", fraction)
+
+    def step(self, what: str, fraction: float | None = None) -> None:
+        """A stage that is no count of rows (ADVISE measuring one codec after another), drawn at once."""
+        if self.paused is None or not self.paused():
+            self._draw(f": {what}, {time.monotonic() - self.started:.0f} s", fraction)
+
+    def _draw(self, figures: str, fraction: float | None) -> None:
         done = None if fraction is None else min(max(fraction, 0.0), 1.0)
         detail = f"  {self.detail()}" if self.detail is not None else ""
         self.out.write("\r" + self._fit(figures, done, detail) + "\x1b[K")
@@ -150,7 +159,9 @@ class Progress:
         """The line at most one terminal row wide: a line the terminal wraps cannot be redrawn in
         place. The bar, the detail and the long hint go first, then the label is cut."""
         try:
-            width = os.get_terminal_size(self.out.fileno()).columns - 1  # the cursor's cell
+            # Room for the cursor's cell and for the "^C" the terminal echoes after the line when
+            # Ctrl-C is pressed: a line it wraps leaves its first row behind when cleared.
+            width = os.get_terminal_size(self.out.fileno()).columns - 3
         except (OSError, ValueError, AttributeError):
             width = 0
         percent = bar = ""
@@ -173,6 +184,7 @@ class Progress:
         if self._shown:
             self.out.write("\r\x1b[K")
             self.out.flush()
+            self._shown = False
 
 
 @dataclass(frozen=True)

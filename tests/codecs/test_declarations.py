@@ -30,7 +30,7 @@ NAMED = {
     "zstd": ["zstd"],
     "gzip": ["gzip"],
     "zlib": ["zlib"],
-    "deflate": ["zlib", "gzip", "deflate"],
+    "deflate": ["deflate"],  # raw deflate only since issue 33: gzip and zlib have their own names
     "bzip2": ["bzip2"],
     "xz": ["xz", "xz/lzma"],
     "brotli": ["brotli"],
@@ -144,3 +144,11 @@ def test_the_declared_stream_magic_is_the_readers() -> None:
     assert STREAM_MAGICS == {first.MAGIC: "java"}
     java = formats.get("java")
     assert java is not None and java.stream is not None
+
+
+def test_a_codec_name_reads_the_containers_labelled_with_it() -> None:
+    # What a name means, as a user reads labels: `-d snappy` and a `snappy` setting read
+    # snappy/framed values, and `deflate` no gzip value ([gzip] is no deflate label).
+    for fmt in registry.all_formats():
+        assert set(fmt.tried_by) <= {fmt.codec}, (fmt.label, fmt.tried_by)
+        assert fmt.label == fmt.codec or fmt.label.startswith(f"{fmt.codec}/"), fmt.label

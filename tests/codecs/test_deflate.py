@@ -8,7 +8,7 @@ import zlib
 import pytest
 
 from cqlsh_ext.codecs import registry
-from cqlsh_ext.codecs.base import Undecodable
+from cqlsh_ext.codecs.base import DecodeError, Undecodable
 
 try:
     import brotli
@@ -44,8 +44,13 @@ def test_zlib_fdict_is_undecodable() -> None:
     assert registry.decode_auto(b"H,ello world, how are you") is None
 
 
-def test_deflate_name_covers_zlib_and_gzip() -> None:
+def test_deflate_names_raw_deflate_only() -> None:
+    # gzip and zlib are codec names of their own, as their labels are: named `deflate`, such a
+    # value is not raw deflate, and the reason says which name reads it.
     d = json_doc(3000)
-    assert registry.decode_named("deflate", zlib.compress(d))[0].label == "zlib"
-    assert registry.decode_named("deflate", gzip.compress(d))[0].label == "gzip"
     assert registry.decode_named("deflate", raw_deflate(d))[0].label == "deflate"
+    for value, name in ((gzip.compress(d), "gzip"), (zlib.compress(d), "zlib")):
+        why = rf"^deflate: .*; the value is a {name} stream \(name it {name}\)$"
+        with pytest.raises(DecodeError, match=why):
+            registry.decode_named("deflate", value)
+        assert registry.decode_named(name, value)[0].label == name

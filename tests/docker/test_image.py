@@ -83,6 +83,11 @@ def test_entrypoint_labels_and_nothing_baked_in(image: Image) -> None:
         " 2>/dev/null | head; test -s /etc/ssl/certs/ca-certificates.crt && echo CA-OK",
         docker_args=("--entrypoint", "sh"), check=False).stdout.split()
     assert listing == ["CA-OK"], listing
+    # The licence travels with the installed package (the wheel's dist-info).
+    license_head = image.run("-c", "head -c 200 /opt/cqlsh-ext/lib/python3*/site-packages/"
+                             "cqlsh_ext-*.dist-info/licenses/LICENSE",
+                             docker_args=("--entrypoint", "sh"), check=False).stdout
+    assert "Apache License" in license_head and "Version 2.0" in license_head, license_head
 
 
 def test_aws_credentials_from_env_and_read_only_mount(image: Image, tmp_path: Path) -> None:

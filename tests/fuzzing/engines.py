@@ -7,6 +7,11 @@
   values, chunks repeated, two seeds spliced) and plain random bytes; with `derandomize` the same
   executions every run, counted, not timed.
 
+A target may also name per-format mutations (`Target.mutate`: pickle's are in pickle_ops.py),
+which know a format's structure where flipping bytes only breaks it: Hypothesis applies them as
+one more kind of step, atheris through libFuzzer's custom mutator, half of the time (the other
+half libFuzzer's own mutations).
+
 Both call `Runner.one`, which counts executions and keeps what broke: an exception other than
 the target's documented error, or a `Violation` of its bounds.
 """
@@ -17,6 +22,7 @@ import faulthandler
 import hashlib
 import json
 import os
+import random
 import re
 import traceback
 from collections.abc import Sequence
@@ -25,7 +31,7 @@ from pathlib import Path
 
 from hypothesis import strategies as st
 
-from .targets import Target
+from .targets import Mutation, Target
 
 #: Boundary values a mutation writes: lengths and counts at their edges.
 _INTERESTING = (b"\x00", b"\xff", b"\x7f", b"\x80", b"\xff\xff\xff\xff", b"\x00\x00\x00\x00",
@@ -34,16 +40,18 @@ _INTERESTING = (b"\x00", b"\xff", b"\x7f", b"\x80", b"\xff\xff\xff\xff", b"\x00\
 MAX_INPUT = 8192
 
 
-def inputs(seeds: Sequence[bytes]) -> st.SearchStrategy[bytes]:
-    """Seeds, mutated seeds and random bytes."""
+def inputs(seeds: Sequence[bytes], mutate: Mutation | None = None) -> st.SearchStrategy[bytes]:
+    """Seeds, mutated seeds and random bytes; `mutate`: the target's per-format mutations, one
+    more kind of step (it answers None for an input not of its format)."""
     if not seeds:
         return st.binary(max_size=512)
+    kinds = 7 if mutate is None else 8
 
     @st.composite
     def mutated(draw: st.DrawFn) -> bytes:
         data = bytearray(draw(st.sampled_from(seeds)))
         for _ in range(draw(st.integers(0, 6))):
-            op = draw(st.integers(0, 6))
+            op = draw(st.integers(0, kinds - 1))
             pos = draw(st.integers(0, len(data)))
             if op == 0 and data:  # flip bits of one byte
                 at = min(pos, len(data) - 1)
@@ -64,6 +72,10 @@ def inputs(seeds: Sequence[bytes]) -> st.SearchStrategy[bytes]:
                 data[pos:] = other[cut:]
             elif op == 6:  # cut short
                 del data[pos:]
+            elif op == 7 and mutate is not None:  # the format's own structure
+                changed = mutate(bytes(data), draw(st.randoms(use_true_random=False)))
+                if changed is not None:
+                    data = bytearray(changed)
         return bytes(data[:MAX_INPUT])
 
     return st.one_of(mutated(), mutated(), mutated(), st.binary(max_size=256))
@@ -149,7 +161,7 @@ def run_hypothesis(runner: Runner, examples: int, seed: int | None = None) -> No
 
     @settings(max_examples=examples, derandomize=seed is None, database=None, deadline=None,
               phases=(Phase.generate,), suppress_health_check=list(HealthCheck), print_blob=False)
-    @given(inputs(runner.target.seed_inputs()))
+    @given(inputs(runner.target.seed_inputs(), runner.target.mutate))
     def fuzz(data: bytes) -> None:
         runner.one(data)
 
@@ -176,6 +188,20 @@ def run_atheris(runner: Runner, args: list[str]) -> None:
     -max_total_time=S, ...). Never returns (libFuzzer exits the process)."""
     import atheris
 
+    mutate = runner.target.mutate
+
+    def custom_mutator(data: bytes, max_size: int, seed: int) -> bytes:
+        rng = random.Random(seed)
+        if mutate is not None and rng.random() < 0.5:
+            changed = mutate(data, rng)
+            if changed is not None:
+                return changed[:max_size]
+        return bytes(atheris.Mutate(data, max_size))
+
     # cqlsh_ext's modules were loaded under atheris.instrument_imports (child.py), for coverage.
-    atheris.Setup([os.environ.get("CQLSH_EXT_FUZZ_ARGV0", "fuzz"), *args], runner.one)
+    argv = [os.environ.get("CQLSH_EXT_FUZZ_ARGV0", "fuzz"), *args]
+    if mutate is None:
+        atheris.Setup(argv, runner.one)
+    else:
+        atheris.Setup(argv, runner.one, custom_mutator=custom_mutator)
     atheris.Fuzz()

@@ -19,6 +19,7 @@ Hypothesis otherwise); the short run is tests/fuzzing/test_fuzz_short.py, the lo
 from __future__ import annotations
 
 import json
+import random
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,6 +31,10 @@ from cqlsh_ext.payload.formats import declarations as payload_declarations
 from cqlsh_ext.settings import DisplaySettings
 
 CORPUS = Path(__file__).resolve().parent / "corpus"
+
+#: A per-format mutation (pickle_ops.mutate): a new input from one of its format, or None when
+#: the input is not of its format.
+Mutation = Callable[[bytes, random.Random], "bytes | None"]
 
 #: The output cap the targets run with: the setting's default (-o / cqlshrc output cap), as a
 #: user who changed nothing has it.
@@ -76,6 +81,8 @@ class Target:
     doc: str
     #: Seeds built from the corpus another way (display-spec prefixes the setting to use).
     make_seeds: Callable[[], list[bytes]] | None = None
+    #: Mutations that know the structure of its inputs' formats (engines.py applies them).
+    mutate: Mutation | None = None
 
     def seed_inputs(self) -> list[bytes]:
         if self.make_seeds is not None:
@@ -302,11 +309,28 @@ def _slug(text: str) -> str:
     return text.replace("/", "-").replace(" ", "-")
 
 
+def _any_format(data: bytes, rng: random.Random) -> bytes | None:
+    """The first per-format mutation that takes `data` (inputs of every format: display, INSPECT)."""
+    from .pickle_ops import MUTATIONS
+
+    for mutation in MUTATIONS.values():
+        changed = mutation(data, rng)
+        if changed is not None:
+            return changed
+    return None
+
+
+def _format_mutation(name: str) -> Mutation | None:
+    from .pickle_ops import MUTATIONS
+
+    return MUTATIONS.get(name)
+
+
 def all_targets() -> dict[str, Target]:
     """Every target by name, derived from the registries."""
     targets: list[Target] = [
         Target("detect", _detection, ("codec", "payload", "text"),
-               "registry.detect/decode_auto and unwrap in auto mode"),
+               "registry.detect/decode_auto and unwrap in auto mode", mutate=_any_format),
     ]
     for codec in CODEC_NAMES:
         targets.append(Target(f"codec-{codec}", _codec(codec), (f"codec/{codec}",),
@@ -316,16 +340,22 @@ def all_targets() -> dict[str, Target]:
                               f"{fmt.label}: matches/decode/trial/headers/peek/declared_size"))
     for name in payload_declarations():
         targets.append(Target(f"payload-{name}", _payload(name), (f"payload/{name}",),
-                              f"payload.formats.decode_named({name!r}): PayloadError only; render bounded"))
+                              f"payload.formats.decode_named({name!r}): PayloadError only; render bounded",
+                              mutate=_format_mutation(name)))
     everything = ("codec", "payload", "text")
     targets += [
-        Target("display-table", _display(False), everything, "display.BlobDisplay in a table cell"),
-        Target("display-expand", _display(True), everything, "display.BlobDisplay under EXPAND ON"),
+        Target("display-table", _display(False), everything, "display.BlobDisplay in a table cell",
+               mutate=_any_format),
+        Target("display-expand", _display(True), everything, "display.BlobDisplay under EXPAND ON",
+               mutate=_any_format),
         Target("display-spec", _display_spec, (), "a column setting (first byte picks it) in table, "
                "EXPAND, JSON and CSV", _spec_seeds),
-        Target("output-json", _json_output, everything, "output.values JSON writer (JSON Lines)"),
-        Target("output-csv", _csv_output, everything, "output.values CSV writer"),
-        Target("inspect", _inspect, everything, "insight.inspect.inspect_value: text and JSON report"),
-        Target("advise", _advise, everything, "insight.advise.Sample.add and measure.quick per value"),
+        Target("output-json", _json_output, everything, "output.values JSON writer (JSON Lines)",
+               mutate=_any_format),
+        Target("output-csv", _csv_output, everything, "output.values CSV writer", mutate=_any_format),
+        Target("inspect", _inspect, everything, "insight.inspect.inspect_value: text and JSON report",
+               mutate=_any_format),
+        Target("advise", _advise, everything, "insight.advise.Sample.add and measure.quick per value",
+               mutate=_any_format),
     ]
     return {t.name: t for t in targets}

@@ -175,6 +175,171 @@ def test_pickle_list_as_dict_key_nested_by_reference(tmp_path: Path) -> None:
     assert_user_sees(shown(tmp_path, bytes(ops)))
 
 
+# --------------------------------------------- text built from a record's parts (issue 33)
+# Each reader built some text or value from a record's parts outside the value's budget: an
+# f-string, a repr, a hash, a decimal conversion. A back-reference (the pickle memo, a Java
+# handle) puts one part in many places, so the cost was a multiple of the stored bytes.
+
+#: 411 bytes (pickle_ops.stack_global_of_a_shared_list): PROTO 4; a list of 64 ones (memo 0); 30
+#: lists each holding the one before twice (memo 1-30, each popped: `]\x94(h..h..e0`); then
+#: STACK_GLOBAL with memo 30 as both module and name. The symbol's name was an f-string of the
+#: list's repr, 2^30 copies of the leaf: over 30 s on every path, then the memory limit.
+STACK_GLOBAL_OF_A_SHARED_LIST = bytes.fromhex(
+    "80045d9428" + "4b01" * 64 + "6530"
+    + "".join(f"5d942868{level:02x}68{level:02x}6530" for level in range(30))
+    + "681e681e932e")
+
+
+def test_pickle_stack_global_of_a_shared_list(tmp_path: Path) -> None:
+    from fuzzing.pickle_ops import stack_global_of_a_shared_list
+
+    assert STACK_GLOBAL_OF_A_SHARED_LIST == stack_global_of_a_shared_list()  # the fuzz hook's shape
+    results = shown(tmp_path, STACK_GLOBAL_OF_A_SHARED_LIST)
+    assert_user_sees(results)
+    for path in ("table", "expand", "csv", "inspect"):
+        assert "pickle: over 100,000 nodes" in str(results[path]["text"]), results[path]
+
+
+def _pickle_of(consumer: bytes, kind: str = "tuple", levels: int = 30) -> bytes:
+    from fuzzing.pickle_ops import PROTO_4, STOP, get, shared
+
+    body, top = shared(kind, levels, leaf=1)
+    return PROTO_4 + body + consumer.replace(b"TOP", get(top)) + STOP
+
+
+@pytest.mark.parametrize("value", [
+    # A tuple holding a tuple twice, 30 levels down, as a dict key: hashing it walked 2^30 tuples.
+    pytest.param(_pickle_of(b"}TOPNs"), id="tuple-as-dict-key"),
+    pytest.param(_pickle_of(b"(TOP\x91"), id="tuple-in-a-frozenset"),
+])
+def test_pickle_hashing_a_shared_structure(tmp_path: Path, value: bytes) -> None:
+    assert len(value) < 500
+    assert_user_sees(shown(tmp_path, value))
+
+
+def test_pickle_set_of_one_shared_list_many_times(tmp_path: Path) -> None:
+    # builtins.set() over one list of 100,000 numbers, 4,000 times through the memo: each call
+    # built a new set of all its items (400 million insertions), none of them charged.
+    from fuzzing.pickle_ops import MEMOIZE, PROTO_4, get, global_
+
+    ops = (PROTO_4 + b"]" + MEMOIZE + b"(" + b"K\x01" * 100_000 + b"e0" + global_("builtins", "set") + MEMOIZE
+           + b"0(" + (get(1) + get(0) + b"\x85R") * 4000 + b"l.")
+    value = gzip.compress(ops, mtime=0)
+    assert len(value) < 4096
+    assert_user_sees(shown(tmp_path, value))
+
+
+def test_pickle_codecs_encode_of_one_shared_string(tmp_path: Path) -> None:
+    # Protocol 2 writes bytes as _codecs.encode(str, 'latin1'): one 60,000-character string, then
+    # 30,000 calls of it through the memo (5 bytes each). Each call made a new copy: 1.8 GB.
+    from fuzzing.pickle_ops import get, global_, text
+
+    ops = (b"\x80\x04" + global_("_codecs", "encode") + b"\x940" + text("A" * 60_000) + b"\x940"
+           + get(1) + text("latin1") + b"\x86\x940" + b"(" + (get(0) + get(2) + b"R") * 30_000 + b"l.")
+    results = shown(tmp_path, gzip.compress(ops, mtime=0))
+    assert_user_sees(results)
+    assert "pickle: over 4 MiB of text" in str(results["table"]["text"]), results["table"]
+
+
+class Node:
+    """Pickled by pickle itself with BUILD, its state holding the object (a parent link)."""
+
+    def __init__(self, parent: Node | None = None) -> None:
+        self.me = self
+        self.parent = parent
+        self.children: list[Node] = []
+
+
+def test_pickle_object_whose_state_holds_itself(tmp_path: Path) -> None:
+    # The commonest object graph there is: a tree with parent links. The state's conversion
+    # re-entered the object's own text without end: RecursionError in every path.
+    root = Node()
+    root.children.append(Node(root))
+    results = shown(tmp_path, pickle.dumps(root, protocol=4))
+    assert_user_sees(results, markers=("cycle",))
+    assert 'cycle("back to an enclosing object")' in str(results["table"]["text"])
+
+
+def _java_utf(text: str) -> bytes:
+    return struct.pack(">H", len(text)) + text.encode()
+
+
+def _java_class(name: str, fields: bytes = b"", count: int = 0, flags: int = 0x02) -> bytes:
+    """TC_CLASSDESC: name, serialVersionUID 0, flags, fields, no annotation, no superclass."""
+    return (b"\x72" + _java_utf(name) + b"\x00" * 8 + bytes([flags]) + struct.pack(">h", count) + fields
+            + b"\x78\x70")
+
+
+def test_java_cycles_back_to_a_class_with_a_long_name(tmp_path: Path) -> None:
+    # An object of a class with a 60,000-character name whose one field is an array of 50,000
+    # references to the object itself: each was marked with an f-string holding the name, 3 GB
+    # (MemoryError under the limit). Written by the grammar: ObjectOutputStream writes the same
+    # for `o.a = new Object[50000]; Arrays.fill(o.a, o)` with such a class.
+    field = b"[" + _java_utf("a") + b"\x74" + _java_utf("[Ljava/lang/Object;")
+    stream = (b"\xac\xed\x00\x05\x73" + _java_class("A" * 60_000, field, 1)
+              + b"\x75" + _java_class("[Ljava.lang.Object;") + struct.pack(">i", 50_000)
+              + (b"\x71" + struct.pack(">i", 0x7E0002)) * 50_000)
+    value = gzip.compress(stream, mtime=0)
+    assert len(value) < 4096
+    results = shown(tmp_path, value)
+    assert_user_sees(results)
+    # Read and shown as far as the budget goes (not "not decoded: MemoryError", hex).
+    table = str(results["table"]["text"])
+    assert table.startswith("[gzip>java] AAAA") and table.endswith("(cut: over 4 MiB of text)"), table[:300]
+
+
+def _big_number(magnitude: int) -> int:
+    return int.from_bytes(b"\x7f" * magnitude, "big")
+
+
+def test_java_big_decimal_of_300_kb(tmp_path: Path) -> None:
+    # java.math.BigDecimal(BigInteger of 300,000 bytes, scale 2), the JDK's field layout: the
+    # decimal conversion took 17 s (quadratic in the digits) and rounded to 28 digits. It is
+    # shown now, whole, in hex digits (past Python's 4,300-digit limit).
+    number_fields = (b"I" + _java_utf("bitCount") + b"I" + _java_utf("bitLength")
+                     + b"I" + _java_utf("firstNonzeroByteNum") + b"I" + _java_utf("lowestSetBit")
+                     + b"I" + _java_utf("signum") + b"[" + _java_utf("magnitude") + b"\x74" + _java_utf("[B"))
+    number = (b"\x73" + _java_class("java.math.BigInteger", number_fields, 6, 0x03)[:-1]
+              + b"\x72" + _java_utf("java.lang.Number") + b"\x00" * 8 + b"\x02\x00\x00\x78\x70"
+              + struct.pack(">iiiii", -1, -1, -2, -2, 1)
+              + b"\x75" + _java_class("[B") + struct.pack(">i", 300_000) + b"\x7f" * 300_000 + b"\x78")
+    decimal_fields = (b"I" + _java_utf("scale") + b"L" + _java_utf("intVal")
+                      + b"\x74" + _java_utf("Ljava/math/BigInteger;"))
+    stream = (b"\xac\xed\x00\x05\x73" + _java_class("java.math.BigDecimal", decimal_fields, 2)
+              + struct.pack(">i", 2) + number)
+    results = shown(tmp_path, gzip.compress(stream, mtime=0), ("table", "json", "inspect"))
+    assert_user_sees(results, marker_needed=False)
+    assert str(results["table"]["text"]).startswith('[gzip>java] BigDecimal("0x7f7f7f'), results["table"]
+
+
+def test_cbor_decimal_fraction_of_300_kb(tmp_path: Path) -> None:
+    # Tag 4 [-2, a 300,000-byte bignum]: cbor2 built a decimal.Decimal (quadratic: 15 s).
+    body = cbor2.dumps([cbor2.CBORTag(4, [-2, _big_number(300_000)])])
+    results = shown(tmp_path, gzip.compress(b"\xd9\xd9\xf7" + body, mtime=0), ("table", "json", "inspect"))
+    assert_user_sees(results, marker_needed=False)
+    assert str(results["table"]["text"]).startswith('[gzip>cbor] ["0x7f7f7f'), results["table"]
+
+
+def test_avro_decimal_of_300_kb(tmp_path: Path) -> None:
+    # A container file whose schema declares a decimal, holding one of 300,000 bytes (written as
+    # plain bytes: fastavro's writer would take as long as its reader). The reader took 24 s.
+    import io
+
+    import fastavro
+
+    decimal = {"type": "bytes", "logicalType": "decimal", "precision": 4, "scale": 2}
+    with_decimal = {"type": "record", "name": "R", "fields": [{"name": "d", "type": decimal}]}
+    plain = {"type": "record", "name": "R", "fields": [{"name": "d", "type": "bytes"}]}
+    out = io.BytesIO()
+    writer = fastavro.write.Writer(out, fastavro.parse_schema(with_decimal), codec="deflate")
+    writer.schema = fastavro.parse_schema(plain)  # the header says decimal, the block holds bytes
+    writer.write({"d": b"\x7f" * 300_000})
+    writer.flush()
+    results = shown(tmp_path, out.getvalue(), ("table", "json", "inspect"))
+    assert_user_sees(results, marker_needed=False)
+    assert '"d":"0x7f7f7f' in str(results["table"]["text"]), results["table"]
+
+
 # ---------------------------------------------------------------------------------- JSON text
 
 
@@ -373,3 +538,38 @@ def test_finding_zlib_fdict_struct_error(tmp_path: Path) -> None:
     with pytest.raises(DecodeError) as err:
         registry.decode_named("zlib", value)
     assert "internal error" not in str(err.value)
+
+
+# ------------------------------------------------------------------------- through the binary
+
+
+def test_hostile_pickle_through_the_binary(cassandra, tmp_path: Path) -> None:
+    """Issue 33's value as a user meets it: `cqlsh-ext inspect 0x...` without a server, then a
+    table cell, JSON output and INSPECT through the server. Each run returns (shell_runner.run's
+    timeout is the hang guard) and shows the stored bytes with the reason on one line."""
+    from shell_runner import CQLSH_EXT, run
+
+    value = STACK_GLOBAL_OF_A_SHARED_LIST
+    reason = "pickle: over 100,000 nodes"
+    offline = run(CQLSH_EXT, ["inspect", "0x" + value.hex()], tmp_path)
+    assert offline.returncode == 0, offline.stderr
+    assert f"  payload: not readable, 411 B, {reason}" in offline.stdout.splitlines(), offline.stdout
+
+    ks = cassandra.create_keyspace("hostile")
+    session = cassandra.session(ks)
+    session.execute("CREATE TABLE values_ (id int PRIMARY KEY, v blob)")
+    session.execute("INSERT INTO values_ (id, v) VALUES (1, %s)", (value,))
+    session.shutdown()
+
+    def ext(statement: str, *flags: str) -> str:
+        result = run(CQLSH_EXT, [*cassandra.cqlsh_args, *flags, "-e", statement], tmp_path)
+        assert result.returncode == 0, result.stderr
+        return result.stdout
+
+    table = ext(f"SELECT v FROM {ks}.values_")
+    cells = [line.strip() for line in table.splitlines() if line.strip().startswith("0x")]
+    assert cells == [f"0x{value.hex()} ({reason})"], table
+    row = json.loads(ext(f"SELECT v FROM {ks}.values_", "--output-format", "json").strip())
+    assert (row["v"]["payload"], row["v"]["note"]) == ("0x" + value.hex(), reason), row
+    report = ext(f"INSPECT SELECT v FROM {ks}.values_")
+    assert f"  payload: not readable, 411 B, {reason}" in report.splitlines(), report

@@ -93,3 +93,16 @@ def test_a_reader_that_recurses_costs_the_payload_line_not_the_report() -> None:
         assert report.chain == chain and not (report.reason or "").startswith("could not be inspected")
         payload = [line for line in lines if line.strip().startswith("payload:")]
         assert len(payload) == 1 and "Traceback" not in payload[0]
+
+
+def test_names_read_from_a_value_cannot_add_report_lines() -> None:
+    # A Java stream whose class name is a JSON text with newlines (the display-table finding of
+    # tests/fuzzing/test_regressions.py): the class header and the payload line printed it as it
+    # was, so the stored value wrote lines of its own into the report.
+    name = '{\n  "id": 42,\n  "checksums": "ok"\n}'
+    stream = (b"\xac\xed\x00\x05\x73\x72" + struct.pack(">H", len(name)) + name.encode() + b"\x00" * 8
+              + b"\x02\x00\x00\x78\x70")
+    lines = inspect_value(stream, {"file": "v"}, "auto", 1 << 20).render()
+    assert not [line for line in lines if line.lstrip().startswith(('"', "}"))], lines
+    assert any('class {\\n  "id": 42,' in line for line in lines), lines
+    assert any(line.startswith('  payload: Java object {\\n  "id": 42,') for line in lines), lines

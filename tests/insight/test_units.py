@@ -133,3 +133,55 @@ def test_report_lines_fit_the_screen_width():
                    "          block_independence yes, block_checksum no",
                    table,  # a table row stays whole: a pager scrolls it
                    '    {"orderId":"ORD-2024000000","status":"PICKING","placedA…']
+
+
+def test_report_text_wraps_evenly_under_its_text():
+    from cqlsh_ext.insight.report import fit
+
+    # The issue's ragged wrap: a comma far back made a short row ("point read,").
+    advice = ("  - a read of one partition (median 1,201 B) decompresses a whole 16 KiB chunk: "
+              "chunk_length_in_kb = 4 reads and decompresses about 4x fewer bytes per point read, for a "
+              "ratio of 1.23 instead of 1.44 on this sample (and 4x more chunk offsets in memory)")
+    out = list(fit([advice], 80))
+    assert out == ["  - a read of one partition (median 1,201 B) decompresses a whole 16 KiB chunk:",
+                   "    chunk_length_in_kb = 4 reads and decompresses about 4x fewer bytes per point",
+                   "    read, for a ratio of 1.23 instead of 1.44 on this sample (and 4x more chunk",
+                   "    offsets in memory)"]  # under the bullet's text
+    # `key  text`: the text continues under itself.
+    row = "  blob bytes               stored 1.2 MiB  decompressed 3.3 MiB, 100 % of stored bytes compressed"
+    assert list(fit([row], 80)) == ["  blob bytes               stored 1.2 MiB  decompressed 3.3 MiB,",
+                                    "                           100 % of stored bytes compressed"]
+    # Too little room under the gap: four columns in from the start instead.
+    assert list(fit(["  Tab" + " " * 60 + "complete: keywords, keyspaces, tables"], 80)) == [
+        "  Tab" + " " * 60 + "complete:", "      keywords, keyspaces, tables"]
+
+
+def test_ctrl_c_while_measuring_keeps_what_was_measured():
+    # KeyboardInterrupt is what Ctrl-C raises in the measuring loop (the terminal test in
+    # tests/repl/test_progress.py presses it); here it comes with the third codec's step.
+    from cqlsh_ext.insight.advise import Advice, Sample
+
+    sample = Sample(40, "auto", 1 << 20)
+    for doc in documents(40, seed=3):
+        sample.add("data", doc.encode())
+        sample.add("other", doc.encode())
+    steps: list[tuple[str, float]] = []
+
+    def step(what: str, done: float) -> None:
+        steps.append((what, done))
+        if len(steps) == 3:
+            raise KeyboardInterrupt
+
+    columns = sample.advise(budget=0.01, repetitions=1, step=step)
+    first, second = columns
+    assert first.interrupted and len(first.results) == 2
+    assert steps[0][0].startswith("data: ") and steps[0][1] == 0.0 and "(1 of " in steps[0][0]
+    total = int(steps[0][0].split(" of ")[1].rstrip(")"))
+    assert f"interrupted while measuring (Ctrl-C): 2 of {total} codecs measured" in first.notes
+    assert first.recommendation and first.recommended is not None  # from the two measured
+    assert second.interrupted and not second.results
+    assert second.recommendation == "not measured: interrupted (Ctrl-C)"
+    advice = Advice("SELECT data, other FROM t", columns, 40)
+    doc = advice.to_json()
+    assert (doc["complete"], doc["interrupted"], doc["interrupted_while"]) == (False, True, "measuring")
+    assert any("INTERRUPTED while measuring" in line for line in advice.render())

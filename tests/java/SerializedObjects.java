@@ -105,6 +105,8 @@ public final class SerializedObjects {
     values.put("date", new Date(1700000000123L));
     values.put("uuid", UUID.fromString("123e4567-e89b-12d3-a456-426614174000"));
     values.put("big_integer", new BigInteger("123456789012345678901234567890"));
+    values.put("big_decimal_40_digits", new BigDecimal("1234567890123456789012345678901234.567890"));
+    values.put("big_decimal_exponent", new BigDecimal("1.5E+40"));
     values.put("order", new Order());
     values.put("versioned", new Versioned());
     List<Object> cyclic = new ArrayList<>();

@@ -26,6 +26,18 @@ def test_a_table_that_fits_keeps_its_natural_widths():
     assert layout.fit_widths(names, rows, 80) == [2, 5]
 
 
+def test_short_values_are_kept_whole_or_the_table_does_not_fit():
+    # The five paths at 80 columns: equal cuts made 'ORD-2024001…' and 'RETURN_REQU…'.
+    paths = ("data.orderId", "data.status", "data.customer.name", "data.items", "data.payment")
+    names = [fv(n) for n in paths]
+    rows = [[fv("ORD-2024001567"), fv("RETURN_REQUESTED"), fv("Goran Jensen"), fv("[" * 300), fv("{" * 60)]]
+    assert layout.fit_widths(names, rows, 80) == [12, 12, 18, 12, 12]  # fits only by cutting them
+    assert layout.fit_widths(names, rows, 80, keep_short=True) is None  # so: vertical
+    widths = layout.fit_widths(names, rows, 100, keep_short=True)
+    assert widths is not None and widths[:3] == [14, 16, 18]  # whole; the long ones share the rest
+    assert layout.table_width(widths) == 100 and widths[3] >= layout.MIN_COLUMN
+
+
 def test_wide_columns_share_the_room_narrow_ones_keep_theirs():
     names = [fv("id"), fv("body"), fv("note")]
     rows = [[fv("1"), fv("x" * 300), fv("y" * 200)]]

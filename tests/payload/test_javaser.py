@@ -109,6 +109,9 @@ JDK_EXPECTED = {
     "date": datetime.datetime(2023, 11, 14, 22, 13, 20, 123000, tzinfo=datetime.timezone.utc),
     "uuid": Tagged("UUID", "123e4567-e89b-12d3-a456-426614174000"),
     "big_integer": 123456789012345678901234567890,
+    # Every digit, as BigDecimal.toString writes it (the default decimal context kept 28 of them).
+    "big_decimal_40_digits": Tagged("BigDecimal", "1234567890123456789012345678901234.567890"),
+    "big_decimal_exponent": Tagged("BigDecimal", "1.5E+40"),
     "order": Tagged("SerializedObjects$Order", {
         "id": 1001, "paid": True, "total": 99.5, "customer": "customer-07",
         "day": Tagged("java.time.DayOfWeek", "MONDAY"), "items": ["book", "pen"]}),
@@ -198,3 +201,17 @@ def test_mutated_jdk_streams_give_a_reason_never_an_exception(jdk):
                 render(read_tree(bytes(mutated)))
             except JavaStreamError:
                 pass
+
+
+def test_a_class_name_in_a_reason_stays_on_one_line():
+    # An Externalizable class written in the old protocol cannot be read without the class: the
+    # reason names it, and the name (the stream's own bytes) may hold a newline or be 65,535 long.
+    for name in ("a\nb", "x" * 60_000):
+        raw = name.encode()
+        flags_no_fields = b"\x04" + struct.pack(">h", 0)  # SC_EXTERNALIZABLE without SC_BLOCK_DATA
+        desc = b"\x72" + struct.pack(">H", len(raw)) + raw + b"\x00" * 8 + flags_no_fields + b"\x78\x70"
+        with pytest.raises(JavaStreamError) as err:
+            read_tree(MAGIC + b"\x73" + desc)
+        reason = str(err.value)
+        assert "\n" not in reason and len(reason) < 200, reason
+        assert reason.endswith("externalizable data in the old protocol, readable by its class only"), reason

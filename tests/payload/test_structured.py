@@ -396,3 +396,44 @@ def test_a_bignum_past_pythons_digit_limit_is_shown_in_hex_not_a_crash():
     value = b"\xd9\xd9\xf7" + cbor2.dumps({"n": big})
     assert cell(value).startswith('[cbor] {"n":0x1000000')
     assert json.loads(json.dumps(jsonable(formats.detect(value)[1]))) == {"n": {"$hex": f"0x{big:x}"}}
+
+
+# ------------------------------------------------------------------ decimals, references, patterns
+
+def test_decimals_show_every_digit_in_cbor_and_avro():
+    # cbor2 writes a Decimal as tag 4 [exponent, mantissa]; fastavro a decimal logical type as the
+    # unscaled integer's bytes. Both used to go through decimal.Decimal: rounded to 28 digits (or
+    # to the schema's precision), and in time quadratic in the digits (a 300 KB mantissa: 20 s).
+    import decimal
+
+    number = decimal.Decimal("1234567890123456789012345678901234.567890")
+    assert formats.detect(b"\xd9\xd9\xf7" + cbor2.dumps({"d": number}))[1] == {"d": str(number)}
+    schema = {"type": "record", "name": "Price", "fields": [
+        {"name": "d", "type": {"type": "bytes", "logicalType": "decimal", "precision": 40, "scale": 6}}]}
+    value = avro_file([{"d": number}], schema=schema)
+    assert formats.detect(value)[1] == {"schema": "Price", "records": [{"d": str(number)}]}
+
+
+def test_cbor_rationals_and_bigfloats_are_shown_as_their_parts():
+    # cbor2 computes tag 5 (bigfloat) in a 28-digit context (2**-2**31 became "0E-1000026") and
+    # a rational past 4,300 digits could not be written at all (ValueError out of the renderer).
+    import fractions
+
+    big = fractions.Fraction(10**5000 + 1, 3)
+    value = b"\xd9\xd9\xf7" + cbor2.dumps([big, cbor2.CBORTag(5, [-(2**31), 1])])
+    tree = formats.detect(value)[1]
+    assert tree == [Tagged("tag30", [10**5000 + 1, 3]), Tagged("tag5", [-(2**31), 1])]
+    assert cell(value).startswith("[cbor] [tag30([0x")
+
+
+def test_bson_references_patterns_and_code_are_shown_as_their_parts():
+    from bson.code import Code
+    from bson.dbref import DBRef
+    from bson.regex import Regex
+
+    value = bson.encode({"ref": DBRef("orders", 7, "shop", note="x"), "re": Regex("a.b", "i"),
+                         "code": Code("f(x)", {"x": 1})})
+    assert formats.detect(value)[1] == {
+        "ref": Tagged("DBRef", {"$ref": "orders", "$id": 7, "$db": "shop", "note": "x"}),
+        "re": Tagged("Regex", {"pattern": "a.b", "flags": 2}),  # re.IGNORECASE, as pymongo reads "i"
+        "code": Tagged("Code", {"code": "f(x)", "scope": {"x": 1}})}

@@ -102,6 +102,29 @@ def test_the_path_at_the_cursor_and_the_table_after_it():
     assert at is not None and at.steps == (("[", "a b"), (".", "x"), 2) and at.table == (None, "t")
 
 
+def test_before_the_from_the_column_names_its_table_or_the_from_is_asked_for(ext_shell, tables, cassandra):
+    at = path_at("SELECT pk, data.cu", len("SELECT pk, data.cu"))
+    assert at is not None and at.table is None and at.partial == "cu"  # a SELECT, its FROM not typed yet
+    assert path_at("UPDATE t SET x = data.", 22) is None  # not a SELECT: nothing to guess
+    keys = PayloadKeys(ext_shell)
+    ext_shell.current_keyspace = tables
+    try:
+        assert keys_at(keys, "SELECT pk, data.|") == (0, ["customer", "items", "note", '"order-id"', "Status",
+                                                          "status"])  # docs: the one table with data
+        assert keys.from_needed("SELECT pk, data.", 16) is None
+        session = cassandra.session(tables)
+        session.execute("CREATE TABLE IF NOT EXISTS more_docs (pk int PRIMARY KEY, data blob)")
+        session.shutdown()
+        ext_shell.conn.refresh_schema_metadata()
+        assert keys_at(keys, "SELECT pk, data.|") is None  # two tables: no guess
+        assert keys.from_needed("SELECT pk, data.", 16) == "<FROM first: data is in docs, more_docs>"
+        assert keys.from_needed("SELECT pk, other.", 17) is None  # one table again: its keys
+        assert keys.from_needed("SELECT pk, nothing.", 19) is None  # no such blob: cqlsh's completion
+    finally:
+        ext_shell.current_keyspace = None
+    assert keys.from_needed("SELECT pk, data.", 16) == "<FROM keyspace.table first: its values give the keys>"
+
+
 def test_keys_nested_quoted_and_after_list_items(ext_shell, tables):
     keys = PayloadKeys(ext_shell)
     # The FROM comes after the cursor, as a person fills in the columns last.

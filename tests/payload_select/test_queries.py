@@ -118,6 +118,33 @@ def test_group_by_aggregates_exactly(cassandra, orders, home, workers):
     assert ("2 worker processes" in out.stderr) == (workers == "2")
 
 
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_a_path_no_value_has_is_named_with_the_nearest_keys(cassandra, orders, home, workers):
+    # A typo is otherwise silent: a column of nulls, a null group, no row matched.
+    env = {"CQLSH_EXT_SCAN_WORKERS": workers}
+    out = shell(cassandra, home, f"SELECT data.stauts, count(*) FROM {orders.name} GROUP BY data.stauts "
+                "ALLOW FILTERING", "--output-format", "json", env=env)
+    assert out.returncode == 0, out.stderr
+    assert json_lines(out.stdout) == [{"data.stauts": None, "count(*)": len(orders.rows)}]
+    assert out.stderr.rstrip().endswith("; no value read has data.stauts (nearest keys seen there: status)")
+    assert ("2 worker processes" in out.stderr) == (workers == "2")  # parts merged from the workers
+    out = shell(cassandra, home, f"SELECT ck FROM {orders.name} WHERE data.stauts = 'PAID' ALLOW FILTERING",
+                env=env)
+    assert "(0 rows)" in out.stdout
+    assert "no value read has data.stauts (nearest keys seen there: status)" in out.stderr
+    # Paths only projected, in one partition: the quoted key spelt as a path writes it.
+    out = shell(cassandra, home, f"SELECT ck, data.customer.nmae, data.order_id, data.customer.name "
+                f"FROM {orders.name} WHERE pk = 'p1'")
+    said = [line for line in out.stderr.splitlines() if line.startswith("payload query: ")]
+    assert len(said) == 1 and said[0].endswith(
+        '; no value read has data.customer.nmae (nearest keys seen there: name)'
+        '; no value read has data.order_id (nearest keys seen there: "order-id")'), out.stderr
+    # A path some values have (status is absent from a fifth of the documents): nothing to say.
+    out = shell(cassandra, home, f"SELECT data.status, count(*) FROM {orders.name} GROUP BY data.status "
+                "ALLOW FILTERING", env=env)
+    assert "payload query: " in out.stderr and "no value read has" not in out.stderr
+
+
 def test_streamed_rows_over_worker_processes_and_limit(cassandra, orders, home):
     condition = "data.status IN ('NEW', 'PAID')"
     env = {"CQLSH_EXT_SCAN_WORKERS": "2"}

@@ -144,3 +144,16 @@ def test_merge_is_order_independent(items: list[tuple[tuple[Any, ...], Any]], se
     random.Random(seed).shuffle(shuffled)
     again, _ = one_pass_and_parts(shuffled, 1)
     assert repr(again.results()) == repr(whole.results())
+
+
+def test_group_by_over_no_row_gives_no_row():
+    # An aggregate without GROUP BY gives one row when no row is read (count 0), as CQL does; with
+    # GROUP BY it gives none. The answer took the first for the second and raised IndexError
+    # (a payload query stopped by Ctrl-C before its first row, or a WHERE nothing matches).
+    from cqlsh_ext.query.answer import Answer
+
+    for text, expected in (("SELECT data.status, count(*) FROM t GROUP BY data.status ALLOW FILTERING", []),
+                           ("SELECT count(*), max(data.n) FROM t ALLOW FILTERING", [(0, None)])):
+        plan = parse(text, SCHEMA)
+        assert plan is not None
+        assert Answer(plan).final() == expected, text

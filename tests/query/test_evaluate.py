@@ -170,3 +170,39 @@ def test_an_evaluator_pickles_and_still_matches():
     for row, doc in rows(60):
         expected = doc is not None and TRUTH["data.status LIKE 'F%'"](doc) and doc["n"] > 1
         assert evaluator.evaluate(row).matched == expected
+
+
+def test_paths_no_value_had_are_known_with_the_nearest_keys_in_parts_that_merge():
+    import pickle
+
+    from cqlsh_ext.query.answer import Answer
+
+    plan = parse('SELECT ck, data.stauts, data.customer.nmae, data.status, data.items[7].sku FROM t', SCHEMA)
+    assert plan is not None
+    evaluator = Evaluator(plan, Settings())
+    data = rows(60)
+    parts = [Answer(plan), Answer(plan)]  # as two workers fill them
+    for i, (row, _doc) in enumerate(data):
+        parts[i % 2].add(evaluator, row)
+    total = Answer(plan)
+    for part in parts:
+        total.merge(pickle.loads(pickle.dumps(part)))  # parts travel between processes
+    missing = {path: (nearest, seen) for path, nearest, seen in total.counts.paths.never_found()}
+    # data.status: most documents have it (a few do not, and random bytes have nothing): not named.
+    assert set(missing) == {"data.stauts", "data.customer.nmae", "data.items[7].sku"}
+    assert missing["data.stauts"][0] == ["status"]
+    assert "order-id" in missing["data.stauts"][1]  # every key seen at that level
+    assert missing["data.customer.nmae"] == (["name"], ["name", "tier"])  # where the walks got furthest
+    assert missing["data.items[7].sku"] == ([], [])  # a list index: no keys to offer
+
+
+def test_a_path_no_decodable_value_was_read_for_is_not_named():
+    from cqlsh_ext.query.answer import Answer
+
+    plan = parse("SELECT ck, data.stauts FROM t", SCHEMA)
+    assert plan is not None
+    answer = Answer(plan)
+    evaluator = Evaluator(plan, Settings())
+    for row in ({"pk": "p", "ck": 1, "data": None}, {"pk": "p", "ck": 2, "data": os.urandom(40)}):
+        answer.add(evaluator, row)
+    assert answer.counts.paths.never_found() == []  # no value to have it: nothing to say

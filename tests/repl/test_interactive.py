@@ -8,6 +8,8 @@ import re
 import stat
 from pathlib import Path
 
+import pytest
+
 from .proxy import SlowProxy
 from .terminal import TIMEOUT, write_script
 
@@ -274,6 +276,30 @@ def test_help_lists_key_bindings(term):
     t.prompt()
     out = t.run("HELP KEYS", until=r"Ctrl-R[^\n]*\n")
     assert "Tab" in out
+
+
+@pytest.mark.parametrize(("cols", "rows"), [(80, 24), (140, 45)])
+def test_help_keys_wraps_at_words_under_its_column(term, cols, rows):
+    from cqlsh_ext.repl.keybindings import KEY_HELP
+
+    t = term(env={"PAGER": ""}, rows=rows, cols=cols)
+    t.prompt()
+    out = t.run("HELP KEYS", until=r"fetching stops\n")
+    written = out[out.index("Key bindings (HELP KEYS):"):].splitlines()[1:]
+    shown = [row for row in t.display() if row.startswith("  ")]  # the screen: the last of them
+    assert shown and written[-len(shown):] == shown  # no line was wrapped by the terminal
+    column = max(len(key) for key, _ in KEY_HELP) + 4
+    assert all(len(row) <= cols for row in written)
+    # Each description reads whole in its column: its rows joined give it back, word for word, so
+    # no word was broken by the terminal.
+    said: list[str] = []
+    for row in written:
+        if row[:column].strip():
+            said.append(row[column:])
+        else:
+            said[-1] += " " + row[column:]
+    assert said == [what for _, what in KEY_HELP], said
+    t.exit()
 
 
 def test_classic_flag_keeps_cqlsh_readline_loop(term, home):

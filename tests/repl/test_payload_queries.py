@@ -81,13 +81,30 @@ def test_tab_offers_payload_keys_and_the_query_runs(term, orders_ks, cols, lines
     t.exit()
 
 
-def test_help_queries_in_the_interactive_shell(term):
-    t = term(env={"PAGER": ""}, rows=45, cols=140)
+@pytest.mark.parametrize(("cols", "lines"), [*SIZES, (60, 24)])
+def test_help_queries_is_wrapped_to_the_screen_not_chopped(term, cols, lines):
+    # Through the pager, as a person meets it: at 80x24 the text is taller than the screen and
+    # opens in less -S, which cuts (and marks with '>') every line wider than the screen. The
+    # text fits 80 columns; on a narrower screen it is wrapped to it.
+    t = term(env={"PAGER": "less -SRXF"}, rows=lines, cols=cols)
     t.prompt()
-    t.run("HELP QUERIES", until=r"sample of the column\.")
-    screen = menu(t)
-    assert "QUERIES [cqlsh-ext]" in screen and "FILTERING CONFIRM goes ahead" in screen
-    assert "SELECT data.status, count(*) FROM ks.t GROUP BY data.status ALLOW FILTERING;" in screen
+    t.type("HELP QUERIES")
+    t.enter()
+    if lines < 30:
+        t.expect(r"\n:|\(END\)")  # less's prompt on the bottom row
+    else:
+        t.expect(r"sample of the column\.")
+    screen = t.display()
+    assert not [row for row in screen if len(row) == cols and row.endswith(">")], "\n".join(screen)
+    assert all(len(row) <= min(cols, 79) for row in screen[:-1]), "\n".join(screen)
+    text = " ".join(" ".join(screen).split())
+    assert "QUERIES [cqlsh-ext]" in text
+    assert "ALLOW FILTERING CONFIRM goes ahead" in text or cols < 80  # narrower: on the next screen
+    assert ("Paths: data.status, data.customer.name, data.items[0].sku, data.\"order-id\" (keys are case "
+            "sensitive; quote one that is not a plain name);") in text
+    if lines < 30:
+        t.type("q")
+    t.prompt()
     t.exit()
 
 
@@ -104,3 +121,22 @@ def test_help_queries_with_e_and_in_the_help_list(cassandra, tmp_path: Path):
     # The classic loop (--classic, here fed by a pipe) has the topic as well.
     piped = run(CQLSH_EXT, [*cassandra.cqlsh_args, "--classic"], tmp_path, stdin="HELP QUERIES\n")
     assert "QUERIES [cqlsh-ext]" in piped.stdout
+
+
+@pytest.mark.parametrize(("cols", "lines"), SIZES)
+def test_a_mistyped_path_is_named_on_the_closing_line(term, orders_ks, cols, lines):
+    t = term("-k", orders_ks, env={"PAGER": ""}, rows=lines, cols=cols)
+    t.prompt()
+    for statement in ("SELECT data.stauts, count(*) FROM orders GROUP BY data.stauts ALLOW FILTERING;",
+                      "SELECT ck FROM orders WHERE data.stauts = 'PAID' ALLOW FILTERING;",
+                      "SELECT ck, data.stauts FROM orders WHERE pk = 'p1';"):
+        t.ctrl("l")
+        t.run(statement, until=r"payload query: [^\n]*(\n {4}[^\n]*)*\n")
+        t.prompt()
+        screen = t.display()
+        start = next(i for i, row in enumerate(screen) if row.startswith("payload query: "))
+        closing = [screen[start]] + [row for row in screen[start + 1:] if row.startswith("    ")]
+        assert all(len(row) <= cols for row in closing), closing  # fitted: no word cut by the terminal
+        said = " ".join(" ".join(closing).split())
+        assert said.endswith("; no value read has data.stauts (nearest keys seen there: status)"), said
+    t.exit()

@@ -8,7 +8,6 @@ pager for output taller than the screen, with the prompt back after it.
 
 from __future__ import annotations
 
-import os
 import re
 import signal
 import subprocess
@@ -19,18 +18,6 @@ from shell_runner import CQLSH_EXT, isolated_env
 
 SIZES = [(80, 24), (120, 40), (200, 60)]
 RULE = re.compile(r"^-+(\+-+)+$")
-
-
-@pytest.fixture(scope="module")
-def demo_ks(cassandra, tmp_path_factory) -> str:
-    """The demo keyspace, loaded by `cqlsh-ext demo load` as a user does (fewer rows)."""
-    name = f"demo_{os.getpid()}"
-    home = tmp_path_factory.mktemp("demo-home")
-    proc = subprocess.run([CQLSH_EXT, "demo", "load", "-k", name, "--rows", "120", cassandra.host,
-                           str(cassandra.port), "-u", cassandra.username, "-p", cassandra.password],
-                          capture_output=True, text=True, timeout=300, env=isolated_env(home))
-    assert proc.returncode == 0, proc.stderr
-    return name
 
 
 def result_lines(out: str) -> list[str]:
@@ -239,3 +226,169 @@ def test_an_inspect_report_is_laid_out_for_the_width(term, demo_ks, cols, rows):
     preview = next(row for row in report if row.lstrip().startswith('{"orderId"'))
     assert len(preview) <= cols
     t.exit()
+
+
+
+def wrapped_rows(lines: list[str], first: str, last: str) -> list[str]:
+    """The rows from the one starting (after its indent) with `first` to the one ending with `last`."""
+    start = next(i for i, line in enumerate(lines) if line.lstrip().startswith(first))
+    end = next(i for i in range(start, len(lines)) if lines[i].rstrip().endswith(last))
+    return lines[start:end + 1]
+
+
+def assert_wrapped_evenly(rows: list[str], cols: int, under: int) -> None:
+    """A text laid out for the width: no row wider than the screen, every row but the last at
+    least half full (a ragged wrap leaves a short row, and a hard break in the text another), and
+    the continuations indented `under` columns, beneath the text."""
+    assert all(len(row) <= cols for row in rows), rows
+    assert all(len(row) > cols // 2 for row in rows[:-1]), rows
+    assert all(len(row) - len(row.lstrip()) == under for row in rows[1:]), rows
+
+
+@pytest.mark.parametrize(("cols", "rows"), NEWCOMER_SIZES)
+def test_settings_and_advise_reports_wrap_evenly(term, demo_ks, cols, rows):
+    t = term("-k", demo_ks, env={"PAGER": ""}, rows=rows, cols=cols)
+    t.prompt()
+    out = t.run("COMPRESSION SETTINGS table_with_compressed_json;", until=r"offsets in memory\)")
+    lines = out.splitlines()
+    report = lines[next(i for i, line in enumerate(lines) if line.startswith("COMPRESSION SETTINGS ")):]
+    assert all(len(line) <= cols for line in report), [line for line in report if len(line) > cols]
+    heading = wrapped_rows(report, "Ratio of the table's compressor", "no SSTable framing):")
+    assert " ".join(" ".join(heading).split()) == (
+        "Ratio of the table's compressor on these rows (approximate: column values laid end to end in "
+        "chunks, no SSTable framing):")
+    assert_wrapped_evenly(heading, cols, under=4)
+    assert_wrapped_evenly(wrapped_rows(report, "- a read of one partition", "offsets in memory)"), cols,
+                          under=4)  # under the bullet's text
+    t.prompt()
+    out = t.run("COMPRESSION ADVISE SAMPLE 20 SELECT data FROM table_with_compressed_json;",
+                until=r"Recommendation: ", timeout=120)
+    speeds = wrapped_rows(out.splitlines(), "speeds in MB/s", "between the fastest and slowest run")
+    assert_wrapped_evenly(speeds, cols, under=6)
+    t.prompt()
+    t.exit()
+
+
+@pytest.mark.parametrize(("cols", "rows"), NEWCOMER_SIZES)
+def test_inspect_with_e_is_fitted_to_a_terminal_and_whole_in_a_pipe(term, demo_ks, cassandra, tmp_path,
+                                                                   cols, rows):
+    statement = "INSPECT SELECT data FROM blob_formats WHERE name = 'zstd';"
+    t = term("-k", demo_ks, "-e", statement, env={"PAGER": ""}, rows=rows, cols=cols)
+    t.expect(r"\(1 blob value in 1 row\)")
+    lines = t.text[t.text.index("row 1"):t.pos].splitlines()
+    assert all(len(line) <= cols for line in lines), [line for line in lines if len(line) > cols]
+    # Labels and `key value` fields are never split between rows.
+    assert any(line.lstrip().startswith("content checksum (XXH64, low 32 bits): ") for line in lines), lines
+    for field in ("single_segment yes", "checksum_flag no", "content_size 2843", "max_output 2843"):
+        assert any(field in line for line in lines), (field, lines)
+    t.child.wait()
+    # To a pipe: whole lines, as they are.
+    piped = subprocess.run([CQLSH_EXT, *cassandra.cqlsh_args, "-k", demo_ks, "-e", statement],
+                           capture_output=True, text=True, timeout=120, env=isolated_env(tmp_path))
+    assert piped.returncode == 0, piped.stderr
+    fields = next(line for line in piped.stdout.splitlines() if "#0  offset 0" in line)
+    assert "single_segment yes" in fields and "max_output 2843" in fields, fields  # one line, every field
+
+
+@pytest.mark.parametrize(("cols", "rows"), NEWCOMER_SIZES)
+def test_classic_loop_rows_fit_the_screen(term, demo_ks, cols, rows):
+    # cqlsh's own loop (--classic) on a terminal cuts blob cells for the screen: the rows fit it too,
+    # laid out as the interactive shell lays them out (cut columns, cqlsh's alignment).
+    t = term("-k", demo_ks, "--classic", env={"PAGER": ""}, rows=rows, cols=cols)
+    t.expect(r"cqlsh:\w+> ")
+    for statement, columns in (("SELECT * FROM table_with_compressed_json LIMIT 3;", 2),
+                               ("SELECT * FROM nested_blobs;", 5)):
+        out = t.run(statement)
+        lines = assert_fits(out, cols)
+        assert RULE.match(lines[1]) and lines[1].count("+") == columns - 1, lines[:2]
+        body = [line for line in lines[2:] if " | " in line]
+        assert body and all("…" in line for line in body), body  # the decoded values, cut
+        bars = [i for i, ch in enumerate(lines[1]) if ch == "+"]
+        assert all([i for i, ch in enumerate(line) if ch == "|"] == bars for line in [lines[0], *body]), lines
+        t.expect(r"cqlsh:\w+> ")
+    assert_screen_rules_whole(t, cols)
+    # A result without blobs is cqlsh's own, as before: its long text written whole.
+    out = t.run("SELECT id, data FROM table_with_uncompressed_json LIMIT 1;")
+    row = next(line for line in result_lines(out)[2:] if " | " in line)
+    assert len(row) > cols and row.rstrip().endswith("}") and "…" not in row
+    t.type("EXIT\r")
+
+
+@pytest.mark.parametrize(("cols", "rows"), NEWCOMER_SIZES)
+def test_short_values_are_shown_whole_or_the_rows_go_vertical(term, demo_ks, cols, rows):
+    # Five paths: ids, statuses and names are short values that say nothing cut ('ORD-2024001…',
+    # 'RETURN_REQU…'); the item list and payment record are long ones, cut in a table.
+    t = term("-k", demo_ks, env={"PAGER": ""}, rows=rows, cols=cols)
+    t.prompt()
+    out = t.run("SELECT data.orderId, data.status, data.customer.name, data.items, data.payment "
+                "FROM table_with_compressed_json LIMIT 5;")
+    lines = assert_fits(out, cols)
+    assert len(re.findall(r"\bORD-2024\d{6}\b", out)) == 5, out
+    short = ("data.orderId", "data.status", "data.customer.name")
+    if cols >= 140:  # room for the long columns too: a table, only the long values cut
+        assert RULE.match(lines[1]) and lines[0].split("|")[0].strip() == "data.orderId"
+        body = [line.split(" | ") for line in lines[2:] if " | " in line]
+        assert len(body) == 5, lines
+        assert all("…" not in cell for row in body for cell in row[:3]), body
+        assert all(row[3].endswith("…") and row[4].endswith("…") for row in body), body
+    else:  # a table would cut the short values: vertical, each one whole on its row
+        assert lines[0] == "@ Row 1", lines[:3]
+        values = [line.split(" | ", 1)[1] for line in lines if line.split(" | ")[0].strip() in short]
+        assert len(values) == 15 and not [value for value in values if "…" in value], values
+    t.exit()
+
+
+@pytest.mark.parametrize(("cols", "rows"), NEWCOMER_SIZES)
+def test_tab_before_from_offers_the_keys_of_the_one_table_or_asks_for_from(term, demo_ks, cols, rows):
+    t = term("-k", demo_ks, env={"PAGER": ""}, rows=rows, cols=cols)
+    t.prompt()
+    # by_codec is a column of one table of the keyspace: its keys, before any FROM is typed.
+    t.type("SELECT id, by_codec['zstd'].")
+    t.type("\t")
+    t.expect(r"placedAt")
+    screen = "\n".join(t.display())
+    for key in ("orderId", "status", "customer", "items"):
+        assert re.search(rf"(^|\s){key}\s", screen), (key, screen)
+    assert "<identifier>" not in screen
+    t.type("sta")
+    t.type("\t")
+    t.expect(r"status")
+    t.type(" FROM nested_blobs;")
+    t.enter()
+    t.expect(r"\(1 rows\)")
+    assert any(re.search(r"\|\s+PICKING$", row) for row in t.display()), t.display()
+    t.prompt()
+    # data is a blob column of two tables: no guess, the FROM is asked for.
+    t.type("SELECT id, data.")
+    t.type("\t")
+    t.expect(r"<FROM first")
+    screen = "\n".join(t.display())
+    assert "<identifier>" not in screen
+    if cols >= 140:
+        assert "<FROM first: data is in blob_formats, table_with_compressed_json>" in screen, screen
+    t.ctrl("c")
+    t.prompt()
+    t.exit()
+
+
+@pytest.mark.parametrize(("cols", "rows"), NEWCOMER_SIZES)
+def test_offline_inspect_is_fitted_to_a_terminal_and_whole_in_a_pipe(tmp_path, cols, rows):
+    import zstandard
+
+    from .terminal import Term
+
+    doc = b"[" + b", ".join([b'{"orderId": "ORD-1", "items": []}'] * 40) + b"]"
+    value = zstandard.ZstdCompressor(write_checksum=True).compress(doc)
+    hex_value = "0x" + value.hex()
+    t = Term(["inspect", hex_value], tmp_path, rows=rows, cols=cols, program=CQLSH_EXT)
+    t.expect(r"payload: JSON")
+    t.child.wait()
+    t._pump(0.5)
+    lines = t.text[t.text.index("hex argument"):].splitlines()
+    assert all(len(line) <= cols for line in lines), [line for line in lines if len(line) > cols]
+    for field in ("single_segment yes", "checksum_flag yes", f"content_size {len(doc)}"):
+        assert any(field in line for line in lines), (field, lines)  # a field never split
+    piped = subprocess.run([CQLSH_EXT, "inspect", hex_value], capture_output=True, text=True, timeout=60,
+                           env=isolated_env(tmp_path))
+    fields = next(line for line in piped.stdout.splitlines() if "#0  offset 0" in line)
+    assert "checksum_flag yes" in fields and f"content_size {len(doc)}" in fields, fields  # one line

@@ -39,8 +39,17 @@ def _plain(value: Any) -> Any:
         return Tagged(f"Binary{value.subtype}", bytes(value))
     if isinstance(value, bson.Timestamp):
         return Tagged("Timestamp", [value.time, value.inc])
-    if isinstance(value, (bson.Regex, bson.Code, bson.DBRef, bson.MinKey, bson.MaxKey)):
-        return Tagged(type(value).__name__, str(value))
+    # The parts of a reference, a pattern or code as a tree, never as the library's repr: text
+    # is built from a record's parts only by the renderer, within the value's budget.
+    if isinstance(value, bson.DBRef):  # as stored: $ref, $id, $db and any other fields
+        return Tagged("DBRef", _plain(dict(value.as_doc())))
+    if isinstance(value, bson.Regex):
+        return Tagged("Regex", {"pattern": value.pattern, "flags": value.flags})
+    if isinstance(value, bson.Code):
+        code = str(value)  # Code is a str: the code's own text
+        return Tagged("Code", code if value.scope is None else {"code": code, "scope": _plain(value.scope)})
+    if isinstance(value, (bson.MinKey, bson.MaxKey)):
+        return Tagged(type(value).__name__, None)
     return value
 
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from cqlsh_ext.payload import budget
 from cqlsh_ext.payload.formats import PayloadFormat
-from cqlsh_ext.payload.formats.tree import OverBudget, PayloadError, Tagged, plausible_record
+from cqlsh_ext.payload.formats.tree import OverBudget, PayloadError, Tagged, decimal_text, plausible_record
 
 #: Read without importing this module (common.declarations): its place in detection and
 #: dispatch (lower first; auto-detection tries it only when FORMAT.auto), its place in name lists
@@ -23,9 +23,10 @@ DECLARES = {"detection": 60, "listed": 20, "binary_kind": ("CBOR (self-described
 
 SELF_DESCRIBE = b"\xd9\xd9\xf7"
 #: Tags whose built-in decoding shares objects (28, 29: cycles), compiles or parses text (35
-#: regex, 36 MIME, 32 URI, 37 UUID is harmless but kept plain for symmetry), or reads sets and
-#: ipaddresses: shown as tagged values.
-_PLAIN_TAGS = (28, 29, 32, 35, 36, 37, 258, 260, 261)
+#: regex, 36 MIME, 32 URI, 37 UUID is harmless but kept plain for symmetry), reads sets and
+#: ipaddresses, or computes with decimal and fractions (5 bigfloat and 30 rational: rounded to 28
+#: digits, or past 4,300 digits not writable at all): shown as tagged values.
+_PLAIN_TAGS = (5, 28, 29, 30, 32, 35, 36, 37, 258, 260, 261)
 # Major types 4 (array) and 5 (map), definite and indefinite length.
 _MAP_OR_ARRAY = frozenset(range(0x80, 0xC0))
 
@@ -38,7 +39,15 @@ def _plain(tag: int) -> Any:
     return lambda value, immutable: Tagged(f"tag{tag}", value)
 
 
-_SEMANTIC = {t: _plain(t) for t in _PLAIN_TAGS}
+def _decimal_fraction(value: Any, immutable: bool) -> Any:
+    """Tag 4, [exponent, mantissa]: the number exactly, as text (cbor2 builds a decimal.Decimal,
+    in time quadratic in the mantissa's digits, and rounds it to 28 of them)."""
+    if isinstance(value, (list, tuple)) and len(value) == 2 and all(type(v) is int for v in value):
+        return decimal_text(value[1], value[0])
+    return Tagged("tag4", value)
+
+
+_SEMANTIC = {t: _plain(t) for t in _PLAIN_TAGS} | {4: _decimal_fraction}
 
 
 def _unknown_tag(tag: Any, immutable: bool) -> Any:

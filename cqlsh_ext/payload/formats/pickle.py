@@ -16,7 +16,15 @@ from typing import Any
 from cqlsh_ext.payload import budget
 from cqlsh_ext.payload.budget import BudgetExceeded, Meter
 from cqlsh_ext.payload.formats import PayloadFormat
-from cqlsh_ext.payload.formats.tree import Cut, OverBudget, PayloadError, Symbol, render_charged
+from cqlsh_ext.payload.formats.tree import (
+    Cut,
+    OverBudget,
+    PayloadError,
+    Symbol,
+    Tagged,
+    charged_text,
+    render_charged,
+)
 
 #: Read without importing this module (common.declarations): its place in detection and
 #: dispatch (lower first; auto-detection tries it only when FORMAT.auto), its place in name lists
@@ -71,28 +79,36 @@ _SETS = ("__builtin__.set", "builtins.set", "__builtin__.frozenset", "builtins.f
 _BYTES = ("__builtin__.bytes", "builtins.bytes", "__builtin__.bytearray", "builtins.bytearray")
 
 
+_BACK_TO_OBJECT = Tagged("cycle", "back to an enclosing object")
+
+
 class _Plain:
     """Turns what the stack machine built into a tree. The memo and GET make one object appear in
     several places (or inside itself): converted once per call, so the tree shares nodes as the
-    pickle does, and every symbol text built for the value is charged to one meter (a REDUCE
-    argument nested by reference would otherwise double its text at each level)."""
+    pickle does, and every text built for the value (a symbol's name, a call, a key) is built by
+    charged_text or render_charged, charged to one meter: a part shared by reference would
+    otherwise be copied into text at each place it appears, a REDUCE argument nested by
+    reference double its text at each level, and no budget would see it."""
 
     def __init__(self, meter: Meter) -> None:
         self.meter = meter
+        #: The objects whose text is being built: one met again inside its own state is a cycle.
+        self.building: set[int] = set()
 
-    def tree(self, value: Any) -> Any:
-        return self._convert(value, {}, 0)
+    def tree(self, value: Any, depth: int = 0) -> Any:
+        return self._convert(value, {}, depth)
 
     def _convert(self, value: Any, seen: dict[int, Any], depth: int) -> Any:
-        if isinstance(value, _Built):
-            return self.symbol(value)
-        if not isinstance(value, (set, frozenset, dict, list, tuple)):
+        if not isinstance(value, (_Built, set, frozenset, dict, list, tuple)):
             return value
         done = seen.get(id(value))
         if done is not None:
             return done
         if depth > self.meter.budget.depth:  # the stream was read whole; the tree stops here
             return Cut(self.meter.budget.depth_reason)
+        if isinstance(value, _Built):
+            symbol = seen[id(value)] = self.symbol(value, depth)
+            return symbol
         self.meter.node()
         if isinstance(value, dict):
             mapping: dict[Any, Any] = {}
@@ -109,36 +125,62 @@ class _Plain:
         """A value inside a call's text: symbols without their own "not executed" mark."""
         value = self.tree(value)
         if isinstance(value, Symbol):
-            self.meter.text(len(value.text))
             return value.text
         return render_charged(value, self.meter)
 
-    def symbol(self, built: _Built) -> Symbol:
-        parts = [built.call.text]
-        for what, content in (("items", built.items), ("elements", built.elements), ("state", built.state)):
-            if content:
-                parts.append(f"{what} {render_charged(self.tree(content), self.meter)}")
-        return Symbol(" with ".join(parts))
+    def symbol(self, built: _Built, depth: int = 0) -> Symbol | Tagged:
+        """The object's call and what was added to it (its state nested `depth` levels down)."""
+        if id(built) in self.building:  # an object whose state holds itself (a parent link)
+            return _BACK_TO_OBJECT
+        self.building.add(id(built))
+        try:
+            parts = [built.call.text]
+            for what, content in (("items", built.items), ("elements", built.elements),
+                                  ("state", built.state)):
+                if content:
+                    parts += [f" with {what} ", render_charged(self.tree(content, depth + 1), self.meter)]
+            return Symbol(charged_text(self.meter, *parts))
+        finally:
+            self.building.discard(id(built))
 
     def call(self, func: Any, args: Any) -> Symbol:
-        inner = ", ".join(self.text(a) for a in args) if isinstance(args, tuple) else self.text(args)
-        return Symbol(f"{self.text(func)}({inner})")
+        parts = [self.text(func), "("]
+        for i, arg in enumerate(args if isinstance(args, tuple) else (args,)):
+            parts += [", ", self.text(arg)] if i else [self.text(arg)]
+        return Symbol(charged_text(self.meter, *parts, ")"))
+
+    def name(self, module: Any, attr: Any) -> Symbol:
+        """`module.attr`, what GLOBAL, STACK_GLOBAL and INST import. STACK_GLOBAL takes both from
+        the stack, where a stream may put anything (a memo reference to a large shared list): what
+        is not a string is written as a value inside a call is."""
+        return Symbol(charged_text(self.meter, module if type(module) is str else self.text(module), ".",
+                                   attr if type(attr) is str else self.text(attr)))
 
     def known(self, func: Any, args: Any) -> Any:
         name = func.text if isinstance(func, Symbol) else None
         if isinstance(args, tuple):
             if name in _SETS and len(args) == 1 and isinstance(args[0], list):
+                self.meter.node(len(args[0]))  # a memo reference can pass one long list many times
                 return {self.hashable(a) for a in args[0]}
             if name == "_codecs.encode" and len(args) == 2 and isinstance(args[0], str) \
                     and args[1] == "latin1":
+                self.meter.text(len(args[0]))  # a new copy each time: charged like text
                 return args[0].encode("latin-1")
             if name in _BYTES and (not args or (len(args) == 1 and isinstance(args[0], bytes))):
                 return args[0] if args else b""
         return _Built(self.call(func, args))
 
     def hashable(self, key: Any) -> Any:
+        """`key` as a dict key or set element: a container as its text; a tuple as it is, once its
+        hash is paid for (hashing walks a tuple whole, each shared element each time it appears)."""
         if isinstance(key, (dict, list, set, _Built)):
             return render_charged(self.tree(key), self.meter)
+        if isinstance(key, tuple):
+            pending = [key]
+            while pending:
+                node = pending.pop()
+                self.meter.node(len(node))
+                pending.extend(item for item in node if isinstance(item, tuple))
         return key
 
 
@@ -235,10 +277,10 @@ def decode(data: bytes) -> Any:
                 stack.append(stack[-1])
             elif name == "GLOBAL":
                 module, _, attr = str(arg).partition(" ")
-                stack.append(Symbol(f"{module}.{attr}"))
+                stack.append(plain.name(module, attr))
             elif name == "STACK_GLOBAL":
                 attr, module = stack.pop(), stack.pop()
-                stack.append(Symbol(f"{module}.{attr}"))
+                stack.append(plain.name(module, attr))
             elif name == "REDUCE":
                 args, func = stack.pop(), stack.pop()
                 stack.append(plain.known(func, args))
@@ -257,14 +299,15 @@ def decode(data: bytes) -> Any:
                 items = pop_mark()
                 if name == "INST":
                     module, _, attr = str(arg).partition(" ")
-                    stack.append(_Built(plain.call(Symbol(f"{module}.{attr}"), tuple(items))))
+                    stack.append(_Built(plain.call(plain.name(module, attr), tuple(items))))
                 else:
                     stack.append(_Built(plain.call(items[0], tuple(items[1:]))))
             elif name in ("PERSID", "BINPERSID"):
                 pid = arg if name == "PERSID" else stack.pop()
-                stack.append(Symbol(f"persistent_load({render_charged(plain.tree(pid), meter)})"))
+                pid_text = render_charged(plain.tree(pid), meter)
+                stack.append(Symbol(charged_text(meter, "persistent_load(", pid_text, ")")))
             elif name in ("EXT1", "EXT2", "EXT4"):
-                stack.append(Symbol(f"copyreg extension {arg}"))
+                stack.append(Symbol(charged_text(meter, "copyreg extension ", str(int(arg or 0)))))
             elif name == "NEXT_BUFFER" or name == "READONLY_BUFFER":
                 stack.append(Symbol("out-of-band buffer"))
             else:

@@ -13,7 +13,7 @@ from typing import Any
 
 from cqlsh_ext.payload import budget
 from cqlsh_ext.payload.formats import PayloadFormat
-from cqlsh_ext.payload.formats.tree import OverBudget, PayloadError, Tagged, int_text
+from cqlsh_ext.payload.formats.tree import OverBudget, PayloadError, Tagged, decimal_text
 
 #: Read without importing this module (common.declarations): its place in detection and
 #: dispatch (lower first; auto-detection tries it only when FORMAT.auto), its place in name lists
@@ -122,7 +122,7 @@ class _Reader:
         if b == 0x2A:  # BigDecimal: scale, then the unscaled value's bytes
             scale = self.signed()
             unscaled = int.from_bytes(self.binary7(), "big", signed=True)
-            return Tagged("BigDecimal", f"{int_text(unscaled)}E{-scale}")
+            return Tagged("BigDecimal", decimal_text(unscaled, -scale))
         if 0x40 <= b <= 0xBF:
             if b < 0x60:
                 length = (b & 0x1F) + 1

@@ -12,6 +12,7 @@ value past the budget is cut where the walk stopped, with the reason.
 from __future__ import annotations
 
 import datetime
+import decimal
 import functools
 import json
 from collections.abc import Callable
@@ -78,6 +79,45 @@ def int_text(value: int) -> str:
         return str(value)
     except ValueError:
         return f"{'-' if value < 0 else ''}0x{abs(value):x}"
+
+
+#: Integers of at most this many bits have at most 4,300 decimal digits: int_text writes them in
+#: decimal, decimal_text converts them (decimal.Decimal(int) takes time quadratic in the digits:
+#: a 300 KB number takes 20 s, one of this size well under a millisecond).
+DECIMAL_BITS = 14_000
+
+
+@functools.cache
+def _exact() -> decimal.Context:
+    # No rounding: a BigDecimal of 40 digits shows its 40 digits, not the default context's 28.
+    return decimal.Context(prec=decimal.MAX_PREC, Emax=decimal.MAX_EMAX, Emin=decimal.MIN_EMIN)
+
+
+def decimal_text(unscaled: int, exponent: int) -> str:
+    """unscaled x 10^exponent exactly, as Python's decimal writes it ('19.99', '1.2345E+7'): the
+    decimals of the record formats (BigDecimal, decimal fractions, decimal logical types). Numbers
+    past DECIMAL_BITS, or with an exponent decimal cannot hold, as `<int_text digits>E<exponent>`."""
+    if unscaled.bit_length() <= DECIMAL_BITS:
+        try:
+            return str(decimal.Decimal(unscaled).scaleb(exponent, _exact()))
+        except ArithmeticError:  # decimal's Overflow and InvalidOperation: an exponent past its range
+            pass
+    return f"{int_text(unscaled)}E{exponent}"
+
+
+def charged_text(meter: Meter, *parts: str) -> str:
+    """Text joined from a record's parts, charged to the value's meter before it is built: with
+    render_charged (which writes a decoded value), the one way a decoder builds text from what it
+    decoded. A back-reference can put one part in a value many times over; charging what is built
+    keeps the work within the budget (payload.budget). Parts are text only: a decoded value
+    becomes text through render_charged, never through str(), repr() or an f-string."""
+    size = 0
+    for part in parts:
+        if type(part) is not str:
+            raise TypeError(f"charged_text takes text, not {type(part).__name__}")
+        size += len(part)
+    meter.text(size)
+    return "".join(parts)
 
 
 def _scalar(value: Any) -> str:
@@ -222,6 +262,8 @@ def fits(tree: Any, budget: Budget, indent: int | None) -> bool:
             stack.extend((value, depth + 1) for value in node)
         elif kind is str:
             chars += len(node)
+        elif kind is int:  # a shared big integer renders its digits each time it appears
+            chars += node.bit_length() // 3
     per_node = 24 if indent is None else 26 + indent * (deepest + 1)
     return chars * 6 + nodes * per_node <= budget.chars
 
@@ -398,7 +440,8 @@ class _JsonBuilder:
             return jsonenc.float_name(tree) or tree
         if isinstance(tree, datetime.datetime):
             return jsonenc.time_text(tree)
-        if isinstance(tree, int) and not isinstance(tree, bool) and tree.bit_length() > 14_000:
+        if isinstance(tree, int) and not isinstance(tree, bool) and tree.bit_length() > DECIMAL_BITS:
+            self.meter.text(tree.bit_length() // 4 + 3)  # charged before the hex is built
             return {"$hex": int_text(tree)}  # json cannot write past 4,300 digits
         if tree is None or isinstance(tree, (int, float, bool)):
             return tree

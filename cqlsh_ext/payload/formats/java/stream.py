@@ -34,7 +34,7 @@ from cqlsh_ext.payload.formats.java.first import (
     JavaStreamError,
     decode_modified_utf8,
 )
-from cqlsh_ext.payload.formats.tree import Tagged, int_text
+from cqlsh_ext.payload.formats.tree import Tagged, charged_text, decimal_text
 
 TC_ENDBLOCKDATA, TC_RESET, TC_CLASS, TC_EXCEPTION = 0x78, 0x79, 0x76, 0x7B
 SC_WRITE_METHOD, SC_SERIALIZABLE, SC_EXTERNALIZABLE, SC_BLOCK_DATA = 0x01, 0x02, 0x04, 0x08
@@ -101,10 +101,11 @@ _NULL = object()
 
 
 class _Reader:
-    def __init__(self, data: bytes) -> None:
+    def __init__(self, data: bytes, meter: budget.Meter) -> None:
         self.data, self.pos = data, 0
         self.handles: list[Any] = []
         self.depth = 0
+        self.meter = meter
 
     # primitives
     def take(self, n: int) -> bytes:
@@ -219,7 +220,8 @@ class _Reader:
             if count < 0 or count * 2 > len(self.data) - self.pos:
                 raise JavaStreamError("interface count larger than the stream")
             interfaces = [self.utf() for _ in range(count)]
-            desc.name = f"dynamic proxy ({', '.join(interfaces)})"
+            listed = [part for i, name in enumerate(interfaces) for part in ((", ", name) if i else (name,))]
+            desc.name = charged_text(self.meter, "dynamic proxy (", *listed, ")")
             self.annotation()
             desc.super = self.class_desc()
             return desc
@@ -249,8 +251,8 @@ class _Reader:
         for cls in desc.hierarchy():
             if cls.flags & SC_EXTERNALIZABLE:
                 if not cls.flags & SC_BLOCK_DATA:
-                    raise JavaStreamError(f"{cls.name}: externalizable data in the old protocol, "
-                                          "readable by its class only")
+                    raise JavaStreamError(f"{_in_reason(cls.name)}: externalizable data in the old "
+                                          "protocol, readable by its class only")
                 obj.data.append((cls, {}, self.annotation()))
                 continue
             values = {name: self.field_value(code) for code, name, _ in cls.fields}
@@ -292,18 +294,22 @@ def read_tree(data: bytes) -> Any:
     """The whole stream as a display tree: its one object, or a list when it holds several."""
     if not data.startswith(MAGIC):
         raise JavaStreamError("not a Java serialization stream")
-    reader = _Reader(data)
+    # One meter for the text built from the stream's names (proxy names, cycle markers, keys).
+    meter = budget.current().meter()
+    reader = _Reader(data, meter)
     reader.pos = len(MAGIC)
     contents = []
     try:
         while reader.pos < len(data):
             contents.append(reader.content())
+        if not contents:
+            raise JavaStreamError("an empty stream")
+        view = _TreeBuilder(meter)
+        trees = [view.tree(item) for item in contents]
     except (struct.error, RecursionError):
         raise JavaStreamError("stream cut short") from None
-    if not contents:
-        raise JavaStreamError("an empty stream")
-    view = _TreeBuilder()
-    trees = [view.tree(item) for item in contents]
+    except budget.BudgetExceeded as err:
+        raise JavaStreamError(str(err)) from None
     return trees[0] if len(trees) == 1 else trees
 
 
@@ -335,10 +341,16 @@ _WRAPPED = {
 
 
 class _TreeBuilder:
-    def __init__(self) -> None:
+    def __init__(self, meter: budget.Meter) -> None:
         self.nodes = 0
         self.limit = budget.current().nodes
         self.active: set[int] = set()
+        self.meter = meter
+        #: What an object that reads as one value (a boxed or big number, a date, a UUID) became,
+        #: by the object: a shared one is converted once, however often it is referenced.
+        self.values: dict[int, Any] = {}
+        #: The cycle marker of each class, built once.
+        self.cycles: dict[int, Tagged] = {}
 
     def count(self) -> None:
         """One value of the tree; each is counted once, when it is entered."""
@@ -363,7 +375,13 @@ class _TreeBuilder:
         if isinstance(item, _Enum):
             return Tagged(item.desc.name, item.constant)
         if id(item) in self.active:
-            return Tagged("cycle", f"back to the enclosing {item.desc.name}")
+            marker = self.cycles.get(id(item.desc))
+            if marker is None:
+                text = charged_text(self.meter, "back to the enclosing ", item.desc.name)
+                marker = self.cycles[id(item.desc)] = Tagged("cycle", text)
+            return marker
+        if id(item) in self.values:
+            return self.values[id(item)]
         self.active.add(id(item))
         try:
             if isinstance(item, _Array):
@@ -386,21 +404,10 @@ class _TreeBuilder:
             fields.update(values)
             if annotation:
                 annotations.append((cls.name, annotation))
-        if name in _BOXED and "value" in fields:
-            return fields["value"]
-        if name in ("java.math.BigInteger", "java.math.BigDecimal"):
-            number = _big_number(name, fields)
-            if number is not None:
-                return number
-        if name == "java.util.Date" and annotations and isinstance(annotations[0][1][0], _BlockData):
-            raw = annotations[0][1][0].data
-            if len(raw) == 8:
-                return _date(struct.unpack(">q", raw)[0])
-        if name == "java.util.UUID" and {"mostSigBits", "leastSigBits"} <= fields.keys():
-            import uuid  # loaded when a stream holds one: start-up does not pay for it
-
-            return Tagged("UUID", str(uuid.UUID(int=((fields["mostSigBits"] & (2**64 - 1)) << 64)
-                                               | (fields["leastSigBits"] & (2**64 - 1)))))
+        value = _one_value(name, fields, annotations)
+        if value is not _NULL:
+            self.values[id(obj)] = value
+            return value
         objects = [a for _, items in annotations for a in items if not isinstance(a, _BlockData)]
         if known in _LISTS:
             if known == "java.util.TreeSet" and objects:
@@ -422,7 +429,8 @@ class _TreeBuilder:
         for key, value in fields.items():
             body[key] = self.tree(value, depth + 1)
         for cls_name, items in annotations:
-            key = "writeObject data" if len(annotations) == 1 else f"writeObject data ({cls_name})"
+            key = ("writeObject data" if len(annotations) == 1
+                   else charged_text(self.meter, "writeObject data (", cls_name, ")"))
             body[key] = self.items(items, depth)
         return Tagged(name, body)
 
@@ -444,6 +452,33 @@ class _TreeBuilder:
         return out
 
 
+def _in_reason(name: str) -> str:
+    """A class name inside a reason, which is one line: quoted with its control characters
+    escaped, and cut (the stream says what the name is, up to 65,535 bytes of anything)."""
+    return repr(name[:80]) + ("…" if len(name) > 80 else "")
+
+
+def _one_value(name: str, fields: dict[str, Any], annotations: list[tuple[str, list[Any]]]) -> Any:
+    """What an object of a JDK class that holds one value (a boxed or big number, a date, a UUID)
+    reads as; _NULL for any other."""
+    if name in _BOXED and "value" in fields:
+        return fields["value"]
+    if name in ("java.math.BigInteger", "java.math.BigDecimal"):
+        number = _big_number(name, fields)
+        if number is not None:
+            return number
+    if name == "java.util.Date" and annotations and isinstance(annotations[0][1][0], _BlockData):
+        raw = annotations[0][1][0].data
+        if len(raw) == 8:
+            return _date(struct.unpack(">q", raw)[0])
+    if name == "java.util.UUID" and {"mostSigBits", "leastSigBits"} <= fields.keys():
+        import uuid  # loaded when a stream holds one: start-up does not pay for it
+
+        return Tagged("UUID", str(uuid.UUID(int=((fields["mostSigBits"] & (2**64 - 1)) << 64)
+                                           | (fields["leastSigBits"] & (2**64 - 1)))))
+    return _NULL
+
+
 def _big_number(name: str, fields: dict[str, Any]) -> Any:
     if name == "java.math.BigInteger":
         magnitude = fields.get("magnitude")
@@ -460,12 +495,7 @@ def _big_number(name: str, fields: dict[str, Any]) -> Any:
                 inner.update(values)
             number = _big_number("java.math.BigInteger", inner)
             if number is not None:
-                import decimal
-
-                try:
-                    return Tagged("BigDecimal", str(decimal.Decimal(number).scaleb(-scale)))
-                except (ArithmeticError, ValueError):  # a scale beyond decimal's range
-                    return Tagged("BigDecimal", f"{int_text(number)}E{-scale}")
+                return Tagged("BigDecimal", decimal_text(number, -scale))
     return None
 
 

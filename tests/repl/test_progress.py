@@ -1,0 +1,113 @@
+"""Progress lines on the screen a person sees (pyte) at 80x24 and 140x45: COMPRESSION ADVISE says
+what it measures while it measures, Ctrl-C there reports what was measured, and no message, no
+Ctrl-C (whose ^C the terminal echoes at the cursor) leaves a progress line behind."""
+
+from __future__ import annotations
+
+import re
+import time
+
+import pytest
+from orders import rows, write_table
+
+SIZES = [(80, 24), (140, 45)]
+COUNT = 400
+#: How every progress line ends (scanning.scan.Progress: the long hint, or the short one).
+HINT = re.compile(r"\(Ctrl-C(:| stops)")
+
+
+@pytest.fixture(scope="module")
+def faults_table(cassandra):
+    ks = cassandra.create_keyspace("faults_progress")  # faults_*: the server's fault handler applies
+    session = cassandra.session(ks)
+    write_table(session, rows(COUNT, partitions=COUNT))
+    session.shutdown()
+    cassandra.faults.clear()
+    yield f"{ks}.orders"
+    cassandra.faults.clear()
+
+
+def shown(screen: list[str]) -> str:
+    return "\n".join(screen)
+
+
+def wait_for_row(t, pattern: str, timeout: float = 120) -> tuple[list[str], str]:  # type: ignore[no-untyped-def]
+    """The screen once a row matches `pattern` (a progress line is redrawn in place, so the
+    screen, not the stream of output, says what shows now), and that row."""
+    regex = re.compile(pattern)
+    deadline = time.monotonic() + timeout
+    while True:
+        screen = t.display()
+        row = next((r for r in screen if regex.search(r)), None)
+        if row is not None:
+            return screen, row
+        assert time.monotonic() < deadline, f"no row matching {pattern!r}:\n{shown(screen)}"
+
+
+def assert_no_progress_left(screen: list[str]) -> None:
+    left = [row for row in screen if HINT.search(row) or row.rstrip().endswith("^")]
+    assert not left, f"a progress line (or the ^ of an echoed ^C) stayed on the screen:\n{shown(screen)}"
+
+
+@pytest.mark.parametrize(("cols", "rows_"), SIZES)
+def test_advise_shows_what_it_measures_and_ctrl_c_reports_it(term, demo_ks, cols, rows_):
+    t = term("-k", demo_ks, env={"PAGER": ""}, rows=rows_, cols=cols)
+    t.prompt()
+    start = len(t.text)
+    t.type("COMPRESSION ADVISE SELECT data FROM table_with_compressed_json;")
+    t.enter()
+    screen, line = wait_for_row(t, r"^COMPRESSION.*: measuring ")
+    # One row, whole: what is measured, how far, how to stop.
+    assert re.search(r": measuring \S.* \(\d+ of \d+\), \d+ s", line) and HINT.search(line), line
+    assert len(line) < cols, shown(screen)
+    t.ctrl("c")
+    t.expect(r"Recommendation[^\n]*\n", timeout=120)
+    t.prompt()
+    report = t.text[start:]
+    assert "INTERRUPTED while measuring" in report and "Cancelled" not in report, report[-3000:]
+    measured = re.search(r"(\d+) of (\d+) codecs measured", report)
+    assert measured and int(measured.group(1)) < int(measured.group(2)), report[-3000:]
+    assert "Column data:" in report  # what was measured is reported
+    assert_no_progress_left(t.display())
+    out = t.run("SELECT name FROM blob_formats WHERE name = 'gzip';", until=r"\(1 rows\)")
+    assert "gzip" in out  # the shell stays alive
+    assert t.exit() == 0
+
+
+@pytest.mark.parametrize(("cols", "rows_"), SIZES)
+def test_a_message_after_a_progress_line_starts_its_own_row(term, cassandra, faults_table, cols, rows_):
+    t = term(env={"PAGER": ""}, rows=rows_, cols=cols)
+    t.prompt()
+    cassandra.faults.set("delay", 1, 1000)  # the first page late: the progress line is drawn
+    try:
+        t.run(f"COMPRESSION ADVISE SELECT ck FROM {faults_table};", until=r"no blob column[^\n]*\n")
+        t.prompt()
+    finally:
+        cassandra.faults.clear()
+    screen = t.display()
+    assert "COMPRESSION ADVISE: the result has no blob column" in screen, shown(screen)
+    assert_no_progress_left(screen)
+    assert t.exit() == 0
+
+
+@pytest.mark.parametrize(("cols", "rows_"), SIZES)
+def test_ctrl_c_on_a_group_by_leaves_no_progress_line(term, cassandra, faults_table, cols, rows_):
+    t = term(env={"PAGER": ""}, rows=rows_, cols=cols)
+    t.prompt()
+    cassandra.faults.set("delay", -1, 300)  # every page late: the scan takes seconds
+    try:
+        t.type(f"SELECT data.status, count(*) FROM {faults_table} GROUP BY data.status ALLOW FILTERING;")
+        t.enter()
+        wait_for_row(t, r"rows/s")
+        t.ctrl("c")
+        t.expect(r"interrupted \(Ctrl-C\)[^\n]*\n", timeout=120)
+        t.prompt()
+    finally:
+        cassandra.faults.clear()
+    screen = t.display()
+    assert_no_progress_left(screen)
+    # The closing line says how far it got, and the prompt follows: the groups found so far (none
+    # when Ctrl-C came before the first row) are the answer, never an error.
+    at = next(i for i, row in enumerate(screen) if "the answer covers the rows read" in row)
+    assert screen[at + 1].startswith("cassandra@cqlsh"), shown(screen)
+    assert t.exit() == 0

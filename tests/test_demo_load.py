@@ -1,0 +1,77 @@
+"""`cqlsh-ext demo load` as a user runs it: every argument explained in --help, the login found as
+cqlsh finds it (-u/-p, then a credentials file that only its owner can read), status on stderr and
+the counts on stdout."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+from shell_runner import CQLSH_EXT, isolated_env, run
+
+
+def _credentials(path: Path, username: str, password: str, mode: int = 0o600) -> Path:
+    path.write_text(f"[plain_text_auth]\nusername = {username}\npassword = {password}\n")
+    os.chmod(path, mode)
+    return path
+
+
+def test_help_explains_every_argument(tmp_path: Path):
+    out = run(CQLSH_EXT, ["demo", "load", "--help"], tmp_path)
+    assert out.returncode == 0, out.stderr
+    text = re.sub(r"\s+", " ", out.stdout)
+    for argument, says in [("host", "the server"), ("port", "its CQL port"),
+                           ("-u USERNAME, --username USERNAME", "user to log in as"),
+                           ("-p PASSWORD, --password PASSWORD", "its password"),
+                           ("--credentials FILE", "a credentials file as cqlsh reads it"),
+                           ("-k KEYSPACE, --keyspace KEYSPACE", "the keyspace to create")]:
+        assert f" {argument} {says}" in text, (argument, out.stdout)
+
+
+@pytest.fixture(scope="module")
+def loaded(cassandra, tmp_path_factory) -> str:
+    """A demo keyspace loaded with the login from --credentials alone."""
+    home = tmp_path_factory.mktemp("demo-load")
+    keyspace = f"demo_creds_{os.getpid()}"
+    creds = _credentials(home / "creds", cassandra.username, cassandra.password)
+    out = run(CQLSH_EXT, ["demo", "load", "-k", keyspace, "--rows", "10", "--credentials", str(creds),
+                          cassandra.host, str(cassandra.port)], home)
+    assert out.returncode == 0, out.stderr
+    assert f"{keyspace}: loading the demo data (10 documents per JSON table) ..." in out.stderr
+    assert "password" not in out.stderr.lower()  # no warning: nothing was given on the command line
+    assert out.stdout.splitlines() == [f"{keyspace}.table_with_compressed_json: 10 rows",
+                                       f"{keyspace}.table_with_uncompressed_json: 10 rows",
+                                       f"{keyspace}.blob_formats: 20 rows",
+                                       f"{keyspace}.nested_blobs: 1 row"]
+    return keyspace
+
+
+def test_the_credentials_file_is_what_logs_in(cassandra, loaded, tmp_path: Path):
+    wrong = _credentials(tmp_path / "wrong", cassandra.username, "not-the-password")
+    out = run(CQLSH_EXT, ["demo", "load", "-k", loaded, "--if-missing", "--credentials", str(wrong),
+                          cassandra.host, str(cassandra.port)], tmp_path)
+    assert out.returncode == 1
+    assert out.stderr.startswith(f"cqlsh-ext demo: cannot connect to {cassandra.host}:{cassandra.port}: ")
+    assert "not-the-password" not in out.stdout + out.stderr
+    # -u/-p come before the file, as in cqlsh.
+    out = run(CQLSH_EXT, ["demo", "load", "-k", loaded, "--if-missing", "--credentials", str(wrong),
+                          "-u", cassandra.username, "-p", cassandra.password,
+                          cassandra.host, str(cassandra.port)], tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == f"{loaded}: demo data already loaded\n"
+
+
+def test_a_file_others_can_read_is_not_used(cassandra, loaded, tmp_path: Path):
+    shared = _credentials(tmp_path / "shared", cassandra.username, "not-the-password", mode=0o644)
+    env = {**isolated_env(tmp_path), "CQLSH_EXT_DEMO_PASSWORD": cassandra.password}
+    out = subprocess.run([CQLSH_EXT, "demo", "load", "-k", loaded, "--if-missing",
+                          "--credentials", str(shared), "-u", cassandra.username,
+                          cassandra.host, str(cassandra.port)],
+                         capture_output=True, text=True, timeout=120, env=env)
+    assert out.returncode == 0, out.stderr
+    assert out.stderr.splitlines() == [
+        f"cqlsh-ext demo: credentials file {shared} not used: it must be yours and readable by you only "
+        f"(chmod 600 {shared}), as cqlsh requires"]
