@@ -119,10 +119,10 @@ COMPRESSION_HELP = """
           Takes the decompressed payloads of the first n values per blob or
           text column (default 300, in the result's order: not a random
           sample; a text value's payload is its UTF-8 bytes) and compresses
-          them with every available codec at the levels producers
-          use (each codec declares them; the report lists what ran and what is
-          not installed), and with a dictionary trained on the other half of
-          the sample where the codec takes one.
+          them with every available codec at the levels producers use (each
+          codec declares them; the report lists what ran and what is not
+          installed), and with a dictionary trained on the other half of the
+          sample where the codec takes one.
           Shows ratio, compress and decompress MB/s measured here (warm-up, then
           several runs; the spread is shown), the size buckets and capacity
           units each would give, and a one-line recommendation. A line on a
