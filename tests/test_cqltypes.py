@@ -5,10 +5,19 @@ from __future__ import annotations
 
 import pytest
 
-from cqlsh_ext.cql.types import CqlType, TypeTextError, extractor, from_cqlsh, from_driver, parse, udts_of
-
-#: Leaves a later question asks about (varchar is read as text).
-TEXT = frozenset({"text", "ascii"})
+from cqlsh_ext.cql.types import (
+    TEXT,
+    CqlType,
+    TypeTextError,
+    extractor,
+    from_cqlsh,
+    from_driver,
+    parse,
+    payload_columns,
+    payload_extractor,
+    table_payload_columns,
+    udts_of,
+)
 
 
 @pytest.mark.parametrize("text, model", [
@@ -50,7 +59,7 @@ def test_udts_are_given_their_fields_and_a_loop_stops():
 
 
 def test_places_of_other_leaves():
-    # What a later change asks of text columns: the same walk, other leaves.
+    # Text leaves (varchar is read as text): the same walk, other leaves.
     cqltype = parse("map<text, frozen<tuple<varchar, blob, ascii>>>")
     assert cqltype.places(TEXT) == [("key",), ("value", "0"), ("value", "2")]
     assert cqltype.places() == [("value", "1")]
@@ -178,3 +187,34 @@ def test_the_blobs_of_a_row_as_the_driver_gives_it(server_types):
         if cqltype.holds():
             found[name] = list(extractor(name, cqltype)(row[i]))
     assert found == {name: FOUND.get(name, []) for name, (_, places) in COLUMNS.items() if places}
+
+
+
+def test_payloads_are_the_blobs_and_the_text_columns(cassandra, server_types):
+    # A payload (COMPRESSION STATS, ADVISE): the blobs anywhere in a column, and a column that is
+    # text itself; text inside a map, a tuple or a UDT (mtl's keys, od's note) is none.
+    keyspace, table, result = server_types
+    expected = [name for name, (text, places) in COLUMNS.items() if places or text == "text"]
+    found = payload_columns(result.column_names, result.column_types)
+    assert [name for _, name, _ in found] == expected
+    row = result.one()
+    cells = {name: list(payload_extractor(name, cqltype)(row[i])) for i, name, cqltype in found}
+    assert cells == {**{name: FOUND.get(name, []) for name in expected}, "note": [("note", "note", "n")]}
+    assert table_payload_columns(table, udts_of(keyspace)) == [n for n in table.columns if n in expected]
+
+    # A table named alone: its text key columns are how rows are found, not payloads; a SELECT
+    # that names them measures them.
+    session = cassandra.session(keyspace.name)
+    session.execute("CREATE TABLE keyed (name text, at ascii, body varchar, raw blob, tags map<text, int>, "
+                    "n int, PRIMARY KEY (name, at))")
+    session.execute("INSERT INTO keyed (name, at, body, raw, tags, n) "
+                    "VALUES ('k', 'a', 'b', 0x00, {'t': 1}, 1)")
+    result = session.execute("SELECT * FROM keyed")
+    session.shutdown()
+    cassandra.cluster().refresh_schema_metadata()
+    keyed = cassandra.cluster().metadata.keyspaces[keyspace.name].tables["keyed"]
+    assert sorted(table_payload_columns(keyed)) == ["body", "raw"]
+    assert sorted(name for _, name, _ in payload_columns(result.column_names, result.column_types)) == [
+        "at", "body", "name", "raw"]
+    assert parse("varchar").is_text and parse("ascii").holds_payload
+    assert not parse("map<text, int>").holds_payload

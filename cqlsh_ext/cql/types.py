@@ -10,6 +10,11 @@ a tuple's position "0", "1", ..., a UDT field's name). `extractor` walks a drive
 same tree. The leaves asked for are a parameter (`BLOB` unless said otherwise), so text columns
 can be asked about the same way.
 
+Payloads (what COMPRESSION STATS and ADVISE measure): the blobs a column holds, wherever they are
+in it, and a column that is itself text (text, varchar, ascii), a payload stored uncompressed.
+Text inside a collection, tuple or UDT is not one: there it is a map's key, a file name, a label.
+`payload_columns` finds a result's, `payload_extractor` walks a cell to them.
+
 frozen<> is dropped: it changes nothing about where values are. Loading this module loads nothing
 but the standard library (a result's types are read with the driver they came from).
 """
@@ -24,6 +29,8 @@ from typing import Any
 
 #: The leaves asked about by default: blob columns and the blobs inside collections, tuples, UDTs.
 BLOB = frozenset({"blob"})
+#: The text types (varchar is read as text): a column of one is a payload stored uncompressed.
+TEXT = frozenset({"text", "ascii"})
 
 #: The types built into CQL (a name not here and not a collection is a UDT's, or a custom type).
 NATIVE = frozenset({
@@ -73,6 +80,15 @@ class CqlType:
     @property
     def is_blob(self) -> bool:
         return self.is_leaf(BLOB)
+
+    @property
+    def is_text(self) -> bool:
+        return self.is_leaf(TEXT)
+
+    @property
+    def holds_payload(self) -> bool:
+        """As a column's type: it holds a blob somewhere, or it is text (the module docstring)."""
+        return self.is_text or self.holds()
 
     @property
     def scalar(self) -> bool:
@@ -336,9 +352,31 @@ def _found(cqltype: CqlType, value: Any, path: str, schema: str, leaves: frozens
 def columns_holding(names: Sequence[str], types: Sequence[Any], leaves: frozenset[str] = BLOB
             ) -> list[tuple[int, str, CqlType]]:
     """(index, name, type) of a result's columns (driver types) whose type holds a leaf."""
-    found = []
+    return [(i, name, cqltype) for i, name, cqltype in _read(names, types) if cqltype.holds(leaves)]
+
+
+def _read(names: Sequence[str], types: Sequence[Any]) -> Iterator[tuple[int, str, CqlType]]:
     for i, (name, driver_type) in enumerate(zip(names, types, strict=True)):
-        cqltype = from_driver(driver_type)
-        if cqltype.holds(leaves):
-            found.append((i, name, cqltype))
-    return found
+        yield i, name, from_driver(driver_type)
+
+
+def payload_extractor(column: str, cqltype: CqlType) -> Extractor:
+    """A function: a cell of `column` -> its payloads: its blobs (bytes), or its text (a str)."""
+    return extractor(column, cqltype, TEXT if cqltype.is_text else BLOB)
+
+
+def payload_columns(names: Sequence[str], types: Sequence[Any]) -> list[tuple[int, str, CqlType]]:
+    """(index, name, type) of a result's columns (driver types) that hold payloads."""
+    return [(i, name, cqltype) for i, name, cqltype in _read(names, types) if cqltype.holds_payload]
+
+
+def table_payload_columns(table: Any, udts: Udts | None = None) -> list[str]:
+    """A table named alone (the driver's TableMetadata): the names of its columns that hold a blob,
+    and of its text columns outside the primary key (a key is how rows are found, not a payload)."""
+    keys = {c.name for c in (*table.partition_key, *table.clustering_key)}
+    names = []
+    for name, column in table.columns.items():
+        cqltype = parse(column.cql_type, udts)
+        if cqltype.holds() or (cqltype.is_text and name not in keys):
+            names.append(name)
+    return names

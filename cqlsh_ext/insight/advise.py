@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from cqlsh_ext.insight import isolate, report
-from cqlsh_ext.insight.measure import COMPRESSED, UNDECODABLE, peel
+from cqlsh_ext.insight.measure import COMPRESSED, PLAIN, UNDECODABLE, Peeled, peel
 from cqlsh_ext.insight.recompress import (
     BUDGET_S,
     REPETITIONS,
@@ -29,6 +29,7 @@ from cqlsh_ext.insight.recompress import (
     measure,
     with_dictionary,
 )
+from cqlsh_ext.payload.unwrap import TEXT_LABEL
 from cqlsh_ext.scanning import capacity
 
 #: Skip the slowest settings when the sample is bigger than this (they would take minutes).
@@ -285,10 +286,11 @@ def recommend(advice: ColumnAdvice) -> tuple[str | None, str]:
 
 
 class Sample:
-    """The payloads ADVISE measures: the first `size` values per blob column, `max_bytes` in all.
+    """The payloads ADVISE measures: the first `size` values per payload column, `max_bytes` in all.
 
-    Values that cannot be decoded, or were cut at the output cap, have no payload to re-compress:
-    they are counted as skipped.
+    A blob value is peeled to its payload; a text value's payload is its UTF-8 bytes, stored
+    uncompressed (chain "text"). Values that cannot be decoded, or were cut at the output cap, have
+    no payload to re-compress: they are counted as skipped.
     """
 
     def __init__(self, size: int, mode: str, cap: int, max_bytes: int = ADVISE_SAMPLE_BYTES) -> None:
@@ -296,12 +298,18 @@ class Sample:
         self.total = 0
         self.columns: dict[str, tuple[list[bytes], list[int], dict[str, int], dict[str, int]]] = {}
 
-    def add(self, column: str, value: bytes) -> None:
+    def add(self, column: str, value: bytes | str) -> None:
+        """One payload as cql.types.payload_extractor gives it: a blob's bytes, or a text's str."""
         payloads, stored, current, skipped = self.columns.setdefault(column, ([], [], {}, {}))
         if len(payloads) >= self.size or self.total >= self.max_bytes:
             return
+        p: Peeled | None
+        label = None
         try:
-            if isolate.needs_worker(value, self.mode):  # a codec that needs a worker: memory-limited
+            if isinstance(value, str):  # a text column's: its UTF-8 bytes, stored uncompressed
+                data = value.encode("utf-8")
+                p, label = Peeled(len(data), PLAIN, TEXT_LABEL, data, len(data)), TEXT_LABEL
+            elif isolate.needs_worker(value, self.mode):  # a codec that needs a worker: memory-limited
                 ok, result = isolate.call(peel, value, self.mode, self.cap)
                 p = result if ok else None
             else:
@@ -314,7 +322,7 @@ class Sample:
             return
         payloads.append(p.payload)
         stored.append(p.stored)
-        label = p.chain if p.status == COMPRESSED else p.status
+        label = label or (p.chain if p.status == COMPRESSED else p.status)
         current[label] = current.get(label, 0) + 1
         self.total += len(p.payload)
 
@@ -397,7 +405,7 @@ class Advice:
         if self.error:
             lines.append(f"  STOPPED BY AN ERROR: {self.error}; the sample holds the rows read before it.")
         if not self.columns:
-            lines.append("  No blob values in the result.")
+            lines.append("  No blob or text values in the result.")
         for col in self.columns:
             lines.append("")
             lines.extend(col.render())

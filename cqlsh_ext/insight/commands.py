@@ -80,8 +80,11 @@ COMPRESSION_HELP = """
           Amazon Keyspaces compression article's buckets (<= 1 KB, 1-4 KB,
           4-20 KB, 20-67 KB, 67 KB-1 MB, > 1 MB), and per row the Keyspaces
           write units (1 WCU per started KB), read units (1 RCU per started
-          4 KB) and rows near or over the 1 MB row quota. A table named alone
-          (COMPRESSION STATS ks.t) is a whole-table SELECT of its blob columns.
+          4 KB) and rows near or over the 1 MB row quota. A text column (text,
+          varchar, ascii) is reported too, as stored uncompressed (its UTF-8
+          bytes). A table named alone (COMPRESSION STATS ks.t) is a whole-table
+          SELECT of its blob columns and its text columns outside the primary
+          key.
 
           A whole-table SELECT (SELECT cols FROM t, nothing after the table
           name) of more than 64 MB is split into token ranges and scanned by
@@ -101,23 +104,25 @@ COMPRESSION_HELP = """
           partition has the same chance, however wide). Unlike ADVISE and
           SETTINGS, whose SAMPLE n takes the first n values or rows, it reads
           from everywhere in the ring:
-            SAMPLE n                   about n rows
+            SAMPLE n                   the first slices drawn that hold n rows
             SAMPLE p PERCENT           p % of the ring's slices
             SAMPLE UNTIL x PERCENT     until the ratio's interval is within
                                        +-x % (relative)
             SAMPLE                     the same with x = 1
           followed by WITHIN s SECONDS (time limit, default 60) and SEED n (the
-          same slices again).
+          same slices again, and unless the time limit stopped it, the same
+          estimates).
 
         COMPRESSION ADVISE [JSON] [SAMPLE n]
                            <SELECT statement> | [<keyspace>.]<table>
 
-          Takes the decompressed payloads of the first n values per blob column
-          (default 300, in the result's order: not a random sample) and
-          compresses them with every available codec at the levels producers
-          use (each codec declares them; the report lists what ran and what is
-          not installed), and with a dictionary trained on the other half of
-          the sample where the codec takes one.
+          Takes the decompressed payloads of the first n values per blob or
+          text column (default 300, in the result's order: not a random
+          sample; a text value's payload is its UTF-8 bytes) and compresses
+          them with every available codec at the levels producers use (each
+          codec declares them; the report lists what ran and what is not
+          installed), and with a dictionary trained on the other half of the
+          sample where the codec takes one.
           Shows ratio, compress and decompress MB/s measured here (warm-up, then
           several runs; the spread is shown), the size buckets and capacity
           units each would give, and a one-line recommendation. A line on a

@@ -13,7 +13,7 @@ if TYPE_CHECKING:
 
 
 def run(shell: Shell, parsed: Parsed) -> None:
-    from cqlsh_ext.cql.types import columns_holding, extractor
+    from cqlsh_ext.cql.types import payload_columns, payload_extractor
     from cqlsh_ext.insight.advise import Advice, Sample
     from cqlsh_ext.scanning.consume import consume
     from cqlsh_ext.scanning.scan import error_text, progress_for
@@ -30,9 +30,9 @@ def run(shell: Shell, parsed: Parsed) -> None:
     rows_read = 0
 
     def start(names: Sequence[str], types: Sequence[Any]) -> bool:
-        layout.extend((i, extractor(n, t)) for i, n, t in columns_holding(names, types))
+        layout.extend((i, payload_extractor(n, t)) for i, n, t in payload_columns(names, types))
         if not layout:
-            shell.printerr("COMPRESSION ADVISE: the result has no blob column")
+            shell.printerr("COMPRESSION ADVISE: the result has no blob or text column")
             return False
         return True
 

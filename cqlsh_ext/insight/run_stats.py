@@ -12,7 +12,7 @@ from cqlsh_ext.insight import shellside as side
 if TYPE_CHECKING:
     from cqlsh_ext.cqlsh.protocol import Parsed, Shell
 
-NO_BLOB = "COMPRESSION STATS: the result has no blob column"
+NO_PAYLOAD = "COMPRESSION STATS: the result has no blob or text column"
 
 
 def run(shell: Shell, parsed: Parsed) -> None:
@@ -43,7 +43,7 @@ def run(shell: Shell, parsed: Parsed) -> None:
         plan = ReadPlan(read.query, limit=read.limit)
     progress = plan.progress(f"COMPRESSION STATS {read.keyspace}.{read.table}" if read.table
                              else "COMPRESSION STATS")
-    scan = plan.read(shell, stats, progress, accept=partial(_has_blobs, shell))
+    scan = plan.read(shell, stats, progress, accept=partial(_has_payloads, shell))
     for _ in scan:
         pass
     if scan.refused:
@@ -52,17 +52,17 @@ def run(shell: Shell, parsed: Parsed) -> None:
         shell.printerr(stats.error)
         return
     if not stats.columns and not stats.error and not stats.interrupted:  # workers: seen only there
-        shell.printerr(NO_BLOB)
+        shell.printerr(NO_PAYLOAD)
         return
     stats.retried = scan.retried
     stats.finish()
     side.publish(shell, parsed, stats.to_json, stats.render)
 
 
-def _has_blobs(shell: Shell, stats: Any) -> bool:
-    """The first page's columns hold a blob (else said, and nothing more is read)."""
-    if not stats.has_blobs:
-        shell.printerr(NO_BLOB)
+def _has_payloads(shell: Shell, stats: Any) -> bool:
+    """The first page's columns hold a blob or are text (else said, and nothing more is read)."""
+    if not stats.has_payloads:
+        shell.printerr(NO_PAYLOAD)
         return False
     return True
 
@@ -122,8 +122,8 @@ def _sampled_stats(shell: Shell, parsed: Parsed, stats: Any, plan: Any, read: si
     scanner = shell_scanner(shell, spec, progress)
 
     def start(names: Sequence[str], types: Sequence[Any]) -> bool:
-        stats.set_columns(names, types)
-        return _has_blobs(shell, stats)
+        sampler.set_columns(names, types)
+        return _has_payloads(shell, stats)
 
     taken = consume(scanner, start,
                     lambda _n, _t, rows: sampler.add_page(scanner.page_range, rows, scanner.range_finished))

@@ -123,7 +123,7 @@ class SampledStats(SliceSampler):
             lines.extend(report.table(rows, ["size", "decompressed", "stored"], indent=4))
         ks = est["keyspaces"]
         lines.append("")
-        lines.append("Amazon Keyspaces (per row over its blob values):")
+        lines.append("Amazon Keyspaces (per row over its blob and text values):")
         lines.append(f"  write units saved {_interval(ks['wcu_saving'], _pct)}, "
                      f"read units saved {_interval(ks['rcu_saving'], _pct)}")
         for what, label in (("near_quota", "rows near 1 MB (>= 90 %)"), ("over_quota", "rows over 1 MB")):

@@ -61,8 +61,9 @@ class Target:
 def target(shell: Shell, parsed: Parsed, action: str, statement: str | None = None,
            statement_limit: int | None = None) -> Target | None:
     """What COMPRESSION `action` (or INSPECT) reads: `statement` when given (with its LIMIT), else
-    the SELECT given, or for a table named alone a whole-table SELECT of its blob columns. None
-    (said why) when such a table is unknown or has no blob column."""
+    the SELECT given, or for a table named alone a whole-table SELECT of its payload columns (its
+    blob columns, its text columns outside the primary key: cql.types.table_payload_columns). None
+    (said why) when such a table is unknown or has none."""
     from cqlsh_ext.insight.measure import effective_mode
 
     ks, table, meta = named_table(shell, parsed)
@@ -84,12 +85,12 @@ def target(shell: Shell, parsed: Parsed, action: str, statement: str | None = No
         return None
     from cassandra.metadata import protect_name
 
-    from cqlsh_ext.cql.types import parse, udts_of
+    from cqlsh_ext.cql.types import table_payload_columns, udts_of
 
-    udts = udts_of(shell.conn.metadata.keyspaces.get(ks))
-    columns = [name for name, column in meta.columns.items() if parse(column.cql_type, udts).holds()]
+    columns = table_payload_columns(meta, udts_of(shell.conn.metadata.keyspaces.get(ks)))
     if not columns:
-        shell.printerr(f"COMPRESSION {action}: {ks}.{table} has no blob column")
+        shell.printerr(f"COMPRESSION {action}: {ks}.{table} has no blob column and no text column "
+                       "outside its primary key")
         return None
     query = f"SELECT {', '.join(map(protect_name, columns))} FROM {protect_name(ks)}.{protect_name(table)}"
     return read(query, True, None)

@@ -1,12 +1,14 @@
 """COMPRESSION STATS: streaming aggregation over a result (its report: insight.stats_report).
 
-Memory stays flat however many rows are scanned: per blob column a handful of counters, one entry
-per distinct chain and (bounded) per distinct failure reason, and a median that is exact for the
-first EXACT_VALUES values and then a log-spaced histogram (0.1 % wide bins).
+Memory stays flat however many rows are scanned: per payload column a handful of counters, one
+entry per distinct chain and (bounded) per distinct failure reason, and a median that is exact for
+the first EXACT_VALUES values and then a log-spaced histogram (0.1 % wide bins).
 
-Sizes: "decompressed" is the payload under the compression layers (a serialization stream stays serialized);
-values that are not compressed, or cannot be decoded, count at their stored size. Keyspaces
-figures are per row over the blob values of the row (stored = "after", decompressed = "before").
+Payloads are as cql.types says: the blobs of a column, and a text column's values (stored uncompressed:
+their UTF-8 bytes, chain "text", never decoded). Sizes: "decompressed" is the payload under the
+compression layers (a serialization stream stays serialized); values that are not compressed, or
+cannot be decoded, count at their stored size. Keyspaces figures are per row over the payload
+values of the row (stored = "after", decompressed = "before").
 """
 
 from __future__ import annotations
@@ -20,11 +22,12 @@ from operator import truediv
 from typing import Any
 
 from cqlsh_ext.codecs.base import DEFAULT_CAP
-from cqlsh_ext.cql.types import columns_holding, extractor
+from cqlsh_ext.cql.types import payload_columns, payload_extractor
 from cqlsh_ext.insight import report
-from cqlsh_ext.insight.measure import COMPRESSED, FROM_HEADER, Peeled, quick
+from cqlsh_ext.insight.measure import COMPRESSED, FROM_HEADER, PLAIN, Peeled, quick
 from cqlsh_ext.insight.median import StreamingMedian
 from cqlsh_ext.insight.stats_report import render_capacity, render_column, retried_lines
+from cqlsh_ext.payload.unwrap import TEXT_LABEL
 from cqlsh_ext.scanning import capacity
 from cqlsh_ext.scanning.capacity import BUCKET_BOUNDS
 
@@ -44,10 +47,12 @@ def chain_label(status: str, chain: str) -> str:
 
 
 class ColumnStats:
-    """Counters for one blob column (or one blob position inside a collection/UDT column)."""
+    """Counters for one payload column (or one blob position inside a collection/UDT column);
+    `text`: a text column's."""
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, text: bool = False) -> None:
         self.name = name
+        self.text = text
         self.values = 0
         self.nulls = 0
         self.stored = 0
@@ -232,21 +237,24 @@ class Stats:
         return {**self.__dict__, "_layout": None}
 
     def set_columns(self, names: Sequence[str], types: Sequence[Any]) -> None:
-        """The result's columns (first page): which hold blobs, and how to reach them."""
-        cols = columns_holding(names, types)
+        """The result's columns (first page): which hold payloads, and how to reach them."""
+        cols = payload_columns(names, types)
         plain = tuple((i, self.columns.setdefault(n, ColumnStats(n))) for i, n, t in cols if t.is_blob)
-        nested = tuple((i, extractor(n, t)) for i, n, t in cols if not t.is_blob)
-        self._layout = (plain, nested)
+        texts = tuple((i, self.columns.setdefault(n, ColumnStats(n, text=True)))
+                      for i, n, t in cols if t.is_text)
+        nested = tuple((i, payload_extractor(n, t)) for i, n, t in cols if not (t.is_blob or t.is_text))
+        self._layout = (plain, texts, nested)
 
     @property
-    def has_blobs(self) -> bool:
-        return bool(self._layout and (self._layout[0] or self._layout[1]))
+    def has_payloads(self) -> bool:
+        """The result has a blob or a text column (cql.types.payload_columns)."""
+        return bool(self._layout and any(self._layout))
 
     def add_rows(self, rows: Sequence[Sequence[Any]]) -> None:
         assert self._layout is not None, "set_columns first"
-        plain, nested = self._layout
+        plain, texts, nested = self._layout
         mode, cap, headers = self.mode, self.cap, self.from_headers
-        if len(plain) == 1 and not nested:
+        if len(plain) == 1 and not texts and not nested:
             # One blob column (the usual table): a row's blob bytes are that value's, so a page is
             # handled column-wise, with builtins doing most of the per-value work.
             i, col = plain[0]
@@ -275,6 +283,15 @@ class Stats:
                 col.add(status, chain, vstored, vsize, exact, reason)
                 row_stored += vstored
                 row_size += vsize
+            for i, col in texts:
+                text = row[i]
+                if text is None:
+                    col.nulls += 1
+                    continue
+                vstored = len(text.encode("utf-8"))
+                col.add(PLAIN, TEXT_LABEL, vstored, vstored, True, None)
+                row_stored += vstored
+                row_size += vstored
             for i, extract in nested:
                 for _path, schema, value in extract(row[i]):
                     col = self.columns.get(schema) or self.columns.setdefault(schema, ColumnStats(schema))
@@ -342,7 +359,7 @@ class Stats:
             "retried": self.retried,
             "columns": [c.to_json() for c in self.columns.values()],
             "keyspaces": {
-                "basis": "per row, blob values of the row only; 1 WCU per started KB, "
+                "basis": "per row, payload values (blob and text) of the row only; 1 WCU per started KB, "
                 "1 RCU per started 4 KB (LOCAL_QUORUM; half at LOCAL_ONE); row quota 1 MB",
                 "decompressed": self.before.to_json(),
                 "stored": self.after.to_json(),
@@ -364,11 +381,11 @@ class Stats:
             )
         lines.extend(retried_lines(self.retried))
         if not self.columns:
-            lines.append("  No blob values in the result.")
+            lines.append("  No blob or text values in the result.")
             return lines
         for col in self.columns.values():
             lines.append("")
             lines.extend(render_column(col))
         lines.append("")
-        lines.extend(render_capacity(self.before, self.after, "row", "per row over its blob values"))
+        lines.extend(render_capacity(self.before, self.after, "row", "per row over its blob and text values"))
         return lines

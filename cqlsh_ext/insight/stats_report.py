@@ -13,6 +13,8 @@ class ColumnFigures(Protocol):
     that the aggregate imports its report and not the other way round, even for typing."""
 
     name: str
+    #: A text column's (stored uncompressed), not a blob's.
+    text: bool
     values: int
     nulls: int
     stored: int
@@ -71,6 +73,8 @@ def render_column(col: ColumnFigures) -> list[str]:
     )
     codecs = ", ".join(f"{k} {report.count(v)}" for k, v in col.by_codec().items())
     lines.append(f"  by codec: {codecs}")
+    if col.text:
+        lines.append("  a text column, stored uncompressed: COMPRESSION ADVISE says what codecs would save")
     median = doc["median_ratio"]
     comp = doc["compressed"]
     if comp["values"]:

@@ -4,17 +4,26 @@ The ring is cut into M equal slices, sized from the table's partition count so t
 about SLICE_PARTITIONS partitions; slices are read in random order (whole partitions: no LIMIT,
 paged), several at once, until the plan says stop:
 
-    SAMPLE n              about n rows (slices already started are finished)
-    SAMPLE p PERCENT      p % of the slices, so about p % of the partitions
+    SAMPLE n              the first slices (in the order drawn) that hold n rows or more
+    SAMPLE p PERCENT      the first p % of the slices, so about p % of the partitions
     SAMPLE UNTIL x PERCENT [WITHIN s SECONDS]
-                          until the 95 % interval on the byte-weighted ratio is within +-x %
-                          of the estimate (relative), or the time limit passes
+                          the first slices whose 95 % interval on the byte-weighted ratio is
+                          within +-x % of the estimate (relative), or those read when the time
+                          limit passes
     SAMPLE                the same, +-1 % within 60 s
+
+The sample is always the first K slices in the order drawn, whichever finish first: a slice read
+before an earlier one waits for it before it counts, and every stopping rule but the time limit is
+checked after each slice joins in that order. So a seed draws the same slices, and the same seed
+with the same slice count gives the same sample and the same estimates, however the reads
+interleave (only WITHIN's clock can end a sample at a different K). Slices drawn after K are
+dropped, read or not. Each slice is read into a fresh Totals of its own and merged into the
+report's in that order; slices that wait hold their Totals until they join.
 
 The partition count comes from system.size_estimates when the server has it (Cassandra refreshes
 it every few minutes; Keyspaces documents it too), else from DISTINCT partition keys read after a
 few random tokens. Estimates and their intervals are cqlsh_ext.scanning.estimate's; only slices
-read to the end count (one cut by Ctrl-C or an error does not).
+read to the end count (one cut by Ctrl-C or an error does not, nor any drawn after it).
 """
 
 from __future__ import annotations
@@ -27,6 +36,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from cqlsh_ext.scanning import estimate
+from cqlsh_ext.scanning.aggregate import Aggregate
 from cqlsh_ext.scanning.ring import Ring
 
 #: Partitions a slice should hold: small enough that many slices make the sample (the variance
@@ -95,21 +105,19 @@ def probe_partitions(session: Any, ring: Ring, keyspace: str, table: str, partit
     return max(1, round(counts * ring.span / spans))
 
 
-class Totals(Protocol):
-    """What a sample accumulates into (insight.stats.Stats): rows read, and counters by key whose
-    differences give one slice's totals. The overall ratio the precision target is checked on is
+class Totals(Aggregate, Protocol):
+    """What a sample accumulates into (insight.stats.Stats): an Aggregate (each slice is read into
+    a fresh() one, merged into the report's in launch order) whose additive counters, flat by key,
+    are one slice's totals (snapshot()). The overall ratio the precision target is checked on is
     the ('decompressed', ...) counters over the ('stored', ...) ones."""
-
-    rows: int
-
-    def add_rows(self, rows: Sequence[Sequence[Any]]) -> None: ...
 
     def snapshot(self) -> dict[tuple[str, ...], int]: ...
 
 
 class SliceSampler:
-    """Drives a sampled scan (ranges()) and collects per-slice totals (add_page()); the estimates
-    and the report are the subclass's (insight.sampled.SampledStats)."""
+    """Drives a sampled scan (ranges()) and collects per-slice totals (set_columns(), then
+    add_page() for every page); the estimates and the report are the subclass's
+    (insight.sampled.SampledStats)."""
 
     def __init__(self, stats: Totals, ring: Ring, slices: int, plan: SamplePlan,
                  server_partitions: int | None, partitions_basis: str) -> None:
@@ -123,69 +131,101 @@ class SliceSampler:
         self.rng = random.Random(self.seed)
         self.launched = 0
         self.stopped = ""
+        #: The sample is decided (its K slices joined): nothing more is launched or counted.
+        self.enough = False
         self.started = time.monotonic()
-        #: Totals per finished slice; and the running ones, by the scanner's range index.
+        #: Totals per joined slice, in launch order: the first len(done) slices are the sample.
         self.done: list[dict[tuple[str, ...], int]] = []
-        self._open: dict[int, dict[tuple[str, ...], int]] = {}
-        #: Per finished slice, stored and decompressed bytes over every blob column: the overall
-        #: ratio is checked as the sample grows, so it is kept apart from the totals' dicts.
+        #: Per joined slice, stored and decompressed bytes over every column: the overall ratio is
+        #: checked after every slice joins, from running sums (O(1) a slice).
         self._stored: list[float] = []
         self._decompressed: list[float] = []
-        self._last_check = 0.0
-        self._precision_met = False
+        self._running = estimate.RunningRatio()
+        self._columns: tuple[Sequence[str], Sequence[Any]] | None = None
+        #: By launch index (the scanner's range index): slices being read, and slices read to the
+        #: end that wait for an earlier one.
+        self._reading: dict[int, Totals] = {}
+        self._waiting: dict[int, Totals] = {}
 
     # -------------------------------------------------------------------- scanning
+    @property
+    def target_slices(self) -> int | None:
+        """SAMPLE p PERCENT's slice count."""
+        return math.ceil(self.slices * self.plan.percent / 100) if self.plan.percent is not None else None
+
     def ranges(self) -> Iterator[tuple[int, int]]:
-        """Slices in random order until the plan is met (read lazily by the Scanner)."""
+        """Slices in random order until the sample is decided (read lazily by the Scanner)."""
         plan = self.plan
-        target_slices = math.ceil(self.slices * plan.percent / 100) if plan.percent is not None else None
+        target = self.target_slices
         for index in self.ring.random_slices(self.slices, self.rng):
-            if plan.rows is not None and self.stats.rows >= plan.rows:
-                self.stopped = f"{plan.rows:,} rows read"
+            if self.enough or (target is not None and self.launched >= target):
                 return
-            if target_slices is not None and self.launched >= target_slices:
-                self.stopped = f"{plan.percent:g} % of the ring read"
+            if plan.rows is None and plan.percent is None and time.monotonic() - self.started > plan.seconds:
+                # The slices running finish and join; the sample is what has joined then.
+                self.stopped = f"time limit ({plan.seconds:g} s)"
                 return
-            if plan.rows is None and plan.percent is None:
-                if self._precision_met:
-                    self.stopped = f"interval within +-{100 * self.target:g} %"
-                    return
-                if time.monotonic() - self.started > plan.seconds:
-                    self.stopped = f"time limit ({plan.seconds:g} s)"
-                    return
             self.launched += 1
             yield self.ring.slice(index, self.slices)
-        self.stopped = "every slice read (the whole table)"
+        self.stopped = self.stopped or "every slice read (the whole table)"
 
     @property
     def target(self) -> float:
         return self.plan.precision or DEFAULT_PRECISION
 
-    def add_page(self, index: int, rows: list[Any], finished: bool) -> None:
-        before = self.stats.snapshot()
-        self.stats.add_rows(rows)
-        after = self.stats.snapshot()
-        totals = self._open.setdefault(index, {})
-        for key, value in after.items():
-            diff = value - before.get(key, 0)
-            if diff:
-                totals[key] = totals.get(key, 0) + diff
-        if finished:
-            totals = self._open.pop(index)
-            self.done.append(totals)
-            self._stored.append(float(sum(v for k, v in totals.items() if k[0] == "stored")))
-            self._decompressed.append(float(sum(v for k, v in totals.items() if k[0] == "decompressed")))
-            self._check_precision()
+    def set_columns(self, names: Sequence[str], types: Sequence[Any]) -> None:
+        """The result's columns (first page), for the report's Totals and every slice's."""
+        self.stats.set_columns(names, types)
+        self._columns = (list(names), list(types))
 
-    def _check_precision(self) -> None:
-        if self.plan.rows is not None or self.plan.percent is not None or len(self.done) < MIN_SLICES:
-            return
-        now = time.monotonic()
-        if now - self._last_check < 0.1:
-            return
-        self._last_check = now
+    def add_page(self, index: int, rows: list[Any], finished: bool) -> bool:
+        """One page of the slice launched `index`-th; False once the sample is decided."""
+        if self.enough:
+            return False
+        part = self._reading.get(index)
+        if part is None:
+            assert self._columns is not None, "set_columns first"
+            part = self._reading[index] = self.stats.fresh()
+            part.set_columns(*self._columns)
+        part.add_rows(rows)
+        if finished:
+            self._waiting[index] = self._reading.pop(index)
+            self._join()
+        return not self.enough
+
+    def _join(self) -> None:
+        """Slices read to the end join in launch order, each followed by the stopping rules."""
+        while not self.enough and len(self.done) in self._waiting:
+            part = self._waiting.pop(len(self.done))
+            totals = {key: value for key, value in part.snapshot().items() if value}
+            self.stats.merge(part)
+            self.done.append(totals)
+            stored = float(sum(v for k, v in totals.items() if k[0] == "stored"))
+            decompressed = float(sum(v for k, v in totals.items() if k[0] == "decompressed"))
+            self._stored.append(stored)
+            self._decompressed.append(decompressed)
+            self._running.add(decompressed, stored)
+            reason = self._stop_reason()
+            if reason:
+                self.stopped, self.enough = reason, True
+                self._reading.clear()
+                self._waiting.clear()
+
+    def _stop_reason(self) -> str:
+        plan, joined = self.plan, len(self.done)
+        if plan.rows is not None:
+            return f"{plan.rows:,} rows read" if self.stats.rows >= plan.rows else ""
+        target = self.target_slices
+        if target is not None:
+            return f"{plan.percent:g} % of the ring read" if joined >= target else ""
+        if joined < MIN_SLICES:
+            return ""
+        # The running sums say when to look; the interval reported (ratio() over the slices)
+        # decides, so a sample stopped here always shows its target met.
+        rel = self._running.relative(self.slices)
+        if rel is None or rel > self.target:
+            return ""
         rel = self.overall_ratio().relative
-        self._precision_met = rel is not None and rel <= self.target
+        return f"interval within +-{100 * self.target:g} %" if rel is not None and rel <= self.target else ""
 
     # -------------------------------------------------------------------- estimates
     def _column(self, *key: str) -> list[float]:

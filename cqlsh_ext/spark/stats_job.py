@@ -32,17 +32,17 @@ def table_meta(session: Any, keyspace: str | None, table: str) -> tuple[str, Any
 
 
 def stats_query(session: Any, stmt: StatsStatement, ks: str, meta: Any) -> str:
-    """The SELECT the shell scans for this statement (a table named alone: its blob columns)."""
+    """The SELECT the shell scans for this statement (a table named alone: its payload columns,
+    cql.types.table_payload_columns)."""
     if stmt.select is not None:
         return stmt.select
     from cassandra.metadata import protect_name
 
-    from cqlsh_ext.cql.types import parse, udts_of
+    from cqlsh_ext.cql.types import table_payload_columns, udts_of
 
-    udts = udts_of(session.cluster.metadata.keyspaces.get(ks))
-    columns = [name for name, column in meta.columns.items() if parse(column.cql_type, udts).holds()]
+    columns = table_payload_columns(meta, udts_of(session.cluster.metadata.keyspaces.get(ks)))
     if not columns:
-        raise SparkError(f"{ks}.{stmt.table} has no blob column")
+        raise SparkError(f"{ks}.{stmt.table} has no blob column and no text column outside its primary key")
     table = f"{protect_name(ks)}.{protect_name(stmt.table)}"
     return f"SELECT {', '.join(map(protect_name, columns))} FROM {table}"
 
@@ -120,8 +120,8 @@ def run(spark: Any, session: Any, stmt: StatsStatement, mode: str, cap: int) -> 
     names, types = result_columns(session, query)
     stats = Stats(query, mode, cap, from_headers=not stmt.decode_all)
     stats.set_columns(names, types)
-    if not stats.has_blobs:
-        raise SparkError("the result has no blob column")
+    if not stats.has_payloads:
+        raise SparkError("the result has no blob or text column")
     rows_read = spark.sparkContext.accumulator(0)
     context = spark.sparkContext
     try:

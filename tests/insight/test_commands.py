@@ -19,6 +19,8 @@ import zstandard
 from scanning.test_capacity import expected_bucket
 from shell_runner import CQLSH_EXT, isolated_env
 
+from cqlsh_ext.demo.records import documents
+
 from .conftest import cqlsh_ext, json_docs
 
 BUCKETS = ["<= 1 KB", "1-4 KB", "4-20 KB", "20-67 KB", "67 KB-1 MB", "> 1 MB"]
@@ -310,3 +312,79 @@ def test_ctrl_c_stops_a_long_scan_and_reports(cassandra, insight, home):
     wcu = next(line for line in out.splitlines() if line.strip().startswith("write units (WCU)"))
     per_row_before = math.ceil(60_000 / 1024)
     assert f"{rows * per_row_before:,}" in wcu
+
+
+@pytest.fixture(scope="module")
+def demo(cassandra, tmp_path_factory) -> tuple[str, list[bytes]]:
+    """(keyspace, the documents) of the demo keyspace as `cqlsh-ext demo load` writes it: the same
+    JSON documents as text (table_with_uncompressed_json) and snappy-compressed (its twin); and a
+    table with neither a blob nor a text column outside its primary key."""
+    name, rows = "demo_text", 120
+    home = tmp_path_factory.mktemp("demo-home")
+    proc = subprocess.run([CQLSH_EXT, "demo", "load", "-k", name, "--rows", str(rows), cassandra.host,
+                           str(cassandra.port), "-u", cassandra.username, "-p", cassandra.password],
+                          capture_output=True, text=True, timeout=300, env=isolated_env(home))
+    assert proc.returncode == 0, proc.stderr
+    session = cassandra.session(name)
+    session.execute("CREATE TABLE IF NOT EXISTS keys_only (name text PRIMARY KEY, n int)")
+    session.shutdown()
+    return name, [d.encode() for d in documents(rows)]
+
+
+def test_stats_reports_a_text_column_as_stored_uncompressed(cassandra, demo, home):
+    # The demo's question: what would compression save on the text table? STATS reports the text
+    # column as its compressed twin's payload, stored uncompressed: stored = decompressed = the
+    # documents' UTF-8 bytes, ratio 1.0, and the twin's "decompressed" capacity is its "stored".
+    ks, docs = demo
+    text_doc, twin = (json_docs(cqlsh_ext(cassandra, home, f"COMPRESSION STATS JSON {ks}.{table}").stdout)[0]
+                      for table in ("table_with_uncompressed_json", "table_with_compressed_json"))
+    assert text_doc["query"] == f"SELECT data FROM {ks}.table_with_uncompressed_json"
+    (col,) = text_doc["columns"]
+    (compressed,) = twin["columns"]
+    total = sum(map(len, docs))
+    assert (col["values"], col["stored_bytes"], col["decompressed_bytes"], col["ratio"]) == (
+        len(docs), total, total, 1.0)
+    assert compressed["decompressed_bytes"] == total and compressed["ratio"] > 2
+    assert col["by_chain"] == [{"chain": "text (not compressed)", "status": "not compressed",
+                                "values": len(docs), "stored_bytes": total, "decompressed_bytes": total,
+                                "ratio": 1.0}]
+    assert col["buckets"]["stored"] == col["buckets"]["decompressed"] == compressed["buckets"]["decompressed"]
+    units = text_doc["keyspaces"]
+    assert units["stored"] == units["decompressed"] == twin["keyspaces"]["decompressed"]
+    assert units["wcu_saving"] == 0.0
+    assert (units["stored"]["wcu"], units["stored"]["rcu"]) == capacity([len(d) for d in docs])
+
+    plain = f"{ks}.table_with_uncompressed_json"
+    text = cqlsh_ext(cassandra, home, f"COMPRESSION STATS SELECT id, data FROM {plain}")
+    assert "text (not compressed)" in text.stdout
+    assert "a text column, stored uncompressed: COMPRESSION ADVISE says what codecs would save" in text.stdout
+    sample = f"COMPRESSION STATS JSON SAMPLE 50 PERCENT SEED 1 SELECT data FROM {plain}"
+    sampled = json_docs(cqlsh_ext(cassandra, home, sample).stdout)[0]
+    assert sampled["estimates"]["ratio"]["estimate"] == 1.0 and sampled["sample"]["slices_read"] > 0
+
+
+def test_advise_recompresses_a_text_column_like_its_compressed_twin(cassandra, demo, home):
+    # Both tables hold the same documents under the same ids (the same order): ADVISE measures the
+    # same payloads, so every codec gives the same bytes; only "stored now" differs.
+    ks, _docs = demo
+    text_doc, twin = (json_docs(cqlsh_ext(cassandra, home, f"COMPRESSION ADVISE JSON SAMPLE 20 {ks}.{table}")
+                                .stdout)[0]["columns"][0]
+                      for table in ("table_with_uncompressed_json", "table_with_compressed_json"))
+    assert text_doc["current"] == {"text": 20} and twin["current"] == {"snappy": 20}
+    assert text_doc["payload_bytes"] == twin["payload_bytes"] == text_doc["stored_bytes"]
+    assert text_doc["stored_ratio"] == 1.0
+    sizes = {c["codec"]: c["compressed_bytes"] for c in text_doc["codecs"]}
+    assert sizes == {c["codec"]: c["compressed_bytes"] for c in twin["codecs"]}
+    assert sizes["snappy"] == twin["stored_bytes"]  # the twin is snappy of these bytes
+    assert text_doc["recommendation"]["codec"] in sizes
+
+
+def test_a_statement_without_blob_or_text_is_refused_saying_both(cassandra, demo, home):
+    ks, _docs = demo
+    for action in ("STATS", "ADVISE"):
+        ids = f"SELECT id FROM {ks}.table_with_compressed_json"  # a timeuuid only
+        out = cqlsh_ext(cassandra, home, f"COMPRESSION {action} {ids}", ok=False)
+        assert f"COMPRESSION {action}: the result has no blob or text column" in out.stderr
+        out = cqlsh_ext(cassandra, home, f"COMPRESSION {action} {ks}.keys_only", ok=False)
+        assert (f"COMPRESSION {action}: {ks}.keys_only has no blob column and no text column outside its "
+                "primary key") in out.stderr

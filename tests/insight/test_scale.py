@@ -104,6 +104,40 @@ def test_sample_report_and_precision_mode(cassandra, skewed, tmp_path: Path):
     assert "codec mix (share of values):" in text and "write units saved" in text
 
 
+def _repeatable(doc: dict) -> dict:
+    """A sampled report without its timings."""
+    return {k: v for k, v in doc.items() if k not in ("elapsed_s", "rows_per_s")}
+
+
+def test_a_seed_repeats_the_sample_and_precision_stops_meet_the_target(cassandra, skewed, tmp_path: Path):
+    # HELP promises "the same slices again": the sample is the first K slices in the order the seed
+    # draws, whichever of the 16 running slices finishes first, so the same seed gives the same
+    # report to the last digit (only WITHIN's clock could stop at another K: none here).
+    ks, _truth, _rows = skewed
+    plans = [*["SAMPLE UNTIL 5 PERCENT WITHIN 3600 SECONDS SEED 3"] * 3,
+             "SAMPLE UNTIL 5 PERCENT WITHIN 3600 SECONDS SEED 4",
+             "SAMPLE UNTIL 5 PERCENT WITHIN 3600 SECONDS SEED 5",
+             *["SAMPLE 300 SEED 5"] * 2]
+    statements = "; ".join(f"COMPRESSION STATS JSON {plan} SELECT data FROM {ks}.t" for plan in plans)
+    docs = json_docs(cqlsh_ext(cassandra, tmp_path, statements + ";").stdout)
+    assert len(docs) == len(plans)
+    seed3, again, third = (_repeatable(d) for d in docs[:3])
+    assert seed3 == again == third
+    rows300 = [_repeatable(d) for d in docs[5:]]
+    assert rows300[0] == rows300[1]
+    # SAMPLE n: the first slices that hold n rows, so n rows or a slice's worth more
+    assert rows300[0]["rows"] == rows300[0]["sample"]["rows_read"] >= 300
+    assert rows300[0]["sample"]["stopped"] == "300 rows read"
+    for doc in docs[:5]:
+        sample, ratio = doc["sample"], doc["estimates"]["ratio"]
+        assert sample["stopped"] == "interval within +-5 %", sample
+        # the interval the report shows (rounded to 4 digits) is within +-5 % of its estimate
+        assert (ratio["high"] - ratio["low"]) / 2 / ratio["estimate"] <= 0.05 + 1e-4, ratio
+        # the exact figures cover the sample's rows, no more (no slice past the K-th counted)
+        assert doc["rows"] == sample["rows_read"] == sum(c["values"] + c["nulls"] for c in doc["columns"])
+    assert {d["sample"]["seed"] for d in docs[:5]} == {3, 4, 5}
+
+
 def test_sample_needs_a_whole_table_select(cassandra, skewed, tmp_path: Path):
     ks, _, _ = skewed
     out = cqlsh_ext(cassandra, tmp_path, f"COMPRESSION STATS SAMPLE 100 SELECT data FROM {ks}.t WHERE pk = 1",
