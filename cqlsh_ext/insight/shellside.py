@@ -73,7 +73,8 @@ def type_holds_blob(cql_type: str, keyspace: Any, depth: int = 0) -> bool:
     return False
 
 
-def _name(shell: Shell, raw: str | None) -> str | None:
+def cql_name(shell: Shell, raw: str | None) -> str | None:
+    """A name as the statement wrote it, as the schema spells it: quoted as is, else lower case."""
     if raw is None:
         return None
     return shell.cql_unprotect_name(raw) if raw.startswith('"') else raw.lower()
@@ -81,8 +82,8 @@ def _name(shell: Shell, raw: str | None) -> str | None:
 
 def named_table(shell: Shell, parsed: Parsed) -> tuple[str | None, str | None, Any]:
     """(keyspace, table, table metadata or None) named by the statement."""
-    ks = _name(shell, parsed.get_binding("ksname")) or shell.current_keyspace
-    table = _name(shell, parsed.get_binding("cfname"))
+    ks = cql_name(shell, parsed.get_binding("ksname")) or shell.current_keyspace
+    table = cql_name(shell, parsed.get_binding("cfname"))
     meta = None
     if ks and table:
         try:
