@@ -43,7 +43,7 @@ COMPRESSION_GRAMMAR = r"""
         | "ROWS" rows=<wholenumber>
         | "CONCURRENCY" concurrency=<wholenumber>
         )*
-        "INTO" into=<cfOrKsName> ( keep="KEEP" | asjson="JSON" | confirm="CONFIRM" )*
+        ( "INTO" into=<cfOrKsName> )? ( keep="KEEP" | asjson="JSON" | confirm="CONFIRM" )*
       )
     ;
 <trialColumn> ::= <columnFamilyName> "." colname=<cident>
@@ -237,6 +237,29 @@ def _compression_usage(words: list[str]) -> str:
     return _usage([action] if action else ["STATS", "ADVISE", "SETTINGS", "TRIAL"], "COMPRESSION")
 
 
+def _keyspace_names(ctxt: Parsed, shell: Shell) -> list[str]:
+    """After INTO: the keyspaces (TRIAL's scratch tables go there)."""
+    from cassandra.metadata import protect_name
+
+    return [protect_name(name) for name in shell.get_keyspace_names()]
+
+
+def _trial_columns(ctxt: Parsed, shell: Shell) -> list[str]:
+    """After COMPRESSION TRIAL [ks.]table. : the columns TRIAL takes (insight.trial.column_kind)."""
+    from cassandra.metadata import protect_name
+
+    from cqlsh_ext.insight.shellside import cql_name
+    from cqlsh_ext.insight.trial import column_kind
+
+    ks = cql_name(shell, ctxt.get_binding("ksname")) or shell.current_keyspace
+    table = cql_name(shell, ctxt.get_binding("cfname"))
+    try:
+        meta = shell.conn.metadata.keyspaces[ks].tables[table]
+    except (KeyError, AttributeError):
+        return []
+    return [protect_name(name) for name, column in meta.columns.items() if column_kind(str(column.cql_type))]
+
+
 # ------------------------------------------------------------------------------------- handlers
 # Each in its own module, imported when the command first runs (this one loads at start-up).
 
@@ -249,7 +272,9 @@ def do_inspect(shell: Shell, parsed: Parsed) -> None:
 
 
 @shell_command("COMPRESSION", "<compressionCommand>", COMPRESSION_GRAMMAR, COMPRESSION_HELP,
-               usage=_compression_usage, paged=True)
+               usage=_compression_usage, paged=True,
+               completers=((("compressionCommand", "into"), _keyspace_names),
+                           (("trialColumn", "colname"), _trial_columns)))
 def do_compression(shell: Shell, parsed: Parsed) -> None:
     action = (parsed.get_binding("action") or "").upper()
     if action == "STATS":

@@ -417,7 +417,7 @@ class Trial:
 
         answers: queue.SimpleQueue[tuple[int, float, float, Any, BaseException | None]] = queue.SimpleQueue()
         pending = deque(range(len(params)))
-        backoff: list[tuple[float, int]] = []
+        backoff: list[tuple[float, int, str]] = []
         attempts = [0] * len(params)
         in_flight = 0
         succeeded: list[int] = []
@@ -425,16 +425,19 @@ class Trial:
         try:
             while True:
                 now = time.monotonic()
-                while in_flight < self.concurrency and not self.stop.is_set() and self.error is None:
-                    if backoff and backoff[0][0] <= now:
-                        i = heapq.heappop(backoff)[1]
-                    elif pending:
-                        i = pending.popleft()
-                    else:
-                        break
+                halted = self.stop.is_set() or self.error is not None
+                # An operation waiting to be retried keeps its place among the `concurrency`, as it
+                # would in a client whose driver retries: new ones start only in free places.
+                while backoff and backoff[0][0] <= now and not halted:
+                    _, i, reason = heapq.heappop(backoff)
+                    if phase is not None:
+                        phase.retry(reason)  # counted when sent again: a stop abandons the rest
                     self._launch(prepared, params[i], i, answers)
                     in_flight += 1
-                halted = self.stop.is_set() or self.error is not None
+                while pending and in_flight + len(backoff) < self.concurrency and not halted:
+                    i = pending.popleft()
+                    self._launch(prepared, params[i], i, answers)
+                    in_flight += 1
                 if not in_flight and (halted or not (pending or backoff)):
                     break
                 wait = 0.1 if in_flight or not backoff else min(0.1, max(0.0, backoff[0][0] - now))
@@ -470,10 +473,8 @@ class Trial:
                             phase.fail(f"{reason} ({RETRY_ATTEMPTS + 1} tries)")
                     continue
                 attempts[i] += 1
-                if phase is not None:
-                    phase.retry(reason)
                 delay = random.uniform(0, min(RETRY_CAP, RETRY_BASE * 2 ** attempts[i]))
-                heapq.heappush(backoff, (time.monotonic() + delay, i))
+                heapq.heappush(backoff, (time.monotonic() + delay, i, reason))
         finally:
             if phase is not None:
                 phase.seconds += time.perf_counter() - started

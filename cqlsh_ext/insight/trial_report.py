@@ -231,7 +231,8 @@ class TrialReport:
         if self.skipped:
             lines.append("  left out: " + ", ".join(f"{n:,} {why}" for why, n in self.skipped.items()))
         lines.append(f"  scratch tables in {self.into} ({kept}); concurrency {self.concurrency}, "
-                     f"consistency {self.consistency}, {self.rounds} rounds after a warm-up of "
+                     f"consistency {self.consistency}, {self.rounds} round{'s' if self.rounds != 1 else ''} "
+                     "after a warm-up of "
                      f"{self.warmup_rows} rows per variant")
         if self.active_wait is not None:
             lines.append(f"  Amazon Keyspaces: tables ACTIVE after {self.active_wait['seconds']:.1f} s "
