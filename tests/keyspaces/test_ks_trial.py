@@ -23,7 +23,8 @@ from keyspaces.test_ks_endpoint import creds_env, run, tls_args
 pytestmark = pytest.mark.server
 
 ROWS = 20
-SOURCE = "ks_test.trial_src.data"
+#: Keyspaces of their own: ks_test's tables are listed by the DESCRIBE tests.
+SOURCE = "ks_trial.src.data"
 INTO = "ks_scratch"
 
 
@@ -33,10 +34,12 @@ def payloads(keyspaces_endpoint: KeyspacesEndpoint) -> list[bytes]:
     session = keyspaces_endpoint.plain_session()
     session.execute(f"CREATE KEYSPACE IF NOT EXISTS {INTO} WITH replication = "
                     "{'class': 'SimpleStrategy', 'replication_factor': 1}")
-    session.execute("CREATE TABLE IF NOT EXISTS ks_test.trial_src (id int PRIMARY KEY, data blob)")
+    session.execute("CREATE KEYSPACE IF NOT EXISTS ks_trial WITH replication = "
+                    "{'class': 'SimpleStrategy', 'replication_factor': 1}")
+    session.execute("CREATE TABLE IF NOT EXISTS ks_trial.src (id int PRIMARY KEY, data blob)")
     docs = [d.encode() for d in documents(ROWS, seed=71)]
     for i, doc in enumerate(docs):
-        session.execute("INSERT INTO ks_test.trial_src (id, data) VALUES (%s, %s)",
+        session.execute("INSERT INTO ks_trial.src (id, data) VALUES (%s, %s)",
                         (i, bytes(cramjam.snappy.compress_raw(doc))))
     return docs
 
@@ -141,7 +144,7 @@ def test_the_interactive_shell_asks_on_the_terminal_and_pages_the_report(keyspac
         t.expect(r"Run the trial\? \[y/N\]")
         t.type("y")
         t.enter()
-        t.expect(r"COMPRESSION TRIAL ks_test.*rows/s")  # the progress line (its label cut to fit)
+        t.expect(r"COMPRESSION TRIAL ks_trial.*rows/s")  # the progress line (its label cut to fit)
         t.expect(r"pager read \d+ lines")
         t.prompt()
     finally:
