@@ -429,9 +429,9 @@ class Trial:
                 # An operation waiting to be retried keeps its place among the `concurrency`, as it
                 # would in a client whose driver retries: new ones start only in free places.
                 while backoff and backoff[0][0] <= now and not halted:
-                    _, i, reason = heapq.heappop(backoff)
+                    _, i, why = heapq.heappop(backoff)
                     if phase is not None:
-                        phase.retry(reason)  # counted when sent again: a stop abandons the rest
+                        phase.retry(why)  # counted when sent again: a stop abandons the rest
                     self._launch(prepared, params[i], i, answers)
                     in_flight += 1
                 while pending and in_flight + len(backoff) < self.concurrency and not halted:
