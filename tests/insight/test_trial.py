@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import signal
 from dataclasses import dataclass
 from pathlib import Path
@@ -390,3 +391,32 @@ def _trial_cli(cassandra, home: Path, args: list[str], ok: bool = True):
     if ok:
         assert proc.returncode == 0, proc.stderr
     return proc
+
+
+# ------------------------------------------------------------------------------------- interactive
+
+
+def test_interactive_shell_shows_progress_and_stops_on_ctrl_c(cassandra, trial, home):
+    from repl.terminal import Term
+
+    # Slow tables, so that Ctrl-C lands in the middle.
+    cassandra.faults.set("delay", -1, 50, table="cqlshext_trial_.*")
+    t = Term([*cassandra.cqlsh_args, "--no-color"], home, env={"PAGER": ""}, rows=45, cols=140)
+    try:
+        t.prompt()
+        t.type(f"COMPRESSION TRIAL {trial.ks}.src.data CODECS zstd ROWS {ROWS} CONCURRENCY 4 "
+               f"INTO {trial.into};")
+        t.enter()
+        # The progress line on the terminal, with the phase it is in.
+        t.expect(rf"COMPRESSION TRIAL {trial.ks}\.src\.data: \d+ rows, \d+ rows/s.*writes, round \d+ of \d+")
+        t.ctrl("c")
+        t.expect(r"INTERRUPTED: the figures are those measured before Ctrl-C\.")
+        t.expect(r"Reads \(ms\)")
+        t.prompt()
+        assert "Traceback" not in t.text and "Cancelled" not in t.text
+        writes = t.text.split("Writes (ms)", 1)[1].split("Reads (ms)", 1)[0]
+        assert re.search(r"^\s+zstd\s+[\d,]+\s", writes, re.M)  # writes measured before Ctrl-C
+    finally:
+        t.close()
+    cassandra.faults.clear()
+    assert scratch_tables(cassandra, trial.into) == []
