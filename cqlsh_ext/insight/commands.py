@@ -156,7 +156,7 @@ COMPRESSION_HELP = """
 
 #: The codecs TRIAL_HELP shows in its examples (declared: codecs.base), so help names none itself.
 _EXAMPLE, _OTHER = CODEC_EXAMPLES[0], CODEC_EXAMPLES[1]
-TRIAL_HELP = f"""
+TRIAL_HELP = """
         COMPRESSION TRIAL [cqlsh-ext]
 
         COMPRESSION TRIAL [JSON] [<keyspace>.]<table>.<column> | FROM '<path>'
@@ -171,21 +171,23 @@ TRIAL_HELP = f"""
           is under each value's last compression layer, as a producer writes it.
           Each variant goes into a scratch table of its own in the keyspace
           named by INTO (never the column's table): written with prepared
-          statements, CONCURRENCY requests in flight (default 16),
-          the variants taking turns in rounds after a warm-up that is not
-          counted; then every row is read back by key in random order at the
-          session's consistency level. The scratch tables are dropped at the
-          end, also after an error or Ctrl-C (which stops and reports what was
-          measured), unless KEEP.
+          statements, CONCURRENCY requests in flight (default 16), the
+          variants taking turns in rounds after a warm-up that is not counted;
+          then every row is read back by key in random order at the session's
+          consistency level. The scratch tables are dropped at the end, also
+          after an error or Ctrl-C (which stops and reports what was measured),
+          unless KEEP.
 
-          Variants are encode() chains (HELP ENCODE): CODECS '{_EXAMPLE}:3', {_OTHER}.
-          Two more names: stored (the values as they are stored) and
-          uncompressed (the payload itself: the baseline of every change in per
-          cent, always measured). Default: stored, uncompressed, {', '.join(CODEC_TRIAL)}.
-          Blob columns, and text columns (their text is the uncompressed
-          payload). FROM '<path>' takes the values from a file (one value, or
-          one 0x... hex value per line) or a directory (a value per file)
-          instead; `cqlsh-ext trial` does the same from the command line.
+""" + fill(
+    f"Variants are encode() chains (HELP ENCODE): CODECS '{_EXAMPLE}:3', {_OTHER}. Two more names: "
+    "stored (the values as they are stored) and uncompressed (the payload itself: the baseline of "
+    "every change in per cent, always measured). Default: stored, uncompressed, "
+    f"{', '.join(CODEC_TRIAL)}. Blob columns, and text columns (their text is the uncompressed "
+    "payload). FROM '<path>' takes the values from a file (one value, or one 0x... hex value per "
+    "line) or a directory (a value per file) instead; `cqlsh-ext trial` does the same from the "
+    "command line.",
+    width=80,
+) + """
 
           Per variant, side by side: stored bytes (mean, total, ratio), write
           and read operations per second, latency median, p95, p99, p99.9 and
@@ -199,8 +201,8 @@ TRIAL_HELP = f"""
           are used once system_schema_mcs.tables says they are ACTIVE.
 
           COMPRESSION TRIAL ks.orders.data INTO scratch;
-          COMPRESSION TRIAL ks.orders.data CODECS '{_EXAMPLE}:1', '{_EXAMPLE}:9' ROWS 5000
-                            CONCURRENCY 32 INTO scratch JSON;
+          COMPRESSION TRIAL ks.orders.data CODECS '""" + _EXAMPLE + "', '" + _OTHER + """:9'
+                            ROWS 5000 CONCURRENCY 32 INTO scratch JSON;
         """
 
 

@@ -237,9 +237,10 @@ def test_help(cassandra, home):
     from cqlsh_ext.insight.trial import DEFAULT_CONCURRENCY, DEFAULT_ROWS
 
     out = cqlsh_ext(cassandra, home, "HELP TRIAL").stdout
-    assert "COMPRESSION TRIAL [cqlsh-ext]" in out
-    assert f"(default {DEFAULT_ROWS})" in out and f"(default {DEFAULT_CONCURRENCY})" in out
-    assert f"Default: stored, uncompressed, {', '.join(CODEC_TRIAL)}." in out
+    assert "COMPRESSION TRIAL [cqlsh-ext]" in out and max(map(len, out.splitlines())) <= 80
+    words = " ".join(out.split())
+    assert f"(default {DEFAULT_ROWS})" in words and f"(default {DEFAULT_CONCURRENCY})" in words
+    assert f"Default: stored, uncompressed, {', '.join(CODEC_TRIAL)}." in words
     assert "More: HELP TRIAL" in cqlsh_ext(cassandra, home, "HELP COMPRESSION").stdout
 
 
