@@ -60,7 +60,9 @@ def run(shell: Shell, parsed: Parsed) -> None:
     except trial.TrialRefused as err:
         refuse(shell, str(err))
         return
-    mode, cap = side.mode_cap(shell)
+    from cqlsh_ext.insight.measure import effective_mode
+
+    mode, cap = effective_mode(shell.settings.display.mode), shell.settings.display.cap
     values = _from_files(shell, asked, mode, cap) if asked.path is not None \
         else _from_column(shell, parsed, asked, mode, cap)
     if values is None:
@@ -122,9 +124,9 @@ def _check(shell: Shell, asked: Asked) -> str | None:
 
 
 def _from_files(shell: Shell, asked: Asked, mode: str, cap: int) -> Values | None:
-    from cqlsh_ext.insight.scanning.ring import server_partitioner
     from cqlsh_ext.insight.trial import take_value
     from cqlsh_ext.insight.value_files import read_values
+    from cqlsh_ext.scanning.ring import server_partitioner
 
     assert asked.path is not None
     try:
@@ -205,17 +207,17 @@ def _sample(shell: Shell, asked: Asked, ks: str, table: str, column: str, kind: 
     chosen at random; fewer when the table holds fewer."""
     from cassandra.metadata import protect_name
 
-    from cqlsh_ext.insight.scanning.consume import consume
-    from cqlsh_ext.insight.scanning.ring import RingError, ring_for, server_partitioner
-    from cqlsh_ext.insight.scanning.sample import (
+    from cqlsh_ext.insight.trial import SAMPLE_BYTES
+    from cqlsh_ext.scanning.consume import consume
+    from cqlsh_ext.scanning.ring import RingError, ring_for, server_partitioner
+    from cqlsh_ext.scanning.sample import (
         SAMPLE_STREAMS,
         SamplePlan,
         SliceSampler,
         probe_partitions,
         slice_count,
     )
-    from cqlsh_ext.insight.scanning.scan import ScanSpec, error_text, progress_for, table_size
-    from cqlsh_ext.insight.trial import SAMPLE_BYTES
+    from cqlsh_ext.scanning.scan import ScanSpec, error_text, progress_for, shell_scanner, table_size
 
     source = f"{ks}.{table}.{column}"
     values = Values([], kind, source)
@@ -240,7 +242,7 @@ def _sample(shell: Shell, asked: Asked, ks: str, table: str, column: str, kind: 
     query = f"SELECT {protect_name(column)} FROM {protect_name(ks)}.{protect_name(table)}"
     progress = progress_for(f"{LABEL} {source}: taking the sample", True)
     spec = ScanSpec(query, partition_key=partition_key, ranges=sampler.ranges(), streams=SAMPLE_STREAMS)
-    scanner = side.scanner_for(shell, spec, progress)
+    scanner = shell_scanner(shell, spec, progress)
 
     def take(_names: Any, _types: Any, rows: list[Any]) -> bool:
         sampler.add_page(scanner.page_range, rows, scanner.range_finished)
@@ -281,10 +283,10 @@ def _measure(shell: Shell, parsed: Parsed, asked: Asked, values: Values, variant
     from cassandra import ConsistencyLevel
 
     from cqlsh_ext.insight import report as text
-    from cqlsh_ext.insight.scanning.cost import accepted, on_keyspaces
-    from cqlsh_ext.insight.scanning.scan import progress_for
     from cqlsh_ext.insight.trial import WARMUP_ROWS, Trial, units
     from cqlsh_ext.insight.trial_report import FEW_OPERATIONS, TrialReport, VariantResult
+    from cqlsh_ext.scanning.cost import accepted, on_keyspaces
+    from cqlsh_ext.scanning.scan import progress_for
 
     assert asked.into is not None
     consistency = ConsistencyLevel.value_to_name.get(shell.consistency_level, str(shell.consistency_level))

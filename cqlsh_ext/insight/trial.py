@@ -65,15 +65,23 @@ class TrialRefused(ValueError):
     """The trial cannot run as asked; str() is the one-line reason."""
 
 
+#: Text types whose value TRIAL takes as a payload stored uncompressed (the type model reads
+#: varchar as text).
+TEXT_TYPES = frozenset({"text", "ascii"})
+
+
 def column_kind(cql_type: str) -> str | None:
     """'blob' or 'text' for a column type TRIAL measures, None for any other: blobs, and text
     (text, varchar, ascii) as a payload stored uncompressed. The one place that says which."""
-    name = cql_type.strip().lower()
-    if name == "blob":
+    from cqlsh_ext.cqltypes import TypeTextError, parse
+
+    try:
+        column = parse(cql_type)
+    except TypeTextError:
+        return None
+    if column.is_blob:
         return "blob"
-    if name in ("text", "varchar", "ascii"):
-        return "text"
-    return None
+    return "text" if column.is_leaf(TEXT_TYPES) else None
 
 
 # ------------------------------------------------------------------------------------- values
@@ -210,7 +218,7 @@ def eventual(consistency: str) -> bool:
 
 def units(values: Sequence[bytes], consistency: str) -> tuple[int, float]:
     """(write units, read units at `consistency`) for writing and reading each value as one row."""
-    from cqlsh_ext.insight.capacity import rcu, wcu
+    from cqlsh_ext.scanning.capacity import rcu, wcu
 
     half = 0.5 if eventual(consistency) else 1.0
     return sum(wcu(len(v)) for v in values), half * sum(rcu(len(v)) for v in values)
@@ -285,7 +293,7 @@ class Trial:
 
     def run(self, report: TrialReport) -> None:
         """Create the tables, measure into `report`, drop the tables (unless kept)."""
-        from cqlsh_ext.insight.scanning.scan import error_text
+        from cqlsh_ext.scanning.scan import error_text
 
         started = time.monotonic()
         restore = self._catch_sigint()
@@ -348,7 +356,7 @@ class Trial:
     def _drop_tables(self, report: TrialReport) -> None:
         from cassandra.metadata import protect_name
 
-        from cqlsh_ext.insight.scanning.scan import error_text
+        from cqlsh_ext.scanning.scan import error_text
 
         ignoring = threading.current_thread() is threading.main_thread()
         previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if ignoring else None
@@ -413,7 +421,7 @@ class Trial:
              phase: Phase | None) -> list[int]:
         """Each `params` through `prepared`, `concurrency` at a time, retrying what is worth it;
         the indexes that succeeded. Latencies and failures go to `phase` (None: a warm-up)."""
-        from cqlsh_ext.insight.scanning.scan import retry_reason
+        from cqlsh_ext.scanning.scan import retry_reason
 
         answers: queue.SimpleQueue[tuple[int, float, float, Any, BaseException | None]] = queue.SimpleQueue()
         pending = deque(range(len(params)))
@@ -533,7 +541,7 @@ def _first_value(rows: Any) -> bytes | None:
 
 
 def _retry_reason(err: BaseException, reads: Callable[[BaseException], str | None]) -> str | None:
-    """Worth retrying: what a read scan retries (insight.scanning.scan.retry_reason), and a write
+    """Worth retrying: what a read scan retries (scanning.scan.retry_reason), and a write
     timeout (the writes are idempotent: the same value under the same key)."""
     from cassandra import WriteTimeout
 
