@@ -311,6 +311,18 @@ def test_a_timeout_is_retried_then_counted(cassandra, trial, home):
     assert doc["trial"]["complete"]
 
 
+def test_throttling_is_retried_and_counted(cassandra, trial, home):
+    # Three of the snappy table's counted writes are throttled as Keyspaces throttles (a ServerError
+    # that says so); the warm-up's 20 writes and 20 reads pass first.
+    cassandra.faults.set("throttled", 3, after=40, table="cqlshext_trial_.*_snappy")
+    doc = trial_json(cassandra, home, f"COMPRESSION TRIAL JSON {trial.ks}.src.data CODECS snappy ROWS 20 "
+                                      f"CONCURRENCY 4 INTO {trial.into}")
+    writes = variant(doc, "snappy")["writes"]
+    assert writes["retried"] == {"throttled": 3} and writes["ok"] == 20 and writes["failed"] == {}
+    assert variant(doc, "snappy")["reads"]["retried"] == {}
+    assert doc["trial"]["complete"]
+
+
 def test_a_server_error_stops_the_trial_and_drops_the_tables(cassandra, trial, home):
     # The zstd table's requests pass through the warm-up (30 writes, 30 reads), then fail.
     cassandra.faults.set("server_error", -1, after=60 + 5, table="cqlshext_trial_.*_zstd")
