@@ -16,10 +16,10 @@ import lz4.block
 import pexpect
 import pytest
 import zstandard
+from scanning.test_capacity import expected_bucket
 from shell_runner import CQLSH_EXT, isolated_env
 
 from .conftest import cqlsh_ext, json_docs
-from .test_units import expected_bucket
 
 BUCKETS = ["<= 1 KB", "1-4 KB", "4-20 KB", "20-67 KB", "67 KB-1 MB", "> 1 MB"]
 
