@@ -73,7 +73,7 @@ def read_values(path: str, limit: int) -> list[bytes]:
             except ValueError as err:
                 raise ValueError(f"{found}: {err}") from None
         return values
-    data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
+    data = Path(path).read_bytes()
     lines = [line for line in data.splitlines() if line.strip()]
     if len(lines) > 1:
         try:
