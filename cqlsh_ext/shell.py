@@ -214,6 +214,8 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
     do_queries = seams.help_topic("queries", QUERIES_HELP)
     #: HELP ENCODE: encode() is a function inside INSERT, UPDATE and BATCH, no command.
     do_encode = seams.help_topic("encode", encode_help.ENCODE_HELP)
+    #: HELP TRIAL: COMPRESSION TRIAL in full (HELP COMPRESSION has its summary).
+    do_trial = seams.help_topic("trial", insight_commands.TRIAL_HELP)
     do_login.__doc__ = Stock.do_login.__doc__
     do_history.__doc__ = Stock.do_history.__doc__
     do_help.__doc__ = Stock.do_help.__doc__

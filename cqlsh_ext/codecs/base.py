@@ -49,6 +49,9 @@ CODEC_HEADERS: tuple[str, ...] = tuple(
 #: The codecs help texts show in their examples, first the one they show alone (a codec module
 #: declares `"example": {name: rank}`): help names no codec of its own.
 CODEC_EXAMPLES: tuple[str, ...] = ranked(_CODECS_DECLARED, "example")
+#: COMPRESSION TRIAL's default codecs (after the stored and the uncompressed values), in order (a
+#: codec module declares `"trial": {name: rank}`).
+CODEC_TRIAL: tuple[str, ...] = ranked(_CODECS_DECLARED, "trial")
 
 #: Default cumulative output cap per displayed value (all nested layers together).
 DEFAULT_CAP = 4 * 1024 * 1024

@@ -31,7 +31,8 @@ library_prefixes("zstd decompressor error: ")  # the library's messages start so
 
 #: Read without importing this module (common.declarations): the -d names it answers, each with its
 #: place in name lists and help.
-DECLARES = {"names": {"zstd": 30}, "example": {"zstd": 1}, "headers": "zstd frame header"}
+DECLARES = {"names": {"zstd": 30}, "example": {"zstd": 1}, "trial": {"zstd": 1},
+            "headers": "zstd frame header"}
 
 MAGIC = b"\x28\xb5\x2f\xfd"
 _BLOCK_MAX = 128 << 10

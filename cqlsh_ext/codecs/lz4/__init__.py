@@ -14,7 +14,7 @@ from .frame import Lz4Frame, Lz4Legacy
 
 #: Read without importing this module (common.declarations): the -d names it answers, each with its
 #: place in name lists and help.
-DECLARES = {"names": {"lz4": 20}, "headers": "LZ4 FLG/BD, LZ4Block blocks"}
+DECLARES = {"names": {"lz4": 20}, "trial": {"lz4": 2}, "headers": "LZ4 FLG/BD, LZ4Block blocks"}
 
 __all__ = ["FORMATS", "FRAME_MAGIC", "LEGACY_MAGIC", "LZ4BLOCK_MAGIC"]
 

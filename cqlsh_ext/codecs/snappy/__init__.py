@@ -12,7 +12,8 @@ from .streams import SnappyHadoop, SnappyXerial
 
 #: Read without importing this module (common.declarations): the -d names it answers,
 #: each with its place in name lists and help.
-DECLARES = {"names": {"snappy": 10}, "headers": "xerial version, snappy framed chunks"}
+DECLARES = {"names": {"snappy": 10}, "trial": {"snappy": 3},
+            "headers": "xerial version, snappy framed chunks"}
 
 __all__ = ["CHUNK_MAX", "FORMATS", "declared_length", "raw_capped"]
 
