@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import tempfile
 from pathlib import Path
 
@@ -24,7 +25,11 @@ def _umask() -> int:
 
 
 def os_error(err: OSError) -> str:
-    """An OSError as one line without the path repeated ('No space left on device')."""
+    """An OSError as one line without the path repeated ('No space left on device'); pyarrow's
+    name the errno inside their message ('... Detail: [errno 28] No space left on device')."""
+    found = re.search(r"\[errno (\d+)\]", str(err))
+    if found:
+        return os.strerror(int(found.group(1)))
     return err.strerror or str(err)
 
 

@@ -33,13 +33,14 @@ def parquet_rows(path: Path) -> tuple[Any, list[dict[str, Any]]]:
 
 
 def duckdb_rows(path: Path, columns: str = "*") -> tuple[dict[str, str], list[dict[str, Any]]]:
-    """({column: DuckDB's type}, the rows) as DuckDB reads them."""
+    """({column: DuckDB's type} of every column of the file, the rows of `columns`) as DuckDB
+    reads them."""
     import duckdb
 
     con = duckdb.connect()
     try:
         con.execute("SET TimeZone = 'UTC'")
-        described = con.execute(f"DESCRIBE SELECT {columns} FROM read_parquet('{path}')").fetchall()
+        described = con.execute(f"DESCRIBE SELECT * FROM read_parquet('{path}')").fetchall()
         types = {row[0]: row[1] for row in described}
         relation = con.execute(f"SELECT {columns} FROM read_parquet('{path}')")
         names = [d[0] for d in relation.description]
