@@ -382,10 +382,33 @@ def _leaf_types() -> dict[str, Callable[[], Any]]:
 _LEAF_TYPES = _leaf_types()
 
 
+def rewritten(old: Kind, new: Kind) -> bool:
+    """Whether values written as `old` must be converted to be read as `new`: another Arrow type,
+    or a place that became JSON text (a string "NEW" is the JSON text "\"NEW\"" there)."""
+    if isinstance(old, Null) or old == new:
+        return False
+    if arrow_type(old) != arrow_type(new):
+        return True
+    if isinstance(new, Json):
+        return not isinstance(old, Json)
+    if isinstance(old, Struct) and isinstance(new, Struct):
+        inner = dict(old.fields)
+        return any(name in inner and rewritten(inner[name], kind) for name, kind in new.fields)
+    if isinstance(old, List) and isinstance(new, List):
+        return rewritten(old.item, new.item)
+    if isinstance(old, Map) and isinstance(new, Map):
+        return rewritten(old.key, new.key) or rewritten(old.value, new.value)
+    return False
+
+
 def type_text(kind: Kind) -> str:
     """How docs and closing lines name a kind's Arrow type ("int64", "JSON text", ...)."""
     if isinstance(kind, Json):
         return "JSON text"
+    if isinstance(kind, Struct):
+        return f"struct ({len(kind.fields)} field{'s' if len(kind.fields) != 1 else ''})"
+    if isinstance(kind, List):
+        return f"list of {type_text(kind.item)}"
     return str(arrow_type(kind))
 
 

@@ -29,6 +29,7 @@ from cqlsh_ext.export.arrow_types import (
     arrow_type,
     compile_kind,
     merge,
+    rewritten,
     settled,
     type_text,
     value_kind,
@@ -190,11 +191,11 @@ class ParquetSink:
                 converted.append([convert(v) for v in column_values])
             except Misfit:
                 converted.append(self._widen(i, column_values))
-        if self.writer is None or self.kinds != self.eras[-1].kinds and \
-                [arrow_type(k) for k in self.kinds] != [arrow_type(k) for k in self.eras[-1].kinds]:
+        if self.writer is None or any(rewritten(old, new) for old, new in zip(self.eras[-1].kinds, self.kinds,
+                                                                             strict=True)):
             self._open_era()
-        elif self.kinds != self.eras[-1].kinds:
-            self.eras[-1].kinds = list(self.kinds)  # same Arrow types: the era goes on
+        else:
+            self.eras[-1].kinds = list(self.kinds)  # what is written reads the same: the era goes on
         schema = self.eras[-1].schema
         arrays = [pa.array(column, type=schema.field(i).type) for i, column in enumerate(converted)]
         self.writer.write_table(pa.Table.from_arrays(arrays, schema=schema), row_group_size=len(rows))
@@ -216,9 +217,11 @@ class ParquetSink:
                     table = source.read_row_group(group)
                     arrays = []
                     for i, column in enumerate(table.columns):
-                        wanted = schema.field(i).type
-                        if column.type != wanted:
-                            column = pa.array([converters[i](v) for v in column.to_pylist()], type=wanted)
+                        if rewritten(era.kinds[i], self.kinds[i]):
+                            values = [converters[i](v) for v in column.to_pylist()]
+                            column = pa.array(values, type=schema.field(i).type)
+                        elif column.type != schema.field(i).type:  # only nulls: an Arrow cast
+                            column = column.cast(schema.field(i).type)
                         arrays.append(column)
                     converted = pa.Table.from_arrays(arrays, schema=schema)
                     writer.write_table(converted, row_group_size=table.num_rows)
