@@ -124,6 +124,10 @@ Kind = Null | Bool | Int | Float | Dec | Str | Json | List | Struct | Map | Leaf
 
 # ------------------------------------------------------------------ kinds from values
 
+# The kinds read from values, made once: merge compares by identity first.
+_NULL, _BOOL, _FLOAT, _STR, _JSON = Null(), Bool(), Float(), Str(), Json()
+_INTS = {53: Int(53), 64: Int(64), 128: Int(128)}
+
 
 def _int_bits(value: int) -> int | None:
     magnitude = abs(value)
@@ -151,36 +155,45 @@ def _decimal_kind(value: Decimal) -> Kind:
 def kind_of(value: Any, depth: int = 0) -> Kind:
     """The narrowest kind holding `value`: a path's value, a decoded record, an aggregate (JSON-
     able values: None, bool, int, float, Decimal, str, lists, dicts with str keys)."""
+    kind = type(value)
+    if kind is str:
+        return _STR
     if value is None:
-        return Null()
-    if isinstance(value, bool):
-        return Bool()
-    if isinstance(value, int):
+        return _NULL
+    if kind is bool:
+        return _BOOL
+    if kind is int:
         bits = _int_bits(value)
-        return Json() if bits is None else Int(bits)
-    if isinstance(value, float):
-        return Float()
+        return _JSON if bits is None else _INTS[bits]
+    if kind is float:
+        return _FLOAT
     if isinstance(value, Decimal):
         return _decimal_kind(value)
+    if isinstance(value, bool):
+        return _BOOL
+    if isinstance(value, int):
+        return kind_of(int(value), depth)
     if isinstance(value, str):
-        return Str()
+        return _STR
+    if isinstance(value, float):
+        return _FLOAT
     if depth >= MAX_DEPTH:
-        return Json()
+        return _JSON
     if isinstance(value, (list, tuple)):
-        item: Kind = Null()
+        item: Kind = _NULL
         for v in value:
             item = merge(item, kind_of(v, depth + 1))
         return List(item)
     if isinstance(value, Mapping):
         if len(value) > MAX_FIELDS or any(not isinstance(k, str) or not k for k in value):
-            return Json()
+            return _JSON
         return Struct(tuple((k, kind_of(v, depth + 1)) for k, v in value.items()))
-    return Json()
+    return _JSON
 
 
 def merge(a: Kind, b: Kind) -> Kind:
     """The narrowest kind holding what `a` and `b` hold."""
-    if a == b:
+    if a is b or a == b:
         return a
     if isinstance(a, Null):
         return b
@@ -234,7 +247,9 @@ def value_kind(value: Any, like: Kind) -> Kind:
     """The kind of `value` in a column that started as `like`: a CQL value keeps its CQL type's
     kind (only the numbers inside it are read); any other value is read by `kind_of`."""
     if value is None:
-        return Null()
+        return _NULL
+    if isinstance(like, Null):  # a path's value, a payload, an aggregate
+        return kind_of(value)
     if isinstance(like, Leaf):
         return like
     if isinstance(like, List) and not isinstance(value, (str, bytes, bytearray, Mapping)) \
@@ -417,11 +432,20 @@ def type_text(kind: Kind) -> str:
 
 def json_text(value: Any) -> str:
     """A JSON-able value as JSON text, numbers exactly (a Decimal as its digits)."""
+    kind = type(value)
+    if kind is str:
+        return jsonenc.string(value)
+    if value is None:
+        return "null"
+    if kind is bool:
+        return "true" if value else "false"
+    if kind is int:
+        return str(value)
+    if kind is float:
+        return jsonenc.float_text(value)
     if isinstance(value, Decimal):
         return str(value) if value.is_finite() else jsonenc.string(str(value))
-    if isinstance(value, float):
-        return jsonenc.float_text(value)
-    if isinstance(value, bool) or value is None or isinstance(value, (int, str)):
+    if isinstance(value, (bool, int, str)):
         return jsonenc.dumps(value)
     if isinstance(value, Mapping):
         return "{" + ",".join(f"{jsonenc.string(str(k))}:{json_text(v)}" for k, v in value.items()) + "}"

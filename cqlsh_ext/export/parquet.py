@@ -5,7 +5,7 @@ export's columns (cqlsh_ext.export.columns), converted to their kinds (cqlsh_ext
 and written: memory holds one row group, whatever the table's size.
 
 The kinds of inferred columns (paths, payloads, aggregates, CQL decimals) are settled from the first
-row group. A later value that does not fit its column's kind is never changed or dropped: the
+row group (read from its first SETTLE_SAMPLE rows, widened by the rest of it). A later value that does not fit its column's kind is never changed or dropped: the
 column's kind is merged with the value's (an int64 column meeting 10**20 becomes decimal128(38, 0),
 a string column meeting 7 becomes JSON text, a struct meeting a new key gains a field), and the
 closing line counts those values. When that changes the column's Arrow type, the row groups
@@ -39,6 +39,9 @@ from cqlsh_ext.export.target import Target
 
 #: Rows per row group (WITH ROW_GROUP_SIZE = n): what memory holds at once.
 ROW_GROUP_SIZE = 65_536
+#: The kinds are first read from this many rows; the rest of the first row group widens them
+#: where it must (not counted: the schema is the first row group's), as later ones do (counted).
+SETTLE_SAMPLE = 2_000
 CODECS = ("zstd", "snappy", "gzip", "lz4", "brotli", "none")
 DEFAULT_CODEC = "zstd"
 
@@ -82,6 +85,8 @@ class ParquetSink:
         self.kinds: list[Any] = [c.seed for c in self.columns]
         self.converters: list[Any] = []
         self.settled = False
+        #: Writing the first row group: values that widen a kind are not counted.
+        self.first_group = True
         self.held: list[Sequence[Any]] = []
         self.eras: list[Era] = []
         self.writer: Any = None
@@ -149,9 +154,10 @@ class ParquetSink:
         except Misfit:  # cannot happen by the lattice; should it, JSON text holds anything
             kind = Json()
             out = [self._converter(kind)(v) for v in values]
-        widened = self.summary.widened.setdefault(column.name, Widened(type_text(old), type_text(kind)))
-        widened.last = type_text(kind)
-        widened.values += misfits
+        if not self.first_group:
+            widened = self.summary.widened.setdefault(column.name, Widened(type_text(old), type_text(kind)))
+            widened.last = type_text(kind)
+            widened.values += misfits
         self.kinds[i] = kind
         self.converters[i] = self._converter(kind)
         return out
@@ -183,7 +189,7 @@ class ParquetSink:
 
         values = self.splitter.split(rows)
         if not self.settled:
-            self._settle(values)
+            self._settle([column[:SETTLE_SAMPLE] for column in values])
         converted: list[list[Any]] = []
         for i, column_values in enumerate(values):
             convert = self.converters[i]
@@ -201,6 +207,7 @@ class ParquetSink:
         self.writer.write_table(pa.Table.from_arrays(arrays, schema=schema), row_group_size=len(rows))
         self.summary.rows += len(rows)
         self.summary.row_groups += 1
+        self.first_group = False
 
     def _convert_eras(self) -> None:
         """Every era's row groups in the final schema, into a new file that replaces the first."""
