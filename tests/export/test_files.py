@@ -182,3 +182,7 @@ def test_parquet_without_pyarrow_says_how_to_install_it(cassandra, orders: Order
 def test_help_export(cassandra, home):
     out = shell(cassandra, home, "HELP EXPORT")
     assert "COPY (SELECT ...) TO 'file'" in out.stdout and "OVERWRITE = true" in out.stdout
+    assert len(out.stdout.strip().splitlines()) <= 30  # a screenful
+    listed = shell(cassandra, home, "HELP").stdout
+    assert re.search(r"\bEXPORT\b", listed.split("CQL help topics")[0])
+    assert "HELP EXPORT" in shell(cassandra, home, "HELP QUERIES").stdout
