@@ -65,15 +65,24 @@ def columns(names: Sequence[str], types: Sequence[Any]) -> list[Column]:
     return out
 
 
+#: What an answer column is to the Splitter: a path's value or an aggregate, a blob, any other CQL value.
+PATH, BLOB, CQL = "path", "blob", "cql"
+
+
+def roles(types: Sequence[Any]) -> list[str]:
+    return [PATH if t is None else BLOB if is_blob(t) else CQL for t in types]
+
+
 class Splitter:
     """Answer rows to the export's columns, column by column: blobs decoded as the display
-    decodes them (the session's settings, WITH's overrides), paths' values as JSON-able values."""
+    decodes them (the session's settings, WITH's overrides), paths' values as JSON-able values.
+    Plain data: Spark executors make their own from the same arguments."""
 
-    def __init__(self, types: Sequence[Any], settings: Any, places: Sequence[Any], cap: int) -> None:
+    def __init__(self, roles: Sequence[str], settings: Any, places: Sequence[Any], cap: int) -> None:
         from cqlsh_ext.output.values import BlobObjects, JsonSpelling
         from cqlsh_ext.payload.budget import Budget
 
-        self.types = list(types)
+        self.roles = list(roles)
         self.places = list(places)
         self.blobs = BlobObjects(settings)
         self.json = JsonSpelling(settings)
@@ -85,11 +94,11 @@ class Splitter:
 
         out: list[list[Any]] = []
         budget = self.budget
-        for i, cqltype in enumerate(self.types):
+        for i, role in enumerate(self.roles):
             values = [row[i] for row in rows]
-            if cqltype is None:
+            if role == PATH:
                 out.append([machine_value(v, budget) for v in values])
-            elif is_blob(cqltype):
+            elif role == BLOB:
                 parts = [self.blob_parts(v, self.places[i]) for v in values]
                 out += [list(column) for column in zip(*parts, strict=True)] if parts else [[], [], [], []]
             else:

@@ -5,13 +5,18 @@ export's columns (cqlsh_ext.export.columns), converted to their kinds (cqlsh_ext
 and written: memory holds one row group, whatever the table's size.
 
 The kinds of inferred columns (paths, payloads, aggregates, CQL decimals) are settled from the first
-row group (read from its first SETTLE_SAMPLE rows, widened by the rest of it). A later value that does not fit its column's kind is never changed or dropped: the
-column's kind is merged with the value's (an int64 column meeting 10**20 becomes decimal128(38, 0),
-a string column meeting 7 becomes JSON text, a struct meeting a new key gains a field), and the
-closing line counts those values. When that changes the column's Arrow type, the row groups
-already written are in the older schema: writing goes on in a new temporary file ("era"), and at
-the end every era's row groups are converted to the final schema, one row group at a time, into
-the file that takes the final name. A file whose types never changed is written once.
+row group (read from its first SETTLE_SAMPLE rows, widened by the rest of it). A later value that
+does not fit its column's kind is never changed or dropped: the column's kind is merged with the
+value's (an int64 column meeting 10**20 becomes decimal128(38, 0), a string column meeting 7
+becomes JSON text, a struct meeting a new key gains a field), and the closing line counts those
+values. When what was written no longer reads as the new kind (another Arrow type, strings that
+are now JSON text), writing goes on in a new temporary file ("era"), and at the end every era's
+row groups are converted to the final schema, one row group at a time, into the file that takes
+the final name. A file whose types never changed is written once.
+
+The final kinds are the lattice's join over every value (a value that fits changes nothing), so
+Spark mode, which merges the kinds of all partitions first (cqlsh_ext.spark.export_job), writes
+the same schema.
 """
 
 from __future__ import annotations
@@ -34,7 +39,7 @@ from cqlsh_ext.export.arrow_types import (
     type_text,
     value_kind,
 )
-from cqlsh_ext.export.columns import Column, Splitter, columns
+from cqlsh_ext.export.columns import Column, Splitter, columns, roles
 from cqlsh_ext.export.target import Target
 
 #: Rows per row group (WITH ROW_GROUP_SIZE = n): what memory holds at once.
@@ -78,7 +83,7 @@ class ParquetSink:
                  metadata: dict[str, str] | None = None) -> None:
         self.target = target
         self.columns: list[Column] = columns(names, types)
-        self.splitter = Splitter(types, settings, places, settings.cap)
+        self.splitter = Splitter(roles(types), settings, places, settings.cap)
         self.codec = codec
         self.row_group_size = row_group_size
         self.metadata = metadata or {}
