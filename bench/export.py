@@ -1,8 +1,8 @@
 """COPY (SELECT ...) TO a Parquet file at table scale, against the same scan whose answer goes
 nowhere, in the same run on the same server; and the peak memory of the export as the table grows.
 
-    .venv/bin/python bench/export.py --host 127.0.0.1 --port 9042 [--rows 400000] [--memory 100000 400000 1000000]
-        [--repeat 3] [--workers 2]
+    .venv/bin/python bench/export.py --host 127.0.0.1 --port 9042 [--rows 400000]
+        [--memory 100000 400000 1000000] [--repeat 3] [--workers 2]
 
 Tables of the order documents of tools/orders.py (keyspace bench_export, one partition per 10
 rows), loaded once per size. Per run, whole processes (start-up, connection, scan):
@@ -53,25 +53,27 @@ def connect(args: argparse.Namespace) -> tuple[Any, Any]:
     from cassandra.auth import PlainTextAuthProvider
     from cassandra.cluster import Cluster
 
-    cluster = Cluster([args.host], port=args.port, auth_provider=PlainTextAuthProvider(args.user, args.password))
+    auth = PlainTextAuthProvider(args.user, args.password)
+    cluster = Cluster([args.host], port=args.port, auth_provider=auth)
     session = cluster.connect()
     session.default_timeout = 120
     return cluster, session
 
 
 def load(session: Any, table: str, count: int) -> int:
-    """The table of `count` rows (written once, in batches); the truth: rows the export holds."""
+    """The table of `count` rows (written once, in batches: a marker row in bench_export.loaded
+    says it is complete); the truth: rows the export holds."""
     from cassandra.concurrent import execute_concurrent_with_args
 
     session.execute(f"CREATE KEYSPACE IF NOT EXISTS {KEYSPACE} WITH replication = "
                     "{'class': 'SimpleStrategy', 'replication_factor': 1}")
+    session.execute(f"CREATE TABLE IF NOT EXISTS {KEYSPACE}.loaded (name text PRIMARY KEY)")
     name = table.split(".")[1]
-    existing = session.execute("SELECT count(*) FROM system_schema.tables WHERE keyspace_name = %s "
-                               "AND table_name = %s", (KEYSPACE, name)).one()[0]
+    existing = session.execute(f"SELECT name FROM {KEYSPACE}.loaded WHERE name = %s", (name,)).one()
     step = 20_000
     truth = 0
     if not existing:
-        session.execute(f"CREATE TABLE {table} {SCHEMA_CQL}")
+        session.execute(f"CREATE TABLE IF NOT EXISTS {table} {SCHEMA_CQL}")
     insert = session.prepare(f"INSERT INTO {table} (pk, ck, data) VALUES (?, ?, ?)")
     started = time.perf_counter()
     for start in range(0, count, step):
@@ -81,9 +83,11 @@ def load(session: Any, table: str, count: int) -> int:
             continue
         params = [(f"p{(start + i) // 10}", start + i, r["data"]) for i, (r, _doc) in enumerate(data)]
         execute_concurrent_with_args(session, insert, params, concurrency=64, raise_on_first_error=True)
-        print(f"\r  loading {table}: {start + len(data):,}/{count:,} rows, {time.perf_counter() - started:.0f} s",
+        elapsed = time.perf_counter() - started
+        print(f"\r  loading {table}: {start + len(data):,}/{count:,} rows, {elapsed:.0f} s",
               end="", file=sys.stderr, flush=True)
     if not existing:
+        session.execute(f"INSERT INTO {KEYSPACE}.loaded (name) VALUES (%s)", (name,))
         print(file=sys.stderr)
     return truth
 
@@ -151,7 +155,8 @@ def memory(args: argparse.Namespace, session: Any, directory: Path) -> None:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=9042)
     parser.add_argument("--user", default="cassandra")
