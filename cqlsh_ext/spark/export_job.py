@@ -51,6 +51,22 @@ _EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
 _EPOCH_DATE = datetime.date(1970, 1, 1)
 
 
+def _as_the_driver_reads(roles: Sequence[str], rows: Iterable[Row]) -> list[Row]:
+    """The connector gives a null collection column as an empty one; the Python driver (the
+    shell) as None, which is what Cassandra stores for both. Inside a frozen collection an empty
+    one is a value, and stays."""
+    from cqlsh_ext.export.columns import CQL
+
+    cql = [i for i, role in enumerate(roles) if role == CQL]
+    out = []
+    for row in rows:
+        if any(isinstance(row[i], (list, dict, set, tuple)) and not row[i] for i in cql):
+            row = tuple(None if i in cql and isinstance(v, (list, dict, set, tuple)) and not v else v
+                        for i, v in enumerate(row))
+        out.append(row)
+    return out
+
+
 def _splitter(roles: Sequence[str], settings: Any, places: Sequence[Any]) -> Any:
     from cqlsh_ext.export.columns import Splitter
 
@@ -60,7 +76,7 @@ def _splitter(roles: Sequence[str], settings: Any, places: Sequence[Any]) -> Any
 def partition_kinds(seeds: Sequence[Kind], inferred: Sequence[bool], roles: Sequence[str], settings: Any,
                     places: Sequence[Any], rows: Iterable[Row]) -> Iterator[list[Kind]]:
     """One task: the kinds of its rows' export columns (the seeds where the kind is not read)."""
-    rows = list(rows)
+    rows = _as_the_driver_reads(roles, rows)
     columns = _splitter(roles, settings, places).split(rows)
     kinds = list(seeds)
     for i, values in enumerate(columns):
@@ -77,7 +93,7 @@ def merge_kinds(a: list[Kind], b: list[Kind]) -> list[Kind]:
 def partition_rows(kinds: Sequence[Kind], roles: Sequence[str], settings: Any, places: Sequence[Any],
                    written: Any, rows: Iterable[Row]) -> Iterator[Row]:
     """One task: its rows converted to the kinds, then to Spark's values."""
-    rows = list(rows)
+    rows = _as_the_driver_reads(roles, rows)
     splitter = _splitter(roles, settings, places)
     columns = splitter.split(rows)
     converters = [compile_kind(k, splitter.cql_json) for k in kinds]
