@@ -28,3 +28,19 @@ def _exists(name: str) -> bool:
 def test_every_file_the_architecture_doc_names_exists():
     missing = sorted(name for name in _named_paths(DOC.read_text(encoding="utf-8")) if not _exists(name))
     assert not missing
+
+
+def test_the_strict_mypy_packages_the_doc_lists_are_the_configured_ones():
+    try:
+        import tomllib
+    except ImportError:  # Python 3.10: pytest's own dependency
+        import tomli as tomllib
+
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    strict = config["tool"]["mypy"]["overrides"][0]
+    assert strict.get("disallow_untyped_defs") and strict.get("disallow_any_generics")
+    configured = {m.removeprefix("cqlsh_ext.").removesuffix(".*") for m in strict["module"]}
+    sentence = re.search(r"Strict mypy .*? covers these packages: (.*?);", DOC.read_text(encoding="utf-8"),
+                         re.S)
+    assert sentence is not None
+    assert set(re.findall(r"`(\w+)`", sentence.group(1))) == configured

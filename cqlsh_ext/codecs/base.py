@@ -11,12 +11,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal
 
 from cqlsh_ext.common.declarations import read_declarations
-
-if TYPE_CHECKING:
-    from .checks import Check
 
 Grade = Literal["A", "B", "C", "D"]
 
@@ -70,6 +67,34 @@ class Unwritable(ValueError):
 
 class Undecodable(DecodeError):
     """A recognised format that cannot be decoded here (one needing a dictionary, say)."""
+
+
+class Check:
+    """One checksum INSPECT reports for a value: the stored value next to the one computed here
+    (codecs.checks has the statuses and helpers). Plain and slotted, as Decoded is."""
+
+    __slots__ = ("computed", "detail", "status", "stored", "what")
+
+    def __init__(self, what: str, status: str, stored: str | None = None, computed: str | None = None,
+                 detail: str | None = None) -> None:
+        self.what = what
+        self.status = status
+        self.stored = stored
+        self.computed = computed
+        self.detail = detail
+
+    def to_json(self) -> dict[str, object]:
+        fields = (("what", self.what), ("status", self.status), ("stored", self.stored),
+                  ("computed", self.computed), ("detail", self.detail))
+        return {k: v for k, v in fields if v is not None}
+
+    def __repr__(self) -> str:
+        return f"Check({', '.join(f'{k}={v!r}' for k, v in self.to_json().items())})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Check) and self.to_json() == other.to_json()
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, compared by value, as a dataclass
 
 
 class Decoded:

@@ -10,27 +10,17 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Callable
-from dataclasses import dataclass
 
-from .base import Decoded
+from .base import Check, Decoded
+
+__all__ = ["BY_DECODER", "MAX_CHECKS", "MISMATCH", "NOT_CHECKED", "OK", "Check", "Verifier", "by_decoder",
+           "compare", "crc32c", "hex_"]
 
 OK, MISMATCH, NOT_CHECKED, BY_DECODER = "ok", "mismatch", "not checked", "verified by the decoder"
 
 u16le = struct.Struct("<H").unpack_from
 #: Checks listed per value at the most (a stream of thousands of chunks is summarised).
 MAX_CHECKS = 64
-
-
-@dataclass
-class Check:
-    what: str
-    status: str
-    stored: str | None = None
-    computed: str | None = None
-    detail: str | None = None
-
-    def to_json(self) -> dict[str, object]:
-        return {k: v for k, v in self.__dict__.items() if v is not None}
 
 
 #: A verifier: (value, its decode or None, output cap, why it did not decode or None) -> checks.
