@@ -56,10 +56,10 @@ def test_values_that_do_not_fit_widen_their_column_and_are_counted(cassandra, sh
     assert out.returncode == 0, out.stderr
     line = closing_line(out.stdout)
     later = 15 - FIRST
-    assert f"data.status: {later} values past the first row group did not fit string, kept as JSON text" in line
-    assert f"data.amount: {later} values past the first row group did not fit int64, kept as double" in line
-    assert f"data: {later} values past the first row group did not fit struct (3 fields), kept as struct " \
-           "(4 fields)" in line
+    past = f"{later} values past the first row group did not fit"
+    assert f"data.status: {past} string, kept as JSON text" in line
+    assert f"data.amount: {past} int64, kept as double" in line
+    assert f"data: {past} struct (3 fields), kept as struct (4 fields)" in line
     assert "1 undecodable" in line and "1 cut by the budget" in line
 
     schema, rows = parquet_rows(target)
@@ -78,7 +78,8 @@ def test_values_that_do_not_fit_widen_their_column_and_are_counted(cassandra, sh
         data = got[k]["data"]
         assert {**data, "status": json.loads(data["status"])} == {"extra": None, **doc}
         assert got[k]["data:label"] == "gzip>json" and got[k]["data:stored"] is None
-        assert json.loads(got[k]["note"]) == (json.loads(stored[k][1]) if k < FIRST else stored[k][1].decode())
+        note = json.loads(stored[k][1]) if k < FIRST else stored[k][1].decode()
+        assert json.loads(got[k]["note"]) == note
     undecodable = got[15]
     assert undecodable["data"] is None and undecodable["data.status"] is None
     assert undecodable["data:label"] == "undecoded" and undecodable["data:note"]

@@ -24,10 +24,11 @@ def exports(cassandra, tmp_path_factory):
     home = tmp_path_factory.mktemp("spark_export")
     table = make_table(cassandra, 300)
     statements = home / "statements.cql"
-    statements.write_text(
-        f"COPY ({SELECT.format(t=table.qualified)}) TO '{home / 'spark_rows'}' WITH FORMAT = 'parquet';\n"
-        f"COPY ({GROUPED.format(t=table.qualified)}) TO '{home / 'spark_groups'}' WITH FORMAT = 'parquet';\n"
-        f"COPY ({SELECT.format(t=table.qualified)}) TO '{home / 'spark_rows'}' WITH FORMAT = 'parquet';\n")
+    rows, groups = SELECT.format(t=table.qualified), GROUPED.format(t=table.qualified)
+    parquet = "WITH FORMAT = 'parquet'"
+    statements.write_text(f"COPY ({rows}) TO '{home / 'spark_rows'}' {parquet};\n"
+                          f"COPY ({groups}) TO '{home / 'spark_groups'}' {parquet};\n"
+                          f"COPY ({rows}) TO '{home / 'spark_rows'}' {parquet};\n")
     spark = run_spark(cassandra, home, ["--master", "local[2]", "-f", str(statements)])
     for name, select in (("shell_rows.parquet", SELECT), ("shell_groups.parquet", GROUPED)):
         shell = run_shell(cassandra, home, f"COPY ({select.format(t=table.qualified)}) TO '{home / name}'")
@@ -39,15 +40,18 @@ def test_spark_writes_what_the_shell_writes(exports):
     home, table, spark = exports
     written = [line for line in spark.stdout.splitlines() if line.startswith("COPY (SELECT ...): ")]
     assert len(written) == 2, spark.stdout + spark.stderr
-    assert written[0].startswith(f"COPY (SELECT ...): {len(table.values):,} rows written to {home / 'spark_rows'} "
-                                 "(Parquet part files by Spark, zstd)")
+    assert written[0].startswith(f"COPY (SELECT ...): {len(table.values):,} rows written to "
+                                 f"{home / 'spark_rows'} (Parquet part files by Spark, zstd)")
     assert list((home / "spark_rows").glob("part-*.parquet"))
     for spark_dir, shell_file, key in (("spark_rows", "shell_rows.parquet", "id"),
                                        ("spark_groups", "shell_groups.parquet", "data.status")):
         spark_types, spark_rows = duckdb_rows(f"{home / spark_dir}/*.parquet")
         shell_types, shell_rows = duckdb_rows(home / shell_file)
         assert spark_types == shell_types, spark_dir
-        assert sorted(spark_rows, key=lambda r: repr(r[key])) == sorted(shell_rows, key=lambda r: repr(r[key]))
+        def ordered(rows: list[dict], key: str = key) -> list[dict]:
+            return sorted(rows, key=lambda r: repr(r[key]))
+
+        assert ordered(spark_rows) == ordered(shell_rows)
     _types, rows = duckdb_rows(f"{home / 'spark_rows'}/*.parquet")
     decoded = {r["id"]: r for r in rows if r["data"] is not None}
     for i, row in decoded.items():
