@@ -27,7 +27,7 @@ def test_export_in_the_interactive_shell(term, export_ks, home, cols, lines):
     target = home / f"p1_{cols}.jsonl"
     t = term("-k", export_ks, env={"PAGER": ""}, rows=lines, cols=cols)
     t.prompt()
-    statement = f"COPY (SELECT ck, data.status FROM orders WHERE pk = 'p1') TO '{target.name}';"
+    statement = f"COPY (SELECT ck, data.status FROM orders WHERE pk = 'p1') TO '{target}';"
     t.run(statement, until=r"rows written")
     t.prompt()
     screen = menu(t)
