@@ -1,8 +1,9 @@
 """The Parquet sink: answer rows to a Parquet file, one row group at a time.
 
-Rows are held until a row group is full (ROW_GROUP_SIZE, 65,536 by default), then split into the
-export's columns (cqlsh_ext.export.columns), converted to their kinds (cqlsh_ext.export.arrow_types)
-and written: memory holds one row group, whatever the table's size.
+Rows are held until a row group is full (ROW_GROUP_SIZE rows, 65,536 by default, or ROW_GROUP_BYTES
+of stored blobs), then split into the export's columns (cqlsh_ext.export.columns), converted to
+their kinds (cqlsh_ext.export.arrow_types) and written: memory holds one row group, whatever the
+table's size.
 
 The kinds of inferred columns (paths, payloads, aggregates, CQL decimals) are settled from the first
 row group (read from its first SETTLE_SAMPLE rows, widened by the rest of it). A later value that
@@ -44,6 +45,9 @@ from cqlsh_ext.export.target import Target
 
 #: Rows per row group (WITH ROW_GROUP_SIZE = n): what memory holds at once.
 ROW_GROUP_SIZE = 65_536
+#: A row group is also written once the stored bytes of the blobs it holds reach this: rows of
+#: large blobs (each decoded up to the output cap) do not make a row group of gigabytes.
+ROW_GROUP_BYTES = 32 << 20
 #: The kinds are first read from this many rows; the rest of the first row group widens them
 #: where it must (not counted: the schema is the first row group's), as later ones do (counted).
 SETTLE_SAMPLE = 2_000
@@ -93,6 +97,7 @@ class ParquetSink:
         #: Writing the first row group: values that widen a kind are not counted.
         self.first_group = True
         self.held: list[Sequence[Any]] = []
+        self.held_bytes = 0
         self.eras: list[Era] = []
         self.writer: Any = None
         self.summary = Summary()
@@ -100,10 +105,13 @@ class ParquetSink:
     # ------------------------------------------------------------ rows in
 
     def write(self, rows: Sequence[Sequence[Any]]) -> None:
-        self.held.extend(rows)
-        while len(self.held) >= self.row_group_size:
-            group, self.held = self.held[:self.row_group_size], self.held[self.row_group_size:]
-            self._write_group(group)
+        blobs = (bytes, bytearray, memoryview)
+        for row in rows:
+            self.held.append(row)
+            self.held_bytes += sum(len(v) for v in row if isinstance(v, blobs))
+            if len(self.held) >= self.row_group_size or self.held_bytes >= ROW_GROUP_BYTES:
+                group, self.held, self.held_bytes = self.held, [], 0
+                self._write_group(group)
 
     def finish(self) -> Summary:
         """Write what is held, close the file (converting earlier eras when the schema changed)."""
