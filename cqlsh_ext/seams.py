@@ -33,8 +33,8 @@ SEAMS: tuple[tuple[str, str, str], ...] = (
     ("cqlsh", "Shell.print_result pauses only when shunted_query_out is None: "
               "more_prompt_suppressed (COPIED pins the source)", "output.pipeline"),
     ("cqlsh", "Shell.cmdloop re-implemented for prompt_toolkit (COPIED pins the source)", "repl.app"),
-    ("cqlsh", "CqlType nodes carry type_name, sub_types, formatter; built from cql_typename",
-     "output.table"),
+    ("cqlsh", "CqlType nodes carry type_name, sub_types, formatter; built from cql_typename; a "
+              "vector's node repeats its element's once per dimension", "output.table, cqltypes"),
     ("cqlsh", "special commands: cqlshhandling rules and my_commands_ending_with_newline: "
               "register_special_commands", "shell"),
     ("cqlsh", "CqlRuleSet.completer_for: register_completer", "shell"),
@@ -55,11 +55,13 @@ SEAMS: tuple[tuple[str, str, str], ...] = (
               "install_connection_hook", "keyspaces.wiring, keyspaces.tls"),
     ("cassandra-driver", "ResultSet._current_rows set by page prefetching; ResponseFuture."
                          "start_fetching_next_page/has_more_pages/result()", "paging"),
+    ("cassandra-driver", "type classes carry typename and subtypes; a UserType's fieldnames, a "
+                         "VectorType's subtype and vector_size", "cqltypes, output.values"),
     ("cassandra-driver", "Cluster.reconnection_policy read when reconnection starts",
      "repl.shellhooks"),
     ("cassandra-driver", "ResponseFuture.message.fetch_size changed between pages; a reactor reset "
                          "in a forked child (Connection.handle_fork) for worker processes",
-     "insight.scanning.scan, insight.scanning.workers"),
+     "scanning.scan, scanning.workers"),
     ("boto3", "Session._session (the botocore session) to derive sessions and STS clients",
      "keyspaces.auth"),
 )

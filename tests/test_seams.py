@@ -82,6 +82,23 @@ def test_cqltype_nodes_and_typename():
     stock_source = inspect.getsource(seams.stock_shell_class().print_static_result)
     assert "CqlType(cql_typename(t), ks_meta)" in stock_source
     assert cqltypes.cql_typename("org.apache.cassandra.db.marshal.BytesType") == "blob"
+    vector = formatting.CqlType("vector<blob, 3>")
+    assert vector.type_name == "vector" and len(vector.sub_types) == 3
+    assert all(sub is vector.sub_types[0] and sub.type_name == "blob" for sub in vector.sub_types)
+
+
+def test_driver_type_classes():
+    from cassandra import cqltypes
+
+    listed = cqltypes.ListType.apply_parameters([cqltypes.BytesType])
+    assert (listed.typename, tuple(listed.subtypes)) == ("list", (cqltypes.BytesType,))
+    fields = (cqltypes.UTF8Type, cqltypes.BytesType)
+    udt = cqltypes.UserType.make_udt_class("ks", "doc", ("title", "body"), fields)
+    assert (udt.typename, tuple(udt.fieldnames), tuple(udt.subtypes)) == ("doc", ("title", "body"), fields)
+    vector = cqltypes.lookup_casstype(
+        "org.apache.cassandra.db.marshal.VectorType(org.apache.cassandra.db.marshal.BytesType, 3)")
+    assert issubclass(vector, cqltypes.VectorType)
+    assert (vector.subtype, vector.vector_size) == (cqltypes.BytesType, 3)
 
 
 def test_special_command_rule_shape():
@@ -196,7 +213,7 @@ def test_boto3_session_wraps_a_botocore_session():
 
 
 def test_driver_resets_its_reactor_after_a_fork():
-    # insight.scanning.workers forks the shell and opens new connections in the child: the driver must
+    # scanning.workers forks the shell and opens new connections in the child: the driver must
     # notice the fork and start a fresh event loop instead of using the parent's dead thread.
     from cassandra.connection import Connection
 

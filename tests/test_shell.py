@@ -135,6 +135,20 @@ def test_nested_blobs_in_collections_tuples_and_udts(cassandra, ks, tmp_path):
     assert "content: [gzip] 'inside a UDT'" in out
 
 
+def test_blobs_in_a_vector_are_decoded_too(cassandra, ks, tmp_path):
+    # A result whose only blobs are inside a vector is shown as any other with blobs; -d none
+    # stays stock.
+    s = cassandra.session(ks)
+    s.execute("CREATE TABLE IF NOT EXISTS vectors (id int PRIMARY KEY, v vector<blob, 2>)")
+    value = gzip.compress(b"in a vector", mtime=0)
+    s.execute(f"INSERT INTO vectors (id, v) VALUES (1, [0x{value.hex()}, 0x0102])")
+    s.shutdown()
+    statement = f"SELECT v FROM {ks}.vectors"
+    assert "[[gzip] 'in a vector', 0x0102]" in ext(cassandra, tmp_path, statement)
+    stock = run(STOCK_CQLSH, [*cassandra.cqlsh_args, "-e", statement], tmp_path)
+    assert ext(cassandra, tmp_path, statement, "-d", "none") == without_patch_warning(stock.stdout)
+
+
 def test_expand_on_indents_json(cassandra, ks, tmp_path):
     script = tmp_path / "expand.cql"
     script.write_text(f"EXPAND ON;\nSELECT b FROM {ks}.mixed WHERE id = 1;\n")

@@ -13,10 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from cqlsh_ext.query.lexer import Token
-
-#: A CQL type: its name (lower case; a UDT's as the schema spells it) and its parameters.
-CqlType = tuple[str, tuple["CqlType", ...]]
+from cqlsh_ext.cqltypes import SEQUENCES, UDT, CqlType
+from cqlsh_ext.query.lexer import Cursor, Token
 
 #: Words that end a value (a clause or a statement begins).
 _CLAUSE_WORDS = frozenset({"where", "if", "using", "and", "apply", "insert", "update", "delete", "set",
@@ -46,7 +44,8 @@ class Call:
 
 @dataclass
 class Table:
-    """What the reader needs of a table: its columns' types (None: the table is unknown)."""
+    """What the reader needs of a table: its columns' types, UDTs with their fields (None: the
+    table is unknown)."""
 
     keyspace: str | None
     name: str
@@ -64,91 +63,28 @@ def is_call(tokens: list[Token], i: int) -> bool:
             and (i == 0 or tokens[i - 1].value != "."))
 
 
-def parse_type(text: str) -> CqlType:
-    """'map<text, frozen<list<blob>>>' -> ('map', (('text', ()), ('list', (('blob', ()),)))); frozen
-    is dropped (it changes nothing about where values go)."""
-    pos = 0
-
-    def one() -> CqlType:
-        nonlocal pos
-        while pos < len(text) and text[pos] == " ":
-            pos += 1
-        start = pos
-        if pos < len(text) and text[pos] == '"':
-            end = text.index('"', pos + 1)
-            name, pos = text[pos + 1:end], end + 1
-        else:
-            while pos < len(text) and text[pos] not in "<>, ":
-                pos += 1
-            name = text[start:pos].lower()
-        args: list[CqlType] = []
-        while pos < len(text) and text[pos] == " ":
-            pos += 1
-        if pos < len(text) and text[pos] == "<":
-            pos += 1
-            while True:
-                args.append(one())
-                while pos < len(text) and text[pos] == " ":
-                    pos += 1
-                if pos >= len(text):
-                    break
-                pos += 1
-                if text[pos - 1] == ">":
-                    break
-        if name == "frozen" and len(args) == 1:
-            return args[0]
-        return name, tuple(args)
-
-    return one()
-
-
-class Reader:
+class Reader(Cursor):
     """Reads one statement's tokens; `calls` lists the encode() calls it placed."""
 
-    def __init__(self, tokens: list[Token], lookup: TableLookup, udt_fields: Callable[[Table, str],
-                 dict[str, CqlType] | None]) -> None:
-        self.tokens = tokens
-        self.pos = 0
+    def __init__(self, tokens: list[Token], lookup: TableLookup) -> None:
+        super().__init__(tokens)
         self.lookup = lookup
-        self.udt_fields = udt_fields
         self.calls: list[Call] = []
 
     # ---------------------------------------------------------------- tokens
 
-    def peek(self, ahead: int = 0) -> Token:
-        return self.tokens[min(self.pos + ahead, len(self.tokens) - 1)]
-
-    def take(self) -> Token:
-        tok = self.peek()
-        self.pos = min(self.pos + 1, len(self.tokens) - 1)
-        return tok
-
-    def word(self, ahead: int = 0) -> str:
-        tok = self.peek(ahead)
-        return tok.value.lower() if tok.kind == "word" else ""
-
-    def expect(self, value: str) -> None:
-        tok = self.take()
-        if tok.value.lower() != value:
-            raise Unreadable(f"expected {value!r} at char {tok.start}, found {tok.describe()}")
-
-    def name(self) -> str:
-        tok = self.take()
-        if tok.kind == "word":
-            return tok.value.lower()
-        if tok.kind == "qname":
-            return tok.value
-        raise Unreadable(f"expected a name at char {tok.start}, found {tok.describe()}")
+    def expected(self, value: str | None, found: Token) -> Unreadable:
+        wanted = "a name" if value is None else repr(value)
+        return Unreadable(f"expected {wanted} at char {found.start}, found {found.describe()}")
 
     def at_end(self) -> bool:
-        tok = self.peek()
-        return tok.kind == "end" or tok.value == ";"
+        return self.peek().kind == "end" or self.mark(";")
 
     def skip_group(self) -> None:
         """Past a bracketed group that starts at the current token."""
         depth = 0
         while True:
-            tok = self.take()
+            tok = self.next()
             if tok.kind == "end":
                 raise Unreadable("unbalanced brackets")
             if tok.kind == "punct" and tok.value in _CLOSERS:
@@ -164,7 +100,7 @@ class Reader:
             if self.peek().kind == "punct" and self.peek().value in _CLOSERS:
                 self.skip_group()
             else:
-                self.take()
+                self.next()
 
     # ---------------------------------------------------------------- statements
 
@@ -172,13 +108,13 @@ class Reader:
         first = self.word()
         if first == "begin":
             self.skip_to(frozenset({"batch"}))
-            self.take()
+            self.next()
             self.skip_to(_STATEMENT_WORDS)
             while self.word() != "apply":
                 if self.peek().kind == "end":
                     raise Unreadable("BATCH without APPLY BATCH")
-                if self.peek().value == ";":
-                    self.take()
+                if self.mark(";"):
+                    self.next()
                     continue
                 self.statement()
         else:
@@ -199,8 +135,8 @@ class Reader:
 
     def table(self) -> Table:
         first = self.name()
-        if self.peek().value == ".":
-            self.take()
+        if self.mark("."):
+            self.next()
             return self.lookup(first, self.name())
         return self.lookup(None, first)
 
@@ -212,8 +148,8 @@ class Reader:
             return
         self.expect("(")
         columns = [self.name()]
-        while self.peek().value == ",":
-            self.take()
+        while self.mark(","):
+            self.next()
             columns.append(self.name())
         self.expect(")")
         self.expect("values")
@@ -234,9 +170,9 @@ class Reader:
             path, cql_type = self.element(table, column, self.column_type(table, column))
             self.expect("=")
             self.value(table, column, path, cql_type)
-            if self.peek().value != ",":
+            if not self.mark(","):
                 break
-            self.take()
+            self.next()
         self.relations(table)
 
     def delete(self) -> None:
@@ -250,53 +186,52 @@ class Reader:
         [KEY] value`; anything else (token(), tuples of columns, IF EXISTS) is skipped."""
         while not self.at_end() and self.word() not in _STATEMENT_WORDS:
             if self.word() in ("where", "if", "and"):
-                self.take()
+                self.next()
                 continue
             if self.peek().kind not in ("word", "qname") or self.peek(1).kind == "punct" and \
-                    self.peek(1).value == "(":
+                    self.mark("(", 1):
                 self.skip_to(frozenset({"and", "if"}) | _STATEMENT_WORDS)
                 continue
             column = self.name()
             cql_type = self.column_type(table, column, required=False)
             path, cql_type = self.element(table, column, cql_type)
-            op = self.take().value.lower()
+            op = self.next().value.lower()
             if op not in _RELATION_OPS:
                 self.skip_to(frozenset({"and", "if"}) | _STATEMENT_WORDS)
                 continue
             if op == "contains":
                 if self.word() == "key":
-                    self.take()
-                    path, cql_type = (*path, "key"), _param(cql_type, 0)
+                    self.next()
+                    path, cql_type = (*path, "key"), _child(cql_type, "key")
                 else:
-                    step = "value" if cql_type and cql_type[0] == "map" else "item"
-                    path, cql_type = (*path, step), _param(cql_type, 1 if step == "value" else 0)
-            if op == "in" and self.peek().value == "(":
-                self.take()
-                while self.peek().value != ")":
+                    step = "value" if cql_type is not None and cql_type.kind == "map" else "item"
+                    path, cql_type = (*path, step), _child(cql_type, step)
+            if op == "in" and self.mark("("):
+                self.next()
+                while not self.mark(")"):
                     self.value(table, column, path, cql_type)
-                    if self.peek().value == ",":
-                        self.take()
-                self.take()
+                    if self.mark(","):
+                        self.next()
+                self.next()
             else:
                 self.value(table, column, path, cql_type)
 
     def element(self, table: Table, column: str, cql_type: CqlType | None) -> tuple[tuple[str, ...],
                                                                                     CqlType | None]:
         """`col[key]` (a map value or list item) or `col.field` on the left of `=`."""
-        if self.peek().value == "[":
-            self.take()
-            name = cql_type[0] if cql_type else ""
-            key_type = _param(cql_type, 0) if name == "map" else ("int", ())
+        if self.mark("["):
+            self.next()
+            is_map = cql_type is not None and cql_type.kind == "map"
+            key_type = _child(cql_type, "key") if is_map else CqlType("int")
             self.value(table, column, ("key",), key_type)
             self.expect("]")
-            if name == "map":
-                return ("value",), _param(cql_type, 1)
-            return ("item",), _param(cql_type, 0)
-        if self.peek().value == ".":
-            self.take()
+            if is_map:
+                return ("value",), _child(cql_type, "value")
+            return ("item",), _child(cql_type, "item")
+        if self.mark("."):
+            self.next()
             field_name = self.name()
-            fields = self.udt_fields(table, cql_type[0]) if cql_type else None
-            return (field_name,), (fields or {}).get(field_name)
+            return (field_name,), _child(cql_type, field_name) if _is_udt(cql_type) else None
         return (), cql_type
 
     def column_type(self, table: Table, column: str, required: bool = True) -> CqlType | None:
@@ -324,66 +259,67 @@ class Reader:
                 self.call(table, column, path, cql_type)
             elif tok.kind == "punct" and tok.value in _CLOSERS:
                 self.literal(table, column, path, cql_type)
-            elif tok.kind == "word" and self.peek(1).value == "(":
-                self.take()
+            elif tok.kind == "word" and self.mark("(", 1):
+                self.next()
                 self.skip_group()  # another function's arguments: a call inside stays unplaced
             else:
-                self.take()
+                self.next()
 
     def call(self, table: Table, column: str, path: tuple[str, ...], cql_type: CqlType | None) -> None:
         first = self.pos
-        self.take()
+        self.next()
         self.expect("(")
         args: list[list[Token]] = []
-        while self.peek().value != ")":
-            tok = self.take()
+        while not self.mark(")"):
+            tok = self.next()
             if tok.kind == "end":
                 raise Unreadable("encode( without its closing parenthesis")
-            if tok.value == ",":
+            if tok.kind == "punct" and tok.value == ",":
                 continue
             arg = [tok]
             nxt = self.peek()
             if tok.kind == "int" and tok.value == "0" and nxt.kind == "word" and nxt.start == tok.end \
                     and nxt.value[:1] in "xX":
-                arg.append(self.take())
+                arg.append(self.next())
             args.append(arg)
         last = self.pos
-        self.take()
+        self.next()
         self.calls.append(Call(first, last, table.keyspace, table.name, column, path, cql_type, args))
 
     def literal(self, table: Table, column: str, path: tuple[str, ...], cql_type: CqlType | None) -> None:
-        opener = self.take().value
+        opener = self.next().value
         closer = _CLOSERS[opener]
-        name = cql_type[0] if cql_type else ""
-        fields = self.udt_fields(table, name) if cql_type and opener == "{" else None
+        kind = cql_type.kind if cql_type is not None else ""
         index = 0
-        while self.peek().value != closer:
+        while not self.mark(closer):
             if self.peek().kind == "end":
                 raise Unreadable("unbalanced brackets")
-            if opener == "{" and fields is not None:
+            if opener == "{" and kind == UDT:
                 field_name = self.name()
                 self.expect(":")
-                self.value(table, column, (*path, field_name), fields.get(field_name))
-            elif opener == "{" and name == "map":
-                self.value(table, column, (*path, "key"), _param(cql_type, 0))
+                self.value(table, column, (*path, field_name), _child(cql_type, field_name))
+            elif opener == "{" and kind == "map":
+                self.value(table, column, (*path, "key"), _child(cql_type, "key"))
                 self.expect(":")
-                self.value(table, column, (*path, "value"), _param(cql_type, 1))
-            elif opener == "(" and name == "tuple":
-                self.value(table, column, (*path, str(index)), _param(cql_type, index))
-            elif name in ("list", "set", "vector"):
-                self.value(table, column, (*path, "item"), _param(cql_type, 0))
+                self.value(table, column, (*path, "value"), _child(cql_type, "value"))
+            elif opener == "(" and kind == "tuple":
+                self.value(table, column, (*path, str(index)), _child(cql_type, str(index)))
+            elif kind in SEQUENCES:
+                self.value(table, column, (*path, "item"), _child(cql_type, "item"))
             else:
                 self.value(table, column, path, None)
-                if self.peek().value == ":":
-                    self.take()
+                if self.mark(":"):
+                    self.next()
                     self.value(table, column, path, None)
             index += 1
-            if self.peek().value == ",":
-                self.take()
-        self.take()
+            if self.mark(","):
+                self.next()
+        self.next()
 
 
-def _param(cql_type: CqlType | None, i: int) -> CqlType | None:
-    if cql_type is None or i >= len(cql_type[1]):
-        return None
-    return cql_type[1][i]
+def _child(cql_type: CqlType | None, step: str) -> CqlType | None:
+    return None if cql_type is None else cql_type.child(step)
+
+
+def _is_udt(cql_type: CqlType | None) -> bool:
+    return cql_type is not None and cql_type.kind == UDT

@@ -14,8 +14,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from cqlsh_ext import seams
+from cqlsh_ext.cqltypes import parse, udts_of
 from cqlsh_ext.encode.chain import Encoded, EncodeRefused, encode, same
-from cqlsh_ext.encode.parse import Call, CqlType, Reader, Table, Unreadable, is_call, parse_type
+from cqlsh_ext.encode.parse import Call, Reader, Table, Unreadable, is_call
 from cqlsh_ext.output.place import ValuePlace
 from cqlsh_ext.query.errors import QueryError
 from cqlsh_ext.query.lexer import Token, tokenize
@@ -89,7 +90,7 @@ def _rewrite(shell: Shell, text: str) -> tuple[str, list[str]] | None:
               "server unchanged", file=sys.stderr)
         return None
     try:
-        calls = Reader(toks, schema.table, schema.udt_fields).statements()
+        calls = Reader(toks, schema.table).statements()
     except Unreadable as err:
         raise EncodeRefused(f"cannot tell where the values go ({err})") from None
     placed = {c.first for c in calls}
@@ -114,8 +115,8 @@ def _place(call: Call) -> ValuePlace:
 
 def _value(shell: Shell, call: Call) -> tuple[Encoded, str]:
     place = _place(call)
-    if call.cql_type is None or call.cql_type != ("blob", ()):
-        kind = "an unknown type" if call.cql_type is None else _type_text(call.cql_type)
+    if call.cql_type is None or not call.cql_type.is_blob:
+        kind = "an unknown type" if call.cql_type is None else str(call.cql_type)
         raise EncodeRefused(f"{place} is {kind}: encode() writes blobs")
     from cqlsh_ext.payload.spec import ColumnSpecs
 
@@ -180,11 +181,6 @@ def _shown(encoded: Encoded, source: str | bytes, mode: str, cap: int) -> bool:
     return False
 
 
-def _type_text(cql_type: CqlType) -> str:
-    name, params = cql_type
-    return f"{name}<{', '.join(_type_text(p) for p in params)}>" if params else name
-
-
 class _Schema:
     """The driver's schema metadata, as the reader asks for it."""
 
@@ -200,14 +196,8 @@ class _Schema:
         table = ks_meta.tables.get(name) if ks_meta is not None else None
         if table is None:
             raise Unreadable(f"unknown table {ks}.{name}")
-        return Table(ks, name, {c: parse_type(str(col.cql_type)) for c, col in table.columns.items()})
-
-    def udt_fields(self, table: Table, type_name: str) -> dict[str, CqlType] | None:
-        ks_meta = self.metadata.keyspaces.get(table.keyspace)
-        udt = ks_meta.user_types.get(type_name) if ks_meta is not None else None
-        if udt is None:
-            return None
-        return {f: parse_type(str(t)) for f, t in zip(udt.field_names, udt.field_types, strict=False)}
+        udts = udts_of(ks_meta)
+        return Table(ks, name, {c: parse(str(col.cql_type), udts) for c, col in table.columns.items()})
 
     def user_function(self, named: set[str]) -> str | None:
         """The keyspace, of those the statement names and the current one, that has a function

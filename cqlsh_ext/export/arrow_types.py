@@ -294,51 +294,46 @@ def settled(kind: Kind) -> Kind:
 # ------------------------------------------------------------------ kinds from CQL types
 
 
-def _typename(cqltype: Any) -> str:
-    from cassandra import cqltypes
-
-    if isinstance(cqltype, type) and issubclass(cqltype, cqltypes.UserType):
-        return "udt"
-    if isinstance(cqltype, type) and issubclass(cqltype, cqltypes.VectorType):
-        return "vector"
-    return str(getattr(cqltype, "typename", "") or "")
-
-
 _CQL_LEAVES = {
     "tinyint": "int8", "smallint": "int16", "int": "int32", "bigint": "int64", "counter": "int64",
-    "float": "float32", "double": "float64", "boolean": "bool",
-    "ascii": "string", "text": "string", "varchar": "string",
+    "float": "float32", "double": "float64", "boolean": "bool", "ascii": "string", "text": "string",
     "timestamp": "timestamp", "date": "date", "time": "time", "duration": "duration",
     "uuid": "uuid", "timeuuid": "uuid", "inet": "inet",
 }
 
 
-def cql_kind(cqltype: Any, top: bool = True) -> Kind:
-    """The kind of a CQL column of driver type `cqltype` (a cassandra.cqltypes class). A blob at
-    the top is the caller's (a decoded payload with its companions); a blob inside a collection,
-    tuple or UDT is the JSON writer's object for it, as text. varint and decimal start as the
-    decimal kinds and widen like any number (a varint past 38 digits is JSON text)."""
-    name = _typename(cqltype)
-    if name in _CQL_LEAVES:
-        return Leaf(_CQL_LEAVES[name])
-    if name == "varint":
-        return Dec(0, 1)
-    if name == "decimal":
-        return Dec(0, 1)
-    if name == "blob":
-        return Leaf("binary") if top else Leaf("blob_json")
-    subtypes = list(getattr(cqltype, "subtypes", ()) or ())
-    if name in ("list", "set") and len(subtypes) == 1:
-        return List(cql_kind(subtypes[0], False))
-    if name == "vector":
-        return List(cql_kind(cqltype.subtype, False), int(cqltype.vector_size))
-    if name == "map" and len(subtypes) == 2:
-        return Map(cql_kind(subtypes[0], False), cql_kind(subtypes[1], False))
-    if name == "tuple":
-        return Struct(tuple((str(i), cql_kind(t, False)) for i, t in enumerate(subtypes)), cql=True)
-    if name == "udt":
-        return Struct(tuple((str(n), cql_kind(t, False)) for n, t in
-                            zip(cqltype.fieldnames, cqltype.subtypes, strict=True)), cql=True)
+def cql_kind(cqltype: Any) -> Kind:
+    """The kind of a CQL column of driver type `cqltype` (a cassandra.cqltypes class, read through
+    the one type model, cqlsh_ext.cqltypes). A blob at the top is the caller's (a decoded payload
+    with its companions); a blob inside a collection, tuple or UDT is the JSON writer's object for
+    it, as text. varint and decimal start as the decimal kinds and widen like any number (a varint
+    past 38 digits is JSON text)."""
+    from cqlsh_ext.cqltypes import from_driver
+
+    return _kind_of_type(from_driver(cqltype), top=True)
+
+
+def _kind_of_type(node: Any, top: bool = False) -> Kind:
+    """The kind of a cqlsh_ext.cqltypes.CqlType node."""
+    kind = node.kind
+    if kind == "native":
+        if node.name in _CQL_LEAVES:
+            return Leaf(_CQL_LEAVES[node.name])
+        if node.name in ("varint", "decimal"):
+            return Dec(0, 1)
+        if node.name == "blob":
+            return Leaf("binary") if top else Leaf("blob_json")
+    params = [_kind_of_type(p) for p in node.params]
+    if kind in ("list", "set") and len(params) == 1:
+        return List(params[0])
+    if kind == "vector" and len(params) == 1:
+        return List(params[0], node.size)
+    if kind == "map" and len(params) == 2:
+        return Map(params[0], params[1])
+    if kind == "tuple":
+        return Struct(tuple((str(i), k) for i, k in enumerate(params)), cql=True)
+    if kind == "udt":
+        return Struct(tuple((str(n), k) for n, k in zip(node.fields, params, strict=True)), cql=True)
     return Leaf("cql_json")  # a custom type: the JSON writer's spelling, as text
 
 

@@ -48,7 +48,10 @@ def _has_decimal(kind: Kind) -> bool:
 
 
 def is_blob(cqltype: Any) -> bool:
-    return cqltype is not None and getattr(cqltype, "typename", None) == "blob"
+    """A blob column (a driver type; clustering order or frozen<> around it changes nothing)."""
+    from cqlsh_ext.cqltypes import from_driver
+
+    return cqltype is not None and from_driver(cqltype).is_blob
 
 
 def columns(names: Sequence[str], types: Sequence[Any]) -> list[Column]:

@@ -1,5 +1,5 @@
 """Running an export: the SELECT's answer, read as the shell reads a payload query
-(payload_select.statement.answer_pages), written to a file instead of printed.
+(payload_select.statement.read_answer), written to a file instead of printed.
 
 Ctrl-C: the scan stops at a page boundary, the file is closed with the rows read so far and takes
 its name; the closing line says it was interrupted. A second Ctrl-C while it closes, an error
@@ -58,7 +58,7 @@ def _plan(shell: Shell, statement: ExportStatement) -> tuple[Any, Any, str, Any]
 
 def _export(shell: Shell, statement: ExportStatement) -> None:
     from cqlsh_ext.export.target import Target
-    from cqlsh_ext.payload_select.statement import answer_pages
+    from cqlsh_ext.payload_select.statement import read_answer
 
     if statement.fmt == "parquet":
         try:
@@ -68,7 +68,7 @@ def _export(shell: Shell, statement: ExportStatement) -> None:
     plan, schema, keyspace, meta = _plan(shell, statement)
     target = Target(statement.path, statement.overwrite)  # an unwritable place is said before reading
     try:
-        answer = answer_pages(shell, plan, schema, keyspace, meta, PAGE_SIZE, FETCH_SIZE)
+        answer = read_answer(shell, plan, schema, keyspace, meta, PAGE_SIZE, FETCH_SIZE)
     except BaseException:
         target.discard()
         raise

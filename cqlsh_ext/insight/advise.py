@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from cqlsh_ext.insight import capacity, isolate, report
+from cqlsh_ext.insight import isolate, report
 from cqlsh_ext.insight.measure import COMPRESSED, UNDECODABLE, peel
 from cqlsh_ext.insight.recompress import (
     BUDGET_S,
@@ -29,6 +29,7 @@ from cqlsh_ext.insight.recompress import (
     measure,
     with_dictionary,
 )
+from cqlsh_ext.scanning import capacity
 
 #: Skip the slowest settings when the sample is bigger than this (they would take minutes).
 SLOW_LIMIT = 8 << 20

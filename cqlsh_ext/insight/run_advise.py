@@ -13,30 +13,24 @@ if TYPE_CHECKING:
 
 
 def run(shell: Shell, parsed: Parsed) -> None:
-    from cqlsh_ext.blobs import blob_columns, extractor
+    from cqlsh_ext.cqltypes import columns_holding, extractor
     from cqlsh_ext.insight.advise import Advice, Sample
-    from cqlsh_ext.insight.scanning.consume import consume
-    from cqlsh_ext.insight.scanning.scan import ScanSpec, error_text, progress_for
+    from cqlsh_ext.scanning.consume import consume
+    from cqlsh_ext.scanning.scan import error_text, progress_for
 
-    target = side.target(shell, parsed, "ADVISE")
-    if target is None:
+    read = side.target(shell, parsed, "ADVISE")
+    if read is None:
         return
-    query, _whole, limit = target
-    mode, cap = side.mode_cap(shell)
     started = time.perf_counter()
-    scanner = side.scanner_for(
-        shell,
-        ScanSpec(query, limit=limit),
-        progress_for("COMPRESSION ADVISE (reading the sample)", True),
-    )
+    scanner = read.scanner(shell, progress_for("COMPRESSION ADVISE (reading the sample)", True))
     from cqlsh_ext.insight.advise import ADVISE_SAMPLE_VALUES
 
-    sample = Sample(int(parsed.get_binding("sample") or ADVISE_SAMPLE_VALUES), mode, cap)
+    sample = Sample(int(parsed.get_binding("sample") or ADVISE_SAMPLE_VALUES), read.mode, read.cap)
     layout: list[tuple[int, Any]] = []
     rows_read = 0
 
     def start(names: Sequence[str], types: Sequence[Any]) -> bool:
-        layout.extend((i, extractor(n, t)) for i, n, t in blob_columns(names, types))
+        layout.extend((i, extractor(n, t)) for i, n, t in columns_holding(names, types))
         if not layout:
             shell.printerr("COMPRESSION ADVISE: the result has no blob column")
             return False
@@ -58,7 +52,7 @@ def run(shell: Shell, parsed: Parsed) -> None:
     if scanner.error is not None and not rows_read:
         side.failed(shell, scanner.error)
         return
-    advice = Advice(query, sample.advise(), rows_read, interrupted=scanner.interrupted)
+    advice = Advice(read.query, sample.advise(), rows_read, interrupted=scanner.interrupted)
     if scanner.error is not None:
         advice.error = error_text(scanner.error)
     advice.elapsed = time.perf_counter() - started

@@ -14,24 +14,24 @@ if TYPE_CHECKING:
 
 def run(shell: Shell, parsed: Parsed) -> None:
     from cqlsh_ext import jsonenc as jsonout
-    from cqlsh_ext.blobs import blob_columns, extractor
     from cqlsh_ext.codecs._common import reason
+    from cqlsh_ext.cqltypes import columns_holding, extractor
     from cqlsh_ext.insight.inspect import inspect_value, unreadable
-    from cqlsh_ext.insight.scanning.consume import consume
-    from cqlsh_ext.insight.scanning.scan import ScanSpec
+    from cqlsh_ext.scanning.consume import consume
 
-    query = side.select_text(parsed)
+    read = side.target(shell, parsed, "INSPECT")
+    if read is None:
+        return
+    mode, cap = read.mode, read.cap
     as_json = side.wants_json(shell, parsed)
-    mode, cap = side.mode_cap(shell)
-    _ks, _table_name, meta = side.named_table(shell, parsed)
-    keys = [c.name for c in meta.primary_key] if meta is not None else None
-    scanner = side.scanner_for(shell, ScanSpec(query, limit=side.limit(parsed)))
+    keys = [c.name for c in read.meta.primary_key] if read.meta is not None else None
+    scanner = read.scanner(shell)
     row_no = values = nulls = 0
     extract: list[tuple[int, Any]] = []
     key_idx: list[int] = []
 
     def start(names: Sequence[str], types: Sequence[Any]) -> bool:
-        cols = blob_columns(names, types)
+        cols = columns_holding(names, types)
         if not cols:
             shell.printerr("INSPECT: the result has no blob column")
             return False

@@ -17,8 +17,7 @@ SETTINGS_SAMPLE_BYTES = 64 << 20
 
 def run(shell: Shell, parsed: Parsed) -> None:
     from cqlsh_ext.insight import table_settings as tsettings
-    from cqlsh_ext.insight.scanning.consume import consume
-    from cqlsh_ext.insight.scanning.scan import ScanSpec
+    from cqlsh_ext.scanning.consume import consume
 
     ks, table, meta = side.named_table(shell, parsed)
     if not ks or not table:
@@ -45,11 +44,14 @@ def run(shell: Shell, parsed: Parsed) -> None:
     sample = int(parsed.get_binding("sample") or tsettings.SETTINGS_SAMPLE_ROWS)
     from cassandra.metadata import protect_name
 
-    query = f"SELECT * FROM {protect_name(ks)}.{protect_name(table)} LIMIT {sample}"
-    mode, cap = side.mode_cap(shell)
+    read = side.target(shell, parsed, "SETTINGS", f"SELECT * FROM {protect_name(ks)}.{protect_name(table)} "
+                       f"LIMIT {sample}", sample)
+    if read is None:
+        return
+    mode, cap = read.mode, read.cap
     pk = [c.name for c in meta.partition_key] if meta is not None else []
     protocol = shell.conn.protocol_version
-    scanner = side.scanner_for(shell, ScanSpec(query, limit=sample))
+    scanner = read.scanner(shell)
     stored_rows: list[bytes] = []
     plain_rows: list[bytes] = []
 

@@ -12,96 +12,57 @@ from cqlsh_ext.insight import shellside as side
 if TYPE_CHECKING:
     from cqlsh_ext.shellapi import Parsed, Shell
 
-#: Worker processes for an exact whole-table COMPRESSION STATS when PARALLEL is not given: one per
-#: core (bench/scale.py). A table under WORKERS_FROM_BYTES (by the server's estimate) is scanned in
-#: the shell's own process: starting workers costs more than it saves there.
-MAX_PARALLEL = 32
-WORKERS_FROM_BYTES = 64 << 20
+NO_BLOB = "COMPRESSION STATS: the result has no blob column"
 
 
 def run(shell: Shell, parsed: Parsed) -> None:
-    from cqlsh_ext.insight.scanning.consume import consume
-    from cqlsh_ext.insight.scanning.cost import full_scan_accepted
-    from cqlsh_ext.insight.scanning.ring import RingError, ring_for, server_partitioner
-    from cqlsh_ext.insight.scanning.scan import ScanSpec, error_text, progress_for, table_size
     from cqlsh_ext.insight.stats import Stats
+    from cqlsh_ext.scanning.plan import Ask, ReadPlan, whole_table
 
-    target = side.target(shell, parsed, "STATS")
-    if target is None:
+    read = side.target(shell, parsed, "STATS")
+    if read is None:
         return
-    query, whole_table, limit = target
-    mode, cap = side.mode_cap(shell)
-    stats = Stats(query, mode, cap, from_headers=parsed.get_binding("decode_all") is None)
-    ks, table, meta = side.named_table(shell, parsed)
-    whole = meta is not None and whole_table
-    partition_key = [c.name for c in meta.partition_key] if meta is not None else []
-    plan = _sample_plan(parsed)
-    ring = None
-    partitioner = ""
+    stats = Stats(read.query, read.mode, read.cap, from_headers=parsed.get_binding("decode_all") is None)
+    whole = read.meta is not None and read.whole_table
+    sample = _sample_plan(parsed)
+    if sample is not None:
+        _sampled_stats(shell, parsed, stats, sample, read if whole else None)
+        return
     if whole:
-        partitioner = server_partitioner(shell.session)
-        try:
-            ring = ring_for(partitioner)
-        except RingError as err:
-            if plan is not None:
-                shell.printerr(f"COMPRESSION STATS: cannot sample: {err}")
-                return
-    if plan is not None:
-        if not whole or ring is None or not ks or not table:
-            shell.printerr("COMPRESSION STATS: SAMPLE needs a whole-table SELECT (SELECT columns FROM table, "
-                           "nothing after the table name)")
-            return
-        _sampled_stats(shell, parsed, stats, plan, ring, ks, table, partition_key)
-        return
-    size = None
-    if whole and ks and table:
-        size = table_size(shell.session, ks, table, ring.span if ring else None)
-    if whole and ks and table and not full_scan_accepted(
-            shell, ks, table, size, partitioner, parsed.get_binding("confirm") is not None,
-            "COMPRESSION STATS",
-            "Add CONFIRM to run it from a script (COMPRESSION STATS CONFIRM SELECT ...), "
-            "or estimate from a sample (COMPRESSION STATS SAMPLE SELECT ...).",
-            "Scan the whole table? (a sample costs far less: COMPRESSION STATS SAMPLE ...) [y/N] "):
-        return
-    parallel = parsed.get_binding("parallel")
-    workers = min(int(parallel), MAX_PARALLEL) if parallel is not None else _default_workers(size)
-    progress = progress_for(f"COMPRESSION STATS {ks}.{table}" if table else "COMPRESSION STATS", True)
-    if progress is not None and size is not None:
-        progress.estimate = size.partitions  # for a percentage (one row per partition is the usual case)
-    retried: dict[str, int] = {}
-    if whole and ring is not None and workers > 1:
-        from cqlsh_ext.insight.scanning import workers as worker_pool
-
-        stats, retried = worker_pool.scan(shell, stats, ks, partition_key, ring, workers, progress)
-        if stats.rows == 0 and stats.error:
-            shell.printerr(f"COMPRESSION STATS: {stats.error}")
-            return
-        if not stats.columns and not stats.error and not stats.interrupted:
-            shell.printerr("COMPRESSION STATS: the result has no blob column")
+        ask = Ask("COMPRESSION STATS",
+                  "Add CONFIRM to run it from a script (COMPRESSION STATS CONFIRM SELECT ...), "
+                  "or estimate from a sample (COMPRESSION STATS SAMPLE SELECT ...).",
+                  "Scan the whole table? (a sample costs far less: COMPRESSION STATS SAMPLE ...) [y/N] ",
+                  parsed.get_binding("confirm") is not None)
+        parallel = parsed.get_binding("parallel")
+        plan = whole_table(shell, read.query, read.meta, ask,
+                           workers=int(parallel) if parallel is not None else None)
+        if plan is None:
             return
     else:
-        scanner = side.scanner_for(shell, ScanSpec(query, limit=limit), progress)
-        pages = consume(scanner, partial(_stats_columns, shell, stats),
-                        lambda _names, _types, rows: stats.add_rows(rows))
-        if pages is None:
-            return
-        stats.interrupted = stats.interrupted or scanner.interrupted
-        stats.scan = scanner.description
-        retried = scanner.retried
-        if scanner.error is not None:
-            if not pages:
-                side.failed(shell, scanner.error)
-                return
-            stats.error = error_text(scanner.error)
-    stats.retried = retried
+        plan = ReadPlan(read.query, limit=read.limit)
+    progress = plan.progress(f"COMPRESSION STATS {read.keyspace}.{read.table}" if read.table
+                             else "COMPRESSION STATS")
+    scan = plan.read(shell, stats, progress, accept=partial(_has_blobs, shell))
+    for _ in scan:
+        pass
+    if scan.refused:
+        return
+    if stats.error and not stats.rows:  # nothing to report: the error alone, in one line
+        shell.printerr(stats.error)
+        return
+    if not stats.columns and not stats.error and not stats.interrupted:  # workers: seen only there
+        shell.printerr(NO_BLOB)
+        return
+    stats.retried = scan.retried
     stats.finish()
     side.publish(shell, parsed, stats.to_json, stats.render)
 
 
-def _stats_columns(shell: Shell, stats: Any, names: Sequence[str], types: Sequence[Any]) -> bool:
-    stats.set_columns(names, types)
+def _has_blobs(shell: Shell, stats: Any) -> bool:
+    """The first page's columns hold a blob (else said, and nothing more is read)."""
     if not stats.has_blobs:
-        shell.printerr("COMPRESSION STATS: the result has no blob column")
+        shell.printerr(NO_BLOB)
         return False
     return True
 
@@ -110,7 +71,7 @@ def _sample_plan(parsed: Parsed) -> Any:
     """The SAMPLE clause as a SamplePlan, or None for an exact scan."""
     if parsed.get_binding("sample_mode") is None:
         return None
-    from cqlsh_ext.insight.scanning.sample import DEFAULT_SECONDS, SamplePlan
+    from cqlsh_ext.scanning.sample import DEFAULT_SECONDS, SamplePlan
 
     sample, precision = parsed.get_binding("sample"), parsed.get_binding("precision")
     seconds, seed = parsed.get_binding("seconds"), parsed.get_binding("seed")
@@ -125,13 +86,24 @@ def _sample_plan(parsed: Parsed) -> Any:
     return plan
 
 
-def _sampled_stats(shell: Shell, parsed: Parsed, stats: Any, plan: Any, ring: Any, ks: str, table: str,
-                   partition_key: list[str]) -> None:
+def _sampled_stats(shell: Shell, parsed: Parsed, stats: Any, plan: Any, read: side.Target | None) -> None:
     from cqlsh_ext.insight.sampled import SampledStats
-    from cqlsh_ext.insight.scanning.consume import consume
-    from cqlsh_ext.insight.scanning.sample import SAMPLE_STREAMS, probe_partitions, slice_count
-    from cqlsh_ext.insight.scanning.scan import ScanSpec, error_text, progress_for, table_size
+    from cqlsh_ext.scanning.consume import consume
+    from cqlsh_ext.scanning.ring import RingError, ring_for, server_partitioner
+    from cqlsh_ext.scanning.sample import SAMPLE_STREAMS, probe_partitions, slice_count
+    from cqlsh_ext.scanning.scan import ScanSpec, error_text, progress_for, shell_scanner, table_size
 
+    if read is None or not read.keyspace or not read.table:
+        shell.printerr("COMPRESSION STATS: SAMPLE needs a whole-table SELECT (SELECT columns FROM table, "
+                       "nothing after the table name)")
+        return
+    try:
+        ring = ring_for(server_partitioner(shell.session))
+    except RingError as err:
+        shell.printerr(f"COMPRESSION STATS: cannot sample: {err}")
+        return
+    ks, table = read.keyspace, read.table
+    partition_key = [c.name for c in read.meta.partition_key]
     size = table_size(shell.session, ks, table, ring.span)
     sampler = SampledStats(stats, ring, 1, plan, None, "")
     partitions: int | None
@@ -147,8 +119,13 @@ def _sampled_stats(shell: Shell, parsed: Parsed, stats: Any, plan: Any, ring: An
     if progress is not None:
         progress.detail = sampler.progress_detail
     spec = ScanSpec(stats.query, partition_key=partition_key, ranges=sampler.ranges(), streams=SAMPLE_STREAMS)
-    scanner = side.scanner_for(shell, spec, progress)
-    taken = consume(scanner, partial(_stats_columns, shell, stats),
+    scanner = shell_scanner(shell, spec, progress)
+
+    def start(names: Sequence[str], types: Sequence[Any]) -> bool:
+        stats.set_columns(names, types)
+        return _has_blobs(shell, stats)
+
+    taken = consume(scanner, start,
                     lambda _n, _t, rows: sampler.add_page(scanner.page_range, rows, scanner.range_finished))
     if taken is None:
         return
@@ -162,11 +139,3 @@ def _sampled_stats(shell: Shell, parsed: Parsed, stats: Any, plan: Any, ring: An
         stats.error = error_text(scanner.error)
     stats.finish()
     side.publish(shell, parsed, sampler.to_json, sampler.render)
-
-
-def _default_workers(size: Any) -> int:
-    import os
-
-    if size is None or size.bytes < WORKERS_FROM_BYTES:
-        return 1
-    return max(1, min(MAX_PARALLEL, os.cpu_count() or 1))

@@ -1,7 +1,7 @@
 """A sampled COMPRESSION STATS' estimates and report: per-column totals over the slices read,
-each with its 95 % interval (insight.scanning.estimate), for the whole table.
+each with its 95 % interval (scanning.estimate), for the whole table.
 
-The sampling itself (the slices, the plan, when to stop) is insight.scanning.sample's.
+The sampling itself (the slices, the plan, when to stop) is scanning.sample's.
 """
 
 from __future__ import annotations
@@ -9,10 +9,10 @@ from __future__ import annotations
 from typing import Any
 
 from cqlsh_ext.insight import report
-from cqlsh_ext.insight.capacity import BUCKET_LABELS
-from cqlsh_ext.insight.scanning import estimate
-from cqlsh_ext.insight.scanning.sample import SliceSampler
 from cqlsh_ext.insight.stats import Stats, retried_lines
+from cqlsh_ext.scanning import estimate
+from cqlsh_ext.scanning.capacity import BUCKET_LABELS
+from cqlsh_ext.scanning.sample import SliceSampler
 
 
 class SampledStats(SliceSampler):
@@ -50,6 +50,15 @@ class SampledStats(SliceSampler):
         for what in ("near_quota", "over_quota"):
             capacity[what] = {side: estimate.total(self._column(what, side), M) for side in sides}
         return {"rows": rows, "ratio": self.overall_ratio(), "columns": columns, "keyspaces": capacity}
+
+    def progress_detail(self) -> str:
+        """The progress line's tail: slices read, and the ratio's interval as it narrows."""
+        if len(self.done) < 2:
+            return f"{len(self.done)} slices"
+        r = self.overall_ratio()
+        rel = r.relative
+        width = f" +-{100 * rel:.1f} %" if rel is not None else ""
+        return f"{len(self.done)} slices, ratio {report.ratio(r.estimate)}{width}"
 
     def to_json(self) -> dict[str, Any]:
         est = self.estimates()

@@ -1,10 +1,14 @@
-"""What the insight commands share on the shell's side: the SELECT or table a command names, the
-scanner it reads with, and where its report goes (the query output: CAPTURE applies)."""
+"""What the insight commands share on the shell's side: what a command reads (`target`: the
+SELECT or table it names, how values decode, the scanner) and where its report goes (the query
+output: CAPTURE applies)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+from cqlsh_ext.scanning.scan import Progress, Scanner, ScanSpec, error_text, shell_scanner
 
 if TYPE_CHECKING:
     from cqlsh_ext.shellapi import Parsed, Shell
@@ -34,13 +38,43 @@ def names_select(parsed: Parsed) -> bool:
     return any(tok[1].upper() == "SELECT" for tok in parsed.matched)
 
 
-def target(shell: Shell, parsed: Parsed, action: str) -> tuple[str, bool, int | None] | None:
-    """(the SELECT, whether it reads the whole table, its LIMIT) for STATS and ADVISE: the statement
-    given, or for a table named alone a whole-table SELECT of its blob columns. None (said why)
-    when the table is unknown or has no blob column."""
-    if names_select(parsed):
-        return select_text(parsed), whole_table(parsed), limit(parsed)
+@dataclass(frozen=True)
+class Target:
+    """What an insight command reads: `query` (a whole-table SELECT when `whole_table`: it may be
+    split into token ranges), its `limit`, the table it names (the driver's `meta`, or None), and
+    how values decode (-d's `mode`, the output `cap`)."""
+
+    query: str
+    whole_table: bool
+    limit: int | None
+    keyspace: str | None
+    table: str | None
+    meta: Any
+    mode: str
+    cap: int
+
+    def scanner(self, shell: Shell, progress: Progress | None = None) -> Scanner:
+        """The query read as one stream in the shell's process, up to its LIMIT."""
+        return shell_scanner(shell, ScanSpec(self.query, limit=self.limit), progress)
+
+
+def target(shell: Shell, parsed: Parsed, action: str, statement: str | None = None,
+           statement_limit: int | None = None) -> Target | None:
+    """What COMPRESSION `action` (or INSPECT) reads: `statement` when given (with its LIMIT), else
+    the SELECT given, or for a table named alone a whole-table SELECT of its blob columns. None
+    (said why) when such a table is unknown or has no blob column."""
+    from cqlsh_ext.insight.measure import effective_mode
+
     ks, table, meta = named_table(shell, parsed)
+    settings = shell.settings.display
+
+    def read(text: str, whole: bool, limit: int | None) -> Target:
+        return Target(text, whole, limit, ks, table, meta, effective_mode(settings.mode), settings.cap)
+
+    if statement is not None:
+        return read(statement, False, statement_limit)
+    if names_select(parsed):
+        return read(select_text(parsed), whole_table(parsed), limit(parsed))
     if not ks or not table:
         shell.printerr(f"COMPRESSION {action}: name a table as keyspace.table (or USE a keyspace first), "
                        f"e.g. COMPRESSION {action} ks.t;")
@@ -50,27 +84,15 @@ def target(shell: Shell, parsed: Parsed, action: str) -> tuple[str, bool, int | 
         return None
     from cassandra.metadata import protect_name
 
-    columns = [name for name, column in meta.columns.items()
-               if type_holds_blob(column.cql_type, shell.conn.metadata.keyspaces.get(ks))]
+    from cqlsh_ext.cqltypes import parse, udts_of
+
+    udts = udts_of(shell.conn.metadata.keyspaces.get(ks))
+    columns = [name for name, column in meta.columns.items() if parse(column.cql_type, udts).holds()]
     if not columns:
         shell.printerr(f"COMPRESSION {action}: {ks}.{table} has no blob column")
         return None
     query = f"SELECT {', '.join(map(protect_name, columns))} FROM {protect_name(ks)}.{protect_name(table)}"
-    return query, True, None
-
-
-def type_holds_blob(cql_type: str, keyspace: Any, depth: int = 0) -> bool:
-    """Whether a column type (its CQL text: 'frozen<map<text, blob>>', a UDT's name) holds a blob."""
-    import re
-
-    for word in re.findall(r'"[^"]+"|\w+', cql_type):
-        if word == "blob":
-            return True
-        udt = (getattr(keyspace, "user_types", None) or {}).get(word.strip('"'))
-        if udt is not None and depth < 8 and any(
-                type_holds_blob(field, keyspace, depth + 1) for field in udt.field_types):
-            return True
-    return False
+    return read(query, True, None)
 
 
 def _name(shell: Shell, raw: str | None) -> str | None:
@@ -122,26 +144,6 @@ def publish(shell: Shell, parsed: Parsed, to_json: Callable[[], Any],
     write(shell, [jsonenc.dumps(to_json())] if wants_json(shell, parsed) else fit_report(shell, render()))
 
 
-def mode_cap(shell: Shell) -> tuple[str, int]:
-    from cqlsh_ext.insight.measure import effective_mode
-
-    settings = shell.settings.display
-    return effective_mode(settings.mode), settings.cap
-
-
-def scanner_for(shell: Shell, spec: Any, progress: Any = None) -> Any:
-    from cqlsh_ext.insight.scanning.scan import Scanner
-
-    return Scanner(
-        shell.session,
-        spec,
-        consistency=shell.consistency_level,
-        serial_consistency=shell.serial_consistency_level,
-        timeout=shell.session.default_timeout,
-        progress=progress,
-    )
-
-
 def plural(n: int, word: str) -> str:
     return f"{n:,} {word}" if n == 1 else f"{n:,} {word}s"
 
@@ -152,7 +154,5 @@ def limit(parsed: Parsed) -> int | None:
 
 
 def failed(shell: Shell, err: BaseException) -> None:
-    from cqlsh_ext.insight.scanning.scan import error_text
-
     shell.printerr(error_text(err))
 

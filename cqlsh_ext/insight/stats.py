@@ -19,13 +19,14 @@ from functools import partial
 from operator import truediv
 from typing import Any
 
-from cqlsh_ext.blobs import blob_columns, extractor, is_plain_blob
 from cqlsh_ext.codecs.base import DEFAULT_CAP
-from cqlsh_ext.insight import capacity, report
-from cqlsh_ext.insight.capacity import BUCKET_BOUNDS
+from cqlsh_ext.cqltypes import columns_holding, extractor
+from cqlsh_ext.insight import report
 from cqlsh_ext.insight.measure import COMPRESSED, FROM_HEADER, Peeled, quick
 from cqlsh_ext.insight.median import StreamingMedian
 from cqlsh_ext.insight.stats_report import render_capacity, render_column, retried_lines
+from cqlsh_ext.scanning import capacity
+from cqlsh_ext.scanning.capacity import BUCKET_BOUNDS
 
 __all__ = ["ColumnStats", "Stats", "StreamingMedian", "chain_label", "retried_lines"]
 
@@ -223,7 +224,7 @@ class Stats:
         self._layout: tuple[Any, ...] | None = None
 
     def fresh(self) -> Stats:
-        """An empty Stats with the same settings (a worker process's: insight.scanning.workers)."""
+        """An empty Stats with the same settings (a worker process's: scanning.workers)."""
         return Stats(self.query, self.mode, self.cap, self.from_headers)
 
     def __getstate__(self) -> dict[str, Any]:
@@ -232,9 +233,9 @@ class Stats:
 
     def set_columns(self, names: Sequence[str], types: Sequence[Any]) -> None:
         """The result's columns (first page): which hold blobs, and how to reach them."""
-        cols = blob_columns(names, types)
-        plain = tuple((i, self.columns.setdefault(n, ColumnStats(n))) for i, n, t in cols if is_plain_blob(t))
-        nested = tuple((i, extractor(n, t)) for i, n, t in cols if not is_plain_blob(t))
+        cols = columns_holding(names, types)
+        plain = tuple((i, self.columns.setdefault(n, ColumnStats(n))) for i, n, t in cols if t.is_blob)
+        nested = tuple((i, extractor(n, t)) for i, n, t in cols if not t.is_blob)
         self._layout = (plain, nested)
 
     @property
@@ -288,7 +289,7 @@ class Stats:
 
     def snapshot(self) -> dict[tuple[str, ...], int]:
         """Every additive counter, flat: a sampled STATS differences two snapshots around a token
-        range to get that range's totals (cqlsh_ext.insight.scanning.sample)."""
+        range to get that range's totals (cqlsh_ext.scanning.sample)."""
         out: dict[tuple[str, ...], int] = {("rows",): self.rows}
         for side, cap in (("decompressed", self.before), ("stored", self.after)):
             out[("wcu", side)] = cap.wcu

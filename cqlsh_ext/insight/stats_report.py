@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from cqlsh_ext.insight import capacity, report
+from cqlsh_ext.insight import report
+from cqlsh_ext.scanning import capacity
 
 if TYPE_CHECKING:
     from cqlsh_ext.insight.stats import ColumnStats

@@ -17,8 +17,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from cqlsh_ext.blobs import extractor, holds_blob
 from cqlsh_ext.codecs.base import DEFAULT_CAP
+from cqlsh_ext.cqltypes import columns_holding, extractor
 from cqlsh_ext.insight import report
 from cqlsh_ext.insight.measure import COMPRESSED, peel
 
@@ -213,11 +213,7 @@ def collect(
     """Fold one page of sample rows into `settings`; returns the rows as stored and with blobs decompressed
     (as byte strings of their values laid end to end, for the chunked-ratio measurement)."""
     pk_index = [names.index(c) for c in partition_key if c in names]
-    blob_cols = [
-        (i, extractor(n, t), t.typename == "blob")
-        for i, (n, t) in enumerate(zip(names, types, strict=True))
-        if holds_blob(t)
-    ]
+    blob_cols = [(i, extractor(n, t), t.is_blob) for i, n, t in columns_holding(names, types)]
     blob_idx = {i for i, _, _ in blob_cols}
     stored_rows: list[bytes] = []
     plain_rows: list[bytes] = []
@@ -373,7 +369,7 @@ def advise(settings: TableSettings) -> None:
 
 def size_estimate(session: Any, ks: str, table: str) -> dict[str, int] | None:
     """Cassandra's own estimate (system.size_estimates): partitions and mean partition size, or None."""
-    from cqlsh_ext.insight.scanning.scan import table_size
+    from cqlsh_ext.scanning.scan import table_size
 
     size = table_size(session, ks, table)
     if size is None:

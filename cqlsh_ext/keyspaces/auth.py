@@ -23,7 +23,8 @@ from cqlsh_ext.keyspaces.errors import (
     no_region_message,
     remember_secret,
 )
-from cqlsh_ext.keyspaces.options import env_region, region_from_host
+from cqlsh_ext.keyspaces.options import env_region
+from cqlsh_ext.settings import region_from_host
 
 ROLE_SESSION_NAME = "cqlsh-ext"
 def resolve_region(explicit: str | None, host: str, profile_region: str | None = None) -> str:

@@ -11,10 +11,9 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 
 from cqlsh_ext.keyspaces.errors import KeyspacesError
-from cqlsh_ext.settings import REGION_RE, KeyspacesOptions, SettingError, add_flags, parse_region
+from cqlsh_ext.settings import KeyspacesOptions, SettingError, add_flags, parse_region
 
 KEYSPACES_PORT = 9142
 
@@ -60,21 +59,3 @@ def connection_args(opts: KeyspacesOptions, cqlsh_args: list[str], positional: l
     return [*cqlsh_args, keyspaces_host(region), str(KEYSPACES_PORT)]
 
 
-_AWS_DOMAINS = ("amazonaws.com", "amazonaws.com.cn", "api.aws")
-
-
-def region_from_host(host: str) -> str | None:
-    """The region in a Keyspaces endpoint name, in all its common forms.
-
-    cassandra.us-east-1.amazonaws.com, cassandra-fips.us-gov-west-1.amazonaws.com,
-    cassandra.cn-north-1.amazonaws.com.cn, cassandra.eu-west-1.api.aws (dual-stack),
-    vpce-0abc-123.cassandra.us-east-1.vpce.amazonaws.com (VPC endpoint).
-    """
-    name = host.strip().rstrip(".").lower()
-    if not any(name.endswith("." + domain) for domain in _AWS_DOMAINS):
-        return None
-    labels = name.split(".")
-    for i, label in enumerate(labels[1:], start=1):
-        if REGION_RE.match(label) and re.fullmatch(r"cassandra(-fips)?", labels[i - 1]):
-            return label
-    return None

@@ -132,9 +132,9 @@ class ResultPipeline:
         page = self.now if self.now.in_result else Printing()
         with self._printing(page):
             page.row_offset = row_count_offset
-            from cqlsh_ext.blobs import holds_blob  # standard library only
+            from cqlsh_ext.cqltypes import from_driver  # standard library only
 
-            if display.mode == NONE or not any(holds_blob(t) for t in result.column_types or ()):
+            if display.mode == NONE or not any(from_driver(t).holds() for t in result.column_types or ()):
                 self.stock.print_static_result(shell, result, table_meta, with_header, tty, row_count_offset)
                 return
             from cqlsh_ext.output import table

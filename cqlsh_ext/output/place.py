@@ -15,8 +15,9 @@ class ValuePlace:
     #: position ("0", "1", ...) or a UDT field's name.
     path: tuple[str, ...] = ()
 
-    def child(self, step: str) -> ValuePlace:
-        return ValuePlace(self.keyspace, self.table, self.column, (*self.path, step))
+    def child(self, *steps: str) -> ValuePlace:
+        """The place `steps` below this one."""
+        return ValuePlace(self.keyspace, self.table, self.column, (*self.path, *steps))
 
     def __str__(self) -> str:
         """keyspace.table.column[.step...]; parts that are not known are left out."""

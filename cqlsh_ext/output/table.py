@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from cassandra.cqltypes import cql_typename
 from cqlshlib.formatting import CqlType
 
+from cqlsh_ext.cqltypes import from_cqlsh
 from cqlsh_ext.output.place import ValuePlace
 
 if TYPE_CHECKING:
@@ -35,25 +36,11 @@ class PlacedFormatter:
         return self.display(val, colormap, quote, place=self.place)
 
 
-def bind_blob_formatters(cqltype: Any, place: ValuePlace, display: Callable[..., Any], ksmeta: Any) -> None:
+def bind_blob_formatters(cqltype: CqlType, place: ValuePlace, display: Callable[..., Any],
+                         ksmeta: Any) -> None:
     """Give every blob node under `cqltype` (a cqlshlib CqlType) a formatter that knows its place."""
-    name = cqltype.type_name
-    if name == "blob":
-        cqltype.formatter = PlacedFormatter(display, place)
-        return
-    subs = cqltype.sub_types
-    if not subs:
-        return
-    if name == "map":
-        steps = ["key", "value"]
-    elif name == "tuple":
-        steps = [str(i) for i in range(len(subs))]
-    elif ksmeta is not None and name in getattr(ksmeta, "user_types", {}):
-        steps = list(ksmeta.user_types[name].field_names)
-    else:  # list, set, vector: one element type (a vector repeats the same node)
-        steps = ["item"] * len(subs)
-    for sub, step in zip(subs, steps, strict=False):
-        bind_blob_formatters(sub, place.child(step), display, ksmeta)
+    for steps, node in from_cqlsh(cqltype, ksmeta).nodes():
+        node.source.formatter = PlacedFormatter(display, place.child(*steps))
 
 
 def print_static_result(shell: Shell, result: Any, table_meta: Any, with_header: bool, tty: bool,

@@ -152,10 +152,9 @@ def sample_column(session: Any, keyspace: str, table: str, column: str, settings
                   consistency_level: Any = None) -> Sample:
     """Read SAMPLE_ROWS values of `column` once (one page, SAMPLE_SECONDS at most) and collect
     their keys. Never raises for the server's or the values' sake: the error is kept instead."""
-    from cassandra.query import SimpleStatement
-
     from cqlsh_ext.query.evaluate import decode
     from cqlsh_ext.query.grammar import quote
+    from cqlsh_ext.scanning.scan import error_text, one_page
 
     sample = Sample()
     if settings.mode == "none":  # -d none: decoding is off, paths are refused
@@ -163,12 +162,8 @@ def sample_column(session: Any, keyspace: str, table: str, column: str, settings
     query = f"SELECT {quote(column)} FROM {quote(keyspace)}.{quote(table)} LIMIT {SAMPLE_ROWS}"
     deadline = time.monotonic() + SAMPLE_SECONDS
     try:
-        statement = SimpleStatement(query, fetch_size=SAMPLE_ROWS, consistency_level=consistency_level)
-        # The current page only: never a second request.
-        rows = session.execute_async(statement, timeout=SAMPLE_SECONDS).result().current_rows
+        rows = one_page(session, query, SAMPLE_ROWS, SAMPLE_SECONDS, consistency_level)
     except Exception as err:  # a timeout, an unavailable replica, a refused read: no keys
-        from cqlsh_ext.insight.scanning.scan import error_text
-
         sample.error = error_text(err)
         return sample
     for row in rows:
@@ -255,8 +250,9 @@ class PayloadKeys:
     def _resolve(self, at: PathAt) -> tuple[str, str, str, str | None, Prefix] | None:
         """(keyspace, table, column, place of the blob, key prefix) when `at.head` reaches a blob
         of the statement's table, from the driver's schema (no request)."""
-        from cqlsh_ext.payload_select.schema import table_meta
-        from cqlsh_ext.query.grammar import MAP_OF_BLOBS, bare_type
+        from cqlsh_ext.cqltypes import UDT
+        from cqlsh_ext.payload_select.schema import schema_of, table_meta
+        from cqlsh_ext.query.grammar import map_of_blobs
 
         keyspace = at.table[0] or self.shell.current_keyspace
         try:
@@ -268,23 +264,24 @@ class PayloadKeys:
         column = _unquote(at.head) if at.head.startswith('"') else at.head.lower()
         if column not in meta.columns:
             return None
-        ctype = bare_type(meta.columns[column].cql_type)
+        ctype = schema_of(self.shell, keyspace, meta).type_of(column)
+        if ctype is None:
+            return None
         steps = list(at.steps)
         place: str | None = None
-        if ctype != "blob":
+        if not ctype.is_blob:
             first = steps.pop(0) if steps else None
             if not isinstance(first, tuple):
                 return None
             kind, name = first
-            if MAP_OF_BLOBS.match(ctype) and kind == "[":
+            if map_of_blobs(ctype) and kind == "[":
                 place = name
             else:
-                udt = self.shell.conn.metadata.keyspaces[keyspace].user_types.get(ctype)
-                if udt is None or kind != ".":
+                if ctype.kind != UDT or kind != ".":
                     return None
                 place = _unquote(name) if name.startswith('"') else name.lower()  # a CQL name
-                types = dict(zip(udt.field_names, udt.field_types, strict=True))
-                if bare_type(types.get(place, "")) != "blob":
+                field_type = ctype.child(place)
+                if field_type is None or not field_type.is_blob:
                     return None
         prefix: list[str | int] = []
         for step in steps:

@@ -3,11 +3,14 @@
 - *as the plain SELECT reads*: paths only in the projection (the server's rows are the answer's
   rows one for one). The shell's own session and page size, so it reads and pages like the same
   SELECT without the paths.
-- *one scan*: the partitions a WHERE names, or a table too small to be worth worker processes.
-  cqlsh_ext.insight.scanning's Scanner: prefetch, retries with backoff, Ctrl-C at a page boundary.
-- *worker processes*: a whole table (ALLOW FILTERING) by token ranges, one process per core, as
-  COMPRESSION STATS scans; each worker evaluates its rows and streams back the matching ones, or
-  its part of the aggregates at the end.
+- *one scan*: the partitions a WHERE names, or a table too small to be worth worker processes
+  (STREAMS token ranges at once). cqlsh_ext.scanning's Scanner: prefetch, retries with backoff,
+  Ctrl-C at a page boundary.
+- *worker processes*: a whole table (ALLOW FILTERING) by token ranges, as COMPRESSION STATS scans
+  (cqlsh_ext.scanning.plan decides); each worker evaluates its rows and streams back the matching
+  ones, or its part of the aggregates at the end.
+
+The last two fill a ScanAnswer the same way (`answer_pages`), in this process or in each worker.
 
 Streamed answers come out page by page as rows are found; grouped and sorted ones once the
 reading ends. `Reading` keeps the counts for the closing line.
@@ -15,10 +18,8 @@ reading ends. `Reading` keeps the counts for the closing line.
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Iterator, Sequence
-from contextlib import closing
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -26,18 +27,15 @@ from cqlsh_ext.query.answer import Answer
 from cqlsh_ext.query.evaluate import Evaluator
 
 if TYPE_CHECKING:
+    from cqlsh_ext.scanning.plan import ReadPlan
+    from cqlsh_ext.scanning.scan import Progress
     from cqlsh_ext.shellapi import Shell
 
 Row = tuple[Any, ...]
 
-#: A whole-table scan uses worker processes (one per core) from this estimated size: below it,
-#: starting them costs more than they save (bench/query_scan.py).
-WORKERS_FROM_BYTES = 4 << 20
-MAX_WORKERS = 32
-#: A whole-table scan in the shell's own process reads this many token ranges at once, each of
-#: RANGES_PER_STREAM parts of the ring in turn (bench/query_scan.py).
+#: A whole-table scan in the shell's own process reads this many token ranges at once
+#: (bench/query_scan.py).
 STREAMS = 4
-RANGES_PER_STREAM = 4
 #: A partial page of found rows prints after this long (seconds), so rare matches show up.
 FLUSH_SECONDS = 1.0
 
@@ -111,41 +109,36 @@ def plain_pages(reading: Reading, evaluator: Evaluator, result: Any) -> Iterator
         result.fetch_next_page()
 
 
-def scanned_pages(reading: Reading, evaluator: Evaluator, scanner: Any,
-                  page_size: int) -> Iterator[list[Row]]:
-    """One Scanner's pages: streamed rows as they match, else the answer once the scan ends."""
+def answer_pages(shell: Shell, reading: Reading, evaluator: Evaluator, plan: ReadPlan,
+                 progress: Progress | None, page_size: int) -> Iterator[list[Row]]:
+    """The plan read into a ScanAnswer (in this process or in worker processes): streamed rows as
+    they match, up to the LIMIT, else the answer once the reading ends."""
     answer = reading.answer
-    part = ScanAnswer(scanner.spec.query, answer, evaluator)  # what a worker process fills, here
-    held = _Pages(page_size, scanner.progress)
-    try:
-        with closing(scanner.pages()) as pages:
-            for names, types, rows in pages:
-                part.set_columns(names, types)
-                part.add_rows(rows)
-                if answer.streamed:
-                    out, enough = _limited(reading, part.drain())
-                    yield from held.add(out)
-                    if enough:
-                        scanner.stop()
-                        break
-    except KeyboardInterrupt:
-        scanner.interrupted = True
+    run = plan.read(shell, ScanAnswer(plan.query, answer, evaluator), progress)
+    if progress is not None:  # what was matched and not decoded, wherever it was read
+        progress.detail = lambda: progress_detail(run.seen_total())
+    enough = False
+    held = _Pages(page_size, progress)
+    for batch in run:
+        if enough or not answer.streamed:
+            continue
+        rows, enough = _limited(reading, batch)
+        yield from held.add(rows)
+        if enough:
+            run.stop()
     yield from held.add([], end=True)
-    reading.interrupted = scanner.interrupted
-    reading.retried = scanner.retried
-    reading.how = scanner.description
-    if scanner.error is not None:
-        from cqlsh_ext.insight.scanning.scan import error_text
-
-        reading.error = error_text(scanner.error)
+    reading.interrupted = run.merged.interrupted
+    reading.error = run.merged.error
+    reading.retried = run.retried
+    reading.how = run.merged.scan
     if not answer.streamed:
         yield from _chunks(answer.final(), page_size)
 
 
 class ScanAnswer:
-    """The Aggregate a worker process scans into (cqlsh_ext.insight.scanning.workers): its part of
-    the answer; matching rows of a streamed answer leave with each page (`drain`). The evaluator
-    is inherited through fork and never pickled."""
+    """The Aggregate a reading fills (cqlsh_ext.scanning.aggregate): in this process the answer
+    itself, in a worker process its part of the answer; matching rows of a streamed answer leave
+    with each page (`drain`). The evaluator is inherited through fork and never pickled."""
 
     def __init__(self, query: str, answer: Answer, evaluator: Evaluator) -> None:
         self.query = query
@@ -193,46 +186,8 @@ class ScanAnswer:
         return state
 
 
-def worker_pages(shell: Shell, reading: Reading, evaluator: Evaluator, query: str, keyspace: str,
-                 partition_key: list[str], ring: Any, workers: int, progress: Any,
-                 page_size: int) -> Iterator[list[Row]]:
-    from cqlsh_ext.insight.scanning.workers import WorkerScan
-
-    template = ScanAnswer(query, reading.answer, evaluator)
-    run = WorkerScan(shell, template, keyspace, partition_key, ring, workers, progress)
-    if progress is not None:  # the workers' counts, not this process's
-        progress.detail = lambda: progress_detail(run.seen_total())
-    enough = False
-    held = _Pages(page_size, progress)
-    for batch in run:
-        if enough or not reading.answer.streamed:
-            continue
-        rows, enough = _limited(reading, batch)
-        yield from held.add(rows)
-        if enough:
-            run.stop()
-    yield from held.add([], end=True)
-    reading.interrupted = run.merged.interrupted
-    reading.error = run.merged.error
-    reading.retried = run.retried
-    reading.how = run.merged.scan
-    if not reading.answer.streamed:
-        yield from _chunks(reading.answer.final(), page_size)
-
-
 def progress_detail(seen: tuple[int, ...]) -> str:
     if not seen:
         return ""
     matched, undecodable = seen
     return f"{matched:,} matched, {undecodable:,} undecodable"
-
-
-def default_workers(size: Any) -> int:
-    """One per core from WORKERS_FROM_BYTES; CQLSH_EXT_SCAN_WORKERS=N forces N (tests, benchmarks:
-    the server's size estimate lags behind a freshly written table)."""
-    forced = os.environ.get("CQLSH_EXT_SCAN_WORKERS")
-    if forced and forced.isdigit():
-        return max(1, min(MAX_WORKERS, int(forced)))
-    if size is None or size.bytes < WORKERS_FROM_BYTES:
-        return 1
-    return max(1, min(MAX_WORKERS, os.cpu_count() or 1))

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from cqlsh_ext.query.grammar import Schema, bare_type
+from cqlsh_ext.cqltypes import udts_of
+from cqlsh_ext.query.grammar import Schema
 
 if TYPE_CHECKING:
     from cqlsh_ext.shellapi import Shell
@@ -21,9 +22,7 @@ def table_meta(shell: Shell, keyspace: str | None, table: str) -> Any:
 
 
 def schema_of(shell: Shell, keyspace: str, meta: Any) -> Schema:
-    ks = shell.conn.metadata.keyspaces[keyspace]
-    udts = {name: dict(zip(udt.field_names, udt.field_types, strict=True))
-            for name, udt in (ks.user_types or {}).items()}
+    udts = udts_of(shell.conn.metadata.keyspaces[keyspace])
     columns = {name: column.cql_type for name, column in meta.columns.items()}
     return Schema(columns, [c.name for c in meta.partition_key], udts)
 
@@ -33,4 +32,5 @@ def spec_place(schema: Schema, column: str, access: str | None) -> tuple[str, ..
     values are `value`, a UDT's field is its name."""
     if access is None:
         return ()
-    return ("value",) if bare_type(schema.columns.get(column, "")).startswith("map<") else (access,)
+    cqltype = schema.type_of(column)
+    return ("value",) if cqltype is not None and cqltype.kind == "map" else (access,)

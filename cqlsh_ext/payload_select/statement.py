@@ -83,15 +83,15 @@ def settings_for(shell: Shell, schema: Schema, keyspace: str, table: str) -> Any
 
 def run(shell: Shell, plan: Plan, schema: Schema, keyspace: str, meta: Any) -> None:
     page_size = shell.page_size if shell.use_paging else 100
-    answer = answer_pages(shell, plan, schema, keyspace, meta, page_size)
+    answer = read_answer(shell, plan, schema, keyspace, meta, page_size)
     if answer is None:
         return
     reading, names, types, pages = answer
     _print(shell, plan, reading, names, types, pages, meta)
 
 
-def answer_pages(shell: Shell, plan: Plan, schema: Schema, keyspace: str, meta: Any, page_size: int,
-                 fetch_size: int | None = None) -> tuple[Any, list[str], list[Any], Any] | None:
+def read_answer(shell: Shell, plan: Plan, schema: Schema, keyspace: str, meta: Any, page_size: int,
+                fetch_size: int | None = None) -> tuple[Any, list[str], list[Any], Any] | None:
     """The answer of `plan` read as the shell reads it (cost prompt, CONFIRM, workers, progress,
     retries): (Reading, column names, driver types or None, a generator of pages of answer rows),
     or None when it is refused or declined (said in one line). The printed result and COPY
@@ -119,7 +119,7 @@ def _columns(shell: Shell, plan: Plan, answer: Any, schema: Schema) -> tuple[Any
     try:
         types = result_types(shell.session, plan, answer)
     except Exception as err:  # the server refuses the ordinary part: its one line
-        from cqlsh_ext.insight.scanning.scan import error_text
+        from cqlsh_ext.scanning.scan import error_text
 
         shell.printerr(error_text(err))
         return None, None
@@ -158,61 +158,30 @@ def _pages(shell: Shell, plan: Plan, reading: Any, evaluator: Any, keyspace: str
         try:
             result = shell.session.execute(statement)
         except Exception as err:
-            from cqlsh_ext.insight.scanning.scan import error_text
+            from cqlsh_ext.scanning.scan import error_text
 
             shell.printerr(error_text(err))
             return None
         return read.plain_pages(reading, evaluator, result)
-    from cqlsh_ext.insight.scanning.scan import ScanSpec, progress_for
+    from cqlsh_ext.scanning.plan import Ask, ReadPlan, whole_table
 
     label = f"SELECT {keyspace}.{meta.name}"
-    whole = plan.reads_beyond_partitions and not plan.server_where
-    if whole:
-        from cqlsh_ext.insight.scanning.cost import full_scan_accepted
-        from cqlsh_ext.insight.scanning.ring import RingError, ring_for, server_partitioner
-        from cqlsh_ext.insight.scanning.scan import table_size
-
-        partitioner = server_partitioner(shell.session)
-        try:
-            ring = ring_for(partitioner)
-        except RingError:
-            ring = None
-        size = table_size(shell.session, keyspace, meta.name, ring.span if ring else None)
-        if not full_scan_accepted(
-                shell, keyspace, meta.name, size, partitioner, plan.confirm, LABEL,
-                "Add CONFIRM after ALLOW FILTERING to run it from a script, or name partitions in the WHERE.",
-                "Scan the whole table? [y/N] "):
-            return None
-        workers = read.default_workers(size)
-        estimate = size.partitions if size is not None else None
-        progress = _progress(reading, progress_for(label, True, estimate))
-        base = plan.server_statement.removesuffix(" ALLOW FILTERING")
-        partition_key = [c.name for c in meta.partition_key]
-        if ring is not None and workers > 1:
-            return read.worker_pages(shell, reading, evaluator, base, keyspace, partition_key, ring, workers,
-                                     progress, page_size)
+    if plan.reads_beyond_partitions and not plan.server_where:
+        ask = Ask(LABEL, "Add CONFIRM after ALLOW FILTERING to run it from a script, or name partitions "
+                  "in the WHERE.", "Scan the whole table? [y/N] ", plan.confirm)
         # Token ranges read STREAMS at a time: the server works on the next pages while these decode.
-        ranges = ring.split(read.STREAMS * read.RANGES_PER_STREAM) if ring is not None else None
-        spec = ScanSpec(base, partition_key=partition_key, streams=read.STREAMS, ranges=ranges)
+        scan = whole_table(shell, plan.server_statement.removesuffix(" ALLOW FILTERING"), meta, ask,
+                           streams=read.STREAMS)
+        if scan is None:
+            return None
+        progress = scan.progress(label)
     else:
-        progress = _progress(reading, progress_for(label, plan.reads_beyond_partitions))
-        spec = ScanSpec(plan.server_statement)
-    from cqlsh_ext.insight.shellside import scanner_for
-
-    scanner = scanner_for(shell, spec, progress)
-    return read.scanned_pages(reading, evaluator, scanner, page_size)
-
-
-def _progress(reading: Any, progress: Any) -> Any:
-    """The progress line says what was matched and not decoded, and keeps off the pager's screen."""
+        scan = ReadPlan(plan.server_statement)
+        progress = scan.progress(label, plan.reads_beyond_partitions)
     if progress is not None:
-        from cqlsh_ext.payload_select.read import progress_detail
-
         # Rows stream into the interactive shell's pager: while it runs, it owns the terminal.
         progress.paused = lambda: bool(getattr(sys.stdout, "paging", False))
-        counts = reading.answer.counts
-        progress.detail = lambda: progress_detail((counts.matched, counts.undecodable + counts.cut))
-    return progress
+    return read.answer_pages(shell, reading, evaluator, scan, progress, page_size)
 
 
 def _print(shell: Shell, plan: Plan, reading: Any, names: list[str], types: list[Any], pages: Any,

@@ -9,8 +9,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 
+from cqlsh_ext import cqltypes
+from cqlsh_ext.cqltypes import UDT, CqlType
 from cqlsh_ext.query.errors import QueryError
-from cqlsh_ext.query.lexer import Token, tokenize
+from cqlsh_ext.query.lexer import Cursor, Token, tokenize
 
 __all__ = ["QueryError", "Schema", "Plan", "Path", "Column", "Item", "Predicate", "parse"]
 
@@ -24,19 +26,17 @@ class Schema:
     partition_key: Sequence[str] = ()
     udts: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
 
-    def udt(self, type_text: str) -> Mapping[str, str] | None:
-        name = bare_type(type_text)
-        return self.udts.get(name)
+    def type_of(self, column: str) -> CqlType | None:
+        """The column's type (cqlsh_ext.cqltypes), its UDTs given their fields; None when the
+        table has no such column."""
+        text = self.columns.get(column)
+        return None if text is None else cqltypes.parse(text, self.udts)
 
 
-def bare_type(type_text: str) -> str:
-    text = type_text.strip().lower()
-    while text.startswith("frozen<") and text.endswith(">"):
-        text = text[7:-1].strip()
-    return text
-
-
-MAP_OF_BLOBS = re.compile(r"^map<\s*\w+\s*,\s*blob\s*>$")
+def map_of_blobs(cqltype: CqlType) -> bool:
+    """A map from a scalar key to blobs: a path into it starts with m['key']."""
+    return cqltype.kind == "map" and len(cqltype.params) == 2 and cqltype.params[0].scalar \
+        and cqltype.params[1].is_blob
 
 Step = str | int
 
@@ -119,64 +119,27 @@ FUNCTIONS = ("count", "min", "max", "sum", "avg")
 COMPARE = ("=", "!=", "<", "<=", ">", ">=")
 
 
-class _Parser:
+class _Parser(Cursor):
     def __init__(self, text: str, schema: Schema, plain: bool = False) -> None:
+        super().__init__(tokenize(text))
         self.text = text
         self.schema = schema
         self.plain = plain
-        self.tokens = tokenize(text)
-        self.pos = 0
-
-    # -- tokens
-    def peek(self, ahead: int = 0) -> Token:
-        return self.tokens[min(self.pos + ahead, len(self.tokens) - 1)]
-
-    def next(self) -> Token:
-        tok = self.peek()
-        self.pos += 1
-        return tok
-
-    def word(self, *words: str) -> bool:
-        tok = self.peek()
-        return tok.kind == "word" and tok.value.lower() in words
-
-    def take(self, *words: str) -> bool:
-        if self.word(*words):
-            self.pos += 1
-            return True
-        return False
-
-    def expect(self, value: str) -> Token:
-        tok = self.next()
-        if tok.value.lower() != value.lower() or tok.kind in ("string", "qname"):
-            raise QueryError(f"expected {value} at {tok.describe()}")
-        return tok
-
-    def name(self) -> str:
-        tok = self.next()
-        if tok.kind == "word":
-            return tok.value.lower()
-        if tok.kind == "qname":
-            return tok.value
-        raise QueryError(f"expected a name at {tok.describe()}")
 
     # -- references
-    def column_type(self, name: str) -> str | None:
-        return self.schema.columns.get(name)
-
     def ref(self) -> Ref:
         start = self.peek()
         column = self.name()
-        ctype = self.column_type(column)
-        if ctype is None:
+        cqltype = self.schema.type_of(column)
+        if cqltype is None:
             raise QueryError(f"unknown column {column}")
-        if self.peek().value not in (".", "[") or self.peek().kind != "punct":
+        if not (self.mark(".") or self.mark("[")):
             return Column(column)
-        access, bare = None, bare_type(ctype)
-        if bare == "blob":
+        access = None
+        if cqltype.is_blob:
             pass
-        elif MAP_OF_BLOBS.match(bare):
-            if self.peek().value != "[":
+        elif map_of_blobs(cqltype):
+            if not self.mark("["):
                 raise QueryError(f"{column} is a map of blobs: a path starts with {column}['key']")
             self.next()
             key = self.next()
@@ -184,18 +147,19 @@ class _Parser:
                 raise QueryError(f"a key of {column} is a quoted string, not {key.describe()}")
             self.expect("]")
             access = key.value
-        elif (fields := self.schema.udt(ctype)) is not None:
+        elif cqltype.kind == UDT:
             self.expect(".")
             access = self.name()
-            ftype = fields.get(access)
-            if ftype is None:
+            field_type = cqltype.child(access)
+            if field_type is None:
                 raise QueryError(f"{column} has no field {access}")
-            if bare_type(ftype) != "blob":
-                raise QueryError(f"{column}.{access} is {ftype}, not a blob: it has no payload path")
+            if not field_type.is_blob:
+                text = self.schema.udts[cqltype.name][access]
+                raise QueryError(f"{column}.{access} is {text}, not a blob: it has no payload path")
         else:
-            raise QueryError(f"{column} is {ctype}, not a blob: it has no payload path")
+            raise QueryError(f"{column} is {self.schema.columns[column]}, not a blob: it has no payload path")
         steps: list[Step] = []
-        while self.peek().kind == "punct" and self.peek().value in (".", "["):
+        while self.mark(".") or self.mark("["):
             if self.next().value == ".":
                 tok = self.next()
                 if tok.kind not in ("word", "qname"):
@@ -223,7 +187,7 @@ class _Parser:
         items = self.items()
         self.expect("from")
         keyspace, table = None, self.name()
-        if self.peek().value == "." and self.peek().kind == "punct":
+        if self.mark("."):
             self.next()
             keyspace, table = table, self.name()
         ordinary: list[str] = []
@@ -250,7 +214,7 @@ class _Parser:
             self.expect("filtering")
             allow = True
         confirm = self.take("confirm")
-        if self.peek().value == ";" and self.peek().kind == "punct":
+        if self.mark(";"):
             self.next()
         if self.peek().kind != "end":
             raise QueryError(f"unexpected {self.peek().describe()}")
@@ -273,13 +237,13 @@ class _Parser:
             if start.value == "*" and start.kind == "punct":
                 self.next()
                 items.append(Item("star", "*"))
-            elif start.kind == "word" and self.peek(1).value == "(" and self.peek(1).kind == "punct":
+            elif start.kind == "word" and self.mark("(", 1):
                 func = self.next().value.lower()
                 if func not in FUNCTIONS:
                     raise QueryError(f"unknown function {func}: here only count, min, max, sum, avg")
                 self.expect("(")
                 ref: Ref | None = None
-                if self.peek().value == "*" and self.peek().kind == "punct":
+                if self.mark("*"):
                     if func != "count":
                         raise QueryError(f"{func}(*) is not a function: only count(*)")
                     self.next()
@@ -293,7 +257,7 @@ class _Parser:
                 items.append(Item(kind, ref.text if isinstance(ref, Path) else ref.name, ref))
             if self.take("as"):
                 raise QueryError("AS is not supported in a payload query: columns are named as written")
-            if not (self.peek().value == "," and self.peek().kind == "punct"):
+            if not self.mark(","):
                 return items
             self.next()
 
@@ -302,8 +266,8 @@ class _Parser:
         while True:
             start = self.pos
             depth = 0
-            while not (self.peek().kind == "end" or (depth == 0 and self.word("and", *stops))
-                       or (self.peek().kind == "punct" and self.peek().value == ";")):
+            while not (self.peek().kind == "end" or (depth == 0 and self.word() in ("and", *stops))
+                       or self.mark(";")):
                 tok = self.next()
                 if tok.kind == "word" and tok.value.lower() == "or":
                     raise QueryError("OR is not supported: conditions join by AND only")
@@ -321,11 +285,11 @@ class _Parser:
     def condition(self, start: int, end: int, ordinary: list[str],
                   predicates: list[Predicate], restricted: set[str]) -> None:
         first = self.tokens[start]
-        ctype = self.column_type(first.value.lower() if first.kind == "word" else first.value)
+        ctype = self.schema.type_of(first.value.lower() if first.kind == "word" else first.value)
         follows = self.tokens[start + 1] if start + 1 < end else None
         is_path = ctype is not None and follows is not None and follows.kind == "punct" \
             and follows.value in (".", "[")
-        bare_like = ctype is not None and bare_type(ctype) == "blob" and follows is not None \
+        bare_like = ctype is not None and ctype.is_blob and follows is not None \
             and follows.kind == "word" and follows.value.lower() in ("like", "not")
         if not is_path and not bare_like:
             text = self.text[first.start:self.tokens[end - 1].end]
@@ -357,7 +321,7 @@ class _Parser:
         if op == "in":
             self.expect("(")
             values = [self.literal()]
-            while self.peek().value == "," and self.peek().kind == "punct":
+            while self.mark(","):
                 self.next()
                 values.append(self.literal())
             self.expect(")")
@@ -389,7 +353,7 @@ class _Parser:
             if not isinstance(ref, Path):
                 raise QueryError(f"GROUP BY {ref.name}: here GROUP BY takes paths only")
             paths.append(ref)
-            if not (self.peek().value == "," and self.peek().kind == "punct"):
+            if not self.mark(","):
                 return paths
             self.next()
 
@@ -401,7 +365,7 @@ class _Parser:
             if not desc:
                 self.take("asc")
             keys.append((ref, desc))
-            if not (self.peek().value == "," and self.peek().kind == "punct"):
+            if not self.mark(","):
                 return keys
             self.next()
 

@@ -1,5 +1,6 @@
-"""The tokens of a CQL SELECT, with CQL's literals: 'strings' ('' escapes), $$strings$$, integers
-of any size (exact), decimals and floats (as Decimal, exact), "quoted names"."""
+"""The tokens of a CQL statement, with CQL's literals: 'strings' ('' escapes), $$strings$$, integers
+of any size (exact), decimals and floats (as Decimal, exact), "quoted names"; and the Cursor that
+the payload-query parser (query.grammar) and encode()'s reader (encode.parse) walk them with."""
 from __future__ import annotations
 
 import re
@@ -60,3 +61,57 @@ def tokenize(text: str) -> list[Token]:
             tokens.append(Token(kind, "!=" if raw == "<>" else raw, m.start(), pos))
     tokens.append(Token("end", "", len(text), len(text)))
     return tokens
+
+
+class Cursor:
+    """A position in a statement's tokens, never past the end token. A parser subclasses it and
+    says its own errors (`expected`)."""
+
+    def __init__(self, tokens: list[Token]) -> None:
+        self.tokens = tokens
+        self.pos = 0
+
+    def peek(self, ahead: int = 0) -> Token:
+        return self.tokens[min(self.pos + ahead, len(self.tokens) - 1)]
+
+    def next(self) -> Token:
+        tok = self.peek()
+        self.pos = min(self.pos + 1, len(self.tokens) - 1)
+        return tok
+
+    def word(self, ahead: int = 0) -> str:
+        """The token's word in lower case; "" when it is not a word."""
+        tok = self.peek(ahead)
+        return tok.value.lower() if tok.kind == "word" else ""
+
+    def mark(self, value: str, ahead: int = 0) -> bool:
+        """Whether the token is the punctuation `value` (not a string or a name that says it)."""
+        tok = self.peek(ahead)
+        return tok.kind == "punct" and tok.value == value
+
+    def take(self, *words: str) -> bool:
+        """Past the next token when it is one of `words` (lower case)."""
+        if self.word() in words:
+            self.next()
+            return True
+        return False
+
+    def expect(self, value: str) -> Token:
+        """The next token, which must be the keyword or punctuation `value`."""
+        tok = self.next()
+        if tok.value.lower() != value.lower() or tok.kind in ("string", "qname"):
+            raise self.expected(value, tok)
+        return tok
+
+    def name(self) -> str:
+        """A name: a word in lower case, a "quoted name" as written."""
+        tok = self.next()
+        if tok.kind == "word":
+            return tok.value.lower()
+        if tok.kind == "qname":
+            return tok.value
+        raise self.expected(None, tok)
+
+    def expected(self, value: str | None, found: Token) -> Exception:
+        """The error raised when `found` is not `value` (a keyword or a punctuation; None: a name)."""
+        return QueryError(f"expected {value or 'a name'} at {found.describe()}")

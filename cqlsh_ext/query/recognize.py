@@ -2,8 +2,9 @@
 reads (its schema is then fetched) and whether the statement reaches into a payload at all."""
 from __future__ import annotations
 
+from cqlsh_ext.cqltypes import UDT
 from cqlsh_ext.query.errors import QueryError
-from cqlsh_ext.query.grammar import MAP_OF_BLOBS, Schema, bare_type
+from cqlsh_ext.query.grammar import Schema, map_of_blobs
 from cqlsh_ext.query.lexer import Token, tokenize
 
 
@@ -46,16 +47,17 @@ def names_payload(text: str, schema: Schema) -> bool:
     for i, tok in enumerate(tokens):
         if tok.kind not in ("word", "qname") or (i and tokens[i - 1].value.lower() == "from"):
             continue
-        ctype = bare_type(schema.columns.get(tok.value.lower() if tok.kind == "word" else tok.value, ""))
-        if ctype == "blob" and (punct(i + 1, ".") or punct(i + 1, "[") or (
+        ctype = schema.type_of(tok.value.lower() if tok.kind == "word" else tok.value)
+        if ctype is None:
+            continue
+        if ctype.is_blob and (punct(i + 1, ".") or punct(i + 1, "[") or (
                 i + 1 < len(tokens) and tokens[i + 1].value.lower() == "like")):
             return True
-        if MAP_OF_BLOBS.match(ctype) and punct(i + 1, "[") and punct(i + 3, "]") and (
+        if map_of_blobs(ctype) and punct(i + 1, "[") and punct(i + 3, "]") and (
                 punct(i + 4, ".") or punct(i + 4, "[")):
             return True
-        fields = schema.udt(ctype)
-        if fields and punct(i + 1, ".") and i + 2 < len(tokens) and \
-                bare_type(fields.get(tokens[i + 2].value, "")) == "blob" and \
+        if ctype.kind == UDT and punct(i + 1, ".") and i + 2 < len(tokens) and \
+                (field_type := ctype.child(tokens[i + 2].value)) is not None and field_type.is_blob and \
                 (punct(i + 3, ".") or punct(i + 3, "[")):
             return True
     return False

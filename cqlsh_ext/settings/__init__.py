@@ -59,6 +59,7 @@ from cqlsh_ext.settings.values import (
     parse_size,
     parse_text,
     parse_width,
+    region_from_host,
 )
 
 __all__ = [
@@ -92,6 +93,7 @@ __all__ = [
     "parse_text",
     "parse_width",
     "read_cqlshrc",
+    "region_from_host",
     "REGION_RE",
     "SettingError",
     "Settings",

@@ -135,6 +135,26 @@ def parse_region(text: str, source: str = "region") -> str:
     return region
 
 
+_AWS_DOMAINS = ("amazonaws.com", "amazonaws.com.cn", "api.aws")
+
+
+def region_from_host(host: str) -> str | None:
+    """The region in a Keyspaces endpoint name, in all its common forms.
+
+    cassandra.us-east-1.amazonaws.com, cassandra-fips.us-gov-west-1.amazonaws.com,
+    cassandra.cn-north-1.amazonaws.com.cn, cassandra.eu-west-1.api.aws (dual-stack),
+    vpce-0abc-123.cassandra.us-east-1.vpce.amazonaws.com (VPC endpoint).
+    """
+    name = host.strip().rstrip(".").lower()
+    if not any(name.endswith("." + domain) for domain in _AWS_DOMAINS):
+        return None
+    labels = name.split(".")
+    for i, label in enumerate(labels[1:], start=1):
+        if REGION_RE.match(label) and re.fullmatch(r"cassandra(-fips)?", labels[i - 1]):
+            return label
+    return None
+
+
 # ------------------------------------------------------------------ the settings
 
 

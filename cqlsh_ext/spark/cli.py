@@ -112,7 +112,7 @@ def _run(spark_args: Any, rest: list[str]) -> int:
         cluster = conn.cluster()
         db = cluster.connect(conn.options.keyspace) if conn.options.keyspace else cluster.connect()
     except Exception as err:
-        from cqlsh_ext.insight.scanning.scan import error_text
+        from cqlsh_ext.scanning.scan import error_text
 
         raise SparkError(f"cannot connect to {conn.host}:{conn.port}: {error_text(err)}") from None
     try:
@@ -137,7 +137,7 @@ def _run(spark_args: Any, rest: list[str]) -> int:
 def _check_partitioner(db: Any, conn: Any) -> None:
     """The connector splits a table by Murmur3 or Random tokens; Amazon Keyspaces' own
     DefaultPartitioner is neither (Amazon tells Spark users to switch the account to Murmur3)."""
-    from cqlsh_ext.insight.scanning.ring import server_partitioner
+    from cqlsh_ext.scanning.ring import server_partitioner
 
     partitioner = server_partitioner(db) or ""
     if partitioner and not partitioner.endswith(("Murmur3Partitioner", "RandomPartitioner")):

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from cqlsh_ext.keyspaces import options as keyspaces_options
-from cqlsh_ext.settings import Settings, add_flags, load
+from cqlsh_ext.settings import Settings, add_flags, load, region_from_host
 from cqlsh_ext.spark.session import CONNECTOR, SIGV4_PLUGIN, SparkError
 
 
@@ -185,7 +185,7 @@ def connection(args: list[str]) -> Connection:
         wiring.prepare(settings, host, kwargs)
         if opts.wants_sigv4 or (opts.keyspaces and provider is None):
             conn.sigv4_region = getattr(kwargs["auth_provider"], "region_name", None) or opts.region \
-                or keyspaces_options.region_from_host(host) or keyspaces_options.env_region()
+                or region_from_host(host) or keyspaces_options.env_region()
             if not conn.sigv4_region:
                 raise SparkError("SigV4 needs a region: --region REGION (or --keyspaces REGION)")
     conn.auth_provider = kwargs["auth_provider"]

@@ -193,7 +193,7 @@ def run(spark: Any, session: Any, stmt: Any, settings: Any) -> None:
     try:
         types = result_types(session, plan, answer)
     except Exception as err:
-        from cqlsh_ext.insight.scanning.scan import error_text
+        from cqlsh_ext.scanning.scan import error_text
 
         raise SparkError(error_text(err)) from None
     display = settings.display

@@ -105,7 +105,7 @@ def run(spark: Any, session: Any, stmt: QueryStatement, settings: Any) -> None:
 
         types = result_types(session, plan, answer)
     except Exception as err:
-        from cqlsh_ext.insight.scanning.scan import error_text
+        from cqlsh_ext.scanning.scan import error_text
 
         raise SparkError(error_text(err)) from None
     names = columns_read(plan, meta)

@@ -160,7 +160,7 @@ class TaskProgress:
     tasks of the running stages, and rows read by the finished tasks."""
 
     def __init__(self, spark: Any, label: str, rows: Any) -> None:
-        from cqlsh_ext.insight.scanning.scan import progress_for
+        from cqlsh_ext.scanning.scan import progress_for
 
         self.tracker = spark.sparkContext.statusTracker()
         self.rows = rows  # a Spark accumulator, added to by each task

@@ -1,10 +1,10 @@
 """COMPRESSION STATS over a whole table on Spark: the executors build the shell's aggregate.
 
 Each Spark partition (a set of token ranges the connector reads) is scanned by one task into a fresh
-`insight.stats.Stats`, exactly as a worker process of the shell's exact scan does
-(insight/scanning/workers.py): `fresh()`, `set_columns(names, types)` with the column types the
-Python driver reports for the same SELECT, `add_rows(rows)` page by page. The driver merges the
-tasks' Stats (`merge`) and prints the shell's own report (`render`, `to_json`).
+`insight.stats.Stats`, exactly as a worker process of the shell's exact scan does (an Aggregate,
+scanning/aggregate.py): `fresh()`, `set_columns(names, types)` with the column types the Python
+driver reports for the same SELECT, `add_rows(rows)` page by page. The driver merges the tasks'
+Stats (`merge`) and prints the shell's own report (`render`, `to_json`).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
-from cqlsh_ext.blobs import is_plain_blob
+from cqlsh_ext.cqltypes import SEQUENCES, UDT, CqlType, from_driver
 from cqlsh_ext.insight.stats import Stats
 from cqlsh_ext.spark.session import SparkError, TaskProgress, java_error
 from cqlsh_ext.spark.statement import StatsStatement
@@ -37,11 +37,10 @@ def stats_query(session: Any, stmt: StatsStatement, ks: str, meta: Any) -> str:
         return stmt.select
     from cassandra.metadata import protect_name
 
-    from cqlsh_ext.insight.shellside import type_holds_blob
+    from cqlsh_ext.cqltypes import parse, udts_of
 
-    keyspace_meta = session.cluster.metadata.keyspaces.get(ks)
-    columns = [name for name, column in meta.columns.items()
-               if type_holds_blob(column.cql_type, keyspace_meta)]
+    udts = udts_of(session.cluster.metadata.keyspaces.get(ks))
+    columns = [name for name, column in meta.columns.items() if parse(column.cql_type, udts).holds()]
     if not columns:
         raise SparkError(f"{ks}.{stmt.table} has no blob column")
     table = f"{protect_name(ks)}.{protect_name(stmt.table)}"
@@ -55,29 +54,28 @@ def result_columns(session: Any, query: str) -> tuple[list[str], list[Any]]:
     try:
         result = session.execute(SimpleStatement(f"{query} LIMIT 1", fetch_size=1))
     except Exception as err:
-        from cqlsh_ext.insight.scanning.scan import error_text
+        from cqlsh_ext.scanning.scan import error_text
 
         raise SparkError(error_text(err)) from None
     return list(result.column_names), list(result.column_types)
 
 
-def driver_value(value: Any, cqltype: Any) -> Any:
+def driver_value(value: Any, cqltype: CqlType) -> Any:
     """A value as Arrow gives it (a map as (key, value) pairs, a UDT or tuple as a dict of fields)
-    in the form the Python driver gives it, which the shell's aggregate reads (blobs.extractor)."""
-    if value is None or is_plain_blob(cqltype):
+    in the form the Python driver gives it, which the shell's aggregate reads (cqltypes.extractor)."""
+    if value is None or cqltype.is_blob:
         return value
-    subs = list(getattr(cqltype, "subtypes", ()) or ())
-    name = getattr(cqltype, "typename", "")
-    if name in ("list", "set") and subs:
+    kind, subs = cqltype.kind, cqltype.params
+    if kind in SEQUENCES and subs:
         return [driver_value(v, subs[0]) for v in value]
-    if name == "map" and len(subs) == 2:
+    if kind == "map" and len(subs) == 2:
         return {driver_value(k, subs[0]): driver_value(v, subs[1]) for k, v in value}
-    if getattr(cqltype, "fieldnames", None):  # a UDT: fields by name, as the driver's object has them
+    if kind == UDT:  # fields by name, as the driver's object has them
         from types import SimpleNamespace
 
         return SimpleNamespace(**{f: driver_value(value.get(f), sub)
-                                  for f, sub in zip(cqltype.fieldnames, subs, strict=False)})
-    if subs and isinstance(value, dict):  # a tuple: a struct of fields "0", "1", ...
+                                  for f, sub in zip(cqltype.fields or (), subs, strict=False)})
+    if kind == "tuple" and isinstance(value, dict):  # a struct of fields "0", "1", ...
         return tuple(driver_value(v, sub) for v, sub in zip(value.values(), subs, strict=False))
     return value
 
@@ -92,11 +90,12 @@ def scan_partition(template: Stats, names: Sequence[str], types: Sequence[Any], 
 
     stats = template.fresh()
     stats.set_columns(names, types)
-    nested = [i for i, t in enumerate(types) if not is_plain_blob(t)]
+    cqltypes = [from_driver(t) for t in types]
+    nested = [i for i, t in enumerate(cqltypes) if not t.is_blob]
     for batch in batches:
         columns = [batch.column(i).to_pylist() for i in range(len(names))]
         for i in nested:
-            columns[i] = [driver_value(v, types[i]) for v in columns[i]]
+            columns[i] = [driver_value(v, cqltypes[i]) for v in columns[i]]
         rows = list(zip(*columns, strict=True))
         for start in range(0, len(rows), PAGE_ROWS):
             stats.add_rows(rows[start:start + PAGE_ROWS])

@@ -7,32 +7,23 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cqlsh_ext.encode.parse import Reader, Table, Unreadable, parse_type
+from cqlsh_ext.cqltypes import parse
+from cqlsh_ext.encode.parse import Reader, Table, Unreadable
 from cqlsh_ext.query.errors import QueryError
 from cqlsh_ext.query.lexer import tokenize
 
 COLUMNS = {"id": "int", "data": "blob", "parts": "list<blob>", "m": "map<text, blob>",
            "d": "frozen<doc>", "pair": "tuple<int, blob>", "k": "blob"}
-DOC_FIELDS = {"title": parse_type("text"), "content": parse_type("blob")}
+UDTS = {"doc": {"title": "text", "content": "blob"}}
 
 
 def lookup(keyspace, name):
-    return Table(keyspace or "ks", name, {c: parse_type(t) for c, t in COLUMNS.items()})
-
-
-def udt_fields(table, type_name):
-    return DOC_FIELDS if type_name == "doc" else None
+    return Table(keyspace or "ks", name, {c: parse(t, UDTS) for c, t in COLUMNS.items()})
 
 
 def placements(text: str) -> list[tuple[str, tuple[str, ...], str]]:
-    calls = Reader(tokenize(text), lookup, udt_fields).statements()
-    return [(c.column, c.path, c.cql_type[0] if c.cql_type else "?") for c in calls]
-
-
-def test_types_parse():
-    assert parse_type("frozen<map<text, frozen<list<blob>>>>") == (
-        "map", (("text", ()), ("list", (("blob", ()),))))
-    assert parse_type('frozen<"MyType">') == ("MyType", ())
+    calls = Reader(tokenize(text), lookup).statements()
+    return [(c.column, c.path, c.cql_type.name if c.cql_type else "?") for c in calls]
 
 
 @pytest.mark.parametrize("text, found", [
@@ -51,9 +42,19 @@ def test_types_parse():
      [("data", (), "blob"), ("k", (), "blob")]),
     ("INSERT INTO t (id, data) VALUES (1, textAsBlob(encode('a', 'b')))", []),  # inside another call
     ("INSERT INTO t (id, data) VALUES (1, ks.encode('a', 'b'))", []),  # a keyspace's own function
+    # Strings that read like punctuation are strings.
+    ("INSERT INTO t (id, parts) VALUES (1, [']', encode('a', 'b')])", [("parts", ("item",), "blob")]),
 ])
 def test_placements(text, found):
     assert placements(text) == found
+
+
+def test_string_arguments_that_read_like_punctuation():
+    text = "INSERT INTO t (id, data) VALUES (1, encode(',', ')'))"
+    toks = tokenize(text)
+    [call] = Reader(toks, lookup).statements()
+    assert [[t.value for t in arg] for arg in call.args] == [[","], [")"]]
+    assert text[toks[call.first].start:toks[call.last].end] == "encode(',', ')')"
 
 
 @settings(max_examples=300, derandomize=True, deadline=None)
@@ -69,7 +70,7 @@ def test_any_statement_is_placed_or_unreadable(words):
     except QueryError:
         return
     try:
-        Reader(toks, lookup, udt_fields).statements()
+        Reader(toks, lookup).statements()
     except Unreadable:
         pass
 

@@ -20,7 +20,7 @@ from cassandra.concurrent import execute_concurrent_with_args
 from shell_runner import CQLSH_EXT, isolated_env
 
 from cqlsh_ext.demo.records import documents
-from cqlsh_ext.insight.scanning.scan import RETRY_ATTEMPTS
+from cqlsh_ext.scanning.scan import RETRY_ATTEMPTS
 
 from .conftest import cqlsh_ext, json_docs
 
@@ -231,3 +231,22 @@ def test_a_plain_select_is_not_retried_and_says_why_in_one_line(cassandra, fault
     assert "Traceback" not in out.stderr
     again = cqlsh_ext(cassandra, tmp_path, f"SELECT id FROM {ks}.t LIMIT 3")
     assert "(3 rows)" in again.stdout
+
+
+def test_the_environment_forces_worker_processes_and_parallel_wins(cassandra, skewed, tmp_path):
+    # CQLSH_EXT_SCAN_WORKERS, the one override of the worker policy (the server's estimate of a
+    # table written seconds ago is empty), holds for STATS as for payload queries; PARALLEL n wins.
+    ks, _truth, total_rows = skewed
+    env = {**isolated_env(tmp_path), "CQLSH_EXT_SCAN_WORKERS": "2"}
+
+    def stats(option: str) -> dict:
+        proc = subprocess.run([CQLSH_EXT, *cassandra.cqlsh_args, "-e",
+                               f"COMPRESSION STATS JSON {option}SELECT data FROM {ks}.t"],
+                              env=env, capture_output=True, text=True, timeout=180)
+        assert proc.returncode == 0, proc.stderr
+        return json_docs(proc.stdout)[0]
+
+    forced, one = stats(""), stats("PARALLEL 1 ")
+    assert forced["scan"] == "2 worker processes" and one["scan"] == "single stream"
+    assert forced["rows"] == one["rows"] == total_rows
+    assert forced["columns"][0]["stored_bytes"] == one["columns"][0]["stored_bytes"]

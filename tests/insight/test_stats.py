@@ -208,3 +208,24 @@ def test_nested_blobs_and_no_blob_error(cassandra, insight, home):
         cassandra, home, f"COMPRESSION STATS SELECT id FROM {insight.ks}.orders LIMIT 3", ok=False
     )
     assert err.returncode != 0 and "no blob column" in err.stderr
+
+
+def test_blobs_in_a_vector_and_in_a_udt_named_in_quotes(cassandra, insight, home):
+    # The table named alone is read for the columns whose types hold a blob, and every blob is
+    # counted: in a vector, and in a UDT whose names are no Python identifiers (the driver gives
+    # such a value as a plain tuple).
+    import gzip
+
+    s = cassandra.session(insight.ks)
+    s.execute('CREATE TYPE IF NOT EXISTS "Odd Doc" ("Raw" blob, "a note" text)')
+    s.execute('CREATE TABLE IF NOT EXISTS odd (id int PRIMARY KEY, v vector<blob, 2>, q frozen<"Odd Doc">, '
+              "n text)")
+    a, b, c = (gzip.compress(x * 50, mtime=0) for x in (b"alpha ", b"beta ", b"gamma "))
+    s.execute(f"INSERT INTO odd (id, v, q, n) VALUES (1, [0x{a.hex()}, 0x{b.hex()}], "
+              f"{{\"Raw\": 0x{c.hex()}, \"a note\": 'x'}}, 'plain')")
+    s.shutdown()
+    doc = json_docs(cqlsh_ext(cassandra, home, f"COMPRESSION STATS JSON {insight.ks}.odd").stdout)[0]
+    cols = {c["column"]: c for c in doc["columns"]}
+    assert set(cols) == {"v[]", "q.Raw"}
+    assert (cols["v[]"]["values"], cols["v[]"]["stored_bytes"]) == (2, len(a) + len(b))
+    assert (cols["q.Raw"]["values"], cols["q.Raw"]["stored_bytes"]) == (1, len(c))

@@ -44,7 +44,7 @@ def from_sources(tmp_path: Path, *args: str, cqlshrc: str = "") -> tuple[options
     ("dynamodb.us-east-1.amazonaws.com", None),
 ])
 def test_region_from_host(host: str, region: str | None) -> None:
-    from cqlsh_ext.keyspaces.options import region_from_host
+    from cqlsh_ext.settings import region_from_host
 
     assert region_from_host(host) == region
 

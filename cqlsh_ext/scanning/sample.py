@@ -13,7 +13,7 @@ paged), several at once, until the plan says stop:
 
 The partition count comes from system.size_estimates when the server has it (Cassandra refreshes
 it every few minutes; Keyspaces documents it too), else from DISTINCT partition keys read after a
-few random tokens. Estimates and their intervals are cqlsh_ext.insight.scanning.estimate's; only slices
+few random tokens. Estimates and their intervals are cqlsh_ext.scanning.estimate's; only slices
 read to the end count (one cut by Ctrl-C or an error does not).
 """
 
@@ -26,9 +26,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from cqlsh_ext.insight import report
-from cqlsh_ext.insight.scanning import estimate
-from cqlsh_ext.insight.scanning.ring import Ring
+from cqlsh_ext.scanning import estimate
+from cqlsh_ext.scanning.ring import Ring
 
 #: Partitions a slice should hold: small enough that many slices make the sample (the variance
 #: is estimated between slices), large enough that a request is not wasted on an empty range.
@@ -194,11 +193,3 @@ class SliceSampler:
 
     def overall_ratio(self) -> estimate.Interval:
         return estimate.ratio(self._decompressed, self._stored, self.slices)
-
-    def progress_detail(self) -> str:
-        if len(self.done) < 2:
-            return f"{len(self.done)} slices"
-        r = self.overall_ratio()
-        rel = r.relative
-        width = f" +-{100 * rel:.1f} %" if rel is not None else ""
-        return f"{len(self.done)} slices, ratio {report.ratio(r.estimate)}{width}"

@@ -92,6 +92,6 @@ def server_partitioner(session: Any) -> str:
 def is_keyspaces(partitioner: str, host: str, asked_for: bool) -> bool:
     """Amazon Keyspaces (billed per read): --keyspaces or SigV4 asked for, its partitioner, or an
     AWS host name."""
-    from cqlsh_ext.keyspaces.options import region_from_host
+    from cqlsh_ext.settings import region_from_host
 
     return asked_for or partitioner.startswith("com.amazonaws.") or region_from_host(host) is not None

@@ -22,7 +22,10 @@ import threading
 import time
 from collections.abc import Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
+
+if TYPE_CHECKING:
+    from cqlsh_ext.shellapi import Shell
 
 #: Rows in the first page (cqlsh's own page size): small until the row size is known.
 FIRST_PAGE = 100
@@ -396,6 +399,27 @@ class Scanner:
         except ValueError:
             return lambda: None
         return lambda: signal.signal(signal.SIGINT, previous)
+
+
+def shell_scanner(shell: Shell, spec: ScanSpec, progress: Progress | None = None) -> Scanner:
+    """A Scanner on the shell's session, with its consistency levels and request timeout."""
+    return Scanner(
+        shell.session,
+        spec,
+        consistency=shell.consistency_level,
+        serial_consistency=shell.serial_consistency_level,
+        timeout=shell.session.default_timeout,
+        progress=progress,
+    )
+
+
+def one_page(session: Any, query: str, rows: int, timeout: float, consistency_level: Any = None) -> list[Any]:
+    """The first page of `query`, at most `rows` rows, within `timeout` seconds: one request, never
+    a second (a sample, not a scan: key completion's). Raises what the driver raises."""
+    from cassandra.query import SimpleStatement
+
+    statement = SimpleStatement(query, fetch_size=rows, consistency_level=consistency_level)
+    return session.execute_async(statement, timeout=timeout).result().current_rows
 
 
 def _adapt_page_size(fut: Any, rows: list[Any], limit: int | None) -> None:

@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from contextlib import closing
 from typing import Any
 
-from cqlsh_ext.insight.scanning.scan import Scanner
+from cqlsh_ext.scanning.scan import Scanner
 
 __all__ = ["consume"]
 

@@ -1,4 +1,5 @@
-"""Amazon Keyspaces arithmetic: the compression article's size buckets, capacity units, row quota.
+"""Amazon Keyspaces arithmetic: the compression article's size buckets, capacity units, row quota
+(what a full scan costs in read units, cost.py; what COMPRESSION STATS and ADVISE count).
 
 Keyspaces bills a write by the row's size, 1 WCU per started 1 KB, and a read at LOCAL_QUORUM by
 1 RCU per started 4 KB (half at LOCAL_ONE); a row may hold 1 MB at most

@@ -1,10 +1,12 @@
-"""An exact COMPRESSION STATS over worker processes: decoding scales past one interpreter's GIL.
+"""A whole table read over worker processes (an exact COMPRESSION STATS, a payload query):
+decoding scales past one interpreter's GIL.
 
 The ring is split into RANGES_PER_WORKER ranges per worker; workers take ranges from a shared
 queue (a worker that finishes early takes the next), scan them with their own connection and
-Scanner, aggregate into their own Stats, and send it back once at the end: the parent merges them.
-Between workers and parent there are only bounded queues of small messages (progress counts, one
-Stats per worker), so memory stays flat however big the table is.
+Scanner, fill their own copy of the Aggregate (aggregate.py), and send it back once at the end:
+the parent merges them. Between workers and parent there are only bounded queues of small
+messages (progress counts, what an Aggregate drains, one Aggregate per worker), so memory stays
+flat however big the table is.
 
 Processes are forked from the shell: a worker inherits the loaded modules and the connection's
 settings (contact points, authentication, TLS) without anything being written down or pickled,
@@ -23,13 +25,14 @@ import signal
 import threading
 import time
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Generic
 
-from cqlsh_ext.insight.scanning.consume import consume
-from cqlsh_ext.insight.scanning.ring import Ring
-from cqlsh_ext.insight.scanning.scan import Progress, Scanner, ScanSpec, error_text
+from cqlsh_ext.scanning.aggregate import A, drained, progress_counts
+from cqlsh_ext.scanning.consume import consume
+from cqlsh_ext.scanning.scan import Progress, Scanner, ScanSpec, error_text
 
 if TYPE_CHECKING:
+    from cqlsh_ext.scanning.plan import ReadPlan
     from cqlsh_ext.shellapi import Shell
 
 #: Ranges per worker: more than one, so a worker that meets a slow range does not hold the rest up.
@@ -38,32 +41,6 @@ RANGES_PER_WORKER = 16
 WORKER_STREAMS = 2
 STOP_GRACE = 10.0
 _PROGRESS_EVERY = 0.25
-
-
-_A = TypeVar("_A", bound="Aggregate")
-
-
-class Aggregate(Protocol):
-    """What the workers scan into (insight.stats.Stats): each worker fills its own fresh() copy,
-    sends it back (pickled) once, and the parent merges them into the template."""
-
-    query: str
-    interrupted: bool
-    error: str | None
-    scan: str
-
-    @property
-    def rows(self) -> int:
-        """Rows read so far (only read here: progress)."""
-        ...
-
-    def fresh(self: _A) -> _A: ...
-
-    def set_columns(self, names: Sequence[str], types: Sequence[Any]) -> None: ...
-
-    def add_rows(self, rows: Sequence[Sequence[Any]]) -> None: ...
-
-    def merge(self: _A, other: _A) -> None: ...
 
 
 def _worker_session(conn: Any, keyspace: str | None, timeout: float | None) -> tuple[Any, Any]:
@@ -124,13 +101,13 @@ def _worker(job: dict[str, Any], tasks: Any, results: Any, stop: Any, index: int
         def take(_names: Sequence[str], _types: Sequence[Any], rows: list[Any]) -> None:
             nonlocal last, sent
             stats.add_rows(rows)
-            out = stats.drain() if hasattr(stats, "drain") else None
+            out = drained(stats)
             if out:  # a query's matching rows stream to the parent as they are found
                 results.put(("out", out))
             now = time.monotonic()
             if now - last >= _PROGRESS_EVERY:
                 last = now
-                results.put(("rows", stats.rows - sent, index, _counts(stats)))
+                results.put(("rows", stats.rows - sent, index, progress_counts(stats)))
                 sent = stats.rows
             if stop.is_set():
                 scanner_.stop()
@@ -139,7 +116,7 @@ def _worker(job: dict[str, Any], tasks: Any, results: Any, stop: Any, index: int
         consume(scanner_, start, take)
         if scanner.error is not None:
             error = error_text(scanner.error)
-        results.put(("rows", stats.rows - sent, index, _counts(stats)))
+        results.put(("rows", stats.rows - sent, index, progress_counts(stats)))
     except Exception as err:  # connecting failed, or a bug: reported by the parent, never a traceback
         error = error_text(err)
     stats.interrupted = stop.is_set()
@@ -152,31 +129,20 @@ def _worker(job: dict[str, Any], tasks: Any, results: Any, stop: Any, index: int
             pass
 
 
-def _counts(stats: Any) -> tuple[int, ...] | None:
-    return stats.progress_counts() if hasattr(stats, "progress_counts") else None
+class WorkerScan(Generic[A]):
+    """A whole table read by `plan.workers` processes into `template` (an empty Aggregate with the
+    command's settings; cqlsh_ext.scanning.plan makes it): iterating yields each worker's drained
+    batch as it arrives (a payload query's matching rows); `merged` and `retried` are complete
+    once the iteration ends. `stop()` ends it early (a LIMIT reached): the workers stop at their
+    next page and report."""
 
-
-def scan(shell: Shell, template: _A, keyspace: str | None, partition_key: list[str], ring: Ring,
-         workers: int, progress: Progress | None) -> tuple[_A, dict[str, int]]:
-    """Scan the whole table with `workers` processes into `template` (an empty Aggregate with the
-    command's settings); (that Aggregate, retried errors by name)."""
-    run = WorkerScan(shell, template, keyspace, partition_key, ring, workers, progress)
-    for _ in run:
-        pass
-    return run.merged, run.retried
-
-
-class WorkerScan(Generic[_A]):
-    """A worker-process scan whose Aggregate also streams (a payload query's matching rows, from
-    its optional `drain()` after each page): iterating yields each worker's batch as it arrives;
-    `merged` and `retried` are complete once the iteration ends. `stop()` ends it early (a LIMIT
-    reached): the workers stop at their next page and report."""
-
-    def __init__(self, shell: Shell, template: _A, keyspace: str | None, partition_key: list[str],
-                 ring: Ring, workers: int, progress: Progress | None) -> None:
+    def __init__(self, shell: Shell, template: A, plan: ReadPlan, progress: Progress | None) -> None:
+        assert plan.ring is not None
         self.merged = template
         self.retried: dict[str, int] = {}
-        self._args = (shell, keyspace, partition_key, ring, workers, progress)
+        #: As ShellScan's; never True here: the columns are seen in the workers only.
+        self.refused = False
+        self._args = (shell, plan, progress)
         self._stop: Any = None
         self.enough = False
         #: Each worker's latest progress_counts() (a payload query's matched and undecodable rows).
@@ -194,21 +160,22 @@ class WorkerScan(Generic[_A]):
         return tuple(sum(c) for c in columns)
 
     def __iter__(self) -> Iterator[Any]:
-        shell, keyspace, partition_key, ring, workers, progress = self._args
-        template = self.merged
+        shell, plan, progress = self._args
+        template, workers = self.merged, plan.workers
+        assert plan.ring is not None
         ctx = multiprocessing.get_context("fork")
         tasks = ctx.Queue()
         results = ctx.Queue(maxsize=4 * workers)
         stop = self._stop = ctx.Event()
-        for rng in ring.split(workers * RANGES_PER_WORKER):
+        for rng in plan.ring.split(workers * RANGES_PER_WORKER):
             tasks.put(rng)
         for _ in range(workers):
             tasks.put(None)
         job = {
             "template": template,  # inherited through fork, never pickled
-            "query": template.query,
-            "keyspace": keyspace,
-            "partition_key": partition_key,
+            "query": plan.query,
+            "keyspace": plan.keyspace,
+            "partition_key": plan.partition_key,
             "conn": shell.conn,
             "timeout": shell.session.default_timeout,
             "consistency": shell.consistency_level,

@@ -20,8 +20,8 @@ def full_scan_accepted(shell: Shell, ks: str, table: str, size: Any, partitioner
     """Whether to go ahead with a full scan of ks.table; `size` the server's TableSize estimate
     (or None), `confirmed` the statement's CONFIRM; `label` starts the lines, `script_hint` tells
     a script how to go ahead, `question` is asked at a terminal."""
-    from cqlsh_ext.insight import capacity, report
-    from cqlsh_ext.insight.scanning.ring import is_keyspaces
+    from cqlsh_ext.scanning.capacity import rcu
+    from cqlsh_ext.scanning.ring import is_keyspaces
 
     opts = shell.settings.keyspaces
     keyspaces = is_keyspaces(partitioner, shell.hostname,
@@ -31,9 +31,9 @@ def full_scan_accepted(shell: Shell, ks: str, table: str, size: Any, partitioner
     if confirmed:
         return True
     if size is not None:
-        per_row = -(-size.mean_partition_bytes // (4 * capacity.KB)) or 1
-        cost = (f"about {report.count(size.partitions)} partitions, {size.bytes / 1e9:.2f} GB, "
-                f"~{report.count(size.partitions * per_row)} read units at LOCAL_QUORUM (estimate)")
+        units = size.partitions * rcu(size.mean_partition_bytes)
+        cost = (f"about {size.partitions:,} partitions, {size.bytes / 1e9:.2f} GB, "
+                f"~{units:,} read units at LOCAL_QUORUM (estimate)")
     else:
         cost = "an unknown number of rows (the server gives no size estimate)"
     where = "Amazon Keyspaces bills every row read" if keyspaces else "a large table"

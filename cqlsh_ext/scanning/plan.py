@@ -1,0 +1,184 @@
+"""The one plan for reading rows into an Aggregate (COMPRESSION STATS, payload queries), and the
+one worker policy.
+
+    plan = whole_table(shell, query, meta, ask, workers=None, streams=1)   # None: not accepted
+    plan = ReadPlan(query, limit=...)         # a statement as written: one stream
+    run = plan.read(shell, aggregate, progress)
+    for drained in run: ...                   # what the Aggregate lets out as it reads (rows found)
+    run.stop()                                # enough read (a LIMIT reached)
+
+A whole table: the partitioner (system.local) and its token ring, the server's size estimate
+(system.size_estimates), the cost said first and accepted (cost.py: on Amazon Keyspaces and from
+1 GB), then worker processes (workers.py) or the shell's own process, as `workers_for` decides.
+Retries, progress and Ctrl-C come with the Scanner and WorkerScan. Either way the Aggregate ends
+with `interrupted`, `error` (one line) and `scan` (how it was read) set, `run.retried` counts the
+errors retried by name.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from contextlib import closing
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Generic
+
+from cqlsh_ext.scanning.aggregate import A, drained, progress_counts
+from cqlsh_ext.scanning.ring import Ring, RingError, ring_for, server_partitioner
+from cqlsh_ext.scanning.scan import (
+    Progress,
+    Scanner,
+    ScanSpec,
+    TableSize,
+    error_text,
+    progress_for,
+    shell_scanner,
+    table_size,
+)
+from cqlsh_ext.scanning.workers import WorkerScan
+
+if TYPE_CHECKING:
+    from cqlsh_ext.shellapi import Shell
+
+#: A whole-table read uses worker processes, one per core, from this size by the server's estimate:
+#: below it, starting them costs more than they save (docs/insight-scale.md, "Worker processes").
+WORKERS_FROM_BYTES = 4 << 20
+MAX_WORKERS = 32
+#: N forces N worker processes (1: none) for every whole-table read that does not say PARALLEL: the
+#: server's size estimate of a table written minutes ago is often empty (tests, benchmarks).
+WORKERS_VARIABLE = "CQLSH_EXT_SCAN_WORKERS"
+#: A token-range read in the shell's own process cuts the ring into this many ranges per stream.
+RANGES_PER_STREAM = 4
+
+
+def workers_for(size: TableSize | None, asked: int | None = None) -> int:
+    """Worker processes for a whole-table read (1: the shell's own process): `asked` (PARALLEL n),
+    else CQLSH_EXT_SCAN_WORKERS, else one per core from WORKERS_FROM_BYTES."""
+    if asked is not None:
+        return max(1, min(MAX_WORKERS, asked))
+    forced = os.environ.get(WORKERS_VARIABLE, "")
+    if forced.isdigit():
+        return max(1, min(MAX_WORKERS, int(forced)))
+    if size is None or size.bytes < WORKERS_FROM_BYTES:
+        return 1
+    return max(1, min(MAX_WORKERS, os.cpu_count() or 1))
+
+
+@dataclass(frozen=True)
+class Ask:
+    """How a command asks before an expensive full scan (cost.full_scan_accepted): `label` starts
+    its lines, `script_hint` tells a script how to go ahead, `question` is asked at a terminal,
+    `confirmed` is the statement's CONFIRM."""
+
+    label: str
+    script_hint: str
+    question: str
+    confirmed: bool
+
+
+@dataclass
+class ReadPlan:
+    """How a statement's rows are read: `query` as one stream (with its LIMIT), or, for a whole
+    table, over its token ring by `workers` processes or by `streams` token ranges at once."""
+
+    query: str
+    limit: int | None = None
+    keyspace: str | None = None
+    partition_key: list[str] = field(default_factory=list)
+    ring: Ring | None = None
+    size: TableSize | None = None
+    workers: int = 1
+    streams: int = 1
+
+    @property
+    def over_workers(self) -> bool:
+        return self.ring is not None and self.workers > 1
+
+    def spec(self) -> ScanSpec:
+        """What the shell's own process reads."""
+        if self.ring is None or self.streams <= 1:
+            return ScanSpec(self.query, limit=self.limit)
+        return ScanSpec(self.query, partition_key=self.partition_key, streams=self.streams,
+                        ranges=self.ring.split(self.streams * RANGES_PER_STREAM))
+
+    def progress(self, label: str, enabled: bool = True) -> Progress | None:
+        """The progress line (a terminal's stderr only), a percentage from the size estimate."""
+        return progress_for(label, enabled, self.size.partitions if self.size is not None else None)
+
+    def read(self, shell: Shell, aggregate: A, progress: Progress | None = None,
+             accept: Callable[[A], bool] | None = None) -> WorkerScan[A] | ShellScan[A]:
+        """The reading into `aggregate`, to iterate. `accept` sees the Aggregate once the first
+        page's columns are set (in the shell's process only) and may refuse the result (False:
+        the caller says why)."""
+        if self.over_workers:
+            return WorkerScan(shell, aggregate, self, progress)
+        return ShellScan(shell_scanner(shell, self.spec(), progress), aggregate, accept)
+
+
+def whole_table(shell: Shell, query: str, meta: Any, ask: Ask, workers: int | None = None,
+                streams: int = 1) -> ReadPlan | None:
+    """The plan for `query`, a whole-table SELECT of `meta` (the driver's table metadata); None
+    when the cost was not accepted (said why). `workers`: PARALLEL n; `streams`: token ranges read
+    at once when the shell's own process reads."""
+    from cqlsh_ext.scanning.cost import full_scan_accepted
+
+    keyspace, table = meta.keyspace_name, meta.name
+    partitioner = server_partitioner(shell.session)
+    try:
+        ring: Ring | None = ring_for(partitioner)
+    except RingError:  # no numeric ring: one stream, in the shell's process
+        ring = None
+    size = table_size(shell.session, keyspace, table, ring.span if ring is not None else None)
+    if not full_scan_accepted(shell, keyspace, table, size, partitioner, ask.confirmed, ask.label,
+                              ask.script_hint, ask.question):
+        return None
+    return ReadPlan(query, keyspace=keyspace, partition_key=[c.name for c in meta.partition_key],
+                    ring=ring, size=size, workers=workers_for(size, workers), streams=streams)
+
+
+class ShellScan(Generic[A]):
+    """An Aggregate filled in the shell's own process as a worker fills its copy: the Scanner's
+    pages into `set_columns` (first page) and `add_rows`; iterating yields what it drains after
+    each page. `refused`: `accept` said no."""
+
+    def __init__(self, scanner: Scanner, aggregate: A, accept: Callable[[A], bool] | None) -> None:
+        self.scanner = scanner
+        self.merged = aggregate
+        self.accept = accept
+        self.retried: dict[str, int] = {}
+        self.refused = False
+        self.enough = False
+
+    def stop(self) -> None:
+        """Enough has been read (not an interruption): the reading ends after this page."""
+        self.enough = True
+
+    def seen_total(self) -> tuple[int, ...]:
+        """The Aggregate's `progress_counts()` (() when it has none), as WorkerScan's."""
+        return progress_counts(self.merged) or ()
+
+    def __iter__(self) -> Iterator[Any]:
+        aggregate, scanner = self.merged, self.scanner
+        started = False
+        try:
+            with closing(scanner.pages()) as pages:
+                for names, types, rows in pages:
+                    if not started:
+                        started = True
+                        aggregate.set_columns(names, types)
+                        if self.accept is not None and not self.accept(aggregate):
+                            self.refused = True
+                            return
+                    aggregate.add_rows(rows)
+                    out = drained(aggregate)
+                    if out:
+                        yield out
+                    if self.enough:
+                        break
+        except KeyboardInterrupt:
+            scanner.interrupted = True
+        aggregate.interrupted = aggregate.interrupted or scanner.interrupted
+        aggregate.scan = scanner.description
+        self.retried = scanner.retried
+        if scanner.error is not None:
+            aggregate.error = error_text(scanner.error)
