@@ -144,8 +144,8 @@ def _child(path: str, mode: str, cap: int, which: str, repeat: int) -> None:
     import lz4.frame
     import zstandard
 
-    from cqlsh_ext import seams
-    from cqlsh_ext.display import BlobDisplay
+    from cqlsh_ext.cqlsh import seams
+    from cqlsh_ext.output.display import BlobDisplay
     from cqlsh_ext.settings import DisplaySettings
 
     colormap = seams.value_colormap(False)

@@ -18,7 +18,7 @@ from cqlsh_ext.settings import SettingError, Settings, add_flags
 SUBCOMMANDS = {
     "demo": "cqlsh_ext.demo.cli",
     "inspect": "cqlsh_ext.insight.cli",
-    "sample-config": "cqlsh_ext.sample_config",
+    "sample-config": "cqlsh_ext.settings.sample_config",
     "spark": "cqlsh_ext.spark.cli",
 }
 
@@ -101,7 +101,8 @@ def _main(argv: list[str] | None) -> int:
 
         return import_module(SUBCOMMANDS[args[0]]).main(args[1:])
 
-    from cqlsh_ext import gc_pause, seams
+    from cqlsh_ext.common import gc_pause
+    from cqlsh_ext.cqlsh import seams
 
     gc_pause.pause()  # until the shell is ready: see gc_pause
     ext_parser = _ext_parser()

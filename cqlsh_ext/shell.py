@@ -2,7 +2,7 @@
 
 Each method below hands over to the module that does the work, and with our features off (`-d
 none`, table output, `--classic`, no Keyspaces flags) to cqlsh's own method, so stock behaviour
-is kept. Where each override attaches to cqlsh is listed in cqlsh_ext.seams.
+is kept. Where each override attaches to cqlsh is listed in cqlsh_ext.cqlsh.seams.
 
 - results: cqlsh_ext.output.pipeline (writers, pager, blob cells, auto vertical);
 - commands: their modules, imported here (COMMAND_MODULES); each command's `do_<word>` comes
@@ -21,8 +21,10 @@ import contextlib
 import sys
 from typing import TYPE_CHECKING, Any
 
-from cqlsh_ext import commands, gc_pause, seams
+from cqlsh_ext import commands
 from cqlsh_ext.commands import decode, decompress
+from cqlsh_ext.common import gc_pause
+from cqlsh_ext.cqlsh import seams
 from cqlsh_ext.encode import help as encode_help
 from cqlsh_ext.encode import statement as encode_statement
 from cqlsh_ext.export import command as export_command
@@ -38,7 +40,7 @@ from cqlsh_ext.settings import Settings
 from cqlsh_ext.settings.output_formats import output_format
 
 if TYPE_CHECKING:
-    from cqlsh_ext.shellapi import Parsed
+    from cqlsh_ext.cqlsh.protocol import Parsed
 
 #: The modules that declare our commands (importing one declares its commands), in HELP order.
 COMMAND_MODULES = (decompress, decode, output_command, insight_commands)
@@ -214,7 +216,7 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
             return super().do_copy(parsed)
 
     do_copy.__doc__ = Stock.do_copy.__doc__
-    #: HELP QUERIES, in every loop (a help topic, no command: cqlsh_ext.seams.help_topic).
+    #: HELP QUERIES, in every loop (a help topic, no command: cqlsh_ext.cqlsh.seams.help_topic).
     do_queries = seams.help_topic("queries", QUERIES_HELP)
     #: HELP ENCODE: encode() is a function inside INSERT, UPDATE and BATCH, no command.
     do_encode = seams.help_topic("encode", encode_help.ENCODE_HELP)

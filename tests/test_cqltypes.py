@@ -1,11 +1,11 @@
-"""The one model of CQL types (cqlsh_ext.cqltypes): type text, the driver's type classes and cqlsh's
+"""The one model of CQL types (cqlsh_ext.cql.types): type text, the driver's type classes and cqlsh's
 CqlType read into one tree that says where the blobs are, checked on the types a real server made."""
 
 from __future__ import annotations
 
 import pytest
 
-from cqlsh_ext.cqltypes import CqlType, TypeTextError, extractor, from_cqlsh, from_driver, parse, udts_of
+from cqlsh_ext.cql.types import CqlType, TypeTextError, extractor, from_cqlsh, from_driver, parse, udts_of
 
 #: Leaves a later question asks about (varchar is read as text).
 TEXT = frozenset({"text", "ascii"})

@@ -1,4 +1,4 @@
-"""How one blob becomes a table cell (cqlsh_ext.display), without a server."""
+"""How one blob becomes a table cell (cqlsh_ext.output.display), without a server."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ import zlib
 import cramjam
 import zstandard
 
-from cqlsh_ext import seams
+from cqlsh_ext.cqlsh import seams
 from cqlsh_ext.demo.samples import java_string
-from cqlsh_ext.display import BlobDisplay, human_size
+from cqlsh_ext.output.display import BlobDisplay, human_size
 from cqlsh_ext.settings import DisplaySettings
 
 PLAIN = seams.value_colormap(False)

@@ -1,4 +1,4 @@
-"""Result paging (cqlsh_ext.paging) on a stand-in for the driver's ResultSet: the next page is
+"""Result paging (cqlsh_ext.output.paging) on a stand-in for the driver's ResultSet: the next page is
 requested while one is printed, empty pages are fetched past, and what is printed is unchanged;
 then the same on the real driver and server."""
 
@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from cqlsh_ext.paging import paged, prefetch_pages, skip_empty_pages
+from cqlsh_ext.output.paging import paged, prefetch_pages, skip_empty_pages
 
 
 class Future:

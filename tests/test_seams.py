@@ -1,4 +1,4 @@
-"""The library internals cqlsh-ext relies on (cqlsh_ext/seams.py) are still where we expect them.
+"""The library internals cqlsh-ext relies on (cqlsh_ext/cqlsh/seams.py) are still where we expect them.
 
 One check per entry of seams.SEAMS; these fail first, and say what moved, when the pinned cqlsh,
 cassandra-driver or boto3 is upgraded. No server needed.
@@ -13,7 +13,7 @@ import sys
 
 import pytest
 
-from cqlsh_ext import seams
+from cqlsh_ext.cqlsh import seams
 
 cqlshmain = seams.import_cqlshmain(None)
 
@@ -36,7 +36,7 @@ def test_importing_cqlshmain_ignores_our_command_line():
     # cqlsh parses sys.argv at import time: --help there would exit before our parser ran.
     code = (
         "import sys; sys.argv = ['cqlsh-ext', '--help', '-d', 'snappy'];"
-        "from cqlsh_ext import seams; m = seams.import_cqlshmain(None); print('imported', m.version)"
+        "from cqlsh_ext.cqlsh import seams; m = seams.import_cqlshmain(None); print('imported', m.version)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.startswith("imported 6.2")
@@ -167,7 +167,7 @@ def test_driver_paging_internals():
     future = SimpleNamespace(_col_names=["a"], _col_types=[None], has_more_pages=False)
     result = ResultSet(future, [1, 2])
     assert result.current_rows == [1, 2]
-    result._current_rows = [3]  # what cqlsh_ext.paging does with a prefetched page
+    result._current_rows = [3]  # what cqlsh_ext.output.paging does with a prefetched page
     assert result.current_rows == [3] and list(result) == [3]
     for name in ("start_fetching_next_page", "has_more_pages", "result"):
         assert hasattr(ResponseFuture, name), name

@@ -10,9 +10,9 @@ from pathlib import Path
 import options_table
 import pytest
 
-from cqlsh_ext import cli, sample_config
+from cqlsh_ext import cli
 from cqlsh_ext.keyspaces import options
-from cqlsh_ext.settings import KEYS, SETTINGS, Key, SettingError, Settings, load
+from cqlsh_ext.settings import KEYS, SETTINGS, Key, SettingError, Settings, load, sample_config
 
 FLAGGED = [key for key in SETTINGS if key.flags]
 
@@ -129,7 +129,7 @@ def test_codec_names_in_texts_come_from_codec_names():
     """A codec added to CODEC_NAMES shows in --help, the sample and the README table by itself."""
     code = ("import cqlsh_ext.codecs.base as base\n"
             "base.CODEC_NAMES = (*base.CODEC_NAMES, 'newcodec')\n"
-            "from cqlsh_ext import cli, sample_config\n"
+            "from cqlsh_ext import cli\nfrom cqlsh_ext.settings import sample_config\n"
             "from cqlsh_ext.settings import load\n"
             "print(cli._ext_parser().format_help().count('newcodec'),\n"
             "      sample_config.sample().count('newcodec'),\n"

@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from cqlsh_ext.sample_config import options_table
+from cqlsh_ext.settings.sample_config import options_table
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from cqlsh_ext.shellapi import Parsed, Shell
+    from cqlsh_ext.cqlsh.protocol import Parsed, Shell
 
 Handler = Callable[["Shell", "Parsed"], None]
 

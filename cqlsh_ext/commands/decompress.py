@@ -9,7 +9,7 @@ from cqlsh_ext.commands import shell_command
 from cqlsh_ext.settings import MODES, SettingError, parse_mode
 
 if TYPE_CHECKING:
-    from cqlsh_ext.shellapi import Parsed, Shell
+    from cqlsh_ext.cqlsh.protocol import Parsed, Shell
 
 DECOMPRESS_GRAMMAR = r"""
 <decompressCommand> ::= "DECOMPRESS" ( mode=<decompressMode> )?

@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from cqlsh_ext.cqltypes import SEQUENCES, UDT, CqlType
-from cqlsh_ext.query.lexer import Cursor, Token
+from cqlsh_ext.cql.lexer import Cursor, Token
+from cqlsh_ext.cql.types import SEQUENCES, UDT, CqlType
 
 #: Words that end a value (a clause or a statement begins).
 _CLAUSE_WORDS = frozenset({"where", "if", "using", "and", "apply", "insert", "update", "delete", "set",

@@ -13,18 +13,18 @@ import sys
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from cqlsh_ext import seams
-from cqlsh_ext.cqltypes import parse, udts_of
+from cqlsh_ext.common.units import human_size
+from cqlsh_ext.cql.errors import QueryError
+from cqlsh_ext.cql.lexer import Token, tokenize
+from cqlsh_ext.cql.types import parse, udts_of
+from cqlsh_ext.cqlsh import seams
 from cqlsh_ext.encode.chain import Encoded, EncodeRefused, encode, same
 from cqlsh_ext.encode.parse import Call, Reader, Table, Unreadable, is_call
 from cqlsh_ext.output.place import ValuePlace
-from cqlsh_ext.query.errors import QueryError
-from cqlsh_ext.query.lexer import Token, tokenize
 from cqlsh_ext.settings import NONE
-from cqlsh_ext.units import human_size
 
 if TYPE_CHECKING:
-    from cqlsh_ext.shellapi import Shell
+    from cqlsh_ext.cqlsh.protocol import Shell
 
 #: A statement worth reading: `encode(` somewhere in it (case-blind), spaces allowed before '('.
 ENCODE_CALL = re.compile(r"encode\s*\(", re.IGNORECASE)

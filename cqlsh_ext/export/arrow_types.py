@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from cqlsh_ext import jsonenc
+from cqlsh_ext.common import jsonenc
 
 #: A record place holds at most this many keys as struct fields; more (ids used as keys, say)
 #: make that place JSON text.
@@ -304,17 +304,17 @@ _CQL_LEAVES = {
 
 def cql_kind(cqltype: Any) -> Kind:
     """The kind of a CQL column of driver type `cqltype` (a cassandra.cqltypes class, read through
-    the one type model, cqlsh_ext.cqltypes). A blob at the top is the caller's (a decoded payload
+    the one type model, cqlsh_ext.cql.types). A blob at the top is the caller's (a decoded payload
     with its companions); a blob inside a collection, tuple or UDT is the JSON writer's object for
     it, as text. varint and decimal start as the decimal kinds and widen like any number (a varint
     past 38 digits is JSON text)."""
-    from cqlsh_ext.cqltypes import from_driver
+    from cqlsh_ext.cql.types import from_driver
 
     return _kind_of_type(from_driver(cqltype), top=True)
 
 
 def _kind_of_type(node: Any, top: bool = False) -> Kind:
-    """The kind of a cqlsh_ext.cqltypes.CqlType node."""
+    """The kind of a cqlsh_ext.cql.types.CqlType node."""
     kind = node.kind
     if kind == "native":
         if node.name in _CQL_LEAVES:

@@ -49,7 +49,7 @@ def _has_decimal(kind: Kind) -> bool:
 
 def is_blob(cqltype: Any) -> bool:
     """A blob column (a driver type; clustering order or frozen<> around it changes nothing)."""
-    from cqlsh_ext.cqltypes import from_driver
+    from cqlsh_ext.cql.types import from_driver
 
     return cqltype is not None and from_driver(cqltype).is_blob
 

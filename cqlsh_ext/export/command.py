@@ -18,13 +18,13 @@ from typing import TYPE_CHECKING
 from cqlsh_ext.export.statement import EXTENSIONS, LABEL, STOCK_COPY_TO, CopyError, format_name, parse
 
 if TYPE_CHECKING:
-    from cqlsh_ext.shellapi import Shell
+    from cqlsh_ext.cqlsh.protocol import Shell
 
 
 def intercept(shell: Shell, text: str) -> bool:
     """True when `text` was ours (run or refused, said in one line); False: cqlsh's COPY."""
-    from cqlsh_ext.query.errors import QueryError
-    from cqlsh_ext.query.lexer import tokenize
+    from cqlsh_ext.cql.errors import QueryError
+    from cqlsh_ext.cql.lexer import tokenize
 
     try:
         tokens = tokenize(text)

@@ -17,7 +17,7 @@ from cqlsh_ext.export.errors import ExportError
 from cqlsh_ext.export.statement import LABEL, ExportStatement
 
 if TYPE_CHECKING:
-    from cqlsh_ext.shellapi import Shell
+    from cqlsh_ext.cqlsh.protocol import Shell
 
 #: Rows per page handed from the reading to the file (the server's pages, when it returns the
 #: answer's rows one for one, are of FETCH_SIZE rows).
@@ -27,7 +27,7 @@ PARQUET_INSTALL = "pip install 'cqlsh-ext[parquet]'"
 
 
 def run(shell: Shell, statement: ExportStatement) -> None:
-    from cqlsh_ext.query.errors import QueryError
+    from cqlsh_ext.cql.errors import QueryError
 
     try:
         _export(shell, statement)

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from cqlsh_ext.query.lexer import Token
+    from cqlsh_ext.cql.lexer import Token
 
 LABEL = "COPY (SELECT ...)"
 #: File name endings and the format each means; WITH FORMAT names a format whatever the name.

@@ -107,7 +107,7 @@ def main(argv: list[str]) -> int:
     except (OSError, ValueError) as err:
         print(f"cqlsh-ext inspect: error: {err}", file=sys.stderr)
         return 2
-    from cqlsh_ext import jsonenc as jsonout
+    from cqlsh_ext.common import jsonenc as jsonout
     from cqlsh_ext.insight.inspect import inspect_value
     from cqlsh_ext.insight.measure import effective_mode
 

@@ -23,7 +23,7 @@ from cqlsh_ext.commands.decompress import fill
 from cqlsh_ext.payload.names import STREAM_MAGICS, title
 
 if TYPE_CHECKING:
-    from cqlsh_ext.shellapi import Parsed, Shell
+    from cqlsh_ext.cqlsh.protocol import Parsed, Shell
 
 INSPECT_GRAMMAR = r"""
 <inspectCommand> ::= "INSPECT" ( asjson="JSON" )? <selectStatement>

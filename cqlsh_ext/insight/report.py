@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator, Sequence
 
-from cqlsh_ext.units import human_size
+from cqlsh_ext.common.units import human_size
 
 __all__ = ["bar", "count", "fit", "human_size", "pct", "ratio", "sized", "table"]
 

@@ -9,11 +9,11 @@ from typing import TYPE_CHECKING, Any
 from cqlsh_ext.insight import shellside as side
 
 if TYPE_CHECKING:
-    from cqlsh_ext.shellapi import Parsed, Shell
+    from cqlsh_ext.cqlsh.protocol import Parsed, Shell
 
 
 def run(shell: Shell, parsed: Parsed) -> None:
-    from cqlsh_ext.cqltypes import columns_holding, extractor
+    from cqlsh_ext.cql.types import columns_holding, extractor
     from cqlsh_ext.insight.advise import Advice, Sample
     from cqlsh_ext.scanning.consume import consume
     from cqlsh_ext.scanning.scan import error_text, progress_for

@@ -9,13 +9,13 @@ from typing import TYPE_CHECKING, Any
 from cqlsh_ext.insight import shellside as side
 
 if TYPE_CHECKING:
-    from cqlsh_ext.shellapi import Parsed, Shell
+    from cqlsh_ext.cqlsh.protocol import Parsed, Shell
 
 
 def run(shell: Shell, parsed: Parsed) -> None:
-    from cqlsh_ext import jsonenc as jsonout
     from cqlsh_ext.codecs._common import reason
-    from cqlsh_ext.cqltypes import columns_holding, extractor
+    from cqlsh_ext.common import jsonenc as jsonout
+    from cqlsh_ext.cql.types import columns_holding, extractor
     from cqlsh_ext.insight.inspect import inspect_value, unreadable
     from cqlsh_ext.scanning.consume import consume
 

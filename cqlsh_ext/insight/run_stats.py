@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from cqlsh_ext.insight import shellside as side
 
 if TYPE_CHECKING:
-    from cqlsh_ext.shellapi import Parsed, Shell
+    from cqlsh_ext.cqlsh.protocol import Parsed, Shell
 
 NO_BLOB = "COMPRESSION STATS: the result has no blob column"
 

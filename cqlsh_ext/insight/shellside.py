@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from cqlsh_ext.scanning.scan import Progress, Scanner, ScanSpec, error_text, shell_scanner
 
 if TYPE_CHECKING:
-    from cqlsh_ext.shellapi import Parsed, Shell
+    from cqlsh_ext.cqlsh.protocol import Parsed, Shell
 
 
 def select_text(parsed: Parsed) -> str:
@@ -84,7 +84,7 @@ def target(shell: Shell, parsed: Parsed, action: str, statement: str | None = No
         return None
     from cassandra.metadata import protect_name
 
-    from cqlsh_ext.cqltypes import parse, udts_of
+    from cqlsh_ext.cql.types import parse, udts_of
 
     udts = udts_of(shell.conn.metadata.keyspaces.get(ks))
     columns = [name for name, column in meta.columns.items() if parse(column.cql_type, udts).holds()]
@@ -139,7 +139,7 @@ def publish(shell: Shell, parsed: Parsed, to_json: Callable[[], Any],
             render: Callable[[], list[str]]) -> None:
     """A report as one JSON document (asked for, or the shell's output format), else as text laid
     out for the screen."""
-    from cqlsh_ext import jsonenc
+    from cqlsh_ext.common import jsonenc
 
     write(shell, [jsonenc.dumps(to_json())] if wants_json(shell, parsed) else fit_report(shell, render()))
 

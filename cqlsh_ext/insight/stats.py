@@ -20,7 +20,7 @@ from operator import truediv
 from typing import Any
 
 from cqlsh_ext.codecs.base import DEFAULT_CAP
-from cqlsh_ext.cqltypes import columns_holding, extractor
+from cqlsh_ext.cql.types import columns_holding, extractor
 from cqlsh_ext.insight import report
 from cqlsh_ext.insight.measure import COMPRESSED, FROM_HEADER, Peeled, quick
 from cqlsh_ext.insight.median import StreamingMedian

@@ -2,13 +2,30 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from cqlsh_ext.insight import report
 from cqlsh_ext.scanning import capacity
 
-if TYPE_CHECKING:
-    from cqlsh_ext.insight.stats import ColumnStats
+
+class ColumnFigures(Protocol):
+    """What the report reads of one column's counters (insight.stats.ColumnStats): declared here so
+    that the aggregate imports its report and not the other way round, even for typing."""
+
+    name: str
+    values: int
+    nulls: int
+    stored: int
+    size: int
+    inexact: int
+    from_headers: int
+    reasons: dict[str, int]
+    before: capacity.Buckets
+    after: capacity.Buckets
+
+    def by_codec(self) -> dict[str, int]: ...
+
+    def to_json(self) -> dict[str, object]: ...
 
 
 def retried_lines(retried: dict[str, int]) -> list[str]:
@@ -19,7 +36,7 @@ def retried_lines(retried: dict[str, int]) -> list[str]:
     return [f"  retried with backoff: {named}"]
 
 
-def render_column(col: ColumnStats) -> list[str]:
+def render_column(col: ColumnFigures) -> list[str]:
     doc: dict[str, Any] = col.to_json()
     nulls = f", {report.count(col.nulls)} null" if col.nulls else ""
     lines = [f"Column {col.name}: {report.count(col.values)} values{nulls}"]

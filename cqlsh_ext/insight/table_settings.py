@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 
 from cqlsh_ext.codecs.base import DEFAULT_CAP
-from cqlsh_ext.cqltypes import columns_holding, extractor
+from cqlsh_ext.cql.types import columns_holding, extractor
 from cqlsh_ext.insight import report
 from cqlsh_ext.insight.measure import COMPRESSED, peel
 

@@ -17,7 +17,7 @@ from cqlsh_ext.keyspaces.errors import KeyspacesError, explain, redact, remember
 from cqlsh_ext.settings import Settings
 
 if TYPE_CHECKING:
-    from cqlsh_ext.shellapi import Parsed, Shell
+    from cqlsh_ext.cqlsh.protocol import Parsed, Shell
 
 
 def _is_plain(provider: Any) -> bool:

@@ -26,7 +26,7 @@ from typing import Any
 import wcwidth
 from cqlshlib.displaying import ANSI_RESET, FormattedValue
 
-from cqlsh_ext.cells import NotedValue
+from cqlsh_ext.output.cells import NotedValue
 
 ELLIPSIS = "…"
 #: A column is never cut narrower than this (or its name), so a cut cell still says something.

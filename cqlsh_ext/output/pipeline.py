@@ -7,7 +7,7 @@ with `print_formatted_result` (table) or `print_formatted_result_vertically` (EX
 
 - the writer: JSON Lines or CSV (cqlsh_ext.output.writers) for the machine formats; otherwise
   cqlsh's own table and vertical layout (cqlsh's methods, called explicitly), with blob cells
-  decoded by cqlsh_ext.display through cqlsh_ext.output.table when the result holds blobs;
+  decoded by cqlsh_ext.output.display through cqlsh_ext.output.table when the result holds blobs;
 - pauses: none in the interactive shell (its pager takes the whole command's output,
   cqlsh_ext.repl.pager), cqlsh's `---MORE---` pauses in its classic loop, none in scripts;
 - the layout (cqlsh_ext.output.layout): in the interactive shell, tables fitted to the screen
@@ -15,7 +15,7 @@ with `print_formatted_result` (table) or `print_formatted_result_vertically` (EX
   values, without one long cell padding a column.
 
 With `-d none` (and no machine format) every call reaches cqlsh's own method unchanged, so the
-output is byte for byte stock. Pages come through cqlsh_ext.paging (prefetch, empty pages skipped).
+output is byte for byte stock. Pages come through cqlsh_ext.output.paging (prefetch, empty pages skipped).
 """
 
 from __future__ import annotations
@@ -26,14 +26,14 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from cqlsh_ext import seams
-from cqlsh_ext.paging import paged
+from cqlsh_ext.cqlsh import seams
+from cqlsh_ext.output.paging import paged
 from cqlsh_ext.settings import NONE
 from cqlsh_ext.settings.output_formats import output_format
 
 if TYPE_CHECKING:
-    from cqlsh_ext.display import BlobDisplay
-    from cqlsh_ext.shellapi import Shell
+    from cqlsh_ext.cqlsh.protocol import Shell
+    from cqlsh_ext.output.display import BlobDisplay
 
 
 @dataclass
@@ -132,7 +132,7 @@ class ResultPipeline:
         page = self.now if self.now.in_result else Printing()
         with self._printing(page):
             page.row_offset = row_count_offset
-            from cqlsh_ext.cqltypes import from_driver  # standard library only
+            from cqlsh_ext.cql.types import from_driver  # standard library only
 
             if display.mode == NONE or not any(from_driver(t).holds() for t in result.column_types or ()):
                 self.stock.print_static_result(shell, result, table_meta, with_header, tty, row_count_offset)
@@ -147,7 +147,7 @@ class ResultPipeline:
                 page.display = None  # the next page of the result decides again
 
     def _blob_display(self, result: Any) -> BlobDisplay:
-        from cqlsh_ext.display import BlobDisplay  # the codec layer loads with the first blob
+        from cqlsh_ext.output.display import BlobDisplay  # the codec layer loads with the first blob
 
         shell = self.shell
         # Blob cells are cut to a screen line for a person at a terminal (the interactive shell,

@@ -10,7 +10,7 @@ CSV: the same values as text; a decoded blob is its text, collections are their 
 
 JSON is produced as text rather than through json.dumps of Python objects so that decimals and
 huge varints are written exactly, without a float round trip; how each kind of value is spelled
-(bytes, timestamps, floats, NaN) is cqlsh_ext.jsonenc's, shared with every other JSON we write,
+(bytes, timestamps, floats, NaN) is cqlsh_ext.common.jsonenc's, shared with every other JSON we write,
 the decoded records embedded here included.
 """
 
@@ -25,8 +25,8 @@ from typing import TYPE_CHECKING, Any
 
 from cassandra import cqltypes, util
 
-from cqlsh_ext.jsonenc import blob_text, duration_text, float_text, time_text
-from cqlsh_ext.jsonenc import string as _string
+from cqlsh_ext.common.jsonenc import blob_text, duration_text, float_text, time_text
+from cqlsh_ext.common.jsonenc import string as _string
 from cqlsh_ext.output.place import ValuePlace
 from cqlsh_ext.payload.budget import Budget
 from cqlsh_ext.payload.spec import ColumnSpecs

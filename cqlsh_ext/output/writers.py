@@ -16,7 +16,7 @@ from cqlsh_ext.output.values import CsvSpelling, JsonSpelling
 from cqlsh_ext.settings import DisplaySettings
 
 if TYPE_CHECKING:
-    from cqlsh_ext.shellapi import Out
+    from cqlsh_ext.cqlsh.protocol import Out
 
 
 class RowWriter(Protocol):

@@ -22,8 +22,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from cqlsh_ext.cqlsh.protocol import Shell
     from cqlsh_ext.query.evaluate import Settings
-    from cqlsh_ext.shellapi import Shell
 
 #: Rows read per column, once per session: a sample, never a scan.
 SAMPLE_ROWS = 100
@@ -250,7 +250,7 @@ class PayloadKeys:
     def _resolve(self, at: PathAt) -> tuple[str, str, str, str | None, Prefix] | None:
         """(keyspace, table, column, place of the blob, key prefix) when `at.head` reaches a blob
         of the statement's table, from the driver's schema (no request)."""
-        from cqlsh_ext.cqltypes import UDT
+        from cqlsh_ext.cql.types import UDT
         from cqlsh_ext.payload_select.schema import schema_of, table_meta
         from cqlsh_ext.query.grammar import map_of_blobs
 

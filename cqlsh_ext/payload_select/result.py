@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator, Sequence
 from decimal import Decimal
 from typing import Any
 
-from cqlsh_ext.jsonenc import float_text
+from cqlsh_ext.common.jsonenc import float_text
 from cqlsh_ext.payload.budget import Budget
 
 Row = tuple[Any, ...]

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from cqlsh_ext.cqltypes import udts_of
+from cqlsh_ext.cql.types import udts_of
 from cqlsh_ext.query.grammar import Schema
 
 if TYPE_CHECKING:
-    from cqlsh_ext.shellapi import Shell
+    from cqlsh_ext.cqlsh.protocol import Shell
 
 
 def table_meta(shell: Shell, keyspace: str | None, table: str) -> Any:

@@ -7,11 +7,11 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING, Any
 
-from cqlsh_ext.query.errors import QueryError
+from cqlsh_ext.cql.errors import QueryError
 
 if TYPE_CHECKING:
+    from cqlsh_ext.cqlsh.protocol import Shell
     from cqlsh_ext.query.grammar import Plan, Schema
-    from cqlsh_ext.shellapi import Shell
 
 LABEL = "payload query"
 

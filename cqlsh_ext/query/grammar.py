@@ -9,10 +9,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from cqlsh_ext import cqltypes
-from cqlsh_ext.cqltypes import UDT, CqlType
-from cqlsh_ext.query.errors import QueryError
-from cqlsh_ext.query.lexer import Cursor, Token, tokenize
+from cqlsh_ext.cql import types as cqltypes
+from cqlsh_ext.cql.errors import QueryError
+from cqlsh_ext.cql.lexer import Cursor, Token, tokenize
+from cqlsh_ext.cql.types import UDT, CqlType
 
 __all__ = ["QueryError", "Schema", "Plan", "Path", "Column", "Item", "Predicate", "parse"]
 
@@ -27,7 +27,7 @@ class Schema:
     udts: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
 
     def type_of(self, column: str) -> CqlType | None:
-        """The column's type (cqlsh_ext.cqltypes), its UDTs given their fields; None when the
+        """The column's type (cqlsh_ext.cql.types), its UDTs given their fields; None when the
         table has no such column."""
         text = self.columns.get(column)
         return None if text is None else cqltypes.parse(text, self.udts)

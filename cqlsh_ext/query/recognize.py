@@ -2,10 +2,10 @@
 reads (its schema is then fetched) and whether the statement reaches into a payload at all."""
 from __future__ import annotations
 
-from cqlsh_ext.cqltypes import UDT
-from cqlsh_ext.query.errors import QueryError
+from cqlsh_ext.cql.errors import QueryError
+from cqlsh_ext.cql.lexer import Token, tokenize
+from cqlsh_ext.cql.types import UDT
 from cqlsh_ext.query.grammar import Schema, map_of_blobs
-from cqlsh_ext.query.lexer import Token, tokenize
 
 
 def table_of(text: str) -> tuple[str | None, str] | None:

@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING, Any
 from prompt_toolkit import PromptSession
 from prompt_toolkit.shortcuts import CompleteStyle
 
-from cqlsh_ext import gc_pause, seams
+from cqlsh_ext.common import gc_pause
+from cqlsh_ext.cqlsh import seams
 from cqlsh_ext.repl.completer import CqlCompleter
 from cqlsh_ext.repl.history import SafeFileHistory, history_path
 from cqlsh_ext.repl.keybindings import key_bindings
@@ -28,7 +29,7 @@ from cqlsh_ext.repl.statement import input_state
 from cqlsh_ext.repl.toolbar import toolbar_fragments
 
 if TYPE_CHECKING:
-    from cqlsh_ext.shellapi import Shell
+    from cqlsh_ext.cqlsh.protocol import Shell
 
 #: cqlsh statements whose effects cannot be left half done by stopping to wait: reads. Our own
 #: commands say so in their declaration (cqlsh_ext.commands).

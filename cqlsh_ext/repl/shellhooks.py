@@ -25,7 +25,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from cqlsh_ext.shellapi import Parsed, Shell
+    from cqlsh_ext.cqlsh.protocol import Parsed, Shell
 
 #: Driver reconnection schedule in the interactive shell: 0.5 s, 1 s, then every 2 s.
 RECONNECT_BASE_DELAY = 0.5
@@ -108,7 +108,7 @@ def before_connect(shell: Shell) -> None:
     """Before cqlsh's Shell.__init__ connects: start building the prompt, switch cqlsh's
     readline history off (ours replaces it)."""
     shell.repl_preload = Preload(shell)
-    from cqlsh_ext.seams import import_cqlshmain
+    from cqlsh_ext.cqlsh.seams import import_cqlshmain
 
     setattr(import_cqlshmain(None), "readline", None)  # noqa: B010  (cqlsh's module global)
 

@@ -9,7 +9,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from cqlsh_ext.shellapi import Shell
+    from cqlsh_ext.cqlsh.protocol import Shell
 
 #: A full scan asks first on Amazon Keyspaces (billed per read) and above this estimated size.
 CONFIRM_FROM_BYTES = 1 << 30

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TextIO
 
 if TYPE_CHECKING:
-    from cqlsh_ext.shellapi import Shell
+    from cqlsh_ext.cqlsh.protocol import Shell
 
 #: Rows in the first page (cqlsh's own page size): small until the row size is known.
 FIRST_PAGE = 100

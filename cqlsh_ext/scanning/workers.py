@@ -25,15 +25,26 @@ import signal
 import threading
 import time
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, Any, Generic
+from typing import TYPE_CHECKING, Any, Generic, Protocol
 
 from cqlsh_ext.scanning.aggregate import A, drained, progress_counts
 from cqlsh_ext.scanning.consume import consume
+from cqlsh_ext.scanning.ring import Ring
 from cqlsh_ext.scanning.scan import Progress, Scanner, ScanSpec, error_text
 
 if TYPE_CHECKING:
-    from cqlsh_ext.scanning.plan import ReadPlan
-    from cqlsh_ext.shellapi import Shell
+    from cqlsh_ext.cqlsh.protocol import Shell
+
+
+class RingRead(Protocol):
+    """What a worker scan reads of its plan (scanning.plan.ReadPlan): declared here, so the plan
+    imports the workers and not the other way round, even for typing."""
+
+    query: str
+    keyspace: str | None
+    partition_key: list[str]
+    ring: Ring | None
+    workers: int
 
 #: Ranges per worker: more than one, so a worker that meets a slow range does not hold the rest up.
 RANGES_PER_WORKER = 16
@@ -136,7 +147,7 @@ class WorkerScan(Generic[A]):
     once the iteration ends. `stop()` ends it early (a LIMIT reached): the workers stop at their
     next page and report."""
 
-    def __init__(self, shell: Shell, template: A, plan: ReadPlan, progress: Progress | None) -> None:
+    def __init__(self, shell: Shell, template: A, plan: RingRead, progress: Progress | None) -> None:
         assert plan.ring is not None
         self.merged = template
         self.retried: dict[str, int] = {}

@@ -4,7 +4,7 @@ Later sources win: built-in defaults, the `[cqlsh_ext]` section of cqlshrc (cqls
 it does not know), then command-line flags; the environment gives the AWS region when nothing
 else does. This module is the only reader of `[cqlsh_ext]`. Every setting is one `Key` in SETTINGS
 below: its cqlshrc key, flag, parser, target, default and texts; the argparse flags (add_flags),
-the sample cqlshrc (cqlsh_ext.sample_config) and the README's options table come from it. Every
+the sample cqlshrc (cqlsh_ext.settings.sample_config) and the README's options table come from it. Every
 problem is a SettingError whose text is one line naming the file, the key or the flag and what is
 accepted (a cqlshrc that cannot be parsed at all included).
 
@@ -181,7 +181,7 @@ Takes = Literal["value", "switch", "optional", "repeat"]
 class Key(NamedTuple):  # a NamedTuple, not a dataclass: cheaper to create at start-up
     """One setting, declared once: its cqlshrc key, flag, parser, target, default and texts.
 
-    The argparse flags (add_flags), the sample cqlshrc (cqlsh_ext.sample_config) and the README's
+    The argparse flags (add_flags), the sample cqlshrc (cqlsh_ext.settings.sample_config) and the README's
     options table (tools/options_table.py, checked by tests/test_settings.py) are made from these.
     """
 

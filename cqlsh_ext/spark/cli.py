@@ -53,8 +53,8 @@ def _statements(options: Any) -> list[str]:
             raise SparkError(f"cannot read {options.file}: {err.strerror}") from None
     else:
         raise SparkError("give a statement: -e 'COMPRESSION STATS ks.t' or -f FILE")
-    from cqlsh_ext.query.errors import QueryError
-    from cqlsh_ext.query.lexer import tokenize
+    from cqlsh_ext.cql.errors import QueryError
+    from cqlsh_ext.cql.lexer import tokenize
 
     try:
         tokens = tokenize(text)
@@ -148,7 +148,7 @@ def _check_partitioner(db: Any, conn: Any) -> None:
 
 
 def _one(spark: Any, db: Any, conn: Any, stmt: Any) -> None:
-    from cqlsh_ext import jsonenc
+    from cqlsh_ext.common import jsonenc
     from cqlsh_ext.insight.measure import effective_mode
     from cqlsh_ext.settings.output_formats import output_format
     from cqlsh_ext.spark.statement import StatsStatement

@@ -160,12 +160,12 @@ def run(spark: Any, session: Any, stmt: Any, settings: Any) -> None:
     """`stmt`: spark.statement.ExportStatementOnSpark (the parsed COPY, the table it reads)."""
     import dataclasses
 
+    from cqlsh_ext.cql.errors import QueryError
     from cqlsh_ext.export.columns import columns, roles
     from cqlsh_ext.output.place import ValuePlace
     from cqlsh_ext.payload_select.schema import schema_of
     from cqlsh_ext.payload_select.statement import result_types, settings_for
     from cqlsh_ext.query.answer import Answer
-    from cqlsh_ext.query.errors import QueryError
     from cqlsh_ext.query.evaluate import Evaluator
     from cqlsh_ext.query.grammar import parse
     from cqlsh_ext.spark.query_job import answer_partition, columns_read

@@ -16,8 +16,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from types import SimpleNamespace
 from typing import Any, cast
 
+from cqlsh_ext.cql.errors import QueryError
 from cqlsh_ext.query.answer import Answer
-from cqlsh_ext.query.errors import QueryError
 from cqlsh_ext.query.evaluate import Evaluator, Settings
 from cqlsh_ext.query.grammar import Column, Path, Plan
 from cqlsh_ext.spark.session import SparkError, TaskProgress, java_error

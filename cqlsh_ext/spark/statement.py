@@ -1,4 +1,4 @@
-"""Which statements Spark mode runs, read with the query layer's lexer (cqlsh_ext.query.lexer).
+"""Which statements Spark mode runs, read with the query layer's lexer (cqlsh_ext.cql.lexer).
 
     COMPRESSION STATS [JSON] [DECODE ALL] [CONFIRM] SELECT cols|* FROM [ks.]table | [ks.]table
     SELECT ... (payload paths, payload conditions, aggregates, GROUP BY: docs/queries.md)
@@ -13,8 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from cqlsh_ext.query.errors import QueryError
-from cqlsh_ext.query.lexer import Token, tokenize
+from cqlsh_ext.cql.errors import QueryError
+from cqlsh_ext.cql.lexer import Token, tokenize
 from cqlsh_ext.spark.session import SparkError
 
 

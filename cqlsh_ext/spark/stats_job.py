@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
-from cqlsh_ext.cqltypes import SEQUENCES, UDT, CqlType, from_driver
+from cqlsh_ext.cql.types import SEQUENCES, UDT, CqlType, from_driver
 from cqlsh_ext.insight.stats import Stats
 from cqlsh_ext.spark.session import SparkError, TaskProgress, java_error
 from cqlsh_ext.spark.statement import StatsStatement
@@ -37,7 +37,7 @@ def stats_query(session: Any, stmt: StatsStatement, ks: str, meta: Any) -> str:
         return stmt.select
     from cassandra.metadata import protect_name
 
-    from cqlsh_ext.cqltypes import parse, udts_of
+    from cqlsh_ext.cql.types import parse, udts_of
 
     udts = udts_of(session.cluster.metadata.keyspaces.get(ks))
     columns = [name for name, column in meta.columns.items() if parse(column.cql_type, udts).holds()]

@@ -7,10 +7,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cqlsh_ext.cqltypes import parse
+from cqlsh_ext.cql.errors import QueryError
+from cqlsh_ext.cql.lexer import tokenize
+from cqlsh_ext.cql.types import parse
 from cqlsh_ext.encode.parse import Reader, Table, Unreadable
-from cqlsh_ext.query.errors import QueryError
-from cqlsh_ext.query.lexer import tokenize
 
 COLUMNS = {"id": "int", "data": "blob", "parts": "list<blob>", "m": "map<text, blob>",
            "d": "frozen<doc>", "pair": "tuple<int, blob>", "k": "blob"}

@@ -16,10 +16,10 @@ import lz4.block
 import pexpect
 import pytest
 import zstandard
+from scanning.test_capacity import expected_bucket
 from shell_runner import CQLSH_EXT, isolated_env
 
 from .conftest import cqlsh_ext, json_docs
-from .test_units import expected_bucket
 
 BUCKETS = ["<= 1 KB", "1-4 KB", "4-20 KB", "20-67 KB", "67 KB-1 MB", "> 1 MB"]
 
@@ -244,7 +244,7 @@ def test_help(cassandra, home):
 COMPLETE = r"""
 import json, sys
 from cassandra.auth import PlainTextAuthProvider
-from cqlsh_ext import seams
+from cqlsh_ext.cqlsh import seams
 cqlshmain = seams.import_cqlshmain(None)
 from cqlsh_ext import shell
 shell.register_commands()

@@ -8,9 +8,9 @@ import statistics
 from collections import Counter
 
 import pytest
+from scanning.test_capacity import expected_bucket
 
 from .conftest import COMPRESSED, cqlsh_ext, json_docs
-from .test_units import expected_bucket
 
 BUCKETS = ["<= 1 KB", "1-4 KB", "4-20 KB", "20-67 KB", "67 KB-1 MB", "> 1 MB"]
 

@@ -1,5 +1,5 @@
 """Every JSON cqlsh-ext writes spells bytes, times, NaN and the infinities the same way, by the one
-module that spells them (cqlsh_ext.jsonenc): result rows (OUTPUT FORMAT JSON), the records decoded
+module that spells them (cqlsh_ext.common.jsonenc): result rows (OUTPUT FORMAT JSON), the records decoded
 from blobs and embedded in them (and in CSV), INSPECT/COMPRESSION reports and offline
 `cqlsh-ext inspect --json`. No server needed."""
 
@@ -15,7 +15,7 @@ import msgpack
 import pytest
 from cassandra import cqltypes
 
-from cqlsh_ext import jsonenc
+from cqlsh_ext.common import jsonenc
 from cqlsh_ext.output.values import CsvSpelling, JsonSpelling
 from cqlsh_ext.payload.formats.tree import jsonable
 from cqlsh_ext.settings import DisplaySettings
@@ -120,10 +120,11 @@ def test_map_keys_of_bytes_in_records_are_spelled_as_values():
 
 
 def test_nan_and_the_infinities_are_named_in_one_place():
-    root = Path(jsonenc.__file__).parent
+    spelling = Path(jsonenc.__file__)
+    root = spelling.parents[1]  # the whole package
     for path in root.rglob("*.py"):
-        if path.name == "jsonenc.py" and path.parent == root:
+        if path == spelling:
             continue
         code = "\n".join(line.split("#", 1)[0] for line in path.read_text().splitlines())
         for needle in ('"NaN"', "'NaN'", '"Infinity"', "isnan(", "isfinite(", "$base64", "b64encode"):
-            assert needle not in code, f"{path.relative_to(root)}: {needle}: spell it with cqlsh_ext.jsonenc"
+            assert needle not in code, f"{path.relative_to(root)}: {needle}: spell it with common/jsonenc.py"

@@ -16,9 +16,9 @@ import sys
 import cbor2
 import pytest
 
-from cqlsh_ext import seams
 from cqlsh_ext.codecs.base import DEFAULT_CAP
-from cqlsh_ext.display import BlobDisplay
+from cqlsh_ext.cqlsh import seams
+from cqlsh_ext.output.display import BlobDisplay
 from cqlsh_ext.output.values import CsvSpelling, JsonSpelling
 from cqlsh_ext.payload.budget import MAX_NODES, Budget
 from cqlsh_ext.payload.formats.tree import Cut, jsonable_cut, render, render_cut

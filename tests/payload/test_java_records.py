@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from cqlshlib import formatting
 
-from cqlsh_ext.display import BlobDisplay
+from cqlsh_ext.output.display import BlobDisplay
 from cqlsh_ext.payload import formats
 from cqlsh_ext.payload.unwrap import STRUCTURED, unwrap, unwrap_spec
 from cqlsh_ext.settings import DisplaySettings

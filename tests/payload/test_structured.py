@@ -21,7 +21,7 @@ import zstandard
 from cqlshlib import formatting
 
 from cqlsh_ext.demo.records import documents
-from cqlsh_ext.display import BlobDisplay
+from cqlsh_ext.output.display import BlobDisplay
 from cqlsh_ext.payload import formats
 from cqlsh_ext.payload.formats.tree import PayloadError, Symbol, Tagged, jsonable
 from cqlsh_ext.settings import DisplaySettings

@@ -54,7 +54,8 @@ def make_shell(cassandra) -> Any:
     from cassandra.auth import PlainTextAuthProvider
     from cqlshlib import cql3handling
 
-    from cqlsh_ext import seams, shell
+    from cqlsh_ext import shell
+    from cqlsh_ext.cqlsh import seams
     from cqlsh_ext.settings import Settings
 
     cqlshmain = seams.import_cqlshmain(None)

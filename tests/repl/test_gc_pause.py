@@ -1,4 +1,4 @@
-"""The garbage collector is paused during start-up only (cqlsh_ext/gc_pause.py): a session, in the
+"""The garbage collector is paused during start-up only (cqlsh_ext/common/gc_pause.py): a session, in the
 interactive shell or with -e, runs with it on, and start-up's objects are frozen out of its scans."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from shell_runner import entry_reporting_at_exit, isolated_env
 
-from cqlsh_ext import gc_pause
+from cqlsh_ext.common import gc_pause
 
 from .terminal import Term
 

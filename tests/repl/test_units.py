@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from cassandra import cqltypes, util
 
-from cqlsh_ext.jsonenc import float32_text
+from cqlsh_ext.common.jsonenc import float32_text
 from cqlsh_ext.output.values import CsvSpelling, JsonSpelling
 from cqlsh_ext.repl.history import SafeFileHistory, carries_password
 from cqlsh_ext.repl.pager import NoPager, PagedOutput, pager_command
@@ -28,7 +28,7 @@ from cqlsh_ext.settings import DisplaySettings, SettingError, Settings, load
 
 @pytest.fixture(scope="module")
 def ruleset():
-    from cqlsh_ext import seams
+    from cqlsh_ext.cqlsh import seams
 
     cqlshmain = seams.import_cqlshmain(None)
     if cqlshmain.cqlruleset is None:

@@ -3,7 +3,7 @@
 Decoders turn a payload into plain Python values (dict, list, str, int, float, bool, None,
 bytes) plus the few types below for what JSON lacks. `render` writes readable JSON-like text
 (compact for a table cell, indented under EXPAND); `jsonable` gives a structure json.dumps writes
-(leaves spelled by cqlsh_ext.jsonenc, the one JSON spelling: bytes "0x...", times ISO 8601 UTC
+(leaves spelled by cqlsh_ext.common.jsonenc, the one JSON spelling: bytes "0x...", times ISO 8601 UTC
 with a Z, NaN and infinities by name; integers exact, tags and symbols as marked objects). Both
 walk within the value's budget (payload.budget): a shared node costs each time it appears, and a
 value past the budget is cut where the walk stopped, with the reason.
@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from cqlsh_ext import jsonenc
+from cqlsh_ext.common import jsonenc
 from cqlsh_ext.payload.budget import Budget, BudgetExceeded, Meter, current
 
 
@@ -306,7 +306,7 @@ class _Marked(BudgetExceeded):
 
 
 def jsonable(tree: Any, budget: Budget | None = None) -> Any:
-    """The structure as JSON-able values: leaves as cqlsh_ext.jsonenc spells them (bytes "0x...",
+    """The structure as JSON-able values: leaves as cqlsh_ext.common.jsonenc spells them (bytes "0x...",
     times ISO 8601 UTC with a Z, NaN and the infinities by name), tags {"$tag": t, "value": v},
     symbols {"$call": "module.name(...)", "executed": false}; integers stay exact. A structure
     past the budget ends, where it stopped, with a "… (cut: reason)" item (key "…" in a map)."""

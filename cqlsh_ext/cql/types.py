@@ -16,6 +16,7 @@ but the standard library (a result's types are read with the driver they came fr
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -49,8 +50,8 @@ class TypeTextError(ValueError):
 class CqlType:
     """One node of a CQL type: its name (lower case, varchar read as text; a UDT's as the schema
     spells it), its parameters (element types; a UDT's field types), a UDT's field names (None: not
-    a UDT, or one whose fields are not known), a vector's dimension. `source` is what the node was
-    read from (a cqlshlib CqlType node, a driver type class; None from text); it takes no part in
+    a UDT, or one whose fields are not known), a vector's dimension. `source` is the cqlshlib CqlType
+    node it was read from (its formatter is set through it), None otherwise; it takes no part in
     equality."""
 
     name: str
@@ -103,6 +104,8 @@ class CqlType:
         """(place, node) of every leaf of the given types, depth first."""
         if self.is_leaf(leaves):
             yield (), self
+            return
+        if not self.params:
             return
         for step, sub in self.children():
             for place, node in sub.nodes(leaves):
@@ -233,23 +236,37 @@ _REVERSED_CLASS = "org.apache.cassandra.db.marshal.ReversedType"
 
 def from_driver(cls: Any) -> CqlType:
     """The type of a driver type class (`ResultSet.column_types`, `cassandra.cqltypes`)."""
-    from cassandra.cqltypes import UserType, VectorType  # loaded: `cls` is one of its classes
-
-    if _subclass(cls, VectorType):
-        return CqlType("vector", (from_driver(cls.subtype),), size=int(cls.vector_size), source=cls)
+    user_type, vector_type = _driver_classes()
     name = str(getattr(cls, "typename", ""))
+    subs: Sequence[Any] = getattr(cls, "subtypes", ()) or ()
+    if not subs and name in _NATIVE_NODES:  # most columns: one shared node per name
+        return _NATIVE_NODES[name]
+    if _subclass(cls, vector_type):
+        return CqlType("vector", (from_driver(cls.subtype),), size=int(cls.vector_size))
     name = ALIASES.get(name, name)
-    subs = tuple(getattr(cls, "subtypes", ()) or ())
     if name in ("frozen", _REVERSED_CLASS) and len(subs) == 1:
         return from_driver(subs[0])
     if name in COLLECTIONS:
-        return CqlType(name, tuple(map(from_driver, subs)), source=cls)
-    if _subclass(cls, UserType):
-        return CqlType(name, tuple(map(from_driver, subs)), tuple(cls.fieldnames), source=cls)
-    return CqlType(name, source=cls)
+        return CqlType(name, tuple(map(from_driver, subs)))
+    if _subclass(cls, user_type):
+        return CqlType(name, tuple(map(from_driver, subs)), tuple(cls.fieldnames))
+    return CqlType(name)
 
 
-def _subclass(cls: Any, base: Any) -> bool:
+_NATIVE_NODES = {**{name: CqlType(name) for name in NATIVE},
+                 **{alias: CqlType(name) for alias, name in ALIASES.items()}}
+
+
+@functools.cache
+def _driver_classes() -> tuple[type, type]:
+    """The driver's UserType and VectorType, imported once (the driver is loaded by then: a
+    result's types are its classes)."""
+    from cassandra.cqltypes import UserType, VectorType
+
+    return UserType, VectorType
+
+
+def _subclass(cls: Any, base: type) -> bool:
     return isinstance(cls, type) and issubclass(cls, base)
 
 

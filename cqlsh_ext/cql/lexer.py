@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass
 from decimal import Decimal
 
-from cqlsh_ext.query.errors import QueryError
+from cqlsh_ext.cql.errors import QueryError
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """What cqlsh-ext uses of cqlsh's Shell, declared: the type every module that is handed the shell
 takes (`shell: Shell`), checked by mypy. cqlsh's Shell is untyped: a use of the shell not declared
-here is a type error, so this list is the whole of what we depend on (cqlsh_ext.seams pins where
+here is a type error, so this list is the whole of what we depend on (cqlsh_ext.cqlsh.seams pins where
 each attaches). Our own additions (cqlsh_ext.shell.ExtShell) are at the end.
 
 Typing only: nothing imports this module at run time (`if TYPE_CHECKING:`), so it sits at the
@@ -15,7 +15,6 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, TextIO
 
 if TYPE_CHECKING:
-    from cqlsh_ext.output.pipeline import ResultPipeline
     from cqlsh_ext.settings import Settings
 
 __all__ = ["Out", "Parsed", "Shell"]
@@ -35,6 +34,13 @@ class Parsed(Protocol):
     def get_binding(self, name: str, default: Any = ...) -> Any: ...
 
     def extract_orig(self, tokens: list[Any]) -> str: ...
+
+
+class Results(Protocol):
+    """What modules handed the shell use of its result pipeline (cqlsh_ext.output.pipeline), declared
+    here so that this bottom module imports nothing above it, even for typing."""
+
+    def screen_width(self) -> int: ...
 
 
 class Shell(Protocol):
@@ -112,7 +118,7 @@ class Shell(Protocol):
 
     # ---------------------------------------------------------------- ours (cqlsh_ext.shell.ExtShell)
     settings: Settings
-    results: ResultPipeline
+    results: Results
     repl_mode: bool
     repl_preload: Any
     repl_history: Any

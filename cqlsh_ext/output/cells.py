@@ -1,7 +1,5 @@
-"""Formatted cells shared by the blob display (display.py) and the layouts (output.layout).
-
-Below both in the layers (docs/architecture.md): display makes these cells, the layouts cut them.
-"""
+"""Formatted cells shared by the blob display (output.display) and the layouts (output.layout):
+display makes these cells, the layouts cut them."""
 
 from __future__ import annotations
 
@@ -12,7 +10,7 @@ from cqlshlib.displaying import FormattedValue
 __all__ = ["NotedValue"]
 
 
-class NotedValue(FormattedValue):
+class NotedValue(FormattedValue):  # type: ignore[misc]  # cqlsh ships no types
     """A value followed by a note that says more than the value does (hex, and why it was not
     decoded): a cut shortens the value and keeps the note, as far as the width allows."""
 

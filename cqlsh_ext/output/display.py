@@ -18,8 +18,9 @@ from typing import Any
 import wcwidth
 from cqlshlib.displaying import ANSI_RESET, CYAN, RED, FormattedValue
 
-from cqlsh_ext import seams
-from cqlsh_ext.cells import NotedValue
+from cqlsh_ext.common.units import human_size
+from cqlsh_ext.cqlsh import seams
+from cqlsh_ext.output.cells import NotedValue
 from cqlsh_ext.payload.budget import DEFAULT as DEFAULT_BUDGET
 from cqlsh_ext.payload.budget import Budget
 from cqlsh_ext.payload.spec import ColumnSpecs
@@ -35,7 +36,6 @@ from cqlsh_ext.payload.unwrap import (
     unwrap_spec,
 )
 from cqlsh_ext.settings import DisplaySettings
-from cqlsh_ext.units import human_size
 
 color_text, _controlchars_re, _show_control_chars = seams.text_formatting()
 ELLIPSIS = "…"

@@ -17,7 +17,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from cqlsh_ext.shellapi import Shell
+    from cqlsh_ext.cqlsh.protocol import Shell
 
 CQLSH_VERSION_PIN = "6.2"
 
@@ -34,7 +34,7 @@ SEAMS: tuple[tuple[str, str, str], ...] = (
               "more_prompt_suppressed (COPIED pins the source)", "output.pipeline"),
     ("cqlsh", "Shell.cmdloop re-implemented for prompt_toolkit (COPIED pins the source)", "repl.app"),
     ("cqlsh", "CqlType nodes carry type_name, sub_types, formatter; built from cql_typename; a "
-              "vector's node repeats its element's once per dimension", "output.table, cqltypes"),
+              "vector's node repeats its element's once per dimension", "output.table, cql.types"),
     ("cqlsh", "special commands: cqlshhandling rules and my_commands_ending_with_newline: "
               "register_special_commands", "shell"),
     ("cqlsh", "CqlRuleSet.completer_for: register_completer", "shell"),
@@ -43,7 +43,7 @@ SEAMS: tuple[tuple[str, str, str], ...] = (
     ("cqlsh", "HELP lists, prints and completes the docstring of every do_<topic> method: help_topic",
      "shell"),
     ("cqlsh", "formatting.color_text, unicode_controlchars_re, _show_control_chars, colormaps: "
-              "text_formatting, value_colormap", "display"),
+              "text_formatting, value_colormap", "output.display"),
     ("cqlsh", "pylexotron Matcher classes, ruleset.ruleset, scanner, cql_split_statements, is_hint",
      "repl.lexer, repl.statement, repl.completer"),
     ("cqlsh", "cqlshmain globals readline (set to None), HISTORY, CQL_ERRORS, parser, CONFIG_FILE, "
@@ -54,9 +54,9 @@ SEAMS: tuple[tuple[str, str, str], ...] = (
     ("cqlsh", "Cluster and ssl_settings looked up in cqlshmain, copyutil and sslhandling: "
               "install_connection_hook", "keyspaces.wiring, keyspaces.tls"),
     ("cassandra-driver", "ResultSet._current_rows set by page prefetching; ResponseFuture."
-                         "start_fetching_next_page/has_more_pages/result()", "paging"),
+                         "start_fetching_next_page/has_more_pages/result()", "output.paging"),
     ("cassandra-driver", "type classes carry typename and subtypes; a UserType's fieldnames, a "
-                         "VectorType's subtype and vector_size", "cqltypes, output.values"),
+                         "VectorType's subtype and vector_size", "cql.types, output.values"),
     ("cassandra-driver", "Cluster.reconnection_policy read when reconnection starts",
      "repl.shellhooks"),
     ("cassandra-driver", "ResponseFuture.message.fetch_size changed between pages; a reactor reset "
