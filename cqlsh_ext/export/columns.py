@@ -76,6 +76,26 @@ def roles(types: Sequence[Any]) -> list[str]:
     return [PATH if t is None else BLOB if is_blob(t) else CQL for t in types]
 
 
+_SCALARS = (str, int, bool)
+
+
+def is_plain(value: Any, depth: int = 0) -> bool:
+    """Whether `value` is JSON-able as it stands (what JSON parsing gives: str keys, finite floats,
+    integers JSON writes, no tags or bytes), so machine_value would return it unchanged."""
+    kind = type(value)
+    if value is None or kind in _SCALARS:
+        return kind is not int or value.bit_length() <= 14_000
+    if kind is float:
+        return value - value == 0  # finite
+    if depth > 32:
+        return False
+    if kind is list:
+        return all(is_plain(v, depth + 1) for v in value)
+    if kind is dict:
+        return all(type(k) is str and is_plain(v, depth + 1) for k, v in value.items())
+    return False
+
+
 class Splitter:
     """Answer rows to the export's columns, column by column: blobs decoded as the display
     decodes them (the session's settings, WITH's overrides), paths' values as JSON-able values.
@@ -100,7 +120,8 @@ class Splitter:
         for i, role in enumerate(self.roles):
             values = [row[i] for row in rows]
             if role == PATH:
-                out.append([machine_value(v, budget) for v in values])
+                # A value parsed from JSON is JSON-able as it is: only others are spelt.
+                out.append([v if is_plain(v) else machine_value(v, budget) for v in values])
             elif role == BLOB:
                 parts = [self.blob_parts(v, self.places[i]) for v in values]
                 out += [list(column) for column in zip(*parts, strict=True)] if parts else [[], [], [], []]

@@ -40,7 +40,7 @@ from cqlsh_ext.export.arrow_types import (
     type_text,
     value_kind,
 )
-from cqlsh_ext.export.columns import Column, Splitter, columns, roles
+from cqlsh_ext.export.columns import BLOB, Column, Splitter, columns, roles
 from cqlsh_ext.export.target import Target
 
 #: Rows per row group (WITH ROW_GROUP_SIZE = n): what memory holds at once.
@@ -88,6 +88,8 @@ class ParquetSink:
         self.target = target
         self.columns: list[Column] = columns(names, types)
         self.splitter = Splitter(roles(types), settings, places, settings.cap)
+        #: The columns holding stored blobs (what ROW_GROUP_BYTES counts).
+        self.blob_columns = [i for i, role in enumerate(self.splitter.roles) if role == BLOB]
         self.codec = codec
         self.row_group_size = row_group_size
         self.metadata = metadata or {}
@@ -105,10 +107,11 @@ class ParquetSink:
     # ------------------------------------------------------------ rows in
 
     def write(self, rows: Sequence[Sequence[Any]]) -> None:
-        blobs = (bytes, bytearray, memoryview)
+        blob_columns = self.blob_columns
         for row in rows:
             self.held.append(row)
-            self.held_bytes += sum(len(v) for v in row if isinstance(v, blobs))
+            if blob_columns:
+                self.held_bytes += sum(len(row[i]) for i in blob_columns if row[i] is not None)
             if len(self.held) >= self.row_group_size or self.held_bytes >= ROW_GROUP_BYTES:
                 group, self.held, self.held_bytes = self.held, [], 0
                 self._write_group(group)
