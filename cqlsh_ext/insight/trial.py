@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 from cqlsh_ext.insight.trial_report import BASELINE, STORED, Phase, TrialReport
 
 if TYPE_CHECKING:
-    from cqlsh_ext.codecs.base import Format
+    from cqlsh_ext.codecs.base import Container
 
 DEFAULT_ROWS = 1000
 DEFAULT_CONCURRENCY = 16
@@ -89,7 +89,7 @@ class Value:
 
     stored: bytes
     payload: bytes
-    layers: tuple[Format, ...] = ()
+    layers: tuple[Container, ...] = ()
 
 
 def take_value(stored: bytes | str, mode: str, cap: int) -> Value | str:
@@ -118,7 +118,7 @@ class Variant:
 
     name: str
     values: list[bytes]
-    layers: list[tuple[Format, ...]]
+    layers: list[tuple[Container, ...]]
 
 
 _PROBE = b"COMPRESSION TRIAL checks that this variant is written here. " * 4
@@ -170,7 +170,7 @@ def check_variant(name: str) -> None:
         raise TrialRefused(f"variant {name!r}: {err}") from None
 
 
-def chain_layers(name: str) -> tuple[Format, ...]:
+def chain_layers(name: str) -> tuple[Container, ...]:
     """The formats a chain writes, outer first (the order decoding takes them)."""
     from cqlsh_ext.codecs import registry
     from cqlsh_ext.encode.chain import spec_of
