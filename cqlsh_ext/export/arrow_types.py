@@ -15,7 +15,7 @@ cqltypes); what a path, a decoded blob or an aggregate holds is read from the va
 A Null kind (only nulls seen) becomes whatever comes next. `compile_kind` makes the converter of a
 kind: values to what pyarrow takes for its Arrow type, raising Misfit for a value the kind does not
 hold (the writer then merges the value's kind in: cqlsh_ext.export.parquet). Kinds are plain
-frozen data: they pickle (Spark executors merge them) and compare by value.
+frozen data: they travel to and from Spark executors (which merge them) and compare by value.
 
 pyarrow is imported only by `arrow_type` and what calls it, never at import time.
 """

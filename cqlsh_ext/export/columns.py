@@ -5,8 +5,8 @@
 - a blob column: four columns, in the meaning the JSON writer gives a blob (output.values.BlobObjects):
     NAME          the decoded payload: a record as a struct (or JSON text, by the shape rule),
                   a text as a string; null when it did not decode or the budget cut it
-    NAME:label    how it was stored: the codec chain and the payload's kind ("snappy>json",
-                  "zstd>msgpack", "json", "gzip>text"), "undecoded" for a value that looks like a
+    NAME:label    how it was stored: the codec chain and the payload's kind ("<codec>>json",
+                  "<codec>><record format>", "json", "<codec>>text"), "undecoded" for a value that looks like a
                   format and does not decode, "bytes" for a value in no known format
     NAME:note     why, when something is to be said (the undecoded reason, "cut: ...", a class)
     NAME:stored   the stored bytes: for every value whose payload is null (so nothing is lost),
@@ -148,7 +148,7 @@ class Splitter:
         if kind == "undecoded":
             return None, "undecoded", note, stored
         # The chain, ending with the payload's kind unless the chain names it already (a record
-        # format is a layer of its own: "zstd>msgpack"; JSON and text are read from text: "snappy>json").
+        # format is a layer of its own: "<codec>><format>"; JSON and text are read from text: "<codec>>json").
         chain = str(codec).split(">") if codec else []
         label = ">".join(chain if chain and chain[-1] == kind else [*chain, str(kind)])
         cut = obj.get("cut") or (obj.get("note") if obj.get("truncated") else None)
