@@ -6,7 +6,7 @@
     NAME          the decoded payload: a record as a struct (or JSON text, by the shape rule),
                   a text as a string; null when it did not decode or the budget cut it
     NAME:label    how it was stored: the codec chain and the payload's kind ("<codec>>json",
-                  "<codec>><record format>", "json", "<codec>>text"), "undecoded" for a value that looks like a
+                  "<codec>><format>", "json", "<codec>>text"), "undecoded" for a value that looks like a
                   format and does not decode, "bytes" for a value in no known format
     NAME:note     why, when something is to be said (the undecoded reason, "cut: ...", a class)
     NAME:stored   the stored bytes: for every value whose payload is null (so nothing is lost),
