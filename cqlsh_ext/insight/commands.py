@@ -155,11 +155,12 @@ COMPRESSION_HELP = """
           JSON (or OUTPUT FORMAT JSON) prints one JSON document instead.
 
         COMPRESSION TRIAL [<keyspace>.]<table>.<column> [CODECS ...] [ROWS n]
-                          [CONCURRENCY n] INTO <keyspace> [KEEP] [JSON] [CONFIRM]
+                          [CONCURRENCY n] INTO <keyspace>
+                          [KEEP] [JSON] [CONFIRM]
 
-          Writes a sample of the column's values, re-compressed with each codec,
-          into scratch tables and reads them back: latency, throughput and
-          capacity units per codec on this cluster. More: HELP TRIAL.
+          Writes a sample of the column's values, re-compressed with each
+          codec, into scratch tables and reads them back: latency, throughput
+          and capacity units per codec on this cluster. More: HELP TRIAL.
         """
 
 #: The codecs TRIAL_HELP shows in its examples (declared: codecs.base), so help names none itself.
@@ -175,8 +176,9 @@ TRIAL_HELP = """
           and capacity units, measured on its own values and this cluster.
 
           Takes ROWS values (default 1000) with COMPRESSION STATS' sampler
-          (random token-range slices), and for each variant re-compresses what
-          is under each value's last compression layer, as a producer writes it.
+          (random token-range slices), and for each variant re-compresses
+          what is under each value's last compression layer, as a producer
+          writes it.
           Each variant goes into a scratch table of its own in the keyspace
           named by INTO (never the column's table): written with prepared
           statements, CONCURRENCY requests in flight (default 16), the
@@ -194,7 +196,6 @@ TRIAL_HELP = """
     "payload). FROM '<path>' takes the values from a file (one value, or one 0x... hex value per "
     "line) or a directory (a value per file) instead; `cqlsh-ext trial` does the same from the "
     "command line.",
-    width=80,
 ) + """
 
           Per variant, side by side: stored bytes (mean, total, ratio), write
