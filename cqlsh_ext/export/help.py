@@ -1,8 +1,7 @@
 """HELP EXPORT: COPY (SELECT ...) TO 'file' in a screenful (the whole story: docs/export.md)."""
 
 EXPORT_HELP = """
-        COPY (SELECT ...) TO 'file' [WITH option = value [AND ...]]
-                                                                 [cqlsh-ext]
+        COPY (SELECT ...) TO 'file' [WITH option = value [AND ...]] [cqlsh-ext]
 
           Writes the answer of a SELECT to a file, blobs decoded as the
           display decodes them: any SELECT HELP QUERIES describes (paths,
@@ -26,11 +25,10 @@ EXPORT_HELP = """
 
           COPY table TO 'file.csv' (cqlsh's own COPY) still exports the
           stored bytes. Ctrl-C closes the file with the rows read so far; an
-          error leaves no file.
+          error leaves no file. Examples:
 
           COPY (SELECT * FROM ks.orders WHERE data.status = 'FAILED'
                 ALLOW FILTERING) TO 'failed.parquet';
-          COPY (SELECT data.status, count(*) FROM ks.orders
-                GROUP BY data.status ALLOW FILTERING)
-              TO 'by_status.csv' WITH OVERWRITE = true;
+          COPY (SELECT data.status, count(*) FROM ks.orders GROUP BY
+                data.status ALLOW FILTERING) TO 'by_status.csv';
         """
