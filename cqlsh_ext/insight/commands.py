@@ -123,11 +123,11 @@ COMPRESSION_HELP = """
           codec declares them; the report lists what ran and what is not
           installed), and with a dictionary trained on the other half of the
           sample where the codec takes one.
-          Shows ratio, compress and decompress MB/s measured here (warm-up, then
-          several runs; the spread is shown), the size buckets and capacity
-          units each would give, and a one-line recommendation. A line on a
-          terminal says which codec is measured; Ctrl-C there stops and reports
-          the codecs measured so far.
+          Shows ratio, compress and decompress MB/s measured here (warm-up,
+          then several runs; the spread is shown), the size buckets and
+          capacity units each would give, and a one-line recommendation. A
+          line on a terminal says which codec is measured; Ctrl-C there stops
+          and reports the codecs measured so far.
 
         COMPRESSION SETTINGS [JSON] [SAMPLE n] [<keyspace>.]<table>
 
