@@ -21,6 +21,11 @@ SUBCOMMANDS = {
     "sample-config": "cqlsh_ext.settings.sample_config",
     "spark": "cqlsh_ext.spark.cli",
 }
+#: `cqlsh-ext <word> ...` that runs the shell on one statement: the module's `shell_args(args)` gives
+#: the shell's command line (the connection options given and `-e STATEMENT`).
+STATEMENT_SUBCOMMANDS = {
+    "trial": "cqlsh_ext.insight.trial_cli",
+}
 
 
 def _ext_parser() -> argparse.ArgumentParser:
@@ -68,6 +73,7 @@ def _print_help(cqlshmain: Any, ext_parser: argparse.ArgumentParser) -> None:
     print("  cqlsh-ext inspect FILE|-|0x...  describe one stored value, no server needed")
     print("  cqlsh-ext sample-config         print a commented [cqlsh_ext] cqlshrc section")
     print("  cqlsh-ext spark [--help]        the same statements on Apache Spark (docs/spark.md)")
+    print("  cqlsh-ext trial PATH --into KS  COMPRESSION TRIAL on values from files [--help]")
     if epilog:
         print()
         print((epilog % vars(cqlshmain)).strip() if "%(" in epilog else epilog.strip())
@@ -100,6 +106,10 @@ def _main(argv: list[str] | None) -> int:
         from importlib import import_module
 
         return import_module(SUBCOMMANDS[args[0]]).main(args[1:])
+    if args and args[0] in STATEMENT_SUBCOMMANDS:
+        from importlib import import_module
+
+        args = import_module(STATEMENT_SUBCOMMANDS[args[0]]).shell_args(args[1:])
 
     from cqlsh_ext.common import gc_pause
     from cqlsh_ext.cqlsh import seams

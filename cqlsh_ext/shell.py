@@ -27,6 +27,8 @@ from cqlsh_ext.common import gc_pause
 from cqlsh_ext.cqlsh import seams
 from cqlsh_ext.encode import help as encode_help
 from cqlsh_ext.encode import statement as encode_statement
+from cqlsh_ext.export import command as export_command
+from cqlsh_ext.export.help import EXPORT_HELP
 from cqlsh_ext.insight import commands as insight_commands
 from cqlsh_ext.output import OutputClosed
 from cqlsh_ext.output import command as output_command
@@ -108,8 +110,12 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
             first = str(tokens[0][1]).lower() if tokens else ""
             if first == "select" and payload_select.intercept(self, seams.statement_text(tokens, srcstr)):
                 return True
-            if first == "copy" and payload_select.refuse_copy(self, seams.statement_text(tokens, srcstr)):
-                return True
+            if first == "copy":
+                # COPY (SELECT ...) TO 'file' is ours (cqlsh_ext.export), as is refusing a stock
+                # COPY TO a .parquet name; any other COPY is cqlsh's, paths in its columns refused.
+                text = seams.statement_text(tokens, srcstr)
+                if export_command.intercept(self, text) or payload_select.refuse_copy(self, text):
+                    return True
             done = super().handle_statement(tokens, srcstr)
         except BrokenPipeError:
             raise OutputClosed from None
@@ -214,6 +220,10 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
     do_queries = seams.help_topic("queries", QUERIES_HELP)
     #: HELP ENCODE: encode() is a function inside INSERT, UPDATE and BATCH, no command.
     do_encode = seams.help_topic("encode", encode_help.ENCODE_HELP)
+    #: HELP TRIAL: COMPRESSION TRIAL in full (HELP COMPRESSION has its summary).
+    do_trial = seams.help_topic("trial", insight_commands.TRIAL_HELP)
+    #: HELP EXPORT: COPY (SELECT ...) TO 'file' (cqlsh_ext.export).
+    do_export = seams.help_topic("export", EXPORT_HELP)
     do_login.__doc__ = Stock.do_login.__doc__
     do_history.__doc__ = Stock.do_history.__doc__
     do_help.__doc__ = Stock.do_help.__doc__

@@ -1,13 +1,15 @@
 """The test server's fault injection (tests/faults/java/.../FaultQueryHandler.java).
 
-SELECTs on keyspaces named `faults_*` fail or are delayed as the plan file says; every other
-request is Cassandra's own. The class is compiled once per source and jar set into
+SELECTs on keyspaces named `faults_*` fail or are delayed as the plan file says (with `table`, a
+regular expression: SELECTs and writes on the tables it matches there); every other request is
+Cassandra's own. The class is compiled once per source and jar set into
 .cache/fault-handler/, and the conftest's `cassandra` server loads it.
 
     plan = FaultPlan(server.fault_file)
     plan.set("overloaded", 3)      # the next 3 pages fail with Overloaded
     plan.set("delay", -1, 200)     # every page 200 ms late, until the next set()/clear()
     plan.set("read_timeout", -1, after=2)  # two pages pass, then every page fails
+    plan.set("delay", -1, 50, table=".*_slow")  # reads and writes of tables named *_slow 50 ms late
     plan.clear()
 """
 
@@ -66,10 +68,11 @@ class FaultPlan:
     #: Written with each plan: the same plan set twice is still a new plan (counts start again).
     generation = 0
 
-    def set(self, kind: str, count: int, delay_ms: int = 0, after: int = 0) -> None:
+    def set(self, kind: str, count: int, delay_ms: int = 0, after: int = 0, table: str | None = None) -> None:
         tmp = self.path.with_suffix(".tmp")
         FaultPlan.generation += 1
-        tmp.write_text(f"{kind} {count} {delay_ms} {after} {FaultPlan.generation}\n")
+        only = f" {table}" if table else ""
+        tmp.write_text(f"{kind} {count} {delay_ms} {after} {FaultPlan.generation}{only}\n")
         os.replace(tmp, self.path)  # the server never reads half a plan
 
     def clear(self) -> None:

@@ -13,6 +13,7 @@ from cqlsh_ext.payload.names import format_declarations
 PACKAGE = Path(__file__).resolve().parent.parent / "cqlsh_ext"
 
 _AVRO = "the Avro container spec's block codec names (Avro's own data), mapped to the -d codec"
+_PARQUET = "Parquet's own column compression codec names (a Parquet writer option, not a -d codec)"
 _JAVA_PRODUCER = "Java the language: a producer library's name (lz4-java, snappy-java, XZ for Java, ...)"
 
 #: (file under cqlsh_ext/, name, why it may stay there).
@@ -20,6 +21,9 @@ ALLOWED: tuple[tuple[str, str, str], ...] = (
     *(("payload/formats/avro.py", name, _AVRO) for name in ("deflate", "snappy", "zstd", "bzip2", "xz")),
     ("payload/formats/avro.py", "zlib", "Python's zlib inflates Avro's deflate blocks (see there why)"),
     ("payload/formats/avro.py", "java", _JAVA_PRODUCER),
+    *((path, name, _PARQUET) for path in ("export/help.py", "export/parquet.py", "export/statement.py")
+      for name in ("brotli", "gzip", "lz4", "snappy", "zstd")),
+    ("spark/export_job.py", "zstd", _PARQUET),
     ("insight/isolate.py", "pickle", "Python's pickle module carries a worker's answer"),
     ("spark/stats_job.py", "pickle", "Python's pickle module carries a Spark task's aggregate"),
     *((f"spark/{module}.py", "java", "Java the platform Spark and the connector's driver run on")

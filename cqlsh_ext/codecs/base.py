@@ -1,7 +1,7 @@
 """Shared types of the codec layer: what a format is, what a decode returns, how output is capped.
 
 Every codec module (codecs/<family>.py or the package codecs/<family>/) declares its `-d` names
-(`DECLARES`, read without importing it: common.declarations) and its `Format` instances (`FORMATS`),
+(`DECLARES`, read without importing it: common.declarations) and its `Container` instances (`FORMATS`),
 each carrying its own detection priorities; the registry orders them for auto-detection and maps
 `-d CODEC` names to them. Nothing here imports a codec library or a codec module, so importing
 this costs nothing at shell start-up.
@@ -49,6 +49,9 @@ CODEC_HEADERS: tuple[str, ...] = tuple(
 #: The codecs help texts show in their examples, first the one they show alone (a codec module
 #: declares `"example": {name: rank}`): help names no codec of its own.
 CODEC_EXAMPLES: tuple[str, ...] = ranked(_CODECS_DECLARED, "example")
+#: COMPRESSION TRIAL's default codecs (after the stored and the uncompressed values), in order (a
+#: codec module declares `"trial": {name: rank}`).
+CODEC_TRIAL: tuple[str, ...] = ranked(_CODECS_DECLARED, "trial")
 
 #: Default cumulative output cap per displayed value (all nested layers together).
 DEFAULT_CAP = 4 * 1024 * 1024
@@ -58,7 +61,7 @@ class DecodeError(Exception):
     """A value looked like a format but could not be decoded. str() is a short one-line reason."""
 
     #: The format that raised, when the registry knows it (set by decode_auto/decode_named).
-    format: Format | None = None
+    format: Container | None = None
 
 
 class Unwritable(ValueError):
@@ -164,7 +167,7 @@ class Compressor:
         return f"<Compressor {self.name}>"
 
 
-class Format:
+class Container:
     """One container format of one codec family (a codec module declares them)."""
 
     #: Codec family, the name a user passes to -d (one of CODEC_NAMES).
@@ -221,7 +224,7 @@ class Format:
         return self.codec if self.primary else f"{self.codec}/{self.container}"
 
     def __repr__(self) -> str:
-        return f"<Format {self.label} ({self.grade})>"
+        return f"<Container {self.label} ({self.grade})>"
 
     def early(self, data: bytes) -> bool:
         """Whether auto-detection tries this format early on `data` (with early_priority)."""

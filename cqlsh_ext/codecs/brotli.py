@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ._common import wrap
-from .base import Compressor, Decoded, DecodeError, Format
+from .base import Compressor, Container, Decoded, DecodeError
 
 #: Read without importing this module (common.declarations): the -d names it answers, each with its
 #: place in name lists and help.
@@ -30,7 +30,7 @@ def _load() -> Any:
     return brotli
 
 
-class Brotli(Format):
+class Brotli(Container):
     """brotli (Brotli4j, Python brotli, Go andybalholm/brotli)."""
     #: no header to check; its output limit stops only between blocks.
     needs_worker = True
@@ -89,7 +89,7 @@ class Brotli(Format):
         return Decoded(out)
 
 
-# One instance per format (formats are stateless), in the order all_formats() lists them.
+# One instance per format (formats are stateless), in the order registry.all_containers() lists them.
 BROTLI = Brotli()
 
-FORMATS: tuple[Format, ...] = (BROTLI,)
+FORMATS: tuple[Container, ...] = (BROTLI,)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ._common import decode_streams
-from .base import Compressor, Decoded, DecodeError, Format
+from .base import Compressor, Container, Decoded, DecodeError
 from .checks import Check, by_decoder
 
 #: Read without importing this module (common.declarations): the -d names it answers, each with its
@@ -29,7 +29,7 @@ def _load() -> Any:
     return _decompressor
 
 
-class Bzip2(Format):
+class Bzip2(Container):
     """bzip2 (bzip2 CLI, Python bz2, commons-compress BZip2CompressorOutputStream)."""
 
     codec = "bzip2"
@@ -82,7 +82,7 @@ _VERIFY = by_decoder("block and stream CRC-32 (libbz2)")
 
 
 
-# One instance per format (formats are stateless), in the order all_formats() lists them.
+# One instance per format (formats are stateless), in the order registry.all_containers() lists them.
 BZIP2 = Bzip2()
 
-FORMATS: tuple[Format, ...] = (BZIP2,)
+FORMATS: tuple[Container, ...] = (BZIP2,)

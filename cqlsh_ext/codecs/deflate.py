@@ -14,7 +14,7 @@ import zlib  # stdlib, already loaded by the interpreter: importing it costs not
 from collections.abc import Callable
 
 from ._common import capped_step, join, u32be, u32le, wrap
-from .base import Compressor, Decoded, DecodeError, Format, Undecodable
+from .base import Compressor, Container, Decoded, DecodeError, Undecodable
 from .checks import MAX_CHECKS, MISMATCH, NOT_CHECKED, OK, Check, compare, u16le
 
 #: Read without importing this module (common.declarations): the -d names it answers, each with its
@@ -37,7 +37,7 @@ def _raw_deflate(data: bytes, level: int) -> bytes:
     return obj.compress(data) + obj.flush()
 
 
-class Gzip(Format):
+class Gzip(Container):
     """gzip (GZIPOutputStream, Python gzip, Go compress/gzip); members may be concatenated."""
 
     codec = "gzip"
@@ -84,7 +84,7 @@ class Gzip(Format):
         # ISIZE is the last member's size mod 2**32: trusted only where deflate could have made
         # the stored bytes from it (at most 5 bytes per 16 KiB stored block of expansion, at most
         # 1032:1 compression). A value of several members is understated: such values are rare
-        # in columns, and a corrupt one is not detected here (see the docstring in base.Format).
+        # in columns, and a corrupt one is not detected here (see the docstring in base.Container).
         n = len(data)
         if n < 18 or data[3] & 0xE0:
             return None
@@ -178,7 +178,7 @@ def _zlib_header_ok(data: bytes) -> bool:
     return cmf & 0x0F == 8 and cmf >> 4 <= 7 and (cmf << 8 | flg) % 31 == 0
 
 
-class Zlib(Format):
+class Zlib(Container):
     """zlib (DeflaterOutputStream, zlib.compress): 2-byte header, deflate, Adler-32."""
 
     codec = "zlib"
@@ -262,7 +262,7 @@ class Zlib(Format):
         return h
 
 
-class RawDeflate(Format):
+class RawDeflate(Container):
     """Headerless deflate (Deflater(nowrap=true), zlib wbits=-15): only on -d deflate."""
 
     codec = "deflate"
@@ -390,9 +390,9 @@ def _verify_zlib(data: bytes, decoded: Decoded | None, cap: int, error: str | No
 
 
 
-# One instance per format (formats are stateless), in the order all_formats() lists them.
+# One instance per format (formats are stateless), in the order registry.all_containers() lists them.
 GZIP = Gzip()
 ZLIB = Zlib()
 DEFLATE = RawDeflate()
 
-FORMATS: tuple[Format, ...] = (GZIP, ZLIB, DEFLATE)
+FORMATS: tuple[Container, ...] = (GZIP, ZLIB, DEFLATE)

@@ -2,7 +2,7 @@
 
 Importing this module imports every codec module (found by common.declarations) and loads no codec
 library: the codec modules bind their libraries on their first decode. The order of every table
-below comes from the formats' declared priorities (Format.signature_priority, trial_priority,
+below comes from the formats' declared priorities (Container.signature_priority, trial_priority,
 trial_zero_priority, early_priority, tried_by), not from lists kept here.
 
 Auto-detection (decode_auto/detect):
@@ -22,12 +22,12 @@ from importlib import import_module
 
 from cqlsh_ext.common.declarations import read_declarations
 
-from .base import CODEC_NAMES, DEFAULT_CAP, Decoded, DecodeError, Format, Undecodable
+from .base import CODEC_NAMES, DEFAULT_CAP, Container, Decoded, DecodeError, Undecodable
 
 __all__ = [
     "CODEC_NAMES",
     "MIN_AUTO_LENGTH",
-    "all_formats",
+    "all_containers",
     "by_label",
     "decode_as",
     "written_by",
@@ -36,7 +36,7 @@ __all__ = [
     "detect",
     "detection_order",
     "dispatch_table",
-    "formats_for",
+    "containers_for",
 ]
 
 
@@ -56,11 +56,11 @@ def _modules() -> list[object]:
 
 _MODULES = _modules()
 #: Every format, grouped by codec module, each module's FORMATS in its own order.
-_ALL: tuple[Format, ...] = tuple(fmt for m in _MODULES for fmt in m.FORMATS)  # type: ignore[attr-defined]
+_ALL: tuple[Container, ...] = tuple(fmt for m in _MODULES for fmt in m.FORMATS)  # type: ignore[attr-defined]
 
 
-def _ordered(priority: str) -> tuple[Format, ...]:
-    """The formats declaring `priority` (a Format attribute), lowest first."""
+def _ordered(priority: str) -> tuple[Container, ...]:
+    """The formats declaring `priority` (a Container attribute), lowest first."""
     found = [(getattr(f, priority), i, f) for i, f in enumerate(_ALL) if getattr(f, priority) is not None]
     return tuple(f for _p, _i, f in sorted(found, key=lambda t: (t[0], t[1])))
 
@@ -75,8 +75,8 @@ _AUTO_C_ZERO = _ordered("trial_zero_priority")
 _EARLY = _ordered("early_priority")
 
 
-def _dispatch_table() -> tuple[tuple[Format, ...], ...]:
-    table: list[list[Format]] = [[] for _ in range(256)]
+def _dispatch_table() -> tuple[tuple[Container, ...], ...]:
+    table: list[list[Container]] = [[] for _ in range(256)]
     for fmt in _SIGNED:
         for b in fmt.lead_bytes or fmt.magic[:1]:
             table[b].append(fmt)
@@ -86,10 +86,10 @@ def _dispatch_table() -> tuple[tuple[Format, ...], ...]:
 _BY_BYTE = _dispatch_table()
 
 
-def _named() -> dict[str, tuple[Format, ...]]:
+def _named() -> dict[str, tuple[Container, ...]]:
     """-d CODEC: the formats each name's declarations list, by their tried_by priority (callers
     check signatures first, then try the signature-less ones in this order)."""
-    named: dict[str, tuple[Format, ...]] = {}
+    named: dict[str, tuple[Container, ...]] = {}
     for name in CODEC_NAMES:
         tried = sorted(((f.tried_by[name], i, f) for i, f in enumerate(_ALL) if name in f.tried_by),
                        key=lambda t: (t[0], t[1]))
@@ -100,12 +100,12 @@ def _named() -> dict[str, tuple[Format, ...]]:
 
 
 _NAMED = _named()
-_BY_CONSTANT: dict[str, Format] = {
-    k: v for m in _MODULES for k, v in vars(m).items() if k.isupper() and isinstance(v, Format)
+_BY_CONSTANT: dict[str, Container] = {
+    k: v for m in _MODULES for k, v in vars(m).items() if k.isupper() and isinstance(v, Container)
 }
 
 
-def __getattr__(name: str) -> Format:
+def __getattr__(name: str) -> Container:
     """A format instance by the constant its module names it (registry.<CONSTANT>)."""
     try:
         return _BY_CONSTANT[name]
@@ -124,7 +124,7 @@ def _clip(dec: Decoded, cap: int) -> Decoded:
     return Decoded(dec.data[: max(cap, 0)], True, dec.declared_size, dec.headers)
 
 
-def _labelled(fmt: Format, exc: Exception) -> DecodeError:
+def _labelled(fmt: Container, exc: Exception) -> DecodeError:
     """The error to raise for `fmt`: DecodeError reasons get the label prefix ('<label>: truncated
     stream'); Undecodable messages already name the format. `.format` is set either way."""
     if isinstance(exc, Undecodable):
@@ -137,23 +137,23 @@ def _labelled(fmt: Format, exc: Exception) -> DecodeError:
     return err
 
 
-def detection_order() -> dict[str, tuple[Format, ...]]:
+def detection_order() -> dict[str, tuple[Container, ...]]:
     """The sequences auto-detection tries: signatures (per first byte, in this order), the early
     trial, then the signature-less trials (`trial_zero` when the first byte is 0)."""
     return {"signature": _SIGNED, "early": _EARLY, "trial": _AUTO_C, "trial_zero": _AUTO_C_ZERO}
 
 
-def dispatch_table() -> tuple[tuple[Format, ...], ...]:
+def dispatch_table() -> tuple[tuple[Container, ...], ...]:
     """The signature formats tried per first byte (256 rows)."""
     return _BY_BYTE
 
 
-def all_formats() -> list[Format]:
+def all_containers() -> list[Container]:
     """Every format, grouped by codec family."""
     return list(_ALL)
 
 
-def formats_for(codec: str) -> list[Format]:
+def containers_for(codec: str) -> list[Container]:
     """The formats `-d codec` tries, in order. Unknown codec -> ValueError."""
     try:
         return list(_NAMED[codec])
@@ -161,7 +161,7 @@ def formats_for(codec: str) -> list[Format]:
         raise ValueError(f"unknown codec {codec!r}; expected one of {', '.join(CODEC_NAMES)}") from None
 
 
-def decode_auto(data: bytes, cap: int = DEFAULT_CAP) -> tuple[Format, Decoded] | None:
+def decode_auto(data: bytes, cap: int = DEFAULT_CAP) -> tuple[Container, Decoded] | None:
     """Decode `data` if it is recognisably compressed; None when it is not.
 
     Raises DecodeError ('<label>: <reason>') when a grade A signature matched but the decode
@@ -211,7 +211,7 @@ def signature_matches(prefix: bytes) -> bool:
     return bool(prefix) and any(fmt.matches(prefix) for fmt in _BY_BYTE[prefix[0]])
 
 
-def detect(data: bytes, *, signatures_only: bool = False) -> Format | None:
+def detect(data: bytes, *, signatures_only: bool = False) -> Container | None:
     """The format decode_auto would use, or None.
 
     Grade A is decided by signature alone; grade B/C need a (capped) trial decode, so prefer
@@ -237,14 +237,14 @@ def detect(data: bytes, *, signatures_only: bool = False) -> Format | None:
     return None
 
 
-def decode_named(codec: str, data: bytes, cap: int = DEFAULT_CAP) -> tuple[Format, Decoded]:
+def decode_named(codec: str, data: bytes, cap: int = DEFAULT_CAP) -> tuple[Container, Decoded]:
     """Decode `data` as `codec` (-d CODEC), trying that codec's formats including grade D.
 
     A matching grade A signature decides (its failure is raised). Otherwise the first
     signature-less format that decodes wins; if none does, the primary format's reason is raised.
     Unknown codec -> ValueError.
     """
-    order = formats_for(codec)
+    order = containers_for(codec)
     first: DecodeError | None = None
     # A long signature that is present but whose header is cut short explains more than C/D failures.
     short = next(
@@ -279,13 +279,13 @@ def decode_named(codec: str, data: bytes, cap: int = DEFAULT_CAP) -> tuple[Forma
     raise first
 
 
-def by_label(label: str) -> Format | None:
+def by_label(label: str) -> Container | None:
     """The format the display labels `label` ('<codec>' or '<codec>/<container>'), case-blind."""
     wanted = label.lower()
     return next((f for f in _ALL if f.label.lower() == wanted), None)
 
 
-def written_by(codec: str) -> Format:
+def written_by(codec: str) -> Container:
     """The container a bare `encode('<codec>', ...)` writes (the format declaring writes_bare)."""
     found = [f for f in _ALL if f.writes_bare and f.codec == codec]
     if len(found) != 1:
@@ -293,7 +293,7 @@ def written_by(codec: str) -> Format:
     return found[0]
 
 
-def decode_as(fmt: Format, data: bytes, cap: int = DEFAULT_CAP) -> tuple[Format, Decoded]:
+def decode_as(fmt: Container, data: bytes, cap: int = DEFAULT_CAP) -> tuple[Container, Decoded]:
     """Decode `data` as this one container (a spec step naming it: '<codec>/<container>');
     DecodeError ('<label>: <reason>') when it is not one."""
     try:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ._common import capped_step, decode_streams, u32le, u64le, wrap
-from .base import Compressor, Decoded, DecodeError, Format
+from .base import Compressor, Container, Decoded, DecodeError
 from .checks import NOT_CHECKED, Check, by_decoder
 
 #: Read without importing this module (common.declarations): the -d names it answers, each with its
@@ -30,7 +30,7 @@ def _load() -> Any:
     return lzma
 
 
-class Xz(Format):
+class Xz(Container):
     """xz (xz CLI, Python lzma, XZ for Java XZOutputStream)."""
     #: liblzma reserves the dictionary the stream names (up to MEMLIMIT).
     needs_worker = True
@@ -97,7 +97,7 @@ def _alone_header(data: bytes) -> tuple[int, int, int | None] | None:
     return props, dict_size, None if size == 0xFFFFFFFFFFFFFFFF else size
 
 
-class LzmaAlone(Format):
+class LzmaAlone(Container):
     """Legacy .lzma (lzma_alone: XZ for Java LZMAOutputStream, 7-Zip SDK, lzma CLI).
 
     No magic, but a 13-byte header whose dictionary size field is tightly constrained; a trial
@@ -174,8 +174,8 @@ def _verify_xz(data: bytes, decoded: Decoded | None, cap: int, error: str | None
 
 
 
-# One instance per format (formats are stateless), in the order all_formats() lists them.
+# One instance per format (formats are stateless), in the order registry.all_containers() lists them.
 XZ = Xz()
 LZMA_ALONE = LzmaAlone()
 
-FORMATS: tuple[Format, ...] = (XZ, LZMA_ALONE)
+FORMATS: tuple[Container, ...] = (XZ, LZMA_ALONE)

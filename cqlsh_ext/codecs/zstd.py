@@ -24,14 +24,15 @@ from ._common import (
     u64le,
     wrap,
 )
-from .base import Compressor, Decoded, DecodeError, Format, Undecodable
+from .base import Compressor, Container, Decoded, DecodeError, Undecodable
 from .checks import MAX_CHECKS, NOT_CHECKED, Check, compare, hex_
 
 library_prefixes("zstd decompressor error: ")  # the library's messages start so; reason() strips it
 
 #: Read without importing this module (common.declarations): the -d names it answers, each with its
 #: place in name lists and help.
-DECLARES = {"names": {"zstd": 30}, "example": {"zstd": 1}, "headers": "zstd frame header"}
+DECLARES = {"names": {"zstd": 30}, "example": {"zstd": 1}, "trial": {"zstd": 1},
+            "headers": "zstd frame header"}
 
 MAGIC = b"\x28\xb5\x2f\xfd"
 _BLOCK_MAX = 128 << 10
@@ -199,7 +200,7 @@ def _frame_at(data: bytes, pos: int, left: int, src: Any) -> FrameResult | None:
     return out, end, fcs, False
 
 
-class ZstdFrame(Format):
+class ZstdFrame(Container):
     """zstd frame (zstd-jni Zstd.compress, Python zstandard, Go klauspost, zstd CLI)."""
 
     codec = "zstd"
@@ -407,7 +408,7 @@ def _verify_zstd(data: bytes, decoded: Decoded | None, cap: int, error: str | No
 
 
 
-# One instance per format (formats are stateless), in the order all_formats() lists them.
+# One instance per format (formats are stateless), in the order registry.all_containers() lists them.
 ZSTD = ZstdFrame()
 
-FORMATS: tuple[Format, ...] = (ZSTD,)
+FORMATS: tuple[Container, ...] = (ZSTD,)

@@ -1,5 +1,5 @@
 """One encode() value: the payload written by its format's encoder, then the codecs from the inside
-out, each by the writer its module declares (codecs.base.Format.encode, payload.formats'
+out, each by the writer its module declares (codecs.base.Container.encode, payload.formats'
 PayloadFormat.encode), then decoded again by the display's own path (payload.unwrap.unwrap_spec)
 and compared with the input. A value that does not come back equal is refused (EncodeRefused).
 

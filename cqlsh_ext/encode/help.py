@@ -51,7 +51,7 @@ def chain_steps() -> list[str]:
     """Every step a chain may name: codecs, their containers as labelled, then the readings."""
     from cqlsh_ext.codecs import registry
 
-    labels = [f.label for f in registry.all_formats() if f.label not in CODEC_NAMES]
+    labels = [f.label for f in registry.all_containers() if f.label not in CODEC_NAMES]
     return [*CODEC_NAMES, *labels, *PAYLOAD_NAMES, AUTO_STEP]
 
 

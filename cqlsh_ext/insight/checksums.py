@@ -2,7 +2,7 @@
 
 The decoders stop at the first bad checksum with a one-line error; INSPECT wants each stored value
 next to the one computed here, for values that decode and for those that do not. Each codec
-module's formats verify their own containers (`Format.verify`, on a decoding path that does not
+module's formats verify their own containers (`Container.verify`, on a decoding path that does not
 verify, see codecs.checks); this module dispatches through them and keeps one value's failure to
 that value's line. Output is capped like a decode: what lies past the cap is reported as not
 checked.
@@ -11,7 +11,7 @@ checked.
 from __future__ import annotations
 
 from cqlsh_ext.codecs._common import reason
-from cqlsh_ext.codecs.base import Decoded, Format
+from cqlsh_ext.codecs.base import Container, Decoded
 from cqlsh_ext.codecs.checks import BY_DECODER, MAX_CHECKS, MISMATCH, NOT_CHECKED, OK, Check, crc32c
 
 __all__ = [
@@ -21,7 +21,7 @@ __all__ = [
 
 
 def verify(
-    fmt: Format, data: bytes, decoded: Decoded | None, cap: int, error: str | None = None
+    fmt: Container, data: bytes, decoded: Decoded | None, cap: int, error: str | None = None
 ) -> list[Check]:
     """Checks for one layer. `decoded`: the layer's output when it decoded; `error`: why it did not."""
     if not has_checksums(fmt):
@@ -32,12 +32,12 @@ def verify(
         return [Check("checksums", NOT_CHECKED, detail=f"stream could not be walked: {reason(err)}")]
 
 
-def has_checksums(fmt: Format) -> bool:
-    """Whether the format's module declares a verifier (overrides Format.verify)."""
-    return type(fmt).verify is not Format.verify
+def has_checksums(fmt: Container) -> bool:
+    """Whether the format's module declares a verifier (overrides Container.verify)."""
+    return type(fmt).verify is not Container.verify
 
 
-def no_checksum_note(fmt: Format) -> str | None:
+def no_checksum_note(fmt: Container) -> str | None:
     """Why a format shows no checks ('none in this format'), or None when it has checks."""
     if has_checksums(fmt):
         return None

@@ -1,22 +1,18 @@
 """`cqlsh-ext inspect FILE|-|0x...`: the INSPECT report for one value, without a server.
 
 The value is the stored bytes (a file, or stdin with '-'), or a `0x...` hex string as cqlsh prints a
-blob (given as the argument itself, or as the content of the file/stdin; a trailing "(reason)"
-that cqlsh-ext prints after undecoded values is ignored). --raw never reads hex. The report is
-fitted to a terminal (insight.report.fit) and printed in whole lines to a pipe or a file.
+blob (insight.value_files). --raw never reads hex. The report is fitted to a terminal
+(insight.report.fit) and printed in whole lines to a pipe or a file.
 """
 
 from __future__ import annotations
 
 import argparse
-import re
 import shutil
 import sys
-from pathlib import Path
 
 from cqlsh_ext.codecs.base import CODEC_NAMES
-
-_HEX = re.compile(r"0[xX]([0-9a-fA-F]*)")
+from cqlsh_ext.insight.value_files import read_value
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -48,49 +44,6 @@ def _parser() -> argparse.ArgumentParser:
         "--raw", action="store_true", help="the input is the stored bytes even if it reads as 0x..."
     )
     return p
-
-
-def _as_hex(data: bytes) -> bytes | None:
-    """The bytes a `0x...` text stands for, or None when `data` is not such a text."""
-    try:
-        text = data.decode("ascii")
-    except UnicodeDecodeError:
-        return None
-    words = text.split()
-    if not words:
-        return None
-    match = _HEX.fullmatch(words[0])
-    if match is None or (len(words) > 1 and not words[1].startswith("(")):
-        return None
-    digits = match.group(1)
-    if len(digits) % 2:
-        raise ValueError("odd number of hex digits")
-    return bytes.fromhex(digits)
-
-
-def _is_file(name: str) -> bool:
-    try:
-        return Path(name).is_file()
-    except OSError:  # a long hex string is no file name
-        return False
-
-
-def read_value(source: str, raw: bool = False) -> tuple[bytes, str]:
-    """(value, label) for a FILE, '-' or 0x... argument."""
-    if source == "-":
-        data, label = sys.stdin.buffer.read(), "stdin"
-    elif source[:2].lower() == "0x" and not _is_file(source):
-        value = _as_hex(source.encode("ascii", "replace"))
-        if value is None:
-            raise ValueError(f"not a hex string: {source[:40]}")
-        return value, "hex argument"
-    else:
-        data, label = Path(source).read_bytes(), source
-    if not raw:
-        value = _as_hex(data)
-        if value is not None:
-            return value, f"{label} (hex)"
-    return data, label
 
 
 def main(argv: list[str]) -> int:

@@ -5,6 +5,9 @@
                       <SELECT statement> | [<keyspace>.]<table>
     COMPRESSION ADVISE [JSON] [SAMPLE <n>] <SELECT statement> | [<keyspace>.]<table>
     COMPRESSION SETTINGS [JSON] [SAMPLE <n>] [<keyspace>.]<table>
+    COMPRESSION TRIAL [JSON] [<keyspace>.]<table>.<column> | FROM '<path>'
+                      [CODECS <chain>, ...] [ROWS <n>] [CONCURRENCY <n>] INTO <keyspace>
+                      [KEEP] [JSON] [CONFIRM]
 
 This module is imported when the shell starts (cqlsh_ext.commands: the grammar must be
 registered before cqlsh builds its rule set), so it imports nothing heavy at module level: the
@@ -17,7 +20,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from cqlsh_ext.codecs.base import CODEC_EXAMPLES, CODEC_HEADERS
+from cqlsh_ext.codecs.base import CODEC_EXAMPLES, CODEC_HEADERS, CODEC_TRIAL
 from cqlsh_ext.commands import shell_command
 from cqlsh_ext.commands.decompress import fill
 from cqlsh_ext.payload.names import STREAM_MAGICS, title
@@ -35,7 +38,19 @@ COMPRESSION_GRAMMAR = r"""
         ( decode_all="DECODE" "ALL" )? ( confirm="CONFIRM" )? <insightTarget>
       | action="ADVISE" ( asjson="JSON" )? ( "SAMPLE" sample=<wholenumber> )? <insightTarget>
       | action="SETTINGS" ( asjson="JSON" )? ( "SAMPLE" sample=<wholenumber> )? <columnFamilyName>
+      | action="TRIAL" ( asjson="JSON" )? ( <trialColumn> | "FROM" path=<stringLiteral> )
+        ( "CODECS" [codec]=<trialChain> ( "," [codec]=<trialChain> )*
+        | "ROWS" rows=<wholenumber>
+        | "CONCURRENCY" concurrency=<wholenumber>
+        )*
+        ( "INTO" into=<cfOrKsName> )? ( keep="KEEP" | asjson="JSON" | confirm="CONFIRM" )*
       )
+    ;
+<trialColumn> ::= <columnFamilyName> "." colname=<cident>
+    ;
+<trialChain> ::= <quotedStringLiteral> | <trialStep> ( ">" <trialStep> )*
+    ;
+<trialStep> ::= <identifier> ( "/" <identifier> ( "-" <identifier> )* )? ( ":" "-"? <wholenumber> )?
     ;
 <insightTarget> ::= <selectStatement> | <columnFamilyName>
     ;
@@ -68,7 +83,7 @@ INSPECT_HELP = """
         """
 
 COMPRESSION_HELP = """
-        COMPRESSION STATS | ADVISE | SETTINGS [cqlsh-ext]
+        COMPRESSION STATS | ADVISE | SETTINGS | TRIAL [cqlsh-ext]
 
         COMPRESSION STATS [JSON] [SAMPLE ...] [PARALLEL n] [DECODE ALL]
                           [CONFIRM] <SELECT statement> | [<keyspace>.]<table>
@@ -138,6 +153,64 @@ COMPRESSION_HELP = """
           support it (e.g. a smaller chunk_length_in_kb for small partitions).
 
           JSON (or OUTPUT FORMAT JSON) prints one JSON document instead.
+
+        COMPRESSION TRIAL [<keyspace>.]<table>.<column> [CODECS ...] [ROWS n]
+                          [CONCURRENCY n] INTO <keyspace> [KEEP] [JSON] [CONFIRM]
+
+          Writes a sample of the column's values, re-compressed with each codec,
+          into scratch tables and reads them back: latency, throughput and
+          capacity units per codec on this cluster. More: HELP TRIAL.
+        """
+
+#: The codecs TRIAL_HELP shows in its examples (declared: codecs.base), so help names none itself.
+_EXAMPLE, _OTHER = CODEC_EXAMPLES[0], CODEC_EXAMPLES[1]
+TRIAL_HELP = """
+        COMPRESSION TRIAL [cqlsh-ext]
+
+        COMPRESSION TRIAL [JSON] [<keyspace>.]<table>.<column> | FROM '<path>'
+                          [CODECS <chain>, ...] [ROWS n] [CONCURRENCY n]
+                          INTO <keyspace> [KEEP] [JSON] [CONFIRM]
+
+          What compressing a column with a codec does to latency, throughput
+          and capacity units, measured on its own values and this cluster.
+
+          Takes ROWS values (default 1000) with COMPRESSION STATS' sampler
+          (random token-range slices), and for each variant re-compresses what
+          is under each value's last compression layer, as a producer writes it.
+          Each variant goes into a scratch table of its own in the keyspace
+          named by INTO (never the column's table): written with prepared
+          statements, CONCURRENCY requests in flight (default 16), the
+          variants taking turns in rounds after a warm-up that is not counted;
+          then every row is read back by key in random order at the session's
+          consistency level. The scratch tables are dropped at the end, also
+          after an error or Ctrl-C (which stops and reports what was measured),
+          unless KEEP.
+
+""" + fill(
+    f"Variants are encode() chains (HELP ENCODE): CODECS '{_EXAMPLE}:3', {_OTHER}. Two more names: "
+    "stored (the values as they are stored) and uncompressed (the payload itself: the baseline of "
+    "every change in per cent, always measured). Default: stored, uncompressed, "
+    f"{', '.join(CODEC_TRIAL)}. Blob columns, and text columns (their text is the uncompressed "
+    "payload). FROM '<path>' takes the values from a file (one value, or one 0x... hex value per "
+    "line) or a directory (a value per file) instead; `cqlsh-ext trial` does the same from the "
+    "command line.",
+    width=80,
+) + """
+
+          Per variant, side by side: stored bytes (mean, total, ratio), write
+          and read operations per second, latency median, p95, p99, p99.9 and
+          max, the client's decode time per value, Amazon Keyspaces write and
+          read units per row, each against uncompressed in per cent; operations
+          that failed, timed out or were retried. JSON (or OUTPUT FORMAT JSON)
+          prints one JSON document instead.
+
+          On Amazon Keyspaces the estimated capacity units are shown first and
+          asked for ([y/N]; from a script, add CONFIRM), and the scratch tables
+          are used once system_schema_mcs.tables says they are ACTIVE.
+
+          COMPRESSION TRIAL ks.orders.data INTO scratch;
+          COMPRESSION TRIAL ks.orders.data CODECS '""" + _EXAMPLE + "', '" + _OTHER + """:9'
+                            ROWS 5000 CONCURRENCY 32 INTO scratch JSON;
         """
 
 
@@ -152,6 +225,9 @@ _FORMS = {
     "ADVISE": ("COMPRESSION ADVISE [JSON] [SAMPLE n] <SELECT statement> | [keyspace.]table",
                "COMPRESSION ADVISE ks.t;  or  COMPRESSION ADVISE SELECT data FROM ks.t LIMIT 500;"),
     "SETTINGS": ("COMPRESSION SETTINGS [JSON] [SAMPLE n] [keyspace.]table", "COMPRESSION SETTINGS ks.t;"),
+    "TRIAL": ("COMPRESSION TRIAL [JSON] [keyspace.]table.column | FROM 'path' [CODECS chain, ...] [ROWS n] "
+              "[CONCURRENCY n] INTO keyspace [KEEP] [JSON] [CONFIRM]",
+              "COMPRESSION TRIAL ks.t.data INTO scratch;"),
 }
 
 
@@ -166,9 +242,32 @@ def _inspect_usage(words: list[str]) -> str:
 
 
 def _compression_usage(words: list[str]) -> str:
-    """The form the command started as, or all three when its second word is none of them."""
+    """The form the command started as, or all of them when its second word is none of them."""
     action = words[1] if len(words) > 1 and words[1] in _FORMS and words[1] != "INSPECT" else None
-    return _usage([action] if action else ["STATS", "ADVISE", "SETTINGS"], "COMPRESSION")
+    return _usage([action] if action else ["STATS", "ADVISE", "SETTINGS", "TRIAL"], "COMPRESSION")
+
+
+def _keyspace_names(ctxt: Parsed, shell: Shell) -> list[str]:
+    """After INTO: the keyspaces (TRIAL's scratch tables go there)."""
+    from cassandra.metadata import protect_name
+
+    return [protect_name(name) for name in shell.get_keyspace_names()]
+
+
+def _trial_columns(ctxt: Parsed, shell: Shell) -> list[str]:
+    """After COMPRESSION TRIAL [ks.]table. : the columns TRIAL takes (insight.trial.column_kind)."""
+    from cassandra.metadata import protect_name
+
+    from cqlsh_ext.insight.shellside import cql_name
+    from cqlsh_ext.insight.trial import column_kind
+
+    ks = cql_name(shell, ctxt.get_binding("ksname")) or shell.current_keyspace
+    table = cql_name(shell, ctxt.get_binding("cfname"))
+    try:
+        meta = shell.conn.metadata.keyspaces[ks].tables[table]
+    except (KeyError, AttributeError):
+        return []
+    return [protect_name(name) for name, column in meta.columns.items() if column_kind(str(column.cql_type))]
 
 
 # ------------------------------------------------------------------------------------- handlers
@@ -183,7 +282,9 @@ def do_inspect(shell: Shell, parsed: Parsed) -> None:
 
 
 @shell_command("COMPRESSION", "<compressionCommand>", COMPRESSION_GRAMMAR, COMPRESSION_HELP,
-               usage=_compression_usage, paged=True)
+               usage=_compression_usage, paged=True,
+               completers=((("compressionCommand", "into"), _keyspace_names),
+                           (("trialColumn", "colname"), _trial_columns)))
 def do_compression(shell: Shell, parsed: Parsed) -> None:
     action = (parsed.get_binding("action") or "").upper()
     if action == "STATS":
@@ -198,3 +299,7 @@ def do_compression(shell: Shell, parsed: Parsed) -> None:
         from cqlsh_ext.insight import run_settings
 
         run_settings.run(shell, parsed)
+    elif action == "TRIAL":
+        from cqlsh_ext.insight import run_trial
+
+        run_trial.run(shell, parsed)

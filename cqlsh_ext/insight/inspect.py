@@ -1,7 +1,7 @@
 """INSPECT: what one stored value is made of, as a report (text or JSON).
 
 For each value: the nesting chain (<codec> > <stream> > String), per layer the container, its header
-fields (Format.headers), the checksums verified here (checksums.py), input and output sizes; then
+fields (Container.headers), the checksums verified here (checksums.py), input and output sizes; then
 the payload's kind and a preview. A value that is not compressed, or cannot be decoded, says why;
 a recognised format that fails still shows its header fields and checksums.
 """
@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from cqlsh_ext.codecs._common import reason
-from cqlsh_ext.codecs.base import DEFAULT_CAP, DecodeError, Format
+from cqlsh_ext.codecs.base import DEFAULT_CAP, Container, DecodeError
 from cqlsh_ext.insight import checksums, isolate, report
 from cqlsh_ext.insight.measure import COMPRESSED, UNDECODABLE, Peeled, peel
 from cqlsh_ext.payload.names import BINARY_KINDS
@@ -187,7 +187,7 @@ def _inspect(value: bytes, where: dict[str, object], mode: str, cap: int) -> Val
     )
 
 
-def _layer(fmt: Format, data: bytes, decoded: Any, cap: int) -> LayerReport:
+def _layer(fmt: Container, data: bytes, decoded: Any, cap: int) -> LayerReport:
     return LayerReport(
         fmt.label,
         fmt.codec,
@@ -207,7 +207,7 @@ def _layer(fmt: Format, data: bytes, decoded: Any, cap: int) -> LayerReport:
 NOT_A_TRAILER = "not verified: the last bytes of a value that is cut short or corrupt"
 
 
-def _failed_layer(fmt: Format, data: bytes, reason: str | None, cap: int) -> LayerReport:
+def _failed_layer(fmt: Container, data: bytes, reason: str | None, cap: int) -> LayerReport:
     headers = _headers(fmt, data, {})
     # A value that failed to decode may end anywhere: what sits where its trailer would be is
     # not a trailer. Show those bytes as such; a ratio computed from them is no fact at all.
@@ -230,7 +230,7 @@ def _failed_layer(fmt: Format, data: bytes, reason: str | None, cap: int) -> Lay
     )
 
 
-def _headers(fmt: Format, data: bytes, extra: dict[str, object]) -> dict[str, object]:
+def _headers(fmt: Container, data: bytes, extra: dict[str, object]) -> dict[str, object]:
     try:
         headers = dict(fmt.headers(data))
     except DecodeError as err:

@@ -9,7 +9,7 @@ refusing valid values:
   can ask for 768 MiB);
 - one has no header at all, and its output limit is block-granular.
 
-Their codecs declare it (`needs_worker` on codecs.base.Format). INSPECT, offline `cqlsh-ext
+Their codecs declare it (`needs_worker` on codecs.base.Container). INSPECT, offline `cqlsh-ext
 inspect` and ADVISE's sample look at few values and can afford a fork (a few milliseconds) for
 those: `needs_worker` here says which, `call` runs the work in a child
 whose address space may grow WORKER_MEMORY beyond the parent's, and turns a child that failed an
@@ -28,33 +28,33 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from cqlsh_ext.codecs.base import Format
+    from cqlsh_ext.codecs.base import Container
 
 #: Address space a worker may take beyond its parent's at the fork (bytes).
 WORKER_MEMORY = 512 << 20
 
 def needs_worker(value: bytes, mode: str) -> bool:
     """Whether decoding `value` under `mode` calls, at its outer layer, a library whose codec
-    declares `needs_worker` (codecs.base.Format)."""
+    declares `needs_worker` (codecs.base.Container)."""
     from cqlsh_ext.codecs import registry
 
     if mode != "auto":
         try:
-            return any(fmt.needs_worker for fmt in registry.formats_for(mode))
+            return any(fmt.needs_worker for fmt in registry.containers_for(mode))
         except ValueError:
             return False
     return any(fmt.matches(value) for fmt in _auto_formats_needing_a_worker())
 
 
 @functools.cache
-def _auto_formats_needing_a_worker() -> tuple[Format, ...]:
+def _auto_formats_needing_a_worker() -> tuple[Container, ...]:
     """The formats auto-detection can reach (a signature, a trial or an early look) whose codec
     needs a worker; their cheap first check decides (.lzma has no signature, so
     detect(signatures_only=True) would miss it)."""
     from cqlsh_ext.codecs import registry
 
     return tuple(
-        fmt for fmt in registry.all_formats()
+        fmt for fmt in registry.all_containers()
         if fmt.needs_worker
         and (fmt.signature_priority, fmt.trial_priority, fmt.early_priority) != (None, None, None)
     )

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from cqlsh_ext.codecs import registry
-from cqlsh_ext.codecs.base import DEFAULT_CAP, Format
+from cqlsh_ext.codecs.base import DEFAULT_CAP, Container
 from cqlsh_ext.payload.unwrap import RAW, STREAM_STARTS, BlobView, Layer, failed, outer_layer, walk
 
 COMPRESSED, PLAIN, UNDECODABLE = "compressed", "not compressed", "not decodable"
@@ -37,7 +37,7 @@ class Peeled:
     exact: bool = True
     reason: str | None = None
     #: The recognised format whose decode failed (status UNDECODABLE), for its header fields.
-    failed: Format | None = None
+    failed: Container | None = None
     #: With trace: the compression layers, each with its input and Decoded (INSPECT's headers).
     steps: list[Layer] = field(default_factory=list)
     #: The format of the serialization stream that ends the chain (the payload is that stream).
@@ -61,14 +61,14 @@ def effective_mode(mode: str) -> str:
 
 
 #: First byte -> (format, smallest stored size) for quick(from_headers=True): the formats that
-#: declare Format.header_sized_from, by the first byte of their magic.
-_HEADER_SIZED = {fmt.magic[:1]: (fmt, fmt.header_sized_from) for fmt in registry.all_formats()
+#: declare Container.header_sized_from, by the first byte of their magic.
+_HEADER_SIZED = {fmt.magic[:1]: (fmt, fmt.header_sized_from) for fmt in registry.all_containers()
                  if fmt.header_sized_from is not None}
 
 #: Decompressed bytes looked at behind a declared size: enough for every signature detect() knows.
 _PEEK = 64
 
-#: Format label per format object: Format.label is a property, and quick() runs once per value.
+#: Container label per format object: Container.label is a property, and quick() runs once per value.
 _LABELS: dict[int, str] = {}
 
 
@@ -79,7 +79,7 @@ def quick(value: bytes, mode: str = "auto", cap: int = DEFAULT_CAP,
     The common case (one layer, decoded whole, nothing recognisable inside) is answered here without
     building a Peeled; everything else is peel()'s, so both always agree. With `from_headers`, a
     value whose container declares a plausible size within the cap (a format declaring
-    Format.header_sized_from, from that stored size on) is not decompressed, only peeked at: its
+    Container.header_sized_from, from that stored size on) is not decompressed, only peeked at: its
     size is the declared one, its chain the outer container, and its reason FROM_HEADER, so the
     report can say how many values were measured that way. Never raises: whatever a decoder
     raises counts the value as undecodable.

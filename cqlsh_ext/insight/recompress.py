@@ -1,5 +1,5 @@
 """One candidate codec of COMPRESSION ADVISE run over a sample: the compressors the codec modules
-declare (Format.compressors, in advise_priority order), a dictionary trained by two-fold
+declare (Container.compressors, in advise_priority order), a dictionary trained by two-fold
 cross-fitting where the codec takes one, and the measurement itself (an untimed warm-up that
 checks the round trip, then timed passes within a time budget; insight/advise.py reads them).
 """
@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from cqlsh_ext.codecs.base import Format
+from cqlsh_ext.codecs.base import Container
 
 #: Timed passes per codec at most, and the time they may take together (seconds) after the warm-up.
 REPETITIONS = 7
@@ -34,12 +34,12 @@ class Codec:
 
 def available_codecs() -> tuple[list[Codec], list[str]]:
     """Every codec we can run here, and notes on the ones that are missing: the compressors of the
-    formats that declare an ADVISE priority (Format.advise_priority), in that order."""
+    formats that declare an ADVISE priority (Container.advise_priority), in that order."""
     from cqlsh_ext.codecs import registry
 
     codecs: list[Codec] = []
     missing: list[str] = []
-    advised = [f for f in registry.all_formats() if f.advise_priority is not None]
+    advised = [f for f in registry.all_containers() if f.advise_priority is not None]
     for fmt in sorted(advised, key=lambda f: f.advise_priority or 0):
         try:
             compressors = fmt.compressors()
@@ -51,13 +51,13 @@ def available_codecs() -> tuple[list[Codec], list[str]]:
     return codecs, missing
 
 
-def dictionary_formats() -> dict[str, Format]:
+def dictionary_formats() -> dict[str, Container]:
     """{compressor name: format} for the formats measured with a dictionary too, after that one."""
     from cqlsh_ext.codecs import registry
 
     return {
         f"{f.label} {f.dictionary_level}": f
-        for f in registry.all_formats()
+        for f in registry.all_containers()
         if f.dictionary_level is not None and f.advise_priority is not None
     }
 
@@ -148,7 +148,7 @@ def measure(
 
 
 def with_dictionary(
-    fmt: Format, payloads: Sequence[bytes], budget: float = BUDGET_S, repetitions: int = REPETITIONS
+    fmt: Container, payloads: Sequence[bytes], budget: float = BUDGET_S, repetitions: int = REPETITIONS
 ) -> Result | str:
     """`fmt` with a trained dictionary at its dictionary_level, two-fold cross-fitted; a reason
     string when it cannot be trained."""

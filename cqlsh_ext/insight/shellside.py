@@ -96,7 +96,8 @@ def target(shell: Shell, parsed: Parsed, action: str, statement: str | None = No
     return read(query, True, None)
 
 
-def _name(shell: Shell, raw: str | None) -> str | None:
+def cql_name(shell: Shell, raw: str | None) -> str | None:
+    """A name as the statement wrote it, as the schema spells it: quoted as is, else lower case."""
     if raw is None:
         return None
     return shell.cql_unprotect_name(raw) if raw.startswith('"') else raw.lower()
@@ -104,8 +105,8 @@ def _name(shell: Shell, raw: str | None) -> str | None:
 
 def named_table(shell: Shell, parsed: Parsed) -> tuple[str | None, str | None, Any]:
     """(keyspace, table, table metadata or None) named by the statement."""
-    ks = _name(shell, parsed.get_binding("ksname")) or shell.current_keyspace
-    table = _name(shell, parsed.get_binding("cfname"))
+    ks = cql_name(shell, parsed.get_binding("ksname")) or shell.current_keyspace
+    table = cql_name(shell, parsed.get_binding("cfname"))
     meta = None
     if ks and table:
         try:

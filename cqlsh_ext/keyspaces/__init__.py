@@ -6,5 +6,6 @@ tls      SSLContext from the system trust store or --certfile, for every connect
 wiring   how ExtShell.__init__ uses the above; COPY FROM consistency
 describe client-side DESCRIBE for servers reporting 3.x
 paging   empty result pages that still have more data
+tables   a new table's status in system_schema_mcs.tables: waiting until it is ACTIVE
 errors   one-line messages naming the fix; secrets redacted
 """

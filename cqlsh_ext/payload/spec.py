@@ -92,7 +92,7 @@ def _variant(step: str, family: str, variant: str) -> str:
 
     fmt = registry.by_label(f"{family}/{variant}")
     if fmt is None or fmt.codec != family:
-        labels = ", ".join(f.label for f in registry.all_formats() if f.codec == family and not f.primary)
+        labels = ", ".join(f.label for f in registry.all_containers() if f.codec == family and not f.primary)
         raise SpecError(f"{step!r}: no {family} container {variant!r}; known: {labels or 'none'}")
     return fmt.label
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from cqlsh_ext.codecs import registry
-from cqlsh_ext.codecs.base import Decoded, DecodeError, Format
+from cqlsh_ext.codecs.base import Container, Decoded, DecodeError
 from cqlsh_ext.payload import budget
 from cqlsh_ext.payload.names import STREAM_MAGICS
 
@@ -72,7 +72,7 @@ class Layer:
     truncated: bool = False
     declared_size: int | None = None
     #: The format of a compression layer; None for a serialization stream's layer.
-    fmt: Format | None = None
+    fmt: Container | None = None
     #: With walk(trace=True): the layer's input and its Decoded (INSPECT shows their headers).
     data_in: bytes | None = None
     decoded: Decoded | None = None
@@ -244,7 +244,8 @@ def walk(value: bytes, mode: str, cap: int, trace: bool = False) -> BlobView:
     return _bounded(_walk, value, cap, mode, cap, trace)
 
 
-def outer_layer(value: bytes, mode: str, cap: int, trace: bool = False) -> tuple[Format, Decoded] | BlobView:
+def outer_layer(value: bytes, mode: str, cap: int,
+                trace: bool = False) -> tuple[Container, Decoded] | BlobView:
     """walk()'s first step: the outer container and what it decoded to, or the finished view when
     there is no container (RAW, or a serialization stream stored as is). COMPRESSION STATS' per-value path
     (insight.measure.quick) starts here too, so both detect alike. Raises what a decoder raises
@@ -279,7 +280,7 @@ def _walk(value: bytes, mode: str, cap: int, trace: bool = False) -> BlobView:
     return _payload(view, decoded.data, cap - len(decoded.data), 1, trace)
 
 
-def _layer(fmt: Format, data_in: bytes, decoded: Decoded, trace: bool) -> Layer:
+def _layer(fmt: Container, data_in: bytes, decoded: Decoded, trace: bool) -> Layer:
     return Layer(
         fmt.label,
         len(data_in),

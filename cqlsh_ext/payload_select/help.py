@@ -31,4 +31,6 @@ QUERIES_HELP = """
 
           In the interactive shell, Tab after data. offers the keys seen in a
           sample of the column.
+          COPY (SELECT ...) TO 'file.parquet' (or .jsonl, .csv) writes the
+          answer: HELP EXPORT.
         """

@@ -82,6 +82,21 @@ def settings_for(shell: Shell, schema: Schema, keyspace: str, table: str) -> Any
 
 
 def run(shell: Shell, plan: Plan, schema: Schema, keyspace: str, meta: Any) -> None:
+    page_size = shell.page_size if shell.use_paging else 100
+    answer = read_answer(shell, plan, schema, keyspace, meta, page_size)
+    if answer is None:
+        return
+    reading, names, types, pages = answer
+    _print(shell, plan, reading, names, types, pages, meta)
+
+
+def read_answer(shell: Shell, plan: Plan, schema: Schema, keyspace: str, meta: Any, page_size: int,
+                fetch_size: int | None = None) -> tuple[Any, list[str], list[Any], Any] | None:
+    """The answer of `plan` read as the shell reads it (cost prompt, CONFIRM, workers, progress,
+    retries): (Reading, column names, driver types or None, a generator of pages of answer rows),
+    or None when it is refused or declined (said in one line). The printed result and COPY
+    (SELECT ...) TO (cqlsh_ext.export) are its two sinks; `fetch_size`: the server's page size
+    when it returns the answer's rows one for one (default: the shell's). Raises QueryError."""
     from cqlsh_ext.payload_select import read
     from cqlsh_ext.query.answer import Answer
     from cqlsh_ext.query.evaluate import Evaluator
@@ -91,12 +106,11 @@ def run(shell: Shell, plan: Plan, schema: Schema, keyspace: str, meta: Any) -> N
     reading = read.Reading(Answer(plan, star))
     names, types = _columns(shell, plan, reading.answer, schema)
     if names is None:
-        return
-    page_size = shell.page_size if shell.use_paging else 100
-    pages = _pages(shell, plan, reading, evaluator, keyspace, meta, page_size)
+        return None
+    pages = _pages(shell, plan, reading, evaluator, keyspace, meta, page_size, fetch_size)
     if pages is None:
-        return
-    _print(shell, plan, reading, names, types, pages, meta)
+        return None
+    return reading, names, types, pages
 
 
 def _columns(shell: Shell, plan: Plan, answer: Any, schema: Schema) -> tuple[Any, Any]:
@@ -132,7 +146,7 @@ def result_types(session: Any, plan: Plan, answer: Any) -> list[Any]:
 
 
 def _pages(shell: Shell, plan: Plan, reading: Any, evaluator: Any, keyspace: str, meta: Any,
-           page_size: int) -> Any:
+           page_size: int, fetch_size: int | None = None) -> Any:
     from cqlsh_ext.payload_select import read
 
     if not plan.local_rows:
@@ -140,7 +154,7 @@ def _pages(shell: Shell, plan: Plan, reading: Any, evaluator: Any, keyspace: str
 
         statement = SimpleStatement(plan.server_statement, consistency_level=shell.consistency_level,
                                     serial_consistency_level=shell.serial_consistency_level,
-                                    fetch_size=shell.page_size if shell.use_paging else None)
+                                    fetch_size=fetch_size or (shell.page_size if shell.use_paging else None))
         try:
             result = shell.session.execute(statement)
         except Exception as err:
@@ -212,6 +226,18 @@ def closing_line(plan: Plan, reading: Any, out: Any, width: int = 0) -> None:
     unknown = counts.paths.never_found()
     if not plan.local_rows and not problems and not reading.error and not unknown:
         return
+    notes = [f"no value read has {path}{_keys_named(nearest, seen)}" for path, nearest, seen in unknown]
+    line = f"{LABEL}: " + "; ".join([", ".join(closing_parts(plan, reading)), *notes, *closing_ends(reading)])
+    from cqlsh_ext.insight.report import fit
+
+    for shown in fit([line], width):
+        print(shown, file=out)
+
+
+def closing_parts(plan: Plan, reading: Any) -> list[str]:
+    """What the reading saw, for a closing line: rows read and matched, values undecodable or
+    cut, aggregate inputs skipped, LIMIT, how the table was read."""
+    counts = reading.answer.counts
     parts = [f"{counts.read:,} rows read", f"{counts.matched:,} matched"]
     if counts.undecodable:
         parts.append(f"{counts.undecodable:,} undecodable")
@@ -224,19 +250,19 @@ def closing_line(plan: Plan, reading: Any, out: Any, width: int = 0) -> None:
         parts.append(f"stopped at LIMIT {plan.limit}")
     if reading.how:
         parts.append(reading.how)
-    line = f"{LABEL}: " + ", ".join(parts)
-    for path, nearest, seen in unknown:
-        line += f"; no value read has {path}{_keys_named(nearest, seen)}"
-    if reading.interrupted:
-        line += "; interrupted (Ctrl-C): the answer covers the rows read"
-    elif reading.output_closed:
-        line += "; stopped when the output closed"
-    if reading.error:
-        line += f"; stopped by an error: {reading.error}"
-    from cqlsh_ext.insight.report import fit
+    return parts
 
-    for shown in fit([line], width):
-        print(shown, file=out)
+
+def closing_ends(reading: Any) -> list[str]:
+    """How the reading ended, when not by reaching the end: Ctrl-C, a closed output, an error."""
+    ends = []
+    if reading.interrupted:
+        ends.append("interrupted (Ctrl-C): the answer covers the rows read")
+    elif reading.output_closed:
+        ends.append("stopped when the output closed")
+    if reading.error:
+        ends.append(f"stopped by an error: {reading.error}")
+    return ends
 
 
 #: Keys named when none is near the one a path wanted.

@@ -120,10 +120,11 @@ COMPARE = ("=", "!=", "<", "<=", ">", ">=")
 
 
 class _Parser(Cursor):
-    def __init__(self, text: str, schema: Schema) -> None:
+    def __init__(self, text: str, schema: Schema, plain: bool = False) -> None:
         super().__init__(tokenize(text))
         self.text = text
         self.schema = schema
+        self.plain = plain
 
     # -- references
     def ref(self) -> Ref:
@@ -219,7 +220,7 @@ class _Parser(Cursor):
             raise QueryError(f"unexpected {self.peek().describe()}")
         refs = [i.ref for i in items if i.ref] + [p.ref for p in predicates] + list(group_by)
         refs += [r for r, _ in order_by]
-        if not any(isinstance(r, Path) for r in refs) and not predicates:
+        if not any(isinstance(r, Path) for r in refs) and not predicates and not self.plain:
             return None
         pk = list(self.schema.partition_key)
         plan = Plan(items, keyspace, table, " AND ".join(ordinary), predicates, group_by,
@@ -436,8 +437,10 @@ def _server_statement(plan: Plan, schema: Schema) -> str:
     return text
 
 
-def parse(text: str, schema: Schema) -> Plan | None:
+def parse(text: str, schema: Schema, plain: bool = False) -> Plan | None:
     """The plan of `text`, or None when it is not a payload query (no path, no payload
-    condition, or not a SELECT): the caller passes it to cqlsh unchanged. Raises QueryError."""
-    return _Parser(text, schema).parse()
+    condition, or not a SELECT): the caller passes it to cqlsh unchanged. `plain`: a SELECT of
+    columns only has a plan too (COPY (SELECT ...) TO exports it: cqlsh_ext.export). Raises
+    QueryError."""
+    return _Parser(text, schema, plain).parse()
 

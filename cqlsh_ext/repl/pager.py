@@ -8,6 +8,8 @@ Output is held back until it no longer fits on the screen; only then is the page
 given what was held). Later pages stream into it as they are fetched, so the first screen shows
 at once and a pipe that the pager does not read holds the fetching back. Quitting the pager stops
 the fetching (PagerClosed). The command is a shell command line, as git and psql run $PAGER.
+Only standard output is held: a command's progress line and its questions ([y/N] before a costly
+run, cqlsh_ext.common.ask) go to standard error, which stays on the terminal.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The cost of a full scan, said before it starts: on Amazon Keyspaces (billed per row read) and
 above CONFIRM_FROM_BYTES by the server's estimate. A person at a terminal is asked [y/N]; a
 script goes ahead only with the statement's CONFIRM. COMPRESSION STATS and payload queries ask
-the same way."""
+the same way, and COMPRESSION TRIAL before it writes to Amazon Keyspaces (`accepted`)."""
 
 from __future__ import annotations
 
@@ -21,11 +21,8 @@ def full_scan_accepted(shell: Shell, ks: str, table: str, size: Any, partitioner
     (or None), `confirmed` the statement's CONFIRM; `label` starts the lines, `script_hint` tells
     a script how to go ahead, `question` is asked at a terminal."""
     from cqlsh_ext.scanning.capacity import rcu
-    from cqlsh_ext.scanning.ring import is_keyspaces
 
-    opts = shell.settings.keyspaces
-    keyspaces = is_keyspaces(partitioner, shell.hostname,
-                             opts.keyspaces or opts.wants_sigv4 or opts.stock_sigv4_provider)
+    keyspaces = on_keyspaces(shell, partitioner)
     if not keyspaces and (size is None or size.bytes < CONFIRM_FROM_BYTES):
         return True
     if confirmed:
@@ -38,15 +35,29 @@ def full_scan_accepted(shell: Shell, ks: str, table: str, size: Any, partitioner
         cost = "an unknown number of rows (the server gives no size estimate)"
     where = "Amazon Keyspaces bills every row read" if keyspaces else "a large table"
     what = f"{label}: a full scan of {ks}.{table} reads {cost}; {where}."
+    return accepted(shell, what, script_hint, question, f"{label}: not scanned.")
+
+
+def on_keyspaces(shell: Shell, partitioner: str) -> bool:
+    """Amazon Keyspaces (billed per request): its partitioner or host name, or the flags asking for it."""
+    from cqlsh_ext.scanning.ring import is_keyspaces
+
+    opts = shell.settings.keyspaces
+    return is_keyspaces(partitioner, shell.hostname,
+                        opts.keyspaces or opts.wants_sigv4 or opts.stock_sigv4_provider)
+
+
+def accepted(shell: Shell, what: str, script_hint: str, question: str, refused: str) -> bool:
+    """`what` a run costs, said first; then at a terminal `question` ([y/N]), and `refused` said
+    on a no. A script (-e, -f, no terminal) is told `what` and `script_hint` in one line, and the
+    run does not go ahead (the statement's CONFIRM is the caller's to check before)."""
+    from cqlsh_ext.common.ask import yes
+
     if not (sys.stdin.isatty() and getattr(shell, "tty", True)):
         shell.printerr(f"{what} {script_hint}")
         return False
     print(what, file=sys.stderr)
-    try:
-        answer = input(question)
-    except (EOFError, KeyboardInterrupt):
-        answer = ""
-    if answer.strip().lower() in ("y", "yes"):
+    if yes(question):  # on stderr: the pager holds standard output back
         return True
-    print(f"{label}: not scanned.", file=sys.stderr)
+    print(refused, file=sys.stderr)
     return False

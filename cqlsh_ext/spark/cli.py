@@ -165,6 +165,13 @@ def _one(spark: Any, db: Any, conn: Any, stmt: Any) -> None:
             print("\n".join(stats.render()))
         sys.stdout.flush()
         return
+    from cqlsh_ext.spark.statement import ExportStatementOnSpark
+
+    if isinstance(stmt, ExportStatementOnSpark):
+        from cqlsh_ext.spark import export_job
+
+        export_job.run(spark, db, stmt, conn.settings)
+        return
     from cqlsh_ext.spark import query_job
 
     query_job.run(spark, db, stmt, conn.settings)

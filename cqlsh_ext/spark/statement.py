@@ -2,6 +2,7 @@
 
     COMPRESSION STATS [JSON] [DECODE ALL] [CONFIRM] SELECT cols|* FROM [ks.]table | [ks.]table
     SELECT ... (payload paths, payload conditions, aggregates, GROUP BY: docs/queries.md)
+    COPY (SELECT ...) TO 'dir' WITH FORMAT = 'parquet' (docs/export.md: export_job.py)
 
 Spark reads whole tables: COMPRESSION STATS over anything but a whole-table SELECT, and the shell's
 SAMPLE and PARALLEL, are refused in one line (the shell runs those).
@@ -10,6 +11,7 @@ SAMPLE and PARALLEL, are refused in one line (the shell runs those).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from cqlsh_ext.cql.errors import QueryError
 from cqlsh_ext.cql.lexer import Token, tokenize
@@ -26,6 +28,15 @@ class StatsStatement:
     columns: list[str] | None
     asjson: bool
     decode_all: bool
+
+
+@dataclass
+class ExportStatementOnSpark:
+    """COPY (SELECT ...) TO 'dir': the parsed export (cqlsh_ext.export.statement) and its table."""
+
+    export: Any
+    keyspace: str | None
+    table: str
 
 
 @dataclass
@@ -52,12 +63,14 @@ def _at_end(tokens: list[Token], i: int) -> bool:
     return tokens[i].kind == "end" or (tokens[i].value == ";" and tokens[i + 1].kind == "end")
 
 
-def classify(text: str) -> StatsStatement | QueryStatement:
+def classify(text: str) -> StatsStatement | QueryStatement | ExportStatementOnSpark:
     try:
         tokens = tokenize(text)
     except QueryError as err:
         raise SparkError(str(err)) from None
     words = [t.value.upper() if t.kind == "word" else None for t in tokens]
+    if words[0] == "COPY":
+        return _export(text, tokens)
     if words[0] == "SELECT":
         i = next((k for k, w in enumerate(words) if w == "FROM"), None)
         if i is None:
@@ -111,3 +124,27 @@ def classify(text: str) -> StatsStatement | QueryStatement:
                          "after the table name is the shell's (run it there)")
     select = text[start:tokens[end - 1].end].strip()
     return StatsStatement(keyspace, table, select, columns, asjson, decode_all)
+
+
+def _export(text: str, tokens: list[Token]) -> ExportStatementOnSpark:
+    """COPY (SELECT ...) TO 'dir' [WITH ...]: Parquet only, written by Spark (a directory)."""
+    from cqlsh_ext.export.statement import LABEL, CopyError, parse
+    from cqlsh_ext.query.recognize import table_of
+
+    if not (tokens[1].kind == "punct" and tokens[1].value == "("):
+        raise SparkError("Spark mode's COPY is COPY (SELECT ...) TO 'dir' WITH FORMAT = 'parquet'; "
+                         "COPY table TO is the shell's (cqlsh's own COPY)")
+    try:
+        export = parse(text, tokens)
+    except CopyError as err:
+        raise SparkError(f"{LABEL}: {err}") from None
+    if export.fmt != "parquet":
+        raise SparkError(f"{LABEL}: Spark mode writes Parquet (WITH FORMAT = 'parquet'); JSON Lines and "
+                         "CSV files are the shell's")
+    if export.row_group_size is not None:
+        raise SparkError(f"{LABEL}: ROW_GROUP_SIZE is the shell's: Spark's Parquet writer sizes row "
+                         "groups in bytes (--conf spark.hadoop.parquet.block.size=...)")
+    target = table_of(export.select)
+    if target is None:
+        raise SparkError(f"{LABEL}: COPY ( ... ) takes a SELECT ... FROM [keyspace.]table")
+    return ExportStatementOnSpark(export, target[0], target[1])

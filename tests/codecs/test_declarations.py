@@ -52,7 +52,7 @@ def _labels(fmts: object) -> list[str]:
 
 
 def test_codec_detection_order_is_unchanged() -> None:
-    assert _labels(registry.all_formats()) == ALL
+    assert _labels(registry.all_containers()) == ALL
     order = registry.detection_order()
     assert _labels(order["signature"]) == SIGNED
     assert _labels(order["trial"]) == TRIAL
@@ -63,7 +63,7 @@ def test_codec_detection_order_is_unchanged() -> None:
 
 
 def test_codec_dispatch_and_names_are_unchanged() -> None:
-    assert {name: _labels(registry.formats_for(name)) for name in registry.CODEC_NAMES} == NAMED
+    assert {name: _labels(registry.containers_for(name)) for name in registry.CODEC_NAMES} == NAMED
     assert registry.CODEC_NAMES == CODEC_NAMES
     assert MODES == ("auto", "none", *CODEC_NAMES)
 
@@ -97,7 +97,7 @@ def test_advise_candidates_are_unchanged() -> None:
 
 def test_every_declared_compressor_reads_back_as_its_format() -> None:
     payload = b'{"id": 12345, "name": "a value long enough to compress", "tags": ["x", "y", "z"]}' * 20
-    for fmt in registry.all_formats():
+    for fmt in registry.all_containers():
         for c in fmt.compressors():
             stored = bytes(c.compress(payload))
             assert bytes(c.decompress(stored)) == payload, c.name
@@ -132,7 +132,7 @@ def test_header_sizing_and_table_compressors_are_unchanged() -> None:
 
     sized = {first: (fmt.label, smallest) for first, (fmt, smallest) in _HEADER_SIZED.items()}
     assert sized == {b"\x1f": ("gzip", 0), b"\x28": ("zstd", 256 << 10), b"\x04": ("lz4/frame", 256 << 10)}
-    classes = {fmt.cassandra_class: fmt.label for fmt in registry.all_formats() if fmt.cassandra_class}
+    classes = {fmt.cassandra_class: fmt.label for fmt in registry.all_containers() if fmt.cassandra_class}
     assert classes == {"LZ4Compressor": "lz4/block-nosize", "SnappyCompressor": "snappy",
                        "DeflateCompressor": "zlib", "ZstdCompressor": "zstd"}
 
@@ -149,6 +149,6 @@ def test_the_declared_stream_magic_is_the_readers() -> None:
 def test_a_codec_name_reads_the_containers_labelled_with_it() -> None:
     # What a name means, as a user reads labels: `-d snappy` and a `snappy` setting read
     # snappy/framed values, and `deflate` no gzip value ([gzip] is no deflate label).
-    for fmt in registry.all_formats():
+    for fmt in registry.all_containers():
         assert set(fmt.tried_by) <= {fmt.codec}, (fmt.label, fmt.tried_by)
         assert fmt.label == fmt.codec or fmt.label.startswith(f"{fmt.codec}/"), fmt.label

@@ -71,7 +71,7 @@ def test_named_errors() -> None:
     with pytest.raises(ValueError):
         registry.decode_named("snapy", b"abc")
     with pytest.raises(ValueError):
-        registry.formats_for("nope")
+        registry.containers_for("nope")
     with pytest.raises(DecodeError, match="^zstd: no zstd signature$"):
         registry.decode_named("zstd", b"definitely not zstd")
     with pytest.raises(DecodeError, match="^snappy: "):

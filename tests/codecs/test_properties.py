@@ -6,7 +6,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cqlsh_ext.codecs import registry
-from cqlsh_ext.codecs.base import Decoded, DecodeError, Format
+from cqlsh_ext.codecs.base import Container, Decoded, DecodeError
 
 try:
     import brotli
@@ -22,7 +22,7 @@ from codec_producers import (
 FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
-def _check(result: tuple[Format, Decoded] | None, cap: int) -> None:
+def _check(result: tuple[Container, Decoded] | None, cap: int) -> None:
     if result is not None:
         fmt, dec = result
         assert isinstance(dec.data, bytes) and len(dec.data) <= cap

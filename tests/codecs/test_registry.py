@@ -17,7 +17,7 @@ import snappy
 import zstandard
 
 from cqlsh_ext.codecs import registry
-from cqlsh_ext.codecs.base import DecodeError, Format
+from cqlsh_ext.codecs.base import Container, DecodeError
 
 try:
     import brotli
@@ -48,13 +48,13 @@ def test_registry_api_shape() -> None:
         "brotli",
     )
     assert 5 <= registry.MIN_AUTO_LENGTH <= 8
-    formats = registry.all_formats()
-    assert all(isinstance(f, Format) for f in formats)
+    formats = registry.all_containers()
+    assert all(isinstance(f, Container) for f in formats)
     assert {f.grade for f in formats} == {"A", "B", "C", "D"}
     for codec in registry.CODEC_NAMES:
-        assert registry.formats_for(codec)
-    assert [f.label for f in registry.formats_for("zstd")] == ["zstd"]
-    assert "lz4/block-nosize" in [f.label for f in registry.formats_for("lz4")]
+        assert registry.containers_for(codec)
+    assert [f.label for f in registry.containers_for("zstd")] == ["zstd"]
+    assert "lz4/block-nosize" in [f.label for f in registry.containers_for("lz4")]
     assert registry.decode_auto(b"") is None and registry.detect(b"") is None
     assert registry.decode_auto(snappy.compress(b"abc")) is None  # 5 bytes: below MIN_AUTO_LENGTH
 
@@ -82,7 +82,7 @@ def test_importing_registry_loads_no_codec_library() -> None:
 @pytest.mark.parametrize("name,produce,label,codec,auto", PRODUCERS, ids=[p[0] for p in PRODUCERS])
 def test_headers(name: str, produce: Callable[[bytes], bytes], label: str, codec: str, auto: bool) -> None:
     value = produce(json_doc(100_000, 3))
-    fmt = next(f for f in registry.formats_for(codec) if f.label == label)
+    fmt = next(f for f in registry.containers_for(codec) if f.label == label)
     h = fmt.headers(value)
     assert h["format"] == label
     json.dumps(h)  # plain JSON-able values only

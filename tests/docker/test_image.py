@@ -32,7 +32,9 @@ from cqlsh_ext import __version__ as VERSION
 ROOT = Path(__file__).resolve().parents[2]
 TAG = os.environ.get("CQLSH_EXT_DOCKER_TAG", "cqlsh-ext:pytest")
 LOCAL_BASE = os.environ.get("CQLSH_EXT_BASE_IMAGE", "cqlsh-ext-base:bookworm")
-MAX_IMAGE_MB = 400  # today about 250 MB on the debootstrap base; a jump means something leaked in
+#: Today 406 MB on the debootstrap base, 135 MB of it pyarrow (the parquet extra, for COPY (SELECT ...)
+#: TO 'x.parquet'); a jump means something leaked in.
+MAX_IMAGE_MB = 450
 
 pytestmark = pytest.mark.skipif(
     not ENABLED, reason="Docker image tests are on with CI=true or CQLSH_EXT_DOCKER_TESTS=1")

@@ -24,13 +24,13 @@ def rows(header: str) -> dict[str, list[str]]:
 
 def test_containers():
     table = rows("| container | written |")
-    for fmt in registry.all_formats():
+    for fmt in registry.all_containers():
         written, levels = table[fmt.label][1], table[fmt.label][3]
         assert written == ("yes" if fmt.reference else "no"), fmt.label
         if fmt.reference:
             expected = "none" if fmt.level_range is None else "-".join(map(str, fmt.level_range))
             assert levels == expected, fmt.label
-    assert set(table) == {f.label for f in registry.all_formats()}
+    assert set(table) == {f.label for f in registry.all_containers()}
 
 
 def test_payloads():

@@ -28,8 +28,8 @@ from cqlsh_ext.payload import formats
 from cqlsh_ext.payload.unwrap import STRUCTURED, TEXT, unwrap_spec
 
 CAP = 4 << 20
-WRITABLE = [f.label for f in registry.all_formats() if f.reference]
-UNWRITABLE = [f.label for f in registry.all_formats() if not f.reference]
+WRITABLE = [f.label for f in registry.all_containers() if f.reference]
+UNWRITABLE = [f.label for f in registry.all_containers() if not f.reference]
 #: Record formats written from JSON alone (no schema or descriptor file).
 RECORD_FORMATS = [f.name for f in formats.all_formats() if f.encode is not None and not f.encodes_text]
 TEXT_FORMATS = [f.name for f in formats.all_formats() if f.encode is not None and f.encodes_text]

@@ -133,7 +133,7 @@ def _codec(codec: str) -> Callable[[bytes], None]:
 
 
 def _container(fmt: Any) -> Callable[[bytes], None]:
-    """Every method of one Format (container variant), as the registry and INSPECT call them."""
+    """Every method of one Container (container variant), as the registry and INSPECT call them."""
 
     def run(data: bytes) -> None:
         fmt.matches(data)  # documented: never raises
@@ -335,7 +335,7 @@ def all_targets() -> dict[str, Target]:
     for codec in CODEC_NAMES:
         targets.append(Target(f"codec-{codec}", _codec(codec), (f"codec/{codec}",),
                               f"registry.decode_named({codec!r}): DecodeError only, output <= cap"))
-    for fmt in registry.all_formats():
+    for fmt in registry.all_containers():
         targets.append(Target(f"container-{_slug(fmt.label)}", _container(fmt), (f"codec/{fmt.codec}",),
                               f"{fmt.label}: matches/decode/trial/headers/peek/declared_size"))
     for name in payload_declarations():

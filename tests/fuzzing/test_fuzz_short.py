@@ -68,6 +68,6 @@ def test_every_codec_container_and_format_has_a_target_with_seeds() -> None:
 
     targets = all_targets()
     names = [f"codec-{c}" for c in CODEC_NAMES] + [f"payload-{f}" for f in declarations()]
-    names += [f"container-{f.label.replace('/', '-')}" for f in registry.all_formats()]
+    names += [f"container-{f.label.replace('/', '-')}" for f in registry.all_containers()]
     assert not [n for n in names if n not in targets]
     assert not [t.name for t in targets.values() if not t.seed_inputs()]

@@ -512,7 +512,7 @@ def test_finding_inspect_checksum_verification(tmp_path: Path, value: str) -> No
 
 
 def test_finding_lz4_frame_headers_index_error() -> None:
-    # container-lz4-frame: a 14-byte frame header cut short: Format.headers raised IndexError
+    # container-lz4-frame: a 14-byte frame header cut short: Container.headers raised IndexError
     # (documented: DecodeError only; INSPECT catches everything there, so no user saw it).
     from cqlsh_ext.codecs import registry
     from cqlsh_ext.codecs.base import DecodeError

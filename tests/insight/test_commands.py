@@ -270,6 +270,8 @@ def test_completion(cassandra, insight, home):
         ("COMPRESSION SETTINGS KS.", "sett"),
         ("INSPECT SELECT data FROM KS.", "ord"),
         ("COMPRESSION ADVISE SAMPLE 10 SELECT data FROM KS.orders ", ""),
+        ("COMPRESSION TRIAL KS.settings_t.", ""),
+        ("COMPRESSION TRIAL KS.settings_t.data INTO ", "ins"),
     ]
     proc = subprocess.run(
         [sys.executable, "-c", COMPLETE, cassandra.host, str(cassandra.port), insight.ks, json.dumps(cases)],
@@ -282,11 +284,13 @@ def test_completion(cassandra, insight, home):
     got = json.loads(proc.stdout.strip().splitlines()[-1])
     assert "INSPECT" in got[0]
     assert got[1] == ["COMPRESSION "]
-    assert set(got[2]) == {"STATS", "ADVISE", "SETTINGS"}
+    assert set(got[2]) == {"STATS", "ADVISE", "SETTINGS", "TRIAL"}
     assert {"SELECT", "JSON", "PARALLEL"} <= set(got[3])
     assert got[4] == ["settings_t "] or got[4] == ["settings_t"]
     assert [c.strip() for c in got[5]] == ["orders"]
     assert {"WHERE", "LIMIT"} <= {c.strip() for c in got[6]}
+    assert [c.strip() for c in got[7]] == ["data"]  # the blob column; pk and ck are ints
+    assert insight.ks in [c.strip() for c in got[8]]
 
 
 def test_ctrl_c_stops_a_long_scan_and_reports(cassandra, insight, home):
@@ -298,7 +302,9 @@ def test_ctrl_c_stops_a_long_scan_and_reports(cassandra, insight, home):
         timeout=120,
         dimensions=(40, 200),
     )
-    child.expect("rows/s")  # the progress line on the terminal: the scan is under way
+    # The progress line with rows counted: the scan is under way (it reads "0 rows" while the first
+    # page is on its way, and Ctrl-C then would find nothing read yet).
+    child.expect(r"[1-9][\d,]* rows, [\d,]+ rows/s")
     child.kill(signal.SIGINT)
     child.expect(pexpect.EOF)
     out = child.before

@@ -15,9 +15,9 @@ from cqlsh_ext.codecs.checks import crc32c
 from cqlsh_ext.codecs.snappy.framed import snappy_mask
 from cqlsh_ext.demo.records import documents
 from cqlsh_ext.demo.samples import samples
-from cqlsh_ext.insight.cli import _as_hex
 from cqlsh_ext.insight.measure import peel, quick
 from cqlsh_ext.insight.stats import ColumnStats, StreamingMedian
+from cqlsh_ext.insight.value_files import as_hex
 from cqlsh_ext.payload.unwrap import unwrap
 from cqlsh_ext.scanning import capacity
 
@@ -67,13 +67,13 @@ def test_crc32c_and_mask():
 
 
 def test_hex_input_as_cqlsh_prints_it():
-    assert _as_hex(b"0x1f8b08\n") == bytes.fromhex("1f8b08")
-    assert _as_hex(b"0xdeadbeef (no compression detected)") == bytes.fromhex("deadbeef")
-    assert _as_hex(b"0x") == b""
-    assert _as_hex(b"\x1f\x8b\x08") is None
-    assert _as_hex(b"0xzz") is None
+    assert as_hex(b"0x1f8b08\n") == bytes.fromhex("1f8b08")
+    assert as_hex(b"0xdeadbeef (no compression detected)") == bytes.fromhex("deadbeef")
+    assert as_hex(b"0x") == b""
+    assert as_hex(b"\x1f\x8b\x08") is None
+    assert as_hex(b"0xzz") is None
     with pytest.raises(ValueError):
-        _as_hex(b"0xabc")
+        as_hex(b"0xabc")
 
 
 def test_quick_path_agrees_with_peel_and_the_display():

@@ -10,6 +10,8 @@ and directory (.cache/test-keyspaces):
 - release version 3.11.2, as Amazon Keyspaces reports (a version.properties ahead on the classpath);
 - result pages that are empty but have more data, for paged SELECTs on keyspace ks_pages (a query
   handler of tests/keyspaces/java), as Keyspaces returns them;
+- system_schema_mcs.tables, where a new table is CREATING when first read and ACTIVE after, as
+  Keyspaces creates tables asynchronously (the same query handler);
 - when moto is installed, a moto STS server on loopback whose assumed-role credentials the
   authenticator accepts (it looks them up in moto's state, as Keyspaces asks IAM).
 
@@ -101,8 +103,9 @@ def keyspaces_endpoint(moto_sts: str | None) -> Iterator[KeyspacesEndpoint]:
                 f"-Dsigv4test.credentials={credentials}",
                 f"-Dsigv4test.region={REGION}",
                 f"-Dsigv4test.sts_url={moto_sts + '/moto-api/data.json' if moto_sts else ''}",
-                # Empty pages that still have more data, as Keyspaces returns them (keyspace ks_pages).
-                "-Dcassandra.custom_query_handler_class=cqlshext.sigv4test.EmptyPagesQueryHandler",
+                # Empty pages that still have more data, as Keyspaces returns them (keyspace ks_pages),
+                # and system_schema_mcs.tables' status of a new table: CREATING, then ACTIVE.
+                "-Dcassandra.custom_query_handler_class=cqlshext.sigv4test.KeyspacesStandInQueryHandler",
             ],
         )
     leftover = devcassandra.Instance(make_config())
@@ -117,6 +120,11 @@ def keyspaces_endpoint(moto_sts: str | None) -> Iterator[KeyspacesEndpoint]:
                                  directory, moto_sts, inst)
     try:
         session = endpoint.plain_session()
+        # Keyspaces' table of tables, with its key (the query handler keeps each table's status there).
+        session.execute("CREATE KEYSPACE IF NOT EXISTS system_schema_mcs WITH replication = "
+                        "{'class': 'SimpleStrategy', 'replication_factor': 1}")
+        session.execute("CREATE TABLE IF NOT EXISTS system_schema_mcs.tables (keyspace_name text, "
+                        "table_name text, status text, PRIMARY KEY (keyspace_name, table_name))")
         session.execute("CREATE KEYSPACE IF NOT EXISTS ks_test WITH replication = "
                         "{'class': 'SimpleStrategy', 'replication_factor': 1}")
         session.execute("CREATE TYPE IF NOT EXISTS ks_test.address (street text, zip int)")

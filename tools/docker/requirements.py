@@ -10,13 +10,14 @@ cached across source edits. Standard library only (tomllib: Python 3.11+).
 
 from __future__ import annotations
 
+import re
 import sys
 
 import tomllib
 
-#: Test and development tools, and Spark mode (pyspark, pandas, pyarrow: about 500 MB, and a JVM
-#: the image does not have; Spark jobs ship cqlsh-ext in their own packed environment,
-#: docs/spark.md): `EXTRAS=spark` still installs it on purpose.
+#: Test and development tools, and Spark mode (pyspark, pandas: about 400 MB, and a JVM the image
+#: does not have; Spark jobs ship cqlsh-ext in their own packed environment, docs/spark.md):
+#: `EXTRAS=spark` still installs it on purpose. The parquet extra (pyarrow) is in the image.
 NOT_FOR_THE_IMAGE = {"test", "tests", "dev", "lint", "docs", "spark"}
 
 
@@ -29,8 +30,16 @@ def requirements(project: dict, extras: str) -> list[str]:
     else:
         chosen = [name.strip() for name in extras.split(",") if name.strip() in optional]
     out = list(project.get("dependencies", []))
-    for name in chosen:
-        out.extend(req for req in optional[name] if req not in out)
+    while chosen:
+        name = chosen.pop(0)
+        for req in optional[name]:
+            # An extra naming another of this project's extras ("cqlsh-ext[parquet]") brings its
+            # requirements: pip would look for cqlsh-ext on PyPI otherwise.
+            own = re.fullmatch(rf"{re.escape(project['name'])}\[([\w,-]+)\]", req.strip())
+            if own:
+                chosen.extend(e.strip() for e in own.group(1).split(",") if e.strip() in optional)
+            elif req not in out:
+                out.append(req)
     return out
 
 

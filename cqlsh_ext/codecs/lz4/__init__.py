@@ -7,18 +7,18 @@ The lz4 package is imported on the first decode, not at import time.
 
 from __future__ import annotations
 
-from ..base import Format
+from ..base import Container
 from ._native import FRAME_MAGIC, LEGACY_MAGIC, LZ4BLOCK_MAGIC
 from .block import Lz4Hadoop, Lz4JavaBlock, Lz4NoSize, Lz4SizedBE, Lz4SizedLE
 from .frame import Lz4Frame, Lz4Legacy
 
 #: Read without importing this module (common.declarations): the -d names it answers, each with its
 #: place in name lists and help.
-DECLARES = {"names": {"lz4": 20}, "headers": "LZ4 FLG/BD, LZ4Block blocks"}
+DECLARES = {"names": {"lz4": 20}, "trial": {"lz4": 2}, "headers": "LZ4 FLG/BD, LZ4Block blocks"}
 
 __all__ = ["FORMATS", "FRAME_MAGIC", "LEGACY_MAGIC", "LZ4BLOCK_MAGIC"]
 
-# One instance per format (formats are stateless), in the order all_formats() lists them.
+# One instance per format (formats are stateless), in the order registry.all_containers() lists them.
 LZ4_FRAME = Lz4Frame()
 LZ4_LEGACY = Lz4Legacy()
 LZ4_JAVA = Lz4JavaBlock()
@@ -27,4 +27,4 @@ LZ4_BE = Lz4SizedBE()
 LZ4_HADOOP = Lz4Hadoop()
 LZ4_NOSIZE = Lz4NoSize()
 
-FORMATS: tuple[Format, ...] = (LZ4_FRAME, LZ4_LEGACY, LZ4_JAVA, LZ4_LE, LZ4_BE, LZ4_HADOOP, LZ4_NOSIZE)
+FORMATS: tuple[Container, ...] = (LZ4_FRAME, LZ4_LEGACY, LZ4_JAVA, LZ4_LE, LZ4_BE, LZ4_HADOOP, LZ4_NOSIZE)

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import ClassVar
 
 from .._common import HADOOP_BUFFER, HadoopStream, hadoop_blocks, join, reason, too_big, u32be, u32le, wrap
-from ..base import Compressor, Decoded, DecodeError, Format, Unwritable
+from ..base import Compressor, Container, Decoded, DecodeError, Unwritable
 from ..checks import MAX_CHECKS, NOT_CHECKED, Check, compare, hex_
 from . import _native
 from ._native import _LZ4BLOCK_SEED, _RATIO, LZ4BLOCK_MAGIC, _capped_block, _sized_block
@@ -22,7 +22,7 @@ _LZ4BLOCK_HDR = struct.Struct("<Biii")
 _LZ4BLOCK_SIZE = 64 * 1024
 
 
-class Lz4JavaBlock(Format):
+class Lz4JavaBlock(Container):
     """lz4-java LZ4BlockOutputStream."""
 
     codec = "lz4"
@@ -148,7 +148,7 @@ class Lz4JavaBlock(Format):
 # Raw blocks
 
 
-class _Lz4Sized(Format):
+class _Lz4Sized(Container):
     """A raw block behind a u32 size prefix; the subclasses say the byte order."""
 
     codec = "lz4"
@@ -273,7 +273,7 @@ class Lz4SizedBE(_Lz4Sized):
 
         return struct.pack(">I", len(data)) + bytes(lz4.block.compress(data, store_size=False))
 
-class Lz4NoSize(Format):
+class Lz4NoSize(Container):
     """A bare block with no size: nothing to validate against, so only on -d lz4."""
 
     codec = "lz4"

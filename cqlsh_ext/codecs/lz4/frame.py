@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .._common import FrameResult, frame_sequence, join, reason, skip_skippable, too_big, u32le, u64le, wrap
-from ..base import Compressor, Decoded, DecodeError, Format, Undecodable
+from ..base import Compressor, Container, Decoded, DecodeError, Undecodable
 from ..checks import MAX_CHECKS, NOT_CHECKED, Check, compare, hex_
 from . import _native
 from ._native import _LEGACY_BLOCK, _RATIO, FRAME_MAGIC, LEGACY_MAGIC, _capped_block
@@ -122,7 +122,7 @@ def _frame(data: bytes, pos: int, left: int, src: Any) -> FrameResult:
 _BLOCK_SIZES = {4: 64 << 10, 5: 256 << 10, 6: 1 << 20, 7: 4 << 20}
 
 
-class Lz4Frame(Format):
+class Lz4Frame(Container):
     """LZ4 frame format (lz4.frame.compress, LZ4FrameOutputStream, lz4 CLI)."""
 
     codec = "lz4"
@@ -252,7 +252,7 @@ class Lz4Frame(Format):
         return {"format": self.label, "frames": frames}
 
 
-class Lz4Legacy(Format):
+class Lz4Legacy(Container):
     """LZ4 legacy frame (lz4 -l): 8 MiB blocks as [u32 LE size][block]."""
 
     codec = "lz4"

@@ -5,22 +5,23 @@ cramjam is imported on the first decode, not at import time (shell start-up stay
 
 from __future__ import annotations
 
-from ..base import Format
+from ..base import Container
 from ._raw import SnappyRaw, declared_length, raw_capped
 from .framed import CHUNK_MAX, S2Framed, SnappyFramed
 from .streams import SnappyHadoop, SnappyXerial
 
 #: Read without importing this module (common.declarations): the -d names it answers,
 #: each with its place in name lists and help.
-DECLARES = {"names": {"snappy": 10}, "headers": "xerial version, snappy framed chunks"}
+DECLARES = {"names": {"snappy": 10}, "trial": {"snappy": 3},
+            "headers": "xerial version, snappy framed chunks"}
 
 __all__ = ["CHUNK_MAX", "FORMATS", "declared_length", "raw_capped"]
 
-# One instance per format (formats are stateless), in the order all_formats() lists them.
+# One instance per format (formats are stateless), in the order registry.all_containers() lists them.
 SNAPPY_RAW = SnappyRaw()
 SNAPPY_FRAMED = SnappyFramed()
 S2_FRAMED = S2Framed()
 SNAPPY_XERIAL = SnappyXerial()
 SNAPPY_HADOOP = SnappyHadoop()
 
-FORMATS: tuple[Format, ...] = (SNAPPY_FRAMED, S2_FRAMED, SNAPPY_XERIAL, SNAPPY_RAW, SNAPPY_HADOOP)
+FORMATS: tuple[Container, ...] = (SNAPPY_FRAMED, S2_FRAMED, SNAPPY_XERIAL, SNAPPY_RAW, SNAPPY_HADOOP)

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .._common import library_prefixes, too_big, wrap
-from ..base import Compressor, Decoded, DecodeError, Format
+from ..base import Compressor, Container, Decoded, DecodeError
 
 library_prefixes("snappy: ")  # the library's messages start so; reason() strips it
 
@@ -166,7 +166,7 @@ def raw_capped(buf: bytes, left: int) -> tuple[bytes, bool, int]:
     return out[:left], True, size
 
 
-class SnappyRaw(Format):
+class SnappyRaw(Container):
     """A bare snappy block (Snappy.compress, snappy.compress, Go snappy.Encode)."""
 
     codec = "snappy"

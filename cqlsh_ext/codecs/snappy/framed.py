@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from itertools import islice
 
 from .._common import reason, u32le, wrap
-from ..base import Compressor, Decoded, DecodeError, Format, Undecodable
+from ..base import Compressor, Container, Decoded, DecodeError, Undecodable
 from ..checks import MAX_CHECKS, NOT_CHECKED, Check, compare, crc32c, hex_
 from ._raw import _bound, _framed_fn, _varint, declared_length, raw_capped
 
@@ -71,7 +71,7 @@ def _chunk_output(data: bytes, pos: int, typ: int, ln: int) -> int:
     return 0
 
 
-class SnappyFramed(Format):
+class SnappyFramed(Container):
     """Snappy framing format (SnappyFramedOutputStream, snappy.stream_compress, Go NewBufferedWriter)."""
 
     codec = "snappy"
@@ -156,7 +156,7 @@ class SnappyFramed(Format):
         return {"format": self.label, "chunks": chunks}
 
 
-class S2Framed(Format):
+class S2Framed(Container):
     """Go klauspost S2 stream: same layout as the framing format, not snappy-decodable."""
 
     codec = "snappy"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .._common import HADOOP_BUFFER, HadoopStream, hadoop_blocks, join, u32be
-from ..base import Decoded, DecodeError, Format
+from ..base import Container, Decoded, DecodeError
 from ._raw import _bound, _varint, raw_capped
 
 # ---------------------------------------------------------------------------------------------
@@ -14,7 +14,7 @@ _XERIAL = b"\x82SNAPPY\x00"
 _XERIAL_BLOCK = 32 * 1024
 
 
-class SnappyXerial(Format):
+class SnappyXerial(Container):
     """snappy-java SnappyOutputStream (also Kafka's snappy)."""
 
     codec = "snappy"

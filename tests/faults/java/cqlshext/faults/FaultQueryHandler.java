@@ -7,17 +7,21 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.Map;
+import java.util.regex.Pattern;
 import org.apache.cassandra.cql3.BatchQueryOptions;
 import org.apache.cassandra.cql3.CQLStatement;
 import org.apache.cassandra.cql3.QueryHandler;
 import org.apache.cassandra.cql3.QueryOptions;
 import org.apache.cassandra.cql3.QueryProcessor;
 import org.apache.cassandra.cql3.statements.BatchStatement;
+import org.apache.cassandra.cql3.statements.ModificationStatement;
 import org.apache.cassandra.cql3.statements.SelectStatement;
 import org.apache.cassandra.db.ConsistencyLevel;
+import org.apache.cassandra.db.WriteType;
 import org.apache.cassandra.exceptions.OverloadedException;
 import org.apache.cassandra.exceptions.ReadTimeoutException;
 import org.apache.cassandra.exceptions.UnavailableException;
+import org.apache.cassandra.exceptions.WriteTimeoutException;
 import org.apache.cassandra.service.ClientState;
 import org.apache.cassandra.service.QueryState;
 import org.apache.cassandra.transport.Dispatcher;
@@ -31,11 +35,13 @@ import org.apache.cassandra.utils.MD5Digest;
  * Cassandra's QueryProcessor untouched. Enabled with
  * -Dcassandra.custom_query_handler_class=cqlshext.faults.FaultQueryHandler.
  *
- * The plan is a file (-Dcqlshext.faults.file) of one line, "KIND COUNT [DELAY_MS [AFTER]]", re-read
- * whenever it changes: after AFTER matching SELECT pages pass untouched, the next COUNT fail with KIND
- * (overloaded, read_timeout, unavailable, throttled: a ServerError as Keyspaces words it) or, for KIND
- * delay, are answered DELAY_MS late. COUNT -1 means every page until the file changes; an empty file
- * means no faults.
+ * The plan is a file (-Dcqlshext.faults.file) of one line, "KIND COUNT [DELAY_MS [AFTER [GENERATION
+ * [TABLE]]]]", re-read whenever it changes: after AFTER matching SELECT pages pass untouched, the next
+ * COUNT fail with KIND (overloaded, read_timeout, write_timeout, unavailable, throttled: a ServerError
+ * as Keyspaces words it; server_error: one that is not throttling) or, for KIND delay, are answered
+ * DELAY_MS late. COUNT -1 means every page until the file changes; an empty file means no faults.
+ * With TABLE (a regular expression), only requests on tables whose name matches it are matched, and
+ * writes (INSERT, UPDATE, DELETE) as well as SELECTs: one table made slow or failing among others.
  */
 public class FaultQueryHandler implements QueryHandler {
     private static final String PREFIX = "faults_";
@@ -46,9 +52,13 @@ public class FaultQueryHandler implements QueryHandler {
     private long remaining = 0;
     private long delayMs = 0;
     private long after = 0;
+    private Pattern table = null;
 
-    /** The fault for this request ("" for none), counting it down; synchronized: requests run in parallel. */
-    private synchronized String next() {
+    /**
+     * The fault for a request on {@code tableName} ("" for none), counting it down; synchronized:
+     * requests run in parallel. Writes match only a plan that names tables.
+     */
+    private synchronized String next(String tableName, boolean write) {
         String text;
         try {
             text = Files.exists(planFile) ? new String(Files.readAllBytes(planFile), StandardCharsets.UTF_8).trim() : "";
@@ -62,8 +72,12 @@ public class FaultQueryHandler implements QueryHandler {
             remaining = parts.length > 1 ? Long.parseLong(parts[1]) : 0;
             delayMs = parts.length > 2 ? Long.parseLong(parts[2]) : 0;
             after = parts.length > 3 ? Long.parseLong(parts[3]) : 0;
+            table = parts.length > 5 ? Pattern.compile(parts[5]) : null;
         }
         if (kind.isEmpty() || remaining == 0) {
+            return "";
+        }
+        if (table == null ? write : tableName == null || !table.matcher(tableName).matches()) {
             return "";
         }
         if (after > 0) {
@@ -77,14 +91,22 @@ public class FaultQueryHandler implements QueryHandler {
     }
 
     private void inject(CQLStatement statement) {
-        if (!(statement instanceof SelectStatement)) {
+        String keyspace;
+        String tableName;
+        boolean write = statement instanceof ModificationStatement;
+        if (statement instanceof SelectStatement) {
+            keyspace = ((SelectStatement) statement).keyspace();
+            tableName = ((SelectStatement) statement).table();
+        } else if (write) {
+            keyspace = ((ModificationStatement) statement).keyspace();
+            tableName = ((ModificationStatement) statement).table();
+        } else {
             return;
         }
-        String keyspace = ((SelectStatement) statement).keyspace();
         if (keyspace == null || !keyspace.startsWith(PREFIX)) {
             return;
         }
-        String fault = next();
+        String fault = next(tableName, write);
         switch (fault) {
             case "":
                 return;
@@ -92,10 +114,14 @@ public class FaultQueryHandler implements QueryHandler {
                 throw new OverloadedException("cqlsh-ext test: overloaded");
             case "read_timeout":
                 throw new ReadTimeoutException(ConsistencyLevel.LOCAL_QUORUM, 0, 1, false);
+            case "write_timeout":
+                throw new WriteTimeoutException(WriteType.SIMPLE, ConsistencyLevel.LOCAL_QUORUM, 0, 1);
             case "unavailable":
                 throw UnavailableException.create(ConsistencyLevel.LOCAL_QUORUM, 1, 0);
             case "throttled":
                 throw new ServerError("Request was throttled: read capacity exceeded (cqlsh-ext test)");
+            case "server_error":
+                throw new ServerError("cqlsh-ext test: a server error");
             case "delay":
                 try {
                     Thread.sleep(delayMs);

@@ -1,0 +1,26 @@
+"""A question to the person at the terminal ([y/N] before a costly run), asked on stderr.
+
+Not with input(): while a command runs, the interactive shell sends standard output through its
+pager, which holds output back until a screenful is there, and input() writes its prompt to
+standard output when that is not the terminal itself. The question would wait in the pager,
+unseen, while the shell waits for the answer. Standard error stays on the terminal.
+"""
+
+from __future__ import annotations
+
+import sys
+
+__all__ = ["yes"]
+
+
+def yes(question: str) -> bool:
+    """Ask `question` on stderr and read the answer from stdin: True for y or yes (any case);
+    end of input or Ctrl-C is a no."""
+    sys.stderr.write(question)
+    sys.stderr.flush()
+    try:
+        answer = sys.stdin.readline()
+    except KeyboardInterrupt:
+        sys.stderr.write("\n")
+        return False
+    return answer.strip().lower() in ("y", "yes")

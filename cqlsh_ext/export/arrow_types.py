@@ -1,0 +1,686 @@
+"""The Arrow type of every exported column (docs/export.md, "Types"), as a small lattice of kinds.
+
+A *kind* says what a column (or a place inside one: a record's key, a list's items) holds, and
+so its Arrow type. CQL columns start from their CQL type (`cql_kind`, from the driver's
+cqltypes); what a path, a decoded blob or an aggregate holds is read from the values themselves
+(`kind_of`), and two kinds `merge` into the narrowest kind that holds both:
+
+    Int(53) < Int(64) < Int(128)     int64, int64, decimal128(38, 0) (up to 38 digits)
+    Int(53) + Float                  float64 (every integer seen is exact in a double)
+    Int + Dec(scale, digits)         decimal128(38, scale) while digits + scale <= 38
+    Struct + Struct                  the union of their keys, each key's kinds merged
+    List + List                      the items' kinds merged
+    anything else that differs       Json: the value's JSON text, at that place only
+
+A Null kind (only nulls seen) becomes whatever comes next. `compile_kind` makes the converter of a
+kind: values to what pyarrow takes for its Arrow type, raising Misfit for a value the kind does not
+hold (the writer then merges the value's kind in: cqlsh_ext.export.parquet). Kinds are plain
+frozen data: they travel to and from Spark executors (which merge them) and compare by value.
+
+pyarrow is imported only by `arrow_type` and what calls it, never at import time.
+"""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from cqlsh_ext.common import jsonenc
+
+#: A record place holds at most this many keys as struct fields; more (ids used as keys, say)
+#: make that place JSON text.
+MAX_FIELDS = 256
+#: Places nested deeper than this are JSON text.
+MAX_DEPTH = 32
+_EXACT_IN_DOUBLE = 2**53
+_INT64 = 2**63
+_DECIMAL_DIGITS = 38
+_EPOCH = datetime.datetime(1970, 1, 1)
+_EPOCH_UTC = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
+_EPOCH_DATE = datetime.date(1970, 1, 1)
+
+
+class Misfit(Exception):
+    """A value the kind does not hold."""
+
+
+@dataclass(frozen=True)
+class Null:
+    """Only nulls seen so far (written as a string column of nulls)."""
+
+
+@dataclass(frozen=True)
+class Bool:
+    pass
+
+
+@dataclass(frozen=True)
+class Int:
+    """Integers whose magnitude fits `bits`: 53 (exact in a double), 64, 128 (38 digits)."""
+
+    bits: int
+
+
+@dataclass(frozen=True)
+class Float:
+    """Floats, and integers exact in a double."""
+
+
+@dataclass(frozen=True)
+class Dec:
+    """Exact decimals: `scale` digits after the point, `digits` before it at most."""
+
+    scale: int
+    digits: int
+
+
+@dataclass(frozen=True)
+class Str:
+    pass
+
+
+@dataclass(frozen=True)
+class Json:
+    """Values of different kinds at one place: each as its JSON text."""
+
+
+@dataclass(frozen=True)
+class List:
+    item: Any
+    #: A CQL vector's dimension (a fixed-size list); None for a list.
+    size: int | None = None
+
+
+@dataclass(frozen=True)
+class Struct:
+    """A record (a UDT, a tuple with fields "0", "1", ..., a decoded record's keys)."""
+
+    fields: tuple[tuple[str, Any], ...]
+    #: A CQL tuple or UDT: its driver value is a sequence or an object, not a mapping.
+    cql: bool = False
+
+
+@dataclass(frozen=True)
+class Map:
+    """A CQL map."""
+
+    key: Any
+    value: Any
+
+
+@dataclass(frozen=True)
+class Leaf:
+    """A CQL type with one Arrow type: int8, int16, int32, int64, float32, float64, bool,
+    string, binary, timestamp, date, time, duration, uuid, inet, blob_json (a blob inside a
+    collection: the JSON writer's object, as text)."""
+
+    name: str
+
+
+Kind = Null | Bool | Int | Float | Dec | Str | Json | List | Struct | Map | Leaf
+
+# ------------------------------------------------------------------ kinds from values
+
+# The kinds read from values, made once: merge compares by identity first.
+_NULL, _BOOL, _FLOAT, _STR, _JSON = Null(), Bool(), Float(), Str(), Json()
+_INTS = {53: Int(53), 64: Int(64), 128: Int(128)}
+
+
+def _int_bits(value: int) -> int | None:
+    magnitude = abs(value)
+    if magnitude <= _EXACT_IN_DOUBLE:
+        return 53
+    if -_INT64 <= value < _INT64:
+        return 64
+    if magnitude < 10**_DECIMAL_DIGITS:
+        return 128
+    return None
+
+
+def _decimal_kind(value: Decimal) -> Kind:
+    if not value.is_finite():
+        return Json()
+    sign, digits, exponent = value.as_tuple()
+    assert isinstance(exponent, int)
+    scale = max(0, -exponent)
+    whole = max(0, len(digits) + exponent)
+    if whole + scale > _DECIMAL_DIGITS:
+        return Json()
+    return Dec(scale, whole)
+
+
+def kind_of(value: Any, depth: int = 0) -> Kind:
+    """The narrowest kind holding `value`: a path's value, a decoded record, an aggregate (JSON-
+    able values: None, bool, int, float, Decimal, str, lists, dicts with str keys)."""
+    kind = type(value)
+    if kind is str:
+        return _STR
+    if value is None:
+        return _NULL
+    if kind is bool:
+        return _BOOL
+    if kind is int:
+        bits = _int_bits(value)
+        return _JSON if bits is None else _INTS[bits]
+    if kind is float:
+        return _FLOAT
+    if isinstance(value, Decimal):
+        return _decimal_kind(value)
+    if isinstance(value, bool):
+        return _BOOL
+    if isinstance(value, int):
+        return kind_of(int(value), depth)
+    if isinstance(value, str):
+        return _STR
+    if isinstance(value, float):
+        return _FLOAT
+    if depth >= MAX_DEPTH:
+        return _JSON
+    if isinstance(value, (list, tuple)):
+        item: Kind = _NULL
+        for v in value:
+            item = merge(item, kind_of(v, depth + 1))
+        return List(item)
+    if isinstance(value, Mapping):
+        if len(value) > MAX_FIELDS or any(not isinstance(k, str) or not k for k in value):
+            return _JSON
+        return Struct(tuple((k, kind_of(v, depth + 1)) for k, v in value.items()))
+    return _JSON
+
+
+def merge(a: Kind, b: Kind) -> Kind:
+    """The narrowest kind holding what `a` and `b` hold."""
+    if a is b or a == b:
+        return a
+    if isinstance(a, Null):
+        return b
+    if isinstance(b, Null):
+        return a
+    if isinstance(a, Json) or isinstance(b, Json):
+        return Json()
+    if isinstance(a, Int) and isinstance(b, Int):
+        return Int(max(a.bits, b.bits))
+    if isinstance(a, Float) and isinstance(b, Float):
+        return a
+    if isinstance(a, (Int, Float)) and isinstance(b, (Int, Float)):
+        ints = a if isinstance(a, Int) else b
+        assert isinstance(ints, Int)
+        return Float() if ints.bits <= 53 else Json()
+    if isinstance(a, (Int, Dec)) and isinstance(b, (Int, Dec)):
+        return _merge_decimal(a, b)
+    if isinstance(a, List) and isinstance(b, List) and a.size == b.size:
+        return List(merge(a.item, b.item), a.size)
+    if isinstance(a, Struct) and isinstance(b, Struct) and a.cql == b.cql:
+        return _merge_struct(a, b)
+    if isinstance(a, Map) and isinstance(b, Map):
+        return Map(merge(a.key, b.key), merge(a.value, b.value))
+    return Json()
+
+
+def _int_digits(kind: Int) -> int:
+    return {53: 16, 64: 19}.get(kind.bits, _DECIMAL_DIGITS)
+
+
+def _merge_decimal(a: Int | Dec, b: Int | Dec) -> Kind:
+    """Integers and decimals: decimal128(38, the larger scale), while the integer digits (an
+    integer kind's bound: 16, 19 or 38 digits) and the scale fit 38 digits."""
+    scale = max(k.scale if isinstance(k, Dec) else 0 for k in (a, b))
+    digits = max(k.digits if isinstance(k, Dec) else _int_digits(k) for k in (a, b))
+    if digits + scale > _DECIMAL_DIGITS:
+        return Json()
+    return Dec(scale, digits)
+
+
+def _merge_struct(a: Struct, b: Struct) -> Kind:
+    fields = dict(a.fields)
+    for name, kind in b.fields:
+        fields[name] = merge(fields[name], kind) if name in fields else kind
+    if len(fields) > MAX_FIELDS:
+        return Json()
+    return Struct(tuple(fields.items()), a.cql)
+
+
+def value_kind(value: Any, like: Kind) -> Kind:
+    """The kind of `value` in a column that started as `like`: a CQL value keeps its CQL type's
+    kind (only the numbers inside it are read); any other value is read by `kind_of`."""
+    if value is None:
+        return _NULL
+    if isinstance(like, Null):  # a path's value, a payload, an aggregate
+        return kind_of(value)
+    if isinstance(like, Leaf):
+        return like
+    if isinstance(like, List) and not isinstance(value, (str, bytes, bytearray, Mapping)) \
+            and hasattr(value, "__iter__"):
+        item: Kind = Null()
+        for v in value:
+            item = merge(item, value_kind(v, like.item))
+        return List(item, like.size)
+    if isinstance(like, Map) and isinstance(value, Mapping):
+        key: Kind = Null()
+        val: Kind = Null()
+        for k, v in value.items():
+            key, val = merge(key, value_kind(k, like.key)), merge(val, value_kind(v, like.value))
+        return Map(key, val)
+    if isinstance(like, Struct) and like.cql:
+        if isinstance(value, Mapping):
+            items = [value.get(name) for name, _ in like.fields]
+        elif isinstance(value, tuple):
+            items = list(value)[:len(like.fields)]
+        else:
+            items = [getattr(value, name, None) for name, _ in like.fields]
+        items += [None] * (len(like.fields) - len(items))
+        fields = zip(like.fields, items, strict=True)
+        return Struct(tuple((name, value_kind(v, k)) for (name, k), v in fields), cql=True)
+    return kind_of(value)
+
+
+def settled(kind: Kind) -> Kind:
+    """`kind` as written: a record place without keys (only `{}` seen) is JSON text, as Parquet
+    has no empty struct."""
+    if isinstance(kind, Struct):
+        if not kind.fields:
+            return Json()
+        return Struct(tuple((n, settled(k)) for n, k in kind.fields), kind.cql)
+    if isinstance(kind, List):
+        return List(settled(kind.item), kind.size)
+    if isinstance(kind, Map):
+        return Map(settled(kind.key), settled(kind.value))
+    return kind
+
+
+# ------------------------------------------------------------------ kinds from CQL types
+
+
+_CQL_LEAVES = {
+    "tinyint": "int8", "smallint": "int16", "int": "int32", "bigint": "int64", "counter": "int64",
+    "float": "float32", "double": "float64", "boolean": "bool", "ascii": "string", "text": "string",
+    "timestamp": "timestamp", "date": "date", "time": "time", "duration": "duration",
+    "uuid": "uuid", "timeuuid": "uuid", "inet": "inet",
+}
+
+
+def cql_kind(cqltype: Any) -> Kind:
+    """The kind of a CQL column of driver type `cqltype` (a cassandra.cqltypes class, read through
+    the one type model, cqlsh_ext.cql.types). A blob at the top is the caller's (a decoded payload
+    with its companions); a blob inside a collection, tuple or UDT is the JSON writer's object for
+    it, as text. varint and decimal start as the decimal kinds and widen like any number (a varint
+    past 38 digits is JSON text)."""
+    from cqlsh_ext.cql.types import from_driver
+
+    return _kind_of_type(from_driver(cqltype), top=True)
+
+
+def _kind_of_type(node: Any, top: bool = False) -> Kind:
+    """The kind of a cqlsh_ext.cql.types.CqlType node."""
+    kind = node.kind
+    if kind == "native":
+        if node.name in _CQL_LEAVES:
+            return Leaf(_CQL_LEAVES[node.name])
+        if node.name in ("varint", "decimal"):
+            return Dec(0, 1)
+        if node.name == "blob":
+            return Leaf("binary") if top else Leaf("blob_json")
+    params = [_kind_of_type(p) for p in node.params]
+    if kind in ("list", "set") and len(params) == 1:
+        return List(params[0])
+    if kind == "vector" and len(params) == 1:
+        return List(params[0], node.size)
+    if kind == "map" and len(params) == 2:
+        return Map(params[0], params[1])
+    if kind == "tuple":
+        return Struct(tuple((str(i), k) for i, k in enumerate(params)), cql=True)
+    if kind == "udt":
+        return Struct(tuple((str(n), k) for n, k in zip(node.fields, params, strict=True)), cql=True)
+    return Leaf("cql_json")  # a custom type: the JSON writer's spelling, as text
+
+
+# ------------------------------------------------------------------ Arrow types
+
+
+def arrow_type(kind: Kind) -> Any:
+    import pyarrow as pa
+
+    if isinstance(kind, (Null, Str, Json)):
+        return pa.string()
+    if isinstance(kind, Bool):
+        return pa.bool_()
+    if isinstance(kind, Int):
+        return pa.int64() if kind.bits <= 64 else pa.decimal128(_DECIMAL_DIGITS, 0)
+    if isinstance(kind, Float):
+        return pa.float64()
+    if isinstance(kind, Dec):
+        return pa.decimal128(_DECIMAL_DIGITS, kind.scale)
+    if isinstance(kind, List):
+        # A vector too is a plain list: pyarrow 18 cannot read back a fixed-size list with nulls
+        # from Parquet (and DuckDB reads either as a list).
+        return pa.list_(arrow_type(kind.item))
+    if isinstance(kind, Struct):
+        return pa.struct([(name, arrow_type(k)) for name, k in kind.fields])
+    if isinstance(kind, Map):
+        return pa.map_(arrow_type(kind.key), arrow_type(kind.value))
+    return _LEAF_TYPES[kind.name]()
+
+
+def _leaf_types() -> dict[str, Callable[[], Any]]:
+    def lazy(build: Callable[[Any], Any]) -> Callable[[], Any]:
+        def make() -> Any:
+            import pyarrow as pa
+
+            return build(pa)
+        return make
+
+    return {
+        "int8": lazy(lambda pa: pa.int8()), "int16": lazy(lambda pa: pa.int16()),
+        "int32": lazy(lambda pa: pa.int32()), "int64": lazy(lambda pa: pa.int64()),
+        "float32": lazy(lambda pa: pa.float32()), "float64": lazy(lambda pa: pa.float64()),
+        "bool": lazy(lambda pa: pa.bool_()), "string": lazy(lambda pa: pa.string()),
+        "binary": lazy(lambda pa: pa.binary()),
+        "timestamp": lazy(lambda pa: pa.timestamp("ms", tz="UTC")),
+        "date": lazy(lambda pa: pa.date32()), "time": lazy(lambda pa: pa.time64("ns")),
+        # Parquet has no month-day-nanosecond interval: a CQL duration's three parts.
+        "duration": lazy(lambda pa: pa.struct([("months", pa.int32()), ("days", pa.int32()),
+                                               ("nanoseconds", pa.int64())])),
+        # Text: Parquet readers (DuckDB) read Arrow's uuid extension as a bare blob.
+        "uuid": lazy(lambda pa: pa.string()), "inet": lazy(lambda pa: pa.string()),
+        "blob_json": lazy(lambda pa: pa.string()), "cql_json": lazy(lambda pa: pa.string()),
+    }
+
+
+_LEAF_TYPES = _leaf_types()
+
+
+def rewritten(old: Kind, new: Kind) -> bool:
+    """Whether values written as `old` must be converted to be read as `new`: another Arrow type,
+    or a place that became JSON text (a string "NEW" is the JSON text "\"NEW\"" there)."""
+    if isinstance(old, Null) or old == new:
+        return False
+    if arrow_type(old) != arrow_type(new):
+        return True
+    if isinstance(new, Json):
+        return not isinstance(old, Json)
+    if isinstance(old, Struct) and isinstance(new, Struct):
+        inner = dict(old.fields)
+        return any(name in inner and rewritten(inner[name], kind) for name, kind in new.fields)
+    if isinstance(old, List) and isinstance(new, List):
+        return rewritten(old.item, new.item)
+    if isinstance(old, Map) and isinstance(new, Map):
+        return rewritten(old.key, new.key) or rewritten(old.value, new.value)
+    return False
+
+
+def type_text(kind: Kind) -> str:
+    """How docs and closing lines name a kind's Arrow type ("int64", "JSON text", ...)."""
+    if isinstance(kind, Json):
+        return "JSON text"
+    if isinstance(kind, Struct):
+        return f"struct ({len(kind.fields)} field{'s' if len(kind.fields) != 1 else ''})"
+    if isinstance(kind, List):
+        return f"list of {type_text(kind.item)}"
+    return str(arrow_type(kind))
+
+
+# ------------------------------------------------------------------ values
+
+
+def json_text(value: Any) -> str:
+    """A JSON-able value as JSON text, numbers exactly (a Decimal as its digits)."""
+    kind = type(value)
+    if kind is str:
+        return jsonenc.string(value)
+    if value is None:
+        return "null"
+    if kind is bool:
+        return "true" if value else "false"
+    if kind is int:
+        return str(value)
+    if kind is float:
+        return jsonenc.float_text(value)
+    if isinstance(value, Decimal):
+        return str(value) if value.is_finite() else jsonenc.string(str(value))
+    if isinstance(value, (bool, int, str)):
+        return jsonenc.dumps(value)
+    if isinstance(value, Mapping):
+        return "{" + ",".join(f"{jsonenc.string(str(k))}:{json_text(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ",".join(json_text(v) for v in value) + "]"
+    return jsonenc.dumps(value)
+
+
+Converter = Callable[[Any], Any]
+
+
+def compile_kind(kind: Kind, cql_json: Converter | None = None) -> Converter:
+    """The converter of `kind`: a value (None included) to what pyarrow takes for arrow_type(kind);
+    raises Misfit for a value the kind does not hold. `cql_json`: how a CQL value without an
+    Arrow type of its own (a blob in a collection, a custom type) is spelt as JSON text."""
+    if isinstance(kind, Null):
+        return _null
+    if isinstance(kind, Bool):
+        return _bool
+    if isinstance(kind, Int):
+        return _int_converter(kind)
+    if isinstance(kind, Float):
+        return _float
+    if isinstance(kind, Dec):
+        return _dec_converter(kind)
+    if isinstance(kind, Str):
+        return _str
+    if isinstance(kind, Json):
+        return _json
+    if isinstance(kind, List):
+        return _list_converter(kind, cql_json)
+    if isinstance(kind, Struct):
+        return _struct_converter(kind, cql_json)
+    if isinstance(kind, Map):
+        return _map_converter(kind, cql_json)
+    return _leaf_converter(kind.name, cql_json)
+
+
+def _null(value: Any) -> Any:
+    if value is not None:
+        raise Misfit
+    return None
+
+
+def _bool(value: Any) -> Any:
+    if value is None or isinstance(value, bool):
+        return value
+    raise Misfit
+
+
+def _int_converter(kind: Int) -> Converter:
+    low, high = {53: (-_EXACT_IN_DOUBLE, _EXACT_IN_DOUBLE), 64: (-_INT64, _INT64 - 1),
+                 128: (1 - 10**_DECIMAL_DIGITS, 10**_DECIMAL_DIGITS - 1)}[kind.bits]
+
+    def convert(value: Any) -> Any:
+        if value is None:
+            return None
+        if isinstance(value, int) and not isinstance(value, bool) and low <= value <= high:
+            return int(value)
+        raise Misfit
+
+    return convert
+
+
+def _float(value: Any) -> Any:
+    if value is None or type(value) is float:
+        return value
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) <= _EXACT_IN_DOUBLE:
+        return float(value)
+    if isinstance(value, float):
+        return float(value)
+    raise Misfit
+
+
+def _dec_converter(kind: Dec) -> Converter:
+    def convert(value: Any) -> Any:
+        if value is None:
+            return None
+        if isinstance(value, bool):
+            raise Misfit
+        if isinstance(value, int):
+            found = _int_bits(value)
+            if found is None or len(str(abs(value))) > kind.digits:
+                raise Misfit
+            return value
+        if isinstance(value, Decimal):
+            found_kind = _decimal_kind(value)
+            if not isinstance(found_kind, Dec) or found_kind.scale > kind.scale or \
+                    found_kind.digits > kind.digits:
+                raise Misfit
+            return value
+        raise Misfit
+
+    return convert
+
+
+def _str(value: Any) -> Any:
+    if value is None or type(value) is str:
+        return value
+    if isinstance(value, str):
+        return str(value)
+    raise Misfit
+
+
+def _json(value: Any) -> Any:
+    return None if value is None else json_text(value)
+
+
+def _list_converter(kind: List, cql_json: Converter | None) -> Converter:
+    item = compile_kind(kind.item, cql_json)
+    size = kind.size
+
+    def convert(value: Any) -> Any:
+        if value is None:
+            return None
+        if isinstance(value, (str, bytes, bytearray, Mapping)) or not hasattr(value, "__iter__"):
+            raise Misfit
+        out = [item(v) for v in value]
+        if size is not None and len(out) != size:
+            raise Misfit
+        return out
+
+    return convert
+
+
+def _struct_converter(kind: Struct, cql_json: Converter | None) -> Converter:
+    pairs = [(name, compile_kind(k, cql_json)) for name, k in kind.fields]
+    known = frozenset(name for name, _ in pairs)
+
+    def convert(value: Any) -> Any:
+        if value is None:
+            return None
+        if isinstance(value, Mapping):  # a decoded record, or a struct read back from Arrow
+            if not known.issuperset(value):
+                raise Misfit
+            return {name: conv(value.get(name)) for name, conv in pairs}
+        if not kind.cql:
+            raise Misfit
+        if isinstance(value, tuple):  # a CQL tuple, or a UDT as the driver's namedtuple: by position
+            if len(value) > len(pairs):
+                raise Misfit
+            items = list(value) + [None] * (len(pairs) - len(value))
+            return {name: conv(v) for (name, conv), v in zip(pairs, items, strict=True)}
+        return {name: conv(getattr(value, name, None)) for name, conv in pairs}
+
+    return convert
+
+
+def _map_converter(kind: Map, cql_json: Converter | None) -> Converter:
+    key = compile_kind(kind.key, cql_json)
+    val = compile_kind(kind.value, cql_json)
+
+    def convert(value: Any) -> Any:
+        if value is None:
+            return None
+        items = value.items() if isinstance(value, Mapping) else value  # pairs, read back from Arrow
+        return [(key(k), val(v)) for k, v in items]
+
+    return convert
+
+
+def _leaf_converter(name: str, cql_json: Converter | None) -> Converter:
+    if name in ("int8", "int16", "int32", "int64"):
+        def integer(value: Any) -> Any:
+            return None if value is None else int(value)
+        return integer
+    if name in ("float32", "float64"):
+        def number(value: Any) -> Any:
+            return None if value is None else float(value)
+        return number
+    if name == "bool":
+        return _bool
+    if name in ("string", "inet", "uuid"):
+        def text(value: Any) -> Any:
+            return None if value is None else str(value)
+        return text
+    if name == "binary":
+        def stored(value: Any) -> Any:
+            return None if value is None else bytes(value)
+        return stored
+    if name == "timestamp":
+        return timestamp_millis
+    if name == "date":
+        return date_days
+    if name == "time":
+        return time_nanos
+    if name == "duration":
+        return duration_parts
+    # blob_json, cql_json: the JSON writer's spelling (a value read back from Arrow is text already)
+    spell = cql_json or json_text
+
+    def as_json(value: Any) -> Any:
+        if value is None or isinstance(value, str):
+            return value
+        return spell(value)
+
+    return as_json
+
+
+def timestamp_millis(value: Any) -> Any:
+    """Milliseconds since the epoch, exactly: a datetime (naive is UTC, as the driver gives), or
+    the integer cqlsh gives for a timestamp past datetime's range."""
+    if value is None:
+        return None
+    if isinstance(value, datetime.datetime):
+        epoch = _EPOCH if value.tzinfo is None else _EPOCH_UTC
+        return (value - epoch) // datetime.timedelta(milliseconds=1)
+    return int(value)
+
+
+def date_days(value: Any) -> Any:
+    """Days since the epoch: the driver's Date (any CQL date, past datetime's range too) or a date."""
+    if value is None:
+        return None
+    days = getattr(value, "days_from_epoch", None)
+    if days is not None:
+        return int(days)
+    if isinstance(value, datetime.datetime):
+        value = value.date()
+    if isinstance(value, datetime.date):
+        return (value - _EPOCH_DATE).days
+    return int(value)
+
+
+def time_nanos(value: Any) -> Any:
+    """Nanoseconds since midnight: the driver's Time, or a time of day."""
+    if value is None:
+        return None
+    nanos = getattr(value, "nanosecond_time", None)
+    if nanos is not None:
+        return int(nanos)
+    if isinstance(value, datetime.time):
+        seconds = value.hour * 3600 + value.minute * 60 + value.second
+        return seconds * 1_000_000_000 + value.microsecond * 1000
+    return int(value)
+
+
+def duration_parts(value: Any) -> Any:
+    if value is None:
+        return None
+    if isinstance(value, Mapping):
+        return dict(value)
+    return {"months": int(value.months), "days": int(value.days), "nanoseconds": int(value.nanoseconds)}

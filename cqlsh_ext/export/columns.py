@@ -1,0 +1,166 @@
+"""The columns of a Parquet export (and of Spark mode's), from the answer's columns.
+
+- a CQL column: its CQL type's kind (cqlsh_ext.export.arrow_types.cql_kind);
+- a path's value or an aggregate (no driver type): its kind read from the values;
+- a blob column: four columns, in the meaning the JSON writer gives a blob (output.values.BlobObjects):
+    NAME          the decoded payload: a record as a struct (or JSON text, by the shape rule),
+                  a text as a string; null when it did not decode or the budget cut it
+    NAME:label    how it was stored: the codec chain and the payload's kind ("<codec>>json",
+                  "<codec>><format>", "json", "<codec>>text"), "undecoded" for a value that looks like a
+                  format and does not decode, "bytes" for a value in no known format
+    NAME:note     why, when something is to be said (the undecoded reason, "cut: ...", a class)
+    NAME:stored   the stored bytes: for every value whose payload is null (so nothing is lost),
+                  and for every value with OUTPUT RAW ON / --raw-blobs / WITH RAW = true.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from cqlsh_ext.export.arrow_types import Kind, Leaf, Null, cql_kind
+
+LABEL, NOTE, STORED = ":label", ":note", ":stored"
+
+
+@dataclass(frozen=True)
+class Column:
+    name: str
+    #: The kind it starts from (settled from the first row group where `inferred`).
+    seed: Any
+    #: Its kind is read from the values (paths, payloads, aggregates, CQL decimals and varints).
+    inferred: bool
+
+
+def _has_decimal(kind: Kind) -> bool:
+    from cqlsh_ext.export.arrow_types import Dec, List, Map, Struct
+
+    if isinstance(kind, Dec):
+        return True
+    if isinstance(kind, List):
+        return _has_decimal(kind.item)
+    if isinstance(kind, Map):
+        return _has_decimal(kind.key) or _has_decimal(kind.value)
+    if isinstance(kind, Struct):
+        return any(_has_decimal(k) for _, k in kind.fields)
+    return False
+
+
+def is_blob(cqltype: Any) -> bool:
+    """A blob column (a driver type; clustering order or frozen<> around it changes nothing)."""
+    from cqlsh_ext.cql.types import from_driver
+
+    return cqltype is not None and from_driver(cqltype).is_blob
+
+
+def columns(names: Sequence[str], types: Sequence[Any]) -> list[Column]:
+    out: list[Column] = []
+    for name, cqltype in zip(names, types, strict=True):
+        if cqltype is None:
+            out.append(Column(name, Null(), True))
+        elif is_blob(cqltype):
+            out += [Column(name, Null(), True), Column(name + LABEL, Leaf("string"), False),
+                    Column(name + NOTE, Leaf("string"), False), Column(name + STORED, Leaf("binary"), False)]
+        else:
+            kind = cql_kind(cqltype)
+            out.append(Column(name, kind, _has_decimal(kind)))
+    return out
+
+
+#: What an answer column is to the Splitter: a path's value or an aggregate, a blob, any other CQL value.
+PATH, BLOB, CQL = "path", "blob", "cql"
+
+
+def roles(types: Sequence[Any]) -> list[str]:
+    return [PATH if t is None else BLOB if is_blob(t) else CQL for t in types]
+
+
+_SCALARS = (str, int, bool)
+
+
+def is_plain(value: Any, depth: int = 0) -> bool:
+    """Whether `value` is JSON-able as it stands (what JSON parsing gives: str keys, finite floats,
+    integers JSON writes, no tags or bytes), so machine_value would return it unchanged."""
+    kind = type(value)
+    if value is None or kind in _SCALARS:
+        return kind is not int or value.bit_length() <= 14_000
+    if kind is float:
+        return value - value == 0  # finite
+    if depth > 32:
+        return False
+    if kind is list:
+        return all(is_plain(v, depth + 1) for v in value)
+    if kind is dict:
+        return all(type(k) is str and is_plain(v, depth + 1) for k, v in value.items())
+    return False
+
+
+class Splitter:
+    """Answer rows to the export's columns, column by column: blobs decoded as the display
+    decodes them (the session's settings, WITH's overrides), paths' values as JSON-able values.
+    Plain data: Spark executors make their own from the same arguments."""
+
+    def __init__(self, roles: Sequence[str], settings: Any, places: Sequence[Any], cap: int) -> None:
+        from cqlsh_ext.output.values import BlobObjects, JsonSpelling
+        from cqlsh_ext.payload.budget import Budget
+
+        self.roles = list(roles)
+        self.places = list(places)
+        self.blobs = BlobObjects(settings)
+        self.json = JsonSpelling(settings)
+        self.raw = bool(settings.raw_blobs)
+        self.budget = Budget.for_cap(cap)
+
+    def split(self, rows: Sequence[Sequence[Any]]) -> list[list[Any]]:
+        from cqlsh_ext.payload_select.result import machine_value
+
+        out: list[list[Any]] = []
+        budget = self.budget
+        for i, role in enumerate(self.roles):
+            values = [row[i] for row in rows]
+            if role == PATH:
+                # A value parsed from JSON is JSON-able as it is: only others are spelt.
+                out.append([v if is_plain(v) else machine_value(v, budget) for v in values])
+            elif role == BLOB:
+                parts = [self.blob_parts(v, self.places[i]) for v in values]
+                out += [list(column) for column in zip(*parts, strict=True)] if parts else [[], [], [], []]
+            else:
+                out.append(values)
+        return out
+
+    def cql_json(self, value: Any) -> str:
+        """A CQL value with no Arrow type of its own (a blob inside a collection, a custom type)
+        as the JSON writer spells it."""
+        return self.json.value(value)
+
+    def blob_parts(self, value: Any, place: Any) -> tuple[Any, Any, Any, Any]:
+        """(payload, label, note, stored bytes) of one blob value."""
+        if value is None:
+            return None, None, None, None
+        stored = bytes(value)
+        obj = self.blobs.blob_object(stored, place)
+        if isinstance(obj, str):  # in no known format (or empty): JSON writes its "0x..." only
+            return None, "bytes", None, stored
+        kind = obj.get("kind")
+        codec = obj.get("codec")
+        note = obj.get("note")
+        if kind == "undecoded":
+            return None, "undecoded", note, stored
+        # The chain, ending with the payload's kind unless the chain names it already (a record
+        # format is a layer of its own: "<codec>><format>"; JSON and text are read from text: "<codec>>json").
+        chain = str(codec).split(">") if codec else []
+        label = ">".join(chain if chain and chain[-1] == kind else [*chain, str(kind)])
+        cut = obj.get("cut") or (obj.get("note") if obj.get("truncated") else None)
+        if obj.get("truncated") or obj.get("cut"):
+            return None, label, f"cut: {cut or 'past the output cap'}", stored
+        payload = obj.get("payload")
+        if kind == "json":
+            from cqlsh_ext.payload.unwrap import json_container
+
+            payload = json_container(str(payload))
+        elif kind == "binary" or str(kind).endswith("-object"):
+            # no record to type (decompressed bytes, a serialized object): the stored bytes keep it
+            klass = next((v for k, v in obj.items() if k.endswith("_class")), None)
+            return None, label, klass or note, stored
+        return payload, label, note, stored if self.raw else None

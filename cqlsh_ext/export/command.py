@@ -1,0 +1,61 @@
+"""The shell's entry for exports: `intercept(shell, text)` sees every COPY before cqlsh parses it
+and returns True when it was ours:
+
+- `COPY (SELECT ...) TO 'file' ...` (cqlsh_ext.export.statement) runs the SELECT as a payload query
+  runs (cqlsh_ext.payload_select: cost prompt, CONFIRM, workers, progress, retries) and writes its
+  answer to the file (cqlsh_ext.export.run);
+- a stock `COPY table TO 'x.parquet'` (or .jsonl, .ndjson), which cqlsh would fill with CSV, is
+  refused in one line pointing to the query form.
+
+Any other COPY goes to cqlsh as written. Nothing heavy is imported here: the shell imports this
+module at start-up.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from cqlsh_ext.export.statement import EXTENSIONS, LABEL, STOCK_COPY_TO, CopyError, format_name, parse
+
+if TYPE_CHECKING:
+    from cqlsh_ext.cqlsh.protocol import Shell
+
+
+def intercept(shell: Shell, text: str) -> bool:
+    """True when `text` was ours (run or refused, said in one line); False: cqlsh's COPY."""
+    from cqlsh_ext.cql.errors import QueryError
+    from cqlsh_ext.cql.lexer import tokenize
+
+    try:
+        tokens = tokenize(text)
+    except QueryError:
+        return False
+    if len(tokens) < 2 or tokens[1].kind != "punct" or tokens[1].value != "(":
+        return _refuse_stock(shell, text)
+    try:
+        statement = parse(text, tokens)
+        if shell.settings.display.mode == "none":
+            raise CopyError("decoding is off (-d none): COPY table TO exports the stored bytes")
+    except CopyError as err:
+        shell.printerr(f"{LABEL}: {err}")
+        return True
+    from cqlsh_ext.export.run import run
+
+    run(shell, statement)
+    return True
+
+
+def _refuse_stock(shell: Shell, text: str) -> bool:
+    """COPY table TO 'x.parquet' would write CSV under that name: said, pointing to the query form."""
+    found = STOCK_COPY_TO.match(text)
+    if found is None:
+        return False
+    name = found.group("file").replace("''", "'")
+    fmt = next((f for ext, f in EXTENSIONS.items() if name.lower().endswith(ext)), None)
+    if fmt is None or fmt == "csv":
+        return False
+    table, written = found.group("table"), format_name(fmt)
+    shell.printerr(f"COPY {table} TO writes CSV of the stored bytes, not {written}: "
+                   f"COPY (SELECT * FROM {table}) TO '{name}' writes {written} with blobs decoded "
+                   "(HELP EXPORT)")
+    return True

@@ -1,0 +1,29 @@
+"""HELP EXPORT: COPY (SELECT ...) TO 'file' in a screenful (the whole story: docs/export.md)."""
+
+EXPORT_HELP = """
+        COPY (SELECT ...) TO 'file' [WITH option = value [AND ...]]   [cqlsh-ext]
+
+          Writes the answer of a SELECT to a file, blobs decoded as the display decodes them:
+          any SELECT HELP QUERIES describes (paths, payload conditions with ALLOW FILTERING,
+          aggregates, GROUP BY, whole tables with the same question and CONFIRM), and plain
+          SELECTs of columns. The file's name gives the format: .parquet, .jsonl / .ndjson
+          (JSON Lines, as --output-format json prints), .csv (as --output-format csv prints).
+
+          Options: FORMAT = 'parquet' | 'jsonl' | 'csv'; OVERWRITE = true (an existing file is
+          never replaced without it); RAW = true | false (the stored bytes too, for this
+          statement); COMPRESSION = 'zstd' (default) | 'snappy' | 'gzip' | 'lz4' | 'brotli' |
+          'none' and ROW_GROUP_SIZE = 65536 (Parquet's).
+
+          Parquet keeps types: CQL types as Arrow types, a path's values typed from the first
+          row group, a decoded blob as a struct (or JSON text when its records differ) beside
+          NAME:label (codec chain), NAME:note and NAME:stored (the bytes of values not decoded).
+          Parquet needs pyarrow: pip install 'cqlsh-ext[parquet]'.
+
+          COPY table TO 'file.csv' (cqlsh's own COPY) still exports the stored bytes.
+          Ctrl-C closes the file with the rows read so far; an error leaves no file.
+
+          COPY (SELECT * FROM ks.orders WHERE data.status = 'FAILED' ALLOW FILTERING)
+              TO 'failed.parquet';
+          COPY (SELECT data.status, count(*) FROM ks.orders GROUP BY data.status ALLOW FILTERING)
+              TO 'by_status.csv' WITH OVERWRITE = true;
+        """

@@ -1,0 +1,254 @@
+"""The Parquet sink: answer rows to a Parquet file, one row group at a time.
+
+Rows are held until a row group is full (ROW_GROUP_SIZE rows, 65,536 by default, or ROW_GROUP_BYTES
+of stored blobs), then split into the export's columns (cqlsh_ext.export.columns), converted to
+their kinds (cqlsh_ext.export.arrow_types) and written: memory holds one row group, whatever the
+table's size.
+
+The kinds of inferred columns (paths, payloads, aggregates, CQL decimals) are settled from the first
+row group (read from its first SETTLE_SAMPLE rows, widened by the rest of it). A later value that
+does not fit its column's kind is never changed or dropped: the column's kind is merged with the
+value's (an int64 column meeting 10**20 becomes decimal128(38, 0), a string column meeting 7
+becomes JSON text, a struct meeting a new key gains a field), and the closing line counts those
+values. When what was written no longer reads as the new kind (another Arrow type, strings that
+are now JSON text), writing goes on in a new temporary file ("era"), and at the end every era's
+row groups are converted to the final schema, one row group at a time, into the file that takes
+the final name. A file whose types never changed is written once.
+
+The final kinds are the lattice's join over every value (a value that fits changes nothing), so
+Spark mode, which merges the kinds of all partitions first (cqlsh_ext.spark.export_job), writes
+the same schema.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from cqlsh_ext.export.arrow_types import (
+    Json,
+    Kind,
+    Misfit,
+    arrow_type,
+    compile_kind,
+    merge,
+    rewritten,
+    settled,
+    type_text,
+    value_kind,
+)
+from cqlsh_ext.export.columns import BLOB, Column, Splitter, columns, roles
+from cqlsh_ext.export.target import Target
+
+#: Rows per row group (WITH ROW_GROUP_SIZE = n): what memory holds at once.
+ROW_GROUP_SIZE = 65_536
+#: A row group is also written once the stored bytes of the blobs it holds reach this: rows of
+#: large blobs (each decoded up to the output cap) do not make a row group of gigabytes.
+ROW_GROUP_BYTES = 32 << 20
+#: The kinds are first read from this many rows; the rest of the first row group widens them
+#: where it must (not counted: the schema is the first row group's), as later ones do (counted).
+SETTLE_SAMPLE = 2_000
+CODECS = ("zstd", "snappy", "gzip", "lz4", "brotli", "none")
+DEFAULT_CODEC = "zstd"
+
+
+@dataclass
+class Era:
+    """Row groups written with one schema, in one temporary file."""
+
+    path: Path
+    kinds: list[Any]
+    schema: Any
+
+
+@dataclass
+class Widened:
+    """A column whose kind changed after the first row group: from what, to what, how many values
+    did not fit the kinds it had."""
+
+    first: str
+    last: str
+    values: int = 0
+
+
+@dataclass
+class Summary:
+    rows: int = 0
+    row_groups: int = 0
+    widened: dict[str, Widened] = field(default_factory=dict)
+
+
+class ParquetSink:
+    def __init__(self, target: Target, names: Sequence[str], types: Sequence[Any], settings: Any,
+                 places: Sequence[Any], codec: str = DEFAULT_CODEC, row_group_size: int = ROW_GROUP_SIZE,
+                 metadata: dict[str, str] | None = None) -> None:
+        self.target = target
+        self.columns: list[Column] = columns(names, types)
+        self.splitter = Splitter(roles(types), settings, places, settings.cap)
+        #: The columns holding stored blobs (what ROW_GROUP_BYTES counts).
+        self.blob_columns = [i for i, role in enumerate(self.splitter.roles) if role == BLOB]
+        self.codec = codec
+        self.row_group_size = row_group_size
+        self.metadata = metadata or {}
+        self.kinds: list[Any] = [c.seed for c in self.columns]
+        self.converters: list[Any] = []
+        self.settled = False
+        #: Writing the first row group: values that widen a kind are not counted.
+        self.first_group = True
+        self.held: list[Sequence[Any]] = []
+        self.held_bytes = 0
+        self.eras: list[Era] = []
+        self.writer: Any = None
+        self.summary = Summary()
+
+    # ------------------------------------------------------------ rows in
+
+    def write(self, rows: Sequence[Sequence[Any]]) -> None:
+        blob_columns = self.blob_columns
+        for row in rows:
+            self.held.append(row)
+            if blob_columns:
+                self.held_bytes += sum(len(row[i]) for i in blob_columns if row[i] is not None)
+            if len(self.held) >= self.row_group_size or self.held_bytes >= ROW_GROUP_BYTES:
+                group, self.held, self.held_bytes = self.held, [], 0
+                self._write_group(group)
+
+    def finish(self) -> Summary:
+        """Write what is held, close the file (converting earlier eras when the schema changed)."""
+        if self.held:
+            group, self.held = self.held, []
+            self._write_group(group)
+        if not self.settled:  # no rows: the file still has every column, inferred ones as text
+            self._settle([[] for _ in self.columns])
+            self._open_era()
+        self.writer.close()
+        self.writer = None
+        if len(self.eras) > 1:
+            self._convert_eras()
+        return self.summary
+
+    def abort(self) -> None:
+        if self.writer is not None:
+            try:
+                self.writer.close()
+            except Exception:  # the file is discarded anyway (a full disk fails here too)
+                pass
+            self.writer = None
+
+    # ------------------------------------------------------------ kinds
+
+    def _settle(self, values: list[list[Any]]) -> None:
+        for i, column in enumerate(self.columns):
+            if column.inferred:
+                kind = column.seed
+                for value in values[i]:
+                    kind = merge(kind, value_kind(value, column.seed))
+                self.kinds[i] = settled(kind)
+        self.converters = [self._converter(kind) for kind in self.kinds]
+        self.settled = True
+
+    def _converter(self, kind: Kind) -> Any:
+        return compile_kind(kind, self.splitter.cql_json)
+
+    def _widen(self, i: int, values: list[Any]) -> list[Any]:
+        """Column i met values its kind does not hold: merge their kinds in, count them."""
+        column, old = self.columns[i], self.kinds[i]
+        convert = self.converters[i]
+        kind, misfits = old, 0
+        for value in values:
+            try:
+                convert(value)
+            except Misfit:
+                misfits += 1
+                kind = merge(kind, value_kind(value, column.seed))
+        kind = settled(kind)
+        try:
+            out = [self._converter(kind)(v) for v in values]
+        except Misfit:  # cannot happen by the lattice; should it, JSON text holds anything
+            kind = Json()
+            out = [self._converter(kind)(v) for v in values]
+        if not self.first_group:
+            widened = self.summary.widened.setdefault(column.name, Widened(type_text(old), type_text(kind)))
+            widened.last = type_text(kind)
+            widened.values += misfits
+        self.kinds[i] = kind
+        self.converters[i] = self._converter(kind)
+        return out
+
+    # ------------------------------------------------------------ writing
+
+    def _schema(self) -> Any:
+        import pyarrow as pa
+
+        metadata = {k.encode(): v.encode() for k, v in self.metadata.items()}
+        fields = [pa.field(c.name, arrow_type(k)) for c, k in zip(self.columns, self.kinds, strict=True)]
+        return pa.schema(fields, metadata=metadata or None)
+
+    def _compression(self) -> str | None:
+        return None if self.codec == "none" else self.codec
+
+    def _open_era(self) -> None:
+        import pyarrow.parquet as pq
+
+        if self.writer is not None:
+            self.writer.close()
+        path = self.target.temp if not self.eras else self.target.scratch()
+        schema = self._schema()
+        self.eras.append(Era(path, list(self.kinds), schema))
+        self.writer = pq.ParquetWriter(str(path), schema, compression=self._compression())
+
+    def _write_group(self, rows: Sequence[Sequence[Any]]) -> None:
+        import pyarrow as pa
+
+        values = self.splitter.split(rows)
+        if not self.settled:
+            self._settle([column[:SETTLE_SAMPLE] for column in values])
+        converted: list[list[Any]] = []
+        for i, column_values in enumerate(values):
+            convert = self.converters[i]
+            try:
+                converted.append([convert(v) for v in column_values])
+            except Misfit:
+                converted.append(self._widen(i, column_values))
+        if self.writer is None or any(rewritten(old, new) for old, new in zip(self.eras[-1].kinds, self.kinds,
+                                                                             strict=True)):
+            self._open_era()
+        else:
+            self.eras[-1].kinds = list(self.kinds)  # what is written reads the same: the era goes on
+        schema = self.eras[-1].schema
+        arrays = [pa.array(column, type=schema.field(i).type) for i, column in enumerate(converted)]
+        self.writer.write_table(pa.Table.from_arrays(arrays, schema=schema), row_group_size=len(rows))
+        self.summary.rows += len(rows)
+        self.summary.row_groups += 1
+        self.first_group = False
+
+    def _convert_eras(self) -> None:
+        """Every era's row groups in the final schema, into a new file that replaces the first."""
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        final = self.target.scratch()
+        schema = self._schema()
+        converters = [self._converter(kind) for kind in self.kinds]
+        with pq.ParquetWriter(str(final), schema, compression=self._compression()) as writer:
+            for era in self.eras:
+                source = pq.ParquetFile(str(era.path))
+                for group in range(source.num_row_groups):
+                    table = source.read_row_group(group)
+                    arrays = []
+                    for i, column in enumerate(table.columns):
+                        if rewritten(era.kinds[i], self.kinds[i]):
+                            values = [converters[i](v) for v in column.to_pylist()]
+                            column = pa.array(values, type=schema.field(i).type)
+                        elif column.type != schema.field(i).type:  # only nulls: an Arrow cast
+                            column = column.cast(schema.field(i).type)
+                        arrays.append(column)
+                    converted = pa.Table.from_arrays(arrays, schema=schema)
+                    writer.write_table(converted, row_group_size=table.num_rows)
+                source.close()
+                if era.path != self.target.temp:
+                    os.unlink(era.path)
+        os.replace(final, self.target.temp)

@@ -1,0 +1,159 @@
+"""The export statement, parsed (docs/export.md):
+
+    COPY (SELECT ...) TO 'file' [WITH option = value [AND ...]] [;]
+
+with the query layer's lexer; errors are CopyError, one line, before anything is read. Standard
+library only at import: the shell imports it at start-up (through cqlsh_ext.export.command).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from cqlsh_ext.cql.lexer import Token
+
+LABEL = "COPY (SELECT ...)"
+#: File name endings and the format each means; WITH FORMAT names a format whatever the name.
+EXTENSIONS = {".parquet": "parquet", ".pq": "parquet", ".jsonl": "json", ".ndjson": "json", ".csv": "csv"}
+#: WITH FORMAT's names: the output format names (json, csv) and parquet.
+FORMATS = {"parquet": "parquet", "json": "json", "jsonl": "json", "ndjson": "json", "csv": "csv"}
+#: WITH options and what each takes.
+OPTIONS = {
+    "format": "'parquet', 'jsonl' or 'csv'",
+    "overwrite": "true or false",
+    "raw": "true or false",
+    "compression": "a Parquet codec: 'zstd' (default), 'snappy', 'gzip', 'lz4', 'brotli', 'none'",
+    "row_group_size": "rows per Parquet row group (default 65536)",
+}
+STOCK_COPY_TO = re.compile(r"\s*copy\s+(?P<table>[\w.\"]+)\s*(?:\([^)]*\))?\s*to\s+'(?P<file>(?:[^']|'')*)'",
+                            re.IGNORECASE)
+
+
+class CopyError(Exception):
+    """A statement refused before anything is read: one line."""
+
+
+@dataclass
+class ExportStatement:
+    select: str
+    path: str
+    fmt: str
+    overwrite: bool = False
+    #: WITH RAW: the stored bytes beside every decoded blob (None: the session's OUTPUT RAW).
+    raw: bool | None = None
+    #: Parquet's codec and rows per row group (None: cqlsh_ext.export.parquet's defaults).
+    codec: str | None = None
+    row_group_size: int | None = None
+    given: set[str] = field(default_factory=set)
+
+
+def format_name(fmt: str) -> str:
+    return {"parquet": "Parquet", "json": "JSON Lines", "csv": "CSV"}[fmt]
+
+
+def parse(text: str, tokens: list[Token]) -> ExportStatement:
+    """COPY ( SELECT ... ) TO 'file' [WITH name = value [AND ...]] [;]"""
+    depth, close = 0, None
+    for i, tok in enumerate(tokens[1:], start=1):
+        if tok.kind == "punct" and tok.value == "(":
+            depth += 1
+        elif tok.kind == "punct" and tok.value == ")":
+            depth -= 1
+            if depth == 0:
+                close = i
+                break
+    if close is None:
+        raise CopyError("the SELECT in COPY ( ... ) has no closing parenthesis")
+    select = text[tokens[1].end:tokens[close].start].strip()
+    first = tokens[2]
+    if first.kind != "word" or first.value.lower() != "select":
+        raise CopyError("COPY ( ... ) takes a SELECT: COPY (SELECT ... FROM [keyspace.]table) TO 'file'")
+    if tokens[3].kind == "word" and tokens[3].value.lower() == "json":
+        raise CopyError("SELECT JSON is not supported here: select the columns (TO 'file.jsonl' writes "
+                        "JSON Lines); the query form takes columns, *, payload paths and count, min, max, "
+                        "sum, avg (HELP EXPORT)")
+    i = close + 1
+    if not (tokens[i].kind == "word" and tokens[i].value.lower() == "to"):
+        raise CopyError(f"expected TO 'file' after the SELECT, found {tokens[i].describe()}")
+    if tokens[i + 1].kind != "string":
+        raise CopyError(f"expected a quoted file name after TO, found {tokens[i + 1].describe()}")
+    path = str(tokens[i + 1].literal)
+    if not path:
+        raise CopyError("the file name is empty")
+    options = _options(tokens, i + 2)
+    fmt = options.pop("format", None)
+    if fmt is None:
+        fmt = next((f for ext, f in EXTENSIONS.items() if path.lower().endswith(ext)), None)
+        if fmt is None:
+            raise CopyError(f"cannot tell the format from the name {path!r}: end it in .parquet, .jsonl or "
+                            ".csv, or add WITH FORMAT = 'parquet' (or 'jsonl', 'csv')")
+    statement = ExportStatement(select, path, str(fmt), given=set(options))
+    if "overwrite" in options:
+        statement.overwrite = _boolean("overwrite", options.pop("overwrite"))
+    if "raw" in options:
+        statement.raw = _boolean("raw", options.pop("raw"))
+    if "compression" in options:
+        codec = str(options.pop("compression")).lower()
+        from cqlsh_ext.export.parquet import CODECS
+
+        if codec not in CODECS:
+            raise CopyError(f"COMPRESSION takes {OPTIONS['compression'].split(': ', 1)[1]}, not {codec!r}")
+        statement.codec = codec
+    if "row_group_size" in options:
+        size = options.pop("row_group_size")
+        if not isinstance(size, int) or isinstance(size, bool) or size <= 0:
+            raise CopyError(f"ROW_GROUP_SIZE takes a positive number of rows, not {size!r}")
+        statement.row_group_size = size
+    if fmt != "parquet" and statement.given & {"compression", "row_group_size"}:
+        raise CopyError("COMPRESSION and ROW_GROUP_SIZE are Parquet's options")
+    return statement
+
+
+def _options(tokens: list[Token], i: int) -> dict[str, object]:
+    options: dict[str, object] = {}
+    if tokens[i].kind == "word" and tokens[i].value.lower() == "with":
+        i += 1
+        while True:
+            name_tok = tokens[i]
+            name = name_tok.value.lower()
+            if name_tok.kind != "word" or name not in OPTIONS:
+                raise CopyError(f"unknown option {name_tok.describe()}: WITH takes "
+                                + ", ".join(n.upper() for n in OPTIONS))
+            if not (tokens[i + 1].kind == "punct" and tokens[i + 1].value == "="):
+                raise CopyError(f"expected = after {name.upper()}")
+            value_tok = tokens[i + 2]
+            if value_tok.kind == "string":
+                value: object = str(value_tok.literal)
+            elif value_tok.kind == "int":
+                value = int(value_tok.value)
+            elif value_tok.kind == "word" and value_tok.value.lower() in ("true", "false"):
+                value = value_tok.value.lower() == "true"
+            else:
+                raise CopyError(f"{name.upper()} takes {OPTIONS[name]}, not {value_tok.describe()}")
+            if name == "format":
+                fmt = FORMATS.get(str(value).lower())
+                if fmt is None:
+                    raise CopyError(f"FORMAT takes {OPTIONS['format']}, not {value!r}")
+                value = fmt
+            options[name] = value
+            i += 3
+            if tokens[i].kind == "word" and tokens[i].value.lower() == "and":
+                i += 1
+                continue
+            break
+    if tokens[i].kind == "punct" and tokens[i].value == ";":
+        i += 1
+    if tokens[i].kind != "end":
+        raise CopyError(f"unexpected {tokens[i].describe()} after the file name")
+    return options
+
+
+def _boolean(name: str, value: object) -> bool:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.lower() in ("true", "false"):
+        return value.lower() == "true"
+    raise CopyError(f"{name.upper()} takes true or false, not {value!r}")

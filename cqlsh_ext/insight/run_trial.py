@@ -1,0 +1,357 @@
+"""COMPRESSION TRIAL on the shell's side: what the statement asks for (refused in one line when it
+cannot run), the values (the sampler COMPRESSION STATS SAMPLE uses, or files), on Amazon Keyspaces
+the cost asked for, then the measuring (insight.trial) and the report (insight.trial_report)."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from cqlsh_ext.insight import shellside as side
+
+if TYPE_CHECKING:
+    from cqlsh_ext.cqlsh.protocol import Parsed, Shell
+    from cqlsh_ext.insight.trial import Value
+
+LABEL = "COMPRESSION TRIAL"
+
+
+@dataclass
+class Asked:
+    """The statement's clauses."""
+
+    into: str | None
+    rows: int
+    concurrency: int
+    codecs: list[str] | None
+    path: str | None
+    keep: bool
+    confirm: bool
+
+
+@dataclass
+class Values:
+    """The values to measure and how they were taken."""
+
+    taken: list[Value]
+    column_type: str
+    source: str
+    skipped: dict[str, int] = field(default_factory=dict)
+    sample: dict[str, Any] = field(default_factory=dict)
+    partitioner: str = ""
+
+
+def refuse(shell: Shell, reason: str) -> None:
+    shell.printerr(f"{LABEL}: {reason}")
+
+
+def run(shell: Shell, parsed: Parsed) -> None:
+    from cqlsh_ext.insight import trial
+
+    asked = _asked(shell, parsed)
+    problem = _check(shell, asked)
+    if problem:
+        refuse(shell, problem)
+        return
+    assert asked.into is not None
+    try:
+        trial.variant_names(asked.codecs, True)  # every named variant written here, before reading
+    except trial.TrialRefused as err:
+        refuse(shell, str(err))
+        return
+    from cqlsh_ext.insight.measure import effective_mode
+
+    mode, cap = effective_mode(shell.settings.display.mode), shell.settings.display.cap
+    values = _from_files(shell, asked, mode, cap) if asked.path is not None \
+        else _from_column(shell, parsed, asked, mode, cap)
+    if values is None:
+        return
+    if len(values.taken) < trial.MIN_VALUES:
+        left_out = "; left out: " + ", ".join(f"{n:,} {why}" for why, n in values.skipped.items()) \
+            if values.skipped else ""
+        refuse(shell, f"too few values to measure: {len(values.taken):,} in {values.source} "
+                      f"(at least {trial.MIN_VALUES}){left_out}")
+        return
+    try:
+        names = trial.variant_names(asked.codecs, any(v.layers for v in values.taken))
+        variants = trial.build_variants(names, values.taken, cap)
+    except trial.TrialRefused as err:
+        refuse(shell, str(err))
+        return
+    _measure(shell, parsed, asked, values, variants, cap)
+
+
+def _asked(shell: Shell, parsed: Parsed) -> Asked:
+    from cqlsh_ext.insight.trial import DEFAULT_CONCURRENCY, DEFAULT_ROWS
+
+    codecs = parsed.get_binding("codec")
+    path = parsed.get_binding("path")
+    rows, concurrency = parsed.get_binding("rows"), parsed.get_binding("concurrency")
+    return Asked(
+        into=side.cql_name(shell, parsed.get_binding("into")),
+        rows=int(rows) if rows is not None else DEFAULT_ROWS,
+        concurrency=int(concurrency) if concurrency is not None else DEFAULT_CONCURRENCY,
+        codecs=[_unquoted(shell, c) for c in codecs] if codecs else None,
+        path=_unquoted(shell, path) if path is not None else None,
+        keep=parsed.get_binding("keep") is not None,
+        confirm=parsed.get_binding("confirm") is not None,
+    )
+
+
+def _unquoted(shell: Shell, text: str) -> str:
+    text = text.strip()
+    return str(shell.cql_unprotect_value(text)) if text.startswith(("'", "$$")) else text
+
+
+def _check(shell: Shell, asked: Asked) -> str | None:
+    """Why the statement cannot run as written, or None."""
+    from cqlsh_ext.insight.trial import MAX_CONCURRENCY, MIN_VALUES
+
+    if not asked.into:
+        return ("name the keyspace for the scratch tables: ... INTO <keyspace> (the trial writes into "
+                "tables of its own there, never into the column's table)")
+    if asked.into not in shell.conn.metadata.keyspaces:
+        return f"keyspace {asked.into} does not exist (INTO names where the scratch tables go)"
+    if asked.rows < MIN_VALUES:
+        return f"ROWS {asked.rows}: at least {MIN_VALUES} values are needed to measure"
+    if not 1 <= asked.concurrency <= MAX_CONCURRENCY:
+        return f"CONCURRENCY {asked.concurrency}: from 1 to {MAX_CONCURRENCY}"
+    return None
+
+
+# ------------------------------------------------------------------------------------- values
+
+
+def _from_files(shell: Shell, asked: Asked, mode: str, cap: int) -> Values | None:
+    from cqlsh_ext.insight.trial import take_value
+    from cqlsh_ext.insight.value_files import read_values
+    from cqlsh_ext.scanning.ring import server_partitioner
+
+    assert asked.path is not None
+    try:
+        read = read_values(asked.path, asked.rows)
+    except (OSError, ValueError) as err:
+        reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
+        refuse(shell, f"cannot read {asked.path}: {reason}")
+        return None
+    values = Values([], "files", asked.path)
+    for data in read:
+        _keep(values, take_value(data, mode, cap))
+    values.sample = {"method": "files", "path": asked.path, "values_read": len(read),
+                     "text": f"{len(values.taken):,} of {len(read):,} values read from {asked.path}"}
+    values.partitioner = server_partitioner(shell.session)
+    return values
+
+
+def _keep(values: Values, taken: Value | str) -> None:
+    if isinstance(taken, str):
+        values.skipped[taken] = values.skipped.get(taken, 0) + 1
+    else:
+        values.taken.append(taken)
+
+
+def _from_column(shell: Shell, parsed: Parsed, asked: Asked, mode: str, cap: int) -> Values | None:
+    from cqlsh_ext.insight.trial import column_kind
+
+    ks, table, meta = side.named_table(shell, parsed)
+    column = side.cql_name(shell, parsed.get_binding("colname"))
+    if not ks or not table or not column:
+        refuse(shell, "name the column as keyspace.table.column (or USE a keyspace first)")
+        return None
+    if meta is None:
+        refuse(shell, f"table {ks}.{table} not found")
+        return None
+    found = meta.columns.get(column)
+    if found is None:
+        refuse(shell, f"{ks}.{table} has no column {column}")
+        return None
+    kind = column_kind(str(found.cql_type))
+    if kind is None:
+        refuse(shell, f"{ks}.{table}.{column} is {found.cql_type}: the trial takes blob and text columns")
+        return None
+    return _sample(shell, asked, ks, table, column, kind, [c.name for c in meta.partition_key], mode, cap)
+
+
+class _Collector:
+    """What the sampler fills (an Aggregate and its Totals): the values that can be measured, and
+    why the others cannot; `rows` counts the first only, so the sampler stops when there are enough
+    of them. Each slice is read into a fresh() one and merged in launch order (scanning.sample)."""
+
+    def __init__(self, mode: str, cap: int, values: Values) -> None:
+        self.mode, self.cap, self.values = mode, cap, values
+        self.rows = 0
+        self.bytes = 0
+        self.interrupted = False
+        self.error: str | None = None
+        self.scan = ""
+
+    def fresh(self) -> _Collector:
+        return _Collector(self.mode, self.cap, Values([], self.values.column_type, self.values.source))
+
+    def set_columns(self, names: Any, types: Any) -> None:
+        """The one column read: nothing to look up."""
+
+    def add_rows(self, rows: Any) -> None:
+        from cqlsh_ext.insight.trial import take_value
+
+        for row in rows:
+            stored = row[0]
+            if stored is None:
+                self.values.skipped["null"] = self.values.skipped.get("null", 0) + 1
+                continue
+            taken = take_value(stored, self.mode, self.cap)
+            _keep(self.values, taken)
+            if not isinstance(taken, str):
+                self.rows += 1
+                self.bytes += len(taken.payload) + len(taken.stored)
+
+    def merge(self, other: _Collector) -> None:
+        self.values.taken.extend(other.values.taken)
+        for reason, count in other.values.skipped.items():
+            self.values.skipped[reason] = self.values.skipped.get(reason, 0) + count
+        self.rows += other.rows
+        self.bytes += other.bytes
+
+    def snapshot(self) -> dict[tuple[str, ...], int]:
+        return {("rows",): self.rows}
+
+
+def _sample(shell: Shell, asked: Asked, ks: str, table: str, column: str, kind: str,
+            partition_key: list[str], mode: str, cap: int) -> Values | None:
+    """At least asked.rows values of the column from random token-range slices (the sampler of
+    COMPRESSION STATS SAMPLE: it finishes the slices it started), then exactly asked.rows of them
+    chosen at random; fewer when the table holds fewer."""
+    from cassandra.metadata import protect_name
+
+    from cqlsh_ext.insight.trial import SAMPLE_BYTES
+    from cqlsh_ext.scanning.consume import consume
+    from cqlsh_ext.scanning.ring import RingError, ring_for, server_partitioner
+    from cqlsh_ext.scanning.sample import (
+        SAMPLE_STREAMS,
+        SamplePlan,
+        SliceSampler,
+        probe_partitions,
+        slice_count,
+    )
+    from cqlsh_ext.scanning.scan import ScanSpec, error_text, progress_for, shell_scanner, table_size
+
+    source = f"{ks}.{table}.{column}"
+    values = Values([], kind, source)
+    values.partitioner = partitioner = server_partitioner(shell.session)
+    try:
+        ring = ring_for(partitioner)
+    except RingError as err:
+        refuse(shell, f"cannot sample {ks}.{table}: {err}")
+        return None
+    collector = _Collector(mode, cap, values)
+    sampler = SliceSampler(collector, ring, 1, SamplePlan(rows=asked.rows), None, "")
+    size = table_size(shell.session, ks, table, ring.span)
+    partitions: int | None
+    if size is not None:
+        partitions, basis = size.partitions, "system.size_estimates"
+    else:
+        partitions = probe_partitions(shell.session, ring, ks, table, partition_key, sampler.rng,
+                                      shell.session.default_timeout)
+        basis = "DISTINCT partition keys after random tokens"
+    sampler.slices = slice_count(partitions)
+    sampler.server_partitions, sampler.partitions_basis = partitions, basis
+    query = f"SELECT {protect_name(column)} FROM {protect_name(ks)}.{protect_name(table)}"
+    progress = progress_for(f"{LABEL} {source}: taking the sample", True)
+    spec = ScanSpec(query, partition_key=partition_key, ranges=sampler.ranges(), streams=SAMPLE_STREAMS)
+    scanner = shell_scanner(shell, spec, progress)
+
+    def start(names: Any, types: Any) -> bool:
+        sampler.set_columns(names, types)
+        return True
+
+    def take(_names: Any, _types: Any, rows: list[Any]) -> bool:
+        going = sampler.add_page(scanner.page_range, rows, scanner.range_finished)
+        return going and collector.bytes < SAMPLE_BYTES
+
+    consume(scanner, start, take)
+    if scanner.interrupted:
+        refuse(shell, "interrupted while taking the sample; nothing was written")
+        return None
+    if scanner.error is not None and not values.taken:
+        refuse(shell, f"reading {ks}.{table}: {error_text(scanner.error)}")
+        return None
+    read = len(values.taken)
+    if read > asked.rows:  # exactly ROWS of what the sampler gave: it finishes the slices it started
+        values.taken = sampler.rng.sample(values.taken, asked.rows)
+    stopped = "the byte limit" if collector.bytes >= SAMPLE_BYTES else sampler.stopped
+    values.sample = {
+        "method": "random token-range slices (COMPRESSION STATS SAMPLE's sampler)",
+        "values_read": read,
+        "slices_read": len(sampler.done),
+        "slices": sampler.slices,
+        "seed": sampler.seed,
+        "stopped": stopped,
+        "error": error_text(scanner.error) if scanner.error is not None else None,
+        "text": f"{len(values.taken):,} of {read:,} read in {len(sampler.done):,} random token-range "
+                f"slices of {sampler.slices:,} (seed {sampler.seed}; stopped: {stopped})",
+    }
+    if read < asked.rows:
+        values.sample["text"] += f"; the table holds fewer than ROWS {asked.rows:,}"
+    return values
+
+
+# ------------------------------------------------------------------------------------- measuring
+
+
+def _measure(shell: Shell, parsed: Parsed, asked: Asked, values: Values, variants: list[Any],
+             cap: int) -> None:
+    from cassandra import ConsistencyLevel
+
+    from cqlsh_ext.insight import report as text
+    from cqlsh_ext.insight.trial import WARMUP_ROWS, Trial, units
+    from cqlsh_ext.insight.trial_report import FEW_OPERATIONS, TrialReport, VariantResult
+    from cqlsh_ext.scanning.cost import accepted, on_keyspaces
+    from cqlsh_ext.scanning.scan import progress_for
+
+    assert asked.into is not None
+    consistency = ConsistencyLevel.value_to_name.get(shell.consistency_level, str(shell.consistency_level))
+    results = []
+    for variant in variants:
+        wcu, rcu = units(variant.values, consistency)
+        results.append(VariantResult(variant.name, "", len(variant.values), sum(map(len, variant.values)),
+                                     sum(len(v.payload) for v in values.taken), wcu, rcu))
+    report = TrialReport(values.source, values.column_type, asked.into, asked.concurrency, consistency,
+                         results, sample=values.sample, skipped=values.skipped)
+    if report.rows < FEW_OPERATIONS:
+        report.notes.append(f"{report.rows:,} operations per variant and phase: p99.9 and max are its "
+                            "slowest one or two")
+    keyspaces = on_keyspaces(shell, values.partitioner)
+    if keyspaces:
+        warm = min(WARMUP_ROWS, report.rows)
+        total_wcu, total_rcu = 0.0, 0.0
+        for variant, result in zip(variants, results, strict=True):
+            warm_wcu, warm_rcu = units(variant.values[:warm], consistency)
+            total_wcu += result.wcu + warm_wcu
+            total_rcu += result.rcu + warm_rcu
+        report.units_estimate = {"wcu": total_wcu, "rcu": total_rcu}
+        what = (f"{LABEL}: writing and reading {report.rows:,} rows of {len(variants)} variants (and a "
+                f"warm-up) in {asked.into} uses about {text.count(round(total_wcu))} write and "
+                f"{text.count(round(total_rcu))} read capacity units (estimate, at {consistency}); Amazon "
+                "Keyspaces bills them.")
+        if not asked.confirm and not accepted(shell, what, "Add CONFIRM to run it from a script.",
+                                              "Run the trial? [y/N] ", f"{LABEL}: not run."):
+            return
+    progress = progress_for(f"{LABEL} {values.source}", True)
+    if progress is not None:
+        progress.paused = lambda: bool(getattr(sys.stdout, "paging", False))
+    run = Trial(shell.session, asked.into, variants, asked.concurrency, shell.consistency_level,
+                consistency, shell.session.default_timeout, keyspaces=keyspaces, keep=asked.keep, cap=cap,
+                progress=progress)
+    report.keyspaces = keyspaces
+    run.run(report)
+    measured = any(r.writes.ok or r.writes.failures for r in report.variants)
+    if not measured and (report.error or report.interrupted):
+        why = report.error or "interrupted"
+        tables = "kept" if report.kept else "dropped"
+        refuse(shell, f"{why}; nothing was measured (scratch tables {tables})")
+        for note in report.notes:
+            if note.startswith("could not drop"):
+                refuse(shell, note)
+        return
+    side.publish(shell, parsed, report.to_json, report.render)

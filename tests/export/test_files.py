@@ -1,0 +1,188 @@
+"""An export is safe with files: an existing file is kept unless the statement says OVERWRITE, an
+unwritable place, a full disk (here a file-size limit) or a refused statement end in one line with
+nothing written, and Ctrl-C closes the file with the rows read so far. Stock COPY keeps its
+meaning; what the query form does not take is refused in one line."""
+
+from __future__ import annotations
+
+import json
+import re
+import resource
+import signal
+import subprocess
+
+import pexpect
+import pytest
+from orders import rows, write_table
+from shell_runner import CQLSH_EXT, Run, isolated_env
+
+from tests.payload_select.conftest import shell
+
+from .conftest import Orders
+from .readback import closing_line, jsonl_rows, parquet_rows, rows_written
+
+
+def _one_error_line(out: Run) -> str:
+    lines = [line for line in out.stderr.splitlines() if line.strip() and not line.startswith(
+        ("Warning: Using a password", "Recommendation: use the credentials"))]
+    assert len(lines) == 1, out.stderr
+    assert "Traceback" not in out.stderr
+    return re.sub(r"^<stdin>:\d+:", "", lines[0])  # cqlsh's place of an error in -e's statements
+
+
+def _leftovers(directory) -> list[str]:
+    return sorted(p.name for p in directory.iterdir() if p.name.endswith(".part"))
+
+
+def test_an_existing_file_is_kept_unless_overwrite_is_said(cassandra, orders: Orders, home):
+    target = home / "kept.jsonl"
+    target.write_text("mine\n")
+    select = f"SELECT ck FROM {orders.name} WHERE pk = 'p1'"
+    out = shell(cassandra, home, f"COPY ({select}) TO '{target}'")
+    assert "kept.jsonl exists: add WITH OVERWRITE = true to replace it" in _one_error_line(out)
+    assert target.read_text() == "mine\n" and _leftovers(home) == []
+    out = shell(cassandra, home, f"COPY ({select}) TO '{target}' WITH OVERWRITE = true")
+    assert out.returncode == 0, out.stderr
+    expected = sorted(row["ck"] for row, _doc in orders.rows if row["pk"] == "p1")
+    assert sorted(r["ck"] for r in jsonl_rows(target)) == expected
+
+
+def test_an_unwritable_place_is_said_before_reading(cassandra, orders: Orders, home):
+    select = f"SELECT ck, data.status FROM {orders.name} WHERE data.status = 'NEW' ALLOW FILTERING"
+    out = shell(cassandra, home, f"COPY ({select}) TO '{home}/no/such/dir/x.parquet'")
+    line = _one_error_line(out)
+    assert line.startswith("COPY (SELECT ...): cannot write") and "no directory" in line
+    (home / "file").write_text("")
+    out = shell(cassandra, home, f"COPY ({select}) TO '{home}/file/x.parquet'")
+    assert "cannot write" in _one_error_line(out)
+    out = shell(cassandra, home, f"COPY ({select}) TO '{home}' WITH FORMAT = 'parquet'")
+    assert "is a directory" in _one_error_line(out)
+    assert "rows read" not in out.stdout + out.stderr  # refused before anything was read
+
+
+def _with_file_size_limit(limit: int):
+    def limited() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past it fails (EFBIG) instead of killing
+    return limited
+
+
+@pytest.mark.parametrize("name", ["full.parquet", "full.jsonl"])
+def test_a_full_disk_leaves_no_file_and_one_line(cassandra, orders: Orders, home, name):
+    statement = f"COPY (SELECT * FROM {orders.name}) TO '{home / name}' WITH RAW = true"
+    proc = subprocess.run([CQLSH_EXT, *cassandra.cqlsh_args, "-e", statement], capture_output=True, text=True,
+                          timeout=300, env=isolated_env(home), preexec_fn=_with_file_size_limit(20_000))
+    out = Run(proc.returncode, proc.stdout, proc.stderr)
+    line = _one_error_line(out)
+    assert line == f"COPY (SELECT ...): writing {home / name} failed: File too large; nothing written"
+    assert not (home / name).exists() and _leftovers(home) == []
+
+
+def test_ctrl_c_closes_the_file_with_the_rows_read(cassandra, home):
+    ks = cassandra.create_keyspace("faults_export")  # faults_*: the server's fault handler delays it
+    session = cassandra.session(ks)
+    data = rows(400, partitions=400)
+    write_table(session, data)
+    session.shutdown()
+    target = home / "cut.parquet"
+    cassandra.faults.set("delay", -1, 300)  # every page late: the scan takes seconds
+    try:
+        child = pexpect.spawn(CQLSH_EXT, [*cassandra.cqlsh_args, "-e",
+                                          f"COPY (SELECT ck, data.status FROM {ks}.orders WHERE data.status "
+                                          f"IN ('PAID', 'NEW') ALLOW FILTERING) TO '{target}' "
+                                          "WITH ROW_GROUP_SIZE = 5"],
+                              env=isolated_env(home), encoding="utf-8", timeout=120, dimensions=(40, 160))
+        child.expect(r"[1-9][0-9,]* rows, ")  # the progress line: the scan is under way
+        child.kill(signal.SIGINT)
+        child.expect(pexpect.EOF)
+        out = re.sub(r"\x1b\[[0-9;]*[A-Za-z]", "", child.before)
+        child.close()
+    finally:
+        cassandra.faults.clear()
+    assert "Traceback" not in out
+    line = closing_line(out)
+    assert "interrupted (Ctrl-C): the file holds the rows read before" in line, out[-2000:]
+    read = int(line.split("; ", 1)[1].split(" rows read")[0].replace(",", ""))
+    assert 0 < read < len(data)
+    _schema, found = parquet_rows(target)  # a valid, closed file
+    assert len(found) == rows_written(out)
+    truth = {row["ck"]: doc["status"] for row, doc in data
+             if doc is not None and doc.get("status") in ("PAID", "NEW")}
+    assert all(truth[r["ck"]] == r["data.status"] for r in found)
+    assert _leftovers(home) == []
+
+
+def test_stock_copy_to_a_parquet_name_points_to_the_query_form(cassandra, orders: Orders, home):
+    out = shell(cassandra, home, f"COPY {orders.name} TO '{home / 'x.parquet'}'")
+    assert _one_error_line(out).endswith(
+        f"COPY {orders.name} TO writes CSV of the stored bytes, not Parquet: COPY (SELECT * FROM "
+        f"{orders.name}) TO '{home / 'x.parquet'}' writes Parquet with blobs decoded (HELP EXPORT)")
+    assert not (home / "x.parquet").exists()
+    # a stock COPY TO a CSV file is cqlsh's, stored bytes and all
+    out = shell(cassandra, home, f"COPY {orders.name} (pk, ck, data) TO '{home / 'x.csv'}'")
+    assert out.returncode == 0, out.stderr
+    stored = {str(row["ck"]): "0x" + row["data"].hex() for row, _doc in orders.rows}
+    lines = (home / "x.csv").read_text().splitlines()
+    assert {line.split(",")[1]: line.split(",")[2] for line in lines} == stored
+
+
+@pytest.mark.parametrize(("select", "says"), [
+    ("SELECT JSON pk, ck FROM {t}", "SELECT JSON is not supported here"),
+    ("SELECT pk, writetime(data) FROM {t}", "unknown function writetime: here only count, min, max"),
+    ("SELECT pk AS p FROM {t}", "AS is not supported"),
+    ("SELECT data.status FROM {t} WHERE data.status = 'NEW'", "add ALLOW FILTERING"),
+])
+def test_what_the_query_form_does_not_take_is_refused_in_one_line(cassandra, orders: Orders, home, select,
+                                                                  says):
+    out = shell(cassandra, home, f"COPY ({select.format(t=orders.name)}) TO '{home / 'r.parquet'}'")
+    line = _one_error_line(out)
+    assert line.startswith("COPY (SELECT ...): ") and says in line, line
+    assert not (home / "r.parquet").exists() and _leftovers(home) == []
+
+
+def test_statement_errors_are_one_line(cassandra, orders: Orders, home):
+    cases = {
+        f"COPY (SELECT ck FROM {orders.name}) TO '{home / 'x.txt'}'": "cannot tell the format from the name",
+        f"COPY (SELECT ck FROM {orders.name}) TO '{home / 'x.csv'}' WITH SPEED = 3": "unknown option 'SPEED'",
+        f"COPY (SELECT ck FROM {orders.name}) TO '{home / 'x.csv'}' WITH COMPRESSION = 'zstd'":
+            "COMPRESSION and ROW_GROUP_SIZE are Parquet's options",
+        f"COPY (SELECT ck FROM {orders.name}) TO '{home / 'x.parquet'}' WITH COMPRESSION = 'rar'":
+            "COMPRESSION takes",
+        f"COPY (SELECT ck FROM {orders.name} TO '{home / 'x.csv'}'": "no closing parenthesis",
+        f"COPY (SELECT ck FROM {orders.ks}.nothing) TO '{home / 'x.csv'}'": "unknown table",
+    }
+    for statement, says in cases.items():
+        line = _one_error_line(shell(cassandra, home, statement))
+        assert says in line, (statement, line)
+    assert sorted(p.name for p in home.iterdir() if not p.name.startswith(".")) == []
+
+
+def test_decoding_off_refuses_the_decoded_forms(cassandra, orders: Orders, home):
+    out = shell(cassandra, home, f"COPY (SELECT pk, data FROM {orders.name}) TO '{home / 'n.jsonl'}'",
+                "-d", "none")
+    assert _one_error_line(out).endswith("COPY (SELECT ...): decoding is off (-d none): "
+                                         "COPY table TO exports the stored bytes")
+    assert not (home / "n.jsonl").exists()
+
+
+def test_parquet_without_pyarrow_says_how_to_install_it(cassandra, orders: Orders, home, tmp_path_factory):
+    hidden = tmp_path_factory.mktemp("no_pyarrow")
+    (hidden / "pyarrow.py").write_text("raise ImportError('No module named pyarrow')\n")
+    out = shell(cassandra, home, f"COPY (SELECT ck FROM {orders.name}) TO '{home / 'p.parquet'}'",
+                env={"PYTHONPATH": str(hidden)})
+    assert _one_error_line(out).endswith(
+        "COPY (SELECT ...): a Parquet file needs pyarrow: pip install 'cqlsh-ext[parquet]'")
+    # JSON Lines and CSV need nothing more
+    select = f"SELECT ck FROM {orders.name} WHERE pk = 'p0'"
+    out = shell(cassandra, home, f"COPY ({select}) TO '{home / 'p.jsonl'}'", env={"PYTHONPATH": str(hidden)})
+    assert out.returncode == 0, out.stderr
+    assert json.loads((home / "p.jsonl").read_text().splitlines()[0]).keys() == {"ck"}
+
+
+def test_help_export(cassandra, home):
+    out = shell(cassandra, home, "HELP EXPORT")
+    assert "COPY (SELECT ...) TO 'file'" in out.stdout and "OVERWRITE = true" in out.stdout
+    assert len(out.stdout.strip().splitlines()) <= 30  # a screenful
+    listed = shell(cassandra, home, "HELP").stdout
+    assert re.search(r"\bEXPORT\b", listed.split("CQL help topics")[0])
+    assert "HELP EXPORT" in shell(cassandra, home, "HELP QUERIES").stdout

@@ -1,0 +1,216 @@
+"""COPY (SELECT ...) TO of the order table (tools/orders.py) through the real binary on the real
+server: whole, filtered and grouped, in Parquet, JSON Lines and CSV, read back with pyarrow and
+DuckDB and compared with the generator's documents, value for value and type for type."""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+from typing import Any
+
+import pyarrow as pa
+import pytest
+from orders import ENCODINGS, MISSING, take
+
+from tests.payload_select.conftest import shell
+
+from .conftest import Orders
+from .readback import closing_line, csv_rows, duckdb_rows, jsonl_rows, parquet_rows, rows_written
+
+#: The data:label of each of the generator's encodings: the codec chain and the payload's kind.
+LABELS = {"snappy-json": "snappy>json", "zstd-msgpack": "zstd>msgpack", "json": "json",
+          "gzip-json": "gzip>json", "lz4-cbor": "lz4/frame>cbor"}
+
+
+def value(doc: dict[str, Any] | None, *steps: Any) -> Any:
+    found = MISSING if doc is None else take(doc, steps)
+    return None if found is MISSING else found
+
+
+def from_json_text(text: str | None) -> Any:
+    return None if text is None else json.loads(text)
+
+
+def number_type(values: list[Any]) -> Any:
+    """The column type the shape rule gives numbers (docs/export.md): int64 while every integer
+    fits, decimal128(38, 0) past 64 bits, float64 for floats and integers exact in a double,
+    JSON text for floats with integers past 2**53."""
+    ints = [v for v in values if isinstance(v, int)]
+    if len(ints) == len(values):
+        return pa.int64() if all(-2**63 <= v < 2**63 for v in ints) else pa.decimal128(38, 0)
+    return pa.float64() if all(abs(v) <= 2**53 for v in ints) else pa.string()
+
+
+def by_ck(rows: list[dict[str, Any]]) -> dict[int, dict[str, Any]]:
+    out = {row["ck"]: row for row in rows}
+    assert len(out) == len(rows)
+    return out
+
+
+def test_the_whole_table_in_parquet_matches_the_generator(cassandra, orders: Orders, home):
+    target = home / "orders.parquet"
+    statement = (f"COPY (SELECT pk, ck, data, data.status, data.n, data.customer.tier, data.items "
+                 f"FROM {orders.name}) TO '{target}' WITH ROW_GROUP_SIZE = 64")
+    out = shell(cassandra, home, statement)
+    assert out.returncode == 0, out.stderr
+    assert rows_written(out.stdout) == len(orders.rows)
+    undecodable = sum(doc is None for _row, doc in orders.rows)
+    assert f"{undecodable} undecodable" in closing_line(out.stdout)
+
+    schema, rows = parquet_rows(target)
+    # A status is sometimes 7 among strings, n an integer, a float or past 64 bits: JSON text, by
+    # the shape rule; the records' other places keep their types.
+    assert schema.field("pk").type == pa.string() and schema.field("ck").type == pa.int32()
+    assert schema.field("data.status").type == pa.string()
+    assert schema.field("data.n").type == pa.string()
+    assert schema.field("data.customer.tier").type == pa.string()
+    assert schema.field("data.items").type == pa.list_(pa.struct([("sku", pa.string())]))
+    assert schema.field("data").type == pa.struct([
+        ("order-id", pa.string()), ("n", pa.string()), ("status", pa.string()),
+        ("customer", pa.struct([("name", pa.string()), ("tier", pa.string())])),
+        ("items", pa.list_(pa.struct([("sku", pa.string())]))), ("tags", pa.list_(pa.string()))])
+    assert schema.field("data:label").type == pa.string()
+    assert schema.field("data:stored").type == pa.binary()
+
+    got = by_ck(rows)
+    assert set(got) == {row["ck"] for row, _doc in orders.rows}
+    for row, doc in orders.rows:
+        out_row = got[row["ck"]]
+        assert out_row["pk"] == row["pk"]
+        assert from_json_text(out_row["data.status"]) == value(doc, "status")
+        assert from_json_text(out_row["data.n"]) == value(doc, "n")
+        assert out_row["data.customer.tier"] == value(doc, "customer", "tier")
+        assert out_row["data.items"] == value(doc, "items")
+        how = ENCODINGS[row["ck"] % len(ENCODINGS)]
+        if doc is None:  # not decodable: no payload, its stored bytes kept
+            assert out_row["data"] is None and out_row["data:stored"] == row["data"]
+            assert out_row["data:label"] in ("bytes", "undecoded")
+            continue
+        assert out_row["data:label"] == LABELS[how]
+        assert out_row["data:stored"] is None  # OUTPUT RAW is off
+        record = dict(out_row["data"])
+        assert from_json_text(record.pop("n")) == doc["n"]
+        assert from_json_text(record.pop("status")) == doc.get("status")
+        assert record == {"order-id": doc["order-id"], "customer": doc.get("customer"),
+                          "items": doc["items"], "tags": doc["tags"]}
+
+    types, duck = duckdb_rows(target)
+    assert types["ck"] == "INTEGER" and types["data.n"] == "VARCHAR" and types["data:stored"] == "BLOB"
+    assert types["data"].startswith('STRUCT("order-id" VARCHAR, n VARCHAR, status VARCHAR, '
+                                    'customer STRUCT("name" VARCHAR, tier VARCHAR)')
+    assert by_ck(duck) == got  # DuckDB reads every value as pyarrow does
+
+
+def test_filtered_rows_in_every_format(cassandra, orders: Orders, home):
+    condition = "data.status = 'FAILED'"
+    select = (f"SELECT ck, data.status, data.n, data.customer FROM {orders.name} WHERE {condition} "
+              "ALLOW FILTERING")
+    statements = [f"COPY ({select}) TO '{home / name}';" for name in ("f.parquet", "f.jsonl", "f.csv")]
+    out = shell(cassandra, home, "", stdin="\n".join(statements) + "\n")
+    assert out.returncode == 0, out.stderr
+    truth = {row["ck"]: doc for row, doc in orders.rows if value(doc, "status") == "FAILED"}
+    assert out.stdout.count(f"{len(truth)} rows written") == 3, out.stdout
+
+    schema, rows = parquet_rows(home / "f.parquet")
+    assert schema.field("data.status").type == pa.string()  # only strings matched: a string column
+    assert schema.field("data.customer").type == pa.struct([("name", pa.string()), ("tier", pa.string())])
+    got = by_ck(rows)
+    assert set(got) == set(truth)
+    for ck, doc in truth.items():
+        assert got[ck]["data.status"] == "FAILED"
+        assert from_json_text(got[ck]["data.n"]) == doc["n"] if schema.field("data.n").type == pa.string() \
+            else got[ck]["data.n"] == doc["n"]
+        assert got[ck]["data.customer"] == value(doc, "customer")
+    assert by_ck(duckdb_rows(home / "f.parquet")[1]) == got
+
+    lines = by_ck(jsonl_rows(home / "f.jsonl"))  # JSON keeps each value's own type
+    assert {ck: (r["data.status"], r["data.n"], r["data.customer"]) for ck, r in lines.items()} == \
+        {ck: ("FAILED", doc["n"], value(doc, "customer")) for ck, doc in truth.items()}
+
+    table = csv_rows(home / "f.csv")
+    assert table[0] == ["ck", "data.status", "data.n", "data.customer"]
+    assert {int(r[0]): (r[1], json.loads(r[2]), json.loads(r[3]) if r[3] else None) for r in table[1:]} == \
+        {ck: ("FAILED", doc["n"], value(doc, "customer")) for ck, doc in truth.items()}
+
+
+def _truth_groups(orders: Orders) -> dict[Any, dict[str, Any]]:
+    groups: dict[Any, list[Any]] = {}
+    for _row, doc in orders.rows:
+        groups.setdefault(value(doc, "status"), []).append(value(doc, "n"))
+    out = {}
+    for key, ns in groups.items():
+        numbers = [n for n in ns if n is not None]
+        total = sum(Fraction(n) for n in numbers)
+        floats = any(isinstance(n, float) for n in numbers)
+        out[key] = {"count(*)": len(ns), "max(data.n)": max(numbers),
+                    "sum(data.n)": float(total) if floats else int(total)}
+    return out
+
+
+def test_grouped_answer_in_every_format(cassandra, orders: Orders, home):
+    select = (f"SELECT data.status, count(*), max(data.n), sum(data.n) FROM {orders.name} "
+              "GROUP BY data.status ALLOW FILTERING")
+    statements = [f"COPY ({select}) TO '{home / name}';" for name in ("g.parquet", "g.jsonl", "g.csv")]
+    out = shell(cassandra, home, "", stdin="\n".join(statements) + "\n")
+    assert out.returncode == 0, out.stderr
+    truth = _truth_groups(orders)
+    assert out.stdout.count(f"{len(truth)} rows written") == 3, out.stdout
+
+    schema, rows = parquet_rows(home / "g.parquet")
+    assert schema.field("count(*)").type == pa.int64()
+    assert schema.field("data.status").type == pa.string()  # 'NEW' ... and 7: JSON text
+    maxima = [t["max(data.n)"] for t in truth.values()]
+    assert schema.field("max(data.n)").type == number_type(maxima)
+    assert schema.field("sum(data.n)").type == number_type([t["sum(data.n)"] for t in truth.values()])
+    got = {from_json_text(r.pop("data.status")): r for r in rows}
+    assert set(got) == set(truth)
+    for key, expected in truth.items():
+        row = got[key]
+        assert row["count(*)"] == expected["count(*)"]
+        for name in ("max(data.n)", "sum(data.n)"):
+            found = row[name]
+            assert (from_json_text(found) if isinstance(found, str) else found) == expected[name]
+    types, duck = duckdb_rows(home / "g.parquet")
+    assert types["count(*)"] == "BIGINT"
+    assert {from_json_text(r.pop("data.status")): r for r in duck} == got
+
+    lines = {r.pop("data.status"): r for r in jsonl_rows(home / "g.jsonl")}
+    assert lines == truth
+    table = csv_rows(home / "g.csv")
+    assert table[0] == ["data.status", "count(*)", "max(data.n)", "sum(data.n)"]
+    assert len(table) == len(truth) + 1
+
+
+def test_text_files_hold_what_the_output_format_prints(cassandra, orders: Orders, home):
+    select = f"SELECT pk, ck, data, data.customer FROM {orders.name} WHERE pk = 'p2'"
+    for fmt, name in (("json", "p.jsonl"), ("csv", "p.csv")):
+        printed = shell(cassandra, home, select, "--output-format", fmt)
+        exported = shell(cassandra, home, f"COPY ({select}) TO '{home / name}'")
+        assert printed.returncode == 0 and exported.returncode == 0, exported.stderr
+        assert (home / name).read_text(encoding="utf-8") == printed.stdout
+
+
+def test_raw_adds_the_stored_bytes_for_one_statement(cassandra, orders: Orders, home):
+    select = f"SELECT ck, data FROM {orders.name} WHERE pk = 'p4'"
+    out = shell(cassandra, home, f"COPY ({select}) TO '{home / 'raw.parquet'}' WITH RAW = true")
+    assert out.returncode == 0, out.stderr
+    _schema, rows = parquet_rows(home / "raw.parquet")
+    stored = {row["ck"]: row["data"] for row, _doc in orders.rows if row["pk"] == "p4"}
+    assert {r["ck"]: r["data:stored"] for r in rows} == stored
+    out = shell(cassandra, home, f"COPY ({select}) TO '{home / 'raw.jsonl'}' WITH RAW = true")
+    assert {r["ck"]: r["data"]["raw"] if isinstance(r["data"], dict) else r["data"]
+            for r in jsonl_rows(home / "raw.jsonl")} == {ck: "0x" + v.hex() for ck, v in stored.items()}
+
+
+@pytest.mark.parametrize("workers", ["2"])
+def test_worker_processes_export_the_same_rows(cassandra, orders: Orders, home, workers):
+    select = (f"SELECT ck, data.status FROM {orders.name} WHERE data.status IN ('NEW', 'PAID') "
+              "ALLOW FILTERING")
+    out = shell(cassandra, home, f"COPY ({select}) TO '{home / 'w.parquet'}'",
+                env={"CQLSH_EXT_SCAN_WORKERS": workers})
+    assert out.returncode == 0, out.stderr
+    assert "2 worker processes" in closing_line(out.stdout)
+    _schema, rows = parquet_rows(home / "w.parquet")
+    assert {r["ck"]: r["data.status"] for r in rows} == \
+        {row["ck"]: doc["status"] for row, doc in orders.rows if value(doc, "status") in ("NEW", "PAID")}
+

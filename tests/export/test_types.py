@@ -1,0 +1,154 @@
+"""Every CQL type to its Arrow type (docs/export.md, "Types"): a table with one column of each,
+exported to Parquet by the real binary, read back with pyarrow and DuckDB."""
+
+from __future__ import annotations
+
+import datetime
+import gzip
+import json
+import uuid
+from decimal import Decimal
+
+import pyarrow as pa
+import pytest
+
+from tests.payload_select.conftest import shell
+
+from .readback import closing_line, duckdb_rows, parquet_rows
+
+COLUMNS = {
+    "k": ("int", pa.int32(), "INTEGER"),
+    "ti": ("tinyint", pa.int8(), "TINYINT"),
+    "si": ("smallint", pa.int16(), "SMALLINT"),
+    "bi": ("bigint", pa.int64(), "BIGINT"),
+    "vi": ("varint", pa.decimal128(38, 0), "DECIMAL(38,0)"),
+    "de": ("decimal", pa.decimal128(38, 3), "DECIMAL(38,3)"),
+    "fl": ("float", pa.float32(), "FLOAT"),
+    "db": ("double", pa.float64(), "DOUBLE"),
+    "bo": ("boolean", pa.bool_(), "BOOLEAN"),
+    "tx": ("text", pa.string(), "VARCHAR"),
+    "asci": ("ascii", pa.string(), "VARCHAR"),
+    "ts": ("timestamp", pa.timestamp("ms", tz="UTC"), "TIMESTAMP WITH TIME ZONE"),
+    "dt": ("date", pa.date32(), "DATE"),
+    "tm": ("time", pa.time64("ns"), "TIME WITH TIME ZONE"),
+    "du": ("duration", pa.struct([("months", pa.int32()), ("days", pa.int32()), ("nanoseconds", pa.int64())]),
+           "STRUCT(\"months\" INTEGER, \"days\" INTEGER, nanoseconds BIGINT)"),
+    "id": ("uuid", pa.string(), "VARCHAR"),
+    "tid": ("timeuuid", pa.string(), "VARCHAR"),
+    "ip": ("inet", pa.string(), "VARCHAR"),
+    "li": ("list<int>", pa.list_(pa.int32()), "INTEGER[]"),
+    "st": ("set<text>", pa.list_(pa.string()), "VARCHAR[]"),
+    "mp": ("map<text, bigint>", pa.map_(pa.string(), pa.int64()), "MAP(VARCHAR, BIGINT)"),
+    "tu": ("tuple<int, text>", pa.struct([("0", pa.int32()), ("1", pa.string())]),
+           'STRUCT("0" INTEGER, "1" VARCHAR)'),
+    "ad": ("frozen<address>", pa.struct([("street", pa.string()), ("zip", pa.int32())]),
+           "STRUCT(street VARCHAR, zip INTEGER)"),
+    "ve": ("vector<float, 3>", pa.list_(pa.float32()), "FLOAT[]"),
+    "nested": ("frozen<list<frozen<map<text, varint>>>>",
+               pa.list_(pa.map_(pa.string(), pa.decimal128(38, 0))), "MAP(VARCHAR, DECIMAL(38,0))[]"),
+    "lb": ("list<blob>", pa.list_(pa.string()), "VARCHAR[]"),
+}
+
+TS = datetime.datetime(2024, 2, 23, 2, 16, 41, 123000)
+ID = uuid.UUID("12345678-1234-5678-1234-567812345678")
+TID = uuid.UUID("5e1b0a3c-7a1b-11ee-b962-0242ac120002")
+
+
+@pytest.fixture(scope="module")
+def typed_table(cassandra):
+    from cassandra.util import Duration
+
+    ks = cassandra.create_keyspace("extypes")
+    session = cassandra.session(ks)
+    session.execute("CREATE TYPE address (street text, zip int)")
+    columns = ", ".join(f"{name} {cql}" for name, (cql, _a, _d) in COLUMNS.items())
+    session.execute(f"CREATE TABLE typed ({columns}, PRIMARY KEY (k))")
+    names = list(COLUMNS)
+    insert = session.prepare(f"INSERT INTO typed ({', '.join(names)}) VALUES ({', '.join('?' * len(names))})")
+    from collections import namedtuple
+
+    address = namedtuple("address", "street zip")
+    cluster = session.cluster
+    cluster.register_user_type(ks, "address", address)
+    full = {
+        "k": 1, "ti": -7, "si": 300, "bi": -(2**62), "vi": 10**20, "de": Decimal("12.345"),
+        "fl": 1.5, "db": 0.1, "bo": True, "tx": "naïve ✓", "asci": "plain", "ts": TS,
+        "dt": datetime.date(1969, 7, 20), "tm": datetime.time(13, 45, 7, 250000),
+        "du": Duration(1, 2, 3_000_000_007), "id": ID, "tid": TID, "ip": "10.0.0.7",
+        "li": [3, 1, 2], "st": {"b", "a"}, "mp": {"x": 2**40}, "tu": (5, "five"),
+        "ad": address("Main St", 12345), "ve": [1.0, 2.5, -3.0], "nested": [{"big": 10**30}],
+        "lb": [gzip.compress(b'{"order": "ORD-1", "status": "NEW"}')],
+    }
+    empty = {"k": 2, "de": Decimal("1.5"), "vi": -5}
+    session.execute(insert, [full.get(n) for n in names])
+    session.execute(insert, [empty.get(n) for n in names])
+    session.shutdown()
+    return f"{ks}.typed", full
+
+
+def test_every_cql_type_keeps_its_type(cassandra, typed_table, home):
+    table, full = typed_table
+    target = home / "typed.parquet"
+    out = shell(cassandra, home, f"COPY (SELECT * FROM {table}) TO '{target}'")
+    assert out.returncode == 0, out.stderr
+    assert closing_line(out.stdout).startswith(
+        f"COPY (SELECT ...): 2 rows written to {target} (Parquet, zstd")
+
+    schema, rows = parquet_rows(target)
+    for name, (_cql, arrow, _duck) in COLUMNS.items():
+        assert schema.field(name).type == arrow, name
+    row = next(r for r in rows if r["k"] == 1)
+    assert row["vi"] == Decimal(10**20)  # past 64 bits: decimal128(38, 0), exact
+    assert row["de"] == Decimal("12.345")  # the column's scale: the largest in the first row group
+    assert row["ts"] == TS.replace(tzinfo=datetime.timezone.utc)
+    assert row["dt"] == datetime.date(1969, 7, 20)
+    assert row["tm"] == datetime.time(13, 45, 7, 250000)
+    assert row["du"] == {"months": 1, "days": 2, "nanoseconds": 3_000_000_007}
+    assert row["id"] == str(ID) and row["tid"] == str(TID) and row["ip"] == "10.0.0.7"
+    assert row["li"] == [3, 1, 2] and row["st"] == ["a", "b"] and row["mp"] == [("x", 2**40)]
+    assert row["tu"] == {"0": 5, "1": "five"} and row["ad"] == {"street": "Main St", "zip": 12345}
+    assert row["ve"] == [1.0, 2.5, -3.0] and row["nested"] == [[("big", Decimal(10**30))]]
+    assert (row["ti"], row["si"], row["bi"], row["fl"], row["db"], row["bo"], row["tx"], row["asci"]) == \
+        (-7, 300, -(2**62), 1.5, 0.1, True, "naïve ✓", "plain")
+    # a blob inside a collection: the JSON writer's object for it, as text
+    assert json.loads(row["lb"][0]) == {"codec": "gzip", "kind": "json",
+                                        "payload": {"order": "ORD-1", "status": "NEW"}}
+    other = next(r for r in rows if r["k"] == 2)
+    assert other["de"] == Decimal("1.5") and other["vi"] == -5
+    assert all(other[n] is None for n in COLUMNS if n not in ("k", "de", "vi"))
+
+    types, duck = duckdb_rows(target, "* EXCLUDE (ts, tm), epoch_ms(ts) AS ts_ms, "
+                                      "CAST(tm AS TIME) AS tm_local")
+    for name, (_cql, _arrow, duck_type) in COLUMNS.items():
+        assert types[name] == duck_type, name
+    first = next(r for r in duck if r["k"] == 1)
+    assert first["ts_ms"] == int(TS.replace(tzinfo=datetime.timezone.utc).timestamp() * 1000)
+    assert first["vi"] == Decimal(10**20) and first["de"] == Decimal("12.345")
+    assert first["mp"] == {"x": 2**40} and first["ad"] == {"street": "Main St", "zip": 12345}
+    assert first["du"] == {"months": 1, "days": 2, "nanoseconds": 3_000_000_007}
+
+
+def test_a_wider_decimal_later_widens_the_column_exactly(cassandra, home):
+    ks = cassandra.create_keyspace("exdec")
+    session = cassandra.session(ks)
+    session.execute("CREATE TABLE d (k int PRIMARY KEY, v decimal, n varint)")
+    values = {k: (Decimal(k) / 4, k) for k in range(1, 40)}  # scales 0 to 2
+    values[40] = (Decimal("1.0000001"), 10**40)  # a scale of 7, a varint past 38 digits
+    for k, (v, n) in values.items():
+        session.execute("INSERT INTO d (k, v, n) VALUES (%s, %s, %s)", (k, v, n))
+    session.shutdown()
+    target = home / "d.parquet"
+    # whole-table reads come in token order: row groups of 4 put k=40 past the first almost surely
+    out = shell(cassandra, home, f"COPY (SELECT k, v, n FROM {ks}.d) TO '{target}' WITH ROW_GROUP_SIZE = 4")
+    assert out.returncode == 0, out.stderr
+    schema, rows = parquet_rows(target)
+    got = {r["k"]: (r["v"], r["n"]) for r in rows}
+    assert {k: v for k, (v, _n) in got.items()} == {k: v for k, (v, _n) in values.items()}
+    assert schema.field("v").type == pa.decimal128(38, 7)
+    # past 38 digits no decimal holds it: the column is JSON text, every value its digits
+    assert schema.field("n").type == pa.string()
+    assert {k: int(n) for k, (_v, n) in got.items()} == {k: n for k, (_v, n) in values.items()}
+    line = closing_line(out.stdout)
+    first = [r["k"] for r in rows[:4]]
+    if 40 not in first:
+        assert "n: 1 value past the first row group did not fit decimal128(38, 0), kept as JSON text" in line
