@@ -29,8 +29,6 @@ QUERIES_HELP = """
           SELECT data.items[0].sku FROM ks.t
               WHERE pk = 'p1' AND data.customer.tier = 'gold';
 
-          In the interactive shell, Tab after data. offers the keys seen in a
-          sample of the column.
-          COPY (SELECT ...) TO 'file.parquet' (or .jsonl, .csv) writes the
-          answer: HELP EXPORT.
+          Tab after data. offers the keys seen in a sample of the column.
+          COPY (SELECT ...) TO 'file.parquet' writes the answer: HELP EXPORT.
         """
