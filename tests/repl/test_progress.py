@@ -80,12 +80,12 @@ def test_a_message_after_a_progress_line_starts_its_own_row(term, cassandra, fau
     t.prompt()
     cassandra.faults.set("delay", 1, 1000)  # the first page late: the progress line is drawn
     try:
-        t.run(f"COMPRESSION ADVISE SELECT ck FROM {faults_table};", until=r"no blob column[^\n]*\n")
+        t.run(f"COMPRESSION ADVISE SELECT ck FROM {faults_table};", until=r"no blob or text column[^\n]*\n")
         t.prompt()
     finally:
         cassandra.faults.clear()
     screen = t.display()
-    assert "COMPRESSION ADVISE: the result has no blob column" in screen, shown(screen)
+    assert "COMPRESSION ADVISE: the result has no blob or text column" in screen, shown(screen)
     assert_no_progress_left(screen)
     assert t.exit() == 0
 
