@@ -216,6 +216,15 @@ class SnappyRaw(Format):
         out, truncated, size = raw_capped(data, cap)
         return Decoded(out, truncated, size)
 
+    def ruled_out(self, data: bytes) -> bool:
+        # trial()'s first test: the preamble and the sizes a real encoder can write.
+        try:
+            size, p = _varint(data)
+        except DecodeError:
+            return True
+        payload = len(data) - p
+        return size * 2 + 16 < payload or size > (payload * 64 + 2) // 3 or payload == 0
+
     def trial(self, data: bytes, cap: int) -> Decoded | None:
         # Hot path (a page of snappy JSON): inline short varints, no exception on a miss.
         try:
