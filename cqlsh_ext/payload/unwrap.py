@@ -148,7 +148,13 @@ def unwrap(value: bytes, mode: str, cap: int) -> BlobView:
 
 
 def _unwrap(value: bytes, mode: str, cap: int) -> BlobView:
-    view = _walk(value, mode, cap)
+    return read_payload(value, _walk(value, mode, cap))
+
+
+def read_payload(value: bytes, view: BlobView) -> BlobView:
+    """The walk's view of `value` (walk(), or the engine's way to the same view) finished: its
+    payload read as text, a serialization stream's object, a record or bytes; a raw value that is
+    stored text or a record read as such."""
     if view.kind == RAW:
         if view.reason in QUIET_REASONS:  # nothing recognised: maybe text, maybe a record format
             found = stored_text(value)
@@ -257,11 +263,7 @@ def outer_layer(value: bytes, mode: str, cap: int, trace: bool = False) -> tuple
             found = registry.decode_auto(value, cap)
         except DecodeError as err:
             return BlobView(stored, RAW, data=value, reason=str(err), error=err)
-        if found is None:
-            if value.startswith(STREAM_STARTS):
-                return _payload(BlobView(stored, PAYLOAD), value, cap, 0, trace)
-            return BlobView(stored, RAW, data=value, reason=NOT_DETECTED)
-        return found
+        return uncontained(value, cap, trace) if found is None else found
     try:
         return registry.decode_named(mode, value, cap)
     except DecodeError as err:
@@ -269,10 +271,24 @@ def outer_layer(value: bytes, mode: str, cap: int, trace: bool = False) -> tuple
         return BlobView(stored, RAW, data=value, reason=str(err), error=err)
 
 
+def uncontained(value: bytes, cap: int, trace: bool = False) -> BlobView:
+    """The walk of a value auto-detection found no container around: a serialization stream
+    stored as is, or RAW (NOT_DETECTED)."""
+    if value.startswith(STREAM_STARTS):
+        return _payload(BlobView(len(value), PAYLOAD), value, cap, 0, trace)
+    return BlobView(len(value), RAW, data=value, reason=NOT_DETECTED)
+
+
 def _walk(value: bytes, mode: str, cap: int, trace: bool = False) -> BlobView:
     found = outer_layer(value, mode, cap, trace)
     if isinstance(found, BlobView):
         return found
+    return contained(value, found, cap, trace)
+
+
+def contained(value: bytes, found: tuple[Format, Decoded], cap: int, trace: bool = False) -> BlobView:
+    """The walk of a value whose outer container is found (outer_layer's answer): the layers
+    nested inside it, down to the payload."""
     fmt, decoded = found
     view = BlobView(len(value), PAYLOAD)
     view.add_layer(_layer(fmt, value, decoded, trace))
@@ -461,8 +477,40 @@ def json_container(text: str) -> dict[str, object] | list[object] | None:
     limit = budget.current().nodes
     if len(text) > limit and text.count(",") + text.count("[") + text.count("{") > limit:
         return None
-    try:
-        parsed: object = json.loads(text)
-    except (ValueError, RecursionError):  # nested deeper than the parser goes: shown as text
-        return None
+    parsed = _exact_orjson(text)
+    if parsed is None:
+        try:
+            parsed = json.loads(text)
+        except (ValueError, RecursionError):  # nested deeper than the parser goes: shown as text
+            return None
     return parsed if isinstance(parsed, (dict, list)) else None
+
+
+_orjson_loads: Callable[[str], Any] | None = None
+#: ASCII digits to "0", every other byte to a space: a run of LONG_DIGITS is then a run of digits.
+_DIGITS_ONLY = bytes(0x30 if 0x30 <= b <= 0x39 else 0x20 for b in range(256))
+#: Integers of up to 18 digits fit orjson's 64 bits; from 19 on it may read one as a float.
+_LONG_DIGITS = b"0" * 19
+
+
+def _exact_orjson(text: str) -> Any:
+    """What json.loads(text) gives, read by orjson (several times faster), when orjson reads it
+    exactly; None otherwise, and the caller reads it with json.loads. orjson reads integers past
+    64 bits as floats without a word, so a text with a run of 19 digits anywhere is left to
+    json.loads (floats it reads as Python does, correctly rounded); what it refuses and json.loads
+    takes (NaN, Infinity, 1e400, lone surrogates, nesting past 1024) is an error here, so left to
+    json.loads too. Duplicate keys: the last value wins at the first key's place in both."""
+    global _orjson_loads
+    loads = _orjson_loads
+    if loads is None:
+        try:
+            import orjson
+        except ImportError:  # a broken install: json.loads reads everything
+            return None
+        loads = _orjson_loads = orjson.loads
+    if _LONG_DIGITS in text.encode("utf-8", "surrogatepass").translate(_DIGITS_ONLY):
+        return None
+    try:
+        return loads(text)
+    except Exception:  # orjson.JSONDecodeError, RecursionError: json.loads decides
+        return None
