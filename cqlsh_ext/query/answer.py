@@ -89,6 +89,32 @@ class Answer:
             return []
         return [out]
 
+    def add_page(self, evaluator: Evaluator, names: Sequence[str],
+                 rows: Sequence[Sequence[Any]]) -> list[tuple[Any, ...]]:
+        """add() of each row of a page (rows as the columns `names` list them), the evaluator
+        decoding the page's blobs together: the same answer and counts."""
+        found, undecodable, cut = evaluator.evaluate_page(names, rows)
+        counts = self.counts
+        counts.read += len(rows)
+        counts.undecodable += undecodable
+        counts.cut += cut
+        counts.matched += len(found)
+        if self.groups is not None:
+            add = self.groups.add
+            for _k, result in found:
+                add(result.key, result.inputs)
+            return []
+        out = []
+        order = [ref for ref, _ in self.plan.order_by]
+        for k, result in found:
+            row = dict(zip(names, rows[k], strict=True))
+            answer_row = self._row(row, result)
+            if self.buffer is not None:
+                self.buffer.add(answer_row + evaluator.values(row, order, {}))
+            else:
+                out.append(answer_row)
+        return out
+
     def _row(self, row: Mapping[str, Any], result: RowResult) -> tuple[Any, ...]:
         values = iter(result.values)
         out: list[Any] = []
