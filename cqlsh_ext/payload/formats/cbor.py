@@ -160,4 +160,5 @@ def encode(record: Any) -> bytes:
         raise PayloadError(f"cbor cannot hold this value ({err})") from None
 
 
-FORMAT = PayloadFormat("cbor", True, _maybe, decode, detector=detect, encode=encode, writer="cbor2 dumps")
+FORMAT = PayloadFormat("cbor", True, _maybe, decode, detector=detect, encode=encode, writer="cbor2 dumps",
+                       leads=bytes(sorted(_MAP_OR_ARRAY | {SELF_DESCRIBE[0]})))
