@@ -55,6 +55,9 @@ SHORT_TEXT = 32
 #: Record formats (payload.formats) are looked for from this length on.
 MIN_STRUCTURED_LENGTH = 4
 _UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
+#: Bytes no UTF-8 text starts with (continuation bytes, overlong and out-of-range leads): a value
+#: starting so fails to decode at its first byte (a record format's map, say), told without trying.
+_NOT_UTF8_LEADS = frozenset((*range(0x80, 0xC2), *range(0xF5, 0x100)))
 
 # C1 control characters (U+0080-U+009F): text people store does not hold them.
 _C1_RE = re.compile("[\x80-\x9f]")
@@ -424,6 +427,8 @@ def stored_text(value: bytes) -> tuple[str, bool] | None:
         # scattered CJK and other letters instead.
         ascii_share = sum(ch < "\x80" for ch in text) / max(len(text), 1)
         return (text, False) if ascii_share >= 0.5 and not _CONTROL_RE.search(text) else None
+    if value[0] in _NOT_UTF8_LEADS:
+        return None
     try:
         text = value.decode("utf-8")
     except UnicodeDecodeError:
@@ -446,6 +451,8 @@ def as_text(data: bytes, cut: bool = False) -> tuple[str, bool] | None:
     clean: no C0/C1 control characters at all, so cqlsh's escaping would change nothing
     but backslashes.
     """
+    if data and data[0] in _NOT_UTF8_LEADS and not (cut and len(data) <= 3):
+        return None  # the decode below would fail at the first byte
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as err:
