@@ -195,7 +195,8 @@ def read(decoded: Decoded, steps: Sequence[str | int]) -> tuple[str, Any]:
     node = decoded.tree
     try:
         for key in steps:
-            node = step(node, key)
+            # A record's map (a plain dict) the common step; everything else as step() says.
+            node = node.get(key, MISSING) if type(node) is dict else step(node, key)
             if node is MISSING:
                 break
         if isinstance(node, Cut):
