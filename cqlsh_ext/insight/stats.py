@@ -23,7 +23,7 @@ from cqlsh_ext.blobs import blob_columns, extractor, is_plain_blob
 from cqlsh_ext.codecs.base import DEFAULT_CAP
 from cqlsh_ext.insight import capacity, report
 from cqlsh_ext.insight.capacity import BUCKET_BOUNDS
-from cqlsh_ext.insight.measure import COMPRESSED, FROM_HEADER, Peeled, quick
+from cqlsh_ext.insight.measure import COMPRESSED, FROM_HEADER, Peeled, quick, quick_page
 from cqlsh_ext.insight.median import StreamingMedian
 from cqlsh_ext.insight.stats_report import render_capacity, render_column, retried_lines
 
@@ -235,7 +235,8 @@ class Stats:
         cols = blob_columns(names, types)
         plain = tuple((i, self.columns.setdefault(n, ColumnStats(n))) for i, n, t in cols if is_plain_blob(t))
         nested = tuple((i, extractor(n, t)) for i, n, t in cols if not is_plain_blob(t))
-        self._layout = (plain, nested)
+        # The containers recently met per first byte, for quick_page (never pickled: see __getstate__).
+        self._layout = (plain, nested, {})
 
     @property
     def has_blobs(self) -> bool:
@@ -243,7 +244,7 @@ class Stats:
 
     def add_rows(self, rows: Sequence[Sequence[Any]]) -> None:
         assert self._layout is not None, "set_columns first"
-        plain, nested = self._layout
+        plain, nested, recent = self._layout
         mode, cap, headers = self.mode, self.cap, self.from_headers
         if len(plain) == 1 and not nested:
             # One blob column (the usual table): a row's blob bytes are that value's, so a page is
@@ -252,7 +253,7 @@ class Stats:
             values = [row[i] for row in rows]
             present = [v for v in values if v is not None]
             stored = list(map(len, present))
-            measured = [quick(v, mode, cap, headers) for v in present]
+            measured = quick_page(present, mode, cap, headers, recent)
             col.nulls += len(values) - len(present)
             col.add_page(stored, measured)
             nulls = [0] * (len(values) - len(present))  # a row whose value is null still costs a unit
