@@ -148,7 +148,7 @@ def quick_page(values: list[bytes], mode: str = "auto", cap: int = DEFAULT_CAP, 
     recent = {} if recent is None else recent
     known, auto, detect = registry.decode_known, registry.decode_auto, registry.detect
     minimum = registry.MIN_AUTO_LENGTH
-    out = []
+    out: list[tuple[str, str, int, bool, str | None]] = []
     append = out.append
     for value in values:
         if len(value) < minimum or (from_headers and value[0] in _HEADER_SIZED_BY_LEAD):

@@ -168,6 +168,16 @@ class ValueEngine:
 
 
 _FAILED: Any = object()
+_FORMATS: Any = None
+
+
+def _load_formats() -> Any:
+    """payload.formats, imported with the first value that may be a record (as unwrap does)."""
+    global _FORMATS
+    from cqlsh_ext.payload import formats
+
+    _FORMATS = formats
+    return formats
 
 
 def _contents_of(view: BlobView) -> tuple[str, Any]:
@@ -184,8 +194,7 @@ def _record(data: bytes, otherwise: str) -> tuple[str, Any]:
     """A payload that is not text: a record of an auto-detected format, or `otherwise`."""
     if len(data) < _MIN_STRUCTURED:
         return otherwise, None
-    from cqlsh_ext.payload import formats
-
+    formats = _FORMATS or _load_formats()
     try:
         found = formats.detect(data)
     except formats.OverBudget:
