@@ -176,7 +176,9 @@ def main() -> None:
 
 
 def document(size: int, seed: int) -> bytes:
-    """A JSON array of order records of about `size` bytes (whole records: it parses)."""
+    """A JSON document of about `size` bytes: an object holding an array of order records (a
+    record with string keys at the top, as stored records mostly are: a record format without a
+    signature whose top level is an array pays a walk of the whole tree to be detected)."""
     rng = random.Random(seed)
     docs: list[str] = []
     total = 2
@@ -185,7 +187,7 @@ def document(size: int, seed: int) -> bytes:
         one = text[1:text.index("}},{") + 2] if "}},{" in text else '{"x": 1}'
         docs.append(one)
         total += len(one) + 1
-    return ("[" + ",".join(docs) + "]").encode()
+    return ('{"page": ' + str(seed) + ', "records": [' + ",".join(docs) + "]}").encode()
 
 
 def per_value(quick: bool = False) -> None:

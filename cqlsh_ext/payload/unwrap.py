@@ -478,7 +478,9 @@ def json_container(text: str) -> dict[str, object] | list[object] | None:
 
     A text with more values than the budget's nodes is not parsed (json.loads takes no limit:
     4 MiB of `["a","a",...]` would be a million strings): it is shown as stored."""
-    head = text.lstrip()[:1]
+    head = text[:1]
+    if head.isspace():  # the first character after the whitespace (no copy of the text otherwise)
+        head = text.lstrip()[:1]
     if head not in ("{", "["):
         return None
     limit = budget.current().nodes
