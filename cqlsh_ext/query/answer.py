@@ -15,11 +15,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from cqlsh_ext.query.aggregate import Groups, RowBuffer, specs
 from cqlsh_ext.query.evaluate import Evaluator, RowResult
 from cqlsh_ext.query.grammar import Plan
+
+if TYPE_CHECKING:
+    from cqlsh_ext.query.aggregate import Groups, RowBuffer
 
 
 @dataclass
@@ -50,6 +52,10 @@ class Answer:
 
     def __post_init__(self) -> None:
         plan = self.plan
+        if plan.aggregates or plan.distinct or plan.order_by:
+            # Loaded by the plans that group or sort (fractions, decimal's sums): a SELECT of paths
+            # alone runs without them.
+            from cqlsh_ext.query.aggregate import Groups, RowBuffer, specs
         if plan.aggregates:
             self.groups = Groups(specs(plan))
         elif plan.distinct or plan.order_by:
