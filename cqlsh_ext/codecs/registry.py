@@ -83,6 +83,8 @@ def _dispatch_table() -> tuple[tuple[Format, ...], ...]:
 
 
 _BY_BYTE = _dispatch_table()
+#: The formats detection tries without a signature (early, then the trials).
+_SIGNATURE_LESS = frozenset((*_EARLY, *_AUTO_C, *_AUTO_C_ZERO))
 
 
 def _named() -> dict[str, tuple[Format, ...]]:
@@ -219,6 +221,8 @@ def decode_known(fmt: Format, data: bytes, cap: int = DEFAULT_CAP) -> tuple[Form
     if len(data) < MIN_AUTO_LENGTH:
         return None
     row = _BY_BYTE[data[0]]
+    if fmt not in row and fmt not in _SIGNATURE_LESS:
+        return None  # a signature this first byte does not start
     trial_cap = cap if cap >= TRIAL_MIN_CAP else TRIAL_MIN_CAP
     try:
         if fmt in row:
