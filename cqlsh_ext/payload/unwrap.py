@@ -500,6 +500,28 @@ _orjson_loads: Callable[[str], Any] | None = None
 _DIGITS_ONLY = bytes(0x30 if 0x30 <= b <= 0x39 else 0x20 for b in range(256))
 #: Integers of up to 18 digits fit orjson's 64 bits; from 19 on it may read one as a float.
 _LONG_DIGITS = b"0" * 19
+#: Nesting orjson reads for json.loads, at the most: json.loads refuses what nests deeper than the
+#: interpreter's recursion limit allows (about 1,000 levels, fewer when called from deep in a
+#: stack), orjson reads up to 1,024; deeper texts are json.loads'.
+_ORJSON_DEPTH = 256
+_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
+
+
+def _nesting_above(raw: bytes, limit: int) -> bool:
+    """Whether JSON text `raw` may nest deeper than `limit` (False only when it certainly does
+    not). Brackets inside strings count too, so this bounds the depth from above: the innermost
+    pairs are removed pass by pass (an enclosing pair only after what it encloses), and what no
+    pass removes counts whole."""
+    if raw.count(b"[") + raw.count(b"{") <= limit:
+        return False
+    brackets = raw.translate(None, _NOT_BRACKETS)
+    passes = 0
+    while passes <= limit:
+        shorter = brackets.replace(b"[]", b"").replace(b"{}", b"")
+        if len(shorter) == len(brackets):
+            break
+        brackets, passes = shorter, passes + 1
+    return passes + len(brackets) > limit
 
 
 def _exact_orjson(text: str) -> Any:
@@ -507,8 +529,9 @@ def _exact_orjson(text: str) -> Any:
     exactly; None otherwise, and the caller reads it with json.loads. orjson reads integers past
     64 bits as floats without a word, so a text with a run of 19 digits anywhere is left to
     json.loads (floats it reads as Python does, correctly rounded); what it refuses and json.loads
-    takes (NaN, Infinity, 1e400, lone surrogates, nesting past 1024) is an error here, so left to
-    json.loads too. Duplicate keys: the last value wins at the first key's place in both."""
+    takes (NaN, Infinity, 1e400, lone surrogates) is an error here, so left to json.loads too, as
+    is a text that may nest deeper than _ORJSON_DEPTH (json.loads may refuse what orjson reads).
+    Duplicate keys: the last value wins at the first key's place in both."""
     global _orjson_loads
     loads = _orjson_loads
     if loads is None:
@@ -517,7 +540,8 @@ def _exact_orjson(text: str) -> Any:
         except ImportError:  # a broken install: json.loads reads everything
             return None
         loads = _orjson_loads = orjson.loads
-    if _LONG_DIGITS in text.encode("utf-8", "surrogatepass").translate(_DIGITS_ONLY):
+    raw = text.encode("utf-8", "surrogatepass")
+    if _LONG_DIGITS in raw.translate(_DIGITS_ONLY) or _nesting_above(raw, _ORJSON_DEPTH):
         return None
     try:
         return loads(text)

@@ -26,13 +26,25 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
 import orders  # noqa: E402
 
 
-def exactly(value: Any) -> Any:
-    """The value with every scalar's type spelt out (1, 1.0 and True are equal in Python)."""
-    if isinstance(value, dict):
-        return ("dict", [(k, exactly(v)) for k, v in value.items()])
-    if isinstance(value, list):
-        return ("list", [exactly(v) for v in value])
-    return (type(value).__name__, repr(value))
+def exactly(value: Any) -> list[Any]:
+    """The value as a flat list of tokens with every scalar's type spelt out (1, 1.0 and True are
+    equal in Python), walked without recursion (values nest a thousand levels deep here)."""
+    out: list[Any] = []
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            out.append(("dict", len(node)))
+            for k, v in reversed(list(node.items())):
+                stack.extend((v, ("key", k)))
+        elif isinstance(node, list):
+            out.append(("list", len(node)))
+            stack.extend(reversed(node))
+        elif isinstance(node, tuple) and node[:1] == ("key",):
+            out.append(node)
+        else:
+            out.append((type(node).__name__, repr(node)))
+    return out
 
 
 def same_as_json_loads(text: str) -> None:
@@ -53,6 +65,10 @@ EDGES = [
     "[0.1000000000000000055511151231257827, 1.7976931348623157e308, 2.4703282292062328e-324]",
     "[12345678901234567.5, 1234567890123456789.0]", '  {"a" : [ ] }  ', '{"a": 1} x', "[1,]", '{"a":\x01"x"}',
     "\u00a0{}", '{"é": "\\u00e9\\n\\/"}', "[" * 1100 + "]" * 1100, "[" * 200 + "]" * 200,
+    # Nesting json.loads refuses (the interpreter's recursion limit) and orjson reads (to 1,024).
+    *("[" * depth + "]" * depth for depth in (256, 257, 600, 990, 1000, 1010, 1023, 1024)),
+    '{"a": ' * 1000 + "1" + "}" * 1000, '["[[[[", ' + "[" * 1001 + "]" * 1001 + "]",
+    "[" + ", ".join(["[[1], {}]"] * 400) + "]",
 ]
 
 
