@@ -64,7 +64,7 @@ class ValueEngine:
         #: The container that decoded the last value with each first byte (detection starts from
         #: the first byte too: a mixed column's containers rarely share one), and the last one of
         #: all, for a first byte not seen yet (a signature-less container's first byte varies: a
-        #: raw snappy block starts with its length).
+        #: raw block may start with its length).
         self.recent: dict[int, Format] = {}
         self.last: Format | None = None
 
