@@ -173,6 +173,9 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=7)
     parser.add_argument("--before", help="another cqlsh-ext binary to measure alongside (a checkout "
                                          "before a change)")
+    parser.add_argument("--cqlsh-ext", dest="ours", default=CQLSH_EXT, help="the cqlsh-ext binary to measure")
+    parser.add_argument("--cqlsh", dest="stock", default=STOCK,
+                        help="stock cqlsh to measure against (best from the same environment)")
     parser.add_argument("--profiles", nargs="+", default=list(PROFILES), choices=list(PROFILES))
     parser.add_argument("--no-decode", action="store_true", help="skip bench/decode.py's table")
     args = parser.parse_args()
@@ -195,7 +198,7 @@ def main() -> int:
         tables = {
             profile: load(args.host, args.port, args.rows, profile) for profile in args.profiles
         }
-        binaries = {"cqlsh-ext": CQLSH_EXT, "cqlsh": STOCK}
+        binaries = {"cqlsh-ext": args.ours, "cqlsh": args.stock}
         if args.before:
             binaries = {"cqlsh-ext before": args.before, **binaries}
         with tempfile.TemporaryDirectory() as home:
