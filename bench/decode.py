@@ -4,7 +4,15 @@ Prints one row per codec and value size (4 KB and 64 KB of JSON-like records): M
 decompressed output for the bare call, for ours, and ours/bare. Each figure is the best of
 several timed runs over 64 distinct values (so no single value stays hot in cache).
 
-    .venv/bin/python bench/decode.py [--quick]
+Then, per value (`per_value()`): a value's record read whole, by the bare library calls
+(decompress, then orjson, or json.loads, MessagePack, CBOR) against what the shell reads of it
+for a query: one value at a time as before the value engine (unwrap, then the JSON read) and
+the engine once the column's chain is known (payload.engine: contents() of a page, then the
+JSON read), for snappy JSON, zstd MessagePack, gzip JSON, LZ4-frame CBOR and plain JSON of
+about 1 KB and 64 KB. Goal: the engine at most 1.3 x the bare call. Times are CPU time (steadier
+than wall time on a shared machine).
+
+    .venv/bin/python bench/decode.py [--quick] [--values-only]
 """
 
 from __future__ import annotations
@@ -20,7 +28,9 @@ import sys
 import time
 import zlib
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -126,7 +136,11 @@ def best_rate(fn: Callable[[bytes], object], values: list[bytes], size: int, bud
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="shorter runs (noisier)")
+    ap.add_argument("--values-only", action="store_true", help="only the per-value table")
     args = ap.parse_args()
+    if args.values_only:
+        per_value(args.quick)
+        return
     budget = 0.15 if args.quick else 0.6
     auto = registry.decode_auto
     named = registry.decode_named
@@ -157,6 +171,105 @@ def main() -> None:
             print(f"{name:38s} {size // 1024:>4d}KB {b:10.0f} {o:10.0f} {o / b:6.2f}")
         print()
     page()
+    print()
+    per_value(args.quick)
+
+
+def document(size: int, seed: int) -> bytes:
+    """A JSON document of about `size` bytes: an object holding an array of order records (a
+    record with string keys at the top, as stored records mostly are: a record format without a
+    signature whose top level is an array pays a walk of the whole tree to be detected)."""
+    rng = random.Random(seed)
+    docs: list[str] = []
+    total = 2
+    while total < size:
+        text = records(4096, rng.randrange(1 << 30)).decode()
+        one = text[1:text.index("}},{") + 2] if "}},{" in text else '{"x": 1}'
+        docs.append(one)
+        total += len(one) + 1
+    return ('{"page": ' + str(seed) + ', "records": [' + ",".join(docs) + "]}").encode()
+
+
+def per_value(quick: bool = False) -> None:
+    """Per value: the bare library calls against the shell's reading, one by one and the engine."""
+    import msgpack
+    import orjson
+    from cbor2 import dumps as cbor_dumps
+    from cbor2 import loads as cbor_loads
+
+    from cqlsh_ext.payload.unwrap import TEXT, json_container, unwrap
+
+    try:
+        from cqlsh_ext.payload.engine import ValueEngine
+    except ImportError:  # a checkout before the engine
+        ValueEngine = None  # noqa: N806
+
+    def as_msgpack(doc: bytes) -> bytes:
+        return msgpack.packb(json.loads(doc))
+
+    def as_cbor(doc: bytes) -> bytes:
+        return cbor_dumps(json.loads(doc))
+
+    zstd = zstandard.ZstdDecompressor()
+    # name: (store a JSON document, bare decompress, bare parse, json.loads parse when JSON)
+    kinds: dict[str, tuple[Callable[[bytes], bytes], Callable[[bytes], bytes], Callable[[bytes], object],
+                           Callable[[bytes], object] | None]] = {
+        "snappy JSON": (snappy.compress, lambda c: bytes(cramjam.snappy.decompress_raw(c)), orjson.loads,
+                        json.loads),
+        "zstd MessagePack": (lambda d: zstandard.compress(as_msgpack(d)), zstd.decompress, msgpack.unpackb,
+                             None),
+        "gzip JSON": (gzip.compress, lambda c: zlib.decompress(c, 31), orjson.loads, json.loads),
+        "LZ4-frame CBOR": (lambda d: lz4.frame.compress(as_cbor(d)), lz4.frame.decompress, cbor_loads, None),
+        "plain JSON": (lambda d: d, lambda c: c, orjson.loads, json.loads),
+    }
+
+    def bare_calls(stored: list[bytes], decompress: Callable[[bytes], bytes],
+                   parse: Callable[[bytes], object]) -> None:
+        for v in stored:
+            parse(decompress(v))
+
+    def one_by_one(stored: list[bytes]) -> None:
+        """What a query read of each value before the value engine: the view, then its JSON."""
+        for v in stored:
+            view = unwrap(v, "auto", DEFAULT_CAP)
+            if view.kind == TEXT:
+                json_container(view.text)
+
+    def engine_page(engine: Any, stored: list[bytes]) -> None:
+        for kind, found in engine.contents(stored):
+            if kind == TEXT:
+                json_container(found)
+
+    def cpu_best(fn: Callable[[], object], rounds: int) -> float:
+        best = float("inf")
+        for _ in range(rounds):
+            t0 = time.process_time()
+            fn()
+            best = min(best, time.process_time() - t0)
+        return best
+
+    print("per value, microseconds of CPU (best of rounds over 64 values), ratio to the bare calls:")
+    print(f"{'':18s} {'size':>6s} {'bare':>8s} {'json.loads':>10s} {'one by one':>10s} {'engine':>8s}"
+          f" {'ratio':>6s}")
+    for size in (1024, 65536):
+        docs = [document(size, seed) for seed in range(64)]
+        rounds = (5 if quick else 15) if size < 8192 else (3 if quick else 7)
+        for name, (store, decompress, parse, json_parse) in kinds.items():
+            stored = [store(d) for d in docs]
+            per = 1e6 / len(stored)
+            b = cpu_best(partial(bare_calls, stored, decompress, parse), rounds) * per
+            j = None
+            if json_parse is not None:
+                j = cpu_best(partial(bare_calls, stored, decompress, json_parse), rounds) * per
+            o = cpu_best(partial(one_by_one, stored), rounds) * per
+            line = (f"{name:18s} {size // 1024:>4d}KB {b:8.1f} {'' if j is None else f'{j:10.1f}':>10s} "
+                    f"{o:10.1f}")
+            if ValueEngine is not None:
+                engine = ValueEngine()
+                engine.contents(stored)  # the column's chain is known
+                e = cpu_best(partial(engine_page, engine, stored), rounds) * per
+                line += f" {e:8.1f} {e / b:6.2f}"
+            print(line, flush=True)
 
 
 def page() -> None:

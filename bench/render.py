@@ -8,7 +8,9 @@ stops it afterwards. Prints:
 - display: wall time of `-e "SELECT data FROM ..."` over ROWS rows of ~4 KB records (see
   documents() and PROFILES): snappy JSON, article-like (ratio ~1.5, as the Keyspaces article
   measured) and repetitive (~2.7); the same JSON stored uncompressed; the records as MessagePack.
-  cqlsh-ext decodes them, stock cqlsh prints hex. Target <= 1.0.
+  cqlsh-ext decodes them, stock cqlsh prints hex. Target <= 0.8 (snappy JSON, article). Also the
+  per-row part: each run minus the same binary's run of the one-row statement (`WHERE id = 0`) in
+  the same round, so start-up and connection are taken out.
 - start-up: time to the first result of `-e "SELECT release_version FROM system.local"`.
   Target ratio <= 1.05.
 - decode path: bench/decode.py's table (our detect+decode against the bare library call).
@@ -41,21 +43,35 @@ def timed(cmd: list[str], env: dict[str, str]) -> tuple[float, int]:
     return time.perf_counter() - start, len(proc.stdout)
 
 
-def compare(label: str, args: list[str], repeat: int, env: dict[str, str]) -> None:
-    ours, stock, sizes = [], [], {}
-    timed([CQLSH_EXT, *args], env)  # warm the page cache and the server
-    timed([STOCK, *args], env)
-    for _ in range(repeat):
-        t, sizes["cqlsh-ext"] = timed([CQLSH_EXT, *args], env)
-        ours.append(t)
-        t, sizes["cqlsh"] = timed([STOCK, *args], env)
-        stock.append(t)
-    mo, ms = statistics.median(ours), statistics.median(stock)
-    print(
-        f"{label:<22} cqlsh-ext {mo:7.3f} s ({min(ours):.3f}-{max(ours):.3f})  "
-        f"cqlsh {ms:7.3f} s ({min(stock):.3f}-{max(stock):.3f})  ratio {mo / ms:5.3f}  "
-        f"output {sizes['cqlsh-ext'] / 1e6:.1f} MB vs {sizes['cqlsh'] / 1e6:.1f} MB"
-    )
+def compare(label: str, args: list[str], repeat: int, env: dict[str, str], binaries: dict[str, str],
+            one_row: list[str] | None = None) -> None:
+    """Whole runs of `args` by each binary, alternating; with `one_row` (the same statement on one
+    row), also the per-row part: each run minus its binary's one-row run in the same round."""
+    whole: dict[str, list[float]] = {name: [] for name in binaries}
+    rows: dict[str, list[float]] = {name: [] for name in binaries}
+    sizes: dict[str, int] = {}
+    for binary in binaries.values():  # warm the page cache and the server
+        timed([binary, *args], env)
+    for rnd in range(repeat):
+        for name, binary in binaries.items() if rnd % 2 == 0 else reversed(binaries.items()):
+            t, sizes[name] = timed([binary, *args], env)
+            whole[name].append(t)
+            if one_row is not None:
+                rows[name].append(t - timed([binary, *one_row], env)[0])
+    stock = statistics.median(whole["cqlsh"])
+    for name in binaries:
+        if name == "cqlsh":
+            continue
+        mo = statistics.median(whole[name])
+        line = (f"{label:<22} {name} {mo:7.3f} s ({min(whole[name]):.3f}-{max(whole[name]):.3f})  "
+                f"cqlsh {stock:7.3f} s ({min(whole['cqlsh']):.3f}-{max(whole['cqlsh']):.3f})  "
+                f"ratio {mo / stock:5.3f}  output {sizes[name] / 1e6:.1f} MB vs "
+                f"{sizes['cqlsh'] / 1e6:.1f} MB")
+        if one_row is not None:
+            ours, theirs = statistics.median(rows[name]), statistics.median(rows["cqlsh"])
+            line += f"\n{'':<22} per-row part (one-row run taken out): {ours:.3f} s vs {theirs:.3f} s, " \
+                    f"ratio {ours / theirs:5.3f}"
+        print(line, flush=True)
 
 
 def documents(profile: str, rows: int) -> list[bytes]:
@@ -155,6 +171,13 @@ def main() -> int:
     parser.add_argument("--port", type=int)
     parser.add_argument("--rows", type=int, default=2000)
     parser.add_argument("--repeat", type=int, default=7)
+    parser.add_argument("--before", help="another cqlsh-ext binary to measure alongside (a checkout "
+                                         "before a change)")
+    parser.add_argument("--cqlsh-ext", dest="ours", default=CQLSH_EXT, help="the cqlsh-ext binary to measure")
+    parser.add_argument("--cqlsh", dest="stock", default=STOCK,
+                        help="stock cqlsh to measure against (best from the same environment)")
+    parser.add_argument("--profiles", nargs="+", default=list(PROFILES), choices=list(PROFILES))
+    parser.add_argument("--no-decode", action="store_true", help="skip bench/decode.py's table")
     args = parser.parse_args()
 
     import devcassandra
@@ -173,21 +196,27 @@ def main() -> int:
         args.port = 24042
     try:
         tables = {
-            profile: load(args.host, args.port, args.rows, profile) for profile in PROFILES
+            profile: load(args.host, args.port, args.rows, profile) for profile in args.profiles
         }
+        binaries = {"cqlsh-ext": args.ours, "cqlsh": args.stock}
+        if args.before:
+            binaries = {"cqlsh-ext before": args.before, **binaries}
         with tempfile.TemporaryDirectory() as home:
             env = {**os.environ, "HOME": home}
             conn = [args.host, str(args.port), "-u", "cassandra", "-p", "cassandra"]
             for profile, table in tables.items():
-                compare(f"display, {profile}", [*conn, "-e", f"SELECT data FROM {table}"], args.repeat, env)
+                compare(f"display, {profile}", [*conn, "-e", f"SELECT data FROM {table}"], args.repeat, env,
+                        binaries, [*conn, "-e", f"SELECT data FROM {table} WHERE id = 0"])
             compare(
-                "start-up", [*conn, "-e", "SELECT release_version FROM system.local"], args.repeat * 2, env
+                "start-up", [*conn, "-e", "SELECT release_version FROM system.local"], args.repeat * 2, env,
+                binaries
             )
     finally:
         if instance is not None:
             instance.stop()
-    print()
-    subprocess.run([sys.executable, str(REPO / "bench" / "decode.py")], check=False)
+    if not args.no_decode:
+        print()
+        subprocess.run([sys.executable, str(REPO / "bench" / "decode.py")], check=False)
     return 0
 
 

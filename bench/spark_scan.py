@@ -9,8 +9,12 @@ Spark is up) and over the process's wall time (Spark's start-up included). From 
 it takes the per-task figures (executor run time, rows per task-second), from which the rate of a
 cluster of E executor cores is E x that, on paper, while the server keeps up.
 
-    .venv/bin/python bench/spark_scan.py [--rows 1000000] [--repeat 2] [--cores 2]
+    .venv/bin/python bench/spark_scan.py [--rows 1000000] [--repeat 2] [--cores 2] [--query]
                                          [--port 25042 | --host H --port P]
+
+With --query it measures a payload query instead (QUERY: a GROUP BY of the records' status),
+Spark mode's rows per task-second against the shell reading the same table in one stream
+(CQLSH_EXT_SCAN_WORKERS=1; its one-row run of the statement taken out as start-up).
 """
 
 from __future__ import annotations
@@ -64,6 +68,54 @@ def spark_run(host: str, port: int, cores: int, events: Path, env: dict[str, str
                  f"COMPRESSION STATS JSON SELECT data FROM {TABLE}"], env)
 
 
+QUERY = f"SELECT data.status, count(*) FROM {TABLE} GROUP BY data.status ALLOW FILTERING CONFIRM"
+
+
+def query_runs(args: argparse.Namespace, host: str, env: dict[str, str], events: Path) -> int:
+    """--query: the payload query by the shell in one stream and by Spark, alternating."""
+    def shell(statement: str) -> tuple[float, str]:
+        started = time.perf_counter()
+        proc = subprocess.run([CQLSH_EXT, *connection(host, args.port), "--output-format", "json", "-e",
+                               statement], capture_output=True, text=True, timeout=3600,
+                              env={**env, "CQLSH_EXT_SCAN_WORKERS": "1"})
+        if proc.returncode != 0:
+            raise RuntimeError(proc.stderr[-2000:])
+        return time.perf_counter() - started, proc.stdout
+
+    shell_rates, task_rates, answers = [], [], set()
+    one_row = QUERY.replace(" GROUP BY", " WHERE id = 1 GROUP BY")
+    for rnd in range(args.repeat):
+        for kind in ("shell", "spark") if rnd % 2 == 0 else ("spark", "shell"):
+            if kind == "shell":
+                whole, out = shell(QUERY)
+                start_up, _ = shell(one_row)
+                shell_rates.append(args.rows / (whole - start_up))
+                answers.add(out)
+                print(f"round {rnd + 1}: shell {whole:.1f} s ({start_up:.1f} s start-up), "
+                      f"{shell_rates[-1]:,.0f} rows/s", flush=True)
+                continue
+            proc = subprocess.run([CQLSH_EXT, "spark", "--master", f"local[{args.cores}]", "--conf",
+                                   "spark.eventLog.enabled=true", "--conf", f"spark.eventLog.dir={events}",
+                                   *connection(host, args.port), "--output-format", "json", "-e", QUERY],
+                                  capture_output=True, text=True, env=env, timeout=3600)
+            if proc.returncode != 0:
+                raise RuntimeError(proc.stderr[-2000:])
+            app_id = proc.stderr.split("Spark ", 1)[1].split(",", 1)[0]
+            tasks, run_s = task_figures(events, app_id)
+            task_rates.append(args.rows / run_s)
+            answers.add(proc.stdout)
+            print(f"round {rnd + 1}: spark {tasks} tasks, {run_s:.1f} s of task time, "
+                  f"{task_rates[-1]:,.0f} rows per task-second", flush=True)
+    if len({tuple(sorted(a.splitlines())) for a in answers}) != 1:
+        raise RuntimeError(f"the shell and Spark answered differently: {answers}")
+    shell_rate, task_rate = statistics.median(shell_rates), statistics.median(task_rates)
+    print(f"\n{args.rows:,} rows, {QUERY}")
+    print(f"  shell, one stream           {shell_rate:>10,.0f} rows/s (start-up taken out)")
+    print(f"  spark, per task-second      {task_rate:>10,.0f} rows/s = {task_rate / shell_rate:.2f} x "
+          "the shell's stream")
+    return 0
+
+
 def task_figures(events: Path, app_id: str) -> tuple[int, float]:
     """(tasks, summed executor run time in seconds) of the application's event log."""
     (log,) = [p for p in events.iterdir() if p.name.startswith(app_id)]
@@ -84,6 +136,7 @@ def main() -> int:
                    help="worker processes of the shell and local[n] of Spark (default: the CPUs)")
     p.add_argument("--host", default=None, help="use a running server instead of starting one")
     p.add_argument("--port", type=int, default=25042)
+    p.add_argument("--query", action="store_true", help="a payload query (QUERY) instead of STATS")
     args = p.parse_args()
 
     host = args.host or "127.0.0.1"
@@ -107,6 +160,8 @@ def main() -> int:
         events = Path(home) / "events"
         events.mkdir()
         env = {**os.environ, "HOME": home}
+        if args.query:
+            return query_runs(args, host, env, events)
         for rnd in range(args.repeat):
             order = ("shell", "spark") if rnd % 2 == 0 else ("spark", "shell")
             line = [f"round {rnd + 1}:"]

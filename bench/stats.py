@@ -97,11 +97,12 @@ def bare_scan(session) -> tuple[int, float]:  # type: ignore[no-untyped-def]
     return n, time.perf_counter() - started
 
 
-def stats_run(host: str, port: int, parallel: int | None, home: str) -> tuple[int, float, float]:
+def stats_run(host: str, port: int, parallel: int | None, home: str,
+              binary: str = CQLSH_EXT) -> tuple[int, float, float]:
     """(rows, seconds the command reports for scan + aggregation, process wall seconds)."""
     option = f"PARALLEL {parallel} " if parallel else ""
     cmd = [
-        CQLSH_EXT,
+        binary,
         host,
         str(port),
         "-u",
@@ -140,7 +141,12 @@ def main() -> int:
         default=[0, 4],
         help="PARALLEL values to measure (0 = the command's default, one stream)",
     )
+    p.add_argument("--before", help="another cqlsh-ext binary to measure alongside (a checkout "
+                                    "before a change)")
     args = p.parse_args()
+    binaries = {"": CQLSH_EXT}
+    if args.before:
+        binaries = {"before, ": args.before, **binaries}
 
     instance = None
     host = args.host or "127.0.0.1"
@@ -175,9 +181,10 @@ def main() -> int:
                 first = n / secs
                 rates: dict[str, tuple[float, float]] = {}
                 # Alternate the order of the variants: none always runs right after a bare scan.
-                for par in args.parallel if rnd % 2 == 0 else list(reversed(args.parallel)):
-                    key = f"PARALLEL {par}" if par else "default (one stream)"
-                    rows, secs, wall = stats_run(host, args.port, par or None, home)
+                variants = [(b, par) for b in binaries for par in args.parallel]
+                for which, par in variants if rnd % 2 == 0 else list(reversed(variants)):
+                    key = which + (f"PARALLEL {par}" if par else "default (one stream)")
+                    rows, secs, wall = stats_run(host, args.port, par or None, home, binaries[which])
                     if rows != n:
                         raise RuntimeError(f"{key} scanned {rows} rows, the bare scan {n}")
                     rates[key] = (rows / secs, rows / wall)
@@ -204,7 +211,7 @@ def main() -> int:
                 statistics.median(paired[key]),
             )
             print(
-                f"  COMPRESSION STATS, {key:<22} {med:>8,.0f} rows/s = {ratio:.2f} x bare "
+                f"  COMPRESSION STATS, {key:<30} {med:>8,.0f} rows/s = {ratio:.2f} x bare "
                 f"(paired per round; process incl. start-up {wall:,.0f} rows/s = {wall / bare:.2f} x)"
             )
     finally:

@@ -132,3 +132,28 @@ def test_colour_does_not_change_the_width():
 
 def test_human_size():
     assert [human_size(n) for n in (5, 1536, 3 << 20, 1 << 40)] == ["5 B", "1.5 KiB", "3.0 MiB", "1.0 TiB"]
+
+
+def test_a_page_decoded_ahead_shows_each_cell_as_alone():
+    # output.table hands each blob column's page to the display before cqlsh formats it cell by
+    # cell (BlobDisplay.prepare): every cell, coloured or not, in a table or expanded, is the one
+    # a display that decodes the cell alone shows; a cell that is not the next one prepared (cells
+    # formatted in another order) is decoded alone.
+    from cqlsh_ext.output.place import ValuePlace
+    from tests.payload.test_engine import POOL
+
+    place = ValuePlace("ks", "t", "data")
+    page = [v for v in POOL if len(v) < 200_000][:120] + [None]
+    for colored in (False, True):
+        colormap = seams.value_colormap(colored)
+        for expanded in (False, True):
+            ahead = BlobDisplay(DisplaySettings(), False, expanded)
+            ahead.prepare(place, page)
+            shown = [ahead(v, colormap, place=place) for v in page if v is not None]
+            alone = [BlobDisplay(DisplaySettings(), False, expanded)(v, colormap, place=place)
+                     for v in page if v is not None]
+            assert [(c.strval, c.coloredval) for c in shown] == [(c.strval, c.coloredval) for c in alone]
+    out_of_order = BlobDisplay(DisplaySettings(), False, False)
+    out_of_order.prepare(place, page[:10])
+    assert [out_of_order(v, PLAIN, place=place).strval for v in reversed(page[:10])] == \
+        [cell(v) for v in reversed(page[:10])]

@@ -329,6 +329,9 @@ class HadoopStream(Container):
             raise DecodeError(res)
         return res
 
+    def ruled_out(self, data: bytes) -> bool:
+        return not self.matches(data)
+
     def trial(self, data: bytes, cap: int) -> Decoded | None:
         if not self.matches(data):
             return None

@@ -234,6 +234,13 @@ class Container:
         """Cheap structural check (magic, header sanity). Must never raise."""
         return bool(self.magic) and data.startswith(self.magic)
 
+    def ruled_out(self, data: bytes) -> bool:
+        """Whether trial() certainly returns None on `data` (at any cap), told from its header
+        without decoding: lets registry.decode_known pass over this signature-less format on the
+        way to a later one. False when unsure; True only where trial() would refuse the value by
+        the same test. Must never raise."""
+        return False
+
     def decode(self, data: bytes, cap: int) -> Decoded:
         """Decompress at most `cap` bytes of output. Raises DecodeError (never anything else)."""
         raise NotImplementedError

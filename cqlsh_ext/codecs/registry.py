@@ -32,6 +32,7 @@ __all__ = [
     "decode_as",
     "written_by",
     "decode_auto",
+    "decode_known",
     "decode_named",
     "detect",
     "detection_order",
@@ -84,6 +85,8 @@ def _dispatch_table() -> tuple[tuple[Container, ...], ...]:
 
 
 _BY_BYTE = _dispatch_table()
+#: The formats detection tries without a signature (early, then the trials).
+_SIGNATURE_LESS = frozenset((*_EARLY, *_AUTO_C, *_AUTO_C_ZERO))
 
 
 def _named() -> dict[str, tuple[Container, ...]]:
@@ -202,6 +205,57 @@ def decode_auto(data: bytes, cap: int = DEFAULT_CAP) -> tuple[Container, Decoded
             continue
         if res is not None:
             return fmt, _clip(res, cap)
+    return None
+
+
+def decode_known(fmt: Container, data: bytes, cap: int = DEFAULT_CAP) -> tuple[Container, Decoded] | None:
+    """decode_auto(data, cap) when it would choose `fmt`, found without the expensive part of
+    trying the formats detection puts before `fmt`; None when it would not, or when that cannot
+    be told cheaply (the caller then runs decode_auto). For a column whose values share a chain
+    (payload.engine remembers it).
+
+    Follows decode_auto's order exactly: every format before `fmt` must be ruled out cheaply, by
+    its signature (matches() is false) or, for a signature-less one, by Container.ruled_out(); an
+    early trial that applies to the value and is not `fmt` makes it unsure. Then `fmt` decodes
+    the value as decode_auto would (the same call, the same cap), checksums and all; any error
+    is left to decode_auto to report.
+    """
+    if len(data) < MIN_AUTO_LENGTH:
+        return None
+    row = _BY_BYTE[data[0]]
+    if fmt not in row and fmt not in _SIGNATURE_LESS:
+        return None  # a signature this first byte does not start
+    trial_cap = cap if cap >= TRIAL_MIN_CAP else TRIAL_MIN_CAP
+    try:
+        if fmt in row:
+            for earlier in row:
+                if earlier is fmt:
+                    break
+                if earlier.matches(data):
+                    return None
+            if not fmt.matches(data):
+                return None
+            if fmt.grade == "A":
+                return fmt, fmt.decode(data, cap)
+            res = fmt.trial(data, trial_cap)
+            return None if res is None else (fmt, _clip(res, cap))
+        for earlier in row:
+            if earlier.matches(data):
+                return None
+        for early in _EARLY:
+            if early.early(data):
+                if early is not fmt:
+                    return None
+                res = early.trial(data, trial_cap)
+                return None if res is None else (fmt, _clip(res, cap))
+        for trial in _AUTO_C_ZERO if data[0] == 0 else _AUTO_C:
+            if trial is fmt:
+                res = fmt.trial(data, trial_cap)
+                return None if res is None else (fmt, _clip(res, cap))
+            if not trial.ruled_out(data):
+                return None
+    except Exception:  # decode_auto says what failed, and how
+        return None
     return None
 
 

@@ -142,6 +142,9 @@ class LzmaAlone(Container):
             raise DecodeError(f"{len(dec.unused_data)} trailing bytes")
         return Decoded(out, truncated, hdr[2])
 
+    def ruled_out(self, data: bytes) -> bool:
+        return not self.matches(data)
+
     def trial(self, data: bytes, cap: int) -> Decoded | None:
         if not self.matches(data):
             return None

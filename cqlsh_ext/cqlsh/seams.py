@@ -28,7 +28,8 @@ SEAMS: tuple[tuple[str, str, str], ...] = (
     ("cqlsh", "main(), SOURCE and LOGIN build the module global `Shell`: install_shell_class",
      "cli"),
     ("cqlsh", "Shell methods overridden by name and signature (OVERRIDDEN)", "shell"),
-    ("cqlsh", "Shell.print_static_result copied with blob nodes bound by place (COPIED)",
+    ("cqlsh", "Shell.print_static_result copied with blob nodes bound by place and a page pre-pass "
+              "before formatted_values (COPIED)",
      "output.table"),
     ("cqlsh", "Shell.print_result pauses only when shunted_query_out is None: "
               "more_prompt_suppressed (COPIED pins the source)", "output.pipeline"),

@@ -132,6 +132,53 @@ def _quick(value: bytes, mode: str, cap: int, from_headers: bool) -> tuple[str, 
     return p.status, p.chain, p.size, p.exact, p.reason
 
 
+#: Header-sized formats by the int of their magic's first byte (quick_page's lookup).
+_HEADER_SIZED_BY_LEAD = {magic[0]: sized for magic, sized in _HEADER_SIZED.items()}
+
+
+def quick_page(values: list[bytes], mode: str = "auto", cap: int = DEFAULT_CAP, from_headers: bool = False,
+               recent: dict[int, Container] | None = None) -> list[tuple[str, str, int, bool, str | None]]:
+    """quick() of each value of a page of one column, the same answers: the common case (one
+    container, decoded whole, nothing recognisable inside) with the container that decoded the
+    last value with the same first byte tried first (registry.decode_known, as the value engine
+    does: payload.engine), everything else through quick(). `recent` carries what is remembered
+    from page to page."""
+    if mode != "auto":
+        return [quick(v, mode, cap, from_headers) for v in values]
+    recent = {} if recent is None else recent
+    known, auto, detect = registry.decode_known, registry.decode_auto, registry.detect
+    minimum = registry.MIN_AUTO_LENGTH
+    out: list[tuple[str, str, int, bool, str | None]] = []
+    append = out.append
+    for value in values:
+        if len(value) < minimum or (from_headers and value[0] in _HEADER_SIZED_BY_LEAD):
+            append(quick(value, mode, cap, from_headers))
+            continue
+        try:
+            fmt = recent.get(value[0])
+            found = None if fmt is None else known(fmt, value, cap)
+            if found is None:
+                found = auto(value, cap)
+                if found is None:
+                    append(quick(value, mode, cap, from_headers))
+                    continue
+                recent[value[0]] = found[0]
+            fmt, decoded = found
+            data = decoded.data
+            if (decoded.truncated or data.startswith(_STREAM_LEADS)
+                    or (len(data) >= minimum and detect(data, signatures_only=True) is not None)):
+                append(quick(value, mode, cap, from_headers))
+                continue
+        except Exception:  # a failure is quick()'s (and peel()'s) to account for
+            append(quick(value, mode, cap, from_headers))
+            continue
+        label = _LABELS.get(id(fmt))
+        if label is None:
+            label = _LABELS[id(fmt)] = fmt.label
+        append((COMPRESSED, label, len(data), True, None))
+    return out
+
+
 def peel(value: bytes, mode: str = "auto", cap: int = DEFAULT_CAP, trace: bool = False) -> Peeled:
     """Decode `value` as the display does (payload.unwrap.walk) and measure it. Never raises."""
     view = walk(value, mode, cap, trace)

@@ -24,7 +24,7 @@ from typing import Any
 from cqlsh_ext.codecs.base import DEFAULT_CAP
 from cqlsh_ext.cql.types import payload_columns, payload_extractor
 from cqlsh_ext.insight import report
-from cqlsh_ext.insight.measure import COMPRESSED, FROM_HEADER, PLAIN, Peeled, quick
+from cqlsh_ext.insight.measure import COMPRESSED, FROM_HEADER, PLAIN, Peeled, quick, quick_page
 from cqlsh_ext.insight.median import StreamingMedian
 from cqlsh_ext.insight.stats_report import render_capacity, render_column, retried_lines
 from cqlsh_ext.payload.unwrap import TEXT_LABEL
@@ -243,16 +243,17 @@ class Stats:
         texts = tuple((i, self.columns.setdefault(n, ColumnStats(n, text=True)))
                       for i, n, t in cols if t.is_text)
         nested = tuple((i, payload_extractor(n, t)) for i, n, t in cols if not (t.is_blob or t.is_text))
-        self._layout = (plain, texts, nested)
+        # The containers recently met per first byte, for quick_page (never pickled: see __getstate__).
+        self._layout = (plain, texts, nested, {})
 
     @property
     def has_payloads(self) -> bool:
         """The result has a blob or a text column (cql.types.payload_columns)."""
-        return bool(self._layout and any(self._layout))
+        return bool(self._layout and any(self._layout[:3]))
 
     def add_rows(self, rows: Sequence[Sequence[Any]]) -> None:
         assert self._layout is not None, "set_columns first"
-        plain, texts, nested = self._layout
+        plain, texts, nested, recent = self._layout
         mode, cap, headers = self.mode, self.cap, self.from_headers
         if len(plain) == 1 and not texts and not nested:
             # One blob column (the usual table): a row's blob bytes are that value's, so a page is
@@ -261,7 +262,7 @@ class Stats:
             values = [row[i] for row in rows]
             present = [v for v in values if v is not None]
             stored = list(map(len, present))
-            measured = [quick(v, mode, cap, headers) for v in present]
+            measured = quick_page(present, mode, cap, headers, recent)
             col.nulls += len(values) - len(present)
             col.add_page(stored, measured)
             nulls = [0] * (len(values) - len(present))  # a row whose value is null still costs a unit

@@ -13,6 +13,8 @@ The label is coloured on a terminal and plain in scripts; table alignment uses d
 from __future__ import annotations
 
 import json
+from collections import deque
+from collections.abc import Sequence
 from typing import Any
 
 import wcwidth
@@ -23,6 +25,7 @@ from cqlsh_ext.cqlsh import seams
 from cqlsh_ext.output.cells import NotedValue
 from cqlsh_ext.payload.budget import DEFAULT as DEFAULT_BUDGET
 from cqlsh_ext.payload.budget import Budget
+from cqlsh_ext.payload.engine import ValueEngine
 from cqlsh_ext.payload.spec import ColumnSpecs
 from cqlsh_ext.payload.unwrap import (
     BINARY,
@@ -32,7 +35,6 @@ from cqlsh_ext.payload.unwrap import (
     BlobView,
     failed,
     json_container,
-    unwrap,
     unwrap_spec,
 )
 from cqlsh_ext.settings import DisplaySettings
@@ -127,18 +129,47 @@ class BlobDisplay:
         self.expanded = expanded
         self._column_spec = ColumnSpecs(settings.columns)
         self.budget = Budget.for_cap(self.cap)
+        #: A value engine per place (payload.engine), and the views prepare() decoded ahead: per
+        #: place, the page's values in order with their views.
+        self._engines: dict[Any, ValueEngine] = {}
+        self._prepared: dict[Any, deque[tuple[Any, BlobView]]] = {}
+
+    def prepare(self, place: Any, values: Sequence[Any]) -> None:
+        """Decode a page of one place's values together (output.table's pre-pass, before cqlsh
+        formats the page cell by cell): each cell then takes its view from here. The views are
+        unwrap()'s (payload.engine); a place with a column setting is decoded cell by cell."""
+        if self._column_spec(place) is not None:
+            return
+        blobs = [v for v in values if isinstance(v, (bytes, bytearray, memoryview))]
+        views = self._engine(place).views([bytes(v) for v in blobs])
+        self._prepared[place] = deque(zip(blobs, views, strict=True))
+
+    def _engine(self, place: Any) -> ValueEngine:
+        engine = self._engines.get(place)
+        if engine is None:
+            engine = self._engines[place] = ValueEngine(self.mode, self.cap)
+        return engine
+
+    def _view(self, val: Any, value: bytes, place: Any) -> BlobView:
+        prepared = self._prepared.get(place)
+        if prepared:
+            ahead, view = prepared[0]
+            if ahead is val or ahead == value:
+                prepared.popleft()
+                return view
+            prepared.clear()  # cells came in another order than the page's: decoded one by one
+        spec = self._column_spec(place)
+        return self._engine(place).view(value) if spec is None else unwrap_spec(value, spec, self.cap)
 
     def __call__(self, val: bytes, colormap: Any, quote: bool = False, place: Any = None,
                  **_: Any) -> FormattedValue:
         value = bytes(val)
         try:
-            return self._format(value, colormap, quote, place)
+            return self._format(self._view(val, value, place), colormap, quote)
         except Exception as err:  # the last-resort boundary: this cell shows why, the result goes on
             return self._raw(failed(value, err), colormap, bool(colormap["reset"]))
 
-    def _format(self, value: bytes, colormap: Any, quote: bool, place: Any) -> FormattedValue:
-        spec = self._column_spec(place)
-        view = unwrap(value, self.mode, self.cap) if spec is None else unwrap_spec(value, spec, self.cap)
+    def _format(self, view: BlobView, colormap: Any, quote: bool) -> FormattedValue:
         colored = bool(colormap["reset"])
         if view.kind == RAW:
             return self._raw(view, colormap, colored)

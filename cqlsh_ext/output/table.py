@@ -43,12 +43,25 @@ def bind_blob_formatters(cqltype: CqlType, place: ValuePlace, display: Callable[
         node.source.formatter = PlacedFormatter(display, place.child(*steps))
 
 
+def prepare_page(column_names: list[str], cql_types: list[Any], rows: list[Any],
+                 display: Callable[..., Any]) -> None:
+    """The page pre-pass: each blob column's values of the page handed to the display together
+    (display.BlobDisplay.prepare), before cqlsh formats them cell by cell."""
+    prepare = getattr(display, "prepare", None)
+    if prepare is None:
+        return
+    for name, cqltype in zip(column_names, cql_types, strict=False):
+        formatter = cqltype.formatter
+        if isinstance(formatter, PlacedFormatter):
+            prepare(formatter.place, [row[name] for row in rows])
+
+
 def print_static_result(shell: Shell, result: Any, table_meta: Any, with_header: bool, tty: bool,
                         row_count_offset: int, display: Callable[..., Any]) -> None:
     """cqlsh's Shell.print_static_result, with blob nodes bound to `display` by place.
 
-    A copy of cqlsh 6.2's method (seams.COPIED pins its source); the only addition is the
-    bind_blob_formatters loop.
+    A copy of cqlsh 6.2's method (seams.COPIED pins its source); the additions are the
+    bind_blob_formatters loop and the page pre-pass (prepare_page) before formatted_values.
     """
     if not result.column_names and not table_meta:
         return
@@ -67,6 +80,7 @@ def print_static_result(shell: Shell, result: Any, table_meta: Any, with_header:
         table = table_meta.name if table_meta else None
         for name, cqltype in zip(column_names, cql_types, strict=False):
             bind_blob_formatters(cqltype, ValuePlace(ks_name, table, name), display, ks_meta)
+        prepare_page(column_names, cql_types, result.current_rows, display)
 
     formatted_values = [list(map(shell.myformat_value, [row[c] for c in column_names], cql_types))
                         for row in result.current_rows]

@@ -55,6 +55,9 @@ SHORT_TEXT = 32
 #: Record formats (payload.formats) are looked for from this length on.
 MIN_STRUCTURED_LENGTH = 4
 _UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
+#: Bytes no UTF-8 text starts with (continuation bytes, overlong and out-of-range leads): a value
+#: starting so fails to decode at its first byte (a record format's map, say), told without trying.
+_NOT_UTF8_LEADS = frozenset((*range(0x80, 0xC2), *range(0xF5, 0x100)))
 
 # C1 control characters (U+0080-U+009F): text people store does not hold them.
 _C1_RE = re.compile("[\x80-\x9f]")
@@ -148,7 +151,13 @@ def unwrap(value: bytes, mode: str, cap: int) -> BlobView:
 
 
 def _unwrap(value: bytes, mode: str, cap: int) -> BlobView:
-    view = _walk(value, mode, cap)
+    return read_payload(value, _walk(value, mode, cap))
+
+
+def read_payload(value: bytes, view: BlobView) -> BlobView:
+    """The walk's view of `value` (walk(), or the engine's way to the same view) finished: its
+    payload read as text, a serialization stream's object, a record or bytes; a raw value that is
+    stored text or a record read as such."""
     if view.kind == RAW:
         if view.reason in QUIET_REASONS:  # nothing recognised: maybe text, maybe a record format
             found = stored_text(value)
@@ -258,11 +267,7 @@ def outer_layer(value: bytes, mode: str, cap: int,
             found = registry.decode_auto(value, cap)
         except DecodeError as err:
             return BlobView(stored, RAW, data=value, reason=str(err), error=err)
-        if found is None:
-            if value.startswith(STREAM_STARTS):
-                return _payload(BlobView(stored, PAYLOAD), value, cap, 0, trace)
-            return BlobView(stored, RAW, data=value, reason=NOT_DETECTED)
-        return found
+        return uncontained(value, cap, trace) if found is None else found
     try:
         return registry.decode_named(mode, value, cap)
     except DecodeError as err:
@@ -270,10 +275,24 @@ def outer_layer(value: bytes, mode: str, cap: int,
         return BlobView(stored, RAW, data=value, reason=str(err), error=err)
 
 
+def uncontained(value: bytes, cap: int, trace: bool = False) -> BlobView:
+    """The walk of a value auto-detection found no container around: a serialization stream
+    stored as is, or RAW (NOT_DETECTED)."""
+    if value.startswith(STREAM_STARTS):
+        return _payload(BlobView(len(value), PAYLOAD), value, cap, 0, trace)
+    return BlobView(len(value), RAW, data=value, reason=NOT_DETECTED)
+
+
 def _walk(value: bytes, mode: str, cap: int, trace: bool = False) -> BlobView:
     found = outer_layer(value, mode, cap, trace)
     if isinstance(found, BlobView):
         return found
+    return contained(value, found, cap, trace)
+
+
+def contained(value: bytes, found: tuple[Container, Decoded], cap: int, trace: bool = False) -> BlobView:
+    """The walk of a value whose outer container is found (outer_layer's answer): the layers
+    nested inside it, down to the payload."""
     fmt, decoded = found
     view = BlobView(len(value), PAYLOAD)
     view.add_layer(_layer(fmt, value, decoded, trace))
@@ -409,6 +428,8 @@ def stored_text(value: bytes) -> tuple[str, bool] | None:
         # scattered CJK and other letters instead.
         ascii_share = sum(ch < "\x80" for ch in text) / max(len(text), 1)
         return (text, False) if ascii_share >= 0.5 and not _CONTROL_RE.search(text) else None
+    if value[0] in _NOT_UTF8_LEADS:
+        return None
     try:
         text = value.decode("utf-8")
     except UnicodeDecodeError:
@@ -431,6 +452,8 @@ def as_text(data: bytes, cut: bool = False) -> tuple[str, bool] | None:
     clean: no C0/C1 control characters at all, so cqlsh's escaping would change nothing
     but backslashes.
     """
+    if data and data[0] in _NOT_UTF8_LEADS and not (cut and len(data) <= 3):
+        return None  # the decode below would fail at the first byte
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as err:
@@ -456,14 +479,72 @@ def json_container(text: str) -> dict[str, object] | list[object] | None:
 
     A text with more values than the budget's nodes is not parsed (json.loads takes no limit:
     4 MiB of `["a","a",...]` would be a million strings): it is shown as stored."""
-    head = text.lstrip()[:1]
+    head = text[:1]
+    if head.isspace():  # the first character after the whitespace (no copy of the text otherwise)
+        head = text.lstrip()[:1]
     if head not in ("{", "["):
         return None
     limit = budget.current().nodes
     if len(text) > limit and text.count(",") + text.count("[") + text.count("{") > limit:
         return None
-    try:
-        parsed: object = json.loads(text)
-    except (ValueError, RecursionError):  # nested deeper than the parser goes: shown as text
-        return None
+    parsed = _exact_orjson(text)
+    if parsed is None:
+        try:
+            parsed = json.loads(text)
+        except (ValueError, RecursionError):  # nested deeper than the parser goes: shown as text
+            return None
     return parsed if isinstance(parsed, (dict, list)) else None
+
+
+_orjson_loads: Callable[[str], Any] | None = None
+#: ASCII digits to "0", every other byte to a space: a run of LONG_DIGITS is then a run of digits.
+_DIGITS_ONLY = bytes(0x30 if 0x30 <= b <= 0x39 else 0x20 for b in range(256))
+#: Integers of up to 18 digits fit orjson's 64 bits; from 19 on it may read one as a float.
+_LONG_DIGITS = b"0" * 19
+#: Nesting orjson reads for json.loads, at the most: json.loads refuses what nests deeper than the
+#: interpreter's recursion limit allows (about 1,000 levels, fewer when called from deep in a
+#: stack), orjson reads up to 1,024; deeper texts are json.loads'.
+_ORJSON_DEPTH = 256
+_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
+
+
+def _nesting_above(raw: bytes, limit: int) -> bool:
+    """Whether JSON text `raw` may nest deeper than `limit` (False only when it certainly does
+    not). Brackets inside strings count too, so this bounds the depth from above: the innermost
+    pairs are removed pass by pass (an enclosing pair only after what it encloses), and what no
+    pass removes counts whole."""
+    if raw.count(b"[") + raw.count(b"{") <= limit:
+        return False
+    brackets = raw.translate(None, _NOT_BRACKETS)
+    passes = 0
+    while passes <= limit:
+        shorter = brackets.replace(b"[]", b"").replace(b"{}", b"")
+        if len(shorter) == len(brackets):
+            break
+        brackets, passes = shorter, passes + 1
+    return passes + len(brackets) > limit
+
+
+def _exact_orjson(text: str) -> Any:
+    """What json.loads(text) gives, read by orjson (several times faster), when orjson reads it
+    exactly; None otherwise, and the caller reads it with json.loads. orjson reads integers past
+    64 bits as floats without a word, so a text with a run of 19 digits anywhere is left to
+    json.loads (floats it reads as Python does, correctly rounded); what it refuses and json.loads
+    takes (NaN, Infinity, 1e400, lone surrogates) is an error here, so left to json.loads too, as
+    is a text that may nest deeper than _ORJSON_DEPTH (json.loads may refuse what orjson reads).
+    Duplicate keys: the last value wins at the first key's place in both."""
+    global _orjson_loads
+    loads = _orjson_loads
+    if loads is None:
+        try:
+            import orjson
+        except ImportError:  # a broken install: json.loads reads everything
+            return None
+        loads = _orjson_loads = orjson.loads
+    raw = text.encode("utf-8", "surrogatepass")
+    if _LONG_DIGITS in raw.translate(_DIGITS_ONLY) or _nesting_above(raw, _ORJSON_DEPTH):
+        return None
+    try:
+        return loads(text)
+    except Exception:  # orjson.JSONDecodeError, RecursionError: json.loads decides
+        return None

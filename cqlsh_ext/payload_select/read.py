@@ -159,9 +159,7 @@ class ScanAnswer:
 
     def add_rows(self, rows: Sequence[Sequence[Any]]) -> None:
         assert self.evaluator is not None
-        add, evaluator, names = self.answer.add, self.evaluator, self.names
-        for r in rows:
-            self.pending.extend(add(evaluator, dict(zip(names, r, strict=True))))
+        self.pending.extend(self.answer.add_page(self.evaluator, self.names, rows))
 
     @property
     def rows(self) -> int:

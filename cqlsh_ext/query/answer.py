@@ -14,13 +14,15 @@ at once, LIMIT counts them), *grouped* (aggregates, GROUP BY: query.aggregate.Gr
 from __future__ import annotations
 
 import difflib
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from cqlsh_ext.query.aggregate import Groups, RowBuffer, specs
 from cqlsh_ext.query.evaluate import MISS_KEYS, Evaluator, Miss, RowResult
 from cqlsh_ext.query.grammar import Plan
+
+if TYPE_CHECKING:
+    from cqlsh_ext.query.aggregate import Groups, RowBuffer
 
 #: How alike (difflib's ratio) a key seen must be to the one a path wanted to be named as near it:
 #: 'stauts' finds 'status' (0.83) and 'nmae' 'name' (0.75), not 'tags' (0.6).
@@ -37,7 +39,7 @@ class PathsSeen:
     #: Path text -> (the step it stopped at, the key wanted there, the keys seen there).
     missed: dict[str, tuple[int, str | int, set[str]]] = field(default_factory=dict)
 
-    def add(self, found: Sequence[str], missed: Sequence[Miss]) -> None:
+    def add(self, found: Collection[str], missed: Sequence[Miss]) -> None:
         self.found.update(found)
         for miss in missed:
             if miss.path not in self.found:
@@ -99,6 +101,10 @@ class Answer:
 
     def __post_init__(self) -> None:
         plan = self.plan
+        if plan.aggregates or plan.distinct or plan.order_by:
+            # Loaded by the plans that group or sort (fractions, decimal's sums): a SELECT of paths
+            # alone runs without them.
+            from cqlsh_ext.query.aggregate import Groups, RowBuffer, specs
         if plan.aggregates:
             self.groups = Groups(specs(plan))
         elif plan.distinct or plan.order_by:
@@ -142,6 +148,33 @@ class Answer:
             self.buffer.add(out + evaluator.values(row, [ref for ref, _ in self.plan.order_by], {}))
             return []
         return [out]
+
+    def add_page(self, evaluator: Evaluator, names: Sequence[str],
+                 rows: Sequence[Sequence[Any]]) -> list[tuple[Any, ...]]:
+        """add() of each row of a page (rows as the columns `names` list them), the evaluator
+        decoding the page's blobs together: the same answer and counts."""
+        found, undecodable, cut = evaluator.evaluate_page(names, rows)
+        counts = self.counts
+        counts.read += len(rows)
+        counts.undecodable += undecodable
+        counts.cut += cut
+        counts.matched += len(found)
+        out = []
+        if self.groups is not None:
+            add = self.groups.add
+            for _k, result in found:
+                add(result.key, result.inputs)
+        else:
+            order = [ref for ref, _ in self.plan.order_by]
+            for k, result in found:
+                row = dict(zip(names, rows[k], strict=True))
+                answer_row = self._row(row, result)
+                if self.buffer is not None:
+                    self.buffer.add(answer_row + evaluator.values(row, order, {}))
+                else:
+                    out.append(answer_row)
+        counts.paths.add(*evaluator.walked())  # the page's paths, ORDER BY's included
+        return out
 
     def _row(self, row: Mapping[str, Any], result: RowResult) -> tuple[Any, ...]:
         values = iter(result.values)

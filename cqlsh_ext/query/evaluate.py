@@ -8,9 +8,10 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
+from cqlsh_ext.payload.engine import CUT, ValueEngine
 from cqlsh_ext.payload.formats.tree import Cut, Tagged, render
-from cqlsh_ext.payload.unwrap import STRUCTURED, TEXT, json_container, unwrap, unwrap_spec
-from cqlsh_ext.query.grammar import Column, Literal, Plan, Predicate, QueryError, Ref
+from cqlsh_ext.payload.unwrap import STRUCTURED, TEXT, BlobView, json_container, unwrap, unwrap_spec
+from cqlsh_ext.query.grammar import Column, Literal, Path, Plan, Predicate, QueryError, Ref
 
 #: A path that is not there: distinct from a record's own null (None), though both are SQL null.
 MISSING: Any = type("Missing", (), {"__repr__": lambda self: "MISSING", "__bool__": lambda self: False})()
@@ -35,21 +36,57 @@ class Settings:
     spec: SpecLookup = field(default=no_settings)
 
 
-@dataclass
+#: A text's tree before it is read: the JSON container, or the text itself.
+_UNREAD: Any = type("Unread", (), {"__repr__": lambda self: "UNREAD"})()
+
+
 class Decoded:
     """One blob, decoded: `state` is 'ok', 'undecodable' or 'cut'. `tree` the record (a JSON
     text's container, a record format's tree) or MISSING; `text` what LIKE on the bare column
-    reads (the stored text, or a record format's rendering, made only when LIKE asks)."""
+    reads (the stored text, or a record format's rendering, made only when LIKE asks). A text's
+    JSON is read on the first use of `tree` (a condition the text cannot meet needs none)."""
 
-    state: str
-    tree: Any = None
-    stored_text: str | None = None
+    __slots__ = ("_tree", "state", "stored_text")
+
+    def __init__(self, state: str, tree: Any = None, stored_text: str | None = None) -> None:
+        self.state = state
+        self._tree = tree
+        self.stored_text = stored_text
+
+    @classmethod
+    def of_text(cls, text: str) -> Decoded:
+        """A value that reads as text: its JSON object or array when it is one, else the text."""
+        return cls("ok", _UNREAD, text)
+
+    @property
+    def tree(self) -> Any:
+        if self._tree is _UNREAD:
+            text = self.stored_text
+            assert text is not None
+            found = json_container(text)
+            self._tree = text if found is None else found
+        return self._tree
+
+    @property
+    def unread(self) -> bool:
+        """A text whose JSON is not read yet."""
+        return self._tree is _UNREAD
 
     @property
     def text(self) -> str | None:
         if self.stored_text is None and self.state == "ok" and self.tree is not MISSING:
             self.stored_text = render(self.tree)
         return self.stored_text
+
+    def __repr__(self) -> str:
+        return f"Decoded({self.state!r}, {self.tree!r}, {self.stored_text!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Decoded):
+            return NotImplemented
+        return (self.state, self.tree, self.stored_text) == (other.state, other.tree, other.stored_text)
+
+    __hash__ = None  # type: ignore[assignment]
 
 
 @dataclass
@@ -77,14 +114,60 @@ class Miss:
 
 def decode(value: bytes, settings: Settings, spec: str | None) -> Decoded:
     view = unwrap_spec(value, spec, settings.cap) if spec else unwrap(value, settings.mode, settings.cap)
+    return decoded_view(view)
+
+
+def decoded_view(view: BlobView) -> Decoded:
+    """What a query reads of a blob's view."""
     if view.truncated_layer is not None:
         return Decoded("cut")
     if view.kind == TEXT and view.text is not None:
-        tree = json_container(view.text)
-        return Decoded("ok", view.text if tree is None else tree, view.text)
+        return Decoded.of_text(view.text)
     if view.kind == STRUCTURED:
         return Decoded("ok", view.tree)
     return Decoded("undecodable")
+
+
+def decoded_contents(kind: str, found: Any) -> Decoded:
+    """What a query reads of a blob from the engine's contents() (the same as decoded_view)."""
+    if kind == TEXT:
+        return Decoded.of_text(found)
+    if kind == STRUCTURED:
+        return Decoded("ok", found)
+    return Decoded("cut" if kind == CUT else "undecodable")
+
+
+def _absent_or_not_blob(value: Any) -> Decoded:
+    """A blob place holding no bytes: null (or not there) reads as missing; anything else (a
+    value of another type) as undecodable."""
+    return Decoded("ok", MISSING) if value is None or value is MISSING else Decoded("undecodable")
+
+
+def _needles(pred: Predicate) -> tuple[bool, tuple[str, ...]] | None:
+    """For a condition on a path that only a string can meet: (any, strings) such that a JSON
+    text holding none (any) or not all of the strings, and no backslash, cannot meet it: its
+    strings appear in it verbatim when it has no escapes. None for other conditions."""
+    if not isinstance(pred.ref, Path) or not pred.ref.steps:
+        return None
+    values = pred.values
+    if pred.op in ("=", "CONTAINS") and len(values) == 1 and isinstance(values[0], str):
+        return True, (values[0],)
+    if pred.op == "IN" and values and all(isinstance(v, str) for v in values):
+        return True, tuple(str(v) for v in values)
+    if pred.op == "LIKE" and isinstance(values[0], str):
+        parts = tuple(p for p in re.split("[%_]", values[0]) if p)
+        return (False, parts) if parts else None
+    return None
+
+
+def cannot_hold(text: str, needles: tuple[bool, tuple[str, ...]]) -> bool:
+    """Whether a JSON text certainly holds no string a condition with these needles asks for."""
+    if "\\" in text:
+        return False
+    any_of, strings = needles
+    if any_of:
+        return not any(s in text for s in strings)
+    return not all(s in text for s in strings)
 
 
 def _field(container: Any, name: str) -> Any:
@@ -188,10 +271,49 @@ class Evaluator:
         self.likes = {p: like_regex(str(p.values[0])) for p in plan.predicates if p.op == "LIKE"}
         self.outputs: list[Ref | None] = [i.ref for i in plan.items if i.kind in ("path", "column")]
         self.agg_refs = [i.ref for i in plan.items if i.kind == "agg"]
-        #: The paths walked in the decoded values of the row being evaluated: the texts of those a
-        #: value had (null included), and where the others stopped (walked(); query.answer.PathsSeen).
-        self._found: list[str] = []
+        #: The paths walked in the decoded values read since the last walked():
+        #: the texts of those a value had (null included), and where the others stopped (walked();
+        #: query.answer.PathsSeen). `_known`: the paths some value had, ever.
+        self._found: set[str] = set()
         self._missed: list[Miss] = []
+        self._known: set[str] = set()
+        self.needles = {p: n for p in plan.predicates if (n := _needles(p)) is not None}
+        #: One engine per blob place read (column, map key or UDT field) without a column setting.
+        self.engines: dict[tuple[str, str | None], ValueEngine] = {}
+        self.page_column = self._page_column()
+
+    def _page_column(self) -> str | None:
+        """The blob column every payload reference of the plan reads, when there is one and a
+        row always reads it (a condition, or a path among what a matching row gives): a page is
+        then decoded column-wise (evaluate_page), unless the column has a setting. None: row by
+        row."""
+        plan = self.plan
+        refs: list[Ref | None] = [p.ref for p in plan.predicates]
+        refs += [*plan.group_by, *(ref for ref, _ in plan.order_by), *self.agg_refs, *self.outputs]
+        paths = [r for r in refs if isinstance(r, Path)]
+        columns = {r.column for r in paths}
+        bare = {p.ref.name for p in plan.predicates if isinstance(p.ref, Column)}
+        if len(columns) != 1 or any(r.access is not None for r in paths):
+            return None
+        if any(isinstance(r, Column) for r in self.agg_refs):
+            return None  # an aggregate of a plain column reads the row
+        (column,) = columns
+        if bare - {column}:
+            return None
+        read = [*plan.group_by, *self.agg_refs] if plan.aggregates else list(self.outputs)
+        if not plan.predicates and not any(isinstance(r, Path) for r in read):
+            return None
+        return column
+
+    def _engine(self, key: tuple[str, str | None]) -> ValueEngine:
+        engine = self.engines.get(key)
+        if engine is None:
+            engine = self.engines[key] = ValueEngine(self.settings.mode, self.settings.cap)
+        return engine
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Picklable (Spark tasks): the engines' remembered containers stay behind."""
+        return {**self.__dict__, "engines": {}}
 
     def blob(self, row: Mapping[str, Any], column: str, access: str | None,
              cache: Cache) -> Decoded:
@@ -202,78 +324,117 @@ class Evaluator:
         if access is not None:
             value = _field(value, access)
         if not isinstance(value, (bytes, bytearray, memoryview)):
-            absent = value is None or value is MISSING
-            cache[key] = Decoded("ok", MISSING) if absent else Decoded("undecodable")
+            cache[key] = _absent_or_not_blob(value)
             return cache[key]
-        cache[key] = decode(bytes(value), self.settings, self.settings.spec(column, access))
+        spec = self.settings.spec(column, access)
+        if spec:
+            cache[key] = decode(bytes(value), self.settings, spec)
+        else:
+            cache[key] = decoded_contents(*self._engine(key).contents((bytes(value),))[0])
         return cache[key]
 
-    def value(self, row: Mapping[str, Any], ref: Ref, cache: Cache) -> tuple[str, Any]:
-        """('ok', the value or MISSING), ('undecodable', None) or ('cut', None)."""
-        if isinstance(ref, Column):
-            return "ok", row.get(ref.name, MISSING)
-        decoded = self.blob(row, ref.column, ref.access, cache)
+    def decode_page(self, column: str, values: Sequence[Any]) -> list[Decoded]:
+        """blob() of a page of one column's values (no column setting): the engine decodes
+        them together."""
+        engine = self._engine((column, None))
+        blobs = [bytes(v) for v in values if isinstance(v, (bytes, bytearray, memoryview))]
+        found = iter(engine.contents(blobs))
+        return [decoded_contents(*next(found)) if isinstance(v, (bytes, bytearray, memoryview))
+                else _absent_or_not_blob(v) for v in values]
+
+    def read(self, decoded: Decoded, ref: Path) -> tuple[str, Any]:
+        """The value at `ref` in a decoded blob: ('ok', the value or MISSING), ('undecodable',
+        None) or ('cut', None). Notes whether the value had the path (walked())."""
         if decoded.state != "ok":
             return decoded.state, None
         node = decoded.tree
         if node is MISSING:  # no value (a null column, an absent map key): nothing to walk
             return "ok", node
+        text = ref.text
         try:
             for depth, key in enumerate(ref.steps):
-                parent, node = node, step(node, key)
+                parent = node
+                # A record's map (a plain dict) the common step; everything else as step() says.
+                node = node.get(key, MISSING) if type(node) is dict else step(node, key)
                 if node is MISSING:
-                    self._missed.append(Miss(ref.text, depth, key, _keys_of(parent)))
+                    if text not in self._found:  # PathsSeen drops a miss of a path found
+                        self._missed.append(Miss(text, depth, key, _keys_of(parent)))
                     break
             else:
-                self._found.append(ref.text)
+                self._found.add(text)
+                self._known.add(text)
             if isinstance(node, Cut):
                 raise _CutHere
         except _CutHere:
             return "cut", None
         return "ok", node
 
-    def test(self, row: Mapping[str, Any], pred: Predicate, cache: Cache,
-             counts: list[int]) -> bool:
+    def _read_plain(self, decoded: Decoded, refs: Sequence[Ref | None]) -> tuple[Any, ...]:
+        """values() of paths of one decoded blob (None for a ref None): page_column's reads."""
+        out: list[Any] = []
+        for ref in refs:
+            if not isinstance(ref, Path):
+                out.append(None)
+                continue
+            state, value = self.read(decoded, ref)
+            out.append(None if state != "ok" or value is MISSING else _plain(value))
+        return tuple(out)
+
+    def value(self, row: Mapping[str, Any], ref: Ref, cache: Cache) -> tuple[str, Any]:
+        """('ok', the value or MISSING), ('undecodable', None) or ('cut', None)."""
+        if isinstance(ref, Column):
+            return "ok", row.get(ref.name, MISSING)
+        return self.read(self.blob(row, ref.column, ref.access, cache), ref)
+
+    def test(self, row: Mapping[str, Any], pred: Predicate, cache: Cache) -> bool:
         if isinstance(pred.ref, Column):  # a bare blob column: LIKE on the decoded text
-            decoded = self.blob(row, pred.ref.name, None, cache)
-            if decoded.state != "ok" or decoded.text is None:
-                self._count(decoded.state, counts)
-                return False
-            return self.likes[pred].fullmatch(decoded.text) is not None
-        state, value = self.value(row, pred.ref, cache)
+            return self.test_text(self.blob(row, pred.ref.name, None, cache), pred)
+        return self.test_blob(self.blob(row, pred.ref.column, pred.ref.access, cache), pred)
+
+    def test_text(self, decoded: Decoded, pred: Predicate) -> bool:
+        """LIKE on a bare blob column's decoded text."""
+        if decoded.state != "ok" or decoded.text is None:
+            return False
+        return self.likes[pred].fullmatch(decoded.text) is not None
+
+    def test_blob(self, decoded: Decoded, pred: Predicate) -> bool:
+        """A condition on a path (pred.ref) of the decoded blob it reads."""
+        assert isinstance(pred.ref, Path)
+        if decoded.state != "ok":
+            return False
+        needles = self.needles.get(pred)
+        # No string it asks for is in the text: the JSON need not be read. Only for a path some
+        # value had: a value read notes a path it lacks, and a path no value had is reported.
+        if (needles is not None and decoded.unread and pred.ref.text in self._known
+                and cannot_hold(decoded.stored_text or "", needles)):
+            return False
+        state, value = self.read(decoded, pred.ref)
         if state != "ok":
-            self._count(state, counts)
             return False
         value = _plain(value)
+        op = pred.op
+        if op == "=":
+            return compare(value, "=", pred.values[0])
         null = value is MISSING or value is None
-        if pred.op == "IS NULL":
+        if op == "IS NULL":
             return null
-        if pred.op == "IS NOT NULL":
+        if op == "IS NOT NULL":
             return not null
-        if pred.op == "LIKE":
+        if op == "LIKE":
             return isinstance(value, str) and self.likes[pred].fullmatch(value) is not None
-        if pred.op == "IN":
+        if op == "IN":
             return any(compare(value, "=", lit) for lit in pred.values)
-        if pred.op == "CONTAINS":
+        if op == "CONTAINS":
             items = list(value.values()) if isinstance(value, Mapping) else value
             return isinstance(items, (list, tuple)) and any(compare(v, "=", pred.values[0]) for v in items)
-        return compare(value, pred.op, pred.values[0])
-
-    @staticmethod
-    def _count(state: str, counts: list[int]) -> None:
-        if state == "undecodable":
-            counts[0] += 1
-        elif state == "cut":
-            counts[1] += 1
+        return compare(value, op, pred.values[0])
 
     def evaluate(self, row: Mapping[str, Any]) -> RowResult:
         """Whether `row` matches every payload condition, and its projected values (plain and
         path items in order; None for missing, undecodable or cut). A value that is undecodable or
         cut counts once per row."""
         cache: Cache = {}
-        self._found, self._missed = [], []
-        counts = [0, 0]
-        matched = all(self.test(row, p, cache, counts) for p in self.plan.predicates)
+        matched = all(self.test(row, p, cache) for p in self.plan.predicates)
         values: tuple[Any, ...] = ()
         key: tuple[Any, ...] = ()
         inputs: tuple[Any, ...] = ()
@@ -285,10 +446,51 @@ class Evaluator:
         states = [d.state for d in cache.values()]
         return RowResult(matched, values, states.count("undecodable"), states.count("cut"), key, inputs)
 
-    def walked(self) -> tuple[list[str], list[Miss]]:
-        """The paths walked since the last evaluate() began (its own and any values() after it):
-        (the texts of those a value had, where the others stopped)."""
-        return self._found, self._missed
+    def walked(self) -> tuple[set[str], list[Miss]]:
+        """The paths walked since the last walked() (by evaluate(), evaluate_page() and
+        values()): (the texts of those a value had, where the others stopped)."""
+        walked = self._found, self._missed
+        self._found, self._missed = set(), []
+        return walked
+
+    def evaluate_page(self, names: Sequence[str],
+                      rows: Sequence[Sequence[Any]]) -> tuple[list[tuple[int, RowResult]], int, int]:
+        """evaluate() of each row of a page (rows as the columns `names` list them): the
+        matching rows' (index, result), and the values undecodable and cut over the page. When
+        the plan reads one blob column (page_column), its values are decoded column-wise first
+        and every row reads them: the same answers and counts."""
+        column = self.page_column
+        if column is not None and self.settings.spec(column, None) is not None:
+            column = self.page_column = None  # a column setting: its values decoded one by one
+        found: list[tuple[int, RowResult]] = []
+        if column is None or column not in names:
+            undecodable = cut = 0
+            for k, row in enumerate(rows):
+                result = self.evaluate(dict(zip(names, row, strict=True)))
+                undecodable += result.undecodable
+                cut += result.cut
+                if result.matched:
+                    found.append((k, result))
+            return found, undecodable, cut
+        at = list(names).index(column)
+        decoded = self.decode_page(column, [row[at] for row in rows])
+        tests = [(self.test_text if isinstance(p.ref, Column) else self.test_blob, p)
+                 for p in self.plan.predicates]
+        if self.agg_refs:
+            keys, inputs = self.plan.group_by, self.agg_refs
+            for k, blob in enumerate(decoded):
+                if all(test(blob, p) for test, p in tests):
+                    found.append((k, RowResult(True, (), key=self._read_plain(blob, keys),
+                                               inputs=self._read_plain(blob, inputs))))
+        else:
+            outputs = self.outputs
+            for k, blob in enumerate(decoded):
+                if all(test(blob, p) for test, p in tests):
+                    values = self.values(dict(zip(names, rows[k], strict=True)), outputs,
+                                         {(column, None): blob}, plain=False)
+                    found.append((k, RowResult(True, values)))
+        states = [blob.state for blob in decoded]
+        return found, states.count("undecodable"), states.count("cut")
 
     def values(self, row: Mapping[str, Any], refs: Sequence[Ref | None], cache: Cache,
                plain: bool = True) -> tuple[Any, ...]:

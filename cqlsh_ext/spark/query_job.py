@@ -1,9 +1,10 @@
 """SELECT with payload paths, conditions, aggregates and GROUP BY on Spark: the shell's parser,
 evaluator and answer (cqlsh_ext.query: grammar.parse, evaluate.Evaluator, answer.Answer).
 
-Each Spark task fills a fresh `Answer` (the part a worker process of the shell fills) with its rows
-and sends it back with the answer rows it found (a streamed plan's, at most LIMIT per task); the
-driver merges the parts in partition order (token order, as the shell reads a whole table) and
+Each Spark task fills a fresh `Answer` (the part a worker process of the shell fills) with its rows,
+which cross from the JVM as Arrow batches (as COMPRESSION STATS reads them) and are evaluated a
+page at a time, and sends it back with the answer rows it found (a streamed plan's, at most LIMIT
+per task); the driver merges the parts in partition order (token order, as the shell reads a whole table) and
 prints them with the shell's value conversions and output writers.
 
 Spark reads whole tables: a WHERE with ordinary conditions (the server's part) is the shell's.
@@ -22,42 +23,51 @@ from cqlsh_ext.query.evaluate import Evaluator, Settings
 from cqlsh_ext.query.grammar import Column, Path, Plan
 from cqlsh_ext.spark.session import SparkError, TaskProgress, java_error
 from cqlsh_ext.spark.statement import QueryStatement
+from cqlsh_ext.spark.stats_job import driver_value
 
 Row = tuple[Any, ...]
 
 
-def driver_value(value: Any) -> Any:
-    """A connector value as the Python driver gives it: bytes for a blob, a dict for a map, a
-    list for a list or set, a dict of fields for a UDT (the evaluator reads all of these)."""
-    if isinstance(value, bytearray):
-        return bytes(value)
-    if isinstance(value, dict):
-        return {k: driver_value(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [driver_value(v) for v in value]
-    if hasattr(value, "asDict"):  # a pyspark Row: a UDT or tuple's fields
-        return {k: driver_value(v) for k, v in value.asDict(recursive=False).items()}
-    return value
+#: Rows handed to Answer.add_page at once in a task (the evaluator decodes a page's blobs together).
+PAGE_ROWS = 1000
 
 
-def answer_partition(template: Answer, settings: Settings, names: Sequence[str], rows_read: Any,
-                     rows: Iterable[Sequence[Any]]) -> Iterator[tuple[Answer, list[Row]]]:
-    """One Spark task (in an executor): its rows into a fresh Answer; the streamed rows found."""
+def answer_partition(template: Answer, settings: Settings, names: Sequence[str], types: Sequence[Any],
+                     rows_read: Any, batches: Iterable[Any]) -> Iterator[Any]:
+    """One Spark task (in an executor): its rows, Arrow batch by batch (as COMPRESSION STATS
+    reads them: stats_job), into a fresh Answer; yields one Arrow batch holding the pickled
+    Answer and the streamed rows found."""
+    import pickle
+
+    import pyarrow
+
     part = template.fresh()
     # Made here, not shipped: an Evaluator keys its compiled LIKE patterns by the identity of the
     # plan's predicates, which unpickling changes (the shell's workers inherit it through fork).
     evaluator = Evaluator(template.plan, settings)
     found: list[Row] = []
-    limit = template.plan.limit
-    read = 0
-    for row in rows:
-        values = {name: driver_value(value) for name, value in zip(names, row, strict=True)}
-        found.extend(part.add(evaluator, values))
-        read += 1
-        if limit is not None and part.streamed and len(found) >= limit:
-            break  # the driver keeps the first LIMIT in partition order: more are never needed
-    rows_read.add(read)
-    yield part, found
+    limit = template.plan.limit if part.streamed else None
+    nested = [i for i, t in enumerate(types) if getattr(t, "subtypes", None)]
+    for batch in batches:
+        columns = [batch.column(i).to_pylist() for i in range(len(names))]
+        for i in nested:
+            columns[i] = [driver_value(v, types[i]) for v in columns[i]]
+        rows = list(zip(*columns, strict=True))
+        if limit is None:
+            for start in range(0, len(rows), PAGE_ROWS):
+                found.extend(part.add_page(evaluator, names, rows[start:start + PAGE_ROWS]))
+            rows_read.add(len(rows))
+            continue
+        read = 0
+        for row in rows:  # a LIMIT: row by row, so that the counts stop where the answer does
+            found.extend(part.add(evaluator, dict(zip(names, row, strict=True))))
+            read += 1
+            if len(found) >= limit:
+                break  # the driver keeps the first LIMIT in partition order: more are never needed
+        rows_read.add(read)
+        if len(found) >= limit:
+            break
+    yield pyarrow.RecordBatch.from_pydict({"part": [pickle.dumps((part, found))]})
 
 
 def columns_read(plan: Plan, meta: Any) -> list[str]:
@@ -73,12 +83,15 @@ def columns_read(plan: Plan, meta: Any) -> list[str]:
 
 
 def run(spark: Any, session: Any, stmt: QueryStatement, settings: Any) -> None:
+    import pickle
     from functools import partial
+
+    from cassandra.metadata import protect_name
 
     from cqlsh_ext.payload_select.schema import schema_of
     from cqlsh_ext.payload_select.statement import LABEL, settings_for
     from cqlsh_ext.query.grammar import parse
-    from cqlsh_ext.spark.stats_job import read_table, table_meta
+    from cqlsh_ext.spark.stats_job import read_table, result_columns, table_meta
 
     ks, meta = table_meta(session, stmt.keyspace, stmt.table)
     # The payload-select helpers read the shell's metadata and settings: these two are all they use.
@@ -109,13 +122,17 @@ def run(spark: Any, session: Any, stmt: QueryStatement, settings: Any) -> None:
 
         raise SparkError(error_text(err)) from None
     names = columns_read(plan, meta)
+    table = f"{protect_name(ks)}.{protect_name(meta.name)}"
+    columns = ", ".join(map(protect_name, names))
+    names, driver_types = result_columns(session, f"SELECT {columns} FROM {table}")
     rows_read = spark.sparkContext.accumulator(0)
     try:
         frame = read_table(spark, ks, meta.name, names)
-        task = partial(answer_partition, answer, evaluator_settings, names, rows_read)
-        tasks = frame.rdd.mapPartitions(task)
+        # Rows cross from the JVM to Python as Arrow batches (mapInArrow), not pickled row by row.
+        task = partial(answer_partition, answer, evaluator_settings, names, driver_types, rows_read)
+        tasks = frame.mapInArrow(task, "part binary")
         with TaskProgress(spark, f"SELECT {ks}.{meta.name} on Spark", rows_read):
-            parts = tasks.collect()
+            parts = [pickle.loads(row.part) for row in tasks.collect()]
     except Exception as err:
         raise SparkError(f"reading {ks}.{meta.name} through the Spark connector failed: "
                          f"{java_error(err)}") from None

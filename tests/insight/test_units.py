@@ -117,6 +117,25 @@ def test_page_path_equals_value_path():
     assert stats.rows == sum(map(len, pages))
 
 
+@pytest.mark.parametrize("from_headers", [False, True])
+def test_the_page_measure_is_the_value_measure_in_any_order(from_headers):
+    # quick_page remembers containers by first byte as the value engine does: over the producers'
+    # corpora, mixed and in pairs that share a first byte but not a container, its answers are
+    # quick()'s.
+    from itertools import permutations
+
+    from cqlsh_ext.insight.measure import quick_page
+    from tests.payload.test_engine import PAIRS, POOL
+
+    rng = random.Random(4)
+    pages = [rng.sample(POOL, min(len(POOL), 40)) for _ in range(20)]
+    pages += [list(p) for first, second in PAIRS[:150] for p in permutations((first, second, first))]
+    recent: dict = {}
+    for page in pages:
+        assert quick_page(page, "auto", 4 << 20, from_headers, recent) == \
+            [quick(v, "auto", 4 << 20, from_headers) for v in page]
+
+
 if __name__ == "__main__":
     sys.exit(pytest.main([__file__, "-q"]))
 

@@ -437,3 +437,55 @@ def test_bson_references_patterns_and_code_are_shown_as_their_parts():
         "ref": Tagged("DBRef", {"$ref": "orders", "$id": 7, "$db": "shop", "note": "x"}),
         "re": Tagged("Regex", {"pattern": "a.b", "flags": 2}),  # re.IGNORECASE, as pymongo reads "i"
         "code": Tagged("Code", {"code": "f(x)", "scope": {"x": 1}})}
+
+
+def test_a_format_accepts_only_the_first_bytes_it_declares():
+    # Detection looks a value's candidate formats up by its first byte (PayloadFormat.leads).
+    rng = random.Random(9)
+    tails = [b"", *(rng.randbytes(n) for n in (1, 3, 7, 12, 40) for _ in range(30))]
+    tails += [b"\x00" * 8, b".", b"\x02\x00\x00\x00.", b")\n" + b"\xfa" * 6, b"bj\x01" + b"\x00" * 8]
+    for fmt in formats.all_formats():
+        if fmt.leads is None:
+            continue
+        for lead in set(range(256)) - set(fmt.leads):
+            for tail in tails:
+                assert not fmt.maybe(bytes([lead]) + tail), (fmt.name, lead, tail)
+
+
+def _cbor_values():
+    from hypothesis import strategies as st
+
+    scalars = st.one_of(st.none(), st.booleans(), st.integers(-(2**70), 2**70), st.text(max_size=5),
+                        st.binary(max_size=5), st.floats(allow_nan=False))
+    return st.recursive(scalars, lambda inner: st.one_of(
+        st.lists(inner, max_size=4),
+        st.dictionaries(st.one_of(st.text(max_size=4), st.integers(0, 9)), inner, max_size=4),
+        st.builds(cbor2.CBORTag, st.sampled_from([1000, 1234, 28, 258, 37]), inner),
+        st.builds(lambda k, v: {tuple(k): v}, st.lists(st.integers(0, 3), min_size=1, max_size=3), inner),
+    ), max_leaves=20)
+
+
+def test_cbor_values_read_as_they_are_thawed():
+    # decode() skips the thaw when no tag was met; the tree is the thawed one either way.
+    import io
+
+    from hypothesis import given, settings
+
+    from cqlsh_ext.payload.formats import cbor as cbor_format
+
+    @settings(max_examples=400, deadline=None, derandomize=True)
+    @given(_cbor_values())
+    def check(value):
+        data = cbor2.dumps({"v": value})
+        try:
+            raw = cbor2.CBORDecoder(io.BytesIO(data), tag_hook=cbor_format._unknown_tag,
+                                    semantic_decoders=cbor_format._SEMANTIC).decode()
+        except Exception:
+            return
+        try:
+            tree = cbor_format.decode(data)
+        except PayloadError:
+            return
+        assert repr(tree) == repr(cbor_format._thaw(raw))
+
+    check()

@@ -182,6 +182,15 @@ class _Lz4Sized(Container):
         out, truncated = _capped_block(memoryview(data)[4:], cap)
         return Decoded(out, truncated, size)
 
+    def ruled_out(self, data: bytes) -> bool:
+        # trial()'s tests before it decodes.
+        n = len(data)
+        if n < 5:
+            return True
+        size = self.declared(data)
+        payload = n - 4
+        return size * 2 + 16 < payload or size > payload * _RATIO + 16 or (data[4] < 0x10 and size > 0)
+
     def trial(self, data: bytes, cap: int) -> Decoded | None:
         n = len(data)
         if n < 5:

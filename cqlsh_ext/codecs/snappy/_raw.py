@@ -67,34 +67,44 @@ def _varint(data: bytes, pos: int = 0) -> tuple[int, int]:
 _SHORT = 512
 
 
+def _tag_step(tag: int) -> int:
+    """How far a tag and what it carries move a walk over a block: a literal's length + 2 (its
+    tag and bytes), 2 or 3 for a copy; -k for a long literal whose length is in k more bytes; 0
+    for what real encoders never write (a copy of 5 bytes, a 2-byte-offset copy shorter than 4)."""
+    kind = tag & 3
+    if kind == 0:
+        ln = tag >> 2
+        return ln + 2 if ln < 60 else 59 - ln
+    if kind == 1:
+        return 2
+    return 3 if kind == 2 and tag >= 12 else 0
+
+
+_TAG_STEPS = tuple(_tag_step(tag) for tag in range(256))
+
+
 def _encoder_like(data: bytes, pos: int) -> bool:
     """Do the tags look like a real encoder's (Google C++, Go, Rust snap, Java ports)? Within one
     64 KiB block they never emit two literals in a row, copies shorter than 4, or 5-byte copies."""
     n = len(data)
+    steps = _TAG_STEPS
     prev_literal = False
     while pos < n:
         tag = data[pos]
-        kind = tag & 3
-        if kind == 0:
-            if prev_literal:
-                return False
-            prev_literal = True
-            ln = tag >> 2
-            if ln < 60:
-                pos += ln + 2
-            else:
-                k = ln - 59
-                pos += int.from_bytes(data[pos + 1 : pos + 1 + k], "little") + 2 + k
-        elif kind == 1:
-            prev_literal = False
-            pos += 2
-        elif kind == 2:
-            if tag < 12:  # length (tag >> 2) + 1 < 4
+        step = steps[tag]
+        if tag & 3:  # a copy
+            if not step:
                 return False
             prev_literal = False
-            pos += 3
-        else:
+            pos += step
+            continue
+        if prev_literal:
             return False
+        prev_literal = True
+        if step > 0:
+            pos += step
+        else:
+            pos += int.from_bytes(data[pos + 1 : pos + 1 - step], "little") + 2 - step
     return pos == n
 
 
@@ -215,6 +225,15 @@ class SnappyRaw(Container):
             raise DecodeError("empty value")
         out, truncated, size = raw_capped(data, cap)
         return Decoded(out, truncated, size)
+
+    def ruled_out(self, data: bytes) -> bool:
+        # trial()'s first test: the preamble and the sizes a real encoder can write.
+        try:
+            size, p = _varint(data)
+        except DecodeError:
+            return True
+        payload = len(data) - p
+        return size * 2 + 16 < payload or size > (payload * 64 + 2) // 3 or payload == 0
 
     def trial(self, data: bytes, cap: int) -> Decoded | None:
         # Hot path (a page of snappy JSON): inline short varints, no exception on a miss.

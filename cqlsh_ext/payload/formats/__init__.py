@@ -95,6 +95,8 @@ class PayloadFormat:
     unwritable: str = "no writer for it here"
     #: A stream the decoding walk takes as a layer (its magic is declared in DECLARES["stream"]).
     stream: StreamLayer | None = None
+    #: Every first byte `maybe` can accept (detection looks a value's formats up by it); None: any.
+    leads: bytes | None = None
 
     def label(self, data: bytes) -> str:
         return self.labeller(data) if self.labeller is not None else self.name
@@ -111,6 +113,8 @@ def declarations() -> dict[str, dict[str, Any]]:
 # earlier never costs an attempt of the later).
 _LOADED: dict[str, PayloadFormat] = {}
 _AUTO: list[PayloadFormat] = []
+#: Per first byte, the auto-detected formats that may accept a value starting with it, in order.
+_AUTO_BY_LEAD: list[tuple[PayloadFormat, ...]] = []
 
 
 def _formats() -> dict[str, PayloadFormat]:
@@ -122,6 +126,8 @@ def _formats() -> dict[str, PayloadFormat]:
                 raise ImportError(f"payload format module {name!r} defines format {fmt.name!r}")
             _LOADED[name] = fmt
         _AUTO.extend(fmt for fmt in _LOADED.values() if fmt.auto)
+        _AUTO_BY_LEAD.extend(tuple(f for f in _AUTO if f.leads is None or lead in f.leads)
+                             for lead in range(256))
     return _LOADED
 
 
@@ -146,7 +152,7 @@ def detect(data: bytes) -> tuple[PayloadFormat, Any] | None:
     bytes (it widens nothing: such a value is shown undecoded either way)."""
     if not _AUTO:
         _formats()
-    for fmt in _AUTO:
+    for fmt in _AUTO_BY_LEAD[data[0]] if data else _AUTO:
         if fmt.maybe(data):
             try:
                 return fmt, (fmt.detector or fmt.decode)(data)

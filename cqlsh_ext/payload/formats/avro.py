@@ -314,6 +314,7 @@ def encode_with_schema(record: Any, path: str) -> bytes:
 
 
 FORMAT = PayloadFormat("avro", True, lambda data: data.startswith(MAGIC), decode_without_schema,
+                       leads=MAGIC[:1],
                        labeller=_label, detector=decode, decode_with=decode_with_schema,
                        encode_with=encode_with_schema, writer="fastavro schemaless_writer (one bare record)",
                        unwritable="written with its schema only: avro:FILE.avsc")

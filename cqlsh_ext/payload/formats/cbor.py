@@ -35,8 +35,17 @@ def _maybe(data: bytes) -> bool:
     return data.startswith(SELF_DESCRIBE) or (len(data) >= 8 and data[0] in _MAP_OR_ARRAY)
 
 
+#: Tagged values made so far (by the two hooks below): cbor2 decodes a tag's item as it decodes
+#: map keys, into frozendicts and tuples, which decode() thaws; a value without one needs no thaw.
+_TAGGED = [0]
+
+
 def _plain(tag: int) -> Any:
-    return lambda value, immutable: Tagged(f"tag{tag}", value)
+    def plain(value: Any, immutable: bool) -> Tagged:
+        _TAGGED[0] += 1
+        return Tagged(f"tag{tag}", value)
+
+    return plain
 
 
 def _decimal_fraction(value: Any, immutable: bool) -> Any:
@@ -52,6 +61,7 @@ _SEMANTIC = {t: _plain(t) for t in _PLAIN_TAGS} | {4: _decimal_fraction}
 
 def _unknown_tag(tag: Any, immutable: bool) -> Any:
     # cbor2 6 calls tag hooks with (tag, immutable), semantic decoders with (value, immutable).
+    _TAGGED[0] += 1
     return Tagged(f"tag{tag.tag}", tag.value)
 
 
@@ -110,9 +120,10 @@ def decode(data: bytes) -> Any:
     limits = budget.current()
     if len(body) > limits.nodes and not count_within(body, limits.nodes):
         raise OverBudget(f"cbor: {limits.nodes_reason}")
+    tagged = _TAGGED[0]
     try:
         stream = io.BytesIO(body)
-        decoder = cbor2.CBORDecoder(stream, tag_hook=_unknown_tag, max_depth=budget.current().depth,
+        decoder = cbor2.CBORDecoder(stream, tag_hook=_unknown_tag, max_depth=limits.depth,
                                     semantic_decoders=_SEMANTIC)
         value = decoder.decode()
         if stream.tell() != len(body):
@@ -123,11 +134,14 @@ def decode(data: bytes) -> Any:
         raise PayloadError(f"cbor: {type(err).__name__}") from None
     if not data.startswith(SELF_DESCRIBE) and not isinstance(value, (dict, list)):
         raise PayloadError("cbor: not a map or an array")
-    return _thaw(value)
+    # Only a tag's item holds frozendicts and tuples outside map keys (which stay as they are):
+    # with no tag met, the thaw would copy the value unchanged.
+    return value if _TAGGED[0] == tagged else _thaw(value)
 
 
 def _thaw(value: Any) -> Any:
-    """cbor2 returns frozendicts and tuples for keys; plain containers render the same."""
+    """cbor2 returns frozendicts and tuples for keys and tags' items; plain containers render the
+    same. Map keys stay as they are (a key must stay hashable)."""
     if isinstance(value, dict) or type(value).__name__ == "frozendict":
         return {k: _thaw(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
@@ -155,4 +169,5 @@ def encode(record: Any) -> bytes:
         raise PayloadError(f"cbor cannot hold this value ({err})") from None
 
 
-FORMAT = PayloadFormat("cbor", True, _maybe, decode, detector=detect, encode=encode, writer="cbor2 dumps")
+FORMAT = PayloadFormat("cbor", True, _maybe, decode, detector=detect, encode=encode, writer="cbor2 dumps",
+                       leads=bytes(sorted(_MAP_OR_ARRAY | {SELF_DESCRIBE[0]})))

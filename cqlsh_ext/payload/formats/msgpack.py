@@ -103,4 +103,5 @@ def encode(record: Any) -> bytes:
 
 
 FORMAT = PayloadFormat("msgpack", True, _maybe, decode, detector=detect, nodes_within_input=True,
+                       leads=bytes(sorted(_MAP_OR_ARRAY)),
                        encode=encode, writer="msgpack packb")

@@ -216,5 +216,5 @@ def decode(data: bytes) -> Any:
     return value
 
 
-FORMAT = PayloadFormat("smile", True, lambda data: data.startswith(HEADER), decode,
+FORMAT = PayloadFormat("smile", True, lambda data: data.startswith(HEADER), decode, leads=HEADER[:1],
                        unwritable="no Smile writer library here (Jackson writes it)")

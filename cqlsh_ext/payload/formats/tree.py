@@ -456,8 +456,10 @@ def plausible_record(value: Any) -> bool:
     a map whose keys are printable strings or non-negative integers, with a string key or a
     non-empty string or string-keyed map as a value; or an array holding such a map, or two non-empty
     strings. No extension types anywhere."""
-    if isinstance(value, dict) and value and all(type(k) is str and k.isprintable() for k in value):
-        return True  # the common case: a record with string keys
+    # The common case: a record with printable string keys (all str, their characters all printable;
+    # told by builtins: this runs once per record detected).
+    if isinstance(value, dict) and value and {*map(type, value)} == {str} and "".join(value).isprintable():
+        return True
     if not _deep_ok(value):
         return False
     if isinstance(value, dict):  # integer keys (some producers write them): some text among the values
