@@ -39,11 +39,15 @@ COPY pyproject.toml tools/docker/requirements.py ./
 RUN python3 requirements.py "${EXTRAS}" > requirements.txt \
  && /opt/cqlsh-ext/bin/pip install --requirement requirements.txt
 COPY . .
+# pyarrow ships its own test suite (about 10 MB, with conftest.py files): not for a runtime image.
 RUN /opt/cqlsh-ext/bin/pip wheel --no-deps --wheel-dir /wheels . \
  && /opt/cqlsh-ext/bin/pip install --no-deps /wheels/cqlsh_ext-*.whl \
  && /opt/cqlsh-ext/bin/pip check \
  && /opt/cqlsh-ext/bin/cqlsh-ext --version \
- && /opt/cqlsh-ext/bin/pip uninstall --yes --quiet pip setuptools
+ && /opt/cqlsh-ext/bin/pip uninstall --yes --quiet pip setuptools \
+ && rm -rf /opt/cqlsh-ext/lib/python3*/site-packages/pyarrow/tests \
+           /opt/cqlsh-ext/lib/python3*/site-packages/pyarrow/conftest.py \
+ && /opt/cqlsh-ext/bin/python -c "import importlib.util as u; u.find_spec('pyarrow') is None or __import__('pyarrow.parquet')"
 
 # ---- runtime: the base image, a non-root user and the virtualenv; no compiler, no source ----
 FROM ${BASE_IMAGE}
