@@ -2,7 +2,7 @@
 (cqlsh_ext.export.columns and arrow_types) written by Spark's own Parquet writer, a directory of
 part files, for tables one machine cannot read in time (docs/export.md, "On Spark").
 
-The answer is found as Spark mode's SELECT finds it (query_job.answer_partition: each task fills
+The answer is found as Spark mode's SELECT finds it (query_job.answer_parts: each task fills
 a part of the Answer), then handed on as a DataFrame, so the rows never gather on the driver
 (unless LIMIT, an aggregate, DISTINCT or ORDER BY make the answer the driver's anyway):
 
@@ -168,8 +168,8 @@ def run(spark: Any, session: Any, stmt: Any, settings: Any) -> None:
     from cqlsh_ext.query.answer import Answer
     from cqlsh_ext.query.evaluate import Evaluator
     from cqlsh_ext.query.grammar import parse
-    from cqlsh_ext.spark.query_job import answer_partition, columns_read
-    from cqlsh_ext.spark.stats_job import read_table, table_meta
+    from cqlsh_ext.spark.query_job import answer_parts, columns_read
+    from cqlsh_ext.spark.stats_job import table_meta
 
     export: ExportStatement = stmt.export
     ks, meta = table_meta(session, stmt.keyspace, stmt.table)
@@ -213,9 +213,7 @@ def run(spark: Any, session: Any, stmt: Any, settings: Any) -> None:
     try:
         from pyspark import StorageLevel
 
-        frame = read_table(spark, ks, meta.name, names)
-        task = partial(answer_partition, answer, evaluator_settings, names, rows_read)
-        tasks = frame.rdd.mapPartitions(task)
+        tasks = answer_parts(spark, session, ks, meta.name, names, answer, evaluator_settings, rows_read)
         tasks.persist(StorageLevel.MEMORY_AND_DISK)
         with TaskProgress(spark, label, rows_read):
             parts = tasks.map(lambda found: found[0]).collect()

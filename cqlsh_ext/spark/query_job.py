@@ -18,6 +18,7 @@ from types import SimpleNamespace
 from typing import Any, cast
 
 from cqlsh_ext.cql.errors import QueryError
+from cqlsh_ext.cql.types import from_driver
 from cqlsh_ext.query.answer import Answer
 from cqlsh_ext.query.evaluate import Evaluator, Settings
 from cqlsh_ext.query.grammar import Column, Path, Plan
@@ -47,11 +48,12 @@ def answer_partition(template: Answer, settings: Settings, names: Sequence[str],
     evaluator = Evaluator(template.plan, settings)
     found: list[Row] = []
     limit = template.plan.limit if part.streamed else None
-    nested = [i for i, t in enumerate(types) if getattr(t, "subtypes", None)]
+    cqltypes = [from_driver(t) for t in types]
+    nested = [i for i, t in enumerate(cqltypes) if t.params]
     for batch in batches:
         columns = [batch.column(i).to_pylist() for i in range(len(names))]
         for i in nested:
-            columns[i] = [driver_value(v, types[i]) for v in columns[i]]
+            columns[i] = [driver_value(v, cqltypes[i]) for v in columns[i]]
         rows = list(zip(*columns, strict=True))
         if limit is None:
             for start in range(0, len(rows), PAGE_ROWS):
@@ -70,6 +72,25 @@ def answer_partition(template: Answer, settings: Settings, names: Sequence[str],
     yield pyarrow.RecordBatch.from_pydict({"part": [pickle.dumps((part, found))]})
 
 
+def answer_parts(spark: Any, session: Any, ks: str, table: str, names: Sequence[str], answer: Answer,
+                 settings: Settings, rows_read: Any) -> Any:
+    """An RDD of each Spark task's (part, the streamed rows it found): the columns `names` of
+    ks.table read through the connector and answer_partition's Arrow batches unpickled. Spark
+    mode's SELECT and its COPY (SELECT ...) both read this way."""
+    import pickle
+    from functools import partial
+
+    from cassandra.metadata import protect_name
+
+    from cqlsh_ext.spark.stats_job import read_table, result_columns
+
+    query = f"SELECT {', '.join(map(protect_name, names))} FROM {protect_name(ks)}.{protect_name(table)}"
+    names, driver_types = result_columns(session, query)
+    frame = read_table(spark, ks, table, names)
+    task = partial(answer_partition, answer, settings, names, driver_types, rows_read)
+    return frame.mapInArrow(task, "part binary").rdd.map(lambda row: pickle.loads(row.part))
+
+
 def columns_read(plan: Plan, meta: Any) -> list[str]:
     """The columns the plan reads, in the table's order (all of them for `*`)."""
     if any(item.kind == "star" for item in plan.items):
@@ -83,15 +104,12 @@ def columns_read(plan: Plan, meta: Any) -> list[str]:
 
 
 def run(spark: Any, session: Any, stmt: QueryStatement, settings: Any) -> None:
-    import pickle
-    from functools import partial
 
-    from cassandra.metadata import protect_name
 
     from cqlsh_ext.payload_select.schema import schema_of
     from cqlsh_ext.payload_select.statement import LABEL, settings_for
     from cqlsh_ext.query.grammar import parse
-    from cqlsh_ext.spark.stats_job import read_table, result_columns, table_meta
+    from cqlsh_ext.spark.stats_job import table_meta
 
     ks, meta = table_meta(session, stmt.keyspace, stmt.table)
     # The payload-select helpers read the shell's metadata and settings: these two are all they use.
@@ -121,18 +139,12 @@ def run(spark: Any, session: Any, stmt: QueryStatement, settings: Any) -> None:
         from cqlsh_ext.scanning.scan import error_text
 
         raise SparkError(error_text(err)) from None
-    names = columns_read(plan, meta)
-    table = f"{protect_name(ks)}.{protect_name(meta.name)}"
-    columns = ", ".join(map(protect_name, names))
-    names, driver_types = result_columns(session, f"SELECT {columns} FROM {table}")
     rows_read = spark.sparkContext.accumulator(0)
     try:
-        frame = read_table(spark, ks, meta.name, names)
-        # Rows cross from the JVM to Python as Arrow batches (mapInArrow), not pickled row by row.
-        task = partial(answer_partition, answer, evaluator_settings, names, driver_types, rows_read)
-        tasks = frame.mapInArrow(task, "part binary")
+        tasks = answer_parts(spark, session, ks, meta.name, columns_read(plan, meta), answer,
+                             evaluator_settings, rows_read)
         with TaskProgress(spark, f"SELECT {ks}.{meta.name} on Spark", rows_read):
-            parts = [pickle.loads(row.part) for row in tasks.collect()]
+            parts = tasks.collect()
     except Exception as err:
         raise SparkError(f"reading {ks}.{meta.name} through the Spark connector failed: "
                          f"{java_error(err)}") from None
