@@ -79,21 +79,30 @@ def roles(types: Sequence[Any]) -> list[str]:
 _SCALARS = (str, int, bool)
 
 
-def is_plain(value: Any, depth: int = 0) -> bool:
+def is_plain(value: Any, nodes: int) -> bool:
     """Whether `value` is JSON-able as it stands (what JSON parsing gives: str keys, finite floats,
-    integers JSON writes, no tags or bytes), so machine_value would return it unchanged."""
-    kind = type(value)
-    if value is None or kind in _SCALARS:
-        return kind is not int or value.bit_length() <= 14_000
-    if kind is float:
-        return value - value == 0  # finite
-    if depth > 32:
+    integers JSON writes, no tags or bytes), so machine_value would return it unchanged. A value
+    of more than `nodes` nodes counted as walked (a decoded tree is within the budget's nodes; a
+    graph of shared parts, from a pickle's memo, is not) is not: machine_value meters it."""
+    left = nodes
+
+    def plain(value: Any, depth: int) -> bool:
+        nonlocal left
+        left -= 1
+        kind = type(value)
+        if value is None or kind in _SCALARS:
+            return kind is not int or value.bit_length() <= 14_000
+        if kind is float:
+            return value - value == 0  # finite
+        if depth > 32 or left < 0:
+            return False
+        if kind is list:
+            return all(plain(v, depth + 1) for v in value)
+        if kind is dict:
+            return all(type(k) is str and plain(v, depth + 1) for k, v in value.items())
         return False
-    if kind is list:
-        return all(is_plain(v, depth + 1) for v in value)
-    if kind is dict:
-        return all(type(k) is str and is_plain(v, depth + 1) for k, v in value.items())
-    return False
+
+    return plain(value, 0)
 
 
 class Splitter:
@@ -121,7 +130,7 @@ class Splitter:
             values = [row[i] for row in rows]
             if role == PATH:
                 # A value parsed from JSON is JSON-able as it is: only others are spelt.
-                out.append([v if is_plain(v) else machine_value(v, budget) for v in values])
+                out.append([v if is_plain(v, budget.nodes) else machine_value(v, budget) for v in values])
             elif role == BLOB:
                 parts = [self.blob_parts(v, self.places[i]) for v in values]
                 out += [list(column) for column in zip(*parts, strict=True)] if parts else [[], [], [], []]

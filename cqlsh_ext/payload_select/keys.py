@@ -34,6 +34,10 @@ SAMPLE_SECONDS = 2.0
 MAX_PREFIXES = 2000
 MAX_KEYS = 500
 MAX_DEPTH = 12
+#: Nodes the walk of one value visits at most: a record with shared parts (a pickle's memo, CBOR's
+#: shared references) is a graph, whose paths can far outnumber its nodes (888 bytes of pickle
+#: hold 10**12 paths).
+MAX_VISITS = 20_000
 
 #: How far back from the cursor a path may start (characters).
 PATH_WINDOW = 400
@@ -106,31 +110,40 @@ def path_at(text: str, cursor: int) -> PathAt | None:
     return PathAt(match.group("head"), tuple(steps), partial, table)
 
 
-def collect(tree: Any, keys: dict[Prefix, set[str]], prefix: Prefix = ()) -> None:
+def collect(tree: Any, keys: dict[Prefix, set[str]]) -> None:
     """Add the string keys of every mapping in `tree` to `keys[prefix]`, prefixes as paths walk
     them (query.evaluate.step): a Tagged value stands for its value, list items are ANY_INDEX,
-    a Cut ends the walk; bounded by MAX_PREFIXES, MAX_KEYS and MAX_DEPTH."""
+    a Cut ends the walk; bounded by MAX_PREFIXES, MAX_KEYS, MAX_DEPTH and MAX_VISITS."""
     from cqlsh_ext.payload.formats.tree import Tagged
 
-    while isinstance(tree, Tagged):
-        tree = tree.value
-    if len(prefix) > MAX_DEPTH:
-        return
-    if isinstance(tree, Mapping):
-        names = [k for k in tree if isinstance(k, str)]
-        if names and (prefix in keys or len(keys) < MAX_PREFIXES):
-            found = keys.setdefault(prefix, set())
-            for name in names:
-                if len(found) >= MAX_KEYS:
-                    break
-                found.add(name)
-        for name, child in tree.items():
-            if isinstance(name, str) and isinstance(child, (Mapping, list, tuple, Tagged)):
-                collect(child, keys, (*prefix, name))
-    elif isinstance(tree, (list, tuple)):
-        for child in tree:
-            if isinstance(child, (Mapping, list, tuple, Tagged)):
-                collect(child, keys, (*prefix, ANY_INDEX))
+    visits = MAX_VISITS
+
+    def walk(tree: Any, prefix: Prefix) -> None:
+        nonlocal visits
+        visits -= 1
+        if visits < 0:
+            return
+        while isinstance(tree, Tagged):
+            tree = tree.value
+        if len(prefix) > MAX_DEPTH:
+            return
+        if isinstance(tree, Mapping):
+            names = [k for k in tree if isinstance(k, str)]
+            if names and (prefix in keys or len(keys) < MAX_PREFIXES):
+                found = keys.setdefault(prefix, set())
+                for name in names:
+                    if len(found) >= MAX_KEYS:
+                        break
+                    found.add(name)
+            for name, child in tree.items():
+                if isinstance(name, str) and isinstance(child, (Mapping, list, tuple, Tagged)):
+                    walk(child, (*prefix, name))
+        elif isinstance(tree, (list, tuple)):
+            for child in tree:
+                if isinstance(child, (Mapping, list, tuple, Tagged)):
+                    walk(child, (*prefix, ANY_INDEX))
+
+    walk(tree, ())
 
 
 @dataclass

@@ -194,3 +194,42 @@ def test_a_slow_or_failing_read_gives_no_keys_once(ext_shell, cassandra):
         assert "ReadTimeout" in (other.samples[(ks, "t", "data")].error or "")
     finally:
         cassandra.faults.clear()
+
+
+def _shared_parts(levels: int, mapping: type = dict) -> Any:
+    """A record of `levels` levels of ten keys, each level one mapping referenced ten times: a
+    graph of 10 * levels nodes and 10**levels paths."""
+    node: Any = mapping(leaf=1)
+    for _ in range(levels):
+        node = mapping({f"k{j}": node for j in range(10)})
+    return node
+
+
+def test_a_pickle_of_shared_parts_gives_its_keys_without_walking_every_path():
+    # 888 bytes of pickle whose memo shares each level ten times: 10**12 paths. Tab's sample used
+    # to walk them all (the shell hung on the first Tab after `data.`).
+    import pickle
+
+    from cqlsh_ext.payload_select.keys import collect
+    from cqlsh_ext.query.evaluate import Settings, decode
+
+    decoded = decode(pickle.dumps(_shared_parts(12), protocol=4), Settings(), None)
+    assert decoded.state == "ok"
+    keys: dict[Any, set[str]] = {}
+    collect(decoded.tree, keys)
+    ten = {f"k{j}" for j in range(10)}
+    assert keys[()] == ten and keys[("k0",)] == ten and keys[("k0", "k0", "k0")] == ten
+
+
+def test_the_key_walk_visits_at_most_max_visits_nodes_of_one_value():
+    from cqlsh_ext.payload_select.keys import MAX_VISITS, collect
+
+    visits = [0]
+
+    class Counting(dict):  # type: ignore[type-arg]
+        def items(self):  # type: ignore[override]
+            visits[0] += 1
+            return super().items()
+
+    collect(_shared_parts(7, Counting), {})  # 10**7 paths
+    assert 0 < visits[0] <= MAX_VISITS
