@@ -7,12 +7,14 @@ an exact binary fraction), so a merge in any order gives the same bits. `sum` is
 every value was an int, a Decimal when no value was a float, else a float; `avg` is a float."""
 from __future__ import annotations
 
+import random
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
+from cqlsh_ext.payload.formats.tree import render_cut
 from cqlsh_ext.query.grammar import Plan, QueryError
 
 #: At most this many groups (GROUP BY keys) or buffered rows (DISTINCT, ORDER BY) are held.
@@ -134,7 +136,11 @@ class Groups:
     groups: dict[tuple[Any, ...], list[Accumulator]] = field(default_factory=dict)
 
     def _group(self, key: tuple[Any, ...]) -> list[Accumulator]:
-        accs = self.groups.get(key)
+        try:
+            accs = self.groups.get(key)
+        except TypeError:  # a record (a dict or a list) in the key: grouped by its text
+            key = tuple(map(_keyed, key))
+            accs = self.groups.get(key)
         if accs is None:
             if len(self.groups) >= self.max_groups:
                 raise QueryError(f"more than {self.max_groups} groups: narrow the WHERE or the GROUP BY")
@@ -160,14 +166,42 @@ class Groups:
         if not self.groups and not self.specs:
             return []
         groups = self.groups or {(): [Accumulator(s.func, s.star) for s in self.specs]}
-        keys = sorted(groups, key=lambda k: tuple(sort_key(v) for v in k))
-        return [(k, tuple(acc.result() for acc in groups[k])) for k in keys]
+        keys = sorted(groups, key=lambda k: tuple(v.marker if isinstance(v, _Record) else sort_key(v)
+                                                  for v in k))
+        return [(tuple(v.value if isinstance(v, _Record) else v for v in k),
+                 tuple(acc.result() for acc in groups[k])) for k in keys]
+
+
+def _keyed(value: Any) -> Any:
+    try:
+        hash(value)
+    except TypeError:
+        return _Record(value)
+    return value
+
+
+class _Record:
+    """A record (a dict or a list, not hashable) in a GROUP BY key: equal to another by its text
+    within the value's budget (sort_key)."""
+
+    __slots__ = ("marker", "value")
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+        self.marker = sort_key(value)
+
+    def __hash__(self) -> int:
+        return hash(self.marker)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Record) and self.marker == other.marker
 
 
 _RANK = {bool: 1, str: 3}
 
 
-def sort_key(value: Any) -> tuple[int, Any]:
+
+def sort_key(value: Any) -> tuple[Any, ...]:
     """A total order over the values a path gives: null first, then booleans, numbers, strings,
     then anything else by its text."""
     if value is None:
@@ -178,7 +212,14 @@ def sort_key(value: Any) -> tuple[int, Any]:
         return (2, Fraction(value))
     if isinstance(value, str):
         return (3, value)
-    return (4, repr(value))
+    # A record's text within the value's budget: repr() of a record of shared parts (a pickle's
+    # memo) would write every path of it. One the budget cuts is equal to no other value (DISTINCT
+    # keeps it, GROUP BY gives it its own group: a random tag, unique across worker processes)
+    # and sorts after the records that fit.
+    text, cut = render_cut(value)
+    if cut is None:
+        return (4, text)
+    return (5, text, random.getrandbits(64))
 
 
 @dataclass
@@ -214,7 +255,7 @@ class RowBuffer:
         return rows[:limit] if limit is not None else rows
 
 
-def _column_key(index: int) -> Callable[[tuple[Any, ...]], tuple[int, Any]]:
-    def key(row: tuple[Any, ...]) -> tuple[int, Any]:
+def _column_key(index: int) -> Callable[[tuple[Any, ...]], tuple[Any, ...]]:
+    def key(row: tuple[Any, ...]) -> tuple[Any, ...]:
         return sort_key(row[index])
     return key

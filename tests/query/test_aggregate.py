@@ -157,3 +157,42 @@ def test_group_by_over_no_row_gives_no_row():
         plan = parse(text, SCHEMA)
         assert plan is not None
         assert Answer(plan).final() == expected, text
+
+
+def _answer(text: str, blobs: list[bytes]) -> list[tuple[Any, ...]]:
+    from cqlsh_ext.query.answer import Answer
+
+    plan = parse(text, SCHEMA)
+    assert plan is not None
+    evaluator, answer = Evaluator(plan, Settings()), Answer(plan)
+    for ck, blob in enumerate(blobs):
+        answer.add(evaluator, {"pk": "p", "ck": ck, "data": blob, "m": None, "u": None})
+    return answer.final()
+
+
+def test_group_by_a_record_groups_equal_records_and_prints_them():
+    # A GROUP BY path whose values are objects raised "unhashable type: 'dict'".
+    import json
+
+    docs = [{"c": {"tier": "gold", "n": 1}}, {"c": {"tier": "gold", "n": 1}}, {"c": [1, 2]}, {"c": "x"}]
+    rows = _answer("SELECT data.c, count(*) FROM t GROUP BY data.c ALLOW FILTERING",
+                   [json.dumps(d).encode() for d in docs])
+    assert sorted(rows, key=repr) == sorted([({"tier": "gold", "n": 1}, 2), ([1, 2], 1), ("x", 1)], key=repr)
+
+
+def test_distinct_order_by_and_group_by_of_a_record_of_shared_parts_end():
+    # 888 bytes of pickle whose memo shares each of 12 levels ten times (10**12 paths): sort keys
+    # were repr(), which writes every path; DISTINCT hung. Now the text is the budget's, and the
+    # value past it is kept as its own row and group.
+    import json
+
+    node: Any = {"leaf": 1}
+    for _ in range(12):
+        node = {f"k{j}": node for j in range(10)}
+    blobs = [pickle.dumps({"a": node}, protocol=4), json.dumps({"a": {"x": 1}}).encode(),
+             json.dumps({"a": {"x": 1}}).encode()]
+    assert len(_answer("SELECT DISTINCT data.a FROM t ALLOW FILTERING", blobs)) == 2
+    ordered = _answer("SELECT ck, data.a FROM t ORDER BY data.a ALLOW FILTERING", blobs)
+    assert [ck for ck, _ in ordered] == [1, 2, 0]  # the value past the budget sorts last
+    grouped = _answer("SELECT data.a, count(*) FROM t GROUP BY data.a ALLOW FILTERING", blobs)
+    assert sorted(count for _, count in grouped) == [1, 2]
