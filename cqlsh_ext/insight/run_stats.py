@@ -90,8 +90,8 @@ def _sampled_stats(shell: Shell, parsed: Parsed, stats: Any, plan: Any, read: si
     from cqlsh_ext.insight.sampled import SampledStats
     from cqlsh_ext.scanning.consume import consume
     from cqlsh_ext.scanning.ring import RingError, ring_for, server_partitioner
-    from cqlsh_ext.scanning.sample import SAMPLE_STREAMS, probe_partitions, slice_count
-    from cqlsh_ext.scanning.scan import ScanSpec, error_text, progress_for, shell_scanner, table_size
+    from cqlsh_ext.scanning.sample import SAMPLE_STREAMS
+    from cqlsh_ext.scanning.scan import ScanSpec, error_text, progress_for, shell_scanner
 
     if read is None or not read.keyspace or not read.table:
         shell.printerr("COMPRESSION STATS: SAMPLE needs a whole-table SELECT (SELECT columns FROM table, "
@@ -104,17 +104,8 @@ def _sampled_stats(shell: Shell, parsed: Parsed, stats: Any, plan: Any, read: si
         return
     ks, table = read.keyspace, read.table
     partition_key = [c.name for c in read.meta.partition_key]
-    size = table_size(shell.session, ks, table, ring.span)
     sampler = SampledStats(stats, ring, 1, plan, None, "")
-    partitions: int | None
-    if size is not None:
-        partitions, basis = size.partitions, "system.size_estimates"
-    else:
-        partitions = probe_partitions(shell.session, ring, ks, table, partition_key, sampler.rng,
-                                      shell.session.default_timeout)
-        basis = "DISTINCT partition keys after random tokens"
-    sampler.slices = slice_count(partitions)
-    sampler.server_partitions, sampler.partitions_basis = partitions, basis
+    sampler.count_partitions(shell.session, ks, table, partition_key)
     progress = progress_for(f"COMPRESSION STATS SAMPLE {ks}.{table}", True)
     if progress is not None:
         progress.detail = sampler.progress_detail

@@ -231,10 +231,8 @@ def _sample(shell: Shell, asked: Asked, ks: str, table: str, column: str, kind: 
         SAMPLE_STREAMS,
         SamplePlan,
         SliceSampler,
-        probe_partitions,
-        slice_count,
     )
-    from cqlsh_ext.scanning.scan import ScanSpec, error_text, progress_for, shell_scanner, table_size
+    from cqlsh_ext.scanning.scan import ScanSpec, error_text, progress_for, shell_scanner
 
     source = f"{ks}.{table}.{column}"
     values = Values([], kind, source)
@@ -246,16 +244,7 @@ def _sample(shell: Shell, asked: Asked, ks: str, table: str, column: str, kind: 
         return None
     collector = _Collector(mode, cap, values)
     sampler = SliceSampler(collector, ring, 1, SamplePlan(rows=asked.rows), None, "")
-    size = table_size(shell.session, ks, table, ring.span)
-    partitions: int | None
-    if size is not None:
-        partitions, basis = size.partitions, "system.size_estimates"
-    else:
-        partitions = probe_partitions(shell.session, ring, ks, table, partition_key, sampler.rng,
-                                      shell.session.default_timeout)
-        basis = "DISTINCT partition keys after random tokens"
-    sampler.slices = slice_count(partitions)
-    sampler.server_partitions, sampler.partitions_basis = partitions, basis
+    sampler.count_partitions(shell.session, ks, table, partition_key)
     query = f"SELECT {protect_name(column)} FROM {protect_name(ks)}.{protect_name(table)}"
     progress = progress_for(f"{LABEL} {source}: taking the sample", True)
     spec = ScanSpec(query, partition_key=partition_key, ranges=sampler.ranges(), streams=SAMPLE_STREAMS)

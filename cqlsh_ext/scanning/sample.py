@@ -148,6 +148,22 @@ class SliceSampler:
         self._waiting: dict[int, Totals] = {}
 
     # -------------------------------------------------------------------- scanning
+    def count_partitions(self, session: Any, keyspace: str, table: str, partition_key: list[str]) -> None:
+        """How many partitions the table has, and so how many slices to take: the server's size
+        estimate, else a probe (probe_partitions)."""
+        from cqlsh_ext.scanning.scan import table_size
+
+        size = table_size(session, keyspace, table, self.ring.span)
+        partitions: int | None
+        if size is not None:
+            partitions, basis = size.partitions, "system.size_estimates"
+        else:
+            partitions = probe_partitions(session, self.ring, keyspace, table, partition_key, self.rng,
+                                          session.default_timeout)
+            basis = "DISTINCT partition keys after random tokens"
+        self.slices = slice_count(partitions)
+        self.server_partitions, self.partitions_basis = partitions, basis
+
     @property
     def target_slices(self) -> int | None:
         """SAMPLE p PERCENT's slice count."""
