@@ -83,7 +83,8 @@ def is_plain(value: Any, nodes: int) -> bool:
     """Whether `value` is JSON-able as it stands (what JSON parsing gives: str keys, finite floats,
     integers JSON writes, no tags or bytes), so machine_value would return it unchanged. A value
     of more than `nodes` nodes counted as walked (a decoded tree is within the budget's nodes; a
-    graph of shared parts, from a pickle's memo, is not) is not: machine_value meters it."""
+    graph of shared parts, from a format's back-references, is not) is not: machine_value
+    meters it."""
     left = nodes
 
     def plain(value: Any, depth: int) -> bool:

@@ -34,8 +34,8 @@ SAMPLE_SECONDS = 2.0
 MAX_PREFIXES = 2000
 MAX_KEYS = 500
 MAX_DEPTH = 12
-#: Nodes the walk of one value visits at most: a record with shared parts (a pickle's memo, CBOR's
-#: shared references) is a graph, whose paths can far outnumber its nodes (888 bytes of pickle
+#: Nodes the walk of one value visits at most: a record with shared parts (a record format's
+#: back-references) is a graph, whose paths can far outnumber its nodes (888 stored bytes can
 #: hold 10**12 paths).
 MAX_VISITS = 20_000
 

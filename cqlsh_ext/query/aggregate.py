@@ -212,10 +212,10 @@ def sort_key(value: Any) -> tuple[Any, ...]:
         return (2, Fraction(value))
     if isinstance(value, str):
         return (3, value)
-    # A record's text within the value's budget: repr() of a record of shared parts (a pickle's
-    # memo) would write every path of it. One the budget cuts is equal to no other value (DISTINCT
-    # keeps it, GROUP BY gives it its own group: a random tag, unique across worker processes)
-    # and sorts after the records that fit.
+    # A record's text within the value's budget: repr() of a record of shared parts (back-
+    # references in its format) would write every path of it. One the budget cuts is equal to no
+    # other value (DISTINCT keeps it, GROUP BY gives it its own group: a random tag, unique across
+    # worker processes) and sorts after the records that fit.
     text, cut = render_cut(value)
     if cut is None:
         return (4, text)
