@@ -22,8 +22,7 @@ import sys
 from collections.abc import Iterable, Iterator, Sequence
 from decimal import Decimal
 from functools import partial
-from types import SimpleNamespace
-from typing import Any, cast
+from typing import Any
 
 from cqlsh_ext.export.arrow_types import (
     Bool,
@@ -160,42 +159,14 @@ def run(spark: Any, session: Any, stmt: Any, settings: Any) -> None:
     """`stmt`: spark.statement.ExportStatementOnSpark (the parsed COPY, the table it reads)."""
     import dataclasses
 
-    from cqlsh_ext.cql.errors import QueryError
     from cqlsh_ext.export.columns import columns, roles
     from cqlsh_ext.output.place import ValuePlace
-    from cqlsh_ext.payload_select.schema import schema_of
-    from cqlsh_ext.payload_select.statement import result_types, settings_for
-    from cqlsh_ext.query.answer import Answer
-    from cqlsh_ext.query.evaluate import Evaluator
-    from cqlsh_ext.query.grammar import parse
-    from cqlsh_ext.spark.query_job import answer_parts, columns_read
-    from cqlsh_ext.spark.stats_job import table_meta
+    from cqlsh_ext.spark.query_job import answer_parts, columns_read, plan_query
 
     export: ExportStatement = stmt.export
-    ks, meta = table_meta(session, stmt.keyspace, stmt.table)
-    shell = cast(Any, SimpleNamespace(conn=session.cluster, settings=settings))
-    schema = schema_of(shell, ks, meta)
-    try:
-        plan = parse(export.select, schema, plain=True)
-    except QueryError as err:
-        raise SparkError(f"{LABEL}: {err}") from None
-    if plan is None:
-        raise SparkError(f"{LABEL}: COPY ( ... ) takes a SELECT ... FROM [keyspace.]table")
-    if plan.server_where:
-        raise SparkError(f"Spark mode reads whole tables: the WHERE's conditions on columns "
-                         f"({plan.server_where}) are the shell's (run the COPY there)")
-    evaluator_settings = settings_for(shell, schema, ks, meta.name)
-    try:
-        Evaluator(plan, evaluator_settings)
-    except QueryError as err:
-        raise SparkError(f"{LABEL}: {err}") from None
-    answer = Answer(plan, list(meta.columns) if any(i.kind == "star" for i in plan.items) else [])
-    try:
-        types = result_types(session, plan, answer)
-    except Exception as err:
-        from cqlsh_ext.scanning.scan import error_text
-
-        raise SparkError(error_text(err)) from None
+    ks, meta, plan, evaluator_settings, answer, types = plan_query(
+        session, settings, stmt.keyspace, stmt.table, export.select, LABEL,
+        f"{LABEL}: COPY ( ... ) takes a SELECT ... FROM [keyspace.]table", "the COPY", plain=True)
     display = settings.display
     if export.raw is not None:
         display = dataclasses.replace(display, raw_blobs=export.raw)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterable, Iterator, Sequence
 from types import SimpleNamespace
-from typing import Any, cast
+from typing import Any, NamedTuple, cast
 
 from cqlsh_ext.cql.errors import QueryError
 from cqlsh_ext.cql.types import from_driver
@@ -103,42 +103,65 @@ def columns_read(plan: Plan, meta: Any) -> list[str]:
     return [name for name in meta.columns if name in wanted]
 
 
-def run(spark: Any, session: Any, stmt: QueryStatement, settings: Any) -> None:
+class PlannedQuery(NamedTuple):
+    """A statement planned for Spark: the table, the plan, the evaluator's settings, an empty
+    answer and the answer's column types."""
+
+    keyspace: str
+    meta: Any
+    plan: Plan
+    settings: Settings
+    answer: Answer
+    types: list[Any]
 
 
+def plan_query(session: Any, settings: Any, keyspace: str | None, table: str, text: str, label: str,
+               not_a_query: str, run_there: str, plain: bool = False) -> PlannedQuery:
+    """Parse `text` against the table's schema and check what Spark mode refuses, before Spark
+    reads: SparkError(`not_a_query`) when the grammar finds no payload query (a plain SELECT,
+    taken when `plain`), a WHERE on columns (to be run `run_there`: the shell's), what the
+    evaluator refuses (-d none with paths). Spark mode's SELECT and its COPY (SELECT ...) both
+    start here."""
     from cqlsh_ext.payload_select.schema import schema_of
-    from cqlsh_ext.payload_select.statement import LABEL, settings_for
+    from cqlsh_ext.payload_select.statement import result_types, settings_for
     from cqlsh_ext.query.grammar import parse
     from cqlsh_ext.spark.stats_job import table_meta
 
-    ks, meta = table_meta(session, stmt.keyspace, stmt.table)
+    ks, meta = table_meta(session, keyspace, table)
     # The payload-select helpers read the shell's metadata and settings: these two are all they use.
     shell = cast(Any, SimpleNamespace(conn=session.cluster, settings=settings))
     schema = schema_of(shell, ks, meta)
     try:
-        plan = parse(stmt.text, schema)
+        plan = parse(text, schema, plain=plain)
     except QueryError as err:
-        raise SparkError(f"{LABEL}: {err}") from None
+        raise SparkError(f"{label}: {err}") from None
     if plan is None:
-        raise SparkError("Spark mode runs SELECT statements with payload paths or payload conditions "
-                         "(docs/queries.md); a plain SELECT is the shell's")
+        raise SparkError(not_a_query)
     if plan.server_where:
         raise SparkError(f"Spark mode reads whole tables: the WHERE's conditions on columns "
-                         f"({plan.server_where}) are the shell's (run it there)")
+                         f"({plan.server_where}) are the shell's (run {run_there} there)")
     evaluator_settings = settings_for(shell, schema, ks, meta.name)
     try:
-        Evaluator(plan, evaluator_settings)  # what it refuses (-d none with paths), before Spark reads
+        Evaluator(plan, evaluator_settings)
     except QueryError as err:
-        raise SparkError(f"{LABEL}: {err}") from None
+        raise SparkError(f"{label}: {err}") from None
     answer = Answer(plan, list(meta.columns) if any(i.kind == "star" for i in plan.items) else [])
     try:
-        from cqlsh_ext.payload_select.statement import result_types
-
         types = result_types(session, plan, answer)
     except Exception as err:
         from cqlsh_ext.scanning.scan import error_text
 
         raise SparkError(error_text(err)) from None
+    return PlannedQuery(ks, meta, plan, evaluator_settings, answer, types)
+
+
+def run(spark: Any, session: Any, stmt: QueryStatement, settings: Any) -> None:
+    from cqlsh_ext.payload_select.statement import LABEL
+
+    ks, meta, plan, evaluator_settings, answer, types = plan_query(
+        session, settings, stmt.keyspace, stmt.table, stmt.text, LABEL,
+        "Spark mode runs SELECT statements with payload paths or payload conditions (docs/queries.md); "
+        "a plain SELECT is the shell's", "it")
     rows_read = spark.sparkContext.accumulator(0)
     try:
         tasks = answer_parts(spark, session, ks, meta.name, columns_read(plan, meta), answer,
