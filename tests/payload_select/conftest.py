@@ -26,14 +26,19 @@ class Orders:
         return f"{self.ks}.{self.table}"
 
 
-@pytest.fixture(scope="package")
-def orders(cassandra) -> Orders:
-    ks = cassandra.create_keyspace("pq")
+def load_orders(cassandra, keyspace: str) -> Orders:
+    """COUNT rows of tools/orders.py in a new keyspace named after `keyspace` (table `orders`)."""
+    ks = cassandra.create_keyspace(keyspace)
     session = cassandra.session(ks)
     data = rows(COUNT)
     write_table(session, data)
     session.shutdown()
     return Orders(ks, "orders", data)
+
+
+@pytest.fixture(scope="package")
+def orders(cassandra) -> Orders:
+    return load_orders(cassandra, "pq")
 
 
 def shell(cassandra, home: Path, statement: str, *flags: str, stdin: str | None = None,
