@@ -65,7 +65,7 @@ class ValueEngine:
         #: the first byte too: a mixed column's containers rarely share one), and the last one of
         #: all, for a first byte not seen yet (a signature-less container's first byte varies: a
         #: raw block may start with its length).
-        self.recent: dict[int, Container] = {}
+        self.recent: dict[int, Any] = {}  # a Container, or _NOTHING
         self.last: Container | None = None
 
     def views(self, values: Iterable[bytes]) -> list[BlobView]:
@@ -136,14 +136,17 @@ class ValueEngine:
         """The outer container and what it decoded to (decode_auto's answer, a remembered
         container first), None when there is none, _FAILED when a recognised one failed."""
         lead = value[0]
-        fmt = self.recent.get(lead) or self.last
-        found = None if fmt is None else registry.decode_known(fmt, value, self.cap)
+        fmt = self.recent.get(lead, self.last)
+        # _NOTHING: detection found no container in the last value with this first byte (stored
+        # text, a record): trying a remembered container first would only repeat its trial.
+        found = None if fmt is None or fmt is _NOTHING else registry.decode_known(fmt, value, self.cap)
         if found is None:
             try:
                 found = registry.decode_auto(value, self.cap)
             except DecodeError:
                 return _FAILED
             if found is None:
+                self.recent[lead] = _NOTHING
                 return None
         self.recent[lead] = self.last = found[0]
         return found
@@ -168,6 +171,7 @@ class ValueEngine:
 
 
 _FAILED: Any = object()
+_NOTHING: Any = object()
 _FORMATS: Any = None
 
 

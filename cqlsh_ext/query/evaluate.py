@@ -6,6 +6,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
+from functools import partial
 from typing import Any
 
 from cqlsh_ext.payload.engine import CUT, ValueEngine
@@ -134,7 +135,12 @@ def decoded_contents(kind: str, found: Any) -> Decoded:
         return Decoded.of_text(found)
     if kind == STRUCTURED:
         return Decoded("ok", found)
-    return Decoded("cut" if kind == CUT else "undecodable")
+    return _CUT if kind == CUT else _UNDECODABLE
+
+
+#: What a cut or undecodable blob reads as: nothing in them changes (Decoded.text keeps None).
+_CUT = Decoded("cut")
+_UNDECODABLE = Decoded("undecodable")
 
 
 def _absent_or_not_blob(value: Any) -> Decoded:
@@ -252,6 +258,44 @@ def compare(value: Any, op: str, literal: Literal) -> bool:
     return bool(value >= literal)
 
 
+def _all_of(tests: list[Callable[[Decoded], bool]]) -> Callable[[Decoded], bool]:
+    """Whether a decoded blob meets every test, as one function (a page calls it per value)."""
+    if not tests:
+        return lambda blob: True
+    if len(tests) == 1:
+        return tests[0]
+    if len(tests) == 2:
+        first, second = tests
+        return lambda blob: first(blob) and second(blob)
+    return lambda blob: all(test(blob) for test in tests)
+
+
+def _holds(pred: Predicate, like: re.Pattern[str] | None) -> Callable[[Any], bool]:
+    """Whether a value read at a condition's path meets it (SQL semantics: compare())."""
+    op, values = pred.op, pred.values
+    if op == "IS NULL":
+        return lambda value: (value := _plain(value)) is MISSING or value is None
+    if op == "IS NOT NULL":
+        return lambda value: not ((value := _plain(value)) is MISSING or value is None)
+    if op == "LIKE":
+        assert like is not None
+        fullmatch = like.fullmatch
+        return lambda value: isinstance(value := _plain(value), str) and fullmatch(value) is not None
+    if op == "IN":
+        return lambda value: any(compare(value, "=", lit) for lit in values)
+    if op == "CONTAINS":
+        def contains(value: Any) -> bool:
+            value = _plain(value)
+            items = list(value.values()) if isinstance(value, Mapping) else value
+            return isinstance(items, (list, tuple)) and any(compare(v, "=", values[0]) for v in items)
+        return contains
+    literal = values[0]
+    if op == "=" and type(literal) is str:  # the common condition, told without compare()'s steps
+        return lambda value: (isinstance(value, str) and value == literal) or (
+            isinstance(value, Tagged) and compare(value, op, literal))
+    return lambda value: compare(value, op, literal)
+
+
 def like_regex(pattern: str) -> re.Pattern[str]:
     parts = ["." if c == "_" else ".*" if c == "%" else re.escape(c) for c in pattern]
     return re.compile("".join(parts), re.DOTALL)
@@ -281,6 +325,7 @@ class Evaluator:
         #: One engine per blob place read (column, map key or UDT field) without a column setting.
         self.engines: dict[tuple[str, str | None], ValueEngine] = {}
         self.page_column = self._page_column()
+        self._blob_tests: dict[Predicate, Callable[[Decoded], bool]] | None = None
 
     def _page_column(self) -> str | None:
         """The blob column every payload reference of the plan reads, when there is one and a
@@ -313,7 +358,7 @@ class Evaluator:
 
     def __getstate__(self) -> dict[str, Any]:
         """Picklable (Spark tasks): the engines' remembered containers stay behind."""
-        return {**self.__dict__, "engines": {}}
+        return {**self.__dict__, "engines": {}, "_blob_tests": None}
 
     def blob(self, row: Mapping[str, Any], column: str, access: str | None,
              cache: Cache) -> Decoded:
@@ -337,9 +382,11 @@ class Evaluator:
         """blob() of a page of one column's values (no column setting): the engine decodes
         them together."""
         engine = self._engine((column, None))
+        if all(type(v) is bytes for v in values):  # the driver's blobs: the common page
+            return [decoded_contents(kind, found) for kind, found in engine.contents(values)]
         blobs = [bytes(v) for v in values if isinstance(v, (bytes, bytearray, memoryview))]
-        found = iter(engine.contents(blobs))
-        return [decoded_contents(*next(found)) if isinstance(v, (bytes, bytearray, memoryview))
+        contents = iter(engine.contents(blobs))
+        return [decoded_contents(*next(contents)) if isinstance(v, (bytes, bytearray, memoryview))
                 else _absent_or_not_blob(v) for v in values]
 
     def read(self, decoded: Decoded, ref: Path) -> tuple[str, Any]:
@@ -380,6 +427,23 @@ class Evaluator:
             out.append(None if state != "ok" or value is MISSING else _plain(value))
         return tuple(out)
 
+    def _reader(self, refs: Sequence[Ref | None]) -> Callable[[Decoded], tuple[Any, ...]]:
+        """_read_plain(blob, refs) as one function of the blob (a page calls it per value)."""
+        if not any(isinstance(ref, Path) for ref in refs):  # count(*) and the like
+            nothing = (None,) * len(refs)
+            return lambda blob: nothing
+        if len(refs) == 1:
+            (ref,) = refs
+            assert isinstance(ref, Path)
+            read = self.read
+
+            def one(blob: Decoded) -> tuple[Any, ...]:
+                state, value = read(blob, ref)
+                return (None if state != "ok" or value is MISSING else _plain(value),)
+
+            return one
+        return lambda blob: self._read_plain(blob, refs)
+
     def value(self, row: Mapping[str, Any], ref: Ref, cache: Cache) -> tuple[str, Any]:
         """('ok', the value or MISSING), ('undecodable', None) or ('cut', None)."""
         if isinstance(ref, Column):
@@ -399,35 +463,41 @@ class Evaluator:
 
     def test_blob(self, decoded: Decoded, pred: Predicate) -> bool:
         """A condition on a path (pred.ref) of the decoded blob it reads."""
-        assert isinstance(pred.ref, Path)
-        if decoded.state != "ok":
-            return False
+        return self.blob_tests[pred](decoded)
+
+    @property
+    def blob_tests(self) -> dict[Predicate, Callable[[Decoded], bool]]:
+        """test_blob() of each condition on a path, as one function each, made once: a page
+        tests every value, and a frozen Predicate hashes its whole tree at each lookup."""
+        if self._blob_tests is None:
+            self._blob_tests = {p: self._blob_test(p) for p in self.plan.predicates
+                                if isinstance(p.ref, Path)}
+        return self._blob_tests
+
+    def _blob_test(self, pred: Predicate) -> Callable[[Decoded], bool]:
+        ref = pred.ref
+        assert isinstance(ref, Path)
         needles = self.needles.get(pred)
-        # No string it asks for is in the text: the JSON need not be read. Only for a path some
-        # value had: a value read notes a path it lacks, and a path no value had is reported.
-        if (needles is not None and decoded.unread and pred.ref.text in self._known
-                and cannot_hold(decoded.stored_text or "", needles)):
-            return False
-        state, value = self.read(decoded, pred.ref)
-        if state != "ok":
-            return False
-        value = _plain(value)
-        op = pred.op
-        if op == "=":
-            return compare(value, "=", pred.values[0])
-        null = value is MISSING or value is None
-        if op == "IS NULL":
-            return null
-        if op == "IS NOT NULL":
-            return not null
-        if op == "LIKE":
-            return isinstance(value, str) and self.likes[pred].fullmatch(value) is not None
-        if op == "IN":
-            return any(compare(value, "=", lit) for lit in pred.values)
-        if op == "CONTAINS":
-            items = list(value.values()) if isinstance(value, Mapping) else value
-            return isinstance(items, (list, tuple)) and any(compare(v, "=", pred.values[0]) for v in items)
-        return compare(value, op, pred.values[0])
+        text, known, read = ref.text, self._known, self.read
+        cannot: Callable[[str, tuple[bool, tuple[str, ...]]], bool] = cannot_hold
+        if needles is not None and needles[0] and len(needles[1]) == 1:
+            (needle,) = needles[1]
+            cannot = lambda text, _needles: "\\" not in text and needle not in text  # noqa: E731
+        holds = _holds(pred, self.likes.get(pred))
+
+        def test(decoded: Decoded) -> bool:
+            if decoded.state != "ok":
+                return False
+            # No string it asks for is in the text: the JSON need not be read. Only for a path
+            # some value had: a value read notes a path it lacks, and a path no value had is
+            # reported.
+            if (needles is not None and decoded._tree is _UNREAD and text in known
+                    and cannot(decoded.stored_text or "", needles)):
+                return False
+            state, value = read(decoded, ref)
+            return state == "ok" and holds(value)
+
+        return test
 
     def evaluate(self, row: Mapping[str, Any]) -> RowResult:
         """Whether `row` matches every payload condition, and its projected values (plain and
@@ -474,21 +544,19 @@ class Evaluator:
             return found, undecodable, cut
         at = list(names).index(column)
         decoded = self.decode_page(column, [row[at] for row in rows])
-        tests = [(self.test_text if isinstance(p.ref, Column) else self.test_blob, p)
-                 for p in self.plan.predicates]
+        blob_tests = self.blob_tests
+        matching = _all_of([partial(self.test_text, pred=p) if isinstance(p.ref, Column) else blob_tests[p]
+                            for p in self.plan.predicates])
+        hits = [k for k, blob in enumerate(decoded) if matching(blob)]
         if self.agg_refs:
-            keys, inputs = self.plan.group_by, self.agg_refs
-            for k, blob in enumerate(decoded):
-                if all(test(blob, p) for test, p in tests):
-                    found.append((k, RowResult(True, (), key=self._read_plain(blob, keys),
-                                               inputs=self._read_plain(blob, inputs))))
+            key, inputs = self._reader(self.plan.group_by), self._reader(self.agg_refs)
+            found = [(k, RowResult(True, (), 0, 0, key(decoded[k]), inputs(decoded[k]))) for k in hits]
         else:
             outputs = self.outputs
-            for k, blob in enumerate(decoded):
-                if all(test(blob, p) for test, p in tests):
-                    values = self.values(dict(zip(names, rows[k], strict=True)), outputs,
-                                         {(column, None): blob}, plain=False)
-                    found.append((k, RowResult(True, values)))
+            for k in hits:
+                values = self.values(dict(zip(names, rows[k], strict=True)), outputs,
+                                     {(column, None): decoded[k]}, plain=False)
+                found.append((k, RowResult(True, values)))
         states = [blob.state for blob in decoded]
         return found, states.count("undecodable"), states.count("cut")
 
