@@ -416,6 +416,29 @@ class Evaluator:
             return "cut", None
         return "ok", node
 
+    def reader(self, ref: Path) -> Callable[[Decoded], tuple[str, Any]]:
+        """read(decoded, ref) as one function of the decoded blob: a page reads every value. A
+        path of one key into a record's map, the common path, is read without read()'s walk."""
+        read = self.read
+        if len(ref.steps) != 1 or not isinstance(ref.steps[0], str):
+            return lambda decoded: read(decoded, ref)
+        key, text, known = ref.steps[0], ref.text, self._known
+
+        def read_key(decoded: Decoded) -> tuple[str, Any]:
+            tree = decoded.tree if decoded.state == "ok" else None
+            if type(tree) is not dict:  # not ok, no value, or a record that is no map: read()
+                return read(decoded, ref)
+            node = tree.get(key, MISSING)
+            if node is MISSING:
+                if text not in self._found:
+                    self._missed.append(Miss(text, 0, key, _keys_of(tree)))
+                return "ok", MISSING
+            self._found.add(text)
+            known.add(text)
+            return ("cut", None) if isinstance(node, Cut) else ("ok", node)
+
+        return read_key
+
     def _read_plain(self, decoded: Decoded, refs: Sequence[Ref | None]) -> tuple[Any, ...]:
         """values() of paths of one decoded blob (None for a ref None): page_column's reads."""
         out: list[Any] = []
@@ -435,10 +458,10 @@ class Evaluator:
         if len(refs) == 1:
             (ref,) = refs
             assert isinstance(ref, Path)
-            read = self.read
+            read = self.reader(ref)
 
             def one(blob: Decoded) -> tuple[Any, ...]:
-                state, value = read(blob, ref)
+                state, value = read(blob)
                 return (None if state != "ok" or value is MISSING else _plain(value),)
 
             return one
@@ -478,7 +501,7 @@ class Evaluator:
         ref = pred.ref
         assert isinstance(ref, Path)
         needles = self.needles.get(pred)
-        text, known, read = ref.text, self._known, self.read
+        text, known, read = ref.text, self._known, self.reader(ref)
         cannot: Callable[[str, tuple[bool, tuple[str, ...]]], bool] = cannot_hold
         if needles is not None and needles[0] and len(needles[1]) == 1:
             (needle,) = needles[1]
@@ -494,7 +517,7 @@ class Evaluator:
             if (needles is not None and decoded._tree is _UNREAD and text in known
                     and cannot(decoded.stored_text or "", needles)):
                 return False
-            state, value = read(decoded, ref)
+            state, value = read(decoded)
             return state == "ok" and holds(value)
 
         return test
