@@ -2,7 +2,7 @@
 nowhere, in the same run on the same server; and the peak memory of the export as the table grows.
 
     .venv/bin/python bench/export.py --host 127.0.0.1 --port 9042 [--rows 400000]
-        [--memory 100000 400000 1000000] [--repeat 3] [--workers 2]
+        [--memory 100000 400000 1000000] [--repeat 3] [--workers 2] [--before OTHER/.venv/bin/cqlsh-ext]
 
 Tables of the order documents of tools/orders.py (keyspace bench_export, one partition per 10
 rows), loaded once per size. Per run, whole processes (start-up, connection, scan):
@@ -14,7 +14,8 @@ rows), loaded once per size. Per run, whole processes (start-up, connection, sca
           WHERE data."order-id" IS NOT NULL ALLOW FILTERING CONFIRM) TO 'x.parquet'.
 
 Prints rows/s of each and the ratio export / scan (the goal is at least 0.8), medians of --repeat
-interleaved runs with the same worker processes forced (CQLSH_EXT_SCAN_WORKERS: the server's size
+interleaved runs (with --before BIN, the same two by another cqlsh-ext, a checkout before a change,
+in the same rounds) with the same worker processes forced (CQLSH_EXT_SCAN_WORKERS: the server's size
 estimate of a new table lags); then the peak resident memory (largest process: the shell or a
 worker) of the export at each --memory size. The file is read back: its row count must be the
 truth, or the benchmark stops.
@@ -92,15 +93,15 @@ def load(session: Any, table: str, count: int) -> int:
     return truth
 
 
-def shell_args(args: argparse.Namespace, statement: str) -> list[str]:
-    return [CQLSH_EXT, args.host, str(args.port), "-u", args.user, "-p", args.password,
+def shell_args(args: argparse.Namespace, statement: str, binary: str = CQLSH_EXT) -> list[str]:
+    return [binary, args.host, str(args.port), "-u", args.user, "-p", args.password,
             "--request-timeout", "300", "-e", statement]
 
 
-def timed(args: argparse.Namespace, statement: str) -> tuple[float, str]:
+def timed(args: argparse.Namespace, statement: str, binary: str = CQLSH_EXT) -> tuple[float, str]:
     env = {**os.environ, "CQLSH_EXT_SCAN_WORKERS": args.workers}
     started = time.perf_counter()
-    out = subprocess.run(shell_args(args, statement), capture_output=True, text=True, check=True,
+    out = subprocess.run(shell_args(args, statement, binary), capture_output=True, text=True, check=True,
                          timeout=3600, env=env)
     return time.perf_counter() - started, out.stdout
 
@@ -123,21 +124,26 @@ def throughput(args: argparse.Namespace, session: Any, directory: Path) -> int:
     target = directory / "bench.parquet"
     counts = ", ".join(f"count({p.strip()})" for p in PATHS.split(","))
     scan = f"SELECT {counts} FROM {table} WHERE {WHERE} ALLOW FILTERING CONFIRM"
-    times: dict[str, list[float]] = {"scan": [], "export": []}
-    for _ in range(args.repeat):  # interleaved, so drift hits both alike
-        seconds, _out = timed(args, scan)
-        times["scan"].append(seconds)
-        seconds, out = timed(args, export_statement(table, target))
-        if written(target) != truth:
-            print(f"the export wrote {written(target)} rows, the truth is {truth}: {out}", file=sys.stderr)
-            return 1
-        times["export"].append(seconds)
-    base = statistics.median(times["scan"])
+    binaries = {"": CQLSH_EXT, **({"before ": args.before} if args.before else {})}
+    times: dict[str, list[float]] = {f"{side}{what}": [] for side in binaries for what in ("scan", "export")}
+    for _ in range(args.repeat):  # interleaved, so drift hits every side alike
+        for side, binary in binaries.items():
+            seconds, _out = timed(args, scan, binary)
+            times[f"{side}scan"].append(seconds)
+            seconds, out = timed(args, export_statement(table, target), binary)
+            if written(target) != truth:
+                print(f"the export wrote {written(target)} rows, the truth is {truth}: {out}",
+                      file=sys.stderr)
+                return 1
+            times[f"{side}export"].append(seconds)
     print(f"{count:,} rows, {truth:,} exported ({args.workers} worker processes):")
-    for name, runs in times.items():
-        median = statistics.median(runs)
-        print(f"  {name:<7} {median:7.2f} s  {count / median:9,.0f} rows/s  ratio {base / median:.2f}"
-              f"  (runs: {', '.join(f'{t:.2f}' for t in runs)})")
+    for side in binaries:
+        base = statistics.median(times[f"{side}scan"])
+        for what in ("scan", "export"):
+            runs = times[f"{side}{what}"]
+            median = statistics.median(runs)
+            print(f"  {side + what:<14} {median:7.2f} s  {count / median:9,.0f} rows/s  "
+                  f"ratio {base / median:.2f}  (runs: {', '.join(f'{t:.2f}' for t in runs)})")
     return 0
 
 
@@ -165,6 +171,8 @@ def main() -> int:
     parser.add_argument("--memory", type=int, nargs="*", default=[100_000, 400_000, 1_000_000])
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--workers", default=str(os.cpu_count() or 1), help="worker processes to force")
+    parser.add_argument("--before", help="another cqlsh-ext binary to measure alongside (a checkout "
+                                         "before a change)")
     args = parser.parse_args()
     cluster, session = connect(args)
     try:

@@ -85,6 +85,9 @@ def is_plain(value: Any, nodes: int) -> bool:
     of more than `nodes` nodes counted as walked (a decoded tree is within the budget's nodes; a
     graph of shared parts, from a format's back-references, is not) is not: machine_value
     meters it."""
+    kind = type(value)
+    if kind is str or value is None or kind is bool:  # most values: told without the walk
+        return True
     left = nodes
 
     def plain(value: Any, depth: int) -> bool:

@@ -258,6 +258,19 @@ def compare(value: Any, op: str, literal: Literal) -> bool:
     return bool(value >= literal)
 
 
+def _nothing(row: Sequence[Any], blob: Decoded) -> None:
+    return None
+
+
+def _item(row: Sequence[Any], blob: Decoded, at: int) -> Any:
+    return row[at]
+
+
+def _read_or_none(row: Sequence[Any], blob: Decoded, read: Callable[[Decoded], tuple[str, Any]]) -> Any:
+    state, value = read(blob)
+    return None if state != "ok" or value is MISSING else value
+
+
 def _all_of(tests: list[Callable[[Decoded], bool]]) -> Callable[[Decoded], bool]:
     """Whether a decoded blob meets every test, as one function (a page calls it per value)."""
     if not tests:
@@ -467,6 +480,19 @@ class Evaluator:
             return one
         return lambda blob: self._read_plain(blob, refs)
 
+    def _getters(self, names: Sequence[str]) -> list[Callable[[Sequence[Any], Decoded], Any]]:
+        """values(row, self.outputs, {page column: its decoded blob}, plain=False) as one function
+        per output of (the row as `names` lists it, the decoded blob): evaluate_page's rows."""
+        getters: list[Callable[[Sequence[Any], Decoded], Any]] = []
+        for ref in self.outputs:
+            if ref is None or (isinstance(ref, Column) and ref.name not in names):  # missing
+                getters.append(_nothing)
+            elif isinstance(ref, Column):
+                getters.append(partial(_item, at=list(names).index(ref.name)))
+            else:
+                getters.append(partial(_read_or_none, read=self.reader(ref)))
+        return getters
+
     def value(self, row: Mapping[str, Any], ref: Ref, cache: Cache) -> tuple[str, Any]:
         """('ok', the value or MISSING), ('undecodable', None) or ('cut', None)."""
         if isinstance(ref, Column):
@@ -575,11 +601,8 @@ class Evaluator:
             key, inputs = self._reader(self.plan.group_by), self._reader(self.agg_refs)
             found = [(k, RowResult(True, (), 0, 0, key(decoded[k]), inputs(decoded[k]))) for k in hits]
         else:
-            outputs = self.outputs
-            for k in hits:
-                values = self.values(dict(zip(names, rows[k], strict=True)), outputs,
-                                     {(column, None): decoded[k]}, plain=False)
-                found.append((k, RowResult(True, values)))
+            getters = self._getters(names)
+            found = [(k, RowResult(True, tuple([get(rows[k], decoded[k]) for get in getters]))) for k in hits]
         states = [blob.state for blob in decoded]
         return found, states.count("undecodable"), states.count("cut")
 
