@@ -1,0 +1,165 @@
+"""Instructions per value of the query evaluator, counted by valgrind (callgrind): a figure that
+does not move with the machine's load, for steering work on the value engine where wall times
+spread by a quarter from run to run.
+
+    .venv/bin/python bench/engine_instructions.py [--values 3000] [--statements filter group paths]
+                                                  [--encodings mixed json random ...]
+                                                  [--before OTHER_CHECKOUT]
+
+Per statement and encoding: `Evaluator.evaluate_page` over pages of tools/orders.py's order
+table (no server: the values as the driver hands them over), in a process run twice under
+callgrind, once with --values values and once with none; the difference over --values is the
+figure. "magic" is the magic-byte + orjson script's loop of bench/query_scan.py on the same
+values, the floor a user's script sets. With --before, the same count of another checkout
+(its cqlsh_ext first on sys.path) beside each figure. Needs valgrind on PATH.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+STATEMENTS = {
+    "filter": "SELECT ck FROM t WHERE data.status = 'FAILED' AND data.n > 900 ALLOW FILTERING",
+    "group": "SELECT data.status, count(*) FROM t GROUP BY data.status ALLOW FILTERING",
+    "paths": "SELECT ck, data.status, data.n, data.customer.name, data.items FROM t "
+             "WHERE data.\"order-id\" IS NOT NULL ALLOW FILTERING",
+}
+WARM = 600
+
+
+def measured(statement: str, encoding: str, count: int, made: int) -> None:
+    """The child: make `made` values (as many in both runs: making them is not counted), warm the
+    evaluator on WARM of them, then evaluate `count` more."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    from orders import ENCODINGS, rows
+
+    data = [r["data"] for r, _doc in rows(made)]
+    if encoding != "mixed":
+        data = data[ENCODINGS.index(encoding)::len(ENCODINGS)] * len(ENCODINGS)
+    warm, values = data[:WARM], data[WARM:WARM + count]
+    if statement == "magic":
+        run = _magic()
+        run(warm)
+        run(values)
+        return
+    from cqlsh_ext.query.evaluate import Evaluator, Settings
+    from cqlsh_ext.query.grammar import Schema, parse
+
+    schema = Schema({"pk": "text", "ck": "int", "data": "blob"}, ["pk"], {})
+    plan = parse(STATEMENTS[statement], schema)
+    assert plan is not None
+    evaluator = Evaluator(plan, Settings())
+    for page in (warm, values):
+        if page:
+            evaluator.evaluate_page(["ck", "data"], list(enumerate(page)))
+            evaluator.walked()
+
+
+def _magic() -> Callable[[list[bytes]], int]:
+    import zlib
+
+    import cbor2
+    import lz4.frame
+    import msgpack
+    import orjson
+    import snappy
+    import zstandard
+
+    zstd = zstandard.ZstdDecompressor()
+
+    def payload(data: bytes) -> Any:
+        if data[:1] == b"{":
+            return orjson.loads(data)
+        if 0x80 <= data[0] <= 0x8F:
+            return msgpack.unpackb(data)
+        if 0xA0 <= data[0] <= 0xBF:
+            return cbor2.loads(data)
+        return None
+
+    def document(value: bytes) -> Any:
+        try:
+            if value[:4] == b"\x28\xb5\x2f\xfd":
+                return payload(zstd.decompress(value))
+            if value[:4] == b"\x04\x22\x4d\x18":
+                return payload(lz4.frame.decompress(value))
+            if value[:2] == b"\x1f\x8b":
+                return payload(zlib.decompress(value, 31))
+            if value[:1] == b"{":
+                try:
+                    return orjson.loads(value)
+                except Exception:
+                    pass
+            return payload(snappy.decompress(value))
+        except Exception:
+            return None
+
+    def run(values: list[bytes]) -> int:
+        found = 0
+        for value in values:
+            doc = document(value)
+            doc = doc if isinstance(doc, dict) else None
+            n = doc.get("n") if doc else None
+            if doc and doc.get("status") == "FAILED" and isinstance(n, (int, float)) \
+                    and not isinstance(n, bool) and n > 900:
+                found += 1
+        return found
+
+    return run
+
+
+def instructions(checkout: Path, statement: str, encoding: str, count: int, made: int) -> int:
+    env = {**os.environ, "PYTHONPATH": str(checkout)}
+    command = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable, __file__,
+               "--child", statement, encoding, str(count), str(made)]
+    out = subprocess.run(command,
+                         capture_output=True, text=True, env=env, check=True)
+    found = re.search(r"Collected : (\d+)", out.stderr)
+    if found is None:
+        raise RuntimeError(f"no count from callgrind: {out.stderr[-500:]}")
+    return int(found.group(1))
+
+
+def per_value(checkout: Path, statement: str, encoding: str, count: int) -> float:
+    made = 6 * (WARM + count)  # enough for one encoding's share too
+    full = instructions(checkout, statement, encoding, count, made)
+    return (full - instructions(checkout, statement, encoding, 0, made)) / count
+
+
+def main() -> int:
+    if len(sys.argv) == 6 and sys.argv[1] == "--child":
+        measured(sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]))
+        return 0
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--values", type=int, default=3000)
+    parser.add_argument("--statements", nargs="+", default=["magic", *STATEMENTS],
+                        choices=["magic", *STATEMENTS])
+    parser.add_argument("--encodings", nargs="+", default=["mixed"])
+    parser.add_argument("--before", type=Path, help="another checkout to count beside this one")
+    args = parser.parse_args()
+    if shutil.which("valgrind") is None:
+        print("valgrind is not installed", file=sys.stderr)
+        return 1
+    print(f"instructions per value (callgrind, {args.values:,} values less none, after {WARM} to warm up)")
+    for statement in args.statements:
+        for encoding in args.encodings:
+            after = per_value(ROOT, statement, encoding, args.values)
+            line = f"  {statement:<7} {encoding:<13} {after:10,.0f}"
+            if args.before is not None and statement != "magic":
+                before = per_value(args.before.resolve(), statement, encoding, args.values)
+                line += f"   before {before:10,.0f}   after / before {after / before:.2f}"
+            print(line, flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
