@@ -55,6 +55,8 @@ CODEC_TRIAL: tuple[str, ...] = ranked(_CODECS_DECLARED, "trial")
 
 #: Default cumulative output cap per displayed value (all nested layers together).
 DEFAULT_CAP = 4 * 1024 * 1024
+#: Container.ruled_out reads at most this many first bytes of a value (and its length).
+RULED_OUT_HEADER = 16
 
 
 class DecodeError(Exception):
@@ -237,8 +239,10 @@ class Container:
     def ruled_out(self, data: bytes) -> bool:
         """Whether trial() certainly returns None on `data` (at any cap), told from its header
         without decoding: lets registry.decode_known pass over this signature-less format on the
-        way to a later one. False when unsure; True only where trial() would refuse the value by
-        the same test. Must never raise."""
+        way to a later one, and detection skip its trial. False when unsure; True only where
+        trial() would refuse the value by the same test. Reads nothing but the first
+        RULED_OUT_HEADER bytes and the length (the registry keeps the answer by those). Must never
+        raise."""
         return False
 
     def decode(self, data: bytes, cap: int) -> Decoded:

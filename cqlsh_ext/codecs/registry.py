@@ -22,7 +22,7 @@ from importlib import import_module
 
 from cqlsh_ext.common.declarations import read_declarations
 
-from .base import CODEC_NAMES, DEFAULT_CAP, Container, Decoded, DecodeError, Undecodable
+from .base import CODEC_NAMES, DEFAULT_CAP, RULED_OUT_HEADER, Container, Decoded, DecodeError, Undecodable
 
 __all__ = [
     "CODEC_NAMES",
@@ -195,8 +195,17 @@ def decode_auto(data: bytes, cap: int = DEFAULT_CAP) -> tuple[Container, Decoded
             res = fmt.trial(data, trial_cap)
             if res is not None:
                 return fmt, _clip(res, cap)
-    # A zero first byte is a big-endian length: its own order (trial_zero_priority).
-    for fmt in _AUTO_C_ZERO if data[0] == 0 else _AUTO_C:
+    # The signature-less trials. A value none of them takes leaves the list of those its header
+    # did not rule out, by header and length (_LIVE): the next such value (a column of stored text
+    # or records, whose values start alike) tries only those.
+    key = (data[:RULED_OUT_HEADER], n)
+    live = _LIVE.get(key)
+    tried: list[Container] = []
+    for fmt in live if live is not None else _AUTO_C_ZERO if data[0] == 0 else _AUTO_C:
+        if live is None:
+            if fmt.ruled_out(data):  # its trial would refuse it by this same test
+                continue
+            tried.append(fmt)
         try:
             res = fmt.trial(data, trial_cap)
         except Undecodable as e:
@@ -205,7 +214,19 @@ def decode_auto(data: bytes, cap: int = DEFAULT_CAP) -> tuple[Container, Decoded
             continue
         if res is not None:
             return fmt, _clip(res, cap)
+    if live is None:
+        if len(_LIVE) >= _LIVE_KEPT:
+            _LIVE.clear()
+        _LIVE[key] = tuple(tried)
     return None
+
+
+#: The signature-less formats a value's header did not rule out (Container.ruled_out, which reads
+#: the header and the length only), by (header, length), for values no trial took: a column of
+#: stored text or records has few distinct ones, random bytes many; kept to _LIVE_KEPT entries.
+#: A zero first byte is a big-endian length: its own order (trial_zero_priority).
+_LIVE: dict[tuple[bytes, int], tuple[Container, ...]] = {}
+_LIVE_KEPT = 4096
 
 
 def decode_known(fmt: Container, data: bytes, cap: int = DEFAULT_CAP) -> tuple[Container, Decoded] | None:

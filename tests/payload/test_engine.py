@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cqlsh_ext.codecs import registry
-from cqlsh_ext.codecs.base import DEFAULT_CAP
+from cqlsh_ext.codecs.base import DEFAULT_CAP, RULED_OUT_HEADER, DecodeError
 from cqlsh_ext.output.display import label_of
 from cqlsh_ext.payload.engine import ValueEngine
 from cqlsh_ext.payload.unwrap import BlobView, unwrap
@@ -188,6 +188,38 @@ def test_ruled_out_only_what_the_trial_refuses(data: bytes) -> None:
     for fmt in registry.detection_order()["trial"]:
         if fmt.ruled_out(data):
             assert fmt.trial(data, DEFAULT_CAP) is None, fmt
+
+
+@settings(max_examples=1000, deadline=None, derandomize=True)
+@given(st.one_of(st.binary(min_size=0, max_size=600), st.sampled_from(POOL)),
+       st.randoms(use_true_random=False))
+def test_ruled_out_reads_only_the_header_and_the_length(data: bytes, rnd: Any) -> None:
+    # Detection keeps each value's ruled-out formats by its header and length (registry.decode_auto):
+    # another value with the same header and length must get the same answer from every format.
+    other = data[:RULED_OUT_HEADER] + rnd.randbytes(max(0, len(data) - RULED_OUT_HEADER))
+    order = registry.detection_order()
+    for fmt in {*order["trial"], *order["trial_zero"]}:
+        assert fmt.ruled_out(data) == fmt.ruled_out(other), fmt
+
+
+def test_detection_with_kept_answers_is_detection_without(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The producers' values, then the same again (kept answers taken), against detection with
+    # nothing kept: the same container and the same bytes, or the same error.
+    def detected(data: bytes) -> Any:
+        try:
+            found = registry.decode_auto(data)
+        except DecodeError as err:
+            return "error", str(err)
+        return None if found is None else (found[0].label, found[1])
+
+    values = [v for v in POOL if len(v) >= registry.MIN_AUTO_LENGTH]
+    kept = [detected(v) for v in values] + [detected(v) for v in values]
+    fresh = []
+    for value in values * 2:
+        monkeypatch.setattr(registry, "_LIVE", {})
+        fresh.append(detected(value))
+    assert kept == fresh
+    assert any(k is None for k in kept) and any(k is not None for k in kept)
 
 
 def query_reading(view: BlobView) -> tuple[str, Any]:
