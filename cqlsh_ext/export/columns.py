@@ -86,8 +86,12 @@ def is_plain(value: Any, nodes: int) -> bool:
     graph of shared parts, from a format's back-references, is not) is not: machine_value
     meters it."""
     kind = type(value)
-    if kind is str or value is None or kind is bool:  # most values: told without the walk
+    if kind is str or value is None or kind is bool:  # scalars, most values: told without the walk
         return True
+    if kind is int:
+        return value.bit_length() <= 14_000
+    if kind is float:
+        return bool(value - value == 0)  # finite
     left = nodes
 
     def plain(value: Any, depth: int) -> bool:
