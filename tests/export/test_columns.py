@@ -20,7 +20,8 @@ def test_a_parsed_record_is_plain_and_tags_bytes_and_infinities_are_not():
     # A path's value is often a scalar itself: the same rules at the top.
     assert is_plain(7, budget.nodes) and is_plain(2.5, budget.nodes) and is_plain("x", budget.nodes)
     assert not is_plain(float("inf"), budget.nodes) and not is_plain(float("nan"), budget.nodes)
-    assert is_plain(10**4000, budget.nodes) and not is_plain(10**5000, budget.nodes)  # under and past Python's 4,300-digit text limit
+    # Under and past the 4,300 digits Python writes an integer in:
+    assert is_plain(10**4000, budget.nodes) and not is_plain(10**5000, budget.nodes)
 
 
 def test_a_record_of_shared_parts_is_not_plain_so_the_budget_meters_it():
