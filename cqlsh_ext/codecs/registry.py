@@ -197,7 +197,8 @@ def decode_auto(data: bytes, cap: int = DEFAULT_CAP) -> tuple[Container, Decoded
                 return fmt, _clip(res, cap)
     # The signature-less trials. A value none of them takes leaves the list of those its header
     # did not rule out, by header and length (_LIVE): the next such value (a column of stored text
-    # or records, whose values start alike) tries only those.
+    # or records, whose values start alike) tries only those. A zero first byte is a big-endian
+    # length: its own order (trial_zero_priority).
     key = (data[:RULED_OUT_HEADER], n)
     live = _LIVE.get(key)
     tried: list[Container] = []
@@ -224,7 +225,6 @@ def decode_auto(data: bytes, cap: int = DEFAULT_CAP) -> tuple[Container, Decoded
 #: The signature-less formats a value's header did not rule out (Container.ruled_out, which reads
 #: the header and the length only), by (header, length), for values no trial took: a column of
 #: stored text or records has few distinct ones, random bytes many; kept to _LIVE_KEPT entries.
-#: A zero first byte is a big-endian length: its own order (trial_zero_priority).
 _LIVE: dict[tuple[bytes, int], tuple[Container, ...]] = {}
 _LIVE_KEPT = 4096
 

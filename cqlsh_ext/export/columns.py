@@ -76,7 +76,15 @@ def roles(types: Sequence[Any]) -> list[str]:
     return [PATH if t is None else BLOB if is_blob(t) else CQL for t in types]
 
 
-_SCALARS = (str, int, bool)
+def _plain_scalar(value: Any, kind: type) -> bool:
+    """is_plain() of a value that is no list or dict."""
+    if value is None or kind is str or kind is bool:
+        return True
+    if kind is int:
+        return bool(value.bit_length() <= 14_000)
+    if kind is float:
+        return bool(value - value == 0)  # finite
+    return False
 
 
 def is_plain(value: Any, nodes: int) -> bool:
@@ -86,29 +94,21 @@ def is_plain(value: Any, nodes: int) -> bool:
     graph of shared parts, from a format's back-references, is not) is not: machine_value
     meters it."""
     kind = type(value)
-    if kind is str or value is None or kind is bool:  # scalars, most values: told without the walk
-        return True
-    if kind is int:
-        return value.bit_length() <= 14_000
-    if kind is float:
-        return bool(value - value == 0)  # finite
+    if kind is not list and kind is not dict:  # a scalar, most path values: no walk
+        return _plain_scalar(value, kind)
     left = nodes
 
     def plain(value: Any, depth: int) -> bool:
         nonlocal left
         left -= 1
         kind = type(value)
-        if value is None or kind in _SCALARS:
-            return kind is not int or value.bit_length() <= 14_000
-        if kind is float:
-            return value - value == 0  # finite
+        if kind is not list and kind is not dict:
+            return _plain_scalar(value, kind)
         if depth > 32 or left < 0:
             return False
         if kind is list:
             return all(plain(v, depth + 1) for v in value)
-        if kind is dict:
-            return all(type(k) is str and plain(v, depth + 1) for k, v in value.items())
-        return False
+        return all(type(k) is str and plain(v, depth + 1) for k, v in value.items())
 
     return plain(value, 0)
 

@@ -200,7 +200,6 @@ class _Record:
 _RANK = {bool: 1, str: 3}
 
 
-
 def sort_key(value: Any) -> tuple[Any, ...]:
     """A total order over the values a path gives: null first, then booleans, numbers, strings,
     then anything else by its text."""

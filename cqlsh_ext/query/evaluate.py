@@ -171,6 +171,8 @@ def cannot_hold(text: str, needles: tuple[bool, tuple[str, ...]]) -> bool:
     if "\\" in text:
         return False
     any_of, strings = needles
+    if len(strings) == 1:  # the common condition (= 'x'); either way it is that string's absence
+        return strings[0] not in text
     if any_of:
         return not any(s in text for s in strings)
     return not all(s in text for s in strings)
@@ -266,9 +268,14 @@ def _item(row: Sequence[Any], blob: Decoded, at: int) -> Any:
     return row[at]
 
 
-def _read_or_none(row: Sequence[Any], blob: Decoded, read: Callable[[Decoded], tuple[str, Any]]) -> Any:
-    state, value = read(blob)
+def _or_none(read: tuple[str, Any]) -> Any:
+    """A read's value (read(), value()): None when it is missing, undecodable or cut."""
+    state, value = read
     return None if state != "ok" or value is MISSING else value
+
+
+def _read_or_none(row: Sequence[Any], blob: Decoded, read: Callable[[Decoded], tuple[str, Any]]) -> Any:
+    return _or_none(read(blob))
 
 
 def _all_of(tests: list[Callable[[Decoded], bool]]) -> Callable[[Decoded], bool]:
@@ -452,33 +459,18 @@ class Evaluator:
 
         return read_key
 
-    def _read_plain(self, decoded: Decoded, refs: Sequence[Ref | None]) -> tuple[Any, ...]:
-        """values() of paths of one decoded blob (None for a ref None): page_column's reads."""
-        out: list[Any] = []
-        for ref in refs:
-            if not isinstance(ref, Path):
-                out.append(None)
-                continue
-            state, value = self.read(decoded, ref)
-            out.append(None if state != "ok" or value is MISSING else _plain(value))
-        return tuple(out)
-
     def _reader(self, refs: Sequence[Ref | None]) -> Callable[[Decoded], tuple[Any, ...]]:
-        """_read_plain(blob, refs) as one function of the blob (a page calls it per value)."""
+        """The plain values at `refs` (paths of the page column; None for any other ref) of a
+        decoded blob, as one function of the blob (a page calls it per value)."""
         if not any(isinstance(ref, Path) for ref in refs):  # count(*) and the like
             nothing = (None,) * len(refs)
             return lambda blob: nothing
-        if len(refs) == 1:
-            (ref,) = refs
-            assert isinstance(ref, Path)
-            read = self.reader(ref)
-
-            def one(blob: Decoded) -> tuple[Any, ...]:
-                state, value = read(blob)
-                return (None if state != "ok" or value is MISSING else _plain(value),)
-
-            return one
-        return lambda blob: self._read_plain(blob, refs)
+        reads = [self.reader(ref) if isinstance(ref, Path) else None for ref in refs]
+        if len(reads) == 1:
+            (read,) = reads
+            assert read is not None
+            return lambda blob: (_plain(_or_none(read(blob))),)
+        return lambda blob: tuple(None if read is None else _plain(_or_none(read(blob))) for read in reads)
 
     def _getters(self, names: Sequence[str]) -> list[Callable[[Sequence[Any], Decoded], Any]]:
         """values(row, self.outputs, {page column: its decoded blob}, plain=False) as one function
@@ -528,10 +520,6 @@ class Evaluator:
         assert isinstance(ref, Path)
         needles = self.needles.get(pred)
         text, known, read = ref.text, self._known, self.reader(ref)
-        cannot: Callable[[str, tuple[bool, tuple[str, ...]]], bool] = cannot_hold
-        if needles is not None and needles[0] and len(needles[1]) == 1:
-            (needle,) = needles[1]
-            cannot = lambda text, _needles: "\\" not in text and needle not in text  # noqa: E731
         holds = _holds(pred, self.likes.get(pred))
 
         def test(decoded: Decoded) -> bool:
@@ -541,7 +529,7 @@ class Evaluator:
             # some value had: a value read notes a path it lacks, and a path no value had is
             # reported.
             if (needles is not None and decoded._tree is _UNREAD and text in known
-                    and cannot(decoded.stored_text or "", needles)):
+                    and cannot_hold(decoded.stored_text or "", needles)):
                 return False
             state, value = read(decoded)
             return state == "ok" and holds(value)
@@ -614,7 +602,6 @@ class Evaluator:
             if ref is None:
                 out.append(None)
                 continue
-            state, value = self.value(row, ref, cache)
-            value = None if state != "ok" or value is MISSING else value
+            value = _or_none(self.value(row, ref, cache))
             out.append(_plain(value) if plain else value)
         return tuple(out)
