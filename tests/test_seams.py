@@ -236,3 +236,30 @@ def test_driver_resets_its_reactor_after_a_fork():
         except ImportError:
             continue
         assert "handle_fork()" in source and "os.getpid()" in source, module
+
+
+def test_the_driver_loads_without_numpy_and_numpy_stays_importable():
+    # The driver imports numpy only for NumpyProtocolHandler; cqlsh-ext starts without paying for
+    # it. In a fresh process: this test's own process may have numpy loaded already.
+    import importlib.util
+    from pathlib import Path
+
+    import cassandra
+
+    package = Path(cassandra.__file__).parent  # the modules are compiled: their sources beside them
+    source = (package / "cython_deps.py").read_text()
+    assert "import numpy" in source and "HAVE_NUMPY" in source
+    protocol = (package / "protocol.py").read_text()
+    assert protocol.count("HAVE_NUMPY") == 2 and "NumpyProtocolHandler = None" in protocol
+    code = (
+        "import sys; from cqlsh_ext.cqlsh import seams; seams.import_cqlshmain(None)\n"
+        "import cassandra.protocol as p\n"
+        "print('numpy loaded' if 'numpy' in sys.modules else 'no numpy', p.NumpyProtocolHandler)\n"
+        "import importlib.util\n"
+        "if importlib.util.find_spec('numpy') is not None:\n"
+        "    import numpy; print('numpy importable', numpy.__name__)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.splitlines()[0] == "no numpy None"
+    if importlib.util.find_spec("numpy") is not None:
+        assert out.splitlines()[1] == "numpy importable numpy"
