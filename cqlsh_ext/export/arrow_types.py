@@ -556,7 +556,8 @@ def _list_converter(kind: List, cql_json: Converter | None) -> Converter:
     def convert(value: Any) -> Any:
         if value is None:
             return None
-        if isinstance(value, (str, bytes, bytearray, Mapping)) or not hasattr(value, "__iter__"):
+        if type(value) is not list and (isinstance(value, (str, bytes, bytearray, Mapping))
+                                        or not hasattr(value, "__iter__")):
             raise Misfit
         out = [item(v) for v in value]
         if size is not None and len(out) != size:
@@ -573,7 +574,7 @@ def _struct_converter(kind: Struct, cql_json: Converter | None) -> Converter:
     def convert(value: Any) -> Any:
         if value is None:
             return None
-        if isinstance(value, Mapping):  # a decoded record, or a struct read back from Arrow
+        if type(value) is dict or isinstance(value, Mapping):  # a record, or a struct read back from Arrow
             if not known.issuperset(value):
                 raise Misfit
             return {name: conv(value.get(name)) for name, conv in pairs}

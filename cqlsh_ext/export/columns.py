@@ -106,9 +106,24 @@ def is_plain(value: Any, nodes: int) -> bool:
             return _plain_scalar(value, kind)
         if depth > 32 or left < 0:
             return False
+        depth += 1
+        # Loops, not all() over generators: this walk runs for every list or record a path gives.
+        # A string, null or boolean inside is counted without a call (plain() would say True).
         if kind is list:
-            return all(plain(v, depth + 1) for v in value)
-        return all(type(k) is str and plain(v, depth + 1) for k, v in value.items())
+            for item in value:
+                if type(item) is str or item is None or type(item) is bool:
+                    left -= 1
+                elif not plain(item, depth):
+                    return False
+            return True
+        for key, item in value.items():
+            if type(key) is not str:
+                return False
+            if type(item) is str or item is None or type(item) is bool:
+                left -= 1
+            elif not plain(item, depth):
+                return False
+        return True
 
     return plain(value, 0)
 
@@ -130,15 +145,19 @@ class Splitter:
         self.budget = Budget.for_cap(cap)
 
     def split(self, rows: Sequence[Sequence[Any]]) -> list[list[Any]]:
-        from cqlsh_ext.payload_select.result import machine_value
+        from cqlsh_ext.payload_select.result import SCALARS, machine_value
 
         out: list[list[Any]] = []
         budget = self.budget
+        as_they_are = frozenset((type(None), *SCALARS))  # exactly these types: no walk, no call
         for i, role in enumerate(self.roles):
             values = [row[i] for row in rows]
             if role == PATH:
-                # A value parsed from JSON is JSON-able as it is: only others are spelt.
-                out.append([v if is_plain(v, budget.nodes) else machine_value(v, budget) for v in values])
+                # A scalar (machine_value returns it as it is) and a value parsed from JSON are
+                # JSON-able as they are: only others are spelt.
+                nodes = budget.nodes
+                out.append([v if type(v) in as_they_are or is_plain(v, nodes) else machine_value(v, budget)
+                            for v in values])
             elif role == BLOB:
                 parts = [self.blob_parts(v, self.places[i]) for v in values]
                 out += [list(column) for column in zip(*parts, strict=True)] if parts else [[], [], [], []]

@@ -37,9 +37,13 @@ def table_cell(value: Any, budget: Budget) -> Any:
     return render(value, budget=budget)
 
 
+#: The scalars machine_value returns as they are (their subclasses too).
+SCALARS = (str, bool, int, float, Decimal)
+
+
 def machine_value(value: Any, budget: Budget) -> Any:
     """A path's value for JSON Lines and CSV: scalars as they are, records as JSON-able values."""
-    if value is None or isinstance(value, (str, bool, int, float, Decimal)):
+    if value is None or isinstance(value, SCALARS):
         return value
     from cqlsh_ext.payload.formats.tree import jsonable
 

@@ -6,6 +6,9 @@ from __future__ import annotations
 import pickle
 from typing import Any
 
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
 from cqlsh_ext.export.columns import is_plain
 from cqlsh_ext.payload.budget import Budget
 from cqlsh_ext.query.evaluate import Settings, decode
@@ -38,3 +41,58 @@ def test_a_record_of_shared_parts_is_not_plain_so_the_budget_meters_it():
 def test_a_tree_within_the_budget_s_nodes_is_plain():
     nodes = Budget.for_cap(4 << 20).nodes
     assert is_plain([{"i": i} for i in range(nodes // 3)], nodes)
+
+
+def _plain_by_definition(value: Any, nodes: int) -> bool:
+    """is_plain as first written: every node counted in document order, the budget checked at each
+    list and record, the scalar rules of JSON."""
+    left = nodes
+
+    def plain(value: Any, depth: int) -> bool:
+        nonlocal left
+        left -= 1
+        if type(value) is list or type(value) is dict:
+            if depth > 32 or left < 0:
+                return False
+            if type(value) is list:
+                return all(plain(v, depth + 1) for v in value)
+            return all(type(k) is str and plain(v, depth + 1) for k, v in value.items())
+        if value is None or type(value) in (str, bool):
+            return True
+        if type(value) is int:
+            return value.bit_length() <= 14_000
+        if type(value) is float:
+            return value - value == 0
+        return False
+
+    return plain(value, 0)
+
+
+_LEAVES = st.one_of(st.none(), st.booleans(), st.text(max_size=3), st.integers(), st.floats(),
+                    st.binary(max_size=2), st.just(5000).map(lambda digits: 10**digits),
+                    st.decimals(allow_nan=False))
+_TREES = st.recursive(_LEAVES, lambda inner: st.one_of(
+    st.lists(inner, max_size=4),
+    st.dictionaries(st.one_of(st.text(max_size=2), st.integers(0, 3)), inner, max_size=4)), max_leaves=40)
+
+
+@given(_TREES, st.integers(0, 12))
+@example({"a": "x", "b": []}, 2).via("a string counted before a list past the budget")
+@example(["x", None, True, [1]], 4).via("the same in a list")
+@settings(max_examples=400)
+def test_is_plain_is_its_definition_whatever_the_value_and_the_budget(value, nodes):
+    # The walk's loops count strings, nulls and booleans without a call: the same answer, also
+    # where the node budget runs out part way (small budgets) and at the depth limit.
+    assert is_plain(value, nodes) == _plain_by_definition(value, nodes)
+
+
+def test_the_depth_limit_is_the_definition_s():
+    deep: Any = "x"
+    for _ in range(40):
+        deep = [deep]
+    for depth in range(30, 40):
+        value: Any = "x"
+        for _ in range(depth):
+            value = {"k": value}
+        assert is_plain(value, 1000) == _plain_by_definition(value, 1000)
+    assert not is_plain(deep, 1000) and not _plain_by_definition(deep, 1000)

@@ -11,6 +11,7 @@ import math
 from pathlib import Path
 from typing import Any
 
+import hypothesis
 import msgpack
 import pytest
 from cassandra import cqltypes
@@ -128,3 +129,15 @@ def test_nan_and_the_infinities_are_named_in_one_place():
         code = "\n".join(line.split("#", 1)[0] for line in path.read_text().splitlines())
         for needle in ('"NaN"', "'NaN'", '"Infinity"', "isnan(", "isfinite(", "$base64", "b64encode"):
             assert needle not in code, f"{path.relative_to(root)}: {needle}: spell it with common/jsonenc.py"
+
+
+_ANY_CHARACTER = hypothesis.strategies.one_of(hypothesis.strategies.characters(),
+                                              hypothesis.strategies.characters(categories=["Cs"]))
+
+
+@hypothesis.given(hypothesis.strategies.text(_ANY_CHARACTER))
+def test_a_string_literal_is_what_json_dumps_writes(text):
+    # jsonenc.string calls the encoder's function directly: the same text, escapes and lone
+    # surrogates included, without an encoder built per call.
+    assert jsonenc.string(text) == json.dumps(text, ensure_ascii=False)
+    assert json.loads(jsonenc.string(text)) == text
