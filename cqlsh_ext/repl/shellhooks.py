@@ -183,7 +183,7 @@ class _FittedHelp(io.TextIOBase):
         if body in self.texts:
             import shutil
 
-            from cqlsh_ext.insight.report import fit
+            from cqlsh_ext.common.text import fit
 
             fitted = "\n".join(fit(body.split("\n"), shutil.get_terminal_size().columns))
             self.out.write(fitted + text[len(body):])
@@ -196,7 +196,7 @@ def print_key_help() -> None:
     """The key bindings, each description wrapped at words under its column (insight.report.fit)."""
     import shutil
 
-    from cqlsh_ext.insight.report import fit
+    from cqlsh_ext.common.text import fit
     from cqlsh_ext.repl.keybindings import KEY_HELP
 
     width = max(len(key) for key, _ in KEY_HELP)
