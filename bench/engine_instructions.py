@@ -51,13 +51,13 @@ def measured(statement: str, encoding: str, count: int, made: int) -> None:
         run(warm)
         run(values)
         return
-    from cqlsh_ext.query.evaluate import Evaluator, Settings
+    from cqlsh_ext.query.evaluate import Decoding, Evaluator
     from cqlsh_ext.query.grammar import Schema, parse
 
     schema = Schema({"pk": "text", "ck": "int", "data": "blob"}, ["pk"], {})
     plan = parse(STATEMENTS[statement], schema)
     assert plan is not None
-    evaluator = Evaluator(plan, Settings())
+    evaluator = Evaluator(plan, Decoding())
     for page in (warm, values):
         if page:
             evaluator.evaluate_page(["ck", "data"], list(enumerate(page)))

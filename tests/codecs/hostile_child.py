@@ -36,7 +36,7 @@ def main() -> None:
     from cqlsh_ext.insight import cli
     from cqlsh_ext.insight.advise import Sample
     from cqlsh_ext.insight.inspect import inspect_value
-    from cqlsh_ext.insight.measure import quick
+    from cqlsh_ext.payload.engine import ValueEngine
     from cqlsh_ext.payload.unwrap import unwrap
 
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
@@ -70,8 +70,8 @@ def main() -> None:
         return f"rc {rc}: " + out.getvalue().splitlines()[1].strip()
 
     def stats(value: bytes, mode: str) -> str:
-        a = quick(value, mode, cap, False)
-        b = quick(value, mode, cap, True)
+        a = ValueEngine(mode, cap).measure_page([value], False)[0]
+        b = ValueEngine(mode, cap).measure_page([value], True)[0]
         return f"{a[0]} {a[2]} / from headers {b[0]} {b[2]}: {a[4]}"
 
     def advise(value: bytes, mode: str) -> str:

@@ -289,7 +289,7 @@ def _inspect(data: bytes) -> None:
 
 def _advise(data: bytes) -> None:
     from cqlsh_ext.insight.advise import Sample
-    from cqlsh_ext.insight.measure import quick
+    from cqlsh_ext.payload.engine import ValueEngine
 
     sample = Sample(4, "auto", CAP)
     sample.add("c", data)
@@ -298,8 +298,8 @@ def _advise(data: bytes) -> None:
             if len(payload) > CAP:
                 raise Violation(f"ADVISE sample: a payload of {len(payload):,} bytes, cap {CAP:,}")
     # COMPRESSION STATS' per-value path, which ADVISE's scan shares.
-    status, _, size, exact, reason = quick(data, "auto", CAP, from_headers=True)
-    one_line("COMPRESSION quick", reason)
+    status, _, size, exact, reason = ValueEngine(cap=CAP).measure_page([data], from_headers=True)[0]
+    one_line("COMPRESSION STATS' measure", reason)
 
 
 # ------------------------------------------------------------------------------------ the list
@@ -355,7 +355,8 @@ def all_targets() -> dict[str, Target]:
         Target("output-csv", _csv_output, everything, "output.values CSV writer", mutate=_any_format),
         Target("inspect", _inspect, everything, "insight.inspect.inspect_value: text and JSON report",
                mutate=_any_format),
-        Target("advise", _advise, everything, "insight.advise.Sample.add and measure.quick per value",
+        Target("advise", _advise, everything,
+               "insight.advise.Sample.add and the engine's measure_page per value",
                mutate=_any_format),
     ]
     return {t.name: t for t in targets}
