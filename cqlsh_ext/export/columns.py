@@ -26,7 +26,7 @@ LABEL, KIND, NOTE, STORED = ":label", ":kind", ":note", ":stored"
 
 
 @dataclass(frozen=True)
-class Column:
+class ParquetColumn:
     name: str
     #: The kind it starts from (settled from the first row group where `inferred`).
     seed: Any
@@ -55,18 +55,18 @@ def is_blob(cqltype: Any) -> bool:
     return cqltype is not None and from_driver(cqltype).is_blob
 
 
-def columns(names: Sequence[str], types: Sequence[Any]) -> list[Column]:
-    out: list[Column] = []
+def columns(names: Sequence[str], types: Sequence[Any]) -> list[ParquetColumn]:
+    out: list[ParquetColumn] = []
     for name, cqltype in zip(names, types, strict=True):
         if cqltype is None:
-            out.append(Column(name, Null(), True))
+            out.append(ParquetColumn(name, Null(), True))
         elif is_blob(cqltype):
-            out += [Column(name, Null(), True), Column(name + LABEL, Leaf("string"), False),
-                    Column(name + KIND, Leaf("string"), False), Column(name + NOTE, Leaf("string"), False),
-                    Column(name + STORED, Leaf("binary"), False)]
+            out.append(ParquetColumn(name, Null(), True))
+            out += [ParquetColumn(name + suffix, Leaf(kind), False) for suffix, kind in
+                    ((LABEL, "string"), (KIND, "string"), (NOTE, "string"), (STORED, "binary"))]
         else:
             kind = cql_kind(cqltype)
-            out.append(Column(name, kind, _has_decimal(kind)))
+            out.append(ParquetColumn(name, kind, _has_decimal(kind)))
     return out
 
 

@@ -300,7 +300,7 @@ def _peeled(view: Any) -> tuple[str, str, bool, bytes]:
     return status, chain, exact, payload_of(view)
 
 
-class Sample:
+class AdviseSample:
     """The payloads ADVISE measures: the first `size` values per payload column, `max_bytes` in all.
 
     A blob value is decoded by the value engine (one per column) down to its payload; a text

@@ -33,6 +33,7 @@ from typing import Any
 from cqlsh_ext.codecs import registry
 from cqlsh_ext.codecs.base import DEFAULT_CAP, Container, DecodeError
 from cqlsh_ext.payload import budget
+from cqlsh_ext.payload.formats.tree import Cut
 from cqlsh_ext.payload.json_text import json_container
 from cqlsh_ext.payload.paths import CUT, MISSING, Steps, keys_of, read_path
 from cqlsh_ext.payload.unwrap import (
@@ -208,13 +209,40 @@ class ValueEngine:
         token = budget.enter(self.budget)
         try:
             one = self._content if self.mode == "auto" and self.spec is None else self._content_of_view
+            # One loop over the page with what it touches bound locally: this runs per value.
+            kinds, cuts, trees, texts = page.kinds, page.cut, page.trees, page.texts
+            columns, rejected, paths, want_text = page.columns, page.rejected, ask.paths, ask.text
+            rejecters = [(p, rejects) for p, rejects in enumerate(ask.needles) if rejects is not None]
+            known = ask.known
             for i, value in enumerate(values):
                 try:
                     kind, cut, found = one(value)
-                except Exception as err:  # the boundary of one value, as in unwrap
+                except Exception:  # the boundary of one value, as in unwrap: a format that failed
                     kind, cut, found = FAILED, False, None
-                    del err
-                _read(page, ask, i, kind, cut, found)
+                kinds.append(kind)
+                cuts.append(cut)
+                if want_text:
+                    texts.append(found if kind == TEXT else None)
+                if cut or (kind != TEXT and kind != RECORD):
+                    trees.append(None)
+                    for column in columns:
+                        column.append(None)
+                    continue
+                if kind == TEXT:
+                    if rejecters and any(p in known and rejects(found) for p, rejects in rejecters):
+                        rejected[i] = True  # a condition certainly fails: its JSON is not parsed
+                        trees.append(None)
+                        for column in columns:
+                            column.append(None)
+                        continue
+                    tree = json_container(found) if paths else None
+                    trees.append(tree)
+                    if paths:
+                        _read_paths(page, ask, tree, found)
+                else:
+                    trees.append(found)
+                    if paths:
+                        _read_paths(page, ask, found, None)
             return page
         finally:
             budget.leave(token)
@@ -368,36 +396,6 @@ def _record(data: bytes, otherwise: str) -> tuple[str, bool, Any]:
     return (otherwise, False, None) if found is None else (RECORD, False, found[1])
 
 
-def _read(page: Page, ask: Ask, i: int, kind: str, cut: bool, found: Any) -> None:
-    """One value's answer into the page: its kind, its text, its paths."""
-    page.kinds.append(kind)
-    page.cut.append(cut)
-    if ask.text:
-        page.texts.append(found if kind == TEXT else None)
-    if cut or (kind != TEXT and kind != RECORD):
-        page.trees.append(None)
-        for column in page.columns:
-            column.append(None)
-        return
-    if kind == TEXT:
-        needles = ask.needles
-        if any(needles):
-            known = ask.known
-            for p, rejects in enumerate(needles):
-                if rejects is not None and p in known and rejects(found):
-                    page.rejected[i] = True
-                    page.trees.append(None)
-                    for column in page.columns:
-                        column.append(None)
-                    return
-        tree = json_container(found) if ask.paths else None
-        page.trees.append(tree)
-        _read_paths(page, ask, tree, found)
-        return
-    page.trees.append(found)
-    _read_paths(page, ask, found, None)
-
-
 def _read_view(page: Page, ask: Ask, view: BlobView) -> None:
     """One value's answer from its full view (Ask.views)."""
     kind = view.kind
@@ -418,16 +416,21 @@ def _read_view(page: Page, ask: Ask, view: BlobView) -> None:
 def _read_paths(page: Page, ask: Ask, tree: Any, text: str | None) -> None:
     """The paths of one readable value (`text`: a TEXT value's text, for a path of no steps: the
     payload itself, its JSON or else its text)."""
-    found, missed, known = page.found, page.missed, ask.known
+    found, missed, known, columns = page.found, page.missed, ask.known, page.columns
     for p, steps in enumerate(ask.paths):
         if not steps:
-            page.columns[p].append(text if tree is None and text is not None else tree)
+            columns[p].append(text if tree is None and text is not None else tree)
             if not found[p]:
                 found[p] = True
                 known.add(p)
             continue
+        if len(steps) == 1 and type(tree) is dict and found[p]:
+            # The common path (one key into a record's map, a key some value had): a plain get.
+            value = tree.get(steps[0], MISSING)
+            columns[p].append(CUT if type(value) is Cut else value)
+            continue
         value, depth, parent = read_path(tree, steps)
-        page.columns[p].append(value)
+        columns[p].append(value)
         if value is MISSING:
             if not found[p]:  # a hint is only for a path no value had
                 _note_miss(missed, p, depth, steps[depth], keys_of(parent, MISS_KEYS))

@@ -194,7 +194,10 @@ class BlobView:
             return JSON_READING if self.tree is not None else TEXT_READING
         if kind == RECORD:
             readings = [layer.label for layer in self.layers if layer.reading]
-            return readings[-1] if readings else self.payload_format
+            if readings:
+                return readings[-1]
+            # A serialization stream's object: the stream is its reading, a layer of the chain.
+            return None if self.stream_format is not None else self.payload_format
         if kind == BINARY:
             return None if self.object_class is not None else BINARY_READING
         return None
@@ -258,6 +261,12 @@ class BlobView:
         self.layers.append(layer)
         if layer.truncated and self.truncated_layer is None:
             self.truncated_layer = layer
+
+    def __reduce__(self) -> tuple[type[bytes], tuple[bytes]]:
+        """A view crosses a process boundary (worker processes, Spark tasks) as its stored bytes,
+        decoded again where it lands: pickling the view costs more than decoding it (its tree is
+        many objects; measured in docs/performance.md)."""
+        return bytes, (self.stored,)
 
     def __repr__(self) -> str:
         return (f"BlobView({self.kind}, {self.short_label or '-'}, stored={self.stored_size}, "

@@ -190,9 +190,7 @@ def _print(shell: Shell, plan: Plan, reading: Any, names: list[str], types: list
 
     from cqlsh_ext.payload.budget import Budget
     from cqlsh_ext.payload_select.result import AnswerResult, machine_value, table_cell
-    from cqlsh_ext.settings.output_formats import output_format
-
-    machine = output_format(shell.settings.display.output_format).machine
+    machine = shell.settings.display.output_format.machine
     budget = Budget.for_cap(shell.settings.display.cap)
     paths = {i for i, t in enumerate(types) if t is None}
     convert = machine_value if machine else table_cell

@@ -147,7 +147,7 @@ def collect(tree: Any, keys: dict[Prefix, set[str]]) -> None:
 
 
 @dataclass
-class Sample:
+class KeySample:
     """One column's keys: per place of the blob (None for the column itself, a map key or a UDT
     field), per path prefix. `rows` read, `undecodable` values skipped, `error` a failed read."""
 
@@ -158,7 +158,7 @@ class Sample:
 
 
 def sample_column(session: Any, keyspace: str, table: str, column: str, settings: Decoding,
-                  consistency_level: Any = None) -> Sample:
+                  consistency_level: Any = None) -> KeySample:
     """Read SAMPLE_ROWS values of `column` once (one page, SAMPLE_SECONDS at most) and collect
     their keys. Never raises for the server's or the values' sake: the error is kept instead."""
     from cqlsh_ext.payload.engine import ValueEngine
@@ -167,7 +167,7 @@ def sample_column(session: Any, keyspace: str, table: str, column: str, settings
     from cqlsh_ext.query.grammar import quote
     from cqlsh_ext.scanning.scan import error_text, one_page
 
-    sample = Sample()
+    sample = KeySample()
     if settings.mode == "none":  # -d none: decoding is off, paths are refused
         return sample
     query = f"SELECT {quote(column)} FROM {quote(keyspace)}.{quote(table)} LIMIT {SAMPLE_ROWS}"
@@ -219,9 +219,9 @@ class PayloadKeys:
 
     def __init__(self, shell: Shell) -> None:
         self.shell = shell
-        self.samples: dict[tuple[str, str, str], Sample] = {}
+        self.samples: dict[tuple[str, str, str], KeySample] = {}
         self._session: Any = None
-        #: Sample reads done: what the cache saves (bench/completion.py reports it).
+        #: KeySample reads done: what the cache saves (bench/completion.py reports it).
         self.reads = 0
 
     def candidates(self, text: str, cursor: int, read: bool = True) -> tuple[int, list[str]] | None:
@@ -250,7 +250,7 @@ class PayloadKeys:
 
         return len(at.partial), [spell_key(k) for k in keys]
 
-    def _read(self, keyspace: str, table: str, column: str) -> Sample:
+    def _read(self, keyspace: str, table: str, column: str) -> KeySample:
         from cqlsh_ext.payload_select.command import settings_for
         from cqlsh_ext.payload_select.schema import schema_of, table_meta
 

@@ -180,8 +180,8 @@ class Answer:
         values = iter(result.values)
         out: list[Any] = []
         for item in self.plan.items:
-            if item.kind == "star":
-                out.extend(row.get(name) for name in self.star_columns)
+            if item.kind == "star":  # a blob the statement decoded already is given as its view
+                out.extend(result.views.get(name, row.get(name)) for name in self.star_columns)
             else:
                 out.append(next(values))
         return tuple(out)

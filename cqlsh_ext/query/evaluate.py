@@ -51,6 +51,9 @@ class RowResult:
     inputs: tuple[Any, ...] = ()
     #: With ORDER BY, when matched: the sort keys (plain values), read with the row's page.
     order: tuple[Any, ...] = ()
+    #: The views of the row's blob columns the statement decoded and the answer gives as they are
+    #: (a bare column, `*`): the display, JSON, CSV and Parquet read them instead of decoding again.
+    views: dict[str, BlobView] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -189,16 +192,35 @@ class _PlaceRead:
         self.ask = Ask()
 
 
+#: A row's value at a path when there is none to read: the blob is undecodable, cut or rejected.
+_NONE: Any = type("NoValue", (), {"__repr__": lambda self: "NONE", "__bool__": lambda self: False})()
+
+
 class _PlacePage:
-    """One place's values of a page, read: per row, its state and (for a read value) its index in
-    the engine's Page; None rows hold no bytes (null, or a value of another type)."""
+    """One place's values of a page, read: per row, its state, and where its value is in the
+    engine's Page (`at`: the index; -1 when there is nothing to read, -2 for a null blob)."""
 
-    __slots__ = ("at", "page", "states")
+    __slots__ = ("at", "blob_at", "page", "paths", "states", "_values")
 
-    def __init__(self, states: list[str], at: list[int | None], page: Page) -> None:
+    def __init__(self, states: list[str], at: list[int], blob_at: list[int], page: Page,
+                 paths: dict[str, int]) -> None:
         self.states = states
         self.at = at
+        #: Per row, its blob's index in the page whether it can be read or not (-1: no blob).
+        self.blob_at = blob_at
         self.page = page
+        self.paths = paths
+        self._values: dict[str, list[Any]] = {}
+
+    def values(self, path: str) -> list[Any]:
+        """Per row of the page, the value at `path`: the value, MISSING (also for a null blob),
+        CUT, or _NONE where the blob cannot be read. Made once per page and path."""
+        found = self._values.get(path)
+        if found is None:
+            column = self.page.columns[self.paths[path]]
+            found = self._values[path] = [column[i] if i >= 0 else MISSING if i == -2 else _NONE
+                                          for i in self.at]
+        return found
 
 
 class Evaluator:
@@ -255,6 +277,11 @@ class Evaluator:
                 if ref.text not in [p.text for p in paths[(ref.column, ref.access)]]:
                     paths[(ref.column, ref.access)].append(ref)
         texts = {p.ref.name for p in plan.predicates if isinstance(p.ref, Column)}
+        # A blob the answer gives as it is, and whose paths the statement reads: its views go to
+        # the answer (the display, JSON, CSV and Parquet read them), so it is decoded once.
+        shown = {ref.name for ref in self.outputs if isinstance(ref, Column)}
+        if any(item.kind == "star" for item in plan.items):
+            shown |= {column for column, access in paths if access is None}
         for place, refs_here in paths.items():
             read = at(place)
             read.paths = {ref.text: i for i, ref in enumerate(refs_here)}
@@ -263,12 +290,13 @@ class Evaluator:
                 found = next((self.needles[p] for p in plan.predicates if p.ref == ref and p in self.needles),
                              None)
                 needles.append(None if found is None else _rejects(found))
-            read.ask = Ask([ref.steps for ref in refs_here], text=place[0] in texts and place[1] is None,
-                           needles=needles)
+            bare = place[1] is None
+            read.ask = Ask([ref.steps for ref in refs_here], text=place[0] in texts and bare,
+                           views=place[0] in shown and bare, needles=needles)
         for column in texts:  # LIKE on the bare column reads its text (and a record's tree)
             read = at((column, None))
             if not read.ask.text:
-                read.ask = Ask(read.ask.paths, text=True, needles=read.ask.needles)
+                read.ask = Ask(read.ask.paths, text=True, views=read.ask.views, needles=read.ask.needles)
         return places
 
     # ------------------------------------------------------------------ a page
@@ -280,10 +308,14 @@ class Evaluator:
         undecodable and cut over the page (once per blob per row)."""
         index = {name: i for i, name in enumerate(names)}
         read = {place: self._read_place(place_read, index, rows) for place, place_read in self.places.items()}
-        tests = [self._test(pred, read, index) for pred in self.plan.predicates]
         undecodable = sum(p.states.count(UNDECODABLE) for p in read.values())
         cut = sum(p.states.count(CUT_STATE) for p in read.values())
-        hits = [k for k in range(len(rows)) if all(test(k, rows[k]) for test in tests)]
+        # Conditions in turn, each on the rows the ones before kept (SQL's AND, short-circuited).
+        hits: list[int] = list(range(len(rows)))
+        for pred in self.plan.predicates:
+            if not hits:
+                break
+            hits = self._kept(pred, read, hits)
         found: list[tuple[int, RowResult]] = []
         if self.agg_refs:
             key = self._getters(self.plan.group_by, read, index, plain=True)
@@ -295,10 +327,12 @@ class Evaluator:
         else:
             outputs = self._getters(self.outputs, read, index, plain=False)
             order = self._getters([ref for ref, _ in self.plan.order_by], read, index, plain=True)
+            viewed = [(place[0], p) for place, p in read.items() if p.page.views]
             for k in hits:
                 row = rows[k]
+                views = {column: p.page.views[i] for column, p in viewed if (i := p.blob_at[k]) >= 0}
                 found.append((k, RowResult(True, tuple([get(k, row) for get in outputs]),
-                                           order=tuple([get(k, row) for get in order]))))
+                                           order=tuple([get(k, row) for get in order]), views=views)))
         self._note_paths(read)
         return found, undecodable, cut
 
@@ -319,74 +353,56 @@ class Evaluator:
         values = [MISSING] * len(rows) if at_column is None else [row[at_column] for row in rows]
         if access is not None:
             values = [_field(v, access) for v in values]
-        blobs: list[bytes] = []
-        at: list[int | None] = []
-        states: list[str] = []
-        for value in values:
-            if type(value) is bytes or isinstance(value, (bytes, bytearray, memoryview)):
-                at.append(len(blobs))
-                blobs.append(bytes(value))
-                states.append(OK)
-            else:  # null (or not there) reads as missing; a value of another type as undecodable
-                at.append(None)
-                states.append(OK if value is None or value is MISSING else UNDECODABLE)
-        page = place_read.engine.read_page(blobs, place_read.ask)
+        if all(type(v) is bytes for v in values):  # the driver's blobs: the common page
+            page = place_read.engine.read_page(values, place_read.ask)
+            at = list(range(len(values)))
+            states = [OK] * len(values)
+        else:
+            blobs: list[bytes] = []
+            at, states = [], []
+            for value in values:
+                if isinstance(value, (bytes, bytearray, memoryview)):
+                    at.append(len(blobs))
+                    blobs.append(bytes(value))
+                    states.append(OK)
+                elif value is None or value is MISSING:  # null (or not there) reads as missing
+                    at.append(-2)
+                    states.append(OK)
+                else:  # a value of another type
+                    at.append(-1)
+                    states.append(UNDECODABLE)
+            page = place_read.engine.read_page(blobs, place_read.ask)
+        kinds, cuts, rejected = page.kinds, page.cut, page.rejected
+        blob_at = [i if i >= 0 else -1 for i in at]
         for k, i in enumerate(at):
-            if i is not None:
-                if page.cut[i]:
-                    states[k] = CUT_STATE
-                elif page.kinds[i] != TEXT and page.kinds[i] != RECORD:
-                    states[k] = UNDECODABLE
-        return _PlacePage(states, at, page)
+            if i >= 0:
+                if cuts[i]:
+                    states[k], at[k] = CUT_STATE, -1
+                elif kinds[i] != TEXT and kinds[i] != RECORD:
+                    states[k], at[k] = UNDECODABLE, -1
+                elif rejected[i]:  # readable, but a condition certainly fails on it
+                    at[k] = -1
+        return _PlacePage(states, at, blob_at, page, place_read.paths)
 
-    def _value(self, ref: Path, read: Mapping[Place, _PlacePage]) -> Callable[[int], Any]:
-        """The value at a path in row k: MISSING (also for a null blob), CUT, or None when the value
-        cannot be read (undecodable, cut, rejected)."""
-        place_page = read[(ref.column, ref.access)]
-        states, at, page = place_page.states, place_page.at, place_page.page
-        column = page.columns[self.places[(ref.column, ref.access)].paths[ref.text]]
-
-        def value(k: int) -> Any:
-            i = at[k]
-            if i is None:
-                return MISSING if states[k] == OK else None
-            if states[k] != OK or page.rejected[i]:
-                return None
-            return column[i]
-
-        return value
-
-    def _test(self, pred: Predicate, read: Mapping[Place, _PlacePage],
-              index: Mapping[str, int]) -> Callable[[int, Sequence[Any]], bool]:
+    def _kept(self, pred: Predicate, read: Mapping[Place, _PlacePage], rows: list[int]) -> list[int]:
+        """The rows among `rows` whose values meet a condition."""
         ref = pred.ref
         if isinstance(ref, Column):  # a bare blob column: LIKE on the decoded text
             place_page = read[(ref.name, None)]
-            states, at, page = place_page.states, place_page.at, place_page.page
+            at, page = place_page.at, place_page.page
             fullmatch = self.likes[pred].fullmatch
 
-            def test_text(k: int, row: Sequence[Any]) -> bool:
-                i = at[k]
-                if i is None or states[k] != OK or page.rejected[i]:
-                    return False
+            def text_of(i: int) -> str | None:
                 text = page.texts[i]
                 if text is None and page.kinds[i] == RECORD:
                     text = render(page.trees[i])
-                return text is not None and fullmatch(text) is not None
+                return text
 
-            return test_text
-        place_page = read[(ref.column, ref.access)]
-        states, at, rejected = place_page.states, place_page.at, place_page.page.rejected
-        value = self._value(ref, read)
+            return [k for k in rows if (i := at[k]) >= 0 and (text := text_of(i)) is not None
+                    and fullmatch(text) is not None]
+        values = read[(ref.column, ref.access)].values(ref.text)
         holds = _holds(pred, self.likes.get(pred))
-
-        def test(k: int, row: Sequence[Any]) -> bool:
-            i = at[k]
-            if states[k] != OK or (i is not None and rejected[i]):
-                return False
-            found = value(k)
-            return found is not CUT and holds(found)
-
-        return test
+        return [k for k in rows if (v := values[k]) is not _NONE and v is not CUT and holds(v)]
 
     def _getters(self, refs: Sequence[Ref | None], read: Mapping[Place, _PlacePage],
                  index: Mapping[str, int], plain: bool) -> list[Callable[[int, Sequence[Any]], Any]]:
@@ -397,9 +413,13 @@ class Evaluator:
             if ref is None or (isinstance(ref, Column) and ref.name not in index):
                 getters.append(lambda k, row: None)
             elif isinstance(ref, Column):
-                getters.append(_item(index[ref.name]))
+                place_page = read.get((ref.name, None))
+                if place_page is not None and place_page.page.views and not plain:
+                    getters.append(_view_or_item(place_page, index[ref.name]))
+                else:
+                    getters.append(_item(index[ref.name]))
             else:
-                getters.append(_path_value(self._value(ref, read), plain))
+                getters.append(_path_value(read[(ref.column, ref.access)].values(ref.text), plain))
         return getters
 
     # ------------------------------------------------------------------ paths seen
@@ -426,10 +446,21 @@ def _item(at: int) -> Callable[[int, Sequence[Any]], Any]:
     return lambda k, row: row[at]
 
 
-def _path_value(value: Callable[[int], Any], plain: bool) -> Callable[[int, Sequence[Any]], Any]:
+def _view_or_item(place_page: _PlacePage, at: int) -> Callable[[int, Sequence[Any]], Any]:
+    """A blob column the answer gives: its view where the page decoded one, else the row's value."""
+    views, indexes = place_page.page.views, place_page.blob_at
+
     def get(k: int, row: Sequence[Any]) -> Any:
-        found = value(k)
-        if found is MISSING or found is CUT:
+        i = indexes[k]
+        return views[i] if i >= 0 else row[at]
+
+    return get
+
+
+def _path_value(values: list[Any], plain: bool) -> Callable[[int, Sequence[Any]], Any]:
+    def get(k: int, row: Sequence[Any]) -> Any:
+        found = values[k]
+        if found is MISSING or found is CUT or found is _NONE:
             return None
         return _plain(found) if plain else found
 

@@ -34,7 +34,7 @@ def main() -> None:
     from cqlsh_ext.codecs import registry
     from cqlsh_ext.codecs.base import DecodeError
     from cqlsh_ext.insight import cli
-    from cqlsh_ext.insight.advise import Sample
+    from cqlsh_ext.insight.advise import AdviseSample
     from cqlsh_ext.insight.inspect import inspect_value
     from cqlsh_ext.payload.engine import ValueEngine
     from cqlsh_ext.payload.unwrap import unwrap
@@ -75,7 +75,7 @@ def main() -> None:
         return f"{a[0]} {a[2]} / from headers {b[0]} {b[2]}: {a[4]}"
 
     def advise(value: bytes, mode: str) -> str:
-        sample = Sample(10, mode, cap)
+        sample = AdviseSample(10, mode, cap)
         sample.add("c", value)
         payloads, _stored, current, skipped = sample.columns["c"]
         return f"sampled {sum(map(len, payloads))} bytes {current} skipped {skipped}"

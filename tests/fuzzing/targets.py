@@ -29,6 +29,7 @@ from cqlsh_ext.codecs import registry
 from cqlsh_ext.codecs.base import CODEC_NAMES, DecodeError
 from cqlsh_ext.payload.formats import declarations as payload_declarations
 from cqlsh_ext.settings import DisplaySettings
+from cqlsh_ext.settings.output_formats import output_format
 
 CORPUS = Path(__file__).resolve().parent / "corpus"
 
@@ -219,7 +220,7 @@ def _json_output(data: bytes) -> None:
     from cqlsh_ext.output.values import JsonSpelling
 
     for raw in (False, True):
-        text = JsonSpelling(DisplaySettings(output_format="json", raw_blobs=raw)).value(data)
+        text = JsonSpelling(DisplaySettings(output_format=output_format("json"), raw_blobs=raw)).value(data)
         bounded("JSON output", text, CAP)
         try:
             json.loads(text)
@@ -232,7 +233,7 @@ def _json_output(data: bytes) -> None:
 def _csv_output(data: bytes) -> None:
     from cqlsh_ext.output.values import CsvSpelling
 
-    bounded("CSV output", CsvSpelling(DisplaySettings(output_format="csv")).value(data))
+    bounded("CSV output", CsvSpelling(DisplaySettings(output_format=output_format("csv"))).value(data))
 
 
 #: Column settings (DECODE, [cqlsh_ext.decode]) the display-spec target picks from with its input's
@@ -257,7 +258,7 @@ def _display_spec(data: bytes) -> None:
         settings = DisplaySettings(columns={"ks.t.c": spec})
         cell = BlobDisplay(settings, False, expanded)(value, plain, place=place)
         bounded(f"display ({spec}, {'EXPAND' if expanded else 'table'})", cell.strval)
-    settings = DisplaySettings(output_format="json", columns={"ks.t.c": spec})
+    settings = DisplaySettings(output_format=output_format("json"), columns={"ks.t.c": spec})
     text = bounded(f"JSON output ({spec})", JsonSpelling(settings).value(value, None, place))
     try:
         json.loads(text)
@@ -288,10 +289,10 @@ def _inspect(data: bytes) -> None:
 
 
 def _advise(data: bytes) -> None:
-    from cqlsh_ext.insight.advise import Sample
+    from cqlsh_ext.insight.advise import AdviseSample
     from cqlsh_ext.payload.engine import ValueEngine
 
-    sample = Sample(4, "auto", CAP)
+    sample = AdviseSample(4, "auto", CAP)
     sample.add("c", data)
     for payloads, _, _, _ in sample.columns.values():
         for payload in payloads:
@@ -356,7 +357,7 @@ def all_targets() -> dict[str, Target]:
         Target("inspect", _inspect, everything, "insight.inspect.inspect_value: text and JSON report",
                mutate=_any_format),
         Target("advise", _advise, everything,
-               "insight.advise.Sample.add and the engine's measure_page per value",
+               "insight.advise.AdviseSample.add and the engine's measure_page per value",
                mutate=_any_format),
     ]
     return {t.name: t for t in targets}

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from cqlsh_ext.codecs import registry
 from cqlsh_ext.insight import isolate
-from cqlsh_ext.insight.advise import Sample
+from cqlsh_ext.insight.advise import AdviseSample
 from cqlsh_ext.insight.inspect import inspect_value
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "codecs"))
@@ -48,7 +48,7 @@ def test_an_xz_dictionary_of_768_mib_is_refused_by_inspect_and_advise_not_reserv
     value = hostile_values.xz_with_dictionary(35)
     report = inspect_value(value, {"file": "v"}, "auto", 1 << 20)
     assert report.render()[1] == "  failed: stored 80 B (xz: out of memory (declared size too large?))"
-    sample = Sample(10, "auto", 1 << 20)
+    sample = AdviseSample(10, "auto", 1 << 20)
     sample.add("c", value)
     assert sample.columns["c"][3] == {"failed": 1}
     # the same stream with a 1 MiB dictionary decodes through the worker as it does in-process

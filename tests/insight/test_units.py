@@ -181,9 +181,9 @@ def test_report_text_wraps_evenly_under_its_text():
 def test_ctrl_c_while_measuring_keeps_what_was_measured():
     # KeyboardInterrupt is what Ctrl-C raises in the measuring loop (the terminal test in
     # tests/repl/test_progress.py presses it); here it comes with the third codec's step.
-    from cqlsh_ext.insight.advise import Advice, Sample
+    from cqlsh_ext.insight.advise import Advice, AdviseSample
 
-    sample = Sample(40, "auto", 1 << 20)
+    sample = AdviseSample(40, "auto", 1 << 20)
     for doc in documents(40, seed=3):
         sample.add("data", doc.encode())
         sample.add("other", doc.encode())

@@ -274,7 +274,7 @@ def test_cqlshrc_settings(tmp_path: Path):
     rc.write_text("[cqlsh_ext]\noutput_format = CSV\nraw_blobs = yes\nclassic = on\n"
                   "auto_vertical = false\npager = off\n")
     settings = load(None, str(rc)).display
-    assert (settings.output_format, settings.raw_blobs, settings.classic, settings.auto_vertical,
+    assert (settings.output_format.name, settings.raw_blobs, settings.classic, settings.auto_vertical,
             settings.pager) == ("csv", True, True, False, "")
     rc.write_text("[cqlsh_ext]\noutput_format = xml\n")
     with pytest.raises(SettingError, match="output format 'xml'"):
