@@ -212,8 +212,11 @@ class ValueEngine:
             # One loop over the page with what it touches bound locally: this runs per value.
             kinds, cuts, trees, texts = page.kinds, page.cut, page.trees, page.texts
             columns, rejected, paths, want_text = page.columns, page.rejected, ask.paths, ask.text
-            rejecters = [(p, rejects) for p, rejects in enumerate(ask.needles) if rejects is not None]
-            known = ask.known
+            # The needle tests of the paths some value had when the page began (a path a page finds
+            # first rejects from the next page on: rejecting is a saving, never an answer).
+            rejecters = [rejects for p, rejects in enumerate(ask.needles)
+                         if rejects is not None and p in ask.known]
+            one_rejecter = rejecters[0] if len(rejecters) == 1 else None
             for i, value in enumerate(values):
                 try:
                     kind, cut, found = one(value)
@@ -229,7 +232,8 @@ class ValueEngine:
                         column.append(None)
                     continue
                 if kind == TEXT:
-                    if rejecters and any(p in known and rejects(found) for p, rejects in rejecters):
+                    if (one_rejecter(found) if one_rejecter is not None
+                            else rejecters and any(rejects(found) for rejects in rejecters)):
                         rejected[i] = True  # a condition certainly fails: its JSON is not parsed
                         trees.append(None)
                         for column in columns:

@@ -175,8 +175,6 @@ def like_regex(pattern: str) -> re.Pattern[str]:
     return re.compile("".join(parts), re.DOTALL)
 
 
-#: A blob place's state in one row: read ("ok"), nothing a query can read, or cut by the budget.
-OK, UNDECODABLE, CUT_STATE = "ok", "undecodable", "cut"
 
 
 class _PlaceRead:
@@ -197,14 +195,16 @@ _NONE: Any = type("NoValue", (), {"__repr__": lambda self: "NONE", "__bool__": l
 
 
 class _PlacePage:
-    """One place's values of a page, read: per row, its state, and where its value is in the
-    engine's Page (`at`: the index; -1 when there is nothing to read, -2 for a null blob)."""
+    """One place's values of a page, read: per row, where its value is in the engine's Page (`at`:
+    the index; -1 when there is nothing to read, -2 for a null blob), and how many were
+    undecodable and cut."""
 
-    __slots__ = ("at", "blob_at", "page", "paths", "states", "_values")
+    __slots__ = ("at", "blob_at", "counts", "page", "paths", "_values")
 
-    def __init__(self, states: list[str], at: list[int], blob_at: list[int], page: Page,
+    def __init__(self, counts: tuple[int, int], at: list[int], blob_at: list[int], page: Page,
                  paths: dict[str, int]) -> None:
-        self.states = states
+        #: The page's values undecodable and cut at this place.
+        self.counts = counts
         self.at = at
         #: Per row, its blob's index in the page whether it can be read or not (-1: no blob).
         self.blob_at = blob_at
@@ -308,8 +308,8 @@ class Evaluator:
         undecodable and cut over the page (once per blob per row)."""
         index = {name: i for i, name in enumerate(names)}
         read = {place: self._read_place(place_read, index, rows) for place, place_read in self.places.items()}
-        undecodable = sum(p.states.count(UNDECODABLE) for p in read.values())
-        cut = sum(p.states.count(CUT_STATE) for p in read.values())
+        undecodable = sum(p.counts[0] for p in read.values())
+        cut = sum(p.counts[1] for p in read.values())
         # Conditions in turn, each on the rows the ones before kept (SQL's AND, short-circuited).
         hits: list[int] = list(range(len(rows)))
         for pred in self.plan.predicates:
@@ -355,34 +355,35 @@ class Evaluator:
             values = [_field(v, access) for v in values]
         if all(type(v) is bytes for v in values):  # the driver's blobs: the common page
             page = place_read.engine.read_page(values, place_read.ask)
-            at = list(range(len(values)))
-            states = [OK] * len(values)
+            blob_at = list(range(len(values)))
+            others = 0
         else:
             blobs: list[bytes] = []
-            at, states = [], []
+            blob_at, others = [], 0
             for value in values:
                 if isinstance(value, (bytes, bytearray, memoryview)):
-                    at.append(len(blobs))
+                    blob_at.append(len(blobs))
                     blobs.append(bytes(value))
-                    states.append(OK)
                 elif value is None or value is MISSING:  # null (or not there) reads as missing
-                    at.append(-2)
-                    states.append(OK)
-                else:  # a value of another type
-                    at.append(-1)
-                    states.append(UNDECODABLE)
+                    blob_at.append(-2)
+                else:  # a value of another type: undecodable
+                    blob_at.append(-1)
+                    others += 1
             page = place_read.engine.read_page(blobs, place_read.ask)
         kinds, cuts, rejected = page.kinds, page.cut, page.rejected
-        blob_at = [i if i >= 0 else -1 for i in at]
-        for k, i in enumerate(at):
-            if i >= 0:
-                if cuts[i]:
-                    states[k], at[k] = CUT_STATE, -1
-                elif kinds[i] != TEXT and kinds[i] != RECORD:
-                    states[k], at[k] = UNDECODABLE, -1
-                elif rejected[i]:  # readable, but a condition certainly fails on it
-                    at[k] = -1
-        return _PlacePage(states, at, blob_at, page, place_read.paths)
+        readable = kinds.count(TEXT) + kinds.count(RECORD)
+        cut = cuts.count(True)
+        if cut == 0 and readable == len(kinds) and not any(rejected):
+            at = blob_at  # every blob can be read: the common page
+        else:
+            at = [i if i < 0 or (not cuts[i] and not rejected[i]
+                                 and (kinds[i] == TEXT or kinds[i] == RECORD)) else -1
+                  for i in blob_at]
+            if cut:  # a cut value counts as cut, whatever its kind
+                readable -= sum(1 for k, c in zip(kinds, cuts, strict=True)
+                                if c and (k == TEXT or k == RECORD))
+        counts = (len(kinds) - readable - cut + others, cut)
+        return _PlacePage(counts, at, blob_at, page, place_read.paths)
 
     def _kept(self, pred: Predicate, read: Mapping[Place, _PlacePage], rows: list[int]) -> list[int]:
         """The rows among `rows` whose values meet a condition."""
