@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from cqlsh_ext.codecs import registry
 from cqlsh_ext.codecs.base import DEFAULT_CAP, Container
+from cqlsh_ext.codecs.capabilities import HeaderSized
 from cqlsh_ext.payload.unwrap import RAW, STREAM_STARTS, BlobView, Layer, failed, outer_layer, walk
 
 COMPRESSED, PLAIN, UNDECODABLE = "compressed", "not compressed", "not decodable"
@@ -60,10 +61,10 @@ def effective_mode(mode: str) -> str:
     return "auto" if mode in ("none", "off") else mode
 
 
-#: First byte -> (format, smallest stored size) for quick(from_headers=True): the formats that
-#: declare Container.header_sized_from, by the first byte of their magic.
+#: First byte -> (format, smallest stored size) for quick(from_headers=True): the formats with
+#: the HeaderSized capability (codecs.capabilities), by the first byte of their magic.
 _HEADER_SIZED = {fmt.magic[:1]: (fmt, fmt.header_sized_from) for fmt in registry.all_containers()
-                 if fmt.header_sized_from is not None}
+                 if isinstance(fmt, HeaderSized)}
 
 #: Decompressed bytes looked at behind a declared size: enough for every signature detect() knows.
 _PEEK = 64
@@ -79,7 +80,7 @@ def quick(value: bytes, mode: str = "auto", cap: int = DEFAULT_CAP,
     The common case (one layer, decoded whole, nothing recognisable inside) is answered here without
     building a Peeled; everything else is peel()'s, so both always agree. With `from_headers`, a
     value whose container declares a plausible size within the cap (a format declaring
-    Container.header_sized_from, from that stored size on) is not decompressed, only peeked at: its
+    HeaderSized.header_sized_from, from that stored size on) is not decompressed, only peeked at: its
     size is the declared one, its chain the outer container, and its reason FROM_HEADER, so the
     report can say how many values were measured that way. Never raises: whatever a decoder
     raises counts the value as undecodable.
@@ -94,16 +95,16 @@ def _quick(value: bytes, mode: str, cap: int, from_headers: bool) -> tuple[str, 
     if from_headers and mode == "auto":
         sized = _HEADER_SIZED.get(value[:1])
         if sized is not None and len(value) >= sized[1] and sized[0].matches(value):
-            fmt = sized[0]
-            size = fmt.declared_size(value)
+            sized_fmt = sized[0]
+            size = sized_fmt.declared_size(value)
             # Only when nothing recognisable is inside (a serialization stream, another container):
             # those take the full walk below, as they would without from_headers.
-            head = fmt.peek(value, _PEEK) if size is not None and size <= cap else None
+            head = sized_fmt.peek(value, _PEEK) if size is not None and size <= cap else None
             if (head is not None and not head.startswith(_STREAM_LEADS)
                     and not registry.signature_matches(head)):
-                label = _LABELS.get(id(fmt))
+                label = _LABELS.get(id(sized_fmt))
                 if label is None:
-                    label = _LABELS[id(fmt)] = fmt.label
+                    label = _LABELS[id(sized_fmt)] = sized_fmt.label
                 return COMPRESSED, label, size or 0, True, FROM_HEADER
     if mode == "auto" and len(value) >= registry.MIN_AUTO_LENGTH:
         # walk()'s own first step; the common case (one layer, decoded whole, nothing recognisable

@@ -27,6 +27,7 @@ from typing import Any
 
 from cqlsh_ext.codecs import registry
 from cqlsh_ext.codecs.base import CODEC_NAMES, DecodeError
+from cqlsh_ext.codecs.capabilities import Headers, HeaderSized
 from cqlsh_ext.payload.formats import declarations as payload_declarations
 from cqlsh_ext.settings import DisplaySettings
 
@@ -133,16 +134,20 @@ def _codec(codec: str) -> Callable[[bytes], None]:
 
 
 def _container(fmt: Any) -> Callable[[bytes], None]:
-    """Every method of one Container (container variant), as the registry and INSPECT call them."""
+    """Every method of one Container (container variant) that reads a stored value: the core's, and
+    those of the capabilities it has (codecs.capabilities), as the registry, STATS and INSPECT call
+    them."""
 
     def run(data: bytes) -> None:
         fmt.matches(data)  # documented: never raises
-        fmt.declared_size(data)  # never raises
-        fmt.peek(data, 64)  # None when it fails
-        try:
-            fmt.headers(data)
-        except DecodeError:
-            pass
+        if isinstance(fmt, HeaderSized):
+            fmt.declared_size(data)  # never raises
+            fmt.peek(data, 64)  # None when it fails
+        if isinstance(fmt, Headers):
+            try:
+                fmt.headers(data)
+            except DecodeError:
+                pass
         try:
             decoded = fmt.decode(data, CAP)
         except DecodeError as err:
