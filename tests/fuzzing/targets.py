@@ -27,7 +27,7 @@ from typing import Any
 
 from cqlsh_ext.codecs import registry
 from cqlsh_ext.codecs.base import CODEC_NAMES, DecodeError
-from cqlsh_ext.codecs.capabilities import Headers, HeaderSized
+from cqlsh_ext.codecs.capabilities import Checksums, Headers, HeaderSized
 from cqlsh_ext.payload.formats import declarations as payload_declarations
 from cqlsh_ext.settings import DisplaySettings
 
@@ -140,6 +140,8 @@ def _container(fmt: Any) -> Callable[[bytes], None]:
 
     def run(data: bytes) -> None:
         fmt.matches(data)  # documented: never raises
+        fmt.ruled_out(data)  # never raises
+        fmt.early(data)
         if isinstance(fmt, HeaderSized):
             fmt.declared_size(data)  # never raises
             fmt.peek(data, 64)  # None when it fails
@@ -148,12 +150,19 @@ def _container(fmt: Any) -> Callable[[bytes], None]:
                 fmt.headers(data)
             except DecodeError:
                 pass
+        error = None
         try:
             decoded = fmt.decode(data, CAP)
         except DecodeError as err:
-            one_line(f"{fmt.label}.decode", str(err))
+            decoded, error = None, str(err)
+            one_line(f"{fmt.label}.decode", error)
         else:
             _check_decoded(f"{fmt.label}.decode", decoded, CAP)
+        if isinstance(fmt, Checksums):
+            try:  # may raise on a value it cannot walk (insight.checksums says so): bounded is all
+                fmt.verify(data, decoded, CAP, error)
+            except Exception:
+                pass
         try:
             trial = fmt.trial(data, registry.TRIAL_MIN_CAP)
         except DecodeError:
