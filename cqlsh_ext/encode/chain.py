@@ -1,5 +1,5 @@
 """One encode() value: the payload written by its format's encoder, then the codecs from the inside
-out, each by the writer its module declares (codecs.base.Container.encode, payload.formats'
+out, each by the writer its module declares (a container's Writer, codecs.capabilities; payload.formats'
 PayloadFormat.encode), then decoded again by the display's own path (payload.unwrap.unwrap_spec)
 and compared with the input. A value that does not come back equal is refused (EncodeRefused).
 
@@ -107,11 +107,14 @@ def _json(spec: Spec, text: str) -> Any:
 def _compress(spec: Spec, i: int, data: bytes) -> bytes:
     from cqlsh_ext.codecs import registry
     from cqlsh_ext.codecs.base import Unwritable
+    from cqlsh_ext.codecs.capabilities import Writer, unwritable
 
     variant = spec.variants[i] if spec.variants else None
     fmt = registry.by_label(variant) if variant else registry.written_by(spec.codecs[i])
     if fmt is None:  # parse_spec checked the label
         raise EncodeRefused(f"no container {variant!r}")
+    if not isinstance(fmt, Writer):
+        raise EncodeRefused(f"{fmt.label}: {unwritable(fmt)}")
     try:
         return fmt.encode(data, spec.levels[i] if spec.levels else None)
     except Unwritable as err:

@@ -7,8 +7,8 @@ also checks the round trip) and then several timed passes over the whole sample;
 reported with the spread (max - min) / median, so the machine's noise is visible. Slow codecs get
 fewer passes (a time budget per codec), never fewer than one.
 
-The candidates are the compressors the codec modules declare (Container.compressors, in
-advise_priority order). A format with dictionaries (Container.dictionary_level) is also measured with
+The candidates are the compressors the codec modules declare (the Compressors capability, in
+advise_priority order). A format with dictionaries (the Dictionaries capability) is also measured with
 one, trained by two-fold cross-fitting: the dictionary that compresses a value was trained on the
 other half of the sample, never on the value itself.
 """

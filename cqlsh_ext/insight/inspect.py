@@ -1,9 +1,10 @@
 """INSPECT: what one stored value is made of, as a report (text or JSON).
 
 For each value: the nesting chain (<codec> > <stream> > String), per layer the container, its header
-fields (Container.headers), the checksums verified here (checksums.py), input and output sizes; then
-the payload's kind and a preview. A value that is not compressed, or cannot be decoded, says why;
-a recognised format that fails still shows its header fields and checksums.
+fields (the Headers capability, codecs.capabilities), the checksums verified here (checksums.py),
+input and output sizes; then the payload's kind and a preview. A value that is not compressed, or
+cannot be decoded, says why; a recognised format that fails still shows its header fields and
+checksums.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from cqlsh_ext.codecs._common import reason
 from cqlsh_ext.codecs.base import DEFAULT_CAP, Container, DecodeError
+from cqlsh_ext.codecs.capabilities import Headers
 from cqlsh_ext.insight import checksums, isolate, report
 from cqlsh_ext.insight.measure import COMPRESSED, UNDECODABLE, measured, ratio
 from cqlsh_ext.payload.names import BINARY_KINDS
@@ -214,7 +216,7 @@ def _failed_layer(fmt: Container, data: bytes, reason: str | None, cap: int) -> 
     headers = _headers(fmt, data, {})
     # A value that failed to decode may end anywhere: what sits where its trailer would be is
     # not a trailer. Show those bytes as such; a ratio computed from them is no fact at all.
-    for key in fmt.trailer_fields:
+    for key in fmt.trailer_fields if isinstance(fmt, Headers) else ():
         if key == "ratio":
             headers.pop(key, None)
         elif key in headers:
@@ -235,7 +237,7 @@ def _failed_layer(fmt: Container, data: bytes, reason: str | None, cap: int) -> 
 
 def _headers(fmt: Container, data: bytes, extra: dict[str, object]) -> dict[str, object]:
     try:
-        headers = dict(fmt.headers(data))
+        headers = dict(fmt.headers(data)) if isinstance(fmt, Headers) else {}
     except DecodeError as err:
         headers = {"error": f"header not readable: {err}"}
     except Exception as err:  # a header walk must never cost the report

@@ -34,9 +34,11 @@ def compressor_for(options: dict[str, str]) -> tuple[str, Callable[[bytes], int]
     if str(options.get("enabled", "true")).lower() == "false" or not options.get("class"):
         return "none", None
     name = options["class"].rsplit(".", 1)[-1]
-    from cqlsh_ext.codecs import registry  # the codec whose Container declares the class writes it
+    from cqlsh_ext.codecs import registry  # the format whose TableCompressor names the class writes it
+    from cqlsh_ext.codecs.capabilities import TableCompressor
 
-    fmt = next((fmt for fmt in registry.all_containers() if fmt.cassandra_class == name), None)
+    fmt = next((fmt for fmt in registry.all_containers()
+                if isinstance(fmt, TableCompressor) and fmt.cassandra_class == name), None)
     if fmt is None:
         return name, None
     compress = fmt.table_compressor(options)

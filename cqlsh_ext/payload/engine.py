@@ -32,6 +32,7 @@ from typing import Any
 
 from cqlsh_ext.codecs import registry
 from cqlsh_ext.codecs.base import DEFAULT_CAP, Container, DecodeError
+from cqlsh_ext.codecs.capabilities import HeaderSized
 from cqlsh_ext.payload import budget
 from cqlsh_ext.payload.formats.tree import Cut
 from cqlsh_ext.payload.json_text import json_container
@@ -288,7 +289,7 @@ class ValueEngine:
         or FAILED, the chain spelt, the payload's size, whether it is exact, the reason). The
         common case (one container, decoded whole, nothing recognisable inside) is answered
         without building a view. With `from_headers`, a value whose container declares a
-        plausible size within the cap (Container.header_sized_from) is only peeked at: its size
+        plausible size within the cap (HeaderSized.header_sized_from) is only peeked at: its size
         is the declared one and its reason FROM_HEADER. Never raises."""
         token = budget.enter(self.budget)
         try:
@@ -310,12 +311,12 @@ class ValueEngine:
             return measure(walk(value, "auto", cap))
         if from_headers:
             sized = _HEADER_SIZED.get(value[0])
-            if sized is not None and len(value) >= sized[1] and sized[0].matches(value):
-                fmt = sized[0]
-                size = fmt.declared_size(value)
+            if sized is not None and len(value) >= sized[2] and sized[0].matches(value):
+                fmt, header = sized[0], sized[1]
+                size = header.declared_size(value)
                 # Only when nothing recognisable is inside (a serialization stream, another
                 # container): those take the full walk below, as they would without from_headers.
-                head = fmt.peek(value, _PEEK) if size is not None and size <= cap else None
+                head = header.peek(value, _PEEK) if size is not None and size <= cap else None
                 if (head is not None and not head.startswith(_STREAM_LEADS)
                         and not registry.signature_matches(head)):
                     return COMPRESSED, _label(fmt), size or 0, True, FROM_HEADER
@@ -337,10 +338,12 @@ _FORMATS: Any = None
 #: The first bytes of the serialization streams the walk takes as a layer: measure() leaves a
 #: value holding one to the walk, like one holding another container.
 _STREAM_LEADS = tuple(magic[:1] for magic in STREAM_STARTS)
-#: First byte -> (format, smallest stored size) for measure_page(from_headers=True): the formats
-#: that declare Container.header_sized_from, by the first byte of their magic.
-_HEADER_SIZED = {fmt.magic[0]: (fmt, fmt.header_sized_from) for fmt in registry.all_containers()
-                 if fmt.header_sized_from is not None}
+#: First byte -> (format, the same as HeaderSized, smallest stored size) for measure_page's
+#: from_headers: the formats with the HeaderSized capability (codecs.capabilities), by the first
+#: byte of their magic.
+_HEADER_SIZED: dict[int, tuple[Container, HeaderSized, int]] = {
+    fmt.magic[0]: (fmt, fmt, fmt.header_sized_from)
+    for fmt in registry.all_containers() if isinstance(fmt, HeaderSized)}
 #: Decompressed bytes looked at behind a declared size: enough for every signature detect() knows.
 _PEEK = 64
 #: Container label per format object (Container.label is a property; measure runs once per value).

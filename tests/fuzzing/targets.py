@@ -27,6 +27,7 @@ from typing import Any
 
 from cqlsh_ext.codecs import registry
 from cqlsh_ext.codecs.base import CODEC_NAMES, DecodeError
+from cqlsh_ext.codecs.capabilities import Checksums, Headers, HeaderSized
 from cqlsh_ext.payload.formats import declarations as payload_declarations
 from cqlsh_ext.settings import DisplaySettings
 from cqlsh_ext.settings.output_formats import output_format
@@ -134,22 +135,35 @@ def _codec(codec: str) -> Callable[[bytes], None]:
 
 
 def _container(fmt: Any) -> Callable[[bytes], None]:
-    """Every method of one Container (container variant), as the registry and INSPECT call them."""
+    """Every method of one Container (container variant) that reads a stored value: the core's, and
+    those of the capabilities it has (codecs.capabilities), as the registry, STATS and INSPECT call
+    them."""
 
     def run(data: bytes) -> None:
         fmt.matches(data)  # documented: never raises
-        fmt.declared_size(data)  # never raises
-        fmt.peek(data, 64)  # None when it fails
-        try:
-            fmt.headers(data)
-        except DecodeError:
-            pass
+        fmt.ruled_out(data)  # never raises
+        fmt.early(data)
+        if isinstance(fmt, HeaderSized):
+            fmt.declared_size(data)  # never raises
+            fmt.peek(data, 64)  # None when it fails
+        if isinstance(fmt, Headers):
+            try:
+                fmt.headers(data)
+            except DecodeError:
+                pass
+        error = None
         try:
             decoded = fmt.decode(data, CAP)
         except DecodeError as err:
-            one_line(f"{fmt.label}.decode", str(err))
+            decoded, error = None, str(err)
+            one_line(f"{fmt.label}.decode", error)
         else:
             _check_decoded(f"{fmt.label}.decode", decoded, CAP)
+        if isinstance(fmt, Checksums):
+            try:  # may raise on a value it cannot walk (insight.checksums says so): bounded is all
+                fmt.verify(data, decoded, CAP, error)
+            except Exception:
+                pass
         try:
             trial = fmt.trial(data, registry.TRIAL_MIN_CAP)
         except DecodeError:
