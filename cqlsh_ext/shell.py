@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from cqlsh_ext import commands
 from cqlsh_ext.commands import decode, decompress
 from cqlsh_ext.common import gc_pause
+from cqlsh_ext.cql.lexer import Lexed
 from cqlsh_ext.cqlsh import seams
 from cqlsh_ext.encode import command as encode_statement
 from cqlsh_ext.encode import help as encode_help
@@ -98,23 +99,28 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
             gc_pause.resume()
 
     def handle_statement(self, tokens: Any, srcstr: str) -> Any:
+        # What our readers see of the statement: its text, lexed once when one first reads it
+        # (cqlsh_ext.cql.lexer.Lexed); each reader below takes its tokens.
+        statement = Lexed(seams.statement_text(tokens, srcstr) if tokens else "")
         written = None
         if encode_statement.wanted(tokens, srcstr):  # encode() values: cqlsh_ext.encode
-            written = encode_statement.rewrite(self, tokens, srcstr)
+            written = encode_statement.rewrite(self, tokens, srcstr, statement)
             if written is None:
                 return None  # refused in one line; nothing sent
-            tokens, srcstr = written.tokens, written.text
+            if written.tokens is not tokens:  # rewritten: the statement sent is the new one
+                tokens, srcstr = written.tokens, written.text
+                statement = Lexed(seams.statement_text(tokens, srcstr))
         try:
             # A SELECT reaching into payloads runs here (cqlsh_ext.payload_select); any other
             # statement goes to cqlsh as written.
             first = str(tokens[0][1]).lower() if tokens else ""
-            if first == "select" and payload_select.intercept(self, seams.statement_text(tokens, srcstr)):
+            if first == "select" and payload_select.intercept(self, statement):
                 return True
             if first == "copy":
                 # COPY (SELECT ...) TO 'file' is ours (cqlsh_ext.export), as is refusing a stock
                 # COPY TO a .parquet name; any other COPY is cqlsh's, paths in its columns refused.
-                text = seams.statement_text(tokens, srcstr)
-                if export_command.intercept(self, text) or payload_select.refuse_copy(self, text):
+                if export_command.intercept(self, statement) or \
+                        payload_select.refuse_copy(self, statement.text):
                     return True
             done = super().handle_statement(tokens, srcstr)
         except BrokenPipeError:

@@ -1,18 +1,19 @@
-"""Telling a payload query from any other statement before the full parse: the table a SELECT
-reads (its schema is then fetched) and whether the statement reaches into a payload at all."""
+"""Telling a payload query from any other statement before the full parse, from the statement's
+tokens (cql.lexer.Lexed, lexed once): the table a SELECT reads (its schema is then fetched) and,
+when it fails to parse, whether it reaches into a payload at all (then the error is ours to say)."""
 from __future__ import annotations
 
 from cqlsh_ext.cql.errors import QueryError
-from cqlsh_ext.cql.lexer import Token, tokenize
+from cqlsh_ext.cql.lexer import Lexed, Token, lexed
 from cqlsh_ext.cql.types import UDT
 from cqlsh_ext.query.grammar import Schema, map_of_blobs
 
 
-def table_of(text: str) -> tuple[str | None, str] | None:
+def table_of(statement: Lexed | str) -> tuple[str | None, str] | None:
     """([keyspace], table) a SELECT reads, found without a schema (the caller fetches the
-    schema for parse); None when `text` is not a SELECT ... FROM name."""
+    schema for parse); None when the statement is not a SELECT ... FROM name."""
     try:
-        tokens = tokenize(text)
+        tokens = lexed(statement).tokens
     except QueryError:
         return None
     if not tokens or tokens[0].kind != "word" or tokens[0].value.lower() != "select":
@@ -32,12 +33,12 @@ def table_of(text: str) -> tuple[str | None, str] | None:
     return None
 
 
-def names_payload(text: str, schema: Schema) -> bool:
-    """Whether `text` reaches into a payload (a blob column followed by `.`, `[` or LIKE, a map of
-    blobs' `['k']` or a UDT's blob field followed by a step): a statement that fails to parse
-    is ours to refuse only then; any other goes to cqlsh as written."""
+def names_payload(statement: Lexed | str, schema: Schema) -> bool:
+    """Whether the statement reaches into a payload (a blob column followed by `.`, `[` or LIKE, a
+    map of blobs' `['k']` or a UDT's blob field followed by a step): a statement that fails to
+    parse is ours to refuse only then; any other goes to cqlsh as written."""
     try:
-        tokens = tokenize(text)
+        tokens = lexed(statement).tokens
     except QueryError:
         return False
 
