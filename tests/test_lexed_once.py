@@ -1,7 +1,7 @@
 """A statement is lexed once (cqlsh_ext.cql.lexer): recognition, the payload-query parser, its
-error path, COPY (SELECT ...) TO's and encode()'s readers (and Spark's) share one pass. Run in the
-shell itself against the real server; each case checks what the user sees, then how often the
-statement was lexed."""
+error path, COPY (SELECT ...) TO's and encode()'s readers share one pass, and a SELECT without a
+payload path costs no schema and no parse. Run in the shell itself against the real server; each
+case checks what the user sees, then how often the statement was lexed."""
 
 from __future__ import annotations
 
@@ -110,6 +110,27 @@ def test_a_payload_select_refused_is_lexed_once(ext_shell, capsys, calls):
     assert err.endswith("payload query: AS is not supported in a payload query: "
                         "columns are named as written\n"), err
     assert calls.counts["lex"] == 1
+
+
+@pytest.mark.parametrize("statement, shown", [
+    ("SELECT pk, note FROM docs WHERE pk = 1;", "note 1"),
+    ("SELECT note, writetime(note) FROM docs WHERE pk = 1;", "note 1"),  # CQL the parser does not know
+    ("SELECT JSON pk, note FROM docs WHERE pk = 2;", '"note": "note 2"'),
+    ("SELECT count(*) FROM docs;", "2"),
+])
+def test_a_select_without_a_payload_path_costs_no_schema(ext_shell, capsys, calls, statement, shown):
+    out, err = run(ext_shell, capsys, calls, statement)
+    assert shown in out, (out, err)
+    assert calls.counts["lex"] <= 1
+    assert calls.counts["schema"] == 0
+    assert calls.counts["parse"] == 0
+
+
+def test_a_select_the_server_refuses_is_the_servers(ext_shell, capsys, calls):
+    """No payload path and no column the parser knows: what cqlsh says, no schema fetched."""
+    out, err = run(ext_shell, capsys, calls, "SELECT nothere FROM docs;")
+    assert "Undefined column name nothere" in err, err
+    assert calls.counts["schema"] == 0
 
 
 def test_copy_select_to_a_file_is_lexed_once(ext_shell, capsys, calls, tmp_path: Path):

@@ -1,8 +1,8 @@
 """The shell's entry for payload queries: `intercept(shell, statement)` runs a SELECT that reaches
 into a payload and returns True; for any other statement it returns False and cqlsh runs it as
 written (stock behaviour, byte for byte). The statement is lexed once (cql.lexer.Lexed): its
-tokens serve the recognition, the parse and the error path. Errors are one line; nothing is read
-then."""
+tokens serve the recognition, the parse and the error path; a SELECT that names no path costs
+no schema and no parse. Errors are one line; nothing is read then."""
 
 from __future__ import annotations
 
@@ -20,11 +20,11 @@ LABEL = "payload query"
 
 
 def intercept(shell: Shell, statement: Lexed) -> bool:
-    from cqlsh_ext.query.recognize import table_of
+    from cqlsh_ext.query.recognize import may_reach_payload, table_of
 
     target = table_of(statement)
-    if target is None:
-        return False
+    if target is None or not may_reach_payload(statement):
+        return False  # not a SELECT ... FROM, or no path in it: cqlsh's, no schema asked
     from cqlsh_ext.payload_select.schema import schema_of, table_meta
     from cqlsh_ext.query.grammar import parse
     from cqlsh_ext.query.recognize import names_payload

@@ -1,6 +1,7 @@
 """Telling a payload query from any other statement before the full parse, from the statement's
-tokens (cql.lexer.Lexed, lexed once): the table a SELECT reads (its schema is then fetched) and,
-when it fails to parse, whether it reaches into a payload at all (then the error is ours to say)."""
+tokens (cql.lexer.Lexed, lexed once): the table a SELECT reads, whether it may reach into a payload
+at all (no schema needed: a SELECT that cannot costs no schema and no parse), and, when it fails
+to parse, whether it does (then the error is ours to say)."""
 from __future__ import annotations
 
 from cqlsh_ext.cql.errors import QueryError
@@ -31,6 +32,24 @@ def table_of(statement: Lexed | str) -> tuple[str | None, str] | None:
                 return name(names[0]), name(names[2])
             return None, name(names[0])
     return None
+
+
+def may_reach_payload(statement: Lexed) -> bool:
+    """Whether a SELECT may reach into a payload, told without its table's schema: a name (not
+    the table after FROM) followed by `.`, `[` or LIKE. Every path and payload condition the
+    parser reads (query.grammar) and every one `names_payload` finds starts so; a SELECT with
+    none is cqlsh's whatever its columns are (tests/query/test_recognize.py)."""
+    tokens = statement.tokens
+    for i in range(len(tokens) - 1):
+        tok, follows = tokens[i], tokens[i + 1]
+        if tok.kind not in ("word", "qname") or (i and tokens[i - 1].kind == "word"
+                                                 and tokens[i - 1].value.lower() == "from"):
+            continue
+        if follows.kind == "punct" and follows.value in (".", "["):
+            return True
+        if follows.value.lower() == "like":  # of any kind, as names_payload reads it
+            return True
+    return False
 
 
 def names_payload(statement: Lexed | str, schema: Schema) -> bool:
