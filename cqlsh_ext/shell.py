@@ -50,6 +50,11 @@ cqlshmain = seams.import_cqlshmain(None)
 Stock = seams.stock_shell_class()
 
 
+def _statement(tokens: Any, srcstr: str) -> Lexed:
+    """The statement cqlsh's `tokens` are, as our readers take it: its text, not yet lexed."""
+    return Lexed(seams.statement_text(tokens, srcstr))
+
+
 def _major_minor(release: str) -> tuple[str, ...]:
     return tuple(release.split("-", 1)[0].split(".")[:2])
 
@@ -99,26 +104,24 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
             gc_pause.resume()
 
     def handle_statement(self, tokens: Any, srcstr: str) -> Any:
-        # What our readers see of the statement: its text, lexed once when one first reads it
-        # (cqlsh_ext.cql.lexer.Lexed); each reader below takes its tokens.
-        statement = Lexed(seams.statement_text(tokens, srcstr) if tokens else "")
+        # A statement one of ours reads is handed over as a Lexed (_statement): its text, lexed
+        # once when first read (cqlsh_ext.cql.lexer); every reader takes its tokens.
+        first = str(tokens[0][1]).lower() if tokens else ""
         written = None
         if encode_statement.wanted(tokens, srcstr):  # encode() values: cqlsh_ext.encode
-            written = encode_statement.rewrite(self, tokens, srcstr, statement)
+            written = encode_statement.rewrite(self, tokens, srcstr, _statement(tokens, srcstr))
             if written is None:
                 return None  # refused in one line; nothing sent
-            if written.tokens is not tokens:  # rewritten: the statement sent is the new one
-                tokens, srcstr = written.tokens, written.text
-                statement = Lexed(seams.statement_text(tokens, srcstr))
+            tokens, srcstr = written.tokens, written.text
         try:
             # A SELECT reaching into payloads runs here (cqlsh_ext.payload_select); any other
             # statement goes to cqlsh as written.
-            first = str(tokens[0][1]).lower() if tokens else ""
-            if first == "select" and payload_select.intercept(self, statement):
+            if first == "select" and payload_select.intercept(self, _statement(tokens, srcstr)):
                 return True
             if first == "copy":
                 # COPY (SELECT ...) TO 'file' is ours (cqlsh_ext.export), as is refusing a stock
                 # COPY TO a .parquet name; any other COPY is cqlsh's, paths in its columns refused.
+                statement = _statement(tokens, srcstr)
                 if export_command.intercept(self, statement) or \
                         payload_select.refuse_copy(self, statement.text):
                     return True

@@ -59,7 +59,7 @@ def format_name(fmt: str) -> str:
 
 
 def parse(statement: Lexed) -> ExportStatement:
-    """COPY ( SELECT ... ) TO 'file' [WITH name = value [AND ...]] [;] (its tokens: the statement lexes)"""
+    """COPY ( SELECT ... ) TO 'file' [WITH name = value [AND ...]] [;], from the statement's tokens."""
     text, tokens = statement.text, statement.tokens
     depth, close = 0, None
     for i, tok in enumerate(tokens[1:], start=1):
