@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from cqlsh_ext import commands
 from cqlsh_ext.commands import decode, decompress
 from cqlsh_ext.common import gc_pause
+from cqlsh_ext.cql.lexer import Lexed
 from cqlsh_ext.cqlsh import seams
 from cqlsh_ext.encode import command as encode_statement
 from cqlsh_ext.encode import help as encode_help
@@ -47,6 +48,11 @@ COMMAND_MODULES = (decompress, decode, output_command, insight_commands)
 
 cqlshmain = seams.import_cqlshmain(None)
 Stock = seams.stock_shell_class()
+
+
+def _statement(tokens: Any, srcstr: str) -> Lexed:
+    """The statement cqlsh's `tokens` are, as our readers take it: its text, not yet lexed."""
+    return Lexed(seams.statement_text(tokens, srcstr))
 
 
 def _major_minor(release: str) -> tuple[str, ...]:
@@ -98,23 +104,26 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
             gc_pause.resume()
 
     def handle_statement(self, tokens: Any, srcstr: str) -> Any:
+        # A statement one of ours reads is handed over as a Lexed (_statement): its text, lexed
+        # once when first read (cqlsh_ext.cql.lexer); every reader takes its tokens.
+        first = str(tokens[0][1]).lower() if tokens else ""
         written = None
         if encode_statement.wanted(tokens, srcstr):  # encode() values: cqlsh_ext.encode
-            written = encode_statement.rewrite(self, tokens, srcstr)
+            written = encode_statement.rewrite(self, tokens, srcstr, _statement(tokens, srcstr))
             if written is None:
                 return None  # refused in one line; nothing sent
             tokens, srcstr = written.tokens, written.text
         try:
             # A SELECT reaching into payloads runs here (cqlsh_ext.payload_select); any other
             # statement goes to cqlsh as written.
-            first = str(tokens[0][1]).lower() if tokens else ""
-            if first == "select" and payload_select.intercept(self, seams.statement_text(tokens, srcstr)):
+            if first == "select" and payload_select.intercept(self, _statement(tokens, srcstr)):
                 return True
             if first == "copy":
                 # COPY (SELECT ...) TO 'file' is ours (cqlsh_ext.export), as is refusing a stock
                 # COPY TO a .parquet name; any other COPY is cqlsh's, paths in its columns refused.
-                text = seams.statement_text(tokens, srcstr)
-                if export_command.intercept(self, text) or payload_select.refuse_copy(self, text):
+                statement = _statement(tokens, srcstr)
+                if export_command.intercept(self, statement) or \
+                        payload_select.refuse_copy(self, statement.text):
                     return True
             done = super().handle_statement(tokens, srcstr)
         except BrokenPipeError:

@@ -40,7 +40,7 @@ def _plan(shell: Shell, statement: ExportStatement) -> tuple[Any, Any, str, Any]
     from cqlsh_ext.query.grammar import parse
     from cqlsh_ext.query.recognize import table_of
 
-    target = table_of(statement.select)
+    target = table_of(statement.query)
     if target is None:
         raise ExportError("COPY ( ... ) takes a SELECT ... FROM [keyspace.]table")
     keyspace = target[0] or shell.current_keyspace
@@ -50,7 +50,7 @@ def _plan(shell: Shell, statement: ExportStatement) -> tuple[Any, Any, str, Any]
         hint = "" if keyspace else " (no keyspace: USE one or name it)"
         raise ExportError(f"unknown table {where}{hint}")
     schema = schema_of(shell, keyspace, meta)
-    plan = parse(statement.select, schema, plain=True)
+    plan = parse(statement.query, schema, plain=True)
     if plan is None:
         raise ExportError("COPY ( ... ) takes a SELECT ... FROM [keyspace.]table")
     return plan, schema, keyspace, meta

@@ -1,6 +1,8 @@
-"""The shell's entry for payload queries: `intercept(shell, text)` runs a SELECT that reaches into
-a payload and returns True; for any other statement it returns False and cqlsh runs it as
-written (stock behaviour, byte for byte). Errors are one line; nothing is read then."""
+"""The shell's entry for payload queries: `intercept(shell, statement)` runs a SELECT that reaches
+into a payload and returns True; for any other statement it returns False and cqlsh runs it as
+written (stock behaviour, byte for byte). The statement is lexed once (cql.lexer.Lexed): its
+tokens serve the recognition, the parse and the error path; a SELECT that names no path costs
+no schema and no parse. Errors are one line; nothing is read then."""
 
 from __future__ import annotations
 
@@ -10,18 +12,19 @@ from typing import TYPE_CHECKING, Any
 from cqlsh_ext.cql.errors import QueryError
 
 if TYPE_CHECKING:
+    from cqlsh_ext.cql.lexer import Lexed
     from cqlsh_ext.cqlsh.protocol import Shell
     from cqlsh_ext.query.grammar import Plan, Schema
 
 LABEL = "payload query"
 
 
-def intercept(shell: Shell, text: str) -> bool:
-    from cqlsh_ext.query.recognize import table_of
+def intercept(shell: Shell, statement: Lexed) -> bool:
+    from cqlsh_ext.query.recognize import may_reach_payload, table_of
 
-    target = table_of(text)
-    if target is None:
-        return False
+    target = table_of(statement)
+    if target is None or not may_reach_payload(statement):
+        return False  # not a SELECT ... FROM, or no path in it: cqlsh's, no schema asked
     from cqlsh_ext.payload_select.schema import schema_of, table_meta
     from cqlsh_ext.query.grammar import parse
     from cqlsh_ext.query.recognize import names_payload
@@ -32,9 +35,9 @@ def intercept(shell: Shell, text: str) -> bool:
         return False  # an unknown table: the server says so, as for any SELECT
     schema = schema_of(shell, keyspace, meta)
     try:
-        plan = parse(text, schema)
+        plan = parse(statement, schema)
     except QueryError as err:
-        if not names_payload(text, schema):
+        if not names_payload(statement, schema):
             return False  # CQL this parser does not know, and no payload in it: the server's
         shell.printerr(f"{LABEL}: {err}")
         return True

@@ -11,7 +11,7 @@ from decimal import Decimal
 
 from cqlsh_ext.cql import types as cqltypes
 from cqlsh_ext.cql.errors import QueryError
-from cqlsh_ext.cql.lexer import Cursor, Token, tokenize
+from cqlsh_ext.cql.lexer import Cursor, Lexed, Token, lexed
 from cqlsh_ext.cql.types import UDT, CqlType
 
 __all__ = ["QueryError", "Schema", "Plan", "Path", "Column", "Item", "Predicate", "parse"]
@@ -120,9 +120,9 @@ COMPARE = ("=", "!=", "<", "<=", ">", ">=")
 
 
 class _Parser(Cursor):
-    def __init__(self, text: str, schema: Schema, plain: bool = False) -> None:
-        super().__init__(tokenize(text))
-        self.text = text
+    def __init__(self, statement: Lexed, schema: Schema, plain: bool = False) -> None:
+        super().__init__(statement.tokens)
+        self.text = statement.text
         self.schema = schema
         self.plain = plain
 
@@ -437,10 +437,10 @@ def _server_statement(plan: Plan, schema: Schema) -> str:
     return text
 
 
-def parse(text: str, schema: Schema, plain: bool = False) -> Plan | None:
-    """The plan of `text`, or None when it is not a payload query (no path, no payload
-    condition, or not a SELECT): the caller passes it to cqlsh unchanged. `plain`: a SELECT of
-    columns only has a plan too (COPY (SELECT ...) TO exports it: cqlsh_ext.export). Raises
-    QueryError."""
-    return _Parser(text, schema, plain).parse()
+def parse(statement: Lexed | str, schema: Schema, plain: bool = False) -> Plan | None:
+    """The plan of the statement (its tokens, lexed once: cqlsh_ext.cql.lexer.Lexed; a text is
+    lexed here), or None when it is not a payload query (no path, no payload condition, or not a
+    SELECT): the caller passes it to cqlsh unchanged. `plain`: a SELECT of columns only has a plan
+    too (COPY (SELECT ...) TO exports it: cqlsh_ext.export). Raises QueryError."""
+    return _Parser(lexed(statement), schema, plain).parse()
 

@@ -1,18 +1,20 @@
-"""Telling a payload query from any other statement before the full parse: the table a SELECT
-reads (its schema is then fetched) and whether the statement reaches into a payload at all."""
+"""Telling a payload query from any other statement before the full parse, from the statement's
+tokens (cql.lexer.Lexed, lexed once): the table a SELECT reads, whether it may reach into a payload
+at all (no schema needed: a SELECT that cannot costs no schema and no parse), and, when it fails
+to parse, whether it does (then the error is ours to say)."""
 from __future__ import annotations
 
 from cqlsh_ext.cql.errors import QueryError
-from cqlsh_ext.cql.lexer import Token, tokenize
+from cqlsh_ext.cql.lexer import Lexed, Token, lexed
 from cqlsh_ext.cql.types import UDT
 from cqlsh_ext.query.grammar import Schema, map_of_blobs
 
 
-def table_of(text: str) -> tuple[str | None, str] | None:
+def table_of(statement: Lexed | str) -> tuple[str | None, str] | None:
     """([keyspace], table) a SELECT reads, found without a schema (the caller fetches the
-    schema for parse); None when `text` is not a SELECT ... FROM name."""
+    schema for parse); None when the statement is not a SELECT ... FROM name."""
     try:
-        tokens = tokenize(text)
+        tokens = lexed(statement).tokens
     except QueryError:
         return None
     if not tokens or tokens[0].kind != "word" or tokens[0].value.lower() != "select":
@@ -32,12 +34,30 @@ def table_of(text: str) -> tuple[str | None, str] | None:
     return None
 
 
-def names_payload(text: str, schema: Schema) -> bool:
-    """Whether `text` reaches into a payload (a blob column followed by `.`, `[` or LIKE, a map of
-    blobs' `['k']` or a UDT's blob field followed by a step): a statement that fails to parse
-    is ours to refuse only then; any other goes to cqlsh as written."""
+def may_reach_payload(statement: Lexed) -> bool:
+    """Whether a SELECT may reach into a payload, told without its table's schema: a name (not
+    the table after FROM) followed by `.`, `[` or LIKE. Every path and payload condition the
+    parser reads (query.grammar) and every one `names_payload` finds starts so; a SELECT with
+    none is cqlsh's whatever its columns are (tests/query/test_recognize.py)."""
+    tokens = statement.tokens
+    for i in range(len(tokens) - 1):
+        tok, follows = tokens[i], tokens[i + 1]
+        if tok.kind not in ("word", "qname") or (i and tokens[i - 1].kind == "word"
+                                                 and tokens[i - 1].value.lower() == "from"):
+            continue
+        if follows.kind == "punct" and follows.value in (".", "["):
+            return True
+        if follows.value.lower() == "like":  # of any kind, as names_payload reads it
+            return True
+    return False
+
+
+def names_payload(statement: Lexed | str, schema: Schema) -> bool:
+    """Whether the statement reaches into a payload (a blob column followed by `.`, `[` or LIKE, a
+    map of blobs' `['k']` or a UDT's blob field followed by a step): a statement that fails to
+    parse is ours to refuse only then; any other goes to cqlsh as written."""
     try:
-        tokens = tokenize(text)
+        tokens = lexed(statement).tokens
     except QueryError:
         return False
 

@@ -12,9 +12,12 @@ import argparse
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cqlsh_ext.spark.session import SparkError
+
+if TYPE_CHECKING:
+    from cqlsh_ext.cql.lexer import Lexed
 
 USAGE = "cqlsh-ext spark [--master URL] [connection options] (-e STATEMENT | -f FILE)"
 DESCRIPTION = """Runs COMPRESSION STATS (exact, whole table) and SELECT statements with payload
@@ -42,8 +45,9 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _statements(options: Any) -> list[str]:
-    """The statements of -e or -f, split as the shell splits them (cqlsh's own lexer)."""
+def _statements(options: Any) -> list[Lexed]:
+    """The statements of -e or -f, split at each `;`: the text lexed once, each statement a part
+    of it (cqlsh_ext.cql.lexer.Lexed) that spark.parse and the payload-query parser read."""
     if options.execute:
         text = options.execute
     elif options.file:
@@ -54,19 +58,19 @@ def _statements(options: Any) -> list[str]:
     else:
         raise SparkError("give a statement: -e 'COMPRESSION STATS ks.t' or -f FILE")
     from cqlsh_ext.cql.errors import QueryError
-    from cqlsh_ext.cql.lexer import tokenize
+    from cqlsh_ext.cql.lexer import Lexed
 
+    script = Lexed(text)
     try:
-        tokens = tokenize(text)
+        tokens = script.tokens
     except QueryError as err:
         raise SparkError(str(err)) from None
     statements, start = [], 0
-    for tok in tokens:
-        if tok.value == ";" or tok.kind == "end":
-            piece = text[start:tok.start].strip()
-            if piece:
-                statements.append(piece)
-            start = tok.end
+    for i, tok in enumerate(tokens):
+        if (tok.kind == "punct" and tok.value == ";") or tok.kind == "end":
+            if i > start:
+                statements.append(script.part(start, i))
+            start = i + 1
     return statements
 
 
@@ -106,7 +110,7 @@ def _run(spark_args: Any, rest: list[str]) -> int:
     statements = _statements(conn.options)
     from cqlsh_ext.spark.parse import classify
 
-    parsed = [classify(text) for text in statements]  # every statement checked before Spark starts
+    parsed = [classify(statement) for statement in statements]  # every one checked before Spark starts
     session.check_environment()  # pyspark, distutils, Java: before connecting
     try:
         cluster = conn.cluster()

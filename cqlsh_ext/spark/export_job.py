@@ -165,7 +165,7 @@ def run(spark: Any, session: Any, stmt: Any, settings: Any) -> None:
 
     export: ExportStatement = stmt.export
     ks, meta, plan, evaluator_settings, answer, types = plan_query(
-        session, settings, stmt.keyspace, stmt.table, export.select, LABEL,
+        session, settings, stmt.keyspace, stmt.table, export.query, LABEL,
         f"{LABEL}: COPY ( ... ) takes a SELECT ... FROM [keyspace.]table", "the COPY", plain=True)
     display = settings.display
     if export.raw is not None:

@@ -18,6 +18,7 @@ from types import SimpleNamespace
 from typing import Any, NamedTuple, cast
 
 from cqlsh_ext.cql.errors import QueryError
+from cqlsh_ext.cql.lexer import Lexed
 from cqlsh_ext.cql.types import from_driver
 from cqlsh_ext.query.answer import Answer
 from cqlsh_ext.query.evaluate import Decoding, Evaluator
@@ -115,13 +116,13 @@ class PlannedQuery(NamedTuple):
     types: list[Any]
 
 
-def plan_query(session: Any, settings: Any, keyspace: str | None, table: str, text: str, label: str,
-               not_a_query: str, run_there: str, plain: bool = False) -> PlannedQuery:
-    """Parse `text` against the table's schema and check what Spark mode refuses, before Spark
-    reads: SparkError(`not_a_query`) when the grammar finds no payload query (a plain SELECT,
-    taken when `plain`), a WHERE on columns (to be run `run_there`: the shell's), what the
-    evaluator refuses (-d none with paths). Spark mode's SELECT and its COPY (SELECT ...) both
-    start here."""
+def plan_query(session: Any, settings: Any, keyspace: str | None, table: str, statement: Lexed,
+               label: str, not_a_query: str, run_there: str, plain: bool = False) -> PlannedQuery:
+    """Parse the statement (its tokens, lexed once) against the table's schema and check what
+    Spark mode refuses, before Spark reads: SparkError(`not_a_query`) when the grammar finds no
+    payload query (a plain SELECT, taken when `plain`), a WHERE on columns (to be run
+    `run_there`: the shell's), what the evaluator refuses (-d none with paths). Spark mode's
+    SELECT and its COPY (SELECT ...) both start here."""
     from cqlsh_ext.payload_select.command import result_types, settings_for
     from cqlsh_ext.payload_select.schema import schema_of
     from cqlsh_ext.query.grammar import parse
@@ -132,7 +133,7 @@ def plan_query(session: Any, settings: Any, keyspace: str | None, table: str, te
     shell = cast(Any, SimpleNamespace(conn=session.cluster, settings=settings))
     schema = schema_of(shell, ks, meta)
     try:
-        plan = parse(text, schema, plain=plain)
+        plan = parse(statement, schema, plain=plain)
     except QueryError as err:
         raise SparkError(f"{label}: {err}") from None
     if plan is None:
@@ -159,7 +160,7 @@ def run(spark: Any, session: Any, stmt: QueryStatement, settings: Any) -> None:
     from cqlsh_ext.payload_select.command import LABEL
 
     ks, meta, plan, evaluator_settings, answer, types = plan_query(
-        session, settings, stmt.keyspace, stmt.table, stmt.text, LABEL,
+        session, settings, stmt.keyspace, stmt.table, stmt.statement, LABEL,
         "Spark mode runs SELECT statements with payload paths or payload conditions (docs/queries.md); "
         "a plain SELECT is the shell's", "it")
     rows_read = spark.sparkContext.accumulator(0)
