@@ -81,15 +81,13 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
         self.results = ResultPipeline(self, self.repl_mode, _pager_found if self.repl_mode else None)
         if self.repl_mode:
             repl.before_connect(self)
-        if self.settings.keyspaces.active:
-            from cqlsh_ext.keyspaces import wiring
+        from cqlsh_ext.keyspaces import wiring
 
-            # SigV4 provider and TLS context swapped in, one-line connection errors, LOCAL_QUORUM.
-            with wiring.connecting(self.settings, args, kwargs):
-                super().__init__(*args, **kwargs)
-            wiring.configure(self.settings, self)
-        else:
+        # One-line connection errors for every connection (cqlsh's own for an unsupported CQL
+        # version); under the Keyspaces flags the SigV4 provider and TLS context, LOCAL_QUORUM.
+        with wiring.connecting(self.settings, args, kwargs, keep=(cqlshmain.VersionNotSupported,)):
             super().__init__(*args, **kwargs)
+        wiring.configure(self.settings, self)
         if output_format(self.settings.display.output_format).expand:
             self.expand_enabled = True
         if self.repl_mode:

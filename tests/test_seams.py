@@ -128,6 +128,11 @@ def test_cqlshmain_globals():
         assert hasattr(cqlshmain, name), name
 
 
+def test_main_reports_an_unsupported_cql_version():
+    assert issubclass(cqlshmain.VersionNotSupported, Exception)
+    assert "except VersionNotSupported" in inspect.getsource(cqlshmain.main)
+
+
 def test_lexer_internals():
     from cqlshlib import cql3handling, pylexotron
 

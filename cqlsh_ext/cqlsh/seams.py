@@ -49,6 +49,8 @@ SEAMS: tuple[tuple[str, str, str], ...] = (
      "repl.lexer, repl.statement, repl.completer"),
     ("cqlsh", "cqlshmain globals readline (set to None), HISTORY, CQL_ERRORS, parser, CONFIG_FILE, "
               "cqlruleset", "repl, cli"),
+    ("cqlsh", "main() reports VersionNotSupported out of Shell() itself (our one-line connection "
+              "errors let it through)", "shell"),
     ("cqlsh", "cqlruleset.cql_extract_orig gives a statement's text from its tokens: statement_text; "
               "Shell.print_result reads only column_names, column_types, current_rows (dicts), "
               "has_more_pages and fetch_next_page() of a result", "shell, payload_select.result"),

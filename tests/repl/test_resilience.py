@@ -20,7 +20,8 @@ def test_connection_timeout_is_one_line(tmp_path: Path):
     with SilentServer() as server:
         t = Term(["127.0.0.1", str(server.port), "--connect-timeout", "2"], tmp_path)
         try:
-            t.expect(r"Connection error: [^\n]*Timed out creating connection \(2 seconds\)[^\n]*\n")
+            t.expect(rf"Connection error: timed out connecting to 127\.0\.0\.1:{server.port} after 2 s "
+                     r"\(--connect-timeout\): check [^\n]*\n")
             t.child.expect(pexpect.EOF, timeout=TIMEOUT)
             t.child.wait()
             # The message names the 2 s timeout; a hang would fail the expects above (no clock here).
@@ -28,6 +29,19 @@ def test_connection_timeout_is_one_line(tmp_path: Path):
             assert len([line for line in t.text.splitlines() if line.strip()]) == 1
         finally:
             t.close()
+
+
+def test_a_mistyped_host_is_one_line(tmp_path: Path):
+    # The real resolver's failure (.invalid never resolves), in the interactive shell.
+    t = Term(["nosuchhost.invalid"], tmp_path)
+    try:
+        t.expect(r"Connection error: the host name in nosuchhost\.invalid:9042 does not resolve [^\n]*\n")
+        t.child.expect(pexpect.EOF, timeout=TIMEOUT)
+        t.child.wait()
+        assert t.child.exitstatus == 1
+        assert len([line for line in t.text.splitlines() if line.strip()]) == 1, t.text
+    finally:
+        t.close()
 
 
 def _free_port() -> int:
