@@ -2,7 +2,8 @@
 
 The value is the stored bytes (a file, or stdin with '-'), or a `0x...` hex string as cqlsh prints a
 blob (insight.value_files). --raw never reads hex. The report is fitted to a terminal
-(insight.report.fit) and printed in whole lines to a pipe or a file.
+(insight.report.fit) and printed in whole lines to a pipe or a file. Exit status 1 when the value
+could not be decoded.
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ def _parser() -> argparse.ArgumentParser:
         prog="cqlsh-ext inspect",
         description="Describe one stored blob value: compression layers, header fields, "
         "checksums, sizes and payload kind.",
+        epilog="Exit status: 0 when the value was decoded or is in no known format, 1 when it is in "
+        "a known format that could not be decoded (corrupt, cut short), 2 for a usage error.",
     )
     p.add_argument(
         "source",
@@ -64,7 +67,7 @@ def main(argv: list[str]) -> int:
         return 2
     from cqlsh_ext.common import jsonenc as jsonout
     from cqlsh_ext.insight.inspect import inspect_value
-    from cqlsh_ext.insight.measure import effective_mode
+    from cqlsh_ext.insight.measure import UNDECODABLE, effective_mode
     from cqlsh_ext.insight.report import fit
 
     # As in the shell: fitted to a terminal, whole lines to a pipe or a file.
@@ -80,4 +83,6 @@ def main(argv: list[str]) -> int:
         report = unreadable(value, where, f"could not be inspected: {reason(err)}")
         text = jsonout.dumps(report.to_json()) if args.json else "\n".join(fit(report.render(), width))
     print(text)
-    return 0
+    # As grep and diff do: 1 when the value is in a known format that could not be decoded (the
+    # report says why), 2 for a usage error; a script can tell a good value from a broken one.
+    return 1 if report.status == UNDECODABLE else 0

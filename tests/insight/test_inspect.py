@@ -4,6 +4,7 @@ payload kinds of values written by the Python and Java producers, each checked a
 from __future__ import annotations
 
 import gzip
+import re
 import struct
 import zlib
 
@@ -15,6 +16,7 @@ import zstandard
 from shell_runner import CQLSH_EXT, run
 
 from cqlsh_ext.codecs import registry
+from cqlsh_ext.demo.records import documents
 from cqlsh_ext.demo.samples import lz4_java_block
 
 from .conftest import cqlsh_ext, json_docs
@@ -270,6 +272,51 @@ def test_bad_checksums_are_shown(cassandra, insight, home):
             "stored": f"0x{stored:08x}",
             "computed": f"0x{computed:08x}",
         }, name
+
+
+def _decodable_flip(stored: bytes) -> tuple[bytes, bytes]:
+    """A gzip value with one byte of its deflate data flipped such that the stream still inflates
+    (to other bytes): the corruption only the CRC-32 can see. Found with zlib alone."""
+    for index in range(len(stored) // 2, len(stored) - 8):
+        flipped = _flip(stored, index)
+        inflate = zlib.decompressobj(-15)
+        try:
+            out = inflate.decompress(flipped[10:])
+        except zlib.error:
+            continue
+        if inflate.eof and inflate.unused_data == flipped[-8:] and out != gzip.decompress(stored):
+            return flipped, out
+    raise AssertionError("no decodable flip in this value")
+
+
+def test_a_corrupt_gzip_tells_one_story_and_exits_1(tmp_path):
+    payload = next(documents(1, seed=3)).encode()  # an order document, as the demo writes them
+    stored = gzip.compress(payload, mtime=0)
+    flipped, inflated = _decodable_flip(stored)
+    (tmp_path / "flipped.gz").write_bytes(flipped)
+    result = run(CQLSH_EXT, ["inspect", str(tmp_path / "flipped.gz")], tmp_path)
+    assert result.returncode == 1, result
+    stored_crc = f"0x{struct.unpack('<I', flipped[-8:-4])[0]:08x}"
+    assert "not decodable" in result.stdout and "(gzip: checksum mismatch)" in result.stdout
+    # The header shows the trailer as the checksums read it: no "not verified" beside a verdict.
+    assert f"CRC32 {stored_crc}, ISIZE {len(payload)}\n" in result.stdout
+    assert "not verified" not in result.stdout
+    assert f"CRC-32: MISMATCH (stored {stored_crc}, computed 0x{zlib.crc32(inflated):08x})" in result.stdout
+    isize = "ok" if len(inflated) == len(payload) else "MISMATCH"
+    assert f"ISIZE: {isize} (stored {len(payload)}, computed {len(inflated)})" in result.stdout
+
+    # Cut short, the last bytes are no trailer: both the header and the checksums say so.
+    (tmp_path / "cut.gz").write_bytes(stored[: len(stored) // 2])
+    cut = run(CQLSH_EXT, ["inspect", str(tmp_path / "cut.gz")], tmp_path)
+    assert cut.returncode == 1, cut
+    crc_field = re.search(r"CRC32 0x[0-9a-f]{8}( \(not verified[^)]*\))?", cut.stdout)
+    assert crc_field is not None and crc_field.group(1), cut.stdout
+    assert "CRC-32: not checked: stream cut short" in cut.stdout
+
+    # Decoded, or in no known format: 0.
+    (tmp_path / "good.gz").write_bytes(stored)
+    assert run(CQLSH_EXT, ["inspect", str(tmp_path / "good.gz")], tmp_path).returncode == 0
+    assert run(CQLSH_EXT, ["inspect", "0x00010203"], tmp_path).returncode == 0
 
 
 def test_offline_inspect(insight, cassandra, home, tmp_path):
