@@ -319,6 +319,27 @@ def test_a_corrupt_gzip_tells_one_story_and_exits_1(tmp_path):
     assert run(CQLSH_EXT, ["inspect", "0x00010203"], tmp_path).returncode == 0
 
 
+def test_hex_lines_on_stdin_are_one_value_each(tmp_path):
+    # Two values copied from cqlsh's output (the second with the reason cqlsh-ext prints after it).
+    first, second = b"first value " * 20, b'{"second": "value"}'
+    stored = [gzip.compress(first, mtime=0), zstandard.ZstdCompressor().compress(second)]
+    piped = f"0x{stored[0].hex()}\n\n0x{stored[1].hex()} (as printed)\n"
+    text = run(CQLSH_EXT, ["inspect", "-"], tmp_path, stdin=piped)
+    assert text.returncode == 0, text
+    reports = text.stdout.split("\n\n")
+    assert [r.splitlines()[0] for r in reports] == ["stdin line 1 (hex)", "stdin line 3 (hex)"]
+    assert f"chain {registry.GZIP.label}" in reports[0] and f"{len(first):,} B" in reports[0]
+    assert f"chain {registry.ZSTD.label}" in reports[1] and "payload: JSON object" in reports[1]
+    docs = json_docs(run(CQLSH_EXT, ["inspect", "--json", "-"], tmp_path, stdin=piped).stdout)
+    assert [d["stored_size"] for d in docs] == [len(v) for v in stored]
+    # A text that starts as hex values and goes on as something else is refused in one line.
+    mixed = run(CQLSH_EXT, ["inspect", "-"], tmp_path, stdin=f"0x{stored[0].hex()}\nnot hex\n")
+    assert mixed.returncode == 2 and mixed.stdout == ""
+    (line,) = mixed.stderr.splitlines()
+    assert line.startswith("cqlsh-ext inspect: error: stdin: line 2 is not a 0x... hex value")
+    assert "--raw" in line
+
+
 def test_offline_inspect(insight, cassandra, home, tmp_path):
     stored, payload = insight.formats["java gzip_java_string"]
     shell_doc = inspect_json(cassandra, home, insight, " WHERE name = 'java gzip_java_string'")[
