@@ -23,7 +23,6 @@ if TYPE_CHECKING:
 #: answer's rows one for one, are of FETCH_SIZE rows).
 PAGE_SIZE = 5000
 FETCH_SIZE = 5000
-PARQUET_INSTALL = "pip install 'cqlsh-ext[parquet]'"
 
 
 def run(shell: Shell, statement: ExportStatement) -> None:
@@ -64,7 +63,9 @@ def _export(shell: Shell, statement: ExportStatement) -> None:
         try:
             import pyarrow  # noqa: F401
         except ImportError:
-            raise ExportError(f"a Parquet file needs pyarrow: {PARQUET_INSTALL}") from None
+            from cqlsh_ext.common.install import install_hint
+
+            raise ExportError(f"a Parquet file needs pyarrow: {install_hint('parquet')}") from None
     plan, schema, keyspace, meta = _plan(shell, statement)
     target = Target(statement.path, statement.overwrite)  # an unwritable place is said before reading
     try:

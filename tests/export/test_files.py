@@ -8,8 +8,12 @@ from __future__ import annotations
 import json
 import re
 import resource
+import shutil
 import signal
 import subprocess
+import sys
+import sysconfig
+from pathlib import Path
 
 import pexpect
 import pytest
@@ -20,6 +24,8 @@ from tests.payload_select.conftest import shell
 
 from .conftest import Orders
 from .readback import closing_line, jsonl_rows, parquet_rows, rows_written
+
+REPO = Path(__file__).resolve().parents[2]
 
 
 def _one_error_line(out: Run) -> str:
@@ -165,16 +171,61 @@ def test_decoding_off_refuses_the_decoded_forms(cassandra, orders: Orders, home)
     assert not (home / "n.jsonl").exists()
 
 
-def test_parquet_without_pyarrow_says_how_to_install_it(cassandra, orders: Orders, home, tmp_path_factory):
-    hidden = tmp_path_factory.mktemp("no_pyarrow")
+def _without_pyarrow(cassandra, home, statement: str, program: str = CQLSH_EXT, cwd=None,
+                     **env: str) -> Run:
+    """The shell run where `import pyarrow` fails, as in an installation without the parquet extra."""
+    hidden = home / "no_pyarrow"
+    hidden.mkdir(exist_ok=True)
     (hidden / "pyarrow.py").write_text("raise ImportError('No module named pyarrow')\n")
-    out = shell(cassandra, home, f"COPY (SELECT ck FROM {orders.name}) TO '{home / 'p.parquet'}'",
-                env={"PYTHONPATH": str(hidden)})
-    assert _one_error_line(out).endswith(
-        "COPY (SELECT ...): a Parquet file needs pyarrow: pip install 'cqlsh-ext[parquet]'")
+    proc = subprocess.run([program, *cassandra.cqlsh_args, "-e", statement], capture_output=True, text=True,
+                          timeout=300, cwd=cwd or home,
+                          env={**isolated_env(home), "PYTHONPATH": str(hidden), **env})
+    return Run(proc.returncode, proc.stdout, proc.stderr, None)
+
+
+@pytest.fixture(scope="module")
+def installed_checkout(tmp_path_factory) -> tuple[Path, Path]:
+    """(checkout, environment): a copy of this checkout pip-installed (not editable) into an
+    environment of its own, as `python3 -m pip install .` does; the dependencies are this test
+    environment's, on its path, so nothing is downloaded."""
+    base = tmp_path_factory.mktemp("installed")
+    checkout = base / "checkout"
+    checkout.mkdir()
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
+        shutil.copy2(REPO / name, checkout / name)
+    shutil.copytree(REPO / "cqlsh_ext", checkout / "cqlsh_ext", ignore=shutil.ignore_patterns("__pycache__"))
+    env_dir = base / "env"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(env_dir)], check=True)
+    python = env_dir / "bin" / "python"
+    site = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    Path(site, "test-deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+                    "--no-deps", "--no-build-isolation", str(checkout)], check=True, capture_output=True,
+                   timeout=300)
+    return checkout, env_dir
+
+
+def test_the_parquet_hint_works_where_cqlsh_ext_was_installed_from(cassandra, orders: Orders, home,
+                                                                    installed_checkout):
+    statement = f"COPY (SELECT ck FROM {orders.name}) TO '{home / 'p.parquet'}'"
+    said = "COPY (SELECT ...): a Parquet file needs pyarrow: run "
+    # This checkout's .venv (bin/setup): bin/setup learns the extra (tests/test_bin.py runs it).
+    assert _one_error_line(_without_pyarrow(cassandra, home, statement, cwd=REPO)).endswith(
+        f"{said}bin/setup --parquet")
+    assert _one_error_line(_without_pyarrow(cassandra, home, statement)).endswith(
+        f"{said}{REPO / 'bin' / 'setup'} --parquet")
+    # A checkout pip-installed into another environment: that environment's pip, that checkout.
+    checkout, env_dir = installed_checkout
+    line = _one_error_line(_without_pyarrow(cassandra, home, statement, str(env_dir / "bin" / "cqlsh-ext")))
+    assert line.endswith(f"{said}{env_dir / 'bin' / 'python'} -m pip install '{checkout}[parquet]'")
+    # The Docker image (no pip in it): built again with the extra.
+    line = _one_error_line(_without_pyarrow(cassandra, home, statement, CQLSH_EXT_IMAGE="1"))
+    assert "docker build --build-arg EXTRAS=parquet" in line
+    assert not (home / "p.parquet").exists()
     # JSON Lines and CSV need nothing more
     select = f"SELECT ck FROM {orders.name} WHERE pk = 'p0'"
-    out = shell(cassandra, home, f"COPY ({select}) TO '{home / 'p.jsonl'}'", env={"PYTHONPATH": str(hidden)})
+    out = _without_pyarrow(cassandra, home, f"COPY ({select}) TO '{home / 'p.jsonl'}'")
     assert out.returncode == 0, out.stderr
     assert json.loads((home / "p.jsonl").read_text().splitlines()[0]).keys() == {"ck"}
 
