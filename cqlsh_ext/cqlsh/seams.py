@@ -45,6 +45,8 @@ SEAMS: tuple[tuple[str, str, str], ...] = (
      "shell"),
     ("cqlsh", "formatting.color_text, unicode_controlchars_re, _show_control_chars, colormaps: "
               "text_formatting, value_colormap", "output.display"),
+    ("cqlsh", "formatting.format_floating_point_type(value, colormap, float_precision).strval, and "
+              "Shell.display_float_precision: float_text", "payload_select.result, spark.cli"),
     ("cqlsh", "pylexotron Matcher classes, ruleset.ruleset, scanner, cql_split_statements, is_hint",
      "repl.lexer, repl.statement, repl.completer"),
     ("cqlsh", "cqlshmain globals readline (set to None), HISTORY, CQL_ERRORS, parser, CONFIG_FILE, "
@@ -186,6 +188,14 @@ def value_colormap(color: bool) -> Any:
     from cqlshlib import formatting
 
     return formatting.default_colormap if color else formatting.empty_colormap
+
+
+def float_text(value: float, precision: int) -> str:
+    """A float as cqlsh prints a float column's value at this precision (its float_precision):
+    cqlsh's own rule, so the shell's computed numbers read like the server's."""
+    from cqlshlib import formatting
+
+    return str(formatting.format_floating_point_type(value, formatting.empty_colormap, precision).strval)
 
 
 def register_special_commands(rules: str, words: tuple[str, ...], alternatives: tuple[str, ...]) -> None:

@@ -189,17 +189,12 @@ def _print(shell: Shell, plan: Plan, reading: Any, names: list[str], types: list
     from cassandra.cqltypes import UTF8Type
 
     from cqlsh_ext.payload.budget import Budget
-    from cqlsh_ext.payload_select.result import AnswerResult, machine_value, table_cell
+    from cqlsh_ext.payload_select.result import AnswerResult, presenter
     from cqlsh_ext.settings.output_formats import output_format
 
     machine = output_format(shell.settings.display.output_format).machine
-    budget = Budget.for_cap(shell.settings.display.cap)
-    paths = {i for i, t in enumerate(types) if t is None}
-    convert = machine_value if machine else table_cell
-
-    def present(row: tuple[Any, ...]) -> tuple[Any, ...]:
-        return tuple(convert(v, budget) if i in paths else v for i, v in enumerate(row))
-
+    present = presenter(types, reading.answer.computed(), machine, Budget.for_cap(shell.settings.display.cap),
+                        shell.display_float_precision)
     shown = types if machine else [UTF8Type if t is None else t for t in types]
     try:
         shell.print_result(AnswerResult(names, shown, pages, present), meta)

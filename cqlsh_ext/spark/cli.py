@@ -177,4 +177,4 @@ def _one(spark: Any, db: Any, conn: Any, stmt: Any) -> None:
         return
     from cqlsh_ext.spark import query_job
 
-    query_job.run(spark, db, stmt, conn.settings)
+    query_job.run(spark, db, stmt, conn.settings, conn.options.float_precision)
