@@ -34,7 +34,7 @@ from cqlsh_ext.output import OutputClosed
 from cqlsh_ext.output import command as output_command
 from cqlsh_ext.output.pipeline import ResultPipeline
 from cqlsh_ext.payload_select import statement as payload_select
-from cqlsh_ext.payload_select.help import QUERIES_HELP
+from cqlsh_ext.payload_select.help import QUERIES_HELP, SELECT_SEE_ALSO
 from cqlsh_ext.repl import shellhooks as repl
 from cqlsh_ext.settings import Settings
 from cqlsh_ext.settings.output_formats import output_format
@@ -189,8 +189,12 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
 
     def do_help(self, parsed: Parsed) -> None:
         if not self.repl_mode:
-            return super().do_help(parsed)
-        repl.do_help(self, parsed, Stock.do_help)
+            super().do_help(parsed)
+        else:
+            repl.do_help(self, parsed, Stock.do_help)
+        # cqlsh's HELP SELECT is only a web address: the payload part of SELECT is HELP QUERIES.
+        if any(str(topic).lower() == "select" for topic in parsed.get_binding("topic", ())):
+            self.stdout.write(SELECT_SEE_ALSO + "\n")
 
     # ------------------------------------------------ Amazon Keyspaces (cqlsh_ext.keyspaces)
 
