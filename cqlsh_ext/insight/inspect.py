@@ -388,13 +388,25 @@ def _value(value: object, key: str = "") -> str:
     return str(value)
 
 
+#: How sure the identification of a layer is, in the report's words (JSON keeps the letter,
+#: codecs.base.Grade): a signature that decides, one a trial decode confirms, a trial decode alone,
+#: or only when the codec is named.
+GRADE_WORDS = {
+    "A": "found by its signature",
+    "B": "found by its signature and a trial decode",
+    "C": "no signature: found by a trial decode",
+    "D": "no signature: decoded as named (-d, DECOMPRESS)",
+}
+
+
 def _render_layer(n: int, layer: LayerReport) -> list[str]:
     out = f"{report.sized(layer.output_size)}" if layer.output_size is not None else "not decoded"
     cut = ", cut at the output cap" if layer.truncated else ""
     declared = f" (declares {report.sized(layer.declared_size)})" if layer.declared_size is not None else ""
     lines = [
         f"  layer {n}: {layer.label} (codec {layer.codec}, container {layer.container}, "
-        f"grade {layer.grade}): {report.sized(layer.input_size)} -> {out}{declared}{cut}"
+        f"{GRADE_WORDS.get(layer.grade, 'grade ' + layer.grade)}): {report.sized(layer.input_size)} -> "
+        f"{out}{declared}{cut}"
     ]
     if layer.error:
         lines.append(f"    error: {layer.error}")

@@ -268,7 +268,7 @@ class Scanner:
 
     @property
     def description(self) -> str:
-        return f"{self.streams} token-range streams" if self.streams > 1 else "single stream"
+        return f"{self.streams} parallel streams" if self.streams > 1 else "single stream"
 
     def _statement(self, text: str) -> Any:
         from cassandra.query import SimpleStatement

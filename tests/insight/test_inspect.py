@@ -7,6 +7,7 @@ import gzip
 import re
 import struct
 import zlib
+from pathlib import Path
 
 import cramjam
 import lz4.frame
@@ -22,6 +23,7 @@ from cqlsh_ext.demo.samples import lz4_java_block
 from .conftest import cqlsh_ext, json_docs
 
 OS_NAMES = {0: "FAT", 3: "Unix", 255: "unknown"}
+REPO = Path(__file__).resolve().parents[2]
 
 
 def crc32c_bitwise(data: bytes) -> int:
@@ -317,6 +319,30 @@ def test_a_corrupt_gzip_tells_one_story_and_exits_1(tmp_path):
     (tmp_path / "good.gz").write_bytes(stored)
     assert run(CQLSH_EXT, ["inspect", str(tmp_path / "good.gz")], tmp_path).returncode == 0
     assert run(CQLSH_EXT, ["inspect", "0x00010203"], tmp_path).returncode == 0
+
+
+def test_each_layer_says_how_it_was_found_in_words_the_docs_explain(tmp_path):
+    doc = next(documents(1, seed=5)).encode()
+    deflate = zlib.compressobj(6, zlib.DEFLATED, -15)
+    values = {  # the producers' bytes, and how sure their identification can be
+        "gzip": ([], gzip.compress(doc, mtime=0), "found by its signature"),
+        "zlib": ([], zlib.compress(doc), "found by its signature and a trial decode"),
+        "snappy": ([], bytes(cramjam.snappy.compress_raw(doc)), "no signature: found by a trial decode"),
+        "deflate": (["-d", "deflate"], deflate.compress(doc) + deflate.flush(),
+                    "no signature: decoded as named (-d, DECOMPRESS)"),
+    }
+    docs = " ".join((REPO / "docs" / "insight.md").read_text().split())
+    for name, (flags, value, how) in values.items():
+        path = tmp_path / f"{name}.bin"
+        path.write_bytes(value)
+        out = run(CQLSH_EXT, ["inspect", *flags, str(path)], tmp_path)
+        assert out.returncode == 0, out
+        layer = next(line for line in out.stdout.splitlines() if line.startswith("  layer 1: "))
+        assert f", {how}): {len(value):,} B -> {len(doc):,} B" in layer, layer
+        assert "grade" not in out.stdout
+        assert how.split(" (")[0] in docs, how  # docs/insight.md says what each means
+        (found,) = json_docs(run(CQLSH_EXT, ["inspect", "--json", *flags, str(path)], tmp_path).stdout)
+        assert found["layers"][0]["grade"] == "ABCD"[list(values).index(name)]  # JSON keeps the letter
 
 
 def test_hex_lines_on_stdin_are_one_value_each(tmp_path):

@@ -117,6 +117,8 @@ def test_group_by_aggregates_exactly(cassandra, orders, home, workers):
     undecodable = sum(doc is None for _row, doc in orders.rows)
     assert f"{len(orders.rows):,} rows read" in out.stderr and f"{undecodable:,} undecodable" in out.stderr
     assert ("2 worker processes" in out.stderr) == (workers == "2")
+    # How the table was read, in the user's words (a token range is the server's).
+    assert ("4 parallel streams" in out.stderr) == (workers == "1") and "token" not in out.stderr
 
 
 def cqlsh_digits(value: float, precision: int) -> str:
