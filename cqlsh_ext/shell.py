@@ -25,15 +25,15 @@ from cqlsh_ext import commands
 from cqlsh_ext.commands import decode, decompress
 from cqlsh_ext.common import gc_pause
 from cqlsh_ext.cqlsh import seams
+from cqlsh_ext.encode import command as encode_statement
 from cqlsh_ext.encode import help as encode_help
-from cqlsh_ext.encode import statement as encode_statement
 from cqlsh_ext.export import command as export_command
 from cqlsh_ext.export.help import EXPORT_HELP
-from cqlsh_ext.insight import commands as insight_commands
+from cqlsh_ext.insight import command as insight_commands
 from cqlsh_ext.output import OutputClosed
 from cqlsh_ext.output import command as output_command
 from cqlsh_ext.output.pipeline import ResultPipeline
-from cqlsh_ext.payload_select import statement as payload_select
+from cqlsh_ext.payload_select import command as payload_select
 from cqlsh_ext.payload_select.help import QUERIES_HELP, SELECT_SEE_ALSO
 from cqlsh_ext.repl import shellhooks as repl
 from cqlsh_ext.settings import Settings

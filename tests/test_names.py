@@ -21,7 +21,7 @@ ALLOWED: tuple[tuple[str, str, str], ...] = (
     *(("payload/formats/avro.py", name, _AVRO) for name in ("deflate", "snappy", "zstd", "bzip2", "xz")),
     ("payload/formats/avro.py", "zlib", "Python's zlib inflates Avro's deflate blocks (see there why)"),
     ("payload/formats/avro.py", "java", _JAVA_PRODUCER),
-    *((path, name, _PARQUET) for path in ("export/help.py", "export/parquet.py", "export/statement.py")
+    *((path, name, _PARQUET) for path in ("export/help.py", "export/parquet.py", "export/parse.py")
       for name in ("brotli", "gzip", "lz4", "snappy", "zstd")),
     ("spark/export_job.py", "zstd", _PARQUET),
     ("insight/isolate.py", "pickle", "Python's pickle module carries a worker's answer"),

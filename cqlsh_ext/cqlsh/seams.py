@@ -40,7 +40,7 @@ SEAMS: tuple[tuple[str, str, str], ...] = (
               "register_special_commands", "shell"),
     ("cqlsh", "CqlRuleSet.completer_for: register_completer", "shell"),
     ("cqlsh", "cqlruleset.cql_split_statements re-lexes a rewritten statement: statement_tokens",
-     "encode.statement"),
+     "encode.command"),
     ("cqlsh", "HELP lists, prints and completes the docstring of every do_<topic> method: help_topic",
      "shell"),
     ("cqlsh", "formatting.color_text, unicode_controlchars_re, _show_control_chars, colormaps: "
@@ -48,7 +48,7 @@ SEAMS: tuple[tuple[str, str, str], ...] = (
     ("cqlsh", "formatting.format_floating_point_type(value, colormap, float_precision).strval, and "
               "Shell.display_float_precision: float_text", "payload_select.result, spark.cli"),
     ("cqlsh", "pylexotron Matcher classes, ruleset.ruleset, scanner, cql_split_statements, is_hint",
-     "repl.lexer, repl.statement, repl.completer"),
+     "repl.lexer, repl.statement_end, repl.completer"),
     ("cqlsh", "cqlshmain globals readline (set to None), HISTORY, CQL_ERRORS, parser, CONFIG_FILE, "
               "cqlruleset", "repl, cli"),
     ("cqlsh", "main() reports VersionNotSupported out of Shell() itself (our one-line connection "

@@ -18,9 +18,9 @@ from typing import Any
 
 import cramjam
 
+from cqlsh_ext.common.text import plural
 from cqlsh_ext.demo.records import documents
 from cqlsh_ext.demo.samples import samples
-from cqlsh_ext.insight.shellside import plural
 
 #: cqlsh's own default credentials file.
 DEFAULT_CREDENTIALS = "~/.cassandra/credentials"

@@ -1,7 +1,7 @@
 """The shell's entry for exports: `intercept(shell, text)` sees every COPY before cqlsh parses it
 and returns True when it was ours:
 
-- `COPY (SELECT ...) TO 'file' ...` (cqlsh_ext.export.statement) runs the SELECT as a payload query
+- `COPY (SELECT ...) TO 'file' ...` (cqlsh_ext.export.parse) runs the SELECT as a payload query
   runs (cqlsh_ext.payload_select: cost prompt, CONFIRM, workers, progress, retries) and writes its
   answer to the file (cqlsh_ext.export.run);
 - a stock `COPY table TO 'x.parquet'` (or .jsonl, .ndjson), which cqlsh would fill with CSV, is
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from cqlsh_ext.export.statement import EXTENSIONS, LABEL, STOCK_COPY_TO, CopyError, format_name, parse
+from cqlsh_ext.export.parse import EXTENSIONS, LABEL, STOCK_COPY_TO, CopyError, format_name, parse
 
 if TYPE_CHECKING:
     from cqlsh_ext.cqlsh.protocol import Shell

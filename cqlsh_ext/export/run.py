@@ -1,5 +1,5 @@
 """Running an export: the SELECT's answer, read as the shell reads a payload query
-(payload_select.statement.read_answer), written to a file instead of printed.
+(payload_select.command.read_answer), written to a file instead of printed.
 
 Ctrl-C: the scan stops at a page boundary, the file is closed with the rows read so far and takes
 its name; the closing line says it was interrupted. A second Ctrl-C while it closes, an error
@@ -14,7 +14,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from cqlsh_ext.export.errors import ExportError
-from cqlsh_ext.export.statement import LABEL, ExportStatement
+from cqlsh_ext.export.parse import LABEL, ExportStatement
 
 if TYPE_CHECKING:
     from cqlsh_ext.cqlsh.protocol import Shell
@@ -57,7 +57,7 @@ def _plan(shell: Shell, statement: ExportStatement) -> tuple[Any, Any, str, Any]
 
 def _export(shell: Shell, statement: ExportStatement) -> None:
     from cqlsh_ext.export.target import Target
-    from cqlsh_ext.payload_select.statement import read_answer
+    from cqlsh_ext.payload_select.command import read_answer
 
     if statement.fmt == "parquet":
         try:
@@ -142,7 +142,7 @@ def _write(shell: Shell, statement: ExportStatement, plan: Any, reading: Any, pa
 
 def closing_line(statement: ExportStatement, plan: Any, reading: Any, summary: Any, sink: Any,
                  interrupted: bool) -> None:
-    from cqlsh_ext.payload_select.statement import closing_parts
+    from cqlsh_ext.payload_select.command import closing_parts
 
     if statement.fmt == "parquet":
         rows = summary.rows

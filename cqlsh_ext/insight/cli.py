@@ -68,9 +68,9 @@ def main(argv: list[str]) -> int:
         print(f"cqlsh-ext inspect: error: {err}", file=sys.stderr)
         return 2
     from cqlsh_ext.common import jsonenc as jsonout
+    from cqlsh_ext.common.text import fit
     from cqlsh_ext.insight.inspect import inspect_value
     from cqlsh_ext.insight.measure import UNDECODABLE, effective_mode
-    from cqlsh_ext.insight.report import fit
 
     # As in the shell: fitted to a terminal, whole lines to a pipe or a file.
     width = shutil.get_terminal_size().columns if sys.stdout.isatty() else 0

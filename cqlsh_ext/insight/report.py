@@ -6,60 +6,11 @@ and a CAPTURE file.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Sequence
 
 from cqlsh_ext.common.units import human_size
 
-__all__ = ["bar", "count", "fit", "human_size", "pct", "ratio", "sized", "table"]
-
-#: Columns set apart by two spaces or more: three such gaps make a line a table row.
-_COLUMN_GAP = re.compile(r"\S {2,}(?=\S)")
-#: The first such gap of a line ("  key  text"): its text continues under the text after it.
-_FIRST_GAP = re.compile(r"^ *\S+(?: \S+)*? {2,}(?=\S)")
-#: What a continuation under the text after the first gap must leave for the text, else it
-#: continues under the line's start.
-_HANGING_ROOM = 24
-
-
-def fit(lines: Iterable[str], width: int) -> Iterator[str]:
-    """Report lines for a screen `width` columns wide (0: as they are), as a person reads them.
-
-    A line of text longer than the screen wraps at a space, or after a comma when that leaves the
-    line at least half full (so a `key value` field stays whole); it continues under its text: after
-    a bullet's `- `, under the text after the first gap of two spaces (`key  text`), else four
-    columns in from its start. A word wider than the room (a payload preview) is cut with '…'.
-    Table rows (three such gaps or more) stay whole: a pager scrolls them, wrapping would break
-    their columns. Report texts are written as whole lines, never broken by hand: this is the one
-    place they are wrapped."""
-    for line in lines:
-        if not width or len(line) <= width or len(_COLUMN_GAP.findall(line)) >= 3:
-            yield line
-            continue
-        follow = " " * _continuation(line, width)
-        text = line
-        while len(text) > width:
-            start = len(text) - len(text.lstrip(" "))
-            at = text.rfind(", ", start + (width - start) // 2, width - 1)
-            at = at + 1 if at > start else text.rfind(" ", start, width + 1)
-            if at <= start:  # one word wider than the room
-                text = text[: width - 1] + "…"
-                break
-            yield text[:at].rstrip()
-            text = follow + text[at:].lstrip(" ")
-        yield text
-
-
-def _continuation(line: str, width: int) -> int:
-    """The column a wrapped line continues at (see fit)."""
-    indent = len(line) - len(line.lstrip(" "))
-    if line.startswith("- ", indent):
-        return min(indent + 2, width // 2)
-    gap = _FIRST_GAP.match(line)
-    if gap is not None and width - gap.end() >= _HANGING_ROOM:
-        return gap.end()
-    return min(indent + 4, width // 2)
-
+__all__ = ["bar", "count", "human_size", "pct", "ratio", "sized", "table"]
 
 def count(n: int) -> str:
     return f"{n:,}"

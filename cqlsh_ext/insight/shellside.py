@@ -132,7 +132,7 @@ def write(shell: Shell, lines: Iterable[str]) -> None:
 
 def fit_report(shell: Shell, lines: list[str]) -> list[str]:
     """A text report's lines laid out for the terminal the output goes to (-e too), else whole."""
-    from cqlsh_ext.insight.report import fit
+    from cqlsh_ext.common.text import fit
 
     return list(fit(lines, shell.results.screen_width()))
 
@@ -144,10 +144,6 @@ def publish(shell: Shell, parsed: Parsed, to_json: Callable[[], Any],
     from cqlsh_ext.common import jsonenc
 
     write(shell, [jsonenc.dumps(to_json())] if wants_json(shell, parsed) else fit_report(shell, render()))
-
-
-def plural(n: int, word: str) -> str:
-    return f"{n:,} {word}" if n == 1 else f"{n:,} {word}s"
 
 
 def limit(parsed: Parsed) -> int | None:

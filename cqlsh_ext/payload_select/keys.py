@@ -247,8 +247,8 @@ class PayloadKeys:
         return len(at.partial), [spell_key(k) for k in keys]
 
     def _read(self, keyspace: str, table: str, column: str) -> Sample:
+        from cqlsh_ext.payload_select.command import settings_for
         from cqlsh_ext.payload_select.schema import schema_of, table_meta
-        from cqlsh_ext.payload_select.statement import settings_for
 
         meta = table_meta(self.shell, keyspace, table)
         settings = settings_for(self.shell, schema_of(self.shell, keyspace, meta), keyspace, meta.name)

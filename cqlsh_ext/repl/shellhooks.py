@@ -183,7 +183,7 @@ class _FittedHelp(io.TextIOBase):
         if body in self.texts:
             import shutil
 
-            from cqlsh_ext.insight.report import fit
+            from cqlsh_ext.common.text import fit
 
             fitted = "\n".join(fit(body.split("\n"), shutil.get_terminal_size().columns))
             self.out.write(fitted + text[len(body):])
@@ -199,8 +199,8 @@ KEY_COLUMN = 24
 
 def key_help_lines(width: int) -> list[str]:
     """HELP KEYS for a screen `width` columns wide (0: whole lines): keys in a column, each
-    description beside it, wrapped at words under its column (insight.report.fit)."""
-    from cqlsh_ext.insight.report import fit
+    description beside it, wrapped at words under its column (common.text.fit)."""
+    from cqlsh_ext.common.text import fit
     from cqlsh_ext.repl.keybindings import KEY_HELP
 
     longest = max(len(key) for key, _ in KEY_HELP)

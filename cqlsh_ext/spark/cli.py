@@ -104,7 +104,7 @@ def _run(spark_args: Any, rest: list[str]) -> int:
     except (SettingError, KeyspacesError) as err:
         raise SparkError(str(err)) from None
     statements = _statements(conn.options)
-    from cqlsh_ext.spark.statement import classify
+    from cqlsh_ext.spark.parse import classify
 
     parsed = [classify(text) for text in statements]  # every statement checked before Spark starts
     session.check_environment()  # pyspark, distutils, Java: before connecting
@@ -154,7 +154,7 @@ def _one(spark: Any, db: Any, conn: Any, stmt: Any) -> None:
     from cqlsh_ext.common import jsonenc
     from cqlsh_ext.insight.measure import effective_mode
     from cqlsh_ext.settings.output_formats import output_format
-    from cqlsh_ext.spark.statement import StatsStatement
+    from cqlsh_ext.spark.parse import StatsStatement
 
     display = conn.settings.display
     mode = effective_mode(display.mode)
@@ -168,7 +168,7 @@ def _one(spark: Any, db: Any, conn: Any, stmt: Any) -> None:
             print("\n".join(stats.render()))
         sys.stdout.flush()
         return
-    from cqlsh_ext.spark.statement import ExportStatementOnSpark
+    from cqlsh_ext.spark.parse import ExportStatementOnSpark
 
     if isinstance(stmt, ExportStatementOnSpark):
         from cqlsh_ext.spark import export_job

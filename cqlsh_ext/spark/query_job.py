@@ -22,8 +22,8 @@ from cqlsh_ext.cql.types import from_driver
 from cqlsh_ext.query.answer import Answer
 from cqlsh_ext.query.evaluate import Evaluator, Settings
 from cqlsh_ext.query.grammar import Column, Path, Plan
+from cqlsh_ext.spark.parse import QueryStatement
 from cqlsh_ext.spark.session import SparkError, TaskProgress, java_error
-from cqlsh_ext.spark.statement import QueryStatement
 from cqlsh_ext.spark.stats_job import driver_value
 
 Row = tuple[Any, ...]
@@ -122,8 +122,8 @@ def plan_query(session: Any, settings: Any, keyspace: str | None, table: str, te
     taken when `plain`), a WHERE on columns (to be run `run_there`: the shell's), what the
     evaluator refuses (-d none with paths). Spark mode's SELECT and its COPY (SELECT ...) both
     start here."""
+    from cqlsh_ext.payload_select.command import result_types, settings_for
     from cqlsh_ext.payload_select.schema import schema_of
-    from cqlsh_ext.payload_select.statement import result_types, settings_for
     from cqlsh_ext.query.grammar import parse
     from cqlsh_ext.spark.stats_job import table_meta
 
@@ -157,7 +157,7 @@ def plan_query(session: Any, settings: Any, keyspace: str | None, table: str, te
 
 def run(spark: Any, session: Any, stmt: QueryStatement, settings: Any, float_precision: int) -> None:
     """`float_precision`: cqlshrc's, for the floats the aggregates compute (as the shell prints them)."""
-    from cqlsh_ext.payload_select.statement import LABEL
+    from cqlsh_ext.payload_select.command import LABEL
 
     ks, meta, plan, evaluator_settings, answer, types = plan_query(
         session, settings, stmt.keyspace, stmt.table, stmt.text, LABEL,
@@ -191,8 +191,8 @@ def run(spark: Any, session: Any, stmt: QueryStatement, settings: Any, float_pre
 
 def _closing_line(plan: Plan, answer: Answer, how: str, emitted: int) -> None:
     """The shell's closing line on stderr (payload_select), with how Spark read the table."""
+    from cqlsh_ext.payload_select.command import closing_line as shell_closing_line
     from cqlsh_ext.payload_select.read import Reading
-    from cqlsh_ext.payload_select.statement import closing_line as shell_closing_line
 
     shell_closing_line(plan, Reading(answer, how=how, emitted=emitted), sys.stderr)
     sys.stderr.flush()

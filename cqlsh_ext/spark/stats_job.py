@@ -14,8 +14,8 @@ from typing import Any
 
 from cqlsh_ext.cql.types import SEQUENCES, UDT, CqlType, from_driver
 from cqlsh_ext.insight.stats import Stats
+from cqlsh_ext.spark.parse import StatsStatement
 from cqlsh_ext.spark.session import SparkError, TaskProgress, java_error
-from cqlsh_ext.spark.statement import StatsStatement
 
 #: Rows handed to Stats.add_rows at once in a task (its column-wise fast path works per page).
 PAGE_ROWS = 1000

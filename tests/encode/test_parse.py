@@ -76,7 +76,7 @@ def test_any_statement_is_placed_or_unreadable(words):
 
 
 def test_block_comments_are_skipped_but_not_inside_strings():
-    from cqlsh_ext.encode.statement import _blank_comments
+    from cqlsh_ext.encode.command import _blank_comments
 
     text = "INSERT /* a\ncomment */ INTO t (id, data) VALUES (1, encode('/* kept */', $$/* kept */$$))"
     blanked = _blank_comments(text)

@@ -19,8 +19,8 @@ import zstandard
 from cassandra.concurrent import execute_concurrent_with_args
 from shell_runner import CQLSH_EXT, isolated_env
 
+from cqlsh_ext.common.retry import ATTEMPTS as RETRY_ATTEMPTS
 from cqlsh_ext.demo.records import documents
-from cqlsh_ext.scanning.scan import RETRY_ATTEMPTS
 
 from .conftest import cqlsh_ext, json_docs
 
@@ -186,7 +186,7 @@ def test_retries_end_and_the_report_covers_what_was_read(cassandra, faults_table
     finally:
         cassandra.faults.clear()
     assert "STOPPED BY AN ERROR: OverloadedErrorMessage" in out.stdout
-    # never a loop forever: the retries the code allows (scan.RETRY_ATTEMPTS), then it stops; a
+    # never a loop forever: the retries the code allows (common.retry.ATTEMPTS), then it stops; a
     # count the code controls, where a wall-clock bound measured the machine
     assert f"retried with backoff: {RETRY_ATTEMPTS} x overloaded" in out.stdout
     first = out.stdout.splitlines()[0]

@@ -21,7 +21,7 @@ import zstandard
 from shell_runner import CQLSH_EXT, isolated_env
 
 from cqlsh_ext.demo.records import documents
-from cqlsh_ext.insight.trial import WARMUP_ROWS
+from cqlsh_ext.insight.trial.measure import WARMUP_ROWS
 
 from .conftest import cqlsh_ext, json_docs
 
@@ -234,7 +234,7 @@ def test_a_text_column_is_an_uncompressed_payload(cassandra, trial, home):
 
 def test_help(cassandra, home):
     from cqlsh_ext.codecs.base import CODEC_TRIAL
-    from cqlsh_ext.insight.trial import DEFAULT_CONCURRENCY, DEFAULT_ROWS
+    from cqlsh_ext.insight.trial.measure import DEFAULT_CONCURRENCY, DEFAULT_ROWS
 
     out = cqlsh_ext(cassandra, home, "HELP TRIAL").stdout
     assert "COMPRESSION TRIAL [cqlsh-ext]" in out and max(map(len, out.splitlines())) <= 80
@@ -296,7 +296,7 @@ def test_a_slow_table_moves_its_variant_only(cassandra, trial, home):
 
 
 def test_a_timeout_is_retried_then_counted(cassandra, trial, home):
-    from cqlsh_ext.insight.trial import RETRY_ATTEMPTS
+    from cqlsh_ext.common.retry import ATTEMPTS as RETRY_ATTEMPTS
 
     # One request at a time: the lz4 table's first counted write times out on every try. Before it,
     # the warm-up's 20 writes and 20 reads of that table pass.

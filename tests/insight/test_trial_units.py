@@ -12,8 +12,8 @@ import zstandard
 
 from cqlsh_ext.codecs.base import CODEC_TRIAL, DEFAULT_CAP
 from cqlsh_ext.demo.records import documents
-from cqlsh_ext.insight import trial_cli
-from cqlsh_ext.insight.trial import (
+from cqlsh_ext.insight.trial import cli as trial_cli
+from cqlsh_ext.insight.trial.measure import (
     MAX_TABLE_NAME,
     NOT_DECODABLE,
     OVER_CAP,
@@ -27,7 +27,7 @@ from cqlsh_ext.insight.trial import (
     units,
     variant_names,
 )
-from cqlsh_ext.insight.trial_report import Phase, TrialReport, VariantResult
+from cqlsh_ext.insight.trial.report import Phase, TrialReport, VariantResult
 from cqlsh_ext.insight.value_files import read_values
 
 DOCS = [d.encode() for d in documents(8, seed=3)]

@@ -141,7 +141,7 @@ if __name__ == "__main__":
 
 
 def test_report_lines_fit_the_screen_width():
-    from cqlsh_ext.insight.report import fit
+    from cqlsh_ext.common.text import fit
 
     text = "      #0  offset 0, FLG 0x68, version 1, block_independence yes, block_checksum no"
     table = "  codec         ratio      size  compress MB/s  decompress MB/s  WCU  RCU  WCU saved  > 1 MB"
@@ -155,7 +155,7 @@ def test_report_lines_fit_the_screen_width():
 
 
 def test_report_text_wraps_evenly_under_its_text():
-    from cqlsh_ext.insight.report import fit
+    from cqlsh_ext.common.text import fit
 
     # The ragged wrap: a comma far back made a short row ("point read,").
     advice = ("  - a read of one partition (median 1,201 B) decompresses a whole 16 KiB chunk: "

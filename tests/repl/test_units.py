@@ -22,7 +22,7 @@ from cqlsh_ext.common.jsonenc import float32_text
 from cqlsh_ext.output.values import CsvSpelling, JsonSpelling
 from cqlsh_ext.repl.history import SafeFileHistory, carries_password
 from cqlsh_ext.repl.pager import NoPager, PagedOutput, pager_command
-from cqlsh_ext.repl.statement import is_complete
+from cqlsh_ext.repl.statement_end import is_complete
 from cqlsh_ext.settings import DisplaySettings, SettingError, Settings, load
 
 
@@ -371,7 +371,7 @@ def test_toolbar_shortens_before_it_leaves_anything_out():
     ("SELECT 1;", None),
 ])
 def test_input_state_names_what_is_left_open(ruleset, text, opened):
-    from cqlsh_ext.repl.statement import input_state
+    from cqlsh_ext.repl.statement_end import input_state
 
     complete, left_open = input_state(text, ruleset)
     assert left_open == opened

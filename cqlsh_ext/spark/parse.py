@@ -32,7 +32,7 @@ class StatsStatement:
 
 @dataclass
 class ExportStatementOnSpark:
-    """COPY (SELECT ...) TO 'dir': the parsed export (cqlsh_ext.export.statement) and its table."""
+    """COPY (SELECT ...) TO 'dir': the parsed export (cqlsh_ext.export.parse) and its table."""
 
     export: Any
     keyspace: str | None
@@ -128,7 +128,7 @@ def classify(text: str) -> StatsStatement | QueryStatement | ExportStatementOnSp
 
 def _export(text: str, tokens: list[Token]) -> ExportStatementOnSpark:
     """COPY (SELECT ...) TO 'dir' [WITH ...]: Parquet only, written by Spark (a directory)."""
-    from cqlsh_ext.export.statement import LABEL, CopyError, parse
+    from cqlsh_ext.export.parse import LABEL, CopyError, parse
     from cqlsh_ext.query.recognize import table_of
 
     if not (tokens[1].kind == "punct" and tokens[1].value == "("):

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from cqlsh_ext.codecs.base import CODEC_EXAMPLES, CODEC_HEADERS, CODEC_TRIAL
 from cqlsh_ext.commands import shell_command
-from cqlsh_ext.commands.decompress import fill
+from cqlsh_ext.common.text import fill
 from cqlsh_ext.payload.names import STREAM_MAGICS, title
 
 if TYPE_CHECKING:
@@ -257,11 +257,11 @@ def _keyspace_names(ctxt: Parsed, shell: Shell) -> list[str]:
 
 
 def _trial_columns(ctxt: Parsed, shell: Shell) -> list[str]:
-    """After COMPRESSION TRIAL [ks.]table. : the columns TRIAL takes (insight.trial.column_kind)."""
+    """After COMPRESSION TRIAL [ks.]table. : the columns TRIAL takes (insight.trial.measure.column_kind)."""
     from cassandra.metadata import protect_name
 
     from cqlsh_ext.insight.shellside import cql_name
-    from cqlsh_ext.insight.trial import column_kind
+    from cqlsh_ext.insight.trial.measure import column_kind
 
     ks = cql_name(shell, ctxt.get_binding("ksname")) or shell.current_keyspace
     table = cql_name(shell, ctxt.get_binding("cfname"))
@@ -302,6 +302,6 @@ def do_compression(shell: Shell, parsed: Parsed) -> None:
 
         run_settings.run(shell, parsed)
     elif action == "TRIAL":
-        from cqlsh_ext.insight import run_trial
+        from cqlsh_ext.insight.trial import run as run_trial
 
         run_trial.run(shell, parsed)

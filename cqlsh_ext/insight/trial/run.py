@@ -1,6 +1,6 @@
 """COMPRESSION TRIAL on the shell's side: what the statement asks for (refused in one line when it
 cannot run), the values (the sampler COMPRESSION STATS SAMPLE uses, or files), on Amazon Keyspaces
-the cost asked for, then the measuring (insight.trial) and the report (insight.trial_report)."""
+the cost asked for, then the measuring (insight.trial.measure) and the report (insight.trial.report)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from cqlsh_ext.insight import shellside as side
 
 if TYPE_CHECKING:
     from cqlsh_ext.cqlsh.protocol import Parsed, Shell
-    from cqlsh_ext.insight.trial import Value
+    from cqlsh_ext.insight.trial.measure import Value
 
 LABEL = "COMPRESSION TRIAL"
 
@@ -47,7 +47,7 @@ def refuse(shell: Shell, reason: str) -> None:
 
 
 def run(shell: Shell, parsed: Parsed) -> None:
-    from cqlsh_ext.insight import trial
+    from cqlsh_ext.insight.trial import measure as trial
 
     asked = _asked(shell, parsed)
     problem = _check(shell, asked)
@@ -83,7 +83,7 @@ def run(shell: Shell, parsed: Parsed) -> None:
 
 
 def _asked(shell: Shell, parsed: Parsed) -> Asked:
-    from cqlsh_ext.insight.trial import DEFAULT_CONCURRENCY, DEFAULT_ROWS
+    from cqlsh_ext.insight.trial.measure import DEFAULT_CONCURRENCY, DEFAULT_ROWS
 
     codecs = parsed.get_binding("codec")
     path = parsed.get_binding("path")
@@ -106,7 +106,7 @@ def _unquoted(shell: Shell, text: str) -> str:
 
 def _check(shell: Shell, asked: Asked) -> str | None:
     """Why the statement cannot run as written, or None."""
-    from cqlsh_ext.insight.trial import MAX_CONCURRENCY, MIN_VALUES
+    from cqlsh_ext.insight.trial.measure import MAX_CONCURRENCY, MIN_VALUES
 
     if not asked.into:
         return ("name the keyspace for the scratch tables: ... INTO <keyspace> (the trial writes into "
@@ -124,7 +124,7 @@ def _check(shell: Shell, asked: Asked) -> str | None:
 
 
 def _from_files(shell: Shell, asked: Asked, mode: str, cap: int) -> Values | None:
-    from cqlsh_ext.insight.trial import take_value
+    from cqlsh_ext.insight.trial.measure import take_value
     from cqlsh_ext.insight.value_files import read_values
     from cqlsh_ext.scanning.ring import server_partitioner
 
@@ -152,7 +152,7 @@ def _keep(values: Values, taken: Value | str) -> None:
 
 
 def _from_column(shell: Shell, parsed: Parsed, asked: Asked, mode: str, cap: int) -> Values | None:
-    from cqlsh_ext.insight.trial import column_kind
+    from cqlsh_ext.insight.trial.measure import column_kind
 
     ks, table, meta = side.named_table(shell, parsed)
     column = side.cql_name(shell, parsed.get_binding("colname"))
@@ -193,7 +193,7 @@ class _Collector:
         """The one column read: nothing to look up."""
 
     def add_rows(self, rows: Any) -> None:
-        from cqlsh_ext.insight.trial import take_value
+        from cqlsh_ext.insight.trial.measure import take_value
 
         for row in rows:
             stored = row[0]
@@ -224,7 +224,7 @@ def _sample(shell: Shell, asked: Asked, ks: str, table: str, column: str, kind: 
     chosen at random; fewer when the table holds fewer."""
     from cassandra.metadata import protect_name
 
-    from cqlsh_ext.insight.trial import SAMPLE_BYTES
+    from cqlsh_ext.insight.trial.measure import SAMPLE_BYTES
     from cqlsh_ext.scanning.consume import consume
     from cqlsh_ext.scanning.ring import RingError, ring_for, server_partitioner
     from cqlsh_ext.scanning.sample import (
@@ -293,8 +293,8 @@ def _measure(shell: Shell, parsed: Parsed, asked: Asked, values: Values, variant
     from cassandra import ConsistencyLevel
 
     from cqlsh_ext.insight import report as text
-    from cqlsh_ext.insight.trial import WARMUP_ROWS, Trial, units
-    from cqlsh_ext.insight.trial_report import FEW_OPERATIONS, TrialReport, VariantResult
+    from cqlsh_ext.insight.trial.measure import WARMUP_ROWS, Trial, units
+    from cqlsh_ext.insight.trial.report import FEW_OPERATIONS, TrialReport, VariantResult
     from cqlsh_ext.scanning.cost import accepted, on_keyspaces
     from cqlsh_ext.scanning.scan import progress_for
 

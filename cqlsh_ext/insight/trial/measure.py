@@ -1,5 +1,5 @@
 """COMPRESSION TRIAL's measurement: sampled values re-compressed per variant, written into scratch
-tables and read back, the cluster's latencies counted in histograms (insight.trial_report).
+tables and read back, the cluster's latencies counted in histograms (insight.trial.report).
 
     variants = build_variants(names, values, cap)          # encode()'s writers, verified
     Trial(session, keyspace, variants, ...).run(report)    # tables, warm-up, rounds, reads, drop
@@ -21,7 +21,6 @@ import heapq
 import queue
 import random
 import secrets
-import signal
 import statistics
 import threading
 import time
@@ -30,7 +29,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from cqlsh_ext.insight.trial_report import BASELINE, STORED, Phase, TrialReport
+from cqlsh_ext.common import retry
+from cqlsh_ext.common.interrupt import CtrlC, shielded
+from cqlsh_ext.insight.trial.report import BASELINE, STORED, Phase, TrialReport
 
 if TYPE_CHECKING:
     from cqlsh_ext.codecs.base import Container
@@ -46,10 +47,6 @@ SAMPLE_BYTES = 256 << 20
 WARMUP_ROWS = 50
 #: Rounds at most; fewer when a variant's turn would be under 4 requests per connection slot.
 MAX_ROUNDS = 10
-#: Retries of one operation (an idempotent write of the same value, or a read) after overload,
-#: throttling or a timeout; backoff doubles from RETRY_BASE to RETRY_CAP seconds with full jitter.
-RETRY_ATTEMPTS = 6
-RETRY_BASE, RETRY_CAP = 0.05, 2.0
 #: DDL may take longer than a request (schema agreement on Cassandra).
 DDL_TIMEOUT = 60.0
 TABLE_PREFIX = "cqlshext_trial_"
@@ -291,7 +288,8 @@ class Trial:
         from cqlsh_ext.scanning.scan import error_text
 
         started = time.monotonic()
-        restore = self._catch_sigint()
+        # The first Ctrl-C stops sending and keeps what was measured; a second one stops at once.
+        ctrl_c = CtrlC(self.stop).__enter__()
         rows = report.rows
         report.warmup_rows = min(WARMUP_ROWS, rows)
         report.rounds = max(1, min(MAX_ROUNDS, rows // (4 * self.concurrency)))
@@ -323,7 +321,7 @@ class Trial:
                 for variant, result in zip(self.variants, report.variants, strict=True):
                     result.decode_us = decode_micros(variant, self.cap)
         finally:
-            restore()
+            ctrl_c.restore()
             if self.progress is not None:
                 self.progress.close()
             report.kept = self.keep and bool(self.created)
@@ -353,9 +351,7 @@ class Trial:
 
         from cqlsh_ext.scanning.scan import error_text
 
-        ignoring = threading.current_thread() is threading.main_thread()
-        previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if ignoring else None
-        try:
+        with shielded():
             for name in self.created:
                 try:
                     self.session.execute(f"DROP TABLE IF EXISTS {protect_name(self.keyspace)}.{name}",
@@ -363,9 +359,6 @@ class Trial:
                 except Exception as err:
                     report.notes.append(f"could not drop {self.keyspace}.{name} ({error_text(err)}): "
                                         "drop it yourself")
-        finally:
-            if ignoring:
-                signal.signal(signal.SIGINT, previous)
 
     # --------------------------------------------------------------------------- measuring
     def _measure(self, report: TrialReport) -> None:
@@ -467,17 +460,16 @@ class Trial:
                 if reason is None:
                     self.error = self.error or err
                     continue
-                if attempts[i] >= RETRY_ATTEMPTS:
+                if retry.exhausted(attempts[i]):
                     self.done += 1
                     if phase is not None:
                         if _timed_out(err):
                             phase.timed_out += 1
                         else:
-                            phase.fail(f"{reason} ({RETRY_ATTEMPTS + 1} tries)")
+                            phase.fail(f"{reason} ({retry.ATTEMPTS + 1} tries)")
                     continue
                 attempts[i] += 1
-                delay = random.uniform(0, min(RETRY_CAP, RETRY_BASE * 2 ** attempts[i]))
-                heapq.heappush(backoff, (time.monotonic() + delay, i, reason))
+                heapq.heappush(backoff, (time.monotonic() + retry.delay(attempts[i]), i, reason))
         finally:
             if phase is not None:
                 phase.seconds += time.perf_counter() - started
@@ -497,28 +489,6 @@ class Trial:
     def _tick(self) -> None:
         if self.progress is not None:
             self.progress.update(self.done, self.done / self.total if self.total else None)
-
-    def _catch_sigint(self) -> Callable[[], None]:
-        """The first Ctrl-C stops sending and keeps what was measured; a second one stops at once."""
-        if threading.current_thread() is not threading.main_thread():
-            return lambda: None
-        previous = signal.getsignal(signal.SIGINT)
-
-        def handler(signum: int, frame: Any) -> None:
-            if self.stop.is_set():
-                signal.signal(signal.SIGINT, previous)
-                raise KeyboardInterrupt
-            self.stop.set()
-
-        try:
-            signal.signal(signal.SIGINT, handler)
-        except ValueError:
-            return lambda: None
-
-        def restore() -> None:
-            signal.signal(signal.SIGINT, previous)
-
-        return restore
 
 
 def _turns(count: int, round_index: int) -> list[int]:

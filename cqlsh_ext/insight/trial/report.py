@@ -2,7 +2,7 @@
 (operations per second, latency percentiles from a histogram made for latency, failures, retries),
 the client's decode time and Amazon Keyspaces' units, each against the uncompressed variant.
 
-The measuring is insight.trial's; this module only counts and shows. The text report fits 80
+The measuring is insight.trial.measure's; this module only counts and shows. The text report fits 80
 columns; `to_json()` is the same figures as one object.
 """
 
@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from cqlsh_ext.common.text import fit
 from cqlsh_ext.insight import report
 
 #: Latencies are recorded in microseconds, from 1 us to an hour, to 3 significant digits (the
@@ -260,7 +261,7 @@ class TrialReport:
             lines.append(f"  Amazon Keyspaces units for the whole trial (estimated before it ran, warm-up "
                          f"included): {report.count(round(self.units_estimate['wcu']))} write, "
                          f"{report.count(round(self.units_estimate['rcu']))} read.")
-        return list(report.fit(lines, WIDTH))
+        return list(fit(lines, WIDTH))
 
     def _sizes(self, ordered: list[VariantResult], base: VariantResult | None) -> list[str]:
         header = ["Stored bytes", "mean", "total", "ratio", "decode", "WCU/row", "RCU/row"]

@@ -223,7 +223,7 @@ def closing_line(plan: Plan, reading: Any, out: Any, width: int = 0) -> None:
         return
     notes = [f"no value read has {path}{_keys_named(nearest, seen)}" for path, nearest, seen in unknown]
     line = f"{LABEL}: " + "; ".join([", ".join(closing_parts(plan, reading)), *notes, *closing_ends(reading)])
-    from cqlsh_ext.insight.report import fit
+    from cqlsh_ext.common.text import fit
 
     for shown in fit([line], width):
         print(shown, file=out)

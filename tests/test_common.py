@@ -1,0 +1,67 @@
+"""cqlsh_ext.common's shared helpers: one Ctrl-C rule and one retry policy for every command."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+
+import pytest
+
+from cqlsh_ext.common import retry
+from cqlsh_ext.common.interrupt import CtrlC, shielded
+
+
+def _press() -> None:
+    os.kill(os.getpid(), signal.SIGINT)
+
+
+def test_first_ctrl_c_asks_to_stop_second_interrupts_and_the_previous_handler_comes_back() -> None:
+    before = signal.getsignal(signal.SIGINT)
+    noted: list[str] = []
+    with CtrlC(on_first=lambda: noted.append("first")) as ctrl_c:
+        assert not ctrl_c.pressed
+        _press()
+        assert ctrl_c.pressed and noted == ["first"]  # the command keeps what it has and stops
+        with pytest.raises(KeyboardInterrupt):
+            _press()
+        assert signal.getsignal(signal.SIGINT) is before  # put back at the second press already
+    assert signal.getsignal(signal.SIGINT) is before
+
+
+def test_ctrl_c_sets_a_flag_it_is_given() -> None:
+    stop = threading.Event()
+    with CtrlC(stop):
+        _press()
+    assert stop.is_set()
+
+
+def test_off_the_main_thread_nothing_is_installed() -> None:
+    before = signal.getsignal(signal.SIGINT)
+    seen: list[object] = []
+
+    def run() -> None:
+        with CtrlC() as ctrl_c:
+            seen.append(signal.getsignal(signal.SIGINT))
+            seen.append(ctrl_c.pressed)
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    thread.join()
+    assert seen == [before, False]
+
+
+def test_shielded_clean_up_ignores_ctrl_c() -> None:
+    before = signal.getsignal(signal.SIGINT)
+    with shielded():
+        _press()  # ignored: the clean-up finishes
+    assert signal.getsignal(signal.SIGINT) is before
+
+
+def test_backoff_doubles_with_full_jitter_up_to_its_cap_and_gives_up() -> None:
+    for attempt in range(1, 12):
+        bound = min(retry.CAP, retry.BASE * 2 ** attempt)
+        delays = [retry.delay(attempt) for _ in range(200)]
+        assert all(0 <= d <= bound for d in delays)
+        assert max(delays) > bound / 2  # jittered over the whole range, not a fixed wait
+    assert not retry.exhausted(retry.ATTEMPTS - 1) and retry.exhausted(retry.ATTEMPTS)
