@@ -24,8 +24,8 @@ EXPORT_HELP = """
           (codec chain), NAME:note and NAME:stored (the bytes not decoded).
 
           COPY table TO 'file.csv' (cqlsh's own COPY) still exports the
-          stored bytes. Ctrl-C closes the file with the rows read so far; an
-          error leaves no file. Examples:
+          stored bytes. Ctrl-C closes the file with the rows read so far;
+          twice, or an error, leaves no file. Examples:
 
           COPY (SELECT * FROM ks.orders WHERE data.status = 'FAILED'
                 ALLOW FILTERING) TO 'failed.parquet';

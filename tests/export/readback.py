@@ -13,7 +13,9 @@ CLOSING = re.compile(r"^COPY \(SELECT \.\.\.\): ([\d,]+) rows written to (.+?) \
 
 
 def closing_line(stdout: str) -> str:
-    lines = [line for line in stdout.splitlines() if line.startswith("COPY (SELECT ...): ")]
+    # What stays on a terminal of each line: a status line drawn over with "\r" is gone.
+    shown = [line.rstrip("\r").rsplit("\r", 1)[-1] for line in stdout.split("\n")]
+    lines = [line for line in shown if line.startswith("COPY (SELECT ...): ")]
     assert len(lines) == 1, stdout
     return lines[0]
 

@@ -6,6 +6,7 @@ meaning; what the query form does not take is refused in one line."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import resource
 import shutil
@@ -16,6 +17,7 @@ import sysconfig
 from pathlib import Path
 
 import pexpect
+import pyte
 import pytest
 from orders import rows, write_table
 from shell_runner import CQLSH_EXT, Run, isolated_env
@@ -116,6 +118,108 @@ def test_ctrl_c_closes_the_file_with_the_rows_read(cassandra, home):
              if doc is not None and doc.get("status") in ("PAID", "NEW")}
     assert all(truth[r["ck"]] == r["data.status"] for r in found)
     assert _leftovers(home) == []
+
+
+#: Rows of the table exported while Ctrl-C is pressed: one row group, so all of the decoding and
+#: writing happens once the reading is done (about 80 us a row here: long enough to stop it in).
+WRITTEN_ROWS = 8000
+
+
+@pytest.fixture(scope="module")
+def big(cassandra) -> tuple[str, list]:
+    ks = cassandra.create_keyspace("faults_written")  # faults_*: the server's fault handler may delay it
+    session = cassandra.session(ks)
+    data = rows(WRITTEN_ROWS, partitions=200)
+    write_table(session, data)
+    session.shutdown()
+    return ks, data
+
+
+class _Exporting:
+    """cqlsh-ext -e "COPY (...) TO ..." in a pseudo-terminal, with Ctrl-C typed at the moment the
+    file is being written: the process is stopped once the screen says "writing", the key typed
+    (the terminal sends SIGINT, held until the process goes on) and the process continued, so the
+    press lands while the file is written, whatever the machine's load."""
+
+    def __init__(self, cassandra, home, statement: str) -> None:
+        self.child = pexpect.spawn(CQLSH_EXT, [*cassandra.cqlsh_args, "-e", statement], encoding="utf-8",
+                                   env=isolated_env(home), timeout=120, dimensions=(40, 160))
+        self.screen = pyte.Screen(160, 40)
+        self.stream = pyte.Stream(self.screen)
+        self.seen = ""
+
+    def expect(self, pattern: str) -> str:
+        self.child.expect(pattern)
+        shown = self.child.before + self.child.after
+        self.stream.feed(shown)
+        self.seen += shown
+        return str(self.child.after)
+
+    def ctrl_c_now(self) -> None:
+        os.kill(self.child.pid, signal.SIGSTOP)
+        self.child.sendintr()
+        os.kill(self.child.pid, signal.SIGCONT)
+
+    def end(self) -> str:
+        self.child.expect(pexpect.EOF)
+        self.stream.feed(self.child.before)
+        self.seen += self.child.before
+        self.child.close()
+        return re.sub(r"\x1b\[[0-9;]*[A-Za-z]", "", self.seen)
+
+
+def test_ctrl_c_while_the_file_is_written_finishes_it_with_the_rows_read(cassandra, big, home):
+    ks, data = big
+    target = home / "cc.parquet"
+    run = _Exporting(cassandra, home, f"COPY (SELECT pk, ck, data.status FROM {ks}.orders) TO '{target}'")
+    run.expect(r"writing [^\n]*discard it\)")
+    # What the screen shows while the file is written (the reading's progress line is gone).
+    status = next(row for row in run.screen.display if "writing" in row).strip()
+    assert status.startswith(f"COPY (SELECT ...): writing {target}, {WRITTEN_ROWS:,} rows")
+    run.ctrl_c_now()
+    run.expect(r"Ctrl-C again discards it")  # said at once, while the writing goes on
+    out = run.end()
+    assert "Traceback" not in out
+    line = closing_line(out)
+    assert line.startswith(f"COPY (SELECT ...): {WRITTEN_ROWS:,} rows written to {target}")
+    assert line.endswith("; Ctrl-C while writing: the file was finished with the rows read")
+    _schema, found = parquet_rows(target)  # a valid, closed file with every row read
+    assert sorted((r["pk"], r["ck"]) for r in found) == sorted((row["pk"], row["ck"]) for row, _doc in data)
+    assert _leftovers(home) == []
+
+
+def test_a_second_ctrl_c_while_the_file_is_written_discards_it(cassandra, big, home):
+    ks, _data = big
+    target = home / "gone.parquet"
+    run = _Exporting(cassandra, home, f"COPY (SELECT pk, ck, data FROM {ks}.orders) TO '{target}'")
+    run.expect(r"writing [^\n]*discard it\)")
+    run.ctrl_c_now()
+    run.expect(r"Ctrl-C again discards it")
+    run.ctrl_c_now()
+    out = run.end()
+    assert "Traceback" not in out
+    said = f"COPY (SELECT ...): interrupted (Ctrl-C twice) before {target} was finished: nothing written"
+    assert said in out
+    assert not target.exists() and _leftovers(home) == []
+
+
+def test_after_a_ctrl_c_that_stopped_the_scan_the_next_one_discards_the_file(cassandra, big, home):
+    ks, _data = big
+    target = home / "half.parquet"
+    cassandra.faults.set("delay", -1, 300)  # every page late: the scan takes seconds
+    try:
+        run = _Exporting(cassandra, home, f"COPY (SELECT ck, data.status FROM {ks}.orders WHERE data.status "
+                                          f"IS NOT NULL ALLOW FILTERING) TO '{target}'")
+        run.expect(r"[1-9][0-9]?,[0-9]{3} rows, ")  # a thousand rows and more read: something to write
+        run.child.sendintr()  # the first: the scan stops, the file is written with what was read
+        run.expect(r"writing [^\n]*\(Ctrl-C again: discard it\)")
+        run.ctrl_c_now()
+        out = run.end()
+    finally:
+        cassandra.faults.clear()
+    assert "Traceback" not in out
+    assert f"interrupted (Ctrl-C twice) before {target} was finished: nothing written" in out
+    assert not target.exists() and _leftovers(home) == []
 
 
 def test_stock_copy_to_a_parquet_name_points_to_the_query_form(cassandra, orders: Orders, home):
