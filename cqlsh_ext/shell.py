@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from cqlsh_ext import commands
 from cqlsh_ext.commands import decode, decompress
 from cqlsh_ext.common import gc_pause
+from cqlsh_ext.common.text import message, say, screen_width
 from cqlsh_ext.cqlsh import seams
 from cqlsh_ext.encode import command as encode_statement
 from cqlsh_ext.encode import help as encode_help
@@ -173,7 +174,12 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
         if not output_format(self.settings.display.output_format).machine or not warnings:
             return super().print_warnings(warnings)
         for warning in warnings:
-            print(f"Warning: {warning}", file=sys.stderr)
+            say(f"Warning: {warning}")
+
+    def printerr(self, text: Any, *args: Any, **kwargs: Any) -> None:
+        # Every message the shell writes wraps at words on a terminal (common.text.message), where
+        # the terminal would break it inside a word; a pipe or a file gets its one line.
+        super().printerr(message(str(text), screen_width(sys.stderr)), *args, **kwargs)
 
     # ------------------------------------------------ the interactive shell (cqlsh_ext.repl)
 

@@ -85,6 +85,7 @@ OVERRIDDEN: dict[str, list[str]] = {
                                           "row_count_offset"],
     "check_build_versions": ["self"],
     "print_warnings": ["self", "warnings"],
+    "printerr": ["self", "text", "color", "newline", "shownum"],
     "cmdloop": ["self", "intro"],
     "handle_statement": ["self", "tokens", "srcstr"],
     "handle_parse_error": ["self", "cmdword", "tokens", "parsed", "srcstr"],

@@ -157,10 +157,12 @@ def _finish(statement: ExportStatement, sink: Any, target: Any, rows: int, press
     import os
 
     from cqlsh_ext.common.interrupt import CtrlC
+    from cqlsh_ext.common.text import message, screen_width
     from cqlsh_ext.scanning.scan import progress_for
 
     status = progress_for(LABEL, True)
-    notice = f"\r\x1b[KCtrl-C: finishing {statement.path} with the rows read; Ctrl-C again discards it\n"
+    notice = "\r\x1b[K" + message(f"Ctrl-C: finishing {statement.path} with the rows read; Ctrl-C again "
+                                   "discards it", screen_width(sys.stderr)) + "\n"
 
     def first_press() -> None:
         # In the signal handler, so one unbuffered write of the descriptor and nothing else: no
@@ -203,5 +205,7 @@ def closing_line(statement: ExportStatement, plan: Any, reading: Any, summary: A
         sections.append("Ctrl-C while writing: the file was finished with the rows read")
     elif interrupted:
         sections.append("interrupted (Ctrl-C): the file holds the rows read before")
-    print(f"{LABEL}: " + "; ".join(sections))
+    from cqlsh_ext.common.text import say
+
+    say(f"{LABEL}: " + "; ".join(sections), sys.stdout)
     sys.stdout.flush()

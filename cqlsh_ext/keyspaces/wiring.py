@@ -60,7 +60,12 @@ def connecting(setup: Settings, args: tuple[Any, ...], kwargs: dict[str, Any],
                 prepare(setup, hostname, kwargs)
             yield
     except ConnectionFailed as err:
-        raise SystemExit(f"Connection error: {err}") from None
+        import sys
+
+        from cqlsh_ext.common.text import message, screen_width
+
+        # Python writes it to standard error: wrapped at words there when it is a terminal.
+        raise SystemExit(message(f"Connection error: {err}", screen_width(sys.stderr))) from None
 
 
 def configure(setup: Settings, shell: Shell) -> None:

@@ -215,7 +215,7 @@ def closing_line(plan: Plan, reading: Any, out: Any, width: int = 0) -> None:
     """On stderr in scripts (JSON Lines on stdout stay valid): what was read, matched and not
     decodable, and the paths no value read had (a typo is otherwise a column of nulls). A SELECT
     whose paths are only projected says something only then, or when a value was not decodable.
-    `width`: the screen it is fitted to (insight.report.fit), 0 for one line."""
+    `width`: the screen it is fitted to, else that of `out` when it is a terminal (common.text.message)."""
     counts = reading.answer.counts
     problems = counts.undecodable + counts.cut
     unknown = counts.paths.never_found()
@@ -223,10 +223,9 @@ def closing_line(plan: Plan, reading: Any, out: Any, width: int = 0) -> None:
         return
     notes = [f"no value read has {path}{_keys_named(nearest, seen)}" for path, nearest, seen in unknown]
     line = f"{LABEL}: " + "; ".join([", ".join(closing_parts(plan, reading)), *notes, *closing_ends(reading)])
-    from cqlsh_ext.common.text import fit
+    from cqlsh_ext.common.text import message, screen_width
 
-    for shown in fit([line], width):
-        print(shown, file=out)
+    print(message(line, width or screen_width(out)), file=out)
 
 
 def closing_parts(plan: Plan, reading: Any) -> list[str]:
