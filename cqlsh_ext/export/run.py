@@ -161,8 +161,9 @@ def _finish(statement: ExportStatement, sink: Any, target: Any, rows: int, press
     from cqlsh_ext.scanning.scan import progress_for
 
     status = progress_for(LABEL, True)
-    notice = "\r\x1b[K" + message(f"Ctrl-C: finishing {statement.path} with the rows read; Ctrl-C again "
-                                   "discards it", screen_width(sys.stderr)) + "\n"
+    name = os.path.basename(statement.path)  # the whole path is the closing line's
+    notice = "\r\x1b[K" + message(f"Ctrl-C: finishing {name} with the rows read; Ctrl-C again discards it",
+                                   screen_width(sys.stderr)) + "\n"
 
     def first_press() -> None:
         # In the signal handler, so one unbuffered write of the descriptor and nothing else: no
@@ -175,7 +176,7 @@ def _finish(statement: ExportStatement, sink: Any, target: Any, rows: int, press
             writing_keys.stop.set()
         if status is not None:
             status.ctrl_c = ("(Ctrl-C again: discard it)",) if pressed else ("(Ctrl-C twice: discard it)",)
-            status.step(f"writing {statement.path}, {rows:,} rows")
+            status.step(f"writing {name}, {rows:,} rows")  # a status line is one row at most
         try:
             summary = sink.finish()
             target.commit()

@@ -63,9 +63,9 @@ def test_long_messages_wrap_at_words(term, cassandra, messages_ks, home, cols, l
     assert "undecodable" in said["COPY (SELECT ...): "] and "(char " in said["encode("]
     t = term(env={"PAGER": ""}, rows=lines, cols=cols)
     t.prompt()
-    t.run(export + ";", until=r"rows written[^\n]*\n(    [^\n]*\n)*")
+    t.run(export + ";", until=r"rows\s+written[^\n]*\n(    [^\n]*\n)*")
     t.prompt()
-    t.run(bad_value + ";", until=r"nothing was sent")
+    t.run(bad_value + ";", until=r"nothing\s+was\s+sent")
     t.prompt()
     screen = t.display()
     for start, line in said.items():
