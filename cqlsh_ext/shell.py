@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from cqlsh_ext import commands
 from cqlsh_ext.commands import decode, decompress
 from cqlsh_ext.common import gc_pause
+from cqlsh_ext.common.text import message, say, screen_width
 from cqlsh_ext.cql.lexer import Lexed
 from cqlsh_ext.cqlsh import seams
 from cqlsh_ext.encode import command as encode_statement
@@ -35,7 +36,7 @@ from cqlsh_ext.output import OutputClosed
 from cqlsh_ext.output import command as output_command
 from cqlsh_ext.output.pipeline import ResultPipeline
 from cqlsh_ext.payload_select import command as payload_select
-from cqlsh_ext.payload_select.help import QUERIES_HELP
+from cqlsh_ext.payload_select.help import QUERIES_HELP, SELECT_SEE_ALSO
 from cqlsh_ext.repl import shellhooks as repl
 from cqlsh_ext.settings import Settings
 
@@ -87,15 +88,13 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
         self.results = ResultPipeline(self, self.repl_mode, _pager_found if self.repl_mode else None)
         if self.repl_mode:
             repl.before_connect(self)
-        if self.settings.keyspaces.active:
-            from cqlsh_ext.keyspaces import wiring
+        from cqlsh_ext.keyspaces import wiring
 
-            # SigV4 provider and TLS context swapped in, one-line connection errors, LOCAL_QUORUM.
-            with wiring.connecting(self.settings, args, kwargs):
-                super().__init__(*args, **kwargs)
-            wiring.configure(self.settings, self)
-        else:
+        # One-line connection errors for every connection (cqlsh's own for an unsupported CQL
+        # version); under the Keyspaces flags the SigV4 provider and TLS context, LOCAL_QUORUM.
+        with wiring.connecting(self.settings, args, kwargs, keep=(cqlshmain.VersionNotSupported,)):
             super().__init__(*args, **kwargs)
+        wiring.configure(self.settings, self)
         if self.settings.display.output_format.expand:
             self.expand_enabled = True
         if self.repl_mode:
@@ -184,7 +183,12 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
         if not self.settings.display.output_format.machine or not warnings:
             return super().print_warnings(warnings)
         for warning in warnings:
-            print(f"Warning: {warning}", file=sys.stderr)
+            say(f"Warning: {warning}")
+
+    def printerr(self, text: Any, *args: Any, **kwargs: Any) -> None:
+        # Every message the shell writes wraps at words on a terminal (common.text.message), where
+        # the terminal would break it inside a word; a pipe or a file gets its one line.
+        super().printerr(message(str(text), screen_width(sys.stderr)), *args, **kwargs)
 
     # ------------------------------------------------ the interactive shell (cqlsh_ext.repl)
 
@@ -200,8 +204,12 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
 
     def do_help(self, parsed: Parsed) -> None:
         if not self.repl_mode:
-            return super().do_help(parsed)
-        repl.do_help(self, parsed, Stock.do_help)
+            super().do_help(parsed)
+        else:
+            repl.do_help(self, parsed, Stock.do_help)
+        # cqlsh's HELP SELECT is only a web address: the payload part of SELECT is HELP QUERIES.
+        if any(str(topic).lower() == "select" for topic in parsed.get_binding("topic", ())):
+            self.stdout.write(SELECT_SEE_ALSO + "\n")
 
     # ------------------------------------------------ Amazon Keyspaces (cqlsh_ext.keyspaces)
 

@@ -10,6 +10,7 @@ import pytest
 
 from cqlsh_ext.common import retry
 from cqlsh_ext.common.interrupt import CtrlC, shielded
+from cqlsh_ext.common.text import fit, message, screen_width
 
 
 def _press() -> None:
@@ -65,3 +66,22 @@ def test_backoff_doubles_with_full_jitter_up_to_its_cap_and_gives_up() -> None:
         assert all(0 <= d <= bound for d in delays)
         assert max(delays) > bound / 2  # jittered over the whole range, not a fixed wait
     assert not retry.exhausted(retry.ATTEMPTS - 1) and retry.exhausted(retry.ATTEMPTS)
+
+
+def test_a_message_wraps_at_words_and_loses_nothing() -> None:
+    said = "COPY (SELECT ...): 44,000 rows written to cc.parquet; 44,000 rows read, 450 undecodable"
+    for width in (20, 40, 80):
+        lines = message(said, width).split("\n")
+        assert all(len(line) <= width for line in lines)
+        assert " ".join(" ".join(line.split()) for line in lines) == said  # every word whole
+    assert message(said, 0) == said  # a pipe or a file: the one line
+    # A word wider than the screen (a path) stays whole on its line: a report would cut it.
+    path = "/a/path/wider/than/the/screen.parquet"
+    assert message(f"cannot write {path}: no directory", 20).split("\n") == [
+        "cannot write", f"    {path}:", "    no directory"]
+    assert list(fit([f"cannot write {path}"], 20)) == ["cannot write", f"    {path[:15]}…"]
+
+
+def test_only_a_terminal_has_a_screen_width(tmp_path) -> None:
+    with open(tmp_path / "file", "w") as out:
+        assert screen_width(out) == 0

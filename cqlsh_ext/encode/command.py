@@ -10,7 +10,6 @@ statement to send, or None when it was refused (one line said why). After a succ
 from __future__ import annotations
 
 import re
-import sys
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -43,8 +42,10 @@ class Rewritten:
 
     def said(self) -> None:
         """One line per encoded value, on stderr as cqlsh's warnings (after the write)."""
+        from cqlsh_ext.common.text import say
+
         for line in self.lines:
-            print(line, file=sys.stderr)
+            say(line)
 
 
 def wanted(tokens: Any, srcstr: str) -> bool:
@@ -79,8 +80,10 @@ def _rewrite(shell: Shell, statement: Lexed) -> tuple[str, list[str]] | None:
     named = {toks[i].value for i in range(len(toks) - 1) if toks[i + 1].value == "."}
     udf = schema.user_function(named)
     if udf is not None:
-        print(f"encode(): keyspace {udf} has a user function named encode: the statement goes to the "
-              "server unchanged", file=sys.stderr)
+        from cqlsh_ext.common.text import say
+
+        say(f"encode(): keyspace {udf} has a user function named encode: the statement goes to the server "
+            "unchanged")
         return None
     try:
         calls = Reader(toks, schema.table).statements()

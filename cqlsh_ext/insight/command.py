@@ -68,7 +68,8 @@ INSPECT_HELP = """
 
 """ + fill(
     "Runs a SELECT and describes every blob value in its result: the nesting chain (e.g. "
-    f"{CODEC_EXAMPLES[1]} > {_STREAM} > String), each layer's container and header fields "
+    f"{CODEC_EXAMPLES[1]} > {_STREAM} > String), each layer's container, how it was found (by its "
+    "signature, by a trial decode, or as named with -d) and its header fields "
     f"({', '.join(CODEC_HEADERS)}, ...), the checksums the format carries verified here (stored and "
     "computed values shown), the stored and decompressed sizes and ratio, and the payload's kind "
     f"(JSON, text, {title(_STREAM)} String, binary). Values that are not compressed or cannot be "

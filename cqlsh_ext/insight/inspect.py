@@ -208,18 +208,24 @@ def _layer(fmt: Container, data: bytes, decoded: Any, cap: int) -> LayerReport:
     )
 
 
-#: Shown instead of a trailer field of a value that did not decode.
+#: Shown after a trailer field of a value that did not decode, when the checks could not reach its
+#: trailer either.
 NOT_A_TRAILER = "not verified: the last bytes of a value that is cut short or corrupt"
 
 
 def _failed_layer(fmt: Container, data: bytes, reason: str | None, cap: int) -> LayerReport:
     headers = _headers(fmt, data, {})
-    # A value that failed to decode may end anywhere: what sits where its trailer would be is
-    # not a trailer. Show those bytes as such; a ratio computed from them is no fact at all.
+    checks = checksums.verify(fmt, data, None, cap, reason)
+    # A value that failed to decode may end anywhere: what sits where its trailer would be is a
+    # trailer only when the checks found the end of the compressed data just before it (then they
+    # compare it, ok or MISMATCH, below the header, and the field is shown as stored: one story).
+    # Otherwise those bytes are shown as such; a ratio computed from them is no fact at all.
+    verdicts = (checksums.OK, checksums.MISMATCH)
+    reached = {_field_key(check.what) for check in checks if check.status in verdicts}
     for key in fmt.trailer_fields if isinstance(fmt, Headers) else ():
         if key == "ratio":
             headers.pop(key, None)
-        elif key in headers:
+        elif key in headers and _field_key(key) not in reached:
             headers[key] = f"{headers[key]} ({NOT_A_TRAILER})"
     return LayerReport(
         fmt.label,
@@ -229,10 +235,15 @@ def _failed_layer(fmt: Container, data: bytes, reason: str | None, cap: int) -> 
         len(data),
         None,
         headers=headers,
-        checks=checksums.verify(fmt, data, None, cap, reason),
+        checks=checks,
         checks_note=checksums.no_checksum_note(fmt),
         error=reason,
     )
+
+
+def _field_key(name: str) -> str:
+    """A header field's or a check's name compared as one: 'CRC32', 'member 1: CRC-32' -> 'crc32'."""
+    return re.sub(r"[^a-z0-9]", "", name.rsplit(": ", 1)[-1].lower())
 
 
 def _headers(fmt: Container, data: bytes, extra: dict[str, object]) -> dict[str, object]:
@@ -372,13 +383,25 @@ def _value(value: object, key: str = "") -> str:
     return str(value)
 
 
+#: How sure the identification of a layer is, in the report's words (JSON keeps the letter,
+#: codecs.base.Grade): a signature that decides, one a trial decode confirms, a trial decode alone,
+#: or only when the codec is named.
+GRADE_WORDS = {
+    "A": "found by its signature",
+    "B": "found by its signature and a trial decode",
+    "C": "no signature: found by a trial decode",
+    "D": "no signature: decoded as named (-d, DECOMPRESS)",
+}
+
+
 def _render_layer(n: int, layer: LayerReport) -> list[str]:
     out = f"{report.sized(layer.output_size)}" if layer.output_size is not None else "not decoded"
     cut = ", cut at the output cap" if layer.truncated else ""
     declared = f" (declares {report.sized(layer.declared_size)})" if layer.declared_size is not None else ""
     lines = [
         f"  layer {n}: {layer.label} (codec {layer.codec}, container {layer.container}, "
-        f"grade {layer.grade}): {report.sized(layer.input_size)} -> {out}{declared}{cut}"
+        f"{GRADE_WORDS.get(layer.grade, 'grade ' + layer.grade)}): {report.sized(layer.input_size)} -> "
+        f"{out}{declared}{cut}"
     ]
     if layer.error:
         lines.append(f"    error: {layer.error}")

@@ -122,7 +122,7 @@ def _sampled_stats(shell: Shell, parsed: Parsed, stats: Any, plan: Any,
     if taken is None:
         return
     stats.interrupted = stats.interrupted or scanner.interrupted
-    stats.scan = f"sample, {spec.streams} token-range streams"
+    stats.scan = f"sample, {spec.streams} parallel streams"
     stats.retried = scanner.retried
     if scanner.error is not None:
         if not sampler.done:

@@ -192,15 +192,11 @@ def _print(shell: Shell, plan: Plan, reading: Any, names: list[str], types: list
     from cassandra.cqltypes import UTF8Type
 
     from cqlsh_ext.payload.budget import Budget
-    from cqlsh_ext.payload_select.result import AnswerResult, machine_value, table_cell
+    from cqlsh_ext.payload_select.result import AnswerResult, presenter
+
     machine = shell.settings.display.output_format.machine
-    budget = Budget.for_cap(shell.settings.display.cap)
-    paths = {i for i, t in enumerate(types) if t is None}
-    convert = machine_value if machine else table_cell
-
-    def present(row: tuple[Any, ...]) -> tuple[Any, ...]:
-        return tuple(convert(v, budget) if i in paths else v for i, v in enumerate(row))
-
+    present = presenter(types, reading.answer.computed(), machine, Budget.for_cap(shell.settings.display.cap),
+                        shell.display_float_precision)
     shown = types if machine else [UTF8Type if t is None else t for t in types]
     try:
         shell.print_result(AnswerResult(names, shown, pages, present), meta)
@@ -221,7 +217,7 @@ def closing_line(plan: Plan, reading: Any, out: Any, width: int = 0) -> None:
     """On stderr in scripts (JSON Lines on stdout stay valid): what was read, matched and not
     decodable, and the paths no value read had (a typo is otherwise a column of nulls). A SELECT
     whose paths are only projected says something only then, or when a value was not decodable.
-    `width`: the screen it is fitted to (insight.report.fit), 0 for one line."""
+    `width`: the screen it is fitted to, else that of `out` when it is a terminal (common.text.message)."""
     counts = reading.answer.counts
     problems = counts.undecodable + counts.cut
     unknown = counts.paths.never_found()
@@ -229,10 +225,9 @@ def closing_line(plan: Plan, reading: Any, out: Any, width: int = 0) -> None:
         return
     notes = [f"no value read has {path}{_keys_named(nearest, seen)}" for path, nearest, seen in unknown]
     line = f"{LABEL}: " + "; ".join([", ".join(closing_parts(plan, reading)), *notes, *closing_ends(reading)])
-    from cqlsh_ext.common.text import fit
+    from cqlsh_ext.common.text import message, screen_width
 
-    for shown in fit([line], width):
-        print(shown, file=out)
+    print(message(line, width or screen_width(out)), file=out)
 
 
 def closing_parts(plan: Plan, reading: Any) -> list[str]:

@@ -1,5 +1,8 @@
 """HELP QUERIES: payload queries in a screenful (the whole story: docs/queries.md)."""
 
+#: After cqlsh's HELP SELECT (a web address): where the SELECT of payload paths is described.
+SELECT_SEE_ALSO = "Fields inside blob values (data.status, ...) in a SELECT: HELP QUERIES."
+
 QUERIES_HELP = """
         QUERIES [cqlsh-ext]: fields inside blob values, in a SELECT
 

@@ -50,6 +50,31 @@ def machine_value(value: Any, budget: Budget) -> Any:
     return jsonable(value, budget)
 
 
+def presenter(types: Sequence[Any], computed: Sequence[bool], machine: bool, budget: Budget,
+              float_precision: int) -> Callable[[Row], Row]:
+    """How an answer row is shown. A path's or an aggregate's value (type None) as table_cell, or
+    machine_value for JSON Lines and CSV, makes it; in cqlsh's layouts a float the shell computed
+    (sum, avg: `computed`) is printed as cqlsh prints a float column, at cqlshrc's float_precision,
+    while values read from payloads keep every digit they have. JSON Lines and CSV keep all digits."""
+    from cqlsh_ext.cqlsh.seams import float_text as cqlsh_float
+
+    paths = [i for i, t in enumerate(types) if t is None]
+    rounded = set() if machine else {i for i in paths if computed[i]}
+    convert = machine_value if machine else table_cell
+
+    def present(row: Row) -> Row:
+        out = list(row)
+        for i in paths:
+            value = out[i]
+            if i in rounded and type(value) is float:
+                out[i] = cqlsh_float(value, float_precision)
+            else:
+                out[i] = convert(value, budget)
+        return tuple(out)
+
+    return present
+
+
 class AnswerResult:
     """Quacks like the driver's paged ResultSet where cqlsh and cqlsh_ext.output read one:
     `column_names`, `column_types`, `current_rows` (dicts by column name), `has_more_pages`,

@@ -126,6 +126,17 @@ class Answer:
             names.extend(self.star_columns if item.kind == "star" else [item.name])
         return names
 
+    def computed(self) -> list[bool]:
+        """Per header() column: whether its numbers are computed here (sum, avg) rather than read
+        from a payload or a column as they are (count is a count, min and max a value read)."""
+        out: list[bool] = []
+        for item in self.plan.items:
+            if item.kind == "star":
+                out.extend(False for _ in self.star_columns)
+            else:
+                out.append(item.kind == "agg" and item.func in ("sum", "avg"))
+        return out
+
     def add(self, evaluator: Evaluator, row: Mapping[str, Any]) -> list[tuple[Any, ...]]:
         """Read one row; the answer rows it gives now ([] unless streamed and matching)."""
         rows = self._take(evaluator, row)

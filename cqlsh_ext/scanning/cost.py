@@ -52,12 +52,13 @@ def accepted(shell: Shell, what: str, script_hint: str, question: str, refused: 
     on a no. A script (-e, -f, no terminal) is told `what` and `script_hint` in one line, and the
     run does not go ahead (the statement's CONFIRM is the caller's to check before)."""
     from cqlsh_ext.common.ask import yes
+    from cqlsh_ext.common.text import say
 
     if not (sys.stdin.isatty() and getattr(shell, "tty", True)):
         shell.printerr(f"{what} {script_hint}")
         return False
-    print(what, file=sys.stderr)
+    say(what)
     if yes(question):  # on stderr: the pager holds standard output back
         return True
-    print(refused, file=sys.stderr)
+    say(refused)
     return False

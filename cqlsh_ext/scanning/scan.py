@@ -126,6 +126,8 @@ class Progress:
         self.detail: Any = None
         #: Called before drawing: True while something else owns the terminal (a pager).
         self.paused: Any = None
+        #: What Ctrl-C does, said at the end of the line: the longest that fits is shown.
+        self.ctrl_c: tuple[str, ...] = ("(Ctrl-C stops and reports)", "(Ctrl-C: stop)")
 
     def update(self, rows: int, fraction: float | None = None, force: bool = False) -> None:
         now = time.monotonic()
@@ -165,10 +167,11 @@ class Progress:
         if done is not None:
             percent = f"  ~{100 * done:.0f} %"
             bar = f"  [{'#' * round(20 * done)}{'.' * (20 - round(20 * done))}]"
-        for tail in (f"{figures}{bar}{percent}{detail}  (Ctrl-C stops and reports)",
-                     f"{figures}{percent}{detail}  (Ctrl-C stops and reports)",
-                     f"{figures}{percent}{detail}  (Ctrl-C: stop)",
-                     f"{figures}{percent}  (Ctrl-C: stop)"):
+        long, short = self.ctrl_c[0], self.ctrl_c[-1]
+        for tail in (f"{figures}{bar}{percent}{detail}  {long}",
+                     f"{figures}{percent}{detail}  {long}",
+                     f"{figures}{percent}{detail}  {short}",
+                     f"{figures}{percent}  {short}"):
             if width <= 0 or len(self.label) + len(tail) <= width:
                 return self.label + tail
         room = width - len(tail)
@@ -265,7 +268,7 @@ class Scanner:
 
     @property
     def description(self) -> str:
-        return f"{self.streams} token-range streams" if self.streams > 1 else "single stream"
+        return f"{self.streams} parallel streams" if self.streams > 1 else "single stream"
 
     def _statement(self, text: str) -> Any:
         from cassandra.query import SimpleStatement

@@ -386,11 +386,39 @@ def read_cqlshrc(path: str | None) -> configparser.RawConfigParser:
     try:
         parser.read(path)
     except configparser.Error as err:
-        first = str(err).splitlines()[0].rstrip(":")
-        raise SettingError(f"{path}: cannot be read as an ini file: {first}") from None
+        raise SettingError(f"{path}: {_ini_problem(err)}") from None
     except (OSError, UnicodeDecodeError) as err:
         raise SettingError(f"{path}: cannot be read: {err}") from None
     return parser
+
+
+def _ini_problem(err: configparser.Error) -> str:
+    """What configparser found wrong, naming the line (its first line says only 'parsing errors')."""
+    import ast
+
+    def text(shown: str) -> str:  # configparser keeps each bad line as its repr()
+        try:
+            return str(ast.literal_eval(shown)).strip()
+        except (ValueError, SyntaxError):
+            return shown.strip()
+
+    if isinstance(err, configparser.MissingSectionHeaderError):
+        return f"line {err.lineno}: {text(repr(err.line))!r} comes before any [section] header"
+    if isinstance(err, configparser.ParsingError) and err.errors:
+        lineno, shown = err.errors[0]
+        line = text(shown)
+        why = ("a [section] header without its closing ]" if line.startswith("[") and "]" not in line
+               else "neither a [section] header nor a key = value line")
+        more = [str(n) for n, _ in err.errors[1:]]
+        also = f" (also line{'s' if len(more) > 1 else ''} {', '.join(more)})" if more else ""
+        return f"line {lineno}: {line!r} is {why}{also}"
+    twice = (configparser.DuplicateSectionError, configparser.DuplicateOptionError)
+    if isinstance(err, twice) and err.lineno:
+        what = (f"section [{err.section}]" if isinstance(err, configparser.DuplicateSectionError)
+                else f"key {err.option!r} in [{err.section}]")
+        return f"line {err.lineno}: {what} is given twice"
+    first = str(err).splitlines()[0].rstrip(":")
+    return f"cannot be read as an ini file: {first}"
 
 
 def load(flags: Any = None, config_file: str | None = None) -> Settings:

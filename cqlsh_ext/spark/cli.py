@@ -112,13 +112,16 @@ def _run(spark_args: Any, rest: list[str]) -> int:
 
     parsed = [classify(statement) for statement in statements]  # every one checked before Spark starts
     session.check_environment()  # pyspark, distutils, Java: before connecting
-    try:
-        cluster = conn.cluster()
-        db = cluster.connect(conn.options.keyspace) if conn.options.keyspace else cluster.connect()
-    except Exception as err:
-        from cqlsh_ext.scanning.scan import error_text
+    from cqlsh_ext.keyspaces.errors import ConnectionFailed, connection_failures
 
-        raise SparkError(f"cannot connect to {conn.host}:{conn.port}: {error_text(err)}") from None
+    try:
+        # The shell's one wrapper: one line naming host:port and what to check.
+        with connection_failures(conn.host, conn.port, tls=conn.ssl, keyspaces=conn.settings.keyspaces.active,
+                                 debug=conn.settings.debug):
+            cluster = conn.cluster()
+            db = cluster.connect(conn.options.keyspace) if conn.options.keyspace else cluster.connect()
+    except ConnectionFailed as err:
+        raise SparkError(str(err)) from None
     try:
         db.default_timeout = conn.options.request_timeout
         _check_partitioner(db, conn)
@@ -177,4 +180,4 @@ def _one(spark: Any, db: Any, conn: Any, stmt: Any) -> None:
         return
     from cqlsh_ext.spark import query_job
 
-    query_job.run(spark, db, stmt, conn.settings)
+    query_job.run(spark, db, stmt, conn.settings, conn.options.float_precision)

@@ -156,7 +156,8 @@ def plan_query(session: Any, settings: Any, keyspace: str | None, table: str, st
     return PlannedQuery(ks, meta, plan, evaluator_settings, answer, types)
 
 
-def run(spark: Any, session: Any, stmt: QueryStatement, settings: Any) -> None:
+def run(spark: Any, session: Any, stmt: QueryStatement, settings: Any, float_precision: int) -> None:
+    """`float_precision`: cqlshrc's, for the floats the aggregates compute (as the shell prints them)."""
     from cqlsh_ext.payload_select.command import LABEL
 
     ks, meta, plan, evaluator_settings, answer, types = plan_query(
@@ -184,7 +185,8 @@ def run(spark: Any, session: Any, stmt: QueryStatement, settings: Any) -> None:
     how = f"Spark {context.applicationId}, master {context.master}, {len(parts)} tasks"
     from cqlsh_ext.spark.answer_output import print_answer
 
-    print_answer(settings.display, answer.header(), types, rows, ks, meta.name)
+    print_answer(settings.display, answer.header(), types, answer.computed(), rows, ks, meta.name,
+                 float_precision)
     _closing_line(plan, answer, how, len(rows))
 
 

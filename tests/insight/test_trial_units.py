@@ -124,6 +124,10 @@ def test_values_from_files(tmp_path):
     one = tmp_path / "one.bin"
     one.write_bytes(DOCS[5])
     assert read_values(str(one), 10) == [DOCS[5]]
+    mixed = tmp_path / "mixed.txt"
+    mixed.write_text(f"0x{DOCS[0].hex()}\nnot a value\n")
+    with pytest.raises(ValueError, match=r"mixed.txt: line 2 is not a 0x\.\.\. hex value"):
+        read_values(str(mixed), 10)
     with pytest.raises(ValueError, match="odd number of hex digits"):
         (folder / "bad.hex").write_text("0xabc")
         read_values(str(folder), 10)

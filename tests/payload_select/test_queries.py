@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 from fractions import Fraction
 from typing import Any
 
@@ -116,6 +117,46 @@ def test_group_by_aggregates_exactly(cassandra, orders, home, workers):
     undecodable = sum(doc is None for _row, doc in orders.rows)
     assert f"{len(orders.rows):,} rows read" in out.stderr and f"{undecodable:,} undecodable" in out.stderr
     assert ("2 worker processes" in out.stderr) == (workers == "2")
+    # How the table was read, in the user's words (a token range is the server's).
+    assert ("4 parallel streams" in out.stderr) == (workers == "1") and "token" not in out.stderr
+
+
+def cqlsh_digits(value: float, precision: int) -> str:
+    """A float as cqlsh shows a float column's: `precision` digits after the point between 1e-4 and
+    10**precision (more integer digits make %g's significant digits), trailing zeros dropped."""
+    exponent = int(math.log10(abs(value)))
+    return f"{value:.{precision + exponent + 1 if -4 <= exponent < precision else precision}g}"
+
+
+def test_numbers_the_shell_computes_follow_float_precision(cassandra, orders, home):
+    totals = [519.25, 100.125, 939.5452097902098, 12.0, 0.1]
+    session = cassandra.session(orders.ks)
+    session.execute("CREATE TABLE IF NOT EXISTS totals (pk text, ck int, data blob, PRIMARY KEY (pk, ck))")
+    for ck, total in enumerate(totals):
+        session.execute("INSERT INTO totals (pk, ck, data) VALUES ('p', %s, %s)",
+                        (ck, json.dumps({"total": total}).encode()))
+    session.shutdown()
+    statement = (f"SELECT avg(data.total), sum(data.total), max(data.total), count(*) "
+                 f"FROM {orders.ks}.totals WHERE pk = 'p'")
+    average = float(sum(Fraction(t) for t in totals) / len(totals))
+    total = float(sum(Fraction(t) for t in totals))
+    assert len(repr(average)) > 12  # digits to round away
+
+    def cells(*flags: str) -> list[str]:
+        out = shell(cassandra, home, statement, *flags)
+        assert out.returncode == 0, out.stderr
+        row = out.stdout.split("\n")[3]  # after the header and its rule
+        return [cell.strip() for cell in row.split("|")]
+
+    # cqlsh's float_precision (5 by default); a value read from a payload keeps its digits.
+    assert cells() == [cqlsh_digits(average, 5), cqlsh_digits(total, 5), repr(max(totals)), str(len(totals))]
+    (home / ".cassandra").mkdir(exist_ok=True)
+    (home / ".cassandra" / "cqlshrc").write_text("[ui]\nfloat_precision = 2\n")
+    assert cells()[:3] == [cqlsh_digits(average, 2), cqlsh_digits(total, 2), repr(max(totals))]
+    # JSON Lines and CSV keep every digit: they are read by programs.
+    out = shell(cassandra, home, statement, "--output-format", "json")
+    assert json_lines(out.stdout) == [{"avg(data.total)": average, "sum(data.total)": total,
+                                       "max(data.total)": max(totals), "count(*)": len(totals)}]
 
 
 @pytest.mark.parametrize("workers", ["1", "2"])

@@ -34,6 +34,17 @@ def test_statements_spark_mode_does_not_run(tmp_path: Path, statement: str, said
     assert said in _one_line(run_spark(server, tmp_path, ["-e", statement]))
 
 
+def test_without_pyspark_says_how_to_add_it_here(tmp_path: Path):
+    # This checkout's .venv, where pyspark cannot be imported: bin/setup --spark adds it.
+    hidden = tmp_path / "no_pyspark"
+    hidden.mkdir()
+    (hidden / "pyspark.py").write_text("raise ImportError('No module named pyspark')\n")
+    server = type("Unreachable", (), {"cqlsh_args": ["127.0.0.1", "1"]})()
+    proc = run_spark(server, tmp_path, ["-e", f"COMPRESSION STATS {TABLE}"], env={"PYTHONPATH": str(hidden)})
+    setup = Path(__file__).resolve().parents[2] / "bin" / "setup"
+    assert _one_line(proc) == f"cqlsh-ext spark: Spark mode needs pyspark: run {setup} --spark"
+
+
 @pytest.mark.spark
 def test_no_java(tmp_path: Path):
     server = type("Unreachable", (), {"cqlsh_args": ["127.0.0.1", "1"]})()
