@@ -19,7 +19,7 @@ from cqlsh_ext.codecs.capabilities import Headers
 from cqlsh_ext.insight import checksums, isolate, report
 from cqlsh_ext.insight.measure import COMPRESSED, UNDECODABLE, measured, ratio
 from cqlsh_ext.payload.names import BINARY_KINDS
-from cqlsh_ext.payload.view import FAILED, RECORD, TEXT, BlobView
+from cqlsh_ext.payload.view import FAILED, RECORD, TEXT, UNKNOWN, BlobView
 
 if TYPE_CHECKING:
     from cqlsh_ext.payload.formats import StreamLayer
@@ -313,8 +313,13 @@ def _payload(view: BlobView, size: int) -> Payload:
         return Payload(view.reading or "record", size,
                        "decoded from the format's own structure, nothing executed",
                        _tree_preview(view.record))
+    preview = "0x" + data[:48].hex() + ("..." if len(data) > 48 else "")
+    if view.kind == UNKNOWN and not view.quiet:
+        # A payload reader stopped on it (a budget, a malformed record): the reason, never a
+        # plain "binary" that would say nothing was tried.
+        return Payload("not readable", size, view.reason, preview)
     kind = next((name for name, magic in _BINARY_MAGIC if data.startswith(magic)), None)
-    return Payload(kind or "binary", size, None, "0x" + data[:48].hex() + ("..." if len(data) > 48 else ""))
+    return Payload(kind or "binary", size, None, preview)
 
 
 def _text_kind(view: BlobView, truncated: bool) -> str:
