@@ -17,12 +17,14 @@ NO_PAYLOAD = "COMPRESSION STATS: the result has no blob or text column"
 
 def run(shell: Shell, parsed: Parsed) -> None:
     from cqlsh_ext.insight.stats import Stats
+    from cqlsh_ext.scanning.cost import pricing
     from cqlsh_ext.scanning.plan import Ask, ReadPlan, whole_table
 
     read = side.target(shell, parsed, "STATS")
     if read is None:
         return
-    stats = Stats(read.query, read.mode, read.cap, from_headers=parsed.get_binding("decode_all") is None)
+    stats = Stats(read.query, read.mode, read.cap, from_headers=parsed.get_binding("decode_all") is None,
+                  pricing=pricing(shell))
     whole = read.meta is not None and read.whole_table
     sample = _sample_plan(parsed)
     if sample is not None:

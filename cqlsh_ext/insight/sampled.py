@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from cqlsh_ext.insight import report
+from cqlsh_ext.common.text import Line
+from cqlsh_ext.insight import report, verdict
 from cqlsh_ext.insight.stats import Stats, retried_lines
 from cqlsh_ext.scanning import estimate
 from cqlsh_ext.scanning.capacity import BUCKET_LABELS
@@ -88,11 +89,11 @@ class SampledStats(SliceSampler):
         doc["estimates"] = js(est)
         return doc
 
-    def render(self) -> list[str]:
+    def render(self) -> list[Line]:
         st = self.stats
         est = self.estimates()
         m, M = len(self.done), self.slices
-        lines = [
+        lines: list[Line] = [
             "COMPRESSION STATS, SAMPLED: estimates for the whole table, each with its 95 % interval.",
             f"  sample: {report.count(st.rows)} rows in {m:,} random token-range slices of {M:,} "
             f"({_pct(m / M if M else 0)} of the ring, {self.ring.short_name}), {st.elapsed:.1f} s; "
@@ -100,7 +101,11 @@ class SampledStats(SliceSampler):
             f"  rows in the table: {_interval(est['rows'], report.count)}",
         ]
         if self.server_partitions:
-            lines[-1] += f"; partitions: {self.server_partitions:,} ({self.partitions_basis})"
+            lines[-1] = f"{lines[-1]}; partitions: {self.server_partitions:,} ({self.partitions_basis})"
+        if st.columns:
+            # The sample's own shares are the ratio estimates (sums over the slices read).
+            lead = f"{verdict.LEAD[:-1]}, estimated from the sample (intervals below):"
+            lines.insert(1, st.verdict().replace(verdict.LEAD, lead, 1))
         lines.extend(retried_lines(st.retried))
         if st.interrupted:
             lines.append("  INTERRUPTED: the estimates use the slices read before Ctrl-C.")
@@ -120,10 +125,10 @@ class SampledStats(SliceSampler):
             lines.append(f"  codec mix (share of values): {mix}")
             rows = [[label, _interval(col["buckets"]["decompressed"][label], _pct),
                      _interval(col["buckets"]["stored"][label], _pct)] for label in BUCKET_LABELS]
-            lines.extend(report.table(rows, ["size", "decompressed", "stored"], indent=4))
+            lines.append(report.table(rows, ["Keyspaces bucket", "decompressed", "stored"], indent=4))
         ks = est["keyspaces"]
         lines.append("")
-        lines.append("Amazon Keyspaces (per row over its blob and text values):")
+        lines.append(f"Amazon Keyspaces (per row over its blob and text values; {st.pricing.basis()}):")
         lines.append(f"  write units saved {_interval(ks['wcu_saving'], _pct)}, "
                      f"read units saved {_interval(ks['rcu_saving'], _pct)}")
         for what, label in (("near_quota", "rows near 1 MB (>= 90 %)"), ("over_quota", "rows over 1 MB")):

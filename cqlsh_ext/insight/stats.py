@@ -22,11 +22,13 @@ from operator import truediv
 from typing import Any
 
 from cqlsh_ext.codecs.base import DEFAULT_CAP
+from cqlsh_ext.common.text import Line
 from cqlsh_ext.cql.types import payload_columns, payload_extractor
 from cqlsh_ext.insight import report
-from cqlsh_ext.insight.measure import COMPRESSED, FROM_HEADER, PLAIN, Peeled, quick, quick_page
+from cqlsh_ext.insight.measure import COMPRESSED, FROM_HEADER, PLAIN, UNDECODABLE, Peeled, quick, quick_page
 from cqlsh_ext.insight.median import StreamingMedian
-from cqlsh_ext.insight.stats_report import render_capacity, render_column, retried_lines
+from cqlsh_ext.insight.sizes import BOUNDS, SizeHistogram
+from cqlsh_ext.insight.stats_report import render_capacity, render_column, retried_lines, stats_verdict
 from cqlsh_ext.payload.unwrap import TEXT_LABEL
 from cqlsh_ext.scanning import capacity
 from cqlsh_ext.scanning.capacity import BUCKET_BOUNDS
@@ -68,6 +70,9 @@ class ColumnStats:
         self.before = capacity.Buckets()
         self.after = capacity.Buckets()
         self._before, self._after = self.before.counts, self.after.counts
+        #: Sizes on a log scale, decompressed and stored (the report's histogram).
+        self.sizes_before = SizeHistogram()
+        self.sizes_after = SizeHistogram()
         self.ratios = StreamingMedian()
 
     def add(self, status: str, chain: str, stored: int, size: int, exact: bool, reason: str | None) -> None:
@@ -99,6 +104,8 @@ class ColumnStats:
             entry[2] += size
         self._before[bisect_left(BUCKET_BOUNDS, size)] += 1
         self._after[bisect_left(BUCKET_BOUNDS, stored)] += 1
+        self.sizes_before.counts[bisect_left(BOUNDS, size)] += 1
+        self.sizes_after.counts[bisect_left(BOUNDS, stored)] += 1
 
     def add_peeled(self, p: Peeled) -> None:
         self.add(p.status, p.chain, p.stored, p.size, p.exact, p.reason)
@@ -134,6 +141,8 @@ class ColumnStats:
             self._before[index] += count
         for index, count in Counter(map(_bucket, stored)).items():
             self._after[index] += count
+        self.sizes_before.extend(sizes)
+        self.sizes_after.extend(stored)
 
     def merge(self, other: ColumnStats) -> None:
         self.values += other.values
@@ -155,6 +164,8 @@ class ColumnStats:
         for mine, theirs in ((self._before, other._before), (self._after, other._after)):
             for k, n in enumerate(theirs):
                 mine[k] += n
+        self.sizes_before.merge(other.sizes_before)
+        self.sizes_after.merge(other.sizes_after)
         self.ratios.merge(other.ratios)
 
     def by_codec(self) -> dict[str, int]:
@@ -201,6 +212,8 @@ class ColumnStats:
             ],
             "reasons": dict(sorted(self.reasons.items(), key=lambda kv: (-kv[1], kv[0]))),
             "buckets": {"decompressed": self.before.to_json(), "stored": self.after.to_json()},
+            "histogram": {"bounds": list(BOUNDS), "decompressed": self.sizes_before.to_json(),
+                          "stored": self.sizes_after.to_json()},
         }
 
 
@@ -208,11 +221,14 @@ class Stats:
     """COMPRESSION STATS over one result: feed it pages, then render or to_json."""
 
     def __init__(
-        self, query: str, mode: str = "auto", cap: int = DEFAULT_CAP, from_headers: bool = False
+        self, query: str, mode: str = "auto", cap: int = DEFAULT_CAP, from_headers: bool = False,
+        pricing: capacity.Pricing | None = None,
     ) -> None:
         self.query = query
         self.mode = mode
         self.cap = cap
+        #: How capacity units are priced and what the user pays (the verdict's terms).
+        self.pricing = pricing or capacity.Pricing()
         #: Size values from their headers where the format allows (measure.quick).
         self.from_headers = from_headers
         self.rows = 0
@@ -230,7 +246,7 @@ class Stats:
 
     def fresh(self) -> Stats:
         """An empty Stats with the same settings (a worker process's: scanning.workers)."""
-        return Stats(self.query, self.mode, self.cap, self.from_headers)
+        return Stats(self.query, self.mode, self.cap, self.from_headers, self.pricing)
 
     def __getstate__(self) -> dict[str, Any]:
         """Picklable (a worker process sends its Stats back): the per-result layout holds closures."""
@@ -346,6 +362,16 @@ class Stats:
     def complete(self) -> bool:
         return not self.interrupted and self.error is None
 
+    @property
+    def undecodable(self) -> int:
+        """Values no reading could decode, over every column."""
+        return sum(entry[0] for col in self.columns.values() for (status, _), entry in col.chains.items()
+                   if status == UNDECODABLE)
+
+    def verdict(self) -> str:
+        return stats_verdict(self.pricing, list(self.columns.values()), self.before, self.after,
+                             self.undecodable)
+
     def to_json(self) -> dict[str, object]:
         return {
             "command": "COMPRESSION STATS",
@@ -358,22 +384,27 @@ class Stats:
             "rows_per_s": round(self.rows / self.elapsed, 1) if self.elapsed else None,
             "scan": self.scan,
             "retried": self.retried,
+            "verdict": self.verdict(),
+            "pricing": self.pricing.to_json(),
             "columns": [c.to_json() for c in self.columns.values()],
             "keyspaces": {
-                "basis": "per row, payload values (blob and text) of the row only; 1 WCU per started KB, "
-                "1 RCU per started 4 KB (LOCAL_QUORUM; half at LOCAL_ONE); row quota 1 MB",
-                "decompressed": self.before.to_json(),
-                "stored": self.after.to_json(),
+                "basis": f"per row, payload values (blob and text) of the row only; {self.pricing.basis()}; "
+                "row quota 1 MB",
+                "consistency": self.pricing.consistency,
+                "decompressed": self.before.to_json(self.pricing),
+                "stored": self.after.to_json(self.pricing),
                 "wcu_saving": capacity.saving(self.before.wcu, self.after.wcu),
                 "rcu_saving": capacity.saving(self.before.rcu, self.after.rcu),
             },
         }
 
-    def render(self) -> list[str]:
+    def render(self) -> list[Line]:
         rate = f", {self.rows / self.elapsed:,.0f} rows/s" if self.elapsed else ""
-        lines = [
+        lines: list[Line] = [
             f"COMPRESSION STATS: {report.count(self.rows)} rows in {self.elapsed:.1f} s{rate} ({self.scan})"
         ]
+        if self.columns:
+            lines.append(self.verdict())
         if self.interrupted:
             lines.append("  INTERRUPTED: the figures cover the rows scanned before Ctrl-C.")
         if self.error:
@@ -388,5 +419,6 @@ class Stats:
             lines.append("")
             lines.extend(render_column(col))
         lines.append("")
-        lines.extend(render_capacity(self.before, self.after, "row", "per row over its blob and text values"))
+        lines.extend(render_capacity(self.before, self.after, "row", "per row over its blob and text values",
+                                     self.pricing))
         return lines

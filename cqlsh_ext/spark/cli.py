@@ -147,6 +147,14 @@ def _check_partitioner(db: Any, conn: Any) -> None:
                          "Murmur3Partitioner, docs/spark.md)")
 
 
+def _pricing(conn: Any) -> Any:
+    """How the report prices capacity units: at LOCAL_QUORUM (the connector's reads on Amazon
+    Keyspaces), paid in units when the Keyspaces options are in use."""
+    from cqlsh_ext.scanning.capacity import Pricing
+
+    return Pricing(keyspaces=conn.settings.keyspaces.active)
+
+
 def _one(spark: Any, db: Any, conn: Any, stmt: Any) -> None:
     from cqlsh_ext.common import jsonenc
     from cqlsh_ext.insight.measure import effective_mode
@@ -158,11 +166,17 @@ def _one(spark: Any, db: Any, conn: Any, stmt: Any) -> None:
     if isinstance(stmt, StatsStatement):
         from cqlsh_ext.spark import stats_job
 
-        stats = stats_job.run(spark, db, stmt, mode, display.cap)
+        stats = stats_job.run(spark, db, stmt, mode, display.cap, _pricing(conn))
         if stmt.asjson or output_format(display.output_format).reports_as_json:
             print(jsonenc.dumps(stats.to_json()))
         else:
-            print("\n".join(stats.render()))
+            import shutil
+
+            from cqlsh_ext.common.text import draws_blocks, fit
+
+            # As in the shell: laid out for a terminal, at its natural width to a pipe or a file.
+            width = shutil.get_terminal_size().columns if sys.stdout.isatty() else 0
+            print("\n".join(fit(stats.render(), width, draws_blocks(sys.stdout.encoding))))
         sys.stdout.flush()
         return
     from cqlsh_ext.spark.parse import ExportStatementOnSpark

@@ -72,12 +72,27 @@ def expected(values) -> dict:
             "decompressed": Counter(expected_bucket(v.size) for v in present),
             "stored": Counter(expected_bucket(len(v.stored)) for v in present),
         },
+        "histogram": {
+            "decompressed": log_bins(v.size for v in present),
+            "stored": log_bins(len(v.stored) for v in present),
+        },
         "before": per_row(rows_before),
         "after": per_row(rows_after),
     }
 
 
-def check(doc: dict, exp: dict) -> None:
+def log_bins(sizes) -> list[int]:
+    """Values per doubling of size: at most 64 B, then (64 B, 128 B], ... (512 KB, 1 MB], then over."""
+    counts = [0] * 16
+    for size in sizes:
+        k = 0
+        while k < 15 and size > 64 << k:
+            k += 1
+        counts[k] += 1
+    return counts
+
+
+def check(doc: dict, exp: dict, consistency: str = "ONE") -> None:
     assert doc["complete"] and not doc["interrupted"] and doc["error"] is None
     assert doc["rows"] == exp["rows"]
     (col,) = doc["columns"]
@@ -104,10 +119,15 @@ def check(doc: dict, exp: dict) -> None:
     assert sum(col["reasons"].values()) == exp["reasons"]
     for side in ("decompressed", "stored"):
         assert col["buckets"][side] == {b: exp["buckets"][side].get(b, 0) for b in BUCKETS}, side
+        assert col["histogram"][side] == exp["histogram"][side], side
+    assert col["histogram"]["bounds"] == [64 * 2**k for k in range(15)]
     ks = doc["keyspaces"]
+    # Read units priced at the session's consistency: cqlsh's ONE, half a strongly consistent read.
+    assert ks["consistency"] == doc["pricing"]["consistency"] == consistency
+    share = 0.5 if consistency in ("ONE", "LOCAL_ONE") else 1.0
     for side, key in (("decompressed", "before"), ("stored", "after")):
         got = {k: ks[side][k] for k in ("rows", "wcu", "rcu", "near_quota", "over_quota", "largest")}
-        assert got == exp[key], side
+        assert got == {**exp[key], "rcu": exp[key]["rcu"] * share}, side
         assert ks[side]["wcu_per_row"] == round(exp[key]["wcu"] / exp["rows"], 3)
     assert ks["wcu_saving"] == round(1 - exp["after"]["wcu"] / exp["before"]["wcu"], 4)
     assert ks["rcu_saving"] == round(1 - exp["after"]["rcu"] / exp["before"]["rcu"], 4)
@@ -142,6 +162,10 @@ def test_output_format_json_and_samples(cassandra, insight, home):
     (doc,) = json_docs(out.stdout)
     check(doc, expected(insight.orders[300:420]))
     assert doc["scan"] == "single stream"
+    # CONSISTENCY changes how reads are priced, and the report says at which level.
+    statement = f"COMPRESSION STATS JSON SELECT data FROM {insight.ks}.orders WHERE id IN ({where})"
+    quorum = json_docs(cqlsh_ext(cassandra, home, f"CONSISTENCY LOCAL_QUORUM; {statement}").stdout)
+    check(quorum[0], expected(insight.orders[300:420]), "LOCAL_QUORUM")
 
     limited = json_docs(
         cqlsh_ext(
