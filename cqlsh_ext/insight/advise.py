@@ -311,7 +311,10 @@ def recommend(advice: ColumnAdvice) -> tuple[str | None, str, list[str]]:
         return (*change(r).paid(pricing), r.decompress.median)
 
     reasons: list[str] = []
-    plain = [r for r in pool if not r.dictionary]
+    # The best codec without a dictionary, the one a dictionary is weighed against: a fast one, or
+    # the best of all when only a dictionary is fast here (a busy machine can make it so).
+    plain = ([r for r in pool if not r.dictionary]
+             or [r for r in advice.results if not r.dictionary and r.total])
     best = max(plain or pool, key=rank)
     chosen = best
     with_dict = max((r for r in pool if r.dictionary), key=rank, default=None)
@@ -338,6 +341,8 @@ def recommend(advice: ColumnAdvice) -> tuple[str | None, str, list[str]]:
              f"{chosen.decompress.median:,.0f} MB/s decompress here")
     if not fast:
         speed += f"; no codec reached {FAST_COMPRESS:.0f}/{FAST_DECOMPRESS:.0f} MB/s here"
+    elif chosen not in fast:
+        speed += f", under {FAST_COMPRESS:.0f}/{FAST_DECOMPRESS:.0f} MB/s (only a dictionary reached it here)"
     reasons.insert(0, speed + ".")
     if pricing.keyspaces and not moved.saves_units:
         why = floor or "what is stored now already costs as few units as any codec"

@@ -85,12 +85,27 @@ class SampledStats(SliceSampler):
             "stopped": self.stopped,
             "partitions_estimate": self.server_partitions,
             "partitions_basis": self.partitions_basis,
+            "whole_table": self.whole_table if self.read_whole else None,
+            "precision": self.target if self.plan.until else None,
+            "short": [{"figure": f.name, "kind": f.kind, "half_width": None if w is None else round(w, 4)}
+                      for f, w in self.short()] if self.plan.until and not self.read_whole else [],
         }
         doc["estimates"] = js(est)
         return doc
 
+    @property
+    def read_whole(self) -> bool:
+        """Every slice was read: the figures are the table's own."""
+        return bool(self.slices) and len(self.done) == self.slices
+
     def render(self) -> list[Line]:
         st = self.stats
+        if self.read_whole:
+            # Every slice: the table's own figures, exact; STATS' own report, saying so.
+            whole = st.render()
+            whole[1:1] = [f"  SAMPLE read every one of the {report.count(self.slices)} token-range slices "
+                          f"({self.stopped or 'interrupted'}; seed {self.seed}): exact figures."]
+            return whole
         est = self.estimates()
         m, M = len(self.done), self.slices
         lines: list[Line] = [
@@ -113,6 +128,10 @@ class SampledStats(SliceSampler):
             lines.append(f"  STOPPED BY AN ERROR: {st.error}; the estimates use the slices read before it.")
         if m < 2:
             lines.append("  Too few slices read for an interval: sample more (SAMPLE n, SAMPLE p PERCENT).")
+        elif self.plan.until and (short := self.short()):
+            named = ", ".join(f"{f.name} ({_width(f, w)})" for f, w in short[:6])
+            more = f" and {len(short) - 6} more" if len(short) > 6 else ""
+            lines.append(f"  Short of +-{100 * self.target:g} % when it stopped: {named}{more}.")
         for col in est["columns"]:
             lines.append("")
             lines.append(f"Column {col['column']}: {_interval(col['values'], report.count)} values")
@@ -135,6 +154,14 @@ class SampledStats(SliceSampler):
             lines.append(f"  {label}: decompressed {_interval(ks[what]['decompressed'], report.count)}, "
                          f"stored {_interval(ks[what]['stored'], report.count)}")
         return lines
+
+
+def _width(figure: estimate.Figure, width: float | None) -> str:
+    """A figure's half-width as its precision is judged: '+-3.1 %' of itself, '+-1.4 points'."""
+    if width is None:
+        return "no interval"
+    unit = " points" if figure.kind == estimate.SHARE else " %"
+    return f"+-{100 * width:.1f}{unit}"
 
 
 def _pct(x: float | None) -> str:

@@ -31,7 +31,8 @@ from cqlsh_ext.insight.sizes import BOUNDS, SizeHistogram
 from cqlsh_ext.insight.stats_report import render_capacity, render_column, retried_lines, stats_verdict
 from cqlsh_ext.payload.unwrap import TEXT_LABEL
 from cqlsh_ext.scanning import capacity
-from cqlsh_ext.scanning.capacity import BUCKET_BOUNDS
+from cqlsh_ext.scanning.capacity import BUCKET_BOUNDS, BUCKET_LABELS
+from cqlsh_ext.scanning.estimate import RATIO, SHARE, TOTAL, Figure
 
 __all__ = ["ColumnStats", "Stats", "StreamingMedian", "chain_label", "retried_lines"]
 
@@ -242,6 +243,10 @@ class Stats:
         self.scan = "single stream"
         #: Errors retried with backoff during the scan, by name (scan.retry_reason).
         self.retried: dict[str, int] = {}
+        #: Lines the report says under its title (a SAMPLE that read the whole table says why).
+        self.notes: list[str] = []
+        #: A SAMPLE read as the whole table: its plan and why (JSON "sample").
+        self.sample: dict[str, Any] | None = None
         self._layout: tuple[Any, ...] | None = None
 
     def fresh(self) -> Stats:
@@ -341,6 +346,28 @@ class Stats:
                 out[("codec", name, codec)] = n
         return out
 
+    def figures(self) -> list[Figure]:
+        """The figures a sampled report prints (insight.sampled), for the sample's stopping rule
+        (scanning.sample): the table's rows; per column its values, bytes, ratio, codec mix and
+        size buckets; the capacity units saved and the rows near and over the quota."""
+        out = [Figure(TOTAL, ("rows",), name="rows in the table")]
+        for name, col in self.columns.items():
+            values = ("values", name)
+            out += [Figure(TOTAL, values, name=f"{name}: values"),
+                    Figure(TOTAL, ("stored", name), name=f"{name}: stored bytes"),
+                    Figure(TOTAL, ("decompressed", name), name=f"{name}: decompressed bytes"),
+                    Figure(RATIO, ("decompressed", name), ("stored", name), f"{name}: ratio")]
+            out += [Figure(SHARE, ("codec", name, codec), values, f"{name}: share of {codec}")
+                    for codec in col.by_codec()]
+            out += [Figure(SHARE, ("bucket", name, side, str(k)), values, f"{name}: {side} {label}")
+                    for side in ("decompressed", "stored") for k, label in enumerate(BUCKET_LABELS)]
+        for unit in ("wcu", "rcu"):
+            out.append(Figure(SHARE, (unit, "stored"), (unit, "decompressed"), f"{unit.upper()} saved"))
+        out += [Figure(SHARE, (what, side), ("rows",), f"rows {words} 1 MB, {side}")
+                for what, words in (("near_quota", "near"), ("over_quota", "over"))
+                for side in ("decompressed", "stored")]
+        return out
+
     def merge(self, other: Stats) -> None:
         """Add another Stats of the same query (a worker process's share of a scan)."""
         self.rows += other.rows
@@ -385,6 +412,8 @@ class Stats:
             "scan": self.scan,
             "retried": self.retried,
             "verdict": self.verdict(),
+            **({"sample": self.sample} if self.sample is not None else {}),
+            "notes": self.notes,
             "pricing": self.pricing.to_json(),
             "columns": [c.to_json() for c in self.columns.values()],
             "keyspaces": {
@@ -403,6 +432,7 @@ class Stats:
         lines: list[Line] = [
             f"COMPRESSION STATS: {report.count(self.rows)} rows in {self.elapsed:.1f} s{rate} ({self.scan})"
         ]
+        lines.extend(f"  {note}" for note in self.notes)
         if self.columns:
             lines.append(self.verdict())
         if self.interrupted:

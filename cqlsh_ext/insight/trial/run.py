@@ -216,6 +216,10 @@ class _Collector:
     def snapshot(self) -> dict[tuple[str, ...], int]:
         return {("rows",): self.rows}
 
+    def figures(self) -> list[Any]:
+        """None: the values are taken by count (SAMPLE n), never to a precision."""
+        return []
+
 
 def _sample(shell: Shell, asked: Asked, ks: str, table: str, column: str, kind: str,
             partition_key: list[str], mode: str, cap: int) -> Values | None:
