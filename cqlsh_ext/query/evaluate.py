@@ -12,6 +12,7 @@ from typing import Any
 from cqlsh_ext.payload.engine import CUT, ValueEngine
 from cqlsh_ext.payload.formats.tree import Cut, Tagged, render
 from cqlsh_ext.payload.unwrap import STRUCTURED, TEXT, BlobView, json_container, unwrap, unwrap_spec
+from cqlsh_ext.query.aggregate import UNDECODABLE_GROUP
 from cqlsh_ext.query.grammar import Column, Literal, Path, Plan, Predicate, QueryError, Ref
 
 #: A path that is not there: distinct from a record's own null (None), though both are SQL null.
@@ -136,6 +137,10 @@ def decoded_contents(kind: str, found: Any) -> Decoded:
     if kind == STRUCTURED:
         return Decoded("ok", found)
     return _CUT if kind == CUT else _UNDECODABLE
+
+
+#: The conditions on a blob itself (grammar.Predicate).
+OF_THE_BLOB = ("IS UNDECODABLE", "IS NOT UNDECODABLE")
 
 
 #: What a cut or undecodable blob reads as: nothing in them changes (Decoded.text keeps None).
@@ -278,6 +283,20 @@ def _read_or_none(row: Sequence[Any], blob: Decoded, read: Callable[[Decoded], t
     return _or_none(read(blob))
 
 
+def _group_key(read: tuple[str, Any]) -> Any:
+    """A read's value as a GROUP BY key: an undecodable value's group is UNDECODABLE_GROUP, not
+    null's."""
+    return UNDECODABLE_GROUP if read[0] == "undecodable" else _plain(_or_none(read))
+
+
+def _is_undecodable(decoded: Decoded) -> bool:
+    return decoded.state == "undecodable"
+
+
+def _is_not_undecodable(decoded: Decoded) -> bool:
+    return decoded.state != "undecodable"
+
+
 def _all_of(tests: list[Callable[[Decoded], bool]]) -> Callable[[Decoded], bool]:
     """Whether a decoded blob meets every test, as one function (a page calls it per value)."""
     if not tests:
@@ -356,8 +375,8 @@ class Evaluator:
         refs: list[Ref | None] = [p.ref for p in plan.predicates]
         refs += [*plan.group_by, *(ref for ref, _ in plan.order_by), *self.agg_refs, *self.outputs]
         paths = [r for r in refs if isinstance(r, Path)]
-        columns = {r.column for r in paths}
         bare = {p.ref.name for p in plan.predicates if isinstance(p.ref, Column)}
+        columns = {r.column for r in paths} | bare
         if len(columns) != 1 or any(r.access is not None for r in paths):
             return None
         if any(isinstance(r, Column) for r in self.agg_refs):
@@ -472,6 +491,14 @@ class Evaluator:
             return lambda blob: (_plain(_or_none(read(blob))),)
         return lambda blob: tuple(None if read is None else _plain(_or_none(read(blob))) for read in reads)
 
+    def _group_reader(self, refs: Sequence[Path]) -> Callable[[Decoded], tuple[Any, ...]]:
+        """The GROUP BY key of a decoded blob (paths of the page column), as one function of the
+        blob: _group_key of each path's read."""
+        if not refs:
+            return lambda blob: ()
+        reads = [self.reader(ref) for ref in refs]
+        return lambda blob: tuple(_group_key(read(blob)) for read in reads)
+
     def _getters(self, names: Sequence[str]) -> list[Callable[[Sequence[Any], Decoded], Any]]:
         """values(row, self.outputs, {page column: its decoded blob}, plain=False) as one function
         per output of (the row as `names` lists it, the decoded blob): evaluate_page's rows."""
@@ -492,9 +519,17 @@ class Evaluator:
         return self.read(self.blob(row, ref.column, ref.access, cache), ref)
 
     def test(self, row: Mapping[str, Any], pred: Predicate, cache: Cache) -> bool:
-        if isinstance(pred.ref, Column):  # a bare blob column: LIKE on the decoded text
-            return self.test_text(self.blob(row, pred.ref.name, None, cache), pred)
+        if isinstance(pred.ref, Column):  # a bare blob column: LIKE on the decoded text, or its state
+            return self.tester(pred)(self.blob(row, pred.ref.name, None, cache))
         return self.test_blob(self.blob(row, pred.ref.column, pred.ref.access, cache), pred)
+
+    def tester(self, pred: Predicate) -> Callable[[Decoded], bool]:
+        """The condition as one function of the decoded blob it reads."""
+        if pred.op in OF_THE_BLOB:  # of the blob itself, whatever it holds (null: not undecodable)
+            return _is_undecodable if pred.op == "IS UNDECODABLE" else _is_not_undecodable
+        if isinstance(pred.ref, Column):
+            return partial(self.test_text, pred=pred)
+        return self.blob_tests[pred]
 
     def test_text(self, decoded: Decoded, pred: Predicate) -> bool:
         """LIKE on a bare blob column's decoded text."""
@@ -511,8 +546,8 @@ class Evaluator:
         """test_blob() of each condition on a path, as one function each, made once: a page
         tests every value, and a frozen Predicate hashes its whole tree at each lookup."""
         if self._blob_tests is None:
-            self._blob_tests = {p: self._blob_test(p) for p in self.plan.predicates
-                                if isinstance(p.ref, Path)}
+            self._blob_tests = {p: self.tester(p) if p.op in OF_THE_BLOB else self._blob_test(p)
+                                for p in self.plan.predicates if isinstance(p.ref, Path)}
         return self._blob_tests
 
     def _blob_test(self, pred: Predicate) -> Callable[[Decoded], bool]:
@@ -546,7 +581,7 @@ class Evaluator:
         key: tuple[Any, ...] = ()
         inputs: tuple[Any, ...] = ()
         if matched and self.agg_refs:
-            key = self.values(row, self.plan.group_by, cache)
+            key = tuple(_group_key(self.value(row, ref, cache)) for ref in self.plan.group_by)
             inputs = self.values(row, self.agg_refs, cache)
         elif matched:
             values = self.values(row, self.outputs, cache, plain=False)
@@ -582,11 +617,11 @@ class Evaluator:
         at = list(names).index(column)
         decoded = self.decode_page(column, [row[at] for row in rows])
         blob_tests = self.blob_tests
-        matching = _all_of([partial(self.test_text, pred=p) if isinstance(p.ref, Column) else blob_tests[p]
+        matching = _all_of([self.tester(p) if isinstance(p.ref, Column) else blob_tests[p]
                             for p in self.plan.predicates])
         hits = [k for k, blob in enumerate(decoded) if matching(blob)]
         if self.agg_refs:
-            key, inputs = self._reader(self.plan.group_by), self._reader(self.agg_refs)
+            key, inputs = self._group_reader(self.plan.group_by), self._reader(self.agg_refs)
             found = [(k, RowResult(True, (), 0, 0, key(decoded[k]), inputs(decoded[k]))) for k in hits]
         else:
             getters = self._getters(names)

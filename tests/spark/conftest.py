@@ -111,6 +111,7 @@ QUERIES = {
               "AND data.amount > 200 ALLOW FILTERING CONFIRM",
     "like": "SELECT count(*) FROM {t} WHERE data LIKE '%\"status\": \"PAID\"%' ALLOW FILTERING CONFIRM",
     "nested": "SELECT id, extra['z'] FROM {t} WHERE extra['z'] IS NOT NULL ALLOW FILTERING CONFIRM",
+    "undecodable": "SELECT id FROM {t} WHERE data IS UNDECODABLE ALLOW FILTERING CONFIRM",
 }
 
 
