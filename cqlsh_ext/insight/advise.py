@@ -292,7 +292,8 @@ def recommend(advice: ColumnAdvice) -> tuple[str | None, str, list[str]]:
     dictionary is chosen only when it saves verdict.WORTH more of what is paid than the best codec
     without one (on Keyspaces: capacity units; storage alone does not pay for keeping it). A change
     that saves nothing on the measure paid is not recommended; one that saves storage but no units
-    on Keyspaces says so."""
+    on Keyspaces says so; one that saves less than verdict.WORTH of every measure paid is not worth
+    the change."""
     if not advice.results:
         return None, "no codec could be measured", []
     pricing, payload = advice.pricing, advice.payload_bytes
@@ -354,6 +355,10 @@ def recommend(advice: ColumnAdvice) -> tuple[str | None, str, list[str]]:
     elif not pricing.keyspaces and moved.storage_saving < verdict.WORTH:
         return None, (f"keep what is stored: no codec fast enough for a request path stores 10 % less "
                       f"(best: {chosen.name}, {verdict.share(moved.storage_saving, 'storage')})"), reasons[1:]
+    elif max(moved.wcu_saving, moved.rcu_saving, moved.storage_saving) < verdict.WORTH:
+        return None, (f"keep what is stored: no codec fast enough for a request path saves 10 % of what you "
+                      f"pay (best: {chosen.name}, {verdict.saves(moved, pricing).removeprefix('saves ')})"), \
+            reasons[1:]
     else:
         text = f"{chosen.name} {verdict.saves(moved, pricing)} {against}"
     # A much smaller but slower option is worth a mention for write-once data.
