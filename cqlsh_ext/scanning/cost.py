@@ -67,19 +67,30 @@ def accepted(shell: Shell, what: str, script_hint: str, question: str, refused: 
 
 def pricing(shell: Shell, partitioner: str | None = None) -> Pricing:
     """How the shell's reports price capacity units (scanning.capacity.Pricing): reads at the
-    session's consistency level; paid in capacity units on Amazon Keyspaces (the Keyspaces options
-    in use, its partitioner or host name, or a server that reports release 3.x as Keyspaces does),
-    else in storage. `partitioner`: system.local's, when the caller has read it."""
+    session's consistency level, paid in units on Amazon Keyspaces (pricing_for). `partitioner`:
+    system.local's, when the caller has read it."""
     from cassandra import ConsistencyLevel
 
-    from cqlsh_ext.scanning.capacity import STRONG_READS, Pricing
-    from cqlsh_ext.scanning.ring import server_partitioner
+    from cqlsh_ext.scanning.capacity import STRONG_READS
 
     consistency = ConsistencyLevel.value_to_name.get(shell.consistency_level, STRONG_READS)
-    if shell.settings.keyspaces.active or _major_release(shell.session) == 3:
+    return pricing_for(consistency, shell.settings.keyspaces, shell.session, shell.hostname, partitioner)
+
+
+def pricing_for(consistency: str, options: Any, session: Any, host: str,
+                partitioner: str | None = None) -> Pricing:
+    """Reads priced at `consistency` (the level the command's reads use); paid in capacity units
+    on Amazon Keyspaces: its options in use (`options`: settings.KeyspacesOptions), its
+    partitioner or host name, or a server that reports release 3.x as Keyspaces does; else in
+    storage (Apache Cassandra). The shell's reports and Spark's use it alike."""
+    from cqlsh_ext.scanning.capacity import Pricing
+    from cqlsh_ext.scanning.ring import is_keyspaces, server_partitioner
+
+    if options.active or _major_release(session) == 3:
         return Pricing(consistency, keyspaces=True)
-    found = partitioner if partitioner is not None else server_partitioner(shell.session)
-    return Pricing(consistency, keyspaces=on_keyspaces(shell, found))
+    found = partitioner if partitioner is not None else server_partitioner(session)
+    return Pricing(consistency, keyspaces=is_keyspaces(found, host, options.keyspaces or options.wants_sigv4
+                                                       or options.stock_sigv4_provider))
 
 
 def _major_release(session: Any) -> int | None:

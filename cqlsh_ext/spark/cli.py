@@ -147,12 +147,14 @@ def _check_partitioner(db: Any, conn: Any) -> None:
                          "Murmur3Partitioner, docs/spark.md)")
 
 
-def _pricing(conn: Any) -> Any:
-    """How the report prices capacity units: at LOCAL_QUORUM (the connector's reads on Amazon
-    Keyspaces), paid in units when the Keyspaces options are in use."""
-    from cqlsh_ext.scanning.capacity import Pricing
+def _pricing(db: Any, conn: Any) -> Any:
+    """How the report prices capacity units, by the shell's rule (scanning.cost.pricing_for), at
+    the level the connector reads at: LOCAL_QUORUM on Amazon Keyspaces, its default LOCAL_ONE
+    elsewhere (spark/connect.py)."""
+    from cqlsh_ext.scanning.cost import pricing_for
 
-    return Pricing(keyspaces=conn.settings.keyspaces.active)
+    level = "LOCAL_QUORUM" if conn.settings.keyspaces.keyspaces else "LOCAL_ONE"
+    return pricing_for(level, conn.settings.keyspaces, db, conn.host)
 
 
 def _one(spark: Any, db: Any, conn: Any, stmt: Any) -> None:
@@ -166,7 +168,7 @@ def _one(spark: Any, db: Any, conn: Any, stmt: Any) -> None:
     if isinstance(stmt, StatsStatement):
         from cqlsh_ext.spark import stats_job
 
-        stats = stats_job.run(spark, db, stmt, mode, display.cap, _pricing(conn))
+        stats = stats_job.run(spark, db, stmt, mode, display.cap, _pricing(db, conn))
         if stmt.asjson or output_format(display.output_format).reports_as_json:
             print(jsonenc.dumps(stats.to_json()))
         else:
