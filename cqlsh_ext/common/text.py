@@ -178,10 +178,10 @@ class Table:
     the table is stacked); `bar_width`: a bar column's width when there is room.
 
     At a width it does not fit (lines(width)), it narrows: bars shorten, headers of two words or
-    more take two lines, a last column of text wraps inside its column; then it stacks: the key
-    columns and as many others as fit, then the key columns again with the next ones; where
-    not even one column fits beside the keys, each row becomes a record (its name, then one
-    `header: value` line a field)."""
+    more take two lines, a last column of text wraps inside its column; then it stacks: as few
+    groups of the other columns as fit, of about the same width, each under the key columns
+    again; where not even one column fits beside the keys, each row becomes a record (its name,
+    then one `header: value` line a field). No line is ever wider than the width."""
 
     rows: Sequence[Sequence[Cell]]
     header: Sequence[str] | None = None
