@@ -157,7 +157,9 @@ class Scatter:
 
 
 def _placed(p: Point) -> bool:
-    return p.x > 0 and math.isfinite(p.x) and math.isfinite(p.y)
+    """A point the chart can place: a positive, finite speed and a finite ratio (NaN compares
+    false)."""
+    return 0 < p.x < math.inf and -math.inf < p.y < math.inf
 
 
 def _decades(low: float, high: float) -> tuple[int, int]:

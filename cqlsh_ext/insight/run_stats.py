@@ -96,7 +96,7 @@ def _sample_plan(parsed: Parsed) -> Any:
 
 
 def _sampled_stats(shell: Shell, parsed: Parsed, stats: Any, plan: Any,
-                   read: side.Target | None) -> str | None:
+                   read: side.InsightTarget | None) -> str | None:
     """The sample read and its report published; or, where the policy finds the whole table
     cheaper to read than the sample (scanning.sample), why, and nothing published."""
     from cqlsh_ext.insight.sampled import SampledStats

@@ -5,6 +5,7 @@ written (stock behaviour, byte for byte). Errors are one line; nothing is read t
 from __future__ import annotations
 
 import sys
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from cqlsh_ext.cql.errors import QueryError
@@ -65,7 +66,7 @@ def settings_for(shell: Shell, schema: Schema, keyspace: str, table: str) -> Any
     from cqlsh_ext.output.place import ValuePlace
     from cqlsh_ext.payload.spec import ColumnSpecs
     from cqlsh_ext.payload_select.schema import spec_place
-    from cqlsh_ext.query.evaluate import Settings
+    from cqlsh_ext.query.evaluate import Decoding
 
     display = shell.settings.display
     specs = ColumnSpecs(display.columns)
@@ -78,7 +79,7 @@ def settings_for(shell: Shell, schema: Schema, keyspace: str, table: str) -> Any
             found[key] = specs(ValuePlace(keyspace, table, column, spec_place(schema, column, access)))
         return found[key]
 
-    return Settings(display.mode, display.cap, spec)
+    return Decoding(display.mode, display.cap, spec)
 
 
 def run(shell: Shell, plan: Plan, schema: Schema, keyspace: str, meta: Any) -> None:
@@ -190,9 +191,7 @@ def _print(shell: Shell, plan: Plan, reading: Any, names: list[str], types: list
 
     from cqlsh_ext.payload.budget import Budget
     from cqlsh_ext.payload_select.result import AnswerResult, machine_value, table_cell
-    from cqlsh_ext.settings.output_formats import output_format
-
-    machine = output_format(shell.settings.display.output_format).machine
+    machine = shell.settings.display.output_format.machine
     budget = Budget.for_cap(shell.settings.display.cap)
     paths = {i for i, t in enumerate(types) if t is None}
     convert = machine_value if machine else table_cell
@@ -234,13 +233,22 @@ def closing_line(plan: Plan, reading: Any, out: Any, width: int = 0) -> None:
         print(shown, file=out)
 
 
+def undecodable_breakdown(kinds: Mapping[str, int]) -> str:
+    """' (3 no known format, 1 a format that failed)': the undecodable values by kind, in the
+    view's words (payload.view.KIND_TITLES), in its order; '' without kinds."""
+    from cqlsh_ext.payload.view import KIND_TITLES, KINDS
+
+    parts = [f"{kinds[kind]:,} {KIND_TITLES[kind]}" for kind in KINDS if kinds.get(kind)]
+    return f" ({', '.join(parts)})" if parts else ""
+
+
 def closing_parts(plan: Plan, reading: Any) -> list[str]:
     """What the reading saw, for a closing line: rows read and matched, values undecodable or
     cut, aggregate inputs skipped, LIMIT, how the table was read."""
     counts = reading.answer.counts
     parts = [f"{counts.read:,} rows read", f"{counts.matched:,} matched"]
     if counts.undecodable:
-        parts.append(f"{counts.undecodable:,} undecodable")
+        parts.append(f"{counts.undecodable:,} undecodable{undecodable_breakdown(counts.kinds)}")
     if counts.cut:
         parts.append(f"{counts.cut:,} cut by the budget")
     skipped = reading.answer.skipped()

@@ -160,7 +160,6 @@ def _pricing(db: Any, conn: Any) -> Any:
 def _one(spark: Any, db: Any, conn: Any, stmt: Any) -> None:
     from cqlsh_ext.common import jsonenc
     from cqlsh_ext.insight.measure import effective_mode
-    from cqlsh_ext.settings.output_formats import output_format
     from cqlsh_ext.spark.parse import StatsStatement
 
     display = conn.settings.display
@@ -169,7 +168,7 @@ def _one(spark: Any, db: Any, conn: Any, stmt: Any) -> None:
         from cqlsh_ext.spark import stats_job
 
         stats = stats_job.run(spark, db, stmt, mode, display.cap, _pricing(db, conn))
-        if stmt.asjson or output_format(display.output_format).reports_as_json:
+        if stmt.asjson or display.output_format.reports_as_json:
             print(jsonenc.dumps(stats.to_json()))
         else:
             import shutil

@@ -16,7 +16,7 @@ import zstandard
 from orders import rows
 
 from cqlsh_ext.query.aggregate import UNDECODABLE_GROUP, Groups, sort_key, specs
-from cqlsh_ext.query.evaluate import Evaluator, Settings
+from cqlsh_ext.query.evaluate import Decoding, Evaluator
 from cqlsh_ext.query.grammar import Column, Path, Predicate, QueryError, Schema, parse
 from cqlsh_ext.query.recognize import names_payload
 
@@ -30,7 +30,7 @@ VALUES = [
     ("no known format", bytes([0x9F, 0x00]) + _rng.randbytes(60)),
     ("a format that fails", gzip.compress(DOC * 40, mtime=0)[:30]),
     ("a binary payload", gzip.compress(b"\x89PNG\r\n\x1a\n" + _rng.randbytes(200), mtime=0)),
-    ("a binary payload, bare", b"\x89PNG\r\n\x1a\n" + _rng.randbytes(200)),
+    ("a PNG stored bare: no known format either", b"\x89PNG\r\n\x1a\n" + _rng.randbytes(200)),
     ("text", DOC),
     ("compressed text", zstandard.ZstdCompressor().compress(DOC)),
     ("a record", gzip.compress(msgpack.packb({"status": "PAID", "n": 4}), mtime=0)),
@@ -82,25 +82,29 @@ def test_a_name_that_is_not_a_blob_is_cqls():
 
 @pytest.mark.parametrize("op", ["IS UNDECODABLE", "IS NOT UNDECODABLE"])
 def test_the_values_listed_are_exactly_the_undecodable_ones(op):
-    ev = Evaluator(plan(f"SELECT ck FROM t WHERE data {op} ALLOW FILTERING"), Settings())
+    ev = Evaluator(plan(f"SELECT ck FROM t WHERE data {op} ALLOW FILTERING"), Decoding())
     listed = {name for name, value in VALUES if ev.evaluate({"ck": 1, "data": value}).matched}
     assert listed == (UNDECODABLE if op == "IS UNDECODABLE" else {n for n, _ in VALUES} - UNDECODABLE)
     # The page path (the column decoded column-wise) answers the same.
+    ev.undecodable_kinds()
     found, undecodable, cut = ev.evaluate_page(["ck", "data"], [(k, v) for k, (_n, v) in enumerate(VALUES)])
     assert {VALUES[k][0] for k, _ in found} == listed
     assert (undecodable, cut) == (len(UNDECODABLE), 0)
+    # Counted by kind, in the view's words: no known format, a format that failed, a binary payload.
+    # A binary payload is one under a recognised container; a PNG stored as it is has no known format.
+    assert ev.undecodable_kinds() == {"unknown": 2, "failed": 1, "binary": 1}
 
 
 def test_a_cut_value_is_not_undecodable():
-    zeros = zstandard.ZstdCompressor().compress(bytes(5 << 20))  # over the 1 MiB cap: cut
-    ev = Evaluator(plan("SELECT ck FROM t WHERE data IS UNDECODABLE ALLOW FILTERING"), Settings())
+    zeros = zstandard.ZstdCompressor().compress(bytes(5 << 20))  # over the 4 MiB cap: cut
+    ev = Evaluator(plan("SELECT ck FROM t WHERE data IS UNDECODABLE ALLOW FILTERING"), Decoding())
     result = ev.evaluate({"data": zeros})
     assert not result.matched and result.cut == 1
 
 
 def test_in_a_map_and_a_udt():
     ev = Evaluator(plan("SELECT ck FROM t WHERE m['k'] IS UNDECODABLE AND u.payload IS NOT UNDECODABLE "
-                        "ALLOW FILTERING"), Settings())
+                        "ALLOW FILTERING"), Decoding())
     bad, good = VALUES[0][1], VALUES[4][1]
     assert ev.evaluate({"m": {"k": bad}, "u": {"payload": good, "n": 1}}).matched
     assert not ev.evaluate({"m": {"k": good}, "u": {"payload": good, "n": 1}}).matched
@@ -109,7 +113,7 @@ def test_in_a_map_and_a_udt():
 
 def test_group_by_gives_undecodable_values_a_group_of_their_own():
     p = plan("SELECT data.status, count(*) FROM t GROUP BY data.status ALLOW FILTERING")
-    ev = Evaluator(p, Settings())
+    ev = Evaluator(p, Decoding())
     groups = Groups(specs(p))
     for _row, value in [(None, v) for _n, v in VALUES]:
         result = ev.evaluate({"data": value})
@@ -129,6 +133,6 @@ def test_group_by_gives_undecodable_values_a_group_of_their_own():
 
 
 def test_the_generators_random_values_are_the_ones_listed():
-    ev = Evaluator(plan("SELECT ck FROM t WHERE data IS UNDECODABLE ALLOW FILTERING"), Settings())
+    ev = Evaluator(plan("SELECT ck FROM t WHERE data IS UNDECODABLE ALLOW FILTERING"), Decoding())
     for row, doc in rows(120):
         assert ev.evaluate(row).matched == (doc is None)
