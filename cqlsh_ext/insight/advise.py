@@ -32,6 +32,7 @@ from cqlsh_ext.insight.recompress import (
     with_dictionary,
 )
 from cqlsh_ext.payload.unwrap import TEXT_LABEL
+from cqlsh_ext.payload.view import FAILED, KIND_TITLES
 from cqlsh_ext.scanning import capacity
 
 #: Skip the slowest settings when the sample is bigger than this (they would take minutes).
@@ -43,6 +44,9 @@ ADVISE_SAMPLE_BYTES = 64 << 20
 #: Candidates for the recommendation must reach these speeds (MB/s) here: compressing must not
 #: dominate a write path, nor decompressing a read path.
 FAST_COMPRESS, FAST_DECOMPRESS = 50.0, 200.0
+
+#: Why a value that a format failed to decode is left out of the sample (its payload is unknown).
+SKIPPED_FAILED = f"undecodable: {KIND_TITLES[FAILED]}"
 
 #: Told what is measured next: (what, share of the measuring done so far); a progress line.
 Step = Callable[[str, float], None]
@@ -435,7 +439,7 @@ class AdviseSample:
         except Exception:  # the last resort: one value that cannot be read is one skipped value
             p = None
         if p is None or p[0] == UNDECODABLE or not p[2]:
-            why = UNDECODABLE if p is None or p[0] == UNDECODABLE else "cut at the output cap"
+            why = SKIPPED_FAILED if p is None or p[0] == UNDECODABLE else "cut at the output cap"
             skipped[why] = skipped.get(why, 0) + 1
             return
         status, chain, _exact, payload = p

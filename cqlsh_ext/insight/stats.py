@@ -30,6 +30,7 @@ from cqlsh_ext.insight.median import StreamingMedian
 from cqlsh_ext.insight.sizes import BOUNDS, SizeHistogram
 from cqlsh_ext.insight.stats_report import render_capacity, render_column, retried_lines, stats_verdict
 from cqlsh_ext.payload.engine import ValueEngine
+from cqlsh_ext.payload.view import FAILED
 from cqlsh_ext.payload.view import TEXT as TEXT_LABEL
 from cqlsh_ext.scanning import capacity
 from cqlsh_ext.scanning.capacity import BUCKET_BOUNDS, BUCKET_LABELS
@@ -168,6 +169,14 @@ class ColumnStats:
         self.sizes_after.merge(other.sizes_after)
         self.ratios.merge(other.ratios)
 
+    def undecodable(self) -> dict[str, int]:
+        """The values no reading can read, by kind (payload.view), as far as STATS can tell: a
+        format that failed. STATS reads no payload (the engine's measure_page()), so a value of no
+        known format counts as not compressed beside plain text, and a binary payload under a
+        container as compressed."""
+        failed = sum(count for (status, _), (count, _, _) in self.chains.items() if status == UNDECODABLE)
+        return {FAILED: failed} if failed else {}
+
     def by_codec(self) -> dict[str, int]:
         """Values per codec family (its -d name) or status ('not compressed', ...)."""
         out: dict[str, int] = {}
@@ -211,6 +220,7 @@ class ColumnStats:
                 for k, (c, s, z) in sorted(self.chains.items(), key=lambda kv: (-kv[1][0], kv[0]))
             ],
             "reasons": dict(sorted(self.reasons.items(), key=lambda kv: (-kv[1], kv[0]))),
+            "undecodable": self.undecodable(),
             "buckets": {"decompressed": self.before.to_json(), "stored": self.after.to_json()},
             "histogram": {"bounds": list(BOUNDS), "decompressed": self.sizes_before.to_json(),
                           "stored": self.sizes_after.to_json()},
@@ -397,10 +407,13 @@ class Stats:
         return not self.interrupted and self.error is None
 
     @property
-    def undecodable(self) -> int:
-        """Values no reading could decode, over every column."""
-        return sum(entry[0] for col in self.columns.values() for (status, _), entry in col.chains.items()
-                   if status == UNDECODABLE)
+    def undecodable(self) -> dict[str, int]:
+        """Values no reading can read, by kind, over every column (ColumnStats.undecodable)."""
+        out: dict[str, int] = {}
+        for col in self.columns.values():
+            for kind, n in col.undecodable().items():
+                out[kind] = out.get(kind, 0) + n
+        return out
 
     def verdict(self) -> str:
         return stats_verdict(self.pricing, list(self.columns.values()), self.before, self.after,

@@ -8,6 +8,7 @@ from typing import Any, Protocol
 
 from cqlsh_ext.common.text import Line
 from cqlsh_ext.insight import report, sizes, verdict
+from cqlsh_ext.payload.view import KIND_TITLES, KINDS
 from cqlsh_ext.scanning import capacity
 
 
@@ -33,6 +34,8 @@ class ColumnFigures(Protocol):
 
     def by_codec(self) -> dict[str, int]: ...
 
+    def undecodable(self) -> dict[str, int]: ...
+
     def to_json(self) -> dict[str, object]: ...
 
 
@@ -45,7 +48,7 @@ def retried_lines(retried: dict[str, int]) -> list[Line]:
 
 
 def stats_verdict(pricing: capacity.Pricing, columns: list[ColumnFigures], before: capacity.Capacity,
-                  after: capacity.Capacity, undecodable: int) -> str:
+                  after: capacity.Capacity, undecodable: dict[str, int]) -> str:
     """The report's first answer: what client-side compression saves on this table, in what the user
     pays (verdict.py), from the exact figures."""
     values = sum(c.values for c in columns)
@@ -77,12 +80,20 @@ def stats_verdict(pricing: capacity.Pricing, columns: list[ColumnFigures], befor
         if pricing.keyspaces and before.over_quota > after.over_quota:
             text += (f"; {before.over_quota - after.over_quota:,} rows would be over the 1 MB row quota "
                      "uncompressed")
-        plain = values - compressed - undecodable
+        plain = values - compressed - sum(undecodable.values())
         if plain:
             text += f"; {plain:,} of {values:,} values are not compressed"
     if undecodable:
-        text += f"; {undecodable:,} undecodable, counted at their stored size"
+        text += (f"; {sum(undecodable.values()):,} undecodable{breakdown(undecodable)}, counted at their "
+                 "stored size")
     return f"{verdict.LEAD} {text}."
+
+
+def breakdown(kinds: dict[str, int]) -> str:
+    """' (3 no known format, 1 a format that failed)': undecodable values by kind, in the view's
+    words and order."""
+    parts = [f"{kinds[kind]:,} {KIND_TITLES[kind]}" for kind in KINDS if kinds.get(kind)]
+    return f" ({', '.join(parts)})" if parts else ""
 
 
 def render_column(col: ColumnFigures) -> list[Line]:
@@ -139,6 +150,10 @@ def render_column(col: ColumnFigures) -> list[Line]:
             f"  {report.count(col.from_headers)} {were}, not "
             "decompressed (STATS ... DECODE ALL decompresses every value)"
         )
+    undecodable = col.undecodable()
+    if undecodable:
+        lines.append(f"  undecodable: {report.count(sum(undecodable.values()))}{breakdown(undecodable)}, "
+                     "counted at their stored size")
     for reason, n in list(col.reasons.items())[:8]:
         lines.append(f"  {report.count(n)} x {reason}")
     lines.append("")

@@ -10,7 +10,7 @@ from collections import Counter
 import pytest
 from scanning.test_capacity import expected_bucket
 
-from .conftest import COMPRESSED, cqlsh_ext, json_docs
+from .conftest import COMPRESSED, UNDECODABLE, cqlsh_ext, json_docs
 
 BUCKETS = ["<= 1 KB", "1-4 KB", "4-20 KB", "20-67 KB", "67 KB-1 MB", "> 1 MB"]
 
@@ -78,6 +78,7 @@ def expected(values) -> dict:
         },
         "before": per_row(rows_before),
         "after": per_row(rows_after),
+        "present": present,
     }
 
 
@@ -117,6 +118,12 @@ def check(doc: dict, exp: dict, consistency: str = "ONE") -> None:
         assert c["ratio"] == round(c["decompressed_bytes"] / c["stored_bytes"], 4)
     assert col["by_codec"] == exp["codecs"]
     assert sum(col["reasons"].values()) == exp["reasons"]
+    # Undecodable, as far as STATS can tell without reading payloads: the values a format failed on.
+    failed = sum(1 for v in exp["present"] if v.status == UNDECODABLE)
+    assert col["undecodable"] == ({"failed": failed} if failed else {})
+    if failed:
+        said = f"; {failed:,} undecodable ({failed:,} a format that failed), counted at their stored size"
+        assert said in doc["verdict"]
     for side in ("decompressed", "stored"):
         assert col["buckets"][side] == {b: exp["buckets"][side].get(b, 0) for b in BUCKETS}, side
         assert col["histogram"][side] == exp["histogram"][side], side
