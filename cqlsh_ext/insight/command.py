@@ -89,8 +89,11 @@ COMPRESSION_HELP = """
         COMPRESSION STATS [JSON] [SAMPLE ...] [PARALLEL n] [DECODE ALL]
                           [CONFIRM] <SELECT statement> | [<keyspace>.]<table>
 
-          Pages through the result (a progress line on a terminal; Ctrl-C stops
-          and still reports) and shows per blob column: values by codec and
+          Opens with a verdict: what client-side compression saves in what you
+          pay (Amazon Keyspaces: write and read units, then storage; Cassandra:
+          storage). Pages through the result (a progress line on a terminal;
+          Ctrl-C stops and still reports) and shows per blob column: values by
+          codec and
           container, stored and decompressed bytes, overall and median ratio,
           the size distribution before (decompressed) and after (stored) in the
           Amazon Keyspaces compression article's buckets (<= 1 KB, 1-4 KB,
@@ -122,12 +125,13 @@ COMPRESSION_HELP = """
           from everywhere in the ring:
             SAMPLE n                   the first slices drawn that hold n rows
             SAMPLE p PERCENT           p % of the ring's slices
-            SAMPLE UNTIL x PERCENT     until the ratio's interval is within
-                                       +-x % (relative)
+            SAMPLE UNTIL x PERCENT     until every figure shown is within +-x %
+                                       (totals, ratios) or +-x points (shares)
             SAMPLE                     the same with x = 1
           followed by WITHIN s SECONDS (time limit, default 60) and SEED n (the
           same slices again, and unless the time limit stopped it, the same
-          estimates).
+          estimates). A table of 16 MB or less is read whole instead of
+          sampled by SAMPLE and SAMPLE UNTIL: exact figures, said so.
 
         COMPRESSION ADVISE [JSON] [SAMPLE n]
                            <SELECT statement> | [<keyspace>.]<table>
@@ -141,9 +145,11 @@ COMPRESSION_HELP = """
           sample where the codec takes one.
           Shows ratio, compress and decompress MB/s measured here (warm-up,
           then several runs; the spread is shown), the size buckets and
-          capacity units each would give, and a one-line recommendation. A
-          line on a terminal says which codec is measured; Ctrl-C there stops
-          and reports the codecs measured so far.
+          capacity units each would give, a chart of ratio against speed, and
+          opens with its verdict: the fast codec that saves the most of what
+          you pay, what it saves and what it does not (a dictionary only where
+          it saves 10 % more). A line on a terminal says which codec is
+          measured; Ctrl-C there stops and reports the codecs measured so far.
 
         COMPRESSION SETTINGS [JSON] [SAMPLE n] [<keyspace>.]<table>
 

@@ -32,6 +32,8 @@ class Codec:
     note: str | None = None
     #: compress/decompress take the value's index as a second argument (cross-fitted dictionaries).
     indexed: bool = False
+    #: Reading the values back needs a trained dictionary the application must keep.
+    dictionary: bool = False
 
 
 def available_codecs() -> tuple[list[Codec], list[str]]:
@@ -102,6 +104,8 @@ class Result:
     compress: Speed
     decompress: Speed
     note: str | None = None
+    #: Reading the values back needs a dictionary the application must keep (Codec.dictionary).
+    dictionary: bool = False
 
     @property
     def total(self) -> int:
@@ -147,7 +151,8 @@ def measure(
             end = time.perf_counter()
         comp.append(total / max(mid - start, 1e-9) / 1e6)
         decomp.append(total / max(end - mid, 1e-9) / 1e6)
-    return Result(codec.name, codec.family, [len(c) for c in packed], Speed(comp), Speed(decomp), codec.note)
+    return Result(codec.name, codec.family, [len(c) for c in packed], Speed(comp), Speed(decomp), codec.note,
+                  codec.dictionary)
 
 
 def with_dictionary(
@@ -177,5 +182,6 @@ def with_dictionary(
         note=f"{fmt.label} {level} + dict: {size // 1024} KiB dictionaries, each value compressed with "
         "the one trained on the other half of the sample",
         indexed=True,
+        dictionary=True,
     )
     return measure(codec, payloads, budget, repetitions)

@@ -76,6 +76,8 @@ def run(shell: Shell, parsed: Parsed) -> None:
         tsettings.drop_partial_partition(result)
     result.estimate = tsettings.size_estimate(shell.session, ks, table)
     tsettings.measure_ratios(result, stored_rows, plain_rows)
-    tsettings.advise(result)
+    from cqlsh_ext.scanning.cost import pricing
+
+    tsettings.advise(result, pricing(shell))
     side.publish(shell, parsed, result.to_json, result.render)
 

@@ -4,13 +4,14 @@ output: CAPTURE applies)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from cqlsh_ext.scanning.scan import Progress, Scanner, ScanSpec, error_text, shell_scanner
 
 if TYPE_CHECKING:
+    from cqlsh_ext.common.text import Line
     from cqlsh_ext.cqlsh.protocol import Parsed, Shell
 
 
@@ -128,15 +129,17 @@ def write(shell: Shell, lines: Iterable[str]) -> None:
     out.flush()
 
 
-def fit_report(shell: Shell, lines: list[str]) -> list[str]:
-    """A text report's lines laid out for the terminal the output goes to (-e too), else whole."""
-    from cqlsh_ext.common.text import fit
+def fit_report(shell: Shell, lines: Sequence[Line]) -> list[str]:
+    """A text report laid out for the terminal the output goes to (-e too), else at its natural
+    width; its charts in Unicode's block characters where the output's encoding has them."""
+    from cqlsh_ext.common.text import draws_blocks, fit
 
-    return list(fit(lines, shell.results.screen_width()))
+    encoding = getattr(shell.query_out, "encoding", None)
+    return list(fit(lines, shell.results.screen_width(), draws_blocks(encoding)))
 
 
 def publish(shell: Shell, parsed: Parsed, to_json: Callable[[], Any],
-            render: Callable[[], list[str]]) -> None:
+            render: Callable[[], Sequence[Line]]) -> None:
     """A report as one JSON document (asked for, or the shell's output format), else as text laid
     out for the screen."""
     from cqlsh_ext.common import jsonenc

@@ -17,9 +17,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
+from cqlsh_ext.common.text import Line
 from cqlsh_ext.cql.types import columns_holding, extractor
-from cqlsh_ext.insight import report
+from cqlsh_ext.insight import report, verdict
 from cqlsh_ext.insight.measure import COMPRESSED, measured, payload_of
+from cqlsh_ext.scanning.capacity import Pricing
 
 if TYPE_CHECKING:
     from cqlsh_ext.payload.engine import Engines
@@ -90,6 +92,8 @@ class TableSettings:
     estimate: dict[str, int] | None = None
     advice: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    #: The report's first answer (advise() sets it).
+    verdict: str = ""
     rows_per_partition: list[int] = field(default_factory=list)
     #: Partition key of the last sampled row: rows of a partition arrive together in a scan.
     last_key: object = None
@@ -132,12 +136,16 @@ class TableSettings:
             "measured_ratio": self.measured,
             "size_estimates": self.estimate,
             "advice": self.advice,
+            "verdict": self.verdict,
             "notes": self.notes,
         }
 
-    def render(self) -> list[str]:
-        lines = [f"COMPRESSION SETTINGS {self.keyspace}.{self.table}", "", "SSTable compression (schema):"]
-        lines.extend(report.table([[k, str(v)] for k, v in self.compression.items()] or [["(none)", ""]]))
+    def render(self) -> list[Line]:
+        lines: list[Line] = [f"COMPRESSION SETTINGS {self.keyspace}.{self.table}"]
+        if self.verdict:
+            lines.append(self.verdict)
+        lines += ["", "SSTable compression (schema):"]
+        lines.append(report.table([[k, str(v)] for k, v in self.compression.items()] or [["(none)", ""]]))
         doc = cast(dict[str, Any], self.to_json()["sample"])
         lines += [
             "",
@@ -183,7 +191,7 @@ class TableSettings:
                     f"{100 * share:.0f} % of stored bytes compressed by the client",
                 ]
             )
-        lines.extend(report.table(rows))
+        lines.append(report.table(rows))
         if self.estimate:
             lines.append(
                 f"  Cassandra's estimate (system.size_estimates): {report.count(self.estimate['partitions'])}"
@@ -195,7 +203,7 @@ class TableSettings:
                 "Ratio of the table's compressor on these rows (approximate: column values laid end to "
                 "end in chunks, no SSTable framing):",
             ]
-            lines.extend(report.table([[k, report.ratio(v)] for k, v in self.measured.items()], right=(1,)))
+            lines.append(report.table([[k, report.ratio(v)] for k, v in self.measured.items()], right=(1,)))
         lines += ["", "Advice:"]
         lines.extend(f"  - {a}" for a in self.advice or ["nothing to change that this sample can support"])
         for note in self.notes:
@@ -320,16 +328,22 @@ def suggested_chunk_kb(settings: TableSettings) -> int | None:
     return kb if kb * 4 <= settings.chunk_kb else None
 
 
-def advise(settings: TableSettings) -> None:
+def advise(settings: TableSettings, pricing: Pricing | None = None) -> None:
+    """The advice lines a measured number supports, and the verdict they add up to (`pricing`:
+    what the user pays: on Amazon Keyspaces these settings change nothing billed)."""
     comp = settings.compression
     off = str(comp.get("enabled", "true")).lower() == "false" or not comp.get("class")
     keys = list(settings.measured)
     current = settings.measured.get(keys[0]) if keys else None
+    changes: list[str] = []
     if not settings.sample_rows:
         settings.advice.append("the table has no rows to measure")
+        settings.verdict = f"{verdict.LEAD} nothing to judge: the table has no rows."
         return
     if off:
         if current is not None and current >= 1.2:
+            changes.append(f"turn SSTable compression on (LZ4Compressor saves "
+                           f"{verdict.share(1 - 1 / current, 'storage')} on this sample)")
             settings.advice.append(
                 f"SSTable compression is off; LZ4Compressor would store these rows in "
                 f"{100 / current:.0f} % of the space (ratio {current:.2f} measured on the sample)"
@@ -343,6 +357,9 @@ def advise(settings: TableSettings) -> None:
     if suggested is not None and not off:
         typical = statistics.median(settings.partition_sizes)
         smaller = settings.measured.get(keys[1]) if len(keys) > 1 else None
+        changes.append(f"set chunk_length_in_kb = {suggested}: a point read decompresses "
+                       f"{settings.chunk_kb // suggested}x fewer bytes, for a storage ratio of "
+                       f"{report.ratio(smaller)} instead of {report.ratio(current)}")
         settings.advice.append(
             f"a read of one partition (median {report.sized(int(typical))}) decompresses a whole "
             f"{settings.chunk_kb} KiB chunk: chunk_length_in_kb = {suggested} reads and decompresses about "
@@ -362,6 +379,8 @@ def advise(settings: TableSettings) -> None:
                 "; min_compress_ratio: 1.1 stores chunks that do not compress by 10 % uncompressed, so reads "
                 "of them skip decompression"
             )
+            changes.append("set min_compress_ratio = 1.1: the client compresses the blobs already, and reads "
+                           "then skip decompressing chunks that do not compress")
         settings.advice.append(text)
     if not off and share < 0.1 and settings.blob_values and current is not None and current >= 1.5:
         compressor = comp.get("class", "").rsplit(".", 1)[-1]
@@ -370,6 +389,27 @@ def advise(settings: TableSettings) -> None:
             "on disk; compressing in the client would also cut network bytes and, on Amazon Keyspaces, "
             "capacity units (see COMPRESSION STATS and COMPRESSION ADVISE)"
         )
+    settings.verdict = _verdict(settings, changes, current, pricing or Pricing())
+
+
+def _verdict(settings: TableSettings, changes: list[str], current: float | None, pricing: Pricing) -> str:
+    """What the settings mean for what the user pays: on Keyspaces nothing (the service stores
+    tables its own way); on Cassandra the changes the advice supports (storage, and the bytes a
+    point read decompresses), or that the settings fit."""
+    if pricing.keyspaces:
+        share = settings.blob_compressed_stored / settings.blob_stored if settings.blob_stored else 0.0
+        client = ("client-side compression is what saves capacity units (COMPRESSION ADVISE measures it)"
+                  if share < 0.5 else f"the client compresses {share:.0%} of the blob bytes already, which "
+                  "is what saves capacity units (COMPRESSION STATS)")
+        return (f"{verdict.LEAD} on Amazon Keyspaces the service stores tables its own way: these settings "
+                f"change neither capacity units nor storage billed; {client}.")
+    if changes:
+        return f"{verdict.LEAD} {'; '.join(changes)}."
+    saving = ""
+    if current and current > 1:
+        saving = f", saving {verdict.share(1 - 1 / current, 'storage')} on this sample"
+    return (f"{verdict.LEAD} keep the settings: nothing this sample shows calls for a change (the table's "
+            f"compressor gets ratio {report.ratio(current)}{saving}).")
 
 
 def size_estimate(session: Any, ks: str, table: str) -> dict[str, int] | None:

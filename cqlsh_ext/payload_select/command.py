@@ -7,6 +7,7 @@ no schema and no parse. Errors are one line; nothing is read then."""
 from __future__ import annotations
 
 import sys
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from cqlsh_ext.cql.errors import QueryError
@@ -230,13 +231,22 @@ def closing_line(plan: Plan, reading: Any, out: Any, width: int = 0) -> None:
     print(message(line, width or screen_width(out)), file=out)
 
 
+def undecodable_breakdown(kinds: Mapping[str, int]) -> str:
+    """' (3 no known format, 1 a format that failed)': the undecodable values by kind, in the
+    view's words (payload.view.KIND_TITLES), in its order; '' without kinds."""
+    from cqlsh_ext.payload.view import KIND_TITLES, KINDS
+
+    parts = [f"{kinds[kind]:,} {KIND_TITLES[kind]}" for kind in KINDS if kinds.get(kind)]
+    return f" ({', '.join(parts)})" if parts else ""
+
+
 def closing_parts(plan: Plan, reading: Any) -> list[str]:
     """What the reading saw, for a closing line: rows read and matched, values undecodable or
     cut, aggregate inputs skipped, LIMIT, how the table was read."""
     counts = reading.answer.counts
     parts = [f"{counts.read:,} rows read", f"{counts.matched:,} matched"]
     if counts.undecodable:
-        parts.append(f"{counts.undecodable:,} undecodable")
+        parts.append(f"{counts.undecodable:,} undecodable{undecodable_breakdown(counts.kinds)}")
     if counts.cut:
         parts.append(f"{counts.cut:,} cut by the budget")
     skipped = reading.answer.skipped()

@@ -16,14 +16,23 @@ from typing import Any
 
 from cqlsh_ext.common.jsonenc import float_text
 from cqlsh_ext.payload.budget import Budget
+from cqlsh_ext.query.aggregate import UNDECODABLE_GROUP
 
 Row = tuple[Any, ...]
+
+
+#: How the group of undecodable values (GROUP BY: query.aggregate.UNDECODABLE_GROUP) is spelt: in
+#: a table, and for JSON Lines, CSV and Parquet (an object no record's value can be mistaken for).
+UNDECODABLE_CELL = "<undecodable>"
+UNDECODABLE_VALUE = {"$undecodable": True}
 
 
 def table_cell(value: Any, budget: Budget) -> Any:
     """A path's value as a text cell of cqlsh's table (None stays null)."""
     if value is None or isinstance(value, str):
         return value
+    if value is UNDECODABLE_GROUP:
+        return UNDECODABLE_CELL
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int):
@@ -45,6 +54,8 @@ def machine_value(value: Any, budget: Budget) -> Any:
     """A path's value for JSON Lines and CSV: scalars as they are, records as JSON-able values."""
     if value is None or isinstance(value, SCALARS):
         return value
+    if value is UNDECODABLE_GROUP:
+        return dict(UNDECODABLE_VALUE)
     from cqlsh_ext.payload.formats.tree import jsonable
 
     return jsonable(value, budget)

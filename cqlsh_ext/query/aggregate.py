@@ -198,14 +198,32 @@ class _Record:
         return isinstance(other, _Record) and self.marker == other.marker
 
 
+class _UndecodableGroup:
+    """The GROUP BY key of a value no reading can read (query.evaluate): a group of its own, apart
+    from null's (a path a record lacks, a null column), sorted last. One object in every process:
+    it is pickled by name (worker processes, Spark tasks)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "UNDECODABLE_GROUP"
+
+    def __reduce__(self) -> str:
+        return "UNDECODABLE_GROUP"
+
+
+UNDECODABLE_GROUP = _UndecodableGroup()
+
 _RANK = {bool: 1, str: 3}
 
 
 def sort_key(value: Any) -> tuple[Any, ...]:
     """A total order over the values a path gives: null first, then booleans, numbers, strings,
-    then anything else by its text."""
+    then anything else by its text; the undecodable values' group last."""
     if value is None:
         return (0, 0)
+    if value is UNDECODABLE_GROUP:
+        return (6,)
     if isinstance(value, bool):
         return (1, value)
     if is_number(value):

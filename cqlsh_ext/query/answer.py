@@ -82,6 +82,12 @@ class Counts:
     undecodable: int = 0
     cut: int = 0
     paths: PathsSeen = field(default_factory=PathsSeen)
+    #: The undecodable values by kind (payload.view: unknown, failed, binary), for the breakdown.
+    kinds: dict[str, int] = field(default_factory=dict)
+
+    def add_kinds(self, kinds: Mapping[str, int]) -> None:
+        for kind, n in kinds.items():
+            self.kinds[kind] = self.kinds.get(kind, 0) + n
 
     def merge(self, other: Counts) -> None:
         self.read += other.read
@@ -89,6 +95,7 @@ class Counts:
         self.undecodable += other.undecodable
         self.cut += other.cut
         self.paths.merge(other.paths)
+        self.add_kinds(other.kinds)
 
 
 @dataclass
@@ -141,6 +148,7 @@ class Answer:
         """Read one row; the answer rows it gives now ([] unless streamed and matching)."""
         rows = self._take(evaluator, row)
         self.counts.paths.add(*evaluator.walked())  # the row's paths, ORDER BY's included
+        self.counts.add_kinds(evaluator.undecodable_kinds())
         return rows
 
     def _take(self, evaluator: Evaluator, row: Mapping[str, Any]) -> list[tuple[Any, ...]]:
@@ -185,6 +193,7 @@ class Answer:
                 else:
                     out.append(answer_row)
         counts.paths.add(*evaluator.walked())  # the page's paths, ORDER BY's included
+        counts.add_kinds(evaluator.undecodable_kinds())
         return out
 
     def _row(self, row: Mapping[str, Any], result: RowResult) -> tuple[Any, ...]:

@@ -15,7 +15,8 @@ from cqlsh_ext.codecs.base import DEFAULT_CAP
 from cqlsh_ext.payload.engine import Ask, Page, ValueEngine
 from cqlsh_ext.payload.formats.tree import Tagged, render
 from cqlsh_ext.payload.paths import CUT, MISSING
-from cqlsh_ext.payload.view import RECORD, TEXT, BlobView
+from cqlsh_ext.payload.view import RECORD, TEXT, UNDECODABLE_KINDS, UNKNOWN, BlobView
+from cqlsh_ext.query.aggregate import UNDECODABLE_GROUP
 from cqlsh_ext.query.grammar import Column, Literal, Path, Plan, Predicate, QueryError, Ref
 
 #: (column, the map key or UDT field inside it or None) -> the DECODE column setting, or None.
@@ -175,6 +176,10 @@ def like_regex(pattern: str) -> re.Pattern[str]:
     return re.compile("".join(parts), re.DOTALL)
 
 
+#: A blob place's state in one row: read ("ok"), nothing a query can read, or cut by the budget.
+OK, UNDECODABLE, CUT_STATE = "ok", "undecodable", "cut"
+#: The conditions said of a blob itself, not of a path inside it (grammar.Predicate).
+OF_THE_BLOB = ("IS UNDECODABLE", "IS NOT UNDECODABLE")
 
 
 class _PlaceRead:
@@ -195,21 +200,22 @@ _NONE: Any = type("NoValue", (), {"__repr__": lambda self: "NONE", "__bool__": l
 
 
 class _PlacePage:
-    """One place's values of a page, read: per row, where its value is in the engine's Page (`at`:
-    the index; -1 when there is nothing to read, -2 for a null blob), and how many were
-    undecodable and cut."""
+    """One place's values of a page, read: per row, its state (OK, UNDECODABLE, CUT_STATE), where
+    its value is in the engine's Page (`at`: the index; -1 when there is nothing to read, -2 for a
+    null blob), and the kind of each undecodable one."""
 
-    __slots__ = ("at", "blob_at", "counts", "page", "paths", "_values")
+    __slots__ = ("at", "blob_at", "kinds", "page", "paths", "states", "_values")
 
-    def __init__(self, counts: tuple[int, int], at: list[int], blob_at: list[int], page: Page,
+    def __init__(self, states: list[str], at: list[int], blob_at: list[int], page: Page,
                  paths: dict[str, int]) -> None:
-        #: The page's values undecodable and cut at this place.
-        self.counts = counts
+        self.states = states
         self.at = at
         #: Per row, its blob's index in the page whether it can be read or not (-1: no blob).
         self.blob_at = blob_at
         self.page = page
         self.paths = paths
+        #: Per row whose blob is undecodable, its kind (payload.view: unknown, failed, binary).
+        self.kinds: dict[int, str] = {}
         self._values: dict[str, list[Any]] = {}
 
     def values(self, path: str) -> list[Any]:
@@ -241,6 +247,8 @@ class Evaluator:
         self.needles = {p: n for p in plan.predicates if (n := _needles(p)) is not None}
         self._found: set[str] = set()
         self._missed: list[Miss] = []
+        #: The undecodable values read since the last undecodable_kinds(), by kind.
+        self._kinds: dict[str, int] = {}
         self._places: dict[Place, _PlaceRead] | None = None
 
     def __getstate__(self) -> dict[str, Any]:
@@ -268,7 +276,7 @@ class Evaluator:
                 read = places[place] = _PlaceRead(place, engine)
             return read
 
-        refs: list[Ref | None] = [p.ref for p in plan.predicates]
+        refs: list[Ref | None] = [p.ref for p in plan.predicates if p.op not in OF_THE_BLOB]
         refs += [*plan.group_by, *self.agg_refs, *self.outputs, *(ref for ref, _ in plan.order_by)]
         paths: dict[Place, list[Path]] = {}
         for ref in refs:
@@ -276,7 +284,7 @@ class Evaluator:
                 paths.setdefault((ref.column, ref.access), [])
                 if ref.text not in [p.text for p in paths[(ref.column, ref.access)]]:
                     paths[(ref.column, ref.access)].append(ref)
-        texts = {p.ref.name for p in plan.predicates if isinstance(p.ref, Column)}
+        texts = {p.ref.name for p in plan.predicates if isinstance(p.ref, Column) and p.op == "LIKE"}
         # A blob the answer gives as it is, and whose paths the statement reads: its views go to
         # the answer (the display, JSON, CSV and Parquet read them), so it is decoded once.
         shown = {ref.name for ref in self.outputs if isinstance(ref, Column)}
@@ -297,6 +305,9 @@ class Evaluator:
             read = at((column, None))
             if not read.ask.text:
                 read.ask = Ask(read.ask.paths, text=True, views=read.ask.views, needles=read.ask.needles)
+        for pred in plan.predicates:  # IS [NOT] UNDECODABLE reads the blob's kind only
+            if pred.op in OF_THE_BLOB:
+                at(_place_of(pred.ref))
         return places
 
     # ------------------------------------------------------------------ a page
@@ -308,8 +319,11 @@ class Evaluator:
         undecodable and cut over the page (once per blob per row)."""
         index = {name: i for i, name in enumerate(names)}
         read = {place: self._read_place(place_read, index, rows) for place, place_read in self.places.items()}
-        undecodable = sum(p.counts[0] for p in read.values())
-        cut = sum(p.counts[1] for p in read.values())
+        undecodable = sum(p.states.count(UNDECODABLE) for p in read.values())
+        cut = sum(p.states.count(CUT_STATE) for p in read.values())
+        for place_page in read.values():
+            for kind in place_page.kinds.values():
+                self._kinds[kind] = self._kinds.get(kind, 0) + 1
         # Conditions in turn, each on the rows the ones before kept (SQL's AND, short-circuited).
         hits: list[int] = list(range(len(rows)))
         for pred in self.plan.predicates:
@@ -318,7 +332,7 @@ class Evaluator:
             hits = self._kept(pred, read, hits)
         found: list[tuple[int, RowResult]] = []
         if self.agg_refs:
-            key = self._getters(self.plan.group_by, read, index, plain=True)
+            key = self._getters(self.plan.group_by, read, index, plain=True, group=True)
             inputs = self._getters(self.agg_refs, read, index, plain=True)
             for k in hits:
                 row = rows[k]
@@ -371,23 +385,36 @@ class Evaluator:
                     others += 1
             page = place_read.engine.read_page(blobs, place_read.ask)
         kinds, cuts, rejected = page.kinds, page.cut, page.rejected
+        at, states = list(blob_at), [OK] * len(blob_at)
         readable = kinds.count(TEXT) + kinds.count(RECORD)
-        cut = cuts.count(True)
-        if cut == 0 and readable == len(kinds) and not any(rejected):
-            at = blob_at  # every blob can be read: the common page
-        else:
-            at = [i if i < 0 or (not cuts[i] and not rejected[i]
-                                 and (kinds[i] == TEXT or kinds[i] == RECORD)) else -1
-                  for i in blob_at]
-            if cut:  # a cut value counts as cut, whatever its kind
-                readable -= sum(1 for k, c in zip(kinds, cuts, strict=True)
-                                if c and (k == TEXT or k == RECORD))
-        counts = (len(kinds) - readable - cut + others, cut)
-        return _PlacePage(counts, at, blob_at, page, place_read.paths)
+        found = _PlacePage(states, at, blob_at, page, place_read.paths)
+        if readable == len(kinds) and not any(cuts) and not any(rejected):
+            # Every blob can be read (the common page): only values of another type to mark.
+            if others:
+                for k, i in enumerate(blob_at):
+                    if i == -1:
+                        states[k], found.kinds[k] = UNDECODABLE, UNKNOWN
+            return found
+        for k, i in enumerate(blob_at):
+            if i >= 0:
+                if cuts[i]:  # a cut value counts as cut, whatever its kind
+                    states[k], at[k] = CUT_STATE, -1
+                elif kinds[i] in UNDECODABLE_KINDS:
+                    states[k], at[k] = UNDECODABLE, -1
+                    found.kinds[k] = kinds[i]
+                elif rejected[i]:  # readable, but a condition certainly fails on it
+                    at[k] = -1
+            elif i == -1:  # not a blob at all: no known format
+                states[k], found.kinds[k] = UNDECODABLE, UNKNOWN
+        return found
 
     def _kept(self, pred: Predicate, read: Mapping[Place, _PlacePage], rows: list[int]) -> list[int]:
         """The rows among `rows` whose values meet a condition."""
         ref = pred.ref
+        if pred.op in OF_THE_BLOB:  # of the blob itself: its state (a null blob is not undecodable)
+            states = read[_place_of(ref)].states
+            wanted = pred.op == "IS UNDECODABLE"
+            return [k for k in rows if (states[k] == UNDECODABLE) == wanted]
         if isinstance(ref, Column):  # a bare blob column: LIKE on the decoded text
             place_page = read[(ref.name, None)]
             at, page = place_page.at, place_page.page
@@ -406,9 +433,11 @@ class Evaluator:
         return [k for k in rows if (v := values[k]) is not _NONE and v is not CUT and holds(v)]
 
     def _getters(self, refs: Sequence[Ref | None], read: Mapping[Place, _PlacePage],
-                 index: Mapping[str, int], plain: bool) -> list[Callable[[int, Sequence[Any]], Any]]:
+                 index: Mapping[str, int], plain: bool,
+                 group: bool = False) -> list[Callable[[int, Sequence[Any]], Any]]:
         """One function of (row index, row) per ref: the projected value (None for a ref None,
-        missing, undecodable or cut; a Tagged value kept unless `plain`)."""
+        missing, undecodable or cut; a Tagged value kept unless `plain`). `group`: GROUP BY's
+        keys, where an undecodable value's is UNDECODABLE_GROUP (a group of its own, not null's)."""
         getters: list[Callable[[int, Sequence[Any]], Any]] = []
         for ref in refs:
             if ref is None or (isinstance(ref, Column) and ref.name not in index):
@@ -420,7 +449,9 @@ class Evaluator:
                 else:
                     getters.append(_item(index[ref.name]))
             else:
-                getters.append(_path_value(read[(ref.column, ref.access)].values(ref.text), plain))
+                place_page = read[(ref.column, ref.access)]
+                value = _path_value(place_page.values(ref.text), plain)
+                getters.append(_group_value(place_page.states, value) if group else value)
         return getters
 
     # ------------------------------------------------------------------ paths seen
@@ -435,12 +466,31 @@ class Evaluator:
                     depth, key, keys = miss
                     self._missed.append(Miss(text, depth, key, tuple(keys)))
 
+    def undecodable_kinds(self) -> dict[str, int]:
+        """The undecodable values read since the last call, by kind (payload.view: unknown, failed,
+        binary): the closing lines' breakdown."""
+        kinds, self._kinds = self._kinds, {}
+        return kinds
+
     def walked(self) -> tuple[set[str], list[Miss]]:
         """The paths read since the last walked() (by evaluate_page() and evaluate()):
         (the texts of those a value had, where the others stopped)."""
         walked = self._found, self._missed
         self._found, self._missed = set(), []
         return walked
+
+
+def _place_of(ref: Ref) -> Place:
+    """The blob place a condition on the blob itself names: a bare column, m['k'], u.field."""
+    return (ref.name, None) if isinstance(ref, Column) else (ref.column, ref.access)
+
+
+def _group_value(states: list[str], value: Callable[[int, Sequence[Any]], Any]
+                 ) -> Callable[[int, Sequence[Any]], Any]:
+    def get(k: int, row: Sequence[Any]) -> Any:
+        return UNDECODABLE_GROUP if states[k] == UNDECODABLE else value(k, row)
+
+    return get
 
 
 def _item(at: int) -> Callable[[int, Sequence[Any]], Any]:

@@ -36,9 +36,9 @@ def table_of(statement: Lexed | str) -> tuple[str | None, str] | None:
 
 def may_reach_payload(statement: Lexed) -> bool:
     """Whether a SELECT may reach into a payload, told without its table's schema: a name (not
-    the table after FROM) followed by `.`, `[` or LIKE. Every path and payload condition the
-    parser reads (query.grammar) and every one `names_payload` finds starts so; a SELECT with
-    none is cqlsh's whatever its columns are (tests/query/test_recognize.py)."""
+    the table after FROM) followed by `.`, `[`, LIKE or IS [NOT] UNDECODABLE. Every path and
+    payload condition the parser reads (query.grammar) and every one `names_payload` finds starts
+    so; a SELECT with none is cqlsh's whatever its columns are (tests/query/test_recognize.py)."""
     tokens = statement.tokens
     for i in range(len(tokens) - 1):
         tok, follows = tokens[i], tokens[i + 1]
@@ -49,13 +49,16 @@ def may_reach_payload(statement: Lexed) -> bool:
             return True
         if follows.value.lower() == "like":  # of any kind, as names_payload reads it
             return True
+        if follows.value.lower() == "is" and any(t.value.lower() == "undecodable"
+                                                 for t in tokens[i + 2:i + 4]):
+            return True
     return False
 
 
 def names_payload(statement: Lexed | str, schema: Schema) -> bool:
-    """Whether the statement reaches into a payload (a blob column followed by `.`, `[` or LIKE, a
-    map of blobs' `['k']` or a UDT's blob field followed by a step): a statement that fails to
-    parse is ours to refuse only then; any other goes to cqlsh as written."""
+    """Whether the statement reaches into a payload (a blob column followed by `.`, `[`, LIKE or IS
+    [NOT] UNDECODABLE, a map of blobs' `['k']` or a UDT's blob field followed by a step): a
+    statement that fails to parse is ours to refuse only then; any other goes to cqlsh as written."""
     try:
         tokens = lexed(statement).tokens
     except QueryError:
@@ -64,20 +67,25 @@ def names_payload(statement: Lexed | str, schema: Schema) -> bool:
     def punct(i: int, value: str) -> bool:
         return i < len(tokens) and tokens[i].kind == "punct" and tokens[i].value == value
 
+    def undecodable(i: int) -> bool:
+        """IS [NOT] UNDECODABLE from token i."""
+        words = [t.value.lower() for t in tokens[i:i + 3] if t.kind == "word"]
+        return words[:2] == ["is", "undecodable"] or words[:3] == ["is", "not", "undecodable"]
+
     for i, tok in enumerate(tokens):
         if tok.kind not in ("word", "qname") or (i and tokens[i - 1].value.lower() == "from"):
             continue
         ctype = schema.type_of(tok.value.lower() if tok.kind == "word" else tok.value)
         if ctype is None:
             continue
-        if ctype.is_blob and (punct(i + 1, ".") or punct(i + 1, "[") or (
+        if ctype.is_blob and (punct(i + 1, ".") or punct(i + 1, "[") or undecodable(i + 1) or (
                 i + 1 < len(tokens) and tokens[i + 1].value.lower() == "like")):
             return True
         if map_of_blobs(ctype) and punct(i + 1, "[") and punct(i + 3, "]") and (
-                punct(i + 4, ".") or punct(i + 4, "[")):
+                punct(i + 4, ".") or punct(i + 4, "[") or undecodable(i + 4)):
             return True
         if ctype.kind == UDT and punct(i + 1, ".") and i + 2 < len(tokens) and \
                 (field_type := ctype.child(tokens[i + 2].value)) is not None and field_type.is_blob and \
-                (punct(i + 3, ".") or punct(i + 3, "[")):
+                (punct(i + 3, ".") or punct(i + 3, "[") or undecodable(i + 3)):
             return True
     return False

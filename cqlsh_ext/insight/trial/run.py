@@ -222,6 +222,10 @@ class _Collector:
     def snapshot(self) -> dict[tuple[str, ...], int]:
         return {("rows",): self.rows}
 
+    def figures(self) -> list[Any]:
+        """None: the values are taken by count (SAMPLE n), never to a precision."""
+        return []
+
     def __getstate__(self) -> dict[str, Any]:
         """Picklable (a worker process sends its part back): the engine stays behind."""
         return {**self.__dict__, "engine": None}
@@ -305,18 +309,19 @@ def _measure(shell: Shell, parsed: Parsed, asked: Asked, values: Values, variant
     from cqlsh_ext.insight import report as text
     from cqlsh_ext.insight.trial.measure import WARMUP_ROWS, Trial, units
     from cqlsh_ext.insight.trial.report import FEW_OPERATIONS, TrialReport, VariantResult
-    from cqlsh_ext.scanning.cost import accepted, on_keyspaces
+    from cqlsh_ext.scanning.cost import accepted, on_keyspaces, pricing
     from cqlsh_ext.scanning.scan import progress_for
 
     assert asked.into is not None
     consistency = ConsistencyLevel.value_to_name.get(shell.consistency_level, str(shell.consistency_level))
+    priced = pricing(shell, values.partitioner)
     results = []
     for variant in variants:
-        wcu, rcu = units(variant.values, consistency)
+        wcu, rcu = units(variant.values)
         results.append(VariantResult(variant.name, "", len(variant.values), sum(map(len, variant.values)),
                                      sum(len(v.payload) for v in values.taken), wcu, rcu))
     report = TrialReport(values.source, values.column_type, asked.into, asked.concurrency, consistency,
-                         results, sample=values.sample, skipped=values.skipped)
+                         results, sample=values.sample, skipped=values.skipped, pricing=priced)
     if report.rows < FEW_OPERATIONS:
         report.notes.append(f"{report.rows:,} operations per variant and phase: p99.9 and max are its "
                             "slowest one or two")
@@ -325,9 +330,9 @@ def _measure(shell: Shell, parsed: Parsed, asked: Asked, values: Values, variant
         warm = min(WARMUP_ROWS, report.rows)
         total_wcu, total_rcu = 0.0, 0.0
         for variant, result in zip(variants, results, strict=True):
-            warm_wcu, warm_rcu = units(variant.values[:warm], consistency)
+            warm_wcu, warm_rcu = units(variant.values[:warm])
             total_wcu += result.wcu + warm_wcu
-            total_rcu += result.rcu + warm_rcu
+            total_rcu += priced.reads(result.rcu + warm_rcu)
         report.units_estimate = {"wcu": total_wcu, "rcu": total_rcu}
         what = (f"{LABEL}: writing and reading {report.rows:,} rows of {len(variants)} variants (and a "
                 f"warm-up) in {asked.into} uses about {text.count(round(total_wcu))} write and "
