@@ -1,0 +1,34 @@
+"""HELP PAYLOAD: DESCRIBE PAYLOAD in a screenful (the whole story: docs/describe.md). HELP
+DESCRIBE stays cqlsh's own text."""
+
+PAYLOAD_HELP = """
+        DESCRIBE PAYLOAD [ks.]table.column [WHERE ...] [SAMPLE n | ALL] [JSON]
+        [cqlsh-ext]
+
+          What a blob (or text) column holds across its values: the encodings
+          found (snappy>json, zstd>msgpack, json, text; binary payloads,
+          values in no known format, values that failed to decode, values cut
+          by the output cap) with counts and shares; then every path inside
+          the JSON and records, as a tree: the share of values that have it,
+          the types seen there with their shares, list lengths, string
+          lengths, numbers' least and most, distinct values, and the values
+          themselves with their counts where there are few. Keys that look
+          like data (dates, ids, numbers) fold into one * entry. A map of
+          blobs is described per key (m['k']), a UDT per blob field.
+
+          SAMPLE n reads n rows in random token ranges: every share comes with
+          its 95 % interval. ALL reads every row (worker processes for a large
+          table; a question first on Amazon Keyspaces or from 1 GB, ALL
+          CONFIRM goes ahead from a script): counts are exact. Neither: the
+          table's estimated size decides, and the first line says which.
+          WHERE filters as a payload query's WHERE does (HELP QUERIES).
+          JSON prints one JSON document. Ctrl-C keeps what was read.
+
+          DESCRIBE PAYLOAD shop.orders.data;
+          DESCRIBE PAYLOAD shop.orders.data WHERE data.status = 'FAILED' ALL;
+          DESC PAYLOAD orders.data SAMPLE 5000 JSON
+
+          One line, as every DESCRIBE: Enter runs it. DESC PAYLOAD alone
+          describes an object named payload, as in cqlsh.
+        """
+
