@@ -25,7 +25,7 @@ RULE = "<describePayloadCommand>"
 GRAMMAR = r"""
 <describePayloadCommand> ::= ( "DESCRIBE" | "DESC" ) "PAYLOAD" cf=<columnFamilyName> "." payloadcol=<cident>
                              ( "WHERE" <describePayloadCondition> ( "AND" <describePayloadCondition> )* )?
-                             ( "SAMPLE" <wholenumber> | "ALL" "CONFIRM"? )? "JSON"?
+                             ( "SAMPLE" <wholenumber> ( "SEED" <wholenumber> )? | "ALL" "CONFIRM"? )? "JSON"?
                            ;
 <describePayloadCondition> ::= <describePayloadPath> ( ( "=" | "<" | ">" | "<=" | ">=" | "!=" ) <term>
                                                    | "IN" "(" <term> ( "," <term> )* ")"

@@ -17,12 +17,13 @@ PAYLOAD_HELP = """
           blobs is described per key (m['k']), a UDT per blob field.
 
           SAMPLE n reads n rows in random token ranges: every share comes with
-          its 95 % interval. ALL reads every row (worker processes for a large
-          table; a question first on Amazon Keyspaces or from 1 GB, ALL
-          CONFIRM goes ahead from a script): counts are exact. Neither: the
-          table's estimated size decides, and the first line says which.
-          WHERE filters as a payload query's WHERE does (HELP QUERIES).
-          JSON prints one JSON document. Ctrl-C keeps what was read.
+          its 95 % interval (SEED s after it draws the same sample again).
+          ALL reads every row (worker processes for a large table; a question
+          first on Amazon Keyspaces or from 1 GB, ALL CONFIRM goes ahead from
+          a script): counts are exact. Neither: the table's estimated size
+          decides, and the first line says which. WHERE filters as a payload
+          query's WHERE does (HELP QUERIES). JSON prints one JSON document.
+          Ctrl-C keeps what was read.
 
           DESCRIBE PAYLOAD shop.orders.data;
           DESCRIBE PAYLOAD shop.orders.data WHERE data.status = 'FAILED' ALL;

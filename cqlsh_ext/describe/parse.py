@@ -1,9 +1,11 @@
 """DESCRIBE PAYLOAD's statement, read with the query layer's lexer (cql.lexer):
 
-    DESCRIBE PAYLOAD [keyspace.]table.column [WHERE conditions] [SAMPLE n | ALL [CONFIRM]] [JSON] [;]
+    DESCRIBE PAYLOAD [keyspace.]table.column [WHERE conditions] [SAMPLE n [SEED s] | ALL [CONFIRM]]
+                     [JSON] [;]
     DESC PAYLOAD ...
 
-The options after the column (and its WHERE) come in any order. The WHERE is a payload query's
+The options after the column (and its WHERE) come in any order; SEED s draws the same sample
+again (the report prints the seed it drew with). The WHERE is a payload query's
 (docs/queries.md): conditions on payload paths and on ordinary columns; it is handed to the query
 parser as the WHERE of `SELECT column FROM table` (describe.run). Errors are DescribeError, one line,
 before anything is read.
@@ -23,7 +25,8 @@ if TYPE_CHECKING:
     from cqlsh_ext.cql.lexer import Token
 
 LABEL = "DESCRIBE PAYLOAD"
-USAGE = ("DESCRIBE PAYLOAD [keyspace.]table.column [WHERE conditions] [SAMPLE n | ALL [CONFIRM]] [JSON], "
+USAGE = ("DESCRIBE PAYLOAD [keyspace.]table.column [WHERE conditions] [SAMPLE n [SEED s] | ALL [CONFIRM]] "
+         "[JSON], "
          "e.g. DESCRIBE PAYLOAD shop.orders.data WHERE data.status = 'PAID' SAMPLE 5000")
 #: The words that open the statement.
 WORDS = ("describe", "desc")
@@ -42,6 +45,7 @@ class DescribeStatement:
     where: str | None = None
     #: SAMPLE n: rows to read at random; ALL: every row; neither: chosen from the table's size.
     sample: int | None = None
+    seed: int | None = None
     every_row: bool = False
     confirm: bool = False
     json: bool = False
@@ -87,16 +91,18 @@ def parse(text: str, tokens: list[Token]) -> DescribeStatement:
     while end > i:
         last = tokens[end - 1]
         word = last.value.upper() if last.kind == "word" else ""
+        before = tokens[end - 2].value.upper() if end - 2 >= i and tokens[end - 2].kind == "word" else ""
         if word in ("JSON", "ALL", "CONFIRM") and word not in options:
             options[word] = True
             end -= 1
-        elif (last.kind == "int" and end - 2 >= i and tokens[end - 2].kind == "word"
-              and tokens[end - 2].value.upper() == "SAMPLE" and "SAMPLE" not in options):
-            options["SAMPLE"] = last.literal
+        elif last.kind == "int" and before in ("SAMPLE", "SEED") and before not in options:
+            options[before] = last.literal
             end -= 2
         else:
             break
     where = None
+    if end > i and tokens[end - 1].kind == "word" and tokens[end - 1].value.upper() in ("SAMPLE", "SEED"):
+        raise DescribeError(f"{tokens[end - 1].value.upper()} takes a number, e.g. SAMPLE 5000 SEED 7")
     if end > i:
         first = tokens[i]
         if not (first.kind == "word" and first.value.upper() == "WHERE"):
@@ -107,8 +113,6 @@ def parse(text: str, tokens: list[Token]) -> DescribeStatement:
         if last.kind == "word" and last.value.upper() == "FILTERING":
             raise DescribeError("no ALLOW FILTERING here: DESCRIBE PAYLOAD reads what it describes "
                                 "(SAMPLE n or ALL say how much)")
-        if last.kind == "word" and last.value.upper() == "SAMPLE":
-            raise DescribeError("SAMPLE takes a number of rows, e.g. SAMPLE 5000")
         where = text[tokens[i + 1].start:last.end].strip()
     sample = options.get("SAMPLE")
     if sample is not None and options.get("ALL"):
@@ -116,8 +120,11 @@ def parse(text: str, tokens: list[Token]) -> DescribeStatement:
                             "decides)")
     if isinstance(sample, int) and sample <= 0:
         raise DescribeError("SAMPLE takes a positive number of rows")
+    if "SEED" in options and sample is None:
+        raise DescribeError("SEED goes with SAMPLE n (it draws the same sample again)")
     if options.get("CONFIRM") and not options.get("ALL"):
         raise DescribeError("CONFIRM goes with ALL (it accepts the cost of reading every row from a script)")
+    seed = options.get("SEED")
     return DescribeStatement(keyspace, table, column, where, sample if isinstance(sample, int) else None,
-                             bool(options.get("ALL")), bool(options.get("CONFIRM")),
-                             bool(options.get("JSON")))
+                             seed if isinstance(seed, int) else None, bool(options.get("ALL")),
+                             bool(options.get("CONFIRM")), bool(options.get("JSON")))

@@ -340,8 +340,6 @@ class Report:
         return out
 
     def _path_json(self, place: Place, path: str, depth: int, node: Node) -> dict[str, Any]:
-        from cqlsh_ext.common.jsonenc import leaf
-
         out: dict[str, Any] = {
             "path": path, "depth": depth, "present": self.presence(place, path, node).to_json(),
             "occurrences": node.seen,
@@ -351,12 +349,12 @@ class Report:
         if node.lists:
             out["list_length"] = _lengths_json(node.lists, node.list_min, node.list_max, node.list_total)
         if node.low is not None:
-            out["numbers"] = {"min": leaf(node.low), "max": leaf(node.high)}
+            out["numbers"] = {"min": _json_value(node.low), "max": _json_value(node.high)}
         if node.values is not None:
             out.update(_distinct_json(node.values))
             top = node.values.most_common()
             if top:
-                out["values"] = [{"value": leaf(v), "count": n} for v, n in top]
+                out["values"] = [{"value": _json_value(v), "count": n} for v, n in top]
         if node.key_kinds:
             out["keys"] = {"kinds": dict(sorted(node.key_kinds.items())),
                            **(_distinct_json(node.keys) if node.keys is not None else {})}
@@ -387,11 +385,27 @@ def _lengths_json(n: int, least: int, most: int, total: int) -> dict[str, Any]:
 
 
 def _value(value: Any) -> str:
-    """A value as the report names it: strings quoted (JSON), numbers as written, null."""
+    """A value as the report names it: strings quoted as JSON quotes them, numbers as JSON writes
+    them, true, false, null; at most 40 characters."""
     from cqlsh_ext.common import jsonenc
 
-    text = jsonenc.dumps(jsonenc.leaf(value))
+    plain = _json_value(value)
+    text = jsonenc.string(plain) if isinstance(plain, str) and isinstance(value, str) else \
+        jsonenc.dumps(plain) if not isinstance(plain, str) else plain
     return text if len(text) <= 40 else text[:39] + "…"
+
+
+def _json_value(value: Any) -> Any:
+    """A value in a JSON document: JSON's own types as they are (an integer too large for decimal
+    digits in hex, as payload.formats.tree writes it), others as cqlsh-ext's JSON spells them."""
+    from cqlsh_ext.common.jsonenc import leaf
+    from cqlsh_ext.payload.formats.tree import DECIMAL_BITS, int_text
+
+    if value is None or isinstance(value, (bool, str, float)):
+        return value
+    if isinstance(value, int):
+        return value if value.bit_length() <= DECIMAL_BITS else int_text(value)
+    return leaf(value)
 
 
 def _wrapped(start: str, text: str, width: int, hang: int) -> list[str]:

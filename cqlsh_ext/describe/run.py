@@ -81,7 +81,7 @@ def run(shell: Shell, statement: DescribeStatement) -> None:
                               _evaluator(shell, target), _spec_lookup(shell, target))
     started = time.monotonic()
     if choice.mode == "sample":
-        sample = _read_sample(shell, target, description, choice)
+        sample = _read_sample(shell, target, description, choice, statement)
     else:
         sample = None
         if not _read_exactly(shell, target, description, choice, statement):
@@ -206,11 +206,13 @@ def reading_for(shell: Shell, target: Target, statement: DescribeStatement) -> C
     size, basis = _estimated_size(shell, target)
     if size is None:
         return Choice("all", "no size estimate for the table: every row; SAMPLE n reads a sample")
+    from cqlsh_ext.common.text import plural
+
     if isinstance(size, int):  # partitions, probed
         if size <= FULL_READ_PARTITIONS:
-            return Choice("all", f"the table is small: about {size:,} partitions by {basis}; "
+            return Choice("all", f"the table is small: about {plural(size, 'partition')} by {basis}; "
                           "SAMPLE n reads a sample")
-        return Choice("sample", f"the table holds about {size:,} partitions by {basis}: a sample of "
+        return Choice("sample", f"the table holds about {plural(size, 'partition')} by {basis}: a sample of "
                       f"{SAMPLE_ROWS:,} rows; ALL reads every row", SAMPLE_ROWS)
     from cqlsh_ext.common.units import human_size
 
@@ -270,7 +272,8 @@ def _read_exactly(shell: Shell, target: Target, description: Description, choice
     return True
 
 
-def _read_sample(shell: Shell, target: Target, description: Description, choice: Choice) -> Any:
+def _read_sample(shell: Shell, target: Target, description: Description, choice: Choice,
+                 statement: DescribeStatement) -> Any:
     """Random token-range slices until `choice.rows` rows are read (scanning.sample); the sampler,
     whose slices give the shares' intervals."""
     from cqlsh_ext.scanning.consume import consume
@@ -283,7 +286,8 @@ def _read_sample(shell: Shell, target: Target, description: Description, choice:
     except RingError as err:
         raise DescribeError(f"cannot sample: {err}; ALL reads every row") from None
     partition_key = [c.name for c in target.meta.partition_key]
-    sampler = SliceSampler(description, ring, 1, SamplePlan(rows=choice.rows), None, "")
+    plan = SamplePlan(rows=choice.rows, seed=statement.seed)
+    sampler = SliceSampler(description, ring, 1, plan, None, "")
     sampler.count_partitions(shell.session, target.keyspace, target.meta.name, partition_key)
     progress = progress_for(f"{LABEL} {target.name} SAMPLE", True)
     if progress is not None:

@@ -253,8 +253,11 @@ class Structure:
                     target = children.get(k) if type(k) is str else None
                     if target is None:
                         target = child_of(node, k)
-                        if target is None:
+                        if target is None:  # past MAX_PATHS: counted, and a visit all the same
                             self.untracked += 1
+                            visits -= 1
+                            if visits < 0:
+                                return
                             continue
                     walk(target, child, depth)
                     if visits < 0:
@@ -318,9 +321,9 @@ class Structure:
             counts = values.counts
             if kind is str and counts is not None and len(value) <= LONG_TEXT:
                 # The common leaf, counted here without a call (Values.add does the same).
-                n = counts.get(value)
-                if n is not None:
-                    counts[value] = n + 1
+                seen = counts.get(value)
+                if seen is not None:
+                    counts[value] = seen + 1
                     return
             values.add(value)
 

@@ -38,6 +38,8 @@ TEXT_KIND, RECORD, BINARY_KIND, UNKNOWN, FAILED = "text", "record", "binary", "u
 KINDS = (TEXT_KIND, RECORD, BINARY_KIND, UNKNOWN, FAILED)
 JSON_LABEL = "json"
 NO_TREE: Any = None
+#: Why a value is cut when the engine names nothing else.
+CUT_REASON = "cut at the output cap (--max-output-size)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,24 +90,25 @@ def read_page(place_engine: Engine, values: list[bytes], cap: int) -> list[Read]
 def read_view(view: BlobView) -> Read:
     """The engine's view of one value as DESCRIBE counts it (the module doc)."""
     cut = view.truncated_layer is not None
+    reason = (view.reason or CUT_REASON) if cut else view.reason
     chain = [layer.label for layer in view.layers if not layer.reading]
     kind = view.kind
     if kind == TEXT:
         tree = None if cut or view.text is None else json_container(view.text)
         return Read(TEXT_KIND, ">".join([*chain, TEXT_LABEL if tree is None else JSON_LABEL]), cut, tree,
-                    view.reason if cut else None)
+                    reason if cut else None)
     if kind == STRUCTURED:
-        return Read(RECORD, ">".join(layer.label for layer in view.layers), cut, view.tree)
+        return Read(RECORD, ">".join(layer.label for layer in view.layers), cut, view.tree, reason)
     if kind == BINARY:
-        return Read(BINARY_KIND, ">".join(chain) or "bytes", cut, NO_TREE)
+        return Read(BINARY_KIND, ">".join(chain) or "bytes", cut, NO_TREE, reason if cut else None)
     if kind == STREAM_OBJECT:  # a serialization stream's object its reader could not read
-        return Read(FAILED, ">".join(chain), cut, NO_TREE, view.reason)
+        return Read(FAILED, ">".join(chain), cut, NO_TREE, reason)
     if kind == RAW and view.error is not None:  # a recognised format that failed
         fmt = view.error.format
-        return Read(FAILED, fmt.label if fmt is not None else "", cut, NO_TREE, view.reason)
+        return Read(FAILED, fmt.label if fmt is not None else "", cut, NO_TREE, reason)
     if kind == RAW and not view.quiet:
         # Nothing recognised but the budget stopped a record format's check: unknown, and cut.
-        return Read(UNKNOWN, "", True, NO_TREE, view.reason)
+        return Read(UNKNOWN, "", True, NO_TREE, reason)
     return Read(UNKNOWN, "", cut, NO_TREE)
 
 
