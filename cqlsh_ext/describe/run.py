@@ -78,7 +78,7 @@ def run(shell: Shell, statement: DescribeStatement) -> None:
 
     display = shell.settings.display
     description = Description(target.query, target.column, display.mode, display.cap,
-                              _evaluator(shell, target), _spec_lookup(shell, target))
+                              _evaluator(shell, target), spec_lookup(shell, target))
     started = time.monotonic()
     if choice.mode == "sample":
         sample = _read_sample(shell, target, description, choice, statement)
@@ -93,7 +93,7 @@ def run(shell: Shell, statement: DescribeStatement) -> None:
         shell.printerr(f"{LABEL}: {description.error}")
         return
     report = Report(target.name, str(target.cqltype), description, reading,
-                    statement.where, lambda place: _decode_place(target, place.name))
+                    statement.where, lambda place: decode_place(target, place.name))
     _learn_keys(shell, target, description)
     _publish(shell, statement, report)
 
@@ -156,7 +156,7 @@ def _evaluator(shell: Shell, target: Target) -> Any:
     return Evaluator(plan, settings_for(shell, target.schema, target.keyspace, target.meta.name))
 
 
-def _spec_lookup(shell: Shell, target: Target) -> Any:
+def spec_lookup(shell: Shell, target: Target) -> Any:
     """The column settings (DECODE, --decode) of the places below the column, by their steps."""
     from cqlsh_ext.output.place import ValuePlace
     from cqlsh_ext.payload.spec import ColumnSpecs
@@ -172,7 +172,7 @@ def _spec_lookup(shell: Shell, target: Target) -> Any:
     return spec
 
 
-def _decode_place(target: Target, place: str) -> str:
+def decode_place(target: Target, place: str) -> str:
     """Where DECODE sets a place's reading: 'ks.t.data', 'ks.t.m.value' (a map's values),
     'ks.t.u.payload' (a UDT's field), 'ks.t.l.item'."""
     base = target.name
