@@ -26,6 +26,8 @@ from cqlsh_ext.describe.structure import FOLDED, ITEMS, MAX_DEPTH, MAX_PATHS, MA
 TOP_SHOWN = 5
 #: A path with at most this many distinct values shows them with their counts (a category).
 TOP_DISTINCT = 20
+#: A value in a text report: at most this many characters (with its count, a field fits 80 columns).
+VALUE_TEXT = 32
 #: A column narrower than this leaves its text to the lines below.
 MIN_TEXT = 24
 #: How each kind is named in the encodings' table.
@@ -56,12 +58,15 @@ class Share:
     low: float | None = None
     high: float | None = None
 
-    def text(self) -> str:
+    def text(self, compact: bool = False) -> str:
+        """'12.5 %'; from a sample '12.5 % (10.1-14.9)', or `compact` '12.5 % +-2.4' (half the
+        interval's width: a tree's columns stay narrow)."""
         if self.estimate is None:
             return "-"
         shown = f"{100 * self.estimate:.1f} %"
         if self.low is not None and self.high is not None:
-            shown += f" ({100 * self.low:.1f}-{100 * self.high:.1f})"
+            shown += (f" +-{50 * (self.high - self.low):.1f}" if compact
+                      else f" ({100 * self.low:.1f}-{100 * self.high:.1f})")
         return shown
 
     def to_json(self) -> dict[str, Any]:
@@ -238,11 +243,11 @@ class Report:
         return notes
 
     def _tree(self, place: Place, width: int) -> list[str]:
-        rows: list[tuple[str, str, str]] = []
+        rows: list[tuple[str, str, list[str]]] = []
         for path, depth, step, node in place.structure.walk(place.name):
             name = "  " * depth + (step if depth == 0 else _step_text(step))
-            details = ", ".join(self._details(place, path, node))
-            rows.append((name, self.presence(place, path, node).text(), details))
+            rows.append((name, self.presence(place, path, node).text(compact=True),
+                         self._details(place, path, node)))
         name_w = max(len(r[0]) for r in rows)
         present_w = max(len(r[1]) for r in rows)
         lines = []
@@ -265,7 +270,7 @@ class Report:
         if len(types) == 1 and types[0][1].estimate == 1.0:
             parts.append(types[0][0])
         else:
-            parts.extend(f"{name} {share.text()}" for name, share in types)
+            parts.extend(f"{name} {share.text(compact=True)}" for name, share in types)
         if node.key_kinds:
             kinds = " and ".join(k for k, _ in sorted(node.key_kinds.items(), key=lambda kv: (-kv[1], kv[0])))
             parts.append(f"keys: {kinds}" + (f" ({_distinct(node.keys)})" if node.keys is not None else ""))
@@ -276,16 +281,17 @@ class Report:
         top = values.most_common() if values is not None else []
         # A category: few distinct values, not each seen once.
         if top and len(top) <= TOP_DISTINCT and not (len(top) > 1 and all(n == 1 for _, n in top)):
-            shown = [f"{_value(v)} {n:,}" for v, n in top[:TOP_SHOWN]]
+            shown = [f"{_value(v)}: {n:,}" for v, n in top[:TOP_SHOWN]]
             if len(top) > TOP_SHOWN:
                 shown.append(f"{len(top) - TOP_SHOWN} more")
-            parts.append("values " + ", ".join(shown))
+            shown[0] = "values " + shown[0]
+            parts.extend(shown)
         elif values is not None:
             parts.append(_distinct(values) + (" in the sample" if self.sample is not None else ""))
         if node.strings:
             parts.append(f"length {_span(node.str_min, node.str_max)}")
         if node.low is not None:
-            parts.append(f"{_value(node.low)} to {_value(node.high)}" if node.low != node.high
+            parts.append(f"min {_value(node.low)}, max {_value(node.high)}" if node.low != node.high
                          else f"always {_value(node.low)}")
         return parts
 
@@ -386,13 +392,13 @@ def _lengths_json(n: int, least: int, most: int, total: int) -> dict[str, Any]:
 
 def _value(value: Any) -> str:
     """A value as the report names it: strings quoted as JSON quotes them, numbers as JSON writes
-    them, true, false, null; at most 40 characters."""
+    them, true, false, null; at most VALUE_TEXT characters."""
     from cqlsh_ext.common import jsonenc
 
     plain = _json_value(value)
     text = jsonenc.string(plain) if isinstance(plain, str) and isinstance(value, str) else \
         jsonenc.dumps(plain) if not isinstance(plain, str) else plain
-    return text if len(text) <= 40 else text[:39] + "…"
+    return text if len(text) <= VALUE_TEXT else text[:VALUE_TEXT - 1] + "…"
 
 
 def _json_value(value: Any) -> Any:
@@ -408,41 +414,31 @@ def _json_value(value: Any) -> Any:
     return leaf(value)
 
 
-def _wrapped(start: str, text: str, width: int, hang: int) -> list[str]:
-    """`start` then `text`, continuing on the lines below under the text (or `hang` columns in when
-    that leaves less than MIN_TEXT), broken after commas, else at spaces; every line at most
-    `width` (0: one line)."""
+def _wrapped(start: str, items: list[str], width: int, hang: int) -> list[str]:
+    """`start` then `items` joined by ', ', continuing on the lines below under the first item (or
+    `hang` columns in when that leaves less than MIN_TEXT), a line broken only between items; an
+    item wider than a line is cut with '…'. Every line at most `width` (0: one line)."""
+    text = ", ".join(items)
     if not width or len(start) + len(text) <= width:
         return [(start + text).rstrip()]
     column = len(start) if width - len(start) >= MIN_TEXT else hang
-    lines, line = [], start if column == len(start) else start.rstrip()
-    if column != len(start):
-        lines.append(line)
+    lines = []
+    line = start
+    if column != len(start):  # the items under the line, hanging
+        lines.append(start.rstrip())
         line = " " * column
     room = width - column
-    for word in _pieces(text, room):
-        if len(line) > column and len(line) + len(word) > width:
-            lines.append(line.rstrip())
-            line = " " * column + word.lstrip()
+    for k, item in enumerate(items):
+        piece = item if k == len(items) - 1 else item + ","
+        if len(piece) > room:
+            piece = piece[:room - 1] + "…"
+        if len(line) > column and len(line) + 1 + len(piece) > width:
+            lines.append(line)
+            line = " " * column + piece
         else:
-            line += word
+            line += (" " if len(line) > column else "") + piece
     lines.append(line.rstrip())
     return lines
-
-
-def _pieces(text: str, room: int) -> list[str]:
-    """`text` in pieces that may start a line: after each ', ' (a field stays whole), a piece wider
-    than `room` at its spaces, a word wider than `room` cut with '…'."""
-    out = []
-    for i, part in enumerate(text.split(", ")):
-        part = part if i == 0 else ", " + part
-        if len(part) <= room:
-            out.append(part)
-            continue
-        for k, word in enumerate(part.split(" ")):
-            piece = word if k == 0 else " " + word
-            out.append(piece if len(piece.strip()) <= room else piece[:room - 1] + "…")
-    return out
 
 
 def _table(rows: list[list[str]], header: list[str], right: Sequence[int], width: int) -> list[str]:
