@@ -282,3 +282,45 @@ def test_paths_past_the_bound_are_counted(cassandra, home, hostile):
     assert sum(p["occurrences"] for p in data["paths"]) == 3 + MAX_PATHS - 1
     out = shell(cassandra, home, f"DESCRIBE PAYLOAD {hostile}.wide.data ALL")
     assert f"1,001 occurrences past the {MAX_PATHS:,} paths tracked, not described" in out.stdout
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_ctrl_c_keeps_what_was_read(cassandra, home, workers):
+    """Ctrl-C in the middle of ALL: the report of the rows read, said to be interrupted; its counts
+    are those rows' (every one of them read into a place or counted without a value)."""
+    import os
+    import signal
+    import subprocess
+    import time
+
+    from cassandra.concurrent import execute_concurrent_with_args
+    from shell_runner import CQLSH_EXT, isolated_env
+
+    from .conftest import CAP, stored
+
+    ks = cassandra.create_keyspace("faults_describe")  # its SELECTs go through the fault plan
+    session = cassandra.session(ks)
+    session.execute("CREATE TABLE docs (pk int PRIMARY KEY, data blob)")
+    insert = session.prepare("INSERT INTO docs (pk, data) VALUES (?, ?)")
+    execute_concurrent_with_args(session, insert, [(i, stored(i)) for i in range(ROWS)], concurrency=32)
+    session.shutdown()
+    cassandra.faults.set("delay", -1, 2000)  # every page two seconds late: the read takes a while
+    args = [*cassandra.cqlsh_args, "--max-output-size", str(CAP), "-e",
+            f"DESCRIBE PAYLOAD {ks}.docs.data ALL JSON"]
+    proc = subprocess.Popen([CQLSH_EXT, *args], env={**isolated_env(home), "CQLSH_EXT_SCAN_WORKERS": workers},
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        time.sleep(9)  # the first pages are in, the last far from it (every page two seconds late)
+        os.killpg(proc.pid, signal.SIGINT)  # as a terminal's Ctrl-C: the whole process group
+        stdout, stderr = proc.communicate(timeout=60)
+    finally:
+        cassandra.faults.clear()
+        if proc.poll() is None:
+            proc.kill()
+    assert "Traceback" not in stderr
+    got = json.loads(stdout)
+    assert got["interrupted"] is True
+    assert 0 < got["rows_read"] < ROWS
+    data = place(got, "data")
+    assert data["values"] + got["rows_without_value"] == got["rows_read"]
+    assert sum(e["count"] for e in data["encodings"]) == data["values"]
