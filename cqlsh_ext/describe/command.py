@@ -67,10 +67,10 @@ def complete_column(ctxt: Any, shell: Any) -> list[str]:
     from cqlsh_ext.cql.types import parse as parse_type
     from cqlsh_ext.cql.types import udts_of
 
-    keyspace = ctxt.get_binding("ksname", None)
-    keyspace = shell.cql_unprotect_name(keyspace) if keyspace else shell.current_keyspace
-    table = shell.cql_unprotect_name(ctxt.get_binding("cfname"))
     try:
+        keyspace = ctxt.get_binding("ksname", None)
+        keyspace = shell.cql_unprotect_name(keyspace) if keyspace else shell.current_keyspace
+        table = shell.cql_unprotect_name(ctxt.get_binding("cfname"))
         ks = shell.conn.metadata.keyspaces[keyspace]
         meta = ks.tables.get(table) or ks.views.get(table)
         udts = udts_of(ks)
@@ -78,7 +78,10 @@ def complete_column(ctxt: Any, shell: Any) -> list[str]:
                  if (t := parse_type(column.cql_type, udts)).holds() or t.is_text]
     except Exception:  # metadata mid-refresh, an unknown table: nothing to offer
         return []
-    return [shell.cql_protect_name(name) for name in names]
+    # Quoted as cqlsh's own completers quote names (cqlsh swallows a completer's exception).
+    from cassandra.metadata import maybe_escape_name
+
+    return [maybe_escape_name(name) for name in names]
 
 
 #: (rule, symbol) -> completer, as cqlsh's completer_for takes them.
