@@ -1,20 +1,23 @@
 """HELP PAYLOAD: DESCRIBE PAYLOAD in a screenful (the whole story: docs/describe.md). HELP
 DESCRIBE stays cqlsh's own text."""
 
+from cqlsh_ext.common.text import fill
+from cqlsh_ext.payload.names import CODEC_EXAMPLES, EXAMPLE_SPEC
+
+_WHAT = fill(
+    "What a blob (or text) column holds across its values: the encodings found "
+    f"({CODEC_EXAMPLES[-1]}>json, {EXAMPLE_SPEC}, json, text; binary payloads, values in no known format, "
+    "values that failed to decode, values cut by the output cap) with counts and shares; then every path "
+    "inside the JSON and records, as a tree: the share of values that have it, the types seen there with "
+    "their shares, list lengths, string lengths, numbers' least and most, distinct values, and the values "
+    "themselves with their counts where there are few. Keys that look like data (dates, ids, numbers) fold "
+    "into one * entry. A map of blobs is described per key (m['k']), a UDT per blob field.")
+
 PAYLOAD_HELP = """
         DESCRIBE PAYLOAD [ks.]table.column [WHERE ...] [SAMPLE n | ALL] [JSON]
         [cqlsh-ext]
 
-          What a blob (or text) column holds across its values: the encodings
-          found (snappy>json, zstd>msgpack, json, text; binary payloads,
-          values in no known format, values that failed to decode, values cut
-          by the output cap) with counts and shares; then every path inside
-          the JSON and records, as a tree: the share of values that have it,
-          the types seen there with their shares, list lengths, string
-          lengths, numbers' least and most, distinct values, and the values
-          themselves with their counts where there are few. Keys that look
-          like data (dates, ids, numbers) fold into one * entry. A map of
-          blobs is described per key (m['k']), a UDT per blob field.
+""" + _WHAT + """
 
           SAMPLE n reads n rows in random token ranges: every share comes with
           its 95 % interval (SEED s after it draws the same sample again).
@@ -32,4 +35,3 @@ PAYLOAD_HELP = """
           One line, as every DESCRIBE: Enter runs it. DESC PAYLOAD alone
           describes an object named payload, as in cqlsh.
         """
-

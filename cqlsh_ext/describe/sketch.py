@@ -38,7 +38,7 @@ LONG_TEXT = 100
 #: The key of a long string: ("long", its first LONG_TEXT characters, its hash).
 LONG = "long"
 #: The key of every float NaN (shown as JSON spells it).
-_NAN = ("float", "NaN")
+_NAN = ("float", None)
 _DECIMAL = "Decimal"
 
 _pack_double = struct.Struct("<d").pack

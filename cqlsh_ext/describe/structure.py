@@ -15,8 +15,8 @@ payload.formats.tree) and counts, per path:
 A list's elements are the path `<list>[]`; keys that look like data (numbers, dates, UUIDs,
 ids with a run of digits, e-mail addresses, very long keys, keys that are not text) are not paths
 of their own: they fold into one `*` entry of their map, which counts what their keys looked like
-and how many distinct there were. A Tagged value (a CBOR tag, a Java object) stands for its value,
-as it does for a query's path.
+and how many distinct there were. A Tagged value (a format's semantic tag, a stream's object)
+stands for its value, as it does for a query's path.
 
 Bounds, as key completion's sample has them (payload_select/keys.py): a value's walk visits at
 most MAX_VISITS nodes (a record format's back-references make a graph whose paths can far outnumber
@@ -296,7 +296,7 @@ class Structure:
                 name = _NUMBERS[kind]
                 types[name] = types.get(name, 0) + 1
                 # NaN and the infinities are no bounds (a decimal's signalling NaN cannot even compare).
-                if kind is int or (math.isfinite(value) if kind is float else value.is_finite()):
+                if kind is int or (value.is_finite() if kind is Decimal else -math.inf < value < math.inf):
                     if node.low is None:
                         node.low = node.high = value
                     elif value < node.low:

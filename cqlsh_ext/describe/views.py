@@ -3,8 +3,8 @@ engine's view, docs/formats.md): its kind, its label, whether the budget cut it,
 
 - kind: `text` (JSON text included), `record` (a record format's tree), `binary` (a binary
   payload), `unknown` (no known format), `failed` (a recognised format that failed to decode);
-- label: the chain spelt with `>`, its payload's reading last: `snappy>json`, `zstd>msgpack`,
-  `lz4/frame>cbor`, `json` for JSON stored as is, `text`, `gzip` for a binary payload under gzip;
+- label: the chain spelt with `>`, its payload's reading last: `<codec>>json`, `<codec>>text`,
+  `<codec>><record format>`, `json` for JSON stored as is, `text`; a binary payload's is its codecs';
 - cut: the output cap or the budget cut the value (its tree, if any, is partial);
 - tree: a JSON text's container or a record format's tree (payload.formats.tree), else NO_TREE.
 
