@@ -1,8 +1,9 @@
 """HELP PAYLOAD: DESCRIBE PAYLOAD in a screenful (the whole story: docs/describe.md). HELP
 DESCRIBE stays cqlsh's own text."""
 
+from cqlsh_ext.codecs.base import CODEC_EXAMPLES
 from cqlsh_ext.common.text import fill
-from cqlsh_ext.payload.names import CODEC_EXAMPLES, EXAMPLE_SPEC
+from cqlsh_ext.payload.names import EXAMPLE_SPEC
 
 _WHAT = fill(
     "What a blob (or text) column holds across its values: the encodings found "
