@@ -216,6 +216,7 @@ class Description:
                 place = self.places[name] = Place(name)
             for read in self._read(name, steps, values, cqltype):
                 place.add(read)
+            place.structure.flush()  # the page's leaves counted now: memory stays a page's
         for name, key in folded:
             self.places[name].add_key(key)
 

@@ -22,6 +22,7 @@ import datetime
 import decimal
 import math
 import struct
+from collections import Counter
 from hashlib import blake2b
 from typing import Any
 
@@ -33,6 +34,9 @@ REGISTERS = 1 << P
 _REST = 64 - P
 _REST_MASK = (1 << _REST) - 1
 _ALPHA = 0.7213 / (1 + 1.079 / REGISTERS)
+_STR = {str}
+#: Values a HyperLogLog remembers as already hashed, at the most (then it forgets them all).
+HASHED = 4096
 #: A string longer than this is kept by its hash and its first LONG_TEXT characters.
 LONG_TEXT = 100
 #: The key of a long string: ("long", its first LONG_TEXT characters, its hash).
@@ -80,8 +84,8 @@ def key(value: Any) -> Any:
         return value if len(value) <= LONG_TEXT else (LONG, value[:LONG_TEXT], hash64(spelling(value) or b""))
     if value is None:
         return None
-    if kind is float and value != value:  # NaN is not equal to itself: one key for all of them
-        return _NAN
+    if kind is float:  # NaN is not equal to itself: one key for all; -0.0 is 0.0 (one spelling)
+        return _NAN if value != value else ("float", value + 0.0)
     if isinstance(value, (bytes, bytearray, memoryview)):
         if len(value) > LONG_TEXT:
             return (LONG, "0x" + bytes(value[:LONG_TEXT // 2]).hex(), hash64(spelling(value) or b""))
@@ -123,13 +127,54 @@ def key_order(k: Any) -> bytes:
 
 
 class Values:
-    """A path's values (see the module doc)."""
+    """A path's values (see the module doc). `hashed` remembers a few values already in the
+    registers, so that a value met again is not hashed again: it would change no register (it is
+    left behind when the sketch is pickled)."""
 
-    __slots__ = ("counts", "registers")
+    __slots__ = ("counts", "hashed", "registers")
 
     def __init__(self) -> None:
         self.counts: dict[Any, int] | None = {}
         self.registers: bytearray | None = None
+        self.hashed: set[Any] = set()
+
+    def __getstate__(self) -> tuple[Any, Any]:
+        return self.counts, self.registers
+
+    def __setstate__(self, state: tuple[Any, Any]) -> None:
+        self.counts, self.registers = state
+        self.hashed = set()
+
+    def add_many(self, values: list[Any]) -> None:
+        """add() of each value (a page's values of a path at once)."""
+        counts = self.counts
+        if counts is not None:
+            if set(map(type, values)) == _STR and max(map(len, values)) <= LONG_TEXT:
+                found = Counter(values)  # strings: their own keys, counted by the builtin
+            else:
+                found = Counter(map(key, values))
+            for k, n in found.items():
+                counts[k] = counts.get(k, 0) + n
+            if len(counts) > EXACT:
+                self._to_registers()
+            return
+        registers, hashed = self.registers, self.hashed
+        assert registers is not None
+        for value in values:
+            if value is None:
+                continue  # null is no distinct value (the types count it)
+            # A string stands for itself; anything else with its type (True == 1 == 1.0 in Python).
+            seen: Any = value if type(value) is str else (type(value), value)
+            try:
+                if seen in hashed:
+                    continue
+            except TypeError:  # a value that does not hash (a writable memoryview): hashed each time
+                seen = None
+            _register(registers, hash64(spelling(value) or b""))
+            if seen is not None:
+                if len(hashed) >= HASHED:
+                    hashed.clear()
+                hashed.add(seen)
 
     def add(self, value: Any) -> None:
         counts = self.counts

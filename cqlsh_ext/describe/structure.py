@@ -30,11 +30,12 @@ from __future__ import annotations
 import datetime
 import math
 import re
+from collections import Counter
 from collections.abc import Iterator, Mapping
 from decimal import Decimal
 from typing import Any
 
-from cqlsh_ext.describe.sketch import LONG_TEXT, Values
+from cqlsh_ext.describe.sketch import Values
 from cqlsh_ext.payload.formats.tree import Cut, Symbol, Tagged
 from cqlsh_ext.payload_select.keys import MAX_DEPTH, MAX_PREFIXES, MAX_VISITS
 
@@ -77,8 +78,8 @@ class Node:
     value that had the path, so that `present` counts a value once."""
 
     __slots__ = ("children", "folded", "high", "items", "key_kinds", "keys", "last", "list_max",
-                 "list_min", "list_total", "lists", "low", "present", "seen", "str_max", "str_min",
-                 "str_total", "strings", "types", "values")
+                 "list_min", "list_total", "lists", "low", "pending", "present", "seen", "str_max",
+                 "str_min", "str_total", "strings", "types", "values")
 
     def __init__(self) -> None:
         self.present = 0
@@ -99,6 +100,51 @@ class Node:
         self.high: Any = None
         #: Its scalar values (None before the first).
         self.values: Values | None = None
+        #: Leaves met since the last flush (Structure.add), counted by flush().
+        self.pending: list[Any] = []
+
+    def flush(self) -> None:
+        """Count the leaves met since the last flush: types, string lengths, numbers' range, values;
+        a page's leaves of one path at once, with builtins."""
+        leaves, self.pending = self.pending, []
+        if not leaves:
+            return
+        self.seen += len(leaves)
+        found = Counter(map(type, leaves))
+        types = self.types
+        kept = True  # every leaf is a value kept (_KEPT)
+        for kind, n in found.items():
+            name = _leaf_name(kind)
+            types[name] = types.get(name, 0) + n
+            if name not in _KEPT:
+                kept = False
+        if str in found:
+            strings = leaves if len(found) == 1 else [v for v in leaves if type(v) is str]
+            lengths = list(map(len, strings))
+            least, most = min(lengths), max(lengths)
+            if self.strings:
+                self.str_min, self.str_max = min(self.str_min, least), max(self.str_max, most)
+            else:
+                self.str_min, self.str_max = least, most
+            self.strings += len(lengths)
+            self.str_total += sum(lengths)
+        if int in found or float in found or Decimal in found:
+            # NaN and the infinities are no bounds (a decimal's signalling NaN cannot even compare).
+            numbers = [v for v in leaves if type(v) is int
+                       or (type(v) is float and -math.inf < v < math.inf)
+                       or (type(v) is Decimal and v.is_finite())]
+            if numbers:
+                low, high = min(numbers), max(numbers)
+                # -0.0 and 0.0 are equal: one spelling, whichever came first.
+                low = low + 0.0 if type(low) is float else low
+                high = high + 0.0 if type(high) is float else high
+                self.low = low if self.low is None else min(self.low, low)
+                self.high = high if self.high is None else max(self.high, high)
+        values = leaves if kept else [v for v in leaves if _leaf_name(type(v)) in _KEPT]
+        if values:
+            if self.values is None:
+                self.values = Values()
+            self.values.add_many(values)
 
     def merge(self, other: Node, structure: Structure) -> None:
         self.present += other.present
@@ -175,10 +221,23 @@ def _merged(mine: Values | None, theirs: Values | None) -> Values | None:
     return mine
 
 
-_NUMBERS: dict[type, str] = {int: "integer", float: "float", Decimal: "decimal"}
+_NAMES: dict[type, str] = {str: "string", int: "integer", float: "float", Decimal: "decimal", bool: "boolean",
+                           type(None): "null", bytes: "bytes", bytearray: "bytes"}
 #: Types that are no Mapping, told without isinstance's slower check.
-_NOT_MAPPINGS = frozenset({int, float, Decimal, bool, type(None), bytes, list, tuple})
-_OTHER: dict[type, str] = {Cut: "cut", Symbol: "symbol", bytes: "bytes", bytearray: "bytes"}
+#: What the walk puts on a node's pending list without looking further: leaves.
+_LEAVES = frozenset({str, int, float, Decimal, bool, type(None), bytes})
+#: The leaves whose values a path keeps (counts, distinct); others (a cut, a symbol, an object no
+#: reader makes) are counted by type only.
+_KEPT = frozenset({"string", "integer", "float", "decimal", "boolean", "null", "bytes", "timestamp"})
+
+
+def _leaf_name(kind: type) -> str:
+    """How reports name a leaf's type: its kind of value, else its class's name."""
+    name = _NAMES.get(kind)
+    if name is None:
+        name = next((n for t, n in _OTHER_BASES if issubclass(kind, t)), kind.__name__)
+    return name
+_NAMES.update({Cut: "cut", Symbol: "symbol"})
 #: Types told by isinstance (subclasses: a datetime is a date).
 _OTHER_BASES: tuple[tuple[type, str], ...] = (
     (datetime.date, "timestamp"), (datetime.time, "timestamp"), (memoryview, "bytes"))
@@ -198,6 +257,8 @@ class Structure:
         #: Values whose walk stopped at MAX_VISITS nodes, or did not go below MAX_DEPTH levels.
         self.unfinished = 0
         self.too_deep = 0
+        #: Nodes with leaves not counted yet (flush()).
+        self._dirty: list[Node] = []
 
     def new_node(self) -> Node | None:
         """A node for a new path, or None when MAX_PATHS are tracked."""
@@ -208,20 +269,23 @@ class Structure:
 
     def add(self, tree: Any) -> bool:
         """Walk one value's tree; True when the tree holds a Cut (the decoder's budget stopped it).
-        One recursive function made per value: the walk's state is in its closure, which Python
-        reads faster than attributes (this runs for every node of every value)."""
+
+        The walk only sorts what it meets: a record or a list is counted and walked into, a leaf
+        (a string, a number, ...) is put on its node's `pending` list, and flush() counts a node's
+        leaves together with builtins (types, lengths, ranges, values) at the end of a page. One
+        recursive function is made per value: its state is in the closure, which Python reads
+        faster than attributes (this runs for every node of every value)."""
         self.values += 1
         serial = self.values
         visits = MAX_VISITS
         deep = cut = False
-        new_node, child_of = self.new_node, self._child
+        new_node, child_of, dirty = self.new_node, self._child, self._dirty
 
         def walk(node: Node, value: Any, depth: int) -> None:
             nonlocal visits, deep, cut
             visits -= 1
             if visits < 0:
                 return
-            node.seen += 1
             if node.last != serial:
                 node.last = serial
                 node.present += 1
@@ -229,41 +293,17 @@ class Structure:
             while kind is Tagged:
                 value = value.value
                 kind = type(value)
-            types = node.types
-            if kind is str:
-                types["string"] = types.get("string", 0) + 1
-                n = len(value)
-                if node.strings:
-                    if n < node.str_min:
-                        node.str_min = n
-                    elif n > node.str_max:
-                        node.str_max = n
-                else:
-                    node.str_min = node.str_max = n
-                node.strings += 1
-                node.str_total += n
-            elif kind is dict or (kind not in _NOT_MAPPINGS and isinstance(value, Mapping)):
-                types["record"] = types.get("record", 0) + 1
-                if depth >= MAX_DEPTH:
-                    deep = True
-                    return
-                depth += 1
-                children = node.children
-                for k, child in value.items():
-                    target = children.get(k) if type(k) is str else None
-                    if target is None:
-                        target = child_of(node, k)
-                        if target is None:  # past MAX_PATHS: counted, and a visit all the same
-                            self.untracked += 1
-                            visits -= 1
-                            if visits < 0:
-                                return
-                            continue
-                    walk(target, child, depth)
-                    if visits < 0:
-                        return
+            if kind in _LEAVES or not (kind is dict or kind is list or kind is tuple
+                                       or isinstance(value, Mapping)):
+                if kind is Cut:
+                    cut = True
+                if not node.pending:
+                    dirty.append(node)
+                node.pending.append(value)
                 return
-            elif kind is list or kind is tuple:
+            node.seen += 1
+            types = node.types
+            if kind is list or kind is tuple:
                 types["list"] = types.get("list", 0) + 1
                 n = len(value)
                 if node.lists:
@@ -286,46 +326,52 @@ class Structure:
                     if items is None:
                         self.untracked += n
                         return
+                if n <= visits and _LEAVES.issuperset(map(type, value)):
+                    # A list of leaves (tags, numbers): its elements in one step.
+                    visits -= n
+                    if items.last != serial:
+                        items.last = serial
+                        items.present += 1
+                    if not items.pending:
+                        dirty.append(items)
+                    items.pending.extend(value)
+                    return
                 depth += 1
                 for child in value:
                     walk(items, child, depth)
                     if visits < 0:
                         return
                 return
-            elif kind is int or kind is float or kind is Decimal:
-                name = _NUMBERS[kind]
-                types[name] = types.get(name, 0) + 1
-                # NaN and the infinities are no bounds (a decimal's signalling NaN cannot even compare).
-                if kind is int or (value.is_finite() if kind is Decimal else -math.inf < value < math.inf):
-                    if node.low is None:
-                        node.low = node.high = value
-                    elif value < node.low:
-                        node.low = value
-                    elif value > node.high:
-                        node.high = value
-            elif kind is bool:
-                types["boolean"] = types.get("boolean", 0) + 1
-            elif value is None:
-                types["null"] = types.get("null", 0) + 1
-            else:
-                name = _OTHER.get(kind) or next((n for t, n in _OTHER_BASES if isinstance(value, t)),
-                                                kind.__name__)
-                types[name] = types.get(name, 0) + 1
-                if kind is Cut:
-                    cut = True
-                if name not in ("timestamp", "bytes"):
-                    return  # a symbol, a cut: counted by type, no value to keep
-            values = node.values
-            if values is None:
-                values = node.values = Values()
-            counts = values.counts
-            if kind is str and counts is not None and len(value) <= LONG_TEXT:
-                # The common leaf, counted here without a call (Values.add does the same).
-                seen = counts.get(value)
-                if seen is not None:
-                    counts[value] = seen + 1
-                    return
-            values.add(value)
+            types["record"] = types.get("record", 0) + 1
+            if depth >= MAX_DEPTH:
+                deep = True
+                return
+            depth += 1
+            children = node.children
+            for k, child in value.items():
+                target = children.get(k) if type(k) is str else None
+                if target is None:
+                    target = child_of(node, k)
+                    if target is None:  # past MAX_PATHS: counted, and a visit all the same
+                        self.untracked += 1
+                        visits -= 1
+                        if visits < 0:
+                            return
+                        continue
+                if type(child) in _LEAVES:  # the common child, without a call
+                    visits -= 1
+                    if visits < 0:
+                        return
+                    if target.last != serial:
+                        target.last = serial
+                        target.present += 1
+                    if not target.pending:
+                        dirty.append(target)
+                    target.pending.append(child)
+                else:
+                    walk(target, child, depth)
+                    if visits < 0:
+                        return
 
         walk(self.root, tree, 0)
         if visits < 0:
@@ -333,6 +379,12 @@ class Structure:
         if deep:
             self.too_deep += 1
         return cut
+
+    def flush(self) -> None:
+        """Count the leaves the walks put on their nodes since the last flush (see add())."""
+        for node in self._dirty:
+            node.flush()
+        self._dirty = []
 
     def _child(self, node: Node, key: Any) -> Node | None:
         """A map key's node, first met in this value: a new path, or the map's folded `*` for a key
@@ -356,6 +408,8 @@ class Structure:
 
     def merge(self, other: Structure) -> None:
         """Add `other`'s counts."""
+        self.flush()
+        other.flush()
         self.values += other.values
         self.untracked += other.untracked
         self.unfinished += other.unfinished
@@ -367,6 +421,8 @@ class Structure:
         report order (Node.steps). Paths are written as queries write them (`data.customer.name`,
         `data."order-id"`), a list's elements as `[]` and a map's data keys as `*`."""
         from cqlsh_ext.query.grammar import spell_key
+
+        self.flush()
 
         def below(path: str, depth: int, node: Node) -> Iterator[tuple[str, int, str, Node]]:
             for step, child in node.steps():

@@ -44,6 +44,18 @@ def test_parts_merged_in_any_order_give_the_whole(values, parts, rng):
     assert state(merged) == state(whole)
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.lists(SCALARS, max_size=300), st.lists(st.integers(1, 50), max_size=20))
+def test_a_page_at_a_time_is_one_at_a_time(values, sizes):
+    """add_many (a path's leaves of a page) is add() of each: the same counts, the same registers,
+    whatever values it remembered as already hashed."""
+    paged, start = Values(), 0
+    for size in [*sizes, len(values)]:
+        paged.add_many(values[start:start + size])
+        start += size
+    assert state(paged) == state(filled(values))
+
+
 def test_few_values_are_counted_one_by_one_with_their_types_apart():
     sketch = filled(["1", 1, 1.0, True, "1", None, None, Decimal("1.0"), b"1"])
     assert sketch.exact
