@@ -39,12 +39,12 @@ from cqlsh_ext.payload_select import command as payload_select
 from cqlsh_ext.payload_select.help import QUERIES_HELP
 from cqlsh_ext.repl import shellhooks as repl
 from cqlsh_ext.settings import Settings
-from cqlsh_ext.settings.output_formats import output_format
 
 if TYPE_CHECKING:
     from cqlsh_ext.cqlsh.protocol import Parsed
 
-#: The modules that declare our commands (importing one declares its commands), in HELP order.
+#: The modules that declare our commands: importing one declares its commands (HELP lists them
+#: with cqlsh's own, in alphabetical order).
 COMMAND_MODULES = (decompress, decode, output_command, insight_commands)
 
 cqlshmain = seams.import_cqlshmain(None)
@@ -92,7 +92,7 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
             wiring.configure(self.settings, self)
         else:
             super().__init__(*args, **kwargs)
-        if output_format(self.settings.display.output_format).expand:
+        if self.settings.display.output_format.expand:
             self.expand_enabled = True
         if self.repl_mode:
             repl.shorten_reconnection(self)
@@ -177,7 +177,7 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
             return super().check_build_versions()
 
     def print_warnings(self, warnings: Any) -> None:
-        if not output_format(self.settings.display.output_format).machine or not warnings:
+        if not self.settings.display.output_format.machine or not warnings:
             return super().print_warnings(warnings)
         for warning in warnings:
             print(f"Warning: {warning}", file=sys.stderr)

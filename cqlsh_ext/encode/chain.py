@@ -124,23 +124,27 @@ def _codec_steps(spec: Spec) -> str:
 
 
 def _verify(spec: Spec, value: bytes, source: str | bytes, expected: Any, cap: int) -> None:
-    from cqlsh_ext.payload.unwrap import BINARY, STRUCTURED, TEXT, unwrap_spec
+    from cqlsh_ext.payload.engine import ValueEngine
+    from cqlsh_ext.payload.view import BINARY, RECORD, TEXT
+
+    def read_as(setting: str) -> Any:  # the value engine, with the setting as its mode
+        return ValueEngine(cap=cap, spec=setting).view(value)
 
     if isinstance(source, bytes):
         steps = _codec_steps(spec)
         if not steps:
             return  # nothing was written: the bytes go as they are
-        view = unwrap_spec(value, f"{steps}>{_HEX}", cap)
+        view = read_as(f"{steps}>{_HEX}")
         shown: Any = view.data if view.kind == BINARY else None
         want: Any = source
     elif expected is None:
         steps = _codec_steps(spec)
         reading = str(spec) if spec.payload not in _AS_IS else f"{steps}>{_TEXT}" if steps else _TEXT
-        view = unwrap_spec(value, reading, cap)
+        view = read_as(reading)
         shown, want = (view.text if view.kind == TEXT else None), source
     else:
-        view = unwrap_spec(value, str(spec), cap)
-        shown, want = (view.tree if view.kind == STRUCTURED else None), expected
+        view = read_as(str(spec))
+        shown, want = (view.record if view.kind == RECORD else None), expected
     if view.truncated_layer is not None:
         raise EncodeRefused(f"not verified: the display stops at its output cap "
                             f"({view.truncated_layer.label})")

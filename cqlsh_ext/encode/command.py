@@ -164,18 +164,19 @@ def _quoted(text: str) -> str:
 
 def _shown(encoded: Encoded, source: str | bytes, mode: str, cap: int) -> bool:
     """Whether the display, with no setting for the column, shows what was encoded."""
-    from cqlsh_ext.payload.unwrap import BINARY, STRUCTURED, TEXT, unwrap
+    from cqlsh_ext.payload.engine import ValueEngine
+    from cqlsh_ext.payload.view import BINARY, RECORD, TEXT
 
-    view = unwrap(encoded.value, mode, cap)
+    view = ValueEngine(mode, cap).view(encoded.value)
     if isinstance(source, bytes):
         return view.kind == BINARY and view.data == source
     if view.kind == TEXT:
         return view.text == source
-    if view.kind == STRUCTURED:
+    if view.kind == RECORD:
         import json
 
         try:
-            return same(view.tree, json.loads(source))
+            return same(view.record, json.loads(source))
         except ValueError:
             return False
     return False

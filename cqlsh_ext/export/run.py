@@ -57,7 +57,7 @@ def _plan(shell: Shell, statement: ExportStatement) -> tuple[Any, Any, str, Any]
 
 
 def _export(shell: Shell, statement: ExportStatement) -> None:
-    from cqlsh_ext.export.target import Target
+    from cqlsh_ext.export.target import ExportFile
     from cqlsh_ext.payload_select.command import read_answer
 
     if statement.fmt == "parquet":
@@ -66,7 +66,7 @@ def _export(shell: Shell, statement: ExportStatement) -> None:
         except ImportError:
             raise ExportError(f"a Parquet file needs pyarrow: {PARQUET_INSTALL}") from None
     plan, schema, keyspace, meta = _plan(shell, statement)
-    target = Target(statement.path, statement.overwrite)  # an unwritable place is said before reading
+    target = ExportFile(statement.path, statement.overwrite)  # an unwritable place is said before reading
     try:
         answer = read_answer(shell, plan, schema, keyspace, meta, PAGE_SIZE, FETCH_SIZE)
     except BaseException:

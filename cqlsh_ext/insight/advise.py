@@ -17,9 +17,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from cqlsh_ext.insight import isolate, report
-from cqlsh_ext.insight.measure import COMPRESSED, PLAIN, UNDECODABLE, Peeled, peel
+from cqlsh_ext.insight.measure import COMPRESSED, PLAIN, UNDECODABLE, measured, payload_of
 from cqlsh_ext.insight.recompress import (
     BUDGET_S,
     REPETITIONS,
@@ -285,46 +286,68 @@ def recommend(advice: ColumnAdvice) -> tuple[str | None, str]:
     return best.name, text
 
 
-class Sample:
+def peeled(value: bytes, mode: str, cap: int) -> tuple[str, str, bool, bytes]:
+    """A value's (status, chain, exact, payload) by a value engine of its own: what ADVISE takes of
+    a value decoded in a memory-limited worker process (insight.isolate), where the view's tree
+    would not be worth sending back."""
+    from cqlsh_ext.payload.engine import ValueEngine
+
+    return _peeled(ValueEngine(mode, cap).view(value))
+
+
+def _peeled(view: Any) -> tuple[str, str, bool, bytes]:
+    status, chain, _size, exact, _reason = measured(view)
+    return status, chain, exact, payload_of(view)
+
+
+class AdviseSample:
     """The payloads ADVISE measures: the first `size` values per payload column, `max_bytes` in all.
 
-    A blob value is peeled to its payload; a text value's payload is its UTF-8 bytes, stored
-    uncompressed (chain "text"). Values that cannot be decoded, or were cut at the output cap, have
-    no payload to re-compress: they are counted as skipped.
+    A blob value is decoded by the value engine (one per column) down to its payload; a text
+    value's payload is its UTF-8 bytes, stored uncompressed (chain "text"). Values that cannot be
+    decoded, or were cut at the output cap, have no payload to re-compress: they are counted as
+    skipped.
     """
 
     def __init__(self, size: int, mode: str, cap: int, max_bytes: int = ADVISE_SAMPLE_BYTES) -> None:
+        from cqlsh_ext.payload.engine import Engines
+
         self.size, self.mode, self.cap, self.max_bytes = size, mode, cap, max_bytes
         self.total = 0
         self.columns: dict[str, tuple[list[bytes], list[int], dict[str, int], dict[str, int]]] = {}
+        self.engines = Engines(mode, cap, {})
 
     def add(self, column: str, value: bytes | str) -> None:
         """One payload as cql.types.payload_extractor gives it: a blob's bytes, or a text's str."""
         payloads, stored, current, skipped = self.columns.setdefault(column, ([], [], {}, {}))
         if len(payloads) >= self.size or self.total >= self.max_bytes:
             return
-        p: Peeled | None
+        p: tuple[str, str, bool, bytes] | None  # (status, chain, exact, payload)
         label = None
         try:
             if isinstance(value, str):  # a text column's: its UTF-8 bytes, stored uncompressed
                 data = value.encode("utf-8")
-                p, label = Peeled(len(data), PLAIN, TEXT_LABEL, data, len(data)), TEXT_LABEL
+                p, label = (PLAIN, TEXT_LABEL, True, data), TEXT_LABEL
+                stored_size = len(data)
             elif isolate.needs_worker(value, self.mode):  # a codec that needs a worker: memory-limited
-                ok, result = isolate.call(peel, value, self.mode, self.cap)
+                ok, result = isolate.call(peeled, value, self.mode, self.cap)
                 p = result if ok else None
+                stored_size = len(value)
             else:
-                p = peel(value, self.mode, self.cap)
+                p = _peeled(self.engines(column).view(value))
+                stored_size = len(value)
         except Exception:  # the last resort: one value that cannot be read is one skipped value
             p = None
-        if p is None or p.status == UNDECODABLE or not p.exact:
-            why = UNDECODABLE if p is None or p.status == UNDECODABLE else "cut at the output cap"
+        if p is None or p[0] == UNDECODABLE or not p[2]:
+            why = UNDECODABLE if p is None or p[0] == UNDECODABLE else "cut at the output cap"
             skipped[why] = skipped.get(why, 0) + 1
             return
-        payloads.append(p.payload)
-        stored.append(p.stored)
-        label = label or (p.chain if p.status == COMPRESSED else p.status)
+        status, chain, _exact, payload = p
+        payloads.append(payload)
+        stored.append(stored_size)
+        label = label or (chain if status == COMPRESSED else status)
         current[label] = current.get(label, 0) + 1
-        self.total += len(p.payload)
+        self.total += len(payload)
 
     @property
     def full(self) -> bool:

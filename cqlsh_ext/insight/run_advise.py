@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 
 def run(shell: Shell, parsed: Parsed) -> None:
     from cqlsh_ext.cql.types import payload_columns, payload_extractor
-    from cqlsh_ext.insight.advise import Advice, Sample
+    from cqlsh_ext.insight.advise import Advice, AdviseSample
     from cqlsh_ext.scanning.consume import consume
     from cqlsh_ext.scanning.scan import error_text, progress_for
 
@@ -25,7 +25,7 @@ def run(shell: Shell, parsed: Parsed) -> None:
     scanner = read.scanner(shell, progress_for("COMPRESSION ADVISE (reading the sample)", True))
     from cqlsh_ext.insight.advise import ADVISE_SAMPLE_VALUES
 
-    sample = Sample(int(parsed.get_binding("sample") or ADVISE_SAMPLE_VALUES), read.mode, read.cap)
+    sample = AdviseSample(int(parsed.get_binding("sample") or ADVISE_SAMPLE_VALUES), read.mode, read.cap)
     layout: list[tuple[int, Any]] = []
     rows_read = 0
 

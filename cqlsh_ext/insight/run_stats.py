@@ -86,7 +86,8 @@ def _sample_plan(parsed: Parsed) -> Any:
     return plan
 
 
-def _sampled_stats(shell: Shell, parsed: Parsed, stats: Any, plan: Any, read: side.Target | None) -> None:
+def _sampled_stats(shell: Shell, parsed: Parsed, stats: Any, plan: Any,
+                   read: side.InsightTarget | None) -> None:
     from cqlsh_ext.insight.sampled import SampledStats
     from cqlsh_ext.scanning.consume import consume
     from cqlsh_ext.scanning.ring import RingError, ring_for, server_partitioner

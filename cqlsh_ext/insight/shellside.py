@@ -39,7 +39,7 @@ def names_select(parsed: Parsed) -> bool:
 
 
 @dataclass(frozen=True)
-class Target:
+class InsightTarget:
     """What an insight command reads: `query` (a whole-table SELECT when `whole_table`: it may be
     split into token ranges), its `limit`, the table it names (the driver's `meta`, or None), and
     how values decode (-d's `mode`, the output `cap`)."""
@@ -59,7 +59,7 @@ class Target:
 
 
 def target(shell: Shell, parsed: Parsed, action: str, statement: str | None = None,
-           statement_limit: int | None = None) -> Target | None:
+           statement_limit: int | None = None) -> InsightTarget | None:
     """What COMPRESSION `action` (or INSPECT) reads: `statement` when given (with its LIMIT), else
     the SELECT given, or for a table named alone a whole-table SELECT of its payload columns (its
     blob columns, its text columns outside the primary key: cql.types.table_payload_columns). None
@@ -69,8 +69,8 @@ def target(shell: Shell, parsed: Parsed, action: str, statement: str | None = No
     ks, table, meta = named_table(shell, parsed)
     settings = shell.settings.display
 
-    def read(text: str, whole: bool, limit: int | None) -> Target:
-        return Target(text, whole, limit, ks, table, meta, effective_mode(settings.mode), settings.cap)
+    def read(text: str, whole: bool, limit: int | None) -> InsightTarget:
+        return InsightTarget(text, whole, limit, ks, table, meta, effective_mode(settings.mode), settings.cap)
 
     if statement is not None:
         return read(statement, False, statement_limit)
@@ -117,10 +117,8 @@ def named_table(shell: Shell, parsed: Parsed) -> tuple[str | None, str | None, A
 
 
 def wants_json(shell: Shell, parsed: Parsed) -> bool:
-    from cqlsh_ext.settings.output_formats import output_format
-
     return (parsed.get_binding("asjson") is not None
-            or output_format(shell.settings.display.output_format).reports_as_json)
+            or shell.settings.display.output_format.reports_as_json)
 
 
 def write(shell: Shell, lines: Iterable[str]) -> None:

@@ -24,10 +24,11 @@ from typing import Any
 from cqlsh_ext.codecs.base import DEFAULT_CAP
 from cqlsh_ext.cql.types import payload_columns, payload_extractor
 from cqlsh_ext.insight import report
-from cqlsh_ext.insight.measure import COMPRESSED, FROM_HEADER, PLAIN, Peeled, quick, quick_page
+from cqlsh_ext.insight.measure import COMPRESSED, FROM_HEADER, PLAIN
 from cqlsh_ext.insight.median import StreamingMedian
 from cqlsh_ext.insight.stats_report import render_capacity, render_column, retried_lines
-from cqlsh_ext.payload.unwrap import TEXT_LABEL
+from cqlsh_ext.payload.engine import ValueEngine
+from cqlsh_ext.payload.view import TEXT as TEXT_LABEL
 from cqlsh_ext.scanning import capacity
 from cqlsh_ext.scanning.capacity import BUCKET_BOUNDS
 
@@ -40,7 +41,7 @@ _bucket = partial(bisect_left, BUCKET_BOUNDS)
 
 def chain_label(status: str, chain: str) -> str:
     """The chain of a compressed value ('outer>inner'); else the status, after the chain when
-    there is one ('<chain> (not compressed)'): 'not compressed', 'not decodable'."""
+    there is one ('<chain> (not compressed)'): 'not compressed', 'failed'."""
     if status == COMPRESSED:
         return chain
     return f"{chain} ({status})" if chain else status
@@ -58,7 +59,7 @@ class ColumnStats:
         self.stored = 0
         self.size = 0
         self.inexact = 0
-        #: Compressed values sized from their headers, not decompressed (quick(from_headers=True)).
+        #: Compressed values sized from their headers, not decompressed (measure_page(from_headers)).
         self.from_headers = 0
         #: (status, chain) -> [values, stored bytes, decompressed bytes]
         self.chains: dict[tuple[str, str], list[int]] = {}
@@ -71,7 +72,8 @@ class ColumnStats:
         self.ratios = StreamingMedian()
 
     def add(self, status: str, chain: str, stored: int, size: int, exact: bool, reason: str | None) -> None:
-        """One value, as measure.quick() describes it. Runs once per value of a scan: kept lean."""
+        """One value, as the engine's measure_page() describes it. Runs once per value of a scan:
+        kept lean."""
         self.values += 1
         self.stored += stored
         self.size += size
@@ -99,9 +101,6 @@ class ColumnStats:
             entry[2] += size
         self._before[bisect_left(BUCKET_BOUNDS, size)] += 1
         self._after[bisect_left(BUCKET_BOUNDS, stored)] += 1
-
-    def add_peeled(self, p: Peeled) -> None:
-        self.add(p.status, p.chain, p.stored, p.size, p.exact, p.reason)
 
     def add_page(self, stored: list[int], measured: list[tuple[str, str, int, bool, str | None]]) -> None:
         """add() for many values: when every value has the same chain and an exact size (the usual
@@ -213,7 +212,7 @@ class Stats:
         self.query = query
         self.mode = mode
         self.cap = cap
-        #: Size values from their headers where the format allows (measure.quick).
+        #: Size values from their headers where the format allows (ValueEngine.measure_page).
         self.from_headers = from_headers
         self.rows = 0
         self.columns: dict[str, ColumnStats] = {}
@@ -243,7 +242,7 @@ class Stats:
         texts = tuple((i, self.columns.setdefault(n, ColumnStats(n, text=True)))
                       for i, n, t in cols if t.is_text)
         nested = tuple((i, payload_extractor(n, t)) for i, n, t in cols if not (t.is_blob or t.is_text))
-        # The containers recently met per first byte, for quick_page (never pickled: see __getstate__).
+        # A value engine per payload place, made on first use (never pickled: see __getstate__).
         self._layout = (plain, texts, nested, {})
 
     @property
@@ -253,8 +252,8 @@ class Stats:
 
     def add_rows(self, rows: Sequence[Sequence[Any]]) -> None:
         assert self._layout is not None, "set_columns first"
-        plain, texts, nested, recent = self._layout
-        mode, cap, headers = self.mode, self.cap, self.from_headers
+        plain, texts, nested, engines = self._layout
+        headers = self.from_headers
         if len(plain) == 1 and not texts and not nested:
             # One blob column (the usual table): a row's blob bytes are that value's, so a page is
             # handled column-wise, with builtins doing most of the per-value work.
@@ -262,7 +261,7 @@ class Stats:
             values = [row[i] for row in rows]
             present = [v for v in values if v is not None]
             stored = list(map(len, present))
-            measured = quick_page(present, mode, cap, headers, recent)
+            measured = self._engine(engines, col.name).measure_page(present, headers)
             col.nulls += len(values) - len(present)
             col.add_page(stored, measured)
             nulls = [0] * (len(values) - len(present))  # a row whose value is null still costs a unit
@@ -279,7 +278,8 @@ class Stats:
                 if value is None:
                     col.nulls += 1
                     continue
-                status, chain, vsize, exact, reason = quick(value, mode, cap, headers)
+                status, chain, vsize, exact, reason = self._engine(engines, col.name).measure_page(
+                    (value,), headers)[0]
                 vstored = len(value)
                 col.add(status, chain, vstored, vsize, exact, reason)
                 row_stored += vstored
@@ -296,7 +296,8 @@ class Stats:
             for i, extract in nested:
                 for _path, schema, value in extract(row[i]):
                     col = self.columns.get(schema) or self.columns.setdefault(schema, ColumnStats(schema))
-                    status, chain, vsize, exact, reason = quick(value, mode, cap, headers)
+                    status, chain, vsize, exact, reason = self._engine(engines, schema).measure_page(
+                        (value,), headers)[0]
                     col.add(status, chain, len(value), vsize, exact, reason)
                     row_stored += len(value)
                     row_size += vsize
@@ -304,6 +305,12 @@ class Stats:
             after.add(row_stored)
             n += 1
         self.rows += n
+
+    def _engine(self, engines: dict[str, ValueEngine], place: str) -> ValueEngine:
+        engine = engines.get(place)
+        if engine is None:
+            engine = engines[place] = ValueEngine(self.mode, self.cap)
+        return engine
 
     def snapshot(self) -> dict[tuple[str, ...], int]:
         """Every additive counter, flat: a sampled STATS differences two snapshots around a token

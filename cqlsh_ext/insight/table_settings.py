@@ -15,12 +15,14 @@ from __future__ import annotations
 import statistics
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
-from cqlsh_ext.codecs.base import DEFAULT_CAP
 from cqlsh_ext.cql.types import columns_holding, extractor
 from cqlsh_ext.insight import report
-from cqlsh_ext.insight.measure import COMPRESSED, peel
+from cqlsh_ext.insight.measure import COMPRESSED, measured, payload_of
+
+if TYPE_CHECKING:
+    from cqlsh_ext.payload.engine import Engines
 
 SETTINGS_SAMPLE_ROWS = 1000
 DEFAULT_CHUNK_KB = 16  # Cassandra 4.0+
@@ -206,10 +208,10 @@ def collect(
     rows: Sequence[Sequence[Any]],
     partition_key: Sequence[str],
     protocol: int,
-    mode: str,
-    cap: int = DEFAULT_CAP,
+    engines: Engines,
 ) -> tuple[list[bytes], list[bytes]]:
-    """Fold one page of sample rows into `settings`; returns the rows as stored and with blobs decompressed
+    """Fold one page of sample rows into `settings`, each blob decoded by the engine of its place
+    (`engines`, kept from page to page); returns the rows as stored and with blobs decompressed
     (as byte strings of their values laid end to end, for the chunked-ratio measurement)."""
     pk_index = [names.index(c) for c in partition_key if c in names]
     blob_cols = [(i, extractor(n, t), t.is_blob) for i, n, t in columns_holding(names, types)]
@@ -232,17 +234,19 @@ def collect(
             plain_parts.append(bytes(part))
             size += len(part)
         for i, extract, _top in blob_cols:
-            for _path, _schema, value in extract(row[i]):
-                p = peel(value, mode, cap)
+            for _path, schema, value in extract(row[i]):
+                view = engines(schema).view(value)
+                status, _chain, vsize, _exact, _reason = measured(view)
+                codec = view.codec or status
                 settings.blob_values += 1
-                settings.blob_stored += p.stored
-                settings.blob_decompressed += p.size
-                settings.codecs[p.codec] = settings.codecs.get(p.codec, 0) + 1
-                if p.status == COMPRESSED:
-                    settings.blob_compressed_stored += p.stored
+                settings.blob_stored += len(value)
+                settings.blob_decompressed += vsize
+                settings.codecs[codec] = settings.codecs.get(codec, 0) + 1
+                if status == COMPRESSED:
+                    settings.blob_compressed_stored += len(value)
                 stored_parts.append(value)
-                plain_parts.append(p.payload)
-                size += p.stored
+                plain_parts.append(payload_of(view))
+                size += len(value)
         settings.row_sizes.append(size)
         stored_rows.append(b"".join(stored_parts))
         plain_rows.append(b"".join(plain_parts))

@@ -65,7 +65,7 @@ def settings_for(shell: Shell, schema: Schema, keyspace: str, table: str) -> Any
     from cqlsh_ext.output.place import ValuePlace
     from cqlsh_ext.payload.spec import ColumnSpecs
     from cqlsh_ext.payload_select.schema import spec_place
-    from cqlsh_ext.query.evaluate import Settings
+    from cqlsh_ext.query.evaluate import Decoding
 
     display = shell.settings.display
     specs = ColumnSpecs(display.columns)
@@ -78,7 +78,7 @@ def settings_for(shell: Shell, schema: Schema, keyspace: str, table: str) -> Any
             found[key] = specs(ValuePlace(keyspace, table, column, spec_place(schema, column, access)))
         return found[key]
 
-    return Settings(display.mode, display.cap, spec)
+    return Decoding(display.mode, display.cap, spec)
 
 
 def run(shell: Shell, plan: Plan, schema: Schema, keyspace: str, meta: Any) -> None:
@@ -190,9 +190,7 @@ def _print(shell: Shell, plan: Plan, reading: Any, names: list[str], types: list
 
     from cqlsh_ext.payload.budget import Budget
     from cqlsh_ext.payload_select.result import AnswerResult, machine_value, table_cell
-    from cqlsh_ext.settings.output_formats import output_format
-
-    machine = output_format(shell.settings.display.output_format).machine
+    machine = shell.settings.display.output_format.machine
     budget = Budget.for_cap(shell.settings.display.cap)
     paths = {i for i, t in enumerate(types) if t is None}
     convert = machine_value if machine else table_cell

@@ -15,6 +15,7 @@ from fractions import Fraction
 from typing import Any
 
 from cqlsh_ext.payload.formats.tree import render_cut
+from cqlsh_ext.payload.view import BlobView
 from cqlsh_ext.query.grammar import Plan, QueryError
 
 #: At most this many groups (GROUP BY keys) or buffered rows (DISTINCT, ORDER BY) are held.
@@ -211,6 +212,8 @@ def sort_key(value: Any) -> tuple[Any, ...]:
         return (2, Fraction(value))
     if isinstance(value, str):
         return (3, value)
+    if isinstance(value, BlobView):  # a blob the query decoded already: ordered by its bytes
+        value = value.stored
     # A record's text within the value's budget: repr() of a record of shared parts (back-
     # references in its format) would write every path of it. One the budget cuts is equal to no
     # other value (DISTINCT keeps it, GROUP BY gives it its own group: a random tag, unique across

@@ -18,7 +18,8 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from cqlsh_ext.query.evaluate import MISS_KEYS, Evaluator, Miss, RowResult
+from cqlsh_ext.payload.engine import MISS_KEYS
+from cqlsh_ext.query.evaluate import Evaluator, Miss, RowResult
 from cqlsh_ext.query.grammar import Plan
 
 if TYPE_CHECKING:
@@ -145,7 +146,7 @@ class Answer:
             return []
         out = self._row(row, result)
         if self.buffer is not None:
-            self.buffer.add(out + evaluator.values(row, [ref for ref, _ in self.plan.order_by], {}))
+            self.buffer.add(out + result.order)
             return []
         return [out]
 
@@ -165,12 +166,11 @@ class Answer:
             for _k, result in found:
                 add(result.key, result.inputs)
         else:
-            order = [ref for ref, _ in self.plan.order_by]
             for k, result in found:
                 row = dict(zip(names, rows[k], strict=True))
                 answer_row = self._row(row, result)
                 if self.buffer is not None:
-                    self.buffer.add(answer_row + evaluator.values(row, order, {}))
+                    self.buffer.add(answer_row + result.order)
                 else:
                     out.append(answer_row)
         counts.paths.add(*evaluator.walked())  # the page's paths, ORDER BY's included
@@ -180,8 +180,8 @@ class Answer:
         values = iter(result.values)
         out: list[Any] = []
         for item in self.plan.items:
-            if item.kind == "star":
-                out.extend(row.get(name) for name in self.star_columns)
+            if item.kind == "star":  # a blob the statement decoded already is given as its view
+                out.extend(result.views.get(name, row.get(name)) for name in self.star_columns)
             else:
                 out.append(next(values))
         return tuple(out)

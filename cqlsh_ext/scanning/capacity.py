@@ -37,13 +37,6 @@ def rcu(size: int) -> int:
     return max(1, -(-size // (4 * KB)))
 
 
-def quota_state(size: int) -> int:
-    """0 below NEAR_QUOTA of the row quota, 1 near it, 2 over it."""
-    if size > ROW_QUOTA:
-        return 2
-    return 1 if size >= NEAR_QUOTA * ROW_QUOTA else 0
-
-
 @dataclass
 class Buckets:
     """Counts per size bucket."""
@@ -73,7 +66,8 @@ class Capacity:
     largest: int = 0
 
     def add(self, size: int) -> None:
-        # wcu(), rcu() and quota_state() inlined: this runs once per scanned row.
+        # wcu() and rcu() inlined, and where the row stands against the quota: this runs once per
+        # scanned row.
         self.rows += 1
         self.wcu += (size + KB - 1) // KB or 1
         self.rcu += (size + 4 * KB - 1) // (4 * KB) or 1

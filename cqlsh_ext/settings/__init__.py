@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from cqlsh_ext.codecs.base import CODEC_EXAMPLES, CODEC_NAMES, DEFAULT_CAP
 from cqlsh_ext.payload.names import ARGUMENT_NAMES, EXAMPLE_SPEC, FORMAT_EXAMPLES, PAYLOAD_NAMES
-from cqlsh_ext.settings.output_formats import DECLARED
+from cqlsh_ext.settings.output_formats import DECLARED, OutputFormat
 
 if TYPE_CHECKING:
     import argparse
@@ -111,8 +111,9 @@ class DisplaySettings:
     cap: int = DEFAULT_CAP
     #: Characters per table cell on a terminal; 0 means no limit. None: decide by terminal or not.
     max_field_width: int | None = None
-    #: One of OUTPUT_FORMATS (cqlsh_ext/settings/output_formats.py); OUTPUT FORMAT changes it at run time.
-    output_format: str = OUTPUT_FORMATS[0]
+    #: The declaration of how results are printed (cqlsh_ext/settings/output_formats.py); OUTPUT
+    #: FORMAT changes it at run time.
+    output_format: OutputFormat = DECLARED[0]
     #: JSON/CSV output: also the stored bytes of every blob (JSON) or only them (CSV).
     raw_blobs: bool = False
     #: Interactive front end (cqlsh_ext.repl): False = prompt_toolkit, True = cqlsh's readline loop.

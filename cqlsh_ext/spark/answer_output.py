@@ -20,9 +20,7 @@ def print_answer(display: Any, names: list[str], types: list[Any], rows: Sequenc
                  table: str) -> None:
     from cqlsh_ext.payload.budget import Budget
     from cqlsh_ext.payload_select.result import machine_value, table_cell
-    from cqlsh_ext.settings.output_formats import output_format
-
-    fmt = output_format(display.output_format)
+    fmt = display.output_format
     budget = Budget.for_cap(display.cap)
     paths = {i for i, t in enumerate(types) if t is None}
     convert = machine_value if fmt.machine else table_cell
@@ -32,7 +30,7 @@ def print_answer(display: Any, names: list[str], types: list[Any], rows: Sequenc
         from cqlsh_ext.output.writers import make_writer
 
         places: list[ValuePlace | None] = [ValuePlace(keyspace, table, name) for name in names]
-        writer = make_writer(fmt.name, sys.stdout, names, types, display, places)
+        writer = make_writer(fmt, sys.stdout, names, types, display, places)
         writer.write_rows([dict(zip(names, row, strict=True)) for row in shown])
         writer.finish()
         return

@@ -150,7 +150,6 @@ def _check_partitioner(db: Any, conn: Any) -> None:
 def _one(spark: Any, db: Any, conn: Any, stmt: Any) -> None:
     from cqlsh_ext.common import jsonenc
     from cqlsh_ext.insight.measure import effective_mode
-    from cqlsh_ext.settings.output_formats import output_format
     from cqlsh_ext.spark.parse import StatsStatement
 
     display = conn.settings.display
@@ -159,7 +158,7 @@ def _one(spark: Any, db: Any, conn: Any, stmt: Any) -> None:
         from cqlsh_ext.spark import stats_job
 
         stats = stats_job.run(spark, db, stmt, mode, display.cap)
-        if stmt.asjson or output_format(display.output_format).reports_as_json:
+        if stmt.asjson or display.output_format.reports_as_json:
             print(jsonenc.dumps(stats.to_json()))
         else:
             print("\n".join(stats.render()))

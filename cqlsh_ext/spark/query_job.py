@@ -20,7 +20,7 @@ from typing import Any, NamedTuple, cast
 from cqlsh_ext.cql.errors import QueryError
 from cqlsh_ext.cql.types import from_driver
 from cqlsh_ext.query.answer import Answer
-from cqlsh_ext.query.evaluate import Evaluator, Settings
+from cqlsh_ext.query.evaluate import Decoding, Evaluator
 from cqlsh_ext.query.grammar import Column, Path, Plan
 from cqlsh_ext.spark.parse import QueryStatement
 from cqlsh_ext.spark.session import SparkError, TaskProgress, java_error
@@ -33,7 +33,7 @@ Row = tuple[Any, ...]
 PAGE_ROWS = 1000
 
 
-def answer_partition(template: Answer, settings: Settings, names: Sequence[str], types: Sequence[Any],
+def answer_partition(template: Answer, settings: Decoding, names: Sequence[str], types: Sequence[Any],
                      rows_read: Any, batches: Iterable[Any]) -> Iterator[Any]:
     """One Spark task (in an executor): its rows, Arrow batch by batch (as COMPRESSION STATS
     reads them: stats_job), into a fresh Answer; yields one Arrow batch holding the pickled
@@ -73,7 +73,7 @@ def answer_partition(template: Answer, settings: Settings, names: Sequence[str],
 
 
 def answer_parts(spark: Any, session: Any, ks: str, table: str, names: Sequence[str], answer: Answer,
-                 settings: Settings, rows_read: Any) -> Any:
+                 settings: Decoding, rows_read: Any) -> Any:
     """An RDD of each Spark task's (part, the streamed rows it found): the columns `names` of
     ks.table read through the connector and answer_partition's Arrow batches unpickled. Spark
     mode's SELECT and its COPY (SELECT ...) both read this way."""
@@ -110,7 +110,7 @@ class PlannedQuery(NamedTuple):
     keyspace: str
     meta: Any
     plan: Plan
-    settings: Settings
+    settings: Decoding
     answer: Answer
     types: list[Any]
 

@@ -127,11 +127,11 @@ def test_every_module_that_declares_is_found() -> None:
 
 
 def test_header_sizing_and_table_compressors_are_unchanged() -> None:
-    # What insight.measure and insight.table_settings named by hand before, now declared by formats.
-    from cqlsh_ext.insight.measure import _HEADER_SIZED
+    # What COMPRESSION STATS and SETTINGS named by hand before, now declared by formats.
+    from cqlsh_ext.payload.engine import _HEADER_SIZED
 
     sized = {first: (fmt.label, smallest) for first, (fmt, smallest) in _HEADER_SIZED.items()}
-    assert sized == {b"\x1f": ("gzip", 0), b"\x28": ("zstd", 256 << 10), b"\x04": ("lz4/frame", 256 << 10)}
+    assert sized == {0x1f: ("gzip", 0), 0x28: ("zstd", 256 << 10), 0x04: ("lz4/frame", 256 << 10)}
     classes = {fmt.cassandra_class: fmt.label for fmt in registry.all_containers() if fmt.cassandra_class}
     assert classes == {"LZ4Compressor": "lz4/block-nosize", "SnappyCompressor": "snappy",
                        "DeflateCompressor": "zlib", "ZstdCompressor": "zstd"}

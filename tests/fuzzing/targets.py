@@ -29,6 +29,7 @@ from cqlsh_ext.codecs import registry
 from cqlsh_ext.codecs.base import CODEC_NAMES, DecodeError
 from cqlsh_ext.payload.formats import declarations as payload_declarations
 from cqlsh_ext.settings import DisplaySettings
+from cqlsh_ext.settings.output_formats import output_format
 
 CORPUS = Path(__file__).resolve().parent / "corpus"
 
@@ -219,7 +220,7 @@ def _json_output(data: bytes) -> None:
     from cqlsh_ext.output.values import JsonSpelling
 
     for raw in (False, True):
-        text = JsonSpelling(DisplaySettings(output_format="json", raw_blobs=raw)).value(data)
+        text = JsonSpelling(DisplaySettings(output_format=output_format("json"), raw_blobs=raw)).value(data)
         bounded("JSON output", text, CAP)
         try:
             json.loads(text)
@@ -232,7 +233,7 @@ def _json_output(data: bytes) -> None:
 def _csv_output(data: bytes) -> None:
     from cqlsh_ext.output.values import CsvSpelling
 
-    bounded("CSV output", CsvSpelling(DisplaySettings(output_format="csv")).value(data))
+    bounded("CSV output", CsvSpelling(DisplaySettings(output_format=output_format("csv"))).value(data))
 
 
 #: Column settings (DECODE, [cqlsh_ext.decode]) the display-spec target picks from with its input's
@@ -257,7 +258,7 @@ def _display_spec(data: bytes) -> None:
         settings = DisplaySettings(columns={"ks.t.c": spec})
         cell = BlobDisplay(settings, False, expanded)(value, plain, place=place)
         bounded(f"display ({spec}, {'EXPAND' if expanded else 'table'})", cell.strval)
-    settings = DisplaySettings(output_format="json", columns={"ks.t.c": spec})
+    settings = DisplaySettings(output_format=output_format("json"), columns={"ks.t.c": spec})
     text = bounded(f"JSON output ({spec})", JsonSpelling(settings).value(value, None, place))
     try:
         json.loads(text)
@@ -288,18 +289,18 @@ def _inspect(data: bytes) -> None:
 
 
 def _advise(data: bytes) -> None:
-    from cqlsh_ext.insight.advise import Sample
-    from cqlsh_ext.insight.measure import quick
+    from cqlsh_ext.insight.advise import AdviseSample
+    from cqlsh_ext.payload.engine import ValueEngine
 
-    sample = Sample(4, "auto", CAP)
+    sample = AdviseSample(4, "auto", CAP)
     sample.add("c", data)
     for payloads, _, _, _ in sample.columns.values():
         for payload in payloads:
             if len(payload) > CAP:
                 raise Violation(f"ADVISE sample: a payload of {len(payload):,} bytes, cap {CAP:,}")
     # COMPRESSION STATS' per-value path, which ADVISE's scan shares.
-    status, _, size, exact, reason = quick(data, "auto", CAP, from_headers=True)
-    one_line("COMPRESSION quick", reason)
+    status, _, size, exact, reason = ValueEngine(cap=CAP).measure_page([data], from_headers=True)[0]
+    one_line("COMPRESSION STATS' measure", reason)
 
 
 # ------------------------------------------------------------------------------------ the list
@@ -355,7 +356,8 @@ def all_targets() -> dict[str, Target]:
         Target("output-csv", _csv_output, everything, "output.values CSV writer", mutate=_any_format),
         Target("inspect", _inspect, everything, "insight.inspect.inspect_value: text and JSON report",
                mutate=_any_format),
-        Target("advise", _advise, everything, "insight.advise.Sample.add and measure.quick per value",
+        Target("advise", _advise, everything,
+               "insight.advise.AdviseSample.add and the engine's measure_page per value",
                mutate=_any_format),
     ]
     return {t.name: t for t in targets}

@@ -28,7 +28,7 @@ from cqlsh_ext.codecs import registry
 from cqlsh_ext.demo.records import documents
 from cqlsh_ext.demo.samples import java_string
 
-COMPRESSED, PLAIN, UNDECODABLE = "compressed", "not compressed", "not decodable"
+COMPRESSED, PLAIN, UNDECODABLE = "compressed", "not compressed", "failed"
 
 
 @dataclass

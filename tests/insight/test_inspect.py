@@ -256,7 +256,7 @@ def test_bad_checksums_are_shown(cassandra, insight, home):
     docs = {d["key"]["name"]: d for d in json_docs(out.stdout)}
     for name, (value, what, computed, offset, fmt) in bad.items():
         doc = docs[name]
-        assert doc["status"] == "not decodable", name
+        assert doc["status"] == "failed", name
         assert "checksum" in doc["reason"], (name, doc["reason"])
         layer = doc["layers"][0]
         assert layer["error"] == doc["reason"]

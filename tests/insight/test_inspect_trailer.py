@@ -22,7 +22,7 @@ def _inspect(tmp_path: Path, data: bytes, *flags: str) -> str:
 def test_truncated_gzip_marks_its_last_bytes_and_shows_no_ratio(tmp_path: Path):
     whole = gzip.compress(os.urandom(4000), mtime=0)
     out = _inspect(tmp_path, whole[:300])
-    assert "not decodable" in out
+    assert "failed" in out
     fields = out[out.index("error:"):]
     assert "ISIZE" in fields and "not verified" in fields.split("ISIZE", 1)[1].splitlines()[0]
     assert "ratio" not in fields.split("checksums:")[0]

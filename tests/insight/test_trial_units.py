@@ -29,6 +29,7 @@ from cqlsh_ext.insight.trial.measure import (
 )
 from cqlsh_ext.insight.trial.report import Phase, TrialReport, VariantResult
 from cqlsh_ext.insight.value_files import read_values
+from cqlsh_ext.payload.engine import ValueEngine
 
 DOCS = [d.encode() for d in documents(8, seed=3)]
 
@@ -65,23 +66,23 @@ def test_variants_encode_cannot_write_are_refused(name, says):
 
 def test_values_are_peeled_under_their_last_compression_layer():
     doc = DOCS[0]
-    text = take_value(doc.decode(), "auto", DEFAULT_CAP)
+    text = take_value(doc.decode(), ValueEngine())
     assert isinstance(text, Value) and text.stored == text.payload == doc and text.layers == ()
     zipped = gzip.compress(doc, mtime=0)
-    peeled = take_value(zipped, "auto", DEFAULT_CAP)
+    peeled = take_value(zipped, ValueEngine())
     assert isinstance(peeled, Value) and peeled.stored == zipped and peeled.payload == doc
     assert [f.codec for f in peeled.layers] == ["gzip"]
     twice = zstandard.ZstdCompressor().compress(zipped)  # gzip inside zstd: both layers peeled
-    peeled = take_value(twice, "auto", DEFAULT_CAP)
+    peeled = take_value(twice, ValueEngine())
     assert isinstance(peeled, Value) and peeled.payload == doc
     assert [f.codec for f in peeled.layers] == ["zstd", "gzip"]
-    assert take_value(doc, "auto", DEFAULT_CAP) == Value(doc, doc)  # a plain blob is its own payload
-    assert take_value(zipped[: len(zipped) // 2], "auto", DEFAULT_CAP) == NOT_DECODABLE
-    assert take_value(zstandard.ZstdCompressor().compress(bytes(5 << 20)), "auto", DEFAULT_CAP) == OVER_CAP
+    assert take_value(doc, ValueEngine()) == Value(doc, doc)  # a plain blob is its own payload
+    assert take_value(zipped[: len(zipped) // 2], ValueEngine()) == NOT_DECODABLE
+    assert take_value(zstandard.ZstdCompressor().compress(bytes(5 << 20)), ValueEngine()) == OVER_CAP
 
 
 def test_variants_are_what_the_producers_write():
-    values = [take_value(bytes(cramjam.snappy.compress_raw(d)), "auto", DEFAULT_CAP) for d in DOCS]
+    values = [take_value(bytes(cramjam.snappy.compress_raw(d)), ValueEngine()) for d in DOCS]
     assert all(isinstance(v, Value) for v in values)
     stored, plain, zstd1 = build_variants(["stored", "uncompressed", "zstd:1"], values, DEFAULT_CAP)
     assert plain.values == DOCS and plain.layers == [()] * len(DOCS)

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from orders import MISSING, rows, take
 
 from cqlsh_ext.query.aggregate import Accumulator, AggSpec, Groups, RowBuffer, specs
-from cqlsh_ext.query.evaluate import Evaluator, Settings
+from cqlsh_ext.query.evaluate import Decoding, Evaluator
 from cqlsh_ext.query.grammar import QueryError, parse
 from tests.query.test_evaluate import SCHEMA
 
@@ -80,7 +80,7 @@ def test_merging_parts_gives_the_one_pass_on_evaluated_rows(parts: int):
     plan = parse("SELECT data.status, count(*), min(data.n), max(data.n), sum(data.n), avg(data.n) "
                  "FROM t GROUP BY data.status ALLOW FILTERING", SCHEMA)
     assert plan is not None
-    evaluator = Evaluator(plan, Settings())
+    evaluator = Evaluator(plan, Decoding())
     data = rows(200)
     results = [evaluator.evaluate(row) for row, _ in data]
     whole = Groups(specs(plan))
@@ -164,7 +164,7 @@ def _answer(text: str, blobs: list[bytes]) -> list[tuple[Any, ...]]:
 
     plan = parse(text, SCHEMA)
     assert plan is not None
-    evaluator, answer = Evaluator(plan, Settings()), Answer(plan)
+    evaluator, answer = Evaluator(plan, Decoding()), Answer(plan)
     for ck, blob in enumerate(blobs):
         answer.add(evaluator, {"pk": "p", "ck": ck, "data": blob, "m": None, "u": None})
     return answer.final()

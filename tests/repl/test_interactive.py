@@ -265,7 +265,7 @@ def test_output_format_command_prints_json_lines(term, repl_ks):
     line = t.run(f"SELECT id, customer, payload FROM {repl_ks}.orders WHERE id = 5;", until=r"\{\"id\".*\}\n")
     row = json.loads(line[line.index('{"id"'):])
     assert row["id"] == 5 and row["customer"] == "customer-05"
-    assert row["payload"]["codec"] == "gzip" and row["payload"]["payload"]["order"] == 1005
+    assert row["payload"]["label"] == "gzip>json" and row["payload"]["payload"]["order"] == 1005
 
 
 def test_help_lists_key_bindings(term):

@@ -35,6 +35,7 @@ from cqlsh_ext.insight.trial.report import BASELINE, STORED, Phase, TrialReport
 
 if TYPE_CHECKING:
     from cqlsh_ext.codecs.base import Container
+    from cqlsh_ext.payload.engine import ValueEngine
 
 DEFAULT_ROWS = 1000
 DEFAULT_CONCURRENCY = 16
@@ -89,18 +90,21 @@ class Value:
     layers: tuple[Container, ...] = ()
 
 
-def take_value(stored: bytes | str, mode: str, cap: int) -> Value | str:
-    """The value peeled as the display peels it (payload.unwrap.walk), or why it is left out: a
-    value that does not decode, or whose payload the output cap cuts, cannot be re-compressed."""
+def take_value(stored: bytes | str, engine: ValueEngine) -> Value | str:
+    """The value decoded by the column's value engine as the display decodes it, or why it is left
+    out: a value that does not decode, or whose payload the output cap cuts, cannot be
+    re-compressed."""
     if isinstance(stored, str):  # a text column: its UTF-8 bytes are the payload, stored as is
         data = stored.encode("utf-8")
         return Value(data, data)
-    from cqlsh_ext.payload.unwrap import RAW, walk
+    from cqlsh_ext.payload.view import FAILED, UNKNOWN
 
-    view = walk(stored, mode, cap)
-    if view.kind == RAW:
-        return NOT_DECODABLE if view.error is not None else Value(stored, stored)
-    if view.truncated_layer is not None:
+    view = engine.view(stored)
+    if view.kind == FAILED:
+        return NOT_DECODABLE
+    if view.kind == UNKNOWN:
+        return Value(stored, stored)
+    if view.cut:
         return OVER_CAP
     layers = tuple(layer.fmt for layer in view.layers if layer.fmt is not None)
     return Value(stored, view.data, layers) if layers else Value(stored, stored)

@@ -125,6 +125,9 @@ def _check(shell: Shell, asked: Asked) -> str | None:
 
 def _from_files(shell: Shell, asked: Asked, mode: str, cap: int) -> Values | None:
     from cqlsh_ext.insight.trial.measure import take_value
+    from cqlsh_ext.payload.engine import ValueEngine
+
+    engine = ValueEngine(mode, cap)
     from cqlsh_ext.insight.value_files import read_values
     from cqlsh_ext.scanning.ring import server_partitioner
 
@@ -137,7 +140,7 @@ def _from_files(shell: Shell, asked: Asked, mode: str, cap: int) -> Values | Non
         return None
     values = Values([], "files", asked.path)
     for data in read:
-        _keep(values, take_value(data, mode, cap))
+        _keep(values, take_value(data, engine))
     values.sample = {"method": "files", "path": asked.path, "values_read": len(read),
                      "text": f"{len(values.taken):,} of {len(read):,} values read from {asked.path}"}
     values.partitioner = server_partitioner(shell.session)
@@ -179,7 +182,10 @@ class _Collector:
     of them. Each slice is read into a fresh() one and merged in launch order (scanning.sample)."""
 
     def __init__(self, mode: str, cap: int, values: Values) -> None:
+        from cqlsh_ext.payload.engine import ValueEngine
+
         self.mode, self.cap, self.values = mode, cap, values
+        self.engine = ValueEngine(mode, cap)
         self.rows = 0
         self.bytes = 0
         self.interrupted = False
@@ -200,7 +206,7 @@ class _Collector:
             if stored is None:
                 self.values.skipped["null"] = self.values.skipped.get("null", 0) + 1
                 continue
-            taken = take_value(stored, self.mode, self.cap)
+            taken = take_value(stored, self.engine)
             _keep(self.values, taken)
             if not isinstance(taken, str):
                 self.rows += 1
@@ -215,6 +221,10 @@ class _Collector:
 
     def snapshot(self) -> dict[tuple[str, ...], int]:
         return {("rows",): self.rows}
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Picklable (a worker process sends its part back): the engine stays behind."""
+        return {**self.__dict__, "engine": None}
 
 
 def _sample(shell: Shell, asked: Asked, ks: str, table: str, column: str, kind: str,
