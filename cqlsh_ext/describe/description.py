@@ -20,6 +20,8 @@ from cqlsh_ext.describe import views
 from cqlsh_ext.describe.sketch import Values
 from cqlsh_ext.describe.structure import Structure, data_kind
 from cqlsh_ext.payload import budget
+from cqlsh_ext.payload.engine import ValueEngine
+from cqlsh_ext.payload.view import FAILED
 from cqlsh_ext.query.answer import PathsSeen
 
 #: Places a column is described in at the most: a map's keys past it fold into `m[*]`.
@@ -58,7 +60,7 @@ class Place:
             cut = self.structure.add(read.tree) or cut
         key = (read.kind, read.label, cut)
         self.encodings[key] = self.encodings.get(key, 0) + 1
-        if read.reason and (cut or read.kind == views.FAILED):
+        if read.reason and (cut or read.kind == FAILED):
             _count(self.reasons, read.reason)
 
     def merge(self, other: Place) -> None:
@@ -125,7 +127,7 @@ class Description:
         self.scan = ""
         #: Errors retried by name (the reading's: scanning).
         self.retried: dict[str, int] = {}
-        self.engines: dict[str, views.Engine] = {}
+        self.engines: dict[str, ValueEngine] = {}
         self._names: list[str] = []
         self._index = -1
         self._cqltype: CqlType | None = None

@@ -17,10 +17,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cqlsh_ext.common.text import plural
-from cqlsh_ext.describe import views
 from cqlsh_ext.describe.description import Description, Place
 from cqlsh_ext.describe.sketch import Values
 from cqlsh_ext.describe.structure import FOLDED, ITEMS, MAX_DEPTH, MAX_PATHS, MAX_VISITS, Node
+from cqlsh_ext.payload.view import KIND_TITLES, KINDS, UNKNOWN
 
 #: Top values a text report names per path (the JSON document has them all).
 TOP_SHOWN = 5
@@ -30,9 +30,8 @@ TOP_DISTINCT = 20
 VALUE_TEXT = 32
 #: A column narrower than this leaves its text to the lines below.
 MIN_TEXT = 24
-#: How each kind is named in the encodings' table.
-KIND_TEXT = {views.TEXT_KIND: "text", views.RECORD: "record", views.BINARY_KIND: "binary payload",
-             views.UNKNOWN: "no known format", views.FAILED: "failed to decode"}
+#: How each kind is named in the encodings' table: as every report names it.
+KIND_TEXT = KIND_TITLES
 
 
 @dataclass
@@ -112,7 +111,7 @@ class Report:
         for (kind, label, cut), n in place.encodings.items():
             key = ("encoding", place.name, kind, label, "cut" if cut else "")
             rows.append((label, kind, cut, self.share(n, place.values, key, ("values", place.name))))
-        rows.sort(key=lambda r: (-r[3].count, views.KINDS.index(r[1]), r[0], r[2]))
+        rows.sort(key=lambda r: (-r[3].count, KINDS.index(r[1]), r[0], r[2]))
         return rows
 
     def presence(self, place: Place, path: str, node: Node) -> Share:
@@ -220,7 +219,7 @@ class Report:
     def _hint(self, place: Place) -> str:
         """One line for values in no known format: the DECODE setting that would read them."""
         unknown = sum(n for (kind, _label, cut), n in place.encodings.items()
-                      if kind == views.UNKNOWN and not cut)
+                      if kind == UNKNOWN and not cut)
         if not unknown or self.hint_place is None:
             return ""
         from cqlsh_ext.payload.names import EXAMPLE_SPEC

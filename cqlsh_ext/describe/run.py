@@ -315,9 +315,7 @@ def _read_sample(shell: Shell, target: Target, description: Description, choice:
 def _publish(shell: Shell, statement: DescribeStatement, report: Any) -> None:
     """One JSON document (JSON, or the shell's output format says reports are JSON), else the text
     laid out for the screen the output goes to; to the query output (CAPTURE applies)."""
-    from cqlsh_ext.settings.output_formats import output_format
-
-    if statement.json or output_format(shell.settings.display.output_format).reports_as_json:
+    if statement.json or shell.settings.display.output_format.reports_as_json:
         from cqlsh_ext.common import jsonenc
 
         lines = [jsonenc.dumps(report.to_json())]
@@ -331,27 +329,27 @@ def _publish(shell: Shell, statement: DescribeStatement, report: Any) -> None:
 
 def _learn_keys(shell: Shell, target: Target, description: Description) -> None:
     """Key completion offers, for this column and this session, the keys the report found."""
-    from cqlsh_ext.payload_select.keys import Sample, learn
+    from cqlsh_ext.payload_select.keys import KeySample, learn
 
-    sample = Sample(rows=description.read)
+    sample = KeySample(rows=description.read)
     for place in description.places.values():
-        spot = _completion_place(target, place.name)
-        if spot is not False:
-            _prefix_keys(place.structure.root, (), sample.keys.setdefault(spot, {}))  # type: ignore[arg-type]
+        reachable, spot = _completion_place(target, place.name)
+        if reachable:
+            _prefix_keys(place.structure.root, (), sample.keys.setdefault(spot, {}))
     learn(shell.session, target.keyspace, target.meta.name, target.column, sample)
 
 
-def _completion_place(target: Target, place: str) -> str | None | bool:
+def _completion_place(target: Target, place: str) -> tuple[bool, str | None]:
     """How key completion names a place: None for the column itself, a map's key, a UDT's field;
-    False for a place a path cannot reach (a list's blobs, a map's folded keys)."""
+    (False, None) for a place a path cannot reach (a list's blobs, a map's folded keys)."""
     rest = place[len(target.column):]
     if not rest:
-        return None
+        return True, None
     if rest.startswith(".") and "[" not in rest:
-        return rest[1:]
+        return True, rest[1:]
     if rest.startswith("['") and rest.endswith("']"):
-        return rest[2:-2].replace("''", "'")
-    return False
+        return True, rest[2:-2].replace("''", "'")
+    return False, None
 
 
 def _prefix_keys(node: Any, prefix: tuple[Any, ...], keys: dict[tuple[Any, ...], set[str]]) -> None:

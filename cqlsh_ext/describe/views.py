@@ -1,44 +1,35 @@
-"""What DESCRIBE PAYLOAD reads of a decoded value, in the vocabulary every report uses (the one
-engine's view, docs/formats.md): its kind, its label, whether the budget cut it, and its tree.
+"""What DESCRIBE PAYLOAD reads of a decoded value: the one engine's view (payload/view.py) in the
+words every report uses, and nothing else.
 
 - kind: `text` (JSON text included), `record` (a record format's tree), `binary` (a binary
   payload), `unknown` (no known format), `failed` (a recognised format that failed to decode);
-- label: the chain spelt with `>`, its payload's reading last: `<codec>>json`, `<codec>>text`,
-  `<codec>><record format>`, `json` for JSON stored as is, `text`; a binary payload's is its codecs';
-- cut: the output cap or the budget cut the value (its tree, if any, is partial);
-- tree: a JSON text's container or a record format's tree (payload.formats.tree), else NO_TREE.
+- label: the view's label, the chain spelt with `>` and the payload's reading last
+  (`<codec>>json`, `<codec>><record format>`, `json` for JSON stored as is, `text`); '' for a
+  value undecoded;
+- cut: the view's cut, the output cap (the value's budget) stopped a layer: its text or tree is
+  partial;
+- tree: the view's tree (a JSON text's container, parsed at most once and kept on the view, or a
+  record format's tree), else NO_TREE.
 
-`read_view` is the one place that reads the engine's view (payload.unwrap.BlobView today): when
-the typed view (payload/view.py) lands, it reads that instead and nothing else here changes.
-A text column's value is read as text, never decoded (as COMPRESSION STATS reads it).
+`read_view` is the one place that reads the engine's views here. A text column's value is read as
+text, never decoded (as COMPRESSION STATS reads it).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 from cqlsh_ext.payload import budget
 from cqlsh_ext.payload.engine import ValueEngine
-from cqlsh_ext.payload.unwrap import (
-    BINARY,
-    RAW,
-    STREAM_OBJECT,
-    STRUCTURED,
-    TEXT,
-    TEXT_LABEL,
-    BlobView,
-    json_container,
-    unwrap_spec,
-)
+from cqlsh_ext.payload.json_text import json_container
+from cqlsh_ext.payload.view import FAILED, JSON_READING, KINDS, RECORD, TEXT, TEXT_READING, BlobView
 
-TEXT_KIND, RECORD, BINARY_KIND, UNKNOWN, FAILED = "text", "record", "binary", "unknown", "failed"
-#: The kinds in the order reports list them.
-KINDS = (TEXT_KIND, RECORD, BINARY_KIND, UNKNOWN, FAILED)
-JSON_LABEL = "json"
+__all__ = ["KINDS", "NO_TREE", "Read", "engine", "read_page", "read_text", "read_view"]
+
+#: The value has no tree (it is no JSON object or array, no record).
 NO_TREE: Any = None
-#: Why a value is cut when the engine names nothing else.
+#: Why a value is cut when the view names nothing else.
 CUT_REASON = "cut at the output cap (--max-output-size)"
 
 
@@ -48,37 +39,18 @@ class Read:
     label: str
     cut: bool
     tree: Any = NO_TREE
-    #: Why a value is failed, unknown-and-cut or cut: the engine's one-line reason.
+    #: Why a value failed or was cut: the view's one-line reason.
     reason: str | None = None
 
 
-class Engine(Protocol):
-    """What decodes a place's values a page at a time: the value engine."""
-
-    def views(self, values: Iterable[bytes]) -> list[BlobView]: ...
-
-
-class SettingEngine:
-    """A place with a DECODE column setting: each value as the setting says (unwrap_spec). The
-    value engine has no mode for column settings yet (the one-engine issue makes them one); this
-    is the one place DESCRIBE decodes without it."""
-
-    def __init__(self, spec: str, cap: int) -> None:
-        self.spec = spec
-        self.cap = cap
-
-    def views(self, values: Iterable[bytes]) -> list[BlobView]:
-        return [unwrap_spec(value, self.spec, self.cap) for value in values]
-
-
-def engine(mode: str, cap: int, spec: str | None) -> Engine:
+def engine(mode: str, cap: int, spec: str | None) -> ValueEngine:
     """The engine for one place: -d's mode and the output cap, or its column setting."""
-    return SettingEngine(spec, cap) if spec else ValueEngine(mode, cap)
+    return ValueEngine(mode, cap, spec)
 
 
-def read_page(place_engine: Engine, values: list[bytes], cap: int) -> list[Read]:
-    """Each value of a page of one place, read (a JSON text's tree is parsed once, here, within
-    the value's budget: json_container counts nodes against it)."""
+def read_page(place_engine: ValueEngine, values: list[bytes], cap: int) -> list[Read]:
+    """Each value of a page of one place, read. A JSON text's tree is parsed here (by the view,
+    once) within the value's budget: json_container counts nodes against it."""
     views = place_engine.views(values)
     token = budget.enter(budget.Budget.for_cap(cap))
     try:
@@ -89,30 +61,13 @@ def read_page(place_engine: Engine, values: list[bytes], cap: int) -> list[Read]
 
 def read_view(view: BlobView) -> Read:
     """The engine's view of one value as DESCRIBE counts it (the module doc)."""
-    cut = view.truncated_layer is not None
-    reason = (view.reason or CUT_REASON) if cut else view.reason
-    chain = [layer.label for layer in view.layers if not layer.reading]
-    kind = view.kind
-    if kind == TEXT:
-        tree = None if cut or view.text is None else json_container(view.text)
-        return Read(TEXT_KIND, ">".join([*chain, TEXT_LABEL if tree is None else JSON_LABEL]), cut, tree,
-                    reason if cut else None)
-    if kind == STRUCTURED:
-        return Read(RECORD, ">".join(layer.label for layer in view.layers), cut, view.tree, reason)
-    if kind == BINARY:
-        return Read(BINARY_KIND, ">".join(chain) or "bytes", cut, NO_TREE, reason if cut else None)
-    if kind == STREAM_OBJECT:  # a serialization stream's object its reader could not read
-        return Read(FAILED, ">".join(chain), cut, NO_TREE, reason)
-    if kind == RAW and view.error is not None:  # a recognised format that failed
-        fmt = view.error.format
-        return Read(FAILED, fmt.label if fmt is not None else "", cut, NO_TREE, reason)
-    if kind == RAW and not view.quiet:
-        # Nothing recognised but the budget stopped a record format's check: unknown, and cut.
-        return Read(UNKNOWN, "", True, NO_TREE, reason)
-    return Read(UNKNOWN, "", cut, NO_TREE)
+    cut = view.cut
+    reason = (view.reason or CUT_REASON) if cut else view.reason if view.kind == FAILED else None
+    tree = view.tree if view.kind in (TEXT, RECORD) else None
+    return Read(view.kind, view.label, cut, NO_TREE if tree is None else tree, reason)
 
 
 def read_text(text: str) -> Read:
     """A text column's value: text, its JSON container read (within the current budget)."""
     tree = json_container(text)
-    return Read(TEXT_KIND, TEXT_LABEL if tree is None else JSON_LABEL, False, tree)
+    return Read(TEXT, TEXT_READING if tree is None else JSON_READING, False, tree)

@@ -215,10 +215,10 @@ def _blobs(value: Any) -> Iterable[tuple[str | None, Any]]:
 
 #: Keys a DESCRIBE PAYLOAD of a column found (its whole structure, not a 100-row sample), by
 #: (session, keyspace, table, column): offered before a sample's (cqlsh_ext.describe calls learn).
-_LEARNED: dict[tuple[Any, str, str, str], Sample] = {}
+_LEARNED: dict[tuple[Any, str, str, str], KeySample] = {}
 
 
-def learn(session: Any, keyspace: str, table: str, column: str, sample: Sample) -> None:
+def learn(session: Any, keyspace: str, table: str, column: str, sample: KeySample) -> None:
     """Offer `sample`'s keys for the column for the rest of the session."""
     _LEARNED[(session, keyspace, table, column)] = sample
 

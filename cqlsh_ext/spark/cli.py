@@ -171,7 +171,7 @@ def _one(spark: Any, db: Any, conn: Any, stmt: Any) -> None:
         from cqlsh_ext.spark import describe_job
 
         report = describe_job.run(spark, db, stmt, conn.settings)
-        if stmt.json or output_format(display.output_format).reports_as_json:
+        if stmt.json or display.output_format.reports_as_json:
             print(jsonenc.dumps(report.to_json()))
         else:
             import shutil

@@ -33,13 +33,14 @@ STATUSES = ["NEW", "PAID", "SHIPPED", "CANCELLED"]
 #: Row i's encoding is ENCODINGS[i % 10]; every 50th row from 7 on is cut instead, every 31st null.
 ENCODINGS = ["snappy-json", "snappy-json", "zstd-msgpack", "json", "lz4-cbor", "gzip-json", "text",
              "binary", "unknown", "failed"]
-#: (kind, label, cut) each encoding is reported as (the engine's vocabulary).
+#: (kind, label, cut) each encoding is reported as (the engine's vocabulary, payload/view.py: a value
+#: undecoded has no label, a failed one's format is in its reason).
 REPORTED = {
     "snappy-json": ("text", "snappy>json", False), "zstd-msgpack": ("record", "zstd>msgpack", False),
     "json": ("text", "json", False), "lz4-cbor": ("record", "lz4/frame>cbor", False),
     "gzip-json": ("text", "gzip>json", False), "text": ("text", "snappy>text", False),
-    "binary": ("binary", "gzip", False), "unknown": ("unknown", "", False),
-    "failed": ("failed", "gzip", False),
+    "binary": ("binary", "gzip>binary", False), "unknown": ("unknown", "", False),
+    "failed": ("failed", "", False),
     "cut": ("text", "zstd>text", True),
 }
 #: The output cap the shell runs with: the `cut` values decode to more.

@@ -107,9 +107,9 @@ def test_a_graph_of_shared_parts_is_walked_within_the_visit_bound():
     node: Any = {"leaf": 1}
     for _ in range(12):
         node = [node] * 10
-    from cqlsh_ext.query.evaluate import Settings, decode
+    from cqlsh_ext.payload.engine import ValueEngine
 
-    tree = decode(pickle.dumps({"a": node}, protocol=4), Settings(), None).tree
+    tree = ValueEngine().view(pickle.dumps({"a": node}, protocol=4)).tree
     structure = Structure()
     started = time.process_time()
     structure.add(tree)
@@ -124,9 +124,9 @@ def test_a_graph_of_shared_maps_is_bounded_by_the_paths_tracked():
     node: Any = {"leaf": 1}
     for _ in range(12):
         node = {f"k{j}": node for j in range(10)}
-    from cqlsh_ext.query.evaluate import Settings, decode
+    from cqlsh_ext.payload.engine import ValueEngine
 
-    tree = decode(pickle.dumps({"a": node}, protocol=4), Settings(), None).tree
+    tree = ValueEngine().view(pickle.dumps({"a": node}, protocol=4)).tree
     structure = Structure()
     started = time.process_time()
     structure.add(tree)
