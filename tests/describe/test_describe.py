@@ -324,3 +324,39 @@ def test_ctrl_c_keeps_what_was_read(cassandra, home, workers):
     data = place(got, "data")
     assert data["values"] + got["rows_without_value"] == got["rows_read"]
     assert sum(e["count"] for e in data["encodings"]) == data["values"]
+
+
+def test_blobs_in_a_udt_a_list_and_a_tuple_and_a_text_column_per_place(cassandra, home):
+    import snappy
+    import zstandard
+
+    ks = cassandra.create_keyspace("describeplaces")
+    session = cassandra.session(ks)
+    session.execute("CREATE TYPE att (name text, content blob)")
+    session.execute("CREATE TABLE t (pk int PRIMARY KEY, u frozen<att>, l list<blob>, p tuple<text, blob>, "
+                    "doc text)")
+    insert = session.prepare("INSERT INTO t (pk, u, l, p, doc) VALUES (?, ?, ?, ?, ?)")
+    for i in range(30):
+        content = zstandard.compress(json.dumps({"page": i, "title": f"t{i % 3}"}).encode())
+        history = [snappy.compress(json.dumps({"v": v}).encode()) for v in range(i % 4)]
+        session.execute(insert, (i, (f"f{i}", content), history or None, ("x", content),
+                                 json.dumps({"kind": "note", "n": i}) if i % 5 else "plain words, no JSON"))
+    session.shutdown()
+    udt = report(cassandra, home, f"DESCRIBE PAYLOAD {ks}.t.u ALL")
+    (content,) = udt["places"]
+    assert content["place"] == "u.content" and content["values"] == 30
+    assert encodings(content) == {("text", "zstd>json", False): 30}
+    titles = by_path(content)["u.content.title"]["values"]
+    assert titles == [{"value": f"t{k}", "count": 10} for k in range(3)]
+    history = report(cassandra, home, f"DESCRIBE PAYLOAD {ks}.t.l ALL")
+    (items,) = history["places"]
+    lengths = [i % 4 for i in range(30)]
+    assert items["place"] == "l[]" and items["values"] == sum(lengths)
+    assert history["rows_without_value"] == lengths.count(0)  # an empty list is stored as null
+    assert by_path(items)["l[].v"]["numbers"] == {"min": 0, "max": 2}
+    pair = report(cassandra, home, f"DESCRIBE PAYLOAD {ks}.t.p ALL")
+    assert [p["place"] for p in pair["places"]] == ["p[1]"]
+    text = report(cassandra, home, f"DESCRIBE PAYLOAD {ks}.t.doc ALL")
+    (doc,) = text["places"]
+    assert encodings(doc) == {("text", "json", False): 24, ("text", "text", False): 6}
+    assert by_path(doc)["doc.kind"]["present"]["count"] == 24
