@@ -250,7 +250,3 @@ def _register(registers: bytearray, h: int) -> None:
     if rank > registers[index]:
         registers[index] = rank
 
-
-def hashed_into(registers: bytearray, spelt: bytes) -> None:
-    """Add one value's hash to HyperLogLog registers (a folded map's distinct keys)."""
-    _register(registers, hash64(spelt))
