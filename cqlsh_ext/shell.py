@@ -27,6 +27,8 @@ from cqlsh_ext.common import gc_pause
 from cqlsh_ext.common.text import message, say, screen_width
 from cqlsh_ext.cql.lexer import Lexed
 from cqlsh_ext.cqlsh import seams
+from cqlsh_ext.describe import command as describe_payload
+from cqlsh_ext.describe.help import PAYLOAD_HELP
 from cqlsh_ext.encode import command as encode_statement
 from cqlsh_ext.encode import help as encode_help
 from cqlsh_ext.export import command as export_command
@@ -117,6 +119,9 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
             # statement goes to cqlsh as written.
             if first == "select" and payload_select.intercept(self, _statement(tokens, srcstr)):
                 return True
+            if first in ("describe", "desc") and describe_payload.intercept(
+                    self, _statement(tokens, srcstr)):
+                return True  # DESCRIBE PAYLOAD (cqlsh_ext.describe); any other DESCRIBE is cqlsh's
             if first == "copy":
                 # COPY (SELECT ...) TO 'file' is ours (cqlsh_ext.export), as is refusing a stock
                 # COPY TO a .parquet name; any other COPY is cqlsh's, paths in its columns refused.
@@ -241,6 +246,8 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
     do_trial = seams.help_topic("trial", insight_commands.TRIAL_HELP)
     #: HELP EXPORT: COPY (SELECT ...) TO 'file' (cqlsh_ext.export).
     do_export = seams.help_topic("export", EXPORT_HELP)
+    #: HELP PAYLOAD: DESCRIBE PAYLOAD (cqlsh_ext.describe); HELP DESCRIBE stays cqlsh's.
+    do_payload = seams.help_topic("payload", PAYLOAD_HELP)
     do_login.__doc__ = Stock.do_login.__doc__
     do_history.__doc__ = Stock.do_history.__doc__
     do_help.__doc__ = Stock.do_help.__doc__
@@ -266,14 +273,17 @@ def register_commands() -> None:
     if _registered:
         return
     declared = commands.commands()
+    # DESCRIBE PAYLOAD's rule completes only (it is no command: describe.command says why).
     seams.register_special_commands(
-        "".join(c.grammar for c in declared),
+        "".join(c.grammar for c in declared) + describe_payload.GRAMMAR,
         tuple(c.word for c in declared if c.ends_with_newline),
-        tuple(c.rule for c in declared),
+        (*(c.rule for c in declared), describe_payload.RULE),
     )
     for command in declared:
         for (rule, symbol), complete in command.completers:
             seams.register_completer(rule, symbol, complete)
+    for (rule, symbol), complete in describe_payload.COMPLETERS:
+        seams.register_completer(rule, symbol, complete)
     _registered.append(True)
 
 

@@ -27,6 +27,7 @@ ALLOWED: tuple[tuple[str, str, str], ...] = (
     ("insight/isolate.py", "pickle", "Python's pickle module carries a worker's answer"),
     ("spark/stats_job.py", "pickle", "Python's pickle module carries a Spark task's aggregate"),
     ("spark/query_job.py", "pickle", "Python's pickle module carries a Spark task's answer"),
+    ("spark/describe_job.py", "pickle", "Python's pickle module carries a Spark task's aggregate"),
     *((f"spark/{module}.py", "java", "Java the platform Spark and the connector's driver run on")
       for module in ("cli", "connect", "session")),
     *((path, "java", _JAVA_PRODUCER) for path in (

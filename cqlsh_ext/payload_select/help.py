@@ -34,4 +34,5 @@ QUERIES_HELP = """
 
           Tab after data. offers the keys seen in a sample of the column.
           COPY (SELECT ...) TO 'file.parquet' writes the answer: HELP EXPORT.
+          DESCRIBE PAYLOAD ks.t.data shows every path found: HELP PAYLOAD.
         """

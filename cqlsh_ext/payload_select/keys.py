@@ -213,6 +213,16 @@ def _blobs(value: Any) -> Iterable[tuple[str | None, Any]]:
                 yield name, item
 
 
+#: Keys a DESCRIBE PAYLOAD of a column found (its whole structure, not a 100-row sample), by
+#: (session, keyspace, table, column): offered before a sample's (cqlsh_ext.describe calls learn).
+_LEARNED: dict[tuple[Any, str, str, str], KeySample] = {}
+
+
+def learn(session: Any, keyspace: str, table: str, column: str, sample: KeySample) -> None:
+    """Offer `sample`'s keys for the column for the rest of the session."""
+    _LEARNED[(session, keyspace, table, column)] = sample
+
+
 class PayloadKeys:
     """Key candidates for the interactive shell, a sample per (keyspace, table, column) cached for
     the shell's session (a new session, after LOGIN, starts afresh)."""
@@ -238,7 +248,8 @@ class PayloadKeys:
         if self.shell.session is not self._session:
             self.samples.clear()
             self._session = self.shell.session
-        sample = self.samples.get((keyspace, table, column))
+        sample = _LEARNED.get((self.shell.session, keyspace, table, column)) or \
+            self.samples.get((keyspace, table, column))
         if sample is None:
             if not read:
                 return len(at.partial), []

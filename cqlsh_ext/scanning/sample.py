@@ -126,7 +126,9 @@ def probe_partitions(session: Any, ring: Ring, keyspace: str, table: str, partit
     for _ in range(PROBES):
         start = rng.randrange(ring.low, ring.high)
         try:
-            tokens = [row[0] for row in session.execute(query, (start,), timeout=timeout)]
+            # The shell's session gives rows as dicts (cqlsh's row factory), a plain one tuples.
+            tokens = [next(iter(row.values())) if isinstance(row, dict) else row[0]
+                      for row in session.execute(query, (start,), timeout=timeout)]
         except Exception:
             return None
         if len(tokens) < PROBE_LIMIT:  # reached the end of the ring: count what is there

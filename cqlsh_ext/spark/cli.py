@@ -20,10 +20,10 @@ if TYPE_CHECKING:
     from cqlsh_ext.cql.lexer import Lexed
 
 USAGE = "cqlsh-ext spark [--master URL] [connection options] (-e STATEMENT | -f FILE)"
-DESCRIPTION = """Runs COMPRESSION STATS (exact, whole table) and SELECT statements with payload
-paths, conditions, aggregates and GROUP BY on Apache Spark, reading the table through the Spark
-Cassandra Connector; values are decoded in the executors by cqlsh-ext itself. The connection
-options are the shell's (cqlsh-ext --help)."""
+DESCRIPTION = """Runs COMPRESSION STATS (exact, whole table), SELECT statements with payload
+paths, conditions, aggregates and GROUP BY, and DESCRIBE PAYLOAD (every row) on Apache Spark,
+reading the table through the Spark Cassandra Connector; values are decoded in the executors by
+cqlsh-ext itself. The connection options are the shell's (cqlsh-ext --help)."""
 
 
 def _setting(text: str) -> tuple[str, str]:
@@ -187,8 +187,22 @@ def _one(spark: Any, db: Any, conn: Any, stmt: Any) -> None:
             print("\n".join(fit(stats.render(), width, draws_blocks(sys.stdout.encoding))))
         sys.stdout.flush()
         return
+    from cqlsh_ext.describe.parse import DescribeStatement
     from cqlsh_ext.spark.parse import ExportStatementOnSpark
 
+    if isinstance(stmt, DescribeStatement):
+        from cqlsh_ext.spark import describe_job
+
+        report = describe_job.run(spark, db, stmt, conn.settings)
+        if stmt.json or display.output_format.reports_as_json:
+            print(jsonenc.dumps(report.to_json()))
+        else:
+            import shutil
+
+            width = shutil.get_terminal_size().columns if sys.stdout.isatty() else 0
+            print("\n".join(report.render(width)))
+        sys.stdout.flush()
+        return
     if isinstance(stmt, ExportStatementOnSpark):
         from cqlsh_ext.spark import export_job
 

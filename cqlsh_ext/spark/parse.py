@@ -4,9 +4,10 @@ is lexed once, each statement a part of it, and the payload-query parser reads t
     COMPRESSION STATS [JSON] [DECODE ALL] [CONFIRM] SELECT cols|* FROM [ks.]table | [ks.]table
     SELECT ... (payload paths, payload conditions, aggregates, GROUP BY: docs/queries.md)
     COPY (SELECT ...) TO 'dir' WITH FORMAT = 'parquet' (docs/export.md: export_job.py)
+    DESCRIBE PAYLOAD ks.table.column [WHERE ...] [ALL] [JSON] (docs/describe.md: describe_job.py)
 
 Spark reads whole tables: COMPRESSION STATS over anything but a whole-table SELECT, and the shell's
-SAMPLE and PARALLEL, are refused in one line (the shell runs those).
+SAMPLE and PARALLEL, and DESCRIBE PAYLOAD's SAMPLE, are refused in one line (the shell runs those).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from cqlsh_ext.cql.lexer import Lexed, Token
+from cqlsh_ext.describe.parse import DescribeStatement
 from cqlsh_ext.spark.session import SparkError
 
 
@@ -63,10 +65,13 @@ def _at_end(tokens: list[Token], i: int) -> bool:
     return tokens[i].kind == "end" or (tokens[i].value == ";" and tokens[i + 1].kind == "end")
 
 
-def classify(statement: Lexed) -> StatsStatement | QueryStatement | ExportStatementOnSpark:
+def classify(statement: Lexed) -> (StatsStatement | QueryStatement | ExportStatementOnSpark
+                                   | DescribeStatement):
     """What the statement (a statement of the script, lexed: cli.statements) asks Spark to run."""
     text, tokens = statement.text, statement.tokens
     words = [t.value.upper() if t.kind == "word" else None for t in tokens]
+    if words[0] in ("DESCRIBE", "DESC"):
+        return _describe(text, tokens)
     if words[0] == "COPY":
         return _export(statement)
     if words[0] == "SELECT":
@@ -76,7 +81,7 @@ def classify(statement: Lexed) -> StatsStatement | QueryStatement | ExportStatem
         keyspace, table, _ = _table(tokens, i + 1)
         return QueryStatement(statement, keyspace, table)
     if words[:2] != ["COMPRESSION", "STATS"]:
-        raise SparkError("Spark mode runs COMPRESSION STATS and SELECT statements; "
+        raise SparkError("Spark mode runs COMPRESSION STATS, SELECT and DESCRIBE PAYLOAD statements; "
                          f"{tokens[0].value or 'an empty statement'} is the shell's")
     i = 2
     asjson = decode_all = False
@@ -147,3 +152,20 @@ def _export(statement: Lexed) -> ExportStatementOnSpark:
     if target is None:
         raise SparkError(f"{LABEL}: COPY ( ... ) takes a SELECT ... FROM [keyspace.]table")
     return ExportStatementOnSpark(export, target[0], target[1])
+
+
+def _describe(text: str, tokens: list[Token]) -> DescribeStatement:
+    """DESCRIBE PAYLOAD ks.t.column [WHERE ...] [ALL [CONFIRM]] [JSON]: every row, read by Spark (a
+    describe.parse.DescribeStatement); any other DESCRIBE is the shell's."""
+    from cqlsh_ext.describe.parse import LABEL, DescribeError, parse, recognizes
+
+    if not recognizes(tokens):
+        raise SparkError("Spark mode's DESCRIBE is DESCRIBE PAYLOAD ks.table.column; other DESCRIBE "
+                         "statements are the shell's")
+    try:
+        statement = parse(text, tokens)
+    except DescribeError as err:
+        raise SparkError(f"{LABEL}: {err}") from None
+    if statement.sample is not None:
+        raise SparkError(f"{LABEL}: SAMPLE is the shell's; Spark mode reads every row (leave it out)")
+    return statement
