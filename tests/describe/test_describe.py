@@ -211,7 +211,7 @@ def test_describe_itself_is_cqlsh_s(cassandra, home, docs: Docs):
     help_text = shell(cassandra, home, "HELP PAYLOAD").stdout
     assert "DESCRIBE PAYLOAD [ks.]table.column" in help_text
     queries = shell(cassandra, home, "HELP QUERIES").stdout
-    assert "DESCRIBE PAYLOAD ks.t.data shows every path found" in queries
+    assert "DESCRIBE PAYLOAD ks.t.data lists paths" in queries
 
 
 def _letters(n: int) -> str:
