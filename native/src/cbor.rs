@@ -1,0 +1,257 @@
+//! payload/formats/cbor.py's reading of what cbor2 6.3 decodes without tags: integers, floats
+//! (half, single, double), byte and text strings, arrays and maps (definite or not), false,
+//! true, null; nesting up to the budget's depth (64 frames: a non-empty definite container or
+//! any indefinite one); the whole value one item. Tags, undefined, simple values, indefinite
+//! strings and map keys that are containers are handed back (the Python side builds objects
+//! for them this reader does not).
+
+use crate::common::DErr;
+use crate::tree::{MapBuilder, Node, Str};
+
+pub const SELF_DESCRIBE: &[u8] = b"\xd9\xd9\xf7";
+
+enum Stop {
+    NotCbor,
+    HandBack,
+}
+
+/// What one item read gave: a value, or the break code (only an indefinite container's end).
+enum Item {
+    Value(Node),
+    Break,
+}
+
+struct Reader<'a> {
+    src: &'a [u8],
+    pos: usize,
+    end: usize,
+    max_depth: usize,
+}
+
+impl Reader<'_> {
+    fn take(&mut self, n: u64) -> Result<usize, Stop> {
+        if ((self.end - self.pos) as u64) < n {
+            return Err(Stop::NotCbor); // premature end of stream
+        }
+        let at = self.pos;
+        self.pos += n as usize;
+        Ok(at)
+    }
+
+    fn be(&mut self, n: usize) -> Result<u64, Stop> {
+        let at = self.take(n as u64)?;
+        let mut v: u64 = 0;
+        for &b in &self.src[at..at + n] {
+            v = v << 8 | b as u64;
+        }
+        Ok(v)
+    }
+
+    /// The length or value after the initial byte; None for indefinite (info 31).
+    fn argument(&mut self, info: u8) -> Result<Option<u64>, Stop> {
+        Ok(Some(match info {
+            0..=23 => info as u64,
+            24 => self.be(1)?,
+            25 => self.be(2)?,
+            26 => self.be(4)?,
+            27 => self.be(8)?,
+            31 => return Ok(None),
+            _ => return Err(Stop::NotCbor),
+        }))
+    }
+
+    fn item(&mut self, frames: usize) -> Result<Item, Stop> {
+        let initial = self.src[self.take(1)?];
+        let major = initial >> 5;
+        let info = initial & 0x1f;
+        match major {
+            0 => {
+                let v = self.argument(info)?.ok_or(Stop::NotCbor)?;
+                Ok(Item::Value(int(v as i128)))
+            }
+            1 => {
+                let v = self.argument(info)?.ok_or(Stop::NotCbor)?;
+                Ok(Item::Value(int(-(v as i128) - 1)))
+            }
+            2 => match self.argument(info)? {
+                None => Err(Stop::HandBack),
+                Some(n) => {
+                    let at = self.take(n)?;
+                    Ok(Item::Value(Node::Bytes(at as u32, n as u32)))
+                }
+            },
+            3 => match self.argument(info)? {
+                None => Err(Stop::HandBack),
+                Some(n) => {
+                    let at = self.take(n)?;
+                    if std::str::from_utf8(&self.src[at..at + n as usize]).is_err() {
+                        return Err(Stop::NotCbor);
+                    }
+                    Ok(Item::Value(Node::Str(Str::Span(at as u32, n as u32))))
+                }
+            },
+            4 => {
+                let length = self.argument(info)?;
+                if length == Some(0) {
+                    return Ok(Item::Value(Node::List(Vec::new())));
+                }
+                if frames >= self.max_depth {
+                    return Err(Stop::NotCbor);
+                }
+                let mut items = Vec::new();
+                match length {
+                    Some(n) => {
+                        if n > (self.end - self.pos) as u64 {
+                            return Err(Stop::NotCbor);
+                        }
+                        for _ in 0..n {
+                            match self.item(frames + 1)? {
+                                Item::Value(v) => items.push(v),
+                                Item::Break => return Err(Stop::NotCbor),
+                            }
+                        }
+                    }
+                    None => loop {
+                        match self.item(frames + 1)? {
+                            Item::Value(v) => items.push(v),
+                            Item::Break => break,
+                        }
+                    },
+                }
+                Ok(Item::Value(Node::List(items)))
+            }
+            5 => {
+                let length = self.argument(info)?;
+                if length == Some(0) {
+                    return Ok(Item::Value(Node::Map(Vec::new())));
+                }
+                if frames >= self.max_depth {
+                    return Err(Stop::NotCbor);
+                }
+                let mut map = MapBuilder::new();
+                match length {
+                    Some(n) => {
+                        if n > (self.end - self.pos) as u64 / 2 {
+                            return Err(Stop::NotCbor);
+                        }
+                        for _ in 0..n {
+                            let key = match self.key(frames)? {
+                                Item::Value(v) => v,
+                                Item::Break => return Err(Stop::NotCbor),
+                            };
+                            let value = match self.item(frames + 1)? {
+                                Item::Value(v) => v,
+                                Item::Break => return Err(Stop::NotCbor),
+                            };
+                            map.insert(key, value, self.src).map_err(|_| Stop::HandBack)?;
+                        }
+                    }
+                    None => loop {
+                        let key = match self.key(frames)? {
+                            Item::Value(v) => v,
+                            Item::Break => break,
+                        };
+                        let value = match self.item(frames + 1)? {
+                            Item::Value(v) => v,
+                            Item::Break => return Err(Stop::NotCbor),
+                        };
+                        map.insert(key, value, self.src).map_err(|_| Stop::HandBack)?;
+                    },
+                }
+                Ok(Item::Value(map.finish()))
+            }
+            6 => Err(Stop::HandBack), // a tag
+            _ => match info {
+                20 => Ok(Item::Value(Node::Bool(false))),
+                21 => Ok(Item::Value(Node::Bool(true))),
+                22 => Ok(Item::Value(Node::Null)),
+                25 => {
+                    let h = self.be(2)? as u16;
+                    Ok(Item::Value(Node::Float(half(h))))
+                }
+                26 => Ok(Item::Value(Node::Float(f32::from_bits(self.be(4)? as u32) as f64))),
+                27 => Ok(Item::Value(Node::Float(f64::from_bits(self.be(8)?)))),
+                31 => Ok(Item::Break),
+                28..=30 => Err(Stop::NotCbor),
+                24 => {
+                    // a one-byte simple value: below 32 is invalid, the others are objects
+                    let v = self.be(1)?;
+                    if v < 32 {
+                        Err(Stop::NotCbor)
+                    } else {
+                        Err(Stop::HandBack)
+                    }
+                }
+                _ => Err(Stop::HandBack), // simple values 0-19, undefined
+            },
+        }
+    }
+
+    /// A map's key (or an indefinite map's break): a container key is handed back (cbor2
+    /// makes tuples and frozendicts of them).
+    fn key(&mut self, frames: usize) -> Result<Item, Stop> {
+        if let Some(&b) = self.src[..self.end].get(self.pos) {
+            if (0x80..0xc0).contains(&b) {
+                return Err(Stop::HandBack);
+            }
+        }
+        self.item(frames + 1)
+    }
+}
+
+fn int(v: i128) -> Node {
+    match i64::try_from(v) {
+        Ok(small) => Node::Int(small),
+        Err(_) => Node::Wide(v),
+    }
+}
+
+/// IEEE 754 half precision, exactly.
+fn half(h: u16) -> f64 {
+    let sign = if h & 0x8000 != 0 { -1.0 } else { 1.0 };
+    let exp = ((h >> 10) & 0x1f) as i32;
+    let frac = (h & 0x3ff) as f64;
+    let magnitude = if exp == 0 {
+        frac * 2f64.powi(-24)
+    } else if exp == 31 {
+        if frac == 0.0 {
+            f64::INFINITY
+        } else {
+            f64::NAN
+        }
+    } else {
+        (1.0 + frac / 1024.0) * 2f64.powi(exp - 15)
+    };
+    sign * magnitude
+}
+
+/// cbor.decode + detect: Ok(Some(tree)) for a record (or, behind the self-describe tag, any
+/// item), Ok(None) when the value is not CBOR (PayloadError), Err(HandBack).
+pub fn detect(payload: &[u8], start: usize, end: usize, nodes: usize, max_depth: usize) -> Result<Option<Node>, DErr> {
+    let described = payload[start..end].starts_with(SELF_DESCRIBE);
+    let body = if described { start + SELF_DESCRIBE.len() } else { start };
+    if end - body > nodes {
+        return Err(DErr::HandBack); // count_within and OverBudget: the Python side decides
+    }
+    let mut reader = Reader { src: payload, pos: body, end, max_depth };
+    let value = match reader.item(0) {
+        Ok(Item::Value(value)) => value,
+        Ok(Item::Break) => return Ok(None),
+        Err(Stop::NotCbor) => return Ok(None),
+        Err(Stop::HandBack) => return Err(DErr::HandBack),
+    };
+    if reader.pos != end {
+        return Ok(None); // bytes after the value
+    }
+    if described {
+        return Ok(Some(value));
+    }
+    if !matches!(value, Node::Map(_) | Node::List(_)) {
+        return Ok(None);
+    }
+    match crate::tree::plausible_record(&value, payload) {
+        Ok(true) => Ok(Some(value)),
+        Ok(false) => Ok(None),
+        Err(()) => Err(DErr::HandBack),
+    }
+}
