@@ -1,18 +1,20 @@
-//! payload/formats/cbor.py's reading of what cbor2 6.3 decodes without tags: integers, floats
-//! (half, single, double), byte and text strings, arrays and maps (definite or not), false,
-//! true, null; nesting up to the budget's depth (64 frames: a non-empty definite container or
-//! any indefinite one); the whole value one item. Tags, undefined, simple values, indefinite
-//! strings and map keys that are containers are handed back (the Python side builds objects
-//! for them this reader does not).
+//! payload/formats/cbor.py's reading, as cbor2 6.3 decodes: integers, floats (half, single,
+//! double), byte and text strings, arrays and maps (definite or not), false, true, null, and the
+//! bignum tags 2 and 3; nesting up to the budget's depth (64 frames: a non-empty definite
+//! container, any indefinite one, a tag); the whole value one item. What the Python side builds
+//! objects for that this reader does not (other tags, undefined, simple values, indefinite
+//! strings, container or bignum map keys) is read for its structure only: a value holding one
+//! is handed back when it decodes, and is no CBOR when it does not (a structural error is one on
+//! both sides whatever the tags stand for).
 
 use crate::common::DErr;
 use crate::tree::{MapBuilder, Node, Str};
 
 pub const SELF_DESCRIBE: &[u8] = b"\xd9\xd9\xf7";
 
+/// The value is no CBOR (cbor2 raises).
 enum Stop {
     NotCbor,
-    HandBack,
 }
 
 /// What one item read gave: a value, or the break code (only an indefinite container's end).
@@ -26,6 +28,8 @@ struct Reader<'a> {
     pos: usize,
     end: usize,
     max_depth: usize,
+    /// Something the Python side builds another object for was read (see the module doc).
+    doubt: bool,
 }
 
 impl Reader<'_> {
@@ -74,14 +78,22 @@ impl Reader<'_> {
                 Ok(Item::Value(int(-(v as i128) - 1)))
             }
             2 => match self.argument(info)? {
-                None => Err(Stop::HandBack),
+                None => {
+                    self.chunks(2)?;
+                    self.doubt = true;
+                    Ok(Item::Value(Node::Ext))
+                }
                 Some(n) => {
                     let at = self.take(n)?;
                     Ok(Item::Value(Node::Bytes(at as u32, n as u32)))
                 }
             },
             3 => match self.argument(info)? {
-                None => Err(Stop::HandBack),
+                None => {
+                    self.chunks(3)?;
+                    self.doubt = true;
+                    Ok(Item::Value(Node::Ext))
+                }
                 Some(n) => {
                     let at = self.take(n)?;
                     if std::str::from_utf8(&self.src[at..at + n as usize]).is_err() {
@@ -135,7 +147,7 @@ impl Reader<'_> {
                             return Err(Stop::NotCbor);
                         }
                         for _ in 0..n {
-                            let key = match self.key(frames)? {
+                            let key = match self.item(frames + 1)? {
                                 Item::Value(v) => v,
                                 Item::Break => return Err(Stop::NotCbor),
                             };
@@ -143,11 +155,11 @@ impl Reader<'_> {
                                 Item::Value(v) => v,
                                 Item::Break => return Err(Stop::NotCbor),
                             };
-                            map.insert(key, value, self.src).map_err(|_| Stop::HandBack)?;
+                            self.insert(&mut map, key, value);
                         }
                     }
                     None => loop {
-                        let key = match self.key(frames)? {
+                        let key = match self.item(frames + 1)? {
                             Item::Value(v) => v,
                             Item::Break => break,
                         };
@@ -155,12 +167,31 @@ impl Reader<'_> {
                             Item::Value(v) => v,
                             Item::Break => return Err(Stop::NotCbor),
                         };
-                        map.insert(key, value, self.src).map_err(|_| Stop::HandBack)?;
+                        self.insert(&mut map, key, value);
                     },
                 }
                 Ok(Item::Value(map.finish()))
             }
-            6 => Err(Stop::HandBack), // a tag
+            6 => {
+                if frames >= self.max_depth {
+                    return Err(Stop::NotCbor);
+                }
+                let tag = self.argument(info)?.ok_or(Stop::NotCbor)?;
+                let tagged = match self.item(frames + 1)? {
+                    Item::Value(v) => v,
+                    Item::Break => return Err(Stop::NotCbor),
+                };
+                if tag == 2 || tag == 3 {
+                    // a bignum: its item must be a byte string (int.from_bytes, big-endian)
+                    return match tagged {
+                        Node::Bytes(at, n) => Ok(Item::Value(Node::BigBytes(at, n, tag == 3))),
+                        Node::Ext if self.doubt => Ok(Item::Value(Node::Ext)),
+                        _ => Err(Stop::NotCbor),
+                    };
+                }
+                self.doubt = true;
+                Ok(Item::Value(Node::Ext))
+            }
             _ => match info {
                 20 => Ok(Item::Value(Node::Bool(false))),
                 21 => Ok(Item::Value(Node::Bool(true))),
@@ -175,27 +206,49 @@ impl Reader<'_> {
                 28..=30 => Err(Stop::NotCbor),
                 24 => {
                     // a one-byte simple value: below 32 is invalid, the others are objects
-                    let v = self.be(1)?;
-                    if v < 32 {
-                        Err(Stop::NotCbor)
-                    } else {
-                        Err(Stop::HandBack)
+                    if self.be(1)? < 32 {
+                        return Err(Stop::NotCbor);
                     }
+                    self.doubt = true;
+                    Ok(Item::Value(Node::Ext))
                 }
-                _ => Err(Stop::HandBack), // simple values 0-19, undefined
+                _ => {
+                    // simple values 0-19, undefined
+                    self.doubt = true;
+                    Ok(Item::Value(Node::Ext))
+                }
             },
         }
     }
 
-    /// A map's key (or an indefinite map's break): a container key is handed back (cbor2
-    /// makes tuples and frozendicts of them).
-    fn key(&mut self, frames: usize) -> Result<Item, Stop> {
-        if let Some(&b) = self.src[..self.end].get(self.pos) {
-            if (0x80..0xc0).contains(&b) {
-                return Err(Stop::HandBack);
+    /// `dict[key] = value`: a key cbor2 makes another object of (a tuple, a frozendict, a
+    /// bignum, a tagged value) leaves the value in doubt.
+    fn insert(&mut self, map: &mut MapBuilder, key: Node, value: Node) {
+        if matches!(key, Node::List(_) | Node::Map(_) | Node::BigBytes(..) | Node::Ext) {
+            self.doubt = true;
+            return;
+        }
+        if map.insert(key, value, self.src).is_err() {
+            self.doubt = true;
+        }
+    }
+
+    /// An indefinite string's chunks, up to its break: definite strings of its own major type.
+    fn chunks(&mut self, major: u8) -> Result<(), Stop> {
+        loop {
+            let initial = self.src[self.take(1)?];
+            if initial == 0xff {
+                return Ok(());
+            }
+            if initial >> 5 != major {
+                return Err(Stop::NotCbor);
+            }
+            let n = self.argument(initial & 0x1f)?.ok_or(Stop::NotCbor)?;
+            let at = self.take(n)?;
+            if major == 3 && std::str::from_utf8(&self.src[at..at + n as usize]).is_err() {
+                return Err(Stop::NotCbor);
             }
         }
-        self.item(frames + 1)
     }
 }
 
@@ -233,15 +286,17 @@ pub fn detect(payload: &[u8], start: usize, end: usize, nodes: usize, max_depth:
     if end - body > nodes {
         return Err(DErr::HandBack); // count_within and OverBudget: the Python side decides
     }
-    let mut reader = Reader { src: payload, pos: body, end, max_depth };
+    let mut reader = Reader { src: payload, pos: body, end, max_depth, doubt: false };
     let value = match reader.item(0) {
         Ok(Item::Value(value)) => value,
         Ok(Item::Break) => return Ok(None),
         Err(Stop::NotCbor) => return Ok(None),
-        Err(Stop::HandBack) => return Err(DErr::HandBack),
     };
     if reader.pos != end {
         return Ok(None); // bytes after the value
+    }
+    if reader.doubt {
+        return Err(DErr::HandBack);
     }
     if described {
         return Ok(Some(value));

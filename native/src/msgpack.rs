@@ -8,16 +8,18 @@ use crate::tree::{MapBuilder, Node, Str};
 /// msgpack's MSGPACK_EMBED_STACK_SIZE: containers open at once at the most.
 const STACK: usize = 1024;
 
-/// An answer of the reader: not msgpack (PayloadError), or the value goes back.
+/// The value is no MessagePack (msgpack raises: PayloadError).
 pub enum Stop {
     NotMsgpack,
-    HandBack,
 }
 
 struct Reader<'a> {
     src: &'a [u8],
     pos: usize,
     end: usize,
+    /// A timestamp was read (a datetime on the Python side, or its error): the value, when it
+    /// reads, is handed back.
+    doubt: bool,
 }
 
 impl Reader<'_> {
@@ -56,7 +58,7 @@ impl Reader<'_> {
         let code = self.src[self.take(1)?] as i8;
         self.take(n)?;
         if code == -1 {
-            return Err(Stop::HandBack); // a timestamp: a datetime on the Python side
+            self.doubt = true;
         }
         Ok(Node::Ext)
     }
@@ -190,14 +192,16 @@ pub fn detect(payload: &[u8], start: usize, end: usize, nodes: usize) -> Result<
     if end - start > nodes {
         return Err(DErr::HandBack); // count_within and OverBudget: the Python side decides
     }
-    let mut reader = Reader { src: payload, pos: start, end };
+    let mut reader = Reader { src: payload, pos: start, end, doubt: false };
     let value = match reader.object(0) {
         Ok(value) => value,
         Err(Stop::NotMsgpack) => return Ok(None),
-        Err(Stop::HandBack) => return Err(DErr::HandBack),
     };
     if reader.pos != end {
         return Ok(None); // ExtraData
+    }
+    if reader.doubt {
+        return Err(DErr::HandBack);
     }
     let container = match &value {
         Node::Map(e) => !e.is_empty(),

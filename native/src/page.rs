@@ -136,6 +136,15 @@ fn to_py<'py>(py: Python<'py>, node: &Node, src: &[u8]) -> PyResult<Bound<'py, P
         Node::Float(f) => PyFloat::new(py, *f).into_any(),
         Node::Str(s) => PyString::new(py, s.get(src)).into_any(),
         Node::Bytes(a, n) => PyBytes::new(py, &src[*a as usize..(*a + *n) as usize]).into_any(),
+        Node::BigBytes(a, n, negative) => {
+            let bytes = PyBytes::new(py, &src[*a as usize..(*a + *n) as usize]);
+            let value = py.get_type::<pyo3::types::PyInt>().call_method1("from_bytes", (bytes, "big"))?;
+            if *negative {
+                (-1i64).into_pyobject(py)?.into_any().call_method1("__sub__", (value,))?
+            } else {
+                value
+            }
+        }
         Node::List(items) => {
             let built: Vec<Bound<'py, PyAny>> = items.iter().map(|v| to_py(py, v, src)).collect::<PyResult<_>>()?;
             PyList::new(py, built)?.into_any()

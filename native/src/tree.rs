@@ -39,6 +39,8 @@ pub enum Node {
     Float(f64),
     Str(Str),
     Bytes(u32, u32),
+    /// A CBOR bignum: its big-endian bytes, and whether it is negative (-1 - n).
+    BigBytes(u32, u32, bool),
     List(Vec<Node>),
     Map(Vec<(Node, Node)>),
     /// A MessagePack ext value (Tagged on the Python side): never in a tree given back.

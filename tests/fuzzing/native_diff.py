@@ -1,0 +1,194 @@
+"""The native core against the Python engine, value by value: what payload/native.py's
+decode_page answers for a page, next to what the Python engine (payload.unwrap.unwrap in auto
+mode, and query.evaluate's path reading) gives for each value alone.
+
+For every value the core did not hand back, these must be equal, types included (`same`: dicts
+key by key in order, `type(a) is type(b)` all the way down, floats by their repr so -0.0 and nan
+count): the kind, the label (the chain and the payload's reading), the stored and decoded sizes,
+whether the cap cut it, the text, the tree, and per path the value read (or MISSING), whether any
+value had it and the deepest miss. A value whose Python view carries a reason the page API does
+not give (a nested layer that failed, a record format stopped by the budget, a serialization
+stream) must be handed back. Used by tests/native and by the `native` fuzz target.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+#: The caps the differential runs use: the default, a small one, and a few that cut layers.
+CAPS = (4 << 20, 64 << 10, 1000, 300, 40, 7)
+
+
+@dataclass
+class Counts:
+    compared: int = 0
+    handed_back: int = 0
+    differences: list[str] = field(default_factory=list)
+
+    def add(self, other: Counts) -> None:
+        self.compared += other.compared
+        self.handed_back += other.handed_back
+        self.differences.extend(other.differences)
+
+
+def same(a: Any, b: Any) -> bool:
+    """Equal and of the same types all the way down (dict order included)."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, float):
+        return repr(a) == repr(b) or (math.isnan(a) and math.isnan(b))
+    if isinstance(a, dict):
+        return len(a) == len(b) and all(same(ka, kb) and same(va, vb)
+                                        for (ka, va), (kb, vb) in zip(a.items(), b.items(), strict=True))
+    if isinstance(a, (list, tuple)):
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
+    return bool(a == b)
+
+
+@dataclass
+class Expected:
+    kind: int
+    label: str
+    stored: int
+    decoded: int
+    cut: bool
+    text: str | None
+    tree: Any
+    #: Reasons the page API does not carry: the core must hand such a value back.
+    needs_view: str | None = None
+
+
+def expected(value: bytes, cap: int) -> Expected:
+    """What the page API answers for `value` alone, from the Python engine's view."""
+    from cqlsh_ext.payload import budget
+    from cqlsh_ext.payload import native as nat
+    from cqlsh_ext.payload.unwrap import BINARY, QUIET_REASONS, RAW, STRUCTURED, TEXT, json_container, unwrap
+
+    view = unwrap(value, "auto", cap)
+    containers = [layer for layer in view.layers if not layer.reading and layer.fmt is not None]
+    readings = [layer.label for layer in view.layers if layer.reading]
+    decoded = containers[-1].output_size if containers else len(value)
+    cut = view.truncated_layer is not None
+    chain = [layer.label for layer in containers]
+    needs_view = None
+    if view.stream_format is not None or any(layer.fmt is None and not layer.reading for layer in view.layers):
+        needs_view = "a serialization stream"
+    if view.kind == TEXT:
+        token = budget.enter(budget.Budget.for_cap(cap))
+        try:
+            tree = json_container(view.text or "")
+        finally:
+            budget.leave(token)
+        reading = "json" if tree is not None else "text"
+        if view.reason:
+            needs_view = needs_view or view.reason
+        return Expected(nat.TEXT, ">".join([*chain, reading]), len(value), decoded, cut, view.text, tree, needs_view)
+    if view.kind == STRUCTURED:
+        if view.reason:
+            needs_view = needs_view or view.reason
+        return Expected(nat.RECORD, ">".join([*chain, readings[-1] if readings else "?"]), len(value), decoded, cut, None, view.tree,
+                        needs_view)
+    if view.kind == BINARY:
+        if view.reason:
+            needs_view = needs_view or view.reason
+        return Expected(nat.BINARY, ">".join([*chain, "binary"]), len(value), decoded, cut, None, None, needs_view)
+    if view.kind == RAW:
+        if view.error is not None:
+            fmt = getattr(view.error, "format", None)
+            return Expected(nat.FAILED, fmt.label if fmt is not None else "", len(value), len(value), False, None,
+                            None, needs_view or (None if fmt is not None else str(view.error)))
+        if view.reason is not None and view.reason not in QUIET_REASONS:
+            needs_view = needs_view or view.reason
+        return Expected(nat.NO_FORMAT, "", len(value), len(value), False, None, None, needs_view)
+    return Expected(nat.HANDED_BACK, "", len(value), 0, cut, None, None, needs_view or f"kind {view.kind}")
+
+
+def _read(tree: Any, steps: Sequence[str | int], path: str) -> tuple[Any, Any]:
+    """query.evaluate.Evaluator.read's walk: (the value or MISSING, the Miss or None)."""
+    from cqlsh_ext.query.evaluate import MISSING, Miss, _keys_of, step
+
+    node = tree
+    for depth, key in enumerate(steps):
+        parent = node
+        node = node.get(key, MISSING) if type(node) is dict else step(node, key)
+        if node is MISSING:
+            return MISSING, Miss(path, depth, key, _keys_of(parent))
+    return node, None
+
+
+def compare(values: Sequence[bytes], cap: int, paths: Sequence[tuple[str | int, ...]] = (),
+            want: bool = True) -> Counts:
+    """One page through the core, each value against the Python engine: the counts, and a line
+    per difference."""
+    from cqlsh_ext.payload import native as nat
+    from cqlsh_ext.query.answer import PathsSeen
+    from cqlsh_ext.query.evaluate import MISSING
+
+    page = nat.decode_page(values, cap, paths, want_text=want, want_tree=want, missing=MISSING)
+    counts = Counts()
+    handed = set(page.handed_back)
+    names = [".".join(map(str, p)) for p in paths]
+    found: set[str] = set()
+    missed = []
+    for i, value in enumerate(values):
+        exp = expected(value, cap)
+        if i in handed:
+            counts.handed_back += 1
+            if page.kinds[i] != nat.HANDED_BACK:
+                counts.differences.append(f"value {i}: handed back with kind {page.kinds[i]}")
+            continue
+        counts.compared += 1
+        where = f"value {i} ({value[:24].hex()}{'...' if len(value) > 24 else ''}, {len(value)} B, cap {cap})"
+        if exp.needs_view:
+            counts.differences.append(f"{where}: answered, but its view has a reason: {exp.needs_view}")
+            continue
+        got_fields = (page.kinds[i], page.labels[i], page.stored[i], page.decoded[i], bool(page.cut[i]))
+        exp_fields = (exp.kind, exp.label, exp.stored, exp.decoded, exp.cut)
+        if got_fields != exp_fields:
+            counts.differences.append(f"{where}: (kind, label, stored, decoded, cut) {got_fields} != {exp_fields}")
+            continue
+        if want:
+            assert page.texts is not None and page.trees is not None
+            if not same(page.texts[i], exp.text):
+                counts.differences.append(f"{where}: text {page.texts[i]!r:.200} != {exp.text!r:.200}")
+            exp_tree = exp.tree if exp.kind in (nat.TEXT, nat.RECORD) else None
+            if not same(page.trees[i], exp_tree):
+                counts.differences.append(f"{where}: tree {page.trees[i]!r:.300} != {exp_tree!r:.300}")
+        readable = exp.kind in (nat.TEXT, nat.RECORD) and not exp.cut
+        # a query reads a text's JSON container, or the text itself; a record's tree
+        tree = exp.tree if exp.kind == nat.RECORD or exp.tree is not None else exp.text
+        for p, steps in enumerate(paths):
+            want_value: Any = None
+            if readable:
+                want_value, miss = _read(tree, steps, names[p])
+                if miss is None:
+                    found.add(names[p])
+                else:
+                    missed.append(miss)
+            if not same(page.paths[p].values[i], want_value):
+                counts.differences.append(f"{where}: path {names[p]}: {page.paths[p].values[i]!r:.200} != "
+                                          f"{want_value!r:.200}")
+    # The page's path hits and deepest misses over the values the core answered, as
+    # query.answer.PathsSeen records them (a reader adds the handed-back values' own).
+    seen = PathsSeen()
+    seen.add(found, missed)
+    for p, name in enumerate(names):
+        column = page.paths[p]
+        if column.found != (name in seen.found):
+            counts.differences.append(f"path {name}: found {column.found} != {name in seen.found}")
+        want_miss = seen.missed.get(name) if name not in seen.found else None
+        got_miss = None if column.miss is None else (column.miss[0], column.miss[1], set(column.miss[2]))
+        if got_miss != want_miss:
+            counts.differences.append(f"path {name}: miss {got_miss!r:.300} != {want_miss!r:.300}")
+    return counts
+
+
+def check(values: Sequence[bytes], caps: Sequence[int] = CAPS, paths: Sequence[tuple[str | int, ...]] = ()) -> Counts:
+    """compare() of the values as one page under each cap."""
+    total = Counts()
+    for cap in caps:
+        total.add(compare(values, cap, paths))
+    return total
