@@ -48,8 +48,7 @@ import importlib.util
 import os
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 MODULE = "cqlsh_ext_native"
 #: `CQLSH_EXT_NATIVE=0` runs the Python engine alone.
@@ -90,15 +89,13 @@ def engine_name() -> str:
     return "native" if installed() and not disabled() else "python"
 
 
-@dataclass(frozen=True)
-class PathColumn:
+class PathColumn(NamedTuple):
     values: list[Any]
     found: bool
     miss: tuple[int, str | int, tuple[str, ...]] | None
 
 
-@dataclass(frozen=True)
-class Page:
+class Page(NamedTuple):
     kinds: bytes
     labels: list[str]
     stored: list[int]
@@ -150,6 +147,8 @@ def _config() -> dict[str, object]:
         "records": [fmt.name for fmt in auto_formats()],
         "lz4block_checksums": lz4_native._xxh() is not None,
         "zlib_version": zlib.ZLIB_RUNTIME_VERSION,
+        # str.isprintable of the Basic Multilingual Plane, by this interpreter's Unicode tables
+        "printable_bmp": bytes(map(str.isprintable, "".join(map(chr, range(0x10000))))),
     }
 
 

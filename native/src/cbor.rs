@@ -280,7 +280,14 @@ fn half(h: u16) -> f64 {
 
 /// cbor.decode + detect: Ok(Some(tree)) for a record (or, behind the self-describe tag, any
 /// item), Ok(None) when the value is not CBOR (PayloadError), Err(HandBack).
-pub fn detect(payload: &[u8], start: usize, end: usize, nodes: usize, max_depth: usize) -> Result<Option<Node>, DErr> {
+pub fn detect(
+    payload: &[u8],
+    start: usize,
+    end: usize,
+    nodes: usize,
+    max_depth: usize,
+    printable: &[u8],
+) -> Result<Option<Node>, DErr> {
     let described = payload[start..end].starts_with(SELF_DESCRIBE);
     let body = if described { start + SELF_DESCRIBE.len() } else { start };
     if end - body > nodes {
@@ -304,7 +311,7 @@ pub fn detect(payload: &[u8], start: usize, end: usize, nodes: usize, max_depth:
     if !matches!(value, Node::Map(_) | Node::List(_)) {
         return Ok(None);
     }
-    match crate::tree::plausible_record(&value, payload) {
+    match crate::tree::plausible_record(&value, payload, printable) {
         Ok(true) => Ok(Some(value)),
         Ok(false) => Ok(None),
         Err(()) => Err(DErr::HandBack),

@@ -232,14 +232,14 @@ fn record(cfg: &Config, payload: &[u8], start: usize, end: usize, nodes: usize) 
             Record::Msgpack => {
                 let lead = data[0];
                 if n >= cfg.msgpack_min_length && ((0x80..0xa0).contains(&lead) || (0xdc..=0xdf).contains(&lead)) {
-                    if let Some(tree) = msgpack::detect(payload, start, end, nodes)? {
+                    if let Some(tree) = msgpack::detect(payload, start, end, nodes, &cfg.env.printable)? {
                         return Ok(Some((tree, "msgpack")));
                     }
                 }
             }
             Record::Cbor => {
                 if data.starts_with(cbor::SELF_DESCRIBE) || (n >= 8 && (0x80..0xc0).contains(&data[0])) {
-                    if let Some(tree) = cbor::detect(payload, start, end, nodes, cfg.tree_depth)? {
+                    if let Some(tree) = cbor::detect(payload, start, end, nodes, cfg.tree_depth, &cfg.env.printable)? {
                         return Ok(Some((tree, "cbor")));
                     }
                 }

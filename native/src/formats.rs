@@ -63,6 +63,9 @@ pub struct Env {
     pub lz4block_checksums: bool,
     /// The system zlib is the one CPython's zlib module runs with.
     pub deflate_ok: bool,
+    /// str.isprintable of each character of the Basic Multilingual Plane (1 or 0), as the
+    /// Python side's Unicode tables say.
+    pub printable: Vec<u8>,
 }
 
 /// Container.matches (never fails).
@@ -130,7 +133,7 @@ pub fn decode(fmt: Fmt, data: &[u8], cap: usize, env: &Env) -> DRes {
 /// Container.trial: Ok(None) when the value is not of the format.
 pub fn trial(fmt: Fmt, data: &[u8], cap: usize, env: &Env) -> Result<Option<Decoded>, DErr> {
     match fmt {
-        Fmt::SnappyRaw => snappy::raw_trial(data, cap),
+        Fmt::SnappyRaw => snappy::raw_trial(data, cap, &env.printable),
         Fmt::Lz4BlockLE => lz4::sized_trial(data, cap, true),
         Fmt::Lz4BlockBE => lz4::sized_trial(data, cap, false),
         Fmt::SnappyHadoop => snappy::hadoop_trial(data, cap),

@@ -89,6 +89,7 @@ pub fn configure(config: &Bound<'_, PyDict>) -> PyResult<()> {
         env: Env {
             lz4block_checksums: item(config, "lz4block_checksums")?.extract()?,
             deflate_ok: zlib_version == crate::deflate::version(),
+            printable: item(config, "printable_bmp")?.extract()?,
         },
     };
     if built.min_auto_length == 0 || built.default_cap == 0 {

@@ -178,7 +178,7 @@ pub fn raw_ruled_out(data: &[u8]) -> bool {
 }
 
 /// SnappyRaw.trial. `Ok(None)`: not a raw block.
-pub fn raw_trial(data: &[u8], cap: usize) -> Result<Option<Decoded>, DErr> {
+pub fn raw_trial(data: &[u8], cap: usize, printable: &[u8]) -> Result<Option<Decoded>, DErr> {
     let (size, p) = if data.is_empty() {
         return Ok(None);
     } else if data[0] < 0x80 {
@@ -201,11 +201,11 @@ pub fn raw_trial(data: &[u8], cap: usize) -> Result<Option<Decoded>, DErr> {
         // One short literal: only text counts (str.isprintable after dropping tab, CR, LF).
         let out = &data[p + 1..];
         let Ok(text) = std::str::from_utf8(out) else { return Ok(None) };
-        if !text.is_ascii() {
-            return Err(DErr::HandBack); // isprintable beyond ASCII follows Python's Unicode tables
-        }
-        if !out.iter().all(|&b| b == 9 || b == 10 || b == 13 || (0x20..0x7f).contains(&b)) {
-            return Ok(None);
+        let kept: String = text.chars().filter(|c| !matches!(c, '\t' | '\n' | '\r')).collect();
+        match crate::tree::printable(&kept, printable) {
+            crate::tree::Printable::Yes => {}
+            crate::tree::Printable::No => return Ok(None),
+            crate::tree::Printable::Unsure => return Err(DErr::HandBack),
         }
         let mut out = out.to_vec();
         let truncated = size > cap as u64;

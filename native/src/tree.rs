@@ -241,27 +241,40 @@ impl StrMapBuilder {
 
 // ------------------------------------------------------------------------------ plausible_record
 
-/// How a string's printability is told: ASCII only (Python's str.isprintable beyond ASCII
-/// follows its Unicode tables: such a value is handed back).
+/// Whether a string is printable as Python's str.isprintable says: ASCII here, the Basic
+/// Multilingual Plane by the table the Python side gave at configure time (its interpreter's
+/// Unicode version), anything past it unsure (the value is handed back).
 pub enum Printable {
     Yes,
     No,
     Unsure,
 }
 
-fn printable(text: &str) -> Printable {
-    if !text.is_ascii() {
-        return Printable::Unsure;
+pub fn printable(text: &str, table: &[u8]) -> Printable {
+    let mut unsure = false;
+    for c in text.chars() {
+        let code = c as u32;
+        if code < 0x80 {
+            if !(0x20..0x7f).contains(&code) {
+                return Printable::No;
+            }
+        } else if (code as usize) < table.len() {
+            if table[code as usize] == 0 {
+                return Printable::No;
+            }
+        } else {
+            unsure = true;
+        }
     }
-    if text.bytes().all(|b| (0x20..0x7f).contains(&b)) {
-        Printable::Yes
+    if unsure {
+        Printable::Unsure
     } else {
-        Printable::No
+        Printable::Yes
     }
 }
 
 /// tree.plausible_record: Ok(bool), or Err(()) when unsure (non-ASCII keys).
-pub fn plausible_record(value: &Node, src: &[u8]) -> Result<bool, ()> {
+pub fn plausible_record(value: &Node, src: &[u8], table: &[u8]) -> Result<bool, ()> {
     // The common case: a non-empty map whose keys are all str and printable (joined).
     if let Node::Map(entries) = value {
         if !entries.is_empty() && entries.iter().all(|(k, _)| matches!(k, Node::Str(_))) {
@@ -269,7 +282,7 @@ pub fn plausible_record(value: &Node, src: &[u8]) -> Result<bool, ()> {
             let mut all = true;
             for (k, _) in entries {
                 if let Node::Str(s) = k {
-                    match printable(s.get(src)) {
+                    match printable(s.get(src), table) {
                         Printable::Yes => {}
                         Printable::No => all = false,
                         Printable::Unsure => unsure = true,
@@ -284,7 +297,7 @@ pub fn plausible_record(value: &Node, src: &[u8]) -> Result<bool, ()> {
             }
         }
     }
-    if !deep_ok(value, src)? {
+    if !deep_ok(value, src, table)? {
         return Ok(false);
     }
     match value {
@@ -302,7 +315,7 @@ pub fn plausible_record(value: &Node, src: &[u8]) -> Result<bool, ()> {
 }
 
 /// tree._deep_ok: no extension types; map keys printable strings or non-negative integers.
-fn deep_ok(value: &Node, src: &[u8]) -> Result<bool, ()> {
+fn deep_ok(value: &Node, src: &[u8], table: &[u8]) -> Result<bool, ()> {
     let mut stack: Vec<&Node> = vec![value];
     while let Some(node) = stack.pop() {
         match node {
@@ -310,7 +323,7 @@ fn deep_ok(value: &Node, src: &[u8]) -> Result<bool, ()> {
             Node::Map(entries) => {
                 for (key, item) in entries {
                     match key {
-                        Node::Str(s) => match printable(s.get(src)) {
+                        Node::Str(s) => match printable(s.get(src), table) {
                             Printable::Yes => {}
                             Printable::No => return Ok(false),
                             Printable::Unsure => return Err(()),
