@@ -109,7 +109,9 @@ fn decompress(data: &[u8], wbits: i32, max_length: usize) -> Result<Inflated, DE
         strm.next_in = data.as_ptr() as *mut u8;
         strm.avail_in = data.len() as uInt;
         let mut out: Vec<u8> = Vec::new();
-        let mut block: usize = 32 << 10;
+        // CPython grows its output in blocks from 32 KiB; where inflate stops for room changes
+        // nothing it decodes: here the first block fits a small value.
+        let mut block: usize = (data.len() * 4).clamp(1024, 32 << 10);
         let mut err;
         loop {
             if out.len() == max_length {

@@ -80,13 +80,18 @@ fn decompressobj(src: &[u8]) -> Result<(Vec<u8>, bool, usize), DErr> {
         return Ok((Vec::new(), false, 0));
     }
     with_dctx(|ctx| {
+        // python zstandard offers ZSTD_DStreamOutSize() bytes of room per call; the room changes
+        // when libzstd returns, not what it decodes: here it starts small and doubles (a value of
+        // a few hundred bytes needs no 128 KiB buffer).
         // SAFETY: a constant of the library.
-        let piece = unsafe { ZSTD_DStreamOutSize() };
+        let most = unsafe { ZSTD_DStreamOutSize() };
+        let mut piece = most.min(4096.max(src.len() * 4));
         let mut out: Vec<u8> = Vec::new();
         let mut pos = 0usize;
         loop {
             let before = out.len();
             let code = stream_call(ctx, &mut out, piece, src, &mut pos)?;
+            piece = (piece * 2).min(most);
             let produced = out.len() - before;
             if code == 0 {
                 return Ok((out, true, pos));

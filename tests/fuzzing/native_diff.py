@@ -68,42 +68,40 @@ def expected(value: bytes, cap: int) -> Expected:
     from cqlsh_ext.payload.unwrap import BINARY, QUIET_REASONS, RAW, STRUCTURED, TEXT, json_container, unwrap
 
     view = unwrap(value, "auto", cap)
+    stored = len(value)
     containers = [layer for layer in view.layers if not layer.reading and layer.fmt is not None]
     readings = [layer.label for layer in view.layers if layer.reading]
-    decoded = containers[-1].output_size if containers else len(value)
+    decoded = containers[-1].output_size if containers else stored
     cut = view.truncated_layer is not None
     chain = [layer.label for layer in containers]
-    needs_view = None
-    if view.stream_format is not None or any(layer.fmt is None and not layer.reading for layer in view.layers):
-        needs_view = "a serialization stream"
+    stream = view.stream_format is not None or any(
+        layer.fmt is None and not layer.reading for layer in view.layers)
+    # a reason on a decoded view (a nested layer that failed, a record stopped by the budget)
+    needs_view = "a serialization stream" if stream else view.reason if view.kind != RAW else None
     if view.kind == TEXT:
         token = budget.enter(budget.Budget.for_cap(cap))
         try:
             tree = json_container(view.text or "")
         finally:
             budget.leave(token)
-        reading = "json" if tree is not None else "text"
-        if view.reason:
-            needs_view = needs_view or view.reason
-        return Expected(nat.TEXT, ">".join([*chain, reading]), len(value), decoded, cut, view.text, tree, needs_view)
+        label = ">".join([*chain, "json" if tree is not None else "text"])
+        return Expected(nat.TEXT, label, stored, decoded, cut, view.text, tree, needs_view)
     if view.kind == STRUCTURED:
-        if view.reason:
-            needs_view = needs_view or view.reason
-        return Expected(nat.RECORD, ">".join([*chain, readings[-1] if readings else "?"]), len(value), decoded, cut, None, view.tree,
-                        needs_view)
+        label = ">".join([*chain, readings[-1] if readings else "?"])
+        return Expected(nat.RECORD, label, stored, decoded, cut, None, view.tree, needs_view)
     if view.kind == BINARY:
-        if view.reason:
-            needs_view = needs_view or view.reason
-        return Expected(nat.BINARY, ">".join([*chain, "binary"]), len(value), decoded, cut, None, None, needs_view)
+        label = ">".join([*chain, "binary"])
+        return Expected(nat.BINARY, label, stored, decoded, cut, None, None, needs_view)
     if view.kind == RAW:
         if view.error is not None:
             fmt = getattr(view.error, "format", None)
-            return Expected(nat.FAILED, fmt.label if fmt is not None else "", len(value), len(value), False, None,
-                            None, needs_view or (None if fmt is not None else str(view.error)))
+            label = fmt.label if fmt is not None else ""
+            return Expected(nat.FAILED, label, stored, stored, False, None, None,
+                            needs_view or (None if fmt is not None else str(view.error)))
         if view.reason is not None and view.reason not in QUIET_REASONS:
             needs_view = needs_view or view.reason
-        return Expected(nat.NO_FORMAT, "", len(value), len(value), False, None, None, needs_view)
-    return Expected(nat.HANDED_BACK, "", len(value), 0, cut, None, None, needs_view or f"kind {view.kind}")
+        return Expected(nat.NO_FORMAT, "", stored, stored, False, None, None, needs_view)
+    return Expected(nat.HANDED_BACK, "", stored, 0, cut, None, None, needs_view or f"kind {view.kind}")
 
 
 def _read(tree: Any, steps: Sequence[str | int], path: str) -> tuple[Any, Any]:
@@ -148,7 +146,8 @@ def compare(values: Sequence[bytes], cap: int, paths: Sequence[tuple[str | int, 
         got_fields = (page.kinds[i], page.labels[i], page.stored[i], page.decoded[i], bool(page.cut[i]))
         exp_fields = (exp.kind, exp.label, exp.stored, exp.decoded, exp.cut)
         if got_fields != exp_fields:
-            counts.differences.append(f"{where}: (kind, label, stored, decoded, cut) {got_fields} != {exp_fields}")
+            counts.differences.append(f"{where}: (kind, label, stored, decoded, cut) {got_fields} != "
+                                      f"{exp_fields}")
             continue
         if want:
             assert page.texts is not None and page.trees is not None
@@ -186,7 +185,8 @@ def compare(values: Sequence[bytes], cap: int, paths: Sequence[tuple[str | int, 
     return counts
 
 
-def check(values: Sequence[bytes], caps: Sequence[int] = CAPS, paths: Sequence[tuple[str | int, ...]] = ()) -> Counts:
+def check(values: Sequence[bytes], caps: Sequence[int] = CAPS,
+          paths: Sequence[tuple[str | int, ...]] = ()) -> Counts:
     """compare() of the values as one page under each cap."""
     total = Counts()
     for cap in caps:

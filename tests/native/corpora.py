@@ -28,6 +28,7 @@ for extra in (ROOT / "tools", ROOT):
         sys.path.insert(0, str(extra))
 
 from orders import rows as order_rows  # noqa: E402
+
 from tests.codecs.codec_producers import PRODUCERS, json_doc  # noqa: E402
 
 #: Paths the differential pages read: keys of the records and documents above, an index, a miss.
@@ -49,8 +50,9 @@ def payloads() -> list[bytes]:
               "items": [{"sku": "S1", "qty": 2}, {"sku": "S2", "price": 9.5}], "k": [1, 2, {"z": "y"}]}
     listed = [{"name": "a", "n": 1}, {"name": "b", "n": -2.25}]
     return [
-        json_doc(600, 1), json_doc(3000, 2), json.dumps(record).encode(), json.dumps(listed, indent=2).encode(),
-        b"The quick brown fox jumps over the lazy dog. " * 4, "déjà vu, naïve café — ünïcödé text".encode() * 2,
+        json_doc(600, 1), json_doc(3000, 2), json.dumps(record).encode(),
+        json.dumps(listed, indent=2).encode(), b"The quick brown fox jumps over the lazy dog. " * 4,
+        "déjà vu, naïve café — ünïcödé text".encode() * 2,
         msgpack.packb(record), msgpack.packb(listed), cbor2.dumps(record), cbor2.dumps(listed),
         random.Random(3).randbytes(300), b"", b"x",
     ]
@@ -94,7 +96,8 @@ def nested(depth: int = 5) -> list[bytes]:
     """Chains of containers, up to `depth` deep (the walk follows four)."""
     rng = random.Random(11)
     out = []
-    for payload in (json.dumps({"status": "NEW", "n": 1}).encode() * 3, msgpack.packb({"status": "x", "n": 2})):
+    payloads = (json.dumps({"status": "NEW", "n": 1}).encode() * 3, msgpack.packb({"status": "x", "n": 2}))
+    for payload in payloads:
         for _ in range(40):
             data = payload
             for _level in range(rng.randint(2, depth)):

@@ -33,14 +33,16 @@ DEFAULT_CAP = CAPS[0]
 
 def assert_same(name: str, counts: Counts) -> None:
     record(name, counts)
-    assert not counts.differences, f"{len(counts.differences)} differences:\n" + "\n".join(counts.differences[:30])
+    assert not counts.differences, (f"{len(counts.differences)} differences:\n"
+                                    + "\n".join(counts.differences[:30]))
 
 
 def pages(values: list[bytes], size: int = 64) -> list[list[bytes]]:
     return [values[i:i + size] for i in range(0, len(values), size)]
 
 
-def run(values: list[bytes], caps: tuple[int, ...] = CAPS, paths: list[tuple[str | int, ...]] | None = None) -> Counts:
+def run(values: list[bytes], caps: tuple[int, ...] = CAPS,
+        paths: list[tuple[str | int, ...]] | None = None) -> Counts:
     total = Counts()
     for page in pages(values):
         total.add(check(page, caps, corpora.PATHS if paths is None else paths))
@@ -87,7 +89,8 @@ def test_empty_short_and_text_values() -> None:
     values = [b"", b"a", b"\x00", b"{}", b"[1]", b"abcde", b"\xd9\xd9\xf7\x01", b"\xd9\xd9\xf7\x61a",
               b"\x80\x02K\x01.", b"\x05\x00\x00\x00\x00", b"hello world", b"  {\"a\": 1}  ", b"\t[1,2]\n",
               b"\xef\xbb\xbf{\"a\": 1}", ("é" * 20).encode(), ("é" * 16).encode(), b"\xff\xfeh\x00i\x00" * 4,
-              b"a\x00" * 12, b"text with\ttab and\nnew line", b"\x1b[31mred\x1b[0m and more", b"\xc2\x85" * 20,
+              b"a\x00" * 12, b"text with\ttab and\nnew line", b"\x1b[31mred\x1b[0m and more",
+              b"\xc2\x85" * 20,
               b"x" * 9, b"x" * 10, b"\x7f" * 12, b"ok \x01 " + b"y" * 200]
     assert_same("empty, short and text values", run(values))
 
@@ -100,7 +103,8 @@ def test_hostile_values() -> None:
 # Trees come from a seeded generator (Hypothesis' recursive dictionaries with colliding keys spend
 # most of their time rejecting draws); Hypothesis draws the seeds, the caps and the variants.
 
-_WORDS = ["a", "b", "id", "status", "näme", "ключ", "键", "😀", "", " ", "tab\t", "nl\n", "\x85", "\u00a0", "x" * 40]
+_WORDS = ["a", "b", "id", "status", "näme", "ключ", "键", "😀", "", " ", "tab\t", "nl\n", "\x85", "\u00a0",
+          "x" * 40]
 
 
 def _scalar(rng: random.Random, keys: bool = False) -> object:
@@ -108,7 +112,8 @@ def _scalar(rng: random.Random, keys: bool = False) -> object:
     if kind == 0:
         return rng.choice(_WORDS)
     if kind == 1:
-        return rng.choice([0, 1, -1, 2**31, 2**63 - 1, 2**63, 2**64 - 1, -(2**63), -(2**64), rng.randrange(-999, 999)])
+        return rng.choice([0, 1, -1, 2**31, 2**63 - 1, 2**63, 2**64 - 1, -(2**63), -(2**64),
+                           rng.randrange(-999, 999)])
     if kind == 2:
         return rng.choice([True, False])
     if kind == 3:
@@ -134,7 +139,8 @@ def _tree(rng: random.Random, depth: int = 0, *, string_keys: bool = False) -> o
     return out
 
 
-_JSON_EDITS = ["-0", "1E400", "-1e-400", "12345678901234567890123", "-98765432109876543210", "1.5e+3", "01", "1.",
+_JSON_EDITS = ["-0", "1E400", "-1e-400", "12345678901234567890123", "-98765432109876543210", "1.5e+3", "01",
+               "1.",
                "-", "NaN", "-Infinity", "Infinity", "\"\\ud800\"", "\"\\ud83d\\ude00\"", "\"\\udc00\"",
                "\"\\u00e9\\n\\t\\/\"", "\"a\x01\"", "true ", "nul", "1e5", "[]", "{}", "\"\\x\"", "1" * 4400]
 
@@ -237,8 +243,8 @@ def test_paths_and_their_deepest_misses() -> None:
             {"a": {"b": {"d": 1, "e": 2}}}, [{"a": 1}], "plain", {"a": {"b": {"c": None}}}, {"a": 1.5}]
     values = [json.dumps(d).encode() if not isinstance(d, str) else d.encode() * 5 for d in docs]
     values.append(msgpack.packb({1: "one", 2: {"c": 3}, "a": {"b": {}}}))
-    paths: list[tuple[str | int, ...]] = [("a", "b", "c"), ("a", "b", "z"), ("x", "k5"), ("x", "nope"), ("a", 1),
-                                          ("a", -1), ("a", 5), (2, "c"), (1,), ("zz", "yy")]
+    paths: list[tuple[str | int, ...]] = [("a", "b", "c"), ("a", "b", "z"), ("x", "k5"), ("x", "nope"),
+                                          ("a", 1), ("a", -1), ("a", 5), (2, "c"), (1,), ("zz", "yy")]
     total = Counts()
     for start in range(len(values)):  # the page order matters to the misses noted
         order = values[start:] + values[:start]
@@ -270,11 +276,13 @@ def test_the_comparison_sees_each_kind_of_difference(monkeypatch: pytest.MonkeyP
     # The comparison itself: a core answering one field wrong is caught, whichever field.
     from cqlsh_ext.payload import native
 
-    values = [json.dumps({"a": [1, {"b": 2.0}]}).encode(), bytes(snappy.compress(b"plain text, not json " * 3))]
+    values = [json.dumps({"a": [1, {"b": 2.0}]}).encode(),
+              bytes(snappy.compress(b"plain text, not json " * 3))]
     real = native.decode_page
     for field, wrong in [("labels", ["text", "snappy>text"]), ("kinds", b"\x00\x02"),
                          ("decoded", [0, 63]), ("texts", ['{"a": [1, {"b": 2}]}', None])]:
-        monkeypatch.setattr(native, "decode_page", lambda *a, _f=field, _w=wrong, **k: real(*a, **k)._replace(**{_f: _w}))
+        monkeypatch.setattr(native, "decode_page",
+                            lambda *a, _f=field, _w=wrong, **k: real(*a, **k)._replace(**{_f: _w}))
         assert compare(values, DEFAULT_CAP, [("a",)]).differences, field
     # a tree of the right values but another type (1.0 for 1, a tuple for a list) differs too
     for tree in ({"a": [1.0, {"b": 2.0}]}, {"a": (1, {"b": 2.0})}, {"a": [1, {"b": 2}]}):

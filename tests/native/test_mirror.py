@@ -33,8 +33,9 @@ def test_the_built_core_is_the_current_mirror(native_core: None) -> None:
 
 
 def test_the_core_decodes_with_the_libraries_the_python_side_uses(native_core: None) -> None:
-    import lz4
     import zlib
+
+    import lz4
 
     module = native.module()
     assert lz4.library_version_string() == "1.9.4"  # the liblz4 release the core links (lz4-sys 1.10.0)

@@ -1,0 +1,162 @@
+"""Per value in process: the native core's page call against the Python engine, on the order
+table (tools/orders.py: snappy JSON, zstd MessagePack, plain JSON, gzip JSON, LZ4-frame CBOR,
+random bytes), in pages of 100 as a scan hands them over.
+
+    .venv/bin/python bench/native_values.py [--values 3000] [--callgrind] [--encodings mixed json ...]
+
+Readers (each reads the paths data.status and data.n of every value):
+  python   ValueEngine.contents (the query's page path) and the two paths read from each tree
+  native   payload/native.py decode_page(values, cap, [status, n]): kinds, labels, sizes, paths
+  native+  the same with want_tree (every value's tree built as Python objects)
+  magic    the magic-byte + orjson script of bench/query_scan.py (the floor a user's script sets)
+
+Wall time: the best of --repeat runs (µs per value). --callgrind: instructions per value instead
+(valgrind, the count of a run with --values less one with none), steadier on a loaded machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+sys.path.insert(0, str(ROOT / "bench"))
+PAGE = 100
+CAP = 4 << 20
+READERS = ("python", "native", "native+", "magic")
+
+
+def _values(encoding: str, count: int) -> list[bytes]:
+    from orders import ENCODINGS, rows
+
+    data = [r["data"] for r, _doc in rows(6 * count + 600)]
+    if encoding != "mixed":
+        data = data[ENCODINGS.index(encoding)::len(ENCODINGS)] * len(ENCODINGS)
+    return data[:count]
+
+
+def reader(name: str) -> Callable[[list[bytes]], int]:
+    """A function reading two paths of every value of a list, page by page."""
+    if name == "magic":
+        from query_scan import MAGIC_DOCUMENT
+
+        script: dict[str, Any] = {}
+        exec(MAGIC_DOCUMENT, script)
+        document = script["document"]
+
+        def magic(values: list[bytes]) -> int:
+            found = 0
+            for value in values:
+                doc = document(value)
+                if isinstance(doc, dict) and doc.get("status") == "FAILED" and doc.get("n") is not None:
+                    found += 1
+            return found
+
+        return magic
+    if name == "python":
+        from cqlsh_ext.payload.engine import ValueEngine
+        from cqlsh_ext.payload.unwrap import TEXT, json_container
+
+        engine = ValueEngine("auto", CAP)
+
+        def python(values: list[bytes]) -> int:
+            found = 0
+            for start in range(0, len(values), PAGE):
+                for kind, tree in engine.contents(values[start:start + PAGE]):
+                    if kind == TEXT:
+                        tree = json_container(tree)
+                    if isinstance(tree, dict) and tree.get("status") == "FAILED" \
+                            and tree.get("n") is not None:
+                        found += 1
+            return found
+
+        return python
+    from cqlsh_ext.payload import native
+
+    if not native.available():
+        raise SystemExit(f"the native core does not run: {native.refusal()}")
+    want_tree = name == "native+"
+    paths = [("status",), ("n",)]
+
+    def native_reader(values: list[bytes]) -> int:
+        found = 0
+        for start in range(0, len(values), PAGE):
+            page = native.decode_page(values[start:start + PAGE], CAP, paths, want_tree=want_tree)
+            status, n = page.paths[0].values, page.paths[1].values
+            found += sum(1 for s, v in zip(status, n, strict=True) if s == "FAILED" and v is not None)
+        return found
+
+    return native_reader
+
+
+def child(name: str, encoding: str, count: int) -> None:
+    values = _values(encoding, max(count, 600))
+    run = reader(name)
+    run(values[:600])  # warm: imports, contexts, configuration
+    if count:
+        run(values[:count])
+
+
+def instructions(name: str, encoding: str, count: int) -> int:
+    command = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable, __file__,
+               "--child", name, encoding, str(count)]
+    out = subprocess.run(command, capture_output=True, text=True, check=True, env=os.environ.copy())
+    found = re.search(r"Collected : (\d+)", out.stderr)
+    if found is None:
+        raise RuntimeError(f"no count from callgrind: {out.stderr[-500:]}")
+    return int(found.group(1))
+
+
+def main() -> int:
+    if len(sys.argv) == 5 and sys.argv[1] == "--child":
+        child(sys.argv[2], sys.argv[3], int(sys.argv[4]))
+        return 0
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--values", type=int, default=3000)
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--readers", nargs="+", default=list(READERS), choices=READERS)
+    parser.add_argument("--encodings", nargs="+", default=["mixed"])
+    parser.add_argument("--callgrind", action="store_true")
+    args = parser.parse_args()
+    unit = "instructions" if args.callgrind else "µs"
+    print(f"per value, {args.values:,} values of the order table in pages of {PAGE} ({unit})")
+    for encoding in args.encodings:
+        figures: dict[str, float] = {}
+        for name in args.readers:
+            if args.callgrind:
+                full = instructions(name, encoding, args.values)
+                figures[name] = (full - instructions(name, encoding, 0)) / args.values
+            else:
+                values = _values(encoding, args.values)
+                run = reader(name)
+                run(values[:600])
+                best = min(_timed(run, values) for _ in range(args.repeat))
+                figures[name] = best / len(values) * 1e6
+        line = "  ".join(f"{name} {value:,.2f}" if not args.callgrind else f"{name} {value:,.0f}"
+                         for name, value in figures.items())
+        ratios = ""
+        if "native" in figures and "python" in figures:
+            ratios += f"  native/python {figures['native'] / figures['python']:.3f}"
+        if "native" in figures and "magic" in figures:
+            ratios += f"  native/magic {figures['native'] / figures['magic']:.2f}"
+        print(f"  {encoding:<13} {line}{ratios}", flush=True)
+    return 0
+
+
+def _timed(run: Callable[[list[bytes]], int], values: list[bytes]) -> float:
+    start = time.perf_counter()
+    run(values)
+    return time.perf_counter() - start
+
+
+if __name__ == "__main__":
+    sys.exit(main())
