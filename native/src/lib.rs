@@ -28,6 +28,7 @@ const MIRRORED: &str = include_str!("../mirrored.sha256");
 
 #[pymodule]
 fn cqlsh_ext_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    page::quiet_panics();
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("MIRRORED_SOURCES", MIRRORED.trim())?;
     m.add("ZLIB_VERSION", deflate::version())?;
@@ -36,5 +37,6 @@ fn cqlsh_ext_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(page::configured, m)?)?;
     m.add_function(wrap_pyfunction!(page::decode_page, m)?)?;
     m.add_function(wrap_pyfunction!(page::known_containers, m)?)?;
+    m.add_function(wrap_pyfunction!(page::panics, m)?)?;
     Ok(())
 }

@@ -8,7 +8,8 @@ count): the kind, the label (the chain and the payload's reading), the stored an
 whether the cap cut it, the text, the tree, and per path the value read (or MISSING), whether any
 value had it and the deepest miss. A value whose Python view carries a reason the page API does
 not give (a nested layer that failed, a record format stopped by the budget, a serialization
-stream) must be handed back. Used by tests/native and by the `native` fuzz target.
+stream) must be handed back. A panic of the core (caught, and the value handed back) is a
+difference too. Used by tests/native and by the `native` fuzz target.
 """
 
 from __future__ import annotations
@@ -125,8 +126,12 @@ def compare(values: Sequence[bytes], cap: int, paths: Sequence[tuple[str | int, 
     from cqlsh_ext.query.answer import PathsSeen
     from cqlsh_ext.query.evaluate import MISSING
 
+    panics = nat.module().panics()
     page = nat.decode_page(values, cap, paths, want_text=want, want_tree=want, missing=MISSING)
     counts = Counts()
+    if nat.module().panics() != panics:  # a panic hands the value back: a bug all the same
+        counts.differences.append(f"the core panicked on a value of this page (cap {cap}): "
+                                  f"{[v[:32].hex() for v in values]}")
     handed = set(page.handed_back)
     names = [".".join(map(str, p)) for p in paths]
     found: set[str] = set()

@@ -289,3 +289,32 @@ def test_the_comparison_sees_each_kind_of_difference(monkeypatch: pytest.MonkeyP
         monkeypatch.setattr(native, "decode_page", lambda *a, _t=tree, **k: real(*a, **k)._replace(
             trees=[_t, None]))
         assert compare(values, DEFAULT_CAP).differences, tree
+
+
+def test_concatenated_members_frames_and_budgets() -> None:
+    import gzip
+    import struct
+    import zlib
+
+    import lz4.frame
+
+    doc = json.dumps({"status": "NEW", "n": 3, "tags": ["a"] * 20}).encode()
+    skippable = struct.pack("<II", 0x184D2A53, 4) + b"meta"
+    zstd = zstandard.ZstdCompressor().compress
+    zstd_nosize = zstandard.ZstdCompressor(write_content_size=False, write_checksum=True).compress
+    values = [
+        gzip.compress(doc) + gzip.compress(doc), gzip.compress(doc) + b"\x00" * 512,
+        gzip.compress(doc) + b"trailing", gzip.compress(doc) + gzip.compress(doc)[:-3], zstd(doc) + zstd(doc),
+        skippable + zstd(doc) + skippable,
+        skippable, skippable + skippable, zstd(doc) + b"\x00", zstd_nosize(doc * 50) + zstd(doc),
+        lz4.frame.compress(doc) + lz4.frame.compress(doc), skippable + lz4.frame.compress(doc),
+        lz4.frame.compress(doc) + b"\x02\x21\x4c\x18" + struct.pack("<I", 3) + b"\x20ab",
+        zlib.compress(doc) + b"extra", zlib.compress(doc, 9)[:-1],
+        # JSON past the node budget: more values than nodes are not parsed (shown as text)
+        json.dumps(list(range(3000))).encode(), json.dumps([[1]] * 1200).encode(),
+        json.dumps({"a": [0] * 1500}).encode(),
+        msgpack.packb(list(range(2000))), cbor2.dumps(list(range(2000))),
+    ]
+    values += [zstd(v) for v in values[-5:]]
+    caps = (DEFAULT_CAP, 64 << 10, len(doc), len(doc) + 1, 2 * len(doc), 2 * len(doc) - 1, 300, 41)
+    assert_same("concatenations and budgets", run(values, caps))
