@@ -146,10 +146,33 @@ def _config() -> dict[str, object]:
         "stream_magics": list(STREAM_MAGICS),
         "records": [fmt.name for fmt in auto_formats()],
         "lz4block_checksums": lz4_native._xxh() is not None,
+        # the releases of the C libraries the Python side decodes with: the core decodes their
+        # formats only with the same (it hands the values back otherwise)
         "zlib_version": zlib.ZLIB_RUNTIME_VERSION,
+        "lz4_version": _lz4_version(),
+        "zstd_version": _zstd_version(),
         # str.isprintable of the Basic Multilingual Plane, by this interpreter's Unicode tables
         "printable_bmp": bytes(map(str.isprintable, "".join(map(chr, range(0x10000))))),
     }
+
+
+def _lz4_version() -> int:
+    try:
+        import lz4
+
+        return int(lz4.library_version_number())
+    except (ImportError, AttributeError):
+        return -1
+
+
+def _zstd_version() -> int:
+    try:
+        import zstandard
+
+        major, minor, release = zstandard.ZSTD_VERSION
+        return int(major * 10000 + minor * 100 + release)
+    except (ImportError, AttributeError, ValueError):
+        return -1
 
 
 def _load() -> Any:

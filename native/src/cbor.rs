@@ -123,12 +123,11 @@ impl Reader<'_> {
                             }
                         }
                     }
-                    None => loop {
-                        match self.item(frames + 1)? {
-                            Item::Value(v) => items.push(v),
-                            Item::Break => break,
+                    None => {
+                        while let Item::Value(v) = self.item(frames + 1)? {
+                            items.push(v);
                         }
-                    },
+                    }
                 }
                 Ok(Item::Value(Node::List(items)))
             }
@@ -158,17 +157,15 @@ impl Reader<'_> {
                             self.insert(&mut map, key, value);
                         }
                     }
-                    None => loop {
-                        let key = match self.item(frames + 1)? {
-                            Item::Value(v) => v,
-                            Item::Break => break,
-                        };
-                        let value = match self.item(frames + 1)? {
-                            Item::Value(v) => v,
-                            Item::Break => return Err(Stop::NotCbor),
-                        };
-                        self.insert(&mut map, key, value);
-                    },
+                    None => {
+                        while let Item::Value(key) = self.item(frames + 1)? {
+                            let value = match self.item(frames + 1)? {
+                                Item::Value(v) => v,
+                                Item::Break => return Err(Stop::NotCbor),
+                            };
+                            self.insert(&mut map, key, value);
+                        }
+                    }
                 }
                 Ok(Item::Value(map.finish()))
             }

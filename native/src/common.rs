@@ -81,14 +81,12 @@ pub struct Frame {
     pub truncated: bool,
 }
 
-/// _common.frame_sequence: frames one after another, skippable frames stepped over. `frame_at`
-/// answers None when no frame of the kind starts at the position.
-pub fn frame_sequence(
-    data: &[u8],
-    cap: usize,
-    skippable_alone_is_empty: bool,
-    frame_at: &mut dyn FnMut(&[u8], usize, usize) -> Result<Option<Frame>, DErr>,
-) -> DRes {
+/// A frame format's decoder at a position: (data, position, output left) -> the frame there, or
+/// None when no frame of the kind starts there.
+pub type FrameAt = fn(&[u8], usize, usize) -> Result<Option<Frame>, DErr>;
+
+/// _common.frame_sequence: frames one after another, skippable frames stepped over.
+pub fn frame_sequence(data: &[u8], cap: usize, skippable_alone_is_empty: bool, frame_at: FrameAt) -> DRes {
     let n = data.len();
     let mut pos = 0usize;
     let mut left = cap;

@@ -6,8 +6,8 @@
 use std::cell::RefCell;
 
 use libz_sys::{
-    inflate, inflateEnd, inflateInit2_, inflateReset2, uInt, voidpf, z_stream, zlibVersion, Z_BUF_ERROR, Z_OK,
-    Z_STREAM_END, Z_SYNC_FLUSH,
+    inflate, inflateEnd, inflateInit2_, inflateReset2, uInt, voidpf, z_stream, zlibVersion, Z_BUF_ERROR,
+    Z_OK, Z_STREAM_END, Z_SYNC_FLUSH,
 };
 
 use crate::common::{DErr, DRes, Decoded};

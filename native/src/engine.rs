@@ -201,7 +201,13 @@ fn detect_signature(cfg: &Config, data: &[u8]) -> Result<Option<Fmt>, DErr> {
 /// formats.detect: the first auto-detected record format whose reader takes all of
 /// payload[start..end]. Formats read only on the Python side are ruled out by their cheap
 /// look (`maybe`), or the value is handed back.
-fn record(cfg: &Config, payload: &[u8], start: usize, end: usize, nodes: usize) -> Result<Option<(Node, &'static str)>, DErr> {
+fn record(
+    cfg: &Config,
+    payload: &[u8],
+    start: usize,
+    end: usize,
+    nodes: usize,
+) -> Result<Option<(Node, &'static str)>, DErr> {
     let data = &payload[start..end];
     let n = data.len();
     for &fmt in &cfg.records {
@@ -231,7 +237,9 @@ fn record(cfg: &Config, payload: &[u8], start: usize, end: usize, nodes: usize) 
             }
             Record::Msgpack => {
                 let lead = data[0];
-                if n >= cfg.msgpack_min_length && ((0x80..0xa0).contains(&lead) || (0xdc..=0xdf).contains(&lead)) {
+                if n >= cfg.msgpack_min_length
+                    && ((0x80..0xa0).contains(&lead) || (0xdc..=0xdf).contains(&lead))
+                {
                     if let Some(tree) = msgpack::detect(payload, start, end, nodes, &cfg.env.printable)? {
                         return Ok(Some((tree, "msgpack")));
                     }
@@ -239,7 +247,9 @@ fn record(cfg: &Config, payload: &[u8], start: usize, end: usize, nodes: usize) 
             }
             Record::Cbor => {
                 if data.starts_with(cbor::SELF_DESCRIBE) || (n >= 8 && (0x80..0xc0).contains(&data[0])) {
-                    if let Some(tree) = cbor::detect(payload, start, end, nodes, cfg.tree_depth, &cfg.env.printable)? {
+                    if let Some(tree) =
+                        cbor::detect(payload, start, end, nodes, cfg.tree_depth, &cfg.env.printable)?
+                    {
                         return Ok(Some((tree, "cbor")));
                     }
                 }
@@ -259,15 +269,24 @@ fn join(layers: &[Fmt], reading: &str) -> String {
     label
 }
 
-/// A text reading: its label (json or text) and JSON container.
-fn text_outcome(layers: &[Fmt], payload: Payload, bytes: &[u8], text_len: usize, stored: usize, decoded: usize, cut: bool, nodes: usize) -> Result<Outcome, DErr> {
+/// A text reading (the payload is the text, or starts with it): its label (json or text) and
+/// JSON container.
+fn text_outcome(
+    layers: &[Fmt],
+    payload: Payload,
+    bytes: &[u8],
+    text_len: usize,
+    stored: usize,
+    cut: bool,
+    nodes: usize,
+) -> Result<Outcome, DErr> {
     let tree = json::json_container(bytes, 0, text_len, nodes)?;
     let reading = if tree.is_some() { "json" } else { "text" };
     Ok(Outcome {
         kind: Kind::Text,
         label: join(layers, reading),
         stored,
-        decoded,
+        decoded: bytes.len(),
         cut,
         payload,
         text_len,
@@ -275,7 +294,14 @@ fn text_outcome(layers: &[Fmt], payload: Payload, bytes: &[u8], text_len: usize,
     })
 }
 
-fn record_outcome(layers: &[Fmt], payload: Payload, tree: Node, name: &str, stored: usize, decoded: usize) -> Result<Outcome, DErr> {
+fn record_outcome(
+    layers: &[Fmt],
+    payload: Payload,
+    tree: Node,
+    name: &str,
+    stored: usize,
+    decoded: usize,
+) -> Result<Outcome, DErr> {
     if has_ext(&tree) {
         return Err(DErr::HandBack); // a Tagged value: built by the Python side
     }
@@ -295,7 +321,7 @@ fn record_outcome(layers: &[Fmt], payload: Payload, tree: Node, name: &str, stor
 fn uncontained(cfg: &Config, value: &[u8], nodes: usize) -> Result<Outcome, DErr> {
     let n = value.len();
     if let Some(found) = text::stored_text(value, cfg.min_text_length, cfg.short_text)? {
-        return text_outcome(&[], Payload::Stored, value, found.len, n, n, false, nodes);
+        return text_outcome(&[], Payload::Stored, value, found.len, n, false, nodes);
     }
     if n >= cfg.min_structured_length {
         if let Some((tree, name)) = record(cfg, value, 0, n, nodes)? {
@@ -354,8 +380,7 @@ pub fn decode_value(cfg: &Config, value: &[u8], cap: usize) -> Result<Outcome, D
     // _text_or_binary
     let size = data.len();
     if let Some(found) = text::as_text(&data, cut) {
-        let text_len = found.len;
-        let tree = json::json_container(&data, 0, text_len, nodes)?;
+        let tree = json::json_container(&data, 0, found.len, nodes)?;
         let reading = if tree.is_some() { "json" } else { "text" };
         return Ok(Outcome {
             kind: Kind::Text,
@@ -364,7 +389,7 @@ pub fn decode_value(cfg: &Config, value: &[u8], cap: usize) -> Result<Outcome, D
             decoded: size,
             cut,
             payload: Payload::Owned(data),
-            text_len,
+            text_len: found.len,
             tree,
         });
     }

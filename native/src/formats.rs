@@ -63,6 +63,9 @@ pub struct Env {
     pub lz4block_checksums: bool,
     /// The system zlib is the one CPython's zlib module runs with.
     pub deflate_ok: bool,
+    /// liblz4 and libzstd here are the releases python-lz4 and python zstandard bundle.
+    pub lz4_ok: bool,
+    pub zstd_ok: bool,
     /// str.isprintable of each character of the Basic Multilingual Plane (1 or 0), as the
     /// Python side's Unicode tables say.
     pub printable: Vec<u8>,
@@ -83,9 +86,12 @@ pub fn matches(fmt: Fmt, data: &[u8]) -> bool {
             data.len() >= 10
                 && data.starts_with(b"BZh")
                 && (0x31..=0x39).contains(&data[3])
-                && (data[4..].starts_with(b"\x31\x41\x59\x26\x53\x59") || data[4..].starts_with(b"\x17\x72\x45\x38\x50\x90"))
+                && (data[4..].starts_with(b"\x31\x41\x59\x26\x53\x59")
+                    || data[4..].starts_with(b"\x17\x72\x45\x38\x50\x90"))
         }
-        Fmt::Xz => data.len() >= 12 && data.starts_with(b"\xfd7zXZ\x00") && data[6] == 0 && data[7] & 0xF0 == 0,
+        Fmt::Xz => {
+            data.len() >= 12 && data.starts_with(b"\xfd7zXZ\x00") && data[6] == 0 && data[7] & 0xF0 == 0
+        }
         Fmt::Zlib => deflate::zlib_matches(data),
         Fmt::SnappyRaw | Fmt::Lz4BlockLE | Fmt::Lz4BlockBE | Fmt::SnappyHadoop | Fmt::Lz4Hadoop => false,
         Fmt::LzmaAlone => lzma_alone_matches(data),
@@ -115,10 +121,10 @@ fn lzma_alone_matches(data: &[u8]) -> bool {
 /// Container.decode, at most `cap` bytes.
 pub fn decode(fmt: Fmt, data: &[u8], cap: usize, env: &Env) -> DRes {
     match fmt {
-        Fmt::Zstd => zstd::decode(data, cap),
-        Fmt::Lz4Frame => lz4::frame_decode(data, cap),
-        Fmt::Lz4Legacy => lz4::legacy_decode(data, cap),
-        Fmt::Lz4Java => lz4::java_decode(data, cap, env.lz4block_checksums),
+        Fmt::Zstd if env.zstd_ok => zstd::decode(data, cap),
+        Fmt::Lz4Frame if env.lz4_ok => lz4::frame_decode(data, cap),
+        Fmt::Lz4Legacy if env.lz4_ok => lz4::legacy_decode(data, cap),
+        Fmt::Lz4Java if env.lz4_ok => lz4::java_decode(data, cap, env.lz4block_checksums),
         Fmt::SnappyFramed => snappy::framed_decode(data, cap),
         Fmt::S2Framed => Err(DErr::Undecodable),
         Fmt::SnappyXerial => snappy::xerial_decode(data, cap),
@@ -134,6 +140,7 @@ pub fn decode(fmt: Fmt, data: &[u8], cap: usize, env: &Env) -> DRes {
 pub fn trial(fmt: Fmt, data: &[u8], cap: usize, env: &Env) -> Result<Option<Decoded>, DErr> {
     match fmt {
         Fmt::SnappyRaw => snappy::raw_trial(data, cap, &env.printable),
+        Fmt::Lz4BlockLE | Fmt::Lz4BlockBE | Fmt::Lz4Hadoop if !env.lz4_ok => Err(DErr::HandBack),
         Fmt::Lz4BlockLE => lz4::sized_trial(data, cap, true),
         Fmt::Lz4BlockBE => lz4::sized_trial(data, cap, false),
         Fmt::SnappyHadoop => snappy::hadoop_trial(data, cap),

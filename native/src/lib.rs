@@ -32,6 +32,8 @@ fn cqlsh_ext_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("MIRRORED_SOURCES", MIRRORED.trim())?;
     m.add("ZLIB_VERSION", deflate::version())?;
+    m.add("LZ4_VERSION", lz4::version())?;
+    m.add("ZSTD_VERSION", zstd::version())?;
     m.add("KINDS", ("text", "record", "binary", "none", "failed", "handed_back"))?;
     m.add_function(wrap_pyfunction!(page::configure, m)?)?;
     m.add_function(wrap_pyfunction!(page::configured, m)?)?;

@@ -10,8 +10,8 @@ use lz4_sys::{
 };
 
 use crate::common::{
-    frame_sequence, hadoop_decode, hadoop_matches, skip_skippable, starts_at, u32be, u32le, u64le, DErr, DRes,
-    Decoded, Frame, Hadoop,
+    frame_sequence, hadoop_decode, hadoop_matches, skip_skippable, starts_at, u32be, u32le, u64le, DErr,
+    DRes, Decoded, Frame, Hadoop,
 };
 
 pub const FRAME_MAGIC: &[u8] = b"\x04\x22\x4d\x18";
@@ -124,7 +124,15 @@ pub fn capped_block(buf: &[u8], limit: u64) -> Result<(Vec<u8>, bool), DErr> {
 }
 
 /// The end of _capped_block: the whole sequences natively, the crossing one by hand.
-fn finish(buf: &[u8], limit: u64, out: u64, seq_end: usize, lit: usize, ll: u64, offset: u64) -> Result<(Vec<u8>, bool), DErr> {
+fn finish(
+    buf: &[u8],
+    limit: u64,
+    out: u64,
+    seq_end: usize,
+    lit: usize,
+    ll: u64,
+    offset: u64,
+) -> Result<(Vec<u8>, bool), DErr> {
     let mut res: Vec<u8> = if seq_end > 0 {
         let mut head_in = buf[..seq_end].to_vec();
         head_in.extend_from_slice(TAIL);
@@ -177,6 +185,12 @@ thread_local! {
 
 const LZ4F_VERSION: libc::c_uint = 100;
 
+/// liblz4's release number (10904 for 1.9.4).
+pub fn version() -> i64 {
+    // SAFETY: returns a constant.
+    unsafe { lz4_sys::LZ4_versionNumber() as i64 }
+}
+
 fn new_dctx() -> Result<Dctx, DErr> {
     let mut ctx = LZ4FDecompressionContext(std::ptr::null_mut());
     // SAFETY: creates a context into `ctx`; checked for an error code below.
@@ -207,8 +221,7 @@ fn chunk(src: &[u8], max_length: usize) -> Result<(Vec<u8>, usize, bool), DErr> 
         let options = LZ4FDecompressOptions { stable_dst: 0, reserved: [0; 3] };
         let mut written = 0usize;
         let mut read = 0usize;
-        let mut eof = false;
-        loop {
+        let eof = loop {
             let mut dst_size = max_length - written;
             let mut src_size = src.len() - read;
             // SAFETY: the decoder writes at most dst_size bytes at out's spare capacity (reserved:
@@ -229,15 +242,11 @@ fn chunk(src: &[u8], max_length: usize) -> Result<(Vec<u8>, usize, bool), DErr> 
             }
             written += dst_size;
             read += src_size;
-            if result == 0 {
-                eof = true;
-                break;
-            } else if read == src.len() {
-                break;
-            } else if written == max_length {
-                break;
+            // the end of the frame, of the input, or of the room (decompress_chunk's loop)
+            if result == 0 || read == src.len() || written == max_length {
+                break result == 0;
             }
-        }
+        };
         // SAFETY: `written` bytes were initialised by the decoder.
         unsafe { out.set_len(written) };
         Ok((out, read, eof))
@@ -362,7 +371,7 @@ fn frame_at(data: &[u8], pos: usize, left: usize) -> Result<Option<Frame>, DErr>
 }
 
 fn frames(data: &[u8], cap: usize) -> DRes {
-    frame_sequence(data, cap, false, &mut frame_at)
+    frame_sequence(data, cap, false, frame_at)
 }
 
 pub fn frame_matches(data: &[u8]) -> bool {

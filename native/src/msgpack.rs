@@ -188,7 +188,13 @@ impl Reader<'_> {
 
 /// msgpack.decode + detect's record test: Ok(Some(tree)) for a record, Ok(None) when the value
 /// is not one (PayloadError: detection goes on), Err(HandBack).
-pub fn detect(payload: &[u8], start: usize, end: usize, nodes: usize, printable: &[u8]) -> Result<Option<Node>, DErr> {
+pub fn detect(
+    payload: &[u8],
+    start: usize,
+    end: usize,
+    nodes: usize,
+    printable: &[u8],
+) -> Result<Option<Node>, DErr> {
     if end - start > nodes {
         return Err(DErr::HandBack); // count_within and OverBudget: the Python side decides
     }

@@ -52,7 +52,7 @@ fn fmt_of(label: &str, grades: &Bound<'_, PyDict>) -> PyResult<(Fmt, char)> {
         .get_item(label)?
         .ok_or_else(|| PyValueError::new_err(format!("configure: no grade for {label:?}")))?
         .extract()?;
-    if given.len() != 1 || given.chars().next() != Some(grade) {
+    if given.len() != 1 || !given.starts_with(grade) {
         return Err(PyValueError::new_err(format!(
             "configure: {label:?} is grade {given} in the registry, {grade} in the mirror"
         )));
@@ -109,6 +109,8 @@ pub fn configure(config: &Bound<'_, PyDict>) -> PyResult<()> {
         env: Env {
             lz4block_checksums: item(config, "lz4block_checksums")?.extract()?,
             deflate_ok: zlib_version == crate::deflate::version(),
+            lz4_ok: item(config, "lz4_version")?.extract::<i64>()? == crate::lz4::version(),
+            zstd_ok: item(config, "zstd_version")?.extract::<i64>()? == crate::zstd::version(),
             printable: item(config, "printable_bmp")?.extract()?,
         },
     };
@@ -120,13 +122,13 @@ pub fn configure(config: &Bound<'_, PyDict>) -> PyResult<()> {
     Ok(())
 }
 
-/// Whether configure() succeeded, and whether gzip/zlib are decoded here (the system zlib is
-/// Python's): (configured, deflate decoded natively).
+/// Whether configure() succeeded, and which libraries match the Python side's (their formats
+/// are handed back otherwise): (configured, zlib, liblz4, libzstd).
 #[pyfunction]
-pub fn configured() -> (bool, bool) {
+pub fn configured() -> (bool, bool, bool, bool) {
     match CONFIGURED.read().ok().and_then(|c| c.clone()) {
-        Some(c) => (true, c.config.env.deflate_ok),
-        None => (false, false),
+        Some(c) => (true, c.config.env.deflate_ok, c.config.env.lz4_ok, c.config.env.zstd_ok),
+        None => (false, false, false, false),
     }
 }
 
@@ -167,7 +169,8 @@ fn to_py<'py>(py: Python<'py>, node: &Node, src: &[u8]) -> PyResult<Bound<'py, P
             }
         }
         Node::List(items) => {
-            let built: Vec<Bound<'py, PyAny>> = items.iter().map(|v| to_py(py, v, src)).collect::<PyResult<_>>()?;
+            let built: Vec<Bound<'py, PyAny>> =
+                items.iter().map(|v| to_py(py, v, src)).collect::<PyResult<_>>()?;
             PyList::new(py, built)?.into_any()
         }
         Node::Map(entries) => {
@@ -181,7 +184,11 @@ fn to_py<'py>(py: Python<'py>, node: &Node, src: &[u8]) -> PyResult<Bound<'py, P
     })
 }
 
-fn step_object<'py>(py: Python<'py>, step: &Step, original: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+fn step_object<'py>(
+    py: Python<'py>,
+    step: &Step,
+    original: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyAny>> {
     Ok(match step {
         Step::Key(k) => PyString::new(py, k).into_any(),
         _ => original.clone(),
@@ -273,10 +280,8 @@ pub fn decode_page<'py>(
         path_steps.push(objects.iter().map(step_of).collect::<PyResult<_>>()?);
         path_objects.push(objects);
     }
-    let slices: Vec<Option<&[u8]>> = items
-        .iter()
-        .map(|v| v.cast::<PyBytes>().ok().map(|b| b.as_bytes()))
-        .collect();
+    let slices: Vec<Option<&[u8]>> =
+        items.iter().map(|v| v.cast::<PyBytes>().ok().map(|b| b.as_bytes())).collect();
     let config = &configured.config;
     let outcomes: Vec<Option<Outcome>> = py.detach(|| {
         slices
@@ -306,7 +311,8 @@ pub fn decode_page<'py>(
     let mut handed: Vec<usize> = Vec::new();
     let mut interned: HashMap<&str, Bound<'py, PyString>> = HashMap::new();
     let none = py.None().into_bound(py);
-    let mut path_values: Vec<Vec<Bound<'py, PyAny>>> = path_steps.iter().map(|_| Vec::with_capacity(n)).collect();
+    let mut path_values: Vec<Vec<Bound<'py, PyAny>>> =
+        path_steps.iter().map(|_| Vec::with_capacity(n)).collect();
     let mut path_found: Vec<bool> = vec![false; path_steps.len()];
     let mut path_missed: Vec<Option<Missed>> = path_steps.iter().map(|_| None).collect();
     let empty = PyString::new(py, "");
@@ -350,7 +356,11 @@ pub fn decode_page<'py>(
             ""
         };
         if want_text {
-            texts.push(if outcome.kind == Kind::Text { PyString::new(py, text).into_any() } else { none.clone() });
+            texts.push(if outcome.kind == Kind::Text {
+                PyString::new(py, text).into_any()
+            } else {
+                none.clone()
+            });
         }
         if want_tree {
             trees.push(match &outcome.tree {

@@ -8,7 +8,7 @@ use crate::common::{hadoop_decode, hadoop_matches, starts_at, u32be, DErr, DRes,
 /// _raw._bound: most output `payload` input bytes can yield.
 #[inline]
 pub fn bound(payload: u64) -> u64 {
-    (payload * 64 + 2) / 3
+    (payload * 64).div_ceil(3)
 }
 
 /// _raw._varint: the preamble at `pos` (at most 5 bytes, < 2**32): (length, position after).

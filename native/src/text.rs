@@ -29,7 +29,11 @@ fn c0(b: u8) -> bool {
 }
 
 /// unwrap.stored_text. Err(HandBack): UTF-16 text (its rule reads Unicode categories).
-pub fn stored_text(value: &[u8], min_text_length: usize, short_text: usize) -> Result<Option<TextFound>, DErr> {
+pub fn stored_text(
+    value: &[u8],
+    min_text_length: usize,
+    short_text: usize,
+) -> Result<Option<TextFound>, DErr> {
     if value.len() < min_text_length {
         return Ok(None);
     }

@@ -25,6 +25,15 @@ impl Str {
             Str::Owned(text) => text,
         }
     }
+
+    /// The string's bytes (for comparisons: no UTF-8 check again).
+    #[inline]
+    pub fn bytes<'a>(&'a self, src: &'a [u8]) -> &'a [u8] {
+        match self {
+            Str::Span(start, len) => &src[*start as usize..(*start + *len) as usize],
+            Str::Owned(text) => text.as_bytes(),
+        }
+    }
 }
 
 #[derive(Debug)]
@@ -79,7 +88,7 @@ fn float_int_eq(f: f64, i: i128) -> bool {
 /// Whether Python's dict takes two scalar keys as the same key.
 fn key_eq(a: &Node, b: &Node, src: &[u8]) -> bool {
     match (a, b) {
-        (Node::Str(x), Node::Str(y)) => x.get(src) == y.get(src),
+        (Node::Str(x), Node::Str(y)) => x.bytes(src) == y.bytes(src),
         (Node::Bytes(a0, an), Node::Bytes(b0, bn)) => {
             src[*a0 as usize..(*a0 + *an) as usize] == src[*b0 as usize..(*b0 + *bn) as usize]
         }
@@ -87,7 +96,9 @@ fn key_eq(a: &Node, b: &Node, src: &[u8]) -> bool {
         _ => match (num(a), num(b)) {
             (Some(Num::Int(x)), Some(Num::Int(y))) => x == y,
             (Some(Num::Float(x)), Some(Num::Float(y))) => x == y,
-            (Some(Num::Float(f)), Some(Num::Int(i))) | (Some(Num::Int(i)), Some(Num::Float(f))) => float_int_eq(f, i),
+            (Some(Num::Float(f)), Some(Num::Int(i))) | (Some(Num::Int(i)), Some(Num::Float(f))) => {
+                float_int_eq(f, i)
+            }
             _ => false,
         },
     }
@@ -115,7 +126,7 @@ fn fnv(bytes: &[u8]) -> u64 {
 
 fn bucket(key: &Node, src: &[u8]) -> Bucket {
     match key {
-        Node::Str(s) => Bucket::Str(fnv(s.get(src).as_bytes())),
+        Node::Str(s) => Bucket::Str(fnv(s.bytes(src))),
         Node::Bytes(a, n) => Bucket::Bytes(fnv(&src[*a as usize..(*a + *n) as usize])),
         Node::Null => Bucket::Null,
         Node::Float(f) => {
@@ -194,7 +205,7 @@ impl MapBuilder {
 /// A JSON object's keys are all strings: a cheaper builder.
 pub struct StrMapBuilder {
     entries: Vec<(Node, Node)>,
-    index: Option<HashMap<Box<str>, usize>>,
+    index: Option<HashMap<Box<[u8]>, usize>>,
 }
 
 impl StrMapBuilder {
@@ -203,11 +214,11 @@ impl StrMapBuilder {
     }
 
     pub fn insert(&mut self, key: Str, value: Node, src: &[u8]) {
-        let text = key.get(src);
+        let text = key.bytes(src);
         if self.entries.len() < 12 && self.index.is_none() {
             for entry in self.entries.iter_mut() {
                 if let Node::Str(k) = &entry.0 {
-                    if k.get(src) == text {
+                    if k.bytes(src) == text {
                         entry.1 = value;
                         return;
                     }
@@ -220,7 +231,7 @@ impl StrMapBuilder {
             let mut index = HashMap::with_capacity(self.entries.len() * 2);
             for (i, entry) in self.entries.iter().enumerate() {
                 if let Node::Str(k) = &entry.0 {
-                    index.insert(Box::<str>::from(k.get(src)), i);
+                    index.insert(Box::<[u8]>::from(k.bytes(src)), i);
                 }
             }
             self.index = Some(index);
@@ -230,7 +241,7 @@ impl StrMapBuilder {
             self.entries[at].1 = value;
             return;
         }
-        index.insert(Box::<str>::from(text), self.entries.len());
+        index.insert(Box::<[u8]>::from(text), self.entries.len());
         self.entries.push((Node::Str(key), value));
     }
 
@@ -303,11 +314,14 @@ pub fn plausible_record(value: &Node, src: &[u8], table: &[u8]) -> Result<bool, 
     match value {
         Node::Map(entries) => Ok(entries.iter().any(|(k, v)| matches!(k, Node::Str(_)) || texty(v, src))),
         Node::List(items) => {
-            let has_map = items.iter().any(|v| matches!(v, Node::Map(e) if e.iter().any(|(k, _)| matches!(k, Node::Str(_)))));
+            let has_map = items
+                .iter()
+                .any(|v| matches!(v, Node::Map(e) if e.iter().any(|(k, _)| matches!(k, Node::Str(_)))));
             if has_map {
                 return Ok(true);
             }
-            let strings = items.iter().filter(|v| matches!(v, Node::Str(s) if !s.get(src).is_empty())).count();
+            let strings =
+                items.iter().filter(|v| matches!(v, Node::Str(s) if !s.get(src).is_empty())).count();
             Ok(strings >= 2)
         }
         _ => Ok(false),
@@ -386,7 +400,7 @@ pub fn child<'a>(node: &'a Node, step: &Step, src: &[u8]) -> Option<&'a Node> {
         Node::Map(entries) => match step {
             Step::Key(key) => entries
                 .iter()
-                .find(|(k, _)| matches!(k, Node::Str(s) if s.get(src) == key.as_str()))
+                .find(|(k, _)| matches!(k, Node::Str(s) if s.bytes(src) == key.as_bytes()))
                 .map(|(_, v)| v),
             Step::Index(i) => entries
                 .iter()

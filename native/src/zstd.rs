@@ -6,14 +6,20 @@
 use std::cell::RefCell;
 
 use zstd_sys::{
-    ZSTD_DCtx, ZSTD_DCtx_reset, ZSTD_DStreamOutSize, ZSTD_ResetDirective, ZSTD_createDCtx, ZSTD_decompressStream,
-    ZSTD_freeDCtx, ZSTD_inBuffer, ZSTD_isError, ZSTD_outBuffer,
+    ZSTD_DCtx, ZSTD_DCtx_reset, ZSTD_DStreamOutSize, ZSTD_ResetDirective, ZSTD_createDCtx,
+    ZSTD_decompressStream, ZSTD_freeDCtx, ZSTD_inBuffer, ZSTD_isError, ZSTD_outBuffer,
 };
 
 use crate::common::{frame_sequence, skip_skippable, starts_at, u32le, u64le, DErr, DRes, Decoded, Frame};
 
 pub const MAGIC: &[u8] = b"\x28\xb5\x2f\xfd";
 const BLOCK_MAX: u64 = 128 << 10;
+
+/// libzstd's release number (10507 for 1.5.7).
+pub fn version() -> i64 {
+    // SAFETY: returns a constant.
+    unsafe { zstd_sys::ZSTD_versionNumber() as i64 }
+}
 
 struct Dctx(*mut ZSTD_DCtx);
 
@@ -56,7 +62,13 @@ fn with_dctx<T>(f: impl FnOnce(*mut ZSTD_DCtx) -> Result<T, DErr>) -> Result<T, 
 
 /// One ZSTD_decompressStream call: writes into out[pos..pos+room] (spare capacity reserved by
 /// the caller) and advances `input_pos`. Err(Fail) on a libzstd error.
-fn stream_call(ctx: *mut ZSTD_DCtx, out: &mut Vec<u8>, room: usize, src: &[u8], input_pos: &mut usize) -> Result<usize, DErr> {
+fn stream_call(
+    ctx: *mut ZSTD_DCtx,
+    out: &mut Vec<u8>,
+    room: usize,
+    src: &[u8],
+    input_pos: &mut usize,
+) -> Result<usize, DErr> {
     let start = out.len();
     out.reserve(room);
     let mut output = ZSTD_outBuffer { dst: out.as_mut_ptr().cast(), size: start + room, pos: start };
@@ -382,5 +394,5 @@ pub fn decode(data: &[u8], cap: usize) -> DRes {
             }
         }
     }
-    frame_sequence(data, cap, true, &mut frame_at)
+    frame_sequence(data, cap, true, frame_at)
 }

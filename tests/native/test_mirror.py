@@ -36,11 +36,13 @@ def test_the_core_decodes_with_the_libraries_the_python_side_uses(native_core: N
     import zlib
 
     import lz4
+    import zstandard
 
     module = native.module()
-    assert lz4.library_version_string() == "1.9.4"  # the liblz4 release the core links (lz4-sys 1.10.0)
     assert module.ZLIB_VERSION == zlib.ZLIB_RUNTIME_VERSION
-    assert module.configured() == (True, True)
+    assert module.LZ4_VERSION == lz4.library_version_number()
+    assert module.ZSTD_VERSION == int("".join(f"{part:02d}" for part in zstandard.ZSTD_VERSION))
+    assert module.configured() == (True, True, True, True)
 
 
 def _config() -> dict[str, object]:
