@@ -97,17 +97,19 @@ def reader(name: str) -> Callable[[list[bytes]], int]:
     return native_reader
 
 
-def child(name: str, encoding: str, count: int) -> None:
-    values = _values(encoding, max(count, 600))
+def child(name: str, encoding: str, count: int, made: int) -> None:
+    """Make `made` values (as many in both runs: making them is not counted), warm the reader on
+    600 of them, then read `count` more."""
+    values = _values(encoding, made)
     run = reader(name)
     run(values[:600])  # warm: imports, contexts, configuration
     if count:
-        run(values[:count])
+        run(values[600:600 + count])
 
 
-def instructions(name: str, encoding: str, count: int) -> int:
+def instructions(name: str, encoding: str, count: int, made: int) -> int:
     command = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable, __file__,
-               "--child", name, encoding, str(count)]
+               "--child", name, encoding, str(count), str(made)]
     out = subprocess.run(command, capture_output=True, text=True, check=True, env=os.environ.copy())
     found = re.search(r"Collected : (\d+)", out.stderr)
     if found is None:
@@ -116,8 +118,8 @@ def instructions(name: str, encoding: str, count: int) -> int:
 
 
 def main() -> int:
-    if len(sys.argv) == 5 and sys.argv[1] == "--child":
-        child(sys.argv[2], sys.argv[3], int(sys.argv[4]))
+    if len(sys.argv) == 6 and sys.argv[1] == "--child":
+        child(sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]))
         return 0
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -133,12 +135,14 @@ def main() -> int:
         figures: dict[str, float] = {}
         for name in args.readers:
             if args.callgrind:
-                full = instructions(name, encoding, args.values)
-                figures[name] = (full - instructions(name, encoding, 0)) / args.values
+                made = args.values + 600
+                full = instructions(name, encoding, args.values, made)
+                figures[name] = (full - instructions(name, encoding, 0, made)) / args.values
             else:
-                values = _values(encoding, args.values)
+                values = _values(encoding, args.values + 600)
                 run = reader(name)
                 run(values[:600])
+                values = values[600:]
                 best = min(_timed(run, values) for _ in range(args.repeat))
                 figures[name] = best / len(values) * 1e6
         line = "  ".join(f"{name} {value:,.2f}" if not args.callgrind else f"{name} {value:,.0f}"

@@ -5,7 +5,7 @@
 
 use crate::common::{clip, DErr, Decoded};
 use crate::formats::{self, Env, Fmt};
-use crate::tree::{has_ext, Node};
+use crate::tree::{child, has_ext, keys_of_node, Node, PathRead, Step, Str};
 use crate::{cbor, json, msgpack, text};
 
 /// The record formats auto-detection knows (payload/formats, their `auto` FORMATs).
@@ -86,17 +86,54 @@ pub enum Payload {
     Owned(Vec<u8>),
 }
 
+/// Layers a label holds at the most (configure refuses a deeper walk).
+pub const MAX_LAYERS: usize = 8;
+
+/// A value's label, kept as its parts until the page's answer spells it (once per label).
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Label {
+    layers: [Option<Fmt>; MAX_LAYERS],
+    reading: &'static str,
+}
+
+impl Label {
+    fn new(chain: &[Fmt], reading: &'static str) -> Label {
+        let mut layers = [None; MAX_LAYERS];
+        for (slot, fmt) in layers.iter_mut().zip(chain) {
+            *slot = Some(*fmt);
+        }
+        Label { layers, reading }
+    }
+
+    /// The chain's labels and the reading joined by ">" ("" for no known format).
+    pub fn spell(&self) -> String {
+        let mut parts: Vec<&str> = self.layers.iter().flatten().map(|f| f.label()).collect();
+        if !self.reading.is_empty() {
+            parts.push(self.reading);
+        }
+        parts.join(">")
+    }
+}
+
+/// What a page wants of each value beside its kind, label and sizes.
+pub struct Want<'a> {
+    pub paths: &'a [Vec<Step>],
+    pub tree: bool,
+}
+
 pub struct Outcome {
     pub kind: Kind,
-    pub label: String,
+    pub label: Label,
     pub stored: usize,
     pub decoded: usize,
     pub cut: bool,
     pub payload: Payload,
     /// Text: the text is payload[..text_len] (as_text may drop a character the cap cut).
     pub text_len: usize,
-    /// Text: its JSON container, if any; Record: the record.
+    /// With want.tree: a text's JSON container, if any; a record.
     pub tree: Option<Node>,
+    /// A readable value (text or record, not cut): what each path reads in it.
+    pub reads: Vec<PathRead>,
 }
 
 impl Outcome {
@@ -107,7 +144,7 @@ impl Outcome {
         }
     }
 
-    fn plain(kind: Kind, label: String, stored: usize) -> Outcome {
+    fn plain(kind: Kind, label: Label, stored: usize) -> Outcome {
         Outcome {
             kind,
             label,
@@ -117,6 +154,7 @@ impl Outcome {
             payload: Payload::Stored,
             text_len: 0,
             tree: None,
+            reads: Vec::new(),
         }
     }
 }
@@ -259,18 +297,26 @@ fn record(
     Ok(None)
 }
 
-fn join(layers: &[Fmt], reading: &str) -> String {
-    let mut label = String::new();
-    for fmt in layers {
-        label.push_str(fmt.label());
-        label.push('>');
-    }
-    label.push_str(reading);
-    label
+/// What the paths read in a tree built here.
+fn reads_in(tree: &Node, paths: &[Vec<Step>], src: &[u8]) -> Vec<PathRead> {
+    paths
+        .iter()
+        .map(|steps| {
+            let mut node = tree;
+            for (depth, step) in steps.iter().enumerate() {
+                match child(node, step, src) {
+                    Some(next) => node = next,
+                    None => return PathRead::Missing { depth, keys: keys_of_node(node, src, 200) },
+                }
+            }
+            PathRead::Node(node.clone())
+        })
+        .collect()
 }
 
-/// A text reading (the payload is the text, or starts with it): its label (json or text) and
-/// JSON container.
+/// A text reading of payload[..text_len]: json or text, its JSON container (want.tree) and the
+/// paths' reads (a text that is no JSON container is its own tree: a str).
+#[allow(clippy::too_many_arguments)]
 fn text_outcome(
     layers: &[Fmt],
     payload: Payload,
@@ -279,60 +325,95 @@ fn text_outcome(
     stored: usize,
     cut: bool,
     nodes: usize,
+    want: &Want,
 ) -> Result<Outcome, DErr> {
-    let tree = json::json_container(bytes, 0, text_len, nodes)?;
-    let reading = if tree.is_some() { "json" } else { "text" };
+    let (json, tree, mut reads) = if want.tree {
+        let tree = json::json_container(bytes, 0, text_len, nodes)?;
+        let reads = match (&tree, cut) {
+            (Some(tree), false) => reads_in(tree, want.paths, bytes),
+            _ => Vec::new(),
+        };
+        (tree.is_some(), tree, reads)
+    } else {
+        match json::json_paths(bytes, 0, text_len, nodes, if cut { &[] } else { want.paths })? {
+            Some(reads) => (true, None, reads),
+            None => (false, None, Vec::new()),
+        }
+    };
+    if !json && !cut {
+        let text = Node::Str(Str::Span(0, text_len as u32));
+        reads = want
+            .paths
+            .iter()
+            .map(|steps| {
+                if steps.is_empty() {
+                    PathRead::Node(text.clone())
+                } else {
+                    PathRead::Missing { depth: 0, keys: Vec::new() }
+                }
+            })
+            .collect();
+    }
+    if cut {
+        reads.clear();
+    }
     Ok(Outcome {
         kind: Kind::Text,
-        label: join(layers, reading),
+        label: Label::new(layers, if json { "json" } else { "text" }),
         stored,
         decoded: bytes.len(),
         cut,
         payload,
         text_len,
         tree,
+        reads,
     })
 }
 
+#[allow(clippy::too_many_arguments)]
 fn record_outcome(
     layers: &[Fmt],
     payload: Payload,
+    bytes: &[u8],
     tree: Node,
-    name: &str,
+    name: &'static str,
     stored: usize,
     decoded: usize,
+    want: &Want,
 ) -> Result<Outcome, DErr> {
     if has_ext(&tree) {
         return Err(DErr::HandBack); // a Tagged value: built by the Python side
     }
+    let reads = reads_in(&tree, want.paths, bytes);
     Ok(Outcome {
         kind: Kind::Record,
-        label: join(layers, name),
+        label: Label::new(layers, name),
         stored,
         decoded,
         cut: false,
         payload,
         text_len: 0,
-        tree: Some(tree),
+        tree: if want.tree { Some(tree) } else { None },
+        reads,
     })
 }
 
 /// read_payload of a value no container was found around (RAW with a quiet reason).
-fn uncontained(cfg: &Config, value: &[u8], nodes: usize) -> Result<Outcome, DErr> {
+fn uncontained(cfg: &Config, value: &[u8], nodes: usize, want: &Want) -> Result<Outcome, DErr> {
     let n = value.len();
     if let Some(found) = text::stored_text(value, cfg.min_text_length, cfg.short_text)? {
-        return text_outcome(&[], Payload::Stored, value, found.len, n, false, nodes);
+        return text_outcome(&[], Payload::Stored, value, found.len, n, false, nodes, want);
     }
     if n >= cfg.min_structured_length {
         if let Some((tree, name)) = record(cfg, value, 0, n, nodes)? {
-            return record_outcome(&[], Payload::Stored, tree, name, n, n);
+            return record_outcome(&[], Payload::Stored, value, tree, name, n, n, want);
         }
     }
-    Ok(Outcome::plain(Kind::NoFormat, String::new(), n))
+    Ok(Outcome::plain(Kind::NoFormat, Label::new(&[], ""), n))
 }
 
 /// One value, as unwrap(value, "auto", cap) reads it.
-pub fn decode_value(cfg: &Config, value: &[u8], cap: usize) -> Result<Outcome, DErr> {
+pub fn decode_value(cfg: &Config, value: &[u8], cap: usize, want: &Want) -> Result<Outcome, DErr> {
     let n = value.len();
     if n > (u32::MAX >> 1) as usize || cap > (u32::MAX >> 1) as usize {
         return Err(DErr::HandBack); // spans are 32-bit
@@ -340,18 +421,18 @@ pub fn decode_value(cfg: &Config, value: &[u8], cap: usize) -> Result<Outcome, D
     let nodes = cfg.nodes_for(cap);
     if n < cfg.min_auto_length {
         if n == 0 {
-            return Ok(Outcome::plain(Kind::NoFormat, String::new(), 0));
+            return Ok(Outcome::plain(Kind::NoFormat, Label::new(&[], ""), 0));
         }
-        return uncontained(cfg, value, nodes);
+        return uncontained(cfg, value, nodes, want);
     }
     let (fmt, dec) = match decode_auto(cfg, value, cap)? {
         Auto::Nothing => {
             if cfg.stream(value) {
                 return Err(DErr::HandBack); // a serialization stream stored as is
             }
-            return uncontained(cfg, value, nodes);
+            return uncontained(cfg, value, nodes, want);
         }
-        Auto::Failed(fmt) => return Ok(Outcome::plain(Kind::Failed, fmt.label().to_string(), n)),
+        Auto::Failed(fmt) => return Ok(Outcome::plain(Kind::Failed, Label::new(&[fmt], ""), n)),
         Auto::Found(fmt, dec) => (fmt, dec),
     };
     // contained + _payload: the layers inside, while depth and budget allow
@@ -380,32 +461,24 @@ pub fn decode_value(cfg: &Config, value: &[u8], cap: usize) -> Result<Outcome, D
     // _text_or_binary
     let size = data.len();
     if let Some(found) = text::as_text(&data, cut) {
-        let tree = json::json_container(&data, 0, found.len, nodes)?;
-        let reading = if tree.is_some() { "json" } else { "text" };
-        return Ok(Outcome {
-            kind: Kind::Text,
-            label: join(&layers, reading),
-            stored: n,
-            decoded: size,
-            cut,
-            payload: Payload::Owned(data),
-            text_len: found.len,
-            tree,
-        });
+        let outcome = text_outcome(&layers, Payload::Stored, &data, found.len, n, cut, nodes, want)?;
+        return Ok(Outcome { payload: Payload::Owned(data), ..outcome });
     }
     if !cut && size >= cfg.min_structured_length {
         if let Some((tree, name)) = record(cfg, &data, 0, size, nodes)? {
-            return record_outcome(&layers, Payload::Owned(data), tree, name, n, size);
+            let outcome = record_outcome(&layers, Payload::Stored, &data, tree, name, n, size, want)?;
+            return Ok(Outcome { payload: Payload::Owned(data), ..outcome });
         }
     }
     Ok(Outcome {
         kind: Kind::Binary,
-        label: join(&layers, "binary"),
+        label: Label::new(&layers, "binary"),
         stored: n,
         decoded: size,
         cut,
         payload: Payload::Owned(data),
         text_len: 0,
         tree: None,
+        reads: Vec::new(),
     })
 }

@@ -5,7 +5,7 @@
 use crate::common::{DErr, DRes, Decoded};
 use crate::{deflate, lz4, snappy, zstd};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Fmt {
     Zstd,
     Lz4Frame,

@@ -1,7 +1,7 @@
 //! The Python-facing calls: configure() from the registry's data, and decode_page(), one call
 //! per column per page: the values decoded with the GIL released, then their columns built.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Once, RwLock};
@@ -11,9 +11,9 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyList, PyString, PyTuple};
 
 use crate::common::DErr;
-use crate::engine::{decode_value, Config, Kind, Outcome, Record};
+use crate::engine::{decode_value, Config, Kind, Label, Outcome, Record, Want, MAX_LAYERS};
 use crate::formats::{Env, Fmt, KNOWN};
-use crate::tree::{child, keys_of, Node, Step};
+use crate::tree::{Node, PathRead, Step};
 
 /// Panics caught at a value's boundary (the value was handed back): a bug, which the tests
 /// assert never happens; counted instead of printed in the middle of the shell's output.
@@ -116,6 +116,9 @@ pub fn configure(config: &Bound<'_, PyDict>) -> PyResult<()> {
     };
     if built.min_auto_length == 0 || built.default_cap == 0 {
         return Err(PyValueError::new_err("configure: zero thresholds"));
+    }
+    if built.walk_depth > MAX_LAYERS {
+        return Err(PyValueError::new_err(format!("configure: a walk deeper than {MAX_LAYERS} layers")));
     }
     let mut slot = CONFIGURED.write().map_err(|_| PyRuntimeError::new_err("configuration lock poisoned"))?;
     *slot = Some(Arc::new(Configured { config: built }));
@@ -230,30 +233,6 @@ fn note(missed: &mut Option<Missed>, depth: usize, step: usize, keys: &[&str]) {
     }
 }
 
-/// What a path reads of one value's tree (query.evaluate.Evaluator.read).
-enum Read<'a> {
-    Node(&'a Node),
-    Text(&'a str),
-    Missing { depth: usize, keys: Vec<&'a str> },
-}
-
-fn read_path<'a>(root_node: Option<&'a Node>, root_text: &'a str, steps: &[Step], src: &'a [u8]) -> Read<'a> {
-    let Some(mut node) = root_node else {
-        // a text that is no JSON container: its tree is the text itself
-        if steps.is_empty() {
-            return Read::Text(root_text);
-        }
-        return Read::Missing { depth: 0, keys: Vec::new() };
-    };
-    for (depth, step) in steps.iter().enumerate() {
-        match child(node, step, src) {
-            Some(next) => node = next,
-            None => return Read::Missing { depth, keys: keys_of(node, src, MISS_KEYS) },
-        }
-    }
-    Read::Node(node)
-}
-
 /// decode_page(values, cap, paths, want_text, want_tree, missing) -> (kinds, labels, stored,
 /// decoded, cut, texts, trees, paths, handed_back): see cqlsh_ext/payload/native.py.
 #[pyfunction]
@@ -283,12 +262,13 @@ pub fn decode_page<'py>(
     let slices: Vec<Option<&[u8]>> =
         items.iter().map(|v| v.cast::<PyBytes>().ok().map(|b| b.as_bytes())).collect();
     let config = &configured.config;
+    let want = Want { paths: &path_steps, tree: want_tree };
     let outcomes: Vec<Option<Outcome>> = py.detach(|| {
         slices
             .iter()
             .map(|value| {
                 let value = (*value)?;
-                match catch_unwind(AssertUnwindSafe(|| decode_value(config, value, cap))) {
+                match catch_unwind(AssertUnwindSafe(|| decode_value(config, value, cap, &want))) {
                     Ok(Ok(outcome)) => Some(outcome),
                     Ok(Err(DErr::HandBack)) | Ok(Err(_)) => None,
                     Err(_) => {
@@ -309,7 +289,7 @@ pub fn decode_page<'py>(
     let mut texts: Vec<Bound<'py, PyAny>> = Vec::new();
     let mut trees: Vec<Bound<'py, PyAny>> = Vec::new();
     let mut handed: Vec<usize> = Vec::new();
-    let mut interned: HashMap<&str, Bound<'py, PyString>> = HashMap::new();
+    let mut interned: Vec<(Label, Bound<'py, PyString>)> = Vec::new();
     let none = py.None().into_bound(py);
     let mut path_values: Vec<Vec<Bound<'py, PyAny>>> =
         path_steps.iter().map(|_| Vec::with_capacity(n)).collect();
@@ -339,11 +319,11 @@ pub fn decode_page<'py>(
         let src = outcome.bytes(slices[i].unwrap_or(&[]));
         kinds.push(outcome.kind as u8);
         cuts.push(outcome.cut as u8);
-        let label = match interned.get(outcome.label.as_str()) {
-            Some(label) => label.clone(),
+        let label = match interned.iter().find(|(known, _)| *known == outcome.label) {
+            Some((_, label)) => label.clone(),
             None => {
-                let label = PyString::new(py, &outcome.label);
-                interned.insert(outcome.label.as_str(), label.clone());
+                let label = PyString::new(py, &outcome.label.spell());
+                interned.push((outcome.label, label.clone()));
                 label
             }
         };
@@ -368,26 +348,19 @@ pub fn decode_page<'py>(
                 None => none.clone(),
             });
         }
-        let readable = (outcome.kind == Kind::Text || outcome.kind == Kind::Record) && !outcome.cut;
-        for (p, steps) in path_steps.iter().enumerate() {
-            if !readable {
-                path_values[p].push(none.clone());
-                continue;
-            }
-            match read_path(outcome.tree.as_ref(), text, steps, src) {
-                Read::Node(node) => {
+        for (p, values) in path_values.iter_mut().enumerate() {
+            match outcome.reads.get(p) {
+                None => values.push(none.clone()), // not readable: cut, binary, no known format, failed
+                Some(PathRead::Node(node)) => {
                     path_found[p] = true;
-                    path_values[p].push(to_py(py, node, src)?);
+                    values.push(to_py(py, node, src)?);
                 }
-                Read::Text(t) => {
-                    path_found[p] = true;
-                    path_values[p].push(PyString::new(py, t).into_any());
-                }
-                Read::Missing { depth, keys } => {
+                Some(PathRead::Missing { depth, keys }) => {
                     if !path_found[p] {
-                        note(&mut path_missed[p], depth, depth, &keys);
+                        let keys: Vec<&str> = keys.iter().map(|k| k.get(src)).collect();
+                        note(&mut path_missed[p], *depth, *depth, &keys);
                     }
-                    path_values[p].push(missing.clone());
+                    values.push(missing.clone());
                 }
             }
         }

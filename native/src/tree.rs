@@ -7,7 +7,7 @@ use std::collections::HashMap;
 
 /// A string of the tree: a span of the payload's bytes (valid UTF-8), or text of its own
 /// (a JSON string with escapes).
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub enum Str {
     Span(u32, u32),
     Owned(Box<str>),
@@ -26,6 +26,11 @@ impl Str {
         }
     }
 
+    /// The same string (a span stays a span).
+    pub fn copy(&self) -> Str {
+        self.clone()
+    }
+
     /// The string's bytes (for comparisons: no UTF-8 check again).
     #[inline]
     pub fn bytes<'a>(&'a self, src: &'a [u8]) -> &'a [u8] {
@@ -36,7 +41,7 @@ impl Str {
     }
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub enum Node {
     Null,
     Bool(bool),
@@ -427,13 +432,20 @@ pub fn child<'a>(node: &'a Node, step: &Step, src: &[u8]) -> Option<&'a Node> {
     }
 }
 
-/// evaluate._keys_of: a mapping's string keys (at most `limit`), () for anything else.
-pub fn keys_of<'a>(node: &'a Node, src: &'a [u8], limit: usize) -> Vec<&'a str> {
+/// What a path read in a value: the node there, or where the walk stopped (the step's index,
+/// and the string keys of the mapping there: query.evaluate.Miss).
+pub enum PathRead {
+    Node(Node),
+    Missing { depth: usize, keys: Vec<Str> },
+}
+
+/// keys_of as the tree's own strings.
+pub fn keys_of_node(node: &Node, _src: &[u8], limit: usize) -> Vec<Str> {
     let mut keys = Vec::new();
     if let Node::Map(entries) = node {
         for (k, _) in entries {
             if let Node::Str(s) = k {
-                keys.push(s.get(src));
+                keys.push(s.clone());
                 if keys.len() >= limit {
                     break;
                 }

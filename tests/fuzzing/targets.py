@@ -310,7 +310,7 @@ def _native(data: bytes) -> None:
 
     from cqlsh_ext.payload import native
 
-    from .native_diff import compare
+    from .native_diff import both
 
     if not native.available():
         if os.environ.get("CI") == "true" and os.environ.get(native.ENV) != "0":
@@ -318,7 +318,7 @@ def _native(data: bytes) -> None:
         return
     paths: list[tuple[str | int, ...]] = [("a",), (0,), ("status",), ("a", 0, "b")]
     for cap in (CAP, 300):
-        counts = compare([data, data[: len(data) // 2], data], cap, paths)
+        counts = both([data, data[: len(data) // 2], data], cap, paths)
         if counts.differences:
             raise Violation(f"native core != Python engine: {counts.differences[0][:600]}")
 

@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import corpora  # noqa: E402
 from conftest import record  # noqa: E402
-from fuzzing.native_diff import CAPS, Counts, check, compare  # noqa: E402
+from fuzzing.native_diff import CAPS, Counts, both, check, compare  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("native_core")
 DEFAULT_CAP = CAPS[0]
@@ -176,7 +176,8 @@ def json_page(rng: random.Random) -> list[bytes]:
 @settings(max_examples=200, deadline=None, derandomize=True)
 @given(st.randoms(use_true_random=False), st.sampled_from(CAPS[:4]))
 def test_generated_json(rnd: random.Random, cap: int) -> None:
-    assert_same("generated JSON", compare(json_page(rnd), cap, [("a",), (0,), ("b", "c"), ("a", 0)]))
+    paths: list[tuple[str | int, ...]] = [("a",), (0,), ("b", "c"), ("a", 0), ("a", -1), ()]
+    assert_same("generated JSON", both(json_page(rnd), cap, paths))
 
 
 def record_page(rng: random.Random) -> list[bytes]:
@@ -202,7 +203,7 @@ def record_page(rng: random.Random) -> list[bytes]:
 @given(st.randoms(use_true_random=False), st.sampled_from(CAPS[:3]))
 def test_generated_msgpack_and_cbor(rnd: random.Random, cap: int) -> None:
     paths: list[tuple[str | int, ...]] = [(0,), (1,), ("a",), (0, 0), ("k",), ("status", 0)]
-    assert_same("generated MessagePack and CBOR", compare(record_page(rnd), cap, paths))
+    assert_same("generated MessagePack and CBOR", both(record_page(rnd), cap, paths))
 
 
 @st.composite
@@ -224,7 +225,7 @@ def texts(draw: st.DrawFn) -> bytes:
 @settings(max_examples=300, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(texts(), min_size=1, max_size=8), st.sampled_from([DEFAULT_CAP, 40, 33, 32, 31, 11, 10, 9]))
 def test_generated_texts(values: list[bytes], cap: int) -> None:
-    assert_same("generated texts", compare(values, cap, [("a",)]))
+    assert_same("generated texts", both(values, cap, [("a",), ()]))
 
 
 _POOL = corpora.seeds() + corpora.produced(native_only=True)[::3] + corpora.orders(60, seed=9)
@@ -235,7 +236,7 @@ _POOL = corpora.seeds() + corpora.produced(native_only=True)[::3] + corpora.orde
        st.sampled_from(CAPS))
 def test_mutated_values(values: list[bytes], rnd: random.Random, cap: int) -> None:
     mutated = [corpora.mutate(v, rnd) for v in values]
-    assert_same("mutated values", compare(mutated + values, cap, corpora.PATHS))
+    assert_same("mutated values", both(mutated + values, cap, corpora.PATHS))
 
 
 def test_paths_and_their_deepest_misses() -> None:
@@ -248,7 +249,7 @@ def test_paths_and_their_deepest_misses() -> None:
     total = Counts()
     for start in range(len(values)):  # the page order matters to the misses noted
         order = values[start:] + values[:start]
-        total.add(compare(order, DEFAULT_CAP, paths))
+        total.add(both(order, DEFAULT_CAP, paths))
     assert_same("paths and misses", total)
 
 
@@ -260,7 +261,7 @@ def test_a_long_differential_sweep() -> None:
     total = Counts()
     for _ in range(400):
         page = [corpora.mutate(rng.choice(pool), rng) for _ in range(32)]
-        total.add(compare(page, rng.choice(CAPS), corpora.PATHS))
+        total.add(both(page, rng.choice(CAPS), corpora.PATHS))
     assert_same("long sweep (mutated)", total)
 
 
@@ -269,7 +270,7 @@ def test_math_is_exact_for_floats() -> None:
     values = [json.dumps([x]).encode() for x in (0.1, -0.0, 1e308, 5e-324, 2.2250738585072014e-308,
                                                    123456789.123456789, math.pi)]
     values.append(b"[1.7976931348623159e308, 4.9406564584124654e-324, 0.30000000000000004]")
-    assert_same("floats", compare(values, DEFAULT_CAP, [(0,)]))
+    assert_same("floats", both(values, DEFAULT_CAP, [(0,)]))
 
 
 def test_the_comparison_sees_each_kind_of_difference(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -318,3 +319,24 @@ def test_concatenated_members_frames_and_budgets() -> None:
     values += [zstd(v) for v in values[-5:]]
     caps = (DEFAULT_CAP, 64 << 10, len(doc), len(doc) + 1, 2 * len(doc), 2 * len(doc) - 1, 300, 41)
     assert_same("concatenations and budgets", run(values, caps))
+
+
+def test_json_paths_read_without_building_the_rest() -> None:
+    # The core reads a JSON text's paths as it validates it, building only the values found:
+    # duplicate keys (the last value, at the first key's place), escaped keys, negative indexes,
+    # paths through scalars and lists, the text itself, and a value it cannot build elsewhere.
+    values = [b'{"a": {"b": 1}, "a": {"c": 2}, "z": 0}', b'{"st\\u0061tus": "x", "status": "y", "q": []}',
+              b'{"a": [10, {"b": [1, 2]}, 30], "k": "\\ud800 lone, not read"}',
+              b'[{"a": 1}, {"a": 2}, "s"]',
+              b'{"a": 1, "a": {"b": {"c": "deep"}}, "b": 2, "a": {"b": {"c": "last"}}}',
+              json.dumps({f"k{i}": i for i in range(250)} | {"k3": "dup"}).encode(),
+              b'  {"a": {"b": "\\u00e9t\\u00e9"}, "n": -0, "f": 1E400}  ',
+              b'{"a": null, "b": {"c": [[], {}]}}',
+              b'[1, 2, 3] and then not JSON', b'"a JSON string is no container"']
+    paths: list[tuple[str | int, ...]] = [("a",), ("a", "b"), ("a", "b", "c"), ("status",), ("a", -1),
+                                          ("a", 1, "b", 0), (0, "a"), (-1,), (2,), ("k3",), ("k249",),
+                                          ("k9999",), ("a", "c"), ("b", "c", 1), (), ("n",), ("f",), ("k",)]
+    total = Counts()
+    for start in range(len(values)):
+        total.add(both(values[start:] + values[:start], DEFAULT_CAP, paths))
+    assert_same("JSON paths without trees", total)
