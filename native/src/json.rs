@@ -113,7 +113,7 @@ pub fn json_paths(
 }
 
 impl Parser<'_> {
-    #[inline]
+    #[inline(always)]
     fn skip_ws(&mut self, end: usize) {
         while self.pos < end && ws(self.src[self.pos]) {
             self.pos += 1;
@@ -321,38 +321,64 @@ impl Parser<'_> {
             }
             return Ok(());
         }
-        // an object: its string keys (the first 200 distinct ones) for the paths that miss here
-        let mut keys: Vec<Str> = Vec::new();
+        // an object: each member's key against the paths' next steps
+        let body = self.pos;
         let mut matched = vec![false; selected.len()];
         let src = self.src;
         self.members(end, |parser, (start, close, escaped, lone)| {
-            if lone {
-                return Err(Stop::HandBack); // a key Rust cannot hold
-            }
-            let key: Str = if escaped {
-                Str::Owned(unescape(&src[start..close]).into_boxed_str())
-            } else {
-                Str::Span(start as u32, (close - start) as u32)
-            };
-            let text = key.bytes(src);
             let mut next: Vec<(usize, usize)> = Vec::new();
             for (slot, &(p, k)) in selected.iter().enumerate() {
-                if matches!(&paths[p][k], Step::Key(wanted) if wanted.as_bytes() == text) {
-                    matched[slot] = true;
-                    next.push((p, k + 1));
+                if let Step::Key(wanted) = &paths[p][k] {
+                    let same = if lone {
+                        false // a step is a str Rust holds: never a lone surrogate
+                    } else if escaped {
+                        unescape(&src[start..close]).as_bytes() == wanted.as_bytes()
+                    } else {
+                        &src[start..close] == wanted.as_bytes()
+                    };
+                    if same {
+                        matched[slot] = true;
+                        next.push((p, k + 1));
+                    }
                 }
-            }
-            if keys.len() < MISS_KEYS && !keys.iter().any(|seen| seen.bytes(src) == text) {
-                keys.push(key);
             }
             parser.select(depth + 1, end, &next, paths, out)
         })?;
+        if matched.iter().all(|&m| m) {
+            return Ok(());
+        }
+        // a path misses here: the mapping's string keys (the first 200 distinct), read again
+        let keys = Parser { src, pos: body }.keys(depth, end)?;
         for (slot, &(p, k)) in selected.iter().enumerate() {
             if !matched[slot] {
                 out[p] = PathRead::Missing { depth: k, keys: keys.iter().map(|key| key.copy()).collect() };
             }
         }
         Ok(())
+    }
+
+    /// The distinct string keys of an object (after its brace), the first MISS_KEYS of them, in
+    /// the order a dict keeps them (a repeated key at its first place).
+    fn keys(&mut self, depth: usize, end: usize) -> Result<Vec<Str>, Stop> {
+        let mut keys: Vec<Str> = Vec::new();
+        let src = self.src;
+        self.members(end, |parser, (start, close, escaped, lone)| {
+            if keys.len() < MISS_KEYS {
+                if lone {
+                    return Err(Stop::HandBack); // a key Rust cannot hold
+                }
+                let key = if escaped {
+                    Str::Owned(unescape(&src[start..close]).into_boxed_str())
+                } else {
+                    Str::Span(start as u32, (close - start) as u32)
+                };
+                if !keys.iter().any(|seen| seen.bytes(src) == key.bytes(src)) {
+                    keys.push(key);
+                }
+            }
+            parser.skip(depth + 1, end)
+        })?;
+        Ok(keys)
     }
 
     fn constant(&mut self, word: &[u8], node: Node, end: usize) -> Result<Node, Stop> {
@@ -442,6 +468,10 @@ impl Parser<'_> {
         let mut escaped = false;
         let mut lone = false;
         while i < end {
+            i = crate::scan::string_special(src, i, end);
+            if i >= end {
+                break;
+            }
             let b = src[i];
             if b == b'"' {
                 self.pos = i + 1;

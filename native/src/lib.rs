@@ -15,6 +15,7 @@ mod json;
 mod lz4;
 mod msgpack;
 mod page;
+mod scan;
 mod snappy;
 mod text;
 mod tree;

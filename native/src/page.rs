@@ -143,7 +143,8 @@ pub fn known_containers() -> Vec<(&'static str, char)> {
 
 fn step_of(obj: &Bound<'_, PyAny>) -> PyResult<Step> {
     if let Ok(s) = obj.cast::<PyString>() {
-        return Ok(Step::Key(s.to_str()?.to_owned()));
+        // a str with a lone surrogate matches no key read here (they are handed back)
+        return Ok(s.to_str().map(|k| Step::Key(k.to_owned())).unwrap_or(Step::Huge));
     }
     match obj.extract::<i128>() {
         Ok(i) => Ok(Step::Index(i)),

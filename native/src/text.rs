@@ -22,12 +22,6 @@ fn control(b: u8) -> bool {
     b <= 0x08 || b == 0x0b || b == 0x0c || (0x0e..=0x1f).contains(&b) || b == 0x7f
 }
 
-/// _C0_BYTES: C0 controls and DEL.
-#[inline]
-fn c0(b: u8) -> bool {
-    b < 0x20 || b == 0x7f
-}
-
 /// unwrap.stored_text. Err(HandBack): UTF-16 text (its rule reads Unicode categories).
 pub fn stored_text(
     value: &[u8],
@@ -46,7 +40,7 @@ pub fn stored_text(
     if std::str::from_utf8(value).is_err() {
         return Ok(None);
     }
-    if value.iter().any(|&b| control(b)) {
+    if crate::scan::any_c0(value) && value.iter().any(|&b| control(b)) {
         return Ok(None);
     }
     if !value.is_ascii() {
@@ -80,7 +74,7 @@ pub fn as_text(data: &[u8], cut: bool) -> Option<TextFound> {
             &data[..start]
         }
     };
-    if !text.iter().any(|&b| c0(b)) {
+    if !crate::scan::any_c0(text) {
         return Some(TextFound { len: text.len() });
     }
     // At most 1 % control characters (other than tab, LF, CR), counted in characters.

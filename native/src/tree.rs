@@ -395,7 +395,7 @@ pub fn has_ext(value: &Node) -> bool {
 pub enum Step {
     Key(String),
     Index(i128),
-    /// An integer step past i128: matches nothing.
+    /// A step nothing read here can match: an integer past i128, a str with a lone surrogate.
     Huge,
 }
 
