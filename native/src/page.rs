@@ -11,7 +11,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyList, PyString, PyTuple};
 
 use crate::common::DErr;
-use crate::engine::{decode_value, Config, Kind, Label, Outcome, Record, Want, MAX_LAYERS};
+use crate::engine::{decode_value, Config, Kind, Label, Outcome, Payload, Record, Want, MAX_LAYERS};
 use crate::formats::{Env, Fmt, KNOWN};
 use crate::tree::{Node, PathRead, Step};
 
@@ -209,6 +209,9 @@ struct Missed {
 
 const MISS_KEYS: usize = 200;
 
+/// Decoded bytes a page keeps for its answer at the most (then its other values go back).
+const RETAINED: usize = 256 << 20;
+
 fn note(missed: &mut Option<Missed>, depth: usize, step: usize, keys: &[&str]) {
     match missed {
         Some(known) if depth < known.depth => {}
@@ -265,18 +268,38 @@ pub fn decode_page<'py>(
     let config = &configured.config;
     let want = Want { paths: &path_steps, tree: want_tree };
     let outcomes: Vec<Option<Outcome>> = py.detach(|| {
+        // Decoded bytes kept for the answer (texts, values read), over the page: a page of
+        // bombs must not hold a hundred outputs at the cap at once (the Python engine holds
+        // one): past RETAINED, the rest of the page is handed back.
+        let mut retained = 0usize;
         slices
             .iter()
             .map(|value| {
                 let value = (*value)?;
-                match catch_unwind(AssertUnwindSafe(|| decode_value(config, value, cap, &want))) {
-                    Ok(Ok(outcome)) => Some(outcome),
-                    Ok(Err(DErr::HandBack)) | Ok(Err(_)) => None,
-                    Err(_) => {
-                        crate::lz4::abandon();
-                        None
-                    }
+                if retained > RETAINED {
+                    return None;
                 }
+                let mut outcome =
+                    match catch_unwind(AssertUnwindSafe(|| decode_value(config, value, cap, &want))) {
+                        Ok(Ok(outcome)) => outcome,
+                        Ok(Err(DErr::HandBack)) | Ok(Err(_)) => return None,
+                        Err(_) => {
+                            crate::lz4::abandon();
+                            return None;
+                        }
+                    };
+                let needed = match outcome.kind {
+                    Kind::Text => want_text || want_tree || !outcome.reads.is_empty(),
+                    Kind::Record => want_tree || !outcome.reads.is_empty(),
+                    _ => false,
+                };
+                if !needed {
+                    outcome.payload = Payload::Stored; // nothing in the answer points into it
+                    outcome.text_len = 0;
+                } else if let Payload::Owned(data) = &outcome.payload {
+                    retained += data.len();
+                }
+                Some(outcome)
             })
             .collect()
     });
