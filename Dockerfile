@@ -108,7 +108,9 @@ RUN missing="" \
 
 COPY --from=build /opt/cqlsh-ext /opt/cqlsh-ext
 
+# CQLSH_EXT_IMAGE: a missing extra's hint says to build the image with it (pip is not in the image).
 ENV PATH="/opt/cqlsh-ext/bin:${PATH}" \
+    CQLSH_EXT_IMAGE=1 \
     HOME=/home/cqlsh \
     LANG=C.UTF-8 \
     PYTHONUNBUFFERED=1 \

@@ -197,7 +197,9 @@ def per_value(quick: bool = False) -> None:
     from cbor2 import dumps as cbor_dumps
     from cbor2 import loads as cbor_loads
 
-    from cqlsh_ext.payload.unwrap import TEXT, json_container, unwrap
+    from cqlsh_ext.payload.json_text import json_container
+    from cqlsh_ext.payload.unwrap import unwrap
+    from cqlsh_ext.payload.view import TEXT
 
     try:
         from cqlsh_ext.payload.engine import ValueEngine

@@ -1,17 +1,22 @@
-"""Instructions per value of the query evaluator, counted by valgrind (callgrind): a figure that
-does not move with the machine's load, for steering work on the value engine where wall times
+"""Instructions per value of the value engine's readers, counted by valgrind (callgrind): a figure
+that does not move with the machine's load, for steering work on the value engine where wall times
 spread by a quarter from run to run.
 
-    .venv/bin/python bench/engine_instructions.py [--values 3000] [--statements filter group paths]
+    .venv/bin/python bench/engine_instructions.py [--values 3000]
+                                                  [--statements filter group paths stats display export]
                                                   [--encodings mixed json random ...]
                                                   [--before OTHER_CHECKOUT]
 
-Per statement and encoding: `Evaluator.evaluate_page` over pages of tools/orders.py's order
-table (no server: the values as the driver hands them over), in a process run twice under
-callgrind, once with --values values and once with none; the difference over --values is the
-figure. "magic" is the magic-byte + orjson script's loop of bench/query_scan.py on the same
-values, the floor a user's script sets. With --before, the same count of another checkout
-(its cqlsh_ext first on sys.path) beside each figure. Needs valgrind on PATH.
+Per reader and encoding, over pages of tools/orders.py's order table (no server: the values as
+the driver hands them over), at the default 4 MiB output cap: the query evaluator on a statement
+(`filter`, `group`, `paths`: `Evaluator.evaluate_page`), COMPRESSION STATS (`stats`:
+`Stats.add_rows`), the display (`display`: a page prepared and every cell formatted, as -e
+prints it) and the export's sink (`export`: the paths statement's answer split into Parquet's
+columns, the blob decoded). Each runs in a process twice under callgrind, once with --values
+values and once with none; the difference over --values is the figure. "magic" is the magic-byte
++ orjson script's loop of bench/query_scan.py on the same values, the floor a user's script sets.
+With --before, the same count of another checkout (its cqlsh_ext first on sys.path) beside each
+figure. Needs valgrind on PATH.
 """
 
 from __future__ import annotations
@@ -33,6 +38,10 @@ STATEMENTS = {
     "paths": "SELECT ck, data.status, data.n, data.customer.name, data.items FROM t "
              "WHERE data.\"order-id\" IS NOT NULL ALLOW FILTERING",
 }
+#: The readers that are not a statement of the evaluator's.
+READERS = ("stats", "display", "export")
+EXPORT = ("SELECT ck, data, data.status, data.n FROM t WHERE data.\"order-id\" IS NOT NULL "
+          "ALLOW FILTERING")
 WARM = 600
 
 
@@ -51,17 +60,67 @@ def measured(statement: str, encoding: str, count: int, made: int) -> None:
         run(warm)
         run(values)
         return
-    from cqlsh_ext.query.evaluate import Evaluator, Settings
+    if statement in READERS:
+        reader = _reader(statement)
+        reader(warm)
+        reader(values)
+        return
+    from cqlsh_ext.query import evaluate
     from cqlsh_ext.query.grammar import Schema, parse
 
     schema = Schema({"pk": "text", "ck": "int", "data": "blob"}, ["pk"], {})
     plan = parse(STATEMENTS[statement], schema)
     assert plan is not None
-    evaluator = Evaluator(plan, Settings())
+    # The decoding defaults (named Settings before the one-engine change, which --before counts).
+    decoding = getattr(evaluate, "Decoding", None) or getattr(evaluate, "Settings")  # noqa: B009
+    evaluator = evaluate.Evaluator(plan, decoding())
     for page in (warm, values):
         if page:
             evaluator.evaluate_page(["ck", "data"], list(enumerate(page)))
             evaluator.walked()
+
+
+def _reader(name: str) -> Callable[[list[bytes]], None]:
+    """A page of values through COMPRESSION STATS, the display or the export's sink."""
+    from cassandra import cqltypes
+
+    from cqlsh_ext.settings import DisplaySettings
+
+    if name == "stats":
+        from cqlsh_ext.insight.stats import Stats
+
+        stats = Stats("q")
+        stats.set_columns(["data"], [cqltypes.BytesType])
+        return lambda values: stats.add_rows([(v,) for v in values])
+    if name == "display":
+        from cqlshlib import formatting
+
+        from cqlsh_ext.output.display import BlobDisplay
+
+        display = BlobDisplay(DisplaySettings(), False, False)
+
+        def show(values: list[bytes]) -> None:
+            display.prepare("data", values)
+            for value in values:
+                display(value, formatting.empty_colormap, place="data")
+
+        return show
+    from cqlsh_ext.export.columns import BLOB, CQL, PATH, Splitter
+    from cqlsh_ext.query import evaluate
+    from cqlsh_ext.query.grammar import Schema, parse
+
+    plan = parse(EXPORT, Schema({"pk": "text", "ck": "int", "data": "blob"}, ["pk"], {}))
+    assert plan is not None
+    decoding = getattr(evaluate, "Decoding", None) or getattr(evaluate, "Settings")  # noqa: B009
+    evaluator = evaluate.Evaluator(plan, decoding())
+    splitter = Splitter([CQL, BLOB, PATH, PATH], DisplaySettings(), [None] * 4, 4 << 20)
+
+    def export(values: list[bytes]) -> None:
+        found, _, _ = evaluator.evaluate_page(["ck", "data"], list(enumerate(values)))
+        splitter.split([result.values for _k, result in found])
+        evaluator.walked()
+
+    return export
 
 
 def _magic() -> Callable[[list[bytes]], int]:
@@ -110,8 +169,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--values", type=int, default=3000)
-    parser.add_argument("--statements", nargs="+", default=["magic", *STATEMENTS],
-                        choices=["magic", *STATEMENTS])
+    parser.add_argument("--statements", nargs="+", default=["magic", *STATEMENTS, *READERS],
+                        choices=["magic", *STATEMENTS, *READERS])
     parser.add_argument("--encodings", nargs="+", default=["mixed"])
     parser.add_argument("--before", type=Path, help="another checkout to count beside this one")
     args = parser.parse_args()

@@ -24,7 +24,7 @@ SUBCOMMANDS = {
 #: `cqlsh-ext <word> ...` that runs the shell on one statement: the module's `shell_args(args)` gives
 #: the shell's command line (the connection options given and `-e STATEMENT`).
 STATEMENT_SUBCOMMANDS = {
-    "trial": "cqlsh_ext.insight.trial_cli",
+    "trial": "cqlsh_ext.insight.trial.cli",
 }
 
 

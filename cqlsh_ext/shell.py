@@ -24,29 +24,38 @@ from typing import TYPE_CHECKING, Any
 from cqlsh_ext import commands
 from cqlsh_ext.commands import decode, decompress
 from cqlsh_ext.common import gc_pause
+from cqlsh_ext.common.text import message, say, screen_width
+from cqlsh_ext.cql.lexer import Lexed
 from cqlsh_ext.cqlsh import seams
+from cqlsh_ext.describe import command as describe_payload
+from cqlsh_ext.describe.help import PAYLOAD_HELP
+from cqlsh_ext.encode import command as encode_statement
 from cqlsh_ext.encode import help as encode_help
-from cqlsh_ext.encode import statement as encode_statement
 from cqlsh_ext.export import command as export_command
 from cqlsh_ext.export.help import EXPORT_HELP
-from cqlsh_ext.insight import commands as insight_commands
+from cqlsh_ext.insight import command as insight_commands
 from cqlsh_ext.output import OutputClosed
 from cqlsh_ext.output import command as output_command
 from cqlsh_ext.output.pipeline import ResultPipeline
-from cqlsh_ext.payload_select import statement as payload_select
-from cqlsh_ext.payload_select.help import QUERIES_HELP
+from cqlsh_ext.payload_select import command as payload_select
+from cqlsh_ext.payload_select.help import QUERIES_HELP, SELECT_SEE_ALSO
 from cqlsh_ext.repl import shellhooks as repl
 from cqlsh_ext.settings import Settings
-from cqlsh_ext.settings.output_formats import output_format
 
 if TYPE_CHECKING:
     from cqlsh_ext.cqlsh.protocol import Parsed
 
-#: The modules that declare our commands (importing one declares its commands), in HELP order.
+#: The modules that declare our commands: importing one declares its commands (HELP lists them
+#: with cqlsh's own, in alphabetical order).
 COMMAND_MODULES = (decompress, decode, output_command, insight_commands)
 
 cqlshmain = seams.import_cqlshmain(None)
 Stock = seams.stock_shell_class()
+
+
+def _statement(tokens: Any, srcstr: str) -> Lexed:
+    """The statement cqlsh's `tokens` are, as our readers take it: its text, not yet lexed."""
+    return Lexed(seams.statement_text(tokens, srcstr))
 
 
 def _major_minor(release: str) -> tuple[str, ...]:
@@ -81,16 +90,14 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
         self.results = ResultPipeline(self, self.repl_mode, _pager_found if self.repl_mode else None)
         if self.repl_mode:
             repl.before_connect(self)
-        if self.settings.keyspaces.active:
-            from cqlsh_ext.keyspaces import wiring
+        from cqlsh_ext.keyspaces import wiring
 
-            # SigV4 provider and TLS context swapped in, one-line connection errors, LOCAL_QUORUM.
-            with wiring.connecting(self.settings, args, kwargs):
-                super().__init__(*args, **kwargs)
-            wiring.configure(self.settings, self)
-        else:
+        # One-line connection errors for every connection (cqlsh's own for an unsupported CQL
+        # version); under the Keyspaces flags the SigV4 provider and TLS context, LOCAL_QUORUM.
+        with wiring.connecting(self.settings, args, kwargs, keep=(cqlshmain.VersionNotSupported,)):
             super().__init__(*args, **kwargs)
-        if output_format(self.settings.display.output_format).expand:
+        wiring.configure(self.settings, self)
+        if self.settings.display.output_format.expand:
             self.expand_enabled = True
         if self.repl_mode:
             repl.shorten_reconnection(self)
@@ -98,23 +105,29 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
             gc_pause.resume()
 
     def handle_statement(self, tokens: Any, srcstr: str) -> Any:
+        # A statement one of ours reads is handed over as a Lexed (_statement): its text, lexed
+        # once when first read (cqlsh_ext.cql.lexer); every reader takes its tokens.
+        first = str(tokens[0][1]).lower() if tokens else ""
         written = None
         if encode_statement.wanted(tokens, srcstr):  # encode() values: cqlsh_ext.encode
-            written = encode_statement.rewrite(self, tokens, srcstr)
+            written = encode_statement.rewrite(self, tokens, srcstr, _statement(tokens, srcstr))
             if written is None:
                 return None  # refused in one line; nothing sent
             tokens, srcstr = written.tokens, written.text
         try:
             # A SELECT reaching into payloads runs here (cqlsh_ext.payload_select); any other
             # statement goes to cqlsh as written.
-            first = str(tokens[0][1]).lower() if tokens else ""
-            if first == "select" and payload_select.intercept(self, seams.statement_text(tokens, srcstr)):
+            if first == "select" and payload_select.intercept(self, _statement(tokens, srcstr)):
                 return True
+            if first in ("describe", "desc") and describe_payload.intercept(
+                    self, _statement(tokens, srcstr)):
+                return True  # DESCRIBE PAYLOAD (cqlsh_ext.describe); any other DESCRIBE is cqlsh's
             if first == "copy":
                 # COPY (SELECT ...) TO 'file' is ours (cqlsh_ext.export), as is refusing a stock
                 # COPY TO a .parquet name; any other COPY is cqlsh's, paths in its columns refused.
-                text = seams.statement_text(tokens, srcstr)
-                if export_command.intercept(self, text) or payload_select.refuse_copy(self, text):
+                statement = _statement(tokens, srcstr)
+                if export_command.intercept(self, statement) or \
+                        payload_select.refuse_copy(self, statement.text):
                     return True
             done = super().handle_statement(tokens, srcstr)
         except BrokenPipeError:
@@ -172,10 +185,15 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
             return super().check_build_versions()
 
     def print_warnings(self, warnings: Any) -> None:
-        if not output_format(self.settings.display.output_format).machine or not warnings:
+        if not self.settings.display.output_format.machine or not warnings:
             return super().print_warnings(warnings)
         for warning in warnings:
-            print(f"Warning: {warning}", file=sys.stderr)
+            say(f"Warning: {warning}")
+
+    def printerr(self, text: Any, *args: Any, **kwargs: Any) -> None:
+        # Every message the shell writes wraps at words on a terminal (common.text.message), where
+        # the terminal would break it inside a word; a pipe or a file gets its one line.
+        super().printerr(message(str(text), screen_width(sys.stderr)), *args, **kwargs)
 
     # ------------------------------------------------ the interactive shell (cqlsh_ext.repl)
 
@@ -191,8 +209,12 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
 
     def do_help(self, parsed: Parsed) -> None:
         if not self.repl_mode:
-            return super().do_help(parsed)
-        repl.do_help(self, parsed, Stock.do_help)
+            super().do_help(parsed)
+        else:
+            repl.do_help(self, parsed, Stock.do_help)
+        # cqlsh's HELP SELECT is only a web address: the payload part of SELECT is HELP QUERIES.
+        if any(str(topic).lower() == "select" for topic in parsed.get_binding("topic", ())):
+            self.stdout.write(SELECT_SEE_ALSO + "\n")
 
     # ------------------------------------------------ Amazon Keyspaces (cqlsh_ext.keyspaces)
 
@@ -224,6 +246,8 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
     do_trial = seams.help_topic("trial", insight_commands.TRIAL_HELP)
     #: HELP EXPORT: COPY (SELECT ...) TO 'file' (cqlsh_ext.export).
     do_export = seams.help_topic("export", EXPORT_HELP)
+    #: HELP PAYLOAD: DESCRIBE PAYLOAD (cqlsh_ext.describe); HELP DESCRIBE stays cqlsh's.
+    do_payload = seams.help_topic("payload", PAYLOAD_HELP)
     do_login.__doc__ = Stock.do_login.__doc__
     do_history.__doc__ = Stock.do_history.__doc__
     do_help.__doc__ = Stock.do_help.__doc__
@@ -249,14 +273,17 @@ def register_commands() -> None:
     if _registered:
         return
     declared = commands.commands()
+    # DESCRIBE PAYLOAD's rule completes only (it is no command: describe.command says why).
     seams.register_special_commands(
-        "".join(c.grammar for c in declared),
+        "".join(c.grammar for c in declared) + describe_payload.GRAMMAR,
         tuple(c.word for c in declared if c.ends_with_newline),
-        tuple(c.rule for c in declared),
+        (*(c.rule for c in declared), describe_payload.RULE),
     )
     for command in declared:
         for (rule, symbol), complete in command.completers:
             seams.register_completer(rule, symbol, complete)
+    for (rule, symbol), complete in describe_payload.COMPLETERS:
+        seams.register_completer(rule, symbol, complete)
     _registered.append(True)
 
 

@@ -136,6 +136,35 @@ def test_setup_spark_adds_the_extra_and_fetches_the_jars_once(tmp_path: Path):
     assert calls("--spark", "--test") == []  # installed, and the jars are in the cache
 
 
+def test_setup_parquet_adds_the_extra_unless_installed_with_it(tmp_path: Path):
+    # The command the Parquet hint gives in a checkout's .venv (tests/export/test_files.py).
+    root = _checkout(tmp_path, "setup")
+    (root / "pyproject.toml").write_text('[project]\nname = "x"\n')
+    (root / "cqlsh_ext").mkdir()
+    (root / "cqlsh_ext" / "shell.py").write_text("X = 1\n")
+    log = root / "calls.log"
+    _script(root / ".venv" / "bin" / "python", f'echo "python $*" >> "{log}"\n')
+    _script(root / ".venv" / "bin" / "cqlsh-ext", "mkdir -p .cache/spark\n")  # --spark's jars
+
+    def installs(*args: str) -> list[str]:
+        log.write_text("")
+        proc = _run(root, "setup", *args)
+        assert proc.returncode == 0, proc.stderr
+        return [line.rsplit(" ", 1)[1] for line in log.read_text().splitlines() if "pip install" in line]
+
+    assert installs("--parquet") == [".[parquet]"]
+    assert installs("--parquet") == []
+    assert installs() == []  # a parquet install has all a plain one needs
+    assert installs("--test") == [".[test]"]
+    assert installs("--parquet") == []  # the test extra brings pyarrow
+    (root / "cqlsh_ext" / "shell.py").write_text("X = 2  # edited\n")
+    assert installs("--spark", "--parquet") == [".[spark,parquet]"]
+    assert installs("--parquet") == []  # so does the spark extra
+    assert installs("--test", "--parquet") == [".[test,parquet]"]
+    proc = _run(root, "setup", "--pyarrow")
+    assert proc.returncode == 2 and "--parquet" in proc.stderr
+
+
 def test_skipped_docker_tests_say_why_once(tmp_path: Path):
     # bin/test's own pytest command line, on the Docker tests, with Docker not switched on.
     env = {k: v for k, v in os.environ.items() if k not in ("CI", "CQLSH_EXT_DOCKER_TESTS")}

@@ -65,13 +65,22 @@ def test_version_comparison():
     assert _major_minor("3.11.2") != _major_minor("5.0.0")  # Amazon Keyspaces
 
 
-def test_malformed_cqlshrc_is_one_line(tmp_path: Path):
+@pytest.mark.parametrize(("text", "said"), [
+    # The case: a header left open, after a good section (the line is the 4th).
+    ("[ui]\ncolor = on\n\n[cqlsh_ext\ndecompress = auto\n",
+     "line 4: '[cqlsh_ext' is a [section] header without its closing ]"),
+    ("decompress = auto\n[cqlsh_ext]\n", "line 1: 'decompress = auto' comes before any [section] header"),
+    ("[cqlsh_ext]\ndecompress = auto\njust words\n[ui\n",
+     "line 3: 'just words' is neither a [section] header nor a key = value line (also line 4)"),
+    ("[cqlsh_ext]\ndecompress = auto\ndecompress = gzip\n",
+     "line 3: key 'decompress' in [cqlsh_ext] is given twice"),
+])
+def test_malformed_cqlshrc_names_its_line(tmp_path: Path, text: str, said: str):
     rc = tmp_path / "cqlshrc"
-    rc.write_text("decompress = auto\n[cqlsh_ext\n")
+    rc.write_text(text)
     result = run(CQLSH_EXT, ["--cqlshrc", str(rc), "-e", "SELECT 1"], tmp_path)
-    assert result.returncode == 2
-    assert result.stderr.strip().count("\n") == 0
-    assert result.stderr.startswith(f"cqlsh-ext: error: {rc}: cannot be read as an ini file")
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr == f"cqlsh-ext: error: {rc}: {said}\n"
 
 
 def test_unknown_cqlshrc_key_names_the_known_ones(tmp_path: Path):

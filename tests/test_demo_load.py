@@ -54,7 +54,8 @@ def test_the_credentials_file_is_what_logs_in(cassandra, loaded, tmp_path: Path)
     out = run(CQLSH_EXT, ["demo", "load", "-k", loaded, "--if-missing", "--credentials", str(wrong),
                           cassandra.host, str(cassandra.port)], tmp_path)
     assert out.returncode == 1
-    assert out.stderr.startswith(f"cqlsh-ext demo: cannot connect to {cassandra.host}:{cassandra.port}: ")
+    assert out.stderr.startswith(f"cqlsh-ext demo: Bad credentials: {cassandra.host}:{cassandra.port} "
+                                 "refused the login (")
     assert "not-the-password" not in out.stdout + out.stderr
     # -u/-p come before the file, as in cqlsh.
     out = run(CQLSH_EXT, ["demo", "load", "-k", loaded, "--if-missing", "--credentials", str(wrong),

@@ -33,7 +33,7 @@ def test_command_declarations_load_no_handler_dependencies():
     names = "from cqlsh_ext import shell; print(*(m.__name__ for m in shell.COMMAND_MODULES))"
     listed = subprocess.run([sys.executable, "-c", names], capture_output=True, text=True,
                             check=True).stdout.split()
-    assert "cqlsh_ext.insight.commands" in listed
+    assert "cqlsh_ext.insight.command" in listed
     code = "import importlib, sys; [importlib.import_module(name) for name in sys.argv[1:]]"
     loaded = _imported(code, *listed)
     assert not loaded & {"cassandra", "prompt_toolkit", "boto3", "zstandard", "lz4", "cramjam", "snappy",
@@ -43,6 +43,6 @@ def test_command_declarations_load_no_handler_dependencies():
 def test_the_shell_and_a_script_load_no_arrow_until_an_export_asks():
     # COPY (SELECT ...) TO is wired in at start-up (cqlsh_ext.export.command): pyarrow, about 130 MB,
     # loads only when a Parquet file is written.
-    loaded = _imported("from cqlsh_ext import shell; from cqlsh_ext.export import command, statement")
+    loaded = _imported("from cqlsh_ext import shell; from cqlsh_ext.export import command, parse")
     assert "cqlsh_ext" in loaded
     assert not loaded & {"pyarrow", "duckdb"}

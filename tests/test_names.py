@@ -21,12 +21,13 @@ ALLOWED: tuple[tuple[str, str, str], ...] = (
     *(("payload/formats/avro.py", name, _AVRO) for name in ("deflate", "snappy", "zstd", "bzip2", "xz")),
     ("payload/formats/avro.py", "zlib", "Python's zlib inflates Avro's deflate blocks (see there why)"),
     ("payload/formats/avro.py", "java", _JAVA_PRODUCER),
-    *((path, name, _PARQUET) for path in ("export/help.py", "export/parquet.py", "export/statement.py")
+    *((path, name, _PARQUET) for path in ("export/help.py", "export/parquet.py", "export/parse.py")
       for name in ("brotli", "gzip", "lz4", "snappy", "zstd")),
     ("spark/export_job.py", "zstd", _PARQUET),
     ("insight/isolate.py", "pickle", "Python's pickle module carries a worker's answer"),
     ("spark/stats_job.py", "pickle", "Python's pickle module carries a Spark task's aggregate"),
     ("spark/query_job.py", "pickle", "Python's pickle module carries a Spark task's answer"),
+    ("spark/describe_job.py", "pickle", "Python's pickle module carries a Spark task's aggregate"),
     *((f"spark/{module}.py", "java", "Java the platform Spark and the connector's driver run on")
       for module in ("cli", "connect", "session")),
     *((path, "java", _JAVA_PRODUCER) for path in (

@@ -122,10 +122,27 @@ def test_text_helpers_and_colormaps():
     assert seams.value_colormap(True)["blob"]
 
 
+def test_floats_as_cqlsh_prints_them():
+    # cqlsh's own rule: `precision` digits after the point while %g stays out of exponent form.
+    assert seams.float_text(519.6402097902098, 5) == "519.64021"
+    assert seams.float_text(519.6402097902098, 3) == "519.64"
+    assert seams.float_text(519.6402097902098, 2) == "5.2e+02"  # more integer digits than precision
+    assert seams.float_text(float("nan"), 5) == "NaN"
+    # The precision it is given is the shell's float_precision, set from cqlshrc's [ui].
+    stock = seams.stock_shell_class()
+    assert "display_float_precision" in inspect.signature(stock.__init__).parameters
+    assert "self.display_float_precision = display_float_precision" in inspect.getsource(stock.__init__)
+
+
 def test_cqlshmain_globals():
     names = ("readline", "HISTORY", "CQL_ERRORS", "parser", "CONFIG_FILE", "cqlruleset", "setup_cqlruleset")
     for name in names:
         assert hasattr(cqlshmain, name), name
+
+
+def test_main_reports_an_unsupported_cql_version():
+    assert issubclass(cqlshmain.VersionNotSupported, Exception)
+    assert "except VersionNotSupported" in inspect.getsource(cqlshmain.main)
 
 
 def test_lexer_internals():

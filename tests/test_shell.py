@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import gzip
 import json
 import re
+import socket
 import sys
 from pathlib import Path
 
@@ -290,14 +292,67 @@ def test_cqlsh_flags_still_work(cassandra, ks, tmp_path):
     assert "\x1b[" in colored and "[gzip]" in colored
 
 
-def test_unreachable_host_is_one_line(tmp_path):
-    result = run(
-        CQLSH_EXT,
-        ["127.0.0.1", "1", "--connect-timeout", "2", "-e", "SELECT now() FROM system.local"],
-        tmp_path,
-    )
-    assert result.returncode != 0
-    assert "Connection error" in result.stderr and "Traceback" not in result.stderr
+def _one_line_error(result) -> str:
+    """The one line a failed connection prints: exit status 1, no traceback, nothing on stdout."""
+    assert result.returncode == 1, result
+    assert "Traceback" not in result.stderr and result.stdout == "", result
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, result.stderr
+    return lines[0]
+
+
+@contextlib.contextmanager
+def refusing_port():
+    """A loopback port bound by this test and not listening: connecting to it is refused, whatever
+    else runs on the machine."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        yield sock.getsockname()[1]
+
+
+def test_a_mistyped_host_is_one_line(tmp_path):
+    # .invalid never resolves (RFC 2606): the resolver's own failure, as a typo meets it.
+    result = run(CQLSH_EXT, ["nosuchhost.invalid", "-e", "SELECT now() FROM system.local"], tmp_path)
+    line = _one_line_error(result)
+    assert line.startswith("Connection error: the host name in nosuchhost.invalid:9042 does not resolve (")
+    assert "check its spelling" in line
+    # The demo loader connects through the same wrapper.
+    demo = run(CQLSH_EXT, ["demo", "load", "nosuchhost.invalid", "9043"], tmp_path)
+    assert _one_line_error(demo).startswith("cqlsh-ext demo: the host name in nosuchhost.invalid:9043 "
+                                            "does not resolve (")
+
+
+def test_a_port_nothing_listens_on_is_one_line(tmp_path):
+    with refusing_port() as port:
+        result = run(CQLSH_EXT, ["127.0.0.1", str(port), "-e", "SELECT now() FROM system.local"], tmp_path)
+        demo = run(CQLSH_EXT, ["demo", "load", "127.0.0.1", str(port)], tmp_path)
+    line = _one_line_error(result)
+    assert line.startswith(f"Connection error: nothing listens on 127.0.0.1:{port}: check the host and port")
+    assert "9042" in line  # the port a Cassandra listens on by default
+    assert _one_line_error(demo).startswith(f"cqlsh-ext demo: nothing listens on 127.0.0.1:{port}")
+
+
+def _credentials(home: Path, username: str, password: str) -> None:
+    """~/.cassandra/credentials, which cqlsh reads by default (-p would add cqlsh's warning lines)."""
+    (home / ".cassandra").mkdir(parents=True, exist_ok=True)
+    creds = home / ".cassandra" / "credentials"
+    creds.write_text(f"[plain_text_auth]\nusername = {username}\npassword = {password}\n")
+    creds.chmod(0o600)
+
+
+def test_a_refused_login_and_a_missing_keyspace_are_one_line(cassandra, tmp_path):
+    where = f"{cassandra.host}:{cassandra.port}"
+    server = [cassandra.host, str(cassandra.port), "-e", "SELECT now() FROM system.local"]
+    _credentials(tmp_path, cassandra.username, "not-the-password")
+    wrong = run(CQLSH_EXT, server, tmp_path)
+    line = _one_line_error(wrong)
+    assert line.startswith(f"Connection error: Bad credentials: {where} refused the login (")
+    assert "check -u/-p, or the credentials file" in line and "not-the-password" not in wrong.stderr
+    _credentials(tmp_path, cassandra.username, cassandra.password)
+    missing = run(CQLSH_EXT, [*server, "-k", "no_such_keyspace"], tmp_path)
+    line = _one_line_error(missing)
+    assert line.startswith(f"Connection error: {where} could not use keyspace 'no_such_keyspace'")
+    assert "check that it exists (-k" in line
 
 
 def test_zstd_bomb_is_cut_at_the_cap_in_bounded_memory(cassandra, ks, tmp_path):
@@ -384,7 +439,7 @@ def test_jdk_objects_are_shown_as_written_in_table_and_json(cassandra, tmp_path)
     out = ext(cassandra, tmp_path, select, "--output-format", "json")
     rows = {row["name"]: row["data"] for row in map(json.loads, out.splitlines())}
     assert rows["gzip_linked_hash_map"] == {
-        "codec": "gzip>java", "kind": "java",
+        "label": "gzip>java", "kind": "record",
         "payload": {"id": 7, "name": "widget", "tags": ["x", "y"],
                     "price": {"$tag": "BigDecimal", "value": "19.99"}}}
     assert rows["gzip_order"]["payload"]["$tag"] == "SerializedObjects$Order"

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import Any, ClassVar
 
 from .base import Container, Decoded, DecodeError
+from .capabilities import Headers
 
 u32le: Callable[[bytes, int], tuple[int]] = struct.Struct("<I").unpack_from
 u32be: Callable[[bytes, int], tuple[int]] = struct.Struct(">I").unpack_from
@@ -297,7 +298,7 @@ def hadoop_blocks(data: bytes, max_input: int, compress: Callable[[bytes], bytes
     return bytes(out)
 
 
-class HadoopStream(Container):
+class HadoopStream(Container, Headers):
     """Hadoop BlockCompressorStream: [u32 BE raw length]([u32 BE length][block])+.
 
     Subclasses name the codec, its block decoder (`chunk`, a staticmethod for hadoop_decode) and

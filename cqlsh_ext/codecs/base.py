@@ -2,9 +2,10 @@
 
 Every codec module (codecs/<family>.py or the package codecs/<family>/) declares its `-d` names
 (`DECLARES`, read without importing it: common.declarations) and its `Container` instances (`FORMATS`),
-each carrying its own detection priorities; the registry orders them for auto-detection and maps
-`-d CODEC` names to them. Nothing here imports a codec library or a codec module, so importing
-this costs nothing at shell start-up.
+each carrying its own detection priorities and naming the capabilities it has besides detection and
+decoding (codecs.capabilities, loaded with the codec modules); the registry orders them for
+auto-detection and maps `-d CODEC` names to them. Nothing here imports a codec library or a codec
+module, so importing this costs nothing at shell start-up.
 """
 
 from __future__ import annotations
@@ -170,7 +171,10 @@ class Compressor:
 
 
 class Container:
-    """One container format of one codec family (a codec module declares them)."""
+    """One container format of one codec family (a codec module declares them): what detection and
+    decoding need. What else a container does, each feature asks of it by a capability
+    (codecs.capabilities: INSPECT's headers and checksums, STATS' header sizing, ADVISE's
+    compressors, SETTINGS' table compressor, encode()'s writer, the worker process)."""
 
     #: Codec family, the name a user passes to -d (one of CODEC_NAMES).
     codec: ClassVar[str]
@@ -179,9 +183,6 @@ class Container:
     grade: ClassVar[Grade]
     #: Leading signature bytes (grade A/B), or b"" when the format has none.
     magic: ClassVar[bytes] = b""
-    #: headers() fields read from the end of the value (a trailer): on a value that is cut short
-    #: or corrupt those bytes are not a trailer, and INSPECT says so instead of showing them as facts.
-    trailer_fields: ClassVar[tuple[str, ...]] = ()
     #: Every first byte matches() can accept (the registry's dispatch); defaults to magic[:1].
     lead_bytes: ClassVar[bytes] = b""
 
@@ -200,25 +201,6 @@ class Container:
     trial_zero_priority: ClassVar[int | None] = None
     #: Tried after the signatures and before the other trials when early(data) holds.
     early_priority: ClassVar[int | None] = None
-    #: COMPRESSION ADVISE measures this format's compressors(), in this order; None: it does not.
-    advise_priority: ClassVar[int | None] = None
-    #: The package compressors() imports, named in ADVISE's 'not installed' note ('' for stdlib).
-    library: ClassVar[str] = ""
-    #: ADVISE also measures a dictionary trained on the sample (train_dictionary) at this level,
-    #: next to the compressor of that level; None: the format has no dictionaries.
-    dictionary_level: ClassVar[int | None] = None
-    #: Its library reserves or allocates memory that no header check here can bound without
-    #: refusing valid values: INSPECT, offline inspect and ADVISE decode it in a memory-limited
-    #: worker process (insight/isolate.py); the display, which cannot afford one, relies on caps.
-    needs_worker: ClassVar[bool] = False
-    #: COMPRESSION STATS with header sizing (insight.measure.quick) takes a value of this format at
-    #: least this long (stored bytes) at the size its header declares, peeking at the payload's
-    #: first bytes instead of decoding it all; None: never (a format without a declared size, or
-    #: one whose peek costs as much as the decode). Needs a magic whose first byte is its own.
-    header_sized_from: ClassVar[int | None] = None
-    #: The Cassandra table compressor (the short class name, 'LZ4Compressor') whose chunks are
-    #: this format: COMPRESSION SETTINGS measures the table's chunks with table_compressor().
-    cassandra_class: ClassVar[str] = ""
 
     @property
     def label(self) -> str:
@@ -261,71 +243,3 @@ class Container:
             raise
         except DecodeError:
             return None
-
-    def declared_size(self, data: bytes) -> int | None:
-        """The decompressed size the value's headers declare, when they declare one that its
-        structure makes plausible (one frame, ending exactly at the end of `data`, blocks that can
-        produce that much); None otherwise. Reads headers only: nothing is decompressed or checked
-        against a checksum, so it suits size statistics, not display. Must never raise."""
-        return None
-
-    def peek(self, data: bytes, n: int) -> bytes | None:
-        """The first `n` decompressed bytes (or fewer), decoding no more than it must; None when
-        that fails. Lets a caller that trusts declared_size() still see what is inside."""
-        return None
-
-    #: The container a bare `encode('<codec>', ...)` writes: its most common producer's.
-    writes_bare: ClassVar[bool] = False
-    #: The producer whose bytes encode() writes, for the docs and the refusal lines; "" when none.
-    reference: ClassVar[str] = ""
-    #: Why encode() does not write this container (when `reference` is "").
-    unwritable: ClassVar[str] = "no writer for it here"
-    #: The levels encode() accepts (`<codec>:N`), inclusive; None: the container has none.
-    level_range: ClassVar[tuple[int, int] | None] = None
-
-    def encode(self, data: bytes, level: int | None = None) -> bytes:
-        """`data` written as the reference producer writes it (at `level`, or its default).
-        Unwritable when it is not written here, or the level is out of range. Imports the library."""
-        if not self.reference:
-            raise Unwritable(f"{self.label}: {self.unwritable}")
-        if level is not None:
-            if self.level_range is None:
-                raise Unwritable(f"{self.label} has no levels")
-            low, high = self.level_range
-            if not low <= level <= high:
-                raise Unwritable(f"{self.label} levels are {low} to {high}")
-        return self.write(data, level)
-
-    def write(self, data: bytes, level: int | None) -> bytes:
-        """encode() once the level is checked: the format module's writer."""
-        raise Unwritable(f"{self.label}: {self.unwritable}")
-
-    def compressors(self) -> list[Compressor]:
-        """How producers write this container (each level or mode that is worth measuring); [] when
-        none is written here. Imports the library: ImportError when it is not installed."""
-        return []
-
-    def table_compressor(self, options: dict[str, str]) -> Callable[[bytes], bytes]:
-        """How `cassandra_class` compresses a chunk, given the table's compression options (its
-        level, say). Imports the library: ImportError when it is not installed."""
-        raise NotImplementedError
-
-    def train_dictionary(
-        self, samples: list[bytes], size: int, level: int
-    ) -> tuple[Callable[[bytes], bytes], Callable[[bytes], bytes]]:
-        """(compress, decompress) with a dictionary of `size` bytes trained on `samples`.
-        ValueError when training fails; ImportError without the library."""
-        raise ValueError("no dictionaries in this format")
-
-    def verify(self, data: bytes, decoded: Decoded | None, cap: int, error: str | None) -> list[Check] | None:
-        """The checksums the container carries, each stored value next to the one computed here
-        (INSPECT; codecs.checks), for a value that decoded (`decoded`) or did not (`error`); None
-        when the format carries none. May raise on a value it cannot walk (the caller says so)."""
-        return None
-
-    def headers(self, data: bytes) -> dict[str, object]:
-        """Header fields for INSPECT (may be slow; never decompresses more than it must).
-
-        Raises DecodeError when the header cannot be parsed.
-        """
-        return {"format": self.label}

@@ -12,6 +12,7 @@ from typing import Any
 
 from ._common import wrap
 from .base import Compressor, Container, Decoded, DecodeError
+from .capabilities import Compressors, NeedsWorker, Writer
 
 #: Read without importing this module (common.declarations): the -d names it answers, each with its
 #: place in name lists and help.
@@ -30,23 +31,27 @@ def _load() -> Any:
     return brotli
 
 
-class Brotli(Container):
+class Brotli(Container, Compressors, Writer, NeedsWorker):
     """brotli (Brotli4j, Python brotli, Go andybalholm/brotli)."""
-    #: no header to check; its output limit stops only between blocks.
-    needs_worker = True
 
     codec = "brotli"
     container = "brotli"
-    writes_bare = True
-    reference = "brotli.compress (quality 11, the library's default)"
-    level_range = (0, 11)
     primary = True
     grade = "D"
     tried_by = {"brotli": 10}
 
+    # Compressors: what COMPRESSION ADVISE measures.
     advise_priority = 50
     library = "brotli"
     levels = (1, 6, 11)
+
+    # Writer: what encode() writes.
+    writes_bare = True
+    reference = "brotli.compress (quality 11, the library's default)"
+    level_range = (0, 11)
+
+    # NeedsWorker: INSPECT and ADVISE decode it in a memory-limited worker.
+    needs_worker = "no header to check; its output limit stops only between blocks"
 
     def write(self, data: bytes, level: int | None) -> bytes:
         import brotli

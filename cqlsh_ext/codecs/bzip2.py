@@ -6,6 +6,7 @@ from typing import Any
 
 from ._common import decode_streams
 from .base import Compressor, Container, Decoded, DecodeError
+from .capabilities import Checksums, Compressors, Headers, Writer
 from .checks import Check, by_decoder
 
 #: Read without importing this module (common.declarations): the -d names it answers, each with its
@@ -29,7 +30,7 @@ def _load() -> Any:
     return _decompressor
 
 
-class Bzip2(Container):
+class Bzip2(Container, Headers, Checksums, Compressors, Writer):
     """bzip2 (bzip2 CLI, Python bz2, commons-compress BZip2CompressorOutputStream)."""
 
     codec = "bzip2"

@@ -1,9 +1,10 @@
 """What a checksum verification reports (INSPECT), shared by the codec modules' verifiers.
 
-A format whose container carries checksums overrides `Container.verify` in its own module; it decodes
-on its own path that does not verify (so a mismatch is shown next to the stored value instead of
-stopping at a decoder's one-line error) and computes each checksum itself. Output is capped like a
-decode: what lies past the cap is reported as not checked. insight.checksums dispatches to them.
+A format whose container carries checksums has the Checksums capability (codecs.capabilities): its
+`verify`, in its own module, decodes on its own path that does not verify (so a mismatch is shown
+next to the stored value instead of stopping at a decoder's one-line error) and computes each
+checksum itself. Output is capped like a decode: what lies past the cap is reported as not checked.
+insight.checksums dispatches to them.
 """
 
 from __future__ import annotations

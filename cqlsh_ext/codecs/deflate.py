@@ -15,6 +15,7 @@ from collections.abc import Callable
 
 from ._common import capped_step, join, u32be, u32le, wrap
 from .base import Compressor, Container, Decoded, DecodeError, Undecodable
+from .capabilities import Checksums, Compressors, Headers, HeaderSized, TableCompressor, Writer
 from .checks import MAX_CHECKS, MISMATCH, NOT_CHECKED, OK, Check, compare, u16le
 
 #: Read without importing this module (common.declarations): the -d names it answers, each with its
@@ -37,7 +38,7 @@ def _raw_deflate(data: bytes, level: int) -> bytes:
     return obj.compress(data) + obj.flush()
 
 
-class Gzip(Container):
+class Gzip(Container, Headers, Checksums, HeaderSized, Compressors, Writer):
     """gzip (GZIPOutputStream, Python gzip, Go compress/gzip); members may be concatenated."""
 
     codec = "gzip"
@@ -178,7 +179,7 @@ def _zlib_header_ok(data: bytes) -> bool:
     return cmf & 0x0F == 8 and cmf >> 4 <= 7 and (cmf << 8 | flg) % 31 == 0
 
 
-class Zlib(Container):
+class Zlib(Container, Headers, Checksums, Compressors, TableCompressor, Writer):
     """zlib (DeflaterOutputStream, zlib.compress): 2-byte header, deflate, Adler-32."""
 
     codec = "zlib"
@@ -262,7 +263,7 @@ class Zlib(Container):
         return h
 
 
-class RawDeflate(Container):
+class RawDeflate(Container, Compressors, Writer):
     """Headerless deflate (Deflater(nowrap=true), zlib wbits=-15): only on -d deflate."""
 
     codec = "deflate"

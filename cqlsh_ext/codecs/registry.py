@@ -23,6 +23,7 @@ from importlib import import_module
 from cqlsh_ext.common.declarations import read_declarations
 
 from .base import CODEC_NAMES, DEFAULT_CAP, RULED_OUT_HEADER, Container, Decoded, DecodeError, Undecodable
+from .capabilities import Writer
 
 __all__ = [
     "CODEC_NAMES",
@@ -361,8 +362,8 @@ def by_label(label: str) -> Container | None:
 
 
 def written_by(codec: str) -> Container:
-    """The container a bare `encode('<codec>', ...)` writes (the format declaring writes_bare)."""
-    found = [f for f in _ALL if f.writes_bare and f.codec == codec]
+    """The container a bare `encode('<codec>', ...)` writes (the Writer declaring writes_bare)."""
+    found = [f for f in _ALL if isinstance(f, Writer) and f.writes_bare and f.codec == codec]
     if len(found) != 1:
         raise ValueError(f"codec {codec!r} declares {len(found)} bare writers")
     return found[0]

@@ -6,6 +6,7 @@ from typing import Any
 
 from ._common import capped_step, decode_streams, u32le, u64le, wrap
 from .base import Compressor, Container, Decoded, DecodeError
+from .capabilities import Checksums, Compressors, Headers, NeedsWorker, Writer
 from .checks import NOT_CHECKED, Check, by_decoder
 
 #: Read without importing this module (common.declarations): the -d names it answers, each with its
@@ -30,10 +31,10 @@ def _load() -> Any:
     return lzma
 
 
-class Xz(Container):
+class Xz(Container, Headers, Checksums, Compressors, Writer, NeedsWorker):
     """xz (xz CLI, Python lzma, XZ for Java XZOutputStream)."""
-    #: liblzma reserves the dictionary the stream names (up to MEMLIMIT).
-    needs_worker = True
+
+    needs_worker = "liblzma reserves the dictionary the stream names (up to MEMLIMIT)"
 
     codec = "xz"
     container = "xz"
@@ -97,14 +98,14 @@ def _alone_header(data: bytes) -> tuple[int, int, int | None] | None:
     return props, dict_size, None if size == 0xFFFFFFFFFFFFFFFF else size
 
 
-class LzmaAlone(Container):
+class LzmaAlone(Container, Headers, Writer, NeedsWorker):
     """Legacy .lzma (lzma_alone: XZ for Java LZMAOutputStream, 7-Zip SDK, lzma CLI).
 
     No magic, but a 13-byte header whose dictionary size field is tightly constrained; a trial
     decode confirms it.
     """
-    #: liblzma reserves the dictionary the stream names (up to MEMLIMIT).
-    needs_worker = True
+
+    needs_worker = "liblzma reserves the dictionary the stream names (up to MEMLIMIT)"
 
     codec = "xz"
     container = "lzma"

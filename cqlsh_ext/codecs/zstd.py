@@ -25,6 +25,7 @@ from ._common import (
     wrap,
 )
 from .base import Compressor, Container, Decoded, DecodeError, Undecodable
+from .capabilities import Checksums, Compressors, Dictionaries, Headers, HeaderSized, TableCompressor, Writer
 from .checks import MAX_CHECKS, NOT_CHECKED, Check, compare, hex_
 
 library_prefixes("zstd decompressor error: ")  # the library's messages start so; reason() strips it
@@ -200,7 +201,8 @@ def _frame_at(data: bytes, pos: int, left: int, src: Any) -> FrameResult | None:
     return out, end, fcs, False
 
 
-class ZstdFrame(Container):
+class ZstdFrame(Container, Headers, Checksums, HeaderSized, Compressors, Dictionaries, TableCompressor,
+                Writer):
     """zstd frame (zstd-jni Zstd.compress, Python zstandard, Go klauspost, zstd CLI)."""
 
     codec = "zstd"

@@ -11,8 +11,10 @@ pages them from the same declarations.
 Command modules are imported at start-up, so they import nothing heavy at module level: a handler
 imports what it needs (codecs, report modules, the driver's extras) when it first runs.
 
-Adding a command: write its module with one `@shell_command` handler and import the module in
-cqlsh_ext.shell's COMMAND_MODULES. Nothing else changes.
+Adding a command: write its module with one `@shell_command` handler, import the module in
+cqlsh_ext.shell's COMMAND_MODULES and give it its place in the layers (pyproject.toml); the shell's
+grammar, HELP and the interactive front end follow from the declaration (docs/architecture.md,
+"Adding a shell command").
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from cqlsh_ext.codecs.base import CODEC_NAMES
 from cqlsh_ext.commands import shell_command
-from cqlsh_ext.commands.decompress import fill
+from cqlsh_ext.common.text import fill
 from cqlsh_ext.payload.names import EXAMPLE_SPEC, argument_help, payload_help, title
 from cqlsh_ext.settings import SettingError, parse_column_spec, parse_place
 

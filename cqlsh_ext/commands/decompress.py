@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from cqlsh_ext.codecs.base import CODEC_NAMES
 from cqlsh_ext.commands import shell_command
+from cqlsh_ext.common.text import fill
 from cqlsh_ext.settings import MODES, SettingError, parse_mode
 
 if TYPE_CHECKING:
@@ -17,25 +18,6 @@ DECOMPRESS_GRAMMAR = r"""
 <decompressMode> ::= """ + " | ".join(f'"{m.upper()}"' for m in (*MODES, "off")) + r"""
                    ;
 """
-
-#: Help texts fit an 80-column terminal (less -S chops nothing), as cqlsh's own mostly do.
-HELP_WIDTH = 79
-
-
-def fill(text: str, width: int = HELP_WIDTH, indent: int = 10) -> str:
-    """`text` wrapped at spaces into indented lines of at most `width` characters (a long word
-    stays whole): help text built from declared names. textwrap would cost start-up time."""
-    lines: list[str] = []
-    line = ""
-    for word in text.split():
-        if line and indent + len(line) + 1 + len(word) > width:
-            lines.append(line)
-            line = word
-        else:
-            line = f"{line} {word}" if line else word
-    lines.append(line)
-    return "\n".join(" " * indent + one for one in lines)
-
 
 _CODECS = fill(
     f"Decodes every blob with one codec: {', '.join(CODEC_NAMES[:-1])} or {CODEC_NAMES[-1]}, in any "

@@ -1,6 +1,8 @@
 """The tokens of a CQL statement, with CQL's literals: 'strings' ('' escapes), $$strings$$, integers
-of any size (exact), decimals and floats (as Decimal, exact), "quoted names"; and the Cursor that
-the payload-query parser (query.grammar) and encode()'s reader (encode.parse) walk them with."""
+of any size (exact), decimals and floats (as Decimal, exact), "quoted names"; comments (--, //,
+/* */) are space. `Lexed` is a statement lexed once and read by everyone: recognition
+(query.recognize), the payload-query parser (query.grammar) and its error path, COPY (SELECT ...)'s,
+encode()'s and Spark's readers. The Cursor is how the parsers walk the tokens."""
 from __future__ import annotations
 
 import re
@@ -23,7 +25,7 @@ class Token:
 
 
 _TOKEN = re.compile(r"""
-    (?P<space>\s+|--[^\n]*|//[^\n]*)
+    (?P<space>\s+|--[^\n]*|//[^\n]*|/\*.*?\*/)
   | (?P<string>'(?:[^']|'')*')
   | (?P<dollar>\$\$.*?\$\$)
   | (?P<qname>"(?:[^"]|"")*")
@@ -61,6 +63,48 @@ def tokenize(text: str) -> list[Token]:
             tokens.append(Token(kind, "!=" if raw == "<>" else raw, m.start(), pos))
     tokens.append(Token("end", "", len(text), len(text)))
     return tokens
+
+
+class Lexed:
+    """A statement's text and its tokens, lexed on first use and once: whoever reads the statement
+    after that reads these tokens. `text` is what the tokens' positions index, the statement or a
+    text it is part of (`part`: the SELECT inside COPY ( ... ), a statement of a script); `tokens`
+    are the statement's, the end token last."""
+
+    __slots__ = ("text", "_tokens", "_error")
+
+    def __init__(self, text: str, tokens: list[Token] | None = None) -> None:
+        self.text = text
+        self._tokens = tokens
+        self._error: str | None = None
+
+    @property
+    def tokens(self) -> list[Token]:
+        """Raises QueryError when the text does not lex (said again on each use, not lexed again)."""
+        if self._tokens is None:
+            if self._error is None:
+                try:
+                    self._tokens = tokenize(self.text)
+                except QueryError as err:
+                    self._error = str(err)
+            if self._tokens is None:
+                raise QueryError(self._error)
+        return self._tokens
+
+    def __repr__(self) -> str:
+        return f"Lexed({self.text!r})"
+
+    def part(self, first: int, stop: int) -> Lexed:
+        """The statement made of tokens[first:stop], in the same text; its end token sits where
+        tokens[stop] starts."""
+        tokens = self.tokens
+        end = tokens[stop].start
+        return Lexed(self.text, [*tokens[first:stop], Token("end", "", end, end)])
+
+
+def lexed(statement: Lexed | str) -> Lexed:
+    """`statement` as a Lexed: a text (a test's, an offline caller's) is lexed here."""
+    return statement if isinstance(statement, Lexed) else Lexed(statement)
 
 
 class Cursor:

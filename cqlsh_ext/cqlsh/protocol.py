@@ -63,6 +63,8 @@ class Shell(Protocol):
     tracing_enabled: bool
     use_paging: bool
     page_size: int
+    #: cqlshrc [ui] float_precision: the digits cqlsh shows of a float.
+    display_float_precision: int
     decoding_errors: list[Any]
     prompt: str
     statement: Any  # io.StringIO of the statement being typed

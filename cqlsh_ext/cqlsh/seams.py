@@ -40,15 +40,19 @@ SEAMS: tuple[tuple[str, str, str], ...] = (
               "register_special_commands", "shell"),
     ("cqlsh", "CqlRuleSet.completer_for: register_completer", "shell"),
     ("cqlsh", "cqlruleset.cql_split_statements re-lexes a rewritten statement: statement_tokens",
-     "encode.statement"),
+     "encode.command"),
     ("cqlsh", "HELP lists, prints and completes the docstring of every do_<topic> method: help_topic",
      "shell"),
     ("cqlsh", "formatting.color_text, unicode_controlchars_re, _show_control_chars, colormaps: "
               "text_formatting, value_colormap", "output.display"),
+    ("cqlsh", "formatting.format_floating_point_type(value, colormap, float_precision).strval, and "
+              "Shell.display_float_precision: float_text", "payload_select.result, spark.cli"),
     ("cqlsh", "pylexotron Matcher classes, ruleset.ruleset, scanner, cql_split_statements, is_hint",
-     "repl.lexer, repl.statement, repl.completer"),
+     "repl.lexer, repl.statement_end, repl.completer"),
     ("cqlsh", "cqlshmain globals readline (set to None), HISTORY, CQL_ERRORS, parser, CONFIG_FILE, "
               "cqlruleset", "repl, cli"),
+    ("cqlsh", "main() reports VersionNotSupported out of Shell() itself (our one-line connection "
+              "errors let it through)", "shell"),
     ("cqlsh", "cqlruleset.cql_extract_orig gives a statement's text from its tokens: statement_text; "
               "Shell.print_result reads only column_names, column_types, current_rows (dicts), "
               "has_more_pages and fetch_next_page() of a result", "shell, payload_select.result"),
@@ -81,6 +85,7 @@ OVERRIDDEN: dict[str, list[str]] = {
                                           "row_count_offset"],
     "check_build_versions": ["self"],
     "print_warnings": ["self", "warnings"],
+    "printerr": ["self", "text", "color", "newline", "shownum"],
     "cmdloop": ["self", "intro"],
     "handle_statement": ["self", "tokens", "srcstr"],
     "handle_parse_error": ["self", "cmdword", "tokens", "parsed", "srcstr"],
@@ -184,6 +189,14 @@ def value_colormap(color: bool) -> Any:
     from cqlshlib import formatting
 
     return formatting.default_colormap if color else formatting.empty_colormap
+
+
+def float_text(value: float, precision: int) -> str:
+    """A float as cqlsh prints a float column's value at this precision (its float_precision):
+    cqlsh's own rule, so the shell's computed numbers read like the server's."""
+    from cqlshlib import formatting
+
+    return str(formatting.format_floating_point_type(value, formatting.empty_colormap, precision).strval)
 
 
 def register_special_commands(rules: str, words: tuple[str, ...], alternatives: tuple[str, ...]) -> None:

@@ -18,9 +18,9 @@ from typing import Any
 
 import cramjam
 
+from cqlsh_ext.common.text import plural
 from cqlsh_ext.demo.records import documents
 from cqlsh_ext.demo.samples import samples
-from cqlsh_ext.insight.shellside import plural
 
 #: cqlsh's own default credentials file.
 DEFAULT_CREDENTIALS = "~/.cassandra/credentials"
@@ -156,17 +156,30 @@ def is_loaded(session: Any, keyspace: str) -> bool:
 def main(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
     from cassandra.auth import PlainTextAuthProvider
-    from cassandra.cluster import Cluster, NoHostAvailable
+    from cassandra.cluster import Cluster
+
+    from cqlsh_ext.keyspaces.errors import ConnectionFailed, connection_failures, remember_secret
 
     username, password = login(args)
-    cluster = Cluster(
-        [args.host],
-        port=args.port,
-        connect_timeout=args.connect_timeout,
-        auth_provider=PlainTextAuthProvider(username, password),
-    )
+    remember_secret(password)
     try:
-        session = cluster.connect()
+        # The shell's one wrapper: one line naming host:port and what to check, for any failure.
+        with connection_failures(args.host, args.port):
+            cluster = Cluster(
+                [args.host],
+                port=args.port,
+                connect_timeout=args.connect_timeout,
+                auth_provider=PlainTextAuthProvider(username, password),
+            )
+            try:
+                session = cluster.connect()
+            except BaseException:
+                cluster.shutdown()
+                raise
+    except ConnectionFailed as err:
+        print(f"cqlsh-ext demo: {err}", file=sys.stderr)
+        return 1
+    try:
         session.default_timeout = 60
         if args.if_missing and is_loaded(session, args.keyspace):
             print(f"{args.keyspace}: demo data already loaded")
@@ -175,18 +188,8 @@ def main(argv: list[str]) -> int:
         print(f"{args.keyspace}: loading the demo data ({plural(args.rows, 'document')} per JSON table) ...",
               file=sys.stderr, flush=True)
         written = load(session, args.keyspace, args.rows)
-    except NoHostAvailable as err:
-        print(
-            f"cqlsh-ext demo: cannot connect to {args.host}:{args.port}: {_first_error(err)}", file=sys.stderr
-        )
-        return 1
     finally:
         cluster.shutdown()
     for table, count in written.items():
         print(f"{args.keyspace}.{table}: {plural(count, 'row')}")
     return 0
-
-
-def _first_error(err: Exception) -> str:
-    errors = getattr(err, "errors", None) or {}
-    return str(next(iter(errors.values()), err))

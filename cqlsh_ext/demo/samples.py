@@ -29,7 +29,7 @@ XERIAL_HEADER = b"\x82SNAPPY\x00" + struct.pack(">ii", 1, 1)
 
 
 @dataclass(frozen=True)
-class Sample:
+class DemoSample:
     name: str
     producer: str
     data: bytes
@@ -81,73 +81,73 @@ def java_string(text: str) -> bytes:
     return b"\xac\xed\x00\x05\x7c" + struct.pack(">Q", len(raw)) + raw
 
 
-def samples(document: str) -> list[Sample]:
+def samples(document: str) -> list[DemoSample]:
     payload = document.encode("utf-8")
     pieces: list[bytes | bytearray | memoryview] = [payload[i : i + 512] for i in range(0, len(payload), 97)]
     zdict = zstandard.train_dictionary(4096, pieces * 8)
     deflate = zlib.compressobj(level=6, wbits=-15)
     preset = zlib.compressobj(zdict=payload[:256])
     return [
-        Sample("snappy raw", "snappy.compress / Snappy.compress", snappy_raw(payload), "snappy"),
-        Sample(
+        DemoSample("snappy raw", "snappy.compress / Snappy.compress", snappy_raw(payload), "snappy"),
+        DemoSample(
             "snappy framed",
             "snappy.stream_compress",
             snappy_framed(payload),
             "snappy/framed",
         ),
-        Sample("snappy xerial", "SnappyOutputStream layout", xerial_stream(payload), "snappy/xerial"),
-        Sample(
+        DemoSample("snappy xerial", "SnappyOutputStream layout", xerial_stream(payload), "snappy/xerial"),
+        DemoSample(
             "snappy hadoop",
             "snappy.HadoopStreamCompressor",
             snappy.HadoopStreamCompressor().add_chunk(payload),
             "snappy/hadoop",
         ),
-        Sample("lz4 frame", "lz4.frame.compress", lz4.frame.compress(payload), "lz4/frame"),
-        Sample("lz4 size-prefixed LE", "lz4.block.compress", lz4.block.compress(payload), "lz4/block"),
-        Sample(
+        DemoSample("lz4 frame", "lz4.frame.compress", lz4.frame.compress(payload), "lz4/frame"),
+        DemoSample("lz4 size-prefixed LE", "lz4.block.compress", lz4.block.compress(payload), "lz4/block"),
+        DemoSample(
             "lz4 size-prefixed BE",
             "driver-style lz4 block",
             struct.pack(">I", len(payload)) + lz4.block.compress(payload, store_size=False),
             "lz4/block-be",
         ),
-        Sample("lz4 LZ4Block", "LZ4BlockOutputStream layout", lz4_java_block(payload), "lz4/LZ4Block"),
-        Sample("zstd", "zstandard (content size)", zstandard.ZstdCompressor().compress(payload), "zstd"),
-        Sample(
+        DemoSample("lz4 LZ4Block", "LZ4BlockOutputStream layout", lz4_java_block(payload), "lz4/LZ4Block"),
+        DemoSample("zstd", "zstandard (content size)", zstandard.ZstdCompressor().compress(payload), "zstd"),
+        DemoSample(
             "zstd no size",
             "zstandard (no content size)",
             zstandard.ZstdCompressor(write_content_size=False).compress(payload),
             "zstd",
         ),
-        Sample(
+        DemoSample(
             "zstd dictionary",
             "zstandard with a trained dictionary",
             zstandard.ZstdCompressor(dict_data=zdict).compress(payload),
             "raw: needs dictionary",
         ),
-        Sample("gzip", "gzip.compress", gzip.compress(payload, mtime=0), "gzip"),
-        Sample(
+        DemoSample("gzip", "gzip.compress", gzip.compress(payload, mtime=0), "gzip"),
+        DemoSample(
             "gzip java string",
             "GZIPOutputStream(ObjectOutputStream) layout",
             gzip.compress(java_string(document), mtime=0),
             "gzip>java",
         ),
-        Sample("zlib", "zlib.compress", zlib.compress(payload), "zlib"),
-        Sample(
+        DemoSample("zlib", "zlib.compress", zlib.compress(payload), "zlib"),
+        DemoSample(
             "zlib preset dictionary",
             "zlib with zdict",
             preset.compress(payload) + preset.flush(),
             "raw: preset dictionary",
         ),
-        Sample("bzip2", "bz2.compress", bz2.compress(payload), "bzip2"),
-        Sample("xz", "lzma.compress", lzma.compress(payload), "xz"),
-        Sample(
+        DemoSample("bzip2", "bz2.compress", bz2.compress(payload), "bzip2"),
+        DemoSample("xz", "lzma.compress", lzma.compress(payload), "xz"),
+        DemoSample(
             "raw deflate",
             "zlib wbits=-15 (only with -d deflate)",
             deflate.compress(payload) + deflate.flush(),
             "raw",
         ),
-        Sample("plain json", "uncompressed bytes", payload, "text"),
-        Sample(
+        DemoSample("plain json", "uncompressed bytes", payload, "text"),
+        DemoSample(
             "truncated gzip",
             "gzip cut in half",
             gzip.compress(payload, mtime=0)[: len(payload) // 8],

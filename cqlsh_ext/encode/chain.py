@@ -1,5 +1,5 @@
 """One encode() value: the payload written by its format's encoder, then the codecs from the inside
-out, each by the writer its module declares (codecs.base.Container.encode, payload.formats'
+out, each by the writer its module declares (a container's Writer, codecs.capabilities; payload.formats'
 PayloadFormat.encode), then decoded again by the display's own path (payload.unwrap.unwrap_spec)
 and compared with the input. A value that does not come back equal is refused (EncodeRefused).
 
@@ -107,11 +107,14 @@ def _json(spec: Spec, text: str) -> Any:
 def _compress(spec: Spec, i: int, data: bytes) -> bytes:
     from cqlsh_ext.codecs import registry
     from cqlsh_ext.codecs.base import Unwritable
+    from cqlsh_ext.codecs.capabilities import Writer, unwritable
 
     variant = spec.variants[i] if spec.variants else None
     fmt = registry.by_label(variant) if variant else registry.written_by(spec.codecs[i])
     if fmt is None:  # parse_spec checked the label
         raise EncodeRefused(f"no container {variant!r}")
+    if not isinstance(fmt, Writer):
+        raise EncodeRefused(f"{fmt.label}: {unwritable(fmt)}")
     try:
         return fmt.encode(data, spec.levels[i] if spec.levels else None)
     except Unwritable as err:
@@ -124,23 +127,27 @@ def _codec_steps(spec: Spec) -> str:
 
 
 def _verify(spec: Spec, value: bytes, source: str | bytes, expected: Any, cap: int) -> None:
-    from cqlsh_ext.payload.unwrap import BINARY, STRUCTURED, TEXT, unwrap_spec
+    from cqlsh_ext.payload.engine import ValueEngine
+    from cqlsh_ext.payload.view import BINARY, RECORD, TEXT
+
+    def read_as(setting: str) -> Any:  # the value engine, with the setting as its mode
+        return ValueEngine(cap=cap, spec=setting).view(value)
 
     if isinstance(source, bytes):
         steps = _codec_steps(spec)
         if not steps:
             return  # nothing was written: the bytes go as they are
-        view = unwrap_spec(value, f"{steps}>{_HEX}", cap)
+        view = read_as(f"{steps}>{_HEX}")
         shown: Any = view.data if view.kind == BINARY else None
         want: Any = source
     elif expected is None:
         steps = _codec_steps(spec)
         reading = str(spec) if spec.payload not in _AS_IS else f"{steps}>{_TEXT}" if steps else _TEXT
-        view = unwrap_spec(value, reading, cap)
+        view = read_as(reading)
         shown, want = (view.text if view.kind == TEXT else None), source
     else:
-        view = unwrap_spec(value, str(spec), cap)
-        shown, want = (view.tree if view.kind == STRUCTURED else None), expected
+        view = read_as(str(spec))
+        shown, want = (view.record if view.kind == RECORD else None), expected
     if view.truncated_layer is not None:
         raise EncodeRefused(f"not verified: the display stops at its output cap "
                             f"({view.truncated_layer.label})")

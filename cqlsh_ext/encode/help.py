@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from cqlsh_ext.codecs.base import CODEC_EXAMPLES, CODEC_NAMES
-from cqlsh_ext.commands.decompress import fill
+from cqlsh_ext.common.text import fill
 from cqlsh_ext.payload.names import EXAMPLE_SPEC, PAYLOAD_NAMES, payload_help
 from cqlsh_ext.payload.spec import AUTO_STEP
 

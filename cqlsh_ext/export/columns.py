@@ -2,13 +2,14 @@
 
 - a CQL column: its CQL type's kind (cqlsh_ext.export.arrow_types.cql_kind);
 - a path's value or an aggregate (no driver type): its kind read from the values;
-- a blob column: four columns, in the meaning the JSON writer gives a blob (output.values.BlobObjects):
+- a blob column: five columns, the view the value engine gives (payload.view, as the JSON writer
+  spells it):
     NAME          the decoded payload: a record as a struct (or JSON text, by the shape rule),
                   a text as a string; null when it did not decode or the budget cut it
-    NAME:label    how it was stored: the codec chain and the payload's kind ("<codec>>json",
-                  "<codec>><format>", "json", "<codec>>text"), "undecoded" for a value that looks like a
-                  format and does not decode, "bytes" for a value in no known format
-    NAME:note     why, when something is to be said (the undecoded reason, "cut: ...", a class)
+    NAME:label    the value's label: its chain and how the payload reads ("<codec>>json",
+                  "<codec>><format>", "json", "<codec>>text"); null when it did not decode
+    NAME:kind     text, record, binary, unknown (no known format) or failed (a format that failed)
+    NAME:note     why, when something is to be said (the reason, "cut: ...", an object's class)
     NAME:stored   the stored bytes: for every value whose payload is null (so nothing is lost),
                   and for every value with OUTPUT RAW ON / --raw-blobs / WITH RAW = true.
 """
@@ -21,11 +22,11 @@ from typing import Any
 
 from cqlsh_ext.export.arrow_types import Kind, Leaf, Null, cql_kind
 
-LABEL, NOTE, STORED = ":label", ":note", ":stored"
+LABEL, KIND, NOTE, STORED = ":label", ":kind", ":note", ":stored"
 
 
 @dataclass(frozen=True)
-class Column:
+class ParquetColumn:
     name: str
     #: The kind it starts from (settled from the first row group where `inferred`).
     seed: Any
@@ -54,17 +55,18 @@ def is_blob(cqltype: Any) -> bool:
     return cqltype is not None and from_driver(cqltype).is_blob
 
 
-def columns(names: Sequence[str], types: Sequence[Any]) -> list[Column]:
-    out: list[Column] = []
+def columns(names: Sequence[str], types: Sequence[Any]) -> list[ParquetColumn]:
+    out: list[ParquetColumn] = []
     for name, cqltype in zip(names, types, strict=True):
         if cqltype is None:
-            out.append(Column(name, Null(), True))
+            out.append(ParquetColumn(name, Null(), True))
         elif is_blob(cqltype):
-            out += [Column(name, Null(), True), Column(name + LABEL, Leaf("string"), False),
-                    Column(name + NOTE, Leaf("string"), False), Column(name + STORED, Leaf("binary"), False)]
+            out.append(ParquetColumn(name, Null(), True))
+            out += [ParquetColumn(name + suffix, Leaf(kind), False) for suffix, kind in
+                    ((LABEL, "string"), (KIND, "string"), (NOTE, "string"), (STORED, "binary"))]
         else:
             kind = cql_kind(cqltype)
-            out.append(Column(name, kind, _has_decimal(kind)))
+            out.append(ParquetColumn(name, kind, _has_decimal(kind)))
     return out
 
 
@@ -134,12 +136,12 @@ class Splitter:
     Plain data: Spark executors make their own from the same arguments."""
 
     def __init__(self, roles: Sequence[str], settings: Any, places: Sequence[Any], cap: int) -> None:
-        from cqlsh_ext.output.values import BlobObjects, JsonSpelling
+        from cqlsh_ext.output.values import Blobs, JsonSpelling
         from cqlsh_ext.payload.budget import Budget
 
         self.roles = list(roles)
         self.places = list(places)
-        self.blobs = BlobObjects(settings)
+        self.blobs = Blobs(settings)
         self.json = JsonSpelling(settings)
         self.raw = bool(settings.raw_blobs)
         self.budget = Budget.for_cap(cap)
@@ -160,7 +162,8 @@ class Splitter:
                             for v in values])
             elif role == BLOB:
                 parts = [self.blob_parts(v, self.places[i]) for v in values]
-                out += [list(column) for column in zip(*parts, strict=True)] if parts else [[], [], [], []]
+                columns = zip(*parts, strict=True) if parts else [() for _ in range(5)]
+                out += [list(column) for column in columns]
             else:
                 out.append(values)
         return out
@@ -170,33 +173,32 @@ class Splitter:
         as the JSON writer spells it."""
         return self.json.value(value)
 
-    def blob_parts(self, value: Any, place: Any) -> tuple[Any, Any, Any, Any]:
-        """(payload, label, note, stored bytes) of one blob value."""
-        if value is None:
-            return None, None, None, None
-        stored = bytes(value)
-        obj = self.blobs.blob_object(stored, place)
-        if isinstance(obj, str):  # in no known format (or empty): JSON writes its "0x..." only
-            return None, "bytes", None, stored
-        kind = obj.get("kind")
-        codec = obj.get("codec")
-        note = obj.get("note")
-        if kind == "undecoded":
-            return None, "undecoded", note, stored
-        # The chain, ending with the payload's kind unless the chain names it already (a record
-        # format is a layer of its own: "<codec>><format>"; JSON and text are read from text: "<codec>>json").
-        chain = str(codec).split(">") if codec else []
-        label = ">".join(chain if chain and chain[-1] == kind else [*chain, str(kind)])
-        cut = obj.get("cut") or (obj.get("note") if obj.get("truncated") else None)
-        if obj.get("truncated") or obj.get("cut"):
-            return None, label, f"cut: {cut or 'past the output cap'}", stored
-        payload = obj.get("payload")
-        if kind == "json":
-            from cqlsh_ext.payload.unwrap import json_container
+    def blob_parts(self, value: Any, place: Any) -> tuple[Any, Any, Any, Any, Any]:
+        """(payload, label, kind, note, stored bytes) of one blob value (bytes, or its view when
+        the query decoded it already)."""
+        from cqlsh_ext.payload.view import RECORD, TEXT, UNKNOWN
 
-            payload = json_container(str(payload))
-        elif kind == "binary" or str(kind).endswith("-object"):
-            # no record to type (decompressed bytes, a serialized object): the stored bytes keep it
-            klass = next((v for k, v in obj.items() if k.endswith("_class")), None)
-            return None, label, klass or note, stored
-        return payload, label, note, stored if self.raw else None
+        if value is None:
+            return None, None, None, None, None
+        stored = self.blobs.stored(value)
+        view = self.blobs.view(value, place)
+        if view is None:  # decoding off, or an empty value
+            return None, None, UNKNOWN, None, stored
+        kind = view.kind
+        if kind != TEXT and kind != RECORD:  # no payload to type: the stored bytes keep it
+            note = view.object_class or (None if view.quiet else view.reason)
+            return None, view.label or None, kind, note, stored
+        if view.cut:
+            from cqlsh_ext.output.values import cut_text
+
+            return None, view.label, kind, f"cut: {cut_text(view)}", stored
+        if kind == TEXT:
+            tree = view.tree
+            payload = view.text if tree is None else tree
+        else:
+            from cqlsh_ext.payload.formats.tree import jsonable_cut
+
+            payload, cut = jsonable_cut(view.record, self.budget)
+            if cut:
+                return None, view.label, kind, f"cut: {cut}", stored
+        return payload, view.label, kind, view.reason, stored if self.raw else None

@@ -1,7 +1,7 @@
-"""The shell's entry for exports: `intercept(shell, text)` sees every COPY before cqlsh parses it
-and returns True when it was ours:
+"""The shell's entry for exports: `intercept(shell, statement)` sees every COPY before cqlsh parses
+it and returns True when it was ours:
 
-- `COPY (SELECT ...) TO 'file' ...` (cqlsh_ext.export.statement) runs the SELECT as a payload query
+- `COPY (SELECT ...) TO 'file' ...` (cqlsh_ext.export.parse) runs the SELECT as a payload query
   runs (cqlsh_ext.payload_select: cost prompt, CONFIRM, workers, progress, retries) and writes its
   answer to the file (cqlsh_ext.export.run);
 - a stock `COPY table TO 'x.parquet'` (or .jsonl, .ndjson), which cqlsh would fill with CSV, is
@@ -15,25 +15,25 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from cqlsh_ext.export.statement import EXTENSIONS, LABEL, STOCK_COPY_TO, CopyError, format_name, parse
+from cqlsh_ext.export.parse import EXTENSIONS, LABEL, STOCK_COPY_TO, CopyError, format_name, parse
 
 if TYPE_CHECKING:
+    from cqlsh_ext.cql.lexer import Lexed
     from cqlsh_ext.cqlsh.protocol import Shell
 
 
-def intercept(shell: Shell, text: str) -> bool:
-    """True when `text` was ours (run or refused, said in one line); False: cqlsh's COPY."""
+def intercept(shell: Shell, statement: Lexed) -> bool:
+    """True when the statement was ours (run or refused, said in one line); False: cqlsh's COPY."""
     from cqlsh_ext.cql.errors import QueryError
-    from cqlsh_ext.cql.lexer import tokenize
 
     try:
-        tokens = tokenize(text)
+        tokens = statement.tokens
     except QueryError:
         return False
     if len(tokens) < 2 or tokens[1].kind != "punct" or tokens[1].value != "(":
-        return _refuse_stock(shell, text)
+        return _refuse_stock(shell, statement.text)
     try:
-        statement = parse(text, tokens)
+        export = parse(statement)
         if shell.settings.display.mode == "none":
             raise CopyError("decoding is off (-d none): COPY table TO exports the stored bytes")
     except CopyError as err:
@@ -41,7 +41,7 @@ def intercept(shell: Shell, text: str) -> bool:
         return True
     from cqlsh_ext.export.run import run
 
-    run(shell, statement)
+    run(shell, export)
     return True
 
 

@@ -17,15 +17,15 @@ EXPORT_HELP = """
           (default) | 'snappy' | 'gzip' | 'lz4' | 'brotli' | 'none' and
           ROW_GROUP_SIZE = 65536 (Parquet's).
 
-          Parquet keeps types: CQL types as Arrow types, a path's values typed
-          from the first row group, a decoded blob as a struct (or JSON text
-          when its records differ) beside NAME:label (codec chain), NAME:note
-          and NAME:stored (the bytes of values not decoded). Parquet needs
-          pyarrow: pip install 'cqlsh-ext[parquet]'.
+          Parquet (pyarrow, the parquet extra: without it the statement
+          says how to add it) keeps types: CQL types as Arrow types, a
+          path's values typed from the first row group, a decoded blob as a
+          struct (or JSON text when its records differ) beside NAME:label
+          (codec chain), NAME:note and NAME:stored (the bytes not decoded).
 
           COPY table TO 'file.csv' (cqlsh's own COPY) still exports the
-          stored bytes. Ctrl-C closes the file with the rows read so far; an
-          error leaves no file. Examples:
+          stored bytes. Ctrl-C closes the file with the rows read so far;
+          twice, or an error, leaves no file. Examples:
 
           COPY (SELECT * FROM ks.orders WHERE data.status = 'FAILED'
                 ALLOW FILTERING) TO 'failed.parquet';

@@ -40,8 +40,9 @@ from cqlsh_ext.export.arrow_types import (
     type_text,
     value_kind,
 )
-from cqlsh_ext.export.columns import BLOB, Column, Splitter, columns, roles
-from cqlsh_ext.export.target import Target
+from cqlsh_ext.export.columns import BLOB, ParquetColumn, Splitter, columns, roles
+from cqlsh_ext.export.target import ExportFile
+from cqlsh_ext.payload.view import BlobView
 
 #: Rows per row group (WITH ROW_GROUP_SIZE = n): what memory holds at once.
 ROW_GROUP_SIZE = 65_536
@@ -82,11 +83,11 @@ class Summary:
 
 
 class ParquetSink:
-    def __init__(self, target: Target, names: Sequence[str], types: Sequence[Any], settings: Any,
+    def __init__(self, target: ExportFile, names: Sequence[str], types: Sequence[Any], settings: Any,
                  places: Sequence[Any], codec: str = DEFAULT_CODEC, row_group_size: int = ROW_GROUP_SIZE,
                  metadata: dict[str, str] | None = None) -> None:
         self.target = target
-        self.columns: list[Column] = columns(names, types)
+        self.columns: list[ParquetColumn] = columns(names, types)
         self.splitter = Splitter(roles(types), settings, places, settings.cap)
         #: The columns holding stored blobs (what ROW_GROUP_BYTES counts).
         self.blob_columns = [i for i, role in enumerate(self.splitter.roles) if role == BLOB]
@@ -111,7 +112,9 @@ class ParquetSink:
         for row in rows:
             self.held.append(row)
             if blob_columns:
-                self.held_bytes += sum(len(row[i]) for i in blob_columns if row[i] is not None)
+                # A blob the query decoded already comes as its view: its stored size counts.
+                self.held_bytes += sum(len(v.stored) if isinstance(v, BlobView) else len(v)
+                                       for i in blob_columns if (v := row[i]) is not None)
             if len(self.held) >= self.row_group_size or self.held_bytes >= ROW_GROUP_BYTES:
                 group, self.held, self.held_bytes = self.held, [], 0
                 self._write_group(group)
@@ -154,7 +157,7 @@ class ParquetSink:
         return compile_kind(kind, self.splitter.cql_json)
 
     def _widen(self, i: int, values: list[Any]) -> list[Any]:
-        """Column i met values its kind does not hold: merge their kinds in, count them."""
+        """ParquetColumn i met values its kind does not hold: merge their kinds in, count them."""
         column, old = self.columns[i], self.kinds[i]
         convert = self.converters[i]
         kind, misfits = old, 0

@@ -1,10 +1,13 @@
 """Running an export: the SELECT's answer, read as the shell reads a payload query
-(payload_select.statement.read_answer), written to a file instead of printed.
+(payload_select.command.read_answer), written to a file instead of printed.
 
-Ctrl-C: the scan stops at a page boundary, the file is closed with the rows read so far and takes
-its name; the closing line says it was interrupted. A second Ctrl-C while it closes, an error
-while writing (a full disk, an unwritable file) or a scan stopped by an error leave no file: the
-temporary file is removed and one line says why.
+Ctrl-C, one rule from the first page to the file taking its name (common.interrupt.CtrlC): the
+first press ends the reading at a page boundary, or, once everything is read, lets the writing go
+on; either way the file is finished with the rows read, takes its name and the closing line says
+so. A second press, while reading or writing, leaves no file. On a terminal a status line says
+when the file is being written (for one row group, that is where the decoding happens). An error
+while writing (a full disk, an unwritable file) or a scan stopped by an error leave no file
+either: the temporary file is removed and one line says why.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from cqlsh_ext.export.errors import ExportError
-from cqlsh_ext.export.statement import LABEL, ExportStatement
+from cqlsh_ext.export.parse import LABEL, ExportStatement
 
 if TYPE_CHECKING:
     from cqlsh_ext.cqlsh.protocol import Shell
@@ -23,7 +26,6 @@ if TYPE_CHECKING:
 #: answer's rows one for one, are of FETCH_SIZE rows).
 PAGE_SIZE = 5000
 FETCH_SIZE = 5000
-PARQUET_INSTALL = "pip install 'cqlsh-ext[parquet]'"
 
 
 def run(shell: Shell, statement: ExportStatement) -> None:
@@ -40,7 +42,7 @@ def _plan(shell: Shell, statement: ExportStatement) -> tuple[Any, Any, str, Any]
     from cqlsh_ext.query.grammar import parse
     from cqlsh_ext.query.recognize import table_of
 
-    target = table_of(statement.select)
+    target = table_of(statement.query)
     if target is None:
         raise ExportError("COPY ( ... ) takes a SELECT ... FROM [keyspace.]table")
     keyspace = target[0] or shell.current_keyspace
@@ -50,23 +52,25 @@ def _plan(shell: Shell, statement: ExportStatement) -> tuple[Any, Any, str, Any]
         hint = "" if keyspace else " (no keyspace: USE one or name it)"
         raise ExportError(f"unknown table {where}{hint}")
     schema = schema_of(shell, keyspace, meta)
-    plan = parse(statement.select, schema, plain=True)
+    plan = parse(statement.query, schema, plain=True)
     if plan is None:
         raise ExportError("COPY ( ... ) takes a SELECT ... FROM [keyspace.]table")
     return plan, schema, keyspace, meta
 
 
 def _export(shell: Shell, statement: ExportStatement) -> None:
-    from cqlsh_ext.export.target import Target
-    from cqlsh_ext.payload_select.statement import read_answer
+    from cqlsh_ext.export.target import ExportFile
+    from cqlsh_ext.payload_select.command import read_answer
 
     if statement.fmt == "parquet":
         try:
             import pyarrow  # noqa: F401
         except ImportError:
-            raise ExportError(f"a Parquet file needs pyarrow: {PARQUET_INSTALL}") from None
+            from cqlsh_ext.common.install import install_hint
+
+            raise ExportError(f"a Parquet file needs pyarrow: {install_hint('parquet')}") from None
     plan, schema, keyspace, meta = _plan(shell, statement)
-    target = Target(statement.path, statement.overwrite)  # an unwritable place is said before reading
+    target = ExportFile(statement.path, statement.overwrite)  # an unwritable place is said before reading
     try:
         answer = read_answer(shell, plan, schema, keyspace, meta, PAGE_SIZE, FETCH_SIZE)
     except BaseException:
@@ -106,25 +110,32 @@ def _sink(shell: Shell, statement: ExportStatement, target: Any, names: list[str
 
 def _write(shell: Shell, statement: ExportStatement, plan: Any, reading: Any, pages: Any, sink: Any,
            target: Any) -> None:
+    from cqlsh_ext.common.interrupt import CtrlC
     from cqlsh_ext.export.target import os_error
 
-    interrupted = False
+    rows = 0
     try:
-        try:
-            for page in pages:
-                sink.write(page)
-        except KeyboardInterrupt:
-            interrupted = True
-        finally:
-            pages.close()
+        # A scan installs its own CtrlC while it reads (the first press stops it: reading.interrupted);
+        # this one takes the presses of a reading without one (the shell's own paged result), and
+        # is in place again when a scan's second press raises.
+        with CtrlC() as reading_keys:
+            try:
+                for page in pages:
+                    sink.write(page)
+                    rows += len(page)
+                    if reading_keys.pressed:
+                        break
+            finally:
+                pages.close()
         if reading.error:
             raise ExportError(f"the scan stopped: {reading.error}; nothing written")
-        summary = sink.finish()
-        target.commit()
-    except KeyboardInterrupt:
+        summary, writing_pressed = _finish(statement, sink, target, rows,
+                                           reading_keys.pressed or reading.interrupted)
+    except KeyboardInterrupt:  # a second Ctrl-C, while reading or writing
         sink.abort()
         target.discard()
-        shell.printerr(f"{LABEL}: interrupted (Ctrl-C) while closing {statement.path}: nothing written")
+        shell.printerr(f"{LABEL}: interrupted (Ctrl-C twice) before {statement.path} was finished: "
+                       "nothing written")
         return
     except OSError as err:
         sink.abort()
@@ -135,13 +146,49 @@ def _write(shell: Shell, statement: ExportStatement, plan: Any, reading: Any, pa
         sink.abort()
         target.discard()
         raise
-    interrupted = interrupted or reading.interrupted
-    closing_line(statement, plan, reading, summary, sink, interrupted)
+    interrupted = reading_keys.pressed or reading.interrupted
+    closing_line(statement, plan, reading, summary, sink, interrupted, writing_pressed)
+
+
+def _finish(statement: ExportStatement, sink: Any, target: Any, rows: int, pressed: bool) -> tuple[Any, bool]:
+    """Write what the sink holds and give the file its name: (the sink's summary, whether a first
+    Ctrl-C came while it did). `pressed`: the reading took a first Ctrl-C, so the next one is the
+    second and raises KeyboardInterrupt. "writing ..." shows on a terminal meanwhile."""
+    import os
+
+    from cqlsh_ext.common.interrupt import CtrlC
+    from cqlsh_ext.common.text import message, screen_width
+    from cqlsh_ext.scanning.scan import progress_for
+
+    status = progress_for(LABEL, True)
+    name = os.path.basename(statement.path)  # the whole path is the closing line's
+    notice = "\r\x1b[K" + message(f"Ctrl-C: finishing {name} with the rows read; Ctrl-C again discards it",
+                                   screen_width(sys.stderr)) + "\n"
+
+    def first_press() -> None:
+        # In the signal handler, so one unbuffered write of the descriptor and nothing else: no
+        # lock of sys.stderr's is taken, whatever the interrupted code was doing.
+        if status is not None:
+            os.write(status.out.fileno(), notice.encode())
+
+    with CtrlC(on_first=first_press) as writing_keys:
+        if pressed:
+            writing_keys.stop.set()
+        if status is not None:
+            status.ctrl_c = ("(Ctrl-C again: discard it)",) if pressed else ("(Ctrl-C twice: discard it)",)
+            status.step(f"writing {name}, {rows:,} rows")  # a status line is one row at most
+        try:
+            summary = sink.finish()
+            target.commit()
+        finally:
+            if status is not None:
+                status.close()
+        return summary, writing_keys.pressed and not pressed
 
 
 def closing_line(statement: ExportStatement, plan: Any, reading: Any, summary: Any, sink: Any,
-                 interrupted: bool) -> None:
-    from cqlsh_ext.payload_select.statement import closing_parts
+                 interrupted: bool, writing_pressed: bool = False) -> None:
+    from cqlsh_ext.payload_select.command import closing_parts
 
     if statement.fmt == "parquet":
         rows = summary.rows
@@ -155,7 +202,11 @@ def closing_line(statement: ExportStatement, plan: Any, reading: Any, summary: A
         for name, widened in summary.widened.items():
             sections.append(f"{name}: {widened.values:,} value{'s' if widened.values != 1 else ''} past the "
                             f"first row group did not fit {widened.first}, kept as {widened.last}")
-    if interrupted:
+    if writing_pressed:
+        sections.append("Ctrl-C while writing: the file was finished with the rows read")
+    elif interrupted:
         sections.append("interrupted (Ctrl-C): the file holds the rows read before")
-    print(f"{LABEL}: " + "; ".join(sections))
+    from cqlsh_ext.common.text import say
+
+    say(f"{LABEL}: " + "; ".join(sections), sys.stdout)
     sys.stdout.flush()

@@ -33,7 +33,7 @@ def os_error(err: OSError) -> str:
     return err.strerror or str(err)
 
 
-class Target:
+class ExportFile:
     def __init__(self, path: str, overwrite: bool) -> None:
         self.final = Path(os.path.expanduser(path))
         self.overwrite = overwrite

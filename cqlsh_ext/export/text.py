@@ -6,21 +6,23 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from cqlsh_ext.export.target import Target
+from cqlsh_ext.export.target import ExportFile
 
 
 class TextSink:
-    def __init__(self, fmt: str, target: Target, names: Sequence[str], types: Sequence[Any], settings: Any,
-                 places: Sequence[Any]) -> None:
+    def __init__(self, fmt: str, target: ExportFile, names: Sequence[str], types: Sequence[Any],
+                 settings: Any, places: Sequence[Any]) -> None:
         from cqlsh_ext.output.writers import make_writer
         from cqlsh_ext.payload.budget import Budget
+        from cqlsh_ext.settings.output_formats import output_format
 
         self.names = list(names)
         self.paths = [i for i, t in enumerate(types) if t is None]
         self.budget = Budget.for_cap(settings.cap)
         # newline="": the CSV writer ends lines itself; utf-8 whatever the locale says.
         self.out = open(target.temp, "w", encoding="utf-8", newline="")  # noqa: SIM115
-        self.writer = make_writer(fmt, self.out, self.names, list(types), settings, list(places))
+        self.writer = make_writer(output_format(fmt), self.out, self.names, list(types), settings,
+                                  list(places))
         self.rows = 0
 
     def write(self, rows: Sequence[Sequence[Any]]) -> None:

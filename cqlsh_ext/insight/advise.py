@@ -7,19 +7,21 @@ also checks the round trip) and then several timed passes over the whole sample;
 reported with the spread (max - min) / median, so the machine's noise is visible. Slow codecs get
 fewer passes (a time budget per codec), never fewer than one.
 
-The candidates are the compressors the codec modules declare (Container.compressors, in
-advise_priority order). A format with dictionaries (Container.dictionary_level) is also measured with
+The candidates are the compressors the codec modules declare (the Compressors capability, in
+advise_priority order). A format with dictionaries (the Dictionaries capability) is also measured with
 one, trained by two-fold cross-fitting: the dictionary that compresses a value was trained on the
 other half of the sample, never on the value itself.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
-from cqlsh_ext.insight import isolate, report
-from cqlsh_ext.insight.measure import COMPRESSED, PLAIN, UNDECODABLE, Peeled, peel
+from cqlsh_ext.common.text import Line
+from cqlsh_ext.insight import isolate, report, verdict
+from cqlsh_ext.insight.measure import COMPRESSED, PLAIN, UNDECODABLE, measured, payload_of
 from cqlsh_ext.insight.recompress import (
     BUDGET_S,
     REPETITIONS,
@@ -30,6 +32,7 @@ from cqlsh_ext.insight.recompress import (
     with_dictionary,
 )
 from cqlsh_ext.payload.unwrap import TEXT_LABEL
+from cqlsh_ext.payload.view import FAILED, KIND_TITLES
 from cqlsh_ext.scanning import capacity
 
 #: Skip the slowest settings when the sample is bigger than this (they would take minutes).
@@ -41,6 +44,9 @@ ADVISE_SAMPLE_BYTES = 64 << 20
 #: Candidates for the recommendation must reach these speeds (MB/s) here: compressing must not
 #: dominate a write path, nor decompressing a read path.
 FAST_COMPRESS, FAST_DECOMPRESS = 50.0, 200.0
+
+#: Why a value that a format failed to decode is left out of the sample (its payload is unknown).
+SKIPPED_FAILED = f"undecodable: {KIND_TITLES[FAILED]}"
 
 #: Told what is measured next: (what, share of the measuring done so far); a progress line.
 Step = Callable[[str, float], None]
@@ -63,8 +69,12 @@ class ColumnAdvice:
     notes: list[str] = field(default_factory=list)
     recommendation: str = ""
     recommended: str | None = None
+    #: What the recommendation rests on, in sentences (speeds, the dictionary, a smaller option).
+    reasons: list[str] = field(default_factory=list)
     #: Ctrl-C while measuring: the settings measured before it are the results.
     interrupted: bool = False
+    #: How units are priced and what the user pays (the verdict's terms).
+    pricing: capacity.Pricing = field(default_factory=capacity.Pricing)
 
     def _rows(self) -> list[tuple[str, str, list[int]]]:
         """(name, family, sizes) of the reference rows and every codec."""
@@ -74,22 +84,27 @@ class ColumnAdvice:
     def to_json(self) -> dict[str, object]:
         unc = _capacity(self.payload_sizes)
         now = _capacity(self.stored_sizes)
+        pricing = self.pricing
         codecs = []
-        for r in self.results:
+        for key, r in zip(_keys(), self.results, strict=False):
             cap = _capacity(r.sizes)
             codecs.append(
                 {
                     "codec": r.name,
                     "family": r.family,
+                    "chart_key": key,
+                    "dictionary": r.dictionary,
                     "compressed_bytes": r.total,
                     "ratio": round(self.payload_bytes / r.total, 4) if r.total else None,
                     "compress_mb_s": r.compress.to_json(),
                     "decompress_mb_s": r.decompress.to_json(),
                     "buckets": _buckets(r.sizes).to_json(),
-                    "keyspaces": cap.to_json(),
+                    "keyspaces": cap.to_json(pricing),
                     "wcu_saving_vs_uncompressed": capacity.saving(unc.wcu, cap.wcu),
                     "wcu_saving_vs_stored": capacity.saving(now.wcu, cap.wcu),
                     "rcu_saving_vs_uncompressed": capacity.saving(unc.rcu, cap.rcu),
+                    "rcu_saving_vs_stored": capacity.saving(now.rcu, cap.rcu),
+                    "storage_saving_vs_stored": capacity.saving(sum(self.stored_sizes), r.total),
                     "note": r.note,
                 }
             )
@@ -103,16 +118,31 @@ class ColumnAdvice:
             "stored_ratio": round(self.payload_bytes / stored, 4) if stored else None,
             "current": self.current,
             "skipped": self.skipped,
-            "uncompressed": {"buckets": _buckets(self.payload_sizes).to_json(), "keyspaces": unc.to_json()},
-            "stored_now": {"buckets": _buckets(self.stored_sizes).to_json(), "keyspaces": now.to_json()},
+            "uncompressed": {"buckets": _buckets(self.payload_sizes).to_json(),
+                             "keyspaces": unc.to_json(pricing)},
+            "stored_now": {"buckets": _buckets(self.stored_sizes).to_json(),
+                           "keyspaces": now.to_json(pricing)},
             "codecs": codecs,
             "notes": self.notes,
-            "recommendation": {"codec": self.recommended, "text": self.recommendation},
+            "recommendation": {"codec": self.recommended, "text": self.recommendation,
+                               "reasons": self.reasons},
         }
 
-    def render(self) -> list[str]:
+    def verdict(self, named: bool) -> str:
+        """The column's verdict line (`named`: the report has several columns)."""
+        whose = f" ({self.column})" if named else ""
+        text = self.recommendation
+        return f"{verdict.LEAD[:-1]}{whose}: {text}" + ("" if text.endswith(".") else ".")
+
+    def opening(self, named: bool) -> list[Line]:
+        """The verdict and, under it, what it rests on."""
+        if not self.recommendation:
+            return []
+        return [self.verdict(named), *(f"  {reason}" for reason in self.reasons)]
+
+    def render(self) -> list[Line]:
         current = ", ".join(f"{k} {report.count(v)}" for k, v in self.current.items())
-        lines = [
+        lines: list[Line] = [
             f"Column {self.column}: {report.count(self.payloads)} values, "
             f"{report.sized(self.payload_bytes)} decompressed, {report.sized(sum(self.stored_sizes))} "
             f"stored now ({current})"
@@ -133,41 +163,56 @@ class ColumnAdvice:
                     res.compress.text() if res else "-",
                     res.decompress.text() if res else "-",
                     report.count(cap.wcu),
-                    report.count(cap.rcu),
+                    capacity.units(self.pricing.reads(cap.rcu)),
                     _pct_saving(unc.wcu, cap.wcu) if name != "uncompressed" else "",
                     report.count(cap.over_quota),
                 ]
             )
-        lines.extend(
-            report.table(
-                rows,
-                [
-                    "codec",
-                    "ratio",
-                    "size",
-                    "compress MB/s",
-                    "decompress MB/s",
-                    "WCU",
-                    "RCU",
-                    "WCU saved",
-                    "> 1 MB",
-                ],
-                right=(1, 2, 3, 4, 5, 6, 7, 8),
-            )
-        )
-        lines.append("")
-        lines.append("  values per size bucket:")
-        brows = [
-            [name, *(report.count(n) for n in _buckets(sizes).counts)] for name, _f, sizes in self._rows()
-        ]
-        lines.extend(
-            report.table(brows, ["codec", *capacity.BUCKET_LABELS], right=tuple(range(1, 7)), indent=4)
-        )
+        header = ["codec", "ratio", "size", "compress MB/s", "decompress MB/s", "WCU",
+                  f"RCU ({self.pricing.consistency})", "WCU saved", "> 1 MB"]
+        if all(row[-1] == "0" for row in rows):  # no value over the row quota: said once, below
+            header, rows = header[:-1], [row[:-1] for row in rows]
+        lines.append(report.table(rows, header, right=range(1, len(header))))
+        if len(header) == 8:
+            lines.append("  no value is over the 1 MB row quota, compressed or not")
+        lines.extend(self._chart())
+        lines.extend(self._buckets())
         for note in self.notes:
             lines.append(f"  note: {note}")
-        lines.append("")
-        lines.append(f"  Recommendation: {self.recommendation}")
         return lines
+
+    def _chart(self) -> list[Line]:
+        """Ratio against compress and decompress speed, a letter a codec: the trade-off at a glance."""
+        measured = [(k, r) for k, r in zip(_keys(), self.results, strict=False) if r.total]
+        if len(measured) < 2:
+            return []
+        panels = [
+            report.Panel(f"ratio against {side} MB/s ({use})",
+                         [report.Point(k, getattr(r, side).median, self.payload_bytes / r.total)
+                          for k, r in measured])
+            for side, use in (("compress", "writes"), ("decompress", "reads"))
+        ]
+        legend = ", ".join(f"{k} {r.name}" for k, r in measured)
+        return ["", report.Scatter(panels, "MB/s, log scale", "ratio"), f"  {legend}"]
+
+    def _buckets(self) -> list[Line]:
+        """Values per Keyspaces size bucket, for the buckets some codec has values in; one line when
+        every codec keeps every value in one bucket."""
+        counted = [(name, _buckets(sizes).counts) for name, _f, sizes in self._rows()]
+        used = [k for k in range(len(capacity.BUCKET_LABELS)) if any(c[k] for _, c in counted)]
+        if len(used) <= 1:
+            where = capacity.BUCKET_LABELS[used[0]] if used else "-"
+            return ["", f"  values per size bucket: all {report.count(self.payloads)} in {where}, with every "
+                    "codec and uncompressed"]
+        rows = [[name, *(report.count(c[k]) for k in used)] for name, c in counted]
+        return ["", "  values per size bucket:",
+                report.table(rows, ["codec", *(capacity.BUCKET_LABELS[k] for k in used)],
+                             right=tuple(range(1, len(used) + 1)), indent=4)]
+
+
+def _keys() -> Iterator[str]:
+    """The letters that mark codecs on the chart: a-z, then A-Z."""
+    yield from "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 
 def _buckets(sizes: Sequence[int]) -> capacity.Buckets:
@@ -198,11 +243,13 @@ def advise_column(
     budget: float = BUDGET_S,
     repetitions: int = REPETITIONS,
     step: Step | None = None,
+    pricing: capacity.Pricing | None = None,
 ) -> ColumnAdvice:
     """Every codec measured on the column's payloads; Ctrl-C (KeyboardInterrupt) stops the
     measuring and the advice covers the codecs measured before it (`interrupted`)."""
     sizes = [len(p) for p in payloads]
-    advice = ColumnAdvice(column, len(payloads), sum(sizes), sizes, list(stored_sizes), current, skipped)
+    advice = ColumnAdvice(column, len(payloads), sum(sizes), sizes, list(stored_sizes), current, skipped,
+                          pricing=pricing or capacity.Pricing())
     if not payloads:
         advice.recommendation = "no values to measure"
         return advice
@@ -235,96 +282,172 @@ def advise_column(
         advice.interrupted = True
         advice.notes.append(f"interrupted while measuring (Ctrl-C): {measured} of {len(todo)} codecs "
                             "measured")
-    advice.recommended, advice.recommendation = recommend(advice)
+    advice.recommended, advice.recommendation, advice.reasons = recommend(advice)
     return advice
 
 
-def recommend(advice: ColumnAdvice) -> tuple[str | None, str]:
-    """One line: the best ratio among codecs fast enough for a request path, against what is stored."""
+def recommend(advice: ColumnAdvice) -> tuple[str | None, str, list[str]]:
+    """The column's verdict: the codec to write with (None: keep what is stored, or do not
+    compress), the verdict itself, and the reasons behind it, in what the user pays
+    (advice.pricing; verdict.py).
+
+    Candidates are the codecs fast enough for a request path here (FAST_COMPRESS, FAST_DECOMPRESS;
+    all of them when none is), ranked by their saving against what is stored now on the measure
+    paid: write units, then read units, then storage on Keyspaces; storage on Cassandra. A
+    dictionary is chosen only when it saves verdict.WORTH more of what is paid than the best codec
+    without one (on Keyspaces: capacity units; storage alone does not pay for keeping it). A change
+    that saves nothing on the measure paid is not recommended; one that saves storage but no units
+    on Keyspaces says so; one that saves less than verdict.WORTH of every measure paid is not worth
+    the change."""
     if not advice.results:
-        return None, "no codec could be measured"
-    payload = advice.payload_bytes
-    fast = [
-        r
-        for r in advice.results
-        if r.compress.median >= FAST_COMPRESS and r.decompress.median >= FAST_DECOMPRESS
-    ]
-    pool = fast or advice.results
-    best = max(pool, key=lambda r: (payload / r.total if r.total else 0, r.decompress.median))
-    ratio = payload / best.total if best.total else 0
+        return None, "no codec could be measured", []
+    pricing, payload = advice.pricing, advice.payload_bytes
+    fast = [r for r in advice.results
+            if r.compress.median >= FAST_COMPRESS and r.decompress.median >= FAST_DECOMPRESS]
+    pool = [r for r in fast or advice.results if r.total]
+    if not pool:
+        return None, "no codec could be measured", []
+    now, stored = _capacity(advice.stored_sizes), sum(advice.stored_sizes)
+
+    def change(r: Result) -> verdict.Change:
+        mine = _capacity(r.sizes)
+        return verdict.Change((now.wcu, mine.wcu), (now.rcu, mine.rcu), (stored, r.total))
+
+    def rank(r: Result) -> tuple[float, ...]:
+        return (*change(r).paid(pricing), r.decompress.median)
+
+    reasons: list[str] = []
+    # The best codec without a dictionary, the one a dictionary is weighed against: a fast one, or
+    # the best of all when only a dictionary is fast here (a busy machine can make it so).
+    plain = ([r for r in pool if not r.dictionary]
+             or [r for r in advice.results if not r.dictionary and r.total])
+    best = max(plain or pool, key=rank)
+    chosen = best
+    with_dict = max((r for r in pool if r.dictionary), key=rank, default=None)
+    if with_dict is not None and with_dict is not best:
+        extra, measure = _dictionary_gain(change(with_dict), change(best), pricing)
+        if extra >= verdict.WORTH:
+            chosen = with_dict
+            reasons.append(f"The application must keep the dictionary to read the values back; without one, "
+                           f"{best.name} {verdict.saves(change(best), pricing)}.")
+        else:
+            more = f"only {report.saved(extra)} more" if extra >= verdict.NOTHING else "no more"
+            reasons.append(f"A dictionary is not worth keeping: {with_dict.name} saves {more} {measure} than "
+                           f"{best.name}, and the application would have to keep it to read the values back.")
+    ratio = payload / chosen.total
     if ratio < 1.1:
-        return None, (
-            f"do not compress: the best codec here ({best.name}) saves under 10 % "
-            f"(ratio {ratio:.2f}); the payloads are already dense"
-        )
-    unc, now, mine = _capacity(advice.payload_sizes), _capacity(advice.stored_sizes), _capacity(best.sizes)
-    text = (
-        f"{best.name}: ratio {ratio:.2f}, {best.compress.median:,.0f} MB/s compress, "
-        f"{best.decompress.median:,.0f} MB/s decompress here; "
-        f"{_pct_saving(unc.wcu, mine.wcu)} fewer WCUs than uncompressed"
-    )
-    stored = sum(advice.stored_sizes)
-    if stored and stored != payload:
-        text += f", {_pct_saving(now.wcu, mine.wcu)} fewer than stored now (ratio {payload / stored:.2f})"
+        return None, (f"do not compress: the best codec here ({chosen.name}) saves under 10 % "
+                      f"(ratio {ratio:.2f}); the payloads are already dense"), []
+    moved = change(chosen)
+    against = ("against uncompressed" if stored == payload
+               else f"against what is stored now ({', '.join(advice.current)})")
+    unc = _capacity(advice.payload_sizes)
+    floor = verdict.floor_reason(len(advice.payload_sizes), unc.wcu, unc.rcu, "value")
+    speed = (f"{chosen.name}: {chosen.compress.median:,.0f} MB/s compress, "
+             f"{chosen.decompress.median:,.0f} MB/s decompress here")
     if not fast:
-        text += f" (no codec reached {FAST_COMPRESS:.0f}/{FAST_DECOMPRESS:.0f} MB/s here)"
-    if "dict" in best.name:
-        plain = next((r for r in advice.results if r.name == best.name.split(" + ")[0]), None)
-        if plain is not None and plain.total:
-            text += (
-                f". The application must store the dictionary to read the values back; without one, "
-                f"{plain.name} gives ratio {payload / plain.total:.2f}"
-            )
+        speed += f"; no codec reached {FAST_COMPRESS:.0f}/{FAST_DECOMPRESS:.0f} MB/s here"
+    elif chosen not in fast:
+        speed += f", under {FAST_COMPRESS:.0f}/{FAST_DECOMPRESS:.0f} MB/s (only a dictionary reached it here)"
+    reasons.insert(0, speed + ".")
+    if pricing.keyspaces and not moved.saves_units:
+        why = floor or "what is stored now already costs as few units as any codec"
+        if moved.storage_saving < verdict.WORTH:
+            return None, (f"keep what is stored: no codec saves capacity units ({why}) nor 10 % of "
+                          f"storage (best: {chosen.name}, "
+                          f"{verdict.share(moved.storage_saving, 'storage')})"), reasons[1:]
+        text = f"{chosen.name} {verdict.saves(moved, pricing)}: {why}"
+    elif not pricing.keyspaces and moved.storage_saving < verdict.WORTH:
+        return None, (f"keep what is stored: no codec fast enough for a request path stores 10 % less "
+                      f"(best: {chosen.name}, {verdict.share(moved.storage_saving, 'storage')})"), reasons[1:]
+    elif max(moved.wcu_saving, moved.rcu_saving, moved.storage_saving) < verdict.WORTH:
+        return None, (f"keep what is stored: no codec fast enough for a request path saves 10 % of what you "
+                      f"pay (best: {chosen.name}, {verdict.saves(moved, pricing).removeprefix('saves ')})"), \
+            reasons[1:]
+    else:
+        text = f"{chosen.name} {verdict.saves(moved, pricing)} {against}"
     # A much smaller but slower option is worth a mention for write-once data.
     denser = max(advice.results, key=lambda r: payload / r.total if r.total else 0)
-    if denser is not best and denser.total and best.total / denser.total >= 1.1:
-        text += (
-            f". Smallest: {denser.name} (ratio {payload / denser.total:.2f}, "
-            f"{denser.compress.median:,.0f} MB/s compress) for data written once and read rarely"
-        )
-    return best.name, text
+    if denser is not chosen and denser.total and chosen.total / denser.total >= 1.1:
+        reasons.append(f"Smallest: {denser.name} (ratio {payload / denser.total:.2f}, "
+                       f"{denser.compress.median:,.0f} MB/s compress) for data written once and read rarely.")
+    return chosen.name, text, reasons
 
 
-class Sample:
+def _dictionary_gain(with_dict: verdict.Change, without: verdict.Change,
+                     pricing: capacity.Pricing) -> tuple[float, str]:
+    """How much more a dictionary saves than the best codec without one, and of what: capacity
+    units on Keyspaces (the larger of write and read units), storage on Cassandra."""
+    if pricing.keyspaces:
+        return max((with_dict.wcu_saving - without.wcu_saving, "write units"),
+                   (with_dict.rcu_saving - without.rcu_saving, "read units"))
+    return with_dict.storage_saving - without.storage_saving, "storage"
+
+
+def peeled(value: bytes, mode: str, cap: int) -> tuple[str, str, bool, bytes]:
+    """A value's (status, chain, exact, payload) by a value engine of its own: what ADVISE takes of
+    a value decoded in a memory-limited worker process (insight.isolate), where the view's tree
+    would not be worth sending back."""
+    from cqlsh_ext.payload.engine import ValueEngine
+
+    return _peeled(ValueEngine(mode, cap).view(value))
+
+
+def _peeled(view: Any) -> tuple[str, str, bool, bytes]:
+    status, chain, _size, exact, _reason = measured(view)
+    return status, chain, exact, payload_of(view)
+
+
+class AdviseSample:
     """The payloads ADVISE measures: the first `size` values per payload column, `max_bytes` in all.
 
-    A blob value is peeled to its payload; a text value's payload is its UTF-8 bytes, stored
-    uncompressed (chain "text"). Values that cannot be decoded, or were cut at the output cap, have
-    no payload to re-compress: they are counted as skipped.
+    A blob value is decoded by the value engine (one per column) down to its payload; a text
+    value's payload is its UTF-8 bytes, stored uncompressed (chain "text"). Values that cannot be
+    decoded, or were cut at the output cap, have no payload to re-compress: they are counted as
+    skipped.
     """
 
-    def __init__(self, size: int, mode: str, cap: int, max_bytes: int = ADVISE_SAMPLE_BYTES) -> None:
+    def __init__(self, size: int, mode: str, cap: int, max_bytes: int = ADVISE_SAMPLE_BYTES,
+                 pricing: capacity.Pricing | None = None) -> None:
+        from cqlsh_ext.payload.engine import Engines
+
         self.size, self.mode, self.cap, self.max_bytes = size, mode, cap, max_bytes
+        self.pricing = pricing or capacity.Pricing()
         self.total = 0
         self.columns: dict[str, tuple[list[bytes], list[int], dict[str, int], dict[str, int]]] = {}
+        self.engines = Engines(mode, cap, {})
 
     def add(self, column: str, value: bytes | str) -> None:
         """One payload as cql.types.payload_extractor gives it: a blob's bytes, or a text's str."""
         payloads, stored, current, skipped = self.columns.setdefault(column, ([], [], {}, {}))
         if len(payloads) >= self.size or self.total >= self.max_bytes:
             return
-        p: Peeled | None
+        p: tuple[str, str, bool, bytes] | None  # (status, chain, exact, payload)
         label = None
         try:
             if isinstance(value, str):  # a text column's: its UTF-8 bytes, stored uncompressed
                 data = value.encode("utf-8")
-                p, label = Peeled(len(data), PLAIN, TEXT_LABEL, data, len(data)), TEXT_LABEL
+                p, label = (PLAIN, TEXT_LABEL, True, data), TEXT_LABEL
+                stored_size = len(data)
             elif isolate.needs_worker(value, self.mode):  # a codec that needs a worker: memory-limited
-                ok, result = isolate.call(peel, value, self.mode, self.cap)
+                ok, result = isolate.call(peeled, value, self.mode, self.cap)
                 p = result if ok else None
+                stored_size = len(value)
             else:
-                p = peel(value, self.mode, self.cap)
+                p = _peeled(self.engines(column).view(value))
+                stored_size = len(value)
         except Exception:  # the last resort: one value that cannot be read is one skipped value
             p = None
-        if p is None or p.status == UNDECODABLE or not p.exact:
-            why = UNDECODABLE if p is None or p.status == UNDECODABLE else "cut at the output cap"
+        if p is None or p[0] == UNDECODABLE or not p[2]:
+            why = SKIPPED_FAILED if p is None or p[0] == UNDECODABLE else "cut at the output cap"
             skipped[why] = skipped.get(why, 0) + 1
             return
-        payloads.append(p.payload)
-        stored.append(p.stored)
-        label = label or (p.chain if p.status == COMPRESSED else p.status)
+        status, chain, _exact, payload = p
+        payloads.append(payload)
+        stored.append(stored_size)
+        label = label or (chain if status == COMPRESSED else status)
         current[label] = current.get(label, 0) + 1
-        self.total += len(p.payload)
+        self.total += len(payload)
 
     @property
     def full(self) -> bool:
@@ -342,7 +465,8 @@ class Sample:
         for n, (name, (payloads, stored, current, skipped)) in enumerate(columns):
             if out and out[-1].interrupted:
                 unmeasured = ColumnAdvice(name, len(payloads), sum(len(p) for p in payloads),
-                                          [len(p) for p in payloads], list(stored), current, skipped)
+                                          [len(p) for p in payloads], list(stored), current, skipped,
+                                          pricing=self.pricing)
                 unmeasured.interrupted = True
                 unmeasured.recommendation = "not measured: interrupted (Ctrl-C)"
                 out.append(unmeasured)
@@ -353,7 +477,7 @@ class Sample:
                 step(f"{name}: {what}" if len(columns) > 1 else what, (n + done) / len(columns))
 
             result = advise_column(name, payloads, stored, current, skipped, budget, repetitions,
-                                   column_step if step is not None else None)
+                                   column_step if step is not None else None, self.pricing)
             if self.total >= self.max_bytes:
                 result.notes.append(f"the sample stopped at {self.max_bytes >> 20} MiB of payloads")
             out.append(result)
@@ -387,16 +511,17 @@ class Advice:
             "error": self.error,
             "elapsed_s": round(self.elapsed, 3),
             "speed_unit": "MB/s = 10^6 bytes of decompressed data per second, median of the timed runs",
+            "verdicts": {c.column: c.verdict(False) for c in self.columns if c.recommendation},
+            "pricing": self.columns[0].pricing.to_json() if self.columns else None,
             "columns": [c.to_json() for c in self.columns],
         }
 
-    def render(self) -> list[str]:
-        lines = [
+    def render(self) -> list[Line]:
+        lines: list[Line] = [
             f"COMPRESSION ADVISE: sample of {report.count(self.rows)} rows, measured in {self.elapsed:.1f} s",
-            "  speeds in MB/s of decompressed data on this machine: median of timed runs after a warm-up, "
-            "± half the spread between the fastest and slowest run",
-            "  WCU/RCU count each value as one row",
         ]
+        for col in self.columns:
+            lines.extend(col.opening(len(self.columns) > 1))
         if self.interrupted:
             lines.append("  INTERRUPTED: the sample holds the rows read before Ctrl-C.")
         if self.measuring_interrupted:
@@ -406,6 +531,14 @@ class Advice:
             lines.append(f"  STOPPED BY AN ERROR: {self.error}; the sample holds the rows read before it.")
         if not self.columns:
             lines.append("  No blob or text values in the result.")
+            return lines
+        pricing = self.columns[0].pricing
+        lines += [
+            "",
+            "  speeds in MB/s of decompressed data on this machine: median of timed runs after a warm-up, "
+            "± half the spread between the fastest and slowest run",
+            f"  WCU/RCU count each value as one row ({pricing.basis()})",
+        ]
         for col in self.columns:
             lines.append("")
             lines.extend(col.render())

@@ -1,9 +1,10 @@
 """INSPECT: what one stored value is made of, as a report (text or JSON).
 
 For each value: the nesting chain (<codec> > <stream> > String), per layer the container, its header
-fields (Container.headers), the checksums verified here (checksums.py), input and output sizes; then
-the payload's kind and a preview. A value that is not compressed, or cannot be decoded, says why;
-a recognised format that fails still shows its header fields and checksums.
+fields (the Headers capability, codecs.capabilities), the checksums verified here (checksums.py),
+input and output sizes; then the payload's kind and a preview. A value that is not compressed, or
+cannot be decoded, says why; a recognised format that fails still shows its header fields and
+checksums.
 """
 
 from __future__ import annotations
@@ -14,10 +15,11 @@ from typing import TYPE_CHECKING, Any
 
 from cqlsh_ext.codecs._common import reason
 from cqlsh_ext.codecs.base import DEFAULT_CAP, Container, DecodeError
+from cqlsh_ext.codecs.capabilities import Headers
 from cqlsh_ext.insight import checksums, isolate, report
-from cqlsh_ext.insight.measure import COMPRESSED, UNDECODABLE, Peeled, peel
+from cqlsh_ext.insight.measure import COMPRESSED, UNDECODABLE, measured, ratio
 from cqlsh_ext.payload.names import BINARY_KINDS
-from cqlsh_ext.payload.unwrap import as_text, json_container
+from cqlsh_ext.payload.view import FAILED, RECORD, TEXT, UNKNOWN, BlobView
 
 if TYPE_CHECKING:
     from cqlsh_ext.payload.formats import StreamLayer
@@ -54,7 +56,7 @@ class LayerReport:
     checks: list[checksums.Check] = field(default_factory=list)
     #: 'none in this format', or None when checks apply.
     checks_note: str | None = None
-    #: Why the layer did not decode (the value is then 'not decodable').
+    #: Why the layer did not decode (the value is then 'failed').
     error: str | None = None
 
     def to_json(self) -> dict[str, object]:
@@ -95,7 +97,8 @@ class ValueReport:
     where: dict[str, object]
     stored_size: int
     status: str
-    chain: str
+    #: The layers peeled, outer first (BlobView.chain).
+    chain: tuple[str, ...]
     layers: list[LayerReport]
     payload: Payload
     #: Decompressed / stored, for compressed values.
@@ -108,7 +111,7 @@ class ValueReport:
             **self.where,
             "stored_size": self.stored_size,
             "status": self.status,
-            "chain": self.chain.split(">") if self.chain else [],
+            "chain": list(self.chain),
             "decompressed_size": self.payload.size if self.status == COMPRESSED else None,
             "ratio": None if self.ratio is None else round(self.ratio, 4),
             "exact": self.exact,
@@ -125,7 +128,7 @@ class ValueReport:
             approx = "" if self.exact else " (cut at the output cap)"
             summary += (
                 f", decompressed {report.sized(size)}{approx}, ratio {report.ratio(self.ratio)}"
-                f", chain {' > '.join(self.chain.split('>'))}"
+                f", chain {' > '.join(self.chain)}"
             )
         if self.reason:
             summary += f" ({self.reason})"
@@ -162,29 +165,31 @@ def inspect_value(
 def unreadable(value: bytes, where: dict[str, object], why: str) -> ValueReport:
     """The report of a value whose inspection failed as a whole: its size, its first bytes, why."""
     preview = "0x" + value[:48].hex() + ("..." if len(value) > 48 else "")
-    return ValueReport(where, len(value), UNDECODABLE, "", [], Payload("binary", len(value), None, preview),
+    return ValueReport(where, len(value), UNDECODABLE, (), [], Payload("binary", len(value), None, preview),
                        None, True, why)
 
 
 def _inspect(value: bytes, where: dict[str, object], mode: str, cap: int) -> ValueReport:
-    peeled = peel(value, mode, cap, trace=True)
-    # Traced compression layers carry their format, input and Decoded (measure.peel(trace=True)).
-    layers = [_layer(fmt, step.data_in or b"", step.decoded, cap) for step in peeled.steps
-              if (fmt := step.fmt) is not None]
-    if peeled.status == UNDECODABLE and peeled.failed is not None:
-        layers.append(_failed_layer(peeled.failed, value, peeled.reason, cap))
-    if peeled.stream is not None:
-        layers.append(_stream_layer(peeled.stream, peeled.payload))
-    truncated = not peeled.exact
+    from cqlsh_ext.payload.engine import ValueEngine
+
+    # The engine's full trace: every container layer keeps its input and Decoded (their headers
+    # and checksums are shown), and the payload read as every reader reads it.
+    view = ValueEngine(mode, cap).trace(value)
+    status, _chain, size, exact, why = measured(view)
+    layers = [_layer(fmt, layer.data_in or b"", layer.decoded, cap) for layer in view.layers
+              if (fmt := layer.fmt) is not None and layer.decoded is not None]
+    failed_format = view.failed_format
+    if view.kind == FAILED and failed_format is not None:
+        layers.append(_failed_layer(failed_format, value, view.reason, cap))
+    if view.stream_format is not None:
+        layers.append(_stream_layer(view.stream_format, view.data))
+    shown = size if status == COMPRESSED else len(view.data)
     try:
-        payload = _payload(peeled, truncated)
+        payload = _payload(view, shown)
     except Exception as err:  # a payload reader's failure costs the payload line, not the layers
-        payload = Payload("not readable", peeled.size if peeled.status == COMPRESSED else len(peeled.payload),
-                          reason(err))
-    ratio = peeled.ratio if peeled.status == COMPRESSED else None
-    return ValueReport(
-        where, peeled.stored, peeled.status, peeled.chain, layers, payload, ratio, peeled.exact, peeled.reason
-    )
+        payload = Payload("not readable", shown, reason(err))
+    return ValueReport(where, len(value), status, view.chain, layers, payload,
+                       ratio(size, len(value)) if status == COMPRESSED else None, exact, why)
 
 
 def _layer(fmt: Container, data: bytes, decoded: Any, cap: int) -> LayerReport:
@@ -203,18 +208,24 @@ def _layer(fmt: Container, data: bytes, decoded: Any, cap: int) -> LayerReport:
     )
 
 
-#: Shown instead of a trailer field of a value that did not decode.
+#: Shown after a trailer field of a value that did not decode, when the checks could not reach its
+#: trailer either.
 NOT_A_TRAILER = "not verified: the last bytes of a value that is cut short or corrupt"
 
 
 def _failed_layer(fmt: Container, data: bytes, reason: str | None, cap: int) -> LayerReport:
     headers = _headers(fmt, data, {})
-    # A value that failed to decode may end anywhere: what sits where its trailer would be is
-    # not a trailer. Show those bytes as such; a ratio computed from them is no fact at all.
-    for key in fmt.trailer_fields:
+    checks = checksums.verify(fmt, data, None, cap, reason)
+    # A value that failed to decode may end anywhere: what sits where its trailer would be is a
+    # trailer only when the checks found the end of the compressed data just before it (then they
+    # compare it, ok or MISMATCH, below the header, and the field is shown as stored: one story).
+    # Otherwise those bytes are shown as such; a ratio computed from them is no fact at all.
+    verdicts = (checksums.OK, checksums.MISMATCH)
+    reached = {_field_key(check.what) for check in checks if check.status in verdicts}
+    for key in fmt.trailer_fields if isinstance(fmt, Headers) else ():
         if key == "ratio":
             headers.pop(key, None)
-        elif key in headers:
+        elif key in headers and _field_key(key) not in reached:
             headers[key] = f"{headers[key]} ({NOT_A_TRAILER})"
     return LayerReport(
         fmt.label,
@@ -224,15 +235,20 @@ def _failed_layer(fmt: Container, data: bytes, reason: str | None, cap: int) -> 
         len(data),
         None,
         headers=headers,
-        checks=checksums.verify(fmt, data, None, cap, reason),
+        checks=checks,
         checks_note=checksums.no_checksum_note(fmt),
         error=reason,
     )
 
 
+def _field_key(name: str) -> str:
+    """A header field's or a check's name compared as one: 'CRC32', 'member 1: CRC-32' -> 'crc32'."""
+    return re.sub(r"[^a-z0-9]", "", name.rsplit(": ", 1)[-1].lower())
+
+
 def _headers(fmt: Container, data: bytes, extra: dict[str, object]) -> dict[str, object]:
     try:
-        headers = dict(fmt.headers(data))
+        headers = dict(fmt.headers(data)) if isinstance(fmt, Headers) else {}
     except DecodeError as err:
         headers = {"error": f"header not readable: {err}"}
     except Exception as err:  # a header walk must never cost the report
@@ -270,54 +286,49 @@ def _stream(name: str) -> StreamLayer:
     return fmt.stream
 
 
-def _payload(peeled: Peeled, truncated: bool) -> Payload:
-    data = peeled.payload
-    size = peeled.size if peeled.status == COMPRESSED else len(data)
-    if peeled.stream is not None:
-        from cqlsh_ext.payload.formats import PayloadError
-
-        stream = _stream(peeled.stream)
-        try:
-            content = stream.first(data)
-        except PayloadError as err:
-            return Payload(f"{stream.title} serialization stream", size, str(err))
+def _payload(view: BlobView, size: int) -> Payload:
+    """What the payload is, in INSPECT's words: the view's reading (text, a record, a stream's
+    object, bytes), never read again here."""
+    data = view.data
+    if view.stream_format is not None and view.stream is not None:
+        stream = _stream(view.stream_format)
+        content = view.stream
         if content.text is None:
             name = f" {content.class_name}" if content.class_name else ""
-            try:
-                tree = stream.read(data)
-            except PayloadError as err:
-                return Payload(f"{stream.title} {content.kind}{name} (not deserialized)", size, str(err))
+            if view.kind != RECORD:
+                return Payload(f"{stream.title} {content.kind}{name} (not deserialized)", size, view.reason)
             return Payload(f"{stream.title} {content.kind}{name}", size,
-                           "read from the stream's grammar, never deserialized", _tree_preview(tree))
+                           "read from the stream's grammar, never deserialized", _tree_preview(view.record))
         text = content.text
         return Payload(
-            f"{stream.title} {content.kind} holding {_text_kind(text, truncated or content.truncated)}",
+            f"{stream.title} {content.kind} holding {_text_kind(view, view.cut or content.truncated)}",
             size,
             f"{len(text):,} characters",
             _preview(text),
         )
-    found = as_text(data, cut=truncated)
-    if found is not None:
-        text = found[0]
-        return Payload(_text_kind(text, truncated), size, f"{len(text):,} characters", _preview(text))
-    if not truncated:  # a record format read as the display reads it (payload.formats)
-        from cqlsh_ext.payload import formats
-
-        structured = formats.detect(data)
-        if structured is not None:
-            fmt, tree = structured
-            return Payload(fmt.label(data), size, "decoded from the format's own structure, nothing executed",
-                           _tree_preview(tree))
+    if view.kind == TEXT:
+        text = view.text or ""
+        return Payload(_text_kind(view, view.cut), size, f"{len(text):,} characters", _preview(text))
+    if view.kind == RECORD:
+        return Payload(view.reading or "record", size,
+                       "decoded from the format's own structure, nothing executed",
+                       _tree_preview(view.record))
+    preview = "0x" + data[:48].hex() + ("..." if len(data) > 48 else "")
+    if view.kind == UNKNOWN and not view.quiet:
+        # A payload reader stopped on it (a budget, a malformed record): the reason, never a
+        # plain "binary" that would say nothing was tried.
+        return Payload("not readable", size, view.reason, preview)
     kind = next((name for name, magic in _BINARY_MAGIC if data.startswith(magic)), None)
-    return Payload(kind or "binary", size, None, "0x" + data[:48].hex() + ("..." if len(data) > 48 else ""))
+    return Payload(kind or "binary", size, None, preview)
 
 
-def _text_kind(text: str, truncated: bool) -> str:
+def _text_kind(view: BlobView, truncated: bool) -> str:
+    text = view.text or ""
     head = text.lstrip()[:1]
     if head in ("{", "["):
         if truncated:
             return "JSON (cut at the output cap)"
-        value = json_container(text)
+        value = view.tree  # parsed once, kept on the view
         if value is None:
             return "text (starts like JSON, does not parse)"
         return (
@@ -377,13 +388,25 @@ def _value(value: object, key: str = "") -> str:
     return str(value)
 
 
+#: How sure the identification of a layer is, in the report's words (JSON keeps the letter,
+#: codecs.base.Grade): a signature that decides, one a trial decode confirms, a trial decode alone,
+#: or only when the codec is named.
+GRADE_WORDS = {
+    "A": "found by its signature",
+    "B": "found by its signature and a trial decode",
+    "C": "no signature: found by a trial decode",
+    "D": "no signature: decoded as named (-d, DECOMPRESS)",
+}
+
+
 def _render_layer(n: int, layer: LayerReport) -> list[str]:
     out = f"{report.sized(layer.output_size)}" if layer.output_size is not None else "not decoded"
     cut = ", cut at the output cap" if layer.truncated else ""
     declared = f" (declares {report.sized(layer.declared_size)})" if layer.declared_size is not None else ""
     lines = [
         f"  layer {n}: {layer.label} (codec {layer.codec}, container {layer.container}, "
-        f"grade {layer.grade}): {report.sized(layer.input_size)} -> {out}{declared}{cut}"
+        f"{GRADE_WORDS.get(layer.grade, 'grade ' + layer.grade)}): {report.sized(layer.input_size)} -> "
+        f"{out}{declared}{cut}"
     ]
     if layer.error:
         lines.append(f"    error: {layer.error}")

@@ -9,7 +9,7 @@ refusing valid values:
   can ask for 768 MiB);
 - one has no header at all, and its output limit is block-granular.
 
-Their codecs declare it (`needs_worker` on codecs.base.Container). INSPECT, offline `cqlsh-ext
+Their containers declare it (the NeedsWorker capability, codecs.capabilities). INSPECT, offline `cqlsh-ext
 inspect` and ADVISE's sample look at few values and can afford a fork (a few milliseconds) for
 those: `needs_worker` here says which, `call` runs the work in a child
 whose address space may grow WORKER_MEMORY beyond the parent's, and turns a child that failed an
@@ -34,16 +34,23 @@ if TYPE_CHECKING:
 WORKER_MEMORY = 512 << 20
 
 def needs_worker(value: bytes, mode: str) -> bool:
-    """Whether decoding `value` under `mode` calls, at its outer layer, a library whose codec
-    declares `needs_worker` (codecs.base.Container)."""
-    from cqlsh_ext.codecs import registry
-
+    """Whether decoding `value` under `mode` calls, at its outer layer, a library whose container
+    needs a worker (the NeedsWorker capability, codecs.capabilities)."""
     if mode != "auto":
-        try:
-            return any(fmt.needs_worker for fmt in registry.containers_for(mode))
-        except ValueError:
-            return False
+        return _named_needs_worker(mode)
     return any(fmt.matches(value) for fmt in _auto_formats_needing_a_worker())
+
+
+@functools.cache
+def _named_needs_worker(mode: str) -> bool:
+    """Whether one of the formats `-d mode` tries needs a worker (False for an unknown name)."""
+    from cqlsh_ext.codecs import registry
+    from cqlsh_ext.codecs.capabilities import NeedsWorker
+
+    try:
+        return any(isinstance(fmt, NeedsWorker) for fmt in registry.containers_for(mode))
+    except ValueError:
+        return False
 
 
 @functools.cache
@@ -52,10 +59,11 @@ def _auto_formats_needing_a_worker() -> tuple[Container, ...]:
     needs a worker; their cheap first check decides (.lzma has no signature, so
     detect(signatures_only=True) would miss it)."""
     from cqlsh_ext.codecs import registry
+    from cqlsh_ext.codecs.capabilities import NeedsWorker
 
     return tuple(
         fmt for fmt in registry.all_containers()
-        if fmt.needs_worker
+        if isinstance(fmt, NeedsWorker)
         and (fmt.signature_priority, fmt.trial_priority, fmt.early_priority) != (None, None, None)
     )
 

@@ -1,7 +1,8 @@
 """One candidate codec of COMPRESSION ADVISE run over a sample: the compressors the codec modules
-declare (Container.compressors, in advise_priority order), a dictionary trained by two-fold
-cross-fitting where the codec takes one, and the measurement itself (an untimed warm-up that
-checks the round trip, then timed passes within a time budget; insight/advise.py reads them).
+declare (the Compressors capability, codecs.capabilities, in advise_priority order), a dictionary
+trained by two-fold cross-fitting where the codec takes one (Dictionaries), and the measurement
+itself (an untimed warm-up that checks the round trip, then timed passes within a time budget;
+insight/advise.py reads them).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from cqlsh_ext.codecs.base import Container
+from cqlsh_ext.codecs.capabilities import Compressors, Dictionaries
 
 #: Timed passes per codec at most, and the time they may take together (seconds) after the warm-up.
 REPETITIONS = 7
@@ -30,16 +32,19 @@ class Codec:
     note: str | None = None
     #: compress/decompress take the value's index as a second argument (cross-fitted dictionaries).
     indexed: bool = False
+    #: Reading the values back needs a trained dictionary the application must keep.
+    dictionary: bool = False
 
 
 def available_codecs() -> tuple[list[Codec], list[str]]:
     """Every codec we can run here, and notes on the ones that are missing: the compressors of the
-    formats that declare an ADVISE priority (Container.advise_priority), in that order."""
+    formats that declare an ADVISE priority (Compressors.advise_priority), in that order."""
     from cqlsh_ext.codecs import registry
 
     codecs: list[Codec] = []
     missing: list[str] = []
-    advised = [f for f in registry.all_containers() if f.advise_priority is not None]
+    advised = [f for f in registry.all_containers()
+               if isinstance(f, Compressors) and f.advise_priority is not None]
     for fmt in sorted(advised, key=lambda f: f.advise_priority or 0):
         try:
             compressors = fmt.compressors()
@@ -58,7 +63,7 @@ def dictionary_formats() -> dict[str, Container]:
     return {
         f"{f.label} {f.dictionary_level}": f
         for f in registry.all_containers()
-        if f.dictionary_level is not None and f.advise_priority is not None
+        if isinstance(f, Dictionaries) and isinstance(f, Compressors) and f.advise_priority is not None
     }
 
 
@@ -99,6 +104,8 @@ class Result:
     compress: Speed
     decompress: Speed
     note: str | None = None
+    #: Reading the values back needs a dictionary the application must keep (Codec.dictionary).
+    dictionary: bool = False
 
     @property
     def total(self) -> int:
@@ -144,7 +151,8 @@ def measure(
             end = time.perf_counter()
         comp.append(total / max(mid - start, 1e-9) / 1e6)
         decomp.append(total / max(end - mid, 1e-9) / 1e6)
-    return Result(codec.name, codec.family, [len(c) for c in packed], Speed(comp), Speed(decomp), codec.note)
+    return Result(codec.name, codec.family, [len(c) for c in packed], Speed(comp), Speed(decomp), codec.note,
+                  codec.dictionary)
 
 
 def with_dictionary(
@@ -152,7 +160,9 @@ def with_dictionary(
 ) -> Result | str:
     """`fmt` with a trained dictionary at its dictionary_level, two-fold cross-fitted; a reason
     string when it cannot be trained."""
-    level = fmt.dictionary_level if fmt.dictionary_level is not None else 0
+    if not isinstance(fmt, Dictionaries):
+        return "no dictionaries in this format"
+    level = fmt.dictionary_level
     halves = (payloads[0::2], payloads[1::2])
     if min(len(h) for h in halves) < 8:
         return "too few values to train a dictionary (needs 16)"
@@ -172,5 +182,6 @@ def with_dictionary(
         note=f"{fmt.label} {level} + dict: {size // 1024} KiB dictionaries, each value compressed with "
         "the one trained on the other half of the sample",
         indexed=True,
+        dictionary=True,
     )
     return measure(codec, payloads, budget, repetitions)

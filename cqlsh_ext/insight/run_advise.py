@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 
 def run(shell: Shell, parsed: Parsed) -> None:
     from cqlsh_ext.cql.types import payload_columns, payload_extractor
-    from cqlsh_ext.insight.advise import Advice, Sample
+    from cqlsh_ext.insight.advise import Advice, AdviseSample
     from cqlsh_ext.scanning.consume import consume
     from cqlsh_ext.scanning.scan import error_text, progress_for
 
@@ -23,9 +23,11 @@ def run(shell: Shell, parsed: Parsed) -> None:
         return
     started = time.perf_counter()
     scanner = read.scanner(shell, progress_for("COMPRESSION ADVISE (reading the sample)", True))
-    from cqlsh_ext.insight.advise import ADVISE_SAMPLE_VALUES
+    from cqlsh_ext.insight.advise import ADVISE_SAMPLE_BYTES, ADVISE_SAMPLE_VALUES
+    from cqlsh_ext.scanning.cost import pricing
 
-    sample = Sample(int(parsed.get_binding("sample") or ADVISE_SAMPLE_VALUES), read.mode, read.cap)
+    sample = AdviseSample(int(parsed.get_binding("sample") or ADVISE_SAMPLE_VALUES), read.mode, read.cap,
+                    ADVISE_SAMPLE_BYTES, pricing(shell))
     layout: list[tuple[int, Any]] = []
     rows_read = 0
 

@@ -6,6 +6,7 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from cqlsh_ext.common.text import plural
 from cqlsh_ext.insight import shellside as side
 
 if TYPE_CHECKING:
@@ -68,7 +69,7 @@ def run(shell: Shell, parsed: Parsed) -> None:
     if not as_json:
         note = " (interrupted)" if scanner.interrupted else ""
         null_note = f", {nulls} null" if nulls else ""
-        counted = f"{side.plural(values, 'blob value')} in {side.plural(row_no, 'row')}"
+        counted = f"{plural(values, 'blob value')} in {plural(row_no, 'row')}"
         side.write(shell, [f"({counted}{null_note}){note}"])
     elif scanner.interrupted:
         print("INSPECT interrupted", file=sys.stderr)

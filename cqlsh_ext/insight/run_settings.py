@@ -48,7 +48,9 @@ def run(shell: Shell, parsed: Parsed) -> None:
                        f"LIMIT {sample}", sample)
     if read is None:
         return
-    mode, cap = read.mode, read.cap
+    from cqlsh_ext.payload.engine import Engines
+
+    engines = Engines(read.mode, read.cap, {})
     pk = [c.name for c in meta.partition_key] if meta is not None else []
     protocol = shell.conn.protocol_version
     scanner = read.scanner(shell)
@@ -56,7 +58,7 @@ def run(shell: Shell, parsed: Parsed) -> None:
     plain_rows: list[bytes] = []
 
     def take(names: Sequence[str], types: Sequence[Any], rows: list[Any]) -> bool:
-        st, pl = tsettings.collect(result, names, types, rows, pk, protocol, mode, cap)
+        st, pl = tsettings.collect(result, names, types, rows, pk, protocol, engines)
         stored_rows.extend(st)
         plain_rows.extend(pl)
         if sum(map(len, stored_rows)) > SETTINGS_SAMPLE_BYTES:
@@ -74,6 +76,8 @@ def run(shell: Shell, parsed: Parsed) -> None:
         tsettings.drop_partial_partition(result)
     result.estimate = tsettings.size_estimate(shell.session, ks, table)
     tsettings.measure_ratios(result, stored_rows, plain_rows)
-    tsettings.advise(result)
+    from cqlsh_ext.scanning.cost import pricing
+
+    tsettings.advise(result, pricing(shell))
     side.publish(shell, parsed, result.to_json, result.render)
 

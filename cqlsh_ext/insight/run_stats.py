@@ -17,23 +17,32 @@ NO_PAYLOAD = "COMPRESSION STATS: the result has no blob or text column"
 
 def run(shell: Shell, parsed: Parsed) -> None:
     from cqlsh_ext.insight.stats import Stats
+    from cqlsh_ext.scanning.cost import pricing
     from cqlsh_ext.scanning.plan import Ask, ReadPlan, whole_table
 
     read = side.target(shell, parsed, "STATS")
     if read is None:
         return
-    stats = Stats(read.query, read.mode, read.cap, from_headers=parsed.get_binding("decode_all") is None)
+    stats = Stats(read.query, read.mode, read.cap, from_headers=parsed.get_binding("decode_all") is None,
+                  pricing=pricing(shell))
     whole = read.meta is not None and read.whole_table
     sample = _sample_plan(parsed)
+    confirmed = parsed.get_binding("confirm") is not None
     if sample is not None:
-        _sampled_stats(shell, parsed, stats, sample, read if whole else None)
-        return
+        cheaper = _sampled_stats(shell, parsed, stats, sample, read if whole else None)
+        if cheaper is None:
+            return
+        # The policy (scanning.sample): the whole table reads faster than a sample would, exactly.
+        stats = stats.fresh()
+        stats.notes.append(f"SAMPLE read the whole table: {cheaper}")
+        stats.sample = {"plan": sample.describe(), "whole_table": cheaper}
+        confirmed = True  # cheap by the estimate: nothing to ask
     if whole:
         ask = Ask("COMPRESSION STATS",
                   "Add CONFIRM to run it from a script (COMPRESSION STATS CONFIRM SELECT ...), "
                   "or estimate from a sample (COMPRESSION STATS SAMPLE SELECT ...).",
                   "Scan the whole table? (a sample costs far less: COMPRESSION STATS SAMPLE ...) [y/N] ",
-                  parsed.get_binding("confirm") is not None)
+                  confirmed)
         parallel = parsed.get_binding("parallel")
         plan = whole_table(shell, read.query, read.meta, ask,
                            workers=int(parallel) if parallel is not None else None)
@@ -86,7 +95,10 @@ def _sample_plan(parsed: Parsed) -> Any:
     return plan
 
 
-def _sampled_stats(shell: Shell, parsed: Parsed, stats: Any, plan: Any, read: side.Target | None) -> None:
+def _sampled_stats(shell: Shell, parsed: Parsed, stats: Any, plan: Any,
+                   read: side.InsightTarget | None) -> str | None:
+    """The sample read and its report published; or, where the policy finds the whole table
+    cheaper to read than the sample (scanning.sample), why, and nothing published."""
     from cqlsh_ext.insight.sampled import SampledStats
     from cqlsh_ext.scanning.consume import consume
     from cqlsh_ext.scanning.ring import RingError, ring_for, server_partitioner
@@ -96,16 +108,18 @@ def _sampled_stats(shell: Shell, parsed: Parsed, stats: Any, plan: Any, read: si
     if read is None or not read.keyspace or not read.table:
         shell.printerr("COMPRESSION STATS: SAMPLE needs a whole-table SELECT (SELECT columns FROM table, "
                        "nothing after the table name)")
-        return
+        return None
     try:
         ring = ring_for(server_partitioner(shell.session))
     except RingError as err:
         shell.printerr(f"COMPRESSION STATS: cannot sample: {err}")
-        return
+        return None
     ks, table = read.keyspace, read.table
     partition_key = [c.name for c in read.meta.partition_key]
     sampler = SampledStats(stats, ring, 1, plan, None, "")
     sampler.count_partitions(shell.session, ks, table, partition_key)
+    if sampler.whole_table:
+        return sampler.whole_table
     progress = progress_for(f"COMPRESSION STATS SAMPLE {ks}.{table}", True)
     if progress is not None:
         progress.detail = sampler.progress_detail
@@ -119,14 +133,18 @@ def _sampled_stats(shell: Shell, parsed: Parsed, stats: Any, plan: Any, read: si
     taken = consume(scanner, start,
                     lambda _n, _t, rows: sampler.add_page(scanner.page_range, rows, scanner.range_finished))
     if taken is None:
-        return
+        return None
+    if sampler.whole_table and not scanner.interrupted and scanner.error is None:
+        return sampler.whole_table
     stats.interrupted = stats.interrupted or scanner.interrupted
-    stats.scan = f"sample, {spec.streams} token-range streams"
+    stats.scan = (f"the whole table, {spec.streams} parallel streams" if sampler.read_whole
+                  else f"sample, {spec.streams} parallel streams")
     stats.retried = scanner.retried
     if scanner.error is not None:
         if not sampler.done:
             side.failed(shell, scanner.error)
-            return
+            return None
         stats.error = error_text(scanner.error)
     stats.finish()
     side.publish(shell, parsed, sampler.to_json, sampler.render)
+    return None

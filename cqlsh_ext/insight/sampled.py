@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from cqlsh_ext.insight import report
+from cqlsh_ext.common.text import Line
+from cqlsh_ext.insight import report, verdict
 from cqlsh_ext.insight.stats import Stats, retried_lines
 from cqlsh_ext.scanning import estimate
 from cqlsh_ext.scanning.capacity import BUCKET_LABELS
@@ -84,15 +85,30 @@ class SampledStats(SliceSampler):
             "stopped": self.stopped,
             "partitions_estimate": self.server_partitions,
             "partitions_basis": self.partitions_basis,
+            "whole_table": self.whole_table if self.read_whole else None,
+            "precision": self.target if self.plan.until else None,
+            "short": [{"figure": f.name, "kind": f.kind, "half_width": None if w is None else round(w, 4)}
+                      for f, w in self.short()] if self.plan.until and not self.read_whole else [],
         }
         doc["estimates"] = js(est)
         return doc
 
-    def render(self) -> list[str]:
+    @property
+    def read_whole(self) -> bool:
+        """Every slice was read: the figures are the table's own."""
+        return bool(self.slices) and len(self.done) == self.slices
+
+    def render(self) -> list[Line]:
         st = self.stats
+        if self.read_whole:
+            # Every slice: the table's own figures, exact; STATS' own report, saying so.
+            whole = st.render()
+            whole[1:1] = [f"  SAMPLE read every one of the {report.count(self.slices)} token-range slices "
+                          f"({self.stopped or 'interrupted'}; seed {self.seed}): exact figures."]
+            return whole
         est = self.estimates()
         m, M = len(self.done), self.slices
-        lines = [
+        lines: list[Line] = [
             "COMPRESSION STATS, SAMPLED: estimates for the whole table, each with its 95 % interval.",
             f"  sample: {report.count(st.rows)} rows in {m:,} random token-range slices of {M:,} "
             f"({_pct(m / M if M else 0)} of the ring, {self.ring.short_name}), {st.elapsed:.1f} s; "
@@ -100,7 +116,11 @@ class SampledStats(SliceSampler):
             f"  rows in the table: {_interval(est['rows'], report.count)}",
         ]
         if self.server_partitions:
-            lines[-1] += f"; partitions: {self.server_partitions:,} ({self.partitions_basis})"
+            lines[-1] = f"{lines[-1]}; partitions: {self.server_partitions:,} ({self.partitions_basis})"
+        if st.columns:
+            # The sample's own shares are the ratio estimates (sums over the slices read).
+            lead = f"{verdict.LEAD[:-1]}, estimated from the sample (intervals below):"
+            lines.insert(1, st.verdict().replace(verdict.LEAD, lead, 1))
         lines.extend(retried_lines(st.retried))
         if st.interrupted:
             lines.append("  INTERRUPTED: the estimates use the slices read before Ctrl-C.")
@@ -108,6 +128,10 @@ class SampledStats(SliceSampler):
             lines.append(f"  STOPPED BY AN ERROR: {st.error}; the estimates use the slices read before it.")
         if m < 2:
             lines.append("  Too few slices read for an interval: sample more (SAMPLE n, SAMPLE p PERCENT).")
+        elif self.plan.until and (short := self.short()):
+            named = ", ".join(f"{f.name} ({_width(f, w)})" for f, w in short[:6])
+            more = f" and {len(short) - 6} more" if len(short) > 6 else ""
+            lines.append(f"  Short of +-{100 * self.target:g} % when it stopped: {named}{more}.")
         for col in est["columns"]:
             lines.append("")
             lines.append(f"Column {col['column']}: {_interval(col['values'], report.count)} values")
@@ -120,16 +144,24 @@ class SampledStats(SliceSampler):
             lines.append(f"  codec mix (share of values): {mix}")
             rows = [[label, _interval(col["buckets"]["decompressed"][label], _pct),
                      _interval(col["buckets"]["stored"][label], _pct)] for label in BUCKET_LABELS]
-            lines.extend(report.table(rows, ["size", "decompressed", "stored"], indent=4))
+            lines.append(report.table(rows, ["Keyspaces bucket", "decompressed", "stored"], indent=4))
         ks = est["keyspaces"]
         lines.append("")
-        lines.append("Amazon Keyspaces (per row over its blob and text values):")
+        lines.append(f"Amazon Keyspaces (per row over its blob and text values; {st.pricing.basis()}):")
         lines.append(f"  write units saved {_interval(ks['wcu_saving'], _pct)}, "
                      f"read units saved {_interval(ks['rcu_saving'], _pct)}")
         for what, label in (("near_quota", "rows near 1 MB (>= 90 %)"), ("over_quota", "rows over 1 MB")):
             lines.append(f"  {label}: decompressed {_interval(ks[what]['decompressed'], report.count)}, "
                          f"stored {_interval(ks[what]['stored'], report.count)}")
         return lines
+
+
+def _width(figure: estimate.Figure, width: float | None) -> str:
+    """A figure's half-width as its precision is judged: '+-3.1 %' of itself, '+-1.4 points'."""
+    if width is None:
+        return "no interval"
+    unit = " points" if figure.kind == estimate.SHARE else " %"
+    return f"+-{100 * width:.1f}{unit}"
 
 
 def _pct(x: float | None) -> str:

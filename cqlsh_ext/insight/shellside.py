@@ -4,13 +4,14 @@ output: CAPTURE applies)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from cqlsh_ext.scanning.scan import Progress, Scanner, ScanSpec, error_text, shell_scanner
 
 if TYPE_CHECKING:
+    from cqlsh_ext.common.text import Line
     from cqlsh_ext.cqlsh.protocol import Parsed, Shell
 
 
@@ -39,7 +40,7 @@ def names_select(parsed: Parsed) -> bool:
 
 
 @dataclass(frozen=True)
-class Target:
+class InsightTarget:
     """What an insight command reads: `query` (a whole-table SELECT when `whole_table`: it may be
     split into token ranges), its `limit`, the table it names (the driver's `meta`, or None), and
     how values decode (-d's `mode`, the output `cap`)."""
@@ -59,7 +60,7 @@ class Target:
 
 
 def target(shell: Shell, parsed: Parsed, action: str, statement: str | None = None,
-           statement_limit: int | None = None) -> Target | None:
+           statement_limit: int | None = None) -> InsightTarget | None:
     """What COMPRESSION `action` (or INSPECT) reads: `statement` when given (with its LIMIT), else
     the SELECT given, or for a table named alone a whole-table SELECT of its payload columns (its
     blob columns, its text columns outside the primary key: cql.types.table_payload_columns). None
@@ -69,8 +70,8 @@ def target(shell: Shell, parsed: Parsed, action: str, statement: str | None = No
     ks, table, meta = named_table(shell, parsed)
     settings = shell.settings.display
 
-    def read(text: str, whole: bool, limit: int | None) -> Target:
-        return Target(text, whole, limit, ks, table, meta, effective_mode(settings.mode), settings.cap)
+    def read(text: str, whole: bool, limit: int | None) -> InsightTarget:
+        return InsightTarget(text, whole, limit, ks, table, meta, effective_mode(settings.mode), settings.cap)
 
     if statement is not None:
         return read(statement, False, statement_limit)
@@ -117,10 +118,8 @@ def named_table(shell: Shell, parsed: Parsed) -> tuple[str | None, str | None, A
 
 
 def wants_json(shell: Shell, parsed: Parsed) -> bool:
-    from cqlsh_ext.settings.output_formats import output_format
-
     return (parsed.get_binding("asjson") is not None
-            or output_format(shell.settings.display.output_format).reports_as_json)
+            or shell.settings.display.output_format.reports_as_json)
 
 
 def write(shell: Shell, lines: Iterable[str]) -> None:
@@ -130,24 +129,22 @@ def write(shell: Shell, lines: Iterable[str]) -> None:
     out.flush()
 
 
-def fit_report(shell: Shell, lines: list[str]) -> list[str]:
-    """A text report's lines laid out for the terminal the output goes to (-e too), else whole."""
-    from cqlsh_ext.insight.report import fit
+def fit_report(shell: Shell, lines: Sequence[Line]) -> list[str]:
+    """A text report laid out for the terminal the output goes to (-e too), else at its natural
+    width; its charts in Unicode's block characters where the output's encoding has them."""
+    from cqlsh_ext.common.text import draws_blocks, fit
 
-    return list(fit(lines, shell.results.screen_width()))
+    encoding = getattr(shell.query_out, "encoding", None)
+    return list(fit(lines, shell.results.screen_width(), draws_blocks(encoding)))
 
 
 def publish(shell: Shell, parsed: Parsed, to_json: Callable[[], Any],
-            render: Callable[[], list[str]]) -> None:
+            render: Callable[[], Sequence[Line]]) -> None:
     """A report as one JSON document (asked for, or the shell's output format), else as text laid
     out for the screen."""
     from cqlsh_ext.common import jsonenc
 
     write(shell, [jsonenc.dumps(to_json())] if wants_json(shell, parsed) else fit_report(shell, render()))
-
-
-def plural(n: int, word: str) -> str:
-    return f"{n:,} {word}" if n == 1 else f"{n:,} {word}s"
 
 
 def limit(parsed: Parsed) -> int | None:

@@ -22,14 +22,19 @@ from operator import truediv
 from typing import Any
 
 from cqlsh_ext.codecs.base import DEFAULT_CAP
+from cqlsh_ext.common.text import Line
 from cqlsh_ext.cql.types import payload_columns, payload_extractor
 from cqlsh_ext.insight import report
-from cqlsh_ext.insight.measure import COMPRESSED, FROM_HEADER, PLAIN, Peeled, quick, quick_page
+from cqlsh_ext.insight.measure import COMPRESSED, FROM_HEADER, PLAIN, UNDECODABLE
 from cqlsh_ext.insight.median import StreamingMedian
-from cqlsh_ext.insight.stats_report import render_capacity, render_column, retried_lines
-from cqlsh_ext.payload.unwrap import TEXT_LABEL
+from cqlsh_ext.insight.sizes import BOUNDS, SizeHistogram
+from cqlsh_ext.insight.stats_report import render_capacity, render_column, retried_lines, stats_verdict
+from cqlsh_ext.payload.engine import ValueEngine
+from cqlsh_ext.payload.view import FAILED
+from cqlsh_ext.payload.view import TEXT as TEXT_LABEL
 from cqlsh_ext.scanning import capacity
-from cqlsh_ext.scanning.capacity import BUCKET_BOUNDS
+from cqlsh_ext.scanning.capacity import BUCKET_BOUNDS, BUCKET_LABELS
+from cqlsh_ext.scanning.estimate import RATIO, SHARE, TOTAL, Figure
 
 __all__ = ["ColumnStats", "Stats", "StreamingMedian", "chain_label", "retried_lines"]
 
@@ -40,7 +45,7 @@ _bucket = partial(bisect_left, BUCKET_BOUNDS)
 
 def chain_label(status: str, chain: str) -> str:
     """The chain of a compressed value ('outer>inner'); else the status, after the chain when
-    there is one ('<chain> (not compressed)'): 'not compressed', 'not decodable'."""
+    there is one ('<chain> (not compressed)'): 'not compressed', 'failed'."""
     if status == COMPRESSED:
         return chain
     return f"{chain} ({status})" if chain else status
@@ -58,7 +63,7 @@ class ColumnStats:
         self.stored = 0
         self.size = 0
         self.inexact = 0
-        #: Compressed values sized from their headers, not decompressed (quick(from_headers=True)).
+        #: Compressed values sized from their headers, not decompressed (measure_page(from_headers)).
         self.from_headers = 0
         #: (status, chain) -> [values, stored bytes, decompressed bytes]
         self.chains: dict[tuple[str, str], list[int]] = {}
@@ -68,10 +73,14 @@ class ColumnStats:
         self.before = capacity.Buckets()
         self.after = capacity.Buckets()
         self._before, self._after = self.before.counts, self.after.counts
+        #: Sizes on a log scale, decompressed and stored (the report's histogram).
+        self.sizes_before = SizeHistogram()
+        self.sizes_after = SizeHistogram()
         self.ratios = StreamingMedian()
 
     def add(self, status: str, chain: str, stored: int, size: int, exact: bool, reason: str | None) -> None:
-        """One value, as measure.quick() describes it. Runs once per value of a scan: kept lean."""
+        """One value, as the engine's measure_page() describes it. Runs once per value of a scan:
+        kept lean."""
         self.values += 1
         self.stored += stored
         self.size += size
@@ -99,9 +108,8 @@ class ColumnStats:
             entry[2] += size
         self._before[bisect_left(BUCKET_BOUNDS, size)] += 1
         self._after[bisect_left(BUCKET_BOUNDS, stored)] += 1
-
-    def add_peeled(self, p: Peeled) -> None:
-        self.add(p.status, p.chain, p.stored, p.size, p.exact, p.reason)
+        self.sizes_before.counts[bisect_left(BOUNDS, size)] += 1
+        self.sizes_after.counts[bisect_left(BOUNDS, stored)] += 1
 
     def add_page(self, stored: list[int], measured: list[tuple[str, str, int, bool, str | None]]) -> None:
         """add() for many values: when every value has the same chain and an exact size (the usual
@@ -134,6 +142,8 @@ class ColumnStats:
             self._before[index] += count
         for index, count in Counter(map(_bucket, stored)).items():
             self._after[index] += count
+        self.sizes_before.extend(sizes)
+        self.sizes_after.extend(stored)
 
     def merge(self, other: ColumnStats) -> None:
         self.values += other.values
@@ -155,7 +165,17 @@ class ColumnStats:
         for mine, theirs in ((self._before, other._before), (self._after, other._after)):
             for k, n in enumerate(theirs):
                 mine[k] += n
+        self.sizes_before.merge(other.sizes_before)
+        self.sizes_after.merge(other.sizes_after)
         self.ratios.merge(other.ratios)
+
+    def undecodable(self) -> dict[str, int]:
+        """The values no reading can read, by kind (payload.view), as far as STATS can tell: a
+        format that failed. STATS reads no payload (the engine's measure_page()), so a value of no
+        known format counts as not compressed beside plain text, and a binary payload under a
+        container as compressed."""
+        failed = sum(count for (status, _), (count, _, _) in self.chains.items() if status == UNDECODABLE)
+        return {FAILED: failed} if failed else {}
 
     def by_codec(self) -> dict[str, int]:
         """Values per codec family (its -d name) or status ('not compressed', ...)."""
@@ -200,7 +220,10 @@ class ColumnStats:
                 for k, (c, s, z) in sorted(self.chains.items(), key=lambda kv: (-kv[1][0], kv[0]))
             ],
             "reasons": dict(sorted(self.reasons.items(), key=lambda kv: (-kv[1], kv[0]))),
+            "undecodable": self.undecodable(),
             "buckets": {"decompressed": self.before.to_json(), "stored": self.after.to_json()},
+            "histogram": {"bounds": list(BOUNDS), "decompressed": self.sizes_before.to_json(),
+                          "stored": self.sizes_after.to_json()},
         }
 
 
@@ -208,12 +231,15 @@ class Stats:
     """COMPRESSION STATS over one result: feed it pages, then render or to_json."""
 
     def __init__(
-        self, query: str, mode: str = "auto", cap: int = DEFAULT_CAP, from_headers: bool = False
+        self, query: str, mode: str = "auto", cap: int = DEFAULT_CAP, from_headers: bool = False,
+        pricing: capacity.Pricing | None = None,
     ) -> None:
         self.query = query
         self.mode = mode
         self.cap = cap
-        #: Size values from their headers where the format allows (measure.quick).
+        #: How capacity units are priced and what the user pays (the verdict's terms).
+        self.pricing = pricing or capacity.Pricing()
+        #: Size values from their headers where the format allows (ValueEngine.measure_page).
         self.from_headers = from_headers
         self.rows = 0
         self.columns: dict[str, ColumnStats] = {}
@@ -226,11 +252,15 @@ class Stats:
         self.scan = "single stream"
         #: Errors retried with backoff during the scan, by name (scan.retry_reason).
         self.retried: dict[str, int] = {}
+        #: Lines the report says under its title (a SAMPLE that read the whole table says why).
+        self.notes: list[str] = []
+        #: A SAMPLE read as the whole table: its plan and why (JSON "sample").
+        self.sample: dict[str, Any] | None = None
         self._layout: tuple[Any, ...] | None = None
 
     def fresh(self) -> Stats:
         """An empty Stats with the same settings (a worker process's: scanning.workers)."""
-        return Stats(self.query, self.mode, self.cap, self.from_headers)
+        return Stats(self.query, self.mode, self.cap, self.from_headers, self.pricing)
 
     def __getstate__(self) -> dict[str, Any]:
         """Picklable (a worker process sends its Stats back): the per-result layout holds closures."""
@@ -243,7 +273,7 @@ class Stats:
         texts = tuple((i, self.columns.setdefault(n, ColumnStats(n, text=True)))
                       for i, n, t in cols if t.is_text)
         nested = tuple((i, payload_extractor(n, t)) for i, n, t in cols if not (t.is_blob or t.is_text))
-        # The containers recently met per first byte, for quick_page (never pickled: see __getstate__).
+        # A value engine per payload place, made on first use (never pickled: see __getstate__).
         self._layout = (plain, texts, nested, {})
 
     @property
@@ -253,8 +283,8 @@ class Stats:
 
     def add_rows(self, rows: Sequence[Sequence[Any]]) -> None:
         assert self._layout is not None, "set_columns first"
-        plain, texts, nested, recent = self._layout
-        mode, cap, headers = self.mode, self.cap, self.from_headers
+        plain, texts, nested, engines = self._layout
+        headers = self.from_headers
         if len(plain) == 1 and not texts and not nested:
             # One blob column (the usual table): a row's blob bytes are that value's, so a page is
             # handled column-wise, with builtins doing most of the per-value work.
@@ -262,7 +292,7 @@ class Stats:
             values = [row[i] for row in rows]
             present = [v for v in values if v is not None]
             stored = list(map(len, present))
-            measured = quick_page(present, mode, cap, headers, recent)
+            measured = self._engine(engines, col.name).measure_page(present, headers)
             col.nulls += len(values) - len(present)
             col.add_page(stored, measured)
             nulls = [0] * (len(values) - len(present))  # a row whose value is null still costs a unit
@@ -279,7 +309,8 @@ class Stats:
                 if value is None:
                     col.nulls += 1
                     continue
-                status, chain, vsize, exact, reason = quick(value, mode, cap, headers)
+                status, chain, vsize, exact, reason = self._engine(engines, col.name).measure_page(
+                    (value,), headers)[0]
                 vstored = len(value)
                 col.add(status, chain, vstored, vsize, exact, reason)
                 row_stored += vstored
@@ -296,7 +327,8 @@ class Stats:
             for i, extract in nested:
                 for _path, schema, value in extract(row[i]):
                     col = self.columns.get(schema) or self.columns.setdefault(schema, ColumnStats(schema))
-                    status, chain, vsize, exact, reason = quick(value, mode, cap, headers)
+                    status, chain, vsize, exact, reason = self._engine(engines, schema).measure_page(
+                        (value,), headers)[0]
                     col.add(status, chain, len(value), vsize, exact, reason)
                     row_stored += len(value)
                     row_size += vsize
@@ -304,6 +336,12 @@ class Stats:
             after.add(row_stored)
             n += 1
         self.rows += n
+
+    def _engine(self, engines: dict[str, ValueEngine], place: str) -> ValueEngine:
+        engine = engines.get(place)
+        if engine is None:
+            engine = engines[place] = ValueEngine(self.mode, self.cap)
+        return engine
 
     def snapshot(self) -> dict[tuple[str, ...], int]:
         """Every additive counter, flat: a sampled STATS differences two snapshots around a token
@@ -323,6 +361,28 @@ class Stats:
                 out[("bucket", name, "stored", str(k))] = a
             for codec, n in col.by_codec().items():
                 out[("codec", name, codec)] = n
+        return out
+
+    def figures(self) -> list[Figure]:
+        """The figures a sampled report prints (insight.sampled), for the sample's stopping rule
+        (scanning.sample): the table's rows; per column its values, bytes, ratio, codec mix and
+        size buckets; the capacity units saved and the rows near and over the quota."""
+        out = [Figure(TOTAL, ("rows",), name="rows in the table")]
+        for name, col in self.columns.items():
+            values = ("values", name)
+            out += [Figure(TOTAL, values, name=f"{name}: values"),
+                    Figure(TOTAL, ("stored", name), name=f"{name}: stored bytes"),
+                    Figure(TOTAL, ("decompressed", name), name=f"{name}: decompressed bytes"),
+                    Figure(RATIO, ("decompressed", name), ("stored", name), f"{name}: ratio")]
+            out += [Figure(SHARE, ("codec", name, codec), values, f"{name}: share of {codec}")
+                    for codec in col.by_codec()]
+            out += [Figure(SHARE, ("bucket", name, side, str(k)), values, f"{name}: {side} {label}")
+                    for side in ("decompressed", "stored") for k, label in enumerate(BUCKET_LABELS)]
+        for unit in ("wcu", "rcu"):
+            out.append(Figure(SHARE, (unit, "stored"), (unit, "decompressed"), f"{unit.upper()} saved"))
+        out += [Figure(SHARE, (what, side), ("rows",), f"rows {words} 1 MB, {side}")
+                for what, words in (("near_quota", "near"), ("over_quota", "over"))
+                for side in ("decompressed", "stored")]
         return out
 
     def merge(self, other: Stats) -> None:
@@ -346,6 +406,19 @@ class Stats:
     def complete(self) -> bool:
         return not self.interrupted and self.error is None
 
+    @property
+    def undecodable(self) -> dict[str, int]:
+        """Values no reading can read, by kind, over every column (ColumnStats.undecodable)."""
+        out: dict[str, int] = {}
+        for col in self.columns.values():
+            for kind, n in col.undecodable().items():
+                out[kind] = out.get(kind, 0) + n
+        return out
+
+    def verdict(self) -> str:
+        return stats_verdict(self.pricing, list(self.columns.values()), self.before, self.after,
+                             self.undecodable)
+
     def to_json(self) -> dict[str, object]:
         return {
             "command": "COMPRESSION STATS",
@@ -358,22 +431,30 @@ class Stats:
             "rows_per_s": round(self.rows / self.elapsed, 1) if self.elapsed else None,
             "scan": self.scan,
             "retried": self.retried,
+            "verdict": self.verdict(),
+            **({"sample": self.sample} if self.sample is not None else {}),
+            "notes": self.notes,
+            "pricing": self.pricing.to_json(),
             "columns": [c.to_json() for c in self.columns.values()],
             "keyspaces": {
-                "basis": "per row, payload values (blob and text) of the row only; 1 WCU per started KB, "
-                "1 RCU per started 4 KB (LOCAL_QUORUM; half at LOCAL_ONE); row quota 1 MB",
-                "decompressed": self.before.to_json(),
-                "stored": self.after.to_json(),
+                "basis": f"per row, payload values (blob and text) of the row only; {self.pricing.basis()}; "
+                "row quota 1 MB",
+                "consistency": self.pricing.consistency,
+                "decompressed": self.before.to_json(self.pricing),
+                "stored": self.after.to_json(self.pricing),
                 "wcu_saving": capacity.saving(self.before.wcu, self.after.wcu),
                 "rcu_saving": capacity.saving(self.before.rcu, self.after.rcu),
             },
         }
 
-    def render(self) -> list[str]:
+    def render(self) -> list[Line]:
         rate = f", {self.rows / self.elapsed:,.0f} rows/s" if self.elapsed else ""
-        lines = [
+        lines: list[Line] = [
             f"COMPRESSION STATS: {report.count(self.rows)} rows in {self.elapsed:.1f} s{rate} ({self.scan})"
         ]
+        lines.extend(f"  {note}" for note in self.notes)
+        if self.columns:
+            lines.append(self.verdict())
         if self.interrupted:
             lines.append("  INTERRUPTED: the figures cover the rows scanned before Ctrl-C.")
         if self.error:
@@ -388,5 +469,6 @@ class Stats:
             lines.append("")
             lines.extend(render_column(col))
         lines.append("")
-        lines.extend(render_capacity(self.before, self.after, "row", "per row over its blob and text values"))
+        lines.extend(render_capacity(self.before, self.after, "row", "per row over its blob and text values",
+                                     self.pricing))
         return lines

@@ -1,10 +1,14 @@
-"""COMPRESSION STATS' text report, per column and per row (the aggregation is insight.stats)."""
+"""COMPRESSION STATS' text report, per column and per row (the aggregation is insight.stats): the
+verdict, each column's codecs, its Keyspaces size buckets and its sizes on a log scale, and the
+capacity units per row."""
 
 from __future__ import annotations
 
 from typing import Any, Protocol
 
-from cqlsh_ext.insight import report
+from cqlsh_ext.common.text import Line
+from cqlsh_ext.insight import report, sizes, verdict
+from cqlsh_ext.payload.view import KIND_TITLES, KINDS
 from cqlsh_ext.scanning import capacity
 
 
@@ -22,15 +26,20 @@ class ColumnFigures(Protocol):
     inexact: int
     from_headers: int
     reasons: dict[str, int]
+    compressed: list[int]
     before: capacity.Buckets
     after: capacity.Buckets
+    sizes_before: sizes.SizeHistogram
+    sizes_after: sizes.SizeHistogram
 
     def by_codec(self) -> dict[str, int]: ...
+
+    def undecodable(self) -> dict[str, int]: ...
 
     def to_json(self) -> dict[str, object]: ...
 
 
-def retried_lines(retried: dict[str, int]) -> list[str]:
+def retried_lines(retried: dict[str, int]) -> list[Line]:
     """Errors the scan retried with backoff, named (Keyspaces throttling shows as read timeouts)."""
     if not retried:
         return []
@@ -38,10 +47,59 @@ def retried_lines(retried: dict[str, int]) -> list[str]:
     return [f"  retried with backoff: {named}"]
 
 
-def render_column(col: ColumnFigures) -> list[str]:
+def stats_verdict(pricing: capacity.Pricing, columns: list[ColumnFigures], before: capacity.Capacity,
+                  after: capacity.Capacity, undecodable: dict[str, int]) -> str:
+    """The report's first answer: what client-side compression saves on this table, in what the user
+    pays (verdict.py), from the exact figures."""
+    values = sum(c.values for c in columns)
+    if not values:
+        return f"{verdict.LEAD} no blob or text values to measure."
+    stored, size = sum(c.stored for c in columns), sum(c.size for c in columns)
+    compressed = sum(c.compressed[0] for c in columns)
+    change = verdict.Change((before.wcu, after.wcu), (before.rcu, after.rcu), (size, stored))
+    rows = before.rows
+    if not compressed:
+        if not pricing.keyspaces:
+            text = (f"stored uncompressed ({report.sized(stored)}): COMPRESSION ADVISE measures what "
+                    "client-side compression would save in storage, COMPRESSION TRIAL what it does to "
+                    "latency")
+        elif floor := verdict.floor_reason(rows, before.wcu, before.rcu):
+            text = (f"stored uncompressed, and compression cannot save capacity units here: {floor}; it "
+                    "would save storage only (COMPRESSION ADVISE measures how much)")
+        else:
+            most = verdict.at_most(rows, before.wcu, before.rcu)
+            text = (f"stored uncompressed; compression could save {most}, a row costing 1 of each at least "
+                    "(COMPRESSION ADVISE measures what each codec saves)")
+    else:
+        text = f"client-side compression {verdict.saves(change, pricing, sizes=True)}"
+        if pricing.keyspaces and not change.saves_units:
+            floor = verdict.floor_reason(rows, before.wcu, before.rcu)
+            text += f": {floor}" if floor else ""
+        elif not pricing.keyspaces:
+            text += "; COMPRESSION TRIAL measures what it does to latency on this cluster"
+        if pricing.keyspaces and before.over_quota > after.over_quota:
+            text += (f"; {before.over_quota - after.over_quota:,} rows would be over the 1 MB row quota "
+                     "uncompressed")
+        plain = values - compressed - sum(undecodable.values())
+        if plain:
+            text += f"; {plain:,} of {values:,} values are not compressed"
+    if undecodable:
+        text += (f"; {sum(undecodable.values()):,} undecodable{breakdown(undecodable)}, counted at their "
+                 "stored size")
+    return f"{verdict.LEAD} {text}."
+
+
+def breakdown(kinds: dict[str, int]) -> str:
+    """' (3 no known format, 1 a format that failed)': undecodable values by kind, in the view's
+    words and order."""
+    parts = [f"{kinds[kind]:,} {KIND_TITLES[kind]}" for kind in KINDS if kinds.get(kind)]
+    return f" ({', '.join(parts)})" if parts else ""
+
+
+def render_column(col: ColumnFigures) -> list[Line]:
     doc: dict[str, Any] = col.to_json()
     nulls = f", {report.count(col.nulls)} null" if col.nulls else ""
-    lines = [f"Column {col.name}: {report.count(col.values)} values{nulls}"]
+    lines: list[Line] = [f"Column {col.name}: {report.count(col.values)} values{nulls}"]
     rows = []
     for entry in doc["by_chain"]:
         rows.append(
@@ -64,13 +122,8 @@ def render_column(col: ColumnFigures) -> list[str]:
             report.ratio(doc["ratio"]),
         ]
     )
-    lines.extend(
-        report.table(
-            rows,
-            ["codec / container", "values", "share", "stored", "decompressed", "ratio"],
-            right=(1, 2, 3, 4, 5),
-        )
-    )
+    header = ["codec / container", "values", "share", "stored", "decompressed", "ratio"]
+    lines.append(report.table(rows, header, right=(1, 2, 3, 4, 5)))
     codecs = ", ".join(f"{k} {report.count(v)}" for k, v in col.by_codec().items())
     lines.append(f"  by codec: {codecs}")
     if col.text:
@@ -97,59 +150,64 @@ def render_column(col: ColumnFigures) -> list[str]:
             f"  {report.count(col.from_headers)} {were}, not "
             "decompressed (STATS ... DECODE ALL decompresses every value)"
         )
+    undecodable = col.undecodable()
+    if undecodable:
+        lines.append(f"  undecodable: {report.count(sum(undecodable.values()))}{breakdown(undecodable)}, "
+                     "counted at their stored size")
     for reason, n in list(col.reasons.items())[:8]:
         lines.append(f"  {report.count(n)} x {reason}")
     lines.append("")
-    lines.extend(render_buckets(col.before, col.after))
+    lines.append(render_buckets(col.before, col.after))
+    lines.append("")
+    lines.extend(render_histogram(col.sizes_before, col.sizes_after))
     return lines
 
 
-def render_buckets(before: capacity.Buckets, after: capacity.Buckets) -> list[str]:
-    """The size distribution, decompressed (before) and stored (after), with a text bar per side."""
+def render_buckets(before: capacity.Buckets, after: capacity.Buckets) -> Line:
+    """The Keyspaces compression article's size buckets, decompressed (before) and stored (after)."""
     tb, ta = before.total, after.total
-    rows = []
-    for label, b, a in zip(capacity.BUCKET_LABELS, before.counts, after.counts, strict=False):
-        rows.append(
-            [
-                label,
-                report.count(b),
-                report.pct(b, tb),
-                report.bar(b, tb, 20, "#"),
-                report.count(a),
-                report.pct(a, ta),
-                report.bar(a, ta, 20, "="),
-            ]
-        )
-    header = ["size", "decompressed", "share", "before", "stored", "share", "after"]
-    return report.table(rows, header, right=(1, 2, 4, 5))
+    rows = [[label, report.count(b), report.pct(b, tb), report.count(a), report.pct(a, ta)]
+            for label, b, a in zip(capacity.BUCKET_LABELS, before.counts, after.counts, strict=False)]
+    header = ["Keyspaces bucket", "decompressed", "share", "stored", "share"]
+    return report.table(rows, header, right=(1, 2, 3, 4))
 
 
-def render_capacity(before: capacity.Capacity, after: capacity.Capacity, unit: str, basis: str) -> list[str]:
-    lines = [f"Amazon Keyspaces ({basis}; 1 WCU per started KB, 1 RCU per started 4 KB at LOCAL_QUORUM):"]
+def render_histogram(before: sizes.SizeHistogram, after: sizes.SizeHistogram) -> list[Line]:
+    """Sizes on a log scale, a bar per doubling, decompressed beside stored: the bins from the
+    smallest value's to the largest's (one scale for both sides)."""
+    used = [k for k, (b, a) in enumerate(zip(before.counts, after.counts, strict=True)) if b or a]
+    if not used:
+        return []
+    top = max(max(before.counts), max(after.counts))
+    labels = sizes.labels()
+    rows: list[list[report.Cell]] = [
+        [labels[k], report.bar(before.counts[k], top), report.count(before.counts[k]),
+         report.bar(after.counts[k], top, "="), report.count(after.counts[k])]
+        for k in range(used[0], used[-1] + 1)]
+    return ["  values by size, log scale (a bin per doubling; 1 KB = 1,024 bytes):",
+            report.table(rows, ["size", "decompressed", "", "stored", ""], right=(2, 4), indent=4)]
 
-    def per(v: int, c: capacity.Capacity) -> str:
+
+def render_capacity(before: capacity.Capacity, after: capacity.Capacity, unit: str, basis: str,
+                    pricing: capacity.Pricing) -> list[Line]:
+    lines: list[Line] = [f"Amazon Keyspaces ({basis}; {pricing.basis()}):"]
+
+    def per(v: float, c: capacity.Capacity) -> str:
         return f"{v / c.rows:.2f}" if c.rows else "-"
 
+    rcu_before, rcu_after = pricing.reads(before.rcu), pricing.reads(after.rcu)
     rows = [
-        [
-            "write units (WCU)",
-            report.count(before.wcu),
-            report.count(after.wcu),
-            _saving(before.wcu, after.wcu),
-        ],
+        ["write units (WCU)", report.count(before.wcu), report.count(after.wcu),
+         _saving(before.wcu, after.wcu)],
         [f"WCU per {unit}", per(before.wcu, before), per(after.wcu, after), ""],
-        [
-            "read units (RCU)",
-            report.count(before.rcu),
-            report.count(after.rcu),
-            _saving(before.rcu, after.rcu),
-        ],
-        [f"RCU per {unit}", per(before.rcu, before), per(after.rcu, after), ""],
+        [f"read units (RCU, {pricing.consistency})", capacity.units(rcu_before), capacity.units(rcu_after),
+         _saving(before.rcu, after.rcu)],
+        [f"RCU per {unit}", per(rcu_before, before), per(rcu_after, after), ""],
         [f"{unit}s near 1 MB (>= 90 %)", report.count(before.near_quota), report.count(after.near_quota), ""],
         [f"{unit}s over 1 MB (quota)", report.count(before.over_quota), report.count(after.over_quota), ""],
         [f"largest {unit}", report.sized(before.largest), report.sized(after.largest), ""],
     ]
-    lines.extend(report.table(rows, ["", "decompressed", "stored", "saved"], right=(1, 2, 3)))
+    lines.append(report.table(rows, ["", "decompressed", "stored", "saved"], right=(1, 2, 3)))
     return lines
 
 

@@ -15,12 +15,16 @@ from __future__ import annotations
 import statistics
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
-from cqlsh_ext.codecs.base import DEFAULT_CAP
+from cqlsh_ext.common.text import Line
 from cqlsh_ext.cql.types import columns_holding, extractor
-from cqlsh_ext.insight import report
-from cqlsh_ext.insight.measure import COMPRESSED, peel
+from cqlsh_ext.insight import report, verdict
+from cqlsh_ext.insight.measure import COMPRESSED, measured, payload_of
+from cqlsh_ext.scanning.capacity import Pricing
+
+if TYPE_CHECKING:
+    from cqlsh_ext.payload.engine import Engines
 
 SETTINGS_SAMPLE_ROWS = 1000
 DEFAULT_CHUNK_KB = 16  # Cassandra 4.0+
@@ -32,9 +36,11 @@ def compressor_for(options: dict[str, str]) -> tuple[str, Callable[[bytes], int]
     if str(options.get("enabled", "true")).lower() == "false" or not options.get("class"):
         return "none", None
     name = options["class"].rsplit(".", 1)[-1]
-    from cqlsh_ext.codecs import registry  # the codec whose Container declares the class writes it
+    from cqlsh_ext.codecs import registry  # the format whose TableCompressor names the class writes it
+    from cqlsh_ext.codecs.capabilities import TableCompressor
 
-    fmt = next((fmt for fmt in registry.all_containers() if fmt.cassandra_class == name), None)
+    fmt = next((fmt for fmt in registry.all_containers()
+                if isinstance(fmt, TableCompressor) and fmt.cassandra_class == name), None)
     if fmt is None:
         return name, None
     compress = fmt.table_compressor(options)
@@ -86,6 +92,8 @@ class TableSettings:
     estimate: dict[str, int] | None = None
     advice: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    #: The report's first answer (advise() sets it).
+    verdict: str = ""
     rows_per_partition: list[int] = field(default_factory=list)
     #: Partition key of the last sampled row: rows of a partition arrive together in a scan.
     last_key: object = None
@@ -128,12 +136,16 @@ class TableSettings:
             "measured_ratio": self.measured,
             "size_estimates": self.estimate,
             "advice": self.advice,
+            "verdict": self.verdict,
             "notes": self.notes,
         }
 
-    def render(self) -> list[str]:
-        lines = [f"COMPRESSION SETTINGS {self.keyspace}.{self.table}", "", "SSTable compression (schema):"]
-        lines.extend(report.table([[k, str(v)] for k, v in self.compression.items()] or [["(none)", ""]]))
+    def render(self) -> list[Line]:
+        lines: list[Line] = [f"COMPRESSION SETTINGS {self.keyspace}.{self.table}"]
+        if self.verdict:
+            lines.append(self.verdict)
+        lines += ["", "SSTable compression (schema):"]
+        lines.append(report.table([[k, str(v)] for k, v in self.compression.items()] or [["(none)", ""]]))
         doc = cast(dict[str, Any], self.to_json()["sample"])
         lines += [
             "",
@@ -179,7 +191,7 @@ class TableSettings:
                     f"{100 * share:.0f} % of stored bytes compressed by the client",
                 ]
             )
-        lines.extend(report.table(rows))
+        lines.append(report.table(rows))
         if self.estimate:
             lines.append(
                 f"  Cassandra's estimate (system.size_estimates): {report.count(self.estimate['partitions'])}"
@@ -191,7 +203,7 @@ class TableSettings:
                 "Ratio of the table's compressor on these rows (approximate: column values laid end to "
                 "end in chunks, no SSTable framing):",
             ]
-            lines.extend(report.table([[k, report.ratio(v)] for k, v in self.measured.items()], right=(1,)))
+            lines.append(report.table([[k, report.ratio(v)] for k, v in self.measured.items()], right=(1,)))
         lines += ["", "Advice:"]
         lines.extend(f"  - {a}" for a in self.advice or ["nothing to change that this sample can support"])
         for note in self.notes:
@@ -206,10 +218,10 @@ def collect(
     rows: Sequence[Sequence[Any]],
     partition_key: Sequence[str],
     protocol: int,
-    mode: str,
-    cap: int = DEFAULT_CAP,
+    engines: Engines,
 ) -> tuple[list[bytes], list[bytes]]:
-    """Fold one page of sample rows into `settings`; returns the rows as stored and with blobs decompressed
+    """Fold one page of sample rows into `settings`, each blob decoded by the engine of its place
+    (`engines`, kept from page to page); returns the rows as stored and with blobs decompressed
     (as byte strings of their values laid end to end, for the chunked-ratio measurement)."""
     pk_index = [names.index(c) for c in partition_key if c in names]
     blob_cols = [(i, extractor(n, t), t.is_blob) for i, n, t in columns_holding(names, types)]
@@ -232,17 +244,19 @@ def collect(
             plain_parts.append(bytes(part))
             size += len(part)
         for i, extract, _top in blob_cols:
-            for _path, _schema, value in extract(row[i]):
-                p = peel(value, mode, cap)
+            for _path, schema, value in extract(row[i]):
+                view = engines(schema).view(value)
+                status, _chain, vsize, _exact, _reason = measured(view)
+                codec = view.codec or status
                 settings.blob_values += 1
-                settings.blob_stored += p.stored
-                settings.blob_decompressed += p.size
-                settings.codecs[p.codec] = settings.codecs.get(p.codec, 0) + 1
-                if p.status == COMPRESSED:
-                    settings.blob_compressed_stored += p.stored
+                settings.blob_stored += len(value)
+                settings.blob_decompressed += vsize
+                settings.codecs[codec] = settings.codecs.get(codec, 0) + 1
+                if status == COMPRESSED:
+                    settings.blob_compressed_stored += len(value)
                 stored_parts.append(value)
-                plain_parts.append(p.payload)
-                size += p.stored
+                plain_parts.append(payload_of(view))
+                size += len(value)
         settings.row_sizes.append(size)
         stored_rows.append(b"".join(stored_parts))
         plain_rows.append(b"".join(plain_parts))
@@ -314,16 +328,22 @@ def suggested_chunk_kb(settings: TableSettings) -> int | None:
     return kb if kb * 4 <= settings.chunk_kb else None
 
 
-def advise(settings: TableSettings) -> None:
+def advise(settings: TableSettings, pricing: Pricing | None = None) -> None:
+    """The advice lines a measured number supports, and the verdict they add up to (`pricing`:
+    what the user pays: on Amazon Keyspaces these settings change nothing billed)."""
     comp = settings.compression
     off = str(comp.get("enabled", "true")).lower() == "false" or not comp.get("class")
     keys = list(settings.measured)
     current = settings.measured.get(keys[0]) if keys else None
+    changes: list[str] = []
     if not settings.sample_rows:
         settings.advice.append("the table has no rows to measure")
+        settings.verdict = f"{verdict.LEAD} nothing to judge: the table has no rows."
         return
     if off:
         if current is not None and current >= 1.2:
+            changes.append(f"turn SSTable compression on (LZ4Compressor saves "
+                           f"{verdict.share(1 - 1 / current, 'storage')} on this sample)")
             settings.advice.append(
                 f"SSTable compression is off; LZ4Compressor would store these rows in "
                 f"{100 / current:.0f} % of the space (ratio {current:.2f} measured on the sample)"
@@ -337,6 +357,9 @@ def advise(settings: TableSettings) -> None:
     if suggested is not None and not off:
         typical = statistics.median(settings.partition_sizes)
         smaller = settings.measured.get(keys[1]) if len(keys) > 1 else None
+        changes.append(f"set chunk_length_in_kb = {suggested}: a point read decompresses "
+                       f"{settings.chunk_kb // suggested}x fewer bytes, for a storage ratio of "
+                       f"{report.ratio(smaller)} instead of {report.ratio(current)}")
         settings.advice.append(
             f"a read of one partition (median {report.sized(int(typical))}) decompresses a whole "
             f"{settings.chunk_kb} KiB chunk: chunk_length_in_kb = {suggested} reads and decompresses about "
@@ -356,6 +379,8 @@ def advise(settings: TableSettings) -> None:
                 "; min_compress_ratio: 1.1 stores chunks that do not compress by 10 % uncompressed, so reads "
                 "of them skip decompression"
             )
+            changes.append("set min_compress_ratio = 1.1: the client compresses the blobs already, and reads "
+                           "then skip decompressing chunks that do not compress")
         settings.advice.append(text)
     if not off and share < 0.1 and settings.blob_values and current is not None and current >= 1.5:
         compressor = comp.get("class", "").rsplit(".", 1)[-1]
@@ -364,6 +389,27 @@ def advise(settings: TableSettings) -> None:
             "on disk; compressing in the client would also cut network bytes and, on Amazon Keyspaces, "
             "capacity units (see COMPRESSION STATS and COMPRESSION ADVISE)"
         )
+    settings.verdict = _verdict(settings, changes, current, pricing or Pricing())
+
+
+def _verdict(settings: TableSettings, changes: list[str], current: float | None, pricing: Pricing) -> str:
+    """What the settings mean for what the user pays: on Keyspaces nothing (the service stores
+    tables its own way); on Cassandra the changes the advice supports (storage, and the bytes a
+    point read decompresses), or that the settings fit."""
+    if pricing.keyspaces:
+        share = settings.blob_compressed_stored / settings.blob_stored if settings.blob_stored else 0.0
+        client = ("client-side compression is what saves capacity units (COMPRESSION ADVISE measures it)"
+                  if share < 0.5 else f"the client compresses {share:.0%} of the blob bytes already, which "
+                  "is what saves capacity units (COMPRESSION STATS)")
+        return (f"{verdict.LEAD} on Amazon Keyspaces the service stores tables its own way: these settings "
+                f"change neither capacity units nor storage billed; {client}.")
+    if changes:
+        return f"{verdict.LEAD} {'; '.join(changes)}."
+    saving = ""
+    if current and current > 1:
+        saving = f", saving {verdict.share(1 - 1 / current, 'storage')} on this sample"
+    return (f"{verdict.LEAD} keep the settings: nothing this sample shows calls for a change (the table's "
+            f"compressor gets ratio {report.ratio(current)}{saving}).")
 
 
 def size_estimate(session: Any, ks: str, table: str) -> dict[str, int] | None:

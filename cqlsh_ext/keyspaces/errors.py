@@ -1,15 +1,21 @@
 """Connection failures as one line that names the fix; no traceback, never a secret.
 
-`explain(exc, host, port)` turns what the driver, botocore or ssl raise while connecting into one
-line; `redact(text)` removes every secret the process knows of (AWS secret key and session token
-from the environment, the -p password, resolved SigV4 credentials) from any text shown.
+`connection_failures(host, port)` is the one wrapper around connecting, with or without Amazon
+Keyspaces (the shell, `cqlsh-ext demo load`, Spark mode): `explain(exc, host, port)` turns what the
+driver, the resolver, botocore or ssl raise while connecting into one line naming host:port and
+what to check; `redact(text)` removes every secret the process knows of (AWS secret key and session
+token from the environment, the -p password, resolved SigV4 credentials) from any text shown.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import re
-from collections.abc import Iterable
+import sys
+import traceback
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 
 #: Secrets seen in this process besides the environment's (resolved credentials, passwords).
 _KNOWN_SECRETS: set[str] = set()
@@ -20,6 +26,29 @@ _SIGNED_FIELD = re.compile(r"(signature|session_token|password)=[^,\s'\"]+")
 
 class KeyspacesError(Exception):
     """A failure whose str() is the one line the user sees."""
+
+
+class ConnectionFailed(KeyspacesError):
+    """Connecting failed; str() is the line `explain` made, secrets redacted."""
+
+
+@contextmanager
+def connection_failures(host: str, port: int, *, tls: bool = False, keyspaces: bool = False,
+                        debug: bool = False, keep: tuple[type[BaseException], ...] = ()) -> Iterator[None]:
+    """Any failure of the `with` body (connecting) as ConnectionFailed: one line naming host:port and
+    what to check. --debug writes the traceback first, redacted. Ctrl-C, SystemExit and `keep` (a
+    caller's own errors that already say what happened) pass through."""
+    passing: tuple[type[BaseException], ...] = (KeyboardInterrupt, SystemExit, *keep)
+    try:
+        yield
+    except passing:
+        raise
+    except Exception as err:
+        if debug:
+            sys.stderr.write(redact("".join(traceback.format_exception(err))))
+        message = str(err) if isinstance(err, KeyspacesError) else \
+            explain(err, host, port, tls=tls, keyspaces=keyspaces)
+        raise ConnectionFailed(redact(message)) from None
 
 
 def remember_secret(*values: str | None) -> None:
@@ -66,8 +95,28 @@ def _server_message(text: str) -> str:
     return text[start:end if end >= 0 else len(text)]
 
 
-def explain(exc: BaseException, host: str, port: int, tls: bool) -> str:
-    """One line saying what went wrong while connecting and what to do about it."""
+#: What the resolver says when a host name does not resolve (glibc, musl, macOS).
+_UNRESOLVED = ("name or service not known", "nodename nor servname", "temporary failure in name resolution",
+               "no address associated with hostname", "name does not resolve")
+#: A keyspace named with -k that the session could not use: the driver's NoHostAvailable ("... using
+#: keyspace 'x'"), or the server's "Keyspace 'x' does not exist".
+_NO_KEYSPACE = re.compile(r"using keyspace '([^']+)'|keyspace '?([^' ]+)'? does not exist", re.I)
+
+
+def _resolver_says(host: str) -> str:
+    """Why `host` does not resolve, asked again: the driver's UnresolvableContactPoints keeps no reason."""
+    import socket
+
+    try:
+        socket.getaddrinfo(host, None)
+    except OSError as err:
+        return err.strerror or str(err)
+    return "no address found"
+
+
+def explain(exc: BaseException, host: str, port: int, tls: bool, keyspaces: bool = False) -> str:
+    """One line saying what went wrong while connecting to host:port and what to check; `keyspaces`
+    adds Amazon Keyspaces' own hints (its port, its names, its certificates)."""
     import ssl
 
     where = f"{host}:{port}"
@@ -78,19 +127,30 @@ def explain(exc: BaseException, host: str, port: int, tls: bool) -> str:
         text = str(err)
         lower = text.lower()
         name = type(err).__name__
+        if isinstance(err, OSError) and err.errno in (errno.EHOSTUNREACH, errno.ENETUNREACH) \
+                or "network is unreachable" in lower or "no route to host" in lower:
+            reason = err.strerror if isinstance(err, OSError) and err.strerror else "unreachable"
+            return (f"cannot reach {where} ({reason}): check the host and this machine's network "
+                    "(VPN, proxy, routes)")
+        if name in ("gaierror", "UnresolvableContactPoints") or any(s in lower for s in _UNRESOLVED):
+            reason = err.strerror if isinstance(err, OSError) and err.strerror else _resolver_says(host)
+            return (f"the host name in {where} does not resolve ({reason}): check its spelling, or "
+                    "give the server's IP address")
         if "hostname mismatch" in lower or "ip address mismatch" in lower:
+            named = (" (Amazon Keyspaces: cassandra.<region>.amazonaws.com or your VPC endpoint's name)"
+                     if keyspaces else "")
             return (f"TLS certificate verification failed for {where}: the certificate is not valid for "
-                    f"{host!r}; connect with the name the certificate carries (Amazon Keyspaces: "
-                    "cassandra.<region>.amazonaws.com or your VPC endpoint's name), not an IP address")
+                    f"{host!r}; connect with the name the certificate carries{named}, not an IP address")
         if isinstance(err, ssl.SSLCertVerificationError) or "certificate_verify_failed" in lower \
                 or "certificate verify failed" in lower:
             detail = re.search(r"certificate verify failed: ([^(\]'\"]+)", text, re.I)
             reason = getattr(err, "verify_message", "") or (detail.group(1).strip() if detail else "") \
                 or "certificate verify failed"
+            trusted = (" (Amazon Keyspaces: Amazon Root CA 1-4 and Starfield, in the system trust store "
+                       "of an up-to-date system)" if keyspaces else "")
             return (f"TLS certificate verification failed for {where} ({reason}): the server's "
-                    "certificate is not signed by a CA you trust; pass --certfile with the right CA "
-                    "bundle (Amazon Keyspaces: Amazon Root CA 1-4 and Starfield, in the system trust "
-                    "store of an up-to-date system)")
+                    f"certificate is not signed by a CA you trust; pass --certfile with the right CA "
+                    f"bundle{trusted}")
         if "wrong_version_number" in lower or "wrong version number" in lower \
                 or "record layer failure" in lower or "packet length too long" in lower:
             return (f"{where} does not speak TLS: wrong port? Amazon Keyspaces listens with TLS on "
@@ -110,24 +170,35 @@ def explain(exc: BaseException, host: str, port: int, tls: bool) -> str:
             if "token" in msg_lower and "invalid" in msg_lower:
                 return (f"the server does not know these AWS credentials ({one_line(message)}): check "
                         "the access key ID, and that AWS_SESSION_TOKEN belongs to it")
-            return (f"Bad credentials: the server refused the login ({one_line(message)}): check the "
-                    "AWS secret access key (SigV4) or the -u/-p service-specific credentials")
+            check = ("the AWS secret access key (SigV4) or the -u/-p service-specific credentials"
+                     if keyspaces else "-u/-p, or the credentials file (--credentials)")
+            return f"Bad credentials: {where} refused the login ({one_line(message)}): check {check}"
         if "can't authenticate without a region name" in lower:
             return no_region_message()
         if isinstance(err, AttributeError) and "access_key" in lower:
             return no_credentials_message()
         if isinstance(err, ConnectionRefusedError) or "connection refused" in lower:
-            return (f"nothing listens on {where}: check the host and port (Amazon Keyspaces: "
-                    "port 9142 with TLS)")
+            port_hint = ("Amazon Keyspaces: port 9142 with TLS" if keyspaces
+                         else "Cassandra's CQL port is 9042 unless its native_transport_port says otherwise")
+            return f"nothing listens on {where}: check the host and port ({port_hint})"
         if tls and ("connection reset" in lower or "eof occurred" in lower or "unexpected eof" in lower
                     or "closed" in lower and "ssl" in lower):
             return (f"{where} closed the connection during the TLS handshake: wrong port, or the "
                     "server does not speak TLS there (Amazon Keyspaces: port 9142)")
+        missing = _NO_KEYSPACE.search(_server_message(text))
+        if missing:
+            keyspace = missing.group(1) or missing.group(2)
+            return f"{where} could not use keyspace {keyspace!r}: check that it exists (-k/--keyspace)"
     for err in _causes(exc):
-        lower = str(err).lower()
+        text = str(err)
+        lower = text.lower()
         if "timed out" in lower or "timeout" in type(err).__name__.lower():
-            return (f"timed out connecting to {where}: check the host name, the port (Amazon Keyspaces: "
-                    "9142) and that the network (VPC endpoint, security group, proxy) lets it through")
+            seconds = re.search(r"\((\d+(?:\.\d+)?) seconds?\)", text)
+            after = f" after {seconds.group(1)} s (--connect-timeout)" if seconds else ""
+            network = ("VPC endpoint, security group, proxy" if keyspaces else "firewall, proxy")
+            port_hint = " (Amazon Keyspaces: 9142)" if keyspaces else ""
+            return (f"timed out connecting to {where}{after}: check the host name, the port{port_hint} and "
+                    f"that the network ({network}) lets it through")
     return f"could not connect to {where}: {one_line(str(exc))}"
 
 

@@ -1,19 +1,18 @@
-"""How the Keyspaces settings reach cqlsh's Shell (used by cqlsh_ext.shell.ExtShell.__init__).
+"""How the connection settings reach cqlsh's Shell (used by cqlsh_ext.shell.ExtShell.__init__).
 
-`connecting()` wraps the stock `Shell.__init__`: before it, it swaps in the SigV4 provider and our
-TLS settings; around it, it turns a failed connection into one line (SystemExit, exit code 1).
+`connecting()` wraps the stock `Shell.__init__` of every connection, Keyspaces or not: before it,
+under the Keyspaces flags, it swaps in the SigV4 provider and our TLS settings; around it, it turns
+a failed connection into one line (errors.connection_failures; SystemExit, exit code 1).
 `configure()` runs after it: LOCAL_QUORUM for --keyspaces.
 """
 
 from __future__ import annotations
 
-import sys
-import traceback
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from cqlsh_ext.keyspaces.errors import KeyspacesError, explain, redact, remember_secret
+from cqlsh_ext.keyspaces.errors import ConnectionFailed, connection_failures, remember_secret
 from cqlsh_ext.settings import Settings
 
 if TYPE_CHECKING:
@@ -27,7 +26,8 @@ def _is_plain(provider: Any) -> bool:
 
 
 def prepare(setup: Settings, hostname: str, kwargs: dict[str, Any]) -> None:
-    """Adjust Shell.__init__'s keyword arguments in place."""
+    """Adjust Shell.__init__'s keyword arguments in place: the -p password never shown; the
+    Keyspaces flags' SigV4 provider and TLS settings (nothing else changes without them)."""
     opts = setup.keyspaces
     provider = kwargs.get("auth_provider")
     if _is_plain(provider):
@@ -46,23 +46,26 @@ def prepare(setup: Settings, hostname: str, kwargs: dict[str, Any]) -> None:
 
 
 @contextmanager
-def connecting(setup: Settings, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Iterator[None]:
+def connecting(setup: Settings, args: tuple[Any, ...], kwargs: dict[str, Any],
+               keep: tuple[type[BaseException], ...] = ()) -> Iterator[None]:
     """Prepare Shell(hostname, port, **kwargs)'s kwargs in place, then report any failure of the
-    `with` body (connecting) as one line and exit 1."""
+    `with` body (connecting) but `keep` as one line and exit 1."""
     hostname = str(args[0] if args else kwargs.get("hostname"))
     port = int(args[1] if len(args) > 1 else kwargs.get("port", 0))
+    opts = setup.keyspaces
     try:
-        if kwargs.get("use_conn") is None:  # SOURCE's sub-shells reuse the connection
-            prepare(setup, hostname, kwargs)
-        yield
-    except (KeyboardInterrupt, SystemExit):
-        raise
-    except Exception as err:
-        if setup.debug:
-            sys.stderr.write(redact("".join(traceback.format_exception(err))))
-        message = str(err) if isinstance(err, KeyspacesError) else \
-            explain(err, hostname, port, tls=setup.keyspaces.tls)
-        raise SystemExit(redact(f"Connection error: {message}")) from None
+        with connection_failures(hostname, port, tls=opts.tls, keyspaces=opts.active, debug=setup.debug,
+                                 keep=keep):
+            if kwargs.get("use_conn") is None:  # SOURCE's sub-shells reuse the connection
+                prepare(setup, hostname, kwargs)
+            yield
+    except ConnectionFailed as err:
+        import sys
+
+        from cqlsh_ext.common.text import message, screen_width
+
+        # Python writes it to standard error: wrapped at words there when it is a terminal.
+        raise SystemExit(message(f"Connection error: {err}", screen_width(sys.stderr))) from None
 
 
 def configure(setup: Settings, shell: Shell) -> None:

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from cqlsh_ext.commands import shell_command
 from cqlsh_ext.settings import OUTPUT_FORMATS, SettingError, parse_output_format
-from cqlsh_ext.settings.output_formats import for_layout, output_format
+from cqlsh_ext.settings.output_formats import for_layout
 
 if TYPE_CHECKING:
     from cqlsh_ext.cqlsh.protocol import Parsed, Shell
@@ -59,7 +59,7 @@ OUTPUT_HELP = """
 
 def current_format(shell: Shell) -> str:
     """table | vertical | json | csv: what the next result will look like (EXPAND is vertical)."""
-    fmt = output_format(shell.settings.display.output_format)
+    fmt = shell.settings.display.output_format
     return fmt.name if fmt.machine else for_layout(shell.expand_enabled).name
 
 
@@ -78,10 +78,10 @@ def do_output(shell: Shell, parsed: Parsed) -> None:
         except SettingError as err:
             shell.printerr(str(err))
             return
-        expand = output_format(display.output_format).expand
+        expand = display.output_format.expand
         if expand is not None:
             shell.expand_enabled = expand
-        print(f"Output format set to {display.output_format.upper()}.")
+        print(f"Output format set to {display.output_format.name.upper()}.")
     elif raw is not None:
         display.raw_blobs = raw.upper() == "ON"
         print(f"Raw blobs {'ON' if display.raw_blobs else 'OFF'}.")

@@ -25,18 +25,9 @@ from cqlsh_ext.cqlsh import seams
 from cqlsh_ext.output.cells import NotedValue
 from cqlsh_ext.payload.budget import DEFAULT as DEFAULT_BUDGET
 from cqlsh_ext.payload.budget import Budget
-from cqlsh_ext.payload.engine import ValueEngine
-from cqlsh_ext.payload.spec import ColumnSpecs
-from cqlsh_ext.payload.unwrap import (
-    BINARY,
-    RAW,
-    STRUCTURED,
-    TEXT,
-    BlobView,
-    failed,
-    json_container,
-    unwrap_spec,
-)
+from cqlsh_ext.payload.engine import Engines
+from cqlsh_ext.payload.unwrap import failed
+from cqlsh_ext.payload.view import BINARY, FAILED, RECORD, TEXT, UNKNOWN, BlobView
 from cqlsh_ext.settings import DisplaySettings
 
 color_text, _controlchars_re, _show_control_chars = seams.text_formatting()
@@ -46,8 +37,9 @@ REASON_COLOR = RED
 
 
 def label_of(view: BlobView) -> str:
-    """'[<codec>]', '[<codec>><format>]', '[<codec>, first 4.0 MiB of 1.0 TiB]'."""
-    chain = ">".join(layer.label for layer in view.layers)
+    """'[<codec>]', '[<codec>><format>]', '[<codec>, first 4.0 MiB of 1.0 TiB]': the view's short
+    label, and where the cap cut it."""
+    chain = view.short_label
     cut = view.truncated_layer
     if cut is not None:
         shown = human_size(cut.output_size)
@@ -81,17 +73,18 @@ def _cut(text: str, limit: int) -> str:
     return text
 
 
-def pretty_json(text: str, budget: Budget = DEFAULT_BUDGET) -> tuple[str, str | None] | None:
-    """(indented JSON, None) when `text` parses as a JSON object or array, else None; indenting
-    stays within the value's budget: (what fits, the reason) past it."""
-    value = json_container(text)
+def pretty_json(view: BlobView, budget: Budget = DEFAULT_BUDGET) -> tuple[str, str | None] | None:
+    """(indented JSON, None) when a text view's payload is a JSON object or array (the view's
+    tree, parsed once), else None; indenting stays within the value's budget: (what fits, the
+    reason) past it."""
+    value = view.tree
     if value is None:
         return None
     from cqlsh_ext.payload.formats.tree import fits, render_walk  # loaded with the first record
 
     # JSON text has no back-references: a small text is trusted without a first count. Past the
     # count, the bounded walk (not render_cut, which would count the tree again).
-    if budget.trusts(len(text), 2) or fits(value, budget, 2):
+    if budget.trusts(len(view.text or ""), 2) or fits(value, budget, 2):
         try:
             return json.dumps(value, indent=2, ensure_ascii=False), None
         except (RecursionError, ValueError):
@@ -99,12 +92,13 @@ def pretty_json(text: str, budget: Budget = DEFAULT_BUDGET) -> tuple[str, str | 
     return render_walk(value, 2, budget)
 
 
-def compact_json(text: str) -> str:
-    """Multi-line JSON on one line for a table cell; other text unchanged. Never longer than the
-    text, so no budget is needed; nesting too deep for json stays as stored."""
+def compact_json(view: BlobView) -> str:
+    """A text view's multi-line JSON on one line for a table cell; other text unchanged. Never
+    longer than the text, so no budget is needed; nesting too deep for json stays as stored."""
+    text = view.text or ""
     if "\n" not in text:
         return text
-    value = json_container(text)
+    value = view.tree
     if value is None:
         return text
     try:
@@ -127,28 +121,18 @@ class BlobDisplay:
             # (room left beside the longest column name and the " | " of vertical layout).
             self.width = min(self.width, max(screen_room, 40))
         self.expanded = expanded
-        self._column_spec = ColumnSpecs(settings.columns)
         self.budget = Budget.for_cap(self.cap)
-        #: A value engine per place (payload.engine), and the views prepare() decoded ahead: per
-        #: place, the page's values in order with their views.
-        self._engines: dict[Any, ValueEngine] = {}
+        #: A value engine per place (a column setting is its mode), and the views prepare()
+        #: decoded ahead: per place, the page's values in order with their views.
+        self._engine = Engines(settings.mode, settings.cap, settings.columns)
         self._prepared: dict[Any, deque[tuple[Any, BlobView]]] = {}
 
     def prepare(self, place: Any, values: Sequence[Any]) -> None:
         """Decode a page of one place's values together (output.table's pre-pass, before cqlsh
-        formats the page cell by cell): each cell then takes its view from here. The views are
-        unwrap()'s (payload.engine); a place with a column setting is decoded cell by cell."""
-        if self._column_spec(place) is not None:
-            return
+        formats the page cell by cell): each cell then takes its view from here."""
         blobs = [v for v in values if isinstance(v, (bytes, bytearray, memoryview))]
         views = self._engine(place).views([bytes(v) for v in blobs])
         self._prepared[place] = deque(zip(blobs, views, strict=True))
-
-    def _engine(self, place: Any) -> ValueEngine:
-        engine = self._engines.get(place)
-        if engine is None:
-            engine = self._engines[place] = ValueEngine(self.mode, self.cap)
-        return engine
 
     def _view(self, val: Any, value: bytes, place: Any) -> BlobView:
         prepared = self._prepared.get(place)
@@ -158,30 +142,36 @@ class BlobDisplay:
                 prepared.popleft()
                 return view
             prepared.clear()  # cells came in another order than the page's: decoded one by one
-        spec = self._column_spec(place)
-        return self._engine(place).view(value) if spec is None else unwrap_spec(value, spec, self.cap)
+        return self._engine(place).view(value)
 
-    def __call__(self, val: bytes, colormap: Any, quote: bool = False, place: Any = None,
+    def __call__(self, val: bytes | BlobView, colormap: Any, quote: bool = False, place: Any = None,
                  **_: Any) -> FormattedValue:
-        value = bytes(val)
+        if isinstance(val, BlobView):  # decoded already (a payload query's answer)
+            view = val
+        else:
+            value = bytes(val)
+            try:
+                view = self._view(val, value, place)
+            except Exception as err:  # the last-resort boundary: this cell shows why, the result goes on
+                return self._raw(failed(value, err), colormap, bool(colormap["reset"]))
         try:
-            return self._format(self._view(val, value, place), colormap, quote)
-        except Exception as err:  # the last-resort boundary: this cell shows why, the result goes on
-            return self._raw(failed(value, err), colormap, bool(colormap["reset"]))
+            return self._format(view, colormap, quote)
+        except Exception as err:
+            return self._raw(failed(view.stored, err), colormap, bool(colormap["reset"]))
 
     def _format(self, view: BlobView, colormap: Any, quote: bool) -> FormattedValue:
         colored = bool(colormap["reset"])
-        if view.kind == RAW:
+        if view.kind == UNKNOWN or view.kind == FAILED:
             return self._raw(view, colormap, colored)
         label = label_of(view)
         cut: str | None = None
         if view.kind == TEXT:
-            text, cut = self._text_body(view.text or "", view.clean, quote)
-        elif view.kind == STRUCTURED:
+            text, cut = self._text_body(view, quote)
+        elif view.kind == RECORD:
             text, cut = self._structured_body(view, quote)
         # (text, colour) pairs shown after the value: sizes in the blob colour, failures in red.
         notes: list[tuple[str, str]] = []
-        if view.kind == BINARY:
+        if view.kind == BINARY and view.object_class is None:
             notes.append((f"({len(view.data)} bytes)", colormap["blob"]))
         if view.reason:
             notes.append((f"({_escape(view.reason)})", REASON_COLOR))  # reasons may quote stored bytes
@@ -192,14 +182,15 @@ class BlobDisplay:
         if limit:
             taken = len(label) + 1 + sum(len(note) + 1 for note, _ in notes) + (2 if quote else 0)
             room = max(limit - taken, 8)
-        if view.kind in (TEXT, STRUCTURED):
+        if view.kind in (TEXT, RECORD):
             body = _cut(text, room)
-        elif view.kind == BINARY:
+        elif view.object_class is not None:
+            # an object its serialization stream's reader could not read (the reason is in the notes)
+            body = f"{_escape(view.object_class)} (not deserialized)"  # a class name is stored data too
+        else:
             # Hex only what can be shown: a capped payload may be megabytes.
             shown = view.data[: room // 2 + 1] if room else view.data
             body = _cut("0x" + shown.hex(), room)
-        else:  # an object its serialization stream's reader could not read (the reason is in the notes)
-            body = f"{_escape(view.text or '')} (not deserialized)"  # a class name is stored data too
         if quote:
             body = "'" + body.replace("'", "''") + "'"
         return self._assemble(label, body, notes, colormap, colored)
@@ -211,24 +202,25 @@ class BlobDisplay:
         indent = 2 if self.expanded and not quote else None
         size = view.tree_input_size
         trusted = size is not None and self.budget.trusts(size, indent)
-        text, cut = render_cut(view.tree, indent, self.budget, trusted)
+        text, cut = render_cut(view.record, indent, self.budget, trusted)
         if indent:
             return "\n".join(_escape(line) for line in text.split("\n")), cut
         # Rendered strings have their control characters escaped already; only non-ASCII text can
         # hold what cqlsh escapes besides (C1 controls).
         return (text.replace("\\", "\\\\") if text.isascii() else _escape(text)), cut
 
-    def _text_body(self, text: str, clean: bool, quote: bool) -> tuple[str, str | None]:
+    def _text_body(self, view: BlobView, quote: bool) -> tuple[str, str | None]:
         if self.expanded and not quote:
-            pretty = pretty_json(text, self.budget)
+            pretty = pretty_json(view, self.budget)
             if pretty is not None:
                 return "\n".join(_escape(line) for line in pretty[0].split("\n")), pretty[1]
-        if clean:
+        text = view.text or ""
+        if view.clean:
             return (text.replace("\\", "\\\\") if "\\" in text else text), None
-        return _escape(compact_json(text)), None
+        return _escape(compact_json(view)), None
 
     def _raw(self, view: BlobView, colormap: Any, colored: bool) -> FormattedValue:
-        hexed = "0x" + view.data.hex()
+        hexed = "0x" + view.stored.hex()
         if view.quiet:  # plain binary: exactly as cqlsh
             return FormattedValue(hexed, colormap["blob"] + hexed + colormap["reset"] if colored else hexed)
         note = f"({_escape(view.reason or '')})"  # not quiet: a reason is there

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 from cqlsh_ext.cqlsh import seams
 from cqlsh_ext.output.paging import paged
 from cqlsh_ext.settings import NONE
-from cqlsh_ext.settings.output_formats import output_format
+from cqlsh_ext.settings.output_formats import OutputFormat
 
 if TYPE_CHECKING:
     from cqlsh_ext.cqlsh.protocol import Shell
@@ -79,7 +79,7 @@ class ResultPipeline:
         shell = self.shell
         result = paged(result)
         fmt = shell.settings.display.output_format
-        if output_format(fmt).machine:
+        if fmt.machine:
             shell.decoding_errors = []
             self._write_machine(result, table_meta, fmt, all_pages=True)
             return
@@ -98,7 +98,7 @@ class ResultPipeline:
                 with seams.more_prompt_suppressed(shell):
                     self.stock.print_result(shell, result, table_meta)
 
-    def _write_machine(self, result: Any, table_meta: Any, fmt: str, all_pages: bool) -> None:
+    def _write_machine(self, result: Any, table_meta: Any, fmt: OutputFormat, all_pages: bool) -> None:
         from cqlsh_ext.output.place import ValuePlace
         from cqlsh_ext.output.values import column_types
         from cqlsh_ext.output.writers import make_writer
@@ -126,7 +126,7 @@ class ResultPipeline:
                             row_count_offset: int) -> None:
         shell = self.shell
         display = shell.settings.display
-        if output_format(display.output_format).machine:
+        if display.output_format.machine:
             # Reached directly for the result of a conditional (IF ...) write: one page.
             return self._write_machine(result, table_meta, display.output_format, all_pages=False)
         page = self.now if self.now.in_result else Printing()

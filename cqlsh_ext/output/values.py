@@ -1,11 +1,12 @@
 """One CQL value as JSON text or as a CSV field, the way a script expects it: one spelling class per
-machine output format (`JsonSpelling`, `CsvSpelling`), both on `BlobObjects`, a blob decoded the way
-the table display decodes it, as a plain object any writer can spell.
+machine output format (`JsonSpelling`, `CsvSpelling`), both reading a blob's view (payload.view)
+from the value engine, as the table display does (`Blobs`).
 
 JSON: numbers are numbers (decimal and varint keep every digit), timestamps ISO-8601 in UTC,
 UUIDs, inet, date and time strings, collections arrays, maps and UDTs objects. A blob that decodes
-becomes an object {"codec", "kind", "payload", ...}; the payload is embedded as JSON when it is a JSON
-object or array. Blobs that do not decode stay "0x..." strings, as cqlsh prints them.
+becomes an object {"label", "kind", "payload", ...} in the view's words (docs/formats.md, "What a
+value is"); the payload is embedded as JSON when it is a JSON object or array. A value in no known
+format stays the "0x..." string cqlsh prints.
 CSV: the same values as text; a decoded blob is its text, collections are their JSON text.
 
 JSON is produced as text rather than through json.dumps of Python objects so that decimals and
@@ -29,11 +30,11 @@ from cqlsh_ext.common.jsonenc import blob_text, duration_text, float_text, time_
 from cqlsh_ext.common.jsonenc import string as _string
 from cqlsh_ext.output.place import ValuePlace
 from cqlsh_ext.payload.budget import Budget
-from cqlsh_ext.payload.spec import ColumnSpecs
+from cqlsh_ext.payload.view import BINARY, FAILED, RECORD, TEXT, UNKNOWN, BlobView
 from cqlsh_ext.settings import NONE, DisplaySettings
 
 if TYPE_CHECKING:
-    from cqlsh_ext.payload.unwrap import BlobView
+    from cqlsh_ext.payload.engine import Engines
 
 STRING_TYPES = frozenset({"text", "varchar", "ascii"})
 INTEGER_TYPES = frozenset({"int", "bigint", "varint", "smallint", "tinyint", "counter"})
@@ -50,87 +51,34 @@ def _typename(cqltype: Any) -> str | None:
     return getattr(cqltype, "typename", None)
 
 
-class BlobObjects:
-    """A result's blobs decoded according to the display settings, as plain objects (dict or
-    the '0x...' string): what every machine format writes, each in its own spelling."""
+class Blobs:
+    """A result's blobs as the display decodes them (the session's mode and cap, the column
+    settings by place): each value's view from the value engine, or None when decoding is off."""
 
     def __init__(self, settings: DisplaySettings) -> None:
+        from cqlsh_ext.payload.engine import Engines
+
         self.mode = settings.mode
         self.cap = settings.cap
         self.raw = settings.raw_blobs
-        self.spec_for = ColumnSpecs(settings.columns)
+        self.engines: Engines = Engines(settings.mode, settings.cap, settings.columns)
 
-    def _view(self, value: bytes, place: ValuePlace | None) -> BlobView:
-        """The blob decoded as the table display decodes it: by its column's setting, if any."""
-        from cqlsh_ext.payload.unwrap import unwrap, unwrap_spec
-
-        spec = self.spec_for(place)
-        return unwrap(value, self.mode, self.cap) if spec is None else unwrap_spec(value, spec, self.cap)
-
-    def blob_object(self, value: bytes, place: ValuePlace | None = None) -> dict[str, Any] | str:
-        """A decoded blob as a dict, or the '0x...' string when it is in no known format; one that
-        looks like a format but does not decode is {"kind": "undecoded", "payload": "0x...",
-        "note": why}.
-
-        With kind 'json' the payload is kept as (single-line) JSON text, to be embedded verbatim.
-        """
-        hexed = blob_text(value)
+    def view(self, value: bytes | bytearray | memoryview | BlobView,
+             place: ValuePlace | None = None) -> BlobView | None:
+        """The blob's view (a view handed in already decoded is taken as it is); None with
+        decoding off (-d none) or for an empty value, which are their hex."""
+        if isinstance(value, BlobView):
+            return value
         if self.mode == NONE or not value:
-            return hexed
-        from cqlsh_ext.payload.unwrap import failed
+            return None
+        return self.engines(place).view(bytes(value))
 
-        try:
-            return self._blob_object(value, place, hexed)
-        except Exception as err:  # the last-resort boundary: this value says why, the row goes on
-            return self._undecoded(failed(value, err), hexed)
-
-    def _undecoded(self, view: BlobView, hexed: str) -> dict[str, Any] | str:
-        if view.quiet:
-            return hexed
-        return {"codec": None, "kind": "undecoded", "payload": hexed, "note": view.reason}
-
-    def _blob_object(self, value: bytes, place: ValuePlace | None, hexed: str) -> dict[str, Any] | str:
-        from cqlsh_ext.payload.unwrap import BINARY, RAW, STRUCTURED, TEXT, TEXT_LABEL
-
-        view = self._view(value, place)
-        if view.kind == RAW:
-            return self._undecoded(view, hexed)
-        cut: str | None = None
-        # A value stored as plain text has no codec: its one layer is the "text" reading.
-        codec = ">".join(layer.label for layer in view.layers if layer.label != TEXT_LABEL)
-        obj: dict[str, Any] = {"codec": codec or None}
-        if view.kind == TEXT:
-            text = view.text or ""
-            parsed = _json_container(text)
-            obj["kind"] = "json" if parsed is not None else "text"
-            obj["payload"] = text if parsed is None else parsed
-        elif view.kind == STRUCTURED:
-            from cqlsh_ext.payload.formats.tree import jsonable_cut
-
-            obj["kind"] = view.payload_format
-            obj["payload"], cut = jsonable_cut(view.tree, Budget.for_cap(self.cap))
-        elif view.kind == BINARY:
-            obj["kind"] = "binary"
-            obj["payload"] = blob_text(view.data)
-        else:  # STREAM_OBJECT: '<format>-object', its class in '<format>_class'
-            obj["kind"] = f"{view.payload_format}-object"
-            obj["payload"] = None
-            obj[f"{view.payload_format}_class"] = view.text
-        truncated = view.truncated_layer
-        if truncated is not None:
-            obj["truncated"] = True
-            if truncated.declared_size:
-                obj["size"] = truncated.declared_size
-        if view.reason:
-            obj["note"] = view.reason
-        if cut:
-            obj["cut"] = cut
-        if self.raw:
-            obj["raw"] = hexed
-        return obj
+    @staticmethod
+    def stored(value: bytes | bytearray | memoryview | BlobView) -> bytes:
+        return value.stored if isinstance(value, BlobView) else bytes(value)
 
 
-class JsonSpelling(BlobObjects):
+class JsonSpelling(Blobs):
     """Values of one result as JSON text (JSON Lines)."""
 
     def value(self, value: Any, cqltype: Any = None, place: ValuePlace | None = None) -> str:
@@ -153,8 +101,8 @@ class JsonSpelling(BlobObjects):
             return float_text(value)
         if isinstance(value, decimal.Decimal):
             return self._decimal(value, None)
-        if isinstance(value, (bytes, bytearray, memoryview)):
-            return self._blob(bytes(value), place)
+        if isinstance(value, (bytes, bytearray, memoryview, BlobView)):
+            return self._blob(value, place)
         if isinstance(value, datetime.datetime):
             return _string(time_text(value, millis=True))
         if isinstance(value, util.Duration):
@@ -236,7 +184,7 @@ class JsonSpelling(BlobObjects):
                                for n, v, t in zip(names, values, types, strict=False)) + "}"
 
     def _blob_json(self, value: Any, _: Any, place: ValuePlace | None) -> str:
-        return self._blob(bytes(value), place)
+        return self._blob(value, place)
 
     _json_by_type: dict[str, Callable[[JsonSpelling, Any, Any, Any], str]] = {
         "boolean": _boolean,
@@ -254,21 +202,59 @@ class JsonSpelling(BlobObjects):
         "blob": _blob_json,
     }
 
-    def _blob(self, value: bytes, place: ValuePlace | None) -> str:
-        obj = self.blob_object(value, place)
-        if isinstance(obj, str):
-            return _string(obj)
-        parts = []
-        for key, val in obj.items():
-            if key == "payload" and obj["kind"] == "json":
-                text = val  # already JSON text, embedded unchanged
+    def _blob(self, value: bytes | bytearray | memoryview | BlobView, place: ValuePlace | None) -> str:
+        """A blob: its "0x..." when it is in no known format (or decoding is off), else the object
+        of its view: label, kind, payload, and why (note, cut) when there is something to say."""
+        from cqlsh_ext.payload.unwrap import failed
+
+        stored = self.stored(value)
+        hexed = blob_text(stored)
+        try:
+            view = self.view(value, place)
+            if view is None or (view.kind == UNKNOWN and view.quiet):
+                return _string(hexed)
+            return self._view_object(view, hexed)
+        except Exception as err:  # the last-resort boundary: this value says why, the row goes on
+            return self._view_object(failed(stored, err), hexed)
+
+    def _view_object(self, view: BlobView, hexed: str) -> str:
+        parts: list[str] = []
+        kind = view.kind
+        if kind != UNKNOWN and kind != FAILED:
+            parts.append(f'"label": {_string(view.label)}')
+        parts.append(f'"kind": {_string(kind)}')
+        cut: str | None = None
+        if kind == TEXT:
+            payload = _minified(view) if view.tree is not None else None
+            parts.append(f'"payload": {payload if payload is not None else _string(view.text or "")}')
+        elif kind == RECORD:
+            from cqlsh_ext.payload.formats.tree import jsonable_cut
+
+            tree, cut = jsonable_cut(view.record, Budget.for_cap(self.cap))
+            parts.append(f'"payload": {json.dumps(tree, ensure_ascii=False)}')
+        elif kind == BINARY:
+            if view.object_class is not None:  # an object its stream's reader could not read
+                parts.append('"payload": null')
+                parts.append(f'"class": {_string(view.object_class)}')
             else:
-                text = json.dumps(val, ensure_ascii=False)
-            parts.append(f"{_string(key)}: {text}")
+                parts.append(f'"payload": {_string(blob_text(view.data))}')
+        else:
+            parts.append(f'"payload": {_string(hexed)}')
+        truncated = view.truncated_layer
+        if truncated is not None:
+            parts.append(f'"cut": {_string(cut_text(view))}')
+            if truncated.declared_size:
+                parts.append(f'"size": {truncated.declared_size}')
+        elif cut:
+            parts.append(f'"cut": {_string(cut)}')
+        if view.reason:
+            parts.append(f'"note": {_string(view.reason)}')
+        if self.raw:
+            parts.append(f'"raw": {_string(hexed)}')
         return "{" + ", ".join(parts) + "}"
 
 
-class CsvSpelling(BlobObjects):
+class CsvSpelling(Blobs):
     """Values of one result as CSV fields."""
 
     def __init__(self, settings: DisplaySettings) -> None:
@@ -281,8 +267,8 @@ class CsvSpelling(BlobObjects):
         if value is None or isinstance(value, cqltypes.EmptyValue):
             return ""
         name = _typename(cqltype)
-        if name == "blob" or (name is None and isinstance(value, (bytes, bytearray))):
-            return self._blob_csv(bytes(value), place)
+        if name == "blob" or (name is None and isinstance(value, (bytes, bytearray, BlobView))):
+            return self._blob_csv(value, place)
         if name in STRING_TYPES or (name is None and isinstance(value, str)):
             return str(value)
         text = self.json.value(value, cqltype, place)
@@ -290,43 +276,50 @@ class CsvSpelling(BlobObjects):
             return str(json.loads(text))  # strings (timestamps, uuids, ...) without JSON quotes
         return text
 
-    def _blob_csv(self, value: bytes, place: ValuePlace | None) -> str:
-        hexed = blob_text(value)
-        if self.raw or self.mode == NONE or not value:
+    def _blob_csv(self, value: bytes | BlobView, place: ValuePlace | None) -> str:
+        stored = self.stored(value)
+        hexed = blob_text(stored)
+        if self.raw:
             return hexed
-        from cqlsh_ext.payload.unwrap import RAW, STRUCTURED, TEXT, failed
+        from cqlsh_ext.payload.unwrap import failed
 
         try:
-            view = self._view(value, place)
-            if view.kind == STRUCTURED:
+            view = self.view(value, place)
+            if view is None:
+                return hexed
+            if view.kind == RECORD:
                 from cqlsh_ext.payload.formats.tree import jsonable
 
-                return json.dumps(jsonable(view.tree, Budget.for_cap(self.cap)), ensure_ascii=False)
+                return json.dumps(jsonable(view.record, Budget.for_cap(self.cap)), ensure_ascii=False)
         except Exception as err:  # the last-resort boundary, as in the table
-            view = failed(value, err)
+            view = failed(stored, err)
         if view.kind == TEXT:
             return view.text or ""
-        if view.kind == RAW:
+        if view.kind == UNKNOWN or view.kind == FAILED:
             # As the table shows it: a value that looks like a format but does not decode says why.
             return hexed if view.quiet else f"{hexed} ({view.reason})"
-        return blob_text(view.data) if view.data else str(view.text)
+        return str(view.object_class) if view.object_class is not None else blob_text(view.data)
 
 
 _JSON_STRING_OR_SPACE = re.compile(r'("(?:[^"\\]|\\.)*")|\s+')
 
 
-def _json_container(text: str) -> str | None:
-    """`text` without insignificant whitespace when it is a JSON object or array, else None.
+def _minified(view: BlobView) -> str:
+    """A text view's JSON (an object or array: view.tree is not None) without insignificant
+    whitespace: embedded as stored, so numbers keep their exact spelling, and on one line, as JSON
+    Lines needs. Not parsed again: the view holds its tree."""
+    return _JSON_STRING_OR_SPACE.sub(lambda m: m.group(1) or "", (view.text or "").strip())
 
-    Embedded as is otherwise, so numbers keep their exact spelling; dropping the whitespace
-    between tokens also puts the document on one line, as JSON Lines needs.
-    """
-    from cqlsh_ext.payload.unwrap import json_container  # loaded with the first blob, like unwrap
 
-    stripped = text.strip()
-    if json_container(stripped) is None:
-        return None
-    return _JSON_STRING_OR_SPACE.sub(lambda m: m.group(1) or "", stripped)
+def cut_text(view: BlobView) -> str:
+    """Why a view is cut, in words: 'first 4.0 MiB of 1.0 GiB' (what the output cap kept)."""
+    from cqlsh_ext.common.units import human_size
+
+    cut = view.truncated_layer
+    if cut is None:
+        return ""
+    total = f" of {human_size(cut.declared_size)}" if cut.declared_size else ""
+    return f"first {human_size(cut.output_size)}{total}: past the output cap"
 
 
 def _child(place: ValuePlace | None, step: str) -> ValuePlace | None:
@@ -339,4 +332,4 @@ def column_types(result: Any) -> list[Any]:
     return types if len(types) == len(names) else [None] * len(names)
 
 
-__all__ = ["BlobObjects", "CsvSpelling", "JsonSpelling", "column_types"]
+__all__ = ["Blobs", "CsvSpelling", "JsonSpelling", "column_types", "cut_text"]

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 from cqlsh_ext.output.place import ValuePlace
 from cqlsh_ext.output.values import CsvSpelling, JsonSpelling
 from cqlsh_ext.settings import DisplaySettings
+from cqlsh_ext.settings.output_formats import OutputFormat
 
 if TYPE_CHECKING:
     from cqlsh_ext.cqlsh.protocol import Out
@@ -93,8 +94,8 @@ class CsvWriter:
         self.out.flush()
 
 
-def make_writer(fmt: str, out: Out, names: list[str], types: list[Any],
+def make_writer(fmt: OutputFormat, out: Out, names: list[str], types: list[Any],
                 settings: DisplaySettings, places: list[ValuePlace | None] | None = None) -> RowWriter:
     """The writer of machine format `fmt`; `places`: where each column's values sit (column
     settings apply by it); None: unknown."""
-    return WRITERS[fmt](out, names, types, settings, places or [None] * len(names))
+    return WRITERS[fmt.name](out, names, types, settings, places or [None] * len(names))

@@ -1,41 +1,44 @@
-"""The value engine: a page of one column's values decoded together, each exactly as unwrap()
-decodes it alone.
+"""The value engine: the one road a stored value takes, in every reader.
 
-unwrap() decodes one value through several layers of calls and enters that value's budget on
-the way. Scans, the display and Spark's tasks hand a column's values a page at a time instead, and
-an engine per column does, per value, only what the value needs:
+A reader makes one engine per column (or per place inside a column: a map's values, a UDT field)
+and hands it the values a page at a time. The engine decodes each value once, exactly as the
+reference walk does alone (payload.unwrap.unwrap), and answers in the form the reader needs:
 
-- the budget is still one per value (a Budget is immutable: each decoder meters what it spends
-  itself), entered once for the page; the last-resort boundary is still per value (unwrap.failed);
-- the engine remembers the containers that decoded the column's recent values (by their first
-  byte, where detection starts too) and tries them first (registry.decode_known): a remembered
-  container is taken only when every format that detection tries before it is ruled out cheaply
-  (by its signature, or its declared sizes), and
-  it then decodes the value exactly as detection would, checksums and all; otherwise the value
-  goes through full detection (registry.decode_auto), and what decodes it is remembered;
-- the rest of the walk and the reading of the payload (text, a record, bytes) are unwrap's own
-  functions (unwrap.contained, uncontained, read_payload).
+    views(values)            the typed view of each value (payload.view.BlobView): the display,
+                             JSON, CSV, Parquet, INSPECT's first look, ADVISE, TRIAL, Spark's UDF
+    trace(value)             a view whose layers keep their inputs and headers (INSPECT)
+    read_page(values, ask)   the page API: for the paths a statement reads, columns of values,
+                             what each path found or missed, each value's kind (payload queries,
+                             exports, Spark's query tasks); no view is built on the common road
+    measure_page(values)     what COMPRESSION STATS counts: the chain peeled, sizes, why not
 
-The invariant, which tests/payload/test_engine.py checks over the producers' corpora in mixed
-and adversarial orders: for every value, views() gives what unwrap(value, mode, cap) gives, label
-and text, kind, tree, bytes and reason.
+`mode` is the shell's: 'auto' (detection) or one codec's name (-d CODEC); `spec`, when given, is
+a column setting (DECODE, --decode: payload.spec) and decides instead. An engine remembers, per
+first byte, the container that decoded the column's last such value (detection starts from the
+first byte too) and tries it first (registry.decode_known): taken only when every format that
+detection tries before it is ruled out cheaply, so the value decodes exactly as detection would
+decode it; a first byte whose last value had no container goes straight to detection. The
+budget is one per value (each decoder meters its own call), entered once a page.
+
+Its invariant, which tests/payload/test_engine.py checks over the producers' corpora in mixed and
+adversarial orders: every answer is what unwrap(value, mode, cap) gives, value by value. An
+engine is not thread-safe: one per column per reader (like the codec modules' contexts).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from cqlsh_ext.codecs import registry
 from cqlsh_ext.codecs.base import DEFAULT_CAP, Container, DecodeError
+from cqlsh_ext.codecs.capabilities import HeaderSized
 from cqlsh_ext.payload import budget
+from cqlsh_ext.payload.formats.tree import Cut
+from cqlsh_ext.payload.json_text import json_container
+from cqlsh_ext.payload.paths import CUT, MISSING, Steps, keys_of, read_path
 from cqlsh_ext.payload.unwrap import (
-    BINARY,
-    RAW,
     STREAM_STARTS,
-    STRUCTURED,
-    TEXT,
-    BlobView,
     _unwrap,
     as_text,
     contained,
@@ -43,36 +46,90 @@ from cqlsh_ext.payload.unwrap import (
     read_payload,
     stored_text,
     uncontained,
+    unwrap_spec,
+    walk,
 )
+from cqlsh_ext.payload.view import BINARY, FAILED, NOT_DETECTED, RECORD, TEXT, TOO_SHORT, UNKNOWN, BlobView
 
-#: contents(): a value whose output the cap cut (whatever its payload).
-CUT = "cut"
 #: Record formats are looked for from this length on (unwrap.MIN_STRUCTURED_LENGTH).
-_MIN_STRUCTURED = 4
+_MIN_RECORD = 4
+#: measure_page(): what peeling a value found (COMPRESSION STATS reads no payload): a container
+#: decoded, nothing peeled (the value is stored as it is), or FAILED (payload.view).
+COMPRESSED, STORED = "compressed", "not compressed"
+#: measure_page()'s reason for a compressed value sized from its header (not decompressed).
+FROM_HEADER = "size from header"
+#: A measure: (COMPRESSED / STORED / FAILED, the chain spelt, payload size, exact, reason).
+Measure = tuple[str, str, int, bool, "str | None"]
+
+
+class Ask:
+    """What read_page() reads of each value of a page (made once per statement and column)."""
+
+    __slots__ = ("known", "needles", "paths", "text", "views")
+
+    def __init__(self, paths: Sequence[Steps] = (), text: bool = False, views: bool = False,
+                 needles: Sequence[Callable[[str], bool] | None] = ()) -> None:
+        #: The paths a statement reads inside the payload (steps: keys and list indexes).
+        self.paths = tuple(paths)
+        #: Each value's text too (a TEXT value's text; LIKE on the bare column).
+        self.text = text
+        #: Each value's full view too (a statement that outputs the blob itself: decoded once).
+        self.views = views
+        #: Per path, a test of a JSON text that is True when a condition on that path certainly
+        #: fails on it (no string the condition asks for is in the text): such a value is
+        #: rejected without parsing its JSON, once some value of the column had the path (until
+        #: then, a value read notes where the path stopped, for the closing line's hint).
+        self.needles = tuple(needles) or (None,) * len(self.paths)
+        #: The indexes of the paths some value had (kept from page to page).
+        self.known: set[int] = set()
+
+
+class Page:
+    """read_page()'s answer: per value, its kind and whether the cap cut it; per path, a column of
+    values (MISSING where a readable value lacks the path, None where the value cannot be read:
+    undecodable, cut or rejected), whether any value had it and where the walks stopped furthest
+    in; the texts and the views when asked."""
+
+    __slots__ = ("columns", "cut", "found", "kinds", "missed", "rejected", "texts", "trees", "views")
+
+    def __init__(self, n: int, paths: int) -> None:
+        self.kinds: list[str] = []
+        self.cut: list[bool] = []
+        #: Values a needle test rejected: their paths were not read (they match no condition).
+        self.rejected: list[bool] = [False] * n
+        self.columns: list[list[Any]] = [[] for _ in range(paths)]
+        self.found: list[bool] = [False] * paths
+        #: Per path: (the step it stopped at, the key wanted there, the string keys seen there).
+        self.missed: list[tuple[int, str | int, set[str]] | None] = [None] * paths
+        self.texts: list[str | None] = []
+        #: What each value's paths were read in: a record's tree, a text's JSON (None: a text that
+        #: is no JSON object or array, or a value that cannot be read).
+        self.trees: list[Any] = []
+        self.views: list[BlobView] = []
 
 
 class ValueEngine:
-    """Decodes the values of one column (or one place inside a column) as the display's -d mode
-    and output cap say. Not thread-safe: one per column per reader (like the codec modules)."""
+    """Decodes the values of one column (or one place inside a column). See the module's text."""
 
-    __slots__ = ("budget", "cap", "last", "mode", "recent")
+    __slots__ = ("budget", "cap", "last", "mode", "recent", "spec")
 
-    def __init__(self, mode: str = "auto", cap: int = DEFAULT_CAP) -> None:
+    def __init__(self, mode: str = "auto", cap: int = DEFAULT_CAP, spec: str | None = None) -> None:
         self.mode = mode
         self.cap = cap
+        self.spec = spec
         self.budget = budget.Budget.for_cap(cap)
-        #: The container that decoded the last value with each first byte (detection starts from
-        #: the first byte too: a mixed column's containers rarely share one), and the last one of
-        #: all, for a first byte not seen yet (a signature-less container's first byte varies: a
-        #: raw block may start with its length).
-        self.recent: dict[int, Any] = {}  # a Container, or _NOTHING
+        #: The container that decoded the last value with each first byte, or _NOTHING when that
+        #: value had none; `last`, the last container of all, for a first byte not seen yet (a
+        #: signature-less container's first byte varies: a raw block may start with its length).
+        self.recent: dict[int, Any] = {}
         self.last: Container | None = None
 
+    # ------------------------------------------------------------------ views
     def views(self, values: Iterable[bytes]) -> list[BlobView]:
-        """unwrap(value, mode, cap) of each value, in order. Never raises."""
+        """The view of each value, in order. Never raises."""
         token = budget.enter(self.budget)
         try:
-            one = self._auto if self.mode == "auto" else self._named
+            one = self._one()
             out: list[BlobView] = []
             append = out.append
             for value in values:
@@ -84,53 +141,43 @@ class ValueEngine:
         finally:
             budget.leave(token)
 
-    def contents(self, values: Iterable[bytes]) -> list[tuple[str, Any]]:
-        """What a query reads of unwrap(value, mode, cap), for each value: (CUT, None) when
-        the output cap cut a layer, (TEXT, the text), (STRUCTURED, the tree), else (the view's
-        kind, None). The common endings are read without building the view."""
+    def view(self, value: bytes) -> BlobView:
+        """The view of one value, remembering as views() does."""
+        return self.views((value,))[0]
+
+    def trace(self, value: bytes) -> BlobView:
+        """The view of one value with every container layer's input and Decoded kept (INSPECT
+        shows their headers and verifies their checksums). Remembers nothing."""
+        if self.spec is not None:
+            return unwrap_spec(value, self.spec, self.cap)
+        peeled = walk(value, self.mode, self.cap, trace=True)
         token = budget.enter(self.budget)
         try:
-            one = self._contents if self.mode == "auto" else self._contents_of_view
-            out: list[tuple[str, Any]] = []
-            append = out.append
-            for value in values:
-                try:
-                    append(one(value))
-                except Exception as err:  # the boundary of one value, as in unwrap
-                    append(_contents_of(failed(value, err)))
-            return out
+            return read_payload(value, peeled)
+        except Exception as err:  # the boundary of one value
+            return failed(value, err)
         finally:
             budget.leave(token)
 
-    def _contents_of_view(self, value: bytes) -> tuple[str, Any]:
-        return _contents_of(self._named(value) if self.mode != "auto" else self._auto(value))
+    def _one(self) -> Callable[[bytes], BlobView]:
+        if self.spec is not None:
+            spec, cap = self.spec, self.cap
+            return lambda value: unwrap_spec(value, spec, cap)
+        if self.mode != "auto":
+            mode, cap = self.mode, self.cap
+            return lambda value: _unwrap(value, mode, cap)
+        return self._auto
 
-    def _contents(self, value: bytes) -> tuple[str, Any]:
-        # unwrap's walk and reading, for the endings a page of a column mostly has; the others
-        # through the view (every step below is the one the walk takes, in its order).
+    def _auto(self, value: bytes) -> BlobView:
         cap = self.cap
         if len(value) < registry.MIN_AUTO_LENGTH:
-            return self._contents_of_view(value)
+            return _unwrap(value, "auto", cap)
         found = self._found(value)
-        if found is None:  # no container: stored text, a record, a stream or nothing
-            if value.startswith(STREAM_STARTS):
-                return self._contents_of_view(value)
-            text = stored_text(value)
-            if text is not None:
-                return TEXT, text[0]
-            return _record(value, RAW)
-        if found is _FAILED:
-            return self._contents_of_view(value)
-        fmt, decoded = found
-        if decoded.truncated:
-            return CUT, None
-        data = decoded.data
-        if data.startswith(STREAM_STARTS) or registry.detect(data, signatures_only=True) is not None:
-            return _contents_of(read_payload(value, contained(value, found, cap)))  # inner layers
-        text = as_text(data)
-        if text is not None:
-            return TEXT, text[0]
-        return _record(data, BINARY)
+        if found is None:
+            return read_payload(value, uncontained(value, cap))
+        if found is _FAILED:  # a recognised format that failed: detection's own account of it
+            return _unwrap(value, "auto", cap)
+        return read_payload(value, contained(value, found, cap))
 
     def _found(self, value: bytes) -> Any:
         """The outer container and what it decoded to (decode_auto's answer, a remembered
@@ -151,28 +198,179 @@ class ValueEngine:
         self.recent[lead] = self.last = found[0]
         return found
 
-    def view(self, value: bytes) -> BlobView:
-        """unwrap(value, mode, cap) of one value, remembering as views() does."""
-        return self.views((value,))[0]
+    # ------------------------------------------------------------------ the page API
+    def read_page(self, values: Sequence[bytes], ask: Ask) -> Page:
+        """What a statement reads of a page of values (see Ask and Page). Never raises."""
+        page = Page(len(values), len(ask.paths))
+        if ask.views:
+            for view in self.views(values):
+                page.views.append(view)
+                _read_view(page, ask, view)
+            return page
+        token = budget.enter(self.budget)
+        try:
+            one = self._content if self.mode == "auto" and self.spec is None else self._content_of_view
+            # One loop over the page with what it touches bound locally: this runs per value.
+            kinds, cuts, trees, texts = page.kinds, page.cut, page.trees, page.texts
+            columns, rejected, paths, want_text = page.columns, page.rejected, ask.paths, ask.text
+            # The needle tests of the paths some value had when the page began (a path a page finds
+            # first rejects from the next page on: rejecting is a saving, never an answer).
+            rejecters = [rejects for p, rejects in enumerate(ask.needles)
+                         if rejects is not None and p in ask.known]
+            one_rejecter = rejecters[0] if len(rejecters) == 1 else None
+            for i, value in enumerate(values):
+                try:
+                    kind, cut, found = one(value)
+                except Exception:  # the boundary of one value, as in unwrap: a format that failed
+                    kind, cut, found = FAILED, False, None
+                kinds.append(kind)
+                cuts.append(cut)
+                if want_text:
+                    texts.append(found if kind == TEXT else None)
+                if cut or (kind != TEXT and kind != RECORD):
+                    trees.append(None)
+                    for column in columns:
+                        column.append(None)
+                    continue
+                if kind == TEXT:
+                    if (one_rejecter(found) if one_rejecter is not None
+                            else rejecters and any(rejects(found) for rejects in rejecters)):
+                        rejected[i] = True  # a condition certainly fails: its JSON is not parsed
+                        trees.append(None)
+                        for column in columns:
+                            column.append(None)
+                        continue
+                    tree = json_container(found) if paths else None
+                    trees.append(tree)
+                    if paths:
+                        _read_paths(page, ask, tree, found)
+                else:
+                    trees.append(found)
+                    if paths:
+                        _read_paths(page, ask, found, None)
+            return page
+        finally:
+            budget.leave(token)
 
-    def _named(self, value: bytes) -> BlobView:
-        return _unwrap(value, self.mode, self.cap)
+    def _content_of_view(self, value: bytes) -> tuple[str, bool, Any]:
+        view = self._one()(value)
+        return _content_of(view)
 
-    def _auto(self, value: bytes) -> BlobView:
+    def _content(self, value: bytes) -> tuple[str, bool, Any]:
+        """(kind, cut, the text or the record) of a value: the walk's and the reading's steps for
+        the endings a page of a column mostly has, without building a view; the others through
+        the view (every step below is the one the walk takes, in its order)."""
         cap = self.cap
         if len(value) < registry.MIN_AUTO_LENGTH:
-            return _unwrap(value, "auto", cap)
+            return _content_of(_unwrap(value, "auto", cap))
         found = self._found(value)
-        if found is None:
-            return read_payload(value, uncontained(value, cap))
-        if found is _FAILED:  # a recognised format that failed: detection's own account of it
-            return _unwrap(value, "auto", cap)
-        return read_payload(value, contained(value, found, cap))
+        if found is None:  # no container: stored text, a record, a stream or nothing
+            if value.startswith(STREAM_STARTS):
+                return _content_of(read_payload(value, uncontained(value, cap)))
+            text = stored_text(value)
+            if text is not None:
+                return TEXT, False, text[0]
+            return _record(value, UNKNOWN)
+        if found is _FAILED:
+            return _content_of(_unwrap(value, "auto", cap))
+        fmt, decoded = found
+        data = decoded.data
+        if (decoded.truncated or data.startswith(STREAM_STARTS)
+                or registry.detect(data, signatures_only=True) is not None):
+            return _content_of(read_payload(value, contained(value, found, cap)))  # inner layers, a cut
+        text = as_text(data)
+        if text is not None:
+            return TEXT, False, text[0]
+        return _record(data, BINARY)
+
+    # ------------------------------------------------------------------ COMPRESSION STATS
+    def measure_page(self, values: Sequence[bytes], from_headers: bool = False) -> list[Measure]:
+        """Per value, what COMPRESSION STATS counts, without reading payloads: (COMPRESSED, STORED
+        or FAILED, the chain spelt, the payload's size, whether it is exact, the reason). The
+        common case (one container, decoded whole, nothing recognisable inside) is answered
+        without building a view. With `from_headers`, a value whose container declares a
+        plausible size within the cap (HeaderSized.header_sized_from) is only peeked at: its size
+        is the declared one and its reason FROM_HEADER. Never raises."""
+        token = budget.enter(self.budget)
+        try:
+            auto = self.mode == "auto" and self.spec is None
+            out: list[Measure] = []
+            append = out.append
+            for value in values:
+                try:
+                    append(self._measure(value, from_headers) if auto else measure(self._one()(value)))
+                except Exception as err:  # the boundary of one value
+                    append(measure(failed(value, err)))
+            return out
+        finally:
+            budget.leave(token)
+
+    def _measure(self, value: bytes, from_headers: bool) -> Measure:
+        cap = self.cap
+        if len(value) < registry.MIN_AUTO_LENGTH:
+            return measure(walk(value, "auto", cap))
+        if from_headers:
+            sized = _HEADER_SIZED.get(value[0])
+            if sized is not None and len(value) >= sized[2] and sized[0].matches(value):
+                fmt, header = sized[0], sized[1]
+                size = header.declared_size(value)
+                # Only when nothing recognisable is inside (a serialization stream, another
+                # container): those take the full walk below, as they would without from_headers.
+                head = header.peek(value, _PEEK) if size is not None and size <= cap else None
+                if (head is not None and not head.startswith(_STREAM_LEADS)
+                        and not registry.signature_matches(head)):
+                    return COMPRESSED, _label(fmt), size or 0, True, FROM_HEADER
+        found = self._found(value)
+        if found is None or found is _FAILED:
+            return measure(walk(value, "auto", cap))
+        fmt, decoded = found
+        data = decoded.data
+        if (decoded.truncated or data.startswith(_STREAM_LEADS)
+                or (len(data) >= registry.MIN_AUTO_LENGTH and registry.detect(data, signatures_only=True))):
+            return measure(contained(value, found, cap))
+        return COMPRESSED, _label(fmt), len(data), True, None
 
 
 _FAILED: Any = object()
 _NOTHING: Any = object()
 _FORMATS: Any = None
+
+#: The first bytes of the serialization streams the walk takes as a layer: measure() leaves a
+#: value holding one to the walk, like one holding another container.
+_STREAM_LEADS = tuple(magic[:1] for magic in STREAM_STARTS)
+#: First byte -> (format, the same as HeaderSized, smallest stored size) for measure_page's
+#: from_headers: the formats with the HeaderSized capability (codecs.capabilities), by the first
+#: byte of their magic.
+_HEADER_SIZED: dict[int, tuple[Container, HeaderSized, int]] = {
+    fmt.magic[0]: (fmt, fmt, fmt.header_sized_from)
+    for fmt in registry.all_containers() if isinstance(fmt, HeaderSized)}
+#: Decompressed bytes looked at behind a declared size: enough for every signature detect() knows.
+_PEEK = 64
+#: Container label per format object (Container.label is a property; measure runs once per value).
+_LABELS: dict[int, str] = {}
+
+
+def _label(fmt: Container) -> str:
+    label = _LABELS.get(id(fmt))
+    if label is None:
+        label = _LABELS[id(fmt)] = fmt.label
+    return label
+
+
+def measure(view: BlobView) -> Measure:
+    """measure_page()'s answer from a view (its payload need not be read)."""
+    stored = view.stored_size
+    if view.kind in (FAILED, UNKNOWN):
+        return (FAILED if view.kind == FAILED else STORED), "", stored, True, view.reason
+    chain = view.chain
+    if all(layer.fmt is None for layer in view.layers if not layer.reading):
+        # nothing decompressed: a serialization stream stored as it is, or a value read as it is
+        # stored (text, a record), where detection's reason is that it recognised no container
+        reason = view.reason
+        if not chain and reason is None:
+            reason = TOO_SHORT if stored < registry.MIN_AUTO_LENGTH else NOT_DETECTED
+        return STORED, ">".join(chain), stored, True, reason
+    return COMPRESSED, ">".join(chain), view.measured_size, not view.cut, view.reason
 
 
 def _load_formats() -> Any:
@@ -184,23 +382,105 @@ def _load_formats() -> Any:
     return formats
 
 
-def _contents_of(view: BlobView) -> tuple[str, Any]:
-    if view.truncated_layer is not None:
-        return CUT, None
-    if view.kind == TEXT and view.text is not None:
-        return TEXT, view.text
-    if view.kind == STRUCTURED:
-        return STRUCTURED, view.tree
-    return view.kind, None
+def _content_of(view: BlobView) -> tuple[str, bool, Any]:
+    kind = view.kind
+    if kind == TEXT:
+        return TEXT, view.cut, view.text
+    if kind == RECORD:
+        return RECORD, view.cut, view.record
+    return kind, view.cut, None
 
 
-def _record(data: bytes, otherwise: str) -> tuple[str, Any]:
+def _record(data: bytes, otherwise: str) -> tuple[str, bool, Any]:
     """A payload that is not text: a record of an auto-detected format, or `otherwise`."""
-    if len(data) < _MIN_STRUCTURED:
-        return otherwise, None
+    if len(data) < _MIN_RECORD:
+        return otherwise, False, None
     formats = _FORMATS or _load_formats()
     try:
         found = formats.detect(data)
     except formats.OverBudget:
-        return otherwise, None
-    return (otherwise, None) if found is None else (STRUCTURED, found[1])
+        return otherwise, False, None
+    return (otherwise, False, None) if found is None else (RECORD, False, found[1])
+
+
+def _read_view(page: Page, ask: Ask, view: BlobView) -> None:
+    """One value's answer from its full view (Ask.views)."""
+    kind = view.kind
+    page.kinds.append(kind)
+    page.cut.append(view.cut)
+    if ask.text:
+        page.texts.append(view.text if kind == TEXT else None)
+    if view.cut or (kind != TEXT and kind != RECORD):
+        page.trees.append(None)
+        for column in page.columns:
+            column.append(None)
+        return
+    tree = view.tree if ask.paths else None  # a text's JSON is parsed here once, kept on the view
+    page.trees.append(tree)
+    _read_paths(page, ask, tree, view.text if kind == TEXT else None)
+
+
+def _read_paths(page: Page, ask: Ask, tree: Any, text: str | None) -> None:
+    """The paths of one readable value (`text`: a TEXT value's text, for a path of no steps: the
+    payload itself, its JSON or else its text)."""
+    found, missed, known, columns = page.found, page.missed, ask.known, page.columns
+    for p, steps in enumerate(ask.paths):
+        if not steps:
+            columns[p].append(text if tree is None and text is not None else tree)
+            if not found[p]:
+                found[p] = True
+                known.add(p)
+            continue
+        if len(steps) == 1 and type(tree) is dict and found[p]:
+            # The common path (one key into a record's map, a key some value had): a plain get.
+            value = tree.get(steps[0], MISSING)
+            columns[p].append(CUT if type(value) is Cut else value)
+            continue
+        value, depth, parent = read_path(tree, steps)
+        columns[p].append(value)
+        if value is MISSING:
+            if not found[p]:  # a hint is only for a path no value had
+                _note_miss(missed, p, depth, steps[depth], keys_of(parent, MISS_KEYS))
+        elif value is not CUT and not found[p]:
+            found[p] = True
+            known.add(p)
+
+
+#: Keys kept of a mapping where a path stopped: enough to find the nearest, bounded for a huge one.
+MISS_KEYS = 200
+
+
+def _note_miss(missed: list[Any], p: int, depth: int, key: str | int, keys: tuple[str, ...]) -> None:
+    known = missed[p]
+    if known is None or depth > known[0]:
+        missed[p] = (depth, key, set(keys[:MISS_KEYS]))
+    elif depth == known[0] and len(known[2]) < MISS_KEYS:
+        known[2].update(keys[:MISS_KEYS - len(known[2])])
+
+
+
+
+class Engines:
+    """One engine per place of a result (a column, a list's items, a map's values, a UDT field:
+    output.place.ValuePlace), made on first use; a place's column setting (DECODE, --decode), if
+    any, is its engine's mode. What every reader of a result decodes with: the display, the JSON
+    and CSV writers, the export."""
+
+    __slots__ = ("_by_place", "cap", "mode", "specs")
+
+    def __init__(self, mode: str, cap: int, columns: dict[str, str]) -> None:
+        from cqlsh_ext.payload.spec import ColumnSpecs
+
+        self.mode = mode
+        self.cap = cap
+        self.specs = ColumnSpecs(columns)
+        self._by_place: dict[object, ValueEngine] = {}
+
+    def __call__(self, place: object) -> ValueEngine:
+        engine = self._by_place.get(place)
+        if engine is None:
+            engine = self._by_place[place] = ValueEngine(self.mode, self.cap, self.specs(place))
+        return engine
+
+__all__ = ["COMPRESSED", "FROM_HEADER", "STORED", "Ask", "Engines", "Measure", "Page", "ValueEngine",
+           "measure"]

@@ -19,10 +19,11 @@ refuse the configuration, and the Python engine runs alone (`refusal()` says why
 
 gives, per value (columns, in the order of `values`):
 
-- `kinds[i]`: TEXT, RECORD, BINARY (a binary payload), NO_FORMAT (no known format), FAILED (a
-  recognised format that failed to decode: the label names it) or HANDED_BACK;
+- `kinds[i]`: TEXT, RECORD, BINARY (a binary payload), UNKNOWN (no known format), FAILED (a
+  recognised format that failed to decode: the label names it) or HANDED_BACK; `KINDS[code]` is
+  the view's kind (payload.view: text, record, binary, unknown, failed; None for HANDED_BACK);
 - `labels[i]`: the chain, container labels and the payload's reading joined by ">" ("snappy>json",
-  "zstd>msgpack", "json" for stored plain JSON, "gzip>text", "snappy>binary"; "" for NO_FORMAT);
+  "zstd>msgpack", "json" for stored plain JSON, "gzip>text", "snappy>binary"; "" for UNKNOWN);
   the reading of a text is "json" when the text is a JSON object or array;
 - `stored[i]`, `decoded[i]`: the stored size, and the size of the payload under the last container
   (the stored size when there is none);
@@ -32,8 +33,9 @@ gives, per value (columns, in the order of `values`):
 - per path, `paths[p].values[i]`: the Python object at that path of a readable value (TEXT or
   RECORD, not cut: its JSON container or record, or the text itself when it is no JSON), `missing`
   when it lacks the path, None for any other value; `paths[p].found`: some value had the path;
-  `paths[p].miss`: when none had it, the deepest miss as query.answer.PathsSeen records it
-  (depth, key wanted, the string keys of the mapping there, at most 200), else None;
+  `paths[p].miss`: the deepest miss of the values read before the first that had the path, as
+  the engine's Page.missed records it (depth, key wanted, the string keys of the mapping there,
+  at most 200), None when there was none;
 - `handed_back`: the indexes of the values the core leaves to the Python engine (their columns
   hold placeholders: kind HANDED_BACK, label "", None), with the reason-bearing cases among them:
   a serialization stream, a record format only Python reads, a nested layer that failed or found
@@ -50,13 +52,15 @@ import threading
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
+from cqlsh_ext.payload.view import KINDS as VIEW_KINDS
+
 MODULE = "cqlsh_ext_native"
 #: `CQLSH_EXT_NATIVE=0` runs the Python engine alone.
 ENV = "CQLSH_EXT_NATIVE"
 
-TEXT, RECORD, BINARY, NO_FORMAT, FAILED, HANDED_BACK = range(6)
-#: The kinds by code, as the docs name them.
-KIND_NAMES = ("text", "record", "binary payload", "no known format", "failed", "handed back")
+TEXT, RECORD, BINARY, UNKNOWN, FAILED, HANDED_BACK = range(6)
+#: The view's kind (payload.view) of each code; None: handed back to the Python engine.
+KINDS: tuple[str | None, ...] = (*VIEW_KINDS, None)
 
 
 class _Absent:

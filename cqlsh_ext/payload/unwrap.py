@@ -1,25 +1,38 @@
 """Peel a stored blob down to what it holds: compression layers, a serialization stream, then text,
 records or bytes.
 
-`unwrap` is the single entry point used by display (and by INSPECT-style reports): it never raises,
-it never produces more than `cap` decompressed bytes over all layers together, and a value it cannot
-decode comes back as raw with a one-line reason. Each value is decoded within its budget
+The value engine (payload.engine) is how every reader decodes a value; this module is its walk and
+its reading, and `unwrap`, one value alone, the reference the engine is checked against. Nothing
+here raises for a stored value, nothing produces more than `cap` decompressed bytes over all layers
+together, and a value that cannot be decoded comes back as its bytes with a one-line reason (kind
+`unknown` or `failed`: payload.view). Each value is decoded within its budget
 (payload.budget, made from `cap`); whatever a decoder raises beyond its own errors
 (RecursionError, MemoryError, a library's own exception) becomes that value's reason too.
 """
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from cqlsh_ext.codecs import registry
 from cqlsh_ext.codecs.base import Container, Decoded, DecodeError
 from cqlsh_ext.payload import budget
 from cqlsh_ext.payload.names import STREAM_MAGICS
+from cqlsh_ext.payload.view import (
+    BINARY,
+    FAILED,
+    NOT_DETECTED,
+    PEELED,
+    QUIET_REASONS,
+    RECORD,
+    TEXT,
+    TOO_SHORT,
+    UNKNOWN,
+    BlobView,
+    Layer,
+)
 
 if TYPE_CHECKING:
     from cqlsh_ext.payload.formats import StreamLayer
@@ -27,21 +40,9 @@ if TYPE_CHECKING:
 #: Compression or serialization layers followed at the most (<codec> > <stream> > ...).
 MAX_DEPTH = 4
 
-RAW, TEXT, BINARY, PAYLOAD = "raw", "text", "binary", "payload"
-#: An object of a serialization stream that its reader could not read: `text` is its class,
-#: `payload_format` the stream's format.
-STREAM_OBJECT = "stream-object"
 #: The declared magics of the serialization streams that are a layer of the walk (a format's
 #: DECLARES "stream"; payload.formats.StreamLayer reads them).
 STREAM_STARTS = tuple(STREAM_MAGICS)
-#: A binary serialization format read into a tree (payload.formats).
-STRUCTURED = "structured"
-#: Auto mode found no known format: the value may still use one that only -d CODEC decodes.
-NOT_DETECTED = "no compression detected"
-TOO_SHORT = "too short to detect"
-#: Reasons that only say "nothing recognised": the display then prints the hex exactly as cqlsh
-#: does, with no note (INSPECT still gives the reason).
-QUIET_REASONS = frozenset({NOT_DETECTED, TOO_SHORT})
 #: The label of a value (or a decoded layer) that is stored as plain text.
 TEXT_LABEL = "text"
 #: A stored value is read as text only from this length on, and only when it is valid UTF-8 (or
@@ -67,72 +68,13 @@ _CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _C0_BYTES = bytes(range(0x20)) + b"\x7f"
 
 
-@dataclass
-class Layer:
-    label: str
-    input_size: int
-    output_size: int
-    truncated: bool = False
-    declared_size: int | None = None
-    #: The format of a compression layer; None for a serialization stream's layer.
-    fmt: Container | None = None
-    #: With walk(trace=True): the layer's input and its Decoded (INSPECT shows their headers).
-    data_in: bytes | None = None
-    decoded: Decoded | None = None
-    #: A reading of the payload (text, a record format) rather than a container that was
-    #: decoded: shown in the display's label, not in the chain INSPECT and STATS count.
-    reading: bool = False
-
-
-@dataclass
-class BlobView:
-    stored_size: int
-    kind: str
-    layers: list[Layer] = field(default_factory=list)
-    #: TEXT: the text. STREAM_OBJECT: the class name.
-    text: str | None = None
-    #: BINARY: the decoded bytes. RAW: the stored bytes. PAYLOAD (walk): the bytes under the last
-    #: compression layer (a serialization stream stays serialized).
-    data: bytes = b""
-    #: RAW: why the value is shown undecoded. Otherwise: a note on an inner layer that failed.
-    reason: str | None = None
-    #: RAW because a recognised format failed to decode: that error (its .format names the format).
-    error: DecodeError | None = None
-    #: The first item of the serialization stream the payload is (StreamLayer.first), when the
-    #: stream is well-formed; `stream_format` names the stream's format.
-    stream: Any = None
-    stream_format: str | None = None
-    #: TEXT: True when the text has no control characters, so display needs no escaping.
-    clean: bool = False
-    #: STRUCTURED (and STREAM_OBJECT): the payload format's name and the decoded tree
-    #: (payload.formats.tree).
-    payload_format: str | None = None
-    tree: Any = None
-    #: The first layer whose output the cap cut, if any (kept by add_layer).
-    truncated_layer: Layer | None = None
-    #: STRUCTURED: the size of the bytes the tree was read from when its format has at most one
-    #: node per byte (PayloadFormat.nodes_within_input), so Budget.trusts can skip a first count.
-    tree_input_size: int | None = None
-
-    @property
-    def quiet(self) -> bool:
-        """No reason worth showing: a raw value is then its hex exactly as cqlsh prints it (every
-        output shows the reason otherwise)."""
-        return self.reason is None or self.reason in QUIET_REASONS
-
-    def add_layer(self, layer: Layer) -> None:
-        self.layers.append(layer)
-        if layer.truncated and self.truncated_layer is None:
-            self.truncated_layer = layer
-
-
 def failed(value: bytes, err: BaseException) -> BlobView:
     """The last-resort boundary of one value: anything a decoder raised, as the value's reason."""
     detail = str(err).splitlines()[0][:80] if str(err) else ""
     name = type(err).__name__
     reason = f"not decoded: {name}" + (f" ({detail})" if detail and name not in detail else "")
-    # An error, so that scans count the value as undecodable rather than as plain bytes.
-    return BlobView(len(value), RAW, data=value, reason=reason, error=DecodeError(reason))
+    # An error, so that the value is a format that failed, not one in no known format.
+    return BlobView(value, FAILED, data=value, reason=reason, error=DecodeError(reason))
 
 
 def _bounded(decode: Callable[..., BlobView], value: bytes, cap: int, *args: Any) -> BlobView:
@@ -156,19 +98,23 @@ def _unwrap(value: bytes, mode: str, cap: int) -> BlobView:
 
 def read_payload(value: bytes, view: BlobView) -> BlobView:
     """The walk's view of `value` (walk(), or the engine's way to the same view) finished: its
-    payload read as text, a serialization stream's object, a record or bytes; a raw value that is
-    stored text or a record read as such."""
-    if view.kind == RAW:
+    payload read as text, a serialization stream's object, a record or bytes; a value in no known
+    format that is stored text or a record read as such."""
+    if view.kind == FAILED:
+        return view
+    if view.kind == UNKNOWN:
         if view.reason in QUIET_REASONS:  # nothing recognised: maybe text, maybe a record format
             found = stored_text(value)
             if found is not None:
-                return _read_as_text(BlobView(view.stored_size, PAYLOAD), value, found)
+                return _read_as_text(BlobView(value, PEELED, data=value), value, found)
             if len(value) >= MIN_STRUCTURED_LENGTH:
-                candidate = BlobView(view.stored_size, PAYLOAD)
+                candidate = BlobView(value, PEELED)
                 structured = _structured(candidate, value)
                 if structured is not None:
                     return structured
-                if candidate.reason:  # a record format the budget stopped: hex, saying why
+                if candidate.reason:
+                    # The budget stopped a record format before it could tell the value is one:
+                    # no known format, shown as hex saying why.
                     view.reason = candidate.reason
         return view
     content, name = view.stream, view.stream_format
@@ -181,14 +127,14 @@ def read_payload(value: bytes, view: BlobView) -> BlobView:
 
     view.payload_format = name
     try:
-        view.tree = _stream_layer(name).read(view.data)
+        view.record = _stream_layer(name).read(view.data)
     except PayloadError as err:
         # Named by its class, with why it was not read (a stream cut by the output cap, say).
-        view.kind = STREAM_OBJECT
-        view.text = f"{content.kind} {content.class_name}" if content.class_name else content.kind
+        view.kind = BINARY
+        view.object_class = f"{content.kind} {content.class_name}" if content.class_name else content.kind
         view.reason = view.reason or f"{name} serialization: {err}"
         return view
-    view.kind = STRUCTURED
+    view.kind = RECORD
     return view
 
 
@@ -203,8 +149,7 @@ def _unwrap_spec(value: bytes, spec_text: str, cap: int) -> BlobView:
     from cqlsh_ext.payload.spec import parse_spec
 
     spec = parse_spec(spec_text)
-    stored = len(value)
-    view = BlobView(stored, PAYLOAD)
+    view = BlobView(value, PEELED)
     data, budget = value, cap
     try:
         for codec, variant in zip(spec.codecs, spec.variants or (None,) * len(spec.codecs), strict=True):
@@ -216,7 +161,7 @@ def _unwrap_spec(value: bytes, spec_text: str, cap: int) -> BlobView:
             view.add_layer(_layer(fmt, data, decoded, False))
             data, budget = decoded.data, budget - len(decoded.data)
     except DecodeError as err:
-        return BlobView(stored, RAW, data=value, reason=f"as {spec}: {err}", error=err)
+        return BlobView(value, FAILED, data=value, reason=f"as {spec}: {err}", error=err)
     if spec.payload is None:
         return _text_or_binary(view, data)
     if spec.payload == "auto":
@@ -227,14 +172,14 @@ def _unwrap_spec(value: bytes, spec_text: str, cap: int) -> BlobView:
     if spec.payload == TEXT_LABEL:
         found = as_text(data, cut=view.truncated_layer is not None)
         if found is None:
-            return BlobView(stored, RAW, data=value, reason=f"as {spec}: not text")
+            return BlobView(value, FAILED, data=value, reason=f"as {spec}: not text")
         return _read_as_text(view, data, found)
     from cqlsh_ext.payload import formats
 
     try:
         tree = formats.decode_named(spec.payload, data, spec.argument)
     except formats.PayloadError as err:
-        return BlobView(stored, RAW, data=value, reason=f"as {spec}: {err}")
+        return BlobView(value, FAILED, data=value, reason=f"as {spec}: {err}")
     if isinstance(tree, str):  # a serialization stream holding one string: text, as auto mode shows it
         return _read_as_text(view, data, (tree, False), label=spec.payload)
     reader = formats.get(spec.payload)
@@ -246,9 +191,9 @@ def walk(value: bytes, mode: str, cap: int, trace: bool = False) -> BlobView:
     """The layers of `value`, without classifying the payload: the one decoding walk that display
     (unwrap) and the insight commands share, so a chain INSPECT reports is the label shown.
 
-    Returns kind RAW (with reason, and error when a recognised format failed) or PAYLOAD (data: the
-    bytes under the last compression layer; stream: a serialization stream's first item). Never
-    raises; at most `cap` decompressed bytes over all layers.
+    Returns kind UNKNOWN or FAILED (with reason; error when a recognised format failed) or PEELED
+    (data: the bytes under the last compression layer; stream: a serialization stream's first
+    item). Never raises; at most `cap` decompressed bytes over all layers.
     """
     return _bounded(_walk, value, cap, mode, cap, trace)
 
@@ -256,31 +201,30 @@ def walk(value: bytes, mode: str, cap: int, trace: bool = False) -> BlobView:
 def outer_layer(value: bytes, mode: str, cap: int,
                 trace: bool = False) -> tuple[Container, Decoded] | BlobView:
     """walk()'s first step: the outer container and what it decoded to, or the finished view when
-    there is no container (RAW, or a serialization stream stored as is). COMPRESSION STATS' per-value path
-    (insight.measure.quick) starts here too, so both detect alike. Raises what a decoder raises
-    other than DecodeError (walk() is the boundary)."""
+    there is no container (UNKNOWN, FAILED, or a serialization stream stored as is). Raises what a
+    decoder raises other than DecodeError (walk() is the boundary)."""
     stored = len(value)
     if mode == "auto":
         if stored < registry.MIN_AUTO_LENGTH:
-            return BlobView(stored, RAW, data=value, reason=TOO_SHORT if stored else None)
+            return BlobView(value, UNKNOWN, data=value, reason=TOO_SHORT if stored else None)
         try:
             found = registry.decode_auto(value, cap)
         except DecodeError as err:
-            return BlobView(stored, RAW, data=value, reason=str(err), error=err)
+            return BlobView(value, FAILED, data=value, reason=str(err), error=err)
         return uncontained(value, cap, trace) if found is None else found
     try:
         return registry.decode_named(mode, value, cap)
     except DecodeError as err:
         # The registry's reasons name the format already: '<codec>: corrupt input'.
-        return BlobView(stored, RAW, data=value, reason=str(err), error=err)
+        return BlobView(value, FAILED, data=value, reason=str(err), error=err)
 
 
 def uncontained(value: bytes, cap: int, trace: bool = False) -> BlobView:
     """The walk of a value auto-detection found no container around: a serialization stream
-    stored as is, or RAW (NOT_DETECTED)."""
+    stored as is, or UNKNOWN (NOT_DETECTED)."""
     if value.startswith(STREAM_STARTS):
-        return _payload(BlobView(len(value), PAYLOAD), value, cap, 0, trace)
-    return BlobView(len(value), RAW, data=value, reason=NOT_DETECTED)
+        return _payload(BlobView(value, PEELED), value, cap, 0, trace)
+    return BlobView(value, UNKNOWN, data=value, reason=NOT_DETECTED)
 
 
 def _walk(value: bytes, mode: str, cap: int, trace: bool = False) -> BlobView:
@@ -294,7 +238,7 @@ def contained(value: bytes, found: tuple[Container, Decoded], cap: int, trace: b
     """The walk of a value whose outer container is found (outer_layer's answer): the layers
     nested inside it, down to the payload."""
     fmt, decoded = found
-    view = BlobView(len(value), PAYLOAD)
+    view = BlobView(value, PEELED)
     view.add_layer(_layer(fmt, value, decoded, trace))
     return _payload(view, decoded.data, cap - len(decoded.data), 1, trace)
 
@@ -335,8 +279,9 @@ def _payload(view: BlobView, data: bytes, budget: int, depth: int, trace: bool) 
         view.add_layer(_layer(fmt, data, decoded, trace))
         data, budget, depth = decoded.data, budget - len(decoded.data), depth + 1
     if not view.layers:  # a serialization stream that is not well-formed, stored as is
-        view.kind = RAW
+        view.kind = FAILED
     view.data = data
+    view.payload_size = len(data)
     return view
 
 
@@ -410,7 +355,7 @@ def _read_as_structured(view: BlobView, data: bytes, label: str, name: str, tree
                         nodes_within_input: bool = False) -> BlobView:
     """`view` ending in a record-format reading of `data` (payload.formats)."""
     view.add_layer(Layer(label, len(data), len(data), reading=True))
-    view.kind, view.payload_format, view.tree, view.data = STRUCTURED, name, tree, data
+    view.kind, view.payload_format, view.record, view.data = RECORD, name, tree, data
     view.tree_input_size = len(data) if nodes_within_input else None
     return view
 
@@ -472,79 +417,3 @@ def as_text(data: bytes, cut: bool = False) -> tuple[str, bool] | None:
         if count > allowed:
             return None
     return text, False
-
-
-def json_container(text: str) -> dict[str, object] | list[object] | None:
-    """The parsed value when `text` is a JSON object or array (whitespace around allowed), else None.
-
-    A text with more values than the budget's nodes is not parsed (json.loads takes no limit:
-    4 MiB of `["a","a",...]` would be a million strings): it is shown as stored."""
-    head = text[:1]
-    if head.isspace():  # the first character after the whitespace (no copy of the text otherwise)
-        head = text.lstrip()[:1]
-    if head not in ("{", "["):
-        return None
-    limit = budget.current().nodes
-    if len(text) > limit and text.count(",") + text.count("[") + text.count("{") > limit:
-        return None
-    parsed = _exact_orjson(text)
-    if parsed is None:
-        try:
-            parsed = json.loads(text)
-        except (ValueError, RecursionError):  # nested deeper than the parser goes: shown as text
-            return None
-    return parsed if isinstance(parsed, (dict, list)) else None
-
-
-_orjson_loads: Callable[[str], Any] | None = None
-#: ASCII digits to "0", every other byte to a space: a run of LONG_DIGITS is then a run of digits.
-_DIGITS_ONLY = bytes(0x30 if 0x30 <= b <= 0x39 else 0x20 for b in range(256))
-#: Integers of up to 18 digits fit orjson's 64 bits; from 19 on it may read one as a float.
-_LONG_DIGITS = b"0" * 19
-#: Nesting orjson reads for json.loads, at the most: json.loads refuses what nests deeper than the
-#: interpreter's recursion limit allows (about 1,000 levels, fewer when called from deep in a
-#: stack), orjson reads up to 1,024; deeper texts are json.loads'.
-_ORJSON_DEPTH = 256
-_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
-
-
-def _nesting_above(raw: bytes, limit: int) -> bool:
-    """Whether JSON text `raw` may nest deeper than `limit` (False only when it certainly does
-    not). Brackets inside strings count too, so this bounds the depth from above: the innermost
-    pairs are removed pass by pass (an enclosing pair only after what it encloses), and what no
-    pass removes counts whole."""
-    if raw.count(b"[") + raw.count(b"{") <= limit:
-        return False
-    brackets = raw.translate(None, _NOT_BRACKETS)
-    passes = 0
-    while passes <= limit:
-        shorter = brackets.replace(b"[]", b"").replace(b"{}", b"")
-        if len(shorter) == len(brackets):
-            break
-        brackets, passes = shorter, passes + 1
-    return passes + len(brackets) > limit
-
-
-def _exact_orjson(text: str) -> Any:
-    """What json.loads(text) gives, read by orjson (several times faster), when orjson reads it
-    exactly; None otherwise, and the caller reads it with json.loads. orjson reads integers past
-    64 bits as floats without a word, so a text with a run of 19 digits anywhere is left to
-    json.loads (floats it reads as Python does, correctly rounded); what it refuses and json.loads
-    takes (NaN, Infinity, 1e400, lone surrogates) is an error here, so left to json.loads too, as
-    is a text that may nest deeper than _ORJSON_DEPTH (json.loads may refuse what orjson reads).
-    Duplicate keys: the last value wins at the first key's place in both."""
-    global _orjson_loads
-    loads = _orjson_loads
-    if loads is None:
-        try:
-            import orjson
-        except ImportError:  # a broken install: json.loads reads everything
-            return None
-        loads = _orjson_loads = orjson.loads
-    raw = text.encode("utf-8", "surrogatepass")
-    if _LONG_DIGITS in raw.translate(_DIGITS_ONLY) or _nesting_above(raw, _ORJSON_DEPTH):
-        return None
-    try:
-        return loads(text)
-    except Exception:  # orjson.JSONDecodeError, RecursionError: json.loads decides
-        return None

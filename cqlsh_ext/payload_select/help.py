@@ -1,5 +1,8 @@
 """HELP QUERIES: payload queries in a screenful (the whole story: docs/queries.md)."""
 
+#: After cqlsh's HELP SELECT (a web address): where the SELECT of payload paths is described.
+SELECT_SEE_ALSO = "Fields inside blob values (data.status, ...) in a SELECT: HELP QUERIES."
+
 QUERIES_HELP = """
         QUERIES [cqlsh-ext]: fields inside blob values, in a SELECT
 
@@ -7,10 +10,10 @@ QUERIES_HELP = """
           data."order-id" (keys are case sensitive; quote one that is not a
           plain name); m['k'].status for a map of blobs, u.payload.status for
           a UDT's blob field. Each blob is decoded as the display decodes it.
-          Filters: path = != < <= > >= IN LIKE, IS [NOT] NULL, CONTAINS, and
-          data LIKE '%text%' on a whole decoded value; joined with AND, no OR.
-          Aggregates: count(*), count/min/max/sum/avg(path), with GROUP BY
-          path; DISTINCT and ORDER BY path work too.
+          Filters (AND, no OR): path = != < <= > >= IN LIKE, IS [NOT] NULL,
+          CONTAINS; data LIKE '%text%' and data IS [NOT] UNDECODABLE on the
+          whole value. Aggregates: count(*), count/min/max/sum/avg(path), with
+          GROUP BY path (undecodable values apart); DISTINCT, ORDER BY path.
 
           The server runs the ordinary columns and WHERE conditions; paths,
           payload filters, aggregates, GROUP BY, DISTINCT and ORDER BY run
@@ -31,4 +34,5 @@ QUERIES_HELP = """
 
           Tab after data. offers the keys seen in a sample of the column.
           COPY (SELECT ...) TO 'file.parquet' writes the answer: HELP EXPORT.
+          DESCRIBE PAYLOAD ks.t.data shows every path found: HELP PAYLOAD.
         """

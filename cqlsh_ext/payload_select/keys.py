@@ -6,7 +6,7 @@ sample of the column (docs/queries.md, "In the interactive shell").
 FROM is (after the cursor too). `PayloadKeys(shell)` resolves it against the driver's schema and
 answers the keys: each (keyspace, table, column) is read once per session, `SELECT col FROM ks.t
 LIMIT 100`, one page, with a short client-side timeout; the values are decoded the display's way
-(`query.evaluate.decode`, the column settings included) and their keys collected per path prefix
+(the value engine, the column settings included) and their keys collected per path prefix
 (list indexes stand for any element). A failure, a timeout or an undecodable value gives no keys,
 never an error; the outcome is cached, so a slow table costs at most one wait per session.
 
@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from cqlsh_ext.cqlsh.protocol import Shell
-    from cqlsh_ext.query.evaluate import Settings
+    from cqlsh_ext.query.evaluate import Decoding
 
 #: Rows read per column, once per session: a sample, never a scan.
 SAMPLE_ROWS = 100
@@ -112,7 +112,7 @@ def path_at(text: str, cursor: int) -> PathAt | None:
 
 def collect(tree: Any, keys: dict[Prefix, set[str]]) -> None:
     """Add the string keys of every mapping in `tree` to `keys[prefix]`, prefixes as paths walk
-    them (query.evaluate.step): a Tagged value stands for its value, list items are ANY_INDEX,
+    them (payload.paths.step): a Tagged value stands for its value, list items are ANY_INDEX,
     a Cut ends the walk; bounded by MAX_PREFIXES, MAX_KEYS, MAX_DEPTH and MAX_VISITS."""
     from cqlsh_ext.payload.formats.tree import Tagged
 
@@ -147,7 +147,7 @@ def collect(tree: Any, keys: dict[Prefix, set[str]]) -> None:
 
 
 @dataclass
-class Sample:
+class KeySample:
     """One column's keys: per place of the blob (None for the column itself, a map key or a UDT
     field), per path prefix. `rows` read, `undecodable` values skipped, `error` a failed read."""
 
@@ -157,15 +157,17 @@ class Sample:
     error: str | None = None
 
 
-def sample_column(session: Any, keyspace: str, table: str, column: str, settings: Settings,
-                  consistency_level: Any = None) -> Sample:
+def sample_column(session: Any, keyspace: str, table: str, column: str, settings: Decoding,
+                  consistency_level: Any = None) -> KeySample:
     """Read SAMPLE_ROWS values of `column` once (one page, SAMPLE_SECONDS at most) and collect
     their keys. Never raises for the server's or the values' sake: the error is kept instead."""
-    from cqlsh_ext.query.evaluate import decode
+    from cqlsh_ext.payload.engine import ValueEngine
+    from cqlsh_ext.payload.paths import MISSING
+    from cqlsh_ext.query.evaluate import view_tree
     from cqlsh_ext.query.grammar import quote
     from cqlsh_ext.scanning.scan import error_text, one_page
 
-    sample = Sample()
+    sample = KeySample()
     if settings.mode == "none":  # -d none: decoding is off, paths are refused
         return sample
     query = f"SELECT {quote(column)} FROM {quote(keyspace)}.{quote(table)} LIMIT {SAMPLE_ROWS}"
@@ -175,20 +177,22 @@ def sample_column(session: Any, keyspace: str, table: str, column: str, settings
     except Exception as err:  # a timeout, an unavailable replica, a refused read: no keys
         sample.error = error_text(err)
         return sample
+    engines: dict[str | None, ValueEngine] = {}
     for row in rows:
         if time.monotonic() > deadline:  # decoding is bounded by the same wait
             break
         sample.rows += 1
         value = row[0] if isinstance(row, tuple) else next(iter(row.values()), None)
         for place, blob in _blobs(value):
-            try:
-                decoded = decode(bytes(blob), settings, settings.spec(column, place))
-            except Exception:  # a decoder's bug is no reason to break typing
-                decoded = None
-            if decoded is None or decoded.state != "ok":
+            engine = engines.get(place)
+            if engine is None:
+                spec = settings.spec(column, place)
+                engine = engines[place] = ValueEngine(settings.mode, settings.cap, spec)
+            tree = view_tree(engine.view(bytes(blob)))  # never raises: a failure is the value's kind
+            if tree is MISSING:
                 sample.undecodable += 1
                 continue
-            collect(decoded.tree, sample.keys.setdefault(place, {}))
+            collect(tree, sample.keys.setdefault(place, {}))
     return sample
 
 
@@ -209,15 +213,25 @@ def _blobs(value: Any) -> Iterable[tuple[str | None, Any]]:
                 yield name, item
 
 
+#: Keys a DESCRIBE PAYLOAD of a column found (its whole structure, not a 100-row sample), by
+#: (session, keyspace, table, column): offered before a sample's (cqlsh_ext.describe calls learn).
+_LEARNED: dict[tuple[Any, str, str, str], KeySample] = {}
+
+
+def learn(session: Any, keyspace: str, table: str, column: str, sample: KeySample) -> None:
+    """Offer `sample`'s keys for the column for the rest of the session."""
+    _LEARNED[(session, keyspace, table, column)] = sample
+
+
 class PayloadKeys:
     """Key candidates for the interactive shell, a sample per (keyspace, table, column) cached for
     the shell's session (a new session, after LOGIN, starts afresh)."""
 
     def __init__(self, shell: Shell) -> None:
         self.shell = shell
-        self.samples: dict[tuple[str, str, str], Sample] = {}
+        self.samples: dict[tuple[str, str, str], KeySample] = {}
         self._session: Any = None
-        #: Sample reads done: what the cache saves (bench/completion.py reports it).
+        #: KeySample reads done: what the cache saves (bench/completion.py reports it).
         self.reads = 0
 
     def candidates(self, text: str, cursor: int, read: bool = True) -> tuple[int, list[str]] | None:
@@ -234,7 +248,8 @@ class PayloadKeys:
         if self.shell.session is not self._session:
             self.samples.clear()
             self._session = self.shell.session
-        sample = self.samples.get((keyspace, table, column))
+        sample = _LEARNED.get((self.shell.session, keyspace, table, column)) or \
+            self.samples.get((keyspace, table, column))
         if sample is None:
             if not read:
                 return len(at.partial), []
@@ -246,9 +261,9 @@ class PayloadKeys:
 
         return len(at.partial), [spell_key(k) for k in keys]
 
-    def _read(self, keyspace: str, table: str, column: str) -> Sample:
+    def _read(self, keyspace: str, table: str, column: str) -> KeySample:
+        from cqlsh_ext.payload_select.command import settings_for
         from cqlsh_ext.payload_select.schema import schema_of, table_meta
-        from cqlsh_ext.payload_select.statement import settings_for
 
         meta = table_meta(self.shell, keyspace, table)
         settings = settings_for(self.shell, schema_of(self.shell, keyspace, meta), keyspace, meta.name)

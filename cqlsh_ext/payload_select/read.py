@@ -100,10 +100,13 @@ def _limited(reading: Reading, rows: list[Row]) -> tuple[list[Row], bool]:
 
 
 def plain_pages(reading: Reading, evaluator: Evaluator, result: Any) -> Iterator[list[Row]]:
-    """The shell's own paged result (a driver ResultSet of dict rows), a page per page."""
+    """The shell's own paged result (a driver ResultSet of dict rows), a page per page: each
+    page's blobs decoded together."""
     answer = reading.answer
     while True:
-        yield [row for r in result.current_rows for row in answer.add(evaluator, r)]
+        rows = result.current_rows
+        names = list(rows[0]) if rows else []
+        yield answer.add_page(evaluator, names, [list(r.values()) for r in rows]) if rows else []
         if not result.has_more_pages:
             return
         result.fetch_next_page()

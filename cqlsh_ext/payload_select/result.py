@@ -16,14 +16,23 @@ from typing import Any
 
 from cqlsh_ext.common.jsonenc import float_text
 from cqlsh_ext.payload.budget import Budget
+from cqlsh_ext.query.aggregate import UNDECODABLE_GROUP
 
 Row = tuple[Any, ...]
+
+
+#: How the group of undecodable values (GROUP BY: query.aggregate.UNDECODABLE_GROUP) is spelt: in
+#: a table, and for JSON Lines, CSV and Parquet (an object no record's value can be mistaken for).
+UNDECODABLE_CELL = "<undecodable>"
+UNDECODABLE_VALUE = {"$undecodable": True}
 
 
 def table_cell(value: Any, budget: Budget) -> Any:
     """A path's value as a text cell of cqlsh's table (None stays null)."""
     if value is None or isinstance(value, str):
         return value
+    if value is UNDECODABLE_GROUP:
+        return UNDECODABLE_CELL
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int):
@@ -45,9 +54,36 @@ def machine_value(value: Any, budget: Budget) -> Any:
     """A path's value for JSON Lines and CSV: scalars as they are, records as JSON-able values."""
     if value is None or isinstance(value, SCALARS):
         return value
+    if value is UNDECODABLE_GROUP:
+        return dict(UNDECODABLE_VALUE)
     from cqlsh_ext.payload.formats.tree import jsonable
 
     return jsonable(value, budget)
+
+
+def presenter(types: Sequence[Any], computed: Sequence[bool], machine: bool, budget: Budget,
+              float_precision: int) -> Callable[[Row], Row]:
+    """How an answer row is shown. A path's or an aggregate's value (type None) as table_cell, or
+    machine_value for JSON Lines and CSV, makes it; in cqlsh's layouts a float the shell computed
+    (sum, avg: `computed`) is printed as cqlsh prints a float column, at cqlshrc's float_precision,
+    while values read from payloads keep every digit they have. JSON Lines and CSV keep all digits."""
+    from cqlsh_ext.cqlsh.seams import float_text as cqlsh_float
+
+    paths = [i for i, t in enumerate(types) if t is None]
+    rounded = set() if machine else {i for i in paths if computed[i]}
+    convert = machine_value if machine else table_cell
+
+    def present(row: Row) -> Row:
+        out = list(row)
+        for i in paths:
+            value = out[i]
+            if i in rounded and type(value) is float:
+                out[i] = cqlsh_float(value, float_precision)
+            else:
+                out[i] = convert(value, budget)
+        return tuple(out)
+
+    return present
 
 
 class AnswerResult:

@@ -15,6 +15,7 @@ from fractions import Fraction
 from typing import Any
 
 from cqlsh_ext.payload.formats.tree import render_cut
+from cqlsh_ext.payload.view import BlobView
 from cqlsh_ext.query.grammar import Plan, QueryError
 
 #: At most this many groups (GROUP BY keys) or buffered rows (DISTINCT, ORDER BY) are held.
@@ -197,20 +198,40 @@ class _Record:
         return isinstance(other, _Record) and self.marker == other.marker
 
 
+class _UndecodableGroup:
+    """The GROUP BY key of a value no reading can read (query.evaluate): a group of its own, apart
+    from null's (a path a record lacks, a null column), sorted last. One object in every process:
+    it is pickled by name (worker processes, Spark tasks)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "UNDECODABLE_GROUP"
+
+    def __reduce__(self) -> str:
+        return "UNDECODABLE_GROUP"
+
+
+UNDECODABLE_GROUP = _UndecodableGroup()
+
 _RANK = {bool: 1, str: 3}
 
 
 def sort_key(value: Any) -> tuple[Any, ...]:
     """A total order over the values a path gives: null first, then booleans, numbers, strings,
-    then anything else by its text."""
+    then anything else by its text; the undecodable values' group last."""
     if value is None:
         return (0, 0)
+    if value is UNDECODABLE_GROUP:
+        return (6,)
     if isinstance(value, bool):
         return (1, value)
     if is_number(value):
         return (2, Fraction(value))
     if isinstance(value, str):
         return (3, value)
+    if isinstance(value, BlobView):  # a blob the query decoded already: ordered by its bytes
+        value = value.stored
     # A record's text within the value's budget: repr() of a record of shared parts (back-
     # references in its format) would write every path of it. One the budget cuts is equal to no
     # other value (DISTINCT keeps it, GROUP BY gives it its own group: a random tag, unique across

@@ -18,7 +18,8 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from cqlsh_ext.query.evaluate import MISS_KEYS, Evaluator, Miss, RowResult
+from cqlsh_ext.payload.engine import MISS_KEYS
+from cqlsh_ext.query.evaluate import Evaluator, Miss, RowResult
 from cqlsh_ext.query.grammar import Plan
 
 if TYPE_CHECKING:
@@ -81,6 +82,12 @@ class Counts:
     undecodable: int = 0
     cut: int = 0
     paths: PathsSeen = field(default_factory=PathsSeen)
+    #: The undecodable values by kind (payload.view: unknown, failed, binary), for the breakdown.
+    kinds: dict[str, int] = field(default_factory=dict)
+
+    def add_kinds(self, kinds: Mapping[str, int]) -> None:
+        for kind, n in kinds.items():
+            self.kinds[kind] = self.kinds.get(kind, 0) + n
 
     def merge(self, other: Counts) -> None:
         self.read += other.read
@@ -88,6 +95,7 @@ class Counts:
         self.undecodable += other.undecodable
         self.cut += other.cut
         self.paths.merge(other.paths)
+        self.add_kinds(other.kinds)
 
 
 @dataclass
@@ -125,10 +133,22 @@ class Answer:
             names.extend(self.star_columns if item.kind == "star" else [item.name])
         return names
 
+    def computed(self) -> list[bool]:
+        """Per header() column: whether its numbers are computed here (sum, avg) rather than read
+        from a payload or a column as they are (count is a count, min and max a value read)."""
+        out: list[bool] = []
+        for item in self.plan.items:
+            if item.kind == "star":
+                out.extend(False for _ in self.star_columns)
+            else:
+                out.append(item.kind == "agg" and item.func in ("sum", "avg"))
+        return out
+
     def add(self, evaluator: Evaluator, row: Mapping[str, Any]) -> list[tuple[Any, ...]]:
         """Read one row; the answer rows it gives now ([] unless streamed and matching)."""
         rows = self._take(evaluator, row)
         self.counts.paths.add(*evaluator.walked())  # the row's paths, ORDER BY's included
+        self.counts.add_kinds(evaluator.undecodable_kinds())
         return rows
 
     def _take(self, evaluator: Evaluator, row: Mapping[str, Any]) -> list[tuple[Any, ...]]:
@@ -145,7 +165,7 @@ class Answer:
             return []
         out = self._row(row, result)
         if self.buffer is not None:
-            self.buffer.add(out + evaluator.values(row, [ref for ref, _ in self.plan.order_by], {}))
+            self.buffer.add(out + result.order)
             return []
         return [out]
 
@@ -165,23 +185,23 @@ class Answer:
             for _k, result in found:
                 add(result.key, result.inputs)
         else:
-            order = [ref for ref, _ in self.plan.order_by]
             for k, result in found:
                 row = dict(zip(names, rows[k], strict=True))
                 answer_row = self._row(row, result)
                 if self.buffer is not None:
-                    self.buffer.add(answer_row + evaluator.values(row, order, {}))
+                    self.buffer.add(answer_row + result.order)
                 else:
                     out.append(answer_row)
         counts.paths.add(*evaluator.walked())  # the page's paths, ORDER BY's included
+        counts.add_kinds(evaluator.undecodable_kinds())
         return out
 
     def _row(self, row: Mapping[str, Any], result: RowResult) -> tuple[Any, ...]:
         values = iter(result.values)
         out: list[Any] = []
         for item in self.plan.items:
-            if item.kind == "star":
-                out.extend(row.get(name) for name in self.star_columns)
+            if item.kind == "star":  # a blob the statement decoded already is given as its view
+                out.extend(result.views.get(name, row.get(name)) for name in self.star_columns)
             else:
                 out.append(next(values))
         return tuple(out)

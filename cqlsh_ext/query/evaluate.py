@@ -1,93 +1,43 @@
-"""Evaluate a Plan on one row: decode each blob the display's way, take the paths from the
-decoded records, test the payload conditions with SQL's semantics (docs/queries.md)."""
+"""Evaluate a Plan on pages of rows: each blob place the plan reads (a column, or a map value or UDT
+field inside one) is decoded a page at a time by the value engine's page API (payload.engine:
+read_page), which reads the plan's paths into columns; the payload conditions are then tested
+with SQL's semantics (docs/queries.md) and the projected values taken from those columns."""
+
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
-from functools import partial
 from typing import Any
 
-from cqlsh_ext.payload.engine import CUT, ValueEngine
-from cqlsh_ext.payload.formats.tree import Cut, Tagged, render
-from cqlsh_ext.payload.unwrap import STRUCTURED, TEXT, BlobView, json_container, unwrap, unwrap_spec
+from cqlsh_ext.codecs.base import DEFAULT_CAP
+from cqlsh_ext.payload.engine import Ask, Page, ValueEngine
+from cqlsh_ext.payload.formats.tree import Tagged, render
+from cqlsh_ext.payload.paths import CUT, MISSING
+from cqlsh_ext.payload.view import RECORD, TEXT, UNDECODABLE_KINDS, UNKNOWN, BlobView
+from cqlsh_ext.query.aggregate import UNDECODABLE_GROUP
 from cqlsh_ext.query.grammar import Column, Literal, Path, Plan, Predicate, QueryError, Ref
 
-#: A path that is not there: distinct from a record's own null (None), though both are SQL null.
-MISSING: Any = type("Missing", (), {"__repr__": lambda self: "MISSING", "__bool__": lambda self: False})()
-
 #: (column, the map key or UDT field inside it or None) -> the DECODE column setting, or None.
-Cache = dict[tuple[str, "str | None"], "Decoded"]
 SpecLookup = Callable[[str, "str | None"], "str | None"]
+#: Where a blob sits in a row: its column, and the map key or UDT field inside it (or None).
+Place = tuple[str, "str | None"]
 
 
 def no_settings(column: str, inner: str | None) -> str | None:
-    """No column settings (a module function, so that Settings can be sent to another process)."""
+    """No column settings (a module function, so that Decoding can be sent to another process)."""
     return None
 
 
 @dataclass(frozen=True)
-class Settings:
-    """What the display decodes with: -d's mode ('auto' or a codec name; 'none' refuses paths),
-    the output cap, and the column settings."""
+class Decoding:
+    """How the plan's blobs are decoded: as the display decodes them (-d's mode: 'auto' or a codec
+    name; 'none' refuses paths), within the per-value output cap, with the column settings."""
 
     mode: str = "auto"
-    cap: int = 1 << 20
+    cap: int = DEFAULT_CAP
     spec: SpecLookup = field(default=no_settings)
-
-
-#: A text's tree before it is read: the JSON container, or the text itself.
-_UNREAD: Any = type("Unread", (), {"__repr__": lambda self: "UNREAD"})()
-
-
-class Decoded:
-    """One blob, decoded: `state` is 'ok', 'undecodable' or 'cut'. `tree` the record (a JSON
-    text's container, a record format's tree) or MISSING; `text` what LIKE on the bare column
-    reads (the stored text, or a record format's rendering, made only when LIKE asks). A text's
-    JSON is read on the first use of `tree` (a condition the text cannot meet needs none)."""
-
-    __slots__ = ("_tree", "state", "stored_text")
-
-    def __init__(self, state: str, tree: Any = None, stored_text: str | None = None) -> None:
-        self.state = state
-        self._tree = tree
-        self.stored_text = stored_text
-
-    @classmethod
-    def of_text(cls, text: str) -> Decoded:
-        """A value that reads as text: its JSON object or array when it is one, else the text."""
-        return cls("ok", _UNREAD, text)
-
-    @property
-    def tree(self) -> Any:
-        if self._tree is _UNREAD:
-            text = self.stored_text
-            assert text is not None
-            found = json_container(text)
-            self._tree = text if found is None else found
-        return self._tree
-
-    @property
-    def unread(self) -> bool:
-        """A text whose JSON is not read yet."""
-        return self._tree is _UNREAD
-
-    @property
-    def text(self) -> str | None:
-        if self.stored_text is None and self.state == "ok" and self.tree is not MISSING:
-            self.stored_text = render(self.tree)
-        return self.stored_text
-
-    def __repr__(self) -> str:
-        return f"Decoded({self.state!r}, {self.tree!r}, {self.stored_text!r})"
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Decoded):
-            return NotImplemented
-        return (self.state, self.tree, self.stored_text) == (other.state, other.tree, other.stored_text)
-
-    __hash__ = None  # type: ignore[assignment]
 
 
 @dataclass
@@ -100,6 +50,11 @@ class RowResult:
     #: count(*), a missing path, or a value undecodable or cut), for aggregate.Groups.add.
     key: tuple[Any, ...] = ()
     inputs: tuple[Any, ...] = ()
+    #: With ORDER BY, when matched: the sort keys (plain values), read with the row's page.
+    order: tuple[Any, ...] = ()
+    #: The views of the row's blob columns the statement decoded and the answer gives as they are
+    #: (a bare column, `*`): the display, JSON, CSV and Parquet read them instead of decoding again.
+    views: dict[str, BlobView] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -111,42 +66,6 @@ class Miss:
     depth: int
     key: str | int
     keys: tuple[str, ...]
-
-
-def decode(value: bytes, settings: Settings, spec: str | None) -> Decoded:
-    view = unwrap_spec(value, spec, settings.cap) if spec else unwrap(value, settings.mode, settings.cap)
-    return decoded_view(view)
-
-
-def decoded_view(view: BlobView) -> Decoded:
-    """What a query reads of a blob's view."""
-    if view.truncated_layer is not None:
-        return Decoded("cut")
-    if view.kind == TEXT and view.text is not None:
-        return Decoded.of_text(view.text)
-    if view.kind == STRUCTURED:
-        return Decoded("ok", view.tree)
-    return Decoded("undecodable")
-
-
-def decoded_contents(kind: str, found: Any) -> Decoded:
-    """What a query reads of a blob from the engine's contents() (the same as decoded_view)."""
-    if kind == TEXT:
-        return Decoded.of_text(found)
-    if kind == STRUCTURED:
-        return Decoded("ok", found)
-    return _CUT if kind == CUT else _UNDECODABLE
-
-
-#: What a cut or undecodable blob reads as: nothing in them changes (Decoded.text keeps None).
-_CUT = Decoded("cut")
-_UNDECODABLE = Decoded("undecodable")
-
-
-def _absent_or_not_blob(value: Any) -> Decoded:
-    """A blob place holding no bytes: null (or not there) reads as missing; anything else (a
-    value of another type) as undecodable."""
-    return Decoded("ok", MISSING) if value is None or value is MISSING else Decoded("undecodable")
 
 
 def _needles(pred: Predicate) -> tuple[bool, tuple[str, ...]] | None:
@@ -178,50 +97,16 @@ def cannot_hold(text: str, needles: tuple[bool, tuple[str, ...]]) -> bool:
     return not all(s in text for s in strings)
 
 
+def _rejects(needles: tuple[bool, tuple[str, ...]]) -> Callable[[str], bool]:
+    return lambda text: cannot_hold(text, needles)
+
+
 def _field(container: Any, name: str) -> Any:
     if container is None:
         return MISSING
     if isinstance(container, Mapping):
         return container.get(name, MISSING)
-    if isinstance(container, tuple) and hasattr(container, "_fields"):
-        return getattr(container, name, MISSING)
     return getattr(container, name, MISSING)
-
-
-def step(node: Any, key: str | int) -> Any:
-    """`node`'s child at `key` (a dict key as written, a list index), MISSING when absent. A
-    Tagged value stands for its value; a Cut raises _CutHere."""
-    while isinstance(node, Tagged):
-        node = node.value
-    if isinstance(node, Cut):
-        raise _CutHere
-    if isinstance(node, Mapping):
-        return node.get(key, MISSING)
-    if isinstance(key, int) and isinstance(node, (list, tuple)):
-        return node[key] if -len(node) <= key < len(node) else MISSING
-    return MISSING
-
-
-class _CutHere(Exception):
-    pass
-
-
-#: Keys kept of a mapping where a path stopped: enough to find the nearest, bounded for a huge one.
-MISS_KEYS = 200
-
-
-def _keys_of(node: Any) -> tuple[str, ...]:
-    while isinstance(node, Tagged):
-        node = node.value
-    if not isinstance(node, Mapping):
-        return ()
-    keys: list[str] = []
-    for key in node:
-        if isinstance(key, str):
-            keys.append(key)
-            if len(keys) >= MISS_KEYS:
-                break
-    return tuple(keys)
 
 
 def _number(value: Any) -> bool:
@@ -260,36 +145,6 @@ def compare(value: Any, op: str, literal: Literal) -> bool:
     return bool(value >= literal)
 
 
-def _nothing(row: Sequence[Any], blob: Decoded) -> None:
-    return None
-
-
-def _item(row: Sequence[Any], blob: Decoded, at: int) -> Any:
-    return row[at]
-
-
-def _or_none(read: tuple[str, Any]) -> Any:
-    """A read's value (read(), value()): None when it is missing, undecodable or cut."""
-    state, value = read
-    return None if state != "ok" or value is MISSING else value
-
-
-def _read_or_none(row: Sequence[Any], blob: Decoded, read: Callable[[Decoded], tuple[str, Any]]) -> Any:
-    return _or_none(read(blob))
-
-
-def _all_of(tests: list[Callable[[Decoded], bool]]) -> Callable[[Decoded], bool]:
-    """Whether a decoded blob meets every test, as one function (a page calls it per value)."""
-    if not tests:
-        return lambda blob: True
-    if len(tests) == 1:
-        return tests[0]
-    if len(tests) == 2:
-        first, second = tests
-        return lambda blob: first(blob) and second(blob)
-    return lambda blob: all(test(blob) for test in tests)
-
-
 def _holds(pred: Predicate, like: re.Pattern[str] | None) -> Callable[[Any], bool]:
     """Whether a value read at a condition's path meets it (SQL semantics: compare())."""
     op, values = pred.op, pred.values
@@ -321,287 +176,355 @@ def like_regex(pattern: str) -> re.Pattern[str]:
     return re.compile("".join(parts), re.DOTALL)
 
 
-class Evaluator:
-    """Evaluates one plan on rows: `evaluate(row)` with `row` a mapping column -> the driver's
-    value (bytes for a blob, a dict for a map, an object, namedtuple or dict for a UDT)."""
+#: A blob place's state in one row: read ("ok"), nothing a query can read, or cut by the budget.
+OK, UNDECODABLE, CUT_STATE = "ok", "undecodable", "cut"
+#: The conditions said of a blob itself, not of a path inside it (grammar.Predicate).
+OF_THE_BLOB = ("IS UNDECODABLE", "IS NOT UNDECODABLE")
 
-    def __init__(self, plan: Plan, settings: Settings) -> None:
-        if settings.mode == "none":
+
+class _PlaceRead:
+    """What the plan reads at one blob place: the paths (their indexes in the engine's Ask), and
+    whether a condition reads the bare column's text."""
+
+    __slots__ = ("ask", "engine", "paths", "place")
+
+    def __init__(self, place: Place, engine: ValueEngine) -> None:
+        self.place = place
+        self.engine = engine
+        self.paths: dict[str, int] = {}  # path text -> its index in ask.paths
+        self.ask = Ask()
+
+
+#: A row's value at a path when there is none to read: the blob is undecodable, cut or rejected.
+_NONE: Any = type("NoValue", (), {"__repr__": lambda self: "NONE", "__bool__": lambda self: False})()
+
+
+class _PlacePage:
+    """One place's values of a page, read: per row, its state (OK, UNDECODABLE, CUT_STATE), where
+    its value is in the engine's Page (`at`: the index; -1 when there is nothing to read, -2 for a
+    null blob), and the kind of each undecodable one."""
+
+    __slots__ = ("at", "blob_at", "kinds", "page", "paths", "states", "_values")
+
+    def __init__(self, states: list[str], at: list[int], blob_at: list[int], page: Page,
+                 paths: dict[str, int]) -> None:
+        self.states = states
+        self.at = at
+        #: Per row, its blob's index in the page whether it can be read or not (-1: no blob).
+        self.blob_at = blob_at
+        self.page = page
+        self.paths = paths
+        #: Per row whose blob is undecodable, its kind (payload.view: unknown, failed, binary).
+        self.kinds: dict[int, str] = {}
+        self._values: dict[str, list[Any]] = {}
+
+    def values(self, path: str) -> list[Any]:
+        """Per row of the page, the value at `path`: the value, MISSING (also for a null blob),
+        CUT, or _NONE where the blob cannot be read. Made once per page and path."""
+        found = self._values.get(path)
+        if found is None:
+            column = self.page.columns[self.paths[path]]
+            found = self._values[path] = [column[i] if i >= 0 else MISSING if i == -2 else _NONE
+                                          for i in self.at]
+        return found
+
+
+class Evaluator:
+    """Evaluates one plan on pages of rows: `evaluate_page(names, rows)`; `evaluate(row)` for one
+    row, a mapping column -> the driver's value (bytes for a blob, a dict for a map, an object,
+    namedtuple or dict for a UDT)."""
+
+    def __init__(self, plan: Plan, decoding: Decoding) -> None:
+        if decoding.mode == "none":
             raise QueryError("decoding is off (-d none): a payload path cannot be read")
         self.plan = plan
-        self.settings = settings
+        self.decoding = decoding
         # Keyed by the predicate itself (a frozen value), not its id(): an Evaluator may be sent
         # to another process (Spark tasks), where ids differ.
         self.likes = {p: like_regex(str(p.values[0])) for p in plan.predicates if p.op == "LIKE"}
         self.outputs: list[Ref | None] = [i.ref for i in plan.items if i.kind in ("path", "column")]
         self.agg_refs = [i.ref for i in plan.items if i.kind == "agg"]
-        #: The paths walked in the decoded values read since the last walked():
-        #: the texts of those a value had (null included), and where the others stopped (walked();
-        #: query.answer.PathsSeen). `_known`: the paths some value had, ever.
+        self.needles = {p: n for p in plan.predicates if (n := _needles(p)) is not None}
         self._found: set[str] = set()
         self._missed: list[Miss] = []
-        self._known: set[str] = set()
-        self.needles = {p: n for p in plan.predicates if (n := _needles(p)) is not None}
-        #: One engine per blob place read (column, map key or UDT field) without a column setting.
-        self.engines: dict[tuple[str, str | None], ValueEngine] = {}
-        self.page_column = self._page_column()
-        self._blob_tests: dict[Predicate, Callable[[Decoded], bool]] | None = None
-
-    def _page_column(self) -> str | None:
-        """The blob column every payload reference of the plan reads, when there is one and a
-        row always reads it (a condition, or a path among what a matching row gives): a page is
-        then decoded column-wise (evaluate_page), unless the column has a setting. None: row by
-        row."""
-        plan = self.plan
-        refs: list[Ref | None] = [p.ref for p in plan.predicates]
-        refs += [*plan.group_by, *(ref for ref, _ in plan.order_by), *self.agg_refs, *self.outputs]
-        paths = [r for r in refs if isinstance(r, Path)]
-        columns = {r.column for r in paths}
-        bare = {p.ref.name for p in plan.predicates if isinstance(p.ref, Column)}
-        if len(columns) != 1 or any(r.access is not None for r in paths):
-            return None
-        if any(isinstance(r, Column) for r in self.agg_refs):
-            return None  # an aggregate of a plain column reads the row
-        (column,) = columns
-        if bare - {column}:
-            return None
-        read = [*plan.group_by, *self.agg_refs] if plan.aggregates else list(self.outputs)
-        if not plan.predicates and not any(isinstance(r, Path) for r in read):
-            return None
-        return column
-
-    def _engine(self, key: tuple[str, str | None]) -> ValueEngine:
-        engine = self.engines.get(key)
-        if engine is None:
-            engine = self.engines[key] = ValueEngine(self.settings.mode, self.settings.cap)
-        return engine
+        #: The undecodable values read since the last undecodable_kinds(), by kind.
+        self._kinds: dict[str, int] = {}
+        self._places: dict[Place, _PlaceRead] | None = None
 
     def __getstate__(self) -> dict[str, Any]:
-        """Picklable (Spark tasks): the engines' remembered containers stay behind."""
-        return {**self.__dict__, "engines": {}, "_blob_tests": None}
+        """Picklable (Spark tasks): the engines and what they remember stay behind."""
+        return {**self.__dict__, "_places": None}
 
-    def blob(self, row: Mapping[str, Any], column: str, access: str | None,
-             cache: Cache) -> Decoded:
-        key = (column, access)
-        if key in cache:
-            return cache[key]
-        value = row.get(column)
-        if access is not None:
-            value = _field(value, access)
-        if not isinstance(value, (bytes, bytearray, memoryview)):
-            cache[key] = _absent_or_not_blob(value)
-            return cache[key]
-        spec = self.settings.spec(column, access)
-        if spec:
-            cache[key] = decode(bytes(value), self.settings, spec)
-        else:
-            cache[key] = decoded_contents(*self._engine(key).contents((bytes(value),))[0])
-        return cache[key]
-
-    def decode_page(self, column: str, values: Sequence[Any]) -> list[Decoded]:
-        """blob() of a page of one column's values (no column setting): the engine decodes
-        them together."""
-        engine = self._engine((column, None))
-        if all(type(v) is bytes for v in values):  # the driver's blobs: the common page
-            return [decoded_contents(kind, found) for kind, found in engine.contents(values)]
-        blobs = [bytes(v) for v in values if isinstance(v, (bytes, bytearray, memoryview))]
-        contents = iter(engine.contents(blobs))
-        return [decoded_contents(*next(contents)) if isinstance(v, (bytes, bytearray, memoryview))
-                else _absent_or_not_blob(v) for v in values]
-
-    def read(self, decoded: Decoded, ref: Path) -> tuple[str, Any]:
-        """The value at `ref` in a decoded blob: ('ok', the value or MISSING), ('undecodable',
-        None) or ('cut', None). Notes whether the value had the path (walked())."""
-        if decoded.state != "ok":
-            return decoded.state, None
-        node = decoded.tree
-        if node is MISSING:  # no value (a null column, an absent map key): nothing to walk
-            return "ok", node
-        text = ref.text
-        try:
-            for depth, key in enumerate(ref.steps):
-                parent = node
-                # A record's map (a plain dict) the common step; everything else as step() says.
-                node = node.get(key, MISSING) if type(node) is dict else step(node, key)
-                if node is MISSING:
-                    if text not in self._found:  # PathsSeen drops a miss of a path found
-                        self._missed.append(Miss(text, depth, key, _keys_of(parent)))
-                    break
-            else:
-                self._found.add(text)
-                self._known.add(text)
-            if isinstance(node, Cut):
-                raise _CutHere
-        except _CutHere:
-            return "cut", None
-        return "ok", node
-
-    def reader(self, ref: Path) -> Callable[[Decoded], tuple[str, Any]]:
-        """read(decoded, ref) as one function of the decoded blob: a page reads every value. A
-        path of one key into a record's map, the common path, is read without read()'s walk."""
-        read = self.read
-        if len(ref.steps) != 1 or not isinstance(ref.steps[0], str):
-            return lambda decoded: read(decoded, ref)
-        key, text, known = ref.steps[0], ref.text, self._known
-
-        def read_key(decoded: Decoded) -> tuple[str, Any]:
-            tree = decoded.tree if decoded.state == "ok" else None
-            if type(tree) is not dict:  # not ok, no value, or a record that is no map: read()
-                return read(decoded, ref)
-            node = tree.get(key, MISSING)
-            if node is MISSING:
-                if text not in self._found:
-                    self._missed.append(Miss(text, 0, key, _keys_of(tree)))
-                return "ok", MISSING
-            self._found.add(text)
-            known.add(text)
-            return ("cut", None) if isinstance(node, Cut) else ("ok", node)
-
-        return read_key
-
-    def _reader(self, refs: Sequence[Ref | None]) -> Callable[[Decoded], tuple[Any, ...]]:
-        """The plain values at `refs` (paths of the page column; None for any other ref) of a
-        decoded blob, as one function of the blob (a page calls it per value)."""
-        if not any(isinstance(ref, Path) for ref in refs):  # count(*) and the like
-            nothing = (None,) * len(refs)
-            return lambda blob: nothing
-        reads = [self.reader(ref) if isinstance(ref, Path) else None for ref in refs]
-        if len(reads) == 1:
-            (read,) = reads
-            assert read is not None
-            return lambda blob: (_plain(_or_none(read(blob))),)
-        return lambda blob: tuple(None if read is None else _plain(_or_none(read(blob))) for read in reads)
-
-    def _getters(self, names: Sequence[str]) -> list[Callable[[Sequence[Any], Decoded], Any]]:
-        """values(row, self.outputs, {page column: its decoded blob}, plain=False) as one function
-        per output of (the row as `names` lists it, the decoded blob): evaluate_page's rows."""
-        getters: list[Callable[[Sequence[Any], Decoded], Any]] = []
-        for ref in self.outputs:
-            if ref is None or (isinstance(ref, Column) and ref.name not in names):  # missing
-                getters.append(_nothing)
-            elif isinstance(ref, Column):
-                getters.append(partial(_item, at=list(names).index(ref.name)))
-            else:
-                getters.append(partial(_read_or_none, read=self.reader(ref)))
-        return getters
-
-    def value(self, row: Mapping[str, Any], ref: Ref, cache: Cache) -> tuple[str, Any]:
-        """('ok', the value or MISSING), ('undecodable', None) or ('cut', None)."""
-        if isinstance(ref, Column):
-            return "ok", row.get(ref.name, MISSING)
-        return self.read(self.blob(row, ref.column, ref.access, cache), ref)
-
-    def test(self, row: Mapping[str, Any], pred: Predicate, cache: Cache) -> bool:
-        if isinstance(pred.ref, Column):  # a bare blob column: LIKE on the decoded text
-            return self.test_text(self.blob(row, pred.ref.name, None, cache), pred)
-        return self.test_blob(self.blob(row, pred.ref.column, pred.ref.access, cache), pred)
-
-    def test_text(self, decoded: Decoded, pred: Predicate) -> bool:
-        """LIKE on a bare blob column's decoded text."""
-        if decoded.state != "ok" or decoded.text is None:
-            return False
-        return self.likes[pred].fullmatch(decoded.text) is not None
-
-    def test_blob(self, decoded: Decoded, pred: Predicate) -> bool:
-        """A condition on a path (pred.ref) of the decoded blob it reads."""
-        return self.blob_tests[pred](decoded)
-
+    # ------------------------------------------------------------------ what is read where
     @property
-    def blob_tests(self) -> dict[Predicate, Callable[[Decoded], bool]]:
-        """test_blob() of each condition on a path, as one function each, made once: a page
-        tests every value, and a frozen Predicate hashes its whole tree at each lookup."""
-        if self._blob_tests is None:
-            self._blob_tests = {p: self._blob_test(p) for p in self.plan.predicates
-                                if isinstance(p.ref, Path)}
-        return self._blob_tests
+    def places(self) -> dict[Place, _PlaceRead]:
+        """The blob places the plan reads, each with its engine and the paths it reads (made on
+        first use: the engines are per process)."""
+        if self._places is None:
+            self._places = self._make_places()
+        return self._places
 
-    def _blob_test(self, pred: Predicate) -> Callable[[Decoded], bool]:
-        ref = pred.ref
-        assert isinstance(ref, Path)
-        needles = self.needles.get(pred)
-        text, known, read = ref.text, self._known, self.reader(ref)
-        holds = _holds(pred, self.likes.get(pred))
+    def _make_places(self) -> dict[Place, _PlaceRead]:
+        plan, decoding = self.plan, self.decoding
+        places: dict[Place, _PlaceRead] = {}
 
-        def test(decoded: Decoded) -> bool:
-            if decoded.state != "ok":
-                return False
-            # No string it asks for is in the text: the JSON need not be read. Only for a path
-            # some value had: a value read notes a path it lacks, and a path no value had is
-            # reported.
-            if (needles is not None and decoded._tree is _UNREAD and text in known
-                    and cannot_hold(decoded.stored_text or "", needles)):
-                return False
-            state, value = read(decoded)
-            return state == "ok" and holds(value)
+        def at(place: Place) -> _PlaceRead:
+            read = places.get(place)
+            if read is None:
+                spec = decoding.spec(*place)
+                engine = ValueEngine(decoding.mode, decoding.cap, spec or None)
+                read = places[place] = _PlaceRead(place, engine)
+            return read
 
-        return test
+        refs: list[Ref | None] = [p.ref for p in plan.predicates if p.op not in OF_THE_BLOB]
+        refs += [*plan.group_by, *self.agg_refs, *self.outputs, *(ref for ref, _ in plan.order_by)]
+        paths: dict[Place, list[Path]] = {}
+        for ref in refs:
+            if isinstance(ref, Path):
+                paths.setdefault((ref.column, ref.access), [])
+                if ref.text not in [p.text for p in paths[(ref.column, ref.access)]]:
+                    paths[(ref.column, ref.access)].append(ref)
+        texts = {p.ref.name for p in plan.predicates if isinstance(p.ref, Column) and p.op == "LIKE"}
+        # A blob the answer gives as it is, and whose paths the statement reads: its views go to
+        # the answer (the display, JSON, CSV and Parquet read them), so it is decoded once.
+        shown = {ref.name for ref in self.outputs if isinstance(ref, Column)}
+        if any(item.kind == "star" for item in plan.items):
+            shown |= {column for column, access in paths if access is None}
+        for place, refs_here in paths.items():
+            read = at(place)
+            read.paths = {ref.text: i for i, ref in enumerate(refs_here)}
+            needles = []
+            for ref in refs_here:
+                found = next((self.needles[p] for p in plan.predicates if p.ref == ref and p in self.needles),
+                             None)
+                needles.append(None if found is None else _rejects(found))
+            bare = place[1] is None
+            read.ask = Ask([ref.steps for ref in refs_here], text=place[0] in texts and bare,
+                           views=place[0] in shown and bare, needles=needles)
+        for column in texts:  # LIKE on the bare column reads its text (and a record's tree)
+            read = at((column, None))
+            if not read.ask.text:
+                read.ask = Ask(read.ask.paths, text=True, views=read.ask.views, needles=read.ask.needles)
+        for pred in plan.predicates:  # IS [NOT] UNDECODABLE reads the blob's kind only
+            if pred.op in OF_THE_BLOB:
+                at(_place_of(pred.ref))
+        return places
+
+    # ------------------------------------------------------------------ a page
+    def evaluate_page(self, names: Sequence[str],
+                      rows: Sequence[Sequence[Any]]) -> tuple[list[tuple[int, RowResult]], int, int]:
+        """Whether each row of a page (rows as the columns `names` list them) matches every
+        payload condition, and its projected values (plain and path items in order; None for
+        missing, undecodable or cut): the matching rows' (index, result), and the values
+        undecodable and cut over the page (once per blob per row)."""
+        index = {name: i for i, name in enumerate(names)}
+        read = {place: self._read_place(place_read, index, rows) for place, place_read in self.places.items()}
+        undecodable = sum(p.states.count(UNDECODABLE) for p in read.values())
+        cut = sum(p.states.count(CUT_STATE) for p in read.values())
+        for place_page in read.values():
+            for kind in place_page.kinds.values():
+                self._kinds[kind] = self._kinds.get(kind, 0) + 1
+        # Conditions in turn, each on the rows the ones before kept (SQL's AND, short-circuited).
+        hits: list[int] = list(range(len(rows)))
+        for pred in self.plan.predicates:
+            if not hits:
+                break
+            hits = self._kept(pred, read, hits)
+        found: list[tuple[int, RowResult]] = []
+        if self.agg_refs:
+            key = self._getters(self.plan.group_by, read, index, plain=True, group=True)
+            inputs = self._getters(self.agg_refs, read, index, plain=True)
+            for k in hits:
+                row = rows[k]
+                found.append((k, RowResult(True, (), 0, 0, tuple([get(k, row) for get in key]),
+                                           tuple([get(k, row) for get in inputs]))))
+        else:
+            outputs = self._getters(self.outputs, read, index, plain=False)
+            order = self._getters([ref for ref, _ in self.plan.order_by], read, index, plain=True)
+            viewed = [(place[0], p) for place, p in read.items() if p.page.views]
+            for k in hits:
+                row = rows[k]
+                views = {column: p.page.views[i] for column, p in viewed if (i := p.blob_at[k]) >= 0}
+                found.append((k, RowResult(True, tuple([get(k, row) for get in outputs]),
+                                           order=tuple([get(k, row) for get in order]), views=views)))
+        self._note_paths(read)
+        return found, undecodable, cut
 
     def evaluate(self, row: Mapping[str, Any]) -> RowResult:
-        """Whether `row` matches every payload condition, and its projected values (plain and
-        path items in order; None for missing, undecodable or cut). A value that is undecodable or
-        cut counts once per row."""
-        cache: Cache = {}
-        matched = all(self.test(row, p, cache) for p in self.plan.predicates)
-        values: tuple[Any, ...] = ()
-        key: tuple[Any, ...] = ()
-        inputs: tuple[Any, ...] = ()
-        if matched and self.agg_refs:
-            key = self.values(row, self.plan.group_by, cache)
-            inputs = self.values(row, self.agg_refs, cache)
-        elif matched:
-            values = self.values(row, self.outputs, cache, plain=False)
-        states = [d.state for d in cache.values()]
-        return RowResult(matched, values, states.count("undecodable"), states.count("cut"), key, inputs)
+        """evaluate_page() of one row given as a mapping; the counts are the row's."""
+        names = list(row)
+        found, undecodable, cut = self.evaluate_page(names, [[row[n] for n in names]])
+        if found:
+            result = found[0][1]
+            result.undecodable, result.cut = undecodable, cut
+            return result
+        return RowResult(False, (), undecodable, cut)
+
+    def _read_place(self, place_read: _PlaceRead, index: Mapping[str, int],
+                    rows: Sequence[Sequence[Any]]) -> _PlacePage:
+        column, access = place_read.place
+        at_column = index.get(column)
+        values = [MISSING] * len(rows) if at_column is None else [row[at_column] for row in rows]
+        if access is not None:
+            values = [_field(v, access) for v in values]
+        if all(type(v) is bytes for v in values):  # the driver's blobs: the common page
+            page = place_read.engine.read_page(values, place_read.ask)
+            blob_at = list(range(len(values)))
+            others = 0
+        else:
+            blobs: list[bytes] = []
+            blob_at, others = [], 0
+            for value in values:
+                if isinstance(value, (bytes, bytearray, memoryview)):
+                    blob_at.append(len(blobs))
+                    blobs.append(bytes(value))
+                elif value is None or value is MISSING:  # null (or not there) reads as missing
+                    blob_at.append(-2)
+                else:  # a value of another type: undecodable
+                    blob_at.append(-1)
+                    others += 1
+            page = place_read.engine.read_page(blobs, place_read.ask)
+        kinds, cuts, rejected = page.kinds, page.cut, page.rejected
+        at, states = list(blob_at), [OK] * len(blob_at)
+        readable = kinds.count(TEXT) + kinds.count(RECORD)
+        found = _PlacePage(states, at, blob_at, page, place_read.paths)
+        if readable == len(kinds) and not any(cuts) and not any(rejected):
+            # Every blob can be read (the common page): only values of another type to mark.
+            if others:
+                for k, i in enumerate(blob_at):
+                    if i == -1:
+                        states[k], found.kinds[k] = UNDECODABLE, UNKNOWN
+            return found
+        for k, i in enumerate(blob_at):
+            if i >= 0:
+                if cuts[i]:  # a cut value counts as cut, whatever its kind
+                    states[k], at[k] = CUT_STATE, -1
+                elif kinds[i] in UNDECODABLE_KINDS:
+                    states[k], at[k] = UNDECODABLE, -1
+                    found.kinds[k] = kinds[i]
+                elif rejected[i]:  # readable, but a condition certainly fails on it
+                    at[k] = -1
+            elif i == -1:  # not a blob at all: no known format
+                states[k], found.kinds[k] = UNDECODABLE, UNKNOWN
+        return found
+
+    def _kept(self, pred: Predicate, read: Mapping[Place, _PlacePage], rows: list[int]) -> list[int]:
+        """The rows among `rows` whose values meet a condition."""
+        ref = pred.ref
+        if pred.op in OF_THE_BLOB:  # of the blob itself: its state (a null blob is not undecodable)
+            states = read[_place_of(ref)].states
+            wanted = pred.op == "IS UNDECODABLE"
+            return [k for k in rows if (states[k] == UNDECODABLE) == wanted]
+        if isinstance(ref, Column):  # a bare blob column: LIKE on the decoded text
+            place_page = read[(ref.name, None)]
+            at, page = place_page.at, place_page.page
+            fullmatch = self.likes[pred].fullmatch
+
+            def text_of(i: int) -> str | None:
+                text = page.texts[i]
+                if text is None and page.kinds[i] == RECORD:
+                    text = render(page.trees[i])
+                return text
+
+            return [k for k in rows if (i := at[k]) >= 0 and (text := text_of(i)) is not None
+                    and fullmatch(text) is not None]
+        values = read[(ref.column, ref.access)].values(ref.text)
+        holds = _holds(pred, self.likes.get(pred))
+        return [k for k in rows if (v := values[k]) is not _NONE and v is not CUT and holds(v)]
+
+    def _getters(self, refs: Sequence[Ref | None], read: Mapping[Place, _PlacePage],
+                 index: Mapping[str, int], plain: bool,
+                 group: bool = False) -> list[Callable[[int, Sequence[Any]], Any]]:
+        """One function of (row index, row) per ref: the projected value (None for a ref None,
+        missing, undecodable or cut; a Tagged value kept unless `plain`). `group`: GROUP BY's
+        keys, where an undecodable value's is UNDECODABLE_GROUP (a group of its own, not null's)."""
+        getters: list[Callable[[int, Sequence[Any]], Any]] = []
+        for ref in refs:
+            if ref is None or (isinstance(ref, Column) and ref.name not in index):
+                getters.append(lambda k, row: None)
+            elif isinstance(ref, Column):
+                place_page = read.get((ref.name, None))
+                if place_page is not None and place_page.page.views and not plain:
+                    getters.append(_view_or_item(place_page, index[ref.name]))
+                else:
+                    getters.append(_item(index[ref.name]))
+            else:
+                place_page = read[(ref.column, ref.access)]
+                value = _path_value(place_page.values(ref.text), plain)
+                getters.append(_group_value(place_page.states, value) if group else value)
+        return getters
+
+    # ------------------------------------------------------------------ paths seen
+    def _note_paths(self, read: Mapping[Place, _PlacePage]) -> None:
+        for place, place_page in read.items():
+            page = place_page.page
+            for text, p in self.places[place].paths.items():
+                if page.found[p]:
+                    self._found.add(text)
+                miss = page.missed[p]
+                if miss is not None and text not in self._found:
+                    depth, key, keys = miss
+                    self._missed.append(Miss(text, depth, key, tuple(keys)))
+
+    def undecodable_kinds(self) -> dict[str, int]:
+        """The undecodable values read since the last call, by kind (payload.view: unknown, failed,
+        binary): the closing lines' breakdown."""
+        kinds, self._kinds = self._kinds, {}
+        return kinds
 
     def walked(self) -> tuple[set[str], list[Miss]]:
-        """The paths walked since the last walked() (by evaluate(), evaluate_page() and
-        values()): (the texts of those a value had, where the others stopped)."""
+        """The paths read since the last walked() (by evaluate_page() and evaluate()):
+        (the texts of those a value had, where the others stopped)."""
         walked = self._found, self._missed
         self._found, self._missed = set(), []
         return walked
 
-    def evaluate_page(self, names: Sequence[str],
-                      rows: Sequence[Sequence[Any]]) -> tuple[list[tuple[int, RowResult]], int, int]:
-        """evaluate() of each row of a page (rows as the columns `names` list them): the
-        matching rows' (index, result), and the values undecodable and cut over the page. When
-        the plan reads one blob column (page_column), its values are decoded column-wise first
-        and every row reads them: the same answers and counts."""
-        column = self.page_column
-        if column is not None and self.settings.spec(column, None) is not None:
-            column = self.page_column = None  # a column setting: its values decoded one by one
-        found: list[tuple[int, RowResult]] = []
-        if column is None or column not in names:
-            undecodable = cut = 0
-            for k, row in enumerate(rows):
-                result = self.evaluate(dict(zip(names, row, strict=True)))
-                undecodable += result.undecodable
-                cut += result.cut
-                if result.matched:
-                    found.append((k, result))
-            return found, undecodable, cut
-        at = list(names).index(column)
-        decoded = self.decode_page(column, [row[at] for row in rows])
-        blob_tests = self.blob_tests
-        matching = _all_of([partial(self.test_text, pred=p) if isinstance(p.ref, Column) else blob_tests[p]
-                            for p in self.plan.predicates])
-        hits = [k for k, blob in enumerate(decoded) if matching(blob)]
-        if self.agg_refs:
-            key, inputs = self._reader(self.plan.group_by), self._reader(self.agg_refs)
-            found = [(k, RowResult(True, (), 0, 0, key(decoded[k]), inputs(decoded[k]))) for k in hits]
-        else:
-            getters = self._getters(names)
-            found = [(k, RowResult(True, tuple([get(rows[k], decoded[k]) for get in getters]))) for k in hits]
-        states = [blob.state for blob in decoded]
-        return found, states.count("undecodable"), states.count("cut")
 
-    def values(self, row: Mapping[str, Any], refs: Sequence[Ref | None], cache: Cache,
-               plain: bool = True) -> tuple[Any, ...]:
-        """The value of each ref (None for a ref None, missing, undecodable or cut)."""
-        out: list[Any] = []
-        for ref in refs:
-            if ref is None:
-                out.append(None)
-                continue
-            value = _or_none(self.value(row, ref, cache))
-            out.append(_plain(value) if plain else value)
-        return tuple(out)
+def _place_of(ref: Ref) -> Place:
+    """The blob place a condition on the blob itself names: a bare column, m['k'], u.field."""
+    return (ref.name, None) if isinstance(ref, Column) else (ref.column, ref.access)
+
+
+def _group_value(states: list[str], value: Callable[[int, Sequence[Any]], Any]
+                 ) -> Callable[[int, Sequence[Any]], Any]:
+    def get(k: int, row: Sequence[Any]) -> Any:
+        return UNDECODABLE_GROUP if states[k] == UNDECODABLE else value(k, row)
+
+    return get
+
+
+def _item(at: int) -> Callable[[int, Sequence[Any]], Any]:
+    return lambda k, row: row[at]
+
+
+def _view_or_item(place_page: _PlacePage, at: int) -> Callable[[int, Sequence[Any]], Any]:
+    """A blob column the answer gives: its view where the page decoded one, else the row's value."""
+    views, indexes = place_page.page.views, place_page.blob_at
+
+    def get(k: int, row: Sequence[Any]) -> Any:
+        i = indexes[k]
+        return views[i] if i >= 0 else row[at]
+
+    return get
+
+
+def _path_value(values: list[Any], plain: bool) -> Callable[[int, Sequence[Any]], Any]:
+    def get(k: int, row: Sequence[Any]) -> Any:
+        found = values[k]
+        if found is MISSING or found is CUT or found is _NONE:
+            return None
+        return _plain(found) if plain else found
+
+    return get
+
+
+def view_tree(view: BlobView) -> Any:
+    """What a path is read in, in a view: a record's tree, a text's JSON (or the text itself when it
+    is none), MISSING for a value a query cannot read."""
+    if view.cut or (view.kind != TEXT and view.kind != RECORD):
+        return MISSING
+    tree = view.tree
+    return view.text if tree is None and view.kind == TEXT else tree
+
+
+__all__ = ["MISSING", "Decoding", "Evaluator", "Miss", "RowResult", "compare", "like_regex", "view_tree"]

@@ -11,7 +11,7 @@ from decimal import Decimal
 
 from cqlsh_ext.cql import types as cqltypes
 from cqlsh_ext.cql.errors import QueryError
-from cqlsh_ext.cql.lexer import Cursor, Token, tokenize
+from cqlsh_ext.cql.lexer import Cursor, Lexed, Token, lexed
 from cqlsh_ext.cql.types import UDT, CqlType
 
 __all__ = ["QueryError", "Schema", "Plan", "Path", "Column", "Item", "Predicate", "parse"]
@@ -76,7 +76,10 @@ Literal = str | int | Decimal | bool | None
 
 @dataclass(frozen=True)
 class Predicate:
-    """A payload condition. op: = != < <= > >= IN LIKE CONTAINS 'IS NULL' 'IS NOT NULL'."""
+    """A payload condition. op: = != < <= > >= IN LIKE CONTAINS 'IS NULL' 'IS NOT NULL', and of a
+    blob itself (a bare blob column, a map of blobs' m['k'], a UDT's blob field) 'IS UNDECODABLE'
+    'IS NOT UNDECODABLE': a value no reading can read (no known format, a format that fails, a
+    binary payload)."""
 
     ref: Ref
     op: str
@@ -120,9 +123,9 @@ COMPARE = ("=", "!=", "<", "<=", ">", ">=")
 
 
 class _Parser(Cursor):
-    def __init__(self, text: str, schema: Schema, plain: bool = False) -> None:
-        super().__init__(tokenize(text))
-        self.text = text
+    def __init__(self, statement: Lexed, schema: Schema, plain: bool = False) -> None:
+        super().__init__(statement.tokens)
+        self.text = statement.text
         self.schema = schema
         self.plain = plain
 
@@ -290,7 +293,8 @@ class _Parser(Cursor):
         is_path = ctype is not None and follows is not None and follows.kind == "punct" \
             and follows.value in (".", "[")
         bare_like = ctype is not None and ctype.is_blob and follows is not None \
-            and follows.kind == "word" and follows.value.lower() in ("like", "not")
+            and follows.kind == "word" and (follows.value.lower() in ("like", "not")
+                                            or _is_undecodable(self.tokens[start + 1:end]))
         if not is_path and not bare_like:
             text = self.text[first.start:self.tokens[end - 1].end]
             ordinary.append(text)
@@ -309,8 +313,9 @@ class _Parser(Cursor):
     def operator(self, ref: Ref, bare: bool) -> Predicate:
         tok = self.next()
         op = tok.value.lower()
-        if bare and op != "like":
-            raise QueryError(f"a bare blob column takes only LIKE, not {tok.describe()}")
+        if bare and op not in ("like", "is"):
+            raise QueryError(f"a bare blob column takes only LIKE and IS [NOT] UNDECODABLE, not "
+                             f"{tok.describe()}")
         if tok.kind == "punct" and op in COMPARE:
             return Predicate(ref, op, (self.literal(),))
         if op == "like":
@@ -330,6 +335,11 @@ class _Parser(Cursor):
             return Predicate(ref, "CONTAINS", (self.literal(),))
         if op == "is":
             negate = self.take("not")
+            if self.take("undecodable"):
+                if isinstance(ref, Path) and ref.steps:
+                    raise QueryError(f"IS UNDECODABLE is said of a blob ({ref.column}), not of a path "
+                                     f"inside it ({ref.text})")
+                return Predicate(ref, "IS NOT UNDECODABLE" if negate else "IS UNDECODABLE")
             self.expect("null")
             return Predicate(ref, "IS NOT NULL" if negate else "IS NULL")
         raise QueryError(f"unknown operator {tok.describe()} on a path")
@@ -368,6 +378,12 @@ class _Parser(Cursor):
             if not self.mark(","):
                 return keys
             self.next()
+
+
+def _is_undecodable(tokens: Sequence[Token]) -> bool:
+    """IS [NOT] UNDECODABLE: the condition of a blob itself (a word CQL does not know there)."""
+    words = [t.value.lower() if t.kind == "word" else "" for t in tokens]
+    return words in (["is", "undecodable"], ["is", "not", "undecodable"])
 
 
 def _name(ref: Ref | None) -> str:
@@ -437,10 +453,10 @@ def _server_statement(plan: Plan, schema: Schema) -> str:
     return text
 
 
-def parse(text: str, schema: Schema, plain: bool = False) -> Plan | None:
-    """The plan of `text`, or None when it is not a payload query (no path, no payload
-    condition, or not a SELECT): the caller passes it to cqlsh unchanged. `plain`: a SELECT of
-    columns only has a plan too (COPY (SELECT ...) TO exports it: cqlsh_ext.export). Raises
-    QueryError."""
-    return _Parser(text, schema, plain).parse()
+def parse(statement: Lexed | str, schema: Schema, plain: bool = False) -> Plan | None:
+    """The plan of the statement (its tokens, lexed once: cqlsh_ext.cql.lexer.Lexed; a text is
+    lexed here), or None when it is not a payload query (no path, no payload condition, or not a
+    SELECT): the caller passes it to cqlsh unchanged. `plain`: a SELECT of columns only has a plan
+    too (COPY (SELECT ...) TO exports it: cqlsh_ext.export). Raises QueryError."""
+    return _Parser(lexed(statement), schema, plain).parse()
 

@@ -1,18 +1,20 @@
-"""Telling a payload query from any other statement before the full parse: the table a SELECT
-reads (its schema is then fetched) and whether the statement reaches into a payload at all."""
+"""Telling a payload query from any other statement before the full parse, from the statement's
+tokens (cql.lexer.Lexed, lexed once): the table a SELECT reads, whether it may reach into a payload
+at all (no schema needed: a SELECT that cannot costs no schema and no parse), and, when it fails
+to parse, whether it does (then the error is ours to say)."""
 from __future__ import annotations
 
 from cqlsh_ext.cql.errors import QueryError
-from cqlsh_ext.cql.lexer import Token, tokenize
+from cqlsh_ext.cql.lexer import Lexed, Token, lexed
 from cqlsh_ext.cql.types import UDT
 from cqlsh_ext.query.grammar import Schema, map_of_blobs
 
 
-def table_of(text: str) -> tuple[str | None, str] | None:
+def table_of(statement: Lexed | str) -> tuple[str | None, str] | None:
     """([keyspace], table) a SELECT reads, found without a schema (the caller fetches the
-    schema for parse); None when `text` is not a SELECT ... FROM name."""
+    schema for parse); None when the statement is not a SELECT ... FROM name."""
     try:
-        tokens = tokenize(text)
+        tokens = lexed(statement).tokens
     except QueryError:
         return None
     if not tokens or tokens[0].kind != "word" or tokens[0].value.lower() != "select":
@@ -32,17 +34,43 @@ def table_of(text: str) -> tuple[str | None, str] | None:
     return None
 
 
-def names_payload(text: str, schema: Schema) -> bool:
-    """Whether `text` reaches into a payload (a blob column followed by `.`, `[` or LIKE, a map of
-    blobs' `['k']` or a UDT's blob field followed by a step): a statement that fails to parse
-    is ours to refuse only then; any other goes to cqlsh as written."""
+def may_reach_payload(statement: Lexed) -> bool:
+    """Whether a SELECT may reach into a payload, told without its table's schema: a name (not
+    the table after FROM) followed by `.`, `[`, LIKE or IS [NOT] UNDECODABLE. Every path and
+    payload condition the parser reads (query.grammar) and every one `names_payload` finds starts
+    so; a SELECT with none is cqlsh's whatever its columns are (tests/query/test_recognize.py)."""
+    tokens = statement.tokens
+    for i in range(len(tokens) - 1):
+        tok, follows = tokens[i], tokens[i + 1]
+        if tok.kind not in ("word", "qname") or (i and tokens[i - 1].kind == "word"
+                                                 and tokens[i - 1].value.lower() == "from"):
+            continue
+        if follows.kind == "punct" and follows.value in (".", "["):
+            return True
+        if follows.value.lower() == "like":  # of any kind, as names_payload reads it
+            return True
+        if follows.value.lower() == "is" and any(t.value.lower() == "undecodable"
+                                                 for t in tokens[i + 2:i + 4]):
+            return True
+    return False
+
+
+def names_payload(statement: Lexed | str, schema: Schema) -> bool:
+    """Whether the statement reaches into a payload (a blob column followed by `.`, `[`, LIKE or IS
+    [NOT] UNDECODABLE, a map of blobs' `['k']` or a UDT's blob field followed by a step): a
+    statement that fails to parse is ours to refuse only then; any other goes to cqlsh as written."""
     try:
-        tokens = tokenize(text)
+        tokens = lexed(statement).tokens
     except QueryError:
         return False
 
     def punct(i: int, value: str) -> bool:
         return i < len(tokens) and tokens[i].kind == "punct" and tokens[i].value == value
+
+    def undecodable(i: int) -> bool:
+        """IS [NOT] UNDECODABLE from token i."""
+        words = [t.value.lower() for t in tokens[i:i + 3] if t.kind == "word"]
+        return words[:2] == ["is", "undecodable"] or words[:3] == ["is", "not", "undecodable"]
 
     for i, tok in enumerate(tokens):
         if tok.kind not in ("word", "qname") or (i and tokens[i - 1].value.lower() == "from"):
@@ -50,14 +78,14 @@ def names_payload(text: str, schema: Schema) -> bool:
         ctype = schema.type_of(tok.value.lower() if tok.kind == "word" else tok.value)
         if ctype is None:
             continue
-        if ctype.is_blob and (punct(i + 1, ".") or punct(i + 1, "[") or (
+        if ctype.is_blob and (punct(i + 1, ".") or punct(i + 1, "[") or undecodable(i + 1) or (
                 i + 1 < len(tokens) and tokens[i + 1].value.lower() == "like")):
             return True
         if map_of_blobs(ctype) and punct(i + 1, "[") and punct(i + 3, "]") and (
-                punct(i + 4, ".") or punct(i + 4, "[")):
+                punct(i + 4, ".") or punct(i + 4, "[") or undecodable(i + 4)):
             return True
         if ctype.kind == UDT and punct(i + 1, ".") and i + 2 < len(tokens) and \
                 (field_type := ctype.child(tokens[i + 2].value)) is not None and field_type.is_blob and \
-                (punct(i + 3, ".") or punct(i + 3, "[")):
+                (punct(i + 3, ".") or punct(i + 3, "[") or undecodable(i + 3)):
             return True
     return False

@@ -25,7 +25,7 @@ from cqlsh_ext.repl.history import SafeFileHistory, history_path
 from cqlsh_ext.repl.keybindings import key_bindings
 from cqlsh_ext.repl.lexer import CqlLexer, style
 from cqlsh_ext.repl.pager import paged_output
-from cqlsh_ext.repl.statement import input_state
+from cqlsh_ext.repl.statement_end import input_state
 from cqlsh_ext.repl.toolbar import toolbar_fragments
 
 if TYPE_CHECKING:

@@ -183,7 +183,7 @@ class _FittedHelp(io.TextIOBase):
         if body in self.texts:
             import shutil
 
-            from cqlsh_ext.insight.report import fit
+            from cqlsh_ext.common.text import fit
 
             fitted = "\n".join(fit(body.split("\n"), shutil.get_terminal_size().columns))
             self.out.write(fitted + text[len(body):])
@@ -192,15 +192,34 @@ class _FittedHelp(io.TextIOBase):
         return len(text)
 
 
-def print_key_help() -> None:
-    """The key bindings, each description wrapped at words under its column (insight.report.fit)."""
-    import shutil
+#: The widest the key column of HELP KEYS is made on a screen where the longest key would leave
+#: its description too little room: a longer key then stands on a line of its own.
+KEY_COLUMN = 24
 
-    from cqlsh_ext.insight.report import fit
+
+def key_help_lines(width: int) -> list[str]:
+    """HELP KEYS for a screen `width` columns wide (0: whole lines): keys in a column, each
+    description beside it, wrapped at words under its column (common.text.fit)."""
+    from cqlsh_ext.common.text import fit
     from cqlsh_ext.repl.keybindings import KEY_HELP
 
-    width = max(len(key) for key, _ in KEY_HELP)
-    lines = ["Key bindings (HELP KEYS):", *(f"  {key.ljust(width)}  {what}" for key, what in KEY_HELP)]
-    for line in fit(lines, shutil.get_terminal_size().columns):
+    longest = max(len(key) for key, _ in KEY_HELP)
+    if not width or all(2 + longest + 2 + len(what) <= width for _, what in KEY_HELP):
+        column = longest  # every entry on one line
+    else:
+        column = max(len(key) for key, _ in KEY_HELP if len(key) <= KEY_COLUMN)
+    lines = ["Key bindings (HELP KEYS):"]
+    for key, what in KEY_HELP:
+        if len(key) > column:
+            lines.append(f"  {key}")
+            key = ""
+        lines.append(f"  {key.ljust(column)}  {what}")
+    return list(fit(lines, width))
+
+
+def print_key_help() -> None:
+    import shutil
+
+    for line in key_help_lines(shutil.get_terminal_size().columns):
         print(line)
     print()

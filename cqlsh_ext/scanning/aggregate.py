@@ -17,7 +17,7 @@ class Aggregate(Protocol):
 
     interrupted: bool
     error: str | None
-    #: How it was read: "single stream", "4 token-range streams", "2 worker processes".
+    #: How it was read: "single stream", "4 parallel streams", "2 worker processes".
     scan: str
 
     @property

@@ -1,9 +1,14 @@
 """Amazon Keyspaces arithmetic: the compression article's size buckets, capacity units, row quota
-(what a full scan costs in read units, cost.py; what COMPRESSION STATS and ADVISE count).
+(what a full scan costs in read units, cost.py; what COMPRESSION STATS, ADVISE and TRIAL count).
 
 Keyspaces bills a write by the row's size, 1 WCU per started 1 KB, and a read at LOCAL_QUORUM by
-1 RCU per started 4 KB (half at LOCAL_ONE); a row may hold 1 MB at most
-(docs/keyspaces.md, "Capacity"). KB and MB are 1024 and 1024*1024 bytes, as in the article's buckets.
+1 RCU per started 4 KB (half at LOCAL_ONE and ONE, eventually consistent reads); a row may hold
+1 MB at most (docs/keyspaces.md, "Capacity"). KB and MB are 1024 and 1024*1024 bytes, as in the
+article's buckets.
+
+The one rule for pricing reads (`Pricing`): counters hold a row's read units at LOCAL_QUORUM (whole
+numbers, which add up across slices and workers); a report prices them at the session's consistency
+level and names it wherever units are shown.
 """
 
 from __future__ import annotations
@@ -37,11 +42,49 @@ def rcu(size: int) -> int:
     return max(1, -(-size // (4 * KB)))
 
 
-def quota_state(size: int) -> int:
-    """0 below NEAR_QUOTA of the row quota, 1 near it, 2 over it."""
-    if size > ROW_QUOTA:
-        return 2
-    return 1 if size >= NEAR_QUOTA * ROW_QUOTA else 0
+#: Read consistency levels Keyspaces bills as eventually consistent reads: half the read units.
+EVENTUAL_READS = frozenset({"ONE", "LOCAL_ONE"})
+#: The level reads are priced at when nothing else is known (Keyspaces' strongly consistent reads).
+STRONG_READS = "LOCAL_QUORUM"
+
+
+@dataclass(frozen=True)
+class Pricing:
+    """How a report prices capacity units, and what the user pays for.
+
+    `consistency`: the level reads are priced at (the session's; TRIAL reads at it too), named
+    wherever units are shown. `keyspaces`: the user pays in capacity units (Amazon Keyspaces), so a
+    verdict speaks of write and read units first, then storage; else (Apache Cassandra) of storage
+    and latency, and units are shown for what they would be on Keyspaces."""
+
+    consistency: str = STRONG_READS
+    keyspaces: bool = False
+
+    @property
+    def read_share(self) -> float:
+        """A read's units at `consistency` over its units at LOCAL_QUORUM (0.5 or 1)."""
+        return 0.5 if self.consistency.upper() in EVENTUAL_READS else 1.0
+
+    def reads(self, strong_units: float) -> float:
+        """Read units at `consistency` for reads that cost `strong_units` at LOCAL_QUORUM."""
+        return strong_units * self.read_share
+
+    def per_read(self) -> str:
+        """'1 RCU per started 4 KB at LOCAL_QUORUM', '0.5 RCU per started 4 KB at LOCAL_ONE'."""
+        return f"{self.read_share:g} RCU per started 4 KB read at {self.consistency}"
+
+    def basis(self) -> str:
+        """The whole rule in words, for a report's heading."""
+        return f"1 WCU per started KB written, {self.per_read()}"
+
+    def to_json(self) -> dict[str, object]:
+        return {"consistency": self.consistency, "read_share": self.read_share, "keyspaces": self.keyspaces,
+                "basis": self.basis()}
+
+
+def units(value: float) -> str:
+    """Capacity units as a report shows them: whole numbers with separators, halves kept."""
+    return f"{value:,.0f}" if float(value).is_integer() else f"{value:,.1f}"
 
 
 @dataclass
@@ -73,7 +116,8 @@ class Capacity:
     largest: int = 0
 
     def add(self, size: int) -> None:
-        # wcu(), rcu() and quota_state() inlined: this runs once per scanned row.
+        # wcu() and rcu() inlined, and where the row stands against the quota: this runs once per
+        # scanned row.
         self.rows += 1
         self.wcu += (size + KB - 1) // KB or 1
         self.rcu += (size + 4 * KB - 1) // (4 * KB) or 1
@@ -107,14 +151,16 @@ class Capacity:
         self.over_quota += other.over_quota
         self.largest = max(self.largest, other.largest)
 
-    def to_json(self) -> dict[str, float | int]:
+    def to_json(self, pricing: Pricing | None = None) -> dict[str, float | int]:
+        """The counters; `rcu` priced by `pricing` (None: at LOCAL_QUORUM)."""
+        rcu = pricing.reads(self.rcu) if pricing is not None else self.rcu
         per = (lambda v: round(v / self.rows, 3)) if self.rows else (lambda v: 0)
         return {
             "rows": self.rows,
             "wcu": self.wcu,
-            "rcu": self.rcu,
+            "rcu": rcu,
             "wcu_per_row": per(self.wcu),
-            "rcu_per_row": per(self.rcu),
+            "rcu_per_row": per(rcu),
             "near_quota": self.near_quota,
             "over_quota": self.over_quota,
             "largest": self.largest,

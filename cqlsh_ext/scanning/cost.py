@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from cqlsh_ext.cqlsh.protocol import Shell
+    from cqlsh_ext.scanning.capacity import Pricing
 
 #: A full scan asks first on Amazon Keyspaces (billed per read) and above this estimated size.
 CONFIRM_FROM_BYTES = 1 << 30
@@ -28,9 +29,10 @@ def full_scan_accepted(shell: Shell, ks: str, table: str, size: Any, partitioner
     if confirmed:
         return True
     if size is not None:
-        units = size.partitions * rcu(size.mean_partition_bytes)
+        priced = pricing(shell, partitioner)
+        units = priced.reads(size.partitions * rcu(size.mean_partition_bytes))
         cost = (f"about {size.partitions:,} partitions, {size.bytes / 1e9:.2f} GB, "
-                f"~{units:,} read units at LOCAL_QUORUM (estimate)")
+                f"~{units:,.0f} read units at {priced.consistency} (estimate)")
     else:
         cost = "an unknown number of rows (the server gives no size estimate)"
     where = "Amazon Keyspaces bills every row read" if keyspaces else "a large table"
@@ -52,12 +54,55 @@ def accepted(shell: Shell, what: str, script_hint: str, question: str, refused: 
     on a no. A script (-e, -f, no terminal) is told `what` and `script_hint` in one line, and the
     run does not go ahead (the statement's CONFIRM is the caller's to check before)."""
     from cqlsh_ext.common.ask import yes
+    from cqlsh_ext.common.text import say
 
     if not (sys.stdin.isatty() and getattr(shell, "tty", True)):
         shell.printerr(f"{what} {script_hint}")
         return False
-    print(what, file=sys.stderr)
+    say(what)
     if yes(question):  # on stderr: the pager holds standard output back
         return True
-    print(refused, file=sys.stderr)
+    say(refused)
     return False
+
+
+def pricing(shell: Shell, partitioner: str | None = None) -> Pricing:
+    """How the shell's reports price capacity units (scanning.capacity.Pricing): reads at the
+    session's consistency level, paid in units on Amazon Keyspaces (pricing_for). `partitioner`:
+    system.local's, when the caller has read it."""
+    from cassandra import ConsistencyLevel
+
+    from cqlsh_ext.scanning.capacity import STRONG_READS
+
+    consistency = ConsistencyLevel.value_to_name.get(shell.consistency_level, STRONG_READS)
+    return pricing_for(consistency, shell.settings.keyspaces, shell.session, shell.hostname, partitioner)
+
+
+def pricing_for(consistency: str, options: Any, session: Any, host: str,
+                partitioner: str | None = None) -> Pricing:
+    """Reads priced at `consistency` (the level the command's reads use); paid in capacity units
+    on Amazon Keyspaces: its options in use (`options`: settings.KeyspacesOptions), its
+    partitioner or host name, or a server that reports release 3.x as Keyspaces does; else in
+    storage (Apache Cassandra). The shell's reports and Spark's use it alike."""
+    from cqlsh_ext.scanning.capacity import Pricing
+    from cqlsh_ext.scanning.ring import is_keyspaces, server_partitioner
+
+    if options.active or _major_release(session) == 3:
+        return Pricing(consistency, keyspaces=True)
+    found = partitioner if partitioner is not None else server_partitioner(session)
+    return Pricing(consistency, keyspaces=is_keyspaces(found, host, options.keyspaces or options.wants_sigv4
+                                                       or options.stock_sigv4_provider))
+
+
+def _major_release(session: Any) -> int | None:
+    """The major release the server reports (Amazon Keyspaces reports 3.11.2), or None."""
+    try:
+        hosts = session.cluster.metadata.all_hosts()
+    except Exception:
+        return None
+    for host in hosts:
+        release = str(getattr(host, "release_version", "") or "")
+        head = release.split(".", 1)[0]
+        if head.isdigit():
+            return int(head)
+    return None

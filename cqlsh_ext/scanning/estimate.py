@@ -153,3 +153,75 @@ def saving(before: Sequence[float], after: Sequence[float], population: int | No
     low = None if r.high is None else 1 - r.high
     high = None if r.low is None else 1 - r.low
     return Interval(1 - r.estimate, low, high)
+
+
+# ------------------------------------------------------------------------------------- figures
+
+#: A figure's kinds: a table total (precise within +-p of itself), a ratio of two totals (within
+#: +-p of itself), a share of a total (within +-p of the whole: a share of 0.2 % cannot be known to
+#: +-1 % of itself, but it can to +-1 point).
+TOTAL, RATIO, SHARE = "total", "ratio", "share"
+
+
+@dataclass(frozen=True)
+class Figure:
+    """A figure a sampled report prints, as the stopping rule sees it: `key`'s table total
+    (TOTAL), or `key` over `of` (RATIO, SHARE), from the slices' additive counters; `name` says
+    which it is in the report."""
+
+    kind: str
+    key: tuple[str, ...]
+    of: tuple[str, ...] | None = None
+    name: str = ""
+
+
+class RunningSums:
+    """Sums over the slices joined so far (one add() a slice: O(its counters)) from which every
+    figure's interval width comes in O(1): the stopping rule is checked after each slice. Within
+    rounding of total() and ratio(), which sum the slices themselves: report with those."""
+
+    def __init__(self) -> None:
+        self.m = 0
+        self._sum: dict[tuple[str, ...], float] = {}
+        self._squares: dict[tuple[str, ...], float] = {}
+        self._products: dict[tuple[tuple[str, ...], tuple[str, ...]], float] = {}
+        self._slices: list[dict[tuple[str, ...], float]] = []
+
+    def add(self, totals: dict[tuple[str, ...], float]) -> None:
+        self.m += 1
+        for key, value in totals.items():
+            self._sum[key] = self._sum.get(key, 0.0) + value
+            self._squares[key] = self._squares.get(key, 0.0) + value * value
+        for (y, x) in self._products:
+            self._products[(y, x)] += totals.get(y, 0.0) * totals.get(x, 0.0)
+        self._slices.append(totals)
+
+    def _product(self, y: tuple[str, ...], x: tuple[str, ...]) -> float:
+        """Sum of y * x over the slices (kept up to date from its first use on)."""
+        if (y, x) not in self._products:
+            self._products[(y, x)] = sum(s.get(y, 0.0) * s.get(x, 0.0) for s in self._slices)
+        return self._products[(y, x)]
+
+    def width(self, figure: Figure, population: int | None) -> float | None:
+        """The figure's 95 % half-width as its precision is judged: relative to the estimate for a
+        TOTAL or a RATIO, absolute for a SHARE; 0 when the figure is 0 in every slice; None when
+        the slices cannot give one."""
+        m = self.m
+        if m < 2:
+            return None
+        sy, syy = self._sum.get(figure.key, 0.0), self._squares.get(figure.key, 0.0)
+        if figure.kind == TOTAL:
+            if not sy:
+                return 0.0
+            var = max(0.0, syy - sy * sy / m) / (m - 1)
+            return t_quantile(m - 1) * math.sqrt(_fpc(m, population) * var / m) / (sy / m)
+        assert figure.of is not None
+        sx, sxx = self._sum.get(figure.of, 0.0), self._squares.get(figure.of, 0.0)
+        if not sx:
+            return None
+        if not sy:
+            return 0.0
+        r = sy / sx
+        squared = max(0.0, syy - 2 * r * self._product(figure.key, figure.of) + r * r * sxx)
+        half = _ratio_half_width(m, sx, squared, population)
+        return half / abs(r) if figure.kind == RATIO else half

@@ -1,4 +1,30 @@
-"""A sampled COMPRESSION STATS: random token-range slices, whole partitions, estimates with intervals.
+"""Sampling a table: random token-range slices, whole partitions, estimates with intervals. The one
+policy for every command that samples a table (COMPRESSION STATS SAMPLE; COMPRESSION TRIAL takes
+its values with it; DESCRIBE PAYLOAD), in one class, `SliceSampler`:
+
+    sampler = SliceSampler(totals, ring, 1, SamplePlan(...), None, "")
+    sampler.count_partitions(session, keyspace, table, partition_key)   # the size, the slices
+    scan ScanSpec(query, partition_key=..., ranges=sampler.ranges(), streams=SAMPLE_STREAMS):
+        sampler.set_columns(names, types) on the first page,
+        sampler.add_page(scanner.page_range, rows, scanner.range_finished) for every page
+            (False: the sample is decided, stop reading)
+    sampler.whole_table     '' for a sample; else why the table should be read whole instead (an
+                            exact scan: cheaper than the sample), found before any slice is read
+                            (the server's size estimate) or after the first ones (theirs)
+    sampler.short()         the figures that did not reach the precision asked (a time limit)
+
+`totals` is the command's aggregate (a `Totals`): what it adds up per slice, and the figures it
+prints (`figures()`), which the stopping rule judges.
+
+The policy. A sample must not cost more truth than it saves:
+- Where the table is small enough that reading it whole is cheap (WHOLE_TABLE_BYTES, by the
+  server's size estimate, or by the first slices' when the server has none), a SAMPLE that asks
+  for a precision is not a sample: `whole_table` says why, the sampler reads no further, and the
+  command reads the table whole (one stream: many small slices would take longer) and says so.
+- Otherwise it stops only when every figure it prints has reached its precision: totals and ratios
+  within +-x % of themselves, shares (codecs, size buckets, units saved) within +-x points, at 95 %;
+  or at the time limit, saying which figures fell short.
+- SAMPLE n and SAMPLE p PERCENT are sizes the user chose: they are read as asked.
 
 The ring is cut into M equal slices, sized from the table's partition count so that a slice holds
 about SLICE_PARTITIONS partitions; slices are read in random order (whole partitions: no LIMIT,
@@ -7,9 +33,9 @@ paged), several at once, until the plan says stop:
     SAMPLE n              the first slices (in the order drawn) that hold n rows or more
     SAMPLE p PERCENT      the first p % of the slices, so about p % of the partitions
     SAMPLE UNTIL x PERCENT [WITHIN s SECONDS]
-                          the first slices whose 95 % interval on the byte-weighted ratio is
-                          within +-x % of the estimate (relative), or those read when the time
-                          limit passes
+                          the first slices (30 at least) whose every figure is within its
+                          precision (above), or those read when the time limit passes; the whole
+                          table where that is cheap
     SAMPLE                the same, +-1 % within 60 s
 
 The sample is always the first K slices in the order drawn, whichever finish first: a slice read
@@ -54,6 +80,10 @@ DEFAULT_PRECISION = 0.01
 DEFAULT_SECONDS = 60.0
 #: Partition count probe when size_estimates has nothing: DISTINCT keys after PROBES random tokens.
 PROBES, PROBE_LIMIT = 4, 500
+#: A sample that asks for a precision reads the whole table when it is estimated at this many bytes
+#: or fewer: one stream reads that in a second or two (docs/insight-scale.md), where a sample would
+#: still leave intervals (the 2,000-row demo table: +-20 % on its row count after 64 rows).
+WHOLE_TABLE_BYTES = 16 << 20
 
 
 @dataclass
@@ -64,6 +94,11 @@ class SamplePlan:
     precision: float | None = None
     seconds: float = DEFAULT_SECONDS
     seed: int | None = None
+
+    @property
+    def until(self) -> bool:
+        """A precision is asked for (SAMPLE, SAMPLE UNTIL), not a size."""
+        return self.rows is None and self.percent is None
 
     def describe(self) -> str:
         if self.rows is not None:
@@ -91,7 +126,9 @@ def probe_partitions(session: Any, ring: Ring, keyspace: str, table: str, partit
     for _ in range(PROBES):
         start = rng.randrange(ring.low, ring.high)
         try:
-            tokens = [row[0] for row in session.execute(query, (start,), timeout=timeout)]
+            # The shell's session gives rows as dicts (cqlsh's row factory), a plain one tuples.
+            tokens = [next(iter(row.values())) if isinstance(row, dict) else row[0]
+                      for row in session.execute(query, (start,), timeout=timeout)]
         except Exception:
             return None
         if len(tokens) < PROBE_LIMIT:  # reached the end of the ring: count what is there
@@ -108,10 +145,14 @@ def probe_partitions(session: Any, ring: Ring, keyspace: str, table: str, partit
 class Totals(Aggregate, Protocol):
     """What a sample accumulates into (insight.stats.Stats): an Aggregate (each slice is read into
     a fresh() one, merged into the report's in launch order) whose additive counters, flat by key,
-    are one slice's totals (snapshot()). The overall ratio the precision target is checked on is
-    the ('decompressed', ...) counters over the ('stored', ...) ones."""
+    are one slice's totals (snapshot()), and the figures its report prints from them (figures():
+    the precision is judged on every one). The ('stored', ...) counters are the bytes read (what
+    makes the whole table cheap or not); the ('decompressed', ...) over them, the overall ratio the
+    progress line shows."""
 
     def snapshot(self) -> dict[tuple[str, ...], int]: ...
+
+    def figures(self) -> list[estimate.Figure]: ...
 
 
 class SliceSampler:
@@ -131,6 +172,8 @@ class SliceSampler:
         self.rng = random.Random(self.seed)
         self.launched = 0
         self.stopped = ""
+        #: Why every slice is read, the whole table ('' for a sample).
+        self.whole_table = ""
         #: The sample is decided (its K slices joined): nothing more is launched or counted.
         self.enough = False
         self.started = time.monotonic()
@@ -141,6 +184,7 @@ class SliceSampler:
         self._stored: list[float] = []
         self._decompressed: list[float] = []
         self._running = estimate.RunningRatio()
+        self._sums = estimate.RunningSums()
         self._columns: tuple[Sequence[str], Sequence[Any]] | None = None
         #: By launch index (the scanner's range index): slices being read, and slices read to the
         #: end that wait for an earlier one.
@@ -157,12 +201,20 @@ class SliceSampler:
         partitions: int | None
         if size is not None:
             partitions, basis = size.partitions, "system.size_estimates"
+            self._whole_if_cheap(size.bytes, "the server estimates it")
         else:
             partitions = probe_partitions(session, self.ring, keyspace, table, partition_key, self.rng,
                                           session.default_timeout)
             basis = "DISTINCT partition keys after random tokens"
         self.slices = slice_count(partitions)
         self.server_partitions, self.partitions_basis = partitions, basis
+
+    def _whole_if_cheap(self, size: float, by: str) -> None:
+        """A precision asked for, and the table estimated at WHOLE_TABLE_BYTES or less: read it
+        whole (the policy, in the module docstring)."""
+        if self.plan.until and not self.whole_table and size <= WHOLE_TABLE_BYTES:
+            self.whole_table = (f"{by} at {_megabytes(size)}, which reads whole in less time than a sample "
+                                "takes: exact figures")
 
     @property
     def target_slices(self) -> int | None:
@@ -174,9 +226,9 @@ class SliceSampler:
         plan = self.plan
         target = self.target_slices
         for index in self.ring.random_slices(self.slices, self.rng):
-            if self.enough or (target is not None and self.launched >= target):
+            if self.enough or self.whole_table or (target is not None and self.launched >= target):
                 return
-            if plan.rows is None and plan.percent is None and time.monotonic() - self.started > plan.seconds:
+            if plan.until and time.monotonic() - self.started > plan.seconds:
                 # The slices running finish and join; the sample is what has joined then.
                 self.stopped = f"time limit ({plan.seconds:g} s)"
                 return
@@ -220,6 +272,7 @@ class SliceSampler:
             self._stored.append(stored)
             self._decompressed.append(decompressed)
             self._running.add(decompressed, stored)
+            self._sums.add({k: float(v) for k, v in totals.items()})
             reason = self._stop_reason()
             if reason:
                 self.stopped, self.enough = reason, True
@@ -235,13 +288,45 @@ class SliceSampler:
             return f"{plan.percent:g} % of the ring read" if joined >= target else ""
         if joined < MIN_SLICES:
             return ""
-        # The running sums say when to look; the interval reported (ratio() over the slices)
-        # decides, so a sample stopped here always shows its target met.
-        rel = self._running.relative(self.slices)
-        if rel is None or rel > self.target:
+        if not self.whole_table:
+            # No size estimate from the server: the slices read so far give one.
+            self._whole_if_cheap(self.slices * sum(self._stored) / joined, "the first slices estimate it")
+        if self.whole_table:
+            return "the whole table is cheaper to read"
+        # The running sums say when to look; the intervals reported (estimate's, over the slices)
+        # decide, so a sample stopped here always shows its target met.
+        figures = self.stats.figures()
+        if any(not self._precise(self._sums.width(f, self.slices)) for f in figures):
             return ""
-        rel = self.overall_ratio().relative
-        return f"interval within +-{100 * self.target:g} %" if rel is not None and rel <= self.target else ""
+        if self.short(figures):
+            return ""
+        return f"every figure within +-{100 * self.target:g} %"
+
+    def _precise(self, width: float | None) -> bool:
+        return width is not None and width <= self.target
+
+    def short(self, figures: list[estimate.Figure] | None = None
+              ) -> list[tuple[estimate.Figure, float | None]]:
+        """The figures whose interval is wider than the precision asked, with their widths (the
+        slices joined so far, as the report computes them)."""
+        out = []
+        for figure in figures if figures is not None else self.stats.figures():
+            width = self.width(figure)
+            if not self._precise(width):
+                out.append((figure, width))
+        return out
+
+    def width(self, figure: estimate.Figure) -> float | None:
+        """A figure's half-width as its precision is judged (estimate.RunningSums.width), from the
+        slices themselves."""
+        ys = self._column(*figure.key)
+        if figure.kind == estimate.TOTAL:
+            return estimate.total(ys, self.slices).relative if any(ys) else 0.0
+        assert figure.of is not None
+        found = estimate.ratio(ys, self._column(*figure.of), self.slices)
+        if found.estimate == 0:
+            return 0.0
+        return found.relative if figure.kind == estimate.RATIO else found.half_width
 
     # -------------------------------------------------------------------- estimates
     def _column(self, *key: str) -> list[float]:
@@ -249,3 +334,7 @@ class SliceSampler:
 
     def overall_ratio(self) -> estimate.Interval:
         return estimate.ratio(self._decompressed, self._stored, self.slices)
+
+
+def _megabytes(size: float) -> str:
+    return f"{size / 1e6:,.1f} MB" if size >= 1e5 else f"{size / 1e3:,.0f} KB"

@@ -16,13 +16,15 @@ from __future__ import annotations
 
 import os
 import queue
-import signal
 import sys
 import threading
 import time
 from collections.abc import Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TextIO
+
+from cqlsh_ext.common import retry
+from cqlsh_ext.common.interrupt import CtrlC
 
 if TYPE_CHECKING:
     from cqlsh_ext.cqlsh.protocol import Shell
@@ -31,11 +33,6 @@ if TYPE_CHECKING:
 FIRST_PAGE = 100
 PAGE_BYTES = 4 << 20
 MIN_PAGE, MAX_PAGE = 100, 5000
-#: Retries of one page after an error that retrying cannot make worse (reads only): overload,
-#: throttling, timeouts, a node restarting. Backoff doubles from RETRY_BASE up to RETRY_CAP seconds,
-#: with full jitter; after RETRY_ATTEMPTS the error stops the scan (never a loop forever).
-RETRY_ATTEMPTS = 8
-RETRY_BASE, RETRY_CAP = 0.1, 4.0
 
 
 @dataclass
@@ -129,6 +126,8 @@ class Progress:
         self.detail: Any = None
         #: Called before drawing: True while something else owns the terminal (a pager).
         self.paused: Any = None
+        #: What Ctrl-C does, said at the end of the line: the longest that fits is shown.
+        self.ctrl_c: tuple[str, ...] = ("(Ctrl-C stops and reports)", "(Ctrl-C: stop)")
 
     def update(self, rows: int, fraction: float | None = None, force: bool = False) -> None:
         now = time.monotonic()
@@ -168,10 +167,11 @@ class Progress:
         if done is not None:
             percent = f"  ~{100 * done:.0f} %"
             bar = f"  [{'#' * round(20 * done)}{'.' * (20 - round(20 * done))}]"
-        for tail in (f"{figures}{bar}{percent}{detail}  (Ctrl-C stops and reports)",
-                     f"{figures}{percent}{detail}  (Ctrl-C stops and reports)",
-                     f"{figures}{percent}{detail}  (Ctrl-C: stop)",
-                     f"{figures}{percent}  (Ctrl-C: stop)"):
+        long, short = self.ctrl_c[0], self.ctrl_c[-1]
+        for tail in (f"{figures}{bar}{percent}{detail}  {long}",
+                     f"{figures}{percent}{detail}  {long}",
+                     f"{figures}{percent}{detail}  {short}",
+                     f"{figures}{percent}  {short}"):
             if width <= 0 or len(self.label) + len(tail) <= width:
                 return self.label + tail
         room = width - len(tail)
@@ -268,7 +268,7 @@ class Scanner:
 
     @property
     def description(self) -> str:
-        return f"{self.streams} token-range streams" if self.streams > 1 else "single stream"
+        return f"{self.streams} parallel streams" if self.streams > 1 else "single stream"
 
     def _statement(self, text: str) -> Any:
         from cassandra.query import SimpleStatement
@@ -305,8 +305,6 @@ class Scanner:
         return fut
 
     def pages(self) -> Generator[tuple[Sequence[str], Sequence[Any], list[Any]], None, None]:
-        import random
-
         work = iter(self._work())
         self.streams = max(1, self.spec.streams) if self.spec.ranged else 1
         total = len(self.spec.ranges) if isinstance(self.spec.ranges, (list, tuple)) else None
@@ -317,7 +315,7 @@ class Scanner:
         state: dict[int, list[Any]] = {}
         retry_at: dict[int, float] = {}
         arrived: queue.Queue[int] = queue.Queue()
-        restore_signal = self._catch_sigint()
+        ctrl_c = CtrlC(self._stop, on_first=self._interrupted).__enter__()
 
         def fraction() -> float | None:
             return self.ranges_done / total if total and total > 1 else None
@@ -356,13 +354,12 @@ class Scanner:
                 except Exception as err:
                     entry = state[i]
                     reason = retry_reason(err)
-                    if reason is None or entry[3] >= RETRY_ATTEMPTS:
+                    if reason is None or retry.exhausted(entry[3]):
                         self.error = err
                         return
                     entry[3] += 1
                     self.retried[reason] = self.retried.get(reason, 0) + 1
-                    delay = random.uniform(0, min(RETRY_CAP, RETRY_BASE * 2 ** entry[3]))
-                    retry_at[i] = time.monotonic() + delay
+                    retry_at[i] = time.monotonic() + retry.delay(entry[3])
                     continue
                 rows = result.current_rows
                 names, types = result.column_names, result.column_types
@@ -388,29 +385,14 @@ class Scanner:
                 if rows or self.range_finished:
                     yield names, types, rows
         finally:
-            restore_signal()
+            ctrl_c.restore()
             if self.progress:
                 self.progress.close()
 
-    def _catch_sigint(self) -> Any:
-        if threading.current_thread() is not threading.main_thread():
-            return lambda: None
-        previous = signal.getsignal(signal.SIGINT)
-
-        def handler(signum: int, frame: Any) -> None:
-            if self._stop.is_set():  # a second Ctrl-C: stop waiting at once
-                signal.signal(signal.SIGINT, previous)
-                raise KeyboardInterrupt
-            self._stop.set()
-            # Said here, not when the loop next looks at the flag: a consumer that stops reading on
-            # its own (ADVISE's sample full, the last page) would otherwise never learn of it.
-            self.interrupted = True
-
-        try:
-            signal.signal(signal.SIGINT, handler)
-        except ValueError:
-            return lambda: None
-        return lambda: signal.signal(signal.SIGINT, previous)
+    def _interrupted(self) -> None:
+        # Said at the first Ctrl-C, not when the loop next looks at the flag: a consumer that stops
+        # reading on its own (ADVISE's sample full, the last page) would otherwise never learn of it.
+        self.interrupted = True
 
 
 def shell_scanner(shell: Shell, spec: ScanSpec, progress: Progress | None = None) -> Scanner:

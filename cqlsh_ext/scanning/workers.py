@@ -22,11 +22,11 @@ import multiprocessing
 import os
 import queue
 import signal
-import threading
 import time
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Generic, Protocol
 
+from cqlsh_ext.common.interrupt import CtrlC, ignore_in_child
 from cqlsh_ext.scanning.aggregate import A, drained, progress_counts
 from cqlsh_ext.scanning.consume import consume
 from cqlsh_ext.scanning.ring import Ring
@@ -82,7 +82,7 @@ def _worker_session(conn: Any, keyspace: str | None, timeout: float | None) -> t
 
 
 def _worker(job: dict[str, Any], tasks: Any, results: Any, stop: Any, index: int) -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    ignore_in_child()
     stats = job["template"].fresh()
     scanner: Scanner | None = None
     cluster = None
@@ -197,7 +197,7 @@ class WorkerScan(Generic[A]):
         retried: dict[str, int] = {}
         errors: list[str] = []
         interrupted = False
-        previous = _catch_sigint(stop)
+        ctrl_c = CtrlC(stop).__enter__()
         rows = 0
         finished = 0
         try:
@@ -242,7 +242,7 @@ class WorkerScan(Generic[A]):
         finally:
             stop.set()
             _reap(procs)
-            _restore_sigint(previous)
+            ctrl_c.restore()
             if progress:
                 progress.close()
         merged.interrupted = interrupted and not errors
@@ -265,23 +265,3 @@ def _reap(procs: list[Any]) -> None:
         if p.is_alive():
             os.kill(p.pid, signal.SIGKILL)
             p.join(2)
-
-
-def _catch_sigint(stop: Any) -> Any:
-    if threading.current_thread() is not threading.main_thread():
-        return None
-    previous = signal.getsignal(signal.SIGINT)
-
-    def handler(signum: int, frame: Any) -> None:
-        if stop.is_set():  # a second Ctrl-C: stop waiting at once
-            signal.signal(signal.SIGINT, previous)
-            raise KeyboardInterrupt
-        stop.set()
-
-    signal.signal(signal.SIGINT, handler)
-    return previous
-
-
-def _restore_sigint(previous: Any) -> None:
-    if previous is not None:
-        signal.signal(signal.SIGINT, previous)

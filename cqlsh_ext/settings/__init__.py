@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from cqlsh_ext.codecs.base import CODEC_EXAMPLES, CODEC_NAMES, DEFAULT_CAP
 from cqlsh_ext.payload.names import ARGUMENT_NAMES, EXAMPLE_SPEC, FORMAT_EXAMPLES, PAYLOAD_NAMES
-from cqlsh_ext.settings.output_formats import DECLARED
+from cqlsh_ext.settings.output_formats import DECLARED, OutputFormat
 
 if TYPE_CHECKING:
     import argparse
@@ -111,8 +111,9 @@ class DisplaySettings:
     cap: int = DEFAULT_CAP
     #: Characters per table cell on a terminal; 0 means no limit. None: decide by terminal or not.
     max_field_width: int | None = None
-    #: One of OUTPUT_FORMATS (cqlsh_ext/settings/output_formats.py); OUTPUT FORMAT changes it at run time.
-    output_format: str = OUTPUT_FORMATS[0]
+    #: The declaration of how results are printed (cqlsh_ext/settings/output_formats.py); OUTPUT
+    #: FORMAT changes it at run time.
+    output_format: OutputFormat = DECLARED[0]
     #: JSON/CSV output: also the stored bytes of every blob (JSON) or only them (CSV).
     raw_blobs: bool = False
     #: Interactive front end (cqlsh_ext.repl): False = prompt_toolkit, True = cqlsh's readline loop.
@@ -385,11 +386,39 @@ def read_cqlshrc(path: str | None) -> configparser.RawConfigParser:
     try:
         parser.read(path)
     except configparser.Error as err:
-        first = str(err).splitlines()[0].rstrip(":")
-        raise SettingError(f"{path}: cannot be read as an ini file: {first}") from None
+        raise SettingError(f"{path}: {_ini_problem(err)}") from None
     except (OSError, UnicodeDecodeError) as err:
         raise SettingError(f"{path}: cannot be read: {err}") from None
     return parser
+
+
+def _ini_problem(err: configparser.Error) -> str:
+    """What configparser found wrong, naming the line (its first line says only 'parsing errors')."""
+    import ast
+
+    def text(shown: str) -> str:  # configparser keeps each bad line as its repr()
+        try:
+            return str(ast.literal_eval(shown)).strip()
+        except (ValueError, SyntaxError):
+            return shown.strip()
+
+    if isinstance(err, configparser.MissingSectionHeaderError):
+        return f"line {err.lineno}: {text(repr(err.line))!r} comes before any [section] header"
+    if isinstance(err, configparser.ParsingError) and err.errors:
+        lineno, shown = err.errors[0]
+        line = text(shown)
+        why = ("a [section] header without its closing ]" if line.startswith("[") and "]" not in line
+               else "neither a [section] header nor a key = value line")
+        more = [str(n) for n, _ in err.errors[1:]]
+        also = f" (also line{'s' if len(more) > 1 else ''} {', '.join(more)})" if more else ""
+        return f"line {lineno}: {line!r} is {why}{also}"
+    twice = (configparser.DuplicateSectionError, configparser.DuplicateOptionError)
+    if isinstance(err, twice) and err.lineno:
+        what = (f"section [{err.section}]" if isinstance(err, configparser.DuplicateSectionError)
+                else f"key {err.option!r} in [{err.section}]")
+        return f"line {err.lineno}: {what} is given twice"
+    first = str(err).splitlines()[0].rstrip(":")
+    return f"cannot be read as an ini file: {first}"
 
 
 def load(flags: Any = None, config_file: str | None = None) -> Settings:

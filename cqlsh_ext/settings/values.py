@@ -10,7 +10,7 @@ import re
 from typing import NamedTuple
 
 from cqlsh_ext.codecs.base import CODEC_NAMES
-from cqlsh_ext.settings.output_formats import DECLARED
+from cqlsh_ext.settings.output_formats import DECLARED, OutputFormat
 
 CONFIG_SECTION = "cqlsh_ext"
 #: `keyspace.table.column = spec` lines: what a column holds (cqlsh_ext.payload.spec).
@@ -61,11 +61,13 @@ def parse_size(text: str) -> int:
     return value
 
 
-def parse_output_format(text: str) -> str:
-    fmt = text.strip().lower()
-    if fmt not in OUTPUT_FORMATS:
-        raise SettingError(f"unknown output format {text!r}; valid: {', '.join(OUTPUT_FORMATS)}")
-    return fmt
+def parse_output_format(text: str) -> OutputFormat:
+    """The declaration of the output format `text` names."""
+    name = text.strip().lower()
+    for fmt in DECLARED:
+        if fmt.name == name:
+            return fmt
+    raise SettingError(f"unknown output format {text!r}; valid: {', '.join(OUTPUT_FORMATS)}")
 
 
 def parse_cells(text: str) -> str:

@@ -3,8 +3,8 @@
 JSON Lines and CSV go through the shell's own writers (output.writers, with the shell's value
 encoder and its conversion of path values, payload_select.result.machine_value), so the lines
 are those the shell prints. `table` and `vertical` are cqlsh's layouts (output.layout) with cells
-formatted by cqlsh's formatter for the column's type, and path values as the shell shows them
-(payload_select.result.table_cell); blob columns show cqlsh's hex there.
+formatted by cqlsh's formatter for the column's type, and path values and aggregates as the shell
+shows them (payload_select.result.presenter); blob columns show cqlsh's hex there.
 """
 
 from __future__ import annotations
@@ -16,23 +16,21 @@ from typing import Any
 Row = tuple[Any, ...]
 
 
-def print_answer(display: Any, names: list[str], types: list[Any], rows: Sequence[Row], keyspace: str,
-                 table: str) -> None:
+def print_answer(display: Any, names: list[str], types: list[Any], computed: list[bool], rows: Sequence[Row],
+                 keyspace: str, table: str, float_precision: int) -> None:
+    """`computed`: Answer.computed(); `float_precision`: cqlshrc's, for the floats computed here."""
     from cqlsh_ext.payload.budget import Budget
-    from cqlsh_ext.payload_select.result import machine_value, table_cell
-    from cqlsh_ext.settings.output_formats import output_format
+    from cqlsh_ext.payload_select.result import presenter
 
-    fmt = output_format(display.output_format)
-    budget = Budget.for_cap(display.cap)
-    paths = {i for i, t in enumerate(types) if t is None}
-    convert = machine_value if fmt.machine else table_cell
-    shown = [tuple(convert(v, budget) if i in paths else v for i, v in enumerate(row)) for row in rows]
+    fmt = display.output_format
+    present = presenter(types, computed, fmt.machine, Budget.for_cap(display.cap), float_precision)
+    shown = [present(row) for row in rows]
     if fmt.machine:
         from cqlsh_ext.output.place import ValuePlace
         from cqlsh_ext.output.writers import make_writer
 
         places: list[ValuePlace | None] = [ValuePlace(keyspace, table, name) for name in names]
-        writer = make_writer(fmt.name, sys.stdout, names, types, display, places)
+        writer = make_writer(fmt, sys.stdout, names, types, display, places)
         writer.write_rows([dict(zip(names, row, strict=True)) for row in shown])
         writer.finish()
         return

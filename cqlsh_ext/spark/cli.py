@@ -12,15 +12,18 @@ import argparse
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cqlsh_ext.spark.session import SparkError
 
+if TYPE_CHECKING:
+    from cqlsh_ext.cql.lexer import Lexed
+
 USAGE = "cqlsh-ext spark [--master URL] [connection options] (-e STATEMENT | -f FILE)"
-DESCRIPTION = """Runs COMPRESSION STATS (exact, whole table) and SELECT statements with payload
-paths, conditions, aggregates and GROUP BY on Apache Spark, reading the table through the Spark
-Cassandra Connector; values are decoded in the executors by cqlsh-ext itself. The connection
-options are the shell's (cqlsh-ext --help)."""
+DESCRIPTION = """Runs COMPRESSION STATS (exact, whole table), SELECT statements with payload
+paths, conditions, aggregates and GROUP BY, and DESCRIBE PAYLOAD (every row) on Apache Spark,
+reading the table through the Spark Cassandra Connector; values are decoded in the executors by
+cqlsh-ext itself. The connection options are the shell's (cqlsh-ext --help)."""
 
 
 def _setting(text: str) -> tuple[str, str]:
@@ -42,8 +45,9 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _statements(options: Any) -> list[str]:
-    """The statements of -e or -f, split as the shell splits them (cqlsh's own lexer)."""
+def _statements(options: Any) -> list[Lexed]:
+    """The statements of -e or -f, split at each `;`: the text lexed once, each statement a part
+    of it (cqlsh_ext.cql.lexer.Lexed) that spark.parse and the payload-query parser read."""
     if options.execute:
         text = options.execute
     elif options.file:
@@ -54,19 +58,19 @@ def _statements(options: Any) -> list[str]:
     else:
         raise SparkError("give a statement: -e 'COMPRESSION STATS ks.t' or -f FILE")
     from cqlsh_ext.cql.errors import QueryError
-    from cqlsh_ext.cql.lexer import tokenize
+    from cqlsh_ext.cql.lexer import Lexed
 
+    script = Lexed(text)
     try:
-        tokens = tokenize(text)
+        tokens = script.tokens
     except QueryError as err:
         raise SparkError(str(err)) from None
     statements, start = [], 0
-    for tok in tokens:
-        if tok.value == ";" or tok.kind == "end":
-            piece = text[start:tok.start].strip()
-            if piece:
-                statements.append(piece)
-            start = tok.end
+    for i, tok in enumerate(tokens):
+        if (tok.kind == "punct" and tok.value == ";") or tok.kind == "end":
+            if i > start:
+                statements.append(script.part(start, i))
+            start = i + 1
     return statements
 
 
@@ -104,17 +108,20 @@ def _run(spark_args: Any, rest: list[str]) -> int:
     except (SettingError, KeyspacesError) as err:
         raise SparkError(str(err)) from None
     statements = _statements(conn.options)
-    from cqlsh_ext.spark.statement import classify
+    from cqlsh_ext.spark.parse import classify
 
-    parsed = [classify(text) for text in statements]  # every statement checked before Spark starts
+    parsed = [classify(statement) for statement in statements]  # every one checked before Spark starts
     session.check_environment()  # pyspark, distutils, Java: before connecting
-    try:
-        cluster = conn.cluster()
-        db = cluster.connect(conn.options.keyspace) if conn.options.keyspace else cluster.connect()
-    except Exception as err:
-        from cqlsh_ext.scanning.scan import error_text
+    from cqlsh_ext.keyspaces.errors import ConnectionFailed, connection_failures
 
-        raise SparkError(f"cannot connect to {conn.host}:{conn.port}: {error_text(err)}") from None
+    try:
+        # The shell's one wrapper: one line naming host:port and what to check.
+        with connection_failures(conn.host, conn.port, tls=conn.ssl, keyspaces=conn.settings.keyspaces.active,
+                                 debug=conn.settings.debug):
+            cluster = conn.cluster()
+            db = cluster.connect(conn.options.keyspace) if conn.options.keyspace else cluster.connect()
+    except ConnectionFailed as err:
+        raise SparkError(str(err)) from None
     try:
         db.default_timeout = conn.options.request_timeout
         _check_partitioner(db, conn)
@@ -147,26 +154,55 @@ def _check_partitioner(db: Any, conn: Any) -> None:
                          "Murmur3Partitioner, docs/spark.md)")
 
 
+def _pricing(db: Any, conn: Any) -> Any:
+    """How the report prices capacity units, by the shell's rule (scanning.cost.pricing_for), at
+    the level the connector reads at: LOCAL_QUORUM on Amazon Keyspaces, its default LOCAL_ONE
+    elsewhere (spark/connect.py)."""
+    from cqlsh_ext.scanning.cost import pricing_for
+
+    level = "LOCAL_QUORUM" if conn.settings.keyspaces.keyspaces else "LOCAL_ONE"
+    return pricing_for(level, conn.settings.keyspaces, db, conn.host)
+
+
 def _one(spark: Any, db: Any, conn: Any, stmt: Any) -> None:
     from cqlsh_ext.common import jsonenc
     from cqlsh_ext.insight.measure import effective_mode
-    from cqlsh_ext.settings.output_formats import output_format
-    from cqlsh_ext.spark.statement import StatsStatement
+    from cqlsh_ext.spark.parse import StatsStatement
 
     display = conn.settings.display
     mode = effective_mode(display.mode)
     if isinstance(stmt, StatsStatement):
         from cqlsh_ext.spark import stats_job
 
-        stats = stats_job.run(spark, db, stmt, mode, display.cap)
-        if stmt.asjson or output_format(display.output_format).reports_as_json:
+        stats = stats_job.run(spark, db, stmt, mode, display.cap, _pricing(db, conn))
+        if stmt.asjson or display.output_format.reports_as_json:
             print(jsonenc.dumps(stats.to_json()))
         else:
-            print("\n".join(stats.render()))
+            import shutil
+
+            from cqlsh_ext.common.text import draws_blocks, fit
+
+            # As in the shell: laid out for a terminal, at its natural width to a pipe or a file.
+            width = shutil.get_terminal_size().columns if sys.stdout.isatty() else 0
+            print("\n".join(fit(stats.render(), width, draws_blocks(sys.stdout.encoding))))
         sys.stdout.flush()
         return
-    from cqlsh_ext.spark.statement import ExportStatementOnSpark
+    from cqlsh_ext.describe.parse import DescribeStatement
+    from cqlsh_ext.spark.parse import ExportStatementOnSpark
 
+    if isinstance(stmt, DescribeStatement):
+        from cqlsh_ext.spark import describe_job
+
+        report = describe_job.run(spark, db, stmt, conn.settings)
+        if stmt.json or display.output_format.reports_as_json:
+            print(jsonenc.dumps(report.to_json()))
+        else:
+            import shutil
+
+            width = shutil.get_terminal_size().columns if sys.stdout.isatty() else 0
+            print("\n".join(report.render(width)))
+        sys.stdout.flush()
+        return
     if isinstance(stmt, ExportStatementOnSpark):
         from cqlsh_ext.spark import export_job
 
@@ -174,4 +210,4 @@ def _one(spark: Any, db: Any, conn: Any, stmt: Any) -> None:
         return
     from cqlsh_ext.spark import query_job
 
-    query_job.run(spark, db, stmt, conn.settings)
+    query_job.run(spark, db, stmt, conn.settings, conn.options.float_precision)

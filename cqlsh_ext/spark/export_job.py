@@ -42,7 +42,7 @@ from cqlsh_ext.export.arrow_types import (
     settled,
     value_kind,
 )
-from cqlsh_ext.export.statement import LABEL, ExportStatement
+from cqlsh_ext.export.parse import LABEL, ExportStatement
 from cqlsh_ext.spark.session import SparkError, TaskProgress, java_error
 
 Row = tuple[Any, ...]
@@ -156,7 +156,7 @@ def spark_type(kind: Kind) -> Any:
 
 
 def run(spark: Any, session: Any, stmt: Any, settings: Any) -> None:
-    """`stmt`: spark.statement.ExportStatementOnSpark (the parsed COPY, the table it reads)."""
+    """`stmt`: spark.parse.ExportStatementOnSpark (the parsed COPY, the table it reads)."""
     import dataclasses
 
     from cqlsh_ext.export.columns import columns, roles
@@ -165,7 +165,7 @@ def run(spark: Any, session: Any, stmt: Any, settings: Any) -> None:
 
     export: ExportStatement = stmt.export
     ks, meta, plan, evaluator_settings, answer, types = plan_query(
-        session, settings, stmt.keyspace, stmt.table, export.select, LABEL,
+        session, settings, stmt.keyspace, stmt.table, export.query, LABEL,
         f"{LABEL}: COPY ( ... ) takes a SELECT ... FROM [keyspace.]table", "the COPY", plain=True)
     display = settings.display
     if export.raw is not None:
@@ -215,8 +215,8 @@ def run(spark: Any, session: Any, stmt: Any, settings: Any) -> None:
             raise SparkError(f"{LABEL}: {export.path} exists: add WITH OVERWRITE = true to replace it") \
                 from None
         raise SparkError(f"{LABEL}: writing {export.path} on Spark failed: {text}") from None
+    from cqlsh_ext.payload_select.command import closing_parts
     from cqlsh_ext.payload_select.read import Reading
-    from cqlsh_ext.payload_select.statement import closing_parts
 
     how = f"Spark {context.applicationId}, master {context.master}"
     reading = Reading(answer, how=how, emitted=written.value)

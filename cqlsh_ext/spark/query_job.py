@@ -18,12 +18,13 @@ from types import SimpleNamespace
 from typing import Any, NamedTuple, cast
 
 from cqlsh_ext.cql.errors import QueryError
+from cqlsh_ext.cql.lexer import Lexed
 from cqlsh_ext.cql.types import from_driver
 from cqlsh_ext.query.answer import Answer
-from cqlsh_ext.query.evaluate import Evaluator, Settings
+from cqlsh_ext.query.evaluate import Decoding, Evaluator
 from cqlsh_ext.query.grammar import Column, Path, Plan
+from cqlsh_ext.spark.parse import QueryStatement
 from cqlsh_ext.spark.session import SparkError, TaskProgress, java_error
-from cqlsh_ext.spark.statement import QueryStatement
 from cqlsh_ext.spark.stats_job import driver_value
 
 Row = tuple[Any, ...]
@@ -33,7 +34,7 @@ Row = tuple[Any, ...]
 PAGE_ROWS = 1000
 
 
-def answer_partition(template: Answer, settings: Settings, names: Sequence[str], types: Sequence[Any],
+def answer_partition(template: Answer, settings: Decoding, names: Sequence[str], types: Sequence[Any],
                      rows_read: Any, batches: Iterable[Any]) -> Iterator[Any]:
     """One Spark task (in an executor): its rows, Arrow batch by batch (as COMPRESSION STATS
     reads them: stats_job), into a fresh Answer; yields one Arrow batch holding the pickled
@@ -73,7 +74,7 @@ def answer_partition(template: Answer, settings: Settings, names: Sequence[str],
 
 
 def answer_parts(spark: Any, session: Any, ks: str, table: str, names: Sequence[str], answer: Answer,
-                 settings: Settings, rows_read: Any) -> Any:
+                 settings: Decoding, rows_read: Any) -> Any:
     """An RDD of each Spark task's (part, the streamed rows it found): the columns `names` of
     ks.table read through the connector and answer_partition's Arrow batches unpickled. Spark
     mode's SELECT and its COPY (SELECT ...) both read this way."""
@@ -110,20 +111,20 @@ class PlannedQuery(NamedTuple):
     keyspace: str
     meta: Any
     plan: Plan
-    settings: Settings
+    settings: Decoding
     answer: Answer
     types: list[Any]
 
 
-def plan_query(session: Any, settings: Any, keyspace: str | None, table: str, text: str, label: str,
-               not_a_query: str, run_there: str, plain: bool = False) -> PlannedQuery:
-    """Parse `text` against the table's schema and check what Spark mode refuses, before Spark
-    reads: SparkError(`not_a_query`) when the grammar finds no payload query (a plain SELECT,
-    taken when `plain`), a WHERE on columns (to be run `run_there`: the shell's), what the
-    evaluator refuses (-d none with paths). Spark mode's SELECT and its COPY (SELECT ...) both
-    start here."""
+def plan_query(session: Any, settings: Any, keyspace: str | None, table: str, statement: Lexed,
+               label: str, not_a_query: str, run_there: str, plain: bool = False) -> PlannedQuery:
+    """Parse the statement (its tokens, lexed once) against the table's schema and check what
+    Spark mode refuses, before Spark reads: SparkError(`not_a_query`) when the grammar finds no
+    payload query (a plain SELECT, taken when `plain`), a WHERE on columns (to be run
+    `run_there`: the shell's), what the evaluator refuses (-d none with paths). Spark mode's
+    SELECT and its COPY (SELECT ...) both start here."""
+    from cqlsh_ext.payload_select.command import result_types, settings_for
     from cqlsh_ext.payload_select.schema import schema_of
-    from cqlsh_ext.payload_select.statement import result_types, settings_for
     from cqlsh_ext.query.grammar import parse
     from cqlsh_ext.spark.stats_job import table_meta
 
@@ -132,7 +133,7 @@ def plan_query(session: Any, settings: Any, keyspace: str | None, table: str, te
     shell = cast(Any, SimpleNamespace(conn=session.cluster, settings=settings))
     schema = schema_of(shell, ks, meta)
     try:
-        plan = parse(text, schema, plain=plain)
+        plan = parse(statement, schema, plain=plain)
     except QueryError as err:
         raise SparkError(f"{label}: {err}") from None
     if plan is None:
@@ -155,11 +156,12 @@ def plan_query(session: Any, settings: Any, keyspace: str | None, table: str, te
     return PlannedQuery(ks, meta, plan, evaluator_settings, answer, types)
 
 
-def run(spark: Any, session: Any, stmt: QueryStatement, settings: Any) -> None:
-    from cqlsh_ext.payload_select.statement import LABEL
+def run(spark: Any, session: Any, stmt: QueryStatement, settings: Any, float_precision: int) -> None:
+    """`float_precision`: cqlshrc's, for the floats the aggregates compute (as the shell prints them)."""
+    from cqlsh_ext.payload_select.command import LABEL
 
     ks, meta, plan, evaluator_settings, answer, types = plan_query(
-        session, settings, stmt.keyspace, stmt.table, stmt.text, LABEL,
+        session, settings, stmt.keyspace, stmt.table, stmt.statement, LABEL,
         "Spark mode runs SELECT statements with payload paths or payload conditions (docs/queries.md); "
         "a plain SELECT is the shell's", "it")
     rows_read = spark.sparkContext.accumulator(0)
@@ -183,14 +185,15 @@ def run(spark: Any, session: Any, stmt: QueryStatement, settings: Any) -> None:
     how = f"Spark {context.applicationId}, master {context.master}, {len(parts)} tasks"
     from cqlsh_ext.spark.answer_output import print_answer
 
-    print_answer(settings.display, answer.header(), types, rows, ks, meta.name)
+    print_answer(settings.display, answer.header(), types, answer.computed(), rows, ks, meta.name,
+                 float_precision)
     _closing_line(plan, answer, how, len(rows))
 
 
 def _closing_line(plan: Plan, answer: Answer, how: str, emitted: int) -> None:
     """The shell's closing line on stderr (payload_select), with how Spark read the table."""
+    from cqlsh_ext.payload_select.command import closing_line as shell_closing_line
     from cqlsh_ext.payload_select.read import Reading
-    from cqlsh_ext.payload_select.statement import closing_line as shell_closing_line
 
     shell_closing_line(plan, Reading(answer, how=how, emitted=emitted), sys.stderr)
     sys.stderr.flush()

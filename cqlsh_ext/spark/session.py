@@ -44,14 +44,18 @@ def check_environment() -> None:
     try:
         import pyspark  # noqa: F401
     except ImportError:
-        raise SparkError("Spark mode needs pyspark: pip install 'cqlsh-ext[spark]'") from None
+        from cqlsh_ext.common.install import install_hint
+
+        raise SparkError(f"Spark mode needs pyspark: {install_hint('spark')}") from None
     try:
         # pyspark 3.5's pandas UDFs and its version checks import distutils, which Python 3.12+
         # lacks; setuptools provides it (the [spark] extra installs it there).
         import distutils  # noqa: F401
     except ImportError:
-        raise SparkError("pyspark 3.5 needs distutils, which this Python lacks: "
-                         "pip install setuptools (the [spark] extra does)") from None
+        from cqlsh_ext.common.install import install_hint
+
+        raise SparkError("pyspark 3.5 needs distutils, which this Python lacks (setuptools has it): "
+                         f"{install_hint('spark')}") from None
     java_home = os.environ.get("JAVA_HOME")
     java = os.path.join(java_home, "bin", "java") if java_home else shutil.which("java")
     if not java or not os.access(java, os.X_OK):

@@ -14,8 +14,8 @@ from typing import Any
 
 from cqlsh_ext.cql.types import SEQUENCES, UDT, CqlType, from_driver
 from cqlsh_ext.insight.stats import Stats
+from cqlsh_ext.spark.parse import StatsStatement
 from cqlsh_ext.spark.session import SparkError, TaskProgress, java_error
-from cqlsh_ext.spark.statement import StatsStatement
 
 #: Rows handed to Stats.add_rows at once in a task (its column-wise fast path works per page).
 PAGE_ROWS = 1000
@@ -111,14 +111,14 @@ def read_table(spark: Any, ks: str, table: str, names: Sequence[str]) -> Any:
     return frame.select(*[functions.col(f"`{n}`") for n in names])
 
 
-def run(spark: Any, session: Any, stmt: StatsStatement, mode: str, cap: int) -> Stats:
+def run(spark: Any, session: Any, stmt: StatsStatement, mode: str, cap: int, pricing: Any = None) -> Stats:
     import pickle
     from functools import partial
 
     ks, meta = table_meta(session, stmt.keyspace, stmt.table)
     query = stats_query(session, stmt, ks, meta)
     names, types = result_columns(session, query)
-    stats = Stats(query, mode, cap, from_headers=not stmt.decode_all)
+    stats = Stats(query, mode, cap, from_headers=not stmt.decode_all, pricing=pricing)
     stats.set_columns(names, types)
     if not stats.has_payloads:
         raise SparkError("the result has no blob or text column")

@@ -9,7 +9,7 @@ a batch at a time, not row by row.
 
 `text` is what the shell shows for the value (the stored or decompressed text, a record format's
 tree rendered as JSON), null for binary or undecodable values; `label` is COMPRESSION STATS'
-(the chain of containers, or 'not compressed', 'not decodable'); `decompressed_bytes` counts the
+(the chain of containers, or 'not compressed', 'failed'); `decompressed_bytes` counts the
 payload under the compression layers (the stored size when nothing was decompressed). Each value
 is decoded within the same per-value budget as in the shell (`cap`). docs/spark.md shows how to
 ship cqlsh_ext to a cluster's executors.
@@ -27,29 +27,35 @@ SCHEMA = "text string, label string, stored_bytes long, decompressed_bytes long"
 FIELDS = ("text", "label", "stored_bytes", "decompressed_bytes")
 
 
-def describe(value: bytes, mode: str = "auto", cap: int = DEFAULT_CAP) -> tuple[str | None, str, int, int]:
-    """(text, label, stored bytes, decompressed bytes) of one stored value, as the shell sees it."""
-    from cqlsh_ext.insight.measure import peel
+def describe(value: bytes, mode: str = "auto", cap: int = DEFAULT_CAP,
+             engine: Any = None) -> tuple[str | None, str, int, int]:
+    """(text, label, stored bytes, decompressed bytes) of one stored value, as the shell sees it:
+    decoded once, by the value engine (a batch's own, when given)."""
+    from cqlsh_ext.insight.measure import measured
     from cqlsh_ext.insight.stats import chain_label
-    from cqlsh_ext.payload.unwrap import STRUCTURED, TEXT, unwrap
+    from cqlsh_ext.payload.engine import ValueEngine
+    from cqlsh_ext.payload.view import RECORD, TEXT
 
-    peeled = peel(value, mode, cap)
-    view = unwrap(value, mode, cap)
+    view = (engine or ValueEngine(mode, cap)).view(value)
+    status, chain, size, _exact, _reason = measured(view)
     text: str | None = None
     if view.kind == TEXT:
         text = view.text
-    elif view.kind == STRUCTURED:
+    elif view.kind == RECORD:
         from cqlsh_ext.payload.formats.tree import render
 
-        text = render(view.tree)
-    return text, chain_label(peeled.status, peeled.chain), peeled.stored, peeled.size
+        text = render(view.record)
+    return text, chain_label(status, chain), len(value), size
 
 
 def describe_batch(values: Any, mode: str = "auto", cap: int = DEFAULT_CAP) -> Any:
     """A pandas Series of blobs (bytes, bytearray or None) -> a DataFrame with FIELDS."""
     import pandas
 
-    rows = [(None, None, None, None) if v is None else describe(bytes(v), mode, cap) for v in values]
+    from cqlsh_ext.payload.engine import ValueEngine
+
+    engine = ValueEngine(mode, cap)  # one per batch: a column's values share their chain
+    rows = [(None, None, None, None) if v is None else describe(bytes(v), engine=engine) for v in values]
     frame = pandas.DataFrame(rows, columns=list(FIELDS))
     return frame.astype({"stored_bytes": "Int64", "decompressed_bytes": "Int64"})
 

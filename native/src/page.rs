@@ -392,8 +392,9 @@ pub fn decode_page<'py>(
 
     let mut path_results: Vec<Bound<'py, PyAny>> = Vec::with_capacity(path_steps.len());
     for (p, values) in path_values.into_iter().enumerate() {
-        let miss = match (&path_missed[p], path_found[p]) {
-            (Some(m), false) => {
+        // Noted only before the first value that had the path (as the engine's Page.missed).
+        let miss = match &path_missed[p] {
+            Some(m) => {
                 let key = step_object(py, &path_steps[p][m.step], &path_objects[p][m.step])?;
                 let keys = PyTuple::new(py, m.keys.iter().map(|k| PyString::new(py, k)))?;
                 PyTuple::new(py, [m.depth.into_pyobject(py)?.into_any(), key, keys.into_any()])?.into_any()

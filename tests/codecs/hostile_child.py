@@ -34,9 +34,9 @@ def main() -> None:
     from cqlsh_ext.codecs import registry
     from cqlsh_ext.codecs.base import DecodeError
     from cqlsh_ext.insight import cli
-    from cqlsh_ext.insight.advise import Sample
+    from cqlsh_ext.insight.advise import AdviseSample
     from cqlsh_ext.insight.inspect import inspect_value
-    from cqlsh_ext.insight.measure import quick
+    from cqlsh_ext.payload.engine import ValueEngine
     from cqlsh_ext.payload.unwrap import unwrap
 
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
@@ -70,12 +70,12 @@ def main() -> None:
         return f"rc {rc}: " + out.getvalue().splitlines()[1].strip()
 
     def stats(value: bytes, mode: str) -> str:
-        a = quick(value, mode, cap, False)
-        b = quick(value, mode, cap, True)
+        a = ValueEngine(mode, cap).measure_page([value], False)[0]
+        b = ValueEngine(mode, cap).measure_page([value], True)[0]
         return f"{a[0]} {a[2]} / from headers {b[0]} {b[2]}: {a[4]}"
 
     def advise(value: bytes, mode: str) -> str:
-        sample = Sample(10, mode, cap)
+        sample = AdviseSample(10, mode, cap)
         sample.add("c", value)
         payloads, _stored, current, skipped = sample.columns["c"]
         return f"sampled {sum(map(len, payloads))} bytes {current} skipped {skipped}"

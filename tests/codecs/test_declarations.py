@@ -3,7 +3,18 @@ name lists the hand-written ones gave (expected values captured from the code be
 
 from __future__ import annotations
 
+import inspect
+
 from cqlsh_ext.codecs import registry
+from cqlsh_ext.codecs.base import Container
+from cqlsh_ext.codecs.capabilities import (
+    CAPABILITIES,
+    Compressors,
+    HeaderSized,
+    NotWritten,
+    TableCompressor,
+    Writer,
+)
 from cqlsh_ext.common import declarations
 from cqlsh_ext.payload import formats
 from cqlsh_ext.payload.spec import PAYLOAD_NAMES
@@ -98,7 +109,7 @@ def test_advise_candidates_are_unchanged() -> None:
 def test_every_declared_compressor_reads_back_as_its_format() -> None:
     payload = b'{"id": 12345, "name": "a value long enough to compress", "tags": ["x", "y", "z"]}' * 20
     for fmt in registry.all_containers():
-        for c in fmt.compressors():
+        for c in fmt.compressors() if isinstance(fmt, Compressors) else ():
             stored = bytes(c.compress(payload))
             assert bytes(c.decompress(stored)) == payload, c.name
             found, dec = registry.decode_named(c.family, stored)
@@ -127,12 +138,13 @@ def test_every_module_that_declares_is_found() -> None:
 
 
 def test_header_sizing_and_table_compressors_are_unchanged() -> None:
-    # What insight.measure and insight.table_settings named by hand before, now declared by formats.
-    from cqlsh_ext.insight.measure import _HEADER_SIZED
+    # What COMPRESSION STATS and SETTINGS named by hand before, now declared by formats.
+    from cqlsh_ext.payload.engine import _HEADER_SIZED
 
-    sized = {first: (fmt.label, smallest) for first, (fmt, smallest) in _HEADER_SIZED.items()}
-    assert sized == {b"\x1f": ("gzip", 0), b"\x28": ("zstd", 256 << 10), b"\x04": ("lz4/frame", 256 << 10)}
-    classes = {fmt.cassandra_class: fmt.label for fmt in registry.all_containers() if fmt.cassandra_class}
+    sized = {first: (fmt.label, smallest) for first, (fmt, _header, smallest) in _HEADER_SIZED.items()}
+    assert sized == {0x1f: ("gzip", 0), 0x28: ("zstd", 256 << 10), 0x04: ("lz4/frame", 256 << 10)}
+    classes = {fmt.cassandra_class: fmt.label for fmt in registry.all_containers()
+               if isinstance(fmt, TableCompressor)}
     assert classes == {"LZ4Compressor": "lz4/block-nosize", "SnappyCompressor": "snappy",
                        "DeflateCompressor": "zlib", "ZstdCompressor": "zstd"}
 
@@ -152,3 +164,87 @@ def test_a_codec_name_reads_the_containers_labelled_with_it() -> None:
     for fmt in registry.all_containers():
         assert set(fmt.tried_by) <= {fmt.codec}, (fmt.label, fmt.tried_by)
         assert fmt.label == fmt.codec or fmt.label.startswith(f"{fmt.codec}/"), fmt.label
+
+
+CAPABILITIES_DECLARED = {
+    "snappy/framed": ["Headers", "Checksums", "Compressors", "Writer"],
+    "snappy/s2": ["Headers", "NotWritten"],
+    "snappy/xerial": ["Headers", "Writer"],
+    "snappy": ["Headers", "Compressors", "TableCompressor", "Writer"],
+    "snappy/hadoop": ["Headers", "Writer"],
+    "lz4/frame": ["Headers", "Checksums", "HeaderSized", "Compressors", "Writer"],
+    "lz4/legacy": ["Headers", "NotWritten"],
+    "lz4/LZ4Block": ["Headers", "Checksums", "Writer"],
+    "lz4/block": ["Headers", "Compressors", "Writer"],
+    "lz4/block-be": ["Headers", "Writer"],
+    "lz4/hadoop": ["Headers", "Writer"],
+    "lz4/block-nosize": ["TableCompressor", "Writer"],
+    "zstd": [
+        "Headers", "Checksums", "HeaderSized", "Compressors", "Dictionaries", "TableCompressor", "Writer",
+    ],
+    "gzip": ["Headers", "Checksums", "HeaderSized", "Compressors", "Writer"],
+    "zlib": ["Headers", "Checksums", "Compressors", "TableCompressor", "Writer"],
+    "deflate": ["Compressors", "Writer"],
+    "bzip2": ["Headers", "Checksums", "Compressors", "Writer"],
+    "xz": ["Headers", "Checksums", "Compressors", "Writer", "NeedsWorker"],
+    "xz/lzma": ["Headers", "Writer", "NeedsWorker"],
+    "brotli": ["Compressors", "Writer", "NeedsWorker"],
+}
+
+
+_MISSING = object()
+
+
+def _members(capability: type) -> set[str]:
+    """A capability's own members (what a container must define to have it), not the core's."""
+    own = set(vars(capability).get("__annotations__", {}))
+    own |= {name for name, value in vars(capability).items()
+            if not name.startswith("_") and (callable(value) or isinstance(value, property))}
+    return own - set(dir(Container))
+
+
+def test_the_capabilities_each_container_has_are_unchanged() -> None:
+    # What INSPECT, STATS, ADVISE, SETTINGS, encode() and the worker process ask of each container.
+    found = {fmt.label: [cap.__name__ for cap in CAPABILITIES if isinstance(fmt, cap)]
+             for fmt in registry.all_containers()}
+    assert found == CAPABILITIES_DECLARED
+
+
+def test_each_container_declares_its_capabilities_completely() -> None:
+    """A container has a capability (named among its bases) with all its members, or none of them: a
+    member defined without its capability is one no caller asks for (`header_sized_from` on a
+    format that is no HeaderSized would never size a value)."""
+    for fmt in registry.all_containers():
+        for cap in CAPABILITIES:
+            members = _members(cap)
+            assert members, cap
+            defined = {m for m in members if inspect.getattr_static(fmt, m, _MISSING) is not _MISSING}
+            if isinstance(fmt, cap):
+                assert cap in type(fmt).__mro__, (fmt.label, f"defines {cap.__name__} without naming it")
+                assert defined == members, (fmt.label, cap.__name__, sorted(members - defined))
+                abstract = getattr(type(fmt), "__abstractmethods__", frozenset())
+                assert not abstract, (fmt.label, sorted(abstract))
+            else:
+                # Members with a default (Compressors.library, Writer.level_range, ...) exist only
+                # through the capability, so none may be defined here.
+                assert not defined, (fmt.label, f"{sorted(defined)} without {cap.__name__}")
+
+
+def test_capability_data_is_what_its_callers_need() -> None:
+    sized: dict[bytes, str] = {}
+    for fmt in registry.all_containers():
+        if isinstance(fmt, HeaderSized):
+            # insight.measure keys its table by the magic's first byte: it must be this format's own.
+            assert fmt.magic and fmt.magic[:1] not in sized, fmt.label
+            sized[fmt.magic[:1]] = fmt.label
+        if isinstance(fmt, Writer):
+            assert fmt.reference and not isinstance(fmt, NotWritten), fmt.label
+            assert fmt.level_range is None or fmt.level_range[0] <= fmt.level_range[1], fmt.label
+        for text in ("unwritable", "needs_worker", "cassandra_class"):
+            if hasattr(fmt, text):
+                assert isinstance(getattr(fmt, text), str) and getattr(fmt, text), (fmt.label, text)
+        if fmt.early_priority is not None:
+            assert type(fmt).early is not Container.early, fmt.label
+    # encode('<codec>', ...) writes one container per codec that has a Writer.
+    for codec in registry.CODEC_NAMES:
+        assert registry.written_by(codec).codec == codec

@@ -80,10 +80,10 @@ def test_a_header_declaring_more_than_the_value_holds_is_a_reason(
     doc = results[name]
     assert str(doc["display"]).startswith("reason: "), doc
     assert str(doc["cell"]).startswith("reason: "), doc
-    assert str(doc["inspect"]).startswith("not decodable: "), doc
-    assert str(doc["offline"]).startswith("rc 0: not decodable: "), doc
-    assert str(doc["stats"]).startswith("not decodable "), doc
-    assert "'not decodable': 1" in str(doc["advise"]), doc
+    assert str(doc["inspect"]).startswith("failed: "), doc
+    assert str(doc["offline"]).startswith("rc 1: failed: "), doc  # 1: a value not decoded
+    assert str(doc["stats"]).startswith("failed "), doc
+    assert "'undecodable: a format that failed': 1" in str(doc["advise"]), doc
     assert "out of memory" not in str(doc["display"])  # refused from the header, not by the limit
 
 
@@ -100,6 +100,6 @@ def test_bombs_stop_at_the_cap(results: dict[str, dict[str, object]]) -> None:
 def test_the_issue_reproducer_in_inspect_names_the_chunk(results: dict[str, dict[str, object]]) -> None:
     doc = results["snappy framed: chunk declaring 4 GiB (issue 20)"]
     assert doc["inspect"] == (
-        "not decodable: stored 25 B (snappy/framed: chunk 1 declares 4294967295 bytes, "
+        "failed: stored 25 B (snappy/framed: chunk 1 declares 4294967295 bytes, "
         "more than a chunk can hold)"
     )

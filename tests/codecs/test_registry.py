@@ -18,6 +18,7 @@ import zstandard
 
 from cqlsh_ext.codecs import registry
 from cqlsh_ext.codecs.base import Container, DecodeError
+from cqlsh_ext.codecs.capabilities import Headers
 
 try:
     import brotli
@@ -83,9 +84,10 @@ def test_importing_registry_loads_no_codec_library() -> None:
 def test_headers(name: str, produce: Callable[[bytes], bytes], label: str, codec: str, auto: bool) -> None:
     value = produce(json_doc(100_000, 3))
     fmt = next(f for f in registry.containers_for(codec) if f.label == label)
-    h = fmt.headers(value)
-    assert h["format"] == label
-    json.dumps(h)  # plain JSON-able values only
+    if isinstance(fmt, Headers):  # the others show none (test_declarations pins which have them)
+        h = fmt.headers(value)
+        assert h["format"] == label
+        json.dumps(h)  # plain JSON-able values only
 
 
 def test_header_fields() -> None:

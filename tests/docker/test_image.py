@@ -102,6 +102,16 @@ def test_entrypoint_labels_and_nothing_baked_in(image: Image) -> None:
     assert "Apache License" in license_head and "Version 2.0" in license_head, license_head
 
 
+def test_spark_mode_says_how_to_build_it_into_the_image(image: Image) -> None:
+    # The image leaves the spark extra out (tools/docker/requirements.py) and has no pip: the hint
+    # is a build of the image with the extra, not a pip command that cannot run there.
+    proc = image.run("spark", "-e", "SELECT now() FROM system.local", "127.0.0.1", "1", check=False)
+    lines = [line for line in proc.stderr.splitlines() if line.strip()]
+    assert proc.returncode == 2 and len(lines) == 1, proc.stderr
+    assert lines[0].startswith("cqlsh-ext spark: Spark mode needs pyspark: ")
+    assert "docker build --build-arg EXTRAS=spark" in lines[0] and "pip install" not in lines[0]
+
+
 def test_aws_credentials_from_env_and_read_only_mount(image: Image, tmp_path: Path) -> None:
     probe = ("import importlib.util, sys\n"
              "if importlib.util.find_spec('botocore') is None: print('NO-BOTOCORE'); sys.exit()\n"

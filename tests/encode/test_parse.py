@@ -76,9 +76,8 @@ def test_any_statement_is_placed_or_unreadable(words):
 
 
 def test_block_comments_are_skipped_but_not_inside_strings():
-    from cqlsh_ext.encode.statement import _blank_comments
-
     text = "INSERT /* a\ncomment */ INTO t (id, data) VALUES (1, encode('/* kept */', $$/* kept */$$))"
-    blanked = _blank_comments(text)
-    assert len(blanked) == len(text) and "comment" not in blanked and blanked.count("/* kept */") == 2
-    assert placements(blanked) == [("data", (), "blob")]
+    toks = tokenize(text)
+    assert [t.value for t in toks[:2]] == ["INSERT", "INTO"] and toks[1].start == text.index("INTO")
+    assert [t.value for t in toks if t.kind == "string"] == ["/* kept */", "/* kept */"]
+    assert placements(text) == [("data", (), "blob")]

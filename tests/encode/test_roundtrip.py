@@ -23,13 +23,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cqlsh_ext.codecs import registry
+from cqlsh_ext.codecs.capabilities import Writer
 from cqlsh_ext.encode.chain import EncodeRefused, encode, same
 from cqlsh_ext.payload import formats
-from cqlsh_ext.payload.unwrap import STRUCTURED, TEXT, unwrap_spec
+from cqlsh_ext.payload.unwrap import unwrap_spec
+from cqlsh_ext.payload.view import RECORD, TEXT
 
 CAP = 4 << 20
-WRITABLE = [f.label for f in registry.all_containers() if f.reference]
-UNWRITABLE = [f.label for f in registry.all_containers() if not f.reference]
+WRITABLE = [f.label for f in registry.all_containers() if isinstance(f, Writer)]
+UNWRITABLE = [f.label for f in registry.all_containers() if not isinstance(f, Writer)]
 #: Record formats written from JSON alone (no schema or descriptor file).
 RECORD_FORMATS = [f.name for f in formats.all_formats() if f.encode is not None and not f.encodes_text]
 TEXT_FORMATS = [f.name for f in formats.all_formats() if f.encode is not None and f.encodes_text]
@@ -129,7 +131,7 @@ def test_records_come_back(label, fmt, record):
     value = encode(f"{label}>{fmt}", json.dumps(record), CAP).value
     assert same(RECORD_READ_BACK[fmt](READ_BACK[label](value)), record)
     view = unwrap_spec(value, f"{label}>{fmt}", CAP)
-    assert view.kind == STRUCTURED and same(view.tree, record)
+    assert view.kind == RECORD and same(view.tree, record)
 
 
 @pytest.mark.parametrize("label", WRITABLE)

@@ -13,7 +13,19 @@ CLOSING = re.compile(r"^COPY \(SELECT \.\.\.\): ([\d,]+) rows written to (.+?) \
 
 
 def closing_line(stdout: str) -> str:
-    lines = [line for line in stdout.splitlines() if line.startswith("COPY (SELECT ...): ")]
+    """The closing line as one line: on a terminal it is wrapped at words, its later rows indented
+    (common.text.message), and a status line drawn over with "\r" is gone."""
+    shown = [line.rstrip("\r").rsplit("\r", 1)[-1] for line in stdout.split("\n")]
+    lines: list[str] = []
+    continued = False  # the line before was the closing line, or a row of it
+    for line in shown:
+        if line.startswith("COPY (SELECT ...): "):
+            lines.append(line)
+            continued = True
+        elif continued and line.startswith("    "):
+            lines[-1] += " " + line.strip()
+        else:
+            continued = False
     assert len(lines) == 1, stdout
     return lines[0]
 

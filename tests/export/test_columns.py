@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 
 from cqlsh_ext.export.columns import is_plain
 from cqlsh_ext.payload.budget import Budget
-from cqlsh_ext.query.evaluate import Settings, decode
+from cqlsh_ext.payload.engine import ValueEngine
+from cqlsh_ext.payload.view import RECORD
 
 
 def test_a_parsed_record_is_plain_and_tags_bytes_and_infinities_are_not():
@@ -33,9 +34,9 @@ def test_a_record_of_shared_parts_is_not_plain_so_the_budget_meters_it():
     node: Any = {"leaf": 1}
     for _ in range(12):
         node = {f"k{j}": node for j in range(10)}
-    decoded = decode(pickle.dumps(node, protocol=4), Settings(), None)
-    assert decoded.state == "ok"
-    assert not is_plain(decoded.tree, Budget.for_cap(4 << 20).nodes)
+    view = ValueEngine().view(pickle.dumps(node, protocol=4))
+    assert view.kind == RECORD and not view.cut
+    assert not is_plain(view.tree, Budget.for_cap(4 << 20).nodes)
 
 
 def test_a_tree_within_the_budget_s_nodes_is_plain():

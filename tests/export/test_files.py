@@ -6,12 +6,18 @@ meaning; what the query form does not take is refused in one line."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import resource
+import shutil
 import signal
 import subprocess
+import sys
+import sysconfig
+from pathlib import Path
 
 import pexpect
+import pyte
 import pytest
 from orders import rows, write_table
 from shell_runner import CQLSH_EXT, Run, isolated_env
@@ -20,6 +26,8 @@ from tests.payload_select.conftest import shell
 
 from .conftest import Orders
 from .readback import closing_line, jsonl_rows, parquet_rows, rows_written
+
+REPO = Path(__file__).resolve().parents[2]
 
 
 def _one_error_line(out: Run) -> str:
@@ -112,6 +120,109 @@ def test_ctrl_c_closes_the_file_with_the_rows_read(cassandra, home):
     assert _leftovers(home) == []
 
 
+#: Rows of the table exported while Ctrl-C is pressed: one row group, so all of the decoding and
+#: writing happens once the reading is done (about 80 us a row here: long enough to stop it in).
+WRITTEN_ROWS = 8000
+
+
+@pytest.fixture(scope="module")
+def big(cassandra) -> tuple[str, list]:
+    ks = cassandra.create_keyspace("faults_written")  # faults_*: the server's fault handler may delay it
+    session = cassandra.session(ks)
+    data = rows(WRITTEN_ROWS, partitions=200)
+    write_table(session, data)
+    session.shutdown()
+    return ks, data
+
+
+class _Exporting:
+    """cqlsh-ext -e "COPY (...) TO ..." in a pseudo-terminal, with Ctrl-C typed at the moment the
+    file is being written: the process is stopped once the screen says "writing", the key typed
+    (the terminal sends SIGINT, held until the process goes on) and the process continued, so the
+    press lands while the file is written, whatever the machine's load."""
+
+    def __init__(self, cassandra, home, statement: str) -> None:
+        self.child = pexpect.spawn(CQLSH_EXT, [*cassandra.cqlsh_args, "-e", statement], encoding="utf-8",
+                                   env=isolated_env(home), timeout=120, dimensions=(40, 160))
+        self.screen = pyte.Screen(160, 40)
+        self.stream = pyte.Stream(self.screen)
+        self.seen = ""
+
+    def expect(self, pattern: str) -> str:
+        self.child.expect(pattern)
+        shown = self.child.before + self.child.after
+        self.stream.feed(shown)
+        self.seen += shown
+        return str(self.child.after)
+
+    def ctrl_c_now(self) -> None:
+        os.kill(self.child.pid, signal.SIGSTOP)
+        self.child.sendintr()
+        os.kill(self.child.pid, signal.SIGCONT)
+
+    def end(self) -> str:
+        self.child.expect(pexpect.EOF)
+        self.stream.feed(self.child.before)
+        self.seen += self.child.before
+        self.child.close()
+        return re.sub(r"\x1b\[[0-9;]*[A-Za-z]", "", self.seen)
+
+
+def test_ctrl_c_while_the_file_is_written_finishes_it_with_the_rows_read(cassandra, big, home):
+    ks, data = big
+    target = home / "cc.parquet"
+    run = _Exporting(cassandra, home, f"COPY (SELECT pk, ck, data.status FROM {ks}.orders) TO '{target}'")
+    run.expect(r"writing [^\n]*discard it\)")
+    # What the screen shows while the file is written (the reading's progress line is gone).
+    status = next(row for row in run.screen.display if "writing" in row).strip()
+    assert status.startswith(f"COPY (SELECT ...): writing {target.name}, {WRITTEN_ROWS:,} rows")
+    run.ctrl_c_now()
+    run.expect(r"Ctrl-C\s+again\s+discards\s+it")  # said at once, while the writing goes on
+    out = run.end()
+    assert "Traceback" not in out
+    line = closing_line(out)
+    assert line.startswith(f"COPY (SELECT ...): {WRITTEN_ROWS:,} rows written to {target}")
+    assert line.endswith("; Ctrl-C while writing: the file was finished with the rows read")
+    _schema, found = parquet_rows(target)  # a valid, closed file with every row read
+    assert sorted((r["pk"], r["ck"]) for r in found) == sorted((row["pk"], row["ck"]) for row, _doc in data)
+    assert _leftovers(home) == []
+
+
+def test_a_second_ctrl_c_while_the_file_is_written_discards_it(cassandra, big, home):
+    ks, _data = big
+    target = home / "gone.parquet"
+    run = _Exporting(cassandra, home, f"COPY (SELECT pk, ck, data FROM {ks}.orders) TO '{target}'")
+    run.expect(r"writing [^\n]*discard it\)")
+    run.ctrl_c_now()
+    run.expect(r"Ctrl-C\s+again\s+discards\s+it")
+    run.ctrl_c_now()
+    out = run.end()
+    assert "Traceback" not in out
+    said = f"COPY (SELECT ...): interrupted (Ctrl-C twice) before {target} was finished: nothing written"
+    assert said in " ".join(out.split())  # on a terminal, wrapped at words
+    assert not target.exists() and _leftovers(home) == []
+
+
+def test_after_a_ctrl_c_that_stopped_the_scan_the_next_one_discards_the_file(cassandra, big, home):
+    ks, _data = big
+    target = home / "half.parquet"
+    cassandra.faults.set("delay", -1, 300)  # every page late: the scan takes seconds
+    try:
+        run = _Exporting(cassandra, home, f"COPY (SELECT ck, data.status FROM {ks}.orders WHERE data.status "
+                                          f"IS NOT NULL ALLOW FILTERING) TO '{target}'")
+        run.expect(r"[1-9][0-9]?,[0-9]{3} rows, ")  # a thousand rows and more read: something to write
+        run.child.sendintr()  # the first: the scan stops, the file is written with what was read
+        run.expect(r"writing [^\n]*\(Ctrl-C again: discard it\)")
+        run.ctrl_c_now()
+        out = run.end()
+    finally:
+        cassandra.faults.clear()
+    assert "Traceback" not in out
+    said = f"interrupted (Ctrl-C twice) before {target} was finished: nothing written"
+    assert said in " ".join(out.split())
+    assert not target.exists() and _leftovers(home) == []
+
+
 def test_stock_copy_to_a_parquet_name_points_to_the_query_form(cassandra, orders: Orders, home):
     out = shell(cassandra, home, f"COPY {orders.name} TO '{home / 'x.parquet'}'")
     assert _one_error_line(out).endswith(
@@ -165,16 +276,61 @@ def test_decoding_off_refuses_the_decoded_forms(cassandra, orders: Orders, home)
     assert not (home / "n.jsonl").exists()
 
 
-def test_parquet_without_pyarrow_says_how_to_install_it(cassandra, orders: Orders, home, tmp_path_factory):
-    hidden = tmp_path_factory.mktemp("no_pyarrow")
+def _without_pyarrow(cassandra, home, statement: str, program: str = CQLSH_EXT, cwd=None,
+                     **env: str) -> Run:
+    """The shell run where `import pyarrow` fails, as in an installation without the parquet extra."""
+    hidden = home / "no_pyarrow"
+    hidden.mkdir(exist_ok=True)
     (hidden / "pyarrow.py").write_text("raise ImportError('No module named pyarrow')\n")
-    out = shell(cassandra, home, f"COPY (SELECT ck FROM {orders.name}) TO '{home / 'p.parquet'}'",
-                env={"PYTHONPATH": str(hidden)})
-    assert _one_error_line(out).endswith(
-        "COPY (SELECT ...): a Parquet file needs pyarrow: pip install 'cqlsh-ext[parquet]'")
+    proc = subprocess.run([program, *cassandra.cqlsh_args, "-e", statement], capture_output=True, text=True,
+                          timeout=300, cwd=cwd or home,
+                          env={**isolated_env(home), "PYTHONPATH": str(hidden), **env})
+    return Run(proc.returncode, proc.stdout, proc.stderr, None)
+
+
+@pytest.fixture(scope="module")
+def installed_checkout(tmp_path_factory) -> tuple[Path, Path]:
+    """(checkout, environment): a copy of this checkout pip-installed (not editable) into an
+    environment of its own, as `python3 -m pip install .` does; the dependencies are this test
+    environment's, on its path, so nothing is downloaded."""
+    base = tmp_path_factory.mktemp("installed")
+    checkout = base / "checkout"
+    checkout.mkdir()
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
+        shutil.copy2(REPO / name, checkout / name)
+    shutil.copytree(REPO / "cqlsh_ext", checkout / "cqlsh_ext", ignore=shutil.ignore_patterns("__pycache__"))
+    env_dir = base / "env"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(env_dir)], check=True)
+    python = env_dir / "bin" / "python"
+    site = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    Path(site, "test-deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+                    "--no-deps", "--no-build-isolation", str(checkout)], check=True, capture_output=True,
+                   timeout=300)
+    return checkout, env_dir
+
+
+def test_the_parquet_hint_works_where_cqlsh_ext_was_installed_from(cassandra, orders: Orders, home,
+                                                                    installed_checkout):
+    statement = f"COPY (SELECT ck FROM {orders.name}) TO '{home / 'p.parquet'}'"
+    said = "COPY (SELECT ...): a Parquet file needs pyarrow: run "
+    # This checkout's .venv (bin/setup): bin/setup learns the extra (tests/test_bin.py runs it).
+    assert _one_error_line(_without_pyarrow(cassandra, home, statement, cwd=REPO)).endswith(
+        f"{said}bin/setup --parquet")
+    assert _one_error_line(_without_pyarrow(cassandra, home, statement)).endswith(
+        f"{said}{REPO / 'bin' / 'setup'} --parquet")
+    # A checkout pip-installed into another environment: that environment's pip, that checkout.
+    checkout, env_dir = installed_checkout
+    line = _one_error_line(_without_pyarrow(cassandra, home, statement, str(env_dir / "bin" / "cqlsh-ext")))
+    assert line.endswith(f"{said}{env_dir / 'bin' / 'python'} -m pip install '{checkout}[parquet]'")
+    # The Docker image (no pip in it): built again with the extra.
+    line = _one_error_line(_without_pyarrow(cassandra, home, statement, CQLSH_EXT_IMAGE="1"))
+    assert "docker build --build-arg EXTRAS=parquet" in line
+    assert not (home / "p.parquet").exists()
     # JSON Lines and CSV need nothing more
     select = f"SELECT ck FROM {orders.name} WHERE pk = 'p0'"
-    out = shell(cassandra, home, f"COPY ({select}) TO '{home / 'p.jsonl'}'", env={"PYTHONPATH": str(hidden)})
+    out = _without_pyarrow(cassandra, home, f"COPY ({select}) TO '{home / 'p.jsonl'}'")
     assert out.returncode == 0, out.stderr
     assert json.loads((home / "p.jsonl").read_text().splitlines()[0]).keys() == {"ck"}
 

@@ -83,7 +83,8 @@ def test_values_that_do_not_fit_widen_their_column_and_are_counted(cassandra, sh
         assert json.loads(got[k]["note"]) == note
     undecodable = got[15]
     assert undecodable["data"] is None and undecodable["data.status"] is None
-    assert undecodable["data:label"] == "undecoded" and undecodable["data:note"]
+    assert undecodable["data:label"] is None and undecodable["data:kind"] == "failed"
+    assert undecodable["data:note"]
     assert undecodable["data:stored"] == stored[15][0]
     cut = got[16]
     assert cut["data"] is None and cut["data:label"] == "zstd>text"  # as JSON Lines says: a cut text

@@ -111,7 +111,7 @@ def test_every_cql_type_keeps_its_type(cassandra, typed_table, home):
     assert (row["ti"], row["si"], row["bi"], row["fl"], row["db"], row["bo"], row["tx"], row["asci"]) == \
         (-7, 300, -(2**62), 1.5, 0.1, True, "naïve ✓", "plain")
     # a blob inside a collection: the JSON writer's object for it, as text
-    assert json.loads(row["lb"][0]) == {"codec": "gzip", "kind": "json",
+    assert json.loads(row["lb"][0]) == {"label": "gzip>json", "kind": "text",
                                         "payload": {"order": "ORD-1", "status": "NEW"}}
     other = next(r for r in rows if r["k"] == 2)
     assert other["de"] == Decimal("1.5") and other["vi"] == -5

@@ -1,6 +1,6 @@
 """The native core against the Python engine, value by value: what payload/native.py's
 decode_page answers for a page, next to what the Python engine (payload.unwrap.unwrap in auto
-mode, and query.evaluate's path reading) gives for each value alone.
+mode, and the engine's path reading: payload.paths) gives for each value alone.
 
 For every value the core did not hand back, these must be equal, types included (`same`: dicts
 key by key in order, `type(a) is type(b)` all the way down, floats by their repr so -0.0 and nan
@@ -66,7 +66,9 @@ def expected(value: bytes, cap: int) -> Expected:
     """What the page API answers for `value` alone, from the Python engine's view."""
     from cqlsh_ext.payload import budget
     from cqlsh_ext.payload import native as nat
-    from cqlsh_ext.payload.unwrap import BINARY, QUIET_REASONS, RAW, STRUCTURED, TEXT, json_container, unwrap
+    from cqlsh_ext.payload.json_text import json_container
+    from cqlsh_ext.payload.unwrap import unwrap
+    from cqlsh_ext.payload.view import BINARY, FAILED, QUIET_REASONS, RECORD, TEXT, UNKNOWN
 
     view = unwrap(value, "auto", cap)
     stored = len(value)
@@ -78,7 +80,8 @@ def expected(value: bytes, cap: int) -> Expected:
     stream = view.stream_format is not None or any(
         layer.fmt is None and not layer.reading for layer in view.layers)
     # a reason on a decoded view (a nested layer that failed, a record stopped by the budget)
-    needs_view = "a serialization stream" if stream else view.reason if view.kind != RAW else None
+    needs_view = "a serialization stream" if stream else (
+        view.reason if view.kind not in (UNKNOWN, FAILED) else None)
     if view.kind == TEXT:
         token = budget.enter(budget.Budget.for_cap(cap))
         try:
@@ -87,35 +90,30 @@ def expected(value: bytes, cap: int) -> Expected:
             budget.leave(token)
         label = ">".join([*chain, "json" if tree is not None else "text"])
         return Expected(nat.TEXT, label, stored, decoded, cut, view.text, tree, needs_view)
-    if view.kind == STRUCTURED:
+    if view.kind == RECORD:
         label = ">".join([*chain, readings[-1] if readings else "?"])
         return Expected(nat.RECORD, label, stored, decoded, cut, None, view.tree, needs_view)
     if view.kind == BINARY:
         label = ">".join([*chain, "binary"])
         return Expected(nat.BINARY, label, stored, decoded, cut, None, None, needs_view)
-    if view.kind == RAW:
-        if view.error is not None:
-            fmt = getattr(view.error, "format", None)
-            label = fmt.label if fmt is not None else ""
-            return Expected(nat.FAILED, label, stored, stored, False, None, None,
-                            needs_view or (None if fmt is not None else str(view.error)))
+    if view.kind == FAILED:
+        fmt = view.failed_format
+        label = fmt.label if fmt is not None else ""
+        return Expected(nat.FAILED, label, stored, stored, False, None, None,
+                        needs_view or (None if fmt is not None else view.reason or "failed"))
+    if view.kind == UNKNOWN:
         if view.reason is not None and view.reason not in QUIET_REASONS:
             needs_view = needs_view or view.reason
-        return Expected(nat.NO_FORMAT, "", stored, stored, False, None, None, needs_view)
+        return Expected(nat.UNKNOWN, "", stored, stored, False, None, None, needs_view)
     return Expected(nat.HANDED_BACK, "", stored, 0, cut, None, None, needs_view or f"kind {view.kind}")
 
 
-def _read(tree: Any, steps: Sequence[str | int], path: str) -> tuple[Any, Any]:
-    """query.evaluate.Evaluator.read's walk: (the value or MISSING, the Miss or None)."""
-    from cqlsh_ext.query.evaluate import MISSING, Miss, _keys_of, step
+def _read(tree: Any, steps: Sequence[str | int]) -> tuple[Any, int, Any]:
+    """The engine's read of a path (payload.paths.read_path): (the value, MISSING or CUT; the
+    step a miss stopped at; the node it stopped in)."""
+    from cqlsh_ext.payload.paths import read_path
 
-    node = tree
-    for depth, key in enumerate(steps):
-        parent = node
-        node = node.get(key, MISSING) if type(node) is dict else step(node, key)
-        if node is MISSING:
-            return MISSING, Miss(path, depth, key, _keys_of(parent))
-    return node, None
+    return read_path(tree, tuple(steps))
 
 
 def compare(values: Sequence[bytes], cap: int, paths: Sequence[tuple[str | int, ...]] = (),
@@ -123,8 +121,8 @@ def compare(values: Sequence[bytes], cap: int, paths: Sequence[tuple[str | int, 
     """One page through the core, each value against the Python engine: the counts, and a line
     per difference."""
     from cqlsh_ext.payload import native as nat
-    from cqlsh_ext.query.answer import PathsSeen
-    from cqlsh_ext.query.evaluate import MISSING
+    from cqlsh_ext.payload.engine import MISS_KEYS, _note_miss
+    from cqlsh_ext.payload.paths import CUT, MISSING, keys_of
 
     panics = nat.module().panics()
     page = nat.decode_page(values, cap, paths, want_text=want, want_tree=want, missing=MISSING)
@@ -134,8 +132,10 @@ def compare(values: Sequence[bytes], cap: int, paths: Sequence[tuple[str | int, 
                                   f"{[v[:32].hex() for v in values]}")
     handed = set(page.handed_back)
     names = [".".join(map(str, p)) for p in paths]
-    found: set[str] = set()
-    missed = []
+    # Per path, as the engine's Page records them over the values the core answered, in order:
+    # whether one had it, and the deepest miss of those read before the first that had it.
+    found = [False] * len(paths)
+    missed: list[Any] = [None] * len(paths)
     for i, value in enumerate(values):
         exp = expected(value, cap)
         if i in handed:
@@ -167,26 +167,26 @@ def compare(values: Sequence[bytes], cap: int, paths: Sequence[tuple[str | int, 
         for p, steps in enumerate(paths):
             want_value: Any = None
             if readable:
-                want_value, miss = _read(tree, steps, names[p])
-                if miss is None:
-                    found.add(names[p])
+                if not steps:
+                    want_value = tree
+                    found[p] = True
                 else:
-                    missed.append(miss)
+                    want_value, depth, parent = _read(tree, steps)
+                    if want_value is MISSING:
+                        if not found[p]:
+                            _note_miss(missed, p, depth, steps[depth], keys_of(parent, MISS_KEYS))
+                    elif want_value is not CUT:
+                        found[p] = True
             if not same(page.paths[p].values[i], want_value):
                 counts.differences.append(f"{where}: path {names[p]}: {page.paths[p].values[i]!r:.200} != "
                                           f"{want_value!r:.200}")
-    # The page's path hits and deepest misses over the values the core answered, as
-    # query.answer.PathsSeen records them (a reader adds the handed-back values' own).
-    seen = PathsSeen()
-    seen.add(found, missed)
     for p, name in enumerate(names):
         column = page.paths[p]
-        if column.found != (name in seen.found):
-            counts.differences.append(f"path {name}: found {column.found} != {name in seen.found}")
-        want_miss = seen.missed.get(name) if name not in seen.found else None
+        if column.found != found[p]:
+            counts.differences.append(f"path {name}: found {column.found} != {found[p]}")
         got_miss = None if column.miss is None else (column.miss[0], column.miss[1], set(column.miss[2]))
-        if got_miss != want_miss:
-            counts.differences.append(f"path {name}: miss {got_miss!r:.300} != {want_miss!r:.300}")
+        if got_miss != missed[p]:
+            counts.differences.append(f"path {name}: miss {got_miss!r:.300} != {missed[p]!r:.300}")
     return counts
 
 

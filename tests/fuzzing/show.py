@@ -28,6 +28,7 @@ HEX_REASON = re.compile(r"0x[0-9a-f]*…? \([^\n]+\)")
 
 def render(path: str, data: bytes) -> str:
     from cqlsh_ext.settings import DisplaySettings
+    from cqlsh_ext.settings.output_formats import output_format
 
     if path == "inspect-each":  # many values, each a 4-byte big-endian length and the bytes
         pos = count = 0
@@ -51,7 +52,7 @@ def render(path: str, data: bytes) -> str:
         from cqlsh_ext.output.values import CsvSpelling, JsonSpelling
 
         spelling = JsonSpelling if path == "json" else CsvSpelling
-        return spelling(DisplaySettings(output_format=path)).value(data)
+        return spelling(DisplaySettings(output_format=output_format(path))).value(data)
     from cqlsh_ext.insight.inspect import inspect_value
 
     report = inspect_value(data, {"row": 1, "key": {"id": 1}, "column": "c"})

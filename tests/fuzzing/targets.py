@@ -27,8 +27,10 @@ from typing import Any
 
 from cqlsh_ext.codecs import registry
 from cqlsh_ext.codecs.base import CODEC_NAMES, DecodeError
+from cqlsh_ext.codecs.capabilities import Checksums, Headers, HeaderSized
 from cqlsh_ext.payload.formats import declarations as payload_declarations
 from cqlsh_ext.settings import DisplaySettings
+from cqlsh_ext.settings.output_formats import output_format
 
 CORPUS = Path(__file__).resolve().parent / "corpus"
 
@@ -133,22 +135,35 @@ def _codec(codec: str) -> Callable[[bytes], None]:
 
 
 def _container(fmt: Any) -> Callable[[bytes], None]:
-    """Every method of one Container (container variant), as the registry and INSPECT call them."""
+    """Every method of one Container (container variant) that reads a stored value: the core's, and
+    those of the capabilities it has (codecs.capabilities), as the registry, STATS and INSPECT call
+    them."""
 
     def run(data: bytes) -> None:
         fmt.matches(data)  # documented: never raises
-        fmt.declared_size(data)  # never raises
-        fmt.peek(data, 64)  # None when it fails
-        try:
-            fmt.headers(data)
-        except DecodeError:
-            pass
+        fmt.ruled_out(data)  # never raises
+        fmt.early(data)
+        if isinstance(fmt, HeaderSized):
+            fmt.declared_size(data)  # never raises
+            fmt.peek(data, 64)  # None when it fails
+        if isinstance(fmt, Headers):
+            try:
+                fmt.headers(data)
+            except DecodeError:
+                pass
+        error = None
         try:
             decoded = fmt.decode(data, CAP)
         except DecodeError as err:
-            one_line(f"{fmt.label}.decode", str(err))
+            decoded, error = None, str(err)
+            one_line(f"{fmt.label}.decode", error)
         else:
             _check_decoded(f"{fmt.label}.decode", decoded, CAP)
+        if isinstance(fmt, Checksums):
+            try:  # may raise on a value it cannot walk (insight.checksums says so): bounded is all
+                fmt.verify(data, decoded, CAP, error)
+            except Exception:
+                pass
         try:
             trial = fmt.trial(data, registry.TRIAL_MIN_CAP)
         except DecodeError:
@@ -219,7 +234,7 @@ def _json_output(data: bytes) -> None:
     from cqlsh_ext.output.values import JsonSpelling
 
     for raw in (False, True):
-        text = JsonSpelling(DisplaySettings(output_format="json", raw_blobs=raw)).value(data)
+        text = JsonSpelling(DisplaySettings(output_format=output_format("json"), raw_blobs=raw)).value(data)
         bounded("JSON output", text, CAP)
         try:
             json.loads(text)
@@ -232,7 +247,7 @@ def _json_output(data: bytes) -> None:
 def _csv_output(data: bytes) -> None:
     from cqlsh_ext.output.values import CsvSpelling
 
-    bounded("CSV output", CsvSpelling(DisplaySettings(output_format="csv")).value(data))
+    bounded("CSV output", CsvSpelling(DisplaySettings(output_format=output_format("csv"))).value(data))
 
 
 #: Column settings (DECODE, [cqlsh_ext.decode]) the display-spec target picks from with its input's
@@ -257,7 +272,7 @@ def _display_spec(data: bytes) -> None:
         settings = DisplaySettings(columns={"ks.t.c": spec})
         cell = BlobDisplay(settings, False, expanded)(value, plain, place=place)
         bounded(f"display ({spec}, {'EXPAND' if expanded else 'table'})", cell.strval)
-    settings = DisplaySettings(output_format="json", columns={"ks.t.c": spec})
+    settings = DisplaySettings(output_format=output_format("json"), columns={"ks.t.c": spec})
     text = bounded(f"JSON output ({spec})", JsonSpelling(settings).value(value, None, place))
     try:
         json.loads(text)
@@ -288,18 +303,18 @@ def _inspect(data: bytes) -> None:
 
 
 def _advise(data: bytes) -> None:
-    from cqlsh_ext.insight.advise import Sample
-    from cqlsh_ext.insight.measure import quick
+    from cqlsh_ext.insight.advise import AdviseSample
+    from cqlsh_ext.payload.engine import ValueEngine
 
-    sample = Sample(4, "auto", CAP)
+    sample = AdviseSample(4, "auto", CAP)
     sample.add("c", data)
     for payloads, _, _, _ in sample.columns.values():
         for payload in payloads:
             if len(payload) > CAP:
                 raise Violation(f"ADVISE sample: a payload of {len(payload):,} bytes, cap {CAP:,}")
     # COMPRESSION STATS' per-value path, which ADVISE's scan shares.
-    status, _, size, exact, reason = quick(data, "auto", CAP, from_headers=True)
-    one_line("COMPRESSION quick", reason)
+    status, _, size, exact, reason = ValueEngine(cap=CAP).measure_page([data], from_headers=True)[0]
+    one_line("COMPRESSION STATS' measure", reason)
 
 
 def _native(data: bytes) -> None:
@@ -376,7 +391,8 @@ def all_targets() -> dict[str, Target]:
         Target("output-csv", _csv_output, everything, "output.values CSV writer", mutate=_any_format),
         Target("inspect", _inspect, everything, "insight.inspect.inspect_value: text and JSON report",
                mutate=_any_format),
-        Target("advise", _advise, everything, "insight.advise.Sample.add and measure.quick per value",
+        Target("advise", _advise, everything,
+               "insight.advise.AdviseSample.add and the engine's measure_page per value",
                mutate=_any_format),
         Target("native", _native, everything, "payload/native.py's core against the Python engine: kind, "
                "label, sizes, text, tree, paths (a no-op when the core is not built)", mutate=_any_format),

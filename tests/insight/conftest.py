@@ -28,7 +28,7 @@ from cqlsh_ext.codecs import registry
 from cqlsh_ext.demo.records import documents
 from cqlsh_ext.demo.samples import java_string
 
-COMPRESSED, PLAIN, UNDECODABLE = "compressed", "not compressed", "not decodable"
+COMPRESSED, PLAIN, UNDECODABLE = "compressed", "not compressed", "failed"
 
 
 @dataclass
@@ -239,6 +239,43 @@ def cqlsh_ext(cassandra, home: Path, statement: str, *flags: str, ok: bool = Tru
     if ok:
         assert result.returncode == 0, result.stderr
     return result
+
+
+@dataclass
+class Screen:
+    """What a statement run with -e in a terminal wrote (`lines`, escape sequences removed) and
+    what the terminal shows (`rows`, a terminal emulator's)."""
+
+    lines: list[str]
+    rows: list[str]
+    cols: int
+
+    @property
+    def text(self) -> str:
+        return "\n".join(self.rows)
+
+    def widest(self) -> str:
+        return max(self.lines, key=len, default="")
+
+
+def on_screen(cassandra, home: Path, statement: str, cols: int, *flags: str) -> Screen:
+    """`statement` run by the binary with -e in a terminal `cols` columns wide (and tall enough
+    to keep every line): the reports are laid out for it, as a person at that terminal sees them."""
+    import re
+
+    from repl.terminal import _ESCAPES, Term
+
+    term = Term([*cassandra.cqlsh_args, *flags, "-e", statement], home, rows=1500, cols=cols)
+    try:
+        status = term.finish(timeout=300)
+    finally:
+        term.close()
+    assert status == 0, term.tail()
+    rows = term.display()
+    while rows and not rows[-1]:
+        rows.pop()
+    # Lines as written: a carriage return starts one again (the progress line redraws itself).
+    return Screen(re.split(r"[\r\n]", _ESCAPES.sub("", term.raw)), rows, cols)
 
 
 def json_docs(stdout: str) -> list[dict]:

@@ -4,8 +4,10 @@ payload kinds of values written by the Python and Java producers, each checked a
 from __future__ import annotations
 
 import gzip
+import re
 import struct
 import zlib
+from pathlib import Path
 
 import cramjam
 import lz4.frame
@@ -15,11 +17,13 @@ import zstandard
 from shell_runner import CQLSH_EXT, run
 
 from cqlsh_ext.codecs import registry
+from cqlsh_ext.demo.records import documents
 from cqlsh_ext.demo.samples import lz4_java_block
 
 from .conftest import cqlsh_ext, json_docs
 
 OS_NAMES = {0: "FAT", 3: "Unix", 255: "unknown"}
+REPO = Path(__file__).resolve().parents[2]
 
 
 def crc32c_bitwise(data: bytes) -> int:
@@ -256,7 +260,7 @@ def test_bad_checksums_are_shown(cassandra, insight, home):
     docs = {d["key"]["name"]: d for d in json_docs(out.stdout)}
     for name, (value, what, computed, offset, fmt) in bad.items():
         doc = docs[name]
-        assert doc["status"] == "not decodable", name
+        assert doc["status"] == "failed", name
         assert "checksum" in doc["reason"], (name, doc["reason"])
         layer = doc["layers"][0]
         assert layer["error"] == doc["reason"]
@@ -270,6 +274,96 @@ def test_bad_checksums_are_shown(cassandra, insight, home):
             "stored": f"0x{stored:08x}",
             "computed": f"0x{computed:08x}",
         }, name
+
+
+def _decodable_flip(stored: bytes) -> tuple[bytes, bytes]:
+    """A gzip value with one byte of its deflate data flipped such that the stream still inflates
+    (to other bytes): the corruption only the CRC-32 can see. Found with zlib alone."""
+    for index in range(len(stored) // 2, len(stored) - 8):
+        flipped = _flip(stored, index)
+        inflate = zlib.decompressobj(-15)
+        try:
+            out = inflate.decompress(flipped[10:])
+        except zlib.error:
+            continue
+        if inflate.eof and inflate.unused_data == flipped[-8:] and out != gzip.decompress(stored):
+            return flipped, out
+    raise AssertionError("no decodable flip in this value")
+
+
+def test_a_corrupt_gzip_tells_one_story_and_exits_1(tmp_path):
+    payload = next(documents(1, seed=3)).encode()  # an order document, as the demo writes them
+    stored = gzip.compress(payload, mtime=0)
+    flipped, inflated = _decodable_flip(stored)
+    (tmp_path / "flipped.gz").write_bytes(flipped)
+    result = run(CQLSH_EXT, ["inspect", str(tmp_path / "flipped.gz")], tmp_path)
+    assert result.returncode == 1, result
+    stored_crc = f"0x{struct.unpack('<I', flipped[-8:-4])[0]:08x}"
+    assert "failed: " in result.stdout and "(gzip: checksum mismatch)" in result.stdout
+    # The header shows the trailer as the checksums read it: no "not verified" beside a verdict.
+    assert f"CRC32 {stored_crc}, ISIZE {len(payload)}\n" in result.stdout
+    assert "not verified" not in result.stdout
+    assert f"CRC-32: MISMATCH (stored {stored_crc}, computed 0x{zlib.crc32(inflated):08x})" in result.stdout
+    isize = "ok" if len(inflated) == len(payload) else "MISMATCH"
+    assert f"ISIZE: {isize} (stored {len(payload)}, computed {len(inflated)})" in result.stdout
+
+    # Cut short, the last bytes are no trailer: both the header and the checksums say so.
+    (tmp_path / "cut.gz").write_bytes(stored[: len(stored) // 2])
+    cut = run(CQLSH_EXT, ["inspect", str(tmp_path / "cut.gz")], tmp_path)
+    assert cut.returncode == 1, cut
+    crc_field = re.search(r"CRC32 0x[0-9a-f]{8}( \(not verified[^)]*\))?", cut.stdout)
+    assert crc_field is not None and crc_field.group(1), cut.stdout
+    assert "CRC-32: not checked: stream cut short" in cut.stdout
+
+    # Decoded, or in no known format: 0.
+    (tmp_path / "good.gz").write_bytes(stored)
+    assert run(CQLSH_EXT, ["inspect", str(tmp_path / "good.gz")], tmp_path).returncode == 0
+    assert run(CQLSH_EXT, ["inspect", "0x00010203"], tmp_path).returncode == 0
+
+
+def test_each_layer_says_how_it_was_found_in_words_the_docs_explain(tmp_path):
+    doc = next(documents(1, seed=5)).encode()
+    deflate = zlib.compressobj(6, zlib.DEFLATED, -15)
+    values = {  # the producers' bytes, and how sure their identification can be
+        "gzip": ([], gzip.compress(doc, mtime=0), "found by its signature"),
+        "zlib": ([], zlib.compress(doc), "found by its signature and a trial decode"),
+        "snappy": ([], bytes(cramjam.snappy.compress_raw(doc)), "no signature: found by a trial decode"),
+        "deflate": (["-d", "deflate"], deflate.compress(doc) + deflate.flush(),
+                    "no signature: decoded as named (-d, DECOMPRESS)"),
+    }
+    docs = " ".join((REPO / "docs" / "insight.md").read_text().split())
+    for name, (flags, value, how) in values.items():
+        path = tmp_path / f"{name}.bin"
+        path.write_bytes(value)
+        out = run(CQLSH_EXT, ["inspect", *flags, str(path)], tmp_path)
+        assert out.returncode == 0, out
+        layer = next(line for line in out.stdout.splitlines() if line.startswith("  layer 1: "))
+        assert f", {how}): {len(value):,} B -> {len(doc):,} B" in layer, layer
+        assert "grade" not in out.stdout
+        assert how.split(" (")[0] in docs, how  # docs/insight.md says what each means
+        (found,) = json_docs(run(CQLSH_EXT, ["inspect", "--json", *flags, str(path)], tmp_path).stdout)
+        assert found["layers"][0]["grade"] == "ABCD"[list(values).index(name)]  # JSON keeps the letter
+
+
+def test_hex_lines_on_stdin_are_one_value_each(tmp_path):
+    # Two values copied from cqlsh's output (the second with the reason cqlsh-ext prints after it).
+    first, second = b"first value " * 20, b'{"second": "value"}'
+    stored = [gzip.compress(first, mtime=0), zstandard.ZstdCompressor().compress(second)]
+    piped = f"0x{stored[0].hex()}\n\n0x{stored[1].hex()} (as printed)\n"
+    text = run(CQLSH_EXT, ["inspect", "-"], tmp_path, stdin=piped)
+    assert text.returncode == 0, text
+    reports = text.stdout.split("\n\n")
+    assert [r.splitlines()[0] for r in reports] == ["stdin line 1 (hex)", "stdin line 3 (hex)"]
+    assert f"chain {registry.GZIP.label}" in reports[0] and f"{len(first):,} B" in reports[0]
+    assert f"chain {registry.ZSTD.label}" in reports[1] and "payload: JSON object" in reports[1]
+    docs = json_docs(run(CQLSH_EXT, ["inspect", "--json", "-"], tmp_path, stdin=piped).stdout)
+    assert [d["stored_size"] for d in docs] == [len(v) for v in stored]
+    # A text that starts as hex values and goes on as something else is refused in one line.
+    mixed = run(CQLSH_EXT, ["inspect", "-"], tmp_path, stdin=f"0x{stored[0].hex()}\nnot hex\n")
+    assert mixed.returncode == 2 and mixed.stdout == ""
+    (line,) = mixed.stderr.splitlines()
+    assert line.startswith("cqlsh-ext inspect: error: stdin: line 2 is not a 0x... hex value")
+    assert "--raw" in line
 
 
 def test_offline_inspect(insight, cassandra, home, tmp_path):

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from cqlsh_ext.codecs import registry
 from cqlsh_ext.insight import isolate
-from cqlsh_ext.insight.advise import Sample
+from cqlsh_ext.insight.advise import AdviseSample
 from cqlsh_ext.insight.inspect import inspect_value
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "codecs"))
@@ -47,11 +47,11 @@ def test_an_xz_dictionary_of_768_mib_is_refused_by_inspect_and_advise_not_reserv
     # ADVISE decode it in a worker whose limit (512 MiB beyond the shell's) it exceeds.
     value = hostile_values.xz_with_dictionary(35)
     report = inspect_value(value, {"file": "v"}, "auto", 1 << 20)
-    assert report.render()[1] == "  not decodable: stored 80 B (xz: out of memory (declared size too large?))"
-    sample = Sample(10, "auto", 1 << 20)
+    assert report.render()[1] == "  failed: stored 80 B (xz: out of memory (declared size too large?))"
+    sample = AdviseSample(10, "auto", 1 << 20)
     sample.add("c", value)
-    assert sample.columns["c"][3] == {"not decodable": 1}
+    assert sample.columns["c"][3] == {"undecodable: a format that failed": 1}
     # the same stream with a 1 MiB dictionary decodes through the worker as it does in-process
     good = hostile_values.xz_with_dictionary(16)
-    assert inspect_value(good, {"file": "v"}).chain == "xz"
+    assert inspect_value(good, {"file": "v"}).chain == ("xz",)
     assert registry.decode_auto(good)[1].data == b"hello world" * 10

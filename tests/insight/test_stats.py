@@ -10,7 +10,7 @@ from collections import Counter
 import pytest
 from scanning.test_capacity import expected_bucket
 
-from .conftest import COMPRESSED, cqlsh_ext, json_docs
+from .conftest import COMPRESSED, UNDECODABLE, cqlsh_ext, json_docs
 
 BUCKETS = ["<= 1 KB", "1-4 KB", "4-20 KB", "20-67 KB", "67 KB-1 MB", "> 1 MB"]
 
@@ -72,12 +72,28 @@ def expected(values) -> dict:
             "decompressed": Counter(expected_bucket(v.size) for v in present),
             "stored": Counter(expected_bucket(len(v.stored)) for v in present),
         },
+        "histogram": {
+            "decompressed": log_bins(v.size for v in present),
+            "stored": log_bins(len(v.stored) for v in present),
+        },
         "before": per_row(rows_before),
         "after": per_row(rows_after),
+        "present": present,
     }
 
 
-def check(doc: dict, exp: dict) -> None:
+def log_bins(sizes) -> list[int]:
+    """Values per doubling of size: at most 64 B, then (64 B, 128 B], ... (512 KB, 1 MB], then over."""
+    counts = [0] * 16
+    for size in sizes:
+        k = 0
+        while k < 15 and size > 64 << k:
+            k += 1
+        counts[k] += 1
+    return counts
+
+
+def check(doc: dict, exp: dict, consistency: str = "ONE") -> None:
     assert doc["complete"] and not doc["interrupted"] and doc["error"] is None
     assert doc["rows"] == exp["rows"]
     (col,) = doc["columns"]
@@ -102,12 +118,23 @@ def check(doc: dict, exp: dict) -> None:
         assert c["ratio"] == round(c["decompressed_bytes"] / c["stored_bytes"], 4)
     assert col["by_codec"] == exp["codecs"]
     assert sum(col["reasons"].values()) == exp["reasons"]
+    # Undecodable, as far as STATS can tell without reading payloads: the values a format failed on.
+    failed = sum(1 for v in exp["present"] if v.status == UNDECODABLE)
+    assert col["undecodable"] == ({"failed": failed} if failed else {})
+    if failed:
+        said = f"; {failed:,} undecodable ({failed:,} a format that failed), counted at their stored size"
+        assert said in doc["verdict"]
     for side in ("decompressed", "stored"):
         assert col["buckets"][side] == {b: exp["buckets"][side].get(b, 0) for b in BUCKETS}, side
+        assert col["histogram"][side] == exp["histogram"][side], side
+    assert col["histogram"]["bounds"] == [64 * 2**k for k in range(15)]
     ks = doc["keyspaces"]
+    # Read units priced at the session's consistency: cqlsh's ONE, half a strongly consistent read.
+    assert ks["consistency"] == doc["pricing"]["consistency"] == consistency
+    share = 0.5 if consistency in ("ONE", "LOCAL_ONE") else 1.0
     for side, key in (("decompressed", "before"), ("stored", "after")):
         got = {k: ks[side][k] for k in ("rows", "wcu", "rcu", "near_quota", "over_quota", "largest")}
-        assert got == exp[key], side
+        assert got == {**exp[key], "rcu": exp[key]["rcu"] * share}, side
         assert ks[side]["wcu_per_row"] == round(exp[key]["wcu"] / exp["rows"], 3)
     assert ks["wcu_saving"] == round(1 - exp["after"]["wcu"] / exp["before"]["wcu"], 4)
     assert ks["rcu_saving"] == round(1 - exp["after"]["rcu"] / exp["before"]["rcu"], 4)
@@ -142,6 +169,10 @@ def test_output_format_json_and_samples(cassandra, insight, home):
     (doc,) = json_docs(out.stdout)
     check(doc, expected(insight.orders[300:420]))
     assert doc["scan"] == "single stream"
+    # CONSISTENCY changes how reads are priced, and the report says at which level.
+    statement = f"COMPRESSION STATS JSON SELECT data FROM {insight.ks}.orders WHERE id IN ({where})"
+    quorum = json_docs(cqlsh_ext(cassandra, home, f"CONSISTENCY LOCAL_QUORUM; {statement}").stdout)
+    check(quorum[0], expected(insight.orders[300:420]), "LOCAL_QUORUM")
 
     limited = json_docs(
         cqlsh_ext(

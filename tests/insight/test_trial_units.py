@@ -11,9 +11,10 @@ import pytest
 import zstandard
 
 from cqlsh_ext.codecs.base import CODEC_TRIAL, DEFAULT_CAP
+from cqlsh_ext.common.text import fit
 from cqlsh_ext.demo.records import documents
-from cqlsh_ext.insight import trial_cli
-from cqlsh_ext.insight.trial import (
+from cqlsh_ext.insight.trial import cli as trial_cli
+from cqlsh_ext.insight.trial.measure import (
     MAX_TABLE_NAME,
     NOT_DECODABLE,
     OVER_CAP,
@@ -27,8 +28,10 @@ from cqlsh_ext.insight.trial import (
     units,
     variant_names,
 )
-from cqlsh_ext.insight.trial_report import Phase, TrialReport, VariantResult
+from cqlsh_ext.insight.trial.report import Phase, TrialReport, VariantResult
 from cqlsh_ext.insight.value_files import read_values
+from cqlsh_ext.payload.engine import ValueEngine
+from cqlsh_ext.scanning.capacity import Pricing
 
 DOCS = [d.encode() for d in documents(8, seed=3)]
 
@@ -65,23 +68,23 @@ def test_variants_encode_cannot_write_are_refused(name, says):
 
 def test_values_are_peeled_under_their_last_compression_layer():
     doc = DOCS[0]
-    text = take_value(doc.decode(), "auto", DEFAULT_CAP)
+    text = take_value(doc.decode(), ValueEngine())
     assert isinstance(text, Value) and text.stored == text.payload == doc and text.layers == ()
     zipped = gzip.compress(doc, mtime=0)
-    peeled = take_value(zipped, "auto", DEFAULT_CAP)
+    peeled = take_value(zipped, ValueEngine())
     assert isinstance(peeled, Value) and peeled.stored == zipped and peeled.payload == doc
     assert [f.codec for f in peeled.layers] == ["gzip"]
     twice = zstandard.ZstdCompressor().compress(zipped)  # gzip inside zstd: both layers peeled
-    peeled = take_value(twice, "auto", DEFAULT_CAP)
+    peeled = take_value(twice, ValueEngine())
     assert isinstance(peeled, Value) and peeled.payload == doc
     assert [f.codec for f in peeled.layers] == ["zstd", "gzip"]
-    assert take_value(doc, "auto", DEFAULT_CAP) == Value(doc, doc)  # a plain blob is its own payload
-    assert take_value(zipped[: len(zipped) // 2], "auto", DEFAULT_CAP) == NOT_DECODABLE
-    assert take_value(zstandard.ZstdCompressor().compress(bytes(5 << 20)), "auto", DEFAULT_CAP) == OVER_CAP
+    assert take_value(doc, ValueEngine()) == Value(doc, doc)  # a plain blob is its own payload
+    assert take_value(zipped[: len(zipped) // 2], ValueEngine()) == NOT_DECODABLE
+    assert take_value(zstandard.ZstdCompressor().compress(bytes(5 << 20)), ValueEngine()) == OVER_CAP
 
 
 def test_variants_are_what_the_producers_write():
-    values = [take_value(bytes(cramjam.snappy.compress_raw(d)), "auto", DEFAULT_CAP) for d in DOCS]
+    values = [take_value(bytes(cramjam.snappy.compress_raw(d)), ValueEngine()) for d in DOCS]
     assert all(isinstance(v, Value) for v in values)
     stored, plain, zstd1 = build_variants(["stored", "uncompressed", "zstd:1"], values, DEFAULT_CAP)
     assert plain.values == DOCS and plain.layers == [()] * len(DOCS)
@@ -91,13 +94,14 @@ def test_variants_are_what_the_producers_write():
     assert (decode_micros(zstd1, DEFAULT_CAP) or 0) > 0
 
 
-def test_units_per_value_at_a_consistency():
+def test_units_per_value_priced_at_a_consistency():
     sizes = [10, 1024, 1025, 4096, 4097, 9000]
     values = [bytes(n) for n in sizes]
     wcu = sum(max(1, math.ceil(n / 1024)) for n in sizes)
     rcu = sum(max(1, math.ceil(n / 4096)) for n in sizes)
-    assert units(values, "LOCAL_QUORUM") == (wcu, rcu)
-    assert units(values, "LOCAL_ONE") == (wcu, rcu / 2) == units(values, "ONE")
+    assert units(values) == (wcu, rcu)  # read units counted at LOCAL_QUORUM, priced by the report
+    assert Pricing("LOCAL_QUORUM").reads(rcu) == rcu
+    assert Pricing("LOCAL_ONE").reads(rcu) == Pricing("ONE").reads(rcu) == rcu / 2
 
 
 def test_scratch_table_names():
@@ -123,6 +127,10 @@ def test_values_from_files(tmp_path):
     one = tmp_path / "one.bin"
     one.write_bytes(DOCS[5])
     assert read_values(str(one), 10) == [DOCS[5]]
+    mixed = tmp_path / "mixed.txt"
+    mixed.write_text(f"0x{DOCS[0].hex()}\nnot a value\n")
+    with pytest.raises(ValueError, match=r"mixed.txt: line 2 is not a 0x\.\.\. hex value"):
+        read_values(str(mixed), 10)
     with pytest.raises(ValueError, match="odd number of hex digits"):
         (folder / "bad.hex").write_text("0xabc")
         read_values(str(folder), 10)
@@ -159,7 +167,7 @@ def test_phase_percentiles_are_ordered_and_failures_counted():
 
 def _result(name: str, sizes: list[int], micros: int, payload: int) -> VariantResult:
     result = VariantResult(name, f"t_{name}", len(sizes), sum(sizes), payload,
-                           *units([bytes(n) for n in sizes], "LOCAL_QUORUM"))
+                           *units([bytes(n) for n in sizes]))
     for phase in (result.writes, result.reads):
         for _ in sizes:
             phase.record(micros)
@@ -181,10 +189,10 @@ def test_report_changes_against_uncompressed_and_fits_80_columns():
     assert zstd["change"]["stored_bytes_mean"] == -0.75 and zstd["change"]["wcu_per_row"] == -0.6
     assert zstd["change"]["writes"]["median"] == -0.5 and zstd["change"]["reads"]["ops_per_s"] == 0
     assert doc["variants"][0]["change"] is None and not doc["trial"]["complete"]
-    lines = report.render()
+    lines = list(fit(report.render(), 80))
     assert max(map(len, lines)) <= 80
     text = "\n".join(lines)
     assert "STOPPED BY AN ERROR: Unavailable: not enough replicas" in text
     assert "FAILED: zstd writes: 3 timed out" in text and "retried: zstd reads: 1 (throttled 1)" in text
-    assert "-75.0 %" in text and "-50.0 %" in text
+    assert "-75 %" in text and "-50 %" in text
     assert "123 write, 45 read" in " ".join(text.split())

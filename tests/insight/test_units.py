@@ -1,6 +1,6 @@
 """Insight building blocks without a server: the streaming median, CRC-32C, hex input, and that
-STATS' quick path agrees with peel() and the display chain. (Buckets and capacity units:
-tests/scanning/test_capacity.py.)"""
+what STATS counts of a value (the engine's measure) agrees with its view and the display's chain.
+(Buckets and capacity units: tests/scanning/test_capacity.py.)"""
 
 from __future__ import annotations
 
@@ -15,9 +15,9 @@ from cqlsh_ext.codecs.checks import crc32c
 from cqlsh_ext.codecs.snappy.framed import snappy_mask
 from cqlsh_ext.demo.records import documents
 from cqlsh_ext.demo.samples import samples
-from cqlsh_ext.insight.measure import peel, quick
 from cqlsh_ext.insight.stats import ColumnStats, StreamingMedian
 from cqlsh_ext.insight.value_files import as_hex
+from cqlsh_ext.payload.engine import ValueEngine, measure
 from cqlsh_ext.payload.unwrap import unwrap
 from cqlsh_ext.scanning import capacity
 
@@ -76,14 +76,20 @@ def test_hex_input_as_cqlsh_prints_it():
         as_hex(b"0xabc")
 
 
-def test_quick_path_agrees_with_peel_and_the_display():
+def quick(value: bytes, from_headers: bool = False) -> tuple:
+    """What STATS counts of one value, by an engine of its own."""
+    return ValueEngine().measure_page([value], from_headers)[0]
+
+
+def test_what_stats_counts_agrees_with_the_view_and_the_display():
     values = [s.data for s in samples(DOC)] + [b"", b"\x01\x02", b"plain text value", bytes(range(256))]
     for value in values:
-        p = peel(value)
-        assert quick(value) == (p.status, p.chain, p.size, p.exact, p.reason)
         view = unwrap(value, "auto", 4 << 20)
+        status, chain, size, exact, reason = quick(value)
+        assert (status, chain, size, exact) == measure(view)[:4]
         # The display adds what it read the payload as ([text], [msgpack]); the chain is the same.
-        assert p.chain == ">".join(layer.label for layer in view.layers if not layer.reading)
+        peeled = ">".join(layer.label for layer in view.layers if not layer.reading)
+        assert chain == ">".join(view.chain) == peeled
 
 
 def test_page_path_equals_value_path():
@@ -119,43 +125,26 @@ def test_page_path_equals_value_path():
 
 @pytest.mark.parametrize("from_headers", [False, True])
 def test_the_page_measure_is_the_value_measure_in_any_order(from_headers):
-    # quick_page remembers containers by first byte as the value engine does: over the producers'
-    # corpora, mixed and in pairs that share a first byte but not a container, its answers are
-    # quick()'s.
+    # A column's engine remembers containers by first byte: over the producers' corpora, mixed and
+    # in pairs that share a first byte but not a container, its answers are each value's alone.
     from itertools import permutations
 
-    from cqlsh_ext.insight.measure import quick_page
     from tests.payload.test_engine import PAIRS, POOL
 
     rng = random.Random(4)
     pages = [rng.sample(POOL, min(len(POOL), 40)) for _ in range(20)]
     pages += [list(p) for first, second in PAIRS[:150] for p in permutations((first, second, first))]
-    recent: dict = {}
+    engine = ValueEngine()
     for page in pages:
-        assert quick_page(page, "auto", 4 << 20, from_headers, recent) == \
-            [quick(v, "auto", 4 << 20, from_headers) for v in page]
+        assert engine.measure_page(page, from_headers) == [quick(v, from_headers) for v in page]
 
 
 if __name__ == "__main__":
     sys.exit(pytest.main([__file__, "-q"]))
 
 
-def test_report_lines_fit_the_screen_width():
-    from cqlsh_ext.insight.report import fit
-
-    text = "      #0  offset 0, FLG 0x68, version 1, block_independence yes, block_checksum no"
-    table = "  codec         ratio      size  compress MB/s  decompress MB/s  WCU  RCU  WCU saved  > 1 MB"
-    preview = '    {"orderId":"ORD-2024000000","status":"PICKING","placedAt":"2024-02-16T14:30:41Z"}'
-    assert list(fit([text, table, preview], 0)) == [text, table, preview]  # scripts: as they are
-    out = list(fit([text, table, preview], 60))
-    assert out == ["      #0  offset 0, FLG 0x68, version 1,",  # after a comma: a field stays whole
-                   "          block_independence yes, block_checksum no",
-                   table,  # a table row stays whole: a pager scrolls it
-                   '    {"orderId":"ORD-2024000000","status":"PICKING","placedA…']
-
-
 def test_report_text_wraps_evenly_under_its_text():
-    from cqlsh_ext.insight.report import fit
+    from cqlsh_ext.common.text import fit
 
     # The issue's ragged wrap: a comma far back made a short row ("point read,").
     advice = ("  - a read of one partition (median 1,201 B) decompresses a whole 16 KiB chunk: "
@@ -168,8 +157,9 @@ def test_report_text_wraps_evenly_under_its_text():
                    "    offsets in memory)"]  # under the bullet's text
     # `key  text`: the text continues under itself.
     row = "  blob bytes               stored 1.2 MiB  decompressed 3.3 MiB, 100 % of stored bytes compressed"
-    assert list(fit([row], 80)) == ["  blob bytes               stored 1.2 MiB  decompressed 3.3 MiB,",
-                                    "                           100 % of stored bytes compressed"]
+    assert list(fit([row], 80)) == [
+        "  blob bytes               stored 1.2 MiB  decompressed 3.3 MiB, 100 % of stored",
+        "                           bytes compressed"]
     # Too little room under the gap: four columns in from the start instead.
     assert list(fit(["  Tab" + " " * 60 + "complete: keywords, keyspaces, tables"], 80)) == [
         "  Tab" + " " * 60 + "complete:", "      keywords, keyspaces, tables"]
@@ -178,9 +168,9 @@ def test_report_text_wraps_evenly_under_its_text():
 def test_ctrl_c_while_measuring_keeps_what_was_measured():
     # KeyboardInterrupt is what Ctrl-C raises in the measuring loop (the terminal test in
     # tests/repl/test_progress.py presses it); here it comes with the third codec's step.
-    from cqlsh_ext.insight.advise import Advice, Sample
+    from cqlsh_ext.insight.advise import Advice, AdviseSample
 
-    sample = Sample(40, "auto", 1 << 20)
+    sample = AdviseSample(40, "auto", 1 << 20)
     for doc in documents(40, seed=3):
         sample.add("data", doc.encode())
         sample.add("other", doc.encode())

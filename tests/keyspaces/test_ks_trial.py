@@ -130,7 +130,8 @@ def test_the_interactive_shell_asks_on_the_terminal_and_pages_the_report(keyspac
         statement = f"COMPRESSION TRIAL {SOURCE} ROWS {ROWS} INTO {INTO};"
         t.type(statement)
         t.enter()
-        t.expect(r"capacity units \(estimate, at LOCAL_QUORUM\); Amazon Keyspaces bills them\.")
+        # The cost, wrapped at words to the screen (common.text.message).
+        t.expect(r"capacity units\s+\(estimate,\s+at\s+LOCAL_QUORUM\);\s+Amazon\s+Keyspaces\s+bills\s+them\.")
         t.expect(r"Run the trial\? \[y/N\]")
         assert "Run the trial? [y/N]" in on_screen(t)
         t.type("n")

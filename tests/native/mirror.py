@@ -40,9 +40,9 @@ MIRRORED: tuple[tuple[str, str], ...] = (
     # the text rules and JSON (text.rs, json.rs)
     ("cqlsh_ext.payload.unwrap", "stored_text"),
     ("cqlsh_ext.payload.unwrap", "as_text"),
-    ("cqlsh_ext.payload.unwrap", "json_container"),
-    ("cqlsh_ext.payload.unwrap", "_exact_orjson"),
-    ("cqlsh_ext.payload.unwrap", "_nesting_above"),
+    ("cqlsh_ext.payload.json_text", "json_container"),
+    ("cqlsh_ext.payload.json_text", "_exact_orjson"),
+    ("cqlsh_ext.payload.json_text", "_nesting_above"),
     # containers (common.rs, snappy.rs, lz4.rs, zstd.rs, deflate.rs, formats.rs)
     ("cqlsh_ext.codecs._common", "skip_skippable"),
     ("cqlsh_ext.codecs._common", "frame_sequence"),
@@ -125,12 +125,11 @@ MIRRORED: tuple[tuple[str, str], ...] = (
     ("cqlsh_ext.payload.formats.tree", "_deep_ok"),
     ("cqlsh_ext.payload.formats.tree", "_texty"),
     # path reading (page.rs, tree.rs)
-    ("cqlsh_ext.query.evaluate", "Evaluator.read"),
-    ("cqlsh_ext.query.evaluate", "Evaluator.reader"),
-    ("cqlsh_ext.query.evaluate", "step"),
-    ("cqlsh_ext.query.evaluate", "_keys_of"),
-    ("cqlsh_ext.query.answer", "PathsSeen.add"),
-    ("cqlsh_ext.query.answer", "PathsSeen._note"),
+    ("cqlsh_ext.payload.paths", "step"),
+    ("cqlsh_ext.payload.paths", "read_path"),
+    ("cqlsh_ext.payload.paths", "keys_of"),
+    ("cqlsh_ext.payload.engine", "_read_paths"),
+    ("cqlsh_ext.payload.engine", "_note_miss"),
 )
 
 #: Constants that are code rather than data (patterns and byte sets the mirror spells out).
@@ -140,8 +139,8 @@ MIRRORED_CONSTANTS: tuple[tuple[str, str], ...] = (
     ("cqlsh_ext.payload.unwrap", "_C1_RE"),
     ("cqlsh_ext.payload.unwrap", "_CONTROL_RE"),
     ("cqlsh_ext.payload.unwrap", "_C0_BYTES"),
-    ("cqlsh_ext.payload.unwrap", "_ORJSON_DEPTH"),
-    ("cqlsh_ext.payload.unwrap", "_LONG_DIGITS"),
+    ("cqlsh_ext.payload.json_text", "_ORJSON_DEPTH"),
+    ("cqlsh_ext.payload.json_text", "_LONG_DIGITS"),
     ("cqlsh_ext.payload.formats.msgpack", "_MAP_OR_ARRAY"),
     ("cqlsh_ext.payload.formats.cbor", "SELF_DESCRIBE"),
     ("cqlsh_ext.payload.formats.cbor", "_MAP_OR_ARRAY"),
@@ -153,7 +152,7 @@ MIRRORED_CONSTANTS: tuple[tuple[str, str], ...] = (
     ("cqlsh_ext.codecs.zstd", "_BLOCK_MAX"),
     ("cqlsh_ext.codecs.snappy._raw", "_SHORT"),
     ("cqlsh_ext.codecs.snappy.framed", "CHUNK_MAX"),
-    ("cqlsh_ext.query.evaluate", "MISS_KEYS"),
+    ("cqlsh_ext.payload.engine", "MISS_KEYS"),
 )
 
 #: The Python side's libraries whose behaviour the core repeats (the same code at the same

@@ -70,7 +70,7 @@ def test_decoded_records_in_rows_and_csv(enc, name):
     value, spelled = SPELLED[name]
     blob = _record(value)
     obj = json.loads(enc.value(blob, cqltypes.BytesType))
-    assert obj["kind"] == "msgpack"
+    assert (obj["label"], obj["kind"]) == ("msgpack", "record")
     assert obj["payload"] == {"v": spelled, "s": "text"}
     csv_field = CsvSpelling(DisplaySettings()).value(blob, cqltypes.BytesType)
     assert json.loads(csv_field) == {"v": spelled, "s": "text"}

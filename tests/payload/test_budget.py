@@ -22,7 +22,8 @@ from cqlsh_ext.output.display import BlobDisplay
 from cqlsh_ext.output.values import CsvSpelling, JsonSpelling
 from cqlsh_ext.payload.budget import MAX_NODES, Budget
 from cqlsh_ext.payload.formats.tree import Cut, jsonable_cut, render, render_cut
-from cqlsh_ext.payload.unwrap import STRUCTURED, unwrap
+from cqlsh_ext.payload.unwrap import unwrap
+from cqlsh_ext.payload.view import RECORD
 from cqlsh_ext.settings import DisplaySettings
 
 PLAIN = seams.value_colormap(False)
@@ -86,7 +87,7 @@ def test_json_text_nested_100000_deep_is_shown_as_stored_in_every_output():
     data = b"[" * 100_000 + b"]" * 100_000
     assert cell(data) == "[text] " + data.decode()
     assert cell(data, expanded=True) == "[text] " + data.decode()
-    assert json_row(data) == {"codec": None, "kind": "text", "payload": data.decode()}
+    assert json_row(data) == {"label": "text", "kind": "text", "payload": data.decode()}
     assert csv_field(data) == data.decode()
 
 
@@ -128,7 +129,7 @@ def test_a_call_whose_argument_doubles_by_reference_stays_hex_with_the_reason():
     data = _reduce_doubling(40)
     shown = cell(data)
     assert shown == "0x" + data.hex() + " (pickle: over 4 MiB of text)"
-    assert json_row(data) == {"codec": None, "kind": "undecoded", "payload": "0x" + data.hex(),
+    assert json_row(data) == {"kind": "unknown", "payload": "0x" + data.hex(),
                               "note": "pickle: over 4 MiB of text"}
     assert csv_field(data) == "0x" + data.hex() + " (pickle: over 4 MiB of text)"
 
@@ -231,6 +232,6 @@ def test_small_records_render_as_before(indent):
     import msgpack
 
     view = unwrap(msgpack.packb(record), "auto", DEFAULT_CAP)
-    assert view.kind == STRUCTURED and view.tree_input_size is not None
+    assert view.kind == RECORD and view.tree_input_size is not None
     expected = json.dumps(record, indent=indent, separators=(",", ":") if indent is None else (",", ": "))
     assert render_cut(view.tree, indent) == (expected, None)

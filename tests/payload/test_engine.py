@@ -1,6 +1,7 @@
 """The value engine's invariant (cqlsh_ext.payload.engine): a page of one column's values decoded
 together gives, value by value, what full detection (unwrap) gives alone: label and text, kind,
-tree, bytes and reason. Checked over mixed pages drawn from the producers' corpora (the fuzzing
+tree, bytes and reason; and so do the page API (read_page: kinds, paths) and STATS' measures
+(measure_page). Checked over mixed pages drawn from the producers' corpora (the fuzzing
 seeds, written by the real producer libraries; the codec producers' containers; the order
 documents of tools/orders.py), in orders Hypothesis draws, with values corrupted after a
 column's chain is remembered, and in adversarial orders: a value that starts like the
@@ -21,8 +22,10 @@ from hypothesis import strategies as st
 from cqlsh_ext.codecs import registry
 from cqlsh_ext.codecs.base import DEFAULT_CAP, RULED_OUT_HEADER, DecodeError
 from cqlsh_ext.output.display import label_of
-from cqlsh_ext.payload.engine import ValueEngine
-from cqlsh_ext.payload.unwrap import BlobView, unwrap
+from cqlsh_ext.payload.engine import Ask, ValueEngine, measure
+from cqlsh_ext.payload.paths import CUT, MISSING, read_path
+from cqlsh_ext.payload.unwrap import unwrap, walk
+from cqlsh_ext.payload.view import QUIET_REASONS, RECORD, TEXT, BlobView
 from tests.codecs.codec_producers import PRODUCERS, json_doc
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -49,9 +52,10 @@ CAPS = [DEFAULT_CAP, 64 << 10, 300]
 def shown(view: BlobView) -> tuple[Any, ...]:
     """Everything a user or a query can read of a view: the label (chain, cut), the text, the
     kind, the tree, the bytes, the reason and the error's account."""
-    return (view.kind, label_of(view) if view.layers else None, view.text, view.clean, view.data, view.reason,
-            None if view.error is None else (type(view.error).__name__, str(view.error)),
-            view.payload_format, repr(view.tree), view.stream_format, view.tree_input_size,
+    return (view.kind, view.label, label_of(view) if view.layers else None, view.text, view.clean, view.data,
+            view.reason, None if view.error is None else (type(view.error).__name__, str(view.error)),
+            view.payload_format, repr(view.tree), view.object_class, view.stream_format,
+            view.tree_input_size, view.payload_size, view.measured_size,
             [(layer.label, layer.input_size, layer.output_size, layer.truncated, layer.declared_size,
               layer.reading) for layer in view.layers])
 
@@ -97,6 +101,7 @@ def test_values_that_break_a_remembered_chain_are_detected_in_full(
             changed.append(value + bytes([byte]) * (1 + at % 7))
     check_page(changed + values, engine=engine)
     check_contents(changed + values, engine=engine)
+    check_measures(changed + values, engine=engine)
 
 
 def _by_lead() -> list[tuple[bytes, bytes]]:
@@ -222,22 +227,57 @@ def test_detection_with_kept_answers_is_detection_without(monkeypatch: pytest.Mo
     assert any(k is None for k in kept) and any(k is not None for k in kept)
 
 
-def query_reading(view: BlobView) -> tuple[str, Any]:
-    """What a query reads of a view (cqlsh_ext.query.evaluate.decoded_view)."""
-    if view.truncated_layer is not None:
-        return "cut", None
-    if view.kind == "text" and view.text is not None:
-        return "text", view.text
-    if view.kind == "structured":
-        return "structured", repr(view.tree)
-    return view.kind, None
+#: Paths the page API reads in the test: keys the order documents have, one they lack, deeper ones.
+PATHS = (("status",), ("customer", "name"), ("items", 0, "sku"), ("nothere",), ())
 
 
-def check_contents(values: list[bytes], cap: int = DEFAULT_CAP, engine: ValueEngine | None = None) -> None:
+def query_reading(view: BlobView) -> tuple[Any, ...]:
+    """What a query reads of a view: its kind, whether the cap cut it, its text, and the value at
+    each of PATHS (read in the view's tree, or its text for the path of no steps)."""
+    if view.cut or view.kind not in (TEXT, RECORD):
+        return view.kind, view.cut, view.text if view.kind == TEXT else None, None
+    tree = view.tree
+    values = []
+    for steps in PATHS:
+        if not steps:
+            values.append(repr(view.text if tree is None and view.kind == TEXT else tree))
+        else:
+            found = read_path(tree, steps)[0]
+            values.append(found if found is MISSING or found is CUT else repr(found))
+    return view.kind, False, view.text if view.kind == TEXT else None, tuple(values)
+
+
+def page_reading(engine: ValueEngine, values: list[bytes]) -> list[tuple[Any, ...]]:
+    page = engine.read_page(values, Ask(PATHS, text=True))
+    out = []
+    for i in range(len(values)):
+        if page.columns[0][i] is None and (page.cut[i] or page.kinds[i] not in (TEXT, RECORD)):
+            out.append((page.kinds[i], page.cut[i], page.texts[i], None))
+            continue
+        row = []
+        for column in page.columns:
+            found = column[i]
+            row.append(found if found is MISSING or found is CUT else repr(found))
+        out.append((page.kinds[i], page.cut[i], page.texts[i], tuple(row)))
+    return out
+
+
+def check_contents(values: list[bytes], cap: int = DEFAULT_CAP, engine: ValueEngine | None = None,
+                   mode: str = "auto") -> None:
+    engine = engine or ValueEngine(mode, cap)
+    for value, got in zip(values, page_reading(engine, values), strict=True):
+        assert got == query_reading(unwrap(value, mode, cap)), value[:40]
+
+
+def check_measures(values: list[bytes], cap: int = DEFAULT_CAP, engine: ValueEngine | None = None) -> None:
     engine = engine or ValueEngine("auto", cap)
-    for value, (kind, found) in zip(values, engine.contents(values), strict=True):
-        got = (kind, repr(found) if kind == "structured" else found)
-        assert got == query_reading(unwrap(value, "auto", cap)), value[:40]
+    for value, got in zip(values, engine.measure_page(values), strict=True):
+        assert got == measure(walk(value, "auto", cap)), value[:40]
+        # A full view measures the same; its reading may say more where peeling said nothing or
+        # only that it recognised nothing (a stream's object its reader could not read, a record
+        # format the budget stopped).
+        full = measure(unwrap(value, "auto", cap))
+        assert full[:4] == got[:4] and (full[4] == got[4] or got[4] in (None, *QUIET_REASONS)), value[:40]
 
 
 @settings(max_examples=300, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
@@ -245,13 +285,18 @@ def check_contents(values: list[bytes], cap: int = DEFAULT_CAP, engine: ValueEng
        st.sampled_from(["auto", "snappy", "zstd"]))
 def test_what_a_query_reads_of_a_mixed_page_is_what_it_reads_of_each_value(values: list[bytes], cap: int,
                                                                            mode: str) -> None:
-    engine = ValueEngine(mode, cap)
-    for value, (kind, found) in zip(values, engine.contents(values), strict=True):
-        got = (kind, repr(found) if kind == "structured" else found)
-        assert got == query_reading(unwrap(value, mode, cap)), value[:40]
+    check_contents(values, cap, mode=mode)
+
+
+@settings(max_examples=300, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.sampled_from(POOL), min_size=1, max_size=30), st.sampled_from(CAPS))
+def test_what_stats_counts_of_a_mixed_page_is_what_it_counts_of_each_value(values: list[bytes],
+                                                                          cap: int) -> None:
+    check_measures(values, cap)
 
 
 @pytest.mark.parametrize("first, second", PAIRS[:400])
 def test_what_a_query_reads_in_adversarial_orders(first: bytes, second: bytes) -> None:
     for page in permutations((first, second, first, second)):
         check_contents(list(page))
+        check_measures(list(page))

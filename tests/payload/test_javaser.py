@@ -171,13 +171,14 @@ def test_declared_sizes_larger_than_the_stream_allocate_nothing(data):
 def test_a_column_setting_can_name_java():
     import gzip
 
-    from cqlsh_ext.payload.unwrap import RAW, TEXT, unwrap_spec
+    from cqlsh_ext.payload.unwrap import unwrap_spec
+    from cqlsh_ext.payload.view import FAILED, TEXT
 
     view = unwrap_spec(gzip.compress(tc_string('{"id": 1}')), "gzip>java", 1 << 20)
     assert (view.kind, view.text) == (TEXT, '{"id": 1}')
     assert [layer.label for layer in view.layers] == ["gzip", "java"]
     view = unwrap_spec(gzip.compress(b'{"id": 1}'), "gzip>java", 1 << 20)
-    assert view.kind == RAW
+    assert view.kind == FAILED
     assert view.reason == "as gzip>java: java: no serialization stream magic (0xaced0005)"
 
 

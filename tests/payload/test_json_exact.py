@@ -17,9 +17,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cqlsh_ext.codecs.base import DEFAULT_CAP
-from cqlsh_ext.payload.unwrap import json_container
+from cqlsh_ext.payload.json_text import json_container
 from cqlsh_ext.query.answer import Answer
-from cqlsh_ext.query.evaluate import Evaluator, Settings
+from cqlsh_ext.query.evaluate import Decoding, Evaluator
 from cqlsh_ext.query.grammar import Schema, parse
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
@@ -112,7 +112,7 @@ def test_paths_of_the_order_documents_are_their_truth(page: bool) -> None:
     data = orders.rows(600, seed=11)
     plan = parse("SELECT ck, data.n, data.status, data.customer.tier, data.items[1].sku FROM t", SCHEMA)
     assert plan is not None
-    answer, evaluator = Answer(plan), Evaluator(plan, Settings(cap=DEFAULT_CAP))
+    answer, evaluator = Answer(plan), Evaluator(plan, Decoding(cap=DEFAULT_CAP))
     names = ["pk", "ck", "data"]
     rows = [(r["pk"], r["ck"], r["data"]) for r, _doc in data]
     found = answer.add_page(evaluator, names, rows) if page else \

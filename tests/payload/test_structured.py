@@ -149,7 +149,8 @@ def test_protobuf_is_decoded_only_when_named():
 def test_protobuf_with_a_descriptor_set_shows_field_names(tmp_path):
     from protobuf_producer import order_descriptor_set
 
-    from cqlsh_ext.payload.unwrap import RAW, unwrap_spec
+    from cqlsh_ext.payload.unwrap import unwrap_spec
+    from cqlsh_ext.payload.view import FAILED
 
     path, Order = order_descriptor_set(tmp_path)
     message = Order(id=2**40, customer="Ada", status=1)
@@ -163,7 +164,7 @@ def test_protobuf_with_a_descriptor_set_shows_field_names(tmp_path):
     view = unwrap_spec(message.SerializeToString(), f"protobuf:acme.Item@{path}", 1 << 20)
     assert view.tree == {"$unknown fields": [1, 2, 3, 4, 5]}
     view = unwrap_spec(b"\x0a\xff", f"protobuf:acme.Order@{path}", 1 << 20)
-    assert view.kind == RAW and view.reason.startswith("as protobuf:acme.Order@")
+    assert view.kind == FAILED and view.reason.startswith("as protobuf:acme.Order@")
     assert "protobuf: not a acme.Order message" in view.reason
     view = unwrap_spec(b"\x08\x01", f"protobuf:acme.Nope@{path}", 1 << 20)
     assert "no message type 'acme.Nope' in orders.desc (it has acme.Item, acme.Order" in view.reason
@@ -330,14 +331,17 @@ def test_avro_records_decode_with_the_schema_bare_single_object_and_confluent(av
 
 
 def test_avro_records_that_do_not_fit_the_schema_say_why(avsc, tmp_path):
-    from cqlsh_ext.payload.unwrap import RAW, unwrap_spec
+    from cqlsh_ext.payload.unwrap import unwrap_spec
+    from cqlsh_ext.payload.view import FAILED
 
     other = {"type": "record", "name": "Other", "fields": [{"name": "x", "type": "double"}]}
     view = unwrap_spec(single_object({"x": 1.5}, other), f"avro:{avsc}", 1 << 20)
-    assert view.kind == RAW and "single-object fingerprint" in view.reason and "order.avsc's" in view.reason
+    assert view.kind == FAILED
+    assert "single-object fingerprint" in view.reason and "order.avsc's" in view.reason
     longer = avro_record({"id": 1, "customer": "c", "tags": []}) + b"\x00\x00"
     view = unwrap_spec(longer, f"avro:{avsc}", 1 << 20)
-    assert view.kind == RAW and view.reason.endswith("2 bytes left after one Order record: another schema?")
+    assert view.kind == FAILED
+    assert view.reason.endswith("2 bytes left after one Order record: another schema?")
     # Named without a schema, a single record says what it is and what it needs.
     with pytest.raises(PayloadError, match="single-object encoding, schema fingerprint .*: name its schema"):
         formats.decode_named("avro", single_object({"id": 1, "customer": "c", "tags": []}))

@@ -210,13 +210,14 @@ def test_a_pickle_of_shared_parts_gives_its_keys_without_walking_every_path():
     # to walk them all (the shell hung on the first Tab after `data.`).
     import pickle
 
+    from cqlsh_ext.payload.engine import ValueEngine
+    from cqlsh_ext.payload.view import RECORD
     from cqlsh_ext.payload_select.keys import collect
-    from cqlsh_ext.query.evaluate import Settings, decode
 
-    decoded = decode(pickle.dumps(_shared_parts(12), protocol=4), Settings(), None)
-    assert decoded.state == "ok"
+    view = ValueEngine().view(pickle.dumps(_shared_parts(12), protocol=4))
+    assert view.kind == RECORD
     keys: dict[Any, set[str]] = {}
-    collect(decoded.tree, keys)
+    collect(view.tree, keys)
     ten = {f"k{j}" for j in range(10)}
     assert keys[()] == ten and keys[("k0",)] == ten and keys[("k0", "k0", "k0")] == ten
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 from fractions import Fraction
 from typing import Any
 
@@ -89,13 +90,47 @@ def test_filters_on_the_whole_table_and_on_one_partition(cassandra, orders, home
         assert sorted(int(r[0]) for r in one) == matching(orders, condition, "p3"), condition
 
 
+#: The GROUP BY key of the undecodable values' group, as JSON Lines spell it.
+UNDECODABLE_KEY = '{"$undecodable": true}'
+
+
+def test_the_undecodable_rows_are_listed_exactly(cassandra, orders, home, tmp_path):
+    undecodable = sorted(row["ck"] for row, doc in orders.rows if doc is None)  # the random bytes
+    decodable = sorted(row["ck"] for row, doc in orders.rows if doc is not None)
+    in_p2 = sorted(row["ck"] for row, doc in orders.rows if doc is None and row["pk"] == "p2")
+    exported = tmp_path / "undecodable.jsonl"
+    statements = [f"SELECT ck FROM {orders.name} WHERE data IS UNDECODABLE ALLOW FILTERING;",
+                  f"SELECT ck FROM {orders.name} WHERE data IS NOT UNDECODABLE ALLOW FILTERING;",
+                  f"SELECT ck FROM {orders.name} WHERE pk = 'p2' AND data IS UNDECODABLE;",
+                  f"COPY (SELECT ck FROM {orders.name} WHERE data IS UNDECODABLE ALLOW FILTERING) "
+                  f"TO '{exported}';"]
+    out = shell(cassandra, home, "", "--output-format", "csv", stdin="\n".join(statements) + "\n")
+    assert out.returncode == 0, out.stderr
+    results = csv_results(out.stdout, "ck")
+    listed = [sorted(int(r[0]) for r in result if r[0].isdigit()) for result in results]
+    assert listed == [undecodable, decodable, in_p2]
+    assert sorted(json.loads(line)["ck"] for line in exported.read_text().splitlines()) == undecodable
+    # Counted under that name in the closing lines, the query's and the export's.
+    # The generator's random bytes have no known format: the breakdown says so.
+    said = (f"{len(orders.rows):,} rows read, {len(undecodable):,} matched, {len(undecodable):,} undecodable "
+            f"({len(undecodable):,} no known format)")
+    assert said in out.stderr
+    assert f"{len(undecodable):,} rows written to {exported} (JSON Lines); {said}" in out.stdout
+
+
 def _truth_groups(orders: Orders) -> dict[Any, dict[str, Any]]:
     groups: dict[Any, list[Any]] = {}
     for _row, doc in orders.rows:
-        groups.setdefault(value(doc, "status"), []).append(value(doc, "n"))
+        # The generator's random bytes are undecodable: a group of their own, not null's.
+        key = UNDECODABLE_KEY if doc is None else value(doc, "status")
+        groups.setdefault(key, []).append(value(doc, "n"))
     out = {}
     for key, ns in groups.items():
         numbers = [n for n in ns if n is not None]
+        if not numbers:
+            out[key] = {"count(*)": len(ns), "min(data.n)": None, "max(data.n)": None, "sum(data.n)": None,
+                        "avg(data.n)": None}
+            continue
         total = sum(Fraction(n) for n in numbers)
         floats = any(isinstance(n, float) for n in numbers)
         out[key] = {"count(*)": len(ns), "min(data.n)": min(numbers), "max(data.n)": max(numbers),
@@ -111,11 +146,54 @@ def test_group_by_aggregates_exactly(cassandra, orders, home, workers):
     out = shell(cassandra, home, statement, "--output-format", "json",
                 env={"CQLSH_EXT_SCAN_WORKERS": workers})
     assert out.returncode == 0, out.stderr
-    got = {row.pop("data.status"): row for row in json_lines(out.stdout)}
+    def key(status: Any) -> Any:
+        return json.dumps(status) if isinstance(status, dict) else status
+
+    got = {key(row.pop("data.status")): row for row in json_lines(out.stdout)}
     assert got == _truth_groups(orders)
     undecodable = sum(doc is None for _row, doc in orders.rows)
     assert f"{len(orders.rows):,} rows read" in out.stderr and f"{undecodable:,} undecodable" in out.stderr
     assert ("2 worker processes" in out.stderr) == (workers == "2")
+    # How the table was read, in the user's words (a token range is the server's).
+    assert ("4 parallel streams" in out.stderr) == (workers == "1") and "token" not in out.stderr
+
+
+def cqlsh_digits(value: float, precision: int) -> str:
+    """A float as cqlsh shows a float column's: `precision` digits after the point between 1e-4 and
+    10**precision (more integer digits make %g's significant digits), trailing zeros dropped."""
+    exponent = int(math.log10(abs(value)))
+    return f"{value:.{precision + exponent + 1 if -4 <= exponent < precision else precision}g}"
+
+
+def test_numbers_the_shell_computes_follow_float_precision(cassandra, orders, home):
+    totals = [519.25, 100.125, 939.5452097902098, 12.0, 0.1]
+    session = cassandra.session(orders.ks)
+    session.execute("CREATE TABLE IF NOT EXISTS totals (pk text, ck int, data blob, PRIMARY KEY (pk, ck))")
+    for ck, total in enumerate(totals):
+        session.execute("INSERT INTO totals (pk, ck, data) VALUES ('p', %s, %s)",
+                        (ck, json.dumps({"total": total}).encode()))
+    session.shutdown()
+    statement = (f"SELECT avg(data.total), sum(data.total), max(data.total), count(*) "
+                 f"FROM {orders.ks}.totals WHERE pk = 'p'")
+    average = float(sum(Fraction(t) for t in totals) / len(totals))
+    total = float(sum(Fraction(t) for t in totals))
+    assert len(repr(average)) > 12  # digits to round away
+
+    def cells(*flags: str) -> list[str]:
+        out = shell(cassandra, home, statement, *flags)
+        assert out.returncode == 0, out.stderr
+        row = out.stdout.split("\n")[3]  # after the header and its rule
+        return [cell.strip() for cell in row.split("|")]
+
+    # cqlsh's float_precision (5 by default); a value read from a payload keeps its digits.
+    assert cells() == [cqlsh_digits(average, 5), cqlsh_digits(total, 5), repr(max(totals)), str(len(totals))]
+    (home / ".cassandra").mkdir(exist_ok=True)
+    (home / ".cassandra" / "cqlshrc").write_text("[ui]\nfloat_precision = 2\n")
+    assert cells()[:3] == [cqlsh_digits(average, 2), cqlsh_digits(total, 2), repr(max(totals))]
+    # JSON Lines and CSV keep every digit: they are read by programs.
+    out = shell(cassandra, home, statement, "--output-format", "json")
+    assert json_lines(out.stdout) == [{"avg(data.total)": average, "sum(data.total)": total,
+                                       "max(data.total)": max(totals), "count(*)": len(totals)}]
 
 
 @pytest.mark.parametrize("workers", ["1", "2"])

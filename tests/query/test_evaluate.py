@@ -16,7 +16,7 @@ import pytest
 import zstandard
 from orders import MISSING, rows, take
 
-from cqlsh_ext.query.evaluate import Evaluator, Settings
+from cqlsh_ext.query.evaluate import Decoding, Evaluator
 from cqlsh_ext.query.grammar import QueryError, Schema, parse
 
 SCHEMA = Schema({"pk": "text", "ck": "int", "data": "blob", "m": "map<text,blob>", "u": "frozen<wrap>"},
@@ -50,7 +50,7 @@ TRUTH = {
 def test_filters_match_the_generators_truth(condition: str):
     plan = parse(f"SELECT ck, data.status FROM t WHERE {condition} ALLOW FILTERING", SCHEMA)
     assert plan is not None
-    evaluator = Evaluator(plan, Settings())
+    evaluator = Evaluator(plan, Decoding())
     undecodable = 0
     for row, doc in rows():
         result = evaluator.evaluate(row)
@@ -66,7 +66,7 @@ def test_filters_match_the_generators_truth(condition: str):
 def test_projection_gives_none_for_missing_and_undecodable():
     plan = parse("SELECT data.customer.name, data.items[0].sku, data.n FROM t", SCHEMA)
     assert plan is not None
-    evaluator = Evaluator(plan, Settings())
+    evaluator = Evaluator(plan, Decoding())
     for row, doc in rows(60):
         result = evaluator.evaluate(row)
         assert result.matched
@@ -81,21 +81,21 @@ def test_projection_gives_none_for_missing_and_undecodable():
 def test_numbers_compare_exactly_across_types():
     plan = parse("SELECT ck FROM t WHERE data.v = 0.1 ALLOW FILTERING", SCHEMA)
     assert plan is not None
-    ev = Evaluator(plan, Settings())
+    ev = Evaluator(plan, Decoding())
     assert not ev.evaluate({"data": b'{"v": 0.1}'}).matched  # the float 0.1 is not the decimal 0.1
     plan = parse("SELECT ck FROM t WHERE data.v = 0.5 ALLOW FILTERING", SCHEMA)
     assert plan is not None
-    ev = Evaluator(plan, Settings())
+    ev = Evaluator(plan, Decoding())
     assert ev.evaluate({"data": b'{"v": 0.5}'}).matched
     plan = parse("SELECT ck FROM t WHERE data.v = 12345678901234567891 ALLOW FILTERING", SCHEMA)
     assert plan is not None
-    ev = Evaluator(plan, Settings())
+    ev = Evaluator(plan, Decoding())
     assert ev.evaluate({"data": b'{"v": 12345678901234567891}'}).matched
     assert not ev.evaluate({"data": b'{"v": 12345678901234567890}'}).matched
     assert not ev.evaluate({"data": b'{"v": "12345678901234567891"}'}).matched  # a string: no match
     plan = parse("SELECT ck FROM t WHERE data.v = true ALLOW FILTERING", SCHEMA)
     assert plan is not None
-    ev = Evaluator(plan, Settings())
+    ev = Evaluator(plan, Decoding())
     assert ev.evaluate({"data": b'{"v": true}'}).matched
     assert not ev.evaluate({"data": b'{"v": 1}'}).matched  # booleans are not numbers
 
@@ -104,7 +104,7 @@ def test_map_values_and_udt_fields_hold_blobs():
     plan = parse("SELECT m['k'].status, u.payload.status FROM t WHERE u.payload.n > 1 ALLOW FILTERING",
                  SCHEMA)
     assert plan is not None
-    ev = Evaluator(plan, Settings())
+    ev = Evaluator(plan, Decoding())
     Wrap = namedtuple("Wrap", "payload n")
     row = {"m": {"k": zstandard.compress(b'{"status": "A"}')},
            "u": Wrap(gzip.compress(msgpack.packb({"status": "B", "n": 2})), 5)}
@@ -119,15 +119,15 @@ def test_tagged_values_stand_for_their_value_in_paths():
     data = cbor2.dumps({"a": cbor2.CBORTag(4000, {"b": 3})})
     plan = parse("SELECT data.a.b FROM t WHERE data.a.b = 3 ALLOW FILTERING", SCHEMA)
     assert plan is not None
-    assert Evaluator(plan, Settings()).evaluate({"data": data}).values == (3,)
+    assert Evaluator(plan, Decoding()).evaluate({"data": data}).values == (3,)
 
 
 def test_a_value_cut_by_the_budget_never_matches_and_counts():
     big = gzip.compress(json.dumps({"status": "OK", "pad": ["x" * 50] * 400}).encode())
     plan = parse("SELECT data.status FROM t WHERE data.status = 'OK' ALLOW FILTERING", SCHEMA)
     assert plan is not None
-    assert Evaluator(plan, Settings()).evaluate({"data": big}).matched
-    result = Evaluator(plan, Settings(cap=256)).evaluate({"data": big})
+    assert Evaluator(plan, Decoding()).evaluate({"data": big}).matched
+    result = Evaluator(plan, Decoding(cap=256)).evaluate({"data": big})
     assert not result.matched and result.cut == 1
 
 
@@ -141,22 +141,22 @@ def test_column_settings_decode_the_way_the_display_does():
         seen.append((column, inner))
         return "zstd>msgpack"
 
-    assert Evaluator(plan, Settings(spec=lookup)).evaluate({"data": value}).values == ("S",)
+    assert Evaluator(plan, Decoding(spec=lookup)).evaluate({"data": value}).values == ("S",)
     assert seen == [("data", None)]
-    assert Evaluator(plan, Settings(mode="zstd")).evaluate({"data": value}).values == ("S",)
+    assert Evaluator(plan, Decoding(mode="zstd")).evaluate({"data": value}).values == ("S",)
 
 
 def test_decoding_off_refuses_paths():
     plan = parse("SELECT data.a FROM t", SCHEMA)
     assert plan is not None
     with pytest.raises(QueryError, match="decoding is off"):
-        Evaluator(plan, Settings(mode="none"))
+        Evaluator(plan, Decoding(mode="none"))
 
 
 def test_random_bytes_are_undecodable():
     plan = parse("SELECT data.a FROM t WHERE data.a IS NULL ALLOW FILTERING", SCHEMA)
     assert plan is not None
-    result = Evaluator(plan, Settings()).evaluate({"data": os.urandom(64)})
+    result = Evaluator(plan, Decoding()).evaluate({"data": os.urandom(64)})
     assert not result.matched and result.undecodable == 1
 
 
@@ -166,7 +166,7 @@ def test_an_evaluator_pickles_and_still_matches():
 
     plan = parse("SELECT ck FROM t WHERE data.status LIKE 'F%' AND data.n > 1 ALLOW FILTERING", SCHEMA)
     assert plan is not None
-    evaluator = pickle.loads(pickle.dumps(Evaluator(plan, Settings())))
+    evaluator = pickle.loads(pickle.dumps(Evaluator(plan, Decoding())))
     for row, doc in rows(60):
         expected = doc is not None and TRUTH["data.status LIKE 'F%'"](doc) and doc["n"] > 1
         assert evaluator.evaluate(row).matched == expected
@@ -179,7 +179,7 @@ def test_paths_no_value_had_are_known_with_the_nearest_keys_in_parts_that_merge(
 
     plan = parse('SELECT ck, data.stauts, data.customer.nmae, data.status, data.items[7].sku FROM t', SCHEMA)
     assert plan is not None
-    evaluator = Evaluator(plan, Settings())
+    evaluator = Evaluator(plan, Decoding())
     data = rows(60)
     parts = [Answer(plan), Answer(plan)]  # as two workers fill them
     for i, (row, _doc) in enumerate(data):
@@ -202,7 +202,7 @@ def test_a_path_no_decodable_value_was_read_for_is_not_named():
     plan = parse("SELECT ck, data.stauts FROM t", SCHEMA)
     assert plan is not None
     answer = Answer(plan)
-    evaluator = Evaluator(plan, Settings())
+    evaluator = Evaluator(plan, Decoding())
     for row in ({"pk": "p", "ck": 1, "data": None}, {"pk": "p", "ck": 2, "data": os.urandom(40)}):
         answer.add(evaluator, row)
     assert answer.counts.paths.never_found() == []  # no value to have it: nothing to say

@@ -145,6 +145,15 @@ class Term:
         self.child.wait()
         return self.child.exitstatus if self.child.exitstatus is not None else -1
 
+    def finish(self, timeout: float = TIMEOUT) -> int:
+        """Read until the program exits by itself (a script: -e, -f); its exit status."""
+        deadline = time.monotonic() + timeout
+        while self._pump(0.5):
+            if time.monotonic() > deadline:
+                raise AssertionError(f"cqlsh-ext did not exit within {timeout:.0f} s; output:\n{self.tail()}")
+        self.child.wait()
+        return self.child.exitstatus if self.child.exitstatus is not None else -1
+
     def close(self) -> None:
         if self.child.isalive():
             self.child.terminate(force=True)

@@ -36,7 +36,7 @@ def test_export_in_the_interactive_shell(term, export_ks, home, cols, lines):
     got = {r["ck"]: r["data.status"] for r in map(json.loads, target.read_text().splitlines())}
     assert got == expected
     # again: the file is there, and one line says how to replace it
-    t.run(statement, until=r"add WITH OVERWRITE = true")
+    t.run(statement, until=r"add\s+WITH\s+OVERWRITE\s+=\s+true")  # wrapped at words on a narrow screen
     t.prompt()
-    assert "exists: add WITH OVERWRITE = true to replace it" in menu(t).replace("\n", "")
+    assert "exists: add WITH OVERWRITE = true to replace it" in " ".join(menu(t).split())  # at words
     t.exit()

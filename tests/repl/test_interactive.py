@@ -265,7 +265,7 @@ def test_output_format_command_prints_json_lines(term, repl_ks):
     line = t.run(f"SELECT id, customer, payload FROM {repl_ks}.orders WHERE id = 5;", until=r"\{\"id\".*\}\n")
     row = json.loads(line[line.index('{"id"'):])
     assert row["id"] == 5 and row["customer"] == "customer-05"
-    assert row["payload"]["codec"] == "gzip" and row["payload"]["payload"]["order"] == 1005
+    assert row["payload"]["label"] == "gzip>json" and row["payload"]["payload"]["order"] == 1005
 
 
 def test_help_lists_key_bindings(term):
@@ -279,7 +279,7 @@ def test_help_lists_key_bindings(term):
 
 
 @pytest.mark.parametrize(("cols", "rows"), [(80, 24), (140, 45)])
-def test_help_keys_wraps_at_words_under_its_column(term, cols, rows):
+def test_help_keys_leaves_the_descriptions_room_and_wraps_them_at_words(term, cols, rows):
     from cqlsh_ext.repl.keybindings import KEY_HELP
 
     t = term(env={"PAGER": ""}, rows=rows, cols=cols)
@@ -288,17 +288,26 @@ def test_help_keys_wraps_at_words_under_its_column(term, cols, rows):
     written = out[out.index("Key bindings (HELP KEYS):"):].splitlines()[1:]
     shown = [row for row in t.display() if row.startswith("  ")]  # the screen: the last of them
     assert shown and written[-len(shown):] == shown  # no line was wrapped by the terminal
-    column = max(len(key) for key, _ in KEY_HELP) + 4
     assert all(len(row) <= cols for row in written)
-    # Each description reads whole in its column: its rows joined give it back, word for word, so
-    # no word was broken by the terminal.
+    # The descriptions start in one column; a key wider than it stands on a row of its own.
+    column = written[0].index("run the input")
+    keys: list[str] = []
     said: list[str] = []
     for row in written:
-        if row[:column].strip():
-            said.append(row[column:])
-        else:
-            said[-1] += " " + row[column:]
-    assert said == [what for _, what in KEY_HELP], said
+        if row[2] != " ":  # a key's row: the key, then (unless it is wider) its description
+            key, gap, what = re.fullmatch(r"  (\S+(?: \S+)*)( {2,}(.*))?", row).group(1, 2, 3)
+            assert gap is None or len(key) + len(gap) - len(what) + 2 == column, row
+            keys.append(key)
+            said.append(what or "")
+        else:  # a description continued (or begun, under a key of its own row) in its column
+            assert not row[:column].strip(), row
+            said[-1] = f"{said[-1]} {row[column:]}".strip()
+    assert keys == [key for key, _ in KEY_HELP]
+    assert said == [what for _, what in KEY_HELP], said  # word for word: no word broken
+    if cols >= 140:
+        assert len(written) == len(KEY_HELP)  # the screen is wide enough for one row each
+    else:
+        assert cols - column >= 50, column  # not 35 columns beside a 43-column key column
     t.exit()
 
 

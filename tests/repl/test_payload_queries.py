@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from orders import MISSING, rows, take, write_table
-from shell_runner import CQLSH_EXT, run
+from shell_runner import CQLSH_EXT, STOCK_CQLSH, run
 
 from .test_screen import assert_fits
 
@@ -121,6 +121,24 @@ def test_help_queries_with_e_and_in_the_help_list(cassandra, tmp_path: Path):
     # The classic loop (--classic, here fed by a pipe) has the topic as well.
     piped = run(CQLSH_EXT, [*cassandra.cqlsh_args, "--classic"], tmp_path, stdin="HELP QUERIES\n")
     assert "QUERIES [cqlsh-ext]" in piped.stdout
+
+
+def test_help_select_points_to_help_queries(cassandra, term, tmp_path: Path):
+    # cqlsh's own answer (a web address, or a browser opened) stays; the pointer follows it.
+    out = run(CQLSH_EXT, [*cassandra.cqlsh_args, "-e", "HELP SELECT"], tmp_path, stdin="")
+    stock = run(STOCK_CQLSH, [*cassandra.cqlsh_args, "-e", "HELP SELECT"], tmp_path, stdin="")
+    assert out.returncode == stock.returncode and out.stderr == stock.stderr  # cqlsh's own, as it was
+    assert "cql_singlefile.html#selectStmt" in out.stderr
+    assert re.search(r"blob values .*: HELP QUERIES\.$", out.stdout.strip()), out.stdout
+    t = term(env={"PAGER": ""})
+    t.prompt()
+    t.type("HELP SELECT")
+    t.enter()
+    t.expect(r"HELP QUERIES\.")
+    t.prompt()
+    t.run("HELP QUERIES", until=r"QUERIES \[cqlsh-ext\]")  # and it is there
+    t.prompt()
+    t.exit()
 
 
 @pytest.mark.parametrize(("cols", "lines"), SIZES)

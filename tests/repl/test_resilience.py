@@ -16,18 +16,44 @@ from .proxy import SilentServer
 from .terminal import TIMEOUT, Term
 
 
+def _messages(text: str) -> list[str]:
+    """The messages on a terminal: a message wider than the screen wraps at words, its later rows
+    indented under it (common.text.message)."""
+    messages: list[str] = []
+    for line in text.splitlines():
+        if line.startswith("    ") and messages:
+            messages[-1] += " " + line.strip()
+        elif line.strip():
+            messages.append(line.strip())
+    return messages
+
+
 def test_connection_timeout_is_one_line(tmp_path: Path):
     with SilentServer() as server:
         t = Term(["127.0.0.1", str(server.port), "--connect-timeout", "2"], tmp_path)
         try:
-            t.expect(r"Connection error: [^\n]*Timed out creating connection \(2 seconds\)[^\n]*\n")
+            t.expect(rf"Connection error: timed out connecting to 127\.0\.0\.1:{server.port} after 2 s "
+                     r"\(--connect-timeout\): check [^\n]*\n")
             t.child.expect(pexpect.EOF, timeout=TIMEOUT)
             t.child.wait()
             # The message names the 2 s timeout; a hang would fail the expects above (no clock here).
             assert t.child.exitstatus == 1
-            assert len([line for line in t.text.splitlines() if line.strip()]) == 1
+            assert len(_messages(t.text)) == 1, t.text
         finally:
             t.close()
+
+
+def test_a_mistyped_host_is_one_line(tmp_path: Path):
+    # The real resolver's failure (.invalid never resolves), in the interactive shell.
+    t = Term(["nosuchhost.invalid"], tmp_path)
+    try:
+        t.expect(r"Connection error: the host name in nosuchhost\.invalid:9042 does not resolve [^\n]*\n")
+        t.child.expect(pexpect.EOF, timeout=TIMEOUT)
+        t.child.wait()
+        assert t.child.exitstatus == 1
+        assert len(_messages(t.text)) == 1, t.text
+    finally:
+        t.close()
 
 
 def _free_port() -> int:
@@ -62,10 +88,10 @@ def test_server_stopped_and_restarted_during_a_session(own_server: devcassandra.
         start = len(t.text)
         t.run("SELECT cluster_name FROM system.local;", until=r"NoHostAvailable[^\n]*\n")
         t.prompt()
-        # One line between the statement and the next prompt, and the shell is still there.
+        # One message between the statement and the next prompt, and the shell is still there.
         report = t.text[start:].split("system.local;", 2)[-1]
-        lines = [line for line in report.splitlines() if line.strip() and "cqlsh>" not in line]
-        assert len(lines) == 1, report
+        said = _messages("\n".join(line for line in report.splitlines() if "cqlsh>" not in line))
+        assert len(said) == 1, report
         own_server.start(timeout=180, die_with_parent=True)
         # Back: the driver reconnects within seconds (the shell shortens its back-off).
         deadline = time.monotonic() + 60

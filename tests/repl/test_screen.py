@@ -133,7 +133,7 @@ def test_ctrl_c_in_a_first_advise_is_never_lost(term, demo_ks, after):
     time.sleep(0.5)
     t.run("SELECT name FROM blob_formats WHERE name = 'gzip';", until=r"\(1 rows\)", timeout=120)
     between = t.text[start:]
-    assert "Recommendation" not in between or "INTERRUPTED" in between, f"Ctrl-C {after} s in was lost"
+    assert "Verdict" not in between or "INTERRUPTED" in between, f"Ctrl-C {after} s in was lost"
     t.exit()
 
 
@@ -262,7 +262,7 @@ def test_settings_and_advise_reports_wrap_evenly(term, demo_ks, cols, rows):
                           under=4)  # under the bullet's text
     t.prompt()
     out = t.run("COMPRESSION ADVISE SAMPLE 20 SELECT data FROM table_with_compressed_json;",
-                until=r"Recommendation: ", timeout=120)
+                until=r"values per size bucket", timeout=120)
     speeds = wrapped_rows(out.splitlines(), "speeds in MB/s", "between the fastest and slowest run")
     assert_wrapped_evenly(speeds, cols, under=6)
     t.prompt()

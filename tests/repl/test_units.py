@@ -22,7 +22,7 @@ from cqlsh_ext.common.jsonenc import float32_text
 from cqlsh_ext.output.values import CsvSpelling, JsonSpelling
 from cqlsh_ext.repl.history import SafeFileHistory, carries_password
 from cqlsh_ext.repl.pager import NoPager, PagedOutput, pager_command
-from cqlsh_ext.repl.statement import is_complete
+from cqlsh_ext.repl.statement_end import is_complete
 from cqlsh_ext.settings import DisplaySettings, SettingError, Settings, load
 
 
@@ -248,9 +248,9 @@ def test_blob_objects(enc):
     text = enc.value(stored, cqltypes.BytesType)
     assert "\n" not in text  # one JSON Lines line, even for an indented payload
     assert '"payload": {"a":[1,2.50,{"b":"x\\ny"}]}' in text  # embedded as stored, numbers untouched
-    assert json.loads(text) == {"codec": "gzip", "kind": "json", "payload": doc}
+    assert json.loads(text) == {"label": "gzip>json", "kind": "text", "payload": doc}
     plain = gzip.compress(b"hello", mtime=0)
-    assert json.loads(enc.value(plain, cqltypes.BytesType)) == {"codec": "gzip", "kind": "text",
+    assert json.loads(enc.value(plain, cqltypes.BytesType)) == {"label": "gzip>text", "kind": "text",
                                                                 "payload": "hello"}
     assert enc.value(b"\x00\x01\x02\x03\x04\x05", cqltypes.BytesType) == '"0x000102030405"'
     assert CsvSpelling(DisplaySettings()).value(plain, cqltypes.BytesType) == "hello"
@@ -274,7 +274,7 @@ def test_cqlshrc_settings(tmp_path: Path):
     rc.write_text("[cqlsh_ext]\noutput_format = CSV\nraw_blobs = yes\nclassic = on\n"
                   "auto_vertical = false\npager = off\n")
     settings = load(None, str(rc)).display
-    assert (settings.output_format, settings.raw_blobs, settings.classic, settings.auto_vertical,
+    assert (settings.output_format.name, settings.raw_blobs, settings.classic, settings.auto_vertical,
             settings.pager) == ("csv", True, True, False, "")
     rc.write_text("[cqlsh_ext]\noutput_format = xml\n")
     with pytest.raises(SettingError, match="output format 'xml'"):
@@ -371,7 +371,7 @@ def test_toolbar_shortens_before_it_leaves_anything_out():
     ("SELECT 1;", None),
 ])
 def test_input_state_names_what_is_left_open(ruleset, text, opened):
-    from cqlsh_ext.repl.statement import input_state
+    from cqlsh_ext.repl.statement_end import input_state
 
     complete, left_open = input_state(text, ruleset)
     assert left_open == opened

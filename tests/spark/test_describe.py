@@ -22,7 +22,7 @@ def test_values_by_real_producers():
     assert describe(b"plain text value") == ("plain text value", "not compressed", 16, 16)
     broken = gzip.compress(payload)[:-9]
     text, label, stored, size = describe(broken)
-    assert (text, label, stored, size) == (None, "not decodable", len(broken), len(broken))
+    assert (text, label, stored, size) == (None, "failed", len(broken), len(broken))
 
 
 @pytest.mark.spark  # pandas comes with the [spark] extra

@@ -22,7 +22,8 @@ def _one_line(proc) -> str:
 
 
 @pytest.mark.parametrize(("statement", "said"), [
-    ("INSERT INTO ks.t (a) VALUES (1)", "Spark mode runs COMPRESSION STATS and SELECT statements; INSERT"),
+    ("INSERT INTO ks.t (a) VALUES (1)",
+     "Spark mode runs COMPRESSION STATS, SELECT and DESCRIBE PAYLOAD statements; INSERT"),
     (f"COMPRESSION STATS SAMPLE {TABLE}", "COMPRESSION STATS SAMPLE is the shell's"),
     (f"COMPRESSION STATS PARALLEL 4 {TABLE}", "COMPRESSION STATS PARALLEL is the shell's"),
     (f"COMPRESSION STATS SELECT keyspace_name FROM {TABLE} LIMIT 3", "'LIMIT' after the table name"),
@@ -32,6 +33,17 @@ def test_statements_spark_mode_does_not_run(tmp_path: Path, statement: str, said
     # Refused before anything connects or starts: 127.0.0.1:1 is never reached.
     server = type("Unreachable", (), {"cqlsh_args": ["127.0.0.1", "1"]})()
     assert said in _one_line(run_spark(server, tmp_path, ["-e", statement]))
+
+
+def test_without_pyspark_says_how_to_add_it_here(tmp_path: Path):
+    # This checkout's .venv, where pyspark cannot be imported: bin/setup --spark adds it.
+    hidden = tmp_path / "no_pyspark"
+    hidden.mkdir()
+    (hidden / "pyspark.py").write_text("raise ImportError('No module named pyspark')\n")
+    server = type("Unreachable", (), {"cqlsh_args": ["127.0.0.1", "1"]})()
+    proc = run_spark(server, tmp_path, ["-e", f"COMPRESSION STATS {TABLE}"], env={"PYTHONPATH": str(hidden)})
+    setup = Path(__file__).resolve().parents[2] / "bin" / "setup"
+    assert _one_line(proc) == f"cqlsh-ext spark: Spark mode needs pyspark: run {setup} --spark"
 
 
 @pytest.mark.spark

@@ -3,6 +3,7 @@ answers as the shell's, and as the generator's records say (tests/spark/conftest
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 
 import pytest
@@ -36,13 +37,26 @@ def test_group_by_aggregates(runs):
     spark = _spark_answers(runs)[frozenset(shell[0])]
     assert spark == shell  # grouped answers come sorted by key, in both
     records = _decodable(runs).values()
-    by_status = {row["data.status"]: row for row in spark}
+    by_status = {json.dumps(row["data.status"]): row for row in spark}
     for status in STATUSES:
         mine = [r for r in records if r["status"] == status]
-        assert by_status[status]["count(*)"] == len(mine)
-        assert by_status[status]["sum(data.amount)"] == sum(r["amount"] for r in mine)
-        assert by_status[status]["min(data.customer.name)"] == min(r["customer"]["name"] for r in mine)
-    assert by_status[None]["count(*)"] == len(runs.table.values) - len(records)  # null and random bytes
+        group = by_status[json.dumps(status)]
+        assert group["count(*)"] == len(mine)
+        assert group["sum(data.amount)"] == sum(r["amount"] for r in mine)
+        assert group["min(data.customer.name)"] == min(r["customer"]["name"] for r in mine)
+    nulls = sum(v is None for v in runs.table.values.values())
+    assert by_status["null"]["count(*)"] == nulls
+    # The random bytes: undecodable, a group of their own, not null's.
+    undecodable = len(runs.table.values) - len(records) - nulls
+    assert by_status['{"$undecodable": true}']["count(*)"] == undecodable
+
+
+def test_the_undecodable_rows_are_listed(runs):
+    shell = json_lines(runs.shell_queries["undecodable"].stdout)
+    spark = _spark_answers(runs)[frozenset({"id"})]
+    _same(spark, shell)
+    random_bytes = sorted(i for i, v in runs.table.values.items() if v is not None and not i % 23)
+    assert sorted(row["id"] for row in spark) == random_bytes and random_bytes
 
 
 def test_payload_filter(runs):
@@ -70,5 +84,5 @@ def test_a_path_into_a_map_of_blobs(runs):
 
 def test_the_spark_job_said_so(runs):
     closing = [line for line in runs.spark.stderr.splitlines() if line.startswith("payload query: ")]
-    assert len(closing) == 4
+    assert len(closing) == 5
     assert all(", Spark local-" in line and "master local[2]" in line for line in closing)

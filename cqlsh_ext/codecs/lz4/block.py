@@ -9,6 +9,7 @@ from typing import ClassVar
 
 from .._common import HADOOP_BUFFER, HadoopStream, hadoop_blocks, join, reason, too_big, u32be, u32le, wrap
 from ..base import Compressor, Container, Decoded, DecodeError, Unwritable
+from ..capabilities import Checksums, Compressors, Headers, TableCompressor, Writer
 from ..checks import MAX_CHECKS, NOT_CHECKED, Check, compare, hex_
 from . import _native
 from ._native import _LZ4BLOCK_SEED, _RATIO, LZ4BLOCK_MAGIC, _capped_block, _sized_block
@@ -22,7 +23,7 @@ _LZ4BLOCK_HDR = struct.Struct("<Biii")
 _LZ4BLOCK_SIZE = 64 * 1024
 
 
-class Lz4JavaBlock(Container):
+class Lz4JavaBlock(Container, Headers, Checksums, Writer):
     """lz4-java LZ4BlockOutputStream."""
 
     codec = "lz4"
@@ -148,7 +149,7 @@ class Lz4JavaBlock(Container):
 # Raw blocks
 
 
-class _Lz4Sized(Container):
+class _Lz4Sized(Container, Headers):
     """A raw block behind a u32 size prefix; the subclasses say the byte order."""
 
     codec = "lz4"
@@ -215,7 +216,7 @@ class _Lz4Sized(Container):
         return {"format": self.label, "declared_size": size, "size_prefix": self.prefix}
 
 
-class Lz4SizedLE(_Lz4Sized):
+class Lz4SizedLE(_Lz4Sized, Compressors, Writer):
     """Raw block with a u32 LE size prefix (lz4.block.compress default, Cassandra LZ4Compressor)."""
 
     container = "block"
@@ -265,7 +266,7 @@ class Lz4SizedLE(_Lz4Sized):
             raise wrap(e) from None
 
 
-class Lz4SizedBE(_Lz4Sized):
+class Lz4SizedBE(_Lz4Sized, Writer):
     """Raw block with a u32 BE size prefix (Cassandra native protocol v4, python driver lz4)."""
 
     container = "block-be"
@@ -282,7 +283,7 @@ class Lz4SizedBE(_Lz4Sized):
 
         return struct.pack(">I", len(data)) + bytes(lz4.block.compress(data, store_size=False))
 
-class Lz4NoSize(Container):
+class Lz4NoSize(Container, TableCompressor, Writer):
     """A bare block with no size: nothing to validate against, so only on -d lz4."""
 
     codec = "lz4"
@@ -331,7 +332,7 @@ def _hadoop_chunk(buf: bytes, expected: int, left: int) -> tuple[bytes, bool]:
     return _capped_block(buf, left)
 
 
-class Lz4Hadoop(HadoopStream):
+class Lz4Hadoop(HadoopStream, Writer):
     """Hadoop Lz4Codec block stream (lz4 blocks)."""
 
     codec = "lz4"

@@ -6,6 +6,7 @@ from typing import Any
 
 from .._common import FrameResult, frame_sequence, join, reason, skip_skippable, too_big, u32le, u64le, wrap
 from ..base import Compressor, Container, Decoded, DecodeError, Undecodable
+from ..capabilities import Checksums, Compressors, Headers, HeaderSized, NotWritten, Writer
 from ..checks import MAX_CHECKS, NOT_CHECKED, Check, compare, hex_
 from . import _native
 from ._native import _LEGACY_BLOCK, _RATIO, FRAME_MAGIC, LEGACY_MAGIC, _capped_block
@@ -122,7 +123,7 @@ def _frame(data: bytes, pos: int, left: int, src: Any) -> FrameResult:
 _BLOCK_SIZES = {4: 64 << 10, 5: 256 << 10, 6: 1 << 20, 7: 4 << 20}
 
 
-class Lz4Frame(Container):
+class Lz4Frame(Container, Headers, Checksums, HeaderSized, Compressors, Writer):
     """LZ4 frame format (lz4.frame.compress, LZ4FrameOutputStream, lz4 CLI)."""
 
     codec = "lz4"
@@ -252,7 +253,7 @@ class Lz4Frame(Container):
         return {"format": self.label, "frames": frames}
 
 
-class Lz4Legacy(Container):
+class Lz4Legacy(Container, Headers, NotWritten):
     """LZ4 legacy frame (lz4 -l): 8 MiB blocks as [u32 LE size][block]."""
 
     codec = "lz4"

@@ -11,6 +11,7 @@ from typing import Any
 
 from .._common import library_prefixes, too_big, wrap
 from ..base import Compressor, Container, Decoded, DecodeError
+from ..capabilities import Compressors, Headers, TableCompressor, Writer
 
 library_prefixes("snappy: ")  # the library's messages start so; reason() strips it
 
@@ -176,7 +177,7 @@ def raw_capped(buf: bytes, left: int) -> tuple[bytes, bool, int]:
     return out[:left], True, size
 
 
-class SnappyRaw(Container):
+class SnappyRaw(Container, Headers, Compressors, TableCompressor, Writer):
     """A bare snappy block (Snappy.compress, snappy.compress, Go snappy.Encode)."""
 
     codec = "snappy"

@@ -7,6 +7,7 @@ from itertools import islice
 
 from .._common import reason, u32le, wrap
 from ..base import Compressor, Container, Decoded, DecodeError, Undecodable
+from ..capabilities import Checksums, Compressors, Headers, NotWritten, Writer
 from ..checks import MAX_CHECKS, NOT_CHECKED, Check, compare, crc32c, hex_
 from ._raw import _bound, _framed_fn, _varint, declared_length, raw_capped
 
@@ -71,7 +72,7 @@ def _chunk_output(data: bytes, pos: int, typ: int, ln: int) -> int:
     return 0
 
 
-class SnappyFramed(Container):
+class SnappyFramed(Container, Headers, Checksums, Compressors, Writer):
     """Snappy framing format (SnappyFramedOutputStream, snappy.stream_compress, Go NewBufferedWriter)."""
 
     codec = "snappy"
@@ -156,7 +157,7 @@ class SnappyFramed(Container):
         return {"format": self.label, "chunks": chunks}
 
 
-class S2Framed(Container):
+class S2Framed(Container, Headers, NotWritten):
     """Go klauspost S2 stream: same layout as the framing format, not snappy-decodable."""
 
     codec = "snappy"

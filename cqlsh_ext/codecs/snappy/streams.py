@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from .._common import HADOOP_BUFFER, HadoopStream, hadoop_blocks, join, u32be
 from ..base import Container, Decoded, DecodeError
+from ..capabilities import Headers, Writer
 from ._raw import _bound, _varint, raw_capped
 
 # ---------------------------------------------------------------------------------------------
@@ -14,7 +15,7 @@ _XERIAL = b"\x82SNAPPY\x00"
 _XERIAL_BLOCK = 32 * 1024
 
 
-class SnappyXerial(Container):
+class SnappyXerial(Container, Headers, Writer):
     """snappy-java SnappyOutputStream (also Kafka's snappy)."""
 
     codec = "snappy"
@@ -107,7 +108,7 @@ def _hadoop_chunk(buf: bytes, expected: int, left: int) -> tuple[bytes, bool]:
     return out, truncated
 
 
-class SnappyHadoop(HadoopStream):
+class SnappyHadoop(HadoopStream, Writer):
     """Hadoop SnappyCodec block stream (raw snappy blocks)."""
 
     codec = "snappy"

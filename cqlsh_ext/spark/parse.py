@@ -1,11 +1,13 @@
-"""Which statements Spark mode runs, read with the query layer's lexer (cqlsh_ext.cql.lexer).
+"""Which statements Spark mode runs, read from their tokens (cqlsh_ext.cql.lexer.Lexed: the script
+is lexed once, each statement a part of it, and the payload-query parser reads the same tokens).
 
     COMPRESSION STATS [JSON] [DECODE ALL] [CONFIRM] SELECT cols|* FROM [ks.]table | [ks.]table
     SELECT ... (payload paths, payload conditions, aggregates, GROUP BY: docs/queries.md)
     COPY (SELECT ...) TO 'dir' WITH FORMAT = 'parquet' (docs/export.md: export_job.py)
+    DESCRIBE PAYLOAD ks.table.column [WHERE ...] [ALL] [JSON] (docs/describe.md: describe_job.py)
 
 Spark reads whole tables: COMPRESSION STATS over anything but a whole-table SELECT, and the shell's
-SAMPLE and PARALLEL, are refused in one line (the shell runs those).
+SAMPLE and PARALLEL, and DESCRIBE PAYLOAD's SAMPLE, are refused in one line (the shell runs those).
 """
 
 from __future__ import annotations
@@ -13,8 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from cqlsh_ext.cql.errors import QueryError
-from cqlsh_ext.cql.lexer import Token, tokenize
+from cqlsh_ext.cql.lexer import Lexed, Token
+from cqlsh_ext.describe.parse import DescribeStatement
 from cqlsh_ext.spark.session import SparkError
 
 
@@ -32,7 +34,7 @@ class StatsStatement:
 
 @dataclass
 class ExportStatementOnSpark:
-    """COPY (SELECT ...) TO 'dir': the parsed export (cqlsh_ext.export.statement) and its table."""
+    """COPY (SELECT ...) TO 'dir': the parsed export (cqlsh_ext.export.parse) and its table."""
 
     export: Any
     keyspace: str | None
@@ -41,7 +43,7 @@ class ExportStatementOnSpark:
 
 @dataclass
 class QueryStatement:
-    text: str
+    statement: Lexed
     keyspace: str | None
     table: str
 
@@ -63,22 +65,23 @@ def _at_end(tokens: list[Token], i: int) -> bool:
     return tokens[i].kind == "end" or (tokens[i].value == ";" and tokens[i + 1].kind == "end")
 
 
-def classify(text: str) -> StatsStatement | QueryStatement | ExportStatementOnSpark:
-    try:
-        tokens = tokenize(text)
-    except QueryError as err:
-        raise SparkError(str(err)) from None
+def classify(statement: Lexed) -> (StatsStatement | QueryStatement | ExportStatementOnSpark
+                                   | DescribeStatement):
+    """What the statement (a statement of the script, lexed: cli.statements) asks Spark to run."""
+    text, tokens = statement.text, statement.tokens
     words = [t.value.upper() if t.kind == "word" else None for t in tokens]
+    if words[0] in ("DESCRIBE", "DESC"):
+        return _describe(text, tokens)
     if words[0] == "COPY":
-        return _export(text, tokens)
+        return _export(statement)
     if words[0] == "SELECT":
         i = next((k for k, w in enumerate(words) if w == "FROM"), None)
         if i is None:
             raise SparkError("a SELECT needs FROM [keyspace.]table")
         keyspace, table, _ = _table(tokens, i + 1)
-        return QueryStatement(text.strip().rstrip(";").strip(), keyspace, table)
+        return QueryStatement(statement, keyspace, table)
     if words[:2] != ["COMPRESSION", "STATS"]:
-        raise SparkError("Spark mode runs COMPRESSION STATS and SELECT statements; "
+        raise SparkError("Spark mode runs COMPRESSION STATS, SELECT and DESCRIBE PAYLOAD statements; "
                          f"{tokens[0].value or 'an empty statement'} is the shell's")
     i = 2
     asjson = decode_all = False
@@ -126,16 +129,17 @@ def classify(text: str) -> StatsStatement | QueryStatement | ExportStatementOnSp
     return StatsStatement(keyspace, table, select, columns, asjson, decode_all)
 
 
-def _export(text: str, tokens: list[Token]) -> ExportStatementOnSpark:
+def _export(statement: Lexed) -> ExportStatementOnSpark:
     """COPY (SELECT ...) TO 'dir' [WITH ...]: Parquet only, written by Spark (a directory)."""
-    from cqlsh_ext.export.statement import LABEL, CopyError, parse
+    from cqlsh_ext.export.parse import LABEL, CopyError, parse
     from cqlsh_ext.query.recognize import table_of
 
+    tokens = statement.tokens
     if not (tokens[1].kind == "punct" and tokens[1].value == "("):
         raise SparkError("Spark mode's COPY is COPY (SELECT ...) TO 'dir' WITH FORMAT = 'parquet'; "
                          "COPY table TO is the shell's (cqlsh's own COPY)")
     try:
-        export = parse(text, tokens)
+        export = parse(statement)
     except CopyError as err:
         raise SparkError(f"{LABEL}: {err}") from None
     if export.fmt != "parquet":
@@ -144,7 +148,24 @@ def _export(text: str, tokens: list[Token]) -> ExportStatementOnSpark:
     if export.row_group_size is not None:
         raise SparkError(f"{LABEL}: ROW_GROUP_SIZE is the shell's: Spark's Parquet writer sizes row "
                          "groups in bytes (--conf spark.hadoop.parquet.block.size=...)")
-    target = table_of(export.select)
+    target = table_of(export.query)
     if target is None:
         raise SparkError(f"{LABEL}: COPY ( ... ) takes a SELECT ... FROM [keyspace.]table")
     return ExportStatementOnSpark(export, target[0], target[1])
+
+
+def _describe(text: str, tokens: list[Token]) -> DescribeStatement:
+    """DESCRIBE PAYLOAD ks.t.column [WHERE ...] [ALL [CONFIRM]] [JSON]: every row, read by Spark (a
+    describe.parse.DescribeStatement); any other DESCRIBE is the shell's."""
+    from cqlsh_ext.describe.parse import LABEL, DescribeError, parse, recognizes
+
+    if not recognizes(tokens):
+        raise SparkError("Spark mode's DESCRIBE is DESCRIBE PAYLOAD ks.table.column; other DESCRIBE "
+                         "statements are the shell's")
+    try:
+        statement = parse(text, tokens)
+    except DescribeError as err:
+        raise SparkError(f"{LABEL}: {err}") from None
+    if statement.sample is not None:
+        raise SparkError(f"{LABEL}: SAMPLE is the shell's; Spark mode reads every row (leave it out)")
+    return statement

@@ -1,21 +1,21 @@
 """encode() in one INSERT, UPDATE or BATCH: each call replaced by the `0x...` literal of the value it
 describes, every value verified first (encode.chain); a refusal sends nothing of the statement.
 
-The shell hands a statement here when its text has `encode(` (ExtShell.handle_statement); what
-comes back is cqlsh's tokens and text for the statement to send, or None when it was refused (one
-line said why). After a successful write, `Rewritten.said()` prints one line per value on stderr.
+The shell hands a statement here when its text has `encode(` (ExtShell.handle_statement), with
+the statement lexed once (cql.lexer.Lexed); what comes back is cqlsh's tokens and text for the
+statement to send, or None when it was refused (one line said why). After a successful write,
+`Rewritten.said()` prints one line per value on stderr.
 """
 
 from __future__ import annotations
 
 import re
-import sys
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from cqlsh_ext.common.units import human_size
 from cqlsh_ext.cql.errors import QueryError
-from cqlsh_ext.cql.lexer import Token, tokenize
+from cqlsh_ext.cql.lexer import Lexed, Token
 from cqlsh_ext.cql.types import parse, udts_of
 from cqlsh_ext.cqlsh import seams
 from cqlsh_ext.encode.chain import Encoded, EncodeRefused, encode, same
@@ -42,8 +42,10 @@ class Rewritten:
 
     def said(self) -> None:
         """One line per encoded value, on stderr as cqlsh's warnings (after the write)."""
+        from cqlsh_ext.common.text import say
+
         for line in self.lines:
-            print(line, file=sys.stderr)
+            say(line)
 
 
 def wanted(tokens: Any, srcstr: str) -> bool:
@@ -51,11 +53,11 @@ def wanted(tokens: Any, srcstr: str) -> bool:
     return bool(tokens) and str(tokens[0][1]).lower() in VERBS and ENCODE_CALL.search(srcstr) is not None
 
 
-def rewrite(shell: Shell, tokens: Any, srcstr: str) -> Rewritten | None:
-    """The statement with its encode() calls replaced, or None when refused (said on stderr)."""
-    text = seams.statement_text(tokens, srcstr)
+def rewrite(shell: Shell, tokens: Any, srcstr: str, statement: Lexed) -> Rewritten | None:
+    """The statement (cqlsh's `tokens` in `srcstr`, and ours: `statement`) with its encode() calls
+    replaced, or None when refused (said on stderr)."""
     try:
-        rewritten = _rewrite(shell, text)
+        rewritten = _rewrite(shell, statement)
     except EncodeRefused as err:
         reason = str(err) if str(err).startswith("encode(") else f"encode(): {err}"
         shell.printerr(f"{reason}; nothing was sent")
@@ -66,18 +68,10 @@ def rewrite(shell: Shell, tokens: Any, srcstr: str) -> Rewritten | None:
     return Rewritten(seams.statement_tokens(new_text), new_text, lines)
 
 
-#: Block comments, found past strings (which may hold '/*'): the query lexer has no block comments.
-_STRING_OR_COMMENT = re.compile(r"'(?:[^']|'')*'|\$\$.*?\$\$|\"(?:[^\"]|\"\")*\"|(/\*.*?\*/)", re.DOTALL)
-
-
-def _blank_comments(text: str) -> str:
-    """`text` with each block comment turned into as many spaces (token positions stay put)."""
-    return _STRING_OR_COMMENT.sub(lambda m: " " * len(m.group()) if m.group(1) else m.group(), text)
-
-
-def _rewrite(shell: Shell, text: str) -> tuple[str, list[str]] | None:
+def _rewrite(shell: Shell, statement: Lexed) -> tuple[str, list[str]] | None:
+    text = statement.text
     try:
-        toks = tokenize(_blank_comments(text))
+        toks = statement.tokens
     except QueryError as err:
         raise EncodeRefused(f"cannot read the statement ({err})") from None
     if not any(is_call(toks, i) for i in range(len(toks) - 1)):
@@ -86,8 +80,10 @@ def _rewrite(shell: Shell, text: str) -> tuple[str, list[str]] | None:
     named = {toks[i].value for i in range(len(toks) - 1) if toks[i + 1].value == "."}
     udf = schema.user_function(named)
     if udf is not None:
-        print(f"encode(): keyspace {udf} has a user function named encode: the statement goes to the "
-              "server unchanged", file=sys.stderr)
+        from cqlsh_ext.common.text import say
+
+        say(f"encode(): keyspace {udf} has a user function named encode: the statement goes to the server "
+            "unchanged")
         return None
     try:
         calls = Reader(toks, schema.table).statements()
@@ -164,18 +160,19 @@ def _quoted(text: str) -> str:
 
 def _shown(encoded: Encoded, source: str | bytes, mode: str, cap: int) -> bool:
     """Whether the display, with no setting for the column, shows what was encoded."""
-    from cqlsh_ext.payload.unwrap import BINARY, STRUCTURED, TEXT, unwrap
+    from cqlsh_ext.payload.engine import ValueEngine
+    from cqlsh_ext.payload.view import BINARY, RECORD, TEXT
 
-    view = unwrap(encoded.value, mode, cap)
+    view = ValueEngine(mode, cap).view(encoded.value)
     if isinstance(source, bytes):
         return view.kind == BINARY and view.data == source
     if view.kind == TEXT:
         return view.text == source
-    if view.kind == STRUCTURED:
+    if view.kind == RECORD:
         import json
 
         try:
-            return same(view.tree, json.loads(source))
+            return same(view.record, json.loads(source))
         except ValueError:
             return False
     return False

@@ -1,5 +1,5 @@
 """COMPRESSION TRIAL's measurement: sampled values re-compressed per variant, written into scratch
-tables and read back, the cluster's latencies counted in histograms (insight.trial_report).
+tables and read back, the cluster's latencies counted in histograms (insight.trial.report).
 
     variants = build_variants(names, values, cap)          # encode()'s writers, verified
     Trial(session, keyspace, variants, ...).run(report)    # tables, warm-up, rounds, reads, drop
@@ -21,7 +21,6 @@ import heapq
 import queue
 import random
 import secrets
-import signal
 import statistics
 import threading
 import time
@@ -30,10 +29,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from cqlsh_ext.insight.trial_report import BASELINE, STORED, Phase, TrialReport
+from cqlsh_ext.common import retry
+from cqlsh_ext.common.interrupt import CtrlC, shielded
+from cqlsh_ext.insight.trial.report import BASELINE, STORED, Phase, TrialReport
 
 if TYPE_CHECKING:
     from cqlsh_ext.codecs.base import Container
+    from cqlsh_ext.payload.engine import ValueEngine
 
 DEFAULT_ROWS = 1000
 DEFAULT_CONCURRENCY = 16
@@ -46,10 +48,6 @@ SAMPLE_BYTES = 256 << 20
 WARMUP_ROWS = 50
 #: Rounds at most; fewer when a variant's turn would be under 4 requests per connection slot.
 MAX_ROUNDS = 10
-#: Retries of one operation (an idempotent write of the same value, or a read) after overload,
-#: throttling or a timeout; backoff doubles from RETRY_BASE to RETRY_CAP seconds with full jitter.
-RETRY_ATTEMPTS = 6
-RETRY_BASE, RETRY_CAP = 0.05, 2.0
 #: DDL may take longer than a request (schema agreement on Cassandra).
 DDL_TIMEOUT = 60.0
 TABLE_PREFIX = "cqlshext_trial_"
@@ -92,18 +90,21 @@ class Value:
     layers: tuple[Container, ...] = ()
 
 
-def take_value(stored: bytes | str, mode: str, cap: int) -> Value | str:
-    """The value peeled as the display peels it (payload.unwrap.walk), or why it is left out: a
-    value that does not decode, or whose payload the output cap cuts, cannot be re-compressed."""
+def take_value(stored: bytes | str, engine: ValueEngine) -> Value | str:
+    """The value decoded by the column's value engine as the display decodes it, or why it is left
+    out: a value that does not decode, or whose payload the output cap cuts, cannot be
+    re-compressed."""
     if isinstance(stored, str):  # a text column: its UTF-8 bytes are the payload, stored as is
         data = stored.encode("utf-8")
         return Value(data, data)
-    from cqlsh_ext.payload.unwrap import RAW, walk
+    from cqlsh_ext.payload.view import FAILED, UNKNOWN
 
-    view = walk(stored, mode, cap)
-    if view.kind == RAW:
-        return NOT_DECODABLE if view.error is not None else Value(stored, stored)
-    if view.truncated_layer is not None:
+    view = engine.view(stored)
+    if view.kind == FAILED:
+        return NOT_DECODABLE
+    if view.kind == UNKNOWN:
+        return Value(stored, stored)
+    if view.cut:
         return OVER_CAP
     layers = tuple(layer.fmt for layer in view.layers if layer.fmt is not None)
     return Value(stored, view.data, layers) if layers else Value(stored, stored)
@@ -206,17 +207,12 @@ def build_variants(names: Sequence[str], values: Sequence[Value], cap: int) -> l
     return variants
 
 
-def eventual(consistency: str) -> bool:
-    """Reads at ONE or LOCAL_ONE: eventually consistent, half the read units on Keyspaces."""
-    return consistency in ("ONE", "LOCAL_ONE")
-
-
-def units(values: Sequence[bytes], consistency: str) -> tuple[int, float]:
-    """(write units, read units at `consistency`) for writing and reading each value as one row."""
+def units(values: Sequence[bytes]) -> tuple[int, int]:
+    """(write units, read units at LOCAL_QUORUM) for writing and reading each value as one row (a
+    Pricing prices the reads at the session's consistency: scanning.capacity)."""
     from cqlsh_ext.scanning.capacity import rcu, wcu
 
-    half = 0.5 if eventual(consistency) else 1.0
-    return sum(wcu(len(v)) for v in values), half * sum(rcu(len(v)) for v in values)
+    return sum(wcu(len(v)) for v in values), sum(rcu(len(v)) for v in values)
 
 
 def decode_micros(variant: Variant, cap: int) -> float | None:
@@ -291,7 +287,8 @@ class Trial:
         from cqlsh_ext.scanning.scan import error_text
 
         started = time.monotonic()
-        restore = self._catch_sigint()
+        # The first Ctrl-C stops sending and keeps what was measured; a second one stops at once.
+        ctrl_c = CtrlC(self.stop).__enter__()
         rows = report.rows
         report.warmup_rows = min(WARMUP_ROWS, rows)
         report.rounds = max(1, min(MAX_ROUNDS, rows // (4 * self.concurrency)))
@@ -323,7 +320,7 @@ class Trial:
                 for variant, result in zip(self.variants, report.variants, strict=True):
                     result.decode_us = decode_micros(variant, self.cap)
         finally:
-            restore()
+            ctrl_c.restore()
             if self.progress is not None:
                 self.progress.close()
             report.kept = self.keep and bool(self.created)
@@ -353,9 +350,7 @@ class Trial:
 
         from cqlsh_ext.scanning.scan import error_text
 
-        ignoring = threading.current_thread() is threading.main_thread()
-        previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if ignoring else None
-        try:
+        with shielded():
             for name in self.created:
                 try:
                     self.session.execute(f"DROP TABLE IF EXISTS {protect_name(self.keyspace)}.{name}",
@@ -363,9 +358,6 @@ class Trial:
                 except Exception as err:
                     report.notes.append(f"could not drop {self.keyspace}.{name} ({error_text(err)}): "
                                         "drop it yourself")
-        finally:
-            if ignoring:
-                signal.signal(signal.SIGINT, previous)
 
     # --------------------------------------------------------------------------- measuring
     def _measure(self, report: TrialReport) -> None:
@@ -394,6 +386,7 @@ class Trial:
                 self.phase = f"writes, round {r + 1} of {rounds}"
                 keys = range(bounds[r], bounds[r + 1])
                 variant = self.variants[j]
+                report.variants[j].writes.start_round(r)
                 ok = self._run(inserts[j], [(k, variant.values[k]) for k in keys], None,
                                report.variants[j].writes)
                 written[j].update(keys[i] for i in ok)
@@ -407,6 +400,7 @@ class Trial:
                 variant = self.variants[j]
                 readable = [k for k in order[bounds[r]:bounds[r + 1]] if k in written[j]]
                 self.done += bounds[r + 1] - bounds[r] - len(readable)  # never written: nothing to read
+                report.variants[j].reads.start_round(r)
                 self._run(selects[j], [(k,) for k in readable], [variant.values[k] for k in readable],
                           report.variants[j].reads)
                 if self.stop.is_set():
@@ -467,20 +461,19 @@ class Trial:
                 if reason is None:
                     self.error = self.error or err
                     continue
-                if attempts[i] >= RETRY_ATTEMPTS:
+                if retry.exhausted(attempts[i]):
                     self.done += 1
                     if phase is not None:
                         if _timed_out(err):
                             phase.timed_out += 1
                         else:
-                            phase.fail(f"{reason} ({RETRY_ATTEMPTS + 1} tries)")
+                            phase.fail(f"{reason} ({retry.ATTEMPTS + 1} tries)")
                     continue
                 attempts[i] += 1
-                delay = random.uniform(0, min(RETRY_CAP, RETRY_BASE * 2 ** attempts[i]))
-                heapq.heappush(backoff, (time.monotonic() + delay, i, reason))
+                heapq.heappush(backoff, (time.monotonic() + retry.delay(attempts[i]), i, reason))
         finally:
             if phase is not None:
-                phase.seconds += time.perf_counter() - started
+                phase.add_seconds(time.perf_counter() - started)
         if self.error is not None:
             raise _Stopped()
         return succeeded
@@ -497,28 +490,6 @@ class Trial:
     def _tick(self) -> None:
         if self.progress is not None:
             self.progress.update(self.done, self.done / self.total if self.total else None)
-
-    def _catch_sigint(self) -> Callable[[], None]:
-        """The first Ctrl-C stops sending and keeps what was measured; a second one stops at once."""
-        if threading.current_thread() is not threading.main_thread():
-            return lambda: None
-        previous = signal.getsignal(signal.SIGINT)
-
-        def handler(signum: int, frame: Any) -> None:
-            if self.stop.is_set():
-                signal.signal(signal.SIGINT, previous)
-                raise KeyboardInterrupt
-            self.stop.set()
-
-        try:
-            signal.signal(signal.SIGINT, handler)
-        except ValueError:
-            return lambda: None
-
-        def restore() -> None:
-            signal.signal(signal.SIGINT, previous)
-
-        return restore
 
 
 def _turns(count: int, round_index: int) -> list[int]:

@@ -1,27 +1,31 @@
-"""The shell's entry for payload queries: `intercept(shell, text)` runs a SELECT that reaches into
-a payload and returns True; for any other statement it returns False and cqlsh runs it as
-written (stock behaviour, byte for byte). Errors are one line; nothing is read then."""
+"""The shell's entry for payload queries: `intercept(shell, statement)` runs a SELECT that reaches
+into a payload and returns True; for any other statement it returns False and cqlsh runs it as
+written (stock behaviour, byte for byte). The statement is lexed once (cql.lexer.Lexed): its
+tokens serve the recognition, the parse and the error path; a SELECT that names no path costs
+no schema and no parse. Errors are one line; nothing is read then."""
 
 from __future__ import annotations
 
 import sys
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from cqlsh_ext.cql.errors import QueryError
 
 if TYPE_CHECKING:
+    from cqlsh_ext.cql.lexer import Lexed
     from cqlsh_ext.cqlsh.protocol import Shell
     from cqlsh_ext.query.grammar import Plan, Schema
 
 LABEL = "payload query"
 
 
-def intercept(shell: Shell, text: str) -> bool:
-    from cqlsh_ext.query.recognize import table_of
+def intercept(shell: Shell, statement: Lexed) -> bool:
+    from cqlsh_ext.query.recognize import may_reach_payload, table_of
 
-    target = table_of(text)
-    if target is None:
-        return False
+    target = table_of(statement)
+    if target is None or not may_reach_payload(statement):
+        return False  # not a SELECT ... FROM, or no path in it: cqlsh's, no schema asked
     from cqlsh_ext.payload_select.schema import schema_of, table_meta
     from cqlsh_ext.query.grammar import parse
     from cqlsh_ext.query.recognize import names_payload
@@ -32,9 +36,9 @@ def intercept(shell: Shell, text: str) -> bool:
         return False  # an unknown table: the server says so, as for any SELECT
     schema = schema_of(shell, keyspace, meta)
     try:
-        plan = parse(text, schema)
+        plan = parse(statement, schema)
     except QueryError as err:
-        if not names_payload(text, schema):
+        if not names_payload(statement, schema):
             return False  # CQL this parser does not know, and no payload in it: the server's
         shell.printerr(f"{LABEL}: {err}")
         return True
@@ -65,7 +69,7 @@ def settings_for(shell: Shell, schema: Schema, keyspace: str, table: str) -> Any
     from cqlsh_ext.output.place import ValuePlace
     from cqlsh_ext.payload.spec import ColumnSpecs
     from cqlsh_ext.payload_select.schema import spec_place
-    from cqlsh_ext.query.evaluate import Settings
+    from cqlsh_ext.query.evaluate import Decoding
 
     display = shell.settings.display
     specs = ColumnSpecs(display.columns)
@@ -78,7 +82,7 @@ def settings_for(shell: Shell, schema: Schema, keyspace: str, table: str) -> Any
             found[key] = specs(ValuePlace(keyspace, table, column, spec_place(schema, column, access)))
         return found[key]
 
-    return Settings(display.mode, display.cap, spec)
+    return Decoding(display.mode, display.cap, spec)
 
 
 def run(shell: Shell, plan: Plan, schema: Schema, keyspace: str, meta: Any) -> None:
@@ -189,17 +193,11 @@ def _print(shell: Shell, plan: Plan, reading: Any, names: list[str], types: list
     from cassandra.cqltypes import UTF8Type
 
     from cqlsh_ext.payload.budget import Budget
-    from cqlsh_ext.payload_select.result import AnswerResult, machine_value, table_cell
-    from cqlsh_ext.settings.output_formats import output_format
+    from cqlsh_ext.payload_select.result import AnswerResult, presenter
 
-    machine = output_format(shell.settings.display.output_format).machine
-    budget = Budget.for_cap(shell.settings.display.cap)
-    paths = {i for i, t in enumerate(types) if t is None}
-    convert = machine_value if machine else table_cell
-
-    def present(row: tuple[Any, ...]) -> tuple[Any, ...]:
-        return tuple(convert(v, budget) if i in paths else v for i, v in enumerate(row))
-
+    machine = shell.settings.display.output_format.machine
+    present = presenter(types, reading.answer.computed(), machine, Budget.for_cap(shell.settings.display.cap),
+                        shell.display_float_precision)
     shown = types if machine else [UTF8Type if t is None else t for t in types]
     try:
         shell.print_result(AnswerResult(names, shown, pages, present), meta)
@@ -220,7 +218,7 @@ def closing_line(plan: Plan, reading: Any, out: Any, width: int = 0) -> None:
     """On stderr in scripts (JSON Lines on stdout stay valid): what was read, matched and not
     decodable, and the paths no value read had (a typo is otherwise a column of nulls). A SELECT
     whose paths are only projected says something only then, or when a value was not decodable.
-    `width`: the screen it is fitted to (insight.report.fit), 0 for one line."""
+    `width`: the screen it is fitted to, else that of `out` when it is a terminal (common.text.message)."""
     counts = reading.answer.counts
     problems = counts.undecodable + counts.cut
     unknown = counts.paths.never_found()
@@ -228,10 +226,18 @@ def closing_line(plan: Plan, reading: Any, out: Any, width: int = 0) -> None:
         return
     notes = [f"no value read has {path}{_keys_named(nearest, seen)}" for path, nearest, seen in unknown]
     line = f"{LABEL}: " + "; ".join([", ".join(closing_parts(plan, reading)), *notes, *closing_ends(reading)])
-    from cqlsh_ext.insight.report import fit
+    from cqlsh_ext.common.text import message, screen_width
 
-    for shown in fit([line], width):
-        print(shown, file=out)
+    print(message(line, width or screen_width(out)), file=out)
+
+
+def undecodable_breakdown(kinds: Mapping[str, int]) -> str:
+    """' (3 no known format, 1 a format that failed)': the undecodable values by kind, in the
+    view's words (payload.view.KIND_TITLES), in its order; '' without kinds."""
+    from cqlsh_ext.payload.view import KIND_TITLES, KINDS
+
+    parts = [f"{kinds[kind]:,} {KIND_TITLES[kind]}" for kind in KINDS if kinds.get(kind)]
+    return f" ({', '.join(parts)})" if parts else ""
 
 
 def closing_parts(plan: Plan, reading: Any) -> list[str]:
@@ -240,7 +246,7 @@ def closing_parts(plan: Plan, reading: Any) -> list[str]:
     counts = reading.answer.counts
     parts = [f"{counts.read:,} rows read", f"{counts.matched:,} matched"]
     if counts.undecodable:
-        parts.append(f"{counts.undecodable:,} undecodable")
+        parts.append(f"{counts.undecodable:,} undecodable{undecodable_breakdown(counts.kinds)}")
     if counts.cut:
         parts.append(f"{counts.cut:,} cut by the budget")
     skipped = reading.answer.skipped()

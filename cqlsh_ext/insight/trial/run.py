@@ -1,6 +1,6 @@
 """COMPRESSION TRIAL on the shell's side: what the statement asks for (refused in one line when it
 cannot run), the values (the sampler COMPRESSION STATS SAMPLE uses, or files), on Amazon Keyspaces
-the cost asked for, then the measuring (insight.trial) and the report (insight.trial_report)."""
+the cost asked for, then the measuring (insight.trial.measure) and the report (insight.trial.report)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from cqlsh_ext.insight import shellside as side
 
 if TYPE_CHECKING:
     from cqlsh_ext.cqlsh.protocol import Parsed, Shell
-    from cqlsh_ext.insight.trial import Value
+    from cqlsh_ext.insight.trial.measure import Value
 
 LABEL = "COMPRESSION TRIAL"
 
@@ -47,7 +47,7 @@ def refuse(shell: Shell, reason: str) -> None:
 
 
 def run(shell: Shell, parsed: Parsed) -> None:
-    from cqlsh_ext.insight import trial
+    from cqlsh_ext.insight.trial import measure as trial
 
     asked = _asked(shell, parsed)
     problem = _check(shell, asked)
@@ -83,7 +83,7 @@ def run(shell: Shell, parsed: Parsed) -> None:
 
 
 def _asked(shell: Shell, parsed: Parsed) -> Asked:
-    from cqlsh_ext.insight.trial import DEFAULT_CONCURRENCY, DEFAULT_ROWS
+    from cqlsh_ext.insight.trial.measure import DEFAULT_CONCURRENCY, DEFAULT_ROWS
 
     codecs = parsed.get_binding("codec")
     path = parsed.get_binding("path")
@@ -106,7 +106,7 @@ def _unquoted(shell: Shell, text: str) -> str:
 
 def _check(shell: Shell, asked: Asked) -> str | None:
     """Why the statement cannot run as written, or None."""
-    from cqlsh_ext.insight.trial import MAX_CONCURRENCY, MIN_VALUES
+    from cqlsh_ext.insight.trial.measure import MAX_CONCURRENCY, MIN_VALUES
 
     if not asked.into:
         return ("name the keyspace for the scratch tables: ... INTO <keyspace> (the trial writes into "
@@ -124,7 +124,10 @@ def _check(shell: Shell, asked: Asked) -> str | None:
 
 
 def _from_files(shell: Shell, asked: Asked, mode: str, cap: int) -> Values | None:
-    from cqlsh_ext.insight.trial import take_value
+    from cqlsh_ext.insight.trial.measure import take_value
+    from cqlsh_ext.payload.engine import ValueEngine
+
+    engine = ValueEngine(mode, cap)
     from cqlsh_ext.insight.value_files import read_values
     from cqlsh_ext.scanning.ring import server_partitioner
 
@@ -137,7 +140,7 @@ def _from_files(shell: Shell, asked: Asked, mode: str, cap: int) -> Values | Non
         return None
     values = Values([], "files", asked.path)
     for data in read:
-        _keep(values, take_value(data, mode, cap))
+        _keep(values, take_value(data, engine))
     values.sample = {"method": "files", "path": asked.path, "values_read": len(read),
                      "text": f"{len(values.taken):,} of {len(read):,} values read from {asked.path}"}
     values.partitioner = server_partitioner(shell.session)
@@ -152,7 +155,7 @@ def _keep(values: Values, taken: Value | str) -> None:
 
 
 def _from_column(shell: Shell, parsed: Parsed, asked: Asked, mode: str, cap: int) -> Values | None:
-    from cqlsh_ext.insight.trial import column_kind
+    from cqlsh_ext.insight.trial.measure import column_kind
 
     ks, table, meta = side.named_table(shell, parsed)
     column = side.cql_name(shell, parsed.get_binding("colname"))
@@ -179,7 +182,10 @@ class _Collector:
     of them. Each slice is read into a fresh() one and merged in launch order (scanning.sample)."""
 
     def __init__(self, mode: str, cap: int, values: Values) -> None:
+        from cqlsh_ext.payload.engine import ValueEngine
+
         self.mode, self.cap, self.values = mode, cap, values
+        self.engine = ValueEngine(mode, cap)
         self.rows = 0
         self.bytes = 0
         self.interrupted = False
@@ -193,14 +199,14 @@ class _Collector:
         """The one column read: nothing to look up."""
 
     def add_rows(self, rows: Any) -> None:
-        from cqlsh_ext.insight.trial import take_value
+        from cqlsh_ext.insight.trial.measure import take_value
 
         for row in rows:
             stored = row[0]
             if stored is None:
                 self.values.skipped["null"] = self.values.skipped.get("null", 0) + 1
                 continue
-            taken = take_value(stored, self.mode, self.cap)
+            taken = take_value(stored, self.engine)
             _keep(self.values, taken)
             if not isinstance(taken, str):
                 self.rows += 1
@@ -216,6 +222,14 @@ class _Collector:
     def snapshot(self) -> dict[tuple[str, ...], int]:
         return {("rows",): self.rows}
 
+    def figures(self) -> list[Any]:
+        """None: the values are taken by count (SAMPLE n), never to a precision."""
+        return []
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Picklable (a worker process sends its part back): the engine stays behind."""
+        return {**self.__dict__, "engine": None}
+
 
 def _sample(shell: Shell, asked: Asked, ks: str, table: str, column: str, kind: str,
             partition_key: list[str], mode: str, cap: int) -> Values | None:
@@ -224,7 +238,7 @@ def _sample(shell: Shell, asked: Asked, ks: str, table: str, column: str, kind: 
     chosen at random; fewer when the table holds fewer."""
     from cassandra.metadata import protect_name
 
-    from cqlsh_ext.insight.trial import SAMPLE_BYTES
+    from cqlsh_ext.insight.trial.measure import SAMPLE_BYTES
     from cqlsh_ext.scanning.consume import consume
     from cqlsh_ext.scanning.ring import RingError, ring_for, server_partitioner
     from cqlsh_ext.scanning.sample import (
@@ -293,20 +307,21 @@ def _measure(shell: Shell, parsed: Parsed, asked: Asked, values: Values, variant
     from cassandra import ConsistencyLevel
 
     from cqlsh_ext.insight import report as text
-    from cqlsh_ext.insight.trial import WARMUP_ROWS, Trial, units
-    from cqlsh_ext.insight.trial_report import FEW_OPERATIONS, TrialReport, VariantResult
-    from cqlsh_ext.scanning.cost import accepted, on_keyspaces
+    from cqlsh_ext.insight.trial.measure import WARMUP_ROWS, Trial, units
+    from cqlsh_ext.insight.trial.report import FEW_OPERATIONS, TrialReport, VariantResult
+    from cqlsh_ext.scanning.cost import accepted, on_keyspaces, pricing
     from cqlsh_ext.scanning.scan import progress_for
 
     assert asked.into is not None
     consistency = ConsistencyLevel.value_to_name.get(shell.consistency_level, str(shell.consistency_level))
+    priced = pricing(shell, values.partitioner)
     results = []
     for variant in variants:
-        wcu, rcu = units(variant.values, consistency)
+        wcu, rcu = units(variant.values)
         results.append(VariantResult(variant.name, "", len(variant.values), sum(map(len, variant.values)),
                                      sum(len(v.payload) for v in values.taken), wcu, rcu))
     report = TrialReport(values.source, values.column_type, asked.into, asked.concurrency, consistency,
-                         results, sample=values.sample, skipped=values.skipped)
+                         results, sample=values.sample, skipped=values.skipped, pricing=priced)
     if report.rows < FEW_OPERATIONS:
         report.notes.append(f"{report.rows:,} operations per variant and phase: p99.9 and max are its "
                             "slowest one or two")
@@ -315,9 +330,9 @@ def _measure(shell: Shell, parsed: Parsed, asked: Asked, values: Values, variant
         warm = min(WARMUP_ROWS, report.rows)
         total_wcu, total_rcu = 0.0, 0.0
         for variant, result in zip(variants, results, strict=True):
-            warm_wcu, warm_rcu = units(variant.values[:warm], consistency)
+            warm_wcu, warm_rcu = units(variant.values[:warm])
             total_wcu += result.wcu + warm_wcu
-            total_rcu += result.rcu + warm_rcu
+            total_rcu += priced.reads(result.rcu + warm_rcu)
         report.units_estimate = {"wcu": total_wcu, "rcu": total_rcu}
         what = (f"{LABEL}: writing and reading {report.rows:,} rows of {len(variants)} variants (and a "
                 f"warm-up) in {asked.into} uses about {text.count(round(total_wcu))} write and "

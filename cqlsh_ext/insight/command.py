@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from cqlsh_ext.codecs.base import CODEC_EXAMPLES, CODEC_HEADERS, CODEC_TRIAL
 from cqlsh_ext.commands import shell_command
-from cqlsh_ext.commands.decompress import fill
+from cqlsh_ext.common.text import fill
 from cqlsh_ext.payload.names import STREAM_MAGICS, title
 
 if TYPE_CHECKING:
@@ -68,7 +68,8 @@ INSPECT_HELP = """
 
 """ + fill(
     "Runs a SELECT and describes every blob value in its result: the nesting chain (e.g. "
-    f"{CODEC_EXAMPLES[1]} > {_STREAM} > String), each layer's container and header fields "
+    f"{CODEC_EXAMPLES[1]} > {_STREAM} > String), each layer's container, how it was found (by its "
+    "signature, by a trial decode, or as named with -d) and its header fields "
     f"({', '.join(CODEC_HEADERS)}, ...), the checksums the format carries verified here (stored and "
     "computed values shown), the stored and decompressed sizes and ratio, and the payload's kind "
     f"(JSON, text, {title(_STREAM)} String, binary). Values that are not compressed or cannot be "
@@ -88,8 +89,11 @@ COMPRESSION_HELP = """
         COMPRESSION STATS [JSON] [SAMPLE ...] [PARALLEL n] [DECODE ALL]
                           [CONFIRM] <SELECT statement> | [<keyspace>.]<table>
 
-          Pages through the result (a progress line on a terminal; Ctrl-C stops
-          and still reports) and shows per blob column: values by codec and
+          Opens with a verdict: what client-side compression saves in what you
+          pay (Amazon Keyspaces: write and read units, then storage; Cassandra:
+          storage). Pages through the result (a progress line on a terminal;
+          Ctrl-C stops and still reports) and shows per blob column: values by
+          codec and
           container, stored and decompressed bytes, overall and median ratio,
           the size distribution before (decompressed) and after (stored) in the
           Amazon Keyspaces compression article's buckets (<= 1 KB, 1-4 KB,
@@ -121,12 +125,13 @@ COMPRESSION_HELP = """
           from everywhere in the ring:
             SAMPLE n                   the first slices drawn that hold n rows
             SAMPLE p PERCENT           p % of the ring's slices
-            SAMPLE UNTIL x PERCENT     until the ratio's interval is within
-                                       +-x % (relative)
+            SAMPLE UNTIL x PERCENT     until every figure shown is within +-x %
+                                       (totals, ratios) or +-x points (shares)
             SAMPLE                     the same with x = 1
           followed by WITHIN s SECONDS (time limit, default 60) and SEED n (the
           same slices again, and unless the time limit stopped it, the same
-          estimates).
+          estimates). A table of 16 MB or less is read whole instead of
+          sampled by SAMPLE and SAMPLE UNTIL: exact figures, said so.
 
         COMPRESSION ADVISE [JSON] [SAMPLE n]
                            <SELECT statement> | [<keyspace>.]<table>
@@ -140,9 +145,11 @@ COMPRESSION_HELP = """
           sample where the codec takes one.
           Shows ratio, compress and decompress MB/s measured here (warm-up,
           then several runs; the spread is shown), the size buckets and
-          capacity units each would give, and a one-line recommendation. A
-          line on a terminal says which codec is measured; Ctrl-C there stops
-          and reports the codecs measured so far.
+          capacity units each would give, a chart of ratio against speed, and
+          opens with its verdict: the fast codec that saves the most of what
+          you pay, what it saves and what it does not (a dictionary only where
+          it saves 10 % more). A line on a terminal says which codec is
+          measured; Ctrl-C there stops and reports the codecs measured so far.
 
         COMPRESSION SETTINGS [JSON] [SAMPLE n] [<keyspace>.]<table>
 
@@ -256,11 +263,11 @@ def _keyspace_names(ctxt: Parsed, shell: Shell) -> list[str]:
 
 
 def _trial_columns(ctxt: Parsed, shell: Shell) -> list[str]:
-    """After COMPRESSION TRIAL [ks.]table. : the columns TRIAL takes (insight.trial.column_kind)."""
+    """After COMPRESSION TRIAL [ks.]table. : the columns TRIAL takes (insight.trial.measure.column_kind)."""
     from cassandra.metadata import protect_name
 
     from cqlsh_ext.insight.shellside import cql_name
-    from cqlsh_ext.insight.trial import column_kind
+    from cqlsh_ext.insight.trial.measure import column_kind
 
     ks = cql_name(shell, ctxt.get_binding("ksname")) or shell.current_keyspace
     table = cql_name(shell, ctxt.get_binding("cfname"))
@@ -301,6 +308,6 @@ def do_compression(shell: Shell, parsed: Parsed) -> None:
 
         run_settings.run(shell, parsed)
     elif action == "TRIAL":
-        from cqlsh_ext.insight import run_trial
+        from cqlsh_ext.insight.trial import run as run_trial
 
         run_trial.run(shell, parsed)

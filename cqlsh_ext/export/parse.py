@@ -2,8 +2,10 @@
 
     COPY (SELECT ...) TO 'file' [WITH option = value [AND ...]] [;]
 
-with the query layer's lexer; errors are CopyError, one line, before anything is read. Standard
-library only at import: the shell imports it at start-up (through cqlsh_ext.export.command).
+from the statement's tokens (cqlsh_ext.cql.lexer.Lexed, lexed once: the SELECT inside is a part
+of them, read by the payload-query parser without lexing again); errors are CopyError, one line,
+before anything is read. Standard library only at import: the shell imports it at start-up
+(through cqlsh_ext.export.command).
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from cqlsh_ext.cql.lexer import Token
+    from cqlsh_ext.cql.lexer import Lexed, Token
 
 LABEL = "COPY (SELECT ...)"
 #: File name endings and the format each means; WITH FORMAT names a format whatever the name.
@@ -38,7 +40,9 @@ class CopyError(Exception):
 
 @dataclass
 class ExportStatement:
+    #: The SELECT as typed, and its tokens (a part of the COPY's).
     select: str
+    query: Lexed
     path: str
     fmt: str
     overwrite: bool = False
@@ -54,8 +58,9 @@ def format_name(fmt: str) -> str:
     return {"parquet": "Parquet", "json": "JSON Lines", "csv": "CSV"}[fmt]
 
 
-def parse(text: str, tokens: list[Token]) -> ExportStatement:
-    """COPY ( SELECT ... ) TO 'file' [WITH name = value [AND ...]] [;]"""
+def parse(statement: Lexed) -> ExportStatement:
+    """COPY ( SELECT ... ) TO 'file' [WITH name = value [AND ...]] [;], from the statement's tokens."""
+    text, tokens = statement.text, statement.tokens
     depth, close = 0, None
     for i, tok in enumerate(tokens[1:], start=1):
         if tok.kind == "punct" and tok.value == "(":
@@ -90,26 +95,26 @@ def parse(text: str, tokens: list[Token]) -> ExportStatement:
         if fmt is None:
             raise CopyError(f"cannot tell the format from the name {path!r}: end it in .parquet, .jsonl or "
                             ".csv, or add WITH FORMAT = 'parquet' (or 'jsonl', 'csv')")
-    statement = ExportStatement(select, path, str(fmt), given=set(options))
+    export = ExportStatement(select, statement.part(2, close), path, str(fmt), given=set(options))
     if "overwrite" in options:
-        statement.overwrite = _boolean("overwrite", options.pop("overwrite"))
+        export.overwrite = _boolean("overwrite", options.pop("overwrite"))
     if "raw" in options:
-        statement.raw = _boolean("raw", options.pop("raw"))
+        export.raw = _boolean("raw", options.pop("raw"))
     if "compression" in options:
         codec = str(options.pop("compression")).lower()
         from cqlsh_ext.export.parquet import CODECS
 
         if codec not in CODECS:
             raise CopyError(f"COMPRESSION takes {OPTIONS['compression'].split(': ', 1)[1]}, not {codec!r}")
-        statement.codec = codec
+        export.codec = codec
     if "row_group_size" in options:
         size = options.pop("row_group_size")
         if not isinstance(size, int) or isinstance(size, bool) or size <= 0:
             raise CopyError(f"ROW_GROUP_SIZE takes a positive number of rows, not {size!r}")
-        statement.row_group_size = size
-    if fmt != "parquet" and statement.given & {"compression", "row_group_size"}:
+        export.row_group_size = size
+    if fmt != "parquet" and export.given & {"compression", "row_group_size"}:
         raise CopyError("COMPRESSION and ROW_GROUP_SIZE are Parquet's options")
-    return statement
+    return export
 
 
 def _options(tokens: list[Token], i: int) -> dict[str, object]:

@@ -1,0 +1,98 @@
+"""Ctrl-C while a long command runs, handled one way everywhere (scans, worker processes, COMPRESSION
+TRIAL, exports): the first press asks the command to stop at its next boundary and keep what it has
+done; a second press raises KeyboardInterrupt at once.
+
+    with CtrlC() as ctrl_c:
+        for page in pages:
+            if ctrl_c.pressed:
+                break                # report what was read
+            ...
+
+Only the main thread receives signals, so elsewhere CtrlC installs nothing and `pressed` only
+says what `stop` says. The handler in place before (cqlsh's, prompt_toolkit's) is restored on
+exit, whatever happened.
+"""
+
+from __future__ import annotations
+
+import signal
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from types import FrameType, TracebackType
+from typing import Any, Protocol
+
+
+class Flag(Protocol):
+    """What CtrlC sets: a threading.Event, or a multiprocessing one that worker processes read."""
+
+    def set(self) -> None: ...
+
+    def is_set(self) -> bool: ...
+
+
+class CtrlC:
+    """The first Ctrl-C sets `stop` (and calls `on_first`, which must only note things: it runs in
+    the signal handler); a second raises KeyboardInterrupt, after putting the previous handler
+    back. Re-entrant use is not supported: one per running command."""
+
+    def __init__(self, stop: Flag | None = None, on_first: Callable[[], None] | None = None) -> None:
+        self.stop: Flag = threading.Event() if stop is None else stop
+        self.on_first = on_first
+        self._previous: Any = None
+        self._installed = False
+
+    @property
+    def pressed(self) -> bool:
+        return self.stop.is_set()
+
+    def __enter__(self) -> CtrlC:
+        if threading.current_thread() is not threading.main_thread():
+            return self
+        try:
+            self._previous = signal.getsignal(signal.SIGINT)
+            signal.signal(signal.SIGINT, self._handler)
+        except ValueError:  # not the main interpreter, say: Ctrl-C is not ours to catch
+            return self
+        self._installed = True
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 traceback: TracebackType | None) -> None:
+        self.restore()
+
+    def restore(self) -> None:
+        """Put the previous handler back (idempotent)."""
+        if self._installed:
+            self._installed = False
+            signal.signal(signal.SIGINT, self._previous)
+
+    def _handler(self, signum: int, frame: FrameType | None) -> None:
+        if self.stop.is_set():  # a second Ctrl-C: stop waiting at once
+            self.restore()
+            raise KeyboardInterrupt
+        self.stop.set()
+        if self.on_first is not None:
+            self.on_first()
+
+
+@contextmanager
+def shielded() -> Iterator[None]:
+    """Ctrl-C ignored while the block runs (clean-up that must finish: dropping scratch tables)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def ignore_in_child() -> None:
+    """In a worker process: Ctrl-C reaches the whole terminal's process group, and the parent alone
+    decides what it means (its CtrlC tells the workers through a shared stop flag)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+__all__ = ["CtrlC", "Flag", "ignore_in_child", "shielded"]

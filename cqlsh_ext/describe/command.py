@@ -1,0 +1,88 @@
+"""The shell's entry for DESCRIBE PAYLOAD: `intercept(shell, text)` sees every DESCRIBE (and DESC)
+before cqlsh parses it and returns True when it was ours (run, or refused in one line).
+
+cqlsh's DESCRIBE grammar would refuse `DESCRIBE PAYLOAD ks.t.c` ("Improper DESCRIBE command")
+before any handler ran, and a shell command cannot carry payload paths in a WHERE: so the
+statement is taken here, as COPY (SELECT ...) is (export.command), and no `describe` command is
+declared (it would replace the shell's do_describe, and with it stock DESCRIBE and the client-side
+DESCRIBE of Amazon Keyspaces). `GRAMMAR` is for completion only: the shell adds it to cqlsh's
+rules, so Tab offers PAYLOAD after DESCRIBE, then tables, then the table's payload columns.
+Nothing heavy is imported here: the shell imports this module at start-up.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from cqlsh_ext.describe.parse import LABEL, DescribeError, parse, recognizes
+
+if TYPE_CHECKING:
+    from cqlsh_ext.cql.lexer import Lexed
+    from cqlsh_ext.cqlsh.protocol import Shell
+
+#: The rule's name among cqlsh's special commands, and its grammar (completion only: intercept()
+#: runs the statement before cqlsh would parse it).
+RULE = "<describePayloadCommand>"
+GRAMMAR = r"""
+<describePayloadCommand> ::= ( "DESCRIBE" | "DESC" ) "PAYLOAD" cf=<columnFamilyName> "." payloadcol=<cident>
+                             ( "WHERE" <describePayloadCondition> ( "AND" <describePayloadCondition> )* )?
+                             ( "SAMPLE" <wholenumber> ( "SEED" <wholenumber> )? | "ALL" "CONFIRM"? )? "JSON"?
+                           ;
+<describePayloadCondition> ::= <describePayloadPath> ( ( "=" | "<" | ">" | "<=" | ">=" | "!=" ) <term>
+                                                   | "IN" "(" <term> ( "," <term> )* ")"
+                                                   | "LIKE" <stringLiteral>
+                                                   | "IS" "NOT"? "NULL"
+                                                   | "CONTAINS" <term> )
+                             ;
+<describePayloadPath> ::= <cident> ( "." ( <cident> | <quotedName> )
+                                   | "[" ( <wholenumber> | <stringLiteral> ) "]" )*
+                        ;
+"""
+
+
+def intercept(shell: Shell, statement: Lexed) -> bool:
+    """True when the statement was ours (run, or refused in one line); False: cqlsh's DESCRIBE."""
+    from cqlsh_ext.cql.errors import QueryError
+
+    try:
+        tokens = statement.tokens
+    except QueryError:
+        return False  # not something this lexer reads: cqlsh's to say
+    if not recognizes(tokens):
+        return False
+    try:
+        parsed = parse(statement.text, tokens)
+    except DescribeError as err:
+        shell.printerr(f"{LABEL}: {err}")
+        return True
+    from cqlsh_ext.describe.run import run
+
+    run(shell, parsed)
+    return True
+
+
+def complete_column(ctxt: Any, shell: Any) -> list[str]:
+    """Tab after `DESCRIBE PAYLOAD ks.table.`: the table's columns that hold payloads (blobs, or
+    blobs inside collections and UDTs, and text), quoted as CQL needs."""
+    from cqlsh_ext.cql.types import parse as parse_type
+    from cqlsh_ext.cql.types import udts_of
+
+    try:
+        keyspace = ctxt.get_binding("ksname", None)
+        keyspace = shell.cql_unprotect_name(keyspace) if keyspace else shell.current_keyspace
+        table = shell.cql_unprotect_name(ctxt.get_binding("cfname"))
+        ks = shell.conn.metadata.keyspaces[keyspace]
+        meta = ks.tables.get(table) or ks.views.get(table)
+        udts = udts_of(ks)
+        names = [name for name, column in meta.columns.items()
+                 if (t := parse_type(column.cql_type, udts)).holds() or t.is_text]
+    except Exception:  # metadata mid-refresh, an unknown table: nothing to offer
+        return []
+    # Quoted as cqlsh's own completers quote names (cqlsh swallows a completer's exception).
+    from cassandra.metadata import maybe_escape_name
+
+    return [maybe_escape_name(name) for name in names]
+
+
+#: (rule, symbol) -> completer, as cqlsh's completer_for takes them.
+COMPLETERS = ((("describePayloadCommand", "payloadcol"), complete_column),)

@@ -1,0 +1,309 @@
+"""DESCRIBE PAYLOAD's aggregate: what one column's values hold, filled page by page and merged
+exactly (an Aggregate, scanning/aggregate.py: the shell's own reading, its worker processes,
+a sample's slices and Spark's tasks each fill one).
+
+Per *place* of the column (the blob itself; in a map of blobs, each key's value, keys that look
+like data folded into `m[*]`; a UDT's blob field `u.payload`; a list's blobs `l[]`; a text
+column's text) it counts the values, their encodings (kind, label, cut: describe.views) and the
+structure of their trees (describe.structure). A WHERE's payload conditions are a payload query's
+evaluator (query.evaluate): the rows that do not match are read and counted, not described.
+Values are decoded by the value engine, one per place, a page of a place's values at a time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any
+
+from cqlsh_ext.cql.types import SEQUENCES, UDT, CqlType, from_driver
+from cqlsh_ext.describe import views
+from cqlsh_ext.describe.sketch import Values
+from cqlsh_ext.describe.structure import Structure, data_kind
+from cqlsh_ext.payload import budget
+from cqlsh_ext.payload.engine import ValueEngine
+from cqlsh_ext.payload.view import FAILED
+from cqlsh_ext.query.answer import PathsSeen
+
+if TYPE_CHECKING:
+    from cqlsh_ext.scanning.estimate import Figure
+
+#: Places a column is described in at the most: a map's keys past it fold into `m[*]`.
+MAX_PLACES = 64
+#: Distinct reasons kept per place for failed and cut values; more count as "other".
+MAX_REASONS = 10
+#: column settings: the steps below the column where a blob sits -> its DECODE setting, or None.
+SpecLookup = Callable[[tuple[str, ...]], "str | None"]
+
+
+def _no_setting(steps: tuple[str, ...]) -> str | None:
+    return None
+
+
+class Place:
+    """One place's values: how many, their encodings, the structure of their trees. `name` is how
+    a query reaches it (`data`, `m['k']`, `u.payload`) or, where it cannot, how reports call it
+    (`m[*]`, `l[]`)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.values = 0
+        #: (kind, label, cut) -> values
+        self.encodings: dict[tuple[str, str, bool], int] = {}
+        #: Why values failed or were cut -> values (at most MAX_REASONS, then "other").
+        self.reasons: dict[str, int] = {}
+        self.structure = Structure()
+        #: A folded place (`m[*]`): what its keys looked like, and how many distinct.
+        self.key_kinds: dict[str, int] = {}
+        self.keys: Values | None = None
+
+    def add(self, read: views.Read) -> None:
+        self.values += 1
+        cut = read.cut
+        if read.tree is not views.NO_TREE:
+            cut = self.structure.add(read.tree) or cut
+        key = (read.kind, read.label, cut)
+        self.encodings[key] = self.encodings.get(key, 0) + 1
+        if read.reason and (cut or read.kind == FAILED):
+            _count(self.reasons, read.reason)
+
+    def merge(self, other: Place) -> None:
+        self.values += other.values
+        for key, n in other.encodings.items():
+            self.encodings[key] = self.encodings.get(key, 0) + n
+        for reason, n in other.reasons.items():
+            _count(self.reasons, reason, n)
+        for kind, n in other.key_kinds.items():
+            self.key_kinds[kind] = self.key_kinds.get(kind, 0) + n
+        if other.keys is not None:
+            if self.keys is None:
+                self.keys = Values()
+            self.keys.merge(other.keys)
+        self.structure.merge(other.structure)
+
+    def add_key(self, key: Any) -> None:
+        """A folded place's value came under `key`: what it looked like, and its distinct count."""
+        text = key if isinstance(key, str) else str(key)
+        kind = data_kind(text) or PAST_PLACES
+        self.key_kinds[kind] = self.key_kinds.get(kind, 0) + 1
+        if self.keys is None:
+            self.keys = Values()
+        self.keys.add(key if isinstance(key, (str, int, float, bytes)) else text)
+
+
+def _count(reasons: dict[str, int], reason: str, n: int = 1) -> None:
+    if reason not in reasons and len(reasons) >= MAX_REASONS:
+        reason = "other"
+    reasons[reason] = reasons.get(reason, 0) + n
+
+
+def map_key(key: Any) -> str:
+    """A map key as a path writes it: m['key'] (quotes doubled), m[5]."""
+    if isinstance(key, str):
+        return "'" + key.replace("'", "''") + "'"
+    return str(key)
+
+
+class Description:
+    """The aggregate (see the module doc). `evaluator`: the WHERE's payload conditions (a
+    query.evaluate.Evaluator), None without any; `spec`: the column settings by place."""
+
+    def __init__(self, query: str, column: str, mode: str, cap: int, evaluator: Any = None,
+                 spec: SpecLookup | None = None) -> None:
+        self.query = query
+        self.column = column
+        self.mode = mode
+        self.cap = cap
+        self.evaluator = evaluator
+        self.spec: SpecLookup = spec or _no_setting
+        #: Rows read; rows the WHERE's payload conditions kept (all of them without any).
+        self.read = 0
+        self.matched = 0
+        #: Kept rows whose column is null (or an empty collection).
+        self.nulls = 0
+        #: Values the WHERE could not read (undecodable or cut): such a row matches no condition.
+        self.where_unread = 0
+        self.places: dict[str, Place] = {}
+        #: The WHERE's paths: which some value had (a typo is otherwise only "0 rows matched").
+        self.paths = PathsSeen()
+        self.interrupted = False
+        self.error: str | None = None
+        self.scan = ""
+        #: Errors retried by name (the reading's: scanning).
+        self.retried: dict[str, int] = {}
+        self.engines: dict[str, ValueEngine] = {}
+        self._names: list[str] = []
+        self._index = -1
+        self._cqltype: CqlType | None = None
+
+    # ------------------------------------------------------------------ the Aggregate protocol
+
+    @property
+    def rows(self) -> int:
+        return self.read
+
+    def fresh(self) -> Description:
+        """An empty part: a worker's, a slice's, a Spark task's (the engines are shared in this
+        process; a worker process or an executor has its own)."""
+        part = Description(self.query, self.column, self.mode, self.cap, self.evaluator, self.spec)
+        part.engines = self.engines
+        if self._names:
+            part._names, part._index, part._cqltype = self._names, self._index, self._cqltype
+        return part
+
+    def set_columns(self, names: Sequence[str], types: Sequence[Any]) -> None:
+        self._names = list(names)
+        if self.column not in self._names:
+            raise ValueError(f"the result has no column {self.column}")
+        self._index = self._names.index(self.column)
+        self._cqltype = from_driver(types[self._index])
+
+    def add_rows(self, rows: Sequence[Sequence[Any]]) -> None:
+        self.read += len(rows)
+        if self.evaluator is not None:
+            found, undecodable, cut = self.evaluator.evaluate_page(self._names, rows)
+            self.where_unread += undecodable + cut
+            self.paths.add(*self.evaluator.walked())
+            rows = [rows[k] for k, _ in found]
+        self.matched += len(rows)
+        self.add_cells([row[self._index] for row in rows])
+
+    def merge(self, other: Description) -> None:
+        self.read += other.read
+        self.matched += other.matched
+        self.nulls += other.nulls
+        self.where_unread += other.where_unread
+        self.paths.merge(other.paths)
+        for name, theirs in other.places.items():
+            mine = self.places.get(name)
+            if mine is None:
+                self.places[name] = mine = Place(name)
+            mine.merge(theirs)
+        self.interrupted = self.interrupted or other.interrupted
+        self.error = self.error or other.error
+
+    def __getstate__(self) -> dict[str, Any]:
+        # Sent back from a worker process or a Spark task: the engines (their remembered
+        # containers), the evaluator and the settings lookup (closures) stay behind.
+        state = dict(self.__dict__)
+        state.update(engines={}, evaluator=None, spec=_no_setting)
+        return state
+
+    # ------------------------------------------------------------------ the values
+
+    def add_cells(self, cells: list[Any]) -> None:
+        """The column's values of the kept rows: grouped by place, each place's decoded together."""
+        cqltype = self._cqltype
+        assert cqltype is not None, "set_columns first"
+        by_place: dict[str, tuple[tuple[str, ...], list[Any]]] = {}
+        folded: list[tuple[str, Any]] = []
+        new = 0  # places this page adds
+        for cell in cells:
+            found = False
+            for name, steps, value, key in _found(cqltype, cell, self.column, ()):
+                found = True
+                group = by_place.get(name)
+                if group is None:
+                    if (key is not _NO_KEY and name not in self.places
+                            and len(self.places) + new >= MAX_PLACES):
+                        name = _folded(name)  # a map with more keys than places are described in
+                    group = by_place.get(name)
+                    if group is None:
+                        group = by_place[name] = (steps, [])
+                        new += name not in self.places
+                group[1].append(value)
+                if key is not _NO_KEY and name.endswith(_FOLD):
+                    folded.append((name, key))
+            if not found:
+                self.nulls += 1
+        for name, (steps, values) in by_place.items():
+            place = self.places.get(name)
+            if place is None:
+                place = self.places[name] = Place(name)
+            for read in self._read(name, steps, values, cqltype):
+                place.add(read)
+            place.structure.flush()  # the page's leaves counted now: memory stays a page's
+        for name, key in folded:
+            self.places[name].add_key(key)
+
+    def _read(self, name: str, steps: tuple[str, ...], values: list[Any],
+              cqltype: CqlType) -> list[views.Read]:
+        if cqltype.is_text:  # text is never decoded; its JSON read within a value's budget
+            token = budget.enter(budget.Budget.for_cap(self.cap))
+            try:
+                return [views.read_text(v) for v in values]
+            finally:
+                budget.leave(token)
+        engine = self.engines.get(name)
+        if engine is None:
+            engine = self.engines[name] = views.engine(self.mode, self.cap, self.spec(steps))
+        return views.read_page(engine, [bytes(v) for v in values], self.cap)
+
+    # ------------------------------------------------------------------ figures
+
+    def figures(self) -> list[Figure]:
+        """None: DESCRIBE PAYLOAD's sample is a number of rows, never a precision to reach
+        (scanning.sample judges figures only for SAMPLE UNTIL)."""
+        return []
+
+    def snapshot(self) -> dict[tuple[str, ...], int]:
+        """Additive counters, flat by key: one sample slice's totals (scanning.sample.Totals),
+        from which the shares' intervals are estimated."""
+        out: dict[tuple[str, ...], int] = {("rows",): self.read, ("matched",): self.matched,
+                                           ("nulls",): self.nulls}
+        for name, place in self.places.items():
+            out[("values", name)] = place.values
+            for (kind, label, cut), n in place.encodings.items():
+                out[("encoding", name, kind, label, "cut" if cut else "")] = n
+            out[("trees", name)] = place.structure.values
+            for path, _depth, _step, node in place.structure.walk(name):
+                out[("present", name, path)] = node.present
+                out[("seen", name, path)] = node.seen
+                for type_name, n in node.types.items():
+                    out[("type", name, path, type_name)] = n
+        return out
+
+
+_NO_KEY: Any = object()
+#: How a map's place is called when its keys are data (or past MAX_PLACES): `m[*]`.
+_FOLD = "[*]"
+#: What the keys of a folded place looked like when they were no data but past MAX_PLACES.
+PAST_PLACES = f"keys past {MAX_PLACES} places"
+
+
+def _folded(name: str) -> str:
+    return name[:name.rindex("[")] + _FOLD
+
+
+def _found(cqltype: CqlType, value: Any, name: str, steps: tuple[str, ...], key: Any = _NO_KEY
+           ) -> Iterator[tuple[str, tuple[str, ...], Any, Any]]:
+    """(place name, steps below the column as column settings name them, value, the map key it
+    is under or _NO_KEY) of each payload in a cell: a blob, or a text column's text. A map of
+    blobs keyed by scalars names each key's value `m['key']`, or `m[*]` when the key looks like
+    data (structure.data_kind)."""
+    if value is None:
+        return
+    if cqltype.is_blob or (not steps and cqltype.is_text):
+        yield name, steps, value, key
+        return
+    kind = cqltype.kind
+    if kind in SEQUENCES and cqltype.params:
+        for item in value:
+            yield from _found(cqltype.params[0], item, f"{name}[]", (*steps, "item"))
+    elif kind == "map" and len(cqltype.params) == 2:
+        key_type, value_type = cqltype.params
+        for map_key_value, item in value.items():
+            yield from _found(key_type, map_key_value, f"{name}[key]", (*steps, "key"))
+            text = map_key_value if isinstance(map_key_value, str) else str(map_key_value)
+            if key_type.scalar and data_kind(text) is None:
+                yield from _found(value_type, item, f"{name}[{map_key(map_key_value)}]", (*steps, "value"),
+                                  map_key_value)
+            else:
+                yield from _found(value_type, item, f"{name}{_FOLD}", (*steps, "value"), map_key_value)
+    elif kind == UDT:
+        fields = cqltype.fields or ()
+        items = list(value) if isinstance(value, tuple) else [getattr(value, f, None) for f in fields]
+        for field_name, sub, item in zip(fields, cqltype.params, items, strict=False):
+            yield from _found(sub, item, f"{name}.{field_name}", (*steps, field_name))
+    elif kind == "tuple":
+        for i, (sub, item) in enumerate(zip(cqltype.params, value, strict=False)):
+            yield from _found(sub, item, f"{name}[{i}]", (*steps, str(i)))

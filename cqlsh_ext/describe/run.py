@@ -1,0 +1,365 @@
+"""Running DESCRIBE PAYLOAD in the shell: the column named, the WHERE read as a payload query's,
+the reading chosen (`reading_for`: the statement's SAMPLE n or ALL, else the table's estimated
+size), the rows read into a Description, the report written.
+
+- ALL, and the default for a table a full read is cheap for: the whole-table plan
+  (scanning.plan.whole_table: the cost asked first on Amazon Keyspaces and from 1 GB, worker
+  processes from 16 MiB, token-range streams below; progress, retries, Ctrl-C keeps what was read);
+- SAMPLE n, and the default for a larger table or on Amazon Keyspaces: random token-range slices
+  until n rows are read (scanning.sample), every share with its 95 % interval;
+- a WHERE with conditions on columns (a partition key, say): the rows the server returns, read
+  as one stream, as a payload query reads them.
+
+The WHERE's payload conditions are evaluated by a payload query's evaluator, page by page, in
+whichever process reads the rows. What the report found is offered to key completion for the
+rest of the session (payload_select.keys.learn).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from cqlsh_ext.describe.parse import LABEL, DescribeError, DescribeStatement
+
+if TYPE_CHECKING:
+    from cqlsh_ext.cqlsh.protocol import Shell
+    from cqlsh_ext.describe.description import Description
+    from cqlsh_ext.query.grammar import Plan, Schema
+    from cqlsh_ext.scanning.scan import TableSize
+
+#: A table whose whole read is estimated at no more than this is read whole by default.
+FULL_READ_BYTES = 64 << 20
+#: Without a size estimate, a table of at most this many partitions (probed) is read whole.
+FULL_READ_PARTITIONS = 20_000
+#: Rows a default sample reads.
+SAMPLE_ROWS = 10_000
+
+
+@dataclass(frozen=True)
+class Target:
+    """The column described: its table (the driver's metadata), type and the query reading it."""
+
+    keyspace: str
+    meta: Any
+    column: str
+    cqltype: Any
+    schema: Schema
+    #: The whole-table SELECT of the column and the columns the WHERE's payload conditions read.
+    query: str
+    #: The WHERE as a payload query's plan (None without a WHERE).
+    plan: Plan | None
+
+    @property
+    def name(self) -> str:
+        return f"{self.keyspace}.{self.meta.name}.{self.column}"
+
+
+@dataclass(frozen=True)
+class Choice:
+    """How the rows are read: "all", "sample" (`rows` of them) or "named"; `why`, as the report's
+    first line says it."""
+
+    mode: str
+    why: str
+    rows: int | None = None
+
+
+def run(shell: Shell, statement: DescribeStatement) -> None:
+    try:
+        target = resolve(shell, statement)
+        choice = reading_for(shell, target, statement)
+    except DescribeError as err:
+        shell.printerr(f"{LABEL}: {err}")
+        return
+    from cqlsh_ext.describe.description import Description
+
+    display = shell.settings.display
+    description = Description(target.query, target.column, display.mode, display.cap,
+                              _evaluator(shell, target), spec_lookup(shell, target))
+    started = time.monotonic()
+    if choice.mode == "sample":
+        sample = _read_sample(shell, target, description, choice, statement)
+    else:
+        sample = None
+        if not _read_exactly(shell, target, description, choice, statement):
+            return
+    from cqlsh_ext.describe.report import Reading, Report
+
+    reading = Reading(choice.mode, choice.why, time.monotonic() - started, sample, description.retried)
+    if description.error and not description.read:
+        shell.printerr(f"{LABEL}: {description.error}")
+        return
+    report = Report(target.name, str(target.cqltype), description, reading,
+                    statement.where, lambda place: decode_place(target, place.name))
+    _learn_keys(shell, target, description)
+    _publish(shell, statement, report)
+
+
+# ---------------------------------------------------------------------- what is described
+
+def resolve(shell: Shell, statement: DescribeStatement) -> Target:
+    """The column named, its table and the reading's query; DescribeError (one line) otherwise."""
+    from cqlsh_ext.cql.errors import QueryError
+    from cqlsh_ext.payload_select.schema import schema_of, table_meta
+    from cqlsh_ext.query.grammar import parse, quote
+
+    keyspace = statement.keyspace or shell.current_keyspace
+    if not keyspace:
+        raise DescribeError(f"name the column as keyspace.table.column (or USE a keyspace first): "
+                            f"{statement.table}.{statement.column}")
+    meta = table_meta(shell, keyspace, statement.table)
+    if meta is None:
+        raise DescribeError(f"table {keyspace}.{statement.table} not found")
+    schema = schema_of(shell, keyspace, meta)
+    cqltype = schema.type_of(statement.column)
+    table = f"{keyspace}.{meta.name}"
+    if cqltype is None:
+        raise DescribeError(f"{table} has no column {statement.column}{_payload_columns(schema)}")
+    if not (cqltype.holds() or cqltype.is_text):
+        raise DescribeError(f"{statement.column} is {cqltype}: DESCRIBE PAYLOAD describes a blob column "
+                            "(or a map, list, tuple or UDT holding blobs) or a text column"
+                            f"{_payload_columns(schema)}")
+    if shell.settings.display.mode == "none" and not cqltype.is_text:
+        raise DescribeError("decoding is off (-d none): nothing would be decoded")
+    select = f"SELECT {quote(statement.column)} FROM {quote(keyspace)}.{quote(meta.name)}"
+    plan = None
+    query = select
+    if statement.where is not None:
+        try:
+            plan = parse(f"{select} WHERE {statement.where} ALLOW FILTERING", schema, plain=True)
+        except QueryError as err:
+            raise DescribeError(f"WHERE: {err}") from None
+        assert plan is not None  # plain: every SELECT has a plan
+        query = plan.server_statement
+        if not plan.server_where:  # the whole table: scanning adds the token ranges
+            query = query.removesuffix(" ALLOW FILTERING")
+    return Target(keyspace, meta, statement.column, cqltype, schema, query, plan)
+
+
+def _payload_columns(schema: Schema) -> str:
+    names = [name for name in schema.columns
+             if (t := schema.type_of(name)) is not None and (t.holds() or t.is_text)]
+    return f" (its payload columns: {', '.join(names)})" if names else ""
+
+
+def _evaluator(shell: Shell, target: Target) -> Any:
+    """The WHERE's payload conditions as a payload query evaluates them, or None."""
+    plan = target.plan
+    if plan is None or not plan.predicates:
+        return None
+    from cqlsh_ext.payload_select.command import settings_for
+    from cqlsh_ext.query.evaluate import Evaluator
+
+    return Evaluator(plan, settings_for(shell, target.schema, target.keyspace, target.meta.name))
+
+
+def spec_lookup(shell: Shell, target: Target) -> Any:
+    """The column settings (DECODE, --decode) of the places below the column, by their steps."""
+    from cqlsh_ext.output.place import ValuePlace
+    from cqlsh_ext.payload.spec import ColumnSpecs
+
+    specs = ColumnSpecs(shell.settings.display.columns)
+    found: dict[tuple[str, ...], str | None] = {}
+
+    def spec(steps: tuple[str, ...]) -> str | None:
+        if steps not in found:
+            found[steps] = specs(ValuePlace(target.keyspace, target.meta.name, target.column, steps))
+        return found[steps]
+
+    return spec
+
+
+def decode_place(target: Target, place: str) -> str:
+    """Where DECODE sets a place's reading: 'ks.t.data', 'ks.t.m.value' (a map's values),
+    'ks.t.u.payload' (a UDT's field), 'ks.t.l.item'."""
+    base = target.name
+    rest = place[len(target.column):]
+    if not rest:
+        return base
+    if rest.startswith("."):
+        return base + rest
+    if rest.startswith("[]"):
+        return base + ".item"
+    return base + ".value" if target.cqltype.kind == "map" else base
+
+
+# ---------------------------------------------------------------------- how much is read
+
+def reading_for(shell: Shell, target: Target, statement: DescribeStatement) -> Choice:
+    """The reading: what the statement asks for, else chosen from the table's estimated size."""
+    plan = target.plan
+    if plan is not None and plan.server_where:
+        if statement.sample is not None:
+            raise DescribeError("SAMPLE reads random token ranges of the whole table: with conditions on "
+                                f"columns ({plan.server_where}) the server finds the rows; leave SAMPLE out")
+        return Choice("named", f"the WHERE names rows: {plan.server_where}")
+    if statement.every_row:
+        return Choice("all", "ALL")
+    if statement.sample is not None:
+        return Choice("sample", f"SAMPLE {statement.sample:,}", statement.sample)
+    if shell.settings.keyspaces.active:
+        return Choice("sample", f"on Amazon Keyspaces every row read costs read capacity: a sample of "
+                      f"{SAMPLE_ROWS:,} rows; ALL reads every row", SAMPLE_ROWS)
+    size, basis = _estimated_size(shell, target)
+    if size is None:
+        return Choice("all", "no size estimate for the table: every row; SAMPLE n reads a sample")
+    from cqlsh_ext.common.text import plural
+
+    if isinstance(size, int):  # partitions, probed
+        if size <= FULL_READ_PARTITIONS:
+            return Choice("all", f"the table is small: about {plural(size, 'partition')} by {basis}; "
+                          "SAMPLE n reads a sample")
+        return Choice("sample", f"the table holds about {plural(size, 'partition')} by {basis}: a sample of "
+                      f"{SAMPLE_ROWS:,} rows; ALL reads every row", SAMPLE_ROWS)
+    from cqlsh_ext.common.units import human_size
+
+    if size.bytes <= FULL_READ_BYTES:
+        return Choice("all", f"the table is small: about {human_size(size.bytes)} by {basis}; "
+                      "SAMPLE n reads a sample")
+    return Choice("sample", f"the table is about {human_size(size.bytes)} by {basis}: a sample of "
+                  f"{SAMPLE_ROWS:,} rows; ALL reads every row", SAMPLE_ROWS)
+
+
+def _estimated_size(shell: Shell, target: Target) -> tuple[TableSize | int | None, str]:
+    """The server's size estimate, else the partitions counted after a few random tokens."""
+    import random
+
+    from cqlsh_ext.scanning.ring import RingError, ring_for, server_partitioner
+    from cqlsh_ext.scanning.sample import probe_partitions
+    from cqlsh_ext.scanning.scan import table_size
+
+    try:
+        ring = ring_for(server_partitioner(shell.session))
+    except RingError:
+        return None, ""
+    size = table_size(shell.session, target.keyspace, target.meta.name, ring.span)
+    if size is not None:
+        return size, "system.size_estimates"
+    partitions = probe_partitions(shell.session, ring, target.keyspace, target.meta.name,
+                                  [c.name for c in target.meta.partition_key], random.Random(),
+                                  shell.session.default_timeout)
+    return partitions, "DISTINCT partition keys after random tokens"
+
+
+# ---------------------------------------------------------------------- reading
+
+def _read_exactly(shell: Shell, target: Target, description: Description, choice: Choice,
+                  statement: DescribeStatement) -> bool:
+    """Every row (the whole-table plan) or the rows the WHERE names (one stream); False when the
+    cost was not accepted (said why)."""
+    from cqlsh_ext.payload_select.read import STREAMS
+    from cqlsh_ext.scanning.plan import Ask, ReadPlan, whole_table
+
+    label = f"{LABEL} {target.name}"
+    if choice.mode == "named":
+        plan = ReadPlan(target.query)
+    else:
+        ask = Ask(LABEL, "Add CONFIRM after ALL to run it from a script, or describe a sample: "
+                  "SAMPLE n instead of ALL.", "Read every row of the table? (SAMPLE n reads a sample) [y/N] ",
+                  statement.confirm)
+        found = whole_table(shell, target.query, target.meta, ask, streams=STREAMS)
+        if found is None:
+            return False
+        plan = found
+    progress = plan.progress(label)
+    scan = plan.read(shell, description, progress, accept=None)
+    for _ in scan:
+        pass
+    description.retried = scan.retried
+    return True
+
+
+def _read_sample(shell: Shell, target: Target, description: Description, choice: Choice,
+                 statement: DescribeStatement) -> Any:
+    """Random token-range slices until `choice.rows` rows are read (scanning.sample); the sampler,
+    whose slices give the shares' intervals."""
+    from cqlsh_ext.scanning.consume import consume
+    from cqlsh_ext.scanning.ring import RingError, ring_for, server_partitioner
+    from cqlsh_ext.scanning.sample import SAMPLE_STREAMS, SamplePlan, SliceSampler
+    from cqlsh_ext.scanning.scan import ScanSpec, error_text, progress_for, shell_scanner
+
+    try:
+        ring = ring_for(server_partitioner(shell.session))
+    except RingError as err:
+        raise DescribeError(f"cannot sample: {err}; ALL reads every row") from None
+    partition_key = [c.name for c in target.meta.partition_key]
+    plan = SamplePlan(rows=choice.rows, seed=statement.seed)
+    sampler = SliceSampler(description, ring, 1, plan, None, "")
+    sampler.count_partitions(shell.session, target.keyspace, target.meta.name, partition_key)
+    progress = progress_for(f"{LABEL} {target.name} SAMPLE", True)
+    if progress is not None:
+        progress.detail = lambda: f"{len(sampler.done):,} slices"
+    spec = ScanSpec(target.query, partition_key=partition_key, ranges=sampler.ranges(),
+                    streams=SAMPLE_STREAMS)
+    scanner = shell_scanner(shell, spec, progress)
+
+    def start(names: Sequence[str], types: Sequence[Any]) -> bool:
+        sampler.set_columns(names, types)
+        return True
+
+    consume(scanner, start,
+            lambda _n, _t, rows: sampler.add_page(scanner.page_range, rows, scanner.range_finished))
+    description.interrupted = description.interrupted or scanner.interrupted
+    description.scan = f"{spec.streams} token-range streams"
+    description.retried = scanner.retried
+    if scanner.error is not None:
+        description.error = error_text(scanner.error)
+    return sampler
+
+
+# ---------------------------------------------------------------------- after
+
+def _publish(shell: Shell, statement: DescribeStatement, report: Any) -> None:
+    """One JSON document (JSON, or the shell's output format says reports are JSON), else the text
+    laid out for the screen the output goes to; to the query output (CAPTURE applies)."""
+    if statement.json or shell.settings.display.output_format.reports_as_json:
+        from cqlsh_ext.common import jsonenc
+
+        lines = [jsonenc.dumps(report.to_json())]
+    else:
+        lines = report.render(shell.results.screen_width())
+    out = shell.query_out
+    for line in lines:
+        out.write(line + "\n")
+    out.flush()
+
+
+def _learn_keys(shell: Shell, target: Target, description: Description) -> None:
+    """Key completion offers, for this column and this session, the keys the report found."""
+    from cqlsh_ext.payload_select.keys import KeySample, learn
+
+    sample = KeySample(rows=description.read)
+    for place in description.places.values():
+        reachable, spot = _completion_place(target, place.name)
+        if reachable:
+            _prefix_keys(place.structure.root, (), sample.keys.setdefault(spot, {}))
+    learn(shell.session, target.keyspace, target.meta.name, target.column, sample)
+
+
+def _completion_place(target: Target, place: str) -> tuple[bool, str | None]:
+    """How key completion names a place: None for the column itself, a map's key, a UDT's field;
+    (False, None) for a place a path cannot reach (a list's blobs, a map's folded keys)."""
+    rest = place[len(target.column):]
+    if not rest:
+        return True, None
+    if rest.startswith(".") and "[" not in rest:
+        return True, rest[1:]
+    if rest.startswith("['") and rest.endswith("']"):
+        return True, rest[2:-2].replace("''", "'")
+    return False, None
+
+
+def _prefix_keys(node: Any, prefix: tuple[Any, ...], keys: dict[tuple[Any, ...], set[str]]) -> None:
+    """The keys below `node` by path prefix, as key completion keeps them (a list's elements:
+    ANY_INDEX; a map's folded data keys are no keys to offer)."""
+    from cqlsh_ext.payload_select.keys import ANY_INDEX
+
+    if node.children:
+        keys.setdefault(prefix, set()).update(node.children)
+    for name, child in node.children.items():
+        _prefix_keys(child, (*prefix, name), keys)
+    if node.items is not None:
+        _prefix_keys(node.items, (*prefix, ANY_INDEX), keys)

@@ -1,0 +1,89 @@
+"""A text payload's JSON, read exactly as Python's json module reads it, and fast.
+
+A view keeps what json_container found (payload.view.BlobView.tree), so a text's JSON is parsed
+at most once, by whichever reader asks first.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from cqlsh_ext.payload import budget
+
+
+def json_container(text: str) -> dict[str, object] | list[object] | None:
+    """The parsed value when `text` is a JSON object or array (whitespace around allowed), else None.
+
+    A text with more values than the budget's nodes is not parsed (json.loads takes no limit:
+    4 MiB of `["a","a",...]` would be a million strings): it is shown as stored."""
+    head = text[:1]
+    if head.isspace():  # the first character after the whitespace (no copy of the text otherwise)
+        head = text.lstrip()[:1]
+    if head not in ("{", "["):
+        return None
+    limit = budget.current().nodes
+    if len(text) > limit and text.count(",") + text.count("[") + text.count("{") > limit:
+        return None
+    parsed = _exact_orjson(text)
+    if parsed is None:
+        try:
+            parsed = json.loads(text)
+        except (ValueError, RecursionError):  # nested deeper than the parser goes: shown as text
+            return None
+    return parsed if isinstance(parsed, (dict, list)) else None
+
+
+_orjson_loads: Callable[[str], Any] | None = None
+#: ASCII digits to "0", every other byte to a space: a run of LONG_DIGITS is then a run of digits.
+_DIGITS_ONLY = bytes(0x30 if 0x30 <= b <= 0x39 else 0x20 for b in range(256))
+#: Integers of up to 18 digits fit orjson's 64 bits; from 19 on it may read one as a float.
+_LONG_DIGITS = b"0" * 19
+#: Nesting orjson reads for json.loads, at the most: json.loads refuses what nests deeper than the
+#: interpreter's recursion limit allows (about 1,000 levels, fewer when called from deep in a
+#: stack), orjson reads up to 1,024; deeper texts are json.loads'.
+_ORJSON_DEPTH = 256
+_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
+
+
+def _nesting_above(raw: bytes, limit: int) -> bool:
+    """Whether JSON text `raw` may nest deeper than `limit` (False only when it certainly does
+    not). Brackets inside strings count too, so this bounds the depth from above: the innermost
+    pairs are removed pass by pass (an enclosing pair only after what it encloses), and what no
+    pass removes counts whole."""
+    if raw.count(b"[") + raw.count(b"{") <= limit:
+        return False
+    brackets = raw.translate(None, _NOT_BRACKETS)
+    passes = 0
+    while passes <= limit:
+        shorter = brackets.replace(b"[]", b"").replace(b"{}", b"")
+        if len(shorter) == len(brackets):
+            break
+        brackets, passes = shorter, passes + 1
+    return passes + len(brackets) > limit
+
+
+def _exact_orjson(text: str) -> Any:
+    """What json.loads(text) gives, read by orjson (several times faster), when orjson reads it
+    exactly; None otherwise, and the caller reads it with json.loads. orjson reads integers past
+    64 bits as floats without a word, so a text with a run of 19 digits anywhere is left to
+    json.loads (floats it reads as Python does, correctly rounded); what it refuses and json.loads
+    takes (NaN, Infinity, 1e400, lone surrogates) is an error here, so left to json.loads too, as
+    is a text that may nest deeper than _ORJSON_DEPTH (json.loads may refuse what orjson reads).
+    Duplicate keys: the last value wins at the first key's place in both."""
+    global _orjson_loads
+    loads = _orjson_loads
+    if loads is None:
+        try:
+            import orjson
+        except ImportError:  # a broken install: json.loads reads everything
+            return None
+        loads = _orjson_loads = orjson.loads
+    raw = text.encode("utf-8", "surrogatepass")
+    if _LONG_DIGITS in raw.translate(_DIGITS_ONLY) or _nesting_above(raw, _ORJSON_DEPTH):
+        return None
+    try:
+        return loads(text)
+    except Exception:  # orjson.JSONDecodeError, RecursionError: json.loads decides
+        return None

@@ -1,0 +1,107 @@
+"""DESCRIBE PAYLOAD over a whole table on Spark: the executors fill the shell's aggregate.
+
+Each Spark partition (token ranges the connector reads) is one task filling a fresh
+`describe.description.Description`, as a worker process of the shell's ALL does: `set_columns`
+with the types the Python driver reports for the same SELECT, `add_rows` a page at a time (the
+value engine decodes a page's blobs together; a WHERE's payload conditions are the evaluator's).
+The driver merges the tasks' parts (every figure merges exactly, the distinct counts' sketches
+included) and prints the shell's report: the figures equal the shell's ALL.
+
+Spark reads every row: SAMPLE is refused by the statement parser, a WHERE on columns here.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from types import SimpleNamespace
+from typing import Any, cast
+
+from cqlsh_ext.cql.types import from_driver
+from cqlsh_ext.describe.description import Description
+from cqlsh_ext.describe.parse import LABEL, DescribeError, DescribeStatement
+from cqlsh_ext.spark.session import SparkError, TaskProgress, java_error
+from cqlsh_ext.spark.stats_job import driver_value
+
+#: Rows handed to Description.add_rows at once in a task (the engine decodes a page together).
+PAGE_ROWS = 1000
+
+
+def describe_partition(template: Description, specs: dict[tuple[str, ...], str | None],
+                       evaluator_settings: Any, names: Sequence[str], types: Sequence[Any], rows_read: Any,
+                       batches: Iterable[Any]) -> Iterator[Any]:
+    """One Spark task (in an executor): its rows, Arrow batch by batch, into a fresh Description;
+    yields one Arrow batch holding it, pickled."""
+    import pickle
+
+    import pyarrow
+
+    part = template.fresh()
+    part.spec = specs.get  # the column settings by place (the template's closure stayed behind)
+    if evaluator_settings is not None:
+        from cqlsh_ext.query.evaluate import Evaluator
+
+        # Made here, not shipped (as Spark's SELECT makes its own: spark/query_job.py).
+        part.evaluator = Evaluator(evaluator_settings[0], evaluator_settings[1])
+    part.set_columns(names, types)
+    cqltypes = [from_driver(t) for t in types]
+    nested = [i for i, t in enumerate(cqltypes) if t.params]
+    for batch in batches:
+        columns = [batch.column(i).to_pylist() for i in range(len(names))]
+        for i in nested:
+            columns[i] = [driver_value(v, cqltypes[i]) for v in columns[i]]
+        rows = list(zip(*columns, strict=True))
+        for start in range(0, len(rows), PAGE_ROWS):
+            part.add_rows(rows[start:start + PAGE_ROWS])
+        rows_read.add(len(rows))
+    yield pyarrow.RecordBatch.from_pydict({"part": [pickle.dumps(part)]})
+
+
+def run(spark: Any, session: Any, stmt: DescribeStatement, settings: Any) -> Any:
+    """The statement read by Spark: the shell's Report (describe.report) of every row."""
+    import pickle
+    from functools import partial
+
+    from cqlsh_ext.describe import run as shell_run
+    from cqlsh_ext.describe.report import Reading, Report
+    from cqlsh_ext.spark.stats_job import read_table, result_columns
+
+    # What the shell's DESCRIBE reads of the shell: its metadata, settings and keyspace.
+    shell = cast(Any, SimpleNamespace(conn=session.cluster, settings=settings,
+                                      current_keyspace=session.keyspace))
+    try:
+        target = shell_run.resolve(shell, stmt)
+    except DescribeError as err:
+        raise SparkError(f"{LABEL}: {err}") from None
+    plan = target.plan
+    if plan is not None and plan.server_where:
+        raise SparkError(f"Spark mode reads whole tables: the WHERE's conditions on columns "
+                         f"({plan.server_where}) are the shell's (run DESCRIBE PAYLOAD there)")
+    evaluator_settings = None
+    if plan is not None and plan.predicates:
+        from cqlsh_ext.payload_select.command import settings_for
+
+        evaluator_settings = (plan, settings_for(shell, target.schema, target.keyspace, target.meta.name))
+    lookup = shell_run.spec_lookup(shell, target)
+    specs = {steps: lookup(steps) for steps in target.cqltype.places()}
+    names, types = result_columns(session, target.query)
+    display = settings.display
+    description = Description(target.query, target.column, display.mode, display.cap)
+    rows_read = spark.sparkContext.accumulator(0)
+    context = spark.sparkContext
+    started = time.monotonic()
+    try:
+        frame = read_table(spark, target.keyspace, target.meta.name, names)
+        task = partial(describe_partition, description, specs, evaluator_settings, names, types, rows_read)
+        parts_rdd = frame.mapInArrow(task, "part binary").rdd.map(lambda row: pickle.loads(row.part))
+        with TaskProgress(spark, f"{LABEL} {target.name} on Spark", rows_read):
+            parts = parts_rdd.collect()
+    except Exception as err:
+        raise SparkError(f"reading {target.keyspace}.{target.meta.name} through the Spark connector failed: "
+                         f"{java_error(err)}") from None
+    for part in parts:
+        description.merge(part)
+    description.scan = f"Spark {context.applicationId}, master {context.master}, {len(parts)} tasks"
+    reading = Reading("all", "on Spark", time.monotonic() - started)
+    return Report(target.name, str(target.cqltype), description, reading, stmt.where,
+                  lambda place: shell_run.decode_place(target, place.name))

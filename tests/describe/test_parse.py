@@ -1,0 +1,58 @@
+"""DESCRIBE PAYLOAD's statement: what is ours (and what stays cqlsh's DESCRIBE), what it asks for,
+and the one-line refusals."""
+
+from __future__ import annotations
+
+import pytest
+
+from cqlsh_ext.cql.lexer import tokenize
+from cqlsh_ext.describe.parse import DescribeError, DescribeStatement, parse, recognizes
+
+
+def read(text: str) -> DescribeStatement:
+    tokens = tokenize(text)
+    assert recognizes(tokens)
+    return parse(text, tokens)
+
+
+@pytest.mark.parametrize("text", [
+    "DESC PAYLOAD", "DESC PAYLOAD;", "DESCRIBE payload", "DESC payload.orders",
+    "DESCRIBE PAYLOAD WITH INTERNALS", "DESCRIBE TABLE ks.payload", "DESCRIBE KEYSPACE payload",
+    "SELECT * FROM payload.t", "describe payloads ks.t.c",
+])
+def test_cqlsh_keeps_every_other_describe(text):
+    assert not recognizes(tokenize(text))
+
+
+def test_the_forms():
+    assert read("DESCRIBE PAYLOAD ks.t.data") == DescribeStatement("ks", "t", "data")
+    assert read("desc payload t.data;") == DescribeStatement(None, "t", "data")
+    assert read('DESC PAYLOAD "Ks"."T"."Data"') == DescribeStatement("Ks", "T", "Data")
+    assert read("DESC PAYLOAD ks.t.data SAMPLE 500 SEED 7 JSON") == \
+        DescribeStatement("ks", "t", "data", sample=500, seed=7, json=True)
+    assert read("DESC PAYLOAD ks.t.data JSON ALL CONFIRM;") == \
+        DescribeStatement("ks", "t", "data", every_row=True, confirm=True, json=True)
+    where = read("DESCRIBE PAYLOAD ks.t.data WHERE data.status = 'PAID' AND data.\"all\" IN (1, 2) ALL\n")
+    assert where.where == "data.status = 'PAID' AND data.\"all\" IN (1, 2)" and where.every_row
+    # A condition ending in a word that is also an option stays a condition.
+    assert read("DESC PAYLOAD ks.t.data WHERE data.json IS NOT NULL").where == "data.json IS NOT NULL"
+    assert read("DESC PAYLOAD ks.t.data WHERE data.sample = 5").where == "data.sample = 5"
+    assert read("DESC PAYLOAD ks.t.data WHERE data.x = 'a;b' SAMPLE 9").where == "data.x = 'a;b'"
+
+
+@pytest.mark.parametrize("text, message", [
+    ("DESC PAYLOAD ks.t.data.status", "name one column"),
+    ("DESC PAYLOAD ks.t.", "expected a name after '.'"),
+    ("DESC PAYLOAD ks.t.data LIMIT 5", "unexpected 'LIMIT'"),
+    ("DESC PAYLOAD ks.t.data WHERE", "WHERE needs a condition"),
+    ("DESC PAYLOAD ks.t.data WHERE data.x = 1 ALLOW FILTERING", "no ALLOW FILTERING"),
+    ("DESC PAYLOAD ks.t.data SAMPLE 5 ALL", "two readings"),
+    ("DESC PAYLOAD ks.t.data SAMPLE 0", "positive number"),
+    ("DESC PAYLOAD ks.t.data SAMPLE", "SAMPLE takes a number"),
+    ("DESC PAYLOAD ks.t.data SEED 3", "SEED goes with SAMPLE"),
+    ("DESC PAYLOAD ks.t.data CONFIRM", "CONFIRM goes with ALL"),
+])
+def test_refused_in_one_line(text, message):
+    with pytest.raises(DescribeError, match=message) as found:
+        read(text)
+    assert "\n" not in str(found.value)

@@ -1,0 +1,76 @@
+"""Messages the shell writes, read on the rendered screen at 80 and 140 columns: a message longer
+than the screen wraps at words (never `undecoda` / `ble`), and a pipe gets it as the one line a
+script reads. The same statements run with -e give the one-line text each screen must show."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from orders import rows, write_table
+from shell_runner import CQLSH_EXT, run
+
+from .test_payload_queries import SIZES
+
+COUNT = 300
+
+
+@pytest.fixture(scope="module")
+def messages_ks(cassandra) -> str:
+    ks = cassandra.create_keyspace("wrapped_messages")
+    session = cassandra.session(ks)
+    write_table(session, rows(COUNT))  # some values random bytes: the closing line counts them
+    session.shutdown()
+    return ks
+
+
+def _one_line(cassandra, home: Path, statement: str, stream: str) -> str:
+    """What a script gets: the message's one line (stdout or stderr of -e)."""
+    out = run(CQLSH_EXT, [cassandra.host, str(cassandra.port), "-e", statement], home)
+    text = out.stdout if stream == "stdout" else out.stderr
+    lines = [line for line in text.splitlines() if line.strip()]
+    return lines[-1].removeprefix("<stdin>:1:")  # cqlsh's place of an error in -e's statements
+
+
+def _on_screen(screen: list[str], start: str) -> list[str]:
+    """The rows of the message that begins with `start`, up to the next prompt or blank row."""
+    first = max(i for i, row in enumerate(screen) if row.startswith(start))
+    shown = [screen[first]]
+    for row in screen[first + 1:]:
+        if not row.strip() or re.match(r"\S*cqlsh(:\w+)?>", row):
+            break
+        shown.append(row)
+    return shown
+
+
+def _read_back(shown: list[str]) -> str:
+    """The rows joined as a person reads them: a word broken across two rows would read as two."""
+    return " ".join(" ".join(row.split()) for row in shown)
+
+
+@pytest.mark.parametrize(("cols", "lines"), SIZES)
+def test_long_messages_wrap_at_words(term, cassandra, messages_ks, home, cols, lines):
+    # In the home directory: the name as written stays shorter than the screen (a word wider than
+    # the screen, a long path, is kept whole and left to the terminal).
+    target = f"~/a_file_with_a_rather_long_name_for_the_closing_line_{cols}.parquet"
+    export = (f"COPY (SELECT pk, ck, data.status FROM {messages_ks}.orders WHERE data.status IS NOT NULL "
+              f"ALLOW FILTERING) TO '{target}' WITH OVERWRITE = true")
+    bad_value = (f"INSERT INTO {messages_ks}.orders (pk, ck, data) VALUES ('p0', 1, "
+                 "encode('zstd>msgpack', '{\"status\": \"PAID\", \"total\": tru'))")
+    said = {"COPY (SELECT ...): ": _one_line(cassandra, home, export, "stdout"),
+            "encode(": _one_line(cassandra, home, bad_value, "stderr")}
+    assert "undecodable" in said["COPY (SELECT ...): "] and "(char " in said["encode("]
+    t = term(env={"PAGER": ""}, rows=lines, cols=cols)
+    t.prompt()
+    t.run(export + ";", until=r"rows\s+written[^\n]*\n(    [^\n]*\n)*")
+    t.prompt()
+    t.run(bad_value + ";", until=r"nothing\s+was\s+sent")
+    t.prompt()
+    screen = t.display()
+    for start, line in said.items():
+        shown = _on_screen(screen, start)
+        assert len(shown) > 1, shown  # longer than the screen: wrapped
+        assert all(len(row) <= cols for row in shown)
+        assert _read_back(shown) == " ".join(line.split()), shown  # at words: every word whole
+    t.exit()

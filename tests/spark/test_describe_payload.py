@@ -1,0 +1,71 @@
+"""`cqlsh-ext spark` DESCRIBE PAYLOAD in local mode against the test Cassandra: every figure of
+the report (encodings, paths, counts, distinct-count sketches, top values, map places, a WHERE's
+filter) equals the shell's ALL, read in one stream and by worker processes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+from shell_runner import CQLSH_EXT, isolated_env
+
+from .conftest import make_table, run_spark
+
+pytestmark = pytest.mark.spark
+
+STATEMENTS = ("DESCRIBE PAYLOAD {t}.data", "DESCRIBE PAYLOAD {t}.extra",
+              "DESCRIBE PAYLOAD {t}.data WHERE data.status = 'PAID' AND data.customer.tier = 'silver'")
+
+
+def shell_report(cassandra, home: Path, statement: str, env: dict[str, str] | None = None) -> dict:
+    proc = subprocess.run([CQLSH_EXT, *cassandra.cqlsh_args, "-e", statement], cwd=home, capture_output=True,
+                          text=True, timeout=300, env={**isolated_env(home), **(env or {})})
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
+
+
+def figures(doc: dict) -> dict:
+    """A report less how it was read (Spark's application, the time it took)."""
+    return {k: v for k, v in doc.items() if k != "reading"}
+
+
+@pytest.fixture(scope="module")
+def reports(cassandra, tmp_path_factory) -> tuple[list[dict], list[dict], list[dict]]:
+    home = tmp_path_factory.mktemp("spark-describe")
+    table = make_table(cassandra, 400)
+    statements = [s.format(t=table.qualified) for s in STATEMENTS]
+    script = home / "describe.cql"
+    script.write_text("".join(f"{s} JSON;\n" for s in statements))  # Spark mode ends each at its ;
+    spark = run_spark(cassandra, home, ["--master", "local[2]", "-f", str(script)])
+    assert spark.returncode == 0, spark.stderr
+    on_spark = [json.loads(line) for line in spark.stdout.splitlines() if line.startswith("{")]
+    single, workers = [], []
+    for statement in statements:
+        single.append(shell_report(cassandra, home, f"{statement} ALL JSON"))
+        workers.append(shell_report(cassandra, home, f"{statement} ALL JSON",
+                                    {"CQLSH_EXT_SCAN_WORKERS": "2"}))
+    return on_spark, single, workers
+
+
+def test_spark_s_report_equals_the_shell_s_every_row(reports):
+    on_spark, single, workers = reports
+    assert len(on_spark) == len(STATEMENTS)
+    for spark, shell, parallel in zip(on_spark, single, workers, strict=True):
+        assert spark["reading"]["scan"].startswith("Spark local-")
+        assert "2 worker processes" in parallel["reading"]["scan"]
+        assert figures(spark) == figures(shell) == figures(parallel)
+    data, extra, where = on_spark
+    assert data["rows_read"] == 400 and [p["place"] for p in extra["places"]] == ["extra['z']"]
+    assert 0 < where["where"]["rows_matched"] < 400
+    # Counted one by one or by the HyperLogLog, the distinct counts merged across tasks are the same.
+    paths = {p["path"]: p for p in data["places"][0]["paths"]}
+    assert paths["data.order"]["distinct_exact"] is False and paths["data.order"]["distinct"] > 64
+
+
+def test_spark_mode_refuses_what_is_the_shell_s(cassandra, tmp_path):
+    for statement, message in (("DESCRIBE PAYLOAD ks.t.data SAMPLE 10", "SAMPLE is the shell's"),
+                               ("DESCRIBE TABLE ks.t", "other DESCRIBE statements are the shell's")):
+        proc = run_spark(cassandra, tmp_path, ["-e", statement])
+        assert proc.returncode == 2 and message in proc.stderr, proc.stderr

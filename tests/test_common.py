@@ -1,0 +1,87 @@
+"""cqlsh_ext.common's shared helpers: one Ctrl-C rule and one retry policy for every command."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+
+import pytest
+
+from cqlsh_ext.common import retry
+from cqlsh_ext.common.interrupt import CtrlC, shielded
+from cqlsh_ext.common.text import fit, message, screen_width
+
+
+def _press() -> None:
+    os.kill(os.getpid(), signal.SIGINT)
+
+
+def test_first_ctrl_c_asks_to_stop_second_interrupts_and_the_previous_handler_comes_back() -> None:
+    before = signal.getsignal(signal.SIGINT)
+    noted: list[str] = []
+    with CtrlC(on_first=lambda: noted.append("first")) as ctrl_c:
+        assert not ctrl_c.pressed
+        _press()
+        assert ctrl_c.pressed and noted == ["first"]  # the command keeps what it has and stops
+        with pytest.raises(KeyboardInterrupt):
+            _press()
+        assert signal.getsignal(signal.SIGINT) is before  # put back at the second press already
+    assert signal.getsignal(signal.SIGINT) is before
+
+
+def test_ctrl_c_sets_a_flag_it_is_given() -> None:
+    stop = threading.Event()
+    with CtrlC(stop):
+        _press()
+    assert stop.is_set()
+
+
+def test_off_the_main_thread_nothing_is_installed() -> None:
+    before = signal.getsignal(signal.SIGINT)
+    seen: list[object] = []
+
+    def run() -> None:
+        with CtrlC() as ctrl_c:
+            seen.append(signal.getsignal(signal.SIGINT))
+            seen.append(ctrl_c.pressed)
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    thread.join()
+    assert seen == [before, False]
+
+
+def test_shielded_clean_up_ignores_ctrl_c() -> None:
+    before = signal.getsignal(signal.SIGINT)
+    with shielded():
+        _press()  # ignored: the clean-up finishes
+    assert signal.getsignal(signal.SIGINT) is before
+
+
+def test_backoff_doubles_with_full_jitter_up_to_its_cap_and_gives_up() -> None:
+    for attempt in range(1, 12):
+        bound = min(retry.CAP, retry.BASE * 2 ** attempt)
+        delays = [retry.delay(attempt) for _ in range(200)]
+        assert all(0 <= d <= bound for d in delays)
+        assert max(delays) > bound / 2  # jittered over the whole range, not a fixed wait
+    assert not retry.exhausted(retry.ATTEMPTS - 1) and retry.exhausted(retry.ATTEMPTS)
+
+
+def test_a_message_wraps_at_words_and_loses_nothing() -> None:
+    said = "COPY (SELECT ...): 44,000 rows written to cc.parquet; 44,000 rows read, 450 undecodable"
+    for width in (20, 40, 80):
+        lines = message(said, width).split("\n")
+        assert all(len(line) <= width for line in lines)
+        assert " ".join(" ".join(line.split()) for line in lines) == said  # every word whole
+    assert message(said, 0) == said  # a pipe or a file: the one line
+    # A word wider than the screen (a path) stays whole on its line: a report would cut it.
+    path = "/a/path/wider/than/the/screen.parquet"
+    assert message(f"cannot write {path}: no directory", 20).split("\n") == [
+        "cannot write", f"    {path}:", "    no directory"]
+    assert list(fit([f"cannot write {path}"], 20)) == ["cannot write", f"    {path[:15]}…"]
+
+
+def test_only_a_terminal_has_a_screen_width(tmp_path) -> None:
+    with open(tmp_path / "file", "w") as out:
+        assert screen_width(out) == 0

@@ -1,0 +1,209 @@
+"""A statement is lexed once (cqlsh_ext.cql.lexer): recognition, the payload-query parser, its
+error path, COPY (SELECT ...) TO's and encode()'s readers share one pass, and a SELECT without a
+payload path costs no schema and no parse. Run in the shell itself against the real server; each
+case checks what the user sees, then how often the statement was lexed."""
+
+from __future__ import annotations
+
+import gzip
+import importlib
+import json
+import sys
+from collections import Counter
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from cqlsh_ext.cql import lexer
+
+#: Modules that read statements: imported first, so that every name bound to tokenize is counted.
+READERS = ("cqlsh_ext.query.recognize", "cqlsh_ext.query.grammar", "cqlsh_ext.payload_select.command",
+           "cqlsh_ext.payload_select.keys", "cqlsh_ext.export.command", "cqlsh_ext.export.parse",
+           "cqlsh_ext.export.run", "cqlsh_ext.encode.command", "cqlsh_ext.encode.parse",
+           "cqlsh_ext.spark.parse", "cqlsh_ext.spark.cli")
+
+DOCS = {1: {"status": "NEW", "n": 3}, 2: {"status": "PAID", "n": 7}}
+
+
+@pytest.fixture(scope="module")
+def docs(cassandra) -> str:
+    ks = cassandra.create_keyspace("lexonce")
+    session = cassandra.session(ks)
+    session.execute("CREATE TABLE docs (pk int PRIMARY KEY, data blob, note text)")
+    for pk, doc in DOCS.items():
+        session.execute("INSERT INTO docs (pk, data, note) VALUES (%s, %s, %s)",
+                        (pk, gzip.compress(json.dumps(doc).encode(), mtime=0), f"note {pk}"))
+    session.shutdown()
+    return ks
+
+
+@pytest.fixture(scope="module")
+def ext_shell(cassandra, docs) -> Iterator[Any]:
+    from tests.payload_select.test_keys import make_shell
+
+    sh = make_shell(cassandra)
+    sh.onecmd(f"USE {docs};")
+    yield sh
+    sh.conn.shutdown()
+
+
+class Calls:
+    """Counts calls of the functions it wraps, by name."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.counts: Counter[str] = Counter()
+        self.monkeypatch = monkeypatch
+
+    def wrap(self, name: str, owner: Any, attr: str, original: Callable[..., Any]) -> None:
+        def counted(*args: Any, **kwargs: Any) -> Any:
+            self.counts[name] += 1
+            return original(*args, **kwargs)
+
+        self.monkeypatch.setattr(owner, attr, counted)
+
+
+@pytest.fixture
+def calls(monkeypatch: pytest.MonkeyPatch) -> Calls:
+    """`tokenize` counted wherever a module of cqlsh_ext holds it, and the schema and the parse of
+    a payload query (looked up by the shell's modules when they run)."""
+    for module in READERS:
+        importlib.import_module(module)
+    spy = Calls(monkeypatch)
+    original = lexer.tokenize
+    for name, module in list(sys.modules.items()):
+        ours = name == "cqlsh_ext" or name.startswith("cqlsh_ext.")
+        if ours and getattr(module, "tokenize", None) is original:
+            spy.wrap("lex", module, "tokenize", original)
+    from cqlsh_ext.payload_select import schema
+    from cqlsh_ext.query import grammar
+
+    spy.wrap("schema", schema, "schema_of", schema.schema_of)
+    spy.wrap("parse", grammar, "parse", grammar.parse)
+    return spy
+
+
+def run(shell: Any, capsys: pytest.CaptureFixture[str], calls: Calls, statement: str) -> tuple[str, str]:
+    capsys.readouterr()
+    calls.counts.clear()
+    shell.query_out = sys.stdout  # cqlsh keeps the stdout it was built with: this test's, captured
+    shell.onecmd(statement)
+    out, err = capsys.readouterr()
+    print(f"{statement!r}: {dict(calls.counts)}", file=sys.__stderr__)
+    return out, err
+
+
+def test_a_payload_select_is_lexed_once(ext_shell, capsys, calls):
+    out, err = run(ext_shell, capsys, calls, "SELECT pk, data.status FROM docs WHERE pk = 2;")
+    assert "PAID" in out and "NEW" not in out, (out, err)
+    assert calls.counts["lex"] == 1
+    assert calls.counts["schema"] == 1
+
+
+def test_a_payload_select_refused_is_lexed_once(ext_shell, capsys, calls):
+    out, err = run(ext_shell, capsys, calls, "SELECT data.status FROM docs WHERE data.n > 1;")
+    assert err.endswith("payload query: this reads more than the partitions the WHERE names, deciding "
+                        "here: add ALLOW FILTERING\n"), err
+    assert calls.counts["lex"] == 1
+    out, err = run(ext_shell, capsys, calls, "SELECT data.status AS s FROM docs;")
+    assert err.endswith("payload query: AS is not supported in a payload query: "
+                        "columns are named as written\n"), err
+    assert calls.counts["lex"] == 1
+
+
+@pytest.mark.parametrize("statement, shown", [
+    ("SELECT pk, note FROM docs WHERE pk = 1;", "note 1"),
+    ("SELECT note, writetime(note) FROM docs WHERE pk = 1;", "note 1"),  # CQL the parser does not know
+    ("SELECT JSON pk, note FROM docs WHERE pk = 2;", '"note": "note 2"'),
+    ("SELECT count(*) FROM docs;", "2"),
+])
+def test_a_select_without_a_payload_path_costs_no_schema(ext_shell, capsys, calls, statement, shown):
+    out, err = run(ext_shell, capsys, calls, statement)
+    assert shown in out, (out, err)
+    assert calls.counts["lex"] <= 1
+    assert calls.counts["schema"] == 0
+    assert calls.counts["parse"] == 0
+
+
+def test_a_select_the_server_refuses_is_the_servers(ext_shell, capsys, calls):
+    """No payload path and no column the parser knows: what cqlsh says, no schema fetched."""
+    out, err = run(ext_shell, capsys, calls, "SELECT nothere FROM docs;")
+    assert "Undefined column name nothere" in err, err
+    assert calls.counts["schema"] == 0
+
+
+def test_copy_select_to_a_file_is_lexed_once(ext_shell, capsys, calls, tmp_path: Path):
+    target = tmp_path / "out.jsonl"
+    out, err = run(ext_shell, capsys, calls, f"COPY (SELECT pk, data.status FROM docs) TO '{target}';")
+    rows = sorted((r["pk"], r["data.status"]) for r in map(json.loads, target.read_text().splitlines()))
+    assert rows == [(1, "NEW"), (2, "PAID")], (out, err)
+    assert calls.counts["lex"] == 1
+
+
+def test_an_insert_with_encode_is_lexed_once(ext_shell, capsys, calls):
+    out, err = run(ext_shell, capsys, calls,
+                   """INSERT INTO docs (pk, data) VALUES (3, encode('gzip', '{"status": "SENT"}'));""")
+    assert "encode: " in err and "as gzip" in err, err
+    assert calls.counts["lex"] == 1
+    out, err = run(ext_shell, capsys, calls, "SELECT data.status FROM docs WHERE pk = 3;")
+    assert "SENT" in out, (out, err)
+
+
+def test_a_select_with_block_comments_is_read_as_written(ext_shell, capsys, calls):
+    """Comments are space to the lexer, /* */ too (it once refused them: the SELECT went to the
+    server, which knows no payload path)."""
+    out, err = run(ext_shell, capsys, calls, "SELECT pk, /* the state */ data.status FROM docs WHERE pk = 1;")
+    assert "NEW" in out and not err, (out, err)
+    assert calls.counts["lex"] == 1
+
+
+def test_a_statement_that_does_not_lex_is_lexed_once_and_says_why_each_time(calls):
+    from cqlsh_ext.cql.errors import QueryError
+    from cqlsh_ext.cql.lexer import Lexed
+    from cqlsh_ext.query.recognize import table_of
+
+    statement = Lexed("SELECT data.a FROM t WHERE data.a ~ 1")
+    assert table_of(statement) is None
+    for _ in range(2):
+        with pytest.raises(QueryError, match="unexpected character '~' at 34"):
+            _ = statement.tokens
+    assert calls.counts["lex"] == 1
+
+
+def test_the_select_inside_copy_is_read_from_the_copys_tokens(calls):
+    from cqlsh_ext.cql.lexer import Lexed
+    from cqlsh_ext.export.parse import parse as parse_export
+    from cqlsh_ext.query.grammar import parse
+    from cqlsh_ext.query.recognize import table_of
+    from tests.query.test_grammar import SCHEMA
+
+    text = ("COPY ( SELECT pk, data.status FROM ks.t WHERE pk = 'a' -- one\n) TO 'x.jsonl' "
+            "WITH OVERWRITE = true;")
+    export = parse_export(Lexed(text))
+    assert export.select == "SELECT pk, data.status FROM ks.t WHERE pk = 'a' -- one"
+    assert [export.query.text[t.start:t.end] for t in export.query.tokens[:2]] == ["SELECT", "pk"]
+    assert table_of(export.query) == ("ks", "t")
+    plan = parse(export.query, SCHEMA, plain=True)
+    assert calls.counts["lex"] == 1
+    assert plan == parse(export.select, SCHEMA, plain=True)  # the SELECT's own text, lexed alone
+    assert plan is not None and plan.server_statement == "SELECT pk, data FROM ks.t WHERE pk = 'a'"
+
+
+def test_spark_reads_a_script_lexed_once(calls):
+    from types import SimpleNamespace
+
+    from cqlsh_ext.query.grammar import parse
+    from cqlsh_ext.spark.cli import _statements
+    from cqlsh_ext.spark.parse import QueryStatement, classify
+    from tests.query.test_grammar import SCHEMA
+
+    script = ("-- the first\nSELECT pk, data.a FROM ks.t WHERE data.a = ';' ALLOW FILTERING;\n"
+              "COMPRESSION STATS ks.t; -- the end\n")
+    statements = [classify(s) for s in _statements(SimpleNamespace(execute=script, file=None))]
+    assert [type(s).__name__ for s in statements] == ["QueryStatement", "StatsStatement"]
+    query = statements[0]
+    assert isinstance(query, QueryStatement) and (query.keyspace, query.table) == ("ks", "t")
+    plan = parse(query.statement, SCHEMA)
+    assert plan is not None and [p.values for p in plan.predicates] == [(";",)]
+    assert calls.counts["lex"] == 1

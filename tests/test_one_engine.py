@@ -1,0 +1,216 @@
+"""The value engine is the one road a stored value takes: on the same page of values, every reader
+(the display, COMPRESSION STATS, INSPECT, JSON, CSV, Parquet's columns, a payload query and what
+it gives the display) decodes each value once, and parses a value's JSON at most once. Counted,
+not timed: every container's decode and trial are wrapped with a counter that counts a value's
+outermost call that decoded something (a trial that decodes inside counts once; a trial that
+finds the value is another format's counts nothing), and every JSON reading of a payload."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import lz4.frame
+import pytest
+import snappy
+import zstandard
+from cassandra import cqltypes
+from cqlshlib import formatting
+
+from cqlsh_ext.codecs import registry
+from cqlsh_ext.payload import engine as engine_module
+from cqlsh_ext.payload import json_text
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))
+from orders import rows as order_rows  # noqa: E402
+
+
+def _page() -> list[bytes]:
+    """The order table's values (snappy JSON, zstd MessagePack, plain JSON, gzip JSON, LZ4-frame CBOR,
+    random bytes) and JSON documents in the other common containers, written by their libraries."""
+    values = [row["data"] for row, _doc in order_rows(60, seed=9)]
+    for i in range(12):
+        doc = json.dumps({"status": "FAILED" if i % 3 == 0 else "PAID", "n": i * 100,
+                          "note": "x" * (50 * i)}).encode()
+        values += [snappy.compress(doc), gzip.compress(doc), zstandard.ZstdCompressor().compress(doc),
+                   lz4.frame.compress(doc)]
+    return values
+
+
+PAGE = _page()
+CONTAINERS = {type(fmt) for fmt in registry.all_containers()}
+
+
+class Counts:
+    def __init__(self) -> None:
+        self.decodes = 0
+        self.parses = 0
+        self._depth = 0
+
+
+@contextmanager
+def counted(monkeypatch: pytest.MonkeyPatch) -> Iterator[Counts]:
+    counts = Counts()
+
+    def wrap(method: Callable[..., Any]) -> Callable[..., Any]:
+        def counting(self: Any, *args: Any, **kwargs: Any) -> Any:
+            outermost = counts._depth == 0
+            counts._depth += 1
+            try:
+                found = method(self, *args, **kwargs)
+            finally:
+                counts._depth -= 1
+            if outermost and found is not None:  # a trial that finds another format decoded nothing
+                counts.decodes += 1
+            return found
+        return counting
+
+    for cls in CONTAINERS:
+        for name in ("decode", "trial"):
+            if name in vars(cls):
+                monkeypatch.setattr(cls, name, wrap(vars(cls)[name]))
+    real = json_text.json_container
+
+    def parsing(text: str) -> Any:
+        counts.parses += 1
+        return real(text)
+
+    monkeypatch.setattr(json_text, "json_container", parsing)
+    monkeypatch.setattr(engine_module, "json_container", parsing)
+    yield counts
+
+
+def _readable() -> int:
+    """Values on PAGE that detection reads into containers (the ones a decode count can see)."""
+    found = 0
+    for value in PAGE:
+        try:
+            found += registry.decode_auto(value) is not None
+        except Exception:
+            found += 1
+    return found
+
+
+def test_the_page_has_values_in_containers() -> None:
+    assert _readable() >= 50
+
+
+def _display(values: list[bytes]) -> None:
+    from cqlsh_ext.output.display import BlobDisplay
+    from cqlsh_ext.settings import DisplaySettings
+
+    display = BlobDisplay(DisplaySettings(), interactive=False, expanded=False)
+    display.prepare("data", values)
+    for value in values:
+        display(value, formatting.empty_colormap, place="data")
+
+
+def _expanded(values: list[bytes]) -> None:
+    from cqlsh_ext.output.display import BlobDisplay
+    from cqlsh_ext.settings import DisplaySettings
+
+    display = BlobDisplay(DisplaySettings(), interactive=False, expanded=True)
+    display.prepare("data", values)
+    for value in values:
+        display(value, formatting.empty_colormap, place="data")
+
+
+def _stats(values: list[bytes]) -> None:
+    from cqlsh_ext.insight.stats import Stats
+
+    stats = Stats("q")
+    stats.set_columns(["data"], [cqltypes.BytesType])
+    stats.add_rows([(v,) for v in values])
+
+
+def _inspect(values: list[bytes]) -> None:
+    from cqlsh_ext.insight.inspect import inspect_value
+
+    for value in values:
+        inspect_value(value, {"file": "v"}).render()
+
+
+def _json(values: list[bytes]) -> None:
+    from cqlsh_ext.output.values import JsonSpelling
+    from cqlsh_ext.settings import DisplaySettings
+
+    spelling = JsonSpelling(DisplaySettings())
+    for value in values:
+        spelling.value(value, cqltypes.BytesType)
+
+
+def _csv(values: list[bytes]) -> None:
+    from cqlsh_ext.output.values import CsvSpelling
+    from cqlsh_ext.settings import DisplaySettings
+
+    spelling = CsvSpelling(DisplaySettings())
+    for value in values:
+        spelling.value(value, cqltypes.BytesType)
+
+
+def _parquet_columns(values: list[bytes]) -> None:
+    from cqlsh_ext.export.columns import BLOB, Splitter
+    from cqlsh_ext.settings import DisplaySettings
+
+    Splitter([BLOB], DisplaySettings(), [None], 4 << 20).split([(v,) for v in values])
+
+
+def _query(select: str) -> Callable[[list[bytes]], None]:
+    def run(values: list[bytes]) -> None:
+        from cqlsh_ext.output.values import JsonSpelling
+        from cqlsh_ext.query.answer import Answer
+        from cqlsh_ext.query.evaluate import Decoding, Evaluator
+        from cqlsh_ext.query.grammar import Schema, parse
+        from cqlsh_ext.settings import DisplaySettings
+
+        plan = parse(select, Schema({"pk": "text", "ck": "int", "data": "blob"}, ["pk"], {}))
+        assert plan is not None
+        answer = Answer(plan, ["pk", "ck", "data"] if "*" in select else ())
+        found = answer.add_page(Evaluator(plan, Decoding()), ["pk", "ck", "data"],
+                                [("p", k, v) for k, v in enumerate(values)])
+        spelling = JsonSpelling(DisplaySettings())
+        for row in found:  # what the answer gives is written out, blobs included
+            for value in row:
+                spelling.value(value)
+
+    return run
+
+
+READERS: dict[str, Callable[[list[bytes]], None]] = {
+    "display": _display,
+    "display, EXPAND": _expanded,
+    "COMPRESSION STATS": _stats,
+    "INSPECT": _inspect,
+    "JSON": _json,
+    "CSV": _csv,
+    "Parquet's columns": _parquet_columns,
+    "payload query": _query("SELECT ck, data.status FROM t WHERE data.n >= 0 ALLOW FILTERING"),
+    "payload query giving the blob": _query("SELECT ck, data FROM t WHERE data.status = 'FAILED' "
+                                            "ALLOW FILTERING"),
+    "payload query giving *": _query("SELECT * FROM t WHERE data.n > 200 ALLOW FILTERING"),
+    "GROUP BY": _query("SELECT data.status, count(*) FROM t GROUP BY data.status ALLOW FILTERING"),
+}
+
+
+@pytest.mark.parametrize("reader", list(READERS))
+def test_every_reader_decodes_a_value_once_and_parses_its_json_at_most_once(
+        reader: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    with counted(monkeypatch) as counts:
+        READERS[reader](PAGE)
+    # Each value in a container: one decode (a value in none is tried, not decoded: no count).
+    assert counts.decodes == _readable(), reader
+    assert counts.parses <= len(PAGE), reader
+
+
+def test_the_counter_sees_a_second_decode(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The check above can fail: a reader that decodes twice is counted twice.
+    with counted(monkeypatch) as counts:
+        _json(PAGE)
+        _csv(PAGE)
+    assert counts.decodes == 2 * _readable()
