@@ -24,8 +24,9 @@ from hypothesis import strategies as st
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import corpora  # noqa: E402
-from conftest import record  # noqa: E402
 from fuzzing.native_diff import CAPS, Counts, both, check, compare  # noqa: E402
+
+from .conftest import record  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("native_core")
 DEFAULT_CAP = CAPS[0]
