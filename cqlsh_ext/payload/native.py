@@ -22,8 +22,9 @@ gives, per value (columns, in the order of `values`):
 - `kinds[i]`: TEXT, RECORD, BINARY (a binary payload), UNKNOWN (no known format), FAILED (a
   recognised format that failed to decode: the label names it) or HANDED_BACK; `KINDS[code]` is
   the view's kind (payload.view: text, record, binary, unknown, failed; None for HANDED_BACK);
-- `labels[i]`: the chain, container labels and the payload's reading joined by ">" ("snappy>json",
-  "zstd>msgpack", "json" for stored plain JSON, "gzip>text", "snappy>binary"; "" for UNKNOWN);
+- `labels[i]`: the chain, container labels and the payload's reading joined by ">" as the view
+  spells its label ("<codec>>json", "<codec>><format>", "json" for stored plain JSON,
+  "<codec>>text", "<codec>>binary"; "" for UNKNOWN);
   the reading of a text is "json" when the text is a JSON object or array;
 - `stored[i]`, `decoded[i]`: the stored size, and the size of the payload under the last container
   (the stored size when there is none);
