@@ -5,10 +5,12 @@ random bytes), in pages of 100 as a scan hands them over.
     .venv/bin/python bench/native_values.py [--values 3000] [--callgrind] [--encodings mixed json ...]
 
 Readers (each reads the paths data.status and data.n of every value):
-  python   ValueEngine.contents (the query's page path) and the two paths read from each tree
-  native   payload/native.py decode_page(values, cap, [status, n]): kinds, labels, sizes, paths
+  python   ValueEngine.read_page (the page API every query reader uses) on the Python engine alone
+  engine   the same read_page on the native core (what a query, an export, Spark's tasks run)
+  native   payload/native.py decode_page(values, cap, [status, n]) alone: the core's call
   native+  the same with want_tree (every value's tree built as Python objects)
   magic    the magic-byte + orjson script of bench/query_scan.py (the floor a user's script sets)
+  stats-python, stats-engine   ValueEngine.measure_page (COMPRESSION STATS), Python alone / core
 
 Wall time: the best of --repeat runs (µs per value). --callgrind: instructions per value instead
 (valgrind, the count of a run with --values less one with none), steadier on a loaded machine.
@@ -31,7 +33,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 sys.path.insert(0, str(ROOT / "bench"))
 PAGE = 100
 CAP = 4 << 20
-READERS = ("python", "native", "native+", "magic")
+READERS = ("python", "engine", "native", "native+", "magic", "stats-python", "stats-engine")
 
 
 def _values(encoding: str, count: int) -> list[bytes]:
@@ -61,24 +63,31 @@ def reader(name: str) -> Callable[[list[bytes]], int]:
             return found
 
         return magic
-    if name == "python":
-        from cqlsh_ext.payload.engine import ValueEngine
-        from cqlsh_ext.payload.unwrap import TEXT, json_container
+    if name in ("python", "engine", "stats-python", "stats-engine"):
+        from cqlsh_ext.payload.engine import Ask, ValueEngine
 
         engine = ValueEngine("auto", CAP)
+        if name.endswith("python"):
+            engine.native = False
+        elif not engine._native_on():
+            raise SystemExit("the native core does not run")
+        if name.startswith("stats"):
+            def stats(values: list[bytes]) -> int:
+                return sum(len(engine.measure_page(values[start:start + PAGE]))
+                           for start in range(0, len(values), PAGE))
 
-        def python(values: list[bytes]) -> int:
+            return stats
+        ask = Ask([("status",), ("n",)])
+
+        def read(values: list[bytes]) -> int:
             found = 0
             for start in range(0, len(values), PAGE):
-                for kind, tree in engine.contents(values[start:start + PAGE]):
-                    if kind == TEXT:
-                        tree = json_container(tree)
-                    if isinstance(tree, dict) and tree.get("status") == "FAILED" \
-                            and tree.get("n") is not None:
-                        found += 1
+                page = engine.read_page(values[start:start + PAGE], ask)
+                status, n = page.columns
+                found += sum(1 for s, v in zip(status, n, strict=True) if s == "FAILED" and v is not None)
             return found
 
-        return python
+        return read
     from cqlsh_ext.payload import native
 
     if not native.available():
@@ -148,8 +157,12 @@ def main() -> int:
         line = "  ".join(f"{name} {value:,.2f}" if not args.callgrind else f"{name} {value:,.0f}"
                          for name, value in figures.items())
         ratios = ""
-        if "native" in figures and "python" in figures:
-            ratios += f"  native/python {figures['native'] / figures['python']:.3f}"
+        if "engine" in figures and "python" in figures:
+            ratios += f"  engine/python {figures['engine'] / figures['python']:.3f}"
+        if "engine" in figures and "magic" in figures:
+            ratios += f"  engine/magic {figures['engine'] / figures['magic']:.2f}"
+        if "stats-engine" in figures and "stats-python" in figures:
+            ratios += f"  stats engine/python {figures['stats-engine'] / figures['stats-python']:.3f}"
         if "native" in figures and "magic" in figures:
             ratios += f"  native/magic {figures['native'] / figures['magic']:.2f}"
         print(f"  {encoding:<13} {line}{ratios}", flush=True)
