@@ -223,7 +223,10 @@ class ValueEngine:
     def read_page(self, values: Sequence[bytes], ask: Ask) -> Page:
         """What a statement reads of a page of values (see Ask and Page). Never raises."""
         if values and self._native_on():
-            return self._read_page_native(values, ask)
+            try:
+                return self._read_page_native(values, ask)
+            except Exception:  # a core that fails a page (it should not): the Python engine reads it
+                pass
         return self._read_page_python(values, ask)
 
     def _read_page_python(self, values: Sequence[bytes], ask: Ask) -> Page:
@@ -372,8 +375,9 @@ class ValueEngine:
         # The needle tests, as _read_page_python takes them (not with views: _read_view has none).
         rejecters = [] if views else [rejects for p, rejects in enumerate(ask.needles)
                                       if rejects is not None and p in ask.known]
+        # LIKE on the bare column (Ask.text) renders each record's tree: the core's, then.
         core = native.decode_page(values, self.cap, paths, want_text=ask.text or bool(rejecters),
-                                  missing=MISSING)
+                                  want_tree=ask.text, missing=MISSING)
         page = Page(n, len(paths))
         kinds: list[Any] = list(map(_NATIVE_KINDS.__getitem__, core.kinds))
         cuts = list(map(bool, core.cut))
@@ -419,21 +423,25 @@ class ValueEngine:
             finally:
                 budget.leave(token)
         page.texts = texts if ask.text and texts is not None else []
-        page.trees = Lazy(n, lambda i: made[i] if i in made else self._tree_at(page, values, i, ask))
+        trees = core.trees
+        page.trees = Lazy(n, lambda i: made[i] if i in made else self._tree_at(page, values, i, ask, trees))
         if views:
             page.views = Lazy(n, lambda i: self.view(values[i]))
         if paths:
             self._count_paths(page, ask, core, answered, set(handed), values)
         return page
 
-    def _tree_at(self, page: Page, values: Sequence[bytes], i: int, ask: Ask) -> Any:
+    def _tree_at(self, page: Page, values: Sequence[bytes], i: int, ask: Ask, trees: list[Any] | None) -> Any:
         """Page.trees[i] of a value the core answered, as _read_page_python would have kept it:
-        made by the Python engine (only readers that ask pay for a tree)."""
+        the core's tree when it gave them (the same, tests/native), else made by the Python engine
+        (only readers that ask pay for a tree)."""
         kind = page.kinds[i]
         if page.cut[i] or page.rejected[i] or (kind != TEXT and kind != RECORD):
             return None
         if not ask.paths and (ask.views or kind == TEXT):
             return None
+        if trees is not None:
+            return trees[i]
         token = budget.enter(self.budget)
         try:
             kind, _cut, found = self._content(values[i])

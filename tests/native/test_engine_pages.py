@@ -47,6 +47,8 @@ ASKS: list[tuple[str, Callable[[], Ask], set[int]]] = [
     ("paths and texts", lambda: Ask(PATHS, text=True), set()),
     ("paths", lambda: Ask(PATHS), set()),
     ("kinds only", lambda: Ask(), set()),
+    ("texts without paths (LIKE)", lambda: Ask(text=True), set()),
+    ("views and texts", lambda: Ask(PATHS[:3], text=True, views=True), set()),
     ("views", lambda: Ask(PATHS, views=True), set()),
     ("needles", lambda: Ask(PATHS, needles=[_no_paid, _no_ada] + [None] * (len(PATHS) - 2)), {0, 1}),
     ("a path none has", lambda: Ask([("nope",), ("status", "deeper"), (0, "name")]), set()),
@@ -114,6 +116,7 @@ def differential(values: list[bytes], caps: tuple[int, ...], size: int = 64) -> 
         core, python = ValueEngine("auto", cap), ValueEngine("auto", cap)
         python.native = False
         for n, page in enumerate(pages):
+            counts.handed_back += len(native.decode_page(page, cap).handed_back)
             for i, (a, b) in enumerate(zip(core.measure_page(page), python.measure_page(page), strict=True)):
                 counts.compared += 1
                 if a != b:
@@ -209,3 +212,22 @@ def test_lazy_items_are_made_once_and_read_like_a_list() -> None:
     assert made == [1, 3]
     assert column == [0, 10, 20, 30] and [0, 10, 20, 30] == column
     assert column[1:3] == [10, 20] and bool(Lazy(0, lambda i: i)) is False
+
+
+def test_the_core_runs_only_in_plain_auto_mode_and_when_on() -> None:
+    import os
+    import subprocess
+
+    values = corpora.orders(20)
+    for engine in (ValueEngine("snappy", DEFAULT_CAP), ValueEngine("auto", DEFAULT_CAP, spec="snappy")):
+        engine.read_page(values, Ask(PATHS))
+        assert engine.native is False  # -d CODEC, a column setting: the Python engine alone
+    engine = ValueEngine("auto", DEFAULT_CAP)
+    engine.measure_page(values)
+    assert engine.native is True
+    code = ("from cqlsh_ext.payload.engine import Ask, ValueEngine\n"
+            "engine = ValueEngine()\nengine.read_page([b'{\"a\": 1}'], Ask([('a',)]))\nprint(engine.native)")
+    for setting, expected in (("0", "False"), ("1", "True")):
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                             env={**os.environ, native.ENV: setting}).stdout.strip()
+        assert out == expected, setting
