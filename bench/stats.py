@@ -1,13 +1,15 @@
 """COMPRESSION STATS throughput against a bare cassandra-driver paged scan of the same column.
 
 Loads a 100,000-row table of snappy-compressed JSON order records (the demo records, raw snappy as
-Java's Snappy.compress writes them) once, then alternates in the same run:
+Java's Snappy.compress writes them) once, or with --skewed a table of skewed sizes (JSON documents
+from 100 B to 1 MB before compression, a Pareto tail: most values small, most bytes in a few large
+ones), then alternates in the same run:
   bare     cassandra-driver: SELECT data FROM t, fetch_size 5000, every row's value touched
   stats    the real binary: cqlsh-ext -e "COMPRESSION STATS [PARALLEL n] SELECT data FROM t"
            (its own rows/s over the scan and aggregation, and the process wall time with start-up)
 and prints the medians and the ratio stats / bare (target >= 0.8).
 
-    .venv/bin/python bench/stats.py [--rows 100000] [--repeat 3] [--parallel 0 4 ...]
+    .venv/bin/python bench/stats.py [--rows 100000] [--skewed] [--repeat 3] [--parallel 0 4 ...]
                                     [--port 25042 | --host H --port P]
 
 Without --host it starts (and afterwards stops) its own Cassandra from tools/devcassandra.py on
@@ -32,7 +34,13 @@ sys.path.insert(0, str(ROOT / "tools"))
 
 import devcassandra  # noqa: E402
 
-KEYSPACE, TABLE = "bench_stats", "orders"
+KEYSPACE = "bench_stats"
+#: The table measured: the 4 KB order table, or with --skewed the table of skewed sizes.
+TABLE = "orders"
+SKEWED = "skewed"
+#: The skewed table's sizes: 100 B up, a Pareto tail of this index, cut at 1 MB (median about
+#: 190 B, mean about 1 KB, a value in 2,000 past 100 KB).
+SKEW_MIN, SKEW_MAX, SKEW_ALPHA = 100, 1 << 20, 1.1
 CQLSH_EXT = str(Path(sys.executable).parent / "cqlsh-ext")
 
 
@@ -54,6 +62,28 @@ def _session(host: str, port: int):  # type: ignore[no-untyped-def]
     return cluster, cluster.connect()
 
 
+def skewed_blobs(count: int, seed: int = 7) -> list[bytes]:
+    """`count` snappy-compressed JSON documents of skewed sizes: {"id", "doc"}, doc a run of the
+    demo's order documents as one JSON string, cut to the drawn size."""
+    import random
+
+    import cramjam
+
+    from cqlsh_ext.demo.records import documents
+
+    rng = random.Random(seed)
+    text = "".join(documents(400, seed=11))
+    while len(text) < SKEW_MAX:
+        text += text
+    out = []
+    for i in range(count):
+        size = min(SKEW_MAX, int(SKEW_MIN / (1.0 - rng.random()) ** (1.0 / SKEW_ALPHA)))
+        start = rng.randrange(0, len(text) - size)
+        doc = json.dumps({"id": i, "doc": text[start:start + max(0, size - 20)]})
+        out.append(bytes(cramjam.snappy.compress_raw(doc.encode())))
+    return out
+
+
 def load(session, rows: int) -> None:  # type: ignore[no-untyped-def]
     """Create and fill the table unless a previous run left it complete (a marker row says so)."""
     import cramjam
@@ -67,13 +97,15 @@ def load(session, rows: int) -> None:  # type: ignore[no-untyped-def]
     )
     session.execute(f"CREATE TABLE IF NOT EXISTS {KEYSPACE}.{TABLE} (id int PRIMARY KEY, data blob)")
     session.execute(f"CREATE TABLE IF NOT EXISTS {KEYSPACE}.loaded (name text PRIMARY KEY, rows int)")
-    done = session.execute(f"SELECT rows FROM {KEYSPACE}.loaded WHERE name = 'orders'").one()
+    done = session.execute(f"SELECT rows FROM {KEYSPACE}.loaded WHERE name = '{TABLE}'").one()
     if done is not None and done.rows == rows:
         print(f"table {KEYSPACE}.{TABLE}: {rows:,} rows already loaded")
         return
     session.execute(f"TRUNCATE {KEYSPACE}.{TABLE}")
-    # 5,000 distinct documents in the article's size mix, cycled: enough variety for the codec.
-    blobs = [bytes(cramjam.snappy.compress_raw(d.encode())) for d in documents(5000, seed=11)]
+    if TABLE == SKEWED:  # 20,000 distinct sizes and documents, cycled
+        blobs = skewed_blobs(20_000)
+    else:  # 5,000 distinct documents in the article's size mix, cycled: enough variety for the codec.
+        blobs = [bytes(cramjam.snappy.compress_raw(d.encode())) for d in documents(5000, seed=11)]
     insert = session.prepare(f"INSERT INTO {KEYSPACE}.{TABLE} (id, data) VALUES (?, ?)")
     started = time.perf_counter()
     step = 10_000
@@ -82,7 +114,7 @@ def load(session, rows: int) -> None:  # type: ignore[no-untyped-def]
         execute_concurrent_with_args(session, insert, args, concurrency=64, raise_on_first_error=True)
         print(f"\rloading {min(rows, start + step):,}/{rows:,} rows", end="", flush=True)
     print(f"\rloaded {rows:,} rows in {time.perf_counter() - started:.0f} s")
-    session.execute(f"INSERT INTO {KEYSPACE}.loaded (name, rows) VALUES ('orders', {rows})")
+    session.execute(f"INSERT INTO {KEYSPACE}.loaded (name, rows) VALUES ('{TABLE}', {rows})")
 
 
 def bare_scan(session) -> tuple[int, float]:  # type: ignore[no-untyped-def]
@@ -132,6 +164,7 @@ def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--rows", type=int, default=100_000)
     p.add_argument("--repeat", type=int, default=3)
+    p.add_argument("--skewed", action="store_true", help="the table of skewed sizes (100 B to 1 MB)")
     p.add_argument("--host", default=None, help="use a running server instead of starting one")
     p.add_argument("--port", type=int, default=25042)
     p.add_argument(
@@ -144,6 +177,9 @@ def main() -> int:
     p.add_argument("--before", help="another cqlsh-ext binary to measure alongside (a checkout "
                                     "before a change)")
     args = p.parse_args()
+    global TABLE
+    if args.skewed:
+        TABLE = SKEWED
     binaries = {"": CQLSH_EXT}
     if args.before:
         binaries = {"before, ": args.before, **binaries}
@@ -200,7 +236,8 @@ def main() -> int:
                 print("; ".join(line), flush=True)
         bare = statistics.median(results["bare"])
         print()
-        print(f"{args.rows:,} rows, {os.cpu_count()} CPUs, medians of {args.repeat} rounds:")
+        print(f"{KEYSPACE}.{TABLE}: {args.rows:,} rows, {os.cpu_count()} CPUs, "
+              f"medians of {args.repeat} rounds:")
         print(f"  bare cassandra-driver paged scan (fetch_size 5000)      {bare:>8,.0f} rows/s")
         for key, values in results.items():
             if key == "bare":

@@ -303,7 +303,7 @@ def _read_sample(shell: Shell, target: Target, description: Description, choice:
     consume(scanner, start,
             lambda _n, _t, rows: sampler.add_page(scanner.page_range, rows, scanner.range_finished))
     description.interrupted = description.interrupted or scanner.interrupted
-    description.scan = f"{spec.streams} token-range streams"
+    description.scan = f"{spec.streams} parallel streams"
     description.retried = scanner.retried
     if scanner.error is not None:
         description.error = error_text(scanner.error)

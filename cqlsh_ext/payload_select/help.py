@@ -32,7 +32,6 @@ QUERIES_HELP = """
           SELECT data.items[0].sku FROM ks.t
               WHERE pk = 'p1' AND data.customer.tier = 'gold';
 
-          Tab after data. offers the keys seen in a sample of the column.
-          COPY (SELECT ...) TO 'file.parquet' writes the answer: HELP EXPORT.
-          DESCRIBE PAYLOAD ks.t.data shows every path found: HELP PAYLOAD.
+          Tab after data. offers keys; DESCRIBE PAYLOAD ks.t.data lists paths
+          (HELP PAYLOAD). COPY (SELECT ...) TO 'file.parquet': HELP EXPORT.
         """

@@ -17,14 +17,10 @@ from collections.abc import Iterable, Iterator, Sequence
 from types import SimpleNamespace
 from typing import Any, cast
 
-from cqlsh_ext.cql.types import from_driver
 from cqlsh_ext.describe.description import Description
 from cqlsh_ext.describe.parse import LABEL, DescribeError, DescribeStatement
+from cqlsh_ext.spark.rows import batch_rows, pages
 from cqlsh_ext.spark.session import SparkError, TaskProgress, java_error
-from cqlsh_ext.spark.stats_job import driver_value
-
-#: Rows handed to Description.add_rows at once in a task (the engine decodes a page together).
-PAGE_ROWS = 1000
 
 
 def describe_partition(template: Description, specs: dict[tuple[str, ...], str | None],
@@ -44,15 +40,9 @@ def describe_partition(template: Description, specs: dict[tuple[str, ...], str |
         # Made here, not shipped (as Spark's SELECT makes its own: spark/query_job.py).
         part.evaluator = Evaluator(evaluator_settings[0], evaluator_settings[1])
     part.set_columns(names, types)
-    cqltypes = [from_driver(t) for t in types]
-    nested = [i for i, t in enumerate(cqltypes) if t.params]
-    for batch in batches:
-        columns = [batch.column(i).to_pylist() for i in range(len(names))]
-        for i in nested:
-            columns[i] = [driver_value(v, cqltypes[i]) for v in columns[i]]
-        rows = list(zip(*columns, strict=True))
-        for start in range(0, len(rows), PAGE_ROWS):
-            part.add_rows(rows[start:start + PAGE_ROWS])
+    for rows in batch_rows(batches, names, types):
+        for page in pages(rows):
+            part.add_rows(page)
         rows_read.add(len(rows))
     yield pyarrow.RecordBatch.from_pydict({"part": [pickle.dumps(part)]})
 

@@ -19,19 +19,14 @@ from typing import Any, NamedTuple, cast
 
 from cqlsh_ext.cql.errors import QueryError
 from cqlsh_ext.cql.lexer import Lexed
-from cqlsh_ext.cql.types import from_driver
 from cqlsh_ext.query.answer import Answer
 from cqlsh_ext.query.evaluate import Decoding, Evaluator
 from cqlsh_ext.query.grammar import Column, Path, Plan
 from cqlsh_ext.spark.parse import QueryStatement
+from cqlsh_ext.spark.rows import batch_rows, pages
 from cqlsh_ext.spark.session import SparkError, TaskProgress, java_error
-from cqlsh_ext.spark.stats_job import driver_value
 
 Row = tuple[Any, ...]
-
-
-#: Rows handed to Answer.add_page at once in a task (the evaluator decodes a page's blobs together).
-PAGE_ROWS = 1000
 
 
 def answer_partition(template: Answer, settings: Decoding, names: Sequence[str], types: Sequence[Any],
@@ -49,16 +44,10 @@ def answer_partition(template: Answer, settings: Decoding, names: Sequence[str],
     evaluator = Evaluator(template.plan, settings)
     found: list[Row] = []
     limit = template.plan.limit if part.streamed else None
-    cqltypes = [from_driver(t) for t in types]
-    nested = [i for i, t in enumerate(cqltypes) if t.params]
-    for batch in batches:
-        columns = [batch.column(i).to_pylist() for i in range(len(names))]
-        for i in nested:
-            columns[i] = [driver_value(v, cqltypes[i]) for v in columns[i]]
-        rows = list(zip(*columns, strict=True))
+    for rows in batch_rows(batches, names, types):
         if limit is None:
-            for start in range(0, len(rows), PAGE_ROWS):
-                found.extend(part.add_page(evaluator, names, rows[start:start + PAGE_ROWS]))
+            for page in pages(rows):
+                found.extend(part.add_page(evaluator, names, page))
             rows_read.add(len(rows))
             continue
         read = 0

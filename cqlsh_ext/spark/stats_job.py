@@ -12,13 +12,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
-from cqlsh_ext.cql.types import SEQUENCES, UDT, CqlType, from_driver
 from cqlsh_ext.insight.stats import Stats
 from cqlsh_ext.spark.parse import StatsStatement
+from cqlsh_ext.spark.rows import batch_rows, pages
 from cqlsh_ext.spark.session import SparkError, TaskProgress, java_error
-
-#: Rows handed to Stats.add_rows at once in a task (its column-wise fast path works per page).
-PAGE_ROWS = 1000
 
 
 def table_meta(session: Any, keyspace: str | None, table: str) -> tuple[str, Any]:
@@ -60,26 +57,6 @@ def result_columns(session: Any, query: str) -> tuple[list[str], list[Any]]:
     return list(result.column_names), list(result.column_types)
 
 
-def driver_value(value: Any, cqltype: CqlType) -> Any:
-    """A value as Arrow gives it (a map as (key, value) pairs, a UDT or tuple as a dict of fields)
-    in the form the Python driver gives it, which the shell's aggregate reads (cqltypes.extractor)."""
-    if value is None or cqltype.is_blob:
-        return value
-    kind, subs = cqltype.kind, cqltype.params
-    if kind in SEQUENCES and subs:
-        return [driver_value(v, subs[0]) for v in value]
-    if kind == "map" and len(subs) == 2:
-        return {driver_value(k, subs[0]): driver_value(v, subs[1]) for k, v in value}
-    if kind == UDT:  # fields by name, as the driver's object has them
-        from types import SimpleNamespace
-
-        return SimpleNamespace(**{f: driver_value(value.get(f), sub)
-                                  for f, sub in zip(cqltype.fields or (), subs, strict=False)})
-    if kind == "tuple" and isinstance(value, dict):  # a struct of fields "0", "1", ...
-        return tuple(driver_value(v, sub) for v, sub in zip(value.values(), subs, strict=False))
-    return value
-
-
 def scan_partition(template: Stats, names: Sequence[str], types: Sequence[Any], rows_read: Any,
                    batches: Iterable[Any]) -> Iterator[Any]:
     """One Spark task (in an executor): its rows, Arrow batch by batch, into a fresh Stats; yields
@@ -90,15 +67,9 @@ def scan_partition(template: Stats, names: Sequence[str], types: Sequence[Any], 
 
     stats = template.fresh()
     stats.set_columns(names, types)
-    cqltypes = [from_driver(t) for t in types]
-    nested = [i for i, t in enumerate(cqltypes) if not t.is_blob]
-    for batch in batches:
-        columns = [batch.column(i).to_pylist() for i in range(len(names))]
-        for i in nested:
-            columns[i] = [driver_value(v, cqltypes[i]) for v in columns[i]]
-        rows = list(zip(*columns, strict=True))
-        for start in range(0, len(rows), PAGE_ROWS):
-            stats.add_rows(rows[start:start + PAGE_ROWS])
+    for rows in batch_rows(batches, names, types):
+        for page in pages(rows):
+            stats.add_rows(page)
         rows_read.add(len(rows))
     yield pyarrow.RecordBatch.from_pydict({"stats": [pickle.dumps(stats)]})
 

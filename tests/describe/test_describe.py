@@ -49,6 +49,7 @@ def assert_paths_match(got: dict[str, dict[str, Any]], expected: dict[str, Any],
                 assert got_values == want.values, path
             else:
                 assert abs(have["distinct"] - distinct) <= 0.05 * distinct, path
+                assert have["distinct"] <= want.seen, path  # an estimate never past the values counted
         numbers = [v for (t, v) in values if t in ("integer", "float")]
         if numbers:
             assert (have["numbers"]["min"], have["numbers"]["max"]) == (min(numbers), max(numbers)), path

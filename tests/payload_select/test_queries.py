@@ -203,7 +203,9 @@ def test_a_path_no_value_has_is_named_with_the_nearest_keys(cassandra, orders, h
     out = shell(cassandra, home, f"SELECT data.stauts, count(*) FROM {orders.name} GROUP BY data.stauts "
                 "ALLOW FILTERING", "--output-format", "json", env=env)
     assert out.returncode == 0, out.stderr
-    assert json_lines(out.stdout) == [{"data.stauts": None, "count(*)": len(orders.rows)}]
+    undecodable = sum(1 for _row, doc in orders.rows if doc is None)  # a group of their own
+    assert json_lines(out.stdout) == [{"data.stauts": None, "count(*)": len(orders.rows) - undecodable},
+                                      {"data.stauts": {"$undecodable": True}, "count(*)": undecodable}]
     assert out.stderr.rstrip().endswith("; no value read has data.stauts (nearest keys seen there: status)")
     assert ("2 worker processes" in out.stderr) == (workers == "2")  # parts merged from the workers
     out = shell(cassandra, home, f"SELECT ck FROM {orders.name} WHERE data.stauts = 'PAID' ALLOW FILTERING",

@@ -110,11 +110,16 @@ def _plan(instance: devcassandra.Instance):  # type: ignore[no-untyped-def]
     return FaultPlan(fault_plan_file(instance.config.directory))
 
 
+#: A STATS report is longer than the terminal: these tests read it whole, not through less (an empty
+#: $PAGER turns paging off, as in psql; tests/repl/test_pager.py drives the pager itself).
+NO_PAGER = {"PAGER": ""}
+
+
 def test_server_killed_during_stats_and_during_a_paged_select(killable, tmp_path: Path):
     instance, ks = killable
     config = instance.config
     write_credentials(tmp_path, config.username or "", config.password or "")
-    t = Term([config.host, str(config.native_port)], tmp_path)
+    t = Term([config.host, str(config.native_port)], tmp_path, env=NO_PAGER)
     try:
         t.prompt()
         # 1. COMPRESSION STATS, pages slowed down so that the kill lands in the middle of the scan
@@ -189,7 +194,7 @@ def test_connection_cut_mid_result(cassandra, cut_ks, tmp_path: Path):
     write_credentials(tmp_path, cassandra.username, cassandra.password)
     with SlowProxy(cassandra.host, cassandra.port) as proxy:
         # The driver meets a connection closed under a request as a request timeout (cut short here)
-        t = Term([cassandra.host, str(proxy.port), "--request-timeout", "5"], tmp_path)
+        t = Term([cassandra.host, str(proxy.port), "--request-timeout", "5"], tmp_path, env=NO_PAGER)
         try:
             t.prompt()
             # STATS: the page that was cut is asked for again on a new connection; nothing is lost
@@ -223,7 +228,7 @@ def test_connection_cut_mid_result(cassandra, cut_ks, tmp_path: Path):
 def test_answers_slower_than_the_request_timeout(cassandra, cut_ks, tmp_path: Path):
     write_credentials(tmp_path, cassandra.username, cassandra.password)
     with SlowProxy(cassandra.host, cassandra.port) as proxy:
-        t = Term([cassandra.host, str(proxy.port), "--request-timeout", "2"], tmp_path)
+        t = Term([cassandra.host, str(proxy.port), "--request-timeout", "2"], tmp_path, env=NO_PAGER)
         try:
             t.prompt()
             proxy.hold()
