@@ -223,10 +223,9 @@ class ValueEngine:
     def read_page(self, values: Sequence[bytes], ask: Ask) -> Page:
         """What a statement reads of a page of values (see Ask and Page). Never raises."""
         if values and self._native_on():
-            try:
-                return self._read_page_native(values, ask)
-            except Exception:  # a core that fails a page (it should not): the Python engine reads it
-                pass
+            page = self._read_page_native(values, ask)
+            if page is not None:
+                return page
         return self._read_page_python(values, ask)
 
     def _read_page_python(self, values: Sequence[bytes], ask: Ask) -> Page:
@@ -325,7 +324,9 @@ class ValueEngine:
         plausible size within the cap (HeaderSized.header_sized_from) is only peeked at: its size
         is the declared one and its reason FROM_HEADER. Never raises."""
         if values and not from_headers and self._native_on():
-            return self._measure_page_native(values)
+            measures = self._measure_page_native(values)
+            if measures is not None:
+                return measures
         token = budget.enter(self.budget)
         try:
             auto = self.mode == "auto" and self.spec is None
@@ -366,18 +367,22 @@ class ValueEngine:
         return COMPRESSED, _label(fmt), len(data), True, None
 
     # ------------------------------------------------------------------ the native core's road
-    def _read_page_native(self, values: Sequence[bytes], ask: Ask) -> Page:
+    def _read_page_native(self, values: Sequence[bytes], ask: Ask) -> Page | None:
         """read_page() on the native core: one call for the page, the values it hands back read
         here as _read_page_python reads them, then the page's hits and misses counted as that
-        loop counts them (in order, rejected values left out)."""
+        loop counts them (in order, rejected values left out). None when the core fails the call
+        (it should not): the Python engine reads the page."""
         n, paths = len(values), ask.paths
         views = ask.views
         # The needle tests, as _read_page_python takes them (not with views: _read_view has none).
         rejecters = [] if views else [rejects for p, rejects in enumerate(ask.needles)
                                       if rejects is not None and p in ask.known]
         # LIKE on the bare column (Ask.text) renders each record's tree: the core's, then.
-        core = native.decode_page(values, self.cap, paths, want_text=ask.text or bool(rejecters),
-                                  want_tree=ask.text, missing=MISSING)
+        try:
+            core = native.decode_page(values, self.cap, paths, want_text=ask.text or bool(rejecters),
+                                      want_tree=ask.text, missing=MISSING)
+        except Exception:
+            return None
         page = Page(n, len(paths))
         kinds: list[Any] = list(map(_NATIVE_KINDS.__getitem__, core.kinds))
         cuts = list(map(bool, core.cut))
@@ -500,11 +505,14 @@ class ValueEngine:
             finally:
                 budget.leave(token)
 
-    def _measure_page_native(self, values: Sequence[bytes]) -> list[Measure]:
+    def _measure_page_native(self, values: Sequence[bytes]) -> list[Measure] | None:
         """measure_page() on the native core: the kinds, labels and sizes it gives, as measure()
         spells them; a value it hands back, one that failed (its reason is the Python engine's)
         and one the cap cut (its size may be the declared one) measured here."""
-        core = native.decode_page(values, self.cap)
+        try:
+            core = native.decode_page(values, self.cap)
+        except Exception:  # (it should not): the Python engine measures the page
+            return None
         out: list[Measure] = []
         append = out.append
         labels, stored, decoded, cuts = core.labels, core.stored, core.decoded, core.cut
