@@ -20,9 +20,35 @@
 #   EXTRAS      optional extras of pyproject.toml to install: all (but the test ones and spark), none,
 #               or a comma list.
 #   VERSION     recorded in the image's labels.
-# The build works with the classic builder and with BuildKit; it needs PyPI for the dependencies.
+# The build works with the classic builder and with BuildKit; it needs PyPI for the dependencies,
+# Debian's archive for Rust (rustc-web, cargo-web: 1.85 in bookworm) and crates.io for the native
+# core's crates.
 
 ARG BASE_IMAGE=python:3.11-slim-bookworm
+
+# ---- native: the value engine's Rust core (native/), a wheel built with Debian's Rust ----
+FROM ${BASE_IMAGE} AS native
+LABEL org.cqlsh-ext.stage=native
+ENV PIP_NO_CACHE_DIR=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1 \
+    PIP_ROOT_USER_ACTION=ignore \
+    CARGO_HOME=/opt/cargo \
+    MATURIN_NO_INSTALL_RUST=1
+# zlib1g-dev and pkg-config: the core links the system zlib, the one Python's zlib module uses.
+# hadolint ignore=DL3008
+RUN apt-get update \
+ && apt-get install --yes --no-install-recommends rustc-web cargo-web zlib1g-dev pkg-config \
+ && rm -rf /var/lib/apt/lists/* \
+ && python3 -m venv /opt/maturin \
+ && /opt/maturin/bin/pip install "maturin==1.16.0"
+WORKDIR /src/native
+# The crates of the committed Cargo.lock first: this layer stays cached while only the source changes.
+COPY native/Cargo.toml native/Cargo.lock ./
+COPY native/.cargo ./.cargo
+RUN mkdir src && touch src/lib.rs && cargo fetch --locked && rm -r src
+COPY native/ ./
+RUN CARGO_NET_OFFLINE=true /opt/maturin/bin/maturin build --release --locked --compatibility linux \
+      --out /wheels
 
 # ---- build: make the wheel, install it and its dependencies into a virtualenv ----
 FROM ${BASE_IMAGE} AS build
@@ -39,11 +65,14 @@ COPY pyproject.toml tools/docker/requirements.py ./
 RUN python3 requirements.py "${EXTRAS}" > requirements.txt \
  && /opt/cqlsh-ext/bin/pip install --requirement requirements.txt
 COPY . .
+COPY --from=native /wheels /native-wheels
 # pyarrow ships its own test suite (about 10 MB, with conftest.py files): not for a runtime image.
+# The native core must configure itself from the registry it was built against.
 RUN /opt/cqlsh-ext/bin/pip wheel --no-deps --wheel-dir /wheels . \
- && /opt/cqlsh-ext/bin/pip install --no-deps /wheels/cqlsh_ext-*.whl \
+ && /opt/cqlsh-ext/bin/pip install --no-deps /wheels/cqlsh_ext-*.whl /native-wheels/cqlsh_ext_native-*.whl \
  && /opt/cqlsh-ext/bin/pip check \
  && /opt/cqlsh-ext/bin/cqlsh-ext --version \
+ && /opt/cqlsh-ext/bin/python -c "from cqlsh_ext.payload import native as n; assert n.available(), n.refusal()" \
  && /opt/cqlsh-ext/bin/pip uninstall --yes --quiet pip setuptools \
  && rm -rf /opt/cqlsh-ext/lib/python3*/site-packages/pyarrow/tests \
            /opt/cqlsh-ext/lib/python3*/site-packages/pyarrow/conftest.py \

@@ -83,7 +83,15 @@ def _versions(cqlshmain: Any) -> str:
     import cassandra
 
     return (f"cqlsh-ext {__version__} (cqlsh {cqlshmain.version}, "
-            f"cassandra-driver {cassandra.__version__})")
+            f"cassandra-driver {cassandra.__version__})\n{engine_line()}")
+
+
+def engine_line() -> str:
+    """Which value engine runs (the native core when installed and not turned off), told
+    without importing it: start-up stays as it is."""
+    from cqlsh_ext.payload.native import engine_name
+
+    return f"value engine: {engine_name()}"
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -35,8 +35,10 @@ class Run:
 
 
 def isolated_env(home: Path) -> dict[str, str]:
-    """A HOME of its own so no developer cqlshrc or history leaks into a test."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("CQLSH_", "CQL_"))}
+    """A HOME of its own so no developer cqlshrc or history leaks into a test. CQLSH_EXT_NATIVE
+    passes: bin/test runs the engine-sensitive tests again with the native core off."""
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("CQLSH_", "CQL_")) or k == "CQLSH_EXT_NATIVE"}
     env["HOME"] = str(home)
     env.pop("COLUMNS", None)
     return env

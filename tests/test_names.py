@@ -14,6 +14,8 @@ PACKAGE = Path(__file__).resolve().parent.parent / "cqlsh_ext"
 
 _AVRO = "the Avro container spec's block codec names (Avro's own data), mapped to the -d codec"
 _PARQUET = "Parquet's own column compression codec names (a Parquet writer option, not a -d codec)"
+_NATIVE = ("the native core's configuration: the releases of the libraries the Python side decodes "
+           "with (the core decodes their formats only with the same), a threshold the Rust mirror reads")
 _JAVA_PRODUCER = "Java the language: a producer library's name (lz4-java, snappy-java, XZ for Java, ...)"
 
 #: (file under cqlsh_ext/, name, why it may stay there).
@@ -30,6 +32,7 @@ ALLOWED: tuple[tuple[str, str, str], ...] = (
     ("spark/describe_job.py", "pickle", "Python's pickle module carries a Spark task's aggregate"),
     *((f"spark/{module}.py", "java", "Java the platform Spark and the connector's driver run on")
       for module in ("cli", "connect", "session")),
+    *(("payload/native.py", name, _NATIVE) for name in ("lz4", "msgpack", "zlib")),
     *((path, "java", _JAVA_PRODUCER) for path in (
         "codecs/lz4/__init__.py", "codecs/lz4/_native.py", "codecs/lz4/block.py", "codecs/lz4/frame.py",
         "codecs/snappy/_raw.py",

@@ -3,7 +3,12 @@
 it gives the display) decodes each value once, and parses a value's JSON at most once. Counted,
 not timed: every container's decode and trial are wrapped with a counter that counts a value's
 outermost call that decoded something (a trial that decodes inside counts once; a trial that
-finds the value is another format's counts nothing), and every JSON reading of a payload."""
+finds the value is another format's counts nothing), and every JSON reading of a payload.
+
+Counted on the Python engine alone (the native core decodes out of these counters' sight), and,
+with the core built, on the core's road: one call per page, each value handed to it once, and
+the Python engine decoding a value at most once beside it (what the core hands back, and the
+views a query's answer shows)."""
 
 from __future__ import annotations
 
@@ -24,7 +29,7 @@ from cqlshlib import formatting
 
 from cqlsh_ext.codecs import registry
 from cqlsh_ext.payload import engine as engine_module
-from cqlsh_ext.payload import json_text
+from cqlsh_ext.payload import json_text, native
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
@@ -201,11 +206,35 @@ READERS: dict[str, Callable[[list[bytes]], None]] = {
 @pytest.mark.parametrize("reader", list(READERS))
 def test_every_reader_decodes_a_value_once_and_parses_its_json_at_most_once(
         reader: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(native, "available", lambda: False)  # the Python engine alone
     with counted(monkeypatch) as counts:
         READERS[reader](PAGE)
     # Each value in a container: one decode (a value in none is tried, not decoded: no count).
     assert counts.decodes == _readable(), reader
     assert counts.parses <= len(PAGE), reader
+
+
+@pytest.mark.parametrize("reader", list(READERS))
+def test_on_the_native_core_every_reader_hands_a_value_to_it_once(
+        reader: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    if not native.available():
+        pytest.skip(f"the native core does not run ({native.refusal()})")
+    handed: list[int] = []
+    real = native.decode_page
+
+    def decode_page(values: Any, *args: Any, **kwargs: Any) -> Any:
+        handed.append(len(values))
+        return real(values, *args, **kwargs)
+
+    monkeypatch.setattr(native, "decode_page", decode_page)
+    with counted(monkeypatch) as counts:
+        READERS[reader](PAGE)
+    decodes, parses = counts.decodes, counts.parses  # (_readable() decodes under the counters)
+    assert sum(handed) <= len(PAGE), reader  # one call per page, no value twice
+    assert decodes <= _readable(), reader  # and the Python engine beside it once at the most
+    assert parses <= len(PAGE), reader
+    if reader in ("COMPRESSION STATS", "payload query", "GROUP BY"):
+        assert handed and decodes == 0, reader  # the core answers this page whole
 
 
 def test_the_counter_sees_a_second_decode(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -23,17 +23,24 @@ budget is one per value (each decoder meters its own call), entered once a page.
 Its invariant, which tests/payload/test_engine.py checks over the producers' corpora in mixed and
 adversarial orders: every answer is what unwrap(value, mode, cap) gives, value by value. An
 engine is not thread-safe: one per column per reader (like the codec modules' contexts).
+
+The native core (payload.native, Rust; optional) runs under read_page() and measure_page() in
+auto mode with no column setting: one call per page, the values it hands back decoded here as
+always, the answer the same Page and measures, value for value (tests/native/test_engine_pages.py
+compares them with the Python engine's). What it does not give is made here, from the Python
+engine, when a reader asks: a view (Ask.views), a tree (Page.trees), a failed value's reason.
+Without the core, or with CQLSH_EXT_NATIVE=0, or in another mode, the Python engine runs alone.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any, overload
 
 from cqlsh_ext.codecs import registry
 from cqlsh_ext.codecs.base import DEFAULT_CAP, Container, DecodeError
 from cqlsh_ext.codecs.capabilities import HeaderSized
-from cqlsh_ext.payload import budget
+from cqlsh_ext.payload import budget, native
 from cqlsh_ext.payload.formats.tree import Cut
 from cqlsh_ext.payload.json_text import json_container
 from cqlsh_ext.payload.paths import CUT, MISSING, Steps, keys_of, read_path
@@ -103,15 +110,18 @@ class Page:
         self.missed: list[tuple[int, str | int, set[str]] | None] = [None] * paths
         self.texts: list[str | None] = []
         #: What each value's paths were read in: a record's tree, a text's JSON (None: a text that
-        #: is no JSON object or array, or a value that cannot be read).
-        self.trees: list[Any] = []
-        self.views: list[BlobView] = []
+        #: is no JSON object or array, or a value that cannot be read). On the native road, made
+        #: on first reading of an item (Lazy).
+        self.trees: Sequence[Any] = []
+        #: Ask.views: each value's view (on the native road, made by the Python engine on first
+        #: reading of an item: Lazy).
+        self.views: Sequence[BlobView] = []
 
 
 class ValueEngine:
     """Decodes the values of one column (or one place inside a column). See the module's text."""
 
-    __slots__ = ("budget", "cap", "last", "mode", "recent", "spec")
+    __slots__ = ("budget", "cap", "last", "mode", "native", "recent", "spec")
 
     def __init__(self, mode: str = "auto", cap: int = DEFAULT_CAP, spec: str | None = None) -> None:
         self.mode = mode
@@ -123,6 +133,9 @@ class ValueEngine:
         #: signature-less container's first byte varies: a raw block may start with its length).
         self.recent: dict[int, Any] = {}
         self.last: Container | None = None
+        #: Whether read_page() and measure_page() run on the native core: decided at the first
+        #: page (None until then); False runs the Python engine alone.
+        self.native: bool | None = None
 
     # ------------------------------------------------------------------ views
     def views(self, values: Iterable[bytes]) -> list[BlobView]:
@@ -199,19 +212,38 @@ class ValueEngine:
         return found
 
     # ------------------------------------------------------------------ the page API
+    def _native_on(self) -> bool:
+        """Whether the native core decodes this engine's pages (auto mode, no column setting, the
+        core installed, on and configured)."""
+        on = self.native
+        if on is None:
+            on = self.native = self.mode == "auto" and self.spec is None and native.available()
+        return on
+
     def read_page(self, values: Sequence[bytes], ask: Ask) -> Page:
         """What a statement reads of a page of values (see Ask and Page). Never raises."""
+        if values and self._native_on():
+            page = self._read_page_native(values, ask)
+            if page is not None:
+                return page
+        return self._read_page_python(values, ask)
+
+    def _read_page_python(self, values: Sequence[bytes], ask: Ask) -> Page:
         page = Page(len(values), len(ask.paths))
         if ask.views:
-            for view in self.views(values):
-                page.views.append(view)
+            page.views = views = self.views(values)
+            page.trees = []
+            for view in views:
                 _read_view(page, ask, view)
             return page
+        page.trees = []
         token = budget.enter(self.budget)
         try:
             one = self._content if self.mode == "auto" and self.spec is None else self._content_of_view
             # One loop over the page with what it touches bound locally: this runs per value.
-            kinds, cuts, trees, texts = page.kinds, page.cut, page.trees, page.texts
+            kinds, cuts, texts = page.kinds, page.cut, page.texts
+            trees: list[Any] = []
+            page.trees = trees
             columns, rejected, paths, want_text = page.columns, page.rejected, ask.paths, ask.text
             # The needle tests of the paths some value had when the page began (a path a page finds
             # first rejects from the next page on: rejecting is a saving, never an answer).
@@ -291,6 +323,10 @@ class ValueEngine:
         without building a view. With `from_headers`, a value whose container declares a
         plausible size within the cap (HeaderSized.header_sized_from) is only peeked at: its size
         is the declared one and its reason FROM_HEADER. Never raises."""
+        if values and not from_headers and self._native_on():
+            measures = self._measure_page_native(values)
+            if measures is not None:
+                return measures
         token = budget.enter(self.budget)
         try:
             auto = self.mode == "auto" and self.spec is None
@@ -330,6 +366,182 @@ class ValueEngine:
             return measure(contained(value, found, cap))
         return COMPRESSED, _label(fmt), len(data), True, None
 
+    # ------------------------------------------------------------------ the native core's road
+    def _read_page_native(self, values: Sequence[bytes], ask: Ask) -> Page | None:
+        """read_page() on the native core: one call for the page, the values it hands back read
+        here as _read_page_python reads them, then the page's hits and misses counted as that
+        loop counts them (in order, rejected values left out). None when the core fails the call
+        (it should not): the Python engine reads the page."""
+        n, paths = len(values), ask.paths
+        views = ask.views
+        # The needle tests, as _read_page_python takes them (not with views: _read_view has none).
+        rejecters = [] if views else [rejects for p, rejects in enumerate(ask.needles)
+                                      if rejects is not None and p in ask.known]
+        # LIKE on the bare column (Ask.text) renders each record's tree: the core's, then.
+        try:
+            core = native.decode_page(values, self.cap, paths, want_text=ask.text or bool(rejecters),
+                                      want_tree=ask.text, missing=MISSING)
+        except Exception:
+            return None
+        page = Page(n, len(paths))
+        kinds: list[Any] = list(map(_NATIVE_KINDS.__getitem__, core.kinds))
+        cuts = list(map(bool, core.cut))
+        page.kinds, page.cut = kinds, cuts
+        handed = core.handed_back
+        rejected = page.rejected
+        # The core's own columns stay as it answered them (its misses were counted on them).
+        answered = [column.values for column in core.paths]
+        columns = [list(column) for column in answered] if handed or rejecters else answered
+        page.columns = columns
+        texts = core.texts
+        if rejecters:
+            assert texts is not None
+            for i, code in enumerate(core.kinds):
+                text = texts[i]
+                if code == native.TEXT and not cuts[i] and text is not None:
+                    if any(rejects(text) for rejects in rejecters):
+                        rejected[i] = True  # as _read_page_python: its paths are not read
+                        for column in columns:
+                            column[i] = None
+        # Trees the Python engine made for the values handed back (the others' on demand).
+        made: dict[int, Any] = {}
+        if handed:
+            token = budget.enter(self.budget)
+            try:
+                for i in handed:
+                    try:
+                        kind, cut, found = self._content(values[i])
+                    except Exception:  # the boundary of one value, as in _read_page_python
+                        kind, cut, found = FAILED, False, None
+                    kinds[i], cuts[i] = kind, cut
+                    if texts is not None:
+                        texts[i] = found if kind == TEXT else None
+                    if cut or (kind != TEXT and kind != RECORD):
+                        made[i] = None
+                        continue
+                    if kind == TEXT and any(rejects(found) for rejects in rejecters):
+                        rejected[i], made[i] = True, None
+                        continue
+                    tree = made[i] = _tree_of(kind, found, paths, views)
+                    for p, steps in enumerate(paths):
+                        columns[p][i] = _path_of(tree, found if kind == TEXT else None, steps)
+            finally:
+                budget.leave(token)
+        page.texts = texts if ask.text and texts is not None else []
+        trees = core.trees
+        page.trees = Lazy(n, lambda i: made[i] if i in made else self._tree_at(page, values, i, ask, trees))
+        if views:
+            page.views = Lazy(n, lambda i: self.view(values[i]))
+        if paths:
+            self._count_paths(page, ask, core, answered, set(handed), values)
+        return page
+
+    def _tree_at(self, page: Page, values: Sequence[bytes], i: int, ask: Ask, trees: list[Any] | None) -> Any:
+        """Page.trees[i] of a value the core answered, as _read_page_python would have kept it:
+        the core's tree when it gave them (the same, tests/native), else made by the Python engine
+        (only readers that ask pay for a tree)."""
+        kind = page.kinds[i]
+        if page.cut[i] or page.rejected[i] or (kind != TEXT and kind != RECORD):
+            return None
+        if not ask.paths and (ask.views or kind == TEXT):
+            return None
+        if trees is not None:
+            return trees[i]
+        token = budget.enter(self.budget)
+        try:
+            kind, _cut, found = self._content(values[i])
+            return _tree_of(kind, found, ask.paths, ask.views)
+        finally:
+            budget.leave(token)
+
+    def _count_paths(self, page: Page, ask: Ask, core: native.Page, answered: list[list[Any]],
+                     handed: set[int], values: Sequence[bytes]) -> None:
+        """Page.found and Page.missed as _read_page_python counts them: a path is found by the
+        first readable value (not rejected) that has it; the misses are those of the readable
+        values before it. The core's miss is that one when it counted the same values (no value
+        handed back or rejected among them); else the misses are read again here, in order."""
+        kinds, cuts, rejected, columns = page.kinds, page.cut, page.rejected, page.columns
+        n = len(kinds)
+        core_kinds, core_cut = core.kinds, core.cut
+        for p, steps in enumerate(ask.paths):
+            column, own = columns[p], answered[p]
+            misses: list[int] = []
+            first = n
+            for i in range(n):
+                kind = kinds[i]
+                if cuts[i] or rejected[i] or (kind != TEXT and kind != RECORD):
+                    continue
+                value = column[i]
+                if not steps or (value is not MISSING and value is not CUT):
+                    first = i
+                    break
+                if value is MISSING:
+                    misses.append(i)
+            if first < n:
+                page.found[p] = True
+                ask.known.add(p)
+            if not misses:
+                continue
+            # The values whose misses the core counted: those it answered, read, before its first hit.
+            counted: list[int] = []
+            for i in range(n):
+                code = core_kinds[i]
+                if i in handed or core_cut[i] or (code != native.TEXT and code != native.RECORD):
+                    continue
+                if own[i] is not MISSING:
+                    break
+                counted.append(i)
+            miss = core.paths[p].miss
+            if counted == misses and miss is not None:
+                page.missed[p] = (miss[0], miss[1], set(miss[2]))
+                continue
+            token = budget.enter(self.budget)
+            try:
+                for i in misses:
+                    kind, _cut, found = self._content(values[i])
+                    tree = _tree_of(kind, found, ask.paths, False)
+                    _value, depth, parent = read_path(tree, steps)
+                    _note_miss(page.missed, p, depth, steps[depth], keys_of(parent, MISS_KEYS))
+            finally:
+                budget.leave(token)
+
+    def _measure_page_native(self, values: Sequence[bytes]) -> list[Measure] | None:
+        """measure_page() on the native core: the kinds, labels and sizes it gives, as measure()
+        spells them; a value it hands back, one that failed (its reason is the Python engine's)
+        and one the cap cut (its size may be the declared one) measured here."""
+        try:
+            core = native.decode_page(values, self.cap)
+        except Exception:  # (it should not): the Python engine measures the page
+            return None
+        out: list[Measure] = []
+        append = out.append
+        labels, stored, decoded, cuts = core.labels, core.stored, core.decoded, core.cut
+        for i, code in enumerate(core.kinds):
+            if code <= native.BINARY and not cuts[i]:
+                chain = labels[i].rpartition(">")[0]
+                if chain:
+                    append((COMPRESSED, chain, decoded[i], True, None))
+                else:  # read as it is stored: detection recognised no container
+                    size = stored[i]
+                    short = size < registry.MIN_AUTO_LENGTH
+                    append((STORED, "", size, True, TOO_SHORT if short else NOT_DETECTED))
+            elif code == native.UNKNOWN:
+                size = stored[i]
+                append((STORED, "", size, True,
+                        (TOO_SHORT if size else None) if size < registry.MIN_AUTO_LENGTH else NOT_DETECTED))
+            else:
+                append(self._measure_python(values[i]))
+        return out
+
+    def _measure_python(self, value: bytes) -> Measure:
+        token = budget.enter(self.budget)
+        try:
+            return self._measure(value, False)
+        except Exception as err:  # the boundary of one value
+            return measure(failed(value, err))
+        finally:
+            budget.leave(token)
+
 
 _FAILED: Any = object()
 _NOTHING: Any = object()
@@ -348,6 +560,68 @@ _HEADER_SIZED: dict[int, tuple[Container, HeaderSized, int]] = {
 _PEEK = 64
 #: Container label per format object (Container.label is a property; measure runs once per value).
 _LABELS: dict[int, str] = {}
+
+
+#: The view's kind of each of the core's kind codes (None: handed back, filled in here).
+_NATIVE_KINDS: tuple[str | None, ...] = native.KINDS
+_UNMADE: Any = object()
+
+
+class Lazy(Sequence[Any]):
+    """A column of a page whose items are made on first reading (the native road's trees and
+    views): reads like the list the Python engine's road gives."""
+
+    __slots__ = ("_items", "_make")
+
+    def __init__(self, n: int, make: Callable[[int], Any]) -> None:
+        self._items: list[Any] = [_UNMADE] * n
+        self._make = make
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    @overload
+    def __getitem__(self, i: int) -> Any: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[Any]: ...
+
+    def __getitem__(self, i: int | slice) -> Any:
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self._items)))]
+        item = self._items[i]
+        if item is _UNMADE:
+            at = i + len(self._items) if i < 0 else i
+            item = self._items[i] = self._make(at)
+        return item
+
+    def __iter__(self) -> Iterator[Any]:
+        return (self[i] for i in range(len(self._items)))
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (list, Lazy)):
+            return list(self) == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        made = sum(item is not _UNMADE for item in self._items)
+        return f"Lazy({len(self._items)} items, {made} made)"
+
+
+def _tree_of(kind: str, found: Any, paths: Sequence[Steps], views: bool) -> Any:
+    """What _read_page_python keeps in Page.trees for a readable value (`found`: its text or record)."""
+    if not paths and (views or kind == TEXT):
+        return None
+    return json_container(found) if kind == TEXT else found
+
+
+def _path_of(tree: Any, text: str | None, steps: Steps) -> Any:
+    """_read_paths' value of one path (the hits and misses are counted apart)."""
+    if not steps:
+        return text if tree is None and text is not None else tree
+    return read_path(tree, steps)[0]
 
 
 def _label(fmt: Container) -> str:
@@ -408,15 +682,17 @@ def _read_view(page: Page, ask: Ask, view: BlobView) -> None:
     kind = view.kind
     page.kinds.append(kind)
     page.cut.append(view.cut)
+    trees = page.trees
+    assert isinstance(trees, list)
     if ask.text:
         page.texts.append(view.text if kind == TEXT else None)
     if view.cut or (kind != TEXT and kind != RECORD):
-        page.trees.append(None)
+        trees.append(None)
         for column in page.columns:
             column.append(None)
         return
     tree = view.tree if ask.paths else None  # a text's JSON is parsed here once, kept on the view
-    page.trees.append(tree)
+    trees.append(tree)
     _read_paths(page, ask, tree, view.text if kind == TEXT else None)
 
 
@@ -482,5 +758,5 @@ class Engines:
             engine = self._by_place[place] = ValueEngine(self.mode, self.cap, self.specs(place))
         return engine
 
-__all__ = ["COMPRESSED", "FROM_HEADER", "STORED", "Ask", "Engines", "Measure", "Page", "ValueEngine",
+__all__ = ["COMPRESSED", "FROM_HEADER", "STORED", "Ask", "Engines", "Lazy", "Measure", "Page", "ValueEngine",
            "measure"]

@@ -58,7 +58,9 @@ def image(docker: str) -> Image:
     # Tag the newest build stage (the layer cache of the next build; all cached, about a second) and
     # drop the untagged stages and images of earlier builds, so repeated runs do not fill the disk.
     run([*args, "--target", "build", "--tag", f"{TAG}-build", str(ROOT)], timeout=600)
-    for label in ("org.cqlsh-ext.stage=build", "org.opencontainers.image.title=cqlsh-ext"):
+    run([*args, "--target", "native", "--tag", f"{TAG}-native", str(ROOT)], timeout=600)
+    for label in ("org.cqlsh-ext.stage=build", "org.cqlsh-ext.stage=native",
+                  "org.opencontainers.image.title=cqlsh-ext"):
         run([docker, "image", "prune", "--force", "--filter", f"label={label}"])
     info = json.loads(run([docker, "image", "inspect", TAG]).stdout)[0]
     return Image(TAG, base or "Dockerfile default", seconds, int(info["Size"]), info)

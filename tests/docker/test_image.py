@@ -59,6 +59,16 @@ def test_version_names_cqlsh_ext_and_cqlsh(image: Image) -> None:
     assert "cqlsh 6.2.2" in out, out
 
 
+def test_the_native_core_runs_in_the_image(image: Image) -> None:
+    # Built in the Dockerfile's native stage with Debian's Rust (1.85), installed beside cqlsh-ext.
+    assert "value engine: native" in image.run("--version").stdout
+    code = ("from cqlsh_ext.payload import native as n\n"
+            "page = n.decode_page([b'{\"status\": \"PAID\", \"n\": 1}'], 1 << 20, [('status',)])\n"
+            "print(n.available(), page.labels[0], page.paths[0].values[0], n.module().configured())")
+    out = image.run("-c", code, docker_args=("--entrypoint", "python")).stdout.split()
+    assert out == ["True", "json", "PAID", "(True,", "True,", "True,", "True)"], out
+
+
 def test_runs_as_non_root_with_a_writable_home(image: Image) -> None:
     uid = image.run("-u", docker_args=("--entrypoint", "id")).stdout.strip()
     assert uid.isdigit() and uid != "0", uid

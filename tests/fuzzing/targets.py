@@ -317,6 +317,27 @@ def _advise(data: bytes) -> None:
     one_line("COMPRESSION STATS' measure", reason)
 
 
+def _native(data: bytes) -> None:
+    """The native core against the Python engine on one value (tests/fuzzing/native_diff.py),
+    under the default cap and one that cuts layers; a page of the value and a variant of it, so
+    what one value leaves behind (contexts, memory) meets the next."""
+    import os
+
+    from cqlsh_ext.payload import native
+
+    from .native_diff import both
+
+    if not native.available():
+        if os.environ.get("CI") == "true" and os.environ.get(native.ENV) != "0":
+            raise Violation(f"the native core does not run under CI=true: {native.refusal()}")
+        return
+    paths: list[tuple[str | int, ...]] = [("a",), (0,), ("status",), ("a", 0, "b")]
+    for cap in (CAP, 300):
+        counts = both([data, data[: len(data) // 2], data], cap, paths)
+        if counts.differences:
+            raise Violation(f"native core != Python engine: {counts.differences[0][:600]}")
+
+
 # ------------------------------------------------------------------------------------ the list
 
 
@@ -373,5 +394,7 @@ def all_targets() -> dict[str, Target]:
         Target("advise", _advise, everything,
                "insight.advise.AdviseSample.add and the engine's measure_page per value",
                mutate=_any_format),
+        Target("native", _native, everything, "payload/native.py's core against the Python engine: kind, "
+               "label, sizes, text, tree, paths (a no-op when the core is not built)", mutate=_any_format),
     ]
     return {t.name: t for t in targets}

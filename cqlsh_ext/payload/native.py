@@ -1,0 +1,235 @@
+"""The native (Rust) core of the value engine, when it is installed: a page of one column's
+values decoded in one call, each exactly as the Python engine (payload.unwrap.unwrap in auto mode)
+decodes it, or handed back to it.
+
+The core is the optional distribution `cqlsh-ext-native` (module `cqlsh_ext_native`, built from
+the repository's native/ folder by bin/setup when cargo is found). `CQLSH_EXT_NATIVE=0` turns it
+off. Nothing here imports it at shell start-up: `engine_name()` tells which engine runs from the
+installed files and the environment; the module is imported and configured by the first
+`available()` or `decode_page()`.
+
+Configuration (at first use) passes what the Python registry holds as data: the detection order,
+the dispatch table, the containers' grades, the thresholds (MIN_AUTO_LENGTH, MIN_TEXT_LENGTH, ...),
+the budgets and the record formats auto-detection tries. What is code (trials, ruled_out, the
+readers) is mirrored in Rust; a container or record format the mirror does not know makes the core
+refuse the configuration, and the Python engine runs alone (`refusal()` says why).
+
+    page = decode_page(values, cap, paths=[("order", "status"), ("items", 0)],
+                       want_text=False, want_tree=False, missing=MISSING)
+
+gives, per value (columns, in the order of `values`):
+
+- `kinds[i]`: TEXT, RECORD, BINARY (a binary payload), UNKNOWN (no known format), FAILED (a
+  recognised format that failed to decode: the label names it) or HANDED_BACK; `KINDS[code]` is
+  the view's kind (payload.view: text, record, binary, unknown, failed; None for HANDED_BACK);
+- `labels[i]`: the chain, container labels and the payload's reading joined by ">" as the view
+  spells its label ("<codec>>json", "<codec>><format>", "json" for stored plain JSON,
+  "<codec>>text", "<codec>>binary"; "" for UNKNOWN);
+  the reading of a text is "json" when the text is a JSON object or array;
+- `stored[i]`, `decoded[i]`: the stored size, and the size of the payload under the last container
+  (the stored size when there is none);
+- `cut[i]`: the output cap cut a layer (a query reads such a value as cut);
+- `texts[i]` (want_text): a TEXT value's text, else None;
+- `trees[i]` (want_tree): a TEXT value's JSON object or array, a RECORD's tree, else None;
+- per path, `paths[p].values[i]`: the Python object at that path of a readable value (TEXT or
+  RECORD, not cut: its JSON container or record, or the text itself when it is no JSON), `missing`
+  when it lacks the path, None for any other value; `paths[p].found`: some value had the path;
+  `paths[p].miss`: the deepest miss of the values read before the first that had the path, as
+  the engine's Page.missed records it (depth, key wanted, the string keys of the mapping there,
+  at most 200), None when there was none;
+- `handed_back`: the indexes of the values the core leaves to the Python engine (their columns
+  hold placeholders: kind HANDED_BACK, label "", None), with the reason-bearing cases among them:
+  a serialization stream, a record format only Python reads, a nested layer that failed or found
+  the cap reached, a value past the node budget, UTF-16 text, and any value a reader doubts.
+
+A FAILED value's reason is not given: a reader that shows it asks the Python engine for the view.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import threading
+from collections.abc import Sequence
+from typing import Any, NamedTuple
+
+from cqlsh_ext.payload.view import KINDS as VIEW_KINDS
+
+MODULE = "cqlsh_ext_native"
+#: `CQLSH_EXT_NATIVE=0` runs the Python engine alone.
+ENV = "CQLSH_EXT_NATIVE"
+
+TEXT, RECORD, BINARY, UNKNOWN, FAILED, HANDED_BACK = range(6)
+#: The view's kind (payload.view) of each code; None: handed back to the Python engine.
+KINDS: tuple[str | None, ...] = (*VIEW_KINDS, None)
+
+
+class _Absent:
+    def __repr__(self) -> str:
+        return "ABSENT"
+
+    def __bool__(self) -> bool:
+        return False
+
+
+#: The default `missing` of decode_page (query.evaluate.MISSING is what a query passes).
+ABSENT: Any = _Absent()
+
+
+def disabled() -> bool:
+    """The environment turns the core off (CQLSH_EXT_NATIVE=0)."""
+    return os.environ.get(ENV, "").strip() == "0"
+
+
+def installed() -> bool:
+    """The core's module is installed (found, not imported)."""
+    try:
+        return importlib.util.find_spec(MODULE) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def engine_name() -> str:
+    """'native' when the core is installed and not turned off, else 'python' (nothing imported)."""
+    return "native" if installed() and not disabled() else "python"
+
+
+class PathColumn(NamedTuple):
+    values: list[Any]
+    found: bool
+    miss: tuple[int, str | int, tuple[str, ...]] | None
+
+
+class Page(NamedTuple):
+    kinds: bytes
+    labels: list[str]
+    stored: list[int]
+    decoded: list[int]
+    cut: bytes
+    texts: list[str | None] | None
+    trees: list[Any] | None
+    paths: list[PathColumn]
+    handed_back: list[int]
+
+
+_LOCK = threading.Lock()
+_STATE: dict[str, Any] = {}
+
+
+def _config() -> dict[str, object]:
+    """The registry's data the core reads (its container labels, grades and order; the
+    thresholds and budgets; the record formats auto-detection tries, in order)."""
+    import zlib
+
+    from cqlsh_ext.codecs import registry
+    from cqlsh_ext.codecs.base import DEFAULT_CAP
+    from cqlsh_ext.codecs.lz4 import _native as lz4_native
+    from cqlsh_ext.payload import budget, unwrap
+    from cqlsh_ext.payload.formats import auto_formats
+    from cqlsh_ext.payload.formats.msgpack import MIN_LENGTH as MSGPACK_MIN_LENGTH
+    from cqlsh_ext.payload.names import STREAM_MAGICS
+
+    order = registry.detection_order()
+    return {
+        "grades": {fmt.label: fmt.grade for fmt in registry.all_containers()},
+        "dispatch": [[fmt.label for fmt in row] for row in registry.dispatch_table()],
+        "early": [fmt.label for fmt in order["early"]],
+        "trial": [fmt.label for fmt in order["trial"]],
+        "trial_zero": [fmt.label for fmt in order["trial_zero"]],
+        "signature": [fmt.label for fmt in order["signature"]],
+        "min_auto_length": registry.MIN_AUTO_LENGTH,
+        "trial_min_cap": registry.TRIAL_MIN_CAP,
+        "walk_depth": unwrap.MAX_DEPTH,
+        "min_text_length": unwrap.MIN_TEXT_LENGTH,
+        "short_text": unwrap.SHORT_TEXT,
+        "min_structured_length": unwrap.MIN_STRUCTURED_LENGTH,
+        "default_cap": DEFAULT_CAP,
+        "max_nodes": budget.MAX_NODES,
+        "min_nodes": budget.MIN_NODES,
+        "tree_depth": budget.MAX_DEPTH,
+        "msgpack_min_length": MSGPACK_MIN_LENGTH,
+        "stream_magics": list(STREAM_MAGICS),
+        "records": [fmt.name for fmt in auto_formats()],
+        "lz4block_checksums": lz4_native._xxh() is not None,
+        # the releases of the C libraries the Python side decodes with: the core decodes their
+        # formats only with the same (it hands the values back otherwise)
+        "zlib_version": zlib.ZLIB_RUNTIME_VERSION,
+        "lz4_version": _lz4_version(),
+        "zstd_version": _zstd_version(),
+        # str.isprintable of the Basic Multilingual Plane, by this interpreter's Unicode tables
+        "printable_bmp": bytes(map(str.isprintable, "".join(map(chr, range(0x10000))))),
+    }
+
+
+def _lz4_version() -> int:
+    try:
+        import lz4
+
+        return int(lz4.library_version_number())
+    except (ImportError, AttributeError):
+        return -1
+
+
+def _zstd_version() -> int:
+    try:
+        import zstandard
+
+        major, minor, release = zstandard.ZSTD_VERSION
+        return int(major * 10000 + minor * 100 + release)
+    except (ImportError, AttributeError, ValueError):
+        return -1
+
+
+def _load() -> Any:
+    """The configured module, or None (its reason in _STATE['refusal'])."""
+    if "module" in _STATE:
+        return _STATE["module"]
+    with _LOCK:
+        if "module" in _STATE:
+            return _STATE["module"]
+        module: Any = None
+        if disabled():
+            _STATE["refusal"] = f"turned off ({ENV}=0)"
+        elif not installed():
+            _STATE["refusal"] = "not installed"
+        else:
+            try:
+                from importlib import import_module
+
+                module = import_module(MODULE)
+                module.configure(_config())
+            except Exception as err:  # a refused configuration or a broken install: Python alone
+                _STATE["refusal"] = f"{type(err).__name__}: {err}"
+                module = None
+        _STATE["module"] = module
+        return module
+
+
+def available() -> bool:
+    """The core is installed, on, and took the registry's configuration (loads it once)."""
+    return _load() is not None
+
+
+def refusal() -> str | None:
+    """Why the core does not run (after available() said False), else None."""
+    _load()
+    reason: str | None = _STATE.get("refusal")
+    return reason
+
+
+def module() -> Any:
+    """The configured native module (available() must be True)."""
+    found = _load()
+    if found is None:
+        raise RuntimeError(f"the native value engine does not run: {refusal()}")
+    return found
+
+
+def decode_page(values: Sequence[bytes], cap: int, paths: Sequence[Sequence[str | int]] = (), *,
+                want_text: bool = False, want_tree: bool = False, missing: Any = ABSENT) -> Page:
+    """One call for a page of one column's values (see the module docstring). Values that are
+    not `bytes` are handed back. Raises RuntimeError when the core is not available()."""
+    raw = module().decode_page(values, cap, [tuple(p) for p in paths], want_text, want_tree, missing)
+    kinds, labels, stored, decoded, cut, texts, trees, path_results, handed = raw
+    return Page(kinds, labels, stored, decoded, cut, texts, trees,
+                [PathColumn(found_values, found, miss) for found_values, found, miss in path_results], handed)

@@ -1,0 +1,484 @@
+//! One stored value, walked as payload/unwrap.py walks it in auto mode (outer_layer →
+//! registry.decode_auto, contained → _payload, read_payload → _text_or_binary / stored_text /
+//! _structured), with the detection order, dispatch table and thresholds the Python registry
+//! gave at configure time. Any doubt: the value is handed back (Err(HandBack)).
+
+use crate::common::{clip, DErr, Decoded};
+use crate::formats::{self, Env, Fmt};
+use crate::tree::{child, has_ext, keys_of_node, Node, PathRead, Step, Str};
+use crate::{cbor, json, msgpack, text};
+
+/// The record formats auto-detection knows (payload/formats, their `auto` FORMATs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Record {
+    Avro,
+    Smile,
+    Pickle,
+    Bson,
+    Msgpack,
+    Cbor,
+}
+
+impl Record {
+    pub fn by_name(name: &str) -> Option<Record> {
+        Some(match name {
+            "avro" => Record::Avro,
+            "smile" => Record::Smile,
+            "pickle" => Record::Pickle,
+            "bson" => Record::Bson,
+            "msgpack" => Record::Msgpack,
+            "cbor" => Record::Cbor,
+            _ => return None,
+        })
+    }
+}
+
+/// What the Python registry and payload modules hold as data, given at configure time.
+pub struct Config {
+    pub dispatch: Vec<Vec<(Fmt, char)>>,
+    pub early: Vec<Fmt>,
+    pub trial: Vec<Fmt>,
+    pub trial_zero: Vec<Fmt>,
+    pub min_auto_length: usize,
+    pub trial_min_cap: usize,
+    pub walk_depth: usize,
+    pub min_text_length: usize,
+    pub short_text: usize,
+    pub min_structured_length: usize,
+    pub default_cap: usize,
+    pub max_nodes: usize,
+    pub min_nodes: usize,
+    pub tree_depth: usize,
+    pub msgpack_min_length: usize,
+    pub stream_magics: Vec<Vec<u8>>,
+    pub records: Vec<Record>,
+    pub env: Env,
+}
+
+impl Config {
+    /// budget.Budget.for_cap(cap).nodes.
+    pub fn nodes_for(&self, cap: usize) -> usize {
+        if cap == self.default_cap {
+            return self.max_nodes;
+        }
+        let scaled = (self.max_nodes as u128 * cap as u128 / self.default_cap as u128) as usize;
+        scaled.max(self.min_nodes)
+    }
+
+    fn stream(&self, data: &[u8]) -> bool {
+        self.stream_magics.iter().any(|m| data.starts_with(m))
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Text = 0,
+    Record = 1,
+    Binary = 2,
+    NoFormat = 3,
+    Failed = 4,
+    HandedBack = 5,
+}
+
+/// Where a value's payload bytes are: the stored value itself, or decoded bytes.
+pub enum Payload {
+    Stored,
+    Owned(Vec<u8>),
+}
+
+/// Layers a label holds at the most (configure refuses a deeper walk).
+pub const MAX_LAYERS: usize = 8;
+
+/// A value's label, kept as its parts until the page's answer spells it (once per label).
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Label {
+    layers: [Option<Fmt>; MAX_LAYERS],
+    reading: &'static str,
+}
+
+impl Label {
+    fn new(chain: &[Fmt], reading: &'static str) -> Label {
+        let mut layers = [None; MAX_LAYERS];
+        for (slot, fmt) in layers.iter_mut().zip(chain) {
+            *slot = Some(*fmt);
+        }
+        Label { layers, reading }
+    }
+
+    /// The chain's labels and the reading joined by ">" ("" for no known format).
+    pub fn spell(&self) -> String {
+        let mut parts: Vec<&str> = self.layers.iter().flatten().map(|f| f.label()).collect();
+        if !self.reading.is_empty() {
+            parts.push(self.reading);
+        }
+        parts.join(">")
+    }
+}
+
+/// What a page wants of each value beside its kind, label and sizes.
+pub struct Want<'a> {
+    pub paths: &'a [Vec<Step>],
+    pub tree: bool,
+}
+
+pub struct Outcome {
+    pub kind: Kind,
+    pub label: Label,
+    pub stored: usize,
+    pub decoded: usize,
+    pub cut: bool,
+    pub payload: Payload,
+    /// Text: the text is payload[..text_len] (as_text may drop a character the cap cut).
+    pub text_len: usize,
+    /// With want.tree: a text's JSON container, if any; a record.
+    pub tree: Option<Node>,
+    /// A readable value (text or record, not cut): what each path reads in it.
+    pub reads: Vec<PathRead>,
+}
+
+impl Outcome {
+    pub fn bytes<'a>(&'a self, stored: &'a [u8]) -> &'a [u8] {
+        match &self.payload {
+            Payload::Stored => stored,
+            Payload::Owned(data) => data,
+        }
+    }
+
+    fn plain(kind: Kind, label: Label, stored: usize) -> Outcome {
+        Outcome {
+            kind,
+            label,
+            stored,
+            decoded: stored,
+            cut: false,
+            payload: Payload::Stored,
+            text_len: 0,
+            tree: None,
+            reads: Vec::new(),
+        }
+    }
+}
+
+enum Auto {
+    Nothing,
+    Failed(Fmt),
+    Found(Fmt, Decoded),
+}
+
+/// registry.decode_auto (the value is at least min_auto_length long).
+fn decode_auto(cfg: &Config, data: &[u8], cap: usize) -> Result<Auto, DErr> {
+    let env = &cfg.env;
+    let trial_cap = cap.max(cfg.trial_min_cap);
+    for &(fmt, grade) in &cfg.dispatch[data[0] as usize] {
+        if !formats::matches(fmt, data) {
+            continue;
+        }
+        if grade == 'A' {
+            return match formats::decode(fmt, data, cap, env) {
+                Ok(dec) => Ok(Auto::Found(fmt, dec)),
+                Err(DErr::HandBack) => Err(DErr::HandBack),
+                Err(_) => Ok(Auto::Failed(fmt)),
+            };
+        }
+        match formats::trial(fmt, data, trial_cap, env) {
+            Ok(Some(dec)) => return Ok(Auto::Found(fmt, clip(dec, cap))),
+            Ok(None) | Err(DErr::Fail) => continue,
+            Err(DErr::Undecodable) => return Ok(Auto::Failed(fmt)),
+            Err(DErr::HandBack) => return Err(DErr::HandBack),
+        }
+    }
+    for &fmt in &cfg.early {
+        if formats::early(fmt, data) {
+            match formats::trial(fmt, data, trial_cap, env) {
+                Ok(Some(dec)) => return Ok(Auto::Found(fmt, clip(dec, cap))),
+                Ok(None) => {}
+                Err(DErr::Undecodable) => return Ok(Auto::Failed(fmt)),
+                Err(_) => return Err(DErr::HandBack),
+            }
+        }
+    }
+    let order = if data[0] == 0 { &cfg.trial_zero } else { &cfg.trial };
+    for &fmt in order {
+        if formats::ruled_out(fmt, data) {
+            continue;
+        }
+        match formats::trial(fmt, data, trial_cap, env) {
+            Ok(Some(dec)) => return Ok(Auto::Found(fmt, clip(dec, cap))),
+            Ok(None) | Err(DErr::Fail) => continue,
+            Err(DErr::Undecodable) => return Ok(Auto::Failed(fmt)),
+            Err(DErr::HandBack) => return Err(DErr::HandBack),
+        }
+    }
+    Ok(Auto::Nothing)
+}
+
+/// registry.detect(data, signatures_only=True): the format of a nested layer.
+fn detect_signature(cfg: &Config, data: &[u8]) -> Result<Option<Fmt>, DErr> {
+    if data.len() < cfg.min_auto_length {
+        return Ok(None);
+    }
+    for &(fmt, grade) in &cfg.dispatch[data[0] as usize] {
+        if grade == 'A' {
+            if formats::matches(fmt, data) {
+                return Ok(Some(fmt));
+            }
+            continue;
+        }
+        if grade == 'B' && !formats::matches(fmt, data) {
+            continue;
+        }
+        match formats::trial(fmt, data, cfg.default_cap, &cfg.env) {
+            Ok(Some(_)) | Err(DErr::Undecodable) => return Ok(Some(fmt)),
+            Err(DErr::HandBack) => return Err(DErr::HandBack),
+            Ok(None) | Err(DErr::Fail) => continue,
+        }
+    }
+    Ok(None)
+}
+
+/// formats.detect: the first auto-detected record format whose reader takes all of
+/// payload[start..end]. Formats read only on the Python side are ruled out by their cheap
+/// look (`maybe`), or the value is handed back.
+fn record(
+    cfg: &Config,
+    payload: &[u8],
+    start: usize,
+    end: usize,
+    nodes: usize,
+) -> Result<Option<(Node, &'static str)>, DErr> {
+    let data = &payload[start..end];
+    let n = data.len();
+    for &fmt in &cfg.records {
+        match fmt {
+            Record::Avro => {
+                if data.starts_with(b"Obj\x01") {
+                    return Err(DErr::HandBack);
+                }
+            }
+            Record::Smile => {
+                if data.starts_with(b":)\n") {
+                    return Err(DErr::HandBack);
+                }
+            }
+            Record::Pickle => {
+                if n >= 3 && data[0] == 0x80 && (2..=5).contains(&data[1]) && data[n - 1] == b'.' {
+                    return Err(DErr::HandBack);
+                }
+            }
+            Record::Bson => {
+                if n >= 5 && data[n - 1] == 0 {
+                    let declared = i32::from_le_bytes([data[0], data[1], data[2], data[3]]) as i64;
+                    if declared == n as i64 {
+                        return Err(DErr::HandBack);
+                    }
+                }
+            }
+            Record::Msgpack => {
+                let lead = data[0];
+                if n >= cfg.msgpack_min_length
+                    && ((0x80..0xa0).contains(&lead) || (0xdc..=0xdf).contains(&lead))
+                {
+                    if let Some(tree) = msgpack::detect(payload, start, end, nodes, &cfg.env.printable)? {
+                        return Ok(Some((tree, "msgpack")));
+                    }
+                }
+            }
+            Record::Cbor => {
+                if data.starts_with(cbor::SELF_DESCRIBE) || (n >= 8 && (0x80..0xc0).contains(&data[0])) {
+                    if let Some(tree) =
+                        cbor::detect(payload, start, end, nodes, cfg.tree_depth, &cfg.env.printable)?
+                    {
+                        return Ok(Some((tree, "cbor")));
+                    }
+                }
+            }
+        }
+    }
+    Ok(None)
+}
+
+/// What the paths read in a tree built here.
+fn reads_in(tree: &Node, paths: &[Vec<Step>], src: &[u8]) -> Vec<PathRead> {
+    paths
+        .iter()
+        .map(|steps| {
+            let mut node = tree;
+            for (depth, step) in steps.iter().enumerate() {
+                match child(node, step, src) {
+                    Some(next) => node = next,
+                    None => return PathRead::Missing { depth, keys: keys_of_node(node, src, 200) },
+                }
+            }
+            PathRead::Node(node.clone())
+        })
+        .collect()
+}
+
+/// A text reading of payload[..text_len]: json or text, its JSON container (want.tree) and the
+/// paths' reads (a text that is no JSON container is its own tree: a str).
+#[allow(clippy::too_many_arguments)]
+fn text_outcome(
+    layers: &[Fmt],
+    payload: Payload,
+    bytes: &[u8],
+    text_len: usize,
+    stored: usize,
+    cut: bool,
+    nodes: usize,
+    want: &Want,
+) -> Result<Outcome, DErr> {
+    let (json, tree, mut reads) = if want.tree {
+        let tree = json::json_container(bytes, 0, text_len, nodes)?;
+        let reads = match (&tree, cut) {
+            (Some(tree), false) => reads_in(tree, want.paths, bytes),
+            _ => Vec::new(),
+        };
+        (tree.is_some(), tree, reads)
+    } else {
+        match json::json_paths(bytes, 0, text_len, nodes, if cut { &[] } else { want.paths })? {
+            Some(reads) => (true, None, reads),
+            None => (false, None, Vec::new()),
+        }
+    };
+    if !json && !cut {
+        let text = Node::Str(Str::Span(0, text_len as u32));
+        reads = want
+            .paths
+            .iter()
+            .map(|steps| {
+                if steps.is_empty() {
+                    PathRead::Node(text.clone())
+                } else {
+                    PathRead::Missing { depth: 0, keys: Vec::new() }
+                }
+            })
+            .collect();
+    }
+    if cut {
+        reads.clear();
+    }
+    Ok(Outcome {
+        kind: Kind::Text,
+        label: Label::new(layers, if json { "json" } else { "text" }),
+        stored,
+        decoded: bytes.len(),
+        cut,
+        payload,
+        text_len,
+        tree,
+        reads,
+    })
+}
+
+#[allow(clippy::too_many_arguments)]
+fn record_outcome(
+    layers: &[Fmt],
+    payload: Payload,
+    bytes: &[u8],
+    tree: Node,
+    name: &'static str,
+    stored: usize,
+    decoded: usize,
+    want: &Want,
+) -> Result<Outcome, DErr> {
+    if has_ext(&tree) {
+        return Err(DErr::HandBack); // a Tagged value: built by the Python side
+    }
+    let reads = reads_in(&tree, want.paths, bytes);
+    Ok(Outcome {
+        kind: Kind::Record,
+        label: Label::new(layers, name),
+        stored,
+        decoded,
+        cut: false,
+        payload,
+        text_len: 0,
+        tree: if want.tree { Some(tree) } else { None },
+        reads,
+    })
+}
+
+/// read_payload of a value no container was found around (RAW with a quiet reason).
+fn uncontained(cfg: &Config, value: &[u8], nodes: usize, want: &Want) -> Result<Outcome, DErr> {
+    let n = value.len();
+    if let Some(found) = text::stored_text(value, cfg.min_text_length, cfg.short_text)? {
+        return text_outcome(&[], Payload::Stored, value, found.len, n, false, nodes, want);
+    }
+    if n >= cfg.min_structured_length {
+        if let Some((tree, name)) = record(cfg, value, 0, n, nodes)? {
+            return record_outcome(&[], Payload::Stored, value, tree, name, n, n, want);
+        }
+    }
+    Ok(Outcome::plain(Kind::NoFormat, Label::new(&[], ""), n))
+}
+
+/// One value, as unwrap(value, "auto", cap) reads it.
+pub fn decode_value(cfg: &Config, value: &[u8], cap: usize, want: &Want) -> Result<Outcome, DErr> {
+    let n = value.len();
+    if n > (u32::MAX >> 1) as usize || cap > (u32::MAX >> 1) as usize {
+        return Err(DErr::HandBack); // spans are 32-bit
+    }
+    let nodes = cfg.nodes_for(cap);
+    if n < cfg.min_auto_length {
+        if n == 0 {
+            return Ok(Outcome::plain(Kind::NoFormat, Label::new(&[], ""), 0));
+        }
+        return uncontained(cfg, value, nodes, want);
+    }
+    let (fmt, dec) = match decode_auto(cfg, value, cap)? {
+        Auto::Nothing => {
+            if cfg.stream(value) {
+                return Err(DErr::HandBack); // a serialization stream stored as is
+            }
+            return uncontained(cfg, value, nodes, want);
+        }
+        Auto::Failed(fmt) => return Ok(Outcome::plain(Kind::Failed, Label::new(&[fmt], ""), n)),
+        Auto::Found(fmt, dec) => (fmt, dec),
+    };
+    // contained + _payload: the layers inside, while depth and budget allow
+    let mut layers = vec![fmt];
+    let mut cut = dec.truncated;
+    let mut data = dec.data;
+    let mut budget = cap as i64 - data.len() as i64;
+    while layers.len() < cfg.walk_depth {
+        if cfg.stream(&data) {
+            return Err(DErr::HandBack);
+        }
+        let Some(inner) = detect_signature(cfg, &data)? else { break };
+        if budget <= 0 {
+            return Err(DErr::HandBack); // "inner layer not decoded: output cap reached"
+        }
+        match formats::decode(inner, &data, budget as usize, &cfg.env) {
+            Ok(next) => {
+                layers.push(inner);
+                cut |= next.truncated;
+                budget -= next.data.len() as i64;
+                data = next.data;
+            }
+            Err(_) => return Err(DErr::HandBack), // a reason on the view
+        }
+    }
+    // _text_or_binary
+    let size = data.len();
+    if let Some(found) = text::as_text(&data, cut) {
+        let outcome = text_outcome(&layers, Payload::Stored, &data, found.len, n, cut, nodes, want)?;
+        return Ok(Outcome { payload: Payload::Owned(data), ..outcome });
+    }
+    if !cut && size >= cfg.min_structured_length {
+        if let Some((tree, name)) = record(cfg, &data, 0, size, nodes)? {
+            let outcome = record_outcome(&layers, Payload::Stored, &data, tree, name, n, size, want)?;
+            return Ok(Outcome { payload: Payload::Owned(data), ..outcome });
+        }
+    }
+    Ok(Outcome {
+        kind: Kind::Binary,
+        label: Label::new(&layers, "binary"),
+        stored: n,
+        decoded: size,
+        cut,
+        payload: Payload::Owned(data),
+        text_len: 0,
+        tree: None,
+        reads: Vec::new(),
+    })
+}

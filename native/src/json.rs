@@ -1,0 +1,639 @@
+//! unwrap.json_container: what `json.loads` (or orjson, where it reads the text exactly) gives
+//! for a text that starts with an object or an array, read with the grammar of CPython's C
+//! scanner (strict strings, ASCII digits, NaN / Infinity / -Infinity, exact integers, floats
+//! correctly rounded as Python's float() rounds them, duplicate keys: the last value at the
+//! first key's place).
+//!
+//! Handed back: lone surrogates (a str Rust cannot hold), nesting past 256 levels (json.loads
+//! may then stop at the interpreter's recursion limit, which depends on the caller's stack) and
+//! integers past 4,300 digits (Python's int() limit is a setting).
+
+use crate::common::DErr;
+use crate::tree::{child, keys_of_node, Node, PathRead, Step, Str, StrMapBuilder};
+
+/// The nesting the reader follows (unwrap._ORJSON_DEPTH); deeper values are handed back.
+pub const MAX_NESTING: usize = 256;
+/// Python's default int_max_str_digits.
+const MAX_INT_DIGITS: usize = 4300;
+/// query.evaluate.MISS_KEYS: a mapping's keys kept where a path stopped.
+const MISS_KEYS: usize = 200;
+
+/// The rest of a path walked in a value built here: the value found, or where it stopped.
+fn walk_built(node: &Node, steps: &[Step], first: usize, src: &[u8]) -> PathRead {
+    let mut node = node;
+    for (offset, step) in steps.iter().enumerate() {
+        match child(node, step, src) {
+            Some(next) => node = next,
+            None => {
+                return PathRead::Missing { depth: first + offset, keys: keys_of_node(node, src, MISS_KEYS) };
+            }
+        }
+    }
+    PathRead::Node(node.clone())
+}
+
+/// Why reading stopped: json.loads raises (the text is shown as text), or the value goes back.
+enum Stop {
+    NotJson,
+    HandBack,
+}
+
+struct Parser<'a> {
+    src: &'a [u8],
+    pos: usize,
+}
+
+#[inline]
+fn ws(b: u8) -> bool {
+    b == b' ' || b == b'\t' || b == b'\n' || b == b'\r'
+}
+
+/// Where the JSON text starts (past whitespace), when it starts an object or an array and its
+/// node count is within the budget: json_container's tests before it parses.
+fn start(payload: &[u8], base: usize, len: usize, nodes: usize) -> Option<usize> {
+    let text = &payload[base..base + len];
+    // head: the first character after whitespace (Python's str.isspace/lstrip take more
+    // characters as space, but a text starting with any of those fails json.loads anyway)
+    let mut i = 0;
+    while i < text.len() && ws(text[i]) {
+        i += 1;
+    }
+    if i >= text.len() || (text[i] != b'{' && text[i] != b'[') {
+        return None;
+    }
+    // the budget: more values than nodes are not parsed
+    if text.len() > nodes && text.iter().filter(|&&b| (b & 0xC0) != 0x80).count() > nodes {
+        let count = text.iter().filter(|&&b| b == b',' || b == b'[' || b == b'{').count();
+        if count > nodes {
+            return None;
+        }
+    }
+    Some(base + i)
+}
+
+/// Only whitespace from `pos` to `end` (else json.loads says "Extra data").
+fn rest_is_ws(payload: &[u8], pos: usize, end: usize) -> bool {
+    payload[pos..end].iter().all(|&b| ws(b))
+}
+
+/// json_container(text) for the text `payload[base..base+len]`; `nodes`: the budget's node
+/// limit. Ok(None): no JSON container.
+pub fn json_container(payload: &[u8], base: usize, len: usize, nodes: usize) -> Result<Option<Node>, DErr> {
+    let Some(at) = start(payload, base, len, nodes) else { return Ok(None) };
+    let mut parser = Parser { src: payload, pos: at };
+    let end = base + len;
+    match parser.value(0, end) {
+        Ok(node) if rest_is_ws(payload, parser.pos, end) => Ok(Some(node)),
+        Ok(_) | Err(Stop::NotJson) => Ok(None),
+        Err(Stop::HandBack) => Err(DErr::HandBack),
+    }
+}
+
+/// json_container(text), read only for `paths` (what query.evaluate's read() would find in the
+/// container): the text is validated whole, only the values at the paths are built. Ok(None):
+/// no JSON container.
+pub fn json_paths(
+    payload: &[u8],
+    base: usize,
+    len: usize,
+    nodes: usize,
+    paths: &[Vec<Step>],
+) -> Result<Option<Vec<PathRead>>, DErr> {
+    let Some(at) = start(payload, base, len, nodes) else { return Ok(None) };
+    let mut parser = Parser { src: payload, pos: at };
+    let end = base + len;
+    let mut out: Vec<PathRead> =
+        paths.iter().map(|_| PathRead::Missing { depth: 0, keys: Vec::new() }).collect();
+    let selected: Vec<(usize, usize)> = (0..paths.len()).map(|p| (p, 0)).collect();
+    match parser.select(0, end, &selected, paths, &mut out) {
+        Ok(()) if rest_is_ws(payload, parser.pos, end) => Ok(Some(out)),
+        Ok(()) | Err(Stop::NotJson) => Ok(None),
+        Err(Stop::HandBack) => Err(DErr::HandBack),
+    }
+}
+
+impl Parser<'_> {
+    #[inline(always)]
+    fn skip_ws(&mut self, end: usize) {
+        while self.pos < end && ws(self.src[self.pos]) {
+            self.pos += 1;
+        }
+    }
+
+    fn value(&mut self, depth: usize, end: usize) -> Result<Node, Stop> {
+        if self.pos >= end {
+            return Err(Stop::NotJson);
+        }
+        let b = self.src[self.pos];
+        match b {
+            b'"' => {
+                self.pos += 1;
+                Ok(Node::Str(self.string(end)?))
+            }
+            b'{' => {
+                if depth >= MAX_NESTING {
+                    return Err(Stop::HandBack);
+                }
+                self.pos += 1;
+                self.object(depth + 1, end)
+            }
+            b'[' => {
+                if depth >= MAX_NESTING {
+                    return Err(Stop::HandBack);
+                }
+                self.pos += 1;
+                self.array(depth + 1, end)
+            }
+            b'n' => self.constant(b"null", Node::Null, end),
+            b't' => self.constant(b"true", Node::Bool(true), end),
+            b'f' => self.constant(b"false", Node::Bool(false), end),
+            b'N' => self.constant(b"NaN", Node::Float(f64::NAN), end),
+            b'I' => self.constant(b"Infinity", Node::Float(f64::INFINITY), end),
+            b'-' if self.src[self.pos..end].starts_with(b"-Infinity") => {
+                self.pos += 9;
+                Ok(Node::Float(f64::NEG_INFINITY))
+            }
+            _ => self.number(end),
+        }
+    }
+
+    /// A value validated as value() reads it, without building it.
+    fn skip(&mut self, depth: usize, end: usize) -> Result<(), Stop> {
+        if self.pos >= end {
+            return Err(Stop::NotJson);
+        }
+        match self.src[self.pos] {
+            b'"' => {
+                self.pos += 1;
+                self.scan_string(end).map(|_| ())
+            }
+            b'{' => {
+                if depth >= MAX_NESTING {
+                    return Err(Stop::HandBack);
+                }
+                self.pos += 1;
+                self.members(end, |parser, _key| parser.skip(depth + 1, end))
+            }
+            b'[' => {
+                if depth >= MAX_NESTING {
+                    return Err(Stop::HandBack);
+                }
+                self.pos += 1;
+                self.items(end, |parser, _index| parser.skip(depth + 1, end))
+            }
+            b'n' => self.word(b"null", end),
+            b't' => self.word(b"true", end),
+            b'f' => self.word(b"false", end),
+            b'N' => self.word(b"NaN", end),
+            b'I' => self.word(b"Infinity", end),
+            b'-' if self.src[self.pos..end].starts_with(b"-Infinity") => {
+                self.pos += 9;
+                Ok(())
+            }
+            _ => self.scan_number(end).map(|_| ()),
+        }
+    }
+
+    fn word(&mut self, word: &[u8], end: usize) -> Result<(), Stop> {
+        if self.src[self.pos..end].starts_with(word) {
+            self.pos += word.len();
+            Ok(())
+        } else {
+            Err(Stop::NotJson)
+        }
+    }
+
+    /// An object's members after its brace: `member` reads each value, given its key's raw
+    /// bytes (start, close, escaped, lone).
+    fn members(
+        &mut self,
+        end: usize,
+        mut member: impl FnMut(&mut Self, (usize, usize, bool, bool)) -> Result<(), Stop>,
+    ) -> Result<(), Stop> {
+        self.skip_ws(end);
+        if self.pos < end && self.src[self.pos] == b'}' {
+            self.pos += 1;
+            return Ok(());
+        }
+        loop {
+            if self.pos >= end || self.src[self.pos] != b'"' {
+                return Err(Stop::NotJson);
+            }
+            self.pos += 1;
+            let key = self.scan_string(end)?;
+            self.skip_ws(end);
+            if self.pos >= end || self.src[self.pos] != b':' {
+                return Err(Stop::NotJson);
+            }
+            self.pos += 1;
+            self.skip_ws(end);
+            member(self, key)?;
+            self.skip_ws(end);
+            if self.pos < end && self.src[self.pos] == b'}' {
+                self.pos += 1;
+                return Ok(());
+            }
+            if self.pos >= end || self.src[self.pos] != b',' {
+                return Err(Stop::NotJson);
+            }
+            self.pos += 1;
+            self.skip_ws(end);
+        }
+    }
+
+    /// An array's items after its bracket: `item` reads each, given its index.
+    fn items(
+        &mut self,
+        end: usize,
+        mut item: impl FnMut(&mut Self, usize) -> Result<(), Stop>,
+    ) -> Result<(), Stop> {
+        self.skip_ws(end);
+        if self.pos < end && self.src[self.pos] == b']' {
+            self.pos += 1;
+            return Ok(());
+        }
+        let mut index = 0;
+        loop {
+            item(self, index)?;
+            index += 1;
+            self.skip_ws(end);
+            if self.pos < end && self.src[self.pos] == b']' {
+                self.pos += 1;
+                return Ok(());
+            }
+            if self.pos >= end || self.src[self.pos] != b',' {
+                return Err(Stop::NotJson);
+            }
+            self.pos += 1;
+            self.skip_ws(end);
+        }
+    }
+
+    /// A value read for the paths `selected` ((path, step) pairs whose walk has reached this
+    /// value): each path's read (out[path]) is what query.evaluate's read() finds; the value is
+    /// built only where a path ends in it (or a negative index needs its length).
+    fn select(
+        &mut self,
+        depth: usize,
+        end: usize,
+        selected: &[(usize, usize)],
+        paths: &[Vec<Step>],
+        out: &mut [PathRead],
+    ) -> Result<(), Stop> {
+        if selected.is_empty() {
+            return self.skip(depth, end);
+        }
+        if self.pos >= end {
+            return Err(Stop::NotJson);
+        }
+        let lead = self.src[self.pos];
+        let whole = selected.iter().any(|&(p, k)| {
+            k == paths[p].len() || (lead == b'[' && matches!(paths[p][k], Step::Index(i) if i < 0))
+        });
+        if whole || (lead != b'{' && lead != b'[') {
+            // build the value, and walk the rest of each path in it (a scalar: a miss here)
+            let node = self.value(depth, end)?;
+            for &(p, k) in selected {
+                out[p] = walk_built(&node, &paths[p][k..], k, self.src);
+            }
+            return Ok(());
+        }
+        if depth >= MAX_NESTING {
+            return Err(Stop::HandBack);
+        }
+        self.pos += 1;
+        if lead == b'[' {
+            let mut count = 0usize;
+            self.items(end, |parser, index| {
+                count = index + 1;
+                let next: Vec<(usize, usize)> = selected
+                    .iter()
+                    .filter(|&&(p, k)| matches!(paths[p][k], Step::Index(i) if i >= 0 && i as usize == index))
+                    .map(|&(p, k)| (p, k + 1))
+                    .collect();
+                parser.select(depth + 1, end, &next, paths, out)
+            })?;
+            for &(p, k) in selected {
+                let within = matches!(paths[p][k], Step::Index(i) if i >= 0 && (i as usize) < count);
+                if !within {
+                    out[p] = PathRead::Missing { depth: k, keys: Vec::new() }; // no such index; no mapping
+                }
+            }
+            return Ok(());
+        }
+        // an object: each member's key against the paths' next steps
+        let body = self.pos;
+        let mut matched = vec![false; selected.len()];
+        let src = self.src;
+        self.members(end, |parser, (start, close, escaped, lone)| {
+            let mut next: Vec<(usize, usize)> = Vec::new();
+            for (slot, &(p, k)) in selected.iter().enumerate() {
+                if let Step::Key(wanted) = &paths[p][k] {
+                    let same = if lone {
+                        false // a step is a str Rust holds: never a lone surrogate
+                    } else if escaped {
+                        unescape(&src[start..close]).as_bytes() == wanted.as_bytes()
+                    } else {
+                        &src[start..close] == wanted.as_bytes()
+                    };
+                    if same {
+                        matched[slot] = true;
+                        next.push((p, k + 1));
+                    }
+                }
+            }
+            parser.select(depth + 1, end, &next, paths, out)
+        })?;
+        if matched.iter().all(|&m| m) {
+            return Ok(());
+        }
+        // a path misses here: the mapping's string keys (the first 200 distinct), read again
+        let keys = Parser { src, pos: body }.keys(depth, end)?;
+        for (slot, &(p, k)) in selected.iter().enumerate() {
+            if !matched[slot] {
+                out[p] = PathRead::Missing { depth: k, keys: keys.iter().map(|key| key.copy()).collect() };
+            }
+        }
+        Ok(())
+    }
+
+    /// The distinct string keys of an object (after its brace), the first MISS_KEYS of them, in
+    /// the order a dict keeps them (a repeated key at its first place).
+    fn keys(&mut self, depth: usize, end: usize) -> Result<Vec<Str>, Stop> {
+        let mut keys: Vec<Str> = Vec::new();
+        let src = self.src;
+        self.members(end, |parser, (start, close, escaped, lone)| {
+            if keys.len() < MISS_KEYS {
+                if lone {
+                    return Err(Stop::HandBack); // a key Rust cannot hold
+                }
+                let key = if escaped {
+                    Str::Owned(unescape(&src[start..close]).into_boxed_str())
+                } else {
+                    Str::Span(start as u32, (close - start) as u32)
+                };
+                if !keys.iter().any(|seen| seen.bytes(src) == key.bytes(src)) {
+                    keys.push(key);
+                }
+            }
+            parser.skip(depth + 1, end)
+        })?;
+        Ok(keys)
+    }
+
+    fn constant(&mut self, word: &[u8], node: Node, end: usize) -> Result<Node, Stop> {
+        if self.src[self.pos..end].starts_with(word) {
+            self.pos += word.len();
+            Ok(node)
+        } else {
+            Err(Stop::NotJson)
+        }
+    }
+
+    /// A number's text as the C scanner matches it: (start, end, whether it is a float, the
+    /// integer part's digits). Integers past Python's 4,300-digit limit are handed back.
+    fn scan_number(&mut self, end: usize) -> Result<(usize, usize, bool, usize), Stop> {
+        let src = self.src;
+        let start = self.pos;
+        let mut i = start;
+        if i < end && src[i] == b'-' {
+            i += 1;
+        }
+        if i < end && (b'1'..=b'9').contains(&src[i]) {
+            i += 1;
+            while i < end && src[i].is_ascii_digit() {
+                i += 1;
+            }
+        } else if i < end && src[i] == b'0' {
+            i += 1;
+        } else {
+            return Err(Stop::NotJson);
+        }
+        let digits = i - start - (src[start] == b'-') as usize;
+        let mut float = false;
+        if i + 1 < end && src[i] == b'.' && src[i + 1].is_ascii_digit() {
+            i += 2;
+            while i < end && src[i].is_ascii_digit() {
+                i += 1;
+            }
+            float = true;
+        }
+        if i < end && (src[i] == b'e' || src[i] == b'E') {
+            let mut j = i + 1;
+            if j < end && (src[j] == b'-' || src[j] == b'+') {
+                j += 1;
+            }
+            let first = j;
+            while j < end && src[j].is_ascii_digit() {
+                j += 1;
+            }
+            if j > first {
+                i = j;
+                float = true;
+            }
+        }
+        self.pos = i;
+        if !float && digits > MAX_INT_DIGITS {
+            return Err(Stop::HandBack); // int() refuses it by a setting's default
+        }
+        Ok((start, i, float, digits))
+    }
+
+    fn number(&mut self, end: usize) -> Result<Node, Stop> {
+        let (start, stop, float, digits) = self.scan_number(end)?;
+        // ASCII only: the slice is valid UTF-8
+        let text = std::str::from_utf8(&self.src[start..stop]).map_err(|_| Stop::NotJson)?;
+        if float {
+            return text.parse::<f64>().map(Node::Float).map_err(|_| Stop::HandBack);
+        }
+        if digits <= 18 {
+            return text.parse::<i64>().map(Node::Int).map_err(|_| Stop::HandBack);
+        }
+        if let Ok(v) = text.parse::<i128>() {
+            if let Ok(small) = i64::try_from(v) {
+                return Ok(Node::Int(small));
+            }
+            return Ok(Node::Wide(v));
+        }
+        Ok(Node::BigInt(text.into()))
+    }
+
+    /// A string after its opening quote, validated as json.loads reads it: (its raw bytes'
+    /// start, the closing quote's position, whether it has escapes, whether it holds a lone
+    /// surrogate). The parser moves past the closing quote.
+    fn scan_string(&mut self, end: usize) -> Result<(usize, usize, bool, bool), Stop> {
+        let src = self.src;
+        let start = self.pos;
+        let mut i = start;
+        let mut escaped = false;
+        let mut lone = false;
+        while i < end {
+            i = crate::scan::string_special(src, i, end);
+            if i >= end {
+                break;
+            }
+            let b = src[i];
+            if b == b'"' {
+                self.pos = i + 1;
+                return Ok((start, i, escaped, lone));
+            }
+            if b < 0x20 {
+                return Err(Stop::NotJson);
+            }
+            if b != b'\\' {
+                i += 1;
+                continue;
+            }
+            escaped = true;
+            if i + 1 >= end {
+                return Err(Stop::NotJson);
+            }
+            let e = src[i + 1];
+            i += 2;
+            match e {
+                b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => {}
+                b'u' => {
+                    let c = hex4(src, i, end).ok_or(Stop::NotJson)?;
+                    i += 4;
+                    if (0xd800..=0xdbff).contains(&c) {
+                        if i + 6 <= end && src[i] == b'\\' && src[i + 1] == b'u' {
+                            let c2 = hex4(src, i + 2, end).ok_or(Stop::NotJson)?;
+                            if (0xdc00..=0xdfff).contains(&c2) {
+                                i += 6;
+                            } else {
+                                lone = true;
+                            }
+                        } else {
+                            lone = true;
+                        }
+                    } else if (0xdc00..=0xdfff).contains(&c) {
+                        lone = true;
+                    }
+                }
+                _ => return Err(Stop::NotJson),
+            }
+        }
+        Err(Stop::NotJson)
+    }
+
+    /// A string after its opening quote: a span of the payload when it has no escapes.
+    fn string(&mut self, end: usize) -> Result<Str, Stop> {
+        let (start, close, escaped, lone) = self.scan_string(end)?;
+        if lone {
+            return Err(Stop::HandBack); // a str Rust cannot hold
+        }
+        if !escaped {
+            return Ok(Str::Span(start as u32, (close - start) as u32));
+        }
+        Ok(Str::Owned(unescape(&self.src[start..close]).into_boxed_str()))
+    }
+
+    fn object(&mut self, depth: usize, end: usize) -> Result<Node, Stop> {
+        let mut map = StrMapBuilder::new();
+        self.skip_ws(end);
+        if self.pos < end && self.src[self.pos] == b'}' {
+            self.pos += 1;
+            return Ok(map.finish());
+        }
+        loop {
+            if self.pos >= end || self.src[self.pos] != b'"' {
+                return Err(Stop::NotJson);
+            }
+            self.pos += 1;
+            let key = self.string(end)?;
+            self.skip_ws(end);
+            if self.pos >= end || self.src[self.pos] != b':' {
+                return Err(Stop::NotJson);
+            }
+            self.pos += 1;
+            self.skip_ws(end);
+            let value = self.value(depth, end)?;
+            map.insert(key, value, self.src);
+            self.skip_ws(end);
+            if self.pos < end && self.src[self.pos] == b'}' {
+                self.pos += 1;
+                return Ok(map.finish());
+            }
+            if self.pos >= end || self.src[self.pos] != b',' {
+                return Err(Stop::NotJson);
+            }
+            self.pos += 1;
+            self.skip_ws(end);
+        }
+    }
+
+    fn array(&mut self, depth: usize, end: usize) -> Result<Node, Stop> {
+        let mut items: Vec<Node> = Vec::new();
+        self.skip_ws(end);
+        if self.pos < end && self.src[self.pos] == b']' {
+            self.pos += 1;
+            return Ok(Node::List(items));
+        }
+        loop {
+            items.push(self.value(depth, end)?);
+            self.skip_ws(end);
+            if self.pos < end && self.src[self.pos] == b']' {
+                self.pos += 1;
+                return Ok(Node::List(items));
+            }
+            if self.pos >= end || self.src[self.pos] != b',' {
+                return Err(Stop::NotJson);
+            }
+            self.pos += 1;
+            self.skip_ws(end);
+        }
+    }
+}
+
+/// A string's escapes decoded (the string was scanned: its escapes are valid, no lone surrogate).
+fn unescape(raw: &[u8]) -> String {
+    let mut out: Vec<u8> = Vec::with_capacity(raw.len());
+    let mut i = 0;
+    while i < raw.len() {
+        let b = raw[i];
+        if b != b'\\' {
+            out.push(b);
+            i += 1;
+            continue;
+        }
+        let e = raw[i + 1];
+        i += 2;
+        let mapped = match e {
+            b'b' => 0x08,
+            b'f' => 0x0c,
+            b'n' => b'\n',
+            b'r' => b'\r',
+            b't' => b'\t',
+            b'u' => {
+                let c = hex4(raw, i, raw.len()).unwrap_or(0xfffd);
+                i += 4;
+                let scalar = if (0xd800..=0xdbff).contains(&c) {
+                    let c2 = hex4(raw, i + 2, raw.len()).unwrap_or(0xfffd);
+                    i += 6;
+                    0x10000 + ((c - 0xd800) << 10) + (c2.wrapping_sub(0xdc00) & 0x3ff)
+                } else {
+                    c
+                };
+                let ch = char::from_u32(scalar).unwrap_or('\u{fffd}');
+                let mut buf = [0u8; 4];
+                out.extend_from_slice(ch.encode_utf8(&mut buf).as_bytes());
+                continue;
+            }
+            other => other, // the quote, backslash and slash stand for themselves
+        };
+        out.push(mapped);
+    }
+    String::from_utf8(out).unwrap_or_default()
+}
+
+fn hex4(src: &[u8], at: usize, end: usize) -> Option<u32> {
+    if at + 4 > end {
+        return None;
+    }
+    let mut v: u32 = 0;
+    for &b in &src[at..at + 4] {
+        let d = (b as char).to_digit(16)?;
+        v = v << 4 | d;
+    }
+    Some(v)
+}

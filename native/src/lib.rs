@@ -1,0 +1,45 @@
+//! cqlsh_ext_native: the common road of cqlsh-ext's value engine in Rust.
+//!
+//! `configure(config)` takes what the Python registry holds as data (detection order, dispatch
+//! table, thresholds, budgets); `decode_page(values, cap, paths, want_text, want_tree)` decodes
+//! a page of one column's values with the GIL released and answers in columns. Every value it
+//! cannot answer exactly as the Python engine would is handed back (its index is listed).
+//! cqlsh_ext/payload/native.py is the adapter; its docstring describes the answer's shape.
+
+mod cbor;
+mod common;
+mod deflate;
+mod engine;
+mod formats;
+mod json;
+mod lz4;
+mod msgpack;
+mod page;
+mod scan;
+mod snappy;
+mod text;
+mod tree;
+mod zstd;
+
+use pyo3::prelude::*;
+
+/// The SHA-256 of the Python sources this mirror was written against (tests/native checks
+/// it against the sources' fingerprint: a change on either side without the other fails).
+const MIRRORED: &str = include_str!("../mirrored.sha256");
+
+#[pymodule]
+fn cqlsh_ext_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    page::quiet_panics();
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("MIRRORED_SOURCES", MIRRORED.trim())?;
+    m.add("ZLIB_VERSION", deflate::version())?;
+    m.add("LZ4_VERSION", lz4::version())?;
+    m.add("ZSTD_VERSION", zstd::version())?;
+    m.add("KINDS", ("text", "record", "binary", "none", "failed", "handed_back"))?;
+    m.add_function(wrap_pyfunction!(page::configure, m)?)?;
+    m.add_function(wrap_pyfunction!(page::configured, m)?)?;
+    m.add_function(wrap_pyfunction!(page::decode_page, m)?)?;
+    m.add_function(wrap_pyfunction!(page::known_containers, m)?)?;
+    m.add_function(wrap_pyfunction!(page::panics, m)?)?;
+    Ok(())
+}

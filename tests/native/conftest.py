@@ -1,0 +1,45 @@
+"""tests/native: the native core checked against the Python engine. Without the core built they
+are skipped (bin/setup builds it when cargo is found), except under CI=true, where a core that
+does not run fails them: CI must test both engines."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from cqlsh_ext.payload import native
+
+
+@pytest.fixture
+def native_core() -> None:
+    """The configured core; skips (fails under CI=true) when it does not run."""
+    if native.available():
+        return
+    why = native.refusal()
+    if os.environ.get("CI") == "true" and os.environ.get(native.ENV) != "0":
+        pytest.fail(f"the native core does not run under CI=true: {why}")
+    pytest.skip(f"the native core does not run ({why}); bin/setup builds it when cargo is found")
+
+
+#: name -> [values compared, handed back, differences], over the run (printed at its end).
+TOTALS: dict[str, list[int]] = {}
+
+
+def record(name: str, counts: object) -> None:
+    """Adds a test's counts (tests/fuzzing/native_diff.Counts) to the run's totals."""
+    entry = TOTALS.setdefault(name, [0, 0, 0])
+    entry[0] += counts.compared  # type: ignore[attr-defined]
+    entry[1] += counts.handed_back  # type: ignore[attr-defined]
+    entry[2] += len(counts.differences)  # type: ignore[attr-defined]
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    if not TOTALS:
+        return
+    write = terminalreporter.write_line
+    write("native core against the Python engine (values compared / handed back / differences):")
+    for name, (compared, handed, different) in TOTALS.items():
+        write(f"  {name:<34} {compared:>8,} {handed:>8,} {different:>4}")
+    compared, handed, different = (sum(t[i] for t in TOTALS.values()) for i in range(3))
+    write(f"  {'total':<34} {compared:>8,} {handed:>8,} {different:>4}")

@@ -1,0 +1,233 @@
+"""The engine's page API on the native core against the same engine on Python alone: read_page()
+and measure_page() of the same pages, the Page compared field by field and value by value (kinds,
+cut, rejected, each path's column with exact types, found and missed, texts, trees, views) and
+each measure, over the corpora the core's differential uses, with paths, texts, views and needle
+tests asked. The counts (values compared, differences) go to the run's summary."""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import msgpack
+import pytest
+
+from cqlsh_ext.codecs.base import DEFAULT_CAP
+from cqlsh_ext.payload import native
+from cqlsh_ext.payload.engine import Ask, Lazy, Page, ValueEngine
+from cqlsh_ext.payload.view import BlobView
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import corpora  # noqa: E402
+from fuzzing.native_diff import Counts, same  # noqa: E402
+
+from .conftest import record  # noqa: E402
+
+pytestmark = pytest.mark.usefixtures("native_core")
+
+#: Paths of the corpora's records and documents: keys, indexes, the value itself, and misses.
+PATHS: list[tuple[str | int, ...]] = [*corpora.PATHS, ()]
+
+
+def _no_paid(text: str) -> bool:
+    """A needle test (query.evaluate's kind): True when `data.status = 'PAID'` certainly fails."""
+    return "PAID" not in text
+
+
+def _no_ada(text: str) -> bool:
+    return "Ada" not in text and "\\" not in text
+
+
+#: (name, a fresh Ask, the path indexes some earlier page had: where needles apply at once).
+ASKS: list[tuple[str, Callable[[], Ask], set[int]]] = [
+    ("paths and texts", lambda: Ask(PATHS, text=True), set()),
+    ("paths", lambda: Ask(PATHS), set()),
+    ("kinds only", lambda: Ask(), set()),
+    ("texts without paths (LIKE)", lambda: Ask(text=True), set()),
+    ("views and texts", lambda: Ask(PATHS[:3], text=True, views=True), set()),
+    ("views", lambda: Ask(PATHS, views=True), set()),
+    ("needles", lambda: Ask(PATHS, needles=[_no_paid, _no_ada] + [None] * (len(PATHS) - 2)), {0, 1}),
+    ("a path none has", lambda: Ask([("nope",), ("status", "deeper"), (0, "name")]), set()),
+]
+
+
+def shown(view: BlobView) -> tuple[Any, ...]:
+    """What a reader reads of a view (tests/payload/test_engine.py's account of one)."""
+    return (view.kind, view.label, view.short_label, view.cut, view.text, view.clean, view.data,
+            view.reason, None if view.error is None else (type(view.error).__name__, str(view.error)),
+            view.payload_format, repr(view.tree), view.object_class, view.stream_format,
+            view.tree_input_size, view.payload_size, view.measured_size, view.stored,
+            [(layer.label, layer.input_size, layer.output_size, layer.truncated, layer.declared_size,
+              layer.reading) for layer in view.layers])
+
+
+def compare_pages(values: list[bytes], got: Page, want: Page, counts: Counts, where: str) -> None:
+    """Each value's answer in `got` (the core's road) against `want` (Python alone)."""
+    counts.compared += len(values)
+    differences = counts.differences
+    for name in ("kinds", "cut", "rejected", "found", "missed"):
+        if getattr(got, name) != getattr(want, name):
+            differences.append(f"{where}: {name} {getattr(got, name)!r:.300} != {getattr(want, name)!r:.300}")
+    for p, (column, expected) in enumerate(zip(got.columns, want.columns, strict=True)):
+        for i, (a, b) in enumerate(zip(column, expected, strict=True)):
+            if not same(a, b):
+                differences.append(f"{where}: value {i}, path {PATHS[p] if p < len(PATHS) else p}: "
+                                   f"{a!r:.200} != {b!r:.200}")
+    if len(got.columns) != len(want.columns) or any(
+            len(c) != len(values) for c in got.columns):
+        differences.append(f"{where}: columns of other lengths")
+    if not same(list(got.texts), list(want.texts)):
+        differences.append(f"{where}: texts differ")
+    if len(got.trees) != len(want.trees):
+        differences.append(f"{where}: {len(got.trees)} trees != {len(want.trees)}")
+    for i, (a, b) in enumerate(zip(got.trees, want.trees, strict=False)):
+        if not same(a, b):
+            differences.append(f"{where}: value {i}: tree {a!r:.200} != {b!r:.200}")
+    if bool(got.views) != bool(want.views) or len(got.views) != len(want.views):
+        differences.append(f"{where}: {len(got.views)} views != {len(want.views)}")
+    for i, (a, b) in enumerate(zip(got.views, want.views, strict=False)):
+        if shown(a) != shown(b):
+            differences.append(f"{where}: value {i}: view {shown(a)!r:.300} != {shown(b)!r:.300}")
+
+
+def differential(values: list[bytes], caps: tuple[int, ...], size: int = 64) -> Counts:
+    """Every Ask of ASKS and measure_page, page by page (one engine per road, kept over the
+    pages as a reader keeps it), under each cap."""
+    counts = Counts()
+    pages = [values[i:i + size] for i in range(0, len(values), size)]
+    for cap in caps:
+        for name, make, known in ASKS:
+            core, python = ValueEngine("auto", cap), ValueEngine("auto", cap)
+            python.native = False
+            core_ask, python_ask = make(), make()
+            core_ask.known |= known
+            python_ask.known |= known
+            for n, page in enumerate(pages):
+                got, want = core.read_page(page, core_ask), python.read_page(page, python_ask)
+                compare_pages(page, got, want, counts, f"{name}, cap {cap}, page {n}")
+            if core.native is not True:
+                counts.differences.append(f"{name}: the native core did not run ({native.refusal()})")
+            if core_ask.known != python_ask.known:
+                counts.differences.append(f"{name}: paths known {core_ask.known} != {python_ask.known}")
+        core, python = ValueEngine("auto", cap), ValueEngine("auto", cap)
+        python.native = False
+        for n, page in enumerate(pages):
+            counts.handed_back += len(native.decode_page(page, cap).handed_back)
+            for i, (a, b) in enumerate(zip(core.measure_page(page), python.measure_page(page), strict=True)):
+                counts.compared += 1
+                if a != b:
+                    counts.differences.append(f"measure, cap {cap}, page {n}, value {i} "
+                                              f"({page[i][:16].hex()}): {a} != {b}")
+    return counts
+
+
+def assert_same(name: str, counts: Counts) -> None:
+    record(f"pages: {name}", counts)
+    assert not counts.differences, (f"{len(counts.differences)} differences:\n"
+                                    + "\n".join(counts.differences[:30]))
+
+
+CAPS = (DEFAULT_CAP, 300, 7)
+
+
+def test_pages_of_the_fuzzing_seeds() -> None:
+    assert_same("fuzzing seeds", differential(corpora.seeds(), CAPS))
+
+
+def test_pages_of_every_producer_over_every_payload() -> None:
+    assert_same("producers x payloads", differential(corpora.produced(), (DEFAULT_CAP, 300)))
+
+
+def test_pages_of_the_order_table() -> None:
+    values = corpora.orders(600)
+    assert_same("order table", differential(values, (DEFAULT_CAP,), size=100))
+    # The common road is the core's: it answers every value of these pages itself.
+    assert native.decode_page(values[:200], DEFAULT_CAP, PATHS).handed_back == []
+
+
+def test_pages_of_the_demo_data_and_nested_chains() -> None:
+    assert_same("demo data, nested chains", differential(corpora.demo() + corpora.nested(), CAPS))
+
+
+def test_pages_of_edge_cases_hostile_and_mutated_values() -> None:
+    rng = random.Random(41)
+    doc = json.dumps({"status": "PAID", "customer": {"name": "Ada"}, "items": [{"sku": "S1"}]}).encode()
+    values = [bytes(make(doc)) for _name, make, label, _codec, _auto in corpora.PRODUCERS
+              if label in corpora.NATIVE_LABELS]
+    values += [bytes(make(msgpack.packb({"status": "NEW", "customer": {"nom": "x"}})))
+               for _name, make, label, _codec, _auto in corpora.PRODUCERS if label in corpora.NATIVE_LABELS]
+    edges = corpora.edges(values, rng)
+    mutated = [corpora.mutate(v, rng) for v in corpora.orders(200, seed=9) for _ in range(2)]
+    values = edges + corpora.hostile() + mutated
+    rng.shuffle(values)
+    assert_same("edges, hostile, mutated", differential(values, (DEFAULT_CAP, 2000, 64)))
+
+
+def test_a_page_with_values_handed_back_before_the_first_hit() -> None:
+    """Values the core hands back (a serialization stream, UTF-16 text), rejected ones and misses
+    before the first value that has a path: the hits and misses are counted in the page's order."""
+    import pickle
+
+    stream = b"\xac\xed\x00\x05t\x00\x05hello"  # a Java serialization stream holding one string
+    utf16 = '{"status": "PAID", "customer": {"name": "Ada"}}'.encode("utf-16")
+    plain = [json.dumps({"customer": {"nom": f"n{i}", "id": i}}).encode() for i in range(5)]
+    had = json.dumps({"status": "PAID", "customer": {"name": "Ada"}}).encode()
+    other = json.dumps({"status": "NEW", "customer": {"name": "Bob"}}).encode()
+    pages = [
+        [plain[0], utf16, plain[1], had, plain[2]],
+        [other, plain[3], stream, had, pickle.dumps({"status": "PAID"}), plain[4]],
+        [utf16, other, plain[0]],
+    ]
+    counts = differential([v for page in pages for v in page], CAPS, size=5)
+    assert counts.compared > 0
+    assert native.decode_page([utf16, stream], DEFAULT_CAP).handed_back == [0, 1]
+    assert_same("handed back, rejected, misses", counts)
+
+
+def test_the_comparison_sees_a_difference() -> None:
+    """compare_pages is no check that cannot fail: a page with one value changed differs."""
+    values = corpora.orders(20)
+    engine = ValueEngine("auto", DEFAULT_CAP)
+    want = ValueEngine("auto", DEFAULT_CAP)
+    want.native = False
+    got = engine.read_page(values, Ask(PATHS, text=True))
+    expected = want.read_page(values, Ask(PATHS, text=True))
+    counts = Counts()
+    compare_pages(values, got, expected, counts, "same")
+    assert counts.differences == []
+    got.columns[0][3] = "changed"
+    got.kinds[5] = "binary"
+    compare_pages(values, got, expected, counts, "changed")
+    assert len(counts.differences) == 2
+
+
+def test_lazy_items_are_made_once_and_read_like_a_list() -> None:
+    made: list[int] = []
+    column = Lazy(4, lambda i: made.append(i) or i * 10)
+    assert column[1] == 10 and column[-1] == 30 and column[1] == 10
+    assert made == [1, 3]
+    assert column == [0, 10, 20, 30] and [0, 10, 20, 30] == column
+    assert column[1:3] == [10, 20] and bool(Lazy(0, lambda i: i)) is False
+
+
+def test_the_core_runs_only_in_plain_auto_mode_and_when_on() -> None:
+    import os
+    import subprocess
+
+    values = corpora.orders(20)
+    for engine in (ValueEngine("snappy", DEFAULT_CAP), ValueEngine("auto", DEFAULT_CAP, spec="snappy")):
+        engine.read_page(values, Ask(PATHS))
+        assert engine.native is False  # -d CODEC, a column setting: the Python engine alone
+    engine = ValueEngine("auto", DEFAULT_CAP)
+    engine.measure_page(values)
+    assert engine.native is True
+    code = ("from cqlsh_ext.payload.engine import Ask, ValueEngine\n"
+            "engine = ValueEngine()\nengine.read_page([b'{\"a\": 1}'], Ask([('a',)]))\nprint(engine.native)")
+    for setting, expected in (("0", "False"), ("1", "True")):
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                             env={**os.environ, native.ENV: setting}).stdout.strip()
+        assert out == expected, setting

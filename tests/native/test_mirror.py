@@ -1,0 +1,114 @@
+"""The mirror and its data: the Python code the native core repeats has the fingerprint the core
+was written against, the core takes only a registry it knows (data comes from Python at
+configure time), and the adapter stays out of the shell's start-up."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from cqlsh_ext.payload import native
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import mirror  # noqa: E402
+
+
+def test_the_mirrored_sources_are_those_the_core_was_written_against() -> None:
+    current, recorded = mirror.fingerprint(), mirror.stored()
+    assert current == recorded, (
+        "Python code or a library release the native core mirrors changed (tests/native/mirror.py "
+        "lists them): bring native/src in line, run tests/native, then write the new fingerprint "
+        f"to native/mirrored.sha256: {current}")
+
+
+def test_the_built_core_is_the_current_mirror(native_core: None) -> None:
+    # A core built from older sources (bin/setup rebuilds it when native/ changes) is not the one
+    # the fingerprint describes.
+    assert native.module().MIRRORED_SOURCES == mirror.stored()
+
+
+def test_the_core_decodes_with_the_libraries_the_python_side_uses(native_core: None) -> None:
+    import zlib
+
+    import lz4
+    import zstandard
+
+    module = native.module()
+    assert module.ZLIB_VERSION == zlib.ZLIB_RUNTIME_VERSION
+    assert module.LZ4_VERSION == lz4.library_version_number()
+    assert module.ZSTD_VERSION == int("".join(f"{part:02d}" for part in zstandard.ZSTD_VERSION))
+    assert module.configured() == (True, True, True, True)
+
+
+def _config() -> dict[str, object]:
+    return native._config()
+
+
+def test_configure_takes_the_registry_as_it_is(native_core: None) -> None:
+    native.module().configure(_config())
+    assert native.module().configured()[0]
+
+
+@pytest.mark.parametrize("change", ["unknown container", "another grade", "unknown record format",
+                                    "container in the dispatch table"])
+def test_configure_refuses_a_registry_the_mirror_does_not_know(native_core: None, change: str) -> None:
+    module = native.module()
+    config = _config()
+    if change == "unknown container":
+        config["trial"] = [*config["trial"], "lzo"]  # type: ignore[misc]
+        config["grades"] = {**config["grades"], "lzo": "C"}  # type: ignore[dict-item]
+    elif change == "another grade":
+        config["grades"] = {**config["grades"], "zlib": "A"}  # type: ignore[dict-item]
+    elif change == "unknown record format":
+        config["records"] = ["thrift", *config["records"]]  # type: ignore[misc]
+    else:
+        dispatch = [list(row) for row in config["dispatch"]]  # type: ignore[attr-defined]
+        dispatch[0x4f].append("brotli")
+        config["dispatch"] = dispatch
+        config["grades"] = {**config["grades"], "brotli": "D"}  # type: ignore[dict-item]
+    try:
+        with pytest.raises(ValueError):
+            module.configure(config)
+    finally:
+        module.configure(_config())
+
+
+def _python(code: str, **env: str) -> str:
+    clean = {k: v for k, v in os.environ.items() if k != native.ENV}
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                          env={**clean, **env}, cwd=ROOT).stdout.strip()
+
+
+def test_engine_name_imports_nothing_native() -> None:
+    out = _python("import sys\nfrom cqlsh_ext.payload import native\n"
+                  "print(native.engine_name(), 'cqlsh_ext_native' in sys.modules)")
+    name, imported = out.split()
+    assert imported == "False"
+    assert name == ("native" if native.installed() else "python")
+
+
+def test_cqlsh_ext_native_0_runs_the_python_engine_alone() -> None:
+    out = _python("from cqlsh_ext.payload import native\n"
+                  "print(native.engine_name(), native.available(), native.refusal())",
+                  CQLSH_EXT_NATIVE="0")
+    assert out.startswith("python False turned off")
+
+
+def test_the_version_line_names_the_engine_without_importing_it() -> None:
+    out = _python("import sys\nfrom cqlsh_ext import cli\n"
+                  "print(cli.engine_line(), 'cqlsh_ext_native' in sys.modules)")
+    # (the child runs without CQLSH_EXT_NATIVE: _python strips it)
+    assert out == f"value engine: {'native' if native.installed() else 'python'} False"
+
+
+def test_values_that_are_not_bytes_are_handed_back(native_core: None) -> None:
+    doc = b'{"a": 1, "b": "two"}'
+    page = native.decode_page([doc, bytearray(doc), memoryview(doc)], 1 << 20, [("a",)])  # type: ignore[list-item]
+    assert page.handed_back == [1, 2]
+    assert page.kinds[0] == native.TEXT and page.labels[0] == "json"
+    assert page.paths[0].values == [1, None, None]
