@@ -451,7 +451,9 @@ class Evaluator:
             else:
                 place_page = read[(ref.column, ref.access)]
                 value = _path_value(place_page.values(ref.text), plain)
-                getters.append(_group_value(place_page.states, value) if group else value)
+                # The common page has no undecodable value: its key is the path's value as is.
+                undecodable = group and UNDECODABLE in place_page.states
+                getters.append(_group_value(place_page.states, value) if undecodable else value)
         return getters
 
     # ------------------------------------------------------------------ paths seen
