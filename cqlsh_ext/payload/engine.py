@@ -510,7 +510,7 @@ class ValueEngine:
         spells them; a value it hands back, one that failed (its reason is the Python engine's)
         and one the cap cut (its size may be the declared one) measured here."""
         try:
-            core = native.decode_page(values, self.cap)
+            core = native.decode_page(values, self.cap, measure=True)  # no payload read
         except Exception:  # (it should not): the Python engine measures the page
             return None
         out: list[Measure] = []

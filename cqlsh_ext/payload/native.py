@@ -226,10 +226,14 @@ def module() -> Any:
 
 
 def decode_page(values: Sequence[bytes], cap: int, paths: Sequence[Sequence[str | int]] = (), *,
-                want_text: bool = False, want_tree: bool = False, missing: Any = ABSENT) -> Page:
+                want_text: bool = False, want_tree: bool = False, missing: Any = ABSENT,
+                measure: bool = False) -> Page:
     """One call for a page of one column's values (see the module docstring). Values that are
-    not `bytes` are handed back. Raises RuntimeError when the core is not available()."""
-    raw = module().decode_page(values, cap, [tuple(p) for p in paths], want_text, want_tree, missing)
+    not `bytes` are handed back. Raises RuntimeError when the core is not available().
+    `measure` (COMPRESSION STATS): the containers only; a payload under a container is not read
+    (BINARY, its label's reading "binary"), no paths, texts or trees."""
+    raw = module().decode_page(values, cap, [tuple(p) for p in paths], want_text, want_tree, missing,
+                               measure)
     kinds, labels, stored, decoded, cut, texts, trees, path_results, handed = raw
     return Page(kinds, labels, stored, decoded, cut, texts, trees,
                 [PathColumn(found_values, found, miss) for found_values, found, miss in path_results], handed)

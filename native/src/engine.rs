@@ -119,6 +119,9 @@ impl Label {
 pub struct Want<'a> {
     pub paths: &'a [Vec<Step>],
     pub tree: bool,
+    /// COMPRESSION STATS' measure: the containers only. A contained payload is not read (its
+    /// kind is given as Binary, its label's reading "binary"): the measure never looks at it.
+    pub measure: bool,
 }
 
 pub struct Outcome {
@@ -460,6 +463,19 @@ pub fn decode_value(cfg: &Config, value: &[u8], cap: usize, want: &Want) -> Resu
     }
     // _text_or_binary
     let size = data.len();
+    if want.measure {
+        return Ok(Outcome {
+            kind: Kind::Binary,
+            label: Label::new(&layers, "binary"),
+            stored: n,
+            decoded: size,
+            cut,
+            payload: Payload::Stored,
+            text_len: 0,
+            tree: None,
+            reads: Vec::new(),
+        });
+    }
     if let Some(found) = text::as_text(&data, cut) {
         let outcome = text_outcome(&layers, Payload::Stored, &data, found.len, n, cut, nodes, want)?;
         return Ok(Outcome { payload: Payload::Owned(data), ..outcome });

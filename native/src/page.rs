@@ -237,10 +237,11 @@ fn note(missed: &mut Option<Missed>, depth: usize, step: usize, keys: &[&str]) {
     }
 }
 
-/// decode_page(values, cap, paths, want_text, want_tree, missing) -> (kinds, labels, stored,
-/// decoded, cut, texts, trees, paths, handed_back): see cqlsh_ext/payload/native.py.
+/// decode_page(values, cap, paths, want_text, want_tree, missing, measure=false) -> (kinds, labels,
+/// stored, decoded, cut, texts, trees, paths, handed_back): see cqlsh_ext/payload/native.py.
 #[pyfunction]
-#[pyo3(signature = (values, cap, paths, want_text, want_tree, missing))]
+#[pyo3(signature = (values, cap, paths, want_text, want_tree, missing, measure=false))]
+#[allow(clippy::too_many_arguments)] // the Python call's keywords, one argument each
 pub fn decode_page<'py>(
     py: Python<'py>,
     values: &Bound<'py, PyAny>,
@@ -249,6 +250,7 @@ pub fn decode_page<'py>(
     want_text: bool,
     want_tree: bool,
     missing: &Bound<'py, PyAny>,
+    measure: bool,
 ) -> PyResult<Bound<'py, PyTuple>> {
     let configured = CONFIGURED
         .read()
@@ -266,7 +268,7 @@ pub fn decode_page<'py>(
     let slices: Vec<Option<&[u8]>> =
         items.iter().map(|v| v.cast::<PyBytes>().ok().map(|b| b.as_bytes())).collect();
     let config = &configured.config;
-    let want = Want { paths: &path_steps, tree: want_tree };
+    let want = Want { paths: &path_steps, tree: want_tree && !measure, measure };
     let outcomes: Vec<Option<Outcome>> = py.detach(|| {
         // Decoded bytes kept for the answer (texts, values read), over the page: a page of
         // bombs must not hold a hundred outputs at the cap at once (the Python engine holds
