@@ -257,11 +257,9 @@ def hostile(cassandra) -> str:
 
 
 def test_hostile_values_are_described_within_the_bounds(cassandra, home, hostile):
-    import time
-
-    started = time.monotonic()
+    # The subprocess's timeout (conftest.shell) is the hang guard; what bounds the work is asserted
+    # below as the counts the code keeps (values walked in part, too deep, cut at the cap).
     got = report(cassandra, home, f"DESCRIBE PAYLOAD {hostile}.t.data ALL")
-    assert time.monotonic() - started < 120
     data = place(got, "data")
     assert data["values"] == 5
     assert data["bounds"]["values_walked_in_part"] == 1  # the shared parts: MAX_VISITS nodes
