@@ -29,7 +29,6 @@ import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 STATEMENTS = {
@@ -124,11 +123,9 @@ def _reader(name: str) -> Callable[[list[bytes]], None]:
 
 
 def _magic() -> Callable[[list[bytes]], int]:
-    from query_scan import MAGIC_DOCUMENT  # the script's own text: the same reading
+    from query_scan import magic_document  # the script's own text: the same reading
 
-    script: dict[str, Any] = {}
-    exec(MAGIC_DOCUMENT, script)
-    document = script["document"]
+    document = magic_document()
 
     def run(values: list[bytes]) -> int:
         found = 0

@@ -26,7 +26,6 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
@@ -48,11 +47,9 @@ def _values(encoding: str, count: int) -> list[bytes]:
 def reader(name: str) -> Callable[[list[bytes]], int]:
     """A function reading two paths of every value of a list, page by page."""
     if name == "magic":
-        from query_scan import MAGIC_DOCUMENT
+        from query_scan import magic_document
 
-        script: dict[str, Any] = {}
-        exec(MAGIC_DOCUMENT, script)
-        document = script["document"]
+        document = magic_document()
 
         def magic(values: list[bytes]) -> int:
             found = 0
