@@ -152,6 +152,7 @@ def magic_document() -> Callable[[bytes], Any]:
     exec(MAGIC_DOCUMENT, script)
     return script["document"]
 
+
 #: The floor: the rows read and nothing decoded.
 BARE_SCRIPT = _SCRIPT_HEAD.replace("session = cluster.connect()", """session = cluster.connect()
 from cassandra.query import tuple_factory
