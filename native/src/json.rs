@@ -518,7 +518,12 @@ impl Parser<'_> {
 
     /// A string after its opening quote: a span of the payload when it has no escapes.
     fn string(&mut self, end: usize) -> Result<Str, Stop> {
-        let (start, close, escaped, lone) = self.scan_string(end)?;
+        let raw = self.scan_string(end)?;
+        self.str_of(raw)
+    }
+
+    /// A scanned string (start, close, escaped, lone) as the tree holds it.
+    fn str_of(&self, (start, close, escaped, lone): (usize, usize, bool, bool)) -> Result<Str, Stop> {
         if lone {
             return Err(Stop::HandBack); // a str Rust cannot hold
         }
@@ -530,58 +535,22 @@ impl Parser<'_> {
 
     fn object(&mut self, depth: usize, end: usize) -> Result<Node, Stop> {
         let mut map = StrMapBuilder::new();
-        self.skip_ws(end);
-        if self.pos < end && self.src[self.pos] == b'}' {
-            self.pos += 1;
-            return Ok(map.finish());
-        }
-        loop {
-            if self.pos >= end || self.src[self.pos] != b'"' {
-                return Err(Stop::NotJson);
-            }
-            self.pos += 1;
-            let key = self.string(end)?;
-            self.skip_ws(end);
-            if self.pos >= end || self.src[self.pos] != b':' {
-                return Err(Stop::NotJson);
-            }
-            self.pos += 1;
-            self.skip_ws(end);
-            let value = self.value(depth, end)?;
-            map.insert(key, value, self.src);
-            self.skip_ws(end);
-            if self.pos < end && self.src[self.pos] == b'}' {
-                self.pos += 1;
-                return Ok(map.finish());
-            }
-            if self.pos >= end || self.src[self.pos] != b',' {
-                return Err(Stop::NotJson);
-            }
-            self.pos += 1;
-            self.skip_ws(end);
-        }
+        self.members(end, |p, raw| {
+            let key = p.str_of(raw)?;
+            let value = p.value(depth, end)?;
+            map.insert(key, value, p.src);
+            Ok(())
+        })?;
+        Ok(map.finish())
     }
 
     fn array(&mut self, depth: usize, end: usize) -> Result<Node, Stop> {
         let mut items: Vec<Node> = Vec::new();
-        self.skip_ws(end);
-        if self.pos < end && self.src[self.pos] == b']' {
-            self.pos += 1;
-            return Ok(Node::List(items));
-        }
-        loop {
-            items.push(self.value(depth, end)?);
-            self.skip_ws(end);
-            if self.pos < end && self.src[self.pos] == b']' {
-                self.pos += 1;
-                return Ok(Node::List(items));
-            }
-            if self.pos >= end || self.src[self.pos] != b',' {
-                return Err(Stop::NotJson);
-            }
-            self.pos += 1;
-            self.skip_ws(end);
-        }
+        self.items(end, |p, _index| {
+            items.push(p.value(depth, end)?);
+            Ok(())
+        })?;
+        Ok(Node::List(items))
     }
 }
 
