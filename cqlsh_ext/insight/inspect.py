@@ -164,7 +164,7 @@ def inspect_value(
 
 def unreadable(value: bytes, where: dict[str, object], why: str) -> ValueReport:
     """The report of a value whose inspection failed as a whole: its size, its first bytes, why."""
-    preview = "0x" + value[:48].hex() + ("..." if len(value) > 48 else "")
+    preview = _hex_preview(value)
     return ValueReport(where, len(value), UNDECODABLE, (), [], Payload("binary", len(value), None, preview),
                        None, True, why)
 
@@ -313,13 +313,18 @@ def _payload(view: BlobView, size: int) -> Payload:
         return Payload(view.reading or "record", size,
                        "decoded from the format's own structure, nothing executed",
                        _tree_preview(view.record))
-    preview = "0x" + data[:48].hex() + ("..." if len(data) > 48 else "")
+    preview = _hex_preview(data)
     if view.kind == UNKNOWN and not view.quiet:
         # A payload reader stopped on it (a budget, a malformed record): the reason, never a
         # plain "binary" that would say nothing was tried.
         return Payload("not readable", size, view.reason, preview)
     kind = next((name for name, magic in _BINARY_MAGIC if data.startswith(magic)), None)
     return Payload(kind or "binary", size, None, preview)
+
+
+def _hex_preview(data: bytes) -> str:
+    """A payload shown as bytes: its first 48 in hex."""
+    return "0x" + data[:48].hex() + ("..." if len(data) > 48 else "")
 
 
 def _text_kind(view: BlobView, truncated: bool) -> str:

@@ -49,8 +49,7 @@ def may_reach_payload(statement: Lexed) -> bool:
             return True
         if follows.value.lower() == "like":  # of any kind, as names_payload reads it
             return True
-        if follows.value.lower() == "is" and any(t.value.lower() == "undecodable"
-                                                 for t in tokens[i + 2:i + 4]):
+        if _undecodable(tokens, i + 1):
             return True
     return False
 
@@ -67,25 +66,26 @@ def names_payload(statement: Lexed | str, schema: Schema) -> bool:
     def punct(i: int, value: str) -> bool:
         return i < len(tokens) and tokens[i].kind == "punct" and tokens[i].value == value
 
-    def undecodable(i: int) -> bool:
-        """IS [NOT] UNDECODABLE from token i."""
-        words = [t.value.lower() for t in tokens[i:i + 3] if t.kind == "word"]
-        return words[:2] == ["is", "undecodable"] or words[:3] == ["is", "not", "undecodable"]
-
     for i, tok in enumerate(tokens):
         if tok.kind not in ("word", "qname") or (i and tokens[i - 1].value.lower() == "from"):
             continue
         ctype = schema.type_of(tok.value.lower() if tok.kind == "word" else tok.value)
         if ctype is None:
             continue
-        if ctype.is_blob and (punct(i + 1, ".") or punct(i + 1, "[") or undecodable(i + 1) or (
+        if ctype.is_blob and (punct(i + 1, ".") or punct(i + 1, "[") or _undecodable(tokens, i + 1) or (
                 i + 1 < len(tokens) and tokens[i + 1].value.lower() == "like")):
             return True
         if map_of_blobs(ctype) and punct(i + 1, "[") and punct(i + 3, "]") and (
-                punct(i + 4, ".") or punct(i + 4, "[") or undecodable(i + 4)):
+                punct(i + 4, ".") or punct(i + 4, "[") or _undecodable(tokens, i + 4)):
             return True
         if ctype.kind == UDT and punct(i + 1, ".") and i + 2 < len(tokens) and \
                 (field_type := ctype.child(tokens[i + 2].value)) is not None and field_type.is_blob and \
-                (punct(i + 3, ".") or punct(i + 3, "[") or undecodable(i + 3)):
+                (punct(i + 3, ".") or punct(i + 3, "[") or _undecodable(tokens, i + 3)):
             return True
     return False
+
+
+def _undecodable(tokens: list[Token], i: int) -> bool:
+    """IS [NOT] UNDECODABLE from token i."""
+    words = [t.value.lower() for t in tokens[i:i + 3] if t.kind == "word"]
+    return words[:2] == ["is", "undecodable"] or words[:3] == ["is", "not", "undecodable"]
