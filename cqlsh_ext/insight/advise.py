@@ -31,6 +31,7 @@ from cqlsh_ext.insight.recompress import (
     measure,
     with_dictionary,
 )
+from cqlsh_ext.payload.measures import STATUS_TITLES
 from cqlsh_ext.payload.unwrap import TEXT_LABEL
 from cqlsh_ext.payload.view import FAILED, KIND_TITLES
 from cqlsh_ext.scanning import capacity
@@ -445,7 +446,7 @@ class AdviseSample:
         status, chain, _exact, payload = p
         payloads.append(payload)
         stored.append(stored_size)
-        label = label or (chain if status == COMPRESSED else status)
+        label = label or (chain if status == COMPRESSED else STATUS_TITLES[status])
         current[label] = current.get(label, 0) + 1
         self.total += len(payload)
 

@@ -7,7 +7,8 @@ and SETTINGS read a sample's views and measure each with measured().
 
 from __future__ import annotations
 
-from cqlsh_ext.payload.engine import COMPRESSED, FROM_HEADER, STORED, Measure, measure
+from cqlsh_ext.payload.engine import measure
+from cqlsh_ext.payload.measures import COMPRESSED, FROM_HEADER, STORED, Measure
 from cqlsh_ext.payload.view import FAILED, BlobView
 
 #: What peeling a value found: a container decoded, nothing peeled (stored as it is), or a format

@@ -43,6 +43,17 @@ from cqlsh_ext.codecs.capabilities import HeaderSized
 from cqlsh_ext.payload import budget, native
 from cqlsh_ext.payload.formats.tree import Cut
 from cqlsh_ext.payload.json_text import json_container
+from cqlsh_ext.payload.measures import (
+    COMPRESSED,
+    FROM_HEADER,
+    PEEK,
+    STORED,
+    Measure,
+    MeasuredPlace,
+    MeasureSpec,
+    PageMeasures,
+    summarize,
+)
 from cqlsh_ext.payload.paths import CUT, MISSING, Steps, keys_of, read_path
 from cqlsh_ext.payload.unwrap import (
     STREAM_STARTS,
@@ -56,17 +67,10 @@ from cqlsh_ext.payload.unwrap import (
     unwrap_spec,
     walk,
 )
-from cqlsh_ext.payload.view import BINARY, FAILED, NOT_DETECTED, RECORD, TEXT, TOO_SHORT, UNKNOWN, BlobView
+from cqlsh_ext.payload.view import BINARY, FAILED, RECORD, TEXT, UNKNOWN, BlobView
 
 #: Record formats are looked for from this length on (unwrap.MIN_STRUCTURED_LENGTH).
 _MIN_RECORD = 4
-#: measure_page(): what peeling a value found (COMPRESSION STATS reads no payload): a container
-#: decoded, nothing peeled (the value is stored as it is), or FAILED (payload.view).
-COMPRESSED, STORED = "compressed", "not compressed"
-#: measure_page()'s reason for a compressed value sized from its header (not decompressed).
-FROM_HEADER = "size from header"
-#: A measure: (COMPRESSED / STORED / FAILED, the chain spelt, payload size, exact, reason).
-Measure = tuple[str, str, int, bool, "str | None"]
 
 
 class Ask:
@@ -212,8 +216,8 @@ class ValueEngine:
         return found
 
     # ------------------------------------------------------------------ the page API
-    def _native_on(self) -> bool:
-        """Whether the native core decodes this engine's pages (auto mode, no column setting, the
+    def on_core(self) -> bool:
+        """Whether the native core answers this engine's pages (auto mode, no column setting, the
         core installed, on and configured)."""
         on = self.native
         if on is None:
@@ -222,7 +226,7 @@ class ValueEngine:
 
     def read_page(self, values: Sequence[bytes], ask: Ask) -> Page:
         """What a statement reads of a page of values (see Ask and Page). Never raises."""
-        if values and self._native_on():
+        if values and self.on_core():
             page = self._read_page_native(values, ask)
             if page is not None:
                 return page
@@ -316,35 +320,29 @@ class ValueEngine:
         return _record(data, BINARY)
 
     # ------------------------------------------------------------------ COMPRESSION STATS
-    def measure_page(self, values: Sequence[bytes], from_headers: bool = False) -> list[Measure]:
-        """Per value, what COMPRESSION STATS counts, without reading payloads: (COMPRESSED, STORED
-        or FAILED, the chain spelt, the payload's size, whether it is exact, the reason). The
-        common case (one container, decoded whole, nothing recognisable inside) is answered
-        without building a view. With `from_headers`, a value whose container declares a
-        plausible size within the cap (HeaderSized.header_sized_from) is only peeked at: its size
-        is the declared one and its reason FROM_HEADER. Never raises."""
-        if values and not from_headers and self._native_on():
-            measures = self._measure_page_native(values)
-            if measures is not None:
-                return measures
+    def measure(self, value: bytes, from_headers: bool = False) -> Measure:
+        """What COMPRESSION STATS counts of one value (payload.measures): (status, the chain
+        spelt, the payload's size, whether it is exact, the reason). The containers are peeled and
+        a contained payload is not read; a value with no container is read for its kind (stored
+        text or a record: STORED; else UNKNOWN). The common case (one container, decoded whole,
+        nothing recognisable inside) is answered without building a view. With `from_headers`, a
+        value whose container declares a plausible size within the cap (HeaderSized,
+        header_sized_from on) is only peeked at: its size is the declared one, its reason
+        FROM_HEADER. Never raises."""
         token = budget.enter(self.budget)
         try:
-            auto = self.mode == "auto" and self.spec is None
-            out: list[Measure] = []
-            append = out.append
-            for value in values:
-                try:
-                    append(self._measure(value, from_headers) if auto else measure(self._one()(value)))
-                except Exception as err:  # the boundary of one value
-                    append(measure(failed(value, err)))
-            return out
+            if self.mode != "auto" or self.spec is not None:
+                return measure(self._one()(value))
+            return self._measure(value, from_headers)
+        except Exception as err:  # the boundary of one value
+            return measure(failed(value, err))
         finally:
             budget.leave(token)
 
     def _measure(self, value: bytes, from_headers: bool) -> Measure:
         cap = self.cap
         if len(value) < registry.MIN_AUTO_LENGTH:
-            return measure(walk(value, "auto", cap))
+            return measure(_unwrap(value, "auto", cap))
         if from_headers:
             sized = _HEADER_SIZED.get(value[0])
             if sized is not None and len(value) >= sized[2] and sized[0].matches(value):
@@ -352,12 +350,14 @@ class ValueEngine:
                 size = header.declared_size(value)
                 # Only when nothing recognisable is inside (a serialization stream, another
                 # container): those take the full walk below, as they would without from_headers.
-                head = header.peek(value, _PEEK) if size is not None and size <= cap else None
+                head = header.peek(value, PEEK) if size is not None and size <= cap else None
                 if (head is not None and not head.startswith(_STREAM_LEADS)
                         and not registry.signature_matches(head)):
                     return COMPRESSED, _label(fmt), size or 0, True, FROM_HEADER
         found = self._found(value)
-        if found is None or found is _FAILED:
+        if found is None:  # no container: read for its kind (stored text, a record, or unknown)
+            return measure(read_payload(value, uncontained(value, cap)))
+        if found is _FAILED:
             return measure(walk(value, "auto", cap))
         fmt, decoded = found
         data = decoded.data
@@ -505,43 +505,6 @@ class ValueEngine:
             finally:
                 budget.leave(token)
 
-    def _measure_page_native(self, values: Sequence[bytes]) -> list[Measure] | None:
-        """measure_page() on the native core: the kinds, labels and sizes it gives, as measure()
-        spells them; a value it hands back, one that failed (its reason is the Python engine's)
-        and one the cap cut (its size may be the declared one) measured here."""
-        try:
-            core = native.decode_page(values, self.cap, measure=True)  # no payload read
-        except Exception:  # (it should not): the Python engine measures the page
-            return None
-        out: list[Measure] = []
-        append = out.append
-        labels, stored, decoded, cuts = core.labels, core.stored, core.decoded, core.cut
-        for i, code in enumerate(core.kinds):
-            if code <= native.BINARY and not cuts[i]:
-                chain = labels[i].rpartition(">")[0]
-                if chain:
-                    append((COMPRESSED, chain, decoded[i], True, None))
-                else:  # read as it is stored: detection recognised no container
-                    size = stored[i]
-                    short = size < registry.MIN_AUTO_LENGTH
-                    append((STORED, "", size, True, TOO_SHORT if short else NOT_DETECTED))
-            elif code == native.UNKNOWN:
-                size = stored[i]
-                append((STORED, "", size, True,
-                        (TOO_SHORT if size else None) if size < registry.MIN_AUTO_LENGTH else NOT_DETECTED))
-            else:
-                append(self._measure_python(values[i]))
-        return out
-
-    def _measure_python(self, value: bytes) -> Measure:
-        token = budget.enter(self.budget)
-        try:
-            return self._measure(value, False)
-        except Exception as err:  # the boundary of one value
-            return measure(failed(value, err))
-        finally:
-            budget.leave(token)
-
 
 _FAILED: Any = object()
 _NOTHING: Any = object()
@@ -556,8 +519,6 @@ _STREAM_LEADS = tuple(magic[:1] for magic in STREAM_STARTS)
 _HEADER_SIZED: dict[int, tuple[Container, HeaderSized, int]] = {
     fmt.magic[0]: (fmt, fmt, fmt.header_sized_from)
     for fmt in registry.all_containers() if isinstance(fmt, HeaderSized)}
-#: Decompressed bytes looked at behind a declared size: enough for every signature detect() knows.
-_PEEK = 64
 #: Container label per format object (Container.label is a property; measure runs once per value).
 _LABELS: dict[int, str] = {}
 
@@ -632,19 +593,29 @@ def _label(fmt: Container) -> str:
 
 
 def measure(view: BlobView) -> Measure:
-    """measure_page()'s answer from a view (its payload need not be read)."""
+    """ValueEngine.measure()'s answer from a view (payload.measures' statuses): a format that
+    failed, no known format, nothing peeled (the value reads as stored: text, a record, a
+    serialization stream stored as is), or the containers peeled (their payload need not be read)."""
     stored = view.stored_size
-    if view.kind in (FAILED, UNKNOWN):
-        return (FAILED if view.kind == FAILED else STORED), "", stored, True, view.reason
+    kind = view.kind
+    if kind == FAILED or kind == UNKNOWN:
+        return kind, "", stored, True, view.reason
     chain = view.chain
     if all(layer.fmt is None for layer in view.layers if not layer.reading):
-        # nothing decompressed: a serialization stream stored as it is, or a value read as it is
-        # stored (text, a record), where detection's reason is that it recognised no container
-        reason = view.reason
-        if not chain and reason is None:
-            reason = TOO_SHORT if stored < registry.MIN_AUTO_LENGTH else NOT_DETECTED
-        return STORED, ">".join(chain), stored, True, reason
+        return STORED, ">".join(chain), stored, True, view.reason
     return COMPRESSED, ">".join(chain), view.measured_size, not view.cut, view.reason
+
+
+def measure_rows(page: Sequence[Sequence[Any]], places: Sequence[MeasuredPlace],
+                 engines: Sequence[ValueEngine], spec: MeasureSpec) -> PageMeasures:
+    """COMPRESSION STATS' answer for a page (payload.measures): every place's values measured by
+    its engine (`engines[p]` for `places[p]`), summed per place and per row. One call to the native
+    core when every engine runs on it; the Python road (summarize) otherwise. Never raises."""
+    if page and engines and all(engine.on_core() for engine in engines):
+        answer = native.measure_rows(page, places, spec, engines[0].cap, engines)
+        if answer is not None:
+            return answer
+    return summarize(page, places, spec, lambda p, value: engines[p].measure(value, spec.from_headers))
 
 
 def _load_formats() -> Any:
@@ -758,5 +729,4 @@ class Engines:
             engine = self._by_place[place] = ValueEngine(self.mode, self.cap, self.specs(place))
         return engine
 
-__all__ = ["COMPRESSED", "FROM_HEADER", "STORED", "Ask", "Engines", "Lazy", "Measure", "Page", "ValueEngine",
-           "measure"]
+__all__ = ["Ask", "Engines", "Lazy", "Page", "ValueEngine", "measure", "measure_rows"]

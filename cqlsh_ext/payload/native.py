@@ -53,6 +53,7 @@ import threading
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
+from cqlsh_ext.payload.measures import STORED, TEXT_CHAIN, MeasuredPlace, Measurer, MeasureSpec, PageMeasures
 from cqlsh_ext.payload.view import KINDS as VIEW_KINDS
 
 MODULE = "cqlsh_ext_native"
@@ -158,6 +159,26 @@ def _config() -> dict[str, object]:
         "zstd_version": _zstd_version(),
         # str.isprintable of the Basic Multilingual Plane, by this interpreter's Unicode tables
         "printable_bmp": bytes(map(str.isprintable, "".join(map(chr, range(0x10000))))),
+        "stats": _stats_config(),
+    }
+
+
+def _stats_config() -> dict[str, object]:
+    """What measuring a value needs (payload.engine's measure): the formats sized from their
+    headers, the serialization streams' first bytes, the peek's length, the words of the
+    statuses and reasons."""
+    from cqlsh_ext.codecs import registry
+    from cqlsh_ext.codecs.capabilities import HeaderSized
+    from cqlsh_ext.payload import measures, view
+    from cqlsh_ext.payload.names import STREAM_MAGICS
+
+    return {
+        "header_sized": [(fmt.magic[0], fmt.label, fmt.header_sized_from)
+                         for fmt in registry.all_containers() if isinstance(fmt, HeaderSized)],
+        "stream_leads": sorted({magic[0] for magic in STREAM_MAGICS}),
+        "peek": measures.PEEK,
+        "statuses": list(measures.STATUSES),
+        "reasons": [measures.FROM_HEADER, view.TOO_SHORT, view.NOT_DETECTED],
     }
 
 
@@ -237,3 +258,52 @@ def decode_page(values: Sequence[bytes], cap: int, paths: Sequence[Sequence[str 
     kinds, labels, stored, decoded, cut, texts, trees, path_results, handed = raw
     return Page(kinds, labels, stored, decoded, cut, texts, trees,
                 [PathColumn(found_values, found, miss) for found_values, found, miss in path_results], handed)
+
+
+def measure_rows(page: Sequence[Sequence[Any]], places: Sequence[MeasuredPlace], spec: MeasureSpec, cap: int,
+                 engines: Sequence[Measurer]) -> PageMeasures | None:
+    """COMPRESSION STATS' answer for a page from one call to the core (payload.engine's
+    measure_rows), the values it hands back measured by their place's Python engine and added,
+    with their rows' units. None when the core fails the call (it should not): the Python road
+    answers."""
+    from cqlsh_ext.payload.measures import PlaceMeasures, RowUnits
+
+    try:
+        args = [(page, place.column, None, place.text, place.exact_ratios) if place.column is not None
+                else (place.values, None, list(place.rows) if place.rows is not None else None, place.text,
+                      place.exact_ratios)
+                for place in places]
+        core = module().measure_page(len(page), args, cap, spec.from_headers,
+                                     (list(spec.bucket_bounds), list(spec.size_bounds), spec.median_inv_step,
+                                      spec.median_zero, spec.units, spec.row_quota, spec.near_share))
+    except Exception:
+        return None
+    answer = PageMeasures([], RowUnits(*core.before), RowUnits(*core.after))
+    # The rows holding a value handed back: (decompressed, stored) bytes so far.
+    left = {row: [before, after] for row, before, after in core.rows_left}
+    for p, (place, column) in enumerate(zip(places, core.columns, strict=True)):
+        counters = PlaceMeasures(
+            column.values, column.nulls, column.stored, column.size, column.inexact, column.from_headers,
+            {(status, chain): [n, stored, size] for status, chain, n, stored, size in column.chains},
+            dict(column.reasons), list(column.compressed), column.buckets_before, column.buckets_after,
+            column.sizes_before, column.sizes_after, column.ratios, dict(column.ratio_bins))
+        answer.places.append(counters)
+        if column.handed_back:
+            values, rows_of = place.cells(page)
+            for i in column.handed_back:
+                value = values[i]
+                if isinstance(value, (bytes, str)):
+                    stored = len(value.encode("utf-8")) if isinstance(value, str) else len(value)
+                    found = ((STORED, TEXT_CHAIN, stored, True, None) if isinstance(value, str)
+                             else engines[p].measure(value, spec.from_headers))
+                else:  # (not what a driver hands over for a blob or a text column)
+                    stored = len(bytes(value))
+                    found = engines[p].measure(bytes(value), spec.from_headers)
+                counters.add(found, stored, spec, place.exact_ratios)
+                sizes = left[rows_of[i]]
+                sizes[0] += found[2]
+                sizes[1] += stored
+    for before, after in left.values():
+        answer.before.add(before, spec)
+        answer.after.add(after, spec)
+    return answer

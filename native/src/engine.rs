@@ -97,12 +97,22 @@ pub struct Label {
 }
 
 impl Label {
-    fn new(chain: &[Fmt], reading: &'static str) -> Label {
+    pub fn new(chain: &[Fmt], reading: &'static str) -> Label {
         let mut layers = [None; MAX_LAYERS];
         for (slot, fmt) in layers.iter_mut().zip(chain) {
             *slot = Some(*fmt);
         }
         Label { layers, reading }
+    }
+
+    /// The same layers without the payload's reading (COMPRESSION STATS' chain).
+    pub fn layers_only(&self) -> Label {
+        Label { layers: self.layers, reading: "" }
+    }
+
+    /// No layer was peeled: the value reads as it is stored.
+    pub fn is_bare(&self) -> bool {
+        self.layers[0].is_none()
     }
 
     /// The chain's labels and the reading joined by ">" ("" for no known format).
@@ -330,6 +340,20 @@ fn text_outcome(
     nodes: usize,
     want: &Want,
 ) -> Result<Outcome, DErr> {
+    if want.measure {
+        // COMPRESSION STATS counts a text as text, JSON or not: its JSON is not read
+        return Ok(Outcome {
+            kind: Kind::Text,
+            label: Label::new(layers, "text"),
+            stored,
+            decoded: bytes.len(),
+            cut,
+            payload,
+            text_len,
+            tree: None,
+            reads: Vec::new(),
+        });
+    }
     let (json, tree, mut reads) = if want.tree {
         let tree = json::json_container(bytes, 0, text_len, nodes)?;
         let reads = match (&tree, cut) {

@@ -17,6 +17,7 @@ mod msgpack;
 mod page;
 mod scan;
 mod snappy;
+mod stats;
 mod text;
 mod tree;
 mod zstd;
@@ -39,6 +40,9 @@ fn cqlsh_ext_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(page::configure, m)?)?;
     m.add_function(wrap_pyfunction!(page::configured, m)?)?;
     m.add_function(wrap_pyfunction!(page::decode_page, m)?)?;
+    m.add_function(wrap_pyfunction!(page::measure_page, m)?)?;
+    m.add_class::<stats::MeasuredPage>()?;
+    m.add_class::<stats::MeasuredColumn>()?;
     m.add_function(wrap_pyfunction!(page::known_containers, m)?)?;
     m.add_function(wrap_pyfunction!(page::panics, m)?)?;
     Ok(())

@@ -13,6 +13,7 @@ use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyList, PyString, PyTuple};
 use crate::common::DErr;
 use crate::engine::{decode_value, Config, Kind, Label, Outcome, Payload, Record, Want, MAX_LAYERS};
 use crate::formats::{Env, Fmt, KNOWN};
+use crate::stats::{StatsConfig, StatsWords};
 use crate::tree::{Node, PathRead, Step};
 
 /// Panics caught at a value's boundary (the value was handed back): a bug, which the tests
@@ -36,6 +37,8 @@ pub fn panics() -> u64 {
 
 struct Configured {
     config: Config,
+    stats: StatsConfig,
+    words: StatsWords,
 }
 
 static CONFIGURED: RwLock<Option<Arc<Configured>>> = RwLock::new(None);
@@ -120,8 +123,9 @@ pub fn configure(config: &Bound<'_, PyDict>) -> PyResult<()> {
     if built.walk_depth > MAX_LAYERS {
         return Err(PyValueError::new_err(format!("configure: a walk deeper than {MAX_LAYERS} layers")));
     }
+    let (stats, words) = crate::stats::config_from(&item(config, "stats")?.cast_into::<PyDict>()?)?;
     let mut slot = CONFIGURED.write().map_err(|_| PyRuntimeError::new_err("configuration lock poisoned"))?;
-    *slot = Some(Arc::new(Configured { config: built }));
+    *slot = Some(Arc::new(Configured { config: built, stats, words }));
     Ok(())
 }
 
@@ -235,6 +239,39 @@ fn note(missed: &mut Option<Missed>, depth: usize, step: usize, keys: &[&str]) {
             *missed = Some(fresh);
         }
     }
+}
+
+fn configured_now() -> PyResult<Arc<Configured>> {
+    CONFIGURED
+        .read()
+        .map_err(|_| PyRuntimeError::new_err("configuration lock poisoned"))?
+        .clone()
+        .ok_or_else(|| PyRuntimeError::new_err("cqlsh_ext_native is not configured"))
+}
+
+/// measure_page(rows, places, cap, from_headers, spec) -> MeasuredPage: COMPRESSION STATS'
+/// partial report of a page (see cqlsh_ext/payload/native.py and stats.rs).
+#[pyfunction]
+pub fn measure_page<'py>(
+    py: Python<'py>,
+    rows: usize,
+    places: Vec<crate::stats::PlaceArg<'py>>,
+    cap: usize,
+    from_headers: bool,
+    spec: crate::stats::SpecArg,
+) -> PyResult<crate::stats::MeasuredPage> {
+    let configured = configured_now()?;
+    crate::stats::measure_page_py(
+        py,
+        &configured.config,
+        &configured.stats,
+        &configured.words,
+        rows,
+        places,
+        cap,
+        from_headers,
+        spec,
+    )
 }
 
 /// decode_page(values, cap, paths, want_text, want_tree, missing, measure=false) -> (kinds, labels,

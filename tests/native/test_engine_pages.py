@@ -6,6 +6,7 @@ tests asked. The counts (values compared, differences) go to the run's summary."
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 import sys
@@ -17,8 +18,10 @@ import msgpack
 import pytest
 
 from cqlsh_ext.codecs.base import DEFAULT_CAP
+from cqlsh_ext.insight.stats import SPEC as STATS_SPEC
 from cqlsh_ext.payload import native
-from cqlsh_ext.payload.engine import Ask, Lazy, Page, ValueEngine
+from cqlsh_ext.payload.engine import Ask, Lazy, Page, ValueEngine, measure_rows
+from cqlsh_ext.payload.measures import MeasuredPlace, PageMeasures
 from cqlsh_ext.payload.view import BlobView
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -113,16 +116,54 @@ def differential(values: list[bytes], caps: tuple[int, ...], size: int = 64) -> 
                 counts.differences.append(f"{name}: the native core did not run ({native.refusal()})")
             if core_ask.known != python_ask.known:
                 counts.differences.append(f"{name}: paths known {core_ask.known} != {python_ask.known}")
-        core, python = ValueEngine("auto", cap), ValueEngine("auto", cap)
-        python.native = False
-        for n, page in enumerate(pages):
-            counts.handed_back += len(native.decode_page(page, cap).handed_back)
-            for i, (a, b) in enumerate(zip(core.measure_page(page), python.measure_page(page), strict=True)):
-                counts.compared += 1
-                if a != b:
-                    counts.differences.append(f"measure, cap {cap}, page {n}, value {i} "
-                                              f"({page[i][:16].hex()}): {a} != {b}")
+        compare_measures(pages, cap, counts)
     return counts
+
+
+def same_measures(got: PageMeasures, want: PageMeasures) -> list[str]:
+    """The fields of two page answers that differ (ratios in any order: a median reads them)."""
+    out = [f"rows {name}: {getattr(got, name)} != {getattr(want, name)}" for name in ("before", "after")
+           if getattr(got, name) != getattr(want, name)]
+    for p, (a, b) in enumerate(zip(got.places, want.places, strict=True)):
+        for name in vars(b):
+            mine, theirs = getattr(a, name), getattr(b, name)
+            if name == "ratios":
+                mine, theirs = sorted(mine), sorted(theirs)
+            if mine != theirs:
+                out.append(f"place {p} {name}: {mine!r:.300} != {theirs!r:.300}")
+    return out
+
+
+def compare_measures(pages: list[list[bytes]], cap: int, counts: Counts) -> None:
+    """COMPRESSION STATS' page answers (payload.engine.measure_rows) on both roads: each page as
+    a blob column, beside a text column and as the blobs of a collection (values with their rows),
+    sized from headers and decoded whole, then each value alone (value by value)."""
+    for from_headers in (True, False):
+        spec = dataclasses.replace(STATS_SPEC, from_headers=from_headers)
+        # per road: the blob column's engine, the text column's, the collection's
+        core = [ValueEngine("auto", cap) for _ in range(3)]
+        python = [ValueEngine("auto", cap) for _ in range(3)]
+        for engine in python:
+            engine.native = False
+        for n, page in enumerate(pages):
+            rows = [(value, f"t{i}" * (i % 3) if i % 4 else None) for i, value in enumerate(page)]
+            nested = [value for value in page if value]
+            places = [MeasuredPlace(column=0, exact_ratios=n % 2 == 0), MeasuredPlace(column=1, text=True),
+                      MeasuredPlace(values=nested, rows=[i % len(rows) for i in range(len(nested))],
+                                    exact_ratios=n % 2 == 1)]
+            got, want = measure_rows(rows, places, core, spec), measure_rows(rows, places, python, spec)
+            counts.compared += len(page)
+            counts.differences += [f"measures, cap {cap}, page {n}, headers {from_headers}: {d}"
+                                   for d in same_measures(got, want)]
+            for i, value in enumerate(page):
+                alone = [MeasuredPlace(column=0)]
+                got = measure_rows([(value,)], alone, core[:1], spec)
+                want = measure_rows([(value,)], alone, python[:1], spec)
+                counts.compared += 1
+                counts.differences += [f"measure, cap {cap}, headers {from_headers}, value {i} "
+                                       f"({value[:16].hex()}): {d}" for d in same_measures(got, want)]
+        if not all(engine.native for engine in core):
+            counts.differences.append(f"measures: the native core did not run ({native.refusal()})")
 
 
 def assert_same(name: str, counts: Counts) -> None:
@@ -223,7 +264,7 @@ def test_the_core_runs_only_in_plain_auto_mode_and_when_on() -> None:
         engine.read_page(values, Ask(PATHS))
         assert engine.native is False  # -d CODEC, a column setting: the Python engine alone
     engine = ValueEngine("auto", DEFAULT_CAP)
-    engine.measure_page(values)
+    measure_rows([(v,) for v in values], [MeasuredPlace(column=0)], [engine], STATS_SPEC)
     assert engine.native is True
     code = ("from cqlsh_ext.payload.engine import Ask, ValueEngine\n"
             "engine = ValueEngine()\nengine.read_page([b'{\"a\": 1}'], Ask([('a',)]))\nprint(engine.native)")
