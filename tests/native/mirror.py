@@ -130,6 +130,18 @@ MIRRORED: tuple[tuple[str, str], ...] = (
     ("cqlsh_ext.payload.paths", "keys_of"),
     ("cqlsh_ext.payload.engine", "_read_paths"),
     ("cqlsh_ext.payload.engine", "_note_miss"),
+    # COMPRESSION STATS' measures and their page answer (stats.rs)
+    ("cqlsh_ext.payload.engine", "ValueEngine._measure"),
+    ("cqlsh_ext.payload.engine", "measure"),
+    ("cqlsh_ext.payload.measures", "PlaceMeasures.add"),
+    ("cqlsh_ext.payload.measures", "RowUnits.add"),
+    ("cqlsh_ext.payload.measures", "median_bin"),
+    ("cqlsh_ext.payload.measures", "summarize"),
+    ("cqlsh_ext.codecs.registry", "signature_matches"),
+    ("cqlsh_ext.codecs.zstd", "ZstdFrame.declared_size"),
+    ("cqlsh_ext.codecs.zstd", "ZstdFrame.peek"),
+    ("cqlsh_ext.codecs.deflate", "Gzip.declared_size"),
+    ("cqlsh_ext.codecs.deflate", "Gzip.peek"),
 )
 
 #: Constants that are code rather than data (patterns and byte sets the mirror spells out).
