@@ -339,6 +339,18 @@ class ValueEngine:
         finally:
             budget.leave(token)
 
+    def measure_many(self, values: Sequence[bytes], from_headers: bool = False) -> list[Measure]:
+        """measure() of each value, the budget entered once."""
+        token = budget.enter(self.budget)
+        try:
+            if self.mode != "auto" or self.spec is not None:
+                one = self._one()
+                return [_measured_safely(lambda v: measure(one(v)), value) for value in values]
+            inner = self._measure
+            return [_measured_safely(lambda v: inner(v, from_headers), value) for value in values]
+        finally:
+            budget.leave(token)
+
     def _measure(self, value: bytes, from_headers: bool) -> Measure:
         cap = self.cap
         if len(value) < registry.MIN_AUTO_LENGTH:
@@ -615,7 +627,14 @@ def measure_rows(page: Sequence[Sequence[Any]], places: Sequence[MeasuredPlace],
         answer = native.measure_rows(page, places, spec, engines[0].cap, engines)
         if answer is not None:
             return answer
-    return summarize(page, places, spec, lambda p, value: engines[p].measure(value, spec.from_headers))
+    return summarize(page, places, spec, lambda p, values: engines[p].measure_many(values, spec.from_headers))
+
+
+def _measured_safely(how: Callable[[bytes], Measure], value: bytes) -> Measure:
+    try:
+        return how(value)
+    except Exception as err:  # the boundary of one value
+        return measure(failed(value, err))
 
 
 def _load_formats() -> Any:

@@ -15,8 +15,11 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_left
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
+from operator import truediv
 from typing import Any, Protocol
 
 from cqlsh_ext.payload.view import FAILED, KIND_TITLES, UNKNOWN
@@ -83,6 +86,22 @@ class RowUnits:
         if size > self.largest:
             self.largest = size
 
+    def add_many(self, sizes: list[int], spec: MeasureSpec) -> None:
+        """add() of each size, the per-size work in comprehensions and builtins."""
+        if not sizes:
+            return
+        write, read = spec.units
+        self.rows += len(sizes)
+        self.wcu += sum([(s + write - 1) // write or 1 for s in sizes])
+        self.rcu += sum([(s + read - 1) // read or 1 for s in sizes])
+        top = max(sizes)
+        near, quota = spec.near_bytes, spec.row_quota
+        if top >= near:
+            self.over_quota += sum(1 for s in sizes if s > quota)
+            self.near_quota += sum(1 for s in sizes if near <= s <= quota)
+        if top > self.largest:
+            self.largest = top
+
     def merge(self, other: RowUnits) -> None:
         self.rows += other.rows
         self.wcu += other.wcu
@@ -124,6 +143,48 @@ class PlaceMeasures:
         buckets, sizes = len(spec.bucket_bounds) + 1, len(spec.size_bounds) + 1
         return cls(buckets_before=[0] * buckets, buckets_after=[0] * buckets, sizes_before=[0] * sizes,
                    sizes_after=[0] * sizes)
+
+    def add_many(self, measured: list[Measure], stored: list[int], spec: MeasureSpec,
+                 exact_ratios: bool) -> None:
+        """add() of each value: when every value has the same chain, compressed, with an exact size
+        and no reason (the usual page), the per-value work is done by builtins; otherwise value
+        by value. The same counters either way."""
+        if not measured:
+            return
+        chain = measured[0][1]
+        if any(m[0] != COMPRESSED or m[1] != chain or not m[3] or m[4] for m in measured):
+            for m, size in zip(measured, stored, strict=True):
+                self.add(m, size, spec, exact_ratios)
+            return
+        sizes = [m[2] for m in measured]
+        n, st_total, sz_total = len(sizes), sum(stored), sum(sizes)
+        self.values += n
+        self.stored += st_total
+        self.size += sz_total
+        comp = self.compressed
+        comp[0] += n
+        comp[1] += st_total
+        comp[2] += sz_total
+        ratios = list(map(truediv, sizes, stored))
+        if exact_ratios:
+            self.ratios.extend(ratios)
+        else:
+            bins = self.ratio_bins
+            for k, count in Counter([median_bin(r, spec) for r in ratios]).items():
+                bins[k] = bins.get(k, 0) + count
+        entry = self.chains.get((COMPRESSED, chain))
+        if entry is None:
+            self.chains[(COMPRESSED, chain)] = [n, st_total, sz_total]
+        else:
+            entry[0] += n
+            entry[1] += st_total
+            entry[2] += sz_total
+        for counts, bounds, of in ((self.buckets_before, spec.bucket_bounds, sizes),
+                                   (self.buckets_after, spec.bucket_bounds, stored),
+                                   (self.sizes_before, spec.size_bounds, sizes),
+                                   (self.sizes_after, spec.size_bounds, stored)):
+            for index, count in Counter(map(partial(bisect_left, bounds), of)).items():
+                counts[index] += count
 
     def add(self, measure: Measure, stored: int, spec: MeasureSpec, exact_ratios: bool) -> None:
         """One value, measured."""
@@ -197,6 +258,8 @@ class Measurer(Protocol):
 
     def measure(self, value: bytes, from_headers: bool = False) -> Measure: ...
 
+    def measure_many(self, values: Sequence[bytes], from_headers: bool = False) -> list[Measure]: ...
+
 
 def median_bin(ratio: float, spec: MeasureSpec) -> int:
     """The median sketch's bin of a ratio (insight.median's, from the spec's step)."""
@@ -208,32 +271,46 @@ TEXT_CHAIN = "text"
 
 
 def summarize(page: Sequence[Sequence[Any]], places: Sequence[MeasuredPlace], spec: MeasureSpec,
-              measure: Any) -> PageMeasures:
-    """The Python road: every value measured with `measure(value) -> Measure` (the engine's, per
-    place: `measure` takes the place's index and the value), summed as the core sums them."""
+              measure_many: Callable[[int, list[bytes]], list[Measure]]) -> PageMeasures:
+    """The Python road: every place's values measured by `measure_many(place index, values)`
+    (its engine's, a page at a time), summed as the core sums them."""
     rows = len(page)
-    before, after = [0] * rows, [0] * rows
     out = PageMeasures([])
+    if len(places) == 1 and places[0].column is not None and not places[0].text:
+        # One blob column (the usual table): a row's sizes are its value's (0 for a null).
+        place = places[0]
+        values, _rows = place.cells(page)
+        present = [v for v in values if v is not None]
+        stored = list(map(len, present))
+        measured = measure_many(0, present)
+        counters = PlaceMeasures.empty(spec)
+        counters.nulls = len(values) - len(present)
+        counters.add_many(measured, stored, spec, place.exact_ratios)
+        out.places.append(counters)
+        nulls = [0] * counters.nulls
+        out.before.add_many([m[2] for m in measured] + nulls, spec)
+        out.after.add_many(stored + nulls, spec)
+        return out
+    before, after = [0] * rows, [0] * rows
     for p, place in enumerate(places):
         counters = PlaceMeasures.empty(spec)
         out.places.append(counters)
         values, rows_of = place.cells(page)
-        for value, row in zip(values, rows_of, strict=True):
-            if value is None:
-                counters.nulls += 1
-                continue
-            if place.text:
-                stored = len(value.encode("utf-8"))
-                found: Measure = (STORED, TEXT_CHAIN, stored, True, None)
-            else:
-                stored = len(value)
-                found = measure(p, value)
-            counters.add(found, stored, spec, place.exact_ratios)
-            before[row] += found[2]
-            after[row] += stored
-    for row in range(rows):
-        out.before.add(before[row], spec)
-        out.after.add(after[row], spec)
+        present_rows = [row for value, row in zip(values, rows_of, strict=True) if value is not None]
+        present = [value for value in values if value is not None]
+        counters.nulls = len(values) - len(present)
+        if place.text:
+            stored = [len(value.encode("utf-8")) for value in present]
+            found: list[Measure] = [(STORED, TEXT_CHAIN, size, True, None) for size in stored]
+        else:
+            stored = list(map(len, present))
+            found = measure_many(p, present)
+        counters.add_many(found, stored, spec, place.exact_ratios)
+        for row, m, size in zip(present_rows, found, stored, strict=True):
+            before[row] += m[2]
+            after[row] += size
+    out.before.add_many(before, spec)
+    out.after.add_many(after, spec)
     return out
 
 

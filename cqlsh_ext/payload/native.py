@@ -51,6 +51,7 @@ import importlib.util
 import os
 import threading
 from collections.abc import Sequence
+from fractions import Fraction
 from typing import Any, NamedTuple
 
 from cqlsh_ext.payload.measures import STORED, TEXT_CHAIN, MeasuredPlace, Measurer, MeasureSpec, PageMeasures
@@ -307,3 +308,45 @@ def measure_rows(page: Sequence[Sequence[Any]], places: Sequence[MeasuredPlace],
         answer.before.add(before, spec)
         answer.after.add(after, spec)
     return answer
+
+
+class QueryPlace(NamedTuple):
+    """A place a payload query reads, for query_page: its values (`values`), or the page's column
+    `column`; the paths it reads; the needles of its conditions, (any, strings): a JSON text that
+    cannot hold any (all) of the strings verbatim is not parsed (a condition fails on it)."""
+
+    column: int | None
+    values: Sequence[Any] | None
+    paths: Sequence[Sequence[str | int]]
+    needles: Sequence[tuple[bool, Sequence[str]]] = ()
+
+
+def query_page(page: Sequence[Sequence[Any]], places: Sequence[QueryPlace],
+               conditions: Sequence[tuple[str, int, int | None, Sequence[tuple[Any, ...]]]],
+               outputs: Sequence[tuple[int, int] | None], order: Sequence[tuple[int, int] | None],
+               keys: Sequence[tuple[int, int]],
+               aggregates: Sequence[tuple[str, bool, tuple[int, int] | None]], grouped: bool, cap: int,
+               undecodable_group: Any) -> Any:
+    """One call for a payload query's page (query.evaluate compiles the plan into these): the
+    places' values decoded, the conditions tested, and the rows kept with their projected path
+    values, or the page's per-group partial results. Its answer's fields: `kept` and
+    `handed_rows` (row indexes: the rows the core leaves to the Python evaluator), `outputs` and
+    `order` (per projected path, its value in each kept row), `undecodable`, `cut`, `kinds`
+    ((kind code, count): KINDS names them), `paths` (per place and path: (found, (depth, keys)
+    of the deepest miss or None)), `groups` ((key, per aggregate (count, int sum, float sum as
+    little-endian two's complement bytes over 2**FLOAT_SUM_SHIFT or None, floats, num_min,
+    num_max, str_min, str_max, skipped))), `overflow` (a sum past 128 bits: Python reads the
+    page). Raises when the core is not available() or the arguments are not its own."""
+    args = [(page if place.column is not None else place.values, place.column,
+             [tuple(p) for p in place.paths], [(any_of, list(strings)) for any_of, strings in place.needles])
+            for place in places]
+    conds = [(op, p, path, list(lits)) for op, p, path, lits in conditions]
+    return module().query_page(len(page), args, conds, list(outputs), list(order), list(keys),
+                               list(aggregates), grouped, cap, undecodable_group)
+
+
+def float_sum(encoded: bytes | None) -> Fraction:
+    """A query_page group's float sum, exactly."""
+    if encoded is None:
+        return Fraction(0)
+    return Fraction(int.from_bytes(encoded, "little", signed=True), 1 << module().FLOAT_SUM_SHIFT)

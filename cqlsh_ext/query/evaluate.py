@@ -5,6 +5,7 @@ with SQL's semantics (docs/queries.md) and the projected values taken from those
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -55,6 +56,21 @@ class RowResult:
     #: The views of the row's blob columns the statement decoded and the answer gives as they are
     #: (a bare column, `*`): the display, JSON, CSV and Parquet read them instead of decoding again.
     views: dict[str, BlobView] = field(default_factory=dict)
+
+
+@dataclass
+class PageAnswer:
+    """What one page gives a plan's answer (Evaluator.answer_page): the rows that matched (index in
+    the page, RowResult; with aggregates their key and inputs), the page's per-group partial
+    results already summed (GROUP BY key, one Accumulator per aggregate), and the values
+    undecodable and cut over the page."""
+
+    found: list[tuple[int, RowResult]]
+    partials: list[tuple[tuple[Any, ...], list[Any]]]
+    undecodable: int
+    cut: int
+    #: The rows that matched (those in `found` and those summed in `partials`).
+    matched: int
 
 
 @dataclass(frozen=True)
@@ -250,10 +266,13 @@ class Evaluator:
         #: The undecodable values read since the last undecodable_kinds(), by kind.
         self._kinds: dict[str, int] = {}
         self._places: dict[Place, _PlaceRead] | None = None
+        #: The plan as the native core runs it (CoreProgram), or False where it cannot.
+        self._core: Any = None
 
     def __getstate__(self) -> dict[str, Any]:
-        """Picklable (Spark tasks): the engines and what they remember stay behind."""
-        return {**self.__dict__, "_places": None}
+        """Picklable (Spark tasks): the engines, what they remember and the core's program stay
+        behind."""
+        return {**self.__dict__, "_places": None, "_core": None}
 
     # ------------------------------------------------------------------ what is read where
     @property
@@ -349,6 +368,21 @@ class Evaluator:
                                            order=tuple([get(k, row) for get in order]), views=views)))
         self._note_paths(read)
         return found, undecodable, cut
+
+    def answer_page(self, names: Sequence[str], rows: Sequence[Sequence[Any]]) -> PageAnswer:
+        """A page's part of the answer (PageAnswer): on the native core in one call when it can
+        run the plan (every place in plain auto mode on it, conditions and aggregates it
+        evaluates), the rows it hands back read by evaluate_page(); else evaluate_page() alone.
+        The same answer and counts either way (tests/native compares them page by page)."""
+        core = self._core
+        if core is None:
+            core = self._core = CoreProgram.of(self) or False
+        if core and rows:
+            answer: PageAnswer | None = core.answer(self, names, rows)
+            if answer is not None:
+                return answer
+        found, undecodable, cut = self.evaluate_page(names, rows)
+        return PageAnswer(found, [], undecodable, cut, len(found))
 
     def evaluate(self, row: Mapping[str, Any]) -> RowResult:
         """evaluate_page() of one row given as a mapping; the counts are the row's."""
@@ -482,6 +516,207 @@ class Evaluator:
         return walked
 
 
+class Unsupported(Exception):
+    """A plan (or a literal) the native core does not evaluate: the Python evaluator does."""
+
+
+class CoreProgram:
+    """A plan as the native core evaluates it a page at a time (payload.native.query_page): its
+    places, in the evaluator's order, with the paths each reads; the conditions with their
+    literals encoded; the projected and ORDER BY paths; the GROUP BY keys and aggregates."""
+
+    def __init__(self, evaluator: Evaluator) -> None:
+        from cqlsh_ext.payload import native
+
+        plan = evaluator.plan
+        places = list(evaluator.places.items())
+        if not places or not all(read.engine.on_core() for _place, read in places):
+            raise Unsupported("a place the core does not read")
+        self.native = native
+        self.cap = places[0][1].engine.cap
+        self.places = [place for place, _read in places]
+        self.reads = [read for _place, read in places]
+        index = {place: i for i, place in enumerate(self.places)}
+        self.paths: list[list[tuple[Any, ...]]] = [[()] * len(read.paths) for read in self.reads]
+        for i, read in enumerate(self.reads):
+            if read.ask.text or (read.ask.views and read.place[1] is not None):
+                raise Unsupported("LIKE on the bare column")
+            for p, steps in enumerate(read.ask.paths):
+                self.paths[i][p] = tuple(steps)
+
+        def path_of(ref: Path) -> tuple[int, int]:
+            place = index[(ref.column, ref.access)]
+            return place, self.reads[place].paths[ref.text]
+
+        self.conditions: list[tuple[str, int, int | None, list[tuple[Any, ...]]]] = []
+        for pred in plan.predicates:
+            if pred.op in OF_THE_BLOB:
+                self.conditions.append((pred.op, index[_place_of(pred.ref)], None, []))
+            elif isinstance(pred.ref, Path):
+                place, path = path_of(pred.ref)
+                self.conditions.append((pred.op, place, path, [_literal(v) for v in pred.values]))
+            else:
+                raise Unsupported("a condition on a column")
+        self.outputs = [path_of(ref) if isinstance(ref, Path) else None for ref in evaluator.outputs]
+        self.order = [path_of(ref) if isinstance(ref, Path) else None for ref, _ in plan.order_by]
+        if any(ref is not None and not isinstance(ref, Path) for ref, _ in plan.order_by):
+            raise Unsupported("ORDER BY a column")
+        self.grouped = bool(evaluator.agg_refs)
+        self.keys = [path_of(ref) for ref in plan.group_by]
+        self.aggregates: list[tuple[str, bool, tuple[int, int] | None]] = []
+        specs = [(item.func or "count", item.ref) for item in plan.items if item.kind == "agg"]
+        for func, ref in specs:
+            if ref is not None and not isinstance(ref, Path):
+                raise Unsupported("an aggregate of a column")
+            self.aggregates.append((func, ref is None, None if ref is None else path_of(ref)))
+        self.funcs = [(func, ref is None) for func, ref in specs]
+        #: Per place, the needles of the conditions on its paths: (path, any, strings). A needle
+        #: applies once some value had its path (as the engine's Ask.needles: rejecting is a
+        #: saving, never an answer), from the page after.
+        self.needles: list[list[tuple[int, bool, list[str]]]] = [[] for _ in self.places]
+        for pred in plan.predicates:
+            found = evaluator.needles.get(pred)
+            if found is not None and isinstance(pred.ref, Path):
+                place, path = path_of(pred.ref)
+                self.needles[place].append((path, found[0], list(found[1])))
+        self.known: set[tuple[int, int]] = set()
+
+    @classmethod
+    def of(cls, evaluator: Evaluator) -> CoreProgram | None:
+        try:
+            return cls(evaluator)
+        except Unsupported:
+            return None
+
+    def answer(self, evaluator: Evaluator, names: Sequence[str],
+               rows: Sequence[Sequence[Any]]) -> PageAnswer | None:
+        """The page's answer from the core, the rows it hands back evaluated in Python; None when
+        the core fails the call (it should not) or a sum overflows: Python reads the page."""
+        from cqlsh_ext.query.aggregate import UNDECODABLE_GROUP, Accumulator
+
+        native = self.native
+        at = {name: i for i, name in enumerate(names)}
+        places: list[Any] = []
+        for (column, access), read in zip(self.places, self.reads, strict=True):
+            p_at = len(places)
+            paths = [self.paths[p_at][p] for p in range(len(read.paths))]
+            needles = [(any_of, strings) for path, any_of, strings in self.needles[p_at]
+                       if (p_at, path) in self.known]
+            if access is None and column in at:
+                places.append(native.QueryPlace(at[column], None, paths, needles))
+            else:
+                col = at.get(column)
+                values = [None if col is None else row[col] for row in rows]
+                if access is not None:
+                    values = [None if (v := _field(value, access)) is MISSING else v for value in values]
+                places.append(native.QueryPlace(None, values, paths, needles))
+        try:
+            core = native.query_page(rows, places, self.conditions, self.outputs, self.order, self.keys,
+                                     self.aggregates, self.grouped, self.cap, UNDECODABLE_GROUP)
+        except Exception:
+            return None
+        if core.overflow:
+            return None
+        found: list[tuple[int, RowResult]] = []
+        kept = core.kept
+        if not self.grouped and kept:
+            outputs, order = core.outputs, core.order
+            ordinary = [(k, at.get(ref.name)) for k, ref in enumerate(evaluator.outputs)
+                        if isinstance(ref, Column)]
+            views = self._views(evaluator, names, rows, kept)
+            for j, k in enumerate(kept):
+                row = rows[k]
+                values = [column[j] for column in outputs]
+                for o, col in ordinary:
+                    ref = evaluator.outputs[o]
+                    assert isinstance(ref, Column)
+                    shown = views.get((ref.name, k))
+                    values[o] = shown if shown is not None else (None if col is None else row[col])
+                found.append((k, RowResult(True, tuple(values), order=tuple(column[j] for column in order),
+                                           views={name: view for (name, row_k), view in views.items()
+                                                  if row_k == k})))
+        partials: list[tuple[tuple[Any, ...], list[Any]]] = []
+        for key, states in core.groups:
+            accs = []
+            for (func, star), state in zip(self.funcs, states, strict=True):
+                count, int_sum, sums, floats, num_min, num_max, str_min, str_max, skipped = state
+                accs.append(Accumulator(func, star, count, int_sum, native.float_sum(sums), floats, False,
+                                        num_min, num_max, str_min, str_max, skipped))
+            partials.append((key, accs))
+        for code, n in core.kinds:
+            kind = native.KINDS[code]
+            if kind is not None:
+                evaluator._kinds[kind] = evaluator._kinds.get(kind, 0) + n
+        for i, ((place, read), seen) in enumerate(zip(zip(self.places, self.reads, strict=True), core.paths,
+                                                          strict=True)):
+            for text, p in read.paths.items():
+                was_found, miss = seen[p]
+                if was_found:
+                    evaluator._found.add(text)
+                    self.known.add((i, p))
+                elif miss is not None and text not in evaluator._found:
+                    depth, keys = miss
+                    steps = self.paths[self.places.index(place)][p]
+                    evaluator._missed.append(Miss(text, depth, steps[depth], tuple(keys)))
+        undecodable, cut, matched = core.undecodable, core.cut, len(kept)
+        if core.handed_rows:
+            handed = core.handed_rows
+            more, u, c = evaluator.evaluate_page(names, [rows[k] for k in handed])
+            undecodable += u
+            cut += c
+            found += [(handed[j], result) for j, result in more]
+            found.sort(key=lambda pair: pair[0])
+            matched += len(more)
+        return PageAnswer(found, partials, undecodable, cut, matched)
+
+    def _views(self, evaluator: Evaluator, names: Sequence[str], rows: Sequence[Sequence[Any]],
+               kept: Sequence[int]) -> dict[tuple[str, int], BlobView]:
+        """The views of the blobs the answer gives as they are (a bare column, `*`), for the kept
+        rows only: made by the place's engine (the display, JSON, CSV and Parquet read them)."""
+        out: dict[tuple[str, int], BlobView] = {}
+        at = {name: i for i, name in enumerate(names)}
+        for (column, access), read in zip(self.places, self.reads, strict=True):
+            if access is not None or not read.ask.views or column not in at:
+                continue
+            col = at[column]
+            blobs = [(k, rows[k][col]) for k in kept if type(rows[k][col]) is bytes]
+            for (k, _value), view in zip(blobs, read.engine.views([v for _k, v in blobs]), strict=True):
+                out[(column, k)] = view
+        return out
+
+
+def _literal(value: Literal) -> tuple[Any, ...]:
+    """A condition's literal as the core reads it (payload.native.query_page)."""
+    if value is None:
+        return ("n",)
+    if isinstance(value, bool):
+        return ("b", value)
+    if isinstance(value, int):
+        if not -(1 << 127) <= value < (1 << 127):
+            raise Unsupported("an integer past 128 bits")
+        return ("i", value)
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as err:
+            raise Unsupported("a lone surrogate") from err
+        return ("s", value)
+    if isinstance(value, Decimal):
+        if not value.is_finite():
+            raise Unsupported("a decimal that is not finite")
+        f = float(value)
+        if math.isinf(f) or not -(1 << 126) < value < (1 << 126):
+            raise Unsupported("a decimal past the floats")
+        exact = Decimal(f) == value
+        lo, hi = f, f
+        if not exact:
+            below = Decimal(f) < value
+            lo, hi = (f, math.nextafter(f, math.inf)) if below else (math.nextafter(f, -math.inf), f)
+        integral = value == value.to_integral_value()
+        return ("d", f, exact, lo, hi, math.floor(value), math.ceil(value), integral)
+    raise Unsupported(f"a literal of type {type(value).__name__}")
+
+
 def _place_of(ref: Ref) -> Place:
     """The blob place a condition on the blob itself names: a bare column, m['k'], u.field."""
     return (ref.name, None) if isinstance(ref, Column) else (ref.column, ref.access)
@@ -529,4 +764,5 @@ def view_tree(view: BlobView) -> Any:
     return view.text if tree is None and view.kind == TEXT else tree
 
 
-__all__ = ["MISSING", "Decoding", "Evaluator", "Miss", "RowResult", "compare", "like_regex", "view_tree"]
+__all__ = ["MISSING", "Decoding", "Evaluator", "Miss", "PageAnswer", "RowResult", "compare", "like_regex",
+           "view_tree"]

@@ -15,6 +15,7 @@ mod json;
 mod lz4;
 mod msgpack;
 mod page;
+mod query;
 mod scan;
 mod snappy;
 mod stats;
@@ -41,6 +42,9 @@ fn cqlsh_ext_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(page::configured, m)?)?;
     m.add_function(wrap_pyfunction!(page::decode_page, m)?)?;
     m.add_function(wrap_pyfunction!(page::measure_page, m)?)?;
+    m.add_function(wrap_pyfunction!(page::query_page, m)?)?;
+    m.add("FLOAT_SUM_SHIFT", query::FLOAT_SUM_SHIFT)?;
+    m.add_class::<query::QueryPage>()?;
     m.add_class::<stats::MeasuredPage>()?;
     m.add_class::<stats::MeasuredColumn>()?;
     m.add_function(wrap_pyfunction!(page::known_containers, m)?)?;

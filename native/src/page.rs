@@ -157,7 +157,7 @@ fn step_of(obj: &Bound<'_, PyAny>) -> PyResult<Step> {
     }
 }
 
-fn to_py<'py>(py: Python<'py>, node: &Node, src: &[u8]) -> PyResult<Bound<'py, PyAny>> {
+pub fn to_py<'py>(py: Python<'py>, node: &Node, src: &[u8]) -> PyResult<Bound<'py, PyAny>> {
     Ok(match node {
         Node::Null => py.None().into_bound(py),
         Node::Bool(b) => PyBool::new(py, *b).to_owned().into_any(),
@@ -249,6 +249,41 @@ fn configured_now() -> PyResult<Arc<Configured>> {
         .ok_or_else(|| PyRuntimeError::new_err("cqlsh_ext_native is not configured"))
 }
 
+/// query_page(rows, places, conditions, outputs, order, keys, aggregates, grouped, cap,
+/// undecodable_group) -> QueryPage: a payload query's page answer (see cqlsh_ext/payload/native.py
+/// and query.rs).
+#[pyfunction]
+#[allow(clippy::too_many_arguments)] // the Python call's arguments, one each
+pub fn query_page<'py>(
+    py: Python<'py>,
+    rows: usize,
+    places: Vec<crate::query::QueryPlaceArg<'py>>,
+    conditions: Vec<crate::query::CondArg<'py>>,
+    outputs: Vec<Option<(usize, usize)>>,
+    order: Vec<Option<(usize, usize)>>,
+    keys: Vec<(usize, usize)>,
+    aggregates: Vec<crate::query::AggArg>,
+    grouped: bool,
+    cap: usize,
+    undecodable_group: &Bound<'py, PyAny>,
+) -> PyResult<crate::query::QueryPage> {
+    let configured = configured_now()?;
+    crate::query::query_page_py(
+        py,
+        &configured.config,
+        rows,
+        places,
+        conditions,
+        outputs,
+        order,
+        keys,
+        aggregates,
+        grouped,
+        cap,
+        undecodable_group,
+    )
+}
+
 /// measure_page(rows, places, cap, from_headers, spec) -> MeasuredPage: COMPRESSION STATS'
 /// partial report of a page (see cqlsh_ext/payload/native.py and stats.rs).
 #[pyfunction]
@@ -305,7 +340,7 @@ pub fn decode_page<'py>(
     let slices: Vec<Option<&[u8]>> =
         items.iter().map(|v| v.cast::<PyBytes>().ok().map(|b| b.as_bytes())).collect();
     let config = &configured.config;
-    let want = Want { paths: &path_steps, tree: want_tree && !measure, measure };
+    let want = Want { paths: &path_steps, tree: want_tree && !measure, measure, needles: &[] };
     let outcomes: Vec<Option<Outcome>> = py.detach(|| {
         // Decoded bytes kept for the answer (texts, values read), over the page: a page of
         // bombs must not hold a hundred outputs at the cap at once (the Python engine holds

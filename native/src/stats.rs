@@ -126,7 +126,7 @@ pub fn measure_value(cfg: &Config, stats: &StatsConfig, value: &[u8], cap: usize
             }
         }
     }
-    let want = Want { paths: &[], tree: false, measure: true };
+    let want = Want { paths: &[], tree: false, measure: true, needles: &[] };
     let outcome = decode_value(cfg, value, cap, &want)?;
     match outcome.kind {
         Kind::Binary => {

@@ -142,6 +142,24 @@ MIRRORED: tuple[tuple[str, str], ...] = (
     ("cqlsh_ext.codecs.zstd", "ZstdFrame.peek"),
     ("cqlsh_ext.codecs.deflate", "Gzip.declared_size"),
     ("cqlsh_ext.codecs.deflate", "Gzip.peek"),
+    # payload queries' page answer (query.rs): conditions, needles, group keys, accumulators
+    ("cqlsh_ext.query.evaluate", "compare"),
+    ("cqlsh_ext.query.evaluate", "_same_kind"),
+    ("cqlsh_ext.query.evaluate", "_number"),
+    ("cqlsh_ext.query.evaluate", "_holds"),
+    ("cqlsh_ext.query.evaluate", "like_regex"),
+    ("cqlsh_ext.query.evaluate", "_needles"),
+    ("cqlsh_ext.query.evaluate", "cannot_hold"),
+    ("cqlsh_ext.query.evaluate", "Evaluator.evaluate_page"),
+    ("cqlsh_ext.query.evaluate", "Evaluator._read_place"),
+    ("cqlsh_ext.query.evaluate", "Evaluator._kept"),
+    ("cqlsh_ext.query.evaluate", "Evaluator._getters"),
+    ("cqlsh_ext.query.evaluate", "_group_value"),
+    ("cqlsh_ext.query.evaluate", "_path_value"),
+    ("cqlsh_ext.query.aggregate", "is_number"),
+    ("cqlsh_ext.query.aggregate", "Accumulator.add"),
+    ("cqlsh_ext.query.aggregate", "_pick"),
+    ("cqlsh_ext.query.aggregate", "Groups._group"),
 )
 
 #: Constants that are code rather than data (patterns and byte sets the mirror spells out).
