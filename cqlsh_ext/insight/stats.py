@@ -63,7 +63,7 @@ class ColumnStats:
         self.stored = 0
         self.size = 0
         self.inexact = 0
-        #: Compressed values sized from their headers, not decompressed (measure_page(from_headers)).
+        #: Compressed values sized from their headers, not decompressed (ValueEngine.measure's from_headers).
         self.from_headers = 0
         #: (status, chain) -> [values, stored bytes, decompressed bytes]
         self.chains: dict[tuple[str, str], list[int]] = {}

@@ -10,7 +10,8 @@ reference walk does alone (payload.unwrap.unwrap), and answers in the form the r
     read_page(values, ask)   the page API: for the paths a statement reads, columns of values,
                              what each path found or missed, each value's kind (payload queries,
                              exports, Spark's query tasks); no view is built on the common road
-    measure_page(values)     what COMPRESSION STATS counts: the chain peeled, sizes, why not
+    measure(value)           what COMPRESSION STATS counts of a value: the chain peeled, sizes,
+                             why not (payload.measures); measure_rows() a page's rows at once
 
 `mode` is the shell's: 'auto' (detection) or one codec's name (-d CODEC); `spec`, when given, is
 a column setting (DECODE, --decode: payload.spec) and decides instead. An engine remembers, per
@@ -24,7 +25,7 @@ Its invariant, which tests/payload/test_engine.py checks over the producers' cor
 adversarial orders: every answer is what unwrap(value, mode, cap) gives, value by value. An
 engine is not thread-safe: one per column per reader (like the codec modules' contexts).
 
-The native core (payload.native, Rust; optional) runs under read_page() and measure_page() in
+The native core (payload.native, Rust; optional) runs under read_page() and measure_rows() in
 auto mode with no column setting: one call per page, the values it hands back decoded here as
 always, the answer the same Page and measures, value for value (tests/native/test_engine_pages.py
 compares them with the Python engine's). What it does not give is made here, from the Python
@@ -137,7 +138,7 @@ class ValueEngine:
         #: signature-less container's first byte varies: a raw block may start with its length).
         self.recent: dict[int, Any] = {}
         self.last: Container | None = None
-        #: Whether read_page() and measure_page() run on the native core: decided at the first
+        #: Whether read_page() and measure_rows() run on the native core: decided at the first
         #: page (None until then); False runs the Python engine alone.
         self.native: bool | None = None
 
@@ -151,9 +152,11 @@ class ValueEngine:
             append = out.append
             for value in values:
                 try:
-                    append(one(value))
+                    view = one(value)
                 except Exception as err:  # the boundary of one value, as in unwrap
-                    append(failed(value, err))
+                    view = failed(value, err)
+                view.budget = self.budget  # what is read of it later is read within it
+                append(view)
             return out
         finally:
             budget.leave(token)
@@ -166,15 +169,18 @@ class ValueEngine:
         """The view of one value with every container layer's input and Decoded kept (INSPECT
         shows their headers and verifies their checksums). Remembers nothing."""
         if self.spec is not None:
-            return unwrap_spec(value, self.spec, self.cap)
-        peeled = walk(value, self.mode, self.cap, trace=True)
-        token = budget.enter(self.budget)
-        try:
-            return read_payload(value, peeled)
-        except Exception as err:  # the boundary of one value
-            return failed(value, err)
-        finally:
-            budget.leave(token)
+            view = unwrap_spec(value, self.spec, self.cap)
+        else:
+            peeled = walk(value, self.mode, self.cap, trace=True)
+            token = budget.enter(self.budget)
+            try:
+                view = read_payload(value, peeled)
+            except Exception as err:  # the boundary of one value
+                view = failed(value, err)
+            finally:
+                budget.leave(token)
+        view.budget = self.budget
+        return view
 
     def _one(self) -> Callable[[bytes], BlobView]:
         if self.spec is not None:
@@ -525,7 +531,7 @@ _FORMATS: Any = None
 #: The first bytes of the serialization streams the walk takes as a layer: measure() leaves a
 #: value holding one to the walk, like one holding another container.
 _STREAM_LEADS = tuple(magic[:1] for magic in STREAM_STARTS)
-#: First byte -> (format, the same as HeaderSized, smallest stored size) for measure_page's
+#: First byte -> (format, the same as HeaderSized, smallest stored size) for measure()'s
 #: from_headers: the formats with the HeaderSized capability (codecs.capabilities), by the first
 #: byte of their magic.
 _HEADER_SIZED: dict[int, tuple[Container, HeaderSized, int]] = {
