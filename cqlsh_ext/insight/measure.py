@@ -1,8 +1,8 @@
 """What the insight commands read of a value: the value engine's view (payload.view) measured in
 COMPRESSION STATS' terms, so that INSPECT, STATS, ADVISE and SETTINGS count a value alike.
 
-STATS reads no payload under a container: the engine's measure_rows() answers it a page at a time. INSPECT, ADVISE
-and SETTINGS read a sample's views and measure each with measured().
+STATS reads no payload under a container: the engine's measure_rows() answers it a page at a
+time. INSPECT, ADVISE and SETTINGS read a sample's views and measure each with measured().
 """
 
 from __future__ import annotations
