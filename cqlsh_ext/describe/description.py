@@ -219,24 +219,33 @@ class Description:
             place = self.places.get(name)
             if place is None:
                 place = self.places[name] = Place(name)
-            for read in self._read(name, steps, values, cqltype):
-                place.add(read)
+            self._describe(place, steps, values, cqltype)
             place.structure.flush()  # the page's leaves counted now: memory stays a page's
         for name, key in folded:
             self.places[name].add_key(key)
 
-    def _read(self, name: str, steps: tuple[str, ...], values: list[Any],
-              cqltype: CqlType) -> list[views.Read]:
+    def _describe(self, place: Place, steps: tuple[str, ...], values: list[Any], cqltype: CqlType) -> None:
+        """A page of one place's values described into `place`: by the native core in one call
+        where the place's engine runs on it (its partial merged; the values it hands back read
+        here), else value by value from the engine's views."""
         if cqltype.is_text:  # text is never decoded; its JSON read within a value's budget
             token = budget.enter(budget.Budget.for_cap(self.cap))
             try:
-                return [views.read_text(v) for v in values]
+                for read in [views.read_text(v) for v in values]:
+                    place.add(read)
             finally:
                 budget.leave(token)
-        engine = self.engines.get(name)
+            return
+        engine = self.engines.get(place.name)
         if engine is None:
-            engine = self.engines[name] = views.engine(self.mode, self.cap, self.spec(steps))
-        return views.read_page(engine, [bytes(v) for v in values], self.cap)
+            engine = self.engines[place.name] = views.engine(self.mode, self.cap, self.spec(steps))
+        blobs = [bytes(v) for v in values]
+        if engine.on_core():
+            handed = _on_core(place, blobs, self.cap)
+            if handed is not None:
+                blobs = [blobs[i] for i in handed]
+        for read in views.read_page(engine, blobs, self.cap):
+            place.add(read)
 
     # ------------------------------------------------------------------ figures
 
@@ -261,6 +270,33 @@ class Description:
                 for type_name, n in node.types.items():
                     out[("type", name, path, type_name)] = n
         return out
+
+
+def _on_core(place: Place, values: list[bytes], cap: int) -> list[int] | None:
+    """A page of a place's values described by the native core (payload.native.describe_page:
+    decoded, walked and sketched in one call) and merged into `place` (a description.Place);
+    the indexes of the values it hands back (to be read by the engine's views), or None when the
+    core fails the call (it should not): every value is read here then."""
+    from cqlsh_ext.describe.sketch import EXACT, LONG_TEXT, P
+    from cqlsh_ext.describe.structure import LONG_KEY, MAX_PATHS
+    from cqlsh_ext.payload import native
+    from cqlsh_ext.payload_select.keys import MAX_DEPTH, MAX_VISITS
+
+    try:
+        bounds = (MAX_PATHS, MAX_VISITS, MAX_DEPTH, EXACT, LONG_TEXT, LONG_KEY, P)
+        page = native.describe_page(values, cap, bounds)
+    except Exception:
+        return None
+    part = Place(place.name)
+    for code, label, n in page.encodings:
+        kind = native.KINDS[code]
+        assert kind is not None
+        part.encodings[(kind, label, False)] = part.encodings.get((kind, label, False), 0) + n
+        part.values += n
+    part.structure = Structure.from_partial(page.structure)
+    place.merge(part)
+    handed: list[int] = page.handed_back
+    return handed
 
 
 _NO_KEY: Any = object()

@@ -350,3 +350,14 @@ def float_sum(encoded: bytes | None) -> Fraction:
     if encoded is None:
         return Fraction(0)
     return Fraction(int.from_bytes(encoded, "little", signed=True), 1 << module().FLOAT_SUM_SHIFT)
+
+
+def describe_page(values: Sequence[bytes], cap: int, bounds: tuple[int, int, int, int, int, int, int]) -> Any:
+    """DESCRIBE PAYLOAD's page of one place's values in one call: each decoded with its tree, the
+    trees walked and their paths' values sketched (describe.structure and describe.sketch's
+    rules, `bounds` theirs: MAX_PATHS, MAX_VISITS, MAX_DEPTH, EXACT, LONG_TEXT, LONG_KEY, P). Its
+    answer: `encodings` ((kind code, label, values): KINDS names the codes), `handed_back` (the
+    indexes of the values left to the Python engine: failed and cut values, keys that are not
+    ASCII text, numbers past 128 bits), `structure` (the page's partial structure: the describe
+    package rebuilds it, describe.structure.Structure.from_partial)."""
+    return module().describe_page(values, cap, bounds)

@@ -9,6 +9,7 @@
 mod cbor;
 mod common;
 mod deflate;
+mod describe;
 mod engine;
 mod formats;
 mod json;
@@ -43,6 +44,8 @@ fn cqlsh_ext_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(page::decode_page, m)?)?;
     m.add_function(wrap_pyfunction!(page::measure_page, m)?)?;
     m.add_function(wrap_pyfunction!(page::query_page, m)?)?;
+    m.add_function(wrap_pyfunction!(page::describe_page, m)?)?;
+    m.add_class::<describe::DescribedPage>()?;
     m.add("FLOAT_SUM_SHIFT", query::FLOAT_SUM_SHIFT)?;
     m.add_class::<query::QueryPage>()?;
     m.add_class::<stats::MeasuredPage>()?;

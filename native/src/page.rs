@@ -284,6 +284,19 @@ pub fn query_page<'py>(
     )
 }
 
+/// describe_page(values, cap, bounds) -> DescribedPage: DESCRIBE PAYLOAD's partial description
+/// of a page of one place's values (see cqlsh_ext/payload/native.py and describe.rs).
+#[pyfunction]
+pub fn describe_page<'py>(
+    py: Python<'py>,
+    values: &Bound<'py, PyAny>,
+    cap: usize,
+    bounds: crate::describe::BoundsArg,
+) -> PyResult<crate::describe::DescribedPage> {
+    let configured = configured_now()?;
+    crate::describe::describe_page_py(py, &configured.config, values, cap, bounds)
+}
+
 /// measure_page(rows, places, cap, from_headers, spec) -> MeasuredPage: COMPRESSION STATS'
 /// partial report of a page (see cqlsh_ext/payload/native.py and stats.rs).
 #[pyfunction]

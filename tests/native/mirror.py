@@ -160,6 +160,21 @@ MIRRORED: tuple[tuple[str, str], ...] = (
     ("cqlsh_ext.query.aggregate", "Accumulator.add"),
     ("cqlsh_ext.query.aggregate", "_pick"),
     ("cqlsh_ext.query.aggregate", "Groups._group"),
+    # DESCRIBE PAYLOAD's page answer (describe.rs): the walk, the data keys, the sketches
+    ("cqlsh_ext.describe.structure", "data_kind"),
+    ("cqlsh_ext.describe.structure", "Node.flush"),
+    ("cqlsh_ext.describe.structure", "Structure.add"),
+    ("cqlsh_ext.describe.structure", "Structure._child"),
+    ("cqlsh_ext.describe.structure", "Structure.new_node"),
+    ("cqlsh_ext.describe.sketch", "spelling"),
+    ("cqlsh_ext.describe.sketch", "hash64"),
+    ("cqlsh_ext.describe.sketch", "key"),
+    ("cqlsh_ext.describe.sketch", "key_hash"),
+    ("cqlsh_ext.describe.sketch", "Values.add"),
+    ("cqlsh_ext.describe.sketch", "Values.add_many"),
+    ("cqlsh_ext.describe.sketch", "Values._to_registers"),
+    ("cqlsh_ext.describe.sketch", "_register"),
+    ("cqlsh_ext.describe.description", "Place.add"),
 )
 
 #: Constants that are code rather than data (patterns and byte sets the mirror spells out).
@@ -183,6 +198,9 @@ MIRRORED_CONSTANTS: tuple[tuple[str, str], ...] = (
     ("cqlsh_ext.codecs.snappy._raw", "_SHORT"),
     ("cqlsh_ext.codecs.snappy.framed", "CHUNK_MAX"),
     ("cqlsh_ext.payload.engine", "MISS_KEYS"),
+    ("cqlsh_ext.describe.structure", "DATA_KEYS"),
+    ("cqlsh_ext.describe.structure", "LONG_KEY"),
+    ("cqlsh_ext.describe.sketch", "LONG_TEXT"),
 )
 
 #: The Python side's libraries whose behaviour the core repeats (the same code at the same
