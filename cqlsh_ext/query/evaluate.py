@@ -623,18 +623,18 @@ class CoreProgram:
             outputs, order = core.outputs, core.order
             ordinary = [(k, at.get(ref.name)) for k, ref in enumerate(evaluator.outputs)
                         if isinstance(ref, Column)]
-            views = self._views(evaluator, names, rows, kept)
+            views = self._views(names, rows, kept)
             for j, k in enumerate(kept):
                 row = rows[k]
                 values = [column[j] for column in outputs]
+                shown = views.get(k, {})
                 for o, col in ordinary:
                     ref = evaluator.outputs[o]
                     assert isinstance(ref, Column)
-                    shown = views.get((ref.name, k))
-                    values[o] = shown if shown is not None else (None if col is None else row[col])
+                    view = shown.get(ref.name)
+                    values[o] = view if view is not None else (None if col is None else row[col])
                 found.append((k, RowResult(True, tuple(values), order=tuple(column[j] for column in order),
-                                           views={name: view for (name, row_k), view in views.items()
-                                                  if row_k == k})))
+                                           views=shown)))
         partials: list[tuple[tuple[Any, ...], list[Any]]] = []
         for key, states in core.groups:
             accs = []
@@ -669,11 +669,12 @@ class CoreProgram:
             matched += len(more)
         return PageAnswer(found, partials, undecodable, cut, matched)
 
-    def _views(self, evaluator: Evaluator, names: Sequence[str], rows: Sequence[Sequence[Any]],
-               kept: Sequence[int]) -> dict[tuple[str, int], BlobView]:
-        """The views of the blobs the answer gives as they are (a bare column, `*`), for the kept
-        rows only: made by the place's engine (the display, JSON, CSV and Parquet read them)."""
-        out: dict[tuple[str, int], BlobView] = {}
+    def _views(self, names: Sequence[str], rows: Sequence[Sequence[Any]],
+               kept: Sequence[int]) -> dict[int, dict[str, BlobView]]:
+        """Per kept row, the views of the blobs the answer gives as they are (a bare column, `*`):
+        made by the place's engine for the kept rows only (the display, JSON, CSV and Parquet
+        read them)."""
+        out: dict[int, dict[str, BlobView]] = {}
         at = {name: i for i, name in enumerate(names)}
         for (column, access), read in zip(self.places, self.reads, strict=True):
             if access is not None or not read.ask.views or column not in at:
@@ -681,7 +682,7 @@ class CoreProgram:
             col = at[column]
             blobs = [(k, rows[k][col]) for k in kept if type(rows[k][col]) is bytes]
             for (k, _value), view in zip(blobs, read.engine.views([v for _k, v in blobs]), strict=True):
-                out[(column, k)] = view
+                out.setdefault(k, {})[column] = view
         return out
 
 
