@@ -61,7 +61,8 @@ def reader(name: str) -> Callable[[list[bytes]], int]:
 
         return magic
     if name in ("python", "engine", "stats-python", "stats-engine"):
-        from cqlsh_ext.payload.engine import Ask, ValueEngine
+        from cqlsh_ext.payload.engine import ValueEngine
+        from cqlsh_ext.payload.pages import ReadRequest
 
         engine = ValueEngine("auto", CAP)
         if name.endswith("python"):
@@ -79,7 +80,7 @@ def reader(name: str) -> Callable[[list[bytes]], int]:
                            for start in range(0, len(values), PAGE))
 
             return stats
-        ask = Ask([("status",), ("n",)])
+        ask = ReadRequest([("status",), ("n",)])
 
         def read(values: list[bytes]) -> int:
             found = 0

@@ -12,7 +12,7 @@ Values are decoded by the value engine, one per place, a page of a place's value
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from cqlsh_ext.cql.types import SEQUENCES, UDT, CqlType, from_driver
@@ -20,7 +20,7 @@ from cqlsh_ext.describe import views
 from cqlsh_ext.describe.sketch import Values
 from cqlsh_ext.describe.structure import Structure, data_kind
 from cqlsh_ext.payload import budget
-from cqlsh_ext.payload.engine import ValueEngine
+from cqlsh_ext.payload.places import Decoding, Engines, ValuePlace
 from cqlsh_ext.payload.view import FAILED
 from cqlsh_ext.query.answer import PathsSeen
 
@@ -31,14 +31,6 @@ if TYPE_CHECKING:
 MAX_PLACES = 64
 #: Distinct reasons kept per place for failed and cut values; more count as "other".
 MAX_REASONS = 10
-#: column settings: the steps below the column where a blob sits -> its DECODE setting, or None.
-SpecLookup = Callable[[tuple[str, ...]], "str | None"]
-
-
-def _no_setting(steps: tuple[str, ...]) -> str | None:
-    return None
-
-
 class Place:
     """One place's values: how many, their encodings, the structure of their trees. `name` is how
     a query reaches it (`data`, `m['k']`, `u.payload`) or, where it cannot, how reports call it
@@ -104,17 +96,18 @@ def map_key(key: Any) -> str:
 
 
 class Description:
-    """The aggregate (see the module doc). `evaluator`: the WHERE's payload conditions (a
-    query.evaluate.Evaluator), None without any; `spec`: the column settings by place."""
+    """The aggregate (see the module doc). `decoding`: how values decode (-d's mode, the cap, the
+    column settings matched on each place below `place`, the column's); `evaluator`: the WHERE's
+    payload conditions (a query.evaluate.Evaluator), None without any."""
 
-    def __init__(self, query: str, column: str, mode: str, cap: int, evaluator: Any = None,
-                 spec: SpecLookup | None = None) -> None:
+    def __init__(self, query: str, column: str, decoding: Decoding, place: ValuePlace | None = None,
+                 evaluator: Any = None) -> None:
         self.query = query
         self.column = column
-        self.mode = mode
-        self.cap = cap
+        self.decoding = decoding
+        self.place = place or ValuePlace(None, None, column)
+        self.cap = decoding.cap
         self.evaluator = evaluator
-        self.spec: SpecLookup = spec or _no_setting
         #: Rows read; rows the WHERE's payload conditions kept (all of them without any).
         self.read = 0
         self.matched = 0
@@ -130,7 +123,7 @@ class Description:
         self.scan = ""
         #: Errors retried by name (the reading's: scanning).
         self.retried: dict[str, int] = {}
-        self.engines: dict[str, ValueEngine] = {}
+        self.engines = Engines(decoding)
         self._names: list[str] = []
         self._index = -1
         self._cqltype: CqlType | None = None
@@ -144,7 +137,7 @@ class Description:
     def fresh(self) -> Description:
         """An empty part: a worker's, a slice's, a Spark task's (the engines are shared in this
         process; a worker process or an executor has its own)."""
-        part = Description(self.query, self.column, self.mode, self.cap, self.evaluator, self.spec)
+        part = Description(self.query, self.column, self.decoding, self.place, self.evaluator)
         part.engines = self.engines
         if self._names:
             part._names, part._index, part._cqltype = self._names, self._index, self._cqltype
@@ -159,13 +152,17 @@ class Description:
 
     def add_rows(self, rows: Sequence[Sequence[Any]]) -> None:
         self.read += len(rows)
+        decoded: list[Any] | None = None
         if self.evaluator is not None:
-            found, undecodable, cut = self.evaluator.evaluate_page(self._names, rows)
-            self.where_unread += undecodable + cut
+            # The WHERE's reading is the description's: a kept row's blob comes with the view the
+            # evaluator made of it (the column is what the WHERE's plan selects), decoded once.
+            page = self.evaluator.answer_page(self._names, rows)
+            self.where_unread += page.undecodable + page.cut
             self.paths.add(*self.evaluator.walked())
-            rows = [rows[k] for k, _ in found]
+            rows = [rows[k] for k, _ in page.found]
+            decoded = [result.views.get(self.column) for _, result in page.found]
         self.matched += len(rows)
-        self.add_cells([row[self._index] for row in rows])
+        self.add_cells([row[self._index] for row in rows], decoded)
 
     def merge(self, other: Description) -> None:
         self.read += other.read
@@ -183,17 +180,31 @@ class Description:
 
     def __getstate__(self) -> dict[str, Any]:
         # Sent back from a worker process or a Spark task: the engines (their remembered
-        # containers), the evaluator and the settings lookup (closures) stay behind.
+        # containers) and the evaluator stay behind.
         state = dict(self.__dict__)
-        state.update(engines={}, evaluator=None, spec=_no_setting)
+        state.update(engines=None, evaluator=None)
         return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self.engines = Engines(self.decoding)
 
     # ------------------------------------------------------------------ the values
 
-    def add_cells(self, cells: list[Any]) -> None:
-        """The column's values of the kept rows: grouped by place, each place's decoded together."""
+    def add_cells(self, cells: list[Any], decoded: Sequence[Any] | None = None) -> None:
+        """The column's values of the kept rows: grouped by place, each place's decoded together.
+        `decoded`: per cell, the view a reading made of it already (a blob column's), or None."""
         cqltype = self._cqltype
         assert cqltype is not None, "set_columns first"
+        if decoded is not None and cqltype.is_blob:
+            place = self.places.get(self.column)
+            if place is None:
+                place = self.places[self.column] = Place(self.column)
+            for view in decoded:
+                if view is not None:
+                    place.add(views.read_view(view))
+            place.structure.flush()
+            cells = [cell for cell, view in zip(cells, decoded, strict=True) if view is None]
         by_place: dict[str, tuple[tuple[str, ...], list[Any]]] = {}
         folded: list[tuple[str, Any]] = []
         new = 0  # places this page adds
@@ -236,9 +247,7 @@ class Description:
             finally:
                 budget.leave(token)
             return
-        engine = self.engines.get(place.name)
-        if engine is None:
-            engine = self.engines[place.name] = views.engine(self.mode, self.cap, self.spec(steps))
+        engine = self.engines(self.place.child(*steps))
         blobs = [bytes(v) for v in values]
         if engine.on_core():
             handed = _on_core(place, blobs, self.cap)

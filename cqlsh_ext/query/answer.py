@@ -18,7 +18,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from cqlsh_ext.payload.engine import MISS_KEYS
+from cqlsh_ext.payload.pages import MISS_KEYS
 from cqlsh_ext.query.evaluate import Evaluator, Miss, RowResult
 from cqlsh_ext.query.grammar import Plan
 

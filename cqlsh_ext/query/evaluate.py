@@ -12,33 +12,17 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from cqlsh_ext.codecs.base import DEFAULT_CAP
-from cqlsh_ext.payload.engine import Ask, Page, ValueEngine
+from cqlsh_ext.payload.engine import ValueEngine
 from cqlsh_ext.payload.formats.tree import Tagged, render
+from cqlsh_ext.payload.pages import PageRead, ReadRequest
 from cqlsh_ext.payload.paths import CUT, MISSING
+from cqlsh_ext.payload.places import Decoding, Engines, ValuePlace
 from cqlsh_ext.payload.view import RECORD, TEXT, UNDECODABLE_KINDS, UNKNOWN, BlobView
 from cqlsh_ext.query.aggregate import UNDECODABLE_GROUP
 from cqlsh_ext.query.grammar import Column, Literal, Path, Plan, Predicate, QueryError, Ref
 
-#: (column, the map key or UDT field inside it or None) -> the DECODE column setting, or None.
-SpecLookup = Callable[[str, "str | None"], "str | None"]
 #: Where a blob sits in a row: its column, and the map key or UDT field inside it (or None).
 Place = tuple[str, "str | None"]
-
-
-def no_settings(column: str, inner: str | None) -> str | None:
-    """No column settings (a module function, so that Decoding can be sent to another process)."""
-    return None
-
-
-@dataclass(frozen=True)
-class Decoding:
-    """How the plan's blobs are decoded: as the display decodes them (-d's mode: 'auto' or a codec
-    name; 'none' refuses paths), within the per-value output cap, with the column settings."""
-
-    mode: str = "auto"
-    cap: int = DEFAULT_CAP
-    spec: SpecLookup = field(default=no_settings)
 
 
 @dataclass
@@ -199,16 +183,16 @@ OF_THE_BLOB = ("IS UNDECODABLE", "IS NOT UNDECODABLE")
 
 
 class _PlaceRead:
-    """What the plan reads at one blob place: the paths (their indexes in the engine's Ask), and
+    """What the plan reads at one blob place: the paths (their indexes in the engine's ReadRequest), and
     whether a condition reads the bare column's text."""
 
-    __slots__ = ("ask", "engine", "paths", "place")
+    __slots__ = ("engine", "paths", "place", "request")
 
     def __init__(self, place: Place, engine: ValueEngine) -> None:
         self.place = place
         self.engine = engine
-        self.paths: dict[str, int] = {}  # path text -> its index in ask.paths
-        self.ask = Ask()
+        self.paths: dict[str, int] = {}  # path text -> its index in request.paths
+        self.request = ReadRequest()
 
 
 #: A row's value at a path when there is none to read: the blob is undecodable, cut or rejected.
@@ -217,12 +201,12 @@ _NONE: Any = type("NoValue", (), {"__repr__": lambda self: "NONE", "__bool__": l
 
 class _PlacePage:
     """One place's values of a page, read: per row, its state (OK, UNDECODABLE, CUT_STATE), where
-    its value is in the engine's Page (`at`: the index; -1 when there is nothing to read, -2 for a
+    its value is in the engine's PageRead (`at`: the index; -1 when there is nothing to read, -2 for a
     null blob), and the kind of each undecodable one."""
 
     __slots__ = ("at", "blob_at", "kinds", "page", "paths", "states", "_values")
 
-    def __init__(self, states: list[str], at: list[int], blob_at: list[int], page: Page,
+    def __init__(self, states: list[str], at: list[int], blob_at: list[int], page: PageRead,
                  paths: dict[str, int]) -> None:
         self.states = states
         self.at = at
@@ -250,11 +234,14 @@ class Evaluator:
     row, a mapping column -> the driver's value (bytes for a blob, a dict for a map, an object,
     namedtuple or dict for a UDT)."""
 
-    def __init__(self, plan: Plan, decoding: Decoding) -> None:
+    def __init__(self, plan: Plan, decoding: Decoding, keyspace: str | None = None) -> None:
         if decoding.mode == "none":
             raise QueryError("decoding is off (-d none): a payload path cannot be read")
         self.plan = plan
+        #: How the plan's blobs decode (-d's mode, the cap, the column settings, matched on each
+        #: blob's place in `keyspace` (the plan's table's: the session's when the plan names none).
         self.decoding = decoding
+        self.keyspace = keyspace if keyspace is not None else plan.keyspace
         # Keyed by the predicate itself (a frozen value), not its id(): an Evaluator may be sent
         # to another process (Spark tasks), where ids differ.
         self.likes = {p: like_regex(str(p.values[0])) for p in plan.predicates if p.op == "LIKE"}
@@ -284,15 +271,16 @@ class Evaluator:
         return self._places
 
     def _make_places(self) -> dict[Place, _PlaceRead]:
-        plan, decoding = self.plan, self.decoding
+        plan = self.plan
+        engines = Engines(self.decoding)
         places: dict[Place, _PlaceRead] = {}
 
         def at(place: Place) -> _PlaceRead:
             read = places.get(place)
             if read is None:
-                spec = decoding.spec(*place)
-                engine = ValueEngine(decoding.mode, decoding.cap, spec or None)
-                read = places[place] = _PlaceRead(place, engine)
+                column, access = place
+                where = ValuePlace(self.keyspace, plan.table, column, plan.setting_steps(column, access))
+                read = places[place] = _PlaceRead(place, engines(where))
             return read
 
         refs: list[Ref | None] = [p.ref for p in plan.predicates if p.op not in OF_THE_BLOB]
@@ -318,26 +306,28 @@ class Evaluator:
                              None)
                 needles.append(None if found is None else _rejects(found))
             bare = place[1] is None
-            read.ask = Ask([ref.steps for ref in refs_here], text=place[0] in texts and bare,
+            read.request = ReadRequest([ref.steps for ref in refs_here], text=place[0] in texts and bare,
                            views=place[0] in shown and bare, needles=needles)
         for column in texts:  # LIKE on the bare column reads its text (and a record's tree)
             read = at((column, None))
-            if not read.ask.text:
-                read.ask = Ask(read.ask.paths, text=True, views=read.ask.views, needles=read.ask.needles)
+            if not read.request.text:
+                read.request = ReadRequest(read.request.paths, text=True, views=read.request.views,
+                                           needles=read.request.needles)
         for pred in plan.predicates:  # IS [NOT] UNDECODABLE reads the blob's kind only
             if pred.op in OF_THE_BLOB:
                 at(_place_of(pred.ref))
         return places
 
     # ------------------------------------------------------------------ a page
-    def evaluate_page(self, names: Sequence[str],
-                      rows: Sequence[Sequence[Any]]) -> tuple[list[tuple[int, RowResult]], int, int]:
+    def evaluate_page(self, names: Sequence[str], rows: Sequence[Sequence[Any]],
+                      core: bool = True) -> tuple[list[tuple[int, RowResult]], int, int]:
         """Whether each row of a page (rows as the columns `names` list them) matches every
         payload condition, and its projected values (plain and path items in order; None for
         missing, undecodable or cut): the matching rows' (index, result), and the values
         undecodable and cut over the page (once per blob per row)."""
         index = {name: i for i, name in enumerate(names)}
-        read = {place: self._read_place(place_read, index, rows) for place, place_read in self.places.items()}
+        read = {place: self._read_place(place_read, index, rows, core)
+                for place, place_read in self.places.items()}
         undecodable = sum(p.states.count(UNDECODABLE) for p in read.values())
         cut = sum(p.states.count(CUT_STATE) for p in read.values())
         for place_page in read.values():
@@ -394,15 +384,15 @@ class Evaluator:
             return result
         return RowResult(False, (), undecodable, cut)
 
-    def _read_place(self, place_read: _PlaceRead, index: Mapping[str, int],
-                    rows: Sequence[Sequence[Any]]) -> _PlacePage:
+    def _read_place(self, place_read: _PlaceRead, index: Mapping[str, int], rows: Sequence[Sequence[Any]],
+                    core: bool = True) -> _PlacePage:
         column, access = place_read.place
         at_column = index.get(column)
         values = [MISSING] * len(rows) if at_column is None else [row[at_column] for row in rows]
         if access is not None:
             values = [_field(v, access) for v in values]
         if all(type(v) is bytes for v in values):  # the driver's blobs: the common page
-            page = place_read.engine.read_page(values, place_read.ask)
+            page = place_read.engine.read_page(values, place_read.request, core)
             blob_at = list(range(len(values)))
             others = 0
         else:
@@ -417,7 +407,7 @@ class Evaluator:
                 else:  # a value of another type: undecodable
                     blob_at.append(-1)
                     others += 1
-            page = place_read.engine.read_page(blobs, place_read.ask)
+            page = place_read.engine.read_page(blobs, place_read.request, core)
         kinds, cuts, rejected = page.kinds, page.cut, page.rejected
         at, states = list(blob_at), [OK] * len(blob_at)
         readable = kinds.count(TEXT) + kinds.count(RECORD)
@@ -539,9 +529,9 @@ class CoreProgram:
         index = {place: i for i, place in enumerate(self.places)}
         self.paths: list[list[tuple[Any, ...]]] = [[()] * len(read.paths) for read in self.reads]
         for i, read in enumerate(self.reads):
-            if read.ask.text or (read.ask.views and read.place[1] is not None):
+            if read.request.text or (read.request.views and read.place[1] is not None):
                 raise Unsupported("LIKE on the bare column")
-            for p, steps in enumerate(read.ask.paths):
+            for p, steps in enumerate(read.request.paths):
                 self.paths[i][p] = tuple(steps)
 
         def path_of(ref: Path) -> tuple[int, int]:
@@ -571,7 +561,7 @@ class CoreProgram:
             self.aggregates.append((func, ref is None, None if ref is None else path_of(ref)))
         self.funcs = [(func, ref is None) for func, ref in specs]
         #: Per place, the needles of the conditions on its paths: (path, any, strings). A needle
-        #: applies once some value had its path (as the engine's Ask.needles: rejecting is a
+        #: applies once some value had its path (as the engine's ReadRequest.needles: rejecting is a
         #: saving, never an answer), from the page after.
         self.needles: list[list[tuple[int, bool, list[str]]]] = [[] for _ in self.places]
         for pred in plan.predicates:
@@ -661,7 +651,7 @@ class CoreProgram:
         undecodable, cut, matched = core.undecodable, core.cut, len(kept)
         if core.handed_rows:
             handed = core.handed_rows
-            more, u, c = evaluator.evaluate_page(names, [rows[k] for k in handed])
+            more, u, c = evaluator.evaluate_page(names, [rows[k] for k in handed], core=False)
             undecodable += u
             cut += c
             found += [(handed[j], result) for j, result in more]
@@ -677,7 +667,7 @@ class CoreProgram:
         out: dict[int, dict[str, BlobView]] = {}
         at = {name: i for i, name in enumerate(names)}
         for (column, access), read in zip(self.places, self.reads, strict=True):
-            if access is not None or not read.ask.views or column not in at:
+            if access is not None or not read.request.views or column not in at:
                 continue
             col = at[column]
             blobs = [(k, rows[k][col]) for k in kept if type(rows[k][col]) is bytes]

@@ -14,7 +14,7 @@ use blake2::Blake2bVar;
 
 use crate::engine::{decode_value, Config, Kind, Needle, Outcome, Want};
 use crate::query::cmp_int_float;
-use crate::tree::Node;
+use crate::tree::{bignum, Node};
 
 /// The bounds of describe/structure.py and sketch.py (configure's "describe" entry).
 pub struct DescribeConfig {
@@ -419,7 +419,12 @@ impl DStructure {
                         return false;
                     }
                 }
-                Node::BigBytes(..) | Node::Ext => return false,
+                Node::BigBytes(a, n, negative) => {
+                    if bignum(&src[*a as usize..(*a + *n) as usize], *negative).is_none() {
+                        return false;
+                    }
+                }
+                Node::Ext => return false,
                 Node::Str(s) => {
                     if s.get(src).is_empty() && !s.bytes(src).is_empty() {
                         return false;
@@ -449,6 +454,7 @@ impl DStructure {
             Node::Int(i) => Leaf::Int(*i as i128),
             Node::Wide(i) => Leaf::Int(*i),
             Node::BigInt(text) => Leaf::Int(text.parse().unwrap_or(0)),
+            Node::BigBytes(a, n, negative) => Leaf::Int(bignum(&src[*a as usize..(*a + *n) as usize], *negative).unwrap_or(0)),
             Node::Float(f) => Leaf::Float(*f),
             Node::Str(s) => Leaf::Str(s.get(src).to_owned()),
             Node::Bytes(a, n) => Leaf::Bytes(src[*a as usize..(*a + *n) as usize].to_vec()),

@@ -42,6 +42,7 @@ fn cqlsh_ext_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(page::configure, m)?)?;
     m.add_function(wrap_pyfunction!(page::configured, m)?)?;
     m.add_function(wrap_pyfunction!(page::decode_page, m)?)?;
+    m.add_class::<page::DecodedPage>()?;
     m.add_function(wrap_pyfunction!(page::measure_page, m)?)?;
     m.add_function(wrap_pyfunction!(page::query_page, m)?)?;
     m.add_function(wrap_pyfunction!(page::describe_page, m)?)?;

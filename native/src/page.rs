@@ -322,8 +322,23 @@ pub fn measure_page<'py>(
     )
 }
 
-/// decode_page(values, cap, paths, want_text, want_tree, missing, measure=false) -> (kinds, labels,
-/// stored, decoded, cut, texts, trees, paths, handed_back): see cqlsh_ext/payload/native.py.
+/// decode_page()'s answer, by name (see cqlsh_ext/payload/native.py).
+#[pyclass(frozen, get_all, module = "cqlsh_ext_native")]
+pub struct DecodedPage {
+    kinds: Py<PyBytes>,
+    labels: Py<PyList>,
+    stored: Py<PyList>,
+    decoded: Py<PyList>,
+    cut: Py<PyBytes>,
+    texts: Py<PyAny>,
+    trees: Py<PyAny>,
+    /// Per path: (values, found, miss).
+    paths: Py<PyList>,
+    handed_back: Py<PyList>,
+}
+
+/// decode_page(values, cap, paths, want_text, want_tree, missing, measure=false) -> DecodedPage:
+/// see cqlsh_ext/payload/native.py.
 #[pyfunction]
 #[pyo3(signature = (values, cap, paths, want_text, want_tree, missing, measure=false))]
 #[allow(clippy::too_many_arguments)] // the Python call's keywords, one argument each
@@ -336,7 +351,7 @@ pub fn decode_page<'py>(
     want_tree: bool,
     missing: &Bound<'py, PyAny>,
     measure: bool,
-) -> PyResult<Bound<'py, PyTuple>> {
+) -> PyResult<DecodedPage> {
     let configured = CONFIGURED
         .read()
         .map_err(|_| PyRuntimeError::new_err("configuration lock poisoned"))?
@@ -493,18 +508,15 @@ pub fn decode_page<'py>(
     }
     let texts_obj = if want_text { PyList::new(py, texts)?.into_any() } else { none.clone() };
     let trees_obj = if want_tree { PyList::new(py, trees)?.into_any() } else { none.clone() };
-    PyTuple::new(
-        py,
-        [
-            PyBytes::new(py, &kinds).into_any(),
-            PyList::new(py, labels)?.into_any(),
-            PyList::new(py, stored)?.into_any(),
-            PyList::new(py, decoded)?.into_any(),
-            PyBytes::new(py, &cuts).into_any(),
-            texts_obj,
-            trees_obj,
-            PyList::new(py, path_results)?.into_any(),
-            PyList::new(py, handed)?.into_any(),
-        ],
-    )
+    Ok(DecodedPage {
+        kinds: PyBytes::new(py, &kinds).unbind(),
+        labels: PyList::new(py, labels)?.unbind(),
+        stored: PyList::new(py, stored)?.unbind(),
+        decoded: PyList::new(py, decoded)?.unbind(),
+        cut: PyBytes::new(py, &cuts).unbind(),
+        texts: texts_obj.unbind(),
+        trees: trees_obj.unbind(),
+        paths: PyList::new(py, path_results)?.unbind(),
+        handed_back: PyList::new(py, handed)?.unbind(),
+    })
 }

@@ -10,7 +10,7 @@ use std::cmp::Ordering;
 use std::collections::HashMap;
 
 use crate::engine::{decode_value, Config, Kind, Needle, Outcome, Want};
-use crate::tree::{Node, PathRead, Step, Str};
+use crate::tree::{bignum, Node, PathRead, Step, Str};
 
 // ------------------------------------------------------------------------------ the program
 
@@ -252,13 +252,15 @@ enum Num {
     Big,
 }
 
-fn number(node: &Node) -> Option<Num> {
+fn number(node: &Node, src: &[u8]) -> Option<Num> {
     match node {
         Node::Int(i) => Some(Num::Int(*i as i128)),
         Node::Wide(i) => Some(Num::Int(*i)),
         Node::Float(f) => Some(Num::Float(*f)),
         Node::BigInt(text) => Some(text.parse::<i128>().map(Num::Int).unwrap_or(Num::Big)),
-        Node::BigBytes(..) => Some(Num::Big),
+        Node::BigBytes(a, n, negative) => {
+            Some(bignum(&src[*a as usize..(*a + *n) as usize], *negative).map(Num::Int).unwrap_or(Num::Big))
+        }
         _ => None,
     }
 }
@@ -287,7 +289,7 @@ fn compare(node: &Node, src: &[u8], op: Op, lit: &Lit) -> Tri {
             Node::Bool(v) => tri(ordered(v.cmp(b), op)),
             _ => Tri::No,
         },
-        Lit::Int(l) => match number(node) {
+        Lit::Int(l) => match number(node, src) {
             None => Tri::No,
             Some(Num::Big) => Tri::Unsure,
             Some(Num::Int(i)) => tri(ordered(i.cmp(l), op)),
@@ -299,7 +301,7 @@ fn compare(node: &Node, src: &[u8], op: Op, lit: &Lit) -> Tri {
                 }
             }
         },
-        Lit::Dec { f: d, exact, lo, hi, floor, ceil, integral } => match number(node) {
+        Lit::Dec { f: d, exact, lo, hi, floor, ceil, integral } => match number(node, src) {
             None => Tri::No,
             Some(Num::Big) => Tri::Unsure,
             Some(Num::Float(x)) => {
@@ -424,6 +426,10 @@ fn key_part(value: &At<'_>, undecodable: bool) -> Option<(KeyPart, Shown)> {
         Node::Wide(i) => (KeyPart::Num(*i), Shown::Int(*i)),
         Node::BigInt(text) => {
             let i: i128 = text.parse().ok()?;
+            (KeyPart::Num(i), Shown::Int(i))
+        }
+        Node::BigBytes(a, n, negative) => {
+            let i = bignum(&src[*a as usize..(*a + *n) as usize], *negative)?;
             (KeyPart::Num(i), Shown::Int(i))
         }
         Node::Float(f) => {
@@ -617,10 +623,11 @@ impl Acc {
             Node::Int(i) => Some(*i as i128),
             Node::Wide(i) => Some(*i),
             Node::BigInt(text) => Some(text.parse::<i128>().map_err(|_| ())?),
+            Node::BigBytes(a, n, negative) => Some(bignum(&src[*a as usize..(*a + *n) as usize], *negative).ok_or(())?),
             _ => None,
         };
         match node {
-            Node::Int(_) | Node::Wide(_) | Node::BigInt(_) => {
+            Node::Int(_) | Node::Wide(_) | Node::BigInt(_) | Node::BigBytes(..) => {
                 let i = whole.ok_or(())?;
                 self.count += 1;
                 self.int_sum = self.int_sum.checked_add(i).ok_or(())?;
@@ -641,7 +648,6 @@ impl Acc {
                 pick_num(&mut self.num_min, NumShown::Float(*f), Ordering::Less);
                 pick_num(&mut self.num_max, NumShown::Float(*f), Ordering::Greater);
             }
-            Node::BigBytes(..) => return Err(()),
             Node::Str(s) if matches!(func, AggFunc::Min | AggFunc::Max) => {
                 self.count += 1;
                 let text = s.get(src);

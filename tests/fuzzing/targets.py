@@ -260,8 +260,8 @@ def _display_spec(data: bytes) -> None:
     """A value under a column setting (payload.unwrap.unwrap_spec), in every output."""
     from cqlsh_ext.cqlsh import seams
     from cqlsh_ext.output.display import BlobDisplay
-    from cqlsh_ext.output.place import ValuePlace
     from cqlsh_ext.output.values import CsvSpelling, JsonSpelling
+    from cqlsh_ext.payload.places import ValuePlace
 
     if not data:
         return

@@ -17,7 +17,8 @@ from cassandra.cqltypes import BytesType
 from cqlsh_ext.codecs import registry
 from cqlsh_ext.demo.records import documents
 from cqlsh_ext.insight.stats import Stats
-from cqlsh_ext.payload.engine import FROM_HEADER, ValueEngine
+from cqlsh_ext.payload.engine import ValueEngine
+from cqlsh_ext.payload.measures import FROM_HEADER
 
 
 def _payloads() -> list[bytes]:

@@ -11,19 +11,17 @@ from __future__ import annotations
 import json
 import random
 import sys
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
-from unittest import mock
 
 import cbor2
 import msgpack
 import pytest
 from cassandra import cqltypes
 
-from cqlsh_ext.describe import views
 from cqlsh_ext.describe.description import Description
 from cqlsh_ext.payload.engine import ValueEngine
+from cqlsh_ext.payload.places import Decoding, Engines, ValuePlace
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import corpora  # noqa: E402
@@ -37,16 +35,13 @@ CAP = 4 << 20
 MAP_TYPE = cqltypes.lookup_casstype("MapType(UTF8Type, BytesType)")
 
 
-@contextmanager
-def python_engine() -> Any:
-    """Descriptions made inside decode with the Python engine alone."""
-    def engine(mode: str, cap: int, spec: str | None) -> ValueEngine:
-        made = ValueEngine(mode, cap, spec)
-        made.native = False
-        return made
+class PythonEngines(Engines):
+    """Engines that run on the Python engine alone."""
 
-    with mock.patch.object(views, "engine", engine):
-        yield
+    def __call__(self, place: ValuePlace | None) -> ValueEngine:
+        engine = super().__call__(place)
+        engine.native = False
+        return engine
 
 
 def figures(description: Description) -> dict[str, Any]:
@@ -75,16 +70,15 @@ def figures(description: Description) -> dict[str, Any]:
 
 def differential(cells: list[Any], column_type: Any = cqltypes.BytesType, size: int = 40) -> Counts:
     counts = Counts()
-    core = Description("q", "c", "auto", CAP)
-    with python_engine():
-        python = Description("q", "c", "auto", CAP)
+    core = Description("q", "c", Decoding(cap=CAP))
+    python = Description("q", "c", Decoding(cap=CAP))
+    python.engines = PythonEngines(python.decoding)
     for d in (core, python):
         d.set_columns(["k", "c"], [cqltypes.Int32Type, column_type])
     for n, start in enumerate(range(0, len(cells), size)):
         rows = [(i, cell) for i, cell in enumerate(cells[start:start + size])]
         core.add_rows(rows)
-        with python_engine():
-            python.add_rows(rows)
+        python.add_rows(rows)
         counts.compared += len(rows)
         got, want = figures(core), figures(python)
         if got != want:
@@ -92,7 +86,7 @@ def differential(cells: list[Any], column_type: Any = cqltypes.BytesType, size: 
                 if got.get(key) != want.get(key):
                     counts.differences.append(
                         f"page {n}, {key}: {got.get(key)!r:.300} != {want.get(key)!r:.300}")
-    if not any(engine.native for engine in core.engines.values()):
+    if not any(engine.native for engine in core.engines._by_place.values()):
         counts.differences.append("the core did not describe")
     return counts
 
@@ -161,7 +155,7 @@ def test_describe_a_map_of_blobs() -> None:
 
 
 def test_the_comparison_sees_a_difference() -> None:
-    core = Description("q", "c", "auto", CAP)
+    core = Description("q", "c", Decoding(cap=CAP))
     core.set_columns(["k", "c"], [cqltypes.Int32Type, cqltypes.BytesType])
     core.add_rows([(i, v) for i, v in enumerate(corpora.orders(30))])
     before = figures(core)

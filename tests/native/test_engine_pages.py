@@ -1,5 +1,5 @@
 """The engine's page API on the native core against the same engine on Python alone: read_page()
-and measure_page() of the same pages, the Page compared field by field and value by value (kinds,
+and measure_page() of the same pages, the PageRead compared field by field and value by value (kinds,
 cut, rejected, each path's column with exact types, found and missed, texts, trees, views) and
 each measure, over the corpora the core's differential uses, with paths, texts, views and needle
 tests asked. The counts (values compared, differences) go to the run's summary."""
@@ -20,8 +20,9 @@ import pytest
 from cqlsh_ext.codecs.base import DEFAULT_CAP
 from cqlsh_ext.insight.stats import SPEC as STATS_SPEC
 from cqlsh_ext.payload import native
-from cqlsh_ext.payload.engine import Ask, Lazy, Page, ValueEngine, measure_rows
+from cqlsh_ext.payload.engine import ValueEngine, measure_rows
 from cqlsh_ext.payload.measures import MeasuredPlace, PageMeasures
+from cqlsh_ext.payload.pages import Lazy, PageRead, ReadRequest
 from cqlsh_ext.payload.paths import MISSING as MISSING_PATH
 from cqlsh_ext.payload.view import BlobView
 
@@ -46,16 +47,16 @@ def _no_ada(text: str) -> bool:
     return "Ada" not in text and "\\" not in text
 
 
-#: (name, a fresh Ask, the path indexes some earlier page had: where needles apply at once).
-ASKS: list[tuple[str, Callable[[], Ask], set[int]]] = [
-    ("paths and texts", lambda: Ask(PATHS, text=True), set()),
-    ("paths", lambda: Ask(PATHS), set()),
-    ("kinds only", lambda: Ask(), set()),
-    ("texts without paths (LIKE)", lambda: Ask(text=True), set()),
-    ("views and texts", lambda: Ask(PATHS[:3], text=True, views=True), set()),
-    ("views", lambda: Ask(PATHS, views=True), set()),
-    ("needles", lambda: Ask(PATHS, needles=[_no_paid, _no_ada] + [None] * (len(PATHS) - 2)), {0, 1}),
-    ("a path none has", lambda: Ask([("nope",), ("status", "deeper"), (0, "name")]), set()),
+#: (name, a fresh ReadRequest, the path indexes some earlier page had: where needles apply at once).
+ASKS: list[tuple[str, Callable[[], ReadRequest], set[int]]] = [
+    ("paths and texts", lambda: ReadRequest(PATHS, text=True), set()),
+    ("paths", lambda: ReadRequest(PATHS), set()),
+    ("kinds only", lambda: ReadRequest(), set()),
+    ("texts without paths (LIKE)", lambda: ReadRequest(text=True), set()),
+    ("views and texts", lambda: ReadRequest(PATHS[:3], text=True, views=True), set()),
+    ("views", lambda: ReadRequest(PATHS, views=True), set()),
+    ("needles", lambda: ReadRequest(PATHS, needles=[_no_paid, _no_ada] + [None] * (len(PATHS) - 2)), {0, 1}),
+    ("a path none has", lambda: ReadRequest([("nope",), ("status", "deeper"), (0, "name")]), set()),
 ]
 
 
@@ -69,7 +70,7 @@ def shown(view: BlobView) -> tuple[Any, ...]:
               layer.reading) for layer in view.layers])
 
 
-def compare_pages(values: list[bytes], got: Page, want: Page, counts: Counts, where: str) -> None:
+def compare_pages(values: list[bytes], got: PageRead, want: PageRead, counts: Counts, where: str) -> None:
     """Each value's answer in `got` (the core's road) against `want` (Python alone)."""
     counts.compared += len(values)
     differences = counts.differences
@@ -99,7 +100,7 @@ def compare_pages(values: list[bytes], got: Page, want: Page, counts: Counts, wh
 
 
 def differential(values: list[bytes], caps: tuple[int, ...], size: int = 64) -> Counts:
-    """Every Ask of ASKS and measure_page, page by page (one engine per road, kept over the
+    """Every ReadRequest of ASKS and measure_page, page by page (one engine per road, kept over the
     pages as a reader keeps it), under each cap."""
     counts = Counts()
     pages = [values[i:i + size] for i in range(0, len(values), size)]
@@ -236,8 +237,8 @@ def test_the_comparison_sees_a_difference() -> None:
     engine = ValueEngine("auto", DEFAULT_CAP)
     want = ValueEngine("auto", DEFAULT_CAP)
     want.native = False
-    got = engine.read_page(values, Ask(PATHS, text=True))
-    expected = want.read_page(values, Ask(PATHS, text=True))
+    got = engine.read_page(values, ReadRequest(PATHS, text=True))
+    expected = want.read_page(values, ReadRequest(PATHS, text=True))
     counts = Counts()
     compare_pages(values, got, expected, counts, "same")
     assert counts.differences == []
@@ -262,13 +263,15 @@ def test_the_core_runs_only_in_plain_auto_mode_and_when_on() -> None:
 
     values = corpora.orders(20)
     for engine in (ValueEngine("snappy", DEFAULT_CAP), ValueEngine("auto", DEFAULT_CAP, spec="snappy")):
-        engine.read_page(values, Ask(PATHS))
+        engine.read_page(values, ReadRequest(PATHS))
         assert engine.native is False  # -d CODEC, a column setting: the Python engine alone
     engine = ValueEngine("auto", DEFAULT_CAP)
     measure_rows([(v,) for v in values], [MeasuredPlace(column=0)], [engine], STATS_SPEC)
     assert engine.native is True
-    code = ("from cqlsh_ext.payload.engine import Ask, ValueEngine\n"
-            "engine = ValueEngine()\nengine.read_page([b'{\"a\": 1}'], Ask([('a',)]))\nprint(engine.native)")
+    code = ("from cqlsh_ext.payload.engine import ValueEngine\n"
+            "from cqlsh_ext.payload.pages import ReadRequest\n"
+            "engine = ValueEngine()\n"
+            "engine.read_page([b'{\"a\": 1}'], ReadRequest([('a',)]))\nprint(engine.native)")
     for setting, expected in (("0", "False"), ("1", "True")):
         out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                              env={**os.environ, native.ENV: setting}).stdout.strip()
@@ -294,4 +297,4 @@ def test_a_values_answer_depends_on_the_value_only() -> None:
     for views in (True, False):
         python = ValueEngine("auto", 300)
         python.native = False
-        assert python.read_page([commas], Ask([("a",)], views=views)).columns[0] == [MISSING_PATH]
+        assert python.read_page([commas], ReadRequest([("a",)], views=views)).columns[0] == [MISSING_PATH]

@@ -16,8 +16,9 @@ from typing import Any
 import msgpack
 import pytest
 
+from cqlsh_ext.payload.places import Decoding
 from cqlsh_ext.query.answer import Answer
-from cqlsh_ext.query.evaluate import Decoding, Evaluator
+from cqlsh_ext.query.evaluate import Evaluator
 from cqlsh_ext.query.grammar import Schema, parse
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))

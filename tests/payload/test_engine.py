@@ -22,7 +22,8 @@ from hypothesis import strategies as st
 from cqlsh_ext.codecs import registry
 from cqlsh_ext.codecs.base import DEFAULT_CAP, RULED_OUT_HEADER, DecodeError
 from cqlsh_ext.output.display import label_of
-from cqlsh_ext.payload.engine import Ask, ValueEngine, measure
+from cqlsh_ext.payload.engine import ValueEngine, measure
+from cqlsh_ext.payload.pages import ReadRequest
 from cqlsh_ext.payload.paths import CUT, MISSING, read_path
 from cqlsh_ext.payload.unwrap import unwrap, walk
 from cqlsh_ext.payload.view import QUIET_REASONS, RECORD, TEXT, BlobView
@@ -248,7 +249,7 @@ def query_reading(view: BlobView) -> tuple[Any, ...]:
 
 
 def page_reading(engine: ValueEngine, values: list[bytes]) -> list[tuple[Any, ...]]:
-    page = engine.read_page(values, Ask(PATHS, text=True))
+    page = engine.read_page(values, ReadRequest(PATHS, text=True))
     out = []
     for i in range(len(values)):
         if page.columns[0][i] is None and (page.cut[i] or page.kinds[i] not in (TEXT, RECORD)):
