@@ -52,7 +52,7 @@ import os
 import threading
 from collections.abc import Sequence
 from fractions import Fraction
-from typing import Any, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from cqlsh_ext.payload import budget
 from cqlsh_ext.payload.budget import Budget
@@ -264,9 +264,47 @@ def refusal() -> str | None:
     return reason
 
 
-def module() -> Any:
+#: A place of query_page: (values or rows, the column or None, its paths, its needles).
+CorePlace = tuple[Any, "int | None", "list[tuple[str | int, ...]]", "list[tuple[bool, list[str]]]"]
+
+
+class Core(Protocol):
+    """What the adapter calls of the core's module: checked by mypy against the module's stub
+    (native/cqlsh_ext_native.pyi), which describes each answer's fields."""
+
+    FLOAT_SUM_SHIFT: int
+
+    def configure(self, config: dict[str, Any]) -> None: ...
+
+    def decode_page(self, values: Any, cap: int, paths: list[tuple[str | int, ...]], want_text: bool,
+                    want_tree: bool, missing: Any, measure: bool = ...) -> core_types.DecodedPage: ...
+
+    def measure_page(self, rows: int, places: list[tuple[Any, int | None, list[int] | None, bool, bool]],
+                     cap: int, from_headers: bool,
+                     spec: tuple[list[int], list[int], float, int, tuple[int, int], int, float]
+                     ) -> core_types.MeasuredPage: ...
+
+    def query_page(self, rows: int,
+                   places: list[CorePlace],
+                   conditions: list[tuple[str, int, int | None, list[tuple[Any, ...]]]],
+                   outputs: list[tuple[int, int] | None], order: list[tuple[int, int] | None],
+                   keys: list[tuple[int, int]], aggregates: list[tuple[str, bool, tuple[int, int] | None]],
+                   grouped: bool, cap: int, undecodable_group: Any) -> core_types.QueryPage: ...
+
+    def describe_page(self, values: Any, cap: int,
+                      bounds: tuple[int, int, int, int, int, int, int]) -> core_types.DescribedPage: ...
+
+
+if TYPE_CHECKING:
+    import cqlsh_ext_native as core_types
+
+    #: The stub describes a module that is a Core (mypy checks the assignment).
+    _STUB: Core = core_types
+
+
+def module() -> Core:
     """The configured native module (available() must be True)."""
-    found = _load()
+    found: Core | None = _load()
     if found is None:
         raise RuntimeError(f"the native value engine does not run: {refusal()}")
     return found
@@ -294,10 +332,11 @@ def measure_rows(page: Sequence[Sequence[Any]], places: Sequence[MeasuredPlace],
     from cqlsh_ext.payload.measures import PlaceMeasures, RowUnits
 
     try:
-        args = [(page, place.column, None, place.text, place.exact_ratios) if place.column is not None
-                else (place.values, None, list(place.rows) if place.rows is not None else None, place.text,
-                      place.exact_ratios)
-                for place in places]
+        args: list[tuple[Any, int | None, list[int] | None, bool, bool]] = [
+            (page, place.column, None, place.text, place.exact_ratios) if place.column is not None
+            else (place.values, None, list(place.rows) if place.rows is not None else None, place.text,
+                  place.exact_ratios)
+            for place in places]
         core = module().measure_page(len(page), args, cap, spec.from_headers,
                                      (list(spec.bucket_bounds), list(spec.size_bounds), spec.median_inv_step,
                                       spec.median_zero, spec.units, spec.row_quota, spec.near_share))
