@@ -151,9 +151,7 @@ def _pages(shell: Shell, plan: Plan, reading: Any, evaluator: Any, keyspace: str
     if plan.reads_beyond_partitions and not plan.server_where:
         ask = Ask(LABEL, "Add CONFIRM after ALLOW FILTERING to run it from a script, or name partitions "
                   "in the WHERE.", "Scan the whole table? [y/N] ", plan.confirm)
-        # Token ranges read STREAMS at a time: the server works on the next pages while these decode.
-        scan = whole_table(shell, plan.server_statement.removesuffix(" ALLOW FILTERING"), meta, ask,
-                           streams=read.STREAMS)
+        scan = whole_table(shell, plan.server_statement.removesuffix(" ALLOW FILTERING"), meta, ask)
         if scan is None:
             return None
         progress = scan.progress(label)
