@@ -273,12 +273,14 @@ class Scanner:
     def _statement(self, text: str) -> Any:
         from cassandra.query import SimpleStatement
 
-        return SimpleStatement(
+        statement = SimpleStatement(
             text,
             consistency_level=self.consistency,
             fetch_size=FIRST_PAGE,
             serial_consistency_level=self.serial_consistency,
         )
+        statement.retry_policy = _scan_retry_policy()
+        return statement
 
     def _work(self) -> Iterator[tuple[Any, Any]]:
         """(statement, parameters) per range, lazily."""
@@ -393,6 +395,25 @@ class Scanner:
         # Said at the first Ctrl-C, not when the loop next looks at the flag: a consumer that stops
         # reading on its own (ADVISE's sample full, the last page) would otherwise never learn of it.
         self.interrupted = True
+
+
+_POLICY: list[Any] = []
+
+
+def _scan_retry_policy() -> Any:
+    """The driver's retry policy for a scan's pages: a server's error is handed to the Scanner as
+    it is (no retry on a next host), which retries it with backoff and counts it by its name. The
+    driver's own next-host retry, with its own thread, could hand over a NoHostAvailable whose
+    errors it had not filled in yet: the same throttle then counted as a lost connection."""
+    if not _POLICY:
+        from cassandra.policies import RetryPolicy
+
+        class ScanRetryPolicy(RetryPolicy):
+            def on_request_error(self, query: Any, consistency: Any, error: Any, retry_num: int) -> Any:
+                return self.RETHROW, None
+
+        _POLICY.append(ScanRetryPolicy())
+    return _POLICY[0]
 
 
 def shell_scanner(shell: Shell, spec: ScanSpec, progress: Progress | None = None) -> Scanner:
