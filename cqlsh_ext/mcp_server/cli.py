@@ -41,7 +41,8 @@ def _parser() -> argparse.ArgumentParser:
                         help="a call's time limit, its wait for earlier calls included; then it stops as "
                              "at Ctrl-C (default %(default)g)")
     parser.add_argument("--max-bytes", type=int, default=DEFAULT_BYTES, metavar="N",
-                        help="the rows of one answer at most, in bytes of JSON (default %(default)s)")
+                        help="the rows of one answer at most, in bytes of JSON (default %(default)s); a "
+                             "value shows a quarter of it at most (--max-output-size, unless given)")
     return parser
 
 
@@ -93,8 +94,17 @@ def prepare(args: list[str]) -> Serving | int:
     calls = Calls(options.time_limit, options.max_bytes)
     server.start(calls, read_fd, write_fd)
     base = type("Headless", (connection.Headless,), {"serve": staticmethod(calls.serve)})
-    # The shell's answers are its JSON (flags win over cqlshrc: given last, this one wins).
-    return Serving([*rest, "--output-format", "json"], base, calls)
+    # The shell's answers are its JSON (flags win over cqlshrc: given last, this one wins), and a
+    # value it shows fits an answer: cut at a quarter of the byte cap unless the flag says otherwise.
+    shell_args = [*rest, "--output-format", "json"]
+    if not any(arg.split("=", 1)[0] == "--max-output-size" for arg in rest):
+        shell_args += ["--max-output-size", str(value_cap(options.max_bytes))]
+    return Serving(shell_args, base, calls)
+
+
+def value_cap(max_bytes: int) -> int:
+    """The decoded bytes one value shows at most: a quarter of an answer's byte cap."""
+    return max(256, max_bytes // 4)
 
 
 def _take_stdio() -> tuple[int, int]:

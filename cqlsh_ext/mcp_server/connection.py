@@ -56,6 +56,24 @@ class Headless:
         capture.error(str(text))
 
 
+def known(shell: Shell, keyspace: str | None, table: str) -> None:
+    """The driver learns of a schema change a moment after it happens, by an event: a table the
+    statement names that the driver's schema does not know yet (made since the server started) is
+    looked up once more. Whatever is still missing then, the statement says so."""
+    from cqlsh_ext.payload_select.schema import table_meta
+
+    keyspace = keyspace or shell.current_keyspace
+    if not keyspace or table_meta(shell, keyspace, table) is not None:
+        return
+    try:
+        if shell.conn.metadata.keyspaces.get(keyspace) is None:
+            shell.conn.refresh_schema_metadata()
+        else:
+            shell.conn.refresh_table_metadata(keyspace, table)
+    except Exception:  # noqa: BLE001 - no such table, the server away: the statement says it
+        pass
+
+
 def run(shell: Shell, read: Read, capture: Capture) -> None:
     """Run the statement `read` as the shell runs a statement of `-e`, its output into `capture`."""
     with capturing(capture):

@@ -63,10 +63,10 @@ def check(text: str, kinds: Collection[str] | None = None) -> Read:
         raise Refused(_one_at_a_time())
     kind = _kind(statement)
     if kind is None:
-        raise Refused(f"refused: cqlsh-ext mcp only reads, one statement at a time ({ALLOWED}); "
-                      f"this is {_what(statement)}")
+        raise Refused(f"refused: cqlsh-ext mcp is read-only and runs {ALLOWED} only; "
+                      f"{_what(statement)} is not one of them")
     if kinds is not None and kind not in kinds:
-        raise Refused(f"this takes {' or '.join(sorted(kinds))}, not {kind}")
+        raise Refused(f"refused: this tool takes one {' or '.join(sorted(kinds))}, not {kind}")
     return Read(kind, *_cqlsh_statement(text, statement[0]))
 
 

@@ -59,19 +59,28 @@ class Work:
     max_bytes: int = DEFAULT_BYTES
 
     def run(self, text: str, kinds: set[str], rows: bool, limit: int | None = None,
-            max_bytes: int | None = None) -> tuple[gate.Read, Capture]:
-        """`text` through the gate, then the shell; what it wrote. Raises gate.Refused."""
+            max_bytes: int | None = None,
+            table: tuple[str | None, str] | None = None) -> tuple[gate.Read, Capture]:
+        """`text` through the gate, then the shell; what it wrote. `table`: the [keyspace,] table it
+        reads, when known (looked up again if the driver does not know it yet). Raises gate.Refused."""
         read = gate.check(text, kinds)
+        if table is not None:
+            connection.known(self.shell, *table)
         capture = Capture(rows, limit, self.max_bytes if max_bytes is None else max_bytes, self.stop)
         connection.run(self.shell, read, capture)
         return read, capture
 
-    def rows(self, text: str, limit: int, kinds: set[str] | None = None, key: str = "rows") -> Answer:
-        read, capture = self.run(text, kinds or {gate.SELECT}, rows=True, limit=limit)
+    def rows(self, text: str, limit: int, kinds: set[str] | None = None, key: str = "rows",
+             select: str | None = None) -> Answer:
+        """The rows `text` prints; `select`: the SELECT it runs (its table is looked up first)."""
+        from cqlsh_ext.query.recognize import table_of
+
+        _, capture = self.run(text, kinds or {gate.SELECT}, rows=True, limit=limit,
+                              table=table_of(select or text))
         return answers.rows(text, capture, key)
 
-    def report(self, text: str, kind: str) -> Answer:
-        return answers.report(self.run(text, {kind}, rows=False, max_bytes=REPORT_BYTES)[1])
+    def report(self, text: str, kind: str, table: tuple[str, str]) -> Answer:
+        return answers.report(self.run(text, {kind}, rows=False, max_bytes=REPORT_BYTES, table=table)[1])
 
 
 @dataclass(frozen=True)
@@ -192,7 +201,7 @@ def _query(work: Work, arguments: dict[str, Any]) -> Answer:
 def _inspect_value(work: Work, arguments: dict[str, Any]) -> Answer:
     statement = statement_of(arguments)
     gate.check(statement, {gate.SELECT})  # the statement given must be one SELECT by itself
-    return work.rows(f"INSPECT {statement}", INSPECT_VALUES, {gate.INSPECT}, key="values")
+    return work.rows(f"INSPECT {statement}", INSPECT_VALUES, {gate.INSPECT}, key="values", select=statement)
 
 
 def _describe_payload(work: Work, arguments: dict[str, Any]) -> Answer:
@@ -206,7 +215,7 @@ def _describe_payload(work: Work, arguments: dict[str, Any]) -> Answer:
         text += f" WHERE {where.strip()}"
     if sample is not None:
         text += f" SAMPLE {sample}"
-    return work.report(text, gate.DESCRIBE_PAYLOAD)
+    return work.report(text, gate.DESCRIBE_PAYLOAD, (keyspace, table))
 
 
 def _compression_stats(work: Work, arguments: dict[str, Any]) -> Answer:
@@ -217,18 +226,19 @@ def _compression_stats(work: Work, arguments: dict[str, Any]) -> Answer:
     if column is not None:
         target = f"SELECT {spell(names(column, (1,), 'column')[0])} FROM {target}"
     return work.report(f"COMPRESSION STATS {f'SAMPLE {sample} ' if sample else ''}{target}",
-                       "COMPRESSION STATS")
+                       "COMPRESSION STATS", (keyspace, table))
 
 
 def _compression_settings(work: Work, arguments: dict[str, Any]) -> Answer:
     keyspace, table = table_of(work, arguments.get("table"))
-    return work.report(f"COMPRESSION SETTINGS {spell(keyspace)}.{spell(table)}", "COMPRESSION SETTINGS")
+    return work.report(f"COMPRESSION SETTINGS {spell(keyspace)}.{spell(table)}", "COMPRESSION SETTINGS",
+                       (keyspace, table))
 
 
 def _describe_table(work: Work, arguments: dict[str, Any]) -> Answer:
     keyspace, table = table_of(work, arguments.get("table"))
     _, capture = work.run(f"DESCRIBE TABLE {spell(keyspace)}.{spell(table)}", {gate.DESCRIBE}, rows=False,
-                          max_bytes=REPORT_BYTES)
+                          max_bytes=REPORT_BYTES, table=(keyspace, table))
     if capture.errors or not capture.text().strip():
         return failed(" ".join(capture.errors) or f"no table {keyspace}.{table}")
     from cqlsh_ext.mcp_server.schema import columns
