@@ -127,5 +127,5 @@ async def _call(calls: Calls, name: str, arguments: dict[str, Any]) -> Any:
 def _result(answer: Answer) -> Any:
     from mcp import types
 
-    content = [types.TextContent(type="text", text=text) for text in answer.texts()]
+    content: list[types.ContentBlock] = [types.TextContent(type="text", text=text) for text in answer.texts()]
     return types.CallToolResult(content=content, structured_content=answer.data, is_error=answer.is_error)
