@@ -57,11 +57,13 @@ class Result:
 
 
 class McpServer:
-    """`cqlsh-ext mcp *args` with HOME `home`; use as a context manager."""
+    """`cqlsh-ext mcp *args` with HOME `home` (or `command` *args: `docker run -i ... mcp`); use as a
+    context manager."""
 
     def __init__(self, args: list[str], home: Path, env: dict[str, str] | None = None,
-                 mode: str = "legacy") -> None:
+                 mode: str = "legacy", command: list[str] | None = None) -> None:
         self.args = args
+        self.command = command or [CQLSH_EXT, "mcp"]
         self.home = home
         self.env = {**isolated_env(home), **(env or {})}
         self.mode = mode
@@ -77,7 +79,7 @@ class McpServer:
         self._portal_cm = anyio.from_thread.start_blocking_portal()
         self.portal = self._portal_cm.__enter__()
         params = StdioServerParameters(command=sys.executable,
-                                       args=["-c", TEE, str(self.wire), CQLSH_EXT, "mcp", *self.args],
+                                       args=["-c", TEE, str(self.wire), *self.command, *self.args],
                                        env=self.env)
         self._errors = open(self.log, "w")  # noqa: SIM115 - closed in __exit__
         self._client_cm = self.portal.wrap_async_context_manager(
