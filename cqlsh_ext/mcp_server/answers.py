@@ -80,6 +80,9 @@ def rows(statement: str, capture: Capture, key: str = "rows") -> Answer:
 def _cut(capture: Capture, key: str) -> str | None:
     if capture.cut == LIMIT:
         return f"at the limit of {capture.limit:,} {key}: more follow (a higher limit, or a narrower WHERE)"
+    if capture.cut == BYTES and not capture.lines:
+        return (f"the first of the {key} alone is more than {capture.max_bytes:,} bytes of JSON, the "
+                "answer's cap: select paths inside the values rather than whole values, or fewer columns")
     if capture.cut == BYTES:
         return (f"at {capture.max_bytes:,} bytes, the answer's cap: more {key} follow (fewer columns or "
                 "paths, or a narrower WHERE)")

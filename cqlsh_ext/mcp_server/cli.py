@@ -41,8 +41,7 @@ def _parser() -> argparse.ArgumentParser:
                         help="a call's time limit, its wait for earlier calls included; then it stops as "
                              "at Ctrl-C (default %(default)g)")
     parser.add_argument("--max-bytes", type=int, default=DEFAULT_BYTES, metavar="N",
-                        help="the rows of one answer at most, in bytes of JSON (default %(default)s); a "
-                             "value shows a quarter of it at most (--max-output-size, unless given)")
+                        help="the rows of one answer at most, in bytes of JSON (default %(default)s)")
     return parser
 
 
@@ -94,17 +93,10 @@ def prepare(args: list[str]) -> Serving | int:
     calls = Calls(options.time_limit, options.max_bytes)
     server.start(calls, read_fd, write_fd)
     base = type("Headless", (connection.Headless,), {"serve": staticmethod(calls.serve)})
-    # The shell's answers are its JSON (flags win over cqlshrc: given last, this one wins), and a
-    # value it shows fits an answer: cut at a quarter of the byte cap unless the flag says otherwise.
-    shell_args = [*rest, "--output-format", "json"]
-    if not any(arg.split("=", 1)[0] == "--max-output-size" for arg in rest):
-        shell_args += ["--max-output-size", str(value_cap(options.max_bytes))]
-    return Serving(shell_args, base, calls)
-
-
-def value_cap(max_bytes: int) -> int:
-    """The decoded bytes one value shows at most: a quarter of an answer's byte cap."""
-    return max(256, max_bytes // 4)
+    # The shell's answers are its JSON (flags win over cqlshrc: given last, this one wins). Its
+    # per-value cap (--max-output-size) stays the user's: it is also each value's decoding budget,
+    # so a smaller one would change what a payload query finds.
+    return Serving([*rest, "--output-format", "json"], base, calls)
 
 
 def _take_stdio() -> tuple[int, int]:

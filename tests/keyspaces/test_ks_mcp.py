@@ -35,7 +35,7 @@ def test_mcp_over_sigv4_answers_as_the_shell(keyspaces_endpoint: KeyspacesEndpoi
     statement = "SELECT id, data FROM ks_test.docs WHERE id = 1"
     with McpServer(_args(ep), tmp_path, env=env) as server:
         answer = server.call("query", statement=statement).data
-        shell = ep.run([*_args(ep), "--output-format", "json", "--max-output-size", str(64 << 10),
+        shell = ep.run([*_args(ep), "--output-format", "json",
                         "-e", statement], tmp_path, env=env)
         assert shell.returncode == 0, shell.stderr
         assert answer["rows"] == [json.loads(line) for line in shell.stdout.splitlines()]

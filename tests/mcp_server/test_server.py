@@ -83,11 +83,6 @@ def shell_home(home: Path) -> Path:
     return shell
 
 
-def _cap_args(server: McpServer) -> list[str]:
-    """The per-value cap the server gives the shell by default (a quarter of 256 KiB)."""
-    return ["--max-output-size", str(64 << 10)]
-
-
 # ------------------------------------------------------------------ the tools, as the shell answers
 
 
@@ -146,7 +141,7 @@ QUERIES = [
 def test_query_answers_the_rows_the_shell_prints(server, conn, shell_home, demo, statement: str) -> None:
     text = statement.format(ks=demo)
     answer = server.call("query", statement=text, limit=1000).data
-    rows, said = shell_json([*conn, *_cap_args(server)], text, shell_home)
+    rows, said = shell_json(conn, text, shell_home)
     if "ALLOW FILTERING" in text and "GROUP BY" not in text:
         # A whole table read by token ranges at once: rows come as the ranges answer, in the shell too.
         assert sorted(map(json.dumps, answer["rows"])) == sorted(map(json.dumps, rows))
@@ -177,7 +172,7 @@ def test_query_says_what_a_statement_needs_as_the_shell_does(server, conn, shell
 
 def test_rows_stop_at_the_limit_and_at_the_byte_cap_and_say_so(server, conn, shell_home, demo) -> None:
     text = f"SELECT id, data FROM {demo}.table_with_compressed_json"
-    rows, _ = shell_json([*conn, *_cap_args(server)], text, shell_home)
+    rows, _ = shell_json(conn, text, shell_home)
     assert len(rows) == 200
     first = server.call("query", statement=text, limit=10).data
     assert first["rows"] == rows[:10] and first["count"] == 10
@@ -189,7 +184,8 @@ def test_rows_stop_at_the_limit_and_at_the_byte_cap_and_say_so(server, conn, she
     assert capped["cut"].startswith(f"at {256 << 10:,} bytes")
 
 
-def test_a_hostile_value_is_shown_cut_as_the_shell_shows_it(server, conn, shell_home, cassandra) -> None:
+def test_a_hostile_value_is_shown_cut_as_the_shell_shows_it(server, conn, home, shell_home,
+                                                            cassandra) -> None:
     import zstandard
 
     keyspace = cassandra.create_keyspace("mcp_hostile")
@@ -200,8 +196,18 @@ def test_a_hostile_value_is_shown_cut_as_the_shell_shows_it(server, conn, shell_
     session.execute("INSERT INTO t (id, data) VALUES (2, %s)", (b"small and plain",))
     session.shutdown()
     text = f"SELECT id, data FROM {keyspace}.t"
+    # The shell's cap (4 MiB a value): the bomb's row, cut there, is larger than an answer.
     answer = server.call("query", statement=text).data
-    rows, _ = shell_json([*conn, *_cap_args(server)], text, shell_home)
+    assert answer["count"] == 0
+    assert answer["cut"].startswith("the first of the rows alone is more than 262,144")
+    assert server.call("query", statement=f"{text} WHERE id = 2").data["rows"] == [
+        {"id": 2, "data": {"label": "text", "kind": "text", "payload": "small and plain"}}]
+    # With a cap that fits (--max-output-size, as in the shell), the value is shown cut as the shell cuts it.
+    cap = ["--max-output-size", "64KiB"]
+    write_credentials(home / "capped", ROLE, PASSWORD)
+    with McpServer([*conn, *cap], home / "capped") as capped:
+        answer = capped.call("query", statement=text).data
+    rows, _ = shell_json([*conn, *cap], text, shell_home)
     assert answer["rows"] == rows and answer["cut"] is None
     cut = next(row["data"] for row in rows if row["id"] == 1)
     assert cut["cut"].startswith("first 64.0 KiB of 64.0 MiB") and cut["size"] == (64 << 20) + 9
@@ -221,7 +227,7 @@ def test_reports_are_the_shells_json(server, conn, shell_home, demo) -> None:
             ("compression_settings", {"table": f"{demo}.blob_formats"},
              f"COMPRESSION SETTINGS {demo}.blob_formats")):
         answer = server.call(tool, **arguments).data
-        report = json.loads(shell_text([*conn, *_cap_args(server)], statement, shell_home))
+        report = json.loads(shell_text(conn, statement, shell_home))
         assert _steady(answer) == _steady(report), (tool, arguments)
     paid = server.call("describe_payload", column=f"{demo}.table_with_compressed_json.data",
                        where="data.status = 'PAID'").data
@@ -231,7 +237,7 @@ def test_reports_are_the_shells_json(server, conn, shell_home, demo) -> None:
 def test_inspect_value_is_the_shells_inspect(server, conn, shell_home, demo) -> None:
     statement = f"SELECT data FROM {demo}.blob_formats WHERE name = 'zstd'"
     answer = server.call("inspect_value", statement=statement).data
-    values, _ = shell_json([*conn, *_cap_args(server)], f"INSPECT {statement}", shell_home)
+    values, _ = shell_json(conn, f"INSPECT {statement}", shell_home)
     assert answer["values"] == values and len(values) == 1 and values[0]["chain"] == ["zstd"]
     assert server.call("inspect_value", statement=f"DESCRIBE TABLE {demo}.blob_formats").error.startswith(
         "refused: this tool takes one SELECT")
