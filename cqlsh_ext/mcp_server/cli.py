@@ -31,6 +31,15 @@ values decode."""
 _NOT_HERE = ("-e", "--execute", "-f", "--file", "-t", "--tty")
 
 
+def _not_here(arg: str) -> str | None:
+    """The statement-reading option `arg` is (cqlsh's parser takes `-eX` and abbreviations), or None."""
+    name = arg.split("=", 1)[0]
+    if name.startswith("--"):
+        long = (o for o in _NOT_HERE if o.startswith("--") and len(name) > 3 and o.startswith(name))
+        return next(long, None)
+    return next((o for o in _NOT_HERE if len(o) == 2 and arg.startswith(o)), None)
+
+
 def _parser() -> argparse.ArgumentParser:
     from cqlsh_ext.mcp_server.calls import DEFAULT_SECONDS
     from cqlsh_ext.mcp_server.tools import DEFAULT_BYTES
@@ -70,7 +79,7 @@ def prepare(args: list[str]) -> Serving | int:
     """The shell's command line and class base, the protocol started; or an exit code."""
     parser = _parser()
     options, rest = parser.parse_known_args(args)  # -h, --help: this parser's help, and exit
-    given = [arg for arg in rest if arg.split("=", 1)[0] in _NOT_HERE]
+    given = [option for option in map(_not_here, rest) if option is not None]
     if given:
         print(f"cqlsh-ext mcp: {given[0]} is not an option here: the assistant sends the statements",
               file=sys.stderr)
