@@ -10,7 +10,7 @@ Readers (each reads the paths data.status and data.n of every value):
   native   payload/native.py decode_page(values, cap, [status, n]) alone: the core's call
   native+  the same with want_tree (every value's tree built as Python objects)
   magic    the magic-byte + orjson script of bench/query_scan.py (the floor a user's script sets)
-  stats-python, stats-engine   ValueEngine.measure_page (COMPRESSION STATS), Python alone / core
+  stats-python, stats-engine   measure_rows (COMPRESSION STATS' page answer), Python alone / core
 
 Wall time: the best of --repeat runs (µs per value). --callgrind: instructions per value instead
 (valgrind, the count of a run with --values less one with none), steadier on a loaded machine.
@@ -61,20 +61,26 @@ def reader(name: str) -> Callable[[list[bytes]], int]:
 
         return magic
     if name in ("python", "engine", "stats-python", "stats-engine"):
-        from cqlsh_ext.payload.engine import Ask, ValueEngine
+        from cqlsh_ext.payload.engine import ValueEngine
+        from cqlsh_ext.payload.pages import ReadRequest
 
         engine = ValueEngine("auto", CAP)
         if name.endswith("python"):
             engine.native = False
-        elif not engine._native_on():
+        elif not engine.on_core():
             raise SystemExit("the native core does not run")
         if name.startswith("stats"):
+            from cqlsh_ext.insight.stats import SPEC
+            from cqlsh_ext.payload.engine import measure_rows
+            from cqlsh_ext.payload.measures import MeasuredPlace
+
             def stats(values: list[bytes]) -> int:
-                return sum(len(engine.measure_page(values[start:start + PAGE]))
+                return sum(measure_rows([(v,) for v in values[start:start + PAGE]], [MeasuredPlace(column=0)],
+                                        [engine], SPEC).places[0].values
                            for start in range(0, len(values), PAGE))
 
             return stats
-        ask = Ask([("status",), ("n",)])
+        ask = ReadRequest([("status",), ("n",)])
 
         def read(values: list[bytes]) -> int:
             found = 0

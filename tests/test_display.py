@@ -139,7 +139,7 @@ def test_a_page_decoded_ahead_shows_each_cell_as_alone():
     # cell (BlobDisplay.prepare): every cell, coloured or not, in a table or expanded, is the one
     # a display that decodes the cell alone shows; a cell that is not the next one prepared (cells
     # formatted in another order) is decoded alone.
-    from cqlsh_ext.output.place import ValuePlace
+    from cqlsh_ext.payload.places import ValuePlace
     from tests.payload.test_engine import POOL
 
     place = ValuePlace("ks", "t", "data")

@@ -29,7 +29,7 @@ from cqlshlib import formatting
 
 from cqlsh_ext.codecs import registry
 from cqlsh_ext.payload import engine as engine_module
-from cqlsh_ext.payload import json_text, native
+from cqlsh_ext.payload import json_text, native, pages
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
@@ -88,6 +88,7 @@ def counted(monkeypatch: pytest.MonkeyPatch) -> Iterator[Counts]:
 
     monkeypatch.setattr(json_text, "json_container", parsing)
     monkeypatch.setattr(engine_module, "json_container", parsing)
+    monkeypatch.setattr(pages, "json_container", parsing)
     yield counts
 
 
@@ -166,11 +167,35 @@ def _parquet_columns(values: list[bytes]) -> None:
     Splitter([BLOB], DisplaySettings(), [None], 4 << 20).split([(v,) for v in values])
 
 
+def _describe(where: str | None) -> Callable[[list[bytes]], None]:
+    """DESCRIBE PAYLOAD of the column; with a WHERE reading a path, the evaluator's reading is the
+    description's (the rows it keeps are not decoded again)."""
+    def run(values: list[bytes]) -> None:
+        from cqlsh_ext.describe.description import Description
+        from cqlsh_ext.payload.places import Decoding
+        from cqlsh_ext.query.evaluate import Evaluator
+        from cqlsh_ext.query.grammar import Schema, parse
+
+        evaluator = None
+        if where is not None:
+            plan = parse(f"SELECT data FROM t WHERE {where} ALLOW FILTERING",
+                         Schema({"pk": "text", "ck": "int", "data": "blob"}, ["pk"], {}))
+            evaluator = Evaluator(plan, Decoding())
+        description = Description("q", "data", Decoding(), evaluator=evaluator)
+        description.set_columns(["pk", "ck", "data"],
+                                [cqltypes.UTF8Type, cqltypes.Int32Type, cqltypes.BytesType])
+        description.add_rows([("p", k, v) for k, v in enumerate(values)])
+        assert description.matched
+
+    return run
+
+
 def _query(select: str) -> Callable[[list[bytes]], None]:
     def run(values: list[bytes]) -> None:
         from cqlsh_ext.output.values import JsonSpelling
+        from cqlsh_ext.payload.places import Decoding
         from cqlsh_ext.query.answer import Answer
-        from cqlsh_ext.query.evaluate import Decoding, Evaluator
+        from cqlsh_ext.query.evaluate import Evaluator
         from cqlsh_ext.query.grammar import Schema, parse
         from cqlsh_ext.settings import DisplaySettings
 
@@ -200,6 +225,8 @@ READERS: dict[str, Callable[[list[bytes]], None]] = {
                                             "ALLOW FILTERING"),
     "payload query giving *": _query("SELECT * FROM t WHERE data.n > 200 ALLOW FILTERING"),
     "GROUP BY": _query("SELECT data.status, count(*) FROM t GROUP BY data.status ALLOW FILTERING"),
+    "DESCRIBE PAYLOAD": _describe(None),
+    "DESCRIBE PAYLOAD with a WHERE on a path": _describe("data.n >= 0"),
 }
 
 
@@ -220,20 +247,38 @@ def test_on_the_native_core_every_reader_hands_a_value_to_it_once(
     if not native.available():
         pytest.skip(f"the native core does not run ({native.refusal()})")
     handed: list[int] = []
-    real = native.decode_page
+    real = native.module()
 
-    def decode_page(values: Any, *args: Any, **kwargs: Any) -> Any:
-        handed.append(len(values))
-        return real(values, *args, **kwargs)
+    class Counting:
+        """The core's calls, counting the values each is handed (a page of places: rows x places)."""
 
-    monkeypatch.setattr(native, "decode_page", decode_page)
+        def __getattr__(self, name: str) -> Any:
+            return getattr(real, name)
+
+        def decode_page(self, values: Any, *args: Any) -> Any:
+            handed.append(len(values))
+            return real.decode_page(values, *args)
+
+        def describe_page(self, values: Any, *args: Any) -> Any:
+            handed.append(len(values))
+            return real.describe_page(values, *args)
+
+        def measure_page(self, rows: int, places: Any, *args: Any) -> Any:
+            handed.append(rows * len(places))
+            return real.measure_page(rows, places, *args)
+
+        def query_page(self, rows: int, places: Any, *args: Any) -> Any:
+            handed.append(rows * len(places))
+            return real.query_page(rows, places, *args)
+
+    monkeypatch.setattr(native, "module", Counting)
     with counted(monkeypatch) as counts:
         READERS[reader](PAGE)
     decodes, parses = counts.decodes, counts.parses  # (_readable() decodes under the counters)
     assert sum(handed) <= len(PAGE), reader  # one call per page, no value twice
     assert decodes <= _readable(), reader  # and the Python engine beside it once at the most
     assert parses <= len(PAGE), reader
-    if reader in ("COMPRESSION STATS", "payload query", "GROUP BY"):
+    if reader in ("COMPRESSION STATS", "payload query", "GROUP BY", "DESCRIBE PAYLOAD"):
         assert handed and decodes == 0, reader  # the core answers this page whole
 
 

@@ -38,7 +38,15 @@ DECLARES = {"names": {"zstd": 30}, "example": {"zstd": 1}, "trial": {"zstd": 1},
 MAGIC = b"\x28\xb5\x2f\xfd"
 _BLOCK_MAX = 128 << 10
 
+#: One decompression context a process, reused (a new one costs ~8 us a value); forgotten after a
+#: frame libzstd refused, whose state would otherwise change the next failing value's reason: a
+#: value's answer depends on the value only.
 _dctx: Any = None
+
+
+def _forget() -> None:
+    global _dctx
+    _dctx = None
 
 
 def _load() -> Any:
@@ -301,8 +309,10 @@ class ZstdFrame(Container, Headers, Checksums, HeaderSized, Compressors, Diction
                         return Decoded(out, False, fcs)
             return _frames(data, cap)
         except DecodeError:
+            _forget()
             raise
         except Exception as e:
+            _forget()
             raise wrap(e) from None
 
     def declared_size(self, data: bytes) -> int | None:
@@ -321,6 +331,7 @@ class ZstdFrame(Container, Headers, Checksums, HeaderSized, Compressors, Diction
             with dctx.stream_reader(data) as reader:  # decodes the first block only
                 return bytes(reader.read(n))
         except Exception:
+            _forget()
             return None
 
     def headers(self, data: bytes) -> dict[str, object]:

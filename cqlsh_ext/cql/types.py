@@ -5,7 +5,7 @@ A type reaches us three ways: as text ('frozen<map<text, blob>>', 'frozen<"MyTyp
 result's `column_types`) and as cqlshlib's `CqlType` nodes (what cqlsh formats by). Each is read
 into one tree of `CqlType` (`parse`, `from_driver`, `from_cqlsh`), which answers where its leaves
 of given types are: `places()`, the steps below the column to each blob, spelled as
-`output.place.ValuePlace` spells them ("item" in a list, set or vector, "key" and "value" in a map,
+`payload.places.ValuePlace` spells them ("item" in a list, set or vector, "key" and "value" in a map,
 a tuple's position "0", "1", ..., a UDT field's name). `extractor` walks a driver value along the
 same tree. The leaves asked for are a parameter (`BLOB` unless said otherwise), so text columns
 can be asked about the same way.
@@ -45,7 +45,7 @@ COLLECTIONS = SEQUENCES | {"map", "tuple"}
 #: The kind of a UDT (CqlType.kind); a type that is none of these kinds is "other".
 UDT = "udt"
 
-#: Steps from a column down to one value inside it (output.place.ValuePlace.path).
+#: Steps from a column down to one value inside it (payload.places.ValuePlace.path).
 Place = tuple[str, ...]
 
 

@@ -12,7 +12,7 @@ Values are decoded by the value engine, one per place, a page of a place's value
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from cqlsh_ext.cql.types import SEQUENCES, UDT, CqlType, from_driver
@@ -20,7 +20,7 @@ from cqlsh_ext.describe import views
 from cqlsh_ext.describe.sketch import Values
 from cqlsh_ext.describe.structure import Structure, data_kind
 from cqlsh_ext.payload import budget
-from cqlsh_ext.payload.engine import ValueEngine
+from cqlsh_ext.payload.places import Decoding, Engines, ValuePlace
 from cqlsh_ext.payload.view import FAILED
 from cqlsh_ext.query.answer import PathsSeen
 
@@ -31,14 +31,6 @@ if TYPE_CHECKING:
 MAX_PLACES = 64
 #: Distinct reasons kept per place for failed and cut values; more count as "other".
 MAX_REASONS = 10
-#: column settings: the steps below the column where a blob sits -> its DECODE setting, or None.
-SpecLookup = Callable[[tuple[str, ...]], "str | None"]
-
-
-def _no_setting(steps: tuple[str, ...]) -> str | None:
-    return None
-
-
 class Place:
     """One place's values: how many, their encodings, the structure of their trees. `name` is how
     a query reaches it (`data`, `m['k']`, `u.payload`) or, where it cannot, how reports call it
@@ -104,17 +96,18 @@ def map_key(key: Any) -> str:
 
 
 class Description:
-    """The aggregate (see the module doc). `evaluator`: the WHERE's payload conditions (a
-    query.evaluate.Evaluator), None without any; `spec`: the column settings by place."""
+    """The aggregate (see the module doc). `decoding`: how values decode (-d's mode, the cap, the
+    column settings matched on each place below `place`, the column's); `evaluator`: the WHERE's
+    payload conditions (a query.evaluate.Evaluator), None without any."""
 
-    def __init__(self, query: str, column: str, mode: str, cap: int, evaluator: Any = None,
-                 spec: SpecLookup | None = None) -> None:
+    def __init__(self, query: str, column: str, decoding: Decoding, place: ValuePlace | None = None,
+                 evaluator: Any = None) -> None:
         self.query = query
         self.column = column
-        self.mode = mode
-        self.cap = cap
+        self.decoding = decoding
+        self.place = place or ValuePlace(None, None, column)
+        self.cap = decoding.cap
         self.evaluator = evaluator
-        self.spec: SpecLookup = spec or _no_setting
         #: Rows read; rows the WHERE's payload conditions kept (all of them without any).
         self.read = 0
         self.matched = 0
@@ -130,7 +123,7 @@ class Description:
         self.scan = ""
         #: Errors retried by name (the reading's: scanning).
         self.retried: dict[str, int] = {}
-        self.engines: dict[str, ValueEngine] = {}
+        self.engines = Engines(decoding)
         self._names: list[str] = []
         self._index = -1
         self._cqltype: CqlType | None = None
@@ -144,7 +137,7 @@ class Description:
     def fresh(self) -> Description:
         """An empty part: a worker's, a slice's, a Spark task's (the engines are shared in this
         process; a worker process or an executor has its own)."""
-        part = Description(self.query, self.column, self.mode, self.cap, self.evaluator, self.spec)
+        part = Description(self.query, self.column, self.decoding, self.place, self.evaluator)
         part.engines = self.engines
         if self._names:
             part._names, part._index, part._cqltype = self._names, self._index, self._cqltype
@@ -159,13 +152,17 @@ class Description:
 
     def add_rows(self, rows: Sequence[Sequence[Any]]) -> None:
         self.read += len(rows)
+        decoded: list[Any] | None = None
         if self.evaluator is not None:
-            found, undecodable, cut = self.evaluator.evaluate_page(self._names, rows)
-            self.where_unread += undecodable + cut
+            # The WHERE's reading is the description's: a kept row's blob comes with the view the
+            # evaluator made of it (the column is what the WHERE's plan selects), decoded once.
+            page = self.evaluator.answer_page(self._names, rows)
+            self.where_unread += page.undecodable + page.cut
             self.paths.add(*self.evaluator.walked())
-            rows = [rows[k] for k, _ in found]
+            rows = [rows[k] for k, _ in page.found]
+            decoded = [result.views.get(self.column) for _, result in page.found]
         self.matched += len(rows)
-        self.add_cells([row[self._index] for row in rows])
+        self.add_cells([row[self._index] for row in rows], decoded)
 
     def merge(self, other: Description) -> None:
         self.read += other.read
@@ -183,17 +180,31 @@ class Description:
 
     def __getstate__(self) -> dict[str, Any]:
         # Sent back from a worker process or a Spark task: the engines (their remembered
-        # containers), the evaluator and the settings lookup (closures) stay behind.
+        # containers) and the evaluator stay behind.
         state = dict(self.__dict__)
-        state.update(engines={}, evaluator=None, spec=_no_setting)
+        state.update(engines=None, evaluator=None)
         return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self.engines = Engines(self.decoding)
 
     # ------------------------------------------------------------------ the values
 
-    def add_cells(self, cells: list[Any]) -> None:
-        """The column's values of the kept rows: grouped by place, each place's decoded together."""
+    def add_cells(self, cells: list[Any], decoded: Sequence[Any] | None = None) -> None:
+        """The column's values of the kept rows: grouped by place, each place's decoded together.
+        `decoded`: per cell, the view a reading made of it already (a blob column's), or None."""
         cqltype = self._cqltype
         assert cqltype is not None, "set_columns first"
+        if decoded is not None and cqltype.is_blob:
+            place = self.places.get(self.column)
+            if place is None:
+                place = self.places[self.column] = Place(self.column)
+            for view in decoded:
+                if view is not None:
+                    place.add(views.read_view(view))
+            place.structure.flush()
+            cells = [cell for cell, view in zip(cells, decoded, strict=True) if view is None]
         by_place: dict[str, tuple[tuple[str, ...], list[Any]]] = {}
         folded: list[tuple[str, Any]] = []
         new = 0  # places this page adds
@@ -219,24 +230,31 @@ class Description:
             place = self.places.get(name)
             if place is None:
                 place = self.places[name] = Place(name)
-            for read in self._read(name, steps, values, cqltype):
-                place.add(read)
+            self._describe(place, steps, values, cqltype)
             place.structure.flush()  # the page's leaves counted now: memory stays a page's
         for name, key in folded:
             self.places[name].add_key(key)
 
-    def _read(self, name: str, steps: tuple[str, ...], values: list[Any],
-              cqltype: CqlType) -> list[views.Read]:
+    def _describe(self, place: Place, steps: tuple[str, ...], values: list[Any], cqltype: CqlType) -> None:
+        """A page of one place's values described into `place`: by the native core in one call
+        where the place's engine runs on it (its partial merged; the values it hands back read
+        here), else value by value from the engine's views."""
         if cqltype.is_text:  # text is never decoded; its JSON read within a value's budget
             token = budget.enter(budget.Budget.for_cap(self.cap))
             try:
-                return [views.read_text(v) for v in values]
+                for read in [views.read_text(v) for v in values]:
+                    place.add(read)
             finally:
                 budget.leave(token)
-        engine = self.engines.get(name)
-        if engine is None:
-            engine = self.engines[name] = views.engine(self.mode, self.cap, self.spec(steps))
-        return views.read_page(engine, [bytes(v) for v in values], self.cap)
+            return
+        engine = self.engines(self.place.child(*steps))
+        blobs = [bytes(v) for v in values]
+        if engine.on_core():
+            handed = _on_core(place, blobs, self.cap)
+            if handed is not None:
+                blobs = [blobs[i] for i in handed]
+        for read in views.read_page(engine, blobs, self.cap):
+            place.add(read)
 
     # ------------------------------------------------------------------ figures
 
@@ -261,6 +279,33 @@ class Description:
                 for type_name, n in node.types.items():
                     out[("type", name, path, type_name)] = n
         return out
+
+
+def _on_core(place: Place, values: list[bytes], cap: int) -> list[int] | None:
+    """A page of a place's values described by the native core (payload.native.describe_page:
+    decoded, walked and sketched in one call) and merged into `place` (a description.Place);
+    the indexes of the values it hands back (to be read by the engine's views), or None when the
+    core fails the call (it should not): every value is read here then."""
+    from cqlsh_ext.describe.sketch import EXACT, LONG_TEXT, P
+    from cqlsh_ext.describe.structure import LONG_KEY, MAX_PATHS
+    from cqlsh_ext.payload import native
+    from cqlsh_ext.payload_select.keys import MAX_DEPTH, MAX_VISITS
+
+    try:
+        bounds = (MAX_PATHS, MAX_VISITS, MAX_DEPTH, EXACT, LONG_TEXT, LONG_KEY, P)
+        page = native.describe_page(values, cap, bounds)
+    except Exception:
+        return None
+    part = Place(place.name)
+    for code, label, n in page.encodings:
+        kind = native.KINDS[code]
+        assert kind is not None
+        part.encodings[(kind, label, False)] = part.encodings.get((kind, label, False), 0) + n
+        part.values += n
+    part.structure = Structure.from_partial(page.structure)
+    place.merge(part)
+    handed: list[int] = page.handed_back
+    return handed
 
 
 _NO_KEY: Any = object()

@@ -27,6 +27,7 @@ from cqlsh_ext.describe.parse import LABEL, DescribeError, DescribeStatement
 if TYPE_CHECKING:
     from cqlsh_ext.cqlsh.protocol import Shell
     from cqlsh_ext.describe.description import Description
+    from cqlsh_ext.payload.places import ValuePlace
     from cqlsh_ext.query.grammar import Plan, Schema
     from cqlsh_ext.scanning.scan import TableSize
 
@@ -56,6 +57,13 @@ class Target:
     def name(self) -> str:
         return f"{self.keyspace}.{self.meta.name}.{self.column}"
 
+    @property
+    def place(self) -> ValuePlace:
+        """The column's place (column settings match on it and on the places below it)."""
+        from cqlsh_ext.payload.places import ValuePlace
+
+        return ValuePlace(self.keyspace, self.meta.name, self.column)
+
 
 @dataclass(frozen=True)
 class Choice:
@@ -76,9 +84,8 @@ def run(shell: Shell, statement: DescribeStatement) -> None:
         return
     from cqlsh_ext.describe.description import Description
 
-    display = shell.settings.display
-    description = Description(target.query, target.column, display.mode, display.cap,
-                              _evaluator(shell, target), spec_lookup(shell, target))
+    description = Description(target.query, target.column, shell.settings.display.decoding(),
+                              target.place, _evaluator(shell, target))
     started = time.monotonic()
     if choice.mode == "sample":
         sample = _read_sample(shell, target, description, choice, statement)
@@ -150,26 +157,9 @@ def _evaluator(shell: Shell, target: Target) -> Any:
     plan = target.plan
     if plan is None or not plan.predicates:
         return None
-    from cqlsh_ext.payload_select.command import settings_for
     from cqlsh_ext.query.evaluate import Evaluator
 
-    return Evaluator(plan, settings_for(shell, target.schema, target.keyspace, target.meta.name))
-
-
-def spec_lookup(shell: Shell, target: Target) -> Any:
-    """The column settings (DECODE, --decode) of the places below the column, by their steps."""
-    from cqlsh_ext.output.place import ValuePlace
-    from cqlsh_ext.payload.spec import ColumnSpecs
-
-    specs = ColumnSpecs(shell.settings.display.columns)
-    found: dict[tuple[str, ...], str | None] = {}
-
-    def spec(steps: tuple[str, ...]) -> str | None:
-        if steps not in found:
-            found[steps] = specs(ValuePlace(target.keyspace, target.meta.name, target.column, steps))
-        return found[steps]
-
-    return spec
+    return Evaluator(plan, shell.settings.display.decoding(), target.keyspace)
 
 
 def decode_place(target: Target, place: str) -> str:
@@ -250,7 +240,6 @@ def _read_exactly(shell: Shell, target: Target, description: Description, choice
                   statement: DescribeStatement) -> bool:
     """Every row (the whole-table plan) or the rows the WHERE names (one stream); False when the
     cost was not accepted (said why)."""
-    from cqlsh_ext.payload_select.read import STREAMS
     from cqlsh_ext.scanning.plan import Ask, ReadPlan, whole_table
 
     label = f"{LABEL} {target.name}"
@@ -260,7 +249,7 @@ def _read_exactly(shell: Shell, target: Target, description: Description, choice
         ask = Ask(LABEL, "Add CONFIRM after ALL to run it from a script, or describe a sample: "
                   "SAMPLE n instead of ALL.", "Read every row of the table? (SAMPLE n reads a sample) [y/N] ",
                   statement.confirm)
-        found = whole_table(shell, target.query, target.meta, ask, streams=STREAMS)
+        found = whole_table(shell, target.query, target.meta, ask)
         if found is None:
             return False
         plan = found

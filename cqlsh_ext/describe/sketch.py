@@ -145,6 +145,19 @@ class Values:
         self.counts, self.registers = state
         self.hashed = set()
 
+    @classmethod
+    def from_partial(cls, partial: Any) -> Values | None:
+        """A page's sketch as the native core gives it (payload.native.describe_page): None,
+        ("c", ((key, count), ...)) with the keys as key() makes them, or ("r", registers)."""
+        if partial is None:
+            return None
+        made = cls()
+        if partial[0] == "c":
+            made.counts = dict(partial[1])
+        else:
+            made.counts, made.registers = None, bytearray(partial[1])
+        return made
+
     def add_many(self, values: list[Any]) -> None:
         """add() of each value (a page's values of a path at once)."""
         counts = self.counts

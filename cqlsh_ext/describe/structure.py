@@ -260,6 +260,32 @@ class Structure:
         #: Nodes with leaves not counted yet (flush()).
         self._dirty: list[Node] = []
 
+    @classmethod
+    def from_partial(cls, partial: Any) -> Structure:
+        """A page's structure as the native core walks it (payload.native.describe_page: the
+        same walk as add(), in nested tuples): merged into a place's like any other part."""
+        values, untracked, unfinished, too_deep, root = partial
+        made = cls()
+        made.values, made.untracked, made.unfinished, made.too_deep = values, untracked, unfinished, too_deep
+
+        def node_of(parts: Any) -> Node:
+            (present, seen, types, children, items, folded, key_kinds, keys, strings, lists, low, high,
+             values_sketch) = parts
+            node = Node()
+            node.present, node.seen, node.types, node.key_kinds = present, seen, dict(types), dict(key_kinds)
+            node.keys, node.values = Values.from_partial(keys), Values.from_partial(values_sketch)
+            node.strings, node.str_min, node.str_max, node.str_total = strings
+            node.lists, node.list_min, node.list_max, node.list_total = lists
+            node.low, node.high = low, high
+            node.children = {key: node_of(child) for key, child in children}
+            node.items = None if items is None else node_of(items)
+            node.folded = None if folded is None else node_of(folded)
+            made.paths += len(node.children) + (items is not None) + (folded is not None)
+            return node
+
+        made.root = node_of(root)
+        return made
+
     def new_node(self) -> Node | None:
         """A node for a new path, or None when MAX_PATHS are tracked."""
         if self.paths >= MAX_PATHS:

@@ -25,7 +25,7 @@ from cqlsh_ext.payload.engine import ValueEngine
 from cqlsh_ext.payload.json_text import json_container
 from cqlsh_ext.payload.view import FAILED, JSON_READING, KINDS, RECORD, TEXT, TEXT_READING, BlobView
 
-__all__ = ["KINDS", "NO_TREE", "Read", "engine", "read_page", "read_text", "read_view"]
+__all__ = ["KINDS", "NO_TREE", "Read", "read_page", "read_text", "read_view"]
 
 #: The value has no tree (it is no JSON object or array, no record).
 NO_TREE: Any = None
@@ -41,11 +41,6 @@ class Read:
     tree: Any = NO_TREE
     #: Why a value failed or was cut: the view's one-line reason.
     reason: str | None = None
-
-
-def engine(mode: str, cap: int, spec: str | None) -> ValueEngine:
-    """The engine for one place: -d's mode and the output cap, or its column setting."""
-    return ValueEngine(mode, cap, spec)
 
 
 def read_page(place_engine: ValueEngine, values: list[bytes], cap: int) -> list[Read]:

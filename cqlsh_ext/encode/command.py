@@ -20,7 +20,7 @@ from cqlsh_ext.cql.types import parse, udts_of
 from cqlsh_ext.cqlsh import seams
 from cqlsh_ext.encode.chain import Encoded, EncodeRefused, encode, same
 from cqlsh_ext.encode.parse import Call, Reader, Table, Unreadable, is_call
-from cqlsh_ext.output.place import ValuePlace
+from cqlsh_ext.payload.places import ValuePlace
 from cqlsh_ext.settings import NONE
 
 if TYPE_CHECKING:
@@ -114,10 +114,8 @@ def _value(shell: Shell, call: Call) -> tuple[Encoded, str]:
     if call.cql_type is None or not call.cql_type.is_blob:
         kind = "an unknown type" if call.cql_type is None else str(call.cql_type)
         raise EncodeRefused(f"{place} is {kind}: encode() writes blobs")
-    from cqlsh_ext.payload.spec import ColumnSpecs
-
     display = shell.settings.display
-    setting = ColumnSpecs(display.columns)(place)
+    setting = display.decoding().spec(place)
     args = [_argument(arg) for arg in call.args]
     if len(args) == 2 and isinstance(args[0], str):
         chain, source = args

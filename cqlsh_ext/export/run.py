@@ -91,7 +91,7 @@ def _export(shell: Shell, statement: ExportStatement) -> None:
 
 def _sink(shell: Shell, statement: ExportStatement, target: Any, names: list[str], types: list[Any],
           keyspace: str, meta: Any) -> Any:
-    from cqlsh_ext.output.place import ValuePlace
+    from cqlsh_ext.payload.places import ValuePlace
 
     settings = shell.settings.display
     if statement.raw is not None:

@@ -31,6 +31,8 @@ from cqlsh_ext.insight.recompress import (
     measure,
     with_dictionary,
 )
+from cqlsh_ext.payload.measures import STATUS_TITLES
+from cqlsh_ext.payload.places import column_place
 from cqlsh_ext.payload.unwrap import TEXT_LABEL
 from cqlsh_ext.payload.view import FAILED, KIND_TITLES
 from cqlsh_ext.scanning import capacity
@@ -409,13 +411,13 @@ class AdviseSample:
 
     def __init__(self, size: int, mode: str, cap: int, max_bytes: int = ADVISE_SAMPLE_BYTES,
                  pricing: capacity.Pricing | None = None) -> None:
-        from cqlsh_ext.payload.engine import Engines
+        from cqlsh_ext.payload.places import Decoding, Engines
 
         self.size, self.mode, self.cap, self.max_bytes = size, mode, cap, max_bytes
         self.pricing = pricing or capacity.Pricing()
         self.total = 0
         self.columns: dict[str, tuple[list[bytes], list[int], dict[str, int], dict[str, int]]] = {}
-        self.engines = Engines(mode, cap, {})
+        self.engines = Engines(Decoding(mode, cap))
 
     def add(self, column: str, value: bytes | str) -> None:
         """One payload as cql.types.payload_extractor gives it: a blob's bytes, or a text's str."""
@@ -434,7 +436,7 @@ class AdviseSample:
                 p = result if ok else None
                 stored_size = len(value)
             else:
-                p = _peeled(self.engines(column).view(value))
+                p = _peeled(self.engines(column_place(column)).view(value))
                 stored_size = len(value)
         except Exception:  # the last resort: one value that cannot be read is one skipped value
             p = None
@@ -445,7 +447,7 @@ class AdviseSample:
         status, chain, _exact, payload = p
         payloads.append(payload)
         stored.append(stored_size)
-        label = label or (chain if status == COMPRESSED else status)
+        label = label or (chain if status == COMPRESSED else STATUS_TITLES[status])
         current[label] = current.get(label, 0) + 1
         self.total += len(payload)
 

@@ -18,6 +18,7 @@ from cqlsh_ext.codecs.base import DEFAULT_CAP, Container, DecodeError
 from cqlsh_ext.codecs.capabilities import Headers
 from cqlsh_ext.insight import checksums, isolate, report
 from cqlsh_ext.insight.measure import COMPRESSED, UNDECODABLE, measured, ratio
+from cqlsh_ext.payload.measures import STATUS_TITLES
 from cqlsh_ext.payload.names import BINARY_KINDS
 from cqlsh_ext.payload.view import FAILED, RECORD, TEXT, UNKNOWN, BlobView
 
@@ -122,7 +123,7 @@ class ValueReport:
 
     def render(self) -> list[str]:
         lines = [_title(self.where)]
-        summary = f"  {self.status}: stored {report.sized(self.stored_size)}"
+        summary = f"  {STATUS_TITLES.get(self.status, self.status)}: stored {report.sized(self.stored_size)}"
         if self.status == COMPRESSED:
             size = self.payload.size
             approx = "" if self.exact else " (cut at the output cap)"

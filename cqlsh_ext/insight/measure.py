@@ -1,13 +1,14 @@
 """What the insight commands read of a value: the value engine's view (payload.view) measured in
 COMPRESSION STATS' terms, so that INSPECT, STATS, ADVISE and SETTINGS count a value alike.
 
-STATS reads no payload: the engine's measure_page() answers it a page at a time. INSPECT, ADVISE
-and SETTINGS read a sample's views and measure each with measured().
+STATS reads no payload under a container: the engine's measure_rows() answers it a page at a
+time. INSPECT, ADVISE and SETTINGS read a sample's views and measure each with measured().
 """
 
 from __future__ import annotations
 
-from cqlsh_ext.payload.engine import COMPRESSED, FROM_HEADER, STORED, Measure, measure
+from cqlsh_ext.payload.engine import measure
+from cqlsh_ext.payload.measures import COMPRESSED, FROM_HEADER, STORED, Measure
 from cqlsh_ext.payload.view import FAILED, BlobView
 
 #: What peeling a value found: a container decoded, nothing peeled (stored as it is), or a format
@@ -24,7 +25,7 @@ def effective_mode(mode: str) -> str:
 
 
 def measured(view: BlobView) -> Measure:
-    """(status, chain, size, exact, reason) of a view, as measure_page() gives them."""
+    """(status, chain, size, exact, reason) of a view, as the engine's measure() gives them."""
     return measure(view)
 
 

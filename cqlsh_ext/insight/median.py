@@ -16,7 +16,10 @@ class StreamingMedian:
 
     EXACT_VALUES = 8192
     _STEP = math.log(1.001)
-    _ZERO = -(10**9)  # the bin of 0 (an empty payload)
+    #: 1 / the log of a bin's width, and the bin of 0 (an empty payload): the bins the value
+    #: engine counts a page's ratios in (payload.measures.median_bin).
+    INV_STEP = _INV_STEP
+    ZERO = -(10**9)
 
     def __init__(self) -> None:
         self.count = 0
@@ -28,7 +31,7 @@ class StreamingMedian:
         return self._exact is not None
 
     def _bin(self, x: float) -> int:
-        return _floor(_log(x) * _INV_STEP) if x > 0 else self._ZERO
+        return _floor(_log(x) * _INV_STEP) if x > 0 else self.ZERO
 
     def add(self, x: float) -> None:
         self.count += 1
@@ -38,7 +41,7 @@ class StreamingMedian:
             if len(exact) > self.EXACT_VALUES:
                 self._fold(exact)
             return
-        k = _floor(_log(x) * _INV_STEP) if x > 0 else self._ZERO  # _bin() inlined: once per value
+        k = _floor(_log(x) * _INV_STEP) if x > 0 else self.ZERO  # _bin() inlined: once per value
         bins = self._bins
         bins[k] = bins.get(k, 0) + 1
 
@@ -62,6 +65,15 @@ class StreamingMedian:
             k = self._bin(v)
             bins[k] = bins.get(k, 0) + 1
 
+    def add_bins(self, bins: dict[int, int]) -> None:
+        """Values counted in their bins already (a page's, by the value engine)."""
+        if self._exact is not None:
+            self._fold(self._exact)
+        mine = self._bins
+        for k, n in bins.items():
+            mine[k] = mine.get(k, 0) + n
+            self.count += n
+
     def merge(self, other: StreamingMedian) -> None:
         if other._exact is not None:
             self.extend(other._exact)
@@ -84,5 +96,5 @@ class StreamingMedian:
         for k in sorted(self._bins):
             seen += self._bins[k]
             if seen >= half:
-                return 0.0 if k == self._ZERO else math.exp((k + 0.5) * self._STEP)
+                return 0.0 if k == self.ZERO else math.exp((k + 0.5) * self._STEP)
         raise AssertionError("unreachable")

@@ -48,9 +48,9 @@ def run(shell: Shell, parsed: Parsed) -> None:
                        f"LIMIT {sample}", sample)
     if read is None:
         return
-    from cqlsh_ext.payload.engine import Engines
+    from cqlsh_ext.payload.places import Decoding, Engines
 
-    engines = Engines(read.mode, read.cap, {})
+    engines = Engines(Decoding(read.mode, read.cap))
     pk = [c.name for c in meta.partition_key] if meta is not None else []
     protocol = shell.conn.protocol_version
     scanner = read.scanner(shell)

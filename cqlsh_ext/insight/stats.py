@@ -13,42 +13,42 @@ values of the row (stored = "after", decompressed = "before").
 
 from __future__ import annotations
 
+import dataclasses
 import time
-from bisect import bisect_left
-from collections import Counter
 from collections.abc import Sequence
-from functools import partial
-from operator import truediv
 from typing import Any
 
 from cqlsh_ext.codecs.base import DEFAULT_CAP
 from cqlsh_ext.common.text import Line
 from cqlsh_ext.cql.types import payload_columns, payload_extractor
 from cqlsh_ext.insight import report
-from cqlsh_ext.insight.measure import COMPRESSED, FROM_HEADER, PLAIN, UNDECODABLE
 from cqlsh_ext.insight.median import StreamingMedian
 from cqlsh_ext.insight.sizes import BOUNDS, SizeHistogram
 from cqlsh_ext.insight.stats_report import render_capacity, render_column, retried_lines, stats_verdict
-from cqlsh_ext.payload.engine import ValueEngine
-from cqlsh_ext.payload.view import FAILED
-from cqlsh_ext.payload.view import TEXT as TEXT_LABEL
+from cqlsh_ext.payload.engine import ValueEngine, measure_rows
+from cqlsh_ext.payload.measures import COMPRESSED, STATUS_TITLES, MeasuredPlace, MeasureSpec, PlaceMeasures
+from cqlsh_ext.payload.view import FAILED, UNKNOWN
 from cqlsh_ext.scanning import capacity
-from cqlsh_ext.scanning.capacity import BUCKET_BOUNDS, BUCKET_LABELS
+from cqlsh_ext.scanning.capacity import BUCKET_BOUNDS, BUCKET_LABELS, KB, NEAR_QUOTA, ROW_QUOTA
 from cqlsh_ext.scanning.estimate import RATIO, SHARE, TOTAL, Figure
 
 __all__ = ["ColumnStats", "Stats", "StreamingMedian", "chain_label", "retried_lines"]
 
 #: Distinct failure reasons kept per column; more are counted as "other".
 MAX_REASONS = 20
-_bucket = partial(bisect_left, BUCKET_BOUNDS)
+#: What STATS counts a page's measures in (payload.measures): the Keyspaces buckets, the size
+#: histogram's bins, the median sketch's bins, the units a row costs.
+SPEC = MeasureSpec(BUCKET_BOUNDS, BOUNDS, StreamingMedian.INV_STEP, StreamingMedian.ZERO, (KB, 4 * KB),
+                   ROW_QUOTA, NEAR_QUOTA)
 
 
 def chain_label(status: str, chain: str) -> str:
     """The chain of a compressed value ('outer>inner'); else the status, after the chain when
-    there is one ('<chain> (not compressed)'): 'not compressed', 'failed'."""
+    there is one ('<chain> (not compressed)'): 'not compressed', 'no known format', 'failed'."""
     if status == COMPRESSED:
         return chain
-    return f"{chain} ({status})" if chain else status
+    words = STATUS_TITLES.get(status, status)
+    return f"{chain} ({words})" if chain else words
 
 
 class ColumnStats:
@@ -63,7 +63,7 @@ class ColumnStats:
         self.stored = 0
         self.size = 0
         self.inexact = 0
-        #: Compressed values sized from their headers, not decompressed (measure_page(from_headers)).
+        #: Compressed values sized from their headers, not decompressed (ValueEngine.measure's from_headers).
         self.from_headers = 0
         #: (status, chain) -> [values, stored bytes, decompressed bytes]
         self.chains: dict[tuple[str, str], list[int]] = {}
@@ -78,72 +78,42 @@ class ColumnStats:
         self.sizes_after = SizeHistogram()
         self.ratios = StreamingMedian()
 
-    def add(self, status: str, chain: str, stored: int, size: int, exact: bool, reason: str | None) -> None:
-        """One value, as the engine's measure_page() describes it. Runs once per value of a scan:
-        kept lean."""
-        self.values += 1
-        self.stored += stored
-        self.size += size
-        if status == COMPRESSED:
-            comp = self.compressed
-            comp[0] += 1
-            comp[1] += stored
-            comp[2] += size
-            self.ratios.add(size / stored)
-            if not exact:
-                self.inexact += 1
-            if reason is FROM_HEADER:
-                self.from_headers += 1
-        elif reason:
-            reasons = self.reasons
-            if reason not in reasons and len(reasons) >= MAX_REASONS:
-                reason = "other"
-            reasons[reason] = reasons.get(reason, 0) + 1
-        entry = self.chains.get((status, chain))
-        if entry is None:
-            self.chains[(status, chain)] = [1, stored, size]
-        else:
-            entry[0] += 1
-            entry[1] += stored
-            entry[2] += size
-        self._before[bisect_left(BUCKET_BOUNDS, size)] += 1
-        self._after[bisect_left(BUCKET_BOUNDS, stored)] += 1
-        self.sizes_before.counts[bisect_left(BOUNDS, size)] += 1
-        self.sizes_after.counts[bisect_left(BOUNDS, stored)] += 1
-
-    def add_page(self, stored: list[int], measured: list[tuple[str, str, int, bool, str | None]]) -> None:
-        """add() for many values: when every value has the same chain and an exact size (the usual
-        page) the per-value work is done by builtins, otherwise value by value; same result."""
-        chain = measured[0][1] if measured else ""
-        if any(m[0] != COMPRESSED or m[1] != chain or not m[3] or m[4] for m in measured):
-            for st, m in zip(stored, measured, strict=True):
-                self.add(m[0], m[1], st, m[2], m[3], m[4])
-            return
-        if not measured:
-            return
-        sizes = [m[2] for m in measured]
-        n, st_total, sz_total = len(sizes), sum(stored), sum(sizes)
-        self.values += n
-        self.stored += st_total
-        self.size += sz_total
+    def merge_page(self, page: PlaceMeasures) -> None:
+        """A page's counters of this column (the value engine's measure_rows)."""
+        self.values += page.values
+        self.nulls += page.nulls
+        self.stored += page.stored
+        self.size += page.size
+        self.inexact += page.inexact
+        self.from_headers += page.from_headers
+        for key, (c, st, sz) in page.chains.items():
+            entry = self.chains.get(key)
+            if entry is None:
+                self.chains[key] = [c, st, sz]
+            else:
+                entry[0] += c
+                entry[1] += st
+                entry[2] += sz
+        self._add_reasons(page.reasons)
         comp = self.compressed
-        comp[0] += n
-        comp[1] += st_total
-        comp[2] += sz_total
-        self.ratios.extend(map(truediv, sizes, stored))
-        entry = self.chains.get((COMPRESSED, chain))
-        if entry is None:
-            self.chains[(COMPRESSED, chain)] = [n, st_total, sz_total]
-        else:
-            entry[0] += n
-            entry[1] += st_total
-            entry[2] += sz_total
-        for index, count in Counter(map(_bucket, sizes)).items():
-            self._before[index] += count
-        for index, count in Counter(map(_bucket, stored)).items():
-            self._after[index] += count
-        self.sizes_before.extend(sizes)
-        self.sizes_after.extend(stored)
+        for k in range(3):
+            comp[k] += page.compressed[k]
+        for mine, theirs in ((self._before, page.buckets_before), (self._after, page.buckets_after),
+                             (self.sizes_before.counts, page.sizes_before),
+                             (self.sizes_after.counts, page.sizes_after)):
+            for k, n in enumerate(theirs):
+                if n:
+                    mine[k] += n
+        if page.ratios:
+            self.ratios.extend(page.ratios)
+        if page.ratio_bins:
+            self.ratios.add_bins(page.ratio_bins)
+
+    def _add_reasons(self, reasons: dict[str, int]) -> None:
+        for reason, n in reasons.items():
+            if reason not in self.reasons and len(self.reasons) >= MAX_REASONS:
+                reason = "other"
+            self.reasons[reason] = self.reasons.get(reason, 0) + n
 
     def merge(self, other: ColumnStats) -> None:
         self.values += other.values
@@ -157,10 +127,7 @@ class ColumnStats:
             entry[0] += c
             entry[1] += st
             entry[2] += sz
-        for reason, n in other.reasons.items():
-            if reason not in self.reasons and len(self.reasons) >= MAX_REASONS:
-                reason = "other"
-            self.reasons[reason] = self.reasons.get(reason, 0) + n
+        self._add_reasons(other.reasons)
         self.compressed = [a + b for a, b in zip(self.compressed, other.compressed, strict=True)]
         for mine, theirs in ((self._before, other._before), (self._after, other._after)):
             for k, n in enumerate(theirs):
@@ -170,18 +137,22 @@ class ColumnStats:
         self.ratios.merge(other.ratios)
 
     def undecodable(self) -> dict[str, int]:
-        """The values no reading can read, by kind (payload.view), as far as STATS can tell: a
-        format that failed. STATS reads no payload (the engine's measure_page()), so a value of no
-        known format counts as not compressed beside plain text, and a binary payload under a
-        container as compressed."""
-        failed = sum(count for (status, _), (count, _, _) in self.chains.items() if status == UNDECODABLE)
-        return {FAILED: failed} if failed else {}
+        """The values no reading can read, by kind (payload.view), as far as STATS can tell: no
+        known format, and a format that failed. STATS measures containers and reads no payload
+        under one (payload.measures), so a binary payload under a container counts as compressed;
+        a value with no container is read for its kind (text or a record: not compressed)."""
+        out: dict[str, int] = {}
+        for (status, _), (count, _, _) in self.chains.items():
+            if status == UNKNOWN or status == FAILED:
+                out[status] = out.get(status, 0) + count
+        return {kind: out[kind] for kind in (UNKNOWN, FAILED) if kind in out}
 
     def by_codec(self) -> dict[str, int]:
-        """Values per codec family (its -d name) or status ('not compressed', ...)."""
+        """Values per codec family (its -d name) or status ('not compressed', 'no known format',
+        'failed')."""
         out: dict[str, int] = {}
         for (status, chain), (count, _, _) in self.chains.items():
-            codec = chain.split(">", 1)[0].split("/", 1)[0] if status == COMPRESSED else status
+            codec = chain.split(">", 1)[0].split("/", 1)[0] if status == COMPRESSED else STATUS_TITLES[status]
             out[codec] = out.get(codec, 0) + count
         return dict(sorted(out.items(), key=lambda kv: (-kv[1], kv[0])))
 
@@ -239,8 +210,9 @@ class Stats:
         self.cap = cap
         #: How capacity units are priced and what the user pays (the verdict's terms).
         self.pricing = pricing or capacity.Pricing()
-        #: Size values from their headers where the format allows (ValueEngine.measure_page).
+        #: Size values from their headers where the format allows (ValueEngine.measure).
         self.from_headers = from_headers
+        self.spec = dataclasses.replace(SPEC, from_headers=from_headers)
         self.rows = 0
         self.columns: dict[str, ColumnStats] = {}
         self.before = capacity.Capacity()  # per row, decompressed
@@ -282,60 +254,33 @@ class Stats:
         return bool(self._layout and any(self._layout[:3]))
 
     def add_rows(self, rows: Sequence[Sequence[Any]]) -> None:
+        """A page of rows: every payload place's values measured by the value engine in one call
+        (payload.engine.measure_rows), its counters merged once."""
         assert self._layout is not None, "set_columns first"
         plain, texts, nested, engines = self._layout
-        headers = self.from_headers
-        if len(plain) == 1 and not texts and not nested:
-            # One blob column (the usual table): a row's blob bytes are that value's, so a page is
-            # handled column-wise, with builtins doing most of the per-value work.
-            i, col = plain[0]
-            values = [row[i] for row in rows]
-            present = [v for v in values if v is not None]
-            stored = list(map(len, present))
-            measured = self._engine(engines, col.name).measure_page(present, headers)
-            col.nulls += len(values) - len(present)
-            col.add_page(stored, measured)
-            nulls = [0] * (len(values) - len(present))  # a row whose value is null still costs a unit
-            self.before.add_many([m[2] for m in measured] + nulls)
-            self.after.add_many(stored + nulls)
-            self.rows += len(values)
-            return
-        before, after = self.before, self.after
-        n = 0
-        for row in rows:
-            row_stored = row_size = 0
-            for i, col in plain:
-                value = row[i]
-                if value is None:
-                    col.nulls += 1
-                    continue
-                status, chain, vsize, exact, reason = self._engine(engines, col.name).measure_page(
-                    (value,), headers)[0]
-                vstored = len(value)
-                col.add(status, chain, vstored, vsize, exact, reason)
-                row_stored += vstored
-                row_size += vsize
-            for i, col in texts:
-                text = row[i]
-                if text is None:
-                    col.nulls += 1
-                    continue
-                vstored = len(text.encode("utf-8"))
-                col.add(PLAIN, TEXT_LABEL, vstored, vstored, True, None)
-                row_stored += vstored
-                row_size += vstored
-            for i, extract in nested:
-                for _path, schema, value in extract(row[i]):
-                    col = self.columns.get(schema) or self.columns.setdefault(schema, ColumnStats(schema))
-                    status, chain, vsize, exact, reason = self._engine(engines, schema).measure_page(
-                        (value,), headers)[0]
-                    col.add(status, chain, len(value), vsize, exact, reason)
-                    row_stored += len(value)
-                    row_size += vsize
-            before.add(row_size)
-            after.add(row_stored)
-            n += 1
-        self.rows += n
+        places = [MeasuredPlace(column=i, exact_ratios=col.ratios.exact) for i, col in plain]
+        places += [MeasuredPlace(column=i, text=True, exact_ratios=col.ratios.exact) for i, col in texts]
+        columns = [col for _, col in (*plain, *texts)]
+        if nested:
+            # Blobs inside collections, tuples and UDTs: taken out of their cells here, each with
+            # its row, a place per schema path.
+            found: dict[str, tuple[list[bytes], list[int]]] = {}
+            for r, row in enumerate(rows):
+                for i, extract in nested:
+                    for _path, schema, value in extract(row[i]):
+                        values, rows_of = found.setdefault(schema, ([], []))
+                        values.append(value)
+                        rows_of.append(r)
+            for schema, (values, rows_of) in found.items():
+                col = self.columns.get(schema) or self.columns.setdefault(schema, ColumnStats(schema))
+                places.append(MeasuredPlace(values=values, rows=rows_of, exact_ratios=col.ratios.exact))
+                columns.append(col)
+        answer = measure_rows(rows, places, [self._engine(engines, col.name) for col in columns], self.spec)
+        for col, counters in zip(columns, answer.places, strict=True):
+            col.merge_page(counters)
+        self.before.merge(answer.before)
+        self.after.merge(answer.after)
+        self.rows += len(rows)
 
     def _engine(self, engines: dict[str, ValueEngine], place: str) -> ValueEngine:
         engine = engines.get(place)

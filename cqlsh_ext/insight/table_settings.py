@@ -21,10 +21,11 @@ from cqlsh_ext.common.text import Line
 from cqlsh_ext.cql.types import columns_holding, extractor
 from cqlsh_ext.insight import report, verdict
 from cqlsh_ext.insight.measure import COMPRESSED, measured, payload_of
+from cqlsh_ext.payload.places import column_place
 from cqlsh_ext.scanning.capacity import Pricing
 
 if TYPE_CHECKING:
-    from cqlsh_ext.payload.engine import Engines
+    from cqlsh_ext.payload.places import Engines
 
 SETTINGS_SAMPLE_ROWS = 1000
 DEFAULT_CHUNK_KB = 16  # Cassandra 4.0+
@@ -245,7 +246,7 @@ def collect(
             size += len(part)
         for i, extract, _top in blob_cols:
             for _path, schema, value in extract(row[i]):
-                view = engines(schema).view(value)
+                view = engines(column_place(schema)).view(value)
                 status, _chain, vsize, _exact, _reason = measured(view)
                 codec = view.codec or status
                 settings.blob_values += 1

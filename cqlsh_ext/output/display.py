@@ -25,7 +25,7 @@ from cqlsh_ext.cqlsh import seams
 from cqlsh_ext.output.cells import NotedValue
 from cqlsh_ext.payload.budget import DEFAULT as DEFAULT_BUDGET
 from cqlsh_ext.payload.budget import Budget
-from cqlsh_ext.payload.engine import Engines
+from cqlsh_ext.payload.places import Engines
 from cqlsh_ext.payload.unwrap import failed
 from cqlsh_ext.payload.view import BINARY, FAILED, RECORD, TEXT, UNKNOWN, BlobView
 from cqlsh_ext.settings import DisplaySettings
@@ -124,7 +124,7 @@ class BlobDisplay:
         self.budget = Budget.for_cap(self.cap)
         #: A value engine per place (a column setting is its mode), and the views prepare()
         #: decoded ahead: per place, the page's values in order with their views.
-        self._engine = Engines(settings.mode, settings.cap, settings.columns)
+        self._engine = Engines(settings.decoding())
         self._prepared: dict[Any, deque[tuple[Any, BlobView]]] = {}
 
     def prepare(self, place: Any, values: Sequence[Any]) -> None:

@@ -99,9 +99,9 @@ class ResultPipeline:
                     self.stock.print_result(shell, result, table_meta)
 
     def _write_machine(self, result: Any, table_meta: Any, fmt: OutputFormat, all_pages: bool) -> None:
-        from cqlsh_ext.output.place import ValuePlace
         from cqlsh_ext.output.values import column_types
         from cqlsh_ext.output.writers import make_writer
+        from cqlsh_ext.payload.places import ValuePlace
 
         shell = self.shell
         names = list(result.column_names or [])

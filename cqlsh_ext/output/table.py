@@ -17,7 +17,7 @@ from cassandra.cqltypes import cql_typename
 from cqlshlib.formatting import CqlType
 
 from cqlsh_ext.cql.types import from_cqlsh
-from cqlsh_ext.output.place import ValuePlace
+from cqlsh_ext.payload.places import ValuePlace
 
 if TYPE_CHECKING:
     from cqlsh_ext.cqlsh.protocol import Shell

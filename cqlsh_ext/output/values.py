@@ -28,13 +28,13 @@ from cassandra import cqltypes, util
 
 from cqlsh_ext.common.jsonenc import blob_text, duration_text, float_text, time_text
 from cqlsh_ext.common.jsonenc import string as _string
-from cqlsh_ext.output.place import ValuePlace
 from cqlsh_ext.payload.budget import Budget
+from cqlsh_ext.payload.places import ValuePlace
 from cqlsh_ext.payload.view import BINARY, FAILED, RECORD, TEXT, UNKNOWN, BlobView
 from cqlsh_ext.settings import NONE, DisplaySettings
 
 if TYPE_CHECKING:
-    from cqlsh_ext.payload.engine import Engines
+    from cqlsh_ext.payload.places import Engines
 
 STRING_TYPES = frozenset({"text", "varchar", "ascii"})
 INTEGER_TYPES = frozenset({"int", "bigint", "varint", "smallint", "tinyint", "counter"})
@@ -56,12 +56,12 @@ class Blobs:
     settings by place): each value's view from the value engine, or None when decoding is off."""
 
     def __init__(self, settings: DisplaySettings) -> None:
-        from cqlsh_ext.payload.engine import Engines
+        from cqlsh_ext.payload.places import Engines
 
         self.mode = settings.mode
         self.cap = settings.cap
         self.raw = settings.raw_blobs
-        self.engines: Engines = Engines(settings.mode, settings.cap, settings.columns)
+        self.engines: Engines = Engines(settings.decoding())
 
     def view(self, value: bytes | bytearray | memoryview | BlobView,
              place: ValuePlace | None = None) -> BlobView | None:

@@ -7,10 +7,11 @@ reference walk does alone (payload.unwrap.unwrap), and answers in the form the r
     views(values)            the typed view of each value (payload.view.BlobView): the display,
                              JSON, CSV, Parquet, INSPECT's first look, ADVISE, TRIAL, Spark's UDF
     trace(value)             a view whose layers keep their inputs and headers (INSPECT)
-    read_page(values, ask)   the page API: for the paths a statement reads, columns of values,
+    read_page(values, request)   the page API: for the paths a statement reads, columns of values,
                              what each path found or missed, each value's kind (payload queries,
                              exports, Spark's query tasks); no view is built on the common road
-    measure_page(values)     what COMPRESSION STATS counts: the chain peeled, sizes, why not
+    measure(value)           what COMPRESSION STATS counts of a value: the chain peeled, sizes,
+                             why not (payload.measures); measure_rows() a page's rows at once
 
 `mode` is the shell's: 'auto' (detection) or one codec's name (-d CODEC); `spec`, when given, is
 a column setting (DECODE, --decode: payload.spec) and decides instead. An engine remembers, per
@@ -24,26 +25,36 @@ Its invariant, which tests/payload/test_engine.py checks over the producers' cor
 adversarial orders: every answer is what unwrap(value, mode, cap) gives, value by value. An
 engine is not thread-safe: one per column per reader (like the codec modules' contexts).
 
-The native core (payload.native, Rust; optional) runs under read_page() and measure_page() in
+The native core (payload.native, Rust; optional) runs under read_page() and measure_rows() in
 auto mode with no column setting: one call per page, the values it hands back decoded here as
-always, the answer the same Page and measures, value for value (tests/native/test_engine_pages.py
+always, the answer the same PageRead and measures, value for value (tests/native/test_engine_pages.py
 compares them with the Python engine's). What it does not give is made here, from the Python
-engine, when a reader asks: a view (Ask.views), a tree (Page.trees), a failed value's reason.
+engine, when a reader asks: a view (ReadRequest.views), a tree (PageRead.trees), a failed value's reason.
 Without the core, or with CQLSH_EXT_NATIVE=0, or in another mode, the Python engine runs alone.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Any, overload
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 from cqlsh_ext.codecs import registry
 from cqlsh_ext.codecs.base import DEFAULT_CAP, Container, DecodeError
 from cqlsh_ext.codecs.capabilities import HeaderSized
 from cqlsh_ext.payload import budget, native
-from cqlsh_ext.payload.formats.tree import Cut
 from cqlsh_ext.payload.json_text import json_container
-from cqlsh_ext.payload.paths import CUT, MISSING, Steps, keys_of, read_path
+from cqlsh_ext.payload.measures import (
+    COMPRESSED,
+    FROM_HEADER,
+    PEEK,
+    STORED,
+    Measure,
+    MeasuredPlace,
+    MeasureSpec,
+    PageMeasures,
+    summarize,
+)
+from cqlsh_ext.payload.pages import PageRead, ReadRequest, read_paths, read_view
 from cqlsh_ext.payload.unwrap import (
     STREAM_STARTS,
     _unwrap,
@@ -56,66 +67,10 @@ from cqlsh_ext.payload.unwrap import (
     unwrap_spec,
     walk,
 )
-from cqlsh_ext.payload.view import BINARY, FAILED, NOT_DETECTED, RECORD, TEXT, TOO_SHORT, UNKNOWN, BlobView
+from cqlsh_ext.payload.view import BINARY, FAILED, RECORD, TEXT, UNKNOWN, BlobView
 
 #: Record formats are looked for from this length on (unwrap.MIN_STRUCTURED_LENGTH).
 _MIN_RECORD = 4
-#: measure_page(): what peeling a value found (COMPRESSION STATS reads no payload): a container
-#: decoded, nothing peeled (the value is stored as it is), or FAILED (payload.view).
-COMPRESSED, STORED = "compressed", "not compressed"
-#: measure_page()'s reason for a compressed value sized from its header (not decompressed).
-FROM_HEADER = "size from header"
-#: A measure: (COMPRESSED / STORED / FAILED, the chain spelt, payload size, exact, reason).
-Measure = tuple[str, str, int, bool, "str | None"]
-
-
-class Ask:
-    """What read_page() reads of each value of a page (made once per statement and column)."""
-
-    __slots__ = ("known", "needles", "paths", "text", "views")
-
-    def __init__(self, paths: Sequence[Steps] = (), text: bool = False, views: bool = False,
-                 needles: Sequence[Callable[[str], bool] | None] = ()) -> None:
-        #: The paths a statement reads inside the payload (steps: keys and list indexes).
-        self.paths = tuple(paths)
-        #: Each value's text too (a TEXT value's text; LIKE on the bare column).
-        self.text = text
-        #: Each value's full view too (a statement that outputs the blob itself: decoded once).
-        self.views = views
-        #: Per path, a test of a JSON text that is True when a condition on that path certainly
-        #: fails on it (no string the condition asks for is in the text): such a value is
-        #: rejected without parsing its JSON, once some value of the column had the path (until
-        #: then, a value read notes where the path stopped, for the closing line's hint).
-        self.needles = tuple(needles) or (None,) * len(self.paths)
-        #: The indexes of the paths some value had (kept from page to page).
-        self.known: set[int] = set()
-
-
-class Page:
-    """read_page()'s answer: per value, its kind and whether the cap cut it; per path, a column of
-    values (MISSING where a readable value lacks the path, None where the value cannot be read:
-    undecodable, cut or rejected), whether any value had it and where the walks stopped furthest
-    in; the texts and the views when asked."""
-
-    __slots__ = ("columns", "cut", "found", "kinds", "missed", "rejected", "texts", "trees", "views")
-
-    def __init__(self, n: int, paths: int) -> None:
-        self.kinds: list[str] = []
-        self.cut: list[bool] = []
-        #: Values a needle test rejected: their paths were not read (they match no condition).
-        self.rejected: list[bool] = [False] * n
-        self.columns: list[list[Any]] = [[] for _ in range(paths)]
-        self.found: list[bool] = [False] * paths
-        #: Per path: (the step it stopped at, the key wanted there, the string keys seen there).
-        self.missed: list[tuple[int, str | int, set[str]] | None] = [None] * paths
-        self.texts: list[str | None] = []
-        #: What each value's paths were read in: a record's tree, a text's JSON (None: a text that
-        #: is no JSON object or array, or a value that cannot be read). On the native road, made
-        #: on first reading of an item (Lazy).
-        self.trees: Sequence[Any] = []
-        #: Ask.views: each value's view (on the native road, made by the Python engine on first
-        #: reading of an item: Lazy).
-        self.views: Sequence[BlobView] = []
 
 
 class ValueEngine:
@@ -133,7 +88,7 @@ class ValueEngine:
         #: signature-less container's first byte varies: a raw block may start with its length).
         self.recent: dict[int, Any] = {}
         self.last: Container | None = None
-        #: Whether read_page() and measure_page() run on the native core: decided at the first
+        #: Whether read_page() and measure_rows() run on the native core: decided at the first
         #: page (None until then); False runs the Python engine alone.
         self.native: bool | None = None
 
@@ -147,9 +102,11 @@ class ValueEngine:
             append = out.append
             for value in values:
                 try:
-                    append(one(value))
+                    view = one(value)
                 except Exception as err:  # the boundary of one value, as in unwrap
-                    append(failed(value, err))
+                    view = failed(value, err)
+                view.budget = self.budget  # what is read of it later is read within it
+                append(view)
             return out
         finally:
             budget.leave(token)
@@ -162,15 +119,18 @@ class ValueEngine:
         """The view of one value with every container layer's input and Decoded kept (INSPECT
         shows their headers and verifies their checksums). Remembers nothing."""
         if self.spec is not None:
-            return unwrap_spec(value, self.spec, self.cap)
-        peeled = walk(value, self.mode, self.cap, trace=True)
-        token = budget.enter(self.budget)
-        try:
-            return read_payload(value, peeled)
-        except Exception as err:  # the boundary of one value
-            return failed(value, err)
-        finally:
-            budget.leave(token)
+            view = unwrap_spec(value, self.spec, self.cap)
+        else:
+            peeled = walk(value, self.mode, self.cap, trace=True)
+            token = budget.enter(self.budget)
+            try:
+                view = read_payload(value, peeled)
+            except Exception as err:  # the boundary of one value
+                view = failed(value, err)
+            finally:
+                budget.leave(token)
+        view.budget = self.budget
+        return view
 
     def _one(self) -> Callable[[bytes], BlobView]:
         if self.spec is not None:
@@ -212,43 +172,44 @@ class ValueEngine:
         return found
 
     # ------------------------------------------------------------------ the page API
-    def _native_on(self) -> bool:
-        """Whether the native core decodes this engine's pages (auto mode, no column setting, the
+    def on_core(self) -> bool:
+        """Whether the native core answers this engine's pages (auto mode, no column setting, the
         core installed, on and configured)."""
         on = self.native
         if on is None:
             on = self.native = self.mode == "auto" and self.spec is None and native.available()
         return on
 
-    def read_page(self, values: Sequence[bytes], ask: Ask) -> Page:
-        """What a statement reads of a page of values (see Ask and Page). Never raises."""
-        if values and self._native_on():
-            page = self._read_page_native(values, ask)
+    def read_page(self, values: Sequence[bytes], request: ReadRequest, core: bool = True) -> PageRead:
+        """What a statement reads of a page of values (see ReadRequest and PageRead). Never raises.
+        `core`: False reads on the Python engine alone (values the core handed back already)."""
+        if values and core and self.on_core():
+            page = native.read_page(self, values, request)
             if page is not None:
                 return page
-        return self._read_page_python(values, ask)
+        return self._read_page_python(values, request)
 
-    def _read_page_python(self, values: Sequence[bytes], ask: Ask) -> Page:
-        page = Page(len(values), len(ask.paths))
-        if ask.views:
+    def _read_page_python(self, values: Sequence[bytes], request: ReadRequest) -> PageRead:
+        page = PageRead(len(values), len(request.paths))
+        if request.views:
             page.views = views = self.views(values)
             page.trees = []
             for view in views:
-                _read_view(page, ask, view)
+                read_view(page, request, view)
             return page
         page.trees = []
         token = budget.enter(self.budget)
         try:
-            one = self._content if self.mode == "auto" and self.spec is None else self._content_of_view
+            one = self.content if self.mode == "auto" and self.spec is None else self._content_of_view
             # One loop over the page with what it touches bound locally: this runs per value.
             kinds, cuts, texts = page.kinds, page.cut, page.texts
             trees: list[Any] = []
             page.trees = trees
-            columns, rejected, paths, want_text = page.columns, page.rejected, ask.paths, ask.text
+            columns, rejected, paths, want_text = page.columns, page.rejected, request.paths, request.text
             # The needle tests of the paths some value had when the page began (a path a page finds
             # first rejects from the next page on: rejecting is a saving, never an answer).
-            rejecters = [rejects for p, rejects in enumerate(ask.needles)
-                         if rejects is not None and p in ask.known]
+            rejecters = [rejects for p, rejects in enumerate(request.needles)
+                         if rejects is not None and p in request.known]
             one_rejecter = rejecters[0] if len(rejecters) == 1 else None
             for i, value in enumerate(values):
                 try:
@@ -275,11 +236,11 @@ class ValueEngine:
                     tree = json_container(found) if paths else None
                     trees.append(tree)
                     if paths:
-                        _read_paths(page, ask, tree, found)
+                        read_paths(page, request, tree, found)
                 else:
                     trees.append(found)
                     if paths:
-                        _read_paths(page, ask, found, None)
+                        read_paths(page, request, found, None)
             return page
         finally:
             budget.leave(token)
@@ -288,7 +249,7 @@ class ValueEngine:
         view = self._one()(value)
         return _content_of(view)
 
-    def _content(self, value: bytes) -> tuple[str, bool, Any]:
+    def content(self, value: bytes) -> tuple[str, bool, Any]:
         """(kind, cut, the text or the record) of a value: the walk's and the reading's steps for
         the endings a page of a column mostly has, without building a view; the others through
         the view (every step below is the one the walk takes, in its order)."""
@@ -316,35 +277,41 @@ class ValueEngine:
         return _record(data, BINARY)
 
     # ------------------------------------------------------------------ COMPRESSION STATS
-    def measure_page(self, values: Sequence[bytes], from_headers: bool = False) -> list[Measure]:
-        """Per value, what COMPRESSION STATS counts, without reading payloads: (COMPRESSED, STORED
-        or FAILED, the chain spelt, the payload's size, whether it is exact, the reason). The
-        common case (one container, decoded whole, nothing recognisable inside) is answered
-        without building a view. With `from_headers`, a value whose container declares a
-        plausible size within the cap (HeaderSized.header_sized_from) is only peeked at: its size
-        is the declared one and its reason FROM_HEADER. Never raises."""
-        if values and not from_headers and self._native_on():
-            measures = self._measure_page_native(values)
-            if measures is not None:
-                return measures
+    def measure(self, value: bytes, from_headers: bool = False) -> Measure:
+        """What COMPRESSION STATS counts of one value (payload.measures): (status, the chain
+        spelt, the payload's size, whether it is exact, the reason). The containers are peeled and
+        a contained payload is not read; a value with no container is read for its kind (stored
+        text or a record: STORED; else UNKNOWN). The common case (one container, decoded whole,
+        nothing recognisable inside) is answered without building a view. With `from_headers`, a
+        value whose container declares a plausible size within the cap (HeaderSized,
+        header_sized_from on) is only peeked at: its size is the declared one, its reason
+        FROM_HEADER. Never raises."""
         token = budget.enter(self.budget)
         try:
-            auto = self.mode == "auto" and self.spec is None
-            out: list[Measure] = []
-            append = out.append
-            for value in values:
-                try:
-                    append(self._measure(value, from_headers) if auto else measure(self._one()(value)))
-                except Exception as err:  # the boundary of one value
-                    append(measure(failed(value, err)))
-            return out
+            if self.mode != "auto" or self.spec is not None:
+                return measure(self._one()(value))
+            return self._measure(value, from_headers)
+        except Exception as err:  # the boundary of one value
+            return measure(failed(value, err))
+        finally:
+            budget.leave(token)
+
+    def measure_many(self, values: Sequence[bytes], from_headers: bool = False) -> list[Measure]:
+        """measure() of each value, the budget entered once."""
+        token = budget.enter(self.budget)
+        try:
+            if self.mode != "auto" or self.spec is not None:
+                one = self._one()
+                return [_measured_safely(lambda v: measure(one(v)), value) for value in values]
+            inner = self._measure
+            return [_measured_safely(lambda v: inner(v, from_headers), value) for value in values]
         finally:
             budget.leave(token)
 
     def _measure(self, value: bytes, from_headers: bool) -> Measure:
         cap = self.cap
         if len(value) < registry.MIN_AUTO_LENGTH:
-            return measure(walk(value, "auto", cap))
+            return measure(_unwrap(value, "auto", cap))
         if from_headers:
             sized = _HEADER_SIZED.get(value[0])
             if sized is not None and len(value) >= sized[2] and sized[0].matches(value):
@@ -352,12 +319,14 @@ class ValueEngine:
                 size = header.declared_size(value)
                 # Only when nothing recognisable is inside (a serialization stream, another
                 # container): those take the full walk below, as they would without from_headers.
-                head = header.peek(value, _PEEK) if size is not None and size <= cap else None
+                head = header.peek(value, PEEK) if size is not None and size <= cap else None
                 if (head is not None and not head.startswith(_STREAM_LEADS)
                         and not registry.signature_matches(head)):
                     return COMPRESSED, _label(fmt), size or 0, True, FROM_HEADER
         found = self._found(value)
-        if found is None or found is _FAILED:
+        if found is None:  # no container: read for its kind (stored text, a record, or unknown)
+            return measure(read_payload(value, uncontained(value, cap)))
+        if found is _FAILED:
             return measure(walk(value, "auto", cap))
         fmt, decoded = found
         data = decoded.data
@@ -366,183 +335,6 @@ class ValueEngine:
             return measure(contained(value, found, cap))
         return COMPRESSED, _label(fmt), len(data), True, None
 
-    # ------------------------------------------------------------------ the native core's road
-    def _read_page_native(self, values: Sequence[bytes], ask: Ask) -> Page | None:
-        """read_page() on the native core: one call for the page, the values it hands back read
-        here as _read_page_python reads them, then the page's hits and misses counted as that
-        loop counts them (in order, rejected values left out). None when the core fails the call
-        (it should not): the Python engine reads the page."""
-        n, paths = len(values), ask.paths
-        views = ask.views
-        # The needle tests, as _read_page_python takes them (not with views: _read_view has none).
-        rejecters = [] if views else [rejects for p, rejects in enumerate(ask.needles)
-                                      if rejects is not None and p in ask.known]
-        # LIKE on the bare column (Ask.text) renders each record's tree: the core's, then.
-        try:
-            core = native.decode_page(values, self.cap, paths, want_text=ask.text or bool(rejecters),
-                                      want_tree=ask.text, missing=MISSING)
-        except Exception:
-            return None
-        page = Page(n, len(paths))
-        kinds: list[Any] = list(map(_NATIVE_KINDS.__getitem__, core.kinds))
-        cuts = list(map(bool, core.cut))
-        page.kinds, page.cut = kinds, cuts
-        handed = core.handed_back
-        rejected = page.rejected
-        # The core's own columns stay as it answered them (its misses were counted on them).
-        answered = [column.values for column in core.paths]
-        columns = [list(column) for column in answered] if handed or rejecters else answered
-        page.columns = columns
-        texts = core.texts
-        if rejecters:
-            assert texts is not None
-            for i, code in enumerate(core.kinds):
-                text = texts[i]
-                if code == native.TEXT and not cuts[i] and text is not None:
-                    if any(rejects(text) for rejects in rejecters):
-                        rejected[i] = True  # as _read_page_python: its paths are not read
-                        for column in columns:
-                            column[i] = None
-        # Trees the Python engine made for the values handed back (the others' on demand).
-        made: dict[int, Any] = {}
-        if handed:
-            token = budget.enter(self.budget)
-            try:
-                for i in handed:
-                    try:
-                        kind, cut, found = self._content(values[i])
-                    except Exception:  # the boundary of one value, as in _read_page_python
-                        kind, cut, found = FAILED, False, None
-                    kinds[i], cuts[i] = kind, cut
-                    if texts is not None:
-                        texts[i] = found if kind == TEXT else None
-                    if cut or (kind != TEXT and kind != RECORD):
-                        made[i] = None
-                        continue
-                    if kind == TEXT and any(rejects(found) for rejects in rejecters):
-                        rejected[i], made[i] = True, None
-                        continue
-                    tree = made[i] = _tree_of(kind, found, paths, views)
-                    for p, steps in enumerate(paths):
-                        columns[p][i] = _path_of(tree, found if kind == TEXT else None, steps)
-            finally:
-                budget.leave(token)
-        page.texts = texts if ask.text and texts is not None else []
-        trees = core.trees
-        page.trees = Lazy(n, lambda i: made[i] if i in made else self._tree_at(page, values, i, ask, trees))
-        if views:
-            page.views = Lazy(n, lambda i: self.view(values[i]))
-        if paths:
-            self._count_paths(page, ask, core, answered, set(handed), values)
-        return page
-
-    def _tree_at(self, page: Page, values: Sequence[bytes], i: int, ask: Ask, trees: list[Any] | None) -> Any:
-        """Page.trees[i] of a value the core answered, as _read_page_python would have kept it:
-        the core's tree when it gave them (the same, tests/native), else made by the Python engine
-        (only readers that ask pay for a tree)."""
-        kind = page.kinds[i]
-        if page.cut[i] or page.rejected[i] or (kind != TEXT and kind != RECORD):
-            return None
-        if not ask.paths and (ask.views or kind == TEXT):
-            return None
-        if trees is not None:
-            return trees[i]
-        token = budget.enter(self.budget)
-        try:
-            kind, _cut, found = self._content(values[i])
-            return _tree_of(kind, found, ask.paths, ask.views)
-        finally:
-            budget.leave(token)
-
-    def _count_paths(self, page: Page, ask: Ask, core: native.Page, answered: list[list[Any]],
-                     handed: set[int], values: Sequence[bytes]) -> None:
-        """Page.found and Page.missed as _read_page_python counts them: a path is found by the
-        first readable value (not rejected) that has it; the misses are those of the readable
-        values before it. The core's miss is that one when it counted the same values (no value
-        handed back or rejected among them); else the misses are read again here, in order."""
-        kinds, cuts, rejected, columns = page.kinds, page.cut, page.rejected, page.columns
-        n = len(kinds)
-        core_kinds, core_cut = core.kinds, core.cut
-        for p, steps in enumerate(ask.paths):
-            column, own = columns[p], answered[p]
-            misses: list[int] = []
-            first = n
-            for i in range(n):
-                kind = kinds[i]
-                if cuts[i] or rejected[i] or (kind != TEXT and kind != RECORD):
-                    continue
-                value = column[i]
-                if not steps or (value is not MISSING and value is not CUT):
-                    first = i
-                    break
-                if value is MISSING:
-                    misses.append(i)
-            if first < n:
-                page.found[p] = True
-                ask.known.add(p)
-            if not misses:
-                continue
-            # The values whose misses the core counted: those it answered, read, before its first hit.
-            counted: list[int] = []
-            for i in range(n):
-                code = core_kinds[i]
-                if i in handed or core_cut[i] or (code != native.TEXT and code != native.RECORD):
-                    continue
-                if own[i] is not MISSING:
-                    break
-                counted.append(i)
-            miss = core.paths[p].miss
-            if counted == misses and miss is not None:
-                page.missed[p] = (miss[0], miss[1], set(miss[2]))
-                continue
-            token = budget.enter(self.budget)
-            try:
-                for i in misses:
-                    kind, _cut, found = self._content(values[i])
-                    tree = _tree_of(kind, found, ask.paths, False)
-                    _value, depth, parent = read_path(tree, steps)
-                    _note_miss(page.missed, p, depth, steps[depth], keys_of(parent, MISS_KEYS))
-            finally:
-                budget.leave(token)
-
-    def _measure_page_native(self, values: Sequence[bytes]) -> list[Measure] | None:
-        """measure_page() on the native core: the kinds, labels and sizes it gives, as measure()
-        spells them; a value it hands back, one that failed (its reason is the Python engine's)
-        and one the cap cut (its size may be the declared one) measured here."""
-        try:
-            core = native.decode_page(values, self.cap, measure=True)  # no payload read
-        except Exception:  # (it should not): the Python engine measures the page
-            return None
-        out: list[Measure] = []
-        append = out.append
-        labels, stored, decoded, cuts = core.labels, core.stored, core.decoded, core.cut
-        for i, code in enumerate(core.kinds):
-            if code <= native.BINARY and not cuts[i]:
-                chain = labels[i].rpartition(">")[0]
-                if chain:
-                    append((COMPRESSED, chain, decoded[i], True, None))
-                else:  # read as it is stored: detection recognised no container
-                    size = stored[i]
-                    short = size < registry.MIN_AUTO_LENGTH
-                    append((STORED, "", size, True, TOO_SHORT if short else NOT_DETECTED))
-            elif code == native.UNKNOWN:
-                size = stored[i]
-                append((STORED, "", size, True,
-                        (TOO_SHORT if size else None) if size < registry.MIN_AUTO_LENGTH else NOT_DETECTED))
-            else:
-                append(self._measure_python(values[i]))
-        return out
-
-    def _measure_python(self, value: bytes) -> Measure:
-        token = budget.enter(self.budget)
-        try:
-            return self._measure(value, False)
-        except Exception as err:  # the boundary of one value
-            return measure(failed(value, err))
-        finally:
-            budget.leave(token)
-
-
 _FAILED: Any = object()
 _NOTHING: Any = object()
 _FORMATS: Any = None
@@ -550,78 +342,14 @@ _FORMATS: Any = None
 #: The first bytes of the serialization streams the walk takes as a layer: measure() leaves a
 #: value holding one to the walk, like one holding another container.
 _STREAM_LEADS = tuple(magic[:1] for magic in STREAM_STARTS)
-#: First byte -> (format, the same as HeaderSized, smallest stored size) for measure_page's
+#: First byte -> (format, the same as HeaderSized, smallest stored size) for measure()'s
 #: from_headers: the formats with the HeaderSized capability (codecs.capabilities), by the first
 #: byte of their magic.
 _HEADER_SIZED: dict[int, tuple[Container, HeaderSized, int]] = {
     fmt.magic[0]: (fmt, fmt, fmt.header_sized_from)
     for fmt in registry.all_containers() if isinstance(fmt, HeaderSized)}
-#: Decompressed bytes looked at behind a declared size: enough for every signature detect() knows.
-_PEEK = 64
 #: Container label per format object (Container.label is a property; measure runs once per value).
 _LABELS: dict[int, str] = {}
-
-
-#: The view's kind of each of the core's kind codes (None: handed back, filled in here).
-_NATIVE_KINDS: tuple[str | None, ...] = native.KINDS
-_UNMADE: Any = object()
-
-
-class Lazy(Sequence[Any]):
-    """A column of a page whose items are made on first reading (the native road's trees and
-    views): reads like the list the Python engine's road gives."""
-
-    __slots__ = ("_items", "_make")
-
-    def __init__(self, n: int, make: Callable[[int], Any]) -> None:
-        self._items: list[Any] = [_UNMADE] * n
-        self._make = make
-
-    def __len__(self) -> int:
-        return len(self._items)
-
-    @overload
-    def __getitem__(self, i: int) -> Any: ...
-
-    @overload
-    def __getitem__(self, i: slice) -> list[Any]: ...
-
-    def __getitem__(self, i: int | slice) -> Any:
-        if isinstance(i, slice):
-            return [self[j] for j in range(*i.indices(len(self._items)))]
-        item = self._items[i]
-        if item is _UNMADE:
-            at = i + len(self._items) if i < 0 else i
-            item = self._items[i] = self._make(at)
-        return item
-
-    def __iter__(self) -> Iterator[Any]:
-        return (self[i] for i in range(len(self._items)))
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, (list, Lazy)):
-            return list(self) == list(other)
-        return NotImplemented
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __repr__(self) -> str:
-        made = sum(item is not _UNMADE for item in self._items)
-        return f"Lazy({len(self._items)} items, {made} made)"
-
-
-def _tree_of(kind: str, found: Any, paths: Sequence[Steps], views: bool) -> Any:
-    """What _read_page_python keeps in Page.trees for a readable value (`found`: its text or record)."""
-    if not paths and (views or kind == TEXT):
-        return None
-    return json_container(found) if kind == TEXT else found
-
-
-def _path_of(tree: Any, text: str | None, steps: Steps) -> Any:
-    """_read_paths' value of one path (the hits and misses are counted apart)."""
-    if not steps:
-        return text if tree is None and text is not None else tree
-    return read_path(tree, steps)[0]
 
 
 def _label(fmt: Container) -> str:
@@ -632,19 +360,36 @@ def _label(fmt: Container) -> str:
 
 
 def measure(view: BlobView) -> Measure:
-    """measure_page()'s answer from a view (its payload need not be read)."""
+    """ValueEngine.measure()'s answer from a view (payload.measures' statuses): a format that
+    failed, no known format, nothing peeled (the value reads as stored: text, a record, a
+    serialization stream stored as is), or the containers peeled (their payload need not be read)."""
     stored = view.stored_size
-    if view.kind in (FAILED, UNKNOWN):
-        return (FAILED if view.kind == FAILED else STORED), "", stored, True, view.reason
+    kind = view.kind
+    if kind == FAILED or kind == UNKNOWN:
+        return kind, "", stored, True, view.reason
     chain = view.chain
     if all(layer.fmt is None for layer in view.layers if not layer.reading):
-        # nothing decompressed: a serialization stream stored as it is, or a value read as it is
-        # stored (text, a record), where detection's reason is that it recognised no container
-        reason = view.reason
-        if not chain and reason is None:
-            reason = TOO_SHORT if stored < registry.MIN_AUTO_LENGTH else NOT_DETECTED
-        return STORED, ">".join(chain), stored, True, reason
+        return STORED, ">".join(chain), stored, True, view.reason
     return COMPRESSED, ">".join(chain), view.measured_size, not view.cut, view.reason
+
+
+def measure_rows(page: Sequence[Sequence[Any]], places: Sequence[MeasuredPlace],
+                 engines: Sequence[ValueEngine], spec: MeasureSpec) -> PageMeasures:
+    """COMPRESSION STATS' answer for a page (payload.measures): every place's values measured by
+    its engine (`engines[p]` for `places[p]`), summed per place and per row. One call to the native
+    core when every engine runs on it; the Python road (summarize) otherwise. Never raises."""
+    if page and engines and all(engine.on_core() for engine in engines):
+        answer = native.measure_rows(page, places, spec, engines[0].cap, engines)
+        if answer is not None:
+            return answer
+    return summarize(page, places, spec, lambda p, values: engines[p].measure_many(values, spec.from_headers))
+
+
+def _measured_safely(how: Callable[[bytes], Measure], value: bytes) -> Measure:
+    try:
+        return how(value)
+    except Exception as err:  # the boundary of one value
+        return measure(failed(value, err))
 
 
 def _load_formats() -> Any:
@@ -677,86 +422,4 @@ def _record(data: bytes, otherwise: str) -> tuple[str, bool, Any]:
     return (otherwise, False, None) if found is None else (RECORD, False, found[1])
 
 
-def _read_view(page: Page, ask: Ask, view: BlobView) -> None:
-    """One value's answer from its full view (Ask.views)."""
-    kind = view.kind
-    page.kinds.append(kind)
-    page.cut.append(view.cut)
-    trees = page.trees
-    assert isinstance(trees, list)
-    if ask.text:
-        page.texts.append(view.text if kind == TEXT else None)
-    if view.cut or (kind != TEXT and kind != RECORD):
-        trees.append(None)
-        for column in page.columns:
-            column.append(None)
-        return
-    tree = view.tree if ask.paths else None  # a text's JSON is parsed here once, kept on the view
-    trees.append(tree)
-    _read_paths(page, ask, tree, view.text if kind == TEXT else None)
-
-
-def _read_paths(page: Page, ask: Ask, tree: Any, text: str | None) -> None:
-    """The paths of one readable value (`text`: a TEXT value's text, for a path of no steps: the
-    payload itself, its JSON or else its text)."""
-    found, missed, known, columns = page.found, page.missed, ask.known, page.columns
-    for p, steps in enumerate(ask.paths):
-        if not steps:
-            columns[p].append(text if tree is None and text is not None else tree)
-            if not found[p]:
-                found[p] = True
-                known.add(p)
-            continue
-        if len(steps) == 1 and type(tree) is dict and found[p]:
-            # The common path (one key into a record's map, a key some value had): a plain get.
-            value = tree.get(steps[0], MISSING)
-            columns[p].append(CUT if type(value) is Cut else value)
-            continue
-        value, depth, parent = read_path(tree, steps)
-        columns[p].append(value)
-        if value is MISSING:
-            if not found[p]:  # a hint is only for a path no value had
-                _note_miss(missed, p, depth, steps[depth], keys_of(parent, MISS_KEYS))
-        elif value is not CUT and not found[p]:
-            found[p] = True
-            known.add(p)
-
-
-#: Keys kept of a mapping where a path stopped: enough to find the nearest, bounded for a huge one.
-MISS_KEYS = 200
-
-
-def _note_miss(missed: list[Any], p: int, depth: int, key: str | int, keys: tuple[str, ...]) -> None:
-    known = missed[p]
-    if known is None or depth > known[0]:
-        missed[p] = (depth, key, set(keys[:MISS_KEYS]))
-    elif depth == known[0] and len(known[2]) < MISS_KEYS:
-        known[2].update(keys[:MISS_KEYS - len(known[2])])
-
-
-
-
-class Engines:
-    """One engine per place of a result (a column, a list's items, a map's values, a UDT field:
-    output.place.ValuePlace), made on first use; a place's column setting (DECODE, --decode), if
-    any, is its engine's mode. What every reader of a result decodes with: the display, the JSON
-    and CSV writers, the export."""
-
-    __slots__ = ("_by_place", "cap", "mode", "specs")
-
-    def __init__(self, mode: str, cap: int, columns: dict[str, str]) -> None:
-        from cqlsh_ext.payload.spec import ColumnSpecs
-
-        self.mode = mode
-        self.cap = cap
-        self.specs = ColumnSpecs(columns)
-        self._by_place: dict[object, ValueEngine] = {}
-
-    def __call__(self, place: object) -> ValueEngine:
-        engine = self._by_place.get(place)
-        if engine is None:
-            engine = self._by_place[place] = ValueEngine(self.mode, self.cap, self.specs(place))
-        return engine
-
-__all__ = ["COMPRESSED", "FROM_HEADER", "STORED", "Ask", "Engines", "Lazy", "Measure", "Page", "ValueEngine",
-           "measure"]
+__all__ = ["ValueEngine", "measure", "measure_rows"]

@@ -127,20 +127,3 @@ def place_candidates(place: str) -> list[str]:
     for end in range(len(parts), 2, -1):
         out.append(".".join(parts[1:end]))
     return out
-
-
-class ColumnSpecs:
-    """The setting for each place of a result, looked up once per place: `columns` maps setting
-    keys (place_candidates) to spec texts. Shared by the table display and JSON/CSV output."""
-
-    def __init__(self, columns: dict[str, str]) -> None:
-        self.columns = columns
-        self._found: dict[object, str | None] = {}
-
-    def __call__(self, place: object) -> str | None:
-        if place is None or not self.columns:
-            return None
-        if place not in self._found:
-            self._found[place] = next(
-                (self.columns[key] for key in place_candidates(str(place)) if key in self.columns), None)
-        return self._found[place]

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from cqlsh_ext.codecs.base import Container, Decoded, DecodeError
+    from cqlsh_ext.payload.budget import Budget
 
 TEXT, RECORD, BINARY, UNKNOWN, FAILED = "text", "record", "binary", "unknown", "failed"
 #: The kinds, in the order reports list them.
@@ -104,7 +105,8 @@ class BlobView:
     """One stored value, decoded once: its kind, its layers and label, sizes, cut and reason, its
     text and its tree. Built by payload.unwrap's walk for the engine; readers only read it."""
 
-    __slots__ = ("_json", "clean", "data", "error", "kind", "layers", "object_class", "payload_format",
+    __slots__ = ("_json", "budget", "clean", "data", "error", "kind", "layers", "object_class",
+                 "payload_format",
                  "payload_size", "reason", "record", "stored", "stream", "stream_format", "text",
                  "tree_input_size", "truncated_layer")
 
@@ -144,6 +146,9 @@ class BlobView:
         #: node per byte (PayloadFormat.nodes_within_input), so Budget.trusts can skip a count.
         self.tree_input_size: int | None = None
         self._json: Any = _UNREAD
+        #: The budget the value was decoded under (its engine's: the output cap's), for what is
+        #: read of it later (its JSON, parsed on first use); None: the one current then.
+        self.budget: Budget | None = None
 
     # ------------------------------------------------------------------ what it is
     @property
@@ -243,19 +248,17 @@ class BlobView:
             return None
         found = self._json
         if found is _UNREAD:
+            from cqlsh_ext.payload import budget
             from cqlsh_ext.payload.json_text import json_container
 
-            found = self._json = json_container(self.text or "")
+            # Parsed within the budget the value was decoded under, whoever reads it and when.
+            token = None if self.budget is None else budget.enter(self.budget)
+            try:
+                found = self._json = json_container(self.text or "")
+            finally:
+                if token is not None:
+                    budget.leave(token)
         return found
-
-    def keep_json(self, parsed: Any) -> None:
-        """A TEXT view's JSON, parsed by its reader already (None: not a JSON object or array)."""
-        self._json = parsed
-
-    @property
-    def json_read(self) -> bool:
-        """Whether a TEXT view's JSON has been parsed (or told absent) already."""
-        return self._json is not _UNREAD
 
     def add_layer(self, layer: Layer) -> None:
         self.layers.append(layer)

@@ -63,28 +63,6 @@ def refuse_copy(shell: Shell, text: str) -> bool:
     return True
 
 
-def settings_for(shell: Shell, schema: Schema, keyspace: str, table: str) -> Any:
-    """How values of ks.table decode for a query (and for key completion's sample): -d's mode,
-    the output cap, the column settings."""
-    from cqlsh_ext.output.place import ValuePlace
-    from cqlsh_ext.payload.spec import ColumnSpecs
-    from cqlsh_ext.payload_select.schema import spec_place
-    from cqlsh_ext.query.evaluate import Decoding
-
-    display = shell.settings.display
-    specs = ColumnSpecs(display.columns)
-
-    found: dict[tuple[str, str | None], str | None] = {}
-
-    def spec(column: str, access: str | None) -> str | None:  # asked per value: looked up once
-        key = (column, access)
-        if key not in found:
-            found[key] = specs(ValuePlace(keyspace, table, column, spec_place(schema, column, access)))
-        return found[key]
-
-    return Decoding(display.mode, display.cap, spec)
-
-
 def run(shell: Shell, plan: Plan, schema: Schema, keyspace: str, meta: Any) -> None:
     page_size = shell.page_size if shell.use_paging else 100
     answer = read_answer(shell, plan, schema, keyspace, meta, page_size)
@@ -105,7 +83,7 @@ def read_answer(shell: Shell, plan: Plan, schema: Schema, keyspace: str, meta: A
     from cqlsh_ext.query.answer import Answer
     from cqlsh_ext.query.evaluate import Evaluator
 
-    evaluator = Evaluator(plan, settings_for(shell, schema, keyspace, meta.name))
+    evaluator = Evaluator(plan, shell.settings.display.decoding(), keyspace)
     star = [name for name in meta.columns] if any(i.kind == "star" for i in plan.items) else []
     reading = read.Reading(Answer(plan, star))
     names, types = _columns(shell, plan, reading.answer, schema)
@@ -173,9 +151,7 @@ def _pages(shell: Shell, plan: Plan, reading: Any, evaluator: Any, keyspace: str
     if plan.reads_beyond_partitions and not plan.server_where:
         ask = Ask(LABEL, "Add CONFIRM after ALLOW FILTERING to run it from a script, or name partitions "
                   "in the WHERE.", "Scan the whole table? [y/N] ", plan.confirm)
-        # Token ranges read STREAMS at a time: the server works on the next pages while these decode.
-        scan = whole_table(shell, plan.server_statement.removesuffix(" ALLOW FILTERING"), meta, ask,
-                           streams=read.STREAMS)
+        scan = whole_table(shell, plan.server_statement.removesuffix(" ALLOW FILTERING"), meta, ask)
         if scan is None:
             return None
         progress = scan.progress(label)

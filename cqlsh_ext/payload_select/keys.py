@@ -161,8 +161,8 @@ def sample_column(session: Any, keyspace: str, table: str, column: str, settings
                   consistency_level: Any = None) -> KeySample:
     """Read SAMPLE_ROWS values of `column` once (one page, SAMPLE_SECONDS at most) and collect
     their keys. Never raises for the server's or the values' sake: the error is kept instead."""
-    from cqlsh_ext.payload.engine import ValueEngine
     from cqlsh_ext.payload.paths import MISSING
+    from cqlsh_ext.payload.places import Engines, ValuePlace
     from cqlsh_ext.query.evaluate import view_tree
     from cqlsh_ext.query.grammar import quote
     from cqlsh_ext.scanning.scan import error_text, one_page
@@ -177,17 +177,14 @@ def sample_column(session: Any, keyspace: str, table: str, column: str, settings
     except Exception as err:  # a timeout, an unavailable replica, a refused read: no keys
         sample.error = error_text(err)
         return sample
-    engines: dict[str | None, ValueEngine] = {}
+    engines = Engines(settings)
     for row in rows:
         if time.monotonic() > deadline:  # decoding is bounded by the same wait
             break
         sample.rows += 1
         value = row[0] if isinstance(row, tuple) else next(iter(row.values()), None)
-        for place, blob in _blobs(value):
-            engine = engines.get(place)
-            if engine is None:
-                spec = settings.spec(column, place)
-                engine = engines[place] = ValueEngine(settings.mode, settings.cap, spec)
+        for place, steps, blob in _blobs(value):
+            engine = engines(ValuePlace(keyspace, table, column, steps))
             tree = view_tree(engine.view(bytes(blob)))  # never raises: a failure is the value's kind
             if tree is MISSING:
                 sample.undecodable += 1
@@ -196,21 +193,21 @@ def sample_column(session: Any, keyspace: str, table: str, column: str, settings
     return sample
 
 
-def _blobs(value: Any) -> Iterable[tuple[str | None, Any]]:
-    """(place, blob) in one column value: the blob itself, a map's values by key, a UDT's blob
-    fields by name."""
+def _blobs(value: Any) -> Iterable[tuple[str | None, tuple[str, ...], Any]]:
+    """(place, its steps as column settings name them, blob) in one column value: the blob
+    itself, a map's values by key, a UDT's blob fields by name."""
     blob_types = (bytes, bytearray, memoryview)
     if isinstance(value, blob_types):
-        yield None, value
+        yield None, (), value
     elif isinstance(value, Mapping):
         for key, item in value.items():
             if isinstance(key, str) and isinstance(item, blob_types):
-                yield key, item
+                yield key, ("value",), item
     elif value is not None and hasattr(value, "_fields"):  # a UDT as the driver builds it
         for name in value._fields:
             item = getattr(value, name, None)
             if isinstance(item, blob_types):
-                yield name, item
+                yield name, (name,), item
 
 
 #: Keys a DESCRIBE PAYLOAD of a column found (its whole structure, not a 100-row sample), by
@@ -262,11 +259,10 @@ class PayloadKeys:
         return len(at.partial), [spell_key(k) for k in keys]
 
     def _read(self, keyspace: str, table: str, column: str) -> KeySample:
-        from cqlsh_ext.payload_select.command import settings_for
-        from cqlsh_ext.payload_select.schema import schema_of, table_meta
+        from cqlsh_ext.payload_select.schema import table_meta
 
         meta = table_meta(self.shell, keyspace, table)
-        settings = settings_for(self.shell, schema_of(self.shell, keyspace, meta), keyspace, meta.name)
+        settings = self.shell.settings.display.decoding()
         self.reads += 1
         sample = sample_column(self.shell.session, keyspace, meta.name, column, settings,
                                self.shell.consistency_level)

@@ -4,7 +4,7 @@
   rows one for one). The shell's own session and page size, so it reads and pages like the same
   SELECT without the paths.
 - *one scan*: the partitions a WHERE names, or a table too small to be worth worker processes
-  (STREAMS token ranges at once). cqlsh_ext.scanning's Scanner: prefetch, retries with backoff,
+  (scanning.plan.STREAMS token ranges at once). cqlsh_ext.scanning's Scanner: prefetch, retries with backoff,
   Ctrl-C at a page boundary.
 - *worker processes*: a whole table (ALLOW FILTERING) by token ranges, as COMPRESSION STATS scans
   (cqlsh_ext.scanning.plan decides); each worker evaluates its rows and streams back the matching
@@ -33,9 +33,6 @@ if TYPE_CHECKING:
 
 Row = tuple[Any, ...]
 
-#: A whole-table scan in the shell's own process reads this many token ranges at once
-#: (bench/query_scan.py).
-STREAMS = 4
 #: A partial page of found rows prints after this long (seconds), so rare matches show up.
 FLUSH_SECONDS = 1.0
 

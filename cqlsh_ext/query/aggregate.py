@@ -155,8 +155,12 @@ class Groups:
 
     def merge(self, other: Groups) -> None:
         for key, accs in other.groups.items():
-            for mine, theirs in zip(self._group(key), accs, strict=True):
-                mine.merge(theirs)
+            self.merge_group(key, accs)
+
+    def merge_group(self, key: tuple[Any, ...], accs: Sequence[Accumulator]) -> None:
+        """One group's partial results (a page's, summed by the native core; another part's)."""
+        for mine, theirs in zip(self._group(key), accs, strict=True):
+            mine.merge(theirs)
 
     def skipped(self) -> int:
         return sum(acc.skipped for accs in self.groups.values() for acc in accs)

@@ -18,7 +18,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from cqlsh_ext.payload.engine import MISS_KEYS
+from cqlsh_ext.payload.pages import MISS_KEYS
 from cqlsh_ext.query.evaluate import Evaluator, Miss, RowResult
 from cqlsh_ext.query.grammar import Plan
 
@@ -171,17 +171,21 @@ class Answer:
 
     def add_page(self, evaluator: Evaluator, names: Sequence[str],
                  rows: Sequence[Sequence[Any]]) -> list[tuple[Any, ...]]:
-        """add() of each row of a page (rows as the columns `names` list them), the evaluator
-        decoding the page's blobs together: the same answer and counts."""
-        found, undecodable, cut = evaluator.evaluate_page(names, rows)
+        """add() of each row of a page (rows as the columns `names` list them): the evaluator
+        answers the page (Evaluator.answer_page: the rows kept, or the page's group partials):
+        the same answer and counts."""
+        page = evaluator.answer_page(names, rows)
+        found = page.found
         counts = self.counts
         counts.read += len(rows)
-        counts.undecodable += undecodable
-        counts.cut += cut
-        counts.matched += len(found)
+        counts.undecodable += page.undecodable
+        counts.cut += page.cut
+        counts.matched += page.matched
         out = []
         if self.groups is not None:
             add = self.groups.add
+            for key, accs in page.partials:
+                self.groups.merge_group(key, accs)
             for _k, result in found:
                 add(result.key, result.inputs)
         else:

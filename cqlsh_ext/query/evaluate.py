@@ -5,39 +5,24 @@ with SQL's semantics (docs/queries.md) and the projected values taken from those
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from cqlsh_ext.codecs.base import DEFAULT_CAP
-from cqlsh_ext.payload.engine import Ask, Page, ValueEngine
+from cqlsh_ext.payload.engine import ValueEngine
 from cqlsh_ext.payload.formats.tree import Tagged, render
+from cqlsh_ext.payload.pages import PageRead, ReadRequest
 from cqlsh_ext.payload.paths import CUT, MISSING
+from cqlsh_ext.payload.places import Decoding, Engines, ValuePlace
 from cqlsh_ext.payload.view import RECORD, TEXT, UNDECODABLE_KINDS, UNKNOWN, BlobView
 from cqlsh_ext.query.aggregate import UNDECODABLE_GROUP
 from cqlsh_ext.query.grammar import Column, Literal, Path, Plan, Predicate, QueryError, Ref
 
-#: (column, the map key or UDT field inside it or None) -> the DECODE column setting, or None.
-SpecLookup = Callable[[str, "str | None"], "str | None"]
 #: Where a blob sits in a row: its column, and the map key or UDT field inside it (or None).
 Place = tuple[str, "str | None"]
-
-
-def no_settings(column: str, inner: str | None) -> str | None:
-    """No column settings (a module function, so that Decoding can be sent to another process)."""
-    return None
-
-
-@dataclass(frozen=True)
-class Decoding:
-    """How the plan's blobs are decoded: as the display decodes them (-d's mode: 'auto' or a codec
-    name; 'none' refuses paths), within the per-value output cap, with the column settings."""
-
-    mode: str = "auto"
-    cap: int = DEFAULT_CAP
-    spec: SpecLookup = field(default=no_settings)
 
 
 @dataclass
@@ -55,6 +40,21 @@ class RowResult:
     #: The views of the row's blob columns the statement decoded and the answer gives as they are
     #: (a bare column, `*`): the display, JSON, CSV and Parquet read them instead of decoding again.
     views: dict[str, BlobView] = field(default_factory=dict)
+
+
+@dataclass
+class PageAnswer:
+    """What one page gives a plan's answer (Evaluator.answer_page): the rows that matched (index in
+    the page, RowResult; with aggregates their key and inputs), the page's per-group partial
+    results already summed (GROUP BY key, one Accumulator per aggregate), and the values
+    undecodable and cut over the page."""
+
+    found: list[tuple[int, RowResult]]
+    partials: list[tuple[tuple[Any, ...], list[Any]]]
+    undecodable: int
+    cut: int
+    #: The rows that matched (those in `found` and those summed in `partials`).
+    matched: int
 
 
 @dataclass(frozen=True)
@@ -183,16 +183,16 @@ OF_THE_BLOB = ("IS UNDECODABLE", "IS NOT UNDECODABLE")
 
 
 class _PlaceRead:
-    """What the plan reads at one blob place: the paths (their indexes in the engine's Ask), and
+    """What the plan reads at one blob place: the paths (their indexes in the engine's ReadRequest), and
     whether a condition reads the bare column's text."""
 
-    __slots__ = ("ask", "engine", "paths", "place")
+    __slots__ = ("engine", "paths", "place", "request")
 
     def __init__(self, place: Place, engine: ValueEngine) -> None:
         self.place = place
         self.engine = engine
-        self.paths: dict[str, int] = {}  # path text -> its index in ask.paths
-        self.ask = Ask()
+        self.paths: dict[str, int] = {}  # path text -> its index in request.paths
+        self.request = ReadRequest()
 
 
 #: A row's value at a path when there is none to read: the blob is undecodable, cut or rejected.
@@ -201,12 +201,12 @@ _NONE: Any = type("NoValue", (), {"__repr__": lambda self: "NONE", "__bool__": l
 
 class _PlacePage:
     """One place's values of a page, read: per row, its state (OK, UNDECODABLE, CUT_STATE), where
-    its value is in the engine's Page (`at`: the index; -1 when there is nothing to read, -2 for a
+    its value is in the engine's PageRead (`at`: the index; -1 when there is nothing to read, -2 for a
     null blob), and the kind of each undecodable one."""
 
     __slots__ = ("at", "blob_at", "kinds", "page", "paths", "states", "_values")
 
-    def __init__(self, states: list[str], at: list[int], blob_at: list[int], page: Page,
+    def __init__(self, states: list[str], at: list[int], blob_at: list[int], page: PageRead,
                  paths: dict[str, int]) -> None:
         self.states = states
         self.at = at
@@ -234,11 +234,14 @@ class Evaluator:
     row, a mapping column -> the driver's value (bytes for a blob, a dict for a map, an object,
     namedtuple or dict for a UDT)."""
 
-    def __init__(self, plan: Plan, decoding: Decoding) -> None:
+    def __init__(self, plan: Plan, decoding: Decoding, keyspace: str | None = None) -> None:
         if decoding.mode == "none":
             raise QueryError("decoding is off (-d none): a payload path cannot be read")
         self.plan = plan
+        #: How the plan's blobs decode (-d's mode, the cap, the column settings, matched on each
+        #: blob's place in `keyspace` (the plan's table's: the session's when the plan names none).
         self.decoding = decoding
+        self.keyspace = keyspace if keyspace is not None else plan.keyspace
         # Keyed by the predicate itself (a frozen value), not its id(): an Evaluator may be sent
         # to another process (Spark tasks), where ids differ.
         self.likes = {p: like_regex(str(p.values[0])) for p in plan.predicates if p.op == "LIKE"}
@@ -250,10 +253,13 @@ class Evaluator:
         #: The undecodable values read since the last undecodable_kinds(), by kind.
         self._kinds: dict[str, int] = {}
         self._places: dict[Place, _PlaceRead] | None = None
+        #: The plan as the native core runs it (CoreProgram), or False where it cannot.
+        self._core: Any = None
 
     def __getstate__(self) -> dict[str, Any]:
-        """Picklable (Spark tasks): the engines and what they remember stay behind."""
-        return {**self.__dict__, "_places": None}
+        """Picklable (Spark tasks): the engines, what they remember and the core's program stay
+        behind."""
+        return {**self.__dict__, "_places": None, "_core": None}
 
     # ------------------------------------------------------------------ what is read where
     @property
@@ -265,15 +271,16 @@ class Evaluator:
         return self._places
 
     def _make_places(self) -> dict[Place, _PlaceRead]:
-        plan, decoding = self.plan, self.decoding
+        plan = self.plan
+        engines = Engines(self.decoding)
         places: dict[Place, _PlaceRead] = {}
 
         def at(place: Place) -> _PlaceRead:
             read = places.get(place)
             if read is None:
-                spec = decoding.spec(*place)
-                engine = ValueEngine(decoding.mode, decoding.cap, spec or None)
-                read = places[place] = _PlaceRead(place, engine)
+                column, access = place
+                where = ValuePlace(self.keyspace, plan.table, column, plan.setting_steps(column, access))
+                read = places[place] = _PlaceRead(place, engines(where))
             return read
 
         refs: list[Ref | None] = [p.ref for p in plan.predicates if p.op not in OF_THE_BLOB]
@@ -299,26 +306,28 @@ class Evaluator:
                              None)
                 needles.append(None if found is None else _rejects(found))
             bare = place[1] is None
-            read.ask = Ask([ref.steps for ref in refs_here], text=place[0] in texts and bare,
+            read.request = ReadRequest([ref.steps for ref in refs_here], text=place[0] in texts and bare,
                            views=place[0] in shown and bare, needles=needles)
         for column in texts:  # LIKE on the bare column reads its text (and a record's tree)
             read = at((column, None))
-            if not read.ask.text:
-                read.ask = Ask(read.ask.paths, text=True, views=read.ask.views, needles=read.ask.needles)
+            if not read.request.text:
+                read.request = ReadRequest(read.request.paths, text=True, views=read.request.views,
+                                           needles=read.request.needles)
         for pred in plan.predicates:  # IS [NOT] UNDECODABLE reads the blob's kind only
             if pred.op in OF_THE_BLOB:
                 at(_place_of(pred.ref))
         return places
 
     # ------------------------------------------------------------------ a page
-    def evaluate_page(self, names: Sequence[str],
-                      rows: Sequence[Sequence[Any]]) -> tuple[list[tuple[int, RowResult]], int, int]:
+    def evaluate_page(self, names: Sequence[str], rows: Sequence[Sequence[Any]],
+                      core: bool = True) -> tuple[list[tuple[int, RowResult]], int, int]:
         """Whether each row of a page (rows as the columns `names` list them) matches every
         payload condition, and its projected values (plain and path items in order; None for
         missing, undecodable or cut): the matching rows' (index, result), and the values
         undecodable and cut over the page (once per blob per row)."""
         index = {name: i for i, name in enumerate(names)}
-        read = {place: self._read_place(place_read, index, rows) for place, place_read in self.places.items()}
+        read = {place: self._read_place(place_read, index, rows, core)
+                for place, place_read in self.places.items()}
         undecodable = sum(p.states.count(UNDECODABLE) for p in read.values())
         cut = sum(p.states.count(CUT_STATE) for p in read.values())
         for place_page in read.values():
@@ -350,6 +359,21 @@ class Evaluator:
         self._note_paths(read)
         return found, undecodable, cut
 
+    def answer_page(self, names: Sequence[str], rows: Sequence[Sequence[Any]]) -> PageAnswer:
+        """A page's part of the answer (PageAnswer): on the native core in one call when it can
+        run the plan (every place in plain auto mode on it, conditions and aggregates it
+        evaluates), the rows it hands back read by evaluate_page(); else evaluate_page() alone.
+        The same answer and counts either way (tests/native compares them page by page)."""
+        core = self._core
+        if core is None:
+            core = self._core = CoreProgram.of(self) or False
+        if core and rows:
+            answer: PageAnswer | None = core.answer(self, names, rows)
+            if answer is not None:
+                return answer
+        found, undecodable, cut = self.evaluate_page(names, rows)
+        return PageAnswer(found, [], undecodable, cut, len(found))
+
     def evaluate(self, row: Mapping[str, Any]) -> RowResult:
         """evaluate_page() of one row given as a mapping; the counts are the row's."""
         names = list(row)
@@ -360,15 +384,15 @@ class Evaluator:
             return result
         return RowResult(False, (), undecodable, cut)
 
-    def _read_place(self, place_read: _PlaceRead, index: Mapping[str, int],
-                    rows: Sequence[Sequence[Any]]) -> _PlacePage:
+    def _read_place(self, place_read: _PlaceRead, index: Mapping[str, int], rows: Sequence[Sequence[Any]],
+                    core: bool = True) -> _PlacePage:
         column, access = place_read.place
         at_column = index.get(column)
         values = [MISSING] * len(rows) if at_column is None else [row[at_column] for row in rows]
         if access is not None:
             values = [_field(v, access) for v in values]
         if all(type(v) is bytes for v in values):  # the driver's blobs: the common page
-            page = place_read.engine.read_page(values, place_read.ask)
+            page = place_read.engine.read_page(values, place_read.request, core)
             blob_at = list(range(len(values)))
             others = 0
         else:
@@ -383,7 +407,7 @@ class Evaluator:
                 else:  # a value of another type: undecodable
                     blob_at.append(-1)
                     others += 1
-            page = place_read.engine.read_page(blobs, place_read.ask)
+            page = place_read.engine.read_page(blobs, place_read.request, core)
         kinds, cuts, rejected = page.kinds, page.cut, page.rejected
         at, states = list(blob_at), [OK] * len(blob_at)
         readable = kinds.count(TEXT) + kinds.count(RECORD)
@@ -482,6 +506,208 @@ class Evaluator:
         return walked
 
 
+class Unsupported(Exception):
+    """A plan (or a literal) the native core does not evaluate: the Python evaluator does."""
+
+
+class CoreProgram:
+    """A plan as the native core evaluates it a page at a time (payload.native.query_page): its
+    places, in the evaluator's order, with the paths each reads; the conditions with their
+    literals encoded; the projected and ORDER BY paths; the GROUP BY keys and aggregates."""
+
+    def __init__(self, evaluator: Evaluator) -> None:
+        from cqlsh_ext.payload import native
+
+        plan = evaluator.plan
+        places = list(evaluator.places.items())
+        if not places or not all(read.engine.on_core() for _place, read in places):
+            raise Unsupported("a place the core does not read")
+        self.native = native
+        self.cap = places[0][1].engine.cap
+        self.places = [place for place, _read in places]
+        self.reads = [read for _place, read in places]
+        index = {place: i for i, place in enumerate(self.places)}
+        self.paths: list[list[tuple[Any, ...]]] = [[()] * len(read.paths) for read in self.reads]
+        for i, read in enumerate(self.reads):
+            if read.request.text or (read.request.views and read.place[1] is not None):
+                raise Unsupported("LIKE on the bare column")
+            for p, steps in enumerate(read.request.paths):
+                self.paths[i][p] = tuple(steps)
+
+        def path_of(ref: Path) -> tuple[int, int]:
+            place = index[(ref.column, ref.access)]
+            return place, self.reads[place].paths[ref.text]
+
+        self.conditions: list[tuple[str, int, int | None, list[tuple[Any, ...]]]] = []
+        for pred in plan.predicates:
+            if pred.op in OF_THE_BLOB:
+                self.conditions.append((pred.op, index[_place_of(pred.ref)], None, []))
+            elif isinstance(pred.ref, Path):
+                place, path = path_of(pred.ref)
+                self.conditions.append((pred.op, place, path, [_literal(v) for v in pred.values]))
+            else:
+                raise Unsupported("a condition on a column")
+        self.outputs = [path_of(ref) if isinstance(ref, Path) else None for ref in evaluator.outputs]
+        self.order = [path_of(ref) if isinstance(ref, Path) else None for ref, _ in plan.order_by]
+        if any(ref is not None and not isinstance(ref, Path) for ref, _ in plan.order_by):
+            raise Unsupported("ORDER BY a column")
+        self.grouped = bool(evaluator.agg_refs)
+        self.keys = [path_of(ref) for ref in plan.group_by]
+        self.aggregates: list[tuple[str, bool, tuple[int, int] | None]] = []
+        specs = [(item.func or "count", item.ref) for item in plan.items if item.kind == "agg"]
+        for func, ref in specs:
+            if ref is not None and not isinstance(ref, Path):
+                raise Unsupported("an aggregate of a column")
+            self.aggregates.append((func, ref is None, None if ref is None else path_of(ref)))
+        self.funcs = [(func, ref is None) for func, ref in specs]
+        #: Per place, the needles of the conditions on its paths: (path, any, strings). A needle
+        #: applies once some value had its path (as the engine's ReadRequest.needles: rejecting is a
+        #: saving, never an answer), from the page after.
+        self.needles: list[list[tuple[int, bool, list[str]]]] = [[] for _ in self.places]
+        for pred in plan.predicates:
+            found = evaluator.needles.get(pred)
+            if found is not None and isinstance(pred.ref, Path):
+                place, path = path_of(pred.ref)
+                self.needles[place].append((path, found[0], list(found[1])))
+        self.known: set[tuple[int, int]] = set()
+
+    @classmethod
+    def of(cls, evaluator: Evaluator) -> CoreProgram | None:
+        try:
+            return cls(evaluator)
+        except Unsupported:
+            return None
+
+    def answer(self, evaluator: Evaluator, names: Sequence[str],
+               rows: Sequence[Sequence[Any]]) -> PageAnswer | None:
+        """The page's answer from the core, the rows it hands back evaluated in Python; None when
+        the core fails the call (it should not) or a sum overflows: Python reads the page."""
+        from cqlsh_ext.query.aggregate import UNDECODABLE_GROUP, Accumulator
+
+        native = self.native
+        at = {name: i for i, name in enumerate(names)}
+        places: list[Any] = []
+        for (column, access), read in zip(self.places, self.reads, strict=True):
+            p_at = len(places)
+            paths = [self.paths[p_at][p] for p in range(len(read.paths))]
+            needles = [(any_of, strings) for path, any_of, strings in self.needles[p_at]
+                       if (p_at, path) in self.known]
+            if access is None and column in at:
+                places.append(native.QueryPlace(at[column], None, paths, needles))
+            else:
+                col = at.get(column)
+                values = [None if col is None else row[col] for row in rows]
+                if access is not None:
+                    values = [None if (v := _field(value, access)) is MISSING else v for value in values]
+                places.append(native.QueryPlace(None, values, paths, needles))
+        try:
+            core = native.query_page(rows, places, self.conditions, self.outputs, self.order, self.keys,
+                                     self.aggregates, self.grouped, self.cap, UNDECODABLE_GROUP)
+        except Exception:
+            return None
+        if core.overflow:
+            return None
+        found: list[tuple[int, RowResult]] = []
+        kept = core.kept
+        if not self.grouped and kept:
+            outputs, order = core.outputs, core.order
+            ordinary = [(k, at.get(ref.name)) for k, ref in enumerate(evaluator.outputs)
+                        if isinstance(ref, Column)]
+            views = self._views(names, rows, kept)
+            for j, k in enumerate(kept):
+                row = rows[k]
+                values = [column[j] for column in outputs]
+                shown = views.get(k, {})
+                for o, col in ordinary:
+                    ref = evaluator.outputs[o]
+                    assert isinstance(ref, Column)
+                    view = shown.get(ref.name)
+                    values[o] = view if view is not None else (None if col is None else row[col])
+                found.append((k, RowResult(True, tuple(values), order=tuple(column[j] for column in order),
+                                           views=shown)))
+        partials: list[tuple[tuple[Any, ...], list[Any]]] = []
+        for key, states in core.groups:
+            accs = []
+            for (func, star), state in zip(self.funcs, states, strict=True):
+                count, int_sum, sums, floats, num_min, num_max, str_min, str_max, skipped = state
+                accs.append(Accumulator(func, star, count, int_sum, native.float_sum(sums), floats, False,
+                                        num_min, num_max, str_min, str_max, skipped))
+            partials.append((key, accs))
+        for code, n in core.kinds:
+            kind = native.KINDS[code]
+            if kind is not None:
+                evaluator._kinds[kind] = evaluator._kinds.get(kind, 0) + n
+        for i, ((place, read), seen) in enumerate(zip(zip(self.places, self.reads, strict=True), core.paths,
+                                                          strict=True)):
+            for text, p in read.paths.items():
+                was_found, miss = seen[p]
+                if was_found:
+                    evaluator._found.add(text)
+                    self.known.add((i, p))
+                elif miss is not None and text not in evaluator._found:
+                    depth, keys = miss
+                    steps = self.paths[self.places.index(place)][p]
+                    evaluator._missed.append(Miss(text, depth, steps[depth], tuple(keys)))
+        undecodable, cut, matched = core.undecodable, core.cut, len(kept)
+        if core.handed_rows:
+            handed = core.handed_rows
+            more, u, c = evaluator.evaluate_page(names, [rows[k] for k in handed], core=False)
+            undecodable += u
+            cut += c
+            found += [(handed[j], result) for j, result in more]
+            found.sort(key=lambda pair: pair[0])
+            matched += len(more)
+        return PageAnswer(found, partials, undecodable, cut, matched)
+
+    def _views(self, names: Sequence[str], rows: Sequence[Sequence[Any]],
+               kept: Sequence[int]) -> dict[int, dict[str, BlobView]]:
+        """Per kept row, the views of the blobs the answer gives as they are (a bare column, `*`):
+        made by the place's engine for the kept rows only (the display, JSON, CSV and Parquet
+        read them)."""
+        out: dict[int, dict[str, BlobView]] = {}
+        at = {name: i for i, name in enumerate(names)}
+        for (column, access), read in zip(self.places, self.reads, strict=True):
+            if access is not None or not read.request.views or column not in at:
+                continue
+            col = at[column]
+            blobs = [(k, rows[k][col]) for k in kept if type(rows[k][col]) is bytes]
+            for (k, _value), view in zip(blobs, read.engine.views([v for _k, v in blobs]), strict=True):
+                out.setdefault(k, {})[column] = view
+        return out
+
+
+def _literal(value: Literal) -> tuple[Any, ...]:
+    """A condition's literal as the core reads it (payload.native.query_page)."""
+    if value is None:
+        return ("n",)
+    if isinstance(value, bool):
+        return ("b", value)
+    if isinstance(value, int):
+        if not -(1 << 127) <= value < (1 << 127):
+            raise Unsupported("an integer past 128 bits")
+        return ("i", value)
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as err:
+            raise Unsupported("a lone surrogate") from err
+        return ("s", value)
+    if isinstance(value, Decimal):
+        if not value.is_finite():
+            raise Unsupported("a decimal that is not finite")
+        f = float(value)
+        if math.isinf(f) or not -(1 << 126) < value < (1 << 126):
+            raise Unsupported("a decimal past the floats")
+        exact = Decimal(f) == value
+        lo, hi = f, f
+        if not exact:
+            below = Decimal(f) < value
+            lo, hi = (f, math.nextafter(f, math.inf)) if below else (math.nextafter(f, -math.inf), f)
+        integral = value == value.to_integral_value()
+        return ("d", f, exact, lo, hi, math.floor(value), math.ceil(value), integral)
+    raise Unsupported(f"a literal of type {type(value).__name__}")
+
+
 def _place_of(ref: Ref) -> Place:
     """The blob place a condition on the blob itself names: a bare column, m['k'], u.field."""
     return (ref.name, None) if isinstance(ref, Column) else (ref.column, ref.access)
@@ -529,4 +755,5 @@ def view_tree(view: BlobView) -> Any:
     return view.text if tree is None and view.kind == TEXT else tree
 
 
-__all__ = ["MISSING", "Decoding", "Evaluator", "Miss", "RowResult", "compare", "like_regex", "view_tree"]
+__all__ = ["MISSING", "Decoding", "Evaluator", "Miss", "PageAnswer", "RowResult", "compare", "like_regex",
+           "view_tree"]

@@ -101,6 +101,16 @@ class Plan:
     confirm: bool
     restricts_partitions: bool
     server_statement: str = ""
+    #: The map columns whose blobs the plan reaches by key (m['k']): where column settings name
+    #: such a blob's place `value` (a UDT's field is named by the field).
+    map_columns: frozenset[str] = frozenset()
+
+    def setting_steps(self, column: str, access: str | None) -> tuple[str, ...]:
+        """The steps below `column` where the blob reached by `access` sits, as column settings
+        (DECODE) and payload.places.ValuePlace name them."""
+        if access is None:
+            return ()
+        return ("value",) if column in self.map_columns else (access,)
 
     @property
     def aggregates(self) -> bool:
@@ -231,6 +241,10 @@ class _Parser(Cursor):
                     bool(pk) and all(c in restricted for c in pk))
         _check(plan)
         plan.server_statement = _server_statement(plan, self.schema)
+        reached = {r.column for r in refs if isinstance(r, Path) and r.access is not None}
+        reached |= {p.ref.column for p in predicates if isinstance(p.ref, Path) and p.ref.access is not None}
+        plan.map_columns = frozenset(c for c in reached
+                                     if (t := self.schema.type_of(c)) is not None and t.kind == "map")
         return plan
 
     def items(self) -> list[Item]:

@@ -16,6 +16,8 @@ from __future__ import annotations
 from bisect import bisect_left
 from dataclasses import dataclass, field
 
+from cqlsh_ext.payload.measures import MeasureSpec, RowUnits
+
 KB = 1024
 MB = 1024 * KB
 #: Upper bounds (inclusive) of the compression article's buckets; the last is open.
@@ -24,7 +26,6 @@ BUCKET_LABELS: tuple[str, ...] = ("<= 1 KB", "1-4 KB", "4-20 KB", "20-67 KB", "6
 ROW_QUOTA = MB
 #: "Near the quota": at least this share of it.
 NEAR_QUOTA = 0.9
-_NEAR_BYTES = NEAR_QUOTA * ROW_QUOTA
 
 
 def bucket_of(size: int) -> int:
@@ -104,52 +105,18 @@ class Buckets:
         return dict(zip(BUCKET_LABELS, self.counts, strict=True))
 
 
+#: The units a row costs and its quota, as the value engine counts a page's rows
+#: (payload.measures.RowUnits): 1 WCU per started KB, 1 RCU per started 4 KB, 1 MB at most.
+ROW_UNITS = MeasureSpec(BUCKET_BOUNDS, (), 0.0, 0, (KB, 4 * KB), ROW_QUOTA, NEAR_QUOTA)
+
+
 @dataclass
-class Capacity:
-    """Capacity units and quota use of a set of rows (or values), summed."""
+class Capacity(RowUnits):
+    """Capacity units and quota use of a set of rows (or values), summed: a page's rows come
+    counted from the value engine (payload.measures.RowUnits, merged); add() counts one more."""
 
-    rows: int = 0
-    wcu: int = 0
-    rcu: int = 0
-    near_quota: int = 0
-    over_quota: int = 0
-    largest: int = 0
-
-    def add(self, size: int) -> None:
-        # wcu() and rcu() inlined, and where the row stands against the quota: this runs once per
-        # scanned row.
-        self.rows += 1
-        self.wcu += (size + KB - 1) // KB or 1
-        self.rcu += (size + 4 * KB - 1) // (4 * KB) or 1
-        if size >= _NEAR_BYTES:
-            if size > ROW_QUOTA:
-                self.over_quota += 1
-            else:
-                self.near_quota += 1
-        if size > self.largest:
-            self.largest = size
-
-    def add_many(self, sizes: list[int]) -> None:
-        """add() for each size, with the per-size work in comprehensions and builtins."""
-        if not sizes:
-            return
-        self.rows += len(sizes)
-        self.wcu += sum([(s + KB - 1) // KB or 1 for s in sizes])
-        self.rcu += sum([(s + 4 * KB - 1) // (4 * KB) or 1 for s in sizes])
-        top = max(sizes)
-        if top >= _NEAR_BYTES:
-            self.over_quota += sum(1 for s in sizes if s > ROW_QUOTA)
-            self.near_quota += sum(1 for s in sizes if _NEAR_BYTES <= s <= ROW_QUOTA)
-        if top > self.largest:
-            self.largest = top
-
-    def merge(self, other: Capacity) -> None:
-        self.rows += other.rows
-        self.wcu += other.wcu
-        self.rcu += other.rcu
-        self.near_quota += other.near_quota
-        self.over_quota += other.over_quota
-        self.largest = max(self.largest, other.largest)
+    def add(self, size: int, spec: MeasureSpec = ROW_UNITS) -> None:
+        super().add(size, spec)
 
     def to_json(self, pricing: Pricing | None = None) -> dict[str, float | int]:
         """The counters; `rcu` priced by `pricing` (None: at LOCAL_QUORUM)."""

@@ -40,10 +40,12 @@ from cqlsh_ext.scanning.workers import WorkerScan
 if TYPE_CHECKING:
     from cqlsh_ext.cqlsh.protocol import Shell
 
-#: A whole-table read uses worker processes, one per core, from this size by the server's estimate:
-#: below it, starting them (about a second) costs more than they save (docs/insight-scale.md,
-#: "Exact scans": a 4 MB table of small values read 2.4 times slower with them, a 42 MB one 1.5
-#: times faster).
+#: Without the native core, a whole-table read uses worker processes, one per core, from this size
+#: by the server's estimate: below it, starting them (about a second) costs more than they save
+#: (docs/insight-scale.md, "Exact scans": a 4 MB table of small values read 2.4 times slower with
+#: them, a 42 MB one 1.5 times faster). With the core, the shell's own process answers a page in a
+#: few microseconds a row and the server sets the pace: workers only take cores from it
+#: (docs/performance.md, "How many at once"), so the default is one process, STREAMS at once.
 WORKERS_FROM_BYTES = 16 << 20
 MAX_WORKERS = 32
 #: N forces N worker processes (1: none) for every whole-table read that does not say PARALLEL: the
@@ -51,17 +53,26 @@ MAX_WORKERS = 32
 WORKERS_VARIABLE = "CQLSH_EXT_SCAN_WORKERS"
 #: A token-range read in the shell's own process cuts the ring into this many ranges per stream.
 RANGES_PER_STREAM = 4
+#: Token ranges a whole-table read in the shell's own process reads at once: requests in flight,
+#: so that the server works on the next pages while this one is answered (bench/readers.py,
+#: docs/performance.md: one stream left the server idle between pages; 4 to 16 read alike).
+STREAMS = 8
 
 
 def workers_for(size: TableSize | None, asked: int | None = None) -> int:
     """Worker processes for a whole-table read (1: the shell's own process): `asked` (PARALLEL n),
-    else CQLSH_EXT_SCAN_WORKERS, else one per core from WORKERS_FROM_BYTES."""
+    else CQLSH_EXT_SCAN_WORKERS, else one with the native core, else one per core from
+    WORKERS_FROM_BYTES."""
     if asked is not None:
         return max(1, min(MAX_WORKERS, asked))
     forced = os.environ.get(WORKERS_VARIABLE, "")
     if forced.isdigit():
         return max(1, min(MAX_WORKERS, int(forced)))
     if size is None or size.bytes < WORKERS_FROM_BYTES:
+        return 1
+    from cqlsh_ext.payload import native
+
+    if native.available():
         return 1
     return max(1, min(MAX_WORKERS, os.cpu_count() or 1))
 
@@ -118,7 +129,7 @@ class ReadPlan:
 
 
 def whole_table(shell: Shell, query: str, meta: Any, ask: Ask, workers: int | None = None,
-                streams: int = 1) -> ReadPlan | None:
+                streams: int = STREAMS) -> ReadPlan | None:
     """The plan for `query`, a whole-table SELECT of `meta` (the driver's table metadata); None
     when the cost was not accepted (said why). `workers`: PARALLEL n; `streams`: token ranges read
     at once when the shell's own process reads."""

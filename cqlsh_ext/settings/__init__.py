@@ -28,6 +28,8 @@ from cqlsh_ext.settings.output_formats import DECLARED, OutputFormat
 if TYPE_CHECKING:
     import argparse
 
+    from cqlsh_ext.payload.places import Decoding
+
 # The value parsers live in settings/values.py; the public ones are re-exported (__all__).
 from cqlsh_ext.settings.values import (
     AUTO,
@@ -128,6 +130,12 @@ class DisplaySettings:
     #: Interactive: pager command for results taller than the terminal; None = $PAGER or
     #: `less -SRXF`, "" = no pager.
     pager: str | None = None
+
+    def decoding(self) -> Decoding:
+        """How values decode in this session: -d's mode, the output cap, the column settings."""
+        from cqlsh_ext.payload.places import Decoding
+
+        return Decoding(self.mode, self.cap, dict(self.columns))
 
     def effective_width(self, interactive: bool) -> int:
         if self.max_field_width is not None:

@@ -26,8 +26,8 @@ def print_answer(display: Any, names: list[str], types: list[Any], computed: lis
     present = presenter(types, computed, fmt.machine, Budget.for_cap(display.cap), float_precision)
     shown = [present(row) for row in rows]
     if fmt.machine:
-        from cqlsh_ext.output.place import ValuePlace
         from cqlsh_ext.output.writers import make_writer
+        from cqlsh_ext.payload.places import ValuePlace
 
         places: list[ValuePlace | None] = [ValuePlace(keyspace, table, name) for name in names]
         writer = make_writer(fmt, sys.stdout, names, types, display, places)

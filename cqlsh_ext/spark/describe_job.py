@@ -23,9 +23,8 @@ from cqlsh_ext.spark.rows import batch_rows, pages
 from cqlsh_ext.spark.session import SparkError, TaskProgress, java_error
 
 
-def describe_partition(template: Description, specs: dict[tuple[str, ...], str | None],
-                       evaluator_settings: Any, names: Sequence[str], types: Sequence[Any], rows_read: Any,
-                       batches: Iterable[Any]) -> Iterator[Any]:
+def describe_partition(template: Description, evaluator_settings: Any, names: Sequence[str],
+                       types: Sequence[Any], rows_read: Any, batches: Iterable[Any]) -> Iterator[Any]:
     """One Spark task (in an executor): its rows, Arrow batch by batch, into a fresh Description;
     yields one Arrow batch holding it, pickled."""
     import pickle
@@ -33,12 +32,11 @@ def describe_partition(template: Description, specs: dict[tuple[str, ...], str |
     import pyarrow
 
     part = template.fresh()
-    part.spec = specs.get  # the column settings by place (the template's closure stayed behind)
     if evaluator_settings is not None:
         from cqlsh_ext.query.evaluate import Evaluator
 
         # Made here, not shipped (as Spark's SELECT makes its own: spark/query_job.py).
-        part.evaluator = Evaluator(evaluator_settings[0], evaluator_settings[1])
+        part.evaluator = Evaluator(*evaluator_settings)
     part.set_columns(names, types)
     for rows in batch_rows(batches, names, types):
         for page in pages(rows):
@@ -67,22 +65,16 @@ def run(spark: Any, session: Any, stmt: DescribeStatement, settings: Any) -> Any
     if plan is not None and plan.server_where:
         raise SparkError(f"Spark mode reads whole tables: the WHERE's conditions on columns "
                          f"({plan.server_where}) are the shell's (run DESCRIBE PAYLOAD there)")
-    evaluator_settings = None
-    if plan is not None and plan.predicates:
-        from cqlsh_ext.payload_select.command import settings_for
-
-        evaluator_settings = (plan, settings_for(shell, target.schema, target.keyspace, target.meta.name))
-    lookup = shell_run.spec_lookup(shell, target)
-    specs = {steps: lookup(steps) for steps in target.cqltype.places()}
+    decoding = settings.display.decoding()
+    evaluator_settings = (plan, decoding, target.keyspace) if plan is not None and plan.predicates else None
     names, types = result_columns(session, target.query)
-    display = settings.display
-    description = Description(target.query, target.column, display.mode, display.cap)
+    description = Description(target.query, target.column, decoding, target.place)
     rows_read = spark.sparkContext.accumulator(0)
     context = spark.sparkContext
     started = time.monotonic()
     try:
         frame = read_table(spark, target.keyspace, target.meta.name, names)
-        task = partial(describe_partition, description, specs, evaluator_settings, names, types, rows_read)
+        task = partial(describe_partition, description, evaluator_settings, names, types, rows_read)
         parts_rdd = frame.mapInArrow(task, "part binary").rdd.map(lambda row: pickle.loads(row.part))
         with TaskProgress(spark, f"{LABEL} {target.name} on Spark", rows_read):
             parts = parts_rdd.collect()

@@ -160,7 +160,7 @@ def run(spark: Any, session: Any, stmt: Any, settings: Any) -> None:
     import dataclasses
 
     from cqlsh_ext.export.columns import columns, roles
-    from cqlsh_ext.output.place import ValuePlace
+    from cqlsh_ext.payload.places import ValuePlace
     from cqlsh_ext.spark.query_job import answer_parts, columns_read, plan_query
 
     export: ExportStatement = stmt.export

@@ -19,8 +19,9 @@ from typing import Any, NamedTuple, cast
 
 from cqlsh_ext.cql.errors import QueryError
 from cqlsh_ext.cql.lexer import Lexed
+from cqlsh_ext.payload.places import Decoding
 from cqlsh_ext.query.answer import Answer
-from cqlsh_ext.query.evaluate import Decoding, Evaluator
+from cqlsh_ext.query.evaluate import Evaluator
 from cqlsh_ext.query.grammar import Column, Path, Plan
 from cqlsh_ext.spark.parse import QueryStatement
 from cqlsh_ext.spark.rows import batch_rows, pages
@@ -29,8 +30,8 @@ from cqlsh_ext.spark.session import SparkError, TaskProgress, java_error
 Row = tuple[Any, ...]
 
 
-def answer_partition(template: Answer, settings: Decoding, names: Sequence[str], types: Sequence[Any],
-                     rows_read: Any, batches: Iterable[Any]) -> Iterator[Any]:
+def answer_partition(template: Answer, settings: Decoding, keyspace: str, names: Sequence[str],
+                     types: Sequence[Any], rows_read: Any, batches: Iterable[Any]) -> Iterator[Any]:
     """One Spark task (in an executor): its rows, Arrow batch by batch (as COMPRESSION STATS
     reads them: stats_job), into a fresh Answer; yields one Arrow batch holding the pickled
     Answer and the streamed rows found."""
@@ -39,9 +40,9 @@ def answer_partition(template: Answer, settings: Decoding, names: Sequence[str],
     import pyarrow
 
     part = template.fresh()
-    # Made here, not shipped: an Evaluator keys its compiled LIKE patterns by the identity of the
-    # plan's predicates, which unpickling changes (the shell's workers inherit it through fork).
-    evaluator = Evaluator(template.plan, settings)
+    # Made here from the plan and the settings (plain data), not shipped: its engines and the
+    # native core's program are per process.
+    evaluator = Evaluator(template.plan, settings, keyspace)
     found: list[Row] = []
     limit = template.plan.limit if part.streamed else None
     for rows in batch_rows(batches, names, types):
@@ -77,7 +78,7 @@ def answer_parts(spark: Any, session: Any, ks: str, table: str, names: Sequence[
     query = f"SELECT {', '.join(map(protect_name, names))} FROM {protect_name(ks)}.{protect_name(table)}"
     names, driver_types = result_columns(session, query)
     frame = read_table(spark, ks, table, names)
-    task = partial(answer_partition, answer, settings, names, driver_types, rows_read)
+    task = partial(answer_partition, answer, settings, ks, names, driver_types, rows_read)
     return frame.mapInArrow(task, "part binary").rdd.map(lambda row: pickle.loads(row.part))
 
 
@@ -112,7 +113,7 @@ def plan_query(session: Any, settings: Any, keyspace: str | None, table: str, st
     payload query (a plain SELECT, taken when `plain`), a WHERE on columns (to be run
     `run_there`: the shell's), what the evaluator refuses (-d none with paths). Spark mode's
     SELECT and its COPY (SELECT ...) both start here."""
-    from cqlsh_ext.payload_select.command import result_types, settings_for
+    from cqlsh_ext.payload_select.command import result_types
     from cqlsh_ext.payload_select.schema import schema_of
     from cqlsh_ext.query.grammar import parse
     from cqlsh_ext.spark.stats_job import table_meta
@@ -130,9 +131,9 @@ def plan_query(session: Any, settings: Any, keyspace: str | None, table: str, st
     if plan.server_where:
         raise SparkError(f"Spark mode reads whole tables: the WHERE's conditions on columns "
                          f"({plan.server_where}) are the shell's (run {run_there} there)")
-    evaluator_settings = settings_for(shell, schema, ks, meta.name)
+    evaluator_settings = settings.display.decoding()
     try:
-        Evaluator(plan, evaluator_settings)
+        Evaluator(plan, evaluator_settings, ks)
     except QueryError as err:
         raise SparkError(f"{label}: {err}") from None
     answer = Answer(plan, list(meta.columns) if any(i.kind == "star" for i in plan.items) else [])

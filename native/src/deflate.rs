@@ -10,7 +10,7 @@ use libz_sys::{
     Z_OK, Z_STREAM_END, Z_SYNC_FLUSH,
 };
 
-use crate::common::{DErr, DRes, Decoded};
+use crate::common::{u32le, DErr, DRes, Decoded};
 
 pub const GZIP_MAGIC: &[u8] = b"\x1f\x8b\x08";
 
@@ -237,5 +237,29 @@ pub fn zlib_trial(data: &[u8], cap: usize) -> Result<Option<Decoded>, DErr> {
         Ok(dec) => Ok(Some(dec)),
         Err(DErr::Fail) => Ok(None),
         Err(other) => Err(other),
+    }
+}
+
+/// Gzip.declared_size: ISIZE, trusted only where deflate could have made the stored bytes from
+/// it (at most 5 bytes of expansion per 16 KiB stored block, at most 1032:1 compression).
+pub fn gzip_declared_size(data: &[u8]) -> Option<u64> {
+    let n = data.len();
+    if n < 18 || data[3] & 0xE0 != 0 {
+        return None;
+    }
+    let isize = u32le(data, n - 4) as u64;
+    let body = (n - 18) as u64;
+    if isize + 5 * (isize / 16384 + 1) < body || isize > 1032 * body {
+        return None;
+    }
+    Some(isize)
+}
+
+/// Gzip.peek: `decompressobj(31).decompress(data, n)`; Ok(None) where zlib raises.
+pub fn gzip_peek(data: &[u8], n: usize) -> Result<Option<Vec<u8>>, DErr> {
+    match decompress(data, 31, n) {
+        Ok(inflated) => Ok(Some(inflated.out)),
+        Err(DErr::Fail) | Err(DErr::Undecodable) => Ok(None),
+        Err(DErr::HandBack) => Err(DErr::HandBack),
     }
 }

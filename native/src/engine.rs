@@ -97,12 +97,22 @@ pub struct Label {
 }
 
 impl Label {
-    fn new(chain: &[Fmt], reading: &'static str) -> Label {
+    pub fn new(chain: &[Fmt], reading: &'static str) -> Label {
         let mut layers = [None; MAX_LAYERS];
         for (slot, fmt) in layers.iter_mut().zip(chain) {
             *slot = Some(*fmt);
         }
         Label { layers, reading }
+    }
+
+    /// The same layers without the payload's reading (COMPRESSION STATS' chain).
+    pub fn layers_only(&self) -> Label {
+        Label { layers: self.layers, reading: "" }
+    }
+
+    /// No layer was peeled: the value reads as it is stored.
+    pub fn is_bare(&self) -> bool {
+        self.layers[0].is_none()
     }
 
     /// The chain's labels and the reading joined by ">" ("" for no known format).
@@ -122,6 +132,37 @@ pub struct Want<'a> {
     /// COMPRESSION STATS' measure: the containers only. A contained payload is not read (its
     /// kind is given as Binary, its label's reading "binary"): the measure never looks at it.
     pub measure: bool,
+    /// A query's needles: a text none of whose needles can hold is not parsed (Outcome.rejected).
+    pub needles: &'a [Needle],
+}
+
+/// What a condition on a path needs to find in a JSON text, verbatim: any of the strings (=, IN)
+/// or all of them (LIKE's literal parts). A text where it cannot be found cannot meet the
+/// condition, so its JSON need not be read.
+pub struct Needle {
+    pub any: bool,
+    pub strings: Vec<Vec<u8>>,
+}
+
+impl Needle {
+    /// Whether the text certainly cannot hold what the needle asks for. Exact: a JSON string
+    /// spells its characters verbatim except those it escapes; with no `\\u` escape in the
+    /// text, only a quote, a backslash, a slash and control characters can be escaped, and a
+    /// needle holding none of those is found verbatim wherever a string holds it.
+    pub fn rejects(&self, text: &[u8]) -> bool {
+        if self.strings.is_empty()
+            || self.strings.iter().any(|s| s.iter().any(|&b| b == b'"' || b == b'\\' || b == b'/' || b < 0x20))
+            || memchr::memmem::find(text, b"\\u").is_some()
+        {
+            return false;
+        }
+        let found = |s: &Vec<u8>| memchr::memmem::find(text, s).is_some();
+        if self.any {
+            !self.strings.iter().any(found)
+        } else {
+            !self.strings.iter().all(found)
+        }
+    }
 }
 
 pub struct Outcome {
@@ -137,6 +178,8 @@ pub struct Outcome {
     pub tree: Option<Node>,
     /// A readable value (text or record, not cut): what each path reads in it.
     pub reads: Vec<PathRead>,
+    /// A text a needle rejected (Want.needles): its JSON was not read, no path was.
+    pub rejected: bool,
 }
 
 impl Outcome {
@@ -158,6 +201,7 @@ impl Outcome {
             text_len: 0,
             tree: None,
             reads: Vec::new(),
+            rejected: false,
         }
     }
 }
@@ -330,6 +374,35 @@ fn text_outcome(
     nodes: usize,
     want: &Want,
 ) -> Result<Outcome, DErr> {
+    if want.measure {
+        // COMPRESSION STATS counts a text as text, JSON or not: its JSON is not read
+        return Ok(Outcome {
+            kind: Kind::Text,
+            label: Label::new(layers, "text"),
+            stored,
+            decoded: bytes.len(),
+            cut,
+            payload,
+            text_len,
+            tree: None,
+            reads: Vec::new(),
+            rejected: false,
+        });
+    }
+    if !cut && want.needles.iter().any(|needle| needle.rejects(&bytes[..text_len])) {
+        return Ok(Outcome {
+            kind: Kind::Text,
+            label: Label::new(layers, "text"),
+            stored,
+            decoded: bytes.len(),
+            cut,
+            payload,
+            text_len,
+            tree: None,
+            reads: Vec::new(),
+            rejected: true,
+        });
+    }
     let (json, tree, mut reads) = if want.tree {
         let tree = json::json_container(bytes, 0, text_len, nodes)?;
         let reads = match (&tree, cut) {
@@ -370,6 +443,7 @@ fn text_outcome(
         text_len,
         tree,
         reads,
+        rejected: false,
     })
 }
 
@@ -398,6 +472,7 @@ fn record_outcome(
         text_len: 0,
         tree: if want.tree { Some(tree) } else { None },
         reads,
+        rejected: false,
     })
 }
 
@@ -474,6 +549,7 @@ pub fn decode_value(cfg: &Config, value: &[u8], cap: usize, want: &Want) -> Resu
             text_len: 0,
             tree: None,
             reads: Vec::new(),
+            rejected: false,
         });
     }
     if let Some(found) = text::as_text(&data, cut) {
@@ -496,5 +572,6 @@ pub fn decode_value(cfg: &Config, value: &[u8], cap: usize, want: &Want) -> Resu
         text_len: 0,
         tree: None,
         reads: Vec::new(),
+        rejected: false,
     })
 }

@@ -9,14 +9,17 @@
 mod cbor;
 mod common;
 mod deflate;
+mod describe;
 mod engine;
 mod formats;
 mod json;
 mod lz4;
 mod msgpack;
 mod page;
+mod query;
 mod scan;
 mod snappy;
+mod stats;
 mod text;
 mod tree;
 mod zstd;
@@ -39,6 +42,15 @@ fn cqlsh_ext_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(page::configure, m)?)?;
     m.add_function(wrap_pyfunction!(page::configured, m)?)?;
     m.add_function(wrap_pyfunction!(page::decode_page, m)?)?;
+    m.add_class::<page::DecodedPage>()?;
+    m.add_function(wrap_pyfunction!(page::measure_page, m)?)?;
+    m.add_function(wrap_pyfunction!(page::query_page, m)?)?;
+    m.add_function(wrap_pyfunction!(page::describe_page, m)?)?;
+    m.add_class::<describe::DescribedPage>()?;
+    m.add("FLOAT_SUM_SHIFT", query::FLOAT_SUM_SHIFT)?;
+    m.add_class::<query::QueryPage>()?;
+    m.add_class::<stats::MeasuredPage>()?;
+    m.add_class::<stats::MeasuredColumn>()?;
     m.add_function(wrap_pyfunction!(page::known_containers, m)?)?;
     m.add_function(wrap_pyfunction!(page::panics, m)?)?;
     Ok(())

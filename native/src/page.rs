@@ -13,6 +13,7 @@ use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyList, PyString, PyTuple};
 use crate::common::DErr;
 use crate::engine::{decode_value, Config, Kind, Label, Outcome, Payload, Record, Want, MAX_LAYERS};
 use crate::formats::{Env, Fmt, KNOWN};
+use crate::stats::{StatsConfig, StatsWords};
 use crate::tree::{Node, PathRead, Step};
 
 /// Panics caught at a value's boundary (the value was handed back): a bug, which the tests
@@ -36,6 +37,8 @@ pub fn panics() -> u64 {
 
 struct Configured {
     config: Config,
+    stats: StatsConfig,
+    words: StatsWords,
 }
 
 static CONFIGURED: RwLock<Option<Arc<Configured>>> = RwLock::new(None);
@@ -120,8 +123,9 @@ pub fn configure(config: &Bound<'_, PyDict>) -> PyResult<()> {
     if built.walk_depth > MAX_LAYERS {
         return Err(PyValueError::new_err(format!("configure: a walk deeper than {MAX_LAYERS} layers")));
     }
+    let (stats, words) = crate::stats::config_from(&item(config, "stats")?.cast_into::<PyDict>()?)?;
     let mut slot = CONFIGURED.write().map_err(|_| PyRuntimeError::new_err("configuration lock poisoned"))?;
-    *slot = Some(Arc::new(Configured { config: built }));
+    *slot = Some(Arc::new(Configured { config: built, stats, words }));
     Ok(())
 }
 
@@ -153,7 +157,7 @@ fn step_of(obj: &Bound<'_, PyAny>) -> PyResult<Step> {
     }
 }
 
-fn to_py<'py>(py: Python<'py>, node: &Node, src: &[u8]) -> PyResult<Bound<'py, PyAny>> {
+pub fn to_py<'py>(py: Python<'py>, node: &Node, src: &[u8]) -> PyResult<Bound<'py, PyAny>> {
     Ok(match node {
         Node::Null => py.None().into_bound(py),
         Node::Bool(b) => PyBool::new(py, *b).to_owned().into_any(),
@@ -237,8 +241,104 @@ fn note(missed: &mut Option<Missed>, depth: usize, step: usize, keys: &[&str]) {
     }
 }
 
-/// decode_page(values, cap, paths, want_text, want_tree, missing, measure=false) -> (kinds, labels,
-/// stored, decoded, cut, texts, trees, paths, handed_back): see cqlsh_ext/payload/native.py.
+fn configured_now() -> PyResult<Arc<Configured>> {
+    CONFIGURED
+        .read()
+        .map_err(|_| PyRuntimeError::new_err("configuration lock poisoned"))?
+        .clone()
+        .ok_or_else(|| PyRuntimeError::new_err("cqlsh_ext_native is not configured"))
+}
+
+/// query_page(rows, places, conditions, outputs, order, keys, aggregates, grouped, cap,
+/// undecodable_group) -> QueryPage: a payload query's page answer (see cqlsh_ext/payload/native.py
+/// and query.rs).
+#[pyfunction]
+#[allow(clippy::too_many_arguments)] // the Python call's arguments, one each
+pub fn query_page<'py>(
+    py: Python<'py>,
+    rows: usize,
+    places: Vec<crate::query::QueryPlaceArg<'py>>,
+    conditions: Vec<crate::query::CondArg<'py>>,
+    outputs: Vec<Option<(usize, usize)>>,
+    order: Vec<Option<(usize, usize)>>,
+    keys: Vec<(usize, usize)>,
+    aggregates: Vec<crate::query::AggArg>,
+    grouped: bool,
+    cap: usize,
+    undecodable_group: &Bound<'py, PyAny>,
+) -> PyResult<crate::query::QueryPage> {
+    let configured = configured_now()?;
+    crate::query::query_page_py(
+        py,
+        &configured.config,
+        rows,
+        places,
+        conditions,
+        outputs,
+        order,
+        keys,
+        aggregates,
+        grouped,
+        cap,
+        undecodable_group,
+    )
+}
+
+/// describe_page(values, cap, bounds) -> DescribedPage: DESCRIBE PAYLOAD's partial description
+/// of a page of one place's values (see cqlsh_ext/payload/native.py and describe.rs).
+#[pyfunction]
+pub fn describe_page<'py>(
+    py: Python<'py>,
+    values: &Bound<'py, PyAny>,
+    cap: usize,
+    bounds: crate::describe::BoundsArg,
+) -> PyResult<crate::describe::DescribedPage> {
+    let configured = configured_now()?;
+    crate::describe::describe_page_py(py, &configured.config, values, cap, bounds)
+}
+
+/// measure_page(rows, places, cap, from_headers, spec) -> MeasuredPage: COMPRESSION STATS'
+/// partial report of a page (see cqlsh_ext/payload/native.py and stats.rs).
+#[pyfunction]
+pub fn measure_page<'py>(
+    py: Python<'py>,
+    rows: usize,
+    places: Vec<crate::stats::PlaceArg<'py>>,
+    cap: usize,
+    from_headers: bool,
+    spec: crate::stats::SpecArg,
+) -> PyResult<crate::stats::MeasuredPage> {
+    let configured = configured_now()?;
+    crate::stats::measure_page_py(
+        py,
+        &configured.config,
+        &configured.stats,
+        &configured.words,
+        rows,
+        places,
+        cap,
+        from_headers,
+        spec,
+    )
+}
+
+/// decode_page()'s answer, by name (see cqlsh_ext/payload/native.py).
+#[pyclass(frozen, get_all, module = "cqlsh_ext_native")]
+pub struct DecodedPage {
+    kinds: Py<PyBytes>,
+    labels: Py<PyList>,
+    stored: Py<PyList>,
+    decoded: Py<PyList>,
+    cut: Py<PyBytes>,
+    texts: Py<PyAny>,
+    trees: Py<PyAny>,
+    /// Per path: (values, found, miss).
+    paths: Py<PyList>,
+    handed_back: Py<PyList>,
+}
+
+/// decode_page(values, cap, paths, want_text, want_tree, missing, measure=false) -> DecodedPage:
+/// see cqlsh_ext/payload/native.py.
 #[pyfunction]
 #[pyo3(signature = (values, cap, paths, want_text, want_tree, missing, measure=false))]
 #[allow(clippy::too_many_arguments)] // the Python call's keywords, one argument each
@@ -251,7 +351,7 @@ pub fn decode_page<'py>(
     want_tree: bool,
     missing: &Bound<'py, PyAny>,
     measure: bool,
-) -> PyResult<Bound<'py, PyTuple>> {
+) -> PyResult<DecodedPage> {
     let configured = CONFIGURED
         .read()
         .map_err(|_| PyRuntimeError::new_err("configuration lock poisoned"))?
@@ -268,7 +368,7 @@ pub fn decode_page<'py>(
     let slices: Vec<Option<&[u8]>> =
         items.iter().map(|v| v.cast::<PyBytes>().ok().map(|b| b.as_bytes())).collect();
     let config = &configured.config;
-    let want = Want { paths: &path_steps, tree: want_tree && !measure, measure };
+    let want = Want { paths: &path_steps, tree: want_tree && !measure, measure, needles: &[] };
     let outcomes: Vec<Option<Outcome>> = py.detach(|| {
         // Decoded bytes kept for the answer (texts, values read), over the page: a page of
         // bombs must not hold a hundred outputs at the cap at once (the Python engine holds
@@ -408,18 +508,15 @@ pub fn decode_page<'py>(
     }
     let texts_obj = if want_text { PyList::new(py, texts)?.into_any() } else { none.clone() };
     let trees_obj = if want_tree { PyList::new(py, trees)?.into_any() } else { none.clone() };
-    PyTuple::new(
-        py,
-        [
-            PyBytes::new(py, &kinds).into_any(),
-            PyList::new(py, labels)?.into_any(),
-            PyList::new(py, stored)?.into_any(),
-            PyList::new(py, decoded)?.into_any(),
-            PyBytes::new(py, &cuts).into_any(),
-            texts_obj,
-            trees_obj,
-            PyList::new(py, path_results)?.into_any(),
-            PyList::new(py, handed)?.into_any(),
-        ],
-    )
+    Ok(DecodedPage {
+        kinds: PyBytes::new(py, &kinds).unbind(),
+        labels: PyList::new(py, labels)?.unbind(),
+        stored: PyList::new(py, stored)?.unbind(),
+        decoded: PyList::new(py, decoded)?.unbind(),
+        cut: PyBytes::new(py, &cuts).unbind(),
+        texts: texts_obj.unbind(),
+        trees: trees_obj.unbind(),
+        paths: PyList::new(py, path_results)?.unbind(),
+        handed_back: PyList::new(py, handed)?.unbind(),
+    })
 }

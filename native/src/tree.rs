@@ -61,6 +61,17 @@ pub enum Node {
     Ext,
 }
 
+/// A CBOR bignum's value when it fits 128 bits: its big-endian magnitude `bytes`, negative as
+/// -1 - n (what int.from_bytes and the Python side's reading give).
+pub fn bignum(bytes: &[u8], negative: bool) -> Option<i128> {
+    let bytes = &bytes[bytes.iter().take_while(|&&b| b == 0).count()..];
+    if bytes.len() > 15 {
+        return None;
+    }
+    let magnitude = bytes.iter().fold(0i128, |acc, &b| (acc << 8) | b as i128);
+    Some(if negative { -1 - magnitude } else { magnitude })
+}
+
 impl Node {
     /// The integer value, when an integer (bool counts as one, as in Python).
     fn as_int(&self) -> Option<i128> {

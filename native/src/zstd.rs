@@ -396,3 +396,29 @@ pub fn decode(data: &[u8], cap: usize) -> DRes {
     }
     frame_sequence(data, cap, true, frame_at)
 }
+
+/// ZstdFrame.declared_size: the frame's content size, trusted only when its blocks can produce
+/// it and the frame ends the value (None otherwise, or for a frame naming a dictionary).
+pub fn declared_size(data: &[u8]) -> Option<u64> {
+    let hdr = header(data, 0).ok()?;
+    if hdr.dict_id != 0 {
+        return None;
+    }
+    let size = hdr.content_size?;
+    let (end, bound) = walk(data, hdr.length, &hdr).ok()?;
+    (end == data.len() && size <= bound).then_some(size)
+}
+
+/// ZstdFrame.peek: `dctx.stream_reader(data).read(n)` (the first block decoded); Ok(None)
+/// where the library raises.
+pub fn peek(data: &[u8], n: usize) -> Result<Option<Vec<u8>>, DErr> {
+    with_dctx(|ctx| {
+        let mut reader = Reader { ctx, src: data, pos: 0, started: false, finished_input: false };
+        let mut out: Vec<u8> = Vec::new();
+        match reader.read(&mut out, n) {
+            Ok(_) => Ok(Some(out)),
+            Err(DErr::Fail) | Err(DErr::Undecodable) => Ok(None),
+            Err(DErr::HandBack) => Err(DErr::HandBack),
+        }
+    })
+}

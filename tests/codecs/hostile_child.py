@@ -70,8 +70,8 @@ def main() -> None:
         return f"rc {rc}: " + out.getvalue().splitlines()[1].strip()
 
     def stats(value: bytes, mode: str) -> str:
-        a = ValueEngine(mode, cap).measure_page([value], False)[0]
-        b = ValueEngine(mode, cap).measure_page([value], True)[0]
+        a = ValueEngine(mode, cap).measure(value, False)
+        b = ValueEngine(mode, cap).measure(value, True)
         return f"{a[0]} {a[2]} / from headers {b[0]} {b[2]}: {a[4]}"
 
     def advise(value: bytes, mode: str) -> str:

@@ -121,7 +121,7 @@ def compare(values: Sequence[bytes], cap: int, paths: Sequence[tuple[str | int, 
     """One page through the core, each value against the Python engine: the counts, and a line
     per difference."""
     from cqlsh_ext.payload import native as nat
-    from cqlsh_ext.payload.engine import MISS_KEYS, _note_miss
+    from cqlsh_ext.payload.pages import MISS_KEYS, note_miss
     from cqlsh_ext.payload.paths import CUT, MISSING, keys_of
 
     panics = nat.module().panics()
@@ -174,7 +174,7 @@ def compare(values: Sequence[bytes], cap: int, paths: Sequence[tuple[str | int, 
                     want_value, depth, parent = _read(tree, steps)
                     if want_value is MISSING:
                         if not found[p]:
-                            _note_miss(missed, p, depth, steps[depth], keys_of(parent, MISS_KEYS))
+                            note_miss(missed, p, depth, steps[depth], keys_of(parent, MISS_KEYS))
                     elif want_value is not CUT:
                         found[p] = True
             if not same(page.paths[p].values[i], want_value):

@@ -260,8 +260,8 @@ def _display_spec(data: bytes) -> None:
     """A value under a column setting (payload.unwrap.unwrap_spec), in every output."""
     from cqlsh_ext.cqlsh import seams
     from cqlsh_ext.output.display import BlobDisplay
-    from cqlsh_ext.output.place import ValuePlace
     from cqlsh_ext.output.values import CsvSpelling, JsonSpelling
+    from cqlsh_ext.payload.places import ValuePlace
 
     if not data:
         return
@@ -313,7 +313,7 @@ def _advise(data: bytes) -> None:
             if len(payload) > CAP:
                 raise Violation(f"ADVISE sample: a payload of {len(payload):,} bytes, cap {CAP:,}")
     # COMPRESSION STATS' per-value path, which ADVISE's scan shares.
-    status, _, size, exact, reason = ValueEngine(cap=CAP).measure_page([data], from_headers=True)[0]
+    status, _, size, exact, reason = ValueEngine(cap=CAP).measure(data, from_headers=True)
     one_line("COMPRESSION STATS' measure", reason)
 
 
@@ -392,7 +392,7 @@ def all_targets() -> dict[str, Target]:
         Target("inspect", _inspect, everything, "insight.inspect.inspect_value: text and JSON report",
                mutate=_any_format),
         Target("advise", _advise, everything,
-               "insight.advise.AdviseSample.add and the engine's measure_page per value",
+               "insight.advise.AdviseSample.add and the engine's measure per value",
                mutate=_any_format),
         Target("native", _native, everything, "payload/native.py's core against the Python engine: kind, "
                "label, sizes, text, tree, paths (a no-op when the core is not built)", mutate=_any_format),

@@ -29,6 +29,10 @@ from cqlsh_ext.demo.records import documents
 from cqlsh_ext.demo.samples import java_string
 
 COMPRESSED, PLAIN, UNDECODABLE = "compressed", "not compressed", "failed"
+#: A value read as no known format (random bytes): STATS counts it apart from readable stored text.
+NO_FORMAT = "unknown"
+#: How STATS spells each status where a chain would be.
+STATUS_WORDS = {PLAIN: PLAIN, NO_FORMAT: "no known format", UNDECODABLE: UNDECODABLE}
 
 
 @dataclass
@@ -134,7 +138,7 @@ def build_orders() -> list[Value]:
         )
     )
     near = bytes(random_bytes(960_000, 9))
-    add(Value(key, near, len(near), "", PLAIN, producer="random 960 KB"))
+    add(Value(key, near, len(near), "", NO_FORMAT, producer="random 960 KB"))
     zeros = 5 << 20
     add(
         Value(

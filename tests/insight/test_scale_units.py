@@ -17,7 +17,8 @@ from cassandra.cqltypes import BytesType
 from cqlsh_ext.codecs import registry
 from cqlsh_ext.demo.records import documents
 from cqlsh_ext.insight.stats import Stats
-from cqlsh_ext.payload.engine import FROM_HEADER, ValueEngine
+from cqlsh_ext.payload.engine import ValueEngine
+from cqlsh_ext.payload.measures import FROM_HEADER
 
 
 def _payloads() -> list[bytes]:
@@ -39,13 +40,13 @@ def test_declared_size_is_the_real_size(fmt, compress):
     for payload in _payloads():
         stored = compress(payload)
         assert fmt.declared_size(stored) == len(payload)
-        measured = ValueEngine(cap=64 << 20).measure_page([stored], True)[0]
+        measured = ValueEngine(cap=64 << 20).measure(stored, True)
         # gzip is sized from its header at any size; zstd and LZ4 frames (where peeking costs a
         # block's decode) from 256 KiB stored
         by_header = fmt is registry.GZIP or len(stored) >= 256 << 10
         assert measured == ("compressed", fmt.label, len(payload), True, FROM_HEADER if by_header else None)
         # the full decode agrees
-        assert ValueEngine(cap=64 << 20).measure_page([stored])[0][2] == len(payload)
+        assert ValueEngine(cap=64 << 20).measure(stored)[2] == len(payload)
         # cut values are not trusted: they are decoded (and found truncated) instead
         assert fmt.declared_size(stored[: len(stored) // 2]) is None
 

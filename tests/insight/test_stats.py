@@ -10,7 +10,7 @@ from collections import Counter
 import pytest
 from scanning.test_capacity import expected_bucket
 
-from .conftest import COMPRESSED, UNDECODABLE, cqlsh_ext, json_docs
+from .conftest import COMPRESSED, NO_FORMAT, STATUS_WORDS, UNDECODABLE, cqlsh_ext, json_docs
 
 BUCKETS = ["<= 1 KB", "1-4 KB", "4-20 KB", "20-67 KB", "67 KB-1 MB", "> 1 MB"]
 
@@ -18,7 +18,8 @@ BUCKETS = ["<= 1 KB", "1-4 KB", "4-20 KB", "20-67 KB", "67 KB-1 MB", "> 1 MB"]
 def label(v) -> str:
     if v.status == COMPRESSED:
         return v.chain
-    return f"{v.chain} ({v.status})" if v.chain else v.status
+    words = STATUS_WORDS[v.status]
+    return f"{v.chain} ({words})" if v.chain else words
 
 
 def expected(values) -> dict:
@@ -34,7 +35,8 @@ def expected(values) -> dict:
         entry[1] += len(v.stored)
         entry[2] += v.size
     codecs = Counter(
-        v.chain.split(">")[0].split("/")[0] if v.status == COMPRESSED else v.status for v in present
+        v.chain.split(">")[0].split("/")[0] if v.status == COMPRESSED else STATUS_WORDS[v.status]
+        for v in present
     )
 
     def per_row(sizes: list[int]) -> dict:
@@ -66,8 +68,9 @@ def expected(values) -> dict:
         "inexact_values": sum(1 for v in comp if not v.exact),
         "chains": chains,
         "codecs": dict(codecs),
-        # Raw values say why, except a Java stream that simply is not compressed.
-        "reasons": sum(1 for v in present if v.status != COMPRESSED and v.chain != "java"),
+        # The undecodable values say why (no known format, a format that failed); values read as
+        # they are stored (text, a record, a Java stream) need no reason.
+        "reasons": sum(1 for v in present if v.status in (NO_FORMAT, UNDECODABLE)),
         "buckets": {
             "decompressed": Counter(expected_bucket(v.size) for v in present),
             "stored": Counter(expected_bucket(len(v.stored)) for v in present),
@@ -118,11 +121,14 @@ def check(doc: dict, exp: dict, consistency: str = "ONE") -> None:
         assert c["ratio"] == round(c["decompressed_bytes"] / c["stored_bytes"], 4)
     assert col["by_codec"] == exp["codecs"]
     assert sum(col["reasons"].values()) == exp["reasons"]
-    # Undecodable, as far as STATS can tell without reading payloads: the values a format failed on.
+    # Undecodable, as far as STATS can tell without reading payloads under a container: the values
+    # in no known format and those a format failed on, in the view's words as a query counts them.
+    unknown = sum(1 for v in exp["present"] if v.status == NO_FORMAT)
     failed = sum(1 for v in exp["present"] if v.status == UNDECODABLE)
-    assert col["undecodable"] == ({"failed": failed} if failed else {})
-    if failed:
-        said = f"; {failed:,} undecodable ({failed:,} a format that failed), counted at their stored size"
+    assert col["undecodable"] == {k: n for k, n in (("unknown", unknown), ("failed", failed)) if n}
+    if unknown and failed:
+        said = (f"; {unknown + failed:,} undecodable ({unknown:,} no known format, {failed:,} a format that "
+                "failed), counted at their stored size")
         assert said in doc["verdict"]
     for side in ("decompressed", "stored"):
         assert col["buckets"][side] == {b: exp["buckets"][side].get(b, 0) for b in BUCKETS}, side

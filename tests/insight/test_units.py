@@ -15,9 +15,10 @@ from cqlsh_ext.codecs.checks import crc32c
 from cqlsh_ext.codecs.snappy.framed import snappy_mask
 from cqlsh_ext.demo.records import documents
 from cqlsh_ext.demo.samples import samples
-from cqlsh_ext.insight.stats import ColumnStats, StreamingMedian
+from cqlsh_ext.insight.stats import SPEC, ColumnStats, StreamingMedian
 from cqlsh_ext.insight.value_files import as_hex
 from cqlsh_ext.payload.engine import ValueEngine, measure
+from cqlsh_ext.payload.measures import PlaceMeasures
 from cqlsh_ext.payload.unwrap import unwrap
 from cqlsh_ext.scanning import capacity
 
@@ -47,7 +48,10 @@ def test_memory_stays_flat():
     def feed(n: int) -> None:
         for _ in range(n):
             stored = rng.randint(100, 5000)
-            col.add("compressed", "snappy", stored, int(stored * rng.uniform(1.2, 3.0)), True, None)
+            page = PlaceMeasures.empty(SPEC)
+            page.add(("compressed", "snappy", int(stored * rng.uniform(1.2, 3.0)), True, None), stored, SPEC,
+                     col.ratios.exact)
+            col.merge_page(page)
 
     feed(20_000)  # past the exact median buffer: from here on only histogram bins are added
     tracemalloc.start()
@@ -78,7 +82,7 @@ def test_hex_input_as_cqlsh_prints_it():
 
 def quick(value: bytes, from_headers: bool = False) -> tuple:
     """What STATS counts of one value, by an engine of its own."""
-    return ValueEngine().measure_page([value], from_headers)[0]
+    return ValueEngine().measure(value, from_headers)
 
 
 def test_what_stats_counts_agrees_with_the_view_and_the_display():
@@ -93,7 +97,8 @@ def test_what_stats_counts_agrees_with_the_view_and_the_display():
 
 
 def test_page_path_equals_value_path():
-    """Stats.add_rows' column-wise path for one blob column gives what per-value add() gives."""
+    """Stats.add_rows, a page at a time, gives what each value measured alone and counted one by
+    one gives."""
     import cramjam
     from cassandra import cqltypes
 
@@ -109,15 +114,17 @@ def test_page_path_equals_value_path():
     for page in pages:
         stats.add_rows([(v,) for v in page])
         for v in page:
+            one = PlaceMeasures.empty(SPEC)
             if v is None:
-                reference.nulls += 1
+                one.nulls += 1
                 before.add(0)
                 after.add(0)
-                continue
-            status, chain, size, exact, reason = quick(v)
-            reference.add(status, chain, len(v), size, exact, reason)
-            before.add(size)
-            after.add(len(v))
+            else:
+                measured = quick(v)
+                one.add(measured, len(v), SPEC, reference.ratios.exact)
+                before.add(measured[2])
+                after.add(len(v))
+            reference.merge_page(one)
     assert stats.columns["data"].to_json() == reference.to_json()
     assert (stats.before, stats.after) == (before, after)
     assert stats.rows == sum(map(len, pages))
@@ -136,7 +143,7 @@ def test_the_page_measure_is_the_value_measure_in_any_order(from_headers):
     pages += [list(p) for first, second in PAIRS[:150] for p in permutations((first, second, first))]
     engine = ValueEngine()
     for page in pages:
-        assert engine.measure_page(page, from_headers) == [quick(v, from_headers) for v in page]
+        assert [engine.measure(v, from_headers) for v in page] == [quick(v, from_headers) for v in page]
 
 
 if __name__ == "__main__":

@@ -18,8 +18,9 @@ from hypothesis import strategies as st
 
 from cqlsh_ext.codecs.base import DEFAULT_CAP
 from cqlsh_ext.payload.json_text import json_container
+from cqlsh_ext.payload.places import Decoding
 from cqlsh_ext.query.answer import Answer
-from cqlsh_ext.query.evaluate import Decoding, Evaluator
+from cqlsh_ext.query.evaluate import Evaluator
 from cqlsh_ext.query.grammar import Schema, parse
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))

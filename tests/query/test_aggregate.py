@@ -14,8 +14,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from orders import MISSING, rows, take
 
+from cqlsh_ext.payload.places import Decoding
 from cqlsh_ext.query.aggregate import UNDECODABLE_GROUP, Accumulator, AggSpec, Groups, RowBuffer, specs
-from cqlsh_ext.query.evaluate import Decoding, Evaluator
+from cqlsh_ext.query.evaluate import Evaluator
 from cqlsh_ext.query.grammar import QueryError, parse
 from tests.query.test_evaluate import SCHEMA
 

@@ -16,7 +16,8 @@ import pytest
 import zstandard
 from orders import MISSING, rows, take
 
-from cqlsh_ext.query.evaluate import Decoding, Evaluator
+from cqlsh_ext.payload.places import Decoding
+from cqlsh_ext.query.evaluate import Evaluator
 from cqlsh_ext.query.grammar import QueryError, Schema, parse
 
 SCHEMA = Schema({"pk": "text", "ck": "int", "data": "blob", "m": "map<text,blob>", "u": "frozen<wrap>"},
@@ -133,16 +134,18 @@ def test_a_value_cut_by_the_budget_never_matches_and_counts():
 
 def test_column_settings_decode_the_way_the_display_does():
     value = zstandard.compress(msgpack.packb({"status": "S"}))
-    plan = parse("SELECT data.status FROM t", SCHEMA)
+    plan = parse("SELECT data.status FROM ks.t", SCHEMA)
     assert plan is not None
-    seen: list[tuple[str, str | None]] = []
-
-    def lookup(column: str, inner: str | None) -> str | None:
-        seen.append((column, inner))
-        return "zstd>msgpack"
-
-    assert Evaluator(plan, Decoding(spec=lookup)).evaluate({"data": value}).values == ("S",)
-    assert seen == [("data", None)]
+    # A column setting names the place (DECODE ks.t.data ...): it decodes the value; one for
+    # another column or table changes nothing.
+    setting = Decoding(settings={"ks.t.data": "zstd>msgpack"})
+    assert Evaluator(plan, setting).evaluate({"data": value}).values == ("S",)
+    evaluator = Evaluator(plan, setting)
+    evaluator.evaluate({"data": value})
+    assert [read.engine.spec for read in evaluator.places.values()] == ["zstd>msgpack"]
+    other = Evaluator(plan, Decoding(settings={"ks.other.data": "snappy"}))
+    other.evaluate({"data": value})
+    assert [read.engine.spec for read in other.places.values()] == [None]
     assert Evaluator(plan, Decoding(mode="zstd")).evaluate({"data": value}).values == ("S",)
 
 

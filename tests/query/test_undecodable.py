@@ -15,8 +15,9 @@ import pytest
 import zstandard
 from orders import rows
 
+from cqlsh_ext.payload.places import Decoding
 from cqlsh_ext.query.aggregate import UNDECODABLE_GROUP, Groups, sort_key, specs
-from cqlsh_ext.query.evaluate import Decoding, Evaluator
+from cqlsh_ext.query.evaluate import Evaluator
 from cqlsh_ext.query.grammar import Column, Path, Predicate, QueryError, Schema, parse
 from cqlsh_ext.query.recognize import names_payload
 

@@ -1,0 +1,326 @@
+"""Every bulk reader against a bare driver scan of the same table, in one run: client CPU a row and
+rows/s, on both value engines.
+
+    .venv/bin/python bench/readers.py --host 127.0.0.1 --port 9042
+        [--skewed-rows 300000] [--orders-rows 44000] [--repeat 3] [--readers stats filter ...]
+        [--engines native python] [--default-parallelism] [--before OTHER/.venv/bin/cqlsh-ext]
+
+The tables (keyspace bench_readers, loaded once; ten rows a partition):
+- `skewed`: order documents of skewed sizes (100 B to 1 MB before compression, a Pareto tail:
+  most values small, most bytes in a few large ones), in turn raw snappy JSON, zstd JSON and plain
+  JSON: the 300,000-row table;
+- `orders`: tools/orders.py's small order documents in six encodings (snappy JSON, zstd
+  MessagePack, plain JSON, gzip JSON, LZ4-frame CBOR, random bytes): the 44,000-row table.
+
+The sides, each a whole process:
+- bare: the driver alone, `SELECT pk, ck, data` with `tuple_factory` and fetch_size 5000, every
+  value's length taken; its CPU and wall time measured around the scan inside the process;
+- each reader, the real binary `cqlsh-ext -e STATEMENT` in one process (CQLSH_EXT_SCAN_WORKERS=1),
+  its CPU (user + sys, worker processes included: os.wait4) and wall time less those of the same
+  statement on one partition (start-up, connection, imports, the first values);
+- with --default-parallelism, the filter and STATS again at the shell's default parallelism (wall);
+- with --engines python, every reader again with CQLSH_EXT_NATIVE=0;
+- with --before BIN, the same readers of another cqlsh-ext (a checkout before a change).
+
+Prints per reader and engine: CPU microseconds a row and its ratio to the bare scan's, rows/s and
+its ratio to the bare scan's, and the peak memory of the process. Medians of --repeat interleaved
+rounds. Figures only: nothing is asserted but that every run succeeds with the same answer.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+
+CQLSH_EXT = str(Path(sys.executable).parent / "cqlsh-ext")
+KEYSPACE = "bench_readers"
+ROWS_A_PARTITION = 10
+SKEW_MIN, SKEW_MAX, SKEW_ALPHA = 100, 1 << 20, 1.1
+SKEW_ENCODINGS = ("snappy", "zstd", "json")
+#: The skewed table's statuses: a filter on the rare one keeps about 2 % of the rows.
+STATUSES, STATUS_WEIGHTS = ("NEW", "PAID", "SHIPPED", "FAILED"), (40, 30, 28, 2)
+
+#: reader -> (table, statement, the same on one partition): {t} is the table, {f} a file.
+READERS: dict[str, tuple[str, str, str]] = {
+    "stats": ("skewed", "COMPRESSION STATS CONFIRM SELECT data FROM {t}",
+              "COMPRESSION STATS SELECT data FROM {t} WHERE pk = 0"),
+    "stats-decode-all": ("skewed", "COMPRESSION STATS DECODE ALL CONFIRM SELECT data FROM {t}",
+                         "COMPRESSION STATS DECODE ALL SELECT data FROM {t} WHERE pk = 0"),
+    "filter": ("skewed", "SELECT pk, ck FROM {t} WHERE data.status = 'FAILED' ALLOW FILTERING",
+               "SELECT pk, ck FROM {t} WHERE pk = 0 AND data.status = 'FAILED' ALLOW FILTERING"),
+    "group": ("skewed", "SELECT data.status, count(*), min(data.n), max(data.n), avg(data.n) FROM {t} "
+              "GROUP BY data.status ALLOW FILTERING",
+              "SELECT data.status, count(*), min(data.n), max(data.n), avg(data.n) FROM {t} "
+              "WHERE pk = 0 GROUP BY data.status ALLOW FILTERING"),
+    "copy": ("skewed", "COPY (SELECT pk, ck, data.status, data.n FROM {t}) TO '{f}'",
+             "COPY (SELECT pk, ck, data.status, data.n FROM {t} WHERE pk = 0) TO '{f}'"),
+    "orders-filter": ("orders", "SELECT pk, ck FROM {t} WHERE data.status = 'FAILED' ALLOW FILTERING",
+                      "SELECT pk, ck FROM {t} WHERE pk = 'p0' AND data.status = 'FAILED' ALLOW FILTERING"),
+    "orders-group": ("orders", "SELECT data.status, count(*), min(data.n), max(data.n), avg(data.n) "
+                     "FROM {t} GROUP BY data.status ALLOW FILTERING",
+                     "SELECT data.status, count(*), min(data.n), max(data.n), avg(data.n) "
+                     "FROM {t} WHERE pk = 'p0' GROUP BY data.status ALLOW FILTERING"),
+    "orders-copy": ("orders", "COPY (SELECT pk, ck, data.status, data.n, data FROM {t}) TO '{f}'",
+                    "COPY (SELECT pk, ck, data.status, data.n, data FROM {t} WHERE pk = 'p0') TO '{f}'"),
+    "orders-describe": ("orders", "DESCRIBE PAYLOAD {t}.data ALL CONFIRM",
+                        "DESCRIBE PAYLOAD {t}.data WHERE pk = 'p0' ALL CONFIRM"),
+}
+#: The readers also measured at the default parallelism (wall time).
+PARALLEL_READERS = ("stats", "filter")
+
+
+# ----------------------------------------------------------------------------- tables
+
+def skewed_document(rng: random.Random, i: int, size: int, text: str) -> bytes:
+    status = rng.choices(STATUSES, STATUS_WEIGHTS)[0]
+    doc: dict[str, Any] = {"order-id": f"ORD-{i:08d}", "status": status,
+                           "n": rng.randrange(1000), "customer": {"name": f"C{i % 97}", "tier": "gold"},
+                           "items": [{"sku": f"S{j}", "qty": j + 1} for j in range(rng.randrange(4))]}
+    room = size - len(json.dumps(doc)) - 12
+    if room > 0:
+        start = rng.randrange(0, len(text) - room)
+        doc["note"] = text[start:start + room]
+    return json.dumps(doc).encode()
+
+
+def skewed_values(count: int, seed: int = 7) -> list[bytes]:
+    """`count` distinct stored values (cycled over the table), each encoding in turn."""
+    import snappy
+    import zstandard
+
+    from cqlsh_ext.demo.records import documents
+
+    rng = random.Random(seed)
+    text = "".join(documents(400, seed=11))
+    while len(text) < SKEW_MAX:
+        text += text
+    zstd = zstandard.ZstdCompressor(level=3)
+    out = []
+    for i in range(count):
+        size = min(SKEW_MAX, int(SKEW_MIN / (1.0 - rng.random()) ** (1.0 / SKEW_ALPHA)))
+        raw = skewed_document(rng, i, size, text)
+        how = SKEW_ENCODINGS[i % len(SKEW_ENCODINGS)]
+        out.append(snappy.compress(raw) if how == "snappy" else zstd.compress(raw) if how == "zstd" else raw)
+    return out
+
+
+def session_for(host: str, port: int) -> Any:
+    from cassandra.auth import PlainTextAuthProvider
+    from cassandra.cluster import Cluster
+
+    cluster = Cluster([host], port=port, auth_provider=PlainTextAuthProvider("cassandra", "cassandra"),
+                      protocol_version=5)
+    return cluster.connect()
+
+
+def load(session: Any, table: str, rows: int) -> None:
+    """Create and fill a table unless a previous run left it complete (a marker row says so)."""
+    from cassandra.concurrent import execute_concurrent_with_args
+
+    session.execute(f"CREATE KEYSPACE IF NOT EXISTS {KEYSPACE} WITH replication = "
+                    "{'class': 'SimpleStrategy', 'replication_factor': 1}")
+    session.execute(f"CREATE TABLE IF NOT EXISTS {KEYSPACE}.loaded (name text PRIMARY KEY, rows int)")
+    done = session.execute(f"SELECT rows FROM {KEYSPACE}.loaded WHERE name = %s", (table,)).one()
+    if done is not None and done.rows == rows and table in {r.table_name for r in session.execute(
+            "SELECT table_name FROM system_schema.tables WHERE keyspace_name = %s", (KEYSPACE,))}:
+        print(f"{KEYSPACE}.{table}: {rows:,} rows already loaded", flush=True)
+        return
+    session.execute(f"DROP TABLE IF EXISTS {KEYSPACE}.{table}")
+    if table == "skewed":
+        session.execute(f"CREATE TABLE {KEYSPACE}.skewed (pk int, ck int, data blob, PRIMARY KEY (pk, ck))")
+        values = skewed_values(30_000)
+        data = ((i // ROWS_A_PARTITION, i, values[i % len(values)]) for i in range(rows))
+    else:
+        from orders import SCHEMA_CQL
+        from orders import rows as order_rows
+
+        session.execute(f"CREATE TABLE {KEYSPACE}.orders {SCHEMA_CQL}")
+        made = order_rows(rows, partitions=max(1, rows // ROWS_A_PARTITION))
+        data = ((r["pk"], r["ck"], r["data"]) for r, _doc in made)
+    insert = session.prepare(f"INSERT INTO {KEYSPACE}.{table} (pk, ck, data) VALUES (?, ?, ?)")
+    started = time.perf_counter()
+    batch: list[tuple[Any, ...]] = []
+    done_rows = 0
+    for args in data:
+        batch.append(args)
+        if len(batch) == 5000:
+            execute_concurrent_with_args(session, insert, batch, concurrency=64, raise_on_first_error=True)
+            done_rows += len(batch)
+            batch = []
+            print(f"\rloading {KEYSPACE}.{table}: {done_rows:,}/{rows:,} rows", end="", flush=True)
+    if batch:
+        execute_concurrent_with_args(session, insert, batch, concurrency=64, raise_on_first_error=True)
+    print(f"\rloaded {KEYSPACE}.{table}: {rows:,} rows in {time.perf_counter() - started:.0f} s", flush=True)
+    session.execute(f"INSERT INTO {KEYSPACE}.loaded (name, rows) VALUES (%s, %s)", (table, rows))
+
+
+# ----------------------------------------------------------------------------- runs
+
+BARE = r'''
+import json, resource, sys, time
+from cassandra.auth import PlainTextAuthProvider
+from cassandra.cluster import Cluster
+from cassandra.query import SimpleStatement, tuple_factory
+host, port, table = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+cluster = Cluster([host], port=port, auth_provider=PlainTextAuthProvider("cassandra", "cassandra"),
+                  protocol_version=5)
+session = cluster.connect()
+session.row_factory = tuple_factory
+def cpu():
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+c0, w0 = cpu(), time.perf_counter()
+n = total = 0
+for row in session.execute(SimpleStatement(f"SELECT pk, ck, data FROM {table}", fetch_size=5000)):
+    total += len(row[2])
+    n += 1
+print(json.dumps({"rows": n, "cpu": cpu() - c0, "wall": time.perf_counter() - w0}))
+cluster.shutdown()
+'''
+
+
+@dataclass
+class Run:
+    cpu: float
+    wall: float
+    rss_kb: int
+    out: str = ""
+
+
+def run_process(cmd: list[str], env: dict[str, str]) -> Run:
+    """A whole process: its CPU (user + sys, its reaped children included) and peak memory from
+    wait4, its wall time."""
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        started = time.perf_counter()
+        proc = subprocess.Popen(cmd, stdout=out, stderr=err, env=env)
+        _pid, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - started
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        text, errors = out.read(), err.read()
+    if proc.returncode != 0:
+        raise RuntimeError(f"{cmd[-1]!r} failed ({proc.returncode}): {errors[-2000:]}")
+    return Run(usage.ru_utime + usage.ru_stime, wall, usage.ru_maxrss, text + errors)
+
+
+def bare(host: str, port: int, table: str) -> tuple[int, Run]:
+    proc = subprocess.run([sys.executable, "-c", BARE, host, str(port), f"{KEYSPACE}.{table}"],
+                          capture_output=True, text=True, check=True)
+    doc = json.loads(proc.stdout.strip().splitlines()[-1])
+    return doc["rows"], Run(doc["cpu"], doc["wall"], 0)
+
+
+def shell_run(binary: str, host: str, port: int, statement: str, engine: str, workers: str | None,
+              home: str) -> Run:
+    env = {**os.environ, "HOME": home, "PAGER": ""}
+    env.pop("CQLSH_EXT_SCAN_WORKERS", None)
+    if workers is not None:
+        env["CQLSH_EXT_SCAN_WORKERS"] = workers
+    if engine == "python":
+        env["CQLSH_EXT_NATIVE"] = "0"
+    else:
+        env.pop("CQLSH_EXT_NATIVE", None)
+    cmd = [binary, host, str(port), "-u", "cassandra", "-p", "cassandra", "-k", KEYSPACE,
+           "--request-timeout", "120", "-e", statement]
+    return run_process(cmd, env)
+
+
+@dataclass
+class Side:
+    name: str
+    reader: str
+    binary: str
+    engine: str
+    workers: str | None
+    full: list[Run] = field(default_factory=list)
+    one: list[Run] = field(default_factory=list)
+
+    def cpu(self) -> float:
+        return statistics.median(r.cpu for r in self.full) - statistics.median(r.cpu for r in self.one)
+
+    def wall(self) -> float:
+        return statistics.median(r.wall for r in self.full) - statistics.median(r.wall for r in self.one)
+
+    def rss_mb(self) -> float:
+        return max(r.rss_kb for r in self.full) / 1024
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, default=9042)
+    p.add_argument("--skewed-rows", type=int, default=300_000)
+    p.add_argument("--orders-rows", type=int, default=44_000)
+    p.add_argument("--repeat", type=int, default=3)
+    p.add_argument("--readers", nargs="*", default=list(READERS), choices=list(READERS))
+    p.add_argument("--engines", nargs="*", default=["native", "python"], choices=["native", "python"])
+    p.add_argument("--default-parallelism", action="store_true")
+    p.add_argument("--before", help="another cqlsh-ext binary, measured alongside")
+    args = p.parse_args()
+
+    session = session_for(args.host, args.port)
+    tables = {READERS[r][0] for r in args.readers}
+    rows_of = {"skewed": args.skewed_rows, "orders": args.orders_rows}
+    for table in sorted(tables):
+        load(session, table, rows_of[table])
+    session.cluster.shutdown()
+
+    binaries = {"": CQLSH_EXT, **({"before ": args.before} if args.before else {})}
+    sides: list[Side] = []
+    for reader in args.readers:
+        for label, binary in binaries.items():
+            for engine in args.engines:
+                sides.append(Side(f"{label}{engine}", reader, binary, engine, "1"))
+            if args.default_parallelism and reader in PARALLEL_READERS:
+                sides.append(Side(f"{label}default parallelism", reader, binary, args.engines[0], None))
+    bare_runs: dict[str, list[tuple[int, Run]]] = {t: [] for t in tables}
+    with tempfile.TemporaryDirectory() as home:
+        target = str(Path(home) / "out.parquet")
+        for round_ in range(args.repeat):
+            for table in sorted(tables):
+                bare_runs[table].append(bare(args.host, args.port, table))
+            for side in sides:
+                table, full, one = READERS[side.reader]
+                for statement, runs in ((full, side.full), (one, side.one)):
+                    text = statement.format(t=table, f=target)
+                    runs.append(shell_run(side.binary, args.host, args.port, text, side.engine, side.workers,
+                                          home))
+                    Path(target).unlink(missing_ok=True)
+            print(f"round {round_ + 1} of {args.repeat} done", file=sys.stderr, flush=True)
+
+    print()
+    print(f"{'reader':<18} {'side':<22} {'CPU us/row':>10} {'x bare':>7} {'rows/s':>10} {'of bare':>8} "
+          f"{'peak MB':>8}")
+    bare_figures = {}
+    for table, runs in bare_runs.items():
+        n = runs[0][0]
+        cpu = statistics.median(r.cpu for _n, r in runs)
+        wall = statistics.median(r.wall for _n, r in runs)
+        bare_figures[table] = (n, cpu, wall)
+        print(f"{'bare ' + table:<18} {'driver, tuple_factory':<22} {cpu / n * 1e6:>10.2f} {1:>7.2f} "
+              f"{n / wall:>10,.0f} {1:>8.2f}")
+    for side in sides:
+        table = READERS[side.reader][0]
+        n, bare_cpu, bare_wall = bare_figures[table]
+        cpu, wall = side.cpu(), side.wall()
+        print(f"{side.reader:<18} {side.name:<22} {cpu / n * 1e6:>10.2f} {cpu / bare_cpu:>7.2f} "
+              f"{n / wall:>10,.0f} {bare_wall / wall:>8.2f} {side.rss_mb():>8.0f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1186 @@
+//! A payload query's page answer: the plan's places decoded (engine.rs, as read_page decodes
+//! them), its conditions tested on the paths' values with SQL's semantics, and for the rows kept
+//! either the projected values or, with aggregates, the page's per-group partial results, as
+//! query/evaluate.py and query/aggregate.py compute them (they are the reference, compared page
+//! by page in tests/native). A row the core cannot answer exactly (a value handed back, an
+//! integer past 128 bits in a comparison or a sum, a record as a GROUP BY key) is handed back
+//! whole: the Python evaluator reads it.
+
+use std::cmp::Ordering;
+use std::collections::HashMap;
+
+use crate::engine::{decode_value, Config, Kind, Needle, Outcome, Want};
+use crate::tree::{bignum, Node, PathRead, Step, Str};
+
+// ------------------------------------------------------------------------------ the program
+
+/// A literal of a condition, as the Python side compiles it (query.grammar's Literal).
+#[derive(Debug, Clone)]
+pub enum Lit {
+    Str(String),
+    Int(i128),
+    /// A decimal literal: the nearest float and whether it is exact, the floats just below and
+    /// above it (when inexact), its floor and ceiling, whether it is an integer.
+    Dec { f: f64, exact: bool, lo: f64, hi: f64, floor: i128, ceil: i128, integral: bool },
+    Bool(bool),
+    Null,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Op {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    In,
+    Like,
+    Contains,
+    IsNull,
+    IsNotNull,
+    Undecodable,
+    NotUndecodable,
+}
+
+impl Op {
+    pub fn by_name(name: &str) -> Option<Op> {
+        Some(match name {
+            "=" => Op::Eq,
+            "!=" => Op::Ne,
+            "<" => Op::Lt,
+            "<=" => Op::Le,
+            ">" => Op::Gt,
+            ">=" => Op::Ge,
+            "IN" => Op::In,
+            "LIKE" => Op::Like,
+            "CONTAINS" => Op::Contains,
+            "IS NULL" => Op::IsNull,
+            "IS NOT NULL" => Op::IsNotNull,
+            "IS UNDECODABLE" => Op::Undecodable,
+            "IS NOT UNDECODABLE" => Op::NotUndecodable,
+            _ => return None,
+        })
+    }
+}
+
+/// A condition: on a path of a place (`path` Some), or on a place's blob itself.
+pub struct Cond {
+    pub place: usize,
+    pub path: Option<usize>,
+    pub op: Op,
+    pub lits: Vec<Lit>,
+    /// LIKE: the pattern's characters (`%` any run, `_` one character).
+    pub like: Vec<LikePart>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LikePart {
+    Char(char),
+    One,
+    Any,
+}
+
+pub fn like_parts(pattern: &str) -> Vec<LikePart> {
+    pattern
+        .chars()
+        .map(|c| match c {
+            '%' => LikePart::Any,
+            '_' => LikePart::One,
+            other => LikePart::Char(other),
+        })
+        .collect()
+}
+
+/// query.evaluate.like_regex's fullmatch (DOTALL), on characters.
+fn like_matches(parts: &[LikePart], text: &str) -> bool {
+    let chars: Vec<char> = text.chars().collect();
+    let (mut p, mut t) = (0usize, 0usize);
+    let (mut star, mut mark) = (usize::MAX, 0usize);
+    while t < chars.len() {
+        if p < parts.len() && (parts[p] == LikePart::One || parts[p] == LikePart::Char(chars[t])) {
+            p += 1;
+            t += 1;
+        } else if p < parts.len() && parts[p] == LikePart::Any {
+            star = p;
+            mark = t;
+            p += 1;
+        } else if star != usize::MAX {
+            p = star + 1;
+            mark += 1;
+            t = mark;
+        } else {
+            return false;
+        }
+    }
+    while p < parts.len() && parts[p] == LikePart::Any {
+        p += 1;
+    }
+    p == parts.len()
+}
+
+/// An aggregate (query.aggregate.AggSpec): its function, count(*), its input's path.
+pub struct Agg {
+    pub func: AggFunc,
+    pub star: bool,
+    pub input: Option<(usize, usize)>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AggFunc {
+    Count,
+    Min,
+    Max,
+    Sum,
+    Avg,
+}
+
+impl AggFunc {
+    pub fn by_name(name: &str) -> Option<AggFunc> {
+        Some(match name {
+            "count" => AggFunc::Count,
+            "min" => AggFunc::Min,
+            "max" => AggFunc::Max,
+            "sum" => AggFunc::Sum,
+            "avg" => AggFunc::Avg,
+            _ => return None,
+        })
+    }
+}
+
+pub struct Program {
+    /// Per place, the paths it reads (the steps of each).
+    pub paths: Vec<Vec<Vec<Step>>>,
+    /// Per place, the needles of its conditions (a JSON text none can hold is not parsed).
+    pub needles: Vec<Vec<Needle>>,
+    pub conds: Vec<Cond>,
+    /// With aggregates: the GROUP BY keys' paths and the aggregates.
+    pub keys: Vec<(usize, usize)>,
+    pub aggs: Vec<Agg>,
+    pub grouped: bool,
+}
+
+// ------------------------------------------------------------------------------ values
+
+/// One place's value in one row.
+pub enum Slot {
+    /// Read: the outcome of a readable value (text or record, not cut).
+    Read(Outcome),
+    /// A readable text a needle rejected: a condition certainly fails on it.
+    Rejected,
+    /// A value no reading can read: its kind code (engine::Kind as u8).
+    Undecodable(u8),
+    Cut,
+    /// A null blob: its paths read as missing.
+    Null,
+    /// Not a blob at all: undecodable, no known format.
+    NotBlob,
+    /// The core leaves it to Python.
+    HandBack,
+}
+
+/// The value at a path in a row, as query.evaluate's _PlacePage.values gives it.
+enum At<'a> {
+    Node(&'a Node, &'a [u8]),
+    Missing,
+    /// Undecodable, cut: no value to read (conditions fail, projections are None).
+    None,
+    Cut,
+}
+
+fn at<'a>(slot: &'a Slot, path: usize, stored: &'a [u8]) -> At<'a> {
+    match slot {
+        Slot::Read(outcome) => match outcome.reads.get(path) {
+            Some(PathRead::Node(node)) => At::Node(node, outcome.bytes(stored)),
+            _ => At::Missing,
+        },
+        Slot::Null => At::Missing,
+        Slot::Cut => At::Cut,
+        _ => At::None,
+    }
+}
+
+/// SQL's answer for one row: it holds, it does not, or the core cannot tell (hand the row back).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Tri {
+    Yes,
+    No,
+    Unsure,
+}
+
+fn tri(b: bool) -> Tri {
+    if b {
+        Tri::Yes
+    } else {
+        Tri::No
+    }
+}
+
+/// Exact order of an integer and a (non-NaN) float, as Python compares them.
+pub fn cmp_int_float(i: i128, f: f64) -> Ordering {
+    if f.is_infinite() {
+        return if f > 0.0 { Ordering::Less } else { Ordering::Greater };
+    }
+    const LIMIT: f64 = 1.7e38; // within i128
+    if f >= LIMIT {
+        return Ordering::Less;
+    }
+    if f <= -LIMIT {
+        return Ordering::Greater;
+    }
+    let t = f.trunc();
+    let ti = t as i128;
+    match i.cmp(&ti) {
+        Ordering::Equal => {
+            let frac = f - t;
+            if frac > 0.0 {
+                Ordering::Less
+            } else if frac < 0.0 {
+                Ordering::Greater
+            } else {
+                Ordering::Equal
+            }
+        }
+        other => other,
+    }
+}
+
+/// A number of a tree (bool excluded: Python's _same_kind keeps bools apart).
+enum Num {
+    Int(i128),
+    Float(f64),
+    Big,
+}
+
+fn number(node: &Node, src: &[u8]) -> Option<Num> {
+    match node {
+        Node::Int(i) => Some(Num::Int(*i as i128)),
+        Node::Wide(i) => Some(Num::Int(*i)),
+        Node::Float(f) => Some(Num::Float(*f)),
+        Node::BigInt(text) => Some(text.parse::<i128>().map(Num::Int).unwrap_or(Num::Big)),
+        Node::BigBytes(a, n, negative) => {
+            Some(bignum(&src[*a as usize..(*a + *n) as usize], *negative).map(Num::Int).unwrap_or(Num::Big))
+        }
+        _ => None,
+    }
+}
+
+fn ordered(ord: Ordering, op: Op) -> bool {
+    match op {
+        Op::Eq => ord == Ordering::Equal,
+        Op::Ne => ord != Ordering::Equal,
+        Op::Lt => ord == Ordering::Less,
+        Op::Le => ord != Ordering::Greater,
+        Op::Gt => ord == Ordering::Greater,
+        Op::Ge => ord != Ordering::Less,
+        _ => false,
+    }
+}
+
+/// query.evaluate.compare(value, op, literal) on a node (op one of = != < <= > >=).
+fn compare(node: &Node, src: &[u8], op: Op, lit: &Lit) -> Tri {
+    match lit {
+        Lit::Null => Tri::No,
+        Lit::Str(s) => match node {
+            Node::Str(v) => tri(ordered(v.bytes(src).cmp(s.as_bytes()), op)),
+            _ => Tri::No,
+        },
+        Lit::Bool(b) => match node {
+            Node::Bool(v) => tri(ordered(v.cmp(b), op)),
+            _ => Tri::No,
+        },
+        Lit::Int(l) => match number(node, src) {
+            None => Tri::No,
+            Some(Num::Big) => Tri::Unsure,
+            Some(Num::Int(i)) => tri(ordered(i.cmp(l), op)),
+            Some(Num::Float(f)) => {
+                if f.is_nan() {
+                    Tri::No
+                } else {
+                    tri(ordered(cmp_int_float(*l, f).reverse(), op))
+                }
+            }
+        },
+        Lit::Dec { f: d, exact, lo, hi, floor, ceil, integral } => match number(node, src) {
+            None => Tri::No,
+            Some(Num::Big) => Tri::Unsure,
+            Some(Num::Float(x)) => {
+                if x.is_nan() {
+                    return Tri::No;
+                }
+                let ord = if *exact {
+                    x.partial_cmp(d).unwrap_or(Ordering::Equal)
+                } else if x <= *lo {
+                    Ordering::Less
+                } else if x >= *hi {
+                    Ordering::Greater
+                } else {
+                    return Tri::Unsure; // (between two adjacent floats: no float is there)
+                };
+                tri(ordered(ord, op))
+            }
+            Some(Num::Int(i)) => {
+                let ord = if *integral {
+                    i.cmp(floor)
+                } else if i <= *floor {
+                    Ordering::Less
+                } else if i >= *ceil {
+                    Ordering::Greater
+                } else {
+                    return Tri::Unsure;
+                };
+                tri(ordered(ord, op))
+            }
+        },
+    }
+}
+
+fn holds(cond: &Cond, value: &At<'_>) -> Tri {
+    let (node, src) = match value {
+        At::None | At::Cut => return Tri::No,
+        At::Missing => {
+            return match cond.op {
+                Op::IsNull => Tri::Yes,
+                _ => Tri::No,
+            }
+        }
+        At::Node(node, src) => (*node, *src),
+    };
+    match cond.op {
+        Op::IsNull => tri(matches!(node, Node::Null)),
+        Op::IsNotNull => tri(!matches!(node, Node::Null)),
+        Op::Like => match node {
+            Node::Str(s) => tri(like_matches(&cond.like, s.get(src))),
+            _ => Tri::No,
+        },
+        Op::In => {
+            let mut out = Tri::No;
+            for lit in &cond.lits {
+                match compare(node, src, Op::Eq, lit) {
+                    Tri::Yes => return Tri::Yes,
+                    Tri::Unsure => out = Tri::Unsure,
+                    Tri::No => {}
+                }
+            }
+            out
+        }
+        Op::Contains => {
+            let items: Vec<&Node> = match node {
+                Node::List(items) => items.iter().collect(),
+                Node::Map(entries) => entries.iter().map(|(_, v)| v).collect(),
+                _ => return Tri::No,
+            };
+            let mut out = Tri::No;
+            for item in items {
+                match compare(item, src, Op::Eq, &cond.lits[0]) {
+                    Tri::Yes => return Tri::Yes,
+                    Tri::Unsure => out = Tri::Unsure,
+                    Tri::No => {}
+                }
+            }
+            out
+        }
+        Op::Undecodable | Op::NotUndecodable => Tri::Unsure, // said of the blob, not a path
+        op => compare(node, src, op, &cond.lits[0]),
+    }
+}
+
+// ------------------------------------------------------------------------------ groups
+
+/// A GROUP BY key part as Python's dict compares keys (1 == 1.0 == True), with the first one
+/// met kept to show (query.aggregate.Groups keeps the first key inserted).
+#[derive(Hash, PartialEq, Eq, Clone)]
+enum KeyPart {
+    Null,
+    Num(i128),
+    Float(u64),
+    Str(Box<str>),
+    Bytes(Box<[u8]>),
+    Undecodable,
+}
+
+#[derive(Clone, Debug)]
+pub enum Shown {
+    Null,
+    Bool(bool),
+    Int(i128),
+    Float(f64),
+    Str(Box<str>),
+    Bytes(Box<[u8]>),
+    Undecodable,
+}
+
+/// The key part of a path's value (plain, as GROUP BY reads it); None: the core cannot key it.
+fn key_part(value: &At<'_>, undecodable: bool) -> Option<(KeyPart, Shown)> {
+    if undecodable {
+        return Some((KeyPart::Undecodable, Shown::Undecodable));
+    }
+    let (node, src) = match value {
+        At::Node(node, src) => (*node, *src),
+        _ => return Some((KeyPart::Null, Shown::Null)), // missing, cut: None
+    };
+    Some(match node {
+        Node::Null => (KeyPart::Null, Shown::Null),
+        Node::Bool(b) => (KeyPart::Num(*b as i128), Shown::Bool(*b)),
+        Node::Int(i) => (KeyPart::Num(*i as i128), Shown::Int(*i as i128)),
+        Node::Wide(i) => (KeyPart::Num(*i), Shown::Int(*i)),
+        Node::BigInt(text) => {
+            let i: i128 = text.parse().ok()?;
+            (KeyPart::Num(i), Shown::Int(i))
+        }
+        Node::BigBytes(a, n, negative) => {
+            let i = bignum(&src[*a as usize..(*a + *n) as usize], *negative)?;
+            (KeyPart::Num(i), Shown::Int(i))
+        }
+        Node::Float(f) => {
+            if f.is_nan() {
+                return None; // a group of its own per value in Python: left to it
+            }
+            let part = if f.fract() == 0.0 && f.abs() < 1.7e38 {
+                KeyPart::Num(*f as i128)
+            } else {
+                KeyPart::Float(f.to_bits())
+            };
+            (part, Shown::Float(*f))
+        }
+        Node::Str(s) => {
+            let text: Box<str> = s.get(src).into();
+            (KeyPart::Str(text.clone()), Shown::Str(text))
+        }
+        Node::Bytes(a, n) => {
+            let bytes: Box<[u8]> = src[*a as usize..(*a + *n) as usize].into();
+            (KeyPart::Bytes(bytes.clone()), Shown::Bytes(bytes))
+        }
+        _ => return None, // a record, a big integer: Python keys it
+    })
+}
+
+/// A float sum kept exactly: a two's complement fixed point number whose last bit is 2**-1074
+/// (every finite double is a whole number of those), wide enough for any page's sum.
+#[derive(Clone)]
+pub struct ExactSum {
+    limbs: [u64; LIMBS],
+}
+
+const LIMBS: usize = 36;
+/// The fixed point's last bit is 2**-FLOAT_SUM_SHIFT (the module's constant of that name).
+pub const FLOAT_SUM_SHIFT: u32 = 1074;
+
+impl ExactSum {
+    fn new() -> Self {
+        ExactSum { limbs: [0; LIMBS] }
+    }
+
+    fn is_zero(&self) -> bool {
+        self.limbs.iter().all(|&l| l == 0)
+    }
+
+    /// Adds a finite float exactly.
+    fn add(&mut self, f: f64) {
+        if f == 0.0 {
+            return;
+        }
+        let bits = f.to_bits();
+        let negative = bits >> 63 == 1;
+        let exp = ((bits >> 52) & 0x7ff) as i64;
+        let frac = bits & ((1u64 << 52) - 1);
+        let (mantissa, shift) = if exp == 0 { (frac, 0i64) } else { (frac | (1u64 << 52), exp - 1) };
+        // value = mantissa * 2**(shift - 1074): mantissa shifted left by `shift` in the fixed point
+        let shift = shift as usize;
+        let (limb, bit) = (shift / 64, shift % 64);
+        let low = (mantissa as u128) << bit;
+        let parts = [low as u64, (low >> 64) as u64];
+        if negative {
+            self.sub_at(limb, parts);
+        } else {
+            self.add_at(limb, parts);
+        }
+    }
+
+    fn add_at(&mut self, at: usize, parts: [u64; 2]) {
+        let mut carry = 0u64;
+        for (k, part) in parts.iter().enumerate() {
+            let (s1, c1) = self.limbs[at + k].overflowing_add(*part);
+            let (s2, c2) = s1.overflowing_add(carry);
+            self.limbs[at + k] = s2;
+            carry = (c1 as u64) + (c2 as u64);
+        }
+        let mut i = at + 2;
+        while carry != 0 && i < LIMBS {
+            let (s, c) = self.limbs[i].overflowing_add(carry);
+            self.limbs[i] = s;
+            carry = c as u64;
+            i += 1;
+        }
+    }
+
+    fn sub_at(&mut self, at: usize, parts: [u64; 2]) {
+        let mut borrow = 0u64;
+        for (k, part) in parts.iter().enumerate() {
+            let (s1, b1) = self.limbs[at + k].overflowing_sub(*part);
+            let (s2, b2) = s1.overflowing_sub(borrow);
+            self.limbs[at + k] = s2;
+            borrow = (b1 as u64) + (b2 as u64);
+        }
+        let mut i = at + 2;
+        while borrow != 0 && i < LIMBS {
+            let (s, b) = self.limbs[i].overflowing_sub(borrow);
+            self.limbs[i] = s;
+            borrow = b as u64;
+            i += 1;
+        }
+    }
+
+    /// Little-endian two's complement bytes (int.from_bytes(..., "little", signed=True)).
+    pub fn bytes(&self) -> Vec<u8> {
+        self.limbs.iter().flat_map(|l| l.to_le_bytes()).collect()
+    }
+}
+
+#[derive(Clone, Debug)]
+pub enum NumShown {
+    Int(i128),
+    Float(f64),
+}
+
+fn num_cmp(a: &NumShown, b: &NumShown) -> Ordering {
+    match (a, b) {
+        (NumShown::Int(x), NumShown::Int(y)) => x.cmp(y),
+        (NumShown::Float(x), NumShown::Float(y)) => x.partial_cmp(y).unwrap_or(Ordering::Equal),
+        (NumShown::Int(x), NumShown::Float(y)) => cmp_int_float(*x, *y),
+        (NumShown::Float(x), NumShown::Int(y)) => cmp_int_float(*y, *x).reverse(),
+    }
+}
+
+/// query.aggregate._pick: the smaller (larger) of two; equal numbers of different types resolve
+/// to the float (by type name), else the one held.
+fn pick_num(held: &mut Option<NumShown>, value: NumShown, want: Ordering) {
+    match held {
+        None => *held = Some(value),
+        Some(current) => {
+            let ord = num_cmp(&value, current);
+            if ord == want {
+                *held = Some(value);
+            } else if ord == Ordering::Equal
+                && matches!(value, NumShown::Float(_))
+                && matches!(current, NumShown::Int(_))
+            {
+                *held = Some(value);
+            }
+        }
+    }
+}
+
+/// query.aggregate.Accumulator's state over one page.
+#[derive(Clone)]
+pub struct Acc {
+    pub count: u64,
+    pub int_sum: i128,
+    pub float_sum: ExactSum,
+    pub floats: bool,
+    pub num_min: Option<NumShown>,
+    pub num_max: Option<NumShown>,
+    pub str_min: Option<Box<str>>,
+    pub str_max: Option<Box<str>>,
+    pub skipped: u64,
+}
+
+impl Acc {
+    fn new() -> Self {
+        Acc {
+            count: 0,
+            int_sum: 0,
+            float_sum: ExactSum::new(),
+            floats: false,
+            num_min: None,
+            num_max: None,
+            str_min: None,
+            str_max: None,
+            skipped: 0,
+        }
+    }
+
+    pub fn has_float_sum(&self) -> bool {
+        !self.float_sum.is_zero()
+    }
+
+    /// Accumulator.add of the value at the input's path (None: missing, cut, undecodable).
+    /// Err(()): the core cannot add it exactly (Python adds the row).
+    fn add(&mut self, func: AggFunc, star: bool, value: &At<'_>) -> Result<(), ()> {
+        if star {
+            self.count += 1;
+            return Ok(());
+        }
+        let (node, src) = match value {
+            At::Node(node, src) if !matches!(node, Node::Null) => (*node, *src),
+            _ => return Ok(()), // None: not counted
+        };
+        if func == AggFunc::Count {
+            self.count += 1;
+            return Ok(());
+        }
+        let whole = match node {
+            Node::Int(i) => Some(*i as i128),
+            Node::Wide(i) => Some(*i),
+            Node::BigInt(text) => Some(text.parse::<i128>().map_err(|_| ())?),
+            Node::BigBytes(a, n, negative) => Some(bignum(&src[*a as usize..(*a + *n) as usize], *negative).ok_or(())?),
+            _ => None,
+        };
+        match node {
+            Node::Int(_) | Node::Wide(_) | Node::BigInt(_) | Node::BigBytes(..) => {
+                let i = whole.ok_or(())?;
+                self.count += 1;
+                self.int_sum = self.int_sum.checked_add(i).ok_or(())?;
+                pick_num(&mut self.num_min, NumShown::Int(i), Ordering::Less);
+                pick_num(&mut self.num_max, NumShown::Int(i), Ordering::Greater);
+            }
+            Node::Float(f) => {
+                if f.is_nan() {
+                    self.skipped += 1;
+                    return Ok(());
+                }
+                if f.is_infinite() {
+                    return Err(()); // Fraction(inf) is Python's to raise
+                }
+                self.count += 1;
+                self.float_sum.add(*f);
+                self.floats = true;
+                pick_num(&mut self.num_min, NumShown::Float(*f), Ordering::Less);
+                pick_num(&mut self.num_max, NumShown::Float(*f), Ordering::Greater);
+            }
+            Node::Str(s) if matches!(func, AggFunc::Min | AggFunc::Max) => {
+                self.count += 1;
+                let text = s.get(src);
+                if self.str_min.as_deref().is_none_or(|m| text < m) {
+                    self.str_min = Some(text.into());
+                }
+                if self.str_max.as_deref().is_none_or(|m| text > m) {
+                    self.str_max = Some(text.into());
+                }
+            }
+            _ => self.skipped += 1,
+        }
+        Ok(())
+    }
+}
+
+pub struct Group {
+    pub key: Vec<Shown>,
+    pub accs: Vec<Acc>,
+}
+
+// ------------------------------------------------------------------------------ a page
+
+/// Per path of a place: whether a value had it, and the misses before the first that had it
+/// (depth, the step's index, the keys there), as read_page's Page.found / missed.
+pub struct PathSeen {
+    pub found: bool,
+    pub miss: Option<(usize, Vec<String>)>,
+}
+
+pub struct PageResult {
+    pub kept: Vec<usize>,
+    pub handed_rows: Vec<usize>,
+    pub undecodable: u64,
+    pub cut: u64,
+    /// Undecodable values by kind code (engine::Kind as u8; NotBlob counts as no known format).
+    pub kinds: [u64; 6],
+    pub seen: Vec<Vec<PathSeen>>,
+    pub groups: Vec<Group>,
+    /// A sum past 128 bits: the page is Python's.
+    pub overflow: bool,
+}
+
+const MISS_KEYS: usize = 200;
+
+fn note_miss(seen: &mut PathSeen, depth: usize, keys: Vec<String>) {
+    match &mut seen.miss {
+        Some((d, _)) if depth < *d => {}
+        Some((d, known)) if depth == *d => {
+            for k in keys {
+                if known.len() >= MISS_KEYS {
+                    break;
+                }
+                if !known.contains(&k) {
+                    known.push(k);
+                }
+            }
+        }
+        _ => {
+            let mut fresh: Vec<String> = Vec::new();
+            for k in keys {
+                if fresh.len() >= MISS_KEYS {
+                    break;
+                }
+                if !fresh.contains(&k) {
+                    fresh.push(k);
+                }
+            }
+            seen.miss = Some((depth, fresh));
+        }
+    }
+}
+
+/// Decodes one place's value for a query (the values a reader reads: kind, cut, the paths).
+pub fn read_slot(
+    cfg: &Config,
+    value: Option<&[u8]>,
+    null: bool,
+    cap: usize,
+    paths: &[Vec<Step>],
+    needles: &[Needle],
+) -> Slot {
+    if null {
+        return Slot::Null;
+    }
+    let Some(value) = value else { return Slot::NotBlob };
+    let want = Want { paths, tree: false, measure: false, needles };
+    let outcome = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| decode_value(cfg, value, cap, &want)))
+    {
+        Ok(Ok(outcome)) => outcome,
+        Ok(Err(_)) => return Slot::HandBack,
+        Err(_) => {
+            crate::lz4::abandon();
+            return Slot::HandBack;
+        }
+    };
+    if outcome.cut {
+        return Slot::Cut;
+    }
+    match outcome.kind {
+        Kind::Text if outcome.rejected => Slot::Rejected,
+        Kind::Text | Kind::Record => Slot::Read(outcome),
+        Kind::HandedBack => Slot::HandBack,
+        kind => Slot::Undecodable(kind as u8),
+    }
+}
+
+/// The page's answer over its places' slots (slots[place][row]; `stored[place][row]` the stored
+/// bytes of each value, for the spans of stored text).
+pub fn run(program: &Program, slots: &[Vec<Slot>], stored: &[Vec<&[u8]>], rows: usize) -> PageResult {
+    let mut out = PageResult {
+        kept: Vec::new(),
+        handed_rows: Vec::new(),
+        undecodable: 0,
+        cut: 0,
+        kinds: [0; 6],
+        seen: program
+            .paths
+            .iter()
+            .map(|paths| paths.iter().map(|_| PathSeen { found: false, miss: None }).collect())
+            .collect(),
+        groups: Vec::new(),
+        overflow: false,
+    };
+    let mut index: HashMap<Vec<KeyPart>, usize> = HashMap::new();
+    let empty: &[u8] = &[];
+    for row in 0..rows {
+        let stored_of = |place: usize| stored[place].get(row).copied().unwrap_or(empty);
+        if slots.iter().any(|place| matches!(place[row], Slot::HandBack)) {
+            out.handed_rows.push(row);
+            continue;
+        }
+        // the conditions, in order (all are read: a row the core cannot decide goes to Python)
+        let mut verdict = Tri::Yes;
+        for cond in &program.conds {
+            let slot = &slots[cond.place][row];
+            let t = match cond.path {
+                None => {
+                    let undecodable = matches!(slot, Slot::Undecodable(_) | Slot::NotBlob);
+                    tri(undecodable == (cond.op == Op::Undecodable))
+                }
+                Some(p) => holds(cond, &at(slot, p, stored_of(cond.place))),
+            };
+            match t {
+                Tri::No => {
+                    verdict = Tri::No;
+                    break;
+                }
+                Tri::Unsure => verdict = Tri::Unsure,
+                Tri::Yes => {}
+            }
+        }
+        if verdict == Tri::Unsure {
+            out.handed_rows.push(row);
+            continue;
+        }
+        let mut group: Option<(Vec<KeyPart>, Vec<Shown>)> = None;
+        if verdict == Tri::Yes && program.grouped {
+            let mut parts = Vec::with_capacity(program.keys.len());
+            let mut shown = Vec::with_capacity(program.keys.len());
+            let mut ok = true;
+            for &(place, path) in &program.keys {
+                let slot = &slots[place][row];
+                let undecodable = matches!(slot, Slot::Undecodable(_) | Slot::NotBlob);
+                match key_part(&at(slot, path, stored_of(place)), undecodable) {
+                    Some((part, show)) => {
+                        parts.push(part);
+                        shown.push(show);
+                    }
+                    None => {
+                        ok = false;
+                        break;
+                    }
+                }
+            }
+            if !ok {
+                out.handed_rows.push(row);
+                continue;
+            }
+            // the inputs: checked before anything of the row is counted
+            let mut accs_probe: Vec<Acc> = Vec::with_capacity(program.aggs.len());
+            let mut exact = true;
+            for agg in &program.aggs {
+                let mut probe = Acc::new();
+                let value = match agg.input {
+                    Some((place, path)) => at(&slots[place][row], path, stored_of(place)),
+                    None => At::Missing,
+                };
+                if probe.add(agg.func, agg.star, &value).is_err() {
+                    exact = false;
+                    break;
+                }
+                accs_probe.push(probe);
+            }
+            if !exact {
+                out.handed_rows.push(row);
+                continue;
+            }
+            group = Some((parts, shown));
+        }
+        // counted: the row is the core's
+        for (place, slots_of) in slots.iter().enumerate() {
+            let slot = &slots_of[row];
+            match slot {
+                Slot::Undecodable(kind) => {
+                    out.undecodable += 1;
+                    out.kinds[*kind as usize] += 1;
+                }
+                Slot::NotBlob => {
+                    out.undecodable += 1;
+                    out.kinds[Kind::NoFormat as usize] += 1;
+                }
+                Slot::Cut => out.cut += 1,
+                Slot::Read(outcome) => {
+                    let src = outcome.bytes(stored_of(place));
+                    for (p, read) in outcome.reads.iter().enumerate() {
+                        let seen = &mut out.seen[place][p];
+                        match read {
+                            PathRead::Node(_) => seen.found = true,
+                            PathRead::Missing { depth, keys } => {
+                                if !seen.found {
+                                    note_miss(seen, *depth, keys.iter().map(|k: &Str| k.get(src).to_owned()).collect());
+                                }
+                            }
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        if verdict != Tri::Yes {
+            continue;
+        }
+        out.kept.push(row);
+        if let Some((parts, shown)) = group {
+            let at_group = match index.get(&parts) {
+                Some(&g) => g,
+                None => {
+                    out.groups.push(Group { key: shown, accs: program.aggs.iter().map(|_| Acc::new()).collect() });
+                    index.insert(parts, out.groups.len() - 1);
+                    out.groups.len() - 1
+                }
+            };
+            for (k, agg) in program.aggs.iter().enumerate() {
+                let value = match agg.input {
+                    Some((place, path)) => at(&slots[place][row], path, stored_of(place)),
+                    None => At::Missing,
+                };
+                if out.groups[at_group].accs[k].add(agg.func, agg.star, &value).is_err() {
+                    out.overflow = true;
+                }
+            }
+        }
+    }
+    out
+}
+
+// ------------------------------------------------------------------------------ Python side
+
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyBytes, PyFloat, PyList, PyString, PyTuple};
+
+use crate::page::to_py;
+
+/// Decoded bytes a page keeps for its answer at the most (then its other values go back).
+const RETAINED: usize = 256 << 20;
+
+/// One place of query_page: (its values, or the page's rows; the column's index in the rows or
+/// None; the paths it reads, each a tuple of steps; its needles: (any, strings)).
+pub type QueryPlaceArg<'py> =
+    (Bound<'py, PyAny>, Option<usize>, Vec<Vec<Bound<'py, PyAny>>>, Vec<(bool, Vec<String>)>);
+/// One condition: (operator, place, path index or None for the blob itself, literals).
+pub type CondArg<'py> = (String, usize, Option<usize>, Vec<Bound<'py, PyTuple>>);
+/// One aggregate: (function, count(*), its input's (place, path) or None).
+pub type AggArg = (String, bool, Option<(usize, usize)>);
+
+fn step_of(obj: &Bound<'_, PyAny>) -> PyResult<Step> {
+    if let Ok(s) = obj.cast::<PyString>() {
+        return Ok(s.to_str().map(|k| Step::Key(k.to_owned())).unwrap_or(Step::Huge));
+    }
+    match obj.extract::<i128>() {
+        Ok(i) => Ok(Step::Index(i)),
+        Err(_) if obj.is_instance_of::<pyo3::types::PyInt>() => Ok(Step::Huge),
+        Err(err) => Err(err),
+    }
+}
+
+/// A literal as payload/native.py encodes it: ("s", str), ("i", int), ("d", float, exact, lo,
+/// hi, floor, ceil, integral), ("b", bool), ("n",).
+fn lit_of(t: &Bound<'_, PyTuple>) -> PyResult<Lit> {
+    let tag: String = t.get_item(0)?.extract()?;
+    Ok(match tag.as_str() {
+        "s" => Lit::Str(t.get_item(1)?.extract()?),
+        "i" => Lit::Int(t.get_item(1)?.extract()?),
+        "d" => Lit::Dec {
+            f: t.get_item(1)?.extract()?,
+            exact: t.get_item(2)?.extract()?,
+            lo: t.get_item(3)?.extract()?,
+            hi: t.get_item(4)?.extract()?,
+            floor: t.get_item(5)?.extract()?,
+            ceil: t.get_item(6)?.extract()?,
+            integral: t.get_item(7)?.extract()?,
+        },
+        "b" => Lit::Bool(t.get_item(1)?.extract()?),
+        "n" => Lit::Null,
+        other => return Err(PyValueError::new_err(format!("query_page: a literal tagged {other:?}"))),
+    })
+}
+
+/// query_page()'s answer (see cqlsh_ext/payload/native.py).
+#[pyclass(frozen, get_all, module = "cqlsh_ext_native")]
+pub struct QueryPage {
+    kept: Vec<usize>,
+    handed_rows: Vec<usize>,
+    /// Per projected path, its value in each kept row (None: missing, cut, undecodable).
+    outputs: Vec<Py<PyList>>,
+    order: Vec<Py<PyList>>,
+    undecodable: u64,
+    cut: u64,
+    /// Undecodable values by the engine's kind code.
+    kinds: Vec<(u8, u64)>,
+    /// Per place, per path: (found, the deepest miss before the first hit: (depth, keys) or None).
+    paths: Vec<Vec<(bool, Option<(usize, Vec<String>)>)>>,
+    /// (key, per aggregate (count, int sum, float sum as bytes or None, floats, num_min,
+    /// num_max, str_min, str_max, skipped)).
+    groups: Vec<(Py<PyTuple>, Vec<Py<PyTuple>>)>,
+    overflow: bool,
+}
+
+fn shown_py<'py>(py: Python<'py>, shown: &Shown, undecodable: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    Ok(match shown {
+        Shown::Null => py.None().into_bound(py),
+        Shown::Bool(b) => PyBool::new(py, *b).to_owned().into_any(),
+        Shown::Int(i) => i.into_pyobject(py)?.into_any(),
+        Shown::Float(f) => PyFloat::new(py, *f).into_any(),
+        Shown::Str(s) => PyString::new(py, s).into_any(),
+        Shown::Bytes(b) => PyBytes::new(py, b).into_any(),
+        Shown::Undecodable => undecodable.clone(),
+    })
+}
+
+fn num_py<'py>(py: Python<'py>, n: &Option<NumShown>) -> PyResult<Bound<'py, PyAny>> {
+    Ok(match n {
+        None => py.None().into_bound(py),
+        Some(NumShown::Int(i)) => i.into_pyobject(py)?.into_any(),
+        Some(NumShown::Float(f)) => PyFloat::new(py, *f).into_any(),
+    })
+}
+
+fn str_py<'py>(py: Python<'py>, s: &Option<Box<str>>) -> Bound<'py, PyAny> {
+    match s {
+        None => py.None().into_bound(py),
+        Some(s) => PyString::new(py, s).into_any(),
+    }
+}
+
+/// query_page(rows, places, conditions, outputs, order, keys, aggregates, grouped, cap,
+/// undecodable_group): see cqlsh_ext/payload/native.py.
+#[allow(clippy::too_many_arguments)]
+pub fn query_page_py<'py>(
+    py: Python<'py>,
+    cfg: &Config,
+    rows: usize,
+    places: Vec<QueryPlaceArg<'py>>,
+    conditions: Vec<CondArg<'py>>,
+    outputs: Vec<Option<(usize, usize)>>,
+    order: Vec<Option<(usize, usize)>>,
+    keys: Vec<(usize, usize)>,
+    aggregates: Vec<AggArg>,
+    grouped: bool,
+    cap: usize,
+    undecodable_group: &Bound<'py, PyAny>,
+) -> PyResult<QueryPage> {
+    let mut program =
+        Program { paths: Vec::new(), needles: Vec::new(), conds: Vec::new(), keys, aggs: Vec::new(), grouped };
+    let mut items: Vec<Vec<Bound<'py, PyAny>>> = Vec::with_capacity(places.len());
+    for (source, column, paths, needles) in &places {
+        program.needles.push(
+            needles
+                .iter()
+                .map(|(any, strings)| Needle { any: *any, strings: strings.iter().map(|s| s.as_bytes().to_vec()).collect() })
+                .collect(),
+        );
+        let values: Vec<Bound<'py, PyAny>> = match column {
+            None => source.try_iter()?.collect::<PyResult<_>>()?,
+            Some(i) => source.try_iter()?.map(|row| row.and_then(|row| row.get_item(*i))).collect::<PyResult<_>>()?,
+        };
+        if values.len() != rows {
+            return Err(PyValueError::new_err("query_page: a place has not one value a row"));
+        }
+        items.push(values);
+        program.paths.push(paths.iter().map(|p| p.iter().map(step_of).collect::<PyResult<_>>()).collect::<PyResult<_>>()?);
+    }
+    let check = |place: usize, path: Option<usize>| -> PyResult<()> {
+        let ok = place < program.paths.len() && path.is_none_or(|p| p < program.paths[place].len());
+        if ok {
+            Ok(())
+        } else {
+            Err(PyValueError::new_err("query_page: a reference to no place or path"))
+        }
+    };
+    for (op, place, path, literals) in &conditions {
+        check(*place, *path)?;
+        let op = Op::by_name(op).ok_or_else(|| PyValueError::new_err(format!("query_page: operator {op:?}")))?;
+        let lits: Vec<Lit> = literals.iter().map(lit_of).collect::<PyResult<_>>()?;
+        let like = match (op, lits.first()) {
+            (Op::Like, Some(Lit::Str(pattern))) => like_parts(pattern),
+            (Op::Like, _) => return Err(PyValueError::new_err("query_page: LIKE takes a string")),
+            _ => Vec::new(),
+        };
+        if matches!(op, Op::Contains | Op::Eq | Op::Ne | Op::Lt | Op::Le | Op::Gt | Op::Ge) && lits.is_empty() {
+            return Err(PyValueError::new_err("query_page: an operator without its literal"));
+        }
+        program.conds.push(Cond { place: *place, path: *path, op, lits, like });
+    }
+    for &(place, path) in outputs.iter().chain(order.iter()).flatten().chain(program.keys.iter()) {
+        check(place, Some(path))?;
+    }
+    for (func, star, input) in &aggregates {
+        if let Some((place, path)) = input {
+            check(*place, Some(*path))?;
+        }
+        let func = AggFunc::by_name(func).ok_or_else(|| PyValueError::new_err(format!("query_page: {func:?}")))?;
+        program.aggs.push(Agg { func, star: *star, input: *input });
+    }
+    // the values: bytes, None (a null blob) or anything else (not a blob)
+    let cells: Vec<Vec<(Option<&[u8]>, bool)>> = items
+        .iter()
+        .map(|values| {
+            values
+                .iter()
+                .map(|v| {
+                    if v.is_none() {
+                        (None, true)
+                    } else {
+                        (v.cast::<PyBytes>().ok().map(|b| b.as_bytes()), false)
+                    }
+                })
+                .collect()
+        })
+        .collect();
+    let (slots, result) = py.detach(|| {
+        let mut retained = 0usize;
+        let slots: Vec<Vec<Slot>> = cells
+            .iter()
+            .zip(program.paths.iter().zip(&program.needles))
+            .map(|(values, (paths, needles))| {
+                values
+                    .iter()
+                    .map(|(value, null)| {
+                        if retained > RETAINED {
+                            return Slot::HandBack;
+                        }
+                        let slot = read_slot(cfg, *value, *null, cap, paths, needles);
+                        if let Slot::Read(outcome) = &slot {
+                            if let crate::engine::Payload::Owned(data) = &outcome.payload {
+                                retained += data.len();
+                            }
+                        }
+                        slot
+                    })
+                    .collect()
+            })
+            .collect();
+        let stored: Vec<Vec<&[u8]>> =
+            cells.iter().map(|values| values.iter().map(|(v, _)| v.unwrap_or(&[])).collect()).collect();
+        let result = run(&program, &slots, &stored, rows);
+        (slots, result)
+    });
+    let empty: &[u8] = &[];
+    let column_of = |refs: &Vec<Option<(usize, usize)>>| -> PyResult<Vec<Py<PyList>>> {
+        let mut out = Vec::with_capacity(refs.len());
+        for r in refs {
+            let mut values: Vec<Bound<'py, PyAny>> = Vec::with_capacity(result.kept.len());
+            for &row in &result.kept {
+                values.push(match r {
+                    None => py.None().into_bound(py),
+                    Some((place, path)) => {
+                        let stored = cells[*place][row].0.unwrap_or(empty);
+                        match at(&slots[*place][row], *path, stored) {
+                            At::Node(node, src) => to_py(py, node, src)?,
+                            _ => py.None().into_bound(py),
+                        }
+                    }
+                });
+            }
+            out.push(PyList::new(py, values)?.unbind());
+        }
+        Ok(out)
+    };
+    let outputs_py = column_of(&outputs)?;
+    let order_py = column_of(&order)?;
+    let mut groups = Vec::with_capacity(result.groups.len());
+    for group in &result.groups {
+        let key: Vec<Bound<'py, PyAny>> =
+            group.key.iter().map(|s| shown_py(py, s, undecodable_group)).collect::<PyResult<_>>()?;
+        let mut accs = Vec::with_capacity(group.accs.len());
+        for acc in &group.accs {
+            let float_sum = if acc.has_float_sum() {
+                PyBytes::new(py, &acc.float_sum.bytes()).into_any()
+            } else {
+                py.None().into_bound(py)
+            };
+            let state: Vec<Bound<'py, PyAny>> = vec![
+                acc.count.into_pyobject(py)?.into_any(),
+                acc.int_sum.into_pyobject(py)?.into_any(),
+                float_sum,
+                PyBool::new(py, acc.floats).to_owned().into_any(),
+                num_py(py, &acc.num_min)?,
+                num_py(py, &acc.num_max)?,
+                str_py(py, &acc.str_min),
+                str_py(py, &acc.str_max),
+                acc.skipped.into_pyobject(py)?.into_any(),
+            ];
+            accs.push(PyTuple::new(py, state)?.unbind());
+        }
+        groups.push((PyTuple::new(py, key)?.unbind(), accs));
+    }
+    Ok(QueryPage {
+        kept: result.kept.clone(),
+        handed_rows: result.handed_rows.clone(),
+        outputs: outputs_py,
+        order: order_py,
+        undecodable: result.undecodable,
+        cut: result.cut,
+        kinds: result.kinds.iter().enumerate().filter(|(_, n)| **n > 0).map(|(k, n)| (k as u8, *n)).collect(),
+        paths: result
+            .seen
+            .iter()
+            .map(|place| place.iter().map(|s| (s.found, s.miss.clone())).collect())
+            .collect(),
+        groups,
+        overflow: result.overflow,
+    })
+}

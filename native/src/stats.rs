@@ -1,0 +1,598 @@
+//! COMPRESSION STATS' page answer: each value measured as the Python engine's measure_page()
+//! measures it (payload/engine.py `_measure`: the containers only, a value's size from its
+//! header where the format allows, an uncompressed value's kind peeked at), and the page's
+//! partial report built here (insight/stats.py ColumnStats and the rows' Capacity), which the
+//! Python side merges once a page. Values the core cannot measure exactly as Python does (a
+//! format that failed: its reason is Python's; a cut value; a serialization stream) are handed
+//! back by index, and the rows holding one are left out of the capacity figures with their
+//! partial sizes, for the Python side to finish.
+
+use crate::common::DErr;
+use crate::engine::{decode_value, Config, Kind, Label, Want};
+use crate::formats::{self, Fmt};
+use crate::{deflate, zstd};
+
+/// What a measure found, in the order of the statuses the Python side gives at configure time
+/// (payload.engine: COMPRESSED, STORED, UNKNOWN, FAILED).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Status {
+    Compressed = 0,
+    Stored = 1,
+    Unknown = 2,
+    /// Measured by Python (its reason is Python's): named here for the statuses' order.
+    #[allow(dead_code)]
+    Failed = 3,
+}
+
+/// The reasons a measure gives without Python (payload.engine FROM_HEADER, payload.view
+/// TOO_SHORT and NOT_DETECTED), in the configured order; None is no reason.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Reason {
+    FromHeader = 0,
+    TooShort = 1,
+    NotDetected = 2,
+}
+
+/// The data the Python side gives for measuring (configure's "stats" entry).
+pub struct StatsConfig {
+    /// Formats with the HeaderSized capability: (their magic's first byte, the format, the
+    /// stored size from which they are sized from their headers).
+    pub header_sized: Vec<(u8, Fmt, usize)>,
+    /// The first bytes of the serialization streams' magics (measure leaves those to the walk).
+    pub stream_leads: Vec<u8>,
+    /// Decompressed bytes peeked at behind a declared size.
+    pub peek: usize,
+}
+
+/// What the reader counts in (payload.measures.MeasureSpec), given with each call.
+pub struct Spec {
+    pub bucket_bounds: Vec<u64>,
+    pub size_bounds: Vec<u64>,
+    pub median_inv_step: f64,
+    pub median_zero: i64,
+    pub units: (u64, u64),
+    pub row_quota: u64,
+    pub near_bytes: f64,
+}
+
+pub struct Measured {
+    pub status: Status,
+    pub label: Label,
+    pub size: usize,
+    pub exact: bool,
+    pub reason: Option<Reason>,
+}
+
+/// HeaderSized.declared_size of the formats the core sizes from their headers (None: not
+/// trusted, or a format left to Python).
+fn declared_size(fmt: Fmt, data: &[u8]) -> Option<u64> {
+    match fmt {
+        Fmt::Zstd => zstd::declared_size(data),
+        Fmt::Gzip => deflate::gzip_declared_size(data),
+        _ => None,
+    }
+}
+
+/// HeaderSized.peek: Ok(None) where Python's peek returns None (its library raised).
+fn peek(fmt: Fmt, data: &[u8], n: usize) -> Result<Option<Vec<u8>>, DErr> {
+    match fmt {
+        Fmt::Zstd => zstd::peek(data, n),
+        Fmt::Gzip => deflate::gzip_peek(data, n),
+        _ => Err(DErr::HandBack),
+    }
+}
+
+/// registry.signature_matches: a format of the first byte's dispatch row matches the prefix.
+fn signature_matches(cfg: &Config, prefix: &[u8]) -> bool {
+    !prefix.is_empty() && cfg.dispatch[prefix[0] as usize].iter().any(|&(fmt, _)| formats::matches(fmt, prefix))
+}
+
+/// The quiet reason of a value read as no known format: too short to detect, or nothing found.
+fn unknown_reason(cfg: &Config, n: usize) -> Option<Reason> {
+    if n == 0 {
+        None
+    } else if n < cfg.min_auto_length {
+        Some(Reason::TooShort)
+    } else {
+        Some(Reason::NotDetected)
+    }
+}
+
+/// One value, as ValueEngine._measure measures it (auto mode). Err(HandBack): Python measures it.
+pub fn measure_value(cfg: &Config, stats: &StatsConfig, value: &[u8], cap: usize, from_headers: bool) -> Result<Measured, DErr> {
+    let n = value.len();
+    if from_headers && n >= cfg.min_auto_length {
+        if let Some(&(_, fmt, from)) = stats.header_sized.iter().find(|(lead, _, _)| *lead == value[0]) {
+            if n >= from && formats::matches(fmt, value) {
+                if !matches!(fmt, Fmt::Zstd | Fmt::Gzip) {
+                    return Err(DErr::HandBack);
+                }
+                if let Some(size) = declared_size(fmt, value) {
+                    if size <= cap as u64 {
+                        if let Some(head) = peek(fmt, value, stats.peek)? {
+                            let stream = head.first().is_some_and(|b| stats.stream_leads.contains(b));
+                            if !stream && !signature_matches(cfg, &head) {
+                                return Ok(Measured {
+                                    status: Status::Compressed,
+                                    label: Label::new(&[fmt], ""),
+                                    size: size as usize,
+                                    exact: true,
+                                    reason: Some(Reason::FromHeader),
+                                });
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let want = Want { paths: &[], tree: false, measure: true, needles: &[] };
+    let outcome = decode_value(cfg, value, cap, &want)?;
+    match outcome.kind {
+        Kind::Binary => {
+            // measure: a container was peeled (its payload is not read)
+            if outcome.cut {
+                return Err(DErr::HandBack); // its size may be the declared one: Python's
+            }
+            Ok(Measured {
+                status: Status::Compressed,
+                label: outcome.label.layers_only(),
+                size: outcome.decoded,
+                exact: true,
+                reason: None,
+            })
+        }
+        Kind::Text | Kind::Record => {
+            if !outcome.label.is_bare() {
+                return Err(DErr::HandBack); // a reading under layers: not the measure's road
+            }
+            Ok(Measured { status: Status::Stored, label: Label::new(&[], ""), size: n, exact: true, reason: None })
+        }
+        Kind::NoFormat => Ok(Measured {
+            status: Status::Unknown,
+            label: Label::new(&[], ""),
+            size: n,
+            exact: true,
+            reason: unknown_reason(cfg, n),
+        }),
+        Kind::Failed | Kind::HandedBack => Err(DErr::HandBack), // the reason is Python's
+    }
+}
+
+/// insight.median's bin of a ratio.
+fn median_bin(stats: &Spec, x: f64) -> i64 {
+    if x > 0.0 {
+        (x.ln() * stats.median_inv_step).floor() as i64
+    } else {
+        stats.median_zero
+    }
+}
+
+/// bisect_left(bounds, size).
+fn bucket(bounds: &[u64], size: u64) -> usize {
+    bounds.partition_point(|&b| b < size)
+}
+
+/// scanning.capacity.Capacity over rows.
+#[derive(Default, Clone, Debug)]
+pub struct CapacityAgg {
+    pub rows: u64,
+    pub wcu: u64,
+    pub rcu: u64,
+    pub near_quota: u64,
+    pub over_quota: u64,
+    pub largest: u64,
+}
+
+impl CapacityAgg {
+    fn add(&mut self, size: u64, stats: &Spec) {
+        self.rows += 1;
+        self.wcu += size.div_ceil(stats.units.0).max(1);
+        self.rcu += size.div_ceil(stats.units.1).max(1);
+        if size as f64 >= stats.near_bytes {
+            if size > stats.row_quota {
+                self.over_quota += 1;
+            } else {
+                self.near_quota += 1;
+            }
+        }
+        self.largest = self.largest.max(size);
+    }
+}
+
+/// One chain's counters: (status, label, values, stored bytes, decompressed bytes).
+pub struct ChainAgg {
+    pub status: Status,
+    pub label: Label,
+    pub values: u64,
+    pub stored: u64,
+    pub size: u64,
+}
+
+/// insight.stats.ColumnStats' counters over one page of one place.
+pub struct ColumnAgg {
+    pub values: u64,
+    pub nulls: u64,
+    pub stored: u64,
+    pub size: u64,
+    pub inexact: u64,
+    pub from_headers: u64,
+    pub chains: Vec<ChainAgg>,
+    pub reasons: Vec<(Reason, u64)>,
+    pub compressed: [u64; 3],
+    pub buckets_before: Vec<u64>,
+    pub buckets_after: Vec<u64>,
+    pub sizes_before: Vec<u64>,
+    pub sizes_after: Vec<u64>,
+    /// The compressed values' ratios, in order (the median sketch's exact phase), or their bins.
+    pub ratios: Vec<f64>,
+    pub ratio_bins: Vec<(i64, u64)>,
+    pub exact_ratios: bool,
+    /// Indexes (in the place's values) of the values handed back to Python.
+    pub handed_back: Vec<usize>,
+}
+
+impl ColumnAgg {
+    pub fn new(stats: &Spec, exact_ratios: bool) -> ColumnAgg {
+        ColumnAgg {
+            values: 0,
+            nulls: 0,
+            stored: 0,
+            size: 0,
+            inexact: 0,
+            from_headers: 0,
+            chains: Vec::new(),
+            reasons: Vec::new(),
+            compressed: [0; 3],
+            buckets_before: vec![0; stats.bucket_bounds.len() + 1],
+            buckets_after: vec![0; stats.bucket_bounds.len() + 1],
+            sizes_before: vec![0; stats.size_bounds.len() + 1],
+            sizes_after: vec![0; stats.size_bounds.len() + 1],
+            ratios: Vec::new(),
+            ratio_bins: Vec::new(),
+            exact_ratios,
+            handed_back: Vec::new(),
+        }
+    }
+
+    /// ColumnStats.add.
+    pub fn add(&mut self, stats: &Spec, m: &Measured, stored: u64) {
+        let size = m.size as u64;
+        self.values += 1;
+        self.stored += stored;
+        self.size += size;
+        if m.status == Status::Compressed {
+            self.compressed[0] += 1;
+            self.compressed[1] += stored;
+            self.compressed[2] += size;
+            let ratio = size as f64 / stored as f64;
+            if self.exact_ratios {
+                self.ratios.push(ratio);
+            } else {
+                let k = median_bin(stats, ratio);
+                match self.ratio_bins.iter_mut().find(|(b, _)| *b == k) {
+                    Some(entry) => entry.1 += 1,
+                    None => self.ratio_bins.push((k, 1)),
+                }
+            }
+            if !m.exact {
+                self.inexact += 1;
+            }
+            if m.reason == Some(Reason::FromHeader) {
+                self.from_headers += 1;
+            }
+        } else if let Some(reason) = m.reason {
+            match self.reasons.iter_mut().find(|(r, _)| *r == reason) {
+                Some(entry) => entry.1 += 1,
+                None => self.reasons.push((reason, 1)),
+            }
+        }
+        match self.chains.iter_mut().find(|c| c.status == m.status && c.label == m.label) {
+            Some(c) => {
+                c.values += 1;
+                c.stored += stored;
+                c.size += size;
+            }
+            None => self.chains.push(ChainAgg { status: m.status, label: m.label, values: 1, stored, size }),
+        }
+        self.buckets_before[bucket(&stats.bucket_bounds, size)] += 1;
+        self.buckets_after[bucket(&stats.bucket_bounds, stored)] += 1;
+        self.sizes_before[bucket(&stats.size_bounds, size)] += 1;
+        self.sizes_after[bucket(&stats.size_bounds, stored)] += 1;
+    }
+}
+
+/// A value of a place, as the page call reads it from Python (bytes, a str of a text column,
+/// None, or anything else: handed back).
+pub enum Cell<'a> {
+    Null,
+    Blob(&'a [u8]),
+    Text(usize),
+    Other,
+}
+
+/// The page's rows: capacity over the rows whose every value was measured here, and the partial
+/// sizes (before, after) of the others (a value of theirs was handed back).
+pub struct RowsAgg {
+    pub before: CapacityAgg,
+    pub after: CapacityAgg,
+    pub left: Vec<(usize, u64, u64)>,
+}
+
+/// One place of the page: its cells, the row each is in, its counters.
+pub struct PlaceIn<'a> {
+    pub cells: Vec<Cell<'a>>,
+    pub rows: Option<Vec<usize>>,
+    pub agg: ColumnAgg,
+}
+
+/// Measures every place's values (GIL released by the caller: nothing here touches Python)
+/// and the rows' capacity.
+pub fn measure_places(
+    cfg: &Config,
+    stats: &StatsConfig,
+    spec: &Spec,
+    places: &mut [PlaceIn<'_>],
+    rows: usize,
+    cap: usize,
+    from_headers: bool,
+) -> RowsAgg {
+    let mut before = vec![0u64; rows];
+    let mut after = vec![0u64; rows];
+    let mut left = vec![false; rows];
+    for place in places.iter_mut() {
+        for (i, cell) in place.cells.iter().enumerate() {
+            let row = match &place.rows {
+                Some(rows_of) => rows_of[i],
+                None => i,
+            };
+            match cell {
+                Cell::Null => place.agg.nulls += 1,
+                Cell::Text(len) => {
+                    let m = Measured {
+                        status: Status::Stored,
+                        label: Label::new(&[], "text"),
+                        size: *len,
+                        exact: true,
+                        reason: None,
+                    };
+                    place.agg.add(spec, &m, *len as u64);
+                    before[row] += *len as u64;
+                    after[row] += *len as u64;
+                }
+                Cell::Blob(value) => {
+                    let measured = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        measure_value(cfg, stats, value, cap, from_headers)
+                    }));
+                    match measured {
+                        Ok(Ok(m)) => {
+                            place.agg.add(spec, &m, value.len() as u64);
+                            before[row] += m.size as u64;
+                            after[row] += value.len() as u64;
+                        }
+                        Ok(Err(_)) | Err(_) => {
+                            if measured.is_err() {
+                                crate::lz4::abandon();
+                            }
+                            // Python measures it and adds it to its row's partial sizes
+                            place.agg.handed_back.push(i);
+                            left[row] = true;
+                        }
+                    }
+                }
+                Cell::Other => {
+                    place.agg.handed_back.push(i);
+                    left[row] = true;
+                }
+            }
+        }
+    }
+    let mut out = RowsAgg { before: CapacityAgg::default(), after: CapacityAgg::default(), left: Vec::new() };
+    for row in 0..rows {
+        if left[row] {
+            out.left.push((row, before[row], after[row]));
+        } else {
+            out.before.add(before[row], spec);
+            out.after.add(after[row], spec);
+        }
+    }
+    out
+}
+
+// ------------------------------------------------------------------------------ Python side
+
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyString};
+
+/// The words of the statuses and reasons (configure's "stats" entry), kept beside the data.
+pub struct StatsWords {
+    pub statuses: Vec<String>,
+    pub reasons: Vec<String>,
+}
+
+fn entry<'py>(config: &Bound<'py, PyDict>, key: &str) -> PyResult<Bound<'py, PyAny>> {
+    config.get_item(key)?.ok_or_else(|| PyValueError::new_err(format!("configure: stats has no {key:?}")))
+}
+
+/// configure()'s "stats" entry (payload/native.py `_config`).
+pub fn config_from(config: &Bound<'_, PyDict>) -> PyResult<(StatsConfig, StatsWords)> {
+    let sized: Vec<(u8, String, usize)> = entry(config, "header_sized")?.extract()?;
+    let mut header_sized = Vec::new();
+    for (lead, label, from) in sized {
+        let (fmt, _) = Fmt::by_label(&label)
+            .ok_or_else(|| PyValueError::new_err(format!("configure: container {label:?} is not mirrored here")))?;
+        header_sized.push((lead, fmt, from));
+    }
+    let statuses: Vec<String> = entry(config, "statuses")?.extract()?;
+    let reasons: Vec<String> = entry(config, "reasons")?.extract()?;
+    if statuses.len() != 4 || reasons.len() != 3 {
+        return Err(PyValueError::new_err("configure: stats needs 4 statuses and 3 reasons"));
+    }
+    Ok((
+        StatsConfig {
+            header_sized,
+            stream_leads: entry(config, "stream_leads")?.extract()?,
+            peek: entry(config, "peek")?.extract()?,
+        },
+        StatsWords { statuses, reasons },
+    ))
+}
+
+/// A place's counters over one page (insight.stats.ColumnStats' fields), as Python reads them.
+#[pyclass(frozen, get_all, module = "cqlsh_ext_native")]
+pub struct MeasuredColumn {
+    values: u64,
+    nulls: u64,
+    stored: u64,
+    size: u64,
+    inexact: u64,
+    from_headers: u64,
+    /// (status, chain, values, stored bytes, decompressed bytes), in the order first met.
+    chains: Vec<(Py<PyString>, Py<PyString>, u64, u64, u64)>,
+    reasons: Vec<(Py<PyString>, u64)>,
+    compressed: (u64, u64, u64),
+    buckets_before: Vec<u64>,
+    buckets_after: Vec<u64>,
+    sizes_before: Vec<u64>,
+    sizes_after: Vec<u64>,
+    /// The compressed values' ratios in order (asked for while the median sketch is exact).
+    ratios: Vec<f64>,
+    /// Otherwise their bins: (bin, count).
+    ratio_bins: Vec<(i64, u64)>,
+    handed_back: Vec<usize>,
+}
+
+/// measure_page()'s answer: a partial report per place, and the rows' capacity.
+#[pyclass(frozen, get_all, module = "cqlsh_ext_native")]
+pub struct MeasuredPage {
+    columns: Vec<Py<MeasuredColumn>>,
+    /// (rows, wcu, rcu, near_quota, over_quota, largest) over the rows whose values were all
+    /// measured here: decompressed sizes, then stored sizes.
+    before: (u64, u64, u64, u64, u64, u64),
+    after: (u64, u64, u64, u64, u64, u64),
+    /// The other rows: (row, decompressed bytes, stored bytes) of the values measured here; the
+    /// values handed back are to be added.
+    rows_left: Vec<(usize, u64, u64)>,
+}
+
+fn capacity_tuple(c: &CapacityAgg) -> (u64, u64, u64, u64, u64, u64) {
+    (c.rows, c.wcu, c.rcu, c.near_quota, c.over_quota, c.largest)
+}
+
+/// One place of the call: (values or the page's rows, the column's index in the rows or None,
+/// each value's row or None (the page's rows, in order), a text column, exact ratios).
+pub type PlaceArg<'py> = (Bound<'py, PyAny>, Option<usize>, Option<Vec<usize>>, bool, bool);
+
+/// The MeasureSpec's fields: (bucket bounds, size bounds, median inverse step, median zero bin,
+/// (write unit, read unit), row quota, near share).
+pub type SpecArg = (Vec<u64>, Vec<u64>, f64, i64, (u64, u64), u64, f64);
+
+/// measure_page(rows, places, cap, from_headers): see cqlsh_ext/payload/native.py.
+pub fn measure_page_py<'py>(
+    py: Python<'py>,
+    cfg: &Config,
+    stats: &StatsConfig,
+    words: &StatsWords,
+    rows: usize,
+    places: Vec<PlaceArg<'py>>,
+    cap: usize,
+    from_headers: bool,
+    spec: SpecArg,
+) -> PyResult<MeasuredPage> {
+    let (bucket_bounds, size_bounds, median_inv_step, median_zero, units, row_quota, near_share) = spec;
+    if units.0 == 0 || units.1 == 0 {
+        return Err(PyValueError::new_err("measure_page: a unit of zero bytes"));
+    }
+    let spec = Spec {
+        bucket_bounds,
+        size_bounds,
+        median_inv_step,
+        median_zero,
+        units,
+        row_quota,
+        near_bytes: near_share * row_quota as f64,
+    };
+    // The Python objects the cells borrow from stay alive (and the GIL held) while they are read.
+    let mut kept: Vec<Vec<Bound<'py, PyAny>>> = Vec::with_capacity(places.len());
+    for (source, index, _, _, _) in &places {
+        let items: Vec<Bound<'py, PyAny>> = match index {
+            None => source.try_iter()?.collect::<PyResult<_>>()?,
+            Some(i) => source
+                .try_iter()?
+                .map(|row| row.and_then(|row| row.get_item(*i)))
+                .collect::<PyResult<_>>()?,
+        };
+        kept.push(items);
+    }
+    let mut inputs: Vec<PlaceIn<'_>> = Vec::with_capacity(places.len());
+    for ((_, _, rows_of, text, exact), items) in places.iter().zip(&kept) {
+        let text = *text;
+        let cells: Vec<Cell<'_>> = items
+            .iter()
+            .map(|item| {
+                if item.is_none() {
+                    Cell::Null
+                } else if let Ok(b) = item.cast::<PyBytes>() {
+                    Cell::Blob(b.as_bytes())
+                } else if let (true, Ok(s)) = (text, item.cast::<PyString>()) {
+                    s.to_str().map(|t| Cell::Text(t.len())).unwrap_or(Cell::Other)
+                } else {
+                    Cell::Other
+                }
+            })
+            .collect();
+        if let Some(rows_of) = rows_of {
+            if rows_of.len() != cells.len() || rows_of.iter().any(|&r| r >= rows) {
+                return Err(PyValueError::new_err("measure_page: a place's rows do not match its values"));
+            }
+        } else if cells.len() != rows {
+            return Err(PyValueError::new_err("measure_page: a place has not one value a row"));
+        }
+        inputs.push(PlaceIn { cells, rows: rows_of.clone(), agg: ColumnAgg::new(&spec, *exact) });
+    }
+    let agg = py.detach(|| measure_places(cfg, stats, &spec, &mut inputs, rows, cap, from_headers));
+    let status_words: Vec<Bound<'py, PyString>> = words.statuses.iter().map(|w| PyString::new(py, w)).collect();
+    let reason_words: Vec<Bound<'py, PyString>> = words.reasons.iter().map(|w| PyString::new(py, w)).collect();
+    let mut columns = Vec::with_capacity(inputs.len());
+    for place in inputs {
+        let a = place.agg;
+        let column = MeasuredColumn {
+            values: a.values,
+            nulls: a.nulls,
+            stored: a.stored,
+            size: a.size,
+            inexact: a.inexact,
+            from_headers: a.from_headers,
+            chains: a
+                .chains
+                .iter()
+                .map(|c| {
+                    (
+                        status_words[c.status as usize].clone().unbind(),
+                        PyString::new(py, &c.label.spell()).unbind(),
+                        c.values,
+                        c.stored,
+                        c.size,
+                    )
+                })
+                .collect(),
+            reasons: a.reasons.iter().map(|(r, n)| (reason_words[*r as usize].clone().unbind(), *n)).collect(),
+            compressed: (a.compressed[0], a.compressed[1], a.compressed[2]),
+            buckets_before: a.buckets_before,
+            buckets_after: a.buckets_after,
+            sizes_before: a.sizes_before,
+            sizes_after: a.sizes_after,
+            ratios: a.ratios,
+            ratio_bins: a.ratio_bins,
+            handed_back: a.handed_back,
+        };
+        columns.push(Py::new(py, column)?);
+    }
+    Ok(MeasuredPage {
+        columns,
+        before: capacity_tuple(&agg.before),
+        after: capacity_tuple(&agg.after),
+        rows_left: agg.left,
+    })
+}
