@@ -54,6 +54,7 @@ class Calls:
         self._waiting: queue.Queue[Call | None] = queue.Queue()
         self._lock = threading.Lock()
         self._running: Call | None = None
+        self._closed = False
         self._numbers = iter(range(1, 1 << 62))
 
     def submit(self, tool: Tool, arguments: dict[str, Any], on_done: Callable[[], None]) -> Call:
@@ -76,6 +77,7 @@ class Calls:
         """No more calls (the client went away): the running one stops, serve() returns."""
         with self._lock:
             running = self._running
+            self._closed = True
         if running is not None:
             self.halt(running, "the client went away")
         self._waiting.put(None)
@@ -89,7 +91,9 @@ class Calls:
             self._run(shell, call)
 
     def _run(self, shell: Shell, call: Call) -> None:
-        if time.monotonic() >= call.deadline:
+        if self._closed:
+            self.halt(call, "the client went away")
+        elif time.monotonic() >= call.deadline:
             self.halt(call, f"the time limit ({self.seconds:g} s) passed while it waited for earlier calls")
         if call.stop.is_set():
             return self._finish(call, failed(f"not run: {call.why}"))

@@ -72,6 +72,8 @@ class Serving:
                 print(err.code, file=sys.stderr)
                 return 1
             return int(err.code or 0)
+        except KeyboardInterrupt:  # Ctrl-C where it was started by hand: the server ends
+            return 130
         return 0
 
 
