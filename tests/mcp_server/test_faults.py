@@ -22,6 +22,8 @@ from cqlsh_ext.demo.records import documents
 
 from .harness import McpServer, write_credentials
 
+pytestmark = pytest.mark.server
+
 ROWS = 600
 #: A whole-table payload scan (token ranges, several at once): pages of every range are slowed.
 SCAN = "SELECT id FROM {ks}.t WHERE data.status = 'NO SUCH STATUS' ALLOW FILTERING"
