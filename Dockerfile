@@ -3,6 +3,7 @@
 #   docker build -t cqlsh-ext .
 #   docker run --rm -it cqlsh-ext HOST 9042 -u USER -p PASSWORD
 #   docker run --rm -it cqlsh-ext HOST 9042 -e "SELECT * FROM ks.t LIMIT 5"
+#   docker run --rm -i cqlsh-ext mcp HOST 9042 -u USER -p PASSWORD    (an MCP server on stdio: docs/mcp.md)
 #
 # Amazon Keyspaces: AWS credentials come only from the run, never from the image; --keyspaces
 # logs in with SigV4 unless -u is given (docs/docker.md). Either
@@ -17,8 +18,8 @@
 # Build arguments:
 #   BASE_IMAGE  a Debian-like image with Python >= 3.11 (python3 -m venv, useradd); both stages use
 #               it. Default: the official Python slim image.
-#   EXTRAS      optional extras of pyproject.toml to install: all (but the test ones and spark), none,
-#               or a comma list.
+#   EXTRAS      optional extras of pyproject.toml to install: all (but the test ones and spark: parquet
+#               and mcp), none, or a comma list.
 #   VERSION     recorded in the image's labels.
 # The build works with the classic builder and with BuildKit; it needs PyPI for the dependencies,
 # Debian's archive for Rust (rustc-web, cargo-web: 1.85 in bookworm) and crates.io for the native

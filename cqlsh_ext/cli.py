@@ -26,6 +26,12 @@ SUBCOMMANDS = {
 STATEMENT_SUBCOMMANDS = {
     "trial": "cqlsh_ext.insight.trial.cli",
 }
+#: `cqlsh-ext <word> ...` that serves statements instead of reading them: the module's
+#: `prepare(args)` gives a Serving (the shell's command line, the first base of the shell's class,
+#: whose loop serves, and `run(main)`), or an exit code.
+SERVING_SUBCOMMANDS = {
+    "mcp": "cqlsh_ext.mcp_server.cli",
+}
 
 
 def _ext_parser() -> argparse.ArgumentParser:
@@ -71,6 +77,7 @@ def _print_help(cqlshmain: Any, ext_parser: argparse.ArgumentParser) -> None:
     print("tools:")
     print("  cqlsh-ext demo load [--help]    create and fill a demo keyspace")
     print("  cqlsh-ext inspect FILE|-|0x...  describe one stored value, no server needed")
+    print("  cqlsh-ext mcp [--help]          an MCP server for AI assistants, read-only (docs/mcp.md)")
     print("  cqlsh-ext sample-config         print a commented [cqlsh_ext] cqlshrc section")
     print("  cqlsh-ext spark [--help]        the same statements on Apache Spark (docs/spark.md)")
     print("  cqlsh-ext trial PATH --into KS  COMPRESSION TRIAL on values from files [--help]")
@@ -118,6 +125,14 @@ def _main(argv: list[str] | None) -> int:
         from importlib import import_module
 
         args = import_module(STATEMENT_SUBCOMMANDS[args[0]]).shell_args(args[1:])
+    serving = None
+    if args and args[0] in SERVING_SUBCOMMANDS:
+        from importlib import import_module
+
+        serving = import_module(SERVING_SUBCOMMANDS[args[0]]).prepare(args[1:])
+        if isinstance(serving, int):
+            return serving
+        args = serving.shell_args
 
     from cqlsh_ext.common import gc_pause
     from cqlsh_ext.cqlsh import seams
@@ -147,7 +162,12 @@ def _main(argv: list[str] | None) -> int:
     from cqlsh_ext import shell
 
     shell.register_commands()
-    seams.install_shell_class(cqlshmain, shell.shell_class(settings))
+    shell_class = shell.shell_class(settings)
+    if serving is not None:
+        shell_class = type(shell_class.__name__, (serving.shell_base, shell_class), {})
+    seams.install_shell_class(cqlshmain, shell_class)
+    if serving is not None:
+        return int(serving.run(lambda: cqlshmain.main(cqlsh_args, "")))
     cqlshmain.main(cqlsh_args, "")
     return 0
 

@@ -79,6 +79,8 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
     settings: Settings = Settings()
     #: Decided once when the main shell is built (cqlsh_ext.repl.shellhooks.wants_repl).
     repl_mode: bool = False
+    #: A loop of our own serves statements instead of a terminal (cqlsh_ext.mcp_server.connection).
+    serving: bool = False
     repl_preload: Any = None
     repl_history: Any = None
     repl_session: Any = None
@@ -99,9 +101,9 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
         wiring.configure(self.settings, self)
         if self.settings.display.output_format.expand:
             self.expand_enabled = True
-        if self.repl_mode:
+        if self.repl_mode or self.serving:  # a lost server is retried every few seconds, not minutes
             repl.shorten_reconnection(self)
-        else:  # the interactive loop resumes it once its prompt is built
+        if not self.repl_mode:  # the interactive loop resumes it once its prompt is built
             gc_pause.resume()
 
     def handle_statement(self, tokens: Any, srcstr: str) -> Any:

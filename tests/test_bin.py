@@ -165,6 +165,34 @@ def test_setup_parquet_adds_the_extra_unless_installed_with_it(tmp_path: Path):
     assert proc.returncode == 2 and "--parquet" in proc.stderr
 
 
+def test_setup_mcp_adds_the_extra_and_the_test_extra_brings_it(tmp_path: Path):
+    # The command the MCP server's hint gives in a checkout's .venv (tests/mcp_server); bin/test's
+    # `bin/setup --test` installs the SDK, so the MCP tests run on a fresh machine.
+    root = _checkout(tmp_path, "setup")
+    (root / "pyproject.toml").write_text('[project]\nname = "x"\n')
+    (root / "cqlsh_ext").mkdir()
+    (root / "cqlsh_ext" / "shell.py").write_text("X = 1\n")
+    log = root / "calls.log"
+    _script(root / ".venv" / "bin" / "python", f'echo "python $*" >> "{log}"\n')
+    _script(root / ".venv" / "bin" / "cqlsh-ext", "mkdir -p .cache/spark\n")  # --spark's jars
+
+    def installs(*args: str) -> list[str]:
+        log.write_text("")
+        proc = _run(root, "setup", *args)
+        assert proc.returncode == 0, proc.stderr
+        return [line.rsplit(" ", 1)[1] for line in log.read_text().splitlines() if "pip install" in line]
+
+    assert installs("--mcp") == [".[mcp]"]
+    assert installs("--mcp") == []
+    assert installs() == []
+    (root / "cqlsh_ext" / "shell.py").write_text("X = 2  # edited\n")
+    assert installs("--spark") == [".[spark]"]
+    assert installs("--mcp") == [".[mcp]"]  # the spark extra does not bring it
+    assert installs("--test") == [".[test]"]
+    assert installs("--mcp") == []  # the test extra does
+    assert installs("--mcp", "--parquet") == []
+
+
 def test_skipped_docker_tests_say_why_once(tmp_path: Path):
     # bin/test's own pytest command line, on the Docker tests, with Docker not switched on.
     env = {k: v for k, v in os.environ.items() if k not in ("CI", "CQLSH_EXT_DOCKER_TESTS")}

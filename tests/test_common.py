@@ -9,7 +9,7 @@ import threading
 import pytest
 
 from cqlsh_ext.common import retry
-from cqlsh_ext.common.interrupt import CtrlC, shielded
+from cqlsh_ext.common.interrupt import CtrlC, Remote, shielded
 from cqlsh_ext.common.text import fit, message, screen_width
 
 
@@ -50,6 +50,40 @@ def test_off_the_main_thread_nothing_is_installed() -> None:
     thread.start()
     thread.join()
     assert seen == [before, False]
+
+
+def test_a_remote_press_stops_the_commands_of_its_thread_only() -> None:
+    """cqlsh-ext mcp: a call cancelled, or out of time, presses from the protocol's thread."""
+    remote = Remote()
+    entered, go_on = threading.Event(), threading.Event()
+    seen: dict[str, object] = {}
+
+    def command() -> None:  # the shell's thread: a scan's CtrlC, then a second one after the press
+        with remote:
+            with CtrlC(on_first=lambda: seen.setdefault("noted", "first")) as scan:
+                entered.set()
+                go_on.wait(10)
+                seen["scan"] = scan.pressed
+            with CtrlC() as later:
+                seen["later"] = later.pressed
+        with CtrlC() as after:  # the call is over: a new command is not pressed
+            seen["after"] = after.pressed
+
+    def bystander() -> None:  # another thread's CtrlC is none of the remote's business
+        with CtrlC() as other:
+            entered.wait(10)
+            go_on.wait(10)
+            seen["other"] = other.pressed
+
+    threads = [threading.Thread(target=command), threading.Thread(target=bystander)]
+    for thread in threads:
+        thread.start()
+    assert entered.wait(10)
+    remote.press()
+    go_on.set()
+    for thread in threads:
+        thread.join(10)
+    assert seen == {"noted": "first", "scan": True, "later": True, "after": False, "other": False}
 
 
 def test_shielded_clean_up_ignores_ctrl_c() -> None:

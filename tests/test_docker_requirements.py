@@ -20,6 +20,7 @@ def test_all_leaves_out_test_tools_and_spark():
     chosen = {req.split("==")[0] for req in _requirements("all")}
     assert "cqlsh" in chosen and "boto3" in chosen
     assert "pyarrow" in chosen  # COPY (SELECT ...) TO 'x.parquet' works in the image
+    assert "mcp" in chosen  # so does `docker run -i ... mcp` (docs/mcp.md)
     assert not chosen & {"pyspark", "pandas", "pytest", "mypy", "duckdb"}
 
 

@@ -11,6 +11,12 @@ done; a second press raises KeyboardInterrupt at once.
 Only the main thread receives signals, so elsewhere CtrlC installs nothing and `pressed` only
 says what `stop` says. The handler in place before (cqlsh's, prompt_toolkit's) is restored on
 exit, whatever happened.
+
+A command run for a server (`cqlsh-ext mcp`) has no terminal: its call's cancellation or time limit
+presses from another thread (`Remote`), and the command stops as at a first Ctrl-C:
+
+    with Remote() as remote:          # in the thread that runs the command
+        run_the_command()             # its CtrlCs are pressed by remote.press(), from any thread
 """
 
 from __future__ import annotations
@@ -41,12 +47,17 @@ class CtrlC:
         self.on_first = on_first
         self._previous: Any = None
         self._installed = False
+        self._remote: Remote | None = None
 
     @property
     def pressed(self) -> bool:
         return self.stop.is_set()
 
     def __enter__(self) -> CtrlC:
+        remote = _remotes.get(threading.get_ident())
+        if remote is not None:
+            remote._hold(self)
+        self._remote = remote
         if threading.current_thread() is not threading.main_thread():
             return self
         try:
@@ -63,6 +74,9 @@ class CtrlC:
 
     def restore(self) -> None:
         """Put the previous handler back (idempotent)."""
+        if self._remote is not None:
+            self._remote._release(self)
+            self._remote = None
         if self._installed:
             self._installed = False
             signal.signal(signal.SIGINT, self._previous)
@@ -74,6 +88,61 @@ class CtrlC:
         self.stop.set()
         if self.on_first is not None:
             self.on_first()
+
+
+    def _press(self) -> None:
+        """A first Ctrl-C pressed from another thread (Remote)."""
+        if not self.stop.is_set():
+            self.stop.set()
+            if self.on_first is not None:
+                self.on_first()
+
+
+#: The Remote in force in a thread, by thread id.
+_remotes: dict[int, Remote] = {}
+
+
+class Remote:
+    """Ctrl-C pressed from another thread. While `with remote:` holds in the thread that runs a
+    command, `press()` (from any thread) does what a first Ctrl-C does to every CtrlC that thread
+    has entered (its stop set, `on_first` called), and a CtrlC it enters after the press starts
+    pressed: the command stops at its next boundary and reports what it has done."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._held: list[CtrlC] = []
+        self._thread: int | None = None
+        #: Set by press().
+        self.pressed = threading.Event()
+
+    def __enter__(self) -> Remote:
+        self._thread = threading.get_ident()
+        _remotes[self._thread] = self
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 traceback: TracebackType | None) -> None:
+        if self._thread is not None and _remotes.get(self._thread) is self:
+            del _remotes[self._thread]
+
+    def press(self) -> None:
+        with self._lock:
+            self.pressed.set()
+            held = list(self._held)
+        for ctrl_c in held:
+            ctrl_c._press()
+
+    def _hold(self, ctrl_c: CtrlC) -> None:
+        with self._lock:
+            self._held.append(ctrl_c)
+            pressed = self.pressed.is_set()
+        if pressed:
+            ctrl_c._press()
+
+    def _release(self, ctrl_c: CtrlC) -> None:
+        with self._lock:
+            if ctrl_c in self._held:
+                self._held.remove(ctrl_c)
 
 
 @contextmanager
@@ -95,4 +164,4 @@ def ignore_in_child() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-__all__ = ["CtrlC", "Flag", "ignore_in_child", "shielded"]
+__all__ = ["CtrlC", "Flag", "Remote", "ignore_in_child", "shielded"]

@@ -39,8 +39,9 @@ SEAMS: tuple[tuple[str, str, str], ...] = (
     ("cqlsh", "special commands: cqlshhandling rules and my_commands_ending_with_newline: "
               "register_special_commands", "shell"),
     ("cqlsh", "CqlRuleSet.completer_for: register_completer", "shell"),
-    ("cqlsh", "cqlruleset.cql_split_statements re-lexes a rewritten statement: statement_tokens",
-     "encode.command"),
+    ("cqlsh", "cqlruleset.cql_split_statements re-lexes a rewritten statement: statement_tokens; "
+              "splits a text as onecmd runs it (pylexotron.LexingError when it does not lex): "
+              "split_statements", "encode.command, mcp_server.gate"),
     ("cqlsh", "HELP lists, prints and completes the docstring of every do_<topic> method: help_topic",
      "shell"),
     ("cqlsh", "formatting.color_text, unicode_controlchars_re, _show_control_chars, colormaps: "
@@ -232,6 +233,19 @@ def statement_tokens(text: str) -> Any:
     if len(statements) != 1:
         raise ValueError(f"expected one statement, found {len(statements)}")
     return statements[0]
+
+
+def split_statements(text: str) -> list[Any]:
+    """The statements of `text` as cqlsh's onecmd would run them, each a list of cqlsh's tokens (a
+    statement ends with an `endtoken`: `;`, or a newline after a command that ends at its line, such
+    as DESCRIBE); a lone `;` is none. Raises ValueError when cqlsh's lexer cannot read the text."""
+    from cqlshlib import pylexotron
+
+    try:
+        statements, _ = import_cqlshmain(None).cqlruleset.cql_split_statements(text)
+    except pylexotron.LexingError as err:
+        raise ValueError(f"cqlsh cannot read it: {err}") from None
+    return [s for s in statements if any(token[0] != "endtoken" for token in s)]
 
 
 def help_topic(word: str, text: str) -> Callable[..., None]:

@@ -1,0 +1,135 @@
+"""The calls, served one at a time on the shell's thread: the shell's objects (its pipeline, its
+current statement, cqlsh's Shell itself) are not made for two statements at once, so calls that
+arrive together wait their turn in arrival order, each within its own time limit.
+
+A call stops as a command stops at Ctrl-C (common.interrupt.Remote: the scan it runs stops at its
+next page and reports what it read; its output ends, capture.py) when the client cancels it or its
+time limit passes; one still waiting is dropped when its turn comes. The protocol's side
+(server.py) is told when each call ends (`Call.on_done`, from the shell's thread).
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from cqlsh_ext.common.interrupt import Remote
+from cqlsh_ext.mcp_server.answers import Answer, failed
+from cqlsh_ext.mcp_server.capture import log
+from cqlsh_ext.mcp_server.tools import DEFAULT_BYTES, Tool, Work
+
+if TYPE_CHECKING:
+    from cqlsh_ext.cqlsh.protocol import Shell
+
+#: A call's time limit by default (`cqlsh-ext mcp --time-limit`).
+DEFAULT_SECONDS = 60.0
+
+
+@dataclass(eq=False)
+class Call:
+    tool: Tool
+    arguments: dict[str, Any]
+    #: time.monotonic() by which it must have ended.
+    deadline: float
+    on_done: Callable[[], None]
+    number: int
+    stop: threading.Event = field(default_factory=threading.Event)
+    remote: Remote = field(default_factory=Remote)
+    #: Why it was stopped (cancelled, the time limit), once it was.
+    why: str | None = None
+    answer: Answer | None = None
+    done: threading.Event = field(default_factory=threading.Event)
+
+
+class Calls:
+    """The queue between the protocol's thread (submit, halt) and the shell's (serve)."""
+
+    def __init__(self, seconds: float = DEFAULT_SECONDS, max_bytes: int = DEFAULT_BYTES) -> None:
+        self.seconds = seconds
+        self.max_bytes = max_bytes
+        self._waiting: queue.Queue[Call | None] = queue.Queue()
+        self._lock = threading.Lock()
+        self._running: Call | None = None
+        self._closed = False
+        self._numbers = iter(range(1, 1 << 62))
+
+    def submit(self, tool: Tool, arguments: dict[str, Any], on_done: Callable[[], None]) -> Call:
+        call = Call(tool, arguments, time.monotonic() + self.seconds, on_done, next(self._numbers))
+        self._waiting.put(call)
+        return call
+
+    def halt(self, call: Call, why: str) -> None:
+        """Stop `call` (from any thread): running, it stops as at Ctrl-C; waiting, it will not run."""
+        with self._lock:
+            if call.done.is_set() or call.stop.is_set():
+                return
+            call.why = why
+            call.stop.set()
+            running = self._running is call
+        if running:
+            call.remote.press()
+
+    def close(self) -> None:
+        """No more calls (the client went away): the running one stops, serve() returns."""
+        with self._lock:
+            running = self._running
+            self._closed = True
+        if running is not None:
+            self.halt(running, "the client went away")
+        self._waiting.put(None)
+
+    def serve(self, shell: Shell) -> None:
+        """The shell's loop: run each call as it comes, until close()."""
+        while True:
+            call = self._waiting.get()
+            if call is None:
+                return
+            self._run(shell, call)
+
+    def _run(self, shell: Shell, call: Call) -> None:
+        if self._closed:
+            self.halt(call, "the client went away")
+        elif time.monotonic() >= call.deadline:
+            self.halt(call, f"the time limit ({self.seconds:g} s) passed while it waited for earlier calls")
+        if call.stop.is_set():
+            return self._finish(call, failed(f"not run: {call.why}"))
+        with self._lock:
+            self._running = call
+        timer = threading.Timer(max(0.0, call.deadline - time.monotonic()), self.halt,
+                                (call, f"the time limit ({self.seconds:g} s)"))
+        timer.daemon = True
+        timer.start()
+        started = time.monotonic()
+        try:
+            with call.remote:
+                answer = call.tool.call(Work(shell, call.stop, self.max_bytes), call.arguments)
+        except Exception as err:  # a fault of ours: the call fails in one line, the server lives on
+            import traceback
+
+            from cqlsh_ext.keyspaces.errors import one_line
+
+            log(f"call {call.number} ({call.tool.name}) failed:\n{traceback.format_exc().rstrip()}")
+            answer = failed(f"{call.tool.name} failed: {one_line(f'{type(err).__name__}: {err}')}")
+        finally:
+            timer.cancel()
+            with self._lock:
+                self._running = None
+        if call.why is not None:
+            answer = answer.stopped(call.why)
+            log(f"call {call.number} ({call.tool.name}) stopped after {time.monotonic() - started:.1f} s: "
+                f"{call.why}; {'; '.join(answer.notes + _notes_of(answer)) or 'nothing said'}")
+        self._finish(call, answer)
+
+    def _finish(self, call: Call, answer: Answer) -> None:
+        call.answer = answer
+        call.done.set()
+        call.on_done()
+
+
+def _notes_of(answer: Answer) -> list[str]:
+    notes = answer.data.get("notes") if answer.data is not None else None
+    return [str(note) for note in notes] if isinstance(notes, list) else []

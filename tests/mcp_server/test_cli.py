@@ -1,0 +1,46 @@
+"""`cqlsh-ext mcp`'s command line, without a server: the SDK missing says how to add it in one line,
+options that read statements are refused, --help names its own options."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from shell_runner import CQLSH_EXT, isolated_env
+
+#: cqlsh-ext's entry point as if the mcp package were not installed.
+WITHOUT_SDK = ("import sys; sys.modules['mcp'] = None\n"
+               "from cqlsh_ext.cli import main\n"
+               "sys.exit(main(sys.argv[1:]))")
+
+
+def _run(args: list[str], home: Path, program: list[str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*(program or [CQLSH_EXT]), *args], input="", capture_output=True, text=True,
+                          timeout=60, env=isolated_env(home))
+
+
+def test_without_the_sdk_one_line_says_how_to_add_it(tmp_path: Path) -> None:
+    proc = _run(["mcp", "127.0.0.1", "9"], tmp_path, [sys.executable, "-c", WITHOUT_SDK])
+    lines = [line for line in proc.stderr.splitlines() if line.strip()]
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert len(lines) == 1
+    assert lines[0].startswith("cqlsh-ext mcp: the MCP server needs the mcp package: run ")
+    assert "--mcp" in lines[0] or "[mcp]" in lines[0], lines[0]  # bin/setup --mcp, or pip with the extra
+
+
+def test_options_that_read_statements_are_refused(tmp_path: Path) -> None:
+    for option, flag in ((["-e", "DROP TABLE ks.t"], "-e"), (["-f", "script.cql"], "-f"),
+                         (["--execute=SELECT 1"], "--execute"), (["-eSELECT 1"], "-e"),
+                         (["--exec", "SELECT 1"], "--execute"), (["--tty"], "--tty")):
+        proc = _run(["mcp", "127.0.0.1", "9", *option], tmp_path)
+        assert proc.returncode == 2 and proc.stdout == ""
+        assert proc.stderr.startswith(f"cqlsh-ext mcp: {flag} is not an option here"), proc.stderr
+
+
+def test_help_names_its_options_and_the_shells(tmp_path: Path) -> None:
+    proc = _run(["mcp", "--help"], tmp_path)
+    assert proc.returncode == 0
+    for needle in ("--time-limit", "--max-bytes", "docs/mcp.md", "connection options"):
+        assert needle in proc.stdout, needle
+    assert "cqlsh-ext mcp" in _run(["--help"], tmp_path).stdout

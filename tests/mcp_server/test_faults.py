@@ -1,0 +1,180 @@
+"""`cqlsh-ext mcp` when things go wrong: a call the client cancels stops the scan it runs, a call
+that reaches its time limit stops and answers what it read, and a server killed in the middle of a
+call gives an error answer while the MCP server lives on and reaches the server again once it is
+back. Slow pages come from the test server's fault handler (keyspaces named faults_*)."""
+
+from __future__ import annotations
+
+import os
+import random
+import re
+import signal
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import cramjam
+import devcassandra
+import pytest
+from cassandra.concurrent import execute_concurrent_with_args
+
+from cqlsh_ext.demo.records import documents
+
+from .harness import McpServer, write_credentials
+
+pytestmark = pytest.mark.server
+
+ROWS = 600
+#: A whole-table payload scan (token ranges, several at once): pages of every range are slowed.
+SCAN = "SELECT id FROM {ks}.t WHERE data.status = 'NO SUCH STATUS' ALLOW FILTERING"
+#: How long the tests let a call start before they cancel it or kill the server: pacing, not a
+#: measurement (the assertions read what the server says it read).
+LET_IT_START = 2.0
+
+
+def _fill(session, ks: str) -> None:  # type: ignore[no-untyped-def]
+    """ROWS rows of snappy JSON of 2-10 KB stored."""
+    session.execute(f"CREATE TABLE {ks}.t (id int PRIMARY KEY, data blob)")
+    rng = random.Random(8)
+    docs = [d.encode() for d in documents(40, seed=8)]
+    rows = []
+    for i in range(ROWS):
+        noise = rng.randbytes(rng.randint(1000, 4000)).hex().encode()
+        rows.append((i, bytes(cramjam.snappy.compress_raw(docs[i % len(docs)] + noise))))
+    insert = session.prepare(f"INSERT INTO {ks}.t (id, data) VALUES (?, ?)")
+    execute_concurrent_with_args(session, insert, rows, concurrency=32, raise_on_first_error=True)
+
+
+def _rows_read(text: str) -> int:
+    found = re.search(r"payload query: ([\d,]+) rows read", text)
+    assert found, text
+    return int(found.group(1).replace(",", ""))
+
+
+def _wait_for(predicate, what: str, seconds: float = 120) -> None:  # type: ignore[no-untyped-def]
+    """A hang guard, not a measurement: the event must come."""
+    deadline = time.monotonic() + seconds
+    while not predicate():
+        assert time.monotonic() < deadline, f"never happened: {what}"
+        time.sleep(0.2)
+
+
+@pytest.fixture(scope="module")
+def slow_ks(cassandra) -> Iterator[str]:
+    ks = cassandra.create_keyspace("faults_mcp")
+    session = cassandra.session()
+    _fill(session, ks)
+    session.shutdown()
+    yield ks
+    cassandra.faults.clear()
+
+
+def test_a_cancelled_call_stops_its_scan_and_the_next_call_is_served(cassandra, slow_ks, tmp_path: Path):
+    write_credentials(tmp_path, cassandra.username, cassandra.password)
+    with McpServer([cassandra.host, str(cassandra.port)], tmp_path) as server:
+        assert server.call("list_keyspaces").data["count"] > 0
+        cassandra.faults.set("delay", -1, 3000)  # every page 3 s late: the whole scan takes half a minute
+        try:
+            call = server.start("query", statement=SCAN.format(ks=slow_ks))
+            time.sleep(LET_IT_START)
+            assert not call.done()
+            call.cancel()  # the client cancels: notifications/cancelled
+            _wait_for(lambda: "cancelled by the client" in server.logged(), "the call's stop in the log")
+        finally:
+            cassandra.faults.clear()
+        stopped = next(line for line in server.logged().splitlines() if "cancelled by the client" in line)
+        # The scan was running (a Ctrl-C reached it) and read less than the table.
+        assert "(query) stopped after" in stopped and "interrupted" in stopped, stopped
+        assert _rows_read(stopped) < ROWS
+        # The shell's thread is free again: the next call is served.
+        assert server.call("list_tables", keyspace=slow_ks).data["rows"] == [{"table_name": "t"}]
+
+
+def test_a_call_at_its_time_limit_stops_and_answers_what_it_read(cassandra, slow_ks, tmp_path: Path):
+    write_credentials(tmp_path, cassandra.username, cassandra.password)
+    with McpServer([cassandra.host, str(cassandra.port), "--time-limit", "4"], tmp_path) as server:
+        cassandra.faults.set("delay", -1, 3000)
+        try:
+            answer = server.call("query", statement=SCAN.format(ks=slow_ks)).data
+        finally:
+            cassandra.faults.clear()
+        assert answer["stopped"].startswith("the time limit (4 s): the answer covers what was read before")
+        assert answer["rows"] == [] and _rows_read(answer["notes"][0]) < ROWS
+        assert "interrupted" in answer["notes"][0]
+        assert "(query) stopped after" in server.logged()
+        count = server.call("query", statement=f"SELECT count(*) FROM {slow_ks}.t").data
+        assert count["rows"] == [{"count": ROWS}]
+
+
+# ------------------------------------------------------------------ a server of our own, killed
+
+
+@pytest.fixture(scope="module")
+def killable(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[devcassandra.Instance, str]]:
+    """A Cassandra of this module's own (with the fault handler): killing it must not disturb the
+    shared one. Yields it and a faults_* keyspace holding table t."""
+    from conftest import server_config
+
+    native, storage, jmx = devcassandra.free_ports(3)
+    config = server_config(directory=tmp_path_factory.mktemp("mcp-killed-cassandra") / "node",
+                           cluster_name="cqlsh-ext mcp fault test", heap="512M",
+                           native_port=native, storage_port=storage, jmx_port=jmx)
+    instance = devcassandra.Instance(config)
+    instance.start(timeout=180, die_with_parent=True)
+    from cassandra.auth import PlainTextAuthProvider
+    from cassandra.cluster import Cluster
+
+    cluster = Cluster([config.host], port=config.native_port, protocol_version=5,
+                      auth_provider=PlainTextAuthProvider(config.username or "", config.password or ""))
+    session = cluster.connect()
+    ks = "faults_mcp_killed"
+    session.execute(f"CREATE KEYSPACE {ks} WITH replication = {{'class': 'SimpleStrategy', "
+                    "'replication_factor': 1}")
+    _fill(session, ks)
+    cluster.shutdown()
+    try:
+        yield instance, ks
+    finally:
+        instance.stop()
+
+
+def _plan(instance: devcassandra.Instance):  # type: ignore[no-untyped-def]
+    from conftest import fault_plan_file
+    from fault_handler import FaultPlan
+
+    return FaultPlan(fault_plan_file(instance.config.directory))
+
+
+def _kill(instance: devcassandra.Instance) -> None:
+    pid = instance.pid()
+    assert pid is not None
+    os.kill(pid, signal.SIGKILL)
+    _wait_for(lambda: not instance.is_running(), "the server's end", 30)
+
+
+def test_the_server_killed_mid_call_then_back(killable, tmp_path: Path):
+    instance, ks = killable
+    config = instance.config
+    write_credentials(tmp_path, config.username or "", config.password or "")
+    with McpServer([config.host, str(config.native_port)], tmp_path) as server:
+        assert server.call("list_tables", keyspace=ks).data["rows"] == [{"table_name": "t"}]
+        _plan(instance).set("delay", -1, 3000)
+        call = server.start("query", statement=SCAN.format(ks=ks))
+        time.sleep(LET_IT_START)
+        _kill(instance)
+        answer = call.result(180)
+        # An answer that says the reading failed: an error line, or the rows read with the error.
+        said = answer.error if answer.is_error else answer.data.get("error") or " ".join(answer.data["notes"])
+        failure = r"(?i)stopped by an error|connection|NoHostAvailable|unavailable|timed? ?out"
+        assert re.search(failure, said), said
+        # The MCP server lives on: calls while the server is away are error answers of one line.
+        while_away = server.call("list_keyspaces")
+        assert while_away.is_error and "\n" not in while_away.error, while_away.texts
+        assert [tool.name for tool in server.tools()][0] == "list_keyspaces"
+        # Back again: the same MCP server reaches it (the driver reconnects), and reads the table whole.
+        _plan(instance).clear()
+        instance.start(timeout=180, die_with_parent=True)
+        _wait_for(lambda: not server.call("list_keyspaces").is_error, "the server reached again", 120)
+        count = server.call("query", statement=f"SELECT count(*) FROM {ks}.t").data
+        assert count["rows"] == [{"count": ROWS}]
+        assert "Traceback" not in server.logged()

@@ -1,0 +1,123 @@
+"""The read-only gate of `cqlsh-ext mcp`, alone (no server): every write attempt of writes.py
+refused in one line, every read let through with its kind; the tools' name arguments cannot carry
+a statement; a call's capture cuts rows at the limit and the byte cap."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from cqlsh_ext.mcp_server import gate
+from cqlsh_ext.mcp_server.capture import BYTES, LIMIT, Capture, capturing, current
+from cqlsh_ext.mcp_server.tools import Invalid, names
+from cqlsh_ext.output import OutputClosed
+
+from .writes import READS, WRITES
+
+FIELDS = {"t": "ks.orders", "ks": "ks", "dir": "/tmp/nowhere"}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def cqlsh_rules() -> None:
+    """cqlsh's rule set with our commands, as cqlsh's main() sets it up before the shell runs."""
+    from cqlsh_ext.cqlsh import seams
+
+    cqlshmain = seams.import_cqlshmain(None)
+    if cqlshmain.cqlruleset is None:
+        from cqlshlib import cql3handling
+
+        from cqlsh_ext import shell
+
+        shell.register_commands()
+        cqlshmain.setup_cqlruleset(cql3handling)
+
+
+@pytest.mark.parametrize("attempt", WRITES)
+def test_a_write_attempt_is_refused_in_one_line(attempt: str) -> None:
+    with pytest.raises(gate.Refused) as refused:
+        gate.check(attempt.format(**FIELDS))
+    line = str(refused.value)
+    assert line.startswith("refused: ") and "\n" not in line, line
+
+
+@pytest.mark.parametrize("read", READS)
+def test_a_read_passes_and_is_run_alone(read: str) -> None:
+    text = read.format(**FIELDS)
+    checked = gate.check(text)
+    # The shell is handed cqlsh's tokens of exactly one statement: the one typed.
+    words = [str(token[1]).upper() for token in checked.tokens if token[0] != "endtoken"]
+    assert words[0] == checked.kind.split()[0] or (words[0] == "DESC" and checked.kind == gate.DESCRIBE)
+    assert checked.tokens[-1][0] == "endtoken"
+
+
+def test_kinds_read_as_written() -> None:
+    kinds = {read: gate.check(read.format(**FIELDS)).kind for read in READS}
+    assert kinds["DESCRIBE PAYLOAD {t}.data SAMPLE 5"] == gate.DESCRIBE_PAYLOAD
+    assert kinds["DESC KEYSPACES"] == gate.DESCRIBE
+    assert kinds["COMPRESSION ADVISE SAMPLE 10 {t}"] == "COMPRESSION ADVISE"
+    assert kinds["INSPECT JSON SELECT data FROM {t} WHERE id = 1"] == gate.INSPECT
+    assert {kinds[r] for r in READS[:7]} == {gate.SELECT}
+
+
+def test_a_tool_taking_selects_refuses_other_reads() -> None:
+    with pytest.raises(gate.Refused, match="this tool takes one SELECT, not DESCRIBE"):
+        gate.check("DESCRIBE TABLES", {gate.SELECT})
+    with pytest.raises(gate.Refused, match="no statement"):
+        gate.check("  -- nothing but a comment", {gate.SELECT})
+
+
+@pytest.mark.parametrize("given", ["ks.t; DROP TABLE ks.t", "ks.t\nDROP TABLE ks.t", "ks.t WHERE 1 = 1",
+                                   "ks.'t'", "ks..t", "ks.t.", ".t", "ks.t.c", "ks t", 7])
+def test_a_table_argument_is_names_only(given: object) -> None:
+    with pytest.raises(Invalid):
+        names(given, (1, 2), "table")
+
+
+def test_names_are_spelt_as_the_schema_spells_them() -> None:
+    assert names('Shop."Orders"', (2,), "table") == ["shop", "Orders"]
+    assert names('ks.t."Data; DROP TABLE x"', (3,), "column") == ["ks", "t", "Data; DROP TABLE x"]
+    assert names("ks", (1,), "keyspace") == ["ks"]
+
+
+def _rows(capture: Capture, n: int, width: int = 10) -> None:
+    for i in range(n):
+        capture.out("{" + f'"n": {i}, "pad": "{"x" * width}"' + "}\n")
+
+
+def test_a_capture_cuts_rows_at_the_limit_and_says_so() -> None:
+    capture = Capture(rows=True, limit=3, max_bytes=1 << 20, stop=threading.Event())
+    _rows(capture, 3)  # exactly the limit: not cut
+    assert capture.cut is None and len(capture.lines) == 3
+    with pytest.raises(OutputClosed):
+        _rows(capture, 1)
+    assert capture.cut == LIMIT and len(capture.lines) == 3
+
+
+def test_a_capture_cuts_at_the_byte_cap_before_the_row_that_would_pass_it() -> None:
+    capture = Capture(rows=True, limit=None, max_bytes=1024, stop=threading.Event())
+    with pytest.raises(OutputClosed):
+        _rows(capture, 100, width=100)
+    assert capture.cut == BYTES and 0 < capture.size <= 1024
+    assert len(capture.lines) == capture.size // len(capture.lines[0].encode() + b"\n")
+    # A single line larger than the cap, written in pieces, is cut too.
+    capture = Capture(rows=False, limit=None, max_bytes=1024, stop=threading.Event())
+    with pytest.raises(OutputClosed):
+        for _ in range(100):
+            capture.out("x" * 100)
+    assert capture.cut == BYTES
+
+
+def test_a_stopped_call_writes_no_more_and_capture_is_per_thread() -> None:
+    stop = threading.Event()
+    capture = Capture(rows=True, limit=None, max_bytes=1 << 20, stop=stop)
+    seen: list[object] = []
+    with capturing(capture):
+        _rows(capture, 2)
+        thread = threading.Thread(target=lambda: seen.append(current()))
+        thread.start()
+        thread.join()
+        stop.set()
+        with pytest.raises(OutputClosed):
+            _rows(capture, 1)
+    assert seen == [None] and current() is None and len(capture.lines) == 2

@@ -1,0 +1,328 @@
+"""`cqlsh-ext mcp` against the real Cassandra, driven by the MCP SDK's own client over stdio: each
+tool's answer is the shell's JSON for the same question (`cqlsh-ext ... --output-format json -e`),
+writes in tricky spellings are refused and leave the table as it was, answers are capped and say
+so, a hostile value is shown cut as the shell shows it, calls made at once each get their own
+answer, and no byte the server writes holds the password it logged in with."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from shell_runner import CQLSH_EXT
+
+from cqlsh_ext.mcp_server.tools import TOOLS
+
+from .harness import McpServer, shell_json, shell_text, write_credentials
+from .writes import WRITES
+
+#: The login of these tests: a role of their own, with a password no output may contain.
+ROLE, PASSWORD = "mcp_reader", "Mcp-Test-Pa55word-7319!"
+#: Keys whose values change from one reading to the next (timings, a sample's estimate).
+VOLATILE = {"elapsed_s", "rows_per_s", "seconds", "why", "partitions_estimate", "slices_read", "seed"}
+
+
+def _steady(doc: Any) -> Any:
+    if isinstance(doc, dict):
+        return {k: _steady(v) for k, v in doc.items() if k not in VOLATILE}
+    if isinstance(doc, list):
+        return [_steady(v) for v in doc]
+    return doc
+
+
+@pytest.fixture(scope="module")
+def login(cassandra) -> tuple[str, str]:
+    session = cassandra.session()
+    session.execute(f"CREATE ROLE IF NOT EXISTS {ROLE} WITH PASSWORD = '{PASSWORD}' AND LOGIN = true")
+    session.shutdown()
+    return ROLE, PASSWORD
+
+
+@pytest.fixture(scope="module")
+def home(tmp_path_factory: pytest.TempPathFactory, login: tuple[str, str]) -> Path:
+    home = tmp_path_factory.mktemp("mcp-home")
+    write_credentials(home, *login)
+    return home
+
+
+@pytest.fixture(scope="module")
+def demo(cassandra, home: Path) -> str:
+    """The demo keyspace (cqlsh-ext demo load), 200 documents per JSON table."""
+    keyspace = f"mcp_demo_{os.getpid()}"
+    login = ["-u", cassandra.username, "-p", cassandra.password]
+    proc = subprocess.run([CQLSH_EXT, "demo", "load", cassandra.host, str(cassandra.port), *login,
+                           "--keyspace", keyspace, "--rows", "200"],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    return keyspace
+
+
+@pytest.fixture(scope="module")
+def conn(cassandra) -> list[str]:
+    """The connection arguments the shell and the server are both given (the login: ~/.cassandra)."""
+    return [cassandra.host, str(cassandra.port)]
+
+
+@pytest.fixture(scope="module")
+def server(conn: list[str], home: Path, demo: str) -> Iterator[McpServer]:
+    write_credentials(home / "server", ROLE, PASSWORD)
+    with McpServer(conn, home / "server") as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def shell_home(home: Path) -> Path:
+    """The shell's own HOME, with the same credentials."""
+    shell = home / "shell"
+    write_credentials(shell, ROLE, PASSWORD)
+    return shell
+
+
+# ------------------------------------------------------------------ the tools, as the shell answers
+
+
+def test_the_tools_are_listed_read_only_with_their_arguments(server: McpServer) -> None:
+    tools = {tool.name: tool for tool in server.tools()}
+    assert list(tools) == ["list_keyspaces", "list_tables", "describe_table", "query", "describe_payload",
+                           "compression_stats", "compression_settings", "inspect_value"]
+    for name, tool in tools.items():
+        assert tool.annotations.read_only_hint is True and tool.annotations.destructive_hint is False
+        assert tool.input_schema["required"] == list(TOOLS[name].required)
+    assert set(tools["query"].input_schema["properties"]) == {"statement", "limit"}
+    assert set(tools["describe_payload"].input_schema["properties"]) == {"column", "sample", "where"}
+
+
+def test_keyspaces_and_tables_as_the_shell_lists_them(server: McpServer, conn, shell_home, demo) -> None:
+    keyspaces = server.call("list_keyspaces").data
+    expected, _ = shell_json(conn, "SELECT keyspace_name FROM system_schema.keyspaces", shell_home)
+    assert keyspaces["rows"] == expected and {"keyspace_name": demo} in expected
+    tables = server.call("list_tables", keyspace=demo).data
+    statement = f"SELECT table_name FROM system_schema.tables WHERE keyspace_name = '{demo}'"
+    expected, _ = shell_json(conn, statement, shell_home)
+    assert tables["rows"] == expected
+    assert [row["table_name"] for row in expected] == [
+        "blob_formats", "nested_blobs", "table_with_compressed_json", "table_with_uncompressed_json"]
+    assert tables["cut"] is None and tables["count"] == 4
+
+
+def test_describe_table_gives_the_schema_and_where_the_payloads_are(server, conn, shell_home, demo) -> None:
+    for table, holds in (("table_with_compressed_json", {"id": None, "data": "blob"}),
+                         ("table_with_uncompressed_json", {"id": None, "data": "JSON text"}),
+                         ("blob_formats", {"name": None, "producer": "text", "data": "blob"}),
+                         ("nested_blobs", {"id": None, "attached": "blobs inside", "pair": "blobs inside",
+                                           "by_codec": "blobs inside", "history": "blobs inside"})):
+        answer = server.call("describe_table", table=f"{demo}.{table}").data
+        assert answer["cql"] == shell_text(conn, f"DESCRIBE TABLE {demo}.{table}", shell_home).strip()
+        assert {c["name"]: c["holds"] for c in answer["columns"]} == holds, answer["columns"]
+    texts = server.call("describe_table", table=f"{demo}.table_with_uncompressed_json").data["columns"]
+    assert texts[1]["sample"] == {"values_read": 20, "json": 20}
+    assert server.call("describe_table", table=f"{demo}.no_such_table").is_error
+
+
+QUERIES = [
+    "SELECT name, producer, data FROM {ks}.blob_formats",
+    "SELECT * FROM {ks}.nested_blobs",
+    "SELECT data.status, data.customer.name, data.items[0].sku FROM {ks}.table_with_compressed_json LIMIT 7",
+    "SELECT id, data.orderId FROM {ks}.table_with_compressed_json WHERE data.status = 'PAID' "
+    "AND data.payment.captured = true ALLOW FILTERING",
+    "SELECT data.status, count(*), avg(data.items[0].unitPrice) FROM {ks}.table_with_compressed_json "
+    "GROUP BY data.status ALLOW FILTERING",
+    "SELECT id, data FROM {ks}.table_with_uncompressed_json LIMIT 3",
+    "SELECT name FROM {ks}.blob_formats WHERE data IS UNDECODABLE ALLOW FILTERING",
+]
+
+
+@pytest.mark.parametrize("statement", QUERIES)
+def test_query_answers_the_rows_the_shell_prints(server, conn, shell_home, demo, statement: str) -> None:
+    text = statement.format(ks=demo)
+    answer = server.call("query", statement=text, limit=1000).data
+    rows, said = shell_json(conn, text, shell_home)
+    if "ALLOW FILTERING" in text and "GROUP BY" not in text:
+        # A whole table read by token ranges at once: rows come as the ranges answer, in the shell too.
+        assert sorted(map(json.dumps, answer["rows"])) == sorted(map(json.dumps, rows))
+    else:
+        assert answer["rows"] == rows
+    assert answer["count"] == len(rows) > 0 and answer["cut"] is None
+    assert answer["notes"] == said  # a payload query's closing line, as the shell says it
+    assert answer["statement"] == text
+
+
+def _script_line(line: str) -> str:
+    """A message of `-e` without the script position cqlsh puts before it ('<stdin>:1:')."""
+    return line.removeprefix("<stdin>:1:")
+
+
+def test_query_says_what_a_statement_needs_as_the_shell_does(server, conn, shell_home, demo) -> None:
+    text = f"SELECT id FROM {demo}.table_with_compressed_json WHERE data.status = 'PAID'"
+    answer = server.call("query", statement=text)
+    _, said = shell_json(conn, text, shell_home)
+    assert answer.error == _script_line(said[0]) and "ALLOW FILTERING" in answer.error
+    # The server's own refusal, and an unknown table: the shell's one line each, the server lives on.
+    text = f"SELECT v FROM {demo}.table_with_compressed_json WHERE v = 1"
+    _, said = shell_json(conn, text, shell_home)
+    assert server.call("query", statement=text).error == _script_line(said[0])
+    assert "no_such" in server.call("query", statement=f"SELECT * FROM {demo}.no_such").error
+    assert server.call("list_tables", keyspace=demo).data["count"] == 4
+
+
+def test_rows_stop_at_the_limit_and_at_the_byte_cap_and_say_so(server, conn, shell_home, demo) -> None:
+    text = f"SELECT id, data FROM {demo}.table_with_compressed_json"
+    rows, _ = shell_json(conn, text, shell_home)
+    assert len(rows) == 200
+    first = server.call("query", statement=text, limit=10).data
+    assert first["rows"] == rows[:10] and first["count"] == 10
+    assert first["cut"].startswith("at the limit of 10 rows")
+    capped = server.call("query", statement=text, limit=10_000).data
+    sizes = [len(json.dumps(row, ensure_ascii=False).encode()) + 1 for row in rows]
+    assert 0 < capped["count"] < 200 and capped["rows"] == rows[:capped["count"]]
+    assert sum(sizes[:capped["count"]]) <= 256 << 10 < sum(sizes[:capped["count"] + 1]) + 64
+    assert capped["cut"].startswith(f"at {256 << 10:,} bytes")
+
+
+def test_a_hostile_value_is_shown_cut_as_the_shell_shows_it(server, conn, home, shell_home,
+                                                            cassandra) -> None:
+    import zstandard
+
+    keyspace = cassandra.create_keyspace("mcp_hostile")
+    session = cassandra.session(keyspace)
+    session.execute("CREATE TABLE t (id int PRIMARY KEY, data blob)")
+    bomb = zstandard.ZstdCompressor().compress(b'{"a": "' + b"x" * (64 << 20) + b'"}')  # 64 MB from 2 KB
+    session.execute("INSERT INTO t (id, data) VALUES (1, %s)", (bomb,))
+    session.execute("INSERT INTO t (id, data) VALUES (2, %s)", (b"small and plain",))
+    session.shutdown()
+    text = f"SELECT id, data FROM {keyspace}.t"
+    # The shell's cap (4 MiB a value): the bomb's row, cut there, is larger than an answer.
+    answer = server.call("query", statement=text).data
+    assert answer["count"] == 0
+    assert answer["cut"].startswith("the first of the rows alone is more than 262,144")
+    assert server.call("query", statement=f"{text} WHERE id = 2").data["rows"] == [
+        {"id": 2, "data": {"label": "text", "kind": "text", "payload": "small and plain"}}]
+    # With a cap that fits (--max-output-size, as in the shell), the value is shown cut as the shell cuts it.
+    cap = ["--max-output-size", "64KiB"]
+    write_credentials(home / "capped", ROLE, PASSWORD)
+    with McpServer([*conn, *cap], home / "capped") as capped:
+        answer = capped.call("query", statement=text).data
+    rows, _ = shell_json([*conn, *cap], text, shell_home)
+    assert answer["rows"] == rows and answer["cut"] is None
+    cut = next(row["data"] for row in rows if row["id"] == 1)
+    assert cut["cut"].startswith("first 64.0 KiB of 64.0 MiB") and cut["size"] == (64 << 20) + 9
+
+
+def test_reports_are_the_shells_json(server, conn, shell_home, demo) -> None:
+    for tool, arguments, statement in (
+            ("describe_payload", {"column": f"{demo}.table_with_compressed_json.data"},
+             f"DESCRIBE PAYLOAD {demo}.table_with_compressed_json.data"),
+            ("describe_payload", {"column": f"{demo}.table_with_compressed_json.data",
+                                  "where": "data.status = 'PAID'"},
+             f"DESCRIBE PAYLOAD {demo}.table_with_compressed_json.data WHERE data.status = 'PAID'"),
+            ("compression_stats", {"table": f"{demo}.blob_formats"},
+             f"COMPRESSION STATS {demo}.blob_formats"),
+            ("compression_stats", {"table": f"{demo}.table_with_compressed_json", "column": "data"},
+             f"COMPRESSION STATS SELECT data FROM {demo}.table_with_compressed_json"),
+            ("compression_settings", {"table": f"{demo}.blob_formats"},
+             f"COMPRESSION SETTINGS {demo}.blob_formats")):
+        answer = server.call(tool, **arguments).data
+        report = json.loads(shell_text(conn, statement, shell_home))
+        assert _steady(answer) == _steady(report), (tool, arguments)
+    paid = server.call("describe_payload", column=f"{demo}.table_with_compressed_json.data",
+                       where="data.status = 'PAID'").data
+    assert 0 < paid["rows_read"] <= 200 and paid["places"][0]["encodings"][0]["label"].endswith(">json")
+
+
+def test_inspect_value_is_the_shells_inspect(server, conn, shell_home, demo) -> None:
+    statement = f"SELECT data FROM {demo}.blob_formats WHERE name = 'zstd'"
+    answer = server.call("inspect_value", statement=statement).data
+    values, _ = shell_json(conn, f"INSPECT {statement}", shell_home)
+    assert answer["values"] == values and len(values) == 1 and values[0]["chain"] == ["zstd"]
+    assert server.call("inspect_value", statement=f"DESCRIBE TABLE {demo}.blob_formats").error.startswith(
+        "refused: this tool takes one SELECT")
+
+
+# ------------------------------------------------------------------ read-only, and no way around it
+
+
+def test_write_attempts_are_refused_and_nothing_changes(server, cassandra, demo, tmp_path: Path) -> None:
+    session = cassandra.session()
+    table = f"{demo}.blob_formats"
+
+    def state() -> Any:
+        def rows(statement: str) -> list[Any]:
+            return sorted(tuple(row) for row in session.execute(statement))
+
+        return (rows(f"SELECT * FROM {table}"),
+                rows(f"SELECT table_name FROM system_schema.tables WHERE keyspace_name = '{demo}'"),
+                rows("SELECT keyspace_name FROM system_schema.keyspaces"),
+                rows("SELECT role, salted_hash FROM system_auth.roles"))
+
+    (tmp_path / "rows.csv").write_text("999,0x00\n")
+    (tmp_path / "script.cql").write_text(f"TRUNCATE {table};\n")
+    before = state()
+    fields = {"t": table, "ks": demo, "dir": tmp_path}
+    attempts = [(tool, {"statement": attempt.format(**fields)}) for attempt in WRITES
+                for tool in ("query", "inspect_value")]
+    attempts += [  # the other tools' arguments, as a way in
+        ("list_tables", {"keyspace": f"{demo}'; DROP TABLE {table}; --"}),
+        ("list_tables", {"keyspace": f"{demo}\nDROP TABLE {table}"}),
+        ("describe_table", {"table": f"{table}; DROP TABLE {table}"}),
+        ("describe_payload", {"column": f"{table}.data", "where": f"data.x = 1\nDROP TABLE {table}"}),
+        ("describe_payload", {"column": f"{table}.data", "where": f"data.x = 1; TRUNCATE {table}"}),
+        ("describe_payload", {"column": f"{table}.data; DROP TABLE {table}"}),
+        ("compression_stats", {"table": table, "column": f"data FROM {table}; DROP TABLE {table}; --"}),
+        ("compression_settings", {"table": f"{table}\nTRUNCATE {table}"}),
+    ]
+    for tool, arguments in attempts:
+        answer = server.call(tool, **arguments)
+        assert answer.is_error, (tool, arguments, answer.texts)
+        assert "\n" not in answer.error, answer.error
+    assert state() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["rows.csv", "script.cql"]  # no file written
+    session.shutdown()
+    assert server.call("query", statement=f"SELECT count(*) FROM {table}").data["rows"] == [{"count": 20}]
+
+
+# ------------------------------------------------------------------ calls at once, errors, secrets
+
+
+def test_calls_made_at_once_each_get_their_own_answer(server, demo) -> None:
+    names = ["zstd", "gzip", "lz4/frame", "snappy/framed", "brotli", "bzip2", "xz", "deflate"]
+    every = server.call("query", statement=f"SELECT name FROM {demo}.blob_formats").data["rows"]
+    present = {row["name"] for row in every}
+    names = [name for name in names if name in present] or sorted(present)[:8]
+    futures = {name: server.start("query", statement=f"SELECT name, data FROM {demo}.blob_formats "
+                                                      f"WHERE name = '{name}'") for name in names}
+    futures["tables"] = server.start("list_tables", keyspace=demo)
+    for name, future in futures.items():
+        answer = future.result(180).data
+        if name == "tables":
+            assert answer["count"] == 4
+        else:
+            assert [row["name"] for row in answer["rows"]] == [name]
+
+
+def test_no_byte_the_server_wrote_holds_the_password(server, conn, home: Path) -> None:
+    # Errors of every kind first: a refused write, a server error, a bad argument, a missing table.
+    server.call("query", statement=f"SELECT * FROM x WHERE password = '{PASSWORD[:3]}'")
+    server.call("query", statement="INSERT INTO t (a) VALUES (1)")
+    server.call("describe_table", table="no.such")
+    server.call("query", statement="SELECT", limit=0)
+    written = server.written()
+    assert written and PASSWORD.encode() not in written
+    for path in home.rglob("*"):
+        if path.is_file() and path.name != "credentials":
+            assert PASSWORD.encode() not in path.read_bytes(), path
+    # -p on the command line: the same, and a login that fails says so in one line, without it.
+    with McpServer([*conn, "-u", ROLE, "-p", PASSWORD], home / "with-p") as given:
+        assert given.call("list_keyspaces").data["count"] > 0
+    assert PASSWORD.encode() not in given.written()
+    wrong = PASSWORD[:-1] + "?"
+    proc = subprocess.run([CQLSH_EXT, "mcp", *conn, "-u", ROLE, "-p", wrong], input="", capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 1 and wrong not in proc.stdout + proc.stderr
+    lines = [line for line in proc.stderr.splitlines() if line.strip() and not line.startswith(
+        ("Warning: Using a password on the command line", "Recommendation: use the credentials file"))]
+    assert len(lines) == 1 and lines[0].startswith("Connection error: "), proc.stderr
