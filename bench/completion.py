@@ -112,7 +112,7 @@ def time_payload_keys(sh: object, completer: object, repeat: int) -> None:
 def make_shell(host: str, port: int, user: str, password: str) -> object:
     from cassandra.auth import PlainTextAuthProvider
 
-    from cqlsh_ext.cqlsh import seams
+    from cqlsh_ext.upstream import seams
 
     cqlshmain = seams.import_cqlshmain(None)
     from cqlsh_ext import shell

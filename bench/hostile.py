@@ -144,9 +144,9 @@ def _child(path: str, mode: str, cap: int, which: str, repeat: int) -> None:
     import lz4.frame
     import zstandard
 
-    from cqlsh_ext.cqlsh import seams
     from cqlsh_ext.output.display import BlobDisplay
     from cqlsh_ext.settings import DisplaySettings
+    from cqlsh_ext.upstream import seams
 
     colormap = seams.value_colormap(False)
     settings = DisplaySettings(mode=mode, cap=cap)

@@ -46,10 +46,10 @@ def _shell() -> Any:
     from cqlshlib import cql3handling
 
     from cqlsh_ext import shell
-    from cqlsh_ext.cqlsh import seams
     from cqlsh_ext.export import run as export_run
     from cqlsh_ext.payload_select import command
     from cqlsh_ext.settings import Settings
+    from cqlsh_ext.upstream import seams
 
     cqlshmain = seams.import_cqlshmain(None)
     shell.register_commands()
@@ -73,7 +73,7 @@ def measured(kind: str, count: int) -> None:
     import contextlib
     import io
 
-    from cqlsh_ext.cqlsh import seams
+    from cqlsh_ext.upstream import seams
 
     sh = _shell()
     text = KINDS[kind]

@@ -135,7 +135,7 @@ def _main(argv: list[str] | None) -> int:
         args = serving.shell_args
 
     from cqlsh_ext.common import gc_pause
-    from cqlsh_ext.cqlsh import seams
+    from cqlsh_ext.upstream import seams
 
     gc_pause.pause()  # until the shell is ready: see gc_pause
     ext_parser = _ext_parser()

@@ -2,7 +2,7 @@
 
 Each method below hands over to the module that does the work, and with our features off (`-d
 none`, table output, `--classic`, no Keyspaces flags) to cqlsh's own method, so stock behaviour
-is kept. Where each override attaches to cqlsh is listed in cqlsh_ext.cqlsh.seams.
+is kept. Where each override attaches to cqlsh is listed in cqlsh_ext.upstream.seams.
 
 - results: cqlsh_ext.output.pipeline (writers, pager, blob cells, auto vertical);
 - commands: their modules, imported here (COMMAND_MODULES); each command's `do_<word>` comes
@@ -26,7 +26,6 @@ from cqlsh_ext.commands import decode, decompress
 from cqlsh_ext.common import gc_pause
 from cqlsh_ext.common.text import message, say, screen_width
 from cqlsh_ext.cql.lexer import Lexed
-from cqlsh_ext.cqlsh import seams
 from cqlsh_ext.describe import command as describe_payload
 from cqlsh_ext.describe.help import PAYLOAD_HELP
 from cqlsh_ext.encode import command as encode_statement
@@ -41,9 +40,10 @@ from cqlsh_ext.payload_select import command as payload_select
 from cqlsh_ext.payload_select.help import QUERIES_HELP, SELECT_SEE_ALSO
 from cqlsh_ext.repl import shellhooks as repl
 from cqlsh_ext.settings import Settings
+from cqlsh_ext.upstream import seams
 
 if TYPE_CHECKING:
-    from cqlsh_ext.cqlsh.protocol import Parsed
+    from cqlsh_ext.upstream.protocol import Parsed
 
 #: The modules that declare our commands: importing one declares its commands (HELP lists them
 #: with cqlsh's own, in alphabetical order).
@@ -240,7 +240,7 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
             return super().do_copy(parsed)
 
     do_copy.__doc__ = Stock.do_copy.__doc__
-    #: HELP QUERIES, in every loop (a help topic, no command: cqlsh_ext.cqlsh.seams.help_topic).
+    #: HELP QUERIES, in every loop (a help topic, no command: cqlsh_ext.upstream.seams.help_topic).
     do_queries = seams.help_topic("queries", QUERIES_HELP)
     #: HELP ENCODE: encode() is a function inside INSERT, UPDATE and BATCH, no command.
     do_encode = seams.help_topic("encode", encode_help.ENCODE_HELP)

@@ -9,10 +9,10 @@ import zlib
 import cramjam
 import zstandard
 
-from cqlsh_ext.cqlsh import seams
 from cqlsh_ext.demo.samples import java_string
 from cqlsh_ext.output.display import BlobDisplay, human_size
 from cqlsh_ext.settings import DisplaySettings
+from cqlsh_ext.upstream import seams
 
 PLAIN = seams.value_colormap(False)
 COLOR = seams.value_colormap(True)

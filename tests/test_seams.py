@@ -1,4 +1,4 @@
-"""The library internals cqlsh-ext relies on (cqlsh_ext/cqlsh/seams.py) are still where we expect them.
+"""The library internals cqlsh-ext relies on (cqlsh_ext/upstream/seams.py) are still where we expect them.
 
 One check per entry of seams.SEAMS; these fail first, and say what moved, when the pinned cqlsh,
 cassandra-driver or boto3 is upgraded. No server needed.
@@ -13,7 +13,7 @@ import sys
 
 import pytest
 
-from cqlsh_ext.cqlsh import seams
+from cqlsh_ext.upstream import seams
 
 cqlshmain = seams.import_cqlshmain(None)
 
@@ -36,7 +36,7 @@ def test_importing_cqlshmain_ignores_our_command_line():
     # cqlsh parses sys.argv at import time: --help there would exit before our parser ran.
     code = (
         "import sys; sys.argv = ['cqlsh-ext', '--help', '-d', 'snappy'];"
-        "from cqlsh_ext.cqlsh import seams; m = seams.import_cqlshmain(None); print('imported', m.version)"
+        "from cqlsh_ext.upstream import seams; m = seams.import_cqlshmain(None); print('imported', m.version)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.startswith("imported 6.2")
@@ -269,7 +269,7 @@ def test_the_driver_loads_without_numpy_and_numpy_stays_importable():
     protocol = (package / "protocol.py").read_text()
     assert protocol.count("HAVE_NUMPY") == 2 and "NumpyProtocolHandler = None" in protocol
     code = (
-        "import sys; from cqlsh_ext.cqlsh import seams; seams.import_cqlshmain(None)\n"
+        "import sys; from cqlsh_ext.upstream import seams; seams.import_cqlshmain(None)\n"
         "import cassandra.protocol as p\n"
         "print('numpy loaded' if 'numpy' in sys.modules else 'no numpy', p.NumpyProtocolHandler)\n"
         "import importlib.util\n"

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from cqlsh_ext.cqlsh.protocol import Parsed, Shell
+    from cqlsh_ext.upstream.protocol import Parsed, Shell
 
 Handler = Callable[["Shell", "Parsed"], None]
 

@@ -11,7 +11,7 @@ from cqlsh_ext.payload.names import EXAMPLE_SPEC, argument_help, payload_help, t
 from cqlsh_ext.settings import SettingError, parse_column_spec, parse_place
 
 if TYPE_CHECKING:
-    from cqlsh_ext.cqlsh.protocol import Parsed, Shell
+    from cqlsh_ext.upstream.protocol import Parsed, Shell
 
 DECODE_GRAMMAR = r"""
 <decodeCommand> ::= "DECODE" ( place=<stringLiteral> ( "AS" spec=<stringLiteral> | auto="AUTO" ) )?

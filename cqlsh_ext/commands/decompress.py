@@ -10,7 +10,7 @@ from cqlsh_ext.common.text import fill
 from cqlsh_ext.settings import MODES, SettingError, parse_mode
 
 if TYPE_CHECKING:
-    from cqlsh_ext.cqlsh.protocol import Parsed, Shell
+    from cqlsh_ext.upstream.protocol import Parsed, Shell
 
 DECOMPRESS_GRAMMAR = r"""
 <decompressCommand> ::= "DECOMPRESS" ( mode=<decompressMode> )?

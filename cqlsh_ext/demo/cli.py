@@ -71,7 +71,7 @@ def login(args: argparse.Namespace) -> tuple[str, str]:
     password from $CQLSH_EXT_DEMO_PASSWORD before the file."""
     import configparser
 
-    from cqlsh_ext.cqlsh.seams import credentials_file_secure
+    from cqlsh_ext.upstream.seams import credentials_file_secure
 
     path = os.path.expanduser(args.credentials)
     from_file: dict[str, str] = {}

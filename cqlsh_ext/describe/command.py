@@ -18,7 +18,7 @@ from cqlsh_ext.describe.parse import LABEL, DescribeError, parse, recognizes
 
 if TYPE_CHECKING:
     from cqlsh_ext.cql.lexer import Lexed
-    from cqlsh_ext.cqlsh.protocol import Shell
+    from cqlsh_ext.upstream.protocol import Shell
 
 #: The rule's name among cqlsh's special commands, and its grammar (completion only: intercept()
 #: runs the statement before cqlsh would parse it).

@@ -25,11 +25,11 @@ from typing import TYPE_CHECKING, Any
 from cqlsh_ext.describe.parse import LABEL, DescribeError, DescribeStatement
 
 if TYPE_CHECKING:
-    from cqlsh_ext.cqlsh.protocol import Shell
     from cqlsh_ext.describe.description import Description
     from cqlsh_ext.payload.places import ValuePlace
     from cqlsh_ext.query.grammar import Plan, Schema
     from cqlsh_ext.scanning.scan import TableSize
+    from cqlsh_ext.upstream.protocol import Shell
 
 #: A table whose whole read is estimated at no more than this is read whole by default.
 FULL_READ_BYTES = 64 << 20

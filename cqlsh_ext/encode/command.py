@@ -17,14 +17,14 @@ from cqlsh_ext.common.units import human_size
 from cqlsh_ext.cql.errors import QueryError
 from cqlsh_ext.cql.lexer import Lexed, Token
 from cqlsh_ext.cql.types import parse, udts_of
-from cqlsh_ext.cqlsh import seams
 from cqlsh_ext.encode.chain import Encoded, EncodeRefused, encode, same
 from cqlsh_ext.encode.parse import Call, Reader, Table, Unreadable, is_call
 from cqlsh_ext.payload.places import ValuePlace
 from cqlsh_ext.settings import NONE
+from cqlsh_ext.upstream import seams
 
 if TYPE_CHECKING:
-    from cqlsh_ext.cqlsh.protocol import Shell
+    from cqlsh_ext.upstream.protocol import Shell
 
 #: A statement worth reading: `encode(` somewhere in it (case-blind), spaces allowed before '('.
 ENCODE_CALL = re.compile(r"encode\s*\(", re.IGNORECASE)

@@ -20,7 +20,7 @@ from cqlsh_ext.export.errors import ExportError
 from cqlsh_ext.export.parse import LABEL, ExportStatement
 
 if TYPE_CHECKING:
-    from cqlsh_ext.cqlsh.protocol import Shell
+    from cqlsh_ext.upstream.protocol import Shell
 
 #: Rows per page handed from the reading to the file (the server's pages, when it returns the
 #: answer's rows one for one, are of FETCH_SIZE rows).

@@ -26,7 +26,7 @@ from cqlsh_ext.common.text import fill
 from cqlsh_ext.payload.names import STREAM_MAGICS, title
 
 if TYPE_CHECKING:
-    from cqlsh_ext.cqlsh.protocol import Parsed, Shell
+    from cqlsh_ext.upstream.protocol import Parsed, Shell
 
 INSPECT_GRAMMAR = r"""
 <inspectCommand> ::= "INSPECT" ( asjson="JSON" )? <selectStatement>

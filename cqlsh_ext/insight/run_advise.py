@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from cqlsh_ext.insight import shellside as side
 
 if TYPE_CHECKING:
-    from cqlsh_ext.cqlsh.protocol import Parsed, Shell
+    from cqlsh_ext.upstream.protocol import Parsed, Shell
 
 
 def run(shell: Shell, parsed: Parsed) -> None:

@@ -10,7 +10,7 @@ from cqlsh_ext.common.text import plural
 from cqlsh_ext.insight import shellside as side
 
 if TYPE_CHECKING:
-    from cqlsh_ext.cqlsh.protocol import Parsed, Shell
+    from cqlsh_ext.upstream.protocol import Parsed, Shell
 
 
 def run(shell: Shell, parsed: Parsed) -> None:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from cqlsh_ext.insight import shellside as side
 
 if TYPE_CHECKING:
-    from cqlsh_ext.cqlsh.protocol import Parsed, Shell
+    from cqlsh_ext.upstream.protocol import Parsed, Shell
 
 NO_PAYLOAD = "COMPRESSION STATS: the result has no blob or text column"
 

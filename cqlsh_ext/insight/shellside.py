@@ -12,7 +12,7 @@ from cqlsh_ext.scanning.scan import Progress, Scanner, ScanSpec, error_text, she
 
 if TYPE_CHECKING:
     from cqlsh_ext.common.text import Line
-    from cqlsh_ext.cqlsh.protocol import Parsed, Shell
+    from cqlsh_ext.upstream.protocol import Parsed, Shell
 
 
 def select_text(parsed: Parsed) -> str:

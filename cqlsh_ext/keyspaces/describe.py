@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from cqlsh_ext.cqlsh.protocol import Parsed, Shell
+    from cqlsh_ext.upstream.protocol import Parsed, Shell
 
 #: Not shown by DESCRIBE SCHEMA (FULL SCHEMA shows them); Amazon Keyspaces adds its own.
 SYSTEM_KEYSPACES = frozenset({

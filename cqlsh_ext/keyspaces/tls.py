@@ -3,7 +3,7 @@
 cqlsh's own `[ssl]` handling needs a certfile and hands the driver options from which it builds a
 context without the system trust store (and, with cqlsh's PROTOCOL_TLS, without verifying at all).
 Here the driver gets a real `ssl.SSLContext` (PROTOCOL_TLS_CLIENT: certificate and host name
-verified) through the connection seam (cqlsh_ext.cqlsh.seams, seam 6), for the shell's connection,
+verified) through the connection seam (cqlsh_ext.upstream.seams, seam 6), for the shell's connection,
 LOGIN's and COPY's worker processes alike.
 
 `TLSSettings` is what cqlsh keeps as `Shell.ssl` (truthy) and hands to COPY's workers; unpickling
@@ -75,7 +75,7 @@ def _cluster_kwargs(kwargs: dict[str, Any]) -> dict[str, Any]:
 def install(settings: TLSSettings) -> None:
     """Make every connection cqlsh opens in this process use settings (idempotent)."""
     global _ACTIVE
-    from cqlsh_ext.cqlsh import seams
+    from cqlsh_ext.upstream import seams
 
     settings.context()  # fail now, with one line, on a bad --certfile
     first = _ACTIVE is None

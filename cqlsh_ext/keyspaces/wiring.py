@@ -16,7 +16,7 @@ from cqlsh_ext.keyspaces.errors import ConnectionFailed, connection_failures, re
 from cqlsh_ext.settings import Settings
 
 if TYPE_CHECKING:
-    from cqlsh_ext.cqlsh.protocol import Parsed, Shell
+    from cqlsh_ext.upstream.protocol import Parsed, Shell
 
 
 def _is_plain(provider: Any) -> bool:

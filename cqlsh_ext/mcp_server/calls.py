@@ -23,7 +23,7 @@ from cqlsh_ext.mcp_server.capture import log
 from cqlsh_ext.mcp_server.tools import DEFAULT_BYTES, Tool, Work
 
 if TYPE_CHECKING:
-    from cqlsh_ext.cqlsh.protocol import Shell
+    from cqlsh_ext.upstream.protocol import Shell
 
 #: A call's time limit by default (`cqlsh-ext mcp --time-limit`).
 DEFAULT_SECONDS = 60.0

@@ -19,8 +19,8 @@ from cqlsh_ext.mcp_server.capture import Capture, capturing, current
 from cqlsh_ext.output import OutputClosed
 
 if TYPE_CHECKING:
-    from cqlsh_ext.cqlsh.protocol import Shell
     from cqlsh_ext.mcp_server.gate import Read
+    from cqlsh_ext.upstream.protocol import Shell
 
 
 class Headless:

@@ -74,7 +74,7 @@ def _cqlsh_statement(text: str, first: Token) -> tuple[str, Any]:
     """The text the shell runs and cqlsh's tokens of its one statement: its lexer must find one
     statement starting with the same word. The end `;` is added as -e adds it, on a line of its own
     so that a closing `--` comment cannot swallow it."""
-    from cqlsh_ext.cqlsh import seams
+    from cqlsh_ext.upstream import seams
 
     source = text + "\n;"
     try:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from cqlsh_ext.cqlsh.protocol import Shell
+    from cqlsh_ext.upstream.protocol import Shell
 
 BLOB, BLOBS_INSIDE, JSON_TEXT, TEXT = "blob", "blobs inside", "JSON text", "text"
 

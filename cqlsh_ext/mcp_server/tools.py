@@ -27,7 +27,7 @@ from cqlsh_ext.mcp_server.capture import Capture
 from cqlsh_ext.payload.names import FORMAT_EXAMPLES, title
 
 if TYPE_CHECKING:
-    from cqlsh_ext.cqlsh.protocol import Shell
+    from cqlsh_ext.upstream.protocol import Shell
 
 #: `query`'s rows by default, and at most.
 DEFAULT_ROWS, MAX_ROWS = 100, 10_000

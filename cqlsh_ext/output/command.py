@@ -9,7 +9,7 @@ from cqlsh_ext.settings import OUTPUT_FORMATS, SettingError, parse_output_format
 from cqlsh_ext.settings.output_formats import for_layout
 
 if TYPE_CHECKING:
-    from cqlsh_ext.cqlsh.protocol import Parsed, Shell
+    from cqlsh_ext.upstream.protocol import Parsed, Shell
 
 OUTPUT_GRAMMAR = r"""
 <outputCommand> ::= "OUTPUT" ( "FORMAT" fmt=<outputFormatName> | "RAW" raw=( "ON" | "OFF" )

@@ -21,7 +21,6 @@ import wcwidth
 from cqlshlib.displaying import ANSI_RESET, CYAN, RED, FormattedValue
 
 from cqlsh_ext.common.units import human_size
-from cqlsh_ext.cqlsh import seams
 from cqlsh_ext.output.cells import NotedValue
 from cqlsh_ext.payload.budget import DEFAULT as DEFAULT_BUDGET
 from cqlsh_ext.payload.budget import Budget
@@ -29,6 +28,7 @@ from cqlsh_ext.payload.places import Engines
 from cqlsh_ext.payload.unwrap import failed
 from cqlsh_ext.payload.view import BINARY, FAILED, RECORD, TEXT, UNKNOWN, BlobView
 from cqlsh_ext.settings import DisplaySettings
+from cqlsh_ext.upstream import seams
 
 color_text, _controlchars_re, _show_control_chars = seams.text_formatting()
 ELLIPSIS = "…"

@@ -26,14 +26,14 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from cqlsh_ext.cqlsh import seams
 from cqlsh_ext.output.paging import paged
 from cqlsh_ext.settings import NONE
 from cqlsh_ext.settings.output_formats import OutputFormat
+from cqlsh_ext.upstream import seams
 
 if TYPE_CHECKING:
-    from cqlsh_ext.cqlsh.protocol import Shell
     from cqlsh_ext.output.display import BlobDisplay
+    from cqlsh_ext.upstream.protocol import Shell
 
 
 @dataclass

@@ -2,7 +2,7 @@
 
 cqlsh builds one CqlType per column and binds each node (the column, and the items, keys, values
 and fields inside it) to a formatter taken from its formatter registry by type name. For results
-with a blob somewhere, `print_static_result` does what cqlsh's does (cqlsh_ext.cqlsh.seams pins the copy)
+with a blob somewhere, `print_static_result` does what cqlsh's does (cqlsh_ext.upstream.seams pins the copy)
 and then gives every blob node of every column its own formatter, which knows the value's place
 (cqlsh_ext.output.place). cqlsh's global registry is never changed, so COPY TO, which formats in
 worker processes through that registry, keeps the stored bytes.
@@ -20,7 +20,7 @@ from cqlsh_ext.cql.types import from_cqlsh
 from cqlsh_ext.payload.places import ValuePlace
 
 if TYPE_CHECKING:
-    from cqlsh_ext.cqlsh.protocol import Shell
+    from cqlsh_ext.upstream.protocol import Shell
 
 
 class PlacedFormatter:

@@ -17,7 +17,7 @@ from cqlsh_ext.settings import DisplaySettings
 from cqlsh_ext.settings.output_formats import OutputFormat
 
 if TYPE_CHECKING:
-    from cqlsh_ext.cqlsh.protocol import Out
+    from cqlsh_ext.upstream.protocol import Out
 
 
 class RowWriter(Protocol):

@@ -14,8 +14,8 @@ from cqlsh_ext.cql.errors import QueryError
 
 if TYPE_CHECKING:
     from cqlsh_ext.cql.lexer import Lexed
-    from cqlsh_ext.cqlsh.protocol import Shell
     from cqlsh_ext.query.grammar import Plan, Schema
+    from cqlsh_ext.upstream.protocol import Shell
 
 LABEL = "payload query"
 

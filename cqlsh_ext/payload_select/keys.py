@@ -22,8 +22,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from cqlsh_ext.cqlsh.protocol import Shell
     from cqlsh_ext.query.evaluate import Decoding
+    from cqlsh_ext.upstream.protocol import Shell
 
 #: Rows read per column, once per session: a sample, never a scan.
 SAMPLE_ROWS = 100

@@ -27,9 +27,9 @@ from cqlsh_ext.query.answer import Answer
 from cqlsh_ext.query.evaluate import Evaluator
 
 if TYPE_CHECKING:
-    from cqlsh_ext.cqlsh.protocol import Shell
     from cqlsh_ext.scanning.plan import ReadPlan
     from cqlsh_ext.scanning.scan import Progress
+    from cqlsh_ext.upstream.protocol import Shell
 
 Row = tuple[Any, ...]
 

@@ -67,7 +67,7 @@ def presenter(types: Sequence[Any], computed: Sequence[bool], machine: bool, bud
     machine_value for JSON Lines and CSV, makes it; in cqlsh's layouts a float the shell computed
     (sum, avg: `computed`) is printed as cqlsh prints a float column, at cqlshrc's float_precision,
     while values read from payloads keep every digit they have. JSON Lines and CSV keep all digits."""
-    from cqlsh_ext.cqlsh.seams import float_text as cqlsh_float
+    from cqlsh_ext.upstream.seams import float_text as cqlsh_float
 
     paths = [i for i, t in enumerate(types) if t is None]
     rounded = set() if machine else {i for i in paths if computed[i]}

@@ -8,7 +8,7 @@ from cqlsh_ext.cql.types import udts_of
 from cqlsh_ext.query.grammar import Schema
 
 if TYPE_CHECKING:
-    from cqlsh_ext.cqlsh.protocol import Shell
+    from cqlsh_ext.upstream.protocol import Shell
 
 
 def table_meta(shell: Shell, keyspace: str | None, table: str) -> Any:

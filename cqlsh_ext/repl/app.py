@@ -19,7 +19,6 @@ from prompt_toolkit import PromptSession
 from prompt_toolkit.shortcuts import CompleteStyle
 
 from cqlsh_ext.common import gc_pause
-from cqlsh_ext.cqlsh import seams
 from cqlsh_ext.repl.completer import CqlCompleter
 from cqlsh_ext.repl.history import SafeFileHistory, history_path
 from cqlsh_ext.repl.keybindings import key_bindings
@@ -27,9 +26,10 @@ from cqlsh_ext.repl.lexer import CqlLexer, style
 from cqlsh_ext.repl.pager import paged_output
 from cqlsh_ext.repl.statement_end import input_state
 from cqlsh_ext.repl.toolbar import toolbar_fragments
+from cqlsh_ext.upstream import seams
 
 if TYPE_CHECKING:
-    from cqlsh_ext.cqlsh.protocol import Shell
+    from cqlsh_ext.upstream.protocol import Shell
 
 #: cqlsh statements whose effects cannot be left half done by stopping to wait: reads. Our own
 #: commands say so in their declaration (cqlsh_ext.commands).

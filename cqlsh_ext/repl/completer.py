@@ -30,7 +30,7 @@ from cqlsh_ext.encode import help as encode_help
 from cqlsh_ext.payload_select.keys import PayloadKeys
 
 if TYPE_CHECKING:
-    from cqlsh_ext.cqlsh.protocol import Shell
+    from cqlsh_ext.upstream.protocol import Shell
 
 #: readline's default delimiters plus '.', which cqlsh adds (see Shell.init_history).
 WORD_DELIMITERS = frozenset(" \t\n`~!@#$%^&*()-=+[{]}\\|;:'\",<>/?.")

@@ -28,7 +28,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any, TextIO
 
 if TYPE_CHECKING:
-    from cqlsh_ext.cqlsh.protocol import Shell
+    from cqlsh_ext.upstream.protocol import Shell
 
 DEFAULT_PAGER = "less -SRXF"
 

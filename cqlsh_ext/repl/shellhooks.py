@@ -26,7 +26,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from cqlsh_ext.cqlsh.protocol import Parsed, Shell
+    from cqlsh_ext.upstream.protocol import Parsed, Shell
 
 #: Driver reconnection schedule in the interactive shell: 0.5 s, 1 s, then every 2 s.
 RECONNECT_BASE_DELAY = 0.5
@@ -109,7 +109,7 @@ def before_connect(shell: Shell) -> None:
     """Before cqlsh's Shell.__init__ connects: start building the prompt, switch cqlsh's
     readline history off (ours replaces it)."""
     shell.repl_preload = Preload(shell)
-    from cqlsh_ext.cqlsh.seams import import_cqlshmain
+    from cqlsh_ext.upstream.seams import import_cqlshmain
 
     setattr(import_cqlshmain(None), "readline", None)  # noqa: B010  (cqlsh's module global)
 
@@ -155,7 +155,7 @@ def do_help(shell: Shell, parsed: Parsed, stock_help: Any) -> None:
 def own_help_texts(cls: type) -> frozenset[str]:
     """The HELP texts the Shell class `cls` has of cqlsh-ext's (its commands' and topics'), not
     cqlsh's own."""
-    from cqlsh_ext.cqlsh.seams import stock_shell_class
+    from cqlsh_ext.upstream.seams import stock_shell_class
 
     stock = stock_shell_class()
     return frozenset(getattr(cls, name).__doc__ for name in dir(cls)

@@ -9,8 +9,8 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from cqlsh_ext.cqlsh.protocol import Shell
     from cqlsh_ext.scanning.capacity import Pricing
+    from cqlsh_ext.upstream.protocol import Shell
 
 #: A full scan asks first on Amazon Keyspaces (billed per read) and above this estimated size.
 CONFIRM_FROM_BYTES = 1 << 30

@@ -38,7 +38,7 @@ from cqlsh_ext.scanning.scan import (
 from cqlsh_ext.scanning.workers import WorkerScan
 
 if TYPE_CHECKING:
-    from cqlsh_ext.cqlsh.protocol import Shell
+    from cqlsh_ext.upstream.protocol import Shell
 
 #: Without the native core, a whole-table read uses worker processes, one per core, from this size
 #: by the server's estimate: below it, starting them (about a second) costs more than they save

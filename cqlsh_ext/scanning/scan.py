@@ -27,7 +27,7 @@ from cqlsh_ext.common import retry
 from cqlsh_ext.common.interrupt import CtrlC
 
 if TYPE_CHECKING:
-    from cqlsh_ext.cqlsh.protocol import Shell
+    from cqlsh_ext.upstream.protocol import Shell
 
 #: Rows in the first page (cqlsh's own page size): small until the row size is known.
 FIRST_PAGE = 100

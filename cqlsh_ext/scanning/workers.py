@@ -33,7 +33,7 @@ from cqlsh_ext.scanning.ring import Ring
 from cqlsh_ext.scanning.scan import Progress, Scanner, ScanSpec, error_text
 
 if TYPE_CHECKING:
-    from cqlsh_ext.cqlsh.protocol import Shell
+    from cqlsh_ext.upstream.protocol import Shell
 
 
 class RingRead(Protocol):

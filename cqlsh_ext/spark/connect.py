@@ -158,7 +158,7 @@ def flags_parser() -> argparse.ArgumentParser:
 def connection(args: list[str]) -> Connection:
     """The connection the shell would make with these arguments; SparkError, SettingError or
     KeyspacesError with one line when they do not make one."""
-    from cqlsh_ext.cqlsh import seams
+    from cqlsh_ext.upstream import seams
 
     ext, cqlsh_args = flags_parser().parse_known_args(args)
     finder = argparse.ArgumentParser(add_help=False, allow_abbrev=False)

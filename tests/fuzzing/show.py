@@ -43,8 +43,8 @@ def render(path: str, data: bytes) -> str:
         return f"{count} reports"
 
     if path in ("table", "expand"):
-        from cqlsh_ext.cqlsh import seams
         from cqlsh_ext.output.display import BlobDisplay
+        from cqlsh_ext.upstream import seams
 
         display = BlobDisplay(DisplaySettings(), False, path == "expand")
         return str(display(data, seams.value_colormap(False)).strval)

@@ -208,8 +208,8 @@ def _payload(name: str) -> Callable[[bytes], None]:
 
 
 def _display(expanded: bool) -> Callable[[bytes], None]:
-    from cqlsh_ext.cqlsh import seams
     from cqlsh_ext.output.display import BlobDisplay
+    from cqlsh_ext.upstream import seams
 
     plain, color = seams.value_colormap(False), seams.value_colormap(True)
     # As a script gets it (no width limit: the worst case) and as a terminal does (cut to 500).
@@ -258,10 +258,10 @@ SPECS: tuple[str, ...] = (*payload_declarations(), *CODEC_NAMES, "text", "hex", 
 
 def _display_spec(data: bytes) -> None:
     """A value under a column setting (payload.unwrap.unwrap_spec), in every output."""
-    from cqlsh_ext.cqlsh import seams
     from cqlsh_ext.output.display import BlobDisplay
     from cqlsh_ext.output.values import CsvSpelling, JsonSpelling
     from cqlsh_ext.payload.places import ValuePlace
+    from cqlsh_ext.upstream import seams
 
     if not data:
         return

@@ -266,7 +266,7 @@ def test_help(cassandra, home):
 COMPLETE = r"""
 import json, sys
 from cassandra.auth import PlainTextAuthProvider
-from cqlsh_ext.cqlsh import seams
+from cqlsh_ext.upstream import seams
 cqlshmain = seams.import_cqlshmain(None)
 from cqlsh_ext import shell
 shell.register_commands()

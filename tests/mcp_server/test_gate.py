@@ -21,7 +21,7 @@ FIELDS = {"t": "ks.orders", "ks": "ks", "dir": "/tmp/nowhere"}
 @pytest.fixture(scope="module", autouse=True)
 def cqlsh_rules() -> None:
     """cqlsh's rule set with our commands, as cqlsh's main() sets it up before the shell runs."""
-    from cqlsh_ext.cqlsh import seams
+    from cqlsh_ext.upstream import seams
 
     cqlshmain = seams.import_cqlshmain(None)
     if cqlshmain.cqlruleset is None:

@@ -17,7 +17,6 @@ import cbor2
 import pytest
 
 from cqlsh_ext.codecs.base import DEFAULT_CAP
-from cqlsh_ext.cqlsh import seams
 from cqlsh_ext.output.display import BlobDisplay
 from cqlsh_ext.output.values import CsvSpelling, JsonSpelling
 from cqlsh_ext.payload.budget import MAX_NODES, Budget
@@ -25,6 +24,7 @@ from cqlsh_ext.payload.formats.tree import Cut, jsonable_cut, render, render_cut
 from cqlsh_ext.payload.unwrap import unwrap
 from cqlsh_ext.payload.view import RECORD
 from cqlsh_ext.settings import DisplaySettings
+from cqlsh_ext.upstream import seams
 
 PLAIN = seams.value_colormap(False)
 #: What one cell may hold at the most: the budget's text, plus the label and the notes around it.

@@ -55,8 +55,8 @@ def make_shell(cassandra) -> Any:
     from cqlshlib import cql3handling
 
     from cqlsh_ext import shell
-    from cqlsh_ext.cqlsh import seams
     from cqlsh_ext.settings import Settings
+    from cqlsh_ext.upstream import seams
 
     cqlshmain = seams.import_cqlshmain(None)
     shell.register_commands()

@@ -28,7 +28,7 @@ from cqlsh_ext.settings import DisplaySettings, SettingError, Settings, load
 
 @pytest.fixture(scope="module")
 def ruleset():
-    from cqlsh_ext.cqlsh import seams
+    from cqlsh_ext.upstream import seams
 
     cqlshmain = seams.import_cqlshmain(None)
     if cqlshmain.cqlruleset is None:

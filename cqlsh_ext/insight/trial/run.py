@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Any
 from cqlsh_ext.insight import shellside as side
 
 if TYPE_CHECKING:
-    from cqlsh_ext.cqlsh.protocol import Parsed, Shell
     from cqlsh_ext.insight.trial.measure import Value
+    from cqlsh_ext.upstream.protocol import Parsed, Shell
 
 LABEL = "COMPRESSION TRIAL"
 

@@ -1,6 +1,6 @@
 """What cqlsh-ext uses of cqlsh's Shell, declared: the type every module that is handed the shell
 takes (`shell: Shell`), checked by mypy. cqlsh's Shell is untyped: a use of the shell not declared
-here is a type error, so this list is the whole of what we depend on (cqlsh_ext.cqlsh.seams pins where
+here is a type error, so this list is the whole of what we depend on (cqlsh_ext.upstream.seams pins where
 each attaches). Our own additions (cqlsh_ext.shell.ExtShell) are at the end.
 
 Typing only: nothing imports this module at run time (`if TYPE_CHECKING:`), so it sits at the
