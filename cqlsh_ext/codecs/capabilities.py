@@ -75,7 +75,7 @@ class Checksums(Protocol):
 
 @runtime_checkable
 class HeaderSized(Protocol):
-    """COMPRESSION STATS with header sizing (insight.measure.quick) takes a value of this format
+    """COMPRESSION STATS with header sizing (payload.measures: FROM_HEADER) takes a value of this format
     at the size its header declares, peeking at the payload's first bytes instead of decoding it
     all. Needs a magic whose first byte is its own (the table is keyed by it)."""
 

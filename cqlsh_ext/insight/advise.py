@@ -21,7 +21,6 @@ from typing import Any
 
 from cqlsh_ext.common.text import Line
 from cqlsh_ext.insight import isolate, report, verdict
-from cqlsh_ext.insight.measure import COMPRESSED, PLAIN, UNDECODABLE, measured, payload_of
 from cqlsh_ext.insight.recompress import (
     BUDGET_S,
     REPETITIONS,
@@ -31,6 +30,7 @@ from cqlsh_ext.insight.recompress import (
     measure,
     with_dictionary,
 )
+from cqlsh_ext.insight.view_measures import COMPRESSED, STORED, measured, payload_of
 from cqlsh_ext.payload.measures import STATUS_TITLES
 from cqlsh_ext.payload.places import column_place
 from cqlsh_ext.payload.unwrap import TEXT_LABEL
@@ -429,7 +429,7 @@ class AdviseSample:
         try:
             if isinstance(value, str):  # a text column's: its UTF-8 bytes, stored uncompressed
                 data = value.encode("utf-8")
-                p, label = (PLAIN, TEXT_LABEL, True, data), TEXT_LABEL
+                p, label = (STORED, TEXT_LABEL, True, data), TEXT_LABEL
                 stored_size = len(data)
             elif isolate.needs_worker(value, self.mode):  # a codec that needs a worker: memory-limited
                 ok, result = isolate.call(peeled, value, self.mode, self.cap)
@@ -440,8 +440,8 @@ class AdviseSample:
                 stored_size = len(value)
         except Exception:  # the last resort: one value that cannot be read is one skipped value
             p = None
-        if p is None or p[0] == UNDECODABLE or not p[2]:
-            why = SKIPPED_FAILED if p is None or p[0] == UNDECODABLE else "cut at the output cap"
+        if p is None or p[0] == FAILED or not p[2]:
+            why = SKIPPED_FAILED if p is None or p[0] == FAILED else "cut at the output cap"
             skipped[why] = skipped.get(why, 0) + 1
             return
         status, chain, _exact, payload = p

@@ -70,7 +70,7 @@ def main(argv: list[str]) -> int:
     from cqlsh_ext.common import jsonenc as jsonout
     from cqlsh_ext.common.text import fit
     from cqlsh_ext.insight.inspect import inspect_value
-    from cqlsh_ext.insight.measure import UNDECODABLE, effective_mode
+    from cqlsh_ext.insight.view_measures import FAILED, effective_mode
 
     # As in the shell: fitted to a terminal, whole lines to a pipe or a file.
     width = shutil.get_terminal_size().columns if sys.stdout.isatty() else 0
@@ -89,7 +89,7 @@ def main(argv: list[str]) -> int:
         if n and not args.json:
             print()  # reports apart, as the shell's INSPECT prints them
         print(text)
-        undecodable = undecodable or report.status == UNDECODABLE
+        undecodable = undecodable or report.status == FAILED
     # As grep and diff do: 1 when a value is in a known format that could not be decoded (the
     # report says why), 2 for a usage error; a script can tell good values from broken ones.
     return 1 if undecodable else 0

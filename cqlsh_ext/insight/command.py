@@ -263,11 +263,11 @@ def _keyspace_names(ctxt: Parsed, shell: Shell) -> list[str]:
 
 
 def _trial_columns(ctxt: Parsed, shell: Shell) -> list[str]:
-    """After COMPRESSION TRIAL [ks.]table. : the columns TRIAL takes (insight.trial.measure.column_kind)."""
+    """After COMPRESSION TRIAL [ks.]table. : the columns TRIAL takes (insight.trial.latency.column_kind)."""
     from cassandra.metadata import protect_name
 
     from cqlsh_ext.insight.shellside import cql_name
-    from cqlsh_ext.insight.trial.measure import column_kind
+    from cqlsh_ext.insight.trial.latency import column_kind
 
     ks = cql_name(shell, ctxt.get_binding("ksname")) or shell.current_keyspace
     table = cql_name(shell, ctxt.get_binding("cfname"))

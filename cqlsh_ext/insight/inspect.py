@@ -17,7 +17,7 @@ from cqlsh_ext.codecs._common import reason
 from cqlsh_ext.codecs.base import DEFAULT_CAP, Container, DecodeError
 from cqlsh_ext.codecs.capabilities import Headers
 from cqlsh_ext.insight import checksums, isolate, report
-from cqlsh_ext.insight.measure import COMPRESSED, UNDECODABLE, measured, ratio
+from cqlsh_ext.insight.view_measures import COMPRESSED, measured, ratio
 from cqlsh_ext.payload.measures import STATUS_TITLES
 from cqlsh_ext.payload.names import BINARY_KINDS
 from cqlsh_ext.payload.view import FAILED, RECORD, TEXT, UNKNOWN, BlobView
@@ -166,7 +166,7 @@ def inspect_value(
 def unreadable(value: bytes, where: dict[str, object], why: str) -> ValueReport:
     """The report of a value whose inspection failed as a whole: its size, its first bytes, why."""
     preview = _hex_preview(value)
-    return ValueReport(where, len(value), UNDECODABLE, (), [], Payload("binary", len(value), None, preview),
+    return ValueReport(where, len(value), FAILED, (), [], Payload("binary", len(value), None, preview),
                        None, True, why)
 
 

@@ -65,7 +65,7 @@ def target(shell: Shell, parsed: Parsed, action: str, statement: str | None = No
     the SELECT given, or for a table named alone a whole-table SELECT of its payload columns (its
     blob columns, its text columns outside the primary key: cql.types.table_payload_columns). None
     (said why) when such a table is unknown or has none."""
-    from cqlsh_ext.insight.measure import effective_mode
+    from cqlsh_ext.insight.view_measures import effective_mode
 
     ks, table, meta = named_table(shell, parsed)
     settings = shell.settings.display

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, cast
 from cqlsh_ext.common.text import Line
 from cqlsh_ext.cql.types import columns_holding, extractor
 from cqlsh_ext.insight import report, verdict
-from cqlsh_ext.insight.measure import COMPRESSED, measured, payload_of
+from cqlsh_ext.insight.view_measures import COMPRESSED, measured, payload_of
 from cqlsh_ext.payload.places import column_place
 from cqlsh_ext.scanning.capacity import Pricing
 

@@ -166,7 +166,7 @@ def _pricing(db: Any, conn: Any) -> Any:
 
 def _one(spark: Any, db: Any, conn: Any, stmt: Any) -> None:
     from cqlsh_ext.common import jsonenc
-    from cqlsh_ext.insight.measure import effective_mode
+    from cqlsh_ext.insight.view_measures import effective_mode
     from cqlsh_ext.spark.parse import StatsStatement
 
     display = conn.settings.display

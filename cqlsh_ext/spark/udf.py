@@ -31,8 +31,8 @@ def describe(value: bytes, mode: str = "auto", cap: int = DEFAULT_CAP,
              engine: Any = None) -> tuple[str | None, str, int, int]:
     """(text, label, stored bytes, decompressed bytes) of one stored value, as the shell sees it:
     decoded once, by the value engine (a batch's own, when given)."""
-    from cqlsh_ext.insight.measure import measured
     from cqlsh_ext.insight.stats import chain_label
+    from cqlsh_ext.insight.view_measures import measured
     from cqlsh_ext.payload.engine import ValueEngine
     from cqlsh_ext.payload.view import RECORD, TEXT
 
@@ -66,7 +66,7 @@ def decoded(column: Any, mode: str = "auto", cap: int = DEFAULT_CAP) -> Any:
 
     from pyspark.sql.functions import PandasUDFType, pandas_udf
 
-    from cqlsh_ext.insight.measure import effective_mode
+    from cqlsh_ext.insight.view_measures import effective_mode
 
     with warnings.catch_warnings():
         # Type hints cannot carry the struct here (pandas is imported only where the UDF runs).

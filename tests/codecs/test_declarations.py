@@ -234,7 +234,7 @@ def test_capability_data_is_what_its_callers_need() -> None:
     sized: dict[bytes, str] = {}
     for fmt in registry.all_containers():
         if isinstance(fmt, HeaderSized):
-            # insight.measure keys its table by the magic's first byte: it must be this format's own.
+            # insight.view_measures keys its table by the magic's first byte: it must be this format's own.
             assert fmt.magic and fmt.magic[:1] not in sized, fmt.label
             sized[fmt.magic[:1]] = fmt.label
         if isinstance(fmt, Writer):

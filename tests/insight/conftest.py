@@ -28,11 +28,11 @@ from cqlsh_ext.codecs import registry
 from cqlsh_ext.demo.records import documents
 from cqlsh_ext.demo.samples import java_string
 
-COMPRESSED, PLAIN, UNDECODABLE = "compressed", "not compressed", "failed"
+COMPRESSED, STORED, FAILED = "compressed", "not compressed", "failed"
 #: A value read as no known format (random bytes): STATS counts it apart from readable stored text.
 NO_FORMAT = "unknown"
 #: How STATS spells each status where a chain would be.
-STATUS_WORDS = {PLAIN: PLAIN, NO_FORMAT: "no known format", UNDECODABLE: UNDECODABLE}
+STATUS_WORDS = {STORED: STORED, NO_FORMAT: "no known format", FAILED: FAILED}
 
 
 @dataclass
@@ -78,7 +78,7 @@ PY_PRODUCERS: dict[str, tuple[Callable[[bytes], bytes], str]] = {
 def java_value(key: int, producer: str, stored: bytes, payload: bytes) -> Value:
     chain = JAVA_CHAINS[producer]
     if producer == "java_string":
-        return Value(key, stored, len(stored), chain, PLAIN, producer=producer)
+        return Value(key, stored, len(stored), chain, STORED, producer=producer)
     if producer.startswith("gzip_java"):
         size = len(gzip.decompress(stored))  # the serialized stream under the gzip layer
         if producer == "gzip_java_string":
@@ -116,15 +116,15 @@ def build_orders() -> list[Value]:
         for name, (produce, chain) in PY_PRODUCERS.items():
             add(Value(key, produce(d), len(d), chain, COMPRESSED, producer=name))
     for d in docs[2:100:10]:
-        add(Value(key, d, len(d), "", PLAIN, producer="plain json"))
+        add(Value(key, d, len(d), "", STORED, producer="plain json"))
     for _ in range(5):
         add(Value(key, None, 0, "", "null"))
     cut = gzip.compress(docs[3], mtime=0)
-    add(Value(key, cut[: len(cut) // 3], len(cut) // 3, "", UNDECODABLE, producer="truncated gzip"))
-    add(Value(key, cut[: len(cut) // 2], len(cut) // 2, "", UNDECODABLE, producer="truncated gzip"))
+    add(Value(key, cut[: len(cut) // 3], len(cut) // 3, "", FAILED, producer="truncated gzip"))
+    add(Value(key, cut[: len(cut) // 2], len(cut) // 2, "", FAILED, producer="truncated gzip"))
     zdict = zstandard.train_dictionary(2048, [d[:400] for d in docs[:60]])
     with_dict = zstandard.ZstdCompressor(dict_data=zdict).compress(docs[4])
-    add(Value(key, with_dict, len(with_dict), "", UNDECODABLE, producer="zstd with dictionary"))
+    add(Value(key, with_dict, len(with_dict), "", FAILED, producer="zstd with dictionary"))
     # Sizes around the 1 MB row quota, and one value over the 4 MiB output cap.
     big = (docs[5] * (1_250_000 // len(docs[5]) + 1))[:1_250_000]
     add(

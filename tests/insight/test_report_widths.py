@@ -12,12 +12,12 @@ from hypothesis import strategies as st
 
 from cqlsh_ext.common.text import fit
 from cqlsh_ext.insight.advise import Advice, ColumnAdvice, recommend
-from cqlsh_ext.insight.measure import COMPRESSED, PLAIN, UNDECODABLE
 from cqlsh_ext.insight.recompress import Result, Speed
 from cqlsh_ext.insight.sampled import SampledStats
 from cqlsh_ext.insight.stats import SPEC, ColumnStats, Stats
 from cqlsh_ext.insight.table_settings import TableSettings, advise
 from cqlsh_ext.insight.trial.report import TrialReport, VariantResult
+from cqlsh_ext.insight.view_measures import COMPRESSED, FAILED, STORED
 from cqlsh_ext.payload.measures import PlaceMeasures
 from cqlsh_ext.payload.view import UNKNOWN as NO_FORMAT
 from cqlsh_ext.scanning.capacity import Pricing
@@ -50,10 +50,10 @@ def stats(draw: st.DrawFn) -> Stats:
                               min_size=1, max_size=3, unique=True)):
         col = s.columns[name] = ColumnStats(name, text=draw(st.booleans()))
         for _ in range(draw(st.integers(1, 12))):
-            status = draw(st.sampled_from([COMPRESSED, PLAIN, NO_FORMAT, UNDECODABLE]))
+            status = draw(st.sampled_from([COMPRESSED, STORED, NO_FORMAT, FAILED]))
             stored = draw(_size) + (status == COMPRESSED)  # a compressed value holds a byte at least
             page = PlaceMeasures.empty(SPEC)
-            page.add((status, draw(_chain) if status in (COMPRESSED, PLAIN) else "",
+            page.add((status, draw(_chain) if status in (COMPRESSED, STORED) else "",
                       draw(_size) if status == COMPRESSED else stored, draw(st.booleans()),
                       draw(_reason) if status != COMPRESSED else None), stored, SPEC, col.ratios.exact)
             col.merge_page(page)

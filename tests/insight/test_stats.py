@@ -10,7 +10,7 @@ from collections import Counter
 import pytest
 from scanning.test_capacity import expected_bucket
 
-from .conftest import COMPRESSED, NO_FORMAT, STATUS_WORDS, UNDECODABLE, cqlsh_ext, json_docs
+from .conftest import COMPRESSED, FAILED, NO_FORMAT, STATUS_WORDS, cqlsh_ext, json_docs
 
 BUCKETS = ["<= 1 KB", "1-4 KB", "4-20 KB", "20-67 KB", "67 KB-1 MB", "> 1 MB"]
 
@@ -70,7 +70,7 @@ def expected(values) -> dict:
         "codecs": dict(codecs),
         # The undecodable values say why (no known format, a format that failed); values read as
         # they are stored (text, a record, a Java stream) need no reason.
-        "reasons": sum(1 for v in present if v.status in (NO_FORMAT, UNDECODABLE)),
+        "reasons": sum(1 for v in present if v.status in (NO_FORMAT, FAILED)),
         "buckets": {
             "decompressed": Counter(expected_bucket(v.size) for v in present),
             "stored": Counter(expected_bucket(len(v.stored)) for v in present),
@@ -124,7 +124,7 @@ def check(doc: dict, exp: dict, consistency: str = "ONE") -> None:
     # Undecodable, as far as STATS can tell without reading payloads under a container: the values
     # in no known format and those a format failed on, in the view's words as a query counts them.
     unknown = sum(1 for v in exp["present"] if v.status == NO_FORMAT)
-    failed = sum(1 for v in exp["present"] if v.status == UNDECODABLE)
+    failed = sum(1 for v in exp["present"] if v.status == FAILED)
     assert col["undecodable"] == {k: n for k, n in (("unknown", unknown), ("failed", failed)) if n}
     if unknown and failed:
         said = (f"; {unknown + failed:,} undecodable ({unknown:,} no known format, {failed:,} a format that "

@@ -21,7 +21,7 @@ import zstandard
 from shell_runner import CQLSH_EXT, isolated_env
 
 from cqlsh_ext.demo.records import documents
-from cqlsh_ext.insight.trial.measure import WARMUP_ROWS
+from cqlsh_ext.insight.trial.latency import WARMUP_ROWS
 
 from .conftest import cqlsh_ext, json_docs, on_screen
 
@@ -238,7 +238,7 @@ def test_a_text_column_is_an_uncompressed_payload(cassandra, trial, home):
 
 def test_help(cassandra, home):
     from cqlsh_ext.codecs.base import CODEC_TRIAL
-    from cqlsh_ext.insight.trial.measure import DEFAULT_CONCURRENCY, DEFAULT_ROWS
+    from cqlsh_ext.insight.trial.latency import DEFAULT_CONCURRENCY, DEFAULT_ROWS
 
     out = cqlsh_ext(cassandra, home, "HELP TRIAL").stdout
     assert "COMPRESSION TRIAL [cqlsh-ext]" in out and max(map(len, out.splitlines())) <= 80

@@ -14,7 +14,7 @@ from cqlsh_ext.codecs.base import CODEC_TRIAL, DEFAULT_CAP
 from cqlsh_ext.common.text import fit
 from cqlsh_ext.demo.records import documents
 from cqlsh_ext.insight.trial import cli as trial_cli
-from cqlsh_ext.insight.trial.measure import (
+from cqlsh_ext.insight.trial.latency import (
     MAX_TABLE_NAME,
     NOT_DECODABLE,
     OVER_CAP,

@@ -5,7 +5,7 @@ how much of each latency change is the cluster's noise (insight.trial.noise, fro
 
 The report opens with its verdict and a summary line per codec; the text is laid out for the
 screen when it is written (common.text.fit); `to_json()` is the same figures as one object.
-The measuring is insight.trial.measure's; this module only counts and shows.
+The measuring is insight.trial.latency's; this module only counts and shows.
 """
 
 from __future__ import annotations

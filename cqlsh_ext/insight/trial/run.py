@@ -1,6 +1,6 @@
 """COMPRESSION TRIAL on the shell's side: what the statement asks for (refused in one line when it
 cannot run), the values (the sampler COMPRESSION STATS SAMPLE uses, or files), on Amazon Keyspaces
-the cost asked for, then the measuring (insight.trial.measure) and the report (insight.trial.report)."""
+the cost asked for, then the measuring (insight.trial.latency) and the report (insight.trial.report)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from cqlsh_ext.insight import shellside as side
 
 if TYPE_CHECKING:
-    from cqlsh_ext.insight.trial.measure import Value
+    from cqlsh_ext.insight.trial.latency import Value
     from cqlsh_ext.upstream.protocol import Parsed, Shell
 
 LABEL = "COMPRESSION TRIAL"
@@ -47,7 +47,7 @@ def refuse(shell: Shell, reason: str) -> None:
 
 
 def run(shell: Shell, parsed: Parsed) -> None:
-    from cqlsh_ext.insight.trial import measure as trial
+    from cqlsh_ext.insight.trial import latency as trial
 
     asked = _asked(shell, parsed)
     problem = _check(shell, asked)
@@ -60,7 +60,7 @@ def run(shell: Shell, parsed: Parsed) -> None:
     except trial.TrialRefused as err:
         refuse(shell, str(err))
         return
-    from cqlsh_ext.insight.measure import effective_mode
+    from cqlsh_ext.insight.view_measures import effective_mode
 
     mode, cap = effective_mode(shell.settings.display.mode), shell.settings.display.cap
     values = _from_files(shell, asked, mode, cap) if asked.path is not None \
@@ -83,7 +83,7 @@ def run(shell: Shell, parsed: Parsed) -> None:
 
 
 def _asked(shell: Shell, parsed: Parsed) -> Asked:
-    from cqlsh_ext.insight.trial.measure import DEFAULT_CONCURRENCY, DEFAULT_ROWS
+    from cqlsh_ext.insight.trial.latency import DEFAULT_CONCURRENCY, DEFAULT_ROWS
 
     codecs = parsed.get_binding("codec")
     path = parsed.get_binding("path")
@@ -106,7 +106,7 @@ def _unquoted(shell: Shell, text: str) -> str:
 
 def _check(shell: Shell, asked: Asked) -> str | None:
     """Why the statement cannot run as written, or None."""
-    from cqlsh_ext.insight.trial.measure import MAX_CONCURRENCY, MIN_VALUES
+    from cqlsh_ext.insight.trial.latency import MAX_CONCURRENCY, MIN_VALUES
 
     if not asked.into:
         return ("name the keyspace for the scratch tables: ... INTO <keyspace> (the trial writes into "
@@ -124,7 +124,7 @@ def _check(shell: Shell, asked: Asked) -> str | None:
 
 
 def _from_files(shell: Shell, asked: Asked, mode: str, cap: int) -> Values | None:
-    from cqlsh_ext.insight.trial.measure import take_value
+    from cqlsh_ext.insight.trial.latency import take_value
     from cqlsh_ext.payload.engine import ValueEngine
 
     engine = ValueEngine(mode, cap)
@@ -155,7 +155,7 @@ def _keep(values: Values, taken: Value | str) -> None:
 
 
 def _from_column(shell: Shell, parsed: Parsed, asked: Asked, mode: str, cap: int) -> Values | None:
-    from cqlsh_ext.insight.trial.measure import column_kind
+    from cqlsh_ext.insight.trial.latency import column_kind
 
     ks, table, meta = side.named_table(shell, parsed)
     column = side.cql_name(shell, parsed.get_binding("colname"))
@@ -199,7 +199,7 @@ class _Collector:
         """The one column read: nothing to look up."""
 
     def add_rows(self, rows: Any) -> None:
-        from cqlsh_ext.insight.trial.measure import take_value
+        from cqlsh_ext.insight.trial.latency import take_value
 
         for row in rows:
             stored = row[0]
@@ -238,7 +238,7 @@ def _sample(shell: Shell, asked: Asked, ks: str, table: str, column: str, kind: 
     chosen at random; fewer when the table holds fewer."""
     from cassandra.metadata import protect_name
 
-    from cqlsh_ext.insight.trial.measure import SAMPLE_BYTES
+    from cqlsh_ext.insight.trial.latency import SAMPLE_BYTES
     from cqlsh_ext.scanning.consume import consume
     from cqlsh_ext.scanning.ring import RingError, ring_for, server_partitioner
     from cqlsh_ext.scanning.sample import (
@@ -307,7 +307,7 @@ def _measure(shell: Shell, parsed: Parsed, asked: Asked, values: Values, variant
     from cassandra import ConsistencyLevel
 
     from cqlsh_ext.insight import report as text
-    from cqlsh_ext.insight.trial.measure import WARMUP_ROWS, Trial, units
+    from cqlsh_ext.insight.trial.latency import WARMUP_ROWS, Trial, units
     from cqlsh_ext.insight.trial.report import FEW_OPERATIONS, TrialReport, VariantResult
     from cqlsh_ext.scanning.cost import accepted, on_keyspaces, pricing
     from cqlsh_ext.scanning.scan import progress_for

@@ -11,11 +11,7 @@ from cqlsh_ext.payload.engine import measure
 from cqlsh_ext.payload.measures import COMPRESSED, FROM_HEADER, STORED, Measure
 from cqlsh_ext.payload.view import FAILED, BlobView
 
-#: What peeling a value found: a container decoded, nothing peeled (stored as it is), or a format
-#: that failed to decode. STATS groups values by these and the chain.
-PLAIN, UNDECODABLE = STORED, FAILED
-
-__all__ = ["COMPRESSED", "FROM_HEADER", "PLAIN", "UNDECODABLE", "effective_mode", "measured", "payload_of",
+__all__ = ["COMPRESSED", "FAILED", "FROM_HEADER", "STORED", "effective_mode", "measured", "payload_of",
            "ratio"]
 
 
