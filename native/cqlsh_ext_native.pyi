@@ -5,7 +5,7 @@ calls against these (pyproject.toml's mypy_path) and the stub against the adapte
 from typing import Any
 
 __version__: str
-MIRRORED_SOURCES: str
+MIRROR_MANIFEST: str
 ZLIB_VERSION: str
 LZ4_VERSION: int
 ZSTD_VERSION: int

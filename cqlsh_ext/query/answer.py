@@ -8,8 +8,8 @@ them merges and prints.
     header, rows = total.header(), total.final()   # aggregates, DISTINCT, ORDER BY: at the end
 
 Three shapes: *streamed* (paths and payload conditions only: each matching row is an answer row
-at once, LIMIT counts them), *grouped* (aggregates, GROUP BY: query.aggregate.Groups) and
-*buffered* (DISTINCT, ORDER BY: query.aggregate.RowBuffer, sorted here at the end).
+at once, LIMIT counts them), *grouped* (aggregates, GROUP BY: query.groups.Groups) and
+*buffered* (DISTINCT, ORDER BY: query.groups.RowBuffer, sorted here at the end).
 """
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ from cqlsh_ext.query.evaluate import Evaluator, Miss, RowResult
 from cqlsh_ext.query.grammar import Plan
 
 if TYPE_CHECKING:
-    from cqlsh_ext.query.aggregate import Groups, RowBuffer
+    from cqlsh_ext.query.groups import Groups, RowBuffer
 
 #: How alike (difflib's ratio) a key seen must be to the one a path wanted to be named as near it:
 #: 'stauts' finds 'status' (0.83) and 'nmae' 'name' (0.75), not 'tags' (0.6).
@@ -112,7 +112,7 @@ class Answer:
         if plan.aggregates or plan.distinct or plan.order_by:
             # Loaded by the plans that group or sort (fractions, decimal's sums): a SELECT of paths
             # alone runs without them.
-            from cqlsh_ext.query.aggregate import Groups, RowBuffer, specs
+            from cqlsh_ext.query.groups import Groups, RowBuffer, specs
         if plan.aggregates:
             self.groups = Groups(specs(plan))
         elif plan.distinct or plan.order_by:

@@ -18,8 +18,8 @@ from cqlsh_ext.payload.pages import PageRead, ReadRequest
 from cqlsh_ext.payload.paths import CUT, MISSING
 from cqlsh_ext.payload.places import Decoding, Engines, ValuePlace
 from cqlsh_ext.payload.view import RECORD, TEXT, UNDECODABLE_KINDS, UNKNOWN, BlobView
-from cqlsh_ext.query.aggregate import UNDECODABLE_GROUP
 from cqlsh_ext.query.grammar import Column, Literal, Path, Plan, Predicate, QueryError, Ref
+from cqlsh_ext.query.groups import UNDECODABLE_GROUP
 
 #: Where a blob sits in a row: its column, and the map key or UDT field inside it (or None).
 Place = tuple[str, "str | None"]
@@ -582,7 +582,7 @@ class CoreProgram:
                rows: Sequence[Sequence[Any]]) -> PageAnswer | None:
         """The page's answer from the core, the rows it hands back evaluated in Python; None when
         the core fails the call (it should not) or a sum overflows: Python reads the page."""
-        from cqlsh_ext.query.aggregate import UNDECODABLE_GROUP, Accumulator
+        from cqlsh_ext.query.groups import UNDECODABLE_GROUP, Accumulator
 
         native = self.native
         at = {name: i for i, name in enumerate(names)}

@@ -20,9 +20,9 @@ from prompt_toolkit.shortcuts import CompleteStyle
 
 from cqlsh_ext.common import gc_pause
 from cqlsh_ext.repl.completer import CqlCompleter
+from cqlsh_ext.repl.highlight import CqlLexer, style
 from cqlsh_ext.repl.history import SafeFileHistory, history_path
 from cqlsh_ext.repl.keybindings import key_bindings
-from cqlsh_ext.repl.lexer import CqlLexer, style
 from cqlsh_ext.repl.pager import paged_output
 from cqlsh_ext.repl.statement_end import input_state
 from cqlsh_ext.repl.toolbar import toolbar_fragments

@@ -49,7 +49,7 @@ SEAMS: tuple[tuple[str, str, str], ...] = (
     ("cqlsh", "formatting.format_floating_point_type(value, colormap, float_precision).strval, and "
               "Shell.display_float_precision: float_text", "payload_select.result, spark.cli"),
     ("cqlsh", "pylexotron Matcher classes, ruleset.ruleset, scanner, cql_split_statements, is_hint",
-     "repl.lexer, repl.statement_end, repl.completer"),
+     "repl.highlight, repl.statement_end, repl.completer"),
     ("cqlsh", "cqlshmain globals readline (set to None), HISTORY, CQL_ERRORS, parser, CONFIG_FILE, "
               "cqlruleset", "repl, cli"),
     ("cqlsh", "main() reports VersionNotSupported out of Shell() itself (our one-line connection "

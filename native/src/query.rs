@@ -1,7 +1,7 @@
 //! A payload query's page answer: the plan's places decoded (engine.rs, as read_page decodes
 //! them), its conditions tested on the paths' values with SQL's semantics, and for the rows kept
 //! either the projected values or, with aggregates, the page's per-group partial results, as
-//! query/evaluate.py and query/aggregate.py compute them (they are the reference, compared page
+//! query/evaluate.py and query/groups.py compute them (they are the reference, compared page
 //! by page in tests/native). A row the core cannot answer exactly (a value handed back, an
 //! integer past 128 bits in a comparison or a sum, a record as a GROUP BY key) is handed back
 //! whole: the Python evaluator reads it.
@@ -119,7 +119,7 @@ fn like_matches(parts: &[LikePart], text: &str) -> bool {
     p == parts.len()
 }
 
-/// An aggregate (query.aggregate.AggSpec): its function, count(*), its input's path.
+/// An aggregate (query.groups.AggSpec): its function, count(*), its input's path.
 pub struct Agg {
     pub func: AggFunc,
     pub star: bool,
@@ -388,7 +388,7 @@ fn holds(cond: &Cond, value: &At<'_>) -> Tri {
 // ------------------------------------------------------------------------------ groups
 
 /// A GROUP BY key part as Python's dict compares keys (1 == 1.0 == True), with the first one
-/// met kept to show (query.aggregate.Groups keeps the first key inserted).
+/// met kept to show (query.groups.Groups keeps the first key inserted).
 #[derive(Hash, PartialEq, Eq, Clone)]
 enum KeyPart {
     Null,
@@ -552,7 +552,7 @@ fn num_cmp(a: &NumShown, b: &NumShown) -> Ordering {
     }
 }
 
-/// query.aggregate._pick: the smaller (larger) of two; equal numbers of different types resolve
+/// query.groups._pick: the smaller (larger) of two; equal numbers of different types resolve
 /// to the float (by type name), else the one held.
 fn pick_num(held: &mut Option<NumShown>, value: NumShown, want: Ordering) {
     match held {
@@ -571,7 +571,7 @@ fn pick_num(held: &mut Option<NumShown>, value: NumShown, want: Ordering) {
     }
 }
 
-/// query.aggregate.Accumulator's state over one page.
+/// query.groups.Accumulator's state over one page.
 #[derive(Clone)]
 pub struct Acc {
     pub count: u64,

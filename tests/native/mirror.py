@@ -1,10 +1,14 @@
 """What the native core mirrors of the Python engine: the functions and methods whose code it
-repeats in Rust (native/src), and the libraries whose behaviour it repeats (the same C library,
-or the same Rust crate, at the same release). Their fingerprint is written in
-native/mirrored.sha256, the sources' fingerprint the mirror was last checked against: a change on
-either side without the other fails tests/native/test_mirror.py.
+repeats in Rust (native/src), the constants it spells out, and the libraries whose behaviour it
+repeats (the same C library, or the same Rust crate, at the same release), each with the Rust file
+that repeats it. native/mirror.manifest holds one line per piece: its fingerprint when the mirror
+was last checked against it, so a change on the Python side names the function and the `.rs`
+file to bring in line (tests/native/test_mirror.py); the core embeds the manifest it was built
+from, so a core built before the change is known too.
 
-    .venv/bin/python tests/native/mirror.py        prints the current fingerprint
+    .venv/bin/python tests/native/mirror.py            prints the current manifest
+    .venv/bin/python tests/native/mirror.py --write    writes it (after bringing native/src in line
+                                                       and running tests/native)
 """
 
 from __future__ import annotations
@@ -14,198 +18,115 @@ import inspect
 import sys
 from importlib import import_module
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 ROOT = Path(__file__).resolve().parents[2]
-STORED = ROOT / "native" / "mirrored.sha256"
+MANIFEST = ROOT / "native" / "mirror.manifest"
 
-#: (module, attribute path) of every piece of Python code the Rust mirror repeats.
-MIRRORED: tuple[tuple[str, str], ...] = (
-    # the walk of a value (native/src/engine.rs)
-    ("cqlsh_ext.payload.unwrap", "_unwrap"),
-    ("cqlsh_ext.payload.unwrap", "read_payload"),
-    ("cqlsh_ext.payload.unwrap", "_walk"),
-    ("cqlsh_ext.payload.unwrap", "outer_layer"),
-    ("cqlsh_ext.payload.unwrap", "uncontained"),
-    ("cqlsh_ext.payload.unwrap", "contained"),
-    ("cqlsh_ext.payload.unwrap", "_payload"),
-    ("cqlsh_ext.payload.unwrap", "_text_or_binary"),
-    ("cqlsh_ext.payload.unwrap", "_structured"),
-    ("cqlsh_ext.payload.unwrap", "_read_as_text"),
-    ("cqlsh_ext.payload.unwrap", "_read_as_structured"),
-    ("cqlsh_ext.codecs.registry", "decode_auto"),
-    ("cqlsh_ext.codecs.registry", "detect"),
-    ("cqlsh_ext.codecs.registry", "_clip"),
-    ("cqlsh_ext.payload.budget", "Budget.for_cap"),
-    # the text rules and JSON (text.rs, json.rs)
-    ("cqlsh_ext.payload.unwrap", "stored_text"),
-    ("cqlsh_ext.payload.unwrap", "as_text"),
-    ("cqlsh_ext.payload.json_text", "json_container"),
-    ("cqlsh_ext.payload.json_text", "_exact_orjson"),
-    ("cqlsh_ext.payload.json_text", "_nesting_above"),
-    # containers (common.rs, snappy.rs, lz4.rs, zstd.rs, deflate.rs, formats.rs)
-    ("cqlsh_ext.codecs._common", "skip_skippable"),
-    ("cqlsh_ext.codecs._common", "frame_sequence"),
-    ("cqlsh_ext.codecs._common", "hadoop_decode"),
-    ("cqlsh_ext.codecs._common", "capped_step"),
-    ("cqlsh_ext.codecs._common", "HadoopStream.matches"),
-    ("cqlsh_ext.codecs._common", "HadoopStream.ruled_out"),
-    ("cqlsh_ext.codecs._common", "HadoopStream.trial"),
-    ("cqlsh_ext.codecs.base", "Container.trial"),
-    ("cqlsh_ext.codecs.base", "Container.matches"),
-    ("cqlsh_ext.codecs.snappy._raw", "_bound"),
-    ("cqlsh_ext.codecs.snappy._raw", "_varint"),
-    ("cqlsh_ext.codecs.snappy._raw", "_tag_step"),
-    ("cqlsh_ext.codecs.snappy._raw", "_encoder_like"),
-    ("cqlsh_ext.codecs.snappy._raw", "_uvarint_bytes"),
-    ("cqlsh_ext.codecs.snappy._raw", "_prefix"),
-    ("cqlsh_ext.codecs.snappy._raw", "raw_capped"),
-    ("cqlsh_ext.codecs.snappy._raw", "SnappyRaw.decode"),
-    ("cqlsh_ext.codecs.snappy._raw", "SnappyRaw.ruled_out"),
-    ("cqlsh_ext.codecs.snappy._raw", "SnappyRaw.trial"),
-    ("cqlsh_ext.codecs.snappy.framed", "_chunks"),
-    ("cqlsh_ext.codecs.snappy.framed", "_check_chunks"),
-    ("cqlsh_ext.codecs.snappy.framed", "_chunk_output"),
-    ("cqlsh_ext.codecs.snappy.framed", "SnappyFramed.decode"),
-    ("cqlsh_ext.codecs.snappy.framed", "S2Framed.decode"),
-    ("cqlsh_ext.codecs.snappy.streams", "SnappyXerial.matches"),
-    ("cqlsh_ext.codecs.snappy.streams", "SnappyXerial.decode"),
-    ("cqlsh_ext.codecs.snappy.streams", "_hadoop_chunk"),
-    ("cqlsh_ext.codecs.snappy.streams", "SnappyHadoop.raw_bound"),
-    ("cqlsh_ext.codecs.lz4._native", "_abandon"),
-    ("cqlsh_ext.codecs.lz4._native", "_capped_block"),
-    ("cqlsh_ext.codecs.lz4._native", "_sized_block"),
-    ("cqlsh_ext.codecs.lz4.block", "Lz4JavaBlock.decode"),
-    ("cqlsh_ext.codecs.lz4.block", "_Lz4Sized"),
-    ("cqlsh_ext.codecs.lz4.block", "Lz4SizedLE.early"),
-    ("cqlsh_ext.codecs.lz4.block", "Lz4SizedLE.whole"),
-    ("cqlsh_ext.codecs.lz4.block", "_hadoop_chunk"),
-    ("cqlsh_ext.codecs.lz4.frame", "_frame_header"),
-    ("cqlsh_ext.codecs.lz4.frame", "_legacy"),
-    ("cqlsh_ext.codecs.lz4.frame", "_frames"),
-    ("cqlsh_ext.codecs.lz4.frame", "_frame_at"),
-    ("cqlsh_ext.codecs.lz4.frame", "_frame"),
-    ("cqlsh_ext.codecs.lz4.frame", "Lz4Frame.matches"),
-    ("cqlsh_ext.codecs.lz4.frame", "Lz4Frame.decode"),
-    ("cqlsh_ext.codecs.lz4.frame", "Lz4Legacy.matches"),
-    ("cqlsh_ext.codecs.lz4.frame", "Lz4Legacy.decode"),
-    ("cqlsh_ext.codecs.zstd", "_Header"),
-    ("cqlsh_ext.codecs.zstd", "_walk"),
-    ("cqlsh_ext.codecs.zstd", "_single_frame_bound"),
-    ("cqlsh_ext.codecs.zstd", "_whole"),
-    ("cqlsh_ext.codecs.zstd", "_frames"),
-    ("cqlsh_ext.codecs.zstd", "_frame_at"),
-    ("cqlsh_ext.codecs.zstd", "ZstdFrame.matches"),
-    ("cqlsh_ext.codecs.zstd", "ZstdFrame.decode"),
-    ("cqlsh_ext.codecs.deflate", "Gzip.matches"),
-    ("cqlsh_ext.codecs.deflate", "Gzip.decode"),
-    ("cqlsh_ext.codecs.deflate", "_zlib_header_ok"),
-    ("cqlsh_ext.codecs.deflate", "Zlib.matches"),
-    ("cqlsh_ext.codecs.deflate", "Zlib.decode"),
-    ("cqlsh_ext.codecs.bzip2", "Bzip2.matches"),
-    ("cqlsh_ext.codecs.xz", "Xz.matches"),
-    ("cqlsh_ext.codecs.xz", "_alone_header"),
-    ("cqlsh_ext.codecs.xz", "LzmaAlone.matches"),
-    ("cqlsh_ext.codecs.xz", "LzmaAlone.ruled_out"),
-    ("cqlsh_ext.codecs.xz", "LzmaAlone.trial"),
-    # record formats (engine.rs's record(), msgpack.rs, cbor.rs, tree.rs)
-    ("cqlsh_ext.payload.formats", "detect"),
-    ("cqlsh_ext.payload.formats.avro", "FORMAT.maybe"),
-    ("cqlsh_ext.payload.formats.smile", "FORMAT.maybe"),
-    ("cqlsh_ext.payload.formats.pickle", "_maybe"),
-    ("cqlsh_ext.payload.formats.bson", "_maybe"),
-    ("cqlsh_ext.payload.formats.msgpack", "_maybe"),
-    ("cqlsh_ext.payload.formats.msgpack", "decode"),
-    ("cqlsh_ext.payload.formats.msgpack", "detect"),
-    ("cqlsh_ext.payload.formats.cbor", "_maybe"),
-    ("cqlsh_ext.payload.formats.cbor", "decode"),
-    ("cqlsh_ext.payload.formats.cbor", "detect"),
-    ("cqlsh_ext.payload.formats.cbor", "_thaw"),
-    ("cqlsh_ext.payload.formats.tree", "plausible_record"),
-    ("cqlsh_ext.payload.formats.tree", "_deep_ok"),
-    ("cqlsh_ext.payload.formats.tree", "_texty"),
-    # path reading (page.rs, tree.rs)
-    ("cqlsh_ext.payload.paths", "step"),
-    ("cqlsh_ext.payload.paths", "read_path"),
-    ("cqlsh_ext.payload.paths", "keys_of"),
-    ("cqlsh_ext.payload.pages", "read_paths"),
-    ("cqlsh_ext.payload.pages", "note_miss"),
-    # COMPRESSION STATS' measures and their page answer (stats.rs)
-    ("cqlsh_ext.payload.engine", "ValueEngine._measure"),
-    ("cqlsh_ext.payload.engine", "measure"),
-    ("cqlsh_ext.payload.measures", "PlaceMeasures.add"),
-    ("cqlsh_ext.payload.measures", "RowUnits.add"),
-    ("cqlsh_ext.payload.measures", "median_bin"),
-    ("cqlsh_ext.payload.measures", "summarize"),
-    ("cqlsh_ext.codecs.registry", "signature_matches"),
-    ("cqlsh_ext.codecs.zstd", "ZstdFrame.declared_size"),
-    ("cqlsh_ext.codecs.zstd", "ZstdFrame.peek"),
-    ("cqlsh_ext.codecs.deflate", "Gzip.declared_size"),
-    ("cqlsh_ext.codecs.deflate", "Gzip.peek"),
-    # payload queries' page answer (query.rs): conditions, needles, group keys, accumulators
-    ("cqlsh_ext.query.evaluate", "compare"),
-    ("cqlsh_ext.query.evaluate", "_same_kind"),
-    ("cqlsh_ext.query.evaluate", "_number"),
-    ("cqlsh_ext.query.evaluate", "_holds"),
-    ("cqlsh_ext.query.evaluate", "like_regex"),
-    ("cqlsh_ext.query.evaluate", "_needles"),
-    ("cqlsh_ext.query.evaluate", "cannot_hold"),
-    ("cqlsh_ext.query.evaluate", "Evaluator.evaluate_page"),
-    ("cqlsh_ext.query.evaluate", "Evaluator._read_place"),
-    ("cqlsh_ext.query.evaluate", "Evaluator._kept"),
-    ("cqlsh_ext.query.evaluate", "Evaluator._getters"),
-    ("cqlsh_ext.query.evaluate", "_group_value"),
-    ("cqlsh_ext.query.evaluate", "_path_value"),
-    ("cqlsh_ext.query.aggregate", "is_number"),
-    ("cqlsh_ext.query.aggregate", "Accumulator.add"),
-    ("cqlsh_ext.query.aggregate", "_pick"),
-    ("cqlsh_ext.query.aggregate", "Groups._group"),
-    # DESCRIBE PAYLOAD's page answer (describe.rs): the walk, the data keys, the sketches
-    ("cqlsh_ext.describe.structure", "data_kind"),
-    ("cqlsh_ext.describe.structure", "Node.flush"),
-    ("cqlsh_ext.describe.structure", "Structure.add"),
-    ("cqlsh_ext.describe.structure", "Structure._child"),
-    ("cqlsh_ext.describe.structure", "Structure.new_node"),
-    ("cqlsh_ext.describe.sketch", "spelling"),
-    ("cqlsh_ext.describe.sketch", "hash64"),
-    ("cqlsh_ext.describe.sketch", "key"),
-    ("cqlsh_ext.describe.sketch", "key_hash"),
-    ("cqlsh_ext.describe.sketch", "Values.add"),
-    ("cqlsh_ext.describe.sketch", "Values.add_many"),
-    ("cqlsh_ext.describe.sketch", "Values._to_registers"),
-    ("cqlsh_ext.describe.sketch", "_register"),
-    ("cqlsh_ext.describe.description", "Place.add"),
+
+class Mirrored(NamedTuple):
+    """A piece of Python the core repeats: its module, its attribute path, the Rust file."""
+
+    rust: str
+    module: str
+    name: str
+
+
+def mirrored(rust: str, module: str, *names: str) -> tuple[Mirrored, ...]:
+    return tuple(Mirrored(rust, module, name) for name in names)
+
+
+#: Every function and method whose code the Rust mirror repeats.
+MIRRORED: tuple[Mirrored, ...] = (
+    *mirrored("engine.rs", "cqlsh_ext.payload.unwrap",
+              "_unwrap", "read_payload", "_walk", "outer_layer", "uncontained", "contained", "_payload",
+              "_text_or_binary", "_structured", "_read_as_text", "_read_as_structured"),
+    *mirrored("engine.rs", "cqlsh_ext.codecs.registry", "decode_auto", "detect"),
+    *mirrored("common.rs", "cqlsh_ext.codecs.registry", "_clip"),
+    *mirrored("engine.rs", "cqlsh_ext.payload.budget", "Budget.for_cap"),
+    *mirrored("text.rs", "cqlsh_ext.payload.unwrap", "stored_text", "as_text"),
+    *mirrored("json.rs", "cqlsh_ext.payload.json_text", "json_container", "_exact_orjson", "_nesting_above"),
+    *mirrored("common.rs", "cqlsh_ext.codecs._common", "skip_skippable", "frame_sequence", "hadoop_decode"),
+    *mirrored("deflate.rs", "cqlsh_ext.codecs._common", "capped_step"),
+    *mirrored("common.rs", "cqlsh_ext.codecs._common",
+              "HadoopStream.matches", "HadoopStream.ruled_out", "HadoopStream.trial"),
+    *mirrored("formats.rs", "cqlsh_ext.codecs.base", "Container.trial", "Container.matches"),
+    *mirrored("snappy.rs", "cqlsh_ext.codecs.snappy._raw",
+              "_bound", "_varint", "_tag_step", "_encoder_like", "_uvarint_bytes", "_prefix", "raw_capped",
+              "SnappyRaw.decode", "SnappyRaw.ruled_out", "SnappyRaw.trial"),
+    *mirrored("snappy.rs", "cqlsh_ext.codecs.snappy.framed",
+              "_chunks", "_check_chunks", "_chunk_output", "SnappyFramed.decode", "S2Framed.decode"),
+    *mirrored("snappy.rs", "cqlsh_ext.codecs.snappy.streams",
+              "SnappyXerial.matches", "SnappyXerial.decode", "_hadoop_chunk", "SnappyHadoop.raw_bound"),
+    *mirrored("lz4.rs", "cqlsh_ext.codecs.lz4._native", "_abandon", "_capped_block", "_sized_block"),
+    *mirrored("lz4.rs", "cqlsh_ext.codecs.lz4.block",
+              "Lz4JavaBlock.decode", "_Lz4Sized", "Lz4SizedLE.early", "Lz4SizedLE.whole", "_hadoop_chunk"),
+    *mirrored("lz4.rs", "cqlsh_ext.codecs.lz4.frame",
+              "_frame_header", "_legacy", "_frames", "_frame_at", "_frame", "Lz4Frame.matches",
+              "Lz4Frame.decode", "Lz4Legacy.matches", "Lz4Legacy.decode"),
+    *mirrored("zstd.rs", "cqlsh_ext.codecs.zstd",
+              "_Header", "_walk", "_single_frame_bound", "_whole", "_frames", "_frame_at",
+              "ZstdFrame.matches", "ZstdFrame.decode"),
+    *mirrored("deflate.rs", "cqlsh_ext.codecs.deflate",
+              "Gzip.matches", "Gzip.decode", "_zlib_header_ok", "Zlib.matches", "Zlib.decode"),
+    *mirrored("formats.rs", "cqlsh_ext.codecs.bzip2", "Bzip2.matches"),
+    *mirrored("formats.rs", "cqlsh_ext.codecs.xz",
+              "Xz.matches", "_alone_header", "LzmaAlone.matches", "LzmaAlone.ruled_out", "LzmaAlone.trial"),
+    *mirrored("engine.rs", "cqlsh_ext.payload.formats", "detect"),
+    *mirrored("engine.rs", "cqlsh_ext.payload.formats.avro", "FORMAT.maybe"),
+    *mirrored("engine.rs", "cqlsh_ext.payload.formats.smile", "FORMAT.maybe"),
+    *mirrored("engine.rs", "cqlsh_ext.payload.formats.pickle", "_maybe"),
+    *mirrored("engine.rs", "cqlsh_ext.payload.formats.bson", "_maybe"),
+    *mirrored("msgpack.rs", "cqlsh_ext.payload.formats.msgpack", "_maybe", "decode"),
+    *mirrored("engine.rs", "cqlsh_ext.payload.formats.msgpack", "detect"),
+    *mirrored("cbor.rs", "cqlsh_ext.payload.formats.cbor", "_maybe", "decode"),
+    *mirrored("engine.rs", "cqlsh_ext.payload.formats.cbor", "detect"),
+    *mirrored("cbor.rs", "cqlsh_ext.payload.formats.cbor", "_thaw"),
+    *mirrored("tree.rs", "cqlsh_ext.payload.formats.tree", "plausible_record", "_deep_ok", "_texty"),
+    *mirrored("tree.rs", "cqlsh_ext.payload.paths", "step", "read_path", "keys_of"),
+    *mirrored("page.rs", "cqlsh_ext.payload.pages", "read_paths"),
+    *mirrored("query.rs", "cqlsh_ext.payload.pages", "note_miss"),
+    *mirrored("stats.rs", "cqlsh_ext.payload.engine", "ValueEngine._measure", "measure"),
+    *mirrored("stats.rs", "cqlsh_ext.payload.measures",
+              "PlaceMeasures.add", "RowUnits.add", "median_bin", "summarize"),
+    *mirrored("stats.rs", "cqlsh_ext.codecs.registry", "signature_matches"),
+    *mirrored("zstd.rs", "cqlsh_ext.codecs.zstd", "ZstdFrame.declared_size", "ZstdFrame.peek"),
+    *mirrored("deflate.rs", "cqlsh_ext.codecs.deflate", "Gzip.declared_size", "Gzip.peek"),
+    *mirrored("query.rs", "cqlsh_ext.query.evaluate",
+              "compare", "_same_kind", "_number", "_holds", "like_regex", "_needles", "cannot_hold",
+              "Evaluator.evaluate_page", "Evaluator._read_place", "Evaluator._kept", "Evaluator._getters",
+              "_group_value", "_path_value"),
+    *mirrored("query.rs", "cqlsh_ext.query.groups", "is_number", "Accumulator.add", "_pick", "Groups._group"),
+    *mirrored("describe.rs", "cqlsh_ext.describe.structure",
+              "data_kind", "Node.flush", "Structure.add", "Structure._child", "Structure.new_node"),
+    *mirrored("describe.rs", "cqlsh_ext.describe.sketch",
+              "spelling", "hash64", "key", "key_hash", "Values.add", "Values.add_many",
+              "Values._to_registers", "_register"),
+    *mirrored("describe.rs", "cqlsh_ext.describe.description", "Place.add"),
 )
 
 #: Constants that are code rather than data (patterns and byte sets the mirror spells out).
-MIRRORED_CONSTANTS: tuple[tuple[str, str], ...] = (
-    ("cqlsh_ext.payload.unwrap", "_UTF16_BOMS"),
-    ("cqlsh_ext.payload.unwrap", "_NOT_UTF8_LEADS"),
-    ("cqlsh_ext.payload.unwrap", "_C1_RE"),
-    ("cqlsh_ext.payload.unwrap", "_CONTROL_RE"),
-    ("cqlsh_ext.payload.unwrap", "_C0_BYTES"),
-    ("cqlsh_ext.payload.json_text", "_ORJSON_DEPTH"),
-    ("cqlsh_ext.payload.json_text", "_LONG_DIGITS"),
-    ("cqlsh_ext.payload.formats.msgpack", "_MAP_OR_ARRAY"),
-    ("cqlsh_ext.payload.formats.cbor", "SELF_DESCRIBE"),
-    ("cqlsh_ext.payload.formats.cbor", "_MAP_OR_ARRAY"),
-    ("cqlsh_ext.payload.formats.cbor", "_PLAIN_TAGS"),
-    ("cqlsh_ext.codecs.lz4._native", "_TAIL"),
-    ("cqlsh_ext.codecs.lz4._native", "_RATIO"),
-    ("cqlsh_ext.codecs.lz4._native", "_LEGACY_BLOCK"),
-    ("cqlsh_ext.codecs.lz4._native", "_LZ4BLOCK_SEED"),
-    ("cqlsh_ext.codecs.zstd", "_BLOCK_MAX"),
-    ("cqlsh_ext.codecs.snappy._raw", "_SHORT"),
-    ("cqlsh_ext.codecs.snappy.framed", "CHUNK_MAX"),
-    ("cqlsh_ext.payload.pages", "MISS_KEYS"),
-    ("cqlsh_ext.describe.structure", "DATA_KEYS"),
-    ("cqlsh_ext.describe.structure", "LONG_KEY"),
-    ("cqlsh_ext.describe.sketch", "LONG_TEXT"),
+MIRRORED_CONSTANTS: tuple[Mirrored, ...] = (
+    *mirrored("text.rs", "cqlsh_ext.payload.unwrap",
+              "_UTF16_BOMS", "_NOT_UTF8_LEADS", "_C1_RE", "_CONTROL_RE"),
+    *mirrored("scan.rs", "cqlsh_ext.payload.unwrap", "_C0_BYTES"),
+    *mirrored("json.rs", "cqlsh_ext.payload.json_text", "_ORJSON_DEPTH", "_LONG_DIGITS"),
+    *mirrored("msgpack.rs", "cqlsh_ext.payload.formats.msgpack", "_MAP_OR_ARRAY"),
+    *mirrored("engine.rs", "cqlsh_ext.payload.formats.cbor", "SELF_DESCRIBE"),
+    *mirrored("cbor.rs", "cqlsh_ext.payload.formats.cbor", "_MAP_OR_ARRAY", "_PLAIN_TAGS"),
+    *mirrored("lz4.rs", "cqlsh_ext.codecs.lz4._native", "_TAIL", "_RATIO", "_LEGACY_BLOCK", "_LZ4BLOCK_SEED"),
+    *mirrored("zstd.rs", "cqlsh_ext.codecs.zstd", "_BLOCK_MAX"),
+    *mirrored("snappy.rs", "cqlsh_ext.codecs.snappy._raw", "_SHORT"),
+    *mirrored("snappy.rs", "cqlsh_ext.codecs.snappy.framed", "CHUNK_MAX"),
+    *mirrored("page.rs", "cqlsh_ext.payload.pages", "MISS_KEYS"),
+    *mirrored("describe.rs", "cqlsh_ext.describe.structure", "DATA_KEYS", "LONG_KEY"),
+    *mirrored("describe.rs", "cqlsh_ext.describe.sketch", "LONG_TEXT"),
 )
 
 #: The Python side's libraries whose behaviour the core repeats (the same code at the same
-#: release): a new release is a new thing to check.
-LIBRARIES = ("lz4", "zstandard", "cramjam", "msgpack", "cbor2", "orjson", "python-snappy", "xxhash")
+#: release), with the Rust file that binds the same code: a new release is a new thing to check.
+LIBRARIES = {"lz4": "lz4.rs", "zstandard": "zstd.rs", "cramjam": "snappy.rs", "msgpack": "msgpack.rs",
+             "cbor2": "cbor.rs", "orjson": "json.rs", "python-snappy": "snappy.rs", "xxhash": "lz4.rs"}
 
 
 def _resolve(module: str, path: str) -> Any:
@@ -230,23 +151,50 @@ def library_versions() -> dict[str, str]:
     return {name: version(name) for name in LIBRARIES}
 
 
-def fingerprint() -> str:
-    """SHA-256 over the mirrored code's sources, the constants and the libraries' releases."""
-    digest = hashlib.sha256()
-    for module, path in MIRRORED:
-        digest.update(f"{module}:{path}\n".encode())
-        digest.update(inspect.getsource(_resolve(module, path)).encode())
-    for module, name in MIRRORED_CONSTANTS:
-        digest.update(f"{module}:{name}={_constant(module, name)}\n".encode())
-    for name, release in sorted(library_versions().items()):
-        digest.update(f"{name}=={release}\n".encode())
-    return digest.hexdigest()
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def stored() -> str:
-    return STORED.read_text().strip()
+def manifest() -> list[str]:
+    """One line per mirrored piece: `<fingerprint> <what> <module:name> native/src/<file>`."""
+    lines = [f"{_digest(inspect.getsource(_resolve(m.module, m.name)))} code {m.module}:{m.name} "
+             f"native/src/{m.rust}" for m in MIRRORED]
+    lines += [f"{_digest(_constant(m.module, m.name))} constant {m.module}:{m.name} native/src/{m.rust}"
+              for m in MIRRORED_CONSTANTS]
+    lines += [f"{_digest(release)} library {name}=={release} native/src/{LIBRARIES[name]}"
+              for name, release in sorted(library_versions().items())]
+    return lines
+
+
+def stored() -> list[str]:
+    return [line for line in MANIFEST.read_text().splitlines() if line and not line.startswith("#")]
+
+
+def drift(current: list[str], recorded: list[str]) -> list[str]:
+    """What changed since the manifest was written, one line per piece, naming the Rust file."""
+    def keyed(lines: list[str]) -> dict[str, str]:
+        return {line.split(" ")[2].split("==")[0]: line for line in lines}
+
+    now, then = keyed(current), keyed(recorded)
+    said = []
+    for key in sorted(now.keys() | then.keys()):
+        if now.get(key) == then.get(key):
+            continue
+        where = (now.get(key) or then[key]).split(" ")[3]
+        what = "is new" if key not in then else "is no longer mirrored" if key not in now else "changed"
+        said.append(f"{key} {what}: look at {where}")
+    return said
+
+
+_HEADER = """# What the native core mirrors of the Python engine, one piece per line: its fingerprint, what it
+# is, where it lives, the Rust file that repeats it. Written by tests/native/mirror.py --write.
+"""
 
 
 if __name__ == "__main__":
     sys.path.insert(0, str(ROOT))
-    print(fingerprint())
+    text = "\n".join(manifest()) + "\n"
+    if sys.argv[1:] == ["--write"]:
+        MANIFEST.write_text(_HEADER + text)
+    else:
+        print(text, end="")

@@ -19,17 +19,28 @@ import mirror  # noqa: E402
 
 
 def test_the_mirrored_sources_are_those_the_core_was_written_against() -> None:
-    current, recorded = mirror.fingerprint(), mirror.stored()
-    assert current == recorded, (
-        "Python code or a library release the native core mirrors changed (tests/native/mirror.py "
-        "lists them): bring native/src in line, run tests/native, then write the new fingerprint "
-        f"to native/mirrored.sha256: {current}")
+    drift = mirror.drift(mirror.manifest(), mirror.stored())
+    assert not drift, (
+        "Python code or a library release the native core mirrors changed: bring the named Rust "
+        "file in line, run tests/native, then .venv/bin/python tests/native/mirror.py --write\n"
+        + "\n".join(drift))
 
 
 def test_the_built_core_is_the_current_mirror(native_core: None) -> None:
     # A core built from older sources (bin/setup rebuilds it when native/ changes) is not the one
-    # the fingerprint describes.
-    assert native.module().MIRRORED_SOURCES == mirror.stored()
+    # the manifest describes.
+    built = [line for line in native.module().MIRROR_MANIFEST.splitlines() if line and line[0] != "#"]
+    assert not mirror.drift(built, mirror.stored())
+
+
+def test_a_drift_names_the_function_and_its_rust_file() -> None:
+    recorded = mirror.stored()
+    line = next(line for line in recorded if " code cqlsh_ext.codecs.zstd:_walk " in line)
+    changed = [("0" * 16 + line[16:]) if entry == line else entry for entry in recorded]
+    said = mirror.drift(changed, recorded)
+    assert said == ["cqlsh_ext.codecs.zstd:_walk changed: look at native/src/zstd.rs"]
+    assert mirror.drift(recorded[1:], recorded)[0].endswith("is no longer mirrored: look at "
+                                                           + recorded[0].split(" ")[3])
 
 
 def test_the_core_decodes_with_the_libraries_the_python_side_uses(native_core: None) -> None:

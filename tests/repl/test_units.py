@@ -67,7 +67,7 @@ def test_is_complete(ruleset, text, complete):
 
 
 def test_highlighting_classes_cql_tokens(ruleset):
-    from cqlsh_ext.repl.lexer import CqlLexer
+    from cqlsh_ext.repl.highlight import CqlLexer
 
     lexer = CqlLexer(ruleset)
     assert lexer.fragments("") == []
@@ -84,7 +84,7 @@ def test_highlighting_classes_cql_tokens(ruleset):
 
 
 def test_payload_paths_are_one_token_in_a_select(ruleset):
-    from cqlsh_ext.repl.lexer import CqlLexer
+    from cqlsh_ext.repl.highlight import CqlLexer
 
     lexer = CqlLexer(ruleset)
     text = ("SELECT pk, data.status, data.\"order-id\", data.items[0].sku, data.key, m['k'].n "

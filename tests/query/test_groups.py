@@ -1,4 +1,4 @@
-"""Accumulators and their merges (cqlsh_ext.query.aggregate): split rows into parts, aggregate each,
+"""Accumulators and their merges (cqlsh_ext.query.groups): split rows into parts, aggregate each,
 merge, and the answer is the one pass's, in any order."""
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ from hypothesis import strategies as st
 from orders import MISSING, rows, take
 
 from cqlsh_ext.payload.places import Decoding
-from cqlsh_ext.query.aggregate import UNDECODABLE_GROUP, Accumulator, AggSpec, Groups, RowBuffer, specs
 from cqlsh_ext.query.evaluate import Evaluator
 from cqlsh_ext.query.grammar import QueryError, parse
+from cqlsh_ext.query.groups import UNDECODABLE_GROUP, Accumulator, AggSpec, Groups, RowBuffer, specs
 from tests.query.test_evaluate import SCHEMA
 
 SPECS = (AggSpec("count", True), AggSpec("count"), AggSpec("min"), AggSpec("max"), AggSpec("sum"),
