@@ -46,7 +46,7 @@ COLLECTIONS = SEQUENCES | {"map", "tuple"}
 UDT = "udt"
 
 #: Steps from a column down to one value inside it (payload.places.ValuePlace.path).
-Place = tuple[str, ...]
+PlacePath = tuple[str, ...]
 
 
 class TypeTextError(ValueError):
@@ -116,7 +116,7 @@ class CqlType:
         """Whether this node is one of the leaves asked about (a blob)."""
         return self.name in leaves and not self.params
 
-    def nodes(self, leaves: frozenset[str] = BLOB) -> Iterator[tuple[Place, CqlType]]:
+    def nodes(self, leaves: frozenset[str] = BLOB) -> Iterator[tuple[PlacePath, CqlType]]:
         """(place, node) of every leaf of the given types, depth first."""
         if self.is_leaf(leaves):
             yield (), self
@@ -127,7 +127,7 @@ class CqlType:
             for place, node in sub.nodes(leaves):
                 yield (step, *place), node
 
-    def places(self, leaves: frozenset[str] = BLOB) -> list[Place]:
+    def places(self, leaves: frozenset[str] = BLOB) -> list[PlacePath]:
         """Where the leaves of the given types are: () for the column itself, ("value",) in a
         map's values, ("item", "1") in a list of tuples, ..."""
         return [place for place, _ in self.nodes(leaves)]

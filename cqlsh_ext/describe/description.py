@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 MAX_PLACES = 64
 #: Distinct reasons kept per place for failed and cut values; more count as "other".
 MAX_REASONS = 10
-class Place:
+class DescribedPlace:
     """One place's values: how many, their encodings, the structure of their trees. `name` is how
     a query reaches it (`data`, `m['k']`, `u.payload`) or, where it cannot, how reports call it
     (`m[*]`, `l[]`)."""
@@ -58,7 +58,7 @@ class Place:
         if read.reason and (cut or read.kind == FAILED):
             _count(self.reasons, read.reason)
 
-    def merge(self, other: Place) -> None:
+    def merge(self, other: DescribedPlace) -> None:
         self.values += other.values
         for key, n in other.encodings.items():
             self.encodings[key] = self.encodings.get(key, 0) + n
@@ -115,7 +115,7 @@ class Description:
         self.nulls = 0
         #: Values the WHERE could not read (undecodable or cut): such a row matches no condition.
         self.where_unread = 0
-        self.places: dict[str, Place] = {}
+        self.places: dict[str, DescribedPlace] = {}
         #: The WHERE's paths: which some value had (a typo is otherwise only "0 rows matched").
         self.paths = PathsSeen()
         self.interrupted = False
@@ -173,7 +173,7 @@ class Description:
         for name, theirs in other.places.items():
             mine = self.places.get(name)
             if mine is None:
-                self.places[name] = mine = Place(name)
+                self.places[name] = mine = DescribedPlace(name)
             mine.merge(theirs)
         self.interrupted = self.interrupted or other.interrupted
         self.error = self.error or other.error
@@ -199,7 +199,7 @@ class Description:
         if decoded is not None and cqltype.is_blob:
             place = self.places.get(self.column)
             if place is None:
-                place = self.places[self.column] = Place(self.column)
+                place = self.places[self.column] = DescribedPlace(self.column)
             for view in decoded:
                 if view is not None:
                     place.add(views.read_view(view))
@@ -229,13 +229,14 @@ class Description:
         for name, (steps, values) in by_place.items():
             place = self.places.get(name)
             if place is None:
-                place = self.places[name] = Place(name)
+                place = self.places[name] = DescribedPlace(name)
             self._describe(place, steps, values, cqltype)
             place.structure.flush()  # the page's leaves counted now: memory stays a page's
         for name, key in folded:
             self.places[name].add_key(key)
 
-    def _describe(self, place: Place, steps: tuple[str, ...], values: list[Any], cqltype: CqlType) -> None:
+    def _describe(self, place: DescribedPlace, steps: tuple[str, ...], values: list[Any],
+                  cqltype: CqlType) -> None:
         """A page of one place's values described into `place`: by the native core in one call
         where the place's engine runs on it (its partial merged; the values it hands back read
         here), else value by value from the engine's views."""
@@ -281,9 +282,9 @@ class Description:
         return out
 
 
-def _on_core(place: Place, values: list[bytes], cap: int) -> list[int] | None:
+def _on_core(place: DescribedPlace, values: list[bytes], cap: int) -> list[int] | None:
     """A page of a place's values described by the native core (payload.native.describe_page:
-    decoded, walked and sketched in one call) and merged into `place` (a description.Place);
+    decoded, walked and sketched in one call) and merged into `place` (a description.DescribedPlace);
     the indexes of the values it hands back (to be read by the engine's views), or None when the
     core fails the call (it should not): every value is read here then."""
     from cqlsh_ext.describe.sketch import EXACT, LONG_TEXT, P
@@ -296,7 +297,7 @@ def _on_core(place: Place, values: list[bytes], cap: int) -> list[int] | None:
         page = native.describe_page(values, cap, bounds)
     except Exception:
         return None
-    part = Place(place.name)
+    part = DescribedPlace(place.name)
     for code, label, n in page.encodings:
         kind = native.KINDS[code]
         assert kind is not None

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cqlsh_ext.common.text import plural
-from cqlsh_ext.describe.description import Description, Place
+from cqlsh_ext.describe.description import DescribedPlace, Description
 from cqlsh_ext.describe.sketch import Values
 from cqlsh_ext.describe.structure import FOLDED, ITEMS, MAX_DEPTH, MAX_PATHS, MAX_VISITS, Node
 from cqlsh_ext.payload.view import KIND_TITLES, KINDS, UNKNOWN
@@ -80,7 +80,7 @@ class Report:
     """The report of one DESCRIBE PAYLOAD (see the module doc)."""
 
     def __init__(self, target: str, column_type: str, description: Description, reading: Reading,
-                 where: str | None = None, hint_place: Callable[[Place], str] | None = None) -> None:
+                 where: str | None = None, hint_place: Callable[[DescribedPlace], str] | None = None) -> None:
         self.target = target
         self.column_type = column_type
         self.d = description
@@ -105,7 +105,7 @@ class Report:
                                   [float(s.get(of, 0)) for s in self._slices], self.sample.slices)
         return Share(count, whole, count / whole, interval.low, interval.high)
 
-    def encodings(self, place: Place) -> list[tuple[str, str, bool, Share]]:
+    def encodings(self, place: DescribedPlace) -> list[tuple[str, str, bool, Share]]:
         """(label, kind, cut, share of the place's values), most values first, then by label."""
         rows = []
         for (kind, label, cut), n in place.encodings.items():
@@ -114,11 +114,11 @@ class Report:
         rows.sort(key=lambda r: (-r[3].count, KINDS.index(r[1]), r[0], r[2]))
         return rows
 
-    def presence(self, place: Place, path: str, node: Node) -> Share:
+    def presence(self, place: DescribedPlace, path: str, node: Node) -> Share:
         trees = place.structure.values
         return self.share(node.present, trees, ("present", place.name, path), ("trees", place.name))
 
-    def types(self, place: Place, path: str, node: Node) -> list[tuple[str, Share]]:
+    def types(self, place: DescribedPlace, path: str, node: Node) -> list[tuple[str, Share]]:
         out = [(name, self.share(n, node.seen, ("type", place.name, path, name), ("seen", place.name, path)))
                for name, n in node.types.items()]
         out.sort(key=lambda t: (-t[1].count, t[0]))
@@ -185,7 +185,7 @@ class Report:
                          f"{plural(d.read, 'row')} read")
         return lines
 
-    def _place_lines(self, place: Place, width: int) -> list[str]:
+    def _place_lines(self, place: DescribedPlace, width: int) -> list[str]:
         d = self.d
         nulls = f", {d.nulls:,} rows without one" if d.nulls and len(d.places) == 1 else ""
         lines = [f"{place.name} ({self.column_type}): {plural(place.values, 'value')}{nulls}"]
@@ -216,7 +216,7 @@ class Report:
             lines.append(f"  {note}")
         return lines
 
-    def _hint(self, place: Place) -> str:
+    def _hint(self, place: DescribedPlace) -> str:
         """One line for values in no known format: the DECODE setting that would read them."""
         unknown = sum(n for (kind, _label, cut), n in place.encodings.items()
                       if kind == UNKNOWN and not cut)
@@ -228,7 +228,7 @@ class Report:
         return (f"  hint: {plural(unknown, 'value')} in no known format: if you know what they hold, "
                 f"DECODE '{spot}' AS '{EXAMPLE_SPEC}' (or --decode {spot}={EXAMPLE_SPEC}) reads them so")
 
-    def _bounds(self, place: Place) -> list[str]:
+    def _bounds(self, place: DescribedPlace) -> list[str]:
         s = place.structure
         notes = []
         if s.untracked:
@@ -241,7 +241,7 @@ class Report:
                          "described below")
         return notes
 
-    def _tree(self, place: Place, width: int) -> list[str]:
+    def _tree(self, place: DescribedPlace, width: int) -> list[str]:
         rows: list[tuple[str, str, list[str]]] = []
         for path, depth, step, node in place.structure.walk(place.name):
             name = "  " * depth + (step if depth == 0 else _step_text(step))
@@ -263,7 +263,7 @@ class Report:
             lines.extend(_wrapped(start, details, width, len(indent) + 4))
         return lines
 
-    def _details(self, place: Place, path: str, node: Node) -> list[str]:
+    def _details(self, place: DescribedPlace, path: str, node: Node) -> list[str]:
         parts = []
         types = self.types(place, path, node)
         if len(types) == 1 and types[0][1].estimate == 1.0:
@@ -322,7 +322,7 @@ class Report:
         doc["places"] = [self._place_json(p) for p in places]
         return doc
 
-    def _place_json(self, place: Place) -> dict[str, Any]:
+    def _place_json(self, place: DescribedPlace) -> dict[str, Any]:
         s = place.structure
         out: dict[str, Any] = {
             "place": place.name,
@@ -344,7 +344,7 @@ class Report:
                         for path, depth, _step, node in s.walk(place.name)]
         return out
 
-    def _path_json(self, place: Place, path: str, depth: int, node: Node) -> dict[str, Any]:
+    def _path_json(self, place: DescribedPlace, path: str, depth: int, node: Node) -> dict[str, Any]:
         out: dict[str, Any] = {
             "path": path, "depth": depth, "present": self.presence(place, path, node).to_json(),
             "occurrences": node.seen,

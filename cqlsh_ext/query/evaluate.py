@@ -22,7 +22,7 @@ from cqlsh_ext.query.grammar import Column, Literal, Path, Plan, Predicate, Quer
 from cqlsh_ext.query.groups import UNDECODABLE_GROUP
 
 #: Where a blob sits in a row: its column, and the map key or UDT field inside it (or None).
-Place = tuple[str, "str | None"]
+BlobPlace = tuple[str, "str | None"]
 
 
 @dataclass
@@ -188,7 +188,7 @@ class _PlaceRead:
 
     __slots__ = ("engine", "paths", "place", "request")
 
-    def __init__(self, place: Place, engine: ValueEngine) -> None:
+    def __init__(self, place: BlobPlace, engine: ValueEngine) -> None:
         self.place = place
         self.engine = engine
         self.paths: dict[str, int] = {}  # path text -> its index in request.paths
@@ -252,7 +252,7 @@ class Evaluator:
         self._missed: list[Miss] = []
         #: The undecodable values read since the last undecodable_kinds(), by kind.
         self._kinds: dict[str, int] = {}
-        self._places: dict[Place, _PlaceRead] | None = None
+        self._places: dict[BlobPlace, _PlaceRead] | None = None
         #: The plan as the native core runs it (CoreProgram), or False where it cannot.
         self._core: Any = None
 
@@ -263,19 +263,19 @@ class Evaluator:
 
     # ------------------------------------------------------------------ what is read where
     @property
-    def places(self) -> dict[Place, _PlaceRead]:
+    def places(self) -> dict[BlobPlace, _PlaceRead]:
         """The blob places the plan reads, each with its engine and the paths it reads (made on
         first use: the engines are per process)."""
         if self._places is None:
             self._places = self._make_places()
         return self._places
 
-    def _make_places(self) -> dict[Place, _PlaceRead]:
+    def _make_places(self) -> dict[BlobPlace, _PlaceRead]:
         plan = self.plan
         engines = Engines(self.decoding)
-        places: dict[Place, _PlaceRead] = {}
+        places: dict[BlobPlace, _PlaceRead] = {}
 
-        def at(place: Place) -> _PlaceRead:
+        def at(place: BlobPlace) -> _PlaceRead:
             read = places.get(place)
             if read is None:
                 column, access = place
@@ -285,7 +285,7 @@ class Evaluator:
 
         refs: list[Ref | None] = [p.ref for p in plan.predicates if p.op not in OF_THE_BLOB]
         refs += [*plan.group_by, *self.agg_refs, *self.outputs, *(ref for ref, _ in plan.order_by)]
-        paths: dict[Place, list[Path]] = {}
+        paths: dict[BlobPlace, list[Path]] = {}
         for ref in refs:
             if isinstance(ref, Path):
                 paths.setdefault((ref.column, ref.access), [])
@@ -432,7 +432,7 @@ class Evaluator:
                 states[k], found.kinds[k] = UNDECODABLE, UNKNOWN
         return found
 
-    def _kept(self, pred: Predicate, read: Mapping[Place, _PlacePage], rows: list[int]) -> list[int]:
+    def _kept(self, pred: Predicate, read: Mapping[BlobPlace, _PlacePage], rows: list[int]) -> list[int]:
         """The rows among `rows` whose values meet a condition."""
         ref = pred.ref
         if pred.op in OF_THE_BLOB:  # of the blob itself: its state (a null blob is not undecodable)
@@ -456,7 +456,7 @@ class Evaluator:
         holds = _holds(pred, self.likes.get(pred))
         return [k for k in rows if (v := values[k]) is not _NONE and v is not CUT and holds(v)]
 
-    def _getters(self, refs: Sequence[Ref | None], read: Mapping[Place, _PlacePage],
+    def _getters(self, refs: Sequence[Ref | None], read: Mapping[BlobPlace, _PlacePage],
                  index: Mapping[str, int], plain: bool,
                  group: bool = False) -> list[Callable[[int, Sequence[Any]], Any]]:
         """One function of (row index, row) per ref: the projected value (None for a ref None,
@@ -481,7 +481,7 @@ class Evaluator:
         return getters
 
     # ------------------------------------------------------------------ paths seen
-    def _note_paths(self, read: Mapping[Place, _PlacePage]) -> None:
+    def _note_paths(self, read: Mapping[BlobPlace, _PlacePage]) -> None:
         for place, place_page in read.items():
             page = place_page.page
             for text, p in self.places[place].paths.items():
@@ -708,7 +708,7 @@ def _literal(value: Literal) -> tuple[Any, ...]:
     raise Unsupported(f"a literal of type {type(value).__name__}")
 
 
-def _place_of(ref: Ref) -> Place:
+def _place_of(ref: Ref) -> BlobPlace:
     """The blob place a condition on the blob itself names: a bare column, m['k'], u.field."""
     return (ref.name, None) if isinstance(ref, Column) else (ref.column, ref.access)
 

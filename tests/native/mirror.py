@@ -102,7 +102,7 @@ MIRRORED: tuple[Mirrored, ...] = (
     *mirrored("describe.rs", "cqlsh_ext.describe.sketch",
               "spelling", "hash64", "key", "key_hash", "Values.add", "Values.add_many",
               "Values._to_registers", "_register"),
-    *mirrored("describe.rs", "cqlsh_ext.describe.description", "Place.add"),
+    *mirrored("describe.rs", "cqlsh_ext.describe.description", "DescribedPlace.add"),
 )
 
 #: Constants that are code rather than data (patterns and byte sets the mirror spells out).
