@@ -319,10 +319,11 @@ Extractor = Callable[[Any], Iterator[Found]]
 
 def extractor(column: str, cqltype: CqlType, leaves: frozenset[str] = BLOB) -> Extractor:
     """A function: a cell of `column` (a value as the driver gives it) -> its leaf values."""
-    return lambda cell: _found(cqltype, cell, column, column, leaves)
+    return lambda cell: _leaves_in(cqltype, cell, column, column, leaves)
 
 
-def _found(cqltype: CqlType, value: Any, path: str, schema: str, leaves: frozenset[str]) -> Iterator[Found]:
+def _leaves_in(cqltype: CqlType, value: Any, path: str, schema: str,
+               leaves: frozenset[str]) -> Iterator[Found]:
     if value is None:
         return
     if cqltype.is_leaf(leaves):
@@ -331,22 +332,22 @@ def _found(cqltype: CqlType, value: Any, path: str, schema: str, leaves: frozens
     kind = cqltype.kind
     if kind in SEQUENCES and cqltype.params:
         for i, item in enumerate(value):
-            yield from _found(cqltype.params[0], item, f"{path}[{i}]", f"{schema}[]", leaves)
+            yield from _leaves_in(cqltype.params[0], item, f"{path}[{i}]", f"{schema}[]", leaves)
     elif kind == "map" and len(cqltype.params) == 2:
         key_type, value_type = cqltype.params
         for key, item in value.items():
-            yield from _found(key_type, key, f"{path}[key {key!r}]", f"{schema}[key]", leaves)
-            yield from _found(value_type, item, f"{path}[{key!r}]", f"{schema}[value]", leaves)
+            yield from _leaves_in(key_type, key, f"{path}[key {key!r}]", f"{schema}[key]", leaves)
+            yield from _leaves_in(value_type, item, f"{path}[{key!r}]", f"{schema}[value]", leaves)
     elif kind == UDT:
         fields = cqltype.fields or ()
         # The driver gives a tuple in field order (a namedtuple, or a plain tuple when a name is no
         # Python identifier), or an object with the fields by name for a registered class.
         items = list(value) if isinstance(value, tuple) else [getattr(value, name, None) for name in fields]
         for name, sub, item in zip(fields, cqltype.params, items, strict=False):
-            yield from _found(sub, item, f"{path}.{name}", f"{schema}.{name}", leaves)
+            yield from _leaves_in(sub, item, f"{path}.{name}", f"{schema}.{name}", leaves)
     elif kind == "tuple":
         for i, (sub, item) in enumerate(zip(cqltype.params, value, strict=False)):
-            yield from _found(sub, item, f"{path}[{i}]", f"{schema}[{i}]", leaves)
+            yield from _leaves_in(sub, item, f"{path}[{i}]", f"{schema}[{i}]", leaves)
 
 
 def columns_holding(names: Sequence[str], types: Sequence[Any], leaves: frozenset[str] = BLOB

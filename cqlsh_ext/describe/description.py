@@ -254,7 +254,7 @@ class Description:
             handed = _on_core(place, blobs, self.cap)
             if handed is not None:
                 blobs = [blobs[i] for i in handed]
-        for read in views.read_page(engine, blobs, self.cap):
+        for read in views.read_views(engine, blobs, self.cap):
             place.add(read)
 
     # ------------------------------------------------------------------ figures

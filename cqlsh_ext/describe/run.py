@@ -240,15 +240,15 @@ def _read_exactly(shell: Shell, target: Target, description: Description, choice
                   statement: DescribeStatement) -> bool:
     """Every row (the whole-table plan) or the rows the WHERE names (one stream); False when the
     cost was not accepted (said why)."""
-    from cqlsh_ext.scanning.plan import Ask, ReadPlan, whole_table
+    from cqlsh_ext.scanning.plan import FullScanQuestion, ReadPlan, whole_table
 
     label = f"{LABEL} {target.name}"
     if choice.mode == "named":
         plan = ReadPlan(target.query)
     else:
-        ask = Ask(LABEL, "Add CONFIRM after ALL to run it from a script, or describe a sample: "
-                  "SAMPLE n instead of ALL.", "Read every row of the table? (SAMPLE n reads a sample) [y/N] ",
-                  statement.confirm)
+        ask = FullScanQuestion(
+            LABEL, "Add CONFIRM after ALL to run it from a script, or describe a sample: SAMPLE n instead "
+            "of ALL.", "Read every row of the table? (SAMPLE n reads a sample) [y/N] ", statement.confirm)
         found = whole_table(shell, target.query, target.meta, ask)
         if found is None:
             return False

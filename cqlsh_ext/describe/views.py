@@ -25,7 +25,7 @@ from cqlsh_ext.payload.engine import ValueEngine
 from cqlsh_ext.payload.json_text import json_container
 from cqlsh_ext.payload.view import FAILED, JSON_READING, KINDS, RECORD, TEXT, TEXT_READING, BlobView
 
-__all__ = ["KINDS", "NO_TREE", "Read", "read_page", "read_text", "read_view"]
+__all__ = ["KINDS", "NO_TREE", "Read", "read_text", "read_view", "read_views"]
 
 #: The value has no tree (it is no JSON object or array, no record).
 NO_TREE: Any = None
@@ -43,7 +43,7 @@ class Read:
     reason: str | None = None
 
 
-def read_page(place_engine: ValueEngine, values: list[bytes], cap: int) -> list[Read]:
+def read_views(place_engine: ValueEngine, values: list[bytes], cap: int) -> list[Read]:
     """Each value of a page of one place, read. A JSON text's tree is parsed here (by the view,
     once) within the value's budget: json_container counts nodes against it."""
     views = place_engine.views(values)

@@ -18,7 +18,7 @@ NO_PAYLOAD = "COMPRESSION STATS: the result has no blob or text column"
 def run(shell: Shell, parsed: Parsed) -> None:
     from cqlsh_ext.insight.stats import Stats
     from cqlsh_ext.scanning.cost import pricing
-    from cqlsh_ext.scanning.plan import Ask, ReadPlan, whole_table
+    from cqlsh_ext.scanning.plan import FullScanQuestion, ReadPlan, whole_table
 
     read = side.target(shell, parsed, "STATS")
     if read is None:
@@ -38,11 +38,12 @@ def run(shell: Shell, parsed: Parsed) -> None:
         stats.sample = {"plan": sample.describe(), "whole_table": cheaper}
         confirmed = True  # cheap by the estimate: nothing to ask
     if whole:
-        ask = Ask("COMPRESSION STATS",
-                  "Add CONFIRM to run it from a script (COMPRESSION STATS CONFIRM SELECT ...), "
-                  "or estimate from a sample (COMPRESSION STATS SAMPLE SELECT ...).",
-                  "Scan the whole table? (a sample costs far less: COMPRESSION STATS SAMPLE ...) [y/N] ",
-                  confirmed)
+        ask = FullScanQuestion(
+            "COMPRESSION STATS",
+            "Add CONFIRM to run it from a script (COMPRESSION STATS CONFIRM SELECT ...), "
+            "or estimate from a sample (COMPRESSION STATS SAMPLE SELECT ...).",
+            "Scan the whole table? (a sample costs far less: COMPRESSION STATS SAMPLE ...) [y/N] ",
+            confirmed)
         parallel = parsed.get_binding("parallel")
         plan = whole_table(shell, read.query, read.meta, ask,
                            workers=int(parallel) if parallel is not None else None)

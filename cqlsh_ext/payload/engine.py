@@ -145,14 +145,14 @@ class ValueEngine:
         cap = self.cap
         if len(value) < registry.MIN_AUTO_LENGTH:
             return _unwrap(value, "auto", cap)
-        found = self._found(value)
+        found = self._outer(value)
         if found is None:
             return read_payload(value, uncontained(value, cap))
         if found is _FAILED:  # a recognised format that failed: detection's own account of it
             return _unwrap(value, "auto", cap)
         return read_payload(value, contained(value, found, cap))
 
-    def _found(self, value: bytes) -> Any:
+    def _outer(self, value: bytes) -> Any:
         """The outer container and what it decoded to (decode_auto's answer, a remembered
         container first), None when there is none, _FAILED when a recognised one failed."""
         lead = value[0]
@@ -256,7 +256,7 @@ class ValueEngine:
         cap = self.cap
         if len(value) < registry.MIN_AUTO_LENGTH:
             return _content_of(_unwrap(value, "auto", cap))
-        found = self._found(value)
+        found = self._outer(value)
         if found is None:  # no container: stored text, a record, a stream or nothing
             if value.startswith(STREAM_STARTS):
                 return _content_of(read_payload(value, uncontained(value, cap)))
@@ -323,7 +323,7 @@ class ValueEngine:
                 if (head is not None and not head.startswith(_STREAM_LEADS)
                         and not registry.signature_matches(head)):
                     return COMPRESSED, _label(fmt), size or 0, True, FROM_HEADER
-        found = self._found(value)
+        found = self._outer(value)
         if found is None:  # no container: read for its kind (stored text, a record, or unknown)
             return measure(read_payload(value, uncontained(value, cap)))
         if found is _FAILED:

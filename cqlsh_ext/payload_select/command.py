@@ -145,12 +145,13 @@ def _pages(shell: Shell, plan: Plan, reading: Any, evaluator: Any, keyspace: str
             shell.printerr(error_text(err))
             return None
         return read.plain_pages(reading, evaluator, result)
-    from cqlsh_ext.scanning.plan import Ask, ReadPlan, whole_table
+    from cqlsh_ext.scanning.plan import FullScanQuestion, ReadPlan, whole_table
 
     label = f"SELECT {keyspace}.{meta.name}"
     if plan.reads_beyond_partitions and not plan.server_where:
-        ask = Ask(LABEL, "Add CONFIRM after ALLOW FILTERING to run it from a script, or name partitions "
-                  "in the WHERE.", "Scan the whole table? [y/N] ", plan.confirm)
+        ask = FullScanQuestion(
+            LABEL, "Add CONFIRM after ALLOW FILTERING to run it from a script, or name partitions in the "
+            "WHERE.", "Scan the whole table? [y/N] ", plan.confirm)
         scan = whole_table(shell, plan.server_statement.removesuffix(" ALLOW FILTERING"), meta, ask)
         if scan is None:
             return None

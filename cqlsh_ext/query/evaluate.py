@@ -248,7 +248,7 @@ class Evaluator:
         self.outputs: list[Ref | None] = [i.ref for i in plan.items if i.kind in ("path", "column")]
         self.agg_refs = [i.ref for i in plan.items if i.kind == "agg"]
         self.needles = {p: n for p in plan.predicates if (n := _needles(p)) is not None}
-        self._found: set[str] = set()
+        self._paths_found: set[str] = set()
         self._missed: list[Miss] = []
         #: The undecodable values read since the last undecodable_kinds(), by kind.
         self._kinds: dict[str, int] = {}
@@ -486,9 +486,9 @@ class Evaluator:
             page = place_page.page
             for text, p in self.places[place].paths.items():
                 if page.found[p]:
-                    self._found.add(text)
+                    self._paths_found.add(text)
                 miss = page.missed[p]
-                if miss is not None and text not in self._found:
+                if miss is not None and text not in self._paths_found:
                     depth, key, keys = miss
                     self._missed.append(Miss(text, depth, key, tuple(keys)))
 
@@ -501,8 +501,8 @@ class Evaluator:
     def walked(self) -> tuple[set[str], list[Miss]]:
         """The paths read since the last walked() (by evaluate_page() and evaluate()):
         (the texts of those a value had, where the others stopped)."""
-        walked = self._found, self._missed
-        self._found, self._missed = set(), []
+        walked = self._paths_found, self._missed
+        self._paths_found, self._missed = set(), []
         return walked
 
 
@@ -642,9 +642,9 @@ class CoreProgram:
             for text, p in read.paths.items():
                 was_found, miss = seen[p]
                 if was_found:
-                    evaluator._found.add(text)
+                    evaluator._paths_found.add(text)
                     self.known.add((i, p))
-                elif miss is not None and text not in evaluator._found:
+                elif miss is not None and text not in evaluator._paths_found:
                     depth, keys = miss
                     steps = self.paths[self.places.index(place)][p]
                     evaluator._missed.append(Miss(text, depth, steps[depth], tuple(keys)))

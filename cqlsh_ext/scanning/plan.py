@@ -78,7 +78,7 @@ def workers_for(size: TableSize | None, asked: int | None = None) -> int:
 
 
 @dataclass(frozen=True)
-class Ask:
+class FullScanQuestion:
     """How a command asks before an expensive full scan (cost.full_scan_accepted): `label` starts
     its lines, `script_hint` tells a script how to go ahead, `question` is asked at a terminal,
     `confirmed` is the statement's CONFIRM."""
@@ -128,7 +128,7 @@ class ReadPlan:
         return ShellScan(shell_scanner(shell, self.spec(), progress), aggregate, accept)
 
 
-def whole_table(shell: Shell, query: str, meta: Any, ask: Ask, workers: int | None = None,
+def whole_table(shell: Shell, query: str, meta: Any, ask: FullScanQuestion, workers: int | None = None,
                 streams: int = STREAMS) -> ReadPlan | None:
     """The plan for `query`, a whole-table SELECT of `meta` (the driver's table metadata); None
     when the cost was not accepted (said why). `workers`: PARALLEL n; `streams`: token ranges read
