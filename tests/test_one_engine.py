@@ -143,7 +143,7 @@ def _inspect(values: list[bytes]) -> None:
 
 
 def _json(values: list[bytes]) -> None:
-    from cqlsh_ext.output.values import JsonSpelling
+    from cqlsh_ext.output.spellings import JsonSpelling
     from cqlsh_ext.settings import DisplaySettings
 
     spelling = JsonSpelling(DisplaySettings())
@@ -152,7 +152,7 @@ def _json(values: list[bytes]) -> None:
 
 
 def _csv(values: list[bytes]) -> None:
-    from cqlsh_ext.output.values import CsvSpelling
+    from cqlsh_ext.output.spellings import CsvSpelling
     from cqlsh_ext.settings import DisplaySettings
 
     spelling = CsvSpelling(DisplaySettings())
@@ -192,7 +192,7 @@ def _describe(where: str | None) -> Callable[[list[bytes]], None]:
 
 def _query(select: str) -> Callable[[list[bytes]], None]:
     def run(values: list[bytes]) -> None:
-        from cqlsh_ext.output.values import JsonSpelling
+        from cqlsh_ext.output.spellings import JsonSpelling
         from cqlsh_ext.payload.places import Decoding
         from cqlsh_ext.query.answer import Answer
         from cqlsh_ext.query.evaluate import Evaluator

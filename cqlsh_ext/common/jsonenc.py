@@ -12,7 +12,7 @@ and the JSON text of collections in CSV), the records decoded from blobs embedde
 - UUIDs, inet addresses, dates, times of day, decimals in reports: their text; durations as cqlsh
   prints them; sets and tuples: arrays.
 
-cqlsh_ext.output.values writes CQL values typed by their column with these functions (and keeps
+cqlsh_ext.output.spellings writes CQL values typed by their column with these functions (and keeps
 decimals and varints digit for digit); `dumps` writes report documents. It sits below every other
 module of cqlsh_ext (payload and output both use it) and imports none of them: standard library
 only, so offline inspect imports neither the driver nor cqlshlib.

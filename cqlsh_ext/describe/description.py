@@ -48,7 +48,7 @@ class DescribedPlace:
         self.key_kinds: dict[str, int] = {}
         self.keys: Values | None = None
 
-    def add(self, read: views.Read) -> None:
+    def add(self, read: views.ViewRead) -> None:
         self.values += 1
         cut = read.cut
         if read.tree is not views.NO_TREE:

@@ -25,7 +25,7 @@ from cqlsh_ext.payload.engine import ValueEngine
 from cqlsh_ext.payload.json_text import json_container
 from cqlsh_ext.payload.view import FAILED, JSON_READING, KINDS, RECORD, TEXT, TEXT_READING, BlobView
 
-__all__ = ["KINDS", "NO_TREE", "Read", "read_text", "read_view", "read_views"]
+__all__ = ["KINDS", "NO_TREE", "ViewRead", "read_text", "read_view", "read_views"]
 
 #: The value has no tree (it is no JSON object or array, no record).
 NO_TREE: Any = None
@@ -34,7 +34,7 @@ CUT_REASON = "cut at the output cap (--max-output-size)"
 
 
 @dataclass(frozen=True, slots=True)
-class Read:
+class ViewRead:
     kind: str
     label: str
     cut: bool
@@ -43,7 +43,7 @@ class Read:
     reason: str | None = None
 
 
-def read_views(place_engine: ValueEngine, values: list[bytes], cap: int) -> list[Read]:
+def read_views(place_engine: ValueEngine, values: list[bytes], cap: int) -> list[ViewRead]:
     """Each value of a page of one place, read. A JSON text's tree is parsed here (by the view,
     once) within the value's budget: json_container counts nodes against it."""
     views = place_engine.views(values)
@@ -54,15 +54,15 @@ def read_views(place_engine: ValueEngine, values: list[bytes], cap: int) -> list
         budget.leave(token)
 
 
-def read_view(view: BlobView) -> Read:
+def read_view(view: BlobView) -> ViewRead:
     """The engine's view of one value as DESCRIBE counts it (the module doc)."""
     cut = view.cut
     reason = (view.reason or CUT_REASON) if cut else view.reason if view.kind == FAILED else None
     tree = view.tree if view.kind in (TEXT, RECORD) else None
-    return Read(view.kind, view.label, cut, NO_TREE if tree is None else tree, reason)
+    return ViewRead(view.kind, view.label, cut, NO_TREE if tree is None else tree, reason)
 
 
-def read_text(text: str) -> Read:
+def read_text(text: str) -> ViewRead:
     """A text column's value: text, its JSON container read (within the current budget)."""
     tree = json_container(text)
-    return Read(TEXT, TEXT_READING if tree is None else JSON_READING, False, tree)
+    return ViewRead(TEXT, TEXT_READING if tree is None else JSON_READING, False, tree)

@@ -18,7 +18,7 @@ from cqlsh_ext.cql.errors import QueryError
 from cqlsh_ext.cql.lexer import Lexed, Token
 from cqlsh_ext.cql.types import parse, udts_of
 from cqlsh_ext.encode.chain import Encoded, EncodeRefused, encode, same
-from cqlsh_ext.encode.parse import Call, Reader, Table, Unreadable, is_call
+from cqlsh_ext.encode.parse import EncodeCall, Reader, TableTypes, Unreadable, is_call
 from cqlsh_ext.payload.places import ValuePlace
 from cqlsh_ext.settings import NONE
 from cqlsh_ext.upstream import seams
@@ -105,11 +105,11 @@ def _rewrite(shell: Shell, statement: Lexed) -> tuple[str, list[str]] | None:
     return "".join(out), lines
 
 
-def _place(call: Call) -> ValuePlace:
+def _place(call: EncodeCall) -> ValuePlace:
     return ValuePlace(call.keyspace, call.table, call.column, call.path)
 
 
-def _value(shell: Shell, call: Call) -> tuple[Encoded, str]:
+def _value(shell: Shell, call: EncodeCall) -> tuple[Encoded, str]:
     place = _place(call)
     if call.cql_type is None or not call.cql_type.is_blob:
         kind = "an unknown type" if call.cql_type is None else str(call.cql_type)
@@ -183,7 +183,7 @@ class _Schema:
         self.shell = shell
         self.metadata = shell.conn.metadata
 
-    def table(self, keyspace: str | None, name: str) -> Table:
+    def table(self, keyspace: str | None, name: str) -> TableTypes:
         ks = keyspace or self.shell.current_keyspace
         if ks is None:
             raise Unreadable(f"no keyspace for table {name!r} (USE one, or write keyspace.table)")
@@ -192,7 +192,7 @@ class _Schema:
         if table is None:
             raise Unreadable(f"unknown table {ks}.{name}")
         udts = udts_of(ks_meta)
-        return Table(ks, name, {c: parse(str(col.cql_type), udts) for c, col in table.columns.items()})
+        return TableTypes(ks, name, {c: parse(str(col.cql_type), udts) for c, col in table.columns.items()})
 
     def user_function(self, named: set[str]) -> str | None:
         """The keyspace, of those the statement names and the current one, that has a function

@@ -29,7 +29,7 @@ class Unreadable(ValueError):
 
 
 @dataclass(frozen=True)
-class Call:
+class EncodeCall:
     #: Token indexes of `encode` and of its closing parenthesis.
     first: int
     last: int
@@ -43,7 +43,7 @@ class Call:
 
 
 @dataclass
-class Table:
+class TableTypes:
     """What the reader needs of a table: its columns' types, UDTs with their fields (None: the
     table is unknown)."""
 
@@ -52,8 +52,8 @@ class Table:
     columns: dict[str, CqlType] | None
 
 
-#: (keyspace or None, table) -> Table: the caller looks the schema up.
-TableLookup = Callable[[str | None, str], Table]
+#: (keyspace or None, table) -> TableTypes: the caller looks the schema up.
+TableLookup = Callable[[str | None, str], TableTypes]
 
 
 def is_call(tokens: list[Token], i: int) -> bool:
@@ -69,7 +69,7 @@ class Reader(Cursor):
     def __init__(self, tokens: list[Token], lookup: TableLookup) -> None:
         super().__init__(tokens)
         self.lookup = lookup
-        self.calls: list[Call] = []
+        self.calls: list[EncodeCall] = []
 
     # ---------------------------------------------------------------- tokens
 
@@ -104,7 +104,7 @@ class Reader(Cursor):
 
     # ---------------------------------------------------------------- statements
 
-    def statements(self) -> list[Call]:
+    def statements(self) -> list[EncodeCall]:
         first = self.word()
         if first == "begin":
             self.skip_to(frozenset({"batch"}))
@@ -133,7 +133,7 @@ class Reader(Cursor):
             raise Unreadable(f"unexpected {self.peek().describe()} at char {self.peek().start}")
         self.skip_to(_STATEMENT_WORDS)
 
-    def table(self) -> Table:
+    def table(self) -> TableTypes:
         first = self.name()
         if self.mark("."):
             self.next()
@@ -181,7 +181,7 @@ class Reader(Cursor):
         table = self.table()
         self.relations(table)
 
-    def relations(self, table: Table) -> None:
+    def relations(self, table: TableTypes) -> None:
         """WHERE and IF clauses: `col op value`, `col IN (...)`, `col[key] = value`, `col CONTAINS
         [KEY] value`; anything else (token(), tuples of columns, IF EXISTS) is skipped."""
         while not self.at_end() and self.word() not in _STATEMENT_WORDS:
@@ -216,7 +216,7 @@ class Reader(Cursor):
             else:
                 self.value(table, column, path, cql_type)
 
-    def element(self, table: Table, column: str, cql_type: CqlType | None) -> tuple[tuple[str, ...],
+    def element(self, table: TableTypes, column: str, cql_type: CqlType | None) -> tuple[tuple[str, ...],
                                                                                     CqlType | None]:
         """`col[key]` (a map value or list item) or `col.field` on the left of `=`."""
         if self.mark("["):
@@ -234,7 +234,7 @@ class Reader(Cursor):
             return (field_name,), _child(cql_type, field_name) if _is_udt(cql_type) else None
         return (), cql_type
 
-    def column_type(self, table: Table, column: str, required: bool = True) -> CqlType | None:
+    def column_type(self, table: TableTypes, column: str, required: bool = True) -> CqlType | None:
         if table.columns is None:
             return None
         found = table.columns.get(column)
@@ -244,7 +244,7 @@ class Reader(Cursor):
 
     # ---------------------------------------------------------------- values
 
-    def value(self, table: Table, column: str, path: tuple[str, ...], cql_type: CqlType | None) -> None:
+    def value(self, table: TableTypes, column: str, path: tuple[str, ...], cql_type: CqlType | None) -> None:
         """One value, up to a delimiter at depth 0: its pieces (terms, operators, collection
         literals, function calls) all have the placement's type."""
         started = False
@@ -265,7 +265,7 @@ class Reader(Cursor):
             else:
                 self.next()
 
-    def call(self, table: Table, column: str, path: tuple[str, ...], cql_type: CqlType | None) -> None:
+    def call(self, table: TableTypes, column: str, path: tuple[str, ...], cql_type: CqlType | None) -> None:
         first = self.pos
         self.next()
         self.expect("(")
@@ -284,9 +284,10 @@ class Reader(Cursor):
             args.append(arg)
         last = self.pos
         self.next()
-        self.calls.append(Call(first, last, table.keyspace, table.name, column, path, cql_type, args))
+        self.calls.append(EncodeCall(first, last, table.keyspace, table.name, column, path, cql_type, args))
 
-    def literal(self, table: Table, column: str, path: tuple[str, ...], cql_type: CqlType | None) -> None:
+    def literal(self, table: TableTypes, column: str, path: tuple[str, ...],
+                cql_type: CqlType | None) -> None:
         opener = self.next().value
         closer = _CLOSERS[opener]
         kind = cql_type.kind if cql_type is not None else ""

@@ -136,7 +136,7 @@ class Splitter:
     Plain data: Spark executors make their own from the same arguments."""
 
     def __init__(self, roles: Sequence[str], settings: Any, places: Sequence[Any], cap: int) -> None:
-        from cqlsh_ext.output.values import Blobs, JsonSpelling
+        from cqlsh_ext.output.spellings import Blobs, JsonSpelling
         from cqlsh_ext.payload.budget import Budget
 
         self.roles = list(roles)
@@ -189,7 +189,7 @@ class Splitter:
             note = view.object_class or (None if view.quiet else view.reason)
             return None, view.label or None, kind, note, stored
         if view.cut:
-            from cqlsh_ext.output.values import cut_text
+            from cqlsh_ext.output.spellings import cut_text
 
             return None, view.label, kind, f"cut: {cut_text(view)}", stored
         if kind == TEXT:

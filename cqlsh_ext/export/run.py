@@ -103,7 +103,7 @@ def _sink(shell: Shell, statement: ExportStatement, target: Any, names: list[str
         metadata = {"cqlsh_ext.select": statement.select}
         return ParquetSink(target, names, types, settings, places, statement.codec or DEFAULT_CODEC,
                            statement.row_group_size or ROW_GROUP_SIZE, metadata)
-    from cqlsh_ext.export.text import TextSink
+    from cqlsh_ext.export.json_csv import TextSink
 
     return TextSink(statement.fmt, target, names, types, settings, places)
 

@@ -20,7 +20,7 @@ SYSTEM_KEYSPACES = frozenset({
 })
 
 
-class DescribeError(Exception):
+class KeyspacesDescribeError(Exception):
     """str() is the error line cqlsh prints."""
 
 
@@ -36,10 +36,10 @@ def _binding(shell: Shell, parsed: Parsed, name: str) -> str | None:
 def _keyspace(shell: Shell, name: str | None) -> Any:
     name = name or shell.current_keyspace
     if name is None:
-        raise DescribeError("Not in any keyspace.")
+        raise KeyspacesDescribeError("Not in any keyspace.")
     keyspaces = shell.conn.metadata.keyspaces
     if name not in keyspaces:
-        raise DescribeError(f"'{name}' not found in keyspaces")
+        raise KeyspacesDescribeError(f"'{name}' not found in keyspaces")
     return keyspaces[name]
 
 
@@ -48,7 +48,7 @@ def _lookup(shell: Shell, parsed: Parsed, attribute: str, binding: str, kind: st
     name = _binding(shell, parsed, binding)
     found = getattr(keyspace, attribute).get(name)
     if found is None:
-        raise DescribeError(f"'{name}' not found in keyspace '{keyspace.name}'")
+        raise KeyspacesDescribeError(f"'{name}' not found in keyspace '{keyspace.name}'")
     return found
 
 
@@ -115,7 +115,7 @@ def statements(shell: Shell, parsed: Parsed) -> tuple[str, Any]:
         name = _binding(shell, parsed, "idxname") or ""
         index = _index(keyspace, name)
         if index is None:
-            raise DescribeError(f"'{name}' not found in keyspace '{keyspace.name}'")
+            raise KeyspacesDescribeError(f"'{name}' not found in keyspace '{keyspace.name}'")
         return "elements", [index.export_as_string()]
     if what in ("function", "aggregate"):
         attribute, binding = ("functions", "udfname") if what == "function" else ("aggregates", "udaname")
@@ -123,7 +123,7 @@ def statements(shell: Shell, parsed: Parsed) -> tuple[str, Any]:
         name = _binding(shell, parsed, binding) or ""
         found = _routines(keyspace, attribute, name)
         if not found:
-            raise DescribeError(f"'{name}' not found in keyspace '{keyspace.name}'")
+            raise KeyspacesDescribeError(f"'{name}' not found in keyspace '{keyspace.name}'")
         return "elements", [routine.export_as_string() for routine in found]
     return "elements", [_generic(shell, parsed)]
 
@@ -140,7 +140,7 @@ def _generic(shell: Shell, parsed: Parsed) -> str:
         if ks_name is not None and shell.current_keyspace:
             name, ks_name = ks_name, None
         else:
-            raise DescribeError(f"'{ks_name}' not found in keyspaces")
+            raise KeyspacesDescribeError(f"'{ks_name}' not found in keyspaces")
     keyspace = _keyspace(shell, ks_name)
     if name in keyspace.tables:
         return str(keyspace.tables[name].export_as_string())
@@ -149,7 +149,7 @@ def _generic(shell: Shell, parsed: Parsed) -> str:
         return str(index.export_as_string())
     if name in keyspace.views:
         return str(keyspace.views[name].export_as_string())
-    raise DescribeError(f"'{name}' not found in keyspace '{keyspace.name}'")
+    raise KeyspacesDescribeError(f"'{name}' not found in keyspace '{keyspace.name}'")
 
 
 def describe(shell: Shell, parsed: Parsed) -> None:
@@ -160,7 +160,7 @@ def describe(shell: Shell, parsed: Parsed) -> None:
         pass
     try:
         kind, rows = statements(shell, parsed)
-    except DescribeError as err:
+    except KeyspacesDescribeError as err:
         shell.printerr(str(err))
         return
     if kind == "keyspaces":

@@ -20,7 +20,7 @@ from cqlsh_ext.mcp_server.capture import BYTES, LIMIT, Capture
 
 
 @dataclass
-class Answer:
+class ToolAnswer:
     """A tool's answer: `data` (a JSON object: the structured content; `text`, its text when the
     shell printed it, else its JSON spelt here), or `error` (one line: an error result); `notes`,
     what the statement said besides, shown after it."""
@@ -40,7 +40,7 @@ class Answer:
             return [self.error or "no answer", *self.notes]
         return [self.text if self.text is not None else dumps(self.data), *self.notes]
 
-    def stopped(self, why: str) -> Answer:
+    def stopped(self, why: str) -> ToolAnswer:
         """This answer of a call stopped for `why` (cancelled, the time limit)."""
         if self.data is not None:
             self.data["stopped"] = f"{why}: the answer covers what was read before"
@@ -50,15 +50,15 @@ class Answer:
         return self
 
 
-def failed(line: str) -> Answer:
-    return Answer(error=line)
+def failed(line: str) -> ToolAnswer:
+    return ToolAnswer(error=line)
 
 
 def dumps(data: Any) -> str:
     return json.dumps(data, ensure_ascii=False)
 
 
-def rows(statement: str, capture: Capture, key: str = "rows") -> Answer:
+def rows(statement: str, capture: Capture, key: str = "rows") -> ToolAnswer:
     """The rows the shell printed for `statement` (JSON Lines), with their count and cut."""
     found: list[Any] = []
     said = list(capture.messages)
@@ -68,13 +68,13 @@ def rows(statement: str, capture: Capture, key: str = "rows") -> Answer:
         except ValueError:
             said.append(line)  # not a row: something the shell printed as text
     if capture.errors and not found:
-        return Answer(error=" ".join(capture.errors), notes=said)
+        return ToolAnswer(error=" ".join(capture.errors), notes=said)
     data: dict[str, Any] = {"statement": statement.strip(), key: found, "count": len(found),
                             "cut": _cut(capture, key)}
     if capture.errors:
         data["error"] = " ".join(capture.errors)
     data["notes"] = said
-    return Answer(data=data)
+    return ToolAnswer(data=data)
 
 
 def _cut(capture: Capture, key: str) -> str | None:
@@ -89,20 +89,20 @@ def _cut(capture: Capture, key: str) -> str | None:
     return None
 
 
-def report(capture: Capture) -> Answer:
+def report(capture: Capture) -> ToolAnswer:
     """The one JSON document the shell printed (a report), as it printed it."""
     text = capture.text().strip()
     notes = [*capture.messages, *capture.errors]
     if capture.cut == BYTES:
-        return Answer(error=f"the report is larger than {capture.max_bytes:,} bytes, the answer's cap",
+        return ToolAnswer(error=f"the report is larger than {capture.max_bytes:,} bytes, the answer's cap",
                       notes=notes)
     if not text:
-        return Answer(error=" ".join(capture.errors) or "the statement printed nothing",
+        return ToolAnswer(error=" ".join(capture.errors) or "the statement printed nothing",
                       notes=capture.messages)
     try:
         data = json.loads(text)
     except ValueError:
-        return Answer(error=" ".join([*capture.errors, text.splitlines()[0]]), notes=capture.messages)
+        return ToolAnswer(error=" ".join([*capture.errors, text.splitlines()[0]]), notes=capture.messages)
     if not isinstance(data, dict):
-        return Answer(error="the report is not a JSON object", notes=notes)
-    return Answer(data=data, text=text, notes=notes)
+        return ToolAnswer(error="the report is not a JSON object", notes=notes)
+    return ToolAnswer(data=data, text=text, notes=notes)

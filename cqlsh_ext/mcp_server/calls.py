@@ -5,7 +5,7 @@ arrive together wait their turn in arrival order, each within its own time limit
 A call stops as a command stops at Ctrl-C (common.interrupt.Remote: the scan it runs stops at its
 next page and reports what it read; its output ends, capture.py) when the client cancels it or its
 time limit passes; one still waiting is dropped when its turn comes. The protocol's side
-(server.py) is told when each call ends (`Call.on_done`, from the shell's thread).
+(server.py) is told when each call ends (`ToolCall.on_done`, from the shell's thread).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from cqlsh_ext.common.interrupt import Remote
-from cqlsh_ext.mcp_server.answers import Answer, failed
+from cqlsh_ext.mcp_server.answers import ToolAnswer, failed
 from cqlsh_ext.mcp_server.capture import log
 from cqlsh_ext.mcp_server.tools import DEFAULT_BYTES, Tool, Work
 
@@ -30,7 +30,7 @@ DEFAULT_SECONDS = 60.0
 
 
 @dataclass(eq=False)
-class Call:
+class ToolCall:
     tool: Tool
     arguments: dict[str, Any]
     #: time.monotonic() by which it must have ended.
@@ -41,7 +41,7 @@ class Call:
     remote: Remote = field(default_factory=Remote)
     #: Why it was stopped (cancelled, the time limit), once it was.
     why: str | None = None
-    answer: Answer | None = None
+    answer: ToolAnswer | None = None
     done: threading.Event = field(default_factory=threading.Event)
 
 
@@ -51,18 +51,18 @@ class Calls:
     def __init__(self, seconds: float = DEFAULT_SECONDS, max_bytes: int = DEFAULT_BYTES) -> None:
         self.seconds = seconds
         self.max_bytes = max_bytes
-        self._waiting: queue.Queue[Call | None] = queue.Queue()
+        self._waiting: queue.Queue[ToolCall | None] = queue.Queue()
         self._lock = threading.Lock()
-        self._running: Call | None = None
+        self._running: ToolCall | None = None
         self._closed = False
         self._numbers = iter(range(1, 1 << 62))
 
-    def submit(self, tool: Tool, arguments: dict[str, Any], on_done: Callable[[], None]) -> Call:
-        call = Call(tool, arguments, time.monotonic() + self.seconds, on_done, next(self._numbers))
+    def submit(self, tool: Tool, arguments: dict[str, Any], on_done: Callable[[], None]) -> ToolCall:
+        call = ToolCall(tool, arguments, time.monotonic() + self.seconds, on_done, next(self._numbers))
         self._waiting.put(call)
         return call
 
-    def halt(self, call: Call, why: str) -> None:
+    def halt(self, call: ToolCall, why: str) -> None:
         """Stop `call` (from any thread): running, it stops as at Ctrl-C; waiting, it will not run."""
         with self._lock:
             if call.done.is_set() or call.stop.is_set():
@@ -90,7 +90,7 @@ class Calls:
                 return
             self._run(shell, call)
 
-    def _run(self, shell: Shell, call: Call) -> None:
+    def _run(self, shell: Shell, call: ToolCall) -> None:
         if self._closed:
             self.halt(call, "the client went away")
         elif time.monotonic() >= call.deadline:
@@ -124,12 +124,12 @@ class Calls:
                 f"{call.why}; {'; '.join(answer.notes + _notes_of(answer)) or 'nothing said'}")
         self._finish(call, answer)
 
-    def _finish(self, call: Call, answer: Answer) -> None:
+    def _finish(self, call: ToolCall, answer: ToolAnswer) -> None:
         call.answer = answer
         call.done.set()
         call.on_done()
 
 
-def _notes_of(answer: Answer) -> list[str]:
+def _notes_of(answer: ToolAnswer) -> list[str]:
     notes = answer.data.get("notes") if answer.data is not None else None
     return [str(note) for note in notes] if isinstance(notes, list) else []

@@ -19,7 +19,7 @@ from cqlsh_ext.mcp_server.capture import Capture, capturing, current
 from cqlsh_ext.output import OutputClosed
 
 if TYPE_CHECKING:
-    from cqlsh_ext.mcp_server.gate import Read
+    from cqlsh_ext.mcp_server.gate import AllowedStatement
     from cqlsh_ext.upstream.protocol import Shell
 
 
@@ -74,7 +74,7 @@ def known(shell: Shell, keyspace: str | None, table: str) -> None:
         pass
 
 
-def run(shell: Shell, read: Read, capture: Capture) -> None:
+def run(shell: Shell, read: AllowedStatement, capture: Capture) -> None:
     """Run the statement `read` as the shell runs a statement of `-e`, its output into `capture`."""
     with capturing(capture):
         try:

@@ -11,7 +11,7 @@ the shell's (cql.lexer.Lexed: strings, $$strings$$, quoted names and comments ar
 so no quoting, comment, case or spacing hides a word) and cqlsh's own, the one that splits the text
 into the statements the shell runs (a DESCRIBE or COMPRESSION ends at its line: a second line is a
 second statement). Both must find one statement and the same first word; the shell then runs the
-statement cqlsh's lexer found, and only that one (`Read.tokens`).
+statement cqlsh's lexer found, and only that one (`AllowedStatement.tokens`).
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ class Refused(Exception):
 
 
 @dataclass(frozen=True)
-class Read:
+class AllowedStatement:
     """A statement the gate let through: its `kind` (SELECT, DESCRIBE, DESCRIBE PAYLOAD, INSPECT
     or COMPRESSION STATS/SETTINGS/ADVISE), the text the shell is handed (`source`) and cqlsh's
     tokens of the one statement in it (`tokens`: what the shell's handle_statement takes)."""
@@ -46,7 +46,7 @@ class Read:
     tokens: Any
 
 
-def check(text: str, kinds: Collection[str] | None = None) -> Read:
+def check(text: str, kinds: Collection[str] | None = None) -> AllowedStatement:
     """The one statement `text` holds, when it is a read (and one of `kinds`, when given);
     Refused otherwise."""
     if not text.strip():
@@ -67,7 +67,7 @@ def check(text: str, kinds: Collection[str] | None = None) -> Read:
                       f"{_what(statement)} is not one of them")
     if kinds is not None and kind not in kinds:
         raise Refused(f"refused: this tool takes one {' or '.join(sorted(kinds))}, not {kind}")
-    return Read(kind, *_cqlsh_statement(text, statement[0]))
+    return AllowedStatement(kind, *_cqlsh_statement(text, statement[0]))
 
 
 def _cqlsh_statement(text: str, first: Token) -> tuple[str, Any]:

@@ -24,7 +24,7 @@ from cqlsh_ext.mcp_server.capture import log
 from cqlsh_ext.mcp_server.tools import PAYLOADS, TOOLS
 
 if TYPE_CHECKING:
-    from cqlsh_ext.mcp_server.answers import Answer
+    from cqlsh_ext.mcp_server.answers import ToolAnswer
     from cqlsh_ext.mcp_server.calls import Calls
 
 #: How long past its time limit a call's answer is waited for: the scan stops at its next page.
@@ -124,7 +124,7 @@ async def _call(calls: Calls, name: str, arguments: dict[str, Any]) -> Any:
     return _result(call.answer)
 
 
-def _result(answer: Answer) -> Any:
+def _result(answer: ToolAnswer) -> Any:
     from mcp import types
 
     content: list[types.ContentBlock] = [types.TextContent(type="text", text=text) for text in answer.texts()]

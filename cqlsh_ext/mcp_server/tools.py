@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from cqlsh_ext.codecs.base import CODEC_EXAMPLES
 from cqlsh_ext.mcp_server import answers, connection, gate
-from cqlsh_ext.mcp_server.answers import Answer, failed
+from cqlsh_ext.mcp_server.answers import ToolAnswer, failed
 from cqlsh_ext.mcp_server.capture import Capture
 from cqlsh_ext.payload.names import FORMAT_EXAMPLES, title
 
@@ -60,7 +60,7 @@ class Work:
 
     def run(self, text: str, kinds: set[str], rows: bool, limit: int | None = None,
             max_bytes: int | None = None,
-            table: tuple[str | None, str] | None = None) -> tuple[gate.Read, Capture]:
+            table: tuple[str | None, str] | None = None) -> tuple[gate.AllowedStatement, Capture]:
         """`text` through the gate, then the shell; what it wrote. `table`: the [keyspace,] table it
         reads, when known (looked up again if the driver does not know it yet). Raises gate.Refused."""
         read = gate.check(text, kinds)
@@ -71,7 +71,7 @@ class Work:
         return read, capture
 
     def rows(self, text: str, limit: int, kinds: set[str] | None = None, key: str = "rows",
-             select: str | None = None) -> Answer:
+             select: str | None = None) -> ToolAnswer:
         """The rows `text` prints; `select`: the SELECT it runs (its table is looked up first)."""
         from cqlsh_ext.query.recognize import table_of
 
@@ -79,7 +79,7 @@ class Work:
                               table=table_of(select or text))
         return answers.rows(text, capture, key)
 
-    def report(self, text: str, kind: str, table: tuple[str, str]) -> Answer:
+    def report(self, text: str, kind: str, table: tuple[str, str]) -> ToolAnswer:
         return answers.report(self.run(text, {kind}, rows=False, max_bytes=REPORT_BYTES, table=table)[1])
 
 
@@ -91,13 +91,13 @@ class Tool:
     #: Each argument's JSON Schema.
     arguments: dict[str, dict[str, Any]]
     required: tuple[str, ...]
-    answer: Callable[[Work, dict[str, Any]], Answer]
+    answer: Callable[[Work, dict[str, Any]], ToolAnswer]
 
     def input_schema(self) -> dict[str, Any]:
         return {"type": "object", "properties": self.arguments, "required": list(self.required),
                 "additionalProperties": False}
 
-    def call(self, work: Work, arguments: dict[str, Any]) -> Answer:
+    def call(self, work: Work, arguments: dict[str, Any]) -> ToolAnswer:
         """The answer to a call; a bad argument or a refused statement is an error answer."""
         unknown = sorted(set(arguments) - set(self.arguments))
         if unknown:
@@ -182,29 +182,29 @@ def statement_of(arguments: dict[str, Any]) -> str:
 # ------------------------------------------------------------------------------------- the tools
 
 
-def _list_keyspaces(work: Work, arguments: dict[str, Any]) -> Answer:
+def _list_keyspaces(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
     return work.rows("SELECT keyspace_name FROM system_schema.keyspaces", MAX_ROWS)
 
 
-def _list_tables(work: Work, arguments: dict[str, Any]) -> Answer:
+def _list_tables(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
     keyspace = names(arguments.get("keyspace"), (1,), "keyspace")[0]
     literal = "'" + keyspace.replace("'", "''") + "'"
     return work.rows(f"SELECT table_name FROM system_schema.tables WHERE keyspace_name = {literal}",
                      MAX_ROWS)
 
 
-def _query(work: Work, arguments: dict[str, Any]) -> Answer:
+def _query(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
     limit = number(arguments, "limit", DEFAULT_ROWS, 1, MAX_ROWS)
     return work.rows(statement_of(arguments), limit or DEFAULT_ROWS)
 
 
-def _inspect_value(work: Work, arguments: dict[str, Any]) -> Answer:
+def _inspect_value(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
     statement = statement_of(arguments)
     gate.check(statement, {gate.SELECT})  # the statement given must be one SELECT by itself
     return work.rows(f"INSPECT {statement}", INSPECT_VALUES, {gate.INSPECT}, key="values", select=statement)
 
 
-def _describe_payload(work: Work, arguments: dict[str, Any]) -> Answer:
+def _describe_payload(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
     keyspace, table, column = names(arguments.get("column"), (3,), "column")
     sample = number(arguments, "sample", None, 1, MAX_SAMPLE)
     where = arguments.get("where")
@@ -218,7 +218,7 @@ def _describe_payload(work: Work, arguments: dict[str, Any]) -> Answer:
     return work.report(text, gate.DESCRIBE_PAYLOAD, (keyspace, table))
 
 
-def _compression_stats(work: Work, arguments: dict[str, Any]) -> Answer:
+def _compression_stats(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
     keyspace, table = table_of(work, arguments.get("table"))
     sample = number(arguments, "sample", None, 1, MAX_SAMPLE)
     target = f"{spell(keyspace)}.{spell(table)}"
@@ -229,19 +229,19 @@ def _compression_stats(work: Work, arguments: dict[str, Any]) -> Answer:
                        "COMPRESSION STATS", (keyspace, table))
 
 
-def _compression_settings(work: Work, arguments: dict[str, Any]) -> Answer:
+def _compression_settings(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
     keyspace, table = table_of(work, arguments.get("table"))
     return work.report(f"COMPRESSION SETTINGS {spell(keyspace)}.{spell(table)}", "COMPRESSION SETTINGS",
                        (keyspace, table))
 
 
-def _describe_table(work: Work, arguments: dict[str, Any]) -> Answer:
+def _describe_table(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
     keyspace, table = table_of(work, arguments.get("table"))
     _, capture = work.run(f"DESCRIBE TABLE {spell(keyspace)}.{spell(table)}", {gate.DESCRIBE}, rows=False,
                           max_bytes=REPORT_BYTES, table=(keyspace, table))
     if capture.errors or not capture.text().strip():
         return failed(" ".join(capture.errors) or f"no table {keyspace}.{table}")
-    from cqlsh_ext.mcp_server.schema import columns
+    from cqlsh_ext.mcp_server.table_columns import columns
 
     try:
         described = columns(work.shell, keyspace, table, TEXT_SAMPLE_ROWS)
@@ -249,7 +249,7 @@ def _describe_table(work: Work, arguments: dict[str, Any]) -> Answer:
         return failed(str(err))
     data = {"table": f"{keyspace}.{table}", "cql": capture.text().strip(), "columns": described,
             "notes": capture.messages}
-    return Answer(data=data)
+    return ToolAnswer(data=data)
 
 
 _STATEMENT = {"type": "string", "description": "one SELECT statement (CQL, with payload paths)"}

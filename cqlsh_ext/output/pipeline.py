@@ -99,7 +99,7 @@ class ResultPipeline:
                     self.stock.print_result(shell, result, table_meta)
 
     def _write_machine(self, result: Any, table_meta: Any, fmt: OutputFormat, all_pages: bool) -> None:
-        from cqlsh_ext.output.values import column_types
+        from cqlsh_ext.output.spellings import column_types
         from cqlsh_ext.output.writers import make_writer
         from cqlsh_ext.payload.places import ValuePlace
 

@@ -11,7 +11,7 @@ import json
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
-from cqlsh_ext.output.values import CsvSpelling, JsonSpelling
+from cqlsh_ext.output.spellings import CsvSpelling, JsonSpelling
 from cqlsh_ext.payload.places import ValuePlace
 from cqlsh_ext.settings import DisplaySettings
 from cqlsh_ext.settings.output_formats import OutputFormat

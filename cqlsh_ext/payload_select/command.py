@@ -75,7 +75,7 @@ def run(shell: Shell, plan: Plan, schema: Schema, keyspace: str, meta: Any) -> N
 def read_answer(shell: Shell, plan: Plan, schema: Schema, keyspace: str, meta: Any, page_size: int,
                 fetch_size: int | None = None) -> tuple[Any, list[str], list[Any], Any] | None:
     """The answer of `plan` read as the shell reads it (cost prompt, CONFIRM, workers, progress,
-    retries): (Reading, column names, driver types or None, a generator of pages of answer rows),
+    retries): (ReadSummary, column names, driver types or None, a generator of pages of answer rows),
     or None when it is refused or declined (said in one line). The printed result and COPY
     (SELECT ...) TO (cqlsh_ext.export) are its two sinks; `fetch_size`: the server's page size
     when it returns the answer's rows one for one (default: the shell's). Raises QueryError."""
@@ -85,7 +85,7 @@ def read_answer(shell: Shell, plan: Plan, schema: Schema, keyspace: str, meta: A
 
     evaluator = Evaluator(plan, shell.settings.display.decoding(), keyspace)
     star = [name for name in meta.columns] if any(i.kind == "star" for i in plan.items) else []
-    reading = read.Reading(Answer(plan, star))
+    reading = read.ReadSummary(Answer(plan, star))
     names, types = _columns(shell, plan, reading.answer, schema)
     if names is None:
         return None

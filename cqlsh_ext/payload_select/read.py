@@ -13,7 +13,7 @@
 The last two fill a ScanAnswer the same way (`answer_pages`), in this process or in each worker.
 
 Streamed answers come out page by page as rows are found; grouped and sorted ones once the
-reading ends. `Reading` keeps the counts for the closing line.
+reading ends. `ReadSummary` keeps the counts for the closing line.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ FLUSH_SECONDS = 1.0
 
 
 @dataclass
-class Reading:
+class ReadSummary:
     """What a reading saw, for the closing line."""
 
     answer: Answer
@@ -86,7 +86,7 @@ class _Pages:
             yield from _chunks(out, self.page_size)
 
 
-def _limited(reading: Reading, rows: list[Row]) -> tuple[list[Row], bool]:
+def _limited(reading: ReadSummary, rows: list[Row]) -> tuple[list[Row], bool]:
     """`rows` cut at the LIMIT; whether the LIMIT is reached."""
     limit = reading.answer.plan.limit
     if limit is None:
@@ -96,7 +96,7 @@ def _limited(reading: Reading, rows: list[Row]) -> tuple[list[Row], bool]:
     return rows, reading.emitted >= limit
 
 
-def plain_pages(reading: Reading, evaluator: Evaluator, result: Any) -> Iterator[list[Row]]:
+def plain_pages(reading: ReadSummary, evaluator: Evaluator, result: Any) -> Iterator[list[Row]]:
     """The shell's own paged result (a driver ResultSet of dict rows), a page per page: each
     page's blobs decoded together."""
     answer = reading.answer
@@ -109,7 +109,7 @@ def plain_pages(reading: Reading, evaluator: Evaluator, result: Any) -> Iterator
         result.fetch_next_page()
 
 
-def answer_pages(shell: Shell, reading: Reading, evaluator: Evaluator, plan: ReadPlan,
+def answer_pages(shell: Shell, reading: ReadSummary, evaluator: Evaluator, plan: ReadPlan,
                  progress: Progress | None, page_size: int) -> Iterator[list[Row]]:
     """The plan read into a ScanAnswer (in this process or in worker processes): streamed rows as
     they match, up to the LIMIT, else the answer once the reading ends."""

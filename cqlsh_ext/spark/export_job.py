@@ -216,10 +216,10 @@ def run(spark: Any, session: Any, stmt: Any, settings: Any) -> None:
                 from None
         raise SparkError(f"{LABEL}: writing {export.path} on Spark failed: {text}") from None
     from cqlsh_ext.payload_select.command import closing_parts
-    from cqlsh_ext.payload_select.read import Reading
+    from cqlsh_ext.payload_select.read import ReadSummary
 
     how = f"Spark {context.applicationId}, master {context.master}"
-    reading = Reading(answer, how=how, emitted=written.value)
+    reading = ReadSummary(answer, how=how, emitted=written.value)
     codec = export.codec or "zstd"
     print(f"{LABEL}: {written.value:,} rows written to {export.path} (Parquet part files by Spark, {codec}); "
           + ", ".join(closing_parts(plan, reading)))

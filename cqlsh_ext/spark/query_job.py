@@ -183,7 +183,7 @@ def run(spark: Any, session: Any, stmt: QueryStatement, settings: Any, float_pre
 def _closing_line(plan: Plan, answer: Answer, how: str, emitted: int) -> None:
     """The shell's closing line on stderr (payload_select), with how Spark read the table."""
     from cqlsh_ext.payload_select.command import closing_line as shell_closing_line
-    from cqlsh_ext.payload_select.read import Reading
+    from cqlsh_ext.payload_select.read import ReadSummary
 
-    shell_closing_line(plan, Reading(answer, how=how, emitted=emitted), sys.stderr)
+    shell_closing_line(plan, ReadSummary(answer, how=how, emitted=emitted), sys.stderr)
     sys.stderr.flush()

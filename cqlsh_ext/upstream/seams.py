@@ -66,7 +66,7 @@ SEAMS: tuple[tuple[str, str, str], ...] = (
     ("cassandra-driver", "ResultSet._current_rows set by page prefetching; ResponseFuture."
                          "start_fetching_next_page/has_more_pages/result()", "output.paging"),
     ("cassandra-driver", "type classes carry typename and subtypes; a UserType's fieldnames, a "
-                         "VectorType's subtype and vector_size", "cql.types, output.values"),
+                         "VectorType's subtype and vector_size", "cql.types, output.spellings"),
     ("cassandra-driver", "Cluster.reconnection_policy read when reconnection starts",
      "repl.shellhooks"),
     ("cassandra-driver", "ResponseFuture.message.fetch_size changed between pages; a reactor reset "

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from cqlsh_ext.cql.errors import QueryError
 from cqlsh_ext.cql.lexer import tokenize
 from cqlsh_ext.cql.types import parse
-from cqlsh_ext.encode.parse import Reader, Table, Unreadable
+from cqlsh_ext.encode.parse import Reader, TableTypes, Unreadable
 
 COLUMNS = {"id": "int", "data": "blob", "parts": "list<blob>", "m": "map<text, blob>",
            "d": "frozen<doc>", "pair": "tuple<int, blob>", "k": "blob"}
@@ -18,7 +18,7 @@ UDTS = {"doc": {"title": "text", "content": "blob"}}
 
 
 def lookup(keyspace, name):
-    return Table(keyspace or "ks", name, {c: parse(t, UDTS) for c, t in COLUMNS.items()})
+    return TableTypes(keyspace or "ks", name, {c: parse(t, UDTS) for c, t in COLUMNS.items()})
 
 
 def placements(text: str) -> list[tuple[str, tuple[str, ...], str]]:

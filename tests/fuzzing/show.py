@@ -49,7 +49,7 @@ def render(path: str, data: bytes) -> str:
         display = BlobDisplay(DisplaySettings(), False, path == "expand")
         return str(display(data, seams.value_colormap(False)).strval)
     if path in ("json", "csv"):
-        from cqlsh_ext.output.values import CsvSpelling, JsonSpelling
+        from cqlsh_ext.output.spellings import CsvSpelling, JsonSpelling
 
         spelling = JsonSpelling if path == "json" else CsvSpelling
         return spelling(DisplaySettings(output_format=output_format(path))).value(data)

@@ -231,7 +231,7 @@ def _display(expanded: bool) -> Callable[[bytes], None]:
 
 
 def _json_output(data: bytes) -> None:
-    from cqlsh_ext.output.values import JsonSpelling
+    from cqlsh_ext.output.spellings import JsonSpelling
 
     for raw in (False, True):
         text = JsonSpelling(DisplaySettings(output_format=output_format("json"), raw_blobs=raw)).value(data)
@@ -245,7 +245,7 @@ def _json_output(data: bytes) -> None:
 
 
 def _csv_output(data: bytes) -> None:
-    from cqlsh_ext.output.values import CsvSpelling
+    from cqlsh_ext.output.spellings import CsvSpelling
 
     bounded("CSV output", CsvSpelling(DisplaySettings(output_format=output_format("csv"))).value(data))
 
@@ -259,7 +259,7 @@ SPECS: tuple[str, ...] = (*payload_declarations(), *CODEC_NAMES, "text", "hex", 
 def _display_spec(data: bytes) -> None:
     """A value under a column setting (payload.unwrap.unwrap_spec), in every output."""
     from cqlsh_ext.output.display import BlobDisplay
-    from cqlsh_ext.output.values import CsvSpelling, JsonSpelling
+    from cqlsh_ext.output.spellings import CsvSpelling, JsonSpelling
     from cqlsh_ext.payload.places import ValuePlace
     from cqlsh_ext.upstream import seams
 
@@ -386,9 +386,9 @@ def all_targets() -> dict[str, Target]:
                mutate=_any_format),
         Target("display-spec", _display_spec, (), "a column setting (first byte picks it) in table, "
                "EXPAND, JSON and CSV", _spec_seeds),
-        Target("output-json", _json_output, everything, "output.values JSON writer (JSON Lines)",
+        Target("output-json", _json_output, everything, "output.spellings JSON writer (JSON Lines)",
                mutate=_any_format),
-        Target("output-csv", _csv_output, everything, "output.values CSV writer", mutate=_any_format),
+        Target("output-csv", _csv_output, everything, "output.spellings CSV writer", mutate=_any_format),
         Target("inspect", _inspect, everything, "insight.inspect.inspect_value: text and JSON report",
                mutate=_any_format),
         Target("advise", _advise, everything,

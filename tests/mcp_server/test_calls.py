@@ -9,7 +9,7 @@ import threading
 from typing import Any
 
 from cqlsh_ext.common.interrupt import CtrlC
-from cqlsh_ext.mcp_server.answers import Answer
+from cqlsh_ext.mcp_server.answers import ToolAnswer
 from cqlsh_ext.mcp_server.calls import Calls
 from cqlsh_ext.mcp_server.tools import Tool, Work
 
@@ -29,22 +29,22 @@ def test_calls_run_one_at_a_time_in_order_and_a_halted_one_stops_as_at_ctrl_c() 
     order: list[str] = []
     inside, running = threading.Event(), threading.Lock()
 
-    def scan(work: Work, arguments: dict[str, Any]) -> Answer:
+    def scan(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
         assert running.acquire(blocking=False), "two calls at once"
         try:
             order.append("scan")
             with CtrlC() as ctrl_c:  # a scan's Ctrl-C, as scanning/scan.py enters it
                 inside.set()
                 ctrl_c.stop.wait(60)
-                return Answer(data={"pressed": ctrl_c.pressed})
+                return ToolAnswer(data={"pressed": ctrl_c.pressed})
         finally:
             running.release()
 
-    def quick(work: Work, arguments: dict[str, Any]) -> Answer:
+    def quick(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
         assert running.acquire(blocking=False), "two calls at once"
         order.append(arguments.get("n", "quick"))
         running.release()
-        return Answer(data={"n": arguments.get("n")})
+        return ToolAnswer(data={"n": arguments.get("n")})
 
     thread = _serve(calls)
     first = calls.submit(_tool("scan", scan), {}, lambda: None)
@@ -68,10 +68,10 @@ def test_calls_run_one_at_a_time_in_order_and_a_halted_one_stops_as_at_ctrl_c() 
 def test_the_time_limit_stops_a_running_call_and_what_waits_after_close_does_not_run() -> None:
     calls = Calls(seconds=0.5)
 
-    def scan(work: Work, arguments: dict[str, Any]) -> Answer:
+    def scan(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
         with CtrlC() as ctrl_c:
             ctrl_c.stop.wait(60)  # only the time limit ends it
-            return Answer(data={"pressed": ctrl_c.pressed})
+            return ToolAnswer(data={"pressed": ctrl_c.pressed})
 
     thread = _serve(calls)
     call = calls.submit(_tool("scan", scan), {}, lambda: None)
@@ -80,9 +80,9 @@ def test_the_time_limit_stops_a_running_call_and_what_waits_after_close_does_not
     assert call.answer.data["stopped"].startswith("the time limit (0.5 s)")
     calls.seconds = 600
     blocker = threading.Event()
-    held = calls.submit(_tool("held", lambda work, arguments: Answer(data={"ok": blocker.wait(60)})), {},
+    held = calls.submit(_tool("held", lambda work, arguments: ToolAnswer(data={"ok": blocker.wait(60)})), {},
                         lambda: None)
-    after = calls.submit(_tool("quick", lambda work, arguments: Answer(data={})), {}, lambda: None)
+    after = calls.submit(_tool("quick", lambda work, arguments: ToolAnswer(data={})), {}, lambda: None)
     calls.close()  # the client went away: the running call is halted, the waiting one not run
     blocker.set()
     assert held.done.wait(30) and after.done.wait(30)

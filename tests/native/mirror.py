@@ -13,9 +13,11 @@ from, so a core built before the change is known too.
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import inspect
 import sys
+import textwrap
 from importlib import import_module
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -155,9 +157,32 @@ def _digest(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
+class _CodeOnly(ast.NodeTransformer):
+    """What a function does, not how it is told: docstrings and type annotations dropped (comments
+    are not in the tree), so a rename in a type hint or a reworded docstring is no drift."""
+
+    def generic_visit(self, node: ast.AST) -> ast.AST:
+        body = getattr(node, "body", None)
+        if (isinstance(body, list) and body and isinstance(body[0], ast.Expr)
+                and isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str)):
+            node.body = body[1:] or [ast.Pass()]  # type: ignore[attr-defined]  # any node with a body
+        if isinstance(node, ast.arg):
+            node.annotation = None
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            node.returns = None
+        if isinstance(node, ast.AnnAssign):
+            node.annotation = ast.Constant(None)
+        return super().generic_visit(node)
+
+
+def _code(obj: Any) -> str:
+    tree = ast.parse(textwrap.dedent(inspect.getsource(obj)))
+    return ast.dump(_CodeOnly().visit(tree))
+
+
 def manifest() -> list[str]:
     """One line per mirrored piece: `<fingerprint> <what> <module:name> native/src/<file>`."""
-    lines = [f"{_digest(inspect.getsource(_resolve(m.module, m.name)))} code {m.module}:{m.name} "
+    lines = [f"{_digest(_code(_resolve(m.module, m.name)))} code {m.module}:{m.name} "
              f"native/src/{m.rust}" for m in MIRRORED]
     lines += [f"{_digest(_constant(m.module, m.name))} constant {m.module}:{m.name} native/src/{m.rust}"
               for m in MIRRORED_CONSTANTS]

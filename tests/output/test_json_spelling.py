@@ -17,7 +17,7 @@ import pytest
 from cassandra import cqltypes
 
 from cqlsh_ext.common import jsonenc
-from cqlsh_ext.output.values import CsvSpelling, JsonSpelling
+from cqlsh_ext.output.spellings import CsvSpelling, JsonSpelling
 from cqlsh_ext.payload.formats.tree import jsonable
 from cqlsh_ext.settings import DisplaySettings
 

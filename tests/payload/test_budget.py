@@ -18,7 +18,7 @@ import pytest
 
 from cqlsh_ext.codecs.base import DEFAULT_CAP
 from cqlsh_ext.output.display import BlobDisplay
-from cqlsh_ext.output.values import CsvSpelling, JsonSpelling
+from cqlsh_ext.output.spellings import CsvSpelling, JsonSpelling
 from cqlsh_ext.payload.budget import MAX_NODES, Budget
 from cqlsh_ext.payload.formats.tree import Cut, jsonable_cut, render, render_cut
 from cqlsh_ext.payload.unwrap import unwrap

@@ -104,7 +104,7 @@ def test_mutated_values_of_every_format_never_raise(produced):
 
     from java_producers import java_serialized_objects
 
-    from cqlsh_ext.output.values import CsvSpelling
+    from cqlsh_ext.output.spellings import CsvSpelling
 
     seeds = {name: data for name, data in produced.items() if "." not in name}
     seeds.update(java_serialized_objects())

@@ -19,7 +19,7 @@ import pytest
 from cassandra import cqltypes, util
 
 from cqlsh_ext.common.jsonenc import float32_text
-from cqlsh_ext.output.values import CsvSpelling, JsonSpelling
+from cqlsh_ext.output.spellings import CsvSpelling, JsonSpelling
 from cqlsh_ext.repl.history import SafeFileHistory, carries_password
 from cqlsh_ext.repl.pager import NoPager, PagedOutput, pager_command
 from cqlsh_ext.repl.statement_end import is_complete

@@ -31,7 +31,7 @@ class Asked:
 
 
 @dataclass
-class Values:
+class TakenValues:
     """The values to measure and how they were taken."""
 
     taken: list[Value]
@@ -123,7 +123,7 @@ def _check(shell: Shell, asked: Asked) -> str | None:
 # ------------------------------------------------------------------------------------- values
 
 
-def _from_files(shell: Shell, asked: Asked, mode: str, cap: int) -> Values | None:
+def _from_files(shell: Shell, asked: Asked, mode: str, cap: int) -> TakenValues | None:
     from cqlsh_ext.insight.trial.latency import take_value
     from cqlsh_ext.payload.engine import ValueEngine
 
@@ -138,7 +138,7 @@ def _from_files(shell: Shell, asked: Asked, mode: str, cap: int) -> Values | Non
         reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
         refuse(shell, f"cannot read {asked.path}: {reason}")
         return None
-    values = Values([], "files", asked.path)
+    values = TakenValues([], "files", asked.path)
     for data in read:
         _keep(values, take_value(data, engine))
     values.sample = {"method": "files", "path": asked.path, "values_read": len(read),
@@ -147,14 +147,14 @@ def _from_files(shell: Shell, asked: Asked, mode: str, cap: int) -> Values | Non
     return values
 
 
-def _keep(values: Values, taken: Value | str) -> None:
+def _keep(values: TakenValues, taken: Value | str) -> None:
     if isinstance(taken, str):
         values.skipped[taken] = values.skipped.get(taken, 0) + 1
     else:
         values.taken.append(taken)
 
 
-def _from_column(shell: Shell, parsed: Parsed, asked: Asked, mode: str, cap: int) -> Values | None:
+def _from_column(shell: Shell, parsed: Parsed, asked: Asked, mode: str, cap: int) -> TakenValues | None:
     from cqlsh_ext.insight.trial.latency import column_kind
 
     ks, table, meta = side.named_table(shell, parsed)
@@ -181,7 +181,7 @@ class _Collector:
     why the others cannot; `rows` counts the first only, so the sampler stops when there are enough
     of them. Each slice is read into a fresh() one and merged in launch order (scanning.sample)."""
 
-    def __init__(self, mode: str, cap: int, values: Values) -> None:
+    def __init__(self, mode: str, cap: int, values: TakenValues) -> None:
         from cqlsh_ext.payload.engine import ValueEngine
 
         self.mode, self.cap, self.values = mode, cap, values
@@ -193,7 +193,7 @@ class _Collector:
         self.scan = ""
 
     def fresh(self) -> _Collector:
-        return _Collector(self.mode, self.cap, Values([], self.values.column_type, self.values.source))
+        return _Collector(self.mode, self.cap, TakenValues([], self.values.column_type, self.values.source))
 
     def set_columns(self, names: Any, types: Any) -> None:
         """The one column read: nothing to look up."""
@@ -232,7 +232,7 @@ class _Collector:
 
 
 def _sample(shell: Shell, asked: Asked, ks: str, table: str, column: str, kind: str,
-            partition_key: list[str], mode: str, cap: int) -> Values | None:
+            partition_key: list[str], mode: str, cap: int) -> TakenValues | None:
     """At least asked.rows values of the column from random token-range slices (the sampler of
     COMPRESSION STATS SAMPLE: it finishes the slices it started), then exactly asked.rows of them
     chosen at random; fewer when the table holds fewer."""
@@ -249,7 +249,7 @@ def _sample(shell: Shell, asked: Asked, ks: str, table: str, column: str, kind: 
     from cqlsh_ext.scanning.scan import ScanSpec, error_text, progress_for, shell_scanner
 
     source = f"{ks}.{table}.{column}"
-    values = Values([], kind, source)
+    values = TakenValues([], kind, source)
     values.partitioner = partitioner = server_partitioner(shell.session)
     try:
         ring = ring_for(partitioner)
@@ -302,7 +302,7 @@ def _sample(shell: Shell, asked: Asked, ks: str, table: str, column: str, kind: 
 # ------------------------------------------------------------------------------------- measuring
 
 
-def _measure(shell: Shell, parsed: Parsed, asked: Asked, values: Values, variants: list[Any],
+def _measure(shell: Shell, parsed: Parsed, asked: Asked, values: TakenValues, variants: list[Any],
              cap: int) -> None:
     from cassandra import ConsistencyLevel
 

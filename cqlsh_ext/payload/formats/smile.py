@@ -25,7 +25,7 @@ _END_STRING = 0xFC
 _SHARED_MAX = 1024
 
 
-class _Reader:
+class _SmileReader:
     def __init__(self, data: bytes, shared_names: bool, shared_values: bool) -> None:
         self.data = data
         self.pos = 0
@@ -208,7 +208,7 @@ def decode(data: bytes) -> Any:
     flags = data[3]
     if flags >> 4 != 0:
         raise PayloadError(f"smile: format version {flags >> 4} not read")
-    reader = _Reader(data, shared_names=bool(flags & 0x01), shared_values=bool(flags & 0x02))
+    reader = _SmileReader(data, shared_names=bool(flags & 0x01), shared_values=bool(flags & 0x02))
     reader.pos = 4
     value = reader.value(0)
     if reader.pos < len(data) and data[reader.pos:] != b"\xff":  # the optional end-of-content marker

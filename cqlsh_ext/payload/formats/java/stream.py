@@ -100,7 +100,7 @@ class _ClassRef:
 _NULL = object()
 
 
-class _Reader:
+class _StreamReader:
     def __init__(self, data: bytes, meter: budget.Meter) -> None:
         self.data, self.pos = data, 0
         self.handles: list[Any] = []
@@ -296,7 +296,7 @@ def read_tree(data: bytes) -> Any:
         raise JavaStreamError("not a Java serialization stream")
     # One meter for the text built from the stream's names (proxy names, cycle markers, keys).
     meter = budget.current().meter()
-    reader = _Reader(data, meter)
+    reader = _StreamReader(data, meter)
     reader.pos = len(MAGIC)
     contents = []
     try:
