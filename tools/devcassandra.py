@@ -548,14 +548,23 @@ class Instance:
                 **{f"{k}_port": v for k, v in self.config.ports.items()}}
         (self.directory / "instance.json").write_text(json.dumps(info, indent=2) + "\n")
 
-    def start(self, timeout: float = 120.0, die_with_parent: bool = False, clean: bool = False) -> None:
+    def start(self, timeout: float = 120.0, die_with_parent: bool = False, clean: bool = False,
+              move_internal_ports: bool = False) -> None:
         """Start the server and return once CQL answers (and the probe login works).
 
         clean: wipe the data directory first. die_with_parent: the server is SIGTERMed when
-        the calling process dies (for test fixtures; Linux only).
+        the calling process dies (for test fixtures; Linux only). move_internal_ports: a storage
+        or JMX port taken meanwhile (another process got it while a killed server was down) is
+        picked again; clients only know the native port, which must still be free.
         """
         if pid := self.pid():
             raise DevCassandraError(f"already running (pid {pid}) in {self.directory}")
+        if move_internal_ports:
+            taken = [name for name in ("storage", "jmx")
+                     if not _port_free(self.config.host, self.config.ports[name])]
+            if taken:
+                fresh = dict(zip(taken, free_ports(len(taken), self.config.host)))
+                self.config = replace(self.config, **{f"{name}_port": port for name, port in fresh.items()})
         busy = [f"{name} {port}" for name, port in self.config.ports.items()
                 if not _port_free(self.config.host, port)]
         if busy:

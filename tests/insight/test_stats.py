@@ -10,6 +10,8 @@ from collections import Counter
 import pytest
 from scanning.test_capacity import expected_bucket
 
+from cqlsh_ext.scanning.plan import STREAMS
+
 from .conftest import COMPRESSED, FAILED, NO_FORMAT, STATUS_WORDS, cqlsh_ext, json_docs
 
 BUCKETS = ["<= 1 KB", "1-4 KB", "4-20 KB", "20-67 KB", "67 KB-1 MB", "> 1 MB"]
@@ -151,7 +153,7 @@ def test_whole_table_json(cassandra, insight, home, parallel):
     out = cqlsh_ext(cassandra, home, f"COMPRESSION STATS JSON {parallel}SELECT data FROM {insight.ks}.orders")
     (doc,) = json_docs(out.stdout)
     check(doc, expected(insight.orders))
-    assert doc["scan"] == ("4 worker processes" if parallel else "single stream")
+    assert doc["scan"] == ("4 worker processes" if parallel else f"{STREAMS} parallel streams")
     # The data covers every bucket, both sides of the quota and the output cap.
     exp = expected(insight.orders)
     assert all(exp["buckets"]["decompressed"][b] for b in BUCKETS)

@@ -173,7 +173,7 @@ def test_the_server_killed_mid_call_then_back(killable, tmp_path: Path):
         assert [tool.name for tool in server.tools()][0] == "list_keyspaces"
         # Back again: the same MCP server reaches it (the driver reconnects), and reads the table whole.
         _plan(instance).clear()
-        instance.start(timeout=180, die_with_parent=True)
+        instance.start(timeout=180, die_with_parent=True, move_internal_ports=True)
         _wait_for(lambda: not server.call("list_keyspaces").is_error, "the server reached again", 120)
         count = server.call("query", statement=f"SELECT count(*) FROM {ks}.t").data
         assert count["rows"] == [{"count": ROWS}]

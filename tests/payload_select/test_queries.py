@@ -14,6 +14,7 @@ import pytest
 from orders import MISSING, take
 from shell_runner import STOCK_CQLSH, run, without_patch_warning
 
+from cqlsh_ext.scanning.plan import STREAMS
 from tests.query.test_evaluate import TRUTH
 
 from .conftest import Orders, shell
@@ -155,7 +156,7 @@ def test_group_by_aggregates_exactly(cassandra, orders, home, workers):
     assert f"{len(orders.rows):,} rows read" in out.stderr and f"{undecodable:,} undecodable" in out.stderr
     assert ("2 worker processes" in out.stderr) == (workers == "2")
     # How the table was read, in the user's words (a token range is the server's).
-    assert ("4 parallel streams" in out.stderr) == (workers == "1") and "token" not in out.stderr
+    assert (f"{STREAMS} parallel streams" in out.stderr) == (workers == "1") and "token" not in out.stderr
 
 
 def cqlsh_digits(value: float, precision: int) -> str:

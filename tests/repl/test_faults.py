@@ -126,7 +126,7 @@ def test_server_killed_during_stats_and_during_a_paged_select(killable, tmp_path
         _plan(instance).set("delay", -1, 3000)
         t.type(f"COMPRESSION STATS SELECT data FROM {ks}.t;")
         t.enter()
-        t.expect(r"COMPRESSION STATS [\w.]+: 100 rows")  # the progress line: the first page is in
+        t.expect(r"COMPRESSION STATS [\w.]+: [1-9][\d,]* rows")  # the progress line: the first pages are in
         _kill(instance)
         t.expect(r"COMPRESSION STATS: ([\d,]+) rows in", timeout=120)
         report = t.since()
@@ -138,7 +138,7 @@ def test_server_killed_during_stats_and_during_a_paged_select(killable, tmp_path
 
         # 2. back again: the same shell reaches the restarted server, and the scan completes
         _plan(instance).clear()
-        instance.start(timeout=180, die_with_parent=True)
+        instance.start(timeout=180, die_with_parent=True, move_internal_ports=True)
         _until_back(t, "SELECT cluster_name FROM system.local;")
         t.prompt()
         t.run(f"COMPRESSION STATS SELECT data FROM {ks}.t;", until=rf"COMPRESSION STATS: {ROWS:,} rows in")
@@ -171,7 +171,7 @@ def test_server_killed_during_stats_and_during_a_paged_select(killable, tmp_path
         lines = _one_line(t.text[start:].rsplit("---MORE---", 1)[-1])
         assert len(lines) == 1, t.text[start:]
         assert "Traceback" not in t.text
-        instance.start(timeout=180, die_with_parent=True)
+        instance.start(timeout=180, die_with_parent=True, move_internal_ports=True)
         _until_back(t, "SELECT count(*) FROM system.local;")
         assert t.exit() == 0
     finally:

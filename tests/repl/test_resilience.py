@@ -92,7 +92,7 @@ def test_server_stopped_and_restarted_during_a_session(own_server: devcassandra.
         report = t.text[start:].split("system.local;", 2)[-1]
         said = _messages("\n".join(line for line in report.splitlines() if "cqlsh>" not in line))
         assert len(said) == 1, report
-        own_server.start(timeout=180, die_with_parent=True)
+        own_server.start(timeout=180, die_with_parent=True, move_internal_ports=True)
         # Back: the driver reconnects within seconds (the shell shortens its back-off).
         deadline = time.monotonic() + 60
         while True:

@@ -9,6 +9,8 @@ from collections import Counter
 
 import pytest
 
+from cqlsh_ext.scanning.plan import STREAMS
+
 from .conftest import CODECS, json_lines
 
 pytestmark = pytest.mark.spark
@@ -28,7 +30,7 @@ def _spark_stats(runs) -> list[dict]:
 def test_figures_equal_the_shells_exact_scans(runs):
     spark, spark_all, spark_nested = _spark_stats(runs)
     single, workers, shell_all, shell_nested = json_lines(runs.shell_stats.stdout)
-    assert single["scan"] == "single stream" and workers["scan"] == "2 worker processes"
+    assert single["scan"] == f"{STREAMS} parallel streams" and workers["scan"] == "2 worker processes"
     assert _figures(spark) == _figures(single) == _figures(workers)
     assert _figures(spark_all) == _figures(shell_all)
     assert spark_all["query"].startswith("SELECT") and spark_all["complete"]
