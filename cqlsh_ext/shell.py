@@ -5,10 +5,10 @@ none`, table output, `--classic`, no Keyspaces flags) to cqlsh's own method, so 
 is kept. Where each override attaches to cqlsh is listed in cqlsh_ext.upstream.seams.
 
 - results: cqlsh_ext.output.pipeline (writers, pager, blob cells, auto vertical);
-- commands: their modules, imported here (COMMAND_MODULES); each command's `do_<word>` comes
-  from its declaration (cqlsh_ext.commands);
+- commands and statements of ours: their modules, imported here (COMMAND_MODULES); each
+  command's `do_<word>` comes from its declaration, and handle_statement hands a statement to the
+  intercepts declared for its first word (cqlsh_ext.commands) before cqlsh sees it;
 - the interactive loop: cqlsh_ext.repl;
-- encode() in INSERT, UPDATE and BATCH: cqlsh_ext.encode (the statement rewritten before cqlsh runs it);
 - Amazon Keyspaces: cqlsh_ext.keyspaces.
 
 cqlsh's main(), SOURCE and LOGIN build the Shell themselves, by the module global name `Shell`:
@@ -27,17 +27,13 @@ from cqlsh_ext.common import gc_pause
 from cqlsh_ext.common.text import message, say, screen_width
 from cqlsh_ext.cql.lexer import Lexed
 from cqlsh_ext.describe import command as describe_payload
-from cqlsh_ext.describe.help import PAYLOAD_HELP
 from cqlsh_ext.encode import command as encode_statement
-from cqlsh_ext.encode import help as encode_help
 from cqlsh_ext.export import command as export_command
-from cqlsh_ext.export.help import EXPORT_HELP
 from cqlsh_ext.insight import command as insight_commands
 from cqlsh_ext.output import OutputClosed
 from cqlsh_ext.output import command as output_command
 from cqlsh_ext.output.pipeline import ResultPipeline
 from cqlsh_ext.payload_select import command as payload_select
-from cqlsh_ext.payload_select.help import QUERIES_HELP, SELECT_SEE_ALSO
 from cqlsh_ext.repl import shellhooks as repl
 from cqlsh_ext.settings import Settings
 from cqlsh_ext.upstream import seams
@@ -45,9 +41,12 @@ from cqlsh_ext.upstream import seams
 if TYPE_CHECKING:
     from cqlsh_ext.upstream.protocol import Parsed
 
-#: The modules that declare our commands: importing one declares its commands (HELP lists them
-#: with cqlsh's own, in alphabetical order).
-COMMAND_MODULES = (decompress, decode, output_command, insight_commands)
+#: The modules that declare our commands and statement intercepts: importing one declares them
+#: (HELP lists the commands with cqlsh's own, in alphabetical order). Intercepts of one first word
+#: are tried in this order: a COPY (SELECT ...) is the export's before a COPY's column paths are
+#: refused.
+COMMAND_MODULES = (decompress, decode, output_command, insight_commands, encode_statement, export_command,
+                   describe_payload, payload_select)
 
 cqlshmain = seams.import_cqlshmain(None)
 Stock = seams.stock_shell_class()
@@ -107,35 +106,27 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
             gc_pause.resume()
 
     def handle_statement(self, tokens: Any, srcstr: str) -> Any:
-        # A statement one of ours reads is handed over as a Lexed (_statement): its text, lexed
-        # once when first read (cqlsh_ext.cql.lexer); every reader takes its tokens.
+        # The statement intercepts declared for its first word (cqlsh_ext.commands), in order: one
+        # that takes the statement ends it here; a rewrite goes on, rewritten, to the next and to
+        # cqlsh; any other statement goes to cqlsh as written. Each is handed a Lexed: the
+        # statement's text, lexed once when first read (cqlsh_ext.cql.lexer).
         first = str(tokens[0][1]).lower() if tokens else ""
-        written = None
-        if encode_statement.wanted(tokens, srcstr):  # encode() values: cqlsh_ext.encode
-            written = encode_statement.rewrite(self, tokens, srcstr, _statement(tokens, srcstr))
-            if written is None:
-                return None  # refused in one line; nothing sent
-            tokens, srcstr = written.tokens, written.text
+        rewritten: commands.Rewrite | None = None
+        statement: Lexed | None = None
         try:
-            # A SELECT reaching into payloads runs here (cqlsh_ext.payload_select); any other
-            # statement goes to cqlsh as written.
-            if first == "select" and payload_select.intercept(self, _statement(tokens, srcstr)):
-                return True
-            if first in ("describe", "desc") and describe_payload.intercept(
-                    self, _statement(tokens, srcstr)):
-                return True  # DESCRIBE PAYLOAD (cqlsh_ext.describe); any other DESCRIBE is cqlsh's
-            if first == "copy":
-                # COPY (SELECT ...) TO 'file' is ours (cqlsh_ext.export), as is refusing a stock
-                # COPY TO a .parquet name; any other COPY is cqlsh's, paths in its columns refused.
-                statement = _statement(tokens, srcstr)
-                if export_command.intercept(self, statement) or \
-                        payload_select.refuse_copy(self, statement.text):
+            for intercept in commands.intercepts_for(first):
+                if statement is None:
+                    statement = _statement(tokens, srcstr)
+                outcome = intercept.handler(self, statement)
+                if outcome is True:
                     return True
+                if outcome is not False:
+                    rewritten, tokens, srcstr, statement = outcome, outcome.tokens, outcome.text, None
             done = super().handle_statement(tokens, srcstr)
         except BrokenPipeError:
             raise OutputClosed from None
-        if written is not None and done:
-            written.said()
+        if rewritten is not None and done:
+            rewritten.said()
         return done
 
     def handle_parse_error(self, cmdword: str, tokens: Any, parsed: Parsed, srcstr: str) -> Any:
@@ -214,9 +205,12 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
             super().do_help(parsed)
         else:
             repl.do_help(self, parsed, Stock.do_help)
-        # cqlsh's HELP SELECT is only a web address: the payload part of SELECT is HELP QUERIES.
-        if any(str(topic).lower() == "select" for topic in parsed.get_binding("topic", ())):
-            self.stdout.write(SELECT_SEE_ALSO + "\n")
+        # A line an intercept adds to cqlsh's HELP of its word (HELP SELECT is a web address).
+        asked = {str(topic).lower() for topic in parsed.get_binding("topic", ())}
+        for intercept in commands.intercepts():
+            for word, line in intercept.see_also:
+                if word in asked:
+                    self.stdout.write(line + "\n")
 
     # ------------------------------------------------ Amazon Keyspaces (cqlsh_ext.keyspaces)
 
@@ -240,16 +234,6 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
             return super().do_copy(parsed)
 
     do_copy.__doc__ = Stock.do_copy.__doc__
-    #: HELP QUERIES, in every loop (a help topic, no command: cqlsh_ext.upstream.seams.help_topic).
-    do_queries = seams.help_topic("queries", QUERIES_HELP)
-    #: HELP ENCODE: encode() is a function inside INSERT, UPDATE and BATCH, no command.
-    do_encode = seams.help_topic("encode", encode_help.ENCODE_HELP)
-    #: HELP TRIAL: COMPRESSION TRIAL in full (HELP COMPRESSION has its summary).
-    do_trial = seams.help_topic("trial", insight_commands.TRIAL_HELP)
-    #: HELP EXPORT: COPY (SELECT ...) TO 'file' (cqlsh_ext.export).
-    do_export = seams.help_topic("export", EXPORT_HELP)
-    #: HELP PAYLOAD: DESCRIBE PAYLOAD (cqlsh_ext.describe); HELP DESCRIBE stays cqlsh's.
-    do_payload = seams.help_topic("payload", PAYLOAD_HELP)
     do_login.__doc__ = Stock.do_login.__doc__
     do_history.__doc__ = Stock.do_history.__doc__
     do_help.__doc__ = Stock.do_help.__doc__
@@ -275,23 +259,26 @@ def register_commands() -> None:
     if _registered:
         return
     declared = commands.commands()
-    # DESCRIBE PAYLOAD's rule completes only (it is no command: describe.command says why).
+    # An intercept's rule completes only (its statement never reaches cqlsh's parser).
+    completing = [i for i in commands.intercepts() if i.rule]
     seams.register_special_commands(
-        "".join(c.grammar for c in declared) + describe_payload.GRAMMAR,
+        "".join(c.grammar for c in declared) + "".join(i.grammar for i in completing),
         tuple(c.word for c in declared if c.ends_with_newline),
-        (*(c.rule for c in declared), describe_payload.RULE),
+        (*(c.rule for c in declared), *(i.rule for i in completing)),
     )
-    for command in declared:
-        for (rule, symbol), complete in command.completers:
+    for completers in [c.completers for c in declared] + [i.completers for i in completing]:
+        for (rule, symbol), complete in completers:
             seams.register_completer(rule, symbol, complete)
-    for (rule, symbol), complete in describe_payload.COMPLETERS:
-        seams.register_completer(rule, symbol, complete)
     _registered.append(True)
 
 
 def shell_class(settings: Settings) -> type[ExtShell]:
-    """The Shell class of one run: its settings and a `do_<word>` per declared command."""
+    """The Shell class of one run: its settings, a `do_<word>` per declared command and one per
+    HELP topic the commands and intercepts declare (a topic, no command: seams.help_topic)."""
     methods: dict[str, Any] = {"settings": settings}
     for command in commands.commands():
         methods[f"do_{command.word}"] = _command_method(command)
+    for topic, text in [t for c in commands.commands() for t in c.topics] + \
+            [t for i in commands.intercepts() for t in i.topics]:
+        methods[f"do_{topic}"] = seams.help_topic(topic, text)
     return type("ExtShell", (ExtShell,), methods)

@@ -8,6 +8,7 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 BIN_DIR = Path(sys.executable).parent
 CQLSH_EXT = str(BIN_DIR / "cqlsh-ext")
@@ -96,3 +97,22 @@ def table_rows(output: str) -> list[list[str]]:
             continue
         rows.append([cell.strip() for cell in line.split(" | ")])
     return rows[1:] if rows else rows
+
+
+def in_process_shell(cassandra: Any) -> Any:
+    """The shell a user runs (its per-run class, its grammar), built in this process on the test
+    server: for tests that call its methods (completion, handle_statement) directly."""
+    from cassandra.auth import PlainTextAuthProvider
+    from cqlshlib import cql3handling
+
+    from cqlsh_ext import shell
+    from cqlsh_ext.settings import Settings
+    from cqlsh_ext.upstream import seams
+
+    cqlshmain = seams.import_cqlshmain(None)
+    shell.register_commands()
+    if cqlshmain.cqlruleset is None:
+        cqlshmain.setup_cqlruleset(cql3handling)
+    return shell.shell_class(Settings())(cassandra.host, cassandra.port, tty=False, encoding="utf-8",
+                                         auth_provider=PlainTextAuthProvider(cassandra.username,
+                                                                             cassandra.password))

@@ -1,4 +1,4 @@
-"""The shell commands cqlsh-ext adds, declared once each.
+"""The shell commands and statements cqlsh-ext adds, declared once each: one door for each.
 
 A command module declares its command with `@shell_command(...)` on its handler: the word, the
 grammar rules, the HELP text, whether it only reads (the interactive loop then does not warn
@@ -11,22 +11,36 @@ pages them from the same declarations.
 Command modules are imported at start-up, so they import nothing heavy at module level: a handler
 imports what it needs (codecs, report modules, the driver's extras) when it first runs.
 
-Adding a command: write its module with one `@shell_command` handler, import the module in
+A statement of ours that starts with one of CQL's words (a SELECT reaching into payloads,
+DESCRIBE PAYLOAD, COPY (SELECT ...) TO, encode() in INSERT/UPDATE/BATCH) is a *statement
+intercept*: `@statement_intercept(...)` on its handler declares the first words it looks at, its
+grammar and completers (for completion: cqlsh never parses it), its HELP topics and whether it
+only reads. The shell's handle_statement hands every statement whose first word is declared to
+these handlers, in declaration order, before cqlsh sees it; each answers True (its own: run, or
+refused in one line), False (not its own) or a Rewrite (cqlsh runs the rewritten statement).
+
+Adding a command or a statement: write its module with one declared handler, list the module in
 cqlsh_ext.shell's COMMAND_MODULES and give it its place in the layers (pyproject.toml); the shell's
 grammar, HELP and the interactive front end follow from the declaration (docs/architecture.md,
-"Adding a shell command").
+"Adding a shell command or statement").
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
+    from cqlsh_ext.cql.lexer import Lexed
     from cqlsh_ext.upstream.protocol import Parsed, Shell
 
 Handler = Callable[["Shell", "Parsed"], None]
+#: Completers for grammar symbols: ((rule name, symbol), function) as cqlsh's `completer_for`
+#: takes them; the function gets (ctxt, shell) and returns candidates.
+Completers = tuple[tuple[tuple[str, str], Callable[..., Any]], ...]
+#: HELP topics that are no command: (topic, text); HELP <topic> prints the text.
+HelpTopics = tuple[tuple[str, str], ...]
 
 
 @dataclass(frozen=True)
@@ -43,24 +57,24 @@ class Command:
     reads_only: bool = True
     #: May end with a newline instead of ';', as cqlsh's own shell commands do.
     ends_with_newline: bool = True
-    #: Extra completers for grammar symbols: ((rule name, symbol), function) as cqlsh's
-    #: `completer_for` takes them; the function gets (ctxt, shell) and returns candidates.
-    completers: tuple[tuple[tuple[str, str], Callable[..., Any]], ...] = field(default=())
+    #: Extra completers for grammar symbols (Completers).
+    completers: Completers = field(default=())
     #: What a malformed command is told: the words typed (upper case) -> the expected forms and an
     #: example. None: cqlsh's own 'Improper ... command.'
     usage: Callable[[list[str]], str] | None = None
     #: Its output can be long: the interactive shell shows it through the pager (what it writes to
     #: stderr, progress and questions, stays on the terminal).
     paged: bool = False
+    #: More HELP topics that go with it (HELP TRIAL beside HELP COMPRESSION).
+    topics: HelpTopics = ()
 
 
 _DECLARED: dict[str, Command] = {}
 
 
 def shell_command(word: str, rule: str, grammar: str, help: str, reads_only: bool = True,
-                  completers: tuple[tuple[tuple[str, str], Callable[..., Any]], ...] = (),
-                  usage: Callable[[list[str]], str] | None = None,
-                  paged: bool = False) -> Callable[[Handler], Handler]:
+                  completers: Completers = (), usage: Callable[[list[str]], str] | None = None,
+                  paged: bool = False, topics: HelpTopics = ()) -> Callable[[Handler], Handler]:
     """Declare the decorated function as the handler of a shell command (see the module doc)."""
 
     def declare(handler: Handler) -> Handler:
@@ -68,10 +82,74 @@ def shell_command(word: str, rule: str, grammar: str, help: str, reads_only: boo
         if key in _DECLARED and _DECLARED[key].handler is not handler:
             raise RuntimeError(f"shell command {word!r} is declared twice")
         _DECLARED[key] = Command(key, rule, grammar, help, handler, reads_only, True, completers, usage,
-                                 paged)
+                                 paged, topics)
         return handler
 
     return declare
+
+
+class Rewrite(Protocol):
+    """A statement an intercept rewrote: cqlsh's `tokens` and the `text` cqlsh runs instead;
+    `said()` once cqlsh ran it."""
+
+    tokens: Any
+    text: str
+
+    def said(self) -> None: ...
+
+
+#: An intercept's handler: True, False or a Rewrite (see the module doc).
+InterceptHandler = Callable[["Shell", "Lexed"], "bool | Rewrite"]
+
+
+@dataclass(frozen=True)
+class StatementIntercept:
+    """A statement of ours that starts with a CQL word: `name` says what it is, `words` the first
+    words (lower case) of the statements its handler looks at."""
+
+    name: str
+    words: frozenset[str]
+    handler: InterceptHandler
+    #: Only reads (as Command.reads_only).
+    reads_only: bool = True
+    #: The grammar symbol and rules that complete it (cqlsh's special commands take them: the
+    #: statement itself never reaches cqlsh's parser), and completers for their symbols.
+    rule: str = ""
+    grammar: str = ""
+    completers: Completers = ()
+    #: Its HELP topics, and lines said after cqlsh's own HELP of a word: (word, line).
+    topics: HelpTopics = ()
+    see_also: tuple[tuple[str, str], ...] = ()
+
+
+_INTERCEPTS: dict[str, StatementIntercept] = {}
+
+
+def statement_intercept(name: str, words: tuple[str, ...], reads_only: bool = True, rule: str = "",
+                        grammar: str = "", completers: Completers = (), topics: HelpTopics = (),
+                        see_also: tuple[tuple[str, str], ...] = ()
+                        ) -> Callable[[InterceptHandler], InterceptHandler]:
+    """Declare the decorated function as a statement intercept (see the module doc)."""
+
+    def declare(handler: InterceptHandler) -> InterceptHandler:
+        if name in _INTERCEPTS and _INTERCEPTS[name].handler is not handler:
+            raise RuntimeError(f"statement intercept {name!r} is declared twice")
+        _INTERCEPTS[name] = StatementIntercept(name, frozenset(w.lower() for w in words), handler,
+                                               reads_only, rule, grammar, completers, topics, see_also)
+        return handler
+
+    return declare
+
+
+def intercepts() -> list[StatementIntercept]:
+    """Every statement intercept declared so far, in declaration order (the order they are tried)."""
+    return list(_INTERCEPTS.values())
+
+
+def intercepts_for(word: str) -> list[StatementIntercept]:
+    """The intercepts a statement starting with `word` is handed to, in order."""
+    key = word.lower()
+    return [i for i in _INTERCEPTS.values() if key in i.words]
 
 
 def commands() -> list[Command]:

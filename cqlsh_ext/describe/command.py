@@ -1,19 +1,22 @@
-"""The shell's entry for DESCRIBE PAYLOAD: `intercept(shell, text)` sees every DESCRIBE (and DESC)
-before cqlsh parses it and returns True when it was ours (run, or refused in one line).
+"""The shell's entry for DESCRIBE PAYLOAD, a statement intercept (cqlsh_ext.commands): `intercept`
+sees every DESCRIBE (and DESC) before cqlsh parses it and returns True when it was ours (run, or
+refused in one line).
 
 cqlsh's DESCRIBE grammar would refuse `DESCRIBE PAYLOAD ks.t.c` ("Improper DESCRIBE command")
 before any handler ran, and a shell command cannot carry payload paths in a WHERE: so the
 statement is taken here, as COPY (SELECT ...) is (export.command), and no `describe` command is
 declared (it would replace the shell's do_describe, and with it stock DESCRIBE and the client-side
 DESCRIBE of Amazon Keyspaces). `GRAMMAR` is for completion only: the shell adds it to cqlsh's
-rules, so Tab offers PAYLOAD after DESCRIBE, then tables, then the table's payload columns.
-Nothing heavy is imported here: the shell imports this module at start-up.
+rules (from the declaration), so Tab offers PAYLOAD after DESCRIBE, then tables, then the table's
+payload columns. Nothing heavy is imported here: the shell imports this module at start-up.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from cqlsh_ext.commands import statement_intercept
+from cqlsh_ext.describe.help import PAYLOAD_HELP
 from cqlsh_ext.describe.parse import LABEL, DescribeError, parse, recognizes
 
 if TYPE_CHECKING:
@@ -40,27 +43,6 @@ GRAMMAR = r"""
 """
 
 
-def intercept(shell: Shell, statement: Lexed) -> bool:
-    """True when the statement was ours (run, or refused in one line); False: cqlsh's DESCRIBE."""
-    from cqlsh_ext.cql.errors import QueryError
-
-    try:
-        tokens = statement.tokens
-    except QueryError:
-        return False  # not something this lexer reads: cqlsh's to say
-    if not recognizes(tokens):
-        return False
-    try:
-        parsed = parse(statement.text, tokens)
-    except DescribeError as err:
-        shell.printerr(f"{LABEL}: {err}")
-        return True
-    from cqlsh_ext.describe.run import run
-
-    run(shell, parsed)
-    return True
-
-
 def complete_column(ctxt: Any, shell: Any) -> list[str]:
     """Tab after `DESCRIBE PAYLOAD ks.table.`: the table's columns that hold payloads (blobs, or
     blobs inside collections and UDTs, and text), quoted as CQL needs."""
@@ -84,5 +66,26 @@ def complete_column(ctxt: Any, shell: Any) -> list[str]:
     return [maybe_escape_name(name) for name in names]
 
 
-#: (rule, symbol) -> completer, as cqlsh's completer_for takes them.
-COMPLETERS = ((("describePayloadCommand", "payloadcol"), complete_column),)
+@statement_intercept("DESCRIBE PAYLOAD", ("describe", "desc"), rule=RULE, grammar=GRAMMAR,
+                     completers=((("describePayloadCommand", "payloadcol"), complete_column),),
+                     topics=(("payload", PAYLOAD_HELP),))
+def intercept(shell: Shell, statement: Lexed) -> bool:
+    """True when the statement was ours (run, or refused in one line); False: cqlsh's DESCRIBE."""
+    from cqlsh_ext.cql.errors import QueryError
+
+    try:
+        tokens = statement.tokens
+    except QueryError:
+        return False  # not something this lexer reads: cqlsh's to say
+    if not recognizes(tokens):
+        return False
+    try:
+        parsed = parse(statement.text, tokens)
+    except DescribeError as err:
+        shell.printerr(f"{LABEL}: {err}")
+        return True
+    from cqlsh_ext.describe.run import run
+
+    run(shell, parsed)
+    return True
+

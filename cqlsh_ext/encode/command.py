@@ -1,10 +1,10 @@
 """encode() in one INSERT, UPDATE or BATCH: each call replaced by the `0x...` literal of the value it
 describes, every value verified first (encode.chain); a refusal sends nothing of the statement.
 
-The shell hands a statement here when its text has `encode(` (ExtShell.handle_statement), with
-the statement lexed once (cql.lexer.Lexed); what comes back is cqlsh's tokens and text for the
-statement to send, or None when it was refused (one line said why). After a successful write,
-`Rewritten.said()` prints one line per value on stderr.
+A statement intercept (cqlsh_ext.commands): the shell hands it every INSERT, UPDATE and BATCH,
+lexed once (cql.lexer.Lexed); it answers False when the statement has no encode() call, True when
+it was refused (one line said why; nothing sent), or the Rewritten statement cqlsh sends instead,
+whose `said()` prints one line per value on stderr after a successful write.
 """
 
 from __future__ import annotations
@@ -13,11 +13,13 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from cqlsh_ext.commands import statement_intercept
 from cqlsh_ext.common.units import human_size
 from cqlsh_ext.cql.errors import QueryError
 from cqlsh_ext.cql.lexer import Lexed, Token
 from cqlsh_ext.cql.types import parse, udts_of
 from cqlsh_ext.encode.chain import Encoded, EncodeRefused, encode, same
+from cqlsh_ext.encode.help import ENCODE_HELP
 from cqlsh_ext.encode.parse import EncodeCall, Reader, TableTypes, Unreadable, is_call
 from cqlsh_ext.payload.places import ValuePlace
 from cqlsh_ext.settings import NONE
@@ -29,7 +31,7 @@ if TYPE_CHECKING:
 #: A statement worth reading: `encode(` somewhere in it (case-blind), spaces allowed before '('.
 ENCODE_CALL = re.compile(r"encode\s*\(", re.IGNORECASE)
 #: The statements encode() is read in (their first word).
-VERBS = frozenset({"insert", "update", "begin"})
+VERBS = ("insert", "update", "begin")
 
 
 @dataclass
@@ -48,22 +50,21 @@ class Rewritten:
             say(line)
 
 
-def wanted(tokens: Any, srcstr: str) -> bool:
-    """Whether the shell hands this statement here: INSERT, UPDATE or BEGIN (BATCH) with encode(."""
-    return bool(tokens) and str(tokens[0][1]).lower() in VERBS and ENCODE_CALL.search(srcstr) is not None
-
-
-def rewrite(shell: Shell, tokens: Any, srcstr: str, statement: Lexed) -> Rewritten | None:
-    """The statement (cqlsh's `tokens` in `srcstr`, and ours: `statement`) with its encode() calls
-    replaced, or None when refused (said on stderr)."""
+@statement_intercept("encode() in INSERT, UPDATE and BATCH", VERBS, reads_only=False,
+                     topics=(("encode", ENCODE_HELP),))
+def intercept(shell: Shell, statement: Lexed) -> bool | Rewritten:
+    """The statement with its encode() calls replaced (Rewritten), True when refused (said on
+    stderr), False when it calls no encode()."""
+    if ENCODE_CALL.search(statement.text) is None:
+        return False
     try:
         rewritten = _rewrite(shell, statement)
     except EncodeRefused as err:
         reason = str(err) if str(err).startswith("encode(") else f"encode(): {err}"
         shell.printerr(f"{reason}; nothing was sent")
-        return None
+        return True
     if rewritten is None:
-        return Rewritten(tokens, srcstr)
+        return False
     new_text, lines = rewritten
     return Rewritten(seams.statement_tokens(new_text), new_text, lines)
 

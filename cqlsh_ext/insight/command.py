@@ -292,7 +292,8 @@ def do_inspect(shell: Shell, parsed: Parsed) -> None:
 @shell_command("COMPRESSION", "<compressionCommand>", COMPRESSION_GRAMMAR, COMPRESSION_HELP,
                usage=_compression_usage, paged=True,
                completers=((("compressionCommand", "into"), _keyspace_names),
-                           (("trialColumn", "colname"), _trial_columns)))
+                           (("trialColumn", "colname"), _trial_columns)),
+               topics=(("trial", TRIAL_HELP),))  # HELP TRIAL in full; HELP COMPRESSION has its summary
 def do_compression(shell: Shell, parsed: Parsed) -> None:
     action = (parsed.get_binding("action") or "").upper()
     if action == "STATS":

@@ -1,8 +1,8 @@
-"""The shell's entry for payload queries: `intercept(shell, statement)` runs a SELECT that reaches
-into a payload and returns True; for any other statement it returns False and cqlsh runs it as
-written (stock behaviour, byte for byte). The statement is lexed once (cql.lexer.Lexed): its
-tokens serve the recognition, the parse and the error path; a SELECT that names no path costs
-no schema and no parse. Errors are one line; nothing is read then."""
+"""The shell's entry for payload queries, a statement intercept (cqlsh_ext.commands): `intercept`
+runs a SELECT that reaches into a payload and returns True; for any other statement it returns
+False and cqlsh runs it as written (stock behaviour, byte for byte). The statement is lexed once
+(cql.lexer.Lexed): its tokens serve the recognition, the parse and the error path; a SELECT that
+names no path costs no schema and no parse. Errors are one line; nothing is read then."""
 
 from __future__ import annotations
 
@@ -10,7 +10,9 @@ import sys
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from cqlsh_ext.commands import statement_intercept
 from cqlsh_ext.cql.errors import QueryError
+from cqlsh_ext.payload_select.help import QUERIES_HELP, SELECT_SEE_ALSO
 
 if TYPE_CHECKING:
     from cqlsh_ext.cql.lexer import Lexed
@@ -20,6 +22,8 @@ if TYPE_CHECKING:
 LABEL = "payload query"
 
 
+@statement_intercept("a SELECT reaching into payloads", ("select",), topics=(("queries", QUERIES_HELP),),
+                     see_also=(("select", SELECT_SEE_ALSO),))
 def intercept(shell: Shell, statement: Lexed) -> bool:
     from cqlsh_ext.query.recognize import may_reach_payload, table_of
 
@@ -51,11 +55,12 @@ def intercept(shell: Shell, statement: Lexed) -> bool:
     return True
 
 
-def refuse_copy(shell: Shell, text: str) -> bool:
+@statement_intercept("COPY with payload paths in its columns", ("copy",))
+def refuse_copy(shell: Shell, statement: Lexed) -> bool:
     """COPY keeps stored bytes: a payload path in its column list is refused in one line (True)."""
     import re
 
-    columns = re.match(r"\s*copy\s+[\w.\"]+\s*\(([^)]*)\)", text, re.IGNORECASE)
+    columns = re.match(r"\s*copy\s+[\w.\"]+\s*\(([^)]*)\)", statement.text, re.IGNORECASE)
     if columns is None or not re.search(r"[.\[]", columns.group(1)):
         return False
     shell.printerr("COPY reads and writes the stored bytes: payload paths are not columns here "

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 import snappy
 from cassandra.query import UNSET_VALUE
+from shell_runner import in_process_shell
 
 from cqlsh_ext.payload_select.keys import PayloadKeys, path_at
 
@@ -50,26 +51,9 @@ def tables(cassandra) -> str:
     return ks
 
 
-def make_shell(cassandra) -> Any:
-    from cassandra.auth import PlainTextAuthProvider
-    from cqlshlib import cql3handling
-
-    from cqlsh_ext import shell
-    from cqlsh_ext.settings import Settings
-    from cqlsh_ext.upstream import seams
-
-    cqlshmain = seams.import_cqlshmain(None)
-    shell.register_commands()
-    if cqlshmain.cqlruleset is None:
-        cqlshmain.setup_cqlruleset(cql3handling)
-    return shell.shell_class(Settings())(cassandra.host, cassandra.port, tty=False, encoding="utf-8",
-                                         auth_provider=PlainTextAuthProvider(cassandra.username,
-                                                                             cassandra.password))
-
-
 @pytest.fixture(scope="module")
 def ext_shell(cassandra, tables) -> Iterator[Any]:
-    sh = make_shell(cassandra)
+    sh = in_process_shell(cassandra)
     yield sh
     sh.conn.shutdown()
 

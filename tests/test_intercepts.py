@@ -1,0 +1,100 @@
+"""One door for each statement: a statement intercept declared where it lives
+(`@statement_intercept`, cqlsh_ext.commands) is all the shell needs to take a statement, rewrite it,
+or leave it to cqlsh, with its HELP topic; on the real server, through the shell a user runs."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+from shell_runner import in_process_shell
+
+from cqlsh_ext import commands
+from cqlsh_ext.upstream import seams
+
+
+@pytest.fixture(scope="module")
+def keyspace(cassandra) -> str:
+    ks = cassandra.create_keyspace("intercepts")
+    session = cassandra.session(ks)
+    session.execute("CREATE TABLE notes (pk int PRIMARY KEY, body text)")
+    session.execute("INSERT INTO notes (pk, body) VALUES (1, 'one')")
+    session.shutdown()
+    return ks
+
+
+@pytest.fixture(scope="module")
+def ext_shell(cassandra, keyspace) -> Iterator[Any]:
+    sh = in_process_shell(cassandra)
+    sh.onecmd(f"USE {keyspace};")
+    yield sh
+    sh.conn.shutdown()
+
+
+@dataclass
+class _Swapped:
+    """The rewrite a toy intercept answers (commands.Rewrite)."""
+
+    tokens: Any
+    text: str
+    lines: list[str] = field(default_factory=list)
+
+    def said(self) -> None:
+        self.lines.append("said")
+
+
+def test_a_declared_intercept_takes_rewrites_or_leaves_statements(ext_shell, keyspace, cassandra,
+                                                                  monkeypatch) -> None:
+    monkeypatch.setattr(commands, "_INTERCEPTS", dict(commands._INTERCEPTS))
+    taken: list[str] = []
+    swaps: list[_Swapped] = []
+
+    @commands.statement_intercept("a toy SELECT", ("select",))
+    def toy(shell: Any, statement: Any) -> bool:
+        if "/* toy */" not in statement.text:
+            return False
+        taken.append(statement.text)
+        return True
+
+    @commands.statement_intercept("a toy rewrite", ("insert",), reads_only=False)
+    def rewrite(shell: Any, statement: Any) -> Any:
+        if "'draft'" not in statement.text:
+            return False
+        text = statement.text.replace("'draft'", "'final'")
+        swaps.append(_Swapped(seams.statement_tokens(text), text))
+        return swaps[-1]
+
+    ext_shell.onecmd("SELECT /* toy */ pk FROM notes;")
+    assert taken == ["SELECT /* toy */ pk FROM notes;"]
+    # Another SELECT is cqlsh's (the toy said False), as is a statement no intercept declares.
+    assert ext_shell.onecmd("SELECT pk FROM notes;") and len(taken) == 1
+    ext_shell.onecmd("INSERT INTO notes (pk, body) VALUES (2, 'draft');")
+    session = cassandra.session(keyspace)
+    try:
+        assert session.execute("SELECT body FROM notes WHERE pk = 2").one().body == "final"
+        assert swaps and swaps[0].lines == ["said"]  # told once cqlsh ran it
+        ext_shell.onecmd("INSERT INTO notes (pk, body) VALUES (3, 'kept');")
+        assert session.execute("SELECT body FROM notes WHERE pk = 3").one().body == "kept"
+        assert len(swaps) == 1
+    finally:
+        session.shutdown()
+
+
+def test_the_shells_statements_are_declared_with_their_help_topics(ext_shell) -> None:
+    declared = {i.name: i for i in commands.intercepts()}
+    assert set(declared) >= {"a SELECT reaching into payloads", "COPY with payload paths in its columns",
+                             "COPY (SELECT ...) TO", "DESCRIBE PAYLOAD",
+                             "encode() in INSERT, UPDATE and BATCH"}
+    # A COPY (SELECT ...) is the export's before a COPY's column paths are refused.
+    assert [i.name for i in commands.intercepts_for("COPY")] == [
+        "COPY (SELECT ...) TO", "COPY with payload paths in its columns"]
+    assert not declared["encode() in INSERT, UPDATE and BATCH"].reads_only
+    # Each declared topic is a HELP topic of the shell, its text what HELP prints.
+    topics = [t for i in commands.intercepts() for t in i.topics] + [
+        t for c in commands.commands() for t in c.topics]
+    assert {name for name, _ in topics} >= {"queries", "export", "payload", "encode", "trial"}
+    for name, text in topics:
+        assert getattr(type(ext_shell), f"do_{name}").__doc__ == text
+    assert "do_payload" in dir(ext_shell) and "payload" in ext_shell.get_help_topics()
