@@ -563,7 +563,7 @@ class Instance:
             taken = [name for name in ("storage", "jmx")
                      if not _port_free(self.config.host, self.config.ports[name])]
             if taken:
-                fresh = dict(zip(taken, free_ports(len(taken), self.config.host)))
+                fresh = dict(zip(taken, free_ports(len(taken), self.config.host), strict=True))
                 self.config = replace(self.config, **{f"{name}_port": port for name, port in fresh.items()})
         busy = [f"{name} {port}" for name, port in self.config.ports.items()
                 if not _port_free(self.config.host, port)]
