@@ -56,21 +56,19 @@ from cqlsh_ext.payload.measures import (
 )
 from cqlsh_ext.payload.pages import PageRead, ReadRequest, read_paths, read_view
 from cqlsh_ext.payload.unwrap import (
+    MIN_STRUCTURED_LENGTH,
     STREAM_STARTS,
-    _unwrap,
     as_text,
     contained,
     failed,
     read_payload,
     stored_text,
     uncontained,
+    unwrap_in_budget,
     unwrap_spec,
     walk,
 )
 from cqlsh_ext.payload.view import BINARY, FAILED, RECORD, TEXT, UNKNOWN, BlobView
-
-#: Record formats are looked for from this length on (unwrap.MIN_STRUCTURED_LENGTH).
-_MIN_RECORD = 4
 
 
 class ValueEngine:
@@ -138,18 +136,18 @@ class ValueEngine:
             return lambda value: unwrap_spec(value, spec, cap)
         if self.mode != "auto":
             mode, cap = self.mode, self.cap
-            return lambda value: _unwrap(value, mode, cap)
+            return lambda value: unwrap_in_budget(value, mode, cap)
         return self._auto
 
     def _auto(self, value: bytes) -> BlobView:
         cap = self.cap
         if len(value) < registry.MIN_AUTO_LENGTH:
-            return _unwrap(value, "auto", cap)
+            return unwrap_in_budget(value, "auto", cap)
         found = self._outer(value)
         if found is None:
             return read_payload(value, uncontained(value, cap))
         if found is _FAILED:  # a recognised format that failed: detection's own account of it
-            return _unwrap(value, "auto", cap)
+            return unwrap_in_budget(value, "auto", cap)
         return read_payload(value, contained(value, found, cap))
 
     def _outer(self, value: bytes) -> Any:
@@ -255,7 +253,7 @@ class ValueEngine:
         the view (every step below is the one the walk takes, in its order)."""
         cap = self.cap
         if len(value) < registry.MIN_AUTO_LENGTH:
-            return _content_of(_unwrap(value, "auto", cap))
+            return _content_of(unwrap_in_budget(value, "auto", cap))
         found = self._outer(value)
         if found is None:  # no container: stored text, a record, a stream or nothing
             if value.startswith(STREAM_STARTS):
@@ -265,7 +263,7 @@ class ValueEngine:
                 return TEXT, False, text[0]
             return _record(value, UNKNOWN)
         if found is _FAILED:
-            return _content_of(_unwrap(value, "auto", cap))
+            return _content_of(unwrap_in_budget(value, "auto", cap))
         fmt, decoded = found
         data = decoded.data
         if (decoded.truncated or data.startswith(STREAM_STARTS)
@@ -311,7 +309,7 @@ class ValueEngine:
     def _measure(self, value: bytes, from_headers: bool) -> Measure:
         cap = self.cap
         if len(value) < registry.MIN_AUTO_LENGTH:
-            return measure(_unwrap(value, "auto", cap))
+            return measure(unwrap_in_budget(value, "auto", cap))
         if from_headers:
             sized = _HEADER_SIZED.get(value[0])
             if sized is not None and len(value) >= sized[2] and sized[0].matches(value):
@@ -412,7 +410,7 @@ def _content_of(view: BlobView) -> tuple[str, bool, Any]:
 
 def _record(data: bytes, otherwise: str) -> tuple[str, bool, Any]:
     """A payload that is not text: a record of an auto-detected format, or `otherwise`."""
-    if len(data) < _MIN_RECORD:
+    if len(data) < MIN_STRUCTURED_LENGTH:
         return otherwise, False, None
     formats = _FORMATS or _load_formats()
     try:

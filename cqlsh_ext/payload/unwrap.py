@@ -89,10 +89,12 @@ def _bounded(decode: Callable[..., BlobView], value: bytes, cap: int, *args: Any
 
 def unwrap(value: bytes, mode: str, cap: int) -> BlobView:
     """Decode `value` for display. `mode` is 'auto' or a codec name (never 'none')."""
-    return _bounded(_unwrap, value, cap, mode, cap)
+    return _bounded(unwrap_in_budget, value, cap, mode, cap)
 
 
-def _unwrap(value: bytes, mode: str, cap: int) -> BlobView:
+def unwrap_in_budget(value: bytes, mode: str, cap: int) -> BlobView:
+    """unwrap() inside the per-value budget the caller already entered (the engine enters one a
+    value and reads many ways); an exception is the caller's to turn into a failed view."""
     return read_payload(value, _walk(value, mode, cap))
 
 
@@ -165,7 +167,7 @@ def _unwrap_spec(value: bytes, spec_text: str, cap: int) -> BlobView:
     if spec.payload is None:
         return _text_or_binary(view, data)
     if spec.payload == "auto":
-        return _text_or_binary(view, data) if view.layers else _unwrap(value, "auto", cap)
+        return _text_or_binary(view, data) if view.layers else unwrap_in_budget(value, "auto", cap)
     if spec.payload == "hex":
         view.kind, view.data = BINARY, data
         return view

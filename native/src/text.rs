@@ -4,7 +4,7 @@
 use crate::common::DErr;
 
 /// A text reading: the number of bytes of the payload that are the text (as_text may drop a
-/// character the cap cut), and whether it is "clean" (unused by the page API, kept for parity).
+/// character the cap cut).
 pub struct TextFound {
     pub len: usize,
 }

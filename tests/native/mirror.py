@@ -41,8 +41,8 @@ def mirrored(rust: str, module: str, *names: str) -> tuple[Mirrored, ...]:
 #: Every function and method whose code the Rust mirror repeats.
 MIRRORED: tuple[Mirrored, ...] = (
     *mirrored("engine.rs", "cqlsh_ext.payload.unwrap",
-              "_unwrap", "read_payload", "_walk", "outer_layer", "uncontained", "contained", "_payload",
-              "_text_or_binary", "_structured", "_read_as_text", "_read_as_structured"),
+              "unwrap_in_budget", "read_payload", "_walk", "outer_layer", "uncontained", "contained",
+              "_payload", "_text_or_binary", "_structured", "_read_as_text", "_read_as_structured"),
     *mirrored("engine.rs", "cqlsh_ext.codecs.registry", "decode_auto", "detect"),
     *mirrored("common.rs", "cqlsh_ext.codecs.registry", "_clip"),
     *mirrored("engine.rs", "cqlsh_ext.payload.budget", "Budget.for_cap"),
