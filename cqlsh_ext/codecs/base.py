@@ -100,8 +100,6 @@ class Check:
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Check) and self.to_json() == other.to_json()
 
-    __hash__ = None  # type: ignore[assignment]  # mutable, compared by value, as a dataclass
-
 
 class Decoded:
     """The output of one decoding layer. A plain class with the repr and equality a slotted
@@ -138,8 +136,6 @@ class Decoded:
             return NotImplemented
         assert isinstance(other, Decoded)
         return self._fields() == other._fields()
-
-    __hash__ = None  # type: ignore[assignment]  # mutable, like an unfrozen dataclass
 
 
 class Compressor:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import os
 from importlib import import_module
+from types import ModuleType
 
 from cqlsh_ext.common.declarations import read_declarations
 
@@ -49,7 +50,7 @@ __all__ = [
 MIN_AUTO_LENGTH = 6
 
 
-def _modules() -> list[object]:
+def _modules() -> list[ModuleType]:
     """Every codec module, in the order of the first -d name each declares."""
     found = read_declarations(os.path.dirname(__file__), __package__ or "cqlsh_ext.codecs")
     order = sorted(found, key=lambda name: min(found[name]["names"].values()))
@@ -58,7 +59,7 @@ def _modules() -> list[object]:
 
 _MODULES = _modules()
 #: Every format, grouped by codec module, each module's FORMATS in its own order.
-_ALL: tuple[Container, ...] = tuple(fmt for m in _MODULES for fmt in m.FORMATS)  # type: ignore[attr-defined]
+_ALL: tuple[Container, ...] = tuple(fmt for m in _MODULES for fmt in m.FORMATS)
 
 
 def _ordered(priority: str) -> tuple[Container, ...]:

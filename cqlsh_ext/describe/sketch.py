@@ -202,8 +202,9 @@ class Values:
                 self._to_registers()
                 self.add(value)
             return
-        if value is not None:  # null is no distinct value (the types count it)
-            _register(self.registers, hash64(spelling(value) or b""))  # type: ignore[arg-type]
+        registers = self.registers
+        if value is not None and registers is not None:  # null is no distinct value (the types count it)
+            _register(registers, hash64(spelling(value) or b""))
 
     def _to_registers(self) -> None:
         registers = bytearray(REGISTERS)

@@ -96,6 +96,9 @@ class Router(io.TextIOBase):
     """sys.stdout or sys.stderr in `cqlsh-ext mcp`: a call's output to its Capture (in the thread
     running it), anything else to `real`."""
 
+    #: A plain attribute here (io.TextIOBase's is a read-only property): what the server writes.
+    encoding = "utf-8"
+
     def __init__(self, real: TextIO, messages: bool) -> None:
         super().__init__()
         self.real = real
@@ -122,10 +125,6 @@ class Router(io.TextIOBase):
 
     def fileno(self) -> int:
         return self.real.fileno()
-
-    @property
-    def encoding(self) -> str:  # type: ignore[override]
-        return "utf-8"
 
 
 def current() -> Capture | None:

@@ -13,7 +13,7 @@ reconnects a lost server by itself, every few seconds at most (shell.py shortens
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from cqlsh_ext.mcp_server.capture import Capture, capturing, current
 from cqlsh_ext.output import OutputClosed
@@ -50,7 +50,8 @@ class Headless:
     def printerr(self, text: Any, color: Any = None, newline: bool = True, shownum: Any = None) -> None:
         capture = current()
         if capture is None:
-            super().printerr(text, color, newline, shownum)  # type: ignore[misc]
+            # cqlsh's Shell, after this mixin in the class's bases (untyped: seen as Any).
+            cast(Any, super()).printerr(text, color, newline, shownum)
             return
         self.statement_error = True
         capture.error(str(text))

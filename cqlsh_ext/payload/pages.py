@@ -103,8 +103,6 @@ class Lazy(Sequence[Any]):
             return list(self) == list(other)
         return NotImplemented
 
-    __hash__ = None  # type: ignore[assignment]
-
     def __repr__(self) -> str:
         made = sum(item is not _UNMADE for item in self._items)
         return f"Lazy({len(self._items)} items, {made} made)"

@@ -93,8 +93,6 @@ class Layer:
             return NotImplemented
         return all(getattr(self, name) == getattr(other, name) for name in self.__slots__)
 
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
 
 #: A view's kind while the walk is still peeling layers (payload.unwrap): never handed to a reader.
 PEELED = "peeled"

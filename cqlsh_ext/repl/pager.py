@@ -70,9 +70,14 @@ class PagedOutput(io.TextIOBase):
     """A text stream for one result: to `out` when it fits in `max_lines`, else to the pager
     (command None: always to `out`)."""
 
+    #: A plain attribute here (io.TextIOBase's is a read-only property): the stream's encoding,
+    #: set from the one written to.
+    encoding = "utf-8"
+
     def __init__(self, out: TextIO, command: str | None, max_lines: int) -> None:
         super().__init__()
         self.out = out
+        self.encoding = getattr(out, "encoding", None) or "utf-8"
         self.command = command
         self.max_lines = max_lines
         self.held: list[str] = []
@@ -86,9 +91,6 @@ class PagedOutput(io.TextIOBase):
         """The pager runs: it owns the terminal (a status line drawn now would land in its screen)."""
         return self.pipe is not None
 
-    @property
-    def encoding(self) -> str:  # type: ignore[override]  # io.TextIOBase declares a plain attribute
-        return getattr(self.out, "encoding", None) or "utf-8"
 
     def write(self, text: str) -> int:
         if self.pipe is not None:

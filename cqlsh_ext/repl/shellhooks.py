@@ -166,14 +166,16 @@ class _FittedHelp(io.TextIOBase):
     """The shell's stdout while cqlsh's HELP writes: a text of ours (cqlsh writes each topic's
     text in one call) is fitted to the screen; anything else passes unchanged."""
 
+    #: A plain attribute here (io.TextIOBase's is a read-only property): the stream's encoding,
+    #: set from the one written to.
+    encoding = "utf-8"
+
     def __init__(self, out: Any, texts: frozenset[str]) -> None:
         super().__init__()
         self.out = out
+        self.encoding = getattr(out, "encoding", None) or "utf-8"
         self.texts = texts
 
-    @property
-    def encoding(self) -> str:  # type: ignore[override]  # io.TextIOBase declares a plain attribute
-        return getattr(self.out, "encoding", None) or "utf-8"
 
     def flush(self) -> None:
         self.out.flush()
