@@ -19,30 +19,20 @@ from typing import Any, cast
 
 from cqlsh_ext.describe.description import Description
 from cqlsh_ext.describe.parse import LABEL, DescribeError, DescribeStatement
-from cqlsh_ext.spark.rows import batch_rows, pages
+from cqlsh_ext.spark.rows import PART_SCHEMA, filled_part
 from cqlsh_ext.spark.session import SparkError, TaskProgress, java_error
 
 
 def describe_partition(template: Description, evaluator_settings: Any, names: Sequence[str],
                        types: Sequence[Any], rows_read: Any, batches: Iterable[Any]) -> Iterator[Any]:
-    """One Spark task (in an executor): its rows, Arrow batch by batch, into a fresh Description;
-    yields one Arrow batch holding it, pickled."""
-    import pickle
-
-    import pyarrow
-
+    """One Spark task (in an executor): its rows into a fresh Description (rows.filled_part)."""
     part = template.fresh()
     if evaluator_settings is not None:
         from cqlsh_ext.query.evaluate import Evaluator
 
         # Made here, not shipped (as Spark's SELECT makes its own: spark/query_job.py).
         part.evaluator = Evaluator(*evaluator_settings)
-    part.set_columns(names, types)
-    for rows in batch_rows(batches, names, types):
-        for page in pages(rows):
-            part.add_rows(page)
-        rows_read.add(len(rows))
-    yield pyarrow.RecordBatch.from_pydict({"part": [pickle.dumps(part)]})
+    return filled_part(part, names, types, rows_read, batches)
 
 
 def run(spark: Any, session: Any, stmt: DescribeStatement, settings: Any) -> Any:
@@ -75,7 +65,7 @@ def run(spark: Any, session: Any, stmt: DescribeStatement, settings: Any) -> Any
     try:
         frame = read_table(spark, target.keyspace, target.meta.name, names)
         task = partial(describe_partition, description, evaluator_settings, names, types, rows_read)
-        parts_rdd = frame.mapInArrow(task, "part binary").rdd.map(lambda row: pickle.loads(row.part))
+        parts_rdd = frame.mapInArrow(task, PART_SCHEMA).rdd.map(lambda row: pickle.loads(row.part))
         with TaskProgress(spark, f"{LABEL} {target.name} on Spark", rows_read):
             parts = parts_rdd.collect()
     except Exception as err:

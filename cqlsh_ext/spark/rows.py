@@ -50,3 +50,25 @@ def pages(rows: list[tuple[Any, ...]]) -> Iterator[list[tuple[Any, ...]]]:
     """`rows` PAGE_ROWS at a time."""
     for start in range(0, len(rows), PAGE_ROWS):
         yield rows[start:start + PAGE_ROWS]
+
+
+#: The one column of what a task yields: its part, pickled (read back with pickle.loads(row.part)).
+PART_SCHEMA = "part binary"
+
+
+def filled_part(part: Any, names: Sequence[str], types: Sequence[Any], rows_read: Any,
+                batches: Iterable[Any]) -> Iterator[Any]:
+    """One Spark task (in an executor) of an Aggregate-like reader (COMPRESSION STATS, DESCRIBE
+    PAYLOAD): its rows, Arrow batch by batch, into `part` (`set_columns`, then `add_rows` a page
+    at a time), `rows_read` (a Spark accumulator) counting them; yields one Arrow batch holding
+    the filled part, pickled (PART_SCHEMA)."""
+    import pickle
+
+    import pyarrow
+
+    part.set_columns(names, types)
+    for rows in batch_rows(batches, names, types):
+        for page in pages(rows):
+            part.add_rows(page)
+        rows_read.add(len(rows))
+    yield pyarrow.RecordBatch.from_pydict({"part": [pickle.dumps(part)]})

@@ -14,7 +14,7 @@ from typing import Any
 
 from cqlsh_ext.insight.stats import Stats
 from cqlsh_ext.spark.parse import StatsStatement
-from cqlsh_ext.spark.rows import batch_rows, pages
+from cqlsh_ext.spark.rows import PART_SCHEMA, filled_part
 from cqlsh_ext.spark.session import SparkError, TaskProgress, java_error
 
 
@@ -59,19 +59,8 @@ def result_columns(session: Any, query: str) -> tuple[list[str], list[Any]]:
 
 def scan_partition(template: Stats, names: Sequence[str], types: Sequence[Any], rows_read: Any,
                    batches: Iterable[Any]) -> Iterator[Any]:
-    """One Spark task (in an executor): its rows, Arrow batch by batch, into a fresh Stats; yields
-    one Arrow batch holding the pickled Stats."""
-    import pickle
-
-    import pyarrow
-
-    stats = template.fresh()
-    stats.set_columns(names, types)
-    for rows in batch_rows(batches, names, types):
-        for page in pages(rows):
-            stats.add_rows(page)
-        rows_read.add(len(rows))
-    yield pyarrow.RecordBatch.from_pydict({"stats": [pickle.dumps(stats)]})
+    """One Spark task (in an executor): its rows into a fresh Stats (rows.filled_part)."""
+    return filled_part(template.fresh(), names, types, rows_read, batches)
 
 
 def read_table(spark: Any, ks: str, table: str, names: Sequence[str]) -> Any:
@@ -98,9 +87,9 @@ def run(spark: Any, session: Any, stmt: StatsStatement, mode: str, cap: int, pri
     try:
         frame = read_table(spark, ks, stmt.table, names)
         # Rows cross from the JVM to Python as Arrow batches (mapInArrow), not row by row.
-        tasks = frame.mapInArrow(partial(scan_partition, stats, names, types, rows_read), "stats binary")
+        tasks = frame.mapInArrow(partial(scan_partition, stats, names, types, rows_read), PART_SCHEMA)
         with TaskProgress(spark, f"COMPRESSION STATS {ks}.{stmt.table} on Spark", rows_read):
-            partials = [pickle.loads(row.stats) for row in tasks.collect()]
+            partials = [pickle.loads(row.part) for row in tasks.collect()]
     except Exception as err:
         raise SparkError(f"reading {ks}.{stmt.table} through the Spark connector failed: "
                          f"{java_error(err)}") from None
