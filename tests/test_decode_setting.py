@@ -169,7 +169,7 @@ def test_protobuf_with_a_descriptor_set_through_the_server(cassandra, tmp_path):
 
 
 def test_a_codec_name_reads_only_the_containers_labelled_with_it(cassandra, tmp_path):
-    # Issue 33: a `deflate` setting showed a gzip value as [gzip] {...}. A codec name means the
+    # Once, a `deflate` setting showed a gzip value as [gzip] {...}. A codec name means the
     # containers labelled with it, as `snappy` means snappy/framed too: `deflate` is raw deflate,
     # and gzip and zlib values under it show their hex and which name reads them. DECODE, a
     # --decode flag and -d agree.

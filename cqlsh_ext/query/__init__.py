@@ -1,2 +1,3 @@
-"""Queries inside payloads (issue 23): the statement parser, the per-row evaluator and the
+"""Queries inside payloads (SELECT with paths, filters and GROUP BY): the statement parser, the
+page evaluator and the
 accumulators whose partial results merge. Importable without cqlsh or the driver."""

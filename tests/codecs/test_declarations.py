@@ -1,5 +1,6 @@
 """The codec and payload-format declarations give exactly the detection order, dispatch tables and
-name lists the hand-written ones gave (expected values captured from the code before issue 22)."""
+name lists the hand-written ones gave (expected values captured from the
+code before the codecs declared themselves)."""
 
 from __future__ import annotations
 
@@ -41,7 +42,7 @@ NAMED = {
     "zstd": ["zstd"],
     "gzip": ["gzip"],
     "zlib": ["zlib"],
-    "deflate": ["deflate"],  # raw deflate only since issue 33: gzip and zlib have their own names
+    "deflate": ["deflate"],  # raw deflate only: gzip and zlib have their own names
     "bzip2": ["bzip2"],
     "xz": ["xz", "xz/lzma"],
     "brotli": ["brotli"],

@@ -83,7 +83,7 @@ def shared(kind: str, levels: int, leaf: int = 64, first: int = 0) -> tuple[byte
 
 
 def stack_global_of_a_shared_list(levels: int = 30, leaf: int = 64) -> bytes:
-    """Issue 33's hang: STACK_GLOBAL whose module and name are memo references to a list that
+    """A hang once found by fuzzing: STACK_GLOBAL whose module and name are memo references to a list that
     holds a list twice, 30 levels down (the symbol's text was an f-string of the list's repr)."""
     body, top = shared("list", levels, leaf)
     return PROTO_4 + body + get(top) + get(top) + STACK_GLOBAL + STOP

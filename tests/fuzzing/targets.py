@@ -49,7 +49,7 @@ def render_bound(cap: int = CAP) -> int:
     """The most characters one value may render to, whatever the path (table, EXPAND, JSON, CSV,
     INSPECT): the hex of a whole capped payload (2 characters per byte) and its label and notes.
 
-    Issue 20's budget ("no value renders more than N characters") is the code's own statement of
+    The per-value budget ("no value renders more than N characters") is the code's own statement of
     this; this bound is what the tests hold the code to, derived from the same output cap, so a
     budget of N <= 2 * cap passes it and a value that renders a multiple of the cap does not.
     """

@@ -1,6 +1,6 @@
-"""Hostile values that broke the shell (issue 20's reproducers and what the fuzz targets found),
-each checked the way a user meets it: shown in a table and under EXPAND, written as JSON and CSV,
-reported by INSPECT.
+"""Hostile values that broke the shell (the first reproducers: huge declared sizes,
+self-references, deep nesting; and what the fuzz targets found), each checked the way a user
+meets it: shown in a table and under EXPAND, written as JSON and CSV, reported by INSPECT.
 
 What a user must see: every path returns (no traceback instead of the result), the output is at
 most `render_bound()` characters (twice the output cap and a little: the hex of a whole capped
@@ -175,7 +175,7 @@ def test_pickle_list_as_dict_key_nested_by_reference(tmp_path: Path) -> None:
     assert_user_sees(shown(tmp_path, bytes(ops)))
 
 
-# --------------------------------------------- text built from a record's parts (issue 33)
+# ------------------------------------ text built from a record's parts outside the budget
 # Each reader built some text or value from a record's parts outside the value's budget: an
 # f-string, a repr, a hash, a decimal conversion. A back-reference (the pickle memo, a Java
 # handle) puts one part in many places, so the cost was a multiple of the stored bytes.
@@ -544,9 +544,9 @@ def test_finding_zlib_fdict_struct_error(tmp_path: Path) -> None:
 
 
 def test_hostile_pickle_through_the_binary(cassandra, tmp_path: Path) -> None:
-    """Issue 33's value as a user meets it: `cqlsh-ext inspect 0x...` without a server, then a
-    table cell, JSON output and INSPECT through the server. Each run returns (shell_runner.run's
-    timeout is the hang guard) and shows the stored bytes with the reason on one line."""
+    """The pickle that hung (STACK_GLOBAL of a shared list) as a user meets it: `cqlsh-ext inspect 0x...`
+    without a server, then a table cell, JSON output and INSPECT through the server. Each run returns
+    (shell_runner.run's timeout is the hang guard) and shows the stored bytes with the reason on one line."""
     from shell_runner import CQLSH_EXT, run
 
     value = STACK_GLOBAL_OF_A_SHARED_LIST

@@ -84,8 +84,9 @@ def test_lz4block_lengths_are_checked_before_lz4_allocates() -> None:
 
 
 def test_a_reader_that_recurses_costs_the_payload_line_not_the_report() -> None:
-    # A self-referencing pickled list and JSON nested 100,000 deep inside zlib (issue 20's
-    # reproducers): the layers still show; the payload line says why, whatever the reader raised.
+    # A self-referencing pickled list and JSON nested 100,000 deep inside zlib (the first
+    # hostile-value reproducers): the layers still show; the payload line says why, whatever the
+    # reader raised.
     deep = zlib.compress(b"[" * 100_000 + b"]" * 100_000)
     for value, chain in ((bytes.fromhex("80045d946800612e"), ()), (deep, ("zlib",))):
         report = inspect_value(value, {"file": "v"}, "auto", 1 << 20)

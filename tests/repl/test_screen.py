@@ -99,7 +99,7 @@ def test_tall_output_opens_the_pager_then_the_prompt_is_back(term, demo_ks, cols
     t.exit()
 
 
-#: The sizes issue 21 was found at: a small terminal and a large one.
+#: The sizes a newcomer's screens were first checked at: a small terminal and a large one.
 NEWCOMER_SIZES = [(80, 24), (140, 45)]
 
 
