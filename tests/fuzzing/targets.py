@@ -320,22 +320,29 @@ def _advise(data: bytes) -> None:
 def _native(data: bytes) -> None:
     """The native core against the Python engine on one value (tests/fuzzing/native_diff.py),
     under the default cap and one that cuts layers; a page of the value and a variant of it, so
-    what one value leaves behind (contexts, memory) meets the next."""
+    what one value leaves behind (contexts, memory) meets the next; then the engine's page
+    answers on that page, both roads (tests/fuzzing/page_diff.py: read_page, measure_rows)."""
     import os
 
     from cqlsh_ext.payload import native
 
     from .native_diff import both
+    from .page_diff import differential
 
     if not native.available():
         if os.environ.get("CI") == "true" and os.environ.get(native.ENV) != "0":
             raise Violation(f"the native core does not run under CI=true: {native.refusal()}")
         return
-    paths: list[tuple[str | int, ...]] = [("a",), (0,), ("status",), ("a", 0, "b")]
+    paths: list[tuple[str | int, ...]] = [("a",), (0,), ("status",), ("a", 0, "b"), ()]
+    page = [data, data[: len(data) // 2], data]
     for cap in (CAP, 300):
-        counts = both([data, data[: len(data) // 2], data], cap, paths)
+        counts = both(page, cap, paths)
         if counts.differences:
             raise Violation(f"native core != Python engine: {counts.differences[0][:600]}")
+    # The engine's page answers built on that call: every page request and STATS' measures.
+    counts = differential(page, (CAP, 300), paths, size=len(page))
+    if counts.differences:
+        raise Violation(f"the engine's page answers differ between the roads: {counts.differences[0][:600]}")
 
 
 # ------------------------------------------------------------------------------------ the list

@@ -6,13 +6,10 @@ tests asked. The counts (values compared, differences) go to the run's summary."
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import random
 import sys
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import msgpack
 import pytest
@@ -21,14 +18,14 @@ from cqlsh_ext.codecs.base import DEFAULT_CAP
 from cqlsh_ext.insight.stats import SPEC as STATS_SPEC
 from cqlsh_ext.payload import native
 from cqlsh_ext.payload.engine import ValueEngine, measure_rows
-from cqlsh_ext.payload.measures import MeasuredPlace, PageMeasures
-from cqlsh_ext.payload.pages import Lazy, PageRead, ReadRequest
+from cqlsh_ext.payload.measures import MeasuredPlace
+from cqlsh_ext.payload.pages import Lazy, ReadRequest
 from cqlsh_ext.payload.paths import MISSING as MISSING_PATH
-from cqlsh_ext.payload.view import BlobView
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import corpora  # noqa: E402
-from fuzzing.native_diff import Counts, same  # noqa: E402
+from fuzzing.native_diff import Counts  # noqa: E402
+from fuzzing.page_diff import compare_pages, differential  # noqa: E402
 
 from .conftest import record  # noqa: E402
 
@@ -38,134 +35,6 @@ pytestmark = pytest.mark.usefixtures("native_core")
 PATHS: list[tuple[str | int, ...]] = [*corpora.PATHS, ()]
 
 
-def _no_paid(text: str) -> bool:
-    """A needle test (query.evaluate's kind): True when `data.status = 'PAID'` certainly fails."""
-    return "PAID" not in text
-
-
-def _no_ada(text: str) -> bool:
-    return "Ada" not in text and "\\" not in text
-
-
-#: (name, a fresh ReadRequest, the path indexes some earlier page had: where needles apply at once).
-ASKS: list[tuple[str, Callable[[], ReadRequest], set[int]]] = [
-    ("paths and texts", lambda: ReadRequest(PATHS, text=True), set()),
-    ("paths", lambda: ReadRequest(PATHS), set()),
-    ("kinds only", lambda: ReadRequest(), set()),
-    ("texts without paths (LIKE)", lambda: ReadRequest(text=True), set()),
-    ("views and texts", lambda: ReadRequest(PATHS[:3], text=True, views=True), set()),
-    ("views", lambda: ReadRequest(PATHS, views=True), set()),
-    ("needles", lambda: ReadRequest(PATHS, needles=[_no_paid, _no_ada] + [None] * (len(PATHS) - 2)), {0, 1}),
-    ("a path none has", lambda: ReadRequest([("nope",), ("status", "deeper"), (0, "name")]), set()),
-]
-
-
-def shown(view: BlobView) -> tuple[Any, ...]:
-    """What a reader reads of a view (tests/payload/test_engine.py's account of one)."""
-    return (view.kind, view.label, view.short_label, view.cut, view.text, view.clean, view.data,
-            view.reason, None if view.error is None else (type(view.error).__name__, str(view.error)),
-            view.payload_format, repr(view.tree), view.object_class, view.stream_format,
-            view.tree_input_size, view.payload_size, view.measured_size, view.stored,
-            [(layer.label, layer.input_size, layer.output_size, layer.truncated, layer.declared_size,
-              layer.reading) for layer in view.layers])
-
-
-def compare_pages(values: list[bytes], got: PageRead, want: PageRead, counts: Counts, where: str) -> None:
-    """Each value's answer in `got` (the core's road) against `want` (Python alone)."""
-    counts.compared += len(values)
-    differences = counts.differences
-    for name in ("kinds", "cut", "rejected", "found", "missed"):
-        if getattr(got, name) != getattr(want, name):
-            differences.append(f"{where}: {name} {getattr(got, name)!r:.300} != {getattr(want, name)!r:.300}")
-    for p, (column, expected) in enumerate(zip(got.columns, want.columns, strict=True)):
-        for i, (a, b) in enumerate(zip(column, expected, strict=True)):
-            if not same(a, b):
-                differences.append(f"{where}: value {i}, path {PATHS[p] if p < len(PATHS) else p}: "
-                                   f"{a!r:.200} != {b!r:.200}")
-    if len(got.columns) != len(want.columns) or any(
-            len(c) != len(values) for c in got.columns):
-        differences.append(f"{where}: columns of other lengths")
-    if not same(list(got.texts), list(want.texts)):
-        differences.append(f"{where}: texts differ")
-    if len(got.trees) != len(want.trees):
-        differences.append(f"{where}: {len(got.trees)} trees != {len(want.trees)}")
-    for i, (a, b) in enumerate(zip(got.trees, want.trees, strict=False)):
-        if not same(a, b):
-            differences.append(f"{where}: value {i}: tree {a!r:.200} != {b!r:.200}")
-    if bool(got.views) != bool(want.views) or len(got.views) != len(want.views):
-        differences.append(f"{where}: {len(got.views)} views != {len(want.views)}")
-    for i, (a, b) in enumerate(zip(got.views, want.views, strict=False)):
-        if shown(a) != shown(b):
-            differences.append(f"{where}: value {i}: view {shown(a)!r:.300} != {shown(b)!r:.300}")
-
-
-def differential(values: list[bytes], caps: tuple[int, ...], size: int = 64) -> Counts:
-    """Every ReadRequest of ASKS and measure_page, page by page (one engine per road, kept over the
-    pages as a reader keeps it), under each cap."""
-    counts = Counts()
-    pages = [values[i:i + size] for i in range(0, len(values), size)]
-    for cap in caps:
-        for name, make, known in ASKS:
-            core, python = ValueEngine("auto", cap), ValueEngine("auto", cap)
-            python.native = False
-            core_ask, python_ask = make(), make()
-            core_ask.known |= known
-            python_ask.known |= known
-            for n, page in enumerate(pages):
-                got, want = core.read_page(page, core_ask), python.read_page(page, python_ask)
-                compare_pages(page, got, want, counts, f"{name}, cap {cap}, page {n}")
-            if core.native is not True:
-                counts.differences.append(f"{name}: the native core did not run ({native.refusal()})")
-            if core_ask.known != python_ask.known:
-                counts.differences.append(f"{name}: paths known {core_ask.known} != {python_ask.known}")
-        compare_measures(pages, cap, counts)
-    return counts
-
-
-def same_measures(got: PageMeasures, want: PageMeasures) -> list[str]:
-    """The fields of two page answers that differ (ratios in any order: a median reads them)."""
-    out = [f"rows {name}: {getattr(got, name)} != {getattr(want, name)}" for name in ("before", "after")
-           if getattr(got, name) != getattr(want, name)]
-    for p, (a, b) in enumerate(zip(got.places, want.places, strict=True)):
-        for name in vars(b):
-            mine, theirs = getattr(a, name), getattr(b, name)
-            if name == "ratios":
-                mine, theirs = sorted(mine), sorted(theirs)
-            if mine != theirs:
-                out.append(f"place {p} {name}: {mine!r:.300} != {theirs!r:.300}")
-    return out
-
-
-def compare_measures(pages: list[list[bytes]], cap: int, counts: Counts) -> None:
-    """COMPRESSION STATS' page answers (payload.engine.measure_rows) on both roads: each page as
-    a blob column, beside a text column and as the blobs of a collection (values with their rows),
-    sized from headers and decoded whole, then each value alone (value by value)."""
-    for from_headers in (True, False):
-        spec = dataclasses.replace(STATS_SPEC, from_headers=from_headers)
-        # per road: the blob column's engine, the text column's, the collection's
-        core = [ValueEngine("auto", cap) for _ in range(3)]
-        python = [ValueEngine("auto", cap) for _ in range(3)]
-        for engine in python:
-            engine.native = False
-        for n, page in enumerate(pages):
-            rows = [(value, f"t{i}" * (i % 3) if i % 4 else None) for i, value in enumerate(page)]
-            nested = [value for value in page if value]
-            places = [MeasuredPlace(column=0, exact_ratios=n % 2 == 0), MeasuredPlace(column=1, text=True),
-                      MeasuredPlace(values=nested, rows=[i % len(rows) for i in range(len(nested))],
-                                    exact_ratios=n % 2 == 1)]
-            got, want = measure_rows(rows, places, core, spec), measure_rows(rows, places, python, spec)
-            counts.compared += len(page)
-            counts.differences += [f"measures, cap {cap}, page {n}, headers {from_headers}: {d}"
-                                   for d in same_measures(got, want)]
-            for i, value in enumerate(page):
-                alone = [MeasuredPlace(column=0)]
-                got = measure_rows([(value,)], alone, core[:1], spec)
-                want = measure_rows([(value,)], alone, python[:1], spec)
-                counts.compared += 1
-                counts.differences += [f"measure, cap {cap}, headers {from_headers}, value {i} "
-                                       f"({value[:16].hex()}): {d}" for d in same_measures(got, want)]
-        if not all(engine.native for engine in core):
-            counts.differences.append(f"measures: the native core did not run ({native.refusal()})")
 
 
 def assert_same(name: str, counts: Counts) -> None:
@@ -178,22 +47,22 @@ CAPS = (DEFAULT_CAP, 300, 7)
 
 
 def test_pages_of_the_fuzzing_seeds() -> None:
-    assert_same("fuzzing seeds", differential(corpora.seeds(), CAPS))
+    assert_same("fuzzing seeds", differential(corpora.seeds(), CAPS, PATHS))
 
 
 def test_pages_of_every_producer_over_every_payload() -> None:
-    assert_same("producers x payloads", differential(corpora.produced(), (DEFAULT_CAP, 300)))
+    assert_same("producers x payloads", differential(corpora.produced(), (DEFAULT_CAP, 300), PATHS))
 
 
 def test_pages_of_the_order_table() -> None:
     values = corpora.orders(600)
-    assert_same("order table", differential(values, (DEFAULT_CAP,), size=100))
+    assert_same("order table", differential(values, (DEFAULT_CAP,), PATHS, size=100))
     # The common road is the core's: it answers every value of these pages itself.
     assert native.decode_page(values[:200], DEFAULT_CAP, PATHS).handed_back == []
 
 
 def test_pages_of_the_demo_data_and_nested_chains() -> None:
-    assert_same("demo data, nested chains", differential(corpora.demo() + corpora.nested(), CAPS))
+    assert_same("demo data, nested chains", differential(corpora.demo() + corpora.nested(), CAPS, PATHS))
 
 
 def test_pages_of_edge_cases_hostile_and_mutated_values() -> None:
@@ -207,7 +76,7 @@ def test_pages_of_edge_cases_hostile_and_mutated_values() -> None:
     mutated = [corpora.mutate(v, rng) for v in corpora.orders(200, seed=9) for _ in range(2)]
     values = edges + corpora.hostile() + mutated
     rng.shuffle(values)
-    assert_same("edges, hostile, mutated", differential(values, (DEFAULT_CAP, 2000, 64)))
+    assert_same("edges, hostile, mutated", differential(values, (DEFAULT_CAP, 2000, 64), PATHS))
 
 
 def test_a_page_with_values_handed_back_before_the_first_hit() -> None:
@@ -225,7 +94,7 @@ def test_a_page_with_values_handed_back_before_the_first_hit() -> None:
         [other, plain[3], stream, had, pickle.dumps({"status": "PAID"}), plain[4]],
         [utf16, other, plain[0]],
     ]
-    counts = differential([v for page in pages for v in page], CAPS, size=5)
+    counts = differential([v for page in pages for v in page], CAPS, PATHS, size=5)
     assert counts.compared > 0
     assert native.decode_page([utf16, stream], DEFAULT_CAP).handed_back == [0, 1]
     assert_same("handed back, rejected, misses", counts)
@@ -240,11 +109,11 @@ def test_the_comparison_sees_a_difference() -> None:
     got = engine.read_page(values, ReadRequest(PATHS, text=True))
     expected = want.read_page(values, ReadRequest(PATHS, text=True))
     counts = Counts()
-    compare_pages(values, got, expected, counts, "same")
+    compare_pages(values, got, expected, counts, "same", PATHS)
     assert counts.differences == []
     got.columns[0][3] = "changed"
     got.kinds[5] = "binary"
-    compare_pages(values, got, expected, counts, "changed")
+    compare_pages(values, got, expected, counts, "changed", PATHS)
     assert len(counts.differences) == 2
 
 
@@ -292,7 +161,7 @@ def test_a_values_answer_depends_on_the_value_only() -> None:
         engine = ValueEngine("auto", DEFAULT_CAP)
         assert [engine.view(v).reason for v in order] == [alone[0] if v == first else alone[1] for v in order]
     commas = b'{"a":"' + b"," * 1000 + b'"}'
-    counts = differential([commas, commas, b'{"a": 1}'], (300,), size=3)
+    counts = differential([commas, commas, b'{"a": 1}'], (300,), PATHS, size=3)
     assert_same("one value's answer", counts)
     for views in (True, False):
         python = ValueEngine("auto", 300)
