@@ -14,7 +14,9 @@ import subprocess
 import time
 
 import pytest
-from shell_runner import CQLSH_EXT, isolated_env
+from shell_runner import CQLSH_EXT, STOCK_CQLSH, isolated_env
+
+from .terminal import Term
 
 SIZES = [(80, 24), (120, 40), (200, 60)]
 RULE = re.compile(r"^-+(\+-+)+$")
@@ -392,3 +394,37 @@ def test_offline_inspect_is_fitted_to_a_terminal_and_whole_in_a_pipe(tmp_path, c
                            env=isolated_env(tmp_path))
     fields = next(line for line in piped.stdout.splitlines() if "#0  offset 0" in line)
     assert "checksum_flag yes" in fields and f"content_size {len(doc)}" in fields, fields  # one line
+
+
+def _rows_up_to(screen: list[str], last: str) -> list[str]:
+    """The screen's rows from the top to the last row that starts with `last`."""
+    end = max(i for i, row in enumerate(screen) if row.startswith(last))
+    return screen[:end + 1]
+
+
+@pytest.mark.parametrize(("cols", "rows"), NEWCOMER_SIZES)
+def test_decoding_off_shows_stock_cqlsh_s_screen(term, demo_ks, home, cassandra, cols, rows):
+    """-d none is stock cqlsh in the interactive shell too: a table with wide hex cells (wider than
+    the screen: they wrap, as in cqlsh) looks as stock cqlsh shows it, rendered, at each size."""
+    statement = "SELECT name, data FROM blob_formats WHERE name IN ('gzip', 'plain json');"
+    stock = Term([cassandra.host, str(cassandra.port), "-k", demo_ks], home, rows=rows, cols=cols,
+                 program=STOCK_CQLSH)
+    try:
+        stock.prompt()
+        stock_out = stock.run(statement)
+        stock_screen = stock.display()
+    finally:
+        stock.close()
+    t = term("-k", demo_ks, "-d", "none", env={"PAGER": ""}, rows=rows, cols=cols)
+    t.prompt()
+    out = t.run(statement)
+    # The lines written: cqlsh's table, header, rule and hex rows, byte for byte.
+    assert result_lines(out) == result_lines(stock_out)
+    assert result_lines(out)[0].split() == ["name", "|", "data"]
+    assert not any(line.startswith("@ Row") for line in result_lines(out))
+    # What a person sees: the same rows on the screen, up to the row count (the prompt and the
+    # toolbar below it are the front end's).
+    mine, theirs = _rows_up_to(t.display(), "(2 rows)"), _rows_up_to(stock_screen, "(2 rows)")
+    shared = min(len(mine), len(theirs))
+    assert shared >= rows // 2 and mine[-shared:] == theirs[-shared:], (mine, theirs)
+    t.exit()
