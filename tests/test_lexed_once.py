@@ -41,9 +41,9 @@ def docs(cassandra) -> str:
 
 @pytest.fixture(scope="module")
 def ext_shell(cassandra, docs) -> Iterator[Any]:
-    from tests.payload_select.test_keys import make_shell
+    from shell_runner import in_process_shell
 
-    sh = make_shell(cassandra)
+    sh = in_process_shell(cassandra)
     sh.onecmd(f"USE {docs};")
     yield sh
     sh.conn.shutdown()
