@@ -1,0 +1,126 @@
+"""One stored value edited and written back in its own chain, or refused with the reason.
+
+The value is read by the one engine (payload.engine) as the display reads it; its layers (each a
+container whose module writes it: codecs.capabilities.Writer) and its payload (JSON text, or a
+record format that writes from its tree) are the chain encode() writes the new document in
+(encode.chain: the same writers, the same verify-by-decoding). Before anything is edited, the
+untouched document must write back to the stored payload byte for byte (so only what the statement
+names changes), and after it, the new value must read back, by the engine in auto mode, as the same
+chain with the intended document.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from cqlsh_ext.edit.document import EditRefused, Op, apply, json_spacing, read_json, write_json
+
+if TYPE_CHECKING:
+    from cqlsh_ext.payload.engine import ValueEngine
+    from cqlsh_ext.payload.view import BlobView
+
+
+@dataclass(frozen=True)
+class EditedValue:
+    """The new stored bytes, the chain they were written in and the changes: (path, old, new)."""
+
+    value: bytes
+    chain: str
+    changes: list[tuple[str, Any, Any]]
+
+
+def rewrite(stored: bytes, engine: ValueEngine, ops: Sequence[Op], cap: int) -> EditedValue | None:
+    """`stored` with `ops` applied, in its own chain; None when nothing changes; EditRefused."""
+    from cqlsh_ext.encode.chain import EncodeRefused, encode, encode_record, same
+    from cqlsh_ext.payload.view import RECORD, TEXT, spell
+
+    view = engine.view(stored)
+    if view.cut:
+        raise EditRefused(f"the value is cut at the output cap ({view.truncated_layer.label}): "
+                          "raise --max-output-size to edit it" if view.truncated_layer else "cut")
+    labels = _layers(view)
+    if view.kind == TEXT:
+        text = view.text or ""
+        if view.tree is None:
+            raise EditRefused("its text is not a JSON object or list")
+        if len(text.encode("utf-8")) != view.payload_size:
+            raise EditRefused("its text is not stored as UTF-8")
+        tree = read_json(text)
+        spacing = json_spacing(text, tree)
+        changes = apply(tree, ops)
+        if not changes:
+            return None
+        new_text = write_json(tree, spacing)
+        if not same(read_json(new_text), tree):
+            raise EditRefused("the new JSON text does not read back as the edited document")
+        chain = spell([*labels, "text"])
+        try:
+            encoded = encode(chain, new_text, cap)
+        except EncodeRefused as err:
+            raise EditRefused(f"not written back as {chain}: {err}") from None
+    elif view.kind == RECORD and view.stream_format is None:
+        from cqlsh_ext.payload import formats
+
+        fmt = formats.get(str(view.payload_format))
+        if fmt is None or fmt.encode is None or fmt.encodes_text:
+            why = fmt.unwritable if fmt is not None else "no writer for it here"
+            raise EditRefused(f"{view.payload_format}: {why}")
+        try:
+            again = fmt.encode(view.record)
+        except (formats.PayloadError, TypeError, ValueError, OverflowError):
+            again = None
+        if again != view.data:
+            raise EditRefused(f"its {view.payload_format} is written in a way this shell's writer does not "
+                              "repeat (its untouched document would change)")
+        tree = copy.deepcopy(view.record)
+        changes = apply(tree, ops)
+        if not changes:
+            return None
+        chain = spell([*labels, str(view.payload_format)])
+        try:
+            encoded = encode_record(chain, tree, cap)
+        except EncodeRefused as err:
+            raise EditRefused(f"not written back as {chain}: {err}") from None
+    else:
+        raise EditRefused(_unreadable(view))
+    _same_form(view, engine, encoded.value, cap)
+    return EditedValue(encoded.value, encoded.chain, changes)
+
+
+def _layers(view: BlobView) -> list[str]:
+    """The labels of the value's layers, each one a container this shell writes; EditRefused."""
+    from cqlsh_ext.codecs.capabilities import Writer, unwritable
+
+    labels: list[str] = []
+    for layer in view.layers:
+        if layer.reading:
+            continue
+        if layer.fmt is None:
+            raise EditRefused(f"{layer.label}: a serialization stream is read here, never written")
+        if not isinstance(layer.fmt, Writer):
+            raise EditRefused(f"{layer.fmt.label}: {unwritable(layer.fmt)}")
+        labels.append(layer.label)
+    return labels
+
+
+def _unreadable(view: BlobView) -> str:
+    from cqlsh_ext.payload.view import BINARY, FAILED, RECORD
+
+    if view.kind == FAILED:
+        return f"it does not decode ({view.reason})"
+    if view.kind == BINARY:
+        what = f"a {view.object_class} object" if view.object_class else "a binary payload"
+        return f"{view.label or 'it'} holds {what}: no document to edit"
+    if view.kind == RECORD:
+        return f"{view.stream_format}: a serialization stream is read here, never written"
+    return "no known format: nothing to edit (a DECODE setting names its chain)"
+
+
+def _same_form(before: BlobView, engine: ValueEngine, value: bytes, cap: int) -> None:
+    """The new bytes read by the engine as the old ones were: same chain, same reading."""
+    after = engine.view(value)
+    if after.label != before.label or after.cut:
+        raise EditRefused(f"the new value reads as {after.label or after.kind}, not {before.label}")

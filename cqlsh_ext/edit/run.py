@@ -1,0 +1,337 @@
+"""Doing an edit: the rows read as a payload query reads them (payload_select.command.read_answer:
+the WHERE's payload conditions, ALLOW FILTERING, the whole-table plan, progress, Ctrl-C), each
+stored value rewritten in its own chain (edit.rewrite), then either a preview or, with CONFIRM,
+each row journaled and written with a lightweight transaction on the bytes read.
+
+UNDO writes a journal's old values back the same way, each conditioned on the value the edit
+wrote.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from cqlsh_ext.common.text import plural
+from cqlsh_ext.cql.errors import QueryError
+from cqlsh_ext.edit.document import REMOVE, EditRefused, brief
+from cqlsh_ext.edit.parse import Edit
+
+if TYPE_CHECKING:
+    from cqlsh_ext.upstream.protocol import Shell
+
+LABEL = "edit"
+#: Rows whose `path: old -> new` lines a preview shows.
+PREVIEW_ROWS = 3
+#: A write progress line every this many rows.
+PROGRESS_EVERY = 500
+CHANGED_SINCE = "changed since it was read: left alone"
+
+
+@dataclass
+class RowChange:
+    """A row to write: its key (name -> value as the driver gives it), the bytes read, the bytes
+    to write (as the column holds them: bytes, or text) and the changes."""
+
+    key: dict[str, Any]
+    old: Any
+    new: Any
+    changes: list[tuple[str, Any, Any]]
+
+
+@dataclass
+class Outcome:
+    read: int = 0
+    unchanged: int = 0
+    refused: dict[str, int] = field(default_factory=dict)
+    rows: list[RowChange] = field(default_factory=list)
+
+
+def _quote(name: str) -> str:
+    from cqlsh_ext.query.grammar import quote
+
+    return quote(name)
+
+
+def key_columns(meta: Any) -> list[str]:
+    return [c.name for c in (*meta.partition_key, *meta.clustering_key)]
+
+
+def _restricted(where: str) -> set[str]:
+    """Columns the WHERE restricts by = or IN, as written (top-level conditions joined by AND)."""
+    from cqlsh_ext.cql.lexer import lexed
+
+    tokens = lexed(where).tokens
+    out: set[str] = set()
+    at_start = True
+    depth = 0
+    for i, tok in enumerate(tokens[:-1]):
+        if tok.kind == "punct" and tok.value == "(":
+            depth += 1
+        elif tok.kind == "punct" and tok.value == ")":
+            depth -= 1
+        if at_start and tok.kind in ("word", "qname") and (tokens[i + 1].value == "="
+                                                            or tokens[i + 1].value.lower() == "in"):
+            out.add(tok.value.lower() if tok.kind == "word" else tok.value)
+        at_start = depth == 0 and tok.kind == "word" and tok.value.lower() == "and"
+    return out
+
+
+def run_edit(shell: Shell, edit: Edit, keyspace: str, meta: Any) -> None:
+    """Preview or write the edit (see the module doc); QueryError for what is refused before reading."""
+    from cqlsh_ext.payload_select.command import read_answer
+    from cqlsh_ext.payload_select.schema import schema_of
+    from cqlsh_ext.query.grammar import parse
+
+    keys = key_columns(meta)
+    if not edit.allow_filtering and not set(keys) <= _restricted(edit.where):
+        raise QueryError("the WHERE names no full primary key, so this edits the rows a scan finds: "
+                         "add ALLOW FILTERING")
+    table = f"{_quote(keyspace)}.{_quote(meta.name)}"
+    columns = ", ".join(_quote(c) for c in [*keys, edit.column])
+    select = f"SELECT {columns} FROM {table} WHERE {edit.where}"
+    if edit.allow_filtering:
+        select += " ALLOW FILTERING" + (" CONFIRM" if edit.confirm else "")
+    schema = schema_of(shell, keyspace, meta)
+    plan = parse(select, schema, plain=True)
+    if plan is None:
+        raise QueryError("nothing to read")
+    answer = read_answer(shell, plan, schema, keyspace, meta, 500, 500)
+    if answer is None:
+        return
+    reading, _names, _types, pages = answer
+    outcome = _outcome(shell, edit, keyspace, meta, keys, pages)
+    if reading.error:
+        shell.printerr(f"{LABEL}: the reading failed ({reading.error}); nothing was written")
+        return
+    stopped = " (the reading was stopped by Ctrl-C: these are the rows read before)" if reading.interrupted \
+        else ""
+    _summary(shell, edit, outcome, stopped)
+    if not edit.confirm:
+        if outcome.rows:
+            print(f"Nothing written: add CONFIRM at the end of the statement to write "
+                  f"{plural(len(outcome.rows), 'row')}.")
+        return
+    if reading.interrupted:
+        print("Nothing written: the reading was stopped.")
+        return
+    if outcome.rows:
+        _write(shell, keyspace, meta, edit.column, keys, outcome.rows)
+
+
+def _outcome(shell: Shell, edit: Edit, keyspace: str, meta: Any, keys: list[str], pages: Any) -> Outcome:
+    from cqlsh_ext.edit.rewrite import rewrite
+    from cqlsh_ext.payload.places import Decoding, Engines, ValuePlace
+    from cqlsh_ext.payload.view import BlobView
+    from cqlsh_ext.settings import NONE
+
+    display = shell.settings.display
+    decoding = display.decoding()
+    if decoding.mode == NONE:  # the display is off; the edit still reads values as auto mode does
+        decoding = Decoding("auto", decoding.cap, decoding.settings)
+    engine = Engines(decoding)(ValuePlace(keyspace, meta.name, edit.column))
+    is_text = not meta.columns[edit.column].cql_type.startswith("blob")
+    outcome = Outcome()
+    for page in pages:
+        for row in page:
+            outcome.read += 1
+            stored = row[-1]
+            if isinstance(stored, BlobView):
+                stored = stored.stored
+            if stored is None:
+                _refuse(outcome, "no value")
+                continue
+            raw = stored.encode("utf-8") if isinstance(stored, str) else bytes(stored)
+            try:
+                done = rewrite(raw, engine, edit.ops, decoding.cap)
+            except EditRefused as err:
+                _refuse(outcome, str(err))
+                continue
+            if done is None:
+                outcome.unchanged += 1
+                continue
+            new: Any = done.value
+            if is_text:
+                try:
+                    new = done.value.decode("utf-8")
+                except UnicodeDecodeError:
+                    _refuse(outcome, "the new value is not text, and the column is")
+                    continue
+            outcome.rows.append(RowChange(dict(zip(keys, row[:-1], strict=True)), stored, new, done.changes))
+    return outcome
+
+
+def _refuse(outcome: Outcome, reason: str) -> None:
+    outcome.refused[reason] = outcome.refused.get(reason, 0) + 1
+
+
+def _summary(shell: Shell, edit: Edit, outcome: Outcome, stopped: str) -> None:
+    verb = "would change" if not edit.confirm else "to change"
+    parts = [f"{plural(outcome.read, 'row')} read{stopped}: {len(outcome.rows):,} {verb}"]
+    if outcome.unchanged:
+        parts.append(f"{outcome.unchanged:,} already as asked")
+    refused = sum(outcome.refused.values())
+    if refused:
+        parts.append(f"{refused:,} refused")
+    print(f"{LABEL}: " + ", ".join(parts))
+    for reason, n in sorted(outcome.refused.items(), key=lambda item: -item[1]):
+        print(f"  refused {plural(n, 'row')}: {reason}")
+    for change in outcome.rows[:PREVIEW_ROWS]:
+        print("  " + _key_text(change.key))
+        for path, old, new in change.changes:
+            print(f"    {path}: {_side(old)} -> {_side(new)}")
+    if len(outcome.rows) > PREVIEW_ROWS:
+        print(f"  ... and {plural(len(outcome.rows) - PREVIEW_ROWS, 'more row')}")
+
+
+def _side(value: Any) -> str:
+    return "(none)" if value is REMOVE else brief(value)
+
+
+def _key_text(key: Mapping[str, Any]) -> str:
+    return ", ".join(f"{name} = {value!r}" if isinstance(value, str) else f"{name} = {value}"
+                     for name, value in key.items())
+
+
+@dataclass
+class _Writer:
+    """A prepared conditional write: SET column = new WHERE key IF column = expected."""
+
+    shell: Shell
+    prepared: Any
+    #: The driver's types of the key's bind markers, in key order.
+    key_types: list[Any]
+
+    @classmethod
+    def of(cls, shell: Shell, keyspace: str, meta: Any, column: str, keys: Sequence[str]) -> _Writer:
+        where = " AND ".join(f"{_quote(k)} = ?" for k in keys)
+        text = (f"UPDATE {_quote(keyspace)}.{_quote(meta.name)} SET {_quote(column)} = ? WHERE {where} "
+                f"IF {_quote(column)} = ?")
+        prepared = shell.session.prepare(text)
+        types = [c[3] for c in prepared.column_metadata[1:1 + len(keys)]]
+        return cls(shell, prepared, types)
+
+    @property
+    def protocol(self) -> int:
+        return int(self.shell.session.cluster.protocol_version)
+
+    def serialized(self, key: Sequence[Any]) -> list[bytes]:
+        return [t.to_binary(v, self.protocol) for t, v in zip(self.key_types, key, strict=True)]
+
+    def values(self, serialized: Sequence[bytes]) -> list[Any]:
+        return [t.from_binary(b, self.protocol) for t, b in zip(self.key_types, serialized, strict=True)]
+
+    def write(self, new: Any, key: Sequence[Any], expected: Any) -> bool:
+        """Whether the server applied it (False: the value was not `expected`)."""
+        from cassandra.query import BoundStatement
+
+        shell = self.shell
+        bound = BoundStatement(self.prepared, consistency_level=shell.consistency_level,
+                               serial_consistency_level=shell.serial_consistency_level)
+        bound.bind([new, *key, expected])
+        row = shell.session.execute(bound).one()
+        # The shell's sessions make rows dicts: the driver's was_applied cannot read those.
+        return bool(row["[applied]"] if isinstance(row, Mapping) else row[0])
+
+
+def _write(shell: Shell, keyspace: str, meta: Any, column: str, keys: list[str],
+           rows: list[RowChange]) -> None:
+    from cqlsh_ext.edit.journal import Journal
+
+    writer = _Writer.of(shell, keyspace, meta, column, keys)
+    journal = Journal(_journal_directory(), keyspace, meta.name, column)
+    print(f"Journal: {journal.path}")
+    try:
+        written, left = _each(rows, lambda n, row: _write_one(writer, journal, n, row, keys))
+    finally:
+        journal.close()
+    _closing(written, left, len(rows), journal.path)
+
+
+def _write_one(writer: _Writer, journal: Any, n: int, row: RowChange, keys: list[str]) -> bool:
+    key = [row.key[k] for k in keys]
+    journal.before(n, dict(zip(keys, writer.serialized(key), strict=True)), _raw(row.old), _raw(row.new))
+    applied = writer.write(row.new, key, row.old)
+    journal.after(n, applied)
+    if not applied:
+        print(f"  {_key_text(row.key)}: {CHANGED_SINCE}")
+    return applied
+
+
+def _raw(value: Any) -> bytes:
+    return value.encode("utf-8") if isinstance(value, str) else bytes(value)
+
+
+def _each(rows: Sequence[Any], one: Callable[[int, Any], bool]) -> tuple[int, int | None]:
+    """`one` on each row, between rows Ctrl-C stops: (rows applied, rows left when stopped or None)."""
+    from cqlsh_ext.common.interrupt import CtrlC
+
+    written = 0
+    with CtrlC() as ctrl_c:
+        for n, row in enumerate(rows):
+            if ctrl_c.pressed:
+                return written, len(rows) - n
+            if one(n, row):
+                written += 1
+            if len(rows) > PROGRESS_EVERY and (n + 1) % PROGRESS_EVERY == 0:
+                print(f"{LABEL}: {n + 1:,} of {len(rows):,} rows done", file=sys.stderr)
+    return written, None
+
+
+def _closing(written: int, left: int | None, total: int, path: str) -> None:
+    line = f"{plural(written, 'row')} written"
+    unapplied = total - written - (left or 0)
+    if unapplied:
+        line += f", {unapplied:,} {CHANGED_SINCE}"
+    if left is not None:
+        line += f"; stopped by Ctrl-C, {plural(left, 'row')} not written"
+    print(f"{line}. Undo: UNDO '{path}' CONFIRM")
+
+
+def _journal_directory() -> str:
+    from cqlsh_ext.edit.journal import journal_dir
+    from cqlsh_ext.upstream import seams
+
+    return journal_dir(seams.import_cqlshmain(None).HISTORY)
+
+
+def run_undo(shell: Shell, path: str, confirm: bool) -> None:
+    """Preview or write a journal's old values back, each on the condition that the row still holds
+    what the edit wrote."""
+    from cqlsh_ext.edit.journal import read_journal
+    from cqlsh_ext.payload_select.schema import table_meta
+
+    journal = read_journal(path)
+    meta = table_meta(shell, journal.keyspace, journal.table)
+    if meta is None or journal.column not in meta.columns:
+        raise EditRefused(f"{journal.keyspace}.{journal.table}.{journal.column} is not in the schema")
+    keys = key_columns(meta)
+    rows = [r for r in journal.rows if r.applied is not False]
+    if any(set(r.key) != set(keys) for r in rows):
+        raise EditRefused(f"the journal's keys are not {journal.keyspace}.{journal.table}'s primary key")
+    print(f"undo: {plural(len(rows), 'row')} of {journal.keyspace}.{journal.table}.{journal.column} to "
+          f"write back{'' if confirm else ' (add CONFIRM to write them)'}")
+    if not confirm or not rows:
+        return
+    writer = _Writer.of(shell, journal.keyspace, meta, journal.column, keys)
+    is_text = not meta.columns[journal.column].cql_type.startswith("blob")
+
+    def back(value: bytes) -> Any:
+        return value.decode("utf-8") if is_text else value
+
+    def one(n: int, row: Any) -> bool:
+        key = writer.values([row.key[k] for k in keys])
+        applied = writer.write(back(row.old), key, back(row.new))
+        if not applied:
+            print(f"  {_key_text(dict(zip(keys, key, strict=True)))}: changed since the edit: left alone")
+        return applied
+
+    written, left = _each(rows, one)
+    line = f"{plural(written, 'row')} written back"
+    if len(rows) - written - (left or 0):
+        line += f", {len(rows) - written - (left or 0):,} changed since the edit: left alone"
+    if left is not None:
+        line += f"; stopped by Ctrl-C, {plural(left, 'row')} not written"
+    print(line + ".")
