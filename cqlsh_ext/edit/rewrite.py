@@ -46,7 +46,9 @@ def rewrite(stored: bytes, engine: ValueEngine, ops: Sequence[Op], cap: int) -> 
         text = view.text or ""
         if view.tree is None:
             raise EditRefused("its text is not a JSON object or list")
-        if len(text.encode("utf-8")) != view.payload_size:
+        # The bytes under the last layer peeled (a column setting's walk leaves payload_size alone).
+        size = next((layer.output_size for layer in reversed(view.layers) if not layer.reading), len(stored))
+        if len(text.encode("utf-8")) != size:
             raise EditRefused("its text is not stored as UTF-8")
         tree = read_json(text)
         spacing = json_spacing(text, tree)

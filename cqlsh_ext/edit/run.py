@@ -123,16 +123,19 @@ def run_edit(shell: Shell, edit: Edit, keyspace: str, meta: Any) -> None:
 
 def _outcome(shell: Shell, edit: Edit, keyspace: str, meta: Any, keys: list[str], pages: Any) -> Outcome:
     from cqlsh_ext.edit.rewrite import rewrite
+    from cqlsh_ext.payload.engine import ValueEngine
     from cqlsh_ext.payload.places import Decoding, Engines, ValuePlace
-    from cqlsh_ext.payload.view import BlobView
+    from cqlsh_ext.payload.view import TEXT_READING, BlobView
     from cqlsh_ext.settings import NONE
 
     display = shell.settings.display
     decoding = display.decoding()
     if decoding.mode == NONE:  # the display is off; the edit still reads values as auto mode does
         decoding = Decoding("auto", decoding.cap, decoding.settings)
-    engine = Engines(decoding)(ValuePlace(keyspace, meta.name, edit.column))
     is_text = not meta.columns[edit.column].cql_type.startswith("blob")
+    # A text column's value is its text: read as text whatever the mode guesses of its bytes.
+    engine = ValueEngine(cap=decoding.cap, spec=TEXT_READING) if is_text else \
+        Engines(decoding)(ValuePlace(keyspace, meta.name, edit.column))
     outcome = Outcome()
     for page in pages:
         for row in page:
@@ -241,7 +244,7 @@ def _write(shell: Shell, keyspace: str, meta: Any, column: str, keys: list[str],
     from cqlsh_ext.edit.journal import Journal
 
     writer = _Writer.of(shell, keyspace, meta, column, keys)
-    journal = Journal(_journal_directory(), keyspace, meta.name, column)
+    journal = Journal(_journal_directory(shell), keyspace, meta.name, column)
     print(f"Journal: {journal.path}")
     try:
         written, left = _each(rows, lambda n, row: _write_one(writer, journal, n, row, keys))
@@ -290,11 +293,12 @@ def _closing(written: int, left: int | None, total: int, path: str) -> None:
     print(f"{line}. Undo: UNDO '{path}' CONFIRM")
 
 
-def _journal_directory() -> str:
+def _journal_directory(shell: Shell) -> str:
+    """--journal-dir, or a `journal` directory beside the shell's history."""
     from cqlsh_ext.edit.journal import journal_dir
     from cqlsh_ext.upstream import seams
 
-    return journal_dir(seams.import_cqlshmain(None).HISTORY)
+    return shell.settings.display.journal_dir or journal_dir(seams.import_cqlshmain(None).HISTORY)
 
 
 def run_undo(shell: Shell, path: str, confirm: bool) -> None:

@@ -1,0 +1,298 @@
+"""Edits of stored payloads (docs/edit.md) on the real server: every chain encode() writes edited and
+read back by the producers' own libraries, JSON text kept as it was spelt, the preview, the
+conditional write (a write made between the read and the write is left alone), refusals, Ctrl-C
+between rows, the journal and UNDO; the real binary for the walk-through."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import pickle
+import signal
+import stat
+import zlib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import cbor2
+import msgpack
+import pytest
+import zstandard
+from shell_runner import CQLSH_EXT, in_process_shell, run
+
+from cqlsh_ext.codecs import registry
+from cqlsh_ext.codecs.capabilities import Writer
+from cqlsh_ext.edit import run as edit_run
+from cqlsh_ext.encode.chain import encode
+
+DOC = {"status": "NEW", "items": [{"sku": "A1", "qty": 1}, {"sku": "B2", "qty": 2}], "note": "call first"}
+DOC_TEXT = json.dumps(DOC, separators=(",", ":"))
+CAP = 4 << 20
+FORMATS = ("text", "msgpack", "cbor")
+RECORD_READ = {"msgpack": msgpack.unpackb, "cbor": cbor2.loads, "text": lambda b: json.loads(b.decode())}
+
+
+def _read_back() -> dict[str, Any]:
+    """The containers read with their producers' libraries, as tests/encode checks encode()."""
+    path = Path(__file__).parent.parent / "encode" / "test_roundtrip.py"
+    spec = importlib.util.spec_from_file_location("encode_roundtrip_readers", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return dict(module.READ_BACK)
+
+
+READ_BACK = _read_back()
+WRITABLE = [f.label for f in registry.all_containers() if isinstance(f, Writer)]
+
+
+@pytest.fixture(scope="module")
+def ks(cassandra) -> str:
+    name = cassandra.create_keyspace("edit")
+    s = cassandra.session(name)
+    s.execute("CREATE TABLE t (id int, seq int, data blob, doc text, PRIMARY KEY (id, seq))")
+    s.shutdown()
+    return name
+
+
+@pytest.fixture()
+def sh(cassandra, ks, tmp_path) -> Iterator[Any]:
+    shell = in_process_shell(cassandra)
+    shell.onecmd(f"USE {ks};")
+    shell.settings.display.journal_dir = str(tmp_path / "journal")
+    yield shell
+    shell.conn.shutdown()
+
+
+@pytest.fixture()
+def session(cassandra, ks) -> Iterator[Any]:
+    s = cassandra.session(ks)
+    yield s
+    s.shutdown()
+
+
+def put(session: Any, id_: int, seq: int, data: bytes | None = None, doc: str | None = None) -> None:
+    session.execute("INSERT INTO t (id, seq, data, doc) VALUES (%s, %s, %s, %s)", (id_, seq, data, doc))
+
+
+def stored(session: Any, id_: int, seq: int, column: str = "data") -> Any:
+    return getattr(session.execute(f"SELECT {column} FROM t WHERE id = %s AND seq = %s", (id_, seq)).one(),
+                   column)
+
+
+def said(capsys: Any) -> tuple[str, str]:
+    captured = capsys.readouterr()
+    return captured.out, captured.err
+
+
+def test_every_chain_encode_writes_is_edited_in_its_own_form(sh, session, capsys) -> None:
+    chains = [f"{label}>{fmt}" for label in WRITABLE for fmt in FORMATS]
+    for seq, chain in enumerate(chains):
+        put(session, 100, seq, encode(chain, DOC_TEXT, CAP).value)
+    sh.onecmd("UPDATE t SET data.status = 'DONE', data.items[0].qty = 3 WHERE id = 100 ALLOW FILTERING "
+              "CONFIRM;")
+    out, err = said(capsys)
+    edited, refused = [], []
+    for seq, chain in enumerate(chains):
+        label, fmt = chain.split(">")
+        value = stored(session, 100, seq)
+        doc = RECORD_READ[fmt](READ_BACK[label](value))
+        if doc == DOC:
+            refused.append(chain)
+            continue
+        assert doc == {**DOC, "status": "DONE", "items": [{"sku": "A1", "qty": 3}, DOC["items"][1]]}, chain
+        edited.append(chain)
+    # What auto mode reads is edited; what it cannot tell (no signature) needs a DECODE setting.
+    assert len(edited) >= 2 * len(chains) // 3, (out, err)
+    assert f"{len(edited)} rows written" in out, out
+    assert f"refused {len(refused)} rows: no known format" in out, out
+    for chain in refused:
+        assert chain.split(">")[0] in ("snappy", "lz4/block-nosize", "deflate", "brotli"), chain
+
+
+def test_a_decode_setting_makes_a_signatureless_chain_editable(sh, session, capsys, ks) -> None:
+    put(session, 101, 1, encode("brotli>cbor", DOC_TEXT, CAP).value)
+    sh.settings.display.columns[f"{ks}.t.data"] = "brotli>cbor"
+    sh.onecmd("DELETE data.note FROM t WHERE id = 101 AND seq = 1 CONFIRM;")
+    import brotli
+
+    assert cbor2.loads(brotli.decompress(stored(session, 101, 1))) == {k: v for k, v in DOC.items()
+                                                                       if k != "note"}
+    assert "1 row written" in said(capsys)[0]
+
+
+def test_json_text_keeps_key_order_spacing_and_untouched_numbers(sh, session, capsys) -> None:
+    compact = '{"b":1.50,"a":1e3,"c":[1,2],"d":"\u00e9t\u00e9","big":12345678901234567890}'
+    spaced = '{"z": 0.10, "y": {"k": -0.0}, "x": [1.0, 2]}'
+    indented = '{\n  "id": 7,\n  "tags": [\n    "a",\n    "b"\n  ],\n  "price": 10.00\n}'
+    put(session, 102, 1, doc=compact)
+    put(session, 102, 2, doc=spaced)
+    put(session, 102, 3, data=encode("gzip>text", indented, CAP).value)
+    sh.onecmd("UPDATE t SET doc.c[0] = 7, doc.e = {'new': [true, null]} WHERE id = 102 AND seq = 1 CONFIRM;")
+    sh.onecmd("UPDATE t SET doc.y.k = 'v' WHERE id = 102 AND seq = 2 CONFIRM;")
+    sh.onecmd("UPDATE t SET data.tags[1] = 'c' WHERE id = 102 AND seq = 3 CONFIRM;")
+    out, err = said(capsys)
+    want = compact.replace("[1,2]", "[7,2]")[:-1] + ',"e":{"new":[true,null]}}'
+    assert stored(session, 102, 1, "doc") == want, (out, err)
+    assert stored(session, 102, 2, "doc") == '{"z": 0.10, "y": {"k": "v"}, "x": [1.0, 2]}'
+    assert zlib.decompress(stored(session, 102, 3), 31).decode() == indented.replace('"b"', '"c"')
+
+
+def test_a_preview_writes_nothing(sh, session, capsys) -> None:
+    value = encode("zstd>msgpack", DOC_TEXT, CAP).value
+    put(session, 103, 1, value)
+    sh.onecmd("UPDATE t SET data.status = 'CANCELLED', data.items[0].qty = 3 WHERE id = 103 AND seq = 1;")
+    out, _ = said(capsys)
+    assert stored(session, 103, 1) == value
+    assert "1 row read: 1 would change" in out
+    assert 'data.status: "NEW" -> "CANCELLED"' in out and "data.items[0].qty: 1 -> 3" in out
+    assert "Nothing written: add CONFIRM" in out
+
+
+def test_a_row_written_between_the_read_and_the_write_is_left_alone(sh, session, capsys, monkeypatch) -> None:
+    put(session, 104, 1, encode("snappy/framed>text", DOC_TEXT, CAP).value)
+    put(session, 104, 2, encode("snappy/framed>text", DOC_TEXT, CAP).value)
+    theirs = encode("zstd>text", '{"status":"THEIRS"}', CAP).value
+    original = edit_run._Writer.write
+
+    def racing(self: Any, new: Any, key: Any, expected: Any) -> bool:
+        if list(key) == [104, 1]:  # someone else writes the row after it was read
+            session.execute("UPDATE t SET data = %s WHERE id = 104 AND seq = 1", (theirs,))
+        return original(self, new, key, expected)
+
+    monkeypatch.setattr(edit_run._Writer, "write", racing)
+    sh.onecmd("UPDATE t SET data.status = 'DONE' WHERE id = 104 ALLOW FILTERING CONFIRM;")
+    out, _ = said(capsys)
+    assert "id = 104, seq = 1: changed since it was read: left alone" in out, out
+    assert "1 row written, 1 changed since it was read: left alone" in out
+    assert stored(session, 104, 1) == theirs
+    assert json.loads(READ_BACK["snappy/framed"](stored(session, 104, 2)))["status"] == "DONE"
+
+
+def test_refusals_say_why_and_write_nothing_of_that_row(sh, session, capsys) -> None:
+    java = bytes.fromhex("aced0005737200") + b"\x00" * 8
+    values = {
+        1: java,
+        2: pickle.dumps({"status": "NEW"}, protocol=2),
+        3: encode("zstd>text", "plain words, no JSON at all", CAP).value,
+        4: encode("zstd>text", '{"status":"NEW","items":"none"}', CAP).value,
+        5: encode("zstd>text", '{"status":"NEW","items":[]}', CAP).value,
+        6: encode("zstd>text", '{"status": "NEW",  "items":[1]}', CAP).value,
+    }
+    for seq, value in values.items():
+        put(session, 105, seq, value)
+    sh.onecmd("UPDATE t SET data.items[0] = 1 WHERE id = 105 ALLOW FILTERING CONFIRM;")
+    out, err = said(capsys)
+    for seq, value in values.items():
+        assert stored(session, 105, seq) == value, seq
+    assert "6 rows read: 0 to change, 6 refused" in out, (out, err)
+    assert "data.items[0]: its parent is a str, not an object or a list" in out
+    assert "data.items[0]: the list has 0 items" in out
+    assert "laid out in a way this shell does not write back" in out
+    assert "refused 1 row: pickle" in out or "pickle:" in out
+
+
+def test_a_value_past_the_output_cap_is_refused(sh, session, capsys) -> None:
+    big = json.dumps({"status": "NEW", "pad": "x" * 20000})
+    value = encode("zstd>text", big, CAP).value
+    put(session, 106, 1, value)
+    sh.settings.display.cap = 4096
+    sh.onecmd("UPDATE t SET data.status = 'DONE' WHERE id = 106 AND seq = 1 CONFIRM;")
+    out, _ = said(capsys)
+    assert "cut at the output cap" in out and stored(session, 106, 1) == value
+
+
+def test_a_hostile_value_is_refused_and_the_shell_goes_on(sh, session, capsys) -> None:
+    bomb = zstandard.ZstdCompressor(level=19).compress(b"[" * (64 << 20))
+    deep = encode("zstd>text", "[" * 50000 + "]" * 50000, CAP).value
+    put(session, 107, 1, bomb)
+    put(session, 107, 2, deep)
+    sh.onecmd("UPDATE t SET data[0] = 1 WHERE id = 107 ALLOW FILTERING CONFIRM;")
+    out, err = said(capsys)
+    assert "2 rows read: 0 to change, 2 refused" in out, (out, err)
+    assert stored(session, 107, 1) == bomb and stored(session, 107, 2) == deep
+    sh.onecmd("UPDATE t SET data[0] = 1 WHERE id = 107 AND seq = 3;")  # the shell goes on
+    assert "0 rows read" in said(capsys)[0]
+
+
+def test_ctrl_c_stops_between_rows_and_says_how_many_were_written(sh, session, capsys, monkeypatch) -> None:
+    for seq in range(5):
+        put(session, 108, seq, encode("lz4/frame>cbor", DOC_TEXT, CAP).value)
+    original = edit_run._write_one
+    count = {"n": 0}
+
+    def pressing(*args: Any) -> bool:
+        done = original(*args)
+        count["n"] += 1
+        if count["n"] == 2:
+            os.kill(os.getpid(), signal.SIGINT)  # the user presses Ctrl-C while the edit writes
+        return done
+
+    monkeypatch.setattr(edit_run, "_write_one", pressing)
+    sh.onecmd("UPDATE t SET data.status = 'DONE' WHERE id = 108 ALLOW FILTERING CONFIRM;")
+    out, _ = said(capsys)
+    assert "2 rows written; stopped by Ctrl-C, 3 rows not written" in out, out
+    statuses = [cbor2.loads(READ_BACK["lz4/frame"](stored(session, 108, seq)))["status"] for seq in range(5)]
+    assert statuses == ["DONE", "DONE", "NEW", "NEW", "NEW"]
+
+
+def test_undo_restores_every_byte_and_leaves_a_row_changed_since(sh, session, capsys, tmp_path) -> None:
+    before = {seq: encode(chain, DOC_TEXT, CAP).value
+              for seq, chain in enumerate(("snappy/xerial>text", "xz>msgpack", "lz4/hadoop>cbor"))}
+    for seq, value in before.items():
+        put(session, 109, seq, value)
+    sh.onecmd("DELETE data.note, data.items[1] FROM t WHERE id = 109 ALLOW FILTERING CONFIRM;")
+    out, _ = said(capsys)
+    journal = next(line.split(": ", 1)[1] for line in out.splitlines() if line.startswith("Journal: "))
+    assert Path(journal).parent == tmp_path / "journal"
+    assert stat.S_IMODE(os.stat(journal).st_mode) == 0o600
+    assert all(stored(session, 109, seq) != value for seq, value in before.items())
+    later = encode("zstd>text", '{"status":"LATER"}', CAP).value
+    session.execute("UPDATE t SET data = %s WHERE id = 109 AND seq = 2", (later,))
+    sh.onecmd(f"UNDO '{journal}';")
+    out, _ = said(capsys)
+    assert "3 rows of" in out and "add CONFIRM" in out
+    assert stored(session, 109, 0) != before[0]
+    sh.onecmd(f"UNDO '{journal}' CONFIRM;")
+    out, _ = said(capsys)
+    assert "2 rows written back, 1 changed since the edit: left alone" in out, out
+    assert stored(session, 109, 0) == before[0] and stored(session, 109, 1) == before[1]
+    assert stored(session, 109, 2) == later
+
+
+def test_statements_that_are_not_edits_stay_cqlshs(sh, session, capsys, ks) -> None:
+    put(session, 110, 1, doc="kept")
+    sh.onecmd("UPDATE t SET doc = 'plain' WHERE id = 110 AND seq = 1;")
+    sh.onecmd("UPDATE t SET data = encode('gzip>text', '{\"a\":1}') WHERE id = 110 AND seq = 1;")
+    assert stored(session, 110, 1, "doc") == "plain"
+    assert json.loads(zlib.decompress(stored(session, 110, 1), 31)) == {"a": 1}
+    sh.onecmd("DELETE doc FROM t WHERE id = 110 AND seq = 1;")
+    assert stored(session, 110, 1, "doc") is None
+    sh.onecmd("UPDATE t SET data.a = 2 WHERE id = 110;")
+    sh.onecmd("UPDATE t SET data.a = 2, doc = 'x' WHERE id = 110 AND seq = 1;")
+    _, err = said(capsys)
+    assert "edit: the WHERE names no full primary key" in err and "add ALLOW FILTERING" in err
+    assert "a column and payload paths in one statement" in err
+
+
+def test_the_binary_previews_writes_and_undoes(cassandra, ks, session, tmp_path) -> None:
+    value = encode("snappy>text", DOC_TEXT, CAP).value
+    put(session, 111, 1, value)
+
+    def ext(statement: str, ok: bool = True) -> tuple[str, str]:
+        result = run(CQLSH_EXT, [*cassandra.cqlsh_args, "-k", ks, "-e", statement], tmp_path)
+        assert result.returncode == 0 or not ok, result.stderr
+        return result.stdout, result.stderr
+
+    out, _ = ext("UPDATE t SET data.status = 'CANCELLED' WHERE id = 111 AND seq = 1")
+    assert 'data.status: "NEW" -> "CANCELLED"' in out and stored(session, 111, 1) == value
+    out, _ = ext("UPDATE t SET data.status = 'CANCELLED' WHERE id = 111 AND seq = 1 CONFIRM")
+    journal = next(line.split(": ", 1)[1] for line in out.splitlines() if line.startswith("Journal: "))
+    assert journal.startswith(str(tmp_path / ".cassandra" / "journal")), journal
+    assert json.loads(READ_BACK["snappy"](stored(session, 111, 1)))["status"] == "CANCELLED"
+    out, _ = ext(f"UNDO '{journal}' CONFIRM")
+    assert "1 row written back" in out and stored(session, 111, 1) == value
+    out, _ = ext("HELP UPDATE", ok=False)  # cqlsh's HELP UPDATE fails without a browser
+    assert "HELP EDIT" in out
