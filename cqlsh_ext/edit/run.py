@@ -110,15 +110,24 @@ def run_edit(shell: Shell, edit: Edit, keyspace: str, meta: Any) -> None:
         else ""
     _summary(shell, edit, outcome, stopped)
     if not edit.confirm:
-        if outcome.rows:
+        if not outcome.rows:
+            return
+        if reading.interrupted or not _asked(shell, f"Write {plural(len(outcome.rows), 'row')}? [y/N] "):
             print(f"Nothing written: add CONFIRM at the end of the statement to write "
                   f"{plural(len(outcome.rows), 'row')}.")
-        return
+            return
     if reading.interrupted:
         print("Nothing written: the reading was stopped.")
         return
     if outcome.rows:
         _write(shell, keyspace, meta, edit.column, keys, outcome.rows)
+
+
+def _asked(shell: Shell, question: str) -> bool:
+    """A yes at the terminal (a script is never asked: CONFIRM writes)."""
+    from cqlsh_ext.common.ask import yes
+
+    return sys.stdin.isatty() and bool(getattr(shell, "tty", False)) and yes(question)
 
 
 def _outcome(shell: Shell, edit: Edit, keyspace: str, meta: Any, keys: list[str], pages: Any) -> Outcome:
@@ -317,10 +326,13 @@ def run_undo(shell: Shell, path: str, confirm: bool) -> None:
         raise EditRefused(f"the journal's keys are not {journal.keyspace}.{journal.table}'s primary key")
     print(f"undo: {plural(len(rows), 'row')} of {journal.keyspace}.{journal.table}.{journal.column} to "
           f"write back{'' if confirm else ' (add CONFIRM to write them)'}")
-    if not confirm or not rows:
+    if not rows:
         return
     writer = _Writer.of(shell, journal.keyspace, meta, journal.column, keys)
     is_text = not meta.columns[journal.column].cql_type.startswith("blob")
+    if not confirm:
+        _undo_preview(shell, writer, journal.keyspace, meta, journal.column, keys, rows)
+        return
 
     def back(value: bytes) -> Any:
         return value.decode("utf-8") if is_text else value
@@ -339,3 +351,22 @@ def run_undo(shell: Shell, path: str, confirm: bool) -> None:
     if left is not None:
         line += f"; stopped by Ctrl-C, {plural(left, 'row')} not written"
     print(line + ".")
+
+
+def _undo_preview(shell: Shell, writer: _Writer, keyspace: str, meta: Any, column: str, keys: list[str],
+                  rows: Sequence[Any]) -> None:
+    """How many rows still hold what the edit wrote (UNDO writes those back), read now."""
+    where = " AND ".join(f"{_quote(k)} = ?" for k in keys)
+    select = shell.session.prepare(f"SELECT {_quote(column)} FROM {_quote(keyspace)}.{_quote(meta.name)} "
+                                   f"WHERE {where}")
+    changed: list[str] = []
+    for row in rows:
+        key = writer.values([row.key[k] for k in keys])
+        found = shell.session.execute(select, key).one()
+        value = None if found is None else (found[column] if isinstance(found, Mapping) else found[0])
+        if value is None or _raw(value) != row.new:
+            changed.append(_key_text(dict(zip(keys, key, strict=True))))
+    print(f"  {len(rows) - len(changed):,} still as the edit wrote them; {len(changed):,} changed since "
+          "the edit (left alone)")
+    for text in changed[:PREVIEW_ROWS]:
+        print(f"  changed since the edit: {text}")

@@ -254,6 +254,8 @@ def test_undo_restores_every_byte_and_leaves_a_row_changed_since(sh, session, ca
     sh.onecmd(f"UNDO '{journal}';")
     out, _ = said(capsys)
     assert "3 rows of" in out and "add CONFIRM" in out
+    assert "2 still as the edit wrote them; 1 changed since the edit (left alone)" in out, out
+    assert "changed since the edit: id = 109, seq = 2" in out
     assert stored(session, 109, 0) != before[0]
     sh.onecmd(f"UNDO '{journal}' CONFIRM;")
     out, _ = said(capsys)
