@@ -20,6 +20,7 @@ import cbor2
 import msgpack
 import pytest
 import zstandard
+from bson import decode as bson_decode
 from shell_runner import CQLSH_EXT, in_process_shell, run
 
 from cqlsh_ext.codecs import registry
@@ -30,8 +31,9 @@ from cqlsh_ext.encode.chain import encode
 DOC = {"status": "NEW", "items": [{"sku": "A1", "qty": 1}, {"sku": "B2", "qty": 2}], "note": "call first"}
 DOC_TEXT = json.dumps(DOC, separators=(",", ":"))
 CAP = 4 << 20
-FORMATS = ("text", "msgpack", "cbor")
-RECORD_READ = {"msgpack": msgpack.unpackb, "cbor": cbor2.loads, "text": lambda b: json.loads(b.decode())}
+FORMATS = ("text", "msgpack", "cbor", "bson")
+RECORD_READ = {"msgpack": msgpack.unpackb, "cbor": cbor2.loads, "bson": bson_decode,
+               "text": lambda b: json.loads(b.decode())}
 
 
 def _read_back() -> dict[str, Any]:
