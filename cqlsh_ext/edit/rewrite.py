@@ -41,7 +41,7 @@ def rewrite(stored: bytes, engine: ValueEngine, ops: Sequence[Op], cap: int) -> 
     if view.cut:
         raise EditRefused(f"the value is cut at the output cap ({view.truncated_layer.label}): "
                           "raise --max-output-size to edit it" if view.truncated_layer else "cut")
-    labels = _layers(view)
+    labels = _layers(view, stored)
     if view.kind == TEXT:
         text = view.text or ""
         if view.tree is None:
@@ -92,11 +92,12 @@ def rewrite(stored: bytes, engine: ValueEngine, ops: Sequence[Op], cap: int) -> 
     return EditedValue(encoded.value, encoded.chain, changes)
 
 
-def _layers(view: BlobView) -> list[str]:
-    """The labels of the value's layers, each one a container this shell writes; EditRefused."""
+def _layers(view: BlobView, stored: bytes) -> list[str]:
+    """The chain's steps, one per layer, each a container this shell writes (the outer one at the
+    level its header shows, if it shows one: the inner layers' bytes are not kept); EditRefused."""
     from cqlsh_ext.codecs.capabilities import Writer, unwritable
 
-    labels: list[str] = []
+    steps: list[str] = []
     for layer in view.layers:
         if layer.reading:
             continue
@@ -104,8 +105,9 @@ def _layers(view: BlobView) -> list[str]:
             raise EditRefused(f"{layer.label}: a serialization stream is read here, never written")
         if not isinstance(layer.fmt, Writer):
             raise EditRefused(f"{layer.fmt.label}: {unwritable(layer.fmt)}")
-        labels.append(layer.label)
-    return labels
+        level = layer.fmt.level_shown(stored) if not steps else None
+        steps.append(layer.label if level is None else f"{layer.label}:{level}")
+    return steps
 
 
 def _unreadable(view: BlobView) -> str:

@@ -300,3 +300,13 @@ def test_the_binary_previews_writes_and_undoes(cassandra, ks, session, tmp_path)
     assert "1 row written back" in out and stored(session, 111, 1) == value
     out, _ = ext("HELP UPDATE", ok=False)  # cqlsh's HELP UPDATE fails without a browser
     assert "HELP EDIT" in out
+
+
+def test_the_level_a_header_shows_is_kept(sh, session, capsys) -> None:
+    for seq, level in enumerate((1, 9)):
+        put(session, 112, seq, zlib.compress(DOC_TEXT.encode(), level))
+    sh.onecmd("UPDATE t SET data.status = 'DONE' WHERE id = 112 ALLOW FILTERING CONFIRM;")
+    assert "2 rows written" in said(capsys)[0]
+    for seq, flevel in enumerate((0, 3)):  # zlib's FLEVEL: 0 for level 1, 3 for level 9
+        value = stored(session, 112, seq)
+        assert value[1] >> 6 == flevel and json.loads(zlib.decompress(value))["status"] == "DONE"
