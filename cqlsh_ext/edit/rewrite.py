@@ -30,6 +30,8 @@ class EditedValue:
     value: bytes
     chain: str
     changes: list[tuple[str, Any, Any]]
+    #: How the outer container's header differs from the stored one's, field by field.
+    notes: list[str]
 
 
 def rewrite(stored: bytes, engine: ValueEngine, ops: Sequence[Op], cap: int) -> EditedValue | None:
@@ -89,7 +91,7 @@ def rewrite(stored: bytes, engine: ValueEngine, ops: Sequence[Op], cap: int) -> 
     else:
         raise EditRefused(_unreadable(view))
     _same_form(view, engine, encoded.value, cap)
-    return EditedValue(encoded.value, encoded.chain, changes)
+    return EditedValue(encoded.value, encoded.chain, changes, _header_notes(view, stored, encoded.value))
 
 
 def _layers(view: BlobView, stored: bytes) -> list[str]:
@@ -128,3 +130,45 @@ def _same_form(before: BlobView, engine: ValueEngine, value: bytes, cap: int) ->
     after = engine.view(value)
     if after.label != before.label or after.cut:
         raise EditRefused(f"the new value reads as {after.label or after.kind}, not {before.label}")
+
+
+def _header_notes(view: BlobView, stored: bytes, value: bytes) -> list[str]:
+    """The outer container's header fields that differ between the stored bytes and the new ones:
+    its flags and named settings (a frame's checksum flag, whether it declares its size, a block
+    size), not what follows from the content (sizes, checksums, offsets)."""
+    from cqlsh_ext.codecs.capabilities import Headers
+
+    outer = next((layer.fmt for layer in view.layers if layer.fmt is not None), None)
+    if outer is None or not isinstance(outer, Headers):
+        return []
+    try:
+        before, after = _settings(outer.headers(stored)), _settings(outer.headers(value))
+    except Exception:  # a header the INSPECT reader cannot walk: nothing to compare
+        return []
+    return [f"{outer.label} {name}: {_shown(before.get(name))} -> {_shown(after.get(name))}"
+            for name in sorted(before.keys() | after.keys()) if before.get(name) != after.get(name)]
+
+
+def _settings(fields: dict[str, object]) -> dict[str, object]:
+    """Header fields that say how the container was written: flags (booleans), named settings
+    (text that is no hex number) and whether an optional field is there; the first frame's, chunk's
+    or block's too."""
+    out: dict[str, object] = {}
+    for name, value in fields.items():
+        if name == "format":
+            continue
+        if isinstance(value, list) and value and isinstance(value[0], dict):
+            out.update(_settings(value[0]))
+        elif isinstance(value, bool) or (isinstance(value, str) and not value.startswith("0x")):
+            out[name] = value
+        elif value is None:
+            out[name] = "absent"
+        elif isinstance(value, int) and name.endswith(("_size", "size_field_bytes")) and "content" in name:
+            out[name] = "present"
+        elif isinstance(value, int) and name in ("block_max_size", "block_size"):
+            out[name] = value
+    return out
+
+
+def _shown(value: object) -> str:
+    return "none" if value is None else str(value)

@@ -47,6 +47,8 @@ class Outcome:
     unchanged: int = 0
     refused: dict[str, int] = field(default_factory=dict)
     rows: list[RowChange] = field(default_factory=list)
+    #: How the new values' outer headers differ from the stored ones' (rewrite.EditedValue.notes).
+    notes: dict[str, int] = field(default_factory=dict)
 
 
 def _quote(name: str) -> str:
@@ -172,6 +174,8 @@ def _outcome(shell: Shell, edit: Edit, keyspace: str, meta: Any, keys: list[str]
                     _refuse(outcome, "the new value is not text, and the column is")
                     continue
             outcome.rows.append(RowChange(dict(zip(keys, row[:-1], strict=True)), stored, new, done.changes))
+            for note in done.notes:
+                outcome.notes[note] = outcome.notes.get(note, 0) + 1
     return outcome
 
 
@@ -190,6 +194,8 @@ def _summary(shell: Shell, edit: Edit, outcome: Outcome, stopped: str) -> None:
     print(f"{LABEL}: " + ", ".join(parts))
     for reason, n in sorted(outcome.refused.items(), key=lambda item: -item[1]):
         print(f"  refused {plural(n, 'row')}: {reason}")
+    for note, n in sorted(outcome.notes.items(), key=lambda item: -item[1]):
+        print(f"  header of {plural(n, 'row')} as the reference producer writes it: {note}")
     for change in outcome.rows[:PREVIEW_ROWS]:
         print("  " + _key_text(change.key))
         for path, old, new in change.changes:

@@ -310,3 +310,13 @@ def test_the_level_a_header_shows_is_kept(sh, session, capsys) -> None:
     for seq, flevel in enumerate((0, 3)):  # zlib's FLEVEL: 0 for level 1, 3 for level 9
         value = stored(session, 112, seq)
         assert value[1] >> 6 == flevel and json.loads(zlib.decompress(value))["status"] == "DONE"
+
+
+def test_a_header_the_reference_producer_writes_differently_is_said(sh, session, capsys) -> None:
+    import lz4.frame
+
+    put(session, 113, 1, lz4.frame.compress(DOC_TEXT.encode()))  # python-lz4 declares the size
+    sh.onecmd("UPDATE t SET data.status = 'DONE' WHERE id = 113 AND seq = 1;")
+    out, _ = said(capsys)
+    assert "header of 1 row as the reference producer writes it: lz4/frame content_size_flag: True -> " \
+        "False" in out, out
