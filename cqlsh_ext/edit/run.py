@@ -202,6 +202,23 @@ def _summary(shell: Shell, edit: Edit, outcome: Outcome, stopped: str) -> None:
             print(f"    {path}: {_side(old)} -> {_side(new)}")
     if len(outcome.rows) > PREVIEW_ROWS:
         print(f"  ... and {plural(len(outcome.rows) - PREVIEW_ROWS, 'more row')}")
+    if outcome.rows:
+        _units(shell, outcome.rows)
+
+
+def _units(shell: Shell, rows: Sequence[RowChange]) -> None:
+    """On Amazon Keyspaces, the write units the conditional writes use: a write by its new value's
+    size as COMPRESSION STATS counts a row (an LWT costs what a write does; one whose condition
+    fails, the stored row's size)."""
+    from cqlsh_ext.scanning.capacity import wcu
+    from cqlsh_ext.scanning.cost import pricing
+
+    if not pricing(shell).keyspaces:
+        return
+    units = sum(wcu(len(_raw(row.new))) for row in rows)
+    writes = plural(len(rows), "conditional write")
+    print(f"  Amazon Keyspaces: about {plural(units, 'write unit')} for {writes} (1 per started KB of each "
+          "new value)")
 
 
 def _side(value: Any) -> str:

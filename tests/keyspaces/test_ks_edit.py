@@ -38,6 +38,7 @@ def test_an_edit_previews_writes_and_undoes_on_keyspaces(keyspaces_endpoint: Key
     edit = "UPDATE ks_edit.orders SET data.status = 'CANCELLED', data.items[0].qty = 3 WHERE id = 1"
     out = ext(edit)
     assert 'data.status: "NEW" -> "CANCELLED"' in out and now() == stored
+    assert "Amazon Keyspaces: about 1 write unit for 1 conditional write" in out, out
     out = ext(edit + " CONFIRM")
     assert "1 row written" in out, out
     edited = json.loads(bytes(cramjam.snappy.decompress_raw(now())))
