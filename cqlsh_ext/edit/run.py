@@ -12,7 +12,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from cqlsh_ext.common.text import plural
 from cqlsh_ext.cql.errors import QueryError
@@ -110,11 +110,14 @@ def run_edit(shell: Shell, edit: Edit, keyspace: str, meta: Any) -> None:
         return
     stopped = " (the reading was stopped by Ctrl-C: these are the rows read before)" if reading.interrupted \
         else ""
-    _summary(shell, edit, outcome, stopped)
+    asking = not edit.confirm and bool(outcome.rows) and not reading.interrupted and _at_terminal(shell)
+    # A question follows: the preview goes to the terminal with it, not to the pager that holds
+    # standard output until the statement ends.
+    _summary(shell, edit, outcome, stopped, sys.stderr if asking else sys.stdout)
     if not edit.confirm:
         if not outcome.rows:
             return
-        if reading.interrupted or not _asked(shell, f"Write {plural(len(outcome.rows), 'row')}? [y/N] "):
+        if not asking or not _asked(f"Write {plural(len(outcome.rows), 'row')}? [y/N] "):
             print(f"Nothing written: add CONFIRM at the end of the statement to write "
                   f"{plural(len(outcome.rows), 'row')}.")
             return
@@ -125,11 +128,15 @@ def run_edit(shell: Shell, edit: Edit, keyspace: str, meta: Any) -> None:
         _write(shell, keyspace, meta, edit.column, keys, outcome.rows)
 
 
-def _asked(shell: Shell, question: str) -> bool:
-    """A yes at the terminal (a script is never asked: CONFIRM writes)."""
+def _at_terminal(shell: Shell) -> bool:
+    """The interactive shell, which asks (a script is never asked: CONFIRM writes)."""
+    return sys.stdin.isatty() and bool(getattr(shell, "tty", False))
+
+
+def _asked(question: str) -> bool:
     from cqlsh_ext.common.ask import yes
 
-    return sys.stdin.isatty() and bool(getattr(shell, "tty", False)) and yes(question)
+    return yes(question)
 
 
 def _outcome(shell: Shell, edit: Edit, keyspace: str, meta: Any, keys: list[str], pages: Any) -> Outcome:
@@ -183,7 +190,7 @@ def _refuse(outcome: Outcome, reason: str) -> None:
     outcome.refused[reason] = outcome.refused.get(reason, 0) + 1
 
 
-def _summary(shell: Shell, edit: Edit, outcome: Outcome, stopped: str) -> None:
+def _summary(shell: Shell, edit: Edit, outcome: Outcome, stopped: str, out: IO[str]) -> None:
     verb = "would change" if not edit.confirm else "to change"
     parts = [f"{plural(outcome.read, 'row')} read{stopped}: {len(outcome.rows):,} {verb}"]
     if outcome.unchanged:
@@ -191,22 +198,22 @@ def _summary(shell: Shell, edit: Edit, outcome: Outcome, stopped: str) -> None:
     refused = sum(outcome.refused.values())
     if refused:
         parts.append(f"{refused:,} refused")
-    print(f"{LABEL}: " + ", ".join(parts))
+    print(f"{LABEL}: " + ", ".join(parts), file=out)
     for reason, n in sorted(outcome.refused.items(), key=lambda item: -item[1]):
-        print(f"  refused {plural(n, 'row')}: {reason}")
+        print(f"  refused {plural(n, 'row')}: {reason}", file=out)
     for note, n in sorted(outcome.notes.items(), key=lambda item: -item[1]):
-        print(f"  header of {plural(n, 'row')} as the reference producer writes it: {note}")
+        print(f"  header of {plural(n, 'row')} as the reference producer writes it: {note}", file=out)
     for change in outcome.rows[:PREVIEW_ROWS]:
-        print("  " + _key_text(change.key))
+        print("  " + _key_text(change.key), file=out)
         for path, old, new in change.changes:
-            print(f"    {path}: {_side(old)} -> {_side(new)}")
+            print(f"    {path}: {_side(old)} -> {_side(new)}", file=out)
     if len(outcome.rows) > PREVIEW_ROWS:
-        print(f"  ... and {plural(len(outcome.rows) - PREVIEW_ROWS, 'more row')}")
+        print(f"  ... and {plural(len(outcome.rows) - PREVIEW_ROWS, 'more row')}", file=out)
     if outcome.rows:
-        _units(shell, outcome.rows)
+        _units(shell, outcome.rows, out)
 
 
-def _units(shell: Shell, rows: Sequence[RowChange]) -> None:
+def _units(shell: Shell, rows: Sequence[RowChange], out: IO[str]) -> None:
     """On Amazon Keyspaces, the write units the conditional writes use: a write by its new value's
     size as COMPRESSION STATS counts a row (an LWT costs what a write does; one whose condition
     fails, the stored row's size)."""
@@ -218,7 +225,7 @@ def _units(shell: Shell, rows: Sequence[RowChange]) -> None:
     units = sum(wcu(len(_raw(row.new))) for row in rows)
     writes = plural(len(rows), "conditional write")
     print(f"  Amazon Keyspaces: about {plural(units, 'write unit')} for {writes} (1 per started KB of each "
-          "new value)")
+          "new value)", file=out)
 
 
 def _side(value: Any) -> str:

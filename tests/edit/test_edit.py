@@ -320,3 +320,35 @@ def test_a_header_the_reference_producer_writes_differently_is_said(sh, session,
     out, _ = said(capsys)
     assert "header of 1 row as the reference producer writes it: lz4/frame content_size_flag: True -> " \
         "False" in out, out
+
+
+def test_the_interactive_shell_shows_the_preview_then_asks(cassandra, ks, session, tmp_path) -> None:
+    from repl.terminal import Term
+
+    value = encode("xz>cbor", DOC_TEXT, CAP).value
+    put(session, 114, 1, value)
+    put(session, 114, 2, value)
+    t = Term([*cassandra.cqlsh_args, "-k", ks, "--no-color"], tmp_path)
+    try:
+        t.prompt()
+        t.type("UPDATE t SET data.status = 'ASKED' WHERE id = 114 AND seq = 1;")
+        t.enter()
+        t.expect(r'data\.status: "NEW" -> "ASKED"')
+        t.expect(r"Write 1 row\? \[y/N\]")
+        t.type("n")
+        t.enter()
+        t.expect("Nothing written")
+        t.prompt()
+        assert stored(session, 114, 1) == value
+        t.type("UPDATE t SET data.status = 'ASKED' WHERE id = 114 AND seq = 2;")
+        t.enter()
+        t.expect(r"Write 1 row\? \[y/N\]")
+        t.type("y")
+        t.enter()
+        t.expect("1 row written")
+        t.prompt()
+    finally:
+        t.close()
+    import lzma
+
+    assert cbor2.loads(lzma.decompress(stored(session, 114, 2)))["status"] == "ASKED"
