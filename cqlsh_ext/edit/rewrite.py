@@ -12,7 +12,8 @@ chain with the intended document.
 from __future__ import annotations
 
 import copy
-from collections.abc import Sequence
+import functools
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -69,11 +70,15 @@ def rewrite(stored: bytes, engine: ValueEngine, ops: Sequence[Op], cap: int) -> 
         from cqlsh_ext.payload import formats
 
         fmt = formats.get(str(view.payload_format))
-        if fmt is None or fmt.encode is None or fmt.encodes_text:
+        argument = _argument(engine, str(view.payload_format))
+        write = None if fmt is None or fmt.encodes_text else \
+            fmt.encode if argument is None else \
+            (None if fmt.encode_with is None else functools.partial(_written_with, fmt.encode_with, argument))
+        if fmt is None or write is None:
             why = fmt.unwritable if fmt is not None else "no writer for it here"
             raise EditRefused(f"{view.payload_format}: {why}")
         try:
-            again = fmt.encode(view.record)
+            again = write(view.record)
         except (formats.PayloadError, TypeError, ValueError, OverflowError):
             again = None
         if again != view.data:
@@ -83,7 +88,8 @@ def rewrite(stored: bytes, engine: ValueEngine, ops: Sequence[Op], cap: int) -> 
         changes = apply(tree, ops)
         if not changes:
             return None
-        chain = spell([*labels, str(view.payload_format)])
+        reading = str(view.payload_format) if argument is None else f"{view.payload_format}:{argument}"
+        chain = spell([*labels, reading])
         try:
             encoded = encode_record(chain, tree, cap)
         except EncodeRefused as err:
@@ -92,6 +98,21 @@ def rewrite(stored: bytes, engine: ValueEngine, ops: Sequence[Op], cap: int) -> 
         raise EditRefused(_unreadable(view))
     _same_form(view, engine, encoded.value, cap)
     return EditedValue(encoded.value, encoded.chain, changes, _header_notes(view, stored, encoded.value))
+
+
+def _argument(engine: ValueEngine, payload_format: str) -> str | None:
+    """The column setting's argument of the payload format (a schema file), when the engine reads
+    by a setting that names that format with one."""
+    from cqlsh_ext.payload.spec import parse_spec
+
+    if engine.spec is None:
+        return None
+    spec = parse_spec(engine.spec)
+    return spec.argument if spec.payload == payload_format else None
+
+
+def _written_with(encode_with: Callable[[Any, str], bytes], argument: str, record: Any) -> bytes:
+    return encode_with(record, argument)
 
 
 def _layers(view: BlobView, stored: bytes) -> list[str]:

@@ -59,12 +59,17 @@ def encode_record(chain: str, record: Any, cap: int) -> Encoded:
     as `chain` says, whose payload is a record format, and verified as encode() verifies."""
     spec = spec_of(chain)
     fmt = _record_format(spec)
-    if fmt.encode is None or fmt.encodes_text:
+    write: Callable[[Any], bytes]
+    if spec.argument is not None and fmt.encode_with is not None:  # a schema's: avro:FILE, ...
+        write = functools.partial(_with_argument, fmt.encode_with, spec.argument)
+    elif spec.argument is None and fmt.encode is not None and not fmt.encodes_text:
+        write = fmt.encode
+    else:
         raise EncodeRefused(f"{fmt.name}: {fmt.unwritable}")
     from cqlsh_ext.payload import formats
 
     try:
-        value = fmt.encode(record)
+        value = write(record)
     except (formats.PayloadError, TypeError, ValueError, OverflowError) as err:
         raise EncodeRefused(f"{fmt.name} does not hold it ({err})") from None
     size = len(value)

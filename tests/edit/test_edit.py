@@ -352,3 +352,27 @@ def test_the_interactive_shell_shows_the_preview_then_asks(cassandra, ks, sessio
     import lzma
 
     assert cbor2.loads(lzma.decompress(stored(session, 114, 2)))["status"] == "ASKED"
+
+
+def test_avro_is_edited_with_the_schema_its_setting_names(sh, session, capsys, ks, tmp_path) -> None:
+    import io
+
+    import fastavro
+    import snappy
+
+    schema = {"type": "record", "name": "Order", "fields": [
+        {"name": "id", "type": "long"}, {"name": "note", "type": ["null", "string"]}]}
+    avsc = tmp_path / "order.avsc"
+    avsc.write_text(json.dumps(schema))
+    put(session, 115, 1, encode(f"snappy>avro:{avsc}", '{"id": 7, "note": "hi"}', CAP).value)
+    sh.onecmd("UPDATE t SET data.note = 'edited' WHERE id = 115 AND seq = 1 CONFIRM;")
+    assert "refused 1 row" in said(capsys)[0]  # auto mode has no schema to read it by
+    sh.settings.display.columns[f"{ks}.t.data"] = f"snappy>avro:{avsc}"
+    sh.onecmd("UPDATE t SET data.note = 'edited' WHERE id = 115 AND seq = 1 CONFIRM;")
+    out, err = said(capsys)
+    assert "1 row written" in out, (out, err)
+    record = fastavro.schemaless_reader(io.BytesIO(snappy.decompress(stored(session, 115, 1))),
+                                        fastavro.parse_schema(schema))
+    assert record == {"id": 7, "note": "edited"}
+    sh.onecmd("UPDATE t SET data.id = 'not a long' WHERE id = 115 AND seq = 1 CONFIRM;")
+    assert "refused 1 row: not written back as snappy>avro" in said(capsys)[0]
