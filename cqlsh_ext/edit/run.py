@@ -286,50 +286,84 @@ def _write(shell: Shell, keyspace: str, meta: Any, column: str, keys: list[str],
     journal = Journal(_journal_directory(shell), keyspace, meta.name, column)
     print(f"Journal: {journal.path}")
     try:
-        written, left = _each(rows, lambda n, row: _write_one(writer, journal, n, row, keys))
+        done = _each(rows, lambda n, row: _write_one(writer, journal, n, row, keys))
     finally:
         journal.close()
-    _closing(written, left, len(rows), journal.path)
+    line = f"{plural(done.written, 'row')} written"
+    if done.refused:
+        line += f", {done.refused:,} {CHANGED_SINCE}"
+    print(f"{line}{done.stop_text()}. Undo: UNDO '{journal.path}' CONFIRM")
 
 
 def _write_one(writer: _Writer, journal: Any, n: int, row: RowChange, keys: list[str]) -> bool:
     key = [row.key[k] for k in keys]
     journal.before(n, dict(zip(keys, writer.serialized(key), strict=True)), _raw(row.old), _raw(row.new))
-    applied = writer.write(row.new, key, row.old)
+    try:
+        applied = writer.write(row.new, key, row.old)
+    except Exception as err:
+        raise _RowFailed(_key_text(row.key), err) from err
     journal.after(n, applied)
     if not applied:
         print(f"  {_key_text(row.key)}: {CHANGED_SINCE}")
     return applied
 
 
+class _RowFailed(Exception):
+    """A row's write failed: the server's error, and the row's key as the lines name it."""
+
+    def __init__(self, key: str, error: BaseException) -> None:
+        super().__init__(key)
+        self.key = key
+        self.error = error
+
+
 def _raw(value: Any) -> bytes:
     return value.encode("utf-8") if isinstance(value, str) else bytes(value)
 
 
-def _each(rows: Sequence[Any], one: Callable[[int, Any], bool]) -> tuple[int, int | None]:
-    """`one` on each row, between rows Ctrl-C stops: (rows applied, rows left when stopped or None)."""
-    from cqlsh_ext.common.interrupt import CtrlC
+@dataclass
+class _Done:
+    """What a run of conditional writes did: rows applied, rows whose condition failed, rows not
+    tried because it stopped (Ctrl-C, or a write that failed: `failed` says which and why)."""
 
-    written = 0
+    written: int = 0
+    refused: int = 0
+    left: int = 0
+    ctrl_c: bool = False
+    failed: str | None = None
+
+    def stop_text(self) -> str:
+        if self.ctrl_c:
+            return f"; stopped by Ctrl-C, {plural(self.left, 'row')} not written"
+        if self.failed is not None:
+            return f"; stopped at {self.failed}, {plural(self.left, 'more row')} not written"
+        return ""
+
+
+def _each(rows: Sequence[Any], one: Callable[[int, Any], bool]) -> _Done:
+    """`one` on each row; Ctrl-C stops between rows, and so does a write that fails (a timeout may
+    still apply it: its outcome is the server's to tell, the journal holds its old value)."""
+    from cqlsh_ext.common.interrupt import CtrlC
+    from cqlsh_ext.scanning.scan import error_text
+
+    done = _Done()
     with CtrlC() as ctrl_c:
         for n, row in enumerate(rows):
             if ctrl_c.pressed:
-                return written, len(rows) - n
-            if one(n, row):
-                written += 1
+                done.ctrl_c, done.left = True, len(rows) - n
+                return done
+            try:
+                applied = one(n, row)
+            except _RowFailed as err:
+                done.failed = (f"{err.key} (its write failed, whether it applied is unknown: "
+                               f"{error_text(err.error)})")
+                done.left = len(rows) - n - 1
+                return done
+            done.written += applied
+            done.refused += not applied
             if len(rows) > PROGRESS_EVERY and (n + 1) % PROGRESS_EVERY == 0:
                 print(f"{LABEL}: {n + 1:,} of {len(rows):,} rows done", file=sys.stderr)
-    return written, None
-
-
-def _closing(written: int, left: int | None, total: int, path: str) -> None:
-    line = f"{plural(written, 'row')} written"
-    unapplied = total - written - (left or 0)
-    if unapplied:
-        line += f", {unapplied:,} {CHANGED_SINCE}"
-    if left is not None:
-        line += f"; stopped by Ctrl-C, {plural(left, 'row')} not written"
-    print(f"{line}. Undo: UNDO '{path}' CONFIRM")
+    return done
 
 
 def _journal_directory(shell: Shell) -> str:
@@ -369,18 +403,19 @@ def run_undo(shell: Shell, path: str, confirm: bool) -> None:
 
     def one(n: int, row: Any) -> bool:
         key = writer.values([row.key[k] for k in keys])
-        applied = writer.write(back(row.old), key, back(row.new))
+        try:
+            applied = writer.write(back(row.old), key, back(row.new))
+        except Exception as err:
+            raise _RowFailed(_key_text(dict(zip(keys, key, strict=True))), err) from err
         if not applied:
             print(f"  {_key_text(dict(zip(keys, key, strict=True)))}: changed since the edit: left alone")
         return applied
 
-    written, left = _each(rows, one)
-    line = f"{plural(written, 'row')} written back"
-    if len(rows) - written - (left or 0):
-        line += f", {len(rows) - written - (left or 0):,} changed since the edit: left alone"
-    if left is not None:
-        line += f"; stopped by Ctrl-C, {plural(left, 'row')} not written"
-    print(line + ".")
+    done = _each(rows, one)
+    line = f"{plural(done.written, 'row')} written back"
+    if done.refused:
+        line += f", {done.refused:,} changed since the edit: left alone"
+    print(line + done.stop_text() + ".")
 
 
 def _undo_preview(shell: Shell, writer: _Writer, keyspace: str, meta: Any, column: str, keys: list[str],

@@ -376,3 +376,38 @@ def test_avro_is_edited_with_the_schema_its_setting_names(sh, session, capsys, k
     assert record == {"id": 7, "note": "edited"}
     sh.onecmd("UPDATE t SET data.id = 'not a long' WHERE id = 115 AND seq = 1 CONFIRM;")
     assert "refused 1 row: not written back as snappy>avro" in said(capsys)[0]
+
+
+def test_a_write_the_server_fails_stops_the_edit_and_says_so(cassandra, capsys, monkeypatch,
+                                                             tmp_path) -> None:
+    ks = cassandra.create_keyspace("faults_edit")  # faults_*: the server's fault handler may fail it
+    s = cassandra.session(ks)
+    s.execute("CREATE TABLE t (id int, seq int, data blob, doc text, PRIMARY KEY (id, seq))")
+    for seq in range(3):
+        put(s, 1, seq, encode("zstd>text", DOC_TEXT, CAP).value)
+    shell = in_process_shell(cassandra)
+    original = edit_run._Writer.write
+    calls = {"n": 0}
+
+    def then_fail(self: Any, new: Any, key: Any, expected: Any) -> bool:
+        applied = original(self, new, key, expected)
+        calls["n"] += 1
+        if calls["n"] == 1:
+            cassandra.faults.set("write_timeout", 1, table="t")  # the server times out the next write
+        return applied
+
+    monkeypatch.setattr(edit_run._Writer, "write", then_fail)
+    try:
+        shell.settings.display.journal_dir = str(tmp_path)
+        shell.onecmd(f"UPDATE {ks}.t SET data.status = 'DONE' WHERE id = 1 ALLOW FILTERING CONFIRM;")
+    finally:
+        cassandra.faults.clear()
+        shell.conn.shutdown()
+    out, _ = said(capsys)
+    assert "1 row written; stopped at id = 1, seq = 1 (its write failed, whether it applied is " \
+        "unknown: " in out, out
+    assert "1 more row not written" in out, out
+    statuses = [json.loads(zstandard.ZstdDecompressor().decompress(stored(s, 1, seq)))["status"]
+                for seq in range(3)]
+    s.shutdown()
+    assert statuses == ["DONE", "NEW", "NEW"]
