@@ -166,8 +166,9 @@ def _header_notes(view: BlobView, stored: bytes, value: bytes) -> list[str]:
         before, after = _settings(outer.headers(stored)), _settings(outer.headers(value))
     except Exception:  # a header the INSPECT reader cannot walk: nothing to compare
         return []
-    return [f"{outer.label} {name}: {_shown(before.get(name))} -> {_shown(after.get(name))}"
-            for name in sorted(before.keys() | after.keys()) if before.get(name) != after.get(name)]
+    fields = [f"{name}: {_shown(before.get(name))} -> {_shown(after.get(name))}"
+              for name in sorted(before.keys() | after.keys()) if before.get(name) != after.get(name)]
+    return [f"{outer.label} {', '.join(fields)}"] if fields else []
 
 
 def _settings(fields: dict[str, object]) -> dict[str, object]:

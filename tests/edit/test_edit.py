@@ -318,8 +318,8 @@ def test_a_header_the_reference_producer_writes_differently_is_said(sh, session,
     put(session, 113, 1, lz4.frame.compress(DOC_TEXT.encode()))  # python-lz4 declares the size
     sh.onecmd("UPDATE t SET data.status = 'DONE' WHERE id = 113 AND seq = 1;")
     out, _ = said(capsys)
-    assert "header of 1 row as the reference producer writes it: lz4/frame content_size_flag: True -> " \
-        "False" in out, out
+    assert "header of 1 row as the reference producer writes it: lz4/frame " in out, out
+    assert "content_size_flag: True -> False" in out
 
 
 def test_the_interactive_shell_shows_the_preview_then_asks(cassandra, ks, session, tmp_path) -> None:
