@@ -411,3 +411,20 @@ def test_a_write_the_server_fails_stops_the_edit_and_says_so(cassandra, capsys, 
                 for seq in range(3)]
     s.shutdown()
     assert statuses == ["DONE", "NEW", "NEW"]
+
+
+def test_protobuf_is_edited_with_the_descriptor_its_setting_names(sh, session, capsys, ks, tmp_path) -> None:
+    from protobuf_producer import order_descriptor_set
+
+    desc, order_class = order_descriptor_set(tmp_path)
+    chain = f"zstd>protobuf:acme.Order@{desc}"
+    order = {"id": 42, "customer": "Ada", "items": [{"sku": "A-1", "qty": 2}], "status": "PAID"}
+    put(session, 116, 1, encode(chain, json.dumps(order), CAP).value)
+    sh.settings.display.columns[f"{ks}.t.data"] = chain
+    sh.onecmd("UPDATE t SET data.customer = 'Grace', data.items[0].qty = 5 WHERE id = 116 AND seq = 1 "
+              "CONFIRM;")
+    out, err = said(capsys)
+    assert "1 row written" in out, (out, err)
+    message = order_class.FromString(zstandard.ZstdDecompressor().decompress(stored(session, 116, 1)))
+    item = message.items[0]
+    assert (message.id, message.customer, item.sku, item.qty) == (42, "Grace", "A-1", 5)
