@@ -401,21 +401,32 @@ def run_undo(shell: Shell, path: str, confirm: bool) -> None:
     def back(value: bytes) -> Any:
         return value.decode("utf-8") if is_text else value
 
+    # An undo is journaled as an edit is (its old value the edit's new one): it can be undone too.
+    from cqlsh_ext.edit.journal import Journal
+
+    undo_journal = Journal(_journal_directory(shell), journal.keyspace, meta.name, journal.column)
+    print(f"Journal: {undo_journal.path}")
+
     def one(n: int, row: Any) -> bool:
         key = writer.values([row.key[k] for k in keys])
+        undo_journal.before(n, row.key, row.new, row.old)
         try:
             applied = writer.write(back(row.old), key, back(row.new))
         except Exception as err:
             raise _RowFailed(_key_text(dict(zip(keys, key, strict=True))), err) from err
+        undo_journal.after(n, applied)
         if not applied:
             print(f"  {_key_text(dict(zip(keys, key, strict=True)))}: changed since the edit: left alone")
         return applied
 
-    done = _each(rows, one)
+    try:
+        done = _each(rows, one)
+    finally:
+        undo_journal.close()
     line = f"{plural(done.written, 'row')} written back"
     if done.refused:
         line += f", {done.refused:,} changed since the edit: left alone"
-    print(line + done.stop_text() + ".")
+    print(line + done.stop_text() + f". Undo the undo: UNDO '{undo_journal.path}' CONFIRM")
 
 
 def _undo_preview(shell: Shell, writer: _Writer, keyspace: str, meta: Any, column: str, keys: list[str],

@@ -264,6 +264,14 @@ def test_undo_restores_every_byte_and_leaves_a_row_changed_since(sh, session, ca
     assert "2 rows written back, 1 changed since the edit: left alone" in out, out
     assert stored(session, 109, 0) == before[0] and stored(session, 109, 1) == before[1]
     assert stored(session, 109, 2) == later
+    edited = {seq: stored(session, 109, seq) for seq in range(3)}
+    again = next(line.split(": ", 1)[1] for line in out.splitlines() if line.startswith("Journal: "))
+    sh.onecmd(f"UNDO '{again}' CONFIRM;")  # the undo is undone: the edit's values are back
+    out, _ = said(capsys)
+    assert "2 rows written back" in out, out
+    assert stored(session, 109, 2) == later and stored(session, 109, 0) != edited[0]
+    sh.onecmd(f"UNDO '{journal}' CONFIRM;")
+    assert all(stored(session, 109, seq) == edited[seq] for seq in range(3)), said(capsys)
 
 
 def test_statements_that_are_not_edits_stay_cqlshs(sh, session, capsys, ks) -> None:
