@@ -56,12 +56,30 @@ class Op:
 
 
 def read_json(text: str) -> Any:
-    """The JSON text's tree with numbers as written (Spelt, SpeltInt); ValueError when not JSON."""
-    return json.loads(text, parse_float=Spelt, parse_int=SpeltInt, parse_constant=_no_constant)
+    """The JSON text's tree with numbers as written (Spelt, SpeltInt); EditRefused when it is not
+    JSON this module writes back (NaN, a key twice, nested deeper than the interpreter goes)."""
+    try:
+        return json.loads(text, parse_float=Spelt, parse_int=SpeltInt, parse_constant=_no_constant,
+                          object_pairs_hook=_object)
+    except RecursionError:
+        raise EditRefused("its JSON is nested too deeply to rewrite here") from None
+    except ValueError as err:
+        raise EditRefused(f"its JSON text is not rewritten here ({str(err).splitlines()[0]})") from None
 
 
 def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
+
+
+def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    found = dict(pairs)
+    if len(found) != len(pairs):  # a key twice: writing the object back would lose one
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise ValueError(f"key {key!r} twice in one object")
+            seen.add(key)
+    return found
 
 
 @dataclass(frozen=True)
@@ -95,7 +113,10 @@ def json_spacing(text: str, tree: Any) -> Spacing:
 def write_json(tree: Any, spacing: Spacing) -> str:
     """`tree` as JSON text laid out as `spacing` says, numbers as they were spelt."""
     parts: list[str] = []
-    _write(tree, spacing, 0, parts)
+    try:
+        _write(tree, spacing, 0, parts)
+    except RecursionError:
+        raise EditRefused("its JSON is nested too deeply to rewrite here") from None
     return "".join(parts)
 
 

@@ -170,6 +170,9 @@ def _outcome(shell: Shell, edit: Edit, keyspace: str, meta: Any, keys: list[str]
             except EditRefused as err:
                 _refuse(outcome, str(err))
                 continue
+            except Exception as err:  # the boundary of one value: a writer's or reader's surprise
+                _refuse(outcome, f"not rewritten here ({type(err).__name__}: {str(err)[:80]})")
+                continue
             if done is None:
                 outcome.unchanged += 1
                 continue

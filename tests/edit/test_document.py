@@ -102,3 +102,13 @@ def test_ops_set_add_remove_and_refuse() -> None:
                        (Op(("items", "k"), 1, "data.items.k"), "a key into a list")]:
         with pytest.raises(EditRefused, match=reason):
             apply(tree, [op])
+
+
+@pytest.mark.parametrize("text, reason", [
+    ('{"a":1,"a":2}', "key 'a' twice in one object"),
+    ('{"a":NaN}', "NaN is not JSON"),
+    ("[" * 100000 + "]" * 100000, "nested too deeply"),
+])
+def test_json_text_that_would_not_write_back_is_refused(text: str, reason: str) -> None:
+    with pytest.raises(EditRefused, match=reason):
+        read_json(text)
