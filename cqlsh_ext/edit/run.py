@@ -248,15 +248,23 @@ class _Writer:
     prepared: Any
     #: The driver's types of the key's bind markers, in key order.
     key_types: list[Any]
+    #: The conditions' serial consistency: the shell's, LOCAL_SERIAL on Amazon Keyspaces (whose
+    #: writes are all LOCAL_QUORUM, in one region).
+    serial: Any = None
 
     @classmethod
     def of(cls, shell: Shell, keyspace: str, meta: Any, column: str, keys: Sequence[str]) -> _Writer:
         where = " AND ".join(f"{_quote(k)} = ?" for k in keys)
         text = (f"UPDATE {_quote(keyspace)}.{_quote(meta.name)} SET {_quote(column)} = ? WHERE {where} "
                 f"IF {_quote(column)} = ?")
+        from cassandra import ConsistencyLevel
+
+        from cqlsh_ext.scanning.cost import pricing
+
         prepared = shell.session.prepare(text)
         types = [c[3] for c in prepared.column_metadata[1:1 + len(keys)]]
-        return cls(shell, prepared, types)
+        serial = ConsistencyLevel.LOCAL_SERIAL if pricing(shell).keyspaces else shell.serial_consistency_level
+        return cls(shell, prepared, types, serial)
 
     @property
     def protocol(self) -> int:
@@ -274,7 +282,7 @@ class _Writer:
 
         shell = self.shell
         bound = BoundStatement(self.prepared, consistency_level=shell.consistency_level,
-                               serial_consistency_level=shell.serial_consistency_level)
+                               serial_consistency_level=self.serial)
         bound.bind([new, *key, expected])
         row = shell.session.execute(bound).one()
         # The shell's sessions make rows dicts: the driver's was_applied cannot read those.
@@ -391,15 +399,20 @@ def run_undo(shell: Shell, path: str, confirm: bool) -> None:
     rows = [r for r in journal.rows if r.applied is not False]
     if any(set(r.key) != set(keys) for r in rows):
         raise EditRefused(f"the journal's keys are not {journal.keyspace}.{journal.table}'s primary key")
+    asking = not confirm and bool(rows) and _at_terminal(shell)
+    out = sys.stderr if asking else sys.stdout  # with the question, not held by the pager
     print(f"undo: {plural(len(rows), 'row')} of {journal.keyspace}.{journal.table}.{journal.column} to "
-          f"write back{'' if confirm else ' (add CONFIRM to write them)'}")
+          f"write back{'' if confirm or asking else ' (add CONFIRM to write them)'}", file=out)
     if not rows:
         return
     writer = _Writer.of(shell, journal.keyspace, meta, journal.column, keys)
     is_text = not meta.columns[journal.column].cql_type.startswith("blob")
     if not confirm:
-        _undo_preview(shell, writer, journal.keyspace, meta, journal.column, keys, rows)
-        return
+        still = _undo_preview(shell, writer, journal.keyspace, meta, journal.column, keys, rows, out)
+        if not (asking and still and _asked(f"Write {plural(still, 'row')} back? [y/N] ")):
+            if asking:
+                print("Nothing written: add CONFIRM to write them back.")
+            return
 
     def back(value: bytes) -> Any:
         return value.decode("utf-8") if is_text else value
@@ -433,8 +446,9 @@ def run_undo(shell: Shell, path: str, confirm: bool) -> None:
 
 
 def _undo_preview(shell: Shell, writer: _Writer, keyspace: str, meta: Any, column: str, keys: list[str],
-                  rows: Sequence[Any]) -> None:
-    """How many rows still hold what the edit wrote (UNDO writes those back), read now."""
+                  rows: Sequence[Any], out: IO[str]) -> int:
+    """How many rows still hold what the edit wrote (UNDO writes those back), read now, said on
+    `out`; their count."""
     where = " AND ".join(f"{_quote(k)} = ?" for k in keys)
     select = shell.session.prepare(f"SELECT {_quote(column)} FROM {_quote(keyspace)}.{_quote(meta.name)} "
                                    f"WHERE {where}")
@@ -446,6 +460,7 @@ def _undo_preview(shell: Shell, writer: _Writer, keyspace: str, meta: Any, colum
         if value is None or _raw(value) != row.new:
             changed.append(_key_text(dict(zip(keys, key, strict=True))))
     print(f"  {len(rows) - len(changed):,} still as the edit wrote them; {len(changed):,} changed since "
-          "the edit (left alone)")
+          "the edit (left alone)", file=out)
     for text in changed[:PREVIEW_ROWS]:
-        print(f"  changed since the edit: {text}")
+        print(f"  changed since the edit: {text}", file=out)
+    return len(rows) - len(changed)

@@ -353,13 +353,22 @@ def test_the_interactive_shell_shows_the_preview_then_asks(cassandra, ks, sessio
         t.expect(r"Write 1 row\? \[y/N\]")
         t.type("y")
         t.enter()
-        t.expect("1 row written")
+        journal = t.expect(r"1 row written\. Undo: UNDO '([^']+)' CONFIRM").group(1)
+        t.prompt()
+        import lzma
+
+        assert cbor2.loads(lzma.decompress(stored(session, 114, 2)))["status"] == "ASKED"
+        t.type(f"UNDO '{journal}'")  # UNDO asks too
+        t.enter()
+        t.expect("1 still as the edit wrote them")
+        t.expect(r"Write 1 row back\? \[y/N\]")
+        t.type("y")
+        t.enter()
+        t.expect("1 row written back")
         t.prompt()
     finally:
         t.close()
-    import lzma
-
-    assert cbor2.loads(lzma.decompress(stored(session, 114, 2)))["status"] == "ASKED"
+    assert stored(session, 114, 2) == value
 
 
 def test_avro_is_edited_with_the_schema_its_setting_names(sh, session, capsys, ks, tmp_path) -> None:
