@@ -41,9 +41,10 @@ def rewrite(stored: bytes, engine: ValueEngine, ops: Sequence[Op], cap: int) -> 
     from cqlsh_ext.payload.view import RECORD, TEXT, spell
 
     view = engine.view(stored)
-    if view.cut:
-        raise EditRefused(f"the value is cut at the output cap ({view.truncated_layer.label}): "
-                          "raise --max-output-size to edit it" if view.truncated_layer else "cut")
+    cut = view.truncated_layer
+    if cut is not None:
+        raise EditRefused(f"the value is cut at the output cap ({cut.label}): raise --max-output-size to "
+                          "edit it")
     labels = _layers(view, stored)
     if view.kind == TEXT:
         text = view.text or ""
@@ -71,9 +72,12 @@ def rewrite(stored: bytes, engine: ValueEngine, ops: Sequence[Op], cap: int) -> 
 
         fmt = formats.get(str(view.payload_format))
         argument = _argument(engine, str(view.payload_format))
-        write = None if fmt is None or fmt.encodes_text else \
-            fmt.encode if argument is None else \
-            (None if fmt.encode_with is None else functools.partial(_written_with, fmt.encode_with, argument))
+        write: Callable[[Any], bytes] | None = None
+        if fmt is not None and not fmt.encodes_text:
+            if argument is None:
+                write = fmt.encode
+            elif fmt.encode_with is not None:  # a schema's format, its schema named by the setting
+                write = functools.partial(_written_with, fmt.encode_with, argument)
         if fmt is None or write is None:
             why = fmt.unwritable if fmt is not None else "no writer for it here"
             raise EditRefused(f"{view.payload_format}: {why}")

@@ -162,7 +162,7 @@ def _outcome(shell: Shell, edit: Edit, keyspace: str, meta: Any, keys: list[str]
             if isinstance(stored, BlobView):
                 stored = stored.stored
             if stored is None:
-                _refuse(outcome, "no value")
+                _refuse(outcome, "null: no document to edit")
                 continue
             raw = stored.encode("utf-8") if isinstance(stored, str) else bytes(stored)
             try:
