@@ -445,3 +445,17 @@ def test_protobuf_is_edited_with_the_descriptor_its_setting_names(sh, session, c
     message = order_class.FromString(zstandard.ZstdDecompressor().decompress(stored(session, 116, 1)))
     item = message.items[0]
     assert (message.id, message.customer, item.sku, item.qty) == (42, "Grace", "A-1", 5)
+
+
+def test_a_text_column_is_edited_and_undone_as_text(sh, session, capsys) -> None:
+    put(session, 117, 1, doc='{"status": "NEW", "n": 1.0}')
+    put(session, 117, 2, doc="plain words")
+    sh.onecmd("UPDATE t SET doc.status = 'DONE' WHERE id = 117 ALLOW FILTERING CONFIRM;")
+    out, _ = said(capsys)
+    assert "refused 1 row: its text is not a JSON object or list" in out, out
+    assert stored(session, 117, 1, "doc") == '{"status": "DONE", "n": 1.0}'
+    journal = next(line.split(": ", 1)[1] for line in out.splitlines() if line.startswith("Journal: "))
+    sh.onecmd(f"UNDO '{journal}' CONFIRM;")
+    assert "1 row written back" in said(capsys)[0]
+    assert stored(session, 117, 1, "doc") == '{"status": "NEW", "n": 1.0}'
+    assert stored(session, 117, 2, "doc") == "plain words"
