@@ -60,6 +60,12 @@ class _Columns:
 
         ks = keyspace or self.shell.current_keyspace
         meta = table_meta(self.shell, ks, table)
+        if meta is None and ks is not None:  # made by another client a moment ago: ask the server
+            try:
+                self.shell.conn.refresh_table_metadata(ks, table)
+            except Exception:
+                pass  # unknown to the server too: the statement is cqlsh's, which says so
+            meta = table_meta(self.shell, ks, table)
         if meta is None or ks is None:
             raise QueryError(f"unknown table {table}")
         self.keyspace, self.meta = ks, meta

@@ -57,7 +57,11 @@ def _quote(name: str) -> str:
     return quote(name)
 
 
-def key_columns(meta: Any) -> list[str]:
+def key_columns(meta: Any, column: str) -> list[str]:
+    """The columns that name the row a value of `column` sits in: the primary key, or the
+    partition key alone for a static column (one value per partition)."""
+    if getattr(meta.columns[column], "is_static", False):
+        return [c.name for c in meta.partition_key]
     return [c.name for c in (*meta.partition_key, *meta.clustering_key)]
 
 
@@ -87,7 +91,7 @@ def run_edit(shell: Shell, edit: Edit, keyspace: str, meta: Any) -> None:
     from cqlsh_ext.payload_select.schema import schema_of
     from cqlsh_ext.query.grammar import parse
 
-    keys = key_columns(meta)
+    keys = key_columns(meta, edit.column)
     if not edit.allow_filtering and not set(keys) <= _restricted(edit.where):
         raise QueryError("the WHERE names no full primary key, so this edits the rows a scan finds: "
                          "add ALLOW FILTERING")
@@ -155,8 +159,13 @@ def _outcome(shell: Shell, edit: Edit, keyspace: str, meta: Any, keys: list[str]
     engine = ValueEngine(cap=decoding.cap, spec=TEXT_READING) if is_text else \
         Engines(decoding)(ValuePlace(keyspace, meta.name, edit.column))
     outcome = Outcome()
+    seen: set[tuple[Any, ...]] = set()
     for page in pages:
         for row in page:
+            if len(keys) < len(meta.primary_key):  # a static column: its partition's rows share it
+                if tuple(row[:-1]) in seen:
+                    continue
+                seen.add(tuple(row[:-1]))
             outcome.read += 1
             stored = row[-1]
             if isinstance(stored, BlobView):
@@ -395,7 +404,7 @@ def run_undo(shell: Shell, path: str, confirm: bool) -> None:
     meta = table_meta(shell, journal.keyspace, journal.table)
     if meta is None or journal.column not in meta.columns:
         raise EditRefused(f"{journal.keyspace}.{journal.table}.{journal.column} is not in the schema")
-    keys = key_columns(meta)
+    keys = key_columns(meta, journal.column)
     rows = [r for r in journal.rows if r.applied is not False]
     if any(set(r.key) != set(keys) for r in rows):
         raise EditRefused(f"the journal's keys are not {journal.keyspace}.{journal.table}'s primary key")

@@ -459,3 +459,16 @@ def test_a_text_column_is_edited_and_undone_as_text(sh, session, capsys) -> None
     assert "1 row written back" in said(capsys)[0]
     assert stored(session, 117, 1, "doc") == '{"status": "NEW", "n": 1.0}'
     assert stored(session, 117, 2, "doc") == "plain words"
+
+
+def test_a_static_column_is_edited_once_per_partition(sh, session, capsys) -> None:
+    session.execute("CREATE TABLE IF NOT EXISTS st (p int, c int, v int, data blob static, "
+                    "PRIMARY KEY (p, c))")
+    value = encode("snappy/framed>text", DOC_TEXT, CAP).value
+    for c in range(3):
+        session.execute("INSERT INTO st (p, c, v, data) VALUES (1, %s, %s, %s)", (c, c, value))
+    sh.onecmd("UPDATE st SET data.status = 'DONE' WHERE p = 1 CONFIRM;")
+    out, err = said(capsys)
+    assert "1 row read: 1 to change" in out and "1 row written" in out, (out, err)
+    now = session.execute("SELECT data FROM st WHERE p = 1 LIMIT 1").one().data
+    assert json.loads(READ_BACK["snappy/framed"](now))["status"] == "DONE"
