@@ -55,7 +55,6 @@ class _Columns:
         self.meta: Any = None
 
     def __call__(self, keyspace: str | None, table: str) -> dict[str, Any]:
-        from cqlsh_ext.cql.types import parse, udts_of
         from cqlsh_ext.payload_select.schema import table_meta
 
         ks = keyspace or self.shell.current_keyspace
@@ -68,7 +67,21 @@ class _Columns:
             meta = table_meta(self.shell, ks, table)
         if meta is None or ks is None:
             raise QueryError(f"unknown table {table}")
+        types = self._types(ks, meta)
+        unknown = {t.name for t in types.values() if t.kind == "other"}
+        for name in unknown:  # a type made a moment ago by another client: ask the server
+            try:
+                self.shell.conn.refresh_user_type_metadata(ks, name)
+            except Exception:
+                pass  # a custom type, not a UDT: nothing to learn
+        if unknown:
+            types = self._types(ks, meta)
         self.keyspace, self.meta = ks, meta
+        return types
+
+    def _types(self, ks: str, meta: Any) -> dict[str, Any]:
+        from cqlsh_ext.cql.types import parse, udts_of
+
         udts = udts_of(self.shell.conn.metadata.keyspaces[ks])
         return {name: parse(str(col.cql_type), udts) for name, col in meta.columns.items()}
 

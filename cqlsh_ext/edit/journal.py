@@ -32,7 +32,7 @@ def journal_dir(history_file: str) -> str:
 class Journal:
     """A journal being written: `path` is printed before the first row is."""
 
-    def __init__(self, directory: str, keyspace: str, table: str, column: str) -> None:
+    def __init__(self, directory: str, keyspace: str, table: str, blob: BlobTarget) -> None:
         os.makedirs(directory, mode=0o700, exist_ok=True)
         stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
         base = os.path.join(directory, f"edit-{keyspace}.{table}-{stamp}")
@@ -46,7 +46,9 @@ class Journal:
                 path = f"{base}-{n}.jsonl"
         self.path = path
         self.file: IO[str] = os.fdopen(fd, "w", encoding="utf-8")
-        self._append({"table": f"{keyspace}.{table}", "keyspace": keyspace, "name": table, "column": column})
+        self._append({"table": f"{keyspace}.{table}", "keyspace": keyspace, "name": table,
+                      "column": blob.column, "access": blob.access, "container": blob.container,
+                      "text": blob.holds_text})
 
     def before(self, row: int, key: Mapping[str, bytes], old: bytes, new: bytes) -> None:
         """On disk before the row is written."""
@@ -74,11 +76,27 @@ class JournalRow:
     applied: bool | None = None
 
 
+@dataclass(frozen=True)
+class BlobTarget:
+    """The blob an edit writes: a column, or inside it a map of blobs' value (`access` its key) or a
+    UDT's field (`access` its name); `holds_text` when its values are text."""
+
+    column: str
+    access: str | None = None
+    container: str | None = None
+    holds_text: bool = False
+
+    def __str__(self) -> str:
+        if self.container == "map":
+            return f"{self.column}['{self.access}']"
+        return f"{self.column}.{self.access}" if self.container == "udt" else self.column
+
+
 @dataclass
 class JournalRead:
     keyspace: str
     table: str
-    column: str
+    blob: BlobTarget
     rows: list[JournalRow] = field(default_factory=list)
 
 
@@ -94,7 +112,10 @@ def read_journal(path: str) -> JournalRead:
     if not lines or not isinstance(lines[0], dict) or "column" not in lines[0]:
         raise EditRefused(f"{path} is not an edit journal")
     head = lines[0]
-    read = JournalRead(str(head["keyspace"]), str(head["name"]), str(head["column"]))
+    access, container = head.get("access"), head.get("container")
+    blob = BlobTarget(str(head["column"]), None if access is None else str(access),
+                      None if container is None else str(container), bool(head.get("text", False)))
+    read = JournalRead(str(head["keyspace"]), str(head["name"]), blob)
     by_row: dict[int, JournalRow] = {}
     try:
         for entry in lines[1:]:

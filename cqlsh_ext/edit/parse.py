@@ -16,7 +16,7 @@ from typing import Any
 from cqlsh_ext.cql.errors import QueryError
 from cqlsh_ext.cql.lexer import Cursor, Lexed, Token
 from cqlsh_ext.cql.types import CqlType
-from cqlsh_ext.edit.document import REMOVE, Op, Step, spell_path
+from cqlsh_ext.edit.document import REMOVE, Op, Step
 
 #: Column types whose values an edit reaches into: blobs, and text that holds JSON.
 _TEXT_TYPES = frozenset({"text", "varchar", "ascii"})
@@ -36,10 +36,54 @@ class Edit:
     where: str
     allow_filtering: bool
     confirm: bool
+    #: The blob inside the column, for a map of blobs (`m['k']`: the key) or a UDT's blob field
+    #: (`u.payload`: the field); None for a blob or text column.
+    access: str | None = None
+    #: "map" or "udt" with `access`.
+    container: str | None = None
+    #: The blob holds text (a text column or a UDT's text field): its values are str.
+    holds_text: bool = False
 
 
 def editable(cql_type: CqlType | None) -> bool:
     return cql_type is not None and (cql_type.is_blob or cql_type.name in _TEXT_TYPES)
+
+
+#: A path as written: each step with how it was reached ('.' or '[').
+RawSteps = tuple[tuple[str, Step], ...]
+
+
+@dataclass(frozen=True)
+class Reached:
+    """Where a target's path starts: the blob (`access` inside a map or UDT, `container` its kind)
+    and the steps into its document."""
+
+    access: str | None
+    container: str | None
+    steps: tuple[Step, ...]
+    holds_text: bool = False
+
+
+def reach(column: str, raw: RawSteps, cql_type: CqlType | None) -> Reached | None:
+    """The blob a path starts in and its steps: a blob or text column's own value, a map of blobs'
+    value by its key (`m['k']....`), a UDT's blob field (`u.payload....`); None when the target is
+    no payload path (CQL's own: `m['k'] = ...`, `u.title = ...`)."""
+    from cqlsh_ext.cql.types import UDT
+    from cqlsh_ext.query.grammar import map_of_blobs
+
+    if cql_type is None or not raw:
+        return None
+    if editable(cql_type):
+        return Reached(None, None, tuple(step for _, step in raw), not cql_type.is_blob)
+    (via, first), rest = raw[0], tuple(step for _, step in raw[1:])
+    if not rest:
+        return None
+    if map_of_blobs(cql_type) and via == "[" and isinstance(first, str):
+        return Reached(first, "map", rest)
+    field = cql_type.child(first) if cql_type.kind == UDT and isinstance(first, str) else None
+    if via == "." and isinstance(first, str) and field is not None and editable(field):
+        return Reached(first, "udt", rest, not field.is_blob)
+    return None
 
 
 def recognized(statement: Lexed) -> bool:
@@ -77,12 +121,28 @@ class _Reader(Cursor):
         return self.types
 
     def names_path(self) -> bool:
-        """Whether an editable column of the table is followed by `.` or `[` in the statement."""
+        """Whether the statement names a payload path of the table: an editable column followed by
+        `.` or `[`, or a map of blobs' `['k']` or a UDT's field followed by one."""
+        from cqlsh_ext.query.grammar import map_of_blobs
+
         tokens, types = self.tokens, self.types or {}
-        return any(t.kind in ("word", "qname") and editable(types.get(t.value.lower() if t.kind == "word"
-                                                                       else t.value))
-                   and tokens[i + 1].kind == "punct" and tokens[i + 1].value in (".", "[")
-                   for i, t in enumerate(tokens[:-1]))
+
+        def steps_at(i: int) -> bool:
+            return i < len(tokens) and tokens[i].kind == "punct" and tokens[i].value in (".", "[")
+
+        for i, tok in enumerate(tokens[:-1]):
+            if tok.kind not in ("word", "qname"):
+                continue
+            cql_type = types.get(tok.value.lower() if tok.kind == "word" else tok.value)
+            if cql_type is None or not steps_at(i + 1):
+                continue
+            if editable(cql_type):
+                return True
+            if map_of_blobs(cql_type) and tokens[i + 1].value == "[" and steps_at(i + 4):
+                return True
+            if cql_type.kind == "udt" and tokens[i + 1].value == "." and steps_at(i + 3):
+                return True
+        return False
 
     def table(self) -> tuple[str | None, str]:
         first = self.name()
@@ -93,7 +153,7 @@ class _Reader(Cursor):
 
     def edit(self) -> Edit | None:
         verb = self.next().value.lower()
-        targets: list[tuple[str, tuple[Step, ...], str, Any]] = []
+        targets: list[tuple[str, RawSteps, Any]] = []
         if verb == "update":
             keyspace, table = self.table()
             self.lookup(keyspace, table)
@@ -102,16 +162,16 @@ class _Reader(Cursor):
                                  "of its own")
             self.expect("set")
             while True:
-                column, steps, text = self.target()
+                column, raw = self.target()
                 self.expect("=")
-                targets.append((column, steps, text, self.literal()))
+                targets.append((column, raw, self.literal()))
                 if not self.mark(","):
                     break
                 self.next()
         else:
             while True:
-                column, steps, text = self.target()
-                targets.append((column, steps, text, REMOVE))
+                column, raw = self.target()
+                targets.append((column, raw, REMOVE))
                 if not self.mark(","):
                     break
                 self.next()
@@ -121,20 +181,20 @@ class _Reader(Cursor):
             if self.word() == "using":
                 raise QueryError("USING: an edit writes with a condition, and keeps no timestamp of its own")
         types = self.types or {}
-        paths = [t for t in targets if t[1]]
-        if not paths or not editable(types.get(paths[0][0])):
+        reached = [(column, raw, value, reach(column, raw, types.get(column)))
+                   for column, raw, value in targets]
+        if not any(r is not None for *_, r in reached):
             return None  # a UDT field or a collection element: CQL's own
-        for column, steps, text, _ in targets:
+        for column, raw, _, found in reached:
             if column not in types:
                 raise QueryError(f"unknown column {column}")
-            if not steps:
-                raise QueryError(f"{text}: a column and payload paths in one statement; edit the paths "
-                                 "alone")
-            if not editable(types[column]):
-                raise QueryError(f"{column} is {types[column]}: no payload path to edit")
-        columns = {t[0] for t in targets}
-        if len(columns) > 1:
-            raise QueryError(f"paths in {' and '.join(sorted(columns))}: one column's documents per edit")
+            if found is None:
+                raise QueryError(f"{_spell(column, raw)}: a column and payload paths in one statement; edit "
+                                 "the paths alone")
+        blobs = {(column, found.access) for column, _, _, found in reached if found is not None}
+        if len(blobs) > 1:
+            names = " and ".join(sorted(_spell(c, (("[", a),) if a else ()) for c, a in blobs))
+            raise QueryError(f"paths in {names}: one blob's documents per edit")
         where = self.where()
         allow = False
         if self.take("allow"):
@@ -145,29 +205,32 @@ class _Reader(Cursor):
             self.next()
         if self.peek().kind != "end":
             raise QueryError(f"unexpected {self.peek().describe()}")
-        ops = tuple(Op(steps, value, text) for _, steps, text, value in targets)
-        return Edit(verb, keyspace, table, targets[0][0], ops, where, allow, confirm)
+        ops = tuple(Op(found.steps, value, _spell(column, raw)) for column, raw, value, found in reached
+                    if found is not None)
+        first = next(found for *_, found in reached if found is not None)
+        return Edit(verb, keyspace, table, reached[0][0], ops, where, allow, confirm, first.access,
+                    first.container, first.holds_text)
 
-    def target(self) -> tuple[str, tuple[Step, ...], str]:
+    def target(self) -> tuple[str, RawSteps]:
         column = self.name()
-        steps: list[Step] = []
+        steps: list[tuple[str, Step]] = []
         while self.mark(".") or self.mark("["):
             if self.next().value == ".":
                 tok = self.next()
                 if tok.kind not in ("word", "qname"):
                     raise QueryError(f"bad path after {column}: a key is a name or \"quoted\", not "
                                      f"{tok.describe()}")
-                steps.append(tok.value)  # keys as written, case sensitive
+                steps.append((".", tok.value))  # keys as written, case sensitive
             else:
                 tok = self.next()
                 if tok.kind == "int":
-                    steps.append(int(tok.value))
+                    steps.append(("[", int(tok.value)))
                 elif tok.kind == "string":
-                    steps.append(tok.value)
+                    steps.append(("[", tok.value))
                 else:
                     raise QueryError(f"bad path after {column}: [n] or ['key'], not {tok.describe()}")
                 self.expect("]")
-        return column, tuple(steps), spell_path(column, steps)
+        return column, tuple(steps)
 
     def literal(self) -> Any:
         """A JSON value written as CQL literals: 'string', numbers, true, false, null, {...}, [...]."""
@@ -224,6 +287,21 @@ class _Reader(Cursor):
         if last is None:
             raise QueryError(f"expected a condition at {start.describe()}")
         return self.text[start.start:last.end]
+
+
+def _spell(column: str, raw: RawSteps) -> str:
+    """The target as the statement wrote it: `data.items[0]`, `m['k'].status`."""
+    from cqlsh_ext.query.grammar import spell_key
+
+    out = [column]
+    for via, step in raw:
+        if isinstance(step, int):
+            out.append(f"[{step}]")
+        elif via == "[":
+            out.append("['" + step.replace("'", "''") + "']")
+        else:
+            out.append("." + spell_key(step))
+    return "".join(out)
 
 
 def _number(tok: Token) -> int | float:

@@ -87,10 +87,15 @@ def _restricted(where: str) -> set[str]:
 
 def run_edit(shell: Shell, edit: Edit, keyspace: str, meta: Any) -> None:
     """Preview or write the edit (see the module doc); QueryError for what is refused before reading."""
+    from cqlsh_ext.edit.journal import BlobTarget
     from cqlsh_ext.payload_select.command import read_answer
     from cqlsh_ext.payload_select.schema import schema_of
     from cqlsh_ext.query.grammar import parse
 
+    blob = BlobTarget(edit.column, edit.access, edit.container, edit.holds_text)
+    if edit.container is not None and str(meta.columns[edit.column].cql_type).startswith("frozen<"):
+        raise QueryError(f"{edit.column} is frozen: it is written whole, and {blob}'s documents are not "
+                         "edited here")
     keys = key_columns(meta, edit.column)
     if not edit.allow_filtering and not set(keys) <= _restricted(edit.where):
         raise QueryError("the WHERE names no full primary key, so this edits the rows a scan finds: "
@@ -108,7 +113,7 @@ def run_edit(shell: Shell, edit: Edit, keyspace: str, meta: Any) -> None:
     if answer is None:
         return
     reading, _names, _types, pages = answer
-    outcome = _outcome(shell, edit, keyspace, meta, keys, pages)
+    outcome = _outcome(shell, edit, blob, keyspace, meta, keys, pages)
     if reading.error:
         shell.printerr(f"{LABEL}: the reading failed ({reading.error}); nothing was written")
         return
@@ -129,7 +134,7 @@ def run_edit(shell: Shell, edit: Edit, keyspace: str, meta: Any) -> None:
         print("Nothing written: the reading was stopped.")
         return
     if outcome.rows:
-        _write(shell, keyspace, meta, edit.column, keys, outcome.rows)
+        _write(shell, keyspace, meta, blob, keys, outcome.rows)
 
 
 def _at_terminal(shell: Shell) -> bool:
@@ -143,7 +148,8 @@ def _asked(question: str) -> bool:
     return yes(question)
 
 
-def _outcome(shell: Shell, edit: Edit, keyspace: str, meta: Any, keys: list[str], pages: Any) -> Outcome:
+def _outcome(shell: Shell, edit: Edit, blob: Any, keyspace: str, meta: Any, keys: list[str],
+             pages: Any) -> Outcome:
     from cqlsh_ext.edit.rewrite import rewrite
     from cqlsh_ext.payload.engine import ValueEngine
     from cqlsh_ext.payload.places import Decoding, Engines, ValuePlace
@@ -154,10 +160,11 @@ def _outcome(shell: Shell, edit: Edit, keyspace: str, meta: Any, keys: list[str]
     decoding = display.decoding()
     if decoding.mode == NONE:  # the display is off; the edit still reads values as auto mode does
         decoding = Decoding("auto", decoding.cap, decoding.settings)
-    is_text = not meta.columns[edit.column].cql_type.startswith("blob")
+    is_text = blob.holds_text
     # A text column's value is its text: read as text whatever the mode guesses of its bytes.
+    steps = ("value",) if blob.container == "map" else (str(blob.access),) if blob.container else ()
     engine = ValueEngine(cap=decoding.cap, spec=TEXT_READING) if is_text else \
-        Engines(decoding)(ValuePlace(keyspace, meta.name, edit.column))
+        Engines(decoding)(ValuePlace(keyspace, meta.name, edit.column, steps))
     outcome = Outcome()
     seen: set[tuple[Any, ...]] = set()
     for page in pages:
@@ -167,7 +174,7 @@ def _outcome(shell: Shell, edit: Edit, keyspace: str, meta: Any, keys: list[str]
                     continue
                 seen.add(tuple(row[:-1]))
             outcome.read += 1
-            stored = row[-1]
+            stored = _inside(row[-1], blob)
             if isinstance(stored, BlobView):
                 stored = stored.stored
             if stored is None:
@@ -196,6 +203,15 @@ def _outcome(shell: Shell, edit: Edit, keyspace: str, meta: Any, keys: list[str]
             for note in done.notes:
                 outcome.notes[note] = outcome.notes.get(note, 0) + 1
     return outcome
+
+
+def _inside(value: Any, blob: Any) -> Any:
+    """The blob's value in the column's: a map of blobs' value by its key, a UDT's field."""
+    if value is None or blob.container is None:
+        return value
+    if blob.container == "map":
+        return value.get(blob.access)
+    return getattr(value, str(blob.access), None)
 
 
 def _refuse(outcome: Outcome, reason: str) -> None:
@@ -261,19 +277,29 @@ class _Writer:
     #: writes are all LOCAL_QUORUM, in one region).
     serial: Any = None
 
+    #: The map key bound before the value and before the condition's (a map of blobs), else none.
+    element: tuple[Any, ...] = ()
+
     @classmethod
-    def of(cls, shell: Shell, keyspace: str, meta: Any, column: str, keys: Sequence[str]) -> _Writer:
+    def of(cls, shell: Shell, keyspace: str, meta: Any, blob: Any, keys: Sequence[str]) -> _Writer:
         where = " AND ".join(f"{_quote(k)} = ?" for k in keys)
-        text = (f"UPDATE {_quote(keyspace)}.{_quote(meta.name)} SET {_quote(column)} = ? WHERE {where} "
-                f"IF {_quote(column)} = ?")
+        target = _quote(blob.column)
+        if blob.container == "map":
+            target += "[?]"
+        elif blob.container == "udt":
+            target += "." + _quote(str(blob.access))
+        text = (f"UPDATE {_quote(keyspace)}.{_quote(meta.name)} SET {target} = ? WHERE {where} "
+                f"IF {target} = ?")
+        element: tuple[Any, ...] = (blob.access,) if blob.container == "map" else ()
         from cassandra import ConsistencyLevel
 
         from cqlsh_ext.scanning.cost import pricing
 
         prepared = shell.session.prepare(text)
-        types = [c[3] for c in prepared.column_metadata[1:1 + len(keys)]]
+        first = len(element) + 1
+        types = [c[3] for c in prepared.column_metadata[first:first + len(keys)]]
         serial = ConsistencyLevel.LOCAL_SERIAL if pricing(shell).keyspaces else shell.serial_consistency_level
-        return cls(shell, prepared, types, serial)
+        return cls(shell, prepared, types, serial, element)
 
     @property
     def protocol(self) -> int:
@@ -292,18 +318,18 @@ class _Writer:
         shell = self.shell
         bound = BoundStatement(self.prepared, consistency_level=shell.consistency_level,
                                serial_consistency_level=self.serial)
-        bound.bind([new, *key, expected])
+        bound.bind([*self.element, new, *key, *self.element, expected])
         row = shell.session.execute(bound).one()
         # The shell's sessions make rows dicts: the driver's was_applied cannot read those.
         return bool(row["[applied]"] if isinstance(row, Mapping) else row[0])
 
 
-def _write(shell: Shell, keyspace: str, meta: Any, column: str, keys: list[str],
+def _write(shell: Shell, keyspace: str, meta: Any, blob: Any, keys: list[str],
            rows: list[RowChange]) -> None:
     from cqlsh_ext.edit.journal import Journal
 
-    writer = _Writer.of(shell, keyspace, meta, column, keys)
-    journal = Journal(_journal_directory(shell), keyspace, meta.name, column)
+    writer = _Writer.of(shell, keyspace, meta, blob, keys)
+    journal = Journal(_journal_directory(shell), keyspace, meta.name, blob)
     print(f"Journal: {journal.path}")
     try:
         done = _each(rows, lambda n, row: _write_one(writer, journal, n, row, keys))
@@ -402,22 +428,23 @@ def run_undo(shell: Shell, path: str, confirm: bool) -> None:
 
     journal = read_journal(path)
     meta = table_meta(shell, journal.keyspace, journal.table)
-    if meta is None or journal.column not in meta.columns:
-        raise EditRefused(f"{journal.keyspace}.{journal.table}.{journal.column} is not in the schema")
-    keys = key_columns(meta, journal.column)
+    blob = journal.blob
+    if meta is None or blob.column not in meta.columns:
+        raise EditRefused(f"{journal.keyspace}.{journal.table}.{blob.column} is not in the schema")
+    keys = key_columns(meta, blob.column)
     rows = [r for r in journal.rows if r.applied is not False]
     if any(set(r.key) != set(keys) for r in rows):
         raise EditRefused(f"the journal's keys are not {journal.keyspace}.{journal.table}'s primary key")
     asking = not confirm and bool(rows) and _at_terminal(shell)
     out = sys.stderr if asking else sys.stdout  # with the question, not held by the pager
-    print(f"undo: {plural(len(rows), 'row')} of {journal.keyspace}.{journal.table}.{journal.column} to "
+    print(f"undo: {plural(len(rows), 'row')} of {journal.keyspace}.{journal.table}.{blob} to "
           f"write back{'' if confirm or asking else ' (add CONFIRM to write them)'}", file=out)
     if not rows:
         return
-    writer = _Writer.of(shell, journal.keyspace, meta, journal.column, keys)
-    is_text = not meta.columns[journal.column].cql_type.startswith("blob")
+    writer = _Writer.of(shell, journal.keyspace, meta, blob, keys)
+    is_text = blob.holds_text
     if not confirm:
-        still = _undo_preview(shell, writer, journal.keyspace, meta, journal.column, keys, rows, out)
+        still = _undo_preview(shell, writer, journal.keyspace, meta, blob, keys, rows, out)
         if not (asking and still and _asked(f"Write {plural(still, 'row')} back? [y/N] ")):
             if asking:
                 print("Nothing written: add CONFIRM to write them back.")
@@ -429,7 +456,7 @@ def run_undo(shell: Shell, path: str, confirm: bool) -> None:
     # An undo is journaled as an edit is (its old value the edit's new one): it can be undone too.
     from cqlsh_ext.edit.journal import Journal
 
-    undo_journal = Journal(_journal_directory(shell), journal.keyspace, meta.name, journal.column)
+    undo_journal = Journal(_journal_directory(shell), journal.keyspace, meta.name, blob)
     print(f"Journal: {undo_journal.path}")
 
     def one(n: int, row: Any) -> bool:
@@ -454,11 +481,12 @@ def run_undo(shell: Shell, path: str, confirm: bool) -> None:
     print(line + done.stop_text() + f". Undo the undo: UNDO '{undo_journal.path}' CONFIRM")
 
 
-def _undo_preview(shell: Shell, writer: _Writer, keyspace: str, meta: Any, column: str, keys: list[str],
+def _undo_preview(shell: Shell, writer: _Writer, keyspace: str, meta: Any, blob: Any, keys: list[str],
                   rows: Sequence[Any], out: IO[str]) -> int:
     """How many rows still hold what the edit wrote (UNDO writes those back), read now, said on
     `out`; their count."""
     where = " AND ".join(f"{_quote(k)} = ?" for k in keys)
+    column = blob.column
     select = shell.session.prepare(f"SELECT {_quote(column)} FROM {_quote(keyspace)}.{_quote(meta.name)} "
                                    f"WHERE {where}")
     changed: list[str] = []
@@ -466,6 +494,7 @@ def _undo_preview(shell: Shell, writer: _Writer, keyspace: str, meta: Any, colum
         key = writer.values([row.key[k] for k in keys])
         found = shell.session.execute(select, key).one()
         value = None if found is None else (found[column] if isinstance(found, Mapping) else found[0])
+        value = _inside(value, blob)
         if value is None or _raw(value) != row.new:
             changed.append(_key_text(dict(zip(keys, key, strict=True))))
     print(f"  {len(rows) - len(changed):,} still as the edit wrote them; {len(changed):,} changed since "

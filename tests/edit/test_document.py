@@ -11,8 +11,9 @@ from cqlsh_ext.cql.types import parse as cql_type
 from cqlsh_ext.edit.document import REMOVE, EditRefused, Op, apply, json_spacing, read_json, write_json
 from cqlsh_ext.edit.parse import parse, recognized
 
-COLUMNS = {name: cql_type(text) for name, text in
-           {"id": "int", "data": "blob", "doc": "text", "m": "map<text, blob>", "n": "int"}.items()}
+COLUMNS = {name: cql_type(text, {"att": {"title": "text", "content": "blob"}}) for name, text in
+           {"id": "int", "data": "blob", "doc": "text", "m": "map<text, blob>", "n": "int",
+            "u": "att"}.items()}
 
 
 def columns(keyspace: str | None, table: str) -> dict:
@@ -29,6 +30,8 @@ def edit(text: str):
     "UPDATE t SET n = 1 WHERE id = 1",
     "UPDATE t SET m['k'] = 0x00 WHERE id = 1",
     "DELETE m['k'] FROM t WHERE id = 1",
+    "UPDATE t SET u.title = 'x' WHERE id = 1",
+    "UPDATE t SET m['k'] = textAsBlob('x') WHERE id = 1",
     "DELETE FROM t WHERE id = 1",
     "UPDATE ks.t SET data = encode('text', 'x') WHERE id = 1",
     "UPDATE nope SET data.x = 1 WHERE id = 1",
@@ -58,7 +61,7 @@ def test_a_delete_reads_paths_and_its_where() -> None:
 
 @pytest.mark.parametrize("text, reason", [
     ("UPDATE t SET data.a = 1, n = 2 WHERE id = 1", "a column and payload paths in one statement"),
-    ("UPDATE t SET data.a = 1, doc.b = 2 WHERE id = 1", "one column's documents per edit"),
+    ("UPDATE t SET data.a = 1, doc.b = 2 WHERE id = 1", "one blob's documents per edit"),
     ("UPDATE t SET data.a = 1 WHERE id = 1 IF n = 2", "IF: an edit writes each row"),
     ("UPDATE t USING TTL 5 SET data.a = 1 WHERE id = 1", "USING"),
     ("UPDATE t SET data.a = now() WHERE id = 1", "expected a value"),
@@ -112,3 +115,14 @@ def test_ops_set_add_remove_and_refuse() -> None:
 def test_json_text_that_would_not_write_back_is_refused(text: str, reason: str) -> None:
     with pytest.raises(EditRefused, match=reason):
         read_json(text)
+
+
+def test_a_map_of_blobs_value_and_a_udt_blob_field_are_reached() -> None:
+    found = edit("UPDATE t SET m['k'].status = 'X', m['k'].items[0] = 1 WHERE id = 1")
+    assert found is not None and (found.column, found.access, found.container) == ("m", "k", "map")
+    assert [op.steps for op in found.ops] == [("status",), ("items", 0)]
+    assert [op.text for op in found.ops] == ["m['k'].status", "m['k'].items[0]"]
+    found = edit("DELETE u.content.note FROM t WHERE id = 1")
+    assert found is not None and (found.column, found.access, found.container) == ("u", "content", "udt")
+    with pytest.raises(QueryError, match="one blob's documents per edit"):
+        edit("UPDATE t SET m['a'].x = 1, m['b'].x = 1 WHERE id = 1")

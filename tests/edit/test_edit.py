@@ -472,3 +472,30 @@ def test_a_static_column_is_edited_once_per_partition(sh, session, capsys) -> No
     assert "1 row read: 1 to change" in out and "1 row written" in out, (out, err)
     now = session.execute("SELECT data FROM st WHERE p = 1 LIMIT 1").one().data
     assert json.loads(READ_BACK["snappy/framed"](now))["status"] == "DONE"
+
+
+def test_a_blob_in_a_map_or_a_udt_field_is_edited_in_place(sh, session, capsys, ks) -> None:
+    session.execute("CREATE TYPE IF NOT EXISTS att (title text, content blob)")
+    session.execute("CREATE TABLE IF NOT EXISTS nest (id int PRIMARY KEY, m map<text, blob>, u att, "
+                    "f frozen<att>)")
+    value = encode("gzip>text", DOC_TEXT, CAP).value
+    other = encode("zstd>msgpack", DOC_TEXT, CAP).value
+    session.execute("INSERT INTO nest (id, m, u, f) VALUES (1, {'a': %s, 'b': %s}, "
+                    "{title: 't', content: %s}, {title: 't', content: %s})", (value, other, value, value))
+    sh.onecmd("UPDATE nest SET m['a'].status = 'DONE' WHERE id = 1 CONFIRM;")
+    sh.onecmd("DELETE u.content.note FROM nest WHERE id = 1 CONFIRM;")
+    sh.onecmd("UPDATE nest SET f.content.status = 'DONE' WHERE id = 1 CONFIRM;")
+    sh.onecmd("UPDATE nest SET m['a'] = 0x00 WHERE id = 2;")  # an element of the map: CQL's own
+    out, err = said(capsys)
+    assert out.count("1 row written") == 2, (out, err)
+    assert "f is frozen: it is written whole, and f.content's documents are not edited here" in err
+    row = session.execute("SELECT m, u, f FROM nest WHERE id = 1").one()
+    assert json.loads(zlib.decompress(row.m["a"], 31))["status"] == "DONE"
+    assert row.m["b"] == other
+    assert "note" not in json.loads(zlib.decompress(row.u.content, 31)) and row.u.title == "t"
+    assert row.f.content == value
+    assert session.execute("SELECT m FROM nest WHERE id = 2").one().m == {"a": b"\x00"}
+    journal = next(line.split(": ", 1)[1] for line in out.splitlines() if line.startswith("Journal: "))
+    sh.onecmd(f"UNDO '{journal}' CONFIRM;")
+    assert "1 row written back" in said(capsys)[0]
+    assert session.execute("SELECT m FROM nest WHERE id = 1").one().m["a"] == value
