@@ -16,8 +16,9 @@ EDIT_HELP = """
           UNDO 'journal-file' [CONFIRM]
 
           Paths as in payload queries (HELP QUERIES) into a blob or a text
-          column holding JSON; values: 'text', numbers, true, false, null,
-          {'k': ...} and [...]. Each value is written back in its own chain
+          column holding JSON, a map of blobs' value (m['k'].status) or a
+          UDT's blob field (u.payload.status); values: 'text', numbers, true,
+          false, null, {'k': ...} and [...]. Each value is written back in its own chain
           (the same containers and framing, the same payload format; JSON keeps
           its key order, spacing and untouched numbers), decoded again and
           compared before anything is sent. A value that cannot be rewritten

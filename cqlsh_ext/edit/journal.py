@@ -2,7 +2,8 @@
 bytes the edit writes) are appended to a file and flushed to disk; after the write, whether it was
 applied. UNDO reads it back.
 
-One JSON object a line. The first line names the table and the column (`{"table": ...}`); then per
+One JSON object a line. The first line names the table and the blob (`{"table": ..., "column": ...}`,
+with the map key or UDT field inside the column, and whether its values are text); then per
 row `{"row": n, "key": {column: hex of the driver's serialized value}, "old": hex, "new": hex}`,
 then `{"row": n, "applied": true|false}`. Keys are kept serialized, so any CQL type goes back as
 it was. Journals hold stored values: created readable by the user only (0600, in a directory made
