@@ -43,7 +43,7 @@ class RowChange:
 
 @dataclass
 class Outcome:
-    read: int = 0
+    found: int = 0
     unchanged: int = 0
     refused: dict[str, int] = field(default_factory=dict)
     rows: list[RowChange] = field(default_factory=list)
@@ -117,7 +117,7 @@ def run_edit(shell: Shell, edit: Edit, keyspace: str, meta: Any) -> None:
     if reading.error:
         shell.printerr(f"{LABEL}: the reading failed ({reading.error}); nothing was written")
         return
-    stopped = " (the reading was stopped by Ctrl-C: these are the rows read before)" if reading.interrupted \
+    stopped = " (the reading was stopped by Ctrl-C: these are the rows found before)" if reading.interrupted \
         else ""
     asking = not edit.confirm and bool(outcome.rows) and not reading.interrupted and _at_terminal(shell)
     # A question follows: the preview goes to the terminal with it, not to the pager that holds
@@ -173,7 +173,7 @@ def _outcome(shell: Shell, edit: Edit, blob: Any, keyspace: str, meta: Any, keys
                 if tuple(row[:-1]) in seen:
                     continue
                 seen.add(tuple(row[:-1]))
-            outcome.read += 1
+            outcome.found += 1
             stored = _inside(row[-1], blob)
             if isinstance(stored, BlobView):
                 stored = stored.stored
@@ -220,7 +220,7 @@ def _refuse(outcome: Outcome, reason: str) -> None:
 
 def _summary(shell: Shell, edit: Edit, outcome: Outcome, stopped: str, out: IO[str]) -> None:
     verb = "would change" if not edit.confirm else "to change"
-    parts = [f"{plural(outcome.read, 'row')} read{stopped}: {len(outcome.rows):,} {verb}"]
+    parts = [f"{plural(outcome.found, 'row')} found{stopped}: {len(outcome.rows):,} {verb}"]
     if outcome.unchanged:
         parts.append(f"{outcome.unchanged:,} already as asked")
     refused = sum(outcome.refused.values())

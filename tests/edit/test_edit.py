@@ -148,7 +148,7 @@ def test_a_preview_writes_nothing(sh, session, capsys) -> None:
     sh.onecmd("UPDATE t SET data.status = 'CANCELLED', data.items[0].qty = 3 WHERE id = 103 AND seq = 1;")
     out, _ = said(capsys)
     assert stored(session, 103, 1) == value
-    assert "1 row read: 1 would change" in out
+    assert "1 row found: 1 would change" in out
     assert 'data.status: "NEW" -> "CANCELLED"' in out and "data.items[0].qty: 1 -> 3" in out
     assert "Nothing written: add CONFIRM" in out
 
@@ -189,7 +189,7 @@ def test_refusals_say_why_and_write_nothing_of_that_row(sh, session, capsys) -> 
     out, err = said(capsys)
     for seq, value in values.items():
         assert stored(session, 105, seq) == value, seq
-    assert "6 rows read: 0 to change, 6 refused" in out, (out, err)
+    assert "6 rows found: 0 to change, 6 refused" in out, (out, err)
     assert "data.items[0]: its parent is a str, not an object or a list" in out
     assert "data.items[0]: the list has 0 items" in out
     assert "laid out in a way this shell does not write back" in out
@@ -213,10 +213,10 @@ def test_a_hostile_value_is_refused_and_the_shell_goes_on(sh, session, capsys) -
     put(session, 107, 2, deep)
     sh.onecmd("UPDATE t SET data[0] = 1 WHERE id = 107 ALLOW FILTERING CONFIRM;")
     out, err = said(capsys)
-    assert "2 rows read: 0 to change, 2 refused" in out, (out, err)
+    assert "2 rows found: 0 to change, 2 refused" in out, (out, err)
     assert stored(session, 107, 1) == bomb and stored(session, 107, 2) == deep
     sh.onecmd("UPDATE t SET data[0] = 1 WHERE id = 107 AND seq = 3;")  # the shell goes on
-    assert "0 rows read" in said(capsys)[0]
+    assert "0 rows found" in said(capsys)[0]
 
 
 def test_ctrl_c_stops_between_rows_and_says_how_many_were_written(sh, session, capsys, monkeypatch) -> None:
@@ -469,7 +469,7 @@ def test_a_static_column_is_edited_once_per_partition(sh, session, capsys) -> No
         session.execute("INSERT INTO st (p, c, v, data) VALUES (1, %s, %s, %s)", (c, c, value))
     sh.onecmd("UPDATE st SET data.status = 'DONE' WHERE p = 1 CONFIRM;")
     out, err = said(capsys)
-    assert "1 row read: 1 to change" in out and "1 row written" in out, (out, err)
+    assert "1 row found: 1 to change" in out and "1 row written" in out, (out, err)
     now = session.execute("SELECT data FROM st WHERE p = 1 LIMIT 1").one().data
     assert json.loads(READ_BACK["snappy/framed"](now))["status"] == "DONE"
 
