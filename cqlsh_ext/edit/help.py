@@ -18,11 +18,11 @@ EDIT_HELP = """
           Paths as in payload queries (HELP QUERIES) into a blob or a text
           column holding JSON, a map of blobs' value (m['k'].status) or a
           UDT's blob field (u.payload.status); values: 'text', numbers, true,
-          false, null, {'k': ...} and [...]. Each value is written back in its own chain
-          (the same containers and framing, the same payload format; JSON keeps
-          its key order, spacing and untouched numbers), decoded again and
-          compared before anything is sent. A value that cannot be rewritten
-          faithfully is refused with the reason.
+          false, null, {'k': ...} and [...]. Each value is written back in its
+          own chain (the same containers and framing, the same payload format;
+          JSON keeps its key order, spacing and untouched numbers), decoded
+          again and compared before anything is sent. A value that cannot be
+          rewritten faithfully is refused with the reason.
 
           Without CONFIRM the statement previews: rows it would change, rows
           refused and why, the first rows' `path: old -> new`. With CONFIRM
