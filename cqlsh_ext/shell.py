@@ -27,6 +27,7 @@ from cqlsh_ext.common import gc_pause
 from cqlsh_ext.common.text import message, say, screen_width
 from cqlsh_ext.cql.lexer import Lexed
 from cqlsh_ext.describe import command as describe_payload
+from cqlsh_ext.edit import command as edit_command
 from cqlsh_ext.encode import command as encode_statement
 from cqlsh_ext.export import command as export_command
 from cqlsh_ext.insight import command as insight_commands
@@ -44,9 +45,9 @@ if TYPE_CHECKING:
 #: The modules that declare our commands and statement intercepts: importing one declares them
 #: (HELP lists the commands with cqlsh's own, in alphabetical order). Intercepts of one first word
 #: are tried in this order: a COPY (SELECT ...) is the export's before a COPY's column paths are
-#: refused.
-COMMAND_MODULES = (decompress, decode, output_command, insight_commands, encode_statement, export_command,
-                   describe_payload, payload_select)
+#: refused; an UPDATE with payload paths in SET is the edit's before encode() reads it.
+COMMAND_MODULES = (decompress, decode, output_command, insight_commands, edit_command, encode_statement,
+                   export_command, describe_payload, payload_select)
 
 cqlshmain = seams.import_cqlshmain(None)
 Stock = seams.stock_shell_class()

@@ -12,7 +12,8 @@ detection, `decode` and `trial`). The rest is optional, and each feature asks fo
   Dictionaries     ADVISE's trained dictionary               dictionary_level, train_dictionary(...)
   TableCompressor  COMPRESSION SETTINGS                      cassandra_class, table_compressor(options)
   Writer           encode()                                  reference, write(data, level),
-                                                             level_range, writes_bare (encode given)
+                                                             level_range, writes_bare (encode given),
+                                                             level_shown(data) (edits)
   NotWritten       encode()'s refusal, when it is no Writer  unwritable
   NeedsWorker      a memory-limited worker process           needs_worker
 
@@ -170,6 +171,11 @@ class Writer(Protocol):
     def write(self, data: bytes, level: int | None) -> bytes:
         """`data` written as the reference producer writes it, at `level` (checked by encode()) or
         its default. Imports the library; Unwritable when it cannot write faithfully here."""
+
+    def level_shown(self, data: bytes) -> int | None:
+        """The level stored bytes of this container say they were written at (a header field), which
+        an edit writes them back at (cqlsh_ext.edit); None when the bytes do not say."""
+        return None
 
     def encode(self, data: bytes, level: int | None = None) -> bytes:
         """write() once the level is checked: Unwritable when it is out of range."""

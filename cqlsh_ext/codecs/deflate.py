@@ -57,6 +57,11 @@ class Gzip(Container, Headers, Checksums, HeaderSized, Compressors, Writer):
     advise_priority = 40
     levels = (1, 6, 9)
 
+    def level_shown(self, data: bytes) -> int | None:
+        """XFL: zlib's gzip writer sets 2 at level 9 and 4 at level 1; 0 (the JDK's, every other
+        level) says nothing."""
+        return {2: 9, 4: 1}.get(data[8]) if len(data) > 9 else None
+
     def write(self, data: bytes, level: int | None) -> bytes:
         body = _raw_deflate(data, 6 if level is None else level)
         return _JDK_GZIP_HEADER + body + struct.pack("<II", zlib.crc32(data), len(data) & 0xFFFFFFFF)
@@ -199,6 +204,11 @@ class Zlib(Container, Headers, Checksums, Compressors, TableCompressor, Writer):
 
     def table_compressor(self, options: dict[str, str]) -> Callable[[bytes], bytes]:
         return zlib.compress
+
+    def level_shown(self, data: bytes) -> int | None:
+        """FLEVEL, the header's two top bits: 0 for levels 0 and 1, 1 for 2 to 5, 2 for 6 (the
+        default: None), 3 for 7 to 9; the strongest level of each is taken."""
+        return {0: 1, 1: 5, 3: 9}.get(data[1] >> 6) if len(data) > 2 else None
 
     def write(self, data: bytes, level: int | None) -> bytes:
         return zlib.compress(data, 6 if level is None else level)

@@ -54,6 +54,40 @@ def encode(chain: str, source: str | bytes, cap: int) -> Encoded:
     return Encoded(str(spec), value, len(source.encode("utf-8") if isinstance(source, str) else source))
 
 
+def encode_record(chain: str, record: Any, cap: int) -> Encoded:
+    """A record's tree (as its format's reader gave it: an edited document, cqlsh_ext.edit) written
+    as `chain` says, whose payload is a record format, and verified as encode() verifies."""
+    spec = spec_of(chain)
+    fmt = _record_format(spec)
+    write: Callable[[Any], bytes]
+    if spec.argument is not None and fmt.encode_with is not None:  # a schema's: avro:FILE, ...
+        write = functools.partial(_with_argument, fmt.encode_with, spec.argument)
+    elif spec.argument is None and fmt.encode is not None and not fmt.encodes_text:
+        write = fmt.encode
+    else:
+        raise EncodeRefused(f"{fmt.name}: {fmt.unwritable}")
+    from cqlsh_ext.payload import formats
+
+    try:
+        value = write(record)
+    except (formats.PayloadError, TypeError, ValueError, OverflowError) as err:
+        raise EncodeRefused(f"{fmt.name} does not hold it ({err})") from None
+    size = len(value)
+    for i in reversed(range(len(spec.codecs))):
+        value = _compress(spec, i, value)
+    _verify(spec, value, "", record, cap)
+    return Encoded(str(spec), value, size)
+
+
+def _record_format(spec: Spec) -> Any:
+    from cqlsh_ext.payload import formats
+
+    fmt = formats.get(str(spec.payload))
+    if fmt is None:
+        raise EncodeRefused(f"unknown payload format {spec.payload!r}")
+    return fmt
+
+
 def _payload(spec: Spec, source: str | bytes) -> tuple[bytes, Any]:
     """(the payload bytes, the record the display must read back, or None for text or bytes)."""
     if isinstance(source, bytes):  # given bytes are the payload: only the codecs are applied
@@ -64,9 +98,7 @@ def _payload(spec: Spec, source: str | bytes) -> tuple[bytes, Any]:
         raise EncodeRefused("a hex reading takes bytes (0x...), not text")
     from cqlsh_ext.payload import formats
 
-    fmt = formats.get(str(spec.payload))
-    if fmt is None:
-        raise EncodeRefused(f"unknown payload format {spec.payload!r}")
+    fmt = _record_format(spec)
     argument = spec.argument
     write: Callable[[Any], bytes]
     if argument is not None and fmt.encode_with is not None:

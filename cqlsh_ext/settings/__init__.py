@@ -130,6 +130,9 @@ class DisplaySettings:
     #: Interactive: pager command for results taller than the terminal; None = $PAGER or
     #: `less -SRXF`, "" = no pager.
     pager: str | None = None
+    #: Where edits keep their journals (cqlsh_ext.edit.journal); None: a `journal` directory beside
+    #: the shell's history.
+    journal_dir: str | None = None
 
     def decoding(self) -> Decoding:
         """How values decode in this session: -d's mode, the output cap, the column settings."""
@@ -295,6 +298,15 @@ SETTINGS: tuple[Key, ...] = (
             "visit: 100,000 at 4MiB.",
         summary="decompressed bytes shown per value, all layers together; also each value's budget "
                 "([hostile values](docs/formats.md#one-budget-per-value))"),
+    Key("journal_dir", "display", "journal_dir", parse_path, ("--journal-dir",), "DIR",
+        help="where edits of payload fields write their journals, which UNDO reads (default: a "
+             "journal directory beside the shell's history)",
+        unset="`journal` beside the shell's history", example="~/.cassandra/journal",
+        doc="Where UPDATE and DELETE of payload fields write their journals (one file per edit, "
+            "readable by you only: the rows' keys and stored values), which UNDO reads. Unset: a "
+            "journal directory beside the shell's history.",
+        summary="where edits of payload fields keep their journals for UNDO "
+                "([docs/edit.md](docs/edit.md))"),
     Key("output_format", "display", "output_format", parse_output_format, ("--output-format",), "FORMAT",
         help=f"how results are printed: {_output_formats()} (default {OUTPUT_FORMATS[0]}). Also OUTPUT "
              "FORMAT in the shell",

@@ -1,0 +1,110 @@
+"""The shell's entry for edits of stored payloads (docs/edit.md): UPDATE and DELETE naming payload
+paths, a statement intercept tried before encode()'s (an UPDATE without a path is encode()'s, then
+cqlsh's, byte for byte), and the UNDO command that writes a journal back.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from cqlsh_ext.commands import shell_command, statement_intercept
+from cqlsh_ext.cql.errors import QueryError
+from cqlsh_ext.edit.help import DELETE_SEE_ALSO, EDIT_HELP, UPDATE_SEE_ALSO
+
+if TYPE_CHECKING:
+    from cqlsh_ext.cql.lexer import Lexed
+    from cqlsh_ext.upstream.protocol import Parsed, Shell
+
+LABEL = "edit"
+
+
+@statement_intercept("UPDATE and DELETE of payload paths", ("update", "delete"), reads_only=False,
+                     topics=(("edit", EDIT_HELP),),
+                     see_also=(("update", UPDATE_SEE_ALSO), ("delete", DELETE_SEE_ALSO)))
+def intercept(shell: Shell, statement: Lexed) -> bool:
+    """True when the statement edits payload paths (run or refused, said in one line), False for
+    any other UPDATE or DELETE."""
+    from cqlsh_ext.edit.document import EditRefused
+    from cqlsh_ext.edit.parse import parse, recognized
+
+    if not recognized(statement):
+        return False  # no name followed by . or [ among the targets: no schema asked
+    lookup = _Columns(shell)
+    try:
+        edit = parse(statement, lookup)
+    except QueryError as err:
+        shell.printerr(f"{LABEL}: {err}; nothing was written")
+        return True
+    if edit is None:
+        return False
+    from cqlsh_ext.edit.run import run_edit
+
+    try:
+        run_edit(shell, edit, lookup.keyspace or "", lookup.meta)
+    except (QueryError, EditRefused) as err:
+        shell.printerr(f"{LABEL}: {err}; nothing was written")
+    return True
+
+
+class _Columns:
+    """The table's column types from the driver's schema; QueryError for an unknown table."""
+
+    def __init__(self, shell: Shell) -> None:
+        self.shell = shell
+        self.keyspace: str | None = None
+        self.meta: Any = None
+
+    def __call__(self, keyspace: str | None, table: str) -> dict[str, Any]:
+        from cqlsh_ext.payload_select.schema import table_meta
+
+        ks = keyspace or self.shell.current_keyspace
+        meta = table_meta(self.shell, ks, table)
+        if meta is None and ks is not None:  # made by another client a moment ago: ask the server
+            try:
+                self.shell.conn.refresh_table_metadata(ks, table)
+            except Exception:
+                pass  # unknown to the server too: the statement is cqlsh's, which says so
+            meta = table_meta(self.shell, ks, table)
+        if meta is None or ks is None:
+            raise QueryError(f"unknown table {table}")
+        types = self._types(ks, meta)
+        unknown = {t.name for t in types.values() if t.kind == "other"}
+        for name in unknown:  # a type made a moment ago by another client: ask the server
+            try:
+                self.shell.conn.refresh_user_type_metadata(ks, name)
+            except Exception:
+                pass  # a custom type, not a UDT: nothing to learn
+        if unknown:
+            types = self._types(ks, meta)
+        self.keyspace, self.meta = ks, meta
+        return types
+
+    def _types(self, ks: str, meta: Any) -> dict[str, Any]:
+        from cqlsh_ext.cql.types import parse, udts_of
+
+        udts = udts_of(self.shell.conn.metadata.keyspaces[ks])
+        return {name: parse(str(col.cql_type), udts) for name, col in meta.columns.items()}
+
+
+UNDO_GRAMMAR = r"""
+<undoCommand> ::= "UNDO" path=<stringLiteral> ( confirm="CONFIRM" )?
+                ;
+"""
+
+
+def _usage(words: list[str]) -> str:
+    return "UNDO 'journal-file' [CONFIRM] (the journal an edit printed; HELP EDIT)"
+
+
+@shell_command("UNDO", "<undoCommand>", UNDO_GRAMMAR, EDIT_HELP, reads_only=False, usage=_usage)
+def do_undo(shell: Shell, parsed: Parsed) -> None:
+    from cqlsh_ext.edit.document import EditRefused
+    from cqlsh_ext.edit.run import run_undo
+
+    path = str(parsed.get_binding("path") or "").strip()
+    if path.startswith(("'", "$$")):
+        path = str(shell.cql_unprotect_value(path))
+    try:
+        run_undo(shell, path, parsed.get_binding("confirm") is not None)
+    except EditRefused as err:
+        shell.printerr(f"undo: {err}; nothing was written")

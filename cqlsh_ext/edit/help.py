@@ -1,0 +1,38 @@
+"""HELP EDIT and the lines HELP UPDATE and HELP DELETE add (the whole story: docs/edit.md)."""
+
+UPDATE_SEE_ALSO = ("Fields inside blob or JSON text values (SET data.status = 'X'), previewed, "
+                   "conditioned and undoable: HELP EDIT, docs/edit.md.")
+DELETE_SEE_ALSO = ("Removing fields inside blob or JSON text values (DELETE data.note FROM ...): "
+                   "HELP EDIT, docs/edit.md.")
+
+EDIT_HELP = """
+        EDIT [cqlsh-ext]: change fields inside stored payloads
+
+          UPDATE ks.t SET data.status = 'CANCELLED', data.items[0].qty = 3
+              WHERE id = 42 [CONFIRM];
+          DELETE data.note, data.items[2] FROM ks.t
+              WHERE day = '2024-05-01' AND data.status = 'FAILED'
+              ALLOW FILTERING [CONFIRM];
+          UNDO 'journal-file' [CONFIRM]
+
+          Paths as in payload queries (HELP QUERIES) into a blob or a text
+          column holding JSON, a map of blobs' value (m['k'].status) or a
+          UDT's blob field (u.payload.status); values: 'text', numbers, true,
+          false, null, {'k': ...} and [...]. Each value is written back in its
+          own chain (the same containers and framing, the same payload format;
+          JSON keeps its key order, spacing and untouched numbers), decoded
+          again and compared before anything is sent. A value that cannot be
+          rewritten faithfully is refused with the reason.
+
+          Without CONFIRM the statement previews: rows it would change, rows
+          refused and why, the first rows' `path: old -> new`. With CONFIRM
+          each row is written on the condition that it still holds the bytes
+          read (a lightweight transaction); a row changed since is left alone.
+          A WHERE that is not a full primary key scans: ALLOW FILTERING, as in
+          payload queries. Ctrl-C stops between rows.
+
+          Before each row is written, its key and its stored bytes go to a
+          journal (readable by you only; a `journal` directory beside the
+          shell's history); UNDO writes the old values back where the rows
+          still hold what the edit wrote. docs/edit.md.
+        """

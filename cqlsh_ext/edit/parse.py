@@ -1,0 +1,330 @@
+"""UPDATE ... SET <path> = <literal> and DELETE <path> FROM ... read into what is asked (an Edit).
+
+A statement is an edit when one of its targets is a payload path: a blob or text column followed
+by `.key`, `["key"]` or `[n]` (CQL has no such thing on those columns, so nothing of cqlsh's is
+taken). Anything else is cqlsh's, byte for byte: `recognized` says so without a schema, `parse`
+with the table's columns. Errors are QueryError, one line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from cqlsh_ext.cql.errors import QueryError
+from cqlsh_ext.cql.lexer import Cursor, Lexed, Token
+from cqlsh_ext.cql.types import CqlType
+from cqlsh_ext.edit.document import REMOVE, Op, Step
+
+#: Column types whose values an edit reaches into: blobs, and text that holds JSON.
+_TEXT_TYPES = frozenset({"text", "varchar", "ascii"})
+_ENDS = ("allow", "confirm")
+
+
+@dataclass(frozen=True)
+class Edit:
+    """One edit statement: the table, the column whose documents change, the ops in order, the
+    WHERE as written (sent to the server, with its payload conditions evaluated here)."""
+
+    verb: str
+    keyspace: str | None
+    table: str
+    column: str
+    ops: tuple[Op, ...]
+    where: str
+    allow_filtering: bool
+    confirm: bool
+    #: The blob inside the column, for a map of blobs (`m['k']`: the key) or a UDT's blob field
+    #: (`u.payload`: the field); None for a blob or text column.
+    access: str | None = None
+    #: "map" or "udt" with `access`.
+    container: str | None = None
+    #: The blob holds text (a text column or a UDT's text field): its values are str.
+    holds_text: bool = False
+
+
+def editable(cql_type: CqlType | None) -> bool:
+    return cql_type is not None and (cql_type.is_blob or cql_type.name in _TEXT_TYPES)
+
+
+#: A path as written: each step with how it was reached ('.' or '[').
+RawSteps = tuple[tuple[str, Step], ...]
+
+
+@dataclass(frozen=True)
+class Reached:
+    """Where a target's path starts: the blob (`access` inside a map or UDT, `container` its kind)
+    and the steps into its document."""
+
+    access: str | None
+    container: str | None
+    steps: tuple[Step, ...]
+    holds_text: bool = False
+
+
+def reach(column: str, raw: RawSteps, cql_type: CqlType | None) -> Reached | None:
+    """The blob a path starts in and its steps: a blob or text column's own value, a map of blobs'
+    value by its key (`m['k']....`), a UDT's blob field (`u.payload....`); None when the target is
+    no payload path (CQL's own: `m['k'] = ...`, `u.title = ...`)."""
+    from cqlsh_ext.cql.types import UDT
+    from cqlsh_ext.query.grammar import map_of_blobs
+
+    if cql_type is None or not raw:
+        return None
+    if editable(cql_type):
+        return Reached(None, None, tuple(step for _, step in raw), not cql_type.is_blob)
+    (via, first), rest = raw[0], tuple(step for _, step in raw[1:])
+    if not rest:
+        return None
+    if map_of_blobs(cql_type) and via == "[" and isinstance(first, str):
+        return Reached(first, "map", rest)
+    field = cql_type.child(first) if cql_type.kind == UDT and isinstance(first, str) else None
+    if via == "." and isinstance(first, str) and field is not None and editable(field):
+        return Reached(first, "udt", rest, not field.is_blob)
+    return None
+
+
+def recognized(statement: Lexed) -> bool:
+    """Whether the statement may be an edit, told without a schema: UPDATE or DELETE with a name
+    followed by `.` or `[` among its targets (a UDT field or a collection element is that too:
+    `parse` tells them apart)."""
+    try:
+        tokens = statement.tokens
+    except QueryError:
+        return False
+    if not tokens or tokens[0].kind != "word" or tokens[0].value.lower() not in ("update", "delete"):
+        return False
+    verb = tokens[0].value.lower()
+    start = 0
+    if verb == "update":
+        start = next((i for i, t in enumerate(tokens) if t.kind == "word" and t.value.lower() == "set"), -1)
+        if start < 0:
+            return False
+    stop = next((i for i, t in enumerate(tokens) if i > start and t.kind == "word"
+                 and t.value.lower() in ("where", "from", "if")), len(tokens))
+    return any(tokens[i].kind in ("word", "qname") and tokens[i + 1].kind == "punct"
+               and tokens[i + 1].value in (".", "[") for i in range(start + 1, stop - 1))
+
+
+class _Reader(Cursor):
+    def __init__(self, statement: Lexed, columns: Callable[[str | None, str], Mapping[str, CqlType]]) -> None:
+        super().__init__(statement.tokens)
+        self.text = statement.text
+        self.columns = columns
+        #: The table's column types, once looked up.
+        self.types: Mapping[str, CqlType] | None = None
+
+    def lookup(self, keyspace: str | None, table: str) -> Mapping[str, CqlType]:
+        self.types = self.columns(keyspace, table)
+        return self.types
+
+    def names_path(self) -> bool:
+        """Whether the statement names a payload path of the table: an editable column followed by
+        `.` or `[`, or a map of blobs' `['k']` or a UDT's field followed by one."""
+        from cqlsh_ext.query.grammar import map_of_blobs
+
+        tokens, types = self.tokens, self.types or {}
+
+        def steps_at(i: int) -> bool:
+            return i < len(tokens) and tokens[i].kind == "punct" and tokens[i].value in (".", "[")
+
+        for i, tok in enumerate(tokens[:-1]):
+            if tok.kind not in ("word", "qname"):
+                continue
+            cql_type = types.get(tok.value.lower() if tok.kind == "word" else tok.value)
+            if cql_type is None or not steps_at(i + 1):
+                continue
+            if editable(cql_type):
+                return True
+            if map_of_blobs(cql_type) and tokens[i + 1].value == "[" and steps_at(i + 4):
+                return True
+            if cql_type.kind == "udt" and tokens[i + 1].value == "." and steps_at(i + 3):
+                return True
+        return False
+
+    def table(self) -> tuple[str | None, str]:
+        first = self.name()
+        if self.mark("."):
+            self.next()
+            return first, self.name()
+        return None, first
+
+    def edit(self) -> Edit | None:
+        verb = self.next().value.lower()
+        targets: list[tuple[str, RawSteps, Any]] = []
+        if verb == "update":
+            keyspace, table = self.table()
+            self.lookup(keyspace, table)
+            if self.word() == "using":
+                raise QueryError("USING: an edit writes with a condition, and keeps no TTL or timestamp "
+                                 "of its own")
+            self.expect("set")
+            while True:
+                column, raw = self.target()
+                self.expect("=")
+                targets.append((column, raw, self.literal()))
+                if not self.mark(","):
+                    break
+                self.next()
+        else:
+            while True:
+                column, raw = self.target()
+                targets.append((column, raw, REMOVE))
+                if not self.mark(","):
+                    break
+                self.next()
+            self.expect("from")
+            keyspace, table = self.table()
+            self.lookup(keyspace, table)
+            if self.word() == "using":
+                raise QueryError("USING: an edit writes with a condition, and keeps no timestamp of its own")
+        types = self.types or {}
+        reached = [(column, raw, value, reach(column, raw, types.get(column)))
+                   for column, raw, value in targets]
+        if not any(r is not None for *_, r in reached):
+            return None  # a UDT field or a collection element: CQL's own
+        for column, raw, _, found in reached:
+            if column not in types:
+                raise QueryError(f"unknown column {column}")
+            if found is None:
+                raise QueryError(f"{_spell(column, raw)}: a column and payload paths in one statement; edit "
+                                 "the paths alone")
+        blobs = {(column, found.access) for column, _, _, found in reached if found is not None}
+        if len(blobs) > 1:
+            names = " and ".join(sorted(_spell(c, (("[", a),) if a else ()) for c, a in blobs))
+            raise QueryError(f"paths in {names}: one blob's documents per edit")
+        where = self.where()
+        allow = False
+        if self.take("allow"):
+            self.expect("filtering")
+            allow = True
+        confirm = self.take("confirm")
+        if self.mark(";"):
+            self.next()
+        if self.peek().kind != "end":
+            raise QueryError(f"unexpected {self.peek().describe()}")
+        ops = tuple(Op(found.steps, value, _spell(column, raw)) for column, raw, value, found in reached
+                    if found is not None)
+        first = next(found for *_, found in reached if found is not None)
+        return Edit(verb, keyspace, table, reached[0][0], ops, where, allow, confirm, first.access,
+                    first.container, first.holds_text)
+
+    def target(self) -> tuple[str, RawSteps]:
+        column = self.name()
+        steps: list[tuple[str, Step]] = []
+        while self.mark(".") or self.mark("["):
+            if self.next().value == ".":
+                tok = self.next()
+                if tok.kind not in ("word", "qname"):
+                    raise QueryError(f"bad path after {column}: a key is a name or \"quoted\", not "
+                                     f"{tok.describe()}")
+                steps.append((".", tok.value))  # keys as written, case sensitive
+            else:
+                tok = self.next()
+                if tok.kind == "int":
+                    steps.append(("[", int(tok.value)))
+                elif tok.kind == "string":
+                    steps.append(("[", tok.value))
+                else:
+                    raise QueryError(f"bad path after {column}: [n] or ['key'], not {tok.describe()}")
+                self.expect("]")
+        return column, tuple(steps)
+
+    def literal(self) -> Any:
+        """A JSON value written as CQL literals: 'string', numbers, true, false, null, {...}, [...]."""
+        tok = self.next()
+        if tok.kind == "string":
+            return tok.literal
+        if tok.kind in ("int", "decimal") or (tok.kind == "punct" and tok.value == "-"
+                                               and self.peek().kind in ("int", "decimal")):
+            number = tok if tok.kind != "punct" else self.next()
+            value = _number(number)
+            return -value if tok.kind == "punct" else value
+        if tok.kind == "word" and tok.value.lower() in ("true", "false", "null"):
+            return {"true": True, "false": False, "null": None}[tok.value.lower()]
+        if tok.kind == "punct" and tok.value == "{":
+            record: dict[str, Any] = {}
+            while not self.mark("}"):
+                key = self.next()
+                if key.kind not in ("string", "qname"):
+                    raise QueryError(f"an object's key is a 'string', not {key.describe()}")
+                self.expect(":")
+                record[key.value] = self.literal()
+                if not self.mark(","):
+                    break
+                self.next()
+            self.expect("}")
+            return record
+        if tok.kind == "punct" and tok.value == "[":
+            items: list[Any] = []
+            while not self.mark("]"):
+                items.append(self.literal())
+                if not self.mark(","):
+                    break
+                self.next()
+            self.expect("]")
+            return items
+        raise QueryError(f"expected a value ('text', a number, true, false, null, {{...}}, [...]) at "
+                         f"{tok.describe()}")
+
+    def where(self) -> str:
+        if self.word() == "if":
+            raise QueryError("IF: an edit writes each row on the condition that it is what was read")
+        self.expect("where")
+        start = self.peek()
+        last: Token | None = None
+        depth = 0
+        while not (self.peek().kind == "end" or self.mark(";")
+                   or (depth == 0 and self.word() in (*_ENDS, "if"))):
+            tok = self.next()
+            depth += tok.kind == "punct" and tok.value == "("
+            depth -= tok.kind == "punct" and tok.value == ")"
+            last = tok
+        if self.word() == "if":
+            raise QueryError("IF: an edit writes each row on the condition that it is what was read")
+        if last is None:
+            raise QueryError(f"expected a condition at {start.describe()}")
+        return self.text[start.start:last.end]
+
+
+def _spell(column: str, raw: RawSteps) -> str:
+    """The target as the statement wrote it: `data.items[0]`, `m['k'].status`."""
+    from cqlsh_ext.query.grammar import spell_key
+
+    out = [column]
+    for via, step in raw:
+        if isinstance(step, int):
+            out.append(f"[{step}]")
+        elif via == "[":
+            out.append("['" + step.replace("'", "''") + "']")
+        else:
+            out.append("." + spell_key(step))
+    return "".join(out)
+
+
+def _number(tok: Token) -> int | float:
+    value = tok.literal
+    if isinstance(value, Decimal):
+        number = float(value)
+        if abs(number) == float("inf"):
+            raise QueryError(f"{tok.value} is beyond a double")
+        return number
+    assert isinstance(value, int)
+    return value
+
+
+def parse(statement: Lexed, columns: Callable[[str | None, str], Mapping[str, CqlType]]) -> Edit | None:
+    """The edit the statement asks for, None when it is not one (cqlsh's); QueryError when it is
+    one but malformed. `columns(keyspace, table)` gives the table's column types (QueryError when
+    the table is unknown)."""
+    if not recognized(statement):
+        return None
+    reader = _Reader(statement, columns)
+    try:
+        return reader.edit()
+    except QueryError:
+        if not reader.names_path():
+            return None  # CQL this reader does not follow, and no payload path in it: cqlsh's
+        raise

@@ -1,0 +1,200 @@
+"""One stored value edited and written back in its own chain, or refused with the reason.
+
+The value is read by the one engine (payload.engine) as the display reads it; its layers (each a
+container whose module writes it: codecs.capabilities.Writer) and its payload (JSON text, or a
+record format that writes from its tree) are the chain encode() writes the new document in
+(encode.chain: the same writers, the same verify-by-decoding). Before anything is edited, the
+untouched document must write back to the stored payload byte for byte (so only what the statement
+names changes), and after it, the new value must read back, by the engine in auto mode, as the same
+chain with the intended document.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from cqlsh_ext.edit.document import EditRefused, Op, apply, json_spacing, read_json, write_json
+
+if TYPE_CHECKING:
+    from cqlsh_ext.payload.engine import ValueEngine
+    from cqlsh_ext.payload.view import BlobView
+
+
+@dataclass(frozen=True)
+class EditedValue:
+    """The new stored bytes, the chain they were written in and the changes: (path, old, new)."""
+
+    value: bytes
+    chain: str
+    changes: list[tuple[str, Any, Any]]
+    #: How the outer container's header differs from the stored one's, field by field.
+    notes: list[str]
+
+
+def rewrite(stored: bytes, engine: ValueEngine, ops: Sequence[Op], cap: int) -> EditedValue | None:
+    """`stored` with `ops` applied, in its own chain; None when nothing changes; EditRefused."""
+    from cqlsh_ext.encode.chain import EncodeRefused, encode, encode_record, same
+    from cqlsh_ext.payload.view import RECORD, TEXT, spell
+
+    view = engine.view(stored)
+    cut = view.truncated_layer
+    if cut is not None:
+        raise EditRefused(f"the value is cut at the output cap ({cut.label}): raise --max-output-size to "
+                          "edit it")
+    labels = _layers(view, stored)
+    if view.kind == TEXT:
+        text = view.text or ""
+        if view.tree is None:
+            raise EditRefused("its text is not a JSON object or list")
+        # The bytes under the last layer peeled (a column setting's walk leaves payload_size alone).
+        size = next((layer.output_size for layer in reversed(view.layers) if not layer.reading), len(stored))
+        if len(text.encode("utf-8")) != size:
+            raise EditRefused("its text is not stored as UTF-8")
+        tree = read_json(text)
+        spacing = json_spacing(text, tree)
+        changes = apply(tree, ops)
+        if not changes:
+            return None
+        new_text = write_json(tree, spacing)
+        if not same(read_json(new_text), tree):
+            raise EditRefused("the new JSON text does not read back as the edited document")
+        chain = spell([*labels, "text"])
+        try:
+            encoded = encode(chain, new_text, cap)
+        except EncodeRefused as err:
+            raise EditRefused(f"not written back as {chain}: {err}") from None
+    elif view.kind == RECORD and view.stream_format is None:
+        from cqlsh_ext.payload import formats
+
+        fmt = formats.get(str(view.payload_format))
+        argument = _argument(engine, str(view.payload_format))
+        write: Callable[[Any], bytes] | None = None
+        if fmt is not None and not fmt.encodes_text:
+            if argument is None:
+                write = fmt.encode
+            elif fmt.encode_with is not None:  # a schema's format, its schema named by the setting
+                write = functools.partial(_written_with, fmt.encode_with, argument)
+        if fmt is None or write is None:
+            why = fmt.unwritable if fmt is not None else "no writer for it here"
+            raise EditRefused(f"{view.payload_format}: {why}")
+        try:
+            again = write(view.record)
+        except (formats.PayloadError, TypeError, ValueError, OverflowError):
+            again = None
+        if again != view.data:
+            raise EditRefused(f"its {view.payload_format} is written in a way this shell's writer does not "
+                              "repeat (its untouched document would change)")
+        tree = copy.deepcopy(view.record)
+        changes = apply(tree, ops)
+        if not changes:
+            return None
+        reading = str(view.payload_format) if argument is None else f"{view.payload_format}:{argument}"
+        chain = spell([*labels, reading])
+        try:
+            encoded = encode_record(chain, tree, cap)
+        except EncodeRefused as err:
+            raise EditRefused(f"not written back as {chain}: {err}") from None
+    else:
+        raise EditRefused(_unreadable(view))
+    _same_form(view, engine, encoded.value, cap)
+    return EditedValue(encoded.value, encoded.chain, changes, _header_notes(view, stored, encoded.value))
+
+
+def _argument(engine: ValueEngine, payload_format: str) -> str | None:
+    """The column setting's argument of the payload format (a schema file), when the engine reads
+    by a setting that names that format with one."""
+    from cqlsh_ext.payload.spec import parse_spec
+
+    if engine.spec is None:
+        return None
+    spec = parse_spec(engine.spec)
+    return spec.argument if spec.payload == payload_format else None
+
+
+def _written_with(encode_with: Callable[[Any, str], bytes], argument: str, record: Any) -> bytes:
+    return encode_with(record, argument)
+
+
+def _layers(view: BlobView, stored: bytes) -> list[str]:
+    """The chain's steps, one per layer, each a container this shell writes (the outer one at the
+    level its header shows, if it shows one: the inner layers' bytes are not kept); EditRefused."""
+    from cqlsh_ext.codecs.capabilities import Writer, unwritable
+
+    steps: list[str] = []
+    for layer in view.layers:
+        if layer.reading:
+            continue
+        if layer.fmt is None:
+            raise EditRefused(f"{layer.label}: a serialization stream is read here, never written")
+        if not isinstance(layer.fmt, Writer):
+            raise EditRefused(f"{layer.fmt.label}: {unwritable(layer.fmt)}")
+        level = layer.fmt.level_shown(stored) if not steps else None
+        steps.append(layer.label if level is None else f"{layer.label}:{level}")
+    return steps
+
+
+def _unreadable(view: BlobView) -> str:
+    from cqlsh_ext.payload.view import BINARY, FAILED, RECORD
+
+    if view.kind == FAILED:
+        return f"it does not decode ({view.reason})"
+    if view.kind == BINARY:
+        what = f"a {view.object_class} object" if view.object_class else "a binary payload"
+        return f"{view.label or 'it'} holds {what}: no document to edit"
+    if view.kind == RECORD:
+        return f"{view.stream_format}: a serialization stream is read here, never written"
+    return "no known format: nothing to edit (a DECODE setting names its chain)"
+
+
+def _same_form(before: BlobView, engine: ValueEngine, value: bytes, cap: int) -> None:
+    """The new bytes read by the engine as the old ones were: same chain, same reading."""
+    after = engine.view(value)
+    if after.label != before.label or after.cut:
+        raise EditRefused(f"the new value reads as {after.label or after.kind}, not {before.label}")
+
+
+def _header_notes(view: BlobView, stored: bytes, value: bytes) -> list[str]:
+    """The outer container's header fields that differ between the stored bytes and the new ones:
+    its flags and named settings (a frame's checksum flag, whether it declares its size, a block
+    size), not what follows from the content (sizes, checksums, offsets)."""
+    from cqlsh_ext.codecs.capabilities import Headers
+
+    outer = next((layer.fmt for layer in view.layers if layer.fmt is not None), None)
+    if outer is None or not isinstance(outer, Headers):
+        return []
+    try:
+        before, after = _settings(outer.headers(stored)), _settings(outer.headers(value))
+    except Exception:  # a header the INSPECT reader cannot walk: nothing to compare
+        return []
+    fields = [f"{name}: {_shown(before.get(name))} -> {_shown(after.get(name))}"
+              for name in sorted(before.keys() | after.keys()) if before.get(name) != after.get(name)]
+    return [f"{outer.label} {', '.join(fields)}"] if fields else []
+
+
+def _settings(fields: dict[str, object]) -> dict[str, object]:
+    """Header fields that say how the container was written: flags (booleans), named settings
+    (text that is no hex number) and whether an optional field is there; the first frame's, chunk's
+    or block's too."""
+    out: dict[str, object] = {}
+    for name, value in fields.items():
+        if name == "format":
+            continue
+        if isinstance(value, list) and value and isinstance(value[0], dict):
+            out.update(_settings(value[0]))
+        elif isinstance(value, bool) or (isinstance(value, str) and not value.startswith("0x")):
+            out[name] = value
+        elif value is None:
+            out[name] = "absent"
+        elif isinstance(value, int) and name.endswith(("_size", "size_field_bytes")) and "content" in name:
+            out[name] = "present"
+        elif isinstance(value, int) and name in ("block_max_size", "block_size"):
+            out[name] = value
+    return out
+
+
+def _shown(value: object) -> str:
+    return "none" if value is None else str(value)
