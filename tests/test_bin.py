@@ -203,3 +203,68 @@ def test_skipped_docker_tests_say_why_once(tmp_path: Path):
     skipped = int(re.search(r"^(\d+) skipped in ", proc.stdout, re.MULTILINE)[1])
     assert said == [f"{skipped} Docker tests skipped: they run with CI=true or CQLSH_EXT_DOCKER_TESTS=1 "
                     "(Docker needed; README, 'Two commands')"], proc.stdout[-3000:]
+
+
+def _fake_test_tools(root: Path, failing: str) -> None:
+    """bin/test's tools as stand-ins: the lints pass, the native core is built, and pytest says its
+    counts, failing (exit status 1) on the pass named by `failing` ("native", "python" or "")."""
+    _script(root / "bin" / "setup", "exit 0\n")
+    for tool in ("ruff", "mypy", "lint-imports"):
+        _script(root / ".venv" / "bin" / tool, "exit 0\n")
+    _script(root / ".venv" / "bin" / "python",
+            'if [ "$1" = -c ]; then exit 0; fi\n'  # the native core is found
+            'if [ "${CQLSH_EXT_NATIVE:-}" = 0 ]; then pass=python; counts="640 passed in 61.20s (0:01:01)"\n'
+            'else pass=native; counts="2017 passed, 21 skipped in 840.12s (0:14:00)"; fi\n'
+            f'if [ "$pass" = "{failing}" ]; then counts="1 failed, $counts"; fi\n'
+            'echo "...................F...."\n'
+            'echo "$counts"\n'
+            f'[ "$pass" != "{failing}" ]\n')
+
+
+def test_bin_test_runs_both_passes_and_closes_with_both_counts(tmp_path: Path):
+    # The first pass failing does not skip the second; one last line gives both passes' counts.
+    root = _checkout(tmp_path, "test")
+    _fake_test_tools(root, failing="native")
+    for tool in ("java", "javac", "mvn"):
+        _script(root / "path" / tool, "exit 0\n")
+    env = {k: v for k, v in os.environ.items() if k not in ("CI", "CQLSH_EXT_DOCKER_TESTS")}
+    env["PATH"] = f"{root / 'path'}:{env['PATH']}"
+    for args in ((), ("--fast",)):
+        proc = subprocess.run([str(root / "bin" / "test"), *args], cwd=root, capture_output=True, text=True,
+                              env=env, timeout=60)
+        assert proc.returncode == 1, proc.stderr
+        assert proc.stdout.count("...................F....") == 2, proc.stdout
+        every = "every fast test" if args else "every test"
+        assert proc.stderr.splitlines()[-1] == (
+            f"bin/test: native core, {every}: 1 failed, 2017 passed, 21 skipped in 840.12s (0:14:00); "
+            "Python engine, engine-sensitive tests: 640 passed in 61.20s (0:01:01)"), proc.stderr
+    # Both green: bin/test is green; the second failing fails it too.
+    _fake_test_tools(root, failing="")
+    proc = subprocess.run([str(root / "bin" / "test"), "--fast"], cwd=root, capture_output=True, text=True,
+                          env=env, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.splitlines()[-1] == (
+        "bin/test: native core, every fast test: 2017 passed, 21 skipped in 840.12s (0:14:00); "
+        "Python engine, engine-sensitive tests: 640 passed in 61.20s (0:01:01)")
+    _fake_test_tools(root, failing="python")
+    proc = subprocess.run([str(root / "bin" / "test"), "--fast"], cwd=root, capture_output=True, text=True,
+                          env=env, timeout=60)
+    assert proc.returncode == 1, proc.stderr
+    assert proc.stderr.splitlines()[-1].endswith(
+        "Python engine, engine-sensitive tests: 1 failed, 640 passed in 61.20s (0:01:01)"), proc.stderr
+
+
+def test_under_load_runs_the_command_beside_busy_processes_and_gives_its_status(tmp_path: Path):
+    # CONTRIBUTING.md's "Running under load": the burners are there while the command runs, gone after.
+    probe = tmp_path / "probe.sh"
+    # under_load's children while the command runs: the burners and the command itself.
+    probe.write_text("#!/bin/sh\nps -o pid= --ppid \"$PPID\" | wc -l > \"$1\"\nexit 3\n")
+    os.chmod(probe, 0o755)
+    seen = tmp_path / "seen"
+    proc = subprocess.Popen([sys.executable, str(REPO_ROOT / "tools" / "under_load.py"), "--burners", "2",
+                             str(probe), str(seen)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 3, err
+    assert err.startswith("under_load: 2 busy processes while ")
+    assert int(seen.read_text()) == 3
