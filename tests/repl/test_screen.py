@@ -107,11 +107,21 @@ NEWCOMER_SIZES = [(80, 24), (140, 45)]
 def test_a_cut_hex_cell_keeps_why_it_was_not_decoded(term, demo_ks, cols, rows):
     t = term("-k", demo_ks, env={"PAGER": ""}, rows=rows, cols=cols)
     t.prompt()
-    t.run("SELECT * FROM blob_formats WHERE name IN ('truncated gzip', 'zstd dictionary', 'raw deflate');")
+    t.run("SELECT * FROM blob_formats WHERE name IN ('truncated gzip', 'zstd dictionary', 'raw deflate', "
+          "'zlib preset dictionary');")
     screen = t.display()
     shown = {row.split("|")[0].strip(): row.split("|")[1] for row in screen if row.count(" | ") == 2}
     assert "(gzip: truncated stream)" in shown["truncated gzip"], screen
     assert "(zstd frame needs" in shown["zstd dictionary"], screen  # the start of a longer reason
+    # The hex is cut first, then the reason's tail words: whole words, closed with '…)'.
+    zlib = shown["zlib preset dictionary"].strip()
+    reason = "zlib stream needs a preset dictionary (DICTID 0x"
+    if cols == 80:
+        assert zlib.startswith("0x… (zlib stream needs") and zlib.endswith("…)"), screen
+        words = zlib[len("0x… ("):-len("…)")]
+        assert reason.startswith(words + " "), screen  # no word cut in two
+    else:
+        assert zlib.startswith("0x78") and f"({reason}" in zlib, screen
     assert shown["raw deflate"].strip().startswith("0xbd56df"), screen  # plain hex is cqlsh's, cut
     assert not [row for row in screen if "……" in row], screen
     assert all(len(row) <= cols for row in screen)
