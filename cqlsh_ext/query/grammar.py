@@ -419,8 +419,9 @@ def _check(plan: Plan) -> None:
     if plan.distinct and aggs:
         raise QueryError("DISTINCT and aggregates cannot be mixed")
     if plan.reads_beyond_partitions and not plan.allow_filtering:
-        raise QueryError("this reads more than the partitions the WHERE names, deciding here: "
-                         "add ALLOW FILTERING")
+        raise QueryError("this reads rows beyond the partitions the WHERE clause names and keeps the "
+                         "matching ones in the shell, which can take long on a big table: add ALLOW "
+                         "FILTERING to run it anyway")
     if plan.confirm and not plan.allow_filtering:
         raise QueryError("CONFIRM comes after ALLOW FILTERING")
 
