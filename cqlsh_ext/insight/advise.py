@@ -19,14 +19,17 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from cqlsh_ext.codecs.base import Container
 from cqlsh_ext.common.text import Line
 from cqlsh_ext.insight import isolate, report, verdict
 from cqlsh_ext.insight.recompress import (
     BUDGET_S,
     REPETITIONS,
+    Codec,
     Result,
     available_codecs,
     dictionary_formats,
+    dictionary_name,
     measure,
     with_dictionary,
 )
@@ -52,6 +55,8 @@ SKIPPED_FAILED = f"undecodable: {KIND_TITLES[FAILED]}"
 
 #: Told what is measured next: (what, share of the measuring done so far); a progress line.
 Step = Callable[[str, float], None]
+#: True once the measuring is to stop (Ctrl-C): checked between codecs and between their passes.
+Stop = Callable[[], bool]
 
 
 @dataclass
@@ -246,9 +251,11 @@ def advise_column(
     repetitions: int = REPETITIONS,
     step: Step | None = None,
     pricing: capacity.Pricing | None = None,
+    stop: Stop | None = None,
 ) -> ColumnAdvice:
-    """Every codec measured on the column's payloads; Ctrl-C (KeyboardInterrupt) stops the
-    measuring and the advice covers the codecs measured before it (`interrupted`)."""
+    """Every codec measured on the column's payloads; Ctrl-C (`stop()` turning true, or a
+    KeyboardInterrupt) stops the measuring and the advice covers the codecs measured before it
+    (`interrupted`)."""
     sizes = [len(p) for p in payloads]
     advice = ColumnAdvice(column, len(payloads), sum(sizes), sizes, list(stored_sizes), current, skipped,
                           pricing=pricing or capacity.Pricing())
@@ -266,23 +273,33 @@ def advise_column(
                 f"{codec.name} skipped: the sample is over {SLOW_LIMIT >> 20} MiB (too slow to "
                 "measure here; use SAMPLE to measure a smaller one)"
             )
+    # What is measured, in order: each codec, and after a codec that takes a dictionary the same
+    # with one (a row of its own in the report, so a step of its own in the count).
+    steps: list[tuple[Codec, Container | None]] = []
+    for codec in todo:
+        steps.append((codec, None))
+        if codec.name in dictionaries:
+            steps.append((codec, dictionaries[codec.name]))
     measured = 0
     try:
-        for codec in todo:
+        for codec, fmt in steps:
+            if stop is not None and stop():
+                raise KeyboardInterrupt
             if step is not None:
-                step(f"{codec.name} ({measured + 1} of {len(todo)})", measured / len(todo))
-            advice.results.append(measure(codec, payloads, budget, repetitions))
-            measured += 1
-            fmt = dictionaries.get(codec.name)
-            if fmt is not None:
-                dict_result = with_dictionary(fmt, payloads, budget, repetitions)
+                what = codec.name if fmt is None else dictionary_name(fmt)
+                step(f"{what} ({measured + 1} of {len(steps)})", measured / len(steps))
+            if fmt is None:
+                advice.results.append(measure(codec, payloads, budget, repetitions, stop))
+            else:
+                dict_result = with_dictionary(fmt, payloads, budget, repetitions, stop)
                 if isinstance(dict_result, str):
                     advice.notes.append(f"{fmt.label} + dictionary: {dict_result}")
                 else:
                     advice.results.append(dict_result)
+            measured += 1
     except KeyboardInterrupt:
         advice.interrupted = True
-        advice.notes.append(f"interrupted while measuring (Ctrl-C): {measured} of {len(todo)} codecs "
+        advice.notes.append(f"interrupted while measuring (Ctrl-C): {measured} of {len(steps)} codecs "
                             "measured")
     advice.recommended, advice.recommendation, advice.reasons = recommend(advice)
     return advice
@@ -460,8 +477,9 @@ class AdviseSample:
         )
 
     def advise(self, budget: float = BUDGET_S, repetitions: int = REPETITIONS,
-               step: Step | None = None) -> list[ColumnAdvice]:
-        """Each column's advice; after Ctrl-C the columns not reached are listed unmeasured."""
+               step: Step | None = None, stop: Stop | None = None) -> list[ColumnAdvice]:
+        """Each column's advice; after Ctrl-C (`stop()`) the columns not reached are listed
+        unmeasured."""
         out: list[ColumnAdvice] = []
         columns = list(self.columns.items())
         for n, (name, (payloads, stored, current, skipped)) in enumerate(columns):
@@ -479,7 +497,7 @@ class AdviseSample:
                 step(f"{name}: {what}" if len(columns) > 1 else what, (n + done) / len(columns))
 
             result = advise_column(name, payloads, stored, current, skipped, budget, repetitions,
-                                   column_step if step is not None else None, self.pricing)
+                                   column_step if step is not None else None, self.pricing, stop)
             if self.total >= self.max_bytes:
                 result.notes.append(f"the sample stopped at {self.max_bytes >> 20} MiB of payloads")
             out.append(result)

@@ -95,6 +95,8 @@ class TableSettings:
     notes: list[str] = field(default_factory=list)
     #: The report's first answer (advise() sets it).
     verdict: str = ""
+    #: Ctrl-C while the sample was read: the figures cover the rows read before it.
+    interrupted: bool = False
     rows_per_partition: list[int] = field(default_factory=list)
     #: Partition key of the last sampled row: rows of a partition arrive together in a scan.
     last_key: object = None
@@ -138,11 +140,15 @@ class TableSettings:
             "size_estimates": self.estimate,
             "advice": self.advice,
             "verdict": self.verdict,
+            "interrupted": self.interrupted,
             "notes": self.notes,
         }
 
     def render(self) -> list[Line]:
         lines: list[Line] = [f"COMPRESSION SETTINGS {self.keyspace}.{self.table}"]
+        if self.interrupted:
+            lines.append(f"  INTERRUPTED (Ctrl-C) while reading the sample: the figures cover the "
+                         f"{report.count(self.sample_rows)} rows read before it.")
         if self.verdict:
             lines.append(self.verdict)
         lines += ["", "SSTable compression (schema):"]

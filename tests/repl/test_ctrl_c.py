@@ -79,3 +79,38 @@ def test_describe_payload_all_interrupted_says_so_in_its_heading(term, cassandra
     read = int(re.search(r"the report covers the ([\d,]+) rows? read", out).group(1).replace(",", ""))
     assert 0 < read < ROWS
     assert t.exit() == 0
+
+
+#: Each long command, a phase of it (what its line shows then) and how its report or refusal ends.
+PHASES = [
+    ("describe-sample", "DESCRIBE PAYLOAD {ks}.docs.data SAMPLE 1500", r"^DESCRIBE.*: [1-9][\d,]* rows, ",
+     r"INTERRUPTED \(Ctrl-C\)[^\n]*\n"),
+    ("stats-reading", "COMPRESSION STATS {ks}.docs", r"^COMPRESSION.*: [1-9][\d,]* rows, ",
+     r"INTERRUPTED[^\n]*\n"),
+    ("advise-reading", "COMPRESSION ADVISE SAMPLE 1500 {ks}.docs",
+     r"^COMPRESSION.*: [1-9][\d,]* rows, ", r"INTERRUPTED[^\n]*\n"),
+    ("advise-measuring", "COMPRESSION ADVISE SAMPLE 300 {ks}.docs", r": measuring ",
+     r"codecs measured[^\n]*\n"),
+    ("settings-reading", "COMPRESSION SETTINGS SAMPLE 1500 {ks}.docs",
+     r"^COMPRESSION.*: [1-9][\d,]* rows, ", r"INTERRUPTED[^\n]*\n"),
+    ("trial-sample", "COMPRESSION TRIAL {ks}.docs.data ROWS 1500 INTO {ks}",
+     r"^COMPRESSION.*: [1-9][\d,]* rows, ", r"INTERRUPTED[^\n]*\n"),
+    ("trial-writes", "COMPRESSION TRIAL {ks}.docs.data ROWS 300 INTO {ks}", r"writes, round",
+     r"INTERRUPTED[^\n]*\n"),
+]
+
+
+@pytest.mark.parametrize(("name", "statement", "phase", "until"), PHASES, ids=[p[0] for p in PHASES])
+def test_ctrl_c_stops_each_long_command_at_each_phase(term, cassandra, slow_ks, name, statement, phase,
+                                                      until):
+    # TRIAL's phase (writes, reads) shows where the line has room for it: 140 columns.
+    cols = 140 if name == "trial-writes" else 80
+    t = term("-k", slow_ks, env={"PAGER": ""}, rows=24, cols=cols)
+    out = press_during(t, cassandra, statement.format(ks=slow_ks), phase, until)
+    assert "INTERRUPTED" in out and "Cancelled" not in out and "Traceback" not in out, out[-3000:]
+    if name == "advise-measuring":
+        measured = re.search(r"(\d+) of (\d+) codecs measured", out)
+        assert measured and int(measured.group(1)) < int(measured.group(2)), out[-3000:]
+    # The shell goes on.
+    t.run(f"SELECT count(*) FROM {slow_ks}.docs WHERE pk = 1;", until=r"\(1 rows\)")
+    assert t.exit() == 0

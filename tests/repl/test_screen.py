@@ -260,8 +260,8 @@ def test_settings_and_advise_reports_wrap_evenly(term, demo_ks, cols, rows):
     t = term("-k", demo_ks, env={"PAGER": ""}, rows=rows, cols=cols)
     t.prompt()
     out = t.run("COMPRESSION SETTINGS table_with_compressed_json;", until=r"offsets in memory\)")
-    lines = out.splitlines()
-    report = lines[next(i for i, line in enumerate(lines) if line.startswith("COMPRESSION SETTINGS ")):]
+    # The report from its heading (the progress line before it, erased on the screen, is in the stream).
+    report = out[out.rindex("COMPRESSION SETTINGS "):].splitlines()
     assert all(len(line) <= cols for line in report), [line for line in report if len(line) > cols]
     heading = wrapped_rows(report, "Ratio of the table's compressor", "no SSTable framing):")
     assert " ".join(" ".join(heading).split()) == (
