@@ -15,6 +15,7 @@ other half of the sample, never on the value itself.
 
 from __future__ import annotations
 
+import statistics
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -49,6 +50,11 @@ ADVISE_SAMPLE_BYTES = 64 << 20
 #: Candidates for the recommendation must reach these speeds (MB/s) here: compressing must not
 #: dominate a write path, nor decompressing a read path.
 FAST_COMPRESS, FAST_DECOMPRESS = 50.0, 200.0
+#: Values whose median is at most this many bytes are "too small to gain": a codec's header and
+#: framing outweigh what it can find to save in them.
+SMALL_VALUE = 64
+#: What is stored now is named by its most frequent containers, this many; the rest are counted.
+NAMED_CONTAINERS = 3
 
 #: Why a value that a format failed to decode is left out of the sample (its payload is unknown).
 SKIPPED_FAILED = f"undecodable: {KIND_TITLES[FAILED]}"
@@ -148,7 +154,7 @@ class ColumnAdvice:
         return [self.verdict(named), *(f"  {reason}" for reason in self.reasons)]
 
     def render(self) -> list[Line]:
-        current = ", ".join(f"{k} {report.count(v)}" for k, v in self.current.items())
+        current = main_containers(self.current, counts=True)
         lines: list[Line] = [
             f"Column {self.column}: {report.count(self.payloads)} values, "
             f"{report.sized(self.payload_bytes)} decompressed, {report.sized(sum(self.stored_sizes))} "
@@ -355,11 +361,19 @@ def recommend(advice: ColumnAdvice) -> tuple[str | None, str, list[str]]:
                            f"{best.name}, and the application would have to keep it to read the values back.")
     ratio = payload / chosen.total
     if ratio < 1.1:
+        median = statistics.median(advice.payload_sizes) if advice.payload_sizes else 0
+        if ratio < 1 and median <= SMALL_VALUE:
+            return None, (f"do not compress: the values are too small to gain (median {median:,.0f} B); "
+                          f"every codec makes them larger (best: {chosen.name}, ratio {ratio:.2f}): its "
+                          "header and framing outweigh what it saves"), []
+        if ratio < 1:
+            return None, (f"do not compress: every codec makes the values larger (best: {chosen.name}, "
+                          f"ratio {ratio:.2f}); the payloads are already dense"), []
         return None, (f"do not compress: the best codec here ({chosen.name}) saves under 10 % "
                       f"(ratio {ratio:.2f}); the payloads are already dense"), []
     moved = change(chosen)
     against = ("against uncompressed" if stored == payload
-               else f"against what is stored now ({', '.join(advice.current)})")
+               else f"against what is stored now ({main_containers(advice.current)})")
     unc = _capacity(advice.payload_sizes)
     floor = verdict.floor_reason(len(advice.payload_sizes), unc.wcu, unc.rcu, "value")
     speed = (f"{chosen.name}: {chosen.compress.median:,.0f} MB/s compress, "
@@ -391,6 +405,21 @@ def recommend(advice: ColumnAdvice) -> tuple[str | None, str, list[str]]:
         reasons.append(f"Smallest: {denser.name} (ratio {payload / denser.total:.2f}, "
                        f"{denser.compress.median:,.0f} MB/s compress) for data written once and read rarely.")
     return chosen.name, text, reasons
+
+
+def main_containers(current: dict[str, int], counts: bool = False) -> str:
+    """What is stored now, by its NAMED_CONTAINERS most frequent containers (with their counts when
+    `counts`), the rest counted: 'zstd, snappy/framed, gzip and 13 more', 'zstd 2, snappy/framed 1,
+    gzip 1, 13 more with 13 values'."""
+    ordered = sorted(current.items(), key=lambda item: -item[1])
+    shown = ordered if len(ordered) <= NAMED_CONTAINERS + 1 else ordered[:NAMED_CONTAINERS]
+    text = ", ".join(f"{name} {report.count(n)}" if counts else name for name, n in shown)
+    rest = ordered[len(shown):]
+    if rest and counts:
+        text += f", {len(rest)} more with {report.count(sum(n for _, n in rest))} values"
+    elif rest:
+        text += f" and {len(rest)} more"
+    return text
 
 
 def _dictionary_gain(with_dict: verdict.Change, without: verdict.Change,

@@ -402,3 +402,21 @@ def test_offline_inspect_is_fitted_to_a_terminal_and_whole_in_a_pipe(tmp_path, c
                            env=isolated_env(tmp_path))
     fields = next(line for line in piped.stdout.splitlines() if "#0  offset 0" in line)
     assert "checksum_flag yes" in fields and f"content_size {len(doc)}" in fields, fields  # one line
+
+
+def test_advise_verdicts_on_the_demo_formats_say_why_and_name_the_main_containers(term, demo_ks):
+    # Short strings that every codec makes larger are "too small to gain", not "already dense";
+    # a column stored in many containers names the main ones and counts the rest.
+    t = term("-k", demo_ks, "-e", "COMPRESSION ADVISE SAMPLE 200 blob_formats;", env={"PAGER": ""},
+             rows=24, cols=80)
+    assert t.finish(timeout=300) == 0, t.tail()
+    words = " ".join(t.text.split())
+    verdicts = re.findall(r"Verdict \((\w+)\): (.*?\.) ", words)
+    said = dict(verdicts)
+    assert said["producer"].startswith("do not compress: the values are too small to gain (median "), said
+    assert "every codec makes them larger (best: " in said["producer"], said
+    assert "already dense" not in said["producer"]
+    stored_now = re.search(r"against what is stored now \(([^)]*)\)", said["data"])
+    assert stored_now and re.fullmatch(r"[^,]+, [^,]+, [^,]+ and \d+ more", stored_now.group(1)), said["data"]
+    column = re.search(r"Column data: .*? stored now \((.*?)\) ", words)
+    assert column and re.fullmatch(r"([^,]+ \d+, ){3}\d+ more with \d+ values", column.group(1)), words
