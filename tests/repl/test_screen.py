@@ -263,6 +263,9 @@ def test_settings_and_advise_reports_wrap_evenly(term, demo_ks, cols, rows):
     # The report from its heading (the progress line before it, erased on the screen, is in the stream).
     report = out[out.rindex("COMPRESSION SETTINGS "):].splitlines()
     assert all(len(line) <= cols for line in report), [line for line in report if len(line) > cols]
+    # One row a partition: one size, not a row median beside a partition median.
+    assert any(line.startswith("  row = partition size ") for line in report), report
+    assert not any("row size (values)" in line or "rows per partition" in line for line in report), report
     heading = wrapped_rows(report, "Ratio of the table's compressor", "no SSTable framing):")
     assert " ".join(" ".join(heading).split()) == (
         "Ratio of the table's compressor on these rows (approximate: column values laid end to end in "
