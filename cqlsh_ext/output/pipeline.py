@@ -196,14 +196,8 @@ class ResultPipeline:
         shell = self.shell
         display = shell.settings.display
         if display.mode == NONE or not formatted_values:
-            # cqlsh's layout byte for byte; the interactive shell still turns wide tables vertical.
-            if self._on_screen() and formatted_values and not shell.expand_enabled:
-                natural = layout.natural_widths(formatted_names, formatted_values)
-                widths = None if self.now.vertical else natural
-                if self._go_vertical(widths):
-                    shell.print_formatted_result_vertically(formatted_names, formatted_values,
-                                                            self.now.row_offset)
-                    return
+            # cqlsh's layout byte for byte: -d none is stock cqlsh, in the interactive shell too
+            # (a wide table stays a table the terminal wraps, as cqlsh prints it; EXPAND ON is cqlsh's).
             self.stock.print_formatted_result(shell, formatted_names, formatted_values, with_header, tty)
             return
         write = shell.writeresult

@@ -423,3 +423,36 @@ def test_advise_verdicts_on_the_demo_formats_say_why_and_name_the_main_container
     assert stored_now and re.fullmatch(r"[^,]+, [^,]+, [^,]+ and \d+ more", stored_now.group(1)), said["data"]
     column = re.search(r"Column data: .*? stored now \((.*?)\) ", words)
     assert column and re.fullmatch(r"([^,]+ \d+, ){3}\d+ more with \d+ values", column.group(1)), words
+
+
+def _result_rows(screen: list[str]) -> list[str]:
+    """The screen's rows from a result's header to its row count."""
+    start = next(i for i, row in enumerate(screen) if row.startswith(" name "))
+    end = next(i for i, row in enumerate(screen) if row.startswith("(") and row.endswith(" rows)"))
+    return screen[start:end + 1]
+
+
+@pytest.mark.parametrize(("cols", "rows"), [(80, 90), (140, 60)])
+def test_decoding_off_is_stock_cqlsh_on_the_interactive_screen(term, demo_ks, cassandra, home, cols, rows):
+    # -d none: the same table cqlsh prints, wide blobs wrapped by the terminal, never '@ Row 1'
+    # vertical rows under a rule as wide as the hex.
+    from shell_runner import STOCK_CQLSH
+
+    from .terminal import Term
+
+    statement = "SELECT name, data FROM blob_formats WHERE name = 'gzip';"
+    ext = term("-k", demo_ks, "-d", "none", env={"PAGER": ""}, rows=rows, cols=cols)
+    ext.prompt()
+    ext.run(statement, until=r"\(1 rows\)")
+    stock = Term([cassandra.host, str(cassandra.port), "-k", demo_ks], home, rows=rows, cols=cols,
+                 program=STOCK_CQLSH)
+    try:
+        stock.prompt()
+        stock.run(statement, until=r"\(1 rows\)")
+        shown, expected = _result_rows(ext.display()), _result_rows(stock.display())
+    finally:
+        stock.close()
+    assert shown == expected, "\n".join(shown)
+    assert not any(row.startswith("@ Row") for row in shown)
+    assert len(shown) > 4  # the hex wrapped over several screen rows, as in cqlsh
+    ext.exit()
