@@ -29,6 +29,8 @@ def _checkout(tmp_path: Path, launcher: str) -> Path:
     root = tmp_path / "checkout"
     (root / "bin").mkdir(parents=True)
     shutil.copy2(REPO_ROOT / "bin" / launcher, root / "bin" / launcher)
+    (root / "tools").mkdir()
+    shutil.copy2(REPO_ROOT / "tools" / "say.py", root / "tools" / "say.py")  # what the scripts say
     return root
 
 
@@ -203,3 +205,118 @@ def test_skipped_docker_tests_say_why_once(tmp_path: Path):
     skipped = int(re.search(r"^(\d+) skipped in ", proc.stdout, re.MULTILINE)[1])
     assert said == [f"{skipped} Docker tests skipped: they run with CI=true or CQLSH_EXT_DOCKER_TESTS=1 "
                     "(Docker needed; README, 'Two commands')"], proc.stdout[-3000:]
+
+
+def _fake_test_tools(root: Path, failing: str) -> None:
+    """bin/test's tools as stand-ins: the lints pass, the native core is built, and pytest says its
+    counts, failing (exit status 1) on the pass named by `failing` ("native", "python" or "")."""
+    _script(root / "bin" / "setup", "exit 0\n")
+    for tool in ("ruff", "mypy", "lint-imports"):
+        _script(root / ".venv" / "bin" / tool, "exit 0\n")
+    _script(root / ".venv" / "bin" / "python",
+            'if [ "$1" = -c ]; then exit 0; fi\n'  # the native core is found
+            f'case "$1" in *say.py) exec "{sys.executable}" "$@" ;; esac\n'  # bin/test's messages
+            'if [ "${CQLSH_EXT_NATIVE:-}" = 0 ]; then pass=python; counts="640 passed in 61.20s (0:01:01)"\n'
+            'else pass=native; counts="2017 passed, 21 skipped in 840.12s (0:14:00)"; fi\n'
+            f'if [ "$pass" = "{failing}" ]; then counts="1 failed, $counts"; fi\n'
+            'echo "...................F...."\n'
+            'echo "$counts"\n'
+            f'[ "$pass" != "{failing}" ]\n')
+
+
+def test_bin_test_runs_both_passes_and_closes_with_both_counts(tmp_path: Path):
+    # The first pass failing does not skip the second; one last line gives both passes' counts.
+    root = _checkout(tmp_path, "test")
+    _fake_test_tools(root, failing="native")
+    for tool in ("java", "javac", "mvn"):
+        _script(root / "path" / tool, "exit 0\n")
+    env = {k: v for k, v in os.environ.items() if k not in ("CI", "CQLSH_EXT_DOCKER_TESTS")}
+    env["PATH"] = f"{root / 'path'}:{env['PATH']}"
+    for args in ((), ("--fast",)):
+        proc = subprocess.run([str(root / "bin" / "test"), *args], cwd=root, capture_output=True, text=True,
+                              env=env, timeout=60)
+        assert proc.returncode == 1, proc.stderr
+        assert proc.stdout.count("...................F....") == 2, proc.stdout
+        every = "every fast test" if args else "every test"
+        assert proc.stderr.splitlines()[-1] == (
+            f"bin/test: native core, {every}: 1 failed, 2017 passed, 21 skipped in 840.12s (0:14:00); "
+            "Python engine, engine-sensitive tests: 640 passed in 61.20s (0:01:01)"), proc.stderr
+    # Both green: bin/test is green; the second failing fails it too.
+    _fake_test_tools(root, failing="")
+    proc = subprocess.run([str(root / "bin" / "test"), "--fast"], cwd=root, capture_output=True, text=True,
+                          env=env, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.splitlines()[-1] == (
+        "bin/test: native core, every fast test: 2017 passed, 21 skipped in 840.12s (0:14:00); "
+        "Python engine, engine-sensitive tests: 640 passed in 61.20s (0:01:01)")
+    _fake_test_tools(root, failing="python")
+    proc = subprocess.run([str(root / "bin" / "test"), "--fast"], cwd=root, capture_output=True, text=True,
+                          env=env, timeout=60)
+    assert proc.returncode == 1, proc.stderr
+    assert proc.stderr.splitlines()[-1].endswith(
+        "Python engine, engine-sensitive tests: 1 failed, 640 passed in 61.20s (0:01:01)"), proc.stderr
+
+
+def test_under_load_runs_the_command_beside_busy_processes_and_gives_its_status(tmp_path: Path):
+    # CONTRIBUTING.md's "Running under load": the burners are there while the command runs, gone after.
+    probe = tmp_path / "probe.sh"
+    # under_load's children while the command runs: the burners and the command itself.
+    probe.write_text("#!/bin/sh\nps -o pid= --ppid \"$PPID\" | wc -l > \"$1\"\nexit 3\n")
+    os.chmod(probe, 0o755)
+    seen = tmp_path / "seen"
+    proc = subprocess.Popen([sys.executable, str(REPO_ROOT / "tools" / "under_load.py"), "--burners", "2",
+                             str(probe), str(seen)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 3, err
+    assert err.startswith("under_load: 2 busy processes while ")
+    assert int(seen.read_text()) == 3
+
+
+def _screen_words(rows: list[str]) -> list[str]:
+    """The words a person reads on the screen's rows, in order."""
+    return " ".join(rows).split()
+
+
+def test_script_messages_wrap_between_words_at_80_columns(tmp_path: Path):
+    # bin/setup's first line and the dev Cassandra's "already running" on an 80-column terminal:
+    # lines wrap between words (no 'about a mi|nute', '127.0.0.1:9|042', 'pid 29|185').
+    from repl.terminal import Term
+
+    root = _checkout(tmp_path, "setup")
+    shutil.copy2(REPO_ROOT / "bin" / "dev-cassandra", root / "bin" / "dev-cassandra")
+    shutil.copy2(REPO_ROOT / "tools" / "devcassandra.py", root / "tools" / "devcassandra.py")
+    (root / "pyproject.toml").write_text('[project]\nname = "x"\n')
+    (root / "cqlsh_ext").mkdir()
+    (root / "cqlsh_ext" / "shell.py").write_text("X = 1\n")
+    _script(root / ".venv" / "bin" / "python",
+            f'case "$1" in *.py) exec "{sys.executable}" "$@" ;; esac\nexit 0\n')  # pip: nothing to do
+    setup = Term([], tmp_path, rows=24, cols=80, program=str(root / "bin" / "setup"))
+    assert setup.finish() == 0, setup.tail()
+    rows = [row for row in setup.display() if row]
+    message = ("bin/setup: installing cqlsh-ext and its dependencies into .venv (pip; about a minute the "
+               "first time) ...")
+    assert _screen_words(rows) == message.split(), rows
+    assert len(rows) == 2 and rows[1].startswith("  ") and all(len(row) <= 80 for row in rows), rows
+
+    # A server already running there (its pid file names a live process started with its config).
+    instance = root / ".cache" / "dev-cassandra"
+    (instance / "conf").mkdir(parents=True)
+    (instance / "conf" / "cassandra.yaml").write_text("")
+    (instance / "instance.json").write_text(
+        '{"host": "127.0.0.1", "native_port": 9042, "storage_port": 7000, "jmx_port": 7199}\n')
+    server = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()",
+                               str(instance / "conf" / "cassandra.yaml")], stdin=subprocess.PIPE)
+    try:
+        (instance / "cassandra.pid").write_text(f"{server.pid}\n")
+        start = Term(["start"], tmp_path, rows=24, cols=80, program=str(root / "bin" / "dev-cassandra"),
+                     cwd=root)
+        assert start.finish() == 0, start.tail()
+        rows = [row for row in start.display() if row]
+    finally:
+        server.communicate(b"")
+    said = (f"Cassandra 5.0 is already running in .cache/dev-cassandra (pid {server.pid}, CQL on "
+            "127.0.0.1:9042): using it as it is; bin/dev-cassandra stop stops it. "
+            "Log: .cache/dev-cassandra/cassandra.log")
+    assert _screen_words(rows) == said.split(), rows
+    assert all(row.startswith("  ") for row in rows[1:]), rows

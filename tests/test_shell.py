@@ -9,6 +9,7 @@ import json
 import re
 import socket
 import sys
+import threading
 from pathlib import Path
 
 import cramjam
@@ -332,6 +333,46 @@ def test_a_port_nothing_listens_on_is_one_line(tmp_path):
     assert _one_line_error(demo).startswith(f"cqlsh-ext demo: nothing listens on 127.0.0.1:{port}")
 
 
+@contextlib.contextmanager
+def http_port():
+    """A loopback port where an HTTP server answers whatever it is sent: not CQL."""
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen()
+    stop = threading.Event()
+
+    def answer() -> None:
+        server.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                conn, _ = server.accept()
+            except OSError:
+                continue
+            with conn:
+                conn.settimeout(5)
+                with contextlib.suppress(OSError):
+                    conn.recv(4096)
+                    conn.sendall(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n")
+
+    thread = threading.Thread(target=answer, daemon=True)
+    thread.start()
+    try:
+        yield server.getsockname()[1]
+    finally:
+        stop.set()
+        thread.join()
+        server.close()
+
+
+def test_a_port_that_answers_something_else_than_cql_is_one_line(tmp_path):
+    with http_port() as port:
+        result = run(CQLSH_EXT, ["127.0.0.1", str(port), "-e", "SELECT now() FROM system.local"], tmp_path)
+    line = _one_line_error(result)
+    assert line.startswith(f"Connection error: 127.0.0.1:{port} answers, but not in CQL: another kind of "
+                           "server listens on that port; check the port"), line
+    assert "ProtocolError" not in result.stderr and "protocol version" not in result.stderr
+
+
 def _credentials(home: Path, username: str, password: str) -> None:
     """~/.cassandra/credentials, which cqlsh reads by default (-p would add cqlsh's warning lines)."""
     (home / ".cassandra").mkdir(parents=True, exist_ok=True)
@@ -343,6 +384,12 @@ def _credentials(home: Path, username: str, password: str) -> None:
 def test_a_refused_login_and_a_missing_keyspace_are_one_line(cassandra, tmp_path):
     where = f"{cassandra.host}:{cassandra.port}"
     server = [cassandra.host, str(cassandra.port), "-e", "SELECT now() FROM system.local"]
+    # No credentials at all: what is needed, and the ways to give it.
+    none = run(CQLSH_EXT, server, tmp_path / "no-credentials")
+    assert _one_line_error(none) == (
+        f"Connection error: {where} needs a user name and password to log in: give them with -u USER "
+        "-p PASSWORD, or in a credentials file (--credentials FILE; ~/.cassandra/credentials is read by "
+        "default)")
     _credentials(tmp_path, cassandra.username, "not-the-password")
     wrong = run(CQLSH_EXT, server, tmp_path)
     line = _one_line_error(wrong)

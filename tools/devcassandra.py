@@ -41,6 +41,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from say import say  # tools/say.py: the scripts' one rule for messages on a terminal
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
 POM = REPO_ROOT / "tools" / "cassandra" / "pom.xml"
 # Shared by bin/dev-cassandra, the test fixture and the Java producers.
@@ -227,7 +229,9 @@ def ensure_jars(lib_dir: Path = DEFAULT_LIB_DIR, pom: Path = POM,
             raise DevCassandraError(f"Maven (mvn) is needed once to download Cassandra into {lib_dir}")
         tmp = lib_dir.with_name(lib_dir.name + ".tmp")
         shutil.rmtree(tmp, ignore_errors=True)
-        print(f"devcassandra: downloading the jars of {pom.name} into {lib_dir} ...", file=sys.stderr)
+        what = "Cassandra 5.0" if pom == POM else f"the Java libraries listed in {pom.name}"
+        say(f"devcassandra: downloading {what} from Maven Central into {lib_dir} (Maven; once, a minute or "
+            "more) ...")
         cmd = [mvn, "-B", "-q", "-f", str(pom), "dependency:copy-dependencies",
                f"-DoutputDirectory={tmp}", "-DincludeScope=runtime"]
         proc = subprocess.run(cmd, capture_output=True, text=True)
@@ -661,6 +665,13 @@ def _env_int(name: str, default: int) -> int:
     return int(os.environ.get(name, default))
 
 
+def _shown(path: Path) -> str:
+    """A path as a message shows it: from the current directory when it is below it."""
+    with contextlib.suppress(ValueError):
+        return str(Path(path).absolute().relative_to(Path.cwd()))
+    return str(path)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="dev-cassandra", description="A local Cassandra 5.0 for development.")
     p.add_argument("command", choices=["start", "stop", "status", "restart", "log"])
@@ -690,39 +701,44 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command in ("stop", "restart"):
             pid = inst.pid()
-            print(f"stopping pid {pid} ..." if pid else f"not running ({inst.directory})")
+            say(f"stopping Cassandra (pid {pid}) ..." if pid
+                else f"Cassandra is not running in {_shown(inst.directory)}", sys.stdout)
             inst.stop()
         if args.command in ("start", "restart"):
             if pid := inst.pid():
-                print(f"already running (pid {pid}); log {inst.log_path}")
+                running = inst.running_config() or cfg
+                say(f"Cassandra 5.0 is already running in {_shown(inst.directory)} (pid {pid}, CQL on "
+                    f"{running.host}:{running.native_port}): using it as it is; bin/dev-cassandra stop "
+                    f"stops it. Log: {_shown(inst.log_path)}", sys.stdout)
                 return 0
             # Starting takes seconds (and a download the first time): say so before waiting.
-            print(f"starting Cassandra 5.0 in {inst.directory} (CQL on {cfg.host}:{cfg.native_port}) ...",
-                  flush=True)
+            say(f"starting Cassandra 5.0 in {_shown(inst.directory)} (CQL on {cfg.host}:{cfg.native_port}) "
+                "...", sys.stdout)
             t0 = time.monotonic()
             inst.start(args.timeout, clean=args.clean)
-            print(f"Cassandra listening for CQL on {cfg.host}:{cfg.native_port} "
-                  f"(user {cfg.username}/{cfg.password}), pid {inst.pid()}, "
-                  f"up in {time.monotonic() - t0:.1f} s\nlog: {inst.log_path}")
+            say(f"Cassandra listening for CQL on {cfg.host}:{cfg.native_port} "
+                f"(user {cfg.username}/{cfg.password}), pid {inst.pid()}, "
+                f"up in {time.monotonic() - t0:.1f} s\nlog: {_shown(inst.log_path)}", sys.stdout)
         elif args.command == "status":
             pid = inst.pid()
             if pid is None:
-                print(f"not running ({inst.directory})")
+                say(f"Cassandra is not running in {_shown(inst.directory)}", sys.stdout)
                 return 3  # the LSB "not running" status code
             try:
                 state = inst.probe()
             except ProbeError as e:
                 state = f"not answering ({e})"
-            print(f"running, pid {pid}, CQL {cfg.host}:{cfg.native_port}: {state}\nlog: {inst.log_path}")
+            say(f"running, pid {pid}, CQL {cfg.host}:{cfg.native_port}: {state}\n"
+                f"log: {_shown(inst.log_path)}", sys.stdout)
         elif args.command == "log":
             print(tail(inst.log_path, 100))
     except PortsInUse as e:
-        print(f"dev-cassandra: {e}: another Cassandra? (bin/dev-cassandra status). Pick other ports "
-              "with --port/--storage-port/--jmx-port or DEV_CASSANDRA_PORT, DEV_CASSANDRA_STORAGE_PORT, "
-              "DEV_CASSANDRA_JMX_PORT", file=sys.stderr)
+        say(f"dev-cassandra: {e}: another Cassandra? (bin/dev-cassandra status). Pick other ports "
+            "with --port/--storage-port/--jmx-port or DEV_CASSANDRA_PORT, DEV_CASSANDRA_STORAGE_PORT, "
+            "DEV_CASSANDRA_JMX_PORT")
         return 1
     except DevCassandraError as e:
-        print(f"dev-cassandra: {e}", file=sys.stderr)
+        say(f"dev-cassandra: {e}")
         return 1
     return 0
 

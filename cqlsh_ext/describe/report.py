@@ -143,8 +143,14 @@ class Report:
 
     def _heading(self) -> list[str]:
         d, reading = self.d, self.reading
+        # A read cut short says so first: its counts are those of the rows read, not of every row.
+        stopped = "INTERRUPTED" if d.interrupted else "STOPPED BY AN ERROR" if d.error else None
         if reading.mode == "sample":
             what = "a sample, every share with its 95 % interval for the whole table"
+            if stopped:
+                what = f"{stopped}: a smaller sample than asked, every share with its 95 % interval"
+        elif stopped:
+            what = f"{stopped}: only the rows read, exact counts of those"
         elif reading.mode == "named":
             what = "the rows the WHERE names, exact counts"
         else:

@@ -15,18 +15,22 @@ other half of the sample, never on the value itself.
 
 from __future__ import annotations
 
+import statistics
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from cqlsh_ext.codecs.base import Container
 from cqlsh_ext.common.text import Line
 from cqlsh_ext.insight import isolate, report, verdict
 from cqlsh_ext.insight.recompress import (
     BUDGET_S,
     REPETITIONS,
+    Codec,
     Result,
     available_codecs,
     dictionary_formats,
+    dictionary_name,
     measure,
     with_dictionary,
 )
@@ -46,12 +50,19 @@ ADVISE_SAMPLE_BYTES = 64 << 20
 #: Candidates for the recommendation must reach these speeds (MB/s) here: compressing must not
 #: dominate a write path, nor decompressing a read path.
 FAST_COMPRESS, FAST_DECOMPRESS = 50.0, 200.0
+#: Values whose median is at most this many bytes are "too small to gain": a codec's header and
+#: framing outweigh what it can find to save in them.
+SMALL_VALUE = 64
+#: What is stored now is named by its most frequent containers, this many; the rest are counted.
+NAMED_CONTAINERS = 3
 
 #: Why a value that a format failed to decode is left out of the sample (its payload is unknown).
 SKIPPED_FAILED = f"undecodable: {KIND_TITLES[FAILED]}"
 
 #: Told what is measured next: (what, share of the measuring done so far); a progress line.
 Step = Callable[[str, float], None]
+#: True once the measuring is to stop (Ctrl-C): checked between codecs and between their passes.
+Stop = Callable[[], bool]
 
 
 @dataclass
@@ -143,7 +154,7 @@ class ColumnAdvice:
         return [self.verdict(named), *(f"  {reason}" for reason in self.reasons)]
 
     def render(self) -> list[Line]:
-        current = ", ".join(f"{k} {report.count(v)}" for k, v in self.current.items())
+        current = main_containers(self.current, counts=True)
         lines: list[Line] = [
             f"Column {self.column}: {report.count(self.payloads)} values, "
             f"{report.sized(self.payload_bytes)} decompressed, {report.sized(sum(self.stored_sizes))} "
@@ -246,9 +257,11 @@ def advise_column(
     repetitions: int = REPETITIONS,
     step: Step | None = None,
     pricing: capacity.Pricing | None = None,
+    stop: Stop | None = None,
 ) -> ColumnAdvice:
-    """Every codec measured on the column's payloads; Ctrl-C (KeyboardInterrupt) stops the
-    measuring and the advice covers the codecs measured before it (`interrupted`)."""
+    """Every codec measured on the column's payloads; Ctrl-C (`stop()` turning true, or a
+    KeyboardInterrupt) stops the measuring and the advice covers the codecs measured before it
+    (`interrupted`)."""
     sizes = [len(p) for p in payloads]
     advice = ColumnAdvice(column, len(payloads), sum(sizes), sizes, list(stored_sizes), current, skipped,
                           pricing=pricing or capacity.Pricing())
@@ -266,23 +279,33 @@ def advise_column(
                 f"{codec.name} skipped: the sample is over {SLOW_LIMIT >> 20} MiB (too slow to "
                 "measure here; use SAMPLE to measure a smaller one)"
             )
+    # What is measured, in order: each codec, and after a codec that takes a dictionary the same
+    # with one (a row of its own in the report, so a step of its own in the count).
+    steps: list[tuple[Codec, Container | None]] = []
+    for codec in todo:
+        steps.append((codec, None))
+        if codec.name in dictionaries:
+            steps.append((codec, dictionaries[codec.name]))
     measured = 0
     try:
-        for codec in todo:
+        for codec, fmt in steps:
+            if stop is not None and stop():
+                raise KeyboardInterrupt
             if step is not None:
-                step(f"{codec.name} ({measured + 1} of {len(todo)})", measured / len(todo))
-            advice.results.append(measure(codec, payloads, budget, repetitions))
-            measured += 1
-            fmt = dictionaries.get(codec.name)
-            if fmt is not None:
-                dict_result = with_dictionary(fmt, payloads, budget, repetitions)
+                what = codec.name if fmt is None else dictionary_name(fmt)
+                step(f"{what} ({measured + 1} of {len(steps)})", measured / len(steps))
+            if fmt is None:
+                advice.results.append(measure(codec, payloads, budget, repetitions, stop))
+            else:
+                dict_result = with_dictionary(fmt, payloads, budget, repetitions, stop)
                 if isinstance(dict_result, str):
                     advice.notes.append(f"{fmt.label} + dictionary: {dict_result}")
                 else:
                     advice.results.append(dict_result)
+            measured += 1
     except KeyboardInterrupt:
         advice.interrupted = True
-        advice.notes.append(f"interrupted while measuring (Ctrl-C): {measured} of {len(todo)} codecs "
+        advice.notes.append(f"interrupted while measuring (Ctrl-C): {measured} of {len(steps)} codecs "
                             "measured")
     advice.recommended, advice.recommendation, advice.reasons = recommend(advice)
     return advice
@@ -338,11 +361,19 @@ def recommend(advice: ColumnAdvice) -> tuple[str | None, str, list[str]]:
                            f"{best.name}, and the application would have to keep it to read the values back.")
     ratio = payload / chosen.total
     if ratio < 1.1:
+        median = statistics.median(advice.payload_sizes) if advice.payload_sizes else 0
+        if ratio < 1 and median <= SMALL_VALUE:
+            return None, (f"do not compress: the values are too small to gain (median {median:,.0f} B); "
+                          f"every codec makes them larger (best: {chosen.name}, ratio {ratio:.2f}): its "
+                          "header and framing outweigh what it saves"), []
+        if ratio < 1:
+            return None, (f"do not compress: every codec makes the values larger (best: {chosen.name}, "
+                          f"ratio {ratio:.2f}); the payloads are already dense"), []
         return None, (f"do not compress: the best codec here ({chosen.name}) saves under 10 % "
                       f"(ratio {ratio:.2f}); the payloads are already dense"), []
     moved = change(chosen)
     against = ("against uncompressed" if stored == payload
-               else f"against what is stored now ({', '.join(advice.current)})")
+               else f"against what is stored now ({main_containers(advice.current)})")
     unc = _capacity(advice.payload_sizes)
     floor = verdict.floor_reason(len(advice.payload_sizes), unc.wcu, unc.rcu, "value")
     speed = (f"{chosen.name}: {chosen.compress.median:,.0f} MB/s compress, "
@@ -374,6 +405,21 @@ def recommend(advice: ColumnAdvice) -> tuple[str | None, str, list[str]]:
         reasons.append(f"Smallest: {denser.name} (ratio {payload / denser.total:.2f}, "
                        f"{denser.compress.median:,.0f} MB/s compress) for data written once and read rarely.")
     return chosen.name, text, reasons
+
+
+def main_containers(current: dict[str, int], counts: bool = False) -> str:
+    """What is stored now, by its NAMED_CONTAINERS most frequent containers (with their counts when
+    `counts`), the rest counted: 'zstd, snappy/framed, gzip and 13 more', 'zstd 2, snappy/framed 1,
+    gzip 1, 13 more with 13 values'."""
+    ordered = sorted(current.items(), key=lambda item: -item[1])
+    shown = ordered if len(ordered) <= NAMED_CONTAINERS + 1 else ordered[:NAMED_CONTAINERS]
+    text = ", ".join(f"{name} {report.count(n)}" if counts else name for name, n in shown)
+    rest = ordered[len(shown):]
+    if rest and counts:
+        text += f", {len(rest)} more with {report.count(sum(n for _, n in rest))} values"
+    elif rest:
+        text += f" and {len(rest)} more"
+    return text
 
 
 def _dictionary_gain(with_dict: verdict.Change, without: verdict.Change,
@@ -460,8 +506,9 @@ class AdviseSample:
         )
 
     def advise(self, budget: float = BUDGET_S, repetitions: int = REPETITIONS,
-               step: Step | None = None) -> list[ColumnAdvice]:
-        """Each column's advice; after Ctrl-C the columns not reached are listed unmeasured."""
+               step: Step | None = None, stop: Stop | None = None) -> list[ColumnAdvice]:
+        """Each column's advice; after Ctrl-C (`stop()`) the columns not reached are listed
+        unmeasured."""
         out: list[ColumnAdvice] = []
         columns = list(self.columns.items())
         for n, (name, (payloads, stored, current, skipped)) in enumerate(columns):
@@ -479,7 +526,7 @@ class AdviseSample:
                 step(f"{name}: {what}" if len(columns) > 1 else what, (n + done) / len(columns))
 
             result = advise_column(name, payloads, stored, current, skipped, budget, repetitions,
-                                   column_step if step is not None else None, self.pricing)
+                                   column_step if step is not None else None, self.pricing, stop)
             if self.total >= self.max_bytes:
                 result.notes.append(f"the sample stopped at {self.max_bytes >> 20} MiB of payloads")
             out.append(result)

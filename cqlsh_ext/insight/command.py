@@ -7,7 +7,7 @@
     COMPRESSION SETTINGS [JSON] [SAMPLE <n>] [<keyspace>.]<table>
     COMPRESSION TRIAL [JSON] [<keyspace>.]<table>.<column> | FROM '<path>'
                       [CODECS <chain>, ...] [ROWS <n>] [CONCURRENCY <n>] INTO <keyspace>
-                      [KEEP] [JSON] [CONFIRM]
+                      [KEEP] [CONFIRM]
 
 This module is imported when the shell starts (cqlsh_ext.commands: the grammar must be
 registered before cqlsh builds its rule set), so it imports nothing heavy at module level: the
@@ -161,9 +161,9 @@ COMPRESSION_HELP = """
 
           JSON (or OUTPUT FORMAT JSON) prints one JSON document instead.
 
-        COMPRESSION TRIAL [<keyspace>.]<table>.<column> [CODECS ...] [ROWS n]
-                          [CONCURRENCY n] INTO <keyspace>
-                          [KEEP] [JSON] [CONFIRM]
+        COMPRESSION TRIAL [JSON] [<keyspace>.]<table>.<column> [CODECS ...]
+                          [ROWS n] [CONCURRENCY n] INTO <keyspace>
+                          [KEEP] [CONFIRM]
 
           Writes a sample of the column's values, re-compressed with each
           codec, into scratch tables and reads them back: latency, throughput
@@ -177,7 +177,7 @@ TRIAL_HELP = """
 
         COMPRESSION TRIAL [JSON] [<keyspace>.]<table>.<column> | FROM '<path>'
                           [CODECS <chain>, ...] [ROWS n] [CONCURRENCY n]
-                          INTO <keyspace> [KEEP] [JSON] [CONFIRM]
+                          INTO <keyspace> [KEEP] [CONFIRM]
 
           What compressing a column with a codec does to latency, throughput
           and capacity units, measured on its own values and this cluster.
@@ -234,7 +234,7 @@ _FORMS = {
                "COMPRESSION ADVISE ks.t;  or  COMPRESSION ADVISE SELECT data FROM ks.t LIMIT 500;"),
     "SETTINGS": ("COMPRESSION SETTINGS [JSON] [SAMPLE n] [keyspace.]table", "COMPRESSION SETTINGS ks.t;"),
     "TRIAL": ("COMPRESSION TRIAL [JSON] [keyspace.]table.column | FROM 'path' [CODECS chain, ...] [ROWS n] "
-              "[CONCURRENCY n] INTO keyspace [KEEP] [JSON] [CONFIRM]",
+              "[CONCURRENCY n] INTO keyspace [KEEP] [CONFIRM]",
               "COMPRESSION TRIAL ks.t.data INTO scratch;"),
 }
 

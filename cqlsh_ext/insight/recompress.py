@@ -112,17 +112,27 @@ class Result:
         return sum(self.sizes)
 
 
+def _stopped(stop: Callable[[], bool] | None) -> None:
+    """Ctrl-C was pressed (`stop()`): the measuring ends here (advise.advise_column catches it)."""
+    if stop is not None and stop():
+        raise KeyboardInterrupt
+
+
 def measure(
-    codec: Codec, payloads: Sequence[bytes], budget: float = BUDGET_S, repetitions: int = REPETITIONS
+    codec: Codec, payloads: Sequence[bytes], budget: float = BUDGET_S, repetitions: int = REPETITIONS,
+    stop: Callable[[], bool] | None = None,
 ) -> Result:
-    """Warm-up (sizes, round-trip check), then timed passes within `budget` seconds."""
+    """Warm-up (sizes, round-trip check), then timed passes within `budget` seconds; `stop` is
+    asked between values in the warm-up and between timed passes (a pass is short: the budget's
+    share), so Ctrl-C ends a codec's measuring within one pass."""
     total = sum(len(p) for p in payloads)
     compress, decompress = codec.compress, codec.decompress
     t0 = time.perf_counter()
-    if codec.indexed:
-        packed = [compress(p, k) for k, p in enumerate(payloads)]
-    else:
-        packed = [compress(p) for p in payloads]
+    packed = []
+    for k, p in enumerate(payloads):
+        packed.append(compress(p, k) if codec.indexed else compress(p))
+        if k % 64 == 63:
+            _stopped(stop)
     t1 = time.perf_counter()
     for k, (p, c) in enumerate(zip(payloads, packed, strict=True)):
         if bytes(decompress(c, k) if codec.indexed else decompress(c)) != p:
@@ -132,6 +142,7 @@ def measure(
     comp: list[float] = []
     decomp: list[float] = []
     for _ in range(runs):
+        _stopped(stop)
         # Plain loops without per-call wrappers: the figure is the codec's, not ours.
         if codec.indexed:
             start = time.perf_counter()
@@ -155,8 +166,15 @@ def measure(
                   codec.dictionary)
 
 
+def dictionary_name(fmt: Container) -> str:
+    """The report's name of `fmt` measured with a trained dictionary ('zstd 19 + dict')."""
+    level = fmt.dictionary_level if isinstance(fmt, Dictionaries) else ""
+    return f"{fmt.label} {level} + dict"
+
+
 def with_dictionary(
-    fmt: Container, payloads: Sequence[bytes], budget: float = BUDGET_S, repetitions: int = REPETITIONS
+    fmt: Container, payloads: Sequence[bytes], budget: float = BUDGET_S, repetitions: int = REPETITIONS,
+    stop: Callable[[], bool] | None = None,
 ) -> Result | str:
     """`fmt` with a trained dictionary at its dictionary_level, two-fold cross-fitted; a reason
     string when it cannot be trained."""
@@ -167,15 +185,18 @@ def with_dictionary(
     if min(len(h) for h in halves) < 8:
         return "too few values to train a dictionary (needs 16)"
     size = max(1024, min(16 * 1024, sum(len(p) for p in payloads) // 20))
+    trained = []
     try:
-        trained = [fmt.train_dictionary(list(h), size, level) for h in halves]
+        for half in halves:
+            _stopped(stop)
+            trained.append(fmt.train_dictionary(list(half), size, level))
     except ValueError as err:
         return f"dictionary training failed: {err}"
     # Value k (in half k % 2) is compressed with the dictionary trained on the other half.
     by_value_c = [trained[1 - k % 2][0] for k in range(len(payloads))]
     by_value_d = [trained[1 - k % 2][1] for k in range(len(payloads))]
     codec = Codec(
-        f"{fmt.label} {level} + dict",
+        dictionary_name(fmt),
         fmt.codec,
         lambda p, k: by_value_c[k](p),
         lambda c, k: by_value_d[k](c),
@@ -184,4 +205,4 @@ def with_dictionary(
         indexed=True,
         dictionary=True,
     )
-    return measure(codec, payloads, budget, repetitions)
+    return measure(codec, payloads, budget, repetitions, stop)

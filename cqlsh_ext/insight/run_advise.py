@@ -12,6 +12,11 @@ if TYPE_CHECKING:
     from cqlsh_ext.upstream.protocol import Parsed, Shell
 
 
+#: Seconds of measuring what was read after a Ctrl-C while reading the sample: the press asked to
+#: stop, so the report comes within a second or two, with the codecs measured by then.
+AFTER_INTERRUPT_S = 1.0
+
+
 def run(shell: Shell, parsed: Parsed) -> None:
     from cqlsh_ext.cql.types import payload_columns, payload_extractor
     from cqlsh_ext.insight.advise import Advice, AdviseSample
@@ -55,11 +60,19 @@ def run(shell: Shell, parsed: Parsed) -> None:
         side.failed(shell, scanner.error)
         return
     # Measuring takes seconds (every codec, several timed passes): a line says which codec runs;
-    # Ctrl-C stops it and the report covers the codecs measured (advise.advise_column).
+    # Ctrl-C stops it and the report covers the codecs measured (advise.advise_column). The press
+    # is ours while measuring, whatever handler the reading left: it stops at the next pass. After
+    # a Ctrl-C while reading, what was read is measured for AFTER_INTERRUPT_S only.
+    from cqlsh_ext.common.interrupt import CtrlC
+
     measuring = progress_for("COMPRESSION ADVISE", True)
+    until = time.monotonic() + AFTER_INTERRUPT_S if scanner.interrupted else None
     try:
-        columns = sample.advise(step=None if measuring is None else
-                                lambda what, done: measuring.step(f"measuring {what}", done))
+        with CtrlC() as ctrl_c:
+            columns = sample.advise(
+                step=None if measuring is None
+                else lambda what, done: measuring.step(f"measuring {what}", done),
+                stop=lambda: ctrl_c.pressed or (until is not None and time.monotonic() > until))
     finally:
         if measuring is not None:
             measuring.close()

@@ -53,7 +53,10 @@ def run(shell: Shell, parsed: Parsed) -> None:
     engines = Engines(Decoding(read.mode, read.cap))
     pk = [c.name for c in meta.partition_key] if meta is not None else []
     protocol = shell.conn.protocol_version
-    scanner = read.scanner(shell)
+    from cqlsh_ext.scanning.scan import progress_for
+
+    reading = progress_for(f"COMPRESSION SETTINGS {ks}.{table} (reading the sample)", True)
+    scanner = read.scanner(shell, reading)
     stored_rows: list[bytes] = []
     plain_rows: list[bytes] = []
 
@@ -67,8 +70,9 @@ def run(shell: Shell, parsed: Parsed) -> None:
         return True
 
     consume(scanner, None, take)
-    if scanner.interrupted:
-        result.notes.append("sample interrupted by Ctrl-C")
+    if scanner.progress is not None:
+        scanner.progress.close()
+    result.interrupted = scanner.interrupted
     if scanner.error is not None:
         side.failed(shell, scanner.error)
         return

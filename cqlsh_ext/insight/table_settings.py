@@ -95,6 +95,8 @@ class TableSettings:
     notes: list[str] = field(default_factory=list)
     #: The report's first answer (advise() sets it).
     verdict: str = ""
+    #: Ctrl-C while the sample was read: the figures cover the rows read before it.
+    interrupted: bool = False
     rows_per_partition: list[int] = field(default_factory=list)
     #: Partition key of the last sampled row: rows of a partition arrive together in a scan.
     last_key: object = None
@@ -138,11 +140,15 @@ class TableSettings:
             "size_estimates": self.estimate,
             "advice": self.advice,
             "verdict": self.verdict,
+            "interrupted": self.interrupted,
             "notes": self.notes,
         }
 
     def render(self) -> list[Line]:
         lines: list[Line] = [f"COMPRESSION SETTINGS {self.keyspace}.{self.table}"]
+        if self.interrupted:
+            lines.append(f"  INTERRUPTED (Ctrl-C) while reading the sample: the figures cover the "
+                         f"{report.count(self.sample_rows)} rows read before it.")
         if self.verdict:
             lines.append(self.verdict)
         lines += ["", "SSTable compression (schema):"]
@@ -158,21 +164,24 @@ class TableSettings:
         def size(v: Any) -> str:
             return "-" if v is None else report.sized(int(v))
 
+        # One row a partition: a row is its partition, one figure (the partition's, with its key).
+        single = bool(self.rows_per_partition) and max(self.rows_per_partition) == 1
+        if not single:
+            rows.append(
+                [
+                    "row size (values)",
+                    f"median {size(doc['row_bytes_median'])}",
+                    f"max {size(doc['row_bytes_max'])}",
+                ]
+            )
         rows.append(
             [
-                "row size (values)",
-                f"median {size(doc['row_bytes_median'])}",
-                f"max {size(doc['row_bytes_max'])}",
-            ]
-        )
-        rows.append(
-            [
-                "partition size (values)",
+                "row = partition size" if single else "partition size (values)",
                 f"median {size(doc['partition_bytes_median'])}",
                 f"max {size(doc['partition_bytes_max'])}",
             ]
         )
-        if self.rows_per_partition:
+        if self.rows_per_partition and not single:
             rows.append(
                 [
                     "rows per partition",
@@ -358,9 +367,7 @@ def advise(settings: TableSettings, pricing: Pricing | None = None) -> None:
     if suggested is not None and not off:
         typical = statistics.median(settings.partition_sizes)
         smaller = settings.measured.get(keys[1]) if len(keys) > 1 else None
-        changes.append(f"set chunk_length_in_kb = {suggested}: a point read decompresses "
-                       f"{settings.chunk_kb // suggested}x fewer bytes, for a storage ratio of "
-                       f"{report.ratio(smaller)} instead of {report.ratio(current)}")
+        changes.append(_chunk_trade(settings.chunk_kb, suggested, current, smaller))
         settings.advice.append(
             f"a read of one partition (median {report.sized(int(typical))}) decompresses a whole "
             f"{settings.chunk_kb} KiB chunk: chunk_length_in_kb = {suggested} reads and decompresses about "
@@ -391,6 +398,21 @@ def advise(settings: TableSettings, pricing: Pricing | None = None) -> None:
             "capacity units (see COMPRESSION STATS and COMPRESSION ADVISE)"
         )
     settings.verdict = _verdict(settings, changes, current, pricing or Pricing())
+
+
+def _chunk_trade(chunk_kb: int, suggested: int, current: float | None, smaller: float | None) -> str:
+    """A smaller chunk length as the trade it is: what it buys (point reads decompress fewer
+    bytes: faster) and what it costs (disk, when the ratio drops)."""
+    buys = (f"set chunk_length_in_kb = {suggested}: faster point reads, each decompressing a "
+            f"{suggested} KiB chunk instead of {chunk_kb} KiB ({chunk_kb // suggested}x fewer bytes)")
+    if not current or not smaller:
+        return buys
+    more_disk = current / smaller - 1
+    if more_disk < 0.01:
+        return (f"{buys}, at no storage cost (ratio {report.ratio(smaller)} instead of "
+                f"{report.ratio(current)})")
+    return (f"{buys}, for about {100 * more_disk:.0f} % more disk (storage ratio {report.ratio(smaller)} "
+            f"instead of {report.ratio(current)})")
 
 
 def _verdict(settings: TableSettings, changes: list[str], current: float | None, pricing: Pricing) -> str:

@@ -103,6 +103,11 @@ _UNRESOLVED = ("name or service not known", "nodename nor servname", "temporary 
 _NO_KEYSPACE = re.compile(r"using keyspace '([^']+)'|keyspace '?([^' ]+)'? does not exist", re.I)
 
 
+#: The driver reading a frame whose version byte no CQL server sends (protocol versions are 1 to 6).
+_DRIVER_VERSION = re.compile(r"does not support protocol version (\d+)")
+_HIGHEST_CQL_VERSION = 6
+
+
 def _resolver_says(host: str) -> str:
     """Why `host` does not resolve, asked again: the driver's UnresolvableContactPoints keeps no reason."""
     import socket
@@ -155,6 +160,21 @@ def explain(exc: BaseException, host: str, port: int, tls: bool, keyspaces: bool
                 or "record layer failure" in lower or "packet length too long" in lower:
             return (f"{where} does not speak TLS: wrong port? Amazon Keyspaces listens with TLS on "
                     f"{9142}; a plain Cassandra port needs no --keyspaces/--certfile")
+        if "requires authentication" in lower:  # the driver, when the server asks and none were given
+            if keyspaces:
+                return (f"{where} needs credentials to log in: AWS credentials (SigV4: --keyspaces and "
+                        "AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or a profile) or service-specific ones "
+                        "(-u USER -p PASSWORD)")
+            return (f"{where} needs a user name and password to log in: give them with -u USER -p PASSWORD, "
+                    "or in a credentials file (--credentials FILE; ~/.cassandra/credentials is read by "
+                    "default)")
+        version = _DRIVER_VERSION.search(text)
+        if version and int(version.group(1)) > _HIGHEST_CQL_VERSION:
+            # The first bytes of something else (HTTP, TLS, SSH...) read as a CQL frame's version.
+            port_hint = ("Amazon Keyspaces: port 9142 with TLS" if keyspaces
+                         else "Cassandra's CQL port is 9042 unless its native_transport_port says otherwise")
+            return (f"{where} answers, but not in CQL: another kind of server listens on that port; check "
+                    f"the port ({port_hint})")
         if "AuthenticationFailed" in name or "bad credentials" in lower or "code=0100" in lower:
             message = _server_message(text)
             msg_lower = message.lower()

@@ -151,9 +151,42 @@ def _cut_noted(cell: NotedValue, width: int, color: bool) -> Any:
         return cell.note  # the note whole rather than '0x…' and part of it
     note_room = min(cell.note.displaywidth, width - _NOTED_VALUE_MIN - 1)
     value = cut(cell.value, width - note_room - 1, color)
-    note = cut(cell.note, note_room, color)
+    note = _cut_words(cell.note, note_room, color)
     shown = f"{value.coloredval} {note.coloredval}" if color else f"{value.strval} {note.strval}"
     return FormattedValue(f"{value.strval} {note.strval}", shown, value.displaywidth + 1 + note.displaywidth)
+
+
+def _text_width(text: str) -> int:
+    return sum(_char_width(ch) for ch in text)
+
+
+#: What a note cut at a word ends with besides '…': a dangling opener or separator says nothing.
+_DANGLING = " ,;:(-"
+
+
+def _cut_words(note: Any, width: int, color: bool) -> Any:
+    """A note '(reason)' cut to `width` at a word boundary, its tail words replaced by '…' and its
+    parenthesis closed: '(zlib stream needs a preset dictionary…)'. A first word wider than that
+    is cut where it must."""
+    if note.displaywidth <= width:
+        return note
+    text = note.strval
+    opened = text.startswith("(") and text.endswith(")")
+    inner = text[1:-1] if opened else text
+    room = width - 1 - (2 if opened else 0)  # '…', and '(' ')'
+    kept = ""
+    for i, ch in enumerate(inner):
+        if ch == " ":
+            words = inner[:i].rstrip(_DANGLING)
+            if _text_width(words) > room:
+                break
+            kept = words
+    if not kept or room < 1:
+        return cut(note, width, color)
+    plain = f"({kept}{ELLIPSIS})" if opened else kept + ELLIPSIS
+    opener = _ESCAPE.match(note.coloredval) if color else None
+    shown = f"{opener.group()}{plain}{ANSI_RESET}" if opener else plain
+    return FormattedValue(plain, shown, _text_width(plain))
 
 
 def wrap(cell: Any, width: int, color: bool) -> list[Any]:

@@ -402,6 +402,9 @@ class Evaluator:
                 if isinstance(value, (bytes, bytearray, memoryview)):
                     blob_at.append(len(blobs))
                     blobs.append(bytes(value))
+                elif isinstance(value, str):  # a text column's value: its UTF-8 bytes, read as stored text
+                    blob_at.append(len(blobs))
+                    blobs.append(value.encode("utf-8"))
                 elif value is None or value is MISSING:  # null (or not there) reads as missing
                     blob_at.append(-2)
                 else:  # a value of another type: undecodable
@@ -593,6 +596,8 @@ class CoreProgram:
             needles = [(any_of, strings) for path, any_of, strings in self.needles[p_at]
                        if (p_at, path) in self.known]
             if access is None and column in at:
+                if any(type(row[at[column]]) is str for row in rows):
+                    return None  # a text column's values: the core reads blobs, Python reads the page
                 places.append(native.QueryPlace(at[column], None, paths, needles))
             else:
                 col = at.get(column)

@@ -149,7 +149,7 @@ class _Parser(Cursor):
         if not (self.mark(".") or self.mark("[")):
             return Column(column)
         access = None
-        if cqltype.is_blob:
+        if cqltype.is_blob or cqltype.is_text:  # a text column's JSON is read as a blob's payload
             pass
         elif map_of_blobs(cqltype):
             if not self.mark("["):
@@ -170,7 +170,8 @@ class _Parser(Cursor):
                 text = self.schema.udts[cqltype.name][access]
                 raise QueryError(f"{column}.{access} is {text}, not a blob: it has no payload path")
         else:
-            raise QueryError(f"{column} is {self.schema.columns[column]}, not a blob: it has no payload path")
+            raise QueryError(f"{column} is {self.schema.columns[column]}, neither a blob nor text: it has no "
+                             "payload path")
         steps: list[Step] = []
         while self.mark(".") or self.mark("["):
             if self.next().value == ".":
@@ -346,6 +347,8 @@ class _Parser(Cursor):
             self.expect(")")
             return Predicate(ref, "IN", tuple(values))
         if op == "contains":
+            if self.peek().kind == "word" and self.peek().value.lower() == "key":
+                raise QueryError(f"CONTAINS KEY is not an operator of payload queries: {_PATH_OPERATORS}")
             return Predicate(ref, "CONTAINS", (self.literal(),))
         if op == "is":
             negate = self.take("not")
@@ -356,7 +359,7 @@ class _Parser(Cursor):
                 return Predicate(ref, "IS NOT UNDECODABLE" if negate else "IS UNDECODABLE")
             self.expect("null")
             return Predicate(ref, "IS NOT NULL" if negate else "IS NULL")
-        raise QueryError(f"unknown operator {tok.describe()} on a path")
+        raise QueryError(f"{tok.describe()} is not an operator of payload queries: {_PATH_OPERATORS}")
 
     def literal(self) -> Literal:
         tok = self.next()
@@ -419,11 +422,15 @@ def _check(plan: Plan) -> None:
     if plan.distinct and aggs:
         raise QueryError("DISTINCT and aggregates cannot be mixed")
     if plan.reads_beyond_partitions and not plan.allow_filtering:
-        raise QueryError("this reads more than the partitions the WHERE names, deciding here: "
-                         "add ALLOW FILTERING")
+        raise QueryError("this reads rows beyond the partitions the WHERE clause names and keeps the "
+                         "matching ones in the shell, which can take long on a big table: add ALLOW "
+                         "FILTERING to run it anyway")
     if plan.confirm and not plan.allow_filtering:
         raise QueryError("CONFIRM comes after ALLOW FILTERING")
 
+
+#: What a refused operator's message names instead.
+_PATH_OPERATORS = "a path takes =, !=, <, <=, >, >=, IN (...), LIKE, CONTAINS, IS [NOT] NULL (HELP QUERIES)"
 
 _PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 

@@ -75,6 +75,8 @@ def names_payload(statement: Lexed | str, schema: Schema) -> bool:
         if ctype.is_blob and (punct(i + 1, ".") or punct(i + 1, "[") or _undecodable(tokens, i + 1) or (
                 i + 1 < len(tokens) and tokens[i + 1].value.lower() == "like")):
             return True
+        if ctype.is_text and (punct(i + 1, ".") or punct(i + 1, "[")):  # a path into a text column's JSON
+            return True
         if map_of_blobs(ctype) and punct(i + 1, "[") and punct(i + 3, "]") and (
                 punct(i + 4, ".") or punct(i + 4, "[") or _undecodable(tokens, i + 4)):
             return True

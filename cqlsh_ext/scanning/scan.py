@@ -137,6 +137,10 @@ class Progress:
             return
         self._last = now
         elapsed = now - self.started
+        if fraction is not None and fraction <= 0 and rows:
+            # Rows read while no token range is finished: '~0 %' after thousands of rows says the
+            # read is endless. The size estimate when it holds them, else the rows read alone.
+            fraction = None
         if fraction is None and self.estimate and rows <= self.estimate:
             fraction = rows / self.estimate
         rate = rows / elapsed if elapsed > 0 else 0

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import signal
 import statistics
 import subprocess
@@ -206,6 +207,12 @@ def test_settings(cassandra, insight, home):
         "ZstdCompressor, 64 KiB chunks, blobs decompressed": pytest.approx(_chunked(plain_rows, 64 << 10, 5)),
     }
     assert any(f"chunk_length_in_kb = {kb} " in a and f"{64 // kb}x fewer bytes" in a for a in doc["advice"])
+    # The verdict is the trade: what the smaller chunks buy and what they cost.
+    buys = (f"set chunk_length_in_kb = {kb}: faster point reads, each decompressing a {kb} KiB chunk "
+            "instead of 64 KiB")
+    assert buys in doc["verdict"], doc["verdict"]
+    costs = r"(for about \d+ % more disk \(storage ratio|at no storage cost \(ratio) "
+    assert re.search(costs, doc["verdict"]), doc["verdict"]
 
     small = json_docs(
         cqlsh_ext(cassandra, home, f"COMPRESSION SETTINGS JSON SAMPLE 12 {insight.ks}.settings_t").stdout

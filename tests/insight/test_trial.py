@@ -246,6 +246,13 @@ def test_help(cassandra, home):
     assert f"(default {DEFAULT_ROWS})" in words and f"(default {DEFAULT_CONCURRENCY})" in words
     assert f"Default: stored, uncompressed, {', '.join(CODEC_TRIAL)}." in words
     assert "More: HELP TRIAL" in cqlsh_ext(cassandra, home, "HELP COMPRESSION").stdout
+    # Each keyword once, in the usage a wrong TRIAL prints, in HELP TRIAL's and in HELP COMPRESSION's.
+    wrong = cqlsh_ext(cassandra, home, "COMPRESSION TRIAL INTO;", ok=False).stderr
+    usage = wrong[wrong.index("Expected:"):wrong.index("For example:")]
+    forms = [usage, out[:out.index("What compressing")],
+             cqlsh_ext(cassandra, home, "HELP COMPRESSION").stdout.split("COMPRESSION TRIAL")[1]]
+    for form in forms:
+        assert form.count("[JSON]") == 1 and form.count("[KEEP]") == 1 and form.count("[CONFIRM]") == 1, form
 
 
 # ------------------------------------------------------------------------------------- refusals

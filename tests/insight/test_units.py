@@ -201,3 +201,22 @@ def test_ctrl_c_while_measuring_keeps_what_was_measured():
     doc = advice.to_json()
     assert (doc["complete"], doc["interrupted"], doc["interrupted_while"]) == (False, True, "measuring")
     assert any("INTERRUPTED while measuring" in line for line in advice.render())
+
+
+def test_advise_counts_the_rows_its_report_shows_and_stops_when_asked():
+    # A codec measured with a trained dictionary too is a row of its own: a step of its own
+    # ('zstd 3 + dict (7 of 15)' where the line said 'of 14' for 15 rows).
+    from cqlsh_ext.insight.advise import AdviseSample
+
+    sample = AdviseSample(40, "auto", 1 << 20)
+    for doc in documents(40, seed=3):
+        sample.add("data", doc.encode())
+    steps: list[str] = []
+    (column,) = sample.advise(budget=0.01, repetitions=1, step=lambda what, done: steps.append(what))
+    assert [what.split(" (")[0] for what in steps] == [r.name for r in column.results]
+    assert steps[-1].endswith(f"({len(column.results)} of {len(column.results)})")
+    # Ctrl-C's flag (stop) is asked between codecs: once it is set, nothing more is measured.
+    asked = iter([False, False, True])
+    (stopped,) = sample.advise(budget=0.01, repetitions=1, stop=lambda: next(asked, True))
+    assert stopped.interrupted and 0 < len(stopped.results) < len(column.results)
+    assert any(note.startswith("interrupted while measuring (Ctrl-C): ") for note in stopped.notes)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from cqlshlib.displaying import ANSI_RESET, FormattedValue
 
 from cqlsh_ext.output import layout
+from cqlsh_ext.output.cells import NotedValue
 
 RED = "\x1b[0;1;31m"
 
@@ -106,3 +107,18 @@ def test_vertical_values_and_rule_fit_the_screen():
     assert out[0] == "@ Row 1"
     assert max(len(line) for line in out) <= 60
     assert out[3].endswith("…")
+
+
+def test_a_cut_reason_loses_its_hex_first_then_its_tail_words():
+    reason = "(as deflate: deflate: invalid block type; the value is a gzip stream, read with -d gzip)"
+    cell = NotedValue(fv("0x1f8b0800000000000003" * 3), FormattedValue(reason, f"{RED}{reason}{ANSI_RESET}",
+                                                                         len(reason)))
+    assert layout.cut(cell, len(reason) + 6, color=False).strval == "0x1f… " + reason
+    cut = layout.cut(cell, 60, color=False)
+    assert cut.strval == "0x… (as deflate: deflate: invalid block type; the value is…)"
+    assert cut.displaywidth == len(cut.strval) <= 60
+    colored = layout.cut(cell, 60, color=True)
+    assert colored.strval == cut.strval
+    assert colored.coloredval.endswith(f"{RED}{cut.strval[len('0x… '):]}{ANSI_RESET}")
+    # A first word wider than the room is cut where it must.
+    assert layout.cut(NotedValue(fv("0x00"), fv("(" + "x" * 40 + ")")), 20, color=False).strval.endswith("x…")

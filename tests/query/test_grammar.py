@@ -127,7 +127,9 @@ def test_quoted_names_are_quoted_again_for_the_server():
 
 
 @pytest.mark.parametrize(("text", "message"), [
-    ("SELECT name.a FROM t", "name is text, not a blob"),
+    ("SELECT ck.a FROM t", "ck is int, neither a blob nor text"),
+    ("SELECT data.a FROM t WHERE data.t CONTAINS KEY 'x' ALLOW FILTERING",
+     "CONTAINS KEY is not an operator of payload queries: a path takes =, !=,"),
     ("SELECT u.n.a FROM t", "u.n is int, not a blob"),
     ("SELECT u.nope.a FROM t", "u has no field nope"),
     ("SELECT m.a FROM t", "m is a map of blobs"),

@@ -35,12 +35,12 @@ def clean(raw: str) -> str:
 
 class Term:
     def __init__(self, args: list[str], home: Path, env: dict[str, str] | None = None,
-                 rows: int = 40, cols: int = 160, program: str = CQLSH_EXT) -> None:
+                 rows: int = 40, cols: int = 160, program: str = CQLSH_EXT, cwd: Path | None = None) -> None:
         full_env = isolated_env(home)
         full_env.update({"TERM": "xterm-256color", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8"})
         full_env.pop("PAGER", None)
         full_env.update(env or {})
-        self.child = pexpect.spawn(program, args, env=full_env, dimensions=(rows, cols),
+        self.child = pexpect.spawn(program, args, env=full_env, dimensions=(rows, cols), cwd=cwd,
                                    encoding="utf-8", codec_errors="replace", timeout=TIMEOUT)
         self.raw = ""
         self.text = ""

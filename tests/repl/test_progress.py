@@ -111,3 +111,35 @@ def test_ctrl_c_on_a_group_by_leaves_no_progress_line(term, cassandra, faults_ta
     at = next(i for i, row in enumerate(screen) if "the answer covers the rows read" in row)
     assert screen[at + 1].startswith("cassandra@cqlsh"), shown(screen)
     assert t.exit() == 0
+
+
+@pytest.fixture(scope="module")
+def new_table(cassandra):
+    """Written just now, so the server's size estimate is empty; every token range holds more
+    than a page (the first page is 100 rows)."""
+    ks = cassandra.create_keyspace("faults_new_table")  # faults_*: the server's fault handler applies
+    session = cassandra.session(ks)
+    write_table(session, rows(4000, partitions=400))
+    session.shutdown()
+    yield f"{ks}.orders"
+    cassandra.faults.clear()
+
+
+def test_a_new_tables_progress_says_rows_read_never_0_percent(term, cassandra, new_table):
+    # Before any token range is finished (and with no size estimate) a percentage says nothing:
+    # '~0 %' at thousands of rows read looked like an endless read. The rows read say how far.
+    t = term(env={"PAGER": ""}, rows=24, cols=80)
+    t.prompt()
+    cassandra.faults.set("delay", -1, 300)  # every page late: the progress line is drawn
+    try:
+        t.run(f"SELECT data.status, count(*) FROM {new_table} GROUP BY data.status ALLOW FILTERING;",
+              until=r"\(\d+ rows\)", timeout=180)
+    finally:
+        cassandra.faults.clear()
+    from repl.terminal import clean
+
+    drawn = [clean(line) for line in t.raw.split("\r") if "rows/s" in line]
+    read = [line for line in drawn if re.search(r": [1-9][\d,]* rows, ", line)]
+    assert read, drawn
+    assert not [line for line in read if "~0 %" in line], read
+    assert t.exit() == 0

@@ -274,7 +274,7 @@ def _sample(shell: Shell, asked: Asked, ks: str, table: str, column: str, kind: 
 
     consume(scanner, start, take)
     if scanner.interrupted:
-        refuse(shell, "interrupted while taking the sample; nothing was written")
+        refuse(shell, "INTERRUPTED (Ctrl-C) while taking the sample; nothing was written")
         return None
     if scanner.error is not None and not values.taken:
         refuse(shell, f"reading {ks}.{table}: {error_text(scanner.error)}")
@@ -351,7 +351,7 @@ def _measure(shell: Shell, parsed: Parsed, asked: Asked, values: TakenValues, va
     run.run(report)
     measured = any(r.writes.ok or r.writes.failures for r in report.variants)
     if not measured and (report.error or report.interrupted):
-        why = report.error or "interrupted"
+        why = report.error or "INTERRUPTED (Ctrl-C)"
         tables = "kept" if report.kept else "dropped"
         refuse(shell, f"{why}; nothing was measured (scratch tables {tables})")
         for note in report.notes:

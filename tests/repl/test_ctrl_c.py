@@ -1,0 +1,116 @@
+"""Ctrl-C stops every long command in the interactive shell, at each of its phases, and the report
+says INTERRUPTED: DESCRIBE PAYLOAD, COMPRESSION STATS, ADVISE, SETTINGS and TRIAL on a real
+terminal (pyte at 80 columns). The server answers every page late (its fault handler: a faults_*
+keyspace), so each phase lasts long enough to be pressed in; each press waits for what the program
+says (the phase's progress line), never for a time."""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+
+import pytest
+
+#: Rows in the table; every phase stops long before they are all read.
+ROWS = 2000
+#: How late every page is (ms) while a test presses Ctrl-C.
+DELAY_MS = 400
+
+
+@pytest.fixture(scope="module")
+def slow_ks(cassandra):
+    import zlib
+
+    from cassandra.concurrent import execute_concurrent_with_args
+
+    ks = cassandra.create_keyspace("faults_ctrl_c")  # faults_*: the server's fault handler applies
+    session = cassandra.session(ks)
+    session.execute("CREATE TABLE docs (pk int, ck int, data blob, PRIMARY KEY (pk, ck))")
+    insert = session.prepare("INSERT INTO docs (pk, ck, data) VALUES (?, ?, ?)")
+    values = [(i % 200, i, zlib.compress(json.dumps({"id": i, "status": ["NEW", "PAID"][i % 2],
+                                                      "items": list(range(i % 40))}).encode()))
+              for i in range(ROWS)]
+    execute_concurrent_with_args(session, insert, values, concurrency=32)
+    session.shutdown()
+    yield ks
+    cassandra.faults.clear()
+
+
+def wait_for_row(t, pattern: str, timeout: float = 120) -> str:  # type: ignore[no-untyped-def]
+    """The screen row matching `pattern` once it shows (a progress line is redrawn in place)."""
+    regex = re.compile(pattern)
+    deadline = time.monotonic() + timeout
+    while True:
+        row = next((r for r in t.display() if regex.search(r)), None)
+        if row is not None:
+            return row
+        assert time.monotonic() < deadline, f"no row matching {pattern!r}:\n" + "\n".join(t.display())
+
+
+def press_during(t, cassandra, statement: str, phase: str, until: str) -> str:  # type: ignore[no-untyped-def]
+    """Run `statement` with every page late, press Ctrl-C once `phase` shows on the screen, wait
+    for `until` (the report's end) and the prompt; the output from the statement on."""
+    t.prompt()
+    start = len(t.text)
+    cassandra.faults.set("delay", -1, DELAY_MS)
+    try:
+        t.type(statement)
+        t.enter()
+        wait_for_row(t, phase)
+        t.ctrl("c")
+        t.expect(until, timeout=120)
+        t.prompt()
+    finally:
+        cassandra.faults.clear()
+    return t.text[start:]
+
+
+def test_describe_payload_all_interrupted_says_so_in_its_heading(term, cassandra, slow_ks):
+    t = term("-k", slow_ks, env={"PAGER": ""}, rows=24, cols=80)
+    out = press_during(t, cassandra, f"DESCRIBE PAYLOAD {slow_ks}.docs.data ALL", r": [1-9][\d,]* rows, ",
+                       r"INTERRUPTED \(Ctrl-C\): the report covers the [\d,]+ rows? read[^\n]*\n")
+    # The heading, as wrapped to the screen: up to the line of rows read.
+    heading = re.search(rf"DESCRIBE PAYLOAD {slow_ks}\.docs\.data: (.*?)\n +[\d,]+ rows? read in ", out, re.S)
+    assert heading, out[-3000:]
+    said = " ".join(heading.group(1).split())
+    assert said.startswith("INTERRUPTED: only the rows read, exact counts of those (ALL"), said
+    assert "every row" not in said
+    read = int(re.search(r"the report covers the ([\d,]+) rows? read", out).group(1).replace(",", ""))
+    assert 0 < read < ROWS
+    assert t.exit() == 0
+
+
+#: Each long command, a phase of it (what its line shows then) and how its report or refusal ends.
+PHASES = [
+    ("describe-sample", "DESCRIBE PAYLOAD {ks}.docs.data SAMPLE 1500", r"^DESCRIBE.*: [1-9][\d,]* rows, ",
+     r"INTERRUPTED \(Ctrl-C\)[^\n]*\n"),
+    ("stats-reading", "COMPRESSION STATS {ks}.docs", r"^COMPRESSION.*: [1-9][\d,]* rows, ",
+     r"INTERRUPTED[^\n]*\n"),
+    ("advise-reading", "COMPRESSION ADVISE SAMPLE 1500 {ks}.docs",
+     r"^COMPRESSION.*: [1-9][\d,]* rows, ", r"INTERRUPTED[^\n]*\n"),
+    ("advise-measuring", "COMPRESSION ADVISE SAMPLE 300 {ks}.docs", r": measuring ",
+     r"codecs measured[^\n]*\n"),
+    ("settings-reading", "COMPRESSION SETTINGS SAMPLE 1500 {ks}.docs",
+     r"^COMPRESSION.*: [1-9][\d,]* rows, ", r"INTERRUPTED[^\n]*\n"),
+    ("trial-sample", "COMPRESSION TRIAL {ks}.docs.data ROWS 1500 INTO {ks}",
+     r"^COMPRESSION.*: [1-9][\d,]* rows, ", r"INTERRUPTED[^\n]*\n"),
+    ("trial-writes", "COMPRESSION TRIAL {ks}.docs.data ROWS 300 INTO {ks}", r"writes, round",
+     r"INTERRUPTED[^\n]*\n"),
+]
+
+
+@pytest.mark.parametrize(("name", "statement", "phase", "until"), PHASES, ids=[p[0] for p in PHASES])
+def test_ctrl_c_stops_each_long_command_at_each_phase(term, cassandra, slow_ks, name, statement, phase,
+                                                      until):
+    # TRIAL's phase (writes, reads) shows where the line has room for it: 140 columns.
+    cols = 140 if name == "trial-writes" else 80
+    t = term("-k", slow_ks, env={"PAGER": ""}, rows=24, cols=cols)
+    out = press_during(t, cassandra, statement.format(ks=slow_ks), phase, until)
+    assert "INTERRUPTED" in out and "Cancelled" not in out and "Traceback" not in out, out[-3000:]
+    if name == "advise-measuring":
+        measured = re.search(r"(\d+) of (\d+) codecs measured", out)
+        assert measured and int(measured.group(1)) < int(measured.group(2)), out[-3000:]
+    # The shell goes on.
+    t.run(f"SELECT count(*) FROM {slow_ks}.docs WHERE pk = 1;", until=r"\(1 rows\)")
+    assert t.exit() == 0
