@@ -24,9 +24,9 @@ from cqlsh_ext.query.grammar import Schema, parse
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import corpora  # noqa: E402
 from fuzzing.native_diff import Counts, same  # noqa: E402
+from fuzzing.page_diff import shown  # noqa: E402
 
 from .conftest import record  # noqa: E402
-from .test_engine_pages import shown  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("native_core")
 
