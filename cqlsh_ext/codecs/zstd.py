@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, cast
 
+from . import dictionaries
 from ._common import (
     FrameResult,
     frame_sequence,
@@ -42,11 +43,36 @@ _BLOCK_MAX = 128 << 10
 #: frame libzstd refused, whose state would otherwise change the next failing value's reason: a
 #: value's answer depends on the value only.
 _dctx: Any = None
+#: Contexts for the store's dictionaries, by dictionary ID, for the store's generation; forgotten
+#: with _dctx.
+_dict_dctx: dict[int, Any] = {}
+_dict_generation = [-1]
 
 
 def _forget() -> None:
     global _dctx
     _dctx = None
+    _dict_dctx.clear()
+
+
+def _dictionary_dctx(dict_id: int) -> Any:
+    """The context reading frames that name this dictionary: Undecodable, naming the ID, when the
+    store does not hold it."""
+    if _dict_generation[0] != dictionaries.generation():
+        _dict_dctx.clear()
+        _dict_generation[0] = dictionaries.generation()
+    dctx = _dict_dctx.get(dict_id)
+    if dctx is not None:
+        return dctx
+    entry = dictionaries.zstd(dict_id)
+    if entry is None:
+        raise Undecodable(f"zstd frame needs dictionary ID {dict_id}")  # not in the store
+    import zstandard
+
+    dctx = zstandard.ZstdDecompressor(dict_data=zstandard.ZstdCompressionDict(
+        entry.data, dict_type=zstandard.DICT_TYPE_FULLDICT))
+    _dict_dctx[dict_id] = dctx
+    return dctx
 
 
 def _load() -> Any:
@@ -175,10 +201,8 @@ def _frame_at(data: bytes, pos: int, left: int, src: Any) -> FrameResult | None:
     """One zstd frame at pos, decoded whole when its output provably fits under `left`."""
     if not data.startswith(MAGIC, pos):
         return None
-    dctx = _dctx or _load()
     hdr = _Header(data, pos)
-    if hdr.dict_id:
-        raise Undecodable(f"zstd frame needs dictionary ID {hdr.dict_id}")
+    dctx = _dictionary_dctx(hdr.dict_id) if hdr.dict_id else _dctx or _load()
     fcs = hdr.content_size
     if left == 0:
         return b"", pos, 0, True
@@ -326,7 +350,11 @@ class ZstdFrame(Container, Headers, Checksums, HeaderSized, Compressors, Diction
         return hdr.content_size if end == len(data) and hdr.content_size <= bound else None
 
     def peek(self, data: bytes, n: int) -> bytes | None:
-        dctx = _dctx or _load()
+        try:
+            dict_id = _Header(data, 0).dict_id if data.startswith(MAGIC) else 0
+            dctx = _dictionary_dctx(dict_id) if dict_id else _dctx or _load()
+        except DecodeError:
+            return None
         try:
             with dctx.stream_reader(data) as reader:  # decodes the first block only
                 return bytes(reader.read(n))
@@ -353,6 +381,8 @@ class ZstdFrame(Container, Headers, Checksums, HeaderSized, Compressors, Diction
                     "dict_id": hdr.dict_id or None,
                     "content_size": hdr.content_size,
                 }
+                if hdr.dict_id:
+                    entry["dictionary"] = _dictionary_named(hdr.dict_id)
                 try:
                     end, bound, count = _walk(data, pos + hdr.length, hdr)
                 except DecodeError as e:
@@ -374,6 +404,12 @@ class ZstdFrame(Container, Headers, Checksums, HeaderSized, Compressors, Diction
                 frames.append({"offset": pos, "trailing_bytes": n - pos})
                 break
         return {"format": self.label, "frames": frames}
+
+
+def _dictionary_named(dict_id: int) -> str:
+    """INSPECT's line on the dictionary a frame names: which one, from where, or that it is missing."""
+    entry = dictionaries.zstd(dict_id)
+    return entry.describe() if entry else f"ID {dict_id}: not loaded (--dictionary FILE)"
 
 
 def _verify_zstd(data: bytes, decoded: Decoded | None, cap: int, error: str | None) -> list[Check]:
@@ -398,7 +434,7 @@ def _verify_zstd(data: bytes, decoded: Decoded | None, cap: int, error: str | No
         if "error" in frame:
             checks.append(Check(what, NOT_CHECKED, detail=str(frame["error"])))
             continue
-        if frame.get("dict_id"):
+        if frame.get("dict_id") and dictionaries.zstd(int(frame["dict_id"])) is None:
             checks.append(Check(what, NOT_CHECKED, detail="needs the dictionary"))
             continue
         start, end = int(frame["offset"]), int(frame["offset"]) + int(frame["compressed_size"])

@@ -21,7 +21,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
+from cqlsh_ext.codecs import dictionaries
 from cqlsh_ext.codecs.base import CODEC_EXAMPLES, CODEC_NAMES, DEFAULT_CAP
+from cqlsh_ext.codecs.dictionaries import ENVIRONMENT, environment_paths
 from cqlsh_ext.payload.names import ARGUMENT_NAMES, EXAMPLE_SPEC, FORMAT_EXAMPLES, PAYLOAD_NAMES
 from cqlsh_ext.settings.output_formats import DECLARED, OutputFormat
 
@@ -45,6 +47,7 @@ from cqlsh_ext.settings.values import (
     KeyspacesValue,
     SettingError,
     _flag_path,
+    _flag_paths,
     _flag_region,
     _flag_text,
     _keyspaces_flag,
@@ -56,6 +59,7 @@ from cqlsh_ext.settings.values import (
     parse_output_format,
     parse_pager,
     parse_path,
+    parse_paths,
     parse_place,
     parse_region,
     parse_size,
@@ -78,6 +82,7 @@ __all__ = [
     "KeyspacesOptions",
     "KeyspacesValue",
     "load",
+    "load_dictionaries",
     "MACHINE_FORMATS",
     "MODES",
     "NONE",
@@ -89,6 +94,7 @@ __all__ = [
     "parse_output_format",
     "parse_pager",
     "parse_path",
+    "parse_paths",
     "parse_place",
     "parse_region",
     "parse_size",
@@ -130,6 +136,9 @@ class DisplaySettings:
     #: Interactive: pager command for results taller than the terminal; None = $PAGER or
     #: `less -SRXF`, "" = no pager.
     pager: str | None = None
+    #: Dictionary files (zstd dictionaries, zlib preset dictionaries) read into the process's store
+    #: (codecs.dictionaries) by load(): CQLSH_EXT_DICTIONARIES', cqlshrc's, then --dictionary's.
+    dictionaries: tuple[str, ...] = ()
 
     def decoding(self) -> Decoding:
         """How values decode in this session: -d's mode, the output cap, the column settings."""
@@ -245,6 +254,11 @@ def _store_keyspaces(opts: KeyspacesOptions, value: KeyspacesValue) -> None:
         opts.give_back.append(value.host)
 
 
+def _add_dictionaries(display: DisplaySettings, paths: tuple[str, ...]) -> None:
+    """Files add up: cqlshrc's and the flags' (each source names more, none takes any away)."""
+    display.dictionaries = display.dictionaries + tuple(p for p in paths if p not in display.dictionaries)
+
+
 def _decode_doc() -> str:
     return ("What blob columns hold, when it cannot be detected (DECODE in the shell, --decode on the "
             "command line): keyspace.table.column = codecs from the outside in, then the payload format "
@@ -314,6 +328,16 @@ SETTINGS: tuple[Key, ...] = (
         unset="`$PAGER`, else `less -SRXF`", example="less -SRXF",
         doc="Pager for output taller than the screen; off for none. Unset: $PAGER, else less -SRXF.",
         summary="pager for tall output; `off` for none"),
+    Key("dictionaries", "display", "dictionaries", parse_paths, ("--dictionary",), "FILE", "repeat",
+        help="a zstd dictionary (zstd --train) or a zlib preset dictionary values were written with "
+             f"(repeatable; also {ENVIRONMENT}, paths separated as in PATH)",
+        parse_flag=_flag_paths, store=_add_dictionaries, unset="none",
+        example="~/dictionaries/orders.zstd-dict, ~/dictionaries/events.zlib-dict",
+        doc="Dictionaries values were compressed with: zstd dictionaries (zstd --train, ADVISE's SAVE "
+            "DICTIONARY) found by the ID a frame names, zlib preset dictionaries by the stream's "
+            f"DICTID. Files separated by commas; also --dictionary and {ENVIRONMENT}.",
+        summary="files of the zstd and zlib dictionaries values were written with, separated by commas; "
+                f"also `{ENVIRONMENT}` ([dictionaries](docs/dictionaries.md))"),
     Key("raw_blobs", "display", "raw_blobs", parse_bool, ("--raw-blobs",), takes="switch",
         help="json: add the stored bytes of decoded blobs; csv: print blobs as stored",
         default="false",
@@ -436,6 +460,7 @@ def load(flags: Any = None, config_file: str | None = None) -> Settings:
     127.0.0.1` names a host, not a region) are in `settings.keyspaces.give_back`.
     """
     settings = Settings(config_file=config_file)
+    _add_dictionaries(settings.display, tuple(environment_paths()))
     config = read_cqlshrc(config_file)
     if config.has_section(CONFIG_SECTION):
         for name, text in config.items(CONFIG_SECTION):
@@ -461,6 +486,16 @@ def load(flags: Any = None, config_file: str | None = None) -> Settings:
     if flags is not None:
         _apply_flags(settings, flags)
     return settings
+
+
+def load_dictionaries(settings: Settings) -> None:
+    """The dictionary files the settings name read into the process's store (codecs.dictionaries),
+    once the settings are loaded and before anything is read: the scanning workers inherit the
+    store through fork. A file that cannot be a dictionary is one SettingError line naming it."""
+    try:
+        dictionaries.load(settings.display.dictionaries)
+    except dictionaries.DictionaryError as err:
+        raise SettingError(f"dictionary {err}") from None
 
 
 def _apply_flags(settings: Settings, flags: Any) -> None:

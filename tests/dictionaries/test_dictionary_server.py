@@ -1,0 +1,116 @@
+"""Values written with dictionaries by the producers' libraries (python-zstandard with a trained
+dictionary, zlib with zdict), stored on the real server and read by the real binary: the display,
+a payload query, STATS and INSPECT read them once the dictionaries are named (a flag, cqlshrc, the
+environment), and a missing dictionary is named by its ID. The demo's two dictionary rows decode
+with the files `demo load --dictionaries` writes."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from dictionary_values import Made, make
+from shell_runner import CQLSH_EXT, Run, isolated_env, run, table_rows
+
+
+@pytest.fixture(scope="module")
+def stored(cassandra, tmp_path_factory) -> tuple[str, Made]:
+    made = make(tmp_path_factory.mktemp("dictionaries"))
+    ks = cassandra.create_keyspace("dicts")
+    session = cassandra.session(ks)
+    session.execute("CREATE TABLE orders (id int PRIMARY KEY, kind text, data blob)")
+    insert = session.prepare("INSERT INTO orders (id, kind, data) VALUES (?, ?, ?)")
+    for n in range(40):
+        session.execute(insert, (n, "zstd", made.zstd_values[n]))
+        session.execute(insert, (100 + n, "zlib", made.zlib_values[n]))
+    session.shutdown()
+    return ks, made
+
+
+def shell(cassandra, home: Path, statement: str, *flags: str, env: dict[str, str] | None = None) -> Run:
+    import subprocess
+
+    proc = subprocess.run([CQLSH_EXT, *cassandra.cqlsh_args, *flags, "-e", statement], capture_output=True,
+                          text=True, timeout=180, env={**isolated_env(home), **(env or {})})
+    assert proc.returncode == 0, proc.stderr
+    return Run(proc.returncode, proc.stdout, proc.stderr)
+
+
+def _flags(made: Made) -> list[str]:
+    return ["--dictionary", str(made.zstd_file), "--dictionary", str(made.zlib_file)]
+
+
+def test_the_display_reads_them_once_named(cassandra, stored, tmp_path: Path):
+    ks, made = stored
+    statement = f"SELECT id, data FROM {ks}.orders WHERE id IN (3, 103)"
+    missing = {row[0]: row[1] for row in table_rows(shell(cassandra, tmp_path, statement).stdout)}
+    assert f"zstd frame needs dictionary ID {made.zstd_id}" in missing["3"]
+    assert f"DICTID 0x{made.zlib_id:08x}" in missing["103"]
+    for flags, env in ((_flags(made), None),
+                       ([], {"CQLSH_EXT_DICTIONARIES": os.pathsep.join(map(str, (made.zstd_file,
+                                                                                  made.zlib_file)))})):
+        out = shell(cassandra, tmp_path, statement, "--output-format", "json", *flags, env=env)
+        rows = {row["id"]: row["data"]["payload"] for row in map(json.loads, out.stdout.splitlines())}
+        assert rows == {3: json.loads(made.docs[3]), 103: json.loads(made.docs[3])}, out.stdout
+    rc = tmp_path / "cqlshrc"
+    rc.write_text(f"[cqlsh_ext]\ndictionaries = {made.zstd_file}, {made.zlib_file}\n")
+    out = shell(cassandra, tmp_path, statement, "--cqlshrc", str(rc))
+    assert "[zstd] {" in out.stdout and "[zlib] {" in out.stdout, out.stdout
+
+
+def test_a_payload_query_and_stats_read_them(cassandra, stored, tmp_path: Path):
+    ks, made = stored
+    want = sorted(n for n in range(40) if n % 3 == 1)  # status PAID
+    query = f"SELECT id, data.status FROM {ks}.orders WHERE data.status = 'PAID' ALLOW FILTERING"
+    out = shell(cassandra, tmp_path, query, "--output-format", "json", *_flags(made))
+    got = sorted(row["id"] for row in map(json.loads, out.stdout.splitlines()))
+    assert got == sorted(want + [100 + n for n in want])
+    out = shell(cassandra, tmp_path, f"COMPRESSION STATS JSON SELECT data FROM {ks}.orders", *_flags(made))
+    column = json.loads(out.stdout)["columns"][0]
+    assert column["by_codec"] == {"zlib": 40, "zstd": 40} and column["undecodable"] == {}, column
+    assert column["decompressed_bytes"] == 2 * sum(len(d) for d in made.docs[:40])
+    out = shell(cassandra, tmp_path, f"COMPRESSION STATS JSON SELECT data FROM {ks}.orders")
+    column = json.loads(out.stdout)["columns"][0]
+    assert column["reasons"] == {
+        f"zlib stream needs a preset dictionary (DICTID 0x{made.zlib_id:08x})": 40,
+        f"zstd frame needs dictionary ID {made.zstd_id}": 40}
+
+
+def test_inspect_says_which_dictionary(cassandra, stored, tmp_path: Path):
+    ks, made = stored
+    statement = f"INSPECT SELECT data FROM {ks}.orders WHERE id IN (5, 105)"
+    out = shell(cassandra, tmp_path, statement, *_flags(made)).stdout
+    assert f"zstd dictionary ID {made.zstd_id} (2048 bytes, from {made.zstd_file})" in out, out
+    assert f"zlib preset dictionary DICTID 0x{made.zlib_id:08x} (512 bytes, from {made.zlib_file})" in out
+    assert "needs dictionary" not in out
+    out = shell(cassandra, tmp_path, statement).stdout
+    assert f"ID {made.zstd_id}: not loaded (--dictionary FILE)" in out, out
+
+
+def test_a_bad_dictionary_file_is_one_line(cassandra, tmp_path: Path):
+    bad = tmp_path / "bad.zstd-dict"
+    bad.write_bytes(b"\x37\xa4\x30\xec\x07\x00\x00\x00" + b"\xff" * 32)
+    out = run(CQLSH_EXT, [*cassandra.cqlsh_args, "--dictionary", str(bad), "-e", "SELECT now() FROM "
+                          "system.local"], tmp_path)
+    assert out.returncode == 2
+    assert out.stderr.startswith(f"cqlsh-ext: error: dictionary {bad}: not a valid zstd dictionary (")
+    assert len(out.stderr.splitlines()) == 1
+
+
+def test_the_demo_rows_decode_with_its_dictionaries(cassandra, tmp_path: Path):
+    keyspace = f"demo_dicts_{os.getpid()}"
+    directory = tmp_path / "dicts"
+    out = run(CQLSH_EXT, ["demo", "load", "-k", keyspace, "--rows", "5", "--dictionaries", str(directory),
+                          "-u", cassandra.username, "-p", cassandra.password, cassandra.host,
+                          str(cassandra.port)], tmp_path)
+    assert out.returncode == 0, out.stderr
+    statement = (f"SELECT name, data FROM {keyspace}.blob_formats WHERE name IN ('zstd dictionary', "
+                 "'zlib preset dictionary')")
+    before = {r[0]: r[1] for r in table_rows(shell(cassandra, tmp_path, statement).stdout)}
+    assert all("dictionary" in cell and cell.startswith("0x") for cell in before.values()), before
+    flags = [a for f in sorted(directory.iterdir()) for a in ("--dictionary", str(f))]
+    after = {r[0]: r[1] for r in table_rows(shell(cassandra, tmp_path, statement, *flags).stdout)}
+    assert after["zstd dictionary"].startswith('[zstd] {"orderId":"ORD-2024000000"'), after
+    assert after["zlib preset dictionary"].startswith('[zlib] {"orderId":"ORD-2024000000"'), after
