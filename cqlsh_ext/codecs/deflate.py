@@ -16,7 +16,15 @@ from collections.abc import Callable
 from . import dictionaries
 from ._common import capped_step, join, u32be, u32le, wrap
 from .base import Compressor, Container, Decoded, DecodeError, Undecodable
-from .capabilities import Checksums, Compressors, Headers, HeaderSized, TableCompressor, Writer
+from .capabilities import (
+    Checksums,
+    Compressors,
+    DictionaryWriter,
+    Headers,
+    HeaderSized,
+    TableCompressor,
+    Writer,
+)
 from .checks import MAX_CHECKS, MISMATCH, NOT_CHECKED, OK, Check, compare, u16le
 
 #: Read without importing this module (common.declarations): the -d names it answers, each with its
@@ -180,7 +188,7 @@ def _zlib_header_ok(data: bytes) -> bool:
     return cmf & 0x0F == 8 and cmf >> 4 <= 7 and (cmf << 8 | flg) % 31 == 0
 
 
-class Zlib(Container, Headers, Checksums, Compressors, TableCompressor, Writer):
+class Zlib(Container, Headers, Checksums, Compressors, TableCompressor, Writer, DictionaryWriter):
     """zlib (DeflaterOutputStream, zlib.compress): 2-byte header, deflate, Adler-32."""
 
     codec = "zlib"
@@ -203,6 +211,12 @@ class Zlib(Container, Headers, Checksums, Compressors, TableCompressor, Writer):
 
     def write(self, data: bytes, level: int | None) -> bytes:
         return zlib.compress(data, 6 if level is None else level)
+
+    dictionary_kind = dictionaries.ZLIB
+
+    def write_with_dictionary(self, data: bytes, level: int | None, dictionary: bytes) -> bytes:
+        obj = zlib.compressobj(6 if level is None else level, zdict=dictionary)
+        return obj.compress(data) + obj.flush()
 
     def compressors(self) -> list[Compressor]:
         return [Compressor(self.label, self.codec, zlib.compress, zlib.decompress)]

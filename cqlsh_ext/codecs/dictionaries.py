@@ -158,6 +158,11 @@ def add(entry: Dictionary) -> Dictionary:
     return kept
 
 
+def find(kind: str, dict_id: int) -> Dictionary | None:
+    """The process's dictionary of this kind (ZSTD or ZLIB) and ID, if loaded."""
+    return STORE.find(kind, dict_id)
+
+
 def zstd(dict_id: int) -> Dictionary | None:
     """The zstd dictionary a frame names by its ID, if loaded."""
     return STORE.find(ZSTD, dict_id)

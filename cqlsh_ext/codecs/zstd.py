@@ -26,7 +26,16 @@ from ._common import (
     wrap,
 )
 from .base import Compressor, Container, Decoded, DecodeError, Undecodable
-from .capabilities import Checksums, Compressors, Dictionaries, Headers, HeaderSized, TableCompressor, Writer
+from .capabilities import (
+    Checksums,
+    Compressors,
+    Dictionaries,
+    DictionaryWriter,
+    Headers,
+    HeaderSized,
+    TableCompressor,
+    Writer,
+)
 from .checks import MAX_CHECKS, NOT_CHECKED, Check, compare, hex_
 
 library_prefixes("zstd decompressor error: ")  # the library's messages start so; reason() strips it
@@ -234,7 +243,7 @@ def _frame_at(data: bytes, pos: int, left: int, src: Any) -> FrameResult | None:
 
 
 class ZstdFrame(Container, Headers, Checksums, HeaderSized, Compressors, Dictionaries, TableCompressor,
-                Writer):
+                Writer, DictionaryWriter):
     """zstd frame (zstd-jni Zstd.compress, Python zstandard, Go klauspost, zstd CLI)."""
 
     codec = "zstd"
@@ -268,13 +277,22 @@ class ZstdFrame(Container, Headers, Checksums, HeaderSized, Compressors, Diction
     ) -> tuple[Callable[[bytes], bytes], Callable[[bytes], bytes]]:
         import zstandard
 
-        try:
-            d = zstandard.train_dictionary(size, list[Any](samples))
-        except zstandard.ZstdError as err:
-            raise ValueError(str(err)) from None
+        d = _trained(samples, size)
         cctx = zstandard.ZstdCompressor(level=level, dict_data=d)
         dctx = zstandard.ZstdDecompressor(dict_data=d)
         return cctx.compress, dctx.decompress
+
+    def trained_dictionary(self, samples: list[bytes], size: int) -> bytes:
+        return bytes(_trained(samples, size).as_bytes())
+
+    dictionary_kind = dictionaries.ZSTD
+
+    def write_with_dictionary(self, data: bytes, level: int | None, dictionary: bytes) -> bytes:
+        import zstandard
+
+        d = zstandard.ZstdCompressionDict(dictionary, dict_type=zstandard.DICT_TYPE_FULLDICT)
+        cctx = zstandard.ZstdCompressor(level=3 if level is None else level, dict_data=d)
+        return bytes(cctx.compress(data))
 
     cassandra_class = "ZstdCompressor"
 
@@ -404,6 +422,16 @@ class ZstdFrame(Container, Headers, Checksums, HeaderSized, Compressors, Diction
                 frames.append({"offset": pos, "trailing_bytes": n - pos})
                 break
         return {"format": self.label, "frames": frames}
+
+
+def _trained(samples: list[bytes], size: int) -> Any:
+    """python-zstandard's trainer (ZDICT's, deterministic for the same samples); ValueError."""
+    import zstandard
+
+    try:
+        return zstandard.train_dictionary(size, list[Any](samples))
+    except zstandard.ZstdError as err:
+        raise ValueError(str(err)) from None
 
 
 def _dictionary_named(dict_id: int) -> str:

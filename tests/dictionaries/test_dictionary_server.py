@@ -114,3 +114,39 @@ def test_the_demo_rows_decode_with_its_dictionaries(cassandra, tmp_path: Path):
     after = {r[0]: r[1] for r in table_rows(shell(cassandra, tmp_path, statement, *flags).stdout)}
     assert after["zstd dictionary"].startswith('[zstd] {"orderId":"ORD-2024000000"'), after
     assert after["zlib preset dictionary"].startswith('[zlib] {"orderId":"ORD-2024000000"'), after
+
+
+def test_advise_saves_the_dictionary_that_encode_writes_with(cassandra, stored, tmp_path: Path):
+    """ADVISE -> SAVE DICTIONARY -> encode() -> SELECT, as a user goes: the file ADVISE wrote
+    names its ID, a later session names the file, writes with it and reads back what it wrote."""
+    ks, made = stored
+    saved = tmp_path / "orders.dict"
+    out = shell(cassandra, tmp_path, f"COMPRESSION ADVISE SELECT data FROM {ks}.orders SAVE DICTIONARY "
+                f"'{saved}'", *_flags(made))
+    data = saved.read_bytes()
+    dict_id = int.from_bytes(data[4:8], "little")
+    assert data.startswith(b"\x37\xa4\x30\xec") and dict_id, out.stdout
+    text = " ".join(out.stdout.split())
+    assert f"Dictionary saved: {saved} (zstd dictionary ID {dict_id}, {len(data):,} bytes" in text, text
+    assert f"cqlsh-ext --dictionary {saved}" in text and f"encode('zstd:dict={dict_id}', ...)" in text
+    doc = '{"orderId": "ORD-900001", "status": "PAID", "items": [{"sku": "SKU-1", "qty": 2}]}'
+    script = (f"INSERT INTO {ks}.orders (id, kind, data) VALUES (900, 'encoded', "
+              f"encode('zstd:dict={dict_id}', '{doc}'));\n"
+              f"SELECT id, data.status, data.items[0].qty FROM {ks}.orders WHERE id = 900;\n")
+    out = run(CQLSH_EXT, [*cassandra.cqlsh_args, "--dictionary", str(saved), "--output-format", "json"],
+              tmp_path, stdin=script)
+    assert out.returncode == 0, out.stderr
+    assert [json.loads(line) for line in out.stdout.splitlines() if line.startswith("{")] == [
+        {"id": 900, "data.status": "PAID", "data.items[0].qty": 2}], out.stdout
+    session = cassandra.session(ks)
+    value = session.execute("SELECT data FROM orders WHERE id = 900").one().data
+    session.shutdown()
+    import zstandard
+
+    assert zstandard.get_frame_parameters(value).dict_id == dict_id  # as the application writes it
+    reader = zstandard.ZstdDecompressor(dict_data=zstandard.ZstdCompressionDict(data))
+    assert json.loads(reader.decompress(value)) == json.loads(doc)
+    # Without the dictionary, encode() refuses before anything is sent.
+    out = run(CQLSH_EXT, [*cassandra.cqlsh_args, "-e", f"INSERT INTO {ks}.orders (id, kind, data) VALUES "
+                          f"(901, 'x', encode('zstd:dict={dict_id}', '{{}}'))"], tmp_path)
+    assert f"dictionary {dict_id} is not loaded" in out.stderr, out.stderr
