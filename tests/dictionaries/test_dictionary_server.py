@@ -129,17 +129,20 @@ def test_advise_saves_the_dictionary_that_encode_writes_with(cassandra, stored, 
     text = " ".join(out.stdout.split())
     assert f"Dictionary saved: {saved} (zstd dictionary ID {dict_id}, {len(data):,} bytes" in text, text
     assert f"cqlsh-ext --dictionary {saved}" in text and f"encode('zstd:dict={dict_id}', ...)" in text
+    session = cassandra.session(ks)
+    session.execute("CREATE TABLE IF NOT EXISTS encoded (id int PRIMARY KEY, kind text, data blob)")
+    session.shutdown()
     doc = '{"orderId": "ORD-900001", "status": "PAID", "items": [{"sku": "SKU-1", "qty": 2}]}'
-    script = (f"INSERT INTO {ks}.orders (id, kind, data) VALUES (900, 'encoded', "
+    script = (f"INSERT INTO {ks}.encoded (id, kind, data) VALUES (900, 'encoded', "
               f"encode('zstd:dict={dict_id}', '{doc}'));\n"
-              f"SELECT id, data.status, data.items[0].qty FROM {ks}.orders WHERE id = 900;\n")
+              f"SELECT id, data.status, data.items[0].qty FROM {ks}.encoded WHERE id = 900;\n")
     out = run(CQLSH_EXT, [*cassandra.cqlsh_args, "--dictionary", str(saved), "--output-format", "json"],
               tmp_path, stdin=script)
     assert out.returncode == 0, out.stderr
     assert [json.loads(line) for line in out.stdout.splitlines() if line.startswith("{")] == [
         {"id": 900, "data.status": "PAID", "data.items[0].qty": 2}], out.stdout
     session = cassandra.session(ks)
-    value = session.execute("SELECT data FROM orders WHERE id = 900").one().data
+    value = session.execute("SELECT data FROM encoded WHERE id = 900").one().data
     session.shutdown()
     import zstandard
 
@@ -147,6 +150,23 @@ def test_advise_saves_the_dictionary_that_encode_writes_with(cassandra, stored, 
     reader = zstandard.ZstdDecompressor(dict_data=zstandard.ZstdCompressionDict(data))
     assert json.loads(reader.decompress(value)) == json.loads(doc)
     # Without the dictionary, encode() refuses before anything is sent.
-    out = run(CQLSH_EXT, [*cassandra.cqlsh_args, "-e", f"INSERT INTO {ks}.orders (id, kind, data) VALUES "
+    out = run(CQLSH_EXT, [*cassandra.cqlsh_args, "-e", f"INSERT INTO {ks}.encoded (id, kind, data) VALUES "
                           f"(901, 'x', encode('zstd:dict={dict_id}', '{{}}'))"], tmp_path)
     assert f"dictionary {dict_id} is not loaded" in out.stderr, out.stderr
+
+
+def test_worker_processes_and_describe_read_them(cassandra, stored, tmp_path: Path):
+    """The forked workers of a whole-table read inherit the store; DESCRIBE PAYLOAD reads the paths
+    inside the values."""
+    ks, made = stored
+    out = shell(cassandra, tmp_path, f"COMPRESSION STATS JSON PARALLEL 2 CONFIRM SELECT data FROM "
+                f"{ks}.orders", *_flags(made))
+    report = json.loads(out.stdout)
+    assert report["scan"] == "2 worker processes", report["scan"]
+    column = report["columns"][0]
+    assert column["by_codec"] == {"zlib": 40, "zstd": 40} and column["undecodable"] == {}, column
+    out = shell(cassandra, tmp_path, f"DESCRIBE PAYLOAD {ks}.orders.data ALL CONFIRM", *_flags(made))
+    lines = [line.split() for line in out.stdout.splitlines()]
+    for chain in ("zlib>json", "zstd>json"):
+        assert [chain, "text", "40", "50.0", "%"] in lines, out.stdout
+    assert any(line[:2] == ["tier", "100.0"] for line in lines), out.stdout

@@ -121,3 +121,28 @@ def test_settings_read_cqlshrc_flags_and_environment(made: Made, tmp_path: Path,
     rc.write_text(f"[cqlsh_ext]\ndictionaries = {tmp_path / 'gone'}\n")
     with pytest.raises(SettingError, match="^dictionary .*gone: cannot be read"):
         load_dictionaries(load(None, str(rc)))
+
+
+def test_a_values_answer_does_not_depend_on_what_was_read_before(made: Made):
+    """The decompression contexts (the dictionaries' too) are forgotten after a failed frame: the
+    reason a value gets is its own (issue 47's pair among dictionary frames, in every order)."""
+    from cqlsh_ext.payload.engine import ValueEngine
+
+    dictionaries.load([str(made.zstd_file)])
+    first = bytes.fromhex("28b52ffd54084100007b2261225120317d")
+    second = bytes.fromhex("28b52ffd20084a00007b2261223a20317d")
+    broken = bytearray(made.zstd_values[5])
+    broken[-3] ^= 0xFF  # a dictionary frame libzstd refuses
+    values = [first, second, bytes(broken), made.zstd_values[6]]
+    alone = {}
+    for v in values:
+        engine = ValueEngine("auto", 1 << 20)
+        engine.native = False
+        alone[v] = (engine.view(v).label, engine.view(v).reason)
+    assert alone[first][1] == "zstd: Data corruption detected"
+    assert alone[second][1] == "zstd: Destination buffer is too small"
+    assert alone[made.zstd_values[6]] == ("zstd>json", None)
+    for order in (values, values[::-1], [values[2], values[1], values[0], values[3], values[1]]):
+        engine = ValueEngine("auto", 1 << 20)
+        engine.native = False
+        assert [(engine.view(v).label, engine.view(v).reason) for v in order] == [alone[v] for v in order]
