@@ -146,3 +146,18 @@ def test_a_values_answer_does_not_depend_on_what_was_read_before(made: Made):
         engine = ValueEngine("auto", 1 << 20)
         engine.native = False
         assert [(engine.view(v).label, engine.view(v).reason) for v in order] == [alone[v] for v in order]
+
+
+def test_offline_inspect_takes_dictionaries(made: Made, tmp_path: Path):
+    from shell_runner import CQLSH_EXT, run
+
+    value = "0x" + made.zstd_values[2].hex()
+    out = run(CQLSH_EXT, ["inspect", value], tmp_path)
+    assert out.returncode == 1 and f"ID {made.zstd_id}: not loaded" in out.stdout, out.stdout
+    out = run(CQLSH_EXT, ["inspect", value, "--dictionary", str(made.zstd_file)], tmp_path)
+    assert out.returncode == 0, out.stdout + out.stderr
+    said = " ".join(out.stdout.split())
+    assert f"zstd dictionary ID {made.zstd_id} (2048 bytes, from {made.zstd_file})" in said
+    assert made.docs[2].decode() in out.stdout
+    out = run(CQLSH_EXT, ["inspect", value, "--dictionary", str(tmp_path / "none")], tmp_path)
+    assert out.returncode == 2 and out.stderr.startswith("cqlsh-ext inspect: error: dictionary ")
