@@ -63,6 +63,7 @@ from cqlsh_ext.settings.values import (
     parse_place,
     parse_region,
     parse_size,
+    parse_table,
     parse_text,
     parse_width,
     region_from_host,
@@ -98,6 +99,7 @@ __all__ = [
     "parse_place",
     "parse_region",
     "parse_size",
+    "parse_table",
     "parse_text",
     "parse_width",
     "read_cqlshrc",
@@ -139,6 +141,8 @@ class DisplaySettings:
     #: Dictionary files (zstd dictionaries, zlib preset dictionaries) read into the process's store
     #: (codecs.dictionaries) by load(): CQLSH_EXT_DICTIONARIES', cqlshrc's, then --dictionary's.
     dictionaries: tuple[str, ...] = ()
+    #: A table whose blob values are dictionaries too, read once connected (scanning.dictionary_table).
+    dictionary_table: str | None = None
 
     def decoding(self) -> Decoding:
         """How values decode in this session: -d's mode, the output cap, the column settings."""
@@ -338,6 +342,16 @@ SETTINGS: tuple[Key, ...] = (
             f"DICTID. Files separated by commas; also --dictionary and {ENVIRONMENT}.",
         summary="files of the zstd and zlib dictionaries values were written with, separated by commas; "
                 f"also `{ENVIRONMENT}` ([dictionaries](docs/dictionaries.md))"),
+    Key("dictionary_table", "display", "dictionary_table", parse_table, ("--dictionary-table",),
+        "KEYSPACE.TABLE",
+        help="a table whose blob values are dictionaries too (a team's shared dictionaries), read once "
+             "connected",
+        unset="none", example="shop.dictionaries",
+        doc="A keyspace.table whose blob values are zstd dictionaries or zlib preset dictionaries, read "
+            "once connected, so that a team keeps its dictionaries in one place (any primary key, any "
+            "blob columns).",
+        summary="a table whose blob values are dictionaries too, read once connected "
+                "([dictionaries](docs/dictionaries.md))"),
     Key("raw_blobs", "display", "raw_blobs", parse_bool, ("--raw-blobs",), takes="switch",
         help="json: add the stored bytes of decoded blobs; csv: print blobs as stored",
         default="false",

@@ -197,6 +197,17 @@ def parse_path(text: str) -> str | None:
     return os.path.expanduser(text.strip()) or None
 
 
+_TABLE_RE = re.compile(r"^[A-Za-z0-9_]+\.[A-Za-z0-9_]+$")
+
+
+def parse_table(text: str) -> str | None:
+    """`keyspace.table` (unquoted names), or None for an empty text."""
+    name = text.strip()
+    if name and not _TABLE_RE.match(name):
+        raise SettingError(f"not a keyspace.table name: {name!r}")
+    return name or None
+
+
 def parse_paths(text: str) -> tuple[str, ...]:
     """`FILE, FILE`: files, ~ expanded (an empty text names none)."""
     return tuple(os.path.expanduser(p.strip()) for p in text.split(",") if p.strip())

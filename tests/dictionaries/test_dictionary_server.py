@@ -170,3 +170,33 @@ def test_worker_processes_and_describe_read_them(cassandra, stored, tmp_path: Pa
     for chain in ("zlib>json", "zstd>json"):
         assert [chain, "text", "40", "50.0", "%"] in lines, out.stdout
     assert any(line[:2] == ["tier", "100.0"] for line in lines), out.stdout
+
+
+def test_dictionaries_kept_in_a_table(cassandra, stored, tmp_path: Path):
+    """A team's table of dictionaries (--dictionary-table, cqlshrc's dictionary_table): its blob
+    values read once connected; a row that is no dictionary is one line, the others still used."""
+    ks, made = stored
+    session = cassandra.session(ks)
+    session.execute("CREATE TABLE IF NOT EXISTS team_dicts (name text PRIMARY KEY, data blob)")
+    insert = session.prepare("INSERT INTO team_dicts (name, data) VALUES (?, ?)")
+    session.execute(insert, ("orders zstd", made.zstd_file.read_bytes()))
+    session.execute(insert, ("orders zlib", made.zlib_file.read_bytes()))
+    session.execute(insert, ("broken", b"\x37\xa4\x30\xec\x07\x00\x00\x00" + b"\xff" * 32))
+    session.shutdown()
+    statement = f"INSPECT SELECT data FROM {ks}.orders WHERE id IN (7, 107)"
+    out = run(CQLSH_EXT, [*cassandra.cqlsh_args, "--dictionary-table", f"{ks}.team_dicts", "-e", statement],
+              tmp_path)
+    assert out.returncode == 0, out.stderr
+    said = " ".join(out.stdout.split())
+    assert f"zstd dictionary ID {made.zstd_id} (2048 bytes, from table {ks}.team_dicts, data of " \
+           "'orders zstd')" in said, said
+    assert f"DICTID 0x{made.zlib_id:08x} (512 bytes, from table {ks}.team_dicts, data of 'orders zlib')" \
+        in said
+    problems = [line for line in out.stderr.splitlines() if "dictionary" in line]
+    assert problems == [f"dictionary table {ks}.team_dicts, data of 'broken': not a valid zstd dictionary "
+                        f"({problems[0].partition('(')[2]}"], out.stderr
+    rc = tmp_path / "cqlshrc"
+    rc.write_text(f"[cqlsh_ext]\ndictionary_table = {ks}.nope\n")
+    out = run(CQLSH_EXT, [*cassandra.cqlsh_args, "--cqlshrc", str(rc), "-e",
+                          "SELECT now() FROM system.local"], tmp_path)
+    assert out.returncode == 0 and f"dictionary table {ks}.nope: cannot be read (" in out.stderr, out.stderr
