@@ -12,8 +12,8 @@ DICTIONARY. A file is one dictionary:
   `Deflater.setDictionary`), found by their Adler-32.
 
 The store is one per process, filled before anything is read: the scanning workers inherit it
-through fork. Loading is bounded (MAX_BYTES a file, MAX_COUNT files) and a file that cannot be a
-dictionary is one DictionaryError line naming it.
+through fork. Loading is bounded (MAX_BYTES a file, MAX_COUNT files, MAX_TOTAL bytes) and a file
+that cannot be a dictionary is one DictionaryError line naming it.
 """
 
 from __future__ import annotations
@@ -26,8 +26,9 @@ from dataclasses import dataclass
 ZSTD_DICT_MAGIC = b"\x37\xa4\x30\xec"
 #: The largest dictionary file read (zstd's own trainer makes 110 KiB by default; zlib reads 32 KiB).
 MAX_BYTES = 4 << 20
-#: The most dictionaries a store holds.
+#: The most dictionaries a store holds, and their bytes together.
 MAX_COUNT = 256
+MAX_TOTAL = 64 << 20
 #: The environment variable naming dictionary files, separated as in PATH (os.pathsep).
 ENVIRONMENT = "CQLSH_EXT_DICTIONARIES"
 
@@ -103,6 +104,7 @@ class Store:
 
     def __init__(self) -> None:
         self._by_id: dict[tuple[str, int], Dictionary] = {}
+        self._bytes = 0
 
     def add(self, entry: Dictionary) -> Dictionary:
         """Keep `entry`; the same bytes again change nothing, other bytes under its ID are refused."""
@@ -115,7 +117,11 @@ class Store:
             return known
         if len(self._by_id) >= MAX_COUNT:
             raise DictionaryError(f"{entry.source}: more than {MAX_COUNT} dictionaries")
+        if self._bytes + len(entry.data) > MAX_TOTAL:
+            raise DictionaryError(f"{entry.source}: the dictionaries would take more than "
+                                  f"{MAX_TOTAL >> 20} MiB")
         self._by_id[key] = entry
+        self._bytes += len(entry.data)
         return entry
 
     def find(self, kind: str, dict_id: int) -> Dictionary | None:

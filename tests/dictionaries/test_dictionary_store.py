@@ -161,3 +161,12 @@ def test_offline_inspect_takes_dictionaries(made: Made, tmp_path: Path):
     assert made.docs[2].decode() in out.stdout
     out = run(CQLSH_EXT, ["inspect", value, "--dictionary", str(tmp_path / "none")], tmp_path)
     assert out.returncode == 2 and out.stderr.startswith("cqlsh-ext inspect: error: dictionary ")
+
+
+def test_the_store_holds_at_most_max_total_bytes():
+    store = dictionaries.Store()
+    big = dictionaries.MAX_BYTES
+    for n in range(dictionaries.MAX_TOTAL // big):
+        store.add(dictionaries.from_bytes(n.to_bytes(4, "big") * (big // 4), f"f{n}"))
+    with pytest.raises(dictionaries.DictionaryError, match="would take more than 64 MiB"):
+        store.add(dictionaries.from_bytes(b"one byte too many", "last"))
