@@ -1,7 +1,9 @@
 """zstd frames (with or without content size, concatenated, with skippable frames).
 
 One ZstdDecompressor is created on the first decode and reused for the life of the process:
-building a context costs ~8 us, more than decoding a 4 KB value. The shell is single-threaded.
+building a context costs ~8 us, more than decoding a 4 KB value. The shell is single-threaded. A
+frame that names a dictionary is read with one context per dictionary of the store
+(codecs.dictionaries), made on first use; without the dictionary it is Undecodable, naming the ID.
 
 Trap: `ZstdDecompressor.decompress(b, max_output_size=cap)` ignores the cap when the frame records
 its content size (a 16-byte frame claiming 2**40 bytes raises MemoryError). So the content size is
