@@ -149,11 +149,12 @@ def _main(argv: list[str] | None) -> int:
         print(_versions(cqlshmain))
         return 0
     from cqlsh_ext.keyspaces.errors import KeyspacesError
-    from cqlsh_ext.settings import load
+    from cqlsh_ext.settings import load, load_dictionaries
 
     try:
         ext.debug = "--debug" in cqlsh_args
         settings = load(ext, cqlshmain.CONFIG_FILE)
+        load_dictionaries(settings)
         cqlsh_args = _connection_args(settings, cqlshmain, cqlsh_args)
     except (SettingError, KeyspacesError) as err:
         print(f"cqlsh-ext: error: {err}", file=sys.stderr)

@@ -99,6 +99,10 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
         with wiring.connecting(self.settings, args, kwargs, keep=(cqlshmain.VersionNotSupported,)):
             super().__init__(*args, **kwargs)
         wiring.configure(self.settings, self)
+        if self.settings.display.dictionary_table:  # before any read: forked workers inherit the store
+            from cqlsh_ext.scanning import dictionary_table
+
+            dictionary_table.load(self, self.settings.display.dictionary_table)
         if self.settings.display.output_format.expand:
             self.expand_enabled = True
         if self.repl_mode or self.serving:  # a lost server is retried every few seconds, not minutes

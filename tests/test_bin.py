@@ -52,7 +52,9 @@ def test_demo_prints_its_status_on_stderr_and_only_the_shell_on_stdout(tmp_path:
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines() == [
         '{"name": "gzip", "args": "127.0.0.1 9042 --credentials .cache/dev-cassandra/credentials '
-        '-k compression_demo --output-format json -e SELECT name FROM blob_formats"}']
+        '-k compression_demo --dictionary .cache/dev-cassandra/dictionaries/demo.zstd-dict '
+        '--dictionary .cache/dev-cassandra/dictionaries/demo.zlib-dict '
+        '--output-format json -e SELECT name FROM blob_formats"}']
     for status in ("setup: installing", "already running (pid 4242)", "demo data already loaded"):
         assert status in proc.stderr
 
@@ -78,9 +80,10 @@ def test_a_first_demo_says_on_stderr_what_it_is_doing(tmp_path: Path):
     said = first.stderr.splitlines()
     assert said[0].startswith("bin/setup: installing cqlsh-ext and its dependencies into .venv"), said
     assert said[1:] == ["starting Cassandra 5.0 ...", "compression_demo.nested_blobs: 1 row"], said
-    # The demo is loaded with the credentials file the shell is then opened with.
-    assert "cqlsh-ext demo load --if-missing --credentials .cache/dev-cassandra/credentials 127.0.0.1 9042" \
-        in calls.read_text()
+    # The demo is loaded with the credentials file the shell is then opened with, and its
+    # dictionaries written where the shell's --dictionary flags name them.
+    assert ("cqlsh-ext demo load --if-missing --credentials .cache/dev-cassandra/credentials "
+            "--dictionaries .cache/dev-cassandra/dictionaries 127.0.0.1 9042") in calls.read_text()
     again = _run(root, "demo")
     assert "installing" not in again.stderr  # installed: nothing to wait for, nothing said
 

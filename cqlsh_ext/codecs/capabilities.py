@@ -9,11 +9,14 @@ detection, `decode` and `trial`). The rest is optional, and each feature asks fo
   HeaderSized      COMPRESSION STATS, sizing from headers    header_sized_from, declared_size(data),
                                                              peek(data, n)
   Compressors      COMPRESSION ADVISE's candidates           compressors(), advise_priority, library
-  Dictionaries     ADVISE's trained dictionary               dictionary_level, train_dictionary(...)
+  Dictionaries     ADVISE's trained dictionary               dictionary_level, train_dictionary(...),
+                   and the one SAVE DICTIONARY writes        trained_dictionary(samples, size)
   TableCompressor  COMPRESSION SETTINGS                      cassandra_class, table_compressor(options)
   Writer           encode()                                  reference, write(data, level),
                                                              level_range, writes_bare (encode given),
                                                              level_shown(data) (edits)
+  DictionaryWriter encode() with a stored dictionary          dictionary_kind,
+                   (`<codec>:dict=ID`)                       write_with_dictionary(data, level, dictionary)
   NotWritten       encode()'s refusal, when it is no Writer  unwritable
   NeedsWorker      a memory-limited worker process           needs_worker
 
@@ -37,7 +40,8 @@ from typing import Protocol, runtime_checkable
 from .base import Check, Compressor, Decoded, Unwritable
 
 __all__ = [
-    "CAPABILITIES", "NO_WRITER", "Checksums", "Compressors", "Dictionaries", "HeaderSized", "Headers",
+    "CAPABILITIES", "NO_WRITER", "Checksums", "Compressors", "Dictionaries", "DictionaryWriter",
+    "HeaderSized", "Headers",
     "NeedsWorker", "NotWritten", "TableCompressor", "Writer", "unwritable",
 ]
 
@@ -129,6 +133,11 @@ class Dictionaries(Protocol):
         """(compress, decompress) with a dictionary of `size` bytes trained on `samples`.
         ValueError when training fails; ImportError without the library."""
 
+    @abstractmethod
+    def trained_dictionary(self, samples: list[bytes], size: int) -> bytes:
+        """The dictionary of `size` bytes trained on `samples`, as a dictionary file holds it (its
+        ID inside: codecs.dictionaries reads it back). ValueError when training fails."""
+
 
 # ----------------------------------------------------------------------------- COMPRESSION SETTINGS
 
@@ -177,15 +186,32 @@ class Writer(Protocol):
         an edit writes them back at (cqlsh_ext.edit); None when the bytes do not say."""
         return None
 
-    def encode(self, data: bytes, level: int | None = None) -> bytes:
-        """write() once the level is checked: Unwritable when it is out of range."""
+    def encode(self, data: bytes, level: int | None = None, dictionary: bytes | None = None) -> bytes:
+        """write() once the level is checked: Unwritable when it is out of range; with a dictionary
+        (a DictionaryWriter's), write_with_dictionary()."""
         if level is not None:
             if self.level_range is None:
                 raise Unwritable(f"{self.label} has no levels")
             low, high = self.level_range
             if not low <= level <= high:
                 raise Unwritable(f"{self.label} levels are {low} to {high}")
+        if dictionary is not None:
+            if not isinstance(self, DictionaryWriter):
+                raise Unwritable(f"{self.label} is not written with a dictionary here")
+            return self.write_with_dictionary(data, level, dictionary)
         return self.write(data, level)
+
+
+@runtime_checkable
+class DictionaryWriter(Protocol):
+    """encode() writes the container with a dictionary of the store (`<codec>:dict=ID`)."""
+
+    #: Which of the store's dictionaries it takes (codecs.dictionaries.ZSTD or ZLIB).
+    dictionary_kind: str
+
+    @abstractmethod
+    def write_with_dictionary(self, data: bytes, level: int | None, dictionary: bytes) -> bytes:
+        """write(), compressing against `dictionary` (the value then names it: its ID)."""
 
 
 @runtime_checkable
@@ -219,6 +245,6 @@ class NeedsWorker(Protocol):
 
 #: Every capability, in the order of the table above.
 CAPABILITIES: tuple[type, ...] = (
-    Headers, Checksums, HeaderSized, Compressors, Dictionaries, TableCompressor, Writer, NotWritten,
-    NeedsWorker,
+    Headers, Checksums, HeaderSized, Compressors, Dictionaries, TableCompressor, Writer, DictionaryWriter,
+    NotWritten, NeedsWorker,
 )

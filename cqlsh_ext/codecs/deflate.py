@@ -13,9 +13,18 @@ import struct
 import zlib  # stdlib, already loaded by the interpreter: importing it costs nothing
 from collections.abc import Callable
 
+from . import dictionaries
 from ._common import capped_step, join, u32be, u32le, wrap
 from .base import Compressor, Container, Decoded, DecodeError, Undecodable
-from .capabilities import Checksums, Compressors, Headers, HeaderSized, TableCompressor, Writer
+from .capabilities import (
+    Checksums,
+    Compressors,
+    DictionaryWriter,
+    Headers,
+    HeaderSized,
+    TableCompressor,
+    Writer,
+)
 from .checks import MAX_CHECKS, MISMATCH, NOT_CHECKED, OK, Check, compare, u16le
 
 #: Read without importing this module (common.declarations): the -d names it answers, each with its
@@ -184,7 +193,7 @@ def _zlib_header_ok(data: bytes) -> bool:
     return cmf & 0x0F == 8 and cmf >> 4 <= 7 and (cmf << 8 | flg) % 31 == 0
 
 
-class Zlib(Container, Headers, Checksums, Compressors, TableCompressor, Writer):
+class Zlib(Container, Headers, Checksums, Compressors, TableCompressor, Writer, DictionaryWriter):
     """zlib (DeflaterOutputStream, zlib.compress): 2-byte header, deflate, Adler-32."""
 
     codec = "zlib"
@@ -213,6 +222,12 @@ class Zlib(Container, Headers, Checksums, Compressors, TableCompressor, Writer):
     def write(self, data: bytes, level: int | None) -> bytes:
         return zlib.compress(data, 6 if level is None else level)
 
+    dictionary_kind = dictionaries.ZLIB
+
+    def write_with_dictionary(self, data: bytes, level: int | None, dictionary: bytes) -> bytes:
+        obj = zlib.compressobj(6 if level is None else level, zdict=dictionary)
+        return obj.compress(data) + obj.flush()
+
     def compressors(self) -> list[Compressor]:
         return [Compressor(self.label, self.codec, zlib.compress, zlib.decompress)]
 
@@ -224,10 +239,14 @@ class Zlib(Container, Headers, Checksums, Compressors, TableCompressor, Writer):
     def decode(self, data: bytes, cap: int) -> Decoded:
         if not _zlib_header_ok(data):
             raise DecodeError("bad zlib header")
+        zdict = None
         if data[1] & 0x20:
-            raise self._fdict(data, cap)
+            entry = dictionaries.preset(u32be(data, 2)[0]) if len(data) >= 6 else None
+            if entry is None:
+                raise self._fdict(data, cap)
+            zdict = entry.data
         try:
-            obj = _decompressobj(15)
+            obj = _decompressobj(15) if zdict is None else _decompressobj(15, zdict=zdict)
             out, cut = capped_step(obj, data, cap) if cap > 0 else (b"", True)
         except DecodeError:
             raise
@@ -267,7 +286,10 @@ class Zlib(Container, Headers, Checksums, Compressors, TableCompressor, Writer):
             "FDICT": bool(flg & 0x20),
         }
         if flg & 0x20 and len(data) >= 6:
-            h["DICTID"] = f"0x{u32be(data, 2)[0]:08x}"
+            dictid = u32be(data, 2)[0]
+            h["DICTID"] = f"0x{dictid:08x}"
+            entry = dictionaries.preset(dictid)
+            h["dictionary"] = entry.describe() if entry else "not loaded (--dictionary FILE)"
         if len(data) >= 6:
             h["adler32"] = f"0x{u32be(data, len(data) - 4)[0]:08x}"
         return h
@@ -383,10 +405,13 @@ def _verify_gzip(data: bytes, decoded: Decoded | None, cap: int, error: str | No
 
 def _verify_zlib(data: bytes, decoded: Decoded | None, cap: int, error: str | None) -> list[Check]:
     """Adler-32 (raw inflate: no check)."""
+    start, obj = 2, zlib.decompressobj(-15)
     if data[1] & 0x20:
-        return [Check("Adler-32", NOT_CHECKED, detail="needs the preset dictionary")]
-    obj = zlib.decompressobj(-15)
-    out = obj.decompress(memoryview(data)[2:], max(cap, 1))
+        entry = dictionaries.preset(u32be(data, 2)[0]) if len(data) >= 6 else None
+        if entry is None:
+            return [Check("Adler-32", NOT_CHECKED, detail="needs the preset dictionary")]
+        start, obj = 6, zlib.decompressobj(-15, zdict=entry.data)
+    out = obj.decompress(memoryview(data)[start:], max(cap, 1))
     if not obj.eof:
         return [
             Check(

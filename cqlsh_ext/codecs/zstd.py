@@ -1,7 +1,9 @@
 """zstd frames (with or without content size, concatenated, with skippable frames).
 
 One ZstdDecompressor is created on the first decode and reused for the life of the process:
-building a context costs ~8 us, more than decoding a 4 KB value. The shell is single-threaded.
+building a context costs ~8 us, more than decoding a 4 KB value. The shell is single-threaded. A
+frame that names a dictionary is read with one context per dictionary of the store
+(codecs.dictionaries), made on first use; without the dictionary it is Undecodable, naming the ID.
 
 Trap: `ZstdDecompressor.decompress(b, max_output_size=cap)` ignores the cap when the frame records
 its content size (a 16-byte frame claiming 2**40 bytes raises MemoryError). So the content size is
@@ -13,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, cast
 
+from . import dictionaries
 from ._common import (
     FrameResult,
     frame_sequence,
@@ -25,7 +28,16 @@ from ._common import (
     wrap,
 )
 from .base import Compressor, Container, Decoded, DecodeError, Undecodable
-from .capabilities import Checksums, Compressors, Dictionaries, Headers, HeaderSized, TableCompressor, Writer
+from .capabilities import (
+    Checksums,
+    Compressors,
+    Dictionaries,
+    DictionaryWriter,
+    Headers,
+    HeaderSized,
+    TableCompressor,
+    Writer,
+)
 from .checks import MAX_CHECKS, NOT_CHECKED, Check, compare, hex_
 
 library_prefixes("zstd decompressor error: ")  # the library's messages start so; reason() strips it
@@ -42,11 +54,36 @@ _BLOCK_MAX = 128 << 10
 #: frame libzstd refused, whose state would otherwise change the next failing value's reason: a
 #: value's answer depends on the value only.
 _dctx: Any = None
+#: Contexts for the store's dictionaries, by dictionary ID, for the store's generation; forgotten
+#: with _dctx.
+_dict_dctx: dict[int, Any] = {}
+_dict_generation = [-1]
 
 
 def _forget() -> None:
     global _dctx
     _dctx = None
+    _dict_dctx.clear()
+
+
+def _dictionary_dctx(dict_id: int) -> Any:
+    """The context reading frames that name this dictionary: Undecodable, naming the ID, when the
+    store does not hold it."""
+    if _dict_generation[0] != dictionaries.generation():
+        _dict_dctx.clear()
+        _dict_generation[0] = dictionaries.generation()
+    dctx = _dict_dctx.get(dict_id)
+    if dctx is not None:
+        return dctx
+    entry = dictionaries.zstd(dict_id)
+    if entry is None:
+        raise Undecodable(f"zstd frame needs dictionary ID {dict_id}")  # not in the store
+    import zstandard
+
+    dctx = zstandard.ZstdDecompressor(dict_data=zstandard.ZstdCompressionDict(
+        entry.data, dict_type=zstandard.DICT_TYPE_FULLDICT))
+    _dict_dctx[dict_id] = dctx
+    return dctx
 
 
 def _load() -> Any:
@@ -175,10 +212,8 @@ def _frame_at(data: bytes, pos: int, left: int, src: Any) -> FrameResult | None:
     """One zstd frame at pos, decoded whole when its output provably fits under `left`."""
     if not data.startswith(MAGIC, pos):
         return None
-    dctx = _dctx or _load()
     hdr = _Header(data, pos)
-    if hdr.dict_id:
-        raise Undecodable(f"zstd frame needs dictionary ID {hdr.dict_id}")
+    dctx = _dictionary_dctx(hdr.dict_id) if hdr.dict_id else _dctx or _load()
     fcs = hdr.content_size
     if left == 0:
         return b"", pos, 0, True
@@ -210,7 +245,7 @@ def _frame_at(data: bytes, pos: int, left: int, src: Any) -> FrameResult | None:
 
 
 class ZstdFrame(Container, Headers, Checksums, HeaderSized, Compressors, Dictionaries, TableCompressor,
-                Writer):
+                Writer, DictionaryWriter):
     """zstd frame (zstd-jni Zstd.compress, Python zstandard, Go klauspost, zstd CLI)."""
 
     codec = "zstd"
@@ -244,13 +279,22 @@ class ZstdFrame(Container, Headers, Checksums, HeaderSized, Compressors, Diction
     ) -> tuple[Callable[[bytes], bytes], Callable[[bytes], bytes]]:
         import zstandard
 
-        try:
-            d = zstandard.train_dictionary(size, list[Any](samples))
-        except zstandard.ZstdError as err:
-            raise ValueError(str(err)) from None
+        d = _trained(samples, size)
         cctx = zstandard.ZstdCompressor(level=level, dict_data=d)
         dctx = zstandard.ZstdDecompressor(dict_data=d)
         return cctx.compress, dctx.decompress
+
+    def trained_dictionary(self, samples: list[bytes], size: int) -> bytes:
+        return bytes(_trained(samples, size).as_bytes())
+
+    dictionary_kind = dictionaries.ZSTD
+
+    def write_with_dictionary(self, data: bytes, level: int | None, dictionary: bytes) -> bytes:
+        import zstandard
+
+        d = zstandard.ZstdCompressionDict(dictionary, dict_type=zstandard.DICT_TYPE_FULLDICT)
+        cctx = zstandard.ZstdCompressor(level=3 if level is None else level, dict_data=d)
+        return bytes(cctx.compress(data))
 
     cassandra_class = "ZstdCompressor"
 
@@ -326,7 +370,11 @@ class ZstdFrame(Container, Headers, Checksums, HeaderSized, Compressors, Diction
         return hdr.content_size if end == len(data) and hdr.content_size <= bound else None
 
     def peek(self, data: bytes, n: int) -> bytes | None:
-        dctx = _dctx or _load()
+        try:
+            dict_id = _Header(data, 0).dict_id if data.startswith(MAGIC) else 0
+            dctx = _dictionary_dctx(dict_id) if dict_id else _dctx or _load()
+        except DecodeError:
+            return None
         try:
             with dctx.stream_reader(data) as reader:  # decodes the first block only
                 return bytes(reader.read(n))
@@ -353,6 +401,8 @@ class ZstdFrame(Container, Headers, Checksums, HeaderSized, Compressors, Diction
                     "dict_id": hdr.dict_id or None,
                     "content_size": hdr.content_size,
                 }
+                if hdr.dict_id:
+                    entry["dictionary"] = _dictionary_named(hdr.dict_id)
                 try:
                     end, bound, count = _walk(data, pos + hdr.length, hdr)
                 except DecodeError as e:
@@ -374,6 +424,22 @@ class ZstdFrame(Container, Headers, Checksums, HeaderSized, Compressors, Diction
                 frames.append({"offset": pos, "trailing_bytes": n - pos})
                 break
         return {"format": self.label, "frames": frames}
+
+
+def _trained(samples: list[bytes], size: int) -> Any:
+    """python-zstandard's trainer (ZDICT's, deterministic for the same samples); ValueError."""
+    import zstandard
+
+    try:
+        return zstandard.train_dictionary(size, list[Any](samples))
+    except zstandard.ZstdError as err:
+        raise ValueError(str(err)) from None
+
+
+def _dictionary_named(dict_id: int) -> str:
+    """INSPECT's line on the dictionary a frame names: which one, from where, or that it is missing."""
+    entry = dictionaries.zstd(dict_id)
+    return entry.describe() if entry else f"ID {dict_id}: not loaded (--dictionary FILE)"
 
 
 def _verify_zstd(data: bytes, decoded: Decoded | None, cap: int, error: str | None) -> list[Check]:
@@ -398,7 +464,7 @@ def _verify_zstd(data: bytes, decoded: Decoded | None, cap: int, error: str | No
         if "error" in frame:
             checks.append(Check(what, NOT_CHECKED, detail=str(frame["error"])))
             continue
-        if frame.get("dict_id"):
+        if frame.get("dict_id") and dictionaries.zstd(int(frame["dict_id"])) is None:
             checks.append(Check(what, NOT_CHECKED, detail="needs the dictionary"))
             continue
         start, end = int(frame["offset"]), int(frame["offset"]) + int(frame["compressed_size"])

@@ -6,6 +6,10 @@ Tables (keyspace `compression_demo` by default):
 - table_with_uncompressed_json (id timeuuid, data text): the same documents uncompressed;
 - blob_formats (name text, producer text, data blob): one value per supported container;
 - nested_blobs: blobs inside a map, a list, a tuple and a UDT.
+
+With `--dictionaries DIR` the dictionaries blob_formats' `zstd dictionary` and `zlib preset
+dictionary` rows were written with are also written to DIR (samples.DICTIONARY_FILES), loaded or not:
+bin/demo names them to the shell with --dictionary.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ import cramjam
 
 from cqlsh_ext.common.text import plural
 from cqlsh_ext.demo.records import documents
-from cqlsh_ext.demo.samples import samples
+from cqlsh_ext.demo.samples import DICTIONARY_FILES, dictionaries, samples
 
 #: cqlsh's own default credentials file.
 DEFAULT_CREDENTIALS = "~/.cassandra/credentials"
@@ -62,7 +66,22 @@ def _parser() -> argparse.ArgumentParser:
     load.add_argument("--connect-timeout", type=float, default=10.0, metavar="SECONDS",
                       help="how long to wait for the server (default: %(default)s)")
     load.add_argument("--if-missing", action="store_true", help="do nothing when the demo data is there")
+    load.add_argument("--dictionaries", metavar="DIR",
+                      help=f"also write the demo's dictionaries to DIR ({', '.join(DICTIONARY_FILES)}), "
+                           "for the shell's --dictionary")
     return parser
+
+
+def write_dictionaries(directory: str) -> list[str]:
+    """The demo's two dictionaries written to `directory`: their paths."""
+    os.makedirs(directory, exist_ok=True)
+    paths = []
+    for name, data in zip(DICTIONARY_FILES, dictionaries(next(documents(1))), strict=True):
+        path = os.path.join(directory, name)
+        with open(path, "wb") as f:
+            f.write(data)
+        paths.append(path)
+    return paths
 
 
 def login(args: argparse.Namespace) -> tuple[str, str]:
@@ -116,7 +135,7 @@ def load(session: Any, keyspace: str, rows: int) -> dict[str, int]:
     )
     execute_concurrent_with_args(session, plain, list(zip(ids, docs, strict=True)), concurrency=64)
 
-    sample_doc = docs[0] if docs else next(documents(1))
+    sample_doc = next(documents(1))  # docs[0]: the one the dictionaries are made of
     formats = samples(sample_doc)
     insert = session.prepare(
         f"INSERT INTO {keyspace}.blob_formats (name, producer, data) VALUES (?, ?, ?)"
@@ -155,6 +174,8 @@ def is_loaded(session: Any, keyspace: str) -> bool:
 
 def main(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
+    if args.dictionaries:
+        write_dictionaries(args.dictionaries)
     from cassandra.auth import PlainTextAuthProvider
     from cassandra.cluster import Cluster
 

@@ -81,12 +81,24 @@ def java_string(text: str) -> bytes:
     return b"\xac\xed\x00\x05\x7c" + struct.pack(">Q", len(raw)) + raw
 
 
-def samples(document: str) -> list[DemoSample]:
+#: The files `demo load --dictionaries DIR` writes the demo's dictionaries to (bin/demo names them).
+DICTIONARY_FILES = ("demo.zstd-dict", "demo.zlib-dict")
+
+
+def dictionaries(document: str) -> tuple[bytes, bytes]:
+    """The demo's zstd dictionary (trained on pieces of the document: the same bytes on every load,
+    libzstd's training being deterministic) and its zlib preset dictionary (the document's start)."""
     payload = document.encode("utf-8")
     pieces: list[bytes | bytearray | memoryview] = [payload[i : i + 512] for i in range(0, len(payload), 97)]
-    zdict = zstandard.train_dictionary(4096, pieces * 8)
+    return zstandard.train_dictionary(4096, pieces * 8).as_bytes(), payload[:256]
+
+
+def samples(document: str) -> list[DemoSample]:
+    payload = document.encode("utf-8")
+    zstd_dict, zlib_dict = dictionaries(document)
+    zdict = zstandard.ZstdCompressionDict(zstd_dict, dict_type=zstandard.DICT_TYPE_FULLDICT)
     deflate = zlib.compressobj(level=6, wbits=-15)
-    preset = zlib.compressobj(zdict=payload[:256])
+    preset = zlib.compressobj(zdict=zlib_dict)
     return [
         DemoSample("snappy raw", "snappy.compress / Snappy.compress", snappy_raw(payload), "snappy"),
         DemoSample(

@@ -147,10 +147,29 @@ def _compress(spec: Spec, i: int, data: bytes) -> bytes:
         raise EncodeRefused(f"no container {variant!r}")
     if not isinstance(fmt, Writer):
         raise EncodeRefused(f"{fmt.label}: {unwritable(fmt)}")
+    dictionary = _dictionary(fmt, spec.dictionaries[i]) if spec.dictionaries else None
     try:
-        return fmt.encode(data, spec.levels[i] if spec.levels else None)
+        return fmt.encode(data, spec.levels[i] if spec.levels else None, dictionary)
     except Unwritable as err:
         raise EncodeRefused(str(err)) from None
+
+
+def _dictionary(fmt: Any, dict_id: int | None) -> bytes | None:
+    """The bytes of the store's dictionary a step names (`<codec>:dict=ID`); refused when the
+    container writes none or the store does not hold it."""
+    if dict_id is None:
+        return None
+    from cqlsh_ext.codecs import dictionaries
+    from cqlsh_ext.codecs.capabilities import DictionaryWriter
+
+    label = fmt.label
+    if not isinstance(fmt, DictionaryWriter):
+        raise EncodeRefused(f"{label} is not written with a dictionary here")
+    entry = dictionaries.find(fmt.dictionary_kind, dict_id)
+    if entry is None:
+        raise EncodeRefused(f"{label}: dictionary {dict_id} is not loaded (--dictionary FILE, or "
+                            "COMPRESSION ADVISE ... SAVE DICTIONARY 'file')")
+    return entry.data
 
 
 def _codec_steps(spec: Spec) -> str:

@@ -35,7 +35,8 @@ ENCODE_HELP = f"""
 """ + "\n".join(fill(text) for text in (
     f"Codecs: {', '.join(CODEC_NAMES)}; a bare name writes its most common producer's container, "
     "another container is named as values are labelled (<codec>/<container>), a level after a colon "
-    "(<codec>:N).",
+    "(<codec>:N), and for zstd and zlib a dictionary of the store (<codec>:dict=ID or <codec>:N,dict=ID: "
+    "--dictionary FILE, or ADVISE's SAVE DICTIONARY).",
     f"Then one of {', '.join(payload_help())}.",
     "Each value is decoded again as the display would and compared with the input before anything is "
     "sent; a chain that cannot be written faithfully is refused in one line and nothing of the "

@@ -542,6 +542,8 @@ class Advice:
     #: Ctrl-C while the sample was read (the sample holds the rows read before it).
     interrupted: bool = False
     error: str | None = None
+    #: SAVE DICTIONARY: per column, the dictionary written (SavedDictionary) or why none was.
+    saved: list[SavedDictionary] = field(default_factory=list)
 
     @property
     def measuring_interrupted(self) -> bool:
@@ -563,6 +565,7 @@ class Advice:
             "verdicts": {c.column: c.verdict(False) for c in self.columns if c.recommendation},
             "pricing": self.columns[0].pricing.to_json() if self.columns else None,
             "columns": [c.to_json() for c in self.columns],
+            **({"saved_dictionaries": [d.to_json() for d in self.saved]} if self.saved else {}),
         }
 
     def render(self) -> list[Line]:
@@ -591,4 +594,64 @@ class Advice:
         for col in self.columns:
             lines.append("")
             lines.extend(col.render())
+        for saved in self.saved:
+            lines.append("")
+            lines.extend(saved.render())
         return lines
+
+
+@dataclass
+class SavedDictionary:
+    """SAVE DICTIONARY's file for one column: the dictionary trained on its whole sample."""
+
+    column: str
+    path: str
+    codec: str = ""
+    dict_id: int = 0
+    size: int = 0
+    #: Why no file was written (training failed, the file could not be written).
+    error: str | None = None
+
+    def to_json(self) -> dict[str, object]:
+        return {"column": self.column, "file": self.path, "codec": self.codec or None,
+                "dictionary_id": self.dict_id or None, "bytes": self.size or None, "error": self.error}
+
+    def render(self) -> list[str]:
+        if self.error:
+            return [f"  Dictionary for {self.column} not saved: {self.error}"]
+        return [
+            f"  Dictionary saved: {self.path} ({self.codec} dictionary ID {self.dict_id}, "
+            f"{self.size:,} bytes, trained on the sample of {self.column}).",
+            "  This session reads the values written with it; later sessions: cqlsh-ext --dictionary "
+            f"{self.path} (or [cqlsh_ext] dictionaries in cqlshrc, or CQLSH_EXT_DICTIONARIES).",
+            f"  The application writes with it (zstd -D {self.path}; python-zstandard's "
+            "ZstdCompressionDict; zstd-jni's ZstdDictCompress), and so does "
+            f"encode('{self.codec}:dict={self.dict_id}', ...).",
+        ]
+
+
+def save_dictionaries(sample: AdviseSample, path: str) -> list[SavedDictionary]:
+    """SAVE DICTIONARY 'path': for each payload column of the sample, the dictionary trained on its
+    whole sample written to `path` (one column) or `path.<column>` (several), and added to this
+    process's store, so that what encode() writes with it reads back at once."""
+    import os
+
+    from cqlsh_ext.codecs import dictionaries
+    from cqlsh_ext.insight.recompress import trained_dictionary
+
+    saved = []
+    columns = [c for c, (payloads, *_rest) in sample.columns.items() if payloads]
+    for column in columns:
+        file = os.path.expanduser(path if len(columns) == 1 else f"{path}.{column}")
+        try:
+            fmt, data = trained_dictionary(sample.columns[column][0])
+            entry = dictionaries.from_bytes(data, file)
+            with open(file, "wb") as f:
+                f.write(data)
+            dictionaries.add(entry)
+        except (ValueError, OSError) as err:  # DictionaryError is a ValueError
+            why = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
+            saved.append(SavedDictionary(column, file, error=why))
+            continue
+        saved.append(SavedDictionary(column, file, fmt.codec, entry.id, len(data)))
+    return saved

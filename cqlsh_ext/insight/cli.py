@@ -48,6 +48,11 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--raw", action="store_true", help="the input is the stored bytes even if it reads as 0x..."
     )
+    p.add_argument(
+        "--dictionary", metavar="FILE", action="append", default=[],
+        help="a zstd dictionary or zlib preset dictionary the value may need (repeatable; also "
+        "CQLSH_EXT_DICTIONARIES, as in the shell)",
+    )
     return p
 
 
@@ -61,6 +66,13 @@ def main(argv: list[str]) -> int:
         cap = parse_size(args.max_output_size) if args.max_output_size else DEFAULT_CAP
     except SettingError as err:
         print(f"cqlsh-ext inspect: error: {err}", file=sys.stderr)
+        return 2
+    from cqlsh_ext.codecs import dictionaries
+
+    try:
+        dictionaries.load([*dictionaries.environment_paths(), *args.dictionary])
+    except dictionaries.DictionaryError as err:
+        print(f"cqlsh-ext inspect: error: dictionary {err}", file=sys.stderr)
         return 2
     try:
         inputs = read_inputs(args.source, args.raw)

@@ -4,6 +4,7 @@
     COMPRESSION STATS [JSON] [SAMPLE ...] [PARALLEL <n>] [DECODE ALL] [CONFIRM]
                       <SELECT statement> | [<keyspace>.]<table>
     COMPRESSION ADVISE [JSON] [SAMPLE <n>] <SELECT statement> | [<keyspace>.]<table>
+                       [SAVE DICTIONARY '<file>']
     COMPRESSION SETTINGS [JSON] [SAMPLE <n>] [<keyspace>.]<table>
     COMPRESSION TRIAL [JSON] [<keyspace>.]<table>.<column> | FROM '<path>'
                       [CODECS <chain>, ...] [ROWS <n>] [CONCURRENCY <n>] INTO <keyspace>
@@ -37,6 +38,7 @@ COMPRESSION_GRAMMAR = r"""
       ( action="STATS" ( asjson="JSON" )? <statsSample>? ( "PARALLEL" parallel=<wholenumber> )?
         ( decode_all="DECODE" "ALL" )? ( confirm="CONFIRM" )? <insightTarget>
       | action="ADVISE" ( asjson="JSON" )? ( "SAMPLE" sample=<wholenumber> )? <insightTarget>
+        ( "SAVE" "DICTIONARY" dictfile=<stringLiteral> )?
       | action="SETTINGS" ( asjson="JSON" )? ( "SAMPLE" sample=<wholenumber> )? <columnFamilyName>
       | action="TRIAL" ( asjson="JSON" )? ( <trialColumn> | "FROM" path=<stringLiteral> )
         ( "CODECS" [codec]=<trialChain> ( "," [codec]=<trialChain> )*
@@ -135,6 +137,7 @@ COMPRESSION_HELP = """
 
         COMPRESSION ADVISE [JSON] [SAMPLE n]
                            <SELECT statement> | [<keyspace>.]<table>
+                           [SAVE DICTIONARY '<file>']
 
           Takes the decompressed payloads of the first n values per blob or
           text column (default 300, in the result's order: not a random
@@ -150,6 +153,10 @@ COMPRESSION_HELP = """
           you pay, what it saves and what it does not (a dictionary only where
           it saves 10 % more). A line on a terminal says which codec is
           measured; Ctrl-C there stops and reports the codecs measured so far.
+          SAVE DICTIONARY '<file>' also writes the zstd dictionary trained on
+          the whole sample (its ID inside; '<file>.<column>' for each column
+          when there are several), loads it in this session and says how to
+          use it: --dictionary <file>, encode('zstd:dict=<ID>', ...).
 
         COMPRESSION SETTINGS [JSON] [SAMPLE n] [<keyspace>.]<table>
 
@@ -230,7 +237,8 @@ _FORMS = {
     "STATS": ("COMPRESSION STATS [JSON] [SAMPLE ...] [PARALLEL n] [DECODE ALL] [CONFIRM] "
               "<SELECT statement> | [keyspace.]table",
               "COMPRESSION STATS ks.t;  or  COMPRESSION STATS SAMPLE SELECT data FROM ks.t;"),
-    "ADVISE": ("COMPRESSION ADVISE [JSON] [SAMPLE n] <SELECT statement> | [keyspace.]table",
+    "ADVISE": ("COMPRESSION ADVISE [JSON] [SAMPLE n] <SELECT statement> | [keyspace.]table "
+               "[SAVE DICTIONARY 'file']",
                "COMPRESSION ADVISE ks.t;  or  COMPRESSION ADVISE SELECT data FROM ks.t LIMIT 500;"),
     "SETTINGS": ("COMPRESSION SETTINGS [JSON] [SAMPLE n] [keyspace.]table", "COMPRESSION SETTINGS ks.t;"),
     "TRIAL": ("COMPRESSION TRIAL [JSON] [keyspace.]table.column | FROM 'path' [CODECS chain, ...] [ROWS n] "

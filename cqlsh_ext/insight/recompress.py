@@ -172,6 +172,24 @@ def dictionary_name(fmt: Container) -> str:
     return f"{fmt.label} {level} + dict"
 
 
+def dictionary_size(payloads: Sequence[bytes]) -> int:
+    """The size of the dictionaries ADVISE trains: a twentieth of the sample, 1 to 16 KiB."""
+    return max(1024, min(16 * 1024, sum(len(p) for p in payloads) // 20))
+
+
+def trained_dictionary(payloads: Sequence[bytes]) -> tuple[Container, bytes]:
+    """SAVE DICTIONARY's: the dictionary of the size ADVISE measured, trained on the whole sample
+    (ADVISE's are trained on halves), as a file holds it. ValueError when it cannot be trained."""
+    formats = list(dictionary_formats().values())
+    if not formats:
+        raise ValueError("no codec here trains dictionaries")
+    fmt = formats[0]
+    if len(payloads) < 16:
+        raise ValueError("too few values to train a dictionary (needs 16)")
+    assert isinstance(fmt, Dictionaries)
+    return fmt, fmt.trained_dictionary(list(payloads), dictionary_size(payloads))
+
+
 def with_dictionary(
     fmt: Container, payloads: Sequence[bytes], budget: float = BUDGET_S, repetitions: int = REPETITIONS,
     stop: Callable[[], bool] | None = None,
@@ -184,7 +202,7 @@ def with_dictionary(
     halves = (payloads[0::2], payloads[1::2])
     if min(len(h) for h in halves) < 8:
         return "too few values to train a dictionary (needs 16)"
-    size = max(1024, min(16 * 1024, sum(len(p) for p in payloads) // 20))
+    size = dictionary_size(payloads)
     trained = []
     try:
         for half in halves:

@@ -77,6 +77,11 @@ def run(shell: Shell, parsed: Parsed) -> None:
         if measuring is not None:
             measuring.close()
     advice = Advice(read.query, columns, rows_read, interrupted=scanner.interrupted)
+    path = parsed.get_binding("dictfile")
+    if path is not None:
+        from cqlsh_ext.insight.advise import save_dictionaries
+
+        advice.saved = save_dictionaries(sample, str(shell.cql_unprotect_value(path.strip())))
     if scanner.error is not None:
         advice.error = error_text(scanner.error)
     advice.elapsed = time.perf_counter() - started

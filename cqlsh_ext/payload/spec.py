@@ -2,7 +2,8 @@
 
 A spec is a chain of steps from the stored bytes inwards, each a codec name (CODEC_NAMES) or one
 of its containers as the display labels it (`<codec>/<container>`), optionally with a level
-(`<codec>:N`: what encode() writes; decoding ignores it), then
+and a dictionary of the store (`<codec>:N`, `<codec>:dict=ID`, `<codec>:N,dict=ID`: what encode()
+writes; decoding ignores them, the value naming its dictionary itself), then
 at most one payload reading (PAYLOAD_NAMES: the payload formats, `text` or `hex`), or `auto` to
 detect the rest. Columns are named
 by their place: `keyspace.table.column`, or `table.column`; a blob inside a collection or UDT by
@@ -43,6 +44,8 @@ class Spec:
     variants: tuple[str | None, ...] = ()
     #: Per codec step: the level it names (`<codec>:N`), or None; decoding ignores it.
     levels: tuple[int | None, ...] = ()
+    #: Per codec step: the ID of the store's dictionary it names (`<codec>:dict=ID`), or None.
+    dictionaries: tuple[int | None, ...] = ()
 
     def __str__(self) -> str:
         return self.text
@@ -57,6 +60,7 @@ def parse_spec(text: str) -> Spec:
     codecs: list[str] = []
     variants: list[str | None] = []
     levels: list[int | None] = []
+    dicts: list[int | None] = []
     payload: str | None = None
     argument: str | None = None
     for i, step in enumerate(steps):
@@ -69,7 +73,9 @@ def parse_spec(text: str) -> Spec:
                 raise SpecError(f"{text!r}: codec {family!r} after the payload format")
             codecs.append(family)
             variants.append(_variant(step, family, variant) if variant else None)
-            levels.append(_level(step, arg.strip()) if arg else None)
+            level, dict_id = _codec_arguments(step, arg) if arg else (None, None)
+            levels.append(level)
+            dicts.append(dict_id)
             continue
         if arg:
             if name not in ARGUMENT_NAMES:
@@ -82,7 +88,27 @@ def parse_spec(text: str) -> Spec:
         else:
             known = ", ".join((*CODEC_NAMES, *PAYLOAD_NAMES, AUTO_STEP))
             raise SpecError(f"unknown step {name!r} in {text!r}; known: {known}")
-    return Spec(text.strip(), tuple(codecs), payload, argument, tuple(variants), tuple(levels))
+    return Spec(text.strip(), tuple(codecs), payload, argument, tuple(variants), tuple(levels),
+                tuple(dicts) if any(d is not None for d in dicts) else ())
+
+
+def _codec_arguments(step: str, arg: str) -> tuple[int | None, int | None]:
+    """A codec step's `N`, `dict=ID` or `N,dict=ID`: (level, dictionary ID)."""
+    level: int | None = None
+    dict_id: int | None = None
+    for item in arg.split(","):
+        key, eq, value = item.strip().partition("=")
+        if not eq:
+            level = _level(step, key)
+            continue
+        if key.strip().lower() != "dict":
+            raise SpecError(f"{step!r}: a codec takes a level and a dictionary (<codec>:N,dict=ID)")
+        try:
+            dict_id = int(value.strip(), 0)  # a zlib DICTID is written in hex: 0x216f4cdd
+        except ValueError:
+            raise SpecError(f"{step!r}: dict= takes a dictionary ID (a number, or 0x... for zlib's "
+                            "DICTID)") from None
+    return level, dict_id
 
 
 def _variant(step: str, family: str, variant: str) -> str:

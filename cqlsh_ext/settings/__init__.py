@@ -21,7 +21,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
+from cqlsh_ext.codecs import dictionaries
 from cqlsh_ext.codecs.base import CODEC_EXAMPLES, CODEC_NAMES, DEFAULT_CAP
+from cqlsh_ext.codecs.dictionaries import ENVIRONMENT, environment_paths
 from cqlsh_ext.payload.names import ARGUMENT_NAMES, EXAMPLE_SPEC, FORMAT_EXAMPLES, PAYLOAD_NAMES
 from cqlsh_ext.settings.output_formats import DECLARED, OutputFormat
 
@@ -45,6 +47,7 @@ from cqlsh_ext.settings.values import (
     KeyspacesValue,
     SettingError,
     _flag_path,
+    _flag_paths,
     _flag_region,
     _flag_text,
     _keyspaces_flag,
@@ -56,9 +59,11 @@ from cqlsh_ext.settings.values import (
     parse_output_format,
     parse_pager,
     parse_path,
+    parse_paths,
     parse_place,
     parse_region,
     parse_size,
+    parse_table,
     parse_text,
     parse_width,
     region_from_host,
@@ -78,6 +83,7 @@ __all__ = [
     "KeyspacesOptions",
     "KeyspacesValue",
     "load",
+    "load_dictionaries",
     "MACHINE_FORMATS",
     "MODES",
     "NONE",
@@ -89,9 +95,11 @@ __all__ = [
     "parse_output_format",
     "parse_pager",
     "parse_path",
+    "parse_paths",
     "parse_place",
     "parse_region",
     "parse_size",
+    "parse_table",
     "parse_text",
     "parse_width",
     "read_cqlshrc",
@@ -133,6 +141,11 @@ class DisplaySettings:
     #: Where edits keep their journals (cqlsh_ext.edit.journal); None: a `journal` directory beside
     #: the shell's history.
     journal_dir: str | None = None
+    #: Dictionary files (zstd dictionaries, zlib preset dictionaries) read into the process's store
+    #: (codecs.dictionaries) by load(): CQLSH_EXT_DICTIONARIES', cqlshrc's, then --dictionary's.
+    dictionaries: tuple[str, ...] = ()
+    #: A table whose blob values are dictionaries too, read once connected (scanning.dictionary_table).
+    dictionary_table: str | None = None
 
     def decoding(self) -> Decoding:
         """How values decode in this session: -d's mode, the output cap, the column settings."""
@@ -248,6 +261,11 @@ def _store_keyspaces(opts: KeyspacesOptions, value: KeyspacesValue) -> None:
         opts.give_back.append(value.host)
 
 
+def _add_dictionaries(display: DisplaySettings, paths: tuple[str, ...]) -> None:
+    """Files add up: cqlshrc's and the flags' (each source names more, none takes any away)."""
+    display.dictionaries = display.dictionaries + tuple(p for p in paths if p not in display.dictionaries)
+
+
 def _decode_doc() -> str:
     return ("What blob columns hold, when it cannot be detected (DECODE in the shell, --decode on the "
             "command line): keyspace.table.column = codecs from the outside in, then the payload format "
@@ -326,6 +344,26 @@ SETTINGS: tuple[Key, ...] = (
         unset="`$PAGER`, else `less -SRXF`", example="less -SRXF",
         doc="Pager for output taller than the screen; off for none. Unset: $PAGER, else less -SRXF.",
         summary="pager for tall output; `off` for none"),
+    Key("dictionaries", "display", "dictionaries", parse_paths, ("--dictionary",), "FILE", "repeat",
+        help="a zstd dictionary (zstd --train) or a zlib preset dictionary values were written with "
+             f"(repeatable; also {ENVIRONMENT}, paths separated as in PATH)",
+        parse_flag=_flag_paths, store=_add_dictionaries, unset="none",
+        example="~/dictionaries/orders.zstd-dict, ~/dictionaries/events.zlib-dict",
+        doc="Dictionaries values were compressed with: zstd dictionaries (zstd --train, ADVISE's SAVE "
+            "DICTIONARY) found by the ID a frame names, zlib preset dictionaries by the stream's "
+            f"DICTID. Files separated by commas; also --dictionary and {ENVIRONMENT}.",
+        summary="files of the zstd and zlib dictionaries values were written with, separated by commas; "
+                f"also `{ENVIRONMENT}` ([dictionaries](docs/dictionaries.md))"),
+    Key("dictionary_table", "display", "dictionary_table", parse_table, ("--dictionary-table",),
+        "KEYSPACE.TABLE",
+        help="a table whose blob values are dictionaries too (a team's shared dictionaries), read once "
+             "connected",
+        unset="none", example="shop.dictionaries",
+        doc="A keyspace.table whose blob values are zstd dictionaries or zlib preset dictionaries, read "
+            "once connected, so that a team keeps its dictionaries in one place (any primary key, any "
+            "blob columns).",
+        summary="a table whose blob values are dictionaries too, read once connected "
+                "([dictionaries](docs/dictionaries.md))"),
     Key("raw_blobs", "display", "raw_blobs", parse_bool, ("--raw-blobs",), takes="switch",
         help="json: add the stored bytes of decoded blobs; csv: print blobs as stored",
         default="false",
@@ -448,6 +486,7 @@ def load(flags: Any = None, config_file: str | None = None) -> Settings:
     127.0.0.1` names a host, not a region) are in `settings.keyspaces.give_back`.
     """
     settings = Settings(config_file=config_file)
+    _add_dictionaries(settings.display, tuple(environment_paths()))
     config = read_cqlshrc(config_file)
     if config.has_section(CONFIG_SECTION):
         for name, text in config.items(CONFIG_SECTION):
@@ -473,6 +512,16 @@ def load(flags: Any = None, config_file: str | None = None) -> Settings:
     if flags is not None:
         _apply_flags(settings, flags)
     return settings
+
+
+def load_dictionaries(settings: Settings) -> None:
+    """The dictionary files the settings name read into the process's store (codecs.dictionaries),
+    once the settings are loaded and before anything is read: the scanning workers inherit the
+    store through fork. A file that cannot be a dictionary is one SettingError line naming it."""
+    try:
+        dictionaries.load(settings.display.dictionaries)
+    except dictionaries.DictionaryError as err:
+        raise SettingError(f"dictionary {err}") from None
 
 
 def _apply_flags(settings: Settings, flags: Any) -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import configparser
 import os
 import re
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from cqlsh_ext.codecs.base import CODEC_NAMES
 from cqlsh_ext.settings.output_formats import DECLARED, OutputFormat
@@ -195,6 +195,27 @@ def _flag_text(text: str) -> str | None:
 
 def parse_path(text: str) -> str | None:
     return os.path.expanduser(text.strip()) or None
+
+
+_TABLE_RE = re.compile(r"^[A-Za-z0-9_]+\.[A-Za-z0-9_]+$")
+
+
+def parse_table(text: str) -> str | None:
+    """`keyspace.table` (unquoted names), or None for an empty text."""
+    name = text.strip()
+    if name and not _TABLE_RE.match(name):
+        raise SettingError(f"not a keyspace.table name: {name!r}")
+    return name or None
+
+
+def parse_paths(text: str) -> tuple[str, ...]:
+    """`FILE, FILE`: files, ~ expanded (an empty text names none)."""
+    return tuple(os.path.expanduser(p.strip()) for p in text.split(",") if p.strip())
+
+
+def _flag_paths(given: Any) -> tuple[str, ...]:
+    """A repeatable flag's files (`--dictionary A --dictionary B`: argparse's list), each one file."""
+    return tuple(os.path.expanduser(p) for p in given if p)
 
 
 def _flag_path(text: str) -> str | None:

@@ -323,7 +323,8 @@ fn frame_at(data: &[u8], pos: usize, left: usize) -> Result<Option<Frame>, DErr>
     }
     let hdr = header(data, pos)?;
     if hdr.dict_id != 0 {
-        return Err(DErr::Undecodable);
+        // The Python side holds the dictionary store: it reads the frame, or names the missing ID.
+        return Err(DErr::HandBack);
     }
     let fcs = hdr.content_size;
     if left == 0 {
@@ -412,6 +413,9 @@ pub fn declared_size(data: &[u8]) -> Option<u64> {
 /// ZstdFrame.peek: `dctx.stream_reader(data).read(n)` (the first block decoded); Ok(None)
 /// where the library raises.
 pub fn peek(data: &[u8], n: usize) -> Result<Option<Vec<u8>>, DErr> {
+    if data.starts_with(MAGIC) && header(data, 0).map(|h| h.dict_id != 0).unwrap_or(false) {
+        return Err(DErr::HandBack); // a frame naming a dictionary: the Python side's store
+    }
     with_dctx(|ctx| {
         let mut reader = Reader { ctx, src: data, pos: 0, started: false, finished_input: false };
         let mut out: Vec<u8> = Vec::new();

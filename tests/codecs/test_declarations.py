@@ -182,9 +182,10 @@ CAPABILITIES_DECLARED = {
     "lz4/block-nosize": ["TableCompressor", "Writer"],
     "zstd": [
         "Headers", "Checksums", "HeaderSized", "Compressors", "Dictionaries", "TableCompressor", "Writer",
+        "DictionaryWriter",
     ],
     "gzip": ["Headers", "Checksums", "HeaderSized", "Compressors", "Writer"],
-    "zlib": ["Headers", "Checksums", "Compressors", "TableCompressor", "Writer"],
+    "zlib": ["Headers", "Checksums", "Compressors", "TableCompressor", "Writer", "DictionaryWriter"],
     "deflate": ["Compressors", "Writer"],
     "bzip2": ["Headers", "Checksums", "Compressors", "Writer"],
     "xz": ["Headers", "Checksums", "Compressors", "Writer", "NeedsWorker"],

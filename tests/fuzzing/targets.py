@@ -18,6 +18,7 @@ Hypothesis otherwise); the short run is tests/fuzzing/test_fuzz_short.py, the lo
 
 from __future__ import annotations
 
+import functools
 import json
 import random
 from collections.abc import Callable
@@ -345,6 +346,51 @@ def _native(data: bytes) -> None:
         raise Violation(f"the engine's page answers differ between the roads: {counts.differences[0][:600]}")
 
 
+@functools.lru_cache(maxsize=1)
+def _dictionaries() -> tuple[Any, list[bytes]]:
+    """A store holding a trained zstd dictionary and a zlib preset dictionary (the same bytes every
+    run: libzstd's trainer is deterministic), and values their producers' libraries wrote with them."""
+    import zlib
+
+    import zstandard
+
+    from cqlsh_ext.codecs import dictionaries
+
+    docs = [json.dumps({"id": n, "status": ("NEW", "PAID")[n % 2], "items": [{"sku": f"S{n % 7}"}]}).encode()
+            for n in range(120)]
+    trained = zstandard.train_dictionary(1024, docs)
+    preset = b"".join(docs[:6])
+    store = dictionaries.Store()
+    store.add(dictionaries.from_bytes(trained.as_bytes(), "fuzz.zstd-dict"))
+    store.add(dictionaries.from_bytes(preset, "fuzz.zlib-dict"))
+    seeds = []
+    for doc in (docs[3], b"".join(docs)):
+        for params in ({}, {"write_content_size": False}, {"write_checksum": True}):
+            seeds.append(zstandard.ZstdCompressor(dict_data=trained, **params).compress(doc))
+        obj = zlib.compressobj(zdict=preset)
+        seeds.append(obj.compress(doc) + obj.flush())
+    return store, seeds
+
+
+def _with_dictionaries(data: bytes) -> None:
+    """zstd and zlib values read with the store's dictionaries: every container method, the display
+    and the native core against the Python engine (the core hands such values back)."""
+    from cqlsh_ext.codecs import dictionaries
+
+    store, _ = _dictionaries()
+    before = dictionaries.STORE
+    dictionaries.install(store)
+    try:
+        for fmt in registry.all_containers():
+            if fmt.codec in ("zstd", "zlib"):
+                _container(fmt)(data)
+        _display(False)(data)
+        _inspect(data)
+        _native(data)
+    finally:
+        dictionaries.install(before)
+
+
 # ------------------------------------------------------------------------------------ the list
 
 
@@ -400,6 +446,9 @@ def all_targets() -> dict[str, Target]:
                mutate=_any_format),
         Target("advise", _advise, everything,
                "insight.advise.AdviseSample.add and the engine's measure per value",
+               mutate=_any_format),
+        Target("dictionaries", _with_dictionaries, (), "zstd and zlib values with the store's dictionaries: "
+               "containers, display, INSPECT, native core", lambda: _dictionaries()[1],
                mutate=_any_format),
         Target("native", _native, everything, "payload/native.py's core against the Python engine: kind, "
                "label, sizes, text, tree, paths (a no-op when the core is not built)", mutate=_any_format),
