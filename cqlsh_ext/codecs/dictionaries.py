@@ -164,6 +164,16 @@ def add(entry: Dictionary) -> Dictionary:
     return kept
 
 
+def ensure(entries: list[Dictionary]) -> None:
+    """The process's store holds these too: a Spark executor's, given the driver's with each task
+    (an executor is another process, which read no settings)."""
+    missing = [entry for entry in entries if STORE.find(entry.kind, entry.id) is None]
+    for entry in missing:
+        STORE.add(entry)
+    if missing:
+        _generation[0] += 1
+
+
 def find(kind: str, dict_id: int) -> Dictionary | None:
     """The process's dictionary of this kind (ZSTD or ZLIB) and ID, if loaded."""
     return STORE.find(kind, dict_id)

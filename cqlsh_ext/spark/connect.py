@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from cqlsh_ext.keyspaces import options as keyspaces_options
-from cqlsh_ext.settings import Settings, add_flags, load, region_from_host
+from cqlsh_ext.settings import Settings, add_flags, load, load_dictionaries, region_from_host
 from cqlsh_ext.spark.session import CONNECTOR, SIGV4_PLUGIN, SparkError
 
 
@@ -166,6 +166,7 @@ def connection(args: list[str]) -> Connection:
     cqlshmain = seams.import_cqlshmain(finder.parse_known_args(cqlsh_args)[0].cqlshrc)
     ext.debug = "--debug" in cqlsh_args
     settings = load(ext, cqlshmain.CONFIG_FILE)
+    load_dictionaries(settings)  # before Spark starts: each task carries them to its executor
     opts = settings.keyspaces
     if opts.active:
         cqlsh_args = opts.give_back + cqlsh_args

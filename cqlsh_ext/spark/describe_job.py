@@ -19,7 +19,7 @@ from typing import Any, cast
 
 from cqlsh_ext.describe.description import Description
 from cqlsh_ext.describe.parse import LABEL, DescribeError, DescribeStatement
-from cqlsh_ext.spark.rows import PART_SCHEMA, filled_part
+from cqlsh_ext.spark.rows import PART_SCHEMA, filled_part, with_dictionaries
 from cqlsh_ext.spark.session import SparkError, TaskProgress, java_error
 
 
@@ -65,7 +65,8 @@ def run(spark: Any, session: Any, stmt: DescribeStatement, settings: Any) -> Any
     try:
         frame = read_table(spark, target.keyspace, target.meta.name, names)
         task = partial(describe_partition, description, evaluator_settings, names, types, rows_read)
-        parts_rdd = frame.mapInArrow(task, PART_SCHEMA).rdd.map(lambda row: pickle.loads(row.part))
+        parts_rdd = frame.mapInArrow(with_dictionaries(task), PART_SCHEMA).rdd.map(
+            lambda row: pickle.loads(row.part))
         with TaskProgress(spark, f"{LABEL} {target.name} on Spark", rows_read):
             parts = parts_rdd.collect()
     except Exception as err:

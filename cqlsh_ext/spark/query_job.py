@@ -24,7 +24,7 @@ from cqlsh_ext.query.answer import Answer
 from cqlsh_ext.query.evaluate import Evaluator
 from cqlsh_ext.query.grammar import Column, Path, Plan
 from cqlsh_ext.spark.parse import QueryStatement
-from cqlsh_ext.spark.rows import batch_rows, pages
+from cqlsh_ext.spark.rows import PART_SCHEMA, batch_rows, pages, with_dictionaries
 from cqlsh_ext.spark.session import SparkError, TaskProgress, java_error
 
 Row = tuple[Any, ...]
@@ -79,7 +79,7 @@ def answer_parts(spark: Any, session: Any, ks: str, table: str, names: Sequence[
     names, driver_types = result_columns(session, query)
     frame = read_table(spark, ks, table, names)
     task = partial(answer_partition, answer, settings, ks, names, driver_types, rows_read)
-    return frame.mapInArrow(task, "part binary").rdd.map(lambda row: pickle.loads(row.part))
+    return frame.mapInArrow(with_dictionaries(task), PART_SCHEMA).rdd.map(lambda row: pickle.loads(row.part))
 
 
 def columns_read(plan: Plan, meta: Any) -> list[str]:

@@ -4,7 +4,7 @@ aggregates and the value engine work per page (COMPRESSION STATS, SELECT, DESCRI
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from cqlsh_ext.cql.types import SEQUENCES, UDT, CqlType, from_driver
@@ -72,3 +72,23 @@ def filled_part(part: Any, names: Sequence[str], types: Sequence[Any], rows_read
             part.add_rows(page)
         rows_read.add(len(rows))
     yield pyarrow.RecordBatch.from_pydict({"part": [pickle.dumps(part)]})
+
+
+Task = Callable[[Iterable[Any]], Iterator[Any]]
+
+
+def with_dictionaries(task: Task) -> Task:
+    """`task` carrying the driver's dictionaries (codecs.dictionaries, loaded from the settings) to
+    the executor that runs it, which loads them before reading its rows."""
+    from functools import partial
+
+    from cqlsh_ext.codecs import dictionaries
+
+    return partial(_loaded_then, dictionaries.STORE.all(), task)
+
+
+def _loaded_then(entries: list[Any], task: Task, batches: Iterable[Any]) -> Iterator[Any]:
+    from cqlsh_ext.codecs import dictionaries
+
+    dictionaries.ensure(entries)
+    return task(batches)

@@ -14,7 +14,7 @@ from typing import Any
 
 from cqlsh_ext.insight.stats import Stats
 from cqlsh_ext.spark.parse import StatsStatement
-from cqlsh_ext.spark.rows import PART_SCHEMA, filled_part
+from cqlsh_ext.spark.rows import PART_SCHEMA, filled_part, with_dictionaries
 from cqlsh_ext.spark.session import SparkError, TaskProgress, java_error
 
 
@@ -87,7 +87,8 @@ def run(spark: Any, session: Any, stmt: StatsStatement, mode: str, cap: int, pri
     try:
         frame = read_table(spark, ks, stmt.table, names)
         # Rows cross from the JVM to Python as Arrow batches (mapInArrow), not row by row.
-        tasks = frame.mapInArrow(partial(scan_partition, stats, names, types, rows_read), PART_SCHEMA)
+        tasks = frame.mapInArrow(with_dictionaries(partial(scan_partition, stats, names, types, rows_read)),
+                                 PART_SCHEMA)
         with TaskProgress(spark, f"COMPRESSION STATS {ks}.{stmt.table} on Spark", rows_read):
             partials = [pickle.loads(row.part) for row in tasks.collect()]
     except Exception as err:
