@@ -16,7 +16,8 @@ detection, `decode` and `trial`). The rest is optional, and each feature asks fo
                                                              level_range, writes_bare (encode given),
                                                              level_shown(data) (edits)
   DictionaryWriter encode() with a stored dictionary          dictionary_kind,
-                   (`<codec>:dict=ID`)                       write_with_dictionary(data, level, dictionary)
+                   (`<codec>:dict=ID`)                       write_with_dictionary(data, level, dictionary),
+                                                             dictionary_named(data) (edits)
   NotWritten       encode()'s refusal, when it is no Writer  unwritable
   NeedsWorker      a memory-limited worker process           needs_worker
 
@@ -212,6 +213,11 @@ class DictionaryWriter(Protocol):
     @abstractmethod
     def write_with_dictionary(self, data: bytes, level: int | None, dictionary: bytes) -> bytes:
         """write(), compressing against `dictionary` (the value then names it: its ID)."""
+
+    @abstractmethod
+    def dictionary_named(self, data: bytes) -> int | None:
+        """The ID of the dictionary stored bytes of this container name (an edit writes them back
+        with it); None when they name none."""
 
 
 @runtime_checkable

@@ -224,6 +224,9 @@ class Zlib(Container, Headers, Checksums, Compressors, TableCompressor, Writer, 
 
     dictionary_kind = dictionaries.ZLIB
 
+    def dictionary_named(self, data: bytes) -> int | None:
+        return u32be(data, 2)[0] if len(data) >= 6 and data[1] & 0x20 else None
+
     def write_with_dictionary(self, data: bytes, level: int | None, dictionary: bytes) -> bytes:
         obj = zlib.compressobj(6 if level is None else level, zdict=dictionary)
         return obj.compress(data) + obj.flush()

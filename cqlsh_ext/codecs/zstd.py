@@ -289,6 +289,12 @@ class ZstdFrame(Container, Headers, Checksums, HeaderSized, Compressors, Diction
 
     dictionary_kind = dictionaries.ZSTD
 
+    def dictionary_named(self, data: bytes) -> int | None:
+        try:
+            return (_Header(data, 0).dict_id or None) if data.startswith(MAGIC) else None
+        except DecodeError:
+            return None
+
     def write_with_dictionary(self, data: bytes, level: int | None, dictionary: bytes) -> bytes:
         import zstandard
 

@@ -121,8 +121,9 @@ def _written_with(encode_with: Callable[[Any, str], bytes], argument: str, recor
 
 def _layers(view: BlobView, stored: bytes) -> list[str]:
     """The chain's steps, one per layer, each a container this shell writes (the outer one at the
-    level its header shows, if it shows one: the inner layers' bytes are not kept); EditRefused."""
-    from cqlsh_ext.codecs.capabilities import Writer, unwritable
+    level its header shows, if it shows one, and with the store's dictionary it names, if it names
+    one: the inner layers' bytes are not kept); EditRefused."""
+    from cqlsh_ext.codecs.capabilities import DictionaryWriter, Writer, unwritable
 
     steps: list[str] = []
     for layer in view.layers:
@@ -132,8 +133,13 @@ def _layers(view: BlobView, stored: bytes) -> list[str]:
             raise EditRefused(f"{layer.label}: a serialization stream is read here, never written")
         if not isinstance(layer.fmt, Writer):
             raise EditRefused(f"{layer.fmt.label}: {unwritable(layer.fmt)}")
-        level = layer.fmt.level_shown(stored) if not steps else None
-        steps.append(layer.label if level is None else f"{layer.label}:{level}")
+        outer = not steps
+        level = layer.fmt.level_shown(stored) if outer else None
+        named = None
+        if outer and isinstance(layer.fmt, DictionaryWriter):
+            named = layer.fmt.dictionary_named(stored)
+        settings = [*([] if level is None else [str(level)]), *([] if named is None else [f"dict={named}"])]
+        steps.append(f"{layer.label}:{','.join(settings)}" if settings else layer.label)
     return steps
 
 

@@ -200,3 +200,31 @@ def test_dictionaries_kept_in_a_table(cassandra, stored, tmp_path: Path):
     out = run(CQLSH_EXT, [*cassandra.cqlsh_args, "--cqlshrc", str(rc), "-e",
                           "SELECT now() FROM system.local"], tmp_path)
     assert out.returncode == 0 and f"dictionary table {ks}.nope: cannot be read (" in out.stderr, out.stderr
+
+
+def test_an_edit_writes_back_with_the_dictionary_the_value_names(cassandra, tmp_path: Path):
+    """An edit keeps the value's form: a zstd frame or zlib stream written with a dictionary is
+    written back with the same one (the producers' libraries read it with that dictionary)."""
+    import zlib
+
+    import zstandard
+
+    (tmp_path / "d").mkdir()
+    made = make(tmp_path / "d")
+    ks = cassandra.create_keyspace("dict_edit")
+    session = cassandra.session(ks)
+    session.execute("CREATE TABLE t (id int PRIMARY KEY, data blob)")
+    session.execute("INSERT INTO t (id, data) VALUES (1, %s)", (made.zstd_values[0],))
+    session.execute("INSERT INTO t (id, data) VALUES (2, %s)", (made.zlib_values[0],))
+    shell(cassandra, tmp_path, f"UPDATE {ks}.t SET data.status = 'CANCELLED' WHERE id IN (1, 2) CONFIRM",
+          *_flags(made))
+    rows = dict(session.execute(f"SELECT id, data FROM {ks}.t"))
+    session.shutdown()
+    assert zstandard.get_frame_parameters(rows[1]).dict_id == made.zstd_id
+    trained = zstandard.ZstdCompressionDict(made.zstd_file.read_bytes())
+    zstd_doc = json.loads(zstandard.ZstdDecompressor(dict_data=trained).decompress(rows[1]))
+    assert rows[2][1] & 0x20 and int.from_bytes(rows[2][2:6], "big") == made.zlib_id
+    inflate = zlib.decompressobj(zdict=made.zlib_file.read_bytes())
+    zlib_doc = json.loads(inflate.decompress(rows[2]) + inflate.flush())
+    expected = {**json.loads(made.docs[0]), "status": "CANCELLED"}
+    assert zstd_doc == expected and zlib_doc == expected
