@@ -17,6 +17,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import corpora  # noqa: E402
 from dictionary_values import make  # noqa: E402
 from fuzzing.native_diff import Counts  # noqa: E402
+from fuzzing.page_diff import differential  # noqa: E402
 
 from cqlsh_ext.codecs import dictionaries  # noqa: E402
 from cqlsh_ext.codecs.base import DEFAULT_CAP  # noqa: E402
@@ -24,7 +25,7 @@ from cqlsh_ext.payload.engine import ValueEngine  # noqa: E402
 
 from .test_differential import assert_same as assert_same_values  # noqa: E402
 from .test_differential import run  # noqa: E402
-from .test_engine_pages import assert_same, differential  # noqa: E402
+from .test_engine_pages import PATHS, assert_same  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("native_core")
 
@@ -57,7 +58,7 @@ def test_dictionary_values_on_both_roads(tmp_path: Path) -> None:
         counts = run(values, (DEFAULT_CAP, 1000, 40))
         assert counts.handed_back > 0  # the dictionary frames: read by the Python side
         total.add(counts)
-        pages = differential(values, (DEFAULT_CAP, 300), size=48)
+        pages = differential(values, (DEFAULT_CAP, 300), PATHS, size=48)
         assert_same(f"dictionary values' pages (store {'loaded' if loaded else 'empty'})", pages)
     assert_same_values("dictionary values", total)
 
