@@ -147,6 +147,19 @@ class Cursor:
             raise self.expected(value, tok)
         return tok
 
+    def statement_end(self) -> tuple[bool, bool]:
+        """A payload statement's last words, `[ALLOW FILTERING] [CONFIRM] [;]`, then its end:
+        (ALLOW FILTERING given, CONFIRM given); anything after them is a QueryError."""
+        allow = self.take("allow")
+        if allow:
+            self.expect("filtering")
+        confirm = self.take("confirm")
+        if self.mark(";"):
+            self.next()
+        if self.peek().kind != "end":
+            raise QueryError(f"unexpected {self.peek().describe()}")
+        return allow, confirm
+
     def name(self) -> str:
         """A name: a word in lower case, a "quoted name" as written."""
         tok = self.next()

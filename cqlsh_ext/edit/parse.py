@@ -196,15 +196,7 @@ class _Reader(Cursor):
             names = " and ".join(sorted(_spell(c, (("[", a),) if a else ()) for c, a in blobs))
             raise QueryError(f"paths in {names}: one blob's documents per edit")
         where = self.where()
-        allow = False
-        if self.take("allow"):
-            self.expect("filtering")
-            allow = True
-        confirm = self.take("confirm")
-        if self.mark(";"):
-            self.next()
-        if self.peek().kind != "end":
-            raise QueryError(f"unexpected {self.peek().describe()}")
+        allow, confirm = self.statement_end()
         ops = tuple(Op(found.steps, value, _spell(column, raw)) for column, raw, value, found in reached
                     if found is not None)
         first = next(found for *_, found in reached if found is not None)

@@ -223,15 +223,7 @@ class _Parser(Cursor):
             if tok.kind != "int" or int(tok.value) <= 0:
                 raise QueryError(f"LIMIT takes a positive integer, not {tok.describe()}")
             limit = int(tok.value)
-        allow = False
-        if self.take("allow"):
-            self.expect("filtering")
-            allow = True
-        confirm = self.take("confirm")
-        if self.mark(";"):
-            self.next()
-        if self.peek().kind != "end":
-            raise QueryError(f"unexpected {self.peek().describe()}")
+        allow, confirm = self.statement_end()
         refs = [i.ref for i in items if i.ref] + [p.ref for p in predicates] + list(group_by)
         refs += [r for r, _ in order_by]
         if not any(isinstance(r, Path) for r in refs) and not predicates and not self.plain:
