@@ -6,6 +6,8 @@ import os
 import re
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -99,9 +101,11 @@ def table_rows(output: str) -> list[list[str]]:
     return rows[1:] if rows else rows
 
 
-def in_process_shell(cassandra: Any) -> Any:
+@contextmanager
+def in_process_shell(cassandra: Any, keyspace: str | None = None) -> Iterator[Any]:
     """The shell a user runs (its per-run class, its grammar), built in this process on the test
-    server: for tests that call its methods (completion, handle_statement) directly."""
+    server, in `keyspace` when given, its connection closed afterwards: for tests that call its
+    methods (completion, handle_statement) directly."""
     from cassandra.auth import PlainTextAuthProvider
     from cqlshlib import cql3handling
 
@@ -113,6 +117,12 @@ def in_process_shell(cassandra: Any) -> Any:
     shell.register_commands()
     if cqlshmain.cqlruleset is None:
         cqlshmain.setup_cqlruleset(cql3handling)
-    return shell.shell_class(Settings())(cassandra.host, cassandra.port, tty=False, encoding="utf-8",
-                                         auth_provider=PlainTextAuthProvider(cassandra.username,
-                                                                             cassandra.password))
+    sh = shell.shell_class(Settings())(cassandra.host, cassandra.port, tty=False, encoding="utf-8",
+                                       auth_provider=PlainTextAuthProvider(cassandra.username,
+                                                                           cassandra.password))
+    try:
+        if keyspace is not None:
+            sh.onecmd(f"USE {keyspace};")
+        yield sh
+    finally:
+        sh.conn.shutdown()

@@ -27,10 +27,8 @@ def keyspace(cassandra) -> str:
 
 @pytest.fixture(scope="module")
 def ext_shell(cassandra, keyspace) -> Iterator[Any]:
-    sh = in_process_shell(cassandra)
-    sh.onecmd(f"USE {keyspace};")
-    yield sh
-    sh.conn.shutdown()
+    with in_process_shell(cassandra, keyspace) as sh:
+        yield sh
 
 
 @dataclass

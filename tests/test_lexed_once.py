@@ -43,10 +43,8 @@ def docs(cassandra) -> str:
 def ext_shell(cassandra, docs) -> Iterator[Any]:
     from shell_runner import in_process_shell
 
-    sh = in_process_shell(cassandra)
-    sh.onecmd(f"USE {docs};")
-    yield sh
-    sh.conn.shutdown()
+    with in_process_shell(cassandra, docs) as sh:
+        yield sh
 
 
 class Calls:

@@ -61,11 +61,9 @@ def ks(cassandra) -> str:
 
 @pytest.fixture()
 def sh(cassandra, ks, tmp_path) -> Iterator[Any]:
-    shell = in_process_shell(cassandra)
-    shell.onecmd(f"USE {ks};")
-    shell.settings.display.journal_dir = str(tmp_path / "journal")
-    yield shell
-    shell.conn.shutdown()
+    with in_process_shell(cassandra, ks) as shell:
+        shell.settings.display.journal_dir = str(tmp_path / "journal")
+        yield shell
 
 
 @pytest.fixture()
@@ -402,7 +400,6 @@ def test_a_write_the_server_fails_stops_the_edit_and_says_so(cassandra, capsys, 
     s.execute("CREATE TABLE t (id int, seq int, data blob, doc text, PRIMARY KEY (id, seq))")
     for seq in range(3):
         put(s, 1, seq, encode("zstd>text", DOC_TEXT, CAP).value)
-    shell = in_process_shell(cassandra)
     original = edit_run._Writer.write
     calls = {"n": 0}
 
@@ -415,11 +412,11 @@ def test_a_write_the_server_fails_stops_the_edit_and_says_so(cassandra, capsys, 
 
     monkeypatch.setattr(edit_run._Writer, "write", then_fail)
     try:
-        shell.settings.display.journal_dir = str(tmp_path)
-        shell.onecmd(f"UPDATE {ks}.t SET data.status = 'DONE' WHERE id = 1 ALLOW FILTERING CONFIRM;")
+        with in_process_shell(cassandra) as shell:
+            shell.settings.display.journal_dir = str(tmp_path)
+            shell.onecmd(f"UPDATE {ks}.t SET data.status = 'DONE' WHERE id = 1 ALLOW FILTERING CONFIRM;")
     finally:
         cassandra.faults.clear()
-        shell.conn.shutdown()
     out, _ = said(capsys)
     assert "1 row written; stopped at id = 1, seq = 1 (its write failed, whether it applied is " \
         "unknown: " in out, out

@@ -53,9 +53,8 @@ def tables(cassandra) -> str:
 
 @pytest.fixture(scope="module")
 def ext_shell(cassandra, tables) -> Iterator[Any]:
-    sh = in_process_shell(cassandra)
-    yield sh
-    sh.conn.shutdown()
+    with in_process_shell(cassandra) as sh:
+        yield sh
 
 
 class Requests:
