@@ -6,8 +6,9 @@ Each reading runs in a fresh child process (one statement, one process: its peak
 timed by CPU (getrusage: the machine is shared, wall time is noisy) and by its peak resident set's
 growth over the process after start-up (VmHWM). The stages, in the order the server runs them:
 
-  lex        the shell's lexer (cql.lexer.Lexed): what the bounds count tokens with
-  gate       the read-only gate (mcp_server.gate.check: both lexers, cqlsh's statement split)
+  lex        the shell's lexer (cql.lexer.Lexed)
+  gate       the read-only gate (mcp_server.gate.check: both lexers, cqlsh's statement split, and
+             the bounds' counts of both lexers' tokens)
   payload    the payload-query parser (query.grammar.parse, plain=True), for a table (id int, data blob)
   cqlsh      cqlsh's own grammar (cql_whole_parse_tokens, start symbol cqlshCommand): what
              cqlsh's handle_statement runs for every statement it has a do_<word> for (SELECT among them)
@@ -16,7 +17,7 @@ A child is given a CPU limit (--cpu, seconds) and an address-space limit (--memo
 that passes either is reported as such, not waited for.
 
     .venv/bin/python bench/mcp_parse.py [--shapes in,payload_in,...] [--sizes 250,500,1000,...]
-        [--bounds]      the same shapes at the server's bounds (bounds.MAX_TOKENS, MAX_STATEMENT_BYTES)
+        [--bounds]      each shape at the largest size the server's bounds let through
 
 Figures only: nothing is asserted.
 """
@@ -176,15 +177,30 @@ def _figure(found: dict[str, object], stage: str) -> str:
 
 
 def _at_bounds(shape: str) -> int:
-    """The largest n of `shape` the server's bounds let through."""
-    from cqlsh_ext.cql.lexer import Lexed
-    from cqlsh_ext.mcp_server.bounds import MAX_STATEMENT_BYTES, MAX_TOKENS
+    """The largest n of `shape` the server's bounds let through (the gate's check, every bound)."""
+    from cqlsh_ext.mcp_server import gate
+    from cqlsh_ext.upstream import seams
 
-    low, high = 1, 1 << 22
+    cqlshmain = seams.import_cqlshmain(None)
+    if cqlshmain.cqlruleset is None:
+        from cqlshlib import cql3handling
+
+        from cqlsh_ext import shell
+
+        shell.register_commands()
+        cqlshmain.setup_cqlruleset(cql3handling)
+
+    def passes(n: int) -> bool:
+        try:
+            gate.check(statement(shape, n))
+        except gate.Refused as err:
+            return "more than cqlsh-ext mcp reads" not in str(err) and "deeper than" not in str(err)
+        return True
+
+    low, high = 1, 1 << 20
     while low < high:
         mid = (low + high + 1) // 2
-        text = statement(shape, mid)
-        if len(text.encode()) <= MAX_STATEMENT_BYTES and len(Lexed(text).tokens) - 1 <= MAX_TOKENS:
+        if passes(mid):
             low = mid
         else:
             high = mid - 1

@@ -12,9 +12,14 @@ in its worst shapes (AND chains, IN lists, long column lists). At MAX_TOKENS it 
 CPU and 90 MB: the server stays within a few hundred MB and any call's time limit.
 
 - MAX_STATEMENT_BYTES: a statement (or a `where`) as UTF-8, checked before it is lexed. Lexing is
-  linear, but the bytes are held in several copies while they are read and answered.
-- MAX_TOKENS: the shell's lexer's tokens (comments and space are none; a string literal is one),
-  checked before cqlsh's lexer and grammar (gate.check).
+  linear, but the bytes are held in several copies while they are read and answered; 128 KiB holds
+  an IN list of as many timeuuids as MAX_TOKENS allows (38 bytes each: 2,042 keys, 78 KB).
+- MAX_TOKENS: cqlsh's lexer's tokens of the statement (a string literal, a UUID, a number is one;
+  comments and space none), counted before cqlsh's grammar reads them (gate.check). cqlsh's lexer is
+  linear (measured with the gate).
+- MAX_LEXED_TOKENS: the shell's lexer's tokens (it reads a UUID as 9), counted before cqlsh's lexer
+  and before the payload parser, both linear: a looser bound on their work (32,768 tokens: about
+  0.3 s and 25 MB).
 - MAX_DEPTH: brackets of any kind inside one another; cqlsh's grammar recurses once or more per
   level and runs out of stack at a few hundred.
 - MAX_ARGUMENT_BYTES: any other text argument (names, a decode spec), checked on arrival.
@@ -28,8 +33,9 @@ from typing import Any
 
 from cqlsh_ext.cql.lexer import Token
 
-MAX_STATEMENT_BYTES = 64 << 10
+MAX_STATEMENT_BYTES = 128 << 10
 MAX_TOKENS = 4096
+MAX_LEXED_TOKENS = 8 * MAX_TOKENS
 MAX_DEPTH = 64
 MAX_ARGUMENT_BYTES = 4 << 10
 MAX_MESSAGE_BYTES = 4 << 20
@@ -64,26 +70,39 @@ def check_text(text: str, what: str) -> None:
 
 
 def check_tokens(tokens: Sequence[Token]) -> None:
-    """A statement's tokens (the end token aside) within MAX_TOKENS and MAX_DEPTH; raises TooLarge.
-    Counted before cqlsh's own lexer and grammar read the statement."""
+    """The shell's lexer's tokens of a statement (the end token aside) within MAX_LEXED_TOKENS and
+    MAX_DEPTH; raises TooLarge. Counted before cqlsh's lexer and the payload parser read it."""
     count = sum(1 for tok in tokens if tok.kind != "end")
+    if count > MAX_LEXED_TOKENS:
+        commas = sum(1 for tok in tokens if tok.kind == "punct" and tok.value == ",")
+        _too_many(count, commas, MAX_LEXED_TOKENS, "its readers take time and memory that grow with them")
+    _depth((tok.value, tok.start) for tok in tokens if tok.kind == "punct")
+
+
+def check_cqlsh_tokens(tokens: Sequence[Any]) -> None:
+    """cqlsh's lexer's tokens of a statement ((kind, text, (start, end)), the end token aside) within
+    MAX_TOKENS and MAX_DEPTH; raises TooLarge. Counted before cqlsh's grammar reads them."""
+    count = sum(1 for tok in tokens if tok[0] != "endtoken")
     if count > MAX_TOKENS:
-        items = sum(1 for tok in tokens if tok.kind == "punct" and tok.value == ",")
-        raise TooLarge(f"refused: the statement has {count:,} tokens ({items:,} commas), more than "
-                       f"cqlsh-ext mcp reads ({MAX_TOKENS:,}; cqlsh's parser takes time and memory that grow "
-                       f"with the square of them): {_advice('statement')}")
-    depth = deepest = 0
-    for tok in tokens:
-        if tok.kind != "punct":
-            continue
-        if tok.value in _OPEN:
+        _too_many(count, sum(1 for tok in tokens if tok[0] == "op" and tok[1] == ","), MAX_TOKENS,
+                  "cqlsh's parser takes time and memory that grow with the square of them")
+    _depth((str(tok[1]), tok[2][0]) for tok in tokens if tok[0] == "op")
+
+
+def _too_many(count: int, commas: int, limit: int, why: str) -> None:
+    raise TooLarge(f"refused: the statement has {count:,} tokens ({commas:,} commas), more than "
+                   f"cqlsh-ext mcp reads ({limit:,}; {why}): {_advice('statement')}")
+
+
+def _depth(puncts: Any) -> None:
+    depth = 0
+    for value, start in puncts:
+        if value in _OPEN:
             depth += 1
-            if depth > deepest:
-                deepest = depth
-                if deepest > MAX_DEPTH:
-                    raise TooLarge(f"refused: brackets nested more than {MAX_DEPTH} deep (at position "
-                                   f"{tok.start}), deeper than cqlsh-ext mcp reads")
-        elif tok.value in _CLOSE:
+            if depth > MAX_DEPTH:
+                raise TooLarge(f"refused: brackets nested more than {MAX_DEPTH} deep (at position "
+                               f"{start}), deeper than cqlsh-ext mcp reads")
+        elif value in _CLOSE:
             depth = max(0, depth - 1)
 
 

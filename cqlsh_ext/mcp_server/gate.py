@@ -13,8 +13,9 @@ into the statements the shell runs (a DESCRIBE or COMPRESSION ends at its line: 
 second statement). Both must find one statement and the same first word; the shell then runs the
 statement cqlsh's lexer found, and only that one (`AllowedStatement.tokens`).
 
-Before cqlsh's lexer and grammar see it, the statement's tokens are within bounds.py's (their number
-and nesting: cqlsh's grammar is quadratic). A statement whose first word starts no statement at all
+Before cqlsh's lexer sees it, the statement's size and its tokens are within bounds.py's; before
+cqlsh's grammar (quadratic in them) reads it, cqlsh's own tokens too. A statement whose first word
+starts no statement at all
 (`SELEC`) is a syntax error, said as one with the word, its position and the nearest word allowed;
 a statement of CQL or of the shell that is no read is refused as one.
 """
@@ -103,6 +104,10 @@ def _cqlsh_statement(text: str, first: Token) -> tuple[str, Any]:
     if len(statements) != 1:
         raise Refused(_one_at_a_time())
     tokens = statements[0]
+    try:
+        bounds.check_cqlsh_tokens(tokens)  # before cqlsh's grammar, quadratic in them, reads them
+    except bounds.TooLarge as err:
+        raise Refused(str(err)) from None
     if tokens[-1][0] != "endtoken":
         raise Refused("refused: the statement does not end (an unclosed quote, name or comment)")
     if str(tokens[0][1]).lower() != first.value.lower():

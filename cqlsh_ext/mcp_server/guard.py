@@ -83,7 +83,7 @@ class Guard:
                 answer = tool.answer(work, arguments)
         except (Refused, Invalid) as err:
             return failed(str(err))
-        if tool.name == "query" and scope.plan is not None and _nothing(answer):
+        if tool.name == "query" and scope.plan is not None and not work.stop.is_set() and _nothing(answer):
             mismatch = diagnose.type_mismatch(work, scope.keyspace, scope.table, scope.plan,
                                               self._describe(scope))
             if mismatch is not None:
