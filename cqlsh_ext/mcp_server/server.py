@@ -89,13 +89,15 @@ class Protocol:
 
             try:
                 anyio.run(self._serve)
-            except BaseException as err:  # noqa: BLE001 - logged; the shell's loop is told to end
+            except BaseException as err:  # noqa: BLE001 - said; the shell's loop is told to end
                 from cqlsh_ext.mcp_server.transport import TransportError
 
-                if isinstance(err, (TransportError, SystemExit)) or self.setup.http is not None:
-                    self.failed = str(err) if isinstance(err, TransportError) else (
-                        f"the HTTP server ended: {type(err).__name__}: {err}")
-                log(f"the protocol ended: {type(err).__name__}: {err}")
+                if isinstance(err, TransportError):
+                    self.failed = str(err)  # said by the entry point, in one line
+                else:
+                    if self.setup.http is not None:
+                        self.failed = f"the HTTP server ended: {type(err).__name__}: {err}"
+                    log(f"the protocol ended: {type(err).__name__}: {err}")
             finally:
                 self.setup.calls.close()
 

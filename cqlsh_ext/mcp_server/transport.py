@@ -19,7 +19,6 @@ from __future__ import annotations
 import ipaddress
 import os
 import re
-import sys
 from dataclasses import dataclass
 from typing import Any
 
@@ -255,11 +254,27 @@ async def serve_http(server: Any, options: HttpOptions, log: Any) -> None:
                             ssl_cert_reqs=ssl.CERT_REQUIRED if options.tls_client_ca else ssl.CERT_NONE,
                             timeout_graceful_shutdown=5)
     runner = uvicorn.Server(config)
-    log(f"serving MCP over Streamable HTTP at {options.url}"
-        f"{' (a bearer token required)' if options.token else ''}"
-        f"{' (client certificates required)' if options.tls_client_ca else ''}")
-    await runner.serve()
+
+    async def announce() -> None:
+        import anyio
+
+        while not runner.started and not runner.should_exit:
+            await anyio.sleep(0.05)
+        if runner.started:
+            log(f"serving MCP over Streamable HTTP at {options.url}"
+                f"{' (a bearer token required)' if options.token else ''}"
+                f"{' (client certificates required)' if options.tls_client_ca else ''}")
+
+    import anyio
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(announce)
+        try:
+            await runner.serve()
+        except SystemExit:  # uvicorn's way of saying it could not listen (it logged why)
+            pass
+        finally:
+            group.cancel_scope.cancel()
     if not runner.started:
         raise TransportError(f"could not listen on {options.host}:{options.port} "
                              "(in use, or not this host's)")
-    sys.stderr.flush()

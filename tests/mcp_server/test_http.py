@@ -157,3 +157,18 @@ def test_tls_and_client_certificates(demo: Demo, assistant_home: Path, tmp_path:
             assert client.call("list_keyspaces").data["count"] > 0
         with pytest.raises(Exception), server.client(auth, url=url, verify=trusting) as client:  # noqa: B017
             client.call("list_keyspaces")  # no client certificate: the handshake fails
+
+
+def test_a_port_in_use_ends_the_server_in_one_line(demo: Demo, assistant_home: Path) -> None:
+    import socket
+
+    write_credentials(assistant_home, ASSISTANT, ASSISTANT_PASSWORD)
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        proc = subprocess.run([CQLSH_EXT, "mcp", *demo.conn, "--http", f"127.0.0.1:{port}"], input="",
+                              capture_output=True, text=True, timeout=120, env=isolated_env(assistant_home))
+    assert proc.returncode == 1
+    said = proc.stderr.splitlines()[-1]
+    assert said == f"cqlsh-ext mcp: could not listen on 127.0.0.1:{port} (in use, or not this host's)"
