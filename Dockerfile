@@ -4,6 +4,8 @@
 #   docker run --rm -it cqlsh-ext HOST 9042 -u USER -p PASSWORD
 #   docker run --rm -it cqlsh-ext HOST 9042 -e "SELECT * FROM ks.t LIMIT 5"
 #   docker run --rm -i cqlsh-ext mcp HOST 9042 -u USER -p PASSWORD    (an MCP server on stdio: docs/mcp.md)
+#   docker run --rm -p 127.0.0.1:8765:8765 -e CQLSH_EXT_MCP_TOKEN cqlsh-ext mcp HOST 9042 \
+#     --http 0.0.0.0:8765 --tls-cert ... --tls-key ...                   (over Streamable HTTP at /mcp)
 #
 # Amazon Keyspaces: AWS credentials come only from the run, never from the image; --keyspaces
 # logs in with SigV4 unless -u is given (docs/docker.md). Either
@@ -118,5 +120,7 @@ ENV PATH="/opt/cqlsh-ext/bin:${PATH}" \
     PYTHONDONTWRITEBYTECODE=1
 USER 10001:10001
 WORKDIR /home/cqlsh
+# cqlsh-ext mcp --http 0.0.0.0:8765 (docs/mcp.md: a token, and TLS or --private-network, off loopback)
+EXPOSE 8765
 ENTRYPOINT ["cqlsh-ext"]
 CMD ["--help"]

@@ -148,7 +148,8 @@ class ValueReport:
 
 
 def inspect_value(
-    value: bytes, where: dict[str, object], mode: str = "auto", cap: int = DEFAULT_CAP
+    value: bytes, where: dict[str, object], mode: str = "auto", cap: int = DEFAULT_CAP,
+    spec: str | None = None,
 ) -> ValueReport:
     """The report for one stored value. Never raises: this is the last-resort boundary of one
     value, so whatever a decoder or a library raises (RecursionError, MemoryError, their own
@@ -156,9 +157,9 @@ def inspect_value(
     outer layer's codec needs a worker are inspected in one (insight.isolate)."""
     try:
         if isolate.needs_worker(value, mode):  # a codec that needs a worker: memory-limited
-            ok, result = isolate.call(_inspect, value, where, mode, cap)
+            ok, result = isolate.call(_inspect, value, where, mode, cap, spec)
             return result if ok else unreadable(value, where, str(result))
-        return _inspect(value, where, mode, cap)
+        return _inspect(value, where, mode, cap, spec)
     except Exception as err:
         return unreadable(value, where, f"could not be inspected: {reason(err)}")
 
@@ -170,12 +171,14 @@ def unreadable(value: bytes, where: dict[str, object], why: str) -> ValueReport:
                        None, True, why)
 
 
-def _inspect(value: bytes, where: dict[str, object], mode: str, cap: int) -> ValueReport:
+def _inspect(value: bytes, where: dict[str, object], mode: str, cap: int,
+             spec: str | None = None) -> ValueReport:
     from cqlsh_ext.payload.engine import ValueEngine
 
     # The engine's full trace: every container layer keeps its input and Decoded (their headers
     # and checksums are shown), and the payload read as every reader reads it.
-    view = ValueEngine(mode, cap).trace(value)
+    # A column setting (DECODE, --decode), when the value's column has one, reads it so.
+    view = ValueEngine(mode, cap, spec).trace(value)
     status, _chain, size, exact, why = measured(view)
     layers = [_layer(fmt, layer.data_in or b"", layer.decoded, cap) for layer in view.layers
               if (fmt := layer.fmt) is not None and layer.decoded is not None]

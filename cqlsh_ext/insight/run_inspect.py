@@ -18,12 +18,14 @@ def run(shell: Shell, parsed: Parsed) -> None:
     from cqlsh_ext.common import jsonenc as jsonout
     from cqlsh_ext.cql.types import columns_holding, extractor
     from cqlsh_ext.insight.inspect import inspect_value, unreadable
+    from cqlsh_ext.payload.places import ValuePlace
     from cqlsh_ext.scanning.consume import consume
 
     read = side.target(shell, parsed, "INSPECT")
     if read is None:
         return
     mode, cap = read.mode, read.cap
+    decoding = shell.settings.display.decoding()  # DECODE's column settings: the value's spec
     as_json = side.wants_json(shell, parsed)
     keys = [c.name for c in read.meta.primary_key] if read.meta is not None else None
     scanner = read.scanner(shell)
@@ -53,7 +55,9 @@ def run(shell: Shell, parsed: Parsed) -> None:
                 for path, _schema, value in ex(row[i]):
                     values += 1
                     where = {"row": row_no, "column": path, "key": key}
-                    rep = inspect_value(value, where, mode, cap)
+                    column, *steps = path.split(".")
+                    spec = decoding.spec(ValuePlace(read.keyspace, read.table, column, tuple(steps)))
+                    rep = inspect_value(value, where, mode, cap, spec)
                     try:
                         lines = [jsonout.dumps(rep.to_json())] if as_json else [*rep.render(), ""]
                     except Exception as err:  # one value's report, never the command

@@ -1,12 +1,17 @@
-"""`cqlsh-ext mcp [HOST [PORT]] [the shell's connection options] [--time-limit S] [--max-bytes N]`.
+"""`cqlsh-ext mcp [HOST [PORT]] [the shell's connection options] [--time-limit S] [--max-bytes N]
+[--policy FILE] [--audit-log FILE] [--calls-per-minute N] [--schema-file FILE ...]
+[--http [HOST:]PORT [--token-file FILE] [--tls-cert F --tls-key F [--tls-client-ca F]] [--private-network]]`.
 
 The entry point (cqlsh_ext.cli) asks `prepare(args)` for the shell's command line and the first
 base of the shell's class, builds the shell with cqlsh's main() as for `cqlsh-ext` itself, and
 hands main() to `Serving.run`. prepare() takes the protocol's file descriptors before anything
 else runs: the client's stdin and stdout are the protocol's alone; for everything else standard
 input is the null device (nothing can wait for input) and standard output is standard error
-(nothing printed can reach the wire). The protocol starts in its thread at once: it answers
-`initialize` while the shell connects, and calls wait until the shell serves them.
+(nothing printed can reach the wire); with --http the protocol is the network's, and only standard
+input is the null device. The policy file, the audit log and the HTTP set-up are checked before
+the shell connects: a mistake is one line on standard error, exit status 2. The protocol starts in
+its thread at once: it answers `initialize` while the shell connects, and calls wait until the
+shell serves them.
 """
 
 from __future__ import annotations
@@ -16,17 +21,19 @@ import os
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from cqlsh_ext.mcp_server.calls import Calls
+    from cqlsh_ext.mcp_server.server import Protocol
 
-USAGE = "cqlsh-ext mcp [HOST [PORT]] [connection options] [--time-limit SECONDS] [--max-bytes N]"
-DESCRIPTION = """A Model Context Protocol server over stdio: an AI assistant's tools that read the
-database through cqlsh-ext, read-only (docs/mcp.md). It connects as the shell does: the shell's
-connection options (cqlsh-ext --help: -u, --credentials, --cqlshrc, -k, --ssl, --keyspaces,
---sigv4, ...), cqlshrc and the environment; its display settings (-d, --decode, --cap) decide how
-values decode."""
+USAGE = ("cqlsh-ext mcp [HOST [PORT]] [connection options] [--time-limit SECONDS] [--max-bytes N] "
+         "[--policy FILE] [--audit-log FILE] [--http [HOST:]PORT ...]")
+DESCRIPTION = """A Model Context Protocol server over stdio (or Streamable HTTP: --http): an AI
+assistant's tools that read the database through cqlsh-ext, read-only (docs/mcp.md). It connects as
+the shell does: the shell's connection options (cqlsh-ext --help: -u, --credentials, --cqlshrc, -k,
+--ssl, --keyspaces, --sigv4, ...), cqlshrc and the environment; its display settings (-d, --decode,
+--cap) decide how values decode."""
 #: Options of the shell that read statements: a server takes its statements from the client.
 _NOT_HERE = ("-e", "--execute", "-f", "--file", "-t", "--tty")
 
@@ -51,6 +58,32 @@ def _parser() -> argparse.ArgumentParser:
                              "at Ctrl-C (default %(default)g)")
     parser.add_argument("--max-bytes", type=int, default=DEFAULT_BYTES, metavar="N",
                         help="the rows of one answer at most, in bytes of JSON (default %(default)s)")
+    safety = parser.add_argument_group("policy and audit (docs/mcp.md, \"Policy\")")
+    safety.add_argument("--policy", metavar="FILE",
+                        help="a policy file (TOML): tools allowed, tables denied, columns and payload paths "
+                             "redacted, calls per minute")
+    safety.add_argument("--audit-log", metavar="FILE",
+                        help="append one JSON line per call: time, tool, the statement's hash and first "
+                             "words, decision, rows, bytes, seconds (never a value)")
+    safety.add_argument("--calls-per-minute", type=int, metavar="N",
+                        help="refuse calls past N a minute (the policy's [limits], which this overrides)")
+    safety.add_argument("--schema-file", action="append", default=[], metavar="FILE",
+                        help="a schema file (protobuf descriptor set, Avro schema, ...) a decode argument "
+                             "may name; repeat for more (no other file is ever read for a call)")
+    http = parser.add_argument_group("Streamable HTTP (docs/mcp.md, \"Over HTTP\")")
+    http.add_argument("--http", metavar="[HOST:]PORT",
+                      help="serve MCP over Streamable HTTP at http(s)://HOST:PORT/mcp instead of stdio "
+                           "(HOST 127.0.0.1 by default)")
+    http.add_argument("--token", help="require 'Authorization: Bearer TOKEN' (visible to other users on "
+                                      "the command line: prefer --token-file or CQLSH_EXT_MCP_TOKEN)")
+    http.add_argument("--token-file", metavar="FILE", help="the bearer token, the file's first line")
+    http.add_argument("--tls-cert", metavar="FILE", help="serve HTTPS with this certificate (PEM)")
+    http.add_argument("--tls-key", metavar="FILE", help="and this private key (PEM)")
+    http.add_argument("--tls-client-ca", metavar="FILE",
+                      help="require client certificates signed by this CA (mutual TLS)")
+    http.add_argument("--private-network", action="store_true",
+                      help="an address other than loopback without TLS: the network is yours alone "
+                           "(a Compose network); a token is still required")
     return parser
 
 
@@ -62,6 +95,7 @@ class Serving:
     shell_args: list[str]
     shell_base: type
     calls: Calls
+    protocol: Protocol | None = None
 
     def run(self, main: Callable[[], None]) -> int:
         """cqlsh's main() (which builds the shell and runs its loop); the exit code."""
@@ -74,6 +108,9 @@ class Serving:
             return int(err.code or 0)
         except KeyboardInterrupt:  # Ctrl-C where it was started by hand: the server ends
             return 130
+        if self.protocol is not None and self.protocol.failed:
+            print(f"cqlsh-ext mcp: {self.protocol.failed}", file=sys.stderr)
+            return 1
         return 0
 
 
@@ -89,6 +126,9 @@ def prepare(args: list[str]) -> Serving | int:
     if options.time_limit <= 0 or options.max_bytes < 1024:
         print("cqlsh-ext mcp: --time-limit must be above 0 and --max-bytes at least 1024", file=sys.stderr)
         return 2
+    if options.calls_per_minute is not None and options.calls_per_minute < 1:
+        print("cqlsh-ext mcp: --calls-per-minute must be 1 or more", file=sys.stderr)
+        return 2
     import importlib.util
 
     if importlib.util.find_spec("mcp") is None:
@@ -96,18 +136,79 @@ def prepare(args: list[str]) -> Serving | int:
 
         print(f"cqlsh-ext mcp: the MCP server needs the mcp package: {install_hint('mcp')}", file=sys.stderr)
         return 2
+    setup = _setup(options)
+    if isinstance(setup, str):
+        print(f"cqlsh-ext mcp: {setup}", file=sys.stderr)
+        return 2
     from cqlsh_ext.mcp_server import capture, connection, server
-    from cqlsh_ext.mcp_server.calls import Calls
 
-    read_fd, write_fd = _take_stdio()
+    if setup.http is None:
+        setup.read_fd, setup.write_fd = _take_stdio()
+    else:
+        _null_stdin()
     capture.install()
-    calls = Calls(options.time_limit, options.max_bytes)
-    server.start(calls, read_fd, write_fd)
+    protocol = server.Protocol(setup)
+    protocol.start()
+    calls = setup.calls
     base = type("Headless", (connection.Headless,), {"serve": staticmethod(calls.serve)})
     # The shell's answers are its JSON (flags win over cqlshrc: given last, this one wins). Its
     # per-value cap (--max-output-size) stays the user's: it is also each value's decoding budget,
     # so a smaller one would change what a payload query finds.
-    return Serving([*rest, "--output-format", "json"], base, calls)
+    return Serving([*rest, "--output-format", "json"], base, calls, protocol)
+
+
+def _setup(options: argparse.Namespace) -> Any:
+    """The protocol's Setup from the options, or the one line that says what is wrong."""
+    from cqlsh_ext.mcp_server import policy, transport
+    from cqlsh_ext.mcp_server.calls import Calls
+    from cqlsh_ext.mcp_server.guard import Guard
+    from cqlsh_ext.mcp_server.server import Setup
+    from cqlsh_ext.mcp_server.tools import TOOLS
+
+    try:
+        rules = policy.load(options.policy, TOOLS, options.calls_per_minute)
+    except policy.PolicyError as err:
+        return str(err)
+    for path in options.schema_file:
+        if not os.path.isfile(path):
+            return f"--schema-file {path}: no such file"
+    http = None
+    if options.http is not None:
+        try:
+            host, port = transport.parse_address(options.http)
+            if options.token is not None:
+                print("cqlsh-ext mcp: warning: a token on the command line is visible to other users of this "
+                      f"machine: prefer --token-file or {transport.TOKEN_ENV}", file=sys.stderr)
+            token = transport.read_token(options.token, options.token_file)
+            http = transport.HttpOptions(host, port, token, options.tls_cert, options.tls_key,
+                                         options.tls_client_ca, options.private_network)
+            transport.check(http)
+        except transport.TransportError as err:
+            return str(err)
+    elif any(v for v in (options.token, options.token_file, options.tls_cert, options.tls_key,
+                         options.tls_client_ca, options.private_network)):
+        return "--token, --token-file, --tls-* and --private-network go with --http"
+    audit = None
+    if options.audit_log is not None:
+        from cqlsh_ext.mcp_server.audit import AuditLog
+
+        try:
+            audit = AuditLog(options.audit_log)
+        except OSError as err:
+            return f"--audit-log {options.audit_log}: {err.strerror or err}"
+    rate = None
+    if rules.calls_per_minute is not None:
+        from cqlsh_ext.mcp_server.ratelimit import RateLimit
+
+        rate = RateLimit(rules.calls_per_minute)
+    return Setup(Calls(options.time_limit, options.max_bytes), Guard(rules, tuple(options.schema_file)),
+                 audit, rate, http)
+
+
+def _null_stdin() -> None:
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
 
 
 def _take_stdio() -> tuple[int, int]:

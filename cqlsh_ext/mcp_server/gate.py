@@ -12,6 +12,12 @@ so no quoting, comment, case or spacing hides a word) and cqlsh's own, the one t
 into the statements the shell runs (a DESCRIBE or COMPRESSION ends at its line: a second line is a
 second statement). Both must find one statement and the same first word; the shell then runs the
 statement cqlsh's lexer found, and only that one (`AllowedStatement.tokens`).
+
+Before cqlsh's lexer sees it, the statement's size and its tokens are within bounds.py's; before
+cqlsh's grammar (quadratic in them) reads it, cqlsh's own tokens too. A statement whose first word
+starts no statement at all
+(`SELEC`) is a syntax error, said as one with the word, its position and the nearest word allowed;
+a statement of CQL or of the shell that is no read is refused as one.
 """
 
 from __future__ import annotations
@@ -22,10 +28,17 @@ from typing import Any
 
 from cqlsh_ext.cql.errors import QueryError
 from cqlsh_ext.cql.lexer import Lexed, Token
+from cqlsh_ext.mcp_server import bounds
 
 SELECT, DESCRIBE, DESCRIBE_PAYLOAD, INSPECT = "SELECT", "DESCRIBE", "DESCRIBE PAYLOAD", "INSPECT"
 #: The insight reports that only read (COMPRESSION TRIAL writes scratch tables: refused).
 COMPRESSION_READS = ("STATS", "SETTINGS", "ADVISE")
+#: The first words of CQL's statements (cqlsh's and cqlsh-ext's commands are read from the shell).
+CQL_STATEMENT_WORDS = ("SELECT", "INSERT", "UPDATE", "DELETE", "BATCH", "BEGIN", "APPLY", "CREATE", "ALTER",
+                       "DROP", "TRUNCATE", "GRANT", "REVOKE", "LIST", "USE", "DESCRIBE", "DESC", "ADD",
+                       "MOVE", "PRUNE")
+#: The first words of the reads (a syntax error's nearest word is one of them).
+READ_WORDS = ("SELECT", "DESCRIBE", "DESC", "COMPRESSION", "INSPECT")
 #: What the gate lets through, as its refusals name it.
 ALLOWED = ("SELECT, DESCRIBE (DESCRIBE PAYLOAD too), COMPRESSION STATS, SETTINGS or ADVISE, "
            "and INSPECT")
@@ -52,9 +65,13 @@ def check(text: str, kinds: Collection[str] | None = None) -> AllowedStatement:
     if not text.strip():
         raise Refused("no statement given")
     try:
+        bounds.check_text(text, "a statement")
         tokens = Lexed(text).tokens[:-1]  # without the end token
+        bounds.check_tokens(tokens)
     except QueryError as err:
-        raise Refused(f"refused: {err}") from None
+        raise Refused(f"syntax error: {_lexing_error(text, str(err))}") from None
+    except bounds.TooLarge as err:
+        raise Refused(str(err)) from None
     ends = [i for i, tok in enumerate(tokens) if _punct(tok, ";")]
     statement = tokens[:ends[0]] if ends else tokens
     if not statement:
@@ -63,6 +80,9 @@ def check(text: str, kinds: Collection[str] | None = None) -> AllowedStatement:
         raise Refused(_one_at_a_time())
     kind = _kind(statement)
     if kind is None:
+        unknown = _unknown_word(statement[0])
+        if unknown is not None:
+            raise Refused(unknown)
         raise Refused(f"refused: cqlsh-ext mcp is read-only and runs {ALLOWED} only; "
                       f"{_what(statement)} is not one of them")
     if kinds is not None and kind not in kinds:
@@ -84,6 +104,10 @@ def _cqlsh_statement(text: str, first: Token) -> tuple[str, Any]:
     if len(statements) != 1:
         raise Refused(_one_at_a_time())
     tokens = statements[0]
+    try:
+        bounds.check_cqlsh_tokens(tokens)  # before cqlsh's grammar, quadratic in them, reads them
+    except bounds.TooLarge as err:
+        raise Refused(str(err)) from None
     if tokens[-1][0] != "endtoken":
         raise Refused("refused: the statement does not end (an unclosed quote, name or comment)")
     if str(tokens[0][1]).lower() != first.value.lower():
@@ -103,6 +127,8 @@ def _kind(tokens: list[Token]) -> str | None:
 
         return DESCRIBE_PAYLOAD if recognizes([*tokens, Token("end", "", 0, 0)]) else DESCRIBE
     if first == "COMPRESSION" and len(words) > 1 and words[1] in COMPRESSION_READS:
+        if _saves(tokens):
+            return None  # ADVISE ... SAVE DICTIONARY 'file' writes a file on the server's host
         return f"COMPRESSION {words[1]}"
     if first == "INSPECT":
         after = words[2] if words[1:2] == ["JSON"] and len(words) > 2 else words[1] if len(words) > 1 else ""
@@ -110,11 +136,63 @@ def _kind(tokens: list[Token]) -> str | None:
     return None
 
 
+def _unknown_word(first: Token) -> str | None:
+    """The syntax error of a statement whose first token starts no statement of CQL, cqlsh or
+    cqlsh-ext (a typo: SELEC), or None when it does."""
+    import difflib
+
+    word = first.value.upper() if first.kind == "word" else ""
+    if word and word in _statement_words():
+        return None
+    near = difflib.get_close_matches(word, READ_WORDS, n=1, cutoff=0.6) if word else []
+    said = f"did you mean {near[0]}? " if near else ""
+    return (f"syntax error at position {first.start}: {first.value!r} starts no statement ({said}this "
+            f"server runs {ALLOWED})")
+
+
+def _statement_words() -> frozenset[str]:
+    """Every first word of a statement: CQL's, and the shell's commands (cqlsh's do_<word> methods,
+    cqlsh-ext's declared commands and intercepts)."""
+    from cqlsh_ext import commands
+    from cqlsh_ext.upstream import seams
+
+    shell = seams.import_cqlshmain(None).Shell
+    words = {name[3:].upper() for name in dir(shell) if name.startswith("do_")}
+    words |= {command.word.upper() for command in commands.commands()}
+    words |= {word.upper() for intercept in commands.intercepts() for word in intercept.words}
+    return frozenset(words | set(CQL_STATEMENT_WORDS))
+
+
+_UNCLOSED = {"'": "a string ('...') that does not end", '"': 'a quoted name ("...") that does not end',
+             "$": "a $$string$$ that does not end", "/*": "a comment (/* ...) that does not end"}
+
+
+def _lexing_error(text: str, error: str) -> str:
+    """The lexer's 'unexpected character 'x' at 12' said as what it is, at 'position' 12."""
+    import re
+
+    found = re.fullmatch(r"unexpected character (.+) at (\d+)", error)
+    if found is None:
+        return error
+    at = int(found.group(2))
+    unclosed = _UNCLOSED.get("/*" if text.startswith("/*", at) else text[at])
+    if unclosed is not None:
+        return f"{unclosed}, at position {at}"
+    return f"unexpected character {found.group(1)} at position {at}"
+
+
+def _saves(tokens: list[Token]) -> bool:
+    words = [tok.value.upper() if tok.kind == "word" else "" for tok in tokens]
+    return any(a == "SAVE" and b == "DICTIONARY" for a, b in zip(words, words[1:], strict=False))
+
+
 def _what(tokens: list[Token]) -> str:
     """How a refusal names the statement: its first words."""
     words = [tok.value.upper() for tok in tokens[:2] if tok.kind == "word"]
     if not words:
         return f"no statement (it starts with {tokens[0].value!r})"
+    if words[0] == "COMPRESSION" and _saves(tokens):
+        return "COMPRESSION ADVISE ... SAVE DICTIONARY (it writes a file)"
     if words[0] in ("COMPRESSION", "COPY", "BEGIN", "ALTER", "CREATE", "DROP", "LIST") and len(words) > 1:
         return " ".join(words)
     return words[0]

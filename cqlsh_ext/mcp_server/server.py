@@ -1,31 +1,45 @@
-"""The Model Context Protocol's side: the official `mcp` SDK's low-level Server over stdio, in a
-thread of its own (the shell keeps the main thread: its Ctrl-C handling, its worker processes).
+"""The Model Context Protocol's side: the official `mcp` SDK's low-level Server, over stdio or the
+SDK's Streamable HTTP transport (transport.py), in a thread of its own (the shell keeps the main
+thread: its Ctrl-C handling, its worker processes).
 
-tools/list answers the declarations of tools.py; tools/call queues the call for the shell's
-thread (calls.py) and waits for it, at most until its time limit and a grace after (a call that
-does not end then is answered as stopped; the shell's thread finishes it in the background and
-the next calls wait for that). A call the client cancels is halted there: its scan stops, and the
-SDK sends no answer, as the protocol says. Each answer is text content that parses as JSON, and
-the same JSON as structured content; an error answer is one line.
+tools/list answers the declarations of tools.py that the policy permits (policy.py), each with its
+annotations. tools/call first takes what needs no shell, answered at once even while another call
+runs: the bounds of its arguments (bounds.py: before anything parses them) and the calls-per-minute
+limit (ratelimit.py); then it queues the call for the shell's thread (calls.py), where guard.py
+checks it against the policy around the tool's answer, and waits for it, at most until its time
+limit and a grace after (a call that does not end then is answered as stopped; the shell's thread
+finishes it in the background and the next calls wait for that). A call the client cancels is
+halted there: its scan stops, and the SDK sends no answer, as the protocol says. A call whose client
+sent a progress token is told of its scans' progress (progress.py). Each answer is text content
+that parses as JSON, and the same JSON as structured content; an error answer is one line. Each
+call ends with its line in the audit log (audit.py), when there is one.
 
-The protocol reads and writes file descriptors of its own (cli.py took them before anything else
-could print): whatever the shell, cqlsh, the driver or a library prints cannot reach the wire.
+resources/list, resources/read and the templates, prompts/list and prompts/get: resources.py; a
+resource is read by its tool's call, through the same queue, policy and audit.
+
+On stdio the protocol reads and writes file descriptors of its own (cli.py took them before anything
+else could print): whatever the shell, cqlsh, the driver or a library prints cannot reach the wire.
 """
 
 from __future__ import annotations
 
-import os
 import threading
 import time
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from cqlsh_ext import __version__
+from cqlsh_ext.mcp_server import bounds
+from cqlsh_ext.mcp_server.answers import ToolAnswer, failed
 from cqlsh_ext.mcp_server.capture import log
-from cqlsh_ext.mcp_server.tools import PAYLOADS, TOOLS
+from cqlsh_ext.mcp_server.tools import PAYLOADS, TOOLS, Tool
 
 if TYPE_CHECKING:
-    from cqlsh_ext.mcp_server.answers import ToolAnswer
+    from cqlsh_ext.mcp_server.audit import AuditLog
     from cqlsh_ext.mcp_server.calls import Calls
+    from cqlsh_ext.mcp_server.guard import Guard
+    from cqlsh_ext.mcp_server.ratelimit import RateLimit
+    from cqlsh_ext.mcp_server.transport import HttpOptions
 
 #: How long past its time limit a call's answer is waited for: the scan stops at its next page.
 GRACE_SECONDS = 10.0
@@ -34,51 +48,273 @@ INSTRUCTIONS = (
     f"is inside blob columns ({PAYLOADS}). Start with list_keyspaces, "
     "list_tables and describe_table; describe_payload shows the paths inside a blob column, which "
     "query can select, filter, group and count (SELECT data.status, count(*) FROM ks.t GROUP BY "
-    "data.status ALLOW FILTERING). compression_stats, compression_settings and inspect_value explain "
-    "sizes and encodings. Anything but a read is refused."
+    "data.status ALLOW FILTERING). compression_stats, compression_settings, compression_advise and "
+    "inspect_value explain sizes and encodings; a column whose values no detection reads takes a "
+    "decode argument ({\"data\": \"deflate\"}). Anything but a read is refused."
 )
 
 
-def start(calls: Calls, read_fd: int, write_fd: int) -> threading.Thread:
-    """Serve the protocol on the two file descriptors in a daemon thread; calls.close() when the
-    client closes its end."""
+@dataclass
+class Setup:
+    """What the protocol's side serves with (cli.py makes it)."""
 
-    def serve() -> None:
+    calls: Calls
+    guard: Guard
+    audit: AuditLog | None = None
+    rate: RateLimit | None = None
+    #: Streamable HTTP, or None for stdio on (read_fd, write_fd).
+    http: HttpOptions | None = None
+    read_fd: int = -1
+    write_fd: int = -1
+
+
+class Protocol:
+    """The protocol's thread: start() serves; `failed` says why serving ended early (an HTTP
+    address it could not listen on)."""
+
+    def __init__(self, setup: Setup) -> None:
+        self.setup = setup
+        policy = setup.guard.policy
+        self.tools = {name: setup.guard.wrap(tool) for name, tool in TOOLS.items()
+                      if policy.permits_tool(name)}
+        self.failed: str | None = None
+        self.thread: threading.Thread | None = None
+
+    def start(self) -> threading.Thread:
+        """Serve in a daemon thread; calls.close() when the client closes its end (stdio) or the
+        server stops (HTTP)."""
+
+        def serve() -> None:
+            import anyio
+
+            try:
+                anyio.run(self._serve)
+            except BaseException as err:  # noqa: BLE001 - said; the shell's loop is told to end
+                from cqlsh_ext.mcp_server.transport import TransportError
+
+                if isinstance(err, TransportError):
+                    self.failed = str(err)  # said by the entry point, in one line
+                else:
+                    if self.setup.http is not None:
+                        self.failed = f"the HTTP server ended: {type(err).__name__}: {err}"
+                    log(f"the protocol ended: {type(err).__name__}: {err}")
+            finally:
+                self.setup.calls.close()
+
+        self.thread = threading.Thread(target=serve, name="mcp-protocol", daemon=True)
+        self.thread.start()
+        return self.thread
+
+    def server(self) -> Any:
+        from mcp.server.lowlevel import Server
+
+        return Server("cqlsh-ext", version=__version__, instructions=INSTRUCTIONS,
+                      on_list_tools=self._list_tools, on_call_tool=self._call_tool,
+                      on_list_resources=self._list_resources,
+                      on_list_resource_templates=self._list_resource_templates,
+                      on_read_resource=self._read_resource,
+                      on_list_prompts=self._list_prompts, on_get_prompt=self._get_prompt)
+
+    async def _serve(self) -> None:
+        import io
+        import os
+
         import anyio
+        from mcp.server.stdio import stdio_server
 
-        try:
-            anyio.run(_serve, calls, read_fd, write_fd)
-        except BaseException as err:  # noqa: BLE001 - logged; the shell's loop is told to end
-            log(f"the protocol ended: {type(err).__name__}: {err}")
-        finally:
-            calls.close()
+        server = self.server()
+        if self.setup.http is not None:
+            from cqlsh_ext.mcp_server.transport import serve_http
 
-    thread = threading.Thread(target=serve, name="mcp-protocol", daemon=True)
-    thread.start()
-    return thread
+            await serve_http(server, self.setup.http, log)
+            return
+        from cqlsh_ext.mcp_server.transport import BoundedLines
 
+        stdin: Any = BoundedLines(self.setup.read_fd, log=log)
+        stdout = anyio.wrap_file(io.TextIOWrapper(os.fdopen(self.setup.write_fd, "wb"), encoding="utf-8"))
+        async with stdio_server(stdin, stdout) as (read_stream, write_stream):
+            await server.run(read_stream, write_stream, server.create_initialization_options())
 
-async def _serve(calls: Calls, read_fd: int, write_fd: int) -> None:
-    import io
+    # ------------------------------------------------------------------------------ tools
 
-    import anyio
-    from mcp.server.lowlevel import Server
-    from mcp.server.stdio import stdio_server
-
-    async def list_tools(ctx: Any, params: Any) -> Any:
+    async def _list_tools(self, ctx: Any, params: Any) -> Any:
         from mcp import types
 
-        return types.ListToolsResult(tools=[_declaration(tool) for tool in TOOLS.values()])
+        return types.ListToolsResult(tools=[_declaration(tool) for tool in self.tools.values()])
 
-    async def call_tool(ctx: Any, params: Any) -> Any:
-        return await _call(calls, params.name, params.arguments or {})
+    async def _call_tool(self, ctx: Any, params: Any) -> Any:
+        from cqlsh_ext.mcp_server.transport import OVERSIZED
 
-    server: Server[Any] = Server("cqlsh-ext", version=__version__, instructions=INSTRUCTIONS,
-                                 on_list_tools=list_tools, on_call_tool=call_tool)
-    stdin = anyio.wrap_file(io.TextIOWrapper(os.fdopen(read_fd, "rb"), encoding="utf-8", errors="replace"))
-    stdout = anyio.wrap_file(io.TextIOWrapper(os.fdopen(write_fd, "wb"), encoding="utf-8"))
-    async with stdio_server(stdin, stdout) as (read_stream, write_stream):
-        await server.run(read_stream, write_stream, server.create_initialization_options())
+        arguments = params.arguments or {}
+        if params.name == OVERSIZED:  # a message over bounds.MAX_MESSAGE_BYTES (transport.BoundedLines)
+            answer = failed(str(arguments.get("why", "refused: the message is too large")))
+            self._audit("(too large)", {}, answer, False, 0.0, refused=True)
+            return _result(answer)
+        tool = self.tools.get(params.name)
+        if tool is None:
+            return _result(failed(f"no tool {params.name!r} (tools: {', '.join(self.tools)})"))
+        answer, stopped = await self.run(ctx, tool, arguments)
+        return _result(answer)
+
+    async def run(self, ctx: Any, tool: Tool, arguments: dict[str, Any]) -> tuple[ToolAnswer, bool]:
+        """Call `tool` on the shell's thread: its answer, and whether it was stopped; audited."""
+        import asyncio
+
+        import anyio
+
+        started = time.monotonic()
+        refusal = self._admit(arguments)
+        if refusal is not None:
+            answer = failed(refusal)
+            self._audit(tool.name, arguments, answer, False, time.monotonic() - started, refused=True)
+            return answer, False
+        token = _progress_token(ctx)
+        if token is not None:
+            from cqlsh_ext.mcp_server import progress
+
+            send = progress.sender(asyncio.get_running_loop(), ctx.session.report_progress)
+            reporter = progress.Reporter(send)
+            tool = progress.wrap(tool, reporter)
+        loop = asyncio.get_running_loop()
+        ended = anyio.Event()
+
+        def on_done() -> None:  # from the shell's thread
+            try:
+                loop.call_soon_threadsafe(ended.set)
+            except RuntimeError:  # the protocol is gone
+                pass
+
+        calls = self.setup.calls
+        call = calls.submit(tool, arguments, on_done)
+        try:
+            with anyio.move_on_after(max(0.0, call.deadline - time.monotonic()) + GRACE_SECONDS):
+                await ended.wait()
+        except anyio.get_cancelled_exc_class():
+            calls.halt(call, "cancelled by the client")
+            self._audit(tool.name, arguments, None, True, time.monotonic() - started)
+            raise
+        if call.answer is None:
+            calls.halt(call, f"the time limit ({calls.seconds:g} s)")
+            answer = failed(f"stopped at the time limit ({calls.seconds:g} s); the statement is still "
+                            "ending, and the next calls wait for it")
+            self._audit(tool.name, arguments, answer, True, time.monotonic() - started)
+            return answer, True
+        self._audit(tool.name, arguments, call.answer, call.why is not None, time.monotonic() - started)
+        return call.answer, call.why is not None
+
+    def _admit(self, arguments: dict[str, Any]) -> str | None:
+        """What is refused before the call is queued: its arguments' bounds, the rate limit."""
+        try:
+            bounds.check_arguments(arguments)
+        except bounds.TooLarge as err:
+            return str(err)
+        if self.setup.rate is not None:
+            return self.setup.rate.take()
+        return None
+
+    def _audit(self, tool: str, arguments: dict[str, Any], answer: ToolAnswer | None, stopped: bool,
+               seconds: float, refused: bool = False) -> None:
+        if self.setup.audit is None:
+            return
+        try:
+            self.setup.audit.record(tool, arguments, answer, stopped, seconds, refused)
+        except Exception as err:  # noqa: BLE001 - a full disk must not take the answers down
+            log(f"the audit log could not be written: {type(err).__name__}: {err}")
+
+    # ------------------------------------------------------------------------------ resources
+
+    async def _list_resources(self, ctx: Any, params: Any) -> Any:
+        from mcp import types
+        from mcp.shared.exceptions import MCPError
+
+        from cqlsh_ext.mcp_server import resources
+
+        policy = self.setup.guard.policy
+        lister = Tool("resources/list", "Resources", "", {}, (),
+                      lambda work, arguments: resources.listing(work, policy))
+        answer, _ = await self.run(ctx, lister, {})
+        if answer.data is None:
+            raise MCPError(types.INTERNAL_ERROR, answer.error or "the resources could not be listed")
+        return types.ListResourcesResult(resources=[
+            types.Resource(uri=r["uri"], name=r["name"], description=r["description"],
+                           mime_type=r["mimeType"])
+            for r in answer.data["resources"]])
+
+    async def _list_resource_templates(self, ctx: Any, params: Any) -> Any:
+        from mcp import types
+
+        from cqlsh_ext.mcp_server import resources
+
+        templates = []
+        if "describe_table" in self.tools:
+            templates.append(types.ResourceTemplate(
+                uri_template=resources.SCHEMA_TEMPLATE, name="table schema", mime_type=resources.MIME,
+                description="A table's CQL schema and what its columns hold (describe_table)"))
+        if "describe_payload" in self.tools:
+            templates.append(types.ResourceTemplate(
+                uri_template=resources.PAYLOAD_TEMPLATE, name="column payload", mime_type=resources.MIME,
+                description=f"What a blob or text column holds, from a sample of {resources.PAYLOAD_SAMPLE} "
+                            "rows (describe_payload)"))
+        return types.ListResourceTemplatesResult(resource_templates=templates)
+
+    async def _read_resource(self, ctx: Any, params: Any) -> Any:
+        from mcp import types
+        from mcp.shared.exceptions import MCPError
+
+        from cqlsh_ext.mcp_server import resources
+
+        uri = str(params.uri)
+        try:
+            bounds.check_arguments({"uri": uri})
+            name, arguments = resources.tool_of(uri)
+        except (resources.BadUri, bounds.TooLarge) as err:
+            raise MCPError(types.INVALID_PARAMS, str(err)) from None
+        tool = self.tools.get(name)
+        if tool is None:
+            raise MCPError(types.INVALID_PARAMS, f"{uri}: the policy does not permit {name}")
+        answer, _ = await self.run(ctx, tool, arguments)
+        if answer.data is None:
+            raise MCPError(types.INVALID_PARAMS, answer.error or f"{uri} could not be read")
+        return types.ReadResourceResult(contents=[
+            types.TextResourceContents(uri=uri, mime_type=resources.MIME, text=answer.texts()[0])])
+
+    # ------------------------------------------------------------------------------ prompts
+
+    async def _list_prompts(self, ctx: Any, params: Any) -> Any:
+        from mcp import types
+
+        from cqlsh_ext.mcp_server import resources
+
+        return types.ListPromptsResult(prompts=[
+            types.Prompt(name=p.name, title=p.title, description=p.description,
+                         arguments=[types.PromptArgument(name=n, description=d, required=True)
+                                    for n, d in p.arguments])
+            for p in resources.prompts_for(self.setup.guard.policy)])
+
+    async def _get_prompt(self, ctx: Any, params: Any) -> Any:
+        from mcp import types
+        from mcp.shared.exceptions import MCPError
+
+        from cqlsh_ext.mcp_server import resources
+
+        permitted = resources.prompts_for(self.setup.guard.policy)
+        prompt = next((p for p in permitted if p.name == params.name), None)
+        if prompt is None:
+            raise MCPError(types.INVALID_PARAMS, f"no prompt {params.name!r}")
+        try:
+            text = resources.prompt_text(prompt, dict(params.arguments or {}))
+        except resources.BadUri as err:
+            raise MCPError(types.INVALID_PARAMS, str(err)) from None
+        return types.GetPromptResult(description=prompt.description, messages=[
+            types.PromptMessage(role="user", content=types.TextContent(type="text", text=text))])
+
+
+def _progress_token(ctx: Any) -> Any:
+    meta = getattr(ctx, "meta", None)
+    if not meta:
+        return None
+    getter = meta.get if hasattr(meta, "get") else lambda key: getattr(meta, key, None)
+    return getter("progress_token") or getter("progressToken")
 
 
 def _declaration(tool: Any) -> Any:
@@ -89,39 +325,6 @@ def _declaration(tool: Any) -> Any:
                       annotations=types.ToolAnnotations(title=tool.title, read_only_hint=True,
                                                         destructive_hint=False, idempotent_hint=True,
                                                         open_world_hint=False))
-
-
-async def _call(calls: Calls, name: str, arguments: dict[str, Any]) -> Any:
-    import asyncio
-
-    import anyio
-
-    from cqlsh_ext.mcp_server.answers import failed
-
-    tool = TOOLS.get(name)
-    if tool is None:
-        return _result(failed(f"no tool {name!r} (tools: {', '.join(TOOLS)})"))
-    loop = asyncio.get_running_loop()
-    ended = anyio.Event()
-
-    def on_done() -> None:  # from the shell's thread
-        try:
-            loop.call_soon_threadsafe(ended.set)
-        except RuntimeError:  # the protocol is gone
-            pass
-
-    call = calls.submit(tool, arguments, on_done)
-    try:
-        with anyio.move_on_after(max(0.0, call.deadline - time.monotonic()) + GRACE_SECONDS):
-            await ended.wait()
-    except anyio.get_cancelled_exc_class():
-        calls.halt(call, "cancelled by the client")
-        raise
-    if call.answer is None:
-        calls.halt(call, f"the time limit ({calls.seconds:g} s)")
-        return _result(failed(f"stopped at the time limit ({calls.seconds:g} s); the statement is still "
-                              "ending, and the next calls wait for it"))
-    return _result(call.answer)
 
 
 def _result(answer: ToolAnswer) -> Any:

@@ -10,7 +10,11 @@ names, so an argument cannot carry a second statement.
     describe_payload(column, sample, where) DESCRIBE PAYLOAD ks.t.column [WHERE ...] [SAMPLE n]
     compression_stats(table, column, sample) COMPRESSION STATS [SAMPLE n] ks.t | SELECT column FROM ks.t
     compression_settings(table)             COMPRESSION SETTINGS ks.t
+    compression_advise(table, column, sample) COMPRESSION ADVISE [SAMPLE n] ks.t | SELECT column FROM ks.t
     inspect_value(statement)                INSPECT <the SELECT given>
+
+query, inspect_value and describe_payload also take `decode` (column -> spec, for that call only:
+guard.py applies it), and every call passes guard.py (the policy) around its answer.
 """
 
 from __future__ import annotations
@@ -43,6 +47,8 @@ TEXT_SAMPLE_ROWS = 20
 PAYLOADS = f"compressed JSON, {', '.join(title(name) for name in FORMAT_EXAMPLES)}, ..."
 #: The largest SAMPLE a tool asks for.
 MAX_SAMPLE = 10_000_000
+#: compression_advise's SAMPLE at most: each value is compressed by every codec at several levels.
+MAX_ADVISE_SAMPLE = 10_000
 
 
 class Invalid(Exception):
@@ -235,6 +241,18 @@ def _compression_settings(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
                        (keyspace, table))
 
 
+def _compression_advise(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
+    # Never SAVE DICTIONARY: that writes a file on the server's host (the gate refuses it too).
+    keyspace, table = table_of(work, arguments.get("table"))
+    sample = number(arguments, "sample", None, 1, MAX_ADVISE_SAMPLE)
+    target = f"{spell(keyspace)}.{spell(table)}"
+    column = arguments.get("column")
+    if column is not None:
+        target = f"SELECT {spell(names(column, (1,), 'column')[0])} FROM {target}"
+    return work.report(f"COMPRESSION ADVISE {f'SAMPLE {sample} ' if sample else ''}{target}",
+                       "COMPRESSION ADVISE", (keyspace, table))
+
+
 def _describe_table(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
     keyspace, table = table_of(work, arguments.get("table"))
     _, capture = work.run(f"DESCRIBE TABLE {spell(keyspace)}.{spell(table)}", {gate.DESCRIBE}, rows=False,
@@ -256,6 +274,11 @@ _STATEMENT = {"type": "string", "description": "one SELECT statement (CQL, with 
 _TABLE = {"type": "string", "description": "keyspace.table"}
 _SAMPLE = {"type": "integer", "minimum": 1, "description": "rows to read at random instead of the "
            "reading chosen from the table's size"}
+_DECODE = {"type": "object", "additionalProperties": {"type": "string"}, "maxProperties": 16,
+           "description": "what columns hold, for this call only, where detection cannot tell: column -> "
+                          "spec, codecs from the outside in then the format, e.g. {\"data\": \"deflate\"}, "
+                          "{\"data\": \"zstd>json\"}, {\"data\": \"zstd>protobuf:Order@orders.desc\"} (a "
+                          "schema file only among those the server was started with)"}
 
 TOOLS: dict[str, Tool] = {tool.name: tool for tool in (
     Tool("list_keyspaces", "Keyspaces",
@@ -282,7 +305,8 @@ TOOLS: dict[str, Tool] = {tool.name: tool for tool in (
          "256 KB; the answer says when it was cut.",
          {"statement": _STATEMENT,
           "limit": {"type": "integer", "minimum": 1, "maximum": MAX_ROWS,
-                    "description": f"rows at most (default {DEFAULT_ROWS})"}},
+                    "description": f"rows at most (default {DEFAULT_ROWS})"},
+          "decode": _DECODE},
          ("statement",), _query),
     Tool("describe_payload", "What a blob column holds",
          "DESCRIBE PAYLOAD: what a blob (or text) column's values hold: their encodings "
@@ -291,7 +315,8 @@ TOOLS: dict[str, Tool] = {tool.name: tool for tool in (
          {"column": {"type": "string", "description": "keyspace.table.column"},
           "sample": _SAMPLE,
           "where": {"type": "string", "description": "conditions on payload paths or columns, as after "
-                                                     "WHERE: data.status = 'PAID'"}},
+                                                     "WHERE: data.status = 'PAID'"},
+          "decode": _DECODE},
          ("column",), _describe_payload),
     Tool("compression_stats", "Compression statistics",
          "COMPRESSION STATS: per blob or text column, values by codec, stored and decompressed bytes, "
@@ -310,6 +335,16 @@ TOOLS: dict[str, Tool] = {tool.name: tool for tool in (
          "nesting chain, each layer's container and headers, checksums verified, sizes and ratio, "
          "and the payload's kind.",
          {"statement": {"type": "string", "description": "a SELECT naming one blob value, e.g. SELECT "
-                                                         "data FROM ks.t WHERE id = 42"}},
+                                                         "data FROM ks.t WHERE id = 42"},
+          "decode": _DECODE},
          ("statement",), _inspect_value),
+    Tool("compression_advise", "Compression advice",
+         "COMPRESSION ADVISE: compresses a sample of each blob or text column's decompressed values "
+         "with every available codec and level (and a trained dictionary where it helps): ratio, "
+         "compress and decompress speed measured here, capacity units, and a verdict. Read-only.",
+         {"table": _TABLE, "column": {"type": "string", "description": "one column (default: every "
+                                                                         "blob and text column)"},
+          "sample": {"type": "integer", "minimum": 1, "maximum": MAX_ADVISE_SAMPLE,
+                     "description": "values per column (default 300, the first ones read)"}},
+         ("table",), _compression_advise),
 )}

@@ -117,7 +117,7 @@ class ValueEngine:
         """The view of one value with every container layer's input and Decoded kept (INSPECT
         shows their headers and verifies their checksums). Remembers nothing."""
         if self.spec is not None:
-            view = unwrap_spec(value, self.spec, self.cap)
+            view = unwrap_spec(value, self.spec, self.cap, trace=True)
         else:
             peeled = walk(value, self.mode, self.cap, trace=True)
             token = budget.enter(self.budget)

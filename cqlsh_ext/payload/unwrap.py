@@ -140,14 +140,15 @@ def read_payload(value: bytes, view: BlobView) -> BlobView:
     return view
 
 
-def unwrap_spec(value: bytes, spec_text: str, cap: int) -> BlobView:
+def unwrap_spec(value: bytes, spec_text: str, cap: int, trace: bool = False) -> BlobView:
     """Decode `value` as a column setting says (cqlsh_ext.payload.spec): the named codecs in
     order, then the named payload reading (or detection with `auto`). A value the setting does not
-    fit stays raw, with a reason that names the setting."""
-    return _bounded(_unwrap_spec, value, cap, spec_text, cap)
+    fit stays raw, with a reason that names the setting. `trace`: each layer keeps its input and
+    Decoded (INSPECT)."""
+    return _bounded(_unwrap_spec, value, cap, spec_text, cap, trace)
 
 
-def _unwrap_spec(value: bytes, spec_text: str, cap: int) -> BlobView:
+def _unwrap_spec(value: bytes, spec_text: str, cap: int, trace: bool = False) -> BlobView:
     from cqlsh_ext.payload.spec import parse_spec
 
     spec = parse_spec(spec_text)
@@ -160,10 +161,11 @@ def _unwrap_spec(value: bytes, spec_text: str, cap: int) -> BlobView:
                 fmt, decoded = registry.decode_as(named, data, budget)
             else:
                 fmt, decoded = registry.decode_named(codec, data, budget)
-            view.add_layer(_layer(fmt, data, decoded, False))
+            view.add_layer(_layer(fmt, data, decoded, trace))
             data, budget = decoded.data, budget - len(decoded.data)
     except DecodeError as err:
         return BlobView(value, FAILED, data=value, reason=f"as {spec}: {err}", error=err)
+    view.payload_size = len(data)  # the bytes under the codecs named, as detection's _payload sets it
     if spec.payload is None:
         return _text_or_binary(view, data)
     if spec.payload == "auto":

@@ -456,8 +456,24 @@ def _adapt_page_size(fut: Any, rows: list[Any], limit: int | None) -> None:
     message.fetch_size = size
 
 
+#: Who else is told of the progress of the scans this thread runs (the MCP server's call, when its
+#: client asked for progress: cqlsh_ext.mcp_server.progress): (label, estimate) -> a Progress.
+_watching = threading.local()
+
+
+def watch_progress(make: Any) -> None:
+    """`make(label, estimate)` makes the Progress of this thread's scans from now on (None: stop)."""
+    _watching.make = make
+
+
 def progress_for(label: str, enabled: bool, estimate: int | None = None) -> Progress | None:
-    """A Progress on stderr when it is a terminal and `enabled`."""
-    if not enabled or not sys.stderr.isatty():
+    """A Progress on stderr when it is a terminal and `enabled` (or the watcher's, when this thread
+    has one: watch_progress)."""
+    if not enabled:
+        return None
+    make = getattr(_watching, "make", None)
+    if make is not None:
+        return make(label, estimate)
+    if not sys.stderr.isatty():
         return None
     return Progress(sys.stderr, label, estimate)

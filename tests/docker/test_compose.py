@@ -82,7 +82,7 @@ def stack(docker: str) -> Iterator[Stack]:
     try:
         yield s
     finally:
-        s("down", "-v", "--remove-orphans", check=False)
+        s("--profile", "mcp", "down", "-v", "--remove-orphans", check=False)
 
 
 def test_first_run_starts_cassandra_loads_the_demo_and_decodes(stack: Stack):
@@ -117,8 +117,45 @@ def test_interactive_shell_in_a_terminal(stack: Stack):
         child.close(force=True)
 
 
+def test_the_mcp_service_serves_over_http_with_its_token(stack: Stack):
+    """`docker compose --profile mcp up -d mcp`: cqlsh-ext mcp --http beside the stack's Cassandra,
+    published on loopback; the SDK's HTTP client reaches it with the token, and is refused without."""
+    import secrets
+
+    import httpx2
+    from mcp_server.harness import HttpClient
+
+    token = secrets.token_urlsafe(32)
+    port = _free_port()
+    stack.env.update({"CQLSH_EXT_MCP_TOKEN": token, "CQLSH_EXT_MCP_PORT": str(port)})
+    stack.timed("mcp service up, healthy", "--profile", "mcp", "up", "-d", "mcp", timeout=600)
+    url = f"http://127.0.0.1:{port}/mcp"
+    deadline = time.monotonic() + 180
+    while True:
+        try:
+            if httpx2.get(f"http://127.0.0.1:{port}/healthz", timeout=5).status_code == 200:
+                break
+        except httpx2.HTTPError:
+            pass
+        assert time.monotonic() < deadline, stack("logs", "--no-color", "mcp", check=False).stdout
+        time.sleep(1)
+    with HttpClient(url, {"Authorization": f"Bearer {token}"}, True, None) as client:
+        tables = client.call("list_tables", keyspace="compression_demo").data
+        assert [row["table_name"] for row in tables["rows"]] == [
+            "blob_formats", "nested_blobs", "table_with_compressed_json", "table_with_uncompressed_json"]
+        answer = client.call("query", statement="SELECT data.status, count(*) FROM "
+                                                "table_with_compressed_json GROUP BY data.status "
+                                                "ALLOW FILTERING").data
+        assert sum(row["count"] for row in answer["rows"]) == 2000
+    refused = httpx2.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+                          headers={"Accept": "application/json, text/event-stream"})
+    assert refused.status_code == 401
+    assert token not in stack("logs", "--no-color", "mcp").stdout
+    stack("--profile", "mcp", "stop", "mcp")
+
+
 def test_down_leaves_nothing_behind(stack: Stack, capsys: pytest.CaptureFixture[str]):
-    stack.timed("down -v", "down", "-v", "--remove-orphans")
+    stack.timed("down -v", "--profile", "mcp", "down", "-v", "--remove-orphans")
     assert stack.leftovers() == []
     with capsys.disabled():
         print("\n[compose] " + ", ".join(f"{step} {seconds:.1f}s" for step, seconds in stack.timings.items()))

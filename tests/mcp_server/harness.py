@@ -144,3 +144,127 @@ def write_credentials(home: Path, username: str, password: str) -> Path:
     creds.write_text(f"[plain_text_auth]\nusername = {username}\npassword = {password}\n")
     os.chmod(creds, 0o600)
     return creds
+
+
+def server_pid(parent: int | None = None) -> int:
+    """The pid of the `cqlsh-ext mcp` process this test process started (through the tee, or
+    directly): a process whose command line runs cqlsh-ext's mcp, a child or grandchild of ours."""
+    import os
+
+    ours = os.getpid() if parent is None else parent
+    children: dict[int, list[int]] = {}
+    commands: dict[int, list[str]] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            commands[int(entry.name)] = (entry / "cmdline").read_bytes().decode(errors="replace").split("\0")
+        except OSError:
+            continue
+        ppid = int(stat.rsplit(")", 1)[1].split()[1])
+        children.setdefault(ppid, []).append(int(entry.name))
+    def serving(argv: list[str]) -> bool:  # the script run by its interpreter: [python,] cqlsh-ext mcp
+        at = next((i for i, arg in enumerate(argv[:2]) if arg.endswith("cqlsh-ext")), None)
+        return at is not None and argv[at + 1:at + 2] == ["mcp"]
+
+    found = [pid for child in children.get(ours, []) for pid in [child, *children.get(child, [])]
+             if serving(commands.get(pid, []))]
+    assert len(found) == 1, f"cqlsh-ext mcp processes found: {found}"
+    return found[0]
+
+
+def memory_kib(pid: int, field: str = "VmHWM") -> int:
+    """A process's resident memory from /proc (VmHWM: its peak so far; VmRSS: now), in KiB."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith(field + ":"):
+            return int(line.split()[1])
+    raise AssertionError(f"no {field} for {pid}")
+
+
+class HttpMcpServer:
+    """`cqlsh-ext mcp ... --http 127.0.0.1:PORT *args`, its log in HOME; `client(headers)` connects
+    the SDK's Streamable HTTP client as an assistant on another host would (use as context managers)."""
+
+    def __init__(self, args: list[str], home: Path, env: dict[str, str] | None = None,
+                 host: str = "127.0.0.1") -> None:
+        import socket
+
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            self.port = int(s.getsockname()[1])
+        self.home = home
+        home.mkdir(parents=True, exist_ok=True)
+        self.env = {**isolated_env(home), **(env or {})}
+        self.args = [*args, "--http", f"{host}:{self.port}"]
+        self.log = home / "mcp-http.log"
+        self.url = f"http://127.0.0.1:{self.port}/mcp"
+
+    def __enter__(self) -> HttpMcpServer:
+        import subprocess
+        import time
+
+        self._log = open(self.log, "w")  # noqa: SIM115 - closed in __exit__
+        self.proc = subprocess.Popen([CQLSH_EXT, "mcp", *self.args], stdin=subprocess.DEVNULL,
+                                     stdout=self._log, stderr=subprocess.STDOUT, env=self.env)
+        deadline = time.monotonic() + 120
+        while "serving MCP over Streamable HTTP" not in self.log.read_text():
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                self.__exit__()
+                raise AssertionError(f"cqlsh-ext mcp --http did not start; it said:\n{self.log.read_text()}")
+            time.sleep(0.1)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(30)
+        except Exception:  # noqa: BLE001 - it must go
+            self.proc.kill()
+        self._log.close()
+
+    def client(self, headers: dict[str, str] | None = None, url: str | None = None,
+               verify: Any = True, cert: Any = None) -> HttpClient:
+        return HttpClient(url or self.url, headers or {}, verify, cert)
+
+
+class HttpClient:
+    """The SDK's client over Streamable HTTP, driven from synchronous tests (a blocking portal)."""
+
+    def __init__(self, url: str, headers: dict[str, str], verify: Any, cert: Any) -> None:
+        self.url, self.headers, self.verify, self.cert = url, headers, verify, cert
+
+    def __enter__(self) -> HttpClient:
+        import anyio.from_thread
+        import httpx2
+        from mcp import Client
+        from mcp.client.streamable_http import streamable_http_client
+
+        self._portal_cm = anyio.from_thread.start_blocking_portal()
+        self.portal = self._portal_cm.__enter__()
+        http = httpx2.AsyncClient(headers=self.headers, timeout=120, verify=self.verify, cert=self.cert)
+        self._client_cm = self.portal.wrap_async_context_manager(
+            Client(streamable_http_client(self.url, http_client=http), mode="legacy", cache=None))
+        try:
+            self.client = self._client_cm.__enter__()
+        except BaseException:
+            self._portal_cm.__exit__(None, None, None)
+            raise
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        try:
+            self._client_cm.__exit__(None, None, None)
+        finally:
+            self._portal_cm.__exit__(None, None, None)
+
+    def tools(self) -> list[Any]:
+        return list(self.portal.call(self.client.list_tools).tools)
+
+    def call(self, tool: str, **arguments: Any) -> Result:
+        async def go() -> Result:
+            result = await self.client.call_tool(tool, arguments)
+            texts = [block.text for block in result.content]
+            return Result(texts, result.structured_content, result.is_error)
+
+        return self.portal.call(go)

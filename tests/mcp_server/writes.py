@@ -73,6 +73,8 @@ WRITES = [
     "LOGIN cassandra cassandra",
     "EXIT",
     "COMPRESSION ADVISE {t}; DROP TABLE {t}",
+    "COMPRESSION ADVISE {t} SAVE DICTIONARY '{dir}/stolen.dict'",
+    "COMPRESSION ADVISE SELECT data FROM {t} save dictionary '{dir}/stolen.dict'",
 ]
 
 #: Reads the gate lets through (their own tests check what they answer).

@@ -1,0 +1,121 @@
+"""Cursors: how a cut answer is continued (issue 56's item 4; wired with the typed answers). A cursor
+is the driver's paging state bound to the statement it pages, sealed by this server:
+
+    base64url( version | issued (seconds, 4 bytes) | statement hash (16 bytes) | state length (2) |
+               paging state | extra length (2) | extra (compact JSON) | HMAC-SHA256 tag (16 bytes) )
+
+The statement's hash is of its tokens (the shell's lexer: spacing, comments and the case of
+unquoted words do not count; every literal does), so a cursor opened with another statement is
+refused; the tag is keyed by a secret the server draws at start (`Cursors()`), so a cursor that was
+altered, made up, or issued by another server (or before a restart) is refused too; one older than
+`max_age` is refused as expired. `extra` carries what the continuation needs besides the paging
+state (rows answered so far, a payload scan's position), bounded like the rest.
+
+A paging state is the server's, opaque: a forged one could make Cassandra read from elsewhere in
+the same table, never another table or statement (the server checks it against the statement),
+but the seal keeps even that from happening.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import json
+import secrets
+import struct
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+VERSION = 1
+TAG_BYTES = 16
+HASH_BYTES = 16
+#: A cursor's text at most (a paging state is tens to hundreds of bytes).
+MAX_CURSOR_CHARS = 4096
+#: A cursor's life by default: paging states stay valid, but the table moves on.
+MAX_AGE_SECONDS = 3600
+_HEAD = struct.Struct(">BI16sH")
+
+
+class CursorError(Exception):
+    """A cursor that cannot continue this statement; str() is the one line."""
+
+
+@dataclass(frozen=True)
+class CursorState:
+    paging_state: bytes
+    extra: dict[str, Any] = field(default_factory=dict)
+    issued: int = 0
+
+
+def statement_hash(statement: str) -> bytes:
+    """The statement's identity for a cursor: a hash of its tokens (kinds and values; unquoted words
+    in lower case), so that spacing and comments do not count and every literal does."""
+    from cqlsh_ext.cql.errors import QueryError
+    from cqlsh_ext.cql.lexer import Lexed
+
+    digest = hashlib.sha256()
+    try:
+        tokens = Lexed(statement).tokens
+    except QueryError:
+        digest.update(b"\x00raw\x00" + statement.encode("utf-8", "surrogatepass"))
+        return digest.digest()[:HASH_BYTES]
+    for tok in tokens:
+        value = tok.value.lower() if tok.kind == "word" else tok.value
+        digest.update(f"{tok.kind}\x1f{value}\x1e".encode("utf-8", "surrogatepass"))
+    return digest.digest()[:HASH_BYTES]
+
+
+class Cursors:
+    """Issues and opens the cursors of one server (its secret drawn here)."""
+
+    def __init__(self, secret: bytes | None = None, max_age: float = MAX_AGE_SECONDS) -> None:
+        self._key = secret if secret is not None else secrets.token_bytes(32)
+        self.max_age = max_age
+
+    def issue(self, statement: str, paging_state: bytes, extra: dict[str, Any] | None = None,
+              now: float | None = None) -> str:
+        extra_bytes = json.dumps(extra or {}, separators=(",", ":"), sort_keys=True).encode()
+        if len(paging_state) > 0xFFFF or len(extra_bytes) > 0xFFFF:
+            raise CursorError("the paging state is too large for a cursor")
+        issued = int(time.time() if now is None else now)
+        body = (_HEAD.pack(VERSION, issued, statement_hash(statement), len(paging_state)) + paging_state
+                + struct.pack(">H", len(extra_bytes)) + extra_bytes)
+        text = base64.urlsafe_b64encode(body + self._tag(body)).decode().rstrip("=")
+        if len(text) > MAX_CURSOR_CHARS:
+            raise CursorError("the paging state is too large for a cursor")
+        return text
+
+    def open(self, cursor: Any, statement: str, now: float | None = None) -> CursorState:
+        """The state `cursor` carries, when it was issued by this server for `statement`; raises
+        CursorError (one line) otherwise."""
+        if not isinstance(cursor, str) or not cursor or len(cursor) > MAX_CURSOR_CHARS:
+            raise CursorError("cursor must be the text a cut answer gave")
+        try:
+            raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
+        except ValueError:
+            raise CursorError("not a cursor of this server (it does not decode)") from None
+        if len(raw) < _HEAD.size + 2 + TAG_BYTES:
+            raise CursorError("not a cursor of this server (too short)")
+        body, tag = raw[:-TAG_BYTES], raw[-TAG_BYTES:]
+        if not hmac.compare_digest(tag, self._tag(body)):
+            raise CursorError("not a cursor of this server: altered, made up, or issued before it restarted")
+        version, issued, hashed, state_len = _HEAD.unpack_from(body)
+        if version != VERSION:
+            raise CursorError(f"a cursor of version {version}, not {VERSION}")
+        if not hmac.compare_digest(hashed, statement_hash(statement)):
+            raise CursorError("this cursor continues another statement: give the statement it came with")
+        at = _HEAD.size
+        state = body[at:at + state_len]
+        at += state_len
+        (extra_len,) = struct.unpack_from(">H", body, at)
+        extra = json.loads(body[at + 2:at + 2 + extra_len] or b"{}")
+        age = (time.time() if now is None else now) - issued
+        if age > self.max_age:
+            raise CursorError(f"the cursor expired ({age / 60:.0f} minutes old; at most "
+                              f"{self.max_age / 60:.0f}): run the statement again")
+        return CursorState(state, extra, issued)
+
+    def _tag(self, body: bytes) -> bytes:
+        return hmac.new(self._key, body, hashlib.sha256).digest()[:TAG_BYTES]

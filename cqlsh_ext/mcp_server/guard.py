@@ -1,0 +1,436 @@
+"""What each call passes on the shell's thread, around its tool's own answer (tools.py): the policy
+(policy.py), the names it reads made sure of, the call's `decode` argument, and its answer made fit
+to leave (redact.py, hints.py).
+
+Before the statement runs:
+- every keyspace and table it names: not one the policy refuses (the tables of credentials among
+  them: no spelling gets through, since a keyspace refused whole is refused wherever its name is a
+  token of the statement), and one the schema has (a missing keyspace or table says so);
+- on a table the policy redacts values of: its conditions, groups, order and aggregates touch no
+  redacted value (a filter on one would tell it), read with the payload parser itself (query.grammar,
+  plain=True); a statement it cannot read is refused when a redacted column's name sits anywhere but
+  in the plain list of what it selects;
+- `decode` ({"data": "deflate"}): column settings for this call only; a spec naming a schema file
+  takes only files the server was started with (`--schema-file`, the start-up column settings),
+  checked before any file is looked at.
+After: the answer's redacted values replaced, the tables the policy hides left out of lists,
+hints naming what the assistant can do (hints.py), `count` spelt as for a plain SELECT.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
+
+from cqlsh_ext.mcp_server import diagnose, hints, redact
+from cqlsh_ext.mcp_server.answers import ToolAnswer, failed
+from cqlsh_ext.mcp_server.gate import Refused
+from cqlsh_ext.mcp_server.policy import Pattern, Policy
+
+if TYPE_CHECKING:
+    from cqlsh_ext.cql.lexer import Token
+    from cqlsh_ext.mcp_server.tools import Tool, Work
+    from cqlsh_ext.upstream.protocol import Shell
+
+#: The tools whose `statement` is a SELECT; the tools that name one table, one column, one keyspace.
+STATEMENT_TOOLS = ("query", "inspect_value")
+TABLE_TOOLS = ("describe_table", "compression_stats", "compression_settings", "compression_advise")
+#: The tools taking `decode`.
+DECODE_TOOLS = ("query", "inspect_value", "describe_payload")
+
+
+@dataclass
+class Scope:
+    """What a call reads, once the guard has looked: its table and the patterns reaching into it,
+    and for a SELECT, each result name -> the place below the table it reads (None: no value of
+    the table's, an aggregate the patterns leave alone)."""
+
+    keyspace: str | None = None
+    table: str | None = None
+    patterns: tuple[Pattern, ...] = ()
+    places: dict[str, Sequence[str] | None] = field(default_factory=dict)
+    columns: frozenset[str] = frozenset()
+    #: A SELECT's reading by the payload parser (query.grammar.Plan, plain=True), when it reads it.
+    plan: Any = None
+
+
+@dataclass
+class Guard:
+    policy: Policy
+    #: Schema files a decode spec may name (as given, expanded and absolute).
+    schema_files: tuple[str, ...] = ()
+    _startup_files: set[str] | None = None
+
+    def wrap(self, tool: Tool) -> Tool:
+        """`tool` with its answer guarded."""
+
+        def answer(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
+            return self.answer(tool, work, arguments)
+
+        return replace(tool, answer=answer)
+
+    def answer(self, tool: Tool, work: Work, arguments: dict[str, Any]) -> ToolAnswer:
+        from cqlsh_ext.mcp_server.tools import Invalid
+
+        arguments = dict(arguments)
+        decode = arguments.pop("decode", None)
+        try:
+            scope = self.admit(tool.name, work, arguments)
+            with self.decoding(work.shell, scope, decode):
+                answer = tool.answer(work, arguments)
+        except (Refused, Invalid) as err:
+            return failed(str(err))
+        if tool.name == "query" and scope.plan is not None and not work.stop.is_set() and _nothing(answer):
+            mismatch = diagnose.type_mismatch(work, scope.keyspace, scope.table, scope.plan,
+                                              self._describe(scope))
+            if mismatch is not None:
+                answer = ToolAnswer(error=mismatch, notes=answer.notes + _notes(answer))
+        return self.screen(tool.name, scope, answer)
+
+    def _describe(self, scope: Scope) -> Any:
+        """How diagnose reads a column's paths: DESCRIBE PAYLOAD on a sample, its values redacted."""
+
+        def describe(work: Work, column: str, sample: int) -> dict[str, Any] | None:
+            from cqlsh_ext.mcp_server import gate
+            from cqlsh_ext.mcp_server.tools import spell
+
+            assert scope.keyspace is not None and scope.table is not None
+            text = (f"DESCRIBE PAYLOAD {spell(scope.keyspace)}.{spell(scope.table)}.{spell(column)} "
+                    f"SAMPLE {sample}")
+            answer = work.report(text, gate.DESCRIBE_PAYLOAD, (scope.keyspace, scope.table))
+            if answer.data is None:
+                return None
+            return redact.payload_report(scope.patterns, scope.keyspace, scope.table, answer.data)
+
+        return describe
+
+    # ------------------------------------------------------------------------------ before
+
+    def admit(self, name: str, work: Work, arguments: dict[str, Any]) -> Scope:
+        """The call's Scope; raises Refused (or tools.Invalid for an argument it cannot read)."""
+        from cqlsh_ext.mcp_server import tools
+
+        if name in STATEMENT_TOOLS:
+            return self._statement(work, tools.statement_of(arguments))
+        if name == "describe_payload":
+            keyspace, table, column = tools.names(arguments.get("column"), (3,), "column")
+            scope = self._table(work, keyspace, table)
+            where = arguments.get("where")
+            if isinstance(where, str) and where.strip() and scope.patterns:
+                self._statement(work, f"SELECT {tools.spell(column)} FROM {tools.spell(keyspace)}."
+                                      f"{tools.spell(table)} WHERE {where} ALLOW FILTERING")
+            return scope
+        if name in TABLE_TOOLS:
+            return self._table(work, *tools.table_of(work, arguments.get("table")))
+        if name == "list_tables":
+            keyspace = tools.names(arguments.get("keyspace"), (1,), "keyspace")[0]
+            why = self.policy.refusal(keyspace)
+            if why is not None:
+                raise Refused(why)
+            if _keyspace_meta(work.shell, keyspace) is None:
+                raise Refused(f"no keyspace {keyspace} (list_keyspaces names them)")
+            return Scope(keyspace)
+        return Scope()
+
+    def _table(self, work: Work, keyspace: str, table: str) -> Scope:
+        why = self.policy.refusal(keyspace, table)
+        if why is not None:
+            raise Refused(why)
+        meta = _table_meta(work.shell, keyspace, table)
+        return Scope(keyspace, table, self.policy.redactions(keyspace, table),
+                     columns=frozenset(meta.columns) if meta is not None else frozenset())
+
+    def _statement(self, work: Work, statement: str) -> Scope:
+        from cqlsh_ext.cql.errors import QueryError
+        from cqlsh_ext.cql.lexer import Lexed
+        from cqlsh_ext.mcp_server import bounds
+        from cqlsh_ext.query.recognize import table_of
+
+        try:
+            bounds.check_text(statement, "a statement")
+            lexed = Lexed(statement)
+            tokens = lexed.tokens
+            bounds.check_tokens(tokens)
+        except (QueryError, bounds.TooLarge):
+            return Scope()  # the gate says why, in one line, before anything runs
+        refused = self.policy.denied_keyspace_names()
+        for tok in tokens:
+            if tok.kind in ("word", "qname") and _name(tok) in refused:
+                raise Refused(self.policy.refusal(_name(tok)) or f"refused: {_name(tok)}")
+        found = table_of(lexed)
+        if found is None:
+            return Scope()
+        keyspace = found[0] or work.shell.current_keyspace
+        if keyspace is None:
+            return Scope()  # the server says: no keyspace in use
+        scope = self._table(work, keyspace, found[1])
+        scope.plan = _plan(work, lexed, scope)
+        if scope.patterns:
+            self._filters(work, lexed, scope)
+        return scope
+
+    def _filters(self, work: Work, lexed: Any, scope: Scope) -> None:
+        """Refuse a statement whose conditions, groups, order or aggregates touch a redacted value;
+        fill scope.places with what each result name reads."""
+        from cqlsh_ext.cql.lexer import Lexed
+
+        assert scope.keyspace is not None and scope.table is not None
+        meta = _table_meta(work.shell, scope.keyspace, scope.table)
+        base = [scope.keyspace, scope.table]
+        touched = frozenset(c for c in meta.columns if redact.touches(scope.patterns, [*base, c]))
+        said = (f"refused: the policy ({self.policy.source}) redacts values of "
+                f"{scope.keyspace}.{scope.table}, and a condition, group, order or function of this "
+                "statement reads ")
+        plan = scope.plan
+        if plan is None:
+            # A form the parser does not read (AS, functions, JSON): a redacted column may only be
+            # selected plainly; the answer's names it cannot place are redacted whole (redact.rows).
+            for tok in _outside_plain_selection(lexed.tokens):
+                if tok.kind in ("word", "qname") and _name(tok) in touched:
+                    raise Refused(said + f"{_name(tok)} (select it plainly, without a function or "
+                                         "condition, and its values come redacted)")
+            return
+        refs = [(p.ref, "a condition") for p in plan.predicates]
+        refs += [(r, "GROUP BY") for r in plan.group_by] + [(r, "ORDER BY") for r, _ in plan.order_by]
+        refs += [(i.ref, f"{i.func}()") for i in plan.items if i.kind == "agg" and i.ref is not None]
+        for ref, where in refs:
+            place = _place(ref)
+            if redact.touches(scope.patterns, [*base, *place]):
+                raise Refused(said + f"{'.'.join(place)} ({where})")
+        if plan.server_where:
+            for tok in Lexed(plan.server_where).tokens:
+                if tok.kind in ("word", "qname") and _name(tok) in touched:
+                    raise Refused(said + f"{_name(tok)} (a condition)")
+        for item in plan.items:
+            if item.kind == "star":
+                scope.places.update({c: [c] for c in meta.columns})
+            elif item.kind == "agg":
+                scope.places[item.name] = None
+            elif item.ref is not None:
+                scope.places[item.name] = _place(item.ref)
+
+    # ------------------------------------------------------------------------------ decode
+
+    @contextmanager
+    def decoding(self, shell: Shell, scope: Scope, decode: Any) -> Iterator[None]:
+        """The call's `decode` settings in force while it runs; the shell's own ones after."""
+        if decode is None:
+            yield
+            return
+        settings = self.decode_settings(shell, scope, decode)
+        columns = shell.settings.display.columns
+        before = dict(columns)
+        columns.update(settings)
+        try:
+            yield
+        finally:
+            columns.clear()
+            columns.update(before)
+
+    def decode_settings(self, shell: Shell, scope: Scope, decode: Any) -> dict[str, str]:
+        """{place: spec} of a `decode` argument; raises Refused."""
+        from cqlsh_ext.settings import SettingError, parse_column_spec
+
+        if not isinstance(decode, dict) or not decode:
+            raise Refused('decode must be an object of column -> spec, e.g. {"data": "deflate"} or '
+                          '{"data": "zstd>protobuf:Order@orders.desc"}')
+        if scope.keyspace is None or scope.table is None:
+            raise Refused("decode needs a statement that reads one table (SELECT ... FROM keyspace.table)")
+        found: dict[str, str] = {}
+        for column, spec in decode.items():
+            if not isinstance(spec, str) or not column.strip():
+                raise Refused(f"decode: {column!r} takes a spec text, such as \"deflate\"")
+            self._schema_file(shell, spec)
+            try:
+                found[f"{scope.keyspace}.{scope.table}.{column.strip()}"] = parse_column_spec(spec)
+            except SettingError as err:
+                raise Refused(f"decode {column}: {err}") from None
+        return found
+
+    def _schema_file(self, shell: Shell, spec: str) -> None:
+        """Refuse a spec naming a schema file the server was not started with, before any file is
+        looked at (an assistant must not make the server read, or probe, its host's files)."""
+        from cqlsh_ext.payload.names import ARGUMENT_NAMES, FILE_AFTER
+
+        allowed = self._allowed_files(shell)
+        for step in spec.split(">"):
+            name, colon, arg = step.partition(":")
+            name = name.strip().lower()
+            if not colon or name not in ARGUMENT_NAMES:
+                continue
+            sep = FILE_AFTER.get(name)
+            path = arg.rpartition(sep)[2] if sep else arg
+            if _normal_path(path.strip()) not in allowed:
+                named = ", ".join(sorted(self.schema_files)) or "none"
+                raise Refused(f"refused: decode may name only the schema files cqlsh-ext mcp was started "
+                              f"with (--schema-file: {named}), not {path.strip()!r}")
+
+    def _allowed_files(self, shell: Shell) -> set[str]:
+        if self._startup_files is None:
+            from cqlsh_ext.payload.spec import SpecError, parse_spec
+
+            files = {_normal_path(path) for path in self.schema_files}
+            for spec in shell.settings.display.columns.values():
+                try:
+                    argument = parse_spec(spec).argument
+                except SpecError:
+                    continue
+                if argument:
+                    files.add(_normal_path(argument.rpartition("@")[2]))
+            self._startup_files = files
+        return self._startup_files
+
+    # ------------------------------------------------------------------------------ after
+
+    def screen(self, name: str, scope: Scope, answer: ToolAnswer) -> ToolAnswer:
+        """The answer as it may leave: redacted, hidden tables left out, hints for the assistant."""
+        if answer.error is not None:
+            answer.error = hints.for_assistant(answer.error)
+        answer.notes = [hints.for_assistant(note) for note in answer.notes]
+        data = answer.data
+        if data is None:
+            return answer
+        answer.text = None  # spelt again from what is kept
+        if isinstance(data.get("notes"), list):
+            data["notes"] = [hints.for_assistant(n) if isinstance(n, str) else n for n in data["notes"]]
+        if isinstance(data.get("error"), str):
+            data["error"] = hints.for_assistant(data["error"])
+        if name == "list_keyspaces":
+            self._hide(data, lambda row: self.policy.refusal(str(row.get("keyspace_name"))) is not None,
+                       "keyspaces")
+        elif name == "list_tables" and scope.keyspace is not None:
+            ks = scope.keyspace
+            self._hide(data, lambda row: self.policy.refusal(ks, str(row.get("table_name"))) is not None,
+                       "tables")
+        elif scope.keyspace is not None and scope.table is not None:
+            if name == "query" and isinstance(data.get("rows"), list):
+                data["rows"] = redact.rows(scope.patterns, scope.keyspace, scope.table, data["rows"],
+                                           scope.places, scope.columns)
+                data["rows"] = [_count_spelt(row) for row in data["rows"]]
+            elif name == "inspect_value" and isinstance(data.get("values"), list):
+                data["values"] = redact.inspected(scope.patterns, scope.keyspace, scope.table, data["values"])
+            elif name == "describe_payload":
+                answer.data = data = redact.payload_report(scope.patterns, scope.keyspace, scope.table, data)
+            hints.report(data)
+        else:
+            hints.report(data)
+        return answer
+
+    @staticmethod
+    def _hide(data: dict[str, Any], hidden: Any, what: str) -> None:
+        rows = data.get("rows")
+        if not isinstance(rows, list):
+            return
+        kept = [row for row in rows if not (isinstance(row, dict) and hidden(row))]
+        if len(kept) != len(rows):
+            data["rows"] = kept
+            data["count"] = len(kept)
+            notes = data.setdefault("notes", [])
+            if isinstance(notes, list):
+                hidden_count = len(rows) - len(kept)
+                noun = what if hidden_count > 1 else what.rstrip("s")
+                verb = "are" if hidden_count > 1 else "is"
+                notes.append(f"{hidden_count} {noun} the policy never reads {verb} not listed")
+
+
+def _nothing(answer: ToolAnswer) -> bool:
+    """An answer of no row, or of one count that is 0: what a condition no value can meet gives."""
+    data = answer.data
+    if data is None or data.get("stopped") or data.get("error"):
+        return False
+    rows = data.get("rows")
+    return rows == [] or (isinstance(rows, list) and len(rows) == 1 and isinstance(rows[0], dict)
+                          and list(rows[0].values()) == [0] and next(iter(rows[0])) in ("count", "count(*)"))
+
+
+def _notes(answer: ToolAnswer) -> list[str]:
+    notes = answer.data.get("notes") if answer.data is not None else None
+    return [str(n) for n in notes] if isinstance(notes, list) else []
+
+
+def _plan(work: Work, lexed: Any, scope: Scope) -> Any:
+    """The statement read by the payload parser (plain=True), or None when it does not read it."""
+    from cqlsh_ext.cql.errors import QueryError
+    from cqlsh_ext.payload_select.schema import schema_of
+    from cqlsh_ext.query import grammar
+
+    assert scope.keyspace is not None and scope.table is not None
+    meta = _table_meta(work.shell, scope.keyspace, scope.table)
+    try:
+        return grammar.parse(lexed, schema_of(work.shell, scope.keyspace, meta), plain=True)
+    except QueryError:
+        return None
+
+
+def _count_spelt(row: Any) -> Any:
+    """count(*) of a payload query named `count`, as Cassandra names it for a plain SELECT."""
+    if isinstance(row, dict) and "count(*)" in row and "count" not in row:
+        return {("count" if key == "count(*)" else key): value for key, value in row.items()}
+    return row
+
+
+def _name(tok: Token) -> str:
+    return tok.value.lower() if tok.kind == "word" else tok.value
+
+
+def _place(ref: Any) -> list[str]:
+    from cqlsh_ext.query.grammar import Path
+
+    if isinstance(ref, Path):
+        return redact.path_place(ref.column, ref.steps, ref.access)
+    return [ref.name]
+
+
+def _outside_plain_selection(tokens: Sequence[Token]) -> Iterator[Token]:
+    """The tokens of a SELECT that are not plain selected names: inside a function call's
+    brackets, after an AS, and everything from FROM on."""
+    depth = 0
+    after_as = False
+    for i, tok in enumerate(tokens):
+        if tok.kind == "word" and tok.value.lower() == "from" and depth == 0:
+            yield from tokens[i:]
+            return
+        if tok.kind == "punct" and tok.value == "(":
+            depth += 1
+        elif tok.kind == "punct" and tok.value == ")":
+            depth = max(0, depth - 1)
+        if depth or after_as:
+            yield tok
+        after_as = tok.kind == "word" and tok.value.lower() == "as"
+
+
+def _keyspace_meta(shell: Shell, keyspace: str) -> Any:
+    meta = shell.conn.metadata.keyspaces.get(keyspace)
+    if meta is None:
+        try:
+            shell.conn.refresh_schema_metadata()
+        except Exception:  # noqa: BLE001 - the server away: said by the statement
+            return None
+        meta = shell.conn.metadata.keyspaces.get(keyspace)
+    return meta
+
+
+def _table_meta(shell: Shell, keyspace: str, table: str) -> Any:
+    """The table's metadata, looked up again once when the driver does not know it yet; Refused
+    for a keyspace or table the schema does not have."""
+    from cqlsh_ext.mcp_server import connection
+    from cqlsh_ext.payload_select.schema import table_meta
+
+    meta = table_meta(shell, keyspace, table)
+    if meta is not None:
+        return meta
+    connection.known(shell, keyspace, table)
+    meta = table_meta(shell, keyspace, table)
+    if meta is None:
+        if shell.conn.metadata.keyspaces.get(keyspace) is None:
+            raise Refused(f"no keyspace {keyspace} (list_keyspaces names them)")
+        raise Refused(f"no table {keyspace}.{table} (list_tables names the tables of {keyspace})")
+    return meta
+
+
+def _normal_path(path: str) -> str:
+    return os.path.normpath(os.path.abspath(os.path.expanduser(path)))
+

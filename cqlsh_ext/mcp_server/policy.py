@@ -1,0 +1,259 @@
+"""What `cqlsh-ext mcp` may answer: its policy (docs/mcp.md, "Policy"). Built in, and not to be
+lifted by any policy file: the tables of credentials and of other sessions' statements are never
+read (CREDENTIALS). A policy file (`--policy FILE`, TOML) adds:
+
+    [tools]
+    allow = ["list_keyspaces", "query"]      # only these are listed and served (default: every tool)
+    deny = ["inspect_value"]                 # these are not
+
+    [tables]
+    deny = ["hr.*", "shop.payment_tokens"]   # keyspace.table globs: never read, never listed
+
+    [redact]
+    columns = ["shop.customers.email",       # keyspace.table.column[.path] globs: values never leave
+               "shop.orders.data.customer.*",
+               "*.*.password"]
+
+    [limits]
+    calls_per_minute = 60
+
+Names are matched as the schema spells them (lower case unless the name was created "quoted");
+payload paths as DESCRIBE PAYLOAD names them (data.items[].sku: an array's elements are `[]`, an
+index written [3] is `[]` too). In a pattern `*` stands for any part of one name (never a dot), `**`
+for any number of names.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+#: Tables never read, whatever the policy says: credentials (Cassandra's roles and their salted
+#: password hashes, permissions, role members; DataStax Enterprise's security keyspace), and the
+#: tables that hold other sessions' statements as text (a traced or running ALTER ROLE ... WITH
+#: PASSWORD; the server's log lines), its JVM's properties (a keystore password given with -D), the
+#: clients connected and the keys of the auth caches. system_views.settings stays readable:
+#: Cassandra shows its passwords as <REDACTED> itself. Amazon Keyspaces keeps no credentials in
+#: tables (IAM holds them); system_distributed holds repair and view-build history, no secret.
+CREDENTIALS = (
+    "system_auth.*",
+    "dse_security.*",
+    "system_traces.*",
+    "system_views.queries",
+    "system_views.system_logs",
+    "system_views.system_properties",
+    "system_views.clients",
+    "system_views.*_cache_keys",
+)
+_SECTIONS = {"tools": {"allow", "deny"}, "tables": {"deny"}, "redact": {"columns"},
+             "limits": {"calls_per_minute"}}
+
+
+class PolicyError(Exception):
+    """A policy file that cannot be used; str() is the one line."""
+
+
+@dataclass(frozen=True)
+class Pattern:
+    """A glob over dotted names: `ks.table` or `ks.table.column.path...` (see the module's doc)."""
+
+    text: str
+    parts: tuple[str, ...]
+
+    @classmethod
+    def parse(cls, text: str, least: int, most: int | None, what: str) -> Pattern:
+        parts = tuple(normal(part) for part in split_path(text))
+        if len(parts) < least or (most is not None and len(parts) > most) or not all(parts):
+            shape = "keyspace.table" if most == 2 else "keyspace.table.column[.path]"
+            raise PolicyError(f"{what}: {text!r} is not {shape} (names or globs: *, **)")
+        if "**" in parts[:2]:
+            raise PolicyError(f"{what}: {text!r}: ** stands for payload path steps, not a keyspace or table")
+        return cls(text, parts)
+
+    def matches(self, path: Sequence[str]) -> bool:
+        """Whether `path` (names) is one the pattern names."""
+        return _match(self.parts, 0, list(path), 0, prefix=False)
+
+    def reaches(self, path: Sequence[str]) -> bool:
+        """Whether `path` names one the pattern names, or holds one (a place above it)."""
+        return _match(self.parts, 0, list(path), 0, prefix=True)
+
+    def covers(self, path: Sequence[str]) -> bool:
+        """Whether `path` or a place above it is one the pattern names: its whole value is."""
+        return any(self.matches(path[:n]) for n in range(1, len(path) + 1))
+
+
+@dataclass(frozen=True)
+class Policy:
+    denied: tuple[Pattern, ...] = ()
+    redacted: tuple[Pattern, ...] = ()
+    tools_allowed: frozenset[str] | None = None
+    tools_denied: frozenset[str] = frozenset()
+    calls_per_minute: int | None = None
+    #: Where it was read from, for messages ('built in' without a file).
+    source: str = "built in"
+    credentials: tuple[Pattern, ...] = field(default_factory=lambda: built_in())
+
+    def permits_tool(self, name: str) -> bool:
+        if name in self.tools_denied:
+            return False
+        return self.tools_allowed is None or name in self.tools_allowed
+
+    def refusal(self, keyspace: str, table: str | None = None) -> str | None:
+        """Why keyspace.table (or the keyspace, when `table` is None: every table of it) is never
+        read, or None when it may be."""
+        for patterns, why in ((self.credentials, "holds credentials or other sessions' statements"),
+                              (self.denied, f"is denied by the policy ({self.source})")):
+            for pattern in patterns:
+                if table is None and _match(pattern.parts[:1], 0, [keyspace], 0, prefix=False) \
+                        and pattern.parts[1] in ("*", "**"):
+                    return f"refused: keyspace {keyspace} {why}: cqlsh-ext mcp never reads it"
+                if table is not None and pattern.matches([keyspace, table]):
+                    return f"refused: table {keyspace}.{table} {why}: cqlsh-ext mcp never reads it"
+        return None
+
+    def denied_keyspace_names(self) -> frozenset[str]:
+        """Keyspaces every table of which is refused, named without a glob (their names are refused
+        wherever a statement has them: no spelling of a table in them gets through)."""
+        return frozenset(p.parts[0] for p in (*self.credentials, *self.denied)
+                         if p.parts[1] in ("*", "**") and "*" not in p.parts[0])
+
+    def redactions(self, keyspace: str, table: str) -> tuple[Pattern, ...]:
+        """The redaction patterns that may reach into keyspace.table."""
+        return tuple(p for p in self.redacted if p.reaches([keyspace, table]))
+
+
+def split_path(text: str) -> list[str]:
+    """`a.b."c.d".e[0].f` -> [a, b, c.d, e[0], f]: dots outside double quotes; quotes kept off."""
+    parts: list[str] = []
+    current: list[str] = []
+    quoted = False
+    i = 0
+    while i < len(text):
+        ch = text[i]
+        if ch == '"':
+            if quoted and text[i + 1:i + 2] == '"':
+                current.append('"')
+                i += 2
+                continue
+            quoted = not quoted
+        elif ch == "." and not quoted:
+            parts.append("".join(current).strip())
+            current = []
+        else:
+            current.append(ch)
+        i += 1
+    parts.append("".join(current).strip())
+    return parts
+
+
+_INDEX = re.compile(r"\[[^\]]*\]")
+
+
+def normal(part: str) -> str:
+    """A path step as patterns compare it: every [index] written `[]`."""
+    return _INDEX.sub("[]", part)
+
+
+def _glob(part: str) -> re.Pattern[str]:
+    return re.compile("".join(".*" if ch == "*" else re.escape(ch) for ch in part) + r"\Z", re.DOTALL)
+
+
+def _match(pattern: Sequence[str], pi: int, path: list[str], si: int, prefix: bool) -> bool:
+    """pattern[pi:] against path[si:]; `prefix`: the path may end before the pattern does (it holds
+    what the rest would name)."""
+    if si == len(path):
+        return pi == len(pattern) or prefix or all(p == "**" for p in pattern[pi:])
+    if pi == len(pattern):
+        return False
+    if pattern[pi] == "**":
+        return _match(pattern, pi + 1, path, si, prefix) or _match(pattern, pi, path, si + 1, prefix)
+    return _step(pattern[pi], normal(path[si]), prefix and si == len(path) - 1) \
+        and _match(pattern, pi + 1, path, si + 1, prefix)
+
+
+def _step(pattern: str, step: str, last: bool) -> bool:
+    """One step against one pattern step. An array's elements (`items[]`) are inside the array
+    (`items`): a pattern naming the array names them; the array holds what a pattern names of them."""
+    glob = _glob(pattern)
+    if glob.match(step):
+        return True
+    bare = step
+    while bare.endswith("[]"):
+        bare = bare[:-2]
+        if glob.match(bare):
+            return True
+    return last and pattern.endswith("[]") and _glob(pattern.rstrip("[]") or pattern).match(step) is not None
+
+
+def built_in() -> tuple[Pattern, ...]:
+    """The CREDENTIALS patterns."""
+    return tuple(Pattern.parse(text, 2, 2, "built in") for text in CREDENTIALS)
+
+
+def load(path: str | None, tools: Iterable[str], calls_per_minute: int | None = None) -> Policy:
+    """The policy of the file at `path` (None: the built-in one alone); `tools`: the tools there are;
+    `calls_per_minute` given on the command line wins. Raises PolicyError."""
+    data: dict[str, Any] = {}
+    source = "built in"
+    if path is not None:
+        source = path
+        data = _read(path)
+    known = set(tools)
+    for section, value in data.items():
+        if section not in _SECTIONS:
+            raise PolicyError(f"{path}: unknown section [{section}] (known: {', '.join(_SECTIONS)})")
+        if not isinstance(value, dict):
+            raise PolicyError(f"{path}: [{section}] must be a section")
+        for key in value:
+            if key not in _SECTIONS[section]:
+                raise PolicyError(f"{path}: [{section}] has no key {key!r} (it takes "
+                                  f"{', '.join(sorted(_SECTIONS[section]))})")
+    tools_section = data.get("tools", {})
+    allowed = _names(tools_section, "allow", path, known) if "allow" in tools_section else None
+    denied_tools = _names(tools_section, "deny", path, known)
+    denied = tuple(Pattern.parse(t, 2, 2, f"{path}: [tables] deny")
+                   for t in _strings(data.get("tables", {}), "deny", path))
+    redacted = tuple(Pattern.parse(t, 3, None, f"{path}: [redact] columns")
+                     for t in _strings(data.get("redact", {}), "columns", path))
+    limit = data.get("limits", {}).get("calls_per_minute")
+    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
+        raise PolicyError(f"{path}: [limits] calls_per_minute must be a whole number of 1 or more")
+    if calls_per_minute is not None:
+        limit = calls_per_minute
+    return Policy(denied, redacted, frozenset(allowed) if allowed is not None else None,
+                  frozenset(denied_tools), limit, source)
+
+
+def _read(path: str) -> dict[str, Any]:
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - Python 3.10: the mcp extra brings tomli
+        import tomli as tomllib
+    try:
+        with Path(path).open("rb") as f:
+            return tomllib.load(f)
+    except OSError as err:
+        raise PolicyError(f"{path}: {err.strerror or err}") from None
+    except tomllib.TOMLDecodeError as err:
+        raise PolicyError(f"{path}: not TOML: {err}") from None
+
+
+def _strings(section: dict[str, Any], key: str, path: str | None) -> list[str]:
+    value = section.get(key, [])
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise PolicyError(f"{path}: {key} must be a list of strings")
+    return value
+
+
+def _names(section: dict[str, Any], key: str, path: str | None, known: set[str]) -> list[str]:
+    names = _strings(section, key, path)
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise PolicyError(f"{path}: [tools] {key}: no tool {unknown[0]!r} "
+                          f"(tools: {', '.join(sorted(known))})")
+    return names

@@ -1,0 +1,107 @@
+"""An answer's size as it is sent (issue 56's item 3; wired with the typed answers): the cap an
+answer keeps to is measured on the bytes the client receives, not on the JSON before it is sent.
+
+A tool's answer travels as a CallToolResult: each text block is a JSON string inside the message
+(its quotes, backslashes and control characters escaped; other characters as UTF-8, as the SDK
+writes them), and the structured content is the same answer's JSON once more, compact. So an
+answer of rows costs, per row, its compact JSON twice, once escaped inside the text block:
+
+    sent = sum(wire_size(text) for text in texts) + len(compact(structured))
+
+`RowBudget` adds rows one at a time, each counted exactly so, and says when the next one would pass
+the cap; `cut_strings` cuts long values inside an answer (saying where and how much); `prefix` is
+the short prefix of a statement an answer echoes.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+#: An answer's cap by default: about 8,000 tokens of an assistant's context.
+DEFAULT_ANSWER_BYTES = 32 << 10
+#: A value's text longer than this is cut inside an answer by default.
+DEFAULT_VALUE_CHARS = 2000
+#: The statement an answer echoes at most.
+PREFIX_CHARS = 120
+
+
+def compact(data: Any) -> bytes:
+    """`data` as compact JSON (no spaces), UTF-8: as the SDK serializes structured content."""
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass")
+
+
+def wire_size(text: str) -> int:
+    """The bytes `text` takes as a JSON string on the wire, its quotes included."""
+    return len(json.dumps(text, ensure_ascii=False).encode("utf-8", "surrogatepass"))
+
+
+def answer_size(texts: list[str], structured: Any) -> int:
+    """The bytes of an answer's content as sent: its text blocks as JSON strings and its structured
+    content (None: an error answer has none)."""
+    structured_size = len(compact(structured)) if structured is not None else 0
+    return sum(wire_size(text) for text in texts) + structured_size
+
+
+@dataclass
+class RowBudget:
+    """Rows added to an answer whose text block is the answer's compact JSON and whose structured
+    content is the same JSON. `head` is the answer without its rows (the rows' array empty, under
+    `key`); `cap` the bytes the whole may take as sent."""
+
+    head: dict[str, Any]
+    cap: int = DEFAULT_ANSWER_BYTES
+    key: str = "rows"
+    rows: list[Any] = field(default_factory=list)
+    #: The answer's size as sent with the rows taken so far.
+    size: int = 0
+
+    def __post_init__(self) -> None:
+        self.size = self._size_with([])
+
+    def add(self, row: Any) -> bool:
+        """Take `row` when the answer still fits the cap with it; False (not taken) otherwise."""
+        text = json.dumps(row, ensure_ascii=False, separators=(",", ":"))
+        # The structured content grows by the row and a comma; the text block by the same text
+        # escaped inside its string (without the string's own two quotes).
+        separator = 1 if self.rows else 0
+        grows = len(text.encode("utf-8", "surrogatepass")) + separator + wire_size(text) - 2 + separator
+        if self.size + grows > self.cap:
+            return False
+        self.rows.append(row)
+        self.size += grows
+        return True
+
+    def answer(self) -> dict[str, Any]:
+        return {**self.head, self.key: list(self.rows)}
+
+    def _size_with(self, rows: list[Any]) -> int:
+        data = {**self.head, self.key: rows}
+        return answer_size([compact(data).decode("utf-8", "surrogatepass")], data)
+
+
+def cut_strings(value: Any, limit: int = DEFAULT_VALUE_CHARS, path: str = "") -> tuple[Any, list[str]]:
+    """`value` with each string longer than `limit` characters cut to `limit` (an ellipsis after),
+    and where each cut was made: ["rows[3].data.payload.notes[0]: 2,000 of 48,213 characters", ...]."""
+    cuts: list[str] = []
+
+    def walk(item: Any, where: str) -> Any:
+        if isinstance(item, str) and len(item) > limit:
+            cuts.append(f"{where or 'value'}: {limit:,} of {len(item):,} characters")
+            return item[:limit] + "…"
+        if isinstance(item, dict):
+            return {k: walk(v, f"{where}.{k}" if where else str(k)) for k, v in item.items()}
+        if isinstance(item, list):
+            return [walk(v, f"{where}[{i}]") for i, v in enumerate(item)]
+        return item
+
+    return walk(value, path), cuts
+
+
+def prefix(statement: str, chars: int = PREFIX_CHARS) -> str:
+    """The statement as an answer echoes it: whole when short, else its start and its length."""
+    text = " ".join(statement.split())
+    if len(text) <= chars:
+        return text
+    return f"{text[:chars]}… ({len(statement.encode('utf-8', 'surrogatepass')):,} bytes)"

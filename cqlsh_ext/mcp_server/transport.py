@@ -1,0 +1,280 @@
+"""How the protocol reaches the client: stdio (the default), or the SDK's Streamable HTTP transport
+(`--http [HOST:]PORT`, at /mcp).
+
+stdio: the protocol's own file descriptors (cli.py took them), read a line (a message) at a time,
+each at most bounds.MAX_MESSAGE_BYTES: a longer `tools/call` is answered with a one-line refusal
+(the message is read to its end without being kept), anything else longer is dropped and logged.
+
+HTTP: the SDK's session manager and ASGI app (mcp.server.streamable_http_manager) under uvicorn,
+with the SDK's bound on a request body (4 MiB: 413 past it) and its DNS-rebinding protection on a
+loopback address. `--token` (or CQLSH_EXT_MCP_TOKEN, or --token-file) requires `Authorization:
+Bearer <token>` on every request, checked by the SDK's bearer middleware against the one token in
+constant time (401 without it). TLS with --tls-cert and --tls-key; --tls-client-ca also asks every
+client for a certificate that CA signed (mutual TLS). An address that is not loopback needs a
+token, and TLS unless --private-network says the network is the operator's own (a Compose network).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from cqlsh_ext.mcp_server import bounds
+
+#: The token's environment variable (a command line is visible to other users of the machine).
+TOKEN_ENV = "CQLSH_EXT_MCP_TOKEN"
+#: Where the SDK serves Streamable HTTP.
+PATH = "/mcp"
+
+
+class TransportError(Exception):
+    """An HTTP set-up that cannot serve; str() is the one line."""
+
+
+@dataclass(frozen=True)
+class HttpOptions:
+    host: str
+    port: int
+    token: str | None = None
+    tls_cert: str | None = None
+    tls_key: str | None = None
+    tls_client_ca: str | None = None
+    private_network: bool = False
+
+    @property
+    def loopback(self) -> bool:
+        return is_loopback(self.host)
+
+    @property
+    def tls(self) -> bool:
+        return self.tls_cert is not None
+
+    @property
+    def url(self) -> str:
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"{'https' if self.tls else 'http'}://{host}:{self.port}{PATH}"
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False  # a name other than localhost: whatever it resolves to, it is no promise
+
+
+def parse_address(text: str) -> tuple[str, int]:
+    """`PORT`, `HOST:PORT` or `[IPv6]:PORT`; a port alone listens on 127.0.0.1. Raises TransportError."""
+    text = text.strip()
+    host, colon, port = text.rpartition(":")
+    if not colon:
+        host, port = "127.0.0.1", text
+    elif host.startswith("[") and host.endswith("]"):
+        host = host[1:-1]
+    if not port.isdigit() or not host or ":" in host and not text.startswith("["):
+        raise TransportError(f"--http takes PORT, HOST:PORT or [IPv6]:PORT (e.g. 127.0.0.1:8765), "
+                             f"not {text!r}")
+    number = int(port)
+    if not 0 < number < 65536:
+        raise TransportError(f"--http: {number} is not a port number")
+    return host, number
+
+
+def read_token(given: str | None, token_file: str | None) -> str | None:
+    """The bearer token: --token, else --token-file's first line, else CQLSH_EXT_MCP_TOKEN. Raises
+    TransportError for an unreadable or empty file, or a token too short to be one."""
+    token = given
+    if token is None and token_file is not None:
+        try:
+            with open(token_file, encoding="utf-8") as f:
+                token = f.readline().strip()
+        except OSError as err:
+            raise TransportError(f"--token-file {token_file}: {err.strerror or err}") from None
+        if not token:
+            raise TransportError(f"--token-file {token_file}: the file's first line is empty")
+    if token is None:
+        token = os.environ.get(TOKEN_ENV) or None
+    if token is not None and len(token) < 16:
+        raise TransportError("the token must be at least 16 characters (e.g. python3 -c 'import secrets; "
+                             "print(secrets.token_urlsafe(32))')")
+    return token
+
+
+def check(options: HttpOptions) -> None:
+    """Refuse a set-up that would serve the database to a network unguarded; raises TransportError."""
+    if (options.tls_cert is None) != (options.tls_key is None):
+        raise TransportError("--tls-cert and --tls-key go together")
+    if options.tls_client_ca is not None and not options.tls:
+        raise TransportError("--tls-client-ca needs --tls-cert and --tls-key (the server's own certificate)")
+    for path in (options.tls_cert, options.tls_key, options.tls_client_ca):
+        if path is not None and not os.path.isfile(path):
+            raise TransportError(f"no such file: {path}")
+    if options.loopback:
+        return
+    if options.token is None:
+        raise TransportError(f"--http {options.host}: an address other than loopback needs a token "
+                             f"(--token-file FILE or {TOKEN_ENV})")
+    if not options.tls and not options.private_network:
+        raise TransportError(f"--http {options.host}: an address other than loopback needs TLS "
+                             "(--tls-cert and --tls-key, --tls-client-ca for client certificates), or "
+                             "--private-network when the network is yours alone (a Compose network)")
+
+
+# ------------------------------------------------------------------------------------------- stdio
+
+
+class BoundedLines:
+    """The client's messages on stdio, one a line, each at most `limit` bytes (an async iterator of
+    lines, as the SDK's stdio_server reads its stdin)."""
+
+    def __init__(self, fd: int, limit: int = bounds.MAX_MESSAGE_BYTES, log: Any = None) -> None:
+        self._file = os.fdopen(fd, "rb", buffering=1 << 16)
+        self.limit = limit
+        self._log = log
+
+    def __aiter__(self) -> BoundedLines:
+        return self
+
+    async def __anext__(self) -> str:
+        import anyio
+
+        while True:
+            line = await anyio.to_thread.run_sync(self._read, abandon_on_cancel=True)
+            if line is None:
+                raise StopAsyncIteration
+            if line:
+                return line
+
+    def _read(self) -> str | None:
+        """The next line (a refusal in place of one over the limit; "" for one dropped), None at the end."""
+        data = self._file.readline(self.limit + 1)
+        if not data:
+            return None
+        if len(data) <= self.limit or data.endswith(b"\n") and len(data) == self.limit + 1:
+            return data.decode("utf-8", errors="replace")
+        head = data[:4096]
+        size = len(data)
+        while not data.endswith(b"\n"):  # the rest of the message, read and let go
+            data = self._file.readline(1 << 20)
+            if not data:
+                break
+            size += len(data)
+        return self._refusal(head, size)
+
+    def _refusal(self, head: bytes, size: int) -> str:
+        import json
+
+        line = (f"refused: a message of {size / (1 << 20):.1f} MiB is more than cqlsh-ext mcp reads "
+                f"({self.limit >> 20} MiB)")
+        found = re.search(rb'"id"\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+)', head)
+        if found is None or b'"tools/call"' not in head:
+            if self._log is not None:
+                self._log(f"{line}: dropped (no tools/call id in its first bytes)")
+            return ""
+        request_id = json.loads(found.group(1))
+        return json.dumps({"jsonrpc": "2.0", "id": request_id, "method": "tools/call",
+                           "params": {"name": OVERSIZED, "arguments": {"why": line}}})
+
+
+#: The tool name a refused oversized call is handed to the server under (server.py answers it).
+OVERSIZED = "\x00oversized"
+
+
+# -------------------------------------------------------------------------------------------- HTTP
+
+
+class _OneToken:
+    """The SDK's TokenVerifier for one bearer token."""
+
+    def __init__(self, token: str) -> None:
+        self._token = token.encode()
+
+    async def verify_token(self, token: str) -> Any:
+        import hmac
+
+        from mcp.server.auth.provider import AccessToken
+
+        if hmac.compare_digest(token.encode(), self._token):
+            return AccessToken(token="", client_id="cqlsh-ext-mcp", scopes=[])
+        return None
+
+
+def http_app(server: Any, options: HttpOptions) -> Any:
+    """The Starlette app serving `server` (the SDK's low-level Server) at /mcp, the token checked."""
+    from mcp.server.auth.middleware.auth_context import AuthContextMiddleware
+    from mcp.server.auth.middleware.bearer_auth import BearerAuthBackend, RequireAuthMiddleware
+    from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
+    from mcp.server.transport_security import TransportSecuritySettings
+    from starlette.applications import Starlette
+    from starlette.middleware import Middleware
+    from starlette.middleware.authentication import AuthenticationMiddleware
+    from starlette.requests import Request
+    from starlette.responses import PlainTextResponse
+    from starlette.routing import Route
+
+    security = None
+    if options.loopback:
+        security = TransportSecuritySettings(
+            enable_dns_rebinding_protection=True,
+            allowed_hosts=["127.0.0.1:*", "localhost:*", "[::1]:*"],
+            allowed_origins=["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*",
+                             "https://127.0.0.1:*", "https://localhost:*", "https://[::1]:*"])
+    manager = StreamableHTTPSessionManager(app=server, security_settings=security,
+                                           max_request_body_size=bounds.MAX_MESSAGE_BYTES)
+    endpoint: Any = StreamableHTTPASGIApp(manager)
+    middleware: list[Middleware] = []
+    if options.token is not None:
+        endpoint = RequireAuthMiddleware(endpoint, [])
+        backend = BearerAuthBackend(_OneToken(options.token))
+        middleware = [Middleware(AuthenticationMiddleware, backend=backend),
+                      Middleware(AuthContextMiddleware)]
+
+    async def health(request: Request) -> PlainTextResponse:
+        return PlainTextResponse("ok\n")  # for a container's health check: says nothing else
+
+    return Starlette(routes=[Route(PATH, endpoint=endpoint), Route("/healthz", endpoint=health)],
+                     middleware=middleware, lifespan=lambda app: manager.run())
+
+
+async def serve_http(server: Any, options: HttpOptions, log: Any) -> None:
+    """Serve until the process ends (uvicorn in this thread's event loop; it listens for signals only
+    on the main thread, which the shell keeps)."""
+    import ssl
+
+    import uvicorn
+
+    config = uvicorn.Config(http_app(server, options), host=options.host, port=options.port,
+                            log_level="warning", access_log=False, lifespan="on",
+                            ssl_certfile=options.tls_cert, ssl_keyfile=options.tls_key,
+                            ssl_ca_certs=options.tls_client_ca,
+                            ssl_cert_reqs=ssl.CERT_REQUIRED if options.tls_client_ca else ssl.CERT_NONE,
+                            timeout_graceful_shutdown=5)
+    runner = uvicorn.Server(config)
+
+    async def announce() -> None:
+        import anyio
+
+        while not runner.started and not runner.should_exit:
+            await anyio.sleep(0.05)
+        if runner.started:
+            log(f"serving MCP over Streamable HTTP at {options.url}"
+                f"{' (a bearer token required)' if options.token else ''}"
+                f"{' (client certificates required)' if options.tls_client_ca else ''}")
+
+    import anyio
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(announce)
+        try:
+            await runner.serve()
+        except SystemExit:  # uvicorn's way of saying it could not listen (it logged why)
+            pass
+        finally:
+            group.cancel_scope.cancel()
+    if not runner.started:
+        raise TransportError(f"could not listen on {options.host}:{options.port} "
+                             "(in use, or not this host's)")

@@ -1,0 +1,174 @@
+"""`cqlsh-ext mcp --http`: the SDK's Streamable HTTP transport at /mcp, driven by the SDK's own HTTP
+client as an assistant on another host drives it: the same answers as over stdio; a bearer token
+refused without it or when wrong, accepted from the command line, a file or the environment; TLS,
+and client certificates (mutual TLS); and the set-ups it refuses to serve (an address other than
+loopback without a token, or without TLS unless the network is said to be private)."""
+
+from __future__ import annotations
+
+import datetime
+import ssl
+import subprocess
+from pathlib import Path
+
+import httpx2
+import pytest
+from shell_runner import CQLSH_EXT, isolated_env
+
+from .conftest import ASSISTANT, ASSISTANT_PASSWORD, Demo
+from .harness import HttpMcpServer, write_credentials
+
+pytestmark = pytest.mark.server
+
+TOKEN = "Http-Token-For-The-Tests-0123456789"
+
+
+def _start(demo: Demo, home: Path, *args: str, env: dict[str, str] | None = None,
+           host: str = "127.0.0.1") -> HttpMcpServer:
+    """The server on the demo's Cassandra, HOME `home` (its credentials log in as the assistant)."""
+    write_credentials(home, ASSISTANT, ASSISTANT_PASSWORD)
+    return HttpMcpServer([*demo.conn, *args], home, env, host)
+
+
+def test_the_token_is_refused_and_accepted_and_the_answers_are_stdios(demo: Demo, assistant_home: Path,
+                                                                      serve) -> None:
+    token_file = assistant_home / "token"
+    token_file.write_text(TOKEN + "\n")
+    token_file.chmod(0o600)
+    stdio = serve().call("list_tables", keyspace=demo.keyspace).data
+    with _start(demo, assistant_home, "--token-file", str(token_file)) as server:
+        with server.client({"Authorization": f"Bearer {TOKEN}"}) as client:
+            assert client.call("list_tables", keyspace=demo.keyspace).data == stdio
+            assert [t.name for t in client.tools()][:2] == ["list_keyspaces", "list_tables"]
+        for headers in ({}, {"Authorization": f"Bearer {TOKEN[:-1]}x"}, {"Authorization": TOKEN},
+                        {"Authorization": f"Basic {TOKEN}"}):
+            response = httpx2.post(server.url, headers={**headers, "Content-Type": "application/json",
+                                                        "Accept": "application/json, text/event-stream"},
+                                   json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
+            assert response.status_code == 401, headers
+            assert "www-authenticate" in response.headers
+            with pytest.raises(Exception), server.client(headers) as client:  # noqa: B017 - the SDK's own
+                client.call("list_keyspaces")
+        assert TOKEN not in server.log.read_text()
+    # From the environment, and on the command line (which warns that others can read it).
+    with _start(demo, assistant_home / "env", env={"CQLSH_EXT_MCP_TOKEN": TOKEN}) as server:
+        with server.client({"Authorization": f"Bearer {TOKEN}"}) as client:
+            assert client.call("list_keyspaces").data["count"] > 0
+    with _start(demo, assistant_home / "argv", "--token", TOKEN) as server:
+        with server.client({"Authorization": f"Bearer {TOKEN}"}) as client:
+            assert client.call("list_keyspaces").data["count"] > 0
+        assert "a token on the command line is visible to other users" in server.log.read_text()
+
+
+def test_without_a_token_on_loopback_it_serves(demo: Demo, assistant_home: Path) -> None:
+    with _start(demo, assistant_home) as server, server.client() as client:
+        answer = client.call("query", statement=f"SELECT count(*) FROM {demo.keyspace}.blob_formats")
+        assert answer.data["rows"] == [{"count": 20}]
+        # The SDK's guard against DNS rebinding on a loopback address: another Host is refused.
+        response = httpx2.post(server.url, headers={"Host": "attacker.example:80",
+                                                    "Accept": "application/json",
+                                                    "Content-Type": "application/json"},
+                               json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
+        assert response.status_code in (400, 403, 421)
+
+
+@pytest.mark.parametrize("args, said", [
+    (["--http", "0.0.0.0:1"], "an address other than loopback needs a token"),
+    (["--http", "0.0.0.0:1", "--token", TOKEN], "an address other than loopback needs TLS"),
+    (["--http", "127.0.0.1:1", "--token", "short"], "the token must be at least 16 characters"),
+    (["--http", "127.0.0.1:1", "--tls-cert", "c.pem"], "--tls-cert and --tls-key go together"),
+    (["--http", "nonsense"], "--http takes PORT, HOST:PORT"),
+    (["--token-file", "t"], "go with --http"),
+])
+def test_an_unguarded_set_up_is_refused_in_one_line(args: list[str], said: str, tmp_path: Path) -> None:
+    proc = subprocess.run([CQLSH_EXT, "mcp", "127.0.0.1", "9", *args], input="", capture_output=True,
+                          text=True, timeout=60, env=isolated_env(tmp_path))
+    lines = [line for line in proc.stderr.splitlines()
+             if line.strip() and "visible to other users" not in line]
+    assert proc.returncode == 2 and len(lines) == 1 and said in lines[0], proc.stderr
+    assert TOKEN not in proc.stderr
+
+
+def test_a_private_network_serves_with_a_token_on_any_address(demo: Demo, assistant_home: Path) -> None:
+    server = _start(demo, assistant_home, "--private-network", env={"CQLSH_EXT_MCP_TOKEN": TOKEN},
+                    host="0.0.0.0")
+    with server, server.client({"Authorization": f"Bearer {TOKEN}"}) as client:
+        assert client.call("list_keyspaces").data["count"] > 0
+
+
+def _certificates(directory: Path) -> dict[str, Path]:
+    """A CA, a server certificate for 127.0.0.1 and a client certificate, both signed by the CA."""
+    import ipaddress
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
+
+    now = datetime.datetime.now(datetime.timezone.utc)
+
+    def make(name: str, issuer: tuple[x509.Name, ec.EllipticCurvePrivateKey] | None, ca: bool,
+             usage: x509.ObjectIdentifier | None) -> tuple[x509.Name, ec.EllipticCurvePrivateKey]:
+        key = ec.generate_private_key(ec.SECP256R1())
+        subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, name)])
+        issuer_name, issuer_key = issuer or (subject, key)
+        builder = (x509.CertificateBuilder().subject_name(subject).issuer_name(issuer_name)
+                   .public_key(key.public_key()).serial_number(x509.random_serial_number())
+                   .not_valid_before(now - datetime.timedelta(minutes=5))
+                   .not_valid_after(now + datetime.timedelta(days=1))
+                   .add_extension(x509.BasicConstraints(ca=ca, path_length=None), critical=True))
+        if usage is not None:
+            builder = builder.add_extension(x509.ExtendedKeyUsage([usage]), critical=False)
+        if name == "127.0.0.1":
+            builder = builder.add_extension(
+                x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
+                critical=False)
+        cert = builder.sign(issuer_key, hashes.SHA256())
+        (directory / f"{name}.pem").write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+        (directory / f"{name}.key").write_bytes(key.private_bytes(
+            serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()))
+        return subject, key
+
+    ca = make("test-ca", None, True, None)
+    make("127.0.0.1", ca, False, ExtendedKeyUsageOID.SERVER_AUTH)
+    make("assistant", ca, False, ExtendedKeyUsageOID.CLIENT_AUTH)
+    return {name: directory / f"{name}.pem" for name in ("test-ca", "127.0.0.1", "assistant")}
+
+
+def test_tls_and_client_certificates(demo: Demo, assistant_home: Path, tmp_path: Path) -> None:
+    certs = _certificates(tmp_path)
+    server_cert, server_key = certs["127.0.0.1"], tmp_path / "127.0.0.1.key"
+    auth = {"Authorization": f"Bearer {TOKEN}"}
+    env = {"CQLSH_EXT_MCP_TOKEN": TOKEN}
+    with _start(demo, assistant_home, "--tls-cert", str(server_cert), "--tls-key", str(server_key),
+                env=env) as server:
+        url = server.url.replace("http://", "https://")
+        trusting = ssl.create_default_context(cafile=str(certs["test-ca"]))
+        with server.client(auth, url=url, verify=trusting) as client:
+            assert client.call("list_keyspaces").data["count"] > 0
+        with pytest.raises(Exception), server.client(auth) as client:  # noqa: B017 - plain HTTP to a TLS port
+            client.call("list_keyspaces")
+    with _start(demo, assistant_home / "mtls", "--tls-cert", str(server_cert), "--tls-key", str(server_key),
+                "--tls-client-ca", str(certs["test-ca"]), env=env) as server:
+        url = server.url.replace("http://", "https://")
+        context = ssl.create_default_context(cafile=str(certs["test-ca"]))
+        context.load_cert_chain(str(certs["assistant"]), str(tmp_path / "assistant.key"))
+        with server.client(auth, url=url, verify=context) as client:
+            assert client.call("list_keyspaces").data["count"] > 0
+        with pytest.raises(Exception), server.client(auth, url=url, verify=trusting) as client:  # noqa: B017
+            client.call("list_keyspaces")  # no client certificate: the handshake fails
+
+
+def test_a_port_in_use_ends_the_server_in_one_line(demo: Demo, assistant_home: Path) -> None:
+    import socket
+
+    write_credentials(assistant_home, ASSISTANT, ASSISTANT_PASSWORD)
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        proc = subprocess.run([CQLSH_EXT, "mcp", *demo.conn, "--http", f"127.0.0.1:{port}"], input="",
+                              capture_output=True, text=True, timeout=120, env=isolated_env(assistant_home))
+    assert proc.returncode == 1
+    said = proc.stderr.splitlines()[-1]
+    assert said == f"cqlsh-ext mcp: could not listen on 127.0.0.1:{port} (in use, or not this host's)"
