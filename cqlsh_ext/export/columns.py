@@ -147,7 +147,7 @@ class Splitter:
         self.budget = Budget.for_cap(cap)
 
     def split(self, rows: Sequence[Sequence[Any]]) -> list[list[Any]]:
-        from cqlsh_ext.payload_select.result import SCALARS, machine_value
+        from cqlsh_ext.render.path_values import SCALARS, machine_value
 
         out: list[list[Any]] = []
         budget = self.budget

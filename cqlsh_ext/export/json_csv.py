@@ -26,7 +26,7 @@ class TextSink:
         self.rows = 0
 
     def write(self, rows: Sequence[Sequence[Any]]) -> None:
-        from cqlsh_ext.payload_select.result import machine_value
+        from cqlsh_ext.render.path_values import machine_value
 
         names, paths, budget = self.names, self.paths, self.budget
         shown = []

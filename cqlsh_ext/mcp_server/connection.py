@@ -61,18 +61,9 @@ def known(shell: Shell, keyspace: str | None, table: str) -> None:
     """The driver learns of a schema change a moment after it happens, by an event: a table the
     statement names that the driver's schema does not know yet (made since the server started) is
     looked up once more. Whatever is still missing then, the statement says so."""
-    from cqlsh_ext.payload_select.schema import table_meta
+    from cqlsh_ext.reading.resolve import find_table
 
-    keyspace = keyspace or shell.current_keyspace
-    if not keyspace or table_meta(shell, keyspace, table) is not None:
-        return
-    try:
-        if shell.conn.metadata.keyspaces.get(keyspace) is None:
-            shell.conn.refresh_schema_metadata()
-        else:
-            shell.conn.refresh_table_metadata(keyspace, table)
-    except Exception:  # noqa: BLE001 - no such table, the server away: the statement says it
-        pass
+    find_table(shell.conn, shell.current_keyspace, keyspace, table, refresh=True)
 
 
 def run(shell: Shell, read: AllowedStatement, capture: Capture) -> None:

@@ -19,20 +19,49 @@ import queue
 import sys
 import threading
 import time
-from collections.abc import Generator, Iterable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any, Protocol, TextIO
 
 from cqlsh_ext.common import retry
 from cqlsh_ext.common.interrupt import CtrlC
 
 if TYPE_CHECKING:
-    from cqlsh_ext.upstream.protocol import Shell
+    from cqlsh_ext.settings import KeyspacesOptions
 
 #: Rows in the first page (cqlsh's own page size): small until the row size is known.
 FIRST_PAGE = 100
 PAGE_BYTES = 4 << 20
 MIN_PAGE, MAX_PAGE = 100, 5000
+
+
+class ScanContext(Protocol):
+    """What the scanning layer reads of a reading's context (reading.context.ReadContext, declared
+    there, above this layer): the session and its levels, the connection worker processes copy,
+    Amazon Keyspaces' options (what a scan costs), and whom to ask or tell before a costly one."""
+
+    session: Any
+    cluster: Any
+    host: str
+    consistency: int
+    serial_consistency: int
+    @property
+    def ask(self) -> Callable[[str], bool] | None:
+        """A yes/no question to the person; None: nobody to ask (a script, `cqlsh-ext mcp`)."""
+
+    @property
+    def say(self) -> Callable[[str], None]:
+        """A message to the person."""
+
+    @property
+    def error(self) -> Callable[[str], None]:
+        """An error, one line."""
+
+    @property
+    def keyspaces(self) -> KeyspacesOptions: ...
+
+    @property
+    def timeout(self) -> float | None: ...
 
 
 @dataclass
@@ -420,14 +449,14 @@ def _scan_retry_policy() -> Any:
     return _POLICY[0]
 
 
-def shell_scanner(shell: Shell, spec: ScanSpec, progress: Progress | None = None) -> Scanner:
-    """A Scanner on the shell's session, with its consistency levels and request timeout."""
+def scanner_for(ctx: ScanContext, spec: ScanSpec, progress: Progress | None = None) -> Scanner:
+    """A Scanner on the context's session, with its consistency levels and request timeout."""
     return Scanner(
-        shell.session,
+        ctx.session,
         spec,
-        consistency=shell.consistency_level,
-        serial_consistency=shell.serial_consistency_level,
-        timeout=shell.session.default_timeout,
+        consistency=ctx.consistency,
+        serial_consistency=ctx.serial_consistency,
+        timeout=ctx.timeout,
         progress=progress,
     )
 

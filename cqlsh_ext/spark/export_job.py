@@ -215,12 +215,12 @@ def run(spark: Any, session: Any, stmt: Any, settings: Any) -> None:
             raise SparkError(f"{LABEL}: {export.path} exists: add WITH OVERWRITE = true to replace it") \
                 from None
         raise SparkError(f"{LABEL}: writing {export.path} on Spark failed: {text}") from None
-    from cqlsh_ext.payload_select.command import closing_parts
-    from cqlsh_ext.payload_select.read import ReadSummary
+    from cqlsh_ext.reading.typed import ReadNotes
+    from cqlsh_ext.render.closing import closing_parts
 
     how = f"Spark {context.applicationId}, master {context.master}"
-    reading = ReadSummary(answer, how=how, emitted=written.value)
+    reading = ReadNotes(answer, how=how, emitted=written.value)
     codec = export.codec or "zstd"
     print(f"{LABEL}: {written.value:,} rows written to {export.path} (Parquet part files by Spark, {codec}); "
-          + ", ".join(closing_parts(plan, reading)))
+          + ", ".join(closing_parts(reading)))
     sys.stdout.flush()
