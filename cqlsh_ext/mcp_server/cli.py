@@ -96,11 +96,10 @@ def prepare(args: list[str]) -> Serving | int:
 
         print(f"cqlsh-ext mcp: the MCP server needs the mcp package: {install_hint('mcp')}", file=sys.stderr)
         return 2
-    from cqlsh_ext.mcp_server import capture, connection, server
+    from cqlsh_ext.mcp_server import connection, server
     from cqlsh_ext.mcp_server.calls import Calls
 
     read_fd, write_fd = _take_stdio()
-    capture.install()
     calls = Calls(options.time_limit, options.max_bytes)
     server.start(calls, read_fd, write_fd)
     base = type("Headless", (connection.Headless,), {"serve": staticmethod(calls.serve)})

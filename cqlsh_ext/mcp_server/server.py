@@ -20,7 +20,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from cqlsh_ext import __version__
-from cqlsh_ext.mcp_server.capture import log
+from cqlsh_ext.mcp_server.log import log
 from cqlsh_ext.mcp_server.tools import PAYLOADS, TOOLS
 
 if TYPE_CHECKING:

@@ -27,29 +27,23 @@ LABEL = "payload query"
 @statement_intercept("a SELECT reaching into payloads", ("select",), topics=(("queries", QUERIES_HELP),),
                      see_also=(("select", SELECT_SEE_ALSO),))
 def intercept(shell: Shell, statement: Lexed) -> bool:
-    from cqlsh_ext.query.recognize import may_reach_payload, table_of
+    from cqlsh_ext.query.recognize import may_reach_payload
 
-    named = table_of(statement)
-    if named is None or not may_reach_payload(statement):
-        return False  # not a SELECT ... FROM, or no path in it: cqlsh's, no schema asked
-    from cqlsh_ext.query.grammar import parse
-    from cqlsh_ext.query.recognize import names_payload
-    from cqlsh_ext.reading.resolve import find_table
+    if not may_reach_payload(statement):
+        return False  # no path in it: cqlsh's, no schema asked, nothing more imported
+    from cqlsh_ext.reading.context import shell_context
+    from cqlsh_ext.reading.select import payload_plan
 
-    target = find_table(shell.conn, shell.current_keyspace, *named)
-    if target is None:
-        return False  # an unknown table: the server says so, as for any SELECT
+    ctx = shell_context(shell)
     try:
-        plan = parse(statement, target.schema)
+        planned = payload_plan(ctx, statement)
     except QueryError as err:
-        if not names_payload(statement, target.schema):
-            return False  # CQL this parser does not know, and no payload in it: the server's
         shell.printerr(f"{LABEL}: {err}")
         return True
-    if plan is None:
-        return False
+    if planned is None:
+        return False  # cqlsh's: the server answers it as written
     try:
-        run(shell, plan, target)
+        run(shell, *planned)
     except QueryError as err:
         shell.printerr(f"{LABEL}: {err}")
     return True

@@ -29,6 +29,7 @@ from cqlsh_ext.query.evaluate import Evaluator
 from cqlsh_ext.reading.typed import AGGREGATE, BLOB, CQL, PATH, AnswerColumn, ReadNotes, TypedAnswer
 
 if TYPE_CHECKING:
+    from cqlsh_ext.cql.lexer import Lexed
     from cqlsh_ext.query.grammar import Plan
     from cqlsh_ext.reading.context import ReadContext
     from cqlsh_ext.reading.resolve import TableTarget
@@ -45,6 +46,34 @@ FLUSH_SECONDS = 1.0
 DEFAULT_BATCH = 100
 
 
+def payload_plan(ctx: ReadContext, statement: Lexed,
+                 refresh: bool = False) -> tuple[Plan, TableTarget] | None:
+    """A SELECT that reaches into a payload, planned on its table: (plan, target); None for any
+    other statement (not a SELECT ... FROM, no path in it, an unknown table, CQL this parser does
+    not know and that names no payload), which the server answers as written. A SELECT that names
+    no path costs no schema and no parse. Raises QueryError for a statement that reaches into a
+    payload and is refused (one line). `refresh`: a table the driver does not know yet is looked
+    up once more."""
+    from cqlsh_ext.cql.errors import QueryError
+    from cqlsh_ext.query.grammar import parse
+    from cqlsh_ext.query.recognize import may_reach_payload, names_payload, table_of
+    from cqlsh_ext.reading.resolve import find_table
+
+    named = table_of(statement)
+    if named is None or not may_reach_payload(statement):
+        return None
+    target = find_table(ctx.cluster, ctx.keyspace, *named, refresh=refresh)
+    if target is None:
+        return None  # an unknown table: the server says so, as for any SELECT
+    try:
+        plan = parse(statement, target.schema)
+    except QueryError:
+        if not names_payload(statement, target.schema):
+            return None  # CQL this parser does not know, and no payload in it: the server's
+        raise
+    return (plan, target) if plan is not None else None
+
+
 def read_select(ctx: ReadContext, plan: Plan, target: TableTarget, batch_rows: int | None = None,
                 fetch_size: int | None = None, evaluator: Evaluator | None = None) -> TypedAnswer | None:
     """The answer of `plan` on `target`, read as the context reads (cost asked first where someone
@@ -55,19 +84,20 @@ def read_select(ctx: ReadContext, plan: Plan, target: TableTarget, batch_rows: i
     if evaluator is None:
         evaluator = Evaluator(plan, ctx.decoding(), target.keyspace)
     star = target.columns if any(i.kind == "star" for i in plan.items) else []
-    notes = ReadNotes(Answer(plan, star))
+    answer = Answer(plan, star)
+    notes = ReadNotes(answer)
     try:
-        types = result_types(ctx.session, plan, notes.answer)
+        types = result_types(ctx.session, plan, answer)
     except Exception as err:  # the server refuses the ordinary part: its one line
         from cqlsh_ext.scanning.scan import error_text
 
         ctx.error(error_text(err))
         return None
     batch = batch_rows or ctx.page_size or DEFAULT_BATCH
-    pages = _pages(ctx, plan, notes, evaluator, target, batch, fetch_size)
+    pages = _pages(ctx, plan, notes, answer, evaluator, target, batch, fetch_size)
     if pages is None:
         return None
-    return TypedAnswer(answer_columns(plan, notes.answer, types), pages, notes, plan)
+    return TypedAnswer(answer_columns(plan, answer, types), pages, notes, plan)
 
 
 def answer_columns(plan: Plan, answer: Answer, types: Sequence[Any]) -> list[AnswerColumn]:
@@ -112,8 +142,8 @@ def result_types(session: Any, plan: Plan, answer: Answer) -> list[Any]:
     return types
 
 
-def _pages(ctx: ReadContext, plan: Plan, notes: ReadNotes, evaluator: Evaluator, target: TableTarget,
-           batch: int, fetch_size: int | None) -> Iterator[list[Row]] | None:
+def _pages(ctx: ReadContext, plan: Plan, notes: ReadNotes, answer: Answer, evaluator: Evaluator,
+           target: TableTarget, batch: int, fetch_size: int | None) -> Iterator[list[Row]] | None:
     if not plan.local_rows:
         from cassandra.query import SimpleStatement, tuple_factory
 
@@ -133,7 +163,7 @@ def _pages(ctx: ReadContext, plan: Plan, notes: ReadNotes, evaluator: Evaluator,
             return None
         finally:
             ctx.session.row_factory = saved_factory
-        return plain_pages(ctx, notes, evaluator, result)
+        return plain_pages(ctx, notes, answer, evaluator, result)
     from cqlsh_ext.scanning.plan import FullScanQuestion, ReadPlan, whole_table
 
     label = f"SELECT {target.qualified}"
@@ -148,7 +178,7 @@ def _pages(ctx: ReadContext, plan: Plan, notes: ReadNotes, evaluator: Evaluator,
     else:
         scan = ReadPlan(plan.server_statement)
         progress = ctx.progress(label, plan.reads_beyond_partitions, None)
-    return answer_pages(ctx, notes, evaluator, scan, progress, batch)
+    return answer_pages(ctx, notes, answer, evaluator, scan, progress, batch)
 
 
 def _clear(progress: Any) -> None:
@@ -185,9 +215,8 @@ class _Batches:
             yield from _chunks(out, self.size)
 
 
-def _limited(notes: ReadNotes, rows: list[Row]) -> tuple[list[Row], bool]:
+def _limited(notes: ReadNotes, limit: int | None, rows: list[Row]) -> tuple[list[Row], bool]:
     """`rows` cut at the LIMIT; whether the LIMIT is reached."""
-    limit = notes.plan.limit
     if limit is None:
         return rows, False
     rows = rows[:max(0, limit - notes.emitted)]
@@ -195,10 +224,10 @@ def _limited(notes: ReadNotes, rows: list[Row]) -> tuple[list[Row], bool]:
     return rows, notes.emitted >= limit
 
 
-def plain_pages(ctx: ReadContext, notes: ReadNotes, evaluator: Evaluator, result: Any) -> Iterator[list[Row]]:
+def plain_pages(ctx: ReadContext, notes: ReadNotes, answer: Answer, evaluator: Evaluator,
+                result: Any) -> Iterator[list[Row]]:
     """The server's paged result (a driver ResultSet), a page per batch: each page's blobs decoded
     together. The context's stop ends it at a page boundary."""
-    answer = notes.answer
     names = list(result.column_names or [])
     while True:
         rows = result.current_rows
@@ -213,11 +242,10 @@ def plain_pages(ctx: ReadContext, notes: ReadNotes, evaluator: Evaluator, result
         result.fetch_next_page()
 
 
-def answer_pages(ctx: ReadContext, notes: ReadNotes, evaluator: Evaluator, plan: ReadPlan,
+def answer_pages(ctx: ReadContext, notes: ReadNotes, answer: Answer, evaluator: Evaluator, plan: ReadPlan,
                  progress: Progress | None, batch: int) -> Iterator[list[Row]]:
     """The plan read into a ScanAnswer (in this process or in worker processes): streamed rows as
     they match, up to the LIMIT, else the answer once the reading ends."""
-    answer = notes.answer
     run = plan.read(ctx, ScanAnswer(plan.query, answer, evaluator), progress)
     if progress is not None:  # what was matched and not decoded, wherever it was read
         progress.detail = lambda: progress_detail(run.seen_total())
@@ -230,11 +258,12 @@ def answer_pages(ctx: ReadContext, notes: ReadNotes, evaluator: Evaluator, plan:
             run.stop()
         if enough or not answer.streamed:
             continue
-        rows, enough = _limited(notes, found)
+        rows, enough = _limited(notes, answer.plan.limit, found)
         yield from held.add(rows)
         if enough:
             run.stop()
     yield from held.add([], end=True)
+    notes.cancelled = notes.cancelled or ctx.stop.is_set()  # stopped by the caller, not by Ctrl-C
     notes.interrupted = run.merged.interrupted and not notes.cancelled
     notes.error = run.merged.error
     notes.retried = run.retried

@@ -100,9 +100,10 @@ class ReadNotes:
     """What a reading saw and how it ended, as data: the counts of the query's answer (rows read
     and matched, values undecodable by kind and cut, the paths no value had, aggregate inputs
     skipped), the LIMIT reached, how it was read, how it ended (`stopped`, `error`), the errors
-    retried. Complete once the answer's batches are exhausted."""
+    retried. Complete once the answer's batches are exhausted. A statement the server answers as
+    written (reading.statement) has no query's answer (`answer` None): its rows are counted."""
 
-    answer: Answer
+    answer: Answer | None
     interrupted: bool = False
     #: The reading's own stop (a client's cancellation, a time limit), not Ctrl-C.
     cancelled: bool = False
@@ -116,45 +117,50 @@ class ReadNotes:
     output_closed: bool = False
     #: Token ranges read and all of them, when the table was read by ranges in this process.
     ranges: tuple[int, int] | None = None
+    #: Rows read, without a query's answer to count them.
+    rows: int = 0
 
     @property
     def plan(self) -> Plan:
+        assert self.answer is not None, "a statement read as written has no plan"
         return self.answer.plan
 
     @property
     def rows_read(self) -> int:
-        return self.answer.counts.read
+        return self.answer.counts.read if self.answer is not None else self.rows
 
     @property
     def matched(self) -> int:
-        return self.answer.counts.matched
+        return self.answer.counts.matched if self.answer is not None else self.rows
 
     @property
     def undecodable(self) -> int:
-        return self.answer.counts.undecodable
+        return self.answer.counts.undecodable if self.answer is not None else 0
 
     @property
     def undecodable_kinds(self) -> dict[str, int]:
-        return dict(self.answer.counts.kinds)
+        return dict(self.answer.counts.kinds) if self.answer is not None else {}
 
     @property
     def cut(self) -> int:
-        return self.answer.counts.cut
+        return self.answer.counts.cut if self.answer is not None else 0
 
     @property
     def skipped(self) -> int:
         """Aggregate inputs that were not numbers (sum, avg) or not comparable (min, max)."""
-        return self.answer.skipped()
+        return self.answer.skipped() if self.answer is not None else 0
 
     @property
     def limit_reached(self) -> bool:
+        if self.answer is None:
+            return False
         limit = self.plan.limit
         return limit is not None and self.emitted >= limit and self.answer.streamed
 
     @property
     def paths_never_found(self) -> list[tuple[str, list[str], list[str]]]:
         """(path, the nearest keys seen where it stopped, every key seen there) per path no value had."""
-        return self.answer.counts.paths.never_found()
+        return self.answer.counts.paths.never_found() if self.answer is not None else []
 
     @property
     def stopped(self) -> str | None:

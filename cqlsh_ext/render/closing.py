@@ -70,7 +70,7 @@ def closing_ends(notes: ReadNotes) -> list[str]:
     output, an error."""
     ends = []
     if notes.cancelled:
-        ends.append("stopped: the answer covers the rows read")
+        ends.append("interrupted (stopped by its caller): the answer covers the rows read")
     elif notes.interrupted:
         ends.append("interrupted (Ctrl-C): the answer covers the rows read")
     elif notes.output_closed:
