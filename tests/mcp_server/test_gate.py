@@ -104,4 +104,5 @@ def test_an_answer_is_cut_at_the_byte_cap_before_the_row_that_would_pass_it() ->
     # A single row larger than the cap: none taken, and the answer says why.
     alone = Taken(limit=None, max_bytes=1024)
     assert not alone.take({"pad": "x" * 2000})
-    assert alone.items == [] and cut_text(alone, "rows").startswith("the first of the rows alone is more than")
+    assert alone.items == []
+    assert cut_text(alone, "rows").startswith("the first of the rows alone is more than")
