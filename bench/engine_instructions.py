@@ -104,7 +104,7 @@ def _reader(name: str) -> Callable[[list[bytes]], None]:
                 display(value, formatting.empty_colormap, place="data")
 
         return show
-    from cqlsh_ext.export.columns import BLOB, CQL, PATH, Splitter
+    from cqlsh_ext.render.parquet_columns import BLOB, CQL, PATH, Splitter
     from cqlsh_ext.query import evaluate
     from cqlsh_ext.query.grammar import Schema, parse
 

@@ -78,7 +78,8 @@ def _export(ctx: ReadContext, statement: ExportStatement) -> None:
     plan, table = _plan(ctx, statement)
     target = ExportFile(statement.path, statement.overwrite)  # an unwritable place is said before reading
     try:
-        answer = read_select(ctx, plan, table, PAGE_SIZE, FETCH_SIZE)
+        # The blobs as stored: the file's renderer decodes them a page at a time, as columns.
+        answer = read_select(ctx, plan, table, PAGE_SIZE, FETCH_SIZE, stored_blobs=True)
     except BaseException:
         target.discard()
         raise
@@ -86,7 +87,7 @@ def _export(ctx: ReadContext, statement: ExportStatement) -> None:
         target.discard()
         return
     try:
-        sink = _sink(ctx, statement, target, answer.names, answer.types, table)
+        sink = _sink(ctx, statement, target, answer, table)
     except BaseException:
         answer.close()
         target.discard()
@@ -94,21 +95,22 @@ def _export(ctx: ReadContext, statement: ExportStatement) -> None:
     _write(ctx, statement, answer, sink, target)
 
 
-def _sink(ctx: ReadContext, statement: ExportStatement, target: Any, names: list[str], types: list[Any],
-          table: TableTarget) -> Any:
+def _sink(ctx: ReadContext, statement: ExportStatement, target: Any, answer: Any, table: TableTarget) -> Any:
+    """The file's renderer for the answer: Parquet, JSON Lines or CSV."""
+    names, types = answer.names, answer.types
     settings = ctx.display
     if statement.raw is not None:
         settings = dataclasses.replace(settings, raw_blobs=statement.raw)
     places = [table.place(name) for name in names]
     if statement.fmt == "parquet":
-        from cqlsh_ext.export.parquet import DEFAULT_CODEC, ROW_GROUP_SIZE, ParquetSink
+        from cqlsh_ext.render.parquet import DEFAULT_CODEC, ROW_GROUP_SIZE, ParquetSink
 
         metadata = {"cqlsh_ext.select": statement.select}
         return ParquetSink(target, names, types, settings, places, statement.codec or DEFAULT_CODEC,
                            statement.row_group_size or ROW_GROUP_SIZE, metadata)
     from cqlsh_ext.export.json_csv import TextSink
 
-    return TextSink(statement.fmt, target, names, types, settings, places)
+    return TextSink(statement.fmt, target, answer.columns, settings, places)
 
 
 def _write(ctx: ReadContext, statement: ExportStatement, answer: Any, sink: Any, target: Any) -> None:
@@ -117,20 +119,19 @@ def _write(ctx: ReadContext, statement: ExportStatement, answer: Any, sink: Any,
 
     rows = 0
     reading = answer.notes
-    pages = answer.pages()
     try:
         # A scan installs its own CtrlC while it reads (the first press stops it: reading.interrupted);
         # this one takes the presses of a reading without one (the shell's own paged result), and
         # is in place again when a scan's second press raises.
         with CtrlC() as reading_keys:
             try:
-                for page in pages:
-                    sink.write(page)
-                    rows += len(page)
+                for batch in answer:
+                    sink.write(batch)
+                    rows += len(batch)
                     if reading_keys.pressed:
                         break
             finally:
-                pages.close()
+                answer.close()
         if reading.error:
             raise ExportError(f"the scan stopped: {reading.error}; nothing written")
         summary, writing_pressed = _finish(ctx, statement, sink, target, rows,

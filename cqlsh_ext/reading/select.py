@@ -26,7 +26,16 @@ from typing import TYPE_CHECKING, Any
 
 from cqlsh_ext.query.answer import Answer
 from cqlsh_ext.query.evaluate import Evaluator
-from cqlsh_ext.reading.typed import AGGREGATE, BLOB, CQL, PATH, AnswerColumn, ReadNotes, TypedAnswer
+from cqlsh_ext.reading.typed import (
+    AGGREGATE,
+    BLOB,
+    CQL,
+    PATH,
+    AnswerBatch,
+    AnswerColumn,
+    ReadNotes,
+    TypedAnswer,
+)
 
 if TYPE_CHECKING:
     from cqlsh_ext.cql.lexer import Lexed
@@ -75,14 +84,18 @@ def payload_plan(ctx: ReadContext, statement: Lexed,
 
 
 def read_select(ctx: ReadContext, plan: Plan, target: TableTarget, batch_rows: int | None = None,
-                fetch_size: int | None = None, evaluator: Evaluator | None = None) -> TypedAnswer | None:
+                fetch_size: int | None = None, evaluator: Evaluator | None = None,
+                stored_blobs: bool = False) -> TypedAnswer | None:
     """The answer of `plan` on `target`, read as the context reads (cost asked first where someone
     can answer, CONFIRM, workers, progress, retries, the stop signal): a TypedAnswer whose batches
     are read as they are taken, or None when it is refused or declined (ctx.error said why).
     `batch_rows`: rows a batch holds (default: the context's page size); `fetch_size`: the
-    server's page size when it returns the answer's rows one for one. Raises QueryError."""
+    server's page size when it returns the answer's rows one for one. `stored_blobs`: a blob the
+    answer gives as it is comes as its stored bytes, not decoded here (the caller decodes it, a
+    page at a time: an export's columns), and batches come as columns where the reading makes
+    them. Raises QueryError."""
     if evaluator is None:
-        evaluator = Evaluator(plan, ctx.decoding(), target.keyspace)
+        evaluator = Evaluator(plan, ctx.decoding(), target.keyspace, views=not stored_blobs)
     star = target.columns if any(i.kind == "star" for i in plan.items) else []
     answer = Answer(plan, star)
     notes = ReadNotes(answer)
@@ -143,7 +156,8 @@ def result_types(session: Any, plan: Plan, answer: Answer) -> list[Any]:
 
 
 def _pages(ctx: ReadContext, plan: Plan, notes: ReadNotes, answer: Answer, evaluator: Evaluator,
-           target: TableTarget, batch: int, fetch_size: int | None) -> Iterator[list[Row]] | None:
+           target: TableTarget, batch: int,
+           fetch_size: int | None) -> Iterator[list[Row] | AnswerBatch] | None:
     if not plan.local_rows:
         from cassandra.query import SimpleStatement, tuple_factory
 
@@ -225,15 +239,20 @@ def _limited(notes: ReadNotes, limit: int | None, rows: list[Row]) -> tuple[list
 
 
 def plain_pages(ctx: ReadContext, notes: ReadNotes, answer: Answer, evaluator: Evaluator,
-                result: Any) -> Iterator[list[Row]]:
+                result: Any) -> Iterator[list[Row] | AnswerBatch]:
     """The server's paged result (a driver ResultSet), a page per batch: each page's blobs decoded
-    together. The context's stop ends it at a page boundary."""
+    together; as columns where the evaluator answers in columns (no blob's view asked for: an
+    export's reading). The context's stop ends it at a page boundary."""
     names = list(result.column_names or [])
     while True:
         rows = result.current_rows
         if rows and isinstance(rows[0], dict):  # a session whose row factory makes dicts
             rows = [tuple(r.values()) for r in rows]
-        yield answer.add_page(evaluator, names, rows) if rows else []
+        columns = answer.add_page_columns(evaluator, names, rows) if rows and not evaluator.views else None
+        if columns is not None:
+            yield AnswerBatch(columns=columns)
+        else:
+            yield answer.add_page(evaluator, names, rows) if rows else []
         if not result.has_more_pages:
             return
         if ctx.stop.is_set():

@@ -69,20 +69,28 @@ class AnswerColumn:
 
 
 class AnswerBatch:
-    """Rows of an answer read together (a page): `rows`, and each column as a list (`column(i)`,
-    `columns()`, made once)."""
+    """Rows of an answer read together (a page), as rows (`rows`) and as columns (`column(i)`,
+    `columns()`): whichever the reading made, the other made once when asked. A reading that
+    hands out columns (a page's path values as the value engine gave them) costs no row per row."""
 
-    __slots__ = ("_columns", "rows")
+    __slots__ = ("_columns", "_rows", "size")
 
-    def __init__(self, rows: list[Row]) -> None:
-        self.rows = rows
-        self._columns: list[list[Any]] | None = None
+    def __init__(self, rows: list[Row] | None = None, columns: list[list[Any]] | None = None) -> None:
+        self._rows = rows
+        self._columns = columns
+        self.size = len(rows) if rows is not None else len(columns[0]) if columns else 0
 
     def __len__(self) -> int:
-        return len(self.rows)
+        return self.size
 
     def __iter__(self) -> Iterator[Row]:
         return iter(self.rows)
+
+    @property
+    def rows(self) -> list[Row]:
+        if self._rows is None:
+            self._rows = list(zip(*self._columns, strict=True)) if self._columns else []
+        return self._rows
 
     def columns(self) -> list[list[Any]]:
         if self._columns is None:
@@ -90,7 +98,7 @@ class AnswerBatch:
         return self._columns
 
     def column(self, i: int) -> list[Any]:
-        if not self.rows:
+        if not self.size:
             return []
         return self.columns()[i]
 
@@ -205,8 +213,8 @@ class TypedAnswer:
     (one pass: iterate once), `notes`. `close()` ends the reading early (its notes say how far it
     got); a renderer closes it when it stops taking batches."""
 
-    def __init__(self, columns: Sequence[AnswerColumn], batches: Iterator[list[Row]], notes: ReadNotes | None,
-                 plan: Plan | None = None) -> None:
+    def __init__(self, columns: Sequence[AnswerColumn], batches: Iterator[list[Row] | AnswerBatch],
+                 notes: ReadNotes | None, plan: Plan | None = None) -> None:
         self.columns = list(columns)
         self._batches = batches
         self.notes = notes
@@ -222,12 +230,13 @@ class TypedAnswer:
         return [c.cql_type for c in self.columns]
 
     def __iter__(self) -> Iterator[AnswerBatch]:
-        for rows in self._batches:
-            yield AnswerBatch(rows)
+        for batch in self._batches:
+            yield batch if isinstance(batch, AnswerBatch) else AnswerBatch(batch)
 
     def pages(self) -> Iterator[list[Row]]:
         """The batches as plain lists of rows."""
-        return self._batches
+        for batch in self._batches:
+            yield batch.rows if isinstance(batch, AnswerBatch) else batch
 
     def close(self) -> None:
         close = getattr(self._batches, "close", None)
