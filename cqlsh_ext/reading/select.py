@@ -159,24 +159,20 @@ def _pages(ctx: ReadContext, plan: Plan, notes: ReadNotes, answer: Answer, evalu
            target: TableTarget, batch: int,
            fetch_size: int | None) -> Iterator[list[Row] | AnswerBatch] | None:
     if not plan.local_rows:
-        from cassandra.query import SimpleStatement, tuple_factory
+        from cassandra.query import SimpleStatement
+
+        from cqlsh_ext.scanning.scan import execute_tuples
 
         statement = SimpleStatement(plan.server_statement, consistency_level=ctx.consistency,
                                     serial_consistency_level=ctx.serial_consistency,
                                     fetch_size=fetch_size or ctx.page_size)
-        # Rows as tuples, whatever the session's (cqlsh's makes ordered dicts): a result keeps the
-        # factory it was made with, its later pages too, so the session's is swapped around it only.
-        saved_factory = ctx.session.row_factory
-        ctx.session.row_factory = tuple_factory
-        try:
-            result = ctx.session.execute(statement)
+        try:  # rows as tuples, whatever the session's own factory (cqlsh's makes ordered dicts)
+            result = execute_tuples(ctx.session, statement, timeout=ctx.timeout).result()
         except Exception as err:
             from cqlsh_ext.scanning.scan import error_text
 
             ctx.error(error_text(err))
             return None
-        finally:
-            ctx.session.row_factory = saved_factory
         return plain_pages(ctx, notes, answer, evaluator, result)
     from cqlsh_ext.scanning.plan import FullScanQuestion, ReadPlan, whole_table
 

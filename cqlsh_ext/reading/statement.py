@@ -34,25 +34,20 @@ def read_statement(ctx: ReadContext, text: str, fetch_size: int | None = None,
     """The server's answer to `text`, page by page (`fetch_size`, else the context's page size);
     None when the server refuses it (ctx.error said so, as cqlsh says it). The context's stop
     ends it at a page boundary (its notes say so)."""
-    from cassandra.query import SimpleStatement, tuple_factory
+    from cassandra.query import SimpleStatement
 
     from cqlsh_ext.cql.types import from_driver
+    from cqlsh_ext.scanning.scan import execute_tuples
 
     level = ctx.consistency if consistency is None else consistency
     statement = SimpleStatement(text, consistency_level=level,
                                 serial_consistency_level=ctx.serial_consistency,
                                 fetch_size=fetch_size or ctx.page_size or PAGE_ROWS)
-    # Rows as tuples: the session's own factory (cqlsh's makes ordered dicts) is swapped around
-    # the request only; the result keeps the factory it was made with for its later pages.
-    saved_factory = ctx.session.row_factory
-    ctx.session.row_factory = tuple_factory
-    try:
-        result = ctx.session.execute(statement)
+    try:  # rows as tuples, whatever the session's own factory (cqlsh's makes ordered dicts)
+        result = execute_tuples(ctx.session, statement, timeout=ctx.timeout).result()
     except Exception as err:
         ctx.error(server_error(err))
         return None
-    finally:
-        ctx.session.row_factory = saved_factory
     names = list(result.column_names or [])
     types = list(result.column_types or [])
     if len(types) != len(names):

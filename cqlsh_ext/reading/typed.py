@@ -54,7 +54,9 @@ class AnswerColumn:
         """Its type as a person reads it: the CQL type ('int', 'map<text, blob>'), `json` for a
         path's value, the aggregate's ('bigint' for count, else `json` or a number)."""
         if self.cql_type is not None:
-            return str(self.cql_type.cql_parameterized_type())
+            from cqlsh_ext.cql.types import from_driver
+
+            return str(from_driver(self.cql_type))
         if self.role == AGGREGATE and self.source is not None and self.source.lower().startswith("count"):
             return "bigint"
         if self.role == AGGREGATE and self.computed:

@@ -325,17 +325,7 @@ class Scanner:
             yield self._statement(text), (lo, hi)
 
     def _launch(self, stmt: Any, params: Any, paging_state: Any, arrived: queue.Queue[int], i: int) -> Any:
-        from cassandra.query import tuple_factory
-
-        # Tuples are the cheapest rows the driver makes (cqlsh's session builds OrderedDicts). A
-        # future keeps the factory it was created with, so the session's own is swapped only
-        # around the launch.
-        saved_factory = self.session.row_factory
-        self.session.row_factory = tuple_factory
-        try:
-            fut = self.session.execute_async(stmt, params, timeout=self.timeout, paging_state=paging_state)
-        finally:
-            self.session.row_factory = saved_factory
+        fut = execute_tuples(self.session, stmt, params, timeout=self.timeout, paging_state=paging_state)
         fut.add_callbacks(lambda _rows: arrived.put(i), errback=lambda _exc: arrived.put(i))
         return fut
 
@@ -431,6 +421,30 @@ class Scanner:
 
 
 _POLICY: list[Any] = []
+
+
+def execute_tuples(session: Any, statement: Any, parameters: Any = None, timeout: float | None = None,
+                   paging_state: Any = None) -> Any:
+    """session.execute_async with the rows as tuples, the cheapest rows the driver makes (cqlsh's
+    session builds OrderedDicts), whatever the session's own row factory: a future keeps the
+    factory it was made with, its later pages too. A session of cqlsh's (legacy settings) has its
+    factory swapped around the launch only; one configured by execution profiles (Spark mode's, a
+    front end's own driver session: the driver refuses the swap there) gets a profile of its own."""
+    from cassandra.cluster import EXEC_PROFILE_DEFAULT
+    from cassandra.query import tuple_factory
+
+    saved_factory = session.row_factory
+    try:
+        session.row_factory = tuple_factory
+    except ValueError:  # "Cannot set Session.row_factory while using Configuration Profiles"
+        profile = session.execution_profile_clone_update(EXEC_PROFILE_DEFAULT, row_factory=tuple_factory)
+        if timeout is not None:
+            profile.request_timeout = timeout
+        return session.execute_async(statement, parameters, paging_state=paging_state, execution_profile=profile)
+    try:
+        return session.execute_async(statement, parameters, timeout=timeout, paging_state=paging_state)
+    finally:
+        session.row_factory = saved_factory
 
 
 def _scan_retry_policy() -> Any:
