@@ -440,7 +440,8 @@ def execute_tuples(session: Any, statement: Any, parameters: Any = None, timeout
         profile = session.execution_profile_clone_update(EXEC_PROFILE_DEFAULT, row_factory=tuple_factory)
         if timeout is not None:
             profile.request_timeout = timeout
-        return session.execute_async(statement, parameters, paging_state=paging_state, execution_profile=profile)
+        return session.execute_async(statement, parameters, paging_state=paging_state,
+                                     execution_profile=profile)
     try:
         return session.execute_async(statement, parameters, timeout=timeout, paging_state=paging_state)
     finally:
