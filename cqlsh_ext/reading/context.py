@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from cqlsh_ext.settings import DisplaySettings, KeyspacesOptions, Settings
     from cqlsh_ext.upstream.protocol import Shell
 
-__all__ = ["ReadContext", "shell_context"]
+__all__ = ["ProgressEvents", "ReadContext", "progress_events", "shell_context"]
 
 #: A progress line for a reading: (its label, whether it is wanted, the rows expected or None).
 ProgressFactory = Callable[[str, bool, "int | None"], "Progress | None"]
@@ -41,6 +41,53 @@ def _error(line: str) -> None:
 
 def _no_progress(label: str, enabled: bool, estimate: int | None = None) -> Progress | None:
     return None
+
+
+class ProgressEvents:
+    """The progress of a reading as events, for a front end with no terminal line to draw: each
+    update (rows read, the share done when known, the detail) or stage is handed to `on_event`,
+    at most `every` seconds apart. It takes the place of scanning.scan.Progress (the terminal's
+    line, one subscriber of the same reading): the same calls reach it."""
+
+    def __init__(self, label: str, on_event: Callable[[dict[str, Any]], None], estimate: int | None = None,
+                 every: float = 1.0) -> None:
+        self.label = label
+        self.on_event = on_event
+        self.estimate = estimate
+        self.every = every
+        self._last = 0.0
+        #: As Progress's: extra text (a sample's interval), whether to hold back, what Ctrl-C does.
+        self.detail: Any = None
+        self.paused: Any = None
+        self.ctrl_c: tuple[str, ...] = ()
+
+    def update(self, rows: int, fraction: float | None = None, force: bool = False) -> None:
+        import time
+
+        now = time.monotonic()
+        if not force and now - self._last < self.every:
+            return
+        self._last = now
+        if fraction is None and self.estimate and rows <= self.estimate:
+            fraction = rows / self.estimate
+        self.on_event({"reading": self.label, "rows": rows, "done": fraction,
+                       "detail": self.detail() if self.detail is not None else None})
+
+    def step(self, what: str, fraction: float | None = None) -> None:
+        self.on_event({"reading": self.label, "step": what, "done": fraction})
+
+    def close(self) -> None:
+        pass
+
+
+def progress_events(on_event: Callable[[dict[str, Any]], None], every: float = 1.0) -> ProgressFactory:
+    """A context's `progress` that hands each reading's progress to `on_event` as events, at most
+    `every` seconds apart."""
+
+    def factory(label: str, enabled: bool, estimate: int | None = None) -> Any:
+        return ProgressEvents(label, on_event, estimate, every) if enabled else None
+
+    return factory
 
 
 def _terminal_progress(label: str, enabled: bool, estimate: int | None = None) -> Progress | None:

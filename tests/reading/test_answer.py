@@ -102,6 +102,23 @@ def test_a_stopped_reading_keeps_what_it_read_and_says_how_far(ctx: ReadContext,
     assert notes.to_json()["stopped"] == CANCELLED
 
 
+def test_progress_is_an_event_stream_of_the_reading(ctx: ReadContext, orders: Orders) -> None:
+    from dataclasses import replace
+
+    from cqlsh_ext.reading.context import progress_events
+
+    events: list[dict[str, Any]] = []
+    watched = replace(ctx, progress=progress_events(events.append, every=0))
+    answer = _answer(watched, f"SELECT ck FROM {orders.name} WHERE data.status = 'PAID' ALLOW FILTERING")
+    found = sum(len(batch) for batch in answer)
+    assert events and all(e["reading"] == f"SELECT {orders.name}" for e in events)
+    rows = [e["rows"] for e in events if "rows" in e]
+    assert rows == sorted(rows) and 0 < rows[-1] <= COUNT
+    notes = answer.notes
+    assert notes is not None and notes.matched == found
+    assert notes.ranges is not None and notes.ranges[0] == notes.ranges[1] > 1  # every token range read
+
+
 def test_batches_hand_out_columns_that_are_the_rows(ctx: ReadContext, orders: Orders) -> None:
     text = f"SELECT pk, ck, data.status, data.customer.name, data FROM {orders.name}"
     as_rows = [row for batch in _answer(ctx, text, stored_blobs=True) for row in batch.rows]
