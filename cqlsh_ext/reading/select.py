@@ -285,7 +285,7 @@ def answer_pages(ctx: ReadContext, notes: ReadNotes, answer: Answer, evaluator: 
     notes.how = run.merged.scan
     scanner = getattr(run, "scanner", None)  # read in this process: how far, in token ranges
     ranges = scanner.spec.ranges if scanner is not None else None
-    if isinstance(ranges, (list, tuple)) and len(ranges) > 1:
+    if scanner is not None and isinstance(ranges, (list, tuple)) and len(ranges) > 1:
         notes.ranges = (scanner.ranges_done, len(ranges))
     if not answer.streamed:
         yield from _chunks(answer.final(), batch)
