@@ -66,7 +66,7 @@ def _plan(ctx: ReadContext, statement: ExportStatement) -> tuple[Any, TableTarge
 
 def _export(ctx: ReadContext, statement: ExportStatement) -> None:
     from cqlsh_ext.export.target import ExportFile
-    from cqlsh_ext.reading.select import read_select
+    from cqlsh_ext.reading.select import blobs_on_core, read_select
 
     if statement.fmt == "parquet":
         try:
@@ -78,8 +78,9 @@ def _export(ctx: ReadContext, statement: ExportStatement) -> None:
     plan, table = _plan(ctx, statement)
     target = ExportFile(statement.path, statement.overwrite)  # an unwritable place is said before reading
     try:
-        # The blobs as stored: the file's renderer decodes them a page at a time, as columns.
-        answer = read_select(ctx, plan, table, PAGE_SIZE, FETCH_SIZE, stored_blobs=True)
+        # On the native core the blobs come as stored: the file's renderer decodes them a page at
+        # a time, as columns. Without it, the views the reading makes once are what it writes.
+        answer = read_select(ctx, plan, table, PAGE_SIZE, FETCH_SIZE, stored_blobs=blobs_on_core(ctx, table))
     except BaseException:
         target.discard()
         raise

@@ -18,6 +18,7 @@ from cqlsh_ext.payload_select.help import QUERIES_HELP, SELECT_SEE_ALSO
 if TYPE_CHECKING:
     from cqlsh_ext.cql.lexer import Lexed
     from cqlsh_ext.query.grammar import Plan
+    from cqlsh_ext.reading.context import ReadContext
     from cqlsh_ext.reading.resolve import TableTarget
     from cqlsh_ext.upstream.protocol import Shell
 
@@ -43,7 +44,7 @@ def intercept(shell: Shell, statement: Lexed) -> bool:
     if planned is None:
         return False  # cqlsh's: the server answers it as written
     try:
-        run(shell, *planned)
+        run(shell, ctx, *planned)
     except QueryError as err:
         shell.printerr(f"{LABEL}: {err}")
     return True
@@ -62,12 +63,12 @@ def refuse_copy(shell: Shell, statement: Lexed) -> bool:
     return True
 
 
-def run(shell: Shell, plan: Plan, target: TableTarget) -> None:
-    """The plan read (reading.select) and printed (render.terminal). Raises QueryError."""
-    from cqlsh_ext.reading.context import shell_context
+def run(shell: Shell, ctx: ReadContext, plan: Plan, target: TableTarget) -> None:
+    """The plan read (reading.select) in the command's context and printed (render.terminal).
+    Raises QueryError."""
     from cqlsh_ext.reading.select import read_select
     from cqlsh_ext.render.terminal import print_answer
 
-    answer = read_select(shell_context(shell), plan, target)
+    answer = read_select(ctx, plan, target)
     if answer is not None:
         print_answer(shell, answer, target.meta)

@@ -113,6 +113,18 @@ def read_select(ctx: ReadContext, plan: Plan, target: TableTarget, batch_rows: i
     return TypedAnswer(answer_columns(plan, answer, types), pages, notes, plan)
 
 
+def blobs_on_core(ctx: ReadContext, target: TableTarget) -> bool:
+    """Whether the native core decodes every blob column of the table in this context (auto mode,
+    no column setting for it, the core on): a reader that writes blobs out then takes them as
+    stored and decodes them a page at a time (`stored_blobs`); without the core, the views the
+    evaluator makes once serve it better than a second decode in Python."""
+    from cqlsh_ext.payload.places import Engines
+
+    engines = Engines(ctx.decoding())
+    return all(engines(target.place(name)).on_core() for name in target.columns
+               if (cqltype := target.type_of(name)) is not None and cqltype.holds())
+
+
 def answer_columns(plan: Plan, answer: Answer, types: Sequence[Any]) -> list[AnswerColumn]:
     """The answer's columns: names (Answer.header), roles, driver types, what each reads."""
     from cqlsh_ext.cql.types import from_driver
