@@ -102,7 +102,7 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
         if self.settings.display.dictionary_table:  # before any read: forked workers inherit the store
             from cqlsh_ext.scanning import dictionary_table
 
-            dictionary_table.load(self, self.settings.display.dictionary_table)
+            dictionary_table.load(self.session, self.settings.display.dictionary_table)
         if self.settings.display.output_format.expand:
             self.expand_enabled = True
         if self.repl_mode or self.serving:  # a lost server is retried every few seconds, not minutes

@@ -161,7 +161,7 @@ def _csv(values: list[bytes]) -> None:
 
 
 def _parquet_columns(values: list[bytes]) -> None:
-    from cqlsh_ext.export.columns import BLOB, Splitter
+    from cqlsh_ext.render.parquet_columns import BLOB, Splitter
     from cqlsh_ext.settings import DisplaySettings
 
     Splitter([BLOB], DisplaySettings(), [None], 4 << 20).split([(v,) for v in values])

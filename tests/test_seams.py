@@ -167,6 +167,22 @@ def test_statement_text_from_tokens():
     assert seams.statement_text(statements[0], text).rstrip(";").strip() == text.rstrip(";")
 
 
+def test_a_shell_command_parsed_as_handle_statement_parses_it():
+    # In a process of its own: cqlsh's main() sets its grammar up once a process (setup_cqlruleset).
+    code = """if True:
+        from cqlshlib import cql3handling
+        from cqlsh_ext.upstream import seams
+        cqlshmain = seams.import_cqlshmain(None)
+        cqlshmain.setup_cqlruleset(cql3handling)
+        for text in ('USE "Ks";', 'USE a b;'):
+            statements, _ = cqlshmain.cqlruleset.cql_split_statements(text)
+            parsed = seams.parse_command(statements[0], text)
+            print(None if parsed is None else parsed.get_binding("ksname"))
+    """
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ['"Ks"', "None"]
+
+
 def test_connection_hook_targets():
     from cassandra.cluster import Cluster
     from cqlshlib import copyutil, sslhandling

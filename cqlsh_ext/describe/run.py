@@ -28,6 +28,8 @@ if TYPE_CHECKING:
     from cqlsh_ext.describe.description import Description
     from cqlsh_ext.payload.places import ValuePlace
     from cqlsh_ext.query.grammar import Plan, Schema
+    from cqlsh_ext.reading.context import ReadContext
+    from cqlsh_ext.reading.typed import ReportAnswer
     from cqlsh_ext.scanning.scan import TableSize
     from cqlsh_ext.upstream.protocol import Shell
 
@@ -76,51 +78,71 @@ class Choice:
 
 
 def run(shell: Shell, statement: DescribeStatement) -> None:
+    """The shell's DESCRIBE PAYLOAD: the report read (`describe`) and printed (render.text_report)."""
+    from cqlsh_ext.reading.context import shell_context
+    from cqlsh_ext.render.text_report import print_report
+
+    answer = describe(shell_context(shell), statement)
+    if answer is not None:
+        print_report(shell, answer, statement.json or shell.settings.display.output_format.reports_as_json)
+
+
+def describe(ctx: ReadContext, statement: DescribeStatement) -> ReportAnswer | None:
+    """The report's answer: its figures as data, its text laid out on demand; None when nothing
+    was read (ctx.error said why). A reading stopped (Ctrl-C, the context's stop) keeps what it
+    read, and says so."""
     try:
-        target = resolve(shell, statement)
-        choice = reading_for(shell, target, statement)
+        target = resolve(ctx, statement)
+        choice = reading_for(ctx, target, statement)
     except DescribeError as err:
-        shell.printerr(f"{LABEL}: {err}")
-        return
+        ctx.error(f"{LABEL}: {err}")
+        return None
     from cqlsh_ext.describe.description import Description
 
-    description = Description(target.query, target.column, shell.settings.display.decoding(),
-                              target.place, _evaluator(shell, target))
+    description = Description(target.query, target.column, ctx.decoding(), target.place,
+                              _evaluator(ctx, target))
     started = time.monotonic()
-    if choice.mode == "sample":
-        sample = _read_sample(shell, target, description, choice, statement)
-    else:
-        sample = None
-        if not _read_exactly(shell, target, description, choice, statement):
-            return
+    try:
+        if choice.mode == "sample":
+            sample = _read_sample(ctx, target, description, choice, statement)
+        else:
+            sample = None
+            if not _read_exactly(ctx, target, description, choice, statement):
+                return None
+    except DescribeError as err:
+        ctx.error(f"{LABEL}: {err}")
+        return None
     from cqlsh_ext.describe.report import Reading, Report
+    from cqlsh_ext.reading.typed import FAILED, INTERRUPTED, ReportAnswer
 
     reading = Reading(choice.mode, choice.why, time.monotonic() - started, sample, description.retried)
     if description.error and not description.read:
-        shell.printerr(f"{LABEL}: {description.error}")
-        return
+        ctx.error(f"{LABEL}: {description.error}")
+        return None
     report = Report(target.name, str(target.cqltype), description, reading,
                     statement.where, lambda place: decode_place(target, place.name))
-    _learn_keys(shell, target, description)
-    _publish(shell, statement, report)
+    _learn_keys(ctx, target, description)
+    stopped = FAILED if description.error else INTERRUPTED if description.interrupted else None
+    return ReportAnswer(f"DESCRIBE PAYLOAD {target.name}", report.to_json,
+                        lambda width, _blocks: list(report.render(width)), stopped)
 
 
 # ---------------------------------------------------------------------- what is described
 
-def resolve(shell: Shell, statement: DescribeStatement) -> Target:
+def resolve(ctx: ReadContext, statement: DescribeStatement) -> Target:
     """The column named, its table and the reading's query; DescribeError (one line) otherwise."""
     from cqlsh_ext.cql.errors import QueryError
-    from cqlsh_ext.payload_select.schema import schema_of, table_meta
     from cqlsh_ext.query.grammar import parse, quote
+    from cqlsh_ext.reading.resolve import find_table
 
-    keyspace = statement.keyspace or shell.current_keyspace
+    keyspace = statement.keyspace or ctx.keyspace
     if not keyspace:
         raise DescribeError(f"name the column as keyspace.table.column (or USE a keyspace first): "
                             f"{statement.table}.{statement.column}")
-    meta = table_meta(shell, keyspace, statement.table)
-    if meta is None:
+    found = find_table(ctx.cluster, keyspace, keyspace, statement.table, refresh=True)
+    if found is None:
         raise DescribeError(f"table {keyspace}.{statement.table} not found")
-    schema = schema_of(shell, keyspace, meta)
+    meta, schema = found.meta, found.schema
     cqltype = schema.type_of(statement.column)
     table = f"{keyspace}.{meta.name}"
     if cqltype is None:
@@ -129,7 +151,7 @@ def resolve(shell: Shell, statement: DescribeStatement) -> Target:
         raise DescribeError(f"{statement.column} is {cqltype}: DESCRIBE PAYLOAD describes a blob column "
                             "(or a map, list, tuple or UDT holding blobs) or a text column"
                             f"{_payload_columns(schema)}")
-    if shell.settings.display.mode == "none" and not cqltype.is_text:
+    if ctx.display.mode == "none" and not cqltype.is_text:
         raise DescribeError("decoding is off (-d none): nothing would be decoded")
     select = f"SELECT {quote(statement.column)} FROM {quote(keyspace)}.{quote(meta.name)}"
     plan = None
@@ -152,14 +174,14 @@ def _payload_columns(schema: Schema) -> str:
     return f" (its payload columns: {', '.join(names)})" if names else ""
 
 
-def _evaluator(shell: Shell, target: Target) -> Any:
+def _evaluator(ctx: ReadContext, target: Target) -> Any:
     """The WHERE's payload conditions as a payload query evaluates them, or None."""
     plan = target.plan
     if plan is None or not plan.predicates:
         return None
     from cqlsh_ext.query.evaluate import Evaluator
 
-    return Evaluator(plan, shell.settings.display.decoding(), target.keyspace)
+    return Evaluator(plan, ctx.decoding(), target.keyspace)
 
 
 def decode_place(target: Target, place: str) -> str:
@@ -178,7 +200,7 @@ def decode_place(target: Target, place: str) -> str:
 
 # ---------------------------------------------------------------------- how much is read
 
-def reading_for(shell: Shell, target: Target, statement: DescribeStatement) -> Choice:
+def reading_for(ctx: ReadContext, target: Target, statement: DescribeStatement) -> Choice:
     """The reading: what the statement asks for, else chosen from the table's estimated size."""
     plan = target.plan
     if plan is not None and plan.server_where:
@@ -190,10 +212,10 @@ def reading_for(shell: Shell, target: Target, statement: DescribeStatement) -> C
         return Choice("all", "ALL")
     if statement.sample is not None:
         return Choice("sample", f"SAMPLE {statement.sample:,}", statement.sample)
-    if shell.settings.keyspaces.active:
+    if ctx.keyspaces.active:
         return Choice("sample", f"on Amazon Keyspaces every row read costs read capacity: a sample of "
                       f"{SAMPLE_ROWS:,} rows; ALL reads every row", SAMPLE_ROWS)
-    size, basis = _estimated_size(shell, target)
+    size, basis = _estimated_size(ctx, target)
     if size is None:
         return Choice("all", "no size estimate for the table: every row; SAMPLE n reads a sample")
     from cqlsh_ext.common.text import plural
@@ -213,7 +235,7 @@ def reading_for(shell: Shell, target: Target, statement: DescribeStatement) -> C
                   f"{SAMPLE_ROWS:,} rows; ALL reads every row", SAMPLE_ROWS)
 
 
-def _estimated_size(shell: Shell, target: Target) -> tuple[TableSize | int | None, str]:
+def _estimated_size(ctx: ReadContext, target: Target) -> tuple[TableSize | int | None, str]:
     """The server's size estimate, else the partitions counted after a few random tokens."""
     import random
 
@@ -222,21 +244,20 @@ def _estimated_size(shell: Shell, target: Target) -> tuple[TableSize | int | Non
     from cqlsh_ext.scanning.scan import table_size
 
     try:
-        ring = ring_for(server_partitioner(shell.session))
+        ring = ring_for(server_partitioner(ctx.session))
     except RingError:
         return None, ""
-    size = table_size(shell.session, target.keyspace, target.meta.name, ring.span)
+    size = table_size(ctx.session, target.keyspace, target.meta.name, ring.span)
     if size is not None:
         return size, "system.size_estimates"
-    partitions = probe_partitions(shell.session, ring, target.keyspace, target.meta.name,
-                                  [c.name for c in target.meta.partition_key], random.Random(),
-                                  shell.session.default_timeout)
+    partitions = probe_partitions(ctx.session, ring, target.keyspace, target.meta.name,
+                                  [c.name for c in target.meta.partition_key], random.Random(), ctx.timeout)
     return partitions, "DISTINCT partition keys after random tokens"
 
 
 # ---------------------------------------------------------------------- reading
 
-def _read_exactly(shell: Shell, target: Target, description: Description, choice: Choice,
+def _read_exactly(ctx: ReadContext, target: Target, description: Description, choice: Choice,
                   statement: DescribeStatement) -> bool:
     """Every row (the whole-table plan) or the rows the WHERE names (one stream); False when the
     cost was not accepted (said why)."""
@@ -249,48 +270,56 @@ def _read_exactly(shell: Shell, target: Target, description: Description, choice
         ask = FullScanQuestion(
             LABEL, "Add CONFIRM after ALL to run it from a script, or describe a sample: SAMPLE n instead "
             "of ALL.", "Read every row of the table? (SAMPLE n reads a sample) [y/N] ", statement.confirm)
-        found = whole_table(shell, target.query, target.meta, ask)
+        found = whole_table(ctx, target.query, target.meta, ask)
         if found is None:
             return False
         plan = found
-    progress = plan.progress(label)
-    scan = plan.read(shell, description, progress, accept=None)
+    progress = ctx.progress(label, True, plan.size.partitions if plan.size is not None else None)
+    scan = plan.read(ctx, description, progress, accept=None)
     for _ in scan:
-        pass
+        if ctx.stop.is_set():
+            scan.stop()
+            description.interrupted = True
     description.retried = scan.retried
     return True
 
 
-def _read_sample(shell: Shell, target: Target, description: Description, choice: Choice,
+def _read_sample(ctx: ReadContext, target: Target, description: Description, choice: Choice,
                  statement: DescribeStatement) -> Any:
     """Random token-range slices until `choice.rows` rows are read (scanning.sample); the sampler,
     whose slices give the shares' intervals."""
     from cqlsh_ext.scanning.consume import consume
     from cqlsh_ext.scanning.ring import RingError, ring_for, server_partitioner
     from cqlsh_ext.scanning.sample import SAMPLE_STREAMS, SamplePlan, SliceSampler
-    from cqlsh_ext.scanning.scan import ScanSpec, error_text, progress_for, shell_scanner
+    from cqlsh_ext.scanning.scan import ScanSpec, error_text, scanner_for
 
     try:
-        ring = ring_for(server_partitioner(shell.session))
+        ring = ring_for(server_partitioner(ctx.session))
     except RingError as err:
         raise DescribeError(f"cannot sample: {err}; ALL reads every row") from None
     partition_key = [c.name for c in target.meta.partition_key]
     plan = SamplePlan(rows=choice.rows, seed=statement.seed)
     sampler = SliceSampler(description, ring, 1, plan, None, "")
-    sampler.count_partitions(shell.session, target.keyspace, target.meta.name, partition_key)
-    progress = progress_for(f"{LABEL} {target.name} SAMPLE", True)
+    sampler.count_partitions(ctx.session, target.keyspace, target.meta.name, partition_key)
+    progress = ctx.progress(f"{LABEL} {target.name} SAMPLE", True, None)
     if progress is not None:
         progress.detail = lambda: f"{len(sampler.done):,} slices"
     spec = ScanSpec(target.query, partition_key=partition_key, ranges=sampler.ranges(),
                     streams=SAMPLE_STREAMS)
-    scanner = shell_scanner(shell, spec, progress)
+    scanner = scanner_for(ctx, spec, progress)
 
     def start(names: Sequence[str], types: Sequence[Any]) -> bool:
         sampler.set_columns(names, types)
         return True
 
-    consume(scanner, start,
-            lambda _n, _t, rows: sampler.add_page(scanner.page_range, rows, scanner.range_finished))
+    def take(_names: Sequence[str], _types: Sequence[Any], rows: list[Any]) -> bool:
+        sampler.add_page(scanner.page_range, rows, scanner.range_finished)
+        if ctx.stop.is_set():
+            scanner.interrupted = True
+            return False
+        return True
+
+    consume(scanner, start, take)
     description.interrupted = description.interrupted or scanner.interrupted
     description.scan = f"{spec.streams} parallel streams"
     description.retried = scanner.retried
@@ -301,22 +330,7 @@ def _read_sample(shell: Shell, target: Target, description: Description, choice:
 
 # ---------------------------------------------------------------------- after
 
-def _publish(shell: Shell, statement: DescribeStatement, report: Any) -> None:
-    """One JSON document (JSON, or the shell's output format says reports are JSON), else the text
-    laid out for the screen the output goes to; to the query output (CAPTURE applies)."""
-    if statement.json or shell.settings.display.output_format.reports_as_json:
-        from cqlsh_ext.common import jsonenc
-
-        lines = [jsonenc.dumps(report.to_json())]
-    else:
-        lines = report.render(shell.results.screen_width())
-    out = shell.query_out
-    for line in lines:
-        out.write(line + "\n")
-    out.flush()
-
-
-def _learn_keys(shell: Shell, target: Target, description: Description) -> None:
+def _learn_keys(ctx: ReadContext, target: Target, description: Description) -> None:
     """Key completion offers, for this column and this session, the keys the report found."""
     from cqlsh_ext.payload_select.keys import KeySample, learn
 
@@ -325,7 +339,7 @@ def _learn_keys(shell: Shell, target: Target, description: Description) -> None:
         reachable, spot = _completion_place(target, place.name)
         if reachable:
             _prefix_keys(place.structure.root, (), sample.keys.setdefault(spot, {}))
-    learn(shell.session, target.keyspace, target.meta.name, target.column, sample)
+    learn(ctx.session, target.keyspace, target.meta.name, target.column, sample)
 
 
 def _completion_place(target: Target, place: str) -> tuple[bool, str | None]:

@@ -55,16 +55,13 @@ class _Columns:
         self.meta: Any = None
 
     def __call__(self, keyspace: str | None, table: str) -> dict[str, Any]:
-        from cqlsh_ext.payload_select.schema import table_meta
+        from cqlsh_ext.reading.resolve import find_table
 
         ks = keyspace or self.shell.current_keyspace
-        meta = table_meta(self.shell, ks, table)
-        if meta is None and ks is not None:  # made by another client a moment ago: ask the server
-            try:
-                self.shell.conn.refresh_table_metadata(ks, table)
-            except Exception:
-                pass  # unknown to the server too: the statement is cqlsh's, which says so
-            meta = table_meta(self.shell, ks, table)
+        # A table made by another client a moment ago is asked of the server (refresh); unknown to
+        # the server too, the statement is cqlsh's, which says so.
+        found = find_table(self.shell.conn, self.shell.current_keyspace, keyspace, table, refresh=True)
+        meta = found.meta if found is not None else None
         if meta is None or ks is None:
             raise QueryError(f"unknown table {table}")
         types = self._types(ks, meta)

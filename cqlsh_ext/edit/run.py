@@ -1,4 +1,4 @@
-"""Doing an edit: the rows read as a payload query reads them (payload_select.command.read_answer:
+"""Doing an edit: the rows read as a payload query reads them (the one reading, reading.select:
 the WHERE's payload conditions, ALLOW FILTERING, the whole-table plan, progress, Ctrl-C), each
 stored value rewritten in its own chain (edit.rewrite), then either a preview or, with CONFIRM,
 each row journaled and written with a lightweight transaction on the bytes read.
@@ -88,9 +88,10 @@ def _restricted(where: str) -> set[str]:
 def run_edit(shell: Shell, edit: Edit, keyspace: str, meta: Any) -> None:
     """Preview or write the edit (see the module doc); QueryError for what is refused before reading."""
     from cqlsh_ext.edit.journal import BlobTarget
-    from cqlsh_ext.payload_select.command import read_answer
-    from cqlsh_ext.payload_select.schema import schema_of
     from cqlsh_ext.query.grammar import parse
+    from cqlsh_ext.reading.context import shell_context
+    from cqlsh_ext.reading.resolve import table_target
+    from cqlsh_ext.reading.select import read_select
 
     blob = BlobTarget(edit.column, edit.access, edit.container, edit.holds_text)
     if edit.container is not None and str(meta.columns[edit.column].cql_type).startswith("frozen<"):
@@ -105,15 +106,18 @@ def run_edit(shell: Shell, edit: Edit, keyspace: str, meta: Any) -> None:
     select = f"SELECT {columns} FROM {table} WHERE {edit.where}"
     if edit.allow_filtering:
         select += " ALLOW FILTERING" + (" CONFIRM" if edit.confirm else "")
-    schema = schema_of(shell, keyspace, meta)
-    plan = parse(select, schema, plain=True)
+    target = table_target(shell.conn.metadata, keyspace, meta.name)
+    if target is None:
+        raise QueryError(f"unknown table {keyspace}.{meta.name}")
+    plan = parse(select, target.schema, plain=True)
     if plan is None:
         raise QueryError("nothing to read")
-    answer = read_answer(shell, plan, schema, keyspace, meta, 500, 500)
+    answer = read_select(shell_context(shell), plan, target, 500, 500)
     if answer is None:
         return
-    reading, _names, _types, pages = answer
-    outcome = _outcome(shell, edit, blob, keyspace, meta, keys, pages)
+    reading = answer.notes
+    assert reading is not None
+    outcome = _outcome(shell, edit, blob, keyspace, meta, keys, answer.pages())
     if reading.error:
         shell.printerr(f"{LABEL}: the reading failed ({reading.error}); nothing was written")
         return
@@ -245,10 +249,11 @@ def _units(shell: Shell, rows: Sequence[RowChange], out: IO[str]) -> None:
     """On Amazon Keyspaces, the write units the conditional writes use: a write by its new value's
     size as COMPRESSION STATS counts a row (an LWT costs what a write does; one whose condition
     fails, the stored row's size)."""
+    from cqlsh_ext.reading.context import shell_context
     from cqlsh_ext.scanning.capacity import wcu
     from cqlsh_ext.scanning.cost import pricing
 
-    if not pricing(shell).keyspaces:
+    if not pricing(shell_context(shell)).keyspaces:
         return
     units = sum(wcu(len(_raw(row.new))) for row in rows)
     writes = plural(len(rows), "conditional write")
@@ -298,7 +303,10 @@ class _Writer:
         prepared = shell.session.prepare(text)
         first = len(element) + 1
         types = [c[3] for c in prepared.column_metadata[first:first + len(keys)]]
-        serial = ConsistencyLevel.LOCAL_SERIAL if pricing(shell).keyspaces else shell.serial_consistency_level
+        from cqlsh_ext.reading.context import shell_context
+
+        serial = ConsistencyLevel.LOCAL_SERIAL if pricing(shell_context(shell)).keyspaces \
+            else shell.serial_consistency_level
         return cls(shell, prepared, types, serial, element)
 
     @property
@@ -424,10 +432,11 @@ def run_undo(shell: Shell, path: str, confirm: bool) -> None:
     """Preview or write a journal's old values back, each on the condition that the row still holds
     what the edit wrote."""
     from cqlsh_ext.edit.journal import read_journal
-    from cqlsh_ext.payload_select.schema import table_meta
+    from cqlsh_ext.reading.resolve import table_target
 
     journal = read_journal(path)
-    meta = table_meta(shell, journal.keyspace, journal.table)
+    found = table_target(shell.conn.metadata, journal.keyspace, journal.table)
+    meta = found.meta if found is not None else None
     blob = journal.blob
     if meta is None or blob.column not in meta.columns:
         raise EditRefused(f"{journal.keyspace}.{journal.table}.{blob.column} is not in the schema")

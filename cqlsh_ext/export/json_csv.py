@@ -1,5 +1,6 @@
-"""JSON Lines and CSV files: the shell's own writers (cqlsh_ext.output.writers), so a file holds
-exactly what `--output-format json` or `csv` prints for the same SELECT."""
+"""JSON Lines and CSV files: the answer's batches spelt by the renderers of the shell's own output
+formats (render.json_lines, render.csv_rows), so a file holds exactly what `--output-format json`
+or `csv` prints for the same SELECT."""
 
 from __future__ import annotations
 
@@ -10,36 +11,33 @@ from cqlsh_ext.export.target import ExportFile
 
 
 class TextSink:
-    def __init__(self, fmt: str, target: ExportFile, names: Sequence[str], types: Sequence[Any],
-                 settings: Any, places: Sequence[Any]) -> None:
-        from cqlsh_ext.output.writers import make_writer
-        from cqlsh_ext.payload.budget import Budget
-        from cqlsh_ext.settings.output_formats import output_format
-
-        self.names = list(names)
-        self.paths = [i for i, t in enumerate(types) if t is None]
-        self.budget = Budget.for_cap(settings.cap)
+    def __init__(self, fmt: str, target: ExportFile, columns: Sequence[Any], settings: Any,
+                 places: Sequence[Any]) -> None:
         # newline="": the CSV writer ends lines itself; utf-8 whatever the locale says.
         self.out = open(target.temp, "w", encoding="utf-8", newline="")  # noqa: SIM115
-        self.writer = make_writer(output_format(fmt), self.out, self.names, list(types), settings,
-                                  list(places))
         self.rows = 0
+        if fmt == "json":
+            from cqlsh_ext.render.json_lines import JsonRows
 
-    def write(self, rows: Sequence[Sequence[Any]]) -> None:
-        from cqlsh_ext.payload_select.result import machine_value
+            self.json: Any = JsonRows(columns, settings, places)
+            self.csv: Any = None
+        else:
+            from cqlsh_ext.render.csv_rows import CsvRows
 
-        names, paths, budget = self.names, self.paths, self.budget
-        shown = []
-        for row in rows:
-            values = list(row)
-            for i in paths:
-                values[i] = machine_value(values[i], budget)
-            shown.append(dict(zip(names, values, strict=True)))
-        self.writer.write_rows(shown)
-        self.rows += len(shown)
+            self.json, self.csv = None, CsvRows(self.out, columns, settings, places)
+
+    def write(self, batch: Any) -> None:
+        rows = batch.rows if hasattr(batch, "rows") else batch
+        if self.json is not None:
+            lines = self.json.lines(rows)
+            if lines:
+                self.out.write("\n".join(lines) + "\n")
+        else:
+            self.csv.write(rows)
+        self.rows += len(rows)
 
     def finish(self) -> None:
-        self.writer.finish()
+        self.out.flush()
         self.out.close()
 
     def abort(self) -> None:

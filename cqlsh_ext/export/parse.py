@@ -48,7 +48,7 @@ class ExportStatement:
     overwrite: bool = False
     #: WITH RAW: the stored bytes beside every decoded blob (None: the session's OUTPUT RAW).
     raw: bool | None = None
-    #: Parquet's codec and rows per row group (None: cqlsh_ext.export.parquet's defaults).
+    #: Parquet's codec and rows per row group (None: cqlsh_ext.render.parquet's defaults).
     codec: str | None = None
     row_group_size: int | None = None
     given: set[str] = field(default_factory=set)
@@ -102,7 +102,7 @@ def parse(statement: Lexed) -> ExportStatement:
         export.raw = _boolean("raw", options.pop("raw"))
     if "compression" in options:
         codec = str(options.pop("compression")).lower()
-        from cqlsh_ext.export.parquet import CODECS
+        from cqlsh_ext.render.parquet import CODECS
 
         if codec not in CODECS:
             raise CopyError(f"COMPRESSION takes {OPTIONS['compression'].split(': ', 1)[1]}, not {codec!r}")

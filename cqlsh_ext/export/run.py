@@ -1,5 +1,5 @@
-"""Running an export: the SELECT's answer, read as the shell reads a payload query
-(payload_select.command.read_answer), written to a file instead of printed.
+"""Running an export: the SELECT's typed answer, read as the shell reads a payload query (the one
+reading: reading.select), rendered into a file instead of printed (render's file renderers).
 
 Ctrl-C, one rule from the first page to the file taking its name (common.interrupt.CtrlC): the
 first press ends the reading at a page boundary, or, once everything is read, lets the writing go
@@ -20,6 +20,8 @@ from cqlsh_ext.export.errors import ExportError
 from cqlsh_ext.export.parse import LABEL, ExportStatement
 
 if TYPE_CHECKING:
+    from cqlsh_ext.reading.context import ReadContext
+    from cqlsh_ext.reading.resolve import TableTarget
     from cqlsh_ext.upstream.protocol import Shell
 
 #: Rows per page handed from the reading to the file (the server's pages, when it returns the
@@ -29,38 +31,42 @@ FETCH_SIZE = 5000
 
 
 def run(shell: Shell, statement: ExportStatement) -> None:
+    from cqlsh_ext.reading.context import shell_context
+
+    export(shell_context(shell), statement)
+
+
+def export(ctx: ReadContext, statement: ExportStatement) -> None:
+    """The export of `statement` in `ctx`; what goes wrong is one line (ctx.error)."""
     from cqlsh_ext.cql.errors import QueryError
 
     try:
-        _export(shell, statement)
+        _export(ctx, statement)
     except (ExportError, QueryError) as err:
-        shell.printerr(f"{LABEL}: {err}")
+        ctx.error(f"{LABEL}: {err}")
 
 
-def _plan(shell: Shell, statement: ExportStatement) -> tuple[Any, Any, str, Any]:
-    from cqlsh_ext.payload_select.schema import schema_of, table_meta
+def _plan(ctx: ReadContext, statement: ExportStatement) -> tuple[Any, TableTarget]:
     from cqlsh_ext.query.grammar import parse
-    from cqlsh_ext.query.recognize import table_of
+    from cqlsh_ext.reading.resolve import statement_table
 
-    target = table_of(statement.query)
-    if target is None:
+    named, target = statement_table(ctx.cluster, ctx.keyspace, statement.query)
+    if named is None:
         raise ExportError("COPY ( ... ) takes a SELECT ... FROM [keyspace.]table")
-    keyspace = target[0] or shell.current_keyspace
-    meta = table_meta(shell, keyspace, target[1])
-    if meta is None or keyspace is None:
-        where = f"{target[0]}.{target[1]}" if target[0] else target[1]
+    if target is None:
+        keyspace = named[0] or ctx.keyspace
+        where = f"{named[0]}.{named[1]}" if named[0] else named[1]
         hint = "" if keyspace else " (no keyspace: USE one or name it)"
         raise ExportError(f"unknown table {where}{hint}")
-    schema = schema_of(shell, keyspace, meta)
-    plan = parse(statement.query, schema, plain=True)
+    plan = parse(statement.query, target.schema, plain=True)
     if plan is None:
         raise ExportError("COPY ( ... ) takes a SELECT ... FROM [keyspace.]table")
-    return plan, schema, keyspace, meta
+    return plan, target
 
 
-def _export(shell: Shell, statement: ExportStatement) -> None:
+def _export(ctx: ReadContext, statement: ExportStatement) -> None:
     from cqlsh_ext.export.target import ExportFile
-    from cqlsh_ext.payload_select.command import read_answer
+    from cqlsh_ext.reading.select import blobs_on_core, read_select
 
     if statement.fmt == "parquet":
         try:
@@ -69,88 +75,89 @@ def _export(shell: Shell, statement: ExportStatement) -> None:
             from cqlsh_ext.common.install import install_hint
 
             raise ExportError(f"a Parquet file needs pyarrow: {install_hint('parquet')}") from None
-    plan, schema, keyspace, meta = _plan(shell, statement)
+    plan, table = _plan(ctx, statement)
     target = ExportFile(statement.path, statement.overwrite)  # an unwritable place is said before reading
     try:
-        answer = read_answer(shell, plan, schema, keyspace, meta, PAGE_SIZE, FETCH_SIZE)
+        # On the native core the blobs come as stored: the file's renderer decodes them a page at
+        # a time, as columns. Without it, the views the reading makes once are what it writes.
+        answer = read_select(ctx, plan, table, PAGE_SIZE, FETCH_SIZE, stored_blobs=blobs_on_core(ctx, table))
     except BaseException:
         target.discard()
         raise
     if answer is None:  # refused or declined: said
         target.discard()
         return
-    reading, names, types, pages = answer
     try:
-        sink = _sink(shell, statement, target, names, types, keyspace, meta)
+        sink = _sink(ctx, statement, target, answer, table)
     except BaseException:
-        pages.close()
+        answer.close()
         target.discard()
         raise
-    _write(shell, statement, plan, reading, pages, sink, target)
+    _write(ctx, statement, answer, sink, target)
 
 
-def _sink(shell: Shell, statement: ExportStatement, target: Any, names: list[str], types: list[Any],
-          keyspace: str, meta: Any) -> Any:
-    from cqlsh_ext.payload.places import ValuePlace
-
-    settings = shell.settings.display
+def _sink(ctx: ReadContext, statement: ExportStatement, target: Any, answer: Any, table: TableTarget) -> Any:
+    """The file's renderer for the answer: Parquet, JSON Lines or CSV."""
+    names, types = answer.names, answer.types
+    settings = ctx.display
     if statement.raw is not None:
         settings = dataclasses.replace(settings, raw_blobs=statement.raw)
-    places = [ValuePlace(keyspace, meta.name, name) for name in names]
+    places = [table.place(name) for name in names]
     if statement.fmt == "parquet":
-        from cqlsh_ext.export.parquet import DEFAULT_CODEC, ROW_GROUP_SIZE, ParquetSink
+        from cqlsh_ext.render.parquet import DEFAULT_CODEC, ROW_GROUP_SIZE, ParquetSink
 
         metadata = {"cqlsh_ext.select": statement.select}
         return ParquetSink(target, names, types, settings, places, statement.codec or DEFAULT_CODEC,
                            statement.row_group_size or ROW_GROUP_SIZE, metadata)
     from cqlsh_ext.export.json_csv import TextSink
 
-    return TextSink(statement.fmt, target, names, types, settings, places)
+    return TextSink(statement.fmt, target, answer.columns, settings, places)
 
 
-def _write(shell: Shell, statement: ExportStatement, plan: Any, reading: Any, pages: Any, sink: Any,
-           target: Any) -> None:
+def _write(ctx: ReadContext, statement: ExportStatement, answer: Any, sink: Any, target: Any) -> None:
     from cqlsh_ext.common.interrupt import CtrlC
     from cqlsh_ext.export.target import os_error
 
     rows = 0
+    reading = answer.notes
     try:
         # A scan installs its own CtrlC while it reads (the first press stops it: reading.interrupted);
         # this one takes the presses of a reading without one (the shell's own paged result), and
         # is in place again when a scan's second press raises.
         with CtrlC() as reading_keys:
             try:
-                for page in pages:
-                    sink.write(page)
-                    rows += len(page)
+                for batch in answer:
+                    sink.write(batch)
+                    rows += len(batch)
                     if reading_keys.pressed:
                         break
             finally:
-                pages.close()
+                answer.close()
         if reading.error:
             raise ExportError(f"the scan stopped: {reading.error}; nothing written")
-        summary, writing_pressed = _finish(statement, sink, target, rows,
+        summary, writing_pressed = _finish(ctx, statement, sink, target, rows,
                                            reading_keys.pressed or reading.interrupted)
     except KeyboardInterrupt:  # a second Ctrl-C, while reading or writing
         sink.abort()
         target.discard()
-        shell.printerr(f"{LABEL}: interrupted (Ctrl-C twice) before {statement.path} was finished: "
+        ctx.error(f"{LABEL}: interrupted (Ctrl-C twice) before {statement.path} was finished: "
                        "nothing written")
         return
     except OSError as err:
         sink.abort()
         target.discard()
-        shell.printerr(f"{LABEL}: writing {statement.path} failed: {os_error(err)}; nothing written")
+        ctx.error(f"{LABEL}: writing {statement.path} failed: {os_error(err)}; nothing written")
         return
     except BaseException:
         sink.abort()
         target.discard()
         raise
     interrupted = reading_keys.pressed or reading.interrupted
-    closing_line(statement, plan, reading, summary, sink, interrupted, writing_pressed)
+    closing_line(statement, reading, summary, sink, interrupted, writing_pressed)
 
 
-def _finish(statement: ExportStatement, sink: Any, target: Any, rows: int, pressed: bool) -> tuple[Any, bool]:
+def _finish(ctx: ReadContext, statement: ExportStatement, sink: Any, target: Any, rows: int,
+            pressed: bool) -> tuple[Any, bool]:
     """Write what the sink holds and give the file its name: (the sink's summary, whether a first
     Ctrl-C came while it did). `pressed`: the reading took a first Ctrl-C, so the next one is the
     second and raises KeyboardInterrupt. "writing ..." shows on a terminal meanwhile."""
@@ -158,9 +165,8 @@ def _finish(statement: ExportStatement, sink: Any, target: Any, rows: int, press
 
     from cqlsh_ext.common.interrupt import CtrlC
     from cqlsh_ext.common.text import message, screen_width
-    from cqlsh_ext.scanning.scan import progress_for
 
-    status = progress_for(LABEL, True)
+    status = ctx.progress(LABEL, True, None)
     name = os.path.basename(statement.path)  # the whole path is the closing line's
     notice = "\r\x1b[K" + message(f"Ctrl-C: finishing {name} with the rows read; Ctrl-C again discards it",
                                    screen_width(sys.stderr)) + "\n"
@@ -186,9 +192,9 @@ def _finish(statement: ExportStatement, sink: Any, target: Any, rows: int, press
         return summary, writing_keys.pressed and not pressed
 
 
-def closing_line(statement: ExportStatement, plan: Any, reading: Any, summary: Any, sink: Any,
+def closing_line(statement: ExportStatement, reading: Any, summary: Any, sink: Any,
                  interrupted: bool, writing_pressed: bool = False) -> None:
-    from cqlsh_ext.payload_select.command import closing_parts
+    from cqlsh_ext.render.closing import closing_parts
 
     if statement.fmt == "parquet":
         rows = summary.rows
@@ -197,7 +203,7 @@ def closing_line(statement: ExportStatement, plan: Any, reading: Any, summary: A
     else:
         rows = sink.rows
         how = "JSON Lines" if statement.fmt == "json" else "CSV"
-    sections = [f"{rows:,} rows written to {statement.path} ({how})", ", ".join(closing_parts(plan, reading))]
+    sections = [f"{rows:,} rows written to {statement.path} ({how})", ", ".join(closing_parts(reading))]
     if statement.fmt == "parquet":
         for name, widened in summary.widened.items():
             sections.append(f"{name}: {widened.values:,} value{'s' if widened.values != 1 else ''} past the "

@@ -277,8 +277,8 @@ def _trial_columns(ctxt: Parsed, shell: Shell) -> list[str]:
     from cqlsh_ext.insight.shellside import cql_name
     from cqlsh_ext.insight.trial.latency import column_kind
 
-    ks = cql_name(shell, ctxt.get_binding("ksname")) or shell.current_keyspace
-    table = cql_name(shell, ctxt.get_binding("cfname"))
+    ks = cql_name(ctxt.get_binding("ksname")) or shell.current_keyspace
+    table = cql_name(ctxt.get_binding("cfname"))
     try:
         meta = shell.conn.metadata.keyspaces[ks].tables[table]
     except (KeyError, AttributeError):

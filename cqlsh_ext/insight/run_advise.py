@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING, Any
 from cqlsh_ext.insight import shellside as side
 
 if TYPE_CHECKING:
+    from cqlsh_ext.reading.context import ReadContext
+    from cqlsh_ext.reading.typed import ReportAnswer
     from cqlsh_ext.upstream.protocol import Parsed, Shell
 
 
@@ -18,28 +20,39 @@ AFTER_INTERRUPT_S = 1.0
 
 
 def run(shell: Shell, parsed: Parsed) -> None:
+    from cqlsh_ext.reading.context import shell_context
+
+    path = parsed.get_binding("dictfile")
+    saved_to = str(shell.cql_unprotect_value(path.strip())) if path is not None else None
+    side.publish(shell, parsed, advise_answer(shell_context(shell), parsed, saved_to))
+
+
+def advise_answer(ctx: ReadContext, parsed: Parsed,
+                  dictionaries_to: str | None = None) -> ReportAnswer | None:
+    """The report's answer, or None when nothing is reported (ctx.error said why);
+    `dictionaries_to`: SAVE DICTIONARY's file."""
     from cqlsh_ext.cql.types import payload_columns, payload_extractor
     from cqlsh_ext.insight.advise import Advice, AdviseSample
     from cqlsh_ext.scanning.consume import consume
-    from cqlsh_ext.scanning.scan import error_text, progress_for
+    from cqlsh_ext.scanning.scan import error_text
 
-    read = side.target(shell, parsed, "ADVISE")
+    read = side.target(ctx, parsed, "ADVISE")
     if read is None:
-        return
+        return None
     started = time.perf_counter()
-    scanner = read.scanner(shell, progress_for("COMPRESSION ADVISE (reading the sample)", True))
+    scanner = read.scanner(ctx, ctx.progress("COMPRESSION ADVISE (reading the sample)", True, None))
     from cqlsh_ext.insight.advise import ADVISE_SAMPLE_BYTES, ADVISE_SAMPLE_VALUES
     from cqlsh_ext.scanning.cost import pricing
 
     sample = AdviseSample(int(parsed.get_binding("sample") or ADVISE_SAMPLE_VALUES), read.mode, read.cap,
-                    ADVISE_SAMPLE_BYTES, pricing(shell))
+                    ADVISE_SAMPLE_BYTES, pricing(ctx))
     layout: list[tuple[int, Any]] = []
     rows_read = 0
 
     def start(names: Sequence[str], types: Sequence[Any]) -> bool:
         layout.extend((i, payload_extractor(n, t)) for i, n, t in payload_columns(names, types))
         if not layout:
-            shell.printerr("COMPRESSION ADVISE: the result has no blob or text column")
+            ctx.error("COMPRESSION ADVISE: the result has no blob or text column")
             return False
         return True
 
@@ -52,38 +65,44 @@ def run(shell: Shell, parsed: Parsed) -> None:
             for i, ex in layout:
                 for _path, schema, value in ex(row[i]):
                     sample.add(schema, value)
+        if ctx.stop.is_set():
+            scanner.interrupted = True
+            return False
         return not sample.full
 
     if consume(scanner, start, take) is None:
-        return
+        return None
     if scanner.error is not None and not rows_read:
-        side.failed(shell, scanner.error)
-        return
+        side.failed(ctx, scanner.error)
+        return None
     # Measuring takes seconds (every codec, several timed passes): a line says which codec runs;
     # Ctrl-C stops it and the report covers the codecs measured (advise.advise_column). The press
     # is ours while measuring, whatever handler the reading left: it stops at the next pass. After
     # a Ctrl-C while reading, what was read is measured for AFTER_INTERRUPT_S only.
     from cqlsh_ext.common.interrupt import CtrlC
 
-    measuring = progress_for("COMPRESSION ADVISE", True)
+    measuring = ctx.progress("COMPRESSION ADVISE", True, None)
     until = time.monotonic() + AFTER_INTERRUPT_S if scanner.interrupted else None
     try:
         with CtrlC() as ctrl_c:
             columns = sample.advise(
                 step=None if measuring is None
                 else lambda what, done: measuring.step(f"measuring {what}", done),
-                stop=lambda: ctrl_c.pressed or (until is not None and time.monotonic() > until))
+                stop=lambda: ctrl_c.pressed or ctx.stop.is_set()
+                or (until is not None and time.monotonic() > until))
     finally:
         if measuring is not None:
             measuring.close()
     advice = Advice(read.query, columns, rows_read, interrupted=scanner.interrupted)
-    path = parsed.get_binding("dictfile")
-    if path is not None:
+    if dictionaries_to is not None:
         from cqlsh_ext.insight.advise import save_dictionaries
 
-        advice.saved = save_dictionaries(sample, str(shell.cql_unprotect_value(path.strip())))
+        advice.saved = save_dictionaries(sample, dictionaries_to)
     if scanner.error is not None:
         advice.error = error_text(scanner.error)
     advice.elapsed = time.perf_counter() - started
-    side.publish(shell, parsed, advice.to_json, advice.render)
+    from cqlsh_ext.reading.typed import FAILED, INTERRUPTED
+
+    stopped = FAILED if advice.error else INTERRUPTED if scanner.interrupted else None
+    return side.report("COMPRESSION ADVISE", advice.to_json, advice.render, stopped)
 

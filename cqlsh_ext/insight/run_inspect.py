@@ -1,79 +1,123 @@
-"""INSPECT: every blob value of a result described, one report per value (insight.inspect)."""
+"""INSPECT: every blob value of a result described, one report per value (insight.inspect).
+
+`inspect_values` reads the values and hands each report, spelt as the caller spells it (its JSON
+object, or its text), to whoever asked: the shell prints them as they come, then how many;
+`cqlsh-ext mcp` keeps them as data."""
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from cqlsh_ext.common.text import plural
 from cqlsh_ext.insight import shellside as side
 
 if TYPE_CHECKING:
+    from cqlsh_ext.reading.context import ReadContext
     from cqlsh_ext.upstream.protocol import Parsed, Shell
+
+T = TypeVar("T")
+
+
+@dataclass
+class Inspected:
+    """What INSPECT read: rows, blob values described, null values; how it ended."""
+
+    rows: int = 0
+    values: int = 0
+    nulls: int = 0
+    interrupted: bool = False
 
 
 def run(shell: Shell, parsed: Parsed) -> None:
-    from cqlsh_ext.codecs._common import reason
     from cqlsh_ext.common import jsonenc as jsonout
+    from cqlsh_ext.reading.context import shell_context
+
+    ctx = shell_context(shell)
+    as_json = side.wants_json(ctx, parsed)
+
+    def spell(report: Any) -> list[str]:
+        return [jsonout.dumps(report.to_json())] if as_json else [*report.render(), ""]
+
+    def show(lines: list[str]) -> bool:
+        side.write(shell, lines if as_json else side.fit_report(shell, lines))
+        return True
+
+    seen = inspect_values(ctx, parsed, spell, show)
+    if seen is None:
+        return
+    if not as_json:
+        note = " (interrupted)" if seen.interrupted else ""
+        null_note = f", {seen.nulls} null" if seen.nulls else ""
+        counted = f"{plural(seen.values, 'blob value')} in {plural(seen.rows, 'row')}"
+        side.write(shell, [f"({counted}{null_note}){note}"])
+    elif seen.interrupted:
+        print("INSPECT interrupted", file=sys.stderr)
+
+
+def inspect_values(ctx: ReadContext, parsed: Parsed, spell: Callable[[Any], T],
+                   on_value: Callable[[T], bool]) -> Inspected | None:
+    """Each blob value of the statement's result described (insight.inspect), spelt by `spell`
+    (a report that cannot be: one that says why) and given to `on_value`, which answers False
+    when it wants no more; None when nothing was inspected (ctx.error said why)."""
+    from cqlsh_ext.codecs._common import reason
     from cqlsh_ext.cql.types import columns_holding, extractor
     from cqlsh_ext.insight.inspect import inspect_value, unreadable
     from cqlsh_ext.payload.places import ValuePlace
     from cqlsh_ext.scanning.consume import consume
 
-    read = side.target(shell, parsed, "INSPECT")
+    read = side.target(ctx, parsed, "INSPECT")
     if read is None:
-        return
+        return None
     mode, cap = read.mode, read.cap
-    decoding = shell.settings.display.decoding()  # DECODE's column settings: the value's spec
-    as_json = side.wants_json(shell, parsed)
+    decoding = ctx.display.decoding()  # DECODE's column settings: the value's spec
     keys = [c.name for c in read.meta.primary_key] if read.meta is not None else None
-    scanner = read.scanner(shell)
-    row_no = values = nulls = 0
+    scanner = read.scanner(ctx)
+    seen = Inspected()
     extract: list[tuple[int, Any]] = []
     key_idx: list[int] = []
 
     def start(names: Sequence[str], types: Sequence[Any]) -> bool:
         cols = columns_holding(names, types)
         if not cols:
-            shell.printerr("INSPECT: the result has no blob column")
+            ctx.error("INSPECT: the result has no blob column")
             return False
         blob_idx = {i for i, _, _ in cols}
         key_idx.extend([i for i, n in enumerate(names) if (n in keys if keys else i not in blob_idx)][:6])
         extract.extend((i, extractor(n, t)) for i, n, t in cols)
         return True
 
-    def take(names: Sequence[str], _types: Sequence[Any], rows: list[Any]) -> None:
-        nonlocal row_no, values, nulls
+    def take(names: Sequence[str], _types: Sequence[Any], rows: list[Any]) -> bool:
         for row in rows:
-            row_no += 1
+            seen.rows += 1
             key = {names[i]: row[i] for i in key_idx}
             for i, ex in extract:
                 if row[i] is None:
-                    nulls += 1
+                    seen.nulls += 1
                     continue
                 for path, _schema, value in ex(row[i]):
-                    values += 1
-                    where = {"row": row_no, "column": path, "key": key}
+                    seen.values += 1
+                    where = {"row": seen.rows, "column": path, "key": key}
                     column, *steps = path.split(".")
                     spec = decoding.spec(ValuePlace(read.keyspace, read.table, column, tuple(steps)))
                     rep = inspect_value(value, where, mode, cap, spec)
                     try:
-                        lines = [jsonout.dumps(rep.to_json())] if as_json else [*rep.render(), ""]
+                        spelt = spell(rep)
                     except Exception as err:  # one value's report, never the command
-                        rep = unreadable(value, where, f"could not be inspected: {reason(err)}")
-                        lines = [jsonout.dumps(rep.to_json())] if as_json else [*rep.render(), ""]
-                    side.write(shell, lines if as_json else side.fit_report(shell, lines))
+                        spelt = spell(unreadable(value, where, f"could not be inspected: {reason(err)}"))
+                    if not on_value(spelt):
+                        return False
+            if ctx.stop.is_set():
+                scanner.interrupted = True
+                return False
+        return True
 
     if consume(scanner, start, take) is None:
-        return
+        return None
     if scanner.error is not None:
-        side.failed(shell, scanner.error)
-        return
-    if not as_json:
-        note = " (interrupted)" if scanner.interrupted else ""
-        null_note = f", {nulls} null" if nulls else ""
-        counted = f"{plural(values, 'blob value')} in {plural(row_no, 'row')}"
-        side.write(shell, [f"({counted}{null_note}){note}"])
-    elif scanner.interrupted:
-        print("INSPECT interrupted", file=sys.stderr)
+        side.failed(ctx, scanner.error)
+        return None
+    seen.interrupted = scanner.interrupted
+    return seen

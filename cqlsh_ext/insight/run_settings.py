@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING, Any
 from cqlsh_ext.insight import shellside as side
 
 if TYPE_CHECKING:
+    from cqlsh_ext.reading.context import ReadContext
+    from cqlsh_ext.reading.typed import ReportAnswer
     from cqlsh_ext.upstream.protocol import Parsed, Shell
 
 #: COMPRESSION SETTINGS reads at most this many bytes of rows.
@@ -16,47 +18,52 @@ SETTINGS_SAMPLE_BYTES = 64 << 20
 
 
 def run(shell: Shell, parsed: Parsed) -> None:
+    from cqlsh_ext.reading.context import shell_context
+
+    side.publish(shell, parsed, settings_answer(shell_context(shell), parsed))
+
+
+def settings_answer(ctx: ReadContext, parsed: Parsed) -> ReportAnswer | None:
+    """The report's answer, or None when nothing is reported (ctx.error said why)."""
     from cqlsh_ext.insight import table_settings as tsettings
     from cqlsh_ext.scanning.consume import consume
 
-    ks, table, meta = side.named_table(shell, parsed)
+    ks, table, meta = side.named_table(ctx, parsed)
     if not ks or not table:
-        shell.printerr("COMPRESSION SETTINGS: name a table as keyspace.table (or USE a keyspace first), "
-                       "e.g. COMPRESSION SETTINGS ks.t;")
-        return
+        ctx.error("COMPRESSION SETTINGS: name a table as keyspace.table (or USE a keyspace first), "
+                  "e.g. COMPRESSION SETTINGS ks.t;")
+        return None
     try:
         found = list(
-            shell.session.execute(
+            ctx.session.execute(
                 "SELECT compression, compaction FROM system_schema.tables "
                 "WHERE keyspace_name = %s AND table_name = %s",
                 (ks, table),
             )
         )
     except Exception as err:
-        side.failed(shell, err)
-        return
+        side.failed(ctx, err)
+        return None
     if not found:
-        shell.printerr(f"COMPRESSION SETTINGS: table {ks}.{table} not found")
-        return
+        ctx.error(f"COMPRESSION SETTINGS: table {ks}.{table} not found")
+        return None
     row = found[0]
     get = (lambda k: row[k]) if isinstance(row, dict) else (lambda k: getattr(row, k))
     result = tsettings.TableSettings(ks, table, dict(get("compression") or {}), dict(get("compaction") or {}))
     sample = int(parsed.get_binding("sample") or tsettings.SETTINGS_SAMPLE_ROWS)
     from cassandra.metadata import protect_name
 
-    read = side.target(shell, parsed, "SETTINGS", f"SELECT * FROM {protect_name(ks)}.{protect_name(table)} "
+    read = side.target(ctx, parsed, "SETTINGS", f"SELECT * FROM {protect_name(ks)}.{protect_name(table)} "
                        f"LIMIT {sample}", sample)
     if read is None:
-        return
+        return None
     from cqlsh_ext.payload.places import Decoding, Engines
 
     engines = Engines(Decoding(read.mode, read.cap))
     pk = [c.name for c in meta.partition_key] if meta is not None else []
-    protocol = shell.conn.protocol_version
-    from cqlsh_ext.scanning.scan import progress_for
-
-    reading = progress_for(f"COMPRESSION SETTINGS {ks}.{table} (reading the sample)", True)
-    scanner = read.scanner(shell, reading)
+    protocol = ctx.cluster.protocol_version
+    reading = ctx.progress(f"COMPRESSION SETTINGS {ks}.{table} (reading the sample)", True, None)
+    scanner = read.scanner(ctx, reading)
     stored_rows: list[bytes] = []
     plain_rows: list[bytes] = []
 
@@ -67,6 +74,9 @@ def run(shell: Shell, parsed: Parsed) -> None:
         if sum(map(len, stored_rows)) > SETTINGS_SAMPLE_BYTES:
             result.notes.append(f"the sample stopped at {SETTINGS_SAMPLE_BYTES >> 20} MiB")
             return False
+        if ctx.stop.is_set():
+            scanner.interrupted = True
+            return False
         return True
 
     consume(scanner, None, take)
@@ -74,14 +84,16 @@ def run(shell: Shell, parsed: Parsed) -> None:
         scanner.progress.close()
     result.interrupted = scanner.interrupted
     if scanner.error is not None:
-        side.failed(shell, scanner.error)
-        return
+        side.failed(ctx, scanner.error)
+        return None
     if result.sample_rows >= sample:
         tsettings.drop_partial_partition(result)
-    result.estimate = tsettings.size_estimate(shell.session, ks, table)
+    result.estimate = tsettings.size_estimate(ctx.session, ks, table)
     tsettings.measure_ratios(result, stored_rows, plain_rows)
+    from cqlsh_ext.reading.typed import INTERRUPTED
     from cqlsh_ext.scanning.cost import pricing
 
-    tsettings.advise(result, pricing(shell))
-    side.publish(shell, parsed, result.to_json, result.render)
+    tsettings.advise(result, pricing(ctx))
+    return side.report("COMPRESSION SETTINGS", result.to_json, result.render,
+                       INTERRUPTED if result.interrupted else None)
 

@@ -10,28 +10,38 @@ from typing import TYPE_CHECKING, Any
 from cqlsh_ext.insight import shellside as side
 
 if TYPE_CHECKING:
+    from cqlsh_ext.reading.context import ReadContext
+    from cqlsh_ext.reading.typed import ReportAnswer
     from cqlsh_ext.upstream.protocol import Parsed, Shell
 
 NO_PAYLOAD = "COMPRESSION STATS: the result has no blob or text column"
 
 
 def run(shell: Shell, parsed: Parsed) -> None:
+    from cqlsh_ext.reading.context import shell_context
+
+    side.publish(shell, parsed, stats_answer(shell_context(shell), parsed))
+
+
+def stats_answer(ctx: ReadContext, parsed: Parsed) -> ReportAnswer | None:
+    """The report's answer (its figures, its text), or None when nothing is reported (ctx.error
+    said why). Stopped (Ctrl-C, the context's stop), the figures are those of the rows read."""
     from cqlsh_ext.insight.stats import Stats
     from cqlsh_ext.scanning.cost import pricing
     from cqlsh_ext.scanning.plan import FullScanQuestion, ReadPlan, whole_table
 
-    read = side.target(shell, parsed, "STATS")
+    read = side.target(ctx, parsed, "STATS")
     if read is None:
-        return
+        return None
     stats = Stats(read.query, read.mode, read.cap, from_headers=parsed.get_binding("decode_all") is None,
-                  pricing=pricing(shell))
+                  pricing=pricing(ctx))
     whole = read.meta is not None and read.whole_table
     sample = _sample_plan(parsed)
     confirmed = parsed.get_binding("confirm") is not None
     if sample is not None:
-        cheaper = _sampled_stats(shell, parsed, stats, sample, read if whole else None)
+        cheaper, answer = _sampled_stats(ctx, stats, sample, read if whole else None)
         if cheaper is None:
-            return
+            return answer
         # The policy (scanning.sample): the whole table reads faster than a sample would, exactly.
         stats = stats.fresh()
         stats.notes.append(f"SAMPLE read the whole table: {cheaper}")
@@ -45,34 +55,42 @@ def run(shell: Shell, parsed: Parsed) -> None:
             "Scan the whole table? (a sample costs far less: COMPRESSION STATS SAMPLE ...) [y/N] ",
             confirmed)
         parallel = parsed.get_binding("parallel")
-        plan = whole_table(shell, read.query, read.meta, ask,
+        plan = whole_table(ctx, read.query, read.meta, ask,
                            workers=int(parallel) if parallel is not None else None)
         if plan is None:
-            return
+            return None
     else:
         plan = ReadPlan(read.query, limit=read.limit)
-    progress = plan.progress(f"COMPRESSION STATS {read.keyspace}.{read.table}" if read.table
-                             else "COMPRESSION STATS")
-    scan = plan.read(shell, stats, progress, accept=partial(_has_payloads, shell))
+    label = f"COMPRESSION STATS {read.keyspace}.{read.table}" if read.table else "COMPRESSION STATS"
+    progress = ctx.progress(label, True, plan.size.partitions if plan.size is not None else None)
+    scan = plan.read(ctx, stats, progress, accept=partial(_has_payloads, ctx))
     for _ in scan:
-        pass
+        if ctx.stop.is_set():
+            scan.stop()
+            stats.interrupted = True
     if scan.refused:
-        return
+        return None
     if stats.error and not stats.rows:  # nothing to report: the error alone, in one line
-        shell.printerr(stats.error)
-        return
+        ctx.error(stats.error)
+        return None
     if not stats.columns and not stats.error and not stats.interrupted:  # workers: seen only there
-        shell.printerr(NO_PAYLOAD)
-        return
+        ctx.error(NO_PAYLOAD)
+        return None
     stats.retried = scan.retried
     stats.finish()
-    side.publish(shell, parsed, stats.to_json, stats.render)
+    return side.report("COMPRESSION STATS", stats.to_json, stats.render, _stopped(stats))
 
 
-def _has_payloads(shell: Shell, stats: Any) -> bool:
+def _stopped(figures: Any) -> str | None:
+    from cqlsh_ext.reading.typed import FAILED, INTERRUPTED
+
+    return FAILED if figures.error else INTERRUPTED if figures.interrupted else None
+
+
+def _has_payloads(ctx: ReadContext, stats: Any) -> bool:
     """The first page's columns hold a blob or are text (else said, and nothing more is read)."""
     if not stats.has_payloads:
-        shell.printerr(NO_PAYLOAD)
+        ctx.error(NO_PAYLOAD)
         return False
     return True
 
@@ -96,56 +114,62 @@ def _sample_plan(parsed: Parsed) -> Any:
     return plan
 
 
-def _sampled_stats(shell: Shell, parsed: Parsed, stats: Any, plan: Any,
-                   read: side.InsightTarget | None) -> str | None:
-    """The sample read and its report published; or, where the policy finds the whole table
-    cheaper to read than the sample (scanning.sample), why, and nothing published."""
+def _sampled_stats(ctx: ReadContext, stats: Any, plan: Any,
+                   read: side.InsightTarget | None) -> tuple[str | None, ReportAnswer | None]:
+    """The sample read: (None, its report's answer, or None when nothing is reported: ctx.error
+    said why); or, where the policy finds the whole table cheaper to read than the sample
+    (scanning.sample), (why, None)."""
     from cqlsh_ext.insight.sampled import SampledStats
     from cqlsh_ext.scanning.consume import consume
     from cqlsh_ext.scanning.ring import RingError, ring_for, server_partitioner
     from cqlsh_ext.scanning.sample import SAMPLE_STREAMS
-    from cqlsh_ext.scanning.scan import ScanSpec, error_text, progress_for, shell_scanner
+    from cqlsh_ext.scanning.scan import ScanSpec, error_text, scanner_for
 
     if read is None or not read.keyspace or not read.table:
-        shell.printerr("COMPRESSION STATS: SAMPLE needs a whole-table SELECT (SELECT columns FROM table, "
-                       "nothing after the table name)")
-        return None
+        ctx.error("COMPRESSION STATS: SAMPLE needs a whole-table SELECT (SELECT columns FROM table, "
+                  "nothing after the table name)")
+        return None, None
     try:
-        ring = ring_for(server_partitioner(shell.session))
+        ring = ring_for(server_partitioner(ctx.session))
     except RingError as err:
-        shell.printerr(f"COMPRESSION STATS: cannot sample: {err}")
-        return None
+        ctx.error(f"COMPRESSION STATS: cannot sample: {err}")
+        return None, None
     ks, table = read.keyspace, read.table
     partition_key = [c.name for c in read.meta.partition_key]
     sampler = SampledStats(stats, ring, 1, plan, None, "")
-    sampler.count_partitions(shell.session, ks, table, partition_key)
+    sampler.count_partitions(ctx.session, ks, table, partition_key)
     if sampler.whole_table:
-        return sampler.whole_table
-    progress = progress_for(f"COMPRESSION STATS SAMPLE {ks}.{table}", True)
+        return sampler.whole_table, None
+    progress = ctx.progress(f"COMPRESSION STATS SAMPLE {ks}.{table}", True, None)
     if progress is not None:
         progress.detail = sampler.progress_detail
     spec = ScanSpec(stats.query, partition_key=partition_key, ranges=sampler.ranges(), streams=SAMPLE_STREAMS)
-    scanner = shell_scanner(shell, spec, progress)
+    scanner = scanner_for(ctx, spec, progress)
 
     def start(names: Sequence[str], types: Sequence[Any]) -> bool:
         sampler.set_columns(names, types)
-        return _has_payloads(shell, stats)
+        return _has_payloads(ctx, stats)
 
-    taken = consume(scanner, start,
-                    lambda _n, _t, rows: sampler.add_page(scanner.page_range, rows, scanner.range_finished))
+    def take(_names: Sequence[str], _types: Sequence[Any], rows: list[Any]) -> bool:
+        sampler.add_page(scanner.page_range, rows, scanner.range_finished)
+        if ctx.stop.is_set():
+            scanner.interrupted = True
+            return False
+        return True
+
+    taken = consume(scanner, start, take)
     if taken is None:
-        return None
+        return None, None
     if sampler.whole_table and not scanner.interrupted and scanner.error is None:
-        return sampler.whole_table
+        return sampler.whole_table, None
     stats.interrupted = stats.interrupted or scanner.interrupted
     stats.scan = (f"the whole table, {spec.streams} parallel streams" if sampler.read_whole
                   else f"sample, {spec.streams} parallel streams")
     stats.retried = scanner.retried
     if scanner.error is not None:
         if not sampler.done:
-            side.failed(shell, scanner.error)
-            return None
+            side.failed(ctx, scanner.error)
+            return None, None
         stats.error = error_text(scanner.error)
     stats.finish()
-    side.publish(shell, parsed, sampler.to_json, sampler.render)
-    return None
+    return None, side.report("COMPRESSION STATS", sampler.to_json, sampler.render, _stopped(stats))

@@ -1,6 +1,8 @@
-"""What the insight commands share on the shell's side: what a command reads (`target`: the
-SELECT or table it names, how values decode, the scanner) and where its report goes (the query
-output: CAPTURE applies)."""
+"""What the insight commands share: what a command reads (`target`: the SELECT or table it names,
+how values decode, the scanner), in a reading's context (reading.context.ReadContext), and
+whether its report is wanted as JSON. The command's statement is cqlsh's Parsed; the reports are
+answers (reading.typed.ReportAnswer) that the shell prints (render.text_report) and `cqlsh-ext
+mcp` gives as data."""
 
 from __future__ import annotations
 
@@ -8,10 +10,12 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from cqlsh_ext.scanning.scan import Progress, Scanner, ScanSpec, error_text, shell_scanner
+from cqlsh_ext.scanning.scan import Progress, Scanner, ScanSpec, error_text, scanner_for
 
 if TYPE_CHECKING:
     from cqlsh_ext.common.text import Line
+    from cqlsh_ext.reading.context import ReadContext
+    from cqlsh_ext.reading.typed import ReportAnswer
     from cqlsh_ext.upstream.protocol import Parsed, Shell
 
 
@@ -56,12 +60,12 @@ class InsightTarget:
     mode: str
     cap: int
 
-    def scanner(self, shell: Shell, progress: Progress | None = None) -> Scanner:
-        """The query read as one stream in the shell's process, up to its LIMIT."""
-        return shell_scanner(shell, ScanSpec(self.query, limit=self.limit), progress)
+    def scanner(self, ctx: ReadContext, progress: Progress | None = None) -> Scanner:
+        """The query read as one stream in this process, up to its LIMIT."""
+        return scanner_for(ctx, ScanSpec(self.query, limit=self.limit), progress)
 
 
-def target(shell: Shell, parsed: Parsed, action: str, statement: str | None = None,
+def target(ctx: ReadContext, parsed: Parsed, action: str, statement: str | None = None,
            statement_limit: int | None = None) -> InsightTarget | None:
     """What COMPRESSION `action` (or INSPECT) reads: `statement` when given (with its LIMIT), else
     the SELECT given, or for a table named alone a whole-table SELECT of its payload columns (its
@@ -69,8 +73,8 @@ def target(shell: Shell, parsed: Parsed, action: str, statement: str | None = No
     (said why) when such a table is unknown or has none."""
     from cqlsh_ext.insight.view_measures import effective_mode
 
-    ks, table, meta = named_table(shell, parsed)
-    settings = shell.settings.display
+    ks, table, meta = named_table(ctx, parsed)
+    settings = ctx.display
 
     def read(text: str, whole: bool, limit: int | None) -> InsightTarget:
         return InsightTarget(text, whole, limit, ks, table, meta, effective_mode(settings.mode), settings.cap)
@@ -80,55 +84,54 @@ def target(shell: Shell, parsed: Parsed, action: str, statement: str | None = No
     if names_select(parsed):
         return read(select_text(parsed), whole_table(parsed), limit(parsed))
     if not ks or not table:
-        shell.printerr(f"COMPRESSION {action}: name a table as keyspace.table (or USE a keyspace first), "
+        ctx.error(f"COMPRESSION {action}: name a table as keyspace.table (or USE a keyspace first), "
                        f"e.g. COMPRESSION {action} ks.t;")
         return None
     if meta is None:
-        shell.printerr(f"COMPRESSION {action}: table {ks}.{table} not found")
+        ctx.error(f"COMPRESSION {action}: table {ks}.{table} not found")
         return None
     from cassandra.metadata import protect_name
 
     from cqlsh_ext.cql.types import table_payload_columns, udts_of
 
-    columns = table_payload_columns(meta, udts_of(shell.conn.metadata.keyspaces.get(ks)))
+    columns = table_payload_columns(meta, udts_of(ctx.cluster.metadata.keyspaces.get(ks)))
     if not columns:
-        shell.printerr(f"COMPRESSION {action}: {ks}.{table} has no blob column and no text column "
+        ctx.error(f"COMPRESSION {action}: {ks}.{table} has no blob column and no text column "
                        "outside its primary key")
         return None
     query = f"SELECT {', '.join(map(protect_name, columns))} FROM {protect_name(ks)}.{protect_name(table)}"
     return read(query, True, None)
 
 
-def cql_name(shell: Shell, raw: str | None) -> str | None:
-    """A name as the statement wrote it, as the schema spells it: quoted as is, else lower case."""
+def cql_name(raw: str | None) -> str | None:
+    """A name as the statement wrote it, as the schema spells it: "quoted" as is (its doubled
+    quotes one), else lower case."""
     if raw is None:
         return None
-    return shell.cql_unprotect_name(raw) if raw.startswith('"') else raw.lower()
+    return raw[1:-1].replace('""', '"') if raw.startswith('"') and raw.endswith('"') else raw.lower()
 
 
-def named_table(shell: Shell, parsed: Parsed) -> tuple[str | None, str | None, Any]:
+def named_table(ctx: ReadContext, parsed: Parsed) -> tuple[str | None, str | None, Any]:
     """(keyspace, table, table metadata or None) named by the statement."""
-    ks = cql_name(shell, parsed.get_binding("ksname")) or shell.current_keyspace
-    table = cql_name(shell, parsed.get_binding("cfname"))
+    from cqlsh_ext.reading.resolve import find_table
+
+    ks = cql_name(parsed.get_binding("ksname")) or ctx.keyspace
+    table = cql_name(parsed.get_binding("cfname"))
     meta = None
     if ks and table:
-        try:
-            meta = shell.conn.metadata.keyspaces[ks].tables.get(table)
-        except (KeyError, AttributeError):
-            meta = None
+        found = find_table(ctx.cluster, ks, ks, table)
+        meta = found.meta if found is not None and not found.view else None  # tables, not views
     return ks, table, meta
 
 
-def wants_json(shell: Shell, parsed: Parsed) -> bool:
-    return (parsed.get_binding("asjson") is not None
-            or shell.settings.display.output_format.reports_as_json)
+def wants_json(ctx: ReadContext, parsed: Parsed) -> bool:
+    return parsed.get_binding("asjson") is not None or ctx.display.output_format.reports_as_json
 
 
 def write(shell: Shell, lines: Iterable[str]) -> None:
-    out = shell.query_out
-    for line in lines:
-        out.write(line + "\n")
-    out.flush()
+    from cqlsh_ext.render.text_report import write_lines
+
+    write_lines(shell, lines)
 
 
 def fit_report(shell: Shell, lines: Sequence[Line]) -> list[str]:
@@ -140,13 +143,23 @@ def fit_report(shell: Shell, lines: Sequence[Line]) -> list[str]:
     return list(fit(lines, shell.results.screen_width(), draws_blocks(encoding)))
 
 
-def publish(shell: Shell, parsed: Parsed, to_json: Callable[[], Any],
-            render: Callable[[], Sequence[Line]]) -> None:
-    """A report as one JSON document (asked for, or the shell's output format), else as text laid
-    out for the screen."""
-    from cqlsh_ext.common import jsonenc
+def report(title: str, to_json: Callable[[], Any], render: Callable[[], Sequence[Line]],
+           stopped: str | None = None) -> ReportAnswer:
+    """A report's answer: its figures (`to_json`) and its text (`render`'s blocks, fitted)."""
+    from cqlsh_ext.reading.typed import ReportAnswer, fitted
 
-    write(shell, [jsonenc.dumps(to_json())] if wants_json(shell, parsed) else fit_report(shell, render()))
+    return ReportAnswer(title, to_json, fitted(render), stopped)
+
+
+def publish(shell: Shell, parsed: Parsed, answer: ReportAnswer | None) -> None:
+    """A report's answer on the shell's output: one JSON document (asked for, or the shell's
+    output format), else its text laid out for the screen (render.text_report)."""
+    if answer is None:
+        return
+    from cqlsh_ext.reading.context import shell_context
+    from cqlsh_ext.render.text_report import print_report
+
+    print_report(shell, answer, wants_json(shell_context(shell), parsed))
 
 
 def limit(parsed: Parsed) -> int | None:
@@ -154,6 +167,6 @@ def limit(parsed: Parsed) -> int | None:
     return int(limit) if limit is not None else None
 
 
-def failed(shell: Shell, err: BaseException) -> None:
-    shell.printerr(error_text(err))
+def failed(ctx: ReadContext, err: BaseException) -> None:
+    ctx.error(error_text(err))
 

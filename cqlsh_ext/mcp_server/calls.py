@@ -3,8 +3,8 @@ current statement, cqlsh's Shell itself) are not made for two statements at once
 arrive together wait their turn in arrival order, each within its own time limit.
 
 A call stops as a command stops at Ctrl-C (common.interrupt.Remote: the scan it runs stops at its
-next page and reports what it read; its output ends, capture.py) when the client cancels it or its
-time limit passes; one still waiting is dropped when its turn comes. The protocol's side
+next page and reports what it read; the reading's context sees the call's stop too) when the client
+cancels it or its time limit passes; one still waiting is dropped when its turn comes. The protocol's side
 (server.py) is told when each call ends (`ToolCall.on_done`, from the shell's thread).
 """
 
@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from cqlsh_ext.common.interrupt import Remote
 from cqlsh_ext.mcp_server.answers import ToolAnswer, failed
-from cqlsh_ext.mcp_server.capture import log
+from cqlsh_ext.mcp_server.log import log
 from cqlsh_ext.mcp_server.tools import DEFAULT_BYTES, Tool, Work
 
 if TYPE_CHECKING:

@@ -140,13 +140,12 @@ def prepare(args: list[str]) -> Serving | int:
     if isinstance(setup, str):
         print(f"cqlsh-ext mcp: {setup}", file=sys.stderr)
         return 2
-    from cqlsh_ext.mcp_server import capture, connection, server
+    from cqlsh_ext.mcp_server import connection, server
 
     if setup.http is None:
         setup.read_fd, setup.write_fd = _take_stdio()
     else:
         _null_stdin()
-    capture.install()
     protocol = server.Protocol(setup)
     protocol.start()
     calls = setup.calls

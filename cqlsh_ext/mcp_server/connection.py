@@ -1,26 +1,20 @@
 """The shell, headless: cqlsh's main() builds and connects it exactly as for `cqlsh-ext` (cqlshrc
 and its credentials file, --sigv4/--keyspaces, TLS, the environment; our settings), from the
 class cli.py makes with `Headless` first among its bases. Its loop serves calls instead of reading
-a terminal (`serve`, given by cli.py); each call's statement runs through the shell's own
-`handle_statement`, as `-e` runs it, its output captured (capture.py).
+a terminal (`serve`, given by cli.py); each call reads through the one reading
+(cqlsh_ext.reading) in a context made of the shell's session and settings (tools.Work.context),
+and answers from the typed answer: nothing the shell prints is read back, and what it prints (a
+warning of the driver's, say) goes to the server's log.
 
-The narrowest seams, all on the Shell: `handle_statement(tokens, text)` for one statement (cqlsh's
-onecmd does the same per statement), `printerr` for its errors, `cmdloop` for the loop; the driver
-reconnects a lost server by itself, every few seconds at most (shell.py shortens its policy when
-`serving` is set, as for the interactive shell).
+The narrowest seams, all on the Shell: `cmdloop` for the loop; the driver reconnects a lost server
+by itself, every few seconds at most (shell.py shortens its policy when `serving` is set, as for
+the interactive shell).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, cast
-
-from cqlsh_ext.mcp_server.capture import Capture, capturing, current
-from cqlsh_ext.output import OutputClosed
-
-if TYPE_CHECKING:
-    from cqlsh_ext.mcp_server.gate import AllowedStatement
-    from cqlsh_ext.upstream.protocol import Shell
+from typing import Any
 
 
 class Headless:
@@ -46,41 +40,3 @@ class Headless:
     def cmdloop(self, intro: Any = None) -> None:
         type(self).serve(self)
         self.statement_error = False  # cqlsh's main() exits 2 after a script whose statement failed
-
-    def printerr(self, text: Any, color: Any = None, newline: bool = True, shownum: Any = None) -> None:
-        capture = current()
-        if capture is None:
-            # cqlsh's Shell, after this mixin in the class's bases (untyped: seen as Any).
-            cast(Any, super()).printerr(text, color, newline, shownum)
-            return
-        self.statement_error = True
-        capture.error(str(text))
-
-
-def known(shell: Shell, keyspace: str | None, table: str) -> None:
-    """The driver learns of a schema change a moment after it happens, by an event: a table the
-    statement names that the driver's schema does not know yet (made since the server started) is
-    looked up once more. Whatever is still missing then, the statement says so."""
-    from cqlsh_ext.payload_select.schema import table_meta
-
-    keyspace = keyspace or shell.current_keyspace
-    if not keyspace or table_meta(shell, keyspace, table) is not None:
-        return
-    try:
-        if shell.conn.metadata.keyspaces.get(keyspace) is None:
-            shell.conn.refresh_schema_metadata()
-        else:
-            shell.conn.refresh_table_metadata(keyspace, table)
-    except Exception:  # noqa: BLE001 - no such table, the server away: the statement says it
-        pass
-
-
-def run(shell: Shell, read: AllowedStatement, capture: Capture) -> None:
-    """Run the statement `read` as the shell runs a statement of `-e`, its output into `capture`."""
-    with capturing(capture):
-        try:
-            shell.handle_statement(read.tokens, read.source)
-        except OutputClosed:
-            pass  # the capture ended it (a cap, a stop): it says which
-        except Exception as err:  # what cqlsh's onecmd says of a statement that raised
-            shell.printerr(str(err))

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 from cqlsh_ext import __version__
 from cqlsh_ext.mcp_server import bounds
 from cqlsh_ext.mcp_server.answers import ToolAnswer, failed
-from cqlsh_ext.mcp_server.capture import log
+from cqlsh_ext.mcp_server.log import log
 from cqlsh_ext.mcp_server.tools import PAYLOADS, TOOLS, Tool
 
 if TYPE_CHECKING:

@@ -1,27 +1,46 @@
-"""What describe_table says of a table's columns: type, key, and the payloads they hold: blobs
-(cql.types: a blob column, or blobs inside a collection, tuple or UDT), and text columns outside
-the primary key that hold JSON, told from a few rows (scanning.scan.one_page: one request) by the
-value engine, the one thing that reads a stored value (payload.engine)."""
+"""What describe_table says of a table: its CQL (what DESCRIBE TABLE prints), and its columns: type,
+key, and the payloads they hold: blobs (cql.types: a blob column, or blobs inside a collection,
+tuple or UDT), and text columns outside the primary key that hold JSON, told from a few rows
+(scanning.scan.one_page: one request) by the value engine, the one thing that reads a stored value
+(payload.engine)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from cqlsh_ext.upstream.protocol import Shell
+    from cqlsh_ext.reading.context import ReadContext
+    from cqlsh_ext.reading.resolve import TableTarget
 
 BLOB, BLOBS_INSIDE, JSON_TEXT, TEXT = "blob", "blobs inside", "JSON text", "text"
 
 
-def columns(shell: Shell, keyspace: str, table: str, sample_rows: int) -> list[dict[str, Any]]:
-    """Each column of keyspace.table: name, type, key, holds. Raises LookupError for no such table."""
-    from cqlsh_ext.cql.types import parse, udts_of
+def table_cql(ctx: ReadContext, target: TableTarget, server_major: int) -> str | None:
+    """The table's CQL as DESCRIBE TABLE prints it: the server's own DESCRIBE (Cassandra 4 and
+    later: its rows' create_statement, each between empty lines, as cqlsh prints them), else the
+    driver's metadata (a 3.x server, Amazon Keyspaces: as the shell's client-side DESCRIBE,
+    cqlsh_ext.keyspaces.describe). None when the server refuses (ctx.error said why)."""
+    if server_major < 4:
+        return str(target.meta.export_as_string()).strip()
+    from cassandra import ConsistencyLevel
+    from cassandra.metadata import protect_name
 
-    ks = shell.conn.metadata.keyspaces.get(keyspace)
-    meta = ks.tables.get(table) if ks is not None else None
-    if meta is None:
-        raise LookupError(f"no table {keyspace}.{table} in the schema")
-    udts = udts_of(ks)
+    from cqlsh_ext.reading.statement import read_statement
+
+    text = f"DESCRIBE TABLE {protect_name(target.keyspace)}.{protect_name(target.name)}"
+    answer = read_statement(ctx, text, consistency=ConsistencyLevel.LOCAL_ONE)
+    if answer is None:
+        return None
+    at = answer.names.index("create_statement")
+    return "".join(f"\n{row[at]}\n" for batch in answer for row in batch).strip()
+
+
+def columns(ctx: ReadContext, target: TableTarget, sample_rows: int) -> list[dict[str, Any]]:
+    """Each column of the table: name, type, key, holds."""
+    from cqlsh_ext.cql.types import parse
+
+    meta, udts = target.meta, target.schema.udts
+    keyspace, table = target.keyspace, target.name
     keys = {c.name: "partition" for c in meta.partition_key}
     keys.update({c.name: "clustering" for c in meta.clustering_key})
     described: list[dict[str, Any]] = []
@@ -40,11 +59,11 @@ def columns(shell: Shell, keyspace: str, table: str, sample_rows: int) -> list[d
             entry["holds"] = None
         described.append(entry)
     if texts:
-        _json_text(shell, keyspace, table, texts, sample_rows)
+        _json_text(ctx, keyspace, table, texts, sample_rows)
     return described
 
 
-def _json_text(shell: Shell, keyspace: str, table: str, texts: list[dict[str, Any]],
+def _json_text(ctx: ReadContext, keyspace: str, table: str, texts: list[dict[str, Any]],
                sample_rows: int) -> None:
     """Mark the text columns whose values read hold JSON ("JSON text"), with the counts."""
     from cassandra.metadata import protect_name
@@ -55,15 +74,14 @@ def _json_text(shell: Shell, keyspace: str, table: str, texts: list[dict[str, An
     query = (f"SELECT {', '.join(protect_name(e['name']) for e in texts)} FROM "
              f"{protect_name(keyspace)}.{protect_name(table)} LIMIT {sample_rows}")
     try:
-        rows = one_page(shell.session, query, sample_rows, shell.session.default_timeout,
-                        shell.consistency_level)
+        rows = one_page(ctx.session, query, sample_rows, ctx.timeout or 10.0, ctx.consistency)
     except Exception as err:
         for entry in texts:
             entry["sample"] = f"not read: {error_text(err)}"
         return
     for entry in texts:
         values = [row[entry["name"]].encode() for row in rows if row[entry["name"]]]
-        engine = ValueEngine(cap=shell.settings.display.cap)
+        engine = ValueEngine(cap=ctx.display.cap)
         json_values = sum(1 for view in engine.views(values) if view.label == "json")
         entry["sample"] = {"values_read": len(values), "json": json_values}
         if values and json_values == len(values):

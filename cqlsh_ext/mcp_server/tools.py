@@ -1,7 +1,9 @@
-"""The tools: their names (clients and docs/mcp.md rely on them), arguments, and the statement each
-runs through the shell. Every statement passes the read-only gate (gate.py) first, the ones a tool
-writes itself too; names given as arguments are read with the shell's lexer and spelt back as CQL
-names, so an argument cannot carry a second statement.
+"""The tools: their names (clients and docs/mcp.md rely on them), arguments, and what each reads.
+Every statement passes the read-only gate (gate.py) first, the ones a tool writes itself too; names
+given as arguments are read with the shell's lexer and spelt back as CQL names, so an argument
+cannot carry a second statement. Each tool then reads through the one reading (cqlsh_ext.reading,
+in a context of the call: nobody to ask, its errors kept, its stop the call's) and answers from the
+typed answer it gets (answers.py): nothing is printed and read back.
 
     list_keyspaces                          SELECT keyspace_name FROM system_schema.keyspaces
     list_tables(keyspace)                   SELECT table_name FROM system_schema.tables WHERE ...
@@ -21,17 +23,18 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from cqlsh_ext.codecs.base import CODEC_EXAMPLES
-from cqlsh_ext.mcp_server import answers, connection, gate
+from cqlsh_ext.mcp_server import answers, gate
 from cqlsh_ext.mcp_server.answers import ToolAnswer, failed
-from cqlsh_ext.mcp_server.capture import Capture
 from cqlsh_ext.payload.names import FORMAT_EXAMPLES, title
 
 if TYPE_CHECKING:
-    from cqlsh_ext.upstream.protocol import Shell
+    from cqlsh_ext.reading.context import ReadContext
+    from cqlsh_ext.reading.typed import ReportAnswer, TypedAnswer
+    from cqlsh_ext.upstream.protocol import Parsed, Shell
 
 #: `query`'s rows by default, and at most.
 DEFAULT_ROWS, MAX_ROWS = 100, 10_000
@@ -57,36 +60,99 @@ class Invalid(Exception):
 
 @dataclass
 class Work:
-    """What a tool runs with: the shell, the call's stop flag (cancelled, out of time) and the
-    answer's byte cap."""
+    """What a tool runs with: the shell (its session, keyspace, levels and settings: what the
+    reading's context is made of), the call's stop flag (cancelled, out of time) and the answer's
+    byte cap; what the call's reading said (`said`) and its errors, kept as data."""
 
     shell: Shell
     stop: threading.Event
     max_bytes: int = DEFAULT_BYTES
+    said: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
 
-    def run(self, text: str, kinds: set[str], rows: bool, limit: int | None = None,
-            max_bytes: int | None = None,
-            table: tuple[str | None, str] | None = None) -> tuple[gate.AllowedStatement, Capture]:
-        """`text` through the gate, then the shell; what it wrote. `table`: the [keyspace,] table it
-        reads, when known (looked up again if the driver does not know it yet). Raises gate.Refused."""
-        read = gate.check(text, kinds)
-        if table is not None:
-            connection.known(self.shell, *table)
-        capture = Capture(rows, limit, self.max_bytes if max_bytes is None else max_bytes, self.stop)
-        connection.run(self.shell, read, capture)
-        return read, capture
+    def context(self) -> ReadContext:
+        """The call's reading context: the shell's session and settings; nobody to ask (a costly
+        full scan is refused with how to confirm it); messages and errors kept; no progress line;
+        the call's stop."""
+        from dataclasses import replace
 
-    def rows(self, text: str, limit: int, kinds: set[str] | None = None, key: str = "rows",
-             select: str | None = None) -> ToolAnswer:
-        """The rows `text` prints; `select`: the SELECT it runs (its table is looked up first)."""
-        from cqlsh_ext.query.recognize import table_of
+        from cqlsh_ext.reading.context import shell_context
 
-        _, capture = self.run(text, kinds or {gate.SELECT}, rows=True, limit=limit,
-                              table=table_of(select or text))
-        return answers.rows(text, capture, key)
+        base = shell_context(self.shell)
+        return replace(base, ask=None, say=self.said.append, error=self.errors.append, progress=_no_progress,
+                       stop=self.stop, interactive=False, width=0)
 
-    def report(self, text: str, kind: str, table: tuple[str, str]) -> ToolAnswer:
-        return answers.report(self.run(text, {kind}, rows=False, max_bytes=REPORT_BYTES, table=table)[1])
+    def rows(self, text: str, limit: int, key: str = "rows") -> ToolAnswer:
+        """The rows of `text`, one SELECT: a payload query's answer, else the server's."""
+        from cqlsh_ext.render.json_lines import JsonRows
+
+        allowed = gate.check(text, {gate.SELECT})
+        ctx = self.context()
+        try:
+            found = select_answer(ctx, allowed)
+        except Refusal as err:
+            return failed(str(err), self.said)
+        if found is None:
+            return failed(" ".join(self.errors) or "the statement answered nothing", self.said)
+        answer, places = found
+        spelling = JsonRows(answer.columns, ctx.display, places)
+        return answers.rows(text, answer, spelling, limit, self.max_bytes, self.said, self.errors, key)
+
+    def report(self, text: str, kind: str, read: Callable[[ReadContext, gate.AllowedStatement],
+                                                           ReportAnswer | None]) -> ToolAnswer:
+        """A report's figures: `text` through the gate, then read by `read`."""
+        allowed = gate.check(text, {kind})
+        return answers.report(read(self.context(), allowed), REPORT_BYTES, self.said, self.errors)
+
+
+def _no_progress(label: str, enabled: bool, estimate: int | None = None) -> None:
+    return None  # nobody watches a line on a server's log
+
+
+class Refusal(Exception):
+    """A statement the reading refuses before reading (one line, as the shell says it)."""
+
+
+def select_answer(ctx: ReadContext, allowed: gate.AllowedStatement) -> tuple[TypedAnswer, list[Any]] | None:
+    """The typed answer of the SELECT the gate let through, and where each column's values sit:
+    a payload query's (reading.select), else the server's as it is written (reading.statement);
+    None when the server refused it (ctx.error said so). Raises Refusal."""
+    from cqlsh_ext.cql.errors import QueryError
+    from cqlsh_ext.cql.lexer import Lexed
+    from cqlsh_ext.payload.places import ValuePlace
+    from cqlsh_ext.reading.resolve import statement_table
+    from cqlsh_ext.reading.select import LABEL, payload_plan, read_select
+    from cqlsh_ext.reading.statement import read_statement
+    from cqlsh_ext.upstream.seams import statement_text
+
+    text = statement_text(allowed.tokens, allowed.source)
+    statement = Lexed(text)
+    try:
+        planned = payload_plan(ctx, statement, refresh=True)
+        if planned is not None:
+            plan, target = planned
+            answer = read_select(ctx, plan, target)
+            return (answer, [target.place(name) for name in answer.names]) if answer is not None else None
+    except QueryError as err:
+        raise Refusal(f"{LABEL}: {err}") from None
+    plain = read_statement(ctx, text)
+    if plain is None:
+        return None
+    _, table = statement_table(ctx.cluster, ctx.keyspace, statement)
+    places = [table.place(name) if table is not None else ValuePlace(ctx.keyspace, None, name)
+              for name in plain.names]
+    return plain, places
+
+
+def command(allowed: gate.AllowedStatement) -> Parsed:
+    """A shell command the gate let through (COMPRESSION, INSPECT), parsed by cqlsh's grammar as
+    the shell parses it (upstream.seams.parse_command). Raises Refusal when it does not parse."""
+    from cqlsh_ext.upstream.seams import parse_command
+
+    parsed = parse_command(allowed.tokens, allowed.source)
+    if parsed is None:
+        raise Refusal(f"refused: cqlsh cannot parse this {allowed.kind} statement")
+    return parsed
 
 
 @dataclass(frozen=True)
@@ -205,9 +271,34 @@ def _query(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
 
 
 def _inspect_value(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
+    from cqlsh_ext.insight.run_inspect import inspect_values
+    from cqlsh_ext.query.recognize import table_of as select_table
+    from cqlsh_ext.reading.resolve import find_table
+
     statement = statement_of(arguments)
     gate.check(statement, {gate.SELECT})  # the statement given must be one SELECT by itself
-    return work.rows(f"INSPECT {statement}", INSPECT_VALUES, {gate.INSPECT}, key="values", select=statement)
+    text = f"INSPECT {statement}"
+    allowed = gate.check(text, {gate.INSPECT})
+    ctx = work.context()
+    named = select_table(statement)
+    if named is not None:  # a table made a moment ago: the driver asked again
+        find_table(ctx.cluster, ctx.keyspace, *named, refresh=True)
+    try:
+        parsed = command(allowed)
+    except Refusal as err:
+        return failed(str(err), work.said)
+    values: list[Any] = []
+    taken = answers.Taken(INSPECT_VALUES, work.max_bytes)
+    seen = inspect_values(ctx, parsed, lambda report: answers.document(report.to_json()),
+                          lambda value: taken.take(value))
+    if seen is None:
+        return failed(" ".join(work.errors) or "nothing to inspect", work.said)
+    values = taken.items
+    data: dict[str, Any] = {"statement": text, "values": values, "count": len(values),
+                            "cut": answers.cut_text(taken, "values"), "notes": list(work.said)}
+    if seen.interrupted:
+        data["notes"].append("INSPECT interrupted")
+    return ToolAnswer(data=data)
 
 
 def _describe_payload(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
@@ -221,7 +312,42 @@ def _describe_payload(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
         text += f" WHERE {where.strip()}"
     if sample is not None:
         text += f" SAMPLE {sample}"
-    return work.report(text, gate.DESCRIBE_PAYLOAD, (keyspace, table))
+    return work.report(text, gate.DESCRIBE_PAYLOAD, _describe)
+
+
+def _describe(ctx: ReadContext, allowed: gate.AllowedStatement) -> ReportAnswer | None:
+    from cqlsh_ext.cql.lexer import Lexed
+    from cqlsh_ext.describe.parse import LABEL, DescribeError, parse
+    from cqlsh_ext.describe.run import describe
+    from cqlsh_ext.upstream.seams import statement_text
+
+    text = statement_text(allowed.tokens, allowed.source)
+    try:
+        statement = parse(text, Lexed(text).tokens)
+    except DescribeError as err:
+        ctx.error(f"{LABEL}: {err}")
+        return None
+    return describe(ctx, statement)
+
+
+def _stats(ctx: ReadContext, allowed: gate.AllowedStatement) -> ReportAnswer | None:
+    from cqlsh_ext.insight.run_stats import stats_answer
+
+    try:
+        return stats_answer(ctx, command(allowed))
+    except Refusal as err:
+        ctx.error(str(err))
+        return None
+
+
+def _settings(ctx: ReadContext, allowed: gate.AllowedStatement) -> ReportAnswer | None:
+    from cqlsh_ext.insight.run_settings import settings_answer
+
+    try:
+        return settings_answer(ctx, command(allowed))
+    except Refusal as err:
+        ctx.error(str(err))
+        return None
 
 
 def _compression_stats(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
@@ -231,14 +357,23 @@ def _compression_stats(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
     column = arguments.get("column")
     if column is not None:
         target = f"SELECT {spell(names(column, (1,), 'column')[0])} FROM {target}"
+    _known(work, keyspace, table)
     return work.report(f"COMPRESSION STATS {f'SAMPLE {sample} ' if sample else ''}{target}",
-                       "COMPRESSION STATS", (keyspace, table))
+                       "COMPRESSION STATS", _stats)
 
 
 def _compression_settings(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
     keyspace, table = table_of(work, arguments.get("table"))
+    _known(work, keyspace, table)
     return work.report(f"COMPRESSION SETTINGS {spell(keyspace)}.{spell(table)}", "COMPRESSION SETTINGS",
-                       (keyspace, table))
+                       _settings)
+
+
+def _known(work: Work, keyspace: str, table: str) -> None:
+    """A table made a moment ago, which the driver learns of by an event, asked of the server."""
+    from cqlsh_ext.reading.resolve import find_table
+
+    find_table(work.shell.conn, keyspace, keyspace, table, refresh=True)
 
 
 def _compression_advise(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
@@ -254,20 +389,31 @@ def _compression_advise(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
 
 
 def _describe_table(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
-    keyspace, table = table_of(work, arguments.get("table"))
-    _, capture = work.run(f"DESCRIBE TABLE {spell(keyspace)}.{spell(table)}", {gate.DESCRIBE}, rows=False,
-                          max_bytes=REPORT_BYTES, table=(keyspace, table))
-    if capture.errors or not capture.text().strip():
-        return failed(" ".join(capture.errors) or f"no table {keyspace}.{table}")
-    from cqlsh_ext.mcp_server.table_columns import columns
+    from cqlsh_ext.mcp_server.table_columns import columns, table_cql
+    from cqlsh_ext.reading.resolve import find_table
 
+    keyspace, table = table_of(work, arguments.get("table"))
+    gate.check(f"DESCRIBE TABLE {spell(keyspace)}.{spell(table)}", {gate.DESCRIBE})
+    ctx = work.context()
+    target = find_table(ctx.cluster, keyspace, keyspace, table, refresh=True)
+    if target is None or target.view:
+        return failed(f"no table {keyspace}.{table}", work.said)
+    cql = table_cql(ctx, target, _server_major(work.shell))
+    if cql is None:
+        return failed(" ".join(work.errors) or f"no table {keyspace}.{table}", work.said)
     try:
-        described = columns(work.shell, keyspace, table, TEXT_SAMPLE_ROWS)
+        described = columns(ctx, target, TEXT_SAMPLE_ROWS)
     except LookupError as err:
-        return failed(str(err))
-    data = {"table": f"{keyspace}.{table}", "cql": capture.text().strip(), "columns": described,
-            "notes": capture.messages}
+        return failed(str(err), work.said)
+    data = {"table": f"{keyspace}.{table}", "cql": cql, "columns": described, "notes": list(work.said)}
     return ToolAnswer(data=data)
+
+
+def _server_major(shell: Shell) -> int:
+    """The server's major release (cqlsh's connection_versions): DESCRIBE is the server's from 4."""
+    build = str(getattr(shell, "connection_versions", {}).get("build", "4"))
+    head = build.split(".", 1)[0]
+    return int(head) if head.isdigit() else 4
 
 
 _STATEMENT = {"type": "string", "description": "one SELECT statement (CQL, with payload paths)"}

@@ -259,9 +259,11 @@ class PayloadKeys:
         return len(at.partial), [spell_key(k) for k in keys]
 
     def _read(self, keyspace: str, table: str, column: str) -> KeySample:
-        from cqlsh_ext.payload_select.schema import table_meta
+        from cqlsh_ext.reading.resolve import table_target
 
-        meta = table_meta(self.shell, keyspace, table)
+        found = table_target(self.shell.conn.metadata, keyspace, table)
+        assert found is not None  # _resolve found it
+        meta = found.meta
         settings = self.shell.settings.display.decoding()
         self.reads += 1
         sample = sample_column(self.shell.session, keyspace, meta.name, column, settings,
@@ -301,8 +303,8 @@ class PayloadKeys:
         of the statement's table, from the driver's schema (no request); in a SELECT without a
         table yet, of the one table of the current keyspace where it does."""
         from cqlsh_ext.cql.types import UDT
-        from cqlsh_ext.payload_select.schema import schema_of, table_meta
         from cqlsh_ext.query.grammar import map_of_blobs
+        from cqlsh_ext.reading.resolve import table_target
 
         if at.table is None:
             keyspace = self.shell.current_keyspace
@@ -311,15 +313,16 @@ class PayloadKeys:
                 if len(tables) == 1 else None
         keyspace = at.table[0] or self.shell.current_keyspace
         try:
-            meta = table_meta(self.shell, keyspace, at.table[1])
+            found = table_target(self.shell.conn.metadata, keyspace, at.table[1])
         except Exception:  # metadata mid-refresh: no keys this time
             return None
-        if meta is None or keyspace is None:
+        if found is None or keyspace is None:
             return None
+        meta = found.meta
         column = _unquote(at.head) if at.head.startswith('"') else at.head.lower()
         if column not in meta.columns:
             return None
-        ctype = schema_of(self.shell, keyspace, meta).type_of(column)
+        ctype = found.type_of(column)
         if ctype is None:
             return None
         steps = list(at.steps)

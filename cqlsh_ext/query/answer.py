@@ -189,9 +189,9 @@ class Answer:
             for _k, result in found:
                 add(result.key, result.inputs)
         else:
+            at = {name: i for i, name in enumerate(names)}
             for k, result in found:
-                row = dict(zip(names, rows[k], strict=True))
-                answer_row = self._row(row, result)
+                answer_row = self._row_at(rows[k], at, result)
                 if self.buffer is not None:
                     self.buffer.add(answer_row + result.order)
                 else:
@@ -199,6 +199,48 @@ class Answer:
         counts.paths.add(*evaluator.walked())  # the page's paths, ORDER BY's included
         counts.add_kinds(evaluator.undecodable_kinds())
         return out
+
+    def add_page_columns(self, evaluator: Evaluator, names: Sequence[str],
+                         rows: Sequence[Sequence[Any]]) -> list[list[Any]] | None:
+        """add_page() of a streamed answer, its answer rows given as columns (one per header()
+        column: the kept rows' values), the same counts; None for an answer that groups or sorts,
+        or a page the evaluator does not answer in columns (the caller then calls add_page)."""
+        if not self.streamed:
+            return None
+        page = evaluator.answer_columns(names, rows)
+        if page is None:
+            return None
+        counts = self.counts
+        counts.read += len(rows)
+        counts.undecodable += page.undecodable
+        counts.cut += page.cut
+        counts.matched += len(page.kept)
+        counts.paths.add(*evaluator.walked())
+        counts.add_kinds(evaluator.undecodable_kinds())
+        at = {name: i for i, name in enumerate(names)}
+        projected = iter(page.columns)
+        out: list[list[Any]] = []
+        for item in self.plan.items:
+            if item.kind == "star":  # the columns `*` stands for, as the server returned them
+                for name in self.star_columns:
+                    col = at.get(name)
+                    out.append([None] * len(page.kept) if col is None else [rows[k][col] for k in page.kept])
+            else:
+                out.append(next(projected))
+        return out
+
+    def _row_at(self, row: Sequence[Any], at: Mapping[str, int], result: RowResult) -> tuple[Any, ...]:
+        """_row() of a row given as a sequence (`at`: each column's index in it)."""
+        values = iter(result.values)
+        out: list[Any] = []
+        for item in self.plan.items:
+            if item.kind == "star":  # a blob the statement decoded already is given as its view
+                views = result.views
+                out.extend(views[name] if name in views else (row[at[name]] if name in at else None)
+                           for name in self.star_columns)
+            else:
+                out.append(next(values))
+        return tuple(out)
 
     def _row(self, row: Mapping[str, Any], result: RowResult) -> tuple[Any, ...]:
         values = iter(result.values)

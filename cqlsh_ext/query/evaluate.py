@@ -57,6 +57,18 @@ class PageAnswer:
     matched: int
 
 
+@dataclass
+class PageColumns:
+    """A page's answer as columns (Evaluator.answer_columns): the kept rows' indexes in the page,
+    per projected item (path or column) the kept rows' values, the values undecodable and cut
+    over the page."""
+
+    kept: list[int]
+    columns: list[list[Any]]
+    undecodable: int
+    cut: int
+
+
 @dataclass(frozen=True)
 class Miss:
     """A path a decoded value did not have: it stopped at step `depth` (`key`), where the value held
@@ -234,10 +246,15 @@ class Evaluator:
     row, a mapping column -> the driver's value (bytes for a blob, a dict for a map, an object,
     namedtuple or dict for a UDT)."""
 
-    def __init__(self, plan: Plan, decoding: Decoding, keyspace: str | None = None) -> None:
+    def __init__(self, plan: Plan, decoding: Decoding, keyspace: str | None = None,
+                 views: bool = True) -> None:
         if decoding.mode == "none":
             raise QueryError("decoding is off (-d none): a payload path cannot be read")
         self.plan = plan
+        #: A blob the answer gives as it is (a bare column, `*`) comes as its view, decoded with
+        #: the page (the display, JSON, CSV read it); False: as its stored bytes (an export
+        #: decodes the blobs it writes a page at a time, as columns: render.parquet_columns).
+        self.views = views
         #: How the plan's blobs decode (-d's mode, the cap, the column settings, matched on each
         #: blob's place in `keyspace` (the plan's table's: the session's when the plan names none).
         self.decoding = decoding
@@ -294,8 +311,8 @@ class Evaluator:
         texts = {p.ref.name for p in plan.predicates if isinstance(p.ref, Column) and p.op == "LIKE"}
         # A blob the answer gives as it is, and whose paths the statement reads: its views go to
         # the answer (the display, JSON, CSV and Parquet read them), so it is decoded once.
-        shown = {ref.name for ref in self.outputs if isinstance(ref, Column)}
-        if any(item.kind == "star" for item in plan.items):
+        shown = {ref.name for ref in self.outputs if isinstance(ref, Column)} if self.views else set()
+        if self.views and any(item.kind == "star" for item in plan.items):
             shown |= {column for column, access in paths if access is None}
         for place, refs_here in paths.items():
             read = at(place)
@@ -373,6 +390,26 @@ class Evaluator:
                 return answer
         found, undecodable, cut = self.evaluate_page(names, rows)
         return PageAnswer(found, [], undecodable, cut, len(found))
+
+    def answer_columns(self, names: Sequence[str], rows: Sequence[Sequence[Any]]) -> PageColumns | None:
+        """answer_page() as columns, for a plan that keeps rows and gives their projected values
+        (no aggregates, no views asked for): on the native core, its output columns as they are;
+        on the Python road, evaluate_page()'s rows turned into columns. None where the answer is
+        not made of columns (GROUP BY, the views of a blob the answer gives)."""
+        if self.agg_refs or any(read.request.views for read in self.places.values()):
+            return None
+        core = self._core
+        if core is None:
+            core = self._core = CoreProgram.of(self) or False
+        if core and rows:
+            found: PageColumns | None = core.columns(self, names, rows)
+            if found is not None:
+                return found
+        kept, undecodable, cut = self.evaluate_page(names, rows)
+        width = len(self.outputs)
+        columns = [list(column) for column in zip(*(result.values for _k, result in kept), strict=True)] \
+            if kept else [[] for _ in range(width)]
+        return PageColumns([k for k, _result in kept], columns, undecodable, cut)
 
     def evaluate(self, row: Mapping[str, Any]) -> RowResult:
         """evaluate_page() of one row given as a mapping; the counts are the row's."""
@@ -581,11 +618,11 @@ class CoreProgram:
         except Unsupported:
             return None
 
-    def answer(self, evaluator: Evaluator, names: Sequence[str],
-               rows: Sequence[Sequence[Any]]) -> PageAnswer | None:
-        """The page's answer from the core, the rows it hands back evaluated in Python; None when
-        the core fails the call (it should not) or a sum overflows: Python reads the page."""
-        from cqlsh_ext.query.groups import UNDECODABLE_GROUP, Accumulator
+    def _query(self, evaluator: Evaluator, names: Sequence[str], rows: Sequence[Sequence[Any]]) -> Any:
+        """The core's answer to the page (query_page), its undecodable kinds and the paths it found
+        or missed noted on the evaluator; None when the core fails the call (it should not) or a
+        sum overflows: Python reads the page."""
+        from cqlsh_ext.query.groups import UNDECODABLE_GROUP
 
         native = self.native
         at = {name: i for i, name in enumerate(names)}
@@ -612,6 +649,34 @@ class CoreProgram:
             return None
         if core.overflow:
             return None
+        for code, n in core.kinds:
+            kind = native.KINDS[code]
+            if kind is not None:
+                evaluator._kinds[kind] = evaluator._kinds.get(kind, 0) + n
+        for i, ((place, read), seen) in enumerate(zip(zip(self.places, self.reads, strict=True), core.paths,
+                                                          strict=True)):
+            for text, p in read.paths.items():
+                was_found, miss = seen[p]
+                if was_found:
+                    evaluator._paths_found.add(text)
+                    self.known.add((i, p))
+                elif miss is not None and text not in evaluator._paths_found:
+                    depth, keys = miss
+                    steps = self.paths[self.places.index(place)][p]
+                    evaluator._missed.append(Miss(text, depth, steps[depth], tuple(keys)))
+        return core
+
+    def answer(self, evaluator: Evaluator, names: Sequence[str],
+               rows: Sequence[Sequence[Any]]) -> PageAnswer | None:
+        """The page's answer from the core, the rows it hands back evaluated in Python; None when
+        the core fails the call (it should not) or a sum overflows: Python reads the page."""
+        from cqlsh_ext.query.groups import Accumulator
+
+        core = self._query(evaluator, names, rows)
+        if core is None:
+            return None
+        native = self.native
+        at = {name: i for i, name in enumerate(names)}
         found: list[tuple[int, RowResult]] = []
         kept = core.kept
         if not self.grouped and kept:
@@ -638,21 +703,6 @@ class CoreProgram:
                 accs.append(Accumulator(func, star, count, int_sum, native.float_sum(sums), floats, False,
                                         num_min, num_max, str_min, str_max, skipped))
             partials.append((key, accs))
-        for code, n in core.kinds:
-            kind = native.KINDS[code]
-            if kind is not None:
-                evaluator._kinds[kind] = evaluator._kinds.get(kind, 0) + n
-        for i, ((place, read), seen) in enumerate(zip(zip(self.places, self.reads, strict=True), core.paths,
-                                                          strict=True)):
-            for text, p in read.paths.items():
-                was_found, miss = seen[p]
-                if was_found:
-                    evaluator._paths_found.add(text)
-                    self.known.add((i, p))
-                elif miss is not None and text not in evaluator._paths_found:
-                    depth, keys = miss
-                    steps = self.paths[self.places.index(place)][p]
-                    evaluator._missed.append(Miss(text, depth, steps[depth], tuple(keys)))
         undecodable, cut, matched = core.undecodable, core.cut, len(kept)
         if core.handed_rows:
             handed = core.handed_rows
@@ -663,6 +713,39 @@ class CoreProgram:
             found.sort(key=lambda pair: pair[0])
             matched += len(more)
         return PageAnswer(found, partials, undecodable, cut, matched)
+
+    def columns(self, evaluator: Evaluator, names: Sequence[str],
+                rows: Sequence[Sequence[Any]]) -> PageColumns | None:
+        """The page's kept rows as columns, one per projected item (evaluator.outputs), in the
+        page's order: the core's own output columns for the paths, the page's values for the
+        columns; the rows it hands back evaluated in Python and put in their places. None where
+        the answer is not made of columns (GROUP BY, views asked for), or the core fails the call."""
+        if self.grouped or any(read.request.views for read in self.reads):
+            return None
+        core = self._query(evaluator, names, rows)
+        if core is None:
+            return None
+        at = {name: i for i, name in enumerate(names)}
+        kept = list(core.kept)
+        columns: list[list[Any]] = []
+        for o, ref in enumerate(evaluator.outputs):
+            if isinstance(ref, Column):
+                col = at.get(ref.name)
+                columns.append([None] * len(kept) if col is None else [rows[k][col] for k in kept])
+            else:  # the core's column of the path (one per projected item, the columns' left empty)
+                columns.append(list(core.outputs[o]))
+        undecodable, cut = core.undecodable, core.cut
+        if core.handed_rows:
+            handed = core.handed_rows
+            more, u, c = evaluator.evaluate_page(names, [rows[k] for k in handed], core=False)
+            undecodable += u
+            cut += c
+            merged = sorted([(k, j, None) for j, k in enumerate(kept)]
+                            + [(handed[h], -1, result) for h, result in more], key=lambda item: item[0])
+            columns = [[column[j] if result is None else result.values[o] for _k, j, result in merged]
+                       for o, column in enumerate(columns)]
+            kept = [k for k, _j, _r in merged]
+        return PageColumns(kept, columns, undecodable, cut)
 
     def _views(self, names: Sequence[str], rows: Sequence[Sequence[Any]],
                kept: Sequence[int]) -> dict[int, dict[str, BlobView]]:

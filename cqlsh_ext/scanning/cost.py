@@ -5,31 +5,30 @@ the same way, and COMPRESSION TRIAL before it writes to Amazon Keyspaces (`accep
 
 from __future__ import annotations
 
-import sys
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from cqlsh_ext.scanning.capacity import Pricing
-    from cqlsh_ext.upstream.protocol import Shell
+    from cqlsh_ext.scanning.scan import ScanContext
 
 #: A full scan asks first on Amazon Keyspaces (billed per read) and above this estimated size.
 CONFIRM_FROM_BYTES = 1 << 30
 
 
-def full_scan_accepted(shell: Shell, ks: str, table: str, size: Any, partitioner: str, confirmed: bool,
+def full_scan_accepted(ctx: ScanContext, ks: str, table: str, size: Any, partitioner: str, confirmed: bool,
                        label: str, script_hint: str, question: str) -> bool:
     """Whether to go ahead with a full scan of ks.table; `size` the server's TableSize estimate
     (or None), `confirmed` the statement's CONFIRM; `label` starts the lines, `script_hint` tells
     a script how to go ahead, `question` is asked at a terminal."""
     from cqlsh_ext.scanning.capacity import rcu
 
-    keyspaces = on_keyspaces(shell, partitioner)
+    keyspaces = on_keyspaces(ctx, partitioner)
     if not keyspaces and (size is None or size.bytes < CONFIRM_FROM_BYTES):
         return True
     if confirmed:
         return True
     if size is not None:
-        priced = pricing(shell, partitioner)
+        priced = pricing(ctx, partitioner)
         units = priced.reads(size.partitions * rcu(size.mean_partition_bytes))
         cost = (f"about {size.partitions:,} partitions, {size.bytes / 1e9:.2f} GB, "
                 f"~{units:,.0f} read units at {priced.consistency} (estimate)")
@@ -37,36 +36,34 @@ def full_scan_accepted(shell: Shell, ks: str, table: str, size: Any, partitioner
         cost = "an unknown number of rows (the server gives no size estimate)"
     where = "Amazon Keyspaces bills every row read" if keyspaces else "a large table"
     what = f"{label}: a full scan of {ks}.{table} reads {cost}; {where}."
-    return accepted(shell, what, script_hint, question, f"{label}: not scanned.")
+    return accepted(ctx, what, script_hint, question, f"{label}: not scanned.")
 
 
-def on_keyspaces(shell: Shell, partitioner: str) -> bool:
+def on_keyspaces(ctx: ScanContext, partitioner: str) -> bool:
     """Amazon Keyspaces (billed per request): its partitioner or host name, or the flags asking for it."""
     from cqlsh_ext.scanning.ring import is_keyspaces
 
-    opts = shell.settings.keyspaces
-    return is_keyspaces(partitioner, shell.hostname,
+    opts = ctx.keyspaces
+    return is_keyspaces(partitioner, ctx.host,
                         opts.keyspaces or opts.wants_sigv4 or opts.stock_sigv4_provider)
 
 
-def accepted(shell: Shell, what: str, script_hint: str, question: str, refused: str) -> bool:
-    """`what` a run costs, said first; then at a terminal `question` ([y/N]), and `refused` said
-    on a no. A script (-e, -f, no terminal) is told `what` and `script_hint` in one line, and the
-    run does not go ahead (the statement's CONFIRM is the caller's to check before)."""
-    from cqlsh_ext.common.ask import yes
-    from cqlsh_ext.common.text import say
-
-    if not (sys.stdin.isatty() and getattr(shell, "tty", True)):
-        shell.printerr(f"{what} {script_hint}")
+def accepted(ctx: ScanContext, what: str, script_hint: str, question: str, refused: str) -> bool:
+    """`what` a run costs, said first; then, where someone can answer (`ctx.ask`: a terminal),
+    `question` ([y/N]), and `refused` said on a no. Where nobody can (a script: -e, -f, no
+    terminal; `cqlsh-ext mcp`), `what` and `script_hint` are the error, one line, and the run
+    does not go ahead (the statement's CONFIRM is the caller's to check before)."""
+    if ctx.ask is None:
+        ctx.error(f"{what} {script_hint}")
         return False
-    say(what)
-    if yes(question):  # on stderr: the pager holds standard output back
+    ctx.say(what)
+    if ctx.ask(question):  # on stderr: the pager holds standard output back
         return True
-    say(refused)
+    ctx.say(refused)
     return False
 
 
-def pricing(shell: Shell, partitioner: str | None = None) -> Pricing:
+def pricing(ctx: ScanContext, partitioner: str | None = None) -> Pricing:
     """How the shell's reports price capacity units (scanning.capacity.Pricing): reads at the
     session's consistency level, paid in units on Amazon Keyspaces (pricing_for). `partitioner`:
     system.local's, when the caller has read it."""
@@ -74,8 +71,8 @@ def pricing(shell: Shell, partitioner: str | None = None) -> Pricing:
 
     from cqlsh_ext.scanning.capacity import STRONG_READS
 
-    consistency = ConsistencyLevel.value_to_name.get(shell.consistency_level, STRONG_READS)
-    return pricing_for(consistency, shell.settings.keyspaces, shell.session, shell.hostname, partitioner)
+    consistency = ConsistencyLevel.value_to_name.get(ctx.consistency, STRONG_READS)
+    return pricing_for(consistency, ctx.keyspaces, ctx.session, ctx.host, partitioner)
 
 
 def pricing_for(consistency: str, options: Any, session: Any, host: str,

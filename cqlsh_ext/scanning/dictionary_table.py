@@ -8,15 +8,12 @@ and the shell goes on."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Any
 
 from cqlsh_ext.codecs import dictionaries
 
-if TYPE_CHECKING:
-    from cqlsh_ext.upstream.protocol import Shell
 
-
-def load(shell: Shell, name: str) -> int:
+def load(session: Any, name: str) -> int:
     """The dictionaries of table `name` (keyspace.table) added to the store: how many."""
     from cassandra.metadata import protect_name
 
@@ -26,7 +23,7 @@ def load(shell: Shell, name: str) -> int:
     keyspace, _, table = name.partition(".")
     query = f"SELECT * FROM {protect_name(keyspace)}.{protect_name(table)} LIMIT {dictionaries.MAX_COUNT}"
     try:
-        rows = list(shell.session.execute(query))
+        rows = list(session.execute(query))
     except Exception as err:  # any driver error: the one line, not a traceback
         say(f"dictionary table {name}: cannot be read ({reason(err).splitlines()[0]})")
         return 0

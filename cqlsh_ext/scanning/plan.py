@@ -1,15 +1,16 @@
 """The one plan for reading rows into an Aggregate (COMPRESSION STATS, payload queries), and the
 one worker policy.
 
-    plan = whole_table(shell, query, meta, ask, workers=None, streams=1)   # None: not accepted
+    plan = whole_table(ctx, query, meta, ask, workers=None, streams=1)   # None: not accepted
     plan = ReadPlan(query, limit=...)         # a statement as written: one stream
-    run = plan.read(shell, aggregate, progress)
+    run = plan.read(ctx, aggregate, progress)
     for drained in run: ...                   # what the Aggregate lets out as it reads (rows found)
     run.stop()                                # enough read (a LIMIT reached)
 
 A whole table: the partitioner (system.local) and its token ring, the server's size estimate
 (system.size_estimates), the cost said first and accepted (cost.py: on Amazon Keyspaces and from
-1 GB), then worker processes (workers.py) or the shell's own process, as `workers_for` decides.
+1 GB), then worker processes (workers.py) or this process, as `workers_for` decides. `ctx` is
+the reading's context as scan.ScanContext declares it (reading.context.ReadContext).
 Retries, progress and Ctrl-C come with the Scanner and WorkerScan. Either way the Aggregate ends
 with `interrupted`, `error` (one line) and `scan` (how it was read) set, `run.retried` counts the
 errors retried by name.
@@ -32,18 +33,18 @@ from cqlsh_ext.scanning.scan import (
     TableSize,
     error_text,
     progress_for,
-    shell_scanner,
+    scanner_for,
     table_size,
 )
 from cqlsh_ext.scanning.workers import WorkerScan
 
 if TYPE_CHECKING:
-    from cqlsh_ext.upstream.protocol import Shell
+    from cqlsh_ext.scanning.scan import ScanContext
 
 #: Without the native core, a whole-table read uses worker processes, one per core, from this size
 #: by the server's estimate: below it, starting them (about a second) costs more than they save
 #: (docs/insight-scale.md, "Exact scans": a 4 MB table of small values read 2.4 times slower with
-#: them, a 42 MB one 1.5 times faster). With the core, the shell's own process answers a page in a
+#: them, a 42 MB one 1.5 times faster). With the core, this process answers a page in a
 #: few microseconds a row and the server sets the pace: workers only take cores from it
 #: (docs/performance.md, "How many at once"), so the default is one process, STREAMS at once.
 WORKERS_FROM_BYTES = 16 << 20
@@ -51,16 +52,16 @@ MAX_WORKERS = 32
 #: N forces N worker processes (1: none) for every whole-table read that does not say PARALLEL: the
 #: server's size estimate of a table written minutes ago is often empty (tests, benchmarks).
 WORKERS_VARIABLE = "CQLSH_EXT_SCAN_WORKERS"
-#: A token-range read in the shell's own process cuts the ring into this many ranges per stream.
+#: A token-range read in this process cuts the ring into this many ranges per stream.
 RANGES_PER_STREAM = 4
-#: Token ranges a whole-table read in the shell's own process reads at once: requests in flight,
+#: Token ranges a whole-table read in this process reads at once: requests in flight,
 #: so that the server works on the next pages while this one is answered (bench/readers.py,
 #: docs/performance.md: one stream left the server idle between pages; 4 to 16 read alike).
 STREAMS = 8
 
 
 def workers_for(size: TableSize | None, asked: int | None = None) -> int:
-    """Worker processes for a whole-table read (1: the shell's own process): `asked` (PARALLEL n),
+    """Worker processes for a whole-table read (1: this process): `asked` (PARALLEL n),
     else CQLSH_EXT_SCAN_WORKERS, else one with the native core, else one per core from
     WORKERS_FROM_BYTES."""
     if asked is not None:
@@ -108,7 +109,7 @@ class ReadPlan:
         return self.ring is not None and self.workers > 1
 
     def spec(self) -> ScanSpec:
-        """What the shell's own process reads."""
+        """What this process reads."""
         if self.ring is None or self.streams <= 1:
             return ScanSpec(self.query, limit=self.limit)
         return ScanSpec(self.query, partition_key=self.partition_key, streams=self.streams,
@@ -118,39 +119,39 @@ class ReadPlan:
         """The progress line (a terminal's stderr only), a percentage from the size estimate."""
         return progress_for(label, enabled, self.size.partitions if self.size is not None else None)
 
-    def read(self, shell: Shell, aggregate: A, progress: Progress | None = None,
-             accept: Callable[[A], bool] | None = None) -> WorkerScan[A] | ShellScan[A]:
+    def read(self, ctx: ScanContext, aggregate: A, progress: Progress | None = None,
+             accept: Callable[[A], bool] | None = None) -> WorkerScan[A] | InProcessScan[A]:
         """The reading into `aggregate`, to iterate. `accept` sees the Aggregate once the first
-        page's columns are set (in the shell's process only) and may refuse the result (False:
+        page's columns are set (in this process only) and may refuse the result (False:
         the caller says why)."""
         if self.over_workers:
-            return WorkerScan(shell, aggregate, self, progress)
-        return ShellScan(shell_scanner(shell, self.spec(), progress), aggregate, accept)
+            return WorkerScan(ctx, aggregate, self, progress)
+        return InProcessScan(scanner_for(ctx, self.spec(), progress), aggregate, accept)
 
 
-def whole_table(shell: Shell, query: str, meta: Any, ask: FullScanQuestion, workers: int | None = None,
+def whole_table(ctx: ScanContext, query: str, meta: Any, ask: FullScanQuestion, workers: int | None = None,
                 streams: int = STREAMS) -> ReadPlan | None:
     """The plan for `query`, a whole-table SELECT of `meta` (the driver's table metadata); None
     when the cost was not accepted (said why). `workers`: PARALLEL n; `streams`: token ranges read
-    at once when the shell's own process reads."""
+    at once when this process reads."""
     from cqlsh_ext.scanning.cost import full_scan_accepted
 
     keyspace, table = meta.keyspace_name, meta.name
-    partitioner = server_partitioner(shell.session)
+    partitioner = server_partitioner(ctx.session)
     try:
         ring: Ring | None = ring_for(partitioner)
-    except RingError:  # no numeric ring: one stream, in the shell's process
+    except RingError:  # no numeric ring: one stream, in this process
         ring = None
-    size = table_size(shell.session, keyspace, table, ring.span if ring is not None else None)
-    if not full_scan_accepted(shell, keyspace, table, size, partitioner, ask.confirmed, ask.label,
+    size = table_size(ctx.session, keyspace, table, ring.span if ring is not None else None)
+    if not full_scan_accepted(ctx, keyspace, table, size, partitioner, ask.confirmed, ask.label,
                               ask.script_hint, ask.question):
         return None
     return ReadPlan(query, keyspace=keyspace, partition_key=[c.name for c in meta.partition_key],
                     ring=ring, size=size, workers=workers_for(size, workers), streams=streams)
 
 
-class ShellScan(Generic[A]):
-    """An Aggregate filled in the shell's own process as a worker fills its copy: the Scanner's
+class InProcessScan(Generic[A]):
+    """An Aggregate filled in this process as a worker fills its copy: the Scanner's
     pages into `set_columns` (first page) and `add_rows`; iterating yields what it drains after
     each page. `refused`: `accept` said no."""
 

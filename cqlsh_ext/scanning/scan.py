@@ -19,20 +19,49 @@ import queue
 import sys
 import threading
 import time
-from collections.abc import Generator, Iterable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any, Protocol, TextIO
 
 from cqlsh_ext.common import retry
 from cqlsh_ext.common.interrupt import CtrlC
 
 if TYPE_CHECKING:
-    from cqlsh_ext.upstream.protocol import Shell
+    from cqlsh_ext.settings import KeyspacesOptions
 
 #: Rows in the first page (cqlsh's own page size): small until the row size is known.
 FIRST_PAGE = 100
 PAGE_BYTES = 4 << 20
 MIN_PAGE, MAX_PAGE = 100, 5000
+
+
+class ScanContext(Protocol):
+    """What the scanning layer reads of a reading's context (reading.context.ReadContext, declared
+    there, above this layer): the session and its levels, the connection worker processes copy,
+    Amazon Keyspaces' options (what a scan costs), and whom to ask or tell before a costly one."""
+
+    session: Any
+    cluster: Any
+    host: str
+    consistency: int
+    serial_consistency: int
+    @property
+    def ask(self) -> Callable[[str], bool] | None:
+        """A yes/no question to the person; None: nobody to ask (a script, `cqlsh-ext mcp`)."""
+
+    @property
+    def say(self) -> Callable[[str], None]:
+        """A message to the person."""
+
+    @property
+    def error(self) -> Callable[[str], None]:
+        """An error, one line."""
+
+    @property
+    def keyspaces(self) -> KeyspacesOptions: ...
+
+    @property
+    def timeout(self) -> float | None: ...
 
 
 @dataclass
@@ -296,17 +325,7 @@ class Scanner:
             yield self._statement(text), (lo, hi)
 
     def _launch(self, stmt: Any, params: Any, paging_state: Any, arrived: queue.Queue[int], i: int) -> Any:
-        from cassandra.query import tuple_factory
-
-        # Tuples are the cheapest rows the driver makes (cqlsh's session builds OrderedDicts). A
-        # future keeps the factory it was created with, so the session's own is swapped only
-        # around the launch.
-        saved_factory = self.session.row_factory
-        self.session.row_factory = tuple_factory
-        try:
-            fut = self.session.execute_async(stmt, params, timeout=self.timeout, paging_state=paging_state)
-        finally:
-            self.session.row_factory = saved_factory
+        fut = execute_tuples(self.session, stmt, params, timeout=self.timeout, paging_state=paging_state)
         fut.add_callbacks(lambda _rows: arrived.put(i), errback=lambda _exc: arrived.put(i))
         return fut
 
@@ -404,6 +423,31 @@ class Scanner:
 _POLICY: list[Any] = []
 
 
+def execute_tuples(session: Any, statement: Any, parameters: Any = None, timeout: float | None = None,
+                   paging_state: Any = None) -> Any:
+    """session.execute_async with the rows as tuples, the cheapest rows the driver makes (cqlsh's
+    session builds OrderedDicts), whatever the session's own row factory: a future keeps the
+    factory it was made with, its later pages too. A session of cqlsh's (legacy settings) has its
+    factory swapped around the launch only; one configured by execution profiles (Spark mode's, a
+    front end's own driver session: the driver refuses the swap there) gets a profile of its own."""
+    from cassandra.cluster import EXEC_PROFILE_DEFAULT
+    from cassandra.query import tuple_factory
+
+    saved_factory = session.row_factory
+    try:
+        session.row_factory = tuple_factory
+    except ValueError:  # "Cannot set Session.row_factory while using Configuration Profiles"
+        profile = session.execution_profile_clone_update(EXEC_PROFILE_DEFAULT, row_factory=tuple_factory)
+        if timeout is not None:
+            profile.request_timeout = timeout
+        return session.execute_async(statement, parameters, paging_state=paging_state,
+                                     execution_profile=profile)
+    try:
+        return session.execute_async(statement, parameters, timeout=timeout, paging_state=paging_state)
+    finally:
+        session.row_factory = saved_factory
+
+
 def _scan_retry_policy() -> Any:
     """The driver's retry policy for a scan's pages: a server's error is handed to the Scanner as
     it is (no retry on a next host), which retries it with backoff and counts it by its name. The
@@ -420,14 +464,14 @@ def _scan_retry_policy() -> Any:
     return _POLICY[0]
 
 
-def shell_scanner(shell: Shell, spec: ScanSpec, progress: Progress | None = None) -> Scanner:
-    """A Scanner on the shell's session, with its consistency levels and request timeout."""
+def scanner_for(ctx: ScanContext, spec: ScanSpec, progress: Progress | None = None) -> Scanner:
+    """A Scanner on the context's session, with its consistency levels and request timeout."""
     return Scanner(
-        shell.session,
+        ctx.session,
         spec,
-        consistency=shell.consistency_level,
-        serial_consistency=shell.serial_consistency_level,
-        timeout=shell.session.default_timeout,
+        consistency=ctx.consistency,
+        serial_consistency=ctx.serial_consistency,
+        timeout=ctx.timeout,
         progress=progress,
     )
 

@@ -33,7 +33,7 @@ from cqlsh_ext.scanning.ring import Ring
 from cqlsh_ext.scanning.scan import Progress, Scanner, ScanSpec, error_text
 
 if TYPE_CHECKING:
-    from cqlsh_ext.upstream.protocol import Shell
+    from cqlsh_ext.scanning.scan import ScanContext
 
 
 class RingRead(Protocol):
@@ -147,13 +147,13 @@ class WorkerScan(Generic[A]):
     once the iteration ends. `stop()` ends it early (a LIMIT reached): the workers stop at their
     next page and report."""
 
-    def __init__(self, shell: Shell, template: A, plan: RingRead, progress: Progress | None) -> None:
+    def __init__(self, ctx: ScanContext, template: A, plan: RingRead, progress: Progress | None) -> None:
         assert plan.ring is not None
         self.merged = template
         self.retried: dict[str, int] = {}
-        #: As ShellScan's; never True here: the columns are seen in the workers only.
+        #: As InProcessScan's; never True here: the columns are seen in the workers only.
         self.refused = False
-        self._args = (shell, plan, progress)
+        self._args = (ctx, plan, progress)
         self._stop: Any = None
         self.enough = False
         #: Each worker's latest progress_counts() (a payload query's matched and undecodable rows).
@@ -171,7 +171,7 @@ class WorkerScan(Generic[A]):
         return tuple(sum(c) for c in columns)
 
     def __iter__(self) -> Iterator[Any]:
-        shell, plan, progress = self._args
+        reading, plan, progress = self._args
         template, workers = self.merged, plan.workers
         assert plan.ring is not None
         ctx = multiprocessing.get_context("fork")
@@ -187,9 +187,9 @@ class WorkerScan(Generic[A]):
             "query": plan.query,
             "keyspace": plan.keyspace,
             "partition_key": plan.partition_key,
-            "conn": shell.conn,
-            "timeout": shell.session.default_timeout,
-            "consistency": shell.consistency_level,
+            "conn": reading.cluster,
+            "timeout": reading.timeout,
+            "consistency": reading.consistency,
         }
         procs = [ctx.Process(target=_worker, args=(job, tasks, results, stop, i), daemon=True)
                  for i in range(workers)]

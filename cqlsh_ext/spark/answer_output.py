@@ -1,30 +1,34 @@
-"""A payload query's answer printed without a shell, in every output format.
+"""A payload query's typed answer (reading.typed.TypedAnswer) printed without a shell, in every
+output format.
 
 JSON Lines and CSV go through the shell's own writers (output.writers, with the shell's value
-encoder and its conversion of path values, payload_select.result.machine_value), so the lines
-are those the shell prints. `table` and `vertical` are cqlsh's layouts (output.layout) with cells
+encoder and its conversion of path values, render.path_values.machine_value), so the lines are
+those the shell prints. `table` and `vertical` are cqlsh's layouts (output.layout) with cells
 formatted by cqlsh's formatter for the column's type, and path values and aggregates as the shell
-shows them (payload_select.result.presenter); blob columns show cqlsh's hex there.
+shows them (render.terminal.presenter); blob columns show cqlsh's hex there.
 """
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from cqlsh_ext.reading.typed import TypedAnswer
 
 Row = tuple[Any, ...]
 
 
-def print_answer(display: Any, names: list[str], types: list[Any], computed: list[bool], rows: Sequence[Row],
-                 keyspace: str, table: str, float_precision: int) -> None:
-    """`computed`: Answer.computed(); `float_precision`: cqlshrc's, for the floats computed here."""
+def print_answer(display: Any, answer: TypedAnswer, keyspace: str, table: str, float_precision: int) -> None:
+    """`float_precision`: cqlshrc's, for the floats computed here."""
     from cqlsh_ext.payload.budget import Budget
-    from cqlsh_ext.payload_select.result import presenter
+    from cqlsh_ext.render.terminal import presenter
 
     fmt = display.output_format
-    present = presenter(types, computed, fmt.machine, Budget.for_cap(display.cap), float_precision)
-    shown = [present(row) for row in rows]
+    names, types = answer.names, answer.types
+    present = presenter(types, [c.computed for c in answer.columns], fmt.machine, Budget.for_cap(display.cap),
+                        float_precision)
+    shown = [present(row) for batch in answer for row in batch]
     if fmt.machine:
         from cqlsh_ext.output.writers import make_writer
         from cqlsh_ext.payload.places import ValuePlace

@@ -1,5 +1,5 @@
 """COPY (SELECT ...) TO 'dir' WITH FORMAT = 'parquet' on Spark: the shell's export schema
-(cqlsh_ext.export.columns and arrow_types) written by Spark's own Parquet writer, a directory of
+(cqlsh_ext.render.parquet_columns and arrow_types) written by Spark's own Parquet writer, a directory of
 part files, for tables one machine cannot read in time (docs/export.md, "On Spark").
 
 The answer is found as Spark mode's SELECT finds it (query_job.answer_parts: each task fills
@@ -24,7 +24,8 @@ from decimal import Decimal
 from functools import partial
 from typing import Any
 
-from cqlsh_ext.export.arrow_types import (
+from cqlsh_ext.export.parse import LABEL, ExportStatement
+from cqlsh_ext.render.arrow_types import (
     Bool,
     Dec,
     Float,
@@ -42,7 +43,6 @@ from cqlsh_ext.export.arrow_types import (
     settled,
     value_kind,
 )
-from cqlsh_ext.export.parse import LABEL, ExportStatement
 from cqlsh_ext.spark.session import SparkError, TaskProgress, java_error
 
 Row = tuple[Any, ...]
@@ -54,7 +54,7 @@ def _as_the_driver_reads(roles: Sequence[str], rows: Iterable[Row]) -> list[Row]
     """The connector gives a null collection column as an empty one; the Python driver (the
     shell) as None, which is what Cassandra stores for both. Inside a frozen collection an empty
     one is a value, and stays."""
-    from cqlsh_ext.export.columns import CQL
+    from cqlsh_ext.render.parquet_columns import CQL
 
     cql = [i for i, role in enumerate(roles) if role == CQL]
     out = []
@@ -67,7 +67,7 @@ def _as_the_driver_reads(roles: Sequence[str], rows: Iterable[Row]) -> list[Row]
 
 
 def _splitter(roles: Sequence[str], settings: Any, places: Sequence[Any]) -> Any:
-    from cqlsh_ext.export.columns import Splitter
+    from cqlsh_ext.render.parquet_columns import Splitter
 
     return Splitter(roles, settings, places, settings.cap)
 
@@ -103,7 +103,7 @@ def partition_rows(kinds: Sequence[Kind], roles: Sequence[str], settings: Any, p
 
 
 def spark_value(kind: Kind, value: Any) -> Any:
-    """A value converted for Arrow (cqlsh_ext.export.arrow_types) as Spark's Python rows take it."""
+    """A value converted for Arrow (cqlsh_ext.render.arrow_types) as Spark's Python rows take it."""
     if value is None:
         return None
     if isinstance(kind, (Int, Dec)) and (isinstance(kind, Dec) or kind.bits > 64):
@@ -159,8 +159,8 @@ def run(spark: Any, session: Any, stmt: Any, settings: Any) -> None:
     """`stmt`: spark.parse.ExportStatementOnSpark (the parsed COPY, the table it reads)."""
     import dataclasses
 
-    from cqlsh_ext.export.columns import columns, roles
     from cqlsh_ext.payload.places import ValuePlace
+    from cqlsh_ext.render.parquet_columns import columns, roles
     from cqlsh_ext.spark.query_job import answer_parts, columns_read, plan_query
 
     export: ExportStatement = stmt.export
@@ -215,12 +215,12 @@ def run(spark: Any, session: Any, stmt: Any, settings: Any) -> None:
             raise SparkError(f"{LABEL}: {export.path} exists: add WITH OVERWRITE = true to replace it") \
                 from None
         raise SparkError(f"{LABEL}: writing {export.path} on Spark failed: {text}") from None
-    from cqlsh_ext.payload_select.command import closing_parts
-    from cqlsh_ext.payload_select.read import ReadSummary
+    from cqlsh_ext.reading.typed import ReadNotes
+    from cqlsh_ext.render.closing import closing_parts
 
     how = f"Spark {context.applicationId}, master {context.master}"
-    reading = ReadSummary(answer, how=how, emitted=written.value)
+    reading = ReadNotes(answer, how=how, emitted=written.value)
     codec = export.codec or "zstd"
     print(f"{LABEL}: {written.value:,} rows written to {export.path} (Parquet part files by Spark, {codec}); "
-          + ", ".join(closing_parts(plan, reading)))
+          + ", ".join(closing_parts(reading)))
     sys.stdout.flush()

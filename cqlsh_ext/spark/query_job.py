@@ -14,8 +14,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterable, Iterator, Sequence
-from types import SimpleNamespace
-from typing import Any, NamedTuple, cast
+from typing import Any, NamedTuple
 
 from cqlsh_ext.cql.errors import QueryError
 from cqlsh_ext.cql.lexer import Lexed
@@ -113,17 +112,14 @@ def plan_query(session: Any, settings: Any, keyspace: str | None, table: str, st
     payload query (a plain SELECT, taken when `plain`), a WHERE on columns (to be run
     `run_there`: the shell's), what the evaluator refuses (-d none with paths). Spark mode's
     SELECT and its COPY (SELECT ...) both start here."""
-    from cqlsh_ext.payload_select.command import result_types
-    from cqlsh_ext.payload_select.schema import schema_of
     from cqlsh_ext.query.grammar import parse
-    from cqlsh_ext.spark.stats_job import table_meta
+    from cqlsh_ext.reading.select import result_types
+    from cqlsh_ext.spark.stats_job import spark_table
 
-    ks, meta = table_meta(session, keyspace, table)
-    # The payload-select helpers read the shell's metadata and settings: these two are all they use.
-    shell = cast(Any, SimpleNamespace(conn=session.cluster, settings=settings))
-    schema = schema_of(shell, ks, meta)
+    target = spark_table(session, keyspace, table)
+    ks, meta = target.keyspace, target.meta
     try:
-        plan = parse(statement, schema, plain=plain)
+        plan = parse(statement, target.schema, plain=plain)
     except QueryError as err:
         raise SparkError(f"{label}: {err}") from None
     if plan is None:
@@ -148,7 +144,7 @@ def plan_query(session: Any, settings: Any, keyspace: str | None, table: str, st
 
 def run(spark: Any, session: Any, stmt: QueryStatement, settings: Any, float_precision: int) -> None:
     """`float_precision`: cqlshrc's, for the floats the aggregates compute (as the shell prints them)."""
-    from cqlsh_ext.payload_select.command import LABEL
+    from cqlsh_ext.reading.select import LABEL
 
     ks, meta, plan, evaluator_settings, answer, types = plan_query(
         session, settings, stmt.keyspace, stmt.table, stmt.statement, LABEL,
@@ -173,17 +169,14 @@ def run(spark: Any, session: Any, stmt: QueryStatement, settings: Any, float_pre
         rows = answer.final()
     context = spark.sparkContext
     how = f"Spark {context.applicationId}, master {context.master}, {len(parts)} tasks"
+    from cqlsh_ext.reading.select import answer_columns
+    from cqlsh_ext.reading.typed import ReadNotes, TypedAnswer
+    from cqlsh_ext.render.closing import closing_line
     from cqlsh_ext.spark.answer_output import print_answer
 
-    print_answer(settings.display, answer.header(), types, answer.computed(), rows, ks, meta.name,
-                 float_precision)
-    _closing_line(plan, answer, how, len(rows))
-
-
-def _closing_line(plan: Plan, answer: Answer, how: str, emitted: int) -> None:
-    """The shell's closing line on stderr (payload_select), with how Spark read the table."""
-    from cqlsh_ext.payload_select.command import closing_line as shell_closing_line
-    from cqlsh_ext.payload_select.read import ReadSummary
-
-    shell_closing_line(plan, ReadSummary(answer, how=how, emitted=emitted), sys.stderr)
+    # The merged answer as the shell's reading gives it: its columns, one batch, its notes.
+    notes = ReadNotes(answer, how=how, emitted=len(rows))
+    typed = TypedAnswer(answer_columns(plan, answer, types), iter([rows]), notes, plan)
+    print_answer(settings.display, typed, ks, meta.name, float_precision)
+    closing_line(notes, sys.stderr)  # the shell's closing line, with how Spark read the table
     sys.stderr.flush()

@@ -10,22 +10,34 @@ Stats (`merge`) and prints the shell's own report (`render`, `to_json`).
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cqlsh_ext.insight.stats import Stats
 from cqlsh_ext.spark.parse import StatsStatement
 from cqlsh_ext.spark.rows import PART_SCHEMA, filled_part, with_dictionaries
 from cqlsh_ext.spark.session import SparkError, TaskProgress, java_error
 
+if TYPE_CHECKING:
+    from cqlsh_ext.reading.resolve import TableTarget
 
-def table_meta(session: Any, keyspace: str | None, table: str) -> tuple[str, Any]:
+
+def spark_table(session: Any, keyspace: str | None, table: str) -> TableTarget:
+    """The table a statement names (reading.resolve: the one lookup), a table and not a view:
+    Spark's connector reads tables."""
+    from cqlsh_ext.reading.resolve import table_target
+
     ks = keyspace or session.keyspace
     if not ks:
         raise SparkError(f"name the table as keyspace.table (or give -k KEYSPACE): {table}")
-    meta = session.cluster.metadata.keyspaces.get(ks)
-    if meta is None or table not in meta.tables:
+    found = table_target(session.cluster.metadata, ks, table)
+    if found is None or found.view:
         raise SparkError(f"table {ks}.{table} not found")
-    return ks, meta.tables[table]
+    return found
+
+
+def table_meta(session: Any, keyspace: str | None, table: str) -> tuple[str, Any]:
+    found = spark_table(session, keyspace, table)
+    return found.keyspace, found.meta
 
 
 def stats_query(session: Any, stmt: StatsStatement, ks: str, meta: Any) -> str:
@@ -35,9 +47,7 @@ def stats_query(session: Any, stmt: StatsStatement, ks: str, meta: Any) -> str:
         return stmt.select
     from cassandra.metadata import protect_name
 
-    from cqlsh_ext.cql.types import table_payload_columns, udts_of
-
-    columns = table_payload_columns(meta, udts_of(session.cluster.metadata.keyspaces.get(ks)))
+    columns = spark_table(session, ks, stmt.table).payload_columns()
     if not columns:
         raise SparkError(f"{ks}.{stmt.table} has no blob column and no text column outside its primary key")
     table = f"{protect_name(ks)}.{protect_name(stmt.table)}"

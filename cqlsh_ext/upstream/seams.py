@@ -14,10 +14,10 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from types import ModuleType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 if TYPE_CHECKING:
-    from cqlsh_ext.upstream.protocol import Shell
+    from cqlsh_ext.upstream.protocol import Parsed, Shell
 
 CQLSH_VERSION_PIN = "6.2"
 
@@ -47,7 +47,7 @@ SEAMS: tuple[tuple[str, str, str], ...] = (
     ("cqlsh", "formatting.color_text, unicode_controlchars_re, _show_control_chars, colormaps: "
               "text_formatting, value_colormap", "output.display"),
     ("cqlsh", "formatting.format_floating_point_type(value, colormap, float_precision).strval, and "
-              "Shell.display_float_precision: float_text", "payload_select.result, spark.cli"),
+              "Shell.display_float_precision: float_text", "render.terminal, spark.cli"),
     ("cqlsh", "pylexotron Matcher classes, ruleset.ruleset, scanner, cql_split_statements, is_hint",
      "repl.highlight, repl.statement_end, repl.completer"),
     ("cqlsh", "cqlshmain globals readline (set to None), HISTORY, CQL_ERRORS, parser, CONFIG_FILE, "
@@ -56,7 +56,10 @@ SEAMS: tuple[tuple[str, str, str], ...] = (
               "errors let it through)", "shell"),
     ("cqlsh", "cqlruleset.cql_extract_orig gives a statement's text from its tokens: statement_text; "
               "Shell.print_result reads only column_names, column_types, current_rows (dicts), "
-              "has_more_pages and fetch_next_page() of a result", "shell, payload_select.result"),
+              "has_more_pages and fetch_next_page() of a result", "shell, render.terminal"),
+    ("cqlsh", "cqlruleset.cql_whole_parse_tokens(tokens, srcstr, startsymbol='cqlshCommand') parses a "
+              "shell command as handle_statement does (None, or a remainder, when it does not parse): "
+              "parse_command", "mcp_server.tools"),
     ("cqlsh", "Cluster and ssl_settings looked up in cqlshmain, copyutil and sslhandling: "
               "install_connection_hook", "keyspaces.wiring, keyspaces.tls"),
     ("cqlsh", "util.is_file_secure: a credentials file is read only when it is the user's own and "
@@ -183,6 +186,16 @@ def more_prompt_suppressed(shell: Shell) -> Iterator[None]:
 def statement_text(tokens: Any, srcstr: str) -> str:
     """The text of the statement `tokens` (cqlsh's lexer tokens) as the user typed it."""
     return str(sys.modules["cqlshlib.cqlshmain"].cqlruleset.cql_extract_orig(tokens, srcstr))
+
+
+def parse_command(tokens: Any, srcstr: str) -> Parsed | None:
+    """A shell command (cqlsh's lexer tokens of one statement) parsed by cqlsh's grammar as its
+    handle_statement parses it for a do_<command> method; None when it does not parse to its end."""
+    parsed = sys.modules["cqlshlib.cqlshmain"].cqlruleset.cql_whole_parse_tokens(
+        tokens, srcstr=srcstr, startsymbol="cqlshCommand")
+    if not parsed or parsed.remainder:
+        return None
+    return cast("Parsed", parsed)
 
 
 def value_colormap(color: bool) -> Any:

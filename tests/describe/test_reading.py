@@ -14,8 +14,9 @@ from cqlsh_ext.describe.parse import DescribeError, DescribeStatement
 from cqlsh_ext.scanning.scan import TableSize
 
 
-def shell(keyspaces: bool = False) -> Any:
-    return SimpleNamespace(settings=SimpleNamespace(keyspaces=SimpleNamespace(active=keyspaces)))
+def context(keyspaces: bool = False) -> Any:
+    """The little of a reading's context (reading.context.ReadContext) the choice reads."""
+    return SimpleNamespace(keyspaces=SimpleNamespace(active=keyspaces))
 
 
 def target(server_where: str = "") -> Any:
@@ -26,8 +27,8 @@ def target(server_where: str = "") -> Any:
 def choose(monkeypatch, size: Any, statement: DescribeStatement | None = None, keyspaces: bool = False,
            server_where: str = "") -> run.Choice:
     basis = "system.size_estimates" if isinstance(size, TableSize) else "a probe"
-    monkeypatch.setattr(run, "_estimated_size", lambda _shell, _target: (size, basis))
-    return run.reading_for(shell(keyspaces), target(server_where),
+    monkeypatch.setattr(run, "_estimated_size", lambda _ctx, _target: (size, basis))
+    return run.reading_for(context(keyspaces), target(server_where),
                            statement or DescribeStatement("ks", "t", "c"))
 
 

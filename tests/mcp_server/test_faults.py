@@ -106,6 +106,27 @@ def test_a_call_at_its_time_limit_stops_and_answers_what_it_read(cassandra, slow
         assert count["rows"] == [{"count": ROWS}]
 
 
+def test_a_group_by_and_a_report_stopped_by_the_time_limit_keep_what_they_read(cassandra, slow_ks,
+                                                                              tmp_path: Path):
+    write_credentials(tmp_path, cassandra.username, cassandra.password)
+    with McpServer([cassandra.host, str(cassandra.port), "--time-limit", "8"], tmp_path) as server:
+        cassandra.faults.set("delay", -1, 3000)
+        try:
+            grouped = server.call("query", statement=f"SELECT data.status, count(*) FROM {slow_ks}.t "
+                                                     "GROUP BY data.status ALLOW FILTERING").data
+            stats = server.call("compression_stats", table=f"{slow_ks}.t").data
+        finally:
+            cassandra.faults.clear()
+    # The groups read before the limit are the answer, marked stopped, with how far it got.
+    assert grouped["stopped"].startswith("the time limit (8 s): the answer covers what was read before")
+    read = grouped["reading"]["rows_read"]
+    assert 0 < read < ROWS and sum(row["count(*)"] for row in grouped["rows"]) == read
+    assert grouped["reading"]["stopped"] == "cancelled" and _rows_read(grouped["notes"][0]) == read
+    # The report's figures so far, marked stopped: it no longer prints nothing.
+    assert stats["stopped"].startswith("the time limit (8 s)")
+    assert stats["interrupted"] is True and 0 < stats["rows"] < ROWS
+
+
 # ------------------------------------------------------------------ a server of our own, killed
 
 

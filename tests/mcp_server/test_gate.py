@@ -1,17 +1,16 @@
 """The read-only gate of `cqlsh-ext mcp`, alone (no server): every write attempt of writes.py
 refused in one line, every read let through with its kind; the tools' name arguments cannot carry
-a statement; a call's capture cuts rows at the limit and the byte cap."""
+a statement; an answer takes rows up to the limit and the byte cap, measured on the JSON sent."""
 
 from __future__ import annotations
 
-import threading
+import json
 
 import pytest
 
 from cqlsh_ext.mcp_server import gate
-from cqlsh_ext.mcp_server.capture import BYTES, LIMIT, Capture, capturing, current
+from cqlsh_ext.mcp_server.answers import BYTES, LIMIT, Taken, cut_text
 from cqlsh_ext.mcp_server.tools import Invalid, names
-from cqlsh_ext.output import OutputClosed
 
 from .writes import READS, WRITES
 
@@ -81,44 +80,30 @@ def test_names_are_spelt_as_the_schema_spells_them() -> None:
     assert names("ks", (1,), "keyspace") == ["ks"]
 
 
-def _rows(capture: Capture, n: int, width: int = 10) -> None:
-    for i in range(n):
-        capture.out("{" + f'"n": {i}, "pad": "{"x" * width}"' + "}\n")
+def _rows(n: int, width: int = 10) -> list[dict[str, object]]:
+    return [{"n": i, "pad": "x" * width} for i in range(n)]
 
 
-def test_a_capture_cuts_rows_at_the_limit_and_says_so() -> None:
-    capture = Capture(rows=True, limit=3, max_bytes=1 << 20, stop=threading.Event())
-    _rows(capture, 3)  # exactly the limit: not cut
-    assert capture.cut is None and len(capture.lines) == 3
-    with pytest.raises(OutputClosed):
-        _rows(capture, 1)
-    assert capture.cut == LIMIT and len(capture.lines) == 3
+def test_an_answer_is_cut_at_the_limit_and_says_so() -> None:
+    taken = Taken(limit=3, max_bytes=1 << 20)
+    assert all(taken.take(row) for row in _rows(3))  # exactly the limit: not cut
+    assert taken.cut is None and len(taken.items) == 3
+    assert not taken.take({"n": 3})
+    assert taken.cut == LIMIT and len(taken.items) == 3
+    assert cut_text(taken, "rows").startswith("at the limit of 3 rows")
 
 
-def test_a_capture_cuts_at_the_byte_cap_before_the_row_that_would_pass_it() -> None:
-    capture = Capture(rows=True, limit=None, max_bytes=1024, stop=threading.Event())
-    with pytest.raises(OutputClosed):
-        _rows(capture, 100, width=100)
-    assert capture.cut == BYTES and 0 < capture.size <= 1024
-    assert len(capture.lines) == capture.size // len(capture.lines[0].encode() + b"\n")
-    # A single line larger than the cap, written in pieces, is cut too.
-    capture = Capture(rows=False, limit=None, max_bytes=1024, stop=threading.Event())
-    with pytest.raises(OutputClosed):
-        for _ in range(100):
-            capture.out("x" * 100)
-    assert capture.cut == BYTES
-
-
-def test_a_stopped_call_writes_no_more_and_capture_is_per_thread() -> None:
-    stop = threading.Event()
-    capture = Capture(rows=True, limit=None, max_bytes=1 << 20, stop=stop)
-    seen: list[object] = []
-    with capturing(capture):
-        _rows(capture, 2)
-        thread = threading.Thread(target=lambda: seen.append(current()))
-        thread.start()
-        thread.join()
-        stop.set()
-        with pytest.raises(OutputClosed):
-            _rows(capture, 1)
-    assert seen == [None] and current() is None and len(capture.lines) == 2
+def test_an_answer_is_cut_at_the_byte_cap_before_the_row_that_would_pass_it() -> None:
+    taken = Taken(limit=None, max_bytes=1024)
+    rows = _rows(100, width=100)
+    kept = 0
+    while taken.take(rows[kept]):
+        kept += 1
+    sizes = [len(json.dumps(row, ensure_ascii=False).encode()) + 1 for row in rows]
+    assert taken.cut == BYTES and taken.items == rows[:kept] and 0 < kept < 100
+    assert taken.size == sum(sizes[:kept]) <= 1024 < sum(sizes[:kept + 1])
+    # A single row larger than the cap: none taken, and the answer says why.
+    alone = Taken(limit=None, max_bytes=1024)
+    assert not alone.take({"pad": "x" * 2000})
+    assert alone.items == []
+    assert cut_text(alone, "rows").startswith("the first of the rows alone is more than")

@@ -89,7 +89,7 @@ def _asked(shell: Shell, parsed: Parsed) -> Asked:
     path = parsed.get_binding("path")
     rows, concurrency = parsed.get_binding("rows"), parsed.get_binding("concurrency")
     return Asked(
-        into=side.cql_name(shell, parsed.get_binding("into")),
+        into=side.cql_name(parsed.get_binding("into")),
         rows=int(rows) if rows is not None else DEFAULT_ROWS,
         concurrency=int(concurrency) if concurrency is not None else DEFAULT_CONCURRENCY,
         codecs=[_unquoted(shell, c) for c in codecs] if codecs else None,
@@ -156,9 +156,10 @@ def _keep(values: TakenValues, taken: Value | str) -> None:
 
 def _from_column(shell: Shell, parsed: Parsed, asked: Asked, mode: str, cap: int) -> TakenValues | None:
     from cqlsh_ext.insight.trial.latency import column_kind
+    from cqlsh_ext.reading.context import shell_context
 
-    ks, table, meta = side.named_table(shell, parsed)
-    column = side.cql_name(shell, parsed.get_binding("colname"))
+    ks, table, meta = side.named_table(shell_context(shell), parsed)
+    column = side.cql_name(parsed.get_binding("colname"))
     if not ks or not table or not column:
         refuse(shell, "name the column as keyspace.table.column (or USE a keyspace first)")
         return None
@@ -239,6 +240,7 @@ def _sample(shell: Shell, asked: Asked, ks: str, table: str, column: str, kind: 
     from cassandra.metadata import protect_name
 
     from cqlsh_ext.insight.trial.latency import SAMPLE_BYTES
+    from cqlsh_ext.reading.context import shell_context
     from cqlsh_ext.scanning.consume import consume
     from cqlsh_ext.scanning.ring import RingError, ring_for, server_partitioner
     from cqlsh_ext.scanning.sample import (
@@ -246,7 +248,7 @@ def _sample(shell: Shell, asked: Asked, ks: str, table: str, column: str, kind: 
         SamplePlan,
         SliceSampler,
     )
-    from cqlsh_ext.scanning.scan import ScanSpec, error_text, progress_for, shell_scanner
+    from cqlsh_ext.scanning.scan import ScanSpec, error_text, progress_for, scanner_for
 
     source = f"{ks}.{table}.{column}"
     values = TakenValues([], kind, source)
@@ -262,7 +264,7 @@ def _sample(shell: Shell, asked: Asked, ks: str, table: str, column: str, kind: 
     query = f"SELECT {protect_name(column)} FROM {protect_name(ks)}.{protect_name(table)}"
     progress = progress_for(f"{LABEL} {source}: taking the sample", True)
     spec = ScanSpec(query, partition_key=partition_key, ranges=sampler.ranges(), streams=SAMPLE_STREAMS)
-    scanner = shell_scanner(shell, spec, progress)
+    scanner = scanner_for(shell_context(shell), spec, progress)
 
     def start(names: Any, types: Any) -> bool:
         sampler.set_columns(names, types)
@@ -309,12 +311,14 @@ def _measure(shell: Shell, parsed: Parsed, asked: Asked, values: TakenValues, va
     from cqlsh_ext.insight import report as text
     from cqlsh_ext.insight.trial.latency import WARMUP_ROWS, Trial, units
     from cqlsh_ext.insight.trial.report import FEW_OPERATIONS, TrialReport, VariantResult
+    from cqlsh_ext.reading.context import shell_context
     from cqlsh_ext.scanning.cost import accepted, on_keyspaces, pricing
     from cqlsh_ext.scanning.scan import progress_for
 
     assert asked.into is not None
+    ctx = shell_context(shell)
     consistency = ConsistencyLevel.value_to_name.get(shell.consistency_level, str(shell.consistency_level))
-    priced = pricing(shell, values.partitioner)
+    priced = pricing(ctx, values.partitioner)
     results = []
     for variant in variants:
         wcu, rcu = units(variant.values)
@@ -325,7 +329,7 @@ def _measure(shell: Shell, parsed: Parsed, asked: Asked, values: TakenValues, va
     if report.rows < FEW_OPERATIONS:
         report.notes.append(f"{report.rows:,} operations per variant and phase: p99.9 and max are its "
                             "slowest one or two")
-    keyspaces = on_keyspaces(shell, values.partitioner)
+    keyspaces = on_keyspaces(ctx, values.partitioner)
     if keyspaces:
         warm = min(WARMUP_ROWS, report.rows)
         total_wcu, total_rcu = 0.0, 0.0
@@ -338,7 +342,7 @@ def _measure(shell: Shell, parsed: Parsed, asked: Asked, values: TakenValues, va
                 f"warm-up) in {asked.into} uses about {text.count(round(total_wcu))} write and "
                 f"{text.count(round(total_rcu))} read capacity units (estimate, at {consistency}); Amazon "
                 "Keyspaces bills them.")
-        if not asked.confirm and not accepted(shell, what, "Add CONFIRM to run it from a script.",
+        if not asked.confirm and not accepted(ctx, what, "Add CONFIRM to run it from a script.",
                                               "Run the trial? [y/N] ", f"{LABEL}: not run."):
             return
     progress = progress_for(f"{LABEL} {values.source}", True)
@@ -358,4 +362,4 @@ def _measure(shell: Shell, parsed: Parsed, asked: Asked, values: TakenValues, va
             if note.startswith("could not drop"):
                 refuse(shell, note)
         return
-    side.publish(shell, parsed, report.to_json, report.render)
+    side.publish(shell, parsed, side.report("COMPRESSION TRIAL", report.to_json, report.render))

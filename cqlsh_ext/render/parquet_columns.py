@@ -1,6 +1,6 @@
 """The columns of a Parquet export (and of Spark mode's), from the answer's columns.
 
-- a CQL column: its CQL type's kind (cqlsh_ext.export.arrow_types.cql_kind);
+- a CQL column: its CQL type's kind (cqlsh_ext.render.arrow_types.cql_kind);
 - a path's value or an aggregate (no driver type): its kind read from the values;
 - a blob column: five columns, the view the value engine gives (payload.view, as the JSON writer
   spells it):
@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from cqlsh_ext.export.arrow_types import Kind, Leaf, Null, cql_kind
+from cqlsh_ext.render.arrow_types import Kind, Leaf, Null, cql_kind
 
 LABEL, KIND, NOTE, STORED = ":label", ":kind", ":note", ":stored"
 
@@ -35,7 +35,7 @@ class ParquetColumn:
 
 
 def _has_decimal(kind: Kind) -> bool:
-    from cqlsh_ext.export.arrow_types import Dec, List, Map, Struct
+    from cqlsh_ext.render.arrow_types import Dec, List, Map, Struct
 
     if isinstance(kind, Dec):
         return True
@@ -147,13 +147,20 @@ class Splitter:
         self.budget = Budget.for_cap(cap)
 
     def split(self, rows: Sequence[Sequence[Any]]) -> list[list[Any]]:
-        from cqlsh_ext.payload_select.result import SCALARS, machine_value
+        """The export's columns of answer rows."""
+        width = len(self.roles)
+        return self.split_columns([list(column) for column in zip(*rows, strict=True)] if rows
+                                  else [[] for _ in range(width)])
+
+    def split_columns(self, columns: Sequence[list[Any]]) -> list[list[Any]]:
+        """The export's columns of the answer's columns (one list per answer column)."""
+        from cqlsh_ext.render.path_values import SCALARS, machine_value
 
         out: list[list[Any]] = []
         budget = self.budget
         as_they_are = frozenset((type(None), *SCALARS))  # exactly these types: no walk, no call
         for i, role in enumerate(self.roles):
-            values = [row[i] for row in rows]
+            values = columns[i]
             if role == PATH:
                 # A scalar (machine_value returns it as it is) and a value parsed from JSON are
                 # JSON-able as they are: only others are spelt.
@@ -161,12 +168,64 @@ class Splitter:
                 out.append([v if type(v) in as_they_are or is_plain(v, nodes) else machine_value(v, budget)
                             for v in values])
             elif role == BLOB:
-                parts = [self.blob_parts(v, self.places[i]) for v in values]
-                columns = zip(*parts, strict=True) if parts else [() for _ in range(5)]
-                out += [list(column) for column in columns]
+                out += self.blob_columns(values, self.places[i])
             else:
                 out.append(values)
         return out
+
+    def blob_columns(self, values: Sequence[Any], place: Any) -> list[list[Any]]:
+        """The five columns of a blob column's values (payload, label, kind, note, stored bytes):
+        a page's stored values decoded together on the native core (payload.contents: its kinds,
+        labels, texts and trees, no view made), what it cannot say alone read from the value's view
+        (blob_parts), as the Python engine reads every value without the core."""
+        from cqlsh_ext.payload.contents import page_contents
+        from cqlsh_ext.payload.view import RECORD, TEXT, UNKNOWN
+
+        found = [i for i, v in enumerate(values) if type(v) is bytes and v]
+        contents = None
+        if found and self.blobs.mode != "none":
+            contents = page_contents(self.blobs.engines(place), [values[i] for i in found])
+        if contents is None:
+            parts = [self.blob_parts(v, place) for v in values]
+            return [list(column) for column in zip(*parts, strict=True)] if parts else [[] for _ in range(5)]
+        payloads: list[Any] = [None] * len(values)
+        labels: list[Any] = [None] * len(values)
+        kinds: list[Any] = [None] * len(values)
+        notes: list[Any] = [None] * len(values)
+        stored: list[Any] = [None] * len(values)
+        done = set(found)
+        for i, v in enumerate(values):  # nulls, empty values, views the query made: one by one
+            if i not in done:
+                payloads[i], labels[i], kinds[i], notes[i], stored[i] = self.blob_parts(v, place)
+        raw, budget, nodes = self.raw, self.budget, self.budget.nodes
+        for j, i in enumerate(found):
+            view = contents.viewed[j]
+            if view is not None:
+                payloads[i], labels[i], kinds[i], notes[i], stored[i] = self.blob_parts(view, place)
+                continue
+            kind = contents.kinds[j]
+            kinds[i] = kind
+            if kind == UNKNOWN:  # no known format: nothing but the stored bytes to say
+                stored[i] = values[i]
+                continue
+            labels[i] = contents.labels[j]
+            if raw:
+                stored[i] = values[i]
+            tree = contents.trees[j]
+            if kind == TEXT:
+                payloads[i] = contents.texts[j] if tree is None else tree
+            elif kind == RECORD:
+                if is_plain(tree, nodes):
+                    payloads[i] = tree
+                else:
+                    from cqlsh_ext.payload.formats.tree import jsonable_cut
+
+                    payload, cut = jsonable_cut(tree, budget)
+                    if cut:
+                        notes[i], stored[i] = f"cut: {cut}", values[i]
+                    else:
+                        payloads[i] = payload
+        return [payloads, labels, kinds, notes, stored]
 
     def cql_json(self, value: Any) -> str:
         """A CQL value with no Arrow type of its own (a blob inside a collection, a custom type)

@@ -14,7 +14,7 @@ cqltypes); what a path, a decoded blob or an aggregate holds is read from the va
 
 A Null kind (only nulls seen) becomes whatever comes next. `compile_kind` makes the converter of a
 kind: values to what pyarrow takes for its Arrow type, raising Misfit for a value the kind does not
-hold (the writer then merges the value's kind in: cqlsh_ext.export.parquet). Kinds are plain
+hold (the writer then merges the value's kind in: cqlsh_ext.render.parquet). Kinds are plain
 frozen data: they travel to and from Spark executors (which merge them) and compare by value.
 
 pyarrow is imported only by `arrow_type` and what calls it, never at import time.
@@ -452,6 +452,40 @@ def json_text(value: Any) -> str:
 Converter = Callable[[Any], Any]
 
 
+_NONE_TYPE = type(None)
+#: CQL leaves whose values pyarrow takes as the driver gives them, by the Python types they come as.
+_AS_GIVEN: dict[str, set[type]] = {
+    "int8": {int}, "int16": {int}, "int32": {int}, "int64": {int}, "float32": {float}, "float64": {float},
+    "bool": {bool}, "string": {str}, "binary": {bytes}}
+
+
+def as_they_are(kind: Kind, values: list[Any]) -> bool:
+    """Whether every value of a column is what its kind's converter would give back unchanged
+    (so the column goes to pyarrow as it is, with no call per value): told from the values' types
+    in one pass, and for integers their range. False says nothing: the converter then runs on each
+    value (and meets a misfit, if there is one)."""
+    if isinstance(kind, Json):
+        return False
+    types = set(map(type, values))
+    types.discard(_NONE_TYPE)
+    if not types:
+        return True
+    if isinstance(kind, Str):
+        return types == {str}
+    if isinstance(kind, Bool):
+        return types == {bool}
+    if isinstance(kind, Float):
+        return types == {float}
+    if isinstance(kind, Int) and kind.bits <= 64 and types == {int}:
+        present = [v for v in values if v is not None]
+        low, high = (-_EXACT_IN_DOUBLE, _EXACT_IN_DOUBLE) if kind.bits == 53 else (-_INT64, _INT64 - 1)
+        return low <= min(present) and max(present) <= high
+    if isinstance(kind, Leaf):
+        given = _AS_GIVEN.get(kind.name)
+        return given is not None and types <= given
+    return False
+
+
 def compile_kind(kind: Kind, cql_json: Converter | None = None) -> Converter:
     """The converter of `kind`: a value (None included) to what pyarrow takes for arrow_type(kind);
     raises Misfit for a value the kind does not hold. `cql_json`: how a CQL value without an
@@ -552,10 +586,14 @@ def _json(value: Any) -> Any:
 def _list_converter(kind: List, cql_json: Converter | None) -> Converter:
     item = compile_kind(kind.item, cql_json)
     size = kind.size
+    given = _given_types(kind.item)
 
     def convert(value: Any) -> Any:
         if value is None:
             return None
+        if type(value) is list and (size is None or len(value) == size) \
+                and given.issuperset(map(type, value)):
+            return value  # items the item's converter would give back unchanged: the list as it is
         if type(value) is not list and (isinstance(value, (str, bytes, bytearray, Mapping))
                                         or not hasattr(value, "__iter__")):
             raise Misfit
@@ -567,8 +605,23 @@ def _list_converter(kind: List, cql_json: Converter | None) -> Converter:
     return convert
 
 
+def _given_types(kind: Kind) -> frozenset[type]:
+    """The Python types a kind's converter gives back unchanged (None always): a field holding one
+    is taken as it is, with no call (the common record: strings, floats, booleans, small ints)."""
+    if isinstance(kind, Str):
+        return frozenset((str, _NONE_TYPE))
+    if isinstance(kind, Bool):
+        return frozenset((bool, _NONE_TYPE))
+    if isinstance(kind, Float):
+        return frozenset((float, _NONE_TYPE))
+    if isinstance(kind, Leaf) and kind.name in _AS_GIVEN:
+        return frozenset((*_AS_GIVEN[kind.name], _NONE_TYPE))
+    return frozenset((_NONE_TYPE,))
+
+
 def _struct_converter(kind: Struct, cql_json: Converter | None) -> Converter:
     pairs = [(name, compile_kind(k, cql_json)) for name, k in kind.fields]
+    fields = [(name, _given_types(k), conv) for (name, k), (_, conv) in zip(kind.fields, pairs, strict=True)]
     known = frozenset(name for name, _ in pairs)
 
     def convert(value: Any) -> Any:
@@ -577,7 +630,8 @@ def _struct_converter(kind: Struct, cql_json: Converter | None) -> Converter:
         if type(value) is dict or isinstance(value, Mapping):  # a record, or a struct read back from Arrow
             if not known.issuperset(value):
                 raise Misfit
-            return {name: conv(value.get(name)) for name, conv in pairs}
+            get = value.get
+            return {name: v if type(v := get(name)) in given else conv(v) for name, given, conv in fields}
         if not kind.cql:
             raise Misfit
         if isinstance(value, tuple):  # a CQL tuple, or a UDT as the driver's namedtuple: by position

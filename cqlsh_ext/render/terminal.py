@@ -1,64 +1,54 @@
-"""A payload query's answer as a result the shell prints like any other: the column names and
-types, and pages of rows pulled as cqlsh's printing asks for them (---MORE---, the pager, JSON
-Lines and CSV work as for a plain SELECT).
+"""A typed answer (reading.typed.TypedAnswer) on the shell's output, as cqlsh prints any result: the
+answer becomes a result that quacks like the driver's paged ResultSet (AnswerResult), and the
+shell's one result pipeline (cqlsh_ext.output.pipeline: cqlsh's table and EXPAND layouts with the
+fitted, decoded blob cells, ---MORE---, the pager, CAPTURE, JSON Lines and CSV) prints it; then
+the closing line (render.closing).
 
-Values found by a path are what the decoded record holds (a string, a number, a boolean, a
-nested record, null). In cqlsh's table and EXPAND layouts they are text columns: a string as
-itself, a number as its digits, a record as the display renders records. For JSON Lines and CSV
-they keep their type: numbers stay numbers, records are embedded as JSON, null is null.
+A path's or an aggregate's value (no CQL type) is shown as render.path_values spells it: a text
+cell in cqlsh's layouts, its JSON value in JSON Lines and CSV.
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Iterator, Sequence
-from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from cqlsh_ext.common.jsonenc import float_text
 from cqlsh_ext.payload.budget import Budget
-from cqlsh_ext.query.groups import UNDECODABLE_GROUP
+from cqlsh_ext.render.path_values import machine_value, table_cell
+
+if TYPE_CHECKING:
+    from cqlsh_ext.reading.typed import TypedAnswer
+    from cqlsh_ext.upstream.protocol import Shell
 
 Row = tuple[Any, ...]
 
 
-#: How the group of undecodable values (GROUP BY: query.groups.UNDECODABLE_GROUP) is spelt: in
-#: a table, and for JSON Lines, CSV and Parquet (an object no record's value can be mistaken for).
-UNDECODABLE_CELL = "<undecodable>"
-UNDECODABLE_VALUE = {"$undecodable": True}
+def print_answer(shell: Shell, answer: TypedAnswer, table_meta: Any) -> None:
+    """The answer through the shell's result pipeline, then its closing line: on stderr in
+    scripts, after the result in the interactive shell (whose pager holds the result until the
+    command ends)."""
+    from cassandra.cqltypes import UTF8Type
 
+    from cqlsh_ext.render.closing import closing_line
 
-def table_cell(value: Any, budget: Budget) -> Any:
-    """A path's value as a text cell of cqlsh's table (None stays null)."""
-    if value is None or isinstance(value, str):
-        return value
-    if value is UNDECODABLE_GROUP:
-        return UNDECODABLE_CELL
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        return float_text(value)
-    if isinstance(value, Decimal):
-        return str(value)
-    from cqlsh_ext.payload.formats.tree import render
-
-    return render(value, budget=budget)
-
-
-#: The scalars machine_value returns as they are (their subclasses too).
-SCALARS = (str, bool, int, float, Decimal)
-
-
-def machine_value(value: Any, budget: Budget) -> Any:
-    """A path's value for JSON Lines and CSV: scalars as they are, records as JSON-able values."""
-    if value is None or isinstance(value, SCALARS):
-        return value
-    if value is UNDECODABLE_GROUP:
-        return dict(UNDECODABLE_VALUE)
-    from cqlsh_ext.payload.formats.tree import jsonable
-
-    return jsonable(value, budget)
+    notes = answer.notes
+    assert notes is not None
+    machine = shell.settings.display.output_format.machine
+    present = presenter(answer.types, [c.computed for c in answer.columns], machine,
+                        Budget.for_cap(shell.settings.display.cap), shell.display_float_precision)
+    shown = answer.types if machine else [UTF8Type if t is None else t for t in answer.types]
+    try:
+        shell.print_result(AnswerResult(answer.names, shown, answer.pages(), present), table_meta)
+    except BaseException:  # the pager quit, the pipe closed, a second Ctrl-C: said, then raised
+        notes.output_closed = True
+        raise
+    finally:
+        answer.close()
+        if shell.repl_mode:
+            closing_line(notes, sys.stdout, shell.results.screen_width())
+        else:
+            closing_line(notes, sys.stderr)
 
 
 def presenter(types: Sequence[Any], computed: Sequence[bool], machine: bool, budget: Budget,

@@ -1,9 +1,13 @@
-"""The Parquet sink: answer rows to a Parquet file, one row group at a time.
+"""The Parquet renderer: a typed answer's batches to a Parquet file, one row group at a time, from
+the answer's columns.
 
-Rows are held until a row group is full (ROW_GROUP_SIZE rows, 65,536 by default, or ROW_GROUP_BYTES
-of stored blobs), then split into the export's columns (cqlsh_ext.export.columns), converted to
-their kinds (cqlsh_ext.export.arrow_types) and written: memory holds one row group, whatever the
-table's size.
+A batch's columns (reading.typed.AnswerBatch: the path values as the reading gave them, the CQL
+values, the blobs' stored bytes) are held until a row group is full (ROW_GROUP_SIZE rows, 65,536 by
+default, or ROW_GROUP_BYTES of stored blobs), then split into the export's columns
+(cqlsh_ext.render.parquet_columns: a blob column's values decoded a page at a time into payload,
+label, kind, note and stored bytes), converted to their kinds (cqlsh_ext.render.arrow_types: a
+column whose values are already what its kind takes goes to pyarrow as it is) and written: memory
+holds one row group, whatever the table's size.
 
 The kinds of inferred columns (paths, payloads, aggregates, CQL decimals) are settled from the first
 row group (read from its first SETTLE_SAMPLE rows, widened by the rest of it). A later value that
@@ -25,14 +29,17 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from itertools import accumulate
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
-from cqlsh_ext.export.arrow_types import (
+from cqlsh_ext.payload.view import BlobView
+from cqlsh_ext.render.arrow_types import (
     Json,
     Kind,
     Misfit,
     arrow_type,
+    as_they_are,
     compile_kind,
     merge,
     rewritten,
@@ -40,9 +47,7 @@ from cqlsh_ext.export.arrow_types import (
     type_text,
     value_kind,
 )
-from cqlsh_ext.export.columns import BLOB, ParquetColumn, Splitter, columns, roles
-from cqlsh_ext.export.target import ExportFile
-from cqlsh_ext.payload.view import BlobView
+from cqlsh_ext.render.parquet_columns import BLOB, ParquetColumn, Splitter, columns, roles
 
 #: Rows per row group (WITH ROW_GROUP_SIZE = n): what memory holds at once.
 ROW_GROUP_SIZE = 65_536
@@ -54,6 +59,15 @@ ROW_GROUP_BYTES = 32 << 20
 SETTLE_SAMPLE = 2_000
 CODECS = ("zstd", "snappy", "gzip", "lz4", "brotli", "none")
 DEFAULT_CODEC = "zstd"
+
+
+class FileParts(Protocol):
+    """Where the file is written (export.target.ExportFile): the temporary file that takes the final
+    name, and more scratch files beside it (earlier eras)."""
+
+    temp: Path
+
+    def scratch(self) -> Path: ...
 
 
 @dataclass
@@ -83,7 +97,7 @@ class Summary:
 
 
 class ParquetSink:
-    def __init__(self, target: ExportFile, names: Sequence[str], types: Sequence[Any], settings: Any,
+    def __init__(self, target: FileParts, names: Sequence[str], types: Sequence[Any], settings: Any,
                  places: Sequence[Any], codec: str = DEFAULT_CODEC, row_group_size: int = ROW_GROUP_SIZE,
                  metadata: dict[str, str] | None = None) -> None:
         self.target = target
@@ -99,7 +113,9 @@ class ParquetSink:
         self.settled = False
         #: Writing the first row group: values that widen a kind are not counted.
         self.first_group = True
-        self.held: list[Sequence[Any]] = []
+        #: The answer's columns held for the next row group, and how many rows they hold.
+        self.held: list[list[Any]] = [[] for _ in names]
+        self.held_rows = 0
         self.held_bytes = 0
         self.eras: list[Era] = []
         self.writer: Any = None
@@ -107,23 +123,42 @@ class ParquetSink:
 
     # ------------------------------------------------------------ rows in
 
-    def write(self, rows: Sequence[Sequence[Any]]) -> None:
-        blob_columns = self.blob_columns
-        for row in rows:
-            self.held.append(row)
-            if blob_columns:
+    def write(self, batch: Any) -> None:
+        """A batch of the answer (reading.typed.AnswerBatch, or a list of rows): its columns held,
+        a row group written each time one is full (ROW_GROUP_SIZE rows, or ROW_GROUP_BYTES of
+        stored blobs: the row group ends with the row that reaches it)."""
+        columns = batch.columns() if hasattr(batch, "columns") else \
+            [list(column) for column in zip(*batch, strict=True)]
+        size = len(columns[0]) if columns else 0
+        start = 0
+        while start < size:
+            end = min(size, start + self.row_group_size - self.held_rows)
+            if self.blob_columns:
                 # A blob the query decoded already comes as its view: its stored size counts.
-                self.held_bytes += sum(len(v.stored) if isinstance(v, BlobView) else len(v)
-                                       for i in blob_columns if (v := row[i]) is not None)
-            if len(self.held) >= self.row_group_size or self.held_bytes >= ROW_GROUP_BYTES:
-                group, self.held, self.held_bytes = self.held, [], 0
-                self._write_group(group)
+                each = [[0 if v is None else len(v.stored) if isinstance(v, BlobView) else len(v)
+                         for v in columns[i][start:end]] for i in self.blob_columns]
+                sizes = each[0] if len(each) == 1 else [sum(row) for row in zip(*each, strict=True)]
+                reached = next((k for k, total in enumerate(accumulate(sizes), start)
+                                if self.held_bytes + total >= ROW_GROUP_BYTES), None)
+                if reached is not None:
+                    end = reached + 1
+                self.held_bytes += sum(sizes[:end - start])
+            for held, column in zip(self.held, columns, strict=True):
+                held.extend(column[start:end])
+            self.held_rows += end - start
+            start = end
+            if self.held_rows >= self.row_group_size or self.held_bytes >= ROW_GROUP_BYTES:
+                self._flush()
+
+    def _flush(self) -> None:
+        group, rows = self.held, self.held_rows
+        self.held, self.held_rows, self.held_bytes = [[] for _ in group], 0, 0
+        self._write_group(group, rows)
 
     def finish(self) -> Summary:
         """Write what is held, close the file (converting earlier eras when the schema changed)."""
-        if self.held:
-            group, self.held = self.held, []
-            self._write_group(group)
+        if self.held_rows:
+            self._flush()
         if not self.settled:  # no rows: the file still has every column, inferred ones as text
             self._settle([[] for _ in self.columns])
             self._open_era()
@@ -203,14 +238,17 @@ class ParquetSink:
         self.eras.append(Era(path, list(self.kinds), schema))
         self.writer = pq.ParquetWriter(str(path), schema, compression=self._compression())
 
-    def _write_group(self, rows: Sequence[Sequence[Any]]) -> None:
+    def _write_group(self, group: list[list[Any]], rows: int) -> None:
         import pyarrow as pa
 
-        values = self.splitter.split(rows)
+        values = self.splitter.split_columns(group)
         if not self.settled:
             self._settle([column[:SETTLE_SAMPLE] for column in values])
         converted: list[list[Any]] = []
         for i, column_values in enumerate(values):
+            if as_they_are(self.kinds[i], column_values):
+                converted.append(column_values)
+                continue
             convert = self.converters[i]
             try:
                 converted.append([convert(v) for v in column_values])
@@ -223,8 +261,8 @@ class ParquetSink:
             self.eras[-1].kinds = list(self.kinds)  # what is written reads the same: the era goes on
         schema = self.eras[-1].schema
         arrays = [pa.array(column, type=schema.field(i).type) for i, column in enumerate(converted)]
-        self.writer.write_table(pa.Table.from_arrays(arrays, schema=schema), row_group_size=len(rows))
-        self.summary.rows += len(rows)
+        self.writer.write_table(pa.Table.from_arrays(arrays, schema=schema), row_group_size=rows)
+        self.summary.rows += rows
         self.summary.row_groups += 1
         self.first_group = False
 

@@ -1,0 +1,359 @@
+"""A SELECT's typed answer (reading.typed.TypedAnswer), read one of three ways, each giving batches
+of answer rows as the front end takes them:
+
+- *as the plain SELECT reads*: paths only in the projection (the server's rows are the answer's
+  rows one for one). The session's page size, so it reads and pages like the same SELECT without
+  the paths.
+- *one scan*: the partitions a WHERE names, or a table too small to be worth worker processes
+  (scanning.plan.STREAMS token ranges at once). cqlsh_ext.scanning's Scanner: prefetch, retries
+  with backoff, Ctrl-C at a page boundary.
+- *worker processes*: a whole table (ALLOW FILTERING) by token ranges (cqlsh_ext.scanning.plan
+  decides); each worker evaluates its rows and streams back the matching ones, or its part of
+  the aggregates at the end.
+
+The last two fill a ScanAnswer the same way (`answer_pages`), in this process or in each worker.
+Streamed answers come out batch by batch as rows are found; grouped and sorted ones once the
+reading ends. The answer's notes (reading.typed.ReadNotes) keep the counts and how it ended.
+
+    answer = read_select(ctx, plan, target)     # None: refused or declined (ctx.error said why)
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING, Any
+
+from cqlsh_ext.query.answer import Answer
+from cqlsh_ext.query.evaluate import Evaluator
+from cqlsh_ext.reading.typed import (
+    AGGREGATE,
+    BLOB,
+    CQL,
+    PATH,
+    AnswerBatch,
+    AnswerColumn,
+    ReadNotes,
+    TypedAnswer,
+)
+
+if TYPE_CHECKING:
+    from cqlsh_ext.cql.lexer import Lexed
+    from cqlsh_ext.query.grammar import Plan
+    from cqlsh_ext.reading.context import ReadContext
+    from cqlsh_ext.reading.resolve import TableTarget
+    from cqlsh_ext.scanning.plan import ReadPlan
+    from cqlsh_ext.scanning.scan import Progress
+
+Row = tuple[Any, ...]
+
+#: A payload query's label, where its lines start ("payload query: ...").
+LABEL = "payload query"
+#: A partial batch of found rows goes out after this long (seconds), so rare matches show up.
+FLUSH_SECONDS = 1.0
+#: Rows a batch holds when the context sets no page size (cqlsh's own when paging is off).
+DEFAULT_BATCH = 100
+
+
+def payload_plan(ctx: ReadContext, statement: Lexed,
+                 refresh: bool = False) -> tuple[Plan, TableTarget] | None:
+    """A SELECT that reaches into a payload, planned on its table: (plan, target); None for any
+    other statement (not a SELECT ... FROM, no path in it, an unknown table, CQL this parser does
+    not know and that names no payload), which the server answers as written. A SELECT that names
+    no path costs no schema and no parse. Raises QueryError for a statement that reaches into a
+    payload and is refused (one line). `refresh`: a table the driver does not know yet is looked
+    up once more."""
+    from cqlsh_ext.cql.errors import QueryError
+    from cqlsh_ext.query.grammar import parse
+    from cqlsh_ext.query.recognize import may_reach_payload, names_payload, table_of
+    from cqlsh_ext.reading.resolve import find_table
+
+    named = table_of(statement)
+    if named is None or not may_reach_payload(statement):
+        return None
+    target = find_table(ctx.cluster, ctx.keyspace, *named, refresh=refresh)
+    if target is None:
+        return None  # an unknown table: the server says so, as for any SELECT
+    try:
+        plan = parse(statement, target.schema)
+    except QueryError:
+        if not names_payload(statement, target.schema):
+            return None  # CQL this parser does not know, and no payload in it: the server's
+        raise
+    return (plan, target) if plan is not None else None
+
+
+def read_select(ctx: ReadContext, plan: Plan, target: TableTarget, batch_rows: int | None = None,
+                fetch_size: int | None = None, evaluator: Evaluator | None = None,
+                stored_blobs: bool = False) -> TypedAnswer | None:
+    """The answer of `plan` on `target`, read as the context reads (cost asked first where someone
+    can answer, CONFIRM, workers, progress, retries, the stop signal): a TypedAnswer whose batches
+    are read as they are taken, or None when it is refused or declined (ctx.error said why).
+    `batch_rows`: rows a batch holds (default: the context's page size); `fetch_size`: the
+    server's page size when it returns the answer's rows one for one. `stored_blobs`: a blob the
+    answer gives as it is comes as its stored bytes, not decoded here (the caller decodes it, a
+    page at a time: an export's columns), and batches come as columns where the reading makes
+    them. Raises QueryError."""
+    if evaluator is None:
+        evaluator = Evaluator(plan, ctx.decoding(), target.keyspace, views=not stored_blobs)
+    star = target.columns if any(i.kind == "star" for i in plan.items) else []
+    answer = Answer(plan, star)
+    notes = ReadNotes(answer)
+    try:
+        types = result_types(ctx.session, plan, answer)
+    except Exception as err:  # the server refuses the ordinary part: its one line
+        from cqlsh_ext.scanning.scan import error_text
+
+        ctx.error(error_text(err))
+        return None
+    batch = batch_rows or ctx.page_size or DEFAULT_BATCH
+    pages = _pages(ctx, plan, notes, answer, evaluator, target, batch, fetch_size)
+    if pages is None:
+        return None
+    return TypedAnswer(answer_columns(plan, answer, types), pages, notes, plan)
+
+
+def blobs_on_core(ctx: ReadContext, target: TableTarget) -> bool:
+    """Whether the native core decodes every blob column of the table in this context (auto mode,
+    no column setting for it, the core on): a reader that writes blobs out then takes them as
+    stored and decodes them a page at a time (`stored_blobs`); without the core, the views the
+    evaluator makes once serve it better than a second decode in Python."""
+    from cqlsh_ext.payload.places import Engines
+
+    engines = Engines(ctx.decoding())
+    return all(engines(target.place(name)).on_core() for name in target.columns
+               if (cqltype := target.type_of(name)) is not None and cqltype.holds())
+
+
+def answer_columns(plan: Plan, answer: Answer, types: Sequence[Any]) -> list[AnswerColumn]:
+    """The answer's columns: names (Answer.header), roles, driver types, what each reads."""
+    from cqlsh_ext.cql.types import from_driver
+
+    names, computed = answer.header(), answer.computed()
+    sources: list[tuple[str, str | None]] = []
+    for item in plan.items:
+        if item.kind == "star":
+            sources.extend((CQL, None) for _ in answer.star_columns)
+        elif item.kind == "column":
+            sources.append((CQL, None))
+        elif item.kind == "path":
+            sources.append((PATH, item.ref.text if item.ref is not None else item.name))  # type: ignore[union-attr]
+        else:
+            sources.append((AGGREGATE, item.name))
+    out = []
+    for name, cqltype, (role, source), own in zip(names, types, sources, computed, strict=True):
+        if role == CQL and cqltype is not None and from_driver(cqltype).is_blob:
+            role = BLOB
+        out.append(AnswerColumn(name, role, cqltype, source, own))
+    return out
+
+
+def result_types(session: Any, plan: Plan, answer: Answer) -> list[Any]:
+    """Driver types of the answer's columns (None for a path's or an aggregate's value), from the
+    server's metadata of the statement sent (prepared: nothing read)."""
+    from cqlsh_ext.query.grammar import Column
+
+    prepared = session.prepare(plan.server_statement)
+    # result_metadata: (keyspace, table, name, type) per column of the result.
+    by_name = {column[2]: column[3] for column in prepared.result_metadata or ()}
+    types: list[Any] = []
+    for item in plan.items:
+        if item.kind == "star":
+            types.extend(by_name.get(name) for name in answer.star_columns)
+        elif item.kind == "column" and isinstance(item.ref, Column):
+            types.append(by_name.get(item.ref.name))
+        else:
+            types.append(None)
+    return types
+
+
+def _pages(ctx: ReadContext, plan: Plan, notes: ReadNotes, answer: Answer, evaluator: Evaluator,
+           target: TableTarget, batch: int,
+           fetch_size: int | None) -> Iterator[list[Row] | AnswerBatch] | None:
+    if not plan.local_rows:
+        from cassandra.query import SimpleStatement
+
+        from cqlsh_ext.scanning.scan import execute_tuples
+
+        statement = SimpleStatement(plan.server_statement, consistency_level=ctx.consistency,
+                                    serial_consistency_level=ctx.serial_consistency,
+                                    fetch_size=fetch_size or ctx.page_size)
+        try:  # rows as tuples, whatever the session's own factory (cqlsh's makes ordered dicts)
+            result = execute_tuples(ctx.session, statement, timeout=ctx.timeout).result()
+        except Exception as err:
+            from cqlsh_ext.scanning.scan import error_text
+
+            ctx.error(error_text(err))
+            return None
+        return plain_pages(ctx, notes, answer, evaluator, result)
+    from cqlsh_ext.scanning.plan import FullScanQuestion, ReadPlan, whole_table
+
+    label = f"SELECT {target.qualified}"
+    if plan.reads_beyond_partitions and not plan.server_where:
+        ask = FullScanQuestion(
+            LABEL, "Add CONFIRM after ALLOW FILTERING to run it from a script, or name partitions in the "
+            "WHERE.", "Scan the whole table? [y/N] ", plan.confirm)
+        scan = whole_table(ctx, plan.server_statement.removesuffix(" ALLOW FILTERING"), target.meta, ask)
+        if scan is None:
+            return None
+        progress = ctx.progress(label, True, scan.size.partitions if scan.size is not None else None)
+    else:
+        scan = ReadPlan(plan.server_statement)
+        progress = ctx.progress(label, plan.reads_beyond_partitions, None)
+    return answer_pages(ctx, notes, answer, evaluator, scan, progress, batch)
+
+
+def _clear(progress: Any) -> None:
+    """Rows are about to go out: the progress line goes first (it is drawn again below them)."""
+    if progress is not None:
+        progress.close()
+
+
+def _chunks(rows: list[Row], size: int) -> Iterator[list[Row]]:
+    for start in range(0, len(rows), size):
+        yield rows[start:start + size]
+
+
+class _Batches:
+    """Found rows gathered into batches of `size` (so a sparse match does not print a table
+    header every few rows), a partial batch let out after FLUSH_SECONDS (so it shows up while the
+    scan goes on). The progress line is cleared before a batch goes out."""
+
+    def __init__(self, size: int, progress: Any) -> None:
+        self.size = size
+        self.progress = progress
+        self.held: list[Row] = []
+        self.since = time.monotonic()
+
+    def add(self, rows: list[Row], end: bool = False) -> Iterator[list[Row]]:
+        self.held.extend(rows)
+        due = end or time.monotonic() - self.since >= FLUSH_SECONDS
+        full = len(self.held) // self.size * self.size
+        cut = len(self.held) if due else full
+        if cut:
+            _clear(self.progress)
+            out, self.held = self.held[:cut], self.held[cut:]
+            self.since = time.monotonic()
+            yield from _chunks(out, self.size)
+
+
+def _limited(notes: ReadNotes, limit: int | None, rows: list[Row]) -> tuple[list[Row], bool]:
+    """`rows` cut at the LIMIT; whether the LIMIT is reached."""
+    if limit is None:
+        return rows, False
+    rows = rows[:max(0, limit - notes.emitted)]
+    notes.emitted += len(rows)
+    return rows, notes.emitted >= limit
+
+
+def plain_pages(ctx: ReadContext, notes: ReadNotes, answer: Answer, evaluator: Evaluator,
+                result: Any) -> Iterator[list[Row] | AnswerBatch]:
+    """The server's paged result (a driver ResultSet), a page per batch: each page's blobs decoded
+    together; as columns where the evaluator answers in columns (no blob's view asked for: an
+    export's reading). The context's stop ends it at a page boundary."""
+    names = list(result.column_names or [])
+    while True:
+        rows = result.current_rows
+        if rows and isinstance(rows[0], dict):  # a session whose row factory makes dicts
+            rows = [tuple(r.values()) for r in rows]
+        columns = answer.add_page_columns(evaluator, names, rows) if rows and not evaluator.views else None
+        if columns is not None:
+            yield AnswerBatch(columns=columns)
+        else:
+            yield answer.add_page(evaluator, names, rows) if rows else []
+        if not result.has_more_pages:
+            return
+        if ctx.stop.is_set():
+            notes.cancelled = True
+            return
+        result.fetch_next_page()
+
+
+def answer_pages(ctx: ReadContext, notes: ReadNotes, answer: Answer, evaluator: Evaluator, plan: ReadPlan,
+                 progress: Progress | None, batch: int) -> Iterator[list[Row]]:
+    """The plan read into a ScanAnswer (in this process or in worker processes): streamed rows as
+    they match, up to the LIMIT, else the answer once the reading ends."""
+    run = plan.read(ctx, ScanAnswer(plan.query, answer, evaluator), progress)
+    if progress is not None:  # what was matched and not decoded, wherever it was read
+        progress.detail = lambda: progress_detail(run.seen_total())
+    enough = False
+    held = _Batches(batch, progress)
+    for found in run:
+        if ctx.stop.is_set() and not enough:
+            notes.cancelled = True
+            enough = True
+            run.stop()
+        if enough or not answer.streamed:
+            continue
+        rows, enough = _limited(notes, answer.plan.limit, found)
+        yield from held.add(rows)
+        if enough:
+            run.stop()
+    yield from held.add([], end=True)
+    notes.cancelled = notes.cancelled or ctx.stop.is_set()  # stopped by the caller, not by Ctrl-C
+    notes.interrupted = run.merged.interrupted and not notes.cancelled
+    notes.error = run.merged.error
+    notes.retried = run.retried
+    notes.how = run.merged.scan
+    scanner = getattr(run, "scanner", None)  # read in this process: how far, in token ranges
+    ranges = scanner.spec.ranges if scanner is not None else None
+    if scanner is not None and isinstance(ranges, (list, tuple)) and len(ranges) > 1:
+        notes.ranges = (scanner.ranges_done, len(ranges))
+    if not answer.streamed:
+        yield from _chunks(answer.final(), batch)
+
+
+class ScanAnswer:
+    """The Aggregate a reading fills (cqlsh_ext.scanning.aggregate): in this process the answer
+    itself, in a worker process its part of the answer; matching rows of a streamed answer leave
+    with each page (`drain`). The evaluator is inherited through fork and never pickled."""
+
+    def __init__(self, query: str, answer: Answer, evaluator: Evaluator) -> None:
+        self.query = query
+        self.answer = answer
+        self.evaluator: Evaluator | None = evaluator
+        self.interrupted = False
+        self.error: str | None = None
+        self.scan = ""
+        self.names: list[str] = []
+        self.pending: list[Row] = []
+
+    def fresh(self) -> ScanAnswer:
+        assert self.evaluator is not None
+        return ScanAnswer(self.query, self.answer.fresh(), self.evaluator)
+
+    def set_columns(self, names: Sequence[str], types: Sequence[Any]) -> None:
+        self.names = list(names)
+
+    def add_rows(self, rows: Sequence[Sequence[Any]]) -> None:
+        assert self.evaluator is not None
+        self.pending.extend(self.answer.add_page(self.evaluator, self.names, rows))
+
+    @property
+    def rows(self) -> int:
+        """Rows read (the workers' progress counts them)."""
+        return self.answer.counts.read
+
+    def drain(self) -> list[Row]:
+        out, self.pending = self.pending, []
+        return out
+
+    def progress_counts(self) -> tuple[int, int]:
+        counts = self.answer.counts
+        return counts.matched, counts.undecodable + counts.cut
+
+    def merge(self, other: ScanAnswer) -> None:
+        self.answer.merge(other.answer)
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state["evaluator"] = None
+        state["pending"] = []
+        return state
+
+
+def progress_detail(seen: tuple[int, ...]) -> str:
+    if not seen:
+        return ""
+    matched, undecodable = seen
+    return f"{matched:,} matched, {undecodable:,} undecodable"

@@ -1,0 +1,92 @@
+"""A reading's notes (reading.typed.ReadNotes) as the line a person reads after the answer: what
+was read, matched and not decodable, the paths no value read had (a typo is otherwise a column of
+nulls), how the table was read, how the reading ended. The shell's payload queries, exports and
+Spark mode end with it; `cqlsh-ext mcp` gives it among an answer's notes."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import IO, TYPE_CHECKING
+
+from cqlsh_ext.reading.select import LABEL
+
+if TYPE_CHECKING:
+    from cqlsh_ext.reading.typed import ReadNotes
+
+#: Keys named when none is near the one a path wanted.
+_KEYS_NAMED = 6
+
+
+def closing_text(notes: ReadNotes) -> str | None:
+    """The closing line of a SELECT's reading, or None when there is nothing to say: a SELECT whose
+    paths are only projected says something only when a value was not decodable, a path was never
+    found or the reading failed."""
+    unknown = notes.paths_never_found
+    problems = notes.undecodable + notes.cut
+    if not notes.plan.local_rows and not problems and not notes.error and not unknown:
+        return None
+    missing = [f"no value read has {path}{_keys_named(nearest, seen)}" for path, nearest, seen in unknown]
+    return f"{LABEL}: " + "; ".join([", ".join(closing_parts(notes)), *missing, *closing_ends(notes)])
+
+
+def closing_line(notes: ReadNotes, out: IO[str], width: int = 0) -> None:
+    """closing_text on `out` (stderr in scripts: JSON Lines on stdout stay valid), fitted to `width`,
+    else to the terminal `out` writes to (common.text.message)."""
+    from cqlsh_ext.common.text import message, screen_width
+
+    line = closing_text(notes)
+    if line is not None:
+        print(message(line, width or screen_width(out)), file=out)
+
+
+def undecodable_breakdown(kinds: Mapping[str, int]) -> str:
+    """' (3 no known format, 1 a format that failed)': the undecodable values by kind, in the
+    view's words (payload.view.KIND_TITLES), in its order; '' without kinds."""
+    from cqlsh_ext.payload.view import KIND_TITLES, KINDS
+
+    parts = [f"{kinds[kind]:,} {KIND_TITLES[kind]}" for kind in KINDS if kinds.get(kind)]
+    return f" ({', '.join(parts)})" if parts else ""
+
+
+def closing_parts(notes: ReadNotes) -> list[str]:
+    """What the reading saw: rows read and matched, values undecodable or cut, aggregate inputs
+    skipped, LIMIT, how the table was read."""
+    parts = [f"{notes.rows_read:,} rows read", f"{notes.matched:,} matched"]
+    if notes.undecodable:
+        parts.append(f"{notes.undecodable:,} undecodable{undecodable_breakdown(notes.undecodable_kinds)}")
+    if notes.cut:
+        parts.append(f"{notes.cut:,} cut by the budget")
+    if notes.skipped:
+        parts.append(f"{notes.skipped:,} aggregate inputs not numbers (skipped)")
+    if notes.limit_reached:
+        parts.append(f"stopped at LIMIT {notes.plan.limit}")
+    if notes.how:
+        parts.append(notes.how)
+    return parts
+
+
+def closing_ends(notes: ReadNotes) -> list[str]:
+    """How the reading ended, when not by reaching the end: Ctrl-C, a cancellation, a closed
+    output, an error."""
+    ends = []
+    if notes.cancelled:
+        ends.append("interrupted (stopped by its caller): the answer covers the rows read")
+    elif notes.interrupted:
+        ends.append("interrupted (Ctrl-C): the answer covers the rows read")
+    elif notes.output_closed:
+        ends.append("stopped when the output closed")
+    if notes.error:
+        ends.append(f"stopped by an error: {notes.error}")
+    return ends
+
+
+def _keys_named(nearest: list[str], seen: list[str]) -> str:
+    """What the closing line says of the keys where a path stopped: the nearest, else some."""
+    from cqlsh_ext.query.grammar import spell_key
+
+    if nearest:
+        return f" (nearest keys seen there: {', '.join(map(spell_key, nearest))})"
+    if seen:
+        more = ", …" if len(seen) > _KEYS_NAMED else ""
+        return f" (keys seen there: {', '.join(map(spell_key, seen[:_KEYS_NAMED]))}{more})"
+    return ""

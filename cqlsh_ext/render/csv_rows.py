@@ -1,0 +1,47 @@
+"""A typed answer's rows as CSV, exactly as `--output-format csv` prints the same SELECT (output.writers'
+CsvWriter, output.spellings' CsvSpelling: a header row, then each value's field; a path's or an
+aggregate's value as render.path_values.machine_value spells it). COPY (SELECT ...) TO 'f.csv'
+writes it."""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Sequence
+from typing import IO, TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from cqlsh_ext.payload.places import ValuePlace
+    from cqlsh_ext.reading.typed import AnswerColumn
+    from cqlsh_ext.settings import DisplaySettings
+
+Row = Sequence[Any]
+
+
+class CsvRows:
+    """One answer's rows as CSV on `out` ('\\n' line ends, as the shell prints them): the header when
+    made, then `write(rows)`."""
+
+    def __init__(self, out: IO[str], columns: Sequence[AnswerColumn], settings: DisplaySettings,
+                 places: Sequence[ValuePlace | None]) -> None:
+        from cqlsh_ext.output.spellings import CsvSpelling
+        from cqlsh_ext.payload.budget import Budget
+
+        self.writer = csv.writer(out, lineterminator="\n")
+        self.types = [c.cql_type for c in columns]
+        self.places = list(places)
+        self.found = [c.cql_type is None for c in columns]
+        self.spelling = CsvSpelling(settings)
+        self.budget = Budget.for_cap(settings.cap)
+        self.writer.writerow([c.name for c in columns])
+
+    def fields(self, row: Row) -> list[str]:
+        from cqlsh_ext.render.path_values import machine_value
+
+        encode, budget = self.spelling.value, self.budget
+        columns = zip(row, self.types, self.places, self.found, strict=True)
+        return [encode(machine_value(value, budget) if found else value, cqltype, place)
+                for value, cqltype, place, found in columns]
+
+    def write(self, rows: Sequence[Row]) -> int:
+        self.writer.writerows(self.fields(row) for row in rows)
+        return len(rows)

@@ -1,0 +1,65 @@
+"""A typed answer's rows as JSON objects, one a line, exactly as `--output-format json` prints the
+same SELECT (output.writers' JsonLinesWriter, output.spellings' JsonSpelling: a blob as its label,
+kind and payload; a path's or an aggregate's value as render.path_values.machine_value spells it).
+`cqlsh-ext mcp` answers its rows with it; COPY (SELECT ...) TO 'f.jsonl' writes it.
+
+A row is spelt from its columns: the keys once per answer, each value by its column's spelling.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from typing import IO, TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from cqlsh_ext.payload.places import ValuePlace
+    from cqlsh_ext.reading.typed import AnswerColumn
+    from cqlsh_ext.settings import DisplaySettings
+
+Row = Sequence[Any]
+
+
+class JsonRows:
+    """The spelling of one answer's rows (`columns`: its AnswerColumns; `places`: where each
+    column's values sit, for the column settings)."""
+
+    def __init__(self, columns: Sequence[AnswerColumn], settings: DisplaySettings,
+                 places: Sequence[ValuePlace | None]) -> None:
+        from cqlsh_ext.output.spellings import JsonSpelling
+        from cqlsh_ext.payload.budget import Budget
+
+        self.keys = [json.dumps(c.name, ensure_ascii=False) for c in columns]
+        self.types = [c.cql_type for c in columns]
+        self.places = list(places)
+        self.spelling = JsonSpelling(settings)
+        #: Columns whose values a path found or an aggregate computed (no CQL type).
+        self.found = [c.cql_type is None for c in columns]
+        self.budget = Budget.for_cap(settings.cap)
+
+    def line(self, row: Row) -> str:
+        """One row's JSON object, as one line's text (no newline)."""
+        from cqlsh_ext.render.path_values import machine_value
+
+        encode, budget = self.spelling.value, self.budget
+        fields = []
+        for key, value, cqltype, place, found in zip(self.keys, row, self.types, self.places, self.found,
+                                                     strict=True):
+            if found:
+                value = machine_value(value, budget)
+            fields.append(f"{key}: {encode(value, cqltype, place)}")
+        return "{" + ", ".join(fields) + "}"
+
+    def lines(self, rows: Iterable[Row]) -> list[str]:
+        return [self.line(row) for row in rows]
+
+
+def write_json_lines(out: IO[str], rows: JsonRows, batches: Iterable[Sequence[Row]]) -> int:
+    """Every row of `batches` on `out`, one JSON object a line: how many."""
+    written = 0
+    for batch in batches:
+        text = rows.lines(batch)
+        if text:
+            out.write("\n".join(text) + "\n")
+        written += len(text)
+    return written
