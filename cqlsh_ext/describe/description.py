@@ -293,16 +293,17 @@ def _on_core(place: DescribedPlace, values: list[bytes], cap: int) -> list[int] 
     from cqlsh_ext.payload_select.keys import MAX_DEPTH, MAX_VISITS
 
     try:
-        bounds = (MAX_PATHS, MAX_VISITS, MAX_DEPTH, EXACT, LONG_TEXT, LONG_KEY, P)
+        bounds = native.DescribeBounds(MAX_PATHS, MAX_VISITS, MAX_DEPTH, EXACT, LONG_TEXT, LONG_KEY, P)
         page = native.describe_page(values, cap, bounds)
     except Exception:
         return None
     part = DescribedPlace(place.name)
-    for code, label, n in page.encodings:
-        kind = native.KINDS[code]
+    for encoding in page.encodings:
+        kind = native.KINDS[encoding.kind]
         assert kind is not None
-        part.encodings[(kind, label, False)] = part.encodings.get((kind, label, False), 0) + n
-        part.values += n
+        key = (kind, encoding.label, False)
+        part.encodings[key] = part.encodings.get(key, 0) + encoding.values
+        part.values += encoding.values
     part.structure = Structure.from_partial(page.structure)
     place.merge(part)
     handed: list[int] = page.handed_back
