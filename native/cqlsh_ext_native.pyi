@@ -60,13 +60,19 @@ class Registry(TypedDict):
     stats: StatsRegistry
 
 class Configured:
-    """Whether the core took the registry, and which C libraries are the Python side's releases
-    (their formats' values are handed back otherwise)."""
+    """Whether the core took the registry, which C libraries are the Python side's releases
+    (their formats' values are handed back otherwise), what it reads and what it hands back."""
 
     configured: bool
     zlib: bool
     lz4: bool
     zstd: bool
+    #: The containers and record formats whose values the core reads.
+    reads: list[str]
+    #: Those whose values it hands back to the Python engine (recognised and left, or lacked).
+    hands_back: list[str]
+    #: Those the registry names that the core does not know (a value reaching one is handed back).
+    lacked: list[str]
 
 def configure(registry: Registry) -> Configured: ...
 def configured() -> Configured: ...

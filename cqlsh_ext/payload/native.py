@@ -11,8 +11,13 @@ installed files and the environment; the module is imported and configured by th
 Configuration (at first use) passes what the Python registry holds as data: the detection order,
 the dispatch table, the containers' grades, the thresholds (MIN_AUTO_LENGTH, MIN_TEXT_LENGTH, ...),
 the budgets and the record formats auto-detection tries. What is code (trials, ruled_out, the
-readers) is mirrored in Rust; a container or record format the mirror does not know makes the core
-refuse the configuration, and the Python engine runs alone (`refusal()` says why).
+readers) is mirrored in Rust. A container or record format the core lacks (or knows at another
+grade) refuses nothing: a value whose detection reaches it is handed back, and only that value,
+the rest of the page staying on the core, as for the formats it recognises but leaves to Python
+(bzip2, xz, Avro, ...) and a library of another release than the Python side's. `reading()` names
+what it reads and what it hands back (`cqlsh-ext --version` prints it). Only a registry of
+another shape (a dispatch table not of 256 rows, a walk deeper than the core follows) is refused,
+and the Python engine runs alone (`refusal()` says why).
 
     page = decode_page(values, cap, paths=[("order", "status"), ("items", 0)],
                        want_text=False, want_tree=False, missing=MISSING)
@@ -249,6 +254,15 @@ def refusal() -> str | None:
     _load()
     reason: str | None = _STATE.get("refusal")
     return reason
+
+
+def reading() -> str:
+    """What the core reads and what it hands back to the Python engine, in a line (loads it)."""
+    if not available():
+        return f"native core: not running ({refusal()})"
+    now = module().configured()
+    return (f"native core reads: {', '.join(now.reads)}; hands back to the Python engine: "
+            f"{', '.join(now.hands_back) or 'nothing'}")
 
 
 class Core(Protocol):

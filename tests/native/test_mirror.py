@@ -12,11 +12,14 @@ from typing import Any
 
 import pytest
 
+from cqlsh_ext.codecs.base import Container
 from cqlsh_ext.payload import native
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import mirror  # noqa: E402
+
+from .conftest import record  # noqa: E402
 
 
 def test_the_mirrored_sources_are_those_the_core_was_written_against() -> None:
@@ -69,26 +72,74 @@ def test_configure_takes_the_registry_as_it_is(native_core: None) -> None:
 
 @pytest.mark.parametrize("change", ["unknown container", "another grade", "unknown record format",
                                     "container in the dispatch table"])
-def test_configure_refuses_a_registry_the_mirror_does_not_know(native_core: None, change: str) -> None:
+def test_configure_takes_a_registry_with_formats_the_core_lacks(native_core: None, change: str) -> None:
+    # A container or record format the core lacks refuses nothing: it is named, and the values
+    # that reach it in detection are handed back (test_one_lacked_value_is_handed_back_alone).
     module = native.module()
     config = _config()
     if change == "unknown container":
         config["trial"] = [*config["trial"], "lzo"]
         config["grades"] = {**config["grades"], "lzo": "C"}
+        lacked = ["lzo"]
     elif change == "another grade":
         config["grades"] = {**config["grades"], "zlib": "A"}
+        lacked = ["zlib"]
     elif change == "unknown record format":
         config["records"] = ["thrift", *config["records"]]
+        lacked = ["thrift"]
     else:
         dispatch = [list(row) for row in config["dispatch"]]
         dispatch[0x4f].append("brotli")
         config["dispatch"] = dispatch
         config["grades"] = {**config["grades"], "brotli": "D"}
+        lacked = ["brotli"]
     try:
-        with pytest.raises(ValueError):
+        answer = module.configure(config)
+        assert answer.configured and answer.lacked == lacked
+        assert set(lacked) <= set(answer.hands_back)
+    finally:
+        module.configure(_config())
+    assert module.configured().lacked == []
+
+
+def test_configure_refuses_a_registry_of_another_shape(native_core: None) -> None:
+    module = native.module()
+    config = _config()
+    config["dispatch"] = config["dispatch"][:255]
+    try:
+        with pytest.raises(ValueError, match="256 rows"):
             module.configure(config)
     finally:
         module.configure(_config())
+
+
+def test_one_lacked_value_is_handed_back_alone(lacked_container: Container) -> None:
+    # A page of the order table with one value in a container the core lacks: that value (and a
+    # value that merely starts with its first byte) goes to the Python engine, the rest stays on
+    # the core, and the page's answers are the Python engine's on every request.
+    import json
+
+    sys.path.insert(0, str(ROOT / "tests"))
+    import corpora
+    from fuzzing.page_diff import differential
+
+    doc = json.dumps({"status": "PAID", "customer": {"name": "Ada"}, "n": 3}).encode()
+    lacked = b"XOR1" + bytes(b ^ 0x5A for b in doc)
+    values = corpora.orders(40)
+    values.insert(17, lacked)
+    page = native.decode_page(values, 1 << 20, corpora.PATHS)
+    assert 17 in page.handed_back
+    assert page.handed_back == [i for i, v in enumerate(values) if v[:1] == b"X"]
+    assert len(page.handed_back) < 3
+    counts = differential(values, (1 << 20, 300), corpora.PATHS)
+    record("pages: one lacked value among orders", counts)
+    assert not counts.differences, "\n".join(counts.differences[:20])
+    assert counts.compared > len(values)
+    # the Python engine reads it whole: its label names the container the core lacks
+    from cqlsh_ext.payload.engine import ValueEngine
+
+    view = ValueEngine().view(lacked)
+    assert view.label == "zstd/test-xor>json" and '"Ada"' in (view.text or "")
 
 
 def _python(code: str, **env: str) -> str:
@@ -125,3 +176,12 @@ def test_values_that_are_not_bytes_are_handed_back(native_core: None) -> None:
     assert page.handed_back == [1, 2]
     assert page.kinds[0] == native.TEXT and page.labels[0] == "json"
     assert page.paths[0].values == [1, None, None]
+
+
+def test_the_version_says_what_the_core_reads(native_core: None) -> None:
+    out = subprocess.run([str(Path(sys.executable).parent / "cqlsh-ext"), "--version"], capture_output=True,
+                         text=True, check=True).stdout
+    reads = next(line for line in out.splitlines() if line.startswith("native core reads: "))
+    read, handed = reads.removeprefix("native core reads: ").split("; hands back to the Python engine: ")
+    assert {"zstd", "gzip", "snappy", "lz4/frame", "msgpack", "cbor"} <= set(read.split(", "))
+    assert {"bzip2", "xz", "avro", "pickle"} <= set(handed.split(", "))

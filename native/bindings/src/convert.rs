@@ -61,7 +61,8 @@ pub fn to_py<'py>(py: Python<'py>, node: &Node, src: &[u8]) -> PyResult<Bound<'p
             }
         }
         Node::List(items) => {
-            let built: Vec<Bound<'py, PyAny>> = items.iter().map(|v| to_py(py, v, src)).collect::<PyResult<_>>()?;
+            let built: Vec<Bound<'py, PyAny>> =
+                items.iter().map(|v| to_py(py, v, src)).collect::<PyResult<_>>()?;
             PyList::new(py, built)?.into_any()
         }
         Node::Map(entries) => {

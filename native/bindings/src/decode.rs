@@ -43,7 +43,15 @@ impl DecodeRequest {
             Some(paths) => PyList::new(py, paths.try_iter()?.collect::<PyResult<Vec<_>>>()?)?.unbind(),
             None => PyList::empty(py).unbind(),
         };
-        Ok(DecodeRequest { values, cap, paths, text, trees, missing: missing.unwrap_or_else(|| py.None()), measure })
+        Ok(DecodeRequest {
+            values,
+            cap,
+            paths,
+            text,
+            trees,
+            missing: missing.unwrap_or_else(|| py.None()),
+            measure,
+        })
     }
 }
 
@@ -173,7 +181,10 @@ pub fn decode_page<'py>(py: Python<'py>, request: &Bound<'py, DecodeRequest>) ->
             }
             None => None,
         };
-        paths.push(Py::new(py, PathColumn { values: PyList::new(py, column)?.unbind(), found: summary.found, miss })?);
+        paths.push(Py::new(
+            py,
+            PathColumn { values: PyList::new(py, column)?.unbind(), found: summary.found, miss },
+        )?);
     }
     Ok(DecodedPage {
         kinds: PyBytes::new(py, &kinds).unbind(),

@@ -35,7 +35,11 @@ impl DescribeRequest {
         long_key: usize,
         p: u32,
     ) -> Self {
-        DescribeRequest { values, cap, bounds: (max_paths, max_visits, max_depth, exact, long_text, long_key, p) }
+        DescribeRequest {
+            values,
+            cap,
+            bounds: (max_paths, max_visits, max_depth, exact, long_text, long_key, p),
+        }
     }
 }
 
@@ -113,7 +117,11 @@ fn key_py<'py>(py: Python<'py>, k: &Key) -> PyResult<Bound<'py, PyAny>> {
         Key::Str(s) => PyString::new(py, s).into_any(),
         Key::LongStr(prefix, h) | Key::LongBytes(prefix, h) => PyTuple::new(
             py,
-            [PyString::new(py, "long").into_any(), PyString::new(py, prefix).into_any(), h.into_pyobject(py)?.into_any()],
+            [
+                PyString::new(py, "long").into_any(),
+                PyString::new(py, prefix).into_any(),
+                h.into_pyobject(py)?.into_any(),
+            ],
         )?
         .into_any(),
         Key::Int(i) => tagged("int", i.into_pyobject(py)?.into_any())?,
@@ -129,7 +137,9 @@ fn sketch_py(py: Python<'_>, sketch: &Option<Sketch>) -> PyResult<Option<Py<Sket
     let partial = match sketch {
         None => return Ok(None),
         Some(Sketch::Counts(counts, _)) => SketchPartial {
-            counts: Some(counts.iter().map(|(k, n)| Ok((key_py(py, k)?.unbind(), *n))).collect::<PyResult<_>>()?),
+            counts: Some(
+                counts.iter().map(|(k, n)| Ok((key_py(py, k)?.unbind(), *n))).collect::<PyResult<_>>()?,
+            ),
             registers: None,
         },
         Some(Sketch::Registers(registers)) => {
@@ -154,8 +164,10 @@ fn lengths(py: Python<'_>, (count, least, most, total): (u64, u64, u64, u64)) ->
 fn node_py(py: Python<'_>, st: &DStructure, at: usize) -> PyResult<Py<NodePartial>> {
     let node = &st.nodes[at];
     let counts = |list: &Vec<(&'static str, u64)>| list.iter().map(|(k, n)| ((*k).to_owned(), *n)).collect();
-    let opt = |i: Option<usize>| -> PyResult<Option<Py<NodePartial>>> { i.map(|i| node_py(py, st, i)).transpose() };
-    let children = node.children.iter().map(|(k, c)| Ok((k.clone(), node_py(py, st, *c)?))).collect::<PyResult<_>>()?;
+    let opt =
+        |i: Option<usize>| -> PyResult<Option<Py<NodePartial>>> { i.map(|i| node_py(py, st, i)).transpose() };
+    let children =
+        node.children.iter().map(|(k, c)| Ok((k.clone(), node_py(py, st, *c)?))).collect::<PyResult<_>>()?;
     let partial = NodePartial {
         present: node.present,
         seen: node.seen,
@@ -199,7 +211,9 @@ pub fn describe_page<'py>(py: Python<'py>, request: &Bound<'py, DescribeRequest>
         encodings: described
             .encodings
             .iter()
-            .map(|(kind, label, n)| Py::new(py, Encoding { kind: *kind as u8, label: label.spell(), values: *n }))
+            .map(|(kind, label, n)| {
+                Py::new(py, Encoding { kind: *kind as u8, label: label.spell(), values: *n })
+            })
             .collect::<PyResult<_>>()?,
         handed_back: described.handed_back,
         structure: Py::new(py, partial)?,

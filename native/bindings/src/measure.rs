@@ -24,7 +24,13 @@ pub struct MeasurePlace {
 impl MeasurePlace {
     #[new]
     #[pyo3(signature = (source, *, column = None, rows = None, text = false, exact_ratios = false))]
-    fn new(source: Py<PyAny>, column: Option<usize>, rows: Option<Vec<usize>>, text: bool, exact_ratios: bool) -> Self {
+    fn new(
+        source: Py<PyAny>,
+        column: Option<usize>,
+        rows: Option<Vec<usize>>,
+        text: bool,
+        exact_ratios: bool,
+    ) -> Self {
         MeasurePlace { source, column, rows, text, exact_ratios }
     }
 }
@@ -194,7 +200,9 @@ pub fn measure_page<'py>(py: Python<'py>, request: &Bound<'py, MeasureRequest>) 
         let source = place.source.bind(py);
         let items: Vec<Bound<'py, PyAny>> = match place.column {
             None => source.try_iter()?.collect::<PyResult<_>>()?,
-            Some(i) => source.try_iter()?.map(|row| row.and_then(|row| row.get_item(i))).collect::<PyResult<_>>()?,
+            Some(i) => {
+                source.try_iter()?.map(|row| row.and_then(|row| row.get_item(i))).collect::<PyResult<_>>()?
+            }
         };
         kept.push(items);
     }
@@ -221,13 +229,20 @@ pub fn measure_page<'py>(py: Python<'py>, request: &Bound<'py, MeasureRequest>) 
         } else if cells.len() != r.rows {
             return Err(PyValueError::new_err("measure_page: a place has not one value a row"));
         }
-        inputs.push(PlaceIn { cells, rows: place.rows.clone(), agg: ColumnAgg::new(&spec, place.exact_ratios) });
+        inputs.push(PlaceIn {
+            cells,
+            rows: place.rows.clone(),
+            agg: ColumnAgg::new(&spec, place.exact_ratios),
+        });
     }
     let (cfg, stats_cfg, words) = (&configured.config, &configured.stats, &configured.words);
     let (rows, cap, from_headers) = (r.rows, r.cap, r.from_headers);
-    let agg = py.detach(|| stats::measure_places(cfg, stats_cfg, &spec, &mut inputs, rows, cap, from_headers));
-    let status_words: Vec<Bound<'py, PyString>> = words.statuses.iter().map(|w| PyString::new(py, w)).collect();
-    let reason_words: Vec<Bound<'py, PyString>> = words.reasons.iter().map(|w| PyString::new(py, w)).collect();
+    let agg =
+        py.detach(|| stats::measure_places(cfg, stats_cfg, &spec, &mut inputs, rows, cap, from_headers));
+    let status_words: Vec<Bound<'py, PyString>> =
+        words.statuses.iter().map(|w| PyString::new(py, w)).collect();
+    let reason_words: Vec<Bound<'py, PyString>> =
+        words.reasons.iter().map(|w| PyString::new(py, w)).collect();
     let mut columns = Vec::with_capacity(inputs.len());
     for place in inputs {
         let a = place.agg;
@@ -255,7 +270,11 @@ pub fn measure_page<'py>(py: Python<'py>, request: &Bound<'py, MeasureRequest>) 
             inexact: a.inexact,
             from_headers: a.from_headers,
             chains,
-            reasons: a.reasons.iter().map(|(why, n)| (reason_words[*why as usize].clone().unbind(), *n)).collect(),
+            reasons: a
+                .reasons
+                .iter()
+                .map(|(why, n)| (reason_words[*why as usize].clone().unbind(), *n))
+                .collect(),
             compressed: (a.compressed[0], a.compressed[1], a.compressed[2]),
             buckets_before: a.buckets_before,
             buckets_after: a.buckets_after,

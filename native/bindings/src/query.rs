@@ -35,7 +35,15 @@ impl Literal {
     /// (when inexact), its floor and ceiling, whether it is an integer.
     #[staticmethod]
     #[pyo3(signature = (*, nearest, exact, below, above, floor, ceil, integral))]
-    fn decimal(nearest: f64, exact: bool, below: f64, above: f64, floor: i128, ceil: i128, integral: bool) -> Self {
+    fn decimal(
+        nearest: f64,
+        exact: bool,
+        below: f64,
+        above: f64,
+        floor: i128,
+        ceil: i128,
+        integral: bool,
+    ) -> Self {
         Literal { lit: Lit::Dec { f: nearest, exact, lo: below, hi: above, floor, ceil, integral } }
     }
 
@@ -175,7 +183,18 @@ impl QueryRequest {
         cap: usize,
         undecodable_group: Py<PyAny>,
     ) -> Self {
-        QueryRequest { rows, places, conditions, outputs, order, keys, aggregates, grouped, cap, undecodable_group }
+        QueryRequest {
+            rows,
+            places,
+            conditions,
+            outputs,
+            order,
+            keys,
+            aggregates,
+            grouped,
+            cap,
+            undecodable_group,
+        }
     }
 }
 
@@ -228,7 +247,11 @@ pub struct QueryPage {
     overflow: bool,
 }
 
-fn shown_py<'py>(py: Python<'py>, shown: &Shown, undecodable: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+fn shown_py<'py>(
+    py: Python<'py>,
+    shown: &Shown,
+    undecodable: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyAny>> {
     Ok(match shown {
         Shown::Null => py.None().into_bound(py),
         Shown::Bool(b) => PyBool::new(py, *b).to_owned().into_any(),
@@ -268,14 +291,19 @@ pub fn query_page<'py>(py: Python<'py>, request: &Bound<'py, QueryRequest>) -> P
                 .iter()
                 .map(|n| {
                     let n = n.get();
-                    CoreNeedle { any: n.any, strings: n.strings.iter().map(|s| s.as_bytes().to_vec()).collect() }
+                    CoreNeedle {
+                        any: n.any,
+                        strings: n.strings.iter().map(|s| s.as_bytes().to_vec()).collect(),
+                    }
                 })
                 .collect::<Vec<_>>(),
         );
         let source = place.source.bind(py);
         let values: Vec<Bound<'py, PyAny>> = match place.column {
             None => source.try_iter()?.collect::<PyResult<_>>()?,
-            Some(i) => source.try_iter()?.map(|row| row.and_then(|row| row.get_item(i))).collect::<PyResult<_>>()?,
+            Some(i) => {
+                source.try_iter()?.map(|row| row.and_then(|row| row.get_item(i))).collect::<PyResult<_>>()?
+            }
         };
         if values.len() != r.rows {
             return Err(invalid("a place has not one value a row".to_owned()));
@@ -292,11 +320,20 @@ pub fn query_page<'py>(py: Python<'py>, request: &Bound<'py, QueryRequest>) -> P
         .iter()
         .map(|c| {
             let c = c.get();
-            CondSpec { op: c.op.clone(), place: c.place, path: c.path, lits: c.literals.iter().map(|l| l.get().lit.clone()).collect() }
+            CondSpec {
+                op: c.op.clone(),
+                place: c.place,
+                path: c.path,
+                lits: c.literals.iter().map(|l| l.get().lit.clone()).collect(),
+            }
         })
         .collect();
-    let aggs =
-        r.aggregates.iter().map(|a| a.get()).map(|a| AggSpec { func: a.func.clone(), star: a.star, input: a.input }).collect();
+    let aggs = r
+        .aggregates
+        .iter()
+        .map(|a| a.get())
+        .map(|a| AggSpec { func: a.func.clone(), star: a.star, input: a.input })
+        .collect();
     let projected: Vec<(usize, usize)> = r.outputs.iter().chain(r.order.iter()).flatten().copied().collect();
     let program =
         Program::new(paths, needles, conds, &projected, r.keys.clone(), aggs, r.grouped).map_err(invalid)?;
@@ -325,10 +362,12 @@ pub fn query_page<'py>(py: Python<'py>, request: &Bound<'py, QueryRequest>) -> P
             let mut values: Vec<Bound<'py, PyAny>> = Vec::with_capacity(result.kept.len());
             for &row in &result.kept {
                 values.push(match reference {
-                    Some((place, path)) => match query::projected(&slots[*place][row], *path, &cells[*place][row]) {
-                        Some((node, src)) => to_py(py, node, src)?,
-                        None => py.None().into_bound(py),
-                    },
+                    Some((place, path)) => {
+                        match query::projected(&slots[*place][row], *path, &cells[*place][row]) {
+                            Some((node, src)) => to_py(py, node, src)?,
+                            None => py.None().into_bound(py),
+                        }
+                    }
                     None => py.None().into_bound(py),
                 });
             }

@@ -32,9 +32,11 @@ macro_rules! get {
 }
 
 fn registry_of(dict: &Bound<'_, PyDict>) -> PyResult<Registry> {
-    let grades: Vec<(String, String)> = item(dict, "grades")?.cast_into::<PyDict>()?.iter().map(|(k, v)| {
-        Ok((k.extract()?, v.extract()?))
-    }).collect::<PyResult<_>>()?;
+    let grades: Vec<(String, String)> = item(dict, "grades")?
+        .cast_into::<PyDict>()?
+        .iter()
+        .map(|(k, v)| Ok((k.extract()?, v.extract()?)))
+        .collect::<PyResult<_>>()?;
     let stats = item(dict, "stats")?.cast_into::<PyDict>()?;
     Ok(Registry {
         grades,
@@ -78,6 +80,13 @@ pub struct Configured {
     zlib: bool,
     lz4: bool,
     zstd: bool,
+    /// The containers and record formats whose values the core reads.
+    reads: Vec<String>,
+    /// Those whose values it hands back to the Python engine (recognised and left, or lacked).
+    hands_back: Vec<String>,
+    /// Those the registry names that the core does not know at all (a value that reaches one in
+    /// detection is handed back).
+    lacked: Vec<String>,
 }
 
 fn answer(now: Option<&registry::Configured>) -> Configured {
@@ -87,13 +96,26 @@ fn answer(now: Option<&registry::Configured>) -> Configured {
             zlib: c.config.env.deflate_ok,
             lz4: c.config.env.lz4_ok,
             zstd: c.config.env.zstd_ok,
+            reads: c.reads.clone(),
+            hands_back: c.hands_back.clone(),
+            lacked: c.config.lacked.clone(),
         },
-        None => Configured { configured: false, zlib: false, lz4: false, zstd: false },
+        None => Configured {
+            configured: false,
+            zlib: false,
+            lz4: false,
+            zstd: false,
+            reads: Vec::new(),
+            hands_back: Vec::new(),
+            lacked: Vec::new(),
+        },
     }
 }
 
-/// Takes the Python registry's data (cqlsh_ext/payload/native.py builds it). Raises ValueError
-/// for what the core cannot take: the Python engine then runs alone.
+/// Takes the Python registry's data (cqlsh_ext/payload/native.py builds it). A container or
+/// record format the core lacks is taken (the values that reach it are handed back); ValueError
+/// for a registry it cannot take at all (a dispatch table of another shape, a walk deeper than it
+/// follows): the Python engine then runs alone.
 #[pyfunction]
 pub fn configure(registry: &Bound<'_, PyDict>) -> PyResult<Configured> {
     let built = registry::configure(&registry_of(registry)?)

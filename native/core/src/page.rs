@@ -91,7 +91,8 @@ pub fn decode_one(cfg: &Config, value: &[u8], cap: usize, want: &Want) -> Option
 /// A page of one column's values (None: not a blob, handed back), as the engine's read_page
 /// reads it. Nothing here touches Python: the caller releases the GIL around it.
 pub fn decode_page(cfg: &Config, values: &[Option<&[u8]>], cap: usize, want: &PageWant) -> PageAnswer {
-    let engine_want = Want { paths: want.paths, tree: want.tree && !want.measure, measure: want.measure, needles: &[] };
+    let engine_want =
+        Want { paths: want.paths, tree: want.tree && !want.measure, measure: want.measure, needles: &[] };
     let mut retained = 0usize;
     let outcomes: Vec<Option<Outcome>> = values
         .iter()
@@ -115,7 +116,8 @@ pub fn decode_page(cfg: &Config, values: &[Option<&[u8]>], cap: usize, want: &Pa
             Some(outcome)
         })
         .collect();
-    let mut paths: Vec<PathSummary> = want.paths.iter().map(|_| PathSummary { found: false, miss: None }).collect();
+    let mut paths: Vec<PathSummary> =
+        want.paths.iter().map(|_| PathSummary { found: false, miss: None }).collect();
     for (i, outcome) in outcomes.iter().enumerate() {
         let Some(outcome) = outcome else { continue };
         let src = outcome.bytes(values[i].unwrap_or(&[]));

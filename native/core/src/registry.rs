@@ -4,7 +4,9 @@
 //! record formats auto-detection tries, the releases of the C libraries the Python side decodes
 //! with, and what COMPRESSION STATS' measure needs. `configure` turns it into the core's `Config`.
 
-use crate::engine::{Config, Record, MAX_LAYERS};
+use std::collections::BTreeSet;
+
+use crate::engine::{Config, Entry, Record, MAX_LAYERS};
 use crate::formats::{Env, Fmt};
 use crate::stats::{StatsConfig, StatsWords};
 
@@ -53,53 +55,88 @@ pub struct StatsRegistry {
     pub reasons: Vec<String>,
 }
 
-/// The core configured: the engine's data, the measure's, the words of its answers.
+/// The core configured: the engine's data, the measure's, the words of its answers, and what it
+/// reads of the formats the registry names.
 pub struct Configured {
     pub config: Config,
     pub stats: StatsConfig,
     pub words: StatsWords,
+    /// The containers auto-detection tries and the record formats whose values the core reads, in
+    /// the registry's order.
+    pub reads: Vec<String>,
+    /// Those whose values it hands back to the Python engine (recognised and left, or lacked).
+    pub hands_back: Vec<String>,
 }
 
 impl Registry {
     fn grade_of(&self, label: &str) -> Option<&str> {
         self.grades.iter().find(|(l, _)| l == label).map(|(_, g)| g.as_str())
     }
+}
 
-    fn fmt_of(&self, label: &str) -> Result<(Fmt, char), String> {
-        let Some((fmt, grade)) = Fmt::by_label(label) else {
-            return Err(format!("container {label:?} is not mirrored here"));
-        };
-        let given = self.grade_of(label).ok_or_else(|| format!("no grade for {label:?}"))?;
-        if given.len() != 1 || !given.starts_with(grade) {
-            return Err(format!("{label:?} is grade {given} in the registry, {grade} in the mirror"));
+/// Reads the registry's names, noting those the core lacks.
+struct Names<'a> {
+    registry: &'a Registry,
+    lacked: BTreeSet<String>,
+}
+
+impl Names<'_> {
+    /// A container by its label: Known when the core has it at the registry's grade.
+    fn entry(&mut self, label: &str) -> Entry {
+        if let Some((fmt, grade)) = Fmt::by_label(label) {
+            let given = self.registry.grade_of(label).unwrap_or("");
+            if given.len() == 1 && given.starts_with(grade) {
+                return Entry::Known(fmt, grade);
+            }
         }
-        Ok((fmt, grade))
+        self.lacked.insert(label.to_owned());
+        Entry::Lacked
     }
 
-    fn fmts(&self, labels: &[String]) -> Result<Vec<Fmt>, String> {
-        labels.iter().map(|l| self.fmt_of(l).map(|(f, _)| f)).collect()
+    fn fmt(&mut self, label: &str) -> Option<Fmt> {
+        match self.entry(label) {
+            Entry::Known(fmt, _) => Some(fmt),
+            Entry::Lacked => None,
+        }
+    }
+
+    fn fmts(&mut self, labels: &[String]) -> Vec<Option<Fmt>> {
+        labels.iter().map(|l| self.fmt(l)).collect()
+    }
+
+    fn record(&mut self, name: &str) -> Option<Record> {
+        let found = Record::by_name(name);
+        if found.is_none() {
+            self.lacked.insert(name.to_owned());
+        }
+        found
     }
 }
 
-/// The core's configuration from the registry's data. Err: what the core cannot take (the
-/// Python engine then runs alone).
+/// The core's configuration from the registry's data. A container or record format the core
+/// lacks is no error: the values whose detection reaches it are handed back (Config.lacked names
+/// them). Err: a registry the core cannot take at all (the Python engine then runs alone).
 pub fn configure(registry: &Registry) -> Result<Configured, String> {
     if registry.dispatch.len() != 256 {
         return Err("the dispatch table has 256 rows".to_owned());
     }
-    let mut dispatch = Vec::with_capacity(256);
-    for row in &registry.dispatch {
-        dispatch.push(row.iter().map(|l| registry.fmt_of(l)).collect::<Result<Vec<_>, _>>()?);
-    }
-    let mut records = Vec::new();
-    for name in &registry.records {
-        records.push(Record::by_name(name).ok_or_else(|| format!("record format {name:?} is not mirrored here"))?);
-    }
+    let mut names = Names { registry, lacked: BTreeSet::new() };
+    let dispatch: Vec<Vec<Entry>> =
+        registry.dispatch.iter().map(|row| row.iter().map(|l| names.entry(l)).collect()).collect();
+    let records = registry.records.iter().map(|name| names.record(name)).collect();
+    let (early, trial, trial_zero) =
+        (names.fmts(&registry.early), names.fmts(&registry.trial), names.fmts(&registry.trial_zero));
+    let header_sized: Vec<(u8, Option<Fmt>, usize)> = registry
+        .stats
+        .header_sized
+        .iter()
+        .map(|(lead, label, from)| (*lead, names.fmt(label), *from))
+        .collect();
     let config = Config {
         dispatch,
-        early: registry.fmts(&registry.early)?,
-        trial: registry.fmts(&registry.trial)?,
-        trial_zero: registry.fmts(&registry.trial_zero)?,
+        early,
+        trial,
+        trial_zero,
         min_auto_length: registry.min_auto_length,
         trial_min_cap: registry.trial_min_cap,
         walk_depth: registry.walk_depth,
@@ -120,6 +157,7 @@ pub fn configure(registry: &Registry) -> Result<Configured, String> {
             zstd_ok: registry.zstd_version == crate::zstd::version(),
             printable: registry.printable_bmp.clone(),
         },
+        lacked: names.lacked.into_iter().collect(),
     };
     if config.min_auto_length == 0 || config.default_cap == 0 {
         return Err("zero thresholds".to_owned());
@@ -128,15 +166,39 @@ pub fn configure(registry: &Registry) -> Result<Configured, String> {
         return Err(format!("a walk deeper than {MAX_LAYERS} layers"));
     }
     let stats = &registry.stats;
-    let mut header_sized = Vec::new();
-    for (lead, label, from) in &stats.header_sized {
-        let (fmt, _) = Fmt::by_label(label).ok_or_else(|| format!("container {label:?} is not mirrored here"))?;
-        header_sized.push((*lead, fmt, *from));
-    }
     if stats.statuses.len() != 4 || stats.reasons.len() != 3 {
         return Err("stats needs 4 statuses and 3 reasons".to_owned());
     }
+    let (mut reads, mut hands_back) = (Vec::new(), Vec::new());
+    // the containers auto-detection tries (the others are only read by name, never on the core)
+    let detected: BTreeSet<&String> = registry
+        .dispatch
+        .iter()
+        .flatten()
+        .chain(&registry.early)
+        .chain(&registry.trial)
+        .chain(&registry.trial_zero)
+        .collect();
+    for (label, _) in registry.grades.iter().filter(|(label, _)| detected.contains(label)) {
+        let read = matches!(Fmt::by_label(label), Some((fmt, _)) if !config.lacked.contains(label)
+            && crate::formats::reads(fmt, &config.env));
+        if read {
+            reads.push(label.clone())
+        } else {
+            hands_back.push(label.clone())
+        }
+    }
+    for name in &registry.records {
+        let read = matches!(Record::by_name(name), Some(record) if record.read_here());
+        if read {
+            reads.push(name.clone())
+        } else {
+            hands_back.push(name.clone())
+        }
+    }
     Ok(Configured {
+        reads,
+        hands_back,
         config,
         stats: StatsConfig { header_sized, stream_leads: stats.stream_leads.clone(), peek: stats.peek },
         words: StatsWords { statuses: stats.statuses.clone(), reasons: stats.reasons.clone() },

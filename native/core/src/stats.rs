@@ -8,7 +8,7 @@
 //! partial sizes, for the Python side to finish.
 
 use crate::common::DErr;
-use crate::engine::{decode_value, Config, Kind, Label, Want};
+use crate::engine::{decode_value, Config, Entry, Kind, Label, Want};
 use crate::formats::{self, Fmt};
 use crate::{deflate, zstd};
 
@@ -37,7 +37,8 @@ pub enum Reason {
 pub struct StatsConfig {
     /// Formats with the HeaderSized capability: (their magic's first byte, the format, the
     /// stored size from which they are sized from their headers).
-    pub header_sized: Vec<(u8, Fmt, usize)>,
+    /// None: a format the core lacks (a value with its first byte is handed back).
+    pub header_sized: Vec<(u8, Option<Fmt>, usize)>,
     /// The first bytes of the serialization streams' magics (measure leaves those to the walk).
     pub stream_leads: Vec<u8>,
     /// Decompressed bytes peeked at behind a declared size.
@@ -82,9 +83,20 @@ fn peek(fmt: Fmt, data: &[u8], n: usize) -> Result<Option<Vec<u8>>, DErr> {
     }
 }
 
-/// registry.signature_matches: a format of the first byte's dispatch row matches the prefix.
-fn signature_matches(cfg: &Config, prefix: &[u8]) -> bool {
-    !prefix.is_empty() && cfg.dispatch[prefix[0] as usize].iter().any(|&(fmt, _)| formats::matches(fmt, prefix))
+/// registry.signature_matches: a format of the first byte's dispatch row matches the prefix
+/// (Err: a format the core lacks is met first).
+fn signature_matches(cfg: &Config, prefix: &[u8]) -> Result<bool, DErr> {
+    if prefix.is_empty() {
+        return Ok(false);
+    }
+    for &entry in &cfg.dispatch[prefix[0] as usize] {
+        match entry {
+            Entry::Known(fmt, _) if formats::matches(fmt, prefix) => return Ok(true),
+            Entry::Known(..) => {}
+            Entry::Lacked => return Err(DErr::HandBack),
+        }
+    }
+    Ok(false)
 }
 
 /// The quiet reason of a value read as no known format: too short to detect, or nothing found.
@@ -103,6 +115,7 @@ pub fn measure_value(cfg: &Config, stats: &StatsConfig, value: &[u8], cap: usize
     let n = value.len();
     if from_headers && n >= cfg.min_auto_length {
         if let Some(&(_, fmt, from)) = stats.header_sized.iter().find(|(lead, _, _)| *lead == value[0]) {
+            let Some(fmt) = fmt else { return Err(DErr::HandBack) };
             if n >= from && formats::matches(fmt, value) {
                 if !matches!(fmt, Fmt::Zstd | Fmt::Gzip) {
                     return Err(DErr::HandBack);
@@ -111,7 +124,7 @@ pub fn measure_value(cfg: &Config, stats: &StatsConfig, value: &[u8], cap: usize
                     if size <= cap as u64 {
                         if let Some(head) = peek(fmt, value, stats.peek)? {
                             let stream = head.first().is_some_and(|b| stats.stream_leads.contains(b));
-                            if !stream && !signature_matches(cfg, &head) {
+                            if !stream && !signature_matches(cfg, &head)? {
                                 return Ok(Measured {
                                     status: Status::Compressed,
                                     label: Label::new(&[fmt], ""),

@@ -67,7 +67,39 @@ fn the_corpus_reads_as_the_python_engine_reads_it() {
     }
     assert!(differences.is_empty(), "{} differences:\n{}", differences.len(), differences.join("\n"));
     // the common road is the core's; its texts are compared
-    assert!(answered >= entries.len() * 3 / 4, "{answered} answered, {handed} handed back of {}", entries.len());
+    assert!(
+        answered >= entries.len() * 3 / 4,
+        "{answered} answered, {handed} handed back of {}",
+        entries.len()
+    );
     assert!(texts >= 100, "{texts} texts compared");
     println!("{answered} values answered ({texts} texts compared), {handed} handed back, 0 differences");
+}
+
+#[test]
+fn a_container_the_core_lacks_hands_back_the_values_that_reach_it() {
+    let mut registry = common::registry();
+    registry.zlib_version = cqlsh_ext_core::deflate::version();
+    registry.lz4_version = cqlsh_ext_core::lz4::version();
+    registry.zstd_version = cqlsh_ext_core::zstd::version();
+    registry.grades.push(("test/xor".to_owned(), "A".to_owned()));
+    registry.dispatch[b'X' as usize].insert(0, "test/xor".to_owned());
+    registry.records.insert(0, "thrift".to_owned());
+    let configured =
+        cqlsh_ext_core::registry::configure(&registry).expect("a registry with formats the core lacks");
+    assert_eq!(configured.config.lacked, ["test/xor", "thrift"]);
+    assert!(configured.hands_back.contains(&"test/xor".to_owned()));
+    let want = Want { paths: &[], tree: false, measure: false, needles: &[] };
+    let cap = 1 << 20;
+    // the first byte reaches it: handed back
+    assert!(decode_one(&configured.config, b"XOR1 anything at all", cap, &want).is_none());
+    // text is read before records are tried: answered; a binary payload reaches the lacked
+    // record format first: handed back
+    let text = decode_one(&configured.config, br#"{"status": "PAID"}"#, cap, &want).expect("text is read");
+    assert_eq!(text.label.spell(), "json");
+    let record: &[u8] = &[0x84, 0xa1, 0x61, 0x01, 0xa1, 0x62, 0x02, 0xa1, 0x63, 0x03, 0xa1, 0x64, 0x04];
+    assert!(decode_one(&configured.config, record, cap, &want).is_none());
+    // without it, the same value is the core's
+    let read = decode_one(&common::configured().config, record, cap, &want).expect("a record the core reads");
+    assert_eq!(read.label.spell(), "msgpack");
 }

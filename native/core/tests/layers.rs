@@ -39,7 +39,12 @@ fn no_file_of_the_core_imports_one_that_imports_it_back() {
         assert!(graph.contains_key(used), "crate::{used} is no file of the core");
     }
     // depth-first search for a back edge
-    fn visit(at: &str, graph: &BTreeMap<String, BTreeSet<String>>, path: &mut Vec<String>, done: &mut BTreeSet<String>) {
+    fn visit(
+        at: &str,
+        graph: &BTreeMap<String, BTreeSet<String>>,
+        path: &mut Vec<String>,
+        done: &mut BTreeSet<String>,
+    ) {
         if done.contains(at) {
             return;
         }
@@ -61,6 +66,7 @@ fn no_file_of_the_core_imports_one_that_imports_it_back() {
 
 #[test]
 fn the_core_crate_knows_no_python() {
-    let manifest = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml")).expect("Cargo.toml");
+    let manifest = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml"))
+        .expect("Cargo.toml");
     assert!(!manifest.contains("pyo3"), "the core crate depends on PyO3");
 }
