@@ -4,8 +4,8 @@ request is built by keyword, an answer read by attribute. cqlsh_ext/payload/nati
 adapter and describes each answer; mypy checks the adapter's and the readers' calls against
 these (pyproject.toml's mypy_path) and the stub against the adapter's Core protocol."""
 
-from collections.abc import Sequence
-from typing import Any, TypedDict
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any, TypedDict, overload
 
 __version__: str
 MIRROR_MANIFEST: str
@@ -109,6 +109,42 @@ class DecodedPage:
     handed_back: list[int]
 
 def decode_page(request: DecodeRequest) -> DecodedPage: ...
+
+# ------------------------------------------------------------------ a page's columns (Arrow)
+
+class Column(Sequence[Any]):
+    """One column of a page: an Arrow array through the C data interface, and a sequence of
+    the Python values pyarrow's to_pylist() would give."""
+
+    name: str
+    #: The Arrow type's format string ("u" utf8, "l" int64, "g" float64, "b" bool, "z" binary,
+    #: "n" null, "+ud:..." a dense union).
+    format: str
+    def __arrow_c_array__(self, requested_schema: object | None = None) -> tuple[object, object]: ...
+    def __len__(self) -> int: ...
+    @overload
+    def __getitem__(self, index: int) -> Any: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Any]: ...
+    def to_pylist(self) -> list[Any]: ...
+
+class PageColumns(Mapping[str, Column]):
+    """A page's answer as named columns (payload/native.py page_columns describes them); one
+    Arrow record batch (`__arrow_c_array__`, a struct array; `__arrow_c_stream__`)."""
+
+    handed_back: list[int]
+    num_rows: int
+    def fill(self, index: int, *, kind: str, label: str, decoded: int, cut: bool, text: str | None,
+             values: list[Any]) -> None: ...
+    def keys(self) -> list[str]: ...  # type: ignore[override]
+    def __len__(self) -> int: ...
+    def __iter__(self) -> Iterator[str]: ...
+    def __getitem__(self, name: str) -> Column: ...
+    def to_pydict(self) -> dict[str, list[Any]]: ...
+    def __arrow_c_array__(self, requested_schema: object | None = None) -> tuple[object, object]: ...
+    def __arrow_c_stream__(self, requested_schema: object | None = None) -> object: ...
+
+def page_columns(request: DecodeRequest, names: list[str]) -> PageColumns: ...
 
 # ------------------------------------------------------------------ COMPRESSION STATS
 

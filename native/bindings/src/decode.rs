@@ -24,6 +24,24 @@ pub struct DecodeRequest {
     measure: bool,
 }
 
+impl DecodeRequest {
+    pub fn values(&self) -> &Py<PyAny> {
+        &self.values
+    }
+
+    pub fn paths(&self) -> &Py<PyList> {
+        &self.paths
+    }
+
+    pub fn text(&self) -> bool {
+        self.text
+    }
+
+    pub fn cap(&self) -> usize {
+        self.cap
+    }
+}
+
 #[pymethods]
 impl DecodeRequest {
     #[new]

@@ -4,6 +4,7 @@
 //! GIL released, and converts the core's answer into named answer types. The types are declared
 //! for mypy in native/cqlsh_ext_native.pyi.
 
+mod columns;
 mod convert;
 mod decode;
 mod describe;
@@ -44,6 +45,9 @@ fn cqlsh_ext_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<decode::PathColumn>()?;
     m.add_class::<decode::PathMiss>()?;
     m.add_function(wrap_pyfunction!(decode::decode_page, m)?)?;
+    m.add_class::<columns::PageColumns>()?;
+    m.add_class::<columns::Column>()?;
+    m.add_function(wrap_pyfunction!(columns::page_columns, m)?)?;
     m.add_class::<measure::MeasurePlace>()?;
     m.add_class::<measure::MeasureRequest>()?;
     m.add_class::<measure::MeasuredPage>()?;

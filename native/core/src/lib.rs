@@ -14,6 +14,7 @@
 //! answers. The files form no import circle (tests/layers.rs checks it).
 
 pub mod cbor;
+pub mod columns;
 pub mod common;
 pub mod deflate;
 pub mod describe;

@@ -5,6 +5,7 @@
 
 use std::collections::HashSet;
 
+use crate::columns::{bool_array, int64_array, path_array, struct_array, utf8_array, value_of, Array, Value};
 use crate::common::DErr;
 use crate::engine::{decode_value, Config, Kind, Outcome, Payload, Want};
 use crate::tree::{PathRead, Step};
@@ -143,4 +144,152 @@ pub fn text_of<'a>(outcome: &'a Outcome, stored: &'a [u8]) -> Option<&'a str> {
     }
     let src = outcome.bytes(stored);
     Some(std::str::from_utf8(&src[..outcome.text_len]).unwrap_or(""))
+}
+
+// ------------------------------------------------------------------------------ the page's columns
+
+/// The view's kind of each engine kind code (payload.view.KINDS); a value handed back has none.
+pub const KIND_NAMES: [&str; 5] = ["text", "record", "binary", "unknown", "failed"];
+
+/// A value the core handed back, as the Python engine answered it (for the page's columns).
+pub struct Filled {
+    pub kind: Kind,
+    pub label: String,
+    pub decoded: usize,
+    pub cut: bool,
+    pub text: Option<String>,
+    /// Per path, its value (Value::Null: missing, not read).
+    pub values: Vec<Value>,
+}
+
+/// How a column of the page is typed: a fixed Arrow type, or by its values (a path's).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Typed {
+    Utf8,
+    Int64,
+    Bool,
+    Path,
+}
+
+/// One column of the page's answer: its name, how it is typed, its values.
+pub struct Column {
+    pub name: String,
+    pub typed: Typed,
+    pub values: Vec<Value>,
+}
+
+impl Column {
+    /// The column as an Arrow array.
+    pub fn array(&self) -> Array {
+        let values = &self.values;
+        match self.typed {
+            Typed::Utf8 => utf8_array(
+                &self.name,
+                values.iter().map(|v| if let Value::Str(s) = v { Some(s.as_str()) } else { None }),
+            ),
+            Typed::Int64 => int64_array(
+                &self.name,
+                values.iter().map(|v| if let Value::Int(i) = v { Some(*i) } else { None }),
+            ),
+            Typed::Bool => bool_array(
+                &self.name,
+                values.iter().map(|v| if let Value::Bool(b) = v { Some(*b) } else { None }),
+            ),
+            Typed::Path => path_array(&self.name, values),
+        }
+    }
+}
+
+/// The page's columns as one record batch (a struct array named "page").
+pub fn batch(columns: &[Column]) -> Array {
+    struct_array("page", columns.iter().map(Column::array).collect())
+}
+
+fn opt_str(text: Option<&str>) -> Value {
+    text.map_or(Value::Null, |t| Value::Str(t.to_owned()))
+}
+
+/// The page's answer as columns: `kind` (the view's kind; null for a value handed back and not
+/// filled), `label`, `stored`, `decoded`, `cut`, `text` (with `text`: a text value's text), then
+/// a column per path named by `names` (columns.rs says how its values are typed). `filled[i]`:
+/// the Python engine's answer for a value the core handed back.
+pub fn page_columns(
+    answer: &PageAnswer,
+    values: &[Option<&[u8]>],
+    names: &[String],
+    text: bool,
+    filled: &[Option<Filled>],
+) -> Vec<Column> {
+    let n = answer.outcomes.len();
+    let fixed =
+        |name: &str, typed: Typed| Column { name: name.to_owned(), typed, values: Vec::with_capacity(n) };
+    let (mut kinds, mut labels, mut stored, mut decoded, mut cut, mut texts) = (
+        fixed("kind", Typed::Utf8),
+        fixed("label", Typed::Utf8),
+        fixed("stored", Typed::Int64),
+        fixed("decoded", Typed::Int64),
+        fixed("cut", Typed::Bool),
+        fixed("text", Typed::Utf8),
+    );
+    let mut paths: Vec<Column> = names.iter().map(|name| fixed(name, Typed::Path)).collect();
+    let mut spelt: Vec<(crate::engine::Label, String)> = Vec::new();
+    for (i, outcome) in answer.outcomes.iter().enumerate() {
+        let value = values[i].unwrap_or(&[]);
+        stored.values.push(values[i].map_or(Value::Null, |v| Value::Int(v.len() as i64)));
+        match (outcome, filled.get(i).and_then(Option::as_ref)) {
+            (Some(outcome), _) => {
+                let label = match spelt.iter().find(|(l, _)| *l == outcome.label) {
+                    Some((_, text)) => text.clone(),
+                    None => {
+                        let text = outcome.label.spell();
+                        spelt.push((outcome.label, text.clone()));
+                        text
+                    }
+                };
+                kinds.values.push(opt_str(KIND_NAMES.get(outcome.kind as usize).copied()));
+                labels.values.push(Value::Str(label));
+                decoded.values.push(Value::Int(outcome.decoded as i64));
+                cut.values.push(Value::Bool(outcome.cut));
+                if text {
+                    texts.values.push(opt_str(text_of(outcome, value)));
+                }
+                let src = outcome.bytes(value);
+                for (p, column) in paths.iter_mut().enumerate() {
+                    column.values.push(match outcome.reads.get(p) {
+                        Some(PathRead::Node(node)) => value_of(node, src),
+                        _ => Value::Null,
+                    });
+                }
+            }
+            (None, Some(answer)) => {
+                kinds.values.push(opt_str(KIND_NAMES.get(answer.kind as usize).copied()));
+                labels.values.push(Value::Str(answer.label.clone()));
+                decoded.values.push(Value::Int(answer.decoded as i64));
+                cut.values.push(Value::Bool(answer.cut));
+                if text {
+                    texts.values.push(opt_str(answer.text.as_deref()));
+                }
+                for (p, column) in paths.iter_mut().enumerate() {
+                    column.values.push(answer.values.get(p).cloned().unwrap_or(Value::Null));
+                }
+            }
+            (None, None) => {
+                for column in [&mut kinds, &mut labels, &mut decoded, &mut cut] {
+                    column.values.push(Value::Null);
+                }
+                if text {
+                    texts.values.push(Value::Null);
+                }
+                for column in paths.iter_mut() {
+                    column.values.push(Value::Null);
+                }
+            }
+        }
+    }
+    let mut columns = vec![kinds, labels, stored, decoded, cut];
+    if text {
+        columns.push(texts);
+    }
+    columns.extend(paths);
+    columns
 }
