@@ -85,7 +85,8 @@ class DecodeRequest:
     values: Sequence[Any]
     cap: int
     def __init__(self, values: Sequence[Any], *, cap: int, paths: Sequence[Path] | None = None,
-                 text: bool = False, trees: bool = False, missing: Any = None, measure: bool = False) -> None: ...
+                 text: bool = False, trees: bool = False, missing: Any = None, measure: bool = False,
+                 text_limit: int = 0, json: bool = True) -> None: ...
 
 class PathMiss:
     depth: int
@@ -104,6 +105,8 @@ class DecodedPage:
     decoded: list[int]
     cut: bytes
     texts: list[str | None] | None
+    #: With texts: 1 where a text is clean (no control character), else 0.
+    clean: bytes | None
     trees: list[Any] | None
     paths: list[PathColumn]
     handed_back: list[int]

@@ -35,7 +35,8 @@ native/cqlsh_ext_native.pyi), per value (columns, in the order of `values`):
 - `stored[i]`, `decoded[i]`: the stored size, and the size of the payload under the last container
   (the stored size when there is none);
 - `cut[i]`: the output cap cut a layer (a query reads such a value as cut);
-- `texts[i]` (want_text): a TEXT value's text, else None;
+- `texts[i]` (want_text): a TEXT value's text, else None; `clean[i]`: 1 when it holds no control
+  character (the view's `clean`: cqlsh's escaping changes nothing but backslashes);
 - `trees[i]` (want_tree): a TEXT value's JSON object or array, a RECORD's tree, else None;
 - per path, `paths[p].values[i]`: the Python object at that path of a readable value (TEXT or
   RECORD, not cut: its JSON container or record, or the text itself when it is no JSON), `missing`
@@ -318,14 +319,18 @@ def module() -> Core:
 
 def decode_page(values: Sequence[bytes], cap: int, paths: Sequence[Sequence[str | int]] = (), *,
                 want_text: bool = False, want_tree: bool = False, missing: Any = ABSENT,
-                measure: bool = False) -> core_types.DecodedPage:
+                measure: bool = False, text_limit: int = 0, read_json: bool = True) -> core_types.DecodedPage:
     """One call for a page of one column's values (see the module docstring). Values that are
     not `bytes` are handed back. Raises RuntimeError when the core is not available().
     `measure` (COMPRESSION STATS): the containers only; a payload under a container is not read
-    (BINARY, its label's reading "binary"), no paths, texts or trees."""
+    (BINARY, its label's reading "binary"), no paths, texts or trees. `text_limit`: the texts
+    given at most that many characters (0: whole; `clean` says of the whole text). `read_json`
+    False: a text's JSON is not read (its label's reading is "text", JSON or not; no paths): for
+    a reader of the texts alone, the display."""
     core = module()
     request = core.DecodeRequest(values, cap=cap, paths=[tuple(p) for p in paths], text=want_text,
-                                 trees=want_tree, missing=missing, measure=measure)
+                                 trees=want_tree, missing=missing, measure=measure, text_limit=text_limit,
+                                 json=read_json)
     return core.decode_page(request)
 
 

@@ -323,7 +323,7 @@ pub fn page_columns<'py>(
     }
     let (steps, _) = paths_of(&path_items)?;
     let values = slices(&items);
-    let want = PageWant { paths: &steps, text: request.text(), tree: false, measure: false };
+    let want = PageWant { paths: &steps, text: request.text(), tree: false, measure: false, json: true };
     let config = &configured.config;
     let cap = request.cap();
     let answer = py.detach(|| page::decode_page(config, &values, cap, &want));

@@ -22,6 +22,8 @@ pub struct DecodeRequest {
     trees: bool,
     missing: Py<PyAny>,
     measure: bool,
+    text_limit: usize,
+    json: bool,
 }
 
 impl DecodeRequest {
@@ -45,7 +47,8 @@ impl DecodeRequest {
 #[pymethods]
 impl DecodeRequest {
     #[new]
-    #[pyo3(signature = (values, *, cap, paths = None, text = false, trees = false, missing = None, measure = false))]
+    #[pyo3(signature = (values, *, cap, paths = None, text = false, trees = false, missing = None, measure = false,
+                        text_limit = 0, json = true))]
     #[allow(clippy::too_many_arguments)] // the request's fields, by keyword
     fn new(
         py: Python<'_>,
@@ -56,6 +59,8 @@ impl DecodeRequest {
         trees: bool,
         missing: Option<Py<PyAny>>,
         measure: bool,
+        text_limit: usize,
+        json: bool,
     ) -> PyResult<Self> {
         let paths = match paths {
             Some(paths) => PyList::new(py, paths.try_iter()?.collect::<PyResult<Vec<_>>>()?)?.unbind(),
@@ -69,6 +74,8 @@ impl DecodeRequest {
             trees,
             missing: missing.unwrap_or_else(|| py.None()),
             measure,
+            text_limit,
+            json,
         })
     }
 }
@@ -100,6 +107,9 @@ pub struct DecodedPage {
     decoded: Py<PyList>,
     cut: Py<PyBytes>,
     texts: Py<PyAny>,
+    /// With texts: per value, 1 when its text is clean (no control character: cqlsh's escaping
+    /// would change nothing but backslashes), else 0.
+    clean: Py<PyAny>,
     trees: Py<PyAny>,
     paths: Vec<Py<PathColumn>>,
     handed_back: Vec<usize>,
@@ -114,7 +124,13 @@ pub fn decode_page<'py>(py: Python<'py>, request: &Bound<'py, DecodeRequest>) ->
     let path_items: Vec<Bound<'py, PyAny>> = request.paths.bind(py).iter().collect();
     let (steps, step_objects) = paths_of(&path_items)?;
     let values = slices(&items);
-    let want = PageWant { paths: &steps, text: request.text, tree: request.trees, measure: request.measure };
+    let want = PageWant {
+        paths: &steps,
+        text: request.text,
+        tree: request.trees,
+        measure: request.measure,
+        json: request.json,
+    };
     let config = &configured.config;
     let answer = py.detach(|| page::decode_page(config, &values, request.cap, &want));
 
@@ -129,6 +145,7 @@ pub fn decode_page<'py>(py: Python<'py>, request: &Bound<'py, DecodeRequest>) ->
     let mut stored: Vec<usize> = Vec::with_capacity(n);
     let mut decoded: Vec<usize> = Vec::with_capacity(n);
     let mut texts: Vec<Bound<'py, PyAny>> = Vec::new();
+    let mut clean: Vec<u8> = Vec::new();
     let mut trees: Vec<Bound<'py, PyAny>> = Vec::new();
     let mut interned: Vec<(Label, Bound<'py, PyString>)> = Vec::new();
     let mut path_values: Vec<Vec<Bound<'py, PyAny>>> = steps.iter().map(|_| Vec::with_capacity(n)).collect();
@@ -141,6 +158,7 @@ pub fn decode_page<'py>(py: Python<'py>, request: &Bound<'py, DecodeRequest>) ->
             decoded.push(0);
             if want_text {
                 texts.push(none.clone());
+                clean.push(0);
             }
             if want_tree {
                 trees.push(none.clone());
@@ -166,8 +184,10 @@ pub fn decode_page<'py>(py: Python<'py>, request: &Bound<'py, DecodeRequest>) ->
         stored.push(outcome.stored);
         decoded.push(outcome.decoded);
         if want_text {
-            texts.push(match page::text_of(outcome, value) {
-                Some(text) => PyString::new(py, text).into_any(),
+            let text = page::text_of(outcome, value);
+            clean.push(text.is_some_and(|t| cqlsh_ext_core::text::clean(t.as_bytes())) as u8);
+            texts.push(match text {
+                Some(text) => PyString::new(py, page::first_chars(text, request.text_limit)).into_any(),
                 None => none.clone(),
             });
         }
@@ -211,6 +231,7 @@ pub fn decode_page<'py>(py: Python<'py>, request: &Bound<'py, DecodeRequest>) ->
         decoded: PyList::new(py, decoded)?.unbind(),
         cut: PyBytes::new(py, &cuts).unbind(),
         texts: if want_text { PyList::new(py, texts)?.into_any().unbind() } else { py.None() },
+        clean: if want_text { PyBytes::new(py, &clean).into_any().unbind() } else { py.None() },
         trees: if want_tree { PyList::new(py, trees)?.into_any().unbind() } else { py.None() },
         paths,
         handed_back: answer.handed_back(),

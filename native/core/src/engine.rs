@@ -152,6 +152,9 @@ pub struct Want<'a> {
     /// COMPRESSION STATS' measure: the containers only. A contained payload is not read (its
     /// kind is given as Binary, its label's reading "binary"): the measure never looks at it.
     pub measure: bool,
+    /// A text's JSON is read (its label's reading, its tree, its paths); false: the text alone,
+    /// its reading "text" JSON or not (a reader that needs neither: the display's cells).
+    pub json: bool,
     /// A query's needles: a text none of whose needles can hold is not parsed (Outcome.rejected).
     pub needles: &'a [Needle],
 }
@@ -399,8 +402,9 @@ fn text_outcome(
     nodes: usize,
     want: &Want,
 ) -> Result<Outcome, DErr> {
-    if want.measure {
-        // COMPRESSION STATS counts a text as text, JSON or not: its JSON is not read
+    if want.measure || !want.json {
+        // COMPRESSION STATS counts a text as text, JSON or not: its JSON is not read (nor by a
+        // reader that reads the text alone)
         return Ok(Outcome {
             kind: Kind::Text,
             label: Label::new(layers, "text"),

@@ -26,6 +26,8 @@ pub struct PageWant<'a> {
     pub tree: bool,
     /// COMPRESSION STATS' measure: the containers only (engine::Want.measure).
     pub measure: bool,
+    /// A text's JSON read (engine::Want.json); false for a reader of texts alone.
+    pub json: bool,
 }
 
 /// The deepest miss of a path over a page (depth, the step's index, the keys there).
@@ -93,7 +95,13 @@ pub fn decode_one(cfg: &Config, value: &[u8], cap: usize, want: &Want) -> Option
 /// reads it. Nothing here touches Python: the caller releases the GIL around it.
 pub fn decode_page(cfg: &Config, values: &[Option<&[u8]>], cap: usize, want: &PageWant) -> PageAnswer {
     let engine_want =
-        Want { paths: want.paths, tree: want.tree && !want.measure, measure: want.measure, needles: &[] };
+        Want {
+        paths: want.paths,
+        tree: want.tree && !want.measure,
+        measure: want.measure,
+        json: want.json,
+        needles: &[],
+    };
     let mut retained = 0usize;
     let outcomes: Vec<Option<Outcome>> = values
         .iter()
@@ -135,6 +143,17 @@ pub fn decode_page(cfg: &Config, values: &[Option<&[u8]>], cap: usize, want: &Pa
         }
     }
     PageAnswer { outcomes, paths }
+}
+
+/// A text cut to at most `limit` characters (0: whole).
+pub fn first_chars(text: &str, limit: usize) -> &str {
+    if limit == 0 {
+        return text;
+    }
+    match text.char_indices().nth(limit) {
+        Some((at, _)) => &text[..at],
+        None => text,
+    }
 }
 
 /// A value's text (a TEXT outcome's text, else None) from its outcome and stored bytes.

@@ -706,7 +706,7 @@ pub fn read_slot(
         return Slot::Null;
     }
     let Some(value) = value else { return Slot::NotBlob };
-    let want = Want { paths, tree: false, measure: false, needles };
+    let want = Want { paths, tree: false, measure: false, json: true, needles };
     let Some(Ok(outcome)) = crate::panics::guarded(|| decode_value(cfg, value, cap, &want)) else {
         return Slot::HandBack;
     };
