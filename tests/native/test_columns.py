@@ -8,7 +8,6 @@ path of mixed kinds, JSON text for objects and arrays)."""
 from __future__ import annotations
 
 import json
-import math
 import sys
 from pathlib import Path
 from typing import Any
@@ -21,7 +20,8 @@ from cqlsh_ext.payload.pages import ReadRequest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import corpora  # noqa: E402
-from fuzzing.native_diff import Counts, same  # noqa: E402
+from fuzzing.native_diff import Counts  # noqa: E402
+from fuzzing.page_diff import compare_columns  # noqa: E402
 
 from .conftest import record  # noqa: E402
 
@@ -31,38 +31,9 @@ pa = pytest.importorskip("pyarrow")
 PATHS = [*corpora.PATHS, ("customer",), ("items",), ()]
 
 
-def _same(a: Any, b: Any) -> bool:
-    if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
-        return True
-    return same(a, b)
-
-
-def compare(values: list[bytes], cap: int, text: bool = True) -> Counts:
-    """One page on both roads: the core's columns (plain and through Arrow) against the Python
-    engine's lists."""
+def compare(values: list[bytes], cap: int) -> Counts:
     counts = Counts()
-    request = ReadRequest(PATHS, text=text)
-    core, python = ValueEngine("auto", cap), ValueEngine("auto", cap)
-    python.native = False
-    got = native.page_columns(core, values, request)
-    want = native.page_columns(python, values, request)
-    assert isinstance(got, native.module().PageColumns) and isinstance(want, dict)
-    counts.compared += len(values)
-    counts.handed_back += len(got.handed_back)
-    plain = got.to_pydict()
-    batch = pa.record_batch(got)
-    if list(plain) != list(want) or batch.schema.names != list(want):
-        counts.differences.append(f"names {list(plain)} != {list(want)}")
-        return counts
-    for name, expected in want.items():
-        arrow = batch.column(name).to_pylist()
-        single = pa.array(got[name]).to_pylist()
-        for i, b in enumerate(expected):
-            for road, a in (("plain", plain[name][i]), ("record batch", arrow[i]), ("column", single[i]),
-                            ("sequence", got[name][i])):
-                if not _same(a, b):
-                    counts.differences.append(f"value {i} ({values[i][:12].hex()}), {name}, {road}: "
-                                              f"{a!r:.120} != {b!r:.120}")
+    compare_columns(values, cap, PATHS, counts)
     return counts
 
 
