@@ -208,6 +208,13 @@ class Description:
         by_place: dict[str, tuple[tuple[str, ...], list[Any]]] = {}
         folded: list[tuple[str, Any]] = []
         new = 0  # places this page adds
+        if cqltype.is_blob or cqltype.is_text:
+            # the column is the payload (what _found yields for each cell, without a walk a cell)
+            present = [cell for cell in cells if cell is not None]
+            self.nulls += len(cells) - len(present)
+            if present:
+                by_place[self.column] = ((), present)
+            cells = []
         for cell in cells:
             found = False
             for name, steps, value, key in _found(cqltype, cell, self.column, ()):

@@ -603,8 +603,7 @@ class CoreProgram:
             paths = [self.paths[p_at][p] for p in range(len(read.paths))]
             needles = [needle for path, needle in self.needles[p_at] if (p_at, path) in self.known]
             if access is None and column in at:
-                if any(type(row[at[column]]) is str for row in rows):
-                    return None  # a text column's values: the core reads blobs, Python reads the page
+                # (a text column's values: the core refuses the page, Python reads it)
                 places.append(core_module.QueryPlace(rows, column=at[column], paths=paths, needles=needles))
             else:
                 col = at.get(column)

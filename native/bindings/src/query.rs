@@ -337,22 +337,24 @@ pub fn query_page<'py>(py: Python<'py>, request: &Bound<'py, QueryRequest>) -> P
     let projected: Vec<(usize, usize)> = r.outputs.iter().chain(r.order.iter()).flatten().copied().collect();
     let program =
         Program::new(paths, needles, conds, &projected, r.keys.clone(), aggs, r.grouped).map_err(invalid)?;
-    // the values: bytes, None (a null blob) or anything else (not a blob)
-    let cells: Vec<Vec<Cell<'_>>> = items
-        .iter()
-        .map(|values| {
-            values
-                .iter()
-                .map(|v| {
-                    if v.is_none() {
-                        Cell::Null
-                    } else {
-                        v.cast::<PyBytes>().map(|b| Cell::Blob(b.as_bytes())).unwrap_or(Cell::Other)
-                    }
-                })
-                .collect()
-        })
-        .collect();
+    // the values: bytes, None (a null blob) or anything else (not a blob); a text column's str
+    // is read as its UTF-8 bytes by the Python evaluator alone: the page is refused
+    let mut cells: Vec<Vec<Cell<'_>>> = Vec::with_capacity(items.len());
+    for values in &items {
+        let mut place = Vec::with_capacity(values.len());
+        for v in values {
+            place.push(if v.is_none() {
+                Cell::Null
+            } else if let Ok(b) = v.cast::<PyBytes>() {
+                Cell::Blob(b.as_bytes())
+            } else if v.is_instance_of::<PyString>() {
+                return Err(invalid("a text column's value: the Python evaluator reads the page".to_owned()));
+            } else {
+                Cell::Other
+            });
+        }
+        cells.push(place);
+    }
     let config = &configured.config;
     let (rows, cap) = (r.rows, r.cap);
     let (slots, result) = py.detach(|| query::query_page(config, &program, &cells, rows, cap));

@@ -362,13 +362,38 @@ fn holds(cond: &Cond, value: &At<'_>) -> Tri {
 /// A GROUP BY key part as Python's dict compares keys (1 == 1.0 == True), with the first one
 /// met kept to show (query.groups.Groups keeps the first key inserted).
 #[derive(Hash, PartialEq, Eq, Clone)]
-enum KeyPart {
+enum KeyPart<'a> {
     Null,
     Num(i128),
     Float(u64),
-    Str(Box<str>),
-    Bytes(Box<[u8]>),
+    Str(&'a str),
+    Bytes(&'a [u8]),
     Undecodable,
+}
+
+/// A key part as shown, borrowed until a new group keeps it (Shown).
+enum ShownPart<'a> {
+    Null,
+    Bool(bool),
+    Int(i128),
+    Float(f64),
+    Str(&'a str),
+    Bytes(&'a [u8]),
+    Undecodable,
+}
+
+impl ShownPart<'_> {
+    fn owned(&self) -> Shown {
+        match self {
+            ShownPart::Null => Shown::Null,
+            ShownPart::Bool(b) => Shown::Bool(*b),
+            ShownPart::Int(i) => Shown::Int(*i),
+            ShownPart::Float(f) => Shown::Float(*f),
+            ShownPart::Str(s) => Shown::Str((*s).into()),
+            ShownPart::Bytes(b) => Shown::Bytes((*b).into()),
+            ShownPart::Undecodable => Shown::Undecodable,
+        }
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -383,26 +408,26 @@ pub enum Shown {
 }
 
 /// The key part of a path's value (plain, as GROUP BY reads it); None: the core cannot key it.
-fn key_part(value: &At<'_>, undecodable: bool) -> Option<(KeyPart, Shown)> {
+fn key_part<'a>(value: &At<'a>, undecodable: bool) -> Option<(KeyPart<'a>, ShownPart<'a>)> {
     if undecodable {
-        return Some((KeyPart::Undecodable, Shown::Undecodable));
+        return Some((KeyPart::Undecodable, ShownPart::Undecodable));
     }
     let (node, src) = match value {
         At::Node(node, src) => (*node, *src),
-        _ => return Some((KeyPart::Null, Shown::Null)), // missing, cut: None
+        _ => return Some((KeyPart::Null, ShownPart::Null)), // missing, cut: None
     };
     Some(match node {
-        Node::Null => (KeyPart::Null, Shown::Null),
-        Node::Bool(b) => (KeyPart::Num(*b as i128), Shown::Bool(*b)),
-        Node::Int(i) => (KeyPart::Num(*i as i128), Shown::Int(*i as i128)),
-        Node::Wide(i) => (KeyPart::Num(*i), Shown::Int(*i)),
+        Node::Null => (KeyPart::Null, ShownPart::Null),
+        Node::Bool(b) => (KeyPart::Num(*b as i128), ShownPart::Bool(*b)),
+        Node::Int(i) => (KeyPart::Num(*i as i128), ShownPart::Int(*i as i128)),
+        Node::Wide(i) => (KeyPart::Num(*i), ShownPart::Int(*i)),
         Node::BigInt(text) => {
             let i: i128 = text.parse().ok()?;
-            (KeyPart::Num(i), Shown::Int(i))
+            (KeyPart::Num(i), ShownPart::Int(i))
         }
         Node::BigBytes(a, n, negative) => {
             let i = bignum(&src[*a as usize..(*a + *n) as usize], *negative)?;
-            (KeyPart::Num(i), Shown::Int(i))
+            (KeyPart::Num(i), ShownPart::Int(i))
         }
         Node::Float(f) => {
             if f.is_nan() {
@@ -413,18 +438,32 @@ fn key_part(value: &At<'_>, undecodable: bool) -> Option<(KeyPart, Shown)> {
             } else {
                 KeyPart::Float(f.to_bits())
             };
-            (part, Shown::Float(*f))
+            (part, ShownPart::Float(*f))
         }
         Node::Str(s) => {
-            let text: Box<str> = s.get(src).into();
-            (KeyPart::Str(text.clone()), Shown::Str(text))
+            let text = s.get(src);
+            (KeyPart::Str(text), ShownPart::Str(text))
         }
         Node::Bytes(a, n) => {
-            let bytes: Box<[u8]> = src[*a as usize..(*a + *n) as usize].into();
-            (KeyPart::Bytes(bytes.clone()), Shown::Bytes(bytes))
+            let bytes = &src[*a as usize..(*a + *n) as usize];
+            (KeyPart::Bytes(bytes), ShownPart::Bytes(bytes))
         }
         _ => return None, // a record, a big integer: Python keys it
     })
+}
+
+/// Whether Accumulator.add of the value is one the core adds exactly (what a fresh
+/// accumulator's add() would refuse: an integer past 128 bits, an infinite float).
+fn addable(func: AggFunc, star: bool, value: &At<'_>) -> bool {
+    if star || func == AggFunc::Count {
+        return true;
+    }
+    match value {
+        At::Node(Node::BigInt(text), _) => text.parse::<i128>().is_ok(),
+        At::Node(Node::BigBytes(a, n, negative), src) => bignum(&src[*a as usize..(*a + *n) as usize], *negative).is_some(),
+        At::Node(Node::Float(f), _) => !f.is_infinite(),
+        _ => true,
+    }
 }
 
 /// A float sum kept exactly: a two's complement fixed point number whose last bit is 2**-1074
@@ -723,7 +762,7 @@ pub fn read_slot(
 
 /// The page's answer over its places' slots (slots[place][row]; `stored[place][row]` the stored
 /// bytes of each value, for the spans of stored text).
-pub fn run(program: &Program, slots: &[Vec<Slot>], stored: &[Vec<&[u8]>], rows: usize) -> PageResult {
+pub fn run<'a>(program: &Program, slots: &'a [Vec<Slot>], stored: &'a [Vec<&'a [u8]>], rows: usize) -> PageResult {
     let mut out = PageResult {
         kept: Vec::new(),
         handed_rows: Vec::new(),
@@ -738,7 +777,9 @@ pub fn run(program: &Program, slots: &[Vec<Slot>], stored: &[Vec<&[u8]>], rows: 
         groups: Vec::new(),
         overflow: false,
     };
-    let mut index: HashMap<Vec<KeyPart>, usize> = HashMap::new();
+    let mut index: HashMap<Vec<KeyPart<'a>>, usize> = HashMap::new();
+    let mut parts: Vec<KeyPart<'a>> = Vec::with_capacity(program.keys.len());
+    let mut shown: Vec<ShownPart<'a>> = Vec::with_capacity(program.keys.len());
     let empty: &[u8] = &[];
     for row in 0..rows {
         let stored_of = |place: usize| stored[place].get(row).copied().unwrap_or(empty);
@@ -770,10 +811,10 @@ pub fn run(program: &Program, slots: &[Vec<Slot>], stored: &[Vec<&[u8]>], rows: 
             out.handed_rows.push(row);
             continue;
         }
-        let mut group: Option<(Vec<KeyPart>, Vec<Shown>)> = None;
+        let mut grouped = false;
         if verdict == Tri::Yes && program.grouped {
-            let mut parts = Vec::with_capacity(program.keys.len());
-            let mut shown = Vec::with_capacity(program.keys.len());
+            parts.clear();
+            shown.clear();
             let mut ok = true;
             for &(place, path) in &program.keys {
                 let slot = &slots[place][row];
@@ -789,30 +830,20 @@ pub fn run(program: &Program, slots: &[Vec<Slot>], stored: &[Vec<&[u8]>], rows: 
                     }
                 }
             }
-            if !ok {
-                out.handed_rows.push(row);
-                continue;
-            }
             // the inputs: checked before anything of the row is counted
-            let mut accs_probe: Vec<Acc> = Vec::with_capacity(program.aggs.len());
-            let mut exact = true;
-            for agg in &program.aggs {
-                let mut probe = Acc::new();
-                let value = match agg.input {
-                    Some((place, path)) => at(&slots[place][row], path, stored_of(place)),
-                    None => At::Missing,
-                };
-                if probe.add(agg.func, agg.star, &value).is_err() {
-                    exact = false;
-                    break;
-                }
-                accs_probe.push(probe);
-            }
+            let exact = ok
+                && program.aggs.iter().all(|agg| {
+                    let value = match agg.input {
+                        Some((place, path)) => at(&slots[place][row], path, stored_of(place)),
+                        None => At::Missing,
+                    };
+                    addable(agg.func, agg.star, &value)
+                });
             if !exact {
                 out.handed_rows.push(row);
                 continue;
             }
-            group = Some((parts, shown));
+            grouped = true;
         }
         // counted: the row is the core's
         for (place, slots_of) in slots.iter().enumerate() {
@@ -848,12 +879,13 @@ pub fn run(program: &Program, slots: &[Vec<Slot>], stored: &[Vec<&[u8]>], rows: 
             continue;
         }
         out.kept.push(row);
-        if let Some((parts, shown)) = group {
-            let at_group = match index.get(&parts) {
+        if grouped {
+            let at_group = match index.get(parts.as_slice()) {
                 Some(&g) => g,
                 None => {
-                    out.groups.push(Group { key: shown, accs: program.aggs.iter().map(|_| Acc::new()).collect() });
-                    index.insert(parts, out.groups.len() - 1);
+                    let key = shown.iter().map(ShownPart::owned).collect();
+                    out.groups.push(Group { key, accs: program.aggs.iter().map(|_| Acc::new()).collect() });
+                    index.insert(parts.clone(), out.groups.len() - 1);
                     out.groups.len() - 1
                 }
             };
