@@ -46,9 +46,13 @@ RUN apt-get update \
  && /opt/maturin/bin/pip install "maturin==1.16.0"
 WORKDIR /src/native
 # The crates of the committed Cargo.lock first: this layer stays cached while only the source changes.
+# The workspace's two crates (core/, bindings/): their manifests, with empty sources for the fetch.
 COPY native/Cargo.toml native/Cargo.lock ./
+COPY native/core/Cargo.toml ./core/
+COPY native/bindings/Cargo.toml ./bindings/
 COPY native/.cargo ./.cargo
-RUN mkdir src && touch src/lib.rs && cargo fetch --locked && rm -r src
+RUN mkdir core/src bindings/src && touch core/src/lib.rs bindings/src/lib.rs && cargo fetch --locked \
+ && rm -r core/src bindings/src
 COPY native/ ./
 RUN CARGO_NET_OFFLINE=true /opt/maturin/bin/maturin build --release --locked --compatibility linux \
       --out /wheels

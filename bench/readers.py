@@ -7,14 +7,19 @@ rows/s, on both value engines.
 
 The tables (keyspace bench_readers, loaded once; ten rows a partition):
 - `skewed`: order documents of skewed sizes (100 B to 1 MB before compression, a Pareto tail:
-  most values small, most bytes in a few large ones), in turn raw snappy JSON, zstd JSON and plain
-  JSON: the 300,000-row table;
+  most values small, most bytes in a few large ones); those past 4 KB gzip JSON (the tail: most
+  of the table's bytes), the others in turn raw snappy JSON, zstd JSON and plain JSON: the
+  300,000-row table;
 - `orders`: tools/orders.py's small order documents in six encodings (snappy JSON, zstd
   MessagePack, plain JSON, gzip JSON, LZ4-frame CBOR, random bytes): the 44,000-row table.
 
 The sides, each a whole process:
 - bare: the driver alone, `SELECT pk, ck, data` with `tuple_factory` and fetch_size 5000, every
   value's length taken; its CPU and wall time measured around the scan inside the process;
+- floor: the same scan, every value decompressed with the producers' C libraries (its container
+  told by its first bytes, as bench/query_scan.py's magic-byte script does: zlib, zstandard,
+  lz4, python-snappy), nothing parsed;
+- script: the floor, then each payload parsed (orjson, msgpack, cbor2): the user's script;
 - each reader, the real binary `cqlsh-ext -e STATEMENT` in one process (CQLSH_EXT_SCAN_WORKERS=1),
   its CPU (user + sys, worker processes included: os.wait4) and wall time less those of the same
   statement on one partition (start-up, connection, imports, the first values);
@@ -22,8 +27,9 @@ The sides, each a whole process:
 - with --engines python, every reader again with CQLSH_EXT_NATIVE=0;
 - with --before BIN, the same readers of another cqlsh-ext (a checkout before a change).
 
-Prints per reader and engine: CPU microseconds a row and its ratio to the bare scan's, rows/s and
-its ratio to the bare scan's, and the peak memory of the process. Medians of --repeat interleaved
+Prints per reader and engine: CPU microseconds a row and its ratio to the bare scan's, the
+floor's and the script's, rows/s and its ratio to the bare scan's, and the peak memory of the
+process. Medians of --repeat interleaved
 rounds. Figures only: nothing is asserted but that every run succeeds with the same answer.
 """
 
@@ -44,12 +50,17 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
+sys.path.insert(0, str(ROOT / "bench"))
 
 CQLSH_EXT = str(Path(sys.executable).parent / "cqlsh-ext")
 KEYSPACE = "bench_readers"
 ROWS_A_PARTITION = 10
 SKEW_MIN, SKEW_MAX, SKEW_ALPHA = 100, 1 << 20, 1.1
 SKEW_ENCODINGS = ("snappy", "zstd", "json")
+#: The skewed table's documents past this size are gzip JSON (the tail holding most bytes).
+TAIL_FROM = 4096
+#: What the loaded marker records of a table's shape (a table of another shape is loaded again).
+SHAPES = {"skewed": "gzip tail", "orders": "orders"}
 #: The skewed table's statuses: a filter on the rare one keeps about 2 % of the rows.
 STATUSES, STATUS_WEIGHTS = ("NEW", "PAID", "SHIPPED", "FAILED"), (40, 30, 28, 2)
 
@@ -98,6 +109,8 @@ def skewed_document(rng: random.Random, i: int, size: int, text: str) -> bytes:
 
 def skewed_values(count: int, seed: int = 7) -> list[bytes]:
     """`count` distinct stored values (cycled over the table), each encoding in turn."""
+    import gzip
+
     import snappy
     import zstandard
 
@@ -112,8 +125,9 @@ def skewed_values(count: int, seed: int = 7) -> list[bytes]:
     for i in range(count):
         size = min(SKEW_MAX, int(SKEW_MIN / (1.0 - rng.random()) ** (1.0 / SKEW_ALPHA)))
         raw = skewed_document(rng, i, size, text)
-        how = SKEW_ENCODINGS[i % len(SKEW_ENCODINGS)]
-        out.append(snappy.compress(raw) if how == "snappy" else zstd.compress(raw) if how == "zstd" else raw)
+        how = "gzip" if len(raw) > TAIL_FROM else SKEW_ENCODINGS[i % len(SKEW_ENCODINGS)]
+        out.append(snappy.compress(raw) if how == "snappy" else zstd.compress(raw) if how == "zstd"
+                   else gzip.compress(raw, mtime=0) if how == "gzip" else raw)
     return out
 
 
@@ -133,7 +147,8 @@ def load(session: Any, table: str, rows: int) -> None:
     session.execute(f"CREATE KEYSPACE IF NOT EXISTS {KEYSPACE} WITH replication = "
                     "{'class': 'SimpleStrategy', 'replication_factor': 1}")
     session.execute(f"CREATE TABLE IF NOT EXISTS {KEYSPACE}.loaded (name text PRIMARY KEY, rows int)")
-    done = session.execute(f"SELECT rows FROM {KEYSPACE}.loaded WHERE name = %s", (table,)).one()
+    marker = f"{table} ({SHAPES[table]})"
+    done = session.execute(f"SELECT rows FROM {KEYSPACE}.loaded WHERE name = %s", (marker,)).one()
     if done is not None and done.rows == rows and table in {r.table_name for r in session.execute(
             "SELECT table_name FROM system_schema.tables WHERE keyspace_name = %s", (KEYSPACE,))}:
         print(f"{KEYSPACE}.{table}: {rows:,} rows already loaded", flush=True)
@@ -164,7 +179,7 @@ def load(session: Any, table: str, rows: int) -> None:
     if batch:
         execute_concurrent_with_args(session, insert, batch, concurrency=64, raise_on_first_error=True)
     print(f"\rloaded {KEYSPACE}.{table}: {rows:,} rows in {time.perf_counter() - started:.0f} s", flush=True)
-    session.execute(f"INSERT INTO {KEYSPACE}.loaded (name, rows) VALUES (%s, %s)", (table, rows))
+    session.execute(f"INSERT INTO {KEYSPACE}.loaded (name, rows) VALUES (%s, %s)", (marker, rows))
 
 
 # ----------------------------------------------------------------------------- runs
@@ -192,6 +207,44 @@ cluster.shutdown()
 '''
 
 
+#: The floor and the script: the bare scan with each value decompressed (and parsed), as
+#: bench/query_scan.py's magic-byte script reads a value.
+ANCHOR = BARE.replace('''n = total = 0
+for row in session.execute(SimpleStatement(f"SELECT pk, ck, data FROM {table}", fetch_size=5000)):
+    total += len(row[2])
+    n += 1''', '''n = total = 0
+parse = sys.argv[4] == "script"
+DOCUMENT
+for row in session.execute(SimpleStatement(f"SELECT pk, ck, data FROM {table}", fetch_size=5000)):
+    value = row[2]
+    try:
+        data = decompress(value)
+        if parse:
+            payload(data)
+    except Exception:
+        pass
+    n += 1''')
+
+
+def anchor_script() -> str:
+    from query_scan import MAGIC_DOCUMENT
+
+    # decompress(): the container by its first bytes, nothing parsed; payload() parses.
+    decompress = '''
+def decompress(value):
+    if value[:4] == b"\\x28\\xb5\\x2f\\xfd":
+        return zstd.decompress(value)
+    if value[:4] == b"\\x04\\x22\\x4d\\x18":
+        return lz4.frame.decompress(value)
+    if value[:2] == b"\\x1f\\x8b":
+        return zlib.decompress(value, 31)
+    if value[:1] == b"{":
+        return value
+    return snappy.decompress(value)
+'''
+    return ANCHOR.replace("DOCUMENT", MAGIC_DOCUMENT + decompress)
+
+
 @dataclass
 class Run:
     cpu: float
@@ -217,8 +270,9 @@ def run_process(cmd: list[str], env: dict[str, str]) -> Run:
     return Run(usage.ru_utime + usage.ru_stime, wall, usage.ru_maxrss, text + errors)
 
 
-def bare(host: str, port: int, table: str) -> tuple[int, Run]:
-    proc = subprocess.run([sys.executable, "-c", BARE, host, str(port), f"{KEYSPACE}.{table}"],
+def bare(host: str, port: int, table: str, side: str = "bare") -> tuple[int, Run]:
+    code = BARE if side == "bare" else anchor_script()
+    proc = subprocess.run([sys.executable, "-c", code, host, str(port), f"{KEYSPACE}.{table}", side],
                           capture_output=True, text=True, check=True)
     doc = json.loads(proc.stdout.strip().splitlines()[-1])
     return doc["rows"], Run(doc["cpu"], doc["wall"], 0)
@@ -287,12 +341,14 @@ def main() -> int:
                 sides.append(Side(f"{label}{engine}", reader, binary, engine, "1"))
             if args.default_parallelism and reader in PARALLEL_READERS:
                 sides.append(Side(f"{label}default parallelism", reader, binary, args.engines[0], None))
-    bare_runs: dict[str, list[tuple[int, Run]]] = {t: [] for t in tables}
+    anchors = ("bare", "floor", "script")
+    bare_runs: dict[tuple[str, str], list[tuple[int, Run]]] = {(t, a): [] for t in tables for a in anchors}
     with tempfile.TemporaryDirectory() as home:
         target = str(Path(home) / "out.parquet")
         for round_ in range(args.repeat):
             for table in sorted(tables):
-                bare_runs[table].append(bare(args.host, args.port, table))
+                for anchor in anchors:
+                    bare_runs[(table, anchor)].append(bare(args.host, args.port, table, anchor))
             for side in sides:
                 table, full, one = READERS[side.reader]
                 for statement, runs in ((full, side.full), (one, side.one)):
@@ -303,22 +359,27 @@ def main() -> int:
             print(f"round {round_ + 1} of {args.repeat} done", file=sys.stderr, flush=True)
 
     print()
-    print(f"{'reader':<18} {'side':<22} {'CPU us/row':>10} {'x bare':>7} {'rows/s':>10} {'of bare':>8} "
-          f"{'peak MB':>8}")
-    bare_figures = {}
-    for table, runs in bare_runs.items():
-        n = runs[0][0]
-        cpu = statistics.median(r.cpu for _n, r in runs)
-        wall = statistics.median(r.wall for _n, r in runs)
-        bare_figures[table] = (n, cpu, wall)
-        print(f"{'bare ' + table:<18} {'driver, tuple_factory':<22} {cpu / n * 1e6:>10.2f} {1:>7.2f} "
-              f"{n / wall:>10,.0f} {1:>8.2f}")
+    print(f"{'reader':<18} {'side':<22} {'CPU us/row':>10} {'x bare':>7} {'x floor':>8} {'x script':>9} "
+          f"{'wall s':>7} {'rows/s':>10} {'of bare':>8} {'peak MB':>8}")
+    figures: dict[tuple[str, str], tuple[int, float, float]] = {}
+    for (table, anchor), runs in bare_runs.items():
+        figures[(table, anchor)] = (runs[0][0], statistics.median(r.cpu for _n, r in runs),
+                                    statistics.median(r.wall for _n, r in runs))
+    for (table, anchor), (n, cpu, wall) in sorted(figures.items()):
+        _n, bare_cpu, bare_wall = figures[(table, "bare")]
+        _n, floor_cpu, _w = figures[(table, "floor")]
+        _n, script_cpu, _w = figures[(table, "script")]
+        print(f"{anchor + ' ' + table:<18} {'driver, tuple_factory':<22} {cpu / n * 1e6:>10.2f} "
+              f"{cpu / bare_cpu:>7.2f} {cpu / floor_cpu:>8.2f} {cpu / script_cpu:>9.2f} {wall:>7.2f} "
+              f"{n / wall:>10,.0f} {bare_wall / wall:>8.2f}")
     for side in sides:
         table = READERS[side.reader][0]
-        n, bare_cpu, bare_wall = bare_figures[table]
+        n, bare_cpu, bare_wall = figures[(table, "bare")]
+        floor_cpu, script_cpu = figures[(table, "floor")][1], figures[(table, "script")][1]
         cpu, wall = side.cpu(), side.wall()
         print(f"{side.reader:<18} {side.name:<22} {cpu / n * 1e6:>10.2f} {cpu / bare_cpu:>7.2f} "
-              f"{n / wall:>10,.0f} {bare_wall / wall:>8.2f} {side.rss_mb():>8.0f}")
+              f"{cpu / floor_cpu:>8.2f} {cpu / script_cpu:>9.2f} {wall:>7.2f} {n / wall:>10,.0f} "
+              f"{bare_wall / wall:>8.2f} {side.rss_mb():>8.0f}")
     return 0
 
 

@@ -37,10 +37,21 @@ BIN = Path(sys.executable).parent
 CQLSH_EXT, STOCK = str(BIN / "cqlsh-ext"), str(BIN / "cqlsh")
 
 
+#: CPU seconds (user + sys, from wait4) of each timed run, by command, appended by timed().
+CPU: dict[tuple[str, ...], list[float]] = {}
+
+
 def timed(cmd: list[str], env: dict[str, str]) -> tuple[float, int]:
-    start = time.perf_counter()
-    proc = subprocess.run(cmd, capture_output=True, env=env, check=True)
-    return time.perf_counter() - start, len(proc.stdout)
+    """A whole run's wall time and output size; its CPU goes to CPU."""
+    with tempfile.TemporaryFile() as out:
+        start = time.perf_counter()
+        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.DEVNULL, env=env)
+        _pid, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - start
+        if os.waitstatus_to_exitcode(status) != 0:
+            raise RuntimeError(f"{cmd[-1]!r} failed")
+        CPU.setdefault(tuple(cmd), []).append(usage.ru_utime + usage.ru_stime)
+        return wall, out.tell()
 
 
 def compare(label: str, args: list[str], repeat: int, env: dict[str, str], binaries: dict[str, str],
@@ -71,6 +82,10 @@ def compare(label: str, args: list[str], repeat: int, env: dict[str, str], binar
             ours, theirs = statistics.median(rows[name]), statistics.median(rows["cqlsh"])
             line += f"\n{'':<22} per-row part (one-row run taken out): {ours:.3f} s vs {theirs:.3f} s, " \
                     f"ratio {ours / theirs:5.3f}"
+        cpu = {side: statistics.median(CPU[(path, *args)]) for side, path in (("ours", binaries[name]),
+                                                                              ("stock", binaries["cqlsh"]))}
+        line += f"\n{'':<22} CPU (user + sys): {cpu['ours']:.3f} s vs {cpu['stock']:.3f} s, " \
+                f"ratio {cpu['ours'] / cpu['stock']:5.3f}"
         print(line, flush=True)
 
 

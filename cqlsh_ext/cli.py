@@ -89,8 +89,12 @@ def _print_help(cqlshmain: Any, ext_parser: argparse.ArgumentParser) -> None:
 def _versions(cqlshmain: Any) -> str:
     import cassandra
 
-    return (f"cqlsh-ext {__version__} (cqlsh {cqlshmain.version}, "
-            f"cassandra-driver {cassandra.__version__})\n{engine_line()}")
+    from cqlsh_ext.payload.native import engine_name, reading
+
+    versions = (f"cqlsh-ext {__version__} (cqlsh {cqlshmain.version}, "
+                f"cassandra-driver {cassandra.__version__})\n{engine_line()}")
+    # What the core reads (it is loaded for this: --version is no shell start-up).
+    return versions + (f"\n{reading()}" if engine_name() == "native" else "")
 
 
 def engine_line() -> str:

@@ -1,21 +1,102 @@
-"""Types of the native core's module (native/src: page.rs, stats.rs, query.rs, describe.rs).
-cqlsh_ext/payload/native.py is its adapter and describes each answer; mypy checks the adapter's
-calls against these (pyproject.toml's mypy_path) and the stub against the adapter's Core protocol."""
+"""Types of the native core's Python module, cqlsh_ext_native (native/bindings; the decoding is
+the core crate's, native/core). Every request and answer crosses as a named type below: a
+request is built by keyword, an answer read by attribute. cqlsh_ext/payload/native.py is the
+adapter and describes each answer; mypy checks the adapter's and the readers' calls against
+these (pyproject.toml's mypy_path) and the stub against the adapter's Core protocol."""
 
-from typing import Any
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any, TypedDict, overload
 
 __version__: str
 MIRROR_MANIFEST: str
 ZLIB_VERSION: str
 LZ4_VERSION: int
 ZSTD_VERSION: int
+#: The engine's kind codes' names (the last, "handed_back": left to the Python engine).
 KINDS: tuple[str, str, str, str, str, str]
 FLOAT_SUM_SHIFT: int
 
-def configure(config: dict[str, Any]) -> None: ...
-def configured() -> tuple[bool, bool, bool, bool]: ...
+Step = str | int
+Path = tuple[Step, ...]
+
+# ------------------------------------------------------------------ configuration
+
+class StatsRegistry(TypedDict):
+    #: (the magic's first byte, the container's label, the stored size from which it is sized
+    #: from its header)
+    header_sized: list[tuple[int, str, int]]
+    stream_leads: list[int]
+    peek: int
+    statuses: list[str]
+    reasons: list[str]
+
+class Registry(TypedDict):
+    """What the Python registry holds as data (payload/native.py `_config`)."""
+
+    grades: dict[str, str]
+    dispatch: list[list[str]]
+    early: list[str]
+    trial: list[str]
+    trial_zero: list[str]
+    signature: list[str]
+    min_auto_length: int
+    trial_min_cap: int
+    walk_depth: int
+    min_text_length: int
+    short_text: int
+    min_structured_length: int
+    default_cap: int
+    max_nodes: int
+    min_nodes: int
+    tree_depth: int
+    msgpack_min_length: int
+    stream_magics: list[bytes]
+    records: list[str]
+    lz4block_checksums: bool
+    zlib_version: str
+    lz4_version: int
+    zstd_version: int
+    printable_bmp: bytes
+    stats: StatsRegistry
+
+class Configured:
+    """Whether the core took the registry, which C libraries are the Python side's releases
+    (their formats' values are handed back otherwise), what it reads and what it hands back."""
+
+    configured: bool
+    zlib: bool
+    lz4: bool
+    zstd: bool
+    #: The containers and record formats whose values the core reads.
+    reads: list[str]
+    #: Those whose values it hands back to the Python engine (recognised and left, or lacked).
+    hands_back: list[str]
+    #: Those the registry names that the core does not know (a value reaching one is handed back).
+    lacked: list[str]
+
+def configure(registry: Registry) -> Configured: ...
+def configured() -> Configured: ...
 def known_containers() -> list[tuple[str, str]]: ...
 def panics() -> int: ...
+
+# ------------------------------------------------------------------ the engine's page read
+
+class DecodeRequest:
+    values: Sequence[Any]
+    cap: int
+    def __init__(self, values: Sequence[Any], *, cap: int, paths: Sequence[Path] | None = None,
+                 text: bool = False, trees: bool = False, missing: Any = None, measure: bool = False,
+                 text_limit: int = 0, json: bool = True) -> None: ...
+
+class PathMiss:
+    depth: int
+    key: Step
+    keys: tuple[str, ...]
+
+class PathColumn:
+    values: list[Any]
+    found: bool
+    miss: PathMiss | None
 
 class DecodedPage:
     kinds: bytes
@@ -24,13 +105,83 @@ class DecodedPage:
     decoded: list[int]
     cut: bytes
     texts: list[str | None] | None
+    #: With texts: 1 where a text is clean (no control character), else 0.
+    clean: bytes | None
     trees: list[Any] | None
-    #: Per path: (values, found, miss).
-    paths: list[tuple[list[Any], bool, tuple[int, str | int, tuple[str, ...]] | None]]
+    paths: list[PathColumn]
     handed_back: list[int]
 
-def decode_page(values: Any, cap: int, paths: list[tuple[str | int, ...]], want_text: bool, want_tree: bool,
-                missing: Any, measure: bool = False) -> DecodedPage: ...
+def decode_page(request: DecodeRequest) -> DecodedPage: ...
+
+# ------------------------------------------------------------------ a page's columns (Arrow)
+
+class Column(Sequence[Any]):
+    """One column of a page: an Arrow array through the C data interface, and a sequence of
+    the Python values pyarrow's to_pylist() would give."""
+
+    name: str
+    #: The Arrow type's format string ("u" utf8, "l" int64, "g" float64, "b" bool, "z" binary,
+    #: "n" null, "+ud:..." a dense union).
+    format: str
+    def __arrow_c_array__(self, requested_schema: object | None = None) -> tuple[object, object]: ...
+    def __len__(self) -> int: ...
+    @overload
+    def __getitem__(self, index: int) -> Any: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Any]: ...
+    def to_pylist(self) -> list[Any]: ...
+
+class PageColumns(Mapping[str, Column]):
+    """A page's answer as named columns (payload/native.py page_columns describes them); one
+    Arrow record batch (`__arrow_c_array__`, a struct array; `__arrow_c_stream__`)."""
+
+    handed_back: list[int]
+    num_rows: int
+    def fill(self, index: int, *, kind: str, label: str, decoded: int, cut: bool, text: str | None,
+             values: list[Any]) -> None: ...
+    def keys(self) -> list[str]: ...  # type: ignore[override]
+    def __len__(self) -> int: ...
+    def __iter__(self) -> Iterator[str]: ...
+    def __getitem__(self, name: str) -> Column: ...
+    def to_pydict(self) -> dict[str, list[Any]]: ...
+    def __arrow_c_array__(self, requested_schema: object | None = None) -> tuple[object, object]: ...
+    def __arrow_c_stream__(self, requested_schema: object | None = None) -> object: ...
+
+def page_columns(request: DecodeRequest, names: list[str]) -> PageColumns: ...
+
+# ------------------------------------------------------------------ COMPRESSION STATS
+
+class MeasurePlace:
+    def __init__(self, source: Sequence[Any], *, column: int | None = None, rows: list[int] | None = None,
+                 text: bool = False, exact_ratios: bool = False) -> None: ...
+
+class MeasureRequest:
+    rows: int
+    places: list[MeasurePlace]
+    cap: int
+    def __init__(self, *, rows: int, places: list[MeasurePlace], cap: int, from_headers: bool,
+                 bucket_bounds: list[int], size_bounds: list[int], median_inv_step: float, median_zero: int,
+                 write_unit: int, read_unit: int, row_quota: int, near_share: float) -> None: ...
+
+class ChainCount:
+    status: str
+    chain: str
+    values: int
+    stored: int
+    size: int
+
+class Units:
+    rows: int
+    wcu: int
+    rcu: int
+    near_quota: int
+    over_quota: int
+    largest: int
+
+class PartialRow:
+    row: int
+    before: int
+    after: int
 
 class MeasuredColumn:
     values: int
@@ -39,7 +190,7 @@ class MeasuredColumn:
     size: int
     inexact: int
     from_headers: int
-    chains: list[tuple[str, str, int, int, int]]
+    chains: list[ChainCount]
     reasons: list[tuple[str, int]]
     compressed: tuple[int, int, int]
     buckets_before: list[int]
@@ -52,13 +203,68 @@ class MeasuredColumn:
 
 class MeasuredPage:
     columns: list[MeasuredColumn]
-    before: tuple[int, int, int, int, int, int]
-    after: tuple[int, int, int, int, int, int]
-    rows_left: list[tuple[int, int, int]]
+    before: Units
+    after: Units
+    rows_left: list[PartialRow]
 
-def measure_page(rows: int, places: list[tuple[Any, int | None, list[int] | None, bool, bool]], cap: int,
-                 from_headers: bool,
-                 spec: tuple[list[int], list[int], float, int, tuple[int, int], int, float]) -> MeasuredPage: ...
+def measure_page(request: MeasureRequest) -> MeasuredPage: ...
+
+# ------------------------------------------------------------------ payload queries
+
+class Literal:
+    @staticmethod
+    def text(value: str) -> Literal: ...
+    @staticmethod
+    def integer(value: int) -> Literal: ...
+    @staticmethod
+    def decimal(*, nearest: float, exact: bool, below: float, above: float, floor: int, ceil: int,
+                integral: bool) -> Literal: ...
+    @staticmethod
+    def boolean(value: bool) -> Literal: ...
+    @staticmethod
+    def null() -> Literal: ...
+
+class Needle:
+    any: bool
+    strings: list[str]
+    def __init__(self, *, any: bool, strings: list[str]) -> None: ...
+
+class QueryPlace:
+    def __init__(self, source: Sequence[Any], *, column: int | None = None, paths: Sequence[Path],
+                 needles: list[Needle] = ...) -> None: ...
+
+class Condition:
+    def __init__(self, *, op: str, place: int, path: int | None = None, literals: list[Literal] = ...) -> None: ...
+
+class Aggregate:
+    def __init__(self, *, func: str, star: bool, input: tuple[int, int] | None = None) -> None: ...
+
+class QueryRequest:
+    rows: int
+    places: list[QueryPlace]
+    def __init__(self, *, rows: int, places: list[QueryPlace], conditions: list[Condition],
+                 outputs: list[tuple[int, int] | None], order: list[tuple[int, int] | None],
+                 keys: list[tuple[int, int]], aggregates: list[Aggregate], grouped: bool, cap: int,
+                 undecodable_group: Any) -> None: ...
+
+class AccumulatorState:
+    count: int
+    int_sum: int
+    float_sum: bytes | None
+    floats: bool
+    num_min: int | float | None
+    num_max: int | float | None
+    str_min: str | None
+    str_max: str | None
+    skipped: int
+
+class GroupPartial:
+    key: tuple[Any, ...]
+    accumulators: list[AccumulatorState]
+
+class PathSeen:
+    found: bool
+    miss: tuple[int, list[str]] | None
 
 class QueryPage:
     kept: list[int]
@@ -68,19 +274,61 @@ class QueryPage:
     undecodable: int
     cut: int
     kinds: list[tuple[int, int]]
-    paths: list[list[tuple[bool, tuple[int, list[str]] | None]]]
-    groups: list[tuple[tuple[Any, ...], list[tuple[int, int, bytes | None, bool, Any, Any, str | None, str | None, int]]]]
+    paths: list[list[PathSeen]]
+    groups: list[GroupPartial]
     overflow: bool
 
-def query_page(rows: int, places: list[tuple[Any, int | None, list[tuple[str | int, ...]], list[tuple[bool, list[str]]]]],
-               conditions: list[tuple[str, int, int | None, list[tuple[Any, ...]]]],
-               outputs: list[tuple[int, int] | None], order: list[tuple[int, int] | None],
-               keys: list[tuple[int, int]], aggregates: list[tuple[str, bool, tuple[int, int] | None]],
-               grouped: bool, cap: int, undecodable_group: Any) -> QueryPage: ...
+def query_page(request: QueryRequest) -> QueryPage: ...
+
+# ------------------------------------------------------------------ DESCRIBE PAYLOAD
+
+class DescribeRequest:
+    values: Sequence[Any]
+    cap: int
+    def __init__(self, values: Sequence[Any], *, cap: int, max_paths: int, max_visits: int, max_depth: int,
+                 exact: int, long_text: int, long_key: int, p: int) -> None: ...
+
+class Encoding:
+    kind: int
+    label: str
+    values: int
+
+class Lengths:
+    count: int
+    least: int
+    most: int
+    total: int
+
+class SketchPartial:
+    #: (the key as describe.sketch.key makes it, its count), while few
+    counts: list[tuple[Any, int]] | None
+    registers: bytes | None
+
+class NodePartial:
+    present: int
+    seen: int
+    types: list[tuple[str, int]]
+    children: list[tuple[str, NodePartial]]
+    items: NodePartial | None
+    folded: NodePartial | None
+    key_kinds: list[tuple[str, int]]
+    keys: SketchPartial | None
+    strings: Lengths
+    lists: Lengths
+    low: int | float | None
+    high: int | float | None
+    values: SketchPartial | None
+
+class StructurePartial:
+    values: int
+    untracked: int
+    unfinished: int
+    too_deep: int
+    root: NodePartial
 
 class DescribedPage:
-    encodings: list[tuple[int, str, int]]
+    encodings: list[Encoding]
     handed_back: list[int]
-    structure: tuple[Any, ...]
+    structure: StructurePartial
 
-def describe_page(values: Any, cap: int, bounds: tuple[int, int, int, int, int, int, int]) -> DescribedPage: ...
+def describe_page(request: DescribeRequest) -> DescribedPage: ...

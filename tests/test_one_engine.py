@@ -255,21 +255,21 @@ def test_on_the_native_core_every_reader_hands_a_value_to_it_once(
         def __getattr__(self, name: str) -> Any:
             return getattr(real, name)
 
-        def decode_page(self, values: Any, *args: Any) -> Any:
-            handed.append(len(values))
-            return real.decode_page(values, *args)
+        def decode_page(self, request: Any) -> Any:
+            handed.append(len(request.values))
+            return real.decode_page(request)
 
-        def describe_page(self, values: Any, *args: Any) -> Any:
-            handed.append(len(values))
-            return real.describe_page(values, *args)
+        def describe_page(self, request: Any) -> Any:
+            handed.append(len(request.values))
+            return real.describe_page(request)
 
-        def measure_page(self, rows: int, places: Any, *args: Any) -> Any:
-            handed.append(rows * len(places))
-            return real.measure_page(rows, places, *args)
+        def measure_page(self, request: Any) -> Any:
+            handed.append(request.rows * len(request.places))
+            return real.measure_page(request)
 
-        def query_page(self, rows: int, places: Any, *args: Any) -> Any:
-            handed.append(rows * len(places))
-            return real.query_page(rows, places, *args)
+        def query_page(self, request: Any) -> Any:
+            handed.append(request.rows * len(request.places))
+            return real.query_page(request)
 
     monkeypatch.setattr(native, "module", Counting)
     with counted(monkeypatch) as counts:

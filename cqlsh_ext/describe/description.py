@@ -208,6 +208,13 @@ class Description:
         by_place: dict[str, tuple[tuple[str, ...], list[Any]]] = {}
         folded: list[tuple[str, Any]] = []
         new = 0  # places this page adds
+        if cqltype.is_blob or cqltype.is_text:
+            # the column is the payload (what _found yields for each cell, without a walk a cell)
+            present = [cell for cell in cells if cell is not None]
+            self.nulls += len(cells) - len(present)
+            if present:
+                by_place[self.column] = ((), present)
+            cells = []
         for cell in cells:
             found = False
             for name, steps, value, key in _found(cqltype, cell, self.column, ()):
@@ -293,16 +300,17 @@ def _on_core(place: DescribedPlace, values: list[bytes], cap: int) -> list[int] 
     from cqlsh_ext.payload_select.keys import MAX_DEPTH, MAX_VISITS
 
     try:
-        bounds = (MAX_PATHS, MAX_VISITS, MAX_DEPTH, EXACT, LONG_TEXT, LONG_KEY, P)
+        bounds = native.DescribeBounds(MAX_PATHS, MAX_VISITS, MAX_DEPTH, EXACT, LONG_TEXT, LONG_KEY, P)
         page = native.describe_page(values, cap, bounds)
     except Exception:
         return None
     part = DescribedPlace(place.name)
-    for code, label, n in page.encodings:
-        kind = native.KINDS[code]
+    for encoding in page.encodings:
+        kind = native.KINDS[encoding.kind]
         assert kind is not None
-        part.encodings[(kind, label, False)] = part.encodings.get((kind, label, False), 0) + n
-        part.values += n
+        key = (kind, encoding.label, False)
+        part.encodings[key] = part.encodings.get(key, 0) + encoding.values
+        part.values += encoding.values
     part.structure = Structure.from_partial(page.structure)
     place.merge(part)
     handed: list[int] = page.handed_back

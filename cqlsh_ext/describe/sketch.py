@@ -147,15 +147,16 @@ class Values:
 
     @classmethod
     def from_partial(cls, partial: Any) -> Values | None:
-        """A page's sketch as the native core gives it (payload.native.describe_page): None,
-        ("c", ((key, count), ...)) with the keys as key() makes them, or ("r", registers)."""
+        """A page's sketch as the native core gives it (payload.native.describe_page): None, or a
+        SketchPartial: its `counts` ((key, count), ..., the keys as key() makes them) or its
+        `registers`."""
         if partial is None:
             return None
         made = cls()
-        if partial[0] == "c":
-            made.counts = dict(partial[1])
+        if partial.counts is not None:
+            made.counts = dict(partial.counts)
         else:
-            made.counts, made.registers = None, bytearray(partial[1])
+            made.counts, made.registers = None, bytearray(partial.registers)
         return made
 
     def add_many(self, values: list[Any]) -> None:

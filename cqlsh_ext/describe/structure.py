@@ -263,27 +263,30 @@ class Structure:
     @classmethod
     def from_partial(cls, partial: Any) -> Structure:
         """A page's structure as the native core walks it (payload.native.describe_page: the
-        same walk as add(), in nested tuples): merged into a place's like any other part."""
-        values, untracked, unfinished, too_deep, root = partial
+        same walk as add(), as a StructurePartial of NodePartials): merged into a place's like
+        any other part."""
         made = cls()
-        made.values, made.untracked, made.unfinished, made.too_deep = values, untracked, unfinished, too_deep
+        made.values, made.untracked = partial.values, partial.untracked
+        made.unfinished, made.too_deep = partial.unfinished, partial.too_deep
 
-        def node_of(parts: Any) -> Node:
-            (present, seen, types, children, items, folded, key_kinds, keys, strings, lists, low, high,
-             values_sketch) = parts
+        def node_of(part: Any) -> Node:
             node = Node()
-            node.present, node.seen, node.types, node.key_kinds = present, seen, dict(types), dict(key_kinds)
-            node.keys, node.values = Values.from_partial(keys), Values.from_partial(values_sketch)
-            node.strings, node.str_min, node.str_max, node.str_total = strings
-            node.lists, node.list_min, node.list_max, node.list_total = lists
-            node.low, node.high = low, high
-            node.children = {key: node_of(child) for key, child in children}
-            node.items = None if items is None else node_of(items)
-            node.folded = None if folded is None else node_of(folded)
-            made.paths += len(node.children) + (items is not None) + (folded is not None)
+            node.present, node.seen = part.present, part.seen
+            node.types, node.key_kinds = dict(part.types), dict(part.key_kinds)
+            node.keys, node.values = Values.from_partial(part.keys), Values.from_partial(part.values)
+            texts, lists = part.strings, part.lists
+            node.strings, node.str_min, node.str_max = texts.count, texts.least, texts.most
+            node.str_total = texts.total
+            node.lists, node.list_min, node.list_max = lists.count, lists.least, lists.most
+            node.list_total = lists.total
+            node.low, node.high = part.low, part.high
+            node.children = {key: node_of(child) for key, child in part.children}
+            node.items = None if part.items is None else node_of(part.items)
+            node.folded = None if part.folded is None else node_of(part.folded)
+            made.paths += len(node.children) + (part.items is not None) + (part.folded is not None)
             return node
 
-        made.root = node_of(root)
+        made.root = node_of(partial.root)
         return made
 
     def new_node(self) -> Node | None:

@@ -36,7 +36,7 @@ LABEL_COLOR = CYAN
 REASON_COLOR = RED
 
 
-def label_of(view: BlobView) -> str:
+def label_of(view: BlobView | CoreText) -> str:
     """'[<codec>]', '[<codec>><format>]', '[<codec>, first 4.0 MiB of 1.0 TiB]': the view's short
     label, and where the cap cut it."""
     chain = view.short_label
@@ -107,6 +107,39 @@ def compact_json(view: BlobView) -> str:
         return text
 
 
+class CoreText:
+    """A text cell the native core decoded (BlobDisplay.prepare): its display label, its text (its
+    first characters when the cell is narrower), clean, not cut; read by _format as the view's
+    parts it reads for such a cell."""
+
+    __slots__ = ("short_label", "text")
+    kind = TEXT
+    clean = True
+    truncated_layer = None
+    reason = None
+    object_class = None
+
+    def __init__(self, short_label: str, text: str) -> None:
+        self.short_label = short_label
+        self.text = text
+
+
+class CoreRaw:
+    """A value the native core read as no known format (with a quiet reason): its hex, as cqlsh
+    prints it."""
+
+    __slots__ = ("stored",)
+    kind = UNKNOWN
+    quiet = True
+    reason = None
+
+    def __init__(self, stored: bytes) -> None:
+        self.stored = stored
+
+
+Cell = BlobView | CoreText | CoreRaw
+
+
 class BlobDisplay:
     """Formats the blob cells of one result page (cqlsh_ext.output.table binds it to each blob's place)."""
 
@@ -125,16 +158,54 @@ class BlobDisplay:
         #: A value engine per place (a column setting is its mode), and the views prepare()
         #: decoded ahead: per place, the page's values in order with their views.
         self._engine = Engines(settings.decoding())
-        self._prepared: dict[Any, deque[tuple[Any, BlobView]]] = {}
+        self._prepared: dict[Any, deque[tuple[Any, Cell]]] = {}
 
     def prepare(self, place: Any, values: Sequence[Any]) -> None:
         """Decode a page of one place's values together (output.table's pre-pass, before cqlsh
-        formats the page cell by cell): each cell then takes its view from here."""
+        formats the page cell by cell): each cell then takes its view from here. With the native
+        core, one call decodes the page (payload.native.decode_page): a clean text that the cap
+        did not cut, or a value in no known format, is a cell as it comes (CoreText, CoreRaw:
+        its label and text, or its hex); the other values' views are the Python engine's."""
         blobs = [v for v in values if isinstance(v, (bytes, bytearray, memoryview))]
-        views = self._engine(place).views([bytes(v) for v in blobs])
-        self._prepared[place] = deque(zip(blobs, views, strict=True))
+        stored = [bytes(v) for v in blobs]
+        engine = self._engine(place)
+        cells = self._on_core(engine, stored) if not self.expanded and engine.on_core() else None
+        if cells is None:
+            cells = list(engine.views(stored))
+        self._prepared[place] = deque(zip(blobs, cells, strict=True))
 
-    def _view(self, val: Any, value: bytes, place: Any) -> BlobView:
+    def _on_core(self, engine: Any, values: list[bytes]) -> list[Cell] | None:
+        """The page's cells from one core call, the values it leaves read by the engine's views;
+        None when the core fails the call (it should not)."""
+        from cqlsh_ext.payload import native
+
+        # A text longer than the cell is cut there (_format cuts it to at most the cell's width,
+        # at least 8 characters): one more character says that it goes on.
+        limit = max(self.width, 8) + 1 if self.width else 0
+        try:
+            # (its texts' JSON not read: a clean text is shown as it is, under its containers)
+            page = native.decode_page(values, engine.cap, want_text=True, text_limit=limit, read_json=False)
+        except Exception:
+            return None
+        texts, clean = page.texts, page.clean
+        assert texts is not None and clean is not None
+        cells: list[Cell | None] = []
+        left: list[int] = []
+        for i, code in enumerate(page.kinds):
+            text = texts[i]
+            if code == native.TEXT and clean[i] and not page.cut[i] and text is not None:
+                label = page.labels[i]
+                cells.append(CoreText(label.rpartition(">")[0] or "text", text))
+            elif code == native.UNKNOWN:
+                cells.append(CoreRaw(values[i]))
+            else:
+                cells.append(None)
+                left.append(i)
+        for i, view in zip(left, engine.views([values[i] for i in left]), strict=True):
+            cells[i] = view
+        return [cell for cell in cells if cell is not None]
+
+    def _view(self, val: Any, value: bytes, place: Any) -> Cell:
         prepared = self._prepared.get(place)
         if prepared:
             ahead, view = prepared[0]
@@ -146,6 +217,7 @@ class BlobDisplay:
 
     def __call__(self, val: bytes | BlobView, colormap: Any, quote: bool = False, place: Any = None,
                  **_: Any) -> FormattedValue:
+        view: Cell
         if isinstance(val, BlobView):  # decoded already (a payload query's answer)
             view = val
         else:
@@ -154,24 +226,29 @@ class BlobDisplay:
                 view = self._view(val, value, place)
             except Exception as err:  # the last-resort boundary: this cell shows why, the result goes on
                 return self._raw(failed(value, err), colormap, bool(colormap["reset"]))
+        if isinstance(view, CoreRaw):
+            return self._raw(view, colormap, bool(colormap["reset"]))
         try:
             return self._format(view, colormap, quote)
         except Exception as err:
-            return self._raw(failed(view.stored, err), colormap, bool(colormap["reset"]))
+            stored = view.stored if isinstance(view, BlobView) else value  # (a CoreText's value)
+            return self._raw(failed(stored, err), colormap, bool(colormap["reset"]))
 
-    def _format(self, view: BlobView, colormap: Any, quote: bool) -> FormattedValue:
+    def _format(self, view: BlobView | CoreText, colormap: Any, quote: bool) -> FormattedValue:
         colored = bool(colormap["reset"])
         if view.kind == UNKNOWN or view.kind == FAILED:
+            assert isinstance(view, BlobView)
             return self._raw(view, colormap, colored)
         label = label_of(view)
         cut: str | None = None
         if view.kind == TEXT:
             text, cut = self._text_body(view, quote)
         elif view.kind == RECORD:
+            assert isinstance(view, BlobView)
             text, cut = self._structured_body(view, quote)
         # (text, colour) pairs shown after the value: sizes in the blob colour, failures in red.
         notes: list[tuple[str, str]] = []
-        if view.kind == BINARY and view.object_class is None:
+        if view.kind == BINARY and isinstance(view, BlobView) and view.object_class is None:
             notes.append((f"({len(view.data)} bytes)", colormap["blob"]))
         if view.reason:
             notes.append((f"({_escape(view.reason)})", REASON_COLOR))  # reasons may quote stored bytes
@@ -188,6 +265,7 @@ class BlobDisplay:
             # an object its serialization stream's reader could not read (the reason is in the notes)
             body = f"{_escape(view.object_class)} (not deserialized)"  # a class name is stored data too
         else:
+            assert isinstance(view, BlobView)
             # Hex only what can be shown: a capped payload may be megabytes.
             shown = view.data[: room // 2 + 1] if room else view.data
             body = _cut("0x" + shown.hex(), room)
@@ -209,17 +287,18 @@ class BlobDisplay:
         # hold what cqlsh escapes besides (C1 controls).
         return (text.replace("\\", "\\\\") if text.isascii() else _escape(text)), cut
 
-    def _text_body(self, view: BlobView, quote: bool) -> tuple[str, str | None]:
-        if self.expanded and not quote:
+    def _text_body(self, view: BlobView | CoreText, quote: bool) -> tuple[str, str | None]:
+        if self.expanded and not quote and isinstance(view, BlobView):
             pretty = pretty_json(view, self.budget)
             if pretty is not None:
                 return "\n".join(_escape(line) for line in pretty[0].split("\n")), pretty[1]
         text = view.text or ""
         if view.clean:
             return (text.replace("\\", "\\\\") if "\\" in text else text), None
+        assert isinstance(view, BlobView)  # (a CoreText is clean)
         return _escape(compact_json(view)), None
 
-    def _raw(self, view: BlobView, colormap: Any, colored: bool) -> FormattedValue:
+    def _raw(self, view: BlobView | CoreRaw, colormap: Any, colored: bool) -> FormattedValue:
         hexed = "0x" + view.stored.hex()
         if view.quiet:  # plain binary: exactly as cqlsh
             return FormattedValue(hexed, colormap["blob"] + hexed + colormap["reset"] if colored else hexed)

@@ -11,13 +11,19 @@ installed files and the environment; the module is imported and configured by th
 Configuration (at first use) passes what the Python registry holds as data: the detection order,
 the dispatch table, the containers' grades, the thresholds (MIN_AUTO_LENGTH, MIN_TEXT_LENGTH, ...),
 the budgets and the record formats auto-detection tries. What is code (trials, ruled_out, the
-readers) is mirrored in Rust; a container or record format the mirror does not know makes the core
-refuse the configuration, and the Python engine runs alone (`refusal()` says why).
+readers) is mirrored in Rust. A container or record format the core lacks (or knows at another
+grade) refuses nothing: a value whose detection reaches it is handed back, and only that value,
+the rest of the page staying on the core, as for the formats it recognises but leaves to Python
+(bzip2, xz, Avro, ...) and a library of another release than the Python side's. `reading()` names
+what it reads and what it hands back (`cqlsh-ext --version` prints it). Only a registry of
+another shape (a dispatch table not of 256 rows, a walk deeper than the core follows) is refused,
+and the Python engine runs alone (`refusal()` says why).
 
     page = decode_page(values, cap, paths=[("order", "status"), ("items", 0)],
                        want_text=False, want_tree=False, missing=MISSING)
 
-gives, per value (columns, in the order of `values`):
+builds the core's named request (`DecodeRequest`) and gives its named answer (`DecodedPage`,
+native/cqlsh_ext_native.pyi), per value (columns, in the order of `values`):
 
 - `kinds[i]`: TEXT, RECORD, BINARY (a binary payload), UNKNOWN (no known format), FAILED (a
   recognised format that failed to decode: the label names it) or HANDED_BACK; `KINDS[code]` is
@@ -29,14 +35,15 @@ gives, per value (columns, in the order of `values`):
 - `stored[i]`, `decoded[i]`: the stored size, and the size of the payload under the last container
   (the stored size when there is none);
 - `cut[i]`: the output cap cut a layer (a query reads such a value as cut);
-- `texts[i]` (want_text): a TEXT value's text, else None;
+- `texts[i]` (want_text): a TEXT value's text, else None; `clean[i]`: 1 when it holds no control
+  character (the view's `clean`: cqlsh's escaping changes nothing but backslashes);
 - `trees[i]` (want_tree): a TEXT value's JSON object or array, a RECORD's tree, else None;
 - per path, `paths[p].values[i]`: the Python object at that path of a readable value (TEXT or
   RECORD, not cut: its JSON container or record, or the text itself when it is no JSON), `missing`
   when it lacks the path, None for any other value; `paths[p].found`: some value had the path;
   `paths[p].miss`: the deepest miss of the values read before the first that had the path, as
-  the engine's Page.missed records it (depth, key wanted, the string keys of the mapping there,
-  at most 200), None when there was none;
+  the engine's Page.missed records it (a PathMiss: `depth`, the `key` wanted, the string `keys`
+  of the mapping there, at most 200), None when there was none;
 - `handed_back`: the indexes of the values the core leaves to the Python engine (their columns
   hold placeholders: kind HANDED_BACK, label "", None), with the reason-bearing cases among them:
   a serialization stream, a record format only Python reads, a nested layer that failed or found
@@ -48,21 +55,33 @@ A FAILED value's reason is not given: a reader that shows it asks the Python eng
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from cqlsh_ext.payload import budget
 from cqlsh_ext.payload.budget import Budget
-from cqlsh_ext.payload.measures import STORED, TEXT_CHAIN, MeasuredPlace, Measurer, MeasureSpec, PageMeasures
+from cqlsh_ext.payload.json_text import json_container
+from cqlsh_ext.payload.measures import (
+    STORED,
+    TEXT_CHAIN,
+    MeasuredPlace,
+    Measurer,
+    MeasureSpec,
+    PageMeasures,
+    PlaceMeasures,
+    RowUnits,
+)
 from cqlsh_ext.payload.pages import MISS_KEYS, Lazy, PageRead, ReadRequest, note_miss, path_of, tree_of
 from cqlsh_ext.payload.paths import CUT, MISSING, keys_of, read_path
 from cqlsh_ext.payload.view import FAILED as FAILED_KIND
 from cqlsh_ext.payload.view import KINDS as VIEW_KINDS
 from cqlsh_ext.payload.view import RECORD as RECORD_KIND
 from cqlsh_ext.payload.view import TEXT as TEXT_KIND
+from cqlsh_ext.payload.view import UNKNOWN as UNKNOWN_KIND
 from cqlsh_ext.payload.view import BlobView
 
 MODULE = "cqlsh_ext_native"
@@ -104,29 +123,6 @@ def engine_name() -> str:
     return "native" if installed() and not disabled() else "python"
 
 
-class PathColumn(NamedTuple):
-    """One path's answer in a DecodedPage: its value in each value, whether some value had it,
-    the deepest miss before the first that had it (depth, the key wanted, the keys there)."""
-
-    values: list[Any]
-    found: bool
-    miss: tuple[int, str | int, tuple[str, ...]] | None
-
-
-class DecodedPage(NamedTuple):
-    """decode_page()'s answer (the module doc describes each field)."""
-
-    kinds: bytes
-    labels: list[str]
-    stored: list[int]
-    decoded: list[int]
-    cut: bytes
-    texts: list[str | None] | None
-    trees: list[Any] | None
-    paths: list[PathColumn]
-    handed_back: list[int]
-
-
 class PythonRoad(Protocol):
     """What the core's adapter uses of the Python engine (payload.engine.ValueEngine) for the
     values the core hands back."""
@@ -138,12 +134,14 @@ class PythonRoad(Protocol):
 
     def view(self, value: bytes) -> BlobView: ...
 
+    def on_core(self) -> bool: ...
+
 
 _LOCK = threading.Lock()
 _STATE: dict[str, Any] = {}
 
 
-def _config() -> dict[str, object]:
+def _config() -> core_types.Registry:
     """The registry's data the core reads (its container labels, grades and order; the
     thresholds and budgets; the record formats auto-detection tries, in order)."""
     import zlib
@@ -189,7 +187,7 @@ def _config() -> dict[str, object]:
     }
 
 
-def _stats_config() -> dict[str, object]:
+def _stats_config() -> core_types.StatsRegistry:
     """What measuring a value needs (payload.engine's measure): the formats sized from their
     headers, the serialization streams' first bytes, the peek's length, the words of the
     statuses and reasons."""
@@ -264,35 +262,44 @@ def refusal() -> str | None:
     return reason
 
 
-#: A place of query_page: (values or rows, the column or None, its paths, its needles).
-CorePlace = tuple[Any, "int | None", "list[tuple[str | int, ...]]", "list[tuple[bool, list[str]]]"]
+def reading() -> str:
+    """What the core reads and what it hands back to the Python engine, in a line (loads it)."""
+    if not available():
+        return f"native core: not running ({refusal()})"
+    now = module().configured()
+    return (f"native core reads: {', '.join(now.reads)}; hands back to the Python engine: "
+            f"{', '.join(now.hands_back) or 'nothing'}")
 
 
 class Core(Protocol):
-    """What the adapter calls of the core's module: checked by mypy against the module's stub
-    (native/cqlsh_ext_native.pyi), which describes each answer's fields."""
+    """What the adapter and the readers use of the core's module: checked by mypy against the
+    module's stub (native/cqlsh_ext_native.pyi), which declares each request and answer type."""
 
     FLOAT_SUM_SHIFT: int
+    DecodeRequest: type[core_types.DecodeRequest]
+    MeasurePlace: type[core_types.MeasurePlace]
+    MeasureRequest: type[core_types.MeasureRequest]
+    Literal: type[core_types.Literal]
+    Needle: type[core_types.Needle]
+    QueryPlace: type[core_types.QueryPlace]
+    Condition: type[core_types.Condition]
+    Aggregate: type[core_types.Aggregate]
+    QueryRequest: type[core_types.QueryRequest]
+    DescribeRequest: type[core_types.DescribeRequest]
 
-    def configure(self, config: dict[str, Any]) -> None: ...
+    def configure(self, registry: core_types.Registry) -> core_types.Configured: ...
 
-    def decode_page(self, values: Any, cap: int, paths: list[tuple[str | int, ...]], want_text: bool,
-                    want_tree: bool, missing: Any, measure: bool = ...) -> core_types.DecodedPage: ...
+    def configured(self) -> core_types.Configured: ...
 
-    def measure_page(self, rows: int, places: list[tuple[Any, int | None, list[int] | None, bool, bool]],
-                     cap: int, from_headers: bool,
-                     spec: tuple[list[int], list[int], float, int, tuple[int, int], int, float]
-                     ) -> core_types.MeasuredPage: ...
+    def decode_page(self, request: core_types.DecodeRequest) -> core_types.DecodedPage: ...
 
-    def query_page(self, rows: int,
-                   places: list[CorePlace],
-                   conditions: list[tuple[str, int, int | None, list[tuple[Any, ...]]]],
-                   outputs: list[tuple[int, int] | None], order: list[tuple[int, int] | None],
-                   keys: list[tuple[int, int]], aggregates: list[tuple[str, bool, tuple[int, int] | None]],
-                   grouped: bool, cap: int, undecodable_group: Any) -> core_types.QueryPage: ...
+    def measure_page(self, request: core_types.MeasureRequest) -> core_types.MeasuredPage: ...
 
-    def describe_page(self, values: Any, cap: int,
-                      bounds: tuple[int, int, int, int, int, int, int]) -> core_types.DescribedPage: ...
+    def query_page(self, request: core_types.QueryRequest) -> core_types.QueryPage: ...
+
+    def describe_page(self, request: core_types.DescribeRequest) -> core_types.DescribedPage: ...
+
+    def page_columns(self, request: core_types.DecodeRequest, names: list[str]) -> core_types.PageColumns: ...
 
 
 if TYPE_CHECKING:
@@ -312,15 +319,19 @@ def module() -> Core:
 
 def decode_page(values: Sequence[bytes], cap: int, paths: Sequence[Sequence[str | int]] = (), *,
                 want_text: bool = False, want_tree: bool = False, missing: Any = ABSENT,
-                measure: bool = False) -> DecodedPage:
+                measure: bool = False, text_limit: int = 0, read_json: bool = True) -> core_types.DecodedPage:
     """One call for a page of one column's values (see the module docstring). Values that are
     not `bytes` are handed back. Raises RuntimeError when the core is not available().
     `measure` (COMPRESSION STATS): the containers only; a payload under a container is not read
-    (BINARY, its label's reading "binary"), no paths, texts or trees."""
-    page = module().decode_page(values, cap, [tuple(p) for p in paths], want_text, want_tree, missing,
-                                measure)
-    return DecodedPage(page.kinds, page.labels, page.stored, page.decoded, page.cut, page.texts, page.trees,
-                       [PathColumn(*column) for column in page.paths], page.handed_back)
+    (BINARY, its label's reading "binary"), no paths, texts or trees. `text_limit`: the texts
+    given at most that many characters (0: whole; `clean` says of the whole text). `read_json`
+    False: a text's JSON is not read (its label's reading is "text", JSON or not; no paths): for
+    a reader of the texts alone, the display."""
+    core = module()
+    request = core.DecodeRequest(values, cap=cap, paths=[tuple(p) for p in paths], text=want_text,
+                                 trees=want_tree, missing=missing, measure=measure, text_limit=text_limit,
+                                 json=read_json)
+    return core.decode_page(request)
 
 
 def measure_rows(page: Sequence[Sequence[Any]], places: Sequence[MeasuredPlace], spec: MeasureSpec, cap: int,
@@ -329,26 +340,24 @@ def measure_rows(page: Sequence[Sequence[Any]], places: Sequence[MeasuredPlace],
     measure_rows), the values it hands back measured by their place's Python engine and added,
     with their rows' units. None when the core fails the call (it should not): the Python road
     answers."""
-    from cqlsh_ext.payload.measures import PlaceMeasures, RowUnits
-
     try:
-        args: list[tuple[Any, int | None, list[int] | None, bool, bool]] = [
-            (page, place.column, None, place.text, place.exact_ratios) if place.column is not None
-            else (place.values, None, list(place.rows) if place.rows is not None else None, place.text,
-                  place.exact_ratios)
-            for place in places]
-        core = module().measure_page(len(page), args, cap, spec.from_headers,
-                                     (list(spec.bucket_bounds), list(spec.size_bounds), spec.median_inv_step,
-                                      spec.median_zero, spec.units, spec.row_quota, spec.near_share))
+        native = module()
+        core = native.measure_page(native.MeasureRequest(
+            rows=len(page),
+            places=[_measured_place(native, page, place) for place in places],
+            cap=cap, from_headers=spec.from_headers, bucket_bounds=list(spec.bucket_bounds),
+            size_bounds=list(spec.size_bounds), median_inv_step=spec.median_inv_step,
+            median_zero=spec.median_zero, write_unit=spec.units[0], read_unit=spec.units[1],
+            row_quota=spec.row_quota, near_share=spec.near_share))
     except Exception:
         return None
-    answer = PageMeasures([], RowUnits(*core.before), RowUnits(*core.after))
+    answer = PageMeasures([], _units(core.before), _units(core.after))
     # The rows holding a value handed back: (decompressed, stored) bytes so far.
-    left = {row: [before, after] for row, before, after in core.rows_left}
+    left = {partial.row: [partial.before, partial.after] for partial in core.rows_left}
     for p, (place, column) in enumerate(zip(places, core.columns, strict=True)):
         counters = PlaceMeasures(
             column.values, column.nulls, column.stored, column.size, column.inexact, column.from_headers,
-            {(status, chain): [n, stored, size] for status, chain, n, stored, size in column.chains},
+            {(c.status, c.chain): [c.values, c.stored, c.size] for c in column.chains},
             dict(column.reasons), list(column.compressed), column.buckets_before, column.buckets_after,
             column.sizes_before, column.sizes_after, column.ratios, dict(column.ratio_bins))
         answer.places.append(counters)
@@ -373,39 +382,20 @@ def measure_rows(page: Sequence[Sequence[Any]], places: Sequence[MeasuredPlace],
     return answer
 
 
-class QueryPlace(NamedTuple):
-    """A place a payload query reads, for query_page: its values (`values`), or the page's column
-    `column`; the paths it reads; the needles of its conditions, (any, strings): a JSON text that
-    cannot hold any (all) of the strings verbatim is not parsed (a condition fails on it)."""
-
-    column: int | None
-    values: Sequence[Any] | None
-    paths: Sequence[Sequence[str | int]]
-    needles: Sequence[tuple[bool, Sequence[str]]] = ()
-
-
-def query_page(page: Sequence[Sequence[Any]], places: Sequence[QueryPlace],
-               conditions: Sequence[tuple[str, int, int | None, Sequence[tuple[Any, ...]]]],
-               outputs: Sequence[tuple[int, int] | None], order: Sequence[tuple[int, int] | None],
-               keys: Sequence[tuple[int, int]],
-               aggregates: Sequence[tuple[str, bool, tuple[int, int] | None]], grouped: bool, cap: int,
-               undecodable_group: Any) -> Any:
-    """One call for a payload query's page (query.evaluate compiles the plan into these): the
-    places' values decoded, the conditions tested, and the rows kept with their projected path
-    values, or the page's per-group partial results. Its answer's fields: `kept` and
-    `handed_rows` (row indexes: the rows the core leaves to the Python evaluator), `outputs` and
-    `order` (per projected path, its value in each kept row), `undecodable`, `cut`, `kinds`
-    ((kind code, count): KINDS names them), `paths` (per place and path: (found, (depth, keys)
-    of the deepest miss or None)), `groups` ((key, per aggregate (count, int sum, float sum as
-    little-endian two's complement bytes over 2**FLOAT_SUM_SHIFT or None, floats, num_min,
-    num_max, str_min, str_max, skipped))), `overflow` (a sum past 128 bits: Python reads the
-    page). Raises when the core is not available() or the arguments are not its own."""
-    args = [(page if place.column is not None else place.values, place.column,
-             [tuple(p) for p in place.paths], [(any_of, list(strings)) for any_of, strings in place.needles])
-            for place in places]
-    conds = [(op, p, path, list(lits)) for op, p, path, lits in conditions]
-    return module().query_page(len(page), args, conds, list(outputs), list(order), list(keys),
-                               list(aggregates), grouped, cap, undecodable_group)
+def query_page(request: core_types.QueryRequest) -> core_types.QueryPage:
+    """One call for a payload query's page (query.evaluate.CoreProgram compiles the plan into the
+    request: the core's QueryPlace, Condition, Literal, Needle and Aggregate): the places' values
+    decoded, the conditions tested, and the rows kept with their projected path values, or the
+    page's per-group partial results. Its answer (QueryPage): `kept` and `handed_rows` (row
+    indexes: the rows the core leaves to the Python evaluator), `outputs` and `order` (per
+    projected path, its value in each kept row), `undecodable`, `cut`, `kinds` ((kind code,
+    count): KINDS names them), `paths` (per place and path a PathSeen: `found`, `miss`: (depth,
+    keys) of the deepest miss or None), `groups` (GroupPartial: `key`, `accumulators`, each an
+    AccumulatorState: count, int_sum, float_sum as little-endian two's complement bytes over
+    2**FLOAT_SUM_SHIFT or None, floats, num_min, num_max, str_min, str_max, skipped), `overflow`
+    (a sum past 128 bits: Python reads the page). Raises when the core is not available() or
+    the request is not one it can answer."""
+    return module().query_page(request)
 
 
 def float_sum(encoded: bytes | None) -> Fraction:
@@ -415,15 +405,214 @@ def float_sum(encoded: bytes | None) -> Fraction:
     return Fraction(int.from_bytes(encoded, "little", signed=True), 1 << module().FLOAT_SUM_SHIFT)
 
 
-def describe_page(values: Sequence[bytes], cap: int, bounds: tuple[int, int, int, int, int, int, int]) -> Any:
+def describe_page(values: Sequence[bytes], cap: int, bounds: DescribeBounds) -> core_types.DescribedPage:
     """DESCRIBE PAYLOAD's page of one place's values in one call: each decoded with its tree, the
     trees walked and their paths' values sketched (describe.structure and describe.sketch's
-    rules, `bounds` theirs: MAX_PATHS, MAX_VISITS, MAX_DEPTH, EXACT, LONG_TEXT, LONG_KEY, P). Its
-    answer: `encodings` ((kind code, label, values): KINDS names the codes), `handed_back` (the
-    indexes of the values left to the Python engine: failed and cut values, keys that are not
-    ASCII text, numbers past 128 bits), `structure` (the page's partial structure: the describe
-    package rebuilds it, describe.structure.Structure.from_partial)."""
-    return module().describe_page(values, cap, bounds)
+    rules, `bounds` theirs). Its answer (DescribedPage): `encodings` (Encoding: kind code, label,
+    values; KINDS names the codes), `handed_back` (the indexes of the values left to the Python
+    engine: failed and cut values, keys that are not ASCII text, numbers past 128 bits),
+    `structure` (the page's StructurePartial: describe.structure.Structure.from_partial merges
+    it)."""
+    core = module()
+    return core.describe_page(core.DescribeRequest(
+        values, cap=cap, max_paths=bounds.max_paths, max_visits=bounds.max_visits, max_depth=bounds.max_depth,
+        exact=bounds.exact, long_text=bounds.long_text, long_key=bounds.long_key, p=bounds.p))
+
+
+class DescribeBounds(NamedTuple):
+    """The bounds of describe/structure.py and sketch.py a page's description keeps to."""
+
+    max_paths: int
+    max_visits: int
+    max_depth: int
+    exact: int
+    long_text: int
+    long_key: int
+    p: int
+
+
+def _measured_place(native: Core, page: Sequence[Sequence[Any]],
+                    place: MeasuredPlace) -> core_types.MeasurePlace:
+    """A place of measure_rows as the core's request names it: the page's column, or its values
+    with their rows."""
+    text, exact = place.text, place.exact_ratios
+    if place.column is not None:
+        return native.MeasurePlace(page, column=place.column, text=text, exact_ratios=exact)
+    rows = None if place.rows is None else list(place.rows)
+    return native.MeasurePlace(place.values, rows=rows, text=text, exact_ratios=exact)
+
+
+def _units(units: core_types.Units) -> RowUnits:
+    return RowUnits(units.rows, units.wcu, units.rcu, units.near_quota, units.over_quota, units.largest)
+
+
+# ------------------------------------------------------------------ a page's columns
+
+def page_columns(engine: PythonRoad, values: Sequence[bytes], request: ReadRequest,
+                 names: Sequence[str] | None = None) -> Mapping[str, Sequence[Any]]:
+    """A page of one column's values answered as named columns, for readers that render many
+    values (exports, JSON, MCP) without a Python object per value. The columns, in order:
+
+    - `kind`: the view's kind (text, record, binary, unknown, failed);
+    - `label`: the chain and the payload's reading ("snappy>json", "zstd>msgpack", "json", "" for
+      no known format; a failed value's container);
+    - `stored`, `decoded`: the stored size, and the size under the last container;
+    - `cut`: the output cap cut a layer;
+    - `text` (request.text): a text value's text, else None;
+    - one per path of the request, named by `names` (default: the path spelt `a.b[0]`): the value
+      there, None where the value is JSON null, lacks the path or cannot be read (cut,
+      binary, undecodable). An object or array is its JSON text (json.dumps(value,
+      ensure_ascii=False), bytes inside spelt "0x..."), an integer past 64 bits its decimal
+      text, a byte string bytes.
+
+    With the native core on, the answer is the core's PageColumns: each column (`columns[name]`)
+    is an Arrow array through the C data interface (`pyarrow.array(column)`; the whole page
+    `pyarrow.record_batch(columns)`), and a sequence of Python values too (`list(column)`,
+    `columns.to_pydict()`): a path's values of one kind make a column of that type, values of
+    several kinds a dense union of them (null, bool, int64, float64, string, big_integer,
+    binary, json; docs/architecture.md). The values the core hands back are read here by the
+    Python engine and filled in. Without the core, a dict of plain lists with the same values.
+    Never raises for a value (each is answered, as by read_page)."""
+    paths = request.paths
+    if names is None:
+        names = [path_name(steps) for steps in paths]
+    if len(names) != len(paths):
+        raise ValueError("page_columns: one name a path")
+    if values and engine.on_core():
+        core = module()
+        answer = core.page_columns(
+            core.DecodeRequest(values, cap=engine.cap, paths=[tuple(p) for p in paths], text=request.text),
+            list(names))
+        if answer.handed_back:
+            token = budget.enter(engine.budget)
+            try:
+                for i in answer.handed_back:
+                    kind, label, decoded, cut, text, found = _python_answer(engine, values[i], paths)
+                    answer.fill(i, kind=kind, label=label, decoded=decoded, cut=cut, text=text,
+                                values=[column_value(v) if not isinstance(v, bytes) else v for v in found])
+            finally:
+                budget.leave(token)
+        return answer
+    return _python_columns(engine, values, request, names)
+
+
+def path_name(steps: Sequence[str | int]) -> str:
+    """A path spelt for a column's name: `customer.name`, `items[0].sku`."""
+    out = ""
+    for step in steps:
+        out += f"[{step}]" if isinstance(step, int) else (f".{step}" if out else str(step))
+    return out
+
+
+def _python_answer(engine: PythonRoad, value: bytes, paths: Sequence[tuple[str | int, ...]]
+                   ) -> tuple[str, str, int, bool, str | None, list[Any]]:
+    """A value's columns from the Python engine's view: (kind, label, decoded size, cut, text,
+    the paths' values, None where missing or not read)."""
+    view = engine.view(value)
+    containers = [layer for layer in view.layers if not layer.reading and layer.fmt is not None]
+    decoded = containers[-1].output_size if containers else len(value)
+    chain = [layer.label for layer in containers]
+    kind, text, cut = view.kind, view.text if view.kind == TEXT_KIND else None, view.cut
+    tree: Any = None
+    if kind == TEXT_KIND:
+        tree = json_container(text or "")
+        label = ">".join([*chain, "json" if tree is not None else "text"])
+    elif kind == RECORD_KIND:
+        tree = view.tree
+        readings = [layer.label for layer in view.layers if layer.reading]
+        label = ">".join([*chain, readings[-1] if readings else ""])
+    elif kind == FAILED_KIND:
+        fmt = view.failed_format
+        label, decoded = (fmt.label if fmt is not None else ""), len(value)
+    elif kind in (UNKNOWN_KIND,):
+        label = ""
+    else:
+        label = ">".join([*chain, "binary"])
+    found: list[Any] = []
+    for steps in paths:
+        if cut or kind not in (TEXT_KIND, RECORD_KIND):
+            found.append(None)
+            continue
+        read = path_of(tree, text, steps) if tree is not None or kind == TEXT_KIND else None
+        found.append(None if read is MISSING or read is CUT else read)
+    return kind, label, decoded, cut, text, found
+
+
+def column_value(value: Any) -> Any:
+    """A value read at a path as a page's column holds it (page_columns): a scalar as it is (an
+    integer past 64 bits as its decimal text), an object or array as its JSON text."""
+    if value is None or isinstance(value, (bool, float, bytes)):
+        return value
+    if isinstance(value, int):
+        return value if -(1 << 63) <= value < (1 << 63) else str(value)
+    if isinstance(value, str):
+        return _lossless_text(value)
+    if isinstance(value, (dict, list, tuple)):
+        return json.dumps(_jsonish(value), ensure_ascii=False)
+    return repr(value)
+
+
+def _lossless_text(text: str) -> str:
+    """The text as UTF-8 holds it (a lone surrogate, which no column can hold, replaced)."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+
+
+def _jsonish(value: Any) -> Any:
+    """A tree json.dumps takes: bytes spelt "0x...", tuples as lists, anything else by repr."""
+    if isinstance(value, dict):
+        return {_json_key(key): _jsonish(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonish(item) for item in value]
+    if isinstance(value, bytes):
+        return "0x" + value.hex()
+    if isinstance(value, str):
+        return _lossless_text(value)
+    if value is None or isinstance(value, (bool, int, float)):
+        return value
+    return repr(value)
+
+
+def _json_key(key: Any) -> Any:
+    """A dict key json.dumps takes (it spells numbers, booleans and None itself)."""
+    if isinstance(key, bytes):
+        return "0x" + key.hex()
+    if isinstance(key, str):
+        return _lossless_text(key)
+    if key is None or isinstance(key, (bool, int, float)):
+        return key
+    return repr(key)
+
+
+def _python_columns(engine: PythonRoad, values: Sequence[bytes], request: ReadRequest,
+                    names: Sequence[str]) -> dict[str, list[Any]]:
+    """page_columns on the Python engine alone: the same columns, as plain lists."""
+    out: dict[str, list[Any]] = {name: [] for name in ("kind", "label", "stored", "decoded", "cut")}
+    if request.text:
+        out["text"] = []
+    for name in names:
+        out[name] = []
+    token = budget.enter(engine.budget)
+    try:
+        for value in values:
+            if not isinstance(value, bytes):
+                for column in out.values():
+                    column.append(None)
+                continue
+            kind, label, decoded, cut, text, found = _python_answer(engine, value, request.paths)
+            for name, item in (("kind", kind), ("label", label), ("stored", len(value)), ("decoded", decoded),
+                               ("cut", cut)):
+                out[name].append(item)
+            if request.text:
+                out["text"].append(text)
+            for name, item in zip(names, found, strict=True):
+                out[name].append(column_value(item))
+    finally:
+        budget.leave(token)
+    return out
 
 
 # ------------------------------------------------------------------ the engine's page on the core
@@ -519,7 +708,7 @@ def _tree_at(engine: PythonRoad, page: PageRead, values: Sequence[bytes], i: int
         budget.leave(token)
 
 
-def _count_paths(engine: PythonRoad, page: PageRead, request: ReadRequest, core: DecodedPage,
+def _count_paths(engine: PythonRoad, page: PageRead, request: ReadRequest, core: core_types.DecodedPage,
                  answered: list[list[Any]], handed: set[int], values: Sequence[bytes]) -> None:
     """PageRead.found and PageRead.missed as the Python road counts them: a path is found by the
     first readable value (not rejected) that has it; the misses are those of the readable
@@ -558,7 +747,7 @@ def _count_paths(engine: PythonRoad, page: PageRead, request: ReadRequest, core:
             counted.append(i)
         miss = core.paths[p].miss
         if counted == misses and miss is not None:
-            page.missed[p] = (miss[0], miss[1], set(miss[2]))
+            page.missed[p] = (miss.depth, miss.key, set(miss.keys))
             continue
         token = budget.enter(engine.budget)
         try:

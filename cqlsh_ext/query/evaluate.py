@@ -10,7 +10,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cqlsh_ext.payload.engine import ValueEngine
 from cqlsh_ext.payload.formats.tree import Tagged, render
@@ -20,6 +20,11 @@ from cqlsh_ext.payload.places import Decoding, Engines, ValuePlace
 from cqlsh_ext.payload.view import RECORD, TEXT, UNDECODABLE_KINDS, UNKNOWN, BlobView
 from cqlsh_ext.query.grammar import Column, Literal, Path, Plan, Predicate, QueryError, Ref
 from cqlsh_ext.query.groups import UNDECODABLE_GROUP
+
+if TYPE_CHECKING:
+    import cqlsh_ext_native as core_types
+
+    from cqlsh_ext.payload.native import Core
 
 #: Where a blob sits in a row: its column, and the map key or UDT field inside it (or None).
 BlobPlace = tuple[str, "str | None"]
@@ -563,6 +568,7 @@ class CoreProgram:
         if not places or not all(read.engine.on_core() for _place, read in places):
             raise Unsupported("a place the core does not read")
         self.native = native
+        core = self.core = native.module()
         self.cap = places[0][1].engine.cap
         self.places = [place for place, _read in places]
         self.reads = [read for _place, read in places]
@@ -578,13 +584,14 @@ class CoreProgram:
             place = index[(ref.column, ref.access)]
             return place, self.reads[place].paths[ref.text]
 
-        self.conditions: list[tuple[str, int, int | None, list[tuple[Any, ...]]]] = []
+        self.conditions: list[core_types.Condition] = []
         for pred in plan.predicates:
             if pred.op in OF_THE_BLOB:
-                self.conditions.append((pred.op, index[_place_of(pred.ref)], None, []))
+                self.conditions.append(core.Condition(op=pred.op, place=index[_place_of(pred.ref)]))
             elif isinstance(pred.ref, Path):
                 place, path = path_of(pred.ref)
-                self.conditions.append((pred.op, place, path, [_literal(v) for v in pred.values]))
+                self.conditions.append(core.Condition(op=pred.op, place=place, path=path,
+                                                      literals=[_literal(core, v) for v in pred.values]))
             else:
                 raise Unsupported("a condition on a column")
         self.outputs = [path_of(ref) if isinstance(ref, Path) else None for ref in evaluator.outputs]
@@ -593,22 +600,23 @@ class CoreProgram:
             raise Unsupported("ORDER BY a column")
         self.grouped = bool(evaluator.agg_refs)
         self.keys = [path_of(ref) for ref in plan.group_by]
-        self.aggregates: list[tuple[str, bool, tuple[int, int] | None]] = []
+        self.aggregates: list[core_types.Aggregate] = []
         specs = [(item.func or "count", item.ref) for item in plan.items if item.kind == "agg"]
         for func, ref in specs:
             if ref is not None and not isinstance(ref, Path):
                 raise Unsupported("an aggregate of a column")
-            self.aggregates.append((func, ref is None, None if ref is None else path_of(ref)))
+            self.aggregates.append(core.Aggregate(func=func, star=ref is None,
+                                                  input=None if ref is None else path_of(ref)))
         self.funcs = [(func, ref is None) for func, ref in specs]
-        #: Per place, the needles of the conditions on its paths: (path, any, strings). A needle
+        #: Per place, the needles of the conditions on its paths: (path, the needle). A needle
         #: applies once some value had its path (as the engine's ReadRequest.needles: rejecting is a
         #: saving, never an answer), from the page after.
-        self.needles: list[list[tuple[int, bool, list[str]]]] = [[] for _ in self.places]
+        self.needles: list[list[tuple[int, core_types.Needle]]] = [[] for _ in self.places]
         for pred in plan.predicates:
             found = evaluator.needles.get(pred)
             if found is not None and isinstance(pred.ref, Path):
                 place, path = path_of(pred.ref)
-                self.needles[place].append((path, found[0], list(found[1])))
+                self.needles[place].append((path, core.Needle(any=found[0], strings=list(found[1]))))
         self.known: set[tuple[int, int]] = set()
 
     @classmethod
@@ -624,27 +632,27 @@ class CoreProgram:
         sum overflows: Python reads the page."""
         from cqlsh_ext.query.groups import UNDECODABLE_GROUP
 
-        native = self.native
+        native, core_module = self.native, self.core
         at = {name: i for i, name in enumerate(names)}
-        places: list[Any] = []
+        places: list[core_types.QueryPlace] = []
         for (column, access), read in zip(self.places, self.reads, strict=True):
             p_at = len(places)
             paths = [self.paths[p_at][p] for p in range(len(read.paths))]
-            needles = [(any_of, strings) for path, any_of, strings in self.needles[p_at]
-                       if (p_at, path) in self.known]
+            needles = [needle for path, needle in self.needles[p_at] if (p_at, path) in self.known]
             if access is None and column in at:
-                if any(type(row[at[column]]) is str for row in rows):
-                    return None  # a text column's values: the core reads blobs, Python reads the page
-                places.append(native.QueryPlace(at[column], None, paths, needles))
+                # (a text column's values: the core refuses the page, Python reads it)
+                places.append(core_module.QueryPlace(rows, column=at[column], paths=paths, needles=needles))
             else:
                 col = at.get(column)
                 values = [None if col is None else row[col] for row in rows]
                 if access is not None:
                     values = [None if (v := _field(value, access)) is MISSING else v for value in values]
-                places.append(native.QueryPlace(None, values, paths, needles))
+                places.append(core_module.QueryPlace(values, paths=paths, needles=needles))
         try:
-            core = native.query_page(rows, places, self.conditions, self.outputs, self.order, self.keys,
-                                     self.aggregates, self.grouped, self.cap, UNDECODABLE_GROUP)
+            core = native.query_page(core_module.QueryRequest(
+                rows=len(rows), places=places, conditions=self.conditions, outputs=self.outputs,
+                order=self.order, keys=self.keys, aggregates=self.aggregates, grouped=self.grouped,
+                cap=self.cap, undecodable_group=UNDECODABLE_GROUP))
         except Exception:
             return None
         if core.overflow:
@@ -656,7 +664,7 @@ class CoreProgram:
         for i, ((place, read), seen) in enumerate(zip(zip(self.places, self.reads, strict=True), core.paths,
                                                           strict=True)):
             for text, p in read.paths.items():
-                was_found, miss = seen[p]
+                was_found, miss = seen[p].found, seen[p].miss
                 if was_found:
                     evaluator._paths_found.add(text)
                     self.known.add((i, p))
@@ -696,13 +704,13 @@ class CoreProgram:
                 found.append((k, RowResult(True, tuple(values), order=tuple(column[j] for column in order),
                                            views=shown)))
         partials: list[tuple[tuple[Any, ...], list[Any]]] = []
-        for key, states in core.groups:
+        for group in core.groups:
             accs = []
-            for (func, star), state in zip(self.funcs, states, strict=True):
-                count, int_sum, sums, floats, num_min, num_max, str_min, str_max, skipped = state
-                accs.append(Accumulator(func, star, count, int_sum, native.float_sum(sums), floats, False,
-                                        num_min, num_max, str_min, str_max, skipped))
-            partials.append((key, accs))
+            for (func, star), state in zip(self.funcs, group.accumulators, strict=True):
+                accs.append(Accumulator(func, star, state.count, state.int_sum,
+                                        native.float_sum(state.float_sum), state.floats, False, state.num_min,
+                                        state.num_max, state.str_min, state.str_max, state.skipped))
+            partials.append((group.key, accs))
         undecodable, cut, matched = core.undecodable, core.cut, len(kept)
         if core.handed_rows:
             handed = core.handed_rows
@@ -764,22 +772,22 @@ class CoreProgram:
         return out
 
 
-def _literal(value: Literal) -> tuple[Any, ...]:
-    """A condition's literal as the core reads it (payload.native.query_page)."""
+def _literal(core: Core, value: Literal) -> core_types.Literal:
+    """A condition's literal as the core compares it (payload.native.query_page)."""
     if value is None:
-        return ("n",)
+        return core.Literal.null()
     if isinstance(value, bool):
-        return ("b", value)
+        return core.Literal.boolean(value)
     if isinstance(value, int):
         if not -(1 << 127) <= value < (1 << 127):
             raise Unsupported("an integer past 128 bits")
-        return ("i", value)
+        return core.Literal.integer(value)
     if isinstance(value, str):
         try:
             value.encode("utf-8")
         except UnicodeEncodeError as err:
             raise Unsupported("a lone surrogate") from err
-        return ("s", value)
+        return core.Literal.text(value)
     if isinstance(value, Decimal):
         if not value.is_finite():
             raise Unsupported("a decimal that is not finite")
@@ -792,7 +800,8 @@ def _literal(value: Literal) -> tuple[Any, ...]:
             below = Decimal(f) < value
             lo, hi = (f, math.nextafter(f, math.inf)) if below else (math.nextafter(f, -math.inf), f)
         integral = value == value.to_integral_value()
-        return ("d", f, exact, lo, hi, math.floor(value), math.ceil(value), integral)
+        return core.Literal.decimal(nearest=f, exact=exact, below=lo, above=hi, floor=math.floor(value),
+                                    ceil=math.ceil(value), integral=integral)
     raise Unsupported(f"a literal of type {type(value).__name__}")
 
 

@@ -184,7 +184,8 @@ def compare(values: Sequence[bytes], cap: int, paths: Sequence[tuple[str | int, 
         column = page.paths[p]
         if column.found != found[p]:
             counts.differences.append(f"path {name}: found {column.found} != {found[p]}")
-        got_miss = None if column.miss is None else (column.miss[0], column.miss[1], set(column.miss[2]))
+        miss = column.miss
+        got_miss = None if miss is None else (miss.depth, miss.key, set(miss.keys))
         if got_miss != missed[p]:
             counts.differences.append(f"path {name}: miss {got_miss!r:.300} != {missed[p]!r:.300}")
     return counts

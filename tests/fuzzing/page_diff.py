@@ -155,3 +155,77 @@ def compare_measures(pages: list[list[bytes]], cap: int, counts: Counts) -> None
                                        f"({value[:16].hex()}): {d}" for d in same_measures(got, want)]
         if not all(engine.native for engine in core):
             counts.differences.append(f"measures: the native core did not run ({native.refusal()})")
+
+
+def _same_value(a: Any, b: Any) -> bool:
+    return same(a, b) or (isinstance(a, float) and isinstance(b, float) and a != a and b != b)
+
+
+def compare_columns(values: list[bytes], cap: int, paths: Sequence[tuple[str | int, ...]],
+                    counts: Counts, text: bool = True) -> None:
+    """A page's columns (payload.native.page_columns) on both roads: the core's, plain and imported
+    by pyarrow through the Arrow C data interface when it is installed, against the Python
+    engine's lists, value for value (values the core hands back filled by the Python engine)."""
+    from cqlsh_ext.payload.pages import ReadRequest
+
+    request = ReadRequest(paths, text=text)
+    core, python = ValueEngine("auto", cap), ValueEngine("auto", cap)
+    python.native = False
+    got = native.page_columns(core, values, request)
+    want = native.page_columns(python, values, request)
+    counts.compared += len(values)
+    if not isinstance(got, native.module().PageColumns):
+        counts.differences.append("columns: the core did not answer")
+        return
+    counts.handed_back += len(got.handed_back)
+    plain = got.to_pydict()
+    roads: dict[str, Callable[[str], list[Any]]] = {"plain": lambda name: plain[name],
+                                                    "sequence": lambda name: list(got[name])}
+    try:
+        import pyarrow as pa
+
+        batch = pa.record_batch(got)
+        roads["record batch"] = lambda name: batch.column(name).to_pylist()
+        roads["column"] = lambda name: pa.array(got[name]).to_pylist()
+    except ImportError:
+        pass
+    if list(plain) != list(want):
+        counts.differences.append(f"columns: names {list(plain)} != {list(want)}")
+        return
+    for name, expected in want.items():
+        for road, read in roads.items():
+            for i, (a, b) in enumerate(zip(read(name), expected, strict=True)):
+                if not _same_value(a, b):
+                    where = f"columns, cap {cap}, value {i} ({values[i][:12].hex()}), {name}, {road}"
+                    counts.differences.append(f"{where}: {a!r:.120} != {b!r:.120}")
+
+
+def compare_cells(values: list[bytes], counts: Counts,
+                  widths: Sequence[int | None] = (None, 8, 40, 200)) -> None:
+    """The display's cells (output.display.BlobDisplay, a page prepared at once) on both roads:
+    the core's cells against the Python engine's views, plain and coloured, whole (scripts) and
+    cut to terminal cells of several widths: the same text, coloured text and width."""
+    from cqlsh_ext.output.display import BlobDisplay, CoreRaw, CoreText
+    from cqlsh_ext.payload.places import ValuePlace
+    from cqlsh_ext.settings import DisplaySettings
+    from cqlsh_ext.upstream import seams
+
+    place = ValuePlace("ks", "t", "data")
+    for width in widths:
+        for colored in (False, True):
+            colormap = seams.value_colormap(colored)
+            settings = DisplaySettings(max_field_width=width)
+            displays = [BlobDisplay(settings, width is not None, False) for _road in ("core", "python")]
+            displays[1]._engine(place).native = False  # the Python engine alone: the reference
+            for display in displays:
+                display.prepare(place, values)
+            prepared = displays[0]._prepared[place]
+            on_core = sum(isinstance(cell, (CoreText, CoreRaw)) for _value, cell in prepared)
+            counts.handed_back += len(values) - on_core
+            for i, value in enumerate(values):
+                got, want = (display(value, colormap, place=place) for display in displays)
+                counts.compared += 1
+                if (got.strval, got.coloredval, got.displaywidth) != (want.strval, want.coloredval,
+                                                                       want.displaywidth):
+                    where = f"cells, width {width}, colored {colored}, value {i} ({value[:12].hex()})"
+                    counts.differences.append(f"{where}: {got.strval!r:.160} != {want.strval!r:.160}")

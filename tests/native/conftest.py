@@ -5,9 +5,11 @@ does not run fails them: CI must test both engines."""
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 
 import pytest
 
+from cqlsh_ext.codecs.base import Container, Decoded
 from cqlsh_ext.payload import native
 
 
@@ -43,3 +45,33 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
         write(f"  {name:<34} {compared:>8,} {handed:>8,} {different:>4}")
     compared, handed, different = (sum(t[i] for t in TOTALS.values()) for i in range(3))
     write(f"  {'total':<34} {compared:>8,} {handed:>8,} {different:>4}")
+
+
+class _XorTestFrame(Container):
+    """A container the core does not know (this test's own): b"XOR1", then the payload xor 0x5a."""
+
+    codec, container, grade, magic = "zstd", "test-xor", "A", b"XOR1"
+    signature_priority = 0
+
+    def decode(self, data: bytes, cap: int) -> Decoded:
+        body = bytes(b ^ 0x5A for b in data[4:4 + cap])
+        return Decoded(body, truncated=len(data) - 4 > cap)
+
+
+@pytest.fixture
+def lacked_container(native_core: None, monkeypatch: pytest.MonkeyPatch) -> Iterator[Container]:
+    """The Python registry with _XorTestFrame first for the first byte "X", the core configured
+    from it (and from the registry as it was, afterwards)."""
+    from cqlsh_ext.codecs import registry
+
+    fmt = _XorTestFrame()
+    table = [list(row) for row in registry.dispatch_table()]
+    table[ord("X")].insert(0, fmt)
+    monkeypatch.setattr(registry, "_BY_BYTE", tuple(tuple(row) for row in table))
+    monkeypatch.setattr(registry, "_ALL", (*registry._ALL, fmt))
+    assert native.module().configure(native._config()).lacked == ["zstd/test-xor"]
+    try:
+        yield fmt
+    finally:
+        monkeypatch.undo()
+        native.module().configure(native._config())

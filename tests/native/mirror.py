@@ -1,5 +1,5 @@
 """What the native core mirrors of the Python engine: the functions and methods whose code it
-repeats in Rust (native/src), the constants it spells out, and the libraries whose behaviour it
+repeats in Rust (native/core/src), the constants it spells out, and the libraries whose behaviour it
 repeats (the same C library, or the same Rust crate, at the same release), each with the Rust file
 that repeats it. native/mirror.manifest holds one line per piece: its fingerprint when the mirror
 was last checked against it, so a change on the Python side names the function and the `.rs`
@@ -7,7 +7,7 @@ file to bring in line (tests/native/test_mirror.py); the core embeds the manifes
 from, so a core built before the change is known too.
 
     .venv/bin/python tests/native/mirror.py            prints the current manifest
-    .venv/bin/python tests/native/mirror.py --write    writes it (after bringing native/src in line
+    .venv/bin/python tests/native/mirror.py --write    writes it (after bringing native/core/src in line
                                                        and running tests/native)
 """
 
@@ -181,12 +181,12 @@ def _code(obj: Any) -> str:
 
 
 def manifest() -> list[str]:
-    """One line per mirrored piece: `<fingerprint> <what> <module:name> native/src/<file>`."""
+    """One line per mirrored piece: `<fingerprint> <what> <module:name> native/core/src/<file>`."""
     lines = [f"{_digest(_code(_resolve(m.module, m.name)))} code {m.module}:{m.name} "
-             f"native/src/{m.rust}" for m in MIRRORED]
-    lines += [f"{_digest(_constant(m.module, m.name))} constant {m.module}:{m.name} native/src/{m.rust}"
+             f"native/core/src/{m.rust}" for m in MIRRORED]
+    lines += [f"{_digest(_constant(m.module, m.name))} constant {m.module}:{m.name} native/core/src/{m.rust}"
               for m in MIRRORED_CONSTANTS]
-    lines += [f"{_digest(release)} library {name}=={release} native/src/{LIBRARIES[name]}"
+    lines += [f"{_digest(release)} library {name}=={release} native/core/src/{LIBRARIES[name]}"
               for name, release in sorted(library_versions().items())]
     return lines
 

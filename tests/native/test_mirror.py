@@ -8,14 +8,18 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from cqlsh_ext.codecs.base import Container
 from cqlsh_ext.payload import native
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import mirror  # noqa: E402
+
+from .conftest import record  # noqa: E402
 
 
 def test_the_mirrored_sources_are_those_the_core_was_written_against() -> None:
@@ -38,7 +42,7 @@ def test_a_drift_names_the_function_and_its_rust_file() -> None:
     line = next(line for line in recorded if " code cqlsh_ext.codecs.zstd:_walk " in line)
     changed = [("0" * 16 + line[16:]) if entry == line else entry for entry in recorded]
     said = mirror.drift(changed, recorded)
-    assert said == ["cqlsh_ext.codecs.zstd:_walk changed: look at native/src/zstd.rs"]
+    assert said == ["cqlsh_ext.codecs.zstd:_walk changed: look at native/core/src/zstd.rs"]
     assert mirror.drift(recorded[1:], recorded)[0].endswith("is no longer mirrored: look at "
                                                            + recorded[0].split(" ")[3])
 
@@ -53,40 +57,89 @@ def test_the_core_decodes_with_the_libraries_the_python_side_uses(native_core: N
     assert module.ZLIB_VERSION == zlib.ZLIB_RUNTIME_VERSION
     assert module.LZ4_VERSION == lz4.library_version_number()
     assert module.ZSTD_VERSION == int("".join(f"{part:02d}" for part in zstandard.ZSTD_VERSION))
-    assert module.configured() == (True, True, True, True)
+    now = module.configured()
+    assert (now.configured, now.zlib, now.lz4, now.zstd) == (True, True, True, True)
 
 
-def _config() -> dict[str, object]:
+def _config() -> Any:
     return native._config()
 
 
 def test_configure_takes_the_registry_as_it_is(native_core: None) -> None:
     native.module().configure(_config())
-    assert native.module().configured()[0]
+    assert native.module().configured().configured
 
 
 @pytest.mark.parametrize("change", ["unknown container", "another grade", "unknown record format",
                                     "container in the dispatch table"])
-def test_configure_refuses_a_registry_the_mirror_does_not_know(native_core: None, change: str) -> None:
+def test_configure_takes_a_registry_with_formats_the_core_lacks(native_core: None, change: str) -> None:
+    # A container or record format the core lacks refuses nothing: it is named, and the values
+    # that reach it in detection are handed back (test_one_lacked_value_is_handed_back_alone).
     module = native.module()
     config = _config()
     if change == "unknown container":
-        config["trial"] = [*config["trial"], "lzo"]  # type: ignore[misc]
-        config["grades"] = {**config["grades"], "lzo": "C"}  # type: ignore[dict-item]
+        config["trial"] = [*config["trial"], "lzo"]
+        config["grades"] = {**config["grades"], "lzo": "C"}
+        lacked = ["lzo"]
     elif change == "another grade":
-        config["grades"] = {**config["grades"], "zlib": "A"}  # type: ignore[dict-item]
+        config["grades"] = {**config["grades"], "zlib": "A"}
+        lacked = ["zlib"]
     elif change == "unknown record format":
-        config["records"] = ["thrift", *config["records"]]  # type: ignore[misc]
+        config["records"] = ["thrift", *config["records"]]
+        lacked = ["thrift"]
     else:
-        dispatch = [list(row) for row in config["dispatch"]]  # type: ignore[attr-defined]
+        dispatch = [list(row) for row in config["dispatch"]]
         dispatch[0x4f].append("brotli")
         config["dispatch"] = dispatch
-        config["grades"] = {**config["grades"], "brotli": "D"}  # type: ignore[dict-item]
+        config["grades"] = {**config["grades"], "brotli": "D"}
+        lacked = ["brotli"]
     try:
-        with pytest.raises(ValueError):
+        answer = module.configure(config)
+        assert answer.configured and answer.lacked == lacked
+        assert set(lacked) <= set(answer.hands_back)
+    finally:
+        module.configure(_config())
+    assert module.configured().lacked == []
+
+
+def test_configure_refuses_a_registry_of_another_shape(native_core: None) -> None:
+    module = native.module()
+    config = _config()
+    config["dispatch"] = config["dispatch"][:255]
+    try:
+        with pytest.raises(ValueError, match="256 rows"):
             module.configure(config)
     finally:
         module.configure(_config())
+
+
+def test_one_lacked_value_is_handed_back_alone(lacked_container: Container) -> None:
+    # A page of the order table with one value in a container the core lacks: that value (and a
+    # value that merely starts with its first byte) goes to the Python engine, the rest stays on
+    # the core, and the page's answers are the Python engine's on every request.
+    import json
+
+    sys.path.insert(0, str(ROOT / "tests"))
+    import corpora
+    from fuzzing.page_diff import differential
+
+    doc = json.dumps({"status": "PAID", "customer": {"name": "Ada"}, "n": 3}).encode()
+    lacked = b"XOR1" + bytes(b ^ 0x5A for b in doc)
+    values = corpora.orders(40)
+    values.insert(17, lacked)
+    page = native.decode_page(values, 1 << 20, corpora.PATHS)
+    assert 17 in page.handed_back
+    assert page.handed_back == [i for i, v in enumerate(values) if v[:1] == b"X"]
+    assert len(page.handed_back) < 3
+    counts = differential(values, (1 << 20, 300), corpora.PATHS)
+    record("pages: one lacked value among orders", counts)
+    assert not counts.differences, "\n".join(counts.differences[:20])
+    assert counts.compared > len(values)
+    # the Python engine reads it whole: its label names the container the core lacks
+    from cqlsh_ext.payload.engine import ValueEngine
+
+    view = ValueEngine().view(lacked)
+    assert view.label == "zstd/test-xor>json" and '"Ada"' in (view.text or "")
 
 
 def _python(code: str, **env: str) -> str:
@@ -123,3 +176,12 @@ def test_values_that_are_not_bytes_are_handed_back(native_core: None) -> None:
     assert page.handed_back == [1, 2]
     assert page.kinds[0] == native.TEXT and page.labels[0] == "json"
     assert page.paths[0].values == [1, None, None]
+
+
+def test_the_version_says_what_the_core_reads(native_core: None) -> None:
+    out = subprocess.run([str(Path(sys.executable).parent / "cqlsh-ext"), "--version"], capture_output=True,
+                         text=True, check=True).stdout
+    reads = next(line for line in out.splitlines() if line.startswith("native core reads: "))
+    read, handed = reads.removeprefix("native core reads: ").split("; hands back to the Python engine: ")
+    assert {"zstd", "gzip", "snappy", "lz4/frame", "msgpack", "cbor"} <= set(read.split(", "))
+    assert {"bzip2", "xz", "avro", "pickle"} <= set(handed.split(", "))

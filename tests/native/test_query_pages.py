@@ -16,6 +16,7 @@ from typing import Any
 import msgpack
 import pytest
 
+from cqlsh_ext.codecs.base import Container
 from cqlsh_ext.payload.places import Decoding
 from cqlsh_ext.query.answer import Answer
 from cqlsh_ext.query.evaluate import Evaluator
@@ -210,3 +211,19 @@ def test_needles_never_reject_a_value_that_holds_the_string_escaped() -> None:
     for statement in statements:
         answers(statement, pages, counts)
     assert_same("needles and escapes", counts)
+
+
+def test_a_query_page_with_one_lacked_value(lacked_container: Container) -> None:
+    # The same through a payload query: the row holding the lacked value is evaluated in Python
+    # (its document matches), the others on the core, and the answers are the Python evaluator's.
+    doc = json.dumps({"status": "FAILED", "n": 950, "customer": {"name": "Ada"}}).encode()
+    values = corpora.orders(60)
+    values.insert(23, b"XOR1" + bytes(b ^ 0x5A for b in doc))
+    rows = [("p0", i, value, None) for i, value in enumerate(values)]
+    counts = Counts()
+    for statement in ("SELECT ck, data.n FROM t WHERE data.status = 'FAILED' AND data.n > 900 "
+                      "ALLOW FILTERING",
+                      "SELECT data.status, count(*), max(data.n) FROM t GROUP BY data.status "
+                      "ALLOW FILTERING"):
+        answers(statement, [rows[:30], rows[30:]], counts)
+    assert not counts.differences, "\n".join(counts.differences[:20])

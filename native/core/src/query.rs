@@ -10,6 +10,7 @@ use std::cmp::Ordering;
 use std::collections::HashMap;
 
 use crate::engine::{decode_value, Config, Kind, Needle, Outcome, Want};
+use crate::num::cmp_int_float;
 use crate::tree::{bignum, Node, PathRead, Step, Str};
 
 // ------------------------------------------------------------------------------ the program
@@ -216,35 +217,6 @@ fn tri(b: bool) -> Tri {
     }
 }
 
-/// Exact order of an integer and a (non-NaN) float, as Python compares them.
-pub fn cmp_int_float(i: i128, f: f64) -> Ordering {
-    if f.is_infinite() {
-        return if f > 0.0 { Ordering::Less } else { Ordering::Greater };
-    }
-    const LIMIT: f64 = 1.7e38; // within i128
-    if f >= LIMIT {
-        return Ordering::Less;
-    }
-    if f <= -LIMIT {
-        return Ordering::Greater;
-    }
-    let t = f.trunc();
-    let ti = t as i128;
-    match i.cmp(&ti) {
-        Ordering::Equal => {
-            let frac = f - t;
-            if frac > 0.0 {
-                Ordering::Less
-            } else if frac < 0.0 {
-                Ordering::Greater
-            } else {
-                Ordering::Equal
-            }
-        }
-        other => other,
-    }
-}
-
 /// A number of a tree (bool excluded: Python's _same_kind keeps bools apart).
 enum Num {
     Int(i128),
@@ -390,13 +362,38 @@ fn holds(cond: &Cond, value: &At<'_>) -> Tri {
 /// A GROUP BY key part as Python's dict compares keys (1 == 1.0 == True), with the first one
 /// met kept to show (query.groups.Groups keeps the first key inserted).
 #[derive(Hash, PartialEq, Eq, Clone)]
-enum KeyPart {
+enum KeyPart<'a> {
     Null,
     Num(i128),
     Float(u64),
-    Str(Box<str>),
-    Bytes(Box<[u8]>),
+    Str(&'a str),
+    Bytes(&'a [u8]),
     Undecodable,
+}
+
+/// A key part as shown, borrowed until a new group keeps it (Shown).
+enum ShownPart<'a> {
+    Null,
+    Bool(bool),
+    Int(i128),
+    Float(f64),
+    Str(&'a str),
+    Bytes(&'a [u8]),
+    Undecodable,
+}
+
+impl ShownPart<'_> {
+    fn owned(&self) -> Shown {
+        match self {
+            ShownPart::Null => Shown::Null,
+            ShownPart::Bool(b) => Shown::Bool(*b),
+            ShownPart::Int(i) => Shown::Int(*i),
+            ShownPart::Float(f) => Shown::Float(*f),
+            ShownPart::Str(s) => Shown::Str((*s).into()),
+            ShownPart::Bytes(b) => Shown::Bytes((*b).into()),
+            ShownPart::Undecodable => Shown::Undecodable,
+        }
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -411,26 +408,26 @@ pub enum Shown {
 }
 
 /// The key part of a path's value (plain, as GROUP BY reads it); None: the core cannot key it.
-fn key_part(value: &At<'_>, undecodable: bool) -> Option<(KeyPart, Shown)> {
+fn key_part<'a>(value: &At<'a>, undecodable: bool) -> Option<(KeyPart<'a>, ShownPart<'a>)> {
     if undecodable {
-        return Some((KeyPart::Undecodable, Shown::Undecodable));
+        return Some((KeyPart::Undecodable, ShownPart::Undecodable));
     }
     let (node, src) = match value {
         At::Node(node, src) => (*node, *src),
-        _ => return Some((KeyPart::Null, Shown::Null)), // missing, cut: None
+        _ => return Some((KeyPart::Null, ShownPart::Null)), // missing, cut: None
     };
     Some(match node {
-        Node::Null => (KeyPart::Null, Shown::Null),
-        Node::Bool(b) => (KeyPart::Num(*b as i128), Shown::Bool(*b)),
-        Node::Int(i) => (KeyPart::Num(*i as i128), Shown::Int(*i as i128)),
-        Node::Wide(i) => (KeyPart::Num(*i), Shown::Int(*i)),
+        Node::Null => (KeyPart::Null, ShownPart::Null),
+        Node::Bool(b) => (KeyPart::Num(*b as i128), ShownPart::Bool(*b)),
+        Node::Int(i) => (KeyPart::Num(*i as i128), ShownPart::Int(*i as i128)),
+        Node::Wide(i) => (KeyPart::Num(*i), ShownPart::Int(*i)),
         Node::BigInt(text) => {
             let i: i128 = text.parse().ok()?;
-            (KeyPart::Num(i), Shown::Int(i))
+            (KeyPart::Num(i), ShownPart::Int(i))
         }
         Node::BigBytes(a, n, negative) => {
             let i = bignum(&src[*a as usize..(*a + *n) as usize], *negative)?;
-            (KeyPart::Num(i), Shown::Int(i))
+            (KeyPart::Num(i), ShownPart::Int(i))
         }
         Node::Float(f) => {
             if f.is_nan() {
@@ -441,18 +438,32 @@ fn key_part(value: &At<'_>, undecodable: bool) -> Option<(KeyPart, Shown)> {
             } else {
                 KeyPart::Float(f.to_bits())
             };
-            (part, Shown::Float(*f))
+            (part, ShownPart::Float(*f))
         }
         Node::Str(s) => {
-            let text: Box<str> = s.get(src).into();
-            (KeyPart::Str(text.clone()), Shown::Str(text))
+            let text = s.get(src);
+            (KeyPart::Str(text), ShownPart::Str(text))
         }
         Node::Bytes(a, n) => {
-            let bytes: Box<[u8]> = src[*a as usize..(*a + *n) as usize].into();
-            (KeyPart::Bytes(bytes.clone()), Shown::Bytes(bytes))
+            let bytes = &src[*a as usize..(*a + *n) as usize];
+            (KeyPart::Bytes(bytes), ShownPart::Bytes(bytes))
         }
         _ => return None, // a record, a big integer: Python keys it
     })
+}
+
+/// Whether Accumulator.add of the value is one the core adds exactly (what a fresh
+/// accumulator's add() would refuse: an integer past 128 bits, an infinite float).
+fn addable(func: AggFunc, star: bool, value: &At<'_>) -> bool {
+    if star || func == AggFunc::Count {
+        return true;
+    }
+    match value {
+        At::Node(Node::BigInt(text), _) => text.parse::<i128>().is_ok(),
+        At::Node(Node::BigBytes(a, n, negative), src) => bignum(&src[*a as usize..(*a + *n) as usize], *negative).is_some(),
+        At::Node(Node::Float(f), _) => !f.is_infinite(),
+        _ => true,
+    }
 }
 
 /// A float sum kept exactly: a two's complement fixed point number whose last bit is 2**-1074
@@ -734,15 +745,9 @@ pub fn read_slot(
         return Slot::Null;
     }
     let Some(value) = value else { return Slot::NotBlob };
-    let want = Want { paths, tree: false, measure: false, needles };
-    let outcome = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| decode_value(cfg, value, cap, &want)))
-    {
-        Ok(Ok(outcome)) => outcome,
-        Ok(Err(_)) => return Slot::HandBack,
-        Err(_) => {
-            crate::lz4::abandon();
-            return Slot::HandBack;
-        }
+    let want = Want { paths, tree: false, measure: false, json: true, needles };
+    let Some(Ok(outcome)) = crate::panics::guarded(|| decode_value(cfg, value, cap, &want)) else {
+        return Slot::HandBack;
     };
     if outcome.cut {
         return Slot::Cut;
@@ -757,7 +762,7 @@ pub fn read_slot(
 
 /// The page's answer over its places' slots (slots[place][row]; `stored[place][row]` the stored
 /// bytes of each value, for the spans of stored text).
-pub fn run(program: &Program, slots: &[Vec<Slot>], stored: &[Vec<&[u8]>], rows: usize) -> PageResult {
+pub fn run<'a>(program: &Program, slots: &'a [Vec<Slot>], stored: &'a [Vec<&'a [u8]>], rows: usize) -> PageResult {
     let mut out = PageResult {
         kept: Vec::new(),
         handed_rows: Vec::new(),
@@ -772,7 +777,9 @@ pub fn run(program: &Program, slots: &[Vec<Slot>], stored: &[Vec<&[u8]>], rows: 
         groups: Vec::new(),
         overflow: false,
     };
-    let mut index: HashMap<Vec<KeyPart>, usize> = HashMap::new();
+    let mut index: HashMap<Vec<KeyPart<'a>>, usize> = HashMap::new();
+    let mut parts: Vec<KeyPart<'a>> = Vec::with_capacity(program.keys.len());
+    let mut shown: Vec<ShownPart<'a>> = Vec::with_capacity(program.keys.len());
     let empty: &[u8] = &[];
     for row in 0..rows {
         let stored_of = |place: usize| stored[place].get(row).copied().unwrap_or(empty);
@@ -804,10 +811,10 @@ pub fn run(program: &Program, slots: &[Vec<Slot>], stored: &[Vec<&[u8]>], rows: 
             out.handed_rows.push(row);
             continue;
         }
-        let mut group: Option<(Vec<KeyPart>, Vec<Shown>)> = None;
+        let mut grouped = false;
         if verdict == Tri::Yes && program.grouped {
-            let mut parts = Vec::with_capacity(program.keys.len());
-            let mut shown = Vec::with_capacity(program.keys.len());
+            parts.clear();
+            shown.clear();
             let mut ok = true;
             for &(place, path) in &program.keys {
                 let slot = &slots[place][row];
@@ -823,30 +830,20 @@ pub fn run(program: &Program, slots: &[Vec<Slot>], stored: &[Vec<&[u8]>], rows: 
                     }
                 }
             }
-            if !ok {
-                out.handed_rows.push(row);
-                continue;
-            }
             // the inputs: checked before anything of the row is counted
-            let mut accs_probe: Vec<Acc> = Vec::with_capacity(program.aggs.len());
-            let mut exact = true;
-            for agg in &program.aggs {
-                let mut probe = Acc::new();
-                let value = match agg.input {
-                    Some((place, path)) => at(&slots[place][row], path, stored_of(place)),
-                    None => At::Missing,
-                };
-                if probe.add(agg.func, agg.star, &value).is_err() {
-                    exact = false;
-                    break;
-                }
-                accs_probe.push(probe);
-            }
+            let exact = ok
+                && program.aggs.iter().all(|agg| {
+                    let value = match agg.input {
+                        Some((place, path)) => at(&slots[place][row], path, stored_of(place)),
+                        None => At::Missing,
+                    };
+                    addable(agg.func, agg.star, &value)
+                });
             if !exact {
                 out.handed_rows.push(row);
                 continue;
             }
-            group = Some((parts, shown));
+            grouped = true;
         }
         // counted: the row is the core's
         for (place, slots_of) in slots.iter().enumerate() {
@@ -882,12 +879,13 @@ pub fn run(program: &Program, slots: &[Vec<Slot>], stored: &[Vec<&[u8]>], rows: 
             continue;
         }
         out.kept.push(row);
-        if let Some((parts, shown)) = group {
-            let at_group = match index.get(&parts) {
+        if grouped {
+            let at_group = match index.get(parts.as_slice()) {
                 Some(&g) => g,
                 None => {
-                    out.groups.push(Group { key: shown, accs: program.aggs.iter().map(|_| Acc::new()).collect() });
-                    index.insert(parts, out.groups.len() - 1);
+                    let key = shown.iter().map(ShownPart::owned).collect();
+                    out.groups.push(Group { key, accs: program.aggs.iter().map(|_| Acc::new()).collect() });
+                    index.insert(parts.clone(), out.groups.len() - 1);
                     out.groups.len() - 1
                 }
             };
@@ -905,282 +903,149 @@ pub fn run(program: &Program, slots: &[Vec<Slot>], stored: &[Vec<&[u8]>], rows: 
     out
 }
 
-// ------------------------------------------------------------------------------ Python side
+// ------------------------------------------------------------------------------ the page call
 
-use pyo3::exceptions::PyValueError;
-use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyBytes, PyFloat, PyList, PyString, PyTuple};
+/// A condition as the caller names it: its operator's text (query.grammar's), its place, its
+/// path (None: the blob itself), its literals.
+pub struct CondSpec {
+    pub op: String,
+    pub place: usize,
+    pub path: Option<usize>,
+    pub lits: Vec<Lit>,
+}
 
-use crate::page::to_py;
+/// An aggregate as the caller names it: its function's name, count(*), its input's path.
+pub struct AggSpec {
+    pub func: String,
+    pub star: bool,
+    pub input: Option<(usize, usize)>,
+}
+
+impl Program {
+    /// The program of a query's page: every reference checked (a place and path that exist),
+    /// operators and functions known, a literal for each operator that needs one.
+    #[allow(clippy::too_many_arguments)] // the plan's parts, one each
+    pub fn new(
+        paths: Vec<Vec<Vec<Step>>>,
+        needles: Vec<Vec<Needle>>,
+        conds: Vec<CondSpec>,
+        projected: &[(usize, usize)],
+        keys: Vec<(usize, usize)>,
+        aggs: Vec<AggSpec>,
+        grouped: bool,
+    ) -> Result<Program, String> {
+        let known = |place: usize, path: Option<usize>| -> Result<(), String> {
+            if place < paths.len() && path.is_none_or(|p| p < paths[place].len()) {
+                Ok(())
+            } else {
+                Err("a reference to no place or path".to_owned())
+            }
+        };
+        if needles.len() != paths.len() {
+            return Err("needles for another number of places".to_owned());
+        }
+        let mut program_conds = Vec::with_capacity(conds.len());
+        for spec in conds {
+            known(spec.place, spec.path)?;
+            let op = Op::by_name(&spec.op).ok_or_else(|| format!("operator {:?}", spec.op))?;
+            let like = match (op, spec.lits.first()) {
+                (Op::Like, Some(Lit::Str(pattern))) => like_parts(pattern),
+                (Op::Like, _) => return Err("LIKE takes a string".to_owned()),
+                _ => Vec::new(),
+            };
+            if matches!(op, Op::Contains | Op::Eq | Op::Ne | Op::Lt | Op::Le | Op::Gt | Op::Ge) && spec.lits.is_empty() {
+                return Err("an operator without its literal".to_owned());
+            }
+            program_conds.push(Cond { place: spec.place, path: spec.path, op, lits: spec.lits, like });
+        }
+        for &(place, path) in projected.iter().chain(keys.iter()) {
+            known(place, Some(path))?;
+        }
+        let mut program_aggs = Vec::with_capacity(aggs.len());
+        for spec in aggs {
+            if let Some((place, path)) = spec.input {
+                known(place, Some(path))?;
+            }
+            let func = AggFunc::by_name(&spec.func).ok_or_else(|| format!("aggregate {:?}", spec.func))?;
+            program_aggs.push(Agg { func, star: spec.star, input: spec.input });
+        }
+        Ok(Program { paths, needles, conds: program_conds, keys, aggs: program_aggs, grouped })
+    }
+}
+
+/// One value of a place as the page holds it: a blob's bytes, a null blob, or anything else
+/// (not a blob: undecodable, no known format).
+#[derive(Clone, Copy)]
+pub enum Cell<'a> {
+    Blob(&'a [u8]),
+    Null,
+    Other,
+}
+
+impl<'a> Cell<'a> {
+    fn stored(&self) -> &'a [u8] {
+        match self {
+            Cell::Blob(bytes) => bytes,
+            _ => &[],
+        }
+    }
+}
 
 /// Decoded bytes a page keeps for its answer at the most (then its other values go back).
 const RETAINED: usize = 256 << 20;
 
-/// One place of query_page: (its values, or the page's rows; the column's index in the rows or
-/// None; the paths it reads, each a tuple of steps; its needles: (any, strings)).
-pub type QueryPlaceArg<'py> =
-    (Bound<'py, PyAny>, Option<usize>, Vec<Vec<Bound<'py, PyAny>>>, Vec<(bool, Vec<String>)>);
-/// One condition: (operator, place, path index or None for the blob itself, literals).
-pub type CondArg<'py> = (String, usize, Option<usize>, Vec<Bound<'py, PyTuple>>);
-/// One aggregate: (function, count(*), its input's (place, path) or None).
-pub type AggArg = (String, bool, Option<(usize, usize)>);
-
-fn step_of(obj: &Bound<'_, PyAny>) -> PyResult<Step> {
-    if let Ok(s) = obj.cast::<PyString>() {
-        return Ok(s.to_str().map(|k| Step::Key(k.to_owned())).unwrap_or(Step::Huge));
-    }
-    match obj.extract::<i128>() {
-        Ok(i) => Ok(Step::Index(i)),
-        Err(_) if obj.is_instance_of::<pyo3::types::PyInt>() => Ok(Step::Huge),
-        Err(err) => Err(err),
-    }
-}
-
-/// A literal as payload/native.py encodes it: ("s", str), ("i", int), ("d", float, exact, lo,
-/// hi, floor, ceil, integral), ("b", bool), ("n",).
-fn lit_of(t: &Bound<'_, PyTuple>) -> PyResult<Lit> {
-    let tag: String = t.get_item(0)?.extract()?;
-    Ok(match tag.as_str() {
-        "s" => Lit::Str(t.get_item(1)?.extract()?),
-        "i" => Lit::Int(t.get_item(1)?.extract()?),
-        "d" => Lit::Dec {
-            f: t.get_item(1)?.extract()?,
-            exact: t.get_item(2)?.extract()?,
-            lo: t.get_item(3)?.extract()?,
-            hi: t.get_item(4)?.extract()?,
-            floor: t.get_item(5)?.extract()?,
-            ceil: t.get_item(6)?.extract()?,
-            integral: t.get_item(7)?.extract()?,
-        },
-        "b" => Lit::Bool(t.get_item(1)?.extract()?),
-        "n" => Lit::Null,
-        other => return Err(PyValueError::new_err(format!("query_page: a literal tagged {other:?}"))),
-    })
-}
-
-/// query_page()'s answer (see cqlsh_ext/payload/native.py).
-#[pyclass(frozen, get_all, module = "cqlsh_ext_native")]
-pub struct QueryPage {
-    kept: Vec<usize>,
-    handed_rows: Vec<usize>,
-    /// Per projected path, its value in each kept row (None: missing, cut, undecodable).
-    outputs: Vec<Py<PyList>>,
-    order: Vec<Py<PyList>>,
-    undecodable: u64,
-    cut: u64,
-    /// Undecodable values by the engine's kind code.
-    kinds: Vec<(u8, u64)>,
-    /// Per place, per path: (found, the deepest miss before the first hit: (depth, keys) or None).
-    paths: Vec<Vec<(bool, Option<(usize, Vec<String>)>)>>,
-    /// (key, per aggregate (count, int sum, float sum as bytes or None, floats, num_min,
-    /// num_max, str_min, str_max, skipped)).
-    groups: Vec<(Py<PyTuple>, Vec<Py<PyTuple>>)>,
-    overflow: bool,
-}
-
-fn shown_py<'py>(py: Python<'py>, shown: &Shown, undecodable: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-    Ok(match shown {
-        Shown::Null => py.None().into_bound(py),
-        Shown::Bool(b) => PyBool::new(py, *b).to_owned().into_any(),
-        Shown::Int(i) => i.into_pyobject(py)?.into_any(),
-        Shown::Float(f) => PyFloat::new(py, *f).into_any(),
-        Shown::Str(s) => PyString::new(py, s).into_any(),
-        Shown::Bytes(b) => PyBytes::new(py, b).into_any(),
-        Shown::Undecodable => undecodable.clone(),
-    })
-}
-
-fn num_py<'py>(py: Python<'py>, n: &Option<NumShown>) -> PyResult<Bound<'py, PyAny>> {
-    Ok(match n {
-        None => py.None().into_bound(py),
-        Some(NumShown::Int(i)) => i.into_pyobject(py)?.into_any(),
-        Some(NumShown::Float(f)) => PyFloat::new(py, *f).into_any(),
-    })
-}
-
-fn str_py<'py>(py: Python<'py>, s: &Option<Box<str>>) -> Bound<'py, PyAny> {
-    match s {
-        None => py.None().into_bound(py),
-        Some(s) => PyString::new(py, s).into_any(),
-    }
-}
-
-/// query_page(rows, places, conditions, outputs, order, keys, aggregates, grouped, cap,
-/// undecodable_group): see cqlsh_ext/payload/native.py.
-#[allow(clippy::too_many_arguments)]
-pub fn query_page_py<'py>(
-    py: Python<'py>,
-    cfg: &Config,
-    rows: usize,
-    places: Vec<QueryPlaceArg<'py>>,
-    conditions: Vec<CondArg<'py>>,
-    outputs: Vec<Option<(usize, usize)>>,
-    order: Vec<Option<(usize, usize)>>,
-    keys: Vec<(usize, usize)>,
-    aggregates: Vec<AggArg>,
-    grouped: bool,
-    cap: usize,
-    undecodable_group: &Bound<'py, PyAny>,
-) -> PyResult<QueryPage> {
-    let mut program =
-        Program { paths: Vec::new(), needles: Vec::new(), conds: Vec::new(), keys, aggs: Vec::new(), grouped };
-    let mut items: Vec<Vec<Bound<'py, PyAny>>> = Vec::with_capacity(places.len());
-    for (source, column, paths, needles) in &places {
-        program.needles.push(
-            needles
-                .iter()
-                .map(|(any, strings)| Needle { any: *any, strings: strings.iter().map(|s| s.as_bytes().to_vec()).collect() })
-                .collect(),
-        );
-        let values: Vec<Bound<'py, PyAny>> = match column {
-            None => source.try_iter()?.collect::<PyResult<_>>()?,
-            Some(i) => source.try_iter()?.map(|row| row.and_then(|row| row.get_item(*i))).collect::<PyResult<_>>()?,
-        };
-        if values.len() != rows {
-            return Err(PyValueError::new_err("query_page: a place has not one value a row"));
-        }
-        items.push(values);
-        program.paths.push(paths.iter().map(|p| p.iter().map(step_of).collect::<PyResult<_>>()).collect::<PyResult<_>>()?);
-    }
-    let check = |place: usize, path: Option<usize>| -> PyResult<()> {
-        let ok = place < program.paths.len() && path.is_none_or(|p| p < program.paths[place].len());
-        if ok {
-            Ok(())
-        } else {
-            Err(PyValueError::new_err("query_page: a reference to no place or path"))
-        }
-    };
-    for (op, place, path, literals) in &conditions {
-        check(*place, *path)?;
-        let op = Op::by_name(op).ok_or_else(|| PyValueError::new_err(format!("query_page: operator {op:?}")))?;
-        let lits: Vec<Lit> = literals.iter().map(lit_of).collect::<PyResult<_>>()?;
-        let like = match (op, lits.first()) {
-            (Op::Like, Some(Lit::Str(pattern))) => like_parts(pattern),
-            (Op::Like, _) => return Err(PyValueError::new_err("query_page: LIKE takes a string")),
-            _ => Vec::new(),
-        };
-        if matches!(op, Op::Contains | Op::Eq | Op::Ne | Op::Lt | Op::Le | Op::Gt | Op::Ge) && lits.is_empty() {
-            return Err(PyValueError::new_err("query_page: an operator without its literal"));
-        }
-        program.conds.push(Cond { place: *place, path: *path, op, lits, like });
-    }
-    for &(place, path) in outputs.iter().chain(order.iter()).flatten().chain(program.keys.iter()) {
-        check(place, Some(path))?;
-    }
-    for (func, star, input) in &aggregates {
-        if let Some((place, path)) = input {
-            check(*place, Some(*path))?;
-        }
-        let func = AggFunc::by_name(func).ok_or_else(|| PyValueError::new_err(format!("query_page: {func:?}")))?;
-        program.aggs.push(Agg { func, star: *star, input: *input });
-    }
-    // the values: bytes, None (a null blob) or anything else (not a blob)
-    let cells: Vec<Vec<(Option<&[u8]>, bool)>> = items
+/// A query's page: every place's values read (cells[place][row]), then the rows' answer. The
+/// slots are kept for the projections of the rows kept (`projected`).
+pub fn query_page(cfg: &Config, program: &Program, cells: &[Vec<Cell<'_>>], rows: usize, cap: usize) -> (Vec<Vec<Slot>>, PageResult) {
+    let mut retained = 0usize;
+    let slots: Vec<Vec<Slot>> = cells
         .iter()
-        .map(|values| {
+        .zip(program.paths.iter().zip(&program.needles))
+        .map(|(values, (paths, needles))| {
             values
                 .iter()
-                .map(|v| {
-                    if v.is_none() {
-                        (None, true)
-                    } else {
-                        (v.cast::<PyBytes>().ok().map(|b| b.as_bytes()), false)
+                .map(|cell| {
+                    if retained > RETAINED {
+                        return Slot::HandBack;
                     }
+                    let slot = match cell {
+                        Cell::Blob(bytes) => read_slot(cfg, Some(bytes), false, cap, paths, needles),
+                        Cell::Null => read_slot(cfg, None, true, cap, paths, needles),
+                        Cell::Other => read_slot(cfg, None, false, cap, paths, needles),
+                    };
+                    if let Slot::Read(outcome) = &slot {
+                        if let crate::engine::Payload::Owned(data) = &outcome.payload {
+                            retained += data.len();
+                        }
+                    }
+                    slot
                 })
                 .collect()
         })
         .collect();
-    let (slots, result) = py.detach(|| {
-        let mut retained = 0usize;
-        let slots: Vec<Vec<Slot>> = cells
-            .iter()
-            .zip(program.paths.iter().zip(&program.needles))
-            .map(|(values, (paths, needles))| {
-                values
-                    .iter()
-                    .map(|(value, null)| {
-                        if retained > RETAINED {
-                            return Slot::HandBack;
-                        }
-                        let slot = read_slot(cfg, *value, *null, cap, paths, needles);
-                        if let Slot::Read(outcome) = &slot {
-                            if let crate::engine::Payload::Owned(data) = &outcome.payload {
-                                retained += data.len();
-                            }
-                        }
-                        slot
-                    })
-                    .collect()
-            })
-            .collect();
-        let stored: Vec<Vec<&[u8]>> =
-            cells.iter().map(|values| values.iter().map(|(v, _)| v.unwrap_or(&[])).collect()).collect();
-        let result = run(&program, &slots, &stored, rows);
-        (slots, result)
-    });
-    let empty: &[u8] = &[];
-    let column_of = |refs: &Vec<Option<(usize, usize)>>| -> PyResult<Vec<Py<PyList>>> {
-        let mut out = Vec::with_capacity(refs.len());
-        for r in refs {
-            let mut values: Vec<Bound<'py, PyAny>> = Vec::with_capacity(result.kept.len());
-            for &row in &result.kept {
-                values.push(match r {
-                    None => py.None().into_bound(py),
-                    Some((place, path)) => {
-                        let stored = cells[*place][row].0.unwrap_or(empty);
-                        match at(&slots[*place][row], *path, stored) {
-                            At::Node(node, src) => to_py(py, node, src)?,
-                            _ => py.None().into_bound(py),
-                        }
-                    }
-                });
-            }
-            out.push(PyList::new(py, values)?.unbind());
-        }
-        Ok(out)
-    };
-    let outputs_py = column_of(&outputs)?;
-    let order_py = column_of(&order)?;
-    let mut groups = Vec::with_capacity(result.groups.len());
-    for group in &result.groups {
-        let key: Vec<Bound<'py, PyAny>> =
-            group.key.iter().map(|s| shown_py(py, s, undecodable_group)).collect::<PyResult<_>>()?;
-        let mut accs = Vec::with_capacity(group.accs.len());
-        for acc in &group.accs {
-            let float_sum = if acc.has_float_sum() {
-                PyBytes::new(py, &acc.float_sum.bytes()).into_any()
-            } else {
-                py.None().into_bound(py)
-            };
-            let state: Vec<Bound<'py, PyAny>> = vec![
-                acc.count.into_pyobject(py)?.into_any(),
-                acc.int_sum.into_pyobject(py)?.into_any(),
-                float_sum,
-                PyBool::new(py, acc.floats).to_owned().into_any(),
-                num_py(py, &acc.num_min)?,
-                num_py(py, &acc.num_max)?,
-                str_py(py, &acc.str_min),
-                str_py(py, &acc.str_max),
-                acc.skipped.into_pyobject(py)?.into_any(),
-            ];
-            accs.push(PyTuple::new(py, state)?.unbind());
-        }
-        groups.push((PyTuple::new(py, key)?.unbind(), accs));
+    let stored: Vec<Vec<&[u8]>> = cells.iter().map(|values| values.iter().map(Cell::stored).collect()).collect();
+    let result = run(program, &slots, &stored, rows);
+    (slots, result)
+}
+
+/// The value a kept row has at a place's path (None: missing, cut, undecodable), and the bytes
+/// its strings are spans of.
+pub fn projected<'a>(slot: &'a Slot, path: usize, cell: &Cell<'a>) -> Option<(&'a Node, &'a [u8])> {
+    match at(slot, path, cell.stored()) {
+        At::Node(node, src) => Some((node, src)),
+        _ => None,
     }
-    Ok(QueryPage {
-        kept: result.kept.clone(),
-        handed_rows: result.handed_rows.clone(),
-        outputs: outputs_py,
-        order: order_py,
-        undecodable: result.undecodable,
-        cut: result.cut,
-        kinds: result.kinds.iter().enumerate().filter(|(_, n)| **n > 0).map(|(k, n)| (k as u8, *n)).collect(),
-        paths: result
-            .seen
-            .iter()
-            .map(|place| place.iter().map(|s| (s.found, s.miss.clone())).collect())
-            .collect(),
-        groups,
-        overflow: result.overflow,
-    })
+}
+
+/// A group partial's accumulator state, as query.groups.Accumulator takes it.
+impl Acc {
+    /// The float sum as little-endian two's complement bytes over 2**FLOAT_SUM_SHIFT, None when
+    /// no float was added.
+    pub fn float_sum_bytes(&self) -> Option<Vec<u8>> {
+        if self.has_float_sum() {
+            Some(self.float_sum.bytes())
+        } else {
+            None
+        }
+    }
 }

@@ -20,6 +20,12 @@ pub enum Record {
 }
 
 impl Record {
+    /// Whether the core reads the format's values itself (the others are recognised by their
+    /// first bytes and handed back).
+    pub fn read_here(self) -> bool {
+        matches!(self, Record::Msgpack | Record::Cbor)
+    }
+
     pub fn by_name(name: &str) -> Option<Record> {
         Some(match name {
             "avro" => Record::Avro,
@@ -33,12 +39,22 @@ impl Record {
     }
 }
 
+/// A container of the registry's tables: one the core reads (its format and grade), or one it
+/// lacks (a label it does not know, or a grade it was not written for): a value whose detection
+/// reaches it is handed back, and only that value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Entry {
+    Known(Fmt, char),
+    Lacked,
+}
+
 /// What the Python registry and payload modules hold as data, given at configure time.
 pub struct Config {
-    pub dispatch: Vec<Vec<(Fmt, char)>>,
-    pub early: Vec<Fmt>,
-    pub trial: Vec<Fmt>,
-    pub trial_zero: Vec<Fmt>,
+    pub dispatch: Vec<Vec<Entry>>,
+    /// The orders of the signature-less containers (None: one the core lacks).
+    pub early: Vec<Option<Fmt>>,
+    pub trial: Vec<Option<Fmt>>,
+    pub trial_zero: Vec<Option<Fmt>>,
     pub min_auto_length: usize,
     pub trial_min_cap: usize,
     pub walk_depth: usize,
@@ -51,8 +67,12 @@ pub struct Config {
     pub tree_depth: usize,
     pub msgpack_min_length: usize,
     pub stream_magics: Vec<Vec<u8>>,
-    pub records: Vec<Record>,
+    /// The record formats auto-detection tries, in order (None: one the core lacks).
+    pub records: Vec<Option<Record>>,
     pub env: Env,
+    /// The containers and record formats the registry names that the core lacks (their values
+    /// are handed back), sorted.
+    pub lacked: Vec<String>,
 }
 
 impl Config {
@@ -132,6 +152,9 @@ pub struct Want<'a> {
     /// COMPRESSION STATS' measure: the containers only. A contained payload is not read (its
     /// kind is given as Binary, its label's reading "binary"): the measure never looks at it.
     pub measure: bool,
+    /// A text's JSON is read (its label's reading, its tree, its paths); false: the text alone,
+    /// its reading "text" JSON or not (a reader that needs neither: the display's cells).
+    pub json: bool,
     /// A query's needles: a text none of whose needles can hold is not parsed (Outcome.rejected).
     pub needles: &'a [Needle],
 }
@@ -216,7 +239,8 @@ enum Auto {
 fn decode_auto(cfg: &Config, data: &[u8], cap: usize) -> Result<Auto, DErr> {
     let env = &cfg.env;
     let trial_cap = cap.max(cfg.trial_min_cap);
-    for &(fmt, grade) in &cfg.dispatch[data[0] as usize] {
+    for &entry in &cfg.dispatch[data[0] as usize] {
+        let Entry::Known(fmt, grade) = entry else { return Err(DErr::HandBack) };
         if !formats::matches(fmt, data) {
             continue;
         }
@@ -235,6 +259,7 @@ fn decode_auto(cfg: &Config, data: &[u8], cap: usize) -> Result<Auto, DErr> {
         }
     }
     for &fmt in &cfg.early {
+        let Some(fmt) = fmt else { return Err(DErr::HandBack) };
         if formats::early(fmt, data) {
             match formats::trial(fmt, data, trial_cap, env) {
                 Ok(Some(dec)) => return Ok(Auto::Found(fmt, clip(dec, cap))),
@@ -246,6 +271,7 @@ fn decode_auto(cfg: &Config, data: &[u8], cap: usize) -> Result<Auto, DErr> {
     }
     let order = if data[0] == 0 { &cfg.trial_zero } else { &cfg.trial };
     for &fmt in order {
+        let Some(fmt) = fmt else { return Err(DErr::HandBack) };
         if formats::ruled_out(fmt, data) {
             continue;
         }
@@ -264,7 +290,8 @@ fn detect_signature(cfg: &Config, data: &[u8]) -> Result<Option<Fmt>, DErr> {
     if data.len() < cfg.min_auto_length {
         return Ok(None);
     }
-    for &(fmt, grade) in &cfg.dispatch[data[0] as usize] {
+    for &entry in &cfg.dispatch[data[0] as usize] {
+        let Entry::Known(fmt, grade) = entry else { return Err(DErr::HandBack) };
         if grade == 'A' {
             if formats::matches(fmt, data) {
                 return Ok(Some(fmt));
@@ -296,6 +323,7 @@ fn record(
     let data = &payload[start..end];
     let n = data.len();
     for &fmt in &cfg.records {
+        let Some(fmt) = fmt else { return Err(DErr::HandBack) };
         match fmt {
             Record::Avro => {
                 if data.starts_with(b"Obj\x01") {
@@ -374,8 +402,9 @@ fn text_outcome(
     nodes: usize,
     want: &Want,
 ) -> Result<Outcome, DErr> {
-    if want.measure {
-        // COMPRESSION STATS counts a text as text, JSON or not: its JSON is not read
+    if want.measure || !want.json {
+        // COMPRESSION STATS counts a text as text, JSON or not: its JSON is not read (nor by a
+        // reader that reads the text alone)
         return Ok(Outcome {
             kind: Kind::Text,
             label: Label::new(layers, "text"),

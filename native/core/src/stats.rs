@@ -8,7 +8,7 @@
 //! partial sizes, for the Python side to finish.
 
 use crate::common::DErr;
-use crate::engine::{decode_value, Config, Kind, Label, Want};
+use crate::engine::{decode_value, Config, Entry, Kind, Label, Want};
 use crate::formats::{self, Fmt};
 use crate::{deflate, zstd};
 
@@ -37,7 +37,8 @@ pub enum Reason {
 pub struct StatsConfig {
     /// Formats with the HeaderSized capability: (their magic's first byte, the format, the
     /// stored size from which they are sized from their headers).
-    pub header_sized: Vec<(u8, Fmt, usize)>,
+    /// None: a format the core lacks (a value with its first byte is handed back).
+    pub header_sized: Vec<(u8, Option<Fmt>, usize)>,
     /// The first bytes of the serialization streams' magics (measure leaves those to the walk).
     pub stream_leads: Vec<u8>,
     /// Decompressed bytes peeked at behind a declared size.
@@ -82,9 +83,20 @@ fn peek(fmt: Fmt, data: &[u8], n: usize) -> Result<Option<Vec<u8>>, DErr> {
     }
 }
 
-/// registry.signature_matches: a format of the first byte's dispatch row matches the prefix.
-fn signature_matches(cfg: &Config, prefix: &[u8]) -> bool {
-    !prefix.is_empty() && cfg.dispatch[prefix[0] as usize].iter().any(|&(fmt, _)| formats::matches(fmt, prefix))
+/// registry.signature_matches: a format of the first byte's dispatch row matches the prefix
+/// (Err: a format the core lacks is met first).
+fn signature_matches(cfg: &Config, prefix: &[u8]) -> Result<bool, DErr> {
+    if prefix.is_empty() {
+        return Ok(false);
+    }
+    for &entry in &cfg.dispatch[prefix[0] as usize] {
+        match entry {
+            Entry::Known(fmt, _) if formats::matches(fmt, prefix) => return Ok(true),
+            Entry::Known(..) => {}
+            Entry::Lacked => return Err(DErr::HandBack),
+        }
+    }
+    Ok(false)
 }
 
 /// The quiet reason of a value read as no known format: too short to detect, or nothing found.
@@ -103,6 +115,7 @@ pub fn measure_value(cfg: &Config, stats: &StatsConfig, value: &[u8], cap: usize
     let n = value.len();
     if from_headers && n >= cfg.min_auto_length {
         if let Some(&(_, fmt, from)) = stats.header_sized.iter().find(|(lead, _, _)| *lead == value[0]) {
+            let Some(fmt) = fmt else { return Err(DErr::HandBack) };
             if n >= from && formats::matches(fmt, value) {
                 if !matches!(fmt, Fmt::Zstd | Fmt::Gzip) {
                     return Err(DErr::HandBack);
@@ -111,7 +124,7 @@ pub fn measure_value(cfg: &Config, stats: &StatsConfig, value: &[u8], cap: usize
                     if size <= cap as u64 {
                         if let Some(head) = peek(fmt, value, stats.peek)? {
                             let stream = head.first().is_some_and(|b| stats.stream_leads.contains(b));
-                            if !stream && !signature_matches(cfg, &head) {
+                            if !stream && !signature_matches(cfg, &head)? {
                                 return Ok(Measured {
                                     status: Status::Compressed,
                                     label: Label::new(&[fmt], ""),
@@ -126,7 +139,7 @@ pub fn measure_value(cfg: &Config, stats: &StatsConfig, value: &[u8], cap: usize
             }
         }
     }
-    let want = Want { paths: &[], tree: false, measure: true, needles: &[] };
+    let want = Want { paths: &[], tree: false, measure: true, json: false, needles: &[] };
     let outcome = decode_value(cfg, value, cap, &want)?;
     match outcome.kind {
         Kind::Binary => {
@@ -361,19 +374,13 @@ pub fn measure_places(
                     after[row] += *len as u64;
                 }
                 Cell::Blob(value) => {
-                    let measured = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                        measure_value(cfg, stats, value, cap, from_headers)
-                    }));
-                    match measured {
-                        Ok(Ok(m)) => {
+                    match crate::panics::guarded(|| measure_value(cfg, stats, value, cap, from_headers)) {
+                        Some(Ok(m)) => {
                             place.agg.add(spec, &m, value.len() as u64);
                             before[row] += m.size as u64;
                             after[row] += value.len() as u64;
                         }
-                        Ok(Err(_)) | Err(_) => {
-                            if measured.is_err() {
-                                crate::lz4::abandon();
-                            }
+                        _ => {
                             // Python measures it and adds it to its row's partial sizes
                             place.agg.handed_back.push(i);
                             left[row] = true;
@@ -399,200 +406,35 @@ pub fn measure_places(
     out
 }
 
-// ------------------------------------------------------------------------------ Python side
-
-use pyo3::exceptions::PyValueError;
-use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyString};
-
-/// The words of the statuses and reasons (configure's "stats" entry), kept beside the data.
+/// The words of the statuses and reasons (the registry's), kept beside the data.
 pub struct StatsWords {
     pub statuses: Vec<String>,
     pub reasons: Vec<String>,
 }
 
-fn entry<'py>(config: &Bound<'py, PyDict>, key: &str) -> PyResult<Bound<'py, PyAny>> {
-    config.get_item(key)?.ok_or_else(|| PyValueError::new_err(format!("configure: stats has no {key:?}")))
-}
-
-/// configure()'s "stats" entry (payload/native.py `_config`).
-pub fn config_from(config: &Bound<'_, PyDict>) -> PyResult<(StatsConfig, StatsWords)> {
-    let sized: Vec<(u8, String, usize)> = entry(config, "header_sized")?.extract()?;
-    let mut header_sized = Vec::new();
-    for (lead, label, from) in sized {
-        let (fmt, _) = Fmt::by_label(&label)
-            .ok_or_else(|| PyValueError::new_err(format!("configure: container {label:?} is not mirrored here")))?;
-        header_sized.push((lead, fmt, from));
-    }
-    let statuses: Vec<String> = entry(config, "statuses")?.extract()?;
-    let reasons: Vec<String> = entry(config, "reasons")?.extract()?;
-    if statuses.len() != 4 || reasons.len() != 3 {
-        return Err(PyValueError::new_err("configure: stats needs 4 statuses and 3 reasons"));
-    }
-    Ok((
-        StatsConfig {
-            header_sized,
-            stream_leads: entry(config, "stream_leads")?.extract()?,
-            peek: entry(config, "peek")?.extract()?,
-        },
-        StatsWords { statuses, reasons },
-    ))
-}
-
-/// A place's counters over one page (insight.stats.ColumnStats' fields), as Python reads them.
-#[pyclass(frozen, get_all, module = "cqlsh_ext_native")]
-pub struct MeasuredColumn {
-    values: u64,
-    nulls: u64,
-    stored: u64,
-    size: u64,
-    inexact: u64,
-    from_headers: u64,
-    /// (status, chain, values, stored bytes, decompressed bytes), in the order first met.
-    chains: Vec<(Py<PyString>, Py<PyString>, u64, u64, u64)>,
-    reasons: Vec<(Py<PyString>, u64)>,
-    compressed: (u64, u64, u64),
-    buckets_before: Vec<u64>,
-    buckets_after: Vec<u64>,
-    sizes_before: Vec<u64>,
-    sizes_after: Vec<u64>,
-    /// The compressed values' ratios in order (asked for while the median sketch is exact).
-    ratios: Vec<f64>,
-    /// Otherwise their bins: (bin, count).
-    ratio_bins: Vec<(i64, u64)>,
-    handed_back: Vec<usize>,
-}
-
-/// measure_page()'s answer: a partial report per place, and the rows' capacity.
-#[pyclass(frozen, get_all, module = "cqlsh_ext_native")]
-pub struct MeasuredPage {
-    columns: Vec<Py<MeasuredColumn>>,
-    /// (rows, wcu, rcu, near_quota, over_quota, largest) over the rows whose values were all
-    /// measured here: decompressed sizes, then stored sizes.
-    before: (u64, u64, u64, u64, u64, u64),
-    after: (u64, u64, u64, u64, u64, u64),
-    /// The other rows: (row, decompressed bytes, stored bytes) of the values measured here; the
-    /// values handed back are to be added.
-    rows_left: Vec<(usize, u64, u64)>,
-}
-
-fn capacity_tuple(c: &CapacityAgg) -> (u64, u64, u64, u64, u64, u64) {
-    (c.rows, c.wcu, c.rcu, c.near_quota, c.over_quota, c.largest)
-}
-
-/// One place of the call: (values or the page's rows, the column's index in the rows or None,
-/// each value's row or None (the page's rows, in order), a text column, exact ratios).
-pub type PlaceArg<'py> = (Bound<'py, PyAny>, Option<usize>, Option<Vec<usize>>, bool, bool);
-
-/// The MeasureSpec's fields: (bucket bounds, size bounds, median inverse step, median zero bin,
-/// (write unit, read unit), row quota, near share).
-pub type SpecArg = (Vec<u64>, Vec<u64>, f64, i64, (u64, u64), u64, f64);
-
-/// measure_page(rows, places, cap, from_headers): see cqlsh_ext/payload/native.py.
-pub fn measure_page_py<'py>(
-    py: Python<'py>,
-    cfg: &Config,
-    stats: &StatsConfig,
-    words: &StatsWords,
-    rows: usize,
-    places: Vec<PlaceArg<'py>>,
-    cap: usize,
-    from_headers: bool,
-    spec: SpecArg,
-) -> PyResult<MeasuredPage> {
-    let (bucket_bounds, size_bounds, median_inv_step, median_zero, units, row_quota, near_share) = spec;
-    if units.0 == 0 || units.1 == 0 {
-        return Err(PyValueError::new_err("measure_page: a unit of zero bytes"));
-    }
-    let spec = Spec {
-        bucket_bounds,
-        size_bounds,
-        median_inv_step,
-        median_zero,
-        units,
-        row_quota,
-        near_bytes: near_share * row_quota as f64,
-    };
-    // The Python objects the cells borrow from stay alive (and the GIL held) while they are read.
-    let mut kept: Vec<Vec<Bound<'py, PyAny>>> = Vec::with_capacity(places.len());
-    for (source, index, _, _, _) in &places {
-        let items: Vec<Bound<'py, PyAny>> = match index {
-            None => source.try_iter()?.collect::<PyResult<_>>()?,
-            Some(i) => source
-                .try_iter()?
-                .map(|row| row.and_then(|row| row.get_item(*i)))
-                .collect::<PyResult<_>>()?,
-        };
-        kept.push(items);
-    }
-    let mut inputs: Vec<PlaceIn<'_>> = Vec::with_capacity(places.len());
-    for ((_, _, rows_of, text, exact), items) in places.iter().zip(&kept) {
-        let text = *text;
-        let cells: Vec<Cell<'_>> = items
-            .iter()
-            .map(|item| {
-                if item.is_none() {
-                    Cell::Null
-                } else if let Ok(b) = item.cast::<PyBytes>() {
-                    Cell::Blob(b.as_bytes())
-                } else if let (true, Ok(s)) = (text, item.cast::<PyString>()) {
-                    s.to_str().map(|t| Cell::Text(t.len())).unwrap_or(Cell::Other)
-                } else {
-                    Cell::Other
-                }
-            })
-            .collect();
-        if let Some(rows_of) = rows_of {
-            if rows_of.len() != cells.len() || rows_of.iter().any(|&r| r >= rows) {
-                return Err(PyValueError::new_err("measure_page: a place's rows do not match its values"));
-            }
-        } else if cells.len() != rows {
-            return Err(PyValueError::new_err("measure_page: a place has not one value a row"));
+impl Spec {
+    /// The MeasureSpec's fields, checked (a unit of zero bytes is refused).
+    #[allow(clippy::too_many_arguments)] // MeasureSpec's fields, one each
+    pub fn new(
+        bucket_bounds: Vec<u64>,
+        size_bounds: Vec<u64>,
+        median_inv_step: f64,
+        median_zero: i64,
+        units: (u64, u64),
+        row_quota: u64,
+        near_share: f64,
+    ) -> Result<Spec, String> {
+        if units.0 == 0 || units.1 == 0 {
+            return Err("a unit of zero bytes".to_owned());
         }
-        inputs.push(PlaceIn { cells, rows: rows_of.clone(), agg: ColumnAgg::new(&spec, *exact) });
+        Ok(Spec {
+            bucket_bounds,
+            size_bounds,
+            median_inv_step,
+            median_zero,
+            units,
+            row_quota,
+            near_bytes: near_share * row_quota as f64,
+        })
     }
-    let agg = py.detach(|| measure_places(cfg, stats, &spec, &mut inputs, rows, cap, from_headers));
-    let status_words: Vec<Bound<'py, PyString>> = words.statuses.iter().map(|w| PyString::new(py, w)).collect();
-    let reason_words: Vec<Bound<'py, PyString>> = words.reasons.iter().map(|w| PyString::new(py, w)).collect();
-    let mut columns = Vec::with_capacity(inputs.len());
-    for place in inputs {
-        let a = place.agg;
-        let column = MeasuredColumn {
-            values: a.values,
-            nulls: a.nulls,
-            stored: a.stored,
-            size: a.size,
-            inexact: a.inexact,
-            from_headers: a.from_headers,
-            chains: a
-                .chains
-                .iter()
-                .map(|c| {
-                    (
-                        status_words[c.status as usize].clone().unbind(),
-                        PyString::new(py, &c.label.spell()).unbind(),
-                        c.values,
-                        c.stored,
-                        c.size,
-                    )
-                })
-                .collect(),
-            reasons: a.reasons.iter().map(|(r, n)| (reason_words[*r as usize].clone().unbind(), *n)).collect(),
-            compressed: (a.compressed[0], a.compressed[1], a.compressed[2]),
-            buckets_before: a.buckets_before,
-            buckets_after: a.buckets_after,
-            sizes_before: a.sizes_before,
-            sizes_after: a.sizes_after,
-            ratios: a.ratios,
-            ratio_bins: a.ratio_bins,
-            handed_back: a.handed_back,
-        };
-        columns.push(Py::new(py, column)?);
-    }
-    Ok(MeasuredPage {
-        columns,
-        before: capacity_tuple(&agg.before),
-        after: capacity_tuple(&agg.after),
-        rows_left: agg.left,
-    })
 }

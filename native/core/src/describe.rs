@@ -13,7 +13,7 @@ use blake2::digest::{Update, VariableOutput};
 use blake2::Blake2bVar;
 
 use crate::engine::{decode_value, Config, Kind, Needle, Outcome, Want};
-use crate::query::cmp_int_float;
+use crate::num::cmp_int_float;
 use crate::tree::{bignum, Node};
 
 /// The bounds of describe/structure.py and sketch.py (configure's "describe" entry).
@@ -381,6 +381,12 @@ pub struct DStructure {
     dirty: Vec<usize>,
 }
 
+impl Default for DStructure {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 impl DStructure {
     pub fn new() -> Self {
         DStructure { values: 0, nodes: vec![DNode::new()], untracked: 0, unfinished: 0, too_deep: 0, dirty: Vec::new() }
@@ -741,15 +747,8 @@ fn key_of(leaf: &Leaf, cfg: &DescribeConfig) -> Key {
 
 /// Decodes one value for DESCRIBE: its outcome with its tree.
 pub fn decode_for_describe(cfg: &Config, value: &[u8], cap: usize) -> Option<Outcome> {
-    let want = Want { paths: &[], tree: true, measure: false, needles: &[] as &[Needle] };
-    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| decode_value(cfg, value, cap, &want))) {
-        Ok(Ok(outcome)) => Some(outcome),
-        Ok(Err(_)) => None,
-        Err(_) => {
-            crate::lz4::abandon();
-            None
-        }
-    }
+    let want = Want { paths: &[], tree: true, measure: false, json: true, needles: &[] as &[Needle] };
+    crate::panics::guarded(|| decode_value(cfg, value, cap, &want)).and_then(Result::ok)
 }
 
 /// The kinds DESCRIBE walks or counts here; the others (failed, handed back) go to Python, and
@@ -758,174 +757,68 @@ pub fn describable(outcome: &Outcome) -> bool {
     !outcome.cut && matches!(outcome.kind, Kind::Text | Kind::Record | Kind::Binary | Kind::NoFormat)
 }
 
-// ------------------------------------------------------------------------------ Python side
+// ------------------------------------------------------------------------------ the page call
 
-use pyo3::exceptions::PyValueError;
-use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyBytes, PyFloat, PyString, PyTuple};
-
-/// describe_page()'s answer (see cqlsh_ext/payload/native.py).
-#[pyclass(frozen, get_all, module = "cqlsh_ext_native")]
-pub struct DescribedPage {
-    /// (kind code, label, values) of the values read here.
-    encodings: Vec<(u8, String, u64)>,
-    handed_back: Vec<usize>,
-    /// (values walked, untracked, unfinished, too deep, the root node), a node being (present,
-    /// seen, types, children ((key, node)...), items, folded, key kinds, keys, strings (count,
-    /// least, most, total), lists (the same), low, high, values), a sketch None, ("c", ((key,
-    /// count)...)) or ("r", registers).
-    structure: Py<PyTuple>,
-}
-
-/// The bounds of describe/structure.py and sketch.py: (MAX_PATHS, MAX_VISITS, MAX_DEPTH, EXACT,
-/// LONG_TEXT, LONG_KEY, P).
-pub type BoundsArg = (usize, i64, usize, usize, usize, usize, u32);
-
-fn key_py<'py>(py: Python<'py>, k: &Key) -> PyResult<Bound<'py, PyAny>> {
-    let tagged = |tag: &str, value: Bound<'py, PyAny>| -> PyResult<Bound<'py, PyAny>> {
-        Ok(PyTuple::new(py, [PyString::new(py, tag).into_any(), value])?.into_any())
-    };
-    Ok(match k {
-        Key::Str(s) => PyString::new(py, s).into_any(),
-        Key::LongStr(prefix, h) | Key::LongBytes(prefix, h) => PyTuple::new(
-            py,
-            [PyString::new(py, "long").into_any(), PyString::new(py, prefix).into_any(), h.into_pyobject(py)?.into_any()],
-        )?
-        .into_any(),
-        Key::Int(i) => tagged("int", i.into_pyobject(py)?.into_any())?,
-        Key::Float(bits) => tagged("float", PyFloat::new(py, f64::from_bits(*bits)).into_any())?,
-        Key::Nan => tagged("float", py.None().into_bound(py))?,
-        Key::Bool(b) => tagged("bool", PyBool::new(py, *b).to_owned().into_any())?,
-        Key::Null => py.None().into_bound(py),
-        Key::Bytes(b) => tagged("bytes", PyBytes::new(py, b).into_any())?,
-    })
-}
-
-fn sketch_py<'py>(py: Python<'py>, sketch: &Option<Sketch>) -> PyResult<Bound<'py, PyAny>> {
-    Ok(match sketch {
-        None => py.None().into_bound(py),
-        Some(Sketch::Counts(counts, _)) => {
-            let items: Vec<Bound<'py, PyAny>> = counts
-                .iter()
-                .map(|(k, n)| Ok(PyTuple::new(py, [key_py(py, k)?, n.into_pyobject(py)?.into_any()])?.into_any()))
-                .collect::<PyResult<_>>()?;
-            PyTuple::new(py, [PyString::new(py, "c").into_any(), PyTuple::new(py, items)?.into_any()])?.into_any()
+impl DescribeConfig {
+    /// The bounds of describe/structure.py and sketch.py, checked.
+    pub fn new(
+        max_paths: usize,
+        max_visits: i64,
+        max_depth: usize,
+        exact: usize,
+        long_text: usize,
+        long_key: usize,
+        p: u32,
+    ) -> Result<DescribeConfig, String> {
+        if max_paths == 0 || p == 0 || p > 20 {
+            return Err("bounds out of range".to_owned());
         }
-        Some(Sketch::Registers(registers)) => {
-            PyTuple::new(py, [PyString::new(py, "r").into_any(), PyBytes::new(py, registers).into_any()])?.into_any()
-        }
-    })
-}
-
-fn num_py<'py>(py: Python<'py>, n: &Option<Num>) -> PyResult<Bound<'py, PyAny>> {
-    Ok(match n {
-        None => py.None().into_bound(py),
-        Some(Num::Int(i)) => i.into_pyobject(py)?.into_any(),
-        Some(Num::Float(f)) => PyFloat::new(py, *f).into_any(),
-    })
-}
-
-fn node_py<'py>(py: Python<'py>, st: &DStructure, at: usize) -> PyResult<Bound<'py, PyAny>> {
-    let node = &st.nodes[at];
-    let counts = |list: &Vec<(&'static str, u64)>| -> PyResult<Bound<'py, PyAny>> {
-        let items: Vec<Bound<'py, PyAny>> = list
-            .iter()
-            .map(|(k, n)| Ok(PyTuple::new(py, [PyString::new(py, k).into_any(), n.into_pyobject(py)?.into_any()])?.into_any()))
-            .collect::<PyResult<_>>()?;
-        Ok(PyTuple::new(py, items)?.into_any())
-    };
-    let children: Vec<Bound<'py, PyAny>> = node
-        .children
-        .iter()
-        .map(|(k, c)| Ok(PyTuple::new(py, [PyString::new(py, k).into_any(), node_py(py, st, *c)?])?.into_any()))
-        .collect::<PyResult<_>>()?;
-    let opt = |i: Option<usize>| -> PyResult<Bound<'py, PyAny>> {
-        match i {
-            Some(i) => node_py(py, st, i),
-            None => Ok(py.None().into_bound(py)),
-        }
-    };
-    let quad = |q: (u64, u64, u64, u64)| -> PyResult<Bound<'py, PyAny>> {
-        Ok(PyTuple::new(py, [q.0, q.1, q.2, q.3])?.into_any())
-    };
-    let parts: Vec<Bound<'py, PyAny>> = vec![
-        node.present.into_pyobject(py)?.into_any(),
-        node.seen.into_pyobject(py)?.into_any(),
-        counts(&node.types)?,
-        PyTuple::new(py, children)?.into_any(),
-        opt(node.items)?,
-        opt(node.folded)?,
-        counts(&node.key_kinds)?,
-        sketch_py(py, &node.keys)?,
-        quad(node.strings)?,
-        quad(node.lists)?,
-        num_py(py, &node.low)?,
-        num_py(py, &node.high)?,
-        sketch_py(py, &node.values)?,
-    ];
-    Ok(PyTuple::new(py, parts)?.into_any())
-}
-
-/// describe_page(values, cap, bounds): see cqlsh_ext/payload/native.py.
-pub fn describe_page_py<'py>(
-    py: Python<'py>,
-    cfg: &Config,
-    values: &Bound<'py, PyAny>,
-    cap: usize,
-    bounds: BoundsArg,
-) -> PyResult<DescribedPage> {
-    let (max_paths, max_visits, max_depth, exact, long_text, long_key, p) = bounds;
-    if max_paths == 0 || p == 0 || p > 20 {
-        return Err(PyValueError::new_err("describe_page: bounds out of range"));
+        Ok(DescribeConfig { max_paths, max_visits, max_depth, exact, long_text, long_key, p })
     }
-    let dcfg = DescribeConfig { max_paths, max_visits, max_depth, exact, long_text, long_key, p };
-    let items: Vec<Bound<'py, PyAny>> = values.try_iter()?.collect::<PyResult<_>>()?;
-    let slices: Vec<Option<&[u8]>> = items.iter().map(|v| v.cast::<PyBytes>().ok().map(|b| b.as_bytes())).collect();
-    let (encodings, handed, structure) = py.detach(|| {
-        let mut structure = DStructure::new();
-        let mut encodings: Vec<(u8, crate::engine::Label, u64)> = Vec::new();
-        let mut handed: Vec<usize> = Vec::new();
-        for (i, value) in slices.iter().enumerate() {
-            let Some(value) = value else {
-                handed.push(i);
-                continue;
-            };
-            let Some(outcome) = decode_for_describe(cfg, value, cap) else {
-                handed.push(i);
-                continue;
-            };
-            if !describable(&outcome) {
-                handed.push(i);
-                continue;
-            }
-            let src = outcome.bytes(value);
-            if let Some(tree) = &outcome.tree {
-                if !DStructure::walkable(tree, src, &dcfg) {
-                    handed.push(i);
-                    continue;
-                }
-                structure.add(tree, src, &dcfg);
-            }
-            let code = outcome.kind as u8;
-            match encodings.iter_mut().find(|(k, l, _)| *k == code && *l == outcome.label) {
-                Some(entry) => entry.2 += 1,
-                None => encodings.push((code, outcome.label, 1)),
-            }
+}
+
+/// DESCRIBE PAYLOAD's answer for a page of one place's values.
+pub struct Described {
+    /// (kind, label, values) of the values read here, in the order first met.
+    pub encodings: Vec<(Kind, crate::engine::Label, u64)>,
+    /// The indexes of the values left to the Python engine.
+    pub handed_back: Vec<usize>,
+    /// The page's partial structure (flushed).
+    pub structure: DStructure,
+}
+
+/// A page of one place's values (None: not a blob) decoded with their trees, walked and
+/// sketched. Nothing here touches Python.
+pub fn describe_page(cfg: &Config, values: &[Option<&[u8]>], cap: usize, dcfg: &DescribeConfig) -> Described {
+    let mut structure = DStructure::new();
+    let mut encodings: Vec<(Kind, crate::engine::Label, u64)> = Vec::new();
+    let mut handed: Vec<usize> = Vec::new();
+    for (i, value) in values.iter().enumerate() {
+        let Some(value) = value else {
+            handed.push(i);
+            continue;
+        };
+        let Some(outcome) = decode_for_describe(cfg, value, cap) else {
+            handed.push(i);
+            continue;
+        };
+        if !describable(&outcome) {
+            handed.push(i);
+            continue;
         }
-        structure.flush(&dcfg);
-        (encodings, handed, structure)
-    });
-    let root = node_py(py, &structure, 0)?;
-    let head: Vec<Bound<'py, PyAny>> = vec![
-        structure.values.into_pyobject(py)?.into_any(),
-        structure.untracked.into_pyobject(py)?.into_any(),
-        structure.unfinished.into_pyobject(py)?.into_any(),
-        structure.too_deep.into_pyobject(py)?.into_any(),
-        root,
-    ];
-    Ok(DescribedPage {
-        encodings: encodings.into_iter().map(|(k, l, n)| (k, l.spell(), n)).collect(),
-        handed_back: handed,
-        structure: PyTuple::new(py, head)?.unbind(),
-    })
+        let src = outcome.bytes(value);
+        if let Some(tree) = &outcome.tree {
+            if !DStructure::walkable(tree, src, dcfg) {
+                handed.push(i);
+                continue;
+            }
+            structure.add(tree, src, dcfg);
+        }
+        match encodings.iter_mut().find(|(k, l, _)| *k == outcome.kind && *l == outcome.label) {
+            Some(entry) => entry.2 += 1,
+            None => encodings.push((outcome.kind, outcome.label, 1)),
+        }
+    }
+    structure.flush(dcfg);
+    Described { encodings, handed_back: handed, structure }
 }

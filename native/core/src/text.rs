@@ -59,6 +59,13 @@ fn has_c1(data: &[u8]) -> bool {
     data.windows(2).any(|w| w[0] == 0xC2 && (0x80..=0x9F).contains(&w[1]))
 }
 
+/// The `clean` of as_text and stored_text: no C0 control character at all (tab, LF and CR
+/// included) and no C1 control or NBSP (all encode as C2 xx): cqlsh's escaping would change
+/// nothing but backslashes.
+pub fn clean(text: &[u8]) -> bool {
+    !crate::scan::any_c0(text) && memchr::memchr(0xC2, text).is_none()
+}
+
 /// unwrap.as_text: Some(the text's byte length) when `data` reads as text.
 pub fn as_text(data: &[u8], cut: bool) -> Option<TextFound> {
     if !data.is_empty() && not_utf8_lead(data[0]) && !(cut && data.len() <= 3) {

@@ -165,6 +165,7 @@ fn bucket(key: &Node, src: &[u8]) -> Bucket {
 pub struct Unhashable;
 
 /// Builds a map as repeated `dict[key] = value`.
+#[derive(Default)]
 pub struct MapBuilder {
     entries: Vec<(Node, Node)>,
     index: Option<HashMap<Bucket, Vec<usize>>>,
@@ -219,6 +220,7 @@ impl MapBuilder {
 }
 
 /// A JSON object's keys are all strings: a cheaper builder.
+#[derive(Default)]
 pub struct StrMapBuilder {
     entries: Vec<(Node, Node)>,
     index: Option<HashMap<Box<[u8]>, usize>>,

@@ -136,6 +136,18 @@ pub fn decode(fmt: Fmt, data: &[u8], cap: usize, env: &Env) -> DRes {
     }
 }
 
+/// Whether the core decodes the format itself; the others are recognised and their values handed
+/// back (bzip2, xz, LZMA alone; a library of another release than the Python side's).
+pub fn reads(fmt: Fmt, env: &Env) -> bool {
+    match fmt {
+        Fmt::Zstd => env.zstd_ok,
+        Fmt::Lz4Frame | Fmt::Lz4Legacy | Fmt::Lz4Java | Fmt::Lz4BlockLE | Fmt::Lz4BlockBE | Fmt::Lz4Hadoop => env.lz4_ok,
+        Fmt::Gzip | Fmt::Zlib => env.deflate_ok,
+        Fmt::SnappyFramed | Fmt::S2Framed | Fmt::SnappyXerial | Fmt::SnappyRaw | Fmt::SnappyHadoop => true,
+        Fmt::Bzip2 | Fmt::Xz | Fmt::LzmaAlone => false,
+    }
+}
+
 /// Container.trial: Ok(None) when the value is not of the format.
 pub fn trial(fmt: Fmt, data: &[u8], cap: usize, env: &Env) -> Result<Option<Decoded>, DErr> {
     match fmt {

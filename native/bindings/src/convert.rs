@@ -1,0 +1,77 @@
+//! Conversions between the core's values and Python's: a tree's node as the Python object the
+//! engine builds, a path's steps from Python's keys and indexes, a page's values as byte slices.
+
+use cqlsh_ext_core::tree::{Node, Step};
+use pyo3::exceptions::PyRuntimeError;
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString};
+
+/// A path step from Python: a str key, an int index (a str with a lone surrogate, an int past
+/// 128 bits: a step nothing read here matches; such values are handed back).
+pub fn step_of(obj: &Bound<'_, PyAny>) -> PyResult<Step> {
+    if let Ok(s) = obj.cast::<PyString>() {
+        return Ok(s.to_str().map(|k| Step::Key(k.to_owned())).unwrap_or(Step::Huge));
+    }
+    match obj.extract::<i128>() {
+        Ok(i) => Ok(Step::Index(i)),
+        Err(_) if obj.is_instance_of::<PyInt>() => Ok(Step::Huge),
+        Err(err) => Err(err),
+    }
+}
+
+/// Each path's steps, and the objects Python gave for them.
+pub type Paths<'py> = (Vec<Vec<Step>>, Vec<Vec<Bound<'py, PyAny>>>);
+
+/// Paths as Python gives them (sequences of steps): their steps, and the step objects (a miss
+/// names the key it wanted as Python gave it).
+pub fn paths_of<'py>(paths: &[Bound<'py, PyAny>]) -> PyResult<Paths<'py>> {
+    let mut steps = Vec::with_capacity(paths.len());
+    let mut objects = Vec::with_capacity(paths.len());
+    for path in paths {
+        let items: Vec<Bound<'py, PyAny>> = path.try_iter()?.collect::<PyResult<_>>()?;
+        steps.push(items.iter().map(step_of).collect::<PyResult<Vec<_>>>()?);
+        objects.push(items);
+    }
+    Ok((steps, objects))
+}
+
+/// A page's values as the core reads them: a bytes object's bytes, else None (handed back).
+pub fn slices<'a, 'py>(items: &'a [Bound<'py, PyAny>]) -> Vec<Option<&'a [u8]>> {
+    items.iter().map(|v| v.cast::<PyBytes>().ok().map(|b| b.as_bytes())).collect()
+}
+
+/// A tree's node as the Python object the Python engine builds for it.
+pub fn to_py<'py>(py: Python<'py>, node: &Node, src: &[u8]) -> PyResult<Bound<'py, PyAny>> {
+    Ok(match node {
+        Node::Null => py.None().into_bound(py),
+        Node::Bool(b) => PyBool::new(py, *b).to_owned().into_any(),
+        Node::Int(i) => i.into_pyobject(py)?.into_any(),
+        Node::Wide(i) => i.into_pyobject(py)?.into_any(),
+        Node::BigInt(text) => py.get_type::<PyInt>().call1((text.as_ref(),))?,
+        Node::Float(f) => PyFloat::new(py, *f).into_any(),
+        Node::Str(s) => PyString::new(py, s.get(src)).into_any(),
+        Node::Bytes(a, n) => PyBytes::new(py, &src[*a as usize..(*a + *n) as usize]).into_any(),
+        Node::BigBytes(a, n, negative) => {
+            let bytes = PyBytes::new(py, &src[*a as usize..(*a + *n) as usize]);
+            let value = py.get_type::<PyInt>().call_method1("from_bytes", (bytes, "big"))?;
+            if *negative {
+                (-1i64).into_pyobject(py)?.into_any().call_method1("__sub__", (value,))?
+            } else {
+                value
+            }
+        }
+        Node::List(items) => {
+            let built: Vec<Bound<'py, PyAny>> =
+                items.iter().map(|v| to_py(py, v, src)).collect::<PyResult<_>>()?;
+            PyList::new(py, built)?.into_any()
+        }
+        Node::Map(entries) => {
+            let dict = PyDict::new(py);
+            for (k, v) in entries {
+                dict.set_item(to_py(py, k, src)?, to_py(py, v, src)?)?;
+            }
+            dict.into_any()
+        }
+        Node::Ext => return Err(PyRuntimeError::new_err("an ext value reached a tree given back")),
+    })
+}

@@ -1,0 +1,33 @@
+//! Numbers as Python compares them, shared by the query's conditions and groups and DESCRIBE's
+//! ranges.
+
+use std::cmp::Ordering;
+
+/// Exact order of an integer and a (non-NaN) float, as Python compares them.
+pub fn cmp_int_float(i: i128, f: f64) -> Ordering {
+    if f.is_infinite() {
+        return if f > 0.0 { Ordering::Less } else { Ordering::Greater };
+    }
+    const LIMIT: f64 = 1.7e38; // within i128
+    if f >= LIMIT {
+        return Ordering::Less;
+    }
+    if f <= -LIMIT {
+        return Ordering::Greater;
+    }
+    let t = f.trunc();
+    let ti = t as i128;
+    match i.cmp(&ti) {
+        Ordering::Equal => {
+            let frac = f - t;
+            if frac > 0.0 {
+                Ordering::Less
+            } else if frac < 0.0 {
+                Ordering::Greater
+            } else {
+                Ordering::Equal
+            }
+        }
+        other => other,
+    }
+}
