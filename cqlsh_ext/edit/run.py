@@ -22,6 +22,7 @@ from cqlsh_ext.edit.parse import Edit
 from cqlsh_ext.edit.write import CHANGED_SINCE, EXPIRED, EXPIRED_SINCE
 
 if TYPE_CHECKING:
+    from cqlsh_ext.common.interrupt import CtrlC
     from cqlsh_ext.edit.journal import BlobTarget, Journal, JournalRead, JournalRow
     from cqlsh_ext.edit.reading import CellRead
     from cqlsh_ext.edit.write import CellWriter, Mechanism, Written
@@ -226,8 +227,8 @@ def _summary(shell: Shell, edit: Edit, outcome: Outcome, stopped: str, mechanism
         return
     expiring = sum(1 for row in outcome.rows if row.ttl is not None)
     if expiring:
-        _say(f"  TTL kept: the new values expire when the old ones would have ({plural(expiring, 'row')} with "
-             "a TTL: the seconds left when read)", out)
+        _say(f"  TTL kept: the new values expire when the old ones would have ({plural(expiring, 'row')} "
+             "with a TTL: the seconds left when read)", out)
     _units(shell, outcome.rows, mechanism, out)
     _say(mechanism.promise(), out)
 
@@ -288,15 +289,21 @@ def open_journal(shell: Shell, keyspace: str, table: str, blob: BlobTarget, kind
 
 def _write(shell: Shell, keyspace: str, meta: Any, blob: BlobTarget, keys: list[str], mechanism: Mechanism,
            rows: list[RowChange]) -> None:
+    from cqlsh_ext.common.interrupt import CtrlC
     from cqlsh_ext.edit.write import CellWriter
 
-    writer = CellWriter.of(shell, keyspace, meta, blob, keys, mechanism)
-    journal = open_journal(shell, keyspace, meta.name, blob, "edit", mechanism)
-    try:
-        done = each_row(rows, lambda n, row: _write_one(writer, journal, n, row, keys),
-                        lambda row: _key_text(row.key))
-    finally:
-        journal.close()
+    with CtrlC(on_first=_stopping) as ctrl_c:  # from before the journal is said: a Ctrl-C then stops first
+        try:
+            writer = CellWriter.of(shell, keyspace, meta, blob, keys, mechanism)
+            journal = open_journal(shell, keyspace, meta.name, blob, "edit", mechanism)
+        except KeyboardInterrupt:
+            shell.printerr(f"{LABEL}: stopped by a second Ctrl-C before the first row; nothing was written")
+            raise
+        try:
+            done = each_row(rows, lambda n, row: _write_one(writer, journal, n, row, keys),
+                            lambda row: _key_text(row.key), ctrl_c)
+        finally:
+            journal.close()
     closing(shell, done, f"{plural(done.written, 'row')} written", CHANGED_SINCE,
             f"Undo: UNDO '{journal.path}' CONFIRM")
 
@@ -358,7 +365,8 @@ class Done:
             self.changed += 1
 
 
-def each_row(rows: Sequence[Any], one: Callable[[int, Any], Written], key_text: Callable[[Any], str]) -> Done:
+def each_row(rows: Sequence[Any], one: Callable[[int, Any], Written], key_text: Callable[[Any], str],
+             ctrl_c: CtrlC | None = None) -> Done:
     """`one` on each row, in order. Ctrl-C stops between rows; a second one stops at once (the row
     in flight is journaled: UNDO reads it back if it was written). A write that fails stops it (a
     timeout may still apply: its outcome is the server's to tell, the journal holds its old
@@ -367,7 +375,7 @@ def each_row(rows: Sequence[Any], one: Callable[[int, Any], Written], key_text: 
     from cqlsh_ext.edit.journal import JournalError
 
     done = Done()
-    with CtrlC() as ctrl_c:
+    with CtrlC(on_first=_stopping) if ctrl_c is None else _Entered(ctrl_c) as ctrl_c:
         for n, row in enumerate(rows):
             if ctrl_c.pressed:
                 done.left = len(rows) - n
@@ -396,6 +404,27 @@ def each_row(rows: Sequence[Any], one: Callable[[int, Any], Written], key_text: 
                 done.failed, done.interrupt = True, err
                 return done
     return done
+
+
+def _stopping() -> None:
+    """Said at the first Ctrl-C, from the signal handler (one write to the descriptor: never into
+    a buffered write the handler interrupted)."""
+    import os
+
+    os.write(2, b"\nCtrl-C: stopping after the row being written (Ctrl-C again stops at once)\n")
+
+
+class _Entered:
+    """A CtrlC the caller entered already, as a context that leaves it to the caller."""
+
+    def __init__(self, ctrl_c: CtrlC) -> None:
+        self.ctrl_c = ctrl_c
+
+    def __enter__(self) -> CtrlC:
+        return self.ctrl_c
+
+    def __exit__(self, *exc: object) -> None:
+        return None
 
 
 def closing(shell: Shell, done: Done, head: str, changed_words: str, undo: str) -> None:
@@ -454,7 +483,8 @@ def key_values(writer: CellWriter, keys: Sequence[str], row: JournalRow, path: s
         except Exception:
             typename = getattr(kind, "typename", type(kind).__name__)
             size = _FIXED_SIZES.get(str(typename))
-            need = f" (a {typename} is {size} bytes)" if size else ""
+            article = "an" if str(typename)[:1] in "aeiou" else "a"
+            need = f" ({article} {typename} is {size} bytes)" if size else ""
             raise EditRefused(f"{path}: line {row.line:,}: the key's {name} is {len(data)} bytes that are no "
                               f"{typename}{need}") from None
     return out
@@ -504,7 +534,25 @@ def run_undo(shell: Shell, path: str, confirm: bool) -> None:
             if asking:
                 print("Nothing written: add CONFIRM to write them back.")
             return
-    undo_journal = open_journal(shell, first.keyspace, meta.name, blob, "undo", mechanism)
+    from cqlsh_ext.common.interrupt import CtrlC
+
+    with CtrlC(on_first=_stopping) as ctrl_c:
+        try:
+            undo_journal = open_journal(shell, first.keyspace, meta.name, blob, "undo", mechanism)
+        except KeyboardInterrupt:
+            shell.printerr("undo: stopped by a second Ctrl-C before the first row; nothing was written")
+            raise
+        done = _undo_rows(shell, writer, keys, parts, todo, undo_journal, ctrl_c)
+    closing(shell, done, f"{plural(done.written, 'row')} written back", "changed since the edit: left alone",
+            f"Undo the undo: UNDO '{undo_journal.path}' CONFIRM")
+
+
+def _undo_rows(shell: Shell, writer: CellWriter, keys: list[str], parts: list[JournalRead], todo: int,
+               undo_journal: Journal, ctrl_c: CtrlC) -> Done:
+    """Each journaled row written back where it holds what was written (journaled in turn)."""
+    from cqlsh_ext.edit import write
+
+    blob = writer.blob
 
     def rows() -> Iterable[tuple[JournalRead, JournalRow]]:
         for part in parts:
@@ -530,11 +578,9 @@ def run_undo(shell: Shell, path: str, confirm: bool) -> None:
         return written
 
     try:
-        done = each_row(_Lazy(rows, todo), one, lambda item: _key_text(item[1].key))
+        return each_row(_Lazy(rows, todo), one, lambda item: _key_text(item[1].key), ctrl_c)
     finally:
         undo_journal.close()
-    closing(shell, done, f"{plural(done.written, 'row')} written back", "changed since the edit: left alone",
-            f"Undo the undo: UNDO '{undo_journal.path}' CONFIRM")
 
 
 class _Lazy(Sequence[Any]):

@@ -58,11 +58,13 @@ def test_an_update_reads_paths_and_json_literals() -> None:
 
 
 def test_a_number_keeps_the_spelling_it_was_typed_in() -> None:
-    found = edit("UPDATE t SET data.a = 2.50, data.b = -0.10, data.c = 1e3, data.d = .5, data.e = 007 WHERE id = 1")
+    found = edit("UPDATE t SET data.a = 2.50, data.b = -0.10, data.c = 1e3, data.d = .5, data.e = 007 "
+                 "WHERE id = 1")
     assert found is not None
     assert [getattr(op.value, "text", None) for op in found.ops] == ["2.50", "-0.10", "1e3", "0.5", "7"]
     assert [float(op.value) for op in found.ops] == [2.5, -0.1, 1000.0, 0.5, 7.0]
-    assert write_json(read_json('{"a":1}') | {"a": found.ops[0].value}, json_spacing("{}", {})) == '{"a":2.50}'
+    tree = read_json('{"a":1}') | {"a": found.ops[0].value}
+    assert write_json(tree, json_spacing("{}", {})) == '{"a":2.50}'
 
 
 def test_a_delete_reads_paths_and_its_where() -> None:
@@ -73,7 +75,8 @@ def test_a_delete_reads_paths_and_its_where() -> None:
     assert found.where.text == "id = 1 AND doc.x = 'y'" and found.allow_filtering and not found.confirm
     assert found.where.ordinary == ("id = 1",)
     [condition] = found.where.predicates  # read by the payload-query parser from the same tokens
-    assert condition.ref == Path("doc", None, ("x",), "doc.x") and (condition.op, condition.values) == ("=", ("y",))
+    assert condition.ref == Path("doc", None, ("x",), "doc.x")
+    assert (condition.op, condition.values) == ("=", ("y",))
 
 
 @pytest.mark.parametrize("text, reason", [

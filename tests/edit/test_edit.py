@@ -394,7 +394,7 @@ def test_avro_is_edited_with_the_schema_its_setting_names(sh, session, capsys, k
     assert "refused 1 row: not written back as snappy>avro" in said(capsys)[0]
 
 
-def test_a_timed_out_write_is_read_again_and_a_failing_one_stops_the_edit(cassandra, capsys, tmp_path) -> None:
+def test_a_timed_out_write_is_read_again_and_a_failing_one_stops_it(cassandra, capsys, tmp_path) -> None:
     ks = cassandra.create_keyspace("faults_edit")  # faults_*: the server's fault handler may fail it
     s = cassandra.session(ks)
     s.execute("CREATE TABLE t (id int, seq int, data blob, doc text, PRIMARY KEY (id, seq))")
