@@ -38,6 +38,7 @@ import errno
 import json
 import os
 import stat
+import threading
 import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -130,6 +131,9 @@ class Journal:
                 raise JournalError(f"the journal cannot be created in {directory}: {err.strerror}") from None
         self.path = path
         self.fd: int | None = fd
+        self._lock = threading.Lock()
+        #: Why the journal takes no more (a write failed), or None.
+        self.broken: str | None = None
         self.head = {"journal": FORMAT, "version": VERSION, "kind": kind, "table": f"{keyspace}.{table}",
                      "keyspace": keyspace, "name": table, "column": blob.column, "access": blob.access,
                      "container": blob.container, "text": blob.holds_text, "mechanism": mechanism,
@@ -152,6 +156,8 @@ class Journal:
         journal.path = read.path
         journal.head = dict(read.head)
         journal.rows = read.next_row
+        journal._lock = threading.Lock()
+        journal.broken = None
         try:
             fd = os.open(read.path, os.O_WRONLY | os.O_APPEND | os.O_NOFOLLOW)
         except OSError as err:
@@ -166,9 +172,14 @@ class Journal:
         return journal
 
     def before(self, row: int, key: Mapping[str, bytes], old: bytes, new: bytes, ttl: int | None = None,
-               expires: int | None = None, writetime: int | None = None, at: int | None = None) -> None:
-        """On disk before the row is written."""
-        self.append([row_entry(row, key, old, new, ttl, expires, writetime, at)])
+               expires: int | None = None, writetime: int | None = None, at: int | None = None,
+               sent: float | None = None) -> None:
+        """On disk before the row is written (`sent`: when it is sent, epoch seconds: a paced
+        rewrite's)."""
+        entry = row_entry(row, key, old, new, ttl, expires, writetime, at)
+        if sent is not None:
+            entry["sent"] = round(sent, 4)
+        self.append([entry])
 
     def after(self, row: int, applied: bool) -> None:
         self.append([{"row": row, "applied": applied}])
@@ -178,18 +189,31 @@ class Journal:
 
     def append(self, entries: list[dict[str, Any]]) -> None:
         """The entries, each a line, written and fsync'd together; JournalError on failure."""
-        if self.fd is None:
-            raise JournalError(f"the journal {self.path} is closed")
         data = "".join(json.dumps(entry) + "\n" for entry in entries).encode("utf-8")
+        with self._lock:  # a rewrite's writes finish on several threads
+            self._write(data)
+
+    def _write(self, data: bytes) -> None:
+        """One write of whole lines; on failure the file is cut back to where it was (no line is
+        left half written but by a kill) and the journal takes no more."""
+        fd = self.fd
+        if fd is None or self.broken is not None:
+            raise JournalError(self.broken or f"the journal {self.path} is closed")
+        start = os.lseek(fd, 0, os.SEEK_END)
         try:
             view = memoryview(data)
             while view:
-                done = os.write(self.fd, view)
+                done = os.write(fd, view)
                 view = view[done:]
-            os.fsync(self.fd)
+            os.fsync(fd)
         except OSError as err:
             what = "the disk is full" if err.errno in (errno.ENOSPC, errno.EDQUOT) else err.strerror
-            raise JournalError(f"the journal {self.path} could not be written ({what})") from None
+            try:
+                os.ftruncate(fd, start)
+            except OSError:
+                pass  # the last line stays cut short: UNDO names it and reads every line before
+            self.broken = f"the journal {self.path} could not be written ({what})"
+            raise JournalError(self.broken) from None
 
     def close(self) -> None:
         if self.fd is not None:

@@ -121,24 +121,19 @@ def read_cells(shell: Shell, plan: Plan, schema: Schema, keyspace: str, meta: An
 
 class PageCells:
     """The reading's plan evaluated a page of the scanner's rows at a time (COMPRESSION REWRITE
-    reads token ranges itself, to journal which are finished): the rows that meet the WHERE's
-    payload conditions as CellReads."""
+    reads token ranges itself, to journal which are finished; Spark's executors too): the rows
+    that meet the WHERE's payload conditions as CellReads. `decoding`: how the values read
+    (payload.places.Decoding, plain data)."""
 
-    def __init__(self, shell: Shell, plan: Plan, keyspace: str, keys: Sequence[str], blob: BlobTarget,
-                 mechanism: Mechanism, decoding: Any = None) -> None:
+    def __init__(self, plan: Plan, keyspace: str, keys: Sequence[str], blob: BlobTarget, mechanism: Mechanism,
+                 decoding: Any) -> None:
         from cqlsh_ext.query.answer import Answer
         from cqlsh_ext.query.evaluate import Evaluator
 
         self.answer = Answer(plan)
-        if decoding is None:
-            decoding = shell.settings.display.decoding()
         self.evaluator = Evaluator(plan, decoding, keyspace)
         self.keys, self.blob, self.mechanism = list(keys), blob, mechanism
 
     def page(self, names: Sequence[str], rows: Sequence[Sequence[Any]]) -> list[CellRead]:
         return cells(self.answer.add_page(self.evaluator, names, rows), self.keys, self.blob, self.mechanism,
                      time.time())
-
-    @property
-    def counts(self) -> Any:
-        return self.answer.counts

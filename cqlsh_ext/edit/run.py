@@ -366,7 +366,7 @@ class Done:
 
 
 def each_row(rows: Sequence[Any], one: Callable[[int, Any], Written], key_text: Callable[[Any], str],
-             ctrl_c: CtrlC | None = None) -> Done:
+             ctrl_c: CtrlC | None = None, label: str = LABEL) -> Done:
     """`one` on each row, in order. Ctrl-C stops between rows; a second one stops at once (the row
     in flight is journaled: UNDO reads it back if it was written). A write that fails stops it (a
     timeout may still apply: its outcome is the server's to tell, the journal holds its old
@@ -385,7 +385,7 @@ def each_row(rows: Sequence[Any], one: Callable[[int, Any], Written], key_text: 
                 written = one(n, row)
                 done.add(written)
                 if len(rows) > PROGRESS_EVERY and (n + 1) % PROGRESS_EVERY == 0:
-                    print(f"{LABEL}: {n + 1:,} of {len(rows):,} rows done", file=sys.stderr)
+                    print(f"{label}: {n + 1:,} of {len(rows):,} rows done", file=sys.stderr)
             except RowFailed as err:
                 done.left = len(rows) - n - 1
                 done.stop = (f"stopped at {err.key} (its write failed, whether it applied is unknown: "
@@ -578,7 +578,7 @@ def _undo_rows(shell: Shell, writer: CellWriter, keys: list[str], parts: list[Jo
         return written
 
     try:
-        return each_row(_Lazy(rows, todo), one, lambda item: _key_text(item[1].key), ctrl_c)
+        return each_row(_Lazy(rows, todo), one, lambda item: _key_text(item[1].key), ctrl_c, "undo")
     finally:
         undo_journal.close()
 
