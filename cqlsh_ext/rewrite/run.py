@@ -345,9 +345,9 @@ def preview(shell: Shell, job: Job, every_row: bool, todo: Sequence[int] | None 
     sampled = False
     reading = ""
     if ranges is not None and not every_row and todo is None:
-        from cqlsh_ext.scanning.ring import ring_for, server_partitioner
-
         import os
+
+        from cqlsh_ext.scanning.ring import ring_for, server_partitioner
 
         ring = ring_for(server_partitioner(shell.session))
         size = table_size(shell.session, job.keyspace, job.table, ring.span)
