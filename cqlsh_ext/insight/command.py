@@ -54,7 +54,7 @@ COMPRESSION_GRAMMAR = r"""
         ( "RESUME" path=<stringLiteral> ( confirm="CONFIRM" )?
         | <rewriteColumn> "AS" spec=<stringLiteral>
           ( "WHERE" <rewriteCondition> ( "AND" <rewriteCondition> )* )?
-          ( "ALLOW" "FILTERING" )? ( "PACE" pace=<wholenumber> )? ( "ALL" )? ( confirm="CONFIRM" )?
+          ( "ALLOW" "FILTERING" | "PACE" pace=<wholenumber> | "ALL" | confirm="CONFIRM" )*
         )
       )
     ;

@@ -134,7 +134,9 @@ class WriteTally:
     written: int = 0
     changed: int = 0
     expired: int = 0
-    saved: int = 0
+    #: Stored bytes of the rows written, before and after.
+    before: int = 0
+    after: int = 0
     units: int = 0
     retried: int = 0
 
@@ -150,7 +152,14 @@ def progress_detail(written: WriteTally, units_per_second: float, pace: int | No
     against = f", PACE {pace:,}" if pace else ""
     tail = f", ~{duration(left)} left" if left is not None else ""
     return (f"{written.written:,} written ({units_per_second:,.0f} units/s{against}), "
-            f"{human_size(max(0, written.saved))} saved{tail}")
+            f"{bytes_changed(written.before, written.after)}{tail}")
+
+
+def bytes_changed(before: int, after: int) -> str:
+    """'1.2 MiB saved', or '3.0 KiB more' when the new chain is larger."""
+    if after <= before:
+        return f"{human_size(before - after)} saved"
+    return f"{human_size(after - before)} more"
 
 
 def closing_lines(label: str, counts: RowTally, written: WriteTally, target: str, span: float,
@@ -167,7 +176,9 @@ def closing_lines(label: str, counts: RowTally, written: WriteTally, target: str
              f"  read {plural(counts.rows, 'row')}{ranges}: {counts.already:,} already {target}, "
              f"{refused:,} refused"]
     lines += refused_lines(counts)
-    lines.append(f"  {human_size(max(0, written.saved))} saved")
+    lines.append(f"  stored bytes of the rows rewritten: {human_size(written.before)} before, "
+                 f"{human_size(written.after)} after{saving(written.before, written.after)}: "
+                 f"{bytes_changed(written.before, written.after)}")
     rate = written.units / span if span > 0 else float(written.units)
     against = f"PACE {pace:,}" if pace else "no PACE"
     slow = f"; slowed down {plural(slowed, 'time')} (throttling, timeouts, overload)" if slowed else ""

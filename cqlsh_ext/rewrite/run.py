@@ -137,9 +137,20 @@ def _table(shell: Shell, keyspace: str | None, table: str) -> Any:
 
 
 def _schema(shell: Shell, meta: Any) -> Any:
+    """The table as the payload-query parser reads it; a UDT made a moment ago by another client is
+    asked of the server first."""
+    from cqlsh_ext.cql.types import parse as parse_type
     from cqlsh_ext.payload_select.schema import schema_of
 
-    return schema_of(shell, meta.keyspace_name, meta)
+    schema = schema_of(shell, meta.keyspace_name, meta)
+    types = [parse_type(str(text), schema.udts) for text in schema.columns.values()]
+    unknown = {t.name for t in types if t.kind == "other"}
+    for name in unknown:
+        try:
+            shell.conn.refresh_user_type_metadata(meta.keyspace_name, name)
+        except Exception:
+            pass  # a custom type, not a UDT: nothing to learn
+    return schema_of(shell, meta.keyspace_name, meta) if unknown else schema
 
 
 def job_for(shell: Shell, asked: RewriteAsked, ranges: Sequence[Sequence[int]] | None | bool = True) -> Job:
@@ -472,6 +483,8 @@ class RangeRewriter:
         #: The rows sent whose outcome is not known: a second Ctrl-C left them in flight.
         self.in_flight_left = 0
         self.interrupted = False
+        #: A Ctrl-C was seen: nothing more is sent, the writes in flight finish.
+        self.stop_seen = False
         self.hard_stop = False
         self.read_error = ""
 
@@ -497,19 +510,23 @@ class RangeRewriter:
         pool = ThreadPoolExecutor(max_workers=self.pace.max_window, thread_name_prefix="rewrite")
 
         def stopping() -> bool:
-            return stop() or scanner.interrupted or bool(self.failure)
+            if stop() or scanner.interrupted:
+                self.stop_seen = True
+            return self.stop_seen or bool(self.failure)
 
         try:
             for names, _types, rows in scanner.pages():
                 r = todo[scanner.page_range]
                 self.counts.rows += len(rows)
+                whole = True  # every row of the page handled: its range may be finished
                 for cell in self.cells.page(names, rows):
                     found = self.examiner.examine(cell)
                     if found is None:
                         continue
                     if not self._send(pool, r, cell, *found, stopping, tick):
+                        whole = False
                         break
-                if scanner.range_finished:
+                if whole and scanner.range_finished:
                     with self.lock:
                         self.state.read.add(r)
                         self._maybe_finished(r)
@@ -518,6 +535,8 @@ class RangeRewriter:
                 if stopping():
                     scanner.stop()
                     break
+            if stopping() and tick is not None:  # a Ctrl-C the scanner took: said before the writes finish
+                tick()
         except KeyboardInterrupt:
             self.hard_stop = True
             self.interrupted = True
@@ -556,12 +575,10 @@ class RangeRewriter:
                 self.state.failed.add(r)
             self.pace.release(False)
             return False
-        saved = len(bytes(cell.stored)) - len(recoded.value)
-        pool.submit(self._write, n, r, key, cell, recoded, units, saved)
+        pool.submit(self._write, n, r, key, cell, recoded, units)
         return True
 
-    def _write(self, n: int, r: int, key: list[Any], cell: CellRead, recoded: Recoded, units: int,
-               saved: int) -> None:
+    def _write(self, n: int, r: int, key: list[Any], cell: CellRead, recoded: Recoded, units: int) -> None:
         from cqlsh_ext.edit.write import EXPIRED, WriteFailed
 
         throttled = False
@@ -588,7 +605,8 @@ class RangeRewriter:
             tally.retried += len(written.retried)
             if written.applied:
                 tally.written += 1
-                tally.saved += saved
+                tally.before += len(bytes(cell.stored))
+                tally.after += len(recoded.value)
             elif written.outcome == EXPIRED:
                 tally.expired += 1
             else:
@@ -642,7 +660,7 @@ def execute(shell: Shell, job: Job, journal: Journal, todo: list[int], done_befo
         span = max(pace.figures.span, 1e-9)
         detail = progress_detail(rewriter.tally, pace.figures.units / span if pace.figures.units else 0.0,
                                  job.pace, left())
-        if ctrl_c.pressed and not told[0]:
+        if rewriter.stop_seen and not rewriter.failure and not told[0]:
             told[0] = True
             if progress is not None:
                 progress.close()
