@@ -66,8 +66,14 @@ class Mechanism:
 
     kind: str
     why: str = ""
-    #: Amazon Keyspaces: client timestamps within 2 days of its clock.
-    window: bool = False
+    #: Amazon Keyspaces: client timestamps within 2 days of its clock, conditions at LOCAL_SERIAL,
+    #: USING TTL only on tables with TTL.
+    keyspaces: bool = False
+
+    @property
+    def window(self) -> bool:
+        """Client timestamps must lie within Amazon Keyspaces' window (timestamped writes there)."""
+        return self.keyspaces and self.timestamped
 
     @property
     def timestamped(self) -> bool:
@@ -84,7 +90,7 @@ class Mechanism:
                 f"no write is lost only if every writer conditions ({self.why}).")
 
     def to_json(self) -> dict[str, object]:
-        return {"mechanism": self.kind, "why": self.why, "window": self.window}
+        return {"mechanism": self.kind, "why": self.why, "keyspaces": self.keyspaces}
 
 
 def choose(shell: Shell, keyspace: str, table: str, blob: BlobTarget, keys: Sequence[str]) -> Mechanism:
@@ -100,13 +106,15 @@ def choose_for(session: Any, keyspace: str, table: str, blob: BlobTarget, keys: 
     if keyspaces:
         enabled = keyspaces_client_timestamps(session, keyspace, table)
         if enabled is None:
-            return Mechanism(CONDITION, "Amazon Keyspaces: the table's client-side timestamps could not be "
-                             "read from system_schema_mcs.tables")
+            why = "Amazon Keyspaces: the table's client-side timestamps could not be read from " \
+                "system_schema_mcs.tables"
+            return Mechanism(CONDITION, why, keyspaces=True)
         if not enabled:
-            return Mechanism(CONDITION, f"Amazon Keyspaces takes write timestamps only with client-side "
-                             f"timestamps on the table: ALTER TABLE {keyspace}.{table} WITH "
-                             "custom_properties = {'client_side_timestamps': {'status': 'enabled'}}")
-        mechanism = Mechanism(TIMESTAMP, window=True)
+            why = (f"Amazon Keyspaces takes write timestamps only with client-side timestamps on the table: "
+                   f"ALTER TABLE {keyspace}.{table} WITH custom_properties = {{'client_side_timestamps': "
+                   "{'status': 'enabled'}}")
+            return Mechanism(CONDITION, why, keyspaces=True)
+        mechanism = Mechanism(TIMESTAMP, keyspaces=True)
     else:
         mechanism = Mechanism(TIMESTAMP)
     try:
@@ -114,7 +122,8 @@ def choose_for(session: Any, keyspace: str, table: str, blob: BlobTarget, keys: 
     except Exception:
         what = "a map's element" if blob.container == "map" else \
             "a UDT's field" if blob.container else "the column"
-        return Mechanism(CONDITION, f"this server keeps no write time for {what} (Cassandra 5.0 does)")
+        return Mechanism(CONDITION, f"this server keeps no write time for {what} (Cassandra 5.0 does)",
+                         mechanism.keyspaces)
     return mechanism
 
 
@@ -224,11 +233,11 @@ class CellWriter:
         self.keys = list(keys)
         self.mechanism = mechanism
         self.consistency = write_level(consistency)
-        self.serial = ConsistencyLevel.LOCAL_SERIAL if mechanism.window or serial is None else serial
+        self.serial = ConsistencyLevel.LOCAL_SERIAL if mechanism.keyspaces or serial is None else serial
         #: A cell without TTL is written with TTL 0 only where it matters (the table has a default
         #: TTL) or costs nothing (Apache Cassandra): Amazon Keyspaces takes USING TTL only on tables
         #: with TTL enabled.
-        self.ttl_zero = default_ttl > 0 or not mechanism.window
+        self.ttl_zero = default_ttl > 0 or not mechanism.keyspaces
         self.element: tuple[Any, ...] = (blob.access,) if blob.container == "map" else ()
         name = f"{_quote(keyspace)}.{_quote(table)}"
         where = " AND ".join(f"{_quote(k)} = ?" for k in keys)

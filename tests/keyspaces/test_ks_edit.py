@@ -43,8 +43,10 @@ def test_an_edit_previews_writes_and_undoes_on_keyspaces(keyspaces_endpoint: Key
     assert "Amazon Keyspaces: about 1 write unit for 1 conditional write" in out, out
     # No client-side timestamps on the table: the condition, and its caveat said last.
     lines = out.splitlines()
-    assert lines[-2].startswith("Each row is written on the condition that it still holds the bytes read"), out
-    assert "Caveat: a plain UPDATE another client makes between the read and the write can be lost; no write " \
+    assert lines[-2].startswith("Each row is written on the condition that it still holds the bytes "
+                                "read"), out
+    assert "Caveat: a plain UPDATE another client makes between the read and the write can be lost; no " \
+        "write " \
         "is lost only if every writer conditions (Amazon Keyspaces takes write timestamps only with " \
         "client-side timestamps on the table: ALTER TABLE ks_edit.orders WITH custom_properties = " \
         "{'client_side_timestamps': {'status': 'enabled'}})" in lines[-2]
