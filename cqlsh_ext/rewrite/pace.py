@@ -19,7 +19,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 #: Writes in flight at most (and at first).
 MAX_IN_FLIGHT = 16
@@ -40,6 +40,8 @@ class PaceFigures:
     busiest_second: int = 0
     slowed: int = 0
     rate: float | None = None
+    #: Units sent in each second of the wall clock (epoch seconds): Spark's tasks' add up.
+    per_second: dict[int, int] = field(default_factory=dict)
 
 
 class Pace:
@@ -115,6 +117,8 @@ class Pace:
         while self._sent and self._sent[0][0] <= now - 1.0:
             self._in_second -= self._sent.popleft()[1]
         figures.busiest_second = max(figures.busiest_second, self._in_second)
+        second = int(time.time())
+        figures.per_second[second] = figures.per_second.get(second, 0) + units
 
     def release(self, throttled: bool) -> None:
         """A write is done: `throttled` when it met throttling, a timeout or an overload on the way."""
