@@ -45,7 +45,8 @@ def test_a_rewrite_on_keyspaces_conditions_each_write_and_says_so(keyspaces_endp
     lines = preview.splitlines()
     assert lines[-2].startswith("Each row is written on the condition that it still holds the bytes read"), \
         preview
-    assert "Caveat: a plain UPDATE another client makes between the read and the write can be lost" in lines[-2]
+    caveat = "Caveat: a plain UPDATE another client makes between the read and the write can be lost"
+    assert caveat in lines[-2]
     assert now() == original
     done = ext(statement + " CONFIRM")
     assert "20 rows rewritten" in done, done
