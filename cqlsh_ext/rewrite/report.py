@@ -93,8 +93,8 @@ def preview_lines(counts: RowTally, target: str, pace: int | None, reading: str,
     lines = [f"  read {plural(counts.rows, 'row')} ({reading})"
              + (f"; {counts.found:,} meet the WHERE" if counts.found != counts.rows else "")]
     refused = sum(counts.refused.values())
-    lines.append(f"  would rewrite {a}{plural(counts.change, 'row')}; already {target}: {counts.already:,}; "
-                 f"refused: {refused:,}")
+    lines.append(f"  would rewrite {a}{plural(counts.change, 'row')}, {counts.already:,} already {target}, "
+                 f"{refused:,} refused")
     lines += refused_lines(counts)
     lines.append(f"  stored bytes: {a}{human_size(counts.before)} now, {human_size(counts.after)} after"
                  f"{saving(counts.before, counts.after)}")
@@ -145,14 +145,14 @@ class WriteTally:
             setattr(self, f.name, getattr(self, f.name) + getattr(other, f.name))
 
 
-def progress_detail(written: WriteTally, units_per_second: float, pace: int | None,
-                    left: float | None) -> str:
-    """The progress line's figures after rows and their rate: rows written, units a second against
-    the PACE, bytes saved, time left."""
-    against = f", PACE {pace:,}" if pace else ""
-    tail = f", ~{duration(left)} left" if left is not None else ""
-    return (f"{written.written:,} written ({units_per_second:,.0f} units/s{against}), "
-            f"{bytes_changed(written.before, written.after)}{tail}")
+def progress_text(written: WriteTally, rows_per_second: float, units_per_second: float, pace: int | None,
+                  left: float | None) -> str:
+    """The progress line's figures, the most wanted first (a narrow terminal cuts the end): rows
+    written, the time left, units a second against the PACE, rows a second, bytes saved."""
+    against = f" (PACE {pace:,})" if pace else ""
+    time_left = f", ~{duration(left)} left" if left is not None else ""
+    return (f"{written.written:,} written{time_left}, {units_per_second:,.0f} units/s{against}, "
+            f"{rows_per_second:,.0f} rows/s, {bytes_changed(written.before, written.after)}")
 
 
 def bytes_changed(before: int, after: int) -> str:

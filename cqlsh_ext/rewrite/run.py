@@ -638,15 +638,15 @@ def execute(shell: Shell, job: Job, journal: Journal, todo: list[int], done_befo
     finish; a second stops at once), the closing lines."""
     from cqlsh_ext.common.interrupt import CtrlC
     from cqlsh_ext.rewrite.pace import Pace
-    from cqlsh_ext.rewrite.report import closing_lines, progress_detail
+    from cqlsh_ext.rewrite.report import closing_lines, progress_text
 
     pace = Pace(job.pace)
     rewriter = RangeRewriter(shell.session, job, journal, pace, shell.session.default_timeout)
     label = f"{LABEL} {job.name}"
     total = job.range_count
-    progress = _progress(label)
+    progress = _progress(f"REWRITE {job.table}.{job.blob}")
     started = time.monotonic()
-    last_line = [started]
+    last_line = [0.0]
     told = [False]
 
     def left() -> float | None:
@@ -657,22 +657,25 @@ def execute(shell: Shell, job: Job, journal: Journal, todo: list[int], done_befo
 
     def tick() -> None:
         now = time.monotonic()
-        span = max(pace.figures.span, 1e-9)
-        detail = progress_detail(rewriter.tally, pace.figures.units / span if pace.figures.units else 0.0,
-                                 job.pace, left())
         if rewriter.stop_seen and not rewriter.failure and not told[0]:
             told[0] = True
             if progress is not None:
                 progress.close()
             print("Ctrl-C: stopping: the writes in flight finish (Ctrl-C again stops at once)",
                   file=sys.stderr)
+        due = PROGRESS_SECONDS if progress is None else 0.125
+        if now - last_line[0] < due:
+            return
+        last_line[0] = now
+        figures = pace.figures
+        span = figures.span if figures.span > 0 else 1.0
+        text = progress_text(rewriter.tally, figures.rows / span if figures.rows > 1 else 0.0,
+                             figures.units / span if figures.rows > 1 else 0.0, job.pace, left())
         if progress is not None:
-            progress.detail = lambda: detail
             finished = done_before + len(rewriter.state.finished)
-            progress.update(rewriter.counts.rows, finished / (done_before + len(todo)) if todo else None)
-        elif now - last_line[0] >= PROGRESS_SECONDS:
-            last_line[0] = now
-            print(f"{label}: {rewriter.counts.rows:,} rows read, {detail}", file=sys.stderr)
+            progress.step(text, finished / (done_before + len(todo)) if todo else None)
+        else:
+            print(f"{label}: {rewriter.counts.rows:,} rows read, {text}", file=sys.stderr)
 
     with CtrlC() as ctrl_c:
         try:
@@ -719,7 +722,7 @@ def _progress(label: str) -> Any:
 
     progress = progress_for(label, True)
     if progress is not None:
-        progress.ctrl_c = ("(Ctrl-C stops after the writes in flight)", "(Ctrl-C: stop)")
+        progress.ctrl_c = ("(Ctrl-C stops after the writes in flight)", "(Ctrl-C stops)")
     return progress
 
 

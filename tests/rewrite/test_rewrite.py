@@ -208,7 +208,7 @@ def test_refusals_say_why_and_write_nothing_of_that_row(sh, session, capsys, ks)
     table(session, "refused", rows)
     sh.onecmd(f"COMPRESSION REWRITE {ks}.refused.data AS 'lz4/frame';")
     out, err = said(capsys)
-    assert "would rewrite 1 row; already lz4/frame: 1; refused: 6" in out, (out, err)
+    assert "would rewrite 1 row, 1 already lz4/frame, 6 refused" in out, (out, err)
     assert "it does not decode (gzip: truncated stream)" in out
     assert "no known format" in out
     assert "cut at the output cap" in out  # the bomb: the per-value budget stops it
@@ -397,8 +397,8 @@ def test_progress_then_ctrl_c_stops_after_the_writes_in_flight_and_resume_finish
     journal = child.match.group(1).strip()
     # The progress line: rows read and their rate, rows written, units a second against the PACE,
     # bytes saved, the time left.
-    child.expect(r"[\d,]+ rows, [\d,]+ rows/s, \d+ s  [^\n]*?[\d,]+ written \([\d,]+ units/s, PACE 100\), "
-                 r"[\d.]+ (?:B|KiB|MiB) saved, ~\d+ s left")
+    child.expect(r"REWRITE stopped\.data: [\d,]+ written, ~\d+ s left, [\d,]+ units/s \(PACE 100\), [\d,]+ "
+                 r"rows/s, [\d.]+ (?:B|KiB|MiB) saved, \d+ s")
     child.kill(signal.SIGINT)
     child.expect(pexpect.EOF)
     out = " ".join(re.sub(r"\x1b\[[0-9;]*[A-Za-z]", "", child.before).split())
@@ -427,7 +427,7 @@ def test_the_preview_samples_a_big_table_and_all_reads_every_row(cassandra, ks, 
     every = ext(cassandra, ks, tmp_path, statement + " ALL", CQLSH_EXT_REWRITE_SAMPLE_FROM_BYTES="0")
     lines = every.stdout.splitlines()
     assert f"  read {rows} rows (every row)" in lines, every.stdout
-    assert f"  would rewrite {rows} rows; already zstd: 0; refused: 0" in lines
+    assert f"  would rewrite {rows} rows, 0 already zstd, 0 refused" in lines
     assert lines[-2].startswith("Each row is written at its cell's write time + 1 microsecond")
     assert lines[-1] == f"Nothing written: add CONFIRM at the end of the statement to rewrite {rows} rows."
     units = sum(wcu(4 + len(encode("zstd", DOC_TEXT, CAP).value)) for _ in range(rows))
