@@ -515,7 +515,9 @@ def run_undo(shell: Shell, path: str, confirm: bool) -> None:
                 raise EditRefused(f"{part.path}: line {row.line:,}: the journal's keys are not "
                                   f"{first.keyspace}.{first.table}'s primary key")
             break
-    todo = sum(1 for part in parts for applied in part.outcomes.values() if applied is not False)
+    skip = _superseded(parts)
+    todo = sum(1 for part in parts for applied in part.outcomes.values() if applied is not False) - len(skip)
+    whose = {"rewrite": "the rewrite", "undo": "the undo"}.get(first.kind, "the edit")
     asking = not confirm and bool(todo) and _at_terminal(shell)
     out = sys.stderr if asking else sys.stdout  # with the question, not held by the pager
     _say(f"undo: {plural(todo, 'row')} of {first.keyspace}.{first.table}.{blob} to write back"
@@ -528,7 +530,7 @@ def run_undo(shell: Shell, path: str, confirm: bool) -> None:
     mechanism = write.choose(shell, first.keyspace, meta.name, blob, keys)
     writer = CellWriter.of(shell, first.keyspace, meta, blob, keys, mechanism)
     if not confirm:
-        still = _undo_preview(writer, keys, parts, todo, out)
+        still = _undo_preview(writer, keys, parts, todo, out, skip, whose)
         _say(mechanism.promise("what was written"), out)
         if not (asking and still and _asked(f"Write {plural(todo, 'row')} back? [y/N] ")):
             if asking:
@@ -542,23 +544,51 @@ def run_undo(shell: Shell, path: str, confirm: bool) -> None:
         except KeyboardInterrupt:
             shell.printerr("undo: stopped by a second Ctrl-C before the first row; nothing was written")
             raise
-        done = _undo_rows(shell, writer, keys, parts, todo, undo_journal, ctrl_c)
-    closing(shell, done, f"{plural(done.written, 'row')} written back", "changed since the edit: left alone",
+        done = _undo_rows(shell, writer, keys, parts, todo, undo_journal, ctrl_c, skip, whose)
+    closing(shell, done, f"{plural(done.written, 'row')} written back", f"changed since {whose}: left alone",
             f"Undo the undo: UNDO '{undo_journal.path}' CONFIRM")
 
 
+def _undoable(parts: list[JournalRead],
+              skip: set[tuple[int, int]]) -> Iterable[tuple[JournalRead, JournalRow]]:
+    """The rows an UNDO writes back, in journal order: those written, or whose outcome the journal
+    does not say, but not those `skip` names."""
+    for i, part in enumerate(parts):
+        for row in part.rows():
+            if row.applied is not False and (i, row.line) not in skip:
+                yield part, row
+
+
+def _superseded(parts: list[JournalRead]) -> set[tuple[int, int]]:
+    """(part, line) of rows whose outcome the journal does not say (a kill during their write) and
+    that a later line journals again (RESUME wrote them): the later line is the one undone."""
+    unknown: dict[tuple[tuple[str, bytes], ...], list[tuple[int, int]]] = {}
+    for i, part in enumerate(parts):
+        if None not in part.outcomes.values():
+            continue
+        for row in part.rows():
+            if row.applied is None:
+                unknown.setdefault(tuple(sorted(row.key.items())), []).append((i, row.line))
+    if not unknown:
+        return set()
+    last: dict[tuple[tuple[str, bytes], ...], tuple[int, int]] = {}
+    for i, part in enumerate(parts):
+        for row in part.rows():
+            key = tuple(sorted(row.key.items()))
+            if key in unknown:
+                last[key] = (i, row.line)
+    return {place for key, places in unknown.items() for place in places if place != last[key]}
+
+
 def _undo_rows(shell: Shell, writer: CellWriter, keys: list[str], parts: list[JournalRead], todo: int,
-               undo_journal: Journal, ctrl_c: CtrlC) -> Done:
+               undo_journal: Journal, ctrl_c: CtrlC, skip: set[tuple[int, int]], whose: str) -> Done:
     """Each journaled row written back where it holds what was written (journaled in turn)."""
     from cqlsh_ext.edit import write
 
     blob = writer.blob
 
     def rows() -> Iterable[tuple[JournalRead, JournalRow]]:
-        for part in parts:
-            for row in part.rows():
-                if row.applied is not False:
-                    yield part, row
+        return _undoable(parts, skip)
 
     def one(n: int, item: tuple[JournalRead, JournalRow]) -> Written:
         part, row = item
@@ -567,7 +597,7 @@ def _undo_rows(shell: Shell, writer: CellWriter, keys: list[str], parts: list[Jo
         old, new = _column_value(row.old, blob), _column_value(row.new, blob)
         cell = writer.read(key)
         if not write.same(cell.value, new):
-            print(f"  {text}: changed since the edit: left alone")
+            print(f"  {text}: changed since {whose}: left alone")
             undo_journal.before(n, row.key, row.new, row.old, None, row.expires, cell.writetime, None)
             undo_journal.after(n, False)
             return write.Written(write.CHANGED)
@@ -606,26 +636,23 @@ def _column_value(value: bytes, blob: BlobTarget) -> Any:
 
 
 def _undo_preview(writer: CellWriter, keys: list[str], parts: list[JournalRead], todo: int,
-                  out: IO[str]) -> int:
+                  out: IO[str], skip: set[tuple[int, int]], whose: str) -> int:
     """How many rows still hold what was written (UNDO writes those back), read now (at most
     UNDO_PREVIEW_ROWS of them), said on `out`; their count."""
     from cqlsh_ext.edit.write import same
 
     changed: list[str] = []
     looked = 0
-    for part in parts:
-        for row in part.rows():
-            if row.applied is False:
-                continue
-            if looked >= UNDO_PREVIEW_ROWS:
-                break
-            looked += 1
-            key = key_values(writer, keys, row, part.path)
-            if not same(writer.read(key).value, _column_value(row.new, writer.blob)):
-                changed.append(_key_text(dict(zip(keys, key, strict=True))))
+    for part, row in _undoable(parts, skip):
+        if looked >= UNDO_PREVIEW_ROWS:
+            break
+        looked += 1
+        key = key_values(writer, keys, row, part.path)
+        if not same(writer.read(key).value, _column_value(row.new, writer.blob)):
+            changed.append(_key_text(dict(zip(keys, key, strict=True))))
     of = "" if looked == todo else f" of the first {looked:,} rows"
-    _say(f"  {looked - len(changed):,}{of} still as the edit wrote them; {len(changed):,} changed since the "
-         "edit (left alone)", out)
+    _say(f"  {looked - len(changed):,}{of} still as {whose} wrote them; {len(changed):,} changed since "
+         f"{whose} (left alone)", out)
     for text in changed[:PREVIEW_ROWS]:
-        _say(f"  changed since the edit: {text}", out)
+        _say(f"  changed since {whose}: {text}", out)
     return looked - len(changed)

@@ -644,7 +644,7 @@ def execute(shell: Shell, job: Job, journal: Journal, todo: list[int], done_befo
     rewriter = RangeRewriter(shell.session, job, journal, pace, shell.session.default_timeout)
     label = f"{LABEL} {job.name}"
     total = job.range_count
-    progress = _progress(f"REWRITE {job.table}.{job.blob}")
+    progress = _progress(f"REWRITE {job.blob}")
     started = time.monotonic()
     last_line = [0.0]
     told = [False]

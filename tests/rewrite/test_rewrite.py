@@ -337,7 +337,8 @@ def test_a_kill_then_resume_rewrites_every_row_once_and_undo_restores_every_byte
     after = values(session, "killed")
     assert all(json.loads(READ_BACK["zstd"](after[i])) == {**DOC, "n": i} for i in range(rows))
     undo = ext(cassandra, ks, tmp_path, f"UNDO '{journal}' CONFIRM")
-    assert f"{rows} rows written back" in undo.stdout, undo.stdout + undo.stderr
+    assert f"{rows} rows written back." in undo.stdout, undo.stdout + undo.stderr
+    assert "left alone" not in undo.stdout  # a row journaled twice (the kill's, RESUME's) is undone once
     assert values(session, "killed") == original  # every byte
 
 
@@ -397,7 +398,7 @@ def test_progress_then_ctrl_c_stops_after_the_writes_in_flight_and_resume_finish
     journal = child.match.group(1).strip()
     # The progress line: rows read and their rate, rows written, units a second against the PACE,
     # bytes saved, the time left.
-    child.expect(r"REWRITE stopped\.data: [\d,]+ written, ~\d+ s left, [\d,]+ units/s \(PACE 100\), [\d,]+ "
+    child.expect(r"REWRITE data: [\d,]+ written, ~\d+ s left, [\d,]+ units/s \(PACE 100\), [\d,]+ "
                  r"rows/s, [\d.]+ (?:B|KiB|MiB) saved, \d+ s")
     child.kill(signal.SIGINT)
     child.expect(pexpect.EOF)
