@@ -365,8 +365,12 @@ class Done:
             self.changed += 1
 
 
+#: Rows an UNDO writes at once (a rewrite's journal may hold millions).
+UNDO_AT_ONCE = 8
+
+
 def each_row(rows: Sequence[Any], one: Callable[[int, Any], Written], key_text: Callable[[Any], str],
-             ctrl_c: CtrlC | None = None, label: str = LABEL) -> Done:
+             ctrl_c: CtrlC | None = None, label: str = LABEL, at_once: int = 1) -> Done:
     """`one` on each row, in order. Ctrl-C stops between rows; a second one stops at once (the row
     in flight is journaled: UNDO reads it back if it was written). A write that fails stops it (a
     timeout may still apply: its outcome is the server's to tell, the journal holds its old
@@ -376,6 +380,8 @@ def each_row(rows: Sequence[Any], one: Callable[[int, Any], Written], key_text: 
 
     done = Done()
     with CtrlC(on_first=_stopping) if ctrl_c is None else _Entered(ctrl_c) as ctrl_c:
+        if at_once > 1:
+            return _at_once(rows, one, ctrl_c, label, at_once, done)
         for n, row in enumerate(rows):
             if ctrl_c.pressed:
                 done.left = len(rows) - n
@@ -403,6 +409,63 @@ def each_row(rows: Sequence[Any], one: Callable[[int, Any], Written], key_text: 
                              f"is unknown: UNDO checks it), {plural(done.left, 'more row')} not written")
                 done.failed, done.interrupt = True, err
                 return done
+    return done
+
+
+def _at_once(rows: Sequence[Any], one: Callable[[int, Any], Written], ctrl_c: CtrlC, label: str,
+             at_once: int, done: Done) -> Done:
+    """each_row with `at_once` rows written at a time, on threads, in journal order: the same stops
+    (Ctrl-C sends no more and waits for those in flight; a second one leaves them; a failure stops
+    the sending)."""
+    from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+
+    from cqlsh_ext.edit.journal import JournalError
+
+    pending: set[Future[Written]] = set()
+    sent = finished = 0
+
+    def settle(futures: set[Future[Written]]) -> None:
+        nonlocal finished
+        for future in futures:
+            try:
+                done.add(future.result())
+            except RowFailed as err:
+                done.failed = True
+                done.stop = done.stop or (f"stopped at {err.key} (its write failed, whether it applied is "
+                                          f"unknown: {err.error})")
+            except JournalError as err:
+                done.failed = True
+                done.stop = done.stop or f"stopped: {err}"
+            finished += 1
+            if len(rows) > PROGRESS_EVERY and finished % PROGRESS_EVERY == 0:
+                print(f"{label}: {finished:,} of {len(rows):,} rows done", file=sys.stderr)
+
+    pool = ThreadPoolExecutor(max_workers=at_once, thread_name_prefix=label)
+    try:
+        for n, row in enumerate(rows):
+            if ctrl_c.pressed or done.failed:
+                break
+            while len(pending) >= at_once:
+                ready, pending = wait(pending, timeout=0.1, return_when=FIRST_COMPLETED)
+                settle(ready)
+            pending.add(pool.submit(one, n, row))
+            sent += 1
+        while pending:
+            ready, pending = wait(pending, timeout=0.1, return_when=FIRST_COMPLETED)
+            settle(ready)
+    except KeyboardInterrupt as err:
+        pool.shutdown(wait=False, cancel_futures=True)
+        done.left = len(rows) - sent
+        done.stop = (f"stopped by a second Ctrl-C with {plural(len(pending), 'write')} in flight (whether "
+                     f"they applied is unknown: UNDO checks them), {plural(done.left, 'more row')} not "
+                     "written")
+        done.failed, done.interrupt = True, err
+        return done
+    pool.shutdown(wait=True)
+    done.left = len(rows) - sent
+    if done.left:
+        what = done.stop or "stopped by Ctrl-C after the writes in flight"
+        done.stop = f"{what}, {plural(done.left, 'more row')} not written"
     return done
 
 
@@ -608,7 +671,8 @@ def _undo_rows(shell: Shell, writer: CellWriter, keys: list[str], parts: list[Jo
         return written
 
     try:
-        return each_row(_Lazy(rows, todo), one, lambda item: _key_text(item[1].key), ctrl_c, "undo")
+        return each_row(_Lazy(rows, todo), one, lambda item: _key_text(item[1].key), ctrl_c, "undo",
+                        UNDO_AT_ONCE)
     finally:
         undo_journal.close()
 
