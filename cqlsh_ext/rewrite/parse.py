@@ -57,7 +57,7 @@ Tables = Callable[[str | None, str], Any]
 Schemas = Callable[[Any], Schema]
 
 
-class _Reader(Cursor):
+class _RewriteReader(Cursor):
     def __init__(self, statement: Lexed, tables: Tables, schemas: Schemas, current: str | None) -> None:
         super().__init__(statement.tokens)
         self.statement = statement
@@ -180,4 +180,4 @@ def parse(statement: Lexed, tables: Tables, schemas: Schemas,
     """What the statement asks (QueryError, one line). `tables(keyspace, table)` finds a table's
     metadata (keyspace None: the session's), `schemas(meta)` reads it as the payload-query parser
     does."""
-    return _Reader(statement, tables, schemas, current).read()
+    return _RewriteReader(statement, tables, schemas, current).read()

@@ -23,7 +23,7 @@ NONE = "none"
 
 
 @dataclass(frozen=True)
-class Target:
+class RewriteTarget:
     """The chain asked for (SPEC): its encode() chain, and per step the container label it writes
     and the dictionary it names; `labels` is () for NONE."""
 
@@ -46,7 +46,7 @@ class Target:
         return ">".join(self.labels) + (f" with dictionary {dictionary}" if dictionary is not None else "")
 
 
-def target_of(text: str, cap: int) -> Target:
+def target_of(text: str, cap: int) -> RewriteTarget:
     """The SPEC of a rewrite, checked by writing a probe with it (a level out of range, a
     dictionary the store lacks, a container this shell only reads: said now, before anything is
     read). QueryError."""
@@ -56,7 +56,7 @@ def target_of(text: str, cap: int) -> Target:
 
     spec_text = text.strip()
     if spec_text.lower() == NONE:
-        return Target(NONE, "", (), ())
+        return RewriteTarget(NONE, "", (), ())
     try:
         spec = parse_spec(spec_text)
     except SpecError as err:
@@ -76,7 +76,7 @@ def target_of(text: str, cap: int) -> Target:
     except EncodeRefused as err:
         raise QueryError(f"AS '{spec_text}': {err}") from None
     dicts = tuple(spec.dictionaries) if spec.dictionaries else (None,) * len(labels)
-    return Target(spec_text, str(spec), tuple(labels), dicts)
+    return RewriteTarget(spec_text, str(spec), tuple(labels), dicts)
 
 
 _PROBE = b'{"probe": "COMPRESSION REWRITE checks that its target chain is written here"}' * 4
@@ -97,7 +97,8 @@ class Recoded:
 ALREADY = "already"
 
 
-def recode(stored: bytes, view: BlobView, engine: ValueEngine, target: Target, cap: int) -> Recoded | str:
+def recode(stored: bytes, view: BlobView, engine: ValueEngine, target: RewriteTarget,
+           cap: int) -> Recoded | str:
     """`stored` (read by `engine` as `view`) in the target chain; ALREADY, or why it is not rewritten."""
     from cqlsh_ext.encode.chain import EncodeRefused, encode
     from cqlsh_ext.payload.view import FAILED, UNKNOWN

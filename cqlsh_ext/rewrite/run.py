@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from cqlsh_ext.query.grammar import Plan
     from cqlsh_ext.rewrite.pace import Pace
     from cqlsh_ext.rewrite.parse import ResumeAsked, RewriteAsked
-    from cqlsh_ext.rewrite.recode import Recoded, Target
+    from cqlsh_ext.rewrite.recode import Recoded, RewriteTarget
     from cqlsh_ext.upstream.protocol import Parsed, Shell
 
 LABEL = "COMPRESSION REWRITE"
@@ -70,7 +70,7 @@ class Job:
     blob: BlobTarget
     static: bool
     mechanism: Mechanism
-    target: Target
+    target: RewriteTarget
     plan: Plan
     decoding: Any
     pace: int | None
