@@ -422,7 +422,11 @@ class ZstdFrame(Container, Headers, Checksums, HeaderSized, Compressors, Diction
                 pos = end
             elif 0x50 <= data[pos] <= 0x5F and data.startswith(b"\x2a\x4d\x18", pos + 1):
                 nxt = skip_skippable(data, pos)
-                frames.append({"offset": pos, "skippable": True, "size": (nxt if nxt > 0 else n) - pos})
+                end = nxt if nxt > 0 else n
+                skip: dict[str, object] = {"offset": pos, "skippable": True, "size": end - pos}
+                if data[pos] == 0x5E and data.startswith(_SEEKABLE_MAGIC, end - 4):
+                    skip["seek_table"] = True  # the seekable format's: it records the frames' sizes
+                frames.append(skip)
                 if nxt < 0:
                     break
                 pos = nxt
@@ -430,6 +434,10 @@ class ZstdFrame(Container, Headers, Checksums, HeaderSized, Compressors, Diction
                 frames.append({"offset": pos, "trailing_bytes": n - pos})
                 break
         return {"format": self.label, "frames": frames}
+
+
+#: The seekable format's footer ends its seek table, a skippable frame of magic 0x184D2A5E.
+_SEEKABLE_MAGIC = b"\xb1\xea\x92\x8f"
 
 
 def _trained(samples: list[bytes], size: int) -> Any:

@@ -31,7 +31,7 @@ def intercept(shell: Shell, statement: Lexed) -> bool:
         return False  # no name followed by . or [ among the targets: no schema asked
     lookup = _Columns(shell)
     try:
-        edit = parse(statement, lookup)
+        edit = parse(statement, lookup, lookup.schema)
     except QueryError as err:
         shell.printerr(f"{LABEL}: {err}; nothing was written")
         return True
@@ -75,6 +75,14 @@ class _Columns:
             types = self._types(ks, meta)
         self.keyspace, self.meta = ks, meta
         return types
+
+    def schema(self) -> Any:
+        """The table looked up last, as the payload-query parser reads it (its WHERE)."""
+        from cqlsh_ext.reading.resolve import table_target
+
+        found = table_target(self.shell.conn.metadata, str(self.keyspace), self.meta.name)
+        assert found is not None, "looked up last: in the schema"
+        return found.schema
 
     def _types(self, ks: str, meta: Any) -> dict[str, Any]:
         from cqlsh_ext.cql.types import parse, udts_of

@@ -25,14 +25,20 @@ EDIT_HELP = """
           rewritten faithfully is refused with the reason.
 
           Without CONFIRM the statement previews: rows it would change, rows
-          refused and why, the first rows' `path: old -> new`. With CONFIRM
-          each row is written on the condition that it still holds the bytes
-          read (a lightweight transaction); a row changed since is left alone.
-          A WHERE that is not a full primary key scans: ALLOW FILTERING, as in
-          payload queries. Ctrl-C stops between rows.
+          refused and why, the first rows' `path: old -> new`, and, last, how
+          it writes. With CONFIRM each row is written at its cell's write time
+          + 1 microsecond with its TTL kept, then read again: any write made
+          after the read wins, and that row is left alone. Where the server
+          takes no write timestamps (Amazon Keyspaces without client-side
+          timestamps on the table) each row is written on the condition that
+          it still holds the bytes read; caveat: a plain UPDATE another client
+          makes meanwhile can then be lost (only writers that condition are
+          safe). A WHERE that is not a full primary key scans: ALLOW
+          FILTERING, as in payload queries. Ctrl-C stops between rows.
 
-          Before each row is written, its key and its stored bytes go to a
-          journal (readable by you only; a `journal` directory beside the
-          shell's history); UNDO writes the old values back where the rows
-          still hold what the edit wrote. docs/edit.md.
+          Before each row is written, its key, its stored bytes, TTL and write
+          time go to a journal (readable by you only; a `journal` directory
+          beside the shell's history); UNDO writes the old values back, with
+          the TTL recorded, where the rows still hold what the edit wrote.
+          docs/edit.md.
         """

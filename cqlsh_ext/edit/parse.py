@@ -8,6 +8,7 @@ with the table's columns. Errors are QueryError, one line.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
@@ -16,8 +17,12 @@ from typing import Any
 from cqlsh_ext.cql.errors import QueryError
 from cqlsh_ext.cql.lexer import Cursor, Lexed, Token
 from cqlsh_ext.cql.types import CqlType
-from cqlsh_ext.edit.document import REMOVE, Op, Step
+from cqlsh_ext.edit.document import REMOVE, Op, Spelt, SpeltInt, Step
+from cqlsh_ext.query.grammar import Schema, Where
 
+_NO_IF = "IF: an edit writes each row itself, at the cell's write time + 1 or on its own condition"
+_NO_USING = ("USING: an edit keeps each cell's TTL and writes at its write time + 1 (or on a condition): "
+             "no TTL or timestamp of its own")
 #: Column types whose values an edit reaches into: blobs, and text that holds JSON.
 _TEXT_TYPES = frozenset({"text", "varchar", "ascii"})
 _ENDS = ("allow", "confirm")
@@ -26,14 +31,15 @@ _ENDS = ("allow", "confirm")
 @dataclass(frozen=True)
 class Edit:
     """One edit statement: the table, the column whose documents change, the ops in order, the
-    WHERE as written (sent to the server, with its payload conditions evaluated here)."""
+    WHERE as the payload-query parser reads it (its ordinary conditions go to the server, its payload
+    conditions are evaluated here), read from the statement's own tokens."""
 
     verb: str
     keyspace: str | None
     table: str
     column: str
     ops: tuple[Op, ...]
-    where: str
+    where: Where
     allow_filtering: bool
     confirm: bool
     #: The blob inside the column, for a map of blobs (`m['k']`: the key) or a UDT's blob field
@@ -109,10 +115,13 @@ def recognized(statement: Lexed) -> bool:
 
 
 class _Reader(Cursor):
-    def __init__(self, statement: Lexed, columns: Callable[[str | None, str], Mapping[str, CqlType]]) -> None:
+    def __init__(self, statement: Lexed, columns: Callable[[str | None, str], Mapping[str, CqlType]],
+                 schema: Callable[[], Schema]) -> None:
         super().__init__(statement.tokens)
+        self.statement = statement
         self.text = statement.text
         self.columns = columns
+        self.schema = schema
         #: The table's column types, once looked up.
         self.types: Mapping[str, CqlType] | None = None
 
@@ -158,8 +167,7 @@ class _Reader(Cursor):
             keyspace, table = self.table()
             self.lookup(keyspace, table)
             if self.word() == "using":
-                raise QueryError("USING: an edit writes with a condition, and keeps no TTL or timestamp "
-                                 "of its own")
+                raise QueryError(_NO_USING)
             self.expect("set")
             while True:
                 column, raw = self.target()
@@ -179,7 +187,7 @@ class _Reader(Cursor):
             keyspace, table = self.table()
             self.lookup(keyspace, table)
             if self.word() == "using":
-                raise QueryError("USING: an edit writes with a condition, and keeps no timestamp of its own")
+                raise QueryError(_NO_USING)
         types = self.types or {}
         reached = [(column, raw, value, reach(column, raw, types.get(column)))
                    for column, raw, value in targets]
@@ -231,9 +239,8 @@ class _Reader(Cursor):
             return tok.literal
         if tok.kind in ("int", "decimal") or (tok.kind == "punct" and tok.value == "-"
                                                and self.peek().kind in ("int", "decimal")):
-            number = tok if tok.kind != "punct" else self.next()
-            value = _number(number)
-            return -value if tok.kind == "punct" else value
+            negative = tok.kind == "punct"
+            return _number(self.next() if negative else tok, negative)
         if tok.kind == "word" and tok.value.lower() in ("true", "false", "null"):
             return {"true": True, "false": False, "null": None}[tok.value.lower()]
         if tok.kind == "punct" and tok.value == "{":
@@ -261,24 +268,17 @@ class _Reader(Cursor):
         raise QueryError(f"expected a value ('text', a number, true, false, null, {{...}}, [...]) at "
                          f"{tok.describe()}")
 
-    def where(self) -> str:
+    def where(self) -> Where:
+        """The WHERE read by the payload-query parser from these tokens (nothing spelt again)."""
+        from cqlsh_ext.query.grammar import where_at
+
         if self.word() == "if":
-            raise QueryError("IF: an edit writes each row on the condition that it is what was read")
+            raise QueryError(_NO_IF)
         self.expect("where")
-        start = self.peek()
-        last: Token | None = None
-        depth = 0
-        while not (self.peek().kind == "end" or self.mark(";")
-                   or (depth == 0 and self.word() in (*_ENDS, "if"))):
-            tok = self.next()
-            depth += tok.kind == "punct" and tok.value == "("
-            depth -= tok.kind == "punct" and tok.value == ")"
-            last = tok
+        found, self.pos = where_at(self.statement, self.pos, self.schema(), (*_ENDS, "if"))
         if self.word() == "if":
-            raise QueryError("IF: an edit writes each row on the condition that it is what was read")
-        if last is None:
-            raise QueryError(f"expected a condition at {start.describe()}")
-        return self.text[start.start:last.end]
+            raise QueryError(_NO_IF)
+        return found
 
 
 def _spell(column: str, raw: RawSteps) -> str:
@@ -296,24 +296,32 @@ def _spell(column: str, raw: RawSteps) -> str:
     return "".join(out)
 
 
-def _number(tok: Token) -> int | float:
+#: A number as JSON spells it: the literal's spelling is kept when it is one (`2.50` stays `2.50`).
+_JSON_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
+
+
+def _number(tok: Token, negative: bool = False) -> int | float:
+    """The literal as a number that keeps its spelling (document.Spelt, SpeltInt), as the stored
+    document's untouched numbers do; one JSON cannot spell (`.5`, `1.`) is spelt as JSON would."""
     value = tok.literal
+    text = ("-" if negative else "") + tok.value
     if isinstance(value, Decimal):
         number = float(value)
         if abs(number) == float("inf"):
             raise QueryError(f"{tok.value} is beyond a double")
-        return number
+        return Spelt(text if _JSON_NUMBER.fullmatch(text) else repr(-number if negative else number))
     assert isinstance(value, int)
-    return value
+    return SpeltInt(text if _JSON_NUMBER.fullmatch(text) else str(-value if negative else value))
 
 
-def parse(statement: Lexed, columns: Callable[[str | None, str], Mapping[str, CqlType]]) -> Edit | None:
+def parse(statement: Lexed, columns: Callable[[str | None, str], Mapping[str, CqlType]],
+          schema: Callable[[], Schema]) -> Edit | None:
     """The edit the statement asks for, None when it is not one (cqlsh's); QueryError when it is
     one but malformed. `columns(keyspace, table)` gives the table's column types (QueryError when
-    the table is unknown)."""
+    the table is unknown), then `schema()` the same table as the payload-query parser reads it."""
     if not recognized(statement):
         return None
-    reader = _Reader(statement, columns)
+    reader = _Reader(statement, columns, schema)
     try:
         return reader.edit()
     except QueryError:

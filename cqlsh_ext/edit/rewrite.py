@@ -46,10 +46,14 @@ def rewrite(stored: bytes, engine: ValueEngine, ops: Sequence[Op], cap: int) -> 
         raise EditRefused(f"the value is cut at the output cap ({cut.label}): raise --max-output-size to "
                           "edit it")
     labels = _layers(view, stored)
+    kept = beside(view, stored, cap)
+    if kept.refused:
+        raise EditRefused(kept.refused)
     if view.kind == TEXT:
         text = view.text or ""
         if view.tree is None:
-            raise EditRefused("its text is not a JSON object or list")
+            raise EditRefused(_no_tree(view, text, cap))
+        _within_depth(view.tree, view, cap)
         # The bytes under the last layer peeled (a column setting's walk leaves payload_size alone).
         size = next((layer.output_size for layer in reversed(view.layers) if not layer.reading), len(stored))
         if len(text.encode("utf-8")) != size:
@@ -100,8 +104,109 @@ def rewrite(stored: bytes, engine: ValueEngine, ops: Sequence[Op], cap: int) -> 
             raise EditRefused(f"not written back as {chain}: {err}") from None
     else:
         raise EditRefused(_unreadable(view))
-    _same_form(view, engine, encoded.value, cap)
-    return EditedValue(encoded.value, encoded.chain, changes, _header_notes(view, stored, encoded.value))
+    value = kept.before + encoded.value + kept.after
+    _same_form(view, engine, value, cap)
+    notes = _header_notes(view, stored, encoded.value)
+    if kept.what:
+        notes.append(f"{kept.what}: kept as they were")
+    return EditedValue(value, encoded.chain, changes, notes)
+
+
+@dataclass(frozen=True)
+class Beside:
+    """Bytes a stored value holds besides its outer container's frames, which no reading of it
+    shows: skippable frames before the first frame (`before`), skippable frames or a trailer after
+    the last (`after`), said in words (`what`); `refused` says why they cannot be kept (a seek table
+    records the frames' sizes, which a new value changes; a skippable frame between frames)."""
+
+    before: bytes = b""
+    after: bytes = b""
+    what: str = ""
+    refused: str = ""
+
+
+def beside(view: BlobView, stored: bytes, cap: int) -> Beside:
+    """What `stored` holds besides the frames of its outer container (Beside)."""
+    from cqlsh_ext.codecs.capabilities import Headers
+
+    outer = next((layer.fmt for layer in view.layers if layer.fmt is not None), None)
+    if outer is None:
+        return Beside()
+    label = outer.label
+    frames: Any = None
+    if isinstance(outer, Headers):
+        try:
+            frames = outer.headers(stored).get("frames")
+        except Exception:  # a header the INSPECT reader cannot walk: the decoder's word below
+            frames = None
+    before, after = b"", b""
+    words: list[str] = []
+    if isinstance(frames, list) and frames:
+        data = [f for f in frames
+                if isinstance(f, dict) and not f.get("skippable") and "trailing_bytes" not in f]
+        if any(isinstance(f, dict) and f.get("seek_table") for f in frames):
+            table = next(f for f in frames if isinstance(f, dict) and f.get("seek_table"))
+            return Beside(refused=f"a seek table follows its {label} frames ({table.get('size')} bytes): it "
+                                  "records their sizes, which a new value changes; not rewritten here")
+        if data and isinstance(data[0].get("offset"), int) and int(data[0]["offset"]) > 0:
+            before = stored[:int(data[0]["offset"])]
+            words.append(f"{len(before):,} bytes of skippable frames before its {label} frame")
+        last = data[-1] if data else None
+        if last is not None and isinstance(last.get("compressed_size"), int):
+            end = int(last["offset"]) + int(last["compressed_size"])
+            inner = [f for f in frames if isinstance(f, dict) and f.get("skippable")
+                     and int(data[0]["offset"]) < int(f.get("offset", 0)) < end]
+            if inner:
+                return Beside(refused=f"a skippable frame sits between its {label} frames: not rewritten "
+                                      "here")
+            after = stored[end:]
+    if not after:
+        try:
+            found = outer.decode(stored, cap).headers.get("trailing_bytes", 0)
+        except Exception:  # it decoded for the view: a second time cannot fail but on memory
+            found = 0
+        trailing = found if isinstance(found, int) else 0
+        if trailing:
+            after = stored[len(stored) - trailing:]
+    if after:
+        words.append(f"{len(after):,} bytes after its {label} data")
+    return Beside(before, after, "; ".join(words))
+
+
+def _no_tree(view: BlobView, text: str, cap: int) -> str:
+    """Why a text has no JSON tree to edit, naming the budget when it is what stopped it."""
+    from cqlsh_ext.payload.budget import Budget
+
+    head = text.lstrip()[:1]
+    if head not in ("{", "["):
+        return "its text is not a JSON object or list"
+    budget = view.budget or Budget.for_cap(cap)
+    if len(text) > budget.nodes and text.count(",") + text.count("[") + text.count("{") > budget.nodes:
+        return (f"its JSON holds more than {budget.nodes:,} values, over the value budget "
+                f"({budget.nodes:,} nodes at --max-output-size {_size(cap)}): not edited here")
+    return "its text is not valid JSON"
+
+
+def _within_depth(tree: Any, view: BlobView, cap: int) -> None:
+    """EditRefused when the document nests deeper than the value budget's depth (counted without
+    recursion: a hostile document is deep)."""
+    from cqlsh_ext.payload.budget import Budget
+
+    limit = (view.budget or Budget.for_cap(cap)).depth
+    stack: list[tuple[Any, int]] = [(tree, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > limit:
+            raise EditRefused(f"its JSON nests deeper than {limit} levels, the value budget's depth: not "
+                              "edited here")
+        children = node.values() if isinstance(node, dict) else node if isinstance(node, list) else ()
+        stack.extend((child, depth + 1) for child in children if isinstance(child, dict | list))
+
+
+def _size(n: int) -> str:
+    from cqlsh_ext.common.units import human_size
+
+    return str(human_size(n))
 
 
 def _argument(engine: ValueEngine, payload_format: str) -> str | None:

@@ -9,6 +9,9 @@
     COMPRESSION TRIAL [JSON] [<keyspace>.]<table>.<column> | FROM '<path>'
                       [CODECS <chain>, ...] [ROWS <n>] [CONCURRENCY <n>] INTO <keyspace>
                       [KEEP] [CONFIRM]
+    COMPRESSION REWRITE [<keyspace>.]<table>.<column> AS '<chain>' [WHERE ...]
+                        [ALLOW FILTERING] [PACE <n>] [ALL] [CONFIRM]
+    COMPRESSION REWRITE RESUME '<journal>' [CONFIRM]
 
 This module is imported when the shell starts (cqlsh_ext.commands: the grammar must be
 registered before cqlsh builds its rule set), so it imports nothing heavy at module level: the
@@ -25,6 +28,7 @@ from cqlsh_ext.codecs.base import CODEC_EXAMPLES, CODEC_HEADERS, CODEC_TRIAL
 from cqlsh_ext.commands import shell_command
 from cqlsh_ext.common.text import fill
 from cqlsh_ext.payload.names import STREAM_MAGICS, title
+from cqlsh_ext.rewrite.help import REWRITE_HELP, REWRITE_SUMMARY
 
 if TYPE_CHECKING:
     from cqlsh_ext.upstream.protocol import Parsed, Shell
@@ -46,7 +50,24 @@ COMPRESSION_GRAMMAR = r"""
         | "CONCURRENCY" concurrency=<wholenumber>
         )*
         ( "INTO" into=<cfOrKsName> )? ( keep="KEEP" | asjson="JSON" | confirm="CONFIRM" )*
+      | action="REWRITE"
+        ( "RESUME" path=<stringLiteral> ( confirm="CONFIRM" )?
+        | <rewriteColumn> "AS" spec=<stringLiteral>
+          ( "WHERE" <rewriteCondition> ( "AND" <rewriteCondition> )* )?
+          ( "ALLOW" "FILTERING" | "PACE" pace=<wholenumber> | "ALL" | confirm="CONFIRM" )*
+        )
       )
+    ;
+<rewriteColumn> ::= <columnFamilyName> "." colname=<cident>
+                    ( "[" <stringLiteral> "]" | "." <cident> )?
+    ;
+<rewriteCondition> ::= <rewritePath> ( ( "=" | "<" | ">" | "<=" | ">=" | "!=" ) <term>
+                                     | "IN" "(" <term> ( "," <term> )* ")"
+                                     | "LIKE" <stringLiteral>
+                                     | "IS" "NOT"? "NULL"
+                                     | "CONTAINS" <term> )
+    ;
+<rewritePath> ::= <cident> ( "." ( <cident> | <quotedName> ) | "[" ( <wholenumber> | <stringLiteral> ) "]" )*
     ;
 <trialColumn> ::= <columnFamilyName> "." colname=<cident>
     ;
@@ -86,7 +107,7 @@ INSPECT_HELP = """
         """
 
 COMPRESSION_HELP = """
-        COMPRESSION STATS | ADVISE | SETTINGS | TRIAL [cqlsh-ext]
+        COMPRESSION STATS | ADVISE | SETTINGS | TRIAL | REWRITE [cqlsh-ext]
 
         COMPRESSION STATS [JSON] [SAMPLE ...] [PARALLEL n] [DECODE ALL]
                           [CONFIRM] <SELECT statement> | [<keyspace>.]<table>
@@ -175,7 +196,7 @@ COMPRESSION_HELP = """
           Writes a sample of the column's values, re-compressed with each
           codec, into scratch tables and reads them back: latency, throughput
           and capacity units per codec on this cluster. More: HELP TRIAL.
-        """
+""" + REWRITE_SUMMARY
 
 #: The codecs TRIAL_HELP shows in its examples (declared: codecs.base), so help names none itself.
 _EXAMPLE, _OTHER = CODEC_EXAMPLES[0], CODEC_EXAMPLES[1]
@@ -244,6 +265,9 @@ _FORMS = {
     "TRIAL": ("COMPRESSION TRIAL [JSON] [keyspace.]table.column | FROM 'path' [CODECS chain, ...] [ROWS n] "
               "[CONCURRENCY n] INTO keyspace [KEEP] [CONFIRM]",
               "COMPRESSION TRIAL ks.t.data INTO scratch;"),
+    "REWRITE": ("COMPRESSION REWRITE [keyspace.]table.column AS 'chain' [WHERE ...] [ALLOW FILTERING] "
+                "[PACE n] [ALL] [CONFIRM]  |  COMPRESSION REWRITE RESUME 'journal' [CONFIRM]",
+                "COMPRESSION REWRITE ks.t.data AS 'zstd' PACE 500;"),
 }
 
 
@@ -260,7 +284,7 @@ def _inspect_usage(words: list[str]) -> str:
 def _compression_usage(words: list[str]) -> str:
     """The form the command started as, or all of them when its second word is none of them."""
     action = words[1] if len(words) > 1 and words[1] in _FORMS and words[1] != "INSPECT" else None
-    return _usage([action] if action else ["STATS", "ADVISE", "SETTINGS", "TRIAL"], "COMPRESSION")
+    return _usage([action] if action else ["STATS", "ADVISE", "SETTINGS", "TRIAL", "REWRITE"], "COMPRESSION")
 
 
 def _keyspace_names(ctxt: Parsed, shell: Shell) -> list[str]:
@@ -301,7 +325,7 @@ def do_inspect(shell: Shell, parsed: Parsed) -> None:
                usage=_compression_usage, paged=True,
                completers=((("compressionCommand", "into"), _keyspace_names),
                            (("trialColumn", "colname"), _trial_columns)),
-               topics=(("trial", TRIAL_HELP),))  # HELP TRIAL in full; HELP COMPRESSION has its summary
+               topics=(("trial", TRIAL_HELP), ("rewrite", REWRITE_HELP)))  # HELP TRIAL, HELP REWRITE in full
 def do_compression(shell: Shell, parsed: Parsed) -> None:
     action = (parsed.get_binding("action") or "").upper()
     if action == "STATS":
@@ -320,3 +344,7 @@ def do_compression(shell: Shell, parsed: Parsed) -> None:
         from cqlsh_ext.insight.trial import run as run_trial
 
         run_trial.run(shell, parsed)
+    elif action == "REWRITE":
+        from cqlsh_ext.rewrite import run as run_rewrite
+
+        run_rewrite.run(shell, parsed)

@@ -14,7 +14,8 @@ from cqlsh_ext.cql.errors import QueryError
 from cqlsh_ext.cql.lexer import Cursor, Lexed, Token, lexed
 from cqlsh_ext.cql.types import UDT, CqlType
 
-__all__ = ["QueryError", "Schema", "Plan", "Path", "Column", "Item", "Predicate", "parse"]
+__all__ = ["QueryError", "Schema", "Plan", "Path", "Column", "Item", "Predicate", "Where", "parse", "reading",
+           "where_at"]
 
 
 @dataclass(frozen=True)
@@ -271,8 +272,8 @@ class _Parser(Cursor):
                 return items
             self.next()
 
-    def where(self, ordinary: list[str], predicates: list[Predicate], restricted: set[str]) -> None:
-        stops = ("group", "order", "limit", "allow", "confirm")
+    def where(self, ordinary: list[str], predicates: list[Predicate], restricted: set[str],
+              stops: Sequence[str] = ("group", "order", "limit", "allow", "confirm")) -> None:
         while True:
             start = self.pos
             depth = 0
@@ -464,6 +465,61 @@ def _server_statement(plan: Plan, schema: Schema) -> str:
     if plan.allow_filtering:
         text += " ALLOW FILTERING"
     return text
+
+
+@dataclass(frozen=True)
+class Where:
+    """A WHERE as the payload-query parser reads it: the ordinary conditions (sent to the server
+    as written), the payload conditions (evaluated here), the columns restricted by = or IN, and
+    its text as written."""
+
+    ordinary: tuple[str, ...] = ()
+    predicates: tuple[Predicate, ...] = ()
+    restricted: frozenset[str] = frozenset()
+    text: str = ""
+
+
+def where_at(statement: Lexed, pos: int, schema: Schema, stops: Sequence[str]) -> tuple[Where, int]:
+    """The conditions of a WHERE whose first condition is token `pos` of `statement`, up to the first
+    word of `stops` (or `;`, or the end) outside parentheses: the Where and the position after it.
+    Statements of their own (an edit, COMPRESSION REWRITE) read their WHERE with it. QueryError."""
+    parser = _Parser(statement, schema)
+    parser.pos = pos
+    ordinary: list[str] = []
+    predicates: list[Predicate] = []
+    restricted: set[str] = set()
+    parser.where(ordinary, predicates, restricted, tuple(stops))
+    first, last = statement.tokens[pos], statement.tokens[max(pos, parser.pos - 1)]
+    return Where(tuple(ordinary), tuple(predicates), frozenset(restricted),
+                 statement.text[first.start:last.end]), parser.pos
+
+
+def reading(keyspace: str, table: str, columns: Sequence[str], where: Where, schema: Schema,
+            allow_filtering: bool, confirm: bool, extra: Sequence[tuple[str, str]] = ()) -> Plan:
+    """The plan that reads `columns` (plain columns, in this order) of the rows `where` finds, made
+    without a statement's text: `extra` adds selectors the server computes, (expression, alias)
+    (`WRITETIME(data)`, ...), each a column of the answer named by its alias. QueryError."""
+    items = [Item("column", name, Column(name)) for name in [*columns, *(alias for _, alias in extra)]]
+    pk = list(schema.partition_key)
+    plan = Plan(items, keyspace, table, " AND ".join(where.ordinary), list(where.predicates), [], [], False,
+                None, allow_filtering, confirm, bool(pk) and all(c in where.restricted for c in pk))
+    _check(plan)
+    text = selection(keyspace, table, columns, extra)
+    if plan.server_where:
+        text += f" WHERE {plan.server_where}"
+    plan.server_statement = text + (" ALLOW FILTERING" if allow_filtering else "")
+    reached = {p.ref.column for p in where.predicates if isinstance(p.ref, Path) and p.ref.access is not None}
+    plan.map_columns = frozenset(c for c in reached
+                                 if (t := schema.type_of(c)) is not None and t.kind == "map")
+    return plan
+
+
+def selection(keyspace: str, table: str, columns: Sequence[str],
+              extra: Sequence[tuple[str, str]] = ()) -> str:
+    """`SELECT <columns>, <expression> AS <alias> ... FROM ks.t`: what `reading` sends before its WHERE."""
+    selectors = [quote(c) for c in columns]
+    selectors += [f"{expression} AS {quote(alias)}" for expression, alias in extra]
+    return f"SELECT {', '.join(selectors)} FROM {quote(keyspace)}.{quote(table)}"
 
 
 def parse(statement: Lexed | str, schema: Schema, plain: bool = False) -> Plan | None:

@@ -78,19 +78,24 @@ class ScanSpec:
     ranges: Iterable[tuple[int, int]] | None = None
     #: Ranges read at once (requests in flight).
     streams: int = 1
+    #: Said after a range's token restriction (`AND x = 1 ALLOW FILTERING`): a statement that
+    #: restricts more than the ring (an edit's or a rewrite's WHERE).
+    also: str = ""
 
     @property
     def ranged(self) -> bool:
         return self.ranges is not None and bool(self.partition_key)
 
 
-def ranged_query(query: str, partition_key: Sequence[str]) -> str:
-    """The whole-table SELECT restricted to one token range (lo, hi], with %s placeholders."""
+def ranged_query(query: str, partition_key: Sequence[str], also: str = "") -> str:
+    """The whole-table SELECT restricted to one token range (lo, hi], with %s placeholders, and
+    `also` after the restriction."""
     from cassandra.metadata import protect_name
 
     token = f"token({', '.join(protect_name(c) for c in partition_key)})"
     base = query.rstrip().rstrip(";").rstrip().replace("%", "%%")
-    return f"{base} WHERE {token} > %s AND {token} <= %s"
+    tail = f" {also.replace('%', '%%')}" if also else ""
+    return f"{base} WHERE {token} > %s AND {token} <= %s{tail}"
 
 
 #: Words of a ServerError that Amazon Keyspaces sends for throttling (it reuses Cassandra's codes).
@@ -320,7 +325,7 @@ class Scanner:
         if not self.spec.ranged:
             yield self._statement(self.spec.query), None
             return
-        text = ranged_query(self.spec.query, self.spec.partition_key)
+        text = ranged_query(self.spec.query, self.spec.partition_key, self.spec.also)
         for lo, hi in self.spec.ranges or ():
             yield self._statement(text), (lo, hi)
 

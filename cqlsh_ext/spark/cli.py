@@ -21,7 +21,8 @@ if TYPE_CHECKING:
 
 USAGE = "cqlsh-ext spark [--master URL] [connection options] (-e STATEMENT | -f FILE)"
 DESCRIPTION = """Runs COMPRESSION STATS (exact, whole table), SELECT statements with payload
-paths, conditions, aggregates and GROUP BY, and DESCRIBE PAYLOAD (every row) on Apache Spark,
+paths, conditions, aggregates and GROUP BY, DESCRIBE PAYLOAD (every row) and COMPRESSION REWRITE
+(its writes from the executors) on Apache Spark,
 reading the table through the Spark Cassandra Connector; values are decoded in the executors by
 cqlsh-ext itself. The connection options are the shell's (cqlsh-ext --help)."""
 
@@ -188,7 +189,13 @@ def _one(spark: Any, db: Any, conn: Any, stmt: Any) -> None:
         sys.stdout.flush()
         return
     from cqlsh_ext.describe.parse import DescribeStatement
-    from cqlsh_ext.spark.parse import ExportStatementOnSpark
+    from cqlsh_ext.spark.parse import ExportStatementOnSpark, RewriteOnSpark
+
+    if isinstance(stmt, RewriteOnSpark):
+        from cqlsh_ext.spark import rewrite_job
+
+        rewrite_job.run(spark, db, conn, stmt)
+        return
 
     if isinstance(stmt, DescribeStatement):
         from cqlsh_ext.spark import describe_job

@@ -29,6 +29,9 @@ class Connection:
     #: TLS for the Python driver: ssl_context / ssl_options for Cluster().
     tls: dict[str, Any] = field(default_factory=dict)
     sigv4_region: str | None = None
+    #: The TLS settings the context was made of (keyspaces.tls.TLSSettings: picklable), for a
+    #: connection an executor makes itself (COMPRESSION REWRITE's writes).
+    tls_settings: Any = None
 
     @property
     def ssl(self) -> bool:
@@ -193,6 +196,7 @@ def connection(args: list[str]) -> Connection:
     ssl = kwargs["ssl"]
     if hasattr(ssl, "context"):  # --keyspaces / --certfile: a verified context (keyspaces.tls)
         conn.tls = {"ssl_context": ssl.context(), "ssl_options": ssl.ssl_options()}
+        conn.tls_settings = ssl
     elif ssl:
         from cqlshlib import sslhandling
 

@@ -41,6 +41,14 @@ class ExportStatementOnSpark:
     table: str
 
 
+@dataclass(frozen=True)
+class RewriteOnSpark:
+    """COMPRESSION REWRITE (or its RESUME): read by the rewrite's own parser on the driver
+    (spark/rewrite_job.py), against the driver's schema."""
+
+    statement: Lexed
+
+
 @dataclass
 class QueryStatement:
     statement: Lexed
@@ -66,7 +74,7 @@ def _at_end(tokens: list[Token], i: int) -> bool:
 
 
 def classify(statement: Lexed) -> (StatsStatement | QueryStatement | ExportStatementOnSpark
-                                   | DescribeStatement):
+                                   | DescribeStatement | RewriteOnSpark):
     """What the statement (a statement of the script, lexed: cli.statements) asks Spark to run."""
     text, tokens = statement.text, statement.tokens
     words = [t.value.upper() if t.kind == "word" else None for t in tokens]
@@ -80,8 +88,11 @@ def classify(statement: Lexed) -> (StatsStatement | QueryStatement | ExportState
             raise SparkError("a SELECT needs FROM [keyspace.]table")
         keyspace, table, _ = _table(tokens, i + 1)
         return QueryStatement(statement, keyspace, table)
+    if words[:2] == ["COMPRESSION", "REWRITE"]:
+        return RewriteOnSpark(statement)
     if words[:2] != ["COMPRESSION", "STATS"]:
-        raise SparkError("Spark mode runs COMPRESSION STATS, SELECT and DESCRIBE PAYLOAD statements; "
+        raise SparkError("Spark mode runs COMPRESSION STATS, COMPRESSION REWRITE, SELECT and DESCRIBE "
+                         "PAYLOAD statements; "
                          f"{tokens[0].value or 'an empty statement'} is the shell's")
     i = 2
     asjson = decode_all = False

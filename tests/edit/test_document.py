@@ -10,6 +10,7 @@ from cqlsh_ext.cql.lexer import Lexed
 from cqlsh_ext.cql.types import parse as cql_type
 from cqlsh_ext.edit.document import REMOVE, EditRefused, Op, apply, json_spacing, read_json, write_json
 from cqlsh_ext.edit.parse import parse, recognized
+from cqlsh_ext.query.grammar import Path, Schema
 
 COLUMNS = {name: cql_type(text, {"att": {"title": "text", "content": "blob"}}) for name, text in
            {"id": "int", "data": "blob", "doc": "text", "m": "map<text, blob>", "n": "int",
@@ -22,8 +23,12 @@ def columns(keyspace: str | None, table: str) -> dict:
     return COLUMNS
 
 
+SCHEMA = Schema({"id": "int", "data": "blob", "doc": "text", "m": "map<text, blob>", "n": "int", "u": "att"},
+                ["id"], {"att": {"title": "text", "content": "blob"}})
+
+
 def edit(text: str):
-    return parse(Lexed(text), columns)
+    return parse(Lexed(text), columns, lambda: SCHEMA)
 
 
 @pytest.mark.parametrize("text", [
@@ -48,7 +53,18 @@ def test_an_update_reads_paths_and_json_literals() -> None:
     assert [(op.steps, op.value) for op in found.ops] == [
         (("status",), "X"), (("items", 0, "qty"), -2.5), (("Odd key",), {"a": [1, True, None], "b": {}}),
         (("k",), "t")]
-    assert found.where == "id = 1" and not found.allow_filtering
+    assert found.where.text == "id = 1" and found.where.ordinary == ("id = 1",) and not found.allow_filtering
+    assert found.where.restricted == {"id"} and not found.where.predicates
+
+
+def test_a_number_keeps_the_spelling_it_was_typed_in() -> None:
+    found = edit("UPDATE t SET data.a = 2.50, data.b = -0.10, data.c = 1e3, data.d = .5, data.e = 007 "
+                 "WHERE id = 1")
+    assert found is not None
+    assert [getattr(op.value, "text", None) for op in found.ops] == ["2.50", "-0.10", "1e3", "0.5", "7"]
+    assert [float(op.value) for op in found.ops] == [2.5, -0.1, 1000.0, 0.5, 7.0]
+    tree = read_json('{"a":1}') | {"a": found.ops[0].value}
+    assert write_json(tree, json_spacing("{}", {})) == '{"a":2.50}'
 
 
 def test_a_delete_reads_paths_and_its_where() -> None:
@@ -56,7 +72,11 @@ def test_a_delete_reads_paths_and_its_where() -> None:
     assert found is not None and found.verb == "delete" and found.column == "doc"
     assert [op.steps for op in found.ops] == [("note",), ("items", 2)]
     assert all(op.value is REMOVE for op in found.ops)
-    assert found.where == "id = 1 AND doc.x = 'y'" and found.allow_filtering and not found.confirm
+    assert found.where.text == "id = 1 AND doc.x = 'y'" and found.allow_filtering and not found.confirm
+    assert found.where.ordinary == ("id = 1",)
+    [condition] = found.where.predicates  # read by the payload-query parser from the same tokens
+    assert condition.ref == Path("doc", None, ("x",), "doc.x")
+    assert (condition.op, condition.values) == ("=", ("y",))
 
 
 @pytest.mark.parametrize("text, reason", [

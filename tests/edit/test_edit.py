@@ -26,6 +26,7 @@ from shell_runner import CQLSH_EXT, in_process_shell, run
 from cqlsh_ext.codecs import registry
 from cqlsh_ext.codecs.capabilities import Writer
 from cqlsh_ext.edit import run as edit_run
+from cqlsh_ext.edit import write as edit_write
 from cqlsh_ext.encode.chain import encode
 
 DOC = {"status": "NEW", "items": [{"sku": "A1", "qty": 1}, {"sku": "B2", "qty": 2}], "note": "call first"}
@@ -155,14 +156,14 @@ def test_a_row_written_between_the_read_and_the_write_is_left_alone(sh, session,
     put(session, 104, 1, encode("snappy/framed>text", DOC_TEXT, CAP).value)
     put(session, 104, 2, encode("snappy/framed>text", DOC_TEXT, CAP).value)
     theirs = encode("zstd>text", '{"status":"THEIRS"}', CAP).value
-    original = edit_run._Writer.write
+    original = edit_write.CellWriter.write
 
-    def racing(self: Any, new: Any, key: Any, expected: Any) -> bool:
-        if list(key) == [104, 1]:  # someone else writes the row after it was read
+    def racing(self: Any, key: Any, *args: Any) -> Any:
+        if list(key) == [104, 1]:  # someone else writes the row, plainly, after it was read
             session.execute("UPDATE t SET data = %s WHERE id = 104 AND seq = 1", (theirs,))
-        return original(self, new, key, expected)
+        return original(self, key, *args)
 
-    monkeypatch.setattr(edit_run._Writer, "write", racing)
+    monkeypatch.setattr(edit_write.CellWriter, "write", racing)
     sh.onecmd("UPDATE t SET data.status = 'DONE' WHERE id = 104 ALLOW FILTERING CONFIRM;")
     out, _ = said(capsys)
     assert "id = 104, seq = 1: changed since it was read: left alone" in out, out
@@ -393,38 +394,39 @@ def test_avro_is_edited_with_the_schema_its_setting_names(sh, session, capsys, k
     assert "refused 1 row: not written back as snappy>avro" in said(capsys)[0]
 
 
-def test_a_write_the_server_fails_stops_the_edit_and_says_so(cassandra, capsys, monkeypatch,
-                                                             tmp_path) -> None:
+def test_a_timed_out_write_is_read_again_and_a_failing_one_stops_it(cassandra, capsys, tmp_path) -> None:
     ks = cassandra.create_keyspace("faults_edit")  # faults_*: the server's fault handler may fail it
     s = cassandra.session(ks)
     s.execute("CREATE TABLE t (id int, seq int, data blob, doc text, PRIMARY KEY (id, seq))")
     for seq in range(3):
         put(s, 1, seq, encode("zstd>text", DOC_TEXT, CAP).value)
-    original = edit_run._Writer.write
-    calls = {"n": 0}
+        put(s, 2, seq, encode("zstd>text", DOC_TEXT, CAP).value)
 
-    def then_fail(self: Any, new: Any, key: Any, expected: Any) -> bool:
-        applied = original(self, new, key, expected)
-        calls["n"] += 1
-        if calls["n"] == 1:
-            cassandra.faults.set("write_timeout", 1, table="t")  # the server times out the next write
-        return applied
+    def statuses(id_: int) -> list[str]:
+        return [json.loads(zstandard.ZstdDecompressor().decompress(stored(s, id_, seq)))["status"]
+                for seq in range(3)]
 
-    monkeypatch.setattr(edit_run._Writer, "write", then_fail)
     try:
         with in_process_shell(cassandra) as shell:
             shell.settings.display.journal_dir = str(tmp_path)
+            # One write times out (its outcome unknown): the row is read again and the write sent
+            # again (the same value at the same timestamp), and every row is written.
+            cassandra.faults.set("write_timeout", 1, after=1, table="t")  # after the reading's one page
             shell.onecmd(f"UPDATE {ks}.t SET data.status = 'DONE' WHERE id = 1 ALLOW FILTERING CONFIRM;")
+            out, err = said(capsys)
+            assert "3 rows written." in out, (out, err)
+            assert statuses(1) == ["DONE"] * 3
+            # Every request fails from the second row's write on (the reading's page, the first row's
+            # write and its read pass): the edit stops there and says so.
+            cassandra.faults.set("write_timeout", -1, after=3, table="t")
+            shell.onecmd(f"UPDATE {ks}.t SET data.status = 'DONE' WHERE id = 2 ALLOW FILTERING CONFIRM;")
     finally:
         cassandra.faults.clear()
-    out, _ = said(capsys)
-    assert "1 row written; stopped at id = 1, seq = 1 (its write failed, whether it applied is " \
-        "unknown: " in out, out
-    assert "1 more row not written" in out, out
-    statuses = [json.loads(zstandard.ZstdDecompressor().decompress(stored(s, 1, seq)))["status"]
-                for seq in range(3)]
+    out, err = said(capsys)
+    assert "1 row written; stopped at id = 2, seq = 1 (its write failed, whether it applied is " \
+        "unknown: " in err, (out, err)
+    assert "1 more row not written" in err, err
     s.shutdown()
-    assert statuses == ["DONE", "NEW", "NEW"]
 
 
 def test_protobuf_is_edited_with_the_descriptor_its_setting_names(sh, session, capsys, ks, tmp_path) -> None:

@@ -311,7 +311,7 @@ def test_completion(cassandra, insight, home):
     got = json.loads(proc.stdout.strip().splitlines()[-1])
     assert "INSPECT" in got[0]
     assert got[1] == ["COMPRESSION "]
-    assert set(got[2]) == {"STATS", "ADVISE", "SETTINGS", "TRIAL"}
+    assert set(got[2]) == {"STATS", "ADVISE", "SETTINGS", "TRIAL", "REWRITE"}
     assert {"SELECT", "JSON", "PARALLEL"} <= set(got[3])
     assert got[4] == ["settings_t "] or got[4] == ["settings_t"]
     assert [c.strip() for c in got[5]] == ["orders"]

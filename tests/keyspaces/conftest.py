@@ -123,8 +123,11 @@ def keyspaces_endpoint(moto_sts: str | None) -> Iterator[KeyspacesEndpoint]:
         # Keyspaces' table of tables, with its key (the query handler keeps each table's status there).
         session.execute("CREATE KEYSPACE IF NOT EXISTS system_schema_mcs WITH replication = "
                         "{'class': 'SimpleStrategy', 'replication_factor': 1}")
+        # custom_properties as Keyspaces has it ({'client_side_timestamps': {'status': 'enabled'}, ...}):
+        # a test sets it where Keyspaces' ALTER TABLE ... WITH custom_properties would.
         session.execute("CREATE TABLE IF NOT EXISTS system_schema_mcs.tables (keyspace_name text, "
-                        "table_name text, status text, PRIMARY KEY (keyspace_name, table_name))")
+                        "table_name text, status text, custom_properties map<text, frozen<map<text, text>>>, "
+                        "PRIMARY KEY (keyspace_name, table_name))")
         session.execute("CREATE KEYSPACE IF NOT EXISTS ks_test WITH replication = "
                         "{'class': 'SimpleStrategy', 'replication_factor': 1}")
         session.execute("CREATE TYPE IF NOT EXISTS ks_test.address (street text, zip int)")

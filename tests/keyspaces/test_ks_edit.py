@@ -1,5 +1,7 @@
 """An edit of a stored payload on the Keyspaces-like endpoint (conftest.py), signed with SigV4 over
-TLS: previewed, written with its lightweight transaction, journaled, undone; no secret printed."""
+TLS: previewed, written, journaled, undone; no secret printed. Without client-side timestamps on the
+table it is written with a lightweight transaction (LOCAL_SERIAL) and the preview says the caveat;
+with them, at the cell's write time + 1 as on Apache Cassandra."""
 
 from __future__ import annotations
 
@@ -39,6 +41,15 @@ def test_an_edit_previews_writes_and_undoes_on_keyspaces(keyspaces_endpoint: Key
     out = ext(edit)
     assert 'data.status: "NEW" -> "CANCELLED"' in out and now() == stored
     assert "Amazon Keyspaces: about 1 write unit for 1 conditional write" in out, out
+    # No client-side timestamps on the table: the condition, and its caveat said last.
+    lines = out.splitlines()
+    assert lines[-2].startswith("Each row is written on the condition that it still holds the bytes "
+                                "read"), out
+    assert "Caveat: a plain UPDATE another client makes between the read and the write can be lost; no " \
+        "write " \
+        "is lost only if every writer conditions (Amazon Keyspaces takes write timestamps only with " \
+        "client-side timestamps on the table: ALTER TABLE ks_edit.orders WITH custom_properties = " \
+        "{'client_side_timestamps': {'status': 'enabled'}})" in lines[-2]
     out = ext(edit + " CONFIRM")
     assert "1 row written" in out, out
     edited = json.loads(bytes(cramjam.snappy.decompress_raw(now())))
@@ -47,3 +58,30 @@ def test_an_edit_previews_writes_and_undoes_on_keyspaces(keyspaces_endpoint: Key
     assert journal.startswith(str(tmp_path))
     out = ext(f"UNDO '{journal}' CONFIRM")
     assert "1 row written back" in out and now() == stored
+
+
+def test_with_client_side_timestamps_an_edit_writes_at_the_write_time_plus_one(
+        keyspaces_endpoint: KeyspacesEndpoint, tmp_path: Path) -> None:
+    ep = keyspaces_endpoint
+    session = ep.plain_session()
+    session.execute("CREATE KEYSPACE IF NOT EXISTS ks_edit WITH replication = "
+                    "{'class': 'SimpleStrategy', 'replication_factor': 1}")
+    session.execute("CREATE TABLE IF NOT EXISTS ks_edit.stamped (id int PRIMARY KEY, data blob)")
+    session.execute("UPDATE system_schema_mcs.tables SET custom_properties = "
+                    "{'client_side_timestamps': {'status': 'enabled'}} WHERE keyspace_name = 'ks_edit' AND "
+                    "table_name = 'stamped'")
+    stored = bytes(cramjam.snappy.compress_raw(DOC))
+    session.execute("INSERT INTO ks_edit.stamped (id, data) VALUES (1, %s) USING TTL 3600", (stored,))
+    before = session.execute("SELECT writetime(data), ttl(data) FROM ks_edit.stamped WHERE id = 1").one()
+
+    def ext(statement: str) -> str:
+        proc = run(ep, tmp_path, [*tls_args(ep, "--region", REGION), "-e", statement], **creds_env(GOOD))
+        assert proc.returncode == 0, proc.stderr
+        return proc.stdout
+
+    out = ext("UPDATE ks_edit.stamped SET data.status = 'DONE' WHERE id = 1 CONFIRM")
+    assert "Each row is written at its cell's write time + 1 microsecond, its TTL kept" in out, out
+    assert "1 row written" in out
+    after = session.execute("SELECT data, writetime(data), ttl(data) FROM ks_edit.stamped WHERE id = 1").one()
+    assert json.loads(bytes(cramjam.snappy.decompress_raw(after[0])))["status"] == "DONE"
+    assert after[1] == before[0] + 1 and after[2] is not None and after[2] <= before[1]

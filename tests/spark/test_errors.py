@@ -23,7 +23,8 @@ def _one_line(proc) -> str:
 
 @pytest.mark.parametrize(("statement", "said"), [
     ("INSERT INTO ks.t (a) VALUES (1)",
-     "Spark mode runs COMPRESSION STATS, SELECT and DESCRIBE PAYLOAD statements; INSERT"),
+     "Spark mode runs COMPRESSION STATS, COMPRESSION REWRITE, SELECT and DESCRIBE PAYLOAD statements; "
+     "INSERT"),
     (f"COMPRESSION STATS SAMPLE {TABLE}", "COMPRESSION STATS SAMPLE is the shell's"),
     (f"COMPRESSION STATS PARALLEL 4 {TABLE}", "COMPRESSION STATS PARALLEL is the shell's"),
     (f"COMPRESSION STATS SELECT keyspace_name FROM {TABLE} LIMIT 3", "'LIMIT' after the table name"),

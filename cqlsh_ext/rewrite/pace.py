@@ -1,0 +1,165 @@
+"""How fast COMPRESSION REWRITE writes: PACE N, at most N write capacity units a second, priced as
+Amazon Keyspaces prices a write (1 unit per started KB of the row: scanning.capacity.wcu), and never
+more writes in flight than the window.
+
+A token bucket: units accrue at the rate, at most a tenth of a second's worth (or one row's) ahead,
+and a row larger than that runs into debt that later rows wait out, so over any span the units sent
+stay within rate x span + the bucket. The rate adapts: a write that was throttled, timed out or
+found the server overloaded (the retries edit.write.CellWriter makes, named by their reason) halves
+the rate and the window (at most once a second: a burst of errors is one signal), and every second
+of writes without one gives back a tenth of the ceiling and one more write in flight, up to PACE and
+the largest window. Without PACE only the window adapts.
+
+Standard library only; thread-safe (the writes complete on other threads).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+#: Writes in flight at most (and at first).
+MAX_IN_FLIGHT = 16
+#: The rate never drops below this share of PACE, nor the window below one write.
+FLOOR_SHARE = 1 / 64
+#: Seconds between two changes of the rate, down or up.
+ADAPT_SECONDS = 1.0
+
+
+@dataclass
+class PaceFigures:
+    """What the pace did: units and rows sent, the span they were sent over (first to last send,
+    seconds), the most units sent in any one second, how often it slowed down, the rate now."""
+
+    units: int = 0
+    rows: int = 0
+    span: float = 0.0
+    busiest_second: int = 0
+    slowed: int = 0
+    rate: float | None = None
+    #: Units sent in each second of the wall clock (epoch seconds): Spark's tasks' add up.
+    per_second: dict[int, int] = field(default_factory=dict)
+
+
+class Pace:
+    def __init__(self, units: float | None, max_in_flight: int = MAX_IN_FLIGHT,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.ceiling = units
+        self.rate = units
+        self.clock = clock
+        self.max_window = max(1, max_in_flight)
+        self.window = self.max_window
+        self.in_flight = 0
+        now = clock()
+        self.tokens = self._bucket(1)
+        self._filled = now
+        self._changed = now
+        self._cond = threading.Condition()
+        self._sent: deque[tuple[float, int]] = deque()
+        self._in_second = 0
+        self.figures = PaceFigures(rate=units)
+        self._first: float | None = None
+
+    def _bucket(self, units: int) -> float:
+        """What the bucket holds at most: a tenth of a second at the rate, or one row."""
+        if self.rate is None:
+            return float("inf")
+        return max(self.rate / 10, float(units), 1.0)
+
+    def _refill(self, now: float) -> None:
+        if self.rate is not None:
+            self.tokens = min(self._bucket(1), self.tokens + (now - self._filled) * self.rate)
+        self._filled = now
+
+    def acquire(self, units: int, stop: Callable[[], bool],
+                waiting: Callable[[], None] | None = None) -> bool:
+        """Wait for a place in the window and `units` tokens; False when `stop()` turns true while
+        waiting (nothing taken). `waiting` is called while it waits (a progress line)."""
+        with self._cond:
+            while True:
+                if stop():
+                    return False
+                now = self.clock()
+                self._refill(now)
+                room = self.in_flight < self.window
+                enough = self.rate is None or self.tokens >= min(float(units), self._bucket(units)) - 1e-9
+                if room and enough:
+                    break
+                wait = 0.1
+                if room and self.rate is not None:
+                    short = min(float(units), self._bucket(units)) - self.tokens
+                    wait = min(0.1, max(0.001, short / self.rate))
+                if waiting is not None:
+                    self._cond.release()
+                    try:
+                        waiting()
+                    finally:
+                        self._cond.acquire()
+                self._cond.wait(wait)
+            if self.rate is not None:
+                self.tokens -= units
+            self.in_flight += 1
+            self._count(now, units)
+            return True
+
+    def _count(self, now: float, units: int) -> None:
+        figures = self.figures
+        figures.units += units
+        figures.rows += 1
+        if self._first is None:
+            self._first = now
+        figures.span = now - self._first
+        self._sent.append((now, units))
+        self._in_second += units
+        while self._sent and self._sent[0][0] <= now - 1.0:
+            self._in_second -= self._sent.popleft()[1]
+        figures.busiest_second = max(figures.busiest_second, self._in_second)
+        second = int(time.time())
+        figures.per_second[second] = figures.per_second.get(second, 0) + units
+
+    def release(self, throttled: bool) -> None:
+        """A write is done: `throttled` when it met throttling, a timeout or an overload on the way."""
+        with self._cond:
+            self.in_flight -= 1
+            now = self.clock()
+            if throttled:
+                self._slow_down(now)
+            else:
+                self._climb(now)
+            self._cond.notify_all()
+
+    def _slow_down(self, now: float) -> None:
+        if now - self._changed < ADAPT_SECONDS and self.figures.slowed:
+            return  # the same burst of errors
+        self._refill(now)
+        if self.rate is not None and self.ceiling is not None:
+            self.rate = max(self.ceiling * FLOOR_SHARE, self.rate / 2)
+            self.tokens = min(self.tokens, self._bucket(1))
+        self.window = max(1, self.window // 2)
+        self.figures.slowed += 1
+        self.figures.rate = self.rate
+        self._changed = now
+
+    def _climb(self, now: float) -> None:
+        if now - self._changed < ADAPT_SECONDS:
+            return
+        self._refill(now)
+        if self.rate is not None and self.ceiling is not None and self.rate < self.ceiling:
+            self.rate = min(self.ceiling, self.rate + self.ceiling / 10)
+        self.window = min(self.max_window, self.window + 1)
+        self.figures.rate = self.rate
+        self._changed = now
+
+    def wait_idle(self, timeout: float | None = None) -> bool:
+        """Wait until no write is in flight; False if `timeout` passed first."""
+        deadline = None if timeout is None else self.clock() + timeout
+        with self._cond:
+            while self.in_flight:
+                left = None if deadline is None else deadline - self.clock()
+                if left is not None and left <= 0:
+                    return False
+                self._cond.wait(0.1 if left is None else min(0.1, left))
+        return True

@@ -1,0 +1,438 @@
+"""COMPRESSION REWRITE on the real server (docs/rewrite.md): every container encode() writes as a
+source and as a target, read back by the producers' own libraries with the payload unchanged; TTL
+and write time kept; writers during the run, plain and conditioned, never lost; a SIGKILL then
+RESUME (every row rewritten once); UNDO restoring every byte; refusals and a hostile value; PACE
+held against the units written; throttling halves the pace; Ctrl-C and the progress line."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import re
+import signal
+import subprocess
+import threading
+import time
+import zlib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import msgpack
+import pexpect
+import pytest
+import zstandard
+from shell_runner import CQLSH_EXT, in_process_shell, isolated_env
+
+from cqlsh_ext.codecs import registry
+from cqlsh_ext.codecs.capabilities import Writer
+from cqlsh_ext.encode.chain import encode
+from cqlsh_ext.scanning.capacity import wcu
+
+CAP = 4 << 20
+DOC = {"status": "NEW", "items": [{"sku": "A1", "qty": 1}, {"sku": "B2", "qty": 2}],
+       "note": "call first " * 20}
+DOC_TEXT = json.dumps(DOC, separators=(",", ":"))
+WRITABLE = [f.label for f in registry.all_containers() if isinstance(f, Writer)]
+#: Chains auto mode tells from noise only with a DECODE setting (no signature).
+SIGNATURELESS = ("snappy", "lz4/block-nosize", "deflate", "brotli")
+
+
+def _read_back() -> dict[str, Any]:
+    """The containers read with their producers' libraries, as tests/encode checks encode()."""
+    path = Path(__file__).parent.parent / "encode" / "test_roundtrip.py"
+    spec = importlib.util.spec_from_file_location("encode_roundtrip_readers_rw", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return dict(module.READ_BACK)
+
+
+READ_BACK = _read_back()
+
+
+@pytest.fixture(scope="module")
+def ks(cassandra) -> str:
+    return cassandra.create_keyspace("faults_rewrite")  # faults_*: the fault handler may slow or fail it
+
+
+@pytest.fixture()
+def session(cassandra, ks) -> Iterator[Any]:
+    s = cassandra.session(ks)
+    yield s
+    s.shutdown()
+
+
+@pytest.fixture()
+def sh(cassandra, ks, tmp_path) -> Iterator[Any]:
+    with in_process_shell(cassandra, ks) as shell:
+        shell.settings.display.journal_dir = str(tmp_path / "journal")
+        yield shell
+
+
+def table(session: Any, name: str, rows: dict[int, bytes | None], ttl: int | None = None) -> None:
+    session.execute(f"CREATE TABLE IF NOT EXISTS {name} (id int PRIMARY KEY, data blob, other text)")
+    using = f" USING TTL {ttl}" if ttl else ""
+    for key, value in rows.items():
+        session.execute(f"INSERT INTO {name} (id, data, other) VALUES (%s, %s, 'kept'){using}", (key, value))
+
+
+def values(session: Any, name: str) -> dict[int, bytes]:
+    return {row.id: row.data for row in session.execute(f"SELECT id, data FROM {name}")}
+
+
+def said(capsys: Any) -> tuple[str, str]:
+    captured = capsys.readouterr()
+    return captured.out, captured.err
+
+
+def journal_of(out: str) -> str:
+    return next(line.split(": ", 1)[1].split(" (")[0] for line in out.splitlines()
+                if line.startswith("Journal: "))
+
+
+def ext(cassandra: Any, ks: str, home: Path, statement: str, **env: str) -> Any:
+    runner_env = {**isolated_env(home), **env}
+    return subprocess.run([CQLSH_EXT, *cassandra.cqlsh_args, "-k", ks, "-e", statement], capture_output=True,
+                          text=True, env=runner_env, timeout=600)
+
+
+# ------------------------------------------------------------------ sources and targets
+
+
+def test_every_container_encode_writes_is_a_source(sh, session, capsys, ks) -> None:
+    rows: dict[int, bytes | None] = {i: encode(label, DOC_TEXT, CAP).value
+                                     for i, label in enumerate(WRITABLE)}
+    plain = len(WRITABLE)
+    rows[plain] = DOC_TEXT.encode()  # stored uncompressed: compressed by the rewrite
+    rows[plain + 1] = encode("gzip>msgpack", DOC_TEXT, CAP).value  # a binary payload, kept as it is
+    table(session, "src", rows)
+    sh.onecmd(f"COMPRESSION REWRITE {ks}.src.data AS 'zstd:7' CONFIRM;")
+    out, err = said(capsys)
+    after = values(session, "src")
+    rewritten, refused = [], []
+    for i, label in enumerate(WRITABLE):
+        if label == "zstd":
+            assert after[i] == rows[i]  # already zstd (the level is no frame's)
+        elif after[i] == rows[i]:
+            refused.append(label)
+        else:
+            assert READ_BACK["zstd"](after[i]) == DOC_TEXT.encode(), label  # the payload byte for byte
+            rewritten.append(label)
+    # Auto mode reads every chain with a signature; one without is tried, and when it is not told
+    # from noise it is no known format: never written.
+    assert set(refused) <= set(SIGNATURELESS), refused
+    assert len(rewritten) >= len(WRITABLE) - 1 - len(SIGNATURELESS)
+    assert READ_BACK["zstd"](after[plain]) == DOC_TEXT.encode()
+    assert msgpack.unpackb(READ_BACK["zstd"](after[plain + 1])) == DOC
+    assert f"{len(rewritten) + 2:,} rows rewritten" in out, (out, err)
+    assert f"1 already zstd, {len(refused)} refused" in out, out
+    if refused:
+        assert f"{len(refused)} row{'s' if len(refused) > 1 else ''}: no known format" in out
+
+
+def test_every_container_encode_writes_is_a_target(sh, session, capsys, ks) -> None:
+    payload = encode("text", DOC_TEXT, CAP).value
+    table(session, "tgt", {i: encode("zstd", DOC_TEXT, CAP).value for i in range(len(WRITABLE) + 1)})
+    for i, label in enumerate(WRITABLE):
+        sh.onecmd(f"COMPRESSION REWRITE {ks}.tgt.data AS '{label}' WHERE id = {i} CONFIRM;")
+    sh.onecmd(f"COMPRESSION REWRITE {ks}.tgt.data AS 'none' WHERE id = {len(WRITABLE)} CONFIRM;")
+    out, err = said(capsys)
+    after = values(session, "tgt")
+    for i, label in enumerate(WRITABLE):
+        assert READ_BACK[label](after[i]) == payload, label
+    assert after[len(WRITABLE)] == payload  # 'none': the payload stored as it is
+    # The zstd row was zstd already; every other target, and 'none', rewrote its row.
+    assert out.count("1 row rewritten") == len(WRITABLE), (out, err)
+    assert "0 rows rewritten" in out and "1 already zstd" in out
+    sh.onecmd(f"COMPRESSION REWRITE {ks}.tgt.data AS 'zstd' WHERE id = 0;")
+    preview, _ = said(capsys)
+    assert "after the rewrite" not in preview
+    sh.onecmd(f"COMPRESSION REWRITE {ks}.tgt.data AS 'brotli' WHERE id = {WRITABLE.index('zstd')};")
+    preview, _ = said(capsys)
+    assert f"auto mode reads 1 new value as no known format: its display then needs DECODE {ks}.tgt.data " \
+        "'brotli' (the chain has no signature)" in preview, preview
+
+
+def test_a_map_of_blobs_value_and_a_udt_field_are_rewritten(sh, session, capsys, ks) -> None:
+    session.execute("CREATE TYPE IF NOT EXISTS att (title text, content blob)")
+    session.execute("CREATE TABLE IF NOT EXISTS nest (id int PRIMARY KEY, m map<text, blob>, u att)")
+    gz = encode("gzip", DOC_TEXT, CAP).value
+    session.execute("INSERT INTO nest (id, m, u) VALUES (1, {'a': %s, 'b': %s}, {title: 't', content: %s})",
+                    (gz, gz, gz))
+    sh.onecmd(f"COMPRESSION REWRITE {ks}.nest.m['a'] AS 'xz' CONFIRM;")
+    sh.onecmd(f"COMPRESSION REWRITE {ks}.nest.u.content AS 'bzip2' CONFIRM;")
+    out, err = said(capsys)
+    assert out.count("1 row rewritten") == 2, (out, err)
+    row = session.execute("SELECT m, u FROM nest WHERE id = 1").one()
+    assert READ_BACK["xz"](row.m["a"]) == DOC_TEXT.encode() and row.m["b"] == gz
+    assert READ_BACK["bzip2"](row.u.content) == DOC_TEXT.encode() and row.u.title == "t"
+
+
+# ------------------------------------------------------------------ what is kept
+
+
+def test_ttl_and_write_time_are_kept_as_designed(sh, session, capsys, ks) -> None:
+    table(session, "ttl", {1: encode("gzip", DOC_TEXT, CAP).value}, ttl=86400)
+    table(session, "ttl", {2: encode("gzip", DOC_TEXT, CAP).value})
+    before = {r.id: r for r in session.execute("SELECT id, writetime(data) AS w, ttl(data) AS t, "
+                                                "writetime(other) AS wo FROM ttl")}
+    sh.onecmd(f"COMPRESSION REWRITE {ks}.ttl.data AS 'zstd' CONFIRM;")
+    out, err = said(capsys)
+    assert "2 rows rewritten" in out, (out, err)
+    after = {r.id: r for r in session.execute("SELECT id, writetime(data) AS w, ttl(data) AS t, "
+                                               "writetime(other) AS wo FROM ttl")}
+    assert after[1].t is not None and 86000 < after[1].t <= before[1].t  # expiring data still expires
+    assert after[2].t is None
+    assert all(after[k].w == before[k].w + 1 for k in (1, 2))  # at the read cell's write time + 1
+    assert all(after[k].wo == before[k].wo for k in (1, 2))  # the row's other cells untouched
+
+
+# ------------------------------------------------------------------ refusals and a hostile value
+
+
+def test_refusals_say_why_and_write_nothing_of_that_row(sh, session, capsys, ks) -> None:
+    bomb = zstandard.ZstdCompressor(level=19).compress(b"[" * (64 << 20))  # 64 MiB out of a few KB
+    skippable = b"\x50\x2a\x4d\x18" + (3).to_bytes(4, "little") + b"abc"
+    rows: dict[int, bytes | None] = {
+        1: encode("gzip", DOC_TEXT, CAP).value[:-12],  # truncated
+        2: os.urandom(300),  # no known format
+        3: encode("lz4/frame", DOC_TEXT, CAP).value,  # already the target
+        4: bomb,
+        5: zlib.compress(DOC_TEXT.encode()) + b"TRAILER",  # bytes besides the stream: would be dropped
+        6: encode("zstd", DOC_TEXT, CAP).value + skippable,
+        7: None,
+        8: encode("snappy/framed", DOC_TEXT, CAP).value,  # the one row written
+    }
+    table(session, "refused", rows)
+    sh.onecmd(f"COMPRESSION REWRITE {ks}.refused.data AS 'lz4/frame';")
+    out, err = said(capsys)
+    assert "would rewrite 1 row, 1 already lz4/frame, 6 refused" in out, (out, err)
+    assert "it does not decode (gzip: truncated stream)" in out
+    assert "no known format" in out
+    assert "cut at the output cap" in out  # the bomb: the per-value budget stops it
+    assert "it holds 7 bytes after its zlib data: a rewrite would drop them" in out
+    assert "it holds 11 bytes after its zstd data: a rewrite would drop them" in out
+    assert "null: nothing to rewrite" in out
+    sh.onecmd(f"COMPRESSION REWRITE {ks}.refused.data AS 'lz4/frame' CONFIRM;")
+    out, err = said(capsys)
+    assert "1 row rewritten" in out, (out, err)
+    after = values(session, "refused")
+    assert all(after[k] == rows[k] for k in rows if k != 8)
+    assert READ_BACK["lz4/frame"](after[8]) == DOC_TEXT.encode()
+
+
+@pytest.mark.parametrize("statement, reason", [
+    ("COMPRESSION REWRITE {ks}.refused.other AS 'zstd'", "other is text: a rewrite writes compressed bytes"),
+    ("COMPRESSION REWRITE {ks}.refused.data AS 'zstd>msgpack'", "a rewrite names compression layers only"),
+    ("COMPRESSION REWRITE {ks}.refused.data AS 'zstd:99'", "AS 'zstd:99': "),
+    ("COMPRESSION REWRITE {ks}.refused.data AS 'zstd:dict=4242'", "dictionary 4242 is not loaded"),
+    ("COMPRESSION REWRITE {ks}.refused.data AS 'nonsense'", "AS 'nonsense': "),
+    ("COMPRESSION REWRITE {ks}.refused.data AS 'zstd' WHERE data.status = 'NEW'", "add ALLOW FILTERING"),
+    ("COMPRESSION REWRITE {ks}.nope.data AS 'zstd'", "unknown table"),
+    ("COMPRESSION REWRITE {ks}.refused.data AS 'zstd' PACE 0", "PACE takes write capacity units a second"),
+])
+def test_statements_refused_before_reading(sh, session, capsys, ks, statement, reason) -> None:
+    table(session, "refused", {})
+    sh.onecmd(statement.format(ks=ks) + ";")
+    _, err = said(capsys)
+    assert reason in err and "nothing was written" in err, err
+
+
+# ------------------------------------------------------------------ writers during the run
+
+
+def test_writers_during_the_run_plain_and_conditioned_are_never_lost(cassandra, ks, session,
+                                                                      tmp_path) -> None:
+    """Another client writes plainly and with conditions while the rewrite runs (paced, so that it
+    is under way): every write it had acknowledged is there at the end, its payload as it wrote it
+    (in the target chain when the rewrite read it first, else as written: the rewrite left it)."""
+    rows = 200
+    original = {i: encode("gzip", json.dumps({**DOC, "m": 0}), CAP).value for i in range(rows)}
+    table(session, "busy", original)
+    child = subprocess.Popen([CQLSH_EXT, *cassandra.cqlsh_args, "-k", ks, "-e",
+                              f"COMPRESSION REWRITE {ks}.busy.data AS 'zstd' PACE 150 CONFIRM"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             env=isolated_env(tmp_path))
+    assert child.stdout is not None
+    journal = Path(journal_of(child.stdout.readline()))
+    acked: dict[int, int] = {}
+    stop = threading.Event()
+
+    def writer() -> None:
+        k = 0
+        while not stop.is_set():
+            for i in range(rows - 1, -1, -1):
+                if stop.is_set():
+                    return
+                k += 1
+                value = encode("snappy/framed", json.dumps({**DOC, "m": k}), CAP).value
+                if k % 2:
+                    session.execute("UPDATE busy SET data = %s WHERE id = %s", (value, i))
+                    acked[i] = k
+                else:
+                    now = session.execute("SELECT data FROM busy WHERE id = %s", (i,)).one().data
+                    done = session.execute("UPDATE busy SET data = %s WHERE id = %s IF data = %s",
+                                           (value, i, now))
+                    if done.one()[0]:
+                        acked[i] = k
+
+    while journal.stat().st_size < 20_000:  # the rewrite is writing rows
+        time.sleep(0.05)
+    thread = threading.Thread(target=writer)
+    thread.start()
+    out, err = child.communicate(timeout=600)
+    stop.set()
+    thread.join()
+    assert child.returncode == 0, err
+    assert "changed since they were read: left alone" in out, out  # the race happened
+    from cqlsh_ext.payload.engine import ValueEngine
+
+    engine = ValueEngine(cap=CAP)
+    after = values(session, "busy")
+    lost = [i for i, k in acked.items() if json.loads(engine.view(after[i]).data)["m"] != k]
+    assert lost == [], f"{len(lost)} acknowledged writes lost"
+
+
+# ------------------------------------------------------------------ SIGKILL, RESUME, UNDO
+
+
+def test_a_kill_then_resume_rewrites_every_row_once_and_undo_restores_every_byte(cassandra, ks, session,
+                                                                                   tmp_path) -> None:
+    rows = 300
+    original = {i: encode("snappy/framed", json.dumps({**DOC, "n": i}), CAP).value for i in range(rows)}
+    table(session, "killed", original)
+    statement = f"COMPRESSION REWRITE {ks}.killed.data AS 'zstd' PACE 200 CONFIRM"
+    child = subprocess.Popen([CQLSH_EXT, *cassandra.cqlsh_args, "-k", ks, "-e", statement],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             env=isolated_env(tmp_path))
+    assert child.stdout is not None
+    journal = Path(journal_of(child.stdout.readline()))
+    while journal.read_text().count('"applied": true') < 60:  # part-way: some rows written
+        time.sleep(0.05)
+    child.send_signal(signal.SIGKILL)
+    child.wait()
+    written_before = journal.read_text().count('"applied": true')
+    assert 0 < written_before < rows
+    preview = ext(cassandra, ks, tmp_path, f"COMPRESSION REWRITE RESUME '{journal}'")
+    assert "token ranges finished" in preview.stdout and "Nothing written: add CONFIRM" in preview.stdout, \
+        preview.stdout + preview.stderr
+    resumed = ext(cassandra, ks, tmp_path, f"COMPRESSION REWRITE RESUME '{journal}' CONFIRM")
+    assert resumed.returncode == 0, resumed.stderr
+    assert f"Journal: {journal} (appended to)" in resumed.stdout
+    entries = [json.loads(line) for line in journal.read_text().splitlines()[1:]]
+    applied = {e["row"] for e in entries if e.get("applied")}
+    outcome = {e["row"] for e in entries if "applied" in e}
+    journaled = [e for e in entries if "key" in e]
+    written = [e["key"]["id"] for e in journaled if e["row"] in applied]
+    assert len(written) == len(set(written))  # no row written twice
+    # The kill left at most the writes in flight without their outcome: each such row was either
+    # written (RESUME then found it in the target chain) or not (RESUME wrote it).
+    unknown = {e["key"]["id"] for e in journaled if e["row"] not in outcome}
+    every = set(written) | unknown
+    assert every == {e["key"]["id"] for e in journaled} and len(every) == rows
+    assert len(unknown) <= 16  # the writes in flight at most
+    assert {e["range"] for e in entries if "range" in e} == set(range(16))
+    after = values(session, "killed")
+    assert all(json.loads(READ_BACK["zstd"](after[i])) == {**DOC, "n": i} for i in range(rows))
+    undo = ext(cassandra, ks, tmp_path, f"UNDO '{journal}' CONFIRM")
+    assert f"{rows} rows written back." in undo.stdout, undo.stdout + undo.stderr
+    assert "left alone" not in undo.stdout  # a row journaled twice (the kill's, RESUME's) is undone once
+    assert values(session, "killed") == original  # every byte
+
+
+# ------------------------------------------------------------------ the pace
+
+
+def test_pace_holds_the_units_written(cassandra, ks, session, tmp_path) -> None:
+    pace, rows = 40, 120
+    original = {i: encode("gzip", DOC_TEXT + " " * (i % 7) * 300, CAP).value for i in range(rows)}
+    table(session, "paced", original)
+    done = ext(cassandra, ks, tmp_path, f"COMPRESSION REWRITE {ks}.paced.data AS 'zstd' PACE {pace} CONFIRM")
+    assert done.returncode == 0, done.stderr
+    journal = Path(journal_of(done.stdout))
+    entries = [json.loads(line) for line in journal.read_text().splitlines()[1:]]
+    sent = [(e["sent"], wcu(4 + len(bytes.fromhex(e["new"])))) for e in entries if "key" in e]
+    units = sum(u for _, u in sent)
+    assert len(sent) == rows
+    found = re.search(r"([\d,]+) write units in ([\d.,]+) s", done.stdout)
+    assert found is not None and int(found.group(1).replace(",", "")) == units, done.stdout
+    # Over any second, at most the pace, the bucket's tenth of a second and one row beyond it.
+    largest = max(u for _, u in sent)
+    for start, _ in sent:
+        window = sum(u for t, u in sent if start <= t < start + 1.0)
+        assert window <= pace + pace / 10 + largest, (start, window)
+    # Over the whole run, the pace again (the span is what was measured: a slower machine only lowers it).
+    first, last = sent[0][0], sent[-1][0]
+    assert units - sent[-1][1] <= pace * (last - first) + pace / 10 + largest
+
+
+def test_throttling_halves_the_pace_and_every_row_is_written(cassandra, ks, session, tmp_path) -> None:
+    rows = 60
+    table(session, "throttled", {i: encode("gzip", DOC_TEXT, CAP).value for i in range(rows)})
+    cassandra.faults.set("throttled", 4, after=40, table="throttled")  # writes and reads of the table
+    try:
+        done = ext(cassandra, ks, tmp_path,
+                   f"COMPRESSION REWRITE {ks}.throttled.data AS 'zstd' PACE 60 CONFIRM")
+    finally:
+        cassandra.faults.clear()
+    assert done.returncode == 0, done.stderr
+    assert f"{rows} rows rewritten" in done.stdout, done.stdout
+    assert re.search(r"slowed down \d+ times? \(throttling, timeouts, overload\)", done.stdout), done.stdout
+    assert all(READ_BACK["zstd"](v) == DOC_TEXT.encode() for v in values(session, "throttled").values())
+
+
+# ------------------------------------------------------------------ Ctrl-C and the progress line
+
+
+def test_progress_then_ctrl_c_stops_after_the_writes_in_flight_and_resume_finishes(cassandra, ks, session,
+                                                                                    tmp_path) -> None:
+    rows = 200
+    original = {i: encode("xz", DOC_TEXT, CAP).value for i in range(rows)}
+    table(session, "stopped", original)
+    child = pexpect.spawn(CQLSH_EXT, [*cassandra.cqlsh_args, "-k", ks, "-e",
+                                      f"COMPRESSION REWRITE {ks}.stopped.data AS 'zstd' PACE 100 CONFIRM"],
+                          env=isolated_env(tmp_path), encoding="utf-8", timeout=300, dimensions=(40, 200))
+    child.expect(r"Journal: (\S+)")
+    journal = child.match.group(1).strip()
+    # The progress line: rows read and their rate, rows written, units a second against the PACE,
+    # bytes saved, the time left.
+    child.expect(r"REWRITE data: [\d,]+ written, ~\d+ s left, [\d,]+ units/s \(PACE 100\), [\d,]+ "
+                 r"rows/s, [\d.]+ (?:B|KiB|MiB) saved, \d+ s")
+    child.kill(signal.SIGINT)
+    child.expect(pexpect.EOF)
+    out = " ".join(re.sub(r"\x1b\[[0-9;]*[A-Za-z]", "", child.before).split())
+    child.close()
+    assert child.exitstatus == 0, out
+    assert "Ctrl-C: stopping: the writes in flight finish" in out
+    finished = r"\d+ of 16 token ranges finished; stopped by Ctrl-C after the writes in flight"
+    assert re.search(finished, out), out
+    assert f"Resume: COMPRESSION REWRITE RESUME '{journal}' CONFIRM" in out
+    resumed = ext(cassandra, ks, tmp_path, f"COMPRESSION REWRITE RESUME '{journal}' CONFIRM")
+    assert resumed.returncode == 0 and "Resume:" not in resumed.stdout, resumed.stdout + resumed.stderr
+    assert all(READ_BACK["zstd"](v) == DOC_TEXT.encode() for v in values(session, "stopped").values())
+
+
+# ------------------------------------------------------------------ the preview
+
+
+def test_the_preview_samples_a_big_table_and_all_reads_every_row(cassandra, ks, session, tmp_path) -> None:
+    rows = 600
+    original = {i: encode("gzip", DOC_TEXT, CAP).value for i in range(rows)}
+    table(session, "sampled", original)
+    statement = f"COMPRESSION REWRITE {ks}.sampled.data AS 'zstd'"
+    sample = ext(cassandra, ks, tmp_path, statement, CQLSH_EXT_REWRITE_SAMPLE_FROM_BYTES="0")
+    assert "a sample: " in sample.stdout and "random token-range slice" in sample.stdout, sample.stdout
+    assert "figures below are for the whole table" in sample.stdout
+    every = ext(cassandra, ks, tmp_path, statement + " ALL", CQLSH_EXT_REWRITE_SAMPLE_FROM_BYTES="0")
+    lines = every.stdout.splitlines()
+    assert f"  read {rows} rows (every row)" in lines, every.stdout
+    assert f"  would rewrite {rows} rows, 0 already zstd, 0 refused" in lines
+    assert lines[-2].startswith("Each row is written at its cell's write time + 1 microsecond")
+    assert lines[-1] == f"Nothing written: add CONFIRM at the end of the statement to rewrite {rows} rows."
+    units = sum(wcu(4 + len(encode("zstd", DOC_TEXT, CAP).value)) for _ in range(rows))
+    paced = ext(cassandra, ks, tmp_path, statement + " ALL PACE 100")
+    assert f"the rewrite costs {units:,} once" in paced.stdout, paced.stdout
+    assert f"at PACE 100: {units / 100:,.0f} s ({units:,} write units at 100 a second)" in paced.stdout
+    assert values(session, "sampled") == original  # a preview writes nothing
