@@ -14,8 +14,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable, Iterator, Sequence
-from types import SimpleNamespace
-from typing import Any, cast
+from typing import Any
 
 from cqlsh_ext.describe.description import Description
 from cqlsh_ext.describe.parse import LABEL, DescribeError, DescribeStatement
@@ -42,13 +41,16 @@ def run(spark: Any, session: Any, stmt: DescribeStatement, settings: Any) -> Any
 
     from cqlsh_ext.describe import run as shell_run
     from cqlsh_ext.describe.report import Reading, Report
+    from cqlsh_ext.reading.context import ReadContext
     from cqlsh_ext.spark.stats_job import read_table, result_columns
 
-    # What the shell's DESCRIBE reads of the shell: its metadata, settings and keyspace.
-    shell = cast(Any, SimpleNamespace(conn=session.cluster, settings=settings,
-                                      current_keyspace=session.keyspace))
+    # The shell's DESCRIBE resolves its column in a reading's context: here the Spark driver's
+    # session (its schema, keyspace and settings; nothing is asked, nothing read through it).
+    ctx = ReadContext(session=session, cluster=session.cluster, host="", keyspace=session.keyspace,
+                      consistency=session.default_consistency_level,
+                      serial_consistency=session.default_serial_consistency_level, settings=settings)
     try:
-        target = shell_run.resolve(shell, stmt)
+        target = shell_run.resolve(ctx, stmt)
     except DescribeError as err:
         raise SparkError(f"{LABEL}: {err}") from None
     plan = target.plan

@@ -44,6 +44,10 @@ class DriverSide:
     consistency_level: Any
     serial_consistency_level: Any
     tty: bool = False
+    # What reading.context.shell_context reads besides: the driver's scans page by the scanner's
+    # own size, not cqlsh's paging.
+    page_size: int = 100
+    use_paging: bool = False
 
     def printerr(self, text: str) -> None:
         print(text, file=sys.stderr)
