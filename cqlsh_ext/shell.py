@@ -35,6 +35,7 @@ from cqlsh_ext.output import OutputClosed
 from cqlsh_ext.output import command as output_command
 from cqlsh_ext.output.pipeline import ResultPipeline
 from cqlsh_ext.payload_select import command as payload_select
+from cqlsh_ext.repl import passwords
 from cqlsh_ext.repl import shellhooks as repl
 from cqlsh_ext.settings import Settings
 from cqlsh_ext.upstream import seams
@@ -111,6 +112,14 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
             gc_pause.resume()
 
     def handle_statement(self, tokens: Any, srcstr: str) -> Any:
+        try:
+            return self._handle_statement(tokens, srcstr)
+        finally:
+            # cqlsh adds a multi-line statement to readline's history as one line: never one
+            # that carries a password (cqlsh_ext.repl.passwords).
+            passwords.forget(cqlshmain.readline, srcstr)
+
+    def _handle_statement(self, tokens: Any, srcstr: str) -> Any:
         # The statement intercepts declared for its first word (cqlsh_ext.commands), in order: one
         # that takes the statement ends it here; a rewrite goes on, rewritten, to the next and to
         # cqlsh; any other statement goes to cqlsh as written. Each is handed a Lexed: the
@@ -142,6 +151,23 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
         problem = f" (problem at {parsed.remainder[0][1]!r})" if parsed and parsed.remainder else ""
         words = [str(tok[1]).upper() for tok in tokens if tok[0] != "endtoken"]
         self.printerr(f"Improper {cmdword.upper()} command{problem}.\n{declared.usage(words)}")
+
+    # ------------------------------------------------ cqlsh's readline history: no password in it
+
+    def get_input_line(self, prompt: str = "") -> str:
+        line = super().get_input_line(prompt)
+        # readline has just added the line typed: forgotten, with the statement's earlier lines,
+        # once the statement carries a password.
+        passwords.forget(cqlshmain.readline, self.statement.getvalue() + line)
+        return str(line)
+
+    def init_history(self) -> None:
+        super().init_history()
+        passwords.drop_all(cqlshmain.readline)  # entries an older cqlsh-ext or cqlsh wrote
+
+    def save_history(self, history_disabled: bool = False) -> None:
+        passwords.drop_all(cqlshmain.readline)
+        super().save_history(history_disabled)
 
     def cmdloop(self, intro: Any = None) -> None:
         # prompt_toolkit for a person at a terminal; cqlsh's own loop (untouched) for -e, -f,

@@ -50,8 +50,8 @@ SEAMS: tuple[tuple[str, str, str], ...] = (
               "Shell.display_float_precision: float_text", "payload_select.result, spark.cli"),
     ("cqlsh", "pylexotron Matcher classes, ruleset.ruleset, scanner, cql_split_statements, is_hint",
      "repl.highlight, repl.statement_end, repl.completer"),
-    ("cqlsh", "cqlshmain globals readline (set to None), HISTORY, CQL_ERRORS, parser, CONFIG_FILE, "
-              "cqlruleset", "repl, cli"),
+    ("cqlsh", "cqlshmain globals readline (set to None; its history kept free of passwords), HISTORY, "
+              "CQL_ERRORS, parser, CONFIG_FILE, cqlruleset", "repl, cli, shell"),
     ("cqlsh", "main() reports VersionNotSupported out of Shell() itself (our one-line connection "
               "errors let it through)", "shell"),
     ("cqlsh", "cqlruleset.cql_extract_orig gives a statement's text from its tokens: statement_text; "
@@ -95,6 +95,9 @@ OVERRIDDEN: dict[str, list[str]] = {
     "do_help": ["self", "parsed"],
     "do_describe": ["self", "parsed"],
     "do_copy": ["self", "parsed"],
+    "get_input_line": ["self", "prompt"],
+    "init_history": ["self"],
+    "save_history": ["self", "history_disabled"],
 }
 
 #: Upstream functions copied or re-implemented: SHA-256 of their source in the pinned version.

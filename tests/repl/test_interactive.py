@@ -327,6 +327,36 @@ def test_classic_flag_keeps_cqlsh_readline_loop(term, home):
     assert "\x1b[?2004h" not in t.raw
 
 
+def test_classic_loop_history_never_holds_passwords(term, cassandra, home):
+    # cqlsh's readline loop adds every line typed (and a multi-line statement again as one line),
+    # reads cqlsh_history at start and writes it back whole at exit: no entry of it carries a
+    # password, typed now or left in the file by an older version.
+    role = f"classic_{os.getpid()}"
+    secret = "Sekr3t-" + role
+    history = home / ".cassandra" / "cqlsh_history"
+    history.write_text(f"SELECT now() FROM system.local;\nLOGIN old_user 'old-{secret}'\n")
+    t = term("--classic")
+    t.expect(r"cqlsh> ")
+    t.run("SELECT release_version FROM system.local;")
+    t.run(f"LOGIN {cassandra.username} '{cassandra.password}'", until=r"cqlsh> ")
+    # The password on a line of its own, which says nothing of a password.
+    t.type(f"CREATE ROLE IF NOT EXISTS {role} WITH\rPASSWORD =\r'{secret}' AND LOGIN = true;\r")
+    t.expect(r"cqlsh> ")
+    t.run("HISTORY", until=r"cqlsh> ")
+    listed = t.text[t.text.rindex("HISTORY"):]
+    assert "SELECT release_version FROM system.local;" in listed and "SELECT now()" in listed
+    assert secret not in listed and "LOGIN" not in listed and "PASSWORD" not in listed, listed
+    t.type("\x1b[A\x1b[A")  # Up, Up: past HISTORY, the SELECT; never the CREATE ROLE's lines
+    t.expect(r"SELECT release_version FROM system.local;")
+    t.ctrl("c")
+    t.type("EXIT\r")
+    t.child.expect(__import__("pexpect").EOF, timeout=TIMEOUT)
+    saved = history.read_text()
+    assert "SELECT release_version FROM system.local;" in saved and "SELECT now()" in saved
+    for word in (secret, cassandra.password, "LOGIN", "PASSWORD"):
+        assert word not in saved, (word, saved)
+
+
 def test_classic_loop_completes_with_readline_as_cqlsh_does(term, repl_ks):
     # What tools driving cqlsh in a terminal rely on (cqlsh's own completion tests among them):
     # readline's Tab inserts cqlsh's completions; our commands are in cqlsh's grammar.
