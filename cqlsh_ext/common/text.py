@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import IO, Protocol, runtime_checkable
 
 __all__ = ["HELP_WIDTH", "Bar", "Block", "Cell", "Line", "Table", "draws_blocks", "fill", "fit", "message",
-           "plural", "say", "screen_width", "wrap"]
+           "nearest", "plural", "say", "screen_width", "wrap"]
 
 #: The first gap of two spaces or more of a line ("  key  text"): its text continues under the
 #: text after it.
@@ -432,3 +432,20 @@ def fill(text: str, width: int = HELP_WIDTH, indent: int = 10) -> str:
 def plural(n: int, word: str) -> str:
     """'1 value', '2,048 values': a count and its noun (a regular plural)."""
     return f"{n:,} {word}" if n == 1 else f"{n:,} {word}s"
+
+
+#: How alike (difflib's ratio, case aside) a declared name must be to a word typed to be named as
+#: what was meant: 'zstdd' finds zstd (0.89), 'COMPRESION' COMPRESSION (0.95), 'lz' lz4 (0.8).
+NEAR = 0.75
+
+
+def nearest(word: str, names: Iterable[str]) -> str | None:
+    """The declared name nearest to `word`, a typo of it (a command, a codec), as declared; None
+    when none is near (NEAR) or `word` is one of them."""
+    import difflib
+
+    spelled = {name.lower(): name for name in names}
+    if word.lower() in spelled:
+        return None
+    found = difflib.get_close_matches(word.lower(), list(spelled), n=1, cutoff=NEAR)
+    return spelled[found[0]] if found else None

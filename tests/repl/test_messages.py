@@ -11,6 +11,7 @@ import pytest
 from orders import rows, write_table
 from shell_runner import CQLSH_EXT, run
 
+from .terminal import Term
 from .test_payload_queries import SIZES
 
 COUNT = 300
@@ -74,3 +75,27 @@ def test_long_messages_wrap_at_words(term, cassandra, messages_ks, home, cols, l
         assert all(len(row) <= cols for row in shown)
         assert _read_back(shown) == " ".join(line.split()), shown  # at words: every word whole
     t.exit()
+
+
+def _assert_wrapped(screen: list[str], start: str, line: str, cols: int) -> list[str]:
+    """The message `line` (a script's one line) on the screen: wrapped at words, no row wider."""
+    shown = _on_screen(screen, start)
+    assert all(len(row) <= cols for row in shown), shown
+    assert _read_back(shown) == " ".join(line.split()), shown  # every word whole
+    return shown
+
+
+@pytest.mark.parametrize(("cols", "lines"), SIZES)
+def test_a_codec_mistyped_with_d_names_the_nearest_in_words_that_fit(home, cols, lines):
+    piped = run(CQLSH_EXT, ["-d", "zstdd"], home)
+    assert piped.returncode == 2
+    [line] = piped.stderr.splitlines()  # a pipe: the one line a script reads
+    assert line.startswith("cqlsh-ext: error: --decompress: unknown decompression mode 'zstdd' "
+                           "(did you mean zstd?); valid: auto, none, "), line
+    t = Term(["-d", "zstdd"], home, rows=lines, cols=cols)
+    try:
+        assert t.finish() == 2
+        shown = _assert_wrapped(t.display(), "cqlsh-ext: error:", line, cols)
+        assert len(shown) > 1  # 144 characters: wrapped at 80 and at 140
+    finally:
+        t.close()
