@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from cqlsh_ext import commands
 from cqlsh_ext.commands import decode, decompress
 from cqlsh_ext.common import gc_pause
-from cqlsh_ext.common.text import message, say, screen_width
+from cqlsh_ext.common.text import message, nearest, say, screen_width
 from cqlsh_ext.cql.lexer import Lexed
 from cqlsh_ext.describe import command as describe_payload
 from cqlsh_ext.edit import command as edit_command
@@ -69,6 +69,22 @@ def _major(release: str) -> int:
     return int(head) if head.isdigit() else 99
 
 
+_FIRST_WORDS: list[frozenset[str]] = []
+
+
+def _nearest_first_word(word: str) -> str | None:
+    """The first word of a statement or command (cqlsh's, CQL's, ours: seams.first_words) that
+    `word`, none of them, is a typo of ('COMPRESION': COMPRESSION), or None. A word that is near
+    none goes to the server as typed (a newer server's statement cqlsh's grammar does not know)."""
+    if not word[:1].isalpha():
+        return None
+    if not _FIRST_WORDS:
+        _FIRST_WORDS.append(seams.first_words())
+    if word.upper() in _FIRST_WORDS[0]:
+        return None
+    return nearest(word.upper(), _FIRST_WORDS[0])
+
+
 def _pager_found(setting: str | None) -> bool:
     from cqlsh_ext.repl.pager import pager_found  # the interactive shell's pager, on first use
 
@@ -100,6 +116,9 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
         with wiring.connecting(self.settings, args, kwargs, keep=(cqlshmain.VersionNotSupported,)):
             super().__init__(*args, **kwargs)
         wiring.configure(self.settings, self)
+        if kwargs.get("single_statement"):
+            # -e: cqlsh prefixes every error with '<stdin>:1:', a place in a file there is none of.
+            self.show_line_nums = False
         if self.settings.display.dictionary_table:  # before any read: forked workers inherit the store
             from cqlsh_ext.scanning import dictionary_table
 
@@ -125,6 +144,11 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
         # cqlsh; any other statement goes to cqlsh as written. Each is handed a Lexed: the
         # statement's text, lexed once when first read (cqlsh_ext.cql.lexer).
         first = str(tokens[0][1]).lower() if tokens else ""
+        meant = _nearest_first_word(first)
+        if meant is not None:  # a typo no server takes: the word meant, not a SyntaxException
+            self.printerr(f"{tokens[0][1]} is not a command or statement: did you mean {meant}? "
+                          "(HELP lists the commands)")
+            return True
         rewritten: commands.Rewrite | None = None
         statement: Lexed | None = None
         try:

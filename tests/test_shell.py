@@ -191,6 +191,40 @@ def test_unknown_codec_is_a_one_line_error(cassandra, tmp_path):
     assert "lzo" in result.stderr and "snappy" in result.stderr and "auto" in result.stderr
 
 
+def test_a_mistyped_command_names_the_nearest_and_sends_nothing(cassandra, ks, tmp_path):
+    # cqlsh's words, CQL's and ours: the one meant is named, and the typo never reaches the
+    # server (which would answer 'no viable alternative at input'); a word near none is sent.
+    statements = {"COMPRESION STATS formats;": "COMPRESSION", "INSPEC SELECT data FROM formats;": "INSPECT",
+                  "SELEC * FROM formats;": "SELECT", "DESCRIB TABLES": "DESCRIBE",
+                  "CONSISTANCY ONE;": "CONSISTENCY"}
+    for statement, meant in statements.items():
+        out = run(CQLSH_EXT, [*cassandra.cqlsh_args, "-k", ks, "-e", statement], tmp_path)
+        typed = statement.split()[0]
+        assert out.returncode == 2 and not out.stdout, (statement, out)
+        assert _said(out) == [f"{typed} is not a command or statement: did you mean {meant}? "
+                              "(HELP lists the commands)"], out.stderr
+    unknown = run(CQLSH_EXT, [*cassandra.cqlsh_args, "-e", "FROBNICATE everything;"], tmp_path)
+    assert unknown.returncode == 2 and _said(unknown)[0].startswith("SyntaxException: "), unknown.stderr
+
+
+def _said(result) -> list[str]:
+    """The lines on stderr after cqlsh's warning about -p on the command line."""
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    return [line for line in lines if not line.startswith(("Warning: Using a password", "Recommendation: "))]
+
+
+def test_e_errors_have_no_script_place_and_f_errors_keep_theirs(cassandra, tmp_path):
+    # -e has no file whose lines an error could name: no '<stdin>:1:' before it; -f names its line.
+    missing = "SELECT * FROM system.no_such_table;"
+    e = run(CQLSH_EXT, [*cassandra.cqlsh_args, "-e", missing], tmp_path)
+    assert e.returncode == 2 and _said(e)[0].startswith("InvalidRequest: "), e.stderr
+    script = tmp_path / "script.cql"
+    script.write_text(f"SELECT now() FROM system.local;\n{missing}\n")
+    f = run(CQLSH_EXT, [*cassandra.cqlsh_args, "-f", str(script)], tmp_path)
+    place = rf"{re.escape(str(script))}:\d+:InvalidRequest: "
+    assert f.returncode == 2 and re.match(place, _said(f)[0]), f.stderr
+
+
 def test_decompress_command_switches_modes(cassandra, ks, tmp_path):
     script = tmp_path / "modes.cql"
     query = f"SELECT data FROM {ks}.formats WHERE name = 'zstd';"

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from cqlsh_ext.describe.parse import LABEL, DescribeError, DescribeStatement
+from cqlsh_ext.describe.parse import FORM, LABEL, USAGE, DescribeError, DescribeStatement
 
 if TYPE_CHECKING:
     from cqlsh_ext.describe.description import Description
@@ -114,10 +114,15 @@ def resolve(shell: Shell, statement: DescribeStatement) -> Target:
     from cqlsh_ext.query.grammar import parse, quote
 
     keyspace = statement.keyspace or shell.current_keyspace
+    if not statement.column:
+        raise DescribeError(_no_column(shell, None, statement.table))
+    meta = table_meta(shell, keyspace, statement.table)
+    if meta is None and statement.keyspace is None and \
+            table_meta(shell, statement.table, statement.column) is not None:  # keyspace.table
+        raise DescribeError(_no_column(shell, statement.table, statement.column))
     if not keyspace:
         raise DescribeError(f"name the column as keyspace.table.column (or USE a keyspace first): "
                             f"{statement.table}.{statement.column}")
-    meta = table_meta(shell, keyspace, statement.table)
     if meta is None:
         raise DescribeError(f"table {keyspace}.{statement.table} not found")
     schema = schema_of(shell, keyspace, meta)
@@ -144,6 +149,23 @@ def resolve(shell: Shell, statement: DescribeStatement) -> Target:
         if not plan.server_where:  # the whole table: scanning adds the token ranges
             query = query.removesuffix(" ALLOW FILTERING")
     return Target(keyspace, meta, statement.column, cqltype, schema, query, plan)
+
+
+def _no_column(shell: Shell, keyspace: str | None, table: str) -> str:
+    """What a statement that names a table and no column is told: the statement's form, and an
+    example on that table with one of its payload columns when the table is known."""
+    from cqlsh_ext.payload_select.schema import schema_of, table_meta
+
+    named = f"{keyspace}.{table}" if keyspace else table
+    meta = table_meta(shell, keyspace or shell.current_keyspace, table)
+    if meta is None:
+        return f"{named} names no column: {USAGE}"
+    schema = schema_of(shell, keyspace or shell.current_keyspace, meta)
+    columns = _payload_columns(schema)
+    payload = [name for name in schema.columns
+               if (t := schema.type_of(name)) is not None and t.holds()] or ["column"]
+    return (f"{named} names no column: DESCRIBE PAYLOAD {named}.{payload[0]} describes one{columns}; "
+            f"in full: {FORM}")
 
 
 def _payload_columns(schema: Schema) -> str:
