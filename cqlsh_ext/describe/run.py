@@ -222,16 +222,16 @@ def reading_for(shell: Shell, target: Target, statement: DescribeStatement) -> C
 
     if isinstance(size, int):  # partitions, probed
         if size <= FULL_READ_PARTITIONS:
-            return Choice("all", f"the table is small: about {plural(size, 'partition')} by {basis}; "
+            return Choice("all", f"the table is small: about {plural(size, 'partition')}, {basis}; "
                           "SAMPLE n reads a sample")
-        return Choice("sample", f"the table holds about {plural(size, 'partition')} by {basis}: a sample of "
+        return Choice("sample", f"the table holds about {plural(size, 'partition')}, {basis}: a sample of "
                       f"{SAMPLE_ROWS:,} rows; ALL reads every row", SAMPLE_ROWS)
     from cqlsh_ext.common.units import human_size
 
     if size.bytes <= FULL_READ_BYTES:
-        return Choice("all", f"the table is small: about {human_size(size.bytes)} by {basis}; "
+        return Choice("all", f"the table is small: about {human_size(size.bytes)}, {basis}; "
                       "SAMPLE n reads a sample")
-    return Choice("sample", f"the table is about {human_size(size.bytes)} by {basis}: a sample of "
+    return Choice("sample", f"the table is about {human_size(size.bytes)}, {basis}: a sample of "
                   f"{SAMPLE_ROWS:,} rows; ALL reads every row", SAMPLE_ROWS)
 
 
@@ -240,7 +240,7 @@ def _estimated_size(shell: Shell, target: Target) -> tuple[TableSize | int | Non
     import random
 
     from cqlsh_ext.scanning.ring import RingError, ring_for, server_partitioner
-    from cqlsh_ext.scanning.sample import probe_partitions
+    from cqlsh_ext.scanning.sample import PROBED, SERVER_ESTIMATE, probe_partitions
     from cqlsh_ext.scanning.scan import table_size
 
     try:
@@ -249,11 +249,11 @@ def _estimated_size(shell: Shell, target: Target) -> tuple[TableSize | int | Non
         return None, ""
     size = table_size(shell.session, target.keyspace, target.meta.name, ring.span)
     if size is not None:
-        return size, "system.size_estimates"
+        return size, SERVER_ESTIMATE
     partitions = probe_partitions(shell.session, ring, target.keyspace, target.meta.name,
                                   [c.name for c in target.meta.partition_key], random.Random(),
                                   shell.session.default_timeout)
-    return partitions, "DISTINCT partition keys after random tokens"
+    return partitions, PROBED
 
 
 # ---------------------------------------------------------------------- reading

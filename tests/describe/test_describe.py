@@ -6,6 +6,7 @@ the one-line refusals; DESCRIBE itself untouched."""
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from typing import Any
 
@@ -184,6 +185,10 @@ def test_the_default_reading_is_said_in_the_first_line(cassandra, home, docs: Do
     assert out.returncode == 0, out.stderr
     first = out.stdout.strip().splitlines()[0]
     assert first.startswith(f"DESCRIBE PAYLOAD {docs.name}.data: every row, exact counts (the table is small")
+    # Where the size comes from, in plain words (not 'by DISTINCT partition keys after random tokens').
+    plain = (r"small: about [\d,.]+ (partitions|[KMG]?i?B), (the server's estimate|estimated from the "
+             r"partition keys found after 4 random places in the ring); SAMPLE n reads a sample\)")
+    assert re.search(plain, first), first
 
 
 @pytest.mark.parametrize("statement, message", [
