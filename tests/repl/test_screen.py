@@ -104,6 +104,34 @@ NEWCOMER_SIZES = [(80, 24), (140, 45)]
 
 
 @pytest.mark.parametrize(("cols", "rows"), NEWCOMER_SIZES)
+def test_a_result_s_closing_lines_follow_the_pager_quit_on_its_first_page(term, demo_ks, cols, rows):
+    # less quit on its first page leaves the rest of what it was given unseen: the row count and
+    # a payload query's closing line are written after it, on the terminal, above the prompt.
+    t = term("-k", demo_ks, env={"PAGER": "less -SRXF"}, rows=rows, cols=cols)
+    t.prompt()
+    many = rows * 2
+    for statement, closing in (
+            (f"SELECT id FROM table_with_compressed_json LIMIT {many};", [f"({many} rows)"]),
+            (f"SELECT id, data.stauts FROM table_with_compressed_json LIMIT {many};",
+             [f"({many} rows)", f"payload query: {many} rows read, {many} matched; no value read has "
+                                "data.stauts (nearest keys seen there: status)"])):
+        t.type(statement)
+        t.enter()
+        t.expect(r"\n:", timeout=120)  # less's prompt: its first page
+        assert not any("rows)" in row for row in t.display()), t.display()
+        t.type("q")
+        t.prompt()
+        screen = t.display()
+        at = max(i for i, row in enumerate(screen) if re.match(r"\S*cqlsh(:\w+)?>", row))
+        shown = [row for row in screen[:at] if row.strip()][-4:]
+        read = " ".join(" ".join(row.split()) for row in shown)
+        assert read.endswith(" ".join(closing)), shown  # whole words, every row within the screen
+        assert all(len(row) <= cols for row in shown)
+        t.type("\x0c")  # Ctrl-L: a clean screen for the next statement
+    t.exit()
+
+
+@pytest.mark.parametrize(("cols", "rows"), NEWCOMER_SIZES)
 def test_a_cut_hex_cell_keeps_why_it_was_not_decoded(term, demo_ks, cols, rows):
     t = term("-k", demo_ks, env={"PAGER": ""}, rows=rows, cols=cols)
     t.prompt()
