@@ -225,6 +225,27 @@ def test_e_errors_have_no_script_place_and_f_errors_keep_theirs(cassandra, tmp_p
     assert f.returncode == 2 and re.match(place, _said(f)[0]), f.stderr
 
 
+def test_our_help_texts_have_no_stray_break(cassandra, tmp_path):
+    # A paragraph's line ends full or at the end of a sentence or a clause, never after a few words
+    # ('values by\n codec and\n container, ...' in HELP COMPRESSION), and fits 80 columns.
+    from cqlsh_ext import commands, shell
+    from cqlsh_ext.common.text import HELP_WIDTH
+
+    shell.register_commands()
+    topics = [c.word for c in commands.commands()]
+    topics += [topic for c in commands.commands() for topic, _ in c.topics]
+    topics += [topic for i in commands.intercepts() for topic, _ in i.topics]
+    out = run(CQLSH_EXT, [*cassandra.cqlsh_args, "-e", "; ".join(f"HELP {t}" for t in topics)], tmp_path)
+    assert out.returncode == 0 and out.stdout.count("[cqlsh-ext]") >= len(topics), out.stderr
+    lines = out.stdout.splitlines()
+    assert max(len(line) for line in lines) <= HELP_WIDTH
+    for line, after in zip(lines, lines[1:], strict=False):
+        indent = len(line) - len(line.lstrip())
+        if line.strip() and indent == len(after) - len(after.lstrip()) and after.strip():
+            short = len(line.strip()) < (HELP_WIDTH - indent) // 2
+            assert not (short and line.rstrip()[-1].isalnum() and after.lstrip()[0].islower()), (line, after)
+
+
 def test_decompress_command_switches_modes(cassandra, ks, tmp_path):
     script = tmp_path / "modes.cql"
     query = f"SELECT data FROM {ks}.formats WHERE name = 'zstd';"
