@@ -45,8 +45,9 @@ def fit(lines: Iterable[Line], width: int, unicode: bool = False, cut: bool = Tr
     a field of a few words whole (`version 1`); it continues under its
     text: after a bullet's `- `, under the text after the first gap of two spaces (`key  text`),
     else four columns in from its start. A word wider than the room (a payload preview) is cut with
-    '…', or, with `cut` False (a message: a file name, a host), left whole on its line. No line is
-    longer than `width`, whatever it holds, but such a word."""
+    '…', or, with `cut` False (a message: a file name, a host), left whole on its line, unless it is
+    a path: that breaks after a '/' (as much of it as fits on the line it starts on). No line is
+    longer than `width`, whatever it holds, but a word that is no path."""
     for line in lines:
         if isinstance(line, str):
             yield from wrap(line, width, cut)
@@ -66,6 +67,8 @@ def wrap(line: str, width: int, cut: bool = True) -> Iterator[str]:
         start = len(text) - len(text.lstrip(" "))
         at = text.rfind(", ", start + (width - start) // 2, width - 1)
         at = at + 1 if at > start and _field_after(text, at, width) else _space(text, start, width)
+        if not cut:
+            at = _path_break(text, start, width, len(follow)) or at
         if at <= start:  # one word wider than the room
             if cut:
                 text = text[: width - 1] + "…"
@@ -89,6 +92,19 @@ def _field_after(text: str, comma: int, width: int) -> bool:
     end = text.find(",", comma + 1)
     part = text[comma + 1:end if end >= 0 else len(text)]
     return len(part.split()) <= _FIELD_WORDS and comma + 1 + len(part) > width
+
+
+def _path_break(text: str, start: int, width: int, follow: int) -> int | None:
+    """Where a path that crosses `width` breaks (just after a '/' of it within the line), when it
+    is wider than a continuation line's room (`width` less the `follow` indent) and so would be
+    left whole past the screen's edge; None otherwise."""
+    begin = max(text.rfind(" ", start, width) + 1, start)
+    end = text.find(" ", width)
+    end = len(text) if end < 0 else end
+    if end - begin <= width - follow:
+        return None
+    slash = text.rfind("/", begin + 1, width)  # not after a lone leading '/'
+    return slash + 1 if slash > begin else None
 
 
 def _space(text: str, start: int, width: int) -> int:

@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING, Any
 
-from cqlsh_ext.common.text import plural
+from cqlsh_ext.common.text import plural, say
 from cqlsh_ext.cql.errors import QueryError
 from cqlsh_ext.edit.document import REMOVE, EditRefused, brief
 from cqlsh_ext.edit.parse import Edit
@@ -226,17 +226,17 @@ def _summary(shell: Shell, edit: Edit, outcome: Outcome, stopped: str, out: IO[s
     refused = sum(outcome.refused.values())
     if refused:
         parts.append(f"{refused:,} refused")
-    print(f"{LABEL}: " + ", ".join(parts), file=out)
+    say(f"{LABEL}: " + ", ".join(parts), out)
     for reason, n in sorted(outcome.refused.items(), key=lambda item: -item[1]):
-        print(f"  refused {plural(n, 'row')}: {reason}", file=out)
+        say(f"  refused {plural(n, 'row')}: {reason}", out)
     for note, n in sorted(outcome.notes.items(), key=lambda item: -item[1]):
-        print(f"  header of {plural(n, 'row')} as the reference producer writes it: {note}", file=out)
+        say(f"  header of {plural(n, 'row')} as the reference producer writes it: {note}", out)
     for change in outcome.rows[:PREVIEW_ROWS]:
-        print("  " + _key_text(change.key), file=out)
+        say("  " + _key_text(change.key), out)
         for path, old, new in change.changes:
-            print(f"    {path}: {_side(old)} -> {_side(new)}", file=out)
+            say(f"    {path}: {_side(old)} -> {_side(new)}", out)
     if len(outcome.rows) > PREVIEW_ROWS:
-        print(f"  ... and {plural(len(outcome.rows) - PREVIEW_ROWS, 'more row')}", file=out)
+        say(f"  ... and {plural(len(outcome.rows) - PREVIEW_ROWS, 'more row')}", out)
     if outcome.rows:
         _units(shell, outcome.rows, out)
 
@@ -330,7 +330,7 @@ def _write(shell: Shell, keyspace: str, meta: Any, blob: Any, keys: list[str],
 
     writer = _Writer.of(shell, keyspace, meta, blob, keys)
     journal = Journal(_journal_directory(shell), keyspace, meta.name, blob)
-    print(f"Journal: {journal.path}")
+    say(f"Journal: {journal.path}", sys.stdout)  # wrapped at words, the path at a '/'
     try:
         done = _each(rows, lambda n, row: _write_one(writer, journal, n, row, keys))
     finally:
@@ -338,7 +338,7 @@ def _write(shell: Shell, keyspace: str, meta: Any, blob: Any, keys: list[str],
     line = f"{plural(done.written, 'row')} written"
     if done.refused:
         line += f", {done.refused:,} {CHANGED_SINCE}"
-    print(f"{line}{done.stop_text()}. Undo: UNDO '{journal.path}' CONFIRM")
+    say(f"{line}{done.stop_text()}. Undo: UNDO '{journal.path}' CONFIRM", sys.stdout)
 
 
 def _write_one(writer: _Writer, journal: Any, n: int, row: RowChange, keys: list[str]) -> bool:
@@ -457,7 +457,7 @@ def run_undo(shell: Shell, path: str, confirm: bool) -> None:
     from cqlsh_ext.edit.journal import Journal
 
     undo_journal = Journal(_journal_directory(shell), journal.keyspace, meta.name, blob)
-    print(f"Journal: {undo_journal.path}")
+    say(f"Journal: {undo_journal.path}", sys.stdout)
 
     def one(n: int, row: Any) -> bool:
         key = writer.values([row.key[k] for k in keys])
@@ -478,7 +478,7 @@ def run_undo(shell: Shell, path: str, confirm: bool) -> None:
     line = f"{plural(done.written, 'row')} written back"
     if done.refused:
         line += f", {done.refused:,} changed since the edit: left alone"
-    print(line + done.stop_text() + f". Undo the undo: UNDO '{undo_journal.path}' CONFIRM")
+    say(line + done.stop_text() + f". Undo the undo: UNDO '{undo_journal.path}' CONFIRM", sys.stdout)
 
 
 def _undo_preview(shell: Shell, writer: _Writer, keyspace: str, meta: Any, blob: Any, keys: list[str],
