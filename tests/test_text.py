@@ -153,3 +153,4 @@ def test_the_nearest_declared_name_to_a_typo():
     assert nearest("inspec", ["INSPECT", "INSERT"]) == "INSPECT"  # as declared, case aside
     assert nearest("zstd", CODEC_NAMES) is None  # a name itself is no typo
     assert nearest("parquet", CODEC_NAMES) is None  # nothing near
+    assert nearest("json", ["bson", "msgpack", "text"]) is None  # one letter in four: another name
