@@ -157,10 +157,11 @@ def _no_column(shell: Shell, keyspace: str | None, table: str) -> str:
     from cqlsh_ext.payload_select.schema import schema_of, table_meta
 
     named = f"{keyspace}.{table}" if keyspace else table
-    meta = table_meta(shell, keyspace or shell.current_keyspace, table)
-    if meta is None:
+    keyspace = keyspace or shell.current_keyspace
+    meta = table_meta(shell, keyspace, table)
+    if meta is None or not keyspace:
         return f"{named} names no column: {USAGE}"
-    schema = schema_of(shell, keyspace or shell.current_keyspace, meta)
+    schema = schema_of(shell, keyspace, meta)
     columns = _payload_columns(schema)
     payload = [name for name in schema.columns
                if (t := schema.type_of(name)) is not None and t.holds()] or ["column"]

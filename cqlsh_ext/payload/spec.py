@@ -87,10 +87,10 @@ def parse_spec(text: str) -> Spec:
                 raise SpecError(f"{text!r}: {name!r} must be the last step")
             payload = name
         else:
-            steps = (*CODEC_NAMES, *PAYLOAD_NAMES, AUTO_STEP)
-            near = nearest(name, steps)
+            known = (*CODEC_NAMES, *PAYLOAD_NAMES, AUTO_STEP)
+            near = nearest(name, known)
             meant = f" (did you mean {near}?)" if near else ""
-            raise SpecError(f"unknown step {name!r} in {text!r}{meant}; known: {', '.join(steps)}")
+            raise SpecError(f"unknown step {name!r} in {text!r}{meant}; known: {', '.join(known)}")
     return Spec(text.strip(), tuple(codecs), payload, argument, tuple(variants), tuple(levels),
                 tuple(dicts) if any(d is not None for d in dicts) else ())
 
