@@ -210,6 +210,29 @@ def test_skipped_docker_tests_say_why_once(tmp_path: Path):
                     "(Docker needed; README, 'Two commands')"], proc.stdout[-3000:]
 
 
+def test_the_engine_table_lines_up_whatever_its_names(tmp_path: Path):
+    # bin/test's pytest on tests/native closes with the native core's counts against the Python
+    # engine: one column per count under its header, the names as wide as the longest.
+    from cqlsh_ext.payload import native
+
+    if not native.available():
+        import pytest
+
+        pytest.skip("the native core does not run: tests/native prints no table")
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", "not server",
+                           "tests/native/test_differential.py", "tests/native/test_describe_pages.py",
+                           "-k", "floats or every_encoding"], cwd=REPO_ROOT, capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stdout[-3000:]
+    lines = proc.stdout.splitlines()
+    head = next(i for i, line in enumerate(lines) if "native core against the Python engine" in line)
+    table = lines[head:head + 2] + [line for line in lines[head + 2:] if re.match(r"  \S.*  [\d,]+$", line)]
+    assert re.search(r"values compared +handed back +differences$", table[0]), table
+    assert len(table) >= 5 and table[-1].startswith("  total ")  # a long name among them
+    assert any(len(line.split("  ")[1]) > 34 for line in table[2:]), table
+    assert len({len(line) for line in table}) == 1, "\n".join(table)  # the figures end in one column
+
+
 def _fake_test_tools(root: Path, failing: str) -> None:
     """bin/test's tools as stand-ins: the lints pass, the native core is built, and pytest says its
     counts, failing (exit status 1) on the pass named by `failing` ("native", "python" or "")."""
