@@ -198,6 +198,24 @@ def test_setup_mcp_adds_the_extra_and_the_test_extra_brings_it(tmp_path: Path):
     assert installs("--mcp", "--parquet") == []
 
 
+def test_the_checkout_s_shell_runs_from_anywhere_as_the_readme_says(tmp_path: Path):
+    # README, "Two commands": after bin/demo, cqlsh-ext is not on PATH; bin/cqlsh-ext is the
+    # checkout's shell in its .venv, from any directory, subcommands included.
+    readme = " ".join((REPO_ROOT / "README.md").read_text().split())
+    assert "in a checkout that is `bin/cqlsh-ext`" in readme
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH",)}
+    env["PATH"] = "/usr/bin:/bin"  # no .venv/bin on it
+    version = subprocess.run([str(REPO_ROOT / "bin" / "cqlsh-ext"), "--version"], cwd=tmp_path,
+                             capture_output=True, text=True, env=env, timeout=120)
+    assert version.returncode == 0 and version.stdout.startswith("cqlsh-ext "), version.stderr
+    import gzip
+
+    value = "0x" + gzip.compress(b'{"a": 1}', mtime=0).hex()
+    inspect = subprocess.run([str(REPO_ROOT / "bin" / "cqlsh-ext"), "inspect", value], cwd=tmp_path,
+                             capture_output=True, text=True, env=env, timeout=120)
+    assert "gzip" in inspect.stdout and '{"a": 1}' in inspect.stdout, inspect.stdout + inspect.stderr
+
+
 def test_skipped_docker_tests_say_why_once(tmp_path: Path):
     # bin/test's own pytest command line, on the Docker tests, with Docker not switched on.
     env = {k: v for k, v in os.environ.items() if k not in ("CI", "CQLSH_EXT_DOCKER_TESTS")}

@@ -246,6 +246,30 @@ def test_our_help_texts_have_no_stray_break(cassandra, tmp_path):
             assert not (short and line.rstrip()[-1].isalnum() and after.lstrip()[0].islower()), (line, after)
 
 
+def test_the_readme_s_encode_example_shows_what_it_says(cassandra, tmp_path):
+    # README, "Writing goes the other way": what each encode() displays, as the README quotes it.
+    from conftest import REPO_ROOT
+
+    readme = " ".join((REPO_ROOT / "README.md").read_text().split())
+    plain, record = "encode('zstd', '{\"a\": 1}')", "encode('zstd>msgpack', '{\"a\": 1}')"
+    shown = {plain: '[zstd] {"a": 1}', record: "[zstd] 0x81a16101 (4 bytes)"}
+    assert f"VALUES (1, {plain})" in readme and "shows `[zstd] {\"a\": 1}`" in readme
+    assert "encode('zstd>msgpack', ...)` the value shows as `[zstd] 0x81a16101 (4 bytes)` until " \
+           "`DECODE 'ks.t.data' AS 'zstd>msgpack'`" in readme
+    ks = cassandra.create_keyspace("readme")
+    script = [f"CREATE TABLE {ks}.t (id int PRIMARY KEY, data blob);",
+              f"INSERT INTO {ks}.t (id, data) VALUES (1, {plain});",
+              f"INSERT INTO {ks}.t (id, data) VALUES (2, {record});"]
+    wrote = run(CQLSH_EXT, [*cassandra.cqlsh_args, "-e", " ".join(script)], tmp_path)
+    assert wrote.returncode == 0 and f"shown only with a setting: DECODE '{ks}.t.data' AS 'zstd>msgpack'" \
+        in wrote.stderr, wrote.stderr
+    cells = rows_by_name(ext(cassandra, tmp_path, f"SELECT id, data FROM {ks}.t"))
+    assert (cells["1"], cells["2"]) == (shown[plain], shown[record])
+    named = run(CQLSH_EXT, [*cassandra.cqlsh_args, "-e", f"DECODE '{ks}.t.data' AS 'zstd>msgpack'; "
+                            f"SELECT id, data FROM {ks}.t WHERE id = 2"], tmp_path)
+    assert re.search(r"\|\s+\[zstd>msgpack\] \{\"a\": ?1\}", named.stdout), named.stdout
+
+
 def test_decompress_command_switches_modes(cassandra, ks, tmp_path):
     script = tmp_path / "modes.cql"
     query = f"SELECT data FROM {ks}.formats WHERE name = 'zstd';"
@@ -581,7 +605,7 @@ def test_scripts_keep_whole_values_without_padding_the_other_rows(cassandra, ks,
     for name in ("a", "b", "d"):  # short values keep short lines
         assert len(rows[name]) < 60, rows[name]
     assert rows["b"].endswith("[gzip] small")
-    # As README and docs/interactive.md say: the rule under the header is as wide as the column
+    # As docs/interactive.md says: the rule under the header is as wide as the column
     # without the long value, so narrower than it; the other rows line up under the rule.
     rule = next(line for line in out.splitlines() if re.fullmatch(r"-+\+-+", line))
     assert len(rule) < len(rows["c"]) and len(rule) == len(rows["a"]) + 1 == len(rows["b"]) + 1
