@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from cqlsh_ext import commands
 from cqlsh_ext.commands import decode, decompress
 from cqlsh_ext.common import gc_pause
-from cqlsh_ext.common.text import message, nearest, say, screen_width
+from cqlsh_ext.common.text import FittedLines, message, nearest, say, screen_width
 from cqlsh_ext.cql.lexer import Lexed
 from cqlsh_ext.describe import command as describe_payload
 from cqlsh_ext.edit import command as edit_command
@@ -113,8 +113,15 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
 
         # One-line connection errors for every connection (cqlsh's own for an unsupported CQL
         # version); under the Keyspaces flags the SigV4 provider and TLS context, LOCAL_QUORUM.
-        with wiring.connecting(self.settings, args, kwargs, keep=(cqlshmain.VersionNotSupported,)):
+        # cqlsh's banner (its history warning, 'Connected to ...') fitted to a terminal at words.
+        banner = FittedLines(sys.stdout)
+        with wiring.connecting(self.settings, args, kwargs, keep=(cqlshmain.VersionNotSupported,)), \
+                contextlib.redirect_stdout(banner) if banner.width else contextlib.nullcontext():
             super().__init__(*args, **kwargs)
+        banner.flush()
+        for stream in ("stdout", "query_out"):  # cqlsh keeps the sys.stdout of its __init__
+            if getattr(self, stream, None) is banner:
+                setattr(self, stream, banner.out)
         wiring.configure(self.settings, self)
         if kwargs.get("single_statement"):
             # -e: cqlsh prefixes every error with '<stdin>:1:', a place in a file there is none of.

@@ -11,8 +11,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Protocol, runtime_checkable
 
-__all__ = ["HELP_WIDTH", "Bar", "Block", "Cell", "Line", "Table", "draws_blocks", "fill", "fit", "message",
-           "nearest", "plural", "say", "screen_width", "wrap"]
+__all__ = ["HELP_WIDTH", "Bar", "Block", "Cell", "FittedLines", "Line", "Table", "draws_blocks", "fill",
+           "fit", "message", "nearest", "plural", "say", "screen_width", "wrap"]
 
 #: The first gap of two spaces or more of a line ("  key  text"): its text continues under the
 #: text after it.
@@ -141,6 +141,32 @@ def say(text: str, out: IO[str] | None = None) -> None:
 
     out = sys.stderr if out is None else out
     print(message(text, screen_width(out)), file=out)
+
+
+class FittedLines:
+    """A stand-in for `out` while someone else's code prints to it (cqlsh's banner): each whole
+    line written is fitted to the terminal as a message is (message), when `out` is one."""
+
+    def __init__(self, out: IO[str]) -> None:
+        self.out = out
+        self.width = screen_width(out)
+        self.pending = ""
+
+    def write(self, text: str) -> int:
+        self.pending += text
+        *lines, self.pending = self.pending.split("\n")
+        for line in lines:
+            self.out.write(message(line, self.width) + "\n")
+        return len(text)
+
+    def flush(self) -> None:
+        if self.pending:
+            self.out.write(message(self.pending, self.width))
+            self.pending = ""
+        self.out.flush()
+
+    def __getattr__(self, name: str) -> object:  # isatty, fileno, encoding: the terminal's
+        return getattr(self.out, name)
 
 
 def screen_width(out: IO[str]) -> int:

@@ -315,9 +315,16 @@ def test_help_keys_leaves_the_descriptions_room_and_wraps_them_at_words(term, co
 
 
 def test_classic_flag_keeps_cqlsh_readline_loop(term, home):
-    t = term("--classic")
+    t = term("--classic", cols=80)
     t.expect(r"ATTENTION: All commands will be saved")  # cqlsh's own banner, from its own loop
     t.expect(r"cqlsh> ")  # a real trailing space: printed by input(), not drawn
+    # Its lines fitted to the 80 columns at words, the history file's path after a '/'.
+    screen = t.display()
+    banner = [row for row in screen[:screen.index(next(r for r in screen if r.startswith("Connected to")))]
+              if row.strip()]
+    said = " ".join(" ".join(row.split()) for row in banner)
+    assert "or set 'disabled = true' in the [history] section of cqlshrc." in said, banner
+    assert "for more information." in said and all(len(row) <= 80 for row in banner), banner
     t.run("SELECT release_version FROM system.local;")
     assert "\x1b[?2004h" not in t.raw  # prompt_toolkit's bracketed paste never switched on
     t.type("EXIT\r")
@@ -343,10 +350,13 @@ def test_classic_loop_history_never_holds_passwords(term, cassandra, home):
     t.run("SELECT release_version FROM system.local;")
     t.run(f"LOGIN {cassandra.username} '{cassandra.password}'", until=r"cqlsh> ")
     # The password on a line of its own, which says nothing of a password.
-    t.type(f"CREATE ROLE IF NOT EXISTS {role} WITH\rPASSWORD =\r'{secret}' AND LOGIN = true;\r")
+    for line in (f"CREATE ROLE IF NOT EXISTS {role} WITH", "PASSWORD ="):
+        t.type(line + "\r")
+        t.expect(r"\.\.\. ")  # cqlsh's continuation prompt: the statement goes on
+    t.type(f"'{secret}' AND LOGIN = true;\r")
     t.expect(r"cqlsh> ")
-    t.run("HISTORY", until=r"cqlsh> ")
-    listed = t.text[t.text.rindex("HISTORY"):]
+    t.type("HISTORY\r")
+    listed = t.expect(r"HISTORY\s*\n(.*\n)*?SELECT release_version FROM system\.local;\s*\n.*cqlsh> ").group(0)
     assert "SELECT release_version FROM system.local;" in listed and "SELECT now()" in listed
     assert secret not in listed and "LOGIN" not in listed and "PASSWORD" not in listed, listed
     t.type("\x1b[A\x1b[A")  # Up, Up: past HISTORY, the SELECT; never the CREATE ROLE's lines
