@@ -78,11 +78,19 @@ def _nearest_first_word(word: str) -> str | None:
     none goes to the server as typed (a newer server's statement cqlsh's grammar does not know)."""
     if not word[:1].isalpha():
         return None
+    words = _first_words()
+    if word.upper() in words:
+        return None
+    return nearest(word.upper(), words)
+
+
+def _first_words() -> frozenset[str]:
+    """seams.first_words, once per process. Read by the interactive shell before its prompt is
+    built in another thread (ExtShell.__init__): read at its first statement, cqlsh's grammar
+    machinery cost a Ctrl-C pressed then (lost under load, tests/repl test_ctrl_c_*)."""
     if not _FIRST_WORDS:
         _FIRST_WORDS.append(seams.first_words())
-    if word.upper() in _FIRST_WORDS[0]:
-        return None
-    return nearest(word.upper(), _FIRST_WORDS[0])
+    return _FIRST_WORDS[0]
 
 
 def _pager_found(setting: str | None) -> bool:
@@ -108,15 +116,19 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
         self.max_history_length_shown = 50
         self.results = ResultPipeline(self, self.repl_mode, _pager_found if self.repl_mode else None)
         if self.repl_mode:
+            _first_words()  # cqlsh's grammar read here, in the main thread alone (_first_words)
             repl.before_connect(self)
         from cqlsh_ext.keyspaces import wiring
 
         # One-line connection errors for every connection (cqlsh's own for an unsupported CQL
         # version); under the Keyspaces flags the SigV4 provider and TLS context, LOCAL_QUORUM.
-        # cqlsh's banner (its history warning, 'Connected to ...') fitted to a terminal at words.
+        # cqlsh's banner in its own loop (its history warning, 'Connected to ...') fitted to a
+        # terminal at words. Never while the interactive prompt is built in another thread
+        # (repl.shellhooks.Preload): it would take the stand-in for the terminal.
         banner = FittedLines(sys.stdout)
+        fitting = bool(banner.width) and not self.repl_mode
         with wiring.connecting(self.settings, args, kwargs, keep=(cqlshmain.VersionNotSupported,)), \
-                contextlib.redirect_stdout(banner) if banner.width else contextlib.nullcontext():
+                contextlib.redirect_stdout(banner) if fitting else contextlib.nullcontext():
             super().__init__(*args, **kwargs)
         banner.flush()
         for stream in ("stdout", "query_out"):  # cqlsh keeps the sys.stdout of its __init__
