@@ -11,6 +11,7 @@ import sys
 from typing import Any
 
 from cqlsh_ext import __version__
+from cqlsh_ext.common.text import say
 from cqlsh_ext.keyspaces import options as keyspaces_options
 from cqlsh_ext.settings import SettingError, Settings, add_flags
 
@@ -161,7 +162,7 @@ def _main(argv: list[str] | None) -> int:
         load_dictionaries(settings)
         cqlsh_args = _connection_args(settings, cqlshmain, cqlsh_args)
     except (SettingError, KeyspacesError) as err:
-        print(f"cqlsh-ext: error: {err}", file=sys.stderr)
+        say(f"cqlsh-ext: error: {err}")  # wrapped at words on a terminal, one line in a pipe
         return 2
 
     from cqlsh_ext import shell

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from cqlsh_ext import commands
 from cqlsh_ext.commands import decode, decompress
 from cqlsh_ext.common import gc_pause
-from cqlsh_ext.common.text import message, say, screen_width
+from cqlsh_ext.common.text import FittedLines, message, nearest, say, screen_width
 from cqlsh_ext.cql.lexer import Lexed
 from cqlsh_ext.describe import command as describe_payload
 from cqlsh_ext.edit import command as edit_command
@@ -35,6 +35,7 @@ from cqlsh_ext.output import OutputClosed
 from cqlsh_ext.output import command as output_command
 from cqlsh_ext.output.pipeline import ResultPipeline
 from cqlsh_ext.payload_select import command as payload_select
+from cqlsh_ext.repl import passwords
 from cqlsh_ext.repl import shellhooks as repl
 from cqlsh_ext.settings import Settings
 from cqlsh_ext.upstream import seams
@@ -68,6 +69,30 @@ def _major(release: str) -> int:
     return int(head) if head.isdigit() else 99
 
 
+_FIRST_WORDS: list[frozenset[str]] = []
+
+
+def _nearest_first_word(word: str) -> str | None:
+    """The first word of a statement or command (cqlsh's, CQL's, ours: seams.first_words) that
+    `word`, none of them, is a typo of ('COMPRESION': COMPRESSION), or None. A word that is near
+    none goes to the server as typed (a newer server's statement cqlsh's grammar does not know)."""
+    if not word[:1].isalpha():
+        return None
+    words = _first_words()
+    if word.upper() in words:
+        return None
+    return nearest(word.upper(), words)
+
+
+def _first_words() -> frozenset[str]:
+    """seams.first_words, once per process. Read by the interactive shell before its prompt is
+    built in another thread (ExtShell.__init__): read at its first statement, cqlsh's grammar
+    machinery cost a Ctrl-C pressed then (lost under load, tests/repl test_ctrl_c_*)."""
+    if not _FIRST_WORDS:
+        _FIRST_WORDS.append(seams.first_words())
+    return _FIRST_WORDS[0]
+
+
 def _pager_found(setting: str | None) -> bool:
     from cqlsh_ext.repl.pager import pager_found  # the interactive shell's pager, on first use
 
@@ -91,14 +116,28 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
         self.max_history_length_shown = 50
         self.results = ResultPipeline(self, self.repl_mode, _pager_found if self.repl_mode else None)
         if self.repl_mode:
+            _first_words()  # cqlsh's grammar read here, in the main thread alone (_first_words)
             repl.before_connect(self)
         from cqlsh_ext.keyspaces import wiring
 
         # One-line connection errors for every connection (cqlsh's own for an unsupported CQL
         # version); under the Keyspaces flags the SigV4 provider and TLS context, LOCAL_QUORUM.
-        with wiring.connecting(self.settings, args, kwargs, keep=(cqlshmain.VersionNotSupported,)):
+        # cqlsh's banner in its own loop (its history warning, 'Connected to ...') fitted to a
+        # terminal at words. Never while the interactive prompt is built in another thread
+        # (repl.shellhooks.Preload): it would take the stand-in for the terminal.
+        banner = FittedLines(sys.stdout)
+        fitting = bool(banner.width) and not self.repl_mode
+        with wiring.connecting(self.settings, args, kwargs, keep=(cqlshmain.VersionNotSupported,)), \
+                contextlib.redirect_stdout(banner) if fitting else contextlib.nullcontext():
             super().__init__(*args, **kwargs)
+        banner.flush()
+        for stream in ("stdout", "query_out"):  # cqlsh keeps the sys.stdout of its __init__
+            if getattr(self, stream, None) is banner:
+                setattr(self, stream, banner.out)
         wiring.configure(self.settings, self)
+        if kwargs.get("single_statement"):
+            # -e: cqlsh prefixes every error with '<stdin>:1:', a place in a file there is none of.
+            self.show_line_nums = False
         if self.settings.display.dictionary_table:  # before any read: forked workers inherit the store
             from cqlsh_ext.scanning import dictionary_table
 
@@ -111,11 +150,24 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
             gc_pause.resume()
 
     def handle_statement(self, tokens: Any, srcstr: str) -> Any:
+        try:
+            return self._handle_statement(tokens, srcstr)
+        finally:
+            # cqlsh adds a multi-line statement to readline's history as one line: never one
+            # that carries a password (cqlsh_ext.repl.passwords).
+            passwords.forget(cqlshmain.readline, srcstr)
+
+    def _handle_statement(self, tokens: Any, srcstr: str) -> Any:
         # The statement intercepts declared for its first word (cqlsh_ext.commands), in order: one
         # that takes the statement ends it here; a rewrite goes on, rewritten, to the next and to
         # cqlsh; any other statement goes to cqlsh as written. Each is handed a Lexed: the
         # statement's text, lexed once when first read (cqlsh_ext.cql.lexer).
         first = str(tokens[0][1]).lower() if tokens else ""
+        meant = _nearest_first_word(first)
+        if meant is not None:  # a typo no server takes: the word meant, not a SyntaxException
+            self.printerr(f"{tokens[0][1]} is not a command or statement: did you mean {meant}? "
+                          "(HELP lists the commands)")
+            return True
         rewritten: commands.Rewrite | None = None
         statement: Lexed | None = None
         try:
@@ -142,6 +194,23 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
         problem = f" (problem at {parsed.remainder[0][1]!r})" if parsed and parsed.remainder else ""
         words = [str(tok[1]).upper() for tok in tokens if tok[0] != "endtoken"]
         self.printerr(f"Improper {cmdword.upper()} command{problem}.\n{declared.usage(words)}")
+
+    # ------------------------------------------------ cqlsh's readline history: no password in it
+
+    def get_input_line(self, prompt: str = "") -> str:
+        line = super().get_input_line(prompt)
+        # readline has just added the line typed: forgotten, with the statement's earlier lines,
+        # once the statement carries a password.
+        passwords.forget(cqlshmain.readline, self.statement.getvalue() + line)
+        return str(line)
+
+    def init_history(self) -> None:
+        super().init_history()
+        passwords.drop_all(cqlshmain.readline)  # entries an older cqlsh-ext or cqlsh wrote
+
+    def save_history(self, history_disabled: bool = False) -> None:
+        passwords.drop_all(cqlshmain.readline)
+        super().save_history(history_disabled)
 
     def cmdloop(self, intro: Any = None) -> None:
         # prompt_toolkit for a person at a terminal; cqlsh's own loop (untouched) for -e, -f,

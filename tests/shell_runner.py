@@ -28,6 +28,15 @@ def without_patch_warning(stock_stdout: str) -> str:
     return _PATCH_LEVEL_WARNING.sub("", stock_stdout)
 
 
+#: Stock cqlsh puts '<stdin>:1:' before each error of -e; cqlsh-ext does not (no file has that line).
+_E_PLACE = re.compile(r"^<stdin>:\d+:", re.MULTILINE)
+
+
+def without_e_place(stock_stderr: str) -> str:
+    """Stock cqlsh's stderr of -e as cqlsh-ext writes it: without the script place before errors."""
+    return _E_PLACE.sub("", stock_stderr)
+
+
 @dataclass
 class Run:
     returncode: int

@@ -198,6 +198,24 @@ def test_setup_mcp_adds_the_extra_and_the_test_extra_brings_it(tmp_path: Path):
     assert installs("--mcp", "--parquet") == []
 
 
+def test_the_checkout_s_shell_runs_from_anywhere_as_the_readme_says(tmp_path: Path):
+    # README, "Two commands": after bin/demo, cqlsh-ext is not on PATH; bin/cqlsh-ext is the
+    # checkout's shell in its .venv, from any directory, subcommands included.
+    readme = " ".join((REPO_ROOT / "README.md").read_text().split())
+    assert "in a checkout that is `bin/cqlsh-ext`" in readme
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH",)}
+    env["PATH"] = "/usr/bin:/bin"  # no .venv/bin on it
+    version = subprocess.run([str(REPO_ROOT / "bin" / "cqlsh-ext"), "--version"], cwd=tmp_path,
+                             capture_output=True, text=True, env=env, timeout=120)
+    assert version.returncode == 0 and version.stdout.startswith("cqlsh-ext "), version.stderr
+    import gzip
+
+    value = "0x" + gzip.compress(b'{"a": 1}', mtime=0).hex()
+    inspect = subprocess.run([str(REPO_ROOT / "bin" / "cqlsh-ext"), "inspect", value], cwd=tmp_path,
+                             capture_output=True, text=True, env=env, timeout=120)
+    assert "gzip" in inspect.stdout and '{"a": 1}' in inspect.stdout, inspect.stdout + inspect.stderr
+
+
 def test_skipped_docker_tests_say_why_once(tmp_path: Path):
     # bin/test's own pytest command line, on the Docker tests, with Docker not switched on.
     env = {k: v for k, v in os.environ.items() if k not in ("CI", "CQLSH_EXT_DOCKER_TESTS")}
@@ -208,6 +226,29 @@ def test_skipped_docker_tests_say_why_once(tmp_path: Path):
     skipped = int(re.search(r"^(\d+) skipped in ", proc.stdout, re.MULTILINE)[1])
     assert said == [f"{skipped} Docker tests skipped: they run with CI=true or CQLSH_EXT_DOCKER_TESTS=1 "
                     "(Docker needed; README, 'Two commands')"], proc.stdout[-3000:]
+
+
+def test_the_engine_table_lines_up_whatever_its_names(tmp_path: Path):
+    # bin/test's pytest on tests/native closes with the native core's counts against the Python
+    # engine: one column per count under its header, the names as wide as the longest.
+    from cqlsh_ext.payload import native
+
+    if not native.available():
+        import pytest
+
+        pytest.skip("the native core does not run: tests/native prints no table")
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", "not server",
+                           "tests/native/test_differential.py", "tests/native/test_describe_pages.py",
+                           "-k", "floats or every_encoding"], cwd=REPO_ROOT, capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stdout[-3000:]
+    lines = proc.stdout.splitlines()
+    head = next(i for i, line in enumerate(lines) if "native core against the Python engine" in line)
+    table = lines[head:head + 2] + [line for line in lines[head + 2:] if re.match(r"  \S.*  [\d,]+$", line)]
+    assert re.search(r"values compared +handed back +differences$", table[0]), table
+    assert len(table) >= 5 and table[-1].startswith("  total ")  # a long name among them
+    assert any(len(line.split("  ")[1]) > 34 for line in table[2:]), table
+    assert len({len(line) for line in table}) == 1, "\n".join(table)  # the figures end in one column
 
 
 def _fake_test_tools(root: Path, failing: str) -> None:

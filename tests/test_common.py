@@ -109,10 +109,13 @@ def test_a_message_wraps_at_words_and_loses_nothing() -> None:
         assert all(len(line) <= width for line in lines)
         assert " ".join(" ".join(line.split()) for line in lines) == said  # every word whole
     assert message(said, 0) == said  # a pipe or a file: the one line
-    # A word wider than the screen (a path) stays whole on its line: a report would cut it.
+    # A path wider than the screen breaks after a '/', as much of it as fits on each line; a word
+    # that is no path stays whole on its line (a report would cut it).
     path = "/a/path/wider/than/the/screen.parquet"
     assert message(f"cannot write {path}: no directory", 20).split("\n") == [
-        "cannot write", f"    {path}:", "    no directory"]
+        "cannot write /a/", "    path/wider/than/", "    the/", "    screen.parquet:", "    no directory"]
+    word = "a-word-with-no-slash-in-it"
+    assert message(f"cannot write {word}: no", 20).split("\n") == ["cannot write", f"    {word}:", "    no"]
     assert list(fit([f"cannot write {path}"], 20)) == ["cannot write", f"    {path[:15]}…"]
 
 

@@ -109,6 +109,19 @@ def test_special_command_rule_shape():
     assert isinstance(cqlshhandling.my_commands_ending_with_newline, tuple)
 
 
+def test_first_words_of_statements_and_commands():
+    from cqlshlib import cql3handling
+
+    from cqlsh_ext import shell
+
+    shell.register_commands()
+    if cqlshmain.cqlruleset is None:
+        cqlshmain.setup_cqlruleset(cql3handling)
+    words = seams.first_words()
+    assert {"SELECT", "INSERT", "CREATE", "BEGIN", "COPY", "DESCRIBE", "HELP", "EXIT", "LOGIN"} <= words
+    assert {"COMPRESSION", "INSPECT", "DECOMPRESS", "UNDO"} <= words  # ours, registered
+
+
 def test_completer_registration():
     from cqlshlib import cql3handling
 

@@ -191,6 +191,85 @@ def test_unknown_codec_is_a_one_line_error(cassandra, tmp_path):
     assert "lzo" in result.stderr and "snappy" in result.stderr and "auto" in result.stderr
 
 
+def test_a_mistyped_command_names_the_nearest_and_sends_nothing(cassandra, ks, tmp_path):
+    # cqlsh's words, CQL's and ours: the one meant is named, and the typo never reaches the
+    # server (which would answer 'no viable alternative at input'); a word near none is sent.
+    statements = {"COMPRESION STATS formats;": "COMPRESSION", "INSPEC SELECT data FROM formats;": "INSPECT",
+                  "SELEC * FROM formats;": "SELECT", "DESCRIB TABLES": "DESCRIBE",
+                  "CONSISTANCY ONE;": "CONSISTENCY"}
+    for statement, meant in statements.items():
+        out = run(CQLSH_EXT, [*cassandra.cqlsh_args, "-k", ks, "-e", statement], tmp_path)
+        typed = statement.split()[0]
+        assert out.returncode == 2 and not out.stdout, (statement, out)
+        assert _said(out) == [f"{typed} is not a command or statement: did you mean {meant}? "
+                              "(HELP lists the commands)"], out.stderr
+    unknown = run(CQLSH_EXT, [*cassandra.cqlsh_args, "-e", "FROBNICATE everything;"], tmp_path)
+    assert unknown.returncode == 2 and _said(unknown)[0].startswith("SyntaxException: "), unknown.stderr
+
+
+def _said(result) -> list[str]:
+    """The lines on stderr after cqlsh's warning about -p on the command line."""
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    return [line for line in lines if not line.startswith(("Warning: Using a password", "Recommendation: "))]
+
+
+def test_e_errors_have_no_script_place_and_f_errors_keep_theirs(cassandra, tmp_path):
+    # -e has no file whose lines an error could name: no '<stdin>:1:' before it; -f names its line.
+    missing = "SELECT * FROM system.no_such_table;"
+    e = run(CQLSH_EXT, [*cassandra.cqlsh_args, "-e", missing], tmp_path)
+    assert e.returncode == 2 and _said(e)[0].startswith("InvalidRequest: "), e.stderr
+    script = tmp_path / "script.cql"
+    script.write_text(f"SELECT now() FROM system.local;\n{missing}\n")
+    f = run(CQLSH_EXT, [*cassandra.cqlsh_args, "-f", str(script)], tmp_path)
+    place = rf"{re.escape(str(script))}:\d+:InvalidRequest: "
+    assert f.returncode == 2 and re.match(place, _said(f)[0]), f.stderr
+
+
+def test_our_help_texts_have_no_stray_break(cassandra, tmp_path):
+    # A paragraph's line ends full or at the end of a sentence or a clause, never after a few words
+    # ('values by\n codec and\n container, ...' in HELP COMPRESSION), and fits 80 columns.
+    from cqlsh_ext import commands, shell
+    from cqlsh_ext.common.text import HELP_WIDTH
+
+    shell.register_commands()
+    topics = [c.word for c in commands.commands()]
+    topics += [topic for c in commands.commands() for topic, _ in c.topics]
+    topics += [topic for i in commands.intercepts() for topic, _ in i.topics]
+    out = run(CQLSH_EXT, [*cassandra.cqlsh_args, "-e", "; ".join(f"HELP {t}" for t in topics)], tmp_path)
+    assert out.returncode == 0 and out.stdout.count("[cqlsh-ext]") >= len(topics), out.stderr
+    lines = out.stdout.splitlines()
+    assert max(len(line) for line in lines) <= HELP_WIDTH
+    for line, after in zip(lines, lines[1:], strict=False):
+        indent = len(line) - len(line.lstrip())
+        if line.strip() and indent == len(after) - len(after.lstrip()) and after.strip():
+            short = len(line.strip()) < (HELP_WIDTH - indent) // 2
+            assert not (short and line.rstrip()[-1].isalnum() and after.lstrip()[0].islower()), (line, after)
+
+
+def test_the_readme_s_encode_example_shows_what_it_says(cassandra, tmp_path):
+    # README, "Writing goes the other way": what each encode() displays, as the README quotes it.
+    from conftest import REPO_ROOT
+
+    readme = " ".join((REPO_ROOT / "README.md").read_text().split())
+    plain, record = "encode('zstd', '{\"a\": 1}')", "encode('zstd>msgpack', '{\"a\": 1}')"
+    shown = {plain: '[zstd] {"a": 1}', record: "[zstd] 0x81a16101 (4 bytes)"}
+    assert f"VALUES (1, {plain})" in readme and "shows `[zstd] {\"a\": 1}`" in readme
+    assert "encode('zstd>msgpack', ...)` the value shows as `[zstd] 0x81a16101 (4 bytes)` until " \
+           "`DECODE 'ks.t.data' AS 'zstd>msgpack'`" in readme
+    ks = cassandra.create_keyspace("readme")
+    script = [f"CREATE TABLE {ks}.t (id int PRIMARY KEY, data blob);",
+              f"INSERT INTO {ks}.t (id, data) VALUES (1, {plain});",
+              f"INSERT INTO {ks}.t (id, data) VALUES (2, {record});"]
+    wrote = run(CQLSH_EXT, [*cassandra.cqlsh_args, "-e", " ".join(script)], tmp_path)
+    assert wrote.returncode == 0 and f"shown only with a setting: DECODE '{ks}.t.data' AS 'zstd>msgpack'" \
+        in wrote.stderr, wrote.stderr
+    cells = rows_by_name(ext(cassandra, tmp_path, f"SELECT id, data FROM {ks}.t"))
+    assert (cells["1"], cells["2"]) == (shown[plain], shown[record])
+    named = run(CQLSH_EXT, [*cassandra.cqlsh_args, "-e", f"DECODE '{ks}.t.data' AS 'zstd>msgpack'; "
+                            f"SELECT id, data FROM {ks}.t WHERE id = 2"], tmp_path)
+    assert re.search(r"\|\s+\[zstd>msgpack\] \{\"a\": ?1\}", named.stdout), named.stdout
+
+
 def test_decompress_command_switches_modes(cassandra, ks, tmp_path):
     script = tmp_path / "modes.cql"
     query = f"SELECT data FROM {ks}.formats WHERE name = 'zstd';"
@@ -526,7 +605,7 @@ def test_scripts_keep_whole_values_without_padding_the_other_rows(cassandra, ks,
     for name in ("a", "b", "d"):  # short values keep short lines
         assert len(rows[name]) < 60, rows[name]
     assert rows["b"].endswith("[gzip] small")
-    # As README and docs/interactive.md say: the rule under the header is as wide as the column
+    # As docs/interactive.md says: the rule under the header is as wide as the column
     # without the long value, so narrower than it; the other rows line up under the rule.
     rule = next(line for line in out.splitlines() if re.fullmatch(r"-+\+-+", line))
     assert len(rule) < len(rows["c"]) and len(rule) == len(rows["a"]) + 1 == len(rows["b"]) + 1

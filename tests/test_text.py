@@ -8,7 +8,8 @@ import re
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cqlsh_ext.common.text import Bar, Table, draws_blocks, fit
+from cqlsh_ext.codecs.base import CODEC_NAMES
+from cqlsh_ext.common.text import Bar, Table, draws_blocks, fit, nearest
 
 SETTINGS = settings(max_examples=300, deadline=None, derandomize=True,
                     suppress_health_check=[HealthCheck.too_slow])
@@ -143,3 +144,13 @@ def test_width_zero_leaves_everything_as_written():
     text = "a line " * 40
     assert list(fit([text, table], 0, False)) == [text, *table.lines(0, False)]
     assert all("#" in line or "=" in line for line in table.lines(0, False)[2:])
+
+
+def test_the_nearest_declared_name_to_a_typo():
+    assert nearest("zstdd", CODEC_NAMES) == "zstd"
+    assert nearest("gzp", CODEC_NAMES) == "gzip"
+    assert nearest("COMPRESION", ["COPY", "COMPRESSION", "CONSISTENCY"]) == "COMPRESSION"
+    assert nearest("inspec", ["INSPECT", "INSERT"]) == "INSPECT"  # as declared, case aside
+    assert nearest("zstd", CODEC_NAMES) is None  # a name itself is no typo
+    assert nearest("parquet", CODEC_NAMES) is None  # nothing near
+    assert nearest("json", ["bson", "msgpack", "text"]) is None  # one letter in four: another name

@@ -22,6 +22,7 @@ from importlib import import_module
 from types import ModuleType
 
 from cqlsh_ext.common.declarations import read_declarations
+from cqlsh_ext.common.text import nearest
 
 from .base import CODEC_NAMES, DEFAULT_CAP, RULED_OUT_HEADER, Container, Decoded, DecodeError, Undecodable
 from .capabilities import Writer
@@ -163,7 +164,10 @@ def containers_for(codec: str) -> list[Container]:
     try:
         return list(_NAMED[codec])
     except KeyError:
-        raise ValueError(f"unknown codec {codec!r}; expected one of {', '.join(CODEC_NAMES)}") from None
+        near = nearest(codec, CODEC_NAMES)
+        meant = f" (did you mean {near}?)" if near else ""
+        raise ValueError(f"unknown codec {codec!r}{meant}; expected one of {', '.join(CODEC_NAMES)}") \
+            from None
 
 
 def decode_auto(data: bytes, cap: int = DEFAULT_CAP) -> tuple[Container, Decoded] | None:

@@ -11,8 +11,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Protocol, runtime_checkable
 
-__all__ = ["HELP_WIDTH", "Bar", "Block", "Cell", "Line", "Table", "draws_blocks", "fill", "fit", "message",
-           "plural", "say", "screen_width", "wrap"]
+__all__ = ["HELP_WIDTH", "Bar", "Block", "Cell", "FittedLines", "Line", "Table", "draws_blocks", "fill",
+           "fit", "message", "nearest", "plural", "say", "screen_width", "wrap"]
 
 #: The first gap of two spaces or more of a line ("  key  text"): its text continues under the
 #: text after it.
@@ -45,8 +45,9 @@ def fit(lines: Iterable[Line], width: int, unicode: bool = False, cut: bool = Tr
     a field of a few words whole (`version 1`); it continues under its
     text: after a bullet's `- `, under the text after the first gap of two spaces (`key  text`),
     else four columns in from its start. A word wider than the room (a payload preview) is cut with
-    '…', or, with `cut` False (a message: a file name, a host), left whole on its line. No line is
-    longer than `width`, whatever it holds, but such a word."""
+    '…', or, with `cut` False (a message: a file name, a host), left whole on its line, unless it is
+    a path: that breaks after a '/' (as much of it as fits on the line it starts on). No line is
+    longer than `width`, whatever it holds, but a word that is no path."""
     for line in lines:
         if isinstance(line, str):
             yield from wrap(line, width, cut)
@@ -66,6 +67,8 @@ def wrap(line: str, width: int, cut: bool = True) -> Iterator[str]:
         start = len(text) - len(text.lstrip(" "))
         at = text.rfind(", ", start + (width - start) // 2, width - 1)
         at = at + 1 if at > start and _field_after(text, at, width) else _space(text, start, width)
+        if not cut:
+            at = _path_break(text, start, width, len(follow)) or at
         if at <= start:  # one word wider than the room
             if cut:
                 text = text[: width - 1] + "…"
@@ -89,6 +92,19 @@ def _field_after(text: str, comma: int, width: int) -> bool:
     end = text.find(",", comma + 1)
     part = text[comma + 1:end if end >= 0 else len(text)]
     return len(part.split()) <= _FIELD_WORDS and comma + 1 + len(part) > width
+
+
+def _path_break(text: str, start: int, width: int, follow: int) -> int | None:
+    """Where a path that crosses `width` breaks (just after a '/' of it within the line), when it
+    is wider than a continuation line's room (`width` less the `follow` indent) and so would be
+    left whole past the screen's edge; None otherwise."""
+    begin = max(text.rfind(" ", start, width) + 1, start)
+    end = text.find(" ", width)
+    end = len(text) if end < 0 else end
+    if end - begin <= width - follow:
+        return None
+    slash = text.rfind("/", begin + 1, width)  # not after a lone leading '/'
+    return slash + 1 if slash > begin else None
 
 
 def _space(text: str, start: int, width: int) -> int:
@@ -125,6 +141,32 @@ def say(text: str, out: IO[str] | None = None) -> None:
 
     out = sys.stderr if out is None else out
     print(message(text, screen_width(out)), file=out)
+
+
+class FittedLines:
+    """A stand-in for `out` while someone else's code prints to it (cqlsh's banner): each whole
+    line written is fitted to the terminal as a message is (message), when `out` is one."""
+
+    def __init__(self, out: IO[str]) -> None:
+        self.out = out
+        self.width = screen_width(out)
+        self.pending = ""
+
+    def write(self, text: str) -> int:
+        self.pending += text
+        *lines, self.pending = self.pending.split("\n")
+        for line in lines:
+            self.out.write(message(line, self.width) + "\n")
+        return len(text)
+
+    def flush(self) -> None:
+        if self.pending:
+            self.out.write(message(self.pending, self.width))
+            self.pending = ""
+        self.out.flush()
+
+    def __getattr__(self, name: str) -> object:  # isatty, fileno, encoding: the terminal's
+        return getattr(self.out, name)
 
 
 def screen_width(out: IO[str]) -> int:
@@ -432,3 +474,21 @@ def fill(text: str, width: int = HELP_WIDTH, indent: int = 10) -> str:
 def plural(n: int, word: str) -> str:
     """'1 value', '2,048 values': a count and its noun (a regular plural)."""
     return f"{n:,} {word}" if n == 1 else f"{n:,} {word}s"
+
+
+#: How alike (difflib's ratio, case aside) a declared name must be to a word typed to be named as
+#: what was meant: 'zstdd' finds zstd (0.89), 'COMPRESION' COMPRESSION (0.95), 'lz' lz4 (0.8);
+#: 'json' is not taken for bson (0.75): it is no step at all.
+NEAR = 0.8
+
+
+def nearest(word: str, names: Iterable[str]) -> str | None:
+    """The declared name nearest to `word`, a typo of it (a command, a codec), as declared; None
+    when none is near (NEAR) or `word` is one of them."""
+    import difflib
+
+    spelled = {name.lower(): name for name in names}
+    if word.lower() in spelled:
+        return None
+    found = difflib.get_close_matches(word.lower(), list(spelled), n=1, cutoff=NEAR)
+    return spelled[found[0]] if found else None

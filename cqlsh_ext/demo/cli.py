@@ -16,13 +16,12 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 import uuid
 from typing import Any
 
 import cramjam
 
-from cqlsh_ext.common.text import plural
+from cqlsh_ext.common.text import plural, say
 from cqlsh_ext.demo.records import documents
 from cqlsh_ext.demo.samples import DICTIONARY_FILES, dictionaries, samples
 
@@ -95,14 +94,14 @@ def login(args: argparse.Namespace) -> tuple[str, str]:
     path = os.path.expanduser(args.credentials)
     from_file: dict[str, str] = {}
     if not credentials_file_secure(path):
-        print(f"cqlsh-ext demo: credentials file {path} not used: it must be yours and readable by you "
-              f"only (chmod 600 {path}), as cqlsh requires", file=sys.stderr)
+        say(f"cqlsh-ext demo: credentials file {path} not used: it must be yours and readable by you "
+            f"only (chmod 600 {path}), as cqlsh requires")
     else:
         creds = configparser.RawConfigParser()
         try:
             creds.read(path)
         except (configparser.Error, OSError, UnicodeDecodeError) as err:
-            print(f"cqlsh-ext demo: credentials file {path} not read: {err}", file=sys.stderr)
+            say(f"cqlsh-ext demo: credentials file {path} not read: {err}")
         else:
             if creds.has_section("plain_text_auth"):
                 from_file = dict(creds.items("plain_text_auth"))
@@ -198,7 +197,7 @@ def main(argv: list[str]) -> int:
                 cluster.shutdown()
                 raise
     except ConnectionFailed as err:
-        print(f"cqlsh-ext demo: {err}", file=sys.stderr)
+        say(f"cqlsh-ext demo: {err}")
         return 1
     try:
         session.default_timeout = 60
@@ -206,8 +205,7 @@ def main(argv: list[str]) -> int:
             print(f"{args.keyspace}: demo data already loaded")
             return 0
         # Status on stderr (the counts below are the result): loading takes seconds.
-        print(f"{args.keyspace}: loading the demo data ({plural(args.rows, 'document')} per JSON table) ...",
-              file=sys.stderr, flush=True)
+        say(f"{args.keyspace}: loading the demo data ({plural(args.rows, 'document')} per JSON table) ...")
         written = load(session, args.keyspace, args.rows)
     finally:
         cluster.shutdown()

@@ -10,9 +10,11 @@ again (the report prints the seed it drew with). The WHERE is a payload query's
 parser as the WHERE of `SELECT column FROM table` (describe.run). Errors are DescribeError, one line,
 before anything is read.
 
-`recognizes(tokens)` tells DESCRIBE PAYLOAD from cqlsh's own DESCRIBE: only `DESCRIBE PAYLOAD`
-followed by a dotted name is ours; `DESC PAYLOAD` alone, or `DESC payload.t`, describes an object
-named payload, as cqlsh does. cqlsh ends a DESCRIBE at the end of its line: so does this one.
+`recognizes(tokens)` tells DESCRIBE PAYLOAD from cqlsh's own DESCRIBE: `DESCRIBE PAYLOAD` followed
+by a name is ours (a table named without its column is refused with the form, by describe.run,
+which knows the table's columns); `DESC PAYLOAD` alone, `DESC payload.t` or `DESC payload WITH
+INTERNALS` describes an object named payload, as cqlsh does. cqlsh ends a DESCRIBE at the end of
+its line: so does this one.
 Standard library only at import: the shell imports it at start-up (through describe.command).
 """
 
@@ -25,9 +27,10 @@ if TYPE_CHECKING:
     from cqlsh_ext.cql.lexer import Token
 
 LABEL = "DESCRIBE PAYLOAD"
-USAGE = ("DESCRIBE PAYLOAD [keyspace.]table.column [WHERE conditions] [SAMPLE n [SEED s] | ALL [CONFIRM]] "
-         "[JSON], "
-         "e.g. DESCRIBE PAYLOAD shop.orders.data WHERE data.status = 'PAID' SAMPLE 5000")
+#: The statement's form, and the usage a refusal names.
+FORM = ("DESCRIBE PAYLOAD [keyspace.]table.column [WHERE conditions] [SAMPLE n [SEED s] | ALL [CONFIRM]] "
+        "[JSON]")
+USAGE = f"{FORM}, e.g. DESCRIBE PAYLOAD shop.orders.data WHERE data.status = 'PAID' SAMPLE 5000"
 #: The words that open the statement.
 WORDS = ("describe", "desc")
 
@@ -40,6 +43,7 @@ class DescribeError(Exception):
 class DescribeStatement:
     keyspace: str | None
     table: str
+    #: '' when the statement names no column (refused when resolved).
     column: str
     #: The WHERE's conditions as typed (None: no WHERE).
     where: str | None = None
@@ -59,10 +63,14 @@ class DescribeStatement:
 
 
 def recognizes(tokens: list[Token]) -> bool:
-    """`DESCRIBE PAYLOAD` (or DESC) followed by a dotted name: ours; anything else cqlsh's."""
-    return (len(tokens) > 4 and tokens[0].kind == "word" and tokens[0].value.lower() in WORDS
+    """`DESCRIBE PAYLOAD` (or DESC) followed by a name: ours; anything else cqlsh's."""
+    if not (len(tokens) > 3 and tokens[0].kind == "word" and tokens[0].value.lower() in WORDS
             and tokens[1].kind == "word" and tokens[1].value.lower() == "payload"
-            and tokens[2].kind in ("word", "qname") and tokens[3].value == "." and tokens[3].kind == "punct")
+            and tokens[2].kind in ("word", "qname")):
+        return False
+    # DESC payload WITH INTERNALS: cqlsh's, of an object named payload.
+    return not (tokens[2].kind == "word" and tokens[2].value.upper() == "WITH"
+                and tokens[3].kind == "word" and tokens[3].value.upper() == "INTERNALS")
 
 
 def _name(tok: Token) -> str:
@@ -83,7 +91,8 @@ def parse(text: str, tokens: list[Token]) -> DescribeStatement:
         raise DescribeError(f"{'.'.join(names)}: name one column, as keyspace.table.column; a map's keys "
                             "and a UDT's fields are described as places of their column")
     keyspace = names[0] if len(names) == 3 else None
-    table, column = names[-2], names[-1]
+    # One name: a table without its column (column ''), refused by describe.run with its columns.
+    table, column = (names[-2], names[-1]) if len(names) > 1 else (names[0], "")
     end = len(tokens) - 1  # the end token
     if end > i and tokens[end - 1].kind == "punct" and tokens[end - 1].value == ";":
         end -= 1

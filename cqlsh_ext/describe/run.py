@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from cqlsh_ext.describe.parse import LABEL, DescribeError, DescribeStatement
+from cqlsh_ext.describe.parse import FORM, LABEL, USAGE, DescribeError, DescribeStatement
 
 if TYPE_CHECKING:
     from cqlsh_ext.describe.description import Description
@@ -136,10 +136,15 @@ def resolve(ctx: ReadContext, statement: DescribeStatement) -> Target:
     from cqlsh_ext.reading.resolve import find_table
 
     keyspace = statement.keyspace or ctx.keyspace
+    if not statement.column:
+        raise DescribeError(_no_column(ctx, None, statement.table))
+    found = find_table(ctx.cluster, keyspace, keyspace, statement.table, refresh=True) if keyspace else None
+    if found is None and statement.keyspace is None and \
+            find_table(ctx.cluster, None, statement.table, statement.column) is not None:  # keyspace.table
+        raise DescribeError(_no_column(ctx, statement.table, statement.column))
     if not keyspace:
         raise DescribeError(f"name the column as keyspace.table.column (or USE a keyspace first): "
                             f"{statement.table}.{statement.column}")
-    found = find_table(ctx.cluster, keyspace, keyspace, statement.table, refresh=True)
     if found is None:
         raise DescribeError(f"table {keyspace}.{statement.table} not found")
     meta, schema = found.meta, found.schema
@@ -166,6 +171,23 @@ def resolve(ctx: ReadContext, statement: DescribeStatement) -> Target:
         if not plan.server_where:  # the whole table: scanning adds the token ranges
             query = query.removesuffix(" ALLOW FILTERING")
     return Target(keyspace, meta, statement.column, cqltype, schema, query, plan)
+
+
+def _no_column(ctx: ReadContext, keyspace: str | None, table: str) -> str:
+    """What a statement that names a table and no column is told: the statement's form, and an
+    example on that table with one of its payload columns when the table is known."""
+    from cqlsh_ext.reading.resolve import find_table
+
+    named = f"{keyspace}.{table}" if keyspace else table
+    found = find_table(ctx.cluster, ctx.keyspace, keyspace, table)
+    if found is None:
+        return f"{named} names no column: {USAGE}"
+    schema = found.schema
+    columns = _payload_columns(schema)
+    payload = [name for name in schema.columns
+               if (t := schema.type_of(name)) is not None and t.holds()] or ["column"]
+    return (f"{named} names no column: DESCRIBE PAYLOAD {named}.{payload[0]} describes one{columns}; "
+            f"in full: {FORM}")
 
 
 def _payload_columns(schema: Schema) -> str:
@@ -222,16 +244,16 @@ def reading_for(ctx: ReadContext, target: Target, statement: DescribeStatement) 
 
     if isinstance(size, int):  # partitions, probed
         if size <= FULL_READ_PARTITIONS:
-            return Choice("all", f"the table is small: about {plural(size, 'partition')} by {basis}; "
+            return Choice("all", f"the table is small: about {plural(size, 'partition')}, {basis}; "
                           "SAMPLE n reads a sample")
-        return Choice("sample", f"the table holds about {plural(size, 'partition')} by {basis}: a sample of "
+        return Choice("sample", f"the table holds about {plural(size, 'partition')}, {basis}: a sample of "
                       f"{SAMPLE_ROWS:,} rows; ALL reads every row", SAMPLE_ROWS)
     from cqlsh_ext.common.units import human_size
 
     if size.bytes <= FULL_READ_BYTES:
-        return Choice("all", f"the table is small: about {human_size(size.bytes)} by {basis}; "
+        return Choice("all", f"the table is small: about {human_size(size.bytes)}, {basis}; "
                       "SAMPLE n reads a sample")
-    return Choice("sample", f"the table is about {human_size(size.bytes)} by {basis}: a sample of "
+    return Choice("sample", f"the table is about {human_size(size.bytes)}, {basis}: a sample of "
                   f"{SAMPLE_ROWS:,} rows; ALL reads every row", SAMPLE_ROWS)
 
 
@@ -240,7 +262,7 @@ def _estimated_size(ctx: ReadContext, target: Target) -> tuple[TableSize | int |
     import random
 
     from cqlsh_ext.scanning.ring import RingError, ring_for, server_partitioner
-    from cqlsh_ext.scanning.sample import probe_partitions
+    from cqlsh_ext.scanning.sample import PROBED, SERVER_ESTIMATE, probe_partitions
     from cqlsh_ext.scanning.scan import table_size
 
     try:
@@ -249,10 +271,10 @@ def _estimated_size(ctx: ReadContext, target: Target) -> tuple[TableSize | int |
         return None, ""
     size = table_size(ctx.session, target.keyspace, target.meta.name, ring.span)
     if size is not None:
-        return size, "system.size_estimates"
+        return size, SERVER_ESTIMATE
     partitions = probe_partitions(ctx.session, ring, target.keyspace, target.meta.name,
                                   [c.name for c in target.meta.partition_key], random.Random(), ctx.timeout)
-    return partitions, "DISTINCT partition keys after random tokens"
+    return partitions, PROBED
 
 
 # ---------------------------------------------------------------------- reading

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING, Any
 
-from cqlsh_ext.common.text import message, plural, screen_width
+from cqlsh_ext.common.text import message, plural, say, screen_width
 from cqlsh_ext.cql.errors import QueryError
 from cqlsh_ext.edit.document import REMOVE, EditRefused, brief
 from cqlsh_ext.edit.parse import Edit
@@ -198,11 +198,6 @@ def _refuse(outcome: Outcome, reason: str) -> None:
     outcome.refused[reason] = outcome.refused.get(reason, 0) + 1
 
 
-def _say(text: str, out: IO[str]) -> None:
-    """A line of the preview or the closing line, wrapped at words on a terminal."""
-    print(message(text, screen_width(out)), file=out)
-
-
 def _summary(shell: Shell, edit: Edit, outcome: Outcome, stopped: str, mechanism: Mechanism,
              out: IO[str]) -> None:
     verb = "would change" if not edit.confirm else "to change"
@@ -212,28 +207,28 @@ def _summary(shell: Shell, edit: Edit, outcome: Outcome, stopped: str, mechanism
     refused = sum(outcome.refused.values())
     if refused:
         parts.append(f"{refused:,} refused")
-    _say(f"{LABEL}: " + ", ".join(parts), out)
+    say(f"{LABEL}: " + ", ".join(parts), out)
     for reason, n in sorted(outcome.refused.items(), key=lambda item: -item[1]):
-        _say(f"  refused {plural(n, 'row')}: {reason}", out)
+        say(f"  refused {plural(n, 'row')}: {reason}", out)
     for note, n in sorted(outcome.notes.items(), key=lambda item: -item[1]):
         if note.endswith("kept as they were"):
-            _say(f"  {plural(n, 'row')}: {note}", out)
+            say(f"  {plural(n, 'row')}: {note}", out)
         else:
-            _say(f"  header of {plural(n, 'row')} as the reference producer writes it: {note}", out)
+            say(f"  header of {plural(n, 'row')} as the reference producer writes it: {note}", out)
     for change in outcome.rows[:PREVIEW_ROWS]:
-        _say("  " + _key_text(change.key), out)
+        say("  " + _key_text(change.key), out)
         for path, old, new in change.changes:
-            _say(f"    {path}: {_side(old)} -> {_side(new)}", out)
+            say(f"    {path}: {_side(old)} -> {_side(new)}", out)
     if len(outcome.rows) > PREVIEW_ROWS:
-        _say(f"  ... and {plural(len(outcome.rows) - PREVIEW_ROWS, 'more row')}", out)
+        say(f"  ... and {plural(len(outcome.rows) - PREVIEW_ROWS, 'more row')}", out)
     if not outcome.rows:
         return
     expiring = sum(1 for row in outcome.rows if row.ttl is not None)
     if expiring:
-        _say(f"  TTL kept: the new values expire when the old ones would have ({plural(expiring, 'row')} "
+        say(f"  TTL kept: the new values expire when the old ones would have ({plural(expiring, 'row')} "
              "with a TTL: the seconds left when read)", out)
     _units(shell, outcome.rows, mechanism, out)
-    _say(mechanism.promise(), out)
+    say(mechanism.promise(), out)
 
 
 def _units(shell: Shell, rows: Sequence[RowChange], mechanism: Mechanism, out: IO[str]) -> None:
@@ -249,11 +244,11 @@ def _units(shell: Shell, rows: Sequence[RowChange], mechanism: Mechanism, out: I
     units = sum(wcu(len(_raw(row.new))) for row in rows)
     if mechanism.timestamped:
         reads = sum(rcu(len(_raw(row.new))) for row in rows)
-        _say(f"  Amazon Keyspaces: about {plural(units, 'write unit')} for {plural(len(rows), 'write')} (1 "
+        say(f"  Amazon Keyspaces: about {plural(units, 'write unit')} for {plural(len(rows), 'write')} (1 "
              f"per started KB of each new value), {plural(reads, 'read unit')} to read each row again", out)
         return
     writes = plural(len(rows), "conditional write")
-    _say(f"  Amazon Keyspaces: about {plural(units, 'write unit')} for {writes} (1 per started KB of each "
+    say(f"  Amazon Keyspaces: about {plural(units, 'write unit')} for {writes} (1 per started KB of each "
          "new value)", out)
 
 
@@ -286,8 +281,8 @@ def open_journal(shell: Shell, keyspace: str, table: str, blob: BlobTarget, kind
 
     journal = Journal(journal_directory(shell), keyspace, table, blob, kind, mechanism.kind, extra)
     if journal.note:
-        _say(f"{LABEL}: {journal.note}", sys.stderr)
-    print(f"Journal: {journal.path}")
+        say(f"{LABEL}: {journal.note}", sys.stderr)
+    say(f"Journal: {journal.path}", sys.stdout)  # wrapped at words, the path at a '/'
     return journal
 
 
@@ -507,7 +502,7 @@ def closing(shell: Shell, done: Done, head: str, changed_words: str, undo: str) 
     if done.failed:
         shell.printerr(message(line, screen_width(sys.stderr)))
     else:
-        _say(line, sys.stdout)
+        say(line, sys.stdout)
     if done.interrupt is not None:
         raise done.interrupt
 
@@ -588,18 +583,18 @@ def run_undo(shell: Shell, path: str, confirm: bool) -> None:
     whose = {"rewrite": "the rewrite", "undo": "the undo"}.get(first.kind, "the edit")
     asking = not confirm and bool(todo) and _at_terminal(shell)
     out = sys.stderr if asking else sys.stdout  # with the question, not held by the pager
-    _say(f"undo: {plural(todo, 'row')} of {first.keyspace}.{first.table}.{blob} to write back"
+    say(f"undo: {plural(todo, 'row')} of {first.keyspace}.{first.table}.{blob} to write back"
          f"{'' if confirm or asking else ' (add CONFIRM to write them)'}", out)
     for part in parts:
         if part.torn is not None:
-            _say(f"undo: {part.path}: {part.torn_text()}", out)
+            say(f"undo: {part.path}: {part.torn_text()}", out)
     if not todo:
         return
     mechanism = write.choose(shell, first.keyspace, meta.name, blob, keys)
     writer = CellWriter.of(shell, first.keyspace, meta, blob, keys, mechanism)
     if not confirm:
         still = _undo_preview(writer, keys, parts, todo, out, skip, whose)
-        _say(mechanism.promise("what was written"), out)
+        say(mechanism.promise("what was written"), out)
         if not (asking and still and _asked(f"Write {plural(todo, 'row')} back? [y/N] ")):
             if asking:
                 print("Nothing written: add CONFIRM to write them back.")
@@ -720,8 +715,8 @@ def _undo_preview(writer: CellWriter, keys: list[str], parts: list[JournalRead],
         if not same(writer.read(key).value, _column_value(row.new, writer.blob)):
             changed.append(_key_text(dict(zip(keys, key, strict=True))))
     of = "" if looked == todo else f" of the first {looked:,} rows"
-    _say(f"  {looked - len(changed):,}{of} still as {whose} wrote them; {len(changed):,} changed since "
+    say(f"  {looked - len(changed):,}{of} still as {whose} wrote them; {len(changed):,} changed since "
          f"{whose} (left alone)", out)
     for text in changed[:PREVIEW_ROWS]:
-        _say(f"  changed since {whose}: {text}", out)
+        say(f"  changed since {whose}: {text}", out)
     return looked - len(changed)

@@ -8,8 +8,8 @@ EXPORT_HELP = """
           payload conditions with ALLOW FILTERING, aggregates, GROUP BY, whole
           tables with the same question and CONFIRM), and plain SELECTs of
           columns. The file's name gives the format: .parquet, .jsonl /
-          .ndjson (JSON Lines, as --output-format json prints), .csv (as
-          --output-format csv prints).
+          .ndjson / .json (JSON Lines, as --output-format json prints: one
+          object per line, no array), .csv (as --output-format csv prints).
 
           Options: FORMAT = 'parquet' | 'jsonl' | 'csv'; OVERWRITE = true (an
           existing file is never replaced without it); RAW = true | false

@@ -18,8 +18,11 @@ if TYPE_CHECKING:
     from cqlsh_ext.cql.lexer import Lexed, Token
 
 LABEL = "COPY (SELECT ...)"
-#: File name endings and the format each means; WITH FORMAT names a format whatever the name.
-EXTENSIONS = {".parquet": "parquet", ".pq": "parquet", ".jsonl": "json", ".ndjson": "json", ".csv": "csv"}
+#: File name endings and the format each means; WITH FORMAT names a format whatever the name. A
+#: `.json` file is JSON Lines too (one object per line, what --output-format json prints), not
+#: one JSON array: rows stream into it, and DuckDB, pandas (lines=True) and jq read it as it is.
+EXTENSIONS = {".parquet": "parquet", ".pq": "parquet", ".jsonl": "json", ".ndjson": "json", ".json": "json",
+              ".csv": "csv"}
 #: WITH FORMAT's names: the output format names (json, csv) and parquet.
 FORMATS = {"parquet": "parquet", "json": "json", "jsonl": "json", "ndjson": "json", "csv": "csv"}
 #: WITH options and what each takes.

@@ -203,6 +203,8 @@ def closing_line(statement: ExportStatement, reading: Any, summary: Any, sink: A
     else:
         rows = sink.rows
         how = "JSON Lines" if statement.fmt == "json" else "CSV"
+        if statement.fmt == "json" and statement.path.lower().endswith(".json"):
+            how += ": one object per line, not an array"  # what a .json name does not say
     sections = [f"{rows:,} rows written to {statement.path} ({how})", ", ".join(closing_parts(reading))]
     if statement.fmt == "parquet":
         for name, widened in summary.widened.items():

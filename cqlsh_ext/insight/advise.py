@@ -53,6 +53,9 @@ FAST_COMPRESS, FAST_DECOMPRESS = 50.0, 200.0
 #: Values whose median is at most this many bytes are "too small to gain": a codec's header and
 #: framing outweigh what it can find to save in them.
 SMALL_VALUE = 64
+#: Speeds whose runs differ by more than ± this many per cent (of their median) are noisy: the
+#: machine was busy, and the report says so before its figures are read.
+NOISY = 25.0
 #: What is stored now is named by its most frequent containers, this many; the rest are counted.
 NAMED_CONTAINERS = 3
 
@@ -556,6 +559,8 @@ class Advice:
             "query": self.query,
             "rows": self.rows,
             "complete": not self.interrupted and not self.measuring_interrupted and self.error is None,
+            "speed_noise_percent": round(self.noise, 1),
+            "speeds_noisy": self.noise > NOISY,
             "interrupted": self.interrupted or self.measuring_interrupted,
             "interrupted_while": ("reading the sample" if self.interrupted
                                   else "measuring" if self.measuring_interrupted else None),
@@ -568,12 +573,17 @@ class Advice:
             **({"saved_dictionaries": [d.to_json() for d in self.saved]} if self.saved else {}),
         }
 
+    @property
+    def noise(self) -> float:
+        """The largest ± (per cent of a median) between the runs of any speed measured."""
+        return max([s.noise for c in self.columns for r in c.results for s in (r.compress, r.decompress)],
+                   default=0.0)
+
     def render(self) -> list[Line]:
         lines: list[Line] = [
             f"COMPRESSION ADVISE: sample of {report.count(self.rows)} rows, measured in {self.elapsed:.1f} s",
         ]
-        for col in self.columns:
-            lines.extend(col.opening(len(self.columns) > 1))
+        # How the run ended comes before what it concludes: a verdict on part of the sample.
         if self.interrupted:
             lines.append("  INTERRUPTED: the sample holds the rows read before Ctrl-C.")
         if self.measuring_interrupted:
@@ -581,6 +591,12 @@ class Advice:
                          "Ctrl-C.")
         if self.error:
             lines.append(f"  STOPPED BY AN ERROR: {self.error}; the sample holds the rows read before it.")
+        for col in self.columns:
+            lines.extend(col.opening(len(self.columns) > 1))
+        if self.noise > NOISY:
+            lines.append(f"  NOISY SPEEDS: the runs of one codec differ by up to ±{self.noise:.0f} % (a busy "
+                         "machine): the ratios and sizes hold, the speeds and the verdict's speed limits "
+                         "may not; run it again on an idle machine to compare speeds.")
         if not self.columns:
             lines.append("  No blob or text values in the result.")
             return lines

@@ -13,6 +13,7 @@ import shutil
 import sys
 
 from cqlsh_ext.codecs.base import CODEC_NAMES
+from cqlsh_ext.common.text import say
 from cqlsh_ext.insight.value_files import read_inputs
 
 
@@ -65,19 +66,19 @@ def main(argv: list[str]) -> int:
         mode = parse_mode(args.decompress)
         cap = parse_size(args.max_output_size) if args.max_output_size else DEFAULT_CAP
     except SettingError as err:
-        print(f"cqlsh-ext inspect: error: {err}", file=sys.stderr)
+        say(f"cqlsh-ext inspect: error: {err}")
         return 2
     from cqlsh_ext.codecs import dictionaries
 
     try:
         dictionaries.load([*dictionaries.environment_paths(), *args.dictionary])
     except dictionaries.DictionaryError as err:
-        print(f"cqlsh-ext inspect: error: dictionary {err}", file=sys.stderr)
+        say(f"cqlsh-ext inspect: error: dictionary {err}")
         return 2
     try:
         inputs = read_inputs(args.source, args.raw)
     except (OSError, ValueError) as err:
-        print(f"cqlsh-ext inspect: error: {err}", file=sys.stderr)
+        say(f"cqlsh-ext inspect: error: {err}")
         return 2
     from cqlsh_ext.common import jsonenc as jsonout
     from cqlsh_ext.common.text import fit

@@ -116,17 +116,16 @@ COMPRESSION_HELP = """
           pay (Amazon Keyspaces: write and read units, then storage; Cassandra:
           storage). Pages through the result (a progress line on a terminal;
           Ctrl-C stops and still reports) and shows per blob column: values by
-          codec and
-          container, stored and decompressed bytes, overall and median ratio,
-          the size distribution before (decompressed) and after (stored) in the
-          Amazon Keyspaces compression article's buckets (<= 1 KB, 1-4 KB,
-          4-20 KB, 20-67 KB, 67 KB-1 MB, > 1 MB), and per row the Keyspaces
-          write units (1 WCU per started KB), read units (1 RCU per started
-          4 KB) and rows near or over the 1 MB row quota. A text column (text,
-          varchar, ascii) is reported too, as stored uncompressed (its UTF-8
-          bytes). A table named alone (COMPRESSION STATS ks.t) is a whole-table
-          SELECT of its blob columns and its text columns outside the primary
-          key.
+          codec and container, stored and decompressed bytes, overall and
+          median ratio, the size distribution before (decompressed) and after
+          (stored) in the Amazon Keyspaces compression article's buckets
+          (<= 1 KB, 1-4 KB, 4-20 KB, 20-67 KB, 67 KB-1 MB, > 1 MB), and per
+          row the Keyspaces write units (1 WCU per started KB), read units
+          (1 RCU per started 4 KB) and rows near or over the 1 MB row quota.
+          A text column (text, varchar, ascii) is reported too, as stored
+          uncompressed (its UTF-8 bytes). A table named alone (COMPRESSION
+          STATS ks.t) is a whole-table SELECT of its blob columns and its text
+          columns outside the primary key.
 
           A whole-table SELECT (SELECT cols FROM t, nothing after the table
           name) of more than 64 MB is split into token ranges and scanned by

@@ -87,13 +87,22 @@ class Speed:
     def median(self) -> float:
         return statistics.median(self.runs) if self.runs else 0.0
 
+    @property
+    def noise(self) -> float:
+        """Half the spread between the fastest and the slowest run, in per cent of the median (the
+        ± text() shows); 0 with fewer than two runs."""
+        med = self.median
+        if len(self.runs) < 2 or not med:
+            return 0.0
+        return 50 * (max(self.runs) - min(self.runs)) / med
+
     def text(self) -> str:
         if not self.runs:
             return "-"
         med = self.median
         if len(self.runs) == 1:
             return f"{med:,.0f} (1 run)"
-        return f"{med:,.0f} ±{50 * (max(self.runs) - min(self.runs)) / med:.0f} %"
+        return f"{med:,.0f} ±{self.noise:.0f} %"
 
 
 @dataclass

@@ -98,6 +98,21 @@ class ResultPipeline:
                 with seams.more_prompt_suppressed(shell):
                     self.stock.print_result(shell, result, table_meta)
 
+    @contextmanager
+    def _rows_then_closing(self) -> Iterator[None]:
+        """Around a page of an interactive result: tells the pager's output (cqlsh_ext.repl.pager.
+        PagedOutput, when it is one) that rows are written, then that what follows the page closes
+        the result unless another page comes (cqlsh's row count, a payload query's closing line):
+        those lines are written after the pager, where they are seen."""
+        out = self.shell.query_out if self.interactive and self.now.in_result else None
+        rows, closing = getattr(out, "result_rows", None), getattr(out, "result_closing", None)
+        if rows is None or closing is None:
+            yield
+            return
+        rows()
+        yield
+        closing()
+
     def _write_machine(self, result: Any, table_meta: Any, fmt: OutputFormat, all_pages: bool) -> None:
         from cqlsh_ext.output.spellings import column_types
         from cqlsh_ext.output.writers import make_writer
@@ -130,7 +145,7 @@ class ResultPipeline:
             # Reached directly for the result of a conditional (IF ...) write: one page.
             return self._write_machine(result, table_meta, display.output_format, all_pages=False)
         page = self.now if self.now.in_result else Printing()
-        with self._printing(page):
+        with self._printing(page), self._rows_then_closing():
             page.row_offset = row_count_offset
             from cqlsh_ext.cql.types import from_driver  # standard library only
 

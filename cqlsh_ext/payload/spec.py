@@ -22,6 +22,7 @@ import os
 from dataclasses import dataclass
 
 from cqlsh_ext.codecs.base import CODEC_NAMES
+from cqlsh_ext.common.text import nearest
 from cqlsh_ext.payload.names import ARGUMENT_NAMES, EXAMPLE_SPEC, FILE_AFTER, PAYLOAD_NAMES
 
 AUTO_STEP = "auto"
@@ -86,8 +87,10 @@ def parse_spec(text: str) -> Spec:
                 raise SpecError(f"{text!r}: {name!r} must be the last step")
             payload = name
         else:
-            known = ", ".join((*CODEC_NAMES, *PAYLOAD_NAMES, AUTO_STEP))
-            raise SpecError(f"unknown step {name!r} in {text!r}; known: {known}")
+            known = (*CODEC_NAMES, *PAYLOAD_NAMES, AUTO_STEP)
+            near = nearest(name, known)
+            meant = f" (did you mean {near}?)" if near else ""
+            raise SpecError(f"unknown step {name!r} in {text!r}{meant}; known: {', '.join(known)}")
     return Spec(text.strip(), tuple(codecs), payload, argument, tuple(variants), tuple(levels),
                 tuple(dicts) if any(d is not None for d in dicts) else ())
 

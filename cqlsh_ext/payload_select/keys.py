@@ -271,10 +271,11 @@ class PayloadKeys:
         self.samples[(keyspace, table, column)] = sample
         return sample
 
-    def from_needed(self, text: str, cursor: int) -> str | None:
+    def from_needed(self, text: str, cursor: int, room: int = 0) -> str | None:
         """What Tab says after a path's `.` in a SELECT that names no table yet, when its column
         does not identify one table of the current keyspace (then candidates() is None): that the
-        FROM is needed, and where the column is. None elsewhere."""
+        FROM is needed, and where the column is, naming as many of its tables as `room`
+        characters hold (0: three; the menu cuts a longer line with '...'). None elsewhere."""
         at = path_at(text, cursor)
         if at is None or at.table is not None:
             return None
@@ -284,8 +285,12 @@ class PayloadKeys:
         tables = self._tables_with(at, keyspace)
         if len(tables) < 2:
             return None  # one: candidates() answers; none: not a payload path here, cqlsh's
-        named = ", ".join(tables[:3]) + (", ..." if len(tables) > 3 else "")
-        return f"<FROM first: {at.head} is in {named}>"
+        for shown in range(min(3, len(tables)), 0, -1):
+            named = ", ".join(tables[:shown]) + (", ..." if len(tables) > shown else "")
+            hint = f"<FROM first: {at.head} is in {named}>"
+            if not room or len(hint) <= room:
+                return hint
+        return f"<FROM first: {at.head} is in {len(tables)} tables>"
 
     def _tables_with(self, at: PathAt, keyspace: str) -> list[str]:
         """The tables (and views) of `keyspace` whose column `at.head` is the path's blob, from the

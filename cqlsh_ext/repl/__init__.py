@@ -7,6 +7,7 @@ piped input never load it. The other modules are plain Python:
 - shellhooks.py: what the Shell does differently for interactive use (loop choice, prompt
   preload, reconnection, HISTORY and HELP additions); results: cqlsh_ext.output.pipeline;
 - statement.py: "is this input a complete statement?" with cqlsh's own splitter;
+- passwords.py: what may carry a password, kept out of every history (cqlsh's readline one too);
 - pager.py: long results through $PAGER;
 - toolbar.py: the bottom toolbar's text.
 """

@@ -36,6 +36,21 @@ if TYPE_CHECKING:
 WORD_DELIMITERS = frozenset(" \t\n`~!@#$%^&*()-=+[{]}\\|;:'\",<>/?.")
 
 
+#: The menu's label of an entry that says what is expected rather than completing.
+EXPECTED = "expected"
+#: Columns prompt_toolkit's completion menu adds to an entry: a space each side of its text and
+#: of its label, and the scrollbar.
+MENU_MARGINS = 5
+
+
+def _menu_room(label: str) -> int:
+    """The characters an entry's text can take beside `label` in a menu as wide as the terminal:
+    prompt_toolkit cuts a longer one, label first ('expe...')."""
+    import shutil
+
+    return max(0, shutil.get_terminal_size().columns - len(label) - MENU_MARGINS)
+
+
 def split_word(text_before_cursor: str) -> tuple[str, str]:
     """(text before the word, the partial word) as readline would cut them."""
     i = len(text_before_cursor)
@@ -111,11 +126,12 @@ class CqlCompleter(Completer):
             return
         if not typing:  # a path before its SELECT's FROM, in no one table: say why no keys
             try:
-                needed = self.payload_keys.from_needed(document.text, document.cursor_position)
+                needed = self.payload_keys.from_needed(document.text, document.cursor_position,
+                                                       _menu_room(EXPECTED))
             except Exception:  # a completion problem must never break typing
                 needed = None
             if needed is not None:
-                yield Completion("", start_position=0, display=needed, display_meta="expected")
+                yield Completion("", start_position=0, display=needed, display_meta=EXPECTED)
                 return
         head, partial = split_word(document.text_before_cursor)
         # While typing, offer words only once one is started (or after 'ks.'): a menu after every
@@ -137,4 +153,4 @@ class CqlCompleter(Completer):
         if not typing:
             # Hints say what is expected (a value, a new name); selecting one inserts nothing.
             for hint in hints:
-                yield Completion("", start_position=0, display=hint, display_meta="expected")
+                yield Completion("", start_position=0, display=hint, display_meta=EXPECTED)

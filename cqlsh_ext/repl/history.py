@@ -1,30 +1,23 @@
 """Persistent history of the interactive shell, never holding a password.
 
 A file of its own (`cqlsh_ext_history` next to cqlsh's `cqlsh_history`, prompt_toolkit's format,
-mode 0600): cqlsh's readline file stays untouched for the classic loop. Input that may carry a
-password is neither written nor kept for recall in the session: LOGIN, any statement with the
-word PASSWORD (CREATE/ALTER ROLE/USER ... PASSWORD, but also a column named password), and
-anything that looks like a pasted command line with -p/--password.
+mode 0600): cqlsh's readline file stays untouched for the classic loop (which passwords.py keeps
+free of passwords). Input that may carry a password (passwords.carries_password) is neither
+written nor kept for recall in the session.
 """
 
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Iterable
 
 from prompt_toolkit.history import FileHistory
 
+from cqlsh_ext.repl.passwords import carries_password
+
+__all__ = ["HISTORY_FILE_NAME", "SafeFileHistory", "carries_password", "history_path"]
+
 HISTORY_FILE_NAME = "cqlsh_ext_history"
-
-_PASSWORD_WORD = re.compile(r"passw(or)?d|\bpwd\b", re.IGNORECASE)
-_LOGIN = re.compile(r"(^|;)\s*login\b", re.IGNORECASE)
-_PASSWORD_FLAG = re.compile(r"(^|\s)(-p|--password)(\s|=|$)")
-
-
-def carries_password(text: str) -> bool:
-    """True for input that must not be remembered. Errs on the side of forgetting."""
-    return bool(_PASSWORD_WORD.search(text) or _LOGIN.search(text) or _PASSWORD_FLAG.search(text))
 
 
 def history_path(cqlsh_history: str) -> str:

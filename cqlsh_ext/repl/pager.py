@@ -10,6 +10,12 @@ at once and a pipe that the pager does not read holds the fetching back. Quittin
 the fetching (PagerClosed). The command is a shell command line, as git and psql run $PAGER.
 Only standard output is held: a command's progress line and its questions ([y/N] before a costly
 run, cqlsh_ext.common.ask) go to standard error, which stays on the terminal.
+
+A result's closing lines (cqlsh's `(20 rows)`, a payload query's closing line, warnings) are
+written after the pager, on the terminal: less quit on its first page would leave them unseen.
+The output layer says where they start (`result_closing`, after each page of rows) and where rows
+go on (`result_rows`); what is written after the pager was quit (a closing line in a `finally`)
+follows it too.
 """
 
 from __future__ import annotations
@@ -31,6 +37,8 @@ if TYPE_CHECKING:
     from cqlsh_ext.upstream.protocol import Shell
 
 DEFAULT_PAGER = "less -SRXF"
+#: A result's closing part is a few lines: more (a trace after the rows) goes through the pager.
+CLOSING_LINES = 8
 
 
 class PagerClosed(Exception):
@@ -85,6 +93,11 @@ class PagedOutput(io.TextIOBase):
         self.proc: subprocess.Popen[bytes] | None = None
         self.pipe: TextIO | None = None
         self.saved_sigint: Any = None
+        #: Written after the pager (or after what was held): a result's closing lines, and
+        #: anything written once the pager was quit.
+        self.after: list[str] = []
+        self.closing = False
+        self.quit = False
 
     @property
     def paging(self) -> bool:
@@ -92,7 +105,24 @@ class PagedOutput(io.TextIOBase):
         return self.pipe is not None
 
 
+    def result_closing(self) -> None:
+        """What is written from now on closes a result, unless rows follow (result_rows): it is
+        written after the pager (output layer: after each page of rows)."""
+        self.closing = True
+
+    def result_rows(self) -> None:
+        """Rows follow: what was kept as closing lines was not (output layer: before a page)."""
+        self.closing = False
+        kept, self.after = "".join(self.after), []
+        if kept:
+            self.write(kept)
+
     def write(self, text: str) -> int:
+        if self.quit or self.closing:
+            self.after.append(text)
+            if self.closing and not self.quit and sum(t.count("\n") for t in self.after) > CLOSING_LINES:
+                self.result_rows()  # not a closing line: a report, a trace, after the rows
+            return len(text)
         if self.pipe is not None:
             self._to_pager(text)
         elif self.command is None:
@@ -124,14 +154,15 @@ class PagedOutput(io.TextIOBase):
         try:
             self.pipe.write(text)
         except (BrokenPipeError, ValueError):
+            self.quit = True  # the fetching stops here; what is written later follows the pager
             raise PagerClosed() from None
 
     def finish(self) -> None:
         """Write what was held, or close the pager's input and wait for the user to quit it."""
         if self.pipe is None:
-            if self.held:
-                self.out.write("".join(self.held))
-                self.held = []
+            if self.held or self.after:
+                self.out.write("".join(self.held + self.after))
+                self.held, self.after = [], []
             self.out.flush()
             return
         try:
@@ -144,6 +175,10 @@ class PagedOutput(io.TextIOBase):
         finally:
             self.pipe = None
             signal.signal(signal.SIGINT, self.saved_sigint)
+        if self.after:  # the closing lines, on the terminal under what the pager left there
+            after, self.after = "".join(self.after), []
+            self.out.write(after if after.startswith("\n") else "\n" + after)
+        self.out.flush()
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:

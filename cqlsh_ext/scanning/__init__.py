@@ -5,7 +5,7 @@ evaluated.
   plan      the one whole-table read plan (partitioner, ring, size estimate, the cost asked
             first, worker processes or token-range streams) and the one worker policy; a
             reading into an Aggregate, in the shell's process or over workers
-  aggregate what a reading fills (insight.stats.Stats, payload_select.read.ScanAnswer)
+  aggregate what a reading fills (insight.stats.Stats, reading.select.ScanAnswer)
   scan      paging through a SELECT: prefetch, token-range streams, retries with backoff, progress,
             Ctrl-C, the server's size estimate; one page (key completion's sample)
   consume   the scan-and-consume loop of the commands that read a statement's rows themselves

@@ -1,5 +1,5 @@
 """What a reading fills: an Aggregate (insight.stats.Stats for COMPRESSION STATS, a payload query's
-payload_select.read.ScanAnswer). The shell's process fills the one it is given; each worker process
+reading.select.ScanAnswer). The shell's process fills the one it is given; each worker process
 fills its own fresh() copy and sends it back (pickled) once, and the parent merges them."""
 
 from __future__ import annotations

@@ -80,6 +80,10 @@ DEFAULT_PRECISION = 0.01
 DEFAULT_SECONDS = 60.0
 #: Partition count probe when size_estimates has nothing: DISTINCT keys after PROBES random tokens.
 PROBES, PROBE_LIMIT = 4, 500
+#: Where a table's size comes from, as reports say it ("about 2,011 partitions, {basis}"): the
+#: server's estimate, or the partition keys read after a few random tokens (probe_partitions).
+SERVER_ESTIMATE = "the server's estimate (system.size_estimates)"
+PROBED = f"estimated from the partition keys found after {PROBES} random places in the ring"
 #: A sample that asks for a precision reads the whole table when it is estimated at this many bytes
 #: or fewer: one stream reads that in a second or two (docs/insight-scale.md), where a sample would
 #: still leave intervals (the 2,000-row demo table: +-20 % on its row count after 64 rows).
@@ -200,12 +204,12 @@ class SliceSampler:
         size = table_size(session, keyspace, table, self.ring.span)
         partitions: int | None
         if size is not None:
-            partitions, basis = size.partitions, "system.size_estimates"
+            partitions, basis = size.partitions, SERVER_ESTIMATE
             self._whole_if_cheap(size.bytes, "the server estimates it")
         else:
             partitions = probe_partitions(session, self.ring, keyspace, table, partition_key, self.rng,
                                           session.default_timeout)
-            basis = "DISTINCT partition keys after random tokens"
+            basis = PROBED
         self.slices = slice_count(partitions)
         self.server_partitions, self.partitions_basis = partitions, basis
 

@@ -50,8 +50,10 @@ SEAMS: tuple[tuple[str, str, str], ...] = (
               "Shell.display_float_precision: float_text", "render.terminal, spark.cli"),
     ("cqlsh", "pylexotron Matcher classes, ruleset.ruleset, scanner, cql_split_statements, is_hint",
      "repl.highlight, repl.statement_end, repl.completer"),
-    ("cqlsh", "cqlshmain globals readline (set to None), HISTORY, CQL_ERRORS, parser, CONFIG_FILE, "
-              "cqlruleset", "repl, cli"),
+    ("cqlsh", "cqlshmain globals readline (set to None; its history kept free of passwords), HISTORY, "
+              "CQL_ERRORS, parser, CONFIG_FILE, cqlruleset", "repl, cli, shell"),
+    ("cqlsh", "cqlruleset.cql_complete('', '', startsymbol='cqlshCommand') offers every first word of a "
+              "statement or command, ours included: first_words", "shell"),
     ("cqlsh", "main() reports VersionNotSupported out of Shell() itself (our one-line connection "
               "errors let it through)", "shell"),
     ("cqlsh", "cqlruleset.cql_extract_orig gives a statement's text from its tokens: statement_text; "
@@ -98,6 +100,9 @@ OVERRIDDEN: dict[str, list[str]] = {
     "do_help": ["self", "parsed"],
     "do_describe": ["self", "parsed"],
     "do_copy": ["self", "parsed"],
+    "get_input_line": ["self", "prompt"],
+    "init_history": ["self"],
+    "save_history": ["self", "history_disabled"],
 }
 
 #: Upstream functions copied or re-implemented: SHA-256 of their source in the pinned version.
@@ -246,6 +251,14 @@ def statement_tokens(text: str) -> Any:
     if len(statements) != 1:
         raise ValueError(f"expected one statement, found {len(statements)}")
     return statements[0]
+
+
+def first_words() -> frozenset[str]:
+    """The words a statement or shell command may start with, in upper case, as cqlsh's grammar
+    declares them (with ours, once registered): what cqlsh's completion offers on an empty line."""
+    found = import_cqlshmain(None).cqlruleset.cql_complete("", "", cassandra_conn=None,
+                                                          startsymbol="cqlshCommand")
+    return frozenset(str(word).upper() for word in found if str(word)[:1].isalpha())
 
 
 def split_statements(text: str) -> list[Any]:

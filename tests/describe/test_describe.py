@@ -6,11 +6,12 @@ the one-line refusals; DESCRIBE itself untouched."""
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from typing import Any
 
 import pytest
-from shell_runner import STOCK_CQLSH, run, without_patch_warning
+from shell_runner import STOCK_CQLSH, run, without_e_place, without_patch_warning
 
 from .conftest import REPORTED, ROWS, Docs, document, encoding, extra, report, shell, truth
 
@@ -184,6 +185,10 @@ def test_the_default_reading_is_said_in_the_first_line(cassandra, home, docs: Do
     assert out.returncode == 0, out.stderr
     first = out.stdout.strip().splitlines()[0]
     assert first.startswith(f"DESCRIBE PAYLOAD {docs.name}.data: every row, exact counts (the table is small")
+    # Where the size comes from, in plain words (not 'by DISTINCT partition keys after random tokens').
+    plain = (r"small: about [\d,.]+ (partitions|[KMG]?i?B), (the server's estimate|estimated from the "
+             r"partition keys found after 4 random places in the ring); SAMPLE n reads a sample\)")
+    assert re.search(plain, first), first
 
 
 @pytest.mark.parametrize("statement, message", [
@@ -191,6 +196,12 @@ def test_the_default_reading_is_said_in_the_first_line(cassandra, home, docs: Do
     ("DESCRIBE PAYLOAD {ks}.docs.nope", "{ks}.docs has no column nope (its payload columns: data, extra)"),
     ("DESCRIBE PAYLOAD {ks}.docs.pk", "pk is int: DESCRIBE PAYLOAD describes a blob column"),
     ("DESCRIBE PAYLOAD docs.data", "name the column as keyspace.table.column"),
+    # A table without its column (was cqlsh's 'Improper DESCRIBE command.'): the form, and the
+    # table's own columns when it is known.
+    ("DESCRIBE PAYLOAD {ks}.docs", "{ks}.docs names no column: DESCRIBE PAYLOAD {ks}.docs.data describes "
+     "one (its payload columns: data, extra); in full: DESCRIBE PAYLOAD [keyspace.]table.column "
+     "[WHERE conditions] [SAMPLE n [SEED s] | ALL [CONFIRM]] [JSON]"),
+    ("DESCRIBE PAYLOAD docs;", "docs names no column: DESCRIBE PAYLOAD [keyspace.]table.column"),
     ("DESCRIBE PAYLOAD {ks}.docs.data WHERE data.status == 1", "WHERE:"),
 ])
 def test_refused_in_one_line_before_reading(cassandra, home, docs: Docs, statement, message):
@@ -207,7 +218,7 @@ def test_describe_itself_is_cqlsh_s(cassandra, home, docs: Docs):
         ours = shell(cassandra, home, statement)
         stock = run(STOCK_CQLSH, [*cassandra.cqlsh_args, "-e", statement], home)
         assert (ours.stdout, ours.stderr.splitlines()[-1:]) == \
-            (without_patch_warning(stock.stdout), stock.stderr.splitlines()[-1:]), statement
+            (without_patch_warning(stock.stdout), without_e_place(stock.stderr).splitlines()[-1:]), statement
     help_text = shell(cassandra, home, "HELP PAYLOAD").stdout
     assert "DESCRIBE PAYLOAD [ks.]table.column" in help_text
     queries = shell(cassandra, home, "HELP QUERIES").stdout

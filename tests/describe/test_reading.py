@@ -11,6 +11,7 @@ import pytest
 
 from cqlsh_ext.describe import run
 from cqlsh_ext.describe.parse import DescribeError, DescribeStatement
+from cqlsh_ext.scanning.sample import PROBED, SERVER_ESTIMATE
 from cqlsh_ext.scanning.scan import TableSize
 
 
@@ -26,7 +27,7 @@ def target(server_where: str = "") -> Any:
 
 def choose(monkeypatch, size: Any, statement: DescribeStatement | None = None, keyspaces: bool = False,
            server_where: str = "") -> run.Choice:
-    basis = "system.size_estimates" if isinstance(size, TableSize) else "a probe"
+    basis = SERVER_ESTIMATE if isinstance(size, TableSize) else PROBED
     monkeypatch.setattr(run, "_estimated_size", lambda _ctx, _target: (size, basis))
     return run.reading_for(context(keyspaces), target(server_where),
                            statement or DescribeStatement("ks", "t", "c"))
@@ -36,10 +37,14 @@ def test_a_small_table_is_read_whole_and_a_large_one_sampled(monkeypatch):
     small = TableSize(partitions=1000, mean_partition_bytes=4096, coverage=1.0)
     large = TableSize(partitions=10_000_000, mean_partition_bytes=4096, coverage=1.0)
     assert choose(monkeypatch, small) == run.Choice(
-        "all", "the table is small: about 3.9 MiB by system.size_estimates; SAMPLE n reads a sample")
+        "all", "the table is small: about 3.9 MiB, the server's estimate (system.size_estimates); SAMPLE n "
+        "reads a sample")
     assert choose(monkeypatch, large) == run.Choice(
-        "sample", f"the table is about 38.1 GiB by system.size_estimates: a sample of {run.SAMPLE_ROWS:,} "
-        "rows; ALL reads every row", run.SAMPLE_ROWS)
+        "sample", "the table is about 38.1 GiB, the server's estimate (system.size_estimates): a sample of "
+        f"{run.SAMPLE_ROWS:,} rows; ALL reads every row", run.SAMPLE_ROWS)
+    assert choose(monkeypatch, 2011).why == (
+        "the table is small: about 2,011 partitions, estimated from the partition keys found after 4 random "
+        "places in the ring; SAMPLE n reads a sample")
     assert choose(monkeypatch, 500).mode == "all"  # partitions probed, no estimate
     assert choose(monkeypatch, run.FULL_READ_PARTITIONS + 1).mode == "sample"
     assert choose(monkeypatch, None).mode == "all"

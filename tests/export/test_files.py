@@ -229,6 +229,11 @@ def test_stock_copy_to_a_parquet_name_points_to_the_query_form(cassandra, orders
         f"COPY {orders.name} TO writes CSV of the stored bytes, not Parquet: COPY (SELECT * FROM "
         f"{orders.name}) TO '{home / 'x.parquet'}' writes Parquet with blobs decoded (HELP EXPORT)")
     assert not (home / "x.parquet").exists()
+    out = shell(cassandra, home, f"COPY {orders.name} TO '{home / 'x.json'}'")  # CSV under a .json name
+    assert _one_error_line(out).endswith(
+        f"not JSON Lines: COPY (SELECT * FROM {orders.name}) TO '{home / 'x.json'}' writes JSON Lines with "
+        "blobs decoded (HELP EXPORT)")
+    assert not (home / "x.json").exists()
     # a stock COPY TO a CSV file is cqlsh's, stored bytes and all
     out = shell(cassandra, home, f"COPY {orders.name} (pk, ck, data) TO '{home / 'x.csv'}'")
     assert out.returncode == 0, out.stderr

@@ -198,11 +198,13 @@ def test_grouped_answer_in_every_format(cassandra, orders: Orders, home):
 
 def test_text_files_hold_what_the_output_format_prints(cassandra, orders: Orders, home):
     select = f"SELECT pk, ck, data, data.customer FROM {orders.name} WHERE pk = 'p2'"
-    for fmt, name in (("json", "p.jsonl"), ("csv", "p.csv")):
+    for fmt, name in (("json", "p.jsonl"), ("json", "p.json"), ("csv", "p.csv")):
         printed = shell(cassandra, home, select, "--output-format", fmt)
         exported = shell(cassandra, home, f"COPY ({select}) TO '{home / name}'")
         assert printed.returncode == 0 and exported.returncode == 0, exported.stderr
         assert (home / name).read_text(encoding="utf-8") == printed.stdout
+        if name.endswith(".json"):  # JSON Lines under a .json name: said, as the name does not say it
+            assert "(JSON Lines: one object per line, not an array)" in closing_line(exported.stdout)
 
 
 def test_raw_adds_the_stored_bytes_for_one_statement(cassandra, orders: Orders, home):

@@ -142,6 +142,15 @@ def test_advise_text(cassandra, insight, home):
     lines = out.splitlines()
     title = next(i for i, line in enumerate(lines) if line.startswith("COMPRESSION ADVISE: "))
     assert lines[title + 1].startswith("Verdict: ") and "values per size bucket:" in out
+    # Speeds whose runs differ by more than ±25 % are said to be noisy, before the figures, with
+    # the largest ± the table shows: whatever this machine measured now.
+    noise = max(int(n) for n in re.findall(r"±(\d+) %", out))
+    noisy = [line for line in lines if line.startswith("  NOISY SPEEDS: ")]
+    assert bool(noisy) == (noise > 25), (noise, noisy)
+    if noisy:
+        assert f"up to ±{noise} %" in noisy[0]
+        legend = next(i for i, line in enumerate(lines) if line.startswith("  speeds in MB/s"))
+        assert lines.index(noisy[0]) < legend
 
 
 def _first_sample(cassandra, insight, n: int) -> list[bytes]:

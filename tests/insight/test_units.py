@@ -203,6 +203,27 @@ def test_ctrl_c_while_measuring_keeps_what_was_measured():
     assert any("INTERRUPTED while measuring" in line for line in advice.render())
 
 
+def test_noisy_speeds_are_said_before_the_figures_and_an_interruption_before_the_verdict():
+    from cqlsh_ext.insight.advise import NOISY, Advice, ColumnAdvice
+    from cqlsh_ext.insight.recompress import Result, Speed
+
+    def column(runs: list[float]) -> ColumnAdvice:
+        col = ColumnAdvice("data", 2, 200, [100, 100], [60, 60], {"gzip": 2}, {})
+        col.results = [Result("zstd 3", "zstd", [40, 40], Speed(runs), Speed([500.0, 510.0]))]
+        col.recommendation, col.recommended = "zstd 3 saves 33 % of the stored bytes", "zstd 3"
+        return col
+
+    quiet = Advice("SELECT data FROM t", [column([100.0, 104.0, 98.0])], 2)
+    assert quiet.noise < NOISY and not any("NOISY" in str(line) for line in quiet.render())
+    busy = Advice("SELECT data FROM t", [column([20.0, 100.0, 364.0])], 2, interrupted=True)
+    lines = [str(line) for line in busy.render()]
+    assert round(busy.noise) == 172 and busy.to_json()["speeds_noisy"] is True
+    heads = ("  INTERRUPTED", "Verdict", "  NOISY SPEEDS")
+    said = [i for i, line in enumerate(lines) if line.startswith(heads)]
+    assert [lines[i].split(":")[0].strip() for i in said] == ["INTERRUPTED", "Verdict", "NOISY SPEEDS"], lines
+    assert "up to ±172 %" in lines[said[2]]
+
+
 def test_advise_counts_the_rows_its_report_shows_and_stops_when_asked():
     # A codec measured with a trained dictionary too is a row of its own: a step of its own
     # ('zstd 3 + dict (7 of 15)' where the line said 'of 14' for 15 rows).

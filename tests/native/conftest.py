@@ -39,12 +39,14 @@ def record(name: str, counts: object) -> None:
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     if not TOTALS:
         return
-    write = terminalreporter.write_line
-    write("native core against the Python engine (values compared / handed back / differences):")
-    for name, (compared, handed, different) in TOTALS.items():
-        write(f"  {name:<34} {compared:>8,} {handed:>8,} {different:>4}")
-    compared, handed, different = (sum(t[i] for t in TOTALS.values()) for i in range(3))
-    write(f"  {'total':<34} {compared:>8,} {handed:>8,} {different:>4}")
+    from cqlsh_ext.common.text import Table
+
+    rows = [[name, *(f"{n:,}" for n in counts)] for name, counts in TOTALS.items()]
+    rows.append(["total", *(f"{sum(t[i] for t in TOTALS.values()):,}" for i in range(3))])
+    table = Table(rows, ["native core against the Python engine", "values compared", "handed back",
+                         "differences"], right=(1, 2, 3))
+    for line in table.lines(0, unicode=False):  # the names' own width: the figures line up
+        terminalreporter.write_line(line)
 
 
 class _XorTestFrame(Container):

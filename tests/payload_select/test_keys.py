@@ -101,6 +101,9 @@ def test_before_the_from_the_column_names_its_table_or_the_from_is_asked_for(ext
         ext_shell.conn.refresh_schema_metadata()
         assert keys_at(keys, "SELECT pk, data.|") is None  # two tables: no guess
         assert keys.from_needed("SELECT pk, data.", 16) == "<FROM first: data is in docs, more_docs>"
+        # A narrow menu: as many tables as fit, else their number (the menu would cut the line).
+        assert keys.from_needed("SELECT pk, data.", 16, room=35) == "<FROM first: data is in docs, ...>"
+        assert keys.from_needed("SELECT pk, data.", 16, room=20) == "<FROM first: data is in 2 tables>"
         assert keys.from_needed("SELECT pk, other.", 17) is None  # one table again: its keys
         assert keys.from_needed("SELECT pk, nothing.", 19) is None  # no such blob: cqlsh's completion
     finally:

@@ -167,7 +167,10 @@ def test_pager_gets_results_taller_than_the_screen(term, repl_ks, tmp_path):
     t.run(f"SELECT id, customer FROM {repl_ks}.orders;", until=r"pager read \d+ lines")
     text = re.sub(r"\x1b\[[0-9;]*m", "", seen.read_text())
     assert "customer-01" in text and "customer-60" in text  # every page, no ---MORE---
-    assert "(60 rows)" in text and "---MORE---" not in text
+    assert "---MORE---" not in text
+    # The closing line follows the pager, on the terminal (a pager quit early would hide it).
+    assert "(60 rows)" not in text
+    t.expect(r"\(60 rows\)")
     # A result that fits on the screen is printed directly.
     seen.unlink()
     t.prompt()
@@ -312,9 +315,16 @@ def test_help_keys_leaves_the_descriptions_room_and_wraps_them_at_words(term, co
 
 
 def test_classic_flag_keeps_cqlsh_readline_loop(term, home):
-    t = term("--classic")
+    t = term("--classic", cols=80)
     t.expect(r"ATTENTION: All commands will be saved")  # cqlsh's own banner, from its own loop
     t.expect(r"cqlsh> ")  # a real trailing space: printed by input(), not drawn
+    # Its lines fitted to the 80 columns at words, the history file's path after a '/'.
+    screen = t.display()
+    banner = [row for row in screen[:screen.index(next(r for r in screen if r.startswith("Connected to")))]
+              if row.strip()]
+    said = " ".join(" ".join(row.split()) for row in banner)
+    assert "or set 'disabled = true' in the [history] section of cqlshrc." in said, banner
+    assert "for more information." in said and all(len(row) <= 80 for row in banner), banner
     t.run("SELECT release_version FROM system.local;")
     assert "\x1b[?2004h" not in t.raw  # prompt_toolkit's bracketed paste never switched on
     t.type("EXIT\r")
@@ -325,6 +335,40 @@ def test_classic_flag_keeps_cqlsh_readline_loop(term, home):
     t = term()
     t.expect(r"cqlsh> ")
     assert "\x1b[?2004h" not in t.raw
+
+
+def test_classic_loop_history_never_holds_passwords(term, cassandra, home):
+    # cqlsh's readline loop adds every line typed (and a multi-line statement again as one line),
+    # reads cqlsh_history at start and writes it back whole at exit: no entry of it carries a
+    # password, typed now or left in the file by an older version.
+    role = f"classic_{os.getpid()}"
+    secret = "Sekr3t-" + role
+    history = home / ".cassandra" / "cqlsh_history"
+    history.write_text(f"SELECT now() FROM system.local;\nLOGIN old_user 'old-{secret}'\n")
+    t = term("--classic")
+    t.expect(r"cqlsh> ")
+    t.run("SELECT release_version FROM system.local;")
+    t.run(f"LOGIN {cassandra.username} '{cassandra.password}'", until=r"cqlsh> ")
+    # The password on a line of its own, which says nothing of a password.
+    for line in (f"CREATE ROLE IF NOT EXISTS {role} WITH", "PASSWORD ="):
+        t.type(line + "\r")
+        t.expect(r"\.\.\. ")  # cqlsh's continuation prompt: the statement goes on
+    t.type(f"'{secret}' AND LOGIN = true;\r")
+    t.expect(r"cqlsh> ")
+    t.type("HISTORY\r")
+    last = r"SELECT release_version FROM system\.local;"  # the last entry HISTORY lists
+    listed = t.expect(rf"HISTORY\s*\n(.*\n)*?{last}\s*\n.*cqlsh> ").group(0)
+    assert "SELECT release_version FROM system.local;" in listed and "SELECT now()" in listed
+    assert secret not in listed and "LOGIN" not in listed and "PASSWORD" not in listed, listed
+    t.type("\x1b[A\x1b[A")  # Up, Up: past HISTORY, the SELECT; never the CREATE ROLE's lines
+    t.expect(r"SELECT release_version FROM system.local;")
+    t.ctrl("c")
+    t.type("EXIT\r")
+    t.child.expect(__import__("pexpect").EOF, timeout=TIMEOUT)
+    saved = history.read_text()
+    assert "SELECT release_version FROM system.local;" in saved and "SELECT now()" in saved
+    for word in (secret, cassandra.password, "LOGIN", "PASSWORD"):
+        assert word not in saved, (word, saved)
 
 
 def test_classic_loop_completes_with_readline_as_cqlsh_does(term, repl_ks):

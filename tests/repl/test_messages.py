@@ -11,6 +11,7 @@ import pytest
 from orders import rows, write_table
 from shell_runner import CQLSH_EXT, run
 
+from .terminal import Term
 from .test_payload_queries import SIZES
 
 COUNT = 300
@@ -73,4 +74,87 @@ def test_long_messages_wrap_at_words(term, cassandra, messages_ks, home, cols, l
         assert len(shown) > 1, shown  # longer than the screen: wrapped
         assert all(len(row) <= cols for row in shown)
         assert _read_back(shown) == " ".join(line.split()), shown  # at words: every word whole
+    t.exit()
+
+
+def _assert_wrapped(screen: list[str], start: str, line: str, cols: int) -> list[str]:
+    """The message `line` (a script's one line) on the screen: wrapped at words, no row wider."""
+    shown = _on_screen(screen, start)
+    assert all(len(row) <= cols for row in shown), shown
+    assert _read_back(shown) == " ".join(line.split()), shown  # every word whole
+    return shown
+
+
+@pytest.mark.parametrize(("cols", "lines"), SIZES)
+def test_a_codec_mistyped_with_d_names_the_nearest_in_words_that_fit(home, cols, lines):
+    piped = run(CQLSH_EXT, ["-d", "zstdd"], home)
+    assert piped.returncode == 2
+    [line] = piped.stderr.splitlines()  # a pipe: the one line a script reads
+    assert line.startswith("cqlsh-ext: error: --decompress: unknown decompression mode 'zstdd' "
+                           "(did you mean zstd?); valid: auto, none, "), line
+    t = Term(["-d", "zstdd"], home, rows=lines, cols=cols)
+    try:
+        assert t.finish() == 2
+        shown = _assert_wrapped(t.display(), "cqlsh-ext: error:", line, cols)
+        assert len(shown) > 1  # 144 characters: wrapped at 80 and at 140
+    finally:
+        t.close()
+
+
+def _message_rows(screen: list[str], start: str) -> list[str]:
+    """The rows of the message that begins with `start`: its first row, then its continuations
+    (indented four columns or more past it)."""
+    first = max(i for i, row in enumerate(screen) if row.startswith(start))
+    indent = len(screen[first]) - len(screen[first].lstrip())
+    shown = [screen[first]]
+    for row in screen[first + 1:]:
+        if not row.strip() or len(row) - len(row.lstrip()) < indent + 4:
+            break
+        shown.append(row)
+    return shown
+
+
+def _read_back_with_paths(shown: list[str]) -> str:
+    """The rows joined as a person reads them, a path broken after a '/' read whole."""
+    text = ""
+    for row in shown:
+        part = " ".join(row.split())
+        text += part if not text or text.endswith("/") else " " + part
+    return text
+
+
+@pytest.mark.parametrize(("cols", "lines"), SIZES)
+def test_an_edit_s_preview_and_journal_lines_wrap_at_words_and_paths_at_slashes(term, cassandra, home,
+                                                                                   tmp_path, cols, lines):
+    import zstandard
+
+    ks = cassandra.create_keyspace("edit_wrapped")
+    session = cassandra.session(ks)
+    session.execute("CREATE TABLE docs (id int PRIMARY KEY, data blob)")
+    # Written without the content size: the edit writes it as the reference producer does, and
+    # its preview says so in a header note longer than 80 columns.
+    value = zstandard.ZstdCompressor(write_content_size=False).compress(b'{"status": "NEW", "total": 12}')
+    for key in (1, 2):
+        session.execute("INSERT INTO docs (id, data) VALUES (%s, %s)", (key, value))
+    session.shutdown()
+    # Deeper than 140 columns, each directory's name shorter than 80: the path breaks at its '/'.
+    journals = tmp_path.joinpath(*["a_directory_whose_name_is_long_enough"] * 3, "journals_of_edits")
+    args = ["-k", ks, "--journal-dir", str(journals)]
+    piped = run(CQLSH_EXT, [cassandra.host, str(cassandra.port), *args, "-e",
+                            "UPDATE docs SET data.status = 'PAID' WHERE id = 2"], home)
+    [note] = [line for line in piped.stdout.splitlines() if line.startswith("  header of ")]
+    assert len(note) > 80 and "->" in note, piped.stdout
+    t = term(*args, env={"PAGER": ""}, rows=lines, cols=cols)
+    t.prompt()
+    t.run("UPDATE docs SET data.status = 'PAID' WHERE id = 1 CONFIRM;", until=r"Undo: UNDO (.|\n)*CONFIRM\n")
+    t.prompt()
+    [journal] = list(journals.iterdir())
+    screen = t.display()
+    said = {"  header of ": note, "Journal: ": f"Journal: {journal}",
+            "1 row written. Undo: ": f"1 row written. Undo: UNDO '{journal}' CONFIRM"}
+    for start, line in said.items():
+        shown = _message_rows(screen, start)
+        assert all(len(row) <= cols for row in shown), shown
+        assert _read_back_with_paths(shown) == " ".join(line.split()), shown
+    assert len(_message_rows(screen, "Journal: ")) > 1  # the path, wider than 140, broke at a '/'
     t.exit()

@@ -65,6 +65,8 @@ def test_advise_shows_what_it_measures_and_ctrl_c_reports_it(term, demo_ks, cols
     t.prompt()
     report = t.text[start:]
     assert "INTERRUPTED while measuring" in report and "Cancelled" not in report, report[-3000:]
+    if "Verdict" in report:  # said before the verdict, which rests on the codecs measured
+        assert report.index("INTERRUPTED while measuring") < report.index("Verdict"), report[-3000:]
     measured = re.search(r"(\d+) of (\d+) codecs measured", report)
     assert measured and int(measured.group(1)) < int(measured.group(2)), report[-3000:]
     assert "Column data:" in report  # what was measured is reported

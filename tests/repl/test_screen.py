@@ -104,6 +104,34 @@ NEWCOMER_SIZES = [(80, 24), (140, 45)]
 
 
 @pytest.mark.parametrize(("cols", "rows"), NEWCOMER_SIZES)
+def test_a_result_s_closing_lines_follow_the_pager_quit_on_its_first_page(term, demo_ks, cols, rows):
+    # less quit on its first page leaves the rest of what it was given unseen: the row count and
+    # a payload query's closing line are written after it, on the terminal, above the prompt.
+    t = term("-k", demo_ks, env={"PAGER": "less -SRXF"}, rows=rows, cols=cols)
+    t.prompt()
+    many = rows * 2
+    for statement, closing in (
+            (f"SELECT id FROM table_with_compressed_json LIMIT {many};", [f"({many} rows)"]),
+            (f"SELECT id, data.stauts FROM table_with_compressed_json LIMIT {many};",
+             [f"({many} rows)", f"payload query: {many} rows read, {many} matched; no value read has "
+                                "data.stauts (nearest keys seen there: status)"])):
+        t.type(statement)
+        t.enter()
+        t.expect(r"\n:", timeout=120)  # less's prompt: its first page
+        assert not any("rows)" in row for row in t.display()), t.display()
+        t.type("q")
+        t.prompt()
+        screen = t.display()
+        at = max(i for i, row in enumerate(screen) if re.match(r"\S*cqlsh(:\w+)?>", row))
+        shown = [row for row in screen[:at] if row.strip()][-4:]
+        read = " ".join(" ".join(row.split()) for row in shown)
+        assert read.endswith(" ".join(closing)), shown  # whole words, every row within the screen
+        assert all(len(row) <= cols for row in shown)
+        t.type("\x0c")  # Ctrl-L: a clean screen for the next statement
+    t.exit()
+
+
+@pytest.mark.parametrize(("cols", "rows"), NEWCOMER_SIZES)
 def test_a_cut_hex_cell_keeps_why_it_was_not_decoded(term, demo_ks, cols, rows):
     t = term("-k", demo_ks, env={"PAGER": ""}, rows=rows, cols=cols)
     t.prompt()
@@ -352,6 +380,33 @@ def test_short_values_are_shown_whole_or_the_rows_go_vertical(term, demo_ks, col
 
 
 @pytest.mark.parametrize(("cols", "rows"), NEWCOMER_SIZES)
+def test_the_from_hint_names_the_tables_that_fit_beside_its_label(term, cassandra, cols, rows):
+    # Long table names: the menu would cut the entry, its label first ('expe...'); it names as
+    # many tables as fit instead.
+    ks = cassandra.create_keyspace("from_hint")
+    session = cassandra.session(ks)
+    tables = ("customer_orders_archive_2023", "customer_orders_archive_2024", "customer_orders_current")
+    for name in tables:
+        session.execute(f"CREATE TABLE {name} (id int PRIMARY KEY, data blob)")
+    session.shutdown()
+    t = term("-k", ks, env={"PAGER": ""}, rows=rows, cols=cols)
+    t.prompt()
+    t.type("SELECT id, data.")
+    t.type("\t")
+    t.expect(r"<FROM first")
+    row = next(r for r in t.display() if "<FROM first" in r)
+    found = re.search(r"<FROM first: data is in ([^>]*)>\s+expected$", row)
+    assert found and len(row) <= cols, row
+    named = found.group(1).split(", ")
+    assert named[0] == tables[0] and set(named) - {"..."} <= set(tables), row
+    if cols >= 140:
+        assert named == list(tables), row
+    t.ctrl("c")
+    t.prompt()
+    t.exit()
+
+
+@pytest.mark.parametrize(("cols", "rows"), NEWCOMER_SIZES)
 def test_tab_before_from_offers_the_keys_of_the_one_table_or_asks_for_from(term, demo_ks, cols, rows):
     t = term("-k", demo_ks, env={"PAGER": ""}, rows=rows, cols=cols)
     t.prompt()
@@ -377,8 +432,10 @@ def test_tab_before_from_offers_the_keys_of_the_one_table_or_asks_for_from(term,
     t.expect(r"<FROM first")
     screen = "\n".join(t.display())
     assert "<identifier>" not in screen
-    if cols >= 140:
-        assert "<FROM first: data is in blob_formats, table_with_compressed_json>" in screen, screen
+    # The menu entry whole, its label too, at 80 columns as at 140 (not 'expe...').
+    assert re.search(r"<FROM first: data is in blob_formats, table_with_compressed_json>\s+expected(\s|$)",
+                     screen), screen
+    assert "..." not in screen, screen
     t.ctrl("c")
     t.prompt()
     t.exit()
