@@ -220,8 +220,11 @@ class Taker:
     `cap` as sent (the answer without them, `head`, measured first), each one's long values cut
     (CUT_LEVELS: harder for a first item that does not fit whole); `finish` makes the answer."""
 
-    def __init__(self, key: str, limit: int | None, cap: int, head: dict[str, Any]) -> None:
+    def __init__(self, key: str, limit: int | None, cap: int, head: dict[str, Any],
+                 why_not: str | None = None) -> None:
         self.key, self.limit, self.cap = key, limit, cap
+        #: Why its items have no cursor (an answer not of rows: INSPECT's values).
+        self.why_not = why_not
         self.taken = _Taken(key)
         self.head = {**head, key: [], "count": 0, "cut": None}
         self.room = (cap - sizing.message_size([sizing.compact(self.head).decode()], self.head)
@@ -257,7 +260,7 @@ class Taker:
                resume: Position | None = None, notes: list[str] | None = None) -> ToolAnswer:
         """The answer: `data` (what it says besides its items) with the items; `resume`: where a
         stopped reading goes on from, when nothing was cut."""
-        fitting = _RowsFitting(self.taken, continuation or Continuation(None, ""), resume)
+        fitting = _RowsFitting(self.taken, continuation or Continuation(None, "", self.why_not), resume)
         out = ToolAnswer(data={**self.head, **data}, notes=list(notes or []), cap=self.cap, fitting=fitting)
         fitting.settle(out, len(self.taken.rows))
         return out
@@ -331,12 +334,12 @@ class _RowsFitting:
         cut, at = taken.cut, taken.next_at
         if kept < len(taken.rows):
             cut, at = BYTES, taken.at[kept]
-        data["cut"] = _cut_text(cut, key, kept, answer.cap, self.continuation.why_not)
         cursor = self.continuation.cursor(at if cut is not None else self.resume, kept)
         if cursor is not None:
             data["cursor"] = cursor
         else:
             data.pop("cursor", None)
+        data["cut"] = _cut_text(cut, key, kept, answer.cap, cursor is not None, self.continuation.why_not)
         said = [c for cuts in taken.cuts[:kept] for c in cuts]
         if said:
             data["values_cut"] = said[:CUTS_SAID] + ([f"and {len(said) - CUTS_SAID:,} more"]
@@ -370,10 +373,12 @@ class _RowsFitting:
             self.settle(answer, 0)
 
 
-def _cut_text(cut: str | None, key: str, kept: int, cap: int, why_not: str | None) -> str | None:
+def _cut_text(cut: str | None, key: str, kept: int, cap: int, cursor: bool,
+              why_not: str | None) -> str | None:
     if cut is None:
         return None
-    more = "the cursor continues from the next" if why_not is None else f"no cursor: {why_not}"
+    more = ("the cursor continues from the next" if cursor else f"no cursor: {why_not}" if why_not
+            else "no cursor")
     if cut == LIMIT:
         return f"at the limit of {kept:,} {key}: more follow ({more}; or a higher limit, or a narrower WHERE)"
     if not kept:

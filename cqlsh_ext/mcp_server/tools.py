@@ -300,31 +300,36 @@ def statement_of(arguments: dict[str, Any]) -> str:
 
 
 def _list_keyspaces(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
-    return work.rows("SELECT keyspace_name FROM system_schema.keyspaces", MAX_ROWS)
+    statement = "SELECT keyspace_name FROM system_schema.keyspaces"
+    return work.rows(statement, MAX_ROWS, resume=_resume(work, arguments, statement))
 
 
 def _list_tables(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
     keyspace = names(arguments.get("keyspace"), (1,), "keyspace")[0]
     literal = "'" + keyspace.replace("'", "''") + "'"
-    return work.rows(f"SELECT table_name FROM system_schema.tables WHERE keyspace_name = {literal}",
-                     MAX_ROWS)
+    statement = f"SELECT table_name FROM system_schema.tables WHERE keyspace_name = {literal}"
+    return work.rows(statement, MAX_ROWS, resume=_resume(work, arguments, statement))
 
 
 def _query(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
-    from cqlsh_ext.mcp_server.cursor import CursorError
-
     limit = number(arguments, "limit", DEFAULT_ROWS, 1, MAX_ROWS)
     statement = statement_of(arguments)
+    return work.rows(statement, limit or DEFAULT_ROWS, resume=_resume(work, arguments, statement))
+
+
+def _resume(work: Work, arguments: dict[str, Any], statement: str) -> CursorState | None:
+    """Where the call's `cursor` says `statement`'s reading goes on from; None without one."""
+    from cqlsh_ext.mcp_server.cursor import CursorError
+
     cursor = arguments.get("cursor")
-    resume = None
-    if cursor is not None:
-        if work.cursors is None:
-            raise Invalid("this server issues no cursors")
-        try:
-            resume = work.cursors.open(cursor, statement)
-        except CursorError as err:
-            raise Invalid(f"refused: cursor: {err}") from None
-    return work.rows(statement, limit or DEFAULT_ROWS, resume=resume)
+    if cursor is None:
+        return None
+    if work.cursors is None:
+        raise Invalid("this server issues no cursors")
+    try:
+        return work.cursors.open(cursor, statement)
+    except CursorError as err:
+        raise Invalid(f"refused: cursor: {err}") from None
 
 
 def _inspect_value(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
@@ -344,7 +349,8 @@ def _inspect_value(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
         parsed = command(allowed)
     except Refusal as err:
         return failed(str(err), work.said)
-    taker = answers.Taker("values", INSPECT_VALUES, work.max_bytes, {"statement": sizing.prefix(text)})
+    taker = answers.Taker("values", INSPECT_VALUES, work.max_bytes, {"statement": sizing.prefix(text)},
+                          f"INSPECT answers at most {INSPECT_VALUES} values: name fewer in the SELECT")
     seen = inspect_values(ctx, parsed, lambda report: answers.document(report.to_json()),
                           lambda value: taker.take(work.screen.value(value)))
     if seen is None:
@@ -504,6 +510,8 @@ _MAX_BYTES = {"type": "integer", "minimum": MIN_BYTES, "maximum": MAX_BYTES,
               "description": f"the answer's size at most, in bytes as sent (default {DEFAULT_BYTES:,}: "
                              "about 8,000 tokens); rows past it are left for the cursor, long values cut "
                              "inside the answer, and the answer says so"}
+_CURSOR = {"type": "string", "maxLength": 4096,
+           "description": "a cut answer's cursor: the rows that follow, of the same statement (arguments)"}
 #: What every description ends with: the size of an answer.
 _SIZE = (f" An answer is at most {DEFAULT_BYTES // 1024} KB of text by default (max_bytes, as sent), "
          "and says what it cut.")
@@ -512,12 +520,13 @@ TOOLS: dict[str, Tool] = {tool.name: tool for tool in (
     Tool("list_keyspaces", "Keyspaces",
          "The keyspaces of the cluster: the rows of SELECT keyspace_name FROM "
          "system_schema.keyspaces." + _SIZE,
-         {}, (), _list_keyspaces, output_schemas.rows_schema({"keyspace_name": {"type": "string"}})),
+         {"cursor": _CURSOR}, (), _list_keyspaces,
+         output_schemas.rows_schema({"keyspace_name": {"type": "string"}})),
     Tool("list_tables", "Tables of a keyspace",
          "The tables of a keyspace: the rows of SELECT table_name FROM system_schema.tables WHERE "
          "keyspace_name = ..." + _SIZE,
-         {"keyspace": {"type": "string", "description": "a keyspace name"}}, ("keyspace",), _list_tables,
-         output_schemas.rows_schema({"table_name": {"type": "string"}})),
+         {"keyspace": {"type": "string", "description": "a keyspace name"}, "cursor": _CURSOR},
+         ("keyspace",), _list_tables, output_schemas.rows_schema({"table_name": {"type": "string"}})),
     Tool("describe_table", "A table's schema",
          "The table's CQL schema (DESCRIBE TABLE) and its columns: which hold blobs (whose contents "
          f"cqlsh-ext decodes: {PAYLOADS}) and which text columns hold "
@@ -539,9 +548,7 @@ TOOLS: dict[str, Tool] = {tool.name: tool for tool in (
          {"statement": _STATEMENT,
           "limit": {"type": "integer", "minimum": 1, "maximum": MAX_ROWS,
                     "description": f"rows at most (default {DEFAULT_ROWS})"},
-          "decode": _DECODE,
-          "cursor": {"type": "string", "maxLength": 4096,
-                     "description": "a cut answer's cursor: the rows that follow it, of the same statement"}},
+          "decode": _DECODE, "cursor": _CURSOR},
          ("statement",), _query, output_schemas.rows_schema()),
     Tool("describe_payload", "What a blob column holds",
          "DESCRIBE PAYLOAD: what a blob (or text) column's values hold: their encodings "

@@ -49,12 +49,16 @@ def events(cassandra) -> Iterator[str]:  # type: ignore[no-untyped-def]
     yield ks
 
 
-def _walk(call: Callable[..., Any], statement: str, **arguments: Any) -> list[dict[str, Any]]:
-    """Every answer of `statement`, following each cut answer's cursor until one has none."""
-    answers = [call("query", statement=statement, **arguments).data]
+def _walk(call: Callable[..., Any], statement: str | None, tool: str = "query",
+          **arguments: Any) -> list[dict[str, Any]]:
+    """Every answer of `statement` (or of `tool`'s own), following each cut answer's cursor until
+    one has none."""
+    if statement is not None:
+        arguments["statement"] = statement
+    answers = [call(tool, **arguments).data]
     while "cursor" in answers[-1]:
         assert answers[-1]["cut"] is not None and len(answers) < 200
-        answers.append(call("query", statement=statement, cursor=answers[-1]["cursor"], **arguments).data)
+        answers.append(call(tool, cursor=answers[-1]["cursor"], **arguments).data)
     assert answers[-1]["cut"] is None
     return answers
 
@@ -105,6 +109,13 @@ def test_a_cursor_walk_answers_every_row_exactly_once(serve, events: str) -> Non
     walked = _walk(server.call, f"SELECT ck FROM {events}.events WHERE pk = 0 AND data.even = true "
                                 "LIMIT 40 ALLOW FILTERING", limit=15)
     assert _keys(walked, "ck") == [(ck,) for ck in range(0, 80, 2)]
+
+
+def test_the_lists_are_continued_too(serve) -> None:
+    server = serve()
+    whole = server.call("list_tables", keyspace="system").data["rows"]
+    walked = _walk(server.call, None, "list_tables", keyspace="system", max_bytes=2048)
+    assert len(walked) > 1 and [row for part in walked for row in part["rows"]] == whole
 
 
 def test_a_cursor_is_refused_for_another_statement_or_altered(serve, events: str) -> None:
