@@ -6,10 +6,17 @@
                  same statement (a process per statement: what a script pays), and the answer's bytes
   memory         the server's peak resident set (VmHWM) after 100 and after --calls calls of a mix
                  of tools (rows, a payload GROUP BY, DESCRIBE TABLE, INSPECT, the refused write)
+  answer bytes   the default answer (32 KiB cap) of a 100-row query of the demo's compressed JSON,
+                 whole documents and four paths, measured on the message line the client received
+  after cancel   a payload scan of a 60,000-row table cancelled after a second: the time from the
+                 cancellation to the next call's answer, against that call on an idle server
 
-Medians of --repeat rounds. Figures only: nothing is asserted.
+Medians of --repeat rounds. Figures only: nothing is asserted. `--show` prints one real call and its
+answer (abridged) for each of: a call stopped by its time limit (plain rows, GROUP BY, COMPRESSION
+STATS, DESCRIBE PAYLOAD), the cap and max_bytes, a value cut inside the answer, a cursor walk and
+refused cursors, the output schemas' spellings and describe_payload's JSON Schema.
 
-    .venv/bin/python bench/mcp.py [--repeat 5] [--calls 1000] [--host H --port P]
+    .venv/bin/python bench/mcp.py [--repeat 5] [--calls 1000] [--show] [--host H --port P]
 
 Without --host it starts (and afterwards stops) its own Cassandra from tools/devcassandra.py on
 free ports, its data kept in .cache/bench-cassandra-mcp, and loads the demo keyspace there once.
@@ -18,6 +25,7 @@ free ports, its data kept in .cache/bench-cassandra-mcp, and loads the demo keys
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
 import subprocess
@@ -25,6 +33,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 # This file's own folder leaves the path: `import mcp` must find the SDK, not this script.
@@ -133,7 +142,7 @@ def run(host: str, port: int, repeat: int, calls: int) -> None:
     print(f"first answer from start: server {med(firsts):.2f} s (list_keyspaces); the shell's -e of the "
           f"same SELECT {med(shells):.2f} s")
 
-    mix = [("query", {"statement": HUNDRED}),
+    mix = [("query", {"statement": HUNDRED, "max_bytes": 1 << 20}),
            ("list_tables", {"keyspace": KEYSPACE}),
            ("query", {"statement": f"SELECT data.status, count(*) FROM {KEYSPACE}.table_with_compressed_json"
                                    " GROUP BY data.status ALLOW FILTERING"}),
@@ -148,7 +157,7 @@ def run(host: str, port: int, repeat: int, calls: int) -> None:
                 hundred, sizes = [], []
                 for _ in range(repeat * 4):
                     started = time.perf_counter()
-                    result = await client.call_tool("query", {"statement": HUNDRED})
+                    result = await client.call_tool("query", {"statement": HUNDRED, "max_bytes": 1 << 20})
                     hundred.append(time.perf_counter() - started)
                     assert result.structured_content["count"] == 100, result.content[0].text[-300:]
                     sizes.append(len(result.content[0].text.encode()))
@@ -174,10 +183,220 @@ def run(host: str, port: int, repeat: int, calls: int) -> None:
     anyio.run(warm)
 
 
+#: Runs argv[2:], its standard output copied to the client and to the file argv[1] as it comes:
+#: the protocol's wire, each answer's message line as the client reads it.
+TEE = """
+import subprocess, sys
+with open(sys.argv[1], "wb") as log:
+    proc = subprocess.Popen(sys.argv[2:], stdout=subprocess.PIPE)
+    for chunk in iter(lambda: proc.stdout.read1(1 << 16), b""):
+        sys.stdout.buffer.write(chunk)
+        sys.stdout.buffer.flush()
+        log.write(chunk)
+        log.flush()
+    sys.exit(proc.wait())
+"""
+#: The table a cancelled scan and the stopped calls read: rows of the demo's documents, snappy.
+BIG, BIG_ROWS = "bench_mcp_big", 60_000
+
+
+def fill_big(host: str, port: int) -> None:
+    """BIG.t, BIG_ROWS rows (once): an id and a snappy JSON document of 1-8 KB."""
+    import snappy
+    from cassandra.auth import PlainTextAuthProvider
+    from cassandra.cluster import Cluster
+    from cassandra.concurrent import execute_concurrent_with_args
+
+    from cqlsh_ext.demo.records import documents
+
+    cluster = Cluster([host], port=port, auth_provider=PlainTextAuthProvider("cassandra", "cassandra"))
+    session = cluster.connect()
+    session.execute(f"CREATE KEYSPACE IF NOT EXISTS {BIG} WITH replication = "
+                    "{'class': 'SimpleStrategy', 'replication_factor': 1}")
+    session.execute(f"CREATE TABLE IF NOT EXISTS {BIG}.t (id int PRIMARY KEY, data blob)")
+    if session.execute(f"SELECT id FROM {BIG}.t WHERE id = {BIG_ROWS - 1}").one() is None:
+        print(f"loading {BIG_ROWS:,} rows into {BIG}.t ...", flush=True)
+        docs = [snappy.compress(d.encode()) for d in documents(500, seed=56)]
+        insert = session.prepare(f"INSERT INTO {BIG}.t (id, data) VALUES (?, ?)")
+        execute_concurrent_with_args(session, insert, [(i, docs[i % len(docs)]) for i in range(BIG_ROWS)],
+                                     concurrency=64, raise_on_first_error=True)
+    cluster.shutdown()
+
+
+class Wire:
+    """The SDK's client over stdio on `cqlsh-ext mcp ARGS`, the wire copied to a file: `line()` is the
+    last message the client received."""
+
+    def __init__(self, host: str, port: int, home: str, *args: str) -> None:
+        from mcp import StdioServerParameters
+
+        self.path = Path(home) / f"wire-{os.getpid()}-{id(self)}.bin"
+        argv = ["-c", TEE, str(self.path), CQLSH_EXT, "mcp", host, str(port), *args]
+        self.params = StdioServerParameters(command=sys.executable, args=argv, env=_env(home))
+
+    def client(self) -> Any:
+        from mcp import Client
+        from mcp.client.stdio import stdio_client
+
+        return Client(stdio_client(self.params, errlog=open(os.devnull, "w")), mode="legacy", cache=None)
+
+    def line(self) -> bytes:
+        return self.path.read_bytes().rstrip(b"\n").rsplit(b"\n", 1)[-1]
+
+
+def _data(result: Any) -> Any:
+    return json.loads(result.content[0].text) if not result.is_error else {"error": result.content[0].text}
+
+
+def _abridged(value: Any, items: int = 3, chars: int = 160) -> Any:
+    """An answer for reading: lists to their first `items`, strings to `chars` characters."""
+    if isinstance(value, list):
+        return [_abridged(v, items, chars) for v in value[:items]] + ([f"... {len(value) - items} more"]
+                                                                       if len(value) > items else [])
+    if isinstance(value, dict):
+        return {k: _abridged(v, items, chars) for k, v in value.items()}
+    if isinstance(value, str) and len(value) > chars:
+        return value[:chars] + "..."
+    return value
+
+
+def answers(host: str, port: int, home: str, repeat: int, show: bool) -> None:
+    """The answer bytes, the time to the next answer after a cancelled scan, and (--show) the calls."""
+    import anyio
+
+    med = statistics.median
+    orders = f"{KEYSPACE}.table_with_compressed_json"
+    shown: list[tuple[str, str, dict[str, Any], Any]] = []
+
+    def said(title: str, tool: str, arguments: dict[str, Any], result: Any) -> Any:
+        data = _data(result)
+        shown.append((title, tool, arguments, data))
+        return data
+
+    async def measure() -> None:
+        wire = Wire(host, port, home)
+        async with wire.client() as client:
+            for statement in (f"SELECT * FROM {orders}",
+                              f"SELECT id, data.orderId, data.status, data.customer.name FROM {orders}"):
+                sizes, counts = [], []
+                for _ in range(repeat):
+                    result = await client.call_tool("query", {"statement": statement})
+                    sizes.append(len(wire.line()))
+                    counts.append(result.structured_content["count"])
+                print(f"default answer of `{statement}` (limit 100): {med(sizes):,.0f} bytes as received, "
+                      f"{med(counts):.0f} rows, cut: {result.structured_content['cut'] is not None}")
+            if show:
+                said("the default cap (32 KiB as received), cut with a cursor", "query",
+                     {"statement": f"SELECT * FROM {orders}"},
+                     await client.call_tool("query", {"statement": f"SELECT * FROM {orders}"}))
+                shown[-1] = (*shown[-1][:3], {**shown[-1][3], "bytes_received": len(wire.line())})
+                args = {"statement": f"SELECT id, data FROM {orders}", "max_bytes": 4096}
+                data = said("max_bytes 4096: a row larger than the answer even with its values cut", "query",
+                            args, await client.call_tool("query", args))
+                data["bytes_received"] = len(wire.line())
+                args = {"statement": f"SELECT id, data FROM {KEYSPACE}.table_with_uncompressed_json LIMIT 3",
+                        "max_bytes": 2048}
+                data = said("max_bytes 2048: the first row's values cut harder, the cuts said", "query", args,
+                            await client.call_tool("query", args))
+                data["bytes_received"] = len(wire.line())
+                args = {"statement": f"SELECT id, data FROM {KEYSPACE}.table_with_uncompressed_json LIMIT 2"}
+                said("long values cut inside the answer", "query", args,
+                     await client.call_tool("query", args))
+                walk = {"statement": f"SELECT id, data.status FROM {orders}", "limit": 80}
+                first = said("a cursor walk: the first answer", "query", walk,
+                             await client.call_tool("query", walk))
+                rows = len(first["rows"])
+                cursor = first.get("cursor")
+                while cursor:
+                    result = await client.call_tool("query", {**walk, "cursor": cursor})
+                    data = _data(result)
+                    rows += len(data["rows"])
+                    if "cursor" not in data:
+                        said("... and the last", "query", {**walk, "cursor": cursor}, result)
+                    cursor = data.get("cursor")
+                print(f"cursor walk of {walk['statement']}: {rows} rows in all")
+                other = {"statement": f"SELECT id FROM {orders}", "cursor": first["cursor"]}
+                said("a cursor given with another statement", "query", other,
+                     await client.call_tool("query", other))
+                tampered = first["cursor"][:-4] + ("AAAA" if not first["cursor"].endswith("AAAA") else "BBBB")
+                args = {**walk, "cursor": tampered}
+                said("a cursor altered", "query", args, await client.call_tool("query", args))
+                args = {"statement": f"SELECT data.status, count(*) FROM {orders} GROUP BY data.status "
+                                     "ALLOW FILTERING", "limit": 2}
+                said("GROUP BY cut: no cursor, and why", "query", args, await client.call_tool("query", args))
+                args = {"statement": f"SELECT name, data FROM {KEYSPACE}.blob_formats WHERE name IN "
+                                     "('zstd', 'raw deflate', 'brotli')"}
+                said("spellings: a blob decoded, values no detection reads", "query", args,
+                     await client.call_tool("query", args))
+                args = {"statement": f"SELECT data.status, count(*) FROM {KEYSPACE}.blob_formats GROUP BY "
+                                     "data.status ALLOW FILTERING"}
+                said("spellings: the undecodable group", "query", args, await client.call_tool("query", args))
+                args = {"column": f"{orders}.data", "json_schema": True}
+                said("describe_payload as JSON Schema", "describe_payload", args,
+                     await client.call_tool("describe_payload", args))
+                tools = (await client.list_tools()).tools
+                query_tool = next(t for t in tools if t.name == "query")
+                shown.append(("query's outputSchema (its $defs: how values are spelt)", "tools/list", {},
+                              query_tool.output_schema["$defs"]))
+
+    async def cancelled() -> None:
+        wire = Wire(host, port, home)
+        scan = {"statement": f"SELECT id FROM {BIG}.t WHERE data.status = 'NO SUCH STATUS' ALLOW FILTERING"}
+        async with wire.client() as client:
+            await client.call_tool("list_keyspaces", {})
+            idle, after = [], []
+            for _ in range(repeat):
+                started = time.perf_counter()
+                await client.call_tool("list_tables", {"keyspace": BIG})
+                idle.append(time.perf_counter() - started)
+            for _ in range(repeat):
+                async with anyio.create_task_group() as group:
+                    group.start_soon(client.call_tool, "query", scan)
+                    await anyio.sleep(1.0)
+                    group.cancel_scope.cancel()  # the client cancels: notifications/cancelled
+                started = time.perf_counter()
+                result = await client.call_tool("list_tables", {"keyspace": BIG})
+                after.append(time.perf_counter() - started)
+                assert not result.is_error
+            print(f"after a cancelled scan: the next answer in {med(after) * 1000:.0f} ms (list_tables; "
+                  f"on an idle server {med(idle) * 1000:.0f} ms; {os.getloadavg()[0]:.1f} load)")
+
+    async def stopped() -> None:
+        plain = {"statement": f"SELECT id FROM {BIG}.t", "limit": 10_000, "max_bytes": 1 << 20}
+        async with Wire(host, port, home, "--time-limit", "0.3").client() as client:
+            await client.call_tool("list_keyspaces", {})
+            data = said("plain rows stopped by the time limit (0.3 s), with a cursor", "query", plain,
+                        await client.call_tool("query", plain))
+            if "cursor" in data:
+                args = {**plain, "cursor": data["cursor"]}
+                said("... continued with its cursor", "query", args, await client.call_tool("query", args))
+        wire = Wire(host, port, home, "--time-limit", "2")
+        async with wire.client() as client:
+            for title, tool, args in (
+                    ("GROUP BY stopped by the time limit", "query",
+                     {"statement": f"SELECT data.status, count(*) FROM {BIG}.t GROUP BY data.status "
+                                   "ALLOW FILTERING CONFIRM"}),
+                    ("COMPRESSION STATS stopped by the time limit", "compression_stats",
+                     {"table": f"{BIG}.t"}),
+                    ("DESCRIBE PAYLOAD stopped by the time limit", "describe_payload",
+                     {"column": f"{BIG}.t.data", "sample": 50_000})):
+                said(title, tool, args, await client.call_tool(tool, args))
+
+    anyio.run(measure)
+    anyio.run(cancelled)
+    if show:
+        anyio.run(stopped)
+        for title, tool, arguments, data in shown:
+            shown_answer = json.dumps(_abridged(data), indent=1)
+            print(f"\n### {title}\n{tool} {json.dumps(arguments)}\n-> {shown_answer}")
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--repeat", type=int, default=5)
     p.add_argument("--calls", type=int, default=1000)
+    p.add_argument("--show", action="store_true", help="print a real call and answer for each behaviour")
+    p.add_argument("--answers-only", action="store_true", help="only the answers' figures (and --show)")
     p.add_argument("--host", default=None,
                    help="use a running server (the demo data loaded if missing) instead of starting one")
     p.add_argument("--port", type=int, default=9042, help="the running server's CQL port (with --host)")
@@ -191,7 +410,12 @@ def main() -> int:
             _credentials(home)
             subprocess.run([CQLSH_EXT, "demo", "load", "--if-missing", host, str(port)], env=_env(home),
                            check=True, timeout=600)
-        run(host, port, args.repeat, max(100, args.calls))
+        fill_big(host, port)
+        if not args.answers_only:
+            run(host, port, args.repeat, max(100, args.calls))
+        with tempfile.TemporaryDirectory() as home:
+            _credentials(home)
+            answers(host, port, home, args.repeat, args.show)
     finally:
         if instance is not None:
             instance.stop()

@@ -273,7 +273,8 @@ def _estimated_size(ctx: ReadContext, target: Target) -> tuple[TableSize | int |
     if size is not None:
         return size, SERVER_ESTIMATE
     partitions = probe_partitions(ctx.session, ring, target.keyspace, target.meta.name,
-                                  [c.name for c in target.meta.partition_key], random.Random(), ctx.timeout)
+                                  [c.name for c in target.meta.partition_key], random.Random(), ctx.timeout,
+                                  ctx.stop)
     return partitions, PROBED
 
 

@@ -1,42 +1,79 @@
 """The tools' answers, rendered from the typed answers of the one reading (cqlsh_ext.reading):
 nothing the shell prints is read back.
 
-- rows (`query`, `list_keyspaces`, `list_tables`): each row spelt as `--output-format json` spells
-  it (render.json_lines), in an object that says how many, the columns and their types, whether
-  the answer was cut (the row limit, the byte cap: measured on the JSON sent), the reading's notes
-  as data (`reading`) and as the shell says them (`notes`: a payload query's closing line);
-- INSPECT's values: each value's report as its JSON;
-- reports (DESCRIBE PAYLOAD, COMPRESSION STATS and SETTINGS): the report's figures;
+- rows (`query`, `list_keyspaces`, `list_tables`; INSPECT's values): each row spelt as
+  `--output-format json` spells it (render.json_lines), screened (the policy's redaction, `count`
+  spelt one way: guard.py's Screen) before anything measures or sends it, its long values cut
+  inside it (the cut said); in an object that says how many, the columns and their types, whether
+  the answer was cut and where (`cut`, and a `cursor` that continues it where the reading can go
+  on from its rows), the reading's notes as data (`reading`) and as the shell says them (`notes`);
+- reports (DESCRIBE PAYLOAD, COMPRESSION STATS, SETTINGS and ADVISE): the report's figures,
+  screened, long values cut, its longest lists cut where the whole does not fit;
 - an error: the one line the reading gave (reading.context.ReadContext.error), or the gate's refusal.
 
+Every answer keeps to its cap (`max_bytes`, 32 KiB by default), measured on the message the client
+receives (sizing.message_size: the text block and the structured content both count): rows are
+taken while they fit, then `ToolAnswer.fit` measures the answer exactly as sent and gives back
+rows (or cuts a report's lists) until it fits. The statement is echoed as a short prefix only.
+
 A call stopped (cancelled, the time limit) keeps what was read: the rows or groups, the report's
-figures so far, marked stopped (`ToolAnswer.stopped`), with how far it got.
+figures so far, marked `stopped` with how far it got (`ToolAnswer.stopped`).
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from cqlsh_ext.mcp_server import sizing
+
 if TYPE_CHECKING:
-    from cqlsh_ext.reading.typed import ReportAnswer, TypedAnswer
+    from cqlsh_ext.mcp_server.cursor import Cursors
+    from cqlsh_ext.reading.typed import Position, ReportAnswer, TypedAnswer
     from cqlsh_ext.render.json_lines import JsonRows
 
 #: Why an answer was cut short.
 LIMIT, BYTES = "limit", "bytes"
+#: How hard the values of a row that does not fit whole are cut, when it is the first of its
+#: answer: (characters of a string, entries of an array or object) at most, tried in order.
+#: A string stays whole up to 100 characters (a key, an id, a name).
+CUT_LEVELS = ((sizing.DEFAULT_VALUE_CHARS, sizing.DEFAULT_VALUE_ITEMS), (500, 100), (100, 20))
+#: The cuts an answer names at most (then how many more).
+CUTS_SAID = 20
+#: An error line at most (the statement is never echoed whole, nor a server's long message).
+ERROR_CHARS = 1000
+#: Bytes kept free for what an answer of rows says after its rows (notes, reading, cut, cursor)
+#: while they are taken, at most (an eighth of a small cap); `fit` measures exactly after.
+TAIL_BYTES = 2048
+
+
+@dataclass
+class Screen:
+    """What is done to each row, INSPECT value and report before anything measures or sends it
+    (guard.py sets it from the policy): `row` returns the row as it may leave, or None for a row
+    left out (a table the policy hides from a list)."""
+
+    row: Callable[[dict[str, Any]], dict[str, Any] | None] = lambda row: row
+    value: Callable[[Any], Any] = lambda value: value
+    report: Callable[[dict[str, Any]], dict[str, Any]] = lambda report: report
+    #: Rows `row` left out, by the call's reading.
+    hidden: int = 0
 
 
 @dataclass
 class ToolAnswer:
-    """A tool's answer: `data` (a JSON object: the structured content; `text`, its text when it was
-    spelt already, else its JSON spelt here), or `error` (one line: an error result); `notes`, what
-    the statement said besides, shown after it."""
+    """A tool's answer: `data` (a JSON object: the structured content; its text is the same JSON),
+    or `error` (one line: an error result); `notes`, what the statement said besides, as further
+    text blocks. `cap`: the bytes of the message that carries it at most; `fitting`: how it is
+    made to fit (rows given back, a report's lists cut), where it can be."""
 
     data: dict[str, Any] | None = None
     error: str | None = None
-    text: str | None = None
     notes: list[str] = field(default_factory=list)
+    cap: int = sizing.DEFAULT_ANSWER_BYTES
+    fitting: Callable[[ToolAnswer], None] | None = None
 
     @property
     def is_error(self) -> bool:
@@ -46,15 +83,37 @@ class ToolAnswer:
         """The answer as text blocks: the JSON (or the error), then each note apart."""
         if self.data is None:
             return [self.error or "no answer", *self.notes]
-        return [self.text if self.text is not None else dumps(self.data), *self.notes]
+        return [sizing.compact(self.data).decode("utf-8", "surrogatepass"), *self.notes]
 
-    def stopped(self, why: str) -> ToolAnswer:
-        """This answer of a call stopped for `why` (cancelled, the time limit)."""
-        if self.data is not None:
-            self.data["stopped"] = f"{why}: the answer covers what was read before"
-            self.text = None
-        else:
+    def size(self) -> int:
+        """The bytes of the message line that carries it (sizing.message_size)."""
+        return sizing.message_size(self.texts(), self.data)
+
+    def stopped(self, why: str, seen: dict[str, Any] | None = None) -> ToolAnswer:
+        """This answer of a call stopped for `why` (cancelled, the time limit): marked `stopped`,
+        with how far it got (rows read, token ranges read; `seen`: the reading's last progress)."""
+        if self.data is None:
             self.error = f"{self.error} (stopped: {why})" if self.error else f"stopped: {why}"
+            return self
+        self.data["stopped"] = how_far(why, self.data, seen)
+        return self
+
+    def fit(self) -> ToolAnswer:
+        """Made to keep to its cap, measured as sent: rows given back, a report's lists cut; an
+        answer that cannot be made to fit is an error that says so."""
+        if self.data is None:
+            if self.error is not None and len(self.error) > ERROR_CHARS:
+                self.error = self.error[:ERROR_CHARS] + "…"
+            self.notes = [n if len(n) <= ERROR_CHARS else n[:ERROR_CHARS] + "…" for n in self.notes]
+            return self
+        if self.size() <= self.cap:
+            return self
+        if self.fitting is not None:
+            self.fitting(self)
+        if self.data is not None and self.size() > self.cap:
+            self.data, self.fitting, self.notes = None, None, []
+            self.error = (f"the answer is larger than {self.cap:,} bytes, its cap, even cut: ask for less "
+                          "(fewer columns or paths, a narrower WHERE), or a larger max_bytes")
         return self
 
 
@@ -62,77 +121,274 @@ def failed(line: str, notes: list[str] | None = None) -> ToolAnswer:
     return ToolAnswer(error=line, notes=list(notes or []))
 
 
-def dumps(data: Any) -> str:
-    return json.dumps(data, ensure_ascii=False)
+def how_far(why: str, data: dict[str, Any], seen: dict[str, Any] | None) -> dict[str, Any]:
+    """`stopped`: why, and how far the reading got: the rows it read and the token ranges it read
+    (its notes, a report's figures, else its last progress), the share done when it was known."""
+    out: dict[str, Any] = {"why": why}
+    found = data.get("reading")
+    reading: dict[str, Any] = found if isinstance(found, dict) else {}
+    rows = reading.get("rows_read")
+    if not isinstance(rows, int):
+        rows = next((data[k] for k in ("rows_read", "rows") if isinstance(data.get(k), int)), None)
+    if not isinstance(rows, int) and seen:
+        rows = seen.get("rows")
+    if isinstance(rows, int):
+        out["rows_read"] = rows
+    if isinstance(reading.get("ranges"), int):
+        out["ranges_read"], out["ranges"] = reading.get("ranges_read"), reading["ranges"]
+    done = seen.get("done") if seen else None
+    if isinstance(done, (int, float)):
+        out["share_done"] = round(min(max(float(done), 0.0), 1.0), 4)
+    out["says"] = "the answer covers what was read before"
+    return out
+
+
+# ------------------------------------------------------------------------------------- rows
 
 
 @dataclass
-class Taken:
-    """Items taken into an answer, up to a count and a byte cap of their JSON as sent."""
+class Continuation:
+    """What an answer of rows needs to name where it was cut: the server's cursors and the
+    statement (a cursor is bound to it); `why_not`, why its reading cannot be gone on with (None:
+    it can); a continued call's `skip` (rows of its first page an earlier answer had) and
+    `before` (rows the earlier answers had)."""
 
-    limit: int | None
-    max_bytes: int
-    items: list[Any] = field(default_factory=list)
-    size: int = 0
+    cursors: Cursors | None
+    statement: str
+    why_not: str | None = None
+    skip: int = 0
+    before: int = 0
+
+    def cursor(self, at: Position | None, answered: int) -> str | None:
+        """The cursor of the row at `at` (None: no cursor), `answered` rows of this answer before it."""
+        from cqlsh_ext.mcp_server.cursor import CursorError
+
+        if self.cursors is None or self.why_not is not None or at is None:
+            return None
+        state, index = at
+        try:
+            extra = {"skip": index, "answered": self.before + answered}
+            return self.cursors.issue(self.statement, state, extra)
+        except CursorError:
+            return None
+
+
+@dataclass
+class _Taken:
+    """The rows taken into an answer: each one's JSON, what it costs as sent, its Position (None:
+    the reading gives none), the cuts made inside it; and the first row not taken."""
+
+    key: str
+    rows: list[Any] = field(default_factory=list)
+    costs: list[int] = field(default_factory=list)
+    at: list[Any] = field(default_factory=list)
+    cuts: list[list[str]] = field(default_factory=list)
+    #: Why it was cut (LIMIT, BYTES), and the Position of the first row left out.
     cut: str | None = None
+    next_at: Any = None
+    #: The first row as it came, where it is, and its cost as taken: cut harder if the answer
+    #: would otherwise lose it.
+    first: tuple[Any, str, int] | None = None
 
-    def take(self, item: Any) -> bool:
-        """Take `item` (a JSON value); False when it does not fit (the answer is cut there)."""
-        if self.limit is not None and len(self.items) >= self.limit:
-            self.cut = LIMIT
+
+def _cut(item: Any, chars: int, items: int | None, where: str) -> tuple[Any, list[str]]:
+    """An item's values cut (a row's columns are its own: never left out, only their values cut)."""
+    if not isinstance(item, dict):
+        return sizing.cut_value(item, chars, items, where)
+    out: dict[str, Any] = {}
+    cuts: list[str] = []
+    for key, value in item.items():
+        out[key], said = sizing.cut_value(value, chars, items, f"{where}.{key}")
+        cuts += said
+    return out, cuts
+
+
+def _cut_row(item: Any, where: str, room: int, first: bool) -> tuple[Any, list[str], int] | None:
+    """`item` with its long values cut, its cuts and its cost, when it fits `room`; a first row
+    that does not fit is cut harder (CUT_LEVELS) until it does. None: it does not fit."""
+    levels = CUT_LEVELS if first else CUT_LEVELS[:1]
+    for chars, items in levels:
+        cut, cuts = _cut(item, chars, items, where)
+        cost = sizing.row_cost(sizing.compact(cut).decode("utf-8", "surrogatepass"))
+        if cost <= room:
+            return cut, cuts, cost
+    return None
+
+
+class Taker:
+    """Items (rows, INSPECT's values) taken into an answer while `limit` allows and they fit its
+    `cap` as sent (the answer without them, `head`, measured first), each one's long values cut
+    (CUT_LEVELS: harder for a first item that does not fit whole); `finish` makes the answer."""
+
+    def __init__(self, key: str, limit: int | None, cap: int, head: dict[str, Any],
+                 why_not: str | None = None) -> None:
+        self.key, self.limit, self.cap = key, limit, cap
+        #: Why its items have no cursor (an answer not of rows: INSPECT's values).
+        self.why_not = why_not
+        self.taken = _Taken(key)
+        self.head = {**head, key: [], "count": 0, "cut": None}
+        self.room = (cap - sizing.message_size([sizing.compact(self.head).decode()], self.head)
+                     - min(TAIL_BYTES, cap // 8))
+
+    @property
+    def items(self) -> list[Any]:
+        return self.taken.rows
+
+    def take(self, item: Any, at: Position | None = None) -> bool:
+        """Take `item` (a JSON value; `at`: its Position); False when it is not taken (the answer
+        is cut there)."""
+        taken = self.taken
+        if self.limit is not None and len(taken.rows) >= self.limit:
+            taken.cut, taken.next_at = LIMIT, at
             return False
-        size = len(dumps(item).encode()) + 1
-        if self.size + size > self.max_bytes:
-            self.cut = BYTES
+        where = f"{self.key}[{len(taken.rows)}]"
+        made = _cut_row(item, where, self.room, not taken.rows)
+        if made is None:
+            taken.cut, taken.next_at = BYTES, at
             return False
-        self.items.append(item)
-        self.size += size
+        if not taken.rows:
+            taken.first = (item, where, made[2])
+        item, cuts, cost = made
+        taken.rows.append(item)
+        taken.costs.append(cost)
+        taken.at.append(at)
+        taken.cuts.append(cuts)
+        self.room -= cost
         return True
 
+    def finish(self, data: dict[str, Any], continuation: Continuation | None = None,
+               resume: Position | None = None, notes: list[str] | None = None) -> ToolAnswer:
+        """The answer: `data` (what it says besides its items) with the items; `resume`: where a
+        stopped reading goes on from, when nothing was cut."""
+        fitting = _RowsFitting(self.taken, continuation or Continuation(None, "", self.why_not), resume)
+        out = ToolAnswer(data={**self.head, **data}, notes=list(notes or []), cap=self.cap, fitting=fitting)
+        fitting.settle(out, len(self.taken.rows))
+        return out
 
-def rows(statement: str, answer: TypedAnswer, spelling: JsonRows, limit: int, max_bytes: int,
-         said: list[str], errors: list[str], key: str = "rows") -> ToolAnswer:
-    """The answer's rows (as `spelling` spells them), at most `limit` and `max_bytes` of their
-    JSON; its columns, its notes. The reading is ended where the answer is cut. `said`: the
-    context's messages; `errors`: its errors (a reading that fails after some rows keeps them)."""
+
+def rows(statement: str, answer: TypedAnswer, spelling: JsonRows, limit: int, cap: int,
+         said: list[str], errors: list[str], screen: Screen, continuation: Continuation,
+         key: str = "rows") -> ToolAnswer:
+    """The answer's rows (as `spelling` spells them, then `screen`), at most `limit` and what fits
+    `cap` as sent; its columns, its notes, where it was cut (`cursor`). The reading is ended where
+    the answer is cut. `said`: the context's messages; `errors`: its errors (a reading that fails
+    after some rows keeps them)."""
     from cqlsh_ext.render.closing import closing_text
 
-    taken = Taken(limit, max_bytes)
+    taker = Taker(key, limit, cap, {"statement": sizing.prefix(statement),
+                                    "columns": [c.to_json() for c in answer.columns]})
     notes = answer.notes
+    skip = continuation.skip
     try:
         for batch in answer:
-            if not all(taken.take(json.loads(spelling.line(row))) for row in batch):
+            positions = batch.positions
+            for i, row in enumerate(batch.rows):
+                if skip:
+                    skip -= 1
+                    continue
+                item = screen.row(json.loads(spelling.line(row)))
+                if item is None:
+                    screen.hidden += 1
+                    continue
+                if not taker.take(item, positions[i] if positions is not None else None):
+                    break
+            if taker.taken.cut is not None:
                 break
     finally:
         answer.close()
-    if taken.cut is not None and notes is not None:
+    if taker.taken.cut is not None and notes is not None:
         notes.output_closed = True
     if notes is not None and notes.error and not errors:
         errors = [notes.error]
-    if errors and not taken.items:
+    if errors and not taker.items:
         return failed(" ".join(errors), said)
-    data: dict[str, Any] = {"statement": statement.strip(), key: taken.items, "count": len(taken.items),
-                            "cut": cut_text(taken, key)}
+    data: dict[str, Any] = {}
+    if continuation.before or continuation.skip:
+        data["rows_before"] = continuation.before
     if errors:
         data["error"] = " ".join(errors)
     closing = closing_text(notes) if notes is not None and notes.answer is not None else None
     data["notes"] = [*said, *([closing] if closing else [])]
-    data["columns"] = [c.to_json() for c in answer.columns]
     if notes is not None:
         data["reading"] = notes.to_json()
-    return ToolAnswer(data=data)
+    resume = notes.resume if notes is not None and taker.taken.cut is None else None
+    return taker.finish(data, continuation, resume)
 
 
-def cut_text(taken: Taken, key: str) -> str | None:
-    if taken.cut == LIMIT:
-        return f"at the limit of {taken.limit:,} {key}: more follow (a higher limit, or a narrower WHERE)"
-    if taken.cut == BYTES and not taken.items:
-        return (f"the first of the {key} alone is more than {taken.max_bytes:,} bytes of JSON, the "
-                "answer's cap: select paths inside the values rather than whole values, or fewer columns")
-    if taken.cut == BYTES:
-        return (f"at {taken.max_bytes:,} bytes, the answer's cap: more {key} follow (fewer columns or "
-                "paths, or a narrower WHERE)")
-    return None
+class _RowsFitting:
+    """An answer of rows made to fit: `settle(answer, n)` keeps its first `n` rows taken and says
+    so (count, cut, cursor, the values cut); calling it gives rows back until the answer fits."""
+
+    def __init__(self, taken: _Taken, continuation: Continuation, resume: Position | None) -> None:
+        self.taken = taken
+        self.continuation = continuation
+        #: Where a stopped reading goes on from, when nothing was cut.
+        self.resume = resume
+
+    def settle(self, answer: ToolAnswer, kept: int) -> None:
+        taken, data = self.taken, answer.data
+        assert data is not None
+        key = taken.key
+        data[key] = taken.rows[:kept]
+        data["count"] = kept
+        cut, at = taken.cut, taken.next_at
+        if kept < len(taken.rows):
+            cut, at = BYTES, taken.at[kept]
+        cursor = self.continuation.cursor(at if cut is not None else self.resume, kept)
+        if cursor is not None:
+            data["cursor"] = cursor
+        else:
+            data.pop("cursor", None)
+        data["cut"] = _cut_text(cut, key, kept, answer.cap, cursor is not None, self.continuation.why_not)
+        said = [c for cuts in taken.cuts[:kept] for c in cuts]
+        if said:
+            data["values_cut"] = said[:CUTS_SAID] + ([f"and {len(said) - CUTS_SAID:,} more"]
+                                                     if len(said) > CUTS_SAID else [])
+        else:
+            data.pop("values_cut", None)
+
+    def __call__(self, answer: ToolAnswer) -> None:
+        taken = self.taken
+        kept = len(taken.rows)
+        over = answer.size() - answer.cap
+        while kept > 1 and over > 0:
+            # Give back the rows that cover the excess by their cost, then measure exactly.
+            while kept > 1 and over > 0:
+                kept -= 1
+                over -= taken.costs[kept]
+            self.settle(answer, kept)
+            over = answer.size() - answer.cap
+        if kept == 1 and over > 0 and taken.first is not None:
+            # The first row alone: cut its values harder rather than answer none.
+            item, where, _ = taken.first
+            for chars, items in CUT_LEVELS:
+                cut, cuts = _cut(item, chars, items, where)
+                size = sizing.row_cost(sizing.compact(cut).decode("utf-8", "surrogatepass"))
+                if size >= taken.costs[0]:
+                    continue
+                taken.rows[0], taken.cuts[0], taken.costs[0] = cut, cuts, size
+                self.settle(answer, 1)
+                if answer.size() <= answer.cap:
+                    return
+            self.settle(answer, 0)
+
+
+def _cut_text(cut: str | None, key: str, kept: int, cap: int, cursor: bool,
+              why_not: str | None) -> str | None:
+    if cut is None:
+        return None
+    more = ("the cursor continues from the next" if cursor else f"no cursor: {why_not}" if why_not
+            else "no cursor")
+    if cut == LIMIT:
+        return f"at the limit of {kept:,} {key}: more follow ({more}; or a higher limit, or a narrower WHERE)"
+    if not kept:
+        return (f"the first of the {key} alone is more than {cap:,} bytes, the answer's cap, even with its "
+                "values cut: a larger max_bytes, or select paths inside the values rather than whole values")
+    return (f"at {cap:,} bytes, the answer's cap: more {key} follow ({more}; or fewer columns or paths, a "
+            "narrower WHERE, or a larger max_bytes)")
+
+
+# ------------------------------------------------------------------------------------ reports
 
 
 def document(value: Any) -> Any:
@@ -143,16 +399,54 @@ def document(value: Any) -> Any:
     return json.loads(jsonenc.dumps(value))
 
 
-def report(answer: ReportAnswer | None, max_bytes: int, said: list[str], errors: list[str]) -> ToolAnswer:
-    """A report's figures, whole (a report larger than `max_bytes` of JSON is refused), or the
-    error that left none."""
+def report(answer: ReportAnswer | None, cap: int, said: list[str], errors: list[str],
+           screen: Screen) -> ToolAnswer:
+    """A report's figures (`screen` first), its long values cut; or the error that left none.
+    Made to fit its cap by cutting its longest lists (`fit`), the cut said."""
     if answer is None:
         return failed(" ".join(errors) or "the statement reported nothing", said)
-    data = document(answer.data())
-    notes = [*said, *errors]
+    data, cuts = sizing.cut_value(document(screen.report(answer.data())), items=None)
+    if cuts:
+        data["values_cut"] = cuts[:CUTS_SAID] + ([f"and {len(cuts) - CUTS_SAID:,} more"]
+                                                 if len(cuts) > CUTS_SAID else [])
     if answer.stopped is not None:
-        data["stopped"] = f"{answer.stopped}: the report covers what was read before"
-    text = dumps(data)
-    if len(text.encode()) > max_bytes:
-        return failed(f"the report is larger than {max_bytes:,} bytes, the answer's cap", notes)
-    return ToolAnswer(data=data, text=text, notes=notes)
+        data["stopped"] = {"why": answer.stopped, "says": "the report covers what was read before"}
+    return ToolAnswer(data=data, notes=[*said, *errors], cap=cap, fitting=cut_lists)
+
+
+def cut_lists(answer: ToolAnswer) -> None:
+    """A document made to fit: its longest list (by its JSON's size) cut to half, again, until the
+    answer fits; each cut said in `cut` ("places[0].paths: 40 of 212 kept")."""
+    data = answer.data
+    assert data is not None
+    whole: dict[str, tuple[int, list[Any]]] = {}
+    while answer.size() > answer.cap:
+        found = _longest_list(data, "")
+        if found is None:
+            return
+        where, items = found
+        whole.setdefault(where, (len(items), items))
+        del items[max(1, len(items) // 2):]
+        data["cut"] = [f"{place}: {len(kept):,} of {n:,} kept (the answer's cap, {answer.cap:,} bytes)"
+                       for place, (n, kept) in whole.items()]
+
+
+def _longest_list(value: Any, where: str) -> tuple[str, list[Any]] | None:
+    best: tuple[int, str, list[Any]] | None = None
+
+    def walk(item: Any, at: str) -> None:
+        nonlocal best
+        if isinstance(item, list):
+            if len(item) > 1:
+                size = len(sizing.compact(item))
+                if best is None or size > best[0]:
+                    best = (size, at, item)
+            for i, inner in enumerate(item):
+                walk(inner, f"{at}[{i}]")
+        elif isinstance(item, dict):
+            for k, inner in item.items():
+                if k != "cut":
+                    walk(inner, f"{at}.{k}" if at else str(k))
+
+    walk(value, where)
+    return (best[1], best[2]) if best is not None else None

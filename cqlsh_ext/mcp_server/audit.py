@@ -30,8 +30,9 @@ from cqlsh_ext.mcp_server.answers import ToolAnswer
 ANSWERED, REFUSED, FAILED, STOPPED = "answered", "refused", "failed", "stopped"
 #: Words of a statement logged at most.
 WORDS = 12
-#: Arguments logged as they are: names (schema), numbers; never a statement, a where, a decode spec.
-_NAMES = ("keyspace", "table", "column", "sample", "limit")
+#: Arguments logged as they are: names (schema), numbers; never a statement, a where, a decode spec,
+#: a cursor.
+_NAMES = ("keyspace", "table", "column", "sample", "limit", "max_bytes")
 #: The first words of error lines that mean nothing ran (the gate's, the policy's, the bounds').
 _REFUSALS = ("refused:", "syntax error", "no statement given", "not run:", "no tool ", "no keyspace ",
              "no table ")
@@ -89,10 +90,11 @@ def decision(answer: ToolAnswer | None, stopped: bool, refused: bool = False) ->
 
 
 def figures(answer: ToolAnswer | None) -> dict[str, int]:
-    """rows (or values) answered and the answer's bytes (its text blocks, UTF-8)."""
+    """rows (or values) answered and the answer's bytes (the message that carries it, as its cap
+    counts them: sizing.message_size)."""
     if answer is None:
         return {"bytes": 0}
-    out: dict[str, int] = {"bytes": sum(len(text.encode()) for text in answer.texts())}
+    out: dict[str, int] = {"bytes": answer.size()}
     if answer.data is not None:
         for key in ("rows", "values"):
             if isinstance(answer.data.get(key), list):

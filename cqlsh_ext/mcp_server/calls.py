@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from cqlsh_ext.common.interrupt import Remote
 from cqlsh_ext.mcp_server.answers import ToolAnswer, failed
+from cqlsh_ext.mcp_server.cursor import Cursors
 from cqlsh_ext.mcp_server.log import log
 from cqlsh_ext.mcp_server.tools import DEFAULT_BYTES, Tool, Work
 
@@ -37,6 +38,8 @@ class ToolCall:
     deadline: float
     on_done: Callable[[], None]
     number: int
+    #: Whom its reading's progress events are told (the client's Reporter), if anyone.
+    on_progress: Callable[[dict[str, Any]], None] | None = None
     stop: threading.Event = field(default_factory=threading.Event)
     remote: Remote = field(default_factory=Remote)
     #: Why it was stopped (cancelled, the time limit), once it was.
@@ -51,14 +54,18 @@ class Calls:
     def __init__(self, seconds: float = DEFAULT_SECONDS, max_bytes: int = DEFAULT_BYTES) -> None:
         self.seconds = seconds
         self.max_bytes = max_bytes
+        #: The cursors this server issues (`query`'s cursor): its secret and paging states.
+        self.cursors = Cursors()
         self._waiting: queue.Queue[ToolCall | None] = queue.Queue()
         self._lock = threading.Lock()
         self._running: ToolCall | None = None
         self._closed = False
         self._numbers = iter(range(1, 1 << 62))
 
-    def submit(self, tool: Tool, arguments: dict[str, Any], on_done: Callable[[], None]) -> ToolCall:
-        call = ToolCall(tool, arguments, time.monotonic() + self.seconds, on_done, next(self._numbers))
+    def submit(self, tool: Tool, arguments: dict[str, Any], on_done: Callable[[], None],
+               on_progress: Callable[[dict[str, Any]], None] | None = None) -> ToolCall:
+        call = ToolCall(tool, arguments, time.monotonic() + self.seconds, on_done, next(self._numbers),
+                        on_progress)
         self._waiting.put(call)
         return call
 
@@ -104,9 +111,10 @@ class Calls:
         timer.daemon = True
         timer.start()
         started = time.monotonic()
+        work = Work(shell, call.stop, self.max_bytes, cursors=self.cursors, on_progress=call.on_progress)
         try:
             with call.remote:
-                answer = call.tool.call(Work(shell, call.stop, self.max_bytes), call.arguments)
+                answer = call.tool.call(work, call.arguments)
         except Exception as err:  # a fault of ours: the call fails in one line, the server lives on
             import traceback
 
@@ -119,10 +127,10 @@ class Calls:
             with self._lock:
                 self._running = None
         if call.why is not None:
-            answer = answer.stopped(call.why)
+            answer = answer.stopped(call.why, work.seen)
             log(f"call {call.number} ({call.tool.name}) stopped after {time.monotonic() - started:.1f} s: "
                 f"{call.why}; {'; '.join(answer.notes + _notes_of(answer)) or 'nothing said'}")
-        self._finish(call, answer)
+        self._finish(call, answer.fit())
 
     def _finish(self, call: ToolCall, answer: ToolAnswer) -> None:
         call.answer = answer

@@ -57,7 +57,8 @@ def _parser() -> argparse.ArgumentParser:
                         help="a call's time limit, its wait for earlier calls included; then it stops as "
                              "at Ctrl-C (default %(default)g)")
     parser.add_argument("--max-bytes", type=int, default=DEFAULT_BYTES, metavar="N",
-                        help="the rows of one answer at most, in bytes of JSON (default %(default)s)")
+                        help="an answer's size by default, in bytes as sent (a call's max_bytes may ask for "
+                             "another; default %(default)s)")
     safety = parser.add_argument_group("policy and audit (docs/mcp.md, \"Policy\")")
     safety.add_argument("--policy", metavar="FILE",
                         help="a policy file (TOML): tools allowed, tables denied, columns and payload paths "
@@ -123,8 +124,11 @@ def prepare(args: list[str]) -> Serving | int:
         print(f"cqlsh-ext mcp: {given[0]} is not an option here: the assistant sends the statements",
               file=sys.stderr)
         return 2
-    if options.time_limit <= 0 or options.max_bytes < 1024:
-        print("cqlsh-ext mcp: --time-limit must be above 0 and --max-bytes at least 1024", file=sys.stderr)
+    from cqlsh_ext.mcp_server.tools import MAX_BYTES, MIN_BYTES
+
+    if options.time_limit <= 0 or not MIN_BYTES <= options.max_bytes <= MAX_BYTES:
+        print(f"cqlsh-ext mcp: --time-limit must be above 0 and --max-bytes from {MIN_BYTES:,} to "
+              f"{MAX_BYTES:,}", file=sys.stderr)
         return 2
     if options.calls_per_minute is not None and options.calls_per_minute < 1:
         print("cqlsh-ext mcp: --calls-per-minute must be 1 or more", file=sys.stderr)

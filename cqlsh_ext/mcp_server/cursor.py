@@ -1,19 +1,21 @@
-"""Cursors: how a cut answer is continued (issue 56's item 4; wired with the typed answers). A cursor
-is the driver's paging state bound to the statement it pages, sealed by this server:
+"""Cursors: how a cut answer is continued (`query`'s `cursor`). A cursor names a place in a
+statement's reading: the driver's paging state of the page its next row is on (reading.typed's
+Position), bound to the statement, sealed by this server:
 
-    base64url( version | issued (seconds, 4 bytes) | statement hash (16 bytes) | state length (2) |
-               paging state | extra length (2) | extra (compact JSON) | HMAC-SHA256 tag (16 bytes) )
+    base64url( version | issued (seconds, 4 bytes) | statement hash (16 bytes) | state id (16) |
+               extra length (2) | extra (compact JSON) | HMAC-SHA256 tag (16 bytes) )
+
+The paging state itself stays in this server, under its random id: it holds the key of the last
+row read (a value: a policy may redact it), so it never leaves. At most MAX_STATES are kept, the
+oldest forgotten first (its cursor then says so).
 
 The statement's hash is of its tokens (the shell's lexer: spacing, comments and the case of
 unquoted words do not count; every literal does), so a cursor opened with another statement is
 refused; the tag is keyed by a secret the server draws at start (`Cursors()`), so a cursor that was
 altered, made up, or issued by another server (or before a restart) is refused too; one older than
 `max_age` is refused as expired. `extra` carries what the continuation needs besides the paging
-state (rows answered so far, a payload scan's position), bounded like the rest.
-
-A paging state is the server's, opaque: a forged one could make Cassandra read from elsewhere in
-the same table, never another table or statement (the server checks it against the statement),
-but the seal keeps even that from happening.
+state: the row's index on its page (`skip`), the rows answered before it (`answered`); numbers,
+never a value.
 """
 
 from __future__ import annotations
@@ -24,18 +26,24 @@ import hmac
 import json
 import secrets
 import struct
+import threading
 import time
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
-VERSION = 1
+VERSION = 2
 TAG_BYTES = 16
 HASH_BYTES = 16
-#: A cursor's text at most (a paging state is tens to hundreds of bytes).
+#: A cursor's text at most (one is about 100 characters).
 MAX_CURSOR_CHARS = 4096
 #: A cursor's life by default: paging states stay valid, but the table moves on.
 MAX_AGE_SECONDS = 3600
-_HEAD = struct.Struct(">BI16sH")
+#: Paging states kept at most (a few hundred bytes each), and one state's bytes at most.
+MAX_STATES = 10_000
+MAX_STATE_BYTES = 16 << 10
+ID_BYTES = 16
+_HEAD = struct.Struct(">BI16s16s")
 
 
 class CursorError(Exception):
@@ -44,7 +52,8 @@ class CursorError(Exception):
 
 @dataclass(frozen=True)
 class CursorState:
-    paging_state: bytes
+    #: The paging state of the page the next row is on (None: the statement's first page).
+    paging_state: bytes | None
     extra: dict[str, Any] = field(default_factory=dict)
     issued: int = 0
 
@@ -68,23 +77,32 @@ def statement_hash(statement: str) -> bytes:
 
 
 class Cursors:
-    """Issues and opens the cursors of one server (its secret drawn here)."""
+    """Issues and opens the cursors of one server (its secret drawn here, its paging states kept)."""
 
-    def __init__(self, secret: bytes | None = None, max_age: float = MAX_AGE_SECONDS) -> None:
+    def __init__(self, secret: bytes | None = None, max_age: float = MAX_AGE_SECONDS,
+                 max_states: int = MAX_STATES) -> None:
         self._key = secret if secret is not None else secrets.token_bytes(32)
         self.max_age = max_age
+        self.max_states = max_states
+        self._states: OrderedDict[bytes, bytes | None] = OrderedDict()
+        self._lock = threading.Lock()
 
-    def issue(self, statement: str, paging_state: bytes, extra: dict[str, Any] | None = None,
+    def issue(self, statement: str, paging_state: bytes | None, extra: dict[str, Any] | None = None,
               now: float | None = None) -> str:
         extra_bytes = json.dumps(extra or {}, separators=(",", ":"), sort_keys=True).encode()
-        if len(paging_state) > 0xFFFF or len(extra_bytes) > 0xFFFF:
+        if paging_state is not None and len(paging_state) > MAX_STATE_BYTES or len(extra_bytes) > 0xFFFF:
             raise CursorError("the paging state is too large for a cursor")
+        state_id = secrets.token_bytes(ID_BYTES)
+        with self._lock:
+            self._states[state_id] = paging_state
+            while len(self._states) > self.max_states:
+                self._states.popitem(last=False)
         issued = int(time.time() if now is None else now)
-        body = (_HEAD.pack(VERSION, issued, statement_hash(statement), len(paging_state)) + paging_state
+        body = (_HEAD.pack(VERSION, issued, statement_hash(statement), state_id)
                 + struct.pack(">H", len(extra_bytes)) + extra_bytes)
         text = base64.urlsafe_b64encode(body + self._tag(body)).decode().rstrip("=")
         if len(text) > MAX_CURSOR_CHARS:
-            raise CursorError("the paging state is too large for a cursor")
+            raise CursorError("the cursor would be too long")
         return text
 
     def open(self, cursor: Any, statement: str, now: float | None = None) -> CursorState:
@@ -101,20 +119,24 @@ class Cursors:
         body, tag = raw[:-TAG_BYTES], raw[-TAG_BYTES:]
         if not hmac.compare_digest(tag, self._tag(body)):
             raise CursorError("not a cursor of this server: altered, made up, or issued before it restarted")
-        version, issued, hashed, state_len = _HEAD.unpack_from(body)
+        version, issued, hashed, state_id = _HEAD.unpack_from(body)
         if version != VERSION:
             raise CursorError(f"a cursor of version {version}, not {VERSION}")
         if not hmac.compare_digest(hashed, statement_hash(statement)):
             raise CursorError("this cursor continues another statement: give the statement it came with")
         at = _HEAD.size
-        state = body[at:at + state_len]
-        at += state_len
         (extra_len,) = struct.unpack_from(">H", body, at)
         extra = json.loads(body[at + 2:at + 2 + extra_len] or b"{}")
         age = (time.time() if now is None else now) - issued
         if age > self.max_age:
             raise CursorError(f"the cursor expired ({age / 60:.0f} minutes old; at most "
                               f"{self.max_age / 60:.0f}): run the statement again")
+        with self._lock:
+            if state_id not in self._states:
+                raise CursorError(f"the cursor expired (the server keeps the last {self.max_states:,}): "
+                                  "run the statement again")
+            state = self._states[state_id]
+            self._states.move_to_end(state_id)
         return CursorState(state, extra, issued)
 
     def _tag(self, body: bytes) -> bytes:

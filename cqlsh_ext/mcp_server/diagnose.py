@@ -5,8 +5,11 @@ so when a payload query answers no row (or a count of 0), the paths its conditio
 looked up in a DESCRIBE PAYLOAD of a small sample, and a comparison of a type none of the path's
 values has is said as the call's error, with the literal written as it would match.
 
-(With typed answers the query layer can count the values a condition skipped for their type as it
-reads them; this look-up then goes.)
+The answer's own notes come first: a compared path no value had (the reading's
+`paths_no_value_had`) is no type mismatch, its closing line says so already, and costs no look-up.
+The reading does not count the values a condition skipped for their type (conditions run on the
+native core, a page at a time), so the types come from DESCRIBE PAYLOAD's figures (the typed
+report, its values redacted by the policy, never sent).
 """
 
 from __future__ import annotations
@@ -29,18 +32,22 @@ _KINDS = {"string": ("string",), "number": ("integer", "float", "decimal", "numb
           "boolean": ("boolean",)}
 
 
-def type_mismatch(work: Work, keyspace: str | None, table: str | None, plan: Any,
+def type_mismatch(work: Work, keyspace: str | None, table: str | None, plan: Any, reading: Any,
                   describe: Callable[[Work, str, int], dict[str, Any] | None]) -> str | None:
     """The one line saying which condition compares a path with a literal of a type its values do
-    not have, or None (nothing found: the answer stands)."""
+    not have, or None (nothing found: the answer stands). `reading`: the answer's notes as data."""
     from cqlsh_ext.query.grammar import Path
 
     if keyspace is None or table is None:
         return None
+    missing = {entry.get("path") for entry in (reading or {}).get("paths_no_value_had") or []
+               if isinstance(entry, dict)}
     reports: dict[str, dict[str, Any] | None] = {}
     for pred in plan.predicates:
         if not isinstance(pred.ref, Path) or pred.op.lower() not in COMPARING or not pred.values:
             continue
+        if pred.ref.text in missing:
+            continue  # no value had the path: the closing line says so
         kinds = {_kind(v) for v in pred.values if v is not None}
         kind = kinds.pop() if len(kinds) == 1 else None
         if kind is None:

@@ -13,8 +13,11 @@ Before the statement runs:
 - `decode` ({"data": "deflate"}): column settings for this call only; a spec naming a schema file
   takes only files the server was started with (`--schema-file`, the start-up column settings),
   checked before any file is looked at.
-After: the answer's redacted values replaced, the tables the policy hides left out of lists,
-hints naming what the assistant can do (hints.py), `count` spelt as for a plain SELECT.
+While it runs, before anything measures or sends a row, an INSPECT value or a report
+(answers.Screen, set on the call's Work): redacted values replaced, the tables and keyspaces the
+policy hides left out of lists, `count` spelt as for a plain SELECT.
+After: hints naming what the assistant can do (hints.py) in its prose; a query that answered
+nothing diagnosed (diagnose.py).
 """
 
 from __future__ import annotations
@@ -26,13 +29,14 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from cqlsh_ext.mcp_server import diagnose, hints, redact
-from cqlsh_ext.mcp_server.answers import ToolAnswer, failed
+from cqlsh_ext.mcp_server.answers import Screen, ToolAnswer, failed
 from cqlsh_ext.mcp_server.gate import Refused
 from cqlsh_ext.mcp_server.policy import Pattern, Policy
 
 if TYPE_CHECKING:
     from cqlsh_ext.cql.lexer import Token
     from cqlsh_ext.mcp_server.tools import Tool, Work
+    from cqlsh_ext.reading.resolve import TableTarget
     from cqlsh_ext.upstream.protocol import Shell
 
 #: The tools whose `statement` is a SELECT; the tools that name one table, one column, one keyspace.
@@ -55,6 +59,8 @@ class Scope:
     columns: frozenset[str] = frozenset()
     #: A SELECT's reading by the payload parser (query.grammar.Plan, plain=True), when it reads it.
     plan: Any = None
+    #: The table as the reading finds it.
+    target: TableTarget | None = None
 
 
 @dataclass
@@ -79,31 +85,34 @@ class Guard:
         decode = arguments.pop("decode", None)
         try:
             scope = self.admit(tool.name, work, arguments)
+            work.screen = self.screen_of(tool.name, scope)
             with self.decoding(work.shell, scope, decode):
                 answer = tool.answer(work, arguments)
         except (Refused, Invalid) as err:
             return failed(str(err))
         if tool.name == "query" and scope.plan is not None and not work.stop.is_set() and _nothing(answer):
+            assert answer.data is not None
             mismatch = diagnose.type_mismatch(work, scope.keyspace, scope.table, scope.plan,
-                                              self._describe(scope))
+                                              answer.data.get("reading"), self._describe(scope))
             if mismatch is not None:
-                answer = ToolAnswer(error=mismatch, notes=answer.notes + _notes(answer))
-        return self.screen(tool.name, scope, answer)
+                answer = ToolAnswer(error=mismatch, notes=answer.notes + _notes(answer), cap=answer.cap)
+        return self.after(tool.name, work, answer)
 
     def _describe(self, scope: Scope) -> Any:
-        """How diagnose reads a column's paths: DESCRIBE PAYLOAD on a sample, its values redacted."""
+        """How diagnose reads a column's paths: DESCRIBE PAYLOAD's figures on a sample, its values
+        redacted (the typed report, never sent)."""
 
         def describe(work: Work, column: str, sample: int) -> dict[str, Any] | None:
             from cqlsh_ext.mcp_server import gate
-            from cqlsh_ext.mcp_server.tools import spell
+            from cqlsh_ext.mcp_server.tools import describe_reader, spell
 
             assert scope.keyspace is not None and scope.table is not None
             text = (f"DESCRIBE PAYLOAD {spell(scope.keyspace)}.{spell(scope.table)}.{spell(column)} "
                     f"SAMPLE {sample}")
-            answer = work.report(text, gate.DESCRIBE_PAYLOAD, (scope.keyspace, scope.table))
-            if answer.data is None:
+            report = describe_reader(work.context(), gate.check(text, {gate.DESCRIBE_PAYLOAD}))
+            if report is None:
                 return None
-            return redact.payload_report(scope.patterns, scope.keyspace, scope.table, answer.data)
+            return redact.payload_report(scope.patterns, scope.keyspace, scope.table, report.data())
 
         return describe
 
@@ -139,9 +148,9 @@ class Guard:
         why = self.policy.refusal(keyspace, table)
         if why is not None:
             raise Refused(why)
-        meta = _table_meta(work.shell, keyspace, table)
+        target = _target(work.shell, keyspace, table)
         return Scope(keyspace, table, self.policy.redactions(keyspace, table),
-                     columns=frozenset(meta.columns) if meta is not None else frozenset())
+                     columns=frozenset(target.columns), target=target)
 
     def _statement(self, work: Work, statement: str) -> Scope:
         from cqlsh_ext.cql.errors import QueryError
@@ -167,7 +176,7 @@ class Guard:
         if keyspace is None:
             return Scope()  # the server says: no keyspace in use
         scope = self._table(work, keyspace, found[1])
-        scope.plan = _plan(work, lexed, scope)
+        scope.plan = _plan(lexed, scope)
         if scope.patterns:
             self._filters(work, lexed, scope)
         return scope
@@ -178,9 +187,8 @@ class Guard:
         from cqlsh_ext.cql.lexer import Lexed
 
         assert scope.keyspace is not None and scope.table is not None
-        meta = _table_meta(work.shell, scope.keyspace, scope.table)
         base = [scope.keyspace, scope.table]
-        touched = frozenset(c for c in meta.columns if redact.touches(scope.patterns, [*base, c]))
+        touched = frozenset(c for c in scope.columns if redact.touches(scope.patterns, [*base, c]))
         said = (f"refused: the policy ({self.policy.source}) redacts values of "
                 f"{scope.keyspace}.{scope.table}, and a condition, group, order or function of this "
                 "statement reads ")
@@ -206,7 +214,7 @@ class Guard:
                     raise Refused(said + f"{_name(tok)} (a condition)")
         for item in plan.items:
             if item.kind == "star":
-                scope.places.update({c: [c] for c in meta.columns})
+                scope.places.update({c: [c] for c in scope.columns})
             elif item.kind == "agg":
                 scope.places[item.name] = None
             elif item.ref is not None:
@@ -285,55 +293,57 @@ class Guard:
 
     # ------------------------------------------------------------------------------ after
 
-    def screen(self, name: str, scope: Scope, answer: ToolAnswer) -> ToolAnswer:
-        """The answer as it may leave: redacted, hidden tables left out, hints for the assistant."""
+    def screen_of(self, name: str, scope: Scope) -> Screen:
+        """What the call's rows, values and report go through before anything measures or sends
+        them: redaction, the hidden tables and keyspaces left out, `count` spelt one way."""
+        policy = self.policy
+        if name == "list_keyspaces":
+            return Screen(row=lambda row: None if policy.refusal(str(row.get("keyspace_name"))) is not None
+                          else row)
+        if name == "list_tables" and scope.keyspace is not None:
+            ks = scope.keyspace
+            return Screen(row=lambda row: None if policy.refusal(ks, str(row.get("table_name"))) is not None
+                          else row)
+        if scope.keyspace is None or scope.table is None:
+            return Screen(row=_count_spelt)
+        keyspace, table, patterns = scope.keyspace, scope.table, scope.patterns
+        if not patterns:
+            return Screen(row=_count_spelt)
+
+        def row(found: dict[str, Any]) -> dict[str, Any]:
+            kept = redact.rows(patterns, keyspace, table, [found], scope.places, scope.columns)
+            return _count_spelt(kept[0])
+
+        def value(found: Any) -> Any:
+            return redact.inspected(patterns, keyspace, table, [found])[0]
+
+        def report(found: dict[str, Any]) -> dict[str, Any]:
+            if name != "describe_payload":
+                return found
+            return redact.payload_report(patterns, keyspace, table, found)
+
+        return Screen(row=row, value=value, report=report)
+
+    def after(self, name: str, work: Work, answer: ToolAnswer) -> ToolAnswer:
+        """The answer's prose said in the tools' terms (hints.py), and how many rows a list left out."""
         if answer.error is not None:
             answer.error = hints.for_assistant(answer.error)
         answer.notes = [hints.for_assistant(note) for note in answer.notes]
         data = answer.data
         if data is None:
             return answer
-        answer.text = None  # spelt again from what is kept
         if isinstance(data.get("notes"), list):
             data["notes"] = [hints.for_assistant(n) if isinstance(n, str) else n for n in data["notes"]]
         if isinstance(data.get("error"), str):
             data["error"] = hints.for_assistant(data["error"])
-        if name == "list_keyspaces":
-            self._hide(data, lambda row: self.policy.refusal(str(row.get("keyspace_name"))) is not None,
-                       "keyspaces")
-        elif name == "list_tables" and scope.keyspace is not None:
-            ks = scope.keyspace
-            self._hide(data, lambda row: self.policy.refusal(ks, str(row.get("table_name"))) is not None,
-                       "tables")
-        elif scope.keyspace is not None and scope.table is not None:
-            if name == "query" and isinstance(data.get("rows"), list):
-                data["rows"] = redact.rows(scope.patterns, scope.keyspace, scope.table, data["rows"],
-                                           scope.places, scope.columns)
-                data["rows"] = [_count_spelt(row) for row in data["rows"]]
-            elif name == "inspect_value" and isinstance(data.get("values"), list):
-                data["values"] = redact.inspected(scope.patterns, scope.keyspace, scope.table, data["values"])
-            elif name == "describe_payload":
-                answer.data = data = redact.payload_report(scope.patterns, scope.keyspace, scope.table, data)
-            hints.report(data)
-        else:
-            hints.report(data)
+        hidden = work.screen.hidden
+        if hidden and name in ("list_keyspaces", "list_tables") and isinstance(data.get("notes"), list):
+            what = "keyspaces" if name == "list_keyspaces" else "tables"
+            noun = what if hidden > 1 else what.rstrip("s")
+            data["notes"].append(f"{hidden} {noun} the policy never reads {'are' if hidden > 1 else 'is'} "
+                                 "not listed")
+        hints.report(data)  # a report's sentences; never rows, values or paths (hints._VALUES)
         return answer
-
-    @staticmethod
-    def _hide(data: dict[str, Any], hidden: Any, what: str) -> None:
-        rows = data.get("rows")
-        if not isinstance(rows, list):
-            return
-        kept = [row for row in rows if not (isinstance(row, dict) and hidden(row))]
-        if len(kept) != len(rows):
-            data["rows"] = kept
-            data["count"] = len(kept)
-            notes = data.setdefault("notes", [])
-            if isinstance(notes, list):
-                hidden_count = len(rows) - len(kept)
-                noun = what if hidden_count > 1 else what.rstrip("s")
-                verb = "are" if hidden_count > 1 else "is"
-                notes.append(f"{hidden_count} {noun} the policy never reads {verb} not listed")
 
 
 def _nothing(answer: ToolAnswer) -> bool:
@@ -351,21 +361,19 @@ def _notes(answer: ToolAnswer) -> list[str]:
     return [str(n) for n in notes] if isinstance(notes, list) else []
 
 
-def _plan(work: Work, lexed: Any, scope: Scope) -> Any:
+def _plan(lexed: Any, scope: Scope) -> Any:
     """The statement read by the payload parser (plain=True), or None when it does not read it."""
     from cqlsh_ext.cql.errors import QueryError
-    from cqlsh_ext.payload_select.schema import schema_of
     from cqlsh_ext.query import grammar
 
-    assert scope.keyspace is not None and scope.table is not None
-    meta = _table_meta(work.shell, scope.keyspace, scope.table)
+    assert scope.target is not None
     try:
-        return grammar.parse(lexed, schema_of(work.shell, scope.keyspace, meta), plain=True)
+        return grammar.parse(lexed, scope.target.schema, plain=True)
     except QueryError:
         return None
 
 
-def _count_spelt(row: Any) -> Any:
+def _count_spelt(row: dict[str, Any]) -> dict[str, Any]:
     """count(*) of a payload query named `count`, as Cassandra names it for a plain SELECT."""
     if isinstance(row, dict) and "count(*)" in row and "count" not in row:
         return {("count" if key == "count(*)" else key): value for key, value in row.items()}
@@ -413,22 +421,17 @@ def _keyspace_meta(shell: Shell, keyspace: str) -> Any:
     return meta
 
 
-def _table_meta(shell: Shell, keyspace: str, table: str) -> Any:
-    """The table's metadata, looked up again once when the driver does not know it yet; Refused
-    for a keyspace or table the schema does not have."""
-    from cqlsh_ext.mcp_server import connection
-    from cqlsh_ext.payload_select.schema import table_meta
+def _target(shell: Shell, keyspace: str, table: str) -> TableTarget:
+    """The table as the reading finds it (looked up again once when the driver does not know it
+    yet: made a moment ago); Refused for a keyspace or table the schema does not have."""
+    from cqlsh_ext.reading.resolve import find_table
 
-    meta = table_meta(shell, keyspace, table)
-    if meta is not None:
-        return meta
-    connection.known(shell, keyspace, table)
-    meta = table_meta(shell, keyspace, table)
-    if meta is None:
-        if shell.conn.metadata.keyspaces.get(keyspace) is None:
-            raise Refused(f"no keyspace {keyspace} (list_keyspaces names them)")
-        raise Refused(f"no table {keyspace}.{table} (list_tables names the tables of {keyspace})")
-    return meta
+    target = find_table(shell.conn, keyspace, keyspace, table, refresh=True)
+    if target is not None:
+        return target
+    if shell.conn.metadata.keyspaces.get(keyspace) is None:
+        raise Refused(f"no keyspace {keyspace} (list_keyspaces names them)")
+    raise Refused(f"no table {keyspace}.{table} (list_tables names the tables of {keyspace})")
 
 
 def _normal_path(path: str) -> str:

@@ -1,24 +1,20 @@
 """Progress notifications (`notifications/progress`) while a call scans, when its client sent a
-progress token: the scans the call runs report to a `Reporter` instead of a terminal's status line
-(scanning.scan.watch_progress, on the shell's thread), which hands each figure to the protocol's
-event loop, at most twice a second: `progress` is the rows read so far (it only grows), `total`
-the table's estimated rows when the scan knows it, `message` what runs and how far it is.
+progress token. Every reading reports its progress as events (reading.context.ProgressEvents: the
+call's context makes its progress so, tools.Work.context); a `Reporter` turns them into
+notifications and hands each to the protocol's event loop, at most twice a second: `progress` is
+the rows read so far (it only grows), `total` the table's estimated rows when the reading knows
+it, `message` what runs and how far it is; and a last one when the call ends (`..., done`).
 
-The figures are the scan's own (rows read, the share of the token ranges done): the same the
-shell's status line shows. With typed answers (issue 54) they come from the answer's event stream;
-the Reporter then takes its events unchanged.
+The figures are the reading's own (rows read, the share of the token ranges done): the same the
+shell's status line shows on a terminal. The scanning layer knows nothing of MCP.
 """
 
 from __future__ import annotations
 
-import io
 import threading
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import Any
-
-from cqlsh_ext.scanning.scan import Progress
 
 #: Seconds between two notifications at least.
 INTERVAL = 0.5
@@ -26,72 +22,61 @@ INTERVAL = 0.5
 
 class Reporter:
     """One call's progress, told to `send(progress, total, message)` (which must be thread-safe: it
-    is called on the shell's thread)."""
+    is called on the shell's thread). `event` takes the reading's events; `last` is the last."""
 
     def __init__(self, send: Callable[[float, float | None, str], None]) -> None:
         self._send = send
         self._last = 0.0
         self._progress = 0.0
+        self._started = time.monotonic()
+        #: The last count of rows and what it was of: (total, label).
+        self._held: tuple[float | None, str] | None = None
         self._lock = threading.Lock()
 
-    def tell(self, rows: float, total: float | None, message: str, force: bool = False) -> None:
+    def event(self, event: dict[str, Any]) -> None:
+        """A reading's progress event: {"reading", "rows", "done", "detail"} or {"reading", "step",
+        "done"} (ProgressEvents)."""
+        label = str(event.get("reading") or "reading")
+        share = _share(event.get("done"))
+        if "step" in event:
+            self._tell(0, None, f"{label}: {event['step']}{share}", force=True)
+            return
+        rows = int(event.get("rows") or 0)
+        elapsed = time.monotonic() - self._started
+        detail = f" ({event['detail']})" if event.get("detail") else ""
+        estimate = event.get("estimate")
+        total = float(estimate) if isinstance(estimate, (int, float)) and estimate > 0 else None
+        with self._lock:
+            self._held = (total, label)
+        self._tell(rows, total, f"{label}: {rows:,} rows read in {elapsed:.0f} s{share}{detail}")
+
+    def last(self) -> tuple[float, float | None, str] | None:
+        """The call ended: its last figure, said done (whenever the one before was sent), for the
+        protocol's side to send before the call's answer; None when nothing was read."""
+        with self._lock:
+            held, rows = self._held, self._progress
+            self._last = time.monotonic()
+        if held is None:
+            return None
+        total, label = held
+        elapsed = time.monotonic() - self._started
+        return rows, total, f"{label}: {rows:,.0f} rows read in {elapsed:.0f} s, done"
+
+    def _tell(self, rows: float, total: float | None, message: str, force: bool = False) -> None:
         now = time.monotonic()
         with self._lock:
+            self._progress = max(self._progress, rows)  # never backwards, whatever a stage says
+            progress = self._progress
             if not force and now - self._last < INTERVAL:
                 return
             self._last = now
-            self._progress = max(self._progress, rows)  # never backwards, whatever a stage says
-            progress = self._progress
         self._send(progress, total, message)
 
-    def make(self, label: str, estimate: int | None) -> Progress:
-        return Notifying(self, label, estimate)
 
-    @contextmanager
-    def watching(self) -> Iterator[None]:
-        """This thread's scans report here while the block runs."""
-        from cqlsh_ext.scanning.scan import watch_progress
-
-        watch_progress(self.make)
-        try:
-            yield
-        finally:
-            watch_progress(None)
-
-
-class Notifying(Progress):
-    """A scan's Progress that notifies the client instead of drawing a status line."""
-
-    def __init__(self, reporter: Reporter, label: str, estimate: int | None) -> None:
-        super().__init__(io.StringIO(), label, estimate)
-        self.reporter = reporter
-        self._rows: int | None = None
-
-    def update(self, rows: int, fraction: float | None = None, force: bool = False) -> None:
-        self._rows = rows
-        if fraction is None and self.estimate and rows <= self.estimate:
-            fraction = rows / self.estimate
-        elapsed = time.monotonic() - self.started
-        share = f", about {100 * min(max(fraction, 0.0), 1.0):.0f} % done" if fraction is not None else ""
-        detail = ""
-        if self.detail is not None:
-            try:
-                detail = f" ({self.detail()})"
-            except Exception:  # noqa: BLE001 - a detail is a nicety; the figures go on
-                detail = ""
-        self.reporter.tell(rows, float(self.estimate) if self.estimate else None,
-                           f"{self.label}: {rows:,} rows read in {elapsed:.0f} s{share}{detail}", force)
-
-    def step(self, what: str, fraction: float | None = None) -> None:
-        share = f", about {100 * min(max(fraction, 0.0), 1.0):.0f} % done" if fraction is not None else ""
-        self.reporter.tell(0, None, f"{self.label}: {what}{share}", force=True)
-
-    def close(self) -> None:
-        if self._rows is not None:  # the scan's last figure, whenever the one before was sent
-            elapsed = time.monotonic() - self.started
-            self.reporter.tell(self._rows, float(self.estimate) if self.estimate else None,
-                               f"{self.label}: {self._rows:,} rows read in {elapsed:.0f} s, done", force=True)
-            self._rows = None
+def _share(done: Any) -> str:
+    if not isinstance(done, (int, float)):
+        return ""
+    return f", about {100 * min(max(float(done), 0.0), 1.0):.0f} % done"
 
 
 def sender(loop: Any, report: Callable[..., Any]) -> Callable[[float, float | None, str], None]:
@@ -110,16 +95,3 @@ def sender(loop: Any, report: Callable[..., Any]) -> Callable[[float, float | No
             pass
 
     return send
-
-
-def wrap(tool: Any, reporter: Reporter) -> Any:
-    """`tool` (tools.Tool) reporting its scans' progress to `reporter` while it answers."""
-    from dataclasses import replace
-
-    answer = tool.answer
-
-    def reporting(work: Any, arguments: dict[str, Any]) -> Any:
-        with reporter.watching():
-            return answer(work, arguments)
-
-    return replace(tool, answer=reporting)

@@ -98,7 +98,8 @@ def listing(work: Work, policy: Policy) -> ToolAnswer:
                                                  f"paths and frequent values, from a sample of "
                                                  f"{PAYLOAD_SAMPLE} rows",
                                   "mimeType": MIME})
-    return ToolAnswer(data={"resources": found, "cut": tables > MAX_TABLES})
+    # A listing for the client, not an answer for the assistant: MAX_TABLES bound it, not a cap.
+    return ToolAnswer(data={"resources": found, "cut": tables > MAX_TABLES}, cap=8 << 20)
 
 
 # ------------------------------------------------------------------------------------------ prompts

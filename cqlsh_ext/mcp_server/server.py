@@ -9,9 +9,11 @@ limit (ratelimit.py); then it queues the call for the shell's thread (calls.py),
 checks it against the policy around the tool's answer, and waits for it, at most until its time
 limit and a grace after (a call that does not end then is answered as stopped; the shell's thread
 finishes it in the background and the next calls wait for that). A call the client cancels is
-halted there: its scan stops, and the SDK sends no answer, as the protocol says. A call whose client
-sent a progress token is told of its scans' progress (progress.py). Each answer is text content
-that parses as JSON, and the same JSON as structured content; an error answer is one line. Each
+halted there: its reading stops at once, and the SDK sends no answer, as the protocol says. A call
+whose client sent a progress token is told of its reading's progress (progress.py: the reading's
+events), the last figure before the answer. Each answer is text content that parses as JSON, and
+the same JSON as structured content, declared by the tool's outputSchema (output_schemas.py), at
+most its cap as sent (answers.py); an error answer is one line. Each
 call ends with its line in the audit log (audit.py), when there is one.
 
 resources/list, resources/read and the templates, prompts/list and prompts/get: resources.py; a
@@ -169,12 +171,12 @@ class Protocol:
             self._audit(tool.name, arguments, answer, False, time.monotonic() - started, refused=True)
             return answer, False
         token = _progress_token(ctx)
+        reporter = None
         if token is not None:
             from cqlsh_ext.mcp_server import progress
 
             send = progress.sender(asyncio.get_running_loop(), ctx.session.report_progress)
             reporter = progress.Reporter(send)
-            tool = progress.wrap(tool, reporter)
         loop = asyncio.get_running_loop()
         ended = anyio.Event()
 
@@ -185,7 +187,7 @@ class Protocol:
                 pass
 
         calls = self.setup.calls
-        call = calls.submit(tool, arguments, on_done)
+        call = calls.submit(tool, arguments, on_done, reporter.event if reporter is not None else None)
         try:
             with anyio.move_on_after(max(0.0, call.deadline - time.monotonic()) + GRACE_SECONDS):
                 await ended.wait()
@@ -199,6 +201,12 @@ class Protocol:
                             "ending, and the next calls wait for it")
             self._audit(tool.name, arguments, answer, True, time.monotonic() - started)
             return answer, True
+        last = reporter.last() if reporter is not None else None
+        if last is not None:  # sent before the answer: a client stops listening once it has that
+            try:
+                await ctx.session.report_progress(*last)
+            except Exception as err:  # noqa: BLE001 - a notification lost is no failed call
+                log(f"a progress notification could not be sent: {type(err).__name__}: {err}")
         self._audit(tool.name, arguments, call.answer, call.why is not None, time.monotonic() - started)
         return call.answer, call.why is not None
 
@@ -321,7 +329,7 @@ def _declaration(tool: Any) -> Any:
     from mcp import types
 
     return types.Tool(name=tool.name, title=tool.title, description=tool.description,
-                      input_schema=tool.input_schema(), output_schema={"type": "object"},
+                      input_schema=tool.input_schema(), output_schema=tool.output_schema,
                       annotations=types.ToolAnnotations(title=tool.title, read_only_hint=True,
                                                         destructive_hint=False, idempotent_hint=True,
                                                         open_world_hint=False))

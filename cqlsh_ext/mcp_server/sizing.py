@@ -1,16 +1,18 @@
-"""An answer's size as it is sent (issue 56's item 3; wired with the typed answers): the cap an
-answer keeps to is measured on the bytes the client receives, not on the JSON before it is sent.
+"""An answer's size as it is sent: the cap an answer keeps to is measured on the bytes the client
+receives, not on the JSON before it is sent.
 
-A tool's answer travels as a CallToolResult: each text block is a JSON string inside the message
-(its quotes, backslashes and control characters escaped; other characters as UTF-8, as the SDK
-writes them), and the structured content is the same answer's JSON once more, compact. So an
-answer of rows costs, per row, its compact JSON twice, once escaped inside the text block:
+A tool's answer travels as a CallToolResult in a JSON-RPC message, one line: each text block is a
+JSON string inside the message (its quotes, backslashes and control characters escaped; other
+characters as UTF-8, as the SDK writes them), and the structured content is the same answer's
+JSON once more, compact. So an answer of rows costs, per row, its compact JSON twice, once escaped
+inside the text block:
 
     sent = sum(wire_size(text) for text in texts) + len(compact(structured))
+    message = sent + MESSAGE_BYTES + BLOCK_BYTES * len(texts)      (the line the client reads)
 
-`RowBudget` adds rows one at a time, each counted exactly so, and says when the next one would pass
-the cap; `cut_strings` cuts long values inside an answer (saying where and how much); `prefix` is
-the short prefix of a statement an answer echoes.
+`message_size` is what an answer's cap is held to; `row_cost` what one more row adds to it;
+`RowBudget` adds rows one at a time so; `cut_value` cuts long values inside an answer (saying
+where and how much); `prefix` is the short prefix of a statement an answer echoes.
 """
 
 from __future__ import annotations
@@ -23,8 +25,15 @@ from typing import Any
 DEFAULT_ANSWER_BYTES = 32 << 10
 #: A value's text longer than this is cut inside an answer by default.
 DEFAULT_VALUE_CHARS = 2000
+#: A list (an array, an object's keys) inside a value longer than this is cut inside an answer.
+DEFAULT_VALUE_ITEMS = 1000
 #: The statement an answer echoes at most.
 PREFIX_CHARS = 120
+#: What a tool result's JSON-RPC message adds around its content at most: {"jsonrpc":"2.0","id":...,
+#: "result":{"content":[],"structuredContent":...,"isError":false}} (an id of up to 20 digits).
+MESSAGE_BYTES = 112
+#: What each text block adds besides its text: {"type":"text","text":...} and a comma.
+BLOCK_BYTES = len('{"type":"text","text":},')
 
 
 def compact(data: Any) -> bytes:
@@ -42,6 +51,18 @@ def answer_size(texts: list[str], structured: Any) -> int:
     content (None: an error answer has none)."""
     structured_size = len(compact(structured)) if structured is not None else 0
     return sum(wire_size(text) for text in texts) + structured_size
+
+
+def message_size(texts: list[str], structured: Any) -> int:
+    """The bytes of the message line that carries the answer, at most: what a cap is held to."""
+    return answer_size(texts, structured) + MESSAGE_BYTES + BLOCK_BYTES * len(texts)
+
+
+def row_cost(text: str) -> int:
+    """What one more row (its compact JSON `text`) adds to an answer whose text block is the
+    answer's compact JSON and whose structured content is the same: the row twice, once escaped,
+    and a comma each."""
+    return len(text.encode("utf-8", "surrogatepass")) + wire_size(text) - 2 + 2
 
 
 @dataclass
@@ -84,15 +105,32 @@ class RowBudget:
 def cut_strings(value: Any, limit: int = DEFAULT_VALUE_CHARS, path: str = "") -> tuple[Any, list[str]]:
     """`value` with each string longer than `limit` characters cut to `limit` (an ellipsis after),
     and where each cut was made: ["rows[3].data.payload.notes[0]: 2,000 of 48,213 characters", ...]."""
+    return cut_value(value, limit, None, path)
+
+
+def cut_value(value: Any, chars: int = DEFAULT_VALUE_CHARS, items: int | None = DEFAULT_VALUE_ITEMS,
+              path: str = "") -> tuple[Any, list[str]]:
+    """`value` with each string longer than `chars` characters cut to `chars` (an ellipsis after)
+    and each array or object of more than `items` entries cut to its first `items` (None: none
+    cut); and where each cut was made ("rows[3].data.payload.items: 20 of 1,310 elements")."""
     cuts: list[str] = []
 
     def walk(item: Any, where: str) -> Any:
-        if isinstance(item, str) and len(item) > limit:
-            cuts.append(f"{where or 'value'}: {limit:,} of {len(item):,} characters")
-            return item[:limit] + "…"
+        if isinstance(item, str):
+            if len(item) <= chars:
+                return item
+            cuts.append(f"{where or 'value'}: {chars:,} of {len(item):,} characters")
+            return item[:chars] + "…"
         if isinstance(item, dict):
-            return {k: walk(v, f"{where}.{k}" if where else str(k)) for k, v in item.items()}
+            pairs = list(item.items())
+            if items is not None and len(pairs) > items:
+                cuts.append(f"{where or 'value'}: {items:,} of {len(pairs):,} keys")
+                pairs = pairs[:items]
+            return {k: walk(v, f"{where}.{k}" if where else str(k)) for k, v in pairs}
         if isinstance(item, list):
+            if items is not None and len(item) > items:
+                cuts.append(f"{where or 'value'}: {items:,} of {len(item):,} elements")
+                item = item[:items]
             return [walk(v, f"{where}[{i}]") for i, v in enumerate(item)]
         return item
 

@@ -8,15 +8,18 @@ typed answer it gets (answers.py): nothing is printed and read back.
     list_keyspaces                          SELECT keyspace_name FROM system_schema.keyspaces
     list_tables(keyspace)                   SELECT table_name FROM system_schema.tables WHERE ...
     describe_table(table)                   DESCRIBE TABLE, and which columns hold blobs or JSON text
-    query(statement, limit)                 the SELECT given (payload paths, GROUP BY, ...)
-    describe_payload(column, sample, where) DESCRIBE PAYLOAD ks.t.column [WHERE ...] [SAMPLE n]
+    query(statement, limit, cursor)         the SELECT given (payload paths, GROUP BY, ...)
+    describe_payload(column, sample, where, json_schema)
+                                            DESCRIBE PAYLOAD ks.t.column [WHERE ...] [SAMPLE n]
     compression_stats(table, column, sample) COMPRESSION STATS [SAMPLE n] ks.t | SELECT column FROM ks.t
     compression_settings(table)             COMPRESSION SETTINGS ks.t
     compression_advise(table, column, sample) COMPRESSION ADVISE [SAMPLE n] ks.t | SELECT column FROM ks.t
     inspect_value(statement)                INSPECT <the SELECT given>
 
-query, inspect_value and describe_payload also take `decode` (column -> spec, for that call only:
-guard.py applies it), and every call passes guard.py (the policy) around its answer.
+Every tool takes `max_bytes` (its answer's cap as sent; answers.py keeps to it); query,
+inspect_value and describe_payload also take `decode` (column -> spec, for that call only: guard.py
+applies it); every call passes guard.py (the policy) around its answer. Each tool declares the
+JSON Schema of its answer (output_schemas.py).
 """
 
 from __future__ import annotations
@@ -27,21 +30,22 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from cqlsh_ext.codecs.base import CODEC_EXAMPLES
-from cqlsh_ext.mcp_server import answers, gate
-from cqlsh_ext.mcp_server.answers import ToolAnswer, failed
+from cqlsh_ext.mcp_server import answers, gate, output_schemas, sizing
+from cqlsh_ext.mcp_server.answers import Screen, ToolAnswer, failed
 from cqlsh_ext.payload.names import FORMAT_EXAMPLES, title
 
 if TYPE_CHECKING:
+    from cqlsh_ext.mcp_server.cursor import Cursors, CursorState
     from cqlsh_ext.reading.context import ReadContext
     from cqlsh_ext.reading.typed import ReportAnswer, TypedAnswer
     from cqlsh_ext.upstream.protocol import Parsed, Shell
 
 #: `query`'s rows by default, and at most.
 DEFAULT_ROWS, MAX_ROWS = 100, 10_000
-#: The answer's byte cap by default (rows and values; `cqlsh-ext mcp --max-bytes`).
-DEFAULT_BYTES = 256 << 10
-#: A report's size at most: the report is one JSON document, kept whole or refused.
-REPORT_BYTES = 8 << 20
+#: An answer's cap by default, in bytes of the message that carries it (`cqlsh-ext mcp
+#: --max-bytes`, a call's `max_bytes`), and the most a call may ask for.
+DEFAULT_BYTES = sizing.DEFAULT_ANSWER_BYTES
+MIN_BYTES, MAX_BYTES = 1024, 1 << 20
 #: INSPECT's values at most (one value is what it is for; each is a few KB of layers and headers).
 INSPECT_VALUES = 10
 #: describe_table reads this many rows of the text columns to tell JSON text.
@@ -61,48 +65,74 @@ class Invalid(Exception):
 @dataclass
 class Work:
     """What a tool runs with: the shell (its session, keyspace, levels and settings: what the
-    reading's context is made of), the call's stop flag (cancelled, out of time) and the answer's
-    byte cap; what the call's reading said (`said`) and its errors, kept as data."""
+    reading's context is made of), the call's stop flag (cancelled, out of time), the answer's
+    cap (`max_bytes`), the server's cursors; what the guard does to each row, value and report
+    before anything measures or sends it (`screen`); whom the reading's progress is told
+    (`on_progress`: the client, when it asked) and the last of it (`seen`); what the call's
+    reading said (`said`) and its errors, kept as data."""
 
     shell: Shell
     stop: threading.Event
     max_bytes: int = DEFAULT_BYTES
     said: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    cursors: Cursors | None = None
+    screen: Screen = field(default_factory=Screen)
+    on_progress: Callable[[dict[str, Any]], None] | None = None
+    seen: dict[str, Any] = field(default_factory=dict)
 
     def context(self) -> ReadContext:
         """The call's reading context: the shell's session and settings; nobody to ask (a costly
-        full scan is refused with how to confirm it); messages and errors kept; no progress line;
-        the call's stop."""
+        full scan is refused with how to confirm it); messages and errors kept; progress as
+        events (kept, and told to the client when it asked); the call's stop."""
         from dataclasses import replace
 
-        from cqlsh_ext.reading.context import shell_context
+        from cqlsh_ext.reading.context import progress_events, shell_context
 
         base = shell_context(self.shell)
-        return replace(base, ask=None, say=self.said.append, error=self.errors.append, progress=_no_progress,
-                       stop=self.stop, interactive=False, width=0)
+        return replace(base, ask=None, say=self.said.append, error=self.errors.append,
+                       progress=progress_events(self._progressed, every=0.0), stop=self.stop,
+                       interactive=False, width=0)
 
-    def rows(self, text: str, limit: int, key: str = "rows") -> ToolAnswer:
-        """The rows of `text`, one SELECT: a payload query's answer, else the server's."""
+    def _progressed(self, event: dict[str, Any]) -> None:
+        if "rows" in event:
+            self.seen = event
+        if self.on_progress is not None:
+            self.on_progress(event)
+
+    def rows(self, text: str, limit: int, key: str = "rows", resume: CursorState | None = None) -> ToolAnswer:
+        """The rows of `text`, one SELECT: a payload query's answer, else the server's; `resume`:
+        go on where a cursor says."""
         from cqlsh_ext.render.json_lines import JsonRows
 
         allowed = gate.check(text, {gate.SELECT})
         ctx = self.context()
+        skip = before = 0
+        if resume is not None:
+            skip, before = _count(resume.extra.get("skip")), _count(resume.extra.get("answered"))
         try:
-            found = select_answer(ctx, allowed)
+            found = select_answer(ctx, allowed, resume.paging_state if resume else None, before - skip,
+                                  resume is not None)
         except Refusal as err:
             return failed(str(err), self.said)
         if found is None:
             return failed(" ".join(self.errors) or "the statement answered nothing", self.said)
-        answer, places = found
+        answer, places, why_not = found
         spelling = JsonRows(answer.columns, ctx.display, places)
-        return answers.rows(text, answer, spelling, limit, self.max_bytes, self.said, self.errors, key)
+        continuation = answers.Continuation(self.cursors, text, why_not, skip, before)
+        return answers.rows(text, answer, spelling, limit, self.max_bytes, self.said, self.errors,
+                            self.screen, continuation, key)
 
     def report(self, text: str, kind: str, read: Callable[[ReadContext, gate.AllowedStatement],
                                                            ReportAnswer | None]) -> ToolAnswer:
         """A report's figures: `text` through the gate, then read by `read`."""
         allowed = gate.check(text, {kind})
-        return answers.report(read(self.context(), allowed), REPORT_BYTES, self.said, self.errors)
+        return answers.report(read(self.context(), allowed), self.max_bytes, self.said, self.errors,
+                              self.screen)
+
+
+def _count(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
 
 
 def _no_progress(label: str, enabled: bool, estimate: int | None = None) -> None:
@@ -113,15 +143,18 @@ class Refusal(Exception):
     """A statement the reading refuses before reading (one line, as the shell says it)."""
 
 
-def select_answer(ctx: ReadContext, allowed: gate.AllowedStatement) -> tuple[TypedAnswer, list[Any]] | None:
-    """The typed answer of the SELECT the gate let through, and where each column's values sit:
-    a payload query's (reading.select), else the server's as it is written (reading.statement);
-    None when the server refused it (ctx.error said so). Raises Refusal."""
+def select_answer(ctx: ReadContext, allowed: gate.AllowedStatement, paging_state: bytes | None = None,
+                  given: int = 0, resuming: bool = False) -> tuple[TypedAnswer, list[Any], str | None] | None:
+    """The typed answer of the SELECT the gate let through, where each column's values sit, and
+    why a cut answer of it cannot be gone on with (None: a cursor can): a payload query's
+    (reading.select), else the server's as it is written (reading.statement); from `paging_state`
+    when `resuming` (`given` rows answered before its page). None when the server refused it
+    (ctx.error said so). Raises Refusal."""
     from cqlsh_ext.cql.errors import QueryError
     from cqlsh_ext.cql.lexer import Lexed
     from cqlsh_ext.payload.places import ValuePlace
     from cqlsh_ext.reading.resolve import statement_table
-    from cqlsh_ext.reading.select import LABEL, payload_plan, read_select
+    from cqlsh_ext.reading.select import LABEL, payload_plan, read_select, resumable
     from cqlsh_ext.reading.statement import read_statement
     from cqlsh_ext.upstream.seams import statement_text
 
@@ -131,17 +164,22 @@ def select_answer(ctx: ReadContext, allowed: gate.AllowedStatement) -> tuple[Typ
         planned = payload_plan(ctx, statement, refresh=True)
         if planned is not None:
             plan, target = planned
-            answer = read_select(ctx, plan, target)
-            return (answer, [target.place(name) for name in answer.names]) if answer is not None else None
+            why_not = resumable(plan)
+            if resuming and why_not is not None:
+                raise Refusal(f"refused: this statement's answer cannot be continued ({why_not})")
+            answer = read_select(ctx, plan, target, paging_state=paging_state, given=max(0, given))
+            if answer is None:
+                return None
+            return answer, [target.place(name) for name in answer.names], why_not
     except QueryError as err:
         raise Refusal(f"{LABEL}: {err}") from None
-    plain = read_statement(ctx, text)
+    plain = read_statement(ctx, text, paging_state=paging_state)
     if plain is None:
         return None
     _, table = statement_table(ctx.cluster, ctx.keyspace, statement)
     places = [table.place(name) if table is not None else ValuePlace(ctx.keyspace, None, name)
               for name in plain.names]
-    return plain, places
+    return plain, places, None
 
 
 def command(allowed: gate.AllowedStatement) -> Parsed:
@@ -164,21 +202,28 @@ class Tool:
     arguments: dict[str, dict[str, Any]]
     required: tuple[str, ...]
     answer: Callable[[Work, dict[str, Any]], ToolAnswer]
+    #: The JSON Schema of its answer's structured content (output_schemas.py).
+    output_schema: dict[str, Any] = field(default_factory=lambda: {"type": "object"})
 
     def input_schema(self) -> dict[str, Any]:
-        return {"type": "object", "properties": self.arguments, "required": list(self.required),
+        properties = {**self.arguments, "max_bytes": _MAX_BYTES}
+        return {"type": "object", "properties": properties, "required": list(self.required),
                 "additionalProperties": False}
 
     def call(self, work: Work, arguments: dict[str, Any]) -> ToolAnswer:
         """The answer to a call; a bad argument or a refused statement is an error answer."""
-        unknown = sorted(set(arguments) - set(self.arguments))
+        arguments = dict(arguments)
+        unknown = sorted(set(arguments) - set(self.arguments) - {"max_bytes"})
         if unknown:
             return failed(f"{self.name} takes no argument {', '.join(unknown)} "
-                          f"(it takes {', '.join(self.arguments) or 'none'})")
+                          f"(it takes {', '.join([*self.arguments, 'max_bytes'])})")
         missing = [name for name in self.required if arguments.get(name) in (None, "")]
         if missing:
             return failed(f"{self.name} needs {', '.join(missing)}")
         try:
+            cap = number(arguments, "max_bytes", work.max_bytes, MIN_BYTES, MAX_BYTES)
+            work.max_bytes = cap or DEFAULT_BYTES
+            arguments.pop("max_bytes", None)
             return self.answer(work, arguments)
         except (Invalid, gate.Refused) as err:
             return failed(str(err))
@@ -255,19 +300,36 @@ def statement_of(arguments: dict[str, Any]) -> str:
 
 
 def _list_keyspaces(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
-    return work.rows("SELECT keyspace_name FROM system_schema.keyspaces", MAX_ROWS)
+    statement = "SELECT keyspace_name FROM system_schema.keyspaces"
+    return work.rows(statement, MAX_ROWS, resume=_resume(work, arguments, statement))
 
 
 def _list_tables(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
     keyspace = names(arguments.get("keyspace"), (1,), "keyspace")[0]
     literal = "'" + keyspace.replace("'", "''") + "'"
-    return work.rows(f"SELECT table_name FROM system_schema.tables WHERE keyspace_name = {literal}",
-                     MAX_ROWS)
+    statement = f"SELECT table_name FROM system_schema.tables WHERE keyspace_name = {literal}"
+    return work.rows(statement, MAX_ROWS, resume=_resume(work, arguments, statement))
 
 
 def _query(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
     limit = number(arguments, "limit", DEFAULT_ROWS, 1, MAX_ROWS)
-    return work.rows(statement_of(arguments), limit or DEFAULT_ROWS)
+    statement = statement_of(arguments)
+    return work.rows(statement, limit or DEFAULT_ROWS, resume=_resume(work, arguments, statement))
+
+
+def _resume(work: Work, arguments: dict[str, Any], statement: str) -> CursorState | None:
+    """Where the call's `cursor` says `statement`'s reading goes on from; None without one."""
+    from cqlsh_ext.mcp_server.cursor import CursorError
+
+    cursor = arguments.get("cursor")
+    if cursor is None:
+        return None
+    if work.cursors is None:
+        raise Invalid("this server issues no cursors")
+    try:
+        return work.cursors.open(cursor, statement)
+    except CursorError as err:
+        raise Invalid(f"refused: cursor: {err}") from None
 
 
 def _inspect_value(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
@@ -287,18 +349,16 @@ def _inspect_value(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
         parsed = command(allowed)
     except Refusal as err:
         return failed(str(err), work.said)
-    values: list[Any] = []
-    taken = answers.Taken(INSPECT_VALUES, work.max_bytes)
+    taker = answers.Taker("values", INSPECT_VALUES, work.max_bytes, {"statement": sizing.prefix(text)},
+                          f"INSPECT answers at most {INSPECT_VALUES} values: name fewer in the SELECT")
     seen = inspect_values(ctx, parsed, lambda report: answers.document(report.to_json()),
-                          lambda value: taken.take(value))
+                          lambda value: taker.take(work.screen.value(value)))
     if seen is None:
         return failed(" ".join(work.errors) or "nothing to inspect", work.said)
-    values = taken.items
-    data: dict[str, Any] = {"statement": text, "values": values, "count": len(values),
-                            "cut": answers.cut_text(taken, "values"), "notes": list(work.said)}
+    notes = list(work.said)
     if seen.interrupted:
-        data["notes"].append("INSPECT interrupted")
-    return ToolAnswer(data=data)
+        notes.append("INSPECT interrupted")
+    return taker.finish({"notes": notes})
 
 
 def _describe_payload(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
@@ -307,15 +367,24 @@ def _describe_payload(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
     where = arguments.get("where")
     if where is not None and not isinstance(where, str):
         raise Invalid("where must be a string: the conditions after WHERE")
+    as_schema = arguments.get("json_schema", False)
+    if not isinstance(as_schema, bool):
+        raise Invalid("json_schema must be true or false")
     text = f"DESCRIBE PAYLOAD {spell(keyspace)}.{spell(table)}.{spell(column)}"
     if where and where.strip():
         text += f" WHERE {where.strip()}"
     if sample is not None:
         text += f" SAMPLE {sample}"
-    return work.report(text, gate.DESCRIBE_PAYLOAD, _describe)
+    answer = work.report(text, gate.DESCRIBE_PAYLOAD, describe_reader)
+    if as_schema and answer.data is not None:
+        from cqlsh_ext.mcp_server.payload_schema import schema_answer
+
+        answer.data = schema_answer(answer.data)
+    return answer
 
 
-def _describe(ctx: ReadContext, allowed: gate.AllowedStatement) -> ReportAnswer | None:
+def describe_reader(ctx: ReadContext, allowed: gate.AllowedStatement) -> ReportAnswer | None:
+    """DESCRIBE PAYLOAD's report (describe.run.describe) of the statement the gate let through."""
     from cqlsh_ext.cql.lexer import Lexed
     from cqlsh_ext.describe.parse import LABEL, DescribeError, parse
     from cqlsh_ext.describe.run import describe
@@ -350,14 +419,32 @@ def _settings(ctx: ReadContext, allowed: gate.AllowedStatement) -> ReportAnswer 
         return None
 
 
-def _compression_stats(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
+def _advise(ctx: ReadContext, allowed: gate.AllowedStatement) -> ReportAnswer | None:
+    # Never SAVE DICTIONARY: that writes a file on the server's host (the gate refuses it too, and
+    # no file is handed to advise_answer).
+    from cqlsh_ext.insight.run_advise import advise_answer
+
+    try:
+        return advise_answer(ctx, command(allowed))
+    except Refusal as err:
+        ctx.error(str(err))
+        return None
+
+
+def _report_target(work: Work, arguments: dict[str, Any], most: int) -> tuple[str, int | None]:
+    """`ks.t` or `SELECT column FROM ks.t` of a report's table and column arguments, and its sample."""
     keyspace, table = table_of(work, arguments.get("table"))
-    sample = number(arguments, "sample", None, 1, MAX_SAMPLE)
+    sample = number(arguments, "sample", None, 1, most)
     target = f"{spell(keyspace)}.{spell(table)}"
     column = arguments.get("column")
     if column is not None:
         target = f"SELECT {spell(names(column, (1,), 'column')[0])} FROM {target}"
     _known(work, keyspace, table)
+    return target, sample
+
+
+def _compression_stats(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
+    target, sample = _report_target(work, arguments, MAX_SAMPLE)
     return work.report(f"COMPRESSION STATS {f'SAMPLE {sample} ' if sample else ''}{target}",
                        "COMPRESSION STATS", _stats)
 
@@ -369,23 +456,17 @@ def _compression_settings(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
                        _settings)
 
 
+def _compression_advise(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
+    target, sample = _report_target(work, arguments, MAX_ADVISE_SAMPLE)
+    return work.report(f"COMPRESSION ADVISE {f'SAMPLE {sample} ' if sample else ''}{target}",
+                       "COMPRESSION ADVISE", _advise)
+
+
 def _known(work: Work, keyspace: str, table: str) -> None:
     """A table made a moment ago, which the driver learns of by an event, asked of the server."""
     from cqlsh_ext.reading.resolve import find_table
 
     find_table(work.shell.conn, keyspace, keyspace, table, refresh=True)
-
-
-def _compression_advise(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
-    # Never SAVE DICTIONARY: that writes a file on the server's host (the gate refuses it too).
-    keyspace, table = table_of(work, arguments.get("table"))
-    sample = number(arguments, "sample", None, 1, MAX_ADVISE_SAMPLE)
-    target = f"{spell(keyspace)}.{spell(table)}"
-    column = arguments.get("column")
-    if column is not None:
-        target = f"SELECT {spell(names(column, (1,), 'column')[0])} FROM {target}"
-    return work.report(f"COMPRESSION ADVISE {f'SAMPLE {sample} ' if sample else ''}{target}",
-                       "COMPRESSION ADVISE", (keyspace, table))
 
 
 def _describe_table(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
@@ -406,7 +487,7 @@ def _describe_table(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
     except LookupError as err:
         return failed(str(err), work.said)
     data = {"table": f"{keyspace}.{table}", "cql": cql, "columns": described, "notes": list(work.said)}
-    return ToolAnswer(data=data)
+    return ToolAnswer(data=data, cap=work.max_bytes, fitting=answers.cut_lists)
 
 
 def _server_major(shell: Shell) -> int:
@@ -425,72 +506,90 @@ _DECODE = {"type": "object", "additionalProperties": {"type": "string"}, "maxPro
                           "spec, codecs from the outside in then the format, e.g. {\"data\": \"deflate\"}, "
                           "{\"data\": \"zstd>json\"}, {\"data\": \"zstd>protobuf:Order@orders.desc\"} (a "
                           "schema file only among those the server was started with)"}
+_MAX_BYTES = {"type": "integer", "minimum": MIN_BYTES, "maximum": MAX_BYTES,
+              "description": f"the answer's size at most, in bytes as sent (default {DEFAULT_BYTES:,}: "
+                             "about 8,000 tokens); rows past it are left for the cursor, long values cut "
+                             "inside the answer, and the answer says so"}
+_CURSOR = {"type": "string", "maxLength": 4096,
+           "description": "a cut answer's cursor: the rows that follow, of the same statement (arguments)"}
+#: What every description ends with: the size of an answer.
+_SIZE = (f" An answer is at most {DEFAULT_BYTES // 1024} KB of text by default (max_bytes, as sent), "
+         "and says what it cut.")
 
 TOOLS: dict[str, Tool] = {tool.name: tool for tool in (
     Tool("list_keyspaces", "Keyspaces",
-         "The keyspaces of the cluster: the rows of SELECT keyspace_name FROM system_schema.keyspaces.",
-         {}, (), _list_keyspaces),
+         "The keyspaces of the cluster: the rows of SELECT keyspace_name FROM "
+         "system_schema.keyspaces." + _SIZE,
+         {"cursor": _CURSOR}, (), _list_keyspaces,
+         output_schemas.rows_schema({"keyspace_name": {"type": "string"}})),
     Tool("list_tables", "Tables of a keyspace",
          "The tables of a keyspace: the rows of SELECT table_name FROM system_schema.tables WHERE "
-         "keyspace_name = ...",
-         {"keyspace": {"type": "string", "description": "a keyspace name"}}, ("keyspace",), _list_tables),
+         "keyspace_name = ..." + _SIZE,
+         {"keyspace": {"type": "string", "description": "a keyspace name"}, "cursor": _CURSOR},
+         ("keyspace",), _list_tables, output_schemas.rows_schema({"table_name": {"type": "string"}})),
     Tool("describe_table", "A table's schema",
          "The table's CQL schema (DESCRIBE TABLE) and its columns: which hold blobs (whose contents "
          f"cqlsh-ext decodes: {PAYLOADS}) and which text columns hold "
-         "JSON (told from a few rows).",
-         {"table": _TABLE}, ("table",), _describe_table),
+         "JSON (told from a few rows)." + _SIZE,
+         {"table": _TABLE}, ("table",), _describe_table, output_schemas.DESCRIBE_TABLE),
     Tool("query", "Run a SELECT",
          "Runs one SELECT and answers its rows as JSON, blob values decoded (each blob as "
-         "{label, kind, payload}). Payload paths reach inside blobs: SELECT data.status, "
+         "{label, kind, payload}; one no detection reads as its \"0x...\" hex, or {kind, payload, note} "
+         "saying why). Payload paths reach inside blobs: SELECT data.status, "
          "data.items[0].sku FROM ks.t WHERE data.status = 'FAILED' ALLOW FILTERING; aggregates and "
          "GROUP BY too: SELECT data.status, count(*) FROM ks.t GROUP BY data.status ALLOW "
-         "FILTERING. A statement that reads beyond the partitions its WHERE names needs ALLOW "
-         "FILTERING; a full scan that costs (Amazon Keyspaces, or a table of 1 GB or more) is "
-         "refused with its estimated cost until the statement ends with ALLOW FILTERING CONFIRM. "
-         "Read-only: anything but a SELECT is refused. At most `limit` rows (default 100) and "
-         "256 KB; the answer says when it was cut.",
+         "FILTERING (the group of undecodable values is {\"$undecodable\": true}). A statement that "
+         "reads beyond the partitions its WHERE names needs ALLOW FILTERING; a full scan that costs "
+         "(Amazon Keyspaces, or a table of 1 GB or more) is refused with its estimated cost until the "
+         "statement ends with ALLOW FILTERING CONFIRM. Read-only: anything but a SELECT is refused. At "
+         f"most `limit` rows (default {DEFAULT_ROWS}) and {DEFAULT_BYTES // 1024} KB of text (max_bytes, "
+         "as sent); a long value is cut inside the answer (values_cut says where). A cut answer says so "
+         "(cut) and carries a cursor: the same statement with that cursor answers the rows that follow.",
          {"statement": _STATEMENT,
           "limit": {"type": "integer", "minimum": 1, "maximum": MAX_ROWS,
                     "description": f"rows at most (default {DEFAULT_ROWS})"},
-          "decode": _DECODE},
-         ("statement",), _query),
+          "decode": _DECODE, "cursor": _CURSOR},
+         ("statement",), _query, output_schemas.rows_schema()),
     Tool("describe_payload", "What a blob column holds",
          "DESCRIBE PAYLOAD: what a blob (or text) column's values hold: their encodings "
          f"(e.g. {CODEC_EXAMPLES[0]}>json), and every path inside them with its presence, types and frequent "
-         "values, from a sample of rows or every row.",
+         "values, from a sample of rows or every row; with json_schema, their structure as a JSON "
+         "Schema instead." + _SIZE,
          {"column": {"type": "string", "description": "keyspace.table.column"},
           "sample": _SAMPLE,
           "where": {"type": "string", "description": "conditions on payload paths or columns, as after "
                                                      "WHERE: data.status = 'PAID'"},
-          "decode": _DECODE},
-         ("column",), _describe_payload),
+          "decode": _DECODE,
+          "json_schema": {"type": "boolean", "description": "answer the values' structure as a JSON Schema "
+                                                            "(draft 2020-12) per place, not the report"}},
+         ("column",), _describe_payload, output_schemas.DESCRIBE_PAYLOAD),
     Tool("compression_stats", "Compression statistics",
          "COMPRESSION STATS: per blob or text column, values by codec, stored and decompressed bytes, "
-         "ratios, size buckets, and Amazon Keyspaces capacity units per row, with a verdict.",
+         "ratios, size buckets, and Amazon Keyspaces capacity units per row, with a verdict." + _SIZE,
          {"table": _TABLE, "column": {"type": "string", "description": "one column (default: every "
                                                                          "blob and text column)"},
           "sample": {"type": "integer", "minimum": 1,
                      "description": "estimate from random slices holding this many rows"}},
-         ("table",), _compression_stats),
+         ("table",), _compression_stats, output_schemas.STATS),
     Tool("compression_settings", "Table compression settings",
          "COMPRESSION SETTINGS: the table's SSTable compression options next to measurements on a "
-         "sample of its rows, and advice where the numbers support it.",
-         {"table": _TABLE}, ("table",), _compression_settings),
+         "sample of its rows, and advice where the numbers support it." + _SIZE,
+         {"table": _TABLE}, ("table",), _compression_settings, output_schemas.SETTINGS),
     Tool("inspect_value", "Inspect one stored value",
          "INSPECT: for the blob values a SELECT names (one is what it is for; at most 10), the "
          "nesting chain, each layer's container and headers, checksums verified, sizes and ratio, "
-         "and the payload's kind.",
+         "and the payload's kind." + _SIZE,
          {"statement": {"type": "string", "description": "a SELECT naming one blob value, e.g. SELECT "
                                                          "data FROM ks.t WHERE id = 42"},
           "decode": _DECODE},
-         ("statement",), _inspect_value),
+         ("statement",), _inspect_value, output_schemas.INSPECT),
     Tool("compression_advise", "Compression advice",
          "COMPRESSION ADVISE: compresses a sample of each blob or text column's decompressed values "
          "with every available codec and level (and a trained dictionary where it helps): ratio, "
-         "compress and decompress speed measured here, capacity units, and a verdict. Read-only.",
+         "compress and decompress speed measured here, capacity units, and a verdict. Read-only." + _SIZE,
          {"table": _TABLE, "column": {"type": "string", "description": "one column (default: every "
                                                                          "blob and text column)"},
           "sample": {"type": "integer", "minimum": 1, "maximum": MAX_ADVISE_SAMPLE,
                      "description": "values per column (default 300, the first ones read)"}},
-         ("table",), _compression_advise),
+         ("table",), _compression_advise, output_schemas.ADVISE),
 )}

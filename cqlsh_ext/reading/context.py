@@ -70,7 +70,7 @@ class ProgressEvents:
         self._last = now
         if fraction is None and self.estimate and rows <= self.estimate:
             fraction = rows / self.estimate
-        self.on_event({"reading": self.label, "rows": rows, "done": fraction,
+        self.on_event({"reading": self.label, "rows": rows, "done": fraction, "estimate": self.estimate,
                        "detail": self.detail() if self.detail is not None else None})
 
     def step(self, what: str, fraction: float | None = None) -> None:

@@ -33,6 +33,8 @@ from cqlsh_ext.reading.typed import (
     PATH,
     AnswerBatch,
     AnswerColumn,
+    PagePositions,
+    Position,
     ReadNotes,
     TypedAnswer,
 )
@@ -42,6 +44,7 @@ if TYPE_CHECKING:
     from cqlsh_ext.query.grammar import Plan
     from cqlsh_ext.reading.context import ReadContext
     from cqlsh_ext.reading.resolve import TableTarget
+    from cqlsh_ext.reading.statement import ServerPages
     from cqlsh_ext.scanning.plan import ReadPlan
     from cqlsh_ext.scanning.scan import Progress
 
@@ -85,7 +88,8 @@ def payload_plan(ctx: ReadContext, statement: Lexed,
 
 def read_select(ctx: ReadContext, plan: Plan, target: TableTarget, batch_rows: int | None = None,
                 fetch_size: int | None = None, evaluator: Evaluator | None = None,
-                stored_blobs: bool = False) -> TypedAnswer | None:
+                stored_blobs: bool = False, paging_state: bytes | None = None,
+                given: int = 0) -> TypedAnswer | None:
     """The answer of `plan` on `target`, read as the context reads (cost asked first where someone
     can answer, CONFIRM, workers, progress, retries, the stop signal): a TypedAnswer whose batches
     are read as they are taken, or None when it is refused or declined (ctx.error said why).
@@ -93,12 +97,14 @@ def read_select(ctx: ReadContext, plan: Plan, target: TableTarget, batch_rows: i
     server's page size when it returns the answer's rows one for one. `stored_blobs`: a blob the
     answer gives as it is comes as its stored bytes, not decoded here (the caller decodes it, a
     page at a time: an export's columns), and batches come as columns where the reading makes
-    them. Raises QueryError."""
+    them. `paging_state`: go on from there (a row's Position: a reading `resumable` says can),
+    `given` rows an earlier reading gave out before it (they count toward the LIMIT). Raises
+    QueryError."""
     if evaluator is None:
         evaluator = Evaluator(plan, ctx.decoding(), target.keyspace, views=not stored_blobs)
     star = target.columns if any(i.kind == "star" for i in plan.items) else []
     answer = Answer(plan, star)
-    notes = ReadNotes(answer)
+    notes = ReadNotes(answer, emitted=given)
     try:
         types = result_types(ctx.session, plan, answer)
     except Exception as err:  # the server refuses the ordinary part: its one line
@@ -107,10 +113,24 @@ def read_select(ctx: ReadContext, plan: Plan, target: TableTarget, batch_rows: i
         ctx.error(error_text(err))
         return None
     batch = batch_rows or ctx.page_size or DEFAULT_BATCH
-    pages = _pages(ctx, plan, notes, answer, evaluator, target, batch, fetch_size)
+    pages = _pages(ctx, plan, notes, answer, evaluator, target, batch, fetch_size, paging_state)
     if pages is None:
         return None
     return TypedAnswer(answer_columns(plan, answer, types), pages, notes, plan)
+
+
+def resumable(plan: Plan) -> str | None:
+    """Why a cut answer of `plan` cannot be gone on with from where it was cut (None: it can):
+    its rows must come out of one stream in the order the server pages them."""
+    if not plan.local_rows:
+        return None  # the server's pages, one answer row per row
+    if plan.aggregates:
+        return "groups and aggregates are counted over every row read before any is answered"
+    if plan.distinct or plan.order_by:
+        return "DISTINCT and ORDER BY sort every row read before any is answered"
+    if plan.reads_beyond_partitions and not plan.server_where:
+        return "the whole table is read by token ranges at once, its rows answered in no fixed order"
+    return None
 
 
 def blobs_on_core(ctx: ReadContext, target: TableTarget) -> bool:
@@ -168,24 +188,28 @@ def result_types(session: Any, plan: Plan, answer: Answer) -> list[Any]:
 
 
 def _pages(ctx: ReadContext, plan: Plan, notes: ReadNotes, answer: Answer, evaluator: Evaluator,
-           target: TableTarget, batch: int,
-           fetch_size: int | None) -> Iterator[list[Row] | AnswerBatch] | None:
+           target: TableTarget, batch: int, fetch_size: int | None,
+           paging_state: bytes | None = None) -> Iterator[list[Row] | AnswerBatch] | None:
     if not plan.local_rows:
         from cassandra.query import SimpleStatement
 
-        from cqlsh_ext.scanning.scan import execute_tuples
+        from cqlsh_ext.reading.statement import ServerPages
 
         statement = SimpleStatement(plan.server_statement, consistency_level=ctx.consistency,
                                     serial_consistency_level=ctx.serial_consistency,
                                     fetch_size=fetch_size or ctx.page_size)
         try:  # rows as tuples, whatever the session's own factory (cqlsh's makes ordered dicts)
-            result = execute_tuples(ctx.session, statement, timeout=ctx.timeout).result()
+            pages = ServerPages(ctx, statement, paging_state)
+            result = pages.first()
         except Exception as err:
             from cqlsh_ext.scanning.scan import error_text
 
             ctx.error(error_text(err))
             return None
-        return plain_pages(ctx, notes, answer, evaluator, result)
+        if result is None:  # stopped before the first page came
+            notes.cancelled, notes.resume = True, (pages.resume_state, 0)
+            return iter(())
+        return plain_pages(ctx, notes, answer, evaluator, pages, list(result.column_names or []))
     from cqlsh_ext.scanning.plan import FullScanQuestion, ReadPlan, whole_table
 
     label = f"SELECT {target.qualified}"
@@ -198,7 +222,7 @@ def _pages(ctx: ReadContext, plan: Plan, notes: ReadNotes, answer: Answer, evalu
             return None
         progress = ctx.progress(label, True, scan.size.partitions if scan.size is not None else None)
     else:
-        scan = ReadPlan(plan.server_statement)
+        scan = ReadPlan(plan.server_statement, paging_state=paging_state)
         progress = ctx.progress(label, plan.reads_beyond_partitions, None)
     return answer_pages(ctx, notes, answer, evaluator, scan, progress, batch)
 
@@ -219,14 +243,19 @@ class _Batches:
     header every few rows), a partial batch let out after FLUSH_SECONDS (so it shows up while the
     scan goes on). The progress line is cleared before a batch goes out."""
 
-    def __init__(self, size: int, progress: Any) -> None:
+    def __init__(self, size: int, progress: Any, positions: bool = False) -> None:
         self.size = size
         self.progress = progress
         self.held: list[Row] = []
+        #: Each held row's Position, when the reading has them (one stream).
+        self.places: list[Position] | None = [] if positions else None
         self.since = time.monotonic()
 
-    def add(self, rows: list[Row], end: bool = False) -> Iterator[list[Row]]:
+    def add(self, rows: list[Row], end: bool = False,
+            places: list[Position] | None = None) -> Iterator[list[Row] | AnswerBatch]:
         self.held.extend(rows)
+        if self.places is not None and places is not None:
+            self.places.extend(places)
         due = end or time.monotonic() - self.since >= FLUSH_SECONDS
         full = len(self.held) // self.size * self.size
         cut = len(self.held) if due else full
@@ -234,7 +263,12 @@ class _Batches:
             _clear(self.progress)
             out, self.held = self.held[:cut], self.held[cut:]
             self.since = time.monotonic()
-            yield from _chunks(out, self.size)
+            if self.places is None:
+                yield from _chunks(out, self.size)
+                return
+            marks, self.places = self.places[:cut], self.places[cut:]
+            for start in range(0, cut, self.size):
+                yield AnswerBatch(out[start:start + self.size], positions=marks[start:start + self.size])
 
 
 def _limited(notes: ReadNotes, limit: int | None, rows: list[Row]) -> tuple[list[Row], bool]:
@@ -247,49 +281,62 @@ def _limited(notes: ReadNotes, limit: int | None, rows: list[Row]) -> tuple[list
 
 
 def plain_pages(ctx: ReadContext, notes: ReadNotes, answer: Answer, evaluator: Evaluator,
-                result: Any) -> Iterator[list[Row] | AnswerBatch]:
-    """The server's paged result (a driver ResultSet), a page per batch: each page's blobs decoded
-    together; as columns where the evaluator answers in columns (no blob's view asked for: an
-    export's reading). The context's stop ends it at a page boundary."""
-    names = list(result.column_names or [])
-    while True:
-        rows = result.current_rows
-        if rows and isinstance(rows[0], dict):  # a session whose row factory makes dicts
-            rows = [tuple(r.values()) for r in rows]
-        columns = answer.add_page_columns(evaluator, names, rows) if rows and not evaluator.views else None
-        if columns is not None:
-            yield AnswerBatch(columns=columns)
-        else:
-            yield answer.add_page(evaluator, names, rows) if rows else []
-        if not result.has_more_pages:
-            return
-        if ctx.stop.is_set():
-            notes.cancelled = True
-            return
-        result.fetch_next_page()
+                pages: ServerPages, names: list[str]) -> Iterator[AnswerBatch]:
+    """The server's pages (reading.statement.ServerPages), a page per batch, each row with its
+    Position: each page's blobs decoded together; as columns where the evaluator answers in
+    columns (no blob's view asked for: an export's reading). The context's stop ends it at once."""
+    try:
+        for state, rows in pages:
+            columns = (answer.add_page_columns(evaluator, names, rows) if rows and not evaluator.views
+                       else None)
+            if columns is not None:
+                yield AnswerBatch(columns=columns, positions=PagePositions(state, 0, len(rows)))
+            else:
+                found = answer.add_page(evaluator, names, rows) if rows else []
+                yield AnswerBatch(found, positions=PagePositions(state, 0, len(found)))
+    except Exception as err:  # a later page refused, the server gone: the rows so far stand
+        from cqlsh_ext.scanning.scan import error_text
+
+        notes.error, notes.resume = error_text(err), (pages.state, 0)
+        return
+    if pages.stopped:
+        notes.cancelled, notes.resume = True, (pages.resume_state, 0)
 
 
 def answer_pages(ctx: ReadContext, notes: ReadNotes, answer: Answer, evaluator: Evaluator, plan: ReadPlan,
-                 progress: Progress | None, batch: int) -> Iterator[list[Row]]:
+                 progress: Progress | None, batch: int) -> Iterator[list[Row] | AnswerBatch]:
     """The plan read into a ScanAnswer (in this process or in worker processes): streamed rows as
     they match, up to the LIMIT, else the answer once the reading ends."""
     run = plan.read(ctx, ScanAnswer(plan.query, answer, evaluator), progress)
     if progress is not None:  # what was matched and not decoded, wherever it was read
         progress.detail = lambda: progress_detail(run.seen_total())
     enough = False
-    held = _Batches(batch, progress)
+    # One stream read in order (not by token ranges, not by workers): each match's Position is
+    # its page's paging state and its index among the page's matches.
+    scanner = getattr(run, "scanner", None) if plan.one_stream else None
+    held = _Batches(batch, progress, positions=scanner is not None and answer.streamed)
+    limited = False
+    stopped_at: Position | None = None
     for found in run:
         if ctx.stop.is_set() and not enough:
             notes.cancelled = True
             enough = True
             run.stop()
+            if scanner is not None:  # this page's matches are not given out: it is read again
+                stopped_at = (scanner.page_state, 0)
         if enough or not answer.streamed:
             continue
         rows, enough = _limited(notes, answer.plan.limit, found)
-        yield from held.add(rows)
+        limited = enough
+        places = [(scanner.page_state, i) for i in range(len(rows))] if scanner is not None else None
+        yield from held.add(rows, places=places)
         if enough:
             run.stop()
     yield from held.add([], end=True)
+    if scanner is not None and held.places is not None and not limited and ctx.stop.is_set():
+        if stopped_at is None and scanner.next_state is not None:
+            stopped_at = (scanner.next_state, 0)
+        notes.resume = stopped_at
     notes.cancelled = notes.cancelled or ctx.stop.is_set()  # stopped by the caller, not by Ctrl-C
     notes.interrupted = run.merged.interrupted and not notes.cancelled
     notes.error = run.merged.error

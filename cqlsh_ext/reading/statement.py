@@ -4,14 +4,29 @@ result's metadata. What cqlsh itself runs for such a statement (perform_simple_s
 here as data for the front ends that have no shell's printing to go through (`cqlsh-ext mcp`).
 
     answer = read_statement(ctx, "SELECT keyspace_name FROM system_schema.keyspaces")
+
+The server's pages (`server_pages`, also the plain road of a payload query): each waited for with
+the context's stop looked at every tenth of a second, so a stop (a client's cancellation, a time
+limit) ends the reading at once, not after the page in flight; each row's Position
+(reading.typed) is its page's paging state and its index, and a reading given a paging state goes
+on from there.
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from cqlsh_ext.reading.typed import BLOB, CQL, AnswerColumn, ReadNotes, TypedAnswer
+from cqlsh_ext.reading.typed import (
+    BLOB,
+    CQL,
+    AnswerBatch,
+    AnswerColumn,
+    PagePositions,
+    ReadNotes,
+    TypedAnswer,
+)
 
 if TYPE_CHECKING:
     from cqlsh_ext.reading.context import ReadContext
@@ -20,6 +35,8 @@ Row = tuple[Any, ...]
 
 #: Rows a page of the server's holds when the context sets none (cqlsh's own page size).
 PAGE_ROWS = 100
+#: How often a wait for a page looks at the context's stop (seconds).
+STOP_POLL = 0.1
 
 
 def server_error(err: BaseException) -> str:
@@ -29,43 +46,97 @@ def server_error(err: BaseException) -> str:
     return f"{type(err).__name__}: {message if message is not None else err}"
 
 
+class ServerPages:
+    """The pages of one statement as the server pages it, from `paging_state` (None: its start).
+    `first()` waits for the first page (raises what the driver raises); iterating yields
+    (the paging state the page was asked with, its rows), the first page included. A stop seen
+    while waiting or between pages ends it: `stopped` is then set and `resume_state` is the
+    paging state of the page not given out."""
+
+    def __init__(self, ctx: ReadContext, statement: Any, paging_state: bytes | None = None) -> None:
+        from cqlsh_ext.scanning.scan import execute_tuples
+
+        self.stop = ctx.stop
+        self.state = paging_state
+        self.stopped = False
+        self.resume_state: bytes | None = None
+        self._arrived = threading.Event()
+        self._future = execute_tuples(ctx.session, statement, timeout=ctx.timeout, paging_state=paging_state)
+        # The driver calls these again for every page the future fetches.
+        arrived = self._arrived
+        self._future.add_callbacks(lambda _rows: arrived.set(), errback=lambda _err: arrived.set())
+        self._result: Any = None
+
+    def first(self) -> Any | None:
+        """The first page's result (its column names and types), or None when stopped first."""
+        self._result = self._wait()
+        return self._result
+
+    def _wait(self) -> Any | None:
+        while not self._arrived.wait(STOP_POLL):
+            if self.stop.is_set():
+                self.stopped, self.resume_state = True, self.state
+                return None
+        return self._future.result()
+
+    def __iter__(self) -> Iterator[tuple[bytes | None, list[Row]]]:
+        result = self._result if self._result is not None else self.first()
+        while result is not None:
+            rows = list(result.current_rows)
+            if rows and isinstance(rows[0], dict):  # a session whose row factory makes dicts
+                rows = [tuple(r.values()) for r in rows]
+            following = result.paging_state if self._future.has_more_pages else None
+            yield self.state, rows
+            if following is None:
+                return
+            self.state = following
+            if self.stop.is_set():
+                self.stopped, self.resume_state = True, following
+                return
+            self._arrived.clear()
+            self._future.start_fetching_next_page()
+            result = self._wait()
+
+
 def read_statement(ctx: ReadContext, text: str, fetch_size: int | None = None,
-                   consistency: int | None = None) -> TypedAnswer | None:
-    """The server's answer to `text`, page by page (`fetch_size`, else the context's page size);
-    None when the server refuses it (ctx.error said so, as cqlsh says it). The context's stop
-    ends it at a page boundary (its notes say so)."""
+                   consistency: int | None = None, paging_state: bytes | None = None) -> TypedAnswer | None:
+    """The server's answer to `text`, page by page (`fetch_size`, else the context's page size),
+    from `paging_state` when given; None when the server refuses it (ctx.error said so, as cqlsh
+    says it). The context's stop ends it at once (its notes say so, and where it would go on)."""
     from cassandra.query import SimpleStatement
 
     from cqlsh_ext.cql.types import from_driver
-    from cqlsh_ext.scanning.scan import execute_tuples
 
     level = ctx.consistency if consistency is None else consistency
     statement = SimpleStatement(text, consistency_level=level,
                                 serial_consistency_level=ctx.serial_consistency,
                                 fetch_size=fetch_size or ctx.page_size or PAGE_ROWS)
-    try:  # rows as tuples, whatever the session's own factory (cqlsh's makes ordered dicts)
-        result = execute_tuples(ctx.session, statement, timeout=ctx.timeout).result()
+    notes = ReadNotes(None)
+    try:
+        pages = ServerPages(ctx, statement, paging_state)
+        result = pages.first()
     except Exception as err:
         ctx.error(server_error(err))
         return None
+    if result is None:  # stopped before the first page came
+        notes.cancelled, notes.resume = True, (pages.resume_state, 0)
+        return TypedAnswer([], iter(()), notes)
     names = list(result.column_names or [])
     types = list(result.column_types or [])
     if len(types) != len(names):
         types = [None] * len(names)
     columns = [AnswerColumn(name, BLOB if t is not None and from_driver(t).is_blob else CQL, t)
                for name, t in zip(names, types, strict=True)]
-    notes = ReadNotes(None)
-    return TypedAnswer(columns, _pages(ctx, result, notes), notes)
+    return TypedAnswer(columns, _pages(pages, notes), notes)
 
 
-def _pages(ctx: ReadContext, result: Any, notes: ReadNotes) -> Iterator[list[Row]]:
-    while True:
-        rows = list(result.current_rows)
-        notes.rows += len(rows)
-        yield rows
-        if not result.has_more_pages:
-            return
-        if ctx.stop.is_set():
-            notes.cancelled = True
-            return
-        result.fetch_next_page()
+def _pages(pages: ServerPages, notes: ReadNotes) -> Iterator[AnswerBatch]:
+    try:
+        for state, rows in pages:
+            notes.rows += len(rows)
+            yield AnswerBatch(rows, positions=PagePositions(state, 0, len(rows)))
+    except Exception as err:  # a later page refused, the server gone: the rows so far stand
+        notes.error, notes.resume = server_error(err), (pages.state, 0)
+        return
+    if pages.stopped:
+        notes.cancelled, notes.resume = True, (pages.resume_state, 0)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from cqlsh_ext.common.text import Line
@@ -34,6 +34,38 @@ PATH_TYPE = "json"
 
 #: How a reading ended, when not by reaching its end (ReadNotes.stopped).
 INTERRUPTED, CANCELLED, OUTPUT_CLOSED, FAILED = "interrupted", "cancelled", "output closed", "error"
+
+#: Where a row is in the reading that gave it, so that a later reading can go on from it (a
+#: cursor, `cqlsh-ext mcp`): the paging state its page was asked with (None: the statement's first
+#: page) and its index among the rows that page gave the answer. Read again from that state, the
+#: page gives the same rows first (the table unchanged).
+Position = tuple["bytes | None", int]
+
+
+class Positions(Protocol):
+    """Each row's Position in a batch: a list, or PagePositions."""
+
+    def __len__(self) -> int: ...
+
+    def __getitem__(self, i: int, /) -> Position: ...
+
+
+class PagePositions:
+    """The positions of `size` rows of one page, from its `first` on: (state, first), (state,
+    first + 1), ... without a tuple made per row until one is asked for."""
+
+    __slots__ = ("first", "size", "state")
+
+    def __init__(self, state: bytes | None, first: int, size: int) -> None:
+        self.state, self.first, self.size = state, first, size
+
+    def __len__(self) -> int:
+        return self.size
+
+    def __getitem__(self, i: int) -> Position:
+        if not 0 <= i < self.size:
+            raise IndexError(i)
+        return self.state, self.first + i
 
 
 @dataclass(frozen=True)
@@ -75,12 +107,16 @@ class AnswerBatch:
     `columns()`): whichever the reading made, the other made once when asked. A reading that
     hands out columns (a page's path values as the value engine gave them) costs no row per row."""
 
-    __slots__ = ("_columns", "_rows", "size")
+    __slots__ = ("_columns", "_rows", "positions", "size")
 
-    def __init__(self, rows: list[Row] | None = None, columns: list[list[Any]] | None = None) -> None:
+    def __init__(self, rows: list[Row] | None = None, columns: list[list[Any]] | None = None,
+                 positions: Positions | None = None) -> None:
         self._rows = rows
         self._columns = columns
         self.size = len(rows) if rows is not None else len(columns[0]) if columns else 0
+        #: Each row's Position, where the reading can go on from its rows (one stream, read in
+        #: order); None where it cannot (token ranges at once, worker processes, groups, a sort).
+        self.positions = positions
 
     def __len__(self) -> int:
         return self.size
@@ -129,6 +165,9 @@ class ReadNotes:
     ranges: tuple[int, int] | None = None
     #: Rows read, without a query's answer to count them.
     rows: int = 0
+    #: Where a reading that stopped before its end goes on from (the Position of the first row it
+    #: did not give out), when its rows have positions; None otherwise.
+    resume: Position | None = None
 
     @property
     def plan(self) -> Plan:

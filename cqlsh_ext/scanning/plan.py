@@ -103,15 +103,22 @@ class ReadPlan:
     size: TableSize | None = None
     workers: int = 1
     streams: int = 1
+    #: One stream: the paging state its first page is asked with (go on where a reading stopped).
+    paging_state: bytes | None = None
 
     @property
     def over_workers(self) -> bool:
         return self.ring is not None and self.workers > 1
 
+    @property
+    def one_stream(self) -> bool:
+        """Read as one stream in this process, its rows in the order the server pages them."""
+        return not self.over_workers and (self.ring is None or self.streams <= 1)
+
     def spec(self) -> ScanSpec:
         """What this process reads."""
         if self.ring is None or self.streams <= 1:
-            return ScanSpec(self.query, limit=self.limit)
+            return ScanSpec(self.query, limit=self.limit, paging_state=self.paging_state)
         return ScanSpec(self.query, partition_key=self.partition_key, streams=self.streams,
                         ranges=self.ring.split(self.streams * RANGES_PER_STREAM))
 

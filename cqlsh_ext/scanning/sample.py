@@ -61,6 +61,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from cqlsh_ext.common.interrupt import Flag
 from cqlsh_ext.scanning import estimate
 from cqlsh_ext.scanning.aggregate import Aggregate
 from cqlsh_ext.scanning.ring import Ring
@@ -119,8 +120,9 @@ def slice_count(partitions: int | None) -> int:
 
 
 def probe_partitions(session: Any, ring: Ring, keyspace: str, table: str, partition_key: list[str],
-                     rng: random.Random, timeout: float | None) -> int | None:
-    """Partition count from the density of DISTINCT partition keys after a few random tokens."""
+                     rng: random.Random, timeout: float | None, stop: Flag | None = None) -> int | None:
+    """Partition count from the density of DISTINCT partition keys after a few random tokens;
+    None when `stop` is set between two probes (the reading was stopped: nothing is counted)."""
     from cassandra.metadata import protect_name
 
     token = f"token({', '.join(protect_name(c) for c in partition_key)})"
@@ -128,6 +130,8 @@ def probe_partitions(session: Any, ring: Ring, keyspace: str, table: str, partit
              f"WHERE {token} > %s LIMIT {PROBE_LIMIT}")
     counts, spans = 0, 0
     for _ in range(PROBES):
+        if stop is not None and stop.is_set():
+            return None
         start = rng.randrange(ring.low, ring.high)
         try:
             # The shell's session gives rows as dicts (cqlsh's row factory), a plain one tuples.

@@ -81,6 +81,9 @@ class ScanSpec:
     #: Said after a range's token restriction (`AND x = 1 ALLOW FILTERING`): a statement that
     #: restricts more than the ring (an edit's or a rewrite's WHERE).
     also: str = ""
+    #: A statement read as written: the paging state its first page is asked with (a reading that
+    #: goes on where an earlier one stopped: Scanner.page_state, Scanner.next_state).
+    paging_state: bytes | None = None
 
     @property
     def ranged(self) -> bool:
@@ -297,6 +300,11 @@ class Scanner:
         self.page_range = 0
         self.range_finished = False
         self.ranges_done = 0
+        #: The paging state the page last given out was asked with (None: its range's first page),
+        #: and its range's next page's (None: the range ended with it): where a reading that stops
+        #: after it goes on from.
+        self.page_state: bytes | None = None
+        self.next_state: bytes | None = None
         #: Errors retried, by short name (retry_reason), for the report.
         self.retried: dict[str, int] = {}
         self._stop = threading.Event()
@@ -360,8 +368,9 @@ class Scanner:
                         break
                     i = launched
                     launched += 1
-                    state[i] = [stmt, params, None, 0]
-                    active[i] = self._launch(stmt, params, None, arrived, i)
+                    first = self.spec.paging_state if not self.spec.ranged else None
+                    state[i] = [stmt, params, first, 0]
+                    active[i] = self._launch(stmt, params, first, arrived, i)
                 now = time.monotonic()
                 for i in [k for k, at in retry_at.items() if at <= now]:
                     del retry_at[i]
@@ -396,6 +405,7 @@ class Scanner:
                 entry = state[i]
                 entry[3] = 0
                 self.page_range = i
+                self.page_state = entry[2]
                 if fut.has_more_pages:
                     entry[2] = result.paging_state
                     _adapt_page_size(fut, rows, self.spec.limit)
@@ -405,7 +415,9 @@ class Scanner:
                     fut.start_fetching_next_page()  # in flight while the consumer works on this page
                     active[i] = fut
                     self.range_finished = False
+                    self.next_state = entry[2]
                 else:
+                    self.next_state = None
                     del state[i]
                     self.ranges_done += 1
                     self.range_finished = True
@@ -505,24 +517,8 @@ def _adapt_page_size(fut: Any, rows: list[Any], limit: int | None) -> None:
     message.fetch_size = size
 
 
-#: Who else is told of the progress of the scans this thread runs (the MCP server's call, when its
-#: client asked for progress: cqlsh_ext.mcp_server.progress): (label, estimate) -> a Progress.
-_watching = threading.local()
-
-
-def watch_progress(make: Any) -> None:
-    """`make(label, estimate)` makes the Progress of this thread's scans from now on (None: stop)."""
-    _watching.make = make
-
-
 def progress_for(label: str, enabled: bool, estimate: int | None = None) -> Progress | None:
-    """A Progress on stderr when it is a terminal and `enabled` (or the watcher's, when this thread
-    has one: watch_progress)."""
-    if not enabled:
-        return None
-    make = getattr(_watching, "make", None)
-    if make is not None:
-        return make(label, estimate)
-    if not sys.stderr.isatty():
+    """A Progress on stderr when it is a terminal and `enabled`."""
+    if not enabled or not sys.stderr.isatty():
         return None
     return Progress(sys.stderr, label, estimate)

@@ -57,7 +57,7 @@ def test_calls_run_one_at_a_time_in_order_and_a_halted_one_stops_as_at_ctrl_c() 
         assert call.done.wait(30)
     assert first.answer is not None and first.answer.data is not None
     assert first.answer.data["pressed"] is True
-    assert first.answer.data["stopped"].startswith("cancelled by the client")
+    assert first.answer.data["stopped"]["why"] == "cancelled by the client"
     assert dropped.answer is not None and dropped.answer.error == "not run: cancelled by the client"
     assert order == ["scan", "quick", "quick", "quick"]
     calls.close()
@@ -77,7 +77,7 @@ def test_the_time_limit_stops_a_running_call_and_what_waits_after_close_does_not
     call = calls.submit(_tool("scan", scan), {}, lambda: None)
     assert call.done.wait(60)
     assert call.answer is not None and call.answer.data is not None
-    assert call.answer.data["stopped"].startswith("the time limit (0.5 s)")
+    assert call.answer.data["stopped"]["why"] == "the time limit (0.5 s)"
     calls.seconds = 600
     blocker = threading.Event()
     held = calls.submit(_tool("held", lambda work, arguments: ToolAnswer(data={"ok": blocker.wait(60)})), {},

@@ -69,25 +69,29 @@ def slow_ks(cassandra) -> Iterator[str]:
     cassandra.faults.clear()
 
 
-def test_a_cancelled_call_stops_its_scan_and_the_next_call_is_served(cassandra, slow_ks, tmp_path: Path):
+def test_a_cancelled_call_stops_its_scan_at_once_and_the_next_call_is_served(cassandra, slow_ks,
+                                                                             tmp_path: Path):
     write_credentials(tmp_path, cassandra.username, cassandra.password)
     with McpServer([cassandra.host, str(cassandra.port)], tmp_path) as server:
         assert server.call("list_keyspaces").data["count"] > 0
-        cassandra.faults.set("delay", -1, 3000)  # every page 3 s late: the whole scan takes half a minute
+        # Every page 10 s late: the scan is cancelled while its first pages are in flight.
+        cassandra.faults.set("delay", -1, 10_000)
         try:
             call = server.start("query", statement=SCAN.format(ks=slow_ks))
             time.sleep(LET_IT_START)
             assert not call.done()
             call.cancel()  # the client cancels: notifications/cancelled
             _wait_for(lambda: "cancelled by the client" in server.logged(), "the call's stop in the log")
+            # The pages are still late: the next call is answered while they are.
+            after = server.call("list_tables", keyspace=slow_ks)
         finally:
             cassandra.faults.clear()
+        assert after.data["rows"] == [{"table_name": "t"}]
         stopped = next(line for line in server.logged().splitlines() if "cancelled by the client" in line)
-        # The scan was running (a Ctrl-C reached it) and read less than the table.
+        # The scan was running (the stop reached it) and ended before its first page came: it did
+        # not wait for the pages in flight.
         assert "(query) stopped after" in stopped and "interrupted" in stopped, stopped
-        assert _rows_read(stopped) < ROWS
-        # The shell's thread is free again: the next call is served.
-        assert server.call("list_tables", keyspace=slow_ks).data["rows"] == [{"table_name": "t"}]
+        assert _rows_read(stopped) == 0
 
 
 def test_a_call_at_its_time_limit_stops_and_answers_what_it_read(cassandra, slow_ks, tmp_path: Path):
@@ -98,33 +102,61 @@ def test_a_call_at_its_time_limit_stops_and_answers_what_it_read(cassandra, slow
             answer = server.call("query", statement=SCAN.format(ks=slow_ks)).data
         finally:
             cassandra.faults.clear()
-        assert answer["stopped"].startswith("the time limit (4 s): the answer covers what was read before")
-        assert answer["rows"] == [] and _rows_read(answer["notes"][0]) < ROWS
-        assert "interrupted" in answer["notes"][0]
+        stopped = answer["stopped"]
+        assert stopped["why"] == "the time limit (4 s)" and stopped["says"].startswith("the answer covers")
+        assert answer["rows"] == [] and stopped["rows_read"] == answer["reading"]["rows_read"] < ROWS
+        assert stopped["ranges_read"] < stopped["ranges"] == answer["reading"]["ranges"]
+        assert "interrupted" in answer["notes"][0] and _rows_read(answer["notes"][0]) == stopped["rows_read"]
         assert "(query) stopped after" in server.logged()
         count = server.call("query", statement=f"SELECT count(*) FROM {slow_ks}.t").data
         assert count["rows"] == [{"count": ROWS}]
 
 
-def test_a_group_by_and_a_report_stopped_by_the_time_limit_keep_what_they_read(cassandra, slow_ks,
-                                                                              tmp_path: Path):
+def test_what_was_read_is_answered_when_the_time_limit_stops_a_call(cassandra, slow_ks, tmp_path: Path):
+    """Plain rows, DESCRIBE PAYLOAD, GROUP BY and COMPRESSION STATS stopped by the time limit keep
+    their rows and figures, marked stopped with how far they got; plain rows go on with the cursor."""
     write_credentials(tmp_path, cassandra.username, cassandra.password)
-    with McpServer([cassandra.host, str(cassandra.port), "--time-limit", "8"], tmp_path) as server:
+    # Every page 3 s late. Readings of one stream first, on a server whose limit (5 s) comes after
+    # their first page and before their second (the test server serves 16 requests at once: the
+    # pages left in flight by readings of token ranges would hold its threads).
+    cassandra.faults.set("delay", -1, 3000)
+    try:
+        with McpServer([cassandra.host, str(cassandra.port), "--time-limit", "5"], tmp_path) as server:
+            plain = server.call("query", statement=f"SELECT id FROM {slow_ks}.t", limit=10_000).data
+            named = f"id IN ({', '.join(map(str, range(ROWS)))})"  # the rows a WHERE names
+            described = server.call("describe_payload", column=f"{slow_ks}.t.data", where=named).data
+            cassandra.faults.clear()
+            rest = server.call("query", statement=f"SELECT id FROM {slow_ks}.t", limit=10_000,
+                               cursor=plain["cursor"]).data
         cassandra.faults.set("delay", -1, 3000)
-        try:
+        write_credentials(tmp_path / "8", cassandra.username, cassandra.password)
+        with McpServer([cassandra.host, str(cassandra.port), "--time-limit", "8"], tmp_path / "8") as server:
             grouped = server.call("query", statement=f"SELECT data.status, count(*) FROM {slow_ks}.t "
                                                      "GROUP BY data.status ALLOW FILTERING").data
             stats = server.call("compression_stats", table=f"{slow_ks}.t").data
-        finally:
-            cassandra.faults.clear()
+    finally:
+        cassandra.faults.clear()
+    # Plain rows: those of the pages read, and a cursor that goes on from the next page.
+    assert plain["stopped"]["why"] == "the time limit (5 s)" and 0 < plain["count"] < ROWS
+    assert plain["stopped"]["rows_read"] == plain["count"] == plain["reading"]["rows_read"]
+    ids = [row["id"] for row in plain["rows"]]
+    assert rest["cut"] is None and "stopped" not in rest and rest["rows_before"] == len(ids)
+    ids += [row["id"] for row in rest["rows"]]
+    assert sorted(ids) == list(range(ROWS))
+    # DESCRIBE PAYLOAD: the figures of the rows read.
+    assert described["stopped"]["why"] == "the time limit (5 s)" and described["interrupted"] is True
+    assert 0 < described["rows_read"] == described["stopped"]["rows_read"] < ROWS
+    assert described["places"][0]["values"] == described["rows_read"]
     # The groups read before the limit are the answer, marked stopped, with how far it got.
-    assert grouped["stopped"].startswith("the time limit (8 s): the answer covers what was read before")
+    assert grouped["stopped"]["why"] == "the time limit (8 s)"
     read = grouped["reading"]["rows_read"]
-    assert 0 < read < ROWS and sum(row["count(*)"] for row in grouped["rows"]) == read
-    assert grouped["reading"]["stopped"] == "cancelled" and _rows_read(grouped["notes"][0]) == read
-    # The report's figures so far, marked stopped: it no longer prints nothing.
-    assert stats["stopped"].startswith("the time limit (8 s)")
-    assert stats["interrupted"] is True and 0 < stats["rows"] < ROWS
+    assert 0 < read < ROWS and sum(row["count"] for row in grouped["rows"]) == read
+    assert grouped["stopped"]["rows_read"] == read and grouped["reading"]["stopped"] == "cancelled"
+    assert grouped["stopped"]["ranges_read"] < grouped["stopped"]["ranges"]
+    assert _rows_read(grouped["notes"][0]) == read and "cursor" not in grouped
+    # COMPRESSION STATS: its figures so far, marked stopped.
+    assert stats["stopped"]["why"] == "the time limit (8 s)" and stats["interrupted"] is True
+    assert 0 < stats["rows"] == stats["stopped"]["rows_read"] < ROWS
 
 
 # ------------------------------------------------------------------ a server of our own, killed

@@ -4,12 +4,10 @@ a statement; an answer takes rows up to the limit and the byte cap, measured on 
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from cqlsh_ext.mcp_server import gate
-from cqlsh_ext.mcp_server.answers import BYTES, LIMIT, Taken, cut_text
+from cqlsh_ext.mcp_server.answers import LIMIT, Taker, ToolAnswer
 from cqlsh_ext.mcp_server.tools import Invalid, names
 
 from .writes import READS, WRITES
@@ -85,25 +83,46 @@ def _rows(n: int, width: int = 10) -> list[dict[str, object]]:
 
 
 def test_an_answer_is_cut_at_the_limit_and_says_so() -> None:
-    taken = Taken(limit=3, max_bytes=1 << 20)
-    assert all(taken.take(row) for row in _rows(3))  # exactly the limit: not cut
-    assert taken.cut is None and len(taken.items) == 3
-    assert not taken.take({"n": 3})
-    assert taken.cut == LIMIT and len(taken.items) == 3
-    assert cut_text(taken, "rows").startswith("at the limit of 3 rows")
+    taker = Taker("rows", 3, 1 << 20, {"statement": "SELECT n, pad FROM ks.t"})
+    assert all(taker.take(row) for row in _rows(3))  # exactly the limit: not cut
+    assert taker.taken.cut is None and len(taker.items) == 3
+    assert not taker.take({"n": 3})
+    assert taker.taken.cut == LIMIT
+    answer = taker.finish({"notes": []}).fit()
+    assert answer.data is not None and answer.data["count"] == 3
+    assert answer.data["cut"].startswith("at the limit of 3 rows")
 
 
-def test_an_answer_is_cut_at_the_byte_cap_before_the_row_that_would_pass_it() -> None:
-    taken = Taken(limit=None, max_bytes=1024)
+def _sent(answer: ToolAnswer) -> int:
+    """The bytes of the JSON-RPC line the SDK writes for `answer` (stdio), its newline apart."""
+    from mcp import types
+
+    result = types.CallToolResult(content=[types.TextContent(type="text", text=t) for t in answer.texts()],
+                                  structured_content=answer.data, is_error=answer.is_error)
+    body = result.model_dump_json(by_alias=True, exclude_unset=True)
+    return len(f'{{"jsonrpc":"2.0","id":123456789,"result":{body}}}'.encode())
+
+
+def test_an_answer_keeps_to_its_cap_as_sent() -> None:
+    taker = Taker("rows", None, 4096, {"statement": "SELECT n, pad FROM ks.t"})
     rows = _rows(100, width=100)
     kept = 0
-    while taken.take(rows[kept]):
+    while taker.take(rows[kept]):
         kept += 1
-    sizes = [len(json.dumps(row, ensure_ascii=False).encode()) + 1 for row in rows]
-    assert taken.cut == BYTES and taken.items == rows[:kept] and 0 < kept < 100
-    assert taken.size == sum(sizes[:kept]) <= 1024 < sum(sizes[:kept + 1])
-    # A single row larger than the cap: none taken, and the answer says why.
-    alone = Taken(limit=None, max_bytes=1024)
-    assert not alone.take({"pad": "x" * 2000})
-    assert alone.items == []
-    assert cut_text(alone, "rows").startswith("the first of the rows alone is more than")
+    answer = taker.finish({"notes": ["payload query: 100 rows read"]}).fit()
+    assert answer.data is not None and answer.data["rows"] == rows[:answer.data["count"]]
+    assert 0 < answer.data["count"] <= kept < 100 and answer.data["cut"].startswith("at 4,096 bytes")
+    assert _sent(answer) <= answer.size() <= 4096
+    # A value longer than the answer: cut inside it, the cut said, the row kept.
+    alone = Taker("rows", None, 2048, {"statement": "SELECT pad FROM ks.t"})
+    assert alone.take({"pad": "x" * 5000})
+    answer = alone.finish({"notes": []}).fit()
+    assert answer.data is not None and answer.data["rows"][0]["pad"] == "x" * 500 + "…"
+    assert answer.data["values_cut"] == ["rows[0].pad: 500 of 5,000 characters"]
+    assert _sent(answer) <= 2048
+    # A row of too many values to fit even cut: none taken, and the answer says why.
+    wide = Taker("rows", None, 1024, {"statement": "SELECT * FROM ks.t"})
+    assert not wide.take({f"column_{i}": i for i in range(200)})
+    answer = wide.finish({"notes": []}).fit()
+    assert answer.data is not None and answer.data["count"] == 0
+    assert answer.data["cut"].startswith("the first of the rows alone is more than 1,024 bytes")

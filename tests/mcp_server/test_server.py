@@ -1,8 +1,9 @@
 """`cqlsh-ext mcp` against the real Cassandra, driven by the MCP SDK's own client over stdio: each
 tool's answer is the shell's JSON for the same question (`cqlsh-ext ... --output-format json -e`),
-writes in tricky spellings are refused and leave the table as it was, answers are capped and say
-so, a hostile value is shown cut as the shell shows it, calls made at once each get their own
-answer, and no byte the server writes holds the password it logged in with."""
+writes in tricky spellings are refused and leave the table as it was, answers keep to their cap
+(measured on the message the client received) and say so, a hostile value is cut inside the
+answer, calls made at once each get their own answer, and no byte the server writes holds the
+password it logged in with."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from typing import Any
 import pytest
 from shell_runner import CQLSH_EXT
 
-from cqlsh_ext.mcp_server import hints
+from cqlsh_ext.mcp_server import answers, hints, sizing
 from cqlsh_ext.mcp_server.tools import TOOLS
 
 from .harness import McpServer, shell_json, shell_text, write_credentials
@@ -26,6 +27,8 @@ from .writes import WRITES
 ROLE, PASSWORD = "mcp_reader", "Mcp-Test-Pa55word-7319!"
 #: Keys whose values change from one reading to the next (timings, a sample's estimate).
 VOLATILE = {"elapsed_s", "rows_per_s", "seconds", "why", "partitions_estimate", "slices_read", "seed"}
+#: An answer's cap large enough for the whole of what the shell prints (the default is 32 KiB).
+WHOLE = 1 << 20
 
 
 def _steady(doc: Any) -> Any:
@@ -94,9 +97,14 @@ def test_the_tools_are_listed_read_only_with_their_arguments(server: McpServer) 
     for name, tool in tools.items():
         assert tool.annotations.read_only_hint is True and tool.annotations.destructive_hint is False
         assert tool.input_schema["required"] == list(TOOLS[name].required)
-    assert set(tools["query"].input_schema["properties"]) == {"statement", "limit", "decode"}
-    assert set(tools["describe_payload"].input_schema["properties"]) == {"column", "sample", "where",
-                                                                          "decode"}
+    assert set(tools["query"].input_schema["properties"]) == {"statement", "limit", "decode", "cursor",
+                                                              "max_bytes"}
+    assert set(tools["describe_payload"].input_schema["properties"]) == {
+        "column", "sample", "where", "decode", "json_schema", "max_bytes"}
+    for tool in tools.values():  # every tool: its cap stated, an argument, a schema of its answer
+        assert "32 KB" in (tool.description or "") and "max_bytes" in tool.input_schema["properties"]
+        assert tool.output_schema == TOOLS[tool.name].output_schema and tool.output_schema["type"] == "object"
+        assert "properties" in tool.output_schema or "anyOf" in tool.output_schema
 
 
 def test_keyspaces_and_tables_as_the_shell_lists_them(server: McpServer, conn, shell_home, demo) -> None:
@@ -147,8 +155,11 @@ QUERIES = [
 @pytest.mark.parametrize("statement", QUERIES)
 def test_query_answers_the_rows_the_shell_prints(server, conn, shell_home, demo, statement: str) -> None:
     text = statement.format(ks=demo)
-    answer = server.call("query", statement=text, limit=1000).data
+    answer = server.call("query", statement=text, limit=1000, max_bytes=WHOLE).data
     rows, said = shell_json(conn, text, shell_home)
+    # A long value (a text column's JSON of a few KB) is cut inside the answer, the cut said.
+    rows, cuts = sizing.cut_value(rows, path="rows")
+    assert answer.get("values_cut", []) == cuts
     # count(*) is spelt `count` by the MCP server, as Cassandra spells it for a plain SELECT.
     rows = [{("count" if key == "count(*)" else key): value for key, value in row.items()} for row in rows]
     if "ALLOW FILTERING" in text and "GROUP BY" not in text:
@@ -158,7 +169,7 @@ def test_query_answers_the_rows_the_shell_prints(server, conn, shell_home, demo,
         assert answer["rows"] == rows
     assert answer["count"] == len(rows) > 0 and answer["cut"] is None
     assert answer["notes"] == said  # a payload query's closing line, as the shell says it
-    assert answer["statement"] == text
+    assert answer["statement"] == sizing.prefix(text) and "cursor" not in answer
 
 
 def _script_line(line: str) -> str:
@@ -183,18 +194,40 @@ def test_rows_stop_at_the_limit_and_at_the_byte_cap_and_say_so(server, conn, she
     text = f"SELECT id, data FROM {demo}.table_with_compressed_json"
     rows, _ = shell_json(conn, text, shell_home)
     assert len(rows) == 200
-    first = server.call("query", statement=text, limit=10).data
+    first = server.call("query", statement=text, limit=10, max_bytes=WHOLE).data
     assert first["rows"] == rows[:10] and first["count"] == 10
-    assert first["cut"].startswith("at the limit of 10 rows")
-    capped = server.call("query", statement=text, limit=10_000).data
-    sizes = [len(json.dumps(row, ensure_ascii=False).encode()) + 1 for row in rows]
-    assert 0 < capped["count"] < 200 and capped["rows"] == rows[:capped["count"]]
-    assert sum(sizes[:capped["count"]]) <= 256 << 10 < sum(sizes[:capped["count"] + 1]) + 64
-    assert capped["cut"].startswith(f"at {256 << 10:,} bytes")
+    assert first["cut"].startswith("at the limit of 10 rows") and first["cursor"]
+    # The default cap: 32 KiB of the message the client received, the rows before it whole.
+    capped = server.call("query", statement=text, limit=10_000)
+    received = _received(server)
+    data = capped.data
+    assert 0 < data["count"] < 200 and data["rows"] == rows[:data["count"]]
+    # Kept to as received, and filled: the next row would not have fitted beside what is kept free
+    # for the answer's closing figures.
+    following = sizing.row_cost(json.dumps(rows[data["count"]], ensure_ascii=False, separators=(",", ":")))
+    assert len(received) <= sizing.DEFAULT_ANSWER_BYTES < len(received) + following + answers.TAIL_BYTES
+    assert data["cut"].startswith(f"at {sizing.DEFAULT_ANSWER_BYTES:,} bytes, the answer's cap")
+    assert data["cursor"]
+    # max_bytes: smaller and larger, each kept to as sent.
+    small = server.call("query", statement=text, max_bytes=12_288).data
+    assert len(_received(server)) <= 12_288 and 0 < small["count"] < data["count"]
+    assert small["rows"] == rows[:small["count"]] and "values_cut" not in small
+    # A first row larger than the answer even with its values cut: none, and why.
+    none = server.call("query", statement=text, max_bytes=2048).data
+    assert len(_received(server)) <= 2048 and none["count"] == 0 and none["cursor"]
+    assert none["cut"].startswith("the first of the rows alone is more than 2,048 bytes")
+    assert server.call("query", statement=text, max_bytes=100).error.startswith(
+        "max_bytes must be a whole number")
 
 
-def test_a_hostile_value_is_shown_cut_as_the_shell_shows_it(server, conn, home, shell_home,
-                                                            cassandra) -> None:
+def _received(server: McpServer) -> bytes:
+    """The last answer's message as the client received it (the wire's last line, its newline apart)."""
+    line = server.wire.read_bytes().rstrip(b"\n").rsplit(b"\n", 1)[-1]
+    assert b'"result"' in line
+    return line
+
+
+def test_a_hostile_value_is_cut_inside_the_answer(server, conn, home, shell_home, cassandra) -> None:
     import zstandard
 
     keyspace = cassandra.create_keyspace("mcp_hostile")
@@ -205,21 +238,25 @@ def test_a_hostile_value_is_shown_cut_as_the_shell_shows_it(server, conn, home, 
     session.execute("INSERT INTO t (id, data) VALUES (2, %s)", (b"small and plain",))
     session.shutdown()
     text = f"SELECT id, data FROM {keyspace}.t"
-    # The shell's cap (4 MiB a value): the bomb's row, cut there, is larger than an answer.
+    # The shell's cap (4 MiB a value) cuts the bomb as it decodes; the answer cuts it again, inside.
+    rows, _ = shell_json(conn, text, shell_home)
+    shell_bomb = next(row["data"] for row in rows if row["id"] == 1)
+    assert shell_bomb["cut"].startswith("first 4.0 MiB of 64.0 MiB")
     answer = server.call("query", statement=text).data
-    assert answer["count"] == 0
-    assert answer["cut"].startswith("the first of the rows alone is more than 262,144")
+    assert len(_received(server)) <= sizing.DEFAULT_ANSWER_BYTES and answer["count"] == 2
+    bomb_row = next(row["data"] for row in answer["rows"] if row["id"] == 1)
+    assert bomb_row["payload"] == shell_bomb["payload"][:2000] + "…"
+    assert bomb_row["cut"] == shell_bomb["cut"] and bomb_row["size"] == (64 << 20) + 9
+    at = answer["rows"].index(next(row for row in answer["rows"] if row["id"] == 1))
+    whole = len(shell_bomb["payload"])
+    assert answer["values_cut"] == [f"rows[{at}].data.payload: 2,000 of {whole:,} characters"]
     assert server.call("query", statement=f"{text} WHERE id = 2").data["rows"] == [
         {"id": 2, "data": {"label": "text", "kind": "text", "payload": "small and plain"}}]
-    # With a cap that fits (--max-output-size, as in the shell), the value is shown cut as the shell cuts it.
-    cap = ["--max-output-size", "64KiB"]
-    write_credentials(home / "capped", ROLE, PASSWORD)
-    with McpServer([*conn, *cap], home / "capped") as capped:
-        answer = capped.call("query", statement=text).data
-    rows, _ = shell_json([*conn, *cap], text, shell_home)
-    assert answer["rows"] == rows and answer["cut"] is None
-    cut = next(row["data"] for row in rows if row["id"] == 1)
-    assert cut["cut"].startswith("first 64.0 KiB of 64.0 MiB") and cut["size"] == (64 << 20) + 9
+    # A first row too large whole even so: its values cut harder until it fits, the cuts said.
+    tight = server.call("query", statement=f"{text} WHERE id = 1", max_bytes=2048).data
+    assert len(_received(server)) <= 2048 and tight["count"] == 1
+    assert tight["values_cut"][0].startswith("rows[0].data.payload: ")
+    assert len(tight["rows"][0]["data"]["payload"]) < 600
 
 
 def test_reports_are_the_shells_json(server, conn, shell_home, demo) -> None:
@@ -235,7 +272,7 @@ def test_reports_are_the_shells_json(server, conn, shell_home, demo) -> None:
              f"COMPRESSION STATS SELECT data FROM {demo}.table_with_compressed_json"),
             ("compression_settings", {"table": f"{demo}.blob_formats"},
              f"COMPRESSION SETTINGS {demo}.blob_formats")):
-        answer = server.call(tool, **arguments).data
+        answer = server.call(tool, max_bytes=WHOLE, **arguments).data
         # The shell's report, its hints said in the tools' terms (no COMPRESSION TRIAL, no DECODE).
         report = hints.report(json.loads(shell_text(conn, statement, shell_home)))
         assert _steady(answer) == _steady(report), (tool, arguments)
@@ -246,7 +283,7 @@ def test_reports_are_the_shells_json(server, conn, shell_home, demo) -> None:
 
 def test_inspect_value_is_the_shells_inspect(server, conn, shell_home, demo) -> None:
     statement = f"SELECT data FROM {demo}.blob_formats WHERE name = 'zstd'"
-    answer = server.call("inspect_value", statement=statement).data
+    answer = server.call("inspect_value", statement=statement, max_bytes=WHOLE).data
     values, _ = shell_json(conn, f"INSPECT {statement}", shell_home)
     assert answer["values"] == values and len(values) == 1 and values[0]["chain"] == ["zstd"]
     assert server.call("inspect_value", statement=f"DESCRIBE TABLE {demo}.blob_formats").error.startswith(
