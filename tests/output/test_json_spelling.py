@@ -127,6 +127,8 @@ def test_nan_and_the_infinities_are_named_in_one_place():
         if path == spelling:
             continue
         code = "\n".join(line.split("#", 1)[0] for line in path.read_text().splitlines())
+        # A token that is no value (an MCP cursor: urlsafe base64) is not a spelling of bytes.
+        code = code.replace("urlsafe_b64encode", "")
         for needle in ('"NaN"', "'NaN'", '"Infinity"', "isnan(", "isfinite(", "$base64", "b64encode"):
             assert needle not in code, f"{path.relative_to(root)}: {needle}: spell it with common/jsonenc.py"
 
