@@ -515,10 +515,15 @@ def read_journals(path: str) -> list[JournalRead]:
     one part per task), each read as one (edit.journal.read_journal); they must name one table and
     blob. EditRefused."""
     import os
+    import re
 
     from cqlsh_ext.edit.journal import read_journal
 
     path = os.path.expanduser(path)
+    if "\n" in path and not os.path.exists(path):
+        # Copied from a message that broke the path after a '/' (the row's break and indent came
+        # along): no journal this shell names holds a newline.
+        path = re.sub(r"\n[ \t]*", "", path)
     if os.path.isdir(path):
         names = sorted(n for n in os.listdir(path) if n.endswith(".jsonl"))[:100_000]
         if not names:

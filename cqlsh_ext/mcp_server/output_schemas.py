@@ -68,7 +68,9 @@ READING: dict[str, Any] = {
     "properties": {
         "rows_read": _INT, "matched": _INT, "undecodable": _INT,
         "undecodable_by_kind": {"type": "object", "additionalProperties": _INT},
-        "cut": _INT, "exact": {"type": "boolean"}, "aggregate_inputs_skipped": _INT,
+        "cut": _INT,
+        "exact": {"type": "boolean", "description": "the figures cover every row the statement reads "
+                  "(false when the reading was stopped before its end)"}, "aggregate_inputs_skipped": _INT,
         "limit_reached": _INT, "read": _STRING, "ranges_read": _INT, "ranges": _INT,
         "retried": {"type": "object", "additionalProperties": _INT},
         "paths_no_value_had": {"type": "array", "items": {"type": "object"}},

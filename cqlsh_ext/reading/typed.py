@@ -225,10 +225,17 @@ class ReadNotes:
             return OUTPUT_CLOSED
         return None
 
+    @property
+    def exact(self) -> bool:
+        """Whether the answer's figures (its groups, aggregates and counts) cover every row the
+        statement reads: not when the reading was stopped before its end (Ctrl-C, a cancellation
+        or a time limit, an error). An output that closed had what it wanted: what it got is whole."""
+        return self.stopped in (None, OUTPUT_CLOSED)
+
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"rows_read": self.rows_read, "matched": self.matched,
                                "undecodable": self.undecodable, "undecodable_by_kind": self.undecodable_kinds,
-                               "cut": self.cut, "exact": True}
+                               "cut": self.cut, "exact": self.exact}
         if self.skipped:
             out["aggregate_inputs_skipped"] = self.skipped
         if self.limit_reached:

@@ -70,7 +70,7 @@ def closing_ends(notes: ReadNotes) -> list[str]:
     output, an error."""
     ends = []
     if notes.cancelled:
-        ends.append("interrupted (stopped by its caller): the answer covers the rows read")
+        ends.append("stopped before its end (cancelled, or a time limit): the answer covers the rows read")
     elif notes.interrupted:
         ends.append("interrupted (Ctrl-C): the answer covers the rows read")
     elif notes.output_closed:

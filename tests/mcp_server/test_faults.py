@@ -152,6 +152,7 @@ def test_what_was_read_is_answered_when_the_time_limit_stops_a_call(cassandra, s
     read = grouped["reading"]["rows_read"]
     assert 0 < read < ROWS and sum(row["count"] for row in grouped["rows"]) == read
     assert grouped["stopped"]["rows_read"] == read and grouped["reading"]["stopped"] == "cancelled"
+    assert grouped["reading"]["exact"] is False  # the counts are of the rows read, and say so
     assert grouped["stopped"]["ranges_read"] < grouped["stopped"]["ranges"]
     assert _rows_read(grouped["notes"][0]) == read and "cursor" not in grouped
     # COMPRESSION STATS: its figures so far, marked stopped.

@@ -75,7 +75,7 @@ def test_a_limit_reached_is_said(ctx: ReadContext, orders: Orders) -> None:
     answer = _answer(ctx, f"SELECT ck FROM {orders.name} WHERE data.n >= 0 LIMIT 7 ALLOW FILTERING")
     assert sum(len(batch) for batch in answer) == 7
     assert answer.notes is not None and answer.notes.limit_reached
-    assert answer.notes.to_json()["limit_reached"] == 7
+    assert answer.notes.to_json()["limit_reached"] == 7 and answer.notes.to_json()["exact"] is True
 
 
 def test_a_stopped_reading_keeps_what_it_read_and_says_how_far(ctx: ReadContext, orders: Orders) -> None:
@@ -88,7 +88,8 @@ def test_a_stopped_reading_keeps_what_it_read_and_says_how_far(ctx: ReadContext,
     notes = answer.notes
     assert notes is not None and notes.stopped == CANCELLED
     assert len(kept) == notes.rows_read == 20 < COUNT
-    assert "interrupted (stopped by its caller)" in closing_text(notes)
+    assert "stopped before its end (cancelled, or a time limit)" in closing_text(notes)
+    assert notes.to_json()["exact"] is False  # its counts are of the rows read, not the table's
     # A whole-table scan: stopped at the first page that matched, the rows found kept.
     ctx.stop.clear()
     answer = _answer(ctx, f"SELECT ck FROM {orders.name} WHERE data.n >= 0 ALLOW FILTERING")

@@ -161,4 +161,14 @@ def test_an_edit_s_preview_and_journal_lines_wrap_at_words_and_paths_at_slashes(
         assert all(len(row) <= cols for row in shown), shown
         assert _read_back_with_paths(shown) == " ".join(line.split()), shown
     assert len(_message_rows(screen, "Journal: ")) > 1  # the path, wider than 140, broke at a '/'
+    # The Undo line copied from the screen as it shows (its rows, their breaks and indents) and
+    # pasted back: UNDO reads the path whole and previews the row.
+    undo = "\n".join(_message_rows(screen, "1 row written. Undo: ")).split("Undo: ", 1)[1]
+    assert "\n" in undo
+    t.run(re.sub(r"\s+CONFIRM$", "", undo) + ";",
+          until=r"1 still as the edit wrote them(.|\n)*Write 1 row back\? \[y/N\]")
+    t.type("n")
+    t.enter()
+    t.prompt()
+    assert "cannot read" not in t.tail(2000)
     t.exit()
