@@ -191,6 +191,15 @@ def test_unknown_codec_is_a_one_line_error(cassandra, tmp_path):
     assert "lzo" in result.stderr and "snappy" in result.stderr and "auto" in result.stderr
 
 
+def test_a_mistyped_decompress_mode_names_the_nearest_in_the_shell_too(cassandra, tmp_path):
+    out = run(CQLSH_EXT, [*cassandra.cqlsh_args, "-e", "DECOMPRESS snapy"], tmp_path)
+    assert out.returncode == 2, out
+    said = _said(out)
+    assert said[:2] == ["Improper DECOMPRESS command.",
+                        "unknown decompression mode 'snapy' (did you mean snappy?); "
+                        "valid: auto, none, snappy, lz4, zstd, gzip, zlib, deflate, bzip2, xz, brotli"], said
+
+
 def test_a_mistyped_command_names_the_nearest_and_sends_nothing(cassandra, ks, tmp_path):
     # cqlsh's words, CQL's and ours: the one meant is named, and the typo never reaches the
     # server (which would answer 'no viable alternative at input'); a word near none is sent.

@@ -51,7 +51,18 @@ DECOMPRESS_HELP = """
         """
 
 
-@shell_command("DECOMPRESS", "<decompressCommand>", DECOMPRESS_GRAMMAR, DECOMPRESS_HELP)
+def _usage(words: list[str]) -> str:
+    """A mode mistyped is told the nearest one (parse_mode's words), as -d is."""
+    said = "DECOMPRESS [AUTO | OFF | <codec>]"
+    if len(words) > 1:
+        try:
+            parse_mode(words[1].lower())  # (the words come upper case)
+        except SettingError as err:
+            return f"{err}\n{said}"
+    return said
+
+
+@shell_command("DECOMPRESS", "<decompressCommand>", DECOMPRESS_GRAMMAR, DECOMPRESS_HELP, usage=_usage)
 def do_decompress(shell: Shell, parsed: Parsed) -> None:
     display = shell.settings.display
     mode = parsed.get_binding("mode")
