@@ -120,7 +120,8 @@ class SampledStats(SliceSampler):
         if st.columns:
             # The sample's own shares are the ratio estimates (sums over the slices read).
             lead = f"{verdict.LEAD[:-1]}, estimated from the sample (intervals below):"
-            lines.insert(1, st.verdict().replace(verdict.LEAD, lead, 1))
+            # (its bytes are the sample's: the table's estimates follow, with their intervals)
+            lines.insert(1, st.verdict(sizes_of="in the sample: ").replace(verdict.LEAD, lead, 1))
         lines.extend(retried_lines(st.retried))
         if st.interrupted:
             lines.append("  INTERRUPTED: the estimates use the slices read before Ctrl-C.")

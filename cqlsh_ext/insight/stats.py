@@ -360,9 +360,9 @@ class Stats:
                 out[kind] = out.get(kind, 0) + n
         return out
 
-    def verdict(self) -> str:
+    def verdict(self, sizes_of: str = "") -> str:
         return stats_verdict(self.pricing, list(self.columns.values()), self.before, self.after,
-                             self.undecodable)
+                             self.undecodable, sizes_of)
 
     def to_json(self) -> dict[str, object]:
         return {

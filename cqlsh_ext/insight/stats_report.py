@@ -48,9 +48,10 @@ def retried_lines(retried: dict[str, int]) -> list[Line]:
 
 
 def stats_verdict(pricing: capacity.Pricing, columns: list[ColumnFigures], before: capacity.Capacity,
-                  after: capacity.Capacity, undecodable: dict[str, int]) -> str:
+                  after: capacity.Capacity, undecodable: dict[str, int], sizes_of: str = "") -> str:
     """The report's first answer: what client-side compression saves on this table, in what the user
-    pays (verdict.py), from the exact figures."""
+    pays (verdict.py), from the exact figures (`sizes_of`: whose bytes they are, when not the
+    table's: a sample's)."""
     values = sum(c.values for c in columns)
     if not values:
         return f"{verdict.LEAD} no blob or text values to measure."
@@ -71,7 +72,7 @@ def stats_verdict(pricing: capacity.Pricing, columns: list[ColumnFigures], befor
             text = (f"stored uncompressed; compression could save {most}, a row costing 1 of each at least "
                     "(COMPRESSION ADVISE measures what each codec saves)")
     else:
-        text = f"client-side compression {verdict.saves(change, pricing, sizes=True)}"
+        text = f"client-side compression {verdict.saves(change, pricing, sizes=True, sizes_of=sizes_of)}"
         if pricing.keyspaces and not change.saves_units:
             floor = verdict.floor_reason(rows, before.wcu, before.rcu)
             text += f": {floor}" if floor else ""

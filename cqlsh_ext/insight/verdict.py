@@ -80,15 +80,15 @@ def share(part: float, what: str) -> str:
     return f"{report.saved(part)} of {what}"
 
 
-def saves(change: Change, pricing: Pricing, sizes: bool = False) -> str:
+def saves(change: Change, pricing: Pricing, sizes: bool = False, sizes_of: str = "") -> str:
     """What a change saves, in what the user pays first: 'saves 54 % of write units, 21 % of read
     units and 64 % of storage'; on Keyspaces, units that do not move are said to be unchanged.
     Shares are the same at every consistency level: no level to name. `sizes`: the bytes after and
-    before, '(2.5 MiB stored for 6.9 MiB)'."""
+    before, '(2.5 MiB stored for 6.9 MiB)', after `sizes_of` ('in the sample: ')."""
     storage = share(change.storage_saving, "storage")
     if sizes:
         before, after = change.storage
-        storage += f" ({report.sized(round(after))} stored for {report.sized(round(before))})"
+        storage += f" ({sizes_of}{report.sized(round(after))} stored for {report.sized(round(before))})"
     if not pricing.keyspaces:
         return f"saves {storage}"
     units = [share(s, w) for s, w in ((change.wcu_saving, "write units"), (change.rcu_saving, "read units"))

@@ -97,6 +97,8 @@ def test_sample_report(cassandra, skewed, tmp_path: Path):
                      f"COMPRESSION STATS SAMPLE 20 PERCENT SEED 3 SELECT data FROM {ks}.t").stdout
     assert "COMPRESSION STATS, SAMPLED: estimates for the whole table, each with its 95 % interval." in text
     assert "Verdict, estimated from the sample (intervals below): " in text
+    # The bytes it names are the sample's, and it says so: the table's estimates follow.
+    assert " of storage (in the sample: " in " ".join(text.split()), text[:600]
     assert "stopped: 20 % of the ring read" in text
     assert "codec mix (share of values):" in text and "write units saved" in text
 
