@@ -95,7 +95,8 @@ def read_select(ctx: ReadContext, plan: Plan, target: TableTarget, batch_rows: i
     page at a time: an export's columns), and batches come as columns where the reading makes
     them. Raises QueryError."""
     if evaluator is None:
-        evaluator = Evaluator(plan, ctx.decoding(), target.keyspace, views=not stored_blobs)
+        evaluator = Evaluator(plan, ctx.decoding(), target.keyspace, views=not stored_blobs,
+                              held=stored_blobs)
     star = target.columns if any(i.kind == "star" for i in plan.items) else []
     answer = Answer(plan, star)
     notes = ReadNotes(answer)
@@ -246,6 +247,17 @@ def _limited(notes: ReadNotes, limit: int | None, rows: list[Row]) -> tuple[list
     return rows, notes.emitted >= limit
 
 
+def _limited_batch(notes: ReadNotes, limit: int | None, batch: AnswerBatch) -> tuple[AnswerBatch, bool]:
+    """_limited() of a batch of columns."""
+    if limit is None:
+        return batch, False
+    room = max(0, limit - notes.emitted)
+    if room < len(batch):
+        batch = AnswerBatch(columns=[column[:room] for column in batch.columns()])
+    notes.emitted += len(batch)
+    return batch, notes.emitted >= limit
+
+
 def plain_pages(ctx: ReadContext, notes: ReadNotes, answer: Answer, evaluator: Evaluator,
                 result: Any) -> Iterator[list[Row] | AnswerBatch]:
     """The server's paged result (a driver ResultSet), a page per batch: each page's blobs decoded
@@ -270,10 +282,10 @@ def plain_pages(ctx: ReadContext, notes: ReadNotes, answer: Answer, evaluator: E
 
 
 def answer_pages(ctx: ReadContext, notes: ReadNotes, answer: Answer, evaluator: Evaluator, plan: ReadPlan,
-                 progress: Progress | None, batch: int) -> Iterator[list[Row]]:
+                 progress: Progress | None, batch: int) -> Iterator[list[Row] | AnswerBatch]:
     """The plan read into a ScanAnswer (in this process or in worker processes): streamed rows as
     they match, up to the LIMIT, else the answer once the reading ends."""
-    run = plan.read(ctx, ScanAnswer(plan.query, answer, evaluator), progress)
+    run = plan.read(ctx, ScanAnswer(plan.query, answer, evaluator, columns=True), progress)
     if progress is not None:  # what was matched and not decoded, wherever it was read
         progress.detail = lambda: progress_detail(run.seen_total())
     enough = False
@@ -285,8 +297,18 @@ def answer_pages(ctx: ReadContext, notes: ReadNotes, answer: Answer, evaluator: 
             run.stop()
         if enough or not answer.streamed:
             continue
-        rows, enough = _limited(notes, answer.plan.limit, found)
-        yield from held.add(rows)
+        if found and isinstance(found[0], AnswerBatch):  # a page's kept rows as columns (a file's reading)
+            for page in found:
+                page, enough = _limited_batch(notes, answer.plan.limit, page)
+                if len(page):
+                    yield from held.add([], end=True)  # rows held before it go first
+                    _clear(progress)
+                    yield page
+                if enough:
+                    break
+        else:
+            rows, enough = _limited(notes, answer.plan.limit, found)
+            yield from held.add(rows)
         if enough:
             run.stop()
     yield from held.add([], end=True)
@@ -308,7 +330,7 @@ class ScanAnswer:
     itself, in a worker process its part of the answer; matching rows of a streamed answer leave
     with each page (`drain`). The evaluator is inherited through fork and never pickled."""
 
-    def __init__(self, query: str, answer: Answer, evaluator: Evaluator) -> None:
+    def __init__(self, query: str, answer: Answer, evaluator: Evaluator, columns: bool = False) -> None:
         self.query = query
         self.answer = answer
         self.evaluator: Evaluator | None = evaluator
@@ -316,9 +338,13 @@ class ScanAnswer:
         self.error: str | None = None
         self.scan = ""
         self.names: list[str] = []
-        self.pending: list[Row] = []
+        #: Rows, or (`columns`: in this process, for an evaluator that answers in columns: a
+        #: file's reading) each page's kept rows as an AnswerBatch of columns.
+        self.pending: list[Any] = []
+        self.columns = columns and evaluator.held
 
     def fresh(self) -> ScanAnswer:
+        """A worker process' part (its rows are sent back pickled: rows, not columns)."""
         assert self.evaluator is not None
         return ScanAnswer(self.query, self.answer.fresh(), self.evaluator)
 
@@ -327,6 +353,12 @@ class ScanAnswer:
 
     def add_rows(self, rows: Sequence[Sequence[Any]]) -> None:
         assert self.evaluator is not None
+        if self.columns:
+            columns = self.answer.add_page_columns(self.evaluator, self.names, rows)
+            if columns is not None:
+                if columns and len(columns[0]):
+                    self.pending.append(AnswerBatch(columns=columns))
+                return
         self.pending.extend(self.answer.add_page(self.evaluator, self.names, rows))
 
     @property
@@ -334,7 +366,8 @@ class ScanAnswer:
         """Rows read (the workers' progress counts them)."""
         return self.answer.counts.read
 
-    def drain(self) -> list[Row]:
+    def drain(self) -> list[Any]:
+        """What was found since the last drain: rows, or batches of columns."""
         out, self.pending = self.pending, []
         return out
 

@@ -73,11 +73,12 @@ class AnswerColumn:
 class AnswerBatch:
     """Rows of an answer read together (a page), as rows (`rows`) and as columns (`column(i)`,
     `columns()`): whichever the reading made, the other made once when asked. A reading that
-    hands out columns (a page's path values as the value engine gave them) costs no row per row."""
+    hands out columns (a page's path values as the value engine gave them) costs no row per row.
+    A column is a list, or a sequence the native core holds (a file's reading: Evaluator.held)."""
 
     __slots__ = ("_columns", "_rows", "size")
 
-    def __init__(self, rows: list[Row] | None = None, columns: list[list[Any]] | None = None) -> None:
+    def __init__(self, rows: list[Row] | None = None, columns: list[Sequence[Any]] | None = None) -> None:
         self._rows = rows
         self._columns = columns
         self.size = len(rows) if rows is not None else len(columns[0]) if columns else 0
@@ -94,12 +95,12 @@ class AnswerBatch:
             self._rows = list(zip(*self._columns, strict=True)) if self._columns else []
         return self._rows
 
-    def columns(self) -> list[list[Any]]:
+    def columns(self) -> list[Sequence[Any]]:
         if self._columns is None:
             self._columns = [list(column) for column in zip(*self.rows, strict=True)]
         return self._columns
 
-    def column(self, i: int) -> list[Any]:
+    def column(self, i: int) -> Sequence[Any]:
         if not self.size:
             return []
         return self.columns()[i]
