@@ -212,6 +212,54 @@ def _query(select: str) -> Callable[[list[bytes]], None]:
     return run
 
 
+def _export(select: str, fmt: str) -> Callable[[list[bytes]], None]:
+    """COPY (SELECT ...) TO a file, as export.run reads and writes it: on the native core the blobs
+    as stored and the columns held by it (each blob decoded once, by the query when it reads the
+    blob's paths, else a page at a time for the file), without it the evaluator's views."""
+    def run(values: list[bytes]) -> None:
+        import tempfile
+        from pathlib import Path
+
+        from cqlsh_ext.export.json_csv import TextSink
+        from cqlsh_ext.payload.places import Decoding, ValuePlace
+        from cqlsh_ext.query.answer import Answer
+        from cqlsh_ext.query.evaluate import Evaluator
+        from cqlsh_ext.query.grammar import Schema, parse
+        from cqlsh_ext.reading.select import answer_columns
+        from cqlsh_ext.reading.typed import AnswerBatch
+        from cqlsh_ext.render.parquet import ParquetSink
+        from cqlsh_ext.settings import DisplaySettings
+
+        plan = parse(select, Schema({"pk": "text", "ck": "int", "data": "blob"}, ["pk"], {}), plain=True)
+        assert plan is not None
+        on_core = native.available()
+        evaluator = Evaluator(plan, Decoding(), "ks", views=not on_core, held=on_core)
+        answer = Answer(plan, [])
+        names = answer.header()
+        types = [{"pk": cqltypes.UTF8Type, "ck": cqltypes.Int32Type, "data": cqltypes.BytesType}[item.name]
+                 if item.kind == "column" else None for item in plan.items]
+        places = [ValuePlace("ks", "t", name, ()) for name in names]
+        with tempfile.TemporaryDirectory() as folder:
+            class Target:
+                temp = Path(folder) / "out"
+
+                def scratch(self) -> Path:
+                    return Path(folder) / "scratch"
+
+            if fmt == "parquet":
+                sink: Any = ParquetSink(Target(), names, types, DisplaySettings(), places)
+            else:
+                sink = TextSink(fmt, Target(), answer_columns(plan, answer, types),  # type: ignore[arg-type]
+                                DisplaySettings(), places)
+            rows = [("p", k, v) for k, v in enumerate(values)]
+            columns = answer.add_page_columns(evaluator, ["pk", "ck", "data"], rows)
+            sink.write(AnswerBatch(columns=columns) if columns is not None
+                       else answer.add_page(evaluator, ["pk", "ck", "data"], rows))
+            sink.finish()
+
+    return run
+
+
 READERS: dict[str, Callable[[list[bytes]], None]] = {
     "display": _display,
     "display, EXPAND": _expanded,
@@ -227,6 +275,12 @@ READERS: dict[str, Callable[[list[bytes]], None]] = {
     "GROUP BY": _query("SELECT data.status, count(*) FROM t GROUP BY data.status ALLOW FILTERING"),
     "DESCRIBE PAYLOAD": _describe(None),
     "DESCRIBE PAYLOAD with a WHERE on a path": _describe("data.n >= 0"),
+    "export of paths and the blob, Parquet": _export("SELECT pk, ck, data.status, data.n, data FROM t",
+                                                     "parquet"),
+    "export of paths and the blob, JSON Lines": _export("SELECT ck, data.status, data FROM t", "json"),
+    "export of paths and the blob, CSV": _export("SELECT ck, data.n, data FROM t", "csv"),
+    "export of the blob, Parquet": _export("SELECT pk, data FROM t", "parquet"),
+    "export of paths, Parquet": _export("SELECT ck, data.status, data.n FROM t", "parquet"),
 }
 
 
@@ -271,6 +325,10 @@ def test_on_the_native_core_every_reader_hands_a_value_to_it_once(
             handed.append(request.rows * len(request.places))
             return real.query_page(request)
 
+        def hold_page(self, values: Any, cap: int) -> Any:
+            handed.append(len(values))
+            return real.hold_page(values, cap)
+
     monkeypatch.setattr(native, "module", Counting)
     with counted(monkeypatch) as counts:
         READERS[reader](PAGE)
@@ -278,7 +336,7 @@ def test_on_the_native_core_every_reader_hands_a_value_to_it_once(
     assert sum(handed) <= len(PAGE), reader  # one call per page, no value twice
     assert decodes <= _readable(), reader  # and the Python engine beside it once at the most
     assert parses <= len(PAGE), reader
-    if reader in ("COMPRESSION STATS", "payload query", "GROUP BY", "DESCRIBE PAYLOAD"):
+    if reader in ("COMPRESSION STATS", "payload query", "GROUP BY", "DESCRIBE PAYLOAD") or "export" in reader:
         assert handed and decodes == 0, reader  # the core answers this page whole
 
 

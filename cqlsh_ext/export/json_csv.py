@@ -27,6 +27,17 @@ class TextSink:
             self.json, self.csv = None, CsvRows(self.out, columns, settings, places)
 
     def write(self, batch: Any) -> None:
+        if hasattr(batch, "columns") and any(hasattr(c, "texts") for c in batch.columns()):
+            # a blob column the native core read: spelt from its reading, column by column
+            columns = batch.columns()
+            if self.json is not None:
+                lines = self.json.column_lines(columns)
+                if lines:
+                    self.out.write("\n".join(lines) + "\n")
+            else:
+                self.csv.write_columns(columns)
+            self.rows += len(batch)
+            return
         rows = batch.rows if hasattr(batch, "rows") else batch
         if self.json is not None:
             lines = self.json.lines(rows)

@@ -217,6 +217,29 @@ class JsonSpelling(Blobs):
         except Exception as err:  # the last-resort boundary: this value says why, the row goes on
             return self._view_object(failed(stored, err), hexed)
 
+    def held_blobs(self, column: Any, place: ValuePlace | None) -> list[str]:
+        """A blob column's values as _blob spells them, from the native core's reading of them
+        (cqlsh_ext_native's HeldContents: the kinds, labels and payloads as JSON text of the rows
+        it read, so nothing is decoded again); the rows it did not read spelt from their stored
+        values."""
+        kinds, labels, texts, python = column.texts(True)
+        stored = column.stored()
+        odd = set(python)
+        out: list[str] = []
+        for i, kind in enumerate(kinds):
+            if i in odd:
+                out.append(self.value(stored[i], cqltypes.BytesType, place))
+            elif kind is None:  # a null blob
+                out.append("null")
+            elif kind == UNKNOWN:  # no known format, nothing to say: its hex
+                out.append(_string(blob_text(stored[i])))
+            else:
+                parts = f'"label": {_string(labels[i])}, "kind": {_string(kind)}, "payload": {texts[i]}'
+                if self.raw:
+                    parts += f', "raw": {_string(blob_text(stored[i]))}'
+                out.append("{" + parts + "}")
+        return out
+
     def _view_object(self, view: BlobView, hexed: str) -> str:
         parts: list[str] = []
         kind = view.kind
@@ -275,6 +298,24 @@ class CsvSpelling(Blobs):
         if text.startswith('"'):
             return str(json.loads(text))  # strings (timestamps, uuids, ...) without JSON quotes
         return text
+
+    def held_blobs(self, column: Any, place: ValuePlace | None) -> list[str]:
+        """A blob column's fields as _blob_csv spells them, from the native core's reading of them
+        (JsonSpelling.held_blobs)."""
+        kinds, _labels, texts, python = column.texts(False)
+        stored = column.stored()
+        odd = set(python)
+        out: list[str] = []
+        for i, kind in enumerate(kinds):
+            if i in odd:
+                out.append(self.value(stored[i], cqltypes.BytesType, place))
+            elif kind is None:  # a null blob
+                out.append("")
+            elif self.raw or kind == UNKNOWN:
+                out.append(blob_text(stored[i]))
+            else:
+                out.append(texts[i])
+        return out
 
     def _blob_csv(self, value: bytes | BlobView, place: ValuePlace | None) -> str:
         stored = self.stored(value)

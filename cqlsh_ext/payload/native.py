@@ -301,6 +301,15 @@ class Core(Protocol):
 
     def page_columns(self, request: core_types.DecodeRequest, names: list[str]) -> core_types.PageColumns: ...
 
+    def held_array(self, chunks: Sequence[core_types.HeldColumn], kind: core_types.KindSpec, name: str,
+                   filled: dict[int, Any] | None = None) -> tuple[core_types.HeldArray | None, list[Any]]: ...
+
+    def contents_arrays(self, chunks: Sequence[core_types.HeldContents], kind: core_types.KindSpec, name: str,
+                        raw: bool, filled: dict[int, tuple[Any, ...]] | None = None
+                        ) -> tuple[list[core_types.HeldArray] | None, list[Any]]: ...
+
+    def hold_page(self, values: Sequence[Any], cap: int) -> core_types.HeldContents: ...
+
 
 if TYPE_CHECKING:
     import cqlsh_ext_native as core_types

@@ -201,9 +201,10 @@ class Answer:
         return out
 
     def add_page_columns(self, evaluator: Evaluator, names: Sequence[str],
-                         rows: Sequence[Sequence[Any]]) -> list[list[Any]] | None:
+                         rows: Sequence[Sequence[Any]]) -> list[Sequence[Any]] | None:
         """add_page() of a streamed answer, its answer rows given as columns (one per header()
-        column: the kept rows' values), the same counts; None for an answer that groups or sorts,
+        column: the kept rows' values; a list, or a column the native core holds: Evaluator.held),
+        the same counts; None for an answer that groups or sorts,
         or a page the evaluator does not answer in columns (the caller then calls add_page)."""
         if not self.streamed:
             return None
@@ -219,7 +220,7 @@ class Answer:
         counts.add_kinds(evaluator.undecodable_kinds())
         at = {name: i for i, name in enumerate(names)}
         projected = iter(page.columns)
-        out: list[list[Any]] = []
+        out: list[Sequence[Any]] = []
         for item in self.plan.items:
             if item.kind == "star":  # the columns `*` stands for, as the server returned them
                 for name in self.star_columns:

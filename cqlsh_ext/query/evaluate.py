@@ -69,7 +69,9 @@ class PageColumns:
     over the page."""
 
     kept: list[int]
-    columns: list[list[Any]]
+    #: Lists, or columns the core holds (Evaluator.held: cqlsh_ext_native's HeldColumn and
+    #: HeldContents, sequences of the same values).
+    columns: list[Sequence[Any]]
     undecodable: int
     cut: int
 
@@ -252,7 +254,7 @@ class Evaluator:
     namedtuple or dict for a UDT)."""
 
     def __init__(self, plan: Plan, decoding: Decoding, keyspace: str | None = None,
-                 views: bool = True) -> None:
+                 views: bool = True, held: bool = False) -> None:
         if decoding.mode == "none":
             raise QueryError("decoding is off (-d none): a payload path cannot be read")
         self.plan = plan
@@ -260,6 +262,11 @@ class Evaluator:
         #: the page (the display, JSON, CSV read it); False: as its stored bytes (an export
         #: decodes the blobs it writes a page at a time, as columns: render.parquet_columns).
         self.views = views
+        #: With `views` False, a file's reading: on the native core, answer_columns() gives the
+        #: paths' values and a blob the answer gives (whose paths the plan reads) as the core holds
+        #: them (cqlsh_ext_native's HeldColumn, HeldContents: each value decoded once, no Python
+        #: object per value; render.parquet lays them out as Arrow arrays).
+        self.held = held and not views
         #: How the plan's blobs decode (-d's mode, the cap, the column settings, matched on each
         #: blob's place in `keyspace` (the plan's table's: the session's when the plan names none).
         self.decoding = decoding
@@ -412,7 +419,8 @@ class Evaluator:
                 return found
         kept, undecodable, cut = self.evaluate_page(names, rows)
         width = len(self.outputs)
-        columns = [list(column) for column in zip(*(result.values for _k, result in kept), strict=True)] \
+        values = (result.values for _k, result in kept)
+        columns: list[Sequence[Any]] = [list(column) for column in zip(*values, strict=True)] \
             if kept else [[] for _ in range(width)]
         return PageColumns([k for k, _result in kept], columns, undecodable, cut)
 
@@ -608,6 +616,14 @@ class CoreProgram:
             self.aggregates.append(core.Aggregate(func=func, star=ref is None,
                                                   input=None if ref is None else path_of(ref)))
         self.funcs = [(func, ref is None) for func, ref in specs]
+        #: Held columns: the paths' values held by the core, and the places of the blobs the answer
+        #: gives as they are (a bare column whose paths are read: its contents, trees built).
+        self.held = evaluator.held and not self.grouped
+        self.contents: dict[int, int] = {}  # output item -> place
+        if self.held:
+            for o, ref in enumerate(evaluator.outputs):
+                if isinstance(ref, Column) and (ref.name, None) in index:
+                    self.contents[o] = index[(ref.name, None)]
         #: Per place, the needles of the conditions on its paths: (path, the needle). A needle
         #: applies once some value had its path (as the engine's ReadRequest.needles: rejecting is a
         #: saving, never an answer), from the page after.
@@ -626,7 +642,8 @@ class CoreProgram:
         except Unsupported:
             return None
 
-    def _query(self, evaluator: Evaluator, names: Sequence[str], rows: Sequence[Sequence[Any]]) -> Any:
+    def _query(self, evaluator: Evaluator, names: Sequence[str], rows: Sequence[Sequence[Any]],
+               held: bool = False) -> Any:
         """The core's answer to the page (query_page), its undecodable kinds and the paths it found
         or missed noted on the evaluator; None when the core fails the call (it should not) or a
         sum overflows: Python reads the page."""
@@ -652,7 +669,8 @@ class CoreProgram:
             core = native.query_page(core_module.QueryRequest(
                 rows=len(rows), places=places, conditions=self.conditions, outputs=self.outputs,
                 order=self.order, keys=self.keys, aggregates=self.aggregates, grouped=self.grouped,
-                cap=self.cap, undecodable_group=UNDECODABLE_GROUP))
+                cap=self.cap, undecodable_group=UNDECODABLE_GROUP, held=held,
+                contents=sorted(set(self.contents.values())) if held else []))
         except Exception:
             return None
         if core.overflow:
@@ -730,16 +748,22 @@ class CoreProgram:
         the answer is not made of columns (GROUP BY, views asked for), or the core fails the call."""
         if self.grouped or any(read.request.views for read in self.reads):
             return None
-        core = self._query(evaluator, names, rows)
+        held = self.held
+        core = self._query(evaluator, names, rows, held)
         if core is None:
             return None
         at = {name: i for i, name in enumerate(names)}
         kept = list(core.kept)
-        columns: list[list[Any]] = []
+        columns: list[Sequence[Any]] = []
+        contents = sorted(set(self.contents.values()))
         for o, ref in enumerate(evaluator.outputs):
-            if isinstance(ref, Column):
+            if o in self.contents:  # a blob the answer gives, its rows read by the core with the paths
+                columns.append(core.contents[contents.index(self.contents[o])])
+            elif isinstance(ref, Column):
                 col = at.get(ref.name)
                 columns.append([None] * len(kept) if col is None else [rows[k][col] for k in kept])
+            elif held and core.held[o] is not None:  # the path's values, held by the core
+                columns.append(core.held[o])
             else:  # the core's column of the path (one per projected item, the columns' left empty)
                 columns.append(list(core.outputs[o]))
         undecodable, cut = core.undecodable, core.cut
@@ -750,7 +774,9 @@ class CoreProgram:
             cut += c
             merged = sorted([(k, j, None) for j, k in enumerate(kept)]
                             + [(handed[h], -1, result) for h, result in more], key=lambda item: item[0])
-            columns = [[column[j] if result is None else result.values[o] for _k, j, result in merged]
+            order = [j for _k, j, _result in merged]
+            python = [result for _k, _j, result in merged if result is not None]
+            columns = [_merged(column, order, [result.values[o] for result in python])
                        for o, column in enumerate(columns)]
             kept = [k for k, _j, _r in merged]
         return PageColumns(kept, columns, undecodable, cut)
@@ -770,6 +796,16 @@ class CoreProgram:
             for (k, _value), view in zip(blobs, read.engine.views([v for _k, v in blobs]), strict=True):
                 out.setdefault(k, {})[column] = view
         return out
+
+
+def _merged(column: Sequence[Any], order: list[int], python: list[Any]) -> Sequence[Any]:
+    """A page's column of kept rows with the rows the Python evaluator read put in their places:
+    `order[i]` a row of `column`, or -1 for the next of `python`."""
+    rearranged = getattr(column, "rearranged", None)
+    if rearranged is not None:  # held by the core
+        return rearranged(order, python)  # type: ignore[no-any-return]
+    others = iter(python)
+    return [column[j] if j >= 0 else next(others) for j in order]
 
 
 def _literal(core: Core, value: Literal) -> core_types.Literal:

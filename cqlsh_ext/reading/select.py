@@ -101,7 +101,8 @@ def read_select(ctx: ReadContext, plan: Plan, target: TableTarget, batch_rows: i
     `given` rows an earlier reading gave out before it (they count toward the LIMIT). Raises
     QueryError."""
     if evaluator is None:
-        evaluator = Evaluator(plan, ctx.decoding(), target.keyspace, views=not stored_blobs)
+        evaluator = Evaluator(plan, ctx.decoding(), target.keyspace, views=not stored_blobs,
+                              held=stored_blobs)
     star = target.columns if any(i.kind == "star" for i in plan.items) else []
     answer = Answer(plan, star)
     notes = ReadNotes(answer, emitted=given)
@@ -280,6 +281,17 @@ def _limited(notes: ReadNotes, limit: int | None, rows: list[Row]) -> tuple[list
     return rows, notes.emitted >= limit
 
 
+def _limited_batch(notes: ReadNotes, limit: int | None, batch: AnswerBatch) -> tuple[AnswerBatch, bool]:
+    """_limited() of a batch of columns."""
+    if limit is None:
+        return batch, False
+    room = max(0, limit - notes.emitted)
+    if room < len(batch):
+        batch = AnswerBatch(columns=[column[:room] for column in batch.columns()])
+    notes.emitted += len(batch)
+    return batch, notes.emitted >= limit
+
+
 def plain_pages(ctx: ReadContext, notes: ReadNotes, answer: Answer, evaluator: Evaluator,
                 pages: ServerPages, names: list[str]) -> Iterator[AnswerBatch]:
     """The server's pages (reading.statement.ServerPages), a page per batch, each row with its
@@ -307,7 +319,7 @@ def answer_pages(ctx: ReadContext, notes: ReadNotes, answer: Answer, evaluator: 
                  progress: Progress | None, batch: int) -> Iterator[list[Row] | AnswerBatch]:
     """The plan read into a ScanAnswer (in this process or in worker processes): streamed rows as
     they match, up to the LIMIT, else the answer once the reading ends."""
-    run = plan.read(ctx, ScanAnswer(plan.query, answer, evaluator), progress)
+    run = plan.read(ctx, ScanAnswer(plan.query, answer, evaluator, columns=True), progress)
     if progress is not None:  # what was matched and not decoded, wherever it was read
         progress.detail = lambda: progress_detail(run.seen_total())
     enough = False
@@ -326,10 +338,20 @@ def answer_pages(ctx: ReadContext, notes: ReadNotes, answer: Answer, evaluator: 
                 stopped_at = (scanner.page_state, 0)
         if enough or not answer.streamed:
             continue
-        rows, enough = _limited(notes, answer.plan.limit, found)
+        if found and isinstance(found[0], AnswerBatch):  # a page's kept rows as columns (a file's reading)
+            for page in found:
+                page, enough = _limited_batch(notes, answer.plan.limit, page)
+                if len(page):
+                    yield from held.add([], end=True)  # rows held before it go first
+                    _clear(progress)
+                    yield page
+                if enough:
+                    break
+        else:
+            rows, enough = _limited(notes, answer.plan.limit, found)
+            places = [(scanner.page_state, i) for i in range(len(rows))] if scanner is not None else None
+            yield from held.add(rows, places=places)
         limited = enough
-        places = [(scanner.page_state, i) for i in range(len(rows))] if scanner is not None else None
-        yield from held.add(rows, places=places)
         if enough:
             run.stop()
     yield from held.add([], end=True)
@@ -355,7 +377,7 @@ class ScanAnswer:
     itself, in a worker process its part of the answer; matching rows of a streamed answer leave
     with each page (`drain`). The evaluator is inherited through fork and never pickled."""
 
-    def __init__(self, query: str, answer: Answer, evaluator: Evaluator) -> None:
+    def __init__(self, query: str, answer: Answer, evaluator: Evaluator, columns: bool = False) -> None:
         self.query = query
         self.answer = answer
         self.evaluator: Evaluator | None = evaluator
@@ -363,9 +385,13 @@ class ScanAnswer:
         self.error: str | None = None
         self.scan = ""
         self.names: list[str] = []
-        self.pending: list[Row] = []
+        #: Rows, or (`columns`: in this process, for an evaluator that answers in columns: a
+        #: file's reading) each page's kept rows as an AnswerBatch of columns.
+        self.pending: list[Any] = []
+        self.columns = columns and evaluator.held
 
     def fresh(self) -> ScanAnswer:
+        """A worker process' part (its rows are sent back pickled: rows, not columns)."""
         assert self.evaluator is not None
         return ScanAnswer(self.query, self.answer.fresh(), self.evaluator)
 
@@ -374,6 +400,12 @@ class ScanAnswer:
 
     def add_rows(self, rows: Sequence[Sequence[Any]]) -> None:
         assert self.evaluator is not None
+        if self.columns:
+            columns = self.answer.add_page_columns(self.evaluator, self.names, rows)
+            if columns is not None:
+                if columns and len(columns[0]):
+                    self.pending.append(AnswerBatch(columns=columns))
+                return
         self.pending.extend(self.answer.add_page(self.evaluator, self.names, rows))
 
     @property
@@ -381,7 +413,8 @@ class ScanAnswer:
         """Rows read (the workers' progress counts them)."""
         return self.answer.counts.read
 
-    def drain(self) -> list[Row]:
+    def drain(self) -> list[Any]:
+        """What was found since the last drain: rows, or batches of columns."""
         out, self.pending = self.pending, []
         return out
 

@@ -105,11 +105,12 @@ class AnswerColumn:
 class AnswerBatch:
     """Rows of an answer read together (a page), as rows (`rows`) and as columns (`column(i)`,
     `columns()`): whichever the reading made, the other made once when asked. A reading that
-    hands out columns (a page's path values as the value engine gave them) costs no row per row."""
+    hands out columns (a page's path values as the value engine gave them) costs no row per row.
+    A column is a list, or a sequence the native core holds (a file's reading: Evaluator.held)."""
 
     __slots__ = ("_columns", "_rows", "positions", "size")
 
-    def __init__(self, rows: list[Row] | None = None, columns: list[list[Any]] | None = None,
+    def __init__(self, rows: list[Row] | None = None, columns: list[Sequence[Any]] | None = None,
                  positions: Positions | None = None) -> None:
         self._rows = rows
         self._columns = columns
@@ -130,12 +131,12 @@ class AnswerBatch:
             self._rows = list(zip(*self._columns, strict=True)) if self._columns else []
         return self._rows
 
-    def columns(self) -> list[list[Any]]:
+    def columns(self) -> list[Sequence[Any]]:
         if self._columns is None:
             self._columns = [list(column) for column in zip(*self.rows, strict=True)]
         return self._columns
 
-    def column(self, i: int) -> list[Any]:
+    def column(self, i: int) -> Sequence[Any]:
         if not self.size:
             return []
         return self.columns()[i]

@@ -38,6 +38,10 @@ MAX_DEPTH = 32
 _EXACT_IN_DOUBLE = 2**53
 _INT64 = 2**63
 _DECIMAL_DIGITS = 38
+#: The magnitudes an integer's kind is read by (_int_bits), as the native core takes them to tell
+#: the shapes of values apart (values of one shape have one kind: a sample's kinds are read from
+#: one value of each).
+SHAPE_BOUNDS = (_EXACT_IN_DOUBLE, _INT64, 10**_DECIMAL_DIGITS)
 _EPOCH = datetime.datetime(1970, 1, 1)
 _EPOCH_UTC = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
 _EPOCH_DATE = datetime.date(1970, 1, 1)
@@ -289,6 +293,31 @@ def settled(kind: Kind) -> Kind:
     if isinstance(kind, Map):
         return Map(settled(kind.key), settled(kind.value))
     return kind
+
+
+def kind_spec(kind: Kind) -> tuple[Any, ...]:
+    """A kind as the native core takes it, to lay out values it holds in that kind
+    (cqlsh_ext_native.held_array: ("int", bits), ("struct", ((name, kind), ...)), ...). Raises
+    ValueError for a kind no value read from a payload has (a CQL leaf, a map, a CQL record)."""
+    if isinstance(kind, Null):
+        return ("null",)
+    if isinstance(kind, Bool):
+        return ("bool",)
+    if isinstance(kind, Int):
+        return ("int", kind.bits)
+    if isinstance(kind, Float):
+        return ("float",)
+    if isinstance(kind, Dec):
+        return ("dec", kind.scale, kind.digits)
+    if isinstance(kind, Str):
+        return ("str",)
+    if isinstance(kind, Json):
+        return ("json",)
+    if isinstance(kind, List) and kind.size is None:
+        return ("list", kind_spec(kind.item))
+    if isinstance(kind, Struct) and not kind.cql:
+        return ("struct", tuple((name, kind_spec(k)) for name, k in kind.fields))
+    raise ValueError(f"no core layout for {kind}")
 
 
 # ------------------------------------------------------------------ kinds from CQL types

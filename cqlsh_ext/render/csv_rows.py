@@ -45,3 +45,21 @@ class CsvRows:
     def write(self, rows: Sequence[Row]) -> int:
         self.writer.writerows(self.fields(row) for row in rows)
         return len(rows)
+
+    def write_columns(self, columns: Sequence[Sequence[Any]]) -> int:
+        """write() of rows given as columns: each column spelt at once (a blob column the native
+        core read, HeldContents, from its reading)."""
+        from cqlsh_ext.render.path_values import machine_value
+
+        encode, budget = self.spelling.value, self.budget
+        spelt: list[list[str]] = []
+        for column, cqltype, place, found in zip(columns, self.types, self.places, self.found, strict=True):
+            if hasattr(column, "texts"):
+                spelt.append(self.spelling.held_blobs(column, place))
+            elif found:
+                spelt.append([encode(machine_value(value, budget), cqltype, place) for value in column])
+            else:
+                spelt.append([encode(value, cqltype, place) for value in column])
+        rows = list(zip(*spelt, strict=True))
+        self.writer.writerows(rows)
+        return len(rows)

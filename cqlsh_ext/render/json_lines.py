@@ -53,6 +53,24 @@ class JsonRows:
     def lines(self, rows: Iterable[Row]) -> list[str]:
         return [self.line(row) for row in rows]
 
+    def column_lines(self, columns: Sequence[Sequence[Any]]) -> list[str]:
+        """lines() of rows given as columns: each column spelt at once (a blob column the native
+        core read, HeldContents, from its reading: JsonSpelling.held_blobs)."""
+        from cqlsh_ext.render.path_values import machine_value
+
+        encode, budget = self.spelling.value, self.budget
+        spelt: list[list[str]] = []
+        for column, key, cqltype, place, found in zip(columns, self.keys, self.types, self.places, self.found,
+                                                      strict=True):
+            if hasattr(column, "texts"):
+                texts = self.spelling.held_blobs(column, place)
+            elif found:
+                texts = [encode(machine_value(value, budget), cqltype, place) for value in column]
+            else:
+                texts = [encode(value, cqltype, place) for value in column]
+            spelt.append([f"{key}: {text}" for text in texts])
+        return ["{" + ", ".join(fields) + "}" for fields in zip(*spelt, strict=True)]
+
 
 def write_json_lines(out: IO[str], rows: JsonRows, batches: Iterable[Sequence[Row]]) -> int:
     """Every row of `batches` on `out`, one JSON object a line: how many."""

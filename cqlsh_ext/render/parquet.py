@@ -33,7 +33,6 @@ from itertools import accumulate
 from pathlib import Path
 from typing import Any, Protocol
 
-from cqlsh_ext.payload.view import BlobView
 from cqlsh_ext.render.arrow_types import (
     Json,
     Kind,
@@ -41,13 +40,22 @@ from cqlsh_ext.render.arrow_types import (
     arrow_type,
     as_they_are,
     compile_kind,
+    kind_spec,
     merge,
     rewritten,
     settled,
     type_text,
     value_kind,
 )
-from cqlsh_ext.render.parquet_columns import BLOB, ParquetColumn, Splitter, columns, roles
+from cqlsh_ext.render.parquet_columns import (
+    BLOB,
+    HeldOutput,
+    ParquetColumn,
+    Splitter,
+    columns,
+    roles,
+    stored_sizes,
+)
 
 #: Rows per row group (WITH ROW_GROUP_SIZE = n): what memory holds at once.
 ROW_GROUP_SIZE = 65_536
@@ -113,7 +121,8 @@ class ParquetSink:
         self.settled = False
         #: Writing the first row group: values that widen a kind are not counted.
         self.first_group = True
-        #: The answer's columns held for the next row group, and how many rows they hold.
+        #: The answer's columns held for the next row group, in chunks (lists, or columns the
+        #: native core holds: a page's kept rows each), and how many rows they hold.
         self.held: list[list[Any]] = [[] for _ in names]
         self.held_rows = 0
         self.held_bytes = 0
@@ -135,8 +144,7 @@ class ParquetSink:
             end = min(size, start + self.row_group_size - self.held_rows)
             if self.blob_columns:
                 # A blob the query decoded already comes as its view: its stored size counts.
-                each = [[0 if v is None else len(v.stored) if isinstance(v, BlobView) else len(v)
-                         for v in columns[i][start:end]] for i in self.blob_columns]
+                each = [stored_sizes(columns[i][start:end]) for i in self.blob_columns]
                 sizes = each[0] if len(each) == 1 else [sum(row) for row in zip(*each, strict=True)]
                 reached = next((k for k, total in enumerate(accumulate(sizes), start)
                                 if self.held_bytes + total >= ROW_GROUP_BYTES), None)
@@ -144,7 +152,7 @@ class ParquetSink:
                     end = reached + 1
                 self.held_bytes += sum(sizes[:end - start])
             for held, column in zip(self.held, columns, strict=True):
-                held.extend(column[start:end])
+                held.append(column[start:end] if start or end < size else column)
             self.held_rows += end - start
             start = end
             if self.held_rows >= self.row_group_size or self.held_bytes >= ROW_GROUP_BYTES:
@@ -208,13 +216,40 @@ class ParquetSink:
         except Misfit:  # cannot happen by the lattice; should it, JSON text holds anything
             kind = Json()
             out = [self._converter(kind)(v) for v in values]
+        self._widened(i, old, kind, misfits)
+        return out
+
+    def _widened(self, i: int, old: Kind, kind: Kind, misfits: int) -> None:
+        """ParquetColumn i's kind is now `kind` (it was `old`): `misfits` values did not fit."""
+        column = self.columns[i]
         if not self.first_group:
             widened = self.summary.widened.setdefault(column.name, Widened(type_text(old), type_text(kind)))
             widened.last = type_text(kind)
             widened.values += misfits
         self.kinds[i] = kind
         self.converters[i] = self._converter(kind)
-        return out
+
+    def _held_array(self, i: int, output: HeldOutput) -> Any:
+        """ParquetColumn i's Arrow array laid out by the native core from the values it holds
+        (each value's kind merged in where it does not fit the column's, as _widen does), or
+        None where the core does not lay it out (the column is then written from Python values)."""
+        source = output.source
+        if output.part:  # a blob's label, kind, note or stored bytes: made with its payload
+            return None if source.laid is None else source.laid[output.part]
+        for _attempt in range(8):
+            old = self.kinds[i]
+            try:
+                arrays, misfits = source.arrays(kind_spec(old), self.columns[i].name)
+            except ValueError:  # a kind or a value the core does not lay out
+                return None
+            if arrays is not None:
+                source.laid = arrays
+                return arrays[0]
+            kind = old
+            for value in misfits:
+                kind = merge(kind, value_kind(value, self.columns[i].seed))
+            self._widened(i, old, settled(kind), len(misfits))
+        return None
 
     # ------------------------------------------------------------ writing
 
@@ -241,11 +276,20 @@ class ParquetSink:
     def _write_group(self, group: list[list[Any]], rows: int) -> None:
         import pyarrow as pa
 
-        values = self.splitter.split_columns(group)
+        values = self.splitter.split_chunks(group)
         if not self.settled:
-            self._settle([column[:SETTLE_SAMPLE] for column in values])
-        converted: list[list[Any]] = []
+            self._settle([[] if not self.columns[i].inferred
+                          else column.source.sample(column.part, SETTLE_SAMPLE)
+                          if isinstance(column, HeldOutput) else column[:SETTLE_SAMPLE]
+                          for i, column in enumerate(values)])
+        converted: list[Any] = []
         for i, column_values in enumerate(values):
+            if isinstance(column_values, HeldOutput):
+                laid = self._held_array(i, column_values)
+                if laid is not None:
+                    converted.append(laid)
+                    continue
+                column_values = column_values.source.values(column_values.part)
             if as_they_are(self.kinds[i], column_values):
                 converted.append(column_values)
                 continue
@@ -260,7 +304,7 @@ class ParquetSink:
         else:
             self.eras[-1].kinds = list(self.kinds)  # what is written reads the same: the era goes on
         schema = self.eras[-1].schema
-        arrays = [pa.array(column, type=schema.field(i).type) for i, column in enumerate(converted)]
+        arrays = [_array(pa, column, schema.field(i).type) for i, column in enumerate(converted)]
         self.writer.write_table(pa.Table.from_arrays(arrays, schema=schema), row_group_size=rows)
         self.summary.rows += rows
         self.summary.row_groups += 1
@@ -293,3 +337,16 @@ class ParquetSink:
                 if era.path != self.target.temp:
                     os.unlink(era.path)
         os.replace(final, self.target.temp)
+
+
+def _array(pa: Any, column: Any, arrow: Any) -> Any:
+    """A column of converted values, or an array the native core laid out, as an Arrow array of
+    the column's type."""
+    if isinstance(column, list):
+        return pa.array(column, type=arrow)
+    # Through the C data interface, no copy. (pyarrow.array(column) would take it too, but first
+    # asks whether it is a pandas object, which imports pandas: a third of a second of CPU.)
+    array = pa.Array._import_from_c_capsule(*column.__arrow_c_array__())
+    if array.type != arrow:  # (the core lays out the kind's own type: should not happen)
+        raise TypeError(f"the core laid out {array.type} for a column of {arrow}")
+    return array

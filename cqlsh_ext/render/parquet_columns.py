@@ -18,9 +18,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cqlsh_ext.render.arrow_types import Kind, Leaf, Null, cql_kind
+
+if TYPE_CHECKING:
+    import cqlsh_ext_native as core_types
 
 LABEL, KIND, NOTE, STORED = ":label", ":kind", ":note", ":stored"
 
@@ -130,21 +133,252 @@ def is_plain(value: Any, nodes: int) -> bool:
     return plain(value, 0)
 
 
+# ------------------------------------------------------------------ values the native core holds
+
+
+class HeldPaths:
+    """A path's values over a row group as the native core holds them (chunks of HeldColumn, a
+    page's kept rows each): laid out by the core in the kind the writer settles, no Python object
+    per value. Its Python rows (values the core hands back, or does not hold) are spelt here as
+    Splitter.split_columns spells a path's value, and given to the core with the others."""
+
+    parts = 1
+
+    def __init__(self, chunks: Sequence[core_types.HeldColumn], budget: Any) -> None:
+        self.chunks = list(chunks)
+        nodes = budget.nodes
+        #: The Python rows' values as written, by their index over the chunks.
+        self.filled: dict[int, Any] = {}
+        base = 0
+        for chunk in self.chunks:
+            for i in chunk.python_rows():
+                self.filled[base + i] = _spelt(chunk[i], nodes, budget)
+            base += len(chunk)
+        self.laid: list[Any] | None = None
+
+    def values(self, part: int, limit: int | None = None) -> list[Any]:
+        """The values as Python objects, as split_columns gives them (the first `limit`)."""
+        out: list[Any] = []
+        base = 0
+        for chunk in self.chunks:
+            if limit is not None and len(out) >= limit:
+                break
+            values = chunk.to_pylist(None if limit is None else limit - len(out))
+            for i in chunk.python_rows():
+                if i < len(values):
+                    values[i] = self.filled[base + i]
+            out += values
+            base += len(chunk)
+        return out
+
+    def sample(self, part: int, limit: int) -> list[Any]:
+        """The values the first `limit` rows' kinds are read from: one of each shape, in order."""
+        return _sample(self.chunks, self.filled, limit, lambda value: value)
+
+    def arrays(self, kind_spec: tuple[Any, ...], name: str) -> tuple[list[Any] | None, list[Any]]:
+        from cqlsh_ext.payload import native
+
+        array, misfits = native.module().held_array(self.chunks, kind_spec, name, self.filled or None)
+        return (None if array is None else [array]), misfits
+
+
+def _sample(chunks: Sequence[Any], filled: dict[int, Any], limit: int, of_filled: Any) -> list[Any]:
+    """One value of each shape among the first `limit` rows the core holds, and the Python rows'
+    values, in the rows' order (kind_of merges the same kinds from them as from every value:
+    merging a kind met before changes nothing)."""
+    from cqlsh_ext.render.arrow_types import SHAPE_BOUNDS
+
+    found: list[tuple[int, Any]] = []
+    base = 0
+    for chunk in chunks:
+        if base >= limit:
+            break
+        found += [(base + i, value) for i, value in chunk.shapes(limit - base, SHAPE_BOUNDS)]
+        base += len(chunk)
+    found += [(i, of_filled(value)) for i, value in filled.items() if i < limit]
+    found.sort(key=lambda pair: pair[0])
+    return [value for _i, value in found]
+
+
+class HeldBlob:
+    """A blob column's five export columns over a row group from the native core's reading of its
+    values (chunks of HeldContents: kinds, labels, payloads held by the core, each value decoded
+    once, by the query that read its paths or a page at a time here): laid out by the core, the
+    payload in the kind the writer settles. Its Python rows (values the core hands back, cut,
+    binary or failed, records the Python side spells) take their parts from the value's view
+    (Splitter.blob_parts) and are given to the core with the others."""
+
+    parts = 5
+
+    def __init__(self, chunks: Sequence[core_types.HeldContents], splitter: Splitter, place: Any) -> None:
+        self.chunks = list(chunks)
+        self.raw = splitter.raw
+        self.filled: dict[int, tuple[Any, Any, Any, Any, Any]] = {}
+        base = 0
+        for chunk in self.chunks:
+            for i in chunk.python_rows():
+                self.filled[base + i] = splitter.blob_parts(chunk[i], place)
+            base += len(chunk)
+        self.laid: list[Any] | None = None
+
+    def values(self, part: int, limit: int | None = None) -> list[Any]:
+        """One of the five columns (payload, label, kind, note, stored) as Python objects, as
+        Splitter.blob_columns gives them (the first `limit` rows)."""
+        from cqlsh_ext.payload.view import UNKNOWN
+
+        out: list[Any] = []
+        base = 0
+        for chunk in self.chunks:
+            if limit is not None and len(out) >= limit:
+                break
+            kinds, labels, payloads, python = chunk.parts(None if limit is None else limit - len(out))
+            stored = chunk.stored() if part == 4 else None
+            odd = set(python)
+            for i, kind in enumerate(kinds):
+                if i in odd:
+                    out.append(self.filled[base + i][part])
+                elif kind is None:  # a null blob
+                    out.append(None)
+                elif part == 0:
+                    out.append(payloads[i])
+                elif part == 1:
+                    out.append(labels[i])
+                elif part == 2:
+                    out.append(kind)
+                elif part == 3:
+                    out.append(None)
+                else:
+                    assert stored is not None
+                    out.append(stored[i] if self.raw or kind == UNKNOWN else None)
+            base += len(chunk)
+        return out
+
+    def sample(self, part: int, limit: int) -> list[Any]:
+        """The payloads the first `limit` rows' kinds are read from: one of each shape, in order
+        (the other parts are not read for kinds: their kinds are fixed)."""
+        if part:
+            return self.values(part, limit)
+        return _sample(self.chunks, self.filled, limit, lambda parts: parts[0])
+
+    def arrays(self, kind_spec: tuple[Any, ...], name: str) -> tuple[list[Any] | None, list[Any]]:
+        from cqlsh_ext.payload import native
+
+        return native.module().contents_arrays(self.chunks, kind_spec, name, self.raw, self.filled or None)
+
+
+@dataclass(frozen=True)
+class HeldOutput:
+    """One export column of values the native core holds (`source`'s column `part`)."""
+
+    source: HeldPaths | HeldBlob
+    part: int = 0
+
+
+def _spelt(value: Any, nodes: int, budget: Any) -> Any:
+    """A path's value as split_columns writes it."""
+    from cqlsh_ext.render.path_values import SCALARS, machine_value
+
+    if value is None or type(value) in SCALARS or is_plain(value, nodes):
+        return value
+    return machine_value(value, budget)
+
+
+def _held_column(chunk: Any) -> bool:
+    return hasattr(chunk, "python_rows") and not hasattr(chunk, "sizes")
+
+
+def _held_contents(chunk: Any) -> bool:
+    return hasattr(chunk, "python_rows") and hasattr(chunk, "sizes")
+
+
+def flat(chunks: Sequence[Any]) -> list[Any]:
+    """A column's chunks (lists, or columns the native core holds) as one list of Python values."""
+    out: list[Any] = []
+    for chunk in chunks:
+        if isinstance(chunk, list):
+            out += chunk
+        elif _held_contents(chunk):
+            out += chunk.stored()
+        elif _held_column(chunk):
+            out += chunk.to_pylist()
+        else:
+            out += list(chunk)
+    return out
+
+
+def stored_sizes(column: Any) -> list[int]:
+    """The stored sizes of a blob column's values (a list of bytes or views, or HeldContents)."""
+    from cqlsh_ext.payload.view import BlobView
+
+    if _held_contents(column):
+        return list(column.sizes())
+    return [0 if v is None else len(v.stored) if isinstance(v, BlobView) else len(v) for v in column]
+
+
 class Splitter:
     """Answer rows to the export's columns, column by column: blobs decoded as the display
     decodes them (the session's settings, WITH's overrides), paths' values as JSON-able values.
     Plain data: Spark executors make their own from the same arguments."""
 
-    def __init__(self, roles: Sequence[str], settings: Any, places: Sequence[Any], cap: int) -> None:
+    def __init__(self, roles: Sequence[str], settings: Any, places: Sequence[Any], cap: int,
+                 like: Splitter | None = None) -> None:
         from cqlsh_ext.output.spellings import Blobs, JsonSpelling
         from cqlsh_ext.payload.budget import Budget
 
         self.roles = list(roles)
         self.places = list(places)
+        self.blobs: Blobs
+        self.json: JsonSpelling
+        self.raw: bool
+        self.budget: Budget
+        if like is not None:  # the same settings, for other columns
+            self.blobs, self.json, self.raw, self.budget = like.blobs, like.json, like.raw, like.budget
+            return
         self.blobs = Blobs(settings)
         self.json = JsonSpelling(settings)
         self.raw = bool(settings.raw_blobs)
         self.budget = Budget.for_cap(cap)
+
+    def split_chunks(self, columns: Sequence[Sequence[Any]]) -> list[list[Any] | HeldOutput]:
+        """The export's columns of the answer's columns given in chunks (each a list of values, or
+        a column the native core holds: a page's kept rows): a path whose every chunk the core
+        holds, and a blob on the core, as HeldOutputs (laid out by the core); the others as
+        split_columns gives them."""
+        out: list[list[Any] | HeldOutput] = []
+        for i, role in enumerate(self.roles):
+            chunks = columns[i]
+            if role == PATH and chunks and all(_held_column(c) for c in chunks):
+                out.append(HeldOutput(HeldPaths(chunks, self.budget)))
+                continue
+            if role == BLOB:
+                held = self._held_blob(chunks, self.places[i])
+                if held is not None:
+                    out += [HeldOutput(held, part) for part in range(HeldBlob.parts)]
+                    continue
+            one = Splitter([role], None, [self.places[i]], 0, like=self)
+            out += one.split_columns([flat(chunks)])
+        return out
+
+    def _held_blob(self, chunks: Sequence[Any], place: Any) -> HeldBlob | None:
+        """A blob column's chunks as the core's reading (a chunk of stored values read now, a
+        page at a time: hold_page); None where the core does not decode this column."""
+        if self.blobs.mode == "none" or not chunks:
+            return None
+        engine = self.blobs.engines(place)
+        if not all(_held_contents(c) for c in chunks) and not engine.on_core():
+            return None
+        from cqlsh_ext.payload import native
+
+        held: list[Any] = []
+        for chunk in chunks:
+            if _held_contents(chunk):
+                held.append(chunk)
+                continue
+            try:
+                held.append(native.module().hold_page(list(chunk), engine.cap))
+            except Exception:  # (should not happen) the Python road reads the column
+                return None
+        return HeldBlob(held, self, place)
 
     def split(self, rows: Sequence[Sequence[Any]]) -> list[list[Any]]:
         """The export's columns of answer rows."""

@@ -126,8 +126,8 @@ def test_batches_hand_out_columns_that_are_the_rows(ctx: ReadContext, orders: Or
     columns: list[list[Any]] = []
     for batch in _answer(ctx, text, stored_blobs=True):
         assert isinstance(batch, AnswerBatch)
-        for i, column in enumerate(batch.columns()):
-            columns[i:i + 1] = [(columns[i] if i < len(columns) else []) + column]
+        for i, column in enumerate(batch.columns()):  # a sequence (a list, or one the core holds)
+            columns[i:i + 1] = [(columns[i] if i < len(columns) else []) + list(column)]
     assert list(zip(*columns, strict=True)) == as_rows
     truth = {(row["pk"], row["ck"]): (row["data"], doc) for row, doc in orders.rows}
     assert len(as_rows) == COUNT

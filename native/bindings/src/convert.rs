@@ -1,10 +1,10 @@
 //! Conversions between the core's values and Python's: a tree's node as the Python object the
 //! engine builds, a path's steps from Python's keys and indexes, a page's values as byte slices.
 
-use cqlsh_ext_core::tree::{Node, Step};
-use pyo3::exceptions::PyRuntimeError;
+use cqlsh_ext_core::tree::{Node, Step, Str};
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString};
+use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 
 /// A path step from Python: a str key, an int index (a str with a lone surrogate, an int past
 /// 128 bits: a step nothing read here matches; such values are handed back).
@@ -74,4 +74,47 @@ pub fn to_py<'py>(py: Python<'py>, node: &Node, src: &[u8]) -> PyResult<Bound<'p
         }
         Node::Ext => return Err(PyRuntimeError::new_err("an ext value reached a tree given back")),
     })
+}
+
+/// A JSON-able Python value as a tree, exactly (what the Python side's converters take it as):
+/// None, bool, int, float, str, list, tuple and dict with str keys, of those exact types.
+/// Anything else (a subclass, a Decimal, bytes, a str with a lone surrogate) raises ValueError:
+/// the caller writes it the Python way.
+pub fn node_strict(obj: &Bound<'_, PyAny>) -> PyResult<Node> {
+    if obj.is_none() {
+        return Ok(Node::Null);
+    }
+    if obj.is_exact_instance_of::<PyBool>() {
+        return Ok(Node::Bool(obj.is_truthy()?));
+    }
+    if obj.is_exact_instance_of::<PyInt>() {
+        return Ok(match obj.extract::<i64>() {
+            Ok(small) => Node::Int(small),
+            Err(_) => match obj.extract::<i128>() {
+                Ok(wide) => Node::Wide(wide),
+                Err(_) => Node::BigInt(obj.str()?.to_str()?.into()),
+            },
+        });
+    }
+    if obj.is_exact_instance_of::<PyFloat>() {
+        return Ok(Node::Float(obj.extract::<f64>()?));
+    }
+    if let Ok(text) = obj.cast_exact::<PyString>() {
+        return Ok(Node::Str(Str::Owned(text.to_str()?.into())));
+    }
+    if let Ok(items) = obj.cast_exact::<PyList>() {
+        return Ok(Node::List(items.iter().map(|item| node_strict(&item)).collect::<PyResult<_>>()?));
+    }
+    if let Ok(items) = obj.cast_exact::<PyTuple>() {
+        return Ok(Node::List(items.iter().map(|item| node_strict(&item)).collect::<PyResult<_>>()?));
+    }
+    if let Ok(dict) = obj.cast_exact::<PyDict>() {
+        let mut entries = Vec::with_capacity(dict.len());
+        for (k, v) in dict.iter() {
+            let key = k.cast_exact::<PyString>().map_err(|_| PyValueError::new_err("a key that is no str"))?;
+            entries.push((Node::Str(Str::Owned(key.to_str()?.into())), node_strict(&v)?));
+        }
+        return Ok(Node::Map(entries));
+    }
+    Err(PyValueError::new_err("a value the core does not write"))
 }

@@ -7,7 +7,10 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyFloat, PyList, PyString, PyTuple};
 
+use cqlsh_ext_core::held;
+
 use crate::convert::{step_of, to_py};
+use crate::held::{ContentRow, HeldColumn, HeldContents, Row as HeldRow};
 use crate::state::configured_now;
 
 /// A condition's literal as the core compares it (query.grammar's Literal, encoded by
@@ -158,6 +161,10 @@ pub struct QueryRequest {
     grouped: bool,
     cap: usize,
     undecodable_group: Py<PyAny>,
+    /// The projected paths' values held by the core (QueryPage.held) instead of Python lists.
+    held: bool,
+    /// Places whose kept rows' contents a file writes (QueryPage.contents): their trees built.
+    contents: Vec<usize>,
 }
 
 #[pymethods]
@@ -169,7 +176,8 @@ impl QueryRequest {
     }
 
     #[new]
-    #[pyo3(signature = (*, rows, places, conditions, outputs, order, keys, aggregates, grouped, cap, undecodable_group))]
+    #[pyo3(signature = (*, rows, places, conditions, outputs, order, keys, aggregates, grouped, cap, undecodable_group,
+                        held = false, contents = Vec::new()))]
     #[allow(clippy::too_many_arguments)] // the request's fields, by keyword
     fn new(
         rows: usize,
@@ -182,8 +190,12 @@ impl QueryRequest {
         grouped: bool,
         cap: usize,
         undecodable_group: Py<PyAny>,
+        held: bool,
+        contents: Vec<usize>,
     ) -> Self {
         QueryRequest {
+            held,
+            contents,
             rows,
             places,
             conditions,
@@ -245,6 +257,10 @@ pub struct QueryPage {
     groups: Vec<Py<GroupPartial>>,
     /// A sum past 128 bits: Python reads the page.
     overflow: bool,
+    /// With `held`: per projected item, its path's values held by the core (None: not a path).
+    held: Vec<Option<Py<HeldColumn>>>,
+    /// Per place of `contents`, its kept rows' contents.
+    contents: Vec<Py<HeldContents>>,
 }
 
 fn shown_py<'py>(
@@ -335,8 +351,14 @@ pub fn query_page<'py>(py: Python<'py>, request: &Bound<'py, QueryRequest>) -> P
         .map(|a| AggSpec { func: a.func.clone(), star: a.star, input: a.input })
         .collect();
     let projected: Vec<(usize, usize)> = r.outputs.iter().chain(r.order.iter()).flatten().copied().collect();
-    let program =
+    let mut program =
         Program::new(paths, needles, conds, &projected, r.keys.clone(), aggs, r.grouped).map_err(invalid)?;
+    for &place in &r.contents {
+        match program.trees.get_mut(place) {
+            Some(tree) => *tree = true,
+            None => return Err(invalid("contents of no place".to_owned())),
+        }
+    }
     // the values: bytes, None (a null blob) or anything else (not a blob); a text column's str
     // is read as its UTF-8 bytes by the Python evaluator alone: the page is refused
     let mut cells: Vec<Vec<Cell<'_>>> = Vec::with_capacity(items.len());
@@ -357,7 +379,7 @@ pub fn query_page<'py>(py: Python<'py>, request: &Bound<'py, QueryRequest>) -> P
     }
     let config = &configured.config;
     let (rows, cap) = (r.rows, r.cap);
-    let (slots, result) = py.detach(|| query::query_page(config, &program, &cells, rows, cap));
+    let (mut slots, result) = py.detach(|| query::query_page(config, &program, &cells, rows, cap));
     let column_of = |refs: &Vec<Option<(usize, usize)>>| -> PyResult<Vec<Py<PyList>>> {
         let mut out = Vec::with_capacity(refs.len());
         for reference in refs {
@@ -377,8 +399,47 @@ pub fn query_page<'py>(py: Python<'py>, request: &Bound<'py, QueryRequest>) -> P
         }
         Ok(out)
     };
-    let outputs = column_of(&r.outputs)?;
+    let nodes = config.nodes_for(cap);
+    let (outputs, held) = if r.held {
+        let mut held = Vec::with_capacity(r.outputs.len());
+        for reference in &r.outputs {
+            held.push(match reference {
+                Some((place, path)) => {
+                    let mut rows = Vec::with_capacity(result.kept.len());
+                    for &row in &result.kept {
+                        rows.push(match query::projected(&slots[*place][row], *path, &cells[*place][row]) {
+                            Some((node, src)) => match held::held_value(node, src, nodes) {
+                                Some(value) => HeldRow::Core(value),
+                                None => HeldRow::Python(to_py(py, node, src)?.unbind()),
+                            },
+                            None => HeldRow::Core(held::Held::none()),
+                        });
+                    }
+                    Some(Py::new(py, HeldColumn::new(rows))?)
+                }
+                None => None,
+            });
+        }
+        (r.outputs.iter().map(|_| PyList::empty(py).unbind()).collect(), held)
+    } else {
+        (column_of(&r.outputs)?, Vec::new())
+    };
     let order = column_of(&r.order)?;
+    let mut labels = held::Labels::default();
+    let mut contents = Vec::with_capacity(r.contents.len());
+    for &place in &r.contents {
+        let mut rows = Vec::with_capacity(result.kept.len());
+        for &row in &result.kept {
+            let slot = std::mem::replace(&mut slots[place][row], query::Slot::HandBack);
+            let stored = match cells[place][row] {
+                Cell::Blob(bytes) => bytes,
+                _ => &[],
+            };
+            let content = held::slot_content(slot, stored, nodes, &mut labels);
+            rows.push(ContentRow { content, stored: items[place][row].clone().unbind() });
+        }
+        contents.push(Py::new(py, HeldContents::new(rows))?);
+    }
     let undecodable_group = r.undecodable_group.bind(py);
     let mut groups = Vec::with_capacity(result.groups.len());
     for group in &result.groups {
@@ -421,5 +482,7 @@ pub fn query_page<'py>(py: Python<'py>, request: &Bound<'py, QueryRequest>) -> P
         paths: seen,
         groups,
         overflow: result.overflow,
+        held,
+        contents,
     })
 }

@@ -91,7 +91,7 @@ pub fn value_of(node: &Node, src: &[u8]) -> Value {
 }
 
 /// A CBOR bignum's decimal text (base 10 by repeated division of its magnitude).
-fn big_text(node: &Node, src: &[u8]) -> String {
+pub fn big_text(node: &Node, src: &[u8]) -> String {
     let Node::BigBytes(a, n, negative) = node else { return String::new() };
     let mut magnitude: Vec<u8> = src[*a as usize..(*a + *n) as usize].to_vec();
     if *negative {
@@ -181,7 +181,7 @@ pub fn py_float_repr(f: f64, out: &mut String) {
 }
 
 /// A string as json.dumps(..., ensure_ascii=False) spells it.
-fn json_string(text: &str, out: &mut String) {
+pub fn json_string(text: &str, out: &mut String) {
     out.push('"');
     for c in text.chars() {
         match c {
@@ -375,6 +375,72 @@ pub fn utf8_array<'a>(name: &str, values: impl IntoIterator<Item = Option<&'a st
 /// A binary array ("z").
 pub fn binary_array<'a>(name: &str, values: impl IntoIterator<Item = Option<&'a [u8]>>) -> Array {
     variable("z", name, values.into_iter())
+}
+
+/// A variable-length array ("u" utf8, "z" binary) from its parts: `offsets` (one more than the
+/// slots), the bytes, each slot's presence.
+pub fn variable_array(format: &str, name: &str, offsets: &[i32], data: &[u8], valid: &[bool]) -> Array {
+    let (bitmap, nulls) = validity(valid);
+    Array {
+        field: field(format, name),
+        data: Data {
+            length: valid.len(),
+            null_count: nulls,
+            buffers: vec![bitmap, Some(Buffer::from_bytes(as_bytes_i32(offsets))), Some(Buffer::from_bytes(data))],
+            children: Vec::new(),
+        },
+    }
+}
+
+fn as_bytes_i32(values: &[i32]) -> &[u8] {
+    // SAFETY: i32 has no padding; the slice covers the same memory, read as bytes (little-endian
+    // on the targets the core builds for, as Arrow's buffers are)
+    unsafe { std::slice::from_raw_parts(values.as_ptr().cast::<u8>(), std::mem::size_of_val(values)) }
+}
+
+/// A fixed-width array (`width` bytes a slot) from its bytes and each slot's presence.
+pub fn fixed_array(format: &str, name: &str, data: &[u8], valid: &[bool]) -> Array {
+    let (bitmap, nulls) = validity(valid);
+    Array {
+        field: field(format, name),
+        data: Data {
+            length: valid.len(),
+            null_count: nulls,
+            buffers: vec![bitmap, Some(Buffer::from_bytes(data))],
+            children: Vec::new(),
+        },
+    }
+}
+
+/// A list array ("+l": its child named "item") from the offsets into its child.
+pub fn list_array(name: &str, offsets: &[i32], valid: &[bool], child: Array) -> Array {
+    let (bitmap, nulls) = validity(valid);
+    let child = child.renamed("item");
+    Array {
+        field: Field {
+            format: "+l".to_owned(),
+            name: name.to_owned(),
+            metadata: None,
+            nullable: true,
+            children: vec![child.field],
+        },
+        data: Data {
+            length: valid.len(),
+            null_count: nulls,
+            buffers: vec![bitmap, Some(Buffer::from_bytes(as_bytes_i32(offsets)))],
+            children: vec![child.data],
+        },
+    }
+}
+
+/// A struct array ("+s") whose slots may be null, from its children (one slot each a row).
+pub fn nullable_struct_array(name: &str, valid: &[bool], children: Vec<Array>) -> Array {
+    let (bitmap, nulls) = validity(valid);
+    let (fields, data): (Vec<Field>, Vec<Data>) = children.into_iter().map(|c| (c.field, c.data)).unzip();
+    Array {
+        field: Field { format: "+s".to_owned(), name: name.to_owned(), metadata: None, nullable: true, children: fields },
+        data: Data { length: valid.len(), null_count: nulls, buffers: vec![bitmap], children: data },
+    }
 }
 
 fn variable<'a>(format: &str, name: &str, values: impl Iterator<Item = Option<&'a [u8]>>) -> Array {

@@ -61,12 +61,11 @@ fn start(payload: &[u8], base: usize, len: usize, nodes: usize) -> Option<usize>
     if i >= text.len() || (text[i] != b'{' && text[i] != b'[') {
         return None;
     }
-    // the budget: more values than nodes are not parsed
-    if text.len() > nodes && text.iter().filter(|&&b| (b & 0xC0) != 0x80).count() > nodes {
-        let count = text.iter().filter(|&&b| b == b',' || b == b'[' || b == b'{').count();
-        if count > nodes {
-            return None;
-        }
+    // the budget: more values than nodes are not parsed (the text's characters are counted
+    // first on the Python side, but a comma or bracket is a character, so past `nodes` of those
+    // the characters are too: counting those alone decides, and stops past `nodes`)
+    if text.len() > nodes && memchr::memchr3_iter(b',', b'[', b'{', text).take(nodes + 1).count() > nodes {
+        return None;
     }
     Some(base + i)
 }
@@ -462,58 +461,14 @@ impl Parser<'_> {
     /// start, the closing quote's position, whether it has escapes, whether it holds a lone
     /// surrogate). The parser moves past the closing quote.
     fn scan_string(&mut self, end: usize) -> Result<(usize, usize, bool, bool), Stop> {
-        let src = self.src;
         let start = self.pos;
-        let mut i = start;
-        let mut escaped = false;
-        let mut lone = false;
-        while i < end {
-            i = crate::scan::string_special(src, i, end);
-            if i >= end {
-                break;
+        match crate::scan::json_string_end(self.src, start, end) {
+            Ok((close, escaped, lone)) => {
+                self.pos = close + 1;
+                Ok((start, close, escaped, lone))
             }
-            let b = src[i];
-            if b == b'"' {
-                self.pos = i + 1;
-                return Ok((start, i, escaped, lone));
-            }
-            if b < 0x20 {
-                return Err(Stop::NotJson);
-            }
-            if b != b'\\' {
-                i += 1;
-                continue;
-            }
-            escaped = true;
-            if i + 1 >= end {
-                return Err(Stop::NotJson);
-            }
-            let e = src[i + 1];
-            i += 2;
-            match e {
-                b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => {}
-                b'u' => {
-                    let c = hex4(src, i, end).ok_or(Stop::NotJson)?;
-                    i += 4;
-                    if (0xd800..=0xdbff).contains(&c) {
-                        if i + 6 <= end && src[i] == b'\\' && src[i + 1] == b'u' {
-                            let c2 = hex4(src, i + 2, end).ok_or(Stop::NotJson)?;
-                            if (0xdc00..=0xdfff).contains(&c2) {
-                                i += 6;
-                            } else {
-                                lone = true;
-                            }
-                        } else {
-                            lone = true;
-                        }
-                    } else if (0xdc00..=0xdfff).contains(&c) {
-                        lone = true;
-                    }
-                }
-                _ => return Err(Stop::NotJson),
-            }
+            Err(_) => Err(Stop::NotJson),
         }
-        Err(Stop::NotJson)
     }
 
     /// A string after its opening quote: a span of the payload when it has no escapes.

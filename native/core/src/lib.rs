@@ -7,7 +7,7 @@
 //! page calls: `page` (kinds, labels, sizes, texts, the paths' values), `query` (a payload
 //! query's conditions, projections and group partials), `stats` (COMPRESSION STATS' counters),
 //! `describe` (DESCRIBE PAYLOAD's structure and sketches); `columns` lays a page's answer out as
-//! Arrow arrays (the C data interface). Any value the core cannot answer exactly as the Python
+//! Arrow arrays (the C data interface), `held` a file's values in the kinds its writer settled. Any value the core cannot answer exactly as the Python
 //! engine would is handed back (its index listed), never guessed.
 //!
 //! Nothing here knows Python: the bindings crate (native/bindings) converts its requests and
@@ -20,6 +20,7 @@ pub mod deflate;
 pub mod describe;
 pub mod engine;
 pub mod formats;
+pub mod held;
 pub mod json;
 pub mod lz4;
 pub mod msgpack;

@@ -159,6 +159,9 @@ pub struct Program {
     pub keys: Vec<(usize, usize)>,
     pub aggs: Vec<Agg>,
     pub grouped: bool,
+    /// Per place, whether its values' trees are built (a file writes the decoded payloads of
+    /// the kept rows: held.rs), the paths then read in them.
+    pub trees: Vec<bool>,
 }
 
 // ------------------------------------------------------------------------------ values
@@ -740,12 +743,13 @@ pub fn read_slot(
     cap: usize,
     paths: &[Vec<Step>],
     needles: &[Needle],
+    tree: bool,
 ) -> Slot {
     if null {
         return Slot::Null;
     }
     let Some(value) = value else { return Slot::NotBlob };
-    let want = Want { paths, tree: false, measure: false, json: true, needles };
+    let want = Want { paths, tree, measure: false, json: true, needles };
     let Some(Ok(outcome)) = crate::panics::guarded(|| decode_value(cfg, value, cap, &want)) else {
         return Slot::HandBack;
     };
@@ -969,7 +973,8 @@ impl Program {
             let func = AggFunc::by_name(&spec.func).ok_or_else(|| format!("aggregate {:?}", spec.func))?;
             program_aggs.push(Agg { func, star: spec.star, input: spec.input });
         }
-        Ok(Program { paths, needles, conds: program_conds, keys, aggs: program_aggs, grouped })
+        let trees = vec![false; paths.len()];
+        Ok(Program { paths, needles, conds: program_conds, keys, aggs: program_aggs, grouped, trees })
     }
 }
 
@@ -1001,7 +1006,9 @@ pub fn query_page(cfg: &Config, program: &Program, cells: &[Vec<Cell<'_>>], rows
     let slots: Vec<Vec<Slot>> = cells
         .iter()
         .zip(program.paths.iter().zip(&program.needles))
-        .map(|(values, (paths, needles))| {
+        .enumerate()
+        .map(|(place, (values, (paths, needles)))| {
+            let tree = program.trees.get(place).copied().unwrap_or(false);
             values
                 .iter()
                 .map(|cell| {
@@ -1009,9 +1016,9 @@ pub fn query_page(cfg: &Config, program: &Program, cells: &[Vec<Cell<'_>>], rows
                         return Slot::HandBack;
                     }
                     let slot = match cell {
-                        Cell::Blob(bytes) => read_slot(cfg, Some(bytes), false, cap, paths, needles),
-                        Cell::Null => read_slot(cfg, None, true, cap, paths, needles),
-                        Cell::Other => read_slot(cfg, None, false, cap, paths, needles),
+                        Cell::Blob(bytes) => read_slot(cfg, Some(bytes), false, cap, paths, needles, tree),
+                        Cell::Null => read_slot(cfg, None, true, cap, paths, needles, tree),
+                        Cell::Other => read_slot(cfg, None, false, cap, paths, needles, tree),
                     };
                     if let Slot::Read(outcome) = &slot {
                         if let crate::engine::Payload::Owned(data) = &outcome.payload {

@@ -1,5 +1,11 @@
-//! Byte scans eight bytes at a time (SWAR): the hot loops of the text rule and the JSON
-//! reader ask "is there any byte of this kind" far more often than "which one".
+//! Byte scans many bytes at a time: the hot loops of the text rule and the JSON reader ask "is
+//! there any byte of this kind" far more often than "which one". Eight bytes at a time in plain
+//! Rust (SWAR); on x86_64 sixteen (SSE2, part of the architecture) and, where the CPU has AVX2
+//! (told at run time: one wheel runs everywhere), thirty-two. A JSON string's end is found 64
+//! bytes at a time as simdjson finds it: the block's quotes, backslashes and control characters
+//! as bit masks, the escaped characters from the runs of backslashes (an odd run escapes the
+//! byte after it), the string's end the first quote not escaped; only escapes are looked at one
+//! by one.
 
 const LOW: u64 = 0x0101_0101_0101_0101;
 const HIGH: u64 = 0x8080_8080_8080_8080;
@@ -45,6 +51,27 @@ mod sse2 {
         __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_max_epu8, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8,
     };
 
+    /// A block of 64 bytes at `at` as (backslashes, quotes, control characters) bit masks.
+    #[inline]
+    pub fn classify(src: &[u8], at: usize) -> (u64, u64, u64) {
+        assert!(at + 64 <= src.len());
+        let (mut backslash, mut quote, mut control) = (0u64, 0u64, 0u64);
+        // SAFETY: SSE2 is always present on x86_64; the four loads are inside src (asserted).
+        unsafe {
+            let q = _mm_set1_epi8(b'"' as i8);
+            let b = _mm_set1_epi8(b'\\' as i8);
+            let c = _mm_set1_epi8(0x1f);
+            for k in 0..4 {
+                let chunk = _mm_loadu_si128(src.as_ptr().add(at + 16 * k).cast::<__m128i>());
+                let shift = 16 * k as u32;
+                backslash |= (_mm_movemask_epi8(_mm_cmpeq_epi8(chunk, b)) as u16 as u64) << shift;
+                quote |= (_mm_movemask_epi8(_mm_cmpeq_epi8(chunk, q)) as u16 as u64) << shift;
+                control |= (_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_max_epu8(chunk, c), c)) as u16 as u64) << shift;
+            }
+        }
+        (backslash, quote, control)
+    }
+
     #[inline]
     pub fn string_special(src: &[u8], mut i: usize, end: usize) -> usize {
         let end = end.min(src.len());
@@ -72,6 +99,51 @@ mod sse2 {
     }
 }
 
+#[cfg(target_arch = "x86_64")]
+mod avx2 {
+    use std::arch::x86_64::{
+        __m256i, _mm256_cmpeq_epi8, _mm256_loadu_si256, _mm256_max_epu8, _mm256_movemask_epi8, _mm256_set1_epi8,
+    };
+    use std::sync::atomic::{AtomicU8, Ordering};
+
+    static PRESENT: AtomicU8 = AtomicU8::new(0);
+
+    /// Whether the CPU has AVX2 (told once at run time).
+    #[inline]
+    pub fn present() -> bool {
+        match PRESENT.load(Ordering::Relaxed) {
+            0 => {
+                let found = std::is_x86_feature_detected!("avx2");
+                PRESENT.store(if found { 2 } else { 1 }, Ordering::Relaxed);
+                found
+            }
+            known => known == 2,
+        }
+    }
+
+    /// classify() thirty-two bytes at a time.
+    ///
+    /// # Safety
+    /// The CPU must have AVX2 (`present()`).
+    #[target_feature(enable = "avx2")]
+    pub unsafe fn classify(src: &[u8], at: usize) -> (u64, u64, u64) {
+        assert!(at + 64 <= src.len());
+        let q = _mm256_set1_epi8(b'"' as i8);
+        let b = _mm256_set1_epi8(b'\\' as i8);
+        let c = _mm256_set1_epi8(0x1f);
+        let (mut backslash, mut quote, mut control) = (0u64, 0u64, 0u64);
+        for k in 0..2 {
+            // SAFETY: inside src (asserted)
+            let chunk = unsafe { _mm256_loadu_si256(src.as_ptr().add(at + 32 * k).cast::<__m256i>()) };
+            let shift = 32 * k as u32;
+            backslash |= (_mm256_movemask_epi8(_mm256_cmpeq_epi8(chunk, b)) as u32 as u64) << shift;
+            quote |= (_mm256_movemask_epi8(_mm256_cmpeq_epi8(chunk, q)) as u32 as u64) << shift;
+            control |= (_mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_max_epu8(chunk, c), c)) as u32 as u64) << shift;
+        }
+        (backslash, quote, control)
+    }
+}
+
 /// string_special eight bytes at a time (SWAR), then byte by byte.
 #[inline]
 fn swar_string_special(src: &[u8], mut i: usize, end: usize) -> usize {
@@ -94,6 +166,189 @@ fn swar_string_special(src: &[u8], mut i: usize, end: usize) -> usize {
     end
 }
 
+// ------------------------------------------------------------------------------ a JSON string's end
+
+/// Why a JSON string is no string json.loads reads: a control character in it, an escape it
+/// does not know, no closing quote.
+#[derive(Debug, PartialEq, Eq)]
+pub struct NotAString;
+
+/// A JSON string's end, from `start` (just past its opening quote) within `src[..end]`: (the
+/// closing quote's position, whether it has escapes, whether one of them is a lone surrogate),
+/// as json.loads' strict scanner reads the string.
+pub fn json_string_end(src: &[u8], start: usize, end: usize) -> Result<(usize, bool, bool), NotAString> {
+    #[cfg(target_arch = "x86_64")]
+    let wide = avx2::present();
+    #[cfg(not(target_arch = "x86_64"))]
+    let wide = false;
+    string_end(src, start, end, wide)
+}
+
+/// json_string_end, its blocks read thirty-two bytes at a time (`wide`: AVX2) or sixteen.
+#[cfg_attr(not(target_arch = "x86_64"), allow(unused_variables))]
+fn string_end(src: &[u8], start: usize, end: usize, wide: bool) -> Result<(usize, bool, bool), NotAString> {
+    let end = end.min(src.len());
+    let mut state = Escapes::default();
+    let mut i = start;
+    #[cfg(target_arch = "x86_64")]
+    {
+        // a short string: its end in the first sixteen bytes, no escape before it
+        if i + 16 <= end {
+            let at = sse2::string_special(src, i, i + 16);
+            if at < i + 16 && src[at] == b'"' {
+                return Ok((at, false, false));
+            }
+        }
+        while i + 64 <= end {
+            let (backslash, quote, control) = if wide {
+                // SAFETY: the CPU has AVX2 (checked); the block is inside src[..end]
+                unsafe { avx2::classify(src, i) }
+            } else {
+                sse2::classify(src, i)
+            };
+            if let Some(found) = state.block(src, i, end, backslash, quote, control)? {
+                return Ok(found);
+            }
+            i += 64;
+        }
+    }
+    state.tail(src, i, end)
+}
+
+/// What the block scan carries from one block to the next.
+#[derive(Default)]
+struct Escapes {
+    /// The block's first byte is escaped (the last block ended in an odd run of backslashes).
+    carry: u64,
+    escaped: bool,
+    lone: bool,
+    /// The `u` of a low surrogate's escape already read as the second half of a pair.
+    paired: Option<usize>,
+}
+
+const EVEN: u64 = 0x5555_5555_5555_5555;
+
+impl Escapes {
+    /// One block of 64 bytes at `at`, given its masks: the string's end when it is in the block.
+    #[inline]
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+    fn block(
+        &mut self,
+        src: &[u8],
+        at: usize,
+        end: usize,
+        backslash: u64,
+        quote: u64,
+        control: u64,
+    ) -> Result<Option<(usize, bool, bool)>, NotAString> {
+        // simdjson's escaped characters: each byte after an odd run of backslashes
+        let starts = backslash & !self.carry;
+        let follows = (starts << 1) | self.carry;
+        let odd_starts = starts & !EVEN & !follows;
+        let (even_runs, carry) = odd_starts.overflowing_add(starts);
+        let escaped = (EVEN ^ (even_runs << 1)) & follows;
+        let quotes = quote & !escaped;
+        let before = if quotes != 0 { (quotes & quotes.wrapping_neg()) - 1 } else { !0 };
+        if control & before != 0 {
+            return Err(NotAString);
+        }
+        let mut escapes = escaped & before;
+        while escapes != 0 {
+            let p = at + escapes.trailing_zeros() as usize;
+            escapes &= escapes - 1;
+            self.escape(src, p, end)?;
+        }
+        if quotes != 0 {
+            return Ok(Some((at + quotes.trailing_zeros() as usize, self.escaped, self.lone)));
+        }
+        self.carry = carry as u64;
+        Ok(None)
+    }
+
+    /// The escape whose character is at `p` (a backslash before it): one json.loads knows, a
+    /// lone surrogate noted.
+    #[inline]
+    fn escape(&mut self, src: &[u8], p: usize, end: usize) -> Result<(), NotAString> {
+        self.escaped = true;
+        match src[p] {
+            b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => Ok(()),
+            b'u' => {
+                let c = hex4(src, p + 1, end).ok_or(NotAString)?;
+                if self.paired == Some(p) {
+                    return Ok(()); // the low half of a pair read with its high half
+                }
+                if (0xd800..=0xdbff).contains(&c) {
+                    let low = p + 5;
+                    if low + 6 <= end && src[low] == b'\\' && src[low + 1] == b'u' {
+                        let c2 = hex4(src, low + 2, end).ok_or(NotAString)?;
+                        if (0xdc00..=0xdfff).contains(&c2) {
+                            self.paired = Some(low + 1);
+                            return Ok(());
+                        }
+                    }
+                    self.lone = true;
+                } else if (0xdc00..=0xdfff).contains(&c) {
+                    self.lone = true;
+                }
+                Ok(())
+            }
+            _ => Err(NotAString),
+        }
+    }
+
+    /// The rest of the string from `i`, a byte at a time (its first byte escaped with `carry`).
+    fn tail(mut self, src: &[u8], mut i: usize, end: usize) -> Result<(usize, bool, bool), NotAString> {
+        if self.carry != 0 {
+            i -= 1; // the backslash before it: the escape is read whole below
+        }
+        if let Some(u) = self.paired {
+            if u + 5 > i && u >= i {
+                i = u + 5; // the pair's low half, read already
+            }
+        }
+        while i < end {
+            i = string_special(src, i, end);
+            if i >= end {
+                break;
+            }
+            let b = src[i];
+            if b == b'"' {
+                return Ok((i, self.escaped, self.lone));
+            }
+            if b < 0x20 {
+                return Err(NotAString);
+            }
+            if i + 1 >= end {
+                return Err(NotAString);
+            }
+            self.escape(src, i + 1, end)?;
+            i += if src[i + 1] == b'u' {
+                match self.paired {
+                    Some(u) if u == i + 7 => 12,
+                    _ => 6,
+                }
+            } else {
+                2
+            };
+        }
+        Err(NotAString)
+    }
+}
+
+/// Four hex digits at `at` (within `end`) as a number.
+#[inline]
+pub fn hex4(src: &[u8], at: usize, end: usize) -> Option<u32> {
+    if at + 4 > end {
+        return None;
+    }
+    let mut v: u32 = 0;
+    for &b in &src[at..at + 4] {
+        let d = (b as char).to_digit(16)?;
+        v = v << 4 | d;
+    }
+    Some(v)
+}
+
 /// Whether some byte is a C0 control character or DEL (unwrap._C0_BYTES).
 #[inline]
 pub fn any_c0(data: &[u8]) -> bool {
@@ -111,6 +366,98 @@ pub fn any_c0(data: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn json_string_end_is_wide() -> bool {
+        #[cfg(target_arch = "x86_64")]
+        return avx2::present();
+        #[cfg(not(target_arch = "x86_64"))]
+        false
+    }
+
+    /// json_string_end a byte at a time, as json.rs read strings before the block scan: the
+    /// reference (json.loads' strict string scanner).
+    fn string_end_bytewise(src: &[u8], start: usize, end: usize) -> Result<(usize, bool, bool), NotAString> {
+        let mut i = start;
+        let (mut escaped, mut lone) = (false, false);
+        while i < end {
+            let b = src[i];
+            if b == b'"' {
+                return Ok((i, escaped, lone));
+            }
+            if b < 0x20 {
+                return Err(NotAString);
+            }
+            if b != b'\\' {
+                i += 1;
+                continue;
+            }
+            escaped = true;
+            if i + 1 >= end {
+                return Err(NotAString);
+            }
+            let e = src[i + 1];
+            i += 2;
+            match e {
+                b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => {}
+                b'u' => {
+                    let c = hex4(src, i, end).ok_or(NotAString)?;
+                    i += 4;
+                    if (0xd800..=0xdbff).contains(&c) {
+                        if i + 6 <= end && src[i] == b'\\' && src[i + 1] == b'u' {
+                            let c2 = hex4(src, i + 2, end).ok_or(NotAString)?;
+                            if (0xdc00..=0xdfff).contains(&c2) {
+                                i += 6;
+                            } else {
+                                lone = true;
+                            }
+                        } else {
+                            lone = true;
+                        }
+                    } else if (0xdc00..=0xdfff).contains(&c) {
+                        lone = true;
+                    }
+                }
+                _ => return Err(NotAString),
+            }
+        }
+        Err(NotAString)
+    }
+
+    #[test]
+    fn a_string_s_end_found_by_blocks_is_the_byte_loop_s() {
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let pieces: [&[u8]; 14] = [
+            b"\\", b"\\\"", b"\\\\", b"\\n", b"\\u00e9", b"\\ud83d\\ude00", b"\\ud83d", b"\\ude00",
+            b"\\u12", b"\\x", b"\"", b"\x01", b"ab", b"\xc3\xa9",
+        ];
+        for round in 0..40_000 {
+            let mut data: Vec<u8> = Vec::new();
+            let len = (next() % 300) as usize;
+            while data.len() < len {
+                if next() % 3 == 0 {
+                    data.extend_from_slice(pieces[(next() % pieces.len() as u64) as usize]);
+                } else {
+                    data.push(b'a' + (next() % 26) as u8);
+                }
+            }
+            if round % 2 == 0 {
+                data.push(b'"');
+            }
+            let start = if data.is_empty() { 0 } else { (next() as usize) % (data.len().min(70) + 1) };
+            let start = start.min(data.len());
+            let end = data.len() - (next() as usize % 3).min(data.len() - start);
+            let want = string_end_bytewise(&data, start, end);
+            for wide in [false, cfg!(target_arch = "x86_64") && json_string_end_is_wide()] {
+                assert_eq!(string_end(&data, start, end, wide), want, "{:?} {start}..{end}", String::from_utf8_lossy(&data));
+            }
+        }
+    }
 
     #[test]
     fn string_special_finds_the_first_special_byte_as_a_byte_loop_does() {

@@ -1,0 +1,720 @@
+//! A file's held values (core: held.rs): HeldColumn (a path's values of a page's kept rows),
+//! HeldContents (a blob column's rows: kind, label, payload), both kept by the core until the
+//! file's writer settles the kinds, then laid out as Arrow arrays (`held_array`,
+//! `contents_arrays`: HeldArray, `__arrow_c_array__`) with no Python object per value. Rows the
+//! core does not hold are the Python side's (a chunk holding one is `pure` no longer: its writer
+//! reads it as Python values, `to_pylist`, as it reads any other column).
+
+use std::ffi::{c_void, CStr};
+use std::sync::Arc;
+
+use cqlsh_ext_core::columns::{export_data, export_schema, variable_array, Array};
+use cqlsh_ext_core::engine::Kind as ViewKind;
+use cqlsh_ext_core::held::{self, Content, Held, Kind, Labels, Slot, Unlaid};
+use cqlsh_ext_core::page::{self, PageWant};
+use cqlsh_ext_core::tree::Node;
+use pyo3::exceptions::{PyIndexError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyCapsule, PyDict, PyList, PySlice, PyString, PyTuple};
+
+use crate::convert::{node_strict, slices, to_py};
+use crate::state::configured_now;
+
+#[repr(transparent)]
+struct Sendable<T>(T);
+
+// SAFETY: the struct's pointers are owned by its private data, which nothing else references.
+unsafe impl<T> Send for Sendable<T> {}
+
+const SCHEMA: &CStr = c"arrow_schema";
+const ARRAY: &CStr = c"arrow_array";
+
+/// One Arrow array the core laid out (`pyarrow.array(it)` imports it without a copy).
+#[pyclass(frozen, module = "cqlsh_ext_native")]
+pub struct HeldArray {
+    array: Array,
+}
+
+#[pymethods]
+impl HeldArray {
+    #[getter]
+    fn format(&self) -> String {
+        self.array.field.format.clone()
+    }
+
+    fn __len__(&self) -> usize {
+        self.array.len()
+    }
+
+    #[pyo3(signature = (requested_schema = None))]
+    fn __arrow_c_array__<'py>(
+        &self,
+        py: Python<'py>,
+        requested_schema: Option<Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyTuple>> {
+        let _ = requested_schema; // the kind's own type is given
+        let schema = Sendable(export_schema(&self.array.field));
+        let data = Sendable(export_data(self.array.data.clone()));
+        let schema =
+            PyCapsule::new_with_value_and_destructor(py, schema, SCHEMA, |mut s, _: *mut c_void| {
+                if let Some(release) = s.0.release {
+                    // SAFETY: not moved out by a consumer (its release is still set): ours to release
+                    unsafe { release(&mut s.0) }
+                }
+            })?;
+        let data = PyCapsule::new_with_value_and_destructor(py, data, ARRAY, |mut a, _: *mut c_void| {
+            if let Some(release) = a.0.release {
+                // SAFETY: as above
+                unsafe { release(&mut a.0) }
+            }
+        })?;
+        PyTuple::new(py, [schema.into_any(), data.into_any()])
+    }
+}
+
+/// A kind as render/arrow_types.py describes it to the core (`kind_spec`): ("null",), ("bool",),
+/// ("int", bits), ("float",), ("dec", scale, digits), ("str",), ("json",), ("list", item),
+/// ("struct", ((name, kind), ...)).
+fn kind_of(spec: &Bound<'_, PyAny>) -> PyResult<Kind> {
+    let tag: String = spec.get_item(0)?.extract()?;
+    Ok(match tag.as_str() {
+        "null" => Kind::Null,
+        "bool" => Kind::Bool,
+        "int" => Kind::Int(spec.get_item(1)?.extract()?),
+        "float" => Kind::Float,
+        "dec" => Kind::Dec { scale: spec.get_item(1)?.extract()?, digits: spec.get_item(2)?.extract()? },
+        "str" => Kind::Str,
+        "json" => Kind::Json,
+        "list" => Kind::List(Box::new(kind_of(&spec.get_item(1)?)?)),
+        "struct" => Kind::Struct(
+            spec.get_item(1)?
+                .try_iter()?
+                .map(|field| {
+                    let field = field?;
+                    Ok((field.get_item(0)?.extract()?, kind_of(&field.get_item(1)?)?))
+                })
+                .collect::<PyResult<_>>()?,
+        ),
+        other => return Err(PyValueError::new_err(format!("a kind the core does not lay out: {other:?}"))),
+    })
+}
+
+fn range_of(len: usize, index: &Bound<'_, PyAny>) -> PyResult<(usize, usize)> {
+    let slice = index.cast::<PySlice>()?;
+    let found = slice.indices(len as isize)?;
+    if found.step != 1 {
+        return Err(PyValueError::new_err("a held column is sliced with step 1"));
+    }
+    let start = found.start.max(0) as usize;
+    let stop = (found.stop.max(found.start)).max(0) as usize;
+    Ok((start.min(len), stop.min(len)))
+}
+
+// ------------------------------------------------------------------------------ a path's values
+
+/// A row of a held path column: the core's value, or a Python object (a value the core hands
+/// back, or one the Python side spells).
+pub enum Row {
+    Core(Held),
+    Python(Py<PyAny>),
+}
+
+/// A path's values in a page's kept rows, held by the core (a Sequence of the Python values the
+/// query would have given).
+#[pyclass(frozen, sequence, module = "cqlsh_ext_native")]
+pub struct HeldColumn {
+    rows: Arc<Vec<Row>>,
+    start: usize,
+    end: usize,
+}
+
+impl HeldColumn {
+    pub fn new(rows: Vec<Row>) -> HeldColumn {
+        let end = rows.len();
+        HeldColumn { rows: Arc::new(rows), start: 0, end }
+    }
+
+    fn rows(&self) -> &[Row] {
+        &self.rows[self.start..self.end]
+    }
+}
+
+fn row_py<'py>(py: Python<'py>, row: &Row) -> PyResult<Bound<'py, PyAny>> {
+    match row {
+        Row::Core(held) => to_py(py, &held.node, &held.src),
+        Row::Python(obj) => Ok(obj.bind(py).clone()),
+    }
+}
+
+#[pymethods]
+impl HeldColumn {
+    fn __len__(&self) -> usize {
+        self.end - self.start
+    }
+
+    fn __getitem__<'py>(&self, py: Python<'py>, index: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+        let len = self.end - self.start;
+        if let Ok(i) = index.extract::<isize>() {
+            let at = if i < 0 { i + len as isize } else { i };
+            if at < 0 || at >= len as isize {
+                return Err(PyIndexError::new_err("held column index out of range"));
+            }
+            return row_py(py, &self.rows()[at as usize]);
+        }
+        let (start, stop) = range_of(len, index)?;
+        Ok(Bound::new(
+            py,
+            HeldColumn { rows: self.rows.clone(), start: self.start + start, end: self.start + stop },
+        )?
+        .into_any())
+    }
+
+    /// Every row the core's (none a Python object): the column is laid out by held_array.
+    #[getter]
+    fn pure(&self) -> bool {
+        self.rows().iter().all(|r| matches!(r, Row::Core(_)))
+    }
+
+    /// The indexes of the rows that are Python objects.
+    fn python_rows(&self) -> Vec<usize> {
+        self.rows().iter().enumerate().filter(|(_, r)| matches!(r, Row::Python(_))).map(|(i, _)| i).collect()
+    }
+
+    /// One value of each shape among the first `limit` rows the core holds, with its row's
+    /// index, in order (`bounds`: the integer magnitudes kinds read: 2**53, 2**63, 10**38): the
+    /// values a sample's kinds are read from (core: held.rs `shape`).
+    fn shapes<'py>(
+        &self,
+        py: Python<'py>,
+        limit: usize,
+        bounds: [i128; 3],
+    ) -> PyResult<Vec<(usize, Bound<'py, PyAny>)>> {
+        let rows = &self.rows()[..limit.min(self.end - self.start)];
+        let slots: Vec<(usize, Slot<'_>)> = rows
+            .iter()
+            .enumerate()
+            .filter_map(|(i, r)| match r {
+                Row::Core(held) => Some((i, Some((&held.node, &held.src[..])))),
+                Row::Python(_) => None,
+            })
+            .collect();
+        let just: Vec<Slot<'_>> = slots.iter().map(|(_, s)| *s).collect();
+        held::one_of_each_shape(&just, &bounds)
+            .into_iter()
+            .map(|k| {
+                let (i, slot) = slots[k];
+                let (node, src) = slot.expect("a held row");
+                Ok((i, to_py(py, node, src)?))
+            })
+            .collect()
+    }
+
+    /// The values as Python objects (as the query would have given them), the first `limit`.
+    #[pyo3(signature = (limit = None))]
+    fn to_pylist<'py>(&self, py: Python<'py>, limit: Option<usize>) -> PyResult<Bound<'py, PyList>> {
+        let rows = self.rows();
+        let rows = &rows[..limit.unwrap_or(rows.len()).min(rows.len())];
+        let items: Vec<Bound<'py, PyAny>> = rows.iter().map(|r| row_py(py, r)).collect::<PyResult<_>>()?;
+        PyList::new(py, items)
+    }
+
+    /// This column's rows in another order, with Python objects among them: `order[i]` a row of
+    /// this column (its index), or -1 for the next of `python` (rows the Python side read).
+    fn rearranged(&self, py: Python<'_>, order: Vec<isize>, python: Vec<Py<PyAny>>) -> PyResult<HeldColumn> {
+        let rows = self.rows();
+        let mut others = python.into_iter();
+        let mut out = Vec::with_capacity(order.len());
+        for at in order {
+            if at < 0 {
+                let obj = others.next().ok_or_else(|| PyValueError::new_err("rearranged: too few rows"))?;
+                out.push(Row::Python(obj));
+            } else {
+                out.push(match rows.get(at as usize) {
+                    Some(Row::Core(held)) => Row::Core(held.clone()),
+                    Some(Row::Python(obj)) => Row::Python(obj.clone_ref(py)),
+                    None => return Err(PyIndexError::new_err("rearranged: no such row")),
+                });
+            }
+        }
+        Ok(HeldColumn::new(out))
+    }
+
+    fn __repr__(&self) -> String {
+        format!("HeldColumn({} rows)", self.end - self.start)
+    }
+}
+
+fn chunks_of<'py, T: pyo3::PyClass>(chunks: &Bound<'py, PyAny>) -> PyResult<Vec<Bound<'py, T>>> {
+    chunks.try_iter()?.map(|c| Ok(c?.cast_into::<T>()?)).collect()
+}
+
+/// Python values given for rows (`filled`: the row's index over the chunks -> its value), as
+/// trees (node_strict: ValueError for a value the core does not write).
+fn filled_nodes(filled: Option<&Bound<'_, PyDict>>) -> PyResult<Vec<(usize, Node)>> {
+    let Some(filled) = filled else { return Ok(Vec::new()) };
+    let mut out: Vec<(usize, Node)> =
+        filled.iter().map(|(k, v)| Ok((k.extract::<usize>()?, node_strict(&v)?))).collect::<PyResult<_>>()?;
+    out.sort_by_key(|(at, _)| *at);
+    Ok(out)
+}
+
+/// The held columns' values (one column, in chunks) as one Arrow array of `kind` named `name`:
+/// (the array, []) or (None, the values that do not fit, as Python objects: the writer widens the
+/// kind and asks again). `filled`: the value of each Python row (its index over the chunks), as
+/// the writer spells it. Raises ValueError for a kind the core does not lay out, a Python row not
+/// filled or filled with what the core does not write, or a column past 32-bit offsets (the
+/// Python side then writes the column).
+#[pyfunction]
+#[pyo3(signature = (chunks, kind, name, filled = None))]
+pub fn held_array<'py>(
+    py: Python<'py>,
+    chunks: &Bound<'py, PyAny>,
+    kind: &Bound<'py, PyAny>,
+    name: &str,
+    filled: Option<&Bound<'py, PyDict>>,
+) -> PyResult<(Option<HeldArray>, Vec<Bound<'py, PyAny>>)> {
+    let kind = kind_of(kind)?;
+    let chunks: Vec<Bound<'py, HeldColumn>> = chunks_of(chunks)?;
+    let nodes = filled_nodes(filled)?;
+    let mut given = nodes.iter().peekable();
+    let mut slots: Vec<Slot<'_>> = Vec::new();
+    for chunk in &chunks {
+        for row in chunk.get().rows() {
+            let at = slots.len();
+            match row {
+                Row::Core(held) => slots.push(Some((&held.node, &held.src))),
+                Row::Python(_) => match given.next_if(|(i, _)| *i == at) {
+                    Some((_, node)) => slots.push(Some((node, &[]))),
+                    None => return Err(PyValueError::new_err("a Python row not filled")),
+                },
+            }
+        }
+    }
+    laid_out(py, &kind, name, &slots)
+}
+
+fn laid_out<'py>(
+    py: Python<'py>,
+    kind: &Kind,
+    name: &str,
+    slots: &[Slot<'_>],
+) -> PyResult<(Option<HeldArray>, Vec<Bound<'py, PyAny>>)> {
+    match held::array(kind, name, slots) {
+        Ok(array) => Ok((Some(HeldArray { array }), Vec::new())),
+        Err(Unlaid::Misfits(rows)) => {
+            let mut values = Vec::with_capacity(rows.len());
+            for at in rows {
+                values.push(match slots[at] {
+                    Some((node, src)) => to_py(py, node, src)?,
+                    None => py.None().into_bound(py),
+                });
+            }
+            Ok((None, values))
+        }
+        Err(Unlaid::TooLarge) => Err(PyValueError::new_err("a column past 32-bit offsets")),
+    }
+}
+
+// ------------------------------------------------------------------------------ a blob's rows
+
+/// Three per-row columns of Python objects (kind, label, payload or text) and the rows that are
+/// the Python side's.
+type Columns3<'py> = (Bound<'py, PyList>, Bound<'py, PyList>, Bound<'py, PyList>, Vec<usize>);
+
+/// A blob's arrays (payload, label, kind, note, stored), or None and the payloads that misfit.
+type LaidOut<'py> = (Option<Vec<HeldArray>>, Vec<Bound<'py, PyAny>>);
+
+/// A Python row's label, kind, note and stored value (None where absent).
+type Parts<'py> = [Option<Bound<'py, PyAny>>; 4];
+
+/// A blob column's row: the core's reading of it and its stored value (the Python object).
+pub struct ContentRow {
+    pub content: Content,
+    pub stored: Py<PyAny>,
+}
+
+/// A blob column's rows (kept rows of a page, or a page the file decodes), read by the core: per
+/// row its kind, label and payload (core: held.rs Content), the Python side's where the core
+/// holds none (`pure` says whether any).
+#[pyclass(frozen, sequence, module = "cqlsh_ext_native")]
+pub struct HeldContents {
+    rows: Arc<Vec<ContentRow>>,
+    start: usize,
+    end: usize,
+}
+
+impl HeldContents {
+    pub fn new(rows: Vec<ContentRow>) -> HeldContents {
+        let end = rows.len();
+        HeldContents { rows: Arc::new(rows), start: 0, end }
+    }
+
+    fn rows(&self) -> &[ContentRow] {
+        &self.rows[self.start..self.end]
+    }
+}
+
+fn view_kind(kind: ViewKind) -> &'static str {
+    page::KIND_NAMES.get(kind as usize).copied().unwrap_or("unknown")
+}
+
+#[pymethods]
+impl HeldContents {
+    fn __len__(&self) -> usize {
+        self.end - self.start
+    }
+
+    /// A row's stored value (int index), or the rows of a slice (a HeldContents).
+    fn __getitem__<'py>(&self, py: Python<'py>, index: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+        let len = self.end - self.start;
+        if let Ok(i) = index.extract::<isize>() {
+            let at = if i < 0 { i + len as isize } else { i };
+            if at < 0 || at >= len as isize {
+                return Err(PyIndexError::new_err("held contents index out of range"));
+            }
+            return Ok(self.rows()[at as usize].stored.bind(py).clone());
+        }
+        let (start, stop) = range_of(len, index)?;
+        Ok(Bound::new(
+            py,
+            HeldContents { rows: self.rows.clone(), start: self.start + start, end: self.start + stop },
+        )?
+        .into_any())
+    }
+
+    #[getter]
+    fn pure(&self) -> bool {
+        self.rows().iter().all(|r| !matches!(r.content, Content::Python))
+    }
+
+    /// The indexes of the rows that are the Python side's.
+    fn python_rows(&self) -> Vec<usize> {
+        self.rows()
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| matches!(r.content, Content::Python))
+            .map(|(i, _)| i)
+            .collect()
+    }
+
+    /// One payload of each shape among the first `limit` rows the core reads, with its row's
+    /// index, in order (HeldColumn.shapes; a null blob's payload is None).
+    fn shapes<'py>(
+        &self,
+        py: Python<'py>,
+        limit: usize,
+        bounds: [i128; 3],
+    ) -> PyResult<Vec<(usize, Bound<'py, PyAny>)>> {
+        let rows = &self.rows()[..limit.min(self.end - self.start)];
+        let slots: Vec<(usize, Slot<'_>)> = rows
+            .iter()
+            .enumerate()
+            .filter_map(|(i, r)| match &r.content {
+                Content::Read { payload, .. } => Some((i, Some((&payload.node, &payload.src[..])))),
+                Content::Null => Some((i, None)),
+                Content::Python => None,
+            })
+            .collect();
+        let just: Vec<Slot<'_>> = slots.iter().map(|(_, s)| *s).collect();
+        held::one_of_each_shape(&just, &bounds)
+            .into_iter()
+            .map(|k| {
+                let (i, slot) = slots[k];
+                Ok((
+                    i,
+                    match slot {
+                        Some((node, src)) => to_py(py, node, src)?,
+                        None => py.None().into_bound(py),
+                    },
+                ))
+            })
+            .collect()
+    }
+
+    /// The rows' stored values (bytes, or None).
+    fn stored<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        PyList::new(py, self.rows().iter().map(|r| r.stored.bind(py)))
+    }
+
+    /// The rows' stored sizes (0 for a value that is no bytes).
+    fn sizes(&self, py: Python<'_>) -> Vec<usize> {
+        self.rows()
+            .iter()
+            .map(|r| r.stored.bind(py).cast::<PyBytes>().map_or(0, |b| b.as_bytes().len()))
+            .collect()
+    }
+
+    /// Per row (kind, label, payload) as Python objects (None, None, None for a null blob), and
+    /// the rows that are the Python side's (their indexes: read from their stored values); the
+    /// first `limit` rows.
+    #[pyo3(signature = (limit = None))]
+    fn parts<'py>(&self, py: Python<'py>, limit: Option<usize>) -> PyResult<Columns3<'py>> {
+        let rows = self.rows();
+        let rows = &rows[..limit.unwrap_or(rows.len()).min(rows.len())];
+        let (mut kinds, mut labels, mut payloads, mut python) = (
+            Vec::with_capacity(rows.len()),
+            Vec::with_capacity(rows.len()),
+            Vec::with_capacity(rows.len()),
+            Vec::new(),
+        );
+        for (i, row) in rows.iter().enumerate() {
+            match &row.content {
+                Content::Read { kind, label, payload, .. } => {
+                    kinds.push(PyString::new(py, view_kind(*kind)).into_any());
+                    labels.push(match label {
+                        Some(text) => PyString::new(py, text).into_any(),
+                        None => py.None().into_bound(py),
+                    });
+                    payloads.push(to_py(py, &payload.node, &payload.src)?);
+                }
+                other => {
+                    if matches!(other, Content::Python) {
+                        python.push(i);
+                    }
+                    kinds.push(py.None().into_bound(py));
+                    labels.push(py.None().into_bound(py));
+                    payloads.push(py.None().into_bound(py));
+                }
+            }
+        }
+        Ok((PyList::new(py, kinds)?, PyList::new(py, labels)?, PyList::new(py, payloads)?, python))
+    }
+
+    /// Per row (kind, label, the payload as the file spells it: JSON Lines with `json`, else CSV;
+    /// output/spellings.py) for the rows the core read (kind, label and text None for a null
+    /// blob, text None for no known format), and the rows that are the Python side's.
+    fn texts<'py>(&self, py: Python<'py>, json: bool) -> PyResult<Columns3<'py>> {
+        let rows = self.rows();
+        let none = || py.None().into_bound(py);
+        let (mut kinds, mut labels, mut texts, mut python) = (
+            Vec::with_capacity(rows.len()),
+            Vec::with_capacity(rows.len()),
+            Vec::with_capacity(rows.len()),
+            Vec::new(),
+        );
+        let spelt: Vec<Option<String>> =
+            py.detach(|| rows.iter().map(|r| held::payload_text(&r.content, json)).collect());
+        for (i, (row, text)) in rows.iter().zip(spelt).enumerate() {
+            match &row.content {
+                Content::Read { kind, label, .. } => {
+                    kinds.push(PyString::new(py, view_kind(*kind)).into_any());
+                    labels.push(label.as_deref().map_or_else(none, |l| PyString::new(py, l).into_any()));
+                    texts.push(text.as_deref().map_or_else(none, |t| PyString::new(py, t).into_any()));
+                }
+                other => {
+                    if matches!(other, Content::Python) {
+                        python.push(i);
+                    }
+                    kinds.push(none());
+                    labels.push(none());
+                    texts.push(none());
+                }
+            }
+        }
+        Ok((PyList::new(py, kinds)?, PyList::new(py, labels)?, PyList::new(py, texts)?, python))
+    }
+
+    /// This column's rows in another order, with the Python side's among them: `order[i]` a row
+    /// of this column (its index), or -1 for the next of `python` (stored values the Python
+    /// engine reads: rows the core handed back).
+    fn rearranged(
+        &self,
+        py: Python<'_>,
+        order: Vec<isize>,
+        python: Vec<Py<PyAny>>,
+    ) -> PyResult<HeldContents> {
+        let rows = self.rows();
+        let mut others = python.into_iter();
+        let mut out = Vec::with_capacity(order.len());
+        for at in order {
+            if at < 0 {
+                let obj = others.next().ok_or_else(|| PyValueError::new_err("rearranged: too few rows"))?;
+                let content = if obj.is_none(py) { Content::Null } else { Content::Python };
+                out.push(ContentRow { content, stored: obj });
+            } else {
+                let row =
+                    rows.get(at as usize).ok_or_else(|| PyIndexError::new_err("rearranged: no such row"))?;
+                out.push(ContentRow { content: row.content.clone(), stored: row.stored.clone_ref(py) });
+            }
+        }
+        Ok(HeldContents::new(out))
+    }
+
+    fn __repr__(&self) -> String {
+        format!("HeldContents({} rows)", self.end - self.start)
+    }
+}
+
+/// The held blob rows (one column, in chunks, all pure) as a Parquet export's five columns
+/// (render/parquet_columns.py): the payload laid out as `kind` (named `name`), the label, the
+/// view's kind, the note (none: a row with something to say is the Python side's) and the stored
+/// bytes (for no known format, and every row with `raw`): ([five arrays], []) or (None, the
+/// payloads that do not fit `kind`). Raises ValueError as held_array does.
+#[pyfunction]
+#[pyo3(signature = (chunks, kind, name, raw, filled = None))]
+pub fn contents_arrays<'py>(
+    py: Python<'py>,
+    chunks: &Bound<'py, PyAny>,
+    kind: &Bound<'py, PyAny>,
+    name: &str,
+    raw: bool,
+    filled: Option<&Bound<'py, PyDict>>,
+) -> PyResult<LaidOut<'py>> {
+    let kind = kind_of(kind)?;
+    let chunks: Vec<Bound<'py, HeldContents>> = chunks_of(chunks)?;
+    // the Python rows' five parts: (payload, label, kind, note, stored)
+    let mut given: Vec<(usize, Node, Parts<'py>)> = Vec::new();
+    if let Some(filled) = filled {
+        for (k, v) in filled.iter() {
+            let parts = v.cast_into::<PyTuple>()?;
+            if parts.len() != 5 {
+                return Err(PyValueError::new_err("a filled row is (payload, label, kind, note, stored)"));
+            }
+            let part = |i: usize| -> PyResult<Option<Bound<'py, PyAny>>> {
+                let item = parts.get_item(i)?;
+                Ok(if item.is_none() { None } else { Some(item) })
+            };
+            given.push((
+                k.extract()?,
+                node_strict(&parts.get_item(0)?)?,
+                [part(1)?, part(2)?, part(3)?, part(4)?],
+            ));
+        }
+        given.sort_by_key(|(at, _, _)| *at);
+    }
+    let mut payloads: Vec<Slot<'_>> = Vec::new();
+    let mut others: Vec<Option<&Parts<'py>>> = Vec::new();
+    let mut next = given.iter().peekable();
+    for chunk in &chunks {
+        for row in chunk.get().rows() {
+            let at = payloads.len();
+            match &row.content {
+                Content::Read { payload, .. } => {
+                    payloads.push(Some((&payload.node, &payload.src)));
+                    others.push(None);
+                }
+                Content::Null => {
+                    payloads.push(None);
+                    others.push(None);
+                }
+                Content::Python => match next.next_if(|(i, _, _)| *i == at) {
+                    Some((_, node, parts)) => {
+                        payloads.push(Some((node, &[])));
+                        others.push(Some(parts));
+                    }
+                    None => return Err(PyValueError::new_err("a Python row not filled")),
+                },
+            }
+        }
+    }
+    let (payload, misfits) = laid_out(py, &kind, name, &payloads)?;
+    let Some(payload) = payload else { return Ok((None, misfits)) };
+    let n = payloads.len();
+    let mut label = Utf8::new(n);
+    let mut kinds = Utf8::new(n);
+    let mut note = Utf8::new(n);
+    let mut stored = Utf8::new(n);
+    let text_of = |part: &Option<Bound<'py, PyAny>>| -> PyResult<Option<String>> {
+        match part {
+            None => Ok(None),
+            Some(obj) => Ok(Some(obj.cast_exact::<PyString>()?.to_str()?.to_owned())),
+        }
+    };
+    let mut at = 0usize;
+    for chunk in &chunks {
+        for row in chunk.get().rows() {
+            match (&row.content, others[at]) {
+                (Content::Read { kind: view, label: text, .. }, _) => {
+                    label.push(text.as_deref().map(str::as_bytes))?;
+                    kinds.push(Some(view_kind(*view).as_bytes()))?;
+                    note.push(None)?;
+                    let keep = raw || *view == ViewKind::NoFormat;
+                    let bytes = row.stored.bind(py).cast::<PyBytes>().ok();
+                    stored.push(if keep { bytes.map(|b| b.as_bytes()) } else { None })?;
+                }
+                (Content::Python, Some([text, view, why, bytes])) => {
+                    label.push(text_of(text)?.as_deref().map(str::as_bytes))?;
+                    kinds.push(text_of(view)?.as_deref().map(str::as_bytes))?;
+                    note.push(text_of(why)?.as_deref().map(str::as_bytes))?;
+                    match bytes {
+                        None => stored.push(None)?,
+                        Some(obj) => stored.push(Some(obj.cast_exact::<PyBytes>()?.as_bytes()))?,
+                    }
+                }
+                _ => {
+                    label.push(None)?;
+                    kinds.push(None)?;
+                    note.push(None)?;
+                    stored.push(None)?;
+                }
+            }
+            at += 1;
+        }
+    }
+    let (label_name, kind_name, note_name, stored_name) =
+        (format!("{name}:label"), format!("{name}:kind"), format!("{name}:note"), format!("{name}:stored"));
+    Ok((
+        Some(vec![
+            payload,
+            HeldArray { array: label.array("u", &label_name) },
+            HeldArray { array: kinds.array("u", &kind_name) },
+            HeldArray { array: note.array("u", &note_name) },
+            HeldArray { array: stored.array("z", &stored_name) },
+        ]),
+        Vec::new(),
+    ))
+}
+
+struct Utf8 {
+    offsets: Vec<i32>,
+    data: Vec<u8>,
+    valid: Vec<bool>,
+}
+
+impl Utf8 {
+    fn new(n: usize) -> Utf8 {
+        let mut offsets = Vec::with_capacity(n + 1);
+        offsets.push(0);
+        Utf8 { offsets, data: Vec::new(), valid: Vec::with_capacity(n) }
+    }
+
+    fn push(&mut self, bytes: Option<&[u8]>) -> PyResult<()> {
+        if let Some(bytes) = bytes {
+            self.data.extend_from_slice(bytes);
+        }
+        self.valid.push(bytes.is_some());
+        let end = i32::try_from(self.data.len())
+            .map_err(|_| PyValueError::new_err("a column past 32-bit offsets"))?;
+        self.offsets.push(end);
+        Ok(())
+    }
+
+    fn array(self, format: &str, name: &str) -> Array {
+        variable_array(format, name, &self.offsets, &self.data, &self.valid)
+    }
+}
+
+/// A page of one blob column's values decoded for a file (as decode_page decodes them, their
+/// trees built, the GIL released): HeldContents. A value that is no bytes, or empty, is the
+/// Python side's unless None (a null blob).
+#[pyfunction]
+pub fn hold_page<'py>(py: Python<'py>, values: &Bound<'py, PyAny>, cap: usize) -> PyResult<HeldContents> {
+    let configured = configured_now()?;
+    let items: Vec<Bound<'py, PyAny>> = values.try_iter()?.collect::<PyResult<_>>()?;
+    let raw = slices(&items);
+    let config = &configured.config;
+    let want = PageWant { paths: &[], text: true, tree: true, measure: false, json: true };
+    let answer = py.detach(|| page::decode_page(config, &raw, cap, &want));
+    let nodes = config.nodes_for(cap);
+    let mut labels = Labels::default();
+    let mut rows = Vec::with_capacity(items.len());
+    for ((item, value), outcome) in items.iter().zip(&raw).zip(answer.outcomes) {
+        let content = match (value, outcome) {
+            _ if item.is_none() => Content::Null,
+            (Some(bytes), Some(outcome)) => held::content(outcome, bytes, nodes, &mut labels),
+            _ => Content::Python,
+        };
+        rows.push(ContentRow { content, stored: item.clone().unbind() });
+    }
+    Ok(HeldContents::new(rows))
+}

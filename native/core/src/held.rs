@@ -1,0 +1,835 @@
+//! Values held for a file: the path values and decoded payloads of a page's kept rows, kept by the
+//! core (no Python object per value) until the file's writer has settled each column's kind, then
+//! laid out as Arrow arrays of that kind (render/parquet.py writes them as they come).
+//!
+//! The kinds are render/arrow_types.py's, decided there (its lattice reads a sample of the values
+//! as Python objects, and the values that did not fit): the core only converts a value to a kind,
+//! as that module's converters do (`compile_kind`), and says which values do not fit it (a misfit:
+//! the writer widens the kind and asks again). A value whose conversion the Python side does
+//! differently (parquet_columns.is_plain says no: bytes, a tag, a non-finite float or a huge
+//! integer in a record, a tree past the budget's nodes or 32 levels) is not held: it stays Python's.
+
+use std::collections::HashMap;
+use std::fmt::Write;
+use std::sync::Arc;
+
+use crate::columns::{fixed_array, list_array, nullable_struct_array, py_float_repr, variable_array, Array};
+use crate::engine::{Kind as ViewKind, Label, Outcome};
+use crate::query::Slot as QuerySlot;
+use crate::tree::{Node, Str};
+
+/// A kind of render/arrow_types.py (the ones values read from payloads take).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Kind {
+    /// Only nulls (written as utf8).
+    Null,
+    Bool,
+    /// Integers within `bits`: 53 and 64 as int64, 128 as decimal128(38, 0).
+    Int(u32),
+    Float,
+    /// decimal128(38, scale): integers of at most `digits` digits.
+    Dec {
+        scale: u32,
+        digits: u32,
+    },
+    Str,
+    /// Each value as its JSON text (arrow_types.json_text).
+    Json,
+    List(Box<Kind>),
+    Struct(Vec<(String, Kind)>),
+}
+
+/// One value held: its node (Node::Null stands for None) and the bytes its spans point into (empty
+/// when detached: every string its own).
+#[derive(Clone, Debug)]
+pub struct Held {
+    pub node: Node,
+    pub src: Arc<[u8]>,
+}
+
+impl Held {
+    pub fn none() -> Held {
+        Held { node: Node::Null, src: Arc::from(&[][..]) }
+    }
+}
+
+/// 2**53: the integers a double holds exactly (arrow_types._EXACT_IN_DOUBLE).
+const EXACT_IN_DOUBLE: i128 = 1 << 53;
+/// Digits of decimal128 (arrow_types._DECIMAL_DIGITS).
+const DECIMAL_DIGITS: u32 = 38;
+/// parquet_columns.is_plain: records nested deeper are spelt by the Python side.
+const PLAIN_DEPTH: usize = 32;
+/// parquet_columns._plain_scalar: an integer of more bits is spelt by the Python side. A decimal
+/// text of at most this many digits is within 14,000 bits (10**4214 < 2**14000).
+const PLAIN_DIGITS: usize = 4214;
+
+/// A CBOR bignum as an integer node (its value within 128 bits, else its decimal text).
+fn bignum_node(node: &Node, src: &[u8]) -> Node {
+    if let Node::BigBytes(a, n, negative) = node {
+        if let Some(value) = crate::tree::bignum(&src[*a as usize..(*a + *n) as usize], *negative) {
+            return match i64::try_from(value) {
+                Ok(small) => Node::Int(small),
+                Err(_) => Node::Wide(value),
+            };
+        }
+        return Node::BigInt(crate::columns::big_text(node, src).into());
+    }
+    node.clone()
+}
+
+/// The tree with its CBOR bignums as integer nodes (what the Python side reads them as).
+fn without_bignums(node: &mut Node, src: &[u8]) {
+    match node {
+        Node::BigBytes(..) => *node = bignum_node(node, src),
+        Node::List(items) => items.iter_mut().for_each(|item| without_bignums(item, src)),
+        Node::Map(entries) => entries.iter_mut().for_each(|(k, v)| {
+            without_bignums(k, src);
+            without_bignums(v, src);
+        }),
+        _ => {}
+    }
+}
+
+fn has_bignum(node: &Node) -> bool {
+    match node {
+        Node::BigBytes(..) => true,
+        Node::List(items) => items.iter().any(has_bignum),
+        Node::Map(entries) => entries.iter().any(|(k, v)| has_bignum(k) || has_bignum(v)),
+        _ => false,
+    }
+}
+
+/// A node with its spans copied out (every string its own, a CBOR bignum an integer), or None for
+/// a node a held value cannot be (a byte string, an ext value: the Python side spells those).
+pub fn detached(node: &Node, src: &[u8]) -> Option<Node> {
+    Some(match node {
+        Node::BigBytes(..) => bignum_node(node, src),
+        Node::Null => Node::Null,
+        Node::Bool(b) => Node::Bool(*b),
+        Node::Int(i) => Node::Int(*i),
+        Node::Wide(i) => Node::Wide(*i),
+        Node::BigInt(text) => Node::BigInt(text.clone()),
+        Node::Float(f) => Node::Float(*f),
+        Node::Str(s) => Node::Str(Str::Owned(s.get(src).into())),
+        Node::List(items) => Node::List(items.iter().map(|item| detached(item, src)).collect::<Option<_>>()?),
+        Node::Map(entries) => Node::Map(
+            entries
+                .iter()
+                .map(|(k, v)| Some((detached(k, src)?, detached(v, src)?)))
+                .collect::<Option<_>>()?,
+        ),
+        Node::Bytes(..) | Node::Ext => return None,
+    })
+}
+
+fn plain_scalar(node: &Node) -> bool {
+    match node {
+        Node::Null | Node::Bool(_) | Node::Str(_) | Node::Int(_) | Node::Wide(_) => true,
+        // a bignum's magnitude of at most 1,750 bytes is within 14,000 bits
+        Node::BigBytes(_, n, _) => *n <= 1750,
+        Node::BigInt(text) => text.trim_start_matches('-').len() <= PLAIN_DIGITS,
+        Node::Float(f) => f.is_finite(),
+        _ => false,
+    }
+}
+
+/// parquet_columns.is_plain: JSON-able as it stands (string keys, finite floats, integers of at
+/// most 14,000 bits, no bytes or tags), within `nodes` nodes and 32 levels, so the Python side
+/// writes it as it is. Where this says no, the Python side decides (a value not held).
+pub fn plain(node: &Node, nodes: usize) -> bool {
+    fn walk(node: &Node, depth: usize, left: &mut i64) -> bool {
+        *left -= 1;
+        match node {
+            Node::List(items) => {
+                if depth > PLAIN_DEPTH || *left < 0 {
+                    return false;
+                }
+                items.iter().all(|item| walk(item, depth + 1, left))
+            }
+            Node::Map(entries) => {
+                if depth > PLAIN_DEPTH || *left < 0 {
+                    return false;
+                }
+                entries.iter().all(|(k, v)| matches!(k, Node::Str(_)) && walk(v, depth + 1, left))
+            }
+            scalar => plain_scalar(scalar),
+        }
+    }
+    let mut left = nodes as i64;
+    walk(node, 0, &mut left)
+}
+
+/// A path's value as a file holds it (parquet_columns.Splitter: a scalar as it is, a list or a
+/// record when is_plain), detached; None: the Python side's (bytes, or not plain).
+pub fn held_value(node: &Node, src: &[u8], nodes: usize) -> Option<Held> {
+    let keep = match node {
+        Node::List(_) | Node::Map(_) => plain(node, nodes),
+        Node::Bytes(..) | Node::Ext => false,
+        _ => true,
+    };
+    if !keep {
+        return None;
+    }
+    Some(Held { node: detached(node, src)?, src: Arc::from(&[][..]) })
+}
+
+// ------------------------------------------------------------------------------ shapes
+
+/// What a value's kind (arrow_types.kind_of) is read from, as bytes: its types, its records' keys,
+/// its integers' class by `bounds` (the magnitudes arrow_types reads integers by: exact in a
+/// double, int64, 38 digits), a list's items' shapes once each in the order met. Two values of one
+/// shape have one kind, so a sample's kinds are read from one value of each shape (merging a kind
+/// met before changes nothing).
+pub fn shape(node: &Node, src: &[u8], bounds: &[i128; 3], out: &mut Vec<u8>) {
+    match node {
+        Node::Null | Node::Ext => out.push(b'n'),
+        Node::Bool(_) => out.push(b'b'),
+        Node::Float(_) => out.push(b'f'),
+        Node::Str(_) => out.push(b's'),
+        Node::Bytes(..) => out.push(b'y'),
+        Node::Int(_) | Node::Wide(_) | Node::BigInt(_) | Node::BigBytes(..) => {
+            let value = match node {
+                Node::BigBytes(..) => int_of(&bignum_node(node, src)),
+                other => int_of(other),
+            };
+            let class = match value {
+                Some(v) if v.unsigned_abs() <= bounds[0].unsigned_abs() => b'0',
+                Some(v) if -bounds[1] <= v && v < bounds[1] => b'1',
+                Some(v) if v.unsigned_abs() < bounds[2].unsigned_abs() => b'2',
+                _ => b'3',
+            };
+            out.push(class);
+        }
+        Node::List(items) => {
+            out.push(b'[');
+            let mut seen: Vec<Vec<u8>> = Vec::new();
+            let mut one = Vec::new();
+            for item in items {
+                one.clear();
+                shape(item, src, bounds, &mut one);
+                if !seen.contains(&one) {
+                    out.extend_from_slice(&one);
+                    seen.push(one.clone());
+                }
+            }
+            out.push(b']');
+        }
+        Node::Map(entries) => {
+            out.push(b'{');
+            for (k, v) in entries {
+                match k {
+                    Node::Str(key) => {
+                        let key = key.bytes(src);
+                        out.push(b'k');
+                        out.extend_from_slice(&(key.len() as u32).to_le_bytes());
+                        out.extend_from_slice(key);
+                    }
+                    other => {
+                        out.push(b'?');
+                        shape(other, src, bounds, out);
+                    }
+                }
+                shape(v, src, bounds, out);
+            }
+            out.push(b'}');
+        }
+    }
+}
+
+/// The indexes of the first value of each shape among `values` (None: a null, the shape of
+/// Node::Null), in order.
+pub fn one_of_each_shape(values: &[Slot<'_>], bounds: &[i128; 3]) -> Vec<usize> {
+    let mut seen: std::collections::HashSet<Vec<u8>> = std::collections::HashSet::new();
+    let mut out = Vec::new();
+    let mut buffer = Vec::new();
+    for (i, slot) in values.iter().enumerate() {
+        buffer.clear();
+        match slot {
+            Some((node, src)) => shape(node, src, bounds, &mut buffer),
+            None => buffer.push(b'n'),
+        }
+        if !seen.contains(&buffer) {
+            seen.insert(buffer.clone());
+            out.push(i);
+        }
+    }
+    out
+}
+
+// ------------------------------------------------------------------------------ a blob's contents
+
+/// A blob value's row of a file's columns (render/parquet_columns.py: its payload, label, kind,
+/// note and stored bytes).
+#[derive(Clone, Debug)]
+pub enum Content {
+    /// A null blob: every part null.
+    Null,
+    /// Read by the core: the view's kind (text, record, or no known format: unknown), its label
+    /// (None for no known format) and its payload (a text's JSON tree or its text, a record's tree;
+    /// Node::Null for no known format). No note; the stored bytes only where asked (raw) or for
+    /// no known format.
+    Read { kind: ViewKind, label: Option<Arc<str>>, payload: Held, text_len: usize },
+    /// The Python engine's: a value handed back, cut, binary, failed, or a record the Python side
+    /// spells itself (not plain).
+    Python,
+}
+
+/// Labels spelt once a page (a label's text shared by its rows).
+#[derive(Default)]
+pub struct Labels {
+    spelt: Vec<(Label, Arc<str>)>,
+}
+
+impl Labels {
+    pub fn spell(&mut self, label: Label) -> Arc<str> {
+        if let Some((_, text)) = self.spelt.iter().find(|(l, _)| *l == label) {
+            return text.clone();
+        }
+        let text: Arc<str> = Arc::from(label.spell());
+        self.spelt.push((label, text.clone()));
+        text
+    }
+}
+
+/// A decoded value's row (`outcome`: what the engine read of it, its tree built; `stored` its
+/// stored bytes); `nodes`: the budget's nodes (a record within them is written as it is).
+pub fn content(outcome: Outcome, stored: &[u8], nodes: usize, labels: &mut Labels) -> Content {
+    if outcome.cut {
+        return Content::Python;
+    }
+    match outcome.kind {
+        ViewKind::Text => {
+            let src: Arc<[u8]> = match outcome.payload {
+                crate::engine::Payload::Owned(data) => Arc::from(data),
+                crate::engine::Payload::Stored => Arc::from(stored),
+            };
+            let payload = match outcome.tree {
+                Some(tree) => tree,
+                None => Node::Str(Str::Span(0, outcome.text_len as u32)),
+            };
+            let text_len = outcome.text_len;
+            Content::Read {
+                kind: ViewKind::Text,
+                label: Some(labels.spell(outcome.label)),
+                payload: Held { node: payload, src },
+                text_len,
+            }
+        }
+        ViewKind::Record => {
+            let Some(mut tree) = outcome.tree else { return Content::Python };
+            if !plain(&tree, nodes) {
+                return Content::Python;
+            }
+            let src: Arc<[u8]> = match outcome.payload {
+                crate::engine::Payload::Owned(data) => Arc::from(data),
+                crate::engine::Payload::Stored => Arc::from(stored),
+            };
+            if has_bignum(&tree) {
+                without_bignums(&mut tree, &src);
+            }
+            Content::Read {
+                kind: ViewKind::Record,
+                label: Some(labels.spell(outcome.label)),
+                payload: Held { node: tree, src },
+                text_len: 0,
+            }
+        }
+        ViewKind::NoFormat => {
+            Content::Read { kind: ViewKind::NoFormat, label: None, payload: Held::none(), text_len: 0 }
+        }
+        _ => Content::Python,
+    }
+}
+
+/// A query's slot of a kept row as a file's row (its tree built: Program.trees).
+pub fn slot_content(slot: QuerySlot, stored: &[u8], nodes: usize, labels: &mut Labels) -> Content {
+    match slot {
+        QuerySlot::Read(outcome) => content(outcome, stored, nodes, labels),
+        QuerySlot::Null => Content::Null,
+        QuerySlot::Undecodable(code) if code == ViewKind::NoFormat as u8 => {
+            Content::Read { kind: ViewKind::NoFormat, label: None, payload: Held::none(), text_len: 0 }
+        }
+        _ => Content::Python,
+    }
+}
+
+/// How the file spells a text or record payload (output/spellings.py): JSON Lines (a JSON text
+/// without its insignificant whitespace, a plain text as a JSON string, a record as json.dumps
+/// writes it) or CSV (the text itself, a record as json.dumps writes it). None for other rows.
+pub fn payload_text(content: &Content, json: bool) -> Option<String> {
+    let Content::Read { kind, payload, text_len, .. } = content else { return None };
+    let src = &payload.src[..];
+    match kind {
+        ViewKind::Text => {
+            let text = std::str::from_utf8(&src[..*text_len]).ok()?;
+            if !json {
+                return Some(text.to_owned());
+            }
+            if matches!(payload.node, Node::Map(_) | Node::List(_)) {
+                Some(minified(text))
+            } else {
+                let mut out = String::with_capacity(text.len() + 2);
+                crate::columns::json_string(text, &mut out);
+                Some(out)
+            }
+        }
+        ViewKind::Record => {
+            let mut out = String::new();
+            crate::columns::json_text(&payload.node, src, &mut out);
+            Some(out)
+        }
+        _ => None,
+    }
+}
+
+/// A JSON text without the whitespace between its tokens (spellings._minified: its strings kept
+/// as they are written, escapes included).
+pub fn minified(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out: Vec<u8> = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if b == b'"' {
+            let start = i;
+            i += 1;
+            while i < bytes.len() && bytes[i] != b'"' {
+                i += if bytes[i] == b'\\' { 2 } else { 1 };
+            }
+            i = (i + 1).min(bytes.len());
+            out.extend_from_slice(&bytes[start..i]);
+        } else {
+            if !matches!(b, b' ' | b'\t' | b'\n' | b'\r') {
+                out.push(b);
+            }
+            i += 1;
+        }
+    }
+    String::from_utf8(out).unwrap_or_default()
+}
+
+// ------------------------------------------------------------------------------ fitting a kind
+
+/// An integer node's value when within 128 bits (bool is not an integer here).
+fn int_of(node: &Node) -> Option<i128> {
+    match node {
+        Node::Int(i) => Some(*i as i128),
+        Node::Wide(i) => Some(*i),
+        Node::BigInt(text) => text.parse::<i128>().ok(),
+        _ => None,
+    }
+}
+
+fn int_bounds(bits: u32) -> (i128, i128) {
+    match bits {
+        53 => (-EXACT_IN_DOUBLE, EXACT_IN_DOUBLE),
+        64 => (i64::MIN as i128, i64::MAX as i128),
+        _ => (1 - 10i128.pow(DECIMAL_DIGITS), 10i128.pow(DECIMAL_DIGITS) - 1),
+    }
+}
+
+fn digit_count(value: i128) -> u32 {
+    let mut magnitude = value.unsigned_abs();
+    let mut digits = 1;
+    while magnitude >= 10 {
+        magnitude /= 10;
+        digits += 1;
+    }
+    digits
+}
+
+/// Whether the kind's converter takes the value (compile_kind's converters raise Misfit where
+/// this says no). A null fits every kind.
+pub fn fits(kind: &Kind, node: &Node, src: &[u8]) -> bool {
+    if matches!(node, Node::Null) {
+        return true;
+    }
+    match kind {
+        Kind::Null => false,
+        Kind::Bool => matches!(node, Node::Bool(_)),
+        Kind::Int(bits) => {
+            let (low, high) = int_bounds(*bits);
+            int_of(node).is_some_and(|v| low <= v && v <= high)
+        }
+        Kind::Float => match node {
+            Node::Float(_) => true,
+            other => int_of(other).is_some_and(|v| v.unsigned_abs() <= EXACT_IN_DOUBLE as u128),
+        },
+        Kind::Dec { digits, .. } => match int_of(node) {
+            // arrow_types._int_bits: None at 10**38 and past
+            Some(v) => v.unsigned_abs() < 10u128.pow(DECIMAL_DIGITS) && digit_count(v) <= *digits,
+            None => false,
+        },
+        Kind::Str => matches!(node, Node::Str(_)),
+        Kind::Json => true,
+        Kind::List(item) => match node {
+            Node::List(items) => items.iter().all(|v| fits(item, v, src)),
+            _ => false,
+        },
+        Kind::Struct(fields) => match node {
+            Node::Map(entries) => entries.iter().all(|(k, v)| match k {
+                Node::Str(name) => {
+                    let name = name.bytes(src);
+                    fields.iter().any(|(field, kind)| field.as_bytes() == name && fits(kind, v, src))
+                }
+                _ => false,
+            }),
+            _ => false,
+        },
+    }
+}
+
+// ------------------------------------------------------------------------------ JSON text
+
+/// arrow_types.json_text: a JSON-able value's JSON text, compact (no spaces), floats as
+/// jsonenc.float_text spells them (NaN and the infinities as strings), strings as json.dumps.
+pub fn json_text(node: &Node, src: &[u8], out: &mut String) {
+    match node {
+        Node::Null | Node::Ext => out.push_str("null"),
+        Node::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Node::Int(i) => {
+            let _ = write!(out, "{i}");
+        }
+        Node::Wide(i) => {
+            let _ = write!(out, "{i}");
+        }
+        Node::BigInt(text) => out.push_str(text),
+        Node::Float(f) => {
+            if f.is_finite() {
+                py_float_repr(*f, out);
+            } else {
+                out.push_str(if f.is_nan() {
+                    "\"NaN\""
+                } else if *f > 0.0 {
+                    "\"Infinity\""
+                } else {
+                    "\"-Infinity\""
+                });
+            }
+        }
+        Node::Str(s) => crate::columns::json_string(s.get(src), out),
+        // (not held: a value with bytes stays Python's)
+        Node::Bytes(..) | Node::BigBytes(..) => out.push_str("null"),
+        Node::List(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                json_text(item, src, out);
+            }
+            out.push(']');
+        }
+        Node::Map(entries) => {
+            out.push('{');
+            for (i, (k, v)) in entries.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                match k {
+                    Node::Str(s) => crate::columns::json_string(s.get(src), out),
+                    other => {
+                        let mut text = String::new();
+                        json_text(other, src, &mut text);
+                        crate::columns::json_string(&text, out);
+                    }
+                }
+                out.push(':');
+                json_text(v, src, out);
+            }
+            out.push('}');
+        }
+    }
+}
+
+// ------------------------------------------------------------------------------ arrays
+
+/// One slot of a column being built: a value and its bytes, or null.
+pub type Slot<'a> = Option<(&'a Node, &'a [u8])>;
+
+/// Why a column could not be laid out: a value does not fit (its slot), or the column's bytes
+/// pass 32-bit offsets (the Python side writes it).
+#[derive(Debug, PartialEq, Eq)]
+pub enum Unlaid {
+    Misfits(Vec<usize>),
+    TooLarge,
+}
+
+/// The slots of `values` that do not fit `kind`.
+pub fn misfits(kind: &Kind, values: &[Slot<'_>]) -> Vec<usize> {
+    values
+        .iter()
+        .enumerate()
+        .filter(|(_, slot)| matches!(slot, Some((node, src)) if !fits(kind, node, src)))
+        .map(|(i, _)| i)
+        .collect()
+}
+
+fn present<'a>(slot: &Slot<'a>) -> Option<(&'a Node, &'a [u8])> {
+    match slot {
+        Some((Node::Null, _)) | None => None,
+        Some(pair) => Some(*pair),
+    }
+}
+
+struct Variable {
+    offsets: Vec<i32>,
+    data: Vec<u8>,
+    valid: Vec<bool>,
+}
+
+impl Variable {
+    fn new(n: usize) -> Variable {
+        let mut offsets = Vec::with_capacity(n + 1);
+        offsets.push(0);
+        Variable { offsets, data: Vec::new(), valid: Vec::with_capacity(n) }
+    }
+
+    fn push(&mut self, bytes: Option<&[u8]>) -> Result<(), Unlaid> {
+        if let Some(bytes) = bytes {
+            self.data.extend_from_slice(bytes);
+        }
+        self.valid.push(bytes.is_some());
+        let end = i32::try_from(self.data.len()).map_err(|_| Unlaid::TooLarge)?;
+        self.offsets.push(end);
+        Ok(())
+    }
+
+    fn array(self, format: &str, name: &str) -> Array {
+        variable_array(format, name, &self.offsets, &self.data, &self.valid)
+    }
+}
+
+/// The Arrow format of a kind (arrow_types.arrow_type, as the C data interface spells it).
+pub fn format(kind: &Kind) -> String {
+    match kind {
+        Kind::Null | Kind::Str | Kind::Json => "u".to_owned(),
+        Kind::Bool => "b".to_owned(),
+        Kind::Int(bits) if *bits <= 64 => "l".to_owned(),
+        Kind::Int(_) => format!("d:{DECIMAL_DIGITS},0"),
+        Kind::Float => "g".to_owned(),
+        Kind::Dec { scale, .. } => format!("d:{DECIMAL_DIGITS},{scale}"),
+        Kind::List(_) => "+l".to_owned(),
+        Kind::Struct(_) => "+s".to_owned(),
+    }
+}
+
+/// The values as an Arrow array of `kind` (named `name`), converted as the kind's converter
+/// converts them; Err: the slots that do not fit, or a column too large for 32-bit offsets.
+pub fn array(kind: &Kind, name: &str, values: &[Slot<'_>]) -> Result<Array, Unlaid> {
+    let wrong = misfits(kind, values);
+    if !wrong.is_empty() {
+        return Err(Unlaid::Misfits(wrong));
+    }
+    laid(kind, name, values)
+}
+
+/// array() of values known to fit.
+fn laid(kind: &Kind, name: &str, values: &[Slot<'_>]) -> Result<Array, Unlaid> {
+    let n = values.len();
+    Ok(match kind {
+        Kind::Null => {
+            let mut out = Variable::new(n);
+            for _ in values {
+                out.push(None)?;
+            }
+            out.array("u", name)
+        }
+        Kind::Str => {
+            let mut out = Variable::new(n);
+            for slot in values {
+                out.push(present(slot).map(|(node, src)| match node {
+                    Node::Str(s) => s.bytes(src),
+                    _ => &[][..],
+                }))?;
+            }
+            out.array("u", name)
+        }
+        Kind::Json => {
+            let mut out = Variable::new(n);
+            let mut text = String::new();
+            for slot in values {
+                match present(slot) {
+                    Some((node, src)) => {
+                        text.clear();
+                        json_text(node, src, &mut text);
+                        out.push(Some(text.as_bytes()))?;
+                    }
+                    None => out.push(None)?,
+                }
+            }
+            out.array("u", name)
+        }
+        Kind::Bool => {
+            let mut bits = vec![0u8; n.div_ceil(8)];
+            let mut valid = Vec::with_capacity(n);
+            for (i, slot) in values.iter().enumerate() {
+                let value = present(slot).map(|(node, _)| matches!(node, Node::Bool(true)));
+                if value == Some(true) {
+                    bits[i / 8] |= 1 << (i % 8);
+                }
+                valid.push(value.is_some());
+            }
+            fixed_array("b", name, &bits, &valid)
+        }
+        Kind::Int(bits) if *bits <= 64 => {
+            let mut data: Vec<u8> = Vec::with_capacity(n * 8);
+            let mut valid = Vec::with_capacity(n);
+            for slot in values {
+                let value = present(slot).and_then(|(node, _)| int_of(node));
+                data.extend_from_slice(&(value.unwrap_or(0) as i64).to_le_bytes());
+                valid.push(value.is_some());
+            }
+            fixed_array("l", name, &data, &valid)
+        }
+        Kind::Int(_) | Kind::Dec { .. } => {
+            let scale = if let Kind::Dec { scale, .. } = kind { *scale } else { 0 };
+            let factor = 10i128.pow(scale);
+            let mut data: Vec<u8> = Vec::with_capacity(n * 16);
+            let mut valid = Vec::with_capacity(n);
+            for slot in values {
+                let value = present(slot).and_then(|(node, _)| int_of(node)).map(|v| v * factor);
+                data.extend_from_slice(&value.unwrap_or(0).to_le_bytes());
+                valid.push(value.is_some());
+            }
+            fixed_array(&format(kind), name, &data, &valid)
+        }
+        Kind::Float => {
+            let mut data: Vec<u8> = Vec::with_capacity(n * 8);
+            let mut valid = Vec::with_capacity(n);
+            for slot in values {
+                let value = present(slot).map(|(node, _)| match node {
+                    Node::Float(f) => *f,
+                    other => int_of(other).unwrap_or(0) as f64,
+                });
+                data.extend_from_slice(&value.unwrap_or(0.0).to_le_bytes());
+                valid.push(value.is_some());
+            }
+            fixed_array("g", name, &data, &valid)
+        }
+        Kind::List(item) => {
+            let mut offsets: Vec<i32> = Vec::with_capacity(n + 1);
+            offsets.push(0);
+            let mut valid = Vec::with_capacity(n);
+            let mut children: Vec<Slot<'_>> = Vec::new();
+            for slot in values {
+                match present(slot) {
+                    Some((Node::List(items), src)) => {
+                        children.extend(items.iter().map(|v| Some((v, src))));
+                        valid.push(true);
+                    }
+                    _ => valid.push(false),
+                }
+                offsets.push(i32::try_from(children.len()).map_err(|_| Unlaid::TooLarge)?);
+            }
+            list_array(name, &offsets, &valid, laid(item, "item", &children)?)
+        }
+        Kind::Struct(fields) => {
+            let mut valid = Vec::with_capacity(n);
+            let mut columns: Vec<Vec<Slot<'_>>> = fields.iter().map(|_| Vec::with_capacity(n)).collect();
+            let index: Option<HashMap<&[u8], usize>> = (fields.len() > 16)
+                .then(|| fields.iter().enumerate().map(|(i, (name, _))| (name.as_bytes(), i)).collect());
+            for slot in values {
+                for column in columns.iter_mut() {
+                    column.push(None);
+                }
+                if let Some((Node::Map(entries), src)) = present(slot) {
+                    let row = valid.len();
+                    for (k, v) in entries {
+                        if let Node::Str(key) = k {
+                            let key = key.bytes(src);
+                            let at = match &index {
+                                Some(index) => index.get(key).copied(),
+                                None => fields.iter().position(|(field, _)| field.as_bytes() == key),
+                            };
+                            if let Some(at) = at {
+                                columns[at][row] = Some((v, src));
+                            }
+                        }
+                    }
+                    valid.push(true);
+                } else {
+                    valid.push(false);
+                }
+            }
+            let children = fields
+                .iter()
+                .zip(&columns)
+                .map(|((field, kind), column)| laid(kind, field, column))
+                .collect::<Result<Vec<_>, _>>()?;
+            nullable_struct_array(name, &valid, children)
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn s(text: &str) -> Node {
+        Node::Str(Str::Owned(text.into()))
+    }
+
+    #[test]
+    fn json_text_is_compact_as_arrow_types_spells_it() {
+        let node = Node::Map(vec![
+            (s("a"), Node::List(vec![Node::Int(1), Node::Float(2.5), Node::Null])),
+            (s("b\"q"), Node::Float(f64::NAN)),
+            (s("c"), Node::BigInt("123456789012345678901234567890123456789012".into())),
+        ]);
+        let mut out = String::new();
+        json_text(&node, &[], &mut out);
+        assert_eq!(out, r#"{"a":[1,2.5,null],"b\"q":"NaN","c":123456789012345678901234567890123456789012}"#);
+    }
+
+    #[test]
+    fn kinds_take_what_their_converters_take() {
+        let src: &[u8] = &[];
+        assert!(fits(&Kind::Float, &Node::Int(1 << 53), src));
+        assert!(!fits(&Kind::Float, &Node::Int((1 << 53) + 1), src));
+        assert!(!fits(&Kind::Float, &Node::Bool(true), src));
+        assert!(!fits(&Kind::Int(53), &Node::Int((1 << 53) + 1), src));
+        assert!(fits(&Kind::Int(64), &Node::Int(i64::MAX), src));
+        assert!(!fits(&Kind::Int(64), &Node::Wide(i64::MAX as i128 + 1), src));
+        assert!(fits(&Kind::Int(128), &Node::Wide(10i128.pow(38) - 1), src));
+        assert!(!fits(&Kind::Int(128), &Node::BigInt("100000000000000000000000000000000000000".into()), src));
+        assert!(fits(&Kind::Dec { scale: 2, digits: 3 }, &Node::Int(-999), src));
+        assert!(!fits(&Kind::Dec { scale: 2, digits: 3 }, &Node::Int(1000), src));
+        assert!(!fits(&Kind::Dec { scale: 2, digits: 3 }, &Node::Float(1.0), src));
+        let record = Node::Map(vec![(s("a"), Node::Int(1))]);
+        let kind = Kind::Struct(vec![("a".into(), Kind::Int(53)), ("b".into(), Kind::Str)]);
+        assert!(fits(&kind, &record, src));
+        assert!(!fits(&Kind::Struct(vec![("b".into(), Kind::Str)]), &record, src));
+        assert!(fits(&Kind::Null, &Node::Null, src) && !fits(&Kind::Null, &Node::Int(0), src));
+    }
+
+    #[test]
+    fn plain_is_parquet_columns_is_plain() {
+        assert!(plain(&Node::Map(vec![(s("a"), Node::Float(1.0))]), 100));
+        assert!(!plain(&Node::Map(vec![(s("a"), Node::Float(f64::INFINITY))]), 100));
+        assert!(!plain(&Node::Map(vec![(Node::Int(1), Node::Null)]), 100));
+        assert!(!plain(&Node::List(vec![Node::List(vec![]), Node::List(vec![])]), 2));
+        let mut deep = Node::List(vec![]);
+        for _ in 0..33 {
+            deep = Node::List(vec![deep]);
+        }
+        assert!(!plain(&deep, 1000));
+    }
+
+    #[test]
+    fn a_struct_of_lists_is_laid_out_with_nulls() {
+        let a = Node::Map(vec![(s("x"), Node::List(vec![s("p"), s("q")]))]);
+        let b = Node::Null;
+        let c = Node::Map(vec![]);
+        let kind = Kind::Struct(vec![("x".into(), Kind::List(Box::new(Kind::Str)))]);
+        let values: Vec<Slot<'_>> = vec![Some((&a, &[])), Some((&b, &[])), Some((&c, &[])), None];
+        let array = array(&kind, "payload", &values).expect("fits");
+        assert_eq!(array.field.format, "+s");
+        assert_eq!((array.data.length, array.data.null_count), (4, 2));
+        let list = &array.data.children[0];
+        assert_eq!((list.length, list.null_count, list.children[0].length), (4, 3, 2));
+        assert_eq!(array.field.children[0].children[0].name, "item");
+        let wrong = Node::Map(vec![(s("y"), Node::Null)]);
+        assert_eq!(super::array(&kind, "p", &[Some((&wrong, &[]))]).err(), Some(Unlaid::Misfits(vec![0])));
+    }
+}
