@@ -8,8 +8,9 @@ children, getrusage) beside wall time, since this machine is shared.
 Each run rewrites every row of the column (the table the demo loads, by default), alternating
 between the two targets so every run has every row to write, then prints per run: rows, write
 units (Amazon Keyspaces' terms, 1 per started KB of a row), seconds, rows a second, units a second
-(against the PACE), the busiest second's units, and the CPU seconds it took. The last run is undone
-(UNDO of its journal), so the table ends as it started but for the writes' timestamps.
+(against the PACE), the busiest second's units, and the CPU seconds it took. Every run is undone at
+the end, the last first (UNDO of each journal), so the table ends as it started but for the writes'
+timestamps.
 """
 
 from __future__ import annotations
@@ -54,7 +55,7 @@ def main() -> int:
     args = parser.parse_args()
     print(f"{'PACE':>6} {'rows':>7} {'units':>7} {'seconds':>8} {'rows/s':>8} {'units/s':>8} "
           f"{'busiest':>8} {'CPU s':>7}")
-    journal = ""
+    journals: list[str] = []
     for i, pace in enumerate(args.paces):
         target = args.targets[i % 2]
         tail = f" PACE {pace}" if pace else ""
@@ -63,11 +64,12 @@ def main() -> int:
         if found is None:
             sys.exit(f"no closing line in:\n{out}")
         rows, units, seconds, rate, busiest = (float(g.replace(",", "")) for g in found.groups())
-        journal = next(line.split(": ", 1)[1] for line in out.splitlines() if line.startswith("Journal: "))
+        journals += [line.split(": ", 1)[1] for line in out.splitlines() if line.startswith("Journal: ")][:1]
         shown = str(pace) if pace else "none"
-        print(f"{shown:>6} {rows:>7,.0f} {units:>7,.0f} {seconds:>8.1f} {rows / seconds:>8,.0f} "
+        per_second = rows / seconds if seconds else 0.0  # (nothing to rewrite: the column was there)
+        print(f"{shown:>6} {rows:>7,.0f} {units:>7,.0f} {seconds:>8.1f} {per_second:>8,.0f} "
               f"{rate:>8,.0f} {busiest:>8,.0f} {cpu:>7.1f}   (wall of the process {wall:.1f} s)")
-    if journal:
+    for journal in reversed(journals):
         shell(args, f"UNDO '{journal}' CONFIRM")
     return 0
 

@@ -2,8 +2,8 @@
 Amazon Keyspaces prices a write (1 unit per started KB of the row: scanning.capacity.wcu), and never
 more writes in flight than the window.
 
-A token bucket: units accrue at the rate, at most a tenth of a second's worth (or one row's) ahead,
-and a row larger than that runs into debt that later rows wait out, so over any span the units sent
+A token bucket: units accrue at the rate, at most a tenth of a second's worth ahead, and a row
+larger than that waits for a full bucket and runs into debt that later rows wait out, so over any span the units sent
 stay within rate x span + the bucket. The rate adapts: a write that was throttled, timed out or
 found the server overloaded (the retries edit.write.CellWriter makes, named by their reason) halves
 the rate and the window (at most once a second: a burst of errors is one signal), and every second
@@ -85,13 +85,16 @@ class Pace:
                 now = self.clock()
                 self._refill(now)
                 room = self.in_flight < self.window
-                enough = self.rate is None or self.tokens >= min(float(units), self._bucket(units)) - 1e-9
+                # A row larger than the bucket waits for a full bucket, then goes into debt: the
+                # bucket never holds more than _bucket(1), so waiting for the row's whole cost
+                # would wait for ever.
+                need = min(float(units), self._bucket(1))
+                enough = self.rate is None or self.tokens >= need - 1e-9
                 if room and enough:
                     break
                 wait = 0.1
                 if room and self.rate is not None:
-                    short = min(float(units), self._bucket(units)) - self.tokens
-                    wait = min(0.1, max(0.001, short / self.rate))
+                    wait = min(0.1, max(0.001, (need - self.tokens) / self.rate))
                 if waiting is not None:
                     self._cond.release()
                     try:

@@ -1,0 +1,59 @@
+"""The pacer alone, on a clock the test moves: units sent against PACE, and rows larger than the
+bucket (a tenth of a second's units) sent, not waited on for ever."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from cqlsh_ext.rewrite.pace import Pace
+
+
+class _Clock:
+    """A clock that moves only when asked: each wait of the pacer's condition moves it."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def _send(pace: Pace, clock: _Clock, costs: list[int]) -> float:
+    """Sends rows of `costs` units one after another, each released at once; the clock's time
+    when the last was sent. The pacer's waits move the clock by what they wait."""
+    real_wait = threading.Condition.wait
+
+    def wait(self: threading.Condition, timeout: float | None = None) -> bool:
+        clock.now += timeout or 0.0
+        return real_wait(self, 0)
+
+    threading.Condition.wait = wait  # type: ignore[method-assign]
+    try:
+        for cost in costs:
+            asked = iter(range(100_000))  # stop() after that many looks: a wait that never ends
+            sent = pace.acquire(cost, lambda looks=asked: next(looks, None) is None)
+            assert sent, f"a row of {cost} units was never sent (PACE {pace.ceiling})"
+            pace.release(throttled=False)
+    finally:
+        threading.Condition.wait = real_wait  # type: ignore[method-assign]
+    return clock.now
+
+
+@pytest.mark.parametrize(("pace", "cost"), [(100, 11), (100, 64), (200, 21), (50, 6), (10, 1_000)])
+def test_a_row_larger_than_the_bucket_is_sent_and_paid_for(pace: int, cost: int) -> None:
+    clock = _Clock()
+    pacer = Pace(pace, clock=clock)
+    rows = 20
+    took = _send(pacer, clock, [cost] * rows)
+    assert pacer.figures.rows == rows and pacer.figures.units == rows * cost
+    # Within PACE over the span: the debt of each large row is waited out by the next.
+    assert (rows - 1) * cost / pace - 0.2 <= took <= rows * cost / pace + 0.2
+
+
+def test_small_rows_go_at_the_pace() -> None:
+    clock = _Clock()
+    pacer = Pace(100, clock=clock)
+    took = _send(pacer, clock, [1] * 500)
+    assert pacer.figures.units == 500 and 4.5 <= took <= 5.2
