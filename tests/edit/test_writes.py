@@ -331,12 +331,14 @@ def test_refusals_name_the_budget_that_was_hit(cassandra, ks, session, tmp_path)
 def test_a_second_ctrl_c_ends_the_edit_with_its_closing_line(cassandra, ks, session, tmp_path) -> None:
     for c in range(30):
         session.execute("INSERT INTO t (p, c, data) VALUES (11, %s, %s)", (c, zstd_doc(DOC)))
-    cassandra.faults.set("delay", -1, 400, table="t")  # every request on t late: the edit is mid-way
+    # Every request on t late: the edit is mid-way when the presses land, a row in flight for
+    # seconds (a loaded machine's test may take a second to answer what it read).
+    cassandra.faults.set("delay", -1, 1500, table="t")
     try:
         child = pexpect.spawn(CQLSH_EXT, [*cassandra.cqlsh_args, "-k", ks, "-e",
                                           done_in(11)],
                               env=isolated_env(tmp_path), encoding="utf-8", timeout=180, dimensions=(40, 200))
-        child.expect(r"Journal: (\S+)")
+        child.expect(r"Journal: (\S+)\r?\n")  # the whole line: the journal opened, the first row next
         journal = child.match.group(1).strip()
         child.kill(signal.SIGINT)
         child.expect(r"Ctrl-C: stopping after the row being written \(Ctrl-C again stops at once\)")
