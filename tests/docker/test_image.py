@@ -188,11 +188,11 @@ def test_compose_demo_and_shell_commands_work_against_the_test_cassandra(image: 
 
 def test_interactive_shell_in_a_terminal(image: Image, cassandra) -> None:
     """`docker run -it` (what `docker compose run --rm shell` does): a prompt, a query, the pager
-    for a long one, exit."""
+    for a long one, exit. (Each wait generous: a container's shell starts slowly on a loaded machine.)"""
     import pexpect
 
     child = pexpect.spawn("docker", ["run", "--rm", "--pull", "never", "-it", "--network", "host", image.tag,
-                                     *cassandra.cqlsh_args], encoding="utf-8", timeout=60,
+                                     *cassandra.cqlsh_args], encoding="utf-8", timeout=180,
                           dimensions=(40, 160))
     problem = None
     try:
