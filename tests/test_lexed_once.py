@@ -74,10 +74,11 @@ def calls(monkeypatch: pytest.MonkeyPatch) -> Calls:
         ours = name == "cqlsh_ext" or name.startswith("cqlsh_ext.")
         if ours and getattr(module, "tokenize", None) is original:
             spy.wrap("lex", module, "tokenize", original)
-    from cqlsh_ext.payload_select import schema
     from cqlsh_ext.query import grammar
+    from cqlsh_ext.reading import resolve
 
-    spy.wrap("schema", schema, "schema_of", schema.schema_of)
+    # The table's schema is read in one place (reading.resolve.table_target).
+    spy.wrap("schema", resolve, "table_target", resolve.table_target)
     spy.wrap("parse", grammar, "parse", grammar.parse)
     return spy
 

@@ -230,7 +230,7 @@ def test_compose_file_is_valid() -> None:
     file_args = [*compose, "--file", str(ROOT / "docker-compose.yml")]
     run([*file_args, "config", "--quiet"], timeout=60)
     services = set(run([*file_args, "config", "--services"], timeout=60).stdout.split())
-    assert services == {"cassandra", "demo-data", "shell"}
+    assert services == {"cassandra", "demo-data", "shell", "mcp"}
     text = run([*file_args, "config"], timeout=60).stdout
     for needle in ("cassandra:5", "MAX_HEAP_SIZE", "HEAP_NEWSIZE", "cqlsh -e", "service_healthy",
                    "service_completed_successfully"):

@@ -250,7 +250,9 @@ def test_help(cassandra, home):
     wrong = cqlsh_ext(cassandra, home, "COMPRESSION TRIAL INTO;", ok=False).stderr
     usage = wrong[wrong.index("Expected:"):wrong.index("For example:")]
     forms = [usage, out[:out.index("What compressing")],
-             cqlsh_ext(cassandra, home, "HELP COMPRESSION").stdout.split("COMPRESSION TRIAL")[1]]
+             # (up to the next command's form: REWRITE follows TRIAL)
+             cqlsh_ext(cassandra, home, "HELP COMPRESSION").stdout.split("COMPRESSION TRIAL")[1]
+             .split("COMPRESSION REWRITE")[0]]
     for form in forms:
         assert form.count("[JSON]") == 1 and form.count("[KEEP]") == 1 and form.count("[CONFIRM]") == 1, form
 

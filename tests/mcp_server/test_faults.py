@@ -90,7 +90,7 @@ def test_a_cancelled_call_stops_its_scan_at_once_and_the_next_call_is_served(cas
         stopped = next(line for line in server.logged().splitlines() if "cancelled by the client" in line)
         # The scan was running (the stop reached it) and ended before its first page came: it did
         # not wait for the pages in flight.
-        assert "(query) stopped after" in stopped and "interrupted" in stopped, stopped
+        assert "(query) stopped after" in stopped and "stopped before its end" in stopped, stopped
         assert _rows_read(stopped) == 0
 
 
@@ -106,7 +106,8 @@ def test_a_call_at_its_time_limit_stops_and_answers_what_it_read(cassandra, slow
         assert stopped["why"] == "the time limit (4 s)" and stopped["says"].startswith("the answer covers")
         assert answer["rows"] == [] and stopped["rows_read"] == answer["reading"]["rows_read"] < ROWS
         assert stopped["ranges_read"] < stopped["ranges"] == answer["reading"]["ranges"]
-        assert "interrupted" in answer["notes"][0] and _rows_read(answer["notes"][0]) == stopped["rows_read"]
+        assert "stopped before its end" in answer["notes"][0]
+        assert _rows_read(answer["notes"][0]) == stopped["rows_read"] and answer["reading"]["exact"] is False
         assert "(query) stopped after" in server.logged()
         count = server.call("query", statement=f"SELECT count(*) FROM {slow_ks}.t").data
         assert count["rows"] == [{"count": ROWS}]
