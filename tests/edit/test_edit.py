@@ -266,8 +266,8 @@ def test_undo_restores_every_byte_and_leaves_a_row_changed_since(sh, session, ca
     edited = {seq: stored(session, 109, seq) for seq in range(3)}
     again = next(line.split(": ", 1)[1] for line in out.splitlines() if line.startswith("Journal: "))
     sh.onecmd(f"UNDO '{again}' CONFIRM;")  # the undo is undone: the edit's values are back
-    out, _ = said(capsys)
-    assert "2 rows written back" in out, out
+    out, err = said(capsys)
+    assert "2 rows written back" in out, (out, err)
     assert stored(session, 109, 2) == later and stored(session, 109, 0) != edited[0]
     sh.onecmd(f"UNDO '{journal}' CONFIRM;")
     assert all(stored(session, 109, seq) == edited[seq] for seq in range(3)), said(capsys)
