@@ -99,6 +99,15 @@ fn kind_of(spec: &Bound<'_, PyAny>) -> PyResult<Kind> {
     })
 }
 
+/// A sequence's index `i` (negative from the end) among `len` rows: IndexError naming `what` past them.
+fn index_at(len: usize, i: isize, what: &str) -> PyResult<usize> {
+    let at = if i < 0 { i + len as isize } else { i };
+    if at < 0 || at >= len as isize {
+        return Err(PyIndexError::new_err(format!("{what} index out of range")));
+    }
+    Ok(at as usize)
+}
+
 fn range_of(len: usize, index: &Bound<'_, PyAny>) -> PyResult<(usize, usize)> {
     let slice = index.cast::<PySlice>()?;
     let found = slice.indices(len as isize)?;
@@ -155,11 +164,7 @@ impl HeldColumn {
     fn __getitem__<'py>(&self, py: Python<'py>, index: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
         let len = self.end - self.start;
         if let Ok(i) = index.extract::<isize>() {
-            let at = if i < 0 { i + len as isize } else { i };
-            if at < 0 || at >= len as isize {
-                return Err(PyIndexError::new_err("held column index out of range"));
-            }
-            return row_py(py, &self.rows()[at as usize]);
+            return row_py(py, &self.rows()[index_at(len, i, "held column")?]);
         }
         let (start, stop) = range_of(len, index)?;
         Ok(Bound::new(
@@ -368,11 +373,7 @@ impl HeldContents {
     fn __getitem__<'py>(&self, py: Python<'py>, index: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
         let len = self.end - self.start;
         if let Ok(i) = index.extract::<isize>() {
-            let at = if i < 0 { i + len as isize } else { i };
-            if at < 0 || at >= len as isize {
-                return Err(PyIndexError::new_err("held contents index out of range"));
-            }
-            return Ok(self.rows()[at as usize].stored.bind(py).clone());
+            return Ok(self.rows()[index_at(len, i, "held contents")?].stored.bind(py).clone());
         }
         let (start, stop) = range_of(len, index)?;
         Ok(Bound::new(
