@@ -14,6 +14,7 @@ from cqlsh_ext.edit.help import DELETE_SEE_ALSO, EDIT_HELP, UPDATE_SEE_ALSO
 if TYPE_CHECKING:
     from cqlsh_ext.cql.lexer import Lexed
     from cqlsh_ext.upstream.protocol import Parsed, Shell
+    from cqlsh_ext.writing.context import WriteContext
 
 LABEL = "edit"
 
@@ -24,7 +25,6 @@ LABEL = "edit"
 def intercept(shell: Shell, statement: Lexed) -> bool:
     """True when the statement edits payload paths (run or refused, said in one line), False for
     any other UPDATE or DELETE."""
-    from cqlsh_ext.edit.document import EditRefused
     from cqlsh_ext.edit.parse import parse, recognized
 
     if not recognized(statement):
@@ -38,12 +38,23 @@ def intercept(shell: Shell, statement: Lexed) -> bool:
     if edit is None:
         return False
     from cqlsh_ext.edit.run import run_edit
+    from cqlsh_ext.writing.refused import WriteRefused
 
     try:
-        run_edit(shell, edit, lookup.keyspace or "", lookup.meta)
-    except (QueryError, EditRefused) as err:
+        run_edit(write_context(shell), edit, lookup.keyspace or "", lookup.meta)
+    except (QueryError, WriteRefused) as err:
         shell.printerr(f"{LABEL}: {err}; nothing was written")
     return True
+
+
+def write_context(shell: Shell) -> WriteContext:
+    """The context a write of the shell's runs in: the shell's reading context and its journal
+    directory."""
+    from cqlsh_ext.reading.context import shell_context
+    from cqlsh_ext.writing.context import write_context as of
+    from cqlsh_ext.writing.journal import journal_directory
+
+    return of(shell_context(shell), journal_directory(shell.settings))
 
 
 class _Columns:
@@ -92,24 +103,27 @@ class _Columns:
 
 
 UNDO_GRAMMAR = r"""
-<undoCommand> ::= "UNDO" path=<stringLiteral> ( confirm="CONFIRM" )?
+<undoCommand> ::= "UNDO" path=<stringLiteral> ( unsealed="UNSEALED" )? ( confirm="CONFIRM" )?
                 ;
 """
 
 
 def _usage(words: list[str]) -> str:
-    return "UNDO 'journal-file' [CONFIRM] (the journal an edit printed; HELP EDIT)"
+    return "UNDO 'journal-file' [UNSEALED] [CONFIRM] (the journal an edit printed; HELP EDIT)"
 
 
 @shell_command("UNDO", "<undoCommand>", UNDO_GRAMMAR, EDIT_HELP, reads_only=False, usage=_usage)
 def do_undo(shell: Shell, parsed: Parsed) -> None:
-    from cqlsh_ext.edit.document import EditRefused
-    from cqlsh_ext.edit.run import run_undo
+    from cqlsh_ext.writing.refused import WriteRefused
+    from cqlsh_ext.writing.requests import UndoRequest
+    from cqlsh_ext.writing.undo import run_undo
 
     path = str(parsed.get_binding("path") or "").strip()
     if path.startswith(("'", "$$")):
         path = str(shell.cql_unprotect_value(path))
+    request = UndoRequest(path, parsed.get_binding("unsealed") is not None,
+                          parsed.get_binding("confirm") is not None)
     try:
-        run_undo(shell, path, parsed.get_binding("confirm") is not None)
-    except EditRefused as err:
+        run_undo(write_context(shell), request)
+    except WriteRefused as err:
         shell.printerr(f"undo: {err}; nothing was written")

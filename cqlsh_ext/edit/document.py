@@ -14,12 +14,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from cqlsh_ext.writing.refused import WriteRefused
+
 Step = str | int
 #: What a DELETE of a path leaves: the op's value that says "remove it".
 REMOVE: Any = object()
 
 
-class EditRefused(ValueError):
+class EditRefused(WriteRefused):
     """A row this edit does not rewrite; str() is the one-line reason."""
 
 
@@ -173,6 +175,11 @@ def brief(value: Any, width: int = 60) -> str:
 
         text = render(value)
     return text if len(text) <= width else text[:width - 3] + "..."
+
+
+def value_json(value: Any) -> str | None:
+    """An op's value as the JSON text a request keeps (numbers as typed), None for a removal."""
+    return None if value is REMOVE else write_json(value, Spacing(",", ":", None, False))
 
 
 def apply(tree: Any, ops: Sequence[Op]) -> list[tuple[str, Any, Any]]:

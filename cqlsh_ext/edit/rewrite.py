@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from cqlsh_ext.edit.document import EditRefused, Op, apply, json_spacing, read_json, write_json
+from cqlsh_ext.writing.beside import beside
 
 if TYPE_CHECKING:
     from cqlsh_ext.payload.engine import ValueEngine
@@ -110,67 +111,6 @@ def rewrite(stored: bytes, engine: ValueEngine, ops: Sequence[Op], cap: int) -> 
     if kept.what:
         notes.append(f"{kept.what}: kept as they were")
     return EditedValue(value, encoded.chain, changes, notes)
-
-
-@dataclass(frozen=True)
-class Beside:
-    """Bytes a stored value holds besides its outer container's frames, which no reading of it
-    shows: skippable frames before the first frame (`before`), skippable frames or a trailer after
-    the last (`after`), said in words (`what`); `refused` says why they cannot be kept (a seek table
-    records the frames' sizes, which a new value changes; a skippable frame between frames)."""
-
-    before: bytes = b""
-    after: bytes = b""
-    what: str = ""
-    refused: str = ""
-
-
-def beside(view: BlobView, stored: bytes, cap: int) -> Beside:
-    """What `stored` holds besides the frames of its outer container (Beside)."""
-    from cqlsh_ext.codecs.capabilities import Headers
-
-    outer = next((layer.fmt for layer in view.layers if layer.fmt is not None), None)
-    if outer is None:
-        return Beside()
-    label = outer.label
-    frames: Any = None
-    if isinstance(outer, Headers):
-        try:
-            frames = outer.headers(stored).get("frames")
-        except Exception:  # a header the INSPECT reader cannot walk: the decoder's word below
-            frames = None
-    before, after = b"", b""
-    words: list[str] = []
-    if isinstance(frames, list) and frames:
-        data = [f for f in frames
-                if isinstance(f, dict) and not f.get("skippable") and "trailing_bytes" not in f]
-        if any(isinstance(f, dict) and f.get("seek_table") for f in frames):
-            table = next(f for f in frames if isinstance(f, dict) and f.get("seek_table"))
-            return Beside(refused=f"a seek table follows its {label} frames ({table.get('size')} bytes): it "
-                                  "records their sizes, which a new value changes; not rewritten here")
-        if data and isinstance(data[0].get("offset"), int) and int(data[0]["offset"]) > 0:
-            before = stored[:int(data[0]["offset"])]
-            words.append(f"{len(before):,} bytes of skippable frames before its {label} frame")
-        last = data[-1] if data else None
-        if last is not None and isinstance(last.get("compressed_size"), int):
-            end = int(last["offset"]) + int(last["compressed_size"])
-            inner = [f for f in frames if isinstance(f, dict) and f.get("skippable")
-                     and int(data[0]["offset"]) < int(f.get("offset", 0)) < end]
-            if inner:
-                return Beside(refused=f"a skippable frame sits between its {label} frames: not rewritten "
-                                      "here")
-            after = stored[end:]
-    if not after:
-        try:
-            found = outer.decode(stored, cap).headers.get("trailing_bytes", 0)
-        except Exception:  # it decoded for the view: a second time cannot fail but on memory
-            found = 0
-        trailing = found if isinstance(found, int) else 0
-        if trailing:
-            after = stored[len(stored) - trailing:]
-    if after:
-        words.append(f"{len(after):,} bytes after its {label} data")
-    return Beside(before, after, "; ".join(words))
 
 
 def _no_tree(view: BlobView, text: str, cap: int) -> str:

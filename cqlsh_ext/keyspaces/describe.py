@@ -10,14 +10,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from cqlsh_ext.cql.system import SYSTEM_KEYSPACES  # not shown by DESCRIBE SCHEMA (FULL SCHEMA shows them)
+
 if TYPE_CHECKING:
     from cqlsh_ext.upstream.protocol import Parsed, Shell
 
-#: Not shown by DESCRIBE SCHEMA (FULL SCHEMA shows them); Amazon Keyspaces adds its own.
-SYSTEM_KEYSPACES = frozenset({
-    "system", "system_schema", "system_auth", "system_distributed", "system_traces", "system_views",
-    "system_virtual_schema", "system_schema_mcs", "system_multiregion_info",
-})
 
 
 class KeyspacesDescribeError(Exception):

@@ -19,8 +19,9 @@ from typing import Any
 
 from cqlsh_ext.cql.errors import QueryError
 from cqlsh_ext.cql.lexer import Cursor, Lexed
-from cqlsh_ext.edit.journal import BlobTarget
 from cqlsh_ext.query.grammar import Schema, Where
+from cqlsh_ext.writing.requests import ResumeRequest, RewriteRequest
+from cqlsh_ext.writing.target import BlobTarget
 
 USAGE = ("COMPRESSION REWRITE [keyspace.]table.column AS 'SPEC' [WHERE ...] [ALLOW FILTERING] [PACE n] "
          "[ALL] [CONFIRM]  |  COMPRESSION REWRITE RESUME 'journal' [CONFIRM]")
@@ -29,26 +30,12 @@ _TAIL = ("allow", "pace", "all", "confirm")
 
 @dataclass(frozen=True)
 class RewriteAsked:
-    """A rewrite: the statement as typed (its journal keeps it, RESUME reads it again), the blob,
-    the SPEC, the WHERE (None: the whole table), ALLOW FILTERING, PACE (write units a second),
-    ALL (the preview reads every row) and CONFIRM."""
+    """A rewrite as read from its statement: the request (writing.requests.RewriteRequest: what
+    its journal keeps, RESUME's source) and its WHERE as the payload-query parser read it (None:
+    the whole table)."""
 
-    text: str
-    keyspace: str
-    table: str
-    blob: BlobTarget
-    spec: str
+    request: RewriteRequest
     where: Where | None
-    allow_filtering: bool
-    pace: int | None
-    every_row: bool
-    confirm: bool
-
-
-@dataclass(frozen=True)
-class ResumeAsked:
-    path: str
-    confirm: bool
 
 
 #: The table a statement names: (keyspace or None, table) -> the driver's metadata, None if unknown.
@@ -65,7 +52,7 @@ class _RewriteReader(Cursor):
         self.schemas = schemas
         self.current = current
 
-    def read(self) -> RewriteAsked | ResumeAsked:
+    def read(self) -> RewriteAsked | ResumeRequest:
         if self.word() != "compression" or self.word(1) != "rewrite":
             raise QueryError(f"expected {USAGE}")
         self.pos += 2
@@ -75,7 +62,7 @@ class _RewriteReader(Cursor):
                 raise QueryError(f"RESUME takes the journal's path in quotes, not {tok.describe()}")
             resumed = self.take("confirm")
             self._end()
-            return ResumeAsked(str(tok.value), resumed)
+            return ResumeRequest(str(tok.value), resumed)
         keyspace, meta, blob = self.target()
         self.expect("as")
         spec = self.next()
@@ -113,8 +100,10 @@ class _RewriteReader(Cursor):
             else:
                 raise QueryError(f"unexpected {self.peek().describe()}: {USAGE}")
         self._end()
-        return RewriteAsked(self.statement.text.strip().rstrip(";").strip(), keyspace, meta.name, blob,
-                            str(spec.value), where, bool(allow), pace, bool(every), bool(confirm))
+        request = RewriteRequest(keyspace, meta.name, blob, str(spec.value),
+                                 None if where is None else where.text, bool(allow), pace, bool(every),
+                                 bool(confirm))
+        return RewriteAsked(request, where)
 
     def _end(self) -> None:
         if self.mark(";"):
@@ -176,8 +165,23 @@ class _RewriteReader(Cursor):
 
 
 def parse(statement: Lexed, tables: Tables, schemas: Schemas,
-          current: str | None) -> RewriteAsked | ResumeAsked:
+          current: str | None) -> RewriteAsked | ResumeRequest:
     """What the statement asks (QueryError, one line). `tables(keyspace, table)` finds a table's
     metadata (keyspace None: the session's), `schemas(meta)` reads it as the payload-query parser
     does."""
     return _RewriteReader(statement, tables, schemas, current).read()
+
+
+def where_of(request: RewriteRequest, schema: Schema) -> Where | None:
+    """The request's WHERE read again by the payload-query parser (RESUME: from the journal's sealed
+    request, conditions only, against the table's schema now). QueryError."""
+    if request.where is None:
+        return None
+    from cqlsh_ext.cql.lexer import Lexed
+    from cqlsh_ext.query.grammar import where_at
+
+    lexed = Lexed(request.where)
+    where, end = where_at(lexed, 0, schema, _TAIL)
+    if lexed.tokens[end].kind != "end":
+        raise QueryError(f"the journal's WHERE is not conditions alone: {request.where}")
+    return where

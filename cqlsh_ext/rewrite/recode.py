@@ -115,7 +115,7 @@ def recode(stored: bytes, view: BlobView, engine: ValueEngine, target: RewriteTa
             (target.dictionaries[0] if target.dictionaries else None):
         return ALREADY
     if layers:
-        from cqlsh_ext.edit.rewrite import beside
+        from cqlsh_ext.writing.beside import beside
 
         extra = beside(view, stored, cap)
         if extra.refused:

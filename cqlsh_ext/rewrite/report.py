@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, fields
 
 from cqlsh_ext.common.text import plural
 from cqlsh_ext.common.units import human_size
+from cqlsh_ext.writing.ranges import WriteTally
 
 
 @dataclass
@@ -125,24 +126,6 @@ def duration(seconds: float) -> str:
     if seconds < 90 * 60:
         return f"{seconds / 60:,.0f} min"
     return f"{seconds / 3600:,.1f} h"
-
-
-@dataclass
-class WriteTally:
-    """What the run's writes did (merged from Spark's tasks too)."""
-
-    written: int = 0
-    changed: int = 0
-    expired: int = 0
-    #: Stored bytes of the rows written, before and after.
-    before: int = 0
-    after: int = 0
-    units: int = 0
-    retried: int = 0
-
-    def merge(self, other: WriteTally) -> None:
-        for f in fields(self):
-            setattr(self, f.name, getattr(self, f.name) + getattr(other, f.name))
 
 
 def progress_text(written: WriteTally, rows_per_second: float, units_per_second: float, pace: int | None,

@@ -12,8 +12,10 @@ A = TypeVar("A", bound="Aggregate")
 
 class Aggregate(Protocol):
     """Optional, looked up by name: `drain()`, what leaves after each page (a payload query's
-    matching rows, streamed as they are found), and `progress_counts()`, figures for the progress
-    line (its matched and undecodable rows)."""
+    matching rows, streamed as they are found), `progress_counts()`, figures for the progress
+    line (its matched and undecodable rows), and `page_sent(seconds)`, called before each page's
+    `add_rows` with the wall-clock time its request was sent (a write's rows: their TTLs count from
+    it, writing.ttl)."""
 
     interrupted: bool
     error: str | None
@@ -43,3 +45,10 @@ def drained(aggregate: Any) -> list[Any] | None:
 def progress_counts(aggregate: Any) -> tuple[int, ...] | None:
     counts = getattr(aggregate, "progress_counts", None)
     return counts() if counts is not None else None
+
+
+def stamp(aggregate: Any, sent: float) -> None:
+    """Tell the Aggregate when the page it is about to take was asked for, if it wants to know."""
+    page_sent = getattr(aggregate, "page_sent", None)
+    if page_sent is not None:
+        page_sent(sent)

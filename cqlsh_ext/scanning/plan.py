@@ -24,7 +24,7 @@ from contextlib import closing
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic
 
-from cqlsh_ext.scanning.aggregate import A, drained, progress_counts
+from cqlsh_ext.scanning.aggregate import A, drained, progress_counts, stamp
 from cqlsh_ext.scanning.ring import Ring, RingError, ring_for, server_partitioner
 from cqlsh_ext.scanning.scan import (
     Progress,
@@ -190,6 +190,7 @@ class InProcessScan(Generic[A]):
                         if self.accept is not None and not self.accept(aggregate):
                             self.refused = True
                             return
+                    stamp(aggregate, scanner.page_sent)
                     aggregate.add_rows(rows)
                     out = drained(aggregate)
                     if out:

@@ -305,6 +305,10 @@ class Scanner:
         #: after it goes on from.
         self.page_state: bytes | None = None
         self.next_state: bytes | None = None
+        #: The wall-clock time (time.time()) the request of the page last given out was sent: a
+        #: TTL read on it counts from then (the next page is asked for before this one is worked
+        #: on, so a time taken when a row is looked at is late by as long as the work took).
+        self.page_sent = 0.0
         #: Errors retried, by short name (retry_reason), for the report.
         self.retried: dict[str, int] = {}
         self._stop = threading.Event()
@@ -337,7 +341,9 @@ class Scanner:
         for lo, hi in self.spec.ranges or ():
             yield self._statement(text), (lo, hi)
 
-    def _launch(self, stmt: Any, params: Any, paging_state: Any, arrived: queue.Queue[int], i: int) -> Any:
+    def _launch(self, stmt: Any, params: Any, paging_state: Any, arrived: queue.Queue[int], i: int,
+                sent: dict[int, float]) -> Any:
+        sent[i] = time.time()
         fut = execute_tuples(self.session, stmt, params, timeout=self.timeout, paging_state=paging_state)
         fut.add_callbacks(lambda _rows: arrived.put(i), errback=lambda _exc: arrived.put(i))
         return fut
@@ -352,6 +358,8 @@ class Scanner:
         #: per running range: (statement, parameters, paging state of its next page, attempts)
         state: dict[int, list[Any]] = {}
         retry_at: dict[int, float] = {}
+        #: per running range: when its page in flight was asked for (time.time())
+        sent: dict[int, float] = {}
         arrived: queue.Queue[int] = queue.Queue()
         ctrl_c = CtrlC(self._stop, on_first=self._interrupted).__enter__()
 
@@ -370,12 +378,12 @@ class Scanner:
                     launched += 1
                     first = self.spec.paging_state if not self.spec.ranged else None
                     state[i] = [stmt, params, first, 0]
-                    active[i] = self._launch(stmt, params, first, arrived, i)
+                    active[i] = self._launch(stmt, params, first, arrived, i, sent)
                 now = time.monotonic()
                 for i in [k for k, at in retry_at.items() if at <= now]:
                     del retry_at[i]
                     stmt, params, paging, _ = state[i]
-                    active[i] = self._launch(stmt, params, paging, arrived, i)
+                    active[i] = self._launch(stmt, params, paging, arrived, i, sent)
                 if not state:
                     return
                 if self._stop.is_set():
@@ -406,12 +414,14 @@ class Scanner:
                 entry[3] = 0
                 self.page_range = i
                 self.page_state = entry[2]
+                self.page_sent = sent[i]
                 if fut.has_more_pages:
                     entry[2] = result.paging_state
                     _adapt_page_size(fut, rows, self.spec.limit)
                     size = getattr(getattr(fut, "message", None), "fetch_size", None)
                     if size:
                         entry[0].fetch_size = size  # a retried page asks for the same size
+                    sent[i] = time.time()
                     fut.start_fetching_next_page()  # in flight while the consumer works on this page
                     active[i] = fut
                     self.range_finished = False

@@ -27,7 +27,7 @@ from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Generic, Protocol
 
 from cqlsh_ext.common.interrupt import CtrlC, ignore_in_child
-from cqlsh_ext.scanning.aggregate import A, drained, progress_counts
+from cqlsh_ext.scanning.aggregate import A, drained, progress_counts, stamp
 from cqlsh_ext.scanning.consume import consume
 from cqlsh_ext.scanning.ring import Ring
 from cqlsh_ext.scanning.scan import Progress, Scanner, ScanSpec, error_text
@@ -111,6 +111,7 @@ def _worker(job: dict[str, Any], tasks: Any, results: Any, stop: Any, index: int
 
         def take(_names: Sequence[str], _types: Sequence[Any], rows: list[Any]) -> None:
             nonlocal last, sent
+            stamp(stats, scanner_.page_sent)
             stats.add_rows(rows)
             out = drained(stats)
             if out:  # a query's matching rows stream to the parent as they are found

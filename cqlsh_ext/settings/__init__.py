@@ -138,7 +138,7 @@ class DisplaySettings:
     #: Interactive: pager command for results taller than the terminal; None = $PAGER or
     #: `less -SRXF`, "" = no pager.
     pager: str | None = None
-    #: Where edits keep their journals (cqlsh_ext.edit.journal); None: a `journal` directory beside
+    #: Where edits keep their journals (cqlsh_ext.writing.journal); None: a `journal` directory beside
     #: the shell's history.
     journal_dir: str | None = None
     #: Dictionary files (zstd dictionaries, zlib preset dictionaries) read into the process's store

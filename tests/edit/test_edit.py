@@ -26,8 +26,8 @@ from shell_runner import CQLSH_EXT, in_process_shell, run
 from cqlsh_ext.codecs import registry
 from cqlsh_ext.codecs.capabilities import Writer
 from cqlsh_ext.edit import run as edit_run
-from cqlsh_ext.edit import write as edit_write
 from cqlsh_ext.encode.chain import encode
+from cqlsh_ext.writing import cells as writing_cells
 
 DOC = {"status": "NEW", "items": [{"sku": "A1", "qty": 1}, {"sku": "B2", "qty": 2}], "note": "call first"}
 DOC_TEXT = json.dumps(DOC, separators=(",", ":"))
@@ -61,7 +61,8 @@ def ks(cassandra) -> str:
 
 
 @pytest.fixture()
-def sh(cassandra, ks, tmp_path) -> Iterator[Any]:
+def sh(cassandra, ks, tmp_path, monkeypatch) -> Iterator[Any]:
+    monkeypatch.setenv("HOME", str(tmp_path))  # the journal key (~/.cassandra) is this test's
     with in_process_shell(cassandra, ks) as shell:
         shell.settings.display.journal_dir = str(tmp_path / "journal")
         yield shell
@@ -156,14 +157,14 @@ def test_a_row_written_between_the_read_and_the_write_is_left_alone(sh, session,
     put(session, 104, 1, encode("snappy/framed>text", DOC_TEXT, CAP).value)
     put(session, 104, 2, encode("snappy/framed>text", DOC_TEXT, CAP).value)
     theirs = encode("zstd>text", '{"status":"THEIRS"}', CAP).value
-    original = edit_write.CellWriter.write
+    original = writing_cells.CellWriter.write
 
     def racing(self: Any, key: Any, *args: Any) -> Any:
         if list(key) == [104, 1]:  # someone else writes the row, plainly, after it was read
             session.execute("UPDATE t SET data = %s WHERE id = 104 AND seq = 1", (theirs,))
         return original(self, key, *args)
 
-    monkeypatch.setattr(edit_write.CellWriter, "write", racing)
+    monkeypatch.setattr(writing_cells.CellWriter, "write", racing)
     sh.onecmd("UPDATE t SET data.status = 'DONE' WHERE id = 104 ALLOW FILTERING CONFIRM;")
     out, _ = said(capsys)
     assert "id = 104, seq = 1: changed since it was read: left alone" in out, out
@@ -269,7 +270,16 @@ def test_undo_restores_every_byte_and_leaves_a_row_changed_since(sh, session, ca
     out, err = said(capsys)
     assert "2 rows written back" in out, (out, err)
     assert stored(session, 109, 2) == later and stored(session, 109, 0) != edited[0]
+    redone = {seq: stored(session, 109, seq) for seq in range(3)}
+    third = next(line.split(": ", 1)[1] for line in out.splitlines() if line.startswith("Journal: "))
+    # The edit's bytes are back, but written again since the edit (by the undo of the undo): the
+    # edit's journal no longer reaches them; the journal of the write that put them there does.
     sh.onecmd(f"UNDO '{journal}' CONFIRM;")
+    out, _ = said(capsys)
+    assert ("0 rows written back, 1 changed since the edit: left alone, 2 written again since the edit (the "
+            "same bytes, a later write): left alone") in out, out
+    assert all(stored(session, 109, seq) == redone[seq] for seq in range(3))
+    sh.onecmd(f"UNDO '{third}' CONFIRM;")
     assert all(stored(session, 109, seq) == edited[seq] for seq in range(3)), said(capsys)
 
 
@@ -394,7 +404,9 @@ def test_avro_is_edited_with_the_schema_its_setting_names(sh, session, capsys, k
     assert "refused 1 row: not written back as snappy>avro" in said(capsys)[0]
 
 
-def test_a_timed_out_write_is_read_again_and_a_failing_one_stops_it(cassandra, capsys, tmp_path) -> None:
+def test_a_timed_out_write_is_read_again_and_a_failing_one_stops_it(cassandra, capsys, tmp_path,
+                                                                     monkeypatch) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path))  # the journal key (~/.cassandra) is this test's
     ks = cassandra.create_keyspace("faults_edit")  # faults_*: the server's fault handler may fail it
     s = cassandra.session(ks)
     s.execute("CREATE TABLE t (id int, seq int, data blob, doc text, PRIMARY KEY (id, seq))")

@@ -22,6 +22,7 @@ import pexpect
 import pytest
 import zstandard
 from shell_runner import CQLSH_EXT, isolated_env, run
+from writing.journals import key_of, lines_of, reseal
 
 from cqlsh_ext.encode.chain import encode
 
@@ -163,7 +164,7 @@ def test_the_ttl_is_kept_and_undo_restores_the_one_recorded(cassandra, ks, sessi
     assert after[2].t is None  # no TTL stays none
     assert after[1].w == before[1].w + 1 and after[2].w == before[2].w + 1
     journal = [json.loads(line) for line in Path(journal_of(done.stdout)).read_text().splitlines()]
-    assert journal[0]["journal"] == "cqlsh-ext write journal" and journal[0]["version"] == 2
+    assert journal[0]["journal"] == "cqlsh-ext write journal" and journal[0]["version"] == 3
     row = next(e for e in journal if e.get("key", {}).get("c") == "00000001")
     assert row["ttl"] is not None and row["expires"] is not None and row["writetime"] == before[1].w
     undo = ext(cassandra, ks, tmp_path, f"UNDO '{journal_of(done.stdout)}' CONFIRM")
@@ -183,12 +184,14 @@ def test_a_journal_whose_last_line_is_torn_is_undone_up_to_it(cassandra, ks, ses
     done = ext(cassandra, ks, tmp_path, done_in(4))
     path = Path(journal_of(done.stdout))
     lines = path.read_bytes().splitlines(keepends=True)
-    # As a kill during the last row's line leaves it: its outcome and half of its own line gone.
-    torn = b"".join(lines[:-2]) + lines[-2][: len(lines[-2]) // 2]
+    assert json.loads(lines[-1])["closed"] is True and "key" in json.loads(lines[-3])
+    # As a kill during the last row's line leaves it: its outcome, the closing line and half of its
+    # own line gone.
+    torn = b"".join(lines[:-3]) + lines[-3][: len(lines[-3]) // 2]
     path.write_bytes(torn)
     undo = ext(cassandra, ks, tmp_path, f"UNDO '{path}' CONFIRM")
     assert undo.returncode == 0, undo.stderr
-    number = len(lines) - 1
+    number = len(lines) - 2
     assert (f"line {number} is cut short (its write stopped: a kill or a full disk); its row was not "
             "written, and every line before it is read") in undo.stdout, undo.stdout
     assert "2 rows written back" in undo.stdout
@@ -237,7 +240,8 @@ def test_undo_reads_no_more_than_a_journal_holds(cassandra, ks, session, tmp_pat
         f.write(b'{"journal": "cqlsh-ext write journal", "version": 2, "keyspace": "k", "name": "t", '
                 b'"column": "data"}\n')
         f.write(b'{"row": 0, "key": {}, "old": "' + b"0" * (81 << 20))
-    over = ext(cassandra, ks, tmp_path, f"UNDO '{long_line}'")
+    long_line.chmod(0o600)
+    over = ext(cassandra, ks, tmp_path, f"UNDO '{long_line}' UNSEALED")  # a version 2 journal: unsealed
     assert "line 2 is longer than 80 MiB, more than a journal's line holds" in over.stderr, over.stderr
 
 
@@ -245,7 +249,11 @@ def test_a_journal_key_of_the_wrong_length_is_said(cassandra, ks, session, tmp_p
     session.execute("INSERT INTO t (p, c, data) VALUES (6, 1, %s)", (zstd_doc(DOC),))
     done = ext(cassandra, ks, tmp_path, "UPDATE t SET data.status = 'DONE' WHERE p = 6 AND c = 1 CONFIRM")
     path = Path(journal_of(done.stdout))
-    path.write_text(path.read_text().replace('"p": "00000006"', '"p": "000006"'))
+    changed = [line.replace(b'"p": "00000006"', b'"p": "000006"') for line in lines_of(path)]
+    path.write_bytes(b"".join(changed))  # the seal refuses it first
+    undo = ext(cassandra, ks, tmp_path, f"UNDO '{path}' CONFIRM")
+    assert "line 2's seal does not verify" in undo.stderr, undo.stderr
+    path.write_bytes(reseal(changed, key_of(tmp_path)))  # sealed by whoever holds the key: read, then said
     undo = ext(cassandra, ks, tmp_path, f"UNDO '{path}' CONFIRM")
     assert "line 2: the key's p is 3 bytes that are no int (an int is 4 bytes)" in undo.stderr, undo.stderr
     assert "unpack" not in undo.stderr and unzstd(cell(session, 6, 1).data)["status"] == "DONE"

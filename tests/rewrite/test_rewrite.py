@@ -65,7 +65,8 @@ def session(cassandra, ks) -> Iterator[Any]:
 
 
 @pytest.fixture()
-def sh(cassandra, ks, tmp_path) -> Iterator[Any]:
+def sh(cassandra, ks, tmp_path, monkeypatch) -> Iterator[Any]:
+    monkeypatch.setenv("HOME", str(tmp_path))  # the journal key (~/.cassandra) is this test's
     with in_process_shell(cassandra, ks) as shell:
         shell.settings.display.journal_dir = str(tmp_path / "journal")
         yield shell

@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from cqlsh_ext.rewrite.pace import Pace
+from cqlsh_ext.writing.pace import Pace
 
 
 class _Clock:

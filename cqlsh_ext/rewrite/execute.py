@@ -1,0 +1,115 @@
+"""COMPRESSION REWRITE's paced run in the shell (a front end on writing.ranges): progress, Ctrl-C
+(the first stops sending, the writes in flight finish; a second stops at once), the closing lines
+with the RESUME and UNDO statements."""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import TYPE_CHECKING, Any
+
+from cqlsh_ext.common.text import message, plural, screen_width
+from cqlsh_ext.rewrite.job import LABEL, Job, examiner_of
+
+if TYPE_CHECKING:
+    from cqlsh_ext.reading.context import ReadContext
+    from cqlsh_ext.writing.journal import Journal
+
+#: Off a terminal, a progress line every this many seconds.
+PROGRESS_SECONDS = 10.0
+
+
+def execute(ctx: ReadContext, job: Job, journal: Journal, todo: list[int], done_before: int = 0) -> None:
+    """The paced run in the shell: progress, Ctrl-C (the first stops sending, the writes in flight
+    finish; a second stops at once), the closing lines."""
+    from cqlsh_ext.common.interrupt import CtrlC
+    from cqlsh_ext.rewrite.report import closing_lines, progress_text
+    from cqlsh_ext.writing.pace import Pace
+    from cqlsh_ext.writing.ranges import RangeRewriter
+
+    pace = Pace(job.pace)
+    examiner = examiner_of(job)
+    rewriter = RangeRewriter(ctx.session, job.work, journal, pace, examiner, ctx.timeout)
+    counts = rewriter.changes.counts
+    label = f"{LABEL} {job.name}"
+    total = job.work.range_count
+    progress = _progress(f"REWRITE {job.work.blob}")
+    started = time.monotonic()
+    last_line = [0.0]
+    told = [False]
+
+    def left() -> float | None:
+        done = len(rewriter.state.finished)
+        fraction = (done_before + done) / (done_before + len(todo)) if todo else 1.0
+        elapsed = time.monotonic() - started
+        return elapsed * (1 - fraction) / fraction if 0 < fraction < 1 and done else None
+
+    def tick() -> None:
+        now = time.monotonic()
+        if rewriter.stop_seen and not rewriter.failure and not told[0]:
+            told[0] = True
+            if progress is not None:
+                progress.close()
+            print("Ctrl-C: stopping: the writes in flight finish (Ctrl-C again stops at once)",
+                  file=sys.stderr)
+        due = PROGRESS_SECONDS if progress is None else 0.125
+        if now - last_line[0] < due:
+            return
+        last_line[0] = now
+        figures = pace.figures
+        span = figures.span if figures.span > 0 else 1.0
+        text = progress_text(rewriter.tally, figures.rows / span if figures.rows > 1 else 0.0,
+                             figures.units / span if figures.rows > 1 else 0.0, job.pace, left())
+        if progress is not None:
+            finished = done_before + len(rewriter.state.finished)
+            progress.step(text, finished / (done_before + len(todo)) if todo else None)
+        else:
+            print(f"{label}: {counts.rows:,} rows read, {text}", file=sys.stderr)
+
+    with CtrlC() as ctrl_c:
+        try:
+            rewriter.run(todo, lambda: ctrl_c.pressed, tick)
+        finally:
+            if progress is not None:
+                progress.close()
+            journal.close()
+    figures = pace.figures
+    ranges = f" in {plural(total, 'token range')}" if job.work.ranges is not None else ""
+    lines = closing_lines(label, counts, rewriter.tally, job.target.shown, figures.span, job.pace,
+                          figures.busiest_second, figures.slowed, ranges)
+    finished = done_before + len(rewriter.state.finished)
+    complete = finished == total
+    stop = ""
+    if rewriter.hard_stop:
+        flying = plural(rewriter.in_flight_left, "write")
+        stop = (f"stopped by a second Ctrl-C: {flying} in flight may or may not have applied (RESUME and "
+                "UNDO look at each row)")
+    elif rewriter.failure:
+        stop = f"stopped: {rewriter.failure}"
+    elif rewriter.read_error:
+        stop = f"stopped: the reading failed ({rewriter.read_error})"
+    elif rewriter.interrupted:
+        stop = "stopped by Ctrl-C after the writes in flight"
+    if not complete:
+        lines.append(f"  {finished:,} of {total:,} token ranges finished"
+                     + (f"; {stop}" if stop else ""))
+        lines.append(f"Resume: {LABEL} RESUME '{journal.path}' CONFIRM")
+    lines.append(f"Undo: UNDO '{journal.path}' CONFIRM")
+    failed = rewriter.hard_stop or bool(rewriter.failure) or bool(rewriter.read_error)
+    width = screen_width(sys.stderr if failed else sys.stdout)
+    text = "\n".join(message(line, width) for line in lines)
+    if failed:
+        ctx.error(text)
+    else:
+        print(text)
+    if rewriter.hard_stop:
+        raise KeyboardInterrupt
+
+
+def _progress(label: str) -> Any:
+    from cqlsh_ext.scanning.scan import progress_for
+
+    progress = progress_for(label, True)
+    if progress is not None:
+        progress.ctrl_c = ("(Ctrl-C stops after the writes in flight)", "(Ctrl-C stops)")
+    return progress

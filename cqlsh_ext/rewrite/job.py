@@ -1,0 +1,218 @@
+"""What a COMPRESSION REWRITE does, made from its request (writing.requests.RewriteRequest: the
+statement's, or a journal's sealed head's for RESUME): the table and blob resolved in a context,
+the target chain checked, the reading's plan, the mechanism and the token ranges (`Job`: plain
+data, Spark's tasks carry it); and what it makes of each row read (`Examiner`: counted, and
+re-encoded by recode when it is to be rewritten).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from cqlsh_ext.cql.errors import QueryError
+from cqlsh_ext.rewrite.report import RowTally
+from cqlsh_ext.writing.ranges import NewValue, RangeWork
+
+if TYPE_CHECKING:
+    from cqlsh_ext.query.grammar import Schema, Where
+    from cqlsh_ext.reading.context import ReadContext
+    from cqlsh_ext.rewrite.recode import RewriteTarget
+    from cqlsh_ext.writing.cells import CellWriter
+    from cqlsh_ext.writing.requests import RewriteRequest
+    from cqlsh_ext.writing.rows import CellRead
+
+LABEL = "COMPRESSION REWRITE"
+#: Token ranges a rewrite is cut into (journaled as finished one by one): about one per this many
+#: partitions, within these bounds.
+RANGE_PARTITIONS = 10_000
+MIN_RANGES, MAX_RANGES = 16, 4096
+
+
+@dataclass(frozen=True)
+class Job:
+    """A rewrite: what it reads and writes (`work`, writing.ranges), the chain it writes (`target`)
+    and what was asked (`request`, its journal's head)."""
+
+    work: RangeWork
+    target: RewriteTarget
+    request: RewriteRequest
+
+    @property
+    def name(self) -> str:
+        return self.work.name
+
+    @property
+    def pace(self) -> int | None:
+        return self.request.pace
+
+    def head(self) -> dict[str, object]:
+        """What the journal's first line keeps besides the request: the token ranges cut (RESUME
+        reads the same ones) and the partition key they are tokens of."""
+        ranges = self.work.ranges
+        return {"partition_key": list(self.work.partition_key),
+                "ranges": [list(r) for r in ranges] if ranges is not None else None}
+
+
+def table_meta(ctx: ReadContext, keyspace: str | None, table: str) -> Any:
+    """The driver's metadata of [keyspace.]table (a table made a moment ago by another client is
+    asked of the server), None when unknown."""
+    from cqlsh_ext.reading.resolve import find_table
+
+    found = find_table(ctx.cluster, ctx.keyspace, keyspace, table, refresh=True)
+    return found.meta if found is not None else None
+
+
+def table_schema(ctx: ReadContext, meta: Any) -> Schema:
+    """The table as the payload-query parser reads it; a UDT made a moment ago by another client is
+    asked of the server first."""
+    from cqlsh_ext.cql.types import parse as parse_type
+    from cqlsh_ext.reading.resolve import table_target
+
+    def schema_of() -> Schema:
+        found = table_target(ctx.cluster.metadata, meta.keyspace_name, meta.name)
+        assert found is not None, "found a moment ago"
+        return found.schema
+
+    schema = schema_of()
+    types = [parse_type(str(text), schema.udts) for text in schema.columns.values()]
+    unknown = {t.name for t in types if t.kind == "other"}
+    for name in unknown:
+        try:
+            ctx.cluster.refresh_user_type_metadata(meta.keyspace_name, name)
+        except Exception:
+            pass  # a custom type, not a UDT: nothing to learn
+    return schema_of() if unknown else schema
+
+
+def job_for(ctx: ReadContext, request: RewriteRequest, where: Where | None,
+            ranges: Sequence[Sequence[int]] | None | bool = True) -> Job:
+    """The job `request` asks for (`where`: its WHERE as parsed; None: the whole table); `ranges`:
+    True to cut the ring now, else the journal's. QueryError or WriteRefused for what is refused
+    before anything is read."""
+    from cqlsh_ext.query.grammar import Where, selection
+    from cqlsh_ext.rewrite.recode import target_of
+    from cqlsh_ext.writing.mechanism import choose
+    from cqlsh_ext.writing.rows import extra_columns, plan_for, write_decoding
+    from cqlsh_ext.writing.target import key_columns, refuse_system
+
+    refuse_system(request.keyspace)
+    meta = table_meta(ctx, request.keyspace, request.table)
+    if meta is None:
+        raise QueryError(f"unknown table {request.keyspace}.{request.table}")
+    blob = request.blob
+    if blob.column not in meta.columns:
+        raise QueryError(f"{request.keyspace}.{meta.name} has no column {blob.column}")
+    if blob.container is not None and str(meta.columns[blob.column].cql_type).startswith("frozen<"):
+        raise QueryError(f"{blob.column} is frozen: it is written whole, and {blob} is not rewritten here")
+    decoding = write_decoding(ctx.settings)
+    target = target_of(request.spec, decoding.cap)
+    keys = key_columns(meta, blob.column)
+    pk = [c.name for c in meta.partition_key]
+    where = where or Where()
+    names_partitions = bool(where.ordinary or where.predicates) and set(pk) <= where.restricted
+    if where.predicates and not names_partitions and not request.allow_filtering:
+        raise QueryError("the WHERE's payload conditions are evaluated here on every row read: add ALLOW "
+                         "FILTERING")
+    mechanism = choose(ctx, request.keyspace, meta.name, blob, keys)
+    plan = plan_for(request.keyspace, meta, table_schema(ctx, meta), blob, keys, where,
+                    request.allow_filtering or names_partitions or not where.ordinary, False, mechanism)
+    select = selection(request.keyspace, meta.name, [*keys, blob.column], extra_columns(blob, mechanism))
+    ordinary = " AND ".join(where.ordinary)
+    also = (f"AND {ordinary} ALLOW FILTERING" if ordinary else "")
+    cut: tuple[tuple[int, int], ...] | None
+    if names_partitions:
+        cut = None
+    elif ranges is True:
+        cut = _ring(ctx, request.keyspace, meta.name)
+    elif ranges is None or ranges is False:
+        cut = None
+    else:
+        cut = tuple((int(lo), int(hi)) for lo, hi in ranges)
+    default_ttl = int((getattr(meta, "options", None) or {}).get("default_time_to_live", 0) or 0)
+    static = len(keys) < len(meta.primary_key)
+    work = RangeWork(request.keyspace, meta.name, tuple(pk), tuple(keys), blob, static, mechanism, plan,
+                     decoding, default_ttl, select, also, cut, ctx.consistency, ctx.serial_consistency)
+    return Job(work, target, request)
+
+
+def _ring(ctx: ReadContext, keyspace: str, table: str) -> tuple[tuple[int, int], ...]:
+    """The ring cut into token ranges, about RANGE_PARTITIONS partitions each (the server's estimate)."""
+    from cqlsh_ext.scanning.ring import RingError, ring_for, server_partitioner
+    from cqlsh_ext.scanning.scan import table_size
+
+    try:
+        ring = ring_for(server_partitioner(ctx.session))
+    except RingError as err:
+        raise QueryError(f"{err}: a rewrite journals finished token ranges to resume from") from None
+    size = table_size(ctx.session, keyspace, table, ring.span)
+    parts = MIN_RANGES if size is None else size.partitions // RANGE_PARTITIONS
+    return tuple(ring.split(max(MIN_RANGES, min(MAX_RANGES, parts))))
+
+
+class Examiner:
+    """Each row read: counted (RowTally) and, when its value is to be rewritten, re-encoded (the
+    Changes of writing.ranges). `key_size`: a key's serialized size."""
+
+    def __init__(self, job: Job, key_size: Callable[[Sequence[Any]], int]) -> None:
+        from cqlsh_ext.payload.places import Engines, ValuePlace
+
+        self.job = job
+        self.key_size = key_size
+        work = job.work
+        blob = work.blob
+        steps = ("value",) if blob.container == "map" else (str(blob.access),) if blob.container else ()
+        self.engine = Engines(work.decoding)(ValuePlace(work.keyspace, work.table, blob.column, steps))
+        self.counts = RowTally()
+
+    def read(self, rows: int) -> None:
+        self.counts.rows += rows
+
+    def examine(self, cell: CellRead) -> NewValue | None:
+        """The new value and the row's size before and after (key and value), or None (counted)."""
+        from cqlsh_ext.rewrite.recode import ALREADY, recode
+        from cqlsh_ext.scanning.capacity import ROW_QUOTA, rcu, wcu
+
+        work, counts = self.job.work, self.counts
+        counts.found += 1
+        if cell.stored is None:
+            counts.refuse("null: nothing to rewrite")
+            return None
+        raw = bytes(cell.stored)
+        view = cell.view if cell.view is not None and work.blob.container is None else self.engine.view(raw)
+        key = self.key_size([cell.key[k] for k in work.keys])
+        before = key + len(raw)
+        counts.before += len(raw)
+        counts.wcu_before += wcu(before)
+        counts.rcu += rcu(before)
+        counts.over_before += before > ROW_QUOTA
+        try:
+            done = recode(raw, view, self.engine, self.job.target, work.decoding.cap)
+        except Exception as err:  # the boundary of one value: a writer's or a reader's surprise
+            done = f"not rewritten here ({type(err).__name__}: {str(err)[:80]})"
+        if isinstance(done, str):
+            if done == ALREADY:
+                counts.already += 1
+            else:
+                counts.refuse(done)
+            counts.after += len(raw)
+            counts.wcu_after += wcu(before)
+            counts.over_after += before > ROW_QUOTA
+            return None
+        after = key + len(done.value)
+        counts.change += 1
+        counts.after += len(done.value)
+        counts.wcu_after += wcu(after)
+        counts.rewrite_wcu += wcu(after)
+        counts.over_after += after > ROW_QUOTA
+        counts.unreadable_after += not done.readable
+        return NewValue(done.value, before, after)
+
+
+def examiner_of(job: Job) -> Callable[[CellWriter], Examiner]:
+    """What writing.ranges.RangeRewriter takes: the job's Examiner, keys sized by the cell writer."""
+    def make(writer: CellWriter) -> Examiner:
+        return Examiner(job, lambda key: sum(len(b) for b in writer.serialized(key)))
+
+    return make

@@ -1,0 +1,99 @@
+"""COMPRESSION REWRITE RESUME (docs/rewrite.md, "The journal, RESUME and UNDO"): a rewrite gone on
+with from its journal (a file, or a Spark run's directory of parts). The journal must verify
+(writing.journal_read: sealed, the user's, nobody else can write it); the work is rebuilt from its
+head's sealed request (writing.requests.RewriteRequest: the table, the blob, the chain, the WHERE's
+conditions, the PACE) and its token ranges, never from a statement's text; the ranges it has not
+finished are read and rewritten, appended to the same journal."""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from cqlsh_ext.common.text import plural
+from cqlsh_ext.rewrite.job import LABEL, Job
+from cqlsh_ext.writing.refused import WriteRefused
+
+if TYPE_CHECKING:
+    from cqlsh_ext.writing.context import WriteContext
+    from cqlsh_ext.writing.journal_read import JournalRead
+    from cqlsh_ext.writing.requests import ResumeRequest
+
+
+@dataclass
+class Resumed:
+    """A rewrite to go on with: its journal's parts, the job rebuilt from them, the token ranges
+    finished and those left."""
+
+    parts: list[JournalRead]
+    job: Job
+    done: set[int]
+    todo: list[int]
+
+    @property
+    def rows_before(self) -> int:
+        return sum(1 for part in self.parts for applied in part.outcomes.values() if applied)
+
+
+def resumed(ctx: WriteContext, path: str) -> Resumed:
+    """The rewrite `path` journals, rebuilt from its verified head; WriteRefused or QueryError."""
+    from cqlsh_ext.rewrite.job import job_for, table_meta, table_schema
+    from cqlsh_ext.rewrite.parse import where_of
+    from cqlsh_ext.writing.journal_read import Unsealed, read_journals
+    from cqlsh_ext.writing.requests import RewriteRequest
+
+    try:
+        parts = read_journals(path)
+    except Unsealed as err:
+        raise WriteRefused(f"{err.path} is a journal of version {err.version}, written before journals "
+                           "were sealed: RESUME goes on only with a sealed journal (the rewrite's statement "
+                           "run again writes no row twice; UNDO ... UNSEALED reads this one)") from None
+    first = parts[0]
+    request = first.request
+    if first.kind != "rewrite" or not isinstance(request, RewriteRequest):
+        raise WriteRefused(f"{path} is not a {LABEL}'s journal (RESUME goes on with one; UNDO reads any)")
+    meta = table_meta(ctx, request.keyspace, request.table)
+    where = where_of(request, table_schema(ctx, meta)) if meta is not None else None
+    ranges = first.head.get("ranges")
+    if ranges is not None and (not isinstance(ranges, list) or not all(
+            isinstance(r, list) and len(r) == 2 and all(type(t) is int for t in r) for r in ranges)):
+        raise WriteRefused(f"{first.path}: its first line's token ranges are not ranges")
+    job = job_for(ctx, request, where, ranges if isinstance(ranges, list) else None)
+    done: set[int] = set()
+    for part in parts:
+        done |= part.ranges_done
+    todo = [i for i in range(job.work.range_count) if i not in done]
+    return Resumed(parts, job, done, todo)
+
+
+def resume(ctx: WriteContext, request: ResumeRequest) -> None:
+    """Go on with a rewrite from its journal (see the module doc)."""
+    from cqlsh_ext.rewrite.execute import execute
+    from cqlsh_ext.rewrite.preview import preview, sayer
+    from cqlsh_ext.writing.journal import Journal, open_journal
+
+    found = resumed(ctx, request.path)
+    job, parts = found.job, found.parts
+    shown = job.request.statement().removesuffix(" CONFIRM")
+    say = sayer(sys.stdout)
+    heading = (f"{LABEL} RESUME {request.path}: {shown}\n  {len(found.done):,} of {job.work.range_count:,} "
+               f"token ranges finished, {plural(found.rows_before, 'row')} rewritten so far")
+    for part in parts:
+        if part.torn is not None:
+            heading += f"\n  {part.path}: {part.torn_text()}"
+    if not found.todo:
+        say(heading + "\n  nothing left to rewrite")
+        return
+    if not request.confirm:
+        preview(ctx, job, True, found.todo, heading + " (preview: nothing is written)")
+        return
+    say(heading)
+    if os.path.isdir(os.path.expanduser(request.path)):
+        journal = open_journal(ctx, "rewrite", job.work.keyspace, job.work.table, job.work.blob,
+                               job.work.mechanism, job.request, job.head(), LABEL)
+    else:
+        journal = Journal.reopen(parts[0])
+        print(f"Journal: {journal.path} (appended to)")
+    execute(ctx, job, journal, found.todo, len(found.done))

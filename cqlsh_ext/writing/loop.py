@@ -1,0 +1,217 @@
+"""The row loop every write shares: each row written (one at a time, or a few at once on threads),
+Ctrl-C between rows (a second one at once), a write that fails or a journal that cannot be written
+stopping it, and the closing line that says what was written, what was left alone, why it stopped
+and how to undo it."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from cqlsh_ext.common.text import message, plural, say, screen_width
+from cqlsh_ext.writing.cells import CHANGED_SINCE, EXPIRED, EXPIRED_SINCE, REWRITTEN
+
+if TYPE_CHECKING:
+    from cqlsh_ext.common.interrupt import CtrlC
+    from cqlsh_ext.reading.context import ReadContext
+    from cqlsh_ext.writing.cells import CellWriter, Written
+
+LABEL = "edit"
+#: A write progress line every this many rows.
+PROGRESS_EVERY = 500
+
+
+def sent(writer: CellWriter, key: Sequence[Any], expected: Any, new: Any, writetime: int | None,
+         expires: float | None, at: int | None, key_text: str) -> Written:
+    """One write through the mechanism; a failure said with the row's key (RowFailed)."""
+    from cqlsh_ext.writing.cells import WriteFailed
+
+    try:
+        written = writer.write(key, expected, new, writetime, expires, at)
+    except WriteFailed as err:
+        raise RowFailed(key_text, str(err)) from None
+    if not written.applied:
+        print(f"  {key_text}: {EXPIRED_SINCE if written.outcome == EXPIRED else CHANGED_SINCE}")
+    return written
+
+
+class RowFailed(Exception):
+    """A row's write failed: the server's error, and the row's key as the lines name it."""
+
+    def __init__(self, key: str, error: str) -> None:
+        super().__init__(key)
+        self.key = key
+        self.error = error
+
+
+@dataclass
+class Done:
+    """What a run of writes did: rows that hold the new value, rows left alone (changed since they
+    were read; their TTL ran out), rows not tried because it stopped (Ctrl-C, a write that failed,
+    the journal that could not be written: `stop` says which and why)."""
+
+    written: int = 0
+    changed: int = 0
+    #: UNDO: rows holding the bytes written, written again since (left alone).
+    rewritten: int = 0
+    expired: int = 0
+    left: int = 0
+    stop: str = ""
+    #: Stopped by a second Ctrl-C, or by a journal or a write that failed: the statement failed.
+    failed: bool = False
+    #: The second Ctrl-C that ended it, raised again once the closing line is said.
+    interrupt: BaseException | None = None
+
+    def add(self, written: Written) -> None:
+        if written.applied:
+            self.written += 1
+        elif written.outcome == EXPIRED:
+            self.expired += 1
+        elif written.outcome == REWRITTEN:
+            self.rewritten += 1
+        else:
+            self.changed += 1
+
+
+def each_row(rows: Sequence[Any], one: Callable[[int, Any], Written], key_text: Callable[[Any], str],
+             ctrl_c: CtrlC | None = None, label: str = LABEL, at_once: int = 1) -> Done:
+    """`one` on each row, in order. Ctrl-C stops between rows; a second one stops at once (the row
+    in flight is journaled: UNDO reads it back if it was written). A write that fails stops it (a
+    timeout may still apply: its outcome is the server's to tell, the journal holds its old
+    value), and so does the journal when it cannot be written (a full disk: the row is not sent)."""
+    from cqlsh_ext.common.interrupt import CtrlC
+    from cqlsh_ext.writing.journal import JournalError
+
+    done = Done()
+    with CtrlC(on_first=stopping) if ctrl_c is None else _Entered(ctrl_c) as ctrl_c:
+        if at_once > 1:
+            return _at_once(rows, one, ctrl_c, label, at_once, done)
+        for n, row in enumerate(rows):
+            if ctrl_c.pressed:
+                done.left = len(rows) - n
+                done.stop = f"stopped by Ctrl-C, {plural(done.left, 'row')} not written"
+                return done
+            try:
+                written = one(n, row)
+                done.add(written)
+                if len(rows) > PROGRESS_EVERY and (n + 1) % PROGRESS_EVERY == 0:
+                    print(f"{label}: {n + 1:,} of {len(rows):,} rows done", file=sys.stderr)
+            except RowFailed as err:
+                done.left = len(rows) - n - 1
+                done.stop = (f"stopped at {err.key} (its write failed, whether it applied is unknown: "
+                             f"{err.error}), {plural(done.left, 'more row')} not written")
+                done.failed = True
+                return done
+            except JournalError as err:
+                done.left = len(rows) - n
+                done.stop = f"stopped: {err}; {plural(done.left, 'row')} not written"
+                done.failed = True
+                return done
+            except KeyboardInterrupt as err:
+                done.left = len(rows) - n - 1
+                done.stop = (f"stopped by a second Ctrl-C while writing {key_text(row)} (whether it applied "
+                             f"is unknown: UNDO checks it), {plural(done.left, 'more row')} not written")
+                done.failed, done.interrupt = True, err
+                return done
+    return done
+
+
+def _at_once(rows: Sequence[Any], one: Callable[[int, Any], Written], ctrl_c: CtrlC, label: str,
+             at_once: int, done: Done) -> Done:
+    """each_row with `at_once` rows written at a time, on threads, in journal order: the same stops
+    (Ctrl-C sends no more and waits for those in flight; a second one leaves them; a failure stops
+    the sending)."""
+    from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+
+    from cqlsh_ext.writing.journal import JournalError
+
+    pending: set[Future[Written]] = set()
+    sent = finished = 0
+
+    def settle(futures: set[Future[Written]]) -> None:
+        nonlocal finished
+        for future in futures:
+            try:
+                done.add(future.result())
+            except RowFailed as err:
+                done.failed = True
+                done.stop = done.stop or (f"stopped at {err.key} (its write failed, whether it applied is "
+                                          f"unknown: {err.error})")
+            except JournalError as err:
+                done.failed = True
+                done.stop = done.stop or f"stopped: {err}"
+            finished += 1
+            if len(rows) > PROGRESS_EVERY and finished % PROGRESS_EVERY == 0:
+                print(f"{label}: {finished:,} of {len(rows):,} rows done", file=sys.stderr)
+
+    pool = ThreadPoolExecutor(max_workers=at_once, thread_name_prefix=label)
+    try:
+        for n, row in enumerate(rows):
+            if ctrl_c.pressed or done.failed:
+                break
+            while len(pending) >= at_once:
+                ready, pending = wait(pending, timeout=0.1, return_when=FIRST_COMPLETED)
+                settle(ready)
+            pending.add(pool.submit(one, n, row))
+            sent += 1
+        while pending:
+            ready, pending = wait(pending, timeout=0.1, return_when=FIRST_COMPLETED)
+            settle(ready)
+    except KeyboardInterrupt as err:
+        pool.shutdown(wait=False, cancel_futures=True)
+        done.left = len(rows) - sent
+        done.stop = (f"stopped by a second Ctrl-C with {plural(len(pending), 'write')} in flight (whether "
+                     f"they applied is unknown: UNDO checks them), {plural(done.left, 'more row')} not "
+                     "written")
+        done.failed, done.interrupt = True, err
+        return done
+    pool.shutdown(wait=True)
+    done.left = len(rows) - sent
+    if done.left:
+        what = done.stop or "stopped by Ctrl-C after the writes in flight"
+        done.stop = f"{what}, {plural(done.left, 'more row')} not written"
+    return done
+
+
+def stopping() -> None:
+    """Said at the first Ctrl-C, from the signal handler (one write to the descriptor: never into
+    a buffered write the handler interrupted)."""
+    import os
+
+    os.write(2, b"\nCtrl-C: stopping after the row being written (Ctrl-C again stops at once)\n")
+
+
+class _Entered:
+    """A CtrlC the caller entered already, as a context that leaves it to the caller."""
+
+    def __init__(self, ctrl_c: CtrlC) -> None:
+        self.ctrl_c = ctrl_c
+
+    def __enter__(self) -> CtrlC:
+        return self.ctrl_c
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+
+def closing(ctx: ReadContext, done: Done, head: str, changed_words: str, undo: str,
+            rewritten_words: str = "") -> None:
+    """The closing line: what was written, what was left alone, why it stopped, how to undo it. A
+    run that failed says it on stderr (a script's exit status is then 2), and a second Ctrl-C goes
+    on to the shell once it is said."""
+    line = head
+    if done.changed:
+        line += f", {done.changed:,} {changed_words}"
+    if done.rewritten:
+        line += f", {done.rewritten:,} {rewritten_words}"
+    if done.expired:
+        line += f", {done.expired:,} {EXPIRED_SINCE}"
+    line += (f"; {done.stop}" if done.stop else "") + f". {undo}"
+    if done.failed:
+        ctx.error(message(line, screen_width(sys.stderr)))
+    else:
+        say(line, sys.stdout)
+    if done.interrupt is not None:
+        raise done.interrupt

@@ -1,0 +1,214 @@
+"""What a write reads first: the rows an edit or a COMPRESSION REWRITE finds, each with its key,
+the blob as stored (and its view, decoded once), the cell's write time and TTL, and its moment of
+expiry counted from when its page's request was sent (writing.ttl).
+
+The one place these reads are made: the reading's plan is built from its parts (the key columns,
+the blob's column, the WHERE the payload-query parser read from the statement's own tokens,
+query.grammar.where_at), never spelt as a SELECT and parsed again (query.grammar.reading), and its
+rows are evaluated a page at a time (`PageCells`, the payload conditions the evaluator's): an
+edit's read as a payload query reads them, by the one read plan (`read_rows`: the cost asked
+first, progress, Ctrl-C, retries; in this process, where the scanner stamps each page), a
+rewrite's by token ranges it reads itself, to journal which are finished (writing.ranges).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from cqlsh_ext.writing.mechanism import Mechanism
+from cqlsh_ext.writing.target import BlobTarget, inside, selected_text
+from cqlsh_ext.writing.ttl import expiry
+
+if TYPE_CHECKING:
+    from cqlsh_ext.payload.places import Decoding
+    from cqlsh_ext.query.grammar import Plan, Schema, Where
+    from cqlsh_ext.reading.context import ReadContext
+    from cqlsh_ext.scanning.plan import InProcessScan
+    from cqlsh_ext.scanning.workers import WorkerScan
+    from cqlsh_ext.settings import Settings
+
+#: The answer's columns of the cell's write time and TTL (SELECT ... AS).
+WRITETIME_ALIAS = "cqlsh_ext_writetime"
+TTL_ALIAS = "cqlsh_ext_ttl"
+
+
+@dataclass
+class CellRead:
+    """One row as read for writing: its key (column -> the driver's value), the blob as the column
+    holds it (bytes or text; None when null), the engine's view of it when the reading decoded it,
+    the cell's write time (microseconds) and TTL (seconds left) as read, and when its page's
+    request was sent (epoch seconds)."""
+
+    key: dict[str, Any]
+    stored: Any
+    view: Any
+    writetime: int | None
+    ttl: int | None
+    sent: float
+
+    @property
+    def expires(self) -> float | None:
+        return expiry(self.ttl, self.sent)
+
+
+def write_decoding(settings: Settings) -> Decoding:
+    """How a write reads values: the display's decoding, in auto mode when the display is off."""
+    from cqlsh_ext.payload.places import Decoding
+    from cqlsh_ext.settings import NONE
+
+    decoding = settings.display.decoding()
+    return Decoding("auto", decoding.cap, decoding.settings) if decoding.mode == NONE else decoding
+
+
+def extra_columns(blob: BlobTarget, mechanism: Mechanism) -> list[tuple[str, str]]:
+    """The server's figures read with each row: the cell's TTL, and its write time for writes at
+    write time + 1."""
+    cell = selected_text(blob)
+    out = [(f"WRITETIME({cell})", WRITETIME_ALIAS)] if mechanism.timestamped else []
+    return [*out, (f"TTL({cell})", TTL_ALIAS)]
+
+
+def plan_for(keyspace: str, meta: Any, schema: Schema, blob: BlobTarget, keys: Sequence[str], where: Where,
+             allow_filtering: bool, confirm: bool, mechanism: Mechanism) -> Plan:
+    """The reading's plan: the key columns, the blob's column, its write time and TTL, of the rows
+    `where` finds (its payload conditions evaluated here). QueryError."""
+    from cqlsh_ext.query.grammar import reading
+
+    return reading(keyspace, meta.name, [*keys, blob.column], where, schema, allow_filtering, confirm,
+                   extra_columns(blob, mechanism))
+
+
+def cells(rows: Sequence[Sequence[Any]], keys: Sequence[str], blob: BlobTarget, mechanism: Mechanism,
+          sent: float) -> list[CellRead]:
+    """Answer rows of a reading's plan (keys, the column, [write time], TTL) as CellReads."""
+    from cqlsh_ext.payload.view import BlobView
+
+    n = len(keys)
+    out = []
+    for row in rows:
+        value = row[n]
+        view = value if isinstance(value, BlobView) else None
+        stored = inside(view.stored if view is not None else value, blob)
+        writetime = row[n + 1] if mechanism.timestamped else None
+        ttl = row[-1]
+        out.append(CellRead(dict(zip(keys, row[:n], strict=True)), stored, view, writetime, ttl, sent))
+    return out
+
+
+class PageCells:
+    """The reading's plan evaluated a page of the scanner's rows at a time: the rows that meet the
+    WHERE's payload conditions as CellReads (a static column's partition once: its rows share it).
+    `decoding`: how the values read (payload.places.Decoding, plain data). It is the Aggregate an
+    edit's reading fills (scanning.aggregate: each page's cells drained as they are found)."""
+
+    def __init__(self, plan: Plan, keyspace: str, keys: Sequence[str], blob: BlobTarget, mechanism: Mechanism,
+                 decoding: Any, static: bool = False) -> None:
+        from cqlsh_ext.query.answer import Answer
+        from cqlsh_ext.query.evaluate import Evaluator
+
+        self.plan, self.keyspace, self.decoding = plan, keyspace, decoding
+        self.answer = Answer(plan)
+        self.evaluator = Evaluator(plan, decoding, keyspace)
+        self.keys, self.blob, self.mechanism, self.static = list(keys), blob, mechanism, static
+        self._seen: set[tuple[Any, ...]] = set()
+        # The Aggregate's side (scanning.aggregate).
+        self.names: list[str] = []
+        self.sent = 0.0
+        self.pending: list[list[CellRead]] = []
+        self.interrupted = False
+        self.error: str | None = None
+        self.scan = ""
+
+    def page(self, names: Sequence[str], rows: Sequence[Sequence[Any]], sent: float) -> list[CellRead]:
+        """A page's rows that meet the conditions; `sent`: when its request was sent."""
+        found = cells(self.answer.add_page(self.evaluator, names, rows), self.keys, self.blob, self.mechanism,
+                      sent)
+        if not self.static:
+            return found
+        unseen = []
+        for cell in found:
+            partition = tuple(cell.key.values())
+            if partition not in self._seen:
+                self._seen.add(partition)
+                unseen.append(cell)
+        return unseen
+
+    # ---------------------------------------------------------------- the Aggregate
+    @property
+    def rows(self) -> int:
+        return int(self.answer.counts.read)
+
+    def fresh(self) -> PageCells:
+        return PageCells(self.plan, self.keyspace, self.keys, self.blob, self.mechanism, self.decoding,
+                         self.static)
+
+    def set_columns(self, names: Sequence[str], types: Sequence[Any]) -> None:
+        self.names = list(names)
+
+    def page_sent(self, sent: float) -> None:
+        self.sent = sent
+
+    def add_rows(self, rows: Sequence[Sequence[Any]]) -> None:
+        self.pending.append(self.page(self.names, rows, self.sent))
+
+    def drain(self) -> list[list[CellRead]]:
+        out, self.pending = self.pending, []
+        return out
+
+    def merge(self, other: PageCells) -> None:
+        self.answer.merge(other.answer)
+
+
+class RowsRead:
+    """An edit's rows, read as they are taken: `pages()` gives a page of CellReads at a time; then
+    `error` (one line) and `interrupted` (Ctrl-C) say how the reading ended."""
+
+    def __init__(self, run: InProcessScan[PageCells] | WorkerScan[PageCells], cells: PageCells) -> None:
+        self.run = run
+        self.cells = cells
+
+    def pages(self) -> Iterator[list[CellRead]]:
+        for drained in self.run:
+            yield from drained
+
+    @property
+    def error(self) -> str | None:
+        return self.cells.error
+
+    @property
+    def interrupted(self) -> bool:
+        return self.cells.interrupted
+
+
+def read_rows(ctx: ReadContext, plan: Plan, meta: Any, keys: Sequence[str], blob: BlobTarget,
+              mechanism: Mechanism, decoding: Decoding) -> RowsRead | None:
+    """The plan's rows read as a payload query reads them (the cost asked first, the whole-table
+    plan, progress, Ctrl-C, retries), in this process: a RowsRead, or None when it was refused or
+    declined (said)."""
+    from cqlsh_ext.reading.select import LABEL
+    from cqlsh_ext.scanning.plan import FullScanQuestion, ReadPlan, whole_table
+    from cqlsh_ext.scanning.scan import error_text
+
+    try:
+        ctx.session.prepare(plan.server_statement)
+    except Exception as err:  # the server refuses the ordinary part: its one line
+        ctx.error(error_text(err))
+        return None
+    static = len(keys) < len(meta.primary_key)
+    found = PageCells(plan, meta.keyspace_name, keys, blob, mechanism, decoding, static)
+    label = f"SELECT {meta.keyspace_name}.{meta.name}"
+    if plan.reads_beyond_partitions and not plan.server_where:
+        ask = FullScanQuestion(
+            LABEL, "Add CONFIRM after ALLOW FILTERING to run it from a script, or name partitions in the "
+            "WHERE.", "Scan the whole table? [y/N] ", plan.confirm)
+        # One process: the scanner stamps each page's request (a worker's rows would come back late).
+        scan = whole_table(ctx, plan.server_statement.removesuffix(" ALLOW FILTERING"), meta, ask, workers=1)
+        if scan is None:
+            return None
+        progress = ctx.progress(label, True, scan.size.partitions if scan.size is not None else None)
+    else:
+        scan = ReadPlan(plan.server_statement)
+        progress = ctx.progress(label, plan.reads_beyond_partitions, None)
+    return RowsRead(scan.read(ctx, found, progress), found)

@@ -1,0 +1,185 @@
+"""Journals are sealed, so that a journal changed by anyone but the user who wrote it is refused
+(docs/edit.md, "The journal's seal": each rule and the threat it answers).
+
+One key per user, at one fixed place: `~/.cassandra/cqlsh-ext-journal.key` (cqlsh's own directory
+of the user's, whatever the journal directory is), 32 random bytes, made readable and writable by
+the user only (0600) when first needed; never looked up beside a journal, so a journal copied with
+its folder brings no key that counts. It is read only through a regular file of the user's own
+that nobody else can read or write, and never printed, logged or journaled.
+
+Each line of a journal ends with its MAC: HMAC-SHA256 under the key over the journal's chain id
+(its run's random id, the head's "run"; a Spark part's adds its number), the line's number, the
+previous line's MAC and the line's own bytes. So a line changed, moved, dropped (but the last ones)
+or taken from another journal breaks the chain where it happens; the head line, which names the
+table, the column and the request, is sealed the same way. A journal that ends without its closing
+line (`{"closed": true}`) was killed, or lost lines at its end: its rows without an outcome are
+then written back only where the cell shows they were written (writing.undo).
+
+Spark's executors never see the key: the driver seals each task's head line and gives the task a
+key of that run's own, HMAC of the user's key and the run's id, which seals the part's other lines
+(`run_key`); a reader derives it again from the head it verified.
+
+The line as written: the entry's JSON with `, "mac": "<64 hex digits>"` before its closing brace,
+so each line stays one JSON object and the bytes the MAC covers are the line's own.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import os
+import re
+import stat
+from typing import Any
+
+from cqlsh_ext.writing.refused import WriteRefused
+
+#: The key's file, in cqlsh's directory of the user's (~/.cassandra).
+KEY_DIRECTORY = os.path.join("~", ".cassandra")
+KEY_FILE = "cqlsh-ext-journal.key"
+KEY_BYTES = 32
+#: What the MAC of a line is taken over, before the chain id: the format and its version.
+_DOMAIN = b"cqlsh-ext write journal 3\x00"
+_RUN_DOMAIN = b"cqlsh-ext spark run key\x00"
+#: The MAC before a journal's first line.
+NO_MAC = bytes(32)
+_SEALED = re.compile(rb', "mac": "([0-9a-f]{64})"\}$')
+
+
+def key_path() -> str:
+    return os.path.join(os.path.expanduser(KEY_DIRECTORY), KEY_FILE)
+
+
+def user_key(create: bool) -> bytes:
+    """The user's journal key (made first when `create`: a write); WriteRefused, naming the file
+    and why, when it is missing (a read), not the user's own regular file, open to others or not a
+    key."""
+    path = key_path()
+    try:
+        return _read_key(path)
+    except FileNotFoundError:
+        if not create:
+            raise WriteRefused(f"there is no journal key at {path}, which sealed the journals this user "
+                               "wrote: this journal cannot be verified") from None
+    _make_key(path)
+    try:
+        return _read_key(path)
+    except FileNotFoundError:
+        raise WriteRefused(f"the journal key {path} could not be made") from None
+
+
+def _read_key(path: str) -> bytes:
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except FileNotFoundError:
+        raise
+    except OSError as err:
+        if os.path.islink(path):
+            raise WriteRefused(f"the journal key {path} is a symbolic link: refused (it must be a file of "
+                               "yours)") from None
+        raise WriteRefused(f"the journal key {path} cannot be read: {err.strerror}") from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise WriteRefused(f"the journal key {path} is not a regular file: refused")
+        if st.st_uid != os.geteuid():
+            raise WriteRefused(f"the journal key {path} belongs to another user (uid {st.st_uid}): refused")
+        if stat.S_IMODE(st.st_mode) & 0o077:
+            raise WriteRefused(f"the journal key {path} is open to others ({stat.filemode(st.st_mode)[1:]}): "
+                               "refused (chmod 600 it if nobody else could have read it)")
+        data = os.read(fd, KEY_BYTES + 1)
+    finally:
+        os.close(fd)
+    if len(data) != KEY_BYTES:
+        raise WriteRefused(f"the journal key {path} is not a key of {KEY_BYTES} bytes: refused")
+    return data
+
+
+def _make_key(path: str) -> None:
+    """A new key, written whole under another name and linked into place (another process making
+    one at the same moment keeps its own: the first linked is the key)."""
+    directory = os.path.dirname(path)
+    try:
+        os.makedirs(directory, mode=0o700, exist_ok=True)
+        temporary = os.path.join(directory, f".{KEY_FILE}.{os.getpid()}.new")
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+        try:
+            os.write(fd, os.urandom(KEY_BYTES))
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        try:
+            os.link(temporary, path)
+        except FileExistsError:
+            pass  # made a moment ago by another process: that one is the key
+        finally:
+            os.unlink(temporary)
+    except OSError as err:
+        raise WriteRefused(f"the journal key {path} cannot be made: {err.strerror}") from None
+
+
+def run_key(key: bytes, run: str) -> bytes:
+    """The key of one Spark run's parts: HMAC of the user's key and the run's id (an executor that
+    holds it seals that run's lines and no other journal's)."""
+    return hmac.new(key, _RUN_DOMAIN + run.encode("ascii"), hashlib.sha256).digest()
+
+
+def new_run() -> str:
+    """A run's id: 128 random bits, in hex."""
+    return os.urandom(16).hex()
+
+
+def _mac(key: bytes, chain: str, number: int, previous: bytes, body: bytes) -> bytes:
+    message = b"".join((_DOMAIN, chain.encode("ascii"), b"\x00", str(number).encode("ascii"), b"\x00",
+                        previous, body))
+    return hmac.new(key, message, hashlib.sha256).digest()
+
+
+class Sealer:
+    """Seals the lines of one journal in order: `line(entry)` gives the line's bytes. `number` and
+    `previous` go on from a journal read back (RESUME appends)."""
+
+    def __init__(self, key: bytes, chain: str, number: int = 0, previous: bytes = NO_MAC) -> None:
+        self._key = key
+        self.chain = chain
+        self.number = number
+        self.previous = previous
+
+    def line(self, entry: dict[str, Any]) -> bytes:
+        """`entry` as its sealed line."""
+        body = json.dumps(entry).encode("utf-8")
+        self.number += 1
+        mac = _mac(self._key, self.chain, self.number, self.previous, body)
+        self.previous = mac
+        return body[:-1] + b', "mac": "' + mac.hex().encode("ascii") + b'"}\n'
+
+
+def body_of(line: bytes) -> tuple[bytes, bytes] | None:
+    """A sealed line's bytes without its MAC (the entry's JSON as sealed) and its MAC; None when the
+    line ends in no MAC."""
+    line = line.rstrip(b"\n")
+    found = _SEALED.search(line)
+    if found is None:
+        return None
+    return line[:found.start()] + b"}", bytes.fromhex(found.group(1).decode("ascii"))
+
+
+class Verifier:
+    """Checks the lines of one journal in order, as Sealer sealed them."""
+
+    def __init__(self, key: bytes, chain: str) -> None:
+        self._key = key
+        self.chain = chain
+        self.number = 0
+        self.previous = NO_MAC
+
+    def check(self, body: bytes, mac: bytes, key: bytes | None = None) -> bool:
+        """Whether the next line's MAC is `mac` (under `key` when given); the chain moves on only
+        when it is."""
+        expected = _mac(key or self._key, self.chain, self.number + 1, self.previous, body)
+        if not hmac.compare_digest(expected, mac):
+            return False
+        self.number += 1
+        self.previous = mac
+        return True

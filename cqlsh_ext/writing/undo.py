@@ -1,0 +1,278 @@
+"""UNDO (docs/edit.md, "The journal, and UNDO"): a journal's old values written back, bound to
+what was written.
+
+The plan: the journal (a file, or a Spark run's directory of parts) read and verified
+(writing.journal_read: sealed, a regular file of the user's that nobody else can write, or a
+version 1 or 2 journal named with UNSEALED); its target is its head's keyspace, table and column,
+never a system keyspace; its rows are those its lines say were written, and those whose outcome a
+kill left unsaid (a row the kill left and RESUME journaled again is undone once, at its later
+line). A row goes back only where the cell still holds what was written, *as it was written*:
+
+- written at a timestamp (the journal's "at"): the bytes and that write time. A cell written
+  again since, even with the same bytes (another client writing them back with another TTL), has
+  another write time, and is left alone and counted.
+- written on a condition (no write time of ours: "at" is null): the bytes and the moment of
+  expiry (within WITHIN seconds). A later write of the same bytes expiring at the same moment
+  cannot be told apart; the preview says so.
+
+Each old value is written by the same mechanism (at the cell's write time + 1, or on the condition
+that the cell still holds what was written), expiring when the journal recorded the old value
+would (writing.ttl), and journaled in turn: UNDO of that journal writes the values back again.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterable, Sequence
+from typing import IO, TYPE_CHECKING, Any
+
+from cqlsh_ext.common.text import plural, say
+from cqlsh_ext.writing.cells import CHANGED, REWRITTEN, Written, same
+from cqlsh_ext.writing.loop import closing, each_row, sent, stopping
+from cqlsh_ext.writing.refused import WriteRefused
+from cqlsh_ext.writing.target import BlobTarget, key_columns, key_text, refuse_system
+
+if TYPE_CHECKING:
+    from cqlsh_ext.common.interrupt import CtrlC
+    from cqlsh_ext.writing.cells import Cell, CellWriter
+    from cqlsh_ext.writing.context import WriteContext
+    from cqlsh_ext.writing.journal import Journal
+    from cqlsh_ext.writing.journal_read import JournalRead, JournalRow
+    from cqlsh_ext.writing.loop import Done
+    from cqlsh_ext.writing.requests import UndoRequest
+
+LABEL = "undo"
+#: Rows an UNDO writes at once (a rewrite's journal may hold millions).
+UNDO_AT_ONCE = 8
+#: Rows an UNDO preview reads to tell which still hold what was written (a rewrite's journal may
+#: hold millions: the preview says it looked at these).
+UNDO_PREVIEW_ROWS = 10_000
+#: Rows whose `key: changed since ...` lines a preview shows.
+PREVIEW_ROWS = 3
+#: Seconds a cell written on a condition may expire from the moment the journal recorded and still
+#: be the one written (each moment is known to its second; a write may cross one).
+WITHIN = 2.0
+
+
+def run_undo(ctx: WriteContext, request: UndoRequest) -> None:
+    """Preview or write a journal's old values back (see the module doc); WriteRefused (one line)
+    for a journal or a target that is refused, before anything is written."""
+    from cqlsh_ext.reading.resolve import find_table
+    from cqlsh_ext.writing.cells import CellWriter
+    from cqlsh_ext.writing.journal_read import read_journals
+    from cqlsh_ext.writing.mechanism import choose
+
+    parts = read_journals(request.path, request.unsealed)
+    first = parts[0]
+    refuse_system(first.keyspace)
+    found = find_table(ctx.cluster, None, first.keyspace, first.table, refresh=True)
+    meta = found.meta if found is not None else None
+    blob = first.blob
+    if meta is None or blob.column not in meta.columns:
+        raise WriteRefused(f"{first.keyspace}.{first.table}.{blob.column} is not in the schema")
+    keys = key_columns(meta, blob.column)
+    skip = _superseded(parts)
+    todo = sum(1 for part in parts for applied in part.outcomes.values() if applied is not False) - len(skip)
+    whose = {"rewrite": "the rewrite", "undo": "the undo"}.get(first.kind, "the edit")
+    asking = not request.confirm and bool(todo) and ctx.ask is not None
+    out = sys.stderr if asking else sys.stdout  # with the question, not held by the pager
+    say(f"undo: {plural(todo, 'row')} of {first.keyspace}.{first.table}.{blob} to write back"
+        f"{'' if request.confirm or asking else ' (add CONFIRM to write them)'}", out)
+    for part in parts:
+        if not part.sealed:
+            say(f"undo: {part.path}: a journal of version {part.version}, not sealed: read as UNSEALED asks "
+                "(its rows go back only where the cell holds what they say was written)", out)
+        if part.torn is not None:
+            say(f"undo: {part.path}: {part.torn_text()}", out)
+    if not todo:
+        return
+    mechanism = choose(ctx, first.keyspace, meta.name, blob, keys)
+    writer = CellWriter.of(ctx, first.keyspace, meta, blob, keys, mechanism)
+    if not request.confirm:
+        still = _preview(writer, keys, parts, todo, out, skip, whose)
+        say(mechanism.promise("what was written"), out)
+        question = f"Write {plural(todo, 'row')} back? [y/N] "
+        if not (asking and still and ctx.ask is not None and ctx.ask(question)):
+            if asking:
+                print("Nothing written: add CONFIRM to write them back.")
+            return
+    from cqlsh_ext.common.interrupt import CtrlC
+    from cqlsh_ext.writing.journal import open_journal
+    from cqlsh_ext.writing.requests import UndoRequest
+
+    with CtrlC(on_first=stopping) as ctrl_c:
+        try:
+            undo_journal = open_journal(ctx, "undo", first.keyspace, meta.name, blob, mechanism,
+                                        UndoRequest(request.path, request.unsealed, True))
+        except KeyboardInterrupt:
+            ctx.error("undo: stopped by a second Ctrl-C before the first row; nothing was written")
+            raise
+        done = _undo_rows(writer, keys, parts, todo, undo_journal, ctrl_c, skip, whose)
+    closing(ctx, done, f"{plural(done.written, 'row')} written back", f"changed since {whose}: left alone",
+            f"Undo the undo: UNDO '{undo_journal.path}' CONFIRM", _rewritten_words(whose))
+
+
+def _rewritten_words(whose: str) -> str:
+    return f"written again since {whose} (the same bytes, a later write): left alone"
+
+
+def key_values(writer: CellWriter, keys: Sequence[str], row: JournalRow, path: str) -> list[Any]:
+    """A journal row's key as the driver's values; WriteRefused naming the line and the column when
+    it names other columns or its bytes are no value of the column's type."""
+    if set(row.key) != set(keys):
+        raise WriteRefused(f"{path}: line {row.line:,}: the journal's keys are not the table's primary key")
+    out = []
+    for name, kind in zip(keys, writer.key_types, strict=True):
+        data = row.key[name]
+        try:
+            out.append(kind.from_binary(data, writer.protocol))
+        except Exception:
+            typename = getattr(kind, "typename", type(kind).__name__)
+            size = _FIXED_SIZES.get(str(typename))
+            article = "an" if str(typename)[:1] in "aeiou" else "a"
+            need = f" ({article} {typename} is {size} bytes)" if size else ""
+            raise WriteRefused(f"{path}: line {row.line:,}: the key's {name} is {len(data)} bytes that are "
+                               f"no {typename}{need}") from None
+    return out
+
+
+#: Bytes a serialized value of these CQL types takes: what a journal's key must hold.
+_FIXED_SIZES = {"int": 4, "bigint": 8, "smallint": 2, "tinyint": 1, "uuid": 16, "timeuuid": 16,
+                "timestamp": 8, "double": 8, "float": 4, "boolean": 1, "date": 4, "time": 8, "counter": 8}
+
+
+def as_written(row: JournalRow, cell: Cell, blob: BlobTarget) -> str | None:
+    """None when the cell holds what the row wrote, as it was written (see the module doc); else
+    CHANGED (other bytes) or REWRITTEN (the same bytes, written again since)."""
+    if not same(cell.value, column_value(row.new, blob)):
+        return CHANGED
+    if row.at is not None and cell.writetime is not None:
+        return None if cell.writetime == row.at else REWRITTEN
+    now = None if cell.ttl is None else cell.sent + cell.ttl
+    if (now is None) != (row.expires is None):
+        return REWRITTEN
+    if now is not None and row.expires is not None and abs(now - row.expires) > WITHIN:
+        return REWRITTEN
+    return None
+
+
+def column_value(value: bytes, blob: BlobTarget) -> Any:
+    return value.decode("utf-8") if blob.holds_text else value
+
+
+def _undoable(parts: list[JournalRead],
+              skip: set[tuple[int, int]]) -> Iterable[tuple[JournalRead, JournalRow]]:
+    """The rows an UNDO writes back, in journal order: those written, or whose outcome the journal
+    does not say, but not those `skip` names."""
+    for i, part in enumerate(parts):
+        for row in part.rows():
+            if row.applied is not False and (i, row.line) not in skip:
+                yield part, row
+
+
+def _superseded(parts: list[JournalRead]) -> set[tuple[int, int]]:
+    """(part, line) of rows whose outcome the journal does not say (a kill during their write) and
+    that a later line journals again (RESUME wrote them): the later line is the one undone."""
+    unknown: dict[tuple[tuple[str, bytes], ...], list[tuple[int, int]]] = {}
+    for i, part in enumerate(parts):
+        if None not in part.outcomes.values():
+            continue
+        for row in part.rows():
+            if row.applied is None:
+                unknown.setdefault(tuple(sorted(row.key.items())), []).append((i, row.line))
+    if not unknown:
+        return set()
+    last: dict[tuple[tuple[str, bytes], ...], tuple[int, int]] = {}
+    for i, part in enumerate(parts):
+        for row in part.rows():
+            key = tuple(sorted(row.key.items()))
+            if key in unknown:
+                last[key] = (i, row.line)
+    return {place for key, places in unknown.items() for place in places if place != last[key]}
+
+
+def _undo_rows(writer: CellWriter, keys: list[str], parts: list[JournalRead], todo: int,
+               undo_journal: Journal, ctrl_c: CtrlC, skip: set[tuple[int, int]], whose: str) -> Done:
+    """Each journaled row written back where it holds what was written (journaled in turn)."""
+    blob = writer.blob
+
+    def rows() -> Iterable[tuple[JournalRead, JournalRow]]:
+        return _undoable(parts, skip)
+
+    def one(n: int, item: tuple[JournalRead, JournalRow]) -> Written:
+        part, row = item
+        key = key_values(writer, keys, row, part.path)
+        text = key_text(dict(zip(keys, key, strict=True)))
+        old, new = column_value(row.old, blob), column_value(row.new, blob)
+        cell = writer.read(key)
+        left = as_written(row, cell, blob)
+        if left is not None:
+            why = f"changed since {whose}: left alone" if left == CHANGED else _rewritten_words(whose)
+            print(f"  {text}: {why}")
+            undo_journal.before(n, row.key, row.new, row.old, None, row.expires, cell.writetime, None)
+            undo_journal.after(n, False)
+            return Written(left)
+        at = writer.timestamp(cell.writetime)
+        undo_journal.before(n, row.key, row.new, row.old, cell.ttl, row.expires, cell.writetime, at)
+        written = sent(writer, key, new, old, cell.writetime, row.expires, at, text)
+        undo_journal.after(n, written.applied)
+        return written
+
+    try:
+        return each_row(_Lazy(rows, todo), one, lambda item: key_text(item[1].key), ctrl_c, LABEL,
+                        UNDO_AT_ONCE)
+    finally:
+        undo_journal.close()
+
+
+class _Lazy(Sequence[Any]):
+    """The rows of an UNDO, read from the journal as they are written (never all in memory): a
+    sequence of known length that each_row walks once, in order."""
+
+    def __init__(self, rows: Callable[[], Iterable[Any]], count: int) -> None:
+        self._rows = rows
+        self._count = count
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __iter__(self) -> Any:
+        return iter(self._rows())
+
+    def __getitem__(self, index: Any) -> Any:
+        raise TypeError("walked in order only")
+
+
+def _preview(writer: CellWriter, keys: list[str], parts: list[JournalRead], todo: int,
+             out: IO[str], skip: set[tuple[int, int]], whose: str) -> int:
+    """How many rows still hold what was written, as it was written (UNDO writes those back), read
+    now (at most UNDO_PREVIEW_ROWS of them), said on `out`; their count."""
+    changed: list[str] = []
+    rewritten: list[str] = []
+    looked = 0
+    conditioned = False
+    for part, row in _undoable(parts, skip):
+        if looked >= UNDO_PREVIEW_ROWS:
+            break
+        looked += 1
+        key = key_values(writer, keys, row, part.path)
+        cell = writer.read(key)
+        conditioned = conditioned or row.at is None or cell.writetime is None
+        left = as_written(row, cell, writer.blob)
+        if left == CHANGED:
+            changed.append(key_text(dict(zip(keys, key, strict=True))))
+        elif left == REWRITTEN:
+            rewritten.append(key_text(dict(zip(keys, key, strict=True))))
+    of = "" if looked == todo else f" of the first {looked:,} rows"
+    again = f", {len(rewritten):,} written again since with the same bytes (left alone)" if rewritten else ""
+    still = looked - len(changed) - len(rewritten)
+    say(f"  {still:,}{of} still as {whose} wrote them; {len(changed):,} changed since {whose} (left "
+        f"alone){again}", out)
+    for text in changed[:PREVIEW_ROWS]:
+        say(f"  changed since {whose}: {text}", out)
+    for text in rewritten[:PREVIEW_ROWS]:
+        say(f"  written again since {whose} with the same bytes: {text}", out)
+    if conditioned:
+        say(f"  Rows written on a condition carry no write time of {whose}'s: a later write of the same "
+            "bytes expiring at the same moment cannot be told apart from it, and is written back over.", out)
+    return still
