@@ -13,7 +13,7 @@ EDIT_HELP = """
           DELETE data.note, data.items[2] FROM ks.t
               WHERE day = '2024-05-01' AND data.status = 'FAILED'
               ALLOW FILTERING [CONFIRM];
-          UNDO 'journal-file' [CONFIRM]
+          UNDO 'journal-file' [UNSEALED] [CONFIRM]
 
           Paths as in payload queries (HELP QUERIES) into a blob or a text
           column holding JSON, a map of blobs' value (m['k'].status) or a
@@ -38,7 +38,11 @@ EDIT_HELP = """
 
           Before each row is written, its key, its stored bytes, TTL and write
           time go to a journal (readable by you only; a `journal` directory
-          beside the shell's history); UNDO writes the old values back, with
-          the TTL recorded, where the rows still hold what the edit wrote.
-          docs/edit.md.
+          beside the shell's history), each line sealed with your key
+          (~/.cassandra/cqlsh-ext-journal.key). UNDO reads only a journal
+          that verifies, a file of yours nobody else can write, and writes
+          the old values back, expiring when they would have, where the rows
+          still hold what the edit wrote at the write time it recorded: a
+          later write, even of the same bytes, is left alone. UNSEALED reads
+          a journal written before the seal. docs/edit.md.
         """

@@ -18,7 +18,7 @@ REWRITE_HELP = """
         COMPRESSION REWRITE [keyspace.]table.column AS 'SPEC' [WHERE ...]
                             [ALLOW FILTERING] [PACE n] [ALL] [CONFIRM]
         COMPRESSION REWRITE RESUME 'journal' [CONFIRM]
-        UNDO 'journal' [CONFIRM]
+        UNDO 'journal' [UNSEALED] [CONFIRM]
 
           Acts on COMPRESSION ADVISE: every value of a blob column (a map of
           blobs' m['k'], a UDT's u.field) written again in the chain SPEC
@@ -49,10 +49,12 @@ REWRITE_HELP = """
           shows rows, rate, units, bytes saved and the time left; Ctrl-C
           stops after the writes in flight.
 
-          The journal (printed as Journal: PATH, readable by you only) holds
-          every row's key, old bytes, TTL and write time, fsync'd before its
-          write, and the token ranges finished: RESUME 'PATH' goes on after a
-          stop or a kill without rewriting what is done; UNDO 'PATH' CONFIRM
-          writes the old values back where rows still hold the rewrite's.
+          The journal (printed as Journal: PATH, readable by you only, each
+          line sealed with your key) holds every row's key, old bytes, TTL
+          and write time, fsync'd before its write, the request and the token
+          ranges finished: RESUME 'PATH' goes on after a stop or a kill,
+          from the sealed request, without rewriting what is done; UNDO
+          'PATH' CONFIRM writes the old values back where rows still hold the
+          rewrite's, as it wrote them.
           cqlsh-ext spark runs it from Spark's executors. docs/rewrite.md.
 """
