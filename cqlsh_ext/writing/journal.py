@@ -235,9 +235,12 @@ class Journal:
     def append(self, entries: list[dict[str, Any]]) -> None:
         """The entries, each a sealed line, written and fsync'd together; JournalError on failure."""
         with self._lock:  # a rewrite's writes finish on several threads: the chain is one order
-            if self.fd is None or self.broken is not None:
-                raise JournalError(self.broken or f"the journal {self.path} is closed")
-            self._write(b"".join(self._sealer.line(entry) for entry in entries))
+            self._append(entries)
+
+    def _append(self, entries: list[dict[str, Any]]) -> None:
+        if self.fd is None or self.broken is not None:
+            raise JournalError(self.broken or f"the journal {self.path} is closed")
+        self._write(b"".join(self._sealer.line(entry) for entry in entries))
 
     def _write(self, data: bytes) -> None:
         """One write of whole lines; on failure the file is cut back to where it was (no line is
@@ -264,18 +267,19 @@ class Journal:
     def close(self) -> None:
         """The closing line (the run ended: a reader then knows no line was cut from the end), and
         the file closed."""
-        if self.fd is None:
-            return
-        if self.broken is None:
+        with self._lock:  # a write left in flight by a second Ctrl-C appends nothing after it
+            if self.fd is None:
+                return
+            if self.broken is None:
+                try:
+                    self._append([{"closed": True}])
+                except JournalError:
+                    pass  # said by the write that failed, if any: the journal reads as killed
             try:
-                self.append([{"closed": True}])
-            except JournalError:
-                pass  # said by the write that failed, if any: the journal reads as killed
-        try:
-            os.close(self.fd)
-        except OSError:
-            pass  # everything was fsync'd: nothing is lost with the descriptor
-        self.fd = None
+                os.close(self.fd)
+            except OSError:
+                pass  # everything was fsync'd: nothing is lost with the descriptor
+            self.fd = None
 
 
 def row_entry(row: int, key: Mapping[str, bytes], old: bytes, new: bytes, ttl: int | None = None,

@@ -54,6 +54,19 @@ def test_a_rewrite_on_keyspaces_conditions_each_write_and_says_so(keyspaces_endp
     journal = next(line.split(": ", 1)[1] for line in done.splitlines() if line.startswith("Journal: "))
     head = json.loads(Path(journal).read_text().splitlines()[0])
     assert head["mechanism"] == "condition" and head["kind"] == "rewrite"
+    # Another client writes row 0's bytes back for 30 days: no write time of the rewrite's to tell
+    # by, its moment of expiry tells it from the rewrite's write, and UNDO leaves it alone.
+    rewritten = now()
+    session.execute("UPDATE ks_rewrite.docs USING TTL 2592000 SET data = %s WHERE id = 0", (rewritten[0],))
+    preview = ext(f"UNDO '{journal}'")
+    assert ("19 still as the rewrite wrote them; 0 changed since the rewrite (left alone), 1 written again "
+            "since with the same bytes (left alone)") in preview, preview
+    assert ("Rows written on a condition carry no write time of the rewrite's: a later write of the same "
+            "bytes expiring at the same moment cannot be told apart from it, and is written back over.") \
+        in preview, preview
     undo = ext(f"UNDO '{journal}' CONFIRM")
-    assert "20 rows written back" in undo, undo
-    assert now() == original
+    assert ("19 rows written back, 1 written again since the rewrite (the same bytes, a later write): left "
+            "alone") in undo, undo
+    assert now() == {**original, 0: rewritten[0]}
+    ttl = session.execute("SELECT ttl(data) FROM ks_rewrite.docs WHERE id = 0").one()[0]
+    assert 2591000 < ttl <= 2592000

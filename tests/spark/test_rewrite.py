@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -54,7 +55,12 @@ def test_a_rewrite_runs_from_the_executors_and_the_shell_undoes_it(cassandra, tm
                 sent[second] = sent.get(second, 0) + 1
     assert max(sent.values()) <= 400 + 2 * (400 / 2 / 10 + 1)  # two tasks at once, each with its bucket
     heads = [json.loads(part.read_text().splitlines()[0]) for part in parts]
-    assert all(h["statement"] == statement and h["kind"] == "rewrite" for h in heads)
+    # Each part's head, sealed by the driver, holds the request (RESUME's source); one run, a part
+    # number each (the executors seal the rest of their part with the run's own key).
+    assert all(h["kind"] == "rewrite" and h["request"]["spec"] == f"zstd:dict={made.zstd_id}"
+               and h["request"]["pace"] == 400 and "statement" not in h for h in heads)
+    assert len({h["run"] for h in heads}) == 1 and sorted(h["part"] for h in heads) == list(range(len(parts)))
+    os.chown(parts[-1], 4242, 4242)  # an executor running as another user: its part counts by its seal
     # RESUME of the directory: every range finished, nothing left.
     again = run_spark(cassandra, tmp_path, ["--master", "local[2]", *named,
                                             "-e", f"COMPRESSION REWRITE RESUME '{directory}' CONFIRM"])

@@ -6,6 +6,8 @@ request is the rewritten cell's moment of expiry less its original's, in the ser
 - a slow PACE with read-ahead: the scanner asks for the next page while this one's rows are paced
   out, so a time taken when a row is looked at is seconds late;
 - PACE 6, killed (-9) mid-run, then RESUME;
+- the server failing the rewrite's pages and writes for a while (unavailable, as a node restarting
+  answers), each retried with backoff: a retried page is stamped when it is asked for again;
 - UNDO: the old TTL back as recorded; a cell written again since with the same bytes (another TTL,
   or none) left alone and counted."""
 
@@ -110,6 +112,28 @@ def test_pace_6_killed_then_resumed_keeps_each_expiry_within_a_second(cassandra,
     spread = Counter(found.values())
     print(f"drift after PACE 6, kill -9 and RESUME (seconds: rows): {dict(sorted(spread.items()))}")
     assert len(found) == 24 and all(d is not None and abs(d) <= DRIFT for d in found.values()), spread
+
+
+def test_requests_failed_and_retried_mid_rewrite_keep_each_expiry_within_a_second(cassandra,
+                                                                                   tmp_path) -> None:
+    ks = cassandra.create_keyspace("faults_ttl")  # faults_*: the server's fault handler may fail it
+    session = cassandra.session(ks)
+    fill(session, "flaky", 130)
+    time.sleep(1.1)
+    # After the first page and a few rows, 5 requests on the table fail (pages, writes and the reads
+    # after them alike), each retried with backoff.
+    cassandra.faults.set("unavailable", 5, after=12, table="flaky")
+    try:
+        done = ext(cassandra, ks, tmp_path, f"COMPRESSION REWRITE {ks}.flaky.data AS 'zstd' WHERE p = 1 "
+                   "PACE 50 CONFIRM")
+    finally:
+        cassandra.faults.clear()
+    assert "130 rows rewritten" in done.stdout and "slowed down" in done.stdout, done.stdout + done.stderr
+    found = drifts(session, "flaky")
+    spread = Counter(found.values())
+    print(f"drift with requests failed and retried (seconds: rows): {dict(sorted(spread.items()))}")
+    assert len(found) == 130 and all(d is not None and abs(d) <= DRIFT for d in found.values()), spread
+    session.shutdown()
 
 
 def test_undo_leaves_a_cell_written_again_with_the_same_bytes_alone(cassandra, ks, session, tmp_path) -> None:
