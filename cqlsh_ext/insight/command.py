@@ -344,6 +344,11 @@ def do_compression(shell: Shell, parsed: Parsed) -> None:
 
         run_trial.run(shell, parsed)
     elif action == "REWRITE":
+        from cqlsh_ext.reading.context import shell_context
         from cqlsh_ext.rewrite import run as run_rewrite
+        from cqlsh_ext.writing.context import write_context
+        from cqlsh_ext.writing.journal import journal_directory
 
-        run_rewrite.run(shell, parsed)
+        # Read with our own reader: the statement's text, as typed.
+        text = parsed.extract_orig([tok for tok in parsed.matched if tok[0] != "endtoken"])
+        run_rewrite.run(write_context(shell_context(shell), journal_directory(shell.settings)), text)

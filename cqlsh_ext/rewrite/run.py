@@ -27,24 +27,18 @@ from cqlsh_ext.writing.refused import WriteRefused
 
 if TYPE_CHECKING:
     from cqlsh_ext.rewrite.parse import RewriteAsked
-    from cqlsh_ext.upstream.protocol import Parsed, Shell
     from cqlsh_ext.writing.context import WriteContext
 
 
-def run(shell: Shell, parsed: Parsed) -> None:
-    """COMPRESSION REWRITE ..., from cqlsh's parse (insight/command.py): read with our own reader."""
+def run(ctx: WriteContext, text: str) -> None:
+    """COMPRESSION REWRITE ... (its text, from cqlsh's parse of the COMPRESSION grammar:
+    insight/command.py), read with our own reader; refusals said in one line."""
     from cqlsh_ext.cql.lexer import Lexed
-    from cqlsh_ext.reading.context import shell_context
     from cqlsh_ext.rewrite.job import table_meta, table_schema
     from cqlsh_ext.rewrite.parse import parse
     from cqlsh_ext.rewrite.resume import resume
-    from cqlsh_ext.writing.context import write_context
-    from cqlsh_ext.writing.journal import journal_directory
     from cqlsh_ext.writing.requests import ResumeRequest
 
-    tokens = [tok for tok in parsed.matched if tok[0] != "endtoken"]
-    text = parsed.extract_orig(tokens)
-    ctx = write_context(shell_context(shell), journal_directory(shell.settings))
     try:
         asked = parse(Lexed(text), lambda ks, t: table_meta(ctx, ks, t), lambda meta: table_schema(ctx, meta),
                       ctx.keyspace)
@@ -53,7 +47,7 @@ def run(shell: Shell, parsed: Parsed) -> None:
         else:
             rewrite(ctx, asked)
     except (QueryError, WriteRefused) as err:
-        shell.printerr(message(f"{LABEL}: {err}; nothing was written", screen_width(sys.stderr)))
+        ctx.error(message(f"{LABEL}: {err}; nothing was written", screen_width(sys.stderr)))
 
 
 def rewrite(ctx: WriteContext, asked: RewriteAsked) -> None:

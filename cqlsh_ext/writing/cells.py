@@ -56,13 +56,13 @@ class WriteFailed(Exception):
     server's to tell; str() is the error's one line."""
 
 
-def write_level(shell_level: Any) -> Any:
-    """LOCAL_QUORUM, or the session's level when stronger: the read after a write sees it."""
+def write_level(level: Any) -> Any:
+    """LOCAL_QUORUM, or the session's `level` when stronger: the read after a write sees it."""
     from cassandra import ConsistencyLevel
 
     strong = {ConsistencyLevel.QUORUM, ConsistencyLevel.LOCAL_QUORUM, ConsistencyLevel.EACH_QUORUM,
               ConsistencyLevel.ALL}
-    return shell_level if shell_level in strong else ConsistencyLevel.LOCAL_QUORUM
+    return level if level in strong else ConsistencyLevel.LOCAL_QUORUM
 
 
 def retry_reason(err: BaseException) -> str | None:
