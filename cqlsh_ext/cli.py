@@ -100,7 +100,7 @@ def _versions(cqlshmain: Any) -> str:
 
 #: What --version adds on the Python engine when the core is not installed: how to get it.
 GET_THE_CORE = ("the native core is not installed: its wheel, cqlsh-ext-native, from bin/wheels, or "
-                "`pip install ./native` with Rust 1.85+ (README, Install)")
+                "`pip install ./native` with Rust 1.85+; README, Install")
 
 
 def engine_line() -> str:
