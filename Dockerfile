@@ -37,13 +37,15 @@ ENV PIP_NO_CACHE_DIR=1 \
     PIP_ROOT_USER_ACTION=ignore \
     CARGO_HOME=/opt/cargo \
     MATURIN_NO_INSTALL_RUST=1
-# zlib1g-dev and pkg-config: the core links the system zlib, the one Python's zlib module uses.
+# No zlib to link: the core inflates with the libz.so.1 Python's zlib module loads (native/core/src/libz.rs).
+# maturin's pin: tools/build-requirements.txt.
+COPY tools/build-requirements.txt /tmp/
 # hadolint ignore=DL3008
 RUN apt-get update \
- && apt-get install --yes --no-install-recommends rustc-web cargo-web zlib1g-dev pkg-config \
+ && apt-get install --yes --no-install-recommends rustc-web cargo-web \
  && rm -rf /var/lib/apt/lists/* \
  && python3 -m venv /opt/maturin \
- && /opt/maturin/bin/pip install "maturin==1.16.0"
+ && /opt/maturin/bin/pip install --constraint /tmp/build-requirements.txt maturin
 WORKDIR /src/native
 # The crates of the committed Cargo.lock first: this layer stays cached while only the source changes.
 # The workspace's two crates (core/, bindings/): their manifests, with empty sources for the fetch.

@@ -98,12 +98,21 @@ def _versions(cqlshmain: Any) -> str:
     return versions + (f"\n{reading()}" if engine_name() == "native" else "")
 
 
+#: What --version adds on the Python engine when the core is not installed: how to get it.
+GET_THE_CORE = ("the native core is not installed: its wheel, cqlsh-ext-native, from bin/wheels, or "
+                "`pip install ./native` with Rust 1.85+; README, Install")
+
+
 def engine_line() -> str:
     """Which value engine runs (the native core when installed and not turned off), told
-    without importing it: start-up stays as it is."""
-    from cqlsh_ext.payload.native import engine_name
+    without importing it: start-up stays as it is. On the Python engine, why."""
+    from cqlsh_ext.payload.native import ENV, engine_name, installed
 
-    return f"value engine: {engine_name()}"
+    name = engine_name()
+    if name == "native":
+        return f"value engine: {name}"
+    why = GET_THE_CORE if not installed() else f"the native core is turned off: {ENV}=0"
+    return f"value engine: {name} ({why})"
 
 
 def main(argv: list[str] | None = None) -> int:

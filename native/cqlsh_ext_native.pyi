@@ -9,7 +9,8 @@ from typing import Any, TypedDict, overload
 
 __version__: str
 MIRROR_MANIFEST: str
-ZLIB_VERSION: str
+#: The release of the zlib the core found in the process (core/src/libz.rs), None without one.
+ZLIB_VERSION: str | None
 LZ4_VERSION: int
 ZSTD_VERSION: int
 #: The engine's kind codes' names (the last, "handed_back": left to the Python engine).

@@ -364,3 +364,26 @@ def test_script_messages_wrap_between_words_at_80_columns(tmp_path: Path):
             "Log: .cache/dev-cassandra/cassandra.log")
     assert _screen_words(rows) == said.split(), rows
     assert all(row.startswith("  ") for row in rows[1:]), rows
+
+
+def test_setup_without_cargo_says_how_to_get_the_core_in_one_line(tmp_path: Path):
+    # No Rust on PATH: bin/setup installs cqlsh-ext, builds nothing, downloads no Rust, and says how
+    # to get the native core.
+    root = _checkout(tmp_path, "setup")
+    (root / "pyproject.toml").write_text('[project]\nname = "x"\n')
+    (root / "cqlsh_ext").mkdir()
+    (root / "cqlsh_ext" / "shell.py").write_text("X = 1\n")
+    (root / "native").mkdir()
+    calls = root / "calls.log"
+    _script(root / ".venv" / "bin" / "python", f'echo "$*" >> "{calls}"\n')
+    no_rust = "/usr/bin:/bin"
+    assert shutil.which("cargo", path=no_rust) is None
+    env = {k: v for k, v in os.environ.items() if k != "PYTHON" and k != "CI"} | {"PATH": no_rust}
+    proc = subprocess.run([str(root / "bin" / "setup")], cwd=root, capture_output=True, text=True, env=env,
+                          timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.splitlines()[-1] == (
+        "bin/setup: cargo not found: the native core (native/) is not built, the Python engine runs alone "
+        "(Rust 1.85 or later builds it: Debian 12's rustc-web and cargo-web; or install a prebuilt wheel of "
+        "it, which bin/wheels makes: README, Install)")
+    assert "maturin" not in calls.read_text() and "./native" not in calls.read_text()

@@ -31,6 +31,9 @@ fn cqlsh_ext_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     panics::quiet_panics();
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("MIRROR_MANIFEST", MIRROR_MANIFEST)?;
+    // The core inflates with the libz.so.1 CPython's zlib module loads (core/src/libz.rs): it is
+    // imported first, so the core finds that library rather than loading one before it.
+    m.py().import("zlib")?;
     m.add("ZLIB_VERSION", deflate::version())?;
     m.add("LZ4_VERSION", lz4::version())?;
     m.add("ZSTD_VERSION", zstd::version())?;

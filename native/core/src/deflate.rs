@@ -1,75 +1,73 @@
-//! gzip and zlib as codecs/deflate.py decodes them, through the system zlib that CPython's zlib
-//! module links (configure() checks both report the same version): `zlib.decompressobj(wbits)
-//! .decompress(data, max_length)` is inflate(Z_SYNC_FLUSH) until the output reaches
-//! max_length, the stream ends, or the input runs out.
+//! gzip and zlib as codecs/deflate.py decodes them, through the zlib CPython's zlib module runs
+//! with (libz.rs finds it; configure() checks both report the same version):
+//! `zlib.decompressobj(wbits).decompress(data, max_length)` is inflate(Z_SYNC_FLUSH) until the
+//! output reaches max_length, the stream ends, or the input runs out.
 
 use std::cell::RefCell;
-
-use libz_sys::{
-    inflate, inflateEnd, inflateInit2_, inflateReset2, uInt, voidpf, z_stream, zlibVersion, Z_BUF_ERROR,
-    Z_OK, Z_STREAM_END, Z_SYNC_FLUSH,
-};
+use std::ffi::{c_uint, c_void};
 
 use crate::common::{u32le, DErr, DRes, Decoded};
+use crate::libz::{Libz, ZStream, Z_BUF_ERROR, Z_OK, Z_STREAM_END, Z_SYNC_FLUSH};
 
 pub const GZIP_MAGIC: &[u8] = b"\x1f\x8b\x08";
 
-/// The zlib version the module runs with (the configure check compares it with Python's).
-pub fn version() -> String {
-    // SAFETY: zlibVersion returns a static NUL-terminated string.
-    let text = unsafe { std::ffi::CStr::from_ptr(zlibVersion()) };
-    text.to_string_lossy().into_owned()
+/// The zlib version the module runs with (the configure check compares it with Python's), None
+/// where the process has no zlib to load: gzip and zlib are then handed back.
+pub fn version() -> Option<String> {
+    crate::libz::version()
 }
 
-unsafe extern "C" fn zalloc(_opaque: voidpf, items: uInt, size: uInt) -> voidpf {
+unsafe extern "C" fn zalloc(_opaque: *mut c_void, items: c_uint, size: c_uint) -> *mut c_void {
     // SAFETY: plain C allocation, freed by zfree.
     unsafe { libc::calloc(items as libc::size_t, size as libc::size_t) }
 }
 
-unsafe extern "C" fn zfree(_opaque: voidpf, address: voidpf) {
+unsafe extern "C" fn zfree(_opaque: *mut c_void, address: *mut c_void) {
     // SAFETY: `address` came from zalloc.
     unsafe { libc::free(address) }
 }
 
 struct Stream {
-    strm: Box<z_stream>,
+    libz: &'static Libz,
+    strm: Box<ZStream>,
     wbits: i32,
 }
 
 impl Drop for Stream {
     fn drop(&mut self) {
-        // SAFETY: the stream was initialised by inflateInit2_.
+        // SAFETY: the stream was initialised by inflateInit2_ of the same zlib.
         unsafe {
-            inflateEnd(&mut *self.strm);
+            (self.libz.inflate_end)(&mut *self.strm);
         }
     }
 }
 
 fn new_stream(wbits: i32) -> Result<Stream, DErr> {
-    let mut strm = Box::new(z_stream {
-        next_in: std::ptr::null_mut(),
+    let libz = crate::libz::get().ok_or(DErr::HandBack)?;
+    let mut strm = Box::new(ZStream {
+        next_in: std::ptr::null(),
         avail_in: 0,
         total_in: 0,
         next_out: std::ptr::null_mut(),
         avail_out: 0,
         total_out: 0,
-        msg: std::ptr::null_mut(),
+        msg: std::ptr::null(),
         state: std::ptr::null_mut(),
-        zalloc,
-        zfree,
+        zalloc: Some(zalloc),
+        zfree: Some(zfree),
         opaque: std::ptr::null_mut(),
         data_type: 0,
         adler: 0,
         reserved: 0,
     });
-    // SAFETY: a zeroed stream with allocators; the version string and struct size are zlib's own.
-    let code = unsafe {
-        inflateInit2_(&mut *strm, wbits, zlibVersion(), std::mem::size_of::<z_stream>() as libc::c_int)
-    };
+    // SAFETY: a zeroed stream with allocators; the version string is zlib's own, the size the
+    // struct's (zlib refuses a size that is not its own).
+    let size = std::mem::size_of::<ZStream>() as libc::c_int;
+    let code = unsafe { (libz.inflate_init2)(&mut *strm, wbits, (libz.version)(), size) };
     if code != Z_OK {
         return Err(DErr::HandBack);
     }
-    Ok(Stream { strm, wbits })
+    Ok(Stream { libz, strm, wbits })
 }
 
 thread_local! {
@@ -93,8 +91,9 @@ fn decompress(data: &[u8], wbits: i32, max_length: usize) -> Result<Inflated, DE
         let mut streams = cell.borrow_mut();
         let at = match streams.iter().position(|s| s.wbits == wbits) {
             Some(at) => {
+                let stream = &mut streams[at];
                 // SAFETY: an initialised stream.
-                if unsafe { inflateReset2(&mut *streams[at].strm, wbits) } != Z_OK {
+                if unsafe { (stream.libz.inflate_reset2)(&mut *stream.strm, wbits) } != Z_OK {
                     streams.remove(at);
                     return Err(DErr::HandBack);
                 }
@@ -105,9 +104,10 @@ fn decompress(data: &[u8], wbits: i32, max_length: usize) -> Result<Inflated, DE
                 streams.len() - 1
             }
         };
+        let libz = streams[at].libz;
         let strm = &mut *streams[at].strm;
-        strm.next_in = data.as_ptr() as *mut u8;
-        strm.avail_in = data.len() as uInt;
+        strm.next_in = data.as_ptr();
+        strm.avail_in = data.len() as c_uint;
         let mut out: Vec<u8> = Vec::new();
         // CPython grows its output in blocks from 32 KiB; where inflate stops for room changes
         // nothing it decodes: here the first block fits a small value.
@@ -124,14 +124,14 @@ fn decompress(data: &[u8], wbits: i32, max_length: usize) -> Result<Inflated, DE
             let start = out.len();
             // SAFETY: next_out points at `room` bytes of out's spare capacity (reserved above).
             strm.next_out = unsafe { out.as_mut_ptr().add(start) };
-            strm.avail_out = room as uInt;
+            strm.avail_out = room as c_uint;
             // SAFETY: an initialised stream whose buffers are set above.
-            err = unsafe { inflate(strm, Z_SYNC_FLUSH) };
+            err = unsafe { (libz.inflate)(strm, Z_SYNC_FLUSH) };
             let produced = room - strm.avail_out as usize;
             // SAFETY: zlib initialised `produced` bytes at start.
             unsafe { out.set_len(start + produced) };
             if err != Z_OK && err != Z_BUF_ERROR && err != Z_STREAM_END {
-                strm.next_in = std::ptr::null_mut();
+                strm.next_in = std::ptr::null();
                 strm.next_out = std::ptr::null_mut();
                 return Err(DErr::Fail);
             }
@@ -144,7 +144,7 @@ fn decompress(data: &[u8], wbits: i32, max_length: usize) -> Result<Inflated, DE
             block = (block * 2).min(8 << 20);
         }
         let consumed = data.len() - strm.avail_in as usize;
-        strm.next_in = std::ptr::null_mut();
+        strm.next_in = std::ptr::null();
         strm.next_out = std::ptr::null_mut();
         Ok(Inflated { out, eof: err == Z_STREAM_END, consumed })
     })

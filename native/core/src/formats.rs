@@ -61,7 +61,7 @@ impl Fmt {
 pub struct Env {
     /// Lz4JavaBlock verifies its checksums (the Python side has xxhash).
     pub lz4block_checksums: bool,
-    /// The system zlib is the one CPython's zlib module runs with.
+    /// The process's zlib (libz.rs) is the release CPython's zlib module runs with.
     pub deflate_ok: bool,
     /// liblz4 and libzstd here are the releases python-lz4 and python zstandard bundle.
     pub lz4_ok: bool,

@@ -22,6 +22,7 @@ pub mod engine;
 pub mod formats;
 pub mod held;
 pub mod json;
+pub mod libz;
 pub mod lz4;
 pub mod msgpack;
 pub mod num;

@@ -152,7 +152,7 @@ pub fn configure(registry: &Registry) -> Result<Configured, String> {
         records,
         env: Env {
             lz4block_checksums: registry.lz4block_checksums,
-            deflate_ok: registry.zlib_version == crate::deflate::version(),
+            deflate_ok: crate::deflate::version().is_some_and(|now| now == registry.zlib_version),
             lz4_ok: registry.lz4_version == crate::lz4::version(),
             zstd_ok: registry.zstd_version == crate::zstd::version(),
             printable: registry.printable_bmp.clone(),

@@ -157,12 +157,12 @@ pub fn registry() -> Registry {
     }
 }
 
-/// The core configured from registry.json, the C libraries linked here taken as the Python
-/// side's (tests/native checks that they are the same releases on the machine that builds the
+/// The core configured from registry.json, the C libraries linked here (and the system's zlib,
+/// which libz.rs loads where no Python did) taken as the Python side's (tests/native checks that they are the same releases on the machine that builds the
 /// module; the fixture was written on another).
 pub fn configured() -> Configured {
     let mut registry = registry();
-    registry.zlib_version = cqlsh_ext_core::deflate::version();
+    registry.zlib_version = cqlsh_ext_core::deflate::version().expect("the system's libz.so.1");
     registry.lz4_version = cqlsh_ext_core::lz4::version();
     registry.zstd_version = cqlsh_ext_core::zstd::version();
     configure(&registry).expect("the core takes the Python registry")
