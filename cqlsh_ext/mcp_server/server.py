@@ -331,9 +331,8 @@ def _declaration(tool: Any) -> Any:
 
     return types.Tool(name=tool.name, title=tool.title, description=tool.description,
                       input_schema=tool.input_schema(), output_schema=tool.output_schema,
-                      annotations=types.ToolAnnotations(title=tool.title, read_only_hint=True,
-                                                        destructive_hint=False, idempotent_hint=True,
-                                                        open_world_hint=False))
+                      annotations=types.ToolAnnotations(read_only_hint=True, destructive_hint=False,
+                                                        idempotent_hint=True, open_world_hint=False))
 
 
 def _result(answer: ToolAnswer) -> Any:
