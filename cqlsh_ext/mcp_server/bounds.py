@@ -1,17 +1,17 @@
 """What `cqlsh-ext mcp` reads of a call before any parser sees it: its size, its tokens and how deep
 they nest, each refused in one line when over its bound. The bounds on a statement before cqlsh's
-grammar, and the measures of one, are the shell's too (cql/bounds.py, where the figures are); the
+grammar, and the measures of one, are the shell's too (cql/grammar_bounds.py, where the figures are); the
 server's are tighter on size, since its calls queue behind one another on one shell:
 
 - MAX_STATEMENT_BYTES: a statement (or a `where`) as UTF-8, checked before it is lexed. Lexing is
   linear, but the bytes are held in several copies while they are read and answered; 128 KiB holds
   an IN list of as many timeuuids as MAX_TOKENS allows (38 bytes each: 2,042 keys, 78 KB).
-- MAX_TOKENS: cqlsh's lexer's tokens of the statement (cql.bounds.PARSED_TOKENS), counted before
+- MAX_TOKENS: cqlsh's lexer's tokens of the statement (cql.grammar_bounds.PARSED_TOKENS), counted before
   cqlsh's grammar reads them (gate.check). cqlsh's lexer is linear (measured with the gate).
 - MAX_LEXED_TOKENS: the shell's lexer's tokens (it reads a UUID as 9), counted before cqlsh's lexer
   and before the payload parser, both linear: a looser bound on their work (32,768 tokens: about
   0.3 s and 25 MB).
-- MAX_DEPTH: brackets of any kind inside one another (cql.bounds.DEPTH).
+- MAX_DEPTH: brackets of any kind inside one another (cql.grammar_bounds.DEPTH).
 - MAX_ARGUMENT_BYTES: any other text argument (names, a decode spec), checked on arrival.
 - MAX_MESSAGE_BYTES: one protocol message (stdio: a line; HTTP: a request body, the SDK's own bound).
 """
@@ -21,14 +21,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from cqlsh_ext.cql import bounds as cql_bounds
-from cqlsh_ext.cql.bounds import TooLarge, amount
+from cqlsh_ext.cql import grammar_bounds
+from cqlsh_ext.cql.grammar_bounds import TooLarge, amount
 from cqlsh_ext.cql.lexer import Token
 
 MAX_STATEMENT_BYTES = 128 << 10
-MAX_TOKENS = cql_bounds.PARSED_TOKENS
+MAX_TOKENS = grammar_bounds.PARSED_TOKENS
 MAX_LEXED_TOKENS = 8 * MAX_TOKENS
-MAX_DEPTH = cql_bounds.DEPTH
+MAX_DEPTH = grammar_bounds.DEPTH
 MAX_ARGUMENT_BYTES = 4 << 10
 MAX_MESSAGE_BYTES = 4 << 20
 #: The arguments that hold a statement or a part of one (the larger bound).
@@ -41,7 +41,7 @@ def check_arguments(arguments: dict[str, Any]) -> None:
     for name, value in arguments.items():
         limit = MAX_STATEMENT_BYTES if name in STATEMENT_ARGUMENTS else MAX_ARGUMENT_BYTES
         for text in _texts(value, name):
-            size = cql_bounds.size(text)
+            size = grammar_bounds.size(text)
             if size > limit:
                 what = "a statement" if name == "statement" else f"the {name} argument"
                 raise TooLarge(f"refused: {what} of {amount(size)} is more than cqlsh-ext mcp reads "
@@ -50,7 +50,7 @@ def check_arguments(arguments: dict[str, Any]) -> None:
 
 def check_text(text: str, what: str) -> None:
     """One statement's text within MAX_STATEMENT_BYTES; raises TooLarge."""
-    size = cql_bounds.size(text)
+    size = grammar_bounds.size(text)
     if size > MAX_STATEMENT_BYTES:
         raise TooLarge(f"refused: {what} of {amount(size)} is more than cqlsh-ext mcp reads "
                        f"({amount(MAX_STATEMENT_BYTES)}): {_advice('statement')}")
@@ -63,17 +63,17 @@ def check_tokens(tokens: Sequence[Token]) -> None:
     if count > MAX_LEXED_TOKENS:
         commas = sum(1 for tok in tokens if tok.kind == "punct" and tok.value == ",")
         _too_many(count, commas, MAX_LEXED_TOKENS, "its readers take time and memory that grow with them")
-    _depth(cql_bounds.lexed_brackets(tokens))
+    _depth(grammar_bounds.lexed_brackets(tokens))
 
 
 def check_cqlsh_tokens(tokens: Sequence[Any]) -> None:
     """cqlsh's lexer's tokens of a statement ((kind, text, (start, end)), the end token aside) within
     MAX_TOKENS and MAX_DEPTH; raises TooLarge. Counted before cqlsh's grammar reads them."""
-    count, commas = cql_bounds.cqlsh_count(tokens)
+    count, commas = grammar_bounds.cqlsh_count(tokens)
     if count > MAX_TOKENS:
         _too_many(count, commas, MAX_TOKENS,
                   "cqlsh's parser takes time and memory that grow with the square of them")
-    _depth(cql_bounds.cqlsh_brackets(tokens))
+    _depth(grammar_bounds.cqlsh_brackets(tokens))
 
 
 def _too_many(count: int, commas: int, limit: int, why: str) -> None:
@@ -82,7 +82,7 @@ def _too_many(count: int, commas: int, limit: int, why: str) -> None:
 
 
 def _depth(brackets: Iterable[tuple[str, int]]) -> None:
-    at = cql_bounds.too_deep(brackets, MAX_DEPTH)
+    at = grammar_bounds.too_deep(brackets, MAX_DEPTH)
     if at is not None:
         raise TooLarge(f"refused: brackets nested more than {MAX_DEPTH} deep (at position {at}), deeper "
                        "than cqlsh-ext mcp reads")
