@@ -126,12 +126,13 @@ def test_tools_list_is_at_most_16_kb_as_sent(server: McpServer, capsys: pytest.C
 def test_keyspaces_and_tables_as_the_shell_lists_them(server: McpServer, conn, shell_home, demo) -> None:
     keyspaces = server.call("list_keyspaces").data
     expected, _ = shell_json(conn, "SELECT keyspace_name FROM system_schema.keyspaces", shell_home)
-    # The keyspaces of credentials and of other sessions' statements are never read, nor listed.
-    hidden = {"system_auth", "system_traces"}
+    # The keyspaces of credentials and of other sessions' statements are never read, nor listed, nor
+    # the system keyspaces none of whose tables is read.
+    hidden = {"system_auth", "system_traces", "system_distributed"}
     assert hidden <= {row["keyspace_name"] for row in expected}
     assert keyspaces["rows"] == [row for row in expected if row["keyspace_name"] not in hidden]
     assert {"keyspace_name": demo} in expected
-    assert "2 keyspaces the policy never reads are not listed" in keyspaces["notes"]
+    assert "3 keyspaces the policy never reads are not listed" in keyspaces["notes"]
     tables = server.call("list_tables", keyspace=demo).data
     statement = f"SELECT table_name FROM system_schema.tables WHERE keyspace_name = '{demo}'"
     expected, _ = shell_json(conn, statement, shell_home)
