@@ -88,6 +88,11 @@ def measure(program: list[str], args: list[str], limit: int, seconds: float) -> 
     return int(kib), float(cpu), code, float(wall), said
 
 
+def _at_a_limit(run: Figures, limit: int) -> bool:
+    """Whether a run ended at the time limit, or near the address-space limit (a MemoryError)."""
+    return run[2] == "timeout" or run[0] * 1024 > 0.85 * limit
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--host", default="127.0.0.1")
@@ -125,14 +130,17 @@ def main() -> int:
                 runs = []
                 for _ in range(args.repeat):
                     runs.append(measure(argv, shell_args, limit, args.seconds))
-                    if runs[-1][2] not in ("0", "2"):  # stopped at a limit: once is enough
+                    if _at_a_limit(runs[-1], limit):  # once is enough
                         break
                 kib = [r[0] / 1024 for r in runs]
                 cpu = [r[1] for r in runs]
                 wall = [r[3] for r in runs]
                 ended = runs[-1][2]
-                how = {"0": "answered", "2": f"error: {runs[-1][4][:90]}",
-                       "timeout": f"stopped at {args.seconds:g} s"}.get(ended, f"exit {ended} (at the limit)")
+                if _at_a_limit(runs[-1], limit):
+                    how = (f"stopped at {args.seconds:g} s" if ended == "timeout"
+                           else f"out of memory at the {args.limit_gib:g} GiB limit (exit {ended})")
+                else:
+                    how = {"0": "answered", "2": f"error: {runs[-1][4][:90]}"}.get(ended, f"exit {ended}")
                 print(f"{name:11} {program:22} peak {statistics.median(kib):7.0f} MiB "
                       f"({min(kib):.0f}-{max(kib):.0f}), CPU {statistics.median(cpu):6.2f} s "
                       f"({min(cpu):.2f}-{max(cpu):.2f}), wall {statistics.median(wall):6.1f} s; {how}",

@@ -46,8 +46,9 @@ if TYPE_CHECKING:
     from cqlsh_ext.upstream.protocol import Shell
 
 #: One statement's text at most (UTF-8): its lexing by cqlsh's lexer and ours, held together, stays
-#: under 500 MB and 10 s of CPU in the worst shape (an IN list of the key 1: a token every byte;
-#: bench/shell_bounds.py's worst-1mib), and it holds an IN list of 27,000 timeuuids.
+#: near 400 MB and 15 s of CPU in the worst shape (an IN list of the key 1: a token every byte;
+#: bench/shell_bounds.py's worst-1mib, on a loaded machine), and it holds an IN list of 27,000
+#: timeuuids.
 STATEMENT_BYTES = 1 << 20
 #: Past this many characters a statement of several lines is no longer lexed at every line that
 #: cannot end it: up to it, at most about 700 KB are lexed in all (lines of 3 bytes: 1,2,...).
