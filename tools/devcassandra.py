@@ -443,7 +443,12 @@ def _proc_is(pid: int, needle: str) -> bool:
         except OSError:
             return False
         return state not in ("Z", "X") and needle in cmdline
-    try:  # no /proc (macOS): existence only
+    return _exists(pid)
+
+
+def _exists(pid: int) -> bool:
+    """Without /proc (macOS): whether pid names a process at all."""
+    try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
@@ -456,18 +461,12 @@ def _alive(pid: int) -> bool:
     """pid is a process that has not ended: it may still hold its sockets. A process that is ending
     has no command line any more (the kernel lets its memory go before its files), so _proc_is
     cannot tell it: only its state can."""
+    if not Path("/proc").is_dir():
+        return _exists(pid)
     try:
         state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
     except (OSError, IndexError):
-        if Path("/proc").is_dir():
-            return False
-        try:  # no /proc (macOS): existence only
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return False
-        except PermissionError:
-            return True
-        return True
+        return False
     return state not in ("Z", "X")
 
 
