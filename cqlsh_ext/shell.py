@@ -9,6 +9,8 @@ is kept. Where each override attaches to cqlsh is listed in cqlsh_ext.upstream.s
   command's `do_<word>` comes from its declaration, and handle_statement hands a statement to the
   intercepts declared for its first word (cqlsh_ext.commands) before cqlsh sees it;
 - the interactive loop: cqlsh_ext.repl;
+- a statement's bounds before cqlsh's lexer and grammar (size, nesting, tokens; a long statement
+  sent whole): cqlsh_ext.commands.statement_bounds;
 - Amazon Keyspaces: cqlsh_ext.keyspaces.
 
 cqlsh's main(), SOURCE and LOGIN build the Shell themselves, by the module global name `Shell`:
@@ -22,7 +24,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from cqlsh_ext import commands
-from cqlsh_ext.commands import decode, decompress
+from cqlsh_ext.commands import decode, decompress, statement_bounds
 from cqlsh_ext.common import gc_pause
 from cqlsh_ext.common.text import FittedLines, message, nearest, say, screen_width
 from cqlsh_ext.cql.lexer import Lexed
@@ -109,8 +111,12 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
     repl_preload: Any = None
     repl_history: Any = None
     repl_session: Any = None
+    #: The statement being read, as its bounds have seen it; one sent whole while it runs.
+    statement_scan: statement_bounds.Scan
+    sent_whole: Lexed | None = None
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self.statement_scan = statement_bounds.Scan()
         self.repl_mode = repl.wants_repl(self.settings.display, kwargs)
         self.save_repl_history = not kwargs.get("disable_history", False)
         self.max_history_length_shown = 50
@@ -149,6 +155,23 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
         if not self.repl_mode:  # the interactive loop resumes it once its prompt is built
             gc_pause.resume()
 
+    def onecmd(self, statementtext: str) -> Any:
+        # The statement read so far, bounded before cqlsh's lexer reads it (again, at every line).
+        way = statement_bounds.read_so_far(self, statementtext)
+        if way == statement_bounds.REFUSED:
+            return True
+        if way == statement_bounds.WAIT:
+            self.set_continue_prompt()
+            return None
+        done = super().onecmd(statementtext)
+        if done:
+            statement_bounds.forget(self)
+        return done
+
+    def reset_statement(self) -> None:
+        statement_bounds.forget(self)
+        super().reset_statement()
+
     def handle_statement(self, tokens: Any, srcstr: str) -> Any:
         try:
             return self._handle_statement(tokens, srcstr)
@@ -168,6 +191,8 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
             self.printerr(f"{tokens[0][1]} is not a command or statement: did you mean {meant}? "
                           "(HELP lists the commands)")
             return True
+        if statement_bounds.nested_too_deep(self, tokens):  # nothing reads it, the server never sees it
+            return True
         rewritten: commands.Rewrite | None = None
         statement: Lexed | None = None
         try:
@@ -179,7 +204,13 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
                     return True
                 if outcome is not False:
                     rewritten, tokens, srcstr, statement = outcome, outcome.tokens, outcome.text, None
-            done = super().handle_statement(tokens, srcstr)
+            way = statement_bounds.admit(self, tokens)  # past cqlsh's grammar's bound: sent whole, or refused
+            if way == statement_bounds.REFUSED:
+                return True
+            if way == statement_bounds.WHOLE:
+                done = statement_bounds.send_whole(self, tokens, srcstr, statement)
+            else:
+                done = super().handle_statement(tokens, srcstr)
         except BrokenPipeError:
             raise OutputClosed from None
         if rewritten is not None and done:
@@ -198,7 +229,10 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
     # ------------------------------------------------ cqlsh's readline history: no password in it
 
     def get_input_line(self, prompt: str = "") -> str:
-        line = super().get_input_line(prompt)
+        try:
+            line = super().get_input_line(prompt)
+        except UnicodeDecodeError as err:  # -f of a binary file: one line, and the loop ends
+            statement_bounds.unreadable_input(self, err)
         # readline has just added the line typed: forgotten, with the statement's earlier lines,
         # once the statement carries a password.
         passwords.forget(cqlshmain.readline, self.statement.getvalue() + line)
@@ -221,6 +255,14 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
             run(self)
         else:
             super().cmdloop(intro)
+
+    def parse_for_select_meta(self, query_string: str) -> Any:
+        found, meta = statement_bounds.meta_of_whole(self, query_string, written=False)
+        return meta if found else super().parse_for_select_meta(query_string)
+
+    def parse_for_update_meta(self, query_string: str) -> Any:
+        found, meta = statement_bounds.meta_of_whole(self, query_string, written=True)
+        return meta if found else super().parse_for_update_meta(query_string)
 
     # ------------------------------------------------ results (cqlsh_ext.output.pipeline)
 

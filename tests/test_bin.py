@@ -387,3 +387,40 @@ def test_setup_without_cargo_says_how_to_get_the_core_in_one_line(tmp_path: Path
         "(Rust 1.85 or later builds it: Debian 12's rustc-web and cargo-web; or install a prebuilt wheel of "
         "it, which bin/wheels makes: README, Install)")
     assert "maturin" not in calls.read_text() and "./native" not in calls.read_text()
+
+
+def test_dev_cassandra_restart_says_which_process_holds_a_port_it_needs(tmp_path: Path):
+    # The server it stops ends, but another process holds its JMX port: restart says which (pid and
+    # command line), at once, where it said only "port(s) in use: jmx" and left the server down.
+    sys.path.insert(0, str(REPO_ROOT / "tools"))
+    import devcassandra
+
+    native, storage, jmx = devcassandra.free_ports(3)
+    instance = tmp_path / "dev"
+    (instance / "conf").mkdir(parents=True)
+    yaml = instance / "conf" / "cassandra.yaml"
+    yaml.write_text("")
+    (instance / "instance.json").write_text(
+        f'{{"host": "127.0.0.1", "native_port": {native}, "storage_port": {storage}, "jmx_port": {jmx}}}\n')
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import socket, sys; s = socket.socket(); "
+         f"s.bind(('127.0.0.1', {jmx})); s.listen(); print('held', flush=True); sys.stdin.read()"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    server = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()", str(yaml)],
+                              stdin=subprocess.PIPE)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+        (instance / "cassandra.pid").write_text(f"{server.pid}\n")
+        proc = subprocess.run([str(REPO_ROOT / "bin" / "dev-cassandra"), "restart", "--dir", str(instance),
+                               "--port", str(native), "--storage-port", str(storage), "--jmx-port", str(jmx)],
+                              capture_output=True, text=True, timeout=120)
+        assert server.wait(10) is not None  # stopped
+    finally:
+        server.kill()
+        holder.communicate("")
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert proc.stdout == f"stopping Cassandra (pid {server.pid}) ...\n"
+    said = proc.stderr.strip()
+    assert said.startswith(f"dev-cassandra: port(s) in use on 127.0.0.1: jmx {jmx} (held by pid {holder.pid} "
+                           "("), said
+    assert "import socket" in said and "\n" not in said

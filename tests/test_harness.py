@@ -20,7 +20,7 @@ import lz4.block
 import lz4.frame
 import pytest
 import zstandard
-from conftest import CassandraServer, server_config
+from conftest import REPO_ROOT, CassandraServer, server_config
 from devcassandra import Instance
 from java_producers import PRODUCERS, java_produce, java_produce_many
 
@@ -209,3 +209,28 @@ def test_hooks_custom_authenticator_tls_and_extra_yaml(tmp_path: Path) -> None:
             assert "cqlshext.test.CustomAuthenticator" in settings.values()
         finally:
             hooked.close()
+
+
+@pytest.mark.server
+def test_dev_cassandra_restart_brings_the_server_back_on_its_ports(tmp_path: Path) -> None:
+    """bin/dev-cassandra restart as a developer runs it: the server stopped, its ports let go (a JVM
+    lets its JMX port go a moment after its process is gone: restart once failed there with
+    "port(s) in use: jmx" and left the server down), and started again on them."""
+    native, storage, jmx = devcassandra.free_ports(3)
+    command = [str(REPO_ROOT / "bin" / "dev-cassandra"), "--dir", str(tmp_path / "dev"),
+               "--port", str(native), "--storage-port", str(storage), "--jmx-port", str(jmx),
+               "--heap", "512M"]
+    try:
+        started = subprocess.run([*command[:1], "start", *command[1:]], capture_output=True, text=True,
+                                 timeout=600)
+        assert started.returncode == 0, started.stdout + started.stderr
+        first = int((tmp_path / "dev" / "cassandra.pid").read_text())
+        restarted = subprocess.run([*command[:1], "restart", *command[1:]], capture_output=True, text=True,
+                                   timeout=600)
+        assert restarted.returncode == 0, restarted.stdout + restarted.stderr
+        lines = restarted.stdout.splitlines()
+        assert lines[0] == f"stopping Cassandra (pid {first}) ..." and lines[-2].startswith(
+            f"Cassandra listening for CQL on 127.0.0.1:{native}"), restarted.stdout
+        assert devcassandra.cql_probe("127.0.0.1", native, "cassandra", "cassandra") == "ready"
+    finally:
+        subprocess.run([*command[:1], "stop", *command[1:]], capture_output=True, timeout=120)

@@ -443,13 +443,71 @@ def _proc_is(pid: int, needle: str) -> bool:
         except OSError:
             return False
         return state not in ("Z", "X") and needle in cmdline
-    try:  # no /proc (macOS): existence only
+    return _exists(pid)
+
+
+def _exists(pid: int) -> bool:
+    """Without /proc (macOS): whether pid names a process at all."""
+    try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:
         return True
     return True
+
+
+def _alive(pid: int) -> bool:
+    """pid is a process that has not ended: it may still hold its sockets. A process that is ending
+    has no command line any more (the kernel lets its memory go before its files), so _proc_is
+    cannot tell it: only its state can."""
+    if not Path("/proc").is_dir():
+        return _exists(pid)
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state not in ("Z", "X")
+
+
+def port_holders(port: int) -> list[str]:
+    """Who holds the TCP `port` (any address), each as 'pid 1234 (java -Xmx1G ...)', or 'a process
+    of another user' where /proc does not show its sockets; [] when nothing is seen holding it
+    (not Linux, or it was let go meanwhile)."""
+    inodes: set[str] = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            lines = Path(table).read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            fields = line.split()
+            # local address 0100007F:1C1F, state 0A (LISTEN), 01 (ESTABLISHED) ...: any but
+            # TIME_WAIT (06), which holds no process and does not keep a server from binding.
+            if len(fields) > 9 and int(fields[1].rsplit(":", 1)[1], 16) == port and fields[3] != "06":
+                inodes.add(fields[9])
+    inodes.discard("0")
+    if not inodes:
+        return []
+    held: list[str] = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            links = {os.readlink(fd) for fd in (entry / "fd").iterdir()}
+        except OSError:  # gone, or another user's
+            continue
+        if any(f"socket:[{inode}]" in links for inode in inodes):
+            held.append(f"pid {entry.name} ({_command_line(int(entry.name))})")
+    return held or ["a process of another user"]
+
+
+def _command_line(pid: int, most: int = 60) -> str:
+    try:
+        text = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace").strip()
+    except OSError:
+        return "?"
+    return text if len(text) <= most else text[:most - 3] + "..."
 
 
 def free_ports(count: int, host: str = "127.0.0.1") -> list[int]:
@@ -569,10 +627,7 @@ class Instance:
             if taken:
                 fresh = dict(zip(taken, free_ports(len(taken), self.config.host), strict=True))
                 self.config = replace(self.config, **{f"{name}_port": port for name, port in fresh.items()})
-        busy = [f"{name} {port}" for name, port in self.config.ports.items()
-                if not _port_free(self.config.host, port)]
-        if busy:
-            raise PortsInUse(f"port(s) in use on {self.config.host}: {', '.join(busy)}")
+        self.check_ports_free()
         java = find_java()
         ensure_jars(self.config.lib_dir)
         if clean:
@@ -593,6 +648,35 @@ class Instance:
         except BaseException:
             self.stop()
             raise
+
+    def busy_ports(self) -> dict[str, int]:
+        """The ports of the Config something holds now, by name."""
+        host = self.config.host
+        return {name: port for name, port in self.config.ports.items() if not _port_free(host, port)}
+
+    def check_ports_free(self) -> None:
+        """Raises PortsInUse naming each port taken and which process holds it."""
+        busy = self.busy_ports()
+        if busy:
+            raise self._in_use({name: (port, port_holders(port)) for name, port in busy.items()})
+
+    def wait_ports_free(self, stopped: int | None, timeout: float = 30.0) -> None:
+        """Wait until this instance's ports are free: the server that just stopped (pid `stopped`)
+        lets them go a moment after it ends. Raises PortsInUse naming who holds them: at once when
+        that is another process, or after `timeout` seconds."""
+        deadline = time.monotonic() + timeout
+        while busy := self.busy_ports():
+            holders = {name: port_holders(port) for name, port in busy.items()}
+            others = any(found and all(h.startswith("pid ") and not h.startswith(f"pid {stopped} ")
+                                       for h in found) for found in holders.values())
+            if others or time.monotonic() > deadline:  # another process's port is not let go
+                raise self._in_use({name: (busy[name], found) for name, found in holders.items()})
+            time.sleep(0.2)
+
+    def _in_use(self, busy: dict[str, tuple[int, list[str]]]) -> PortsInUse:
+        said = [f"{name} {port}" + (f" (held by {', '.join(holders)})" if holders else "")
+                for name, (port, holders) in busy.items()]
+        return PortsInUse(f"port(s) in use on {self.config.host}: {'; '.join(said)}")
 
     def probe(self) -> str:
         """One readiness check of this instance's CQL port; raises ProbeError."""
@@ -643,7 +727,7 @@ class Instance:
                 return False
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            if not _proc_is(pid, str(self.yaml_path)):
+            if not _alive(pid):  # ended (its command line empties before its sockets close)
                 return True
             time.sleep(0.2)
         return False
@@ -703,7 +787,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             pid = inst.pid()
             say(f"stopping Cassandra (pid {pid}) ..." if pid
                 else f"Cassandra is not running in {_shown(inst.directory)}", sys.stdout)
-            inst.stop()
+            running = inst.running_config()
+            if inst.stop() and args.command == "restart":
+                # Its ports, as it was started with them, free before it starts again on them.
+                Instance(running or cfg).wait_ports_free(pid)
         if args.command in ("start", "restart"):
             if pid := inst.pid():
                 running = inst.running_config() or cfg

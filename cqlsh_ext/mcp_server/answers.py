@@ -298,6 +298,8 @@ def rows(statement: str, answer: TypedAnswer, spelling: JsonRows, limit: int, ca
         answer.close()
     if taker.taken.cut is not None and notes is not None:
         notes.output_closed = True
+        notes.closed_by = (f"at the call's limit of {limit:,} {key}" if taker.taken.cut == LIMIT
+                           else f"at the answer's cap of {cap:,} bytes")
     if notes is not None and notes.error and not errors:
         errors = [notes.error]
     if errors and not taker.items:

@@ -172,6 +172,11 @@ def _setup(options: argparse.Namespace) -> Any:
         rules = policy.load(options.policy, TOOLS, options.calls_per_minute)
     except policy.PolicyError as err:
         return str(err)
+    if rules.system_allowed:
+        from cqlsh_ext.mcp_server.log import log
+
+        log(f"the policy ({rules.source}) allows system tables besides the schema and topology ones: "
+            + ", ".join(f"{keyspace}.{table}" for keyspace, table in rules.system_allowed))
     for path in options.schema_file:
         if not os.path.isfile(path):
             return f"--schema-file {path}: no such file"

@@ -5,11 +5,14 @@ to leave (redact.py, hints.py).
 Before the statement runs:
 - every keyspace and table it names: not one the policy refuses (the tables of credentials among
   them: no spelling gets through, since a keyspace refused whole is refused wherever its name is a
-  token of the statement), and one the schema has (a missing keyspace or table says so);
-- on a table the policy redacts values of: its conditions, groups, order and aggregates touch no
-  redacted value (a filter on one would tell it), read with the payload parser itself (query.grammar,
-  plain=True); a statement it cannot read is refused when a redacted column's name sits anywhere but
-  in the plain list of what it selects;
+  token of the statement; the tables of system keyspaces but those it allows, wherever a
+  `keyspace.table` of one is in the statement as either lexer reads it, the shell's or cqlsh's), and
+  one the schema has (a missing keyspace or table says so);
+- on a table the policy redacts values of: its conditions, groups, order, aggregates and DISTINCT
+  touch no redacted value (a filter on one would tell it; DISTINCT tells which of them are equal),
+  read with the payload parser itself (query.grammar, plain=True); a statement it cannot read is
+  refused when a redacted column's name sits anywhere but in the plain list of what it selects
+  (anywhere at all after DISTINCT);
 - `decode` ({"data": "deflate"}): column settings for this call only; a spec naming a schema file
   takes only files the server was started with (`--schema-file`, the start-up column settings),
   checked before any file is looked at.
@@ -31,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 from cqlsh_ext.mcp_server import diagnose, hints, redact
 from cqlsh_ext.mcp_server.answers import Screen, ToolAnswer, failed
 from cqlsh_ext.mcp_server.gate import Refused
-from cqlsh_ext.mcp_server.policy import Pattern, Policy
+from cqlsh_ext.mcp_server.policy import Pattern, Policy, is_system_keyspace
 
 if TYPE_CHECKING:
     from cqlsh_ext.cql.lexer import Token
@@ -165,6 +168,7 @@ class Guard:
             bounds.check_tokens(tokens)
         except (QueryError, bounds.TooLarge):
             return Scope()  # the gate says why, in one line, before anything runs
+        self._system_tables(statement, tokens)  # first: a table's own refusal says most
         refused = self.policy.denied_keyspace_names()
         for tok in tokens:
             if tok.kind in ("word", "qname") and _name(tok) in refused:
@@ -181,6 +185,24 @@ class Guard:
             self._filters(work, lexed, scope)
         return scope
 
+    def _system_tables(self, statement: str, tokens: Sequence[Token]) -> None:
+        """Refuse a statement in which a table of a system keyspace that the policy does not read is
+        named `keyspace.table`, as the shell's lexer reads it or as cqlsh's does (the one whose
+        statement the shell runs): wherever it is, FROM or not, so no reading of the text by one
+        lexer that the other does not share gets a table past."""
+        from cqlsh_ext.mcp_server import gate
+
+        named = _qualified(_ours(tokens))
+        try:
+            named += _qualified(_cqlsh(gate.check(statement).tokens))
+        except Refused:
+            pass  # not one statement cqlsh reads: the gate refuses it before anything runs
+        for keyspace, table in named:
+            if is_system_keyspace(keyspace):
+                why = self.policy.refusal(keyspace, table)
+                if why is not None:
+                    raise Refused(why)
+
     def _filters(self, work: Work, lexed: Any, scope: Scope) -> None:
         """Refuse a statement whose conditions, groups, order or aggregates touch a redacted value;
         fill scope.places with what each result name reads."""
@@ -196,12 +218,17 @@ class Guard:
         if plan is None:
             # A form the parser does not read (AS, functions, JSON): a redacted column may only be
             # selected plainly; the answer's names it cannot place are redacted whole (redact.rows).
+            # After DISTINCT no selection is plain: the rows it leaves tell which values are equal.
             for tok in _outside_plain_selection(lexed.tokens):
                 if tok.kind in ("word", "qname") and _name(tok) in touched:
-                    raise Refused(said + f"{_name(tok)} (select it plainly, without a function or "
-                                         "condition, and its values come redacted)")
+                    raise Refused(said + f"{_name(tok)} (select it plainly, without a function, "
+                                         "condition or DISTINCT, and its values come redacted)")
             return
         refs = [(p.ref, "a condition") for p in plan.predicates]
+        if plan.distinct:  # the rows left tell which values are equal, as GROUP BY's groups do
+            refs += [(i.ref, "DISTINCT") for i in plan.items if i.ref is not None]
+            if any(i.kind == "star" for i in plan.items):
+                refs += [(_column(c), "DISTINCT") for c in sorted(touched)]
         refs += [(r, "GROUP BY") for r in plan.group_by] + [(r, "ORDER BY") for r, _ in plan.order_by]
         refs += [(i.ref, f"{i.func}()") for i in plan.items if i.kind == "agg" and i.ref is not None]
         for ref, where in refs:
@@ -392,12 +419,21 @@ def _place(ref: Any) -> list[str]:
     return [ref.name]
 
 
+def _column(name: str) -> Any:
+    from cqlsh_ext.query.grammar import Column
+
+    return Column(name)
+
+
 def _outside_plain_selection(tokens: Sequence[Token]) -> Iterator[Token]:
     """The tokens of a SELECT that are not plain selected names: inside a function call's
-    brackets, after an AS, and everything from FROM on."""
+    brackets, after an AS, and everything from FROM on; every token after a DISTINCT."""
     depth = 0
     after_as = False
     for i, tok in enumerate(tokens):
+        if tok.kind == "word" and tok.value.lower() == "distinct" and depth == 0:
+            yield from tokens[i:]
+            return
         if tok.kind == "word" and tok.value.lower() == "from" and depth == 0:
             yield from tokens[i:]
             return
@@ -408,6 +444,37 @@ def _outside_plain_selection(tokens: Sequence[Token]) -> Iterator[Token]:
         if depth or after_as:
             yield tok
         after_as = tok.kind == "word" and tok.value.lower() == "as"
+
+
+def _ours(tokens: Sequence[Token]) -> list[tuple[str, str]]:
+    """The shell's lexer's tokens as ('name', name as the schema spells it), ('.', '') or ('', '')."""
+    return [("name", _name(tok)) if tok.kind in ("word", "qname")
+            else (".", "") if tok.kind == "punct" and tok.value == "." else ("", "") for tok in tokens]
+
+
+def _cqlsh(tokens: Sequence[Any]) -> list[tuple[str, str]]:
+    """cqlsh's lexer's tokens ((kind, text, span)) as _ours has them: a name is any text that is
+    one, whatever kind cqlsh gave it (its keywords are names too), "quoted" or in lower case."""
+    import re
+
+    found: list[tuple[str, str]] = []
+    for tok in tokens:
+        text = str(tok[1])
+        if len(text) > 1 and text[0] == text[-1] == '"':
+            found.append(("name", text[1:-1].replace('""', '"')))
+        elif re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", text):
+            found.append(("name", text.lower()))
+        else:
+            found.append((".", "") if text == "." else ("", ""))
+    return found
+
+
+def _qualified(items: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
+    """Every (keyspace, table) a statement names as `name . name` at the head of a dotted chain
+    (a payload path's later steps, data.system.paxos, are no table)."""
+    return [(items[i][1], items[i + 2][1]) for i in range(len(items) - 2)
+            if items[i][0] == "name" and items[i + 1][0] == "." and items[i + 2][0] == "name"
+            and (i == 0 or items[i - 1][0] != ".")]
 
 
 def _keyspace_meta(shell: Shell, keyspace: str) -> Any:

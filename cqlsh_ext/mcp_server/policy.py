@@ -1,6 +1,10 @@
 """What `cqlsh-ext mcp` may answer: its policy (docs/mcp.md, "Policy"). Built in, and not to be
 lifted by any policy file: the tables of credentials and of other sessions' statements are never
-read (CREDENTIALS). A policy file (`--policy FILE`, TOML) adds:
+read (CREDENTIALS). The tables of system keyspaces are read by allowing, not denying: only the schema
+and topology tables an assistant needs (SYSTEM_READABLE), and those a policy file names one by one;
+every other table of a system keyspace is refused (system.paxos, system.batches and
+system.prepared_statements hold other sessions' mutations and statements, their values included).
+A policy file (`--policy FILE`, TOML) adds:
 
     [tools]
     allow = ["list_keyspaces", "query"]      # only these are listed and served (default: every tool)
@@ -13,6 +17,9 @@ read (CREDENTIALS). A policy file (`--policy FILE`, TOML) adds:
     columns = ["shop.customers.email",       # keyspace.table.column[.path] globs: values never leave
                "shop.orders.data.customer.*",
                "*.*.password"]
+
+    [system]
+    allow = ["system_views.settings"]        # further system tables read, each keyspace.table (no glob)
 
     [limits]
     calls_per_minute = 60
@@ -49,8 +56,36 @@ CREDENTIALS = (
     "system_views.clients",
     "system_views.*_cache_keys",
 )
-_SECTIONS = {"tools": {"allow", "deny"}, "tables": {"deny"}, "redact": {"columns"},
+#: The tables of system keyspaces read: the schema (system_auth's table and column names among it:
+#: they are in Cassandra's source), and the topology and estimates an assistant plans a reading with.
+#: Any other table of a system keyspace is refused unless a policy's [system] allow names it.
+#: Left out by decision: system_distributed (repair history with its error messages and options, the
+#: partition deny list: keys of any table, denied ones included) and system_views.settings (the
+#: server's configuration: paths, addresses, options of authenticators and encryption, where an
+#: operator's own values may be secrets; Cassandra redacts only what it knows to be passwords).
+SYSTEM_READABLE = (
+    "system_schema.*",            # keyspaces, tables, columns, types, functions, indexes, views
+    "system_virtual_schema.*",    # the virtual tables' schema
+    "system_schema_mcs.*",        # Amazon Keyspaces' schema
+    "system_multiregion_info.*",  # Amazon Keyspaces' regions of a keyspace and table
+    "system.local",               # the node: its release, data centre, rack, tokens
+    "system.peers",               # the other nodes
+    "system.peers_v2",
+    "system.size_estimates",      # estimated partitions and sizes per token range: a reading's cost
+    "system.table_estimates",
+)
+_SECTIONS = {"tools": {"allow", "deny"}, "tables": {"deny"}, "redact": {"columns"}, "system": {"allow"},
              "limits": {"calls_per_minute"}}
+#: Where a refusal of a system table points for how to allow it.
+SYSTEM_HOW = ('a policy\'s [system] allow names further ones, each as keyspace.table (docs/mcp.md, '
+              '"System tables")')
+
+
+def is_system_keyspace(name: str) -> bool:
+    """Whether `name` is a keyspace of Cassandra's (system, system_*), DataStax Enterprise's (dse_*,
+    solr_admin) or Amazon Keyspaces' (system_*) own, by its name: a keyspace a later release adds
+    is one too. Names are as the schema spells them: "System" (created quoted) is an application's."""
+    return name == "system" or name.startswith(("system_", "dse_")) or name == "solr_admin"
 
 
 class PolicyError(Exception):
@@ -96,7 +131,10 @@ class Policy:
     calls_per_minute: int | None = None
     #: Where it was read from, for messages ('built in' without a file).
     source: str = "built in"
+    #: The system tables the policy file allows beyond SYSTEM_READABLE, each (keyspace, table).
+    system_allowed: tuple[tuple[str, str], ...] = ()
     credentials: tuple[Pattern, ...] = field(default_factory=lambda: built_in())
+    system_readable: tuple[Pattern, ...] = field(default_factory=lambda: system_readable())
 
     def permits_tool(self, name: str) -> bool:
         if name in self.tools_denied:
@@ -114,13 +152,28 @@ class Policy:
                     return f"refused: keyspace {keyspace} {why}: cqlsh-ext mcp never reads it"
                 if table is not None and pattern.matches([keyspace, table]):
                     return f"refused: table {keyspace}.{table} {why}: cqlsh-ext mcp never reads it"
-        return None
+        if not is_system_keyspace(keyspace):
+            return None
+        if table is None:
+            if any(p.parts[0] == keyspace for p in self.system_readable) \
+                    or any(ks == keyspace for ks, _ in self.system_allowed):
+                return None  # some of its tables are read (list_tables leaves the others out)
+            return (f"refused: keyspace {keyspace} is a system keyspace none of whose tables cqlsh-ext mcp "
+                    f"reads: {SYSTEM_HOW}")
+        if any(p.matches([keyspace, table]) for p in self.system_readable) \
+                or (keyspace, table) in self.system_allowed:
+            return None
+        return (f"refused: table {keyspace}.{table} is a system table, and cqlsh-ext mcp reads only the "
+                f"schema and topology ones ({', '.join(SYSTEM_READABLE)}): {SYSTEM_HOW}")
 
     def denied_keyspace_names(self) -> frozenset[str]:
         """Keyspaces every table of which is refused, named without a glob (their names are refused
-        wherever a statement has them: no spelling of a table in them gets through)."""
-        return frozenset(p.parts[0] for p in (*self.credentials, *self.denied)
-                         if p.parts[1] in ("*", "**") and "*" not in p.parts[0])
+        wherever a statement has them: no spelling of a table in them gets through): those of
+        credentials, those the policy denies whole, and the system keyspaces Cassandra has of which
+        no table is read."""
+        named = {p.parts[0] for p in (*self.credentials, *self.denied)
+                 if p.parts[1] in ("*", "**") and "*" not in p.parts[0]}
+        return frozenset(named | {ks for ks in CASSANDRA_SYSTEM_KEYSPACES if self.refusal(ks) is not None})
 
     def redactions(self, keyspace: str, table: str) -> tuple[Pattern, ...]:
         """The redaction patterns that may reach into keyspace.table."""
@@ -190,9 +243,19 @@ def _step(pattern: str, step: str, last: bool) -> bool:
     return last and pattern.endswith("[]") and _glob(pattern.rstrip("[]") or pattern).match(step) is not None
 
 
+#: The system keyspaces of Apache Cassandra 5 (and of its next release: system_cluster_metadata).
+CASSANDRA_SYSTEM_KEYSPACES = ("system", "system_schema", "system_auth", "system_distributed", "system_traces",
+                              "system_views", "system_virtual_schema", "system_cluster_metadata")
+
+
 def built_in() -> tuple[Pattern, ...]:
     """The CREDENTIALS patterns."""
     return tuple(Pattern.parse(text, 2, 2, "built in") for text in CREDENTIALS)
+
+
+def system_readable() -> tuple[Pattern, ...]:
+    """The SYSTEM_READABLE patterns."""
+    return tuple(Pattern.parse(text, 2, 2, "built in") for text in SYSTEM_READABLE)
 
 
 def load(path: str | None, tools: Iterable[str], calls_per_minute: int | None = None) -> Policy:
@@ -220,13 +283,30 @@ def load(path: str | None, tools: Iterable[str], calls_per_minute: int | None = 
                    for t in _strings(data.get("tables", {}), "deny", path))
     redacted = tuple(Pattern.parse(t, 3, None, f"{path}: [redact] columns")
                      for t in _strings(data.get("redact", {}), "columns", path))
+    system_allowed = tuple(_system_table(t, path) for t in _strings(data.get("system", {}), "allow", path))
     limit = data.get("limits", {}).get("calls_per_minute")
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
         raise PolicyError(f"{path}: [limits] calls_per_minute must be a whole number of 1 or more")
     if calls_per_minute is not None:
         limit = calls_per_minute
     return Policy(denied, redacted, frozenset(allowed) if allowed is not None else None,
-                  frozenset(denied_tools), limit, source)
+                  frozenset(denied_tools), limit, source, system_allowed)
+
+
+def _system_table(text: str, path: str | None) -> tuple[str, str]:
+    """A [system] allow entry: one table of a system keyspace, named; never one of credentials."""
+    what = f"{path}: [system] allow"
+    parts = split_path(text)
+    if len(parts) != 2 or not all(parts) or any("*" in part for part in parts):
+        raise PolicyError(f"{what}: {text!r} is not keyspace.table (each system table is named: no glob)")
+    keyspace, table = parts
+    if not is_system_keyspace(keyspace):
+        raise PolicyError(f"{what}: {keyspace} is not a system keyspace (its tables are read unless "
+                          "[tables] deny names them)")
+    if any(p.matches([keyspace, table]) for p in built_in()):
+        raise PolicyError(f"{what}: {keyspace}.{table} holds credentials or other sessions' statements: "
+                          "cqlsh-ext mcp never reads it")
+    return keyspace, table
 
 
 def _read(path: str) -> dict[str, Any]:

@@ -130,12 +130,13 @@ class Protocol:
 
             await serve_http(server, self.setup.http, log)
             return
-        from cqlsh_ext.mcp_server.transport import BoundedLines
+        from cqlsh_ext.mcp_server.transport import AnsweringUnreadable, BoundedLines
 
         stdin: Any = BoundedLines(self.setup.read_fd, log=log)
         stdout = anyio.wrap_file(io.TextIOWrapper(os.fdopen(self.setup.write_fd, "wb"), encoding="utf-8"))
         async with stdio_server(stdin, stdout) as (read_stream, write_stream):
-            await server.run(read_stream, write_stream, server.create_initialization_options())
+            await server.run(AnsweringUnreadable(read_stream, write_stream, log), write_stream,
+                             server.create_initialization_options())
 
     # ------------------------------------------------------------------------------ tools
 
@@ -330,9 +331,8 @@ def _declaration(tool: Any) -> Any:
 
     return types.Tool(name=tool.name, title=tool.title, description=tool.description,
                       input_schema=tool.input_schema(), output_schema=tool.output_schema,
-                      annotations=types.ToolAnnotations(title=tool.title, read_only_hint=True,
-                                                        destructive_hint=False, idempotent_hint=True,
-                                                        open_world_hint=False))
+                      annotations=types.ToolAnnotations(read_only_hint=True, destructive_hint=False,
+                                                        idempotent_hint=True, open_world_hint=False))
 
 
 def _result(answer: ToolAnswer) -> Any:

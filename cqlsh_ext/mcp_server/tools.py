@@ -501,20 +501,16 @@ _STATEMENT = {"type": "string", "description": "one SELECT statement (CQL, with 
 _TABLE = {"type": "string", "description": "keyspace.table"}
 _SAMPLE = {"type": "integer", "minimum": 1, "description": "rows to read at random instead of the "
            "reading chosen from the table's size"}
+# Each tool's declaration is in tools/list, which every client reads whole: the arguments' words are
+# few, the rest is in docs/mcp.md (output_schemas.LIST_BYTES bounds the lot).
 _DECODE = {"type": "object", "additionalProperties": {"type": "string"}, "maxProperties": 16,
-           "description": "what columns hold, for this call only, where detection cannot tell: column -> "
-                          "spec, codecs from the outside in then the format, e.g. {\"data\": \"deflate\"}, "
-                          "{\"data\": \"zstd>json\"}, {\"data\": \"zstd>protobuf:Order@orders.desc\"} (a "
-                          "schema file only among those the server was started with)"}
+           "description": "column -> what it holds, for this call, where detection cannot tell: "
+                          "{\"data\": \"deflate\"}, {\"data\": \"zstd>msgpack\"}"}
 _MAX_BYTES = {"type": "integer", "minimum": MIN_BYTES, "maximum": MAX_BYTES,
-              "description": f"the answer's size at most, in bytes as sent (default {DEFAULT_BYTES:,}: "
-                             "about 8,000 tokens); rows past it are left for the cursor, long values cut "
-                             "inside the answer, and the answer says so"}
-_CURSOR = {"type": "string", "maxLength": 4096,
-           "description": "a cut answer's cursor: the rows that follow, of the same statement (arguments)"}
+              "description": f"the answer's bytes as sent at most (default {DEFAULT_BYTES:,})"}
+_CURSOR = {"type": "string", "maxLength": 4096, "description": "a cut answer's cursor: the rows that follow"}
 #: What every description ends with: the size of an answer.
-_SIZE = (f" An answer is at most {DEFAULT_BYTES // 1024} KB of text by default (max_bytes, as sent), "
-         "and says what it cut.")
+_SIZE = f" At most {DEFAULT_BYTES // 1024} KB (max_bytes); what is cut is said."
 
 TOOLS: dict[str, Tool] = {tool.name: tool for tool in (
     Tool("list_keyspaces", "Keyspaces",
@@ -542,9 +538,8 @@ TOOLS: dict[str, Tool] = {tool.name: tool for tool in (
          "reads beyond the partitions its WHERE names needs ALLOW FILTERING; a full scan that costs "
          "(Amazon Keyspaces, or a table of 1 GB or more) is refused with its estimated cost until the "
          "statement ends with ALLOW FILTERING CONFIRM. Read-only: anything but a SELECT is refused. At "
-         f"most `limit` rows (default {DEFAULT_ROWS}) and {DEFAULT_BYTES // 1024} KB of text (max_bytes, "
-         "as sent); a long value is cut inside the answer (values_cut says where). A cut answer says so "
-         "(cut) and carries a cursor: the same statement with that cursor answers the rows that follow.",
+         f"most `limit` rows (default {DEFAULT_ROWS}) and {DEFAULT_BYTES // 1024} KB (max_bytes), long "
+         "values cut inside (values_cut); a cut answer (cut) carries a cursor for the rows that follow.",
          {"statement": _STATEMENT,
           "limit": {"type": "integer", "minimum": 1, "maximum": MAX_ROWS,
                     "description": f"rows at most (default {DEFAULT_ROWS})"},

@@ -3,13 +3,19 @@
 
 stdio: the protocol's own file descriptors (cli.py took them), read a line (a message) at a time,
 each at most bounds.MAX_MESSAGE_BYTES: a longer `tools/call` is answered with a one-line refusal
-(the message is read to its end without being kept), anything else longer is dropped and logged.
+(the message is read to its end without being kept), anything else longer is dropped and logged. A
+line the SDK cannot read as a JSON-RPC message (not JSON; JSON nested deeper than its parser's
+recursion limit, about 200 levels) is answered with a JSON-RPC parse error carrying the request's id
+when its first bytes name one (the SDK drops such a line without a word, and its client would wait
+for an answer forever); HTTP answers the same with 400 and the error, the SDK's own.
 
 HTTP: the SDK's session manager and ASGI app (mcp.server.streamable_http_manager) under uvicorn,
 with the SDK's bound on a request body (4 MiB: 413 past it) and its DNS-rebinding protection on a
 loopback address. `--token` (or CQLSH_EXT_MCP_TOKEN, or --token-file) requires `Authorization:
-Bearer <token>` on every request, checked by the SDK's bearer middleware against the one token in
-constant time (401 without it). TLS with --tls-cert and --tls-key; --tls-client-ca also asks every
+Bearer <token>` on every request, checked by the SDK's bearer backend against the one token in
+constant time: without it, 401 with a WWW-Authenticate header (RFC 6750) and a JSON-RPC error as the
+body, which the SDK's client hands its caller as the error it is (a body of another shape it reads
+as "Server returned an error response"). TLS with --tls-cert and --tls-key; --tls-client-ca also asks every
 client for a certificate that CA signed (mutual TLS). An address that is not loopback needs a
 token, and TLS unless --private-network says the network is the operator's own (a Compose network).
 """
@@ -54,8 +60,7 @@ class HttpOptions:
 
     @property
     def url(self) -> str:
-        host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"{'https' if self.tls else 'http'}://{host}:{self.port}{PATH}"
+        return f"{'https' if self.tls else 'http'}://{_host_header(self.host)}:{self.port}{PATH}"
 
 
 def is_loopback(host: str) -> bool:
@@ -170,14 +175,106 @@ class BoundedLines:
 
         line = (f"refused: a message of {size / (1 << 20):.1f} MiB is more than cqlsh-ext mcp reads "
                 f"({self.limit >> 20} MiB)")
-        found = re.search(rb'"id"\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+)', head)
-        if found is None or b'"tools/call"' not in head:
+        request_id = _request_id(head)
+        if request_id is None or b'"tools/call"' not in head:
             if self._log is not None:
                 self._log(f"{line}: dropped (no tools/call id in its first bytes)")
             return ""
-        request_id = json.loads(found.group(1))
         return json.dumps({"jsonrpc": "2.0", "id": request_id, "method": "tools/call",
                            "params": {"name": OVERSIZED, "arguments": {"why": line}}})
+
+
+def _request_id(head: bytes) -> str | int | None:
+    """The JSON-RPC id a message's first bytes name, or None."""
+    import json
+
+    found = re.search(rb'"id"\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+)', head)
+    if found is None:
+        return None
+    value = json.loads(found.group(1))
+    return value if isinstance(value, (str, int)) else None
+
+
+class AnsweringUnreadable:
+    """The SDK's stream of the client's messages (its stdio_server's), a line it could not read as a
+    JSON-RPC message answered with a parse error on `write` instead of dropped: the client's call
+    ends with that error, and the next message is read as ever. The SDK's ReadStream otherwise."""
+
+    def __init__(self, inner: Any, write: Any, log: Any) -> None:
+        self._inner = inner
+        self._write = write
+        self._log = log
+
+    @property
+    def last_context(self) -> Any:
+        return getattr(self._inner, "last_context", None)
+
+    async def receive(self) -> Any:
+        while True:
+            item = await self._inner.receive()
+            if not isinstance(item, Exception):
+                return item
+            await self._answer(item)
+
+    async def _answer(self, error: Exception) -> None:
+        from mcp.shared.message import SessionMessage
+        from mcp.types import PARSE_ERROR, ErrorData, JSONRPCError
+
+        line = _unreadable(error)
+        self._log(line)
+        head = _input_head(error)
+        answer = JSONRPCError(jsonrpc="2.0", id=_request_id(head) if head else None,
+                              error=ErrorData(code=PARSE_ERROR, message=line))
+        await self._write.send(SessionMessage(answer))
+
+    def close(self) -> None:
+        self._inner.close()
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    def __aiter__(self) -> AnsweringUnreadable:
+        return self
+
+    async def __anext__(self) -> Any:
+        import anyio
+
+        try:
+            return await self.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
+
+    async def __aenter__(self) -> AnsweringUnreadable:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+
+def _input_head(error: Exception) -> bytes:
+    """The first bytes of the line a validation error of the SDK's was raised on."""
+    errors = getattr(error, "errors", None)
+    try:
+        given = errors()[0].get("input") if callable(errors) else None
+    except Exception:  # noqa: BLE001 - no input to read an id from
+        return b""
+    if isinstance(given, str):
+        return given[:4096].encode("utf-8", "replace")
+    return given[:4096] if isinstance(given, bytes) else b""
+
+
+def _unreadable(error: Exception) -> str:
+    """One line saying why a message was not read: its parser's first reason (recursion limit
+    exceeded, expected value, ...), never the message's text."""
+    errors = getattr(error, "errors", None)
+    try:
+        first = errors()[0] if callable(errors) else None
+    except Exception:  # noqa: BLE001 - said without the reason
+        first = None
+    reason = str(first.get("msg", "")) if isinstance(first, dict) else type(error).__name__
+    if "recursion limit" in reason:
+        reason += " (JSON nested deeper than a message of MCP is)"
+    return f"refused: the message is not a JSON-RPC message cqlsh-ext mcp can read: {reason}"[:1000]
 
 
 #: The tool name a refused oversized call is handed to the server under (server.py answers it).
@@ -203,10 +300,44 @@ class _OneToken:
         return None
 
 
+#: The JSON-RPC error code of a request without the token (the implementation's own range).
+UNAUTHORIZED = -32001
+
+
+class _TokenRequired:
+    """An ASGI app answering a request the bearer backend did not authenticate (no token, another
+    token) with 401: `WWW-Authenticate: Bearer error="invalid_token"` (RFC 6750) and a JSON-RPC
+    error naming what is missing, never the token; others go on to `app`."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        import json
+
+        from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
+
+        if isinstance(scope.get("user"), AuthenticatedUser):
+            await self.app(scope, receive, send)
+            return
+        given = any(name.lower() == b"authorization" for name, _ in scope.get("headers", ()))
+        said = ("unauthorized: the request's Authorization header is not the bearer token this server was "
+                "started with" if given else
+                "unauthorized: this server needs its bearer token on every request (Authorization: "
+                "Bearer <token>), and the request carried none")
+        body = json.dumps({"jsonrpc": "2.0", "id": None,
+                           "error": {"code": UNAUTHORIZED, "message": said}}).encode()
+        challenge = f'Bearer error="invalid_token", error_description="{said}"'.encode()
+        await send({"type": "http.response.start", "status": 401, "headers": [
+            (b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
+            (b"www-authenticate", challenge)]})
+        await send({"type": "http.response.body", "body": body})
+
+
 def http_app(server: Any, options: HttpOptions) -> Any:
     """The Starlette app serving `server` (the SDK's low-level Server) at /mcp, the token checked."""
     from mcp.server.auth.middleware.auth_context import AuthContextMiddleware
-    from mcp.server.auth.middleware.bearer_auth import BearerAuthBackend, RequireAuthMiddleware
+    from mcp.server.auth.middleware.bearer_auth import BearerAuthBackend
     from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
     from mcp.server.transport_security import TransportSecuritySettings
     from starlette.applications import Starlette
@@ -218,17 +349,19 @@ def http_app(server: Any, options: HttpOptions) -> Any:
 
     security = None
     if options.loopback:
+        # The loopback names, and the address bound as a client reaches it (--http 127.0.0.2:PORT:
+        # `Host: 127.0.0.2:PORT`); any other Host is a page's DNS rebinding, refused (421).
+        hosts = list(dict.fromkeys(["127.0.0.1", "localhost", "[::1]", _host_header(options.host)]))
         security = TransportSecuritySettings(
             enable_dns_rebinding_protection=True,
-            allowed_hosts=["127.0.0.1:*", "localhost:*", "[::1]:*"],
-            allowed_origins=["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*",
-                             "https://127.0.0.1:*", "https://localhost:*", "https://[::1]:*"])
+            allowed_hosts=[f"{host}:*" for host in hosts],
+            allowed_origins=[f"{scheme}://{host}:*" for scheme in ("http", "https") for host in hosts])
     manager = StreamableHTTPSessionManager(app=server, security_settings=security,
                                            max_request_body_size=bounds.MAX_MESSAGE_BYTES)
     endpoint: Any = StreamableHTTPASGIApp(manager)
     middleware: list[Middleware] = []
     if options.token is not None:
-        endpoint = RequireAuthMiddleware(endpoint, [])
+        endpoint = _TokenRequired(endpoint)
         backend = BearerAuthBackend(_OneToken(options.token))
         middleware = [Middleware(AuthenticationMiddleware, backend=backend),
                       Middleware(AuthContextMiddleware)]
@@ -238,6 +371,11 @@ def http_app(server: Any, options: HttpOptions) -> Any:
 
     return Starlette(routes=[Route(PATH, endpoint=endpoint), Route("/healthz", endpoint=health)],
                      middleware=middleware, lifespan=lambda app: manager.run())
+
+
+def _host_header(host: str) -> str:
+    """An address as a Host header names it: an IPv6 address in brackets."""
+    return f"[{host}]" if ":" in host else host
 
 
 async def serve_http(server: Any, options: HttpOptions, log: Any) -> None:

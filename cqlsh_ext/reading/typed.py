@@ -162,6 +162,9 @@ class ReadNotes:
     emitted: int = 0
     #: The output ended before the answer did (the pager quit, a closed pipe, an answer's cap).
     output_closed: bool = False
+    #: What ended it, as the closing line says it after "stopped " ("at the call's limit of 3
+    #: rows"); "" when the output closed on its own (the pager quit, a closed pipe).
+    closed_by: str = ""
     #: Token ranges read and all of them, when the table was read by ranges in this process.
     ranges: tuple[int, int] | None = None
     #: Rows read, without a query's answer to count them.

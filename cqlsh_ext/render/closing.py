@@ -74,7 +74,7 @@ def closing_ends(notes: ReadNotes) -> list[str]:
     elif notes.interrupted:
         ends.append("interrupted (Ctrl-C): the answer covers the rows read")
     elif notes.output_closed:
-        ends.append("stopped when the output closed")
+        ends.append(f"stopped {notes.closed_by or 'when the output closed'}")
     if notes.error:
         ends.append(f"stopped by an error: {notes.error}")
     return ends

@@ -26,6 +26,7 @@ from cqlshlib import pylexotron
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
 
+from cqlsh_ext.commands import statement_bounds
 from cqlsh_ext.encode import help as encode_help
 from cqlsh_ext.payload_select.keys import PayloadKeys
 
@@ -98,7 +99,11 @@ class CqlCompleter(Completer):
         return labels
 
     def candidates(self, head: str, partial: str) -> tuple[list[str], list[str]]:
-        """cqlsh's completions for `partial` after `head`, and the hints (e.g. '<value for id (int)>')."""
+        """cqlsh's completions for `partial` after `head`, and the hints (e.g. '<value for id (int)>');
+        none for a statement past what cqlsh's grammar reads (commands.statement_bounds: a pasted IN list of
+        20,000 keys took it gigabytes at the next keystroke)."""
+        if not statement_bounds.completes(head + partial):
+            return [], []
         found, hints = self.ruleset.cql_complete_single(
             head, partial, {"cassandra_conn": self.shell}, startsymbol="cqlshCommand")
         # cqlsh collects them in sets; a menu reads better sorted: names, KEYWORDS, punctuation.

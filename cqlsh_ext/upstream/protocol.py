@@ -120,9 +120,18 @@ class Shell(Protocol):
 
     def describe_element(self, rows: Any) -> None: ...
 
+    lineno: int
+
+    def perform_statement(self, statement: str) -> Any: ...
+
     # ---------------------------------------------------------------- ours (cqlsh_ext.shell.ExtShell)
     settings: Settings
     results: Results
+    #: The statement being read, as the shell's bounds have seen it (commands.statement_bounds.Scan).
+    statement_scan: Any
+    #: A statement sent whole past cqlsh's grammar while it runs (commands.statement_bounds): a
+    #: cql.lexer.Lexed.
+    sent_whole: Any
     repl_mode: bool
     repl_preload: Any
     repl_history: Any

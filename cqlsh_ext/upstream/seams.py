@@ -59,6 +59,11 @@ SEAMS: tuple[tuple[str, str, str], ...] = (
     ("cqlsh", "cqlruleset.cql_extract_orig gives a statement's text from its tokens: statement_text; "
               "Shell.print_result reads only column_names, column_types, current_rows (dicts), "
               "has_more_pages and fetch_next_page() of a result", "shell, render.terminal"),
+    ("cqlsh", "Shell.parse_for_select_meta and parse_for_update_meta (COPIED pins them) are what a "
+              "statement's result is formatted with, Shell.get_table_meta / get_view_meta and their "
+              "ColumnFamilyNotFound, MaterializedViewNotFound, ObjectNotFound: select_meta, update_meta; "
+              "Shell.perform_statement(text) sends a statement as written; onecmd is handed the statement "
+              "read so far at every line, reset_statement empties it", "shell, commands.statement_bounds"),
     ("cqlsh", "cqlruleset.cql_whole_parse_tokens(tokens, srcstr, startsymbol='cqlshCommand') parses a "
               "shell command as handle_statement does (None, or a remainder, when it does not parse): "
               "parse_command", "mcp_server.tools"),
@@ -103,6 +108,10 @@ OVERRIDDEN: dict[str, list[str]] = {
     "get_input_line": ["self", "prompt"],
     "init_history": ["self"],
     "save_history": ["self", "history_disabled"],
+    "onecmd": ["self", "statementtext"],
+    "reset_statement": ["self"],
+    "parse_for_select_meta": ["self", "query_string"],
+    "parse_for_update_meta": ["self", "query_string"],
 }
 
 #: Upstream functions copied or re-implemented: SHA-256 of their source in the pinned version.
@@ -113,6 +122,10 @@ COPIED: dict[str, str] = {
         "eef22a5952e27516ff88b979a2c0e44b2cb97a8ae26657e54d0965dafc7ac6a7",
     "cqlshlib.cqlshmain.Shell.cmdloop":
         "b4adaaefab94ccb4c48c32d4b68ff70dce19703bcb8ae674b0593f4fd9114209",
+    "cqlshlib.cqlshmain.Shell.parse_for_select_meta":
+        "6b7843edda3924efe716737e46820b3c4efc28a1dfa06fdd4057658dca60576d",
+    "cqlshlib.cqlshmain.Shell.parse_for_update_meta":
+        "84b1f8cf14cccc3de6ded34c566d7bb495742e19954a7079be5a61bc0afba8c2",
 }
 
 _STOCK_SHELL: list[Any] = []
@@ -191,6 +204,27 @@ def more_prompt_suppressed(shell: Shell) -> Iterator[None]:
 def statement_text(tokens: Any, srcstr: str) -> str:
     """The text of the statement `tokens` (cqlsh's lexer tokens) as the user typed it."""
     return str(sys.modules["cqlshlib.cqlshmain"].cqlruleset.cql_extract_orig(tokens, srcstr))
+
+
+def select_meta(shell: Shell, keyspace: str | None, table: str) -> Any:
+    """What cqlsh's parse_for_select_meta gives a SELECT of keyspace.table (None: the keyspace in
+    use) once its grammar has found them: the table's metadata, else its view's, else ObjectNotFound
+    (its tail, COPIED: for a statement too long for cqlsh's grammar, whose table the shell's lexer
+    finds)."""
+    cqlshmain = sys.modules["cqlshlib.cqlshmain"]
+    try:
+        return cast(Any, shell).get_table_meta(keyspace, table)
+    except cqlshmain.ColumnFamilyNotFound:
+        try:
+            return cast(Any, shell).get_view_meta(keyspace, table)
+        except cqlshmain.MaterializedViewNotFound:
+            raise cqlshmain.ObjectNotFound(f"'{table}' not found in keyspace '{keyspace}'") from None
+
+
+def update_meta(shell: Shell, keyspace: str | None, table: str) -> Any:
+    """What cqlsh's parse_for_update_meta gives a statement writing keyspace.table (the result of a
+    conditional write is printed with it), once found (COPIED, as select_meta)."""
+    return cast(Any, shell).get_table_meta(keyspace, table)
 
 
 def parse_command(tokens: Any, srcstr: str) -> Parsed | None:

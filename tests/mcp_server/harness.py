@@ -191,14 +191,14 @@ class HttpMcpServer:
         import socket
 
         with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
+            s.bind(("127.0.0.1" if host == "0.0.0.0" else host, 0))
             self.port = int(s.getsockname()[1])
         self.home = home
         home.mkdir(parents=True, exist_ok=True)
         self.env = {**isolated_env(home), **(env or {})}
         self.args = [*args, "--http", f"{host}:{self.port}"]
         self.log = home / "mcp-http.log"
-        self.url = f"http://127.0.0.1:{self.port}/mcp"
+        self.url = f"http://{'127.0.0.1' if host == '0.0.0.0' else host}:{self.port}/mcp"
 
     def __enter__(self) -> HttpMcpServer:
         import subprocess

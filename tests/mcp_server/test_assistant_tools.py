@@ -187,3 +187,18 @@ def test_plain_errors(serve, demo: Demo) -> None:
     assert list(plain[0]) == list(payload[0]) == ["count"]
     hint = server.call("describe_payload", column=f"{ks}.blob_formats.data").data["places"][0]["hint"]
     assert "the decode argument {\"data\": " in hint and "DECODE '" not in hint and "--decode" not in hint
+
+
+def test_a_filter_cut_at_the_call_s_limit_says_so(serve, demo: Demo) -> None:
+    # The closing note of a payload filter the call's limit stopped says it is the limit (it once
+    # said "stopped when the output closed"), and the byte cap likewise.
+    server = serve()
+    statement = (f"SELECT id, data.status FROM {demo.keyspace}.table_with_compressed_json WHERE "
+                 "data.status IS NOT NULL ALLOW FILTERING")
+    answer = server.call("query", statement=statement, limit=3).data
+    assert answer["count"] == 3 and answer["cut"].startswith("at the limit of 3 rows")
+    closing = answer["notes"][-1]
+    assert closing.startswith("payload query: ") and closing.endswith("stopped at the call's limit of 3 rows")
+    assert "output closed" not in closing
+    capped = server.call("query", statement=statement, limit=1000, max_bytes=2048).data
+    assert capped["notes"][-1].endswith("stopped at the answer's cap of 2,048 bytes"), capped["notes"]

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import httpx2
 import pytest
+from mcp.shared.exceptions import MCPError
 from shell_runner import CQLSH_EXT, isolated_env
 
 from .conftest import ASSISTANT, ASSISTANT_PASSWORD, Demo
@@ -46,9 +47,16 @@ def test_the_token_is_refused_and_accepted_and_the_answers_are_stdios(demo: Demo
                                                         "Accept": "application/json, text/event-stream"},
                                    json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
             assert response.status_code == 401, headers
-            assert "www-authenticate" in response.headers
-            with pytest.raises(Exception), server.client(headers) as client:  # noqa: B017 - the SDK's own
+            assert response.headers["www-authenticate"].startswith('Bearer error="invalid_token"')
+            said = response.json()["error"]["message"]
+            assert said.startswith("unauthorized: ") and "bearer token" in said, said
+            # The SDK's client hands it on as the error it is (it once said only "Server returned an
+            # error response"), inside the exception groups of its task groups.
+            with pytest.raises(BaseException) as refused, server.client(headers) as client:
                 client.call("list_keyspaces")
+            errors = [e for e in _leaves(refused.value) if isinstance(e, MCPError)]
+            assert errors and errors[0].error.message == said, [repr(e) for e in _leaves(refused.value)]
+            assert TOKEN not in said
         assert TOKEN not in server.log.read_text()
     # From the environment, and on the command line (which warns that others can read it).
     with _start(demo, assistant_home / "env", env={"CQLSH_EXT_MCP_TOKEN": TOKEN}) as server:
@@ -58,6 +66,14 @@ def test_the_token_is_refused_and_accepted_and_the_answers_are_stdios(demo: Demo
         with server.client({"Authorization": f"Bearer {TOKEN}"}) as client:
             assert client.call("list_keyspaces").data["count"] > 0
         assert "a token on the command line is visible to other users" in server.log.read_text()
+
+
+def _leaves(error: BaseException) -> list[BaseException]:
+    """The exceptions inside (exception groups of) exception groups."""
+    inner = getattr(error, "exceptions", None)  # an exception group (the backport's on Python 3.10)
+    if isinstance(inner, tuple):
+        return [leaf for each in inner for leaf in _leaves(each)]
+    return [error]
 
 
 def test_without_a_token_on_loopback_it_serves(demo: Demo, assistant_home: Path) -> None:
@@ -70,6 +86,40 @@ def test_without_a_token_on_loopback_it_serves(demo: Demo, assistant_home: Path)
                                                     "Content-Type": "application/json"},
                                json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
         assert response.status_code in (400, 403, 421)
+
+
+def test_another_loopback_address_is_served_by_its_own_name(demo: Demo, assistant_home: Path) -> None:
+    # --http 127.0.0.2:PORT: a client reaches it as 127.0.0.2:PORT, the Host header it sends (once 421).
+    with _start(demo, assistant_home, host="127.0.0.2") as server, server.client() as client:
+        assert server.url.startswith("http://127.0.0.2:")
+        assert client.call("list_tables", keyspace=demo.keyspace).data["count"] == 4
+        for host in (f"127.0.0.2:{server.port}", f"localhost:{server.port}"):
+            response = httpx2.post(server.url, json=_INITIALIZE, headers={
+                "Host": host, "Accept": "application/json, text/event-stream",
+                "Content-Type": "application/json"})
+            assert response.status_code == 200, (host, response.text)
+        response = httpx2.post(server.url, headers={"Host": f"127.0.0.3:{server.port}", "Content-Type":
+                                                    "application/json", "Accept": "application/json"},
+                               json=_INITIALIZE)
+        assert response.status_code == 421  # another address: DNS rebinding's, refused
+
+
+_INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+               "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                          "clientInfo": {"name": "test", "version": "0"}}}
+
+
+def test_a_deeply_nested_message_gets_a_json_rpc_error(demo: Demo, assistant_home: Path) -> None:
+    # 100,000 brackets inside one another: an error naming why, and the next call answered.
+    with _start(demo, assistant_home) as server, server.client() as client:
+        body = ('{"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "query", '
+                '"arguments": {"statement": ' + "[" * 100_000 + "]" * 100_000 + "}}}")
+        response = httpx2.post(server.url, content=body.encode(), headers={
+            "Content-Type": "application/json", "Accept": "application/json, text/event-stream"})
+        assert response.status_code == 400
+        error = response.json()["error"]
+        assert error["code"] == -32700 and "recursion limit" in error["message"], error
+        assert client.call("list_tables", keyspace=demo.keyspace).data["count"] == 4
 
 
 @pytest.mark.parametrize("args, said", [

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import time
 import uuid
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -100,3 +101,48 @@ def test_a_statement_at_the_bounds_is_read_and_answered(serve, demo: Demo,
     with capsys.disabled():
         print(f"\n[bounds] an IN list of {n:,} keys ({len(statement):,} bytes): answered in {took:.2f} s, "
               f"server peak {peak_kib / 1024:.0f} MiB")
+
+
+def test_a_deeply_nested_message_gets_a_json_rpc_error_and_the_next_is_answered(
+        demo: Demo, assistant_home: Path) -> None:
+    # Over stdio, as a client writes it: 100,000 brackets inside one another (the SDK's parser stops at
+    # about 200 levels and dropped the message without a word: the client waited forever).
+    import subprocess
+
+    from shell_runner import CQLSH_EXT, isolated_env
+
+    proc = subprocess.Popen([CQLSH_EXT, "mcp", *demo.conn], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, env=isolated_env(assistant_home))
+    assert proc.stdin is not None and proc.stdout is not None
+
+    def send(message: str) -> None:
+        proc.stdin.write(message.encode() + b"\n")
+        proc.stdin.flush()
+
+    def answer() -> dict[str, Any]:
+        return json.loads(proc.stdout.readline())
+
+    try:
+        send(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "t", "version": "0"}}}))
+        assert answer()["id"] == 1
+        send(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+        send('{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "query", "arguments": '
+             '{"statement": ' + "[" * 100_000 + "]" * 100_000 + "}}}")
+        refused = answer()
+        assert refused["id"] == 2 and refused["error"]["code"] == -32700, refused
+        assert refused["error"]["message"].startswith("refused: the message is not a JSON-RPC message "
+                                                      "cqlsh-ext mcp can read: ") and "recursion limit" in \
+            refused["error"]["message"], refused
+        send("this is no JSON")  # no id to answer: a parse error with none, as JSON-RPC says
+        assert answer() == {"jsonrpc": "2.0", "id": None, "error": {
+            "code": -32700, "message": "refused: the message is not a JSON-RPC message cqlsh-ext mcp can "
+                                       "read: Invalid JSON: expected ident at line 1 column 2"}}
+        send(json.dumps({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
+            "name": "list_tables", "arguments": {"keyspace": demo.keyspace}}}))
+        following = answer()
+        assert following["id"] == 3 and following["result"]["structuredContent"]["count"] == 4
+    finally:
+        proc.stdin.close()
+        proc.wait(60)

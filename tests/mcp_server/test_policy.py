@@ -80,11 +80,48 @@ def test_credentials_are_refused_whatever_the_policy_says(tmp_path: Path) -> Non
             assert "holds credentials" in (policy.refusal("system_auth", table) or "")
         for table in ("credentials_cache_keys", "roles_cache_keys", "queries", "system_properties"):
             assert policy.refusal("system_views", table) is not None
-        assert policy.refusal("system_views", "settings") is None  # Cassandra redacts its passwords itself
-        assert policy.refusal("system_views") is None
-        assert policy.refusal("system_distributed", "repair_history") is None
         assert policy.refusal("System_Auth") is None  # a quoted name: another keyspace, which is no secret
     assert len(CREDENTIALS) == len(load(None, TOOLS).credentials)
+
+
+def test_system_tables_are_read_by_allowing(tmp_path: Path) -> None:
+    policy = load(None, TOOLS)
+    for keyspace, table in (("system_schema", "tables"), ("system_schema", "columns"), ("system", "local"),
+                            ("system", "peers"), ("system", "peers_v2"), ("system", "size_estimates"),
+                            ("system", "table_estimates"), ("system_virtual_schema", "tables"),
+                            ("system_schema_mcs", "tables"), ("system_multiregion_info", "tables")):
+        assert policy.refusal(keyspace, table) is None, (keyspace, table)
+    for keyspace, table in (("system", "paxos"), ("system", "batches"), ("system", "prepared_statements"),
+                            ("system", "compaction_history"), ("system_distributed", "repair_history"),
+                            ("system_views", "settings"), ("system_cluster_metadata", "metadata_log"),
+                            ("dse_system", "anything"), ("system_future", "t")):
+        said = policy.refusal(keyspace, table) or ""
+        assert said.startswith(f"refused: table {keyspace}.{table} is a system table"), said
+        assert "a policy's [system] allow names further ones, each as keyspace.table" in said
+        assert "\n" not in said
+    assert policy.refusal("system") is None and policy.refusal("system_schema") is None
+    assert {"system_distributed", "system_views", "system_auth"} <= policy.denied_keyspace_names()
+    assert "system" not in policy.denied_keyspace_names()
+    assert policy.refusal("systems") is None and policy.refusal("System", "paxos") is None  # an application's
+    allowing = _policy(tmp_path, '[system]\nallow = ["system_views.settings", '
+                                 '"system_distributed.repair_history"]')
+    assert allowing.system_allowed == (("system_views", "settings"), ("system_distributed", "repair_history"))
+    assert allowing.refusal("system_views", "settings") is None and allowing.refusal("system_views") is None
+    assert allowing.refusal("system_views", "caches") is not None
+    assert "system_views" not in allowing.denied_keyspace_names()
+
+
+@pytest.mark.parametrize("entry, said", [
+    ("system_views.*", "is not keyspace.table (each system table is named: no glob)"),
+    ("system.paxos.x", "is not keyspace.table"),
+    ("shop.orders", "shop is not a system keyspace"),
+    ("system_auth.roles", "system_auth.roles holds credentials or other sessions' statements"),
+    ("system_views.system_properties", "holds credentials"),
+])
+def test_a_system_table_is_allowed_only_by_its_name(tmp_path: Path, entry: str, said: str) -> None:
+    with pytest.raises(PolicyError) as err:
+        _policy(tmp_path, f'[system]\nallow = ["{entry}"]')
+    assert said in str(err.value) and str(err.value).startswith(f"{tmp_path / 'policy.toml'}: [system] allow")
 
 
 def test_patterns_match_names_and_paths() -> None:

@@ -125,8 +125,9 @@ def test_redacted_values_never_leave_the_server(cassandra, serve, demo: Demo, po
                       f"SELECT JSON name, producer FROM {ks}.blob_formats"):
         rows = server.call("query", statement=statement, max_bytes=1 << 20).data["rows"]
         assert len(rows) == 20 and not any(p in json.dumps(rows) for p in producers), statement
-    # Read through a filter, a group, an order, an aggregate: refused before anything runs.
+    # Read through a filter, a group, an order, an aggregate, DISTINCT: refused before anything runs.
     needle = "needle-4471@example.com"
+    two_ids = ", ".join(row["id"] for row in whole[:2])
     for statement in (
             f"SELECT count(*) FROM {orders} WHERE data.customer.email = '{needle}' ALLOW FILTERING",
             f"SELECT count(*) FROM {orders} WHERE data.customer.email LIKE 'a%' ALLOW FILTERING",
@@ -139,9 +140,19 @@ def test_redacted_values_never_leave_the_server(cassandra, serve, demo: Demo, po
             f"SELECT id FROM {orders} WHERE data.customer IS NOT NULL ALLOW FILTERING",
             f"SELECT name FROM {ks}.blob_formats WHERE producer = 'gzip.compress' ALLOW FILTERING",
             f"SELECT toJson(producer) FROM {ks}.blob_formats",
-            f"SELECT name FROM {ks}.blob_formats WHERE token(name) > 0 AND producer > 'a' ALLOW FILTERING"):
+            f"SELECT name FROM {ks}.blob_formats WHERE token(name) > 0 AND producer > 'a' ALLOW FILTERING",
+            # DISTINCT tells which values are equal (one row for two equal ones), as GROUP BY does.
+            f"SELECT DISTINCT data.customer.email FROM {orders} WHERE id IN ({two_ids})",
+            f"SELECT DISTINCT data.customer.email FROM {orders} ALLOW FILTERING",
+            f"SELECT DISTINCT data.payment FROM {orders} ALLOW FILTERING",
+            f"SELECT DISTINCT data FROM {orders} WHERE id IN ({two_ids})",
+            f"SELECT DISTINCT name, producer FROM {ks}.blob_formats",
+            f"SELECT DISTINCT producer AS p FROM {ks}.blob_formats",
+            f"SELECT JSON DISTINCT producer FROM {ks}.blob_formats"):
         answer = server.call("query", statement=statement)
         assert answer.is_error and answer.error.startswith("refused: the policy"), (statement, answer.texts)
+    statuses = server.call("query", statement=f"SELECT DISTINCT data.status FROM {orders} ALLOW FILTERING")
+    assert 1 < statuses.data["count"] < 10  # DISTINCT of what the policy leaves alone is answered
     refused = server.call("describe_payload", column=f"{orders}.data", where="data.payment.method = 'card'")
     assert refused.is_error and "data.payment.method" in refused.error
     # DESCRIBE PAYLOAD keeps where a redacted path is and how often, not its values.
@@ -194,3 +205,103 @@ def test_calls_past_the_rate_limit_are_refused(serve, demo: Demo, tmp_path: Path
                                        "call is served in ")
     decisions = [json.loads(line)["decision"] for line in audit_log.read_text().splitlines()]
     assert decisions == ["answered"] * 3 + ["refused"] * 2
+
+
+def test_system_tables_are_read_by_allowing(cassandra, serve, demo: Demo, tmp_path: Path) -> None:
+    """An application's LWT update (its mutation kept in system.paxos), a logged batch (in
+    system.batches while it runs) and a statement prepared with a literal (its text in
+    system.prepared_statements) of a denied table and a redacted column: none of the system
+    tables holding them is read, in any spelling or through any tool; the schema and topology
+    tables an assistant needs are."""
+    import os
+
+    ks = f"mcp_system_{os.getpid()}"
+    secrets = {"lwt": "lwt-secret-0193@example.com", "batch": "batch-secret-7715@example.com",
+               "prepared": "prepared-secret-5521@example.com", "hr": "salary-9911"}
+    session = cassandra.session()
+    try:
+        session.execute(f"CREATE KEYSPACE IF NOT EXISTS {ks} WITH replication = "
+                        "{'class': 'SimpleStrategy', 'replication_factor': 1}")
+        session.execute(f"CREATE TABLE IF NOT EXISTS {ks}.accounts (id int PRIMARY KEY, email text)")
+        session.execute(f"CREATE TABLE IF NOT EXISTS {ks}.hr (id int PRIMARY KEY, salary text)")
+        session.execute(f"INSERT INTO {ks}.accounts (id, email) VALUES (1, 'old@example.com')")
+        applied = session.execute(f"UPDATE {ks}.accounts SET email = '{secrets['lwt']}' WHERE id = 1 "
+                                  "IF email = 'old@example.com'").one()
+        assert applied[0] is True
+        session.execute(f"INSERT INTO {ks}.hr (id, salary) VALUES (1, 'x') IF NOT EXISTS")
+        session.execute(f"UPDATE {ks}.hr SET salary = '{secrets['hr']}' WHERE id = 1 IF salary = 'x'")
+        session.execute(f"BEGIN BATCH INSERT INTO {ks}.accounts (id, email) VALUES (2, '{secrets['batch']}');"
+                        f" INSERT INTO {ks}.hr (id, salary) VALUES (2, '{secrets['hr']}'); APPLY BATCH")
+        session.prepare(f"SELECT id FROM {ks}.accounts WHERE email = '{secrets['prepared']}' ALLOW FILTERING")
+        # What the superuser reads there: the values are in the system tables.
+        held = " ".join(repr(tuple(row)) for table in ("paxos", "prepared_statements")
+                        for row in session.execute(f"SELECT * FROM system.{table}"))
+        assert secrets["prepared"] in held and secrets["lwt"] in held and secrets["hr"] in held
+    finally:
+        session.shutdown()
+    policy = tmp_path / "policy.toml"
+    policy.write_text(f'[tables]\ndeny = ["{ks}.hr"]\n\n[redact]\ncolumns = ["{ks}.accounts.email"]\n')
+    server = serve("--policy", str(policy))
+    refused = {
+        "query": ["SELECT * FROM system.paxos", "SELECT most_recent_commit FROM system.paxos ALLOW FILTERING",
+                  'SELECT * FROM system."paxos"', 'SELECT * FROM "system"."paxos"',
+                  "SELECT * FROM SYSTEM.PAXOS",
+                  "SELECT * FROM system /* a comment */ . paxos", "SELECT * FROM system.batches",
+                  "SELECT query_string FROM system.prepared_statements",
+                  "SELECT JSON * FROM system.prepared_statements", "SELECT count(*) FROM system.paxos",
+                  "SELECT * FROM system_distributed.repair_history", "SELECT * FROM system_views.settings",
+                  "SELECT * FROM system_views.caches", "SELECT * FROM system_virtual_schema.tables "
+                  "WHERE keyspace_name = 'system' AND system.paxos = 1 ALLOW FILTERING"],
+        "inspect_value": ["SELECT most_recent_commit FROM system.paxos"],
+    }
+    calls = [(tool, {"statement": s}) for tool, statements in refused.items() for s in statements]
+    calls += [("describe_table", {"table": "system.paxos"}),
+              ("describe_table", {"table": 'system."batches"'}),
+              ("describe_payload", {"column": "system.paxos.most_recent_commit"}),
+              ("describe_payload", {"column": "system.prepared_statements.query_string", "sample": 5}),
+              ("compression_stats", {"table": "system.paxos"}),
+              ("compression_stats", {"table": "system.batches", "column": "mutations"}),
+              ("compression_settings", {"table": "system.prepared_statements"}),
+              ("compression_advise", {"table": "system.paxos"}),
+              ("list_tables", {"keyspace": "system_distributed"}),
+              ("list_tables", {"keyspace": "system_views"})]
+    for tool, arguments in calls:
+        answer = server.call(tool, **arguments)
+        assert answer.is_error and answer.error.startswith("refused: "), (tool, arguments, answer.texts)
+        assert "system" in answer.error and "[system] allow" in answer.error, answer.error
+    # The keyspace in use is system (-k): a table named alone is in it.
+    inside_home = server.home / "in-system"
+    write_credentials(inside_home, ASSISTANT, ASSISTANT_PASSWORD)
+    inside = serve("-k", "system", "--policy", str(policy), home=inside_home)
+    for statement in ("SELECT * FROM paxos", 'SELECT * FROM "prepared_statements"'):
+        answer = inside.call("query", statement=statement)
+        assert answer.is_error and "is a system table" in answer.error, answer.texts
+    from mcp.shared.exceptions import MCPError
+
+    with pytest.raises(MCPError, match="system.paxos is a system table"):
+        server.portal.call(server.client.read_resource, "cqlsh-ext://schema/system/paxos")
+    # What an assistant needs of them is read: the schema, the nodes, the estimates.
+    assert server.call("query", statement="SELECT release_version FROM system.local").data["count"] == 1
+    assert server.call("query", statement="SELECT peer FROM system.peers_v2").data["count"] == 0
+    tables = server.call("query", statement=f"SELECT table_name FROM system_schema.tables WHERE "
+                                            f"keyspace_name = '{ks}'").data["rows"]
+    assert {row["table_name"] for row in tables} == {"accounts", "hr"}
+    assert not server.call("query", statement="SELECT * FROM system.size_estimates LIMIT 1").is_error
+    listed = {row["table_name"] for row in server.call("list_tables", keyspace="system").data["rows"]}
+    assert listed == {"local", "peers", "peers_v2", "size_estimates", "table_estimates"}
+    keyspaces = {row["keyspace_name"] for row in server.call("list_keyspaces").data["rows"]}
+    assert {"system", "system_schema", ks} <= keyspaces
+    assert not keyspaces & {"system_distributed", "system_views", "system_auth", "system_traces"}
+    written = server.written() + inside.written()
+    for secret in secrets.values():
+        assert secret.encode() not in written and secret.encode().hex().encode() not in written, secret
+    # A policy may name further system tables, one by one; the server says which at start.
+    allowing = tmp_path / "allowing.toml"
+    allowing.write_text('[system]\nallow = ["system_views.settings"]\n')
+    write_credentials(server.home / "allowing", ASSISTANT, ASSISTANT_PASSWORD)
+    allowed = serve("--policy", str(allowing), home=server.home / "allowing")
+    assert allowed.call("query", statement="SELECT name FROM system_views.settings WHERE name = "
+                                           "'cluster_name'").data["count"] == 1
+    assert allowed.call("query", statement="SELECT * FROM system_views.caches").is_error
+    assert (f"the policy ({allowing}) allows system tables besides the schema and topology ones: "
+            "system_views.settings") in allowed.logged()

@@ -376,3 +376,15 @@ def test_input_state_names_what_is_left_open(ruleset, text, opened):
     complete, left_open = input_state(text, ruleset)
     assert left_open == opened
     assert complete is (text == "SELECT 1;")
+
+
+def test_completion_offers_nothing_past_what_cqlsh_s_grammar_reads(ruleset):
+    # A pasted 20,000-key IN list, then a keystroke: cqlsh's grammar, quadratic in the tokens, once
+    # took gigabytes there. Past its bound nothing is offered; a short statement is completed.
+    from cqlsh_ext.repl.completer import CqlCompleter
+
+    completer = CqlCompleter(None, ruleset)  # type: ignore[arg-type]  # no schema names asked here
+    keys = ",".join(str(i) for i in range(20_000))
+    assert completer.candidates(f"SELECT * FROM ks.t WHERE id IN ({keys}) ", "ALL") == ([], [])
+    found, _ = completer.candidates("SELECT * FROM ks.t WHERE id IN (1,2) ", "ALL")
+    assert "ALLOW" in [word.strip() for word in found]
