@@ -11,7 +11,7 @@ from pathlib import Path
 PACKAGE = Path(__file__).resolve().parent.parent / "cqlsh_ext"
 #: The feature-file convention: each feature package has its own of these.
 CONVENTION = {"__init__.py", "__main__.py", "command.py", "parse.py", "run.py", "report.py", "help.py",
-              "cli.py", "errors.py"}
+              "cli.py", "errors.py", "preview.py"}
 
 
 def _modules() -> list[Path]:

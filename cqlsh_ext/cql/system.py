@@ -1,6 +1,6 @@
 """The keyspaces of the server's own: Apache Cassandra's, DataStax Enterprise's and Amazon
 Keyspaces'. DESCRIBE SCHEMA on Amazon Keyspaces leaves them out; nothing of cqlsh-ext writes to
-them (cqlsh_ext.writing.target)."""
+them (cqlsh_ext.writing.blob_target)."""
 
 from __future__ import annotations
 

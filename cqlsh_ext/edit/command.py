@@ -14,7 +14,7 @@ from cqlsh_ext.edit.help import DELETE_SEE_ALSO, EDIT_HELP, UPDATE_SEE_ALSO
 if TYPE_CHECKING:
     from cqlsh_ext.cql.lexer import Lexed
     from cqlsh_ext.upstream.protocol import Parsed, Shell
-    from cqlsh_ext.writing.context import WriteContext
+    from cqlsh_ext.writing.write_context import WriteContext
 
 LABEL = "edit"
 
@@ -51,8 +51,8 @@ def write_context(shell: Shell) -> WriteContext:
     """The context a write of the shell's runs in: the shell's reading context and its journal
     directory."""
     from cqlsh_ext.reading.context import shell_context
-    from cqlsh_ext.writing.context import write_context as of
     from cqlsh_ext.writing.journal import journal_directory
+    from cqlsh_ext.writing.write_context import write_context as of
 
     return of(shell_context(shell), journal_directory(shell.settings))
 

@@ -10,7 +10,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 from cqlsh_ext.common.text import plural, say
 from cqlsh_ext.edit.document import REMOVE, brief
-from cqlsh_ext.writing.target import key_text
+from cqlsh_ext.writing.blob_target import key_text
 
 if TYPE_CHECKING:
     from cqlsh_ext.reading.context import ReadContext
@@ -88,7 +88,7 @@ def _units(ctx: ReadContext, rows: Sequence[RowChange], mechanism: Mechanism, ou
     after timestamped writes."""
     from cqlsh_ext.scanning.capacity import rcu, wcu
     from cqlsh_ext.scanning.cost import pricing
-    from cqlsh_ext.writing.cells import raw
+    from cqlsh_ext.writing.cell_writer import raw
 
     if not pricing(ctx).keyspaces:
         return

@@ -1,8 +1,8 @@
-"""Doing an edit, a front end on the writing layer: the rows read (writing.rows: the plan built
+"""Doing an edit, a front end on the writing layer: the rows read (writing.cell_reads: the plan built
 from the statement's parts, read as a payload query reads them), each stored value rewritten in its
 own chain (edit.rewrite), then either a preview (edit.preview) or, with CONFIRM, each row journaled
 (writing.journal, its head holding the request: writing.requests.EditRequest) and written by the
-one write mechanism (writing.cells: at the cell's write time + 1 with its moment of expiry kept,
+one write mechanism (writing.cell_writer: at the cell's write time + 1 with its moment of expiry kept,
 then read again; or, where the server does not allow that, on the condition that the row holds the
 bytes read), row by row (writing.loop). UNDO is writing.undo's.
 """
@@ -17,17 +17,17 @@ from cqlsh_ext.common.text import plural
 from cqlsh_ext.cql.errors import QueryError
 from cqlsh_ext.edit.document import EditRefused
 from cqlsh_ext.edit.preview import LABEL, Outcome, RowChange, summary
-from cqlsh_ext.writing.target import BlobTarget, key_columns, key_text, refuse_system
+from cqlsh_ext.writing.blob_target import BlobTarget, key_columns, key_text, refuse_system
 
 if TYPE_CHECKING:
     from cqlsh_ext.edit.parse import Edit
     from cqlsh_ext.payload.places import Decoding
-    from cqlsh_ext.writing.cells import CellWriter, Written
-    from cqlsh_ext.writing.context import WriteContext
+    from cqlsh_ext.writing.cell_reads import CellRead
+    from cqlsh_ext.writing.cell_writer import CellWriter, Written
     from cqlsh_ext.writing.journal import Journal
     from cqlsh_ext.writing.mechanism import Mechanism
     from cqlsh_ext.writing.requests import EditRequest
-    from cqlsh_ext.writing.rows import CellRead
+    from cqlsh_ext.writing.write_context import WriteContext
 
 
 def edit_request(edit: Edit, keyspace: str) -> EditRequest:
@@ -44,8 +44,8 @@ def edit_request(edit: Edit, keyspace: str) -> EditRequest:
 def run_edit(ctx: WriteContext, edit: Edit, keyspace: str, meta: Any) -> None:
     """Preview or write the edit (see the module doc); QueryError or WriteRefused for what is
     refused before reading."""
+    from cqlsh_ext.writing.cell_reads import plan_for, read_rows, write_decoding
     from cqlsh_ext.writing.mechanism import choose
-    from cqlsh_ext.writing.rows import plan_for, read_rows, write_decoding
 
     request = edit_request(edit, keyspace)
     blob = request.blob
@@ -143,7 +143,7 @@ def _outcome(edit: Edit, blob: BlobTarget, keyspace: str, meta: Any, pages: Iter
 def _write(ctx: WriteContext, keyspace: str, meta: Any, blob: BlobTarget, keys: list[str],
            mechanism: Mechanism, rows: list[RowChange], request: EditRequest) -> None:
     from cqlsh_ext.common.interrupt import CtrlC
-    from cqlsh_ext.writing.cells import CHANGED_SINCE, CellWriter
+    from cqlsh_ext.writing.cell_writer import CHANGED_SINCE, CellWriter
     from cqlsh_ext.writing.journal import open_journal
     from cqlsh_ext.writing.loop import closing, each_row, stopping
 
@@ -164,7 +164,7 @@ def _write(ctx: WriteContext, keyspace: str, meta: Any, blob: BlobTarget, keys: 
 
 
 def _write_one(writer: CellWriter, journal: Journal, n: int, row: RowChange, keys: list[str]) -> Written:
-    from cqlsh_ext.writing.cells import raw
+    from cqlsh_ext.writing.cell_writer import raw
     from cqlsh_ext.writing.loop import sent
 
     key = [row.key[k] for k in keys]

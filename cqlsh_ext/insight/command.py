@@ -346,8 +346,8 @@ def do_compression(shell: Shell, parsed: Parsed) -> None:
     elif action == "REWRITE":
         from cqlsh_ext.reading.context import shell_context
         from cqlsh_ext.rewrite import run as run_rewrite
-        from cqlsh_ext.writing.context import write_context
         from cqlsh_ext.writing.journal import journal_directory
+        from cqlsh_ext.writing.write_context import write_context
 
         # Read with our own reader: the statement's text, as typed.
         text = parsed.extract_orig([tok for tok in parsed.matched if tok[0] != "endtoken"])

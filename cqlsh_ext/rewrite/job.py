@@ -19,9 +19,9 @@ if TYPE_CHECKING:
     from cqlsh_ext.query.grammar import Schema, Where
     from cqlsh_ext.reading.context import ReadContext
     from cqlsh_ext.rewrite.recode import RewriteTarget
-    from cqlsh_ext.writing.cells import CellWriter
+    from cqlsh_ext.writing.cell_reads import CellRead
+    from cqlsh_ext.writing.cell_writer import CellWriter
     from cqlsh_ext.writing.requests import RewriteRequest
-    from cqlsh_ext.writing.rows import CellRead
 
 LABEL = "COMPRESSION REWRITE"
 #: Token ranges a rewrite is cut into (journaled as finished one by one): about one per this many
@@ -93,9 +93,9 @@ def job_for(ctx: ReadContext, request: RewriteRequest, where: Where | None,
     before anything is read."""
     from cqlsh_ext.query.grammar import Where, selection
     from cqlsh_ext.rewrite.recode import target_of
+    from cqlsh_ext.writing.blob_target import key_columns, refuse_system
+    from cqlsh_ext.writing.cell_reads import extra_columns, plan_for, write_decoding
     from cqlsh_ext.writing.mechanism import choose
-    from cqlsh_ext.writing.rows import extra_columns, plan_for, write_decoding
-    from cqlsh_ext.writing.target import key_columns, refuse_system
 
     refuse_system(request.keyspace)
     meta = table_meta(ctx, request.keyspace, request.table)

@@ -20,8 +20,8 @@ from typing import Any
 from cqlsh_ext.cql.errors import QueryError
 from cqlsh_ext.cql.lexer import Cursor, Lexed
 from cqlsh_ext.query.grammar import Schema, Where
+from cqlsh_ext.writing.blob_target import BlobTarget
 from cqlsh_ext.writing.requests import ResumeRequest, RewriteRequest
-from cqlsh_ext.writing.target import BlobTarget
 
 USAGE = ("COMPRESSION REWRITE [keyspace.]table.column AS 'SPEC' [WHERE ...] [ALLOW FILTERING] [PACE n] "
          "[ALL] [CONFIRM]  |  COMPRESSION REWRITE RESUME 'journal' [CONFIRM]")

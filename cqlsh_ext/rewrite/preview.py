@@ -29,7 +29,7 @@ class _Preview:
     examined, nothing written."""
 
     def __init__(self, job: Job, key_size: Callable[[Sequence[Any]], int]) -> None:
-        from cqlsh_ext.writing.rows import PageCells
+        from cqlsh_ext.writing.cell_reads import PageCells
 
         work = job.work
         self.job, self.key_size = job, key_size
@@ -72,7 +72,7 @@ class _Preview:
 
 
 def _key_size(ctx: ReadContext, job: Job) -> Callable[[Sequence[Any]], int]:
-    from cqlsh_ext.writing.cells import CellWriter
+    from cqlsh_ext.writing.cell_writer import CellWriter
 
     work = job.work
     writer = CellWriter(ctx.session, work.keyspace, work.table, work.blob, work.keys, work.mechanism,

@@ -17,9 +17,9 @@ from cqlsh_ext.rewrite.job import LABEL, Job
 from cqlsh_ext.writing.refused import WriteRefused
 
 if TYPE_CHECKING:
-    from cqlsh_ext.writing.context import WriteContext
     from cqlsh_ext.writing.journal_read import JournalRead
     from cqlsh_ext.writing.requests import ResumeRequest
+    from cqlsh_ext.writing.write_context import WriteContext
 
 
 @dataclass

@@ -4,9 +4,9 @@ into its request (rewrite.parse), the job made of it (rewrite.job), then the pre
 writing.journal with the request in its sealed head), or RESUME (rewrite.resume).
 
 The rows are read by token ranges of the ring (the WHERE's partitions as one range when it names
-them), with the key columns, the blob, its write time and TTL (writing.rows' plan, the WHERE's
+them), with the key columns, the blob, its write time and TTL (writing.cell_reads' plan, the WHERE's
 payload conditions evaluated here); each value is re-encoded in the target chain (recode: the
-payload kept byte for byte, verified), and written by the one mechanism (writing.cells: at the
+payload kept byte for byte, verified), and written by the one mechanism (writing.cell_writer: at the
 cell's write time + 1 with its moment of expiry kept, then read again; or on the condition that
 the row holds the bytes read, where timestamps cannot be used). Writes run on threads, as many at
 once and as many units a second as the pace allows (writing.pace). Each row is journaled (fsync'd)
@@ -27,7 +27,7 @@ from cqlsh_ext.writing.refused import WriteRefused
 
 if TYPE_CHECKING:
     from cqlsh_ext.rewrite.parse import RewriteAsked
-    from cqlsh_ext.writing.context import WriteContext
+    from cqlsh_ext.writing.write_context import WriteContext
 
 
 def run(ctx: WriteContext, text: str) -> None:

@@ -2,7 +2,7 @@
 on the writing layer.
 
 The driver reads the statement and the schema as the shell does (rewrite.job.job_for in a context
-of the Spark driver's Python session: writing.context.WriteContext) and cuts the ring into the same
+of the Spark driver's Python session: writing.write_context.WriteContext) and cuts the ring into the same
 token ranges; the ranges (those a journal has not finished, for RESUME) are spread over Spark tasks,
 and each task, in its executor, runs the shell's own writing.ranges.RangeRewriter on a Python
 driver session of its own: the same reading, re-encoding, write mechanism and journal, paced at PACE
@@ -35,9 +35,9 @@ from cqlsh_ext.spark.session import SparkError, java_error
 
 if TYPE_CHECKING:
     from cqlsh_ext.rewrite.job import Job
-    from cqlsh_ext.writing.context import WriteContext
     from cqlsh_ext.writing.journal import PartHead
     from cqlsh_ext.writing.requests import ResumeRequest
+    from cqlsh_ext.writing.write_context import WriteContext
 
 
 @dataclass(frozen=True)
@@ -119,8 +119,8 @@ def _context(db: Any, conn: Any) -> WriteContext:
     LOCAL_SERIAL on Amazon Keyspaces, ONE and SERIAL elsewhere), errors on stderr, nobody to ask."""
     from cassandra import ConsistencyLevel
 
-    from cqlsh_ext.writing.context import WriteContext
     from cqlsh_ext.writing.journal import journal_directory
+    from cqlsh_ext.writing.write_context import WriteContext
 
     keyspaces = conn.settings.keyspaces.keyspaces
     level = ConsistencyLevel.LOCAL_QUORUM if keyspaces else ConsistencyLevel.ONE

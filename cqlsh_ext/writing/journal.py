@@ -43,16 +43,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from cqlsh_ext.writing.blob_target import BlobTarget
 from cqlsh_ext.writing.refused import WriteRefused
 from cqlsh_ext.writing.seal import Sealer, new_run, run_key, user_key
-from cqlsh_ext.writing.target import BlobTarget
 
 if TYPE_CHECKING:
     from cqlsh_ext.settings import Settings
-    from cqlsh_ext.writing.context import WriteContext
     from cqlsh_ext.writing.journal_read import JournalRead
     from cqlsh_ext.writing.mechanism import Mechanism
     from cqlsh_ext.writing.requests import WriteRequest
+    from cqlsh_ext.writing.write_context import WriteContext
 
 JOURNAL_DIR = "journal"
 FORMAT = "cqlsh-ext write journal"

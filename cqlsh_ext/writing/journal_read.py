@@ -21,11 +21,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from cqlsh_ext.writing.blob_target import BlobTarget
 from cqlsh_ext.writing.journal import FORMAT, VERSION
 from cqlsh_ext.writing.refused import WriteRefused
 from cqlsh_ext.writing.requests import EditRequest, RewriteRequest, WriteRequest, request_from_json
 from cqlsh_ext.writing.seal import Verifier, body_of, run_key, user_key
-from cqlsh_ext.writing.target import BlobTarget
 
 #: Bounds of what a journal read here may hold.
 MAX_LINE_BYTES = 80 << 20

@@ -11,12 +11,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from cqlsh_ext.common.text import message, plural, say, screen_width
-from cqlsh_ext.writing.cells import CHANGED_SINCE, EXPIRED, EXPIRED_SINCE, REWRITTEN
+from cqlsh_ext.writing.cell_writer import CHANGED_SINCE, EXPIRED, EXPIRED_SINCE, REWRITTEN
 
 if TYPE_CHECKING:
     from cqlsh_ext.common.interrupt import CtrlC
     from cqlsh_ext.reading.context import ReadContext
-    from cqlsh_ext.writing.cells import CellWriter, Written
+    from cqlsh_ext.writing.cell_writer import CellWriter, Written
 
 LABEL = "edit"
 #: A write progress line every this many rows.
@@ -26,7 +26,7 @@ PROGRESS_EVERY = 500
 def sent(writer: CellWriter, key: Sequence[Any], expected: Any, new: Any, writetime: int | None,
          expires: float | None, at: int | None, key_text: str) -> Written:
     """One write through the mechanism; a failure said with the row's key (RowFailed)."""
-    from cqlsh_ext.writing.cells import WriteFailed
+    from cqlsh_ext.writing.cell_writer import WriteFailed
 
     try:
         written = writer.write(key, expected, new, writetime, expires, at)

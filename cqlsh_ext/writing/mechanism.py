@@ -21,7 +21,7 @@ makes (an edit, its UNDO, COMPRESSION REWRITE and RESUME, Spark's tasks).
 Either way the cell keeps its moment of expiry (writing.ttl; a cell whose time ran out meanwhile
 is left alone), and a cell without one is written with TTL 0, so a table's default_time_to_live
 does not start to apply. Writes and the reads after them are at LOCAL_QUORUM, or the session's
-level when it is stronger, so the read sees the write (writing.cells).
+level when it is stronger, so the read sees the write (writing.cell_writer).
 
 Edge cases (docs/edit.md, "No lost write"):
 - WRITETIME is per cell: a blob column's own, a map's element's, a UDT field's (Cassandra 5.0 reads
@@ -41,7 +41,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from cqlsh_ext.writing.target import BlobTarget, quote, selected_text
+from cqlsh_ext.writing.blob_target import BlobTarget, quote, selected_text
 
 if TYPE_CHECKING:
     from cqlsh_ext.reading.context import ReadContext

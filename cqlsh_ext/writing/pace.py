@@ -5,7 +5,7 @@ more writes in flight than the window.
 A token bucket: units accrue at the rate, at most a tenth of a second's worth ahead, and a row
 larger than that waits for a full bucket and runs into debt that later rows wait out, so over any
 span the units sent stay within rate x span + the bucket. The rate adapts: a write that was
-throttled, timed out or found the server overloaded (the retries writing.cells.CellWriter makes, named
+throttled, timed out or found the server overloaded (the retries writing.cell_writer.CellWriter makes, named
 by their reason) halves the rate and the window (at most once a second: a burst of errors is one
 signal), and every second of writes without one gives back a tenth of the ceiling and one more
 write in flight, up to PACE and the largest window. Without PACE only the window adapts.

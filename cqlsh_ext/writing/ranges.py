@@ -15,16 +15,16 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
+from cqlsh_ext.writing.blob_target import BlobTarget, key_text
 from cqlsh_ext.writing.journal import JournalError
-from cqlsh_ext.writing.target import BlobTarget, key_text
 
 if TYPE_CHECKING:
     from cqlsh_ext.query.grammar import Plan
-    from cqlsh_ext.writing.cells import CellWriter
+    from cqlsh_ext.writing.cell_reads import CellRead
+    from cqlsh_ext.writing.cell_writer import CellWriter
     from cqlsh_ext.writing.journal import Journal
     from cqlsh_ext.writing.mechanism import Mechanism
     from cqlsh_ext.writing.pace import Pace
-    from cqlsh_ext.writing.rows import CellRead
 
 #: Token ranges read at once (the writes, not the reads, set the pace).
 READ_STREAMS = 2
@@ -122,8 +122,8 @@ class RangeRewriter(Generic[C]):
 
     def __init__(self, session: Any, work: RangeWork, journal: Journal, pace: Pace,
                  changes: Callable[[CellWriter], C], timeout: float | None = None) -> None:
-        from cqlsh_ext.writing.cells import CellWriter
-        from cqlsh_ext.writing.rows import PageCells
+        from cqlsh_ext.writing.cell_reads import PageCells
+        from cqlsh_ext.writing.cell_writer import CellWriter
 
         self.session, self.work, self.journal, self.pace = session, work, journal, pace
         self.timeout = timeout
@@ -234,7 +234,7 @@ class RangeRewriter(Generic[C]):
 
     def _write(self, n: int, r: int, key: list[Any], cell: CellRead, value: bytes, at: int | None,
                units: int) -> None:
-        from cqlsh_ext.writing.cells import EXPIRED, WriteFailed
+        from cqlsh_ext.writing.cell_writer import EXPIRED, WriteFailed
 
         throttled = False
         try:

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from cqlsh_ext.writing.target import BlobTarget
+from cqlsh_ext.writing.blob_target import BlobTarget
 
 
 def _text(data: Mapping[str, Any], name: str) -> str:
@@ -134,7 +134,7 @@ class RewriteRequest:
 
     def statement(self) -> str:
         """The statement that asks it, spelt from the fields (what RESUME shows)."""
-        from cqlsh_ext.writing.target import quote
+        from cqlsh_ext.writing.blob_target import quote
 
         blob = self.blob
         column = quote(blob.column)

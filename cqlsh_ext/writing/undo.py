@@ -27,19 +27,19 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import IO, TYPE_CHECKING, Any
 
 from cqlsh_ext.common.text import plural, say
-from cqlsh_ext.writing.cells import CHANGED, REWRITTEN, Written, same
+from cqlsh_ext.writing.blob_target import BlobTarget, key_columns, key_text, refuse_system
+from cqlsh_ext.writing.cell_writer import CHANGED, REWRITTEN, Written, same
 from cqlsh_ext.writing.loop import closing, each_row, sent, stopping
 from cqlsh_ext.writing.refused import WriteRefused
-from cqlsh_ext.writing.target import BlobTarget, key_columns, key_text, refuse_system
 
 if TYPE_CHECKING:
     from cqlsh_ext.common.interrupt import CtrlC
-    from cqlsh_ext.writing.cells import Cell, CellWriter
-    from cqlsh_ext.writing.context import WriteContext
+    from cqlsh_ext.writing.cell_writer import Cell, CellWriter
     from cqlsh_ext.writing.journal import Journal
     from cqlsh_ext.writing.journal_read import JournalRead, JournalRow
     from cqlsh_ext.writing.loop import Done
     from cqlsh_ext.writing.requests import UndoRequest
+    from cqlsh_ext.writing.write_context import WriteContext
 
 LABEL = "undo"
 #: Rows an UNDO writes at once (a rewrite's journal may hold millions).
@@ -58,7 +58,7 @@ def run_undo(ctx: WriteContext, request: UndoRequest) -> None:
     """Preview or write a journal's old values back (see the module doc); WriteRefused (one line)
     for a journal or a target that is refused, before anything is written."""
     from cqlsh_ext.reading.resolve import find_table
-    from cqlsh_ext.writing.cells import CellWriter
+    from cqlsh_ext.writing.cell_writer import CellWriter
     from cqlsh_ext.writing.journal_read import read_journals
     from cqlsh_ext.writing.mechanism import choose
 

@@ -27,7 +27,7 @@ from cqlsh_ext.codecs import registry
 from cqlsh_ext.codecs.capabilities import Writer
 from cqlsh_ext.edit import run as edit_run
 from cqlsh_ext.encode.chain import encode
-from cqlsh_ext.writing import cells as writing_cells
+from cqlsh_ext.writing import cell_writer as writing_cells
 
 DOC = {"status": "NEW", "items": [{"sku": "A1", "qty": 1}, {"sku": "B2", "qty": 2}], "note": "call first"}
 DOC_TEXT = json.dumps(DOC, separators=(",", ":"))

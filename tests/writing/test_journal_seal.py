@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 
+from cqlsh_ext.writing.blob_target import BlobTarget
 from cqlsh_ext.writing.journal import Journal, journal_head, part_heads
 from cqlsh_ext.writing.journal_read import read_journal, read_journals
 from cqlsh_ext.writing.refused import WriteRefused
 from cqlsh_ext.writing.requests import EditOp, EditRequest, RewriteRequest
 from cqlsh_ext.writing.seal import new_run, run_key, user_key
-from cqlsh_ext.writing.target import BlobTarget
 
 from .journals import entry, key_of, line_of, lines_of, reseal
 

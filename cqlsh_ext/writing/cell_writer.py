@@ -8,8 +8,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from cqlsh_ext.writing.blob_target import BlobTarget, quote, selected_text, target_text
 from cqlsh_ext.writing.mechanism import KEYSPACES_PAST_US, WINDOW_MARGIN_US, Mechanism, read_text
-from cqlsh_ext.writing.target import BlobTarget, quote, selected_text, target_text
 from cqlsh_ext.writing.ttl import ttl_to_send
 
 if TYPE_CHECKING:

@@ -17,8 +17,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from cqlsh_ext.writing.blob_target import BlobTarget, inside, selected_text
 from cqlsh_ext.writing.mechanism import Mechanism
-from cqlsh_ext.writing.target import BlobTarget, inside, selected_text
 from cqlsh_ext.writing.ttl import expiry
 
 if TYPE_CHECKING:
