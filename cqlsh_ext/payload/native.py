@@ -60,7 +60,7 @@ import os
 import threading
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, TypeAlias
 
 from cqlsh_ext.payload import budget
 from cqlsh_ext.payload.budget import Budget
@@ -312,10 +312,22 @@ class Core(Protocol):
 
 
 if TYPE_CHECKING:
+    # The one import of the core's module (tests/test_native_room.py holds it): the readers above
+    # name the seam's types through the aliases here.
     import cqlsh_ext_native as core_types
 
     #: The stub describes a module that is a Core (mypy checks the assignment).
     _STUB: Core = core_types
+
+    # A payload query's request (query.evaluate.CoreProgram builds it).
+    QueryPlace: TypeAlias = core_types.QueryPlace
+    Condition: TypeAlias = core_types.Condition
+    Literal: TypeAlias = core_types.Literal
+    Needle: TypeAlias = core_types.Needle
+    Aggregate: TypeAlias = core_types.Aggregate
+    # The columns the core holds (a query's kept rows; render.parquet_columns lays them out).
+    HeldColumn: TypeAlias = core_types.HeldColumn
+    HeldContents: TypeAlias = core_types.HeldContents
 
 
 def module() -> Core:

@@ -22,8 +22,7 @@ from cqlsh_ext.query.grammar import Column, Literal, Path, Plan, Predicate, Quer
 from cqlsh_ext.query.groups import UNDECODABLE_GROUP
 
 if TYPE_CHECKING:
-    import cqlsh_ext_native as core_types
-
+    from cqlsh_ext.payload import native as seam
     from cqlsh_ext.payload.native import Core
 
 #: Where a blob sits in a row: its column, and the map key or UDT field inside it (or None).
@@ -592,7 +591,7 @@ class CoreProgram:
             place = index[(ref.column, ref.access)]
             return place, self.reads[place].paths[ref.text]
 
-        self.conditions: list[core_types.Condition] = []
+        self.conditions: list[seam.Condition] = []
         for pred in plan.predicates:
             if pred.op in OF_THE_BLOB:
                 self.conditions.append(core.Condition(op=pred.op, place=index[_place_of(pred.ref)]))
@@ -608,7 +607,7 @@ class CoreProgram:
             raise Unsupported("ORDER BY a column")
         self.grouped = bool(evaluator.agg_refs)
         self.keys = [path_of(ref) for ref in plan.group_by]
-        self.aggregates: list[core_types.Aggregate] = []
+        self.aggregates: list[seam.Aggregate] = []
         specs = [(item.func or "count", item.ref) for item in plan.items if item.kind == "agg"]
         for func, ref in specs:
             if ref is not None and not isinstance(ref, Path):
@@ -627,7 +626,7 @@ class CoreProgram:
         #: Per place, the needles of the conditions on its paths: (path, the needle). A needle
         #: applies once some value had its path (as the engine's ReadRequest.needles: rejecting is a
         #: saving, never an answer), from the page after.
-        self.needles: list[list[tuple[int, core_types.Needle]]] = [[] for _ in self.places]
+        self.needles: list[list[tuple[int, seam.Needle]]] = [[] for _ in self.places]
         for pred in plan.predicates:
             found = evaluator.needles.get(pred)
             if found is not None and isinstance(pred.ref, Path):
@@ -651,7 +650,7 @@ class CoreProgram:
 
         native, core_module = self.native, self.core
         at = {name: i for i, name in enumerate(names)}
-        places: list[core_types.QueryPlace] = []
+        places: list[seam.QueryPlace] = []
         for (column, access), read in zip(self.places, self.reads, strict=True):
             p_at = len(places)
             paths = [self.paths[p_at][p] for p in range(len(read.paths))]
@@ -808,7 +807,7 @@ def _merged(column: Sequence[Any], order: list[int], python: list[Any]) -> Seque
     return [column[j] if j >= 0 else next(others) for j in order]
 
 
-def _literal(core: Core, value: Literal) -> core_types.Literal:
+def _literal(core: Core, value: Literal) -> seam.Literal:
     """A condition's literal as the core compares it (payload.native.query_page)."""
     if value is None:
         return core.Literal.null()

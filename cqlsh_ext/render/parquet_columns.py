@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from cqlsh_ext.render.arrow_types import Kind, Leaf, Null, cql_kind
 
 if TYPE_CHECKING:
-    import cqlsh_ext_native as core_types
+    from cqlsh_ext.payload.native import HeldColumn, HeldContents
 
 LABEL, KIND, NOTE, STORED = ":label", ":kind", ":note", ":stored"
 
@@ -144,7 +144,7 @@ class HeldPaths:
 
     parts = 1
 
-    def __init__(self, chunks: Sequence[core_types.HeldColumn], budget: Any) -> None:
+    def __init__(self, chunks: Sequence[HeldColumn], budget: Any) -> None:
         self.chunks = list(chunks)
         nodes = budget.nodes
         #: The Python rows' values as written, by their index over the chunks.
@@ -210,7 +210,7 @@ class HeldBlob:
 
     parts = 5
 
-    def __init__(self, chunks: Sequence[core_types.HeldContents], splitter: Splitter, place: Any) -> None:
+    def __init__(self, chunks: Sequence[HeldContents], splitter: Splitter, place: Any) -> None:
         self.chunks = list(chunks)
         self.raw = splitter.raw
         self.filled: dict[int, tuple[Any, Any, Any, Any, Any]] = {}
