@@ -5,7 +5,15 @@ name the seam's types through its aliases and call the core through its function
 TYPE_CHECKING, and a module named by its string (importlib.import_module("cqlsh_ext_native")).
 
 tests/ is not counted: tests/native and tests/test_wheels.py drive the core's module directly, as
-the reference the room is checked against."""
+the reference the room is checked against.
+
+Nor do the values the core hands back leave the room where the Python engine can read them: a
+reader above it gets that engine's reading of such a value (a view, or the value filled into the
+page's columns), never the core's list of them. Two readers still take rows the core leaves, and
+are named here until the core takes the Python side's reading back (docs/architecture.md, "The
+native core"): a payload query's rows (`handed_rows`: the Python evaluator reads the whole row,
+query/evaluate.py) and the Parquet writer's Python rows of the columns the core holds
+(`python_rows`: those rows' values spelt by render/parquet_columns.py)."""
 
 from __future__ import annotations
 
@@ -61,3 +69,29 @@ def test_the_check_sees_every_way_of_importing() -> None:
     assert not imports_core("from cqlsh_ext.payload.native import HeldColumn\n")
 
 
+
+#: The core's lists of what it leaves to Python, by the attribute a reader reads them by.
+LEFT_TO_PYTHON = ("handed_back", "handed_rows", "python_rows")
+#: Who still reads them above the room, and which (the module doc says why).
+STILL_ABOVE = {("cqlsh_ext/query/evaluate.py", "handed_rows"),
+               ("cqlsh_ext/render/parquet_columns.py", "python_rows")}
+
+
+def readers_of_what_is_left(source: str) -> set[str]:
+    return {node.attr for node in ast.walk(ast.parse(source))
+            if isinstance(node, ast.Attribute) and node.attr in LEFT_TO_PYTHON}
+
+
+def test_no_reader_above_the_room_sees_a_value_handed_back() -> None:
+    found: set[tuple[str, str]] = set()
+    for path in sorted((ROOT / "cqlsh_ext").rglob("*.py")):
+        name = path.relative_to(ROOT).as_posix()
+        if name != ROOM:
+            found.update((name, attr) for attr in readers_of_what_is_left(path.read_text(encoding="utf-8")))
+    assert found == STILL_ABOVE
+
+
+def test_the_check_sees_a_reader_of_what_is_left() -> None:
+    assert readers_of_what_is_left("for i in page.handed_back:\n    pass\n") == {"handed_back"}
+    assert readers_of_what_is_left("rows = answer.handed_rows\n") == {"handed_rows"}
+    assert not readers_of_what_is_left("handed_back = 1\n")

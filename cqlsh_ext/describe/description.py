@@ -21,10 +21,11 @@ from cqlsh_ext.describe.sketch import Values
 from cqlsh_ext.describe.structure import Structure, data_kind
 from cqlsh_ext.payload import budget
 from cqlsh_ext.payload.places import Decoding, Engines, ValuePlace
-from cqlsh_ext.payload.view import FAILED
+from cqlsh_ext.payload.view import FAILED, BlobView
 from cqlsh_ext.query.answer import PathsSeen
 
 if TYPE_CHECKING:
+    from cqlsh_ext.payload.engine import ValueEngine
     from cqlsh_ext.scanning.estimate import Figure
 
 #: Places a column is described in at the most: a map's keys past it fold into `m[*]`.
@@ -257,11 +258,9 @@ class Description:
             return
         engine = self.engines(self.place.child(*steps))
         blobs = [bytes(v) for v in values]
-        if engine.on_core():
-            handed = _on_core(place, blobs, self.cap)
-            if handed is not None:
-                blobs = [blobs[i] for i in handed]
-        for read in views.read_views(engine, blobs, self.cap):
+        left = _on_core(place, engine, blobs) if engine.on_core() else None
+        reads = views.read_views(engine, blobs, self.cap) if left is None else views.read_all(left, self.cap)
+        for read in reads:
             place.add(read)
 
     # ------------------------------------------------------------------ figures
@@ -289,11 +288,12 @@ class Description:
         return out
 
 
-def _on_core(place: DescribedPlace, values: list[bytes], cap: int) -> list[int] | None:
+def _on_core(place: DescribedPlace, engine: ValueEngine, values: list[bytes]) -> list[BlobView] | None:
     """A page of a place's values described by the native core (payload.native.describe_page:
     decoded, walked and sketched in one call) and merged into `place` (a description.DescribedPlace);
-    the indexes of the values it hands back (to be read by the engine's views), or None when the
-    core fails the call (it should not): every value is read here then."""
+    the Python engine's views of the values the core hands back (made in payload.native), to be
+    counted here as any view, or None when the core fails the call (it should not): every value is
+    read here then."""
     from cqlsh_ext.describe.sketch import EXACT, LONG_TEXT, P
     from cqlsh_ext.describe.structure import LONG_KEY, MAX_PATHS
     from cqlsh_ext.payload import native
@@ -301,7 +301,7 @@ def _on_core(place: DescribedPlace, values: list[bytes], cap: int) -> list[int] 
 
     try:
         bounds = native.DescribeBounds(MAX_PATHS, MAX_VISITS, MAX_DEPTH, EXACT, LONG_TEXT, LONG_KEY, P)
-        page = native.describe_page(values, cap, bounds)
+        page = native.describe_page(engine, values, bounds)
     except Exception:
         return None
     part = DescribedPlace(place.name)
@@ -313,8 +313,7 @@ def _on_core(place: DescribedPlace, values: list[bytes], cap: int) -> list[int] 
         part.values += encoding.values
     part.structure = Structure.from_partial(page.structure)
     place.merge(part)
-    handed: list[int] = page.handed_back
-    return handed
+    return page.views
 
 
 _NO_KEY: Any = object()

@@ -17,6 +17,7 @@ text, never decoded (as COMPRESSION STATS reads it).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -46,7 +47,12 @@ class ViewRead:
 def read_views(place_engine: ValueEngine, values: list[bytes], cap: int) -> list[ViewRead]:
     """Each value of a page of one place, read. A JSON text's tree is parsed here (by the view,
     once) within the value's budget: json_container counts nodes against it."""
-    views = place_engine.views(values)
+    return read_all(place_engine.views(values), cap)
+
+
+def read_all(views: Sequence[BlobView], cap: int) -> list[ViewRead]:
+    """Views made already (by the engine, or by payload.native for the values the core hands
+    back), read as read_views reads them."""
     token = budget.enter(budget.Budget.for_cap(cap))
     try:
         return [read_view(view) for view in views]

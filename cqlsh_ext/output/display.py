@@ -175,35 +175,16 @@ class BlobDisplay:
         self._prepared[place] = deque(zip(blobs, cells, strict=True))
 
     def _on_core(self, engine: Any, values: list[bytes]) -> list[Cell] | None:
-        """The page's cells from one core call, the values it leaves read by the engine's views;
-        None when the core fails the call (it should not)."""
+        """The page's cells from one core call (payload.native.page_cells: the values it does not
+        show as they come read by the engine's views there); None when the core fails the call
+        (it should not)."""
         from cqlsh_ext.payload import native
 
         # A text longer than the cell is cut there (_format cuts it to at most the cell's width,
         # at least 8 characters): one more character says that it goes on.
         limit = max(self.width, 8) + 1 if self.width else 0
-        try:
-            # (its texts' JSON not read: a clean text is shown as it is, under its containers)
-            page = native.decode_page(values, engine.cap, want_text=True, text_limit=limit, read_json=False)
-        except Exception:
-            return None
-        texts, clean = page.texts, page.clean
-        assert texts is not None and clean is not None
-        cells: list[Cell | None] = []
-        left: list[int] = []
-        for i, code in enumerate(page.kinds):
-            text = texts[i]
-            if code == native.TEXT and clean[i] and not page.cut[i] and text is not None:
-                label = page.labels[i]
-                cells.append(CoreText(label.rpartition(">")[0] or "text", text))
-            elif code == native.UNKNOWN:
-                cells.append(CoreRaw(values[i]))
-            else:
-                cells.append(None)
-                left.append(i)
-        for i, view in zip(left, engine.views([values[i] for i in left]), strict=True):
-            cells[i] = view
-        return [cell for cell in cells if cell is not None]
+        cells: list[Cell] | None = native.page_cells(engine, values, limit, CoreText, CoreRaw)
+        return cells
 
     def _view(self, val: Any, value: bytes, place: Any) -> Cell:
         prepared = self._prepared.get(place)

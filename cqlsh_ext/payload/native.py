@@ -58,9 +58,10 @@ import importlib.util
 import json
 import os
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, TypeAlias
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, TypeAlias, TypeVar
 
 from cqlsh_ext.payload import budget
 from cqlsh_ext.payload.budget import Budget
@@ -87,6 +88,8 @@ from cqlsh_ext.payload.view import BlobView
 MODULE = "cqlsh_ext_native"
 #: `CQLSH_EXT_NATIVE=0` runs the Python engine alone.
 ENV = "CQLSH_EXT_NATIVE"
+Shown = TypeVar("Shown")
+Raw = TypeVar("Raw")
 
 TEXT, RECORD, BINARY, UNKNOWN, FAILED, HANDED_BACK = range(6)
 #: The view's kind (payload.view) of each code; None: handed back to the Python engine.
@@ -133,6 +136,8 @@ class PythonRoad(Protocol):
     def content(self, value: bytes) -> tuple[str, bool, Any]: ...
 
     def view(self, value: bytes) -> BlobView: ...
+
+    def views(self, values: Sequence[bytes]) -> Sequence[BlobView]: ...
 
     def on_core(self) -> bool: ...
 
@@ -426,18 +431,32 @@ def float_sum(encoded: bytes | None) -> Fraction:
     return Fraction(int.from_bytes(encoded, "little", signed=True), 1 << module().FLOAT_SUM_SHIFT)
 
 
-def describe_page(values: Sequence[bytes], cap: int, bounds: DescribeBounds) -> core_types.DescribedPage:
+def describe_page(engine: PythonRoad, values: Sequence[bytes], bounds: DescribeBounds) -> DescribedOnCore:
     """DESCRIBE PAYLOAD's page of one place's values in one call: each decoded with its tree, the
     trees walked and their paths' values sketched (describe.structure and describe.sketch's
-    rules, `bounds` theirs). Its answer (DescribedPage): `encodings` (Encoding: kind code, label,
-    values; KINDS names the codes), `handed_back` (the indexes of the values left to the Python
-    engine: failed and cut values, keys that are not ASCII text, numbers past 128 bits),
-    `structure` (the page's StructurePartial: describe.structure.Structure.from_partial merges
-    it)."""
+    rules, `bounds` theirs). Its answer (DescribedOnCore): `encodings` (Encoding: kind code,
+    label, values; KINDS names the codes) and `structure` (the page's StructurePartial:
+    describe.structure.Structure.from_partial merges it) of the values the core read; `views`,
+    the Python engine's views of the values it hands back (failed and cut values, keys that are
+    not ASCII text, numbers past 128 bits), made here, for the caller to count as it counts a
+    view. Raises when the core is not available() or fails the call."""
     core = module()
-    return core.describe_page(core.DescribeRequest(
-        values, cap=cap, max_paths=bounds.max_paths, max_visits=bounds.max_visits, max_depth=bounds.max_depth,
-        exact=bounds.exact, long_text=bounds.long_text, long_key=bounds.long_key, p=bounds.p))
+    page = core.describe_page(core.DescribeRequest(
+        values, cap=engine.cap, max_paths=bounds.max_paths, max_visits=bounds.max_visits,
+        max_depth=bounds.max_depth, exact=bounds.exact, long_text=bounds.long_text, long_key=bounds.long_key,
+        p=bounds.p))
+    handed = page.handed_back
+    views = list(engine.views([values[i] for i in handed])) if handed else []
+    return DescribedOnCore(page.encodings, page.structure, views)
+
+
+class DescribedOnCore(NamedTuple):
+    """describe_page's answer: the core's figures of the values it read, the Python engine's views
+    of the others."""
+
+    encodings: list[core_types.Encoding]
+    structure: core_types.StructurePartial
+    views: list[BlobView]
 
 
 class DescribeBounds(NamedTuple):
@@ -465,6 +484,79 @@ def _measured_place(native: Core, page: Sequence[Sequence[Any]],
 
 def _units(units: core_types.Units) -> RowUnits:
     return RowUnits(units.rows, units.wcu, units.rcu, units.near_quota, units.over_quota, units.largest)
+
+
+# ------------------------------------------------------------------ a page's cells
+
+def page_cells(engine: PythonRoad, values: Sequence[bytes], text_limit: int,
+               shown_text: Callable[[str, str], Shown], no_format: Callable[[bytes], Raw]
+               ) -> list[Shown | Raw | BlobView] | None:
+    """The display's cells of a page (output.display.BlobDisplay) from one core call: a clean text
+    the cap did not cut is `shown_text(containers, text)` (its containers' labels joined by ">",
+    "text" when none; its first `text_limit` characters, its JSON not read), a value in no known
+    format `no_format(stored)`, every other value (the ones the core hands back among them) its
+    view, made here by the Python engine. None when the core fails the call (it should not)."""
+    try:
+        page = decode_page(values, engine.cap, want_text=True, text_limit=text_limit, read_json=False)
+    except Exception:
+        return None
+    texts, clean, cuts, labels = page.texts, page.clean, page.cut, page.labels
+    assert texts is not None and clean is not None
+    cells: list[Shown | Raw | BlobView | None] = []
+    left: list[int] = []
+    for i, code in enumerate(page.kinds):
+        text = texts[i]
+        if code == TEXT and clean[i] and not cuts[i] and text is not None:
+            cells.append(shown_text(labels[i].rpartition(">")[0] or "text", text))
+        elif code == UNKNOWN:
+            cells.append(no_format(values[i]))
+        else:
+            cells.append(None)
+            left.append(i)
+    for i, view in zip(left, engine.views([values[i] for i in left]), strict=True):
+        cells[i] = view
+    return [cell for cell in cells if cell is not None]
+
+
+# ------------------------------------------------------------------ a page's contents
+
+@dataclass
+class PageContents:
+    """A page of one place's values decoded for writing them out, as columns (page_contents): per
+    value its kind, label, text (a TEXT value's) and tree (a text's JSON object or array; a
+    record's tree). `viewed[i]` is the view of a value to be read as a view, made by the Python
+    engine here (a value the core hands back, or one whose view has more to say: undecodable but
+    for no known format, cut); None for a value the columns answer."""
+
+    kinds: list[str]
+    labels: list[str]
+    texts: list[str | None]
+    trees: list[Any]
+    viewed: list[BlobView | None]
+
+
+def page_contents(engine: PythonRoad, values: Sequence[bytes]) -> PageContents | None:
+    """The page's contents on the native core in one call (decode_page, as read_page calls it):
+    an export writes a blob's payload, label and kind from them (render.parquet_columns) instead
+    of making each value's view. None when the engine is not on the core, or the core fails the
+    call: the caller makes views."""
+    if not values or not engine.on_core():
+        return None
+    try:
+        core = decode_page(values, engine.cap, [], want_text=True, want_tree=True, missing=MISSING)
+    except Exception:
+        return None
+    kinds: list[str] = [KINDS[code] or UNKNOWN_KIND for code in core.kinds]
+    texts: list[str | None] = list(core.texts) if core.texts is not None else [None] * len(values)
+    trees: list[Any] = list(core.trees) if core.trees is not None else [None] * len(values)
+    viewed: list[BlobView | None] = [None] * len(values)
+    again = set(core.handed_back)
+    again.update(i for i, cut in enumerate(core.cut) if cut)
+    again.update(i for i, kind in enumerate(kinds)
+                 if kind != TEXT_KIND and kind != RECORD_KIND and kind != UNKNOWN_KIND)
+    for i in sorted(again):
+        viewed[i] = engine.view(values[i])
+    return PageContents(kinds, list(core.labels), texts, trees, viewed)
 
 
 # ------------------------------------------------------------------ a page's columns

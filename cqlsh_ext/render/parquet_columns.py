@@ -409,10 +409,10 @@ class Splitter:
 
     def blob_columns(self, values: Sequence[Any], place: Any) -> list[list[Any]]:
         """The five columns of a blob column's values (payload, label, kind, note, stored bytes):
-        a page's stored values decoded together on the native core (payload.contents: its kinds,
+        a page's stored values decoded together on the native core (payload.native.page_contents: its kinds,
         labels, texts and trees, no view made), what it cannot say alone read from the value's view
         (blob_parts), as the Python engine reads every value without the core."""
-        from cqlsh_ext.payload.contents import page_contents
+        from cqlsh_ext.payload.native import page_contents
         from cqlsh_ext.payload.view import RECORD, TEXT, UNKNOWN
 
         found = [i for i, v in enumerate(values) if type(v) is bytes and v]

@@ -170,3 +170,13 @@ def test_equal_numbers_of_other_types_keep_the_first_as_the_bound() -> None:
               [(1, 2.0), (1.0, 2), (1.0, 2), (1, 2.0), (-0.0, 0), (0, -0.0)]]
     for size in (2, 4, 6):
         assert_same("equal bounds", differential(values, size=size))
+
+
+def test_a_value_the_core_lacks_is_described_by_the_python_engine(lacked_container: Any) -> None:
+    # The value the core hands back is read by the Python engine in payload/native.py (its view)
+    # and counted with the page: the figures are the Python road's.
+    doc = json.dumps({"status": "PAID", "customer": {"name": "Ada"}, "n": 3}).encode()
+    cells: list[Any] = corpora.orders(60)
+    cells.insert(23, b"XOR1" + bytes(b ^ 0x5A for b in doc))
+    counts = differential(cells)
+    assert_same("one value the core lacks", counts)

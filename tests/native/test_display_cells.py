@@ -45,3 +45,11 @@ def test_seeds_producers_and_texts() -> None:
 def test_edges_and_hostile_values() -> None:
     run("display cells: edges, hostile",
         corpora.edges(corpora.orders(12, seed=6), random.Random(2), per_value=3) + corpora.hostile())
+
+
+def test_a_value_the_core_lacks_is_the_python_engines_cell(lacked_container: object) -> None:
+    doc = b'{"status": "PAID", "customer": {"name": "Ada"}, "n": 3}'
+    values = corpora.orders(30)
+    values.insert(11, b"XOR1" + bytes(b ^ 0x5A for b in doc))
+    counts = run("display cells: one value the core lacks", values)
+    assert counts.handed_back >= 1

@@ -143,6 +143,43 @@ def test_one_lacked_value_is_handed_back_alone(lacked_container: Container) -> N
     assert view.label == "zstd/test-xor>json" and '"Ada"' in (view.text or "")
 
 
+def test_the_room_gives_readers_the_python_view_of_a_lacked_value(lacked_container: Container) -> None:
+    # payload/native.py reads a value the core hands back with the Python engine and puts its
+    # view in its place: the export's contents, the display's cells and DESCRIBE's page give the
+    # readers that view, not the core's index of it (tests/test_native_room.py).
+    import json
+
+    sys.path.insert(0, str(ROOT / "tests"))
+    import corpora
+
+    from cqlsh_ext.output.display import CoreRaw, CoreText
+    from cqlsh_ext.payload.engine import ValueEngine
+    from cqlsh_ext.payload.view import BlobView
+
+    doc = json.dumps({"status": "PAID", "customer": {"name": "Ada"}}).encode()
+    lacked = b"XOR1" + bytes(b ^ 0x5A for b in doc)
+    values = corpora.orders(20)
+    values.insert(7, lacked)
+    engine = ValueEngine()
+    assert engine.on_core()
+    contents = native.page_contents(engine, values)
+    assert contents is not None
+    seen = contents.viewed[7]
+    assert seen is not None and seen.label == "zstd/test-xor>json" and '"Ada"' in (seen.text or "")
+    cells = native.page_cells(engine, values, 0, CoreText, CoreRaw)
+    assert cells is not None and len(cells) == len(values)
+    cell = cells[7]
+    assert isinstance(cell, BlobView) and cell.label == "zstd/test-xor>json"
+    from cqlsh_ext.describe.sketch import EXACT, LONG_TEXT, P
+    from cqlsh_ext.describe.structure import LONG_KEY, MAX_PATHS
+    from cqlsh_ext.payload_select.keys import MAX_DEPTH, MAX_VISITS
+
+    bounds = native.DescribeBounds(MAX_PATHS, MAX_VISITS, MAX_DEPTH, EXACT, LONG_TEXT, LONG_KEY, P)
+    described = native.describe_page(engine, values, bounds)
+    assert [v.label for v in described.views] == ["zstd/test-xor>json"]
+    assert sum(e.values for e in described.encodings) == len(values) - 1
+
+
 def _python(code: str, **env: str) -> str:
     clean = {k: v for k, v in os.environ.items() if k != native.ENV}
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
