@@ -39,7 +39,6 @@ class Registry(TypedDict):
     early: list[str]
     trial: list[str]
     trial_zero: list[str]
-    signature: list[str]
     min_auto_length: int
     trial_min_cap: int
     walk_depth: int

@@ -148,7 +148,10 @@ _STATE: dict[str, Any] = {}
 
 def _config() -> core_types.Registry:
     """The registry's data the core reads (its container labels, grades and order; the
-    thresholds and budgets; the record formats auto-detection tries, in order)."""
+    thresholds and budgets; the record formats auto-detection tries, in order). Its fields are
+    declared once, in the stub's Registry and StatsRegistry (native/cqlsh_ext_native.pyi);
+    tests/native/test_registry_fields.py checks this dict, the core's structs, the bindings' and
+    the core's tests' readings against them. (The signatures' order is the dispatch table's.)"""
     import zlib
 
     from cqlsh_ext.codecs import registry
@@ -166,7 +169,6 @@ def _config() -> core_types.Registry:
         "early": [fmt.label for fmt in order["early"]],
         "trial": [fmt.label for fmt in order["trial"]],
         "trial_zero": [fmt.label for fmt in order["trial_zero"]],
-        "signature": [fmt.label for fmt in order["signature"]],
         "min_auto_length": registry.MIN_AUTO_LENGTH,
         "trial_min_cap": registry.TRIAL_MIN_CAP,
         "walk_depth": unwrap.MAX_DEPTH,
