@@ -18,6 +18,7 @@ query/evaluate.py) and the Parquet writer's Python rows of the columns the core 
 from __future__ import annotations
 
 import ast
+from functools import cache
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -27,10 +28,17 @@ ROOM = "cqlsh_ext/payload/native.py"
 TREES = ("cqlsh_ext", "bench", "tools")
 
 
-def imports_core(source: str) -> bool:
+@cache
+def parsed() -> dict[str, ast.Module]:
+    """Every module of the trees counted, parsed once for the tests here, by its path."""
+    return {path.relative_to(ROOT).as_posix(): ast.parse(path.read_text(encoding="utf-8"))
+            for tree in TREES for path in sorted((ROOT / tree).rglob("*.py"))}
+
+
+def imports_core(source: str | ast.Module) -> bool:
     """The source imports the core's module: an import statement of it (or of a name in it), or its
     name as a whole string (what importlib.import_module and __import__ take)."""
-    for node in ast.walk(ast.parse(source)):
+    for node in ast.walk(ast.parse(source) if isinstance(source, str) else source):
         if isinstance(node, ast.Import):
             if any(alias.name.split(".")[0] == MODULE for alias in node.names):
                 return True
@@ -43,12 +51,7 @@ def imports_core(source: str) -> bool:
 
 
 def importers() -> set[str]:
-    found: set[str] = set()
-    for tree in TREES:
-        for path in sorted((ROOT / tree).rglob("*.py")):
-            if imports_core(path.read_text(encoding="utf-8")):
-                found.add(path.relative_to(ROOT).as_posix())
-    return found
+    return {name for name, module in parsed().items() if imports_core(module)}
 
 
 def test_only_the_room_imports_the_core() -> None:
@@ -77,17 +80,16 @@ STILL_ABOVE = {("cqlsh_ext/query/evaluate.py", "handed_rows"),
                ("cqlsh_ext/render/parquet_columns.py", "python_rows")}
 
 
-def readers_of_what_is_left(source: str) -> set[str]:
-    return {node.attr for node in ast.walk(ast.parse(source))
+def readers_of_what_is_left(source: str | ast.Module) -> set[str]:
+    return {node.attr for node in ast.walk(ast.parse(source) if isinstance(source, str) else source)
             if isinstance(node, ast.Attribute) and node.attr in LEFT_TO_PYTHON}
 
 
 def test_no_reader_above_the_room_sees_a_value_handed_back() -> None:
     found: set[tuple[str, str]] = set()
-    for path in sorted((ROOT / "cqlsh_ext").rglob("*.py")):
-        name = path.relative_to(ROOT).as_posix()
-        if name != ROOM:
-            found.update((name, attr) for attr in readers_of_what_is_left(path.read_text(encoding="utf-8")))
+    for name, module in parsed().items():
+        if name.startswith("cqlsh_ext/") and name != ROOM:
+            found.update((name, attr) for attr in readers_of_what_is_left(module))
     assert found == STILL_ABOVE
 
 
