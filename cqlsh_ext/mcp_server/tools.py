@@ -333,7 +333,7 @@ def _resume(work: Work, arguments: dict[str, Any], statement: str) -> CursorStat
 
 
 def _inspect_value(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
-    from cqlsh_ext.insight.run_inspect import inspect_values
+    from cqlsh_ext.insight.run_inspect import inspect_request, inspect_values
     from cqlsh_ext.query.recognize import table_of as select_table
     from cqlsh_ext.reading.resolve import find_table
 
@@ -351,7 +351,7 @@ def _inspect_value(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
         return failed(str(err), work.said)
     taker = answers.Taker("values", INSPECT_VALUES, work.max_bytes, {"statement": sizing.prefix(text)},
                           f"INSPECT answers at most {INSPECT_VALUES} values: name fewer in the SELECT")
-    seen = inspect_values(ctx, parsed, lambda report: answers.document(report.to_json()),
+    seen = inspect_values(ctx, inspect_request(parsed), lambda report: answers.document(report.to_json()),
                           lambda value: taker.take(work.screen.value(value)))
     if seen is None:
         return failed(" ".join(work.errors) or "nothing to inspect", work.said)
@@ -400,20 +400,20 @@ def describe_reader(ctx: ReadContext, allowed: gate.AllowedStatement) -> ReportA
 
 
 def _stats(ctx: ReadContext, allowed: gate.AllowedStatement) -> ReportAnswer | None:
-    from cqlsh_ext.insight.run_stats import stats_answer
+    from cqlsh_ext.insight.run_stats import stats_answer, stats_request
 
     try:
-        return stats_answer(ctx, command(allowed))
+        return stats_answer(ctx, stats_request(command(allowed)))
     except Refusal as err:
         ctx.error(str(err))
         return None
 
 
 def _settings(ctx: ReadContext, allowed: gate.AllowedStatement) -> ReportAnswer | None:
-    from cqlsh_ext.insight.run_settings import settings_answer
+    from cqlsh_ext.insight.run_settings import settings_answer, settings_request
 
     try:
-        return settings_answer(ctx, command(allowed))
+        return settings_answer(ctx, settings_request(command(allowed)))
     except Refusal as err:
         ctx.error(str(err))
         return None
@@ -422,10 +422,10 @@ def _settings(ctx: ReadContext, allowed: gate.AllowedStatement) -> ReportAnswer 
 def _advise(ctx: ReadContext, allowed: gate.AllowedStatement) -> ReportAnswer | None:
     # Never SAVE DICTIONARY: that writes a file on the server's host (the gate refuses it too, and
     # no file is handed to advise_answer).
-    from cqlsh_ext.insight.run_advise import advise_answer
+    from cqlsh_ext.insight.run_advise import advise_answer, advise_request
 
     try:
-        return advise_answer(ctx, command(allowed))
+        return advise_answer(ctx, advise_request(command(allowed)))
     except Refusal as err:
         ctx.error(str(err))
         return None
