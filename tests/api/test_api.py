@@ -106,7 +106,7 @@ def test_describe_payload_and_stats(db, orders: Orders):
     assert schema["type"] == "object" and "customer" in schema["properties"]
     stats = db.stats(orders.name).to_dict()
     assert stats["rows"] == len(orders.rows) and stats["complete"]
-    assert "AnswerField data: 120 values" in db.stats(orders.name).text(80)
+    assert "Column data: 120 values" in db.stats(orders.name).text(80)
 
 
 def test_decode_one_value():
@@ -128,3 +128,19 @@ def test_errors_are_one_line(db, orders: Orders):
     assert "\n" not in str(refused.value) and str(refused.value).startswith("payload query: ")
     with pytest.raises(cqlsh_ext.Error, match="not found|unknown"):
         db.stats(f"{orders.ks}.nosuchtable")
+
+
+def test_to_arrow_has_the_types_copy_to_parquet_writes(cassandra, db, orders: Orders, tmp_path):
+    """The same statement through the real binary's COPY TO and through to_arrow(): one schema,
+    the same rows (the file's metadata aside)."""
+    import pyarrow.parquet as pq
+    from shell_runner import CQLSH_EXT, run
+
+    select = f"SELECT pk, ck, data.status, data.n, data FROM {orders.name} WHERE pk = 'p2'"
+    path = tmp_path / "p2.parquet"
+    done = run(CQLSH_EXT, [*cassandra.cqlsh_args, "-e", f"COPY ({select}) TO '{path}'"], tmp_path)
+    assert done.returncode == 0, done.stderr
+    written = pq.read_table(path)
+    table = db.query(select).to_arrow()
+    assert table.schema == written.schema.remove_metadata()
+    assert table.sort_by("ck").to_pylist() == written.sort_by("ck").to_pylist()
