@@ -32,3 +32,40 @@ def test_without_pyarrow_one_line_names_the_extra(monkeypatch):
 def test_an_unknown_name_is_an_attribute_error():
     with pytest.raises(AttributeError, match="no attribute 'nope'"):
         cqlsh_ext.nope  # noqa: B018
+
+
+class _File:
+    """Where ParquetSink writes (export.target.ExportFile's two parts)."""
+
+    def __init__(self, folder) -> None:
+        self.folder = folder
+        self.temp = folder / "out.parquet"
+        self.made = 0
+
+    def scratch(self):
+        self.made += 1
+        return self.folder / f"scratch-{self.made}.parquet"
+
+
+def test_arrow_table_widens_as_the_parquet_file_does(tmp_path):
+    """Kinds that change after the first row group (an int column meeting 10**20, then a string):
+    the table in memory and the file end in one schema and the same values."""
+    import pyarrow.parquet as pq
+
+    from cqlsh_ext.render.parquet import ArrowTableSink, ParquetSink
+    from cqlsh_ext.settings import DisplaySettings
+
+    batches = [[(1,), (2,)], [(10**20,), (3,)], [("seven",), (None,)]]
+    memory = ArrowTableSink(["v"], [None], DisplaySettings(), [None], row_group_size=2)
+    target = _File(tmp_path)
+    file = ParquetSink(target, ["v"], [None], DisplaySettings(), [None], row_group_size=2)
+    for batch in batches:
+        memory.write(batch)
+        file.write(batch)
+    memory.finish()
+    file.finish()
+    written = pq.read_table(target.temp)
+    assert memory.table.schema == written.schema
+    assert memory.table.to_pylist() == written.to_pylist()
+    values = [row["v"] for row in memory.table.to_pylist()]
+    assert values == ["1", "2", "100000000000000000000", "3", '"seven"', None]
