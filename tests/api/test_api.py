@@ -144,3 +144,26 @@ def test_to_arrow_has_the_types_copy_to_parquet_writes(cassandra, db, orders: Or
     table = db.query(select).to_arrow()
     assert table.schema == written.schema.remove_metadata()
     assert table.sort_by("ck").to_pylist() == written.sort_by("ck").to_pylist()
+
+
+def test_progress_events_and_ctrl_c_keep_what_was_read(db, orders: Orders):
+    """Ctrl-C (SIGINT, sent at the first progress event) ends the reading at its next page:
+    to_arrow() gives the rows read so far and the notes say it was interrupted."""
+    import signal
+
+    events: list[dict[str, Any]] = []
+
+    def progress(event: dict[str, Any]) -> None:
+        events.append(event)
+        if len(events) == 1:
+            signal.raise_signal(signal.SIGINT)
+
+    answer = db.query(f"SELECT pk, ck, data.status FROM {orders.name} WHERE data.status = 'PAID' "
+                      "ALLOW FILTERING", progress=progress)
+    table = answer.to_arrow()
+    assert events and events[0]["rows"] > 0
+    assert answer.notes["stopped"] == "interrupted" and not answer.notes["exact"]
+    assert table.num_rows == answer.notes["matched"]
+    assert set(table.column("data.status").to_pylist()) <= {"PAID"}
+    keys = set(zip(table.column("pk").to_pylist(), table.column("ck").to_pylist(), strict=True))
+    assert keys <= paid(orders)
