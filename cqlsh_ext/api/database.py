@@ -60,13 +60,17 @@ def connect(host: str = "127.0.0.1", port: int = 9042, *, username: str | None =
         with contextlib.redirect_stderr(said):
             conn = connection(args)
         load_dictionaries(conn.settings)
-        cluster = conn.cluster()
-        session = cluster.connect(keyspace)
     except SystemExit:  # cqlsh's option parser refused: its last line says why
         lines = [line for line in said.getvalue().splitlines() if line.strip()]
         raise Error(lines[-1] if lines else "cqlsh refused the connection's options") from None
     except Exception as err:
         raise Error(one_line(err)) from None
+    cluster = conn.cluster()
+    try:
+        session = cluster.connect(keyspace)
+    except Exception as err:  # as cqlsh says it
+        cluster.shutdown()
+        raise Error(" ".join(f"Connection error: {err}".split())) from None
     return Database(conn, cluster, session, keyspace)
 
 

@@ -167,3 +167,14 @@ def test_progress_events_and_ctrl_c_keep_what_was_read(db, orders: Orders):
     assert set(table.column("data.status").to_pylist()) <= {"PAID"}
     keys = set(zip(table.column("pk").to_pylist(), table.column("ck").to_pylist(), strict=True))
     assert keys <= paid(orders)
+
+
+def test_a_refused_connection_is_the_shell_s_one_line(cassandra, cqlshrc: str):
+    with pytest.raises(cqlsh_ext.Error) as refused:
+        cqlsh_ext.connect(cassandra.host, cassandra.port, username=cassandra.username,
+                          password="not-the-password-42", cqlshrc=cqlshrc)
+    text = str(refused.value)
+    assert text.startswith("Connection error: ") and "Bad credentials" in text
+    assert "\n" not in text and "not-the-password-42" not in text
+    with pytest.raises(cqlsh_ext.Error, match="^--decompress: unknown decompression mode 'nope'"):
+        cqlsh_ext.connect(cassandra.host, cassandra.port, decode="nope", cqlshrc=cqlshrc)
