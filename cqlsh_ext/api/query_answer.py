@@ -17,8 +17,8 @@ if TYPE_CHECKING:
 
 __all__ = ["AnswerField", "QueryAnswer"]
 
-#: What to install for to_arrow(), to_pandas() and to_polars().
-EXTRA = "pip install 'cqlsh-ext[api]'"
+#: The extra that brings what to_arrow(), to_pandas() and to_polars() need.
+EXTRA = "api"
 
 
 @dataclass(frozen=True)
@@ -39,7 +39,9 @@ def need(module: str) -> Any:
     try:
         return importlib.import_module(module)
     except ImportError:
-        raise Error(f"{module} is not installed: {EXTRA}") from None
+        from cqlsh_ext.common.install import install_hint
+
+        raise Error(f"{module} is not installed: {install_hint(EXTRA)}") from None
 
 
 class QueryAnswer:
