@@ -10,6 +10,7 @@ from cqlsh_ext.insight import shellside as side
 
 if TYPE_CHECKING:
     from cqlsh_ext.reading.context import ReadContext
+    from cqlsh_ext.reading.read_requests import AdviseRequest
     from cqlsh_ext.reading.typed import ReportAnswer
     from cqlsh_ext.upstream.protocol import Parsed, Shell
 
@@ -24,10 +25,18 @@ def run(shell: Shell, parsed: Parsed) -> None:
 
     path = parsed.get_binding("dictfile")
     saved_to = str(shell.cql_unprotect_value(path.strip())) if path is not None else None
-    side.publish(shell, parsed, advise_answer(shell_context(shell), parsed, saved_to))
+    side.publish(shell, parsed, advise_answer(shell_context(shell), advise_request(parsed), saved_to))
 
 
-def advise_answer(ctx: ReadContext, parsed: Parsed,
+def advise_request(parsed: Parsed) -> AdviseRequest:
+    """The request of a COMPRESSION ADVISE cqlsh parsed (SAVE DICTIONARY is the shell's: a file)."""
+    from cqlsh_ext.reading.read_requests import AdviseRequest
+
+    sample = parsed.get_binding("sample")
+    return AdviseRequest(side.report_target(parsed), int(sample) if sample else None)
+
+
+def advise_answer(ctx: ReadContext, request: AdviseRequest,
                   dictionaries_to: str | None = None) -> ReportAnswer | None:
     """The report's answer, or None when nothing is reported (ctx.error said why);
     `dictionaries_to`: SAVE DICTIONARY's file."""
@@ -36,7 +45,7 @@ def advise_answer(ctx: ReadContext, parsed: Parsed,
     from cqlsh_ext.scanning.consume import consume
     from cqlsh_ext.scanning.scan import error_text
 
-    read = side.target(ctx, parsed, "ADVISE")
+    read = side.target(ctx, request.target, "ADVISE")
     if read is None:
         return None
     started = time.perf_counter()
@@ -44,7 +53,7 @@ def advise_answer(ctx: ReadContext, parsed: Parsed,
     from cqlsh_ext.insight.advise import ADVISE_SAMPLE_BYTES, ADVISE_SAMPLE_VALUES
     from cqlsh_ext.scanning.cost import pricing
 
-    sample = AdviseSample(int(parsed.get_binding("sample") or ADVISE_SAMPLE_VALUES), read.mode, read.cap,
+    sample = AdviseSample(request.sample or ADVISE_SAMPLE_VALUES, read.mode, read.cap,
                     ADVISE_SAMPLE_BYTES, pricing(ctx))
     layout: list[tuple[int, Any]] = []
     rows_read = 0

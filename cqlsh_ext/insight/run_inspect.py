@@ -16,6 +16,7 @@ from cqlsh_ext.insight import shellside as side
 
 if TYPE_CHECKING:
     from cqlsh_ext.reading.context import ReadContext
+    from cqlsh_ext.reading.read_requests import InspectRequest
     from cqlsh_ext.upstream.protocol import Parsed, Shell
 
 T = TypeVar("T")
@@ -45,7 +46,7 @@ def run(shell: Shell, parsed: Parsed) -> None:
         side.write(shell, lines if as_json else side.fit_report(shell, lines))
         return True
 
-    seen = inspect_values(ctx, parsed, spell, show)
+    seen = inspect_values(ctx, inspect_request(parsed), spell, show)
     if seen is None:
         return
     if not as_json:
@@ -57,7 +58,14 @@ def run(shell: Shell, parsed: Parsed) -> None:
         print("INSPECT interrupted", file=sys.stderr)
 
 
-def inspect_values(ctx: ReadContext, parsed: Parsed, spell: Callable[[Any], T],
+def inspect_request(parsed: Parsed) -> InspectRequest:
+    """The request of an INSPECT cqlsh parsed."""
+    from cqlsh_ext.reading.read_requests import InspectRequest
+
+    return InspectRequest(side.report_target(parsed))
+
+
+def inspect_values(ctx: ReadContext, request: InspectRequest, spell: Callable[[Any], T],
                    on_value: Callable[[T], bool]) -> Inspected | None:
     """Each blob value of the statement's result described (insight.inspect), spelt by `spell`
     (a report that cannot be: one that says why) and given to `on_value`, which answers False
@@ -68,7 +76,7 @@ def inspect_values(ctx: ReadContext, parsed: Parsed, spell: Callable[[Any], T],
     from cqlsh_ext.payload.places import ValuePlace
     from cqlsh_ext.scanning.consume import consume
 
-    read = side.target(ctx, parsed, "INSPECT")
+    read = side.target(ctx, request.target, "INSPECT")
     if read is None:
         return None
     mode, cap = read.mode, read.cap

@@ -10,6 +10,7 @@ from cqlsh_ext.insight import shellside as side
 
 if TYPE_CHECKING:
     from cqlsh_ext.reading.context import ReadContext
+    from cqlsh_ext.reading.read_requests import SettingsRequest
     from cqlsh_ext.reading.typed import ReportAnswer
     from cqlsh_ext.upstream.protocol import Parsed, Shell
 
@@ -20,15 +21,24 @@ SETTINGS_SAMPLE_BYTES = 64 << 20
 def run(shell: Shell, parsed: Parsed) -> None:
     from cqlsh_ext.reading.context import shell_context
 
-    side.publish(shell, parsed, settings_answer(shell_context(shell), parsed))
+    side.publish(shell, parsed, settings_answer(shell_context(shell), settings_request(parsed)))
 
 
-def settings_answer(ctx: ReadContext, parsed: Parsed) -> ReportAnswer | None:
+def settings_request(parsed: Parsed) -> SettingsRequest:
+    """The request of a COMPRESSION SETTINGS cqlsh parsed."""
+    from cqlsh_ext.reading.read_requests import SettingsRequest
+
+    sample = parsed.get_binding("sample")
+    return SettingsRequest(side.cql_name(parsed.get_binding("ksname")),
+                           side.cql_name(parsed.get_binding("cfname")), int(sample) if sample else None)
+
+
+def settings_answer(ctx: ReadContext, request: SettingsRequest) -> ReportAnswer | None:
     """The report's answer, or None when nothing is reported (ctx.error said why)."""
     from cqlsh_ext.insight import table_settings as tsettings
     from cqlsh_ext.scanning.consume import consume
 
-    ks, table, meta = side.named_table(ctx, parsed)
+    ks, table, meta = side.named_table(ctx, request.keyspace, request.table)
     if not ks or not table:
         ctx.error("COMPRESSION SETTINGS: name a table as keyspace.table (or USE a keyspace first), "
                   "e.g. COMPRESSION SETTINGS ks.t;")
@@ -50,11 +60,13 @@ def settings_answer(ctx: ReadContext, parsed: Parsed) -> ReportAnswer | None:
     row = found[0]
     get = (lambda k: row[k]) if isinstance(row, dict) else (lambda k: getattr(row, k))
     result = tsettings.TableSettings(ks, table, dict(get("compression") or {}), dict(get("compaction") or {}))
-    sample = int(parsed.get_binding("sample") or tsettings.SETTINGS_SAMPLE_ROWS)
+    sample = request.sample or tsettings.SETTINGS_SAMPLE_ROWS
     from cassandra.metadata import protect_name
 
-    read = side.target(ctx, parsed, "SETTINGS", f"SELECT * FROM {protect_name(ks)}.{protect_name(table)} "
-                       f"LIMIT {sample}", sample)
+    from cqlsh_ext.reading.read_requests import ReportTarget
+
+    read = side.target(ctx, ReportTarget(ks, table), "SETTINGS",
+                       f"SELECT * FROM {protect_name(ks)}.{protect_name(table)} LIMIT {sample}", sample)
     if read is None:
         return None
     from cqlsh_ext.payload.places import Decoding, Engines

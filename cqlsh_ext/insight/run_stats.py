@@ -11,6 +11,7 @@ from cqlsh_ext.insight import shellside as side
 
 if TYPE_CHECKING:
     from cqlsh_ext.reading.context import ReadContext
+    from cqlsh_ext.reading.read_requests import SampleSpec, StatsRequest
     from cqlsh_ext.reading.typed import ReportAnswer
     from cqlsh_ext.upstream.protocol import Parsed, Shell
 
@@ -20,24 +21,34 @@ NO_PAYLOAD = "COMPRESSION STATS: the result has no blob or text column"
 def run(shell: Shell, parsed: Parsed) -> None:
     from cqlsh_ext.reading.context import shell_context
 
-    side.publish(shell, parsed, stats_answer(shell_context(shell), parsed))
+    side.publish(shell, parsed, stats_answer(shell_context(shell), stats_request(parsed)))
 
 
-def stats_answer(ctx: ReadContext, parsed: Parsed) -> ReportAnswer | None:
+def stats_request(parsed: Parsed) -> StatsRequest:
+    """The request of a COMPRESSION STATS cqlsh parsed."""
+    from cqlsh_ext.reading.read_requests import StatsRequest
+
+    parallel = parsed.get_binding("parallel")
+    return StatsRequest(side.report_target(parsed), side.sample_spec(parsed),
+                        confirm=parsed.get_binding("confirm") is not None,
+                        parallel=int(parallel) if parallel is not None else None,
+                        from_headers=parsed.get_binding("decode_all") is None)
+
+
+def stats_answer(ctx: ReadContext, request: StatsRequest) -> ReportAnswer | None:
     """The report's answer (its figures, its text), or None when nothing is reported (ctx.error
     said why). Stopped (Ctrl-C, the context's stop), the figures are those of the rows read."""
     from cqlsh_ext.insight.stats import Stats
     from cqlsh_ext.scanning.cost import pricing
     from cqlsh_ext.scanning.plan import FullScanQuestion, ReadPlan, whole_table
 
-    read = side.target(ctx, parsed, "STATS")
+    read = side.target(ctx, request.target, "STATS")
     if read is None:
         return None
-    stats = Stats(read.query, read.mode, read.cap, from_headers=parsed.get_binding("decode_all") is None,
-                  pricing=pricing(ctx))
+    stats = Stats(read.query, read.mode, read.cap, from_headers=request.from_headers, pricing=pricing(ctx))
     whole = read.meta is not None and read.whole_table
-    sample = _sample_plan(parsed)
-    confirmed = parsed.get_binding("confirm") is not None
+    sample = _sample_plan(request.sample)
+    confirmed = request.confirm
     if sample is not None:
         cheaper, answer = _sampled_stats(ctx, stats, sample, read if whole else None)
         if cheaper is None:
@@ -54,9 +65,7 @@ def stats_answer(ctx: ReadContext, parsed: Parsed) -> ReportAnswer | None:
             "or estimate from a sample (COMPRESSION STATS SAMPLE SELECT ...).",
             "Scan the whole table? (a sample costs far less: COMPRESSION STATS SAMPLE ...) [y/N] ",
             confirmed)
-        parallel = parsed.get_binding("parallel")
-        plan = whole_table(ctx, read.query, read.meta, ask,
-                           workers=int(parallel) if parallel is not None else None)
+        plan = whole_table(ctx, read.query, read.meta, ask, workers=request.parallel)
         if plan is None:
             return None
     else:
@@ -95,22 +104,19 @@ def _has_payloads(ctx: ReadContext, stats: Any) -> bool:
     return True
 
 
-def _sample_plan(parsed: Parsed) -> Any:
+def _sample_plan(sample: SampleSpec | None) -> Any:
     """The SAMPLE clause as a SamplePlan, or None for an exact scan."""
-    if parsed.get_binding("sample_mode") is None:
+    if sample is None:
         return None
     from cqlsh_ext.scanning.sample import DEFAULT_SECONDS, SamplePlan
 
-    sample, precision = parsed.get_binding("sample"), parsed.get_binding("precision")
-    seconds, seed = parsed.get_binding("seconds"), parsed.get_binding("seed")
-    plan = SamplePlan(seconds=float(seconds) if seconds else DEFAULT_SECONDS,
-                      seed=int(seed) if seed is not None else None)
-    if sample is not None and parsed.get_binding("percent") is not None:
-        plan.percent = min(100.0, float(sample))
-    elif sample is not None:
-        plan.rows = int(sample)
-    elif precision is not None:
-        plan.precision = float(precision) / 100
+    plan = SamplePlan(seconds=sample.seconds or DEFAULT_SECONDS, seed=sample.seed)
+    if sample.percent is not None:
+        plan.percent = min(100.0, sample.percent)
+    elif sample.rows is not None:
+        plan.rows = sample.rows
+    elif sample.precision is not None:
+        plan.precision = sample.precision
     return plan
 
 

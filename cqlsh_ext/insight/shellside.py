@@ -1,6 +1,7 @@
 """What the insight commands share: what a command reads (`target`: the SELECT or table it names,
 how values decode, the scanner), in a reading's context (reading.context.ReadContext), and
-whether its report is wanted as JSON. The command's statement is cqlsh's Parsed; the reports are
+whether its report is wanted as JSON. The services take typed requests (reading.read_requests); the
+shell's are built here from cqlsh's Parsed (`report_target`, `sample_spec`); the reports are
 answers (reading.typed.ReportAnswer) that the shell prints (render.text_report) and `cqlsh-ext
 mcp` gives as data."""
 
@@ -15,6 +16,7 @@ from cqlsh_ext.scanning.scan import Progress, Scanner, ScanSpec, error_text, sca
 if TYPE_CHECKING:
     from cqlsh_ext.common.text import Line
     from cqlsh_ext.reading.context import ReadContext
+    from cqlsh_ext.reading.read_requests import ReportTarget, SampleSpec
     from cqlsh_ext.reading.typed import ReportAnswer
     from cqlsh_ext.upstream.protocol import Parsed, Shell
 
@@ -65,7 +67,33 @@ class InsightTarget:
         return scanner_for(ctx, ScanSpec(self.query, limit=self.limit), progress)
 
 
-def target(ctx: ReadContext, parsed: Parsed, action: str, statement: str | None = None,
+def report_target(parsed: Parsed) -> ReportTarget:
+    """The table and SELECT a report command names, as its request holds them."""
+    from cqlsh_ext.reading.read_requests import ReportTarget
+
+    named = (cql_name(parsed.get_binding("ksname")), cql_name(parsed.get_binding("cfname")))
+    if names_select(parsed):
+        return ReportTarget(*named, select_text(parsed), whole_table(parsed), limit(parsed))
+    return ReportTarget(*named)
+
+
+def sample_spec(parsed: Parsed) -> SampleSpec | None:
+    """The SAMPLE clause of a COMPRESSION STATS, or None for an exact scan."""
+    if parsed.get_binding("sample_mode") is None:
+        return None
+    from cqlsh_ext.reading.read_requests import SampleSpec
+
+    sample, precision = parsed.get_binding("sample"), parsed.get_binding("precision")
+    seconds, seed = parsed.get_binding("seconds"), parsed.get_binding("seed")
+    percent = parsed.get_binding("percent") is not None
+    return SampleSpec(rows=int(sample) if sample is not None and not percent else None,
+                      percent=float(sample) if sample is not None and percent else None,
+                      precision=float(precision) / 100 if precision is not None else None,
+                      seconds=float(seconds) if seconds else None,
+                      seed=int(seed) if seed is not None else None)
+
+
+def target(ctx: ReadContext, request: ReportTarget, action: str, statement: str | None = None,
            statement_limit: int | None = None) -> InsightTarget | None:
     """What COMPRESSION `action` (or INSPECT) reads: `statement` when given (with its LIMIT), else
     the SELECT given, or for a table named alone a whole-table SELECT of its payload columns (its
@@ -73,7 +101,7 @@ def target(ctx: ReadContext, parsed: Parsed, action: str, statement: str | None 
     (said why) when such a table is unknown or has none."""
     from cqlsh_ext.insight.view_measures import effective_mode
 
-    ks, table, meta = named_table(ctx, parsed)
+    ks, table, meta = named_table(ctx, request.keyspace, request.table)
     settings = ctx.display
 
     def read(text: str, whole: bool, limit: int | None) -> InsightTarget:
@@ -81,8 +109,8 @@ def target(ctx: ReadContext, parsed: Parsed, action: str, statement: str | None 
 
     if statement is not None:
         return read(statement, False, statement_limit)
-    if names_select(parsed):
-        return read(select_text(parsed), whole_table(parsed), limit(parsed))
+    if request.select is not None:
+        return read(request.select, request.whole_table, request.limit)
     if not ks or not table:
         ctx.error(f"COMPRESSION {action}: name a table as keyspace.table (or USE a keyspace first), "
                        f"e.g. COMPRESSION {action} ks.t;")
@@ -111,12 +139,13 @@ def cql_name(raw: str | None) -> str | None:
     return raw[1:-1].replace('""', '"') if raw.startswith('"') and raw.endswith('"') else raw.lower()
 
 
-def named_table(ctx: ReadContext, parsed: Parsed) -> tuple[str | None, str | None, Any]:
-    """(keyspace, table, table metadata or None) named by the statement."""
+def named_table(ctx: ReadContext, keyspace: str | None,
+                table: str | None) -> tuple[str | None, str | None, Any]:
+    """(keyspace, table, table metadata or None) named (as the schema spells them; keyspace None:
+    the context's)."""
     from cqlsh_ext.reading.resolve import find_table
 
-    ks = cql_name(parsed.get_binding("ksname")) or ctx.keyspace
-    table = cql_name(parsed.get_binding("cfname"))
+    ks = keyspace or ctx.keyspace
     meta = None
     if ks and table:
         found = find_table(ctx.cluster, ks, ks, table)

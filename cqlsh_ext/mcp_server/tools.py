@@ -1,5 +1,7 @@
 """The tools: their names (clients and docs/mcp.md rely on them), arguments, and what each reads.
-Every statement passes the read-only gate (gate.py) first, the ones a tool writes itself too; names
+Every statement passes the read-only gate (gate.py) first, the ones a tool writes itself too (the
+compression reports write none: their typed requests, reading.read_requests, are built from the
+arguments and handed to the shell's services as they are); names
 given as arguments are read with the shell's lexer and spelt back as CQL names, so an argument
 cannot carry a second statement. Each tool then reads through the one reading (cqlsh_ext.reading,
 in a context of the call: nobody to ask, its errors kept, its stop the call's) and answers from the
@@ -11,9 +13,9 @@ typed answer it gets (answers.py): nothing is printed and read back.
     query(statement, limit, cursor)         the SELECT given (payload paths, GROUP BY, ...)
     describe_payload(column, sample, where, json_schema)
                                             DESCRIBE PAYLOAD ks.t.column [WHERE ...] [SAMPLE n]
-    compression_stats(table, column, sample) COMPRESSION STATS [SAMPLE n] ks.t | SELECT column FROM ks.t
-    compression_settings(table)             COMPRESSION SETTINGS ks.t
-    compression_advise(table, column, sample) COMPRESSION ADVISE [SAMPLE n] ks.t | SELECT column FROM ks.t
+    compression_stats(table, column, sample) StatsRequest: COMPRESSION STATS [SAMPLE n] ks.t | SELECT col ...
+    compression_settings(table)             SettingsRequest: COMPRESSION SETTINGS ks.t
+    compression_advise(table, column, sample) AdviseRequest: COMPRESSION ADVISE [SAMPLE n] ks.t | SELECT ...
     inspect_value(statement)                INSPECT <the SELECT given>
 
 Every tool takes `max_bytes` (its answer's cap as sent; answers.py keeps to it); query,
@@ -37,6 +39,7 @@ from cqlsh_ext.payload.names import FORMAT_EXAMPLES, title
 if TYPE_CHECKING:
     from cqlsh_ext.mcp_server.cursor import Cursors, CursorState
     from cqlsh_ext.reading.context import ReadContext
+    from cqlsh_ext.reading.read_requests import ReportTarget
     from cqlsh_ext.reading.typed import ReportAnswer, TypedAnswer
     from cqlsh_ext.upstream.protocol import Parsed, Shell
 
@@ -127,8 +130,11 @@ class Work:
                                                            ReportAnswer | None]) -> ToolAnswer:
         """A report's figures: `text` through the gate, then read by `read`."""
         allowed = gate.check(text, {kind})
-        return answers.report(read(self.context(), allowed), self.max_bytes, self.said, self.errors,
-                              self.screen)
+        return self.report_of(lambda ctx: read(ctx, allowed))
+
+    def report_of(self, read: Callable[[ReadContext], ReportAnswer | None]) -> ToolAnswer:
+        """A report's figures, read by `read` (a typed request's service) in the call's context."""
+        return answers.report(read(self.context()), self.max_bytes, self.said, self.errors, self.screen)
 
 
 def _count(value: Any) -> int:
@@ -333,7 +339,7 @@ def _resume(work: Work, arguments: dict[str, Any], statement: str) -> CursorStat
 
 
 def _inspect_value(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
-    from cqlsh_ext.insight.run_inspect import inspect_values
+    from cqlsh_ext.insight.run_inspect import inspect_request, inspect_values
     from cqlsh_ext.query.recognize import table_of as select_table
     from cqlsh_ext.reading.resolve import find_table
 
@@ -351,7 +357,7 @@ def _inspect_value(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
         return failed(str(err), work.said)
     taker = answers.Taker("values", INSPECT_VALUES, work.max_bytes, {"statement": sizing.prefix(text)},
                           f"INSPECT answers at most {INSPECT_VALUES} values: name fewer in the SELECT")
-    seen = inspect_values(ctx, parsed, lambda report: answers.document(report.to_json()),
+    seen = inspect_values(ctx, inspect_request(parsed), lambda report: answers.document(report.to_json()),
                           lambda value: taker.take(work.screen.value(value)))
     if seen is None:
         return failed(" ".join(work.errors) or "nothing to inspect", work.said)
@@ -399,67 +405,49 @@ def describe_reader(ctx: ReadContext, allowed: gate.AllowedStatement) -> ReportA
     return describe(ctx, statement)
 
 
-def _stats(ctx: ReadContext, allowed: gate.AllowedStatement) -> ReportAnswer | None:
-    from cqlsh_ext.insight.run_stats import stats_answer
+def _report_target(work: Work, arguments: dict[str, Any], most: int) -> tuple[ReportTarget, int | None]:
+    """The report's request target of its table and column arguments (the table's payload
+    columns, or `SELECT column FROM ks.t`), and its sample."""
+    from cqlsh_ext.reading.read_requests import ReportTarget
 
-    try:
-        return stats_answer(ctx, command(allowed))
-    except Refusal as err:
-        ctx.error(str(err))
-        return None
-
-
-def _settings(ctx: ReadContext, allowed: gate.AllowedStatement) -> ReportAnswer | None:
-    from cqlsh_ext.insight.run_settings import settings_answer
-
-    try:
-        return settings_answer(ctx, command(allowed))
-    except Refusal as err:
-        ctx.error(str(err))
-        return None
-
-
-def _advise(ctx: ReadContext, allowed: gate.AllowedStatement) -> ReportAnswer | None:
-    # Never SAVE DICTIONARY: that writes a file on the server's host (the gate refuses it too, and
-    # no file is handed to advise_answer).
-    from cqlsh_ext.insight.run_advise import advise_answer
-
-    try:
-        return advise_answer(ctx, command(allowed))
-    except Refusal as err:
-        ctx.error(str(err))
-        return None
-
-
-def _report_target(work: Work, arguments: dict[str, Any], most: int) -> tuple[str, int | None]:
-    """`ks.t` or `SELECT column FROM ks.t` of a report's table and column arguments, and its sample."""
     keyspace, table = table_of(work, arguments.get("table"))
     sample = number(arguments, "sample", None, 1, most)
-    target = f"{spell(keyspace)}.{spell(table)}"
     column = arguments.get("column")
-    if column is not None:
-        target = f"SELECT {spell(names(column, (1,), 'column')[0])} FROM {target}"
     _known(work, keyspace, table)
-    return target, sample
+    if column is None:
+        return ReportTarget(keyspace, table), sample
+    select = f"SELECT {spell(names(column, (1,), 'column')[0])} FROM {spell(keyspace)}.{spell(table)}"
+    return ReportTarget(keyspace, table, select, whole_table=True), sample
 
 
 def _compression_stats(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
+    from cqlsh_ext.insight.run_stats import stats_answer
+    from cqlsh_ext.reading.read_requests import SampleSpec, StatsRequest
+
     target, sample = _report_target(work, arguments, MAX_SAMPLE)
-    return work.report(f"COMPRESSION STATS {f'SAMPLE {sample} ' if sample else ''}{target}",
-                       "COMPRESSION STATS", _stats)
+    request = StatsRequest(target, SampleSpec(rows=sample) if sample else None)
+    return work.report_of(lambda ctx: stats_answer(ctx, request))
 
 
 def _compression_settings(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
+    from cqlsh_ext.insight.run_settings import settings_answer
+    from cqlsh_ext.reading.read_requests import SettingsRequest
+
     keyspace, table = table_of(work, arguments.get("table"))
     _known(work, keyspace, table)
-    return work.report(f"COMPRESSION SETTINGS {spell(keyspace)}.{spell(table)}", "COMPRESSION SETTINGS",
-                       _settings)
+    request = SettingsRequest(keyspace, table)
+    return work.report_of(lambda ctx: settings_answer(ctx, request))
 
 
 def _compression_advise(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
+    # Never SAVE DICTIONARY: that writes a file on the server's host (no file is handed to
+    # advise_answer).
+    from cqlsh_ext.insight.run_advise import advise_answer
+    from cqlsh_ext.reading.read_requests import AdviseRequest
+
     target, sample = _report_target(work, arguments, MAX_ADVISE_SAMPLE)
-    return work.report(f"COMPRESSION ADVISE {f'SAMPLE {sample} ' if sample else ''}{target}",
-                       "COMPRESSION ADVISE", _advise)
+    request = AdviseRequest(target, sample)
+    return work.report_of(lambda ctx: advise_answer(ctx, request))
 
 
 def _known(work: Work, keyspace: str, table: str) -> None:

@@ -312,7 +312,6 @@ class ParquetSink:
 
     def _convert_eras(self) -> None:
         """Every era's row groups in the final schema, into a new file that replaces the first."""
-        import pyarrow as pa
         import pyarrow.parquet as pq
 
         final = self.target.scratch()
@@ -323,20 +322,77 @@ class ParquetSink:
                 source = pq.ParquetFile(str(era.path))
                 for group in range(source.num_row_groups):
                     table = source.read_row_group(group)
-                    arrays = []
-                    for i, column in enumerate(table.columns):
-                        if rewritten(era.kinds[i], self.kinds[i]):
-                            values = [converters[i](v) for v in column.to_pylist()]
-                            column = pa.array(values, type=schema.field(i).type)
-                        elif column.type != schema.field(i).type:  # only nulls: an Arrow cast
-                            column = column.cast(schema.field(i).type)
-                        arrays.append(column)
-                    converted = pa.Table.from_arrays(arrays, schema=schema)
+                    converted = self._in_final_schema(table, era, schema, converters)
                     writer.write_table(converted, row_group_size=table.num_rows)
                 source.close()
                 if era.path != self.target.temp:
                     os.unlink(era.path)
         os.replace(final, self.target.temp)
+
+    def _in_final_schema(self, table: Any, era: Era, schema: Any, converters: list[Any]) -> Any:
+        """A row group written in `era`'s kinds, in the final kinds' schema."""
+        import pyarrow as pa
+
+        arrays = []
+        for i, column in enumerate(table.columns):
+            if rewritten(era.kinds[i], self.kinds[i]):
+                values = [converters[i](v) for v in column.to_pylist()]
+                column = pa.array(values, type=schema.field(i).type)
+            elif column.type != schema.field(i).type:  # only nulls: an Arrow cast
+                column = column.cast(schema.field(i).type)
+            arrays.append(column)
+        return pa.Table.from_arrays(arrays, schema=schema)
+
+
+class _Tables:
+    """An era's row groups held in memory (ArrowTableSink): the Parquet writer's two calls."""
+
+    def __init__(self) -> None:
+        self.tables: list[Any] = []
+
+    def write_table(self, table: Any, row_group_size: int | None = None) -> None:
+        self.tables.append(table)
+
+    def close(self) -> None:
+        pass
+
+
+class ArrowTableSink(ParquetSink):
+    """The same columns, kinds and widening as the Parquet file's, held as one pyarrow.Table in
+    memory instead of written (the Python API's `Answer.to_arrow()`): `finish()`, then `table`."""
+
+    def __init__(self, names: Sequence[str], types: Sequence[Any], settings: Any, places: Sequence[Any],
+                 row_group_size: int = ROW_GROUP_SIZE) -> None:
+        super().__init__(None, names, types, settings, places,  # type: ignore[arg-type]
+                         "none", row_group_size)
+        self._held_eras: list[_Tables] = []
+        self.table: Any = None
+
+    def _open_era(self) -> None:
+        schema = self._schema()
+        self.eras.append(Era(Path(), list(self.kinds), schema))
+        self.writer = _Tables()
+        self._held_eras.append(self.writer)
+
+    def finish(self) -> Summary:
+        import pyarrow as pa
+
+        if self.held_rows:
+            self._flush()
+        if not self.settled:
+            self._settle([[] for _ in self.columns])
+            self._open_era()
+        self.writer = None
+        schema = self._schema()
+        converters = [self._converter(kind) for kind in self.kinds]
+        tables = [table if table.schema == schema else self._in_final_schema(table, era, schema, converters)
+                  for era, held in zip(self.eras, self._held_eras, strict=True) for table in held.tables]
+        self.table = pa.concat_tables(tables) if tables else schema.empty_table()
+        return self.summary
+
+    def abort(self) -> None:
+        self.writer = None
+        self._held_eras.clear()
 
 
 def _array(pa: Any, column: Any, arrow: Any) -> Any:

@@ -158,7 +158,8 @@ def _from_column(shell: Shell, parsed: Parsed, asked: Asked, mode: str, cap: int
     from cqlsh_ext.insight.trial.latency import column_kind
     from cqlsh_ext.reading.context import shell_context
 
-    ks, table, meta = side.named_table(shell_context(shell), parsed)
+    ks, table, meta = side.named_table(shell_context(shell), side.cql_name(parsed.get_binding("ksname")),
+                                      side.cql_name(parsed.get_binding("cfname")))
     column = side.cql_name(parsed.get_binding("colname"))
     if not ks or not table or not column:
         refuse(shell, "name the column as keyspace.table.column (or USE a keyspace first)")

@@ -1,0 +1,78 @@
+"""The typed requests of the reports: what COMPRESSION STATS, ADVISE, SETTINGS and INSPECT read,
+built once by whoever receives the request (the shell from cqlsh's parse: insight's run modules;
+`cqlsh-ext mcp` from the same parse; the Python API, cqlsh_ext.api, from its arguments) and taken
+by the services with the reading's context: `stats_answer(ctx, StatsRequest(...))`.
+
+DESCRIBE PAYLOAD's request is describe.parse.DescribeStatement (a frozen dataclass already); a
+payload SELECT's is its plan (query.grammar.Plan, from reading.select.payload_plan).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["AdviseRequest", "InspectRequest", "ReportTarget", "SampleSpec", "SettingsRequest", "StatsRequest"]
+
+
+@dataclass(frozen=True)
+class ReportTarget:
+    """What a report reads: the table (names as the schema spells them; keyspace None: the
+    context's), and the SELECT as written (None: the table's payload columns, the whole table)."""
+
+    keyspace: str | None
+    table: str | None
+    select: str | None = None
+    #: The SELECT reads whole rows of the table (plain columns, no WHERE, LIMIT, ...): it may be
+    #: split into token ranges.
+    whole_table: bool = False
+    #: The SELECT's LIMIT.
+    limit: int | None = None
+
+
+@dataclass(frozen=True)
+class SampleSpec:
+    """A SAMPLE clause: rows, a percentage or a precision (none: the sampling policy's own), for
+    at most `seconds`, from `seed`."""
+
+    rows: int | None = None
+    percent: float | None = None
+    #: The wanted precision, a fraction (0.05: 5%).
+    precision: float | None = None
+    seconds: float | None = None
+    seed: int | None = None
+
+
+@dataclass(frozen=True)
+class StatsRequest:
+    """COMPRESSION STATS [SAMPLE ...] [CONFIRM] [PARALLEL n] [DECODE ALL]."""
+
+    target: ReportTarget
+    sample: SampleSpec | None = None
+    confirm: bool = False
+    parallel: int | None = None
+    #: Read each value's container headers for its sizes (False: DECODE ALL decodes every value).
+    from_headers: bool = True
+
+
+@dataclass(frozen=True)
+class AdviseRequest:
+    """COMPRESSION ADVISE [SAMPLE n]: `sample` values measured (None: the default)."""
+
+    target: ReportTarget
+    sample: int | None = None
+
+
+@dataclass(frozen=True)
+class SettingsRequest:
+    """COMPRESSION SETTINGS ks.t [SAMPLE n]: `sample` rows read (None: the default)."""
+
+    keyspace: str | None
+    table: str | None
+    sample: int | None = None
+
+
+@dataclass(frozen=True)
+class InspectRequest:
+    """INSPECT SELECT ...: each blob value of the SELECT's rows."""
+
+    target: ReportTarget

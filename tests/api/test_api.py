@@ -1,0 +1,180 @@
+"""The Python API against the real server: a payload query into Arrow, pandas, polars and DuckDB,
+DESCRIBE PAYLOAD and COMPRESSION STATS as data, one value decoded, errors as cqlsh_ext.Error with
+the shell's one line, an answer read once."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+from orders import encode, take
+
+import cqlsh_ext
+
+from .conftest import Orders
+
+pytestmark = pytest.mark.server
+
+
+def paid(orders: Orders) -> set[tuple[str, int]]:
+    """The truth: the (pk, ck) of every order whose status is PAID."""
+    return {(row["pk"], row["ck"]) for row, doc in orders.rows
+            if doc is not None and take(doc, ("status",)) == "PAID"}
+
+
+def statement(orders: Orders) -> str:
+    return (f"SELECT pk, ck, data.status, data.customer.name FROM {orders.name} "
+            "WHERE data.status = 'PAID' ALLOW FILTERING")
+
+
+def test_rows_are_dicts_with_paths_and_payloads(db, orders: Orders):
+    answer = db.query(f"SELECT pk, ck, data.status, data FROM {orders.name} WHERE pk = 'p1'")
+    assert [(c.name, c.role) for c in answer.columns] == [
+        ("pk", "cql"), ("ck", "cql"), ("data.status", "path"), ("data", "blob")]
+    got = {row["ck"]: row for row in answer}
+    truth = {row["ck"]: doc for row, doc in orders.rows if row["pk"] == "p1"}
+    assert set(got) == set(truth)
+    for ck, doc in truth.items():
+        if doc is None:  # random bytes: no payload
+            assert got[ck]["data"] is None
+            continue
+        status = take(doc, ("status",))
+        assert got[ck]["data.status"] == (None if status is cqlsh_ext_missing() else status)
+        assert got[ck]["data"]["order-id"] == doc["order-id"]
+    assert answer.notes["rows_read"] == len(truth)
+    assert answer.notes["undecodable"] == sum(doc is None for doc in truth.values())
+    with pytest.raises(cqlsh_ext.Error, match="read already"):
+        list(answer)
+
+
+def cqlsh_ext_missing() -> Any:
+    from orders import MISSING
+
+    return MISSING
+
+
+def test_a_payload_filter_into_arrow_and_duckdb(db, orders: Orders):
+    import duckdb
+    import pyarrow as pa
+
+    answer = db.query(statement(orders))
+    table = answer.to_arrow()
+    assert isinstance(table, pa.Table)
+    assert table.column_names == ["pk", "ck", "data.status", "data.customer.name"]
+    assert table.schema.field("ck").type == pa.int32()
+    assert table.schema.field("data.status").type == pa.string()
+    keys = zip(table.column("pk").to_pylist(), table.column("ck").to_pylist(), strict=True)
+    assert set(keys) == paid(orders)
+    assert answer.to_arrow() is table  # held: asked again, the same table
+    counted = duckdb.sql('SELECT count(*), min("data.status") FROM answer').fetchall()
+    assert counted == [(len(paid(orders)), "PAID")]
+
+
+def test_pandas_and_polars(db, orders: Orders):
+    frame = db.query(statement(orders)).to_pandas()
+    assert set(zip(frame["pk"], frame["ck"], strict=True)) == paid(orders)
+    polars_frame = db.query(statement(orders)).to_polars()
+    assert sorted(polars_frame["ck"].to_list()) == sorted(ck for _, ck in paid(orders))
+
+
+def test_a_blob_column_in_arrow_is_the_export_s_five_columns(db, orders: Orders):
+    table = db.query(f"SELECT ck, data FROM {orders.name} WHERE pk = 'p0'").to_arrow()
+    assert table.column_names == ["ck", "data", "data:label", "data:kind", "data:note", "data:stored"]
+    kinds = dict(zip(table.column("ck").to_pylist(), table.column("data:kind").to_pylist(), strict=True))
+    truth = {row["ck"]: doc for row, doc in orders.rows if row["pk"] == "p0"}
+    # A document is a record (MessagePack, CBOR) or a text (JSON, its tree the payload); random bytes
+    # have no known format.
+    documents = {ck for ck, kind in kinds.items() if kind in ("record", "text")}
+    assert documents == {ck for ck, d in truth.items() if d}
+    assert {ck for ck, kind in kinds.items() if kind == "unknown"} == {ck for ck, d in truth.items() if not d}
+    payloads = dict(zip(table.column("ck").to_pylist(), table.column("data").to_pylist(), strict=True))
+    assert all(payloads[ck]["order-id"] == d["order-id"] for ck, d in truth.items() if d)
+
+
+def test_describe_payload_and_stats(db, orders: Orders):
+    described = db.describe_payload(f"{orders.name}.data", sample=None)
+    data = described.to_dict()
+    assert data["rows_read"] == len(orders.rows)
+    (place,) = data["places"]
+    paths = {entry["path"]: entry for entry in place["paths"]}
+    documents = [doc for _, doc in orders.rows if doc is not None]
+    assert paths["data.customer.name"]["present"]["count"] == sum("customer" in doc for doc in documents)
+    labels = {encoding["label"]: encoding["count"] for encoding in place["encodings"]}
+    assert labels["zstd>msgpack"] == len(orders.rows) // 6
+    schema = described.json_schema()["json_schema"]["data"]
+    assert schema["type"] == "object" and "customer" in schema["properties"]
+    stats = db.stats(orders.name).to_dict()
+    assert stats["rows"] == len(orders.rows) and stats["complete"]
+    assert "Column data: 120 values" in db.stats(orders.name).text(80)
+
+
+def test_decode_one_value():
+    doc = {"status": "PAID", "items": [{"sku": "S1"}]}
+    decoded = cqlsh_ext.decode(encode(doc, "zstd-msgpack", random.Random(1)))
+    assert decoded.payload == doc
+    assert decoded.kind == "record" and decoded.label is not None and "zstd" in decoded.label
+    assert cqlsh_ext.decode(b"\x00\x01 not a payload").payload is None
+    with pytest.raises(cqlsh_ext.Error, match="unknown decompression mode"):
+        cqlsh_ext.decode(b"x", codec="nope")
+
+
+def test_errors_are_one_line(db, orders: Orders):
+    with pytest.raises(cqlsh_ext.Error) as server:
+        db.query(f"SELECT nope FROM {orders.name}")
+    assert "\n" not in str(server.value) and "nope" in str(server.value)
+    with pytest.raises(cqlsh_ext.Error) as refused:
+        db.query(f"SELECT data.status FROM {orders.name} WHERE data.status = 'PAID'")
+    assert "\n" not in str(refused.value) and str(refused.value).startswith("payload query: ")
+    with pytest.raises(cqlsh_ext.Error, match="not found|unknown"):
+        db.stats(f"{orders.ks}.nosuchtable")
+
+
+def test_to_arrow_has_the_types_copy_to_parquet_writes(cassandra, db, orders: Orders, tmp_path):
+    """The same statement through the real binary's COPY TO and through to_arrow(): one schema,
+    the same rows (the file's metadata aside)."""
+    import pyarrow.parquet as pq
+    from shell_runner import CQLSH_EXT, run
+
+    select = f"SELECT pk, ck, data.status, data.n, data FROM {orders.name} WHERE pk = 'p2'"
+    path = tmp_path / "p2.parquet"
+    done = run(CQLSH_EXT, [*cassandra.cqlsh_args, "-e", f"COPY ({select}) TO '{path}'"], tmp_path)
+    assert done.returncode == 0, done.stderr
+    written = pq.read_table(path)
+    table = db.query(select).to_arrow()
+    assert table.schema == written.schema.remove_metadata()
+    assert table.sort_by("ck").to_pylist() == written.sort_by("ck").to_pylist()
+
+
+def test_progress_events_and_ctrl_c_keep_what_was_read(db, orders: Orders):
+    """Ctrl-C (SIGINT, sent at the first progress event) ends the reading at its next page:
+    to_arrow() gives the rows read so far and the notes say it was interrupted."""
+    import signal
+
+    events: list[dict[str, Any]] = []
+
+    def progress(event: dict[str, Any]) -> None:
+        events.append(event)
+        if len(events) == 1:
+            signal.raise_signal(signal.SIGINT)
+
+    answer = db.query(f"SELECT pk, ck, data.status FROM {orders.name} WHERE data.status = 'PAID' "
+                      "ALLOW FILTERING", progress=progress)
+    table = answer.to_arrow()
+    assert events and events[0]["rows"] > 0
+    assert answer.notes["stopped"] == "interrupted" and not answer.notes["exact"]
+    assert table.num_rows == answer.notes["matched"]
+    assert set(table.column("data.status").to_pylist()) <= {"PAID"}
+    keys = set(zip(table.column("pk").to_pylist(), table.column("ck").to_pylist(), strict=True))
+    assert keys <= paid(orders)
+
+
+def test_a_refused_connection_is_the_shell_s_one_line(cassandra, cqlshrc: str):
+    with pytest.raises(cqlsh_ext.Error) as refused:
+        cqlsh_ext.connect(cassandra.host, cassandra.port, username=cassandra.username,
+                          password="not-the-password-42", cqlshrc=cqlshrc)
+    text = str(refused.value)
+    assert text.startswith("Connection error: ") and "Bad credentials" in text
+    assert "\n" not in text and "not-the-password-42" not in text
+    with pytest.raises(cqlsh_ext.Error, match="^--decompress: unknown decompression mode 'nope'"):
+        cqlsh_ext.connect(cassandra.host, cassandra.port, decode="nope", cqlshrc=cqlshrc)
