@@ -112,6 +112,22 @@ class RangeState:
     read: set[int] = field(default_factory=set)
     failed: set[int] = field(default_factory=set)
     finished: set[int] = field(default_factory=set)
+    #: Rows read and handled (sent, or left as they are) per range, for the share done: ranges of
+    #: which a page was read are in it (every range read gives a page, an empty one included).
+    handled: dict[int, int] = field(default_factory=dict)
+
+    def share_done(self, todo: int) -> float:
+        """The share of `todo` ranges done: those finished, and of each range under way its rows
+        handled against the mean of the finished ones' (at most nine tenths of a range): it grows
+        row by row, not in a range's steps."""
+        if todo <= 0:
+            return 1.0
+        finished = [self.handled.get(r, 0) for r in self.finished]
+        mean = sum(finished) / len(finished) if finished else 0.0
+        under_way = 0.0
+        if mean > 0:
+            under_way = sum(min(n / mean, 0.9) for r, n in self.handled.items() if r not in self.finished)
+        return min((len(self.finished) + under_way) / todo, 1.0)
 
 
 class RangeRewriter(Generic[C]):
@@ -171,8 +187,11 @@ class RangeRewriter(Generic[C]):
             for names, _types, rows in scanner.pages():
                 r = todo[scanner.page_range]
                 self.changes.read(len(rows))
+                handled = self.state.handled
+                handled.setdefault(r, 0)
                 whole = True  # every row of the page handled: its range may be finished
                 for cell in self.cells.page(names, rows, scanner.page_sent):
+                    handled[r] += 1
                     found = self.changes.examine(cell)
                     if found is None:
                         continue

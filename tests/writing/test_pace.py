@@ -59,3 +59,33 @@ def test_small_rows_go_at_the_pace() -> None:
     pacer = Pace(100, clock=clock)
     clock_seconds = _send(pacer, clock, [1] * 500)  # the test's clock, as above
     assert pacer.figures.units == 500 and 4.5 <= clock_seconds <= 5.2
+
+
+def test_the_time_left_holds_steady_at_a_steady_pace_and_follows_a_change() -> None:
+    """A run of 16 token ranges of 50 rows at 10 rows a second, the progress line drawn every half
+    second: the time left never jumps by more than a few seconds from one line to the next, and
+    stays near the truth (80 s for the whole run)."""
+    from cqlsh_ext.writing.pace import TimeLeft
+    from cqlsh_ext.writing.ranges import RangeState
+
+    clock = _Clock()
+    state = RangeState()
+    left = TimeLeft(clock)
+    said: list[tuple[float, float]] = []
+    for row in range(800):
+        r = row // 50
+        state.handled[r] = state.handled.get(r, 0) + 1
+        if row % 50 == 49:
+            state.finished.add(r)
+        clock.now += 0.1
+        if row % 5 == 4:
+            estimate = left(state.share_done(16))
+            if estimate is not None:
+                said.append((clock.now, estimate))
+    after_warm_up = [(t, s) for t, s in said if 10 < t < 75]
+    assert after_warm_up
+    for t, s in after_warm_up:
+        assert abs(s - (80 - t)) <= 0.2 * (80 - t) + 2, (t, s)
+    jumps = [abs((s2 - s1) + (t2 - t1))
+             for (t1, s1), (t2, s2) in zip(after_warm_up, after_warm_up[1:], strict=False)]
+    assert max(jumps) < 3, max(jumps)
