@@ -38,7 +38,7 @@ def execute(ctx: ReadContext, job: Job, journal: Journal, todo: list[int], done_
     told = [False]
     time_left = TimeLeft()
 
-    def share() -> float:
+    def share() -> float | None:
         """The share of the ranges left at the start done (the time left is this run's)."""
         return rewriter.state.share_done(len(todo))
 
@@ -59,7 +59,8 @@ def execute(ctx: ReadContext, job: Job, journal: Journal, todo: list[int], done_
         text = progress_text(rewriter.tally, figures.rows / span if figures.rows > 1 else 0.0,
                              figures.units / span if figures.rows > 1 else 0.0, job.pace, time_left(done))
         if progress is not None:
-            total_share = (done_before + done * len(todo)) / (done_before + len(todo)) if todo else None
+            ranges = done * len(todo) if done is not None else len(rewriter.state.finished)
+            total_share = (done_before + ranges) / (done_before + len(todo)) if todo else None
             progress.step(text, total_share)
         else:
             say(f"{label}: {counts.rows:,} rows read, {text}", sys.stderr)
@@ -73,7 +74,7 @@ def execute(ctx: ReadContext, job: Job, journal: Journal, todo: list[int], done_
             journal.close()
     figures = pace.figures
     # The ranges this run read (RESUME: of those left), wholly or in part.
-    read = len(rewriter.state.handled)
+    read = len(rewriter.state.sent)
     ranges = f" in {plural(read, 'token range')}" if job.work.ranges is not None else ""
     lines = closing_lines(label, counts, rewriter.tally, job.target.shown, figures.span, job.pace,
                           figures.busiest_second, figures.slowed, ranges)

@@ -176,7 +176,8 @@ class TimeLeft:
     """The time a run has left, from the share of its work done (0 to 1) at each moment: the share
     left over the recent rate, an exponentially weighted rate whose weight halves every
     TIME_LEFT_SECONDS x ln 2 seconds (a burst of ranges finishing at once moves it a little, a
-    pace that changed moves it within seconds). None until there is a rate to go by."""
+    pace that changed moves it within seconds). None until there is a rate to go by: the share is
+    known (not None) at two moments."""
 
     def __init__(self, clock: Callable[[], float] = time.monotonic,
                  seconds: float = TIME_LEFT_SECONDS) -> None:
@@ -185,12 +186,14 @@ class TimeLeft:
         self.clock = clock
         self.seconds = seconds
         self._exp = math.exp
-        self.started = clock()
         self._last: tuple[float, float] | None = None
         self.rate: float | None = None
 
-    def __call__(self, share: float) -> float | None:
+    def __call__(self, share: float | None) -> float | None:
         now = self.clock()
+        if share is None:  # not known yet: the rate counts from when it is
+            self._last, self.rate = None, None
+            return None
         if self._last is None:
             self._last = (now, share)
             return None
@@ -201,9 +204,7 @@ class TimeLeft:
         self._last = (now, share)
         recent = max(share - before, 0.0) / dt
         if self.rate is None:
-            # The first rate: the run's own so far (the share done since it started).
-            elapsed = now - self.started
-            self.rate = share / elapsed if share > 0 and elapsed > 0 else None
+            self.rate = recent if recent > 0 else None
             return self._left(share)
         weight = 1 - self._exp(-dt / self.seconds)
         self.rate += weight * (recent - self.rate)
