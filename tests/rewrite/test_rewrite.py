@@ -484,6 +484,7 @@ def test_interactive_rewrite_says_its_journal_first_and_resume_adds_up(cassandra
             time.sleep(0.05)
         screen = t.display()
         print("\n".join(screen))
+        _fitted(screen[next(i for i, row in enumerate(screen) if row.startswith("Journal: ")):], starts)
         progress = next(row for row in screen if row.startswith("REWRITE data: "))
         assert progress.endswith("(Ctrl-C stops)") and "…" not in progress, screen  # whole fields only
         os.kill(t.child.pid, signal.SIGKILL)
