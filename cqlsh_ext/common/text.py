@@ -11,8 +11,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Protocol, runtime_checkable
 
-__all__ = ["HELP_WIDTH", "Bar", "Block", "Cell", "FittedLines", "Line", "Table", "draws_blocks", "fill",
-           "fit", "message", "nearest", "plural", "say", "screen_width", "wrap"]
+__all__ = ["HELP_WIDTH", "Bar", "Block", "Cell", "FittedLines", "Holding", "Line", "Table", "draws_blocks",
+           "fill", "fit", "message", "nearest", "plural", "say", "screen_width", "unheld", "wrap"]
 
 #: The first gap of two spaces or more of a line ("  key  text"): its text continues under the
 #: text after it.
@@ -167,6 +167,22 @@ class FittedLines:
 
     def __getattr__(self, name: str) -> object:  # isatty, fileno, encoding: the terminal's
         return getattr(self.out, name)
+
+
+@runtime_checkable
+class Holding(Protocol):
+    """A stand-in for standard output that holds what is written back (the interactive shell's
+    pager, until a result is taller than the screen)."""
+
+    def release(self) -> None: ...
+
+
+def unheld(out: IO[str]) -> None:
+    """What is written to `out` from now on reaches the screen as it is written, fitted to it
+    (screen_width): a statement that runs long says first what a person needs to recover (a
+    journal's path), then works. Nothing to do for a plain stream."""
+    if isinstance(out, Holding):
+        out.release()
 
 
 def screen_width(out: IO[str]) -> int:

@@ -104,6 +104,25 @@ class PagedOutput(io.TextIOBase):
         """The pager runs: it owns the terminal (a status line drawn now would land in its screen)."""
         return self.pipe is not None
 
+    def release(self) -> None:
+        """From now on, what is written goes to the terminal as it is written (common.text.unheld:
+        a long statement's first lines, what to recover with, before it works); what was held is
+        written first. Once the pager runs, it keeps the rest."""
+        if self.pipe is None and self.command is not None:
+            self.command = None
+            held, self.held = "".join(self.held), []
+            self.out.write(held)
+            self.out.flush()
+
+    def isatty(self) -> bool:
+        """The terminal's answer while this writes straight to it (released, or no pager), so
+        that what is written is fitted to it (common.text.screen_width); else False."""
+        return self.command is None and self.pipe is None and self.out.isatty()
+
+    def fileno(self) -> int:
+        if not self.isatty():
+            raise io.UnsupportedOperation("fileno")
+        return self.out.fileno()
 
     def result_closing(self) -> None:
         """What is written from now on closes a result, unless rows follow (result_rows): it is

@@ -8,7 +8,7 @@ import sys
 import time
 from typing import TYPE_CHECKING, Any
 
-from cqlsh_ext.common.text import message, plural, screen_width
+from cqlsh_ext.common.text import message, plural, say, screen_width
 from cqlsh_ext.rewrite.job import LABEL, Job, examiner_of
 
 if TYPE_CHECKING:
@@ -24,7 +24,7 @@ def execute(ctx: ReadContext, job: Job, journal: Journal, todo: list[int], done_
     finish; a second stops at once), the closing lines."""
     from cqlsh_ext.common.interrupt import CtrlC
     from cqlsh_ext.rewrite.report import closing_lines, progress_text
-    from cqlsh_ext.writing.pace import Pace
+    from cqlsh_ext.writing.pace import Pace, TimeLeft
     from cqlsh_ext.writing.ranges import RangeRewriter
 
     pace = Pace(job.pace)
@@ -34,15 +34,13 @@ def execute(ctx: ReadContext, job: Job, journal: Journal, todo: list[int], done_
     label = f"{LABEL} {job.name}"
     total = job.work.range_count
     progress = _progress(f"REWRITE {job.work.blob}")
-    started = time.monotonic()
     last_line = [0.0]
     told = [False]
+    time_left = TimeLeft()
 
-    def left() -> float | None:
-        done = len(rewriter.state.finished)
-        fraction = (done_before + done) / (done_before + len(todo)) if todo else 1.0
-        elapsed = time.monotonic() - started
-        return elapsed * (1 - fraction) / fraction if 0 < fraction < 1 and done else None
+    def share() -> float | None:
+        """The share of the ranges left at the start done (the time left is this run's)."""
+        return rewriter.state.share_done(len(todo))
 
     def tick() -> None:
         now = time.monotonic()
@@ -50,21 +48,22 @@ def execute(ctx: ReadContext, job: Job, journal: Journal, todo: list[int], done_
             told[0] = True
             if progress is not None:
                 progress.close()
-            print("Ctrl-C: stopping: the writes in flight finish (Ctrl-C again stops at once)",
-                  file=sys.stderr)
+            say("Ctrl-C: stopping: the writes in flight finish (Ctrl-C again stops at once)", sys.stderr)
         due = PROGRESS_SECONDS if progress is None else 0.125
         if now - last_line[0] < due:
             return
         last_line[0] = now
         figures = pace.figures
         span = figures.span if figures.span > 0 else 1.0
+        done = share()
         text = progress_text(rewriter.tally, figures.rows / span if figures.rows > 1 else 0.0,
-                             figures.units / span if figures.rows > 1 else 0.0, job.pace, left())
+                             figures.units / span if figures.rows > 1 else 0.0, job.pace, time_left(done))
         if progress is not None:
-            finished = done_before + len(rewriter.state.finished)
-            progress.step(text, finished / (done_before + len(todo)) if todo else None)
+            ranges = done * len(todo) if done is not None else len(rewriter.state.finished)
+            total_share = (done_before + ranges) / (done_before + len(todo)) if todo else None
+            progress.step(text, total_share)
         else:
-            print(f"{label}: {counts.rows:,} rows read, {text}", file=sys.stderr)
+            say(f"{label}: {counts.rows:,} rows read, {text}", sys.stderr)
 
     with CtrlC() as ctrl_c:
         try:
@@ -74,7 +73,9 @@ def execute(ctx: ReadContext, job: Job, journal: Journal, todo: list[int], done_
                 progress.close()
             journal.close()
     figures = pace.figures
-    ranges = f" in {plural(total, 'token range')}" if job.work.ranges is not None else ""
+    # The ranges this run read (RESUME: of those left), wholly or in part.
+    read = len(rewriter.state.sent)
+    ranges = f" in {plural(read, 'token range')}" if job.work.ranges is not None else ""
     lines = closing_lines(label, counts, rewriter.tally, job.target.shown, figures.span, job.pace,
                           figures.busiest_second, figures.slowed, ranges)
     finished = done_before + len(rewriter.state.finished)

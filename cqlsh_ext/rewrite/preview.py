@@ -81,13 +81,17 @@ def _key_size(ctx: ReadContext, job: Job) -> Callable[[Sequence[Any]], int]:
 
 
 def preview(ctx: ReadContext, job: Job, every_row: bool, todo: Sequence[int] | None = None,
-            heading: str = "") -> None:
+            heading: str | None = "") -> None:
     """Read (a sample of a big table unless ALL) and say what the rewrite would do; nothing written."""
     from cqlsh_ext.rewrite.report import preview_lines
     from cqlsh_ext.scanning.cost import pricing
     from cqlsh_ext.scanning.scan import Scanner, ScanSpec, error_text, progress_for, table_size
 
     work = job.work
+    say = sayer(sys.stdout)
+    # The heading first: on the screen before the reading's progress line (None: said already).
+    if heading is not None:
+        say(heading or f"{LABEL} {job.name} AS '{job.target.text}' (preview: nothing is written)")
     aggregate = _Preview(job, _key_size(ctx, job))
     label = f"{LABEL} {job.name}"
     ranges = work.ranges
@@ -133,8 +137,6 @@ def preview(ctx: ReadContext, job: Job, every_row: bool, todo: Sequence[int] | N
     priced = pricing(ctx)
     hint = (f"its display then needs DECODE {work.keyspace}.{work.table}.{work.blob} '{job.target.chain}' "
             "(the chain has no signature)")
-    say = sayer(sys.stdout)
-    say(heading or f"{LABEL} {job.name} AS '{job.target.text}' (preview: nothing is written)")
     for line in preview_lines(shown, job.target.shown, job.pace, reading, sampled, priced.keyspaces, hint):
         say(line)
     say(work.mechanism.promise())

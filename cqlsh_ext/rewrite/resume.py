@@ -68,6 +68,55 @@ def resumed(ctx: WriteContext, path: str) -> Resumed:
     return Resumed(parts, job, done, todo)
 
 
+#: Rows in flight at a kill named in RESUME's heading (all of them are looked up, up to LOOKED_UP).
+NAMED = 8
+LOOKED_UP = 1_000
+
+
+def in_flight_lines(ctx: WriteContext, job: Job, parts: list[JournalRead]) -> list[str]:
+    """The rows the journal has no outcome for (in flight at the kill: writing.journal_read.in_flight),
+    each looked up now: holding the bytes sent (the write applied; the ranges left read it as already
+    in the target), the old bytes (it never applied; rewritten with its range), or neither (written
+    or deleted by someone else since: left alone); named, the first NAMED."""
+    from cqlsh_ext.writing.blob_target import key_text
+    from cqlsh_ext.writing.cell_writer import CellWriter, same
+    from cqlsh_ext.writing.journal_read import in_flight
+    from cqlsh_ext.writing.undo import column_value, key_values
+
+    rows = in_flight(parts)
+    if not rows:
+        return []
+    work = job.work
+    writer = CellWriter(ctx.session, work.keyspace, work.table, work.blob, work.keys, work.mechanism,
+                        work.consistency, work.serial, work.default_ttl)
+    applied = old = other = 0
+    for row in rows[:LOOKED_UP]:
+        cell = writer.read(key_values(writer, work.keys, row, parts[0].path))
+        if same(cell.value, column_value(row.new, work.blob)):
+            applied += 1
+        elif same(cell.value, column_value(row.old, work.blob)):
+            old += 1
+        else:
+            other += 1
+    def hold(n: int) -> str:
+        return f"{n:,} {'holds' if n == 1 else 'hold'}"
+
+    found = [f"{hold(applied)} the bytes sent (applied: read again as already {job.target.shown})"
+             if applied else "",
+             f"{hold(old)} the old bytes (never applied: rewritten with the token ranges left)"
+             if old else "",
+             f"{hold(other)} neither (written or deleted by another client since: left alone)"
+             if other else ""]
+    unread = f" (the first {LOOKED_UP:,} looked up)" if len(rows) > LOOKED_UP else ""
+    lines = [f"  {plural(len(rows), 'row')} with no outcome in the journal (in flight at the kill), looked "
+             f"up now{unread}: " + ", ".join(part for part in found if part)]
+    names = [key_text(dict(zip(work.keys, key_values(writer, work.keys, row, parts[0].path), strict=True)))
+             for row in rows[:NAMED]]
+    more = f", and {len(rows) - NAMED:,} more" if len(rows) > NAMED else ""
+    lines.append("    " + "; ".join(names) + more)
+    return lines
+
+
 def resume(ctx: WriteContext, request: ResumeRequest) -> None:
     """Go on with a rewrite from its journal (see the module doc)."""
     from cqlsh_ext.rewrite.execute import execute
@@ -78,22 +127,26 @@ def resume(ctx: WriteContext, request: ResumeRequest) -> None:
     job, parts = found.job, found.parts
     shown = job.request.statement().removesuffix(" CONFIRM")
     say = sayer(sys.stdout)
+    # Said first, before anything is looked up or read; the rows in flight at the kill after.
+    previewed = " (preview: nothing is written)" if found.todo and not request.confirm else ""
     heading = (f"{LABEL} RESUME {request.path}: {shown}\n  {len(found.done):,} of {job.work.range_count:,} "
-               f"token ranges finished, {plural(found.rows_before, 'row')} rewritten so far")
+               f"token ranges finished, {plural(found.rows_before, 'row')} rewritten so far{previewed}")
     for part in parts:
         if part.torn is not None:
             heading += f"\n  {part.path}: {part.torn_text()}"
+    say(heading)
+    for line in in_flight_lines(ctx, job, parts):
+        say(line)
     if not found.todo:
-        say(heading + "\n  nothing left to rewrite")
+        say("  nothing left to rewrite")
         return
     if not request.confirm:
-        preview(ctx, job, True, found.todo, heading + " (preview: nothing is written)")
+        preview(ctx, job, True, found.todo, None)
         return
-    say(heading)
     if os.path.isdir(os.path.expanduser(request.path)):
         journal = open_journal(ctx, "rewrite", job.work.keyspace, job.work.table, job.work.blob,
                                job.work.mechanism, job.request, job.head(), LABEL)
     else:
         journal = Journal.reopen(parts[0])
-        print(f"Journal: {journal.path} (appended to)")
+        say(f"Journal: {journal.path} (appended to)")
     execute(ctx, job, journal, found.todo, len(found.done))

@@ -20,7 +20,7 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING
 
-from cqlsh_ext.common.text import message, screen_width
+from cqlsh_ext.common.text import message, screen_width, unheld
 from cqlsh_ext.cql.errors import QueryError
 from cqlsh_ext.rewrite.job import LABEL
 from cqlsh_ext.writing.refused import WriteRefused
@@ -39,6 +39,9 @@ def run(ctx: WriteContext, text: str) -> None:
     from cqlsh_ext.rewrite.resume import resume
     from cqlsh_ext.writing.requests import ResumeRequest
 
+    # Its lines reach the screen as they are written, fitted to it (not held by the shell's pager):
+    # the header and the journal's path come before the progress line, and stay there.
+    unheld(sys.stdout)
     try:
         asked = parse(Lexed(text), lambda ks, t: table_meta(ctx, ks, t), lambda meta: table_schema(ctx, meta),
                       ctx.keyspace)

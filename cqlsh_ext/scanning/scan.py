@@ -218,8 +218,15 @@ class Progress:
         room = width - len(tail)
         if room >= 12:  # the start of the label still says what runs
             return self.label[: room - 1] + "…" + tail
+        # The figures' last fields go, whole (they are said most wanted first): no word is cut.
+        fields = figures.split(", ")
+        for kept in range(len(fields) - 1, 0, -1):
+            tail = ", ".join(fields[:kept]) + f"{percent}  {short}"
+            if len(self.label) + len(tail) <= width:
+                return self.label + tail
         line = self.label + tail
-        return line[: max(width - 1, 0)] + "…"
+        cut = line.rfind(" ", 0, max(width - 1, 0))
+        return line[: cut if cut > 0 else max(width - 1, 0)] + "…"
 
     def close(self) -> None:
         if self._shown:

@@ -159,7 +159,7 @@ def _executor_cluster(conn: Any) -> ExecutorCluster:
 
 def _write(spark: Any, ctx: WriteContext, conn: Any, job: Job, directory: str, todo: list[int],
            done_before: int) -> None:
-    from cqlsh_ext.common.text import message, screen_width
+    from cqlsh_ext.common.text import message, plural, screen_width
     from cqlsh_ext.rewrite.job import LABEL
     from cqlsh_ext.rewrite.report import RowTally, closing_lines
     from cqlsh_ext.spark.rows import with_dictionaries
@@ -204,7 +204,8 @@ def _write(spark: Any, ctx: WriteContext, conn: Any, job: Job, directory: str, t
         lasts += [part.last] if part.last is not None else []
         failures += [part.failure] if part.failure else []
     span = (max(lasts) - min(firsts)) if firsts and lasts else 0.0
-    ranges = f" in {work.range_count:,} token ranges, {len(parts)} Spark tasks ({context.master})"
+    # The ranges this run read (RESUME: those left).
+    ranges = f" in {plural(len(todo), 'token range')}, {len(parts)} Spark tasks ({context.master})"
     busiest = max(per_second.values(), default=0)
     lines = closing_lines(f"{LABEL} {job.name}", counts, tally, job.target.shown, span, job.pace,
                           busiest, slowed, ranges)
@@ -260,11 +261,13 @@ def _resume(spark: Any, ctx: WriteContext, conn: Any, request: ResumeRequest) ->
     executors, new parts in the same directory (a shell's journal gets a directory of its own)."""
     from cqlsh_ext.rewrite.job import LABEL
     from cqlsh_ext.rewrite.preview import preview
-    from cqlsh_ext.rewrite.resume import resumed
+    from cqlsh_ext.rewrite.resume import in_flight_lines, resumed
 
     found = resumed(ctx, request.path)
     job, done, todo = found.job, found.done, found.todo
     print(f"{LABEL} RESUME {request.path}: {len(done):,} of {job.work.range_count:,} token ranges finished")
+    for line in in_flight_lines(ctx, job, found.parts):
+        print(line)
     if not todo:
         print("  nothing left to rewrite")
         return

@@ -193,6 +193,28 @@ def read_journal(path: str, unsealed: bool = False) -> JournalRead:
     return read
 
 
+def in_flight(parts: list[JournalRead]) -> list[JournalRow]:
+    """The rows no line says the outcome of and no later line journals again: the writes in flight
+    when the run was killed (a row a RESUME journaled again has its later line). Read from the
+    files only when some outcome is missing."""
+    unknown: dict[tuple[tuple[str, bytes], ...], tuple[int, JournalRow]] = {}
+    for i, part in enumerate(parts):
+        if None not in part.outcomes.values():
+            continue
+        for row in part.rows():
+            if row.applied is None:
+                unknown[tuple(sorted(row.key.items()))] = (i, row)
+    if not unknown:
+        return []
+    last: dict[tuple[tuple[str, bytes], ...], tuple[int, int]] = {}
+    for i, part in enumerate(parts):
+        for row in part.rows():
+            key = tuple(sorted(row.key.items()))
+            if key in unknown:
+                last[key] = (i, row.line)
+    return [row for key, (i, row) in unknown.items() if last[key] == (i, row.line)]
+
+
 def read_journals(path: str, unsealed: bool = False) -> list[JournalRead]:
     """The journal at `path`, or every journal part in a directory (a rewrite run on Spark writes
     one part per task), each read as one (read_journal); they must name one table and blob.

@@ -166,3 +166,51 @@ class Pace:
                     return False
                 self._cond.wait(0.1 if left is None else min(0.1, left))
         return True
+
+
+#: The time left is smoothed over about this many seconds of the recent rate.
+TIME_LEFT_SECONDS = 10.0
+
+
+class TimeLeft:
+    """The time a run has left, from the share of its work done (0 to 1) at each moment: the share
+    left over the recent rate, an exponentially weighted rate whose weight halves every
+    TIME_LEFT_SECONDS x ln 2 seconds (a burst of ranges finishing at once moves it a little, a
+    pace that changed moves it within seconds). None until there is a rate to go by: the share is
+    known (not None) at two moments."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic,
+                 seconds: float = TIME_LEFT_SECONDS) -> None:
+        import math
+
+        self.clock = clock
+        self.seconds = seconds
+        self._exp = math.exp
+        self._last: tuple[float, float] | None = None
+        self.rate: float | None = None
+
+    def __call__(self, share: float | None) -> float | None:
+        now = self.clock()
+        if share is None:  # not known yet: the rate counts from when it is
+            self._last, self.rate = None, None
+            return None
+        if self._last is None:
+            self._last = (now, share)
+            return None
+        then, before = self._last
+        dt = now - then
+        if dt <= 0:
+            return self._left(share)
+        self._last = (now, share)
+        recent = max(share - before, 0.0) / dt
+        if self.rate is None:
+            self.rate = recent if recent > 0 else None
+            return self._left(share)
+        weight = 1 - self._exp(-dt / self.seconds)
+        self.rate += weight * (recent - self.rate)
+        return self._left(share)
+
+    def _left(self, share: float) -> float | None:
+        if self.rate is None or self.rate <= 0 or not 0 < share < 1:
+            return None
+        return (1 - share) / self.rate

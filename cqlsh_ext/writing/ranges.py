@@ -112,6 +112,27 @@ class RangeState:
     read: set[int] = field(default_factory=set)
     failed: set[int] = field(default_factory=set)
     finished: set[int] = field(default_factory=set)
+    #: Rows sent to be written per range, for the share done: every range of which a page was
+    #: read is in it (every range read gives a page, an empty one included).
+    sent: dict[int, int] = field(default_factory=dict)
+
+    def share_done(self, todo: int) -> float | None:
+        """The share of the work of `todo` ranges done, counted in rows written, which is what takes
+        the time: a range weighs its rows sent against the mean of the finished ranges that wrote
+        any (at most one range; a range under way at most nine tenths of one), so that the share
+        grows row by row, and a range of rows already in the target (RESUME's first ones) weighs
+        next to nothing at the start and at the end alike. None until a range that wrote rows is
+        finished (how many a range holds is not known before)."""
+        if todo <= 0 or len(self.finished) >= todo:
+            return 1.0
+        writing = [self.sent.get(r, 0) for r in self.finished if self.sent.get(r, 0)]
+        if not writing:
+            return None
+        mean = sum(writing) / len(writing)
+        weights = {r: min(self.sent.get(r, 0) / mean, 1.0) for r in self.finished}
+        under_way = sum(min(n / mean, 0.9) for r, n in self.sent.items() if r not in self.finished)
+        total = todo - sum(1 - w for w in weights.values())
+        return min((sum(weights.values()) + under_way) / total, 1.0) if total > 0 else 1.0
 
 
 class RangeRewriter(Generic[C]):
@@ -171,6 +192,8 @@ class RangeRewriter(Generic[C]):
             for names, _types, rows in scanner.pages():
                 r = todo[scanner.page_range]
                 self.changes.read(len(rows))
+                sent = self.state.sent
+                sent.setdefault(r, 0)
                 whole = True  # every row of the page handled: its range may be finished
                 for cell in self.cells.page(names, rows, scanner.page_sent):
                     found = self.changes.examine(cell)
@@ -179,6 +202,7 @@ class RangeRewriter(Generic[C]):
                     if not self._send(pool, r, cell, found, stopping, tick):
                         whole = False
                         break
+                    sent[r] += 1
                 if whole and scanner.range_finished:
                     with self.lock:
                         self.state.read.add(r)

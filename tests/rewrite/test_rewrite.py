@@ -437,3 +437,102 @@ def test_the_preview_samples_a_big_table_and_all_reads_every_row(cassandra, ks, 
     assert f"the rewrite costs {units:,} once" in paced.stdout, paced.stdout
     assert f"at PACE 100: {units / 100:,.0f} s ({units:,} write units at 100 a second)" in paced.stdout
     assert values(session, "sampled") == original  # a preview writes nothing
+
+
+# ------------------------------------------------------------------ the interactive shell at 80 columns
+
+
+def _screen_path(screen: list[str], start: str) -> str:
+    """A path said after `start` on the screen, joined again where it was broken after a '/'."""
+    at = next(i for i, row in enumerate(screen) if row.startswith(start))
+    text = screen[at][len(start):].split(" (")[0]
+    while text.endswith("/") and at + 1 < len(screen):
+        at += 1
+        text += screen[at].strip().split(" (")[0]
+    return text
+
+
+def _fitted(rows: list[str], starts: tuple[str, ...]) -> None:
+    """Every row is a line's start or its continuation, indented: none the terminal broke."""
+    broken = [row for row in rows if row and not row.startswith((" ", *starts))
+              and not re.match(r"\S*cqlsh(:\w+)?>", row)]  # the prompt
+    assert not broken, rows
+
+
+def test_interactive_rewrite_says_its_journal_first_and_resume_adds_up(cassandra, ks, session,
+                                                                       tmp_path) -> None:
+    from repl.terminal import Term
+
+    rows = 240
+    original = {i: encode("gzip", json.dumps({**DOC, "n": i}), CAP).value for i in range(rows)}
+    table(session, "inflight", original)
+    starts = ("cqlsh", "COMPRESSION REWRITE", "Journal: ", "Each row", "Nothing written", "Undo: ",
+              "Resume: ", "REWRITE data")
+    # Every read and write of the table 300 ms late: writes are in flight when it is killed.
+    cassandra.faults.set("delay", -1, 300, table="inflight")
+    t = Term([*cassandra.cqlsh_args, "-k", ks, "--no-color"], tmp_path, rows=24, cols=80)
+    try:
+        t.prompt()
+        t.type(f"COMPRESSION REWRITE {ks}.inflight.data AS 'zstd' PACE 40 CONFIRM;")
+        t.enter()
+        t.expect(r"Journal: ")
+        assert "rows rewritten" not in t.text  # on the screen before the rewrite ends
+        t.expect(r"REWRITE data: [\d,]+ written")
+        journal = Path(_screen_path(t.display(), "Journal: "))
+        assert journal.is_file(), t.display()
+        while journal.read_text().count('"applied": true') < 40:
+            time.sleep(0.05)
+        screen = t.display()
+        print("\n".join(screen))
+        _fitted(screen[next(i for i, row in enumerate(screen) if row.startswith("Journal: ")):], starts)
+        progress = next(row for row in screen if row.startswith("REWRITE data: "))
+        assert progress.endswith("(Ctrl-C stops)") and "…" not in progress, screen  # whole fields only
+        os.kill(t.child.pid, signal.SIGKILL)
+    finally:
+        t.close()
+        cassandra.faults.clear()
+    entries = [json.loads(line) for line in journal.read_text().splitlines()[1:]]
+    outcome = {e["row"] for e in entries if "applied" in e}
+    flying = [e for e in entries if "key" in e and e["row"] not in outcome]
+    before = sum(1 for e in entries if e.get("applied"))
+    finished = len({e["range"] for e in entries if "range" in e})
+    assert flying, "no write in flight at the kill"
+
+    t = Term([*cassandra.cqlsh_args, "-k", ks, "--no-color"], tmp_path, rows=50, cols=80)
+    try:
+        t.prompt()
+        t.type(f"COMPRESSION REWRITE RESUME '{journal}';")
+        t.enter()
+        t.expect("Nothing written: add CONFIRM")
+        screen = t.display()
+        head = next(i for i, row in enumerate(screen) if row.startswith("COMPRESSION REWRITE RESUME"))
+        shown = screen[head:]
+        print("\n".join(shown))
+        # The writes in flight reached the server before the kill, or never: looked up as RESUME did.
+        now = values(session, "inflight")
+        landed = sum(1 for e in flying if now[int(e["key"]["id"], 16)] == bytes.fromhex(e["new"]))
+        _fitted(shown, starts)
+        said = " ".join(" ".join(shown).split())
+        assert f"{before} rows rewritten so far" in said, said
+        named = f"{len(flying)} row{'s' if len(flying) > 1 else ''}"
+        assert f"{named} with no outcome in the journal (in flight at the kill), looked up now:" in said, said
+        if landed:
+            assert f"{landed} hold{'s' if landed == 1 else ''} the bytes sent" in said, said
+        left = rows - before - landed
+        assert f"would rewrite {left} rows" in said, said
+        t.type(f"COMPRESSION REWRITE RESUME '{journal}' CONFIRM;")
+        t.enter()
+        t.expect(r"Journal: ")
+        assert "Undo: UNDO" not in t.since()  # the journal's line before the rewrite ends
+        t.expect(r"Undo: UNDO")
+        t.prompt()
+        screen = t.display()
+        closing = screen[next(i for i, row in enumerate(screen) if f"{left} rows rewritten" in row):]
+        print("\n".join(screen))
+        _fitted(closing, starts)
+        said = " ".join(" ".join(closing).split())
+        assert f"in {16 - finished} token ranges:" in said, said  # the ranges read, not the ring's
+        assert _screen_path(closing, "Undo: UNDO '").split("'")[0] == str(journal), closing
+    finally:
+        t.close()
+    assert all(json.loads(READ_BACK["zstd"](v))["n"] == i for i, v in values(session, "inflight").items())

@@ -59,3 +59,39 @@ def test_small_rows_go_at_the_pace() -> None:
     pacer = Pace(100, clock=clock)
     clock_seconds = _send(pacer, clock, [1] * 500)  # the test's clock, as above
     assert pacer.figures.units == 500 and 4.5 <= clock_seconds <= 5.2
+
+
+@pytest.mark.parametrize("already", [0, 3])
+def test_the_time_left_holds_steady_at_a_steady_pace(already: int) -> None:
+    """16 token ranges of 50 rows written at 10 rows a second, the progress line drawn every half
+    second; with `already`, RESUME's first ranges: their rows were written before the kill, so they
+    finish at once. The time left never jumps by more than a few seconds from one line to the
+    next, and stays near the truth."""
+    from cqlsh_ext.writing.pace import TimeLeft
+    from cqlsh_ext.writing.ranges import RangeState
+
+    clock = _Clock()
+    state = RangeState()
+    left = TimeLeft(clock)
+    for r in range(already):  # read, nothing to write: finished at once
+        state.sent[r] = 0
+        state.finished.add(r)
+    rows = (16 - already) * 50
+    said: list[tuple[float, float]] = []
+    for row in range(rows):
+        r = already + row // 50
+        state.sent[r] = state.sent.get(r, 0) + 1
+        if row % 50 == 49:
+            state.finished.add(r)
+        clock.now += 0.1
+        if row % 5 == 4:
+            estimate = left(state.share_done(16))
+            if estimate is not None:
+                said.append((clock.now, estimate))
+    end = rows / 10
+    steady = [(t, s) for t, s in said if 10 < t < end - 5]
+    assert steady
+    for t, s in steady:
+        assert abs(s - (end - t)) <= 0.2 * (end - t) + 2, (t, s)
+    jumps = [abs((s2 - s1) + (t2 - t1)) for (t1, s1), (t2, s2) in zip(steady, steady[1:], strict=False)]
+    assert max(jumps) < 3, max(jumps)

@@ -8,6 +8,8 @@ request is the rewritten cell's moment of expiry less its original's, in the ser
 - PACE 6, killed (-9) mid-run, then RESUME;
 - the server failing the rewrite's pages and writes for a while (unavailable, as a node restarting
   answers), each retried with backoff: a retried page is stamped when it is asked for again;
+- the server itself stopped in the middle of a paced rewrite and started again, then RESUME (a
+  Cassandra of the test's own: the shared one stays up for the other tests);
 - UNDO: the old TTL back as recorded; a cell written again since with the same bytes (another TTL,
   or none) left alone and counted."""
 
@@ -159,3 +161,68 @@ def test_undo_leaves_a_cell_written_again_with_the_same_bytes_alone(cassandra, k
     assert now[1].data == written[1] and 2591000 < now[1].t <= 2592000  # still its 30 days
     found = drifts(session, "again")
     assert found[2] is not None and abs(found[2]) <= DRIFT and found[3] is not None and abs(found[3]) <= DRIFT
+
+
+@pytest.fixture(scope="module")
+def own_server(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """A Cassandra of this module's own, to be stopped and started: the shared one must stay up."""
+    import devcassandra
+    from conftest import server_config
+
+    native, storage, jmx = devcassandra.free_ports(3)
+    config = server_config(directory=tmp_path_factory.mktemp("restarted-cassandra") / "node",
+                           cluster_name="cqlsh-ext restart test", heap="512M",
+                           native_port=native, storage_port=storage, jmx_port=jmx)
+    instance = devcassandra.Instance(config)
+    instance.start(timeout=300, die_with_parent=True)
+    try:
+        yield instance
+    finally:
+        instance.stop()
+
+
+@pytest.mark.server
+def test_a_server_restart_mid_rewrite_then_resume_keeps_each_expiry_within_a_second(own_server,
+                                                                                    tmp_path) -> None:
+    from cassandra.auth import PlainTextAuthProvider
+    from cassandra.cluster import Cluster
+
+    config = own_server.config
+    target = [config.host, str(config.native_port), "-u", config.username or "", "-p", config.password or ""]
+
+    def connect() -> tuple[Any, Any]:
+        cluster = Cluster([config.host], port=config.native_port, protocol_version=5,
+                          auth_provider=PlainTextAuthProvider(config.username or "", config.password or ""))
+        return cluster, cluster.connect()
+
+    cluster, session = connect()
+    session.execute("CREATE KEYSPACE IF NOT EXISTS ttl_restart WITH replication = "
+                    "{'class': 'SimpleStrategy', 'replication_factor': 1}")
+    session.set_keyspace("ttl_restart")
+    fill(session, "restarted", 40)
+    cluster.shutdown()
+    time.sleep(1.1)  # the cells' seconds are not the rewrite's
+    statement = "COMPRESSION REWRITE ttl_restart.restarted.data AS 'zstd' WHERE p = 1 PACE 6 CONFIRM"
+    child = subprocess.Popen([CQLSH_EXT, *target, "-e", statement], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True, env=isolated_env(tmp_path))
+    assert child.stdout is not None
+    journal = Path(journal_of(child.stdout.readline()))
+    while journal.read_text().count('"applied": true') < 8:  # part-way
+        time.sleep(0.05)
+    own_server.stop()
+    out, err = child.communicate(timeout=300)  # the writes fail for good once their retries are spent
+    assert "Resume: COMPRESSION REWRITE RESUME" in out + err, out + err
+    written = journal.read_text().count('"applied": true')
+    assert 8 <= written < 40
+    own_server.start(timeout=300, die_with_parent=True, move_internal_ports=True)
+    resumed = run(CQLSH_EXT, [*target, "-e", f"COMPRESSION REWRITE RESUME '{journal}' CONFIRM"], tmp_path,
+                  timeout=600)
+    assert resumed.returncode == 0 and "Journal: " in resumed.stdout, resumed.stdout + resumed.stderr
+    assert "Resume:" not in resumed.stdout, resumed.stdout
+    cluster, session = connect()
+    session.set_keyspace("ttl_restart")
+    found = drifts(session, "restarted")
+    cluster.shutdown()
+    spread = Counter(found.values())
+    print(f"drift after PACE 6, a server restart and RESUME (seconds: rows): {dict(sorted(spread.items()))}")
+    assert len(found) == 40 and all(d is not None and abs(d) <= DRIFT for d in found.values()), spread
