@@ -10,15 +10,18 @@ product is not changed), the functions each phase is made of with a timer (the m
 time.thread_time; a wrapped call inside another wrapped call is counted once, to the inner one's
 phase). The functions are called a page at a time, so the timers cost nothing that shows:
 - core: the native core's page calls (decode_page, measure_page, query_page, describe_page,
-  page_columns, hold_page, held_array, contents_arrays): decompression, parsing and evaluation
-  in Rust, in one call a page; their split is not visible from Python (see decompression below);
+  page_columns, hold_page): decompression (the default STATS: the headers read), parsing and
+  evaluation in Rust, in one call a page, split after the statement by replaying the same calls in the same
+  process twice: with no record format configured (containers unwrapped, nothing parsed: its
+  share of the replay is `decompress`) and with the shell's registry (`parse+eval`, the rest);
 - hand-over: building what the core is given and reading what it hands back (payload/native.py's
   page functions, the core's request constructors, query/evaluate.py's CoreProgram._query);
 - evaluation: the Python above the core's answer (query/answer.py's pages and final answer,
   insight/stats.py's and describe/description.py's add_rows);
 - rendering and writing: the rows printed (output/pipeline.py's print_static_result: cqlsh's
   formatting) and the export sinks (render/parquet.py, export/json_csv.py: the blob columns'
-  splitting and pyarrow's writing), their own core calls excepted;
+  splitting, the core's held_array and contents_arrays spelling the file's Arrow columns, pyarrow's
+  writing);
 - driver and frames: the rest of the process's CPU in the statement (getrusage, user + sys,
   children included): the driver's I/O thread reading frames, its rows made on the main thread,
   the scan's paging and the shell around it.
@@ -59,6 +62,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from readers import KEYSPACE, bare, load, session_for  # noqa: E402
 
 PHASES = ("driver and frames", "hand-over", "core", "evaluation", "rendering and writing")
+#: The columns printed: the core's figure split in two by its calls replayed.
+SHOWN = ("driver and frames", "hand-over", "decompression (core)", "parsing and evaluation (core)",
+         "evaluation", "rendering and writing")
 #: reader -> (statement, the same on one partition): {t} the table, {f} the file.
 READERS: dict[str, tuple[str, str]] = {
     "filter": ("SELECT pk, ck FROM {t} WHERE data.status = 'FAILED' ALLOW FILTERING",
@@ -89,8 +95,7 @@ TARGETS: dict[str, tuple[str, ...]] = {
             f"CORE:{name}" for name in (
                 "DecodeRequest", "QueryRequest", "MeasureRequest", "MeasurePlace", "DescribeRequest")),
     "core": tuple(f"CORE:{name}" for name in (
-        "decode_page", "measure_page", "query_page", "describe_page", "page_columns", "hold_page",
-        "held_array", "contents_arrays")),
+        "decode_page", "measure_page", "query_page", "describe_page", "page_columns", "hold_page")),
     "evaluation": ("cqlsh_ext.query.answer:Answer.add_page", "cqlsh_ext.query.answer:Answer.add_page_columns",
                    "cqlsh_ext.query.answer:Answer.final", "cqlsh_ext.insight.stats:Stats.add_rows",
                    "cqlsh_ext.describe.description:Description.add_rows"),
@@ -98,7 +103,9 @@ TARGETS: dict[str, tuple[str, ...]] = {
                               "cqlsh_ext.render.parquet:ParquetSink.write",
                               "cqlsh_ext.render.parquet:ParquetSink.finish",
                               "cqlsh_ext.export.json_csv:TextSink.write",
-                              "cqlsh_ext.export.json_csv:TextSink.finish"),
+                              "cqlsh_ext.export.json_csv:TextSink.finish",
+                              # the core spelling the held values as the file's Arrow columns
+                              "CORE:held_array", "CORE:contents_arrays"),
 }
 
 
@@ -114,6 +121,7 @@ class Timers:
         self.stack = ["driver and frames"]
         self.last = time.thread_time()
         self.started = self.total = 0.0
+        self.calls: list[tuple[Callable[..., Any], tuple[Any, ...], dict[str, Any]]] = []
         self.phases = dict(self.spent)
 
     def wrap(self, fn: Callable[..., Any], phase: str) -> Callable[..., Any]:
@@ -124,6 +132,8 @@ class Timers:
             self.spent[self.stack[-1]] += now - self.last
             self.last = now
             self.stack.append(phase)
+            if phase == "core":
+                self.calls.append((fn, args, kwargs))
             try:
                 return fn(*args, **kwargs)
             finally:
@@ -143,6 +153,7 @@ class Timers:
         def measured(*args: Any, **kwargs: Any) -> Any:
             self.close()
             self.spent = dict.fromkeys(PHASES, 0.0)
+            self.calls = []
             self.started = process_cpu()
             try:
                 return fn(*args, **kwargs)
@@ -193,6 +204,28 @@ def install(timers: Timers) -> None:
                     setattr(module, key, swapped[id(value)])
 
 
+def replay(calls: list[tuple[Callable[..., Any], tuple[Any, ...], dict[str, Any]]]) -> tuple[float, float]:
+    """The statement's core calls again, as they were made (CPU s, least of two): with no record
+    format configured (containers unwrapped, nothing parsed), then with the shell's registry."""
+    from cqlsh_ext.payload import native
+
+    core: Any = native.module()
+    registry = native._config()
+
+    def timed() -> float:
+        started = time.thread_time()
+        for fn, args, kwargs in calls:
+            fn(*args, **kwargs)
+        return time.thread_time() - started
+
+    try:
+        core.configure({**registry, "records": []})
+        unwrapped = min(timed() for _ in range(2))
+    finally:
+        core.configure(registry)
+    return unwrapped, min(timed() for _ in range(2))
+
+
 def child(out: str, argv: list[str]) -> int:
     timers = Timers()
     install(timers)
@@ -208,6 +241,11 @@ def child(out: str, argv: list[str]) -> int:
     main_thread = sum(spent.values())
     # The driver's I/O thread and any other thread or child: frames read, sockets served.
     spent["driver and frames"] += timers.total - main_thread
+    # The core's figure split by its calls replayed: the share that is unwrapping (decompression).
+    unwrapped, whole = replay(timers.calls)
+    share = min(1.0, unwrapped / whole) if whole > 0 else 0.0
+    spent["decompression (core)"] = spent["core"] * share
+    spent["parsing and evaluation (core)"] = spent.pop("core") - spent["decompression (core)"]
     Path(out).write_text(json.dumps({"code": code, "total": timers.total, "phases": spent}))
     return 0
 
@@ -231,16 +269,21 @@ def reader_run(host: str, port: int, statement: str, home: str) -> dict[str, Any
     return doc
 
 
-def decompression_alone(host: str, port: int, table: str) -> tuple[int, float]:
-    """The producers' C libraries on every value of the table, in this process: (rows, CPU s)."""
+def table_values(host: str, port: int, table: str) -> list[bytes]:
     from cassandra.query import SimpleStatement, tuple_factory
-    from export_floor import FLOOR
 
     session = session_for(host, port)
     session.row_factory = tuple_factory
     scan = SimpleStatement(f"SELECT data FROM {table}", fetch_size=5000)
     values = [row[0] for row in session.execute(scan)]
     session.cluster.shutdown()
+    return values
+
+
+def decompression_alone(values: list[bytes]) -> float:
+    """The producers' C libraries called from Python on every value, in this process: CPU s."""
+    from export_floor import FLOOR
+
     scope: dict[str, Any] = {}
     # FLOOR's decompressed() (its imports and definitions, not its scan).
     imports = "\n".join(line for line in FLOOR.splitlines() if line.startswith("import "))
@@ -249,7 +292,7 @@ def decompression_alone(host: str, port: int, table: str) -> tuple[int, float]:
     started = time.thread_time()
     for value in values:
         decompressed(value)
-    return len(values), time.thread_time() - started
+    return time.thread_time() - started
 
 
 def main() -> int:
@@ -285,7 +328,8 @@ def main() -> int:
                     for suffix in (".parquet", ".jsonl"):
                         Path(target + suffix).unlink(missing_ok=True)
             print(f"round {round_ + 1} of {args.repeat} done", file=sys.stderr, flush=True)
-    n_alone, alone = decompression_alone(args.host, args.port, f"{KEYSPACE}.orders")
+    values = table_values(args.host, args.port, f"{KEYSPACE}.orders")
+    alone = decompression_alone(values)
     load_after = os.getloadavg()
 
     def us(seconds: float) -> float:
@@ -296,17 +340,17 @@ def main() -> int:
           f"load average (1, 5, 15 min) {load_before[0]:.1f} {load_before[1]:.1f} {load_before[2]:.1f} "
           f"at the start, {load_after[0]:.1f} {load_after[1]:.1f} {load_after[2]:.1f} at the end")
     print(f"bare scan {bare_us:.2f} us a row, floor {floor_us:.2f} us a row, decompression (C libs) alone "
-          f"{alone / n_alone * 1e6:.2f} us a row; medians of {args.repeat} rounds, "
+          f"{alone / len(values) * 1e6:.2f} us a row; medians of {args.repeat} rounds, "
           "CPU us a row (% of the reader's)")
-    short = {"driver and frames": "driver", "hand-over": "hand-over", "core": "core",
-             "evaluation": "evaluation", "rendering and writing": "render/write"}
-    print(f"{'reader':<17}" + "".join(f"{short[ph]:>17}" for ph in PHASES) + f"{'total':>8}{'x floor':>8}")
+    short = dict(zip(SHOWN, ("driver", "hand-over", "decompress", "parse+eval", "eval (Py)", "render/write"),
+                     strict=True))
+    print(f"{'reader':<17}" + "".join(f"{short[ph]:>15}" for ph in SHOWN) + f"{'total':>8}{'x floor':>8}")
     for reader in args.readers:
         figures = {ph: statistics.median(r["phases"][ph] for r in full[reader])
-                   - statistics.median(r["phases"][ph] for r in one[reader]) for ph in PHASES}
+                   - statistics.median(r["phases"][ph] for r in one[reader]) for ph in SHOWN}
         total = (statistics.median(r["total"] for r in full[reader])
                  - statistics.median(r["total"] for r in one[reader]))
-        cells = "".join(f"{us(figures[ph]):>9.2f} ({figures[ph] / total * 100:>3.0f}%)" for ph in PHASES)
+        cells = "".join(f"{us(figures[ph]):>8.2f} ({figures[ph] / total * 100:>3.0f}%)" for ph in SHOWN)
         print(f"{reader:<17}{cells}{us(total):>8.2f}{us(total) / floor_us:>8.2f}")
     return 0
 
