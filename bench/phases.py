@@ -304,7 +304,9 @@ def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=9042)
-    p.add_argument("--rows", type=int, default=44_000, help="the orders table's rows (a quick run: 5000)")
+    p.add_argument("--rows", type=int, default=44_000,
+                   help="the orders table's rows (reloaded when it changes); 5000 for a quick run that "
+                   "checks the bench, its figures a row then carrying each statement's fixed costs")
     p.add_argument("--repeat", type=int, default=3)
     p.add_argument("--readers", nargs="*", default=list(READERS), choices=list(READERS))
     args = p.parse_args()
