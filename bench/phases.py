@@ -1,0 +1,370 @@
+"""Where a row's client CPU goes, per bulk reader: the reader run in-process with per-page timers
+around the existing functions, on bench/readers.py's `orders` table.
+
+    .venv/bin/python bench/phases.py --host 127.0.0.1 --port 9042 [--rows 44000] [--repeat 3]
+        [--readers filter group stats stats-decode-all describe copy-parquet copy-jsonl]
+
+Each reader is the real shell's statement (`cqlsh_ext.cli.main(['-e', ...])`, one worker:
+CQLSH_EXT_SCAN_WORKERS=1) in a child process that first wraps, inside that process only (the
+product is not changed), the functions each phase is made of with a timer (the main thread's CPU,
+time.thread_time; a wrapped call inside another wrapped call is counted once, to the inner one's
+phase). The functions are called a page at a time, so the timers cost nothing that shows:
+- core: the native core's page calls (decode_page, measure_page, query_page, describe_page,
+  page_columns, hold_page): decompression (the default STATS: the headers read), parsing and
+  evaluation in Rust, in one call a page, split after the statement by replaying the same calls in the same
+  process twice: with no record format configured (containers unwrapped, nothing parsed: its
+  share of the replay is `decompress`) and with the shell's registry (`parse+eval`, the rest);
+- hand-over: building what the core is given and reading what it hands back (payload/native.py's
+  page functions, the core's request constructors, query/evaluate.py's CoreProgram._query);
+- evaluation: the Python above the core's answer (query/answer.py's pages and final answer,
+  insight/stats.py's and describe/description.py's add_rows);
+- rendering and writing: the rows printed (output/pipeline.py's print_static_result: cqlsh's
+  formatting) and the export sinks (render/parquet.py, export/json_csv.py: the blob columns'
+  splitting, the core's held_array and contents_arrays spelling the file's Arrow columns: also
+  shown apart, pyarrow's writing);
+- driver and frames: the rest of the process's CPU in the statement (getrusage, user + sys,
+  children included): the driver's I/O thread reading frames, its rows made on the main thread,
+  the scan's paging and the shell around it.
+The window is the shell's statement (ExtShell.handle_statement: start-up and connection left out);
+every phase is the full table's statement less the same statement on one partition (the imports a
+statement makes the first time, the first values), as bench/readers.py measures a reader; medians
+of --repeat interleaved rounds. In the same run: the bare scan (`tuple_factory`, fetch 5,000,
+bench/readers.py's) and the floor (the bare scan decompressing every value with the producers' C
+libraries, bench/readers.py's), and, after the rounds, those C libraries called from Python on the
+table's values alone, no scan (`decompression (C libs)`): what decompressing costs a user's script,
+to set beside the core's whole page call.
+
+Prints reader x phase: CPU microseconds a row and per cent of the reader's total, and the load
+average at the start and the end (a shared machine: say it beside every figure). Nothing is
+asserted but that every run succeeds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import inspect
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from readers import KEYSPACE, bare, load, session_for  # noqa: E402
+
+PHASES = ("driver and frames", "hand-over", "core", "evaluation", "rendering and writing",
+          "arrow columns (core)")
+#: The columns printed: the core's figure split in two by its calls replayed.
+SHOWN = ("driver and frames", "hand-over", "decompression (core)", "parsing and evaluation (core)",
+         "evaluation", "rendering and writing")
+#: reader -> (statement, the same on one partition): {t} the table, {f} the file.
+READERS: dict[str, tuple[str, str]] = {
+    "filter": ("SELECT pk, ck FROM {t} WHERE data.status = 'FAILED' ALLOW FILTERING",
+               "SELECT pk, ck FROM {t} WHERE pk = 'p0' AND data.status = 'FAILED' ALLOW FILTERING"),
+    "group": ("SELECT data.status, count(*), min(data.n), max(data.n), avg(data.n) FROM {t} "
+              "GROUP BY data.status ALLOW FILTERING",
+              "SELECT data.status, count(*), min(data.n), max(data.n), avg(data.n) FROM {t} "
+              "WHERE pk = 'p0' GROUP BY data.status ALLOW FILTERING"),
+    "stats": ("COMPRESSION STATS CONFIRM SELECT data FROM {t}",
+              "COMPRESSION STATS SELECT data FROM {t} WHERE pk = 'p0'"),
+    "stats-decode-all": ("COMPRESSION STATS DECODE ALL CONFIRM SELECT data FROM {t}",
+                         "COMPRESSION STATS DECODE ALL SELECT data FROM {t} WHERE pk = 'p0'"),
+    "describe": ("DESCRIBE PAYLOAD {t}.data ALL CONFIRM",
+                 "DESCRIBE PAYLOAD {t}.data WHERE pk = 'p0' ALL CONFIRM"),
+    "copy-parquet": ("COPY (SELECT pk, ck, data.status, data.n, data FROM {t}) TO '{f}.parquet'",
+                     "COPY (SELECT pk, ck, data.status, data.n, data FROM {t} WHERE pk = 'p0') "
+                     "TO '{f}.parquet'"),
+    "copy-jsonl": ("COPY (SELECT pk, ck, data.status, data.n, data FROM {t}) TO '{f}.jsonl'",
+                   "COPY (SELECT pk, ck, data.status, data.n, data FROM {t} WHERE pk = 'p0') "
+                   "TO '{f}.jsonl'"),
+}
+
+#: phase -> "module:attribute" (a class's method as "module:Class.method") wrapped with its timer.
+TARGETS: dict[str, tuple[str, ...]] = {
+    "hand-over": tuple(f"cqlsh_ext.payload.native:{name}" for name in (
+        "decode_page", "measure_rows", "query_page", "describe_page", "page_cells", "page_contents",
+        "page_columns", "read_page")) + ("cqlsh_ext.query.evaluate:CoreProgram._query",) + tuple(
+            f"CORE:{name}" for name in (
+                "DecodeRequest", "QueryRequest", "MeasureRequest", "MeasurePlace", "DescribeRequest")),
+    "core": tuple(f"CORE:{name}" for name in (
+        "decode_page", "measure_page", "query_page", "describe_page", "page_columns", "hold_page")),
+    "evaluation": ("cqlsh_ext.query.answer:Answer.add_page", "cqlsh_ext.query.answer:Answer.add_page_columns",
+                   "cqlsh_ext.query.answer:Answer.final", "cqlsh_ext.insight.stats:Stats.add_rows",
+                   "cqlsh_ext.describe.description:Description.add_rows"),
+    "rendering and writing": ("cqlsh_ext.output.pipeline:ResultPipeline.print_static_result",
+                              "cqlsh_ext.render.parquet:ParquetSink.write",
+                              "cqlsh_ext.render.parquet:ParquetSink.finish",
+                              "cqlsh_ext.export.json_csv:TextSink.write",
+                              "cqlsh_ext.export.json_csv:TextSink.finish",
+                              ),
+    # the core spelling the held values as the file's Arrow columns: part of the writing, shown apart
+    "arrow columns (core)": ("CORE:held_array", "CORE:contents_arrays"),
+}
+
+
+# ----------------------------------------------------------------------------- the child
+
+class Timers:
+    """Exclusive CPU time of the main thread per phase: a wrapped call's time goes to its phase,
+    less that of the wrapped calls inside it; the rest of the main thread's to the residual."""
+
+    def __init__(self) -> None:
+        self.main = threading.get_ident()
+        self.spent: dict[str, float] = dict.fromkeys(PHASES, 0.0)
+        self.stack = ["driver and frames"]
+        self.last = time.thread_time()
+        self.started = self.total = 0.0
+        self.calls: list[tuple[Callable[..., Any], tuple[Any, ...], dict[str, Any]]] = []
+        self.phases = dict(self.spent)
+
+    def wrap(self, fn: Callable[..., Any], phase: str) -> Callable[..., Any]:
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            if threading.get_ident() != self.main:
+                return fn(*args, **kwargs)
+            now = time.thread_time()
+            self.spent[self.stack[-1]] += now - self.last
+            self.last = now
+            self.stack.append(phase)
+            if phase == "core":
+                self.calls.append((fn, args, kwargs))
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                now = time.thread_time()
+                self.spent[self.stack.pop()] += now - self.last
+                self.last = now
+        return timed
+
+    def close(self) -> None:
+        now = time.thread_time()
+        self.spent[self.stack[-1]] += now - self.last
+        self.last = now
+
+    def statement(self, fn: Callable[..., Any]) -> Callable[..., Any]:
+        """The window measured: the shell's statement (start-up, connection and the imports
+        before it are left out; the process's CPU in it is taken from getrusage)."""
+        def measured(*args: Any, **kwargs: Any) -> Any:
+            self.close()
+            self.spent = dict.fromkeys(PHASES, 0.0)
+            self.calls = []
+            self.started = process_cpu()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                self.close()
+                self.total = process_cpu() - self.started
+                self.phases = dict(self.spent)
+        return measured
+
+
+def process_cpu() -> float:
+    """The process's CPU, user + sys, its threads and reaped children included."""
+    usage = [resource.getrusage(who) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)]
+    return sum(u.ru_utime + u.ru_stime for u in usage)
+
+
+def install(timers: Timers) -> None:
+    """Wrap every target, and every module-level name bound to a wrapped function."""
+    from cqlsh_ext.payload import native
+
+    core = importlib.import_module(native.MODULE)
+    for name in ("cqlsh_ext.cli", "cqlsh_ext.query.evaluate", "cqlsh_ext.query.answer",
+                 "cqlsh_ext.insight.stats", "cqlsh_ext.describe.description", "cqlsh_ext.render.parquet",
+                 "cqlsh_ext.render.parquet_columns", "cqlsh_ext.export.json_csv", "cqlsh_ext.export.run",
+                 "cqlsh_ext.payload.engine", "cqlsh_ext.output.display", "cqlsh_ext.output.pipeline"):
+        importlib.import_module(name)
+    from cqlsh_ext.shell import ExtShell
+
+    ExtShell.handle_statement = timers.statement(ExtShell.handle_statement)  # type: ignore[method-assign]
+    swapped: dict[int, Callable[..., Any]] = {}
+    for phase, targets in TARGETS.items():
+        for target in targets:
+            where, _, attribute = target.partition(":")
+            owner: Any = core if where == "CORE" else importlib.import_module(where)
+            *classes, name = attribute.split(".")
+            for cls in classes:
+                owner = getattr(owner, cls)
+            fn = getattr(owner, name)
+            if inspect.isgeneratorfunction(fn):
+                raise SystemExit(f"{target} is a generator: its timer would count only its creation")
+            timed = timers.wrap(fn, phase)
+            setattr(owner, name, timed)
+            swapped[id(fn)] = timed
+    for module in list(sys.modules.values()):
+        if getattr(module, "__name__", "").startswith("cqlsh_ext"):
+            for key, value in list(vars(module).items()):
+                if id(value) in swapped and callable(value):
+                    setattr(module, key, swapped[id(value)])
+
+
+def replay(calls: list[tuple[Callable[..., Any], tuple[Any, ...], dict[str, Any]]]) -> tuple[float, float]:
+    """The statement's core calls again, as they were made (CPU s, least of two): with no record
+    format configured (containers unwrapped, nothing parsed), then with the shell's registry."""
+    from cqlsh_ext.payload import native
+
+    core: Any = native.module()
+    registry = native._config()
+
+    def timed() -> float:
+        started = time.thread_time()
+        for fn, args, kwargs in calls:
+            fn(*args, **kwargs)
+        return time.thread_time() - started
+
+    try:
+        core.configure({**registry, "records": []})
+        unwrapped = min(timed() for _ in range(2))
+    finally:
+        core.configure(registry)
+    return unwrapped, min(timed() for _ in range(2))
+
+
+def child(out: str, argv: list[str]) -> int:
+    timers = Timers()
+    install(timers)
+    from cqlsh_ext import cli
+
+    sys.stdout.flush()
+    code = 0
+    try:
+        code = cli.main(argv)
+    except SystemExit as exit_:
+        code = exit_.code if isinstance(exit_.code, int) else 1
+    spent = dict(timers.phases)
+    main_thread = sum(spent.values())
+    # The driver's I/O thread and any other thread or child: frames read, sockets served.
+    spent["driver and frames"] += timers.total - main_thread
+    # The core's figure split by its calls replayed: the share that is unwrapping (decompression).
+    unwrapped, whole = replay(timers.calls)
+    share = min(1.0, unwrapped / whole) if whole > 0 else 0.0
+    spent["decompression (core)"] = spent["core"] * share
+    spent["parsing and evaluation (core)"] = spent.pop("core") - spent["decompression (core)"]
+    spent["rendering and writing"] += spent["arrow columns (core)"]
+    Path(out).write_text(json.dumps({"code": code, "total": timers.total, "phases": spent}))
+    return 0
+
+
+# ----------------------------------------------------------------------------- the parent
+
+def reader_run(host: str, port: int, statement: str, home: str) -> dict[str, Any]:
+    with tempfile.NamedTemporaryFile(suffix=".json", dir=home) as out:
+        env = {**os.environ, "HOME": home, "PAGER": "", "CQLSH_EXT_SCAN_WORKERS": "1"}
+        env.pop("CQLSH_EXT_NATIVE", None)
+        argv = [host, str(port), "-u", "cassandra", "-p", "cassandra", "-k", KEYSPACE,
+                "--request-timeout", "120", "-e", statement]
+        proc = subprocess.run([sys.executable, __file__, "--child", out.name, "--", *argv], env=env,
+                              capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise RuntimeError(f"{statement!r} failed ({proc.returncode}): {proc.stderr[-2000:]}")
+        doc: dict[str, Any] = json.loads(Path(out.name).read_text())
+    if doc["code"] != 0:
+        raise RuntimeError(f"{statement!r} failed ({doc['code']}): {proc.stdout[-500:]} "
+                           f"{proc.stderr[-2000:]}")
+    return doc
+
+
+def table_values(host: str, port: int, table: str) -> list[bytes]:
+    from cassandra.query import SimpleStatement, tuple_factory
+
+    session = session_for(host, port)
+    session.row_factory = tuple_factory
+    scan = SimpleStatement(f"SELECT data FROM {table}", fetch_size=5000)
+    values = [row[0] for row in session.execute(scan)]
+    session.cluster.shutdown()
+    return values
+
+
+def decompression_alone(values: list[bytes]) -> float:
+    """The producers' C libraries called from Python on every value, in this process: CPU s."""
+    from export_floor import FLOOR
+
+    scope: dict[str, Any] = {}
+    # FLOOR's decompressed() (its imports and definitions, not its scan).
+    imports = "\n".join(line for line in FLOOR.splitlines() if line.startswith("import "))
+    exec(imports + "\n" + FLOOR[FLOOR.index("zstd = zstandard"):FLOOR.index("c0, w0 = cpu()")], scope)  # noqa: S102
+    decompressed = scope["decompressed"]
+    started = time.thread_time()
+    for value in values:
+        decompressed(value)
+    return time.thread_time() - started
+
+
+def main() -> int:
+    if len(sys.argv) > 2 and sys.argv[1] == "--child":
+        return child(sys.argv[2], sys.argv[4:])
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, default=9042)
+    p.add_argument("--rows", type=int, default=44_000,
+                   help="the orders table's rows (reloaded when it changes); 5000 for a quick run that "
+                   "checks the bench, its figures a row then carrying each statement's fixed costs")
+    p.add_argument("--repeat", type=int, default=3)
+    p.add_argument("--readers", nargs="*", default=list(READERS), choices=list(READERS))
+    args = p.parse_args()
+
+    session = session_for(args.host, args.port)
+    load(session, "orders", args.rows)
+    session.cluster.shutdown()
+
+    load_before = os.getloadavg()
+    anchors: dict[str, list[float]] = {"bare": [], "floor": []}
+    full: dict[str, list[dict[str, Any]]] = {r: [] for r in args.readers}
+    one: dict[str, list[dict[str, Any]]] = {r: [] for r in args.readers}
+    rows = 0
+    with tempfile.TemporaryDirectory() as home:
+        target = str(Path(home) / "out")
+        for round_ in range(args.repeat):
+            for anchor in anchors:
+                rows, run = bare(args.host, args.port, "orders", anchor)
+                anchors[anchor].append(run.cpu)
+            for reader in args.readers:
+                for statement, kept in zip(READERS[reader], (full[reader], one[reader]), strict=True):
+                    text = statement.format(t="orders", f=target)
+                    kept.append(reader_run(args.host, args.port, text, home))
+                    for suffix in (".parquet", ".jsonl"):
+                        Path(target + suffix).unlink(missing_ok=True)
+            print(f"round {round_ + 1} of {args.repeat} done", file=sys.stderr, flush=True)
+    values = table_values(args.host, args.port, f"{KEYSPACE}.orders")
+    alone = decompression_alone(values)
+    load_after = os.getloadavg()
+
+    def us(seconds: float) -> float:
+        return seconds / rows * 1e6
+
+    bare_us, floor_us = (us(statistics.median(anchors[a])) for a in ("bare", "floor"))
+    print(f"\n{KEYSPACE}.orders, {rows:,} rows; {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; "
+          f"load average (1, 5, 15 min) {load_before[0]:.1f} {load_before[1]:.1f} {load_before[2]:.1f} "
+          f"at the start, {load_after[0]:.1f} {load_after[1]:.1f} {load_after[2]:.1f} at the end")
+    print(f"bare scan {bare_us:.2f} us a row, floor {floor_us:.2f} us a row, decompression (C libs) alone "
+          f"{alone / len(values) * 1e6:.2f} us a row; medians of {args.repeat} rounds, "
+          "CPU us a row (% of the reader's)")
+    short = dict(zip(SHOWN, ("driver", "hand-over", "decompress", "parse+eval", "eval (Py)", "render/write"),
+                     strict=True))
+    print(f"{'reader':<17}" + "".join(f"{short[ph]:>15}" for ph in SHOWN) + f"{'total':>8}{'x floor':>8}")
+    for reader in args.readers:
+        figures = {ph: statistics.median(r["phases"][ph] for r in full[reader])
+                   - statistics.median(r["phases"][ph] for r in one[reader]) for ph in SHOWN}
+        total = (statistics.median(r["total"] for r in full[reader])
+                 - statistics.median(r["total"] for r in one[reader]))
+        cells = "".join(f"{us(figures[ph]):>8.2f} ({figures[ph] / total * 100:>3.0f}%)" for ph in SHOWN)
+        print(f"{reader:<17}{cells}{us(total):>8.2f}{us(total) / floor_us:>8.2f}")
+    writers = [r for r in args.readers if r.startswith("copy")]
+    for reader in writers:
+        arrow = (statistics.median(r["phases"]["arrow columns (core)"] for r in full[reader])
+                 - statistics.median(r["phases"]["arrow columns (core)"] for r in one[reader]))
+        print(f"{reader}: of its rendering and writing, the core's Arrow columns (held_array, "
+              f"contents_arrays) {us(arrow):.2f} us a row")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
