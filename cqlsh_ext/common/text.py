@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import IO, Protocol, runtime_checkable
 
 __all__ = ["HELP_WIDTH", "Bar", "Block", "Cell", "FittedLines", "Line", "Table", "draws_blocks", "fill",
-           "fit", "message", "nearest", "plural", "say", "screen_width", "wrap"]
+           "fit", "message", "nearest", "plural", "shorten", "unknown", "say", "screen_width", "wrap"]
 
 #: The first gap of two spaces or more of a line ("  key  text"): its text continues under the
 #: text after it.
@@ -56,6 +56,22 @@ def fit(lines: Iterable[Line], width: int, unicode: bool = False, cut: bool = Tr
                 yield from wrap(laid, width)  # a block keeps to the width: this never cuts its lines
 
 
+#: The one mark of a cut: a value, a preview, a cell shortened to fit (never '...').
+ELLIPSIS = "…"
+
+
+def shorten(text: str, width: int) -> str:
+    """`text` in at most `width` characters: whole, or cut with ELLIPSIS. A quoted string ("...",
+    '...') keeps its closing quote ('"Gift wrap, no invoice…"'): a cut never reads as a string
+    that does not end."""
+    if len(text) <= width:
+        return text
+    quote = text[0] if len(text) > 1 and text[0] in "\"'" and text[-1] == text[0] else ""
+    if quote and width >= 3:
+        return text[: width - 2] + ELLIPSIS + quote
+    return text[: max(width - 1, 0)] + ELLIPSIS
+
+
 def wrap(line: str, width: int, cut: bool = True) -> Iterator[str]:
     """One line of text fitted to `width` (see fit)."""
     if not width or len(line) <= width:
@@ -71,7 +87,7 @@ def wrap(line: str, width: int, cut: bool = True) -> Iterator[str]:
             at = _path_break(text, start, width, len(follow)) or at
         if at <= start:  # one word wider than the room
             if cut:
-                text = text[: width - 1] + "…"
+                text = text[:start] + shorten(text[start:], width - start)
                 break
             end = text.find(" ", start)
             if end < 0:
@@ -488,7 +504,32 @@ def nearest(word: str, names: Iterable[str]) -> str | None:
     import difflib
 
     spelled = {name.lower(): name for name in names}
-    if word.lower() in spelled:
+    typed = word.lower()
+    if typed in spelled:
         return None
-    found = difflib.get_close_matches(word.lower(), list(spelled), n=1, cutoff=NEAR)
+    found = difflib.get_close_matches(typed, list(spelled), n=1, cutoff=NEAR)
+    if not found:  # two letters swapped ('zsdt', 'PAYLAOD'): one slip, however short the word
+        found = [name for name in spelled if _swapped(typed, name)][:1]
     return spelled[found[0]] if found else None
+
+
+def _swapped(typed: str, name: str) -> bool:
+    """`typed` is `name` with two neighbouring letters swapped."""
+    if len(typed) != len(name):
+        return False
+    differ = [i for i, (a, b) in enumerate(zip(typed, name, strict=True)) if a != b]
+    return (len(differ) == 2 and differ[1] == differ[0] + 1
+            and typed[differ[0]] == name[differ[1]] and typed[differ[1]] == name[differ[0]])
+
+
+def unknown(what: str, word: str, valid: Sequence[str], also: str = "", within: str = "") -> str:
+    """The one line for `word` typed where one of `valid` goes (a codec, a decompression mode, a
+    compression to rewrite to, a statement's second word): the nearest of them when one is near,
+    then the valid words of that place and no others, as declared (`also`: what else goes there,
+    in words; `within`: what it was typed in): "unknown codec 'zsdt' (did you mean zstd?); valid:
+    snappy, lz4, ...". Every place a word is chosen from a list says it so."""
+    near = nearest(word, valid)
+    meant = f" (did you mean {near}?)" if near else ""
+    inside = f" in {within!r}" if within else ""
+    other = f", or {also}" if also else ""
+    return f"unknown {what} {word!r}{inside}{meant}; valid: {', '.join(valid)}{other}"
