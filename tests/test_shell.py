@@ -204,8 +204,8 @@ def test_a_word_mistyped_from_a_list_is_told_the_nearest_and_that_place_s_words_
         "DECOMPRESS zsdt":
             f"unknown decompression mode 'zsdt' (did you mean zstd?); valid: auto, none, {_CODECS}",
         f"COMPRESSION REWRITE {ks}.formats.data AS 'zsdt';":
-            f"COMPRESSION REWRITE: AS 'zsdt': unknown compression 'zsdt' (did you mean zstd?); valid: {_CODECS}, "
-            "none; nothing was written",
+            "COMPRESSION REWRITE: AS 'zsdt': unknown compression 'zsdt' (did you mean zstd?); "
+            f"valid: {_CODECS}, none; nothing was written",
         f"DECODE '{ks}.formats.data' AS 'zsdt>json'":
             f"DECODE: unknown step 'zsdt' in 'zsdt>json' (did you mean zstd?); valid: {_STEPS}",
         f"INSERT INTO {ks}.formats (name, data) VALUES ('t', encode('zsdt', 'x'));":

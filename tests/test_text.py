@@ -167,6 +167,7 @@ def test_a_word_from_a_list_mistyped_is_one_line_with_the_nearest_and_the_list()
 
 def test_a_cut_has_one_mark_and_a_quoted_string_keeps_its_closing_quote():
     assert shorten('"Gift wrap, no invoice in the box"', 20) == '"Gift wrap, no inv…"'
+    assert shorten('"Gift wrap, no invoice in the box"', 31) == '"Gift wrap, no invoice in the…"'
     assert shorten("'abcdef'", 6) == "'abc…'"
     assert shorten("0x0011223344", 8) == "0x00112…"
     assert shorten("short", 8) == "short"

@@ -11,8 +11,9 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Protocol, runtime_checkable
 
-__all__ = ["HELP_WIDTH", "Bar", "Block", "Cell", "FittedLines", "Line", "Table", "draws_blocks", "fill",
-           "fit", "message", "nearest", "plural", "shorten", "unknown", "say", "screen_width", "wrap"]
+__all__ = ["ELLIPSIS", "HELP_WIDTH", "Bar", "Block", "Cell", "Cut", "FittedLines", "Line", "Table",
+           "draws_blocks", "fill", "fit", "message", "nearest", "plural", "say", "screen_width", "shorten",
+           "unknown", "wrap"]
 
 #: The first gap of two spaces or more of a line ("  key  text"): its text continues under the
 #: text after it.
@@ -47,9 +48,12 @@ def fit(lines: Iterable[Line], width: int, unicode: bool = False, cut: bool = Tr
     else four columns in from its start. A word wider than the room (a payload preview) is cut with
     '…', or, with `cut` False (a message: a file name, a host), left whole on its line, unless it is
     a path: that breaks after a '/' (as much of it as fits on the line it starts on). No line is
-    longer than `width`, whatever it holds, but a word that is no path."""
+    longer than `width`, whatever it holds, but a word that is no path. A `Cut` line is cut, never
+    wrapped."""
     for line in lines:
-        if isinstance(line, str):
+        if isinstance(line, Cut):
+            yield from line.lines(width, unicode)
+        elif isinstance(line, str):
             yield from wrap(line, width, cut)
         else:
             for laid in line.lines(width, unicode):
@@ -68,7 +72,7 @@ def shorten(text: str, width: int) -> str:
         return text
     quote = text[0] if len(text) > 1 and text[0] in "\"'" and text[-1] == text[0] else ""
     if quote and width >= 3:
-        return text[: width - 2] + ELLIPSIS + quote
+        return text[: width - 2].rstrip() + ELLIPSIS + quote
     return text[: max(width - 1, 0)] + ELLIPSIS
 
 
@@ -218,6 +222,21 @@ GAP = 2
 BAR_MIN = 6
 #: A last column of text wraps inside the table when it keeps at least this many characters.
 TEXT_MIN = 16
+
+
+class Cut(str):
+    """A line of text that stays one row at any width: fit() cuts it with ELLIPSIS where the screen
+    is narrower, never wraps it (a preview of a value: wrapped, it would break inside a string and
+    read as two). Whole at width 0; a str everywhere else."""
+
+    __slots__ = ()
+
+    def lines(self, width: int, unicode: bool) -> list[str]:
+        text = str(self)
+        if not width or len(text) <= width:
+            return [text]
+        indent = len(text) - len(text.lstrip(" "))
+        return [text[:indent] + shorten(text[indent:], width - indent)]
 
 
 @dataclass(frozen=True)
