@@ -95,8 +95,12 @@ def test_first_run_starts_cassandra_loads_the_demo_and_decodes(stack: Stack):
 
 def test_second_run_finds_the_demo_loaded(stack: Stack):
     out = stack.timed("second run", "run", "--rm", "shell", "-e",
-                      "SELECT name FROM compression_demo.blob_formats WHERE name = 'snappy raw'").stdout
+                      "SELECT name, data FROM compression_demo.blob_formats WHERE name IN ('snappy raw', "
+                      "'zstd dictionary', 'zlib preset dictionary')").stdout
     assert "snappy raw" in out
+    # The demo's dictionaries, named by the shell service as bin/demo names them: decoded, not hex.
+    assert 'zstd dictionary | [zstd] {"orderId":"ORD-' in out, out
+    assert 'zlib preset dictionary | [zlib] {"orderId":"ORD-' in out, out
     logs = stack("logs", "--no-color", "demo-data").stdout
     assert "demo data already loaded" in logs
     assert logs.count("blob_formats: 20 rows") == 1  # loaded once, not twice
