@@ -11,7 +11,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Protocol, runtime_checkable
 
-__all__ = ["ELLIPSIS", "HELP_WIDTH", "Bar", "Block", "Cell", "Cut", "FittedLines", "Line", "Table",
+__all__ = ["ELLIPSIS", "HELP_WIDTH", "Bar", "Block", "Cell", "FittedLines", "Line", "OneRow", "Table",
            "draws_blocks", "fill", "fit", "message", "nearest", "plural", "say", "screen_width", "shorten",
            "unknown", "wrap"]
 
@@ -48,10 +48,10 @@ def fit(lines: Iterable[Line], width: int, unicode: bool = False, cut: bool = Tr
     else four columns in from its start. A word wider than the room (a payload preview) is cut with
     '…', or, with `cut` False (a message: a file name, a host), left whole on its line, unless it is
     a path: that breaks after a '/' (as much of it as fits on the line it starts on). No line is
-    longer than `width`, whatever it holds, but a word that is no path. A `Cut` line is cut, never
+    longer than `width`, whatever it holds, but a word that is no path. A `OneRow` line is cut, never
     wrapped."""
     for line in lines:
-        if isinstance(line, Cut):
+        if isinstance(line, OneRow):
             yield from line.lines(width, unicode)
         elif isinstance(line, str):
             yield from wrap(line, width, cut)
@@ -224,7 +224,7 @@ BAR_MIN = 6
 TEXT_MIN = 16
 
 
-class Cut(str):
+class OneRow(str):
     """A line of text that stays one row at any width: fit() cuts it with ELLIPSIS where the screen
     is narrower, never wraps it (a preview of a value: wrapped, it would break inside a string and
     read as two). Whole at width 0; a str everywhere else."""

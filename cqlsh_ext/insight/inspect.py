@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from cqlsh_ext.codecs._common import reason
 from cqlsh_ext.codecs.base import DEFAULT_CAP, Container, DecodeError
 from cqlsh_ext.codecs.capabilities import Headers
-from cqlsh_ext.common.text import ELLIPSIS, Cut, shorten
+from cqlsh_ext.common.text import ELLIPSIS, OneRow, shorten
 from cqlsh_ext.insight import checksums, isolate, report
 from cqlsh_ext.insight.view_measures import COMPRESSED, measured, ratio
 from cqlsh_ext.payload.measures import STATUS_TITLES
@@ -143,7 +143,7 @@ class ValueReport:
         # A name, a header or a reason read from the stored value (a serialized class's name, a
         # file name in a header) may hold a newline: each line stays one line, so a value cannot
         # forge report lines. The preview is one row at any width, cut, never wrapped.
-        preview = [Cut(_escaped(f"    {p.preview}"))] if p.preview else []
+        preview = [OneRow(_escaped(f"    {p.preview}"))] if p.preview else []
         return [*(_escaped(line) for line in lines), *preview]
 
 
