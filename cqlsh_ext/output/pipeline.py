@@ -151,7 +151,8 @@ class ResultPipeline:
             page.row_offset = row_count_offset
             from cqlsh_ext.output.layout import whole_columns  # (no heavier than this module)
 
-            page.whole = whole_columns(list(result.column_names or ()), result.column_types, table_meta)
+            page.whole = whole_columns(list(result.column_names or ()), getattr(result, "column_types", None),
+                                       table_meta)
             from cqlsh_ext.cql.types import from_driver  # standard library only
 
             if display.mode == NONE or not any(from_driver(t).holds() for t in result.column_types or ()):
