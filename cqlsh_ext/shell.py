@@ -218,7 +218,12 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
         return done
 
     def handle_parse_error(self, cmdword: str, tokens: Any, parsed: Parsed, srcstr: str) -> Any:
-        # Our commands say what was expected, with an example, where cqlsh says only 'Improper'.
+        # A word chosen from a list and mistyped is told in one line, the nearest and the list;
+        # our commands say what was expected, with an example, where cqlsh says only 'Improper'.
+        said = commands.mistyped([str(tok[1]) for tok in tokens if tok[0] != "endtoken"])
+        if said is not None:
+            self.printerr(said)
+            return None
         declared = commands.command(cmdword)
         if declared is None or declared.usage is None:
             return super().handle_parse_error(cmdword, tokens, parsed, srcstr)

@@ -76,3 +76,18 @@ def test_a_file_others_can_read_is_not_used(cassandra, loaded, tmp_path: Path):
     assert out.stderr.splitlines() == [
         f"cqlsh-ext demo: credentials file {shared} not used: it must be yours and readable by you only "
         f"(chmod 600 {shared}), as cqlsh requires"]
+
+
+def test_the_demo_s_dictionaries_written_alone_read_its_dictionary_rows(cassandra, loaded, tmp_path: Path):
+    # `demo dictionaries DIR` (the Compose shell's, before it starts) writes the bytes `demo load`
+    # wrote its values with: named by --dictionary, the rows that need them are decoded, not hex.
+    out = run(CQLSH_EXT, ["demo", "dictionaries", str(tmp_path / "dicts")], tmp_path)
+    assert out.returncode == 0 and not out.stdout and not out.stderr, out
+    statement = f"SELECT name, data FROM {loaded}.blob_formats WHERE name IN ('zstd dictionary', " \
+                "'zlib preset dictionary')"
+    dicts = tmp_path / "dicts"
+    shell = run(CQLSH_EXT, [*cassandra.cqlsh_args, "--dictionary", str(dicts / "demo.zstd-dict"),
+                            "--dictionary", str(dicts / "demo.zlib-dict"), "-e", statement], tmp_path)
+    assert shell.returncode == 0, shell.stderr
+    assert 'zstd dictionary | [zstd] {"orderId":"ORD-' in shell.stdout, shell.stdout
+    assert 'zlib preset dictionary | [zlib] {"orderId":"ORD-' in shell.stdout, shell.stdout

@@ -191,13 +191,45 @@ def test_unknown_codec_is_a_one_line_error(cassandra, tmp_path):
     assert "lzo" in result.stderr and "snappy" in result.stderr and "auto" in result.stderr
 
 
-def test_a_mistyped_decompress_mode_names_the_nearest_in_the_shell_too(cassandra, tmp_path):
-    out = run(CQLSH_EXT, [*cassandra.cqlsh_args, "-e", "DECOMPRESS snapy"], tmp_path)
-    assert out.returncode == 2, out
-    said = _said(out)
-    assert said[:2] == ["Improper DECOMPRESS command.",
-                        "unknown decompression mode 'snapy' (did you mean snappy?); "
-                        "valid: auto, none, snappy, lz4, zstd, gzip, zlib, deflate, bzip2, xz, brotli"], said
+_CODECS = "snappy, lz4, zstd, gzip, zlib, deflate, bzip2, xz, brotli"
+#: A DECODE or encode() step: a codec, then a payload format.
+_STEPS = f"{_CODECS}, msgpack, cbor, bson, pickle, avro, smile, protobuf, java, text, hex, auto"
+
+
+def test_a_word_mistyped_from_a_list_is_told_the_nearest_and_that_place_s_words_in_one_line(
+        cassandra, ks, tmp_path):
+    # One statement a run, as a user types it: each says one line, the nearest word, and the
+    # words of that place only (a rewrite's targets are compressions, no payload format).
+    said = {
+        "DECOMPRESS zsdt":
+            f"unknown decompression mode 'zsdt' (did you mean zstd?); valid: auto, none, {_CODECS}",
+        f"COMPRESSION REWRITE {ks}.formats.data AS 'zsdt';":
+            "COMPRESSION REWRITE: AS 'zsdt': unknown compression 'zsdt' (did you mean zstd?); "
+            f"valid: {_CODECS}, none; nothing was written",
+        f"DECODE '{ks}.formats.data' AS 'zsdt>json'":
+            f"DECODE: unknown step 'zsdt' in 'zsdt>json' (did you mean zstd?); valid: {_STEPS}",
+        f"INSERT INTO {ks}.formats (name, data) VALUES ('t', encode('zsdt', 'x'));":
+            f"encode('zsdt') for {ks}.formats.data: unknown step 'zsdt' in 'zsdt' (did you mean zstd?); "
+            f"valid: {_STEPS}; nothing was sent",
+        f"DESCRIBE PAYLOD {ks}.formats.data;":
+            "DESCRIBE unknown word 'PAYLOD' (did you mean PAYLOAD?); valid: KEYSPACES, KEYSPACE, TABLES, "
+            "TABLE, TYPES, TYPE, FUNCTIONS, FUNCTION, AGGREGATES, AGGREGATE, INDEX, MATERIALIZED, SCHEMA, "
+            "FULL, CLUSTER, ONLY, PAYLOAD, or a name",
+        f"COMPRESSION STAST {ks}.formats;":
+            "COMPRESSION unknown statement 'STAST' (did you mean STATS?); "
+            "valid: STATS, ADVISE, SETTINGS, TRIAL, REWRITE (HELP COMPRESSION)",
+    }
+    for statement, line in said.items():
+        out = run(CQLSH_EXT, [*cassandra.cqlsh_args, "-e", statement], tmp_path)
+        assert out.returncode == 2 and not out.stdout.strip(), (statement, out)
+        assert _said(out) == [line], statement
+    flag = run(CQLSH_EXT, [*cassandra.cqlsh_args, "-d", "zsdt", "-e", "SELECT now() FROM system.local"],
+               tmp_path)
+    assert flag.returncode == 2
+    assert flag.stderr.splitlines() == ["cqlsh-ext: error: --decompress: unknown decompression mode 'zsdt' "
+                                        f"(did you mean zstd?); valid: auto, none, {_CODECS}"], flag.stderr
+    both = run(CQLSH_EXT, [*cassandra.cqlsh_args, "-e", "DECOMPRESS off"], tmp_path)
+    assert both.stdout.strip() == "Decompression mode set to NONE.", both
 
 
 def test_a_mistyped_command_names_the_nearest_and_sends_nothing(cassandra, ks, tmp_path):
@@ -300,7 +332,7 @@ def test_decompress_is_in_help(cassandra, tmp_path):
     script.write_text("HELP\nHELP DECOMPRESS\n")
     out = run(CQLSH_EXT, [*cassandra.cqlsh_args, "-f", str(script)], tmp_path).stdout
     assert "DECOMPRESS" in out.split("CQL help topics")[0]
-    assert "DECOMPRESS OFF" in out
+    assert "DECOMPRESS NONE" in out
 
 
 def test_cqlshrc_section_sets_the_mode(cassandra, ks, tmp_path):

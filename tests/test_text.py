@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cqlsh_ext.codecs.base import CODEC_NAMES
-from cqlsh_ext.common.text import Bar, Table, draws_blocks, fit, nearest
+from cqlsh_ext.common.text import Bar, Table, draws_blocks, fit, nearest, shorten, unknown
 
 SETTINGS = settings(max_examples=300, deadline=None, derandomize=True,
                     suppress_health_check=[HealthCheck.too_slow])
@@ -154,3 +154,20 @@ def test_the_nearest_declared_name_to_a_typo():
     assert nearest("zstd", CODEC_NAMES) is None  # a name itself is no typo
     assert nearest("parquet", CODEC_NAMES) is None  # nothing near
     assert nearest("json", ["bson", "msgpack", "text"]) is None  # one letter in four: another name
+    assert nearest("zsdt", CODEC_NAMES) == "zstd"  # two letters swapped: one slip
+    assert nearest("PAYLAOD", ["PAYLOAD", "TABLE"]) == "PAYLOAD"
+
+
+def test_a_word_from_a_list_mistyped_is_one_line_with_the_nearest_and_the_list():
+    assert unknown("codec", "zsdt", ("snappy", "zstd")) == \
+        "unknown codec 'zsdt' (did you mean zstd?); valid: snappy, zstd"
+    assert unknown("step", "yaml", ("zstd", "text"), within="zstd>yaml", also="a file") == \
+        "unknown step 'yaml' in 'zstd>yaml'; valid: zstd, text, or a file"
+
+
+def test_a_cut_has_one_mark_and_a_quoted_string_keeps_its_closing_quote():
+    assert shorten('"Gift wrap, no invoice in the box"', 20) == '"Gift wrap, no inv…"'
+    assert shorten('"Gift wrap, no invoice in the box"', 31) == '"Gift wrap, no invoice in the…"'
+    assert shorten("'abcdef'", 6) == "'abc…'"
+    assert shorten("0x0011223344", 8) == "0x00112…"
+    assert shorten("short", 8) == "short"

@@ -22,7 +22,7 @@ from importlib import import_module
 from types import ModuleType
 
 from cqlsh_ext.common.declarations import read_declarations
-from cqlsh_ext.common.text import nearest
+from cqlsh_ext.common.text import unknown
 
 from .base import CODEC_NAMES, DEFAULT_CAP, RULED_OUT_HEADER, Container, Decoded, DecodeError, Undecodable
 from .capabilities import Writer
@@ -164,10 +164,7 @@ def containers_for(codec: str) -> list[Container]:
     try:
         return list(_NAMED[codec])
     except KeyError:
-        near = nearest(codec, CODEC_NAMES)
-        meant = f" (did you mean {near}?)" if near else ""
-        raise ValueError(f"unknown codec {codec!r}{meant}; expected one of {', '.join(CODEC_NAMES)}") \
-            from None
+        raise ValueError(unknown("codec", codec, CODEC_NAMES)) from None
 
 
 def decode_auto(data: bytes, cap: int = DEFAULT_CAP) -> tuple[Container, Decoded] | None:

@@ -160,3 +160,31 @@ def commands() -> list[Command]:
 
 def command(word: str) -> Command | None:
     return _DECLARED.get(word.lower())
+
+
+#: A mistyped word chosen from a list, per the first word of the statements it goes in (lower
+#: case): the statement's words as typed -> the one line it is told (common.text.unknown), or None
+#: when its word is fine, or near none of a list that is not the only thing there (a table's name
+#: after DESCRIBE).
+Mistyped = Callable[[list[str]], "str | None"]
+_MISTYPED: dict[str, Mistyped] = {}
+
+
+def word_from_list(*firsts: str) -> Callable[[Mistyped], Mistyped]:
+    """Declare the decorated function as what a statement starting with one of `firsts`, that cqlsh
+    cannot parse, is told when a word of it chosen from a list is none of them (a DECOMPRESS mode,
+    COMPRESSION's statements, DESCRIBE's words): one line instead of 'Improper ... command.'"""
+
+    def declare(said: Mistyped) -> Mistyped:
+        for first in firsts:
+            _MISTYPED[first.lower()] = said
+        return said
+
+    return declare
+
+
+def mistyped(words: list[str]) -> str | None:
+    """The one line a statement of `words` (as typed) that did not parse is told about a word
+    mistyped from a list (word_from_list), or None."""
+    said = _MISTYPED.get(words[0].lower()) if words else None
+    return said(words) if said is not None else None

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from cqlsh_ext.codecs.base import CODEC_NAMES
-from cqlsh_ext.commands import shell_command
+from cqlsh_ext.commands import shell_command, word_from_list
 from cqlsh_ext.common.text import fill
 from cqlsh_ext.settings import MODES, SettingError, parse_mode
 
@@ -39,9 +39,9 @@ DECOMPRESS_HELP = """
           Detects the compression format of every blob and shows its content
           (the default).
 
-        DECOMPRESS OFF
+        DECOMPRESS NONE
 
-          Shows blobs as hex, exactly as cqlsh does.
+          Shows blobs as hex, exactly as cqlsh does (OFF is the same).
 
         DECOMPRESS <codec>
 
@@ -52,14 +52,19 @@ DECOMPRESS_HELP = """
 
 
 def _usage(words: list[str]) -> str:
-    """A mode mistyped is told the nearest one (parse_mode's words), as -d is."""
-    said = "DECOMPRESS [AUTO | OFF | <codec>]"
-    if len(words) > 1:
-        try:
-            parse_mode(words[1].lower())  # (the words come upper case)
-        except SettingError as err:
-            return f"{err}\n{said}"
-    return said
+    return "DECOMPRESS [AUTO | NONE | <codec>]"
+
+
+@word_from_list("DECOMPRESS")
+def _mistyped(words: list[str]) -> str | None:
+    """A mode mistyped is told the nearest one and the modes (parse_mode's line), as -d is."""
+    if len(words) != 2:
+        return None
+    try:
+        parse_mode(words[1])
+    except SettingError as err:
+        return str(err)
+    return None
 
 
 @shell_command("DECOMPRESS", "<decompressCommand>", DECOMPRESS_GRAMMAR, DECOMPRESS_HELP, usage=_usage)

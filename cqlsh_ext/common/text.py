@@ -11,8 +11,9 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Protocol, runtime_checkable
 
-__all__ = ["HELP_WIDTH", "Bar", "Block", "Cell", "FittedLines", "Holding", "Line", "Table", "draws_blocks",
-           "fill", "fit", "message", "nearest", "plural", "say", "screen_width", "unheld", "wrap"]
+__all__ = ["ELLIPSIS", "HELP_WIDTH", "Bar", "Block", "Cell", "FittedLines", "Holding", "Line", "OneRow",
+           "Table", "draws_blocks", "fill", "fit", "message", "nearest", "plural", "say", "screen_width",
+           "shorten", "unheld", "unknown", "wrap"]
 
 #: The first gap of two spaces or more of a line ("  key  text"): its text continues under the
 #: text after it.
@@ -47,13 +48,32 @@ def fit(lines: Iterable[Line], width: int, unicode: bool = False, cut: bool = Tr
     else four columns in from its start. A word wider than the room (a payload preview) is cut with
     '…', or, with `cut` False (a message: a file name, a host), left whole on its line, unless it is
     a path: that breaks after a '/' (as much of it as fits on the line it starts on). No line is
-    longer than `width`, whatever it holds, but a word that is no path."""
+    longer than `width`, whatever it holds, but a word that is no path. A `OneRow` line is cut, never
+    wrapped."""
     for line in lines:
-        if isinstance(line, str):
+        if isinstance(line, OneRow):
+            yield from line.lines(width, unicode)
+        elif isinstance(line, str):
             yield from wrap(line, width, cut)
         else:
             for laid in line.lines(width, unicode):
                 yield from wrap(laid, width)  # a block keeps to the width: this never cuts its lines
+
+
+#: The one mark of a cut: a value, a preview, a cell shortened to fit (never '...').
+ELLIPSIS = "…"
+
+
+def shorten(text: str, width: int) -> str:
+    """`text` in at most `width` characters: whole, or cut with ELLIPSIS. A quoted string ("...",
+    '...') keeps its closing quote ('"Gift wrap, no invoice…"'): a cut never reads as a string
+    that does not end."""
+    if len(text) <= width:
+        return text
+    quote = text[0] if len(text) > 1 and text[0] in "\"'" and text[-1] == text[0] else ""
+    if quote and width >= 3:
+        return text[: width - 2].rstrip() + ELLIPSIS + quote
+    return text[: max(width - 1, 0)] + ELLIPSIS
 
 
 def wrap(line: str, width: int, cut: bool = True) -> Iterator[str]:
@@ -71,7 +91,7 @@ def wrap(line: str, width: int, cut: bool = True) -> Iterator[str]:
             at = _path_break(text, start, width, len(follow)) or at
         if at <= start:  # one word wider than the room
             if cut:
-                text = text[: width - 1] + "…"
+                text = text[:start] + shorten(text[start:], width - start)
                 break
             end = text.find(" ", start)
             if end < 0:
@@ -218,6 +238,21 @@ GAP = 2
 BAR_MIN = 6
 #: A last column of text wraps inside the table when it keeps at least this many characters.
 TEXT_MIN = 16
+
+
+class OneRow(str):
+    """A line of text that stays one row at any width: fit() cuts it with ELLIPSIS where the screen
+    is narrower, never wraps it (a preview of a value: wrapped, it would break inside a string and
+    read as two). Whole at width 0; a str everywhere else."""
+
+    __slots__ = ()
+
+    def lines(self, width: int, unicode: bool) -> list[str]:
+        text = str(self)
+        if not width or len(text) <= width:
+            return [text]
+        indent = len(text) - len(text.lstrip(" "))
+        return [text[:indent] + shorten(text[indent:], width - indent)]
 
 
 @dataclass(frozen=True)
@@ -504,7 +539,32 @@ def nearest(word: str, names: Iterable[str]) -> str | None:
     import difflib
 
     spelled = {name.lower(): name for name in names}
-    if word.lower() in spelled:
+    typed = word.lower()
+    if typed in spelled:
         return None
-    found = difflib.get_close_matches(word.lower(), list(spelled), n=1, cutoff=NEAR)
+    found = difflib.get_close_matches(typed, list(spelled), n=1, cutoff=NEAR)
+    if not found:  # two letters swapped ('zsdt', 'PAYLAOD'): one slip, however short the word
+        found = [name for name in spelled if _swapped(typed, name)][:1]
     return spelled[found[0]] if found else None
+
+
+def _swapped(typed: str, name: str) -> bool:
+    """`typed` is `name` with two neighbouring letters swapped."""
+    if len(typed) != len(name):
+        return False
+    differ = [i for i, (a, b) in enumerate(zip(typed, name, strict=True)) if a != b]
+    return (len(differ) == 2 and differ[1] == differ[0] + 1
+            and typed[differ[0]] == name[differ[1]] and typed[differ[1]] == name[differ[0]])
+
+
+def unknown(what: str, word: str, valid: Sequence[str], also: str = "", within: str = "") -> str:
+    """The one line for `word` typed where one of `valid` goes (a codec, a decompression mode, a
+    compression to rewrite to, a statement's second word): the nearest of them when one is near,
+    then the valid words of that place and no others, as declared (`also`: what else goes there,
+    in words; `within`: what it was typed in): "unknown codec 'zsdt' (did you mean zstd?); valid:
+    snappy, lz4, ...". Every place a word is chosen from a list says it so."""
+    near = nearest(word, valid)
+    meant = f" (did you mean {near}?)" if near else ""
+    inside = f" in {within!r}" if within else ""
+    other = f", or {also}" if also else ""
+    return f"unknown {what} {word!r}{inside}{meant}; valid: {', '.join(valid)}{other}"

@@ -9,7 +9,8 @@ Tables (keyspace `compression_demo` by default):
 
 With `--dictionaries DIR` the dictionaries blob_formats' `zstd dictionary` and `zlib preset
 dictionary` rows were written with are also written to DIR (samples.DICTIONARY_FILES), loaded or not:
-bin/demo names them to the shell with --dictionary.
+bin/demo names them to the shell with --dictionary. `cqlsh-ext demo dictionaries DIR` writes them
+alone, without a server (the same bytes on every run): the Compose shell does, for its --dictionary.
 """
 
 from __future__ import annotations
@@ -68,6 +69,11 @@ def _parser() -> argparse.ArgumentParser:
     load.add_argument("--dictionaries", metavar="DIR",
                       help=f"also write the demo's dictionaries to DIR ({', '.join(DICTIONARY_FILES)}), "
                            "for the shell's --dictionary")
+    written = sub.add_parser("dictionaries", help="write the demo's dictionaries to a directory",
+                             description="Write the demo's dictionaries to DIR "
+                                         f"({', '.join(DICTIONARY_FILES)}), for the shell's --dictionary: "
+                                         "the same bytes `demo load` wrote its values with.")
+    written.add_argument("directory", metavar="DIR")
     return parser
 
 
@@ -173,6 +179,9 @@ def is_loaded(session: Any, keyspace: str) -> bool:
 
 def main(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
+    if args.action == "dictionaries":
+        write_dictionaries(args.directory)
+        return 0
     if args.dictionaries:
         write_dictionaries(args.dictionaries)
     from cassandra.auth import PlainTextAuthProvider

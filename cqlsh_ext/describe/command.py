@@ -15,9 +15,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from cqlsh_ext.commands import statement_intercept
+from cqlsh_ext.commands import statement_intercept, word_from_list
+from cqlsh_ext.common.text import nearest, unknown
 from cqlsh_ext.describe.help import PAYLOAD_HELP
-from cqlsh_ext.describe.parse import LABEL, DescribeError, parse, recognizes
+from cqlsh_ext.describe.parse import LABEL, WORDS, DescribeError, parse, recognizes
 
 if TYPE_CHECKING:
     from cqlsh_ext.cql.lexer import Lexed
@@ -64,6 +65,22 @@ def complete_column(ctxt: Any, shell: Any) -> list[str]:
     from cassandra.metadata import maybe_escape_name
 
     return [maybe_escape_name(name) for name in names]
+
+
+#: The words that go after DESCRIBE: cqlsh's and PAYLOAD (a name goes there too).
+DESCRIBE_WORDS = ("KEYSPACES", "KEYSPACE", "TABLES", "TABLE", "TYPES", "TYPE", "FUNCTIONS", "FUNCTION",
+                  "AGGREGATES", "AGGREGATE", "INDEX", "MATERIALIZED", "SCHEMA", "FULL", "CLUSTER", "ONLY",
+                  "PAYLOAD")
+
+
+@word_from_list(*WORDS)
+def mistyped(words: list[str]) -> str | None:
+    """A DESCRIBE cqlsh cannot parse whose second word is near one of DESCRIBE_WORDS, none of
+    them ('DESCRIBE PAYLOD ks.t.data'): that word, and the words. One near none may be a name:
+    cqlsh's own answer."""
+    if len(words) < 2 or not words[1][:1].isalpha() or nearest(words[1], DESCRIBE_WORDS) is None:
+        return None
+    return f"{words[0].upper()} {unknown('word', words[1], DESCRIBE_WORDS, 'a name')}"
 
 
 @statement_intercept("DESCRIBE PAYLOAD", ("describe", "desc"), rule=RULE, grammar=GRAMMAR,

@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from cqlsh_ext.common.text import plural
+from cqlsh_ext.common.text import plural, shorten
 from cqlsh_ext.describe.description import DescribedPlace, Description
 from cqlsh_ext.describe.sketch import Values
 from cqlsh_ext.describe.structure import FOLDED, ITEMS, MAX_DEPTH, MAX_PATHS, MAX_VISITS, Node
@@ -410,7 +410,7 @@ def _value(value: Any) -> str:
     plain = _json_value(value)
     text = jsonenc.string(plain) if isinstance(plain, str) and isinstance(value, str) else \
         jsonenc.dumps(plain) if not isinstance(plain, str) else plain
-    return text if len(text) <= VALUE_TEXT else text[:VALUE_TEXT - 1] + "…"
+    return shorten(text, VALUE_TEXT)
 
 
 def _json_value(value: Any) -> Any:
@@ -443,7 +443,7 @@ def _wrapped(start: str, items: list[str], width: int, hang: int) -> list[str]:
     for k, item in enumerate(items):
         piece = item if k == len(items) - 1 else item + ","
         if len(piece) > room:
-            piece = piece[:room - 1] + "…"
+            piece = shorten(piece, room)
         if len(line) > column and len(line) + 1 + len(piece) > width:
             lines.append(line)
             line = " " * column + piece

@@ -25,8 +25,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from cqlsh_ext.codecs.base import CODEC_EXAMPLES, CODEC_HEADERS, CODEC_TRIAL
-from cqlsh_ext.commands import shell_command
-from cqlsh_ext.common.text import fill
+from cqlsh_ext.commands import shell_command, word_from_list
+from cqlsh_ext.common.text import fill, unknown
 from cqlsh_ext.payload.names import STREAM_MAGICS, title
 from cqlsh_ext.rewrite.help import REWRITE_HELP, REWRITE_SUMMARY
 
@@ -284,6 +284,18 @@ def _compression_usage(words: list[str]) -> str:
     """The form the command started as, or all of them when its second word is none of them."""
     action = words[1] if len(words) > 1 and words[1] in _FORMS and words[1] != "INSPECT" else None
     return _usage([action] if action else ["STATS", "ADVISE", "SETTINGS", "TRIAL", "REWRITE"], "COMPRESSION")
+
+
+#: COMPRESSION's statements, in the order HELP COMPRESSION gives them.
+_STATEMENTS = ("STATS", "ADVISE", "SETTINGS", "TRIAL", "REWRITE")
+
+
+@word_from_list("COMPRESSION")
+def _mistyped(words: list[str]) -> str | None:
+    """COMPRESSION followed by a word that is none of its statements: the nearest, and the five."""
+    if len(words) < 2 or not words[1][:1].isalpha() or words[1].upper() in _STATEMENTS:
+        return None
+    return f"COMPRESSION {unknown('statement', words[1], _STATEMENTS)} (HELP COMPRESSION)"
 
 
 def _keyspace_names(ctxt: Parsed, shell: Shell) -> list[str]:

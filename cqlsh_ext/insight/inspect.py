@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from cqlsh_ext.codecs._common import reason
 from cqlsh_ext.codecs.base import DEFAULT_CAP, Container, DecodeError
 from cqlsh_ext.codecs.capabilities import Headers
+from cqlsh_ext.common.text import ELLIPSIS, OneRow, shorten
 from cqlsh_ext.insight import checksums, isolate, report
 from cqlsh_ext.insight.view_measures import COMPRESSED, measured, ratio
 from cqlsh_ext.payload.measures import STATUS_TITLES
@@ -139,12 +140,11 @@ class ValueReport:
         p = self.payload
         detail = f", {p.detail}" if p.detail else ""
         lines.append(f"  payload: {p.kind}, {report.sized(p.size)}{detail}")
-        if p.preview:
-            lines.append(f"    {p.preview}")
         # A name, a header or a reason read from the stored value (a serialized class's name, a
         # file name in a header) may hold a newline: each line stays one line, so a value cannot
-        # forge report lines.
-        return [_escaped(line) for line in lines]
+        # forge report lines. The preview is one row at any width, cut, never wrapped.
+        preview = [OneRow(_escaped(f"    {p.preview}"))] if p.preview else []
+        return [*(_escaped(line) for line in lines), *preview]
 
 
 def inspect_value(
@@ -328,7 +328,7 @@ def _payload(view: BlobView, size: int) -> Payload:
 
 def _hex_preview(data: bytes) -> str:
     """A payload shown as bytes: its first 48 in hex."""
-    return "0x" + data[:48].hex() + ("..." if len(data) > 48 else "")
+    return "0x" + data[:48].hex() + (ELLIPSIS if len(data) > 48 else "")
 
 
 def _text_kind(view: BlobView, truncated: bool) -> str:
@@ -354,7 +354,7 @@ def _escaped(text: str) -> str:
 
 
 def _preview(text: str) -> str:
-    return _escaped(text[:PREVIEW_CHARS]) + ("..." if len(text) > PREVIEW_CHARS else "")
+    return _escaped(text[:PREVIEW_CHARS]) + (ELLIPSIS if len(text) > PREVIEW_CHARS else "")
 
 
 def _tree_preview(tree: Any) -> str:
@@ -383,7 +383,7 @@ def _title(where: dict[str, object]) -> str:
 
 def _short(value: object) -> str:
     text = repr(value) if isinstance(value, str) else str(value)
-    return text if len(text) <= 60 else text[:57] + "..."
+    return shorten(text, 60)
 
 
 def _value(value: object, key: str = "") -> str:

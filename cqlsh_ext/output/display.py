@@ -20,6 +20,7 @@ from typing import Any
 import wcwidth
 from cqlshlib.displaying import ANSI_RESET, CYAN, RED, FormattedValue
 
+from cqlsh_ext.common.text import ELLIPSIS
 from cqlsh_ext.common.units import human_size
 from cqlsh_ext.output.cells import NotedValue
 from cqlsh_ext.payload.budget import DEFAULT as DEFAULT_BUDGET
@@ -31,7 +32,6 @@ from cqlsh_ext.settings import DisplaySettings
 from cqlsh_ext.upstream import seams
 
 color_text, _controlchars_re, _show_control_chars = seams.text_formatting()
-ELLIPSIS = "…"
 LABEL_COLOR = CYAN
 REASON_COLOR = RED
 

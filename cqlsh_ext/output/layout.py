@@ -28,9 +28,9 @@ from typing import Any
 import wcwidth
 from cqlshlib.displaying import ANSI_RESET, FormattedValue
 
+from cqlsh_ext.common.text import ELLIPSIS
 from cqlsh_ext.output.cells import NotedValue
 
-ELLIPSIS = "…"
 #: A column is never cut narrower than this (or its name), so a cut cell still says something.
 MIN_COLUMN = 12
 #: A column whose values all fit in this many columns (ids, statuses, names, dates, numbers) is
@@ -61,9 +61,10 @@ def natural_widths(names: Sequence[Any], rows: Sequence[Sequence[Any]] | None) -
 
 
 def fit_widths(names: Sequence[Any], rows: Sequence[Sequence[Any]], screen: int,
-               keep_short: bool = False) -> list[int] | None:
+               keep_short: bool = False, whole: Sequence[bool] = ()) -> list[int] | None:
     """Widths that fit `screen` columns, or None when the columns cannot fit even cut (with
-    `keep_short`: without cutting a column of short values)."""
+    `keep_short`: without cutting a column of short values; never without cutting a column
+    `whole` marks: a key, a uuid, which a cut makes useless in a WHERE: whole_columns)."""
     natural = natural_widths(names, rows)
     room = screen - table_width([0] * len(natural))
     if sum(natural) <= room:
@@ -71,6 +72,8 @@ def fit_widths(names: Sequence[Any], rows: Sequence[Sequence[Any]], screen: int,
     floor = [min(w, max(n.displaywidth, MIN_COLUMN)) for n, w in zip(names, natural, strict=True)]
     if keep_short:
         floor = [w if w <= SHORT_VALUE else f for w, f in zip(natural, floor, strict=True)]
+    if whole:
+        floor = [w if keep else f for w, f, keep in zip(natural, floor, whole, strict=True)]
     if sum(floor) > room:
         return None
     # The largest cap c with sum(min(natural, max(floor, c))) <= room: narrow columns keep their
@@ -92,6 +95,23 @@ def fit_widths(names: Sequence[Any], rows: Sequence[Sequence[Any]], screen: int,
             widths[i] += 1
             spare -= 1
     return widths
+
+
+#: Types whose values are copied into a WHERE whole, never cut (with the table's key columns).
+WHOLE_TYPES = frozenset({"uuid", "timeuuid"})
+
+
+def whole_columns(names: Sequence[str], types: Sequence[Any] | None, table_meta: Any) -> tuple[bool, ...]:
+    """Per column of a result: shown whole at any width, a partition or clustering key of the
+    table (its metadata, when the result is one table's) or a uuid or timeuuid (the driver's
+    types): a cut one cannot be copied into a WHERE."""
+    keys: set[str] = set()
+    if table_meta is not None:
+        keys = {column.name for column in (*getattr(table_meta, "partition_key", ()),
+                                           *getattr(table_meta, "clustering_key", ()))}
+    kinds = [getattr(t, "typename", None) for t in types or ()]
+    kinds += [None] * (len(names) - len(kinds))
+    return tuple(name in keys or kind in WHOLE_TYPES for name, kind in zip(names, kinds, strict=False))
 
 
 def script_widths(names: Sequence[Any], rows: Sequence[Sequence[Any]] | None, bound: int) -> list[int]:

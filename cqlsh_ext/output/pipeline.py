@@ -50,6 +50,8 @@ class Printing:
     row_offset: int = 0
     #: The blob formatter of the page being formatted (myformat_value's shortcut).
     display: BlobDisplay | None = None
+    #: Per column of the page: never cut to fit (layout.whole_columns: keys, uuids).
+    whole: tuple[bool, ...] = ()
 
 
 class ResultPipeline:
@@ -147,6 +149,10 @@ class ResultPipeline:
         page = self.now if self.now.in_result else Printing()
         with self._printing(page), self._rows_then_closing():
             page.row_offset = row_count_offset
+            from cqlsh_ext.output.layout import whole_columns  # (no heavier than this module)
+
+            page.whole = whole_columns(list(result.column_names or ()), getattr(result, "column_types", None),
+                                       table_meta)
             from cqlsh_ext.cql.types import from_driver  # standard library only
 
             if display.mode == NONE or not any(from_driver(t).holds() for t in result.column_types or ()):
@@ -222,7 +228,8 @@ class ResultPipeline:
             # screen, so the rows are fitted to it as the interactive shell fits them (no auto
             # vertical: cqlsh's loop); a table that cannot fit even cut is printed as in scripts,
             # and a page without blobs as cqlsh prints it.
-            fitted = layout.fit_widths(formatted_names, formatted_values, shutil.get_terminal_size().columns)
+            fitted = layout.fit_widths(formatted_names, formatted_values, shutil.get_terminal_size().columns,
+                                       whole=self._whole(formatted_names))
             if fitted is not None:
                 return layout.print_table(write, formatted_names, formatted_values, fitted, with_header, tty,
                                           shell.color, display.cells)
@@ -246,18 +253,23 @@ class ResultPipeline:
         # A cut short value (an id, a status) is worse than rows shown vertically: cut cells keep
         # them whole; wrapped cells lose nothing.
         keep_short = display.cells == layout.CUT
+        whole = self._whole(formatted_names)
         fitted = None if self.now.vertical else layout.fit_widths(formatted_names, formatted_values, screen,
-                                                                  keep_short)
+                                                                  keep_short, whole)
         if fitted is None and self._go_vertical(None):
             shell.print_formatted_result_vertically(formatted_names, formatted_values, self.now.row_offset)
             return
         if self.now.in_result:
             self.now.vertical = False
         if fitted is None and keep_short:  # auto vertical is off: a table, cut where it must be
-            fitted = layout.fit_widths(formatted_names, formatted_values, screen)
+            fitted = layout.fit_widths(formatted_names, formatted_values, screen, whole=whole)
         widths = fitted or layout.natural_widths(formatted_names, formatted_values)
         layout.print_table(write, formatted_names, formatted_values, widths, with_header, tty, shell.color,
                            display.cells if fitted else layout.WHOLE)
+
+    def _whole(self, names: list[Any]) -> tuple[bool, ...]:
+        """The page's columns never cut (Printing.whole), when they are the page's columns."""
+        return self.now.whole if len(self.now.whole) == len(names) else ()
 
     def _go_vertical(self, widths: list[int] | None) -> bool:
         """Auto vertical: the table does not fit the screen (widths None: already decided that it

@@ -22,14 +22,19 @@ import os
 from dataclasses import dataclass
 
 from cqlsh_ext.codecs.base import CODEC_NAMES
-from cqlsh_ext.common.text import nearest
+from cqlsh_ext.common.text import unknown
 from cqlsh_ext.payload.names import ARGUMENT_NAMES, EXAMPLE_SPEC, FILE_AFTER, PAYLOAD_NAMES
 
 AUTO_STEP = "auto"
 
 
 class SpecError(ValueError):
-    """A spec that cannot be used; str() is the one-line reason."""
+    """A spec that cannot be used; str() is the one-line reason. `word`: the step named that is no
+    step at all, for a place that takes fewer (a rewrite's compressions: common.text.unknown)."""
+
+    def __init__(self, reason: str, word: str | None = None) -> None:
+        super().__init__(reason)
+        self.word = word
 
 
 @dataclass(frozen=True)
@@ -88,9 +93,7 @@ def parse_spec(text: str) -> Spec:
             payload = name
         else:
             known = (*CODEC_NAMES, *PAYLOAD_NAMES, AUTO_STEP)
-            near = nearest(name, known)
-            meant = f" (did you mean {near}?)" if near else ""
-            raise SpecError(f"unknown step {name!r} in {text!r}{meant}; known: {', '.join(known)}")
+            raise SpecError(unknown("step", name, known, within=text.strip()), name)
     return Spec(text.strip(), tuple(codecs), payload, argument, tuple(variants), tuple(levels),
                 tuple(dicts) if any(d is not None for d in dicts) else ())
 

@@ -10,7 +10,7 @@ import re
 from typing import Any, NamedTuple
 
 from cqlsh_ext.codecs.base import CODEC_NAMES
-from cqlsh_ext.common.text import nearest
+from cqlsh_ext.common.text import unknown
 from cqlsh_ext.settings.output_formats import DECLARED, OutputFormat
 
 CONFIG_SECTION = "cqlsh_ext"
@@ -41,9 +41,7 @@ def parse_mode(text: str) -> str:
     if mode == "off":
         mode = NONE
     if mode not in MODES:
-        near = nearest(mode, MODES)
-        meant = f" (did you mean {near}?)" if near else ""
-        raise SettingError(f"unknown decompression mode {text!r}{meant}; valid: {', '.join(MODES)}")
+        raise SettingError(unknown("decompression mode", text.strip(), MODES))
     return mode
 
 

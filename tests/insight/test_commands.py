@@ -253,7 +253,6 @@ def test_stats_and_advise_take_a_table_name(cassandra, insight, home):
 
 @pytest.mark.parametrize(("statement", "expected"), [
     ("COMPRESSION STATS", "COMPRESSION STATS [JSON] [SAMPLE ...]"),
-    ("COMPRESSION STAT orders", "COMPRESSION SETTINGS [JSON] [SAMPLE n] [keyspace.]table"),
     ("COMPRESSION", "COMPRESSION ADVISE [JSON] [SAMPLE n] <SELECT statement> | [keyspace.]table"),
     ("COMPRESSION ADVISE SAMPLE orders", "COMPRESSION ADVISE [JSON] [SAMPLE n]"),
     ("COMPRESSION SETTINGS SELECT data FROM orders",
@@ -262,6 +261,7 @@ def test_stats_and_advise_take_a_table_name(cassandra, insight, home):
 ])
 def test_a_malformed_command_says_what_was_expected_with_an_example(cassandra, insight, home, statement,
                                                                     expected):
+    # (A statement word mistyped, COMPRESSION STAT, is one line: tests/test_shell.py's mistyped words.)
     result = cqlsh_ext(cassandra, home, statement, "-k", insight.ks, ok=False)
     assert result.returncode != 0
     word = statement.split()[0]

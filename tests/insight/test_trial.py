@@ -262,7 +262,9 @@ def test_help(cassandra, home):
 
 @pytest.mark.parametrize(("clauses", "says"), [
     ("{ks}.src.data ROWS 30", "name the keyspace for the scratch tables"),
-    ("{ks}.src.data INTO no_such_keyspace", "keyspace no_such_keyspace does not exist"),
+    ("{ks}.src.data INTO no_such_keyspace",
+     "keyspace no_such_keyspace does not exist (INTO names where the scratch tables go): make it with "
+     "CREATE KEYSPACE no_such_keyspace WITH replication = {{'class': 'NetworkTopologyStrategy', '"),
     ("{ks}.src.n INTO {into}", "is int: the trial takes blob and text columns"),
     ("{ks}.src.nothing INTO {into}", "has no column nothing"),
     ("{ks}.nothing.data INTO {into}", "table {ks}.nothing not found"),
@@ -284,6 +286,20 @@ def test_refusals_are_one_line(cassandra, trial, home, clauses, says):
     assert says.format(ks=trial.ks) in lines[0], lines[0]
     assert out.returncode == 2 and "COMPRESSION TRIAL" not in out.stdout
     assert scratch_tables(cassandra, trial.into) == []
+
+
+def test_the_keyspace_into_names_is_made_by_the_statement_the_refusal_gives(cassandra, trial, home):
+    statement = f"COMPRESSION TRIAL {trial.ks}.src.data INTO trial_made_here"
+    refused = said(cqlsh_ext(cassandra, home, statement, ok=False).stderr)[0]
+    create = refused.split("make it with ", 1)[1]
+    try:
+        cqlsh_ext(cassandra, home, create)  # as a user pastes it
+        session = cassandra.session()
+        made = "trial_made_here" in session.cluster.metadata.keyspaces
+        session.shutdown()
+        assert made, create
+    finally:
+        cqlsh_ext(cassandra, home, "DROP KEYSPACE IF EXISTS trial_made_here")
 
 
 # ------------------------------------------------------------------------------------- faults

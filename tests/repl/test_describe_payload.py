@@ -17,7 +17,8 @@ ROWS = 150
 
 
 def document(i: int) -> dict:
-    doc = {"status": ["NEW", "PAID", "SHIPPED"][i % 3], "amount": i, "customer": {"tier": "gold"}}
+    doc = {"status": ["NEW", "PAID", "SHIPPED"][i % 3], "amount": i,
+           "customer": {"tier": "gold", "instructions": "Gift wrap, no invoice in the box please."}}
     if i == ROWS - 1:
         doc["rareKey"] = "only here"
     return doc
@@ -58,6 +59,9 @@ def test_the_report_on_the_screen(term, describe_ks, cols, lines):
     assert re.search(r"^\s+status\s+100\.0 %\s+string, values \"NEW\": 50,", out, re.MULTILINE), out
     assert re.search(r"^\s+rareKey\s+0\.7 %\s+string, values \"only here\": 1", out, re.MULTILINE), out
     assert re.search(r"^\s+amount\s+100\.0 %\s+integer,", out, re.MULTILINE), out
+    # A long string value is cut inside its quotes: one mark, the closing quote kept.
+    cut = r"^\s+instructions\s+100\.0 %\s+string,\s+values \"Gift wrap, no invoice in the…\": 150,"
+    assert re.search(cut, out, re.MULTILINE), out
     # What the screen shows is the same text: no row of the report was broken by the terminal.
     shown = screen(t)
     assert re.search(r"^\s+tier\s+100\.0 %\s+string, values \"gold\": 150, length 4\s*$", shown,

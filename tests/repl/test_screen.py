@@ -263,6 +263,7 @@ def test_an_inspect_report_is_laid_out_for_the_width(term, demo_ks, cols, rows):
         assert any(whole in row for row in report), (whole, "\n".join(report))
     preview = next(row for row in report if row.lstrip().startswith('{"orderId"'))
     assert len(preview) <= cols
+    assert preview.endswith("…") and "..." not in preview, preview  # one mark at any width
     t.exit()
 
 
@@ -513,3 +514,51 @@ def test_decoding_off_is_stock_cqlsh_on_the_interactive_screen(term, demo_ks, ca
     assert not any(row.startswith("@ Row") for row in shown)
     assert len(shown) > 4  # the hex wrapped over several screen rows, as in cqlsh
     ext.exit()
+
+
+#: A uuid or timeuuid, whole; a cut one ends in '…' before its 36th character.
+_UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+_CUT_UUID = re.compile(r"\b[0-9a-f]{8}-[0-9a-f-]{0,26}…")
+
+
+@pytest.fixture(scope="module")
+def keyed(cassandra, repl_ks) -> str:
+    """A table keyed by a day and a timeuuid, with a uuid column, a gzip blob and a long text."""
+    import gzip
+    import json
+    import uuid
+
+    s = cassandra.session()
+    s.execute(f"CREATE TABLE IF NOT EXISTS {repl_ks}.keyed (day text, at timeuuid, ref uuid, data blob, "
+              "note text, PRIMARY KEY (day, at))")
+    insert = s.prepare(f"INSERT INTO {repl_ks}.keyed (day, at, ref, data, note) VALUES (?, ?, ?, ?, ?)")
+    for i in range(3):
+        doc = {"order": i, "lines": [f"item {k} of a long order" for k in range(12)]}
+        data = gzip.compress(json.dumps(doc).encode(), mtime=0)
+        s.execute(insert, ("mon", uuid.uuid1(), uuid.uuid4(), data,
+                           "a note long enough that it is cut at any width: " * 4))
+    s.shutdown()
+    return f"{repl_ks}.keyed"
+
+
+@pytest.mark.parametrize(("cols", "rows"), NEWCOMER_SIZES)
+def test_keys_and_uuids_are_never_cut_at_any_width(term, keyed, cols, rows):
+    # A timeuuid key cut to 'b5bb9af0-a838-11e…' cannot be copied into a WHERE: the partition and
+    # clustering keys and every uuid are whole, in the interactive shell's tables and in cqlsh's
+    # classic loop's; the long values are cut instead.
+    for classic in (False, True):
+        t = term(*(["--classic"] if classic else []), env={"PAGER": ""}, rows=rows, cols=cols)
+        prompt = r"cqlsh> " if classic else r"cqlsh>"
+        t.expect(prompt)
+        for statement, whole in ((f"SELECT day, at, data, note FROM {keyed};", "at"),
+                                 (f"SELECT ref, data, note FROM {keyed};", "ref")):
+            out = t.run(statement)
+            lines = assert_fits(out, cols)
+            assert lines[0].split("|")[0].strip() == lines[0].split()[0] and RULE.match(lines[1]), lines[:2]
+            assert whole in lines[0], lines[0]  # a table, not vertical rows
+            body = [line for line in lines[2:] if " | " in line]
+            assert len(body) == 3 and all("…" in line for line in body), body  # the long values cut
+            assert len(re.findall(rf"(?<![\w-]){_UUID} \|", out)) == 3, out
+            assert not _CUT_UUID.search(out), out
+            t.expect(prompt)
+        t.type("EXIT\r")

@@ -112,12 +112,24 @@ def _check(shell: Shell, asked: Asked) -> str | None:
         return ("name the keyspace for the scratch tables: ... INTO <keyspace> (the trial writes into "
                 "tables of its own there, never into the column's table)")
     if asked.into not in shell.conn.metadata.keyspaces:
-        return f"keyspace {asked.into} does not exist (INTO names where the scratch tables go)"
+        return (f"keyspace {asked.into} does not exist (INTO names where the scratch tables go): make it "
+                f"with {_create_keyspace(shell, asked.into)}")
     if asked.rows < MIN_VALUES:
         return f"ROWS {asked.rows}: at least {MIN_VALUES} values are needed to measure"
     if not 1 <= asked.concurrency <= MAX_CONCURRENCY:
         return f"CONCURRENCY {asked.concurrency}: from 1 to {MAX_CONCURRENCY}"
     return None
+
+
+def _create_keyspace(shell: Shell, name: str) -> str:
+    """The statement that makes keyspace `name` for scratch tables: one replica in each data
+    center the driver sees (NetworkTopologyStrategy), or SimpleStrategy when it names none."""
+    from cassandra.metadata import protect_name
+
+    centers = sorted({host.datacenter for host in shell.conn.metadata.all_hosts() if host.datacenter})
+    replication = ", ".join(["'class': 'NetworkTopologyStrategy'", *(f"'{dc}': 1" for dc in centers)]) \
+        if centers else "'class': 'SimpleStrategy', 'replication_factor': 1"
+    return f"CREATE KEYSPACE {protect_name(name)} WITH replication = {{{replication}}};"
 
 
 # ------------------------------------------------------------------------------------- values
