@@ -131,7 +131,8 @@ def rewrite(db: Database, column: str, spec: str, *, where: str | None = None, a
         request = RewriteRequest(keyspace, meta.name, blob, spec, where, allow_filtering, pace, every_row,
                                  confirm)
         parsed = where_of(request, table_schema(ctx, meta))
-        with contextlib.redirect_stdout(out):
+        # The shell's lines kept as `text`; its progress lines (stderr off a terminal) not printed.
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
             figures = run_rewrite(ctx, RewriteAsked(request, parsed))
     except (QueryError, WriteRefused) as err:
         raise Error(f"{LABEL}: {one_line(err)}; nothing was written") from None
@@ -174,7 +175,7 @@ def undo(db: Database, journal: str | os.PathLike[str] | RewriteResult, *, unsea
     ctx = _context(db, errors, [])
     out = io.StringIO()
     try:
-        with contextlib.redirect_stdout(out):
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
             figures = run_undo(ctx, request)
     except WriteRefused as err:
         raise Error(f"{LABEL}: {one_line(err)}; nothing was written") from None
