@@ -18,14 +18,16 @@ if TYPE_CHECKING:
         Error,
         QueryAnswer,
         ReportResult,
+        RewriteResult,
+        UndoResult,
         connect,
         decode,
     )
 
 __version__ = "0.1.0"
 
-__all__ = ["AnswerField", "Database", "DecodedValue", "Error", "QueryAnswer", "ReportResult", "__version__",
-           "connect", "decode"]
+__all__ = ["AnswerField", "Database", "DecodedValue", "Error", "QueryAnswer", "ReportResult", "RewriteResult",
+           "UndoResult", "__version__", "connect", "decode"]
 
 _API = frozenset(__all__) - {"__version__"}
 

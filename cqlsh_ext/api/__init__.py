@@ -7,6 +7,7 @@ from cqlsh_ext.api.errors import Error
 from cqlsh_ext.api.one_value import DecodedValue, decode
 from cqlsh_ext.api.query_answer import AnswerField, QueryAnswer
 from cqlsh_ext.api.report import ReportResult
+from cqlsh_ext.api.writes import RewriteResult, UndoResult
 
-__all__ = ["AnswerField", "Database", "DecodedValue", "Error", "QueryAnswer", "ReportResult", "connect",
-           "decode"]
+__all__ = ["AnswerField", "Database", "DecodedValue", "Error", "QueryAnswer", "ReportResult", "RewriteResult",
+           "UndoResult", "connect", "decode"]

@@ -14,6 +14,9 @@ from cqlsh_ext.api.query_answer import QueryAnswer
 from cqlsh_ext.api.report import ReportResult
 
 if TYPE_CHECKING:
+    import os
+
+    from cqlsh_ext.api.writes import RewriteResult, UndoResult
     from cqlsh_ext.reading.context import ReadContext
     from cqlsh_ext.reading.typed import ReportAnswer
 
@@ -253,6 +256,29 @@ class Database:
         if seen is None:
             raise Error(errors[-1] if errors else "nothing to inspect")
         return found
+
+    # ------------------------------------------------------------ the writes
+
+    def rewrite(self, column: str, spec: str, *, where: str | None = None, allow_filtering: bool = False,
+                pace: int | None = None, every_row: bool = False, confirm: bool = False) -> RewriteResult:
+        """COMPRESSION REWRITE column AS 'spec' (docs/rewrite.md): `column` as `ks.table.column` (a
+        map's `m['key']`, a UDT's `u.field`), `spec` the target chain ('zstd:3', 'gzip>json',
+        'none'), `where` conditions (payload ones need allow_filtering), `pace` write units a
+        second, `every_row` a preview of every row. A preview unless confirm=True; then each row is
+        journaled and written on the shell's condition, and the result names its journal."""
+        from cqlsh_ext.api.writes import rewrite
+
+        return rewrite(self, column, spec, where=where, allow_filtering=allow_filtering, pace=pace,
+                       every_row=every_row, confirm=confirm)
+
+    def undo(self, journal: str | os.PathLike[str] | RewriteResult, *, unsealed: bool = False,
+             confirm: bool = False) -> UndoResult:
+        """UNDO 'journal' (docs/edit.md): the journal's old values written back where the rows still
+        hold what was written (a RewriteResult stands for its journal). A preview unless
+        confirm=True; a journal that is not sealed, not the user's or tampered with is refused."""
+        from cqlsh_ext.api.writes import undo
+
+        return undo(self, journal, unsealed=unsealed, confirm=confirm)
 
     def _target(self, table: str, column: str | None) -> Any:
         from cqlsh_ext.reading.read_requests import ReportTarget

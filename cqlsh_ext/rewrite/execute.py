@@ -6,10 +6,13 @@ from __future__ import annotations
 
 import sys
 import time
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from cqlsh_ext.common.text import message, plural, say, screen_width
 from cqlsh_ext.rewrite.job import LABEL, Job, examiner_of
+from cqlsh_ext.rewrite.report import RowTally
+from cqlsh_ext.writing.ranges import WriteTally
 
 if TYPE_CHECKING:
     from cqlsh_ext.reading.context import ReadContext
@@ -19,9 +22,24 @@ if TYPE_CHECKING:
 PROGRESS_SECONDS = 10.0
 
 
-def execute(ctx: ReadContext, job: Job, journal: Journal, todo: list[int], done_before: int = 0) -> None:
+@dataclass(frozen=True)
+class RunFigures:
+    """What a run did (the shell says it in its closing lines): the rows read (`counts`), what the
+    writes did (`written`), the journal, whether every token range is finished, and why it stopped
+    ('' when it was not stopped); `failed`: stopped by a failure (said through ctx.error)."""
+
+    counts: RowTally
+    written: WriteTally
+    journal: str
+    complete: bool
+    stop: str
+    failed: bool
+
+
+def execute(ctx: ReadContext, job: Job, journal: Journal, todo: list[int],
+            done_before: int = 0) -> RunFigures:
     """The paced run in the shell: progress, Ctrl-C (the first stops sending, the writes in flight
-    finish; a second stops at once), the closing lines."""
+    finish; a second stops at once), the closing lines; its figures."""
     from cqlsh_ext.common.interrupt import CtrlC
     from cqlsh_ext.rewrite.report import closing_lines, progress_text
     from cqlsh_ext.writing.pace import Pace, TimeLeft
@@ -105,6 +123,7 @@ def execute(ctx: ReadContext, job: Job, journal: Journal, todo: list[int], done_
         print(text)
     if rewriter.hard_stop:
         raise KeyboardInterrupt
+    return RunFigures(counts, rewriter.tally, journal.path, complete, stop, failed)
 
 
 def _progress(label: str) -> Any:

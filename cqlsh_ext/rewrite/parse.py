@@ -172,6 +172,16 @@ def parse(statement: Lexed, tables: Tables, schemas: Schemas,
     return _RewriteReader(statement, tables, schemas, current).read()
 
 
+def blob_of(text: str, tables: Tables, schemas: Schemas,
+            current: str | None) -> tuple[str, Any, BlobTarget]:
+    """`[keyspace.]table.column` (a map's `m['key']`, a UDT's `u.field`) read as the statement's
+    target is: the keyspace, the table's metadata and the blob (QueryError, one line)."""
+    reader = _RewriteReader(Lexed(text), tables, schemas, current)
+    found = reader.target()
+    reader._end()
+    return found
+
+
 def where_of(request: RewriteRequest, schema: Schema) -> Where | None:
     """The request's WHERE read again by the payload-query parser (RESUME: from the journal's sealed
     request, conditions only, against the table's schema now). QueryError."""

@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from cqlsh_ext.common.text import message, plural, screen_width
@@ -22,6 +23,16 @@ SAMPLE_FROM_BYTES = 16 << 20
 SAMPLE_FROM_VARIABLE = "CQLSH_EXT_REWRITE_SAMPLE_FROM_BYTES"
 #: Rows a preview's sample reads (random token-range slices, whole partitions).
 SAMPLE_ROWS = 2_000
+
+
+@dataclass(frozen=True)
+class PreviewFigures:
+    """What a preview found (the shell says it in lines): the counts (a sample's scaled to the
+    table), whether they are a sample's estimate, and what was read, in words."""
+
+    counts: RowTally
+    sampled: bool
+    reading: str
 
 
 class _Preview:
@@ -81,8 +92,9 @@ def _key_size(ctx: ReadContext, job: Job) -> Callable[[Sequence[Any]], int]:
 
 
 def preview(ctx: ReadContext, job: Job, every_row: bool, todo: Sequence[int] | None = None,
-            heading: str | None = "") -> None:
-    """Read (a sample of a big table unless ALL) and say what the rewrite would do; nothing written."""
+            heading: str | None = "") -> PreviewFigures | None:
+    """Read (a sample of a big table unless ALL) and say what the rewrite would do; nothing written.
+    Its figures, or None when the reading failed (said through ctx.error)."""
     from cqlsh_ext.rewrite.report import preview_lines
     from cqlsh_ext.scanning.cost import pricing
     from cqlsh_ext.scanning.scan import Scanner, ScanSpec, error_text, progress_for, table_size
@@ -127,7 +139,7 @@ def preview(ctx: ReadContext, job: Job, every_row: bool, todo: Sequence[int] | N
             aggregate.add_rows(rows)
         if scanner.error is not None:
             ctx.error(f"{LABEL}: the reading failed ({error_text(scanner.error)}); nothing was written")
-            return
+            return None
         if scanner.interrupted:
             reading += ", stopped by Ctrl-C: the rows read so far"
     counts = aggregate.counts
@@ -143,6 +155,7 @@ def preview(ctx: ReadContext, job: Job, every_row: bool, todo: Sequence[int] | N
     if shown.change:
         say(f"Nothing written: add CONFIRM at the end of the statement to rewrite "
             f"{'about ' if sampled else ''}{plural(shown.change, 'row')}.")
+    return PreviewFigures(shown, sampled, reading)
 
 
 def _sample(ctx: ReadContext, job: Job, aggregate: _Preview, ring: Any, label: str) -> str:

@@ -26,7 +26,9 @@ from cqlsh_ext.rewrite.job import LABEL
 from cqlsh_ext.writing.refused import WriteRefused
 
 if TYPE_CHECKING:
+    from cqlsh_ext.rewrite.execute import RunFigures
     from cqlsh_ext.rewrite.parse import RewriteAsked
+    from cqlsh_ext.rewrite.preview import PreviewFigures
     from cqlsh_ext.writing.write_context import WriteContext
 
 
@@ -53,8 +55,9 @@ def run(ctx: WriteContext, text: str) -> None:
         ctx.error(message(f"{LABEL}: {err}; nothing was written", screen_width(sys.stderr)))
 
 
-def rewrite(ctx: WriteContext, asked: RewriteAsked) -> None:
-    """The preview, or with CONFIRM the run over every token range, journaled."""
+def rewrite(ctx: WriteContext, asked: RewriteAsked) -> PreviewFigures | RunFigures | None:
+    """The preview, or with CONFIRM the run over every token range, journaled; its figures (None:
+    the preview's reading failed, said through ctx.error)."""
     from cqlsh_ext.rewrite.execute import execute
     from cqlsh_ext.rewrite.job import job_for
     from cqlsh_ext.rewrite.preview import preview
@@ -63,9 +66,8 @@ def rewrite(ctx: WriteContext, asked: RewriteAsked) -> None:
     request = asked.request
     job = job_for(ctx, request, asked.where)
     if not request.confirm:
-        preview(ctx, job, request.every_row)
-        return
+        return preview(ctx, job, request.every_row)
     work = job.work
     journal = open_journal(ctx, "rewrite", work.keyspace, work.table, work.blob, work.mechanism, request,
                            job.head(), LABEL)
-    execute(ctx, job, journal, list(range(work.range_count)))
+    return execute(ctx, job, journal, list(range(work.range_count)))

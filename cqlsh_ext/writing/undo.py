@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any
 
 from cqlsh_ext.common.text import plural, say
@@ -54,9 +55,21 @@ PREVIEW_ROWS = 3
 WITHIN = 2.0
 
 
-def run_undo(ctx: WriteContext, request: UndoRequest) -> None:
+@dataclass(frozen=True)
+class UndoFigures:
+    """What an UNDO found and did (the shell says it in lines): the rows to write back; of those the
+    preview looked at, how many still hold what was written (None: not previewed); with CONFIRM,
+    what the writes did (`done`) and the undo's own journal."""
+
+    rows: int
+    still: int | None = None
+    done: Done | None = None
+    journal: str | None = None
+
+
+def run_undo(ctx: WriteContext, request: UndoRequest) -> UndoFigures:
     """Preview or write a journal's old values back (see the module doc); WriteRefused (one line)
-    for a journal or a target that is refused, before anything is written."""
+    for a journal or a target that is refused, before anything is written. Its figures."""
     from cqlsh_ext.reading.resolve import find_table
     from cqlsh_ext.writing.cell_writer import CellWriter
     from cqlsh_ext.writing.journal_read import read_journals
@@ -85,9 +98,10 @@ def run_undo(ctx: WriteContext, request: UndoRequest) -> None:
         if part.torn is not None:
             say(f"undo: {part.path}: {part.torn_text()}", out)
     if not todo:
-        return
+        return UndoFigures(0)
     mechanism = choose(ctx, first.keyspace, meta.name, blob, keys)
     writer = CellWriter.of(ctx, first.keyspace, meta, blob, keys, mechanism)
+    still: int | None = None
     if not request.confirm:
         still = _preview(writer, keys, parts, todo, out, skip, whose)
         say(mechanism.promise("what was written"), out)
@@ -95,7 +109,7 @@ def run_undo(ctx: WriteContext, request: UndoRequest) -> None:
         if not (asking and still and ctx.ask is not None and ctx.ask(question)):
             if asking:
                 print("Nothing written: add CONFIRM to write them back.")
-            return
+            return UndoFigures(todo, still)
     from cqlsh_ext.common.interrupt import CtrlC
     from cqlsh_ext.writing.journal import open_journal
     from cqlsh_ext.writing.requests import UndoRequest
@@ -110,6 +124,7 @@ def run_undo(ctx: WriteContext, request: UndoRequest) -> None:
         done = _undo_rows(writer, keys, parts, todo, undo_journal, ctrl_c, skip, whose)
     closing(ctx, done, f"{plural(done.written, 'row')} written back", f"changed since {whose}: left alone",
             f"Undo the undo: UNDO '{undo_journal.path}' CONFIRM", _rewritten_words(whose))
+    return UndoFigures(todo, still, done, undo_journal.path)
 
 
 def _rewritten_words(whose: str) -> str:

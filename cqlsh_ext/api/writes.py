@@ -1,0 +1,190 @@
+"""The API's writes (docs/api.md, "Writes"): `db.rewrite(...)` and `db.undo(...)`, a front end on
+the writing layer as the shell's COMPRESSION REWRITE and UNDO are (rewrite.run, writing.undo). Each
+builds the typed request (writing.requests.RewriteRequest, UndoRequest), runs it in a write
+context made of the Database's reading context and the journal directory (cqlshrc's or
+--journal-dir's, as the shell's), and gives back the figures the service returns (rewrite.preview's
+PreviewFigures, rewrite.execute's RunFigures, writing.undo's UndoFigures) with the lines the shell
+would print. Nothing is written without `confirm=True`; every write is journaled and conditioned
+as in the shell (docs/rewrite.md, docs/edit.md)."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from cqlsh_ext.api.errors import Error, one_line
+
+if TYPE_CHECKING:
+    from cqlsh_ext.api.database import Database
+    from cqlsh_ext.writing.requests import RewriteRequest, UndoRequest
+    from cqlsh_ext.writing.write_context import WriteContext
+
+__all__ = ["RewriteResult", "UndoResult"]
+
+
+@dataclass(frozen=True)
+class RewriteResult:
+    """A rewrite's preview (`confirmed` False: nothing written) or run. The rows read, those found
+    (the WHERE's payload conditions kept), to rewrite, already in the target chain and refused (by
+    reason); stored bytes before and after and the write units the rewrite costs (a preview's of a
+    big table are a sample's estimate: `sampled`). After confirm=True: the rows `written`, those
+    `left_alone` (changed or expired since they were read), the `journal` (give it to db.undo),
+    whether every token range is finished (`complete`; else RESUME in the shell goes on) and why it
+    stopped (`stopped`, None). `text`: what the shell prints."""
+
+    request: RewriteRequest
+    confirmed: bool
+    rows_read: int
+    found: int
+    to_rewrite: int
+    already: int
+    refused: dict[str, int]
+    bytes_before: int
+    bytes_after: int
+    write_units: int
+    sampled: bool = False
+    written: int | None = None
+    left_alone: int | None = None
+    journal: str | None = None
+    complete: bool | None = None
+    stopped: str | None = None
+    text: str = field(default="", repr=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"request": self.request.to_json(), "confirmed": self.confirmed, "rows_read": self.rows_read,
+                "found": self.found, "to_rewrite": self.to_rewrite, "already": self.already,
+                "refused": dict(self.refused), "bytes_before": self.bytes_before,
+                "bytes_after": self.bytes_after, "write_units": self.write_units, "sampled": self.sampled,
+                "written": self.written, "left_alone": self.left_alone, "journal": self.journal,
+                "complete": self.complete, "stopped": self.stopped}
+
+
+@dataclass(frozen=True)
+class UndoResult:
+    """An UNDO's preview (`confirmed` False: nothing written) or run: the rows the journal says
+    were written (`rows`); the preview's count of those that still hold what was written (`still`:
+    the ones written back); after confirm=True the rows `written` back, those `left_alone` (changed
+    or written again since), the undo's own `journal` (undo it in turn) and why it stopped
+    (`stopped`, None). `text`: what the shell prints."""
+
+    request: UndoRequest
+    confirmed: bool
+    rows: int
+    still: int | None = None
+    written: int | None = None
+    left_alone: int | None = None
+    journal: str | None = None
+    stopped: str | None = None
+    text: str = field(default="", repr=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"request": self.request.to_json(), "confirmed": self.confirmed, "rows": self.rows,
+                "still": self.still, "written": self.written, "left_alone": self.left_alone,
+                "journal": self.journal, "stopped": self.stopped}
+
+
+def _context(db: Database, errors: list[str], messages: list[str]) -> WriteContext:
+    """The Database's reading context with the journal directory; conditioned writes at
+    LOCAL_SERIAL on Amazon Keyspaces (as Spark's driver writes them)."""
+    from cassandra import ConsistencyLevel
+
+    from cqlsh_ext.writing.journal import journal_directory
+    from cqlsh_ext.writing.write_context import write_context
+
+    ctx = write_context(db.context(errors, messages), journal_directory(db.config))
+    if db.config.keyspaces.keyspaces:
+        ctx.serial_consistency = ConsistencyLevel.LOCAL_SERIAL
+    return ctx
+
+
+def rewrite(db: Database, column: str, spec: str, *, where: str | None = None, allow_filtering: bool = False,
+            pace: int | None = None, every_row: bool = False, confirm: bool = False) -> RewriteResult:
+    """COMPRESSION REWRITE column AS 'spec' [WHERE where] [ALLOW FILTERING] [PACE pace] [ALL]
+    [CONFIRM] (see Database.rewrite)."""
+    from cqlsh_ext.cql.errors import QueryError
+    from cqlsh_ext.rewrite.execute import RunFigures
+    from cqlsh_ext.rewrite.job import LABEL, table_meta, table_schema
+    from cqlsh_ext.rewrite.parse import RewriteAsked, blob_of, where_of
+    from cqlsh_ext.rewrite.run import rewrite as run_rewrite
+    from cqlsh_ext.writing.blob_target import refuse_system
+    from cqlsh_ext.writing.refused import WriteRefused
+    from cqlsh_ext.writing.requests import RewriteRequest
+
+    errors: list[str] = []
+    ctx = _context(db, errors, [])
+
+    def tables(keyspace: str | None, table: str) -> Any:
+        meta = table_meta(ctx, keyspace, table)
+        if meta is not None:  # refused before its columns are looked at
+            refuse_system(meta.keyspace_name)
+        return meta
+
+    out = io.StringIO()
+    try:
+        if pace is not None and (isinstance(pace, bool) or not isinstance(pace, int) or pace <= 0):
+            raise QueryError("PACE takes write capacity units a second, a positive whole number, not "
+                             f"{pace!r}")
+        keyspace, meta, blob = blob_of(column, tables, lambda m: table_schema(ctx, m), ctx.keyspace)
+        request = RewriteRequest(keyspace, meta.name, blob, spec, where, allow_filtering, pace, every_row,
+                                 confirm)
+        parsed = where_of(request, table_schema(ctx, meta))
+        # The shell's lines kept as `text`; its progress lines (stderr off a terminal) not printed.
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+            figures = run_rewrite(ctx, RewriteAsked(request, parsed))
+    except (QueryError, WriteRefused) as err:
+        raise Error(f"{LABEL}: {one_line(err)}; nothing was written") from None
+    except Error:
+        raise
+    except Exception as err:
+        raise Error(one_line(err)) from None
+    if figures is None:
+        raise Error(errors[-1] if errors else f"{LABEL}: the reading failed; nothing was written")
+    text = "\n".join([*out.getvalue().splitlines(), *errors])
+    counts = figures.counts
+    common: dict[str, Any] = {"request": request, "rows_read": counts.rows, "found": counts.found,
+                              "to_rewrite": counts.change, "already": counts.already,
+                              "refused": dict(counts.refused), "text": text}
+    if not isinstance(figures, RunFigures):
+        return RewriteResult(confirmed=False, bytes_before=counts.before, bytes_after=counts.after,
+                             write_units=counts.rewrite_wcu, sampled=figures.sampled, **common)
+    written = figures.written
+    return RewriteResult(confirmed=True, bytes_before=written.before, bytes_after=written.after,
+                         write_units=written.units, written=written.written,
+                         left_alone=written.changed + written.expired, journal=figures.journal,
+                         complete=figures.complete, stopped=figures.stop or None, **common)
+
+
+def undo(db: Database, journal: str | os.PathLike[str] | RewriteResult, *, unsealed: bool = False,
+         confirm: bool = False) -> UndoResult:
+    """UNDO 'journal' [UNSEALED] [CONFIRM] (see Database.undo)."""
+    from cqlsh_ext.writing.refused import WriteRefused
+    from cqlsh_ext.writing.requests import UndoRequest
+    from cqlsh_ext.writing.undo import LABEL, run_undo
+
+    if isinstance(journal, RewriteResult):
+        if journal.journal is None:
+            raise Error(f"{LABEL}: a preview wrote nothing and has no journal; nothing was written")
+        path = journal.journal
+    else:
+        path = os.fspath(journal)
+    request = UndoRequest(path, unsealed, confirm)
+    errors: list[str] = []
+    ctx = _context(db, errors, [])
+    out = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+            figures = run_undo(ctx, request)
+    except WriteRefused as err:
+        raise Error(f"{LABEL}: {one_line(err)}; nothing was written") from None
+    except Exception as err:
+        raise Error(one_line(err)) from None
+    text = "\n".join([*out.getvalue().splitlines(), *errors])
+    done = figures.done
+    if done is None:
+        nothing = 0 if confirm else None  # confirmed with no row to write back
+        return UndoResult(request, confirm, figures.rows, figures.still, nothing, nothing, text=text)
+    return UndoResult(request, True, figures.rows, figures.still, done.written,
+                      done.changed + done.rewritten + done.expired, figures.journal, done.stop or None, text)

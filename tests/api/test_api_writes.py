@@ -1,0 +1,111 @@
+"""The API's writes on the real server (docs/api.md, "Writes"): db.rewrite previews, then with
+confirm=True rewrites a column's gzip'd JSON to zstd (journaled); db.undo previews, then writes the
+original bytes back; a tampered journal and a system keyspace are refused with cqlsh_ext.Error."""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import zstandard
+
+import cqlsh_ext
+
+ROWS = 50
+ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+
+
+def payload(n: int) -> dict[str, Any]:
+    return {"order": n, "status": "PAID" if n % 2 else "NEW",
+            "items": [{"sku": f"s{n}-{i}"} for i in range(3)]}
+
+
+@pytest.fixture(scope="module")
+def table(cassandra) -> tuple[str, Any]:
+    ks = cassandra.create_keyspace("apiwrite")
+    session = cassandra.session(ks)
+    session.execute("CREATE TABLE blobs (pk text PRIMARY KEY, data blob)")
+    insert = session.prepare("INSERT INTO blobs (pk, data) VALUES (?, ?)")
+    for n in range(ROWS):
+        session.execute(insert, (f"k{n}", gzip.compress(json.dumps(payload(n)).encode(), mtime=0)))
+    yield f"{ks}.blobs", session
+    session.shutdown()
+
+
+def stored(session: Any, name: str) -> dict[str, bytes]:
+    return {row.pk: bytes(row.data) for row in session.execute(f"SELECT pk, data FROM {name}")}
+
+
+def digest(values: dict[str, bytes]) -> str:
+    return hashlib.md5(b"".join(k.encode() + v for k, v in sorted(values.items()))).hexdigest()
+
+
+@pytest.fixture
+def journals(db, tmp_path: Path, monkeypatch) -> Path:
+    """The journal directory the shell would take from --journal-dir (cqlshrc's journal_dir)."""
+    directory = tmp_path / "journal"
+    monkeypatch.setattr(db.config.display, "journal_dir", str(directory))
+    return directory
+
+
+def test_rewrite_previews_writes_journaled_and_undo_restores_every_byte(db, table, journals) -> None:
+    name, session = table
+    original = stored(session, name)
+
+    preview = db.rewrite(f"{name}.data", "zstd:3", pace=500)
+    assert isinstance(preview, cqlsh_ext.RewriteResult)
+    assert (preview.confirmed, preview.rows_read, preview.to_rewrite) == (False, ROWS, ROWS)
+    assert preview.journal is None
+    assert preview.bytes_before == sum(len(v) for v in original.values())
+    assert "add CONFIRM" in preview.text
+    assert digest(stored(session, name)) == digest(original)  # nothing written
+    assert not journals.exists() or not any(journals.iterdir())
+
+    done = db.rewrite(f"{name}.data", "zstd:3", pace=500, confirm=True)
+    assert (done.confirmed, done.written, done.left_alone, done.complete) == (True, ROWS, 0, True)
+    assert done.stopped is None
+    assert done.journal is not None and Path(done.journal).parent == journals
+    now = stored(session, name)
+    assert all(value.startswith(ZSTD_MAGIC) for value in now.values())
+    assert {pk: json.loads(zstandard.ZstdDecompressor().decompress(value, max_output_size=1 << 20))
+            for pk, value in now.items()} == {f"k{n}": payload(n) for n in range(ROWS)}
+    assert done.bytes_before == sum(len(v) for v in original.values())
+    assert done.bytes_after == sum(len(v) for v in now.values())
+
+    looked = db.undo(done)  # the result stands for its journal
+    assert (looked.confirmed, looked.rows, looked.still, looked.written) == (False, ROWS, ROWS, None)
+    assert digest(stored(session, name)) == digest(now)  # nothing written
+
+    undone = db.undo(done.journal, confirm=True)
+    assert (undone.confirmed, undone.written, undone.left_alone, undone.stopped) == (True, ROWS, 0, None)
+    assert undone.journal is not None and Path(undone.journal).exists()
+    assert stored(session, name) == original  # the original bytes, exactly
+
+    # A journal changed after it was sealed is refused, and nothing is written.
+    lines = Path(done.journal).read_text().splitlines(keepends=True)
+    row = next(i for i, line in enumerate(lines) if i > 0 and '"old"' in line)
+    lines[row] = lines[row].replace('"old"', '"old" ', 1)
+    Path(done.journal).write_text("".join(lines))
+    with pytest.raises(cqlsh_ext.Error, match=r"^undo: .*seal does not verify.*; nothing was written$"):
+        db.undo(done.journal, confirm=True)
+    assert stored(session, name) == original
+
+
+@pytest.mark.parametrize(("column", "spec", "said"), [
+    ("system_auth.roles.salted_hash", "zstd", "system_auth is a system keyspace: cqlsh-ext never writes"),
+    ("{table}.data", "nozip:3", "nozip"),
+    ("{table}.nope", "zstd", "has no column nope"),
+])
+def test_rewrite_refusals_are_one_line_errors(db, table, journals, column, spec, said) -> None:
+    name, session = table
+    before = digest(stored(session, name))
+    with pytest.raises(cqlsh_ext.Error) as caught:
+        db.rewrite(column.format(table=name), spec, confirm=True)
+    text = str(caught.value)
+    assert text.startswith("COMPRESSION REWRITE: ") and said in text and "\n" not in text, text
+    assert digest(stored(session, name)) == before
+    assert not journals.exists() or not any(journals.iterdir())
