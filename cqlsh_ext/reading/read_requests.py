@@ -1,6 +1,7 @@
 """The typed requests of the reports: what COMPRESSION STATS, ADVISE, SETTINGS and INSPECT read,
 built once by whoever receives the request (the shell from cqlsh's parse: insight's run modules;
-`cqlsh-ext mcp` from the same parse; the Python API, cqlsh_ext.api, from its arguments) and taken
+`cqlsh-ext mcp` and the Python API, cqlsh_ext.api, from their arguments, a SELECT's target by
+select_target) and taken
 by the services with the reading's context: `stats_answer(ctx, StatsRequest(...))`.
 
 DESCRIBE PAYLOAD's request is describe.parse.DescribeStatement (a frozen dataclass already); a
