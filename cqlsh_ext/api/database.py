@@ -1,5 +1,5 @@
 """The connection a program makes (`cqlsh_ext.connect`), as the shell would with the same
-arguments and cqlshrc (spark.connect.connection reads them as cqlsh does), and what it asks: each
+arguments and cqlshrc (reading.connecting reads them as cqlsh does), and what it asks: each
 call builds a reading context (reading.context.ReadContext) and a typed request, hands them to the
 service the shell's command uses, and gives back the typed answer (api.query_answer.QueryAnswer,
 api.report.ReportResult). The Shell is never made."""
@@ -55,14 +55,14 @@ def connect(host: str = "127.0.0.1", port: int = 9042, *, username: str | None =
     import contextlib
     import io
 
-    from cqlsh_ext.settings import load_dictionaries
-    from cqlsh_ext.spark.connect import connection
+    from cqlsh_ext.keyspaces import wiring
+    from cqlsh_ext.reading.connecting import Connection, connection
 
     said = io.StringIO()  # cqlsh's option reading: its warnings (a password given), its refusals
     try:
         with contextlib.redirect_stderr(said):
-            conn = connection(args)
-        load_dictionaries(conn.settings)
+            # The Python driver takes any auth provider cqlshrc names (no plain_or_sigv4_only).
+            conn = connection(args, wiring, Connection, prog="cqlsh_ext.connect")
     except SystemExit:  # cqlsh's option parser refused: its last line says why
         lines = [line for line in said.getvalue().splitlines() if line.strip()]
         raise Error(lines[-1] if lines else "cqlsh refused the connection's options") from None

@@ -3,7 +3,8 @@
 `connecting()` wraps the stock `Shell.__init__` of every connection, Keyspaces or not: before it,
 under the Keyspaces flags, it swaps in the SigV4 provider and our TLS settings; around it, it turns
 a failed connection into one line (errors.connection_failures; SystemExit, exit code 1).
-`configure()` runs after it: LOCAL_QUORUM for --keyspaces.
+`configure()` runs after it: LOCAL_QUORUM for --keyspaces. `prepare()`, `connection_args()` and
+`env_region()` are what Spark mode's and the Python API's connection (reading.connecting) hand in.
 """
 
 from __future__ import annotations
@@ -13,6 +14,10 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from cqlsh_ext.keyspaces.errors import ConnectionFailed, connection_failures, remember_secret
+
+# With prepare(): what a front end's connection hands in (reading.connecting.KeyspacesSide).
+from cqlsh_ext.keyspaces.options import connection_args as connection_args
+from cqlsh_ext.keyspaces.options import env_region as env_region
 from cqlsh_ext.settings import Settings
 
 if TYPE_CHECKING:

@@ -40,7 +40,6 @@ if TYPE_CHECKING:
     from cqlsh_ext.cql.lexer import Token
     from cqlsh_ext.mcp_server.tools import Tool, Work
     from cqlsh_ext.reading.resolve import TableTarget
-    from cqlsh_ext.upstream.protocol import Shell
 
 #: The tools whose `statement` is a SELECT; the tools that name one table, one column, one keyspace.
 STATEMENT_TOOLS = ("query", "inspect_value")
@@ -89,7 +88,7 @@ class Guard:
         try:
             scope = self.admit(tool.name, work, arguments)
             work.screen = self.screen_of(tool.name, scope)
-            with self.decoding(work.shell, scope, decode):
+            with self.decoding(work.shell.settings.display.columns, scope, decode):
                 answer = tool.answer(work, arguments)
         except (Refused, Invalid) as err:
             return failed(str(err))
@@ -106,13 +105,12 @@ class Guard:
         redacted (the typed report, never sent)."""
 
         def describe(work: Work, column: str, sample: int) -> dict[str, Any] | None:
-            from cqlsh_ext.mcp_server import gate
-            from cqlsh_ext.mcp_server.tools import describe_reader, spell
+            from cqlsh_ext.describe.parse import DescribeStatement
+            from cqlsh_ext.mcp_server.tools import describe_reader
 
             assert scope.keyspace is not None and scope.table is not None
-            text = (f"DESCRIBE PAYLOAD {spell(scope.keyspace)}.{spell(scope.table)}.{spell(column)} "
-                    f"SAMPLE {sample}")
-            report = describe_reader(work.context(), gate.check(text, {gate.DESCRIBE_PAYLOAD}))
+            request = DescribeStatement(scope.keyspace, scope.table, column, sample=sample)
+            report = describe_reader(work.context(), request)
             if report is None:
                 return None
             return redact.payload_report(scope.patterns, scope.keyspace, scope.table, report.data())
@@ -142,7 +140,7 @@ class Guard:
             why = self.policy.refusal(keyspace)
             if why is not None:
                 raise Refused(why)
-            if _keyspace_meta(work.shell, keyspace) is None:
+            if _keyspace_meta(work.shell.conn, keyspace) is None:
                 raise Refused(f"no keyspace {keyspace} (list_keyspaces names them)")
             return Scope(keyspace)
         return Scope()
@@ -151,7 +149,7 @@ class Guard:
         why = self.policy.refusal(keyspace, table)
         if why is not None:
             raise Refused(why)
-        target = _target(work.shell, keyspace, table)
+        target = _target(work.shell.conn, keyspace, table)
         return Scope(keyspace, table, self.policy.redactions(keyspace, table),
                      columns=frozenset(target.columns), target=target)
 
@@ -250,13 +248,13 @@ class Guard:
     # ------------------------------------------------------------------------------ decode
 
     @contextmanager
-    def decoding(self, shell: Shell, scope: Scope, decode: Any) -> Iterator[None]:
-        """The call's `decode` settings in force while it runs; the shell's own ones after."""
+    def decoding(self, columns: dict[str, str], scope: Scope, decode: Any) -> Iterator[None]:
+        """The call's `decode` settings in force in `columns` (the shell's DECODE settings) while it
+        runs; the shell's own ones after."""
         if decode is None:
             yield
             return
-        settings = self.decode_settings(shell, scope, decode)
-        columns = shell.settings.display.columns
+        settings = self.decode_settings(columns, scope, decode)
         before = dict(columns)
         columns.update(settings)
         try:
@@ -265,7 +263,7 @@ class Guard:
             columns.clear()
             columns.update(before)
 
-    def decode_settings(self, shell: Shell, scope: Scope, decode: Any) -> dict[str, str]:
+    def decode_settings(self, columns: dict[str, str], scope: Scope, decode: Any) -> dict[str, str]:
         """{place: spec} of a `decode` argument; raises Refused."""
         from cqlsh_ext.settings import SettingError, parse_column_spec
 
@@ -278,19 +276,19 @@ class Guard:
         for column, spec in decode.items():
             if not isinstance(spec, str) or not column.strip():
                 raise Refused(f"decode: {column!r} takes a spec text, such as \"deflate\"")
-            self._schema_file(shell, spec)
+            self._schema_file(columns, spec)
             try:
                 found[f"{scope.keyspace}.{scope.table}.{column.strip()}"] = parse_column_spec(spec)
             except SettingError as err:
                 raise Refused(f"decode {column}: {err}") from None
         return found
 
-    def _schema_file(self, shell: Shell, spec: str) -> None:
+    def _schema_file(self, columns: dict[str, str], spec: str) -> None:
         """Refuse a spec naming a schema file the server was not started with, before any file is
         looked at (an assistant must not make the server read, or probe, its host's files)."""
         from cqlsh_ext.payload.names import ARGUMENT_NAMES, FILE_AFTER
 
-        allowed = self._allowed_files(shell)
+        allowed = self._allowed_files(columns)
         for step in spec.split(">"):
             name, colon, arg = step.partition(":")
             name = name.strip().lower()
@@ -303,12 +301,14 @@ class Guard:
                 raise Refused(f"refused: decode may name only the schema files cqlsh-ext mcp was started "
                               f"with (--schema-file: {named}), not {path.strip()!r}")
 
-    def _allowed_files(self, shell: Shell) -> set[str]:
+    def _allowed_files(self, columns: dict[str, str]) -> set[str]:
+        """The schema files named at start: --schema-file's, and those of the DECODE settings
+        `columns` held at the first call (the server's start-up settings)."""
         if self._startup_files is None:
             from cqlsh_ext.payload.spec import SpecError, parse_spec
 
             files = {_normal_path(path) for path in self.schema_files}
-            for spec in shell.settings.display.columns.values():
+            for spec in columns.values():
                 try:
                     argument = parse_spec(spec).argument
                 except SpecError:
@@ -477,26 +477,26 @@ def _qualified(items: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
             and (i == 0 or items[i - 1][0] != ".")]
 
 
-def _keyspace_meta(shell: Shell, keyspace: str) -> Any:
-    meta = shell.conn.metadata.keyspaces.get(keyspace)
+def _keyspace_meta(cluster: Any, keyspace: str) -> Any:
+    meta = cluster.metadata.keyspaces.get(keyspace)
     if meta is None:
         try:
-            shell.conn.refresh_schema_metadata()
+            cluster.refresh_schema_metadata()
         except Exception:  # noqa: BLE001 - the server away: said by the statement
             return None
-        meta = shell.conn.metadata.keyspaces.get(keyspace)
+        meta = cluster.metadata.keyspaces.get(keyspace)
     return meta
 
 
-def _target(shell: Shell, keyspace: str, table: str) -> TableTarget:
+def _target(cluster: Any, keyspace: str, table: str) -> TableTarget:
     """The table as the reading finds it (looked up again once when the driver does not know it
     yet: made a moment ago); Refused for a keyspace or table the schema does not have."""
     from cqlsh_ext.reading.resolve import find_table
 
-    target = find_table(shell.conn, keyspace, keyspace, table, refresh=True)
+    target = find_table(cluster, keyspace, keyspace, table, refresh=True)
     if target is not None:
         return target
-    if shell.conn.metadata.keyspaces.get(keyspace) is None:
+    if cluster.metadata.keyspaces.get(keyspace) is None:
         raise Refused(f"no keyspace {keyspace} (list_keyspaces names them)")
     raise Refused(f"no table {keyspace}.{table} (list_tables names the tables of {keyspace})")
 

@@ -1,7 +1,8 @@
 """The tools: their names (clients and docs/mcp.md rely on them), arguments, and what each reads.
 Every statement passes the read-only gate (gate.py) first, the ones a tool writes itself too (the
-compression reports write none: their typed requests, reading.read_requests, are built from the
-arguments and handed to the shell's services as they are); names
+reports write none: their typed requests, reading.read_requests and describe.parse.DescribeStatement,
+are built from the arguments, INSPECT's from the SELECT the gate let through, and handed to the
+shell's services as they are); names
 given as arguments are read with the shell's lexer and spelt back as CQL names, so an argument
 cannot carry a second statement. Each tool then reads through the one reading (cqlsh_ext.reading,
 in a context of the call: nobody to ask, its errors kept, its stop the call's) and answers from the
@@ -12,11 +13,11 @@ typed answer it gets (answers.py): nothing is printed and read back.
     describe_table(table)                   DESCRIBE TABLE, and which columns hold blobs or JSON text
     query(statement, limit, cursor)         the SELECT given (payload paths, GROUP BY, ...)
     describe_payload(column, sample, where, json_schema)
-                                            DESCRIBE PAYLOAD ks.t.column [WHERE ...] [SAMPLE n]
+                                            DescribeStatement: DESCRIBE PAYLOAD ks.t.column [WHERE] [SAMPLE]
     compression_stats(table, column, sample) StatsRequest: COMPRESSION STATS [SAMPLE n] ks.t | SELECT col ...
     compression_settings(table)             SettingsRequest: COMPRESSION SETTINGS ks.t
     compression_advise(table, column, sample) AdviseRequest: COMPRESSION ADVISE [SAMPLE n] ks.t | SELECT ...
-    inspect_value(statement)                INSPECT <the SELECT given>
+    inspect_value(statement)                InspectRequest: INSPECT <the SELECT given>
 
 Every tool takes `max_bytes` (its answer's cap as sent; answers.py keeps to it); query,
 inspect_value and describe_payload also take `decode` (column -> spec, for that call only: guard.py
@@ -32,16 +33,17 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from cqlsh_ext.codecs.base import CODEC_EXAMPLES
-from cqlsh_ext.mcp_server import answers, gate, output_schemas, sizing
+from cqlsh_ext.mcp_server import answers, bounds, gate, output_schemas, sizing
 from cqlsh_ext.mcp_server.answers import Screen, ToolAnswer, failed
 from cqlsh_ext.payload.names import FORMAT_EXAMPLES, title
 
 if TYPE_CHECKING:
+    from cqlsh_ext.describe.parse import DescribeStatement
     from cqlsh_ext.mcp_server.cursor import Cursors, CursorState
     from cqlsh_ext.reading.context import ReadContext
     from cqlsh_ext.reading.read_requests import ReportTarget
     from cqlsh_ext.reading.typed import ReportAnswer, TypedAnswer
-    from cqlsh_ext.upstream.protocol import Parsed, Shell
+    from cqlsh_ext.upstream.protocol import Shell
 
 #: `query`'s rows by default, and at most.
 DEFAULT_ROWS, MAX_ROWS = 100, 10_000
@@ -126,12 +128,6 @@ class Work:
         return answers.rows(text, answer, spelling, limit, self.max_bytes, self.said, self.errors,
                             self.screen, continuation, key)
 
-    def report(self, text: str, kind: str, read: Callable[[ReadContext, gate.AllowedStatement],
-                                                           ReportAnswer | None]) -> ToolAnswer:
-        """A report's figures: `text` through the gate, then read by `read`."""
-        allowed = gate.check(text, {kind})
-        return self.report_of(lambda ctx: read(ctx, allowed))
-
     def report_of(self, read: Callable[[ReadContext], ReportAnswer | None]) -> ToolAnswer:
         """A report's figures, read by `read` (a typed request's service) in the call's context."""
         return answers.report(read(self.context()), self.max_bytes, self.said, self.errors, self.screen)
@@ -186,17 +182,6 @@ def select_answer(ctx: ReadContext, allowed: gate.AllowedStatement, paging_state
     places = [table.place(name) if table is not None else ValuePlace(ctx.keyspace, None, name)
               for name in plain.names]
     return plain, places, None
-
-
-def command(allowed: gate.AllowedStatement) -> Parsed:
-    """A shell command the gate let through (COMPRESSION, INSPECT), parsed by cqlsh's grammar as
-    the shell parses it (upstream.seams.parse_command). Raises Refusal when it does not parse."""
-    from cqlsh_ext.upstream.seams import parse_command
-
-    parsed = parse_command(allowed.tokens, allowed.source)
-    if parsed is None:
-        raise Refusal(f"refused: cqlsh cannot parse this {allowed.kind} statement")
-    return parsed
 
 
 @dataclass(frozen=True)
@@ -339,25 +324,28 @@ def _resume(work: Work, arguments: dict[str, Any], statement: str) -> CursorStat
 
 
 def _inspect_value(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
-    from cqlsh_ext.insight.run_inspect import inspect_request, inspect_values
+    from cqlsh_ext.cql.errors import QueryError
+    from cqlsh_ext.insight.run_inspect import inspect_values
     from cqlsh_ext.query.recognize import table_of as select_table
+    from cqlsh_ext.reading.read_requests import InspectRequest, select_target
     from cqlsh_ext.reading.resolve import find_table
+    from cqlsh_ext.upstream.seams import statement_text
 
-    statement = statement_of(arguments)
-    gate.check(statement, {gate.SELECT})  # the statement given must be one SELECT by itself
-    text = f"INSPECT {statement}"
-    allowed = gate.check(text, {gate.INSPECT})
+    allowed = gate.check(statement_of(arguments), {gate.SELECT})  # one SELECT by itself
+    select = statement_text(allowed.tokens, allowed.source)
+    text = f"INSPECT {select}"
     ctx = work.context()
-    named = select_table(statement)
+    named = select_table(select)
     if named is not None:  # a table made a moment ago: the driver asked again
         find_table(ctx.cluster, ctx.keyspace, *named, refresh=True)
+    keyspace, table = named if named is not None else (None, None)
     try:
-        parsed = command(allowed)
-    except Refusal as err:
-        return failed(str(err), work.said)
+        request = InspectRequest(select_target(keyspace, table, select))
+    except QueryError as err:
+        return failed(f"refused: {err}", work.said)
     taker = answers.Taker("values", INSPECT_VALUES, work.max_bytes, {"statement": sizing.prefix(text)},
                           f"INSPECT answers at most {INSPECT_VALUES} values: name fewer in the SELECT")
-    seen = inspect_values(ctx, inspect_request(parsed), lambda report: answers.document(report.to_json()),
+    seen = inspect_values(ctx, request, lambda report: answers.document(report.to_json()),
                           lambda value: taker.take(work.screen.value(value)))
     if seen is None:
         return failed(" ".join(work.errors) or "nothing to inspect", work.said)
@@ -368,6 +356,8 @@ def _inspect_value(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
 
 
 def _describe_payload(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
+    from cqlsh_ext.describe.parse import DescribeStatement
+
     keyspace, table, column = names(arguments.get("column"), (3,), "column")
     sample = number(arguments, "sample", None, 1, MAX_SAMPLE)
     where = arguments.get("where")
@@ -376,12 +366,19 @@ def _describe_payload(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
     as_schema = arguments.get("json_schema", False)
     if not isinstance(as_schema, bool):
         raise Invalid("json_schema must be true or false")
-    text = f"DESCRIBE PAYLOAD {spell(keyspace)}.{spell(table)}.{spell(column)}"
-    if where and where.strip():
-        text += f" WHERE {where.strip()}"
-    if sample is not None:
-        text += f" SAMPLE {sample}"
-    answer = work.report(text, gate.DESCRIBE_PAYLOAD, describe_reader)
+    where = where.strip() if where and where.strip() else None
+    if where is not None:  # bounded as a statement is, before the payload parser reads it
+        from cqlsh_ext.cql.errors import QueryError
+        from cqlsh_ext.cql.lexer import Lexed
+
+        try:
+            bounds.check_tokens(Lexed(where).tokens)
+        except QueryError as err:
+            raise Invalid(f"syntax error in where: {err}") from None
+        except bounds.TooLarge as err:
+            raise Invalid(str(err)) from None
+    request = DescribeStatement(keyspace, table, column, where, sample=sample)
+    answer = work.report_of(lambda ctx: describe_reader(ctx, request))
     if as_schema and answer.data is not None:
         from cqlsh_ext.mcp_server.payload_schema import schema_answer
 
@@ -389,20 +386,16 @@ def _describe_payload(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
     return answer
 
 
-def describe_reader(ctx: ReadContext, allowed: gate.AllowedStatement) -> ReportAnswer | None:
-    """DESCRIBE PAYLOAD's report (describe.run.describe) of the statement the gate let through."""
-    from cqlsh_ext.cql.lexer import Lexed
-    from cqlsh_ext.describe.parse import LABEL, DescribeError, parse
+def describe_reader(ctx: ReadContext, request: DescribeStatement) -> ReportAnswer | None:
+    """DESCRIBE PAYLOAD's report (describe.run.describe) of the request."""
+    from cqlsh_ext.describe.parse import LABEL, DescribeError
     from cqlsh_ext.describe.run import describe
-    from cqlsh_ext.upstream.seams import statement_text
 
-    text = statement_text(allowed.tokens, allowed.source)
     try:
-        statement = parse(text, Lexed(text).tokens)
+        return describe(ctx, request)
     except DescribeError as err:
         ctx.error(f"{LABEL}: {err}")
         return None
-    return describe(ctx, statement)
 
 
 def _report_target(work: Work, arguments: dict[str, Any], most: int) -> tuple[ReportTarget, int | None]:
@@ -467,7 +460,7 @@ def _describe_table(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
     target = find_table(ctx.cluster, keyspace, keyspace, table, refresh=True)
     if target is None or target.view:
         return failed(f"no table {keyspace}.{table}", work.said)
-    cql = table_cql(ctx, target, _server_major(work.shell))
+    cql = table_cql(ctx, target, _server_major(getattr(work.shell, "connection_versions", {})))
     if cql is None:
         return failed(" ".join(work.errors) or f"no table {keyspace}.{table}", work.said)
     try:
@@ -478,9 +471,9 @@ def _describe_table(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
     return ToolAnswer(data=data, cap=work.max_bytes, fitting=answers.cut_lists)
 
 
-def _server_major(shell: Shell) -> int:
-    """The server's major release (cqlsh's connection_versions): DESCRIBE is the server's from 4."""
-    build = str(getattr(shell, "connection_versions", {}).get("build", "4"))
+def _server_major(versions: dict[str, Any]) -> int:
+    """The server's major release (of cqlsh's connection_versions): DESCRIBE is the server's from 4."""
+    build = str(versions.get("build", "4"))
     head = build.split(".", 1)[0]
     return int(head) if head.isdigit() else 4
 

@@ -1,6 +1,7 @@
 """The typed requests of the reports: what COMPRESSION STATS, ADVISE, SETTINGS and INSPECT read,
 built once by whoever receives the request (the shell from cqlsh's parse: insight's run modules;
-`cqlsh-ext mcp` from the same parse; the Python API, cqlsh_ext.api, from its arguments) and taken
+`cqlsh-ext mcp` and the Python API, cqlsh_ext.api, from their arguments, a SELECT's target by
+select_target) and taken
 by the services with the reading's context: `stats_answer(ctx, StatsRequest(...))`.
 
 DESCRIBE PAYLOAD's request is describe.parse.DescribeStatement (a frozen dataclass already); a
@@ -11,7 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["AdviseRequest", "InspectRequest", "ReportTarget", "SampleSpec", "SettingsRequest", "StatsRequest"]
+__all__ = ["AdviseRequest", "InspectRequest", "ReportTarget", "SampleSpec", "SettingsRequest", "StatsRequest",
+           "select_target"]
 
 
 @dataclass(frozen=True)
@@ -27,6 +29,26 @@ class ReportTarget:
     whole_table: bool = False
     #: The SELECT's LIMIT.
     limit: int | None = None
+
+
+#: Words (and the bracket) after which a SELECT no longer reads whole rows of its table.
+_NOT_WHOLE = {"WHERE", "LIMIT", "GROUP", "ORDER", "PER", "ALLOW", "DISTINCT", "JSON", "("}
+
+
+def select_target(keyspace: str | None, table: str | None, select: str) -> ReportTarget:
+    """The target of a report of `select` (one SELECT of keyspace.table, without its `;`), as the
+    shell's parse of the same command gives it (insight.shellside.report_target): whole rows of
+    the table when it names plain columns or * and nothing else, its LIMIT. Raises QueryError when
+    our lexer refuses the text."""
+    from cqlsh_ext.cql.lexer import Lexed
+
+    tokens = [t for t in Lexed(select).tokens if t.kind != "end"]
+    words = [t.value.upper() if t.kind == "word" else t.value if t.kind == "punct" else "" for t in tokens]
+    limit = None
+    for i, word in enumerate(words[:-1]):
+        if word == "LIMIT" and (i == 0 or words[i - 1] != "PARTITION") and tokens[i + 1].kind == "int":
+            limit = int(tokens[i + 1].value)
+    return ReportTarget(keyspace, table, select, whole_table=not (set(words) & _NOT_WHOLE), limit=limit)
 
 
 @dataclass(frozen=True)

@@ -7,42 +7,16 @@ configured from the same host, port, credentials, TLS and SigV4 settings.
 
 from __future__ import annotations
 
-import argparse
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-from cqlsh_ext.keyspaces import options as keyspaces_options
-from cqlsh_ext.settings import Settings, add_flags, load, load_dictionaries, region_from_host
+from cqlsh_ext.reading.connecting import Connection, ConnectionRefused
+from cqlsh_ext.reading.connecting import connection as make_connection
 from cqlsh_ext.spark.session import CONNECTOR, SIGV4_PLUGIN, SparkError
 
 
-@dataclass
-class Connection:
-    host: str
-    port: int
-    settings: Settings
-    options: Any  # cqlsh's own options (read_options): credentials, ssl, execute, file, keyspace
-    config_file: str
-    auth_provider: Any = None
-    #: TLS for the Python driver: ssl_context / ssl_options for Cluster().
-    tls: dict[str, Any] = field(default_factory=dict)
-    sigv4_region: str | None = None
-    #: The TLS settings the context was made of (keyspaces.tls.TLSSettings: picklable), for a
-    #: connection an executor makes itself (COMPRESSION REWRITE's writes).
-    tls_settings: Any = None
-
-    @property
-    def ssl(self) -> bool:
-        return bool(self.tls)
-
-    def cluster(self) -> Any:
-        from cassandra.cluster import Cluster
-
-        return Cluster([self.host], port=self.port, auth_provider=self.auth_provider,
-                       connect_timeout=self.options.connect_timeout,
-                       control_connection_timeout=self.options.connect_timeout, **self.tls)
+class SparkConnection(Connection):
+    """The shell's connection (reading.connecting), and what Spark's connector makes of it."""
 
     def packages(self) -> list[str]:
         return [CONNECTOR, SIGV4_PLUGIN] if self.sigv4_region else [CONNECTOR]
@@ -150,59 +124,13 @@ class Connection:
 _STORE_PASSWORD = "changeit"
 
 
-def flags_parser() -> argparse.ArgumentParser:
-    """Our display and Keyspaces flags, as the shell's command line takes them (cqlsh_ext.cli)."""
-    parser = argparse.ArgumentParser(add_help=False, allow_abbrev=False, prog="cqlsh-ext spark")
-    add_flags(parser, "display")
-    keyspaces_options.add_arguments(parser)
-    return parser
-
-
-def connection(args: list[str]) -> Connection:
+def connection(args: list[str]) -> SparkConnection:
     """The connection the shell would make with these arguments; SparkError, SettingError or
-    KeyspacesError with one line when they do not make one."""
-    from cqlsh_ext.upstream import seams
+    KeyspacesError with one line when they do not make one Spark's connector can use."""
+    from cqlsh_ext.keyspaces import wiring
 
-    ext, cqlsh_args = flags_parser().parse_known_args(args)
-    finder = argparse.ArgumentParser(add_help=False, allow_abbrev=False)
-    finder.add_argument("--cqlshrc")
-    cqlshmain = seams.import_cqlshmain(finder.parse_known_args(cqlsh_args)[0].cqlshrc)
-    ext.debug = "--debug" in cqlsh_args
-    settings = load(ext, cqlshmain.CONFIG_FILE)
-    load_dictionaries(settings)  # before Spark starts: each task carries them to its executor
-    opts = settings.keyspaces
-    if opts.active:
-        cqlsh_args = opts.give_back + cqlsh_args
-        positional = cqlshmain.parser.parse_known_args(cqlsh_args)[1]
-        cqlsh_args = keyspaces_options.connection_args(opts, cqlsh_args, positional)
-    options, host, port = cqlshmain.read_options(cqlsh_args)
-    from cqlshlib import authproviderhandling
-
-    provider = authproviderhandling.load_auth_provider(
-        config_file=cqlshmain.CONFIG_FILE, cred_file=options.credentials,
-        username=options.username, password=options.password)
-    conn = Connection(host, port, settings, options, cqlshmain.CONFIG_FILE, provider)
-    kwargs: dict[str, Any] = {"auth_provider": provider, "ssl": options.ssl}
-    if opts.active:
-        from cqlsh_ext.keyspaces import wiring
-
-        wiring.prepare(settings, host, kwargs)
-        if opts.wants_sigv4 or (opts.keyspaces and provider is None):
-            conn.sigv4_region = getattr(kwargs["auth_provider"], "region_name", None) or opts.region \
-                or region_from_host(host) or keyspaces_options.env_region()
-            if not conn.sigv4_region:
-                raise SparkError("SigV4 needs a region: --region REGION (or --keyspaces REGION)")
-    conn.auth_provider = kwargs["auth_provider"]
-    ssl = kwargs["ssl"]
-    if hasattr(ssl, "context"):  # --keyspaces / --certfile: a verified context (keyspaces.tls)
-        conn.tls = {"ssl_context": ssl.context(), "ssl_options": ssl.ssl_options()}
-        conn.tls_settings = ssl
-    elif ssl:
-        from cqlshlib import sslhandling
-
-        conn.tls = {"ssl_options": sslhandling.ssl_settings(host, cqlshmain.CONFIG_FILE)}
-    if conn.auth_provider is not None and conn.sigv4_region is None \
-            and getattr(conn.auth_provider, "username", None) is None:
-        raise SparkError("Spark mode authenticates with a user name and password or with SigV4; "
-                         "cqlshrc's [auth_provider] names another provider")
-    return conn
+    try:
+        return make_connection(args, wiring, SparkConnection, prog="cqlsh-ext spark",
+                               plain_or_sigv4_only="Spark mode")
+    except ConnectionRefused as err:
+        raise SparkError(str(err)) from None

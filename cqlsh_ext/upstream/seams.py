@@ -10,6 +10,7 @@ misbehaves. tests/test_seams.py checks every entry.
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -150,6 +151,22 @@ def import_cqlshmain(cqlshrc: str | None) -> ModuleType:
         raise RuntimeError(f"cqlsh-ext needs cqlsh {CQLSH_VERSION_PIN}.x, found {cqlshmain.version}")
     _STOCK_SHELL.append(cqlshmain.Shell)
     return cqlshmain
+
+
+@contextmanager
+def cqlshrc_in_force(cqlshmain: ModuleType, cqlshrc: str | None) -> Iterator[str]:
+    """cqlshmain.CONFIG_FILE as `--cqlshrc` would make it at import (the stock file when it is not
+    given or does not exist), in force while the block runs (read_options reads the global), for a
+    process that connects more than once (the Python API), each with its own file; yields its path."""
+    path = os.path.expanduser(cqlshrc) if cqlshrc else cqlshmain.DEFAULT_CQLSHRC
+    if not os.path.exists(path):
+        path = cqlshmain.DEFAULT_CQLSHRC
+    saved = getattr(cqlshmain, "CONFIG_FILE")  # noqa: B009 - a module's global, set and put back
+    setattr(cqlshmain, "CONFIG_FILE", path)  # noqa: B010
+    try:
+        yield path
+    finally:
+        setattr(cqlshmain, "CONFIG_FILE", saved)  # noqa: B010
 
 
 @contextmanager

@@ -178,3 +178,29 @@ def test_a_refused_connection_is_the_shell_s_one_line(cassandra, cqlshrc: str):
     assert "\n" not in text and "not-the-password-42" not in text
     with pytest.raises(cqlsh_ext.Error, match="^--decompress: unknown decompression mode 'nope'"):
         cqlsh_ext.connect(cassandra.host, cassandra.port, decode="nope", cqlshrc=cqlshrc)
+
+
+def test_cqlshrc_s_own_auth_provider_connects_as_in_the_shell(cassandra, orders: Orders, tmp_path,
+                                                             monkeypatch):
+    """A provider of cqlshrc's [auth_provider] that is neither plain nor SigV4 (the Python driver
+    takes any): the API connects with it; Spark mode, whose connector cannot, says so in its words."""
+    (tmp_path / "own_provider.py").write_text(
+        "from cassandra.auth import AuthProvider, PlainTextAuthenticator\n\n\n"
+        "class Provider(AuthProvider):\n"
+        "    def __init__(self, user, secret):\n"
+        "        self.user, self.secret = user, secret\n\n"
+        "    def new_authenticator(self, host):\n"
+        "        return PlainTextAuthenticator(self.user, self.secret)\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    rc = tmp_path / "cqlshrc"
+    rc.write_text(f"[auth_provider]\nmodule = own_provider\nclassname = Provider\n"
+                  f"user = {cassandra.username}\nsecret = {cassandra.password}\n")
+    with cqlsh_ext.connect(cassandra.host, cassandra.port, cqlshrc=str(rc)) as own:
+        assert type(own.cluster.auth_provider).__name__ == "Provider"
+        assert len(list(own.query(f"SELECT pk FROM {orders.name} LIMIT 3"))) == 3
+    from cqlsh_ext.spark.connect import connection
+    from cqlsh_ext.spark.session import SparkError
+
+    with pytest.raises(SparkError, match=r"^Spark mode authenticates with a user name and password or "
+                                         r"with SigV4; cqlshrc's \[auth_provider\] names another provider$"):
+        connection([cassandra.host, str(cassandra.port), "--cqlshrc", str(rc)])

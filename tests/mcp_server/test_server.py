@@ -303,6 +303,12 @@ def test_inspect_value_is_the_shells_inspect(server, conn, shell_home, demo) -> 
     answer = server.call("inspect_value", statement=statement, max_bytes=WHOLE).data
     values, _ = shell_json(conn, f"INSPECT {statement}", shell_home)
     assert answer["values"] == values and len(values) == 1 and values[0]["chain"] == ["zstd"]
+    # The tool's request built from the SELECT (a whole-table read, its LIMIT) reads what the shell's does.
+    for statement in (f"SELECT name, data FROM {demo}.blob_formats LIMIT 3",
+                      f"SELECT data FROM {demo}.blob_formats PER PARTITION LIMIT 1 LIMIT 2"):
+        answer = server.call("inspect_value", statement=statement, max_bytes=WHOLE).data
+        values, _ = shell_json(conn, f"INSPECT {statement}", shell_home)
+        assert answer["values"] == values and len(values) == int(statement[-1]), statement
     assert server.call("inspect_value", statement=f"DESCRIBE TABLE {demo}.blob_formats").error.startswith(
         "refused: this tool takes one SELECT")
 
