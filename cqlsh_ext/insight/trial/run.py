@@ -113,7 +113,7 @@ def _check(shell: Shell, asked: Asked) -> str | None:
                 "tables of its own there, never into the column's table)")
     if asked.into not in shell.conn.metadata.keyspaces:
         return (f"keyspace {asked.into} does not exist (INTO names where the scratch tables go): make it "
-                f"with {_create_keyspace(shell, asked.into)}")
+                f"with {_create_keyspace(shell.conn.metadata, asked.into)}")
     if asked.rows < MIN_VALUES:
         return f"ROWS {asked.rows}: at least {MIN_VALUES} values are needed to measure"
     if not 1 <= asked.concurrency <= MAX_CONCURRENCY:
@@ -121,12 +121,13 @@ def _check(shell: Shell, asked: Asked) -> str | None:
     return None
 
 
-def _create_keyspace(shell: Shell, name: str) -> str:
+def _create_keyspace(metadata: Any, name: str) -> str:
     """The statement that makes keyspace `name` for scratch tables: one replica in each data
-    center the driver sees (NetworkTopologyStrategy), or SimpleStrategy when it names none."""
+    center the driver's cluster metadata sees (NetworkTopologyStrategy), or SimpleStrategy when it
+    names none."""
     from cassandra.metadata import protect_name
 
-    centers = sorted({host.datacenter for host in shell.conn.metadata.all_hosts() if host.datacenter})
+    centers = sorted({host.datacenter for host in metadata.all_hosts() if host.datacenter})
     replication = ", ".join(["'class': 'NetworkTopologyStrategy'", *(f"'{dc}': 1" for dc in centers)]) \
         if centers else "'class': 'SimpleStrategy', 'replication_factor': 1"
     return f"CREATE KEYSPACE {protect_name(name)} WITH replication = {{{replication}}};"
