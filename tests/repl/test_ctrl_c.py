@@ -128,7 +128,7 @@ RIGHT_AFTER_ENTER = {
     "export": "COPY (SELECT ck, data.status FROM {ks}.docs) TO '{path}';",
 }
 #: What a statement stopped by Ctrl-C says: it never started, or it stopped and says so.
-STOPPED = r"Cancelled\.|INTERRUPTED|interrupted\s+\(Ctrl-C\)"
+STOPPED = r"Cancelled[^\n]*\.|INTERRUPTED|interrupted\s+\(Ctrl-C\)"
 
 
 @pytest.mark.parametrize("after", [0.0, 0.03, 0.1])
@@ -156,4 +156,19 @@ def test_ctrl_c_right_after_enter_is_never_lost(term, cassandra, slow_ks, tmp_pa
     t.run(f"SELECT count(*) FROM {slow_ks}.docs WHERE pk = 1;", until=r"\(1 rows\)")
     after_stop = t.text[start:][stopped.end() - start:]
     assert "^C" not in after_stop, after_stop  # the next prompt took no Ctrl-C left over
+    assert t.exit() == 0
+
+
+def test_what_is_typed_after_a_ctrl_c_right_after_enter_runs_next(term, cassandra, slow_ks):
+    # Enter, Ctrl-C and the next statement come at once, as from a fast typist: the first stops
+    # or never starts, the next one runs (the keys after the Ctrl-C are not eaten with it).
+    t = term("-k", slow_ks, env={"PAGER": ""}, rows=24, cols=80)
+    t.prompt()
+    cassandra.faults.set("delay", -1, DELAY_MS)
+    try:
+        t.type(f"SELECT pk, ck FROM {slow_ks}.docs;\r\x03SELECT count(*) FROM {slow_ks}.docs WHERE pk = 1;\r")
+        t.expect(STOPPED, timeout=120)
+        t.expect(r"\n\s+10\n\n\(1 rows\)", timeout=120)  # pk 1 holds 10 of the 2,000 rows
+    finally:
+        cassandra.faults.clear()
     assert t.exit() == 0
