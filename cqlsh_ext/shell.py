@@ -86,6 +86,20 @@ def _nearest_first_word(word: str) -> str | None:
     return nearest(word.upper(), words)
 
 
+def _wraps_ctrl_c(err: BaseException) -> bool:
+    """Whether `err` was caused by a Ctrl-C (KeyboardInterrupt) that Python wrapped: on Python 3.11
+    one that lands while a class is made (a dataclass's fields, on a module's first import right
+    after Enter) comes out as 'RuntimeError: Error calling __set_name__ ...'."""
+    seen: set[int] = set()
+    cause = err.__cause__
+    while cause is not None and id(cause) not in seen:
+        if isinstance(cause, KeyboardInterrupt):
+            return True
+        seen.add(id(cause))
+        cause = cause.__cause__
+    return False
+
+
 def _first_words() -> frozenset[str]:
     """seams.first_words, once per process. Read by the interactive shell before its prompt is
     built in another thread (ExtShell.__init__): read at its first statement, cqlsh's grammar
@@ -175,6 +189,10 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
     def handle_statement(self, tokens: Any, srcstr: str) -> Any:
         try:
             return self._handle_statement(tokens, srcstr)
+        except Exception as err:
+            if _wraps_ctrl_c(err):  # cqlsh's onecmd would print it as an error
+                raise KeyboardInterrupt from err
+            raise
         finally:
             # cqlsh adds a multi-line statement to readline's history as one line: never one
             # that carries a password (cqlsh_ext.repl.passwords).

@@ -34,6 +34,8 @@ if TYPE_CHECKING:
 #: cqlsh statements whose effects cannot be left half done by stopping to wait: reads. Our own
 #: commands say so in their declaration (cqlsh_ext.commands).
 _READS = ("select", "describe", "desc", "list", "show", "help", "history")
+#: Reads of the terminal's pending input after a prompt (1 KiB each): a paste's worth at most.
+TYPEAHEAD_READS = 64
 
 
 def prepare(shell: Shell) -> None:
@@ -105,21 +107,22 @@ def run(shell: Shell) -> None:
         try:
             shell.reset_prompt()
             sigint = _PromptSigint()
-            previous = signal.signal(signal.SIGINT, sigint)
             try:
                 text = session.prompt(shell.prompt, handle_sigint=False)
+                if ctrl_c_typed_after_enter(session):
+                    sigint.typed = True
             except KeyboardInterrupt:
+                sigint.restore()
                 continue  # Ctrl-C at the prompt: input cleared
             except EOFError:
+                sigint.restore()
                 print()
                 shell.do_exit()
                 break
-            finally:
-                signal.signal(signal.SIGINT, previous)
-            if sigint.seen:
-                shell.printerr("Cancelled.")  # Ctrl-C right after Enter: the statement never starts
-                continue
-            execute(shell, text, cqlshmain)
+            except BaseException:
+                sigint.restore()
+                raise
+            execute(shell, text, cqlshmain, sigint)
         except KeyboardInterrupt:
             # A second Ctrl-C while the first was being reported: still never the shell.
             shell.reset_statement()
@@ -127,14 +130,23 @@ def run(shell: Shell) -> None:
 
 
 class _PromptSigint:
-    """SIGINT while prompt() runs. prompt_toolkit's own handler hands it to the running prompt and
-    drops it once Enter has been taken: a Ctrl-C pressed just after Enter, while the prompt winds
-    down (it waits for the completion threads: a second or so on a session's first statements),
-    was lost and the statement ran to its end. A prompt that takes the signal raises
-    KeyboardInterrupt; one that returns the input after a signal has dropped it: `seen` says so."""
+    """Ctrl-C from Enter until the statement starts. Installed as the SIGINT handler for prompt()
+    and after it, until `restore()` (execute(), inside its own handling of KeyboardInterrupt) puts
+    the previous one back.
+
+    prompt_toolkit's own handler hands SIGINT to the running prompt and drops it once Enter has
+    been taken: a Ctrl-C pressed just after Enter, while the prompt winds down (it waits for the
+    completion threads: a second or so on a session's first statements), was lost and the
+    statement ran to its end. A prompt that takes the signal raises KeyboardInterrupt; one that
+    returns the input after a signal has dropped it: `seen` says so. A Ctrl-C typed while the
+    prompt still held the terminal in raw mode is no signal but a key: `typed` says so
+    (ctrl_c_typed_after_enter)."""
 
     def __init__(self) -> None:
         self.seen = False
+        self.typed = False
+        self.previous: Any = signal.signal(signal.SIGINT, self)
+        self._installed = True
 
     def __call__(self, signum: int, frame: Any) -> None:
         from prompt_toolkit.application.current import get_app_or_none
@@ -144,6 +156,44 @@ class _PromptSigint:
         if app is not None and app.is_running and not app.is_done and app.loop is not None:
             app.loop.call_soon_threadsafe(app.key_processor.send_sigint)  # as prompt_toolkit does
 
+    def restore(self) -> bool:
+        """Put the previous handler back (idempotent); whether Ctrl-C was pressed meanwhile. A
+        signal that came before is handled by this one: CPython runs pending handlers before it
+        replaces one; one that comes after goes to the previous handler (KeyboardInterrupt)."""
+        if self._installed:
+            self._installed = False
+            signal.signal(signal.SIGINT, self.previous)
+        return self.seen or self.typed
+
+
+def ctrl_c_typed_after_enter(session: PromptSession[str]) -> bool:
+    """Whether Ctrl-C was typed after Enter while prompt_toolkit still held the terminal in raw
+    mode (ISIG off): from the moment Enter is pressed until prompt() has read it, drawn the input
+    as done, waited for the terminal's cursor report and put the terminal back (50 to 130 ms,
+    once 0.4 s, on a 2-core machine at a load average of 10). The terminal then sends no SIGINT
+    but the byte 0x03: prompt_toolkit keeps the keys after Enter for the next prompt (its
+    typeahead) or leaves them unread, and the next prompt took that Ctrl-C as "clear the input"
+    after the statement had run to its end.
+
+    Called once prompt() has returned (the terminal is back in its own mode): the keys kept and the
+    bytes still pending are read; a Ctrl-C among them is taken out, with what was typed before it
+    (as a terminal's Ctrl-C drops the input it holds), and what was typed after it is handed to
+    the next prompt."""
+    from prompt_toolkit.input.typeahead import get_typeahead, store_typeahead
+    from prompt_toolkit.keys import Keys
+
+    given = session.input
+    keys = get_typeahead(given)
+    for _ in range(TYPEAHEAD_READS):  # read() returns what is there, never waits
+        more = given.read_keys()
+        if not more:
+            break
+        keys += more
+    keys += given.flush_keys()
+    pressed = [i for i, key in enumerate(keys) if key.key == Keys.ControlC]
+    store_typeahead(given, keys[pressed[-1] + 1:] if pressed else keys)
+    return bool(pressed)
+
 
 def _reads_only(word: str) -> bool:
     from cqlsh_ext.commands import command
@@ -152,21 +202,28 @@ def _reads_only(word: str) -> bool:
     return declared.reads_only if declared is not None else word in _READS
 
 
-def execute(shell: Shell, text: str, cqlshmain: Any) -> None:
-    """Run one submitted input through cqlsh, as its cmdloop does for a finished statement."""
-    if not text.strip():
-        return
-    source = text + "\n"
-    shell.statement.write(source)
+def execute(shell: Shell, text: str, cqlshmain: Any, sigint: _PromptSigint | None = None) -> None:
+    """Run one submitted input through cqlsh, as its cmdloop does for a finished statement.
+    `sigint`: the handler the loop installed at the prompt, put back here, where a Ctrl-C from
+    then on is reported."""
     first = re.split(r"[\s;(]", text.strip(), maxsplit=1)[0].lower()
+    never_started = False
     try:
+        if sigint is not None and sigint.restore() and text.strip():
+            never_started = True  # Ctrl-C between Enter and here
+            raise KeyboardInterrupt
+        if not text.strip():
+            return
+        source = text + "\n"
+        shell.statement.write(source)
         with paged_output(shell, first):
             shell.onecmd(source)
     except cqlshmain.CQL_ERRORS as err:
         shell.printerr(getattr(err, "message", str(err)))
     except KeyboardInterrupt:
-        sys.stdout.write("\n")
-        note = "" if _reads_only(first) else " (the server may still apply it)"
+        if not (never_started and sigint is not None and not sigint.seen):
+            sys.stdout.write("\n")  # under the ^C the terminal wrote (none for a key typed in raw mode)
+        note = "" if never_started or _reads_only(first) else " (the server may still apply it)"
         shell.printerr(f"Cancelled{note}.")
     finally:
         shell.reset_statement()

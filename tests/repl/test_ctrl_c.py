@@ -117,3 +117,58 @@ def test_ctrl_c_stops_each_long_command_at_each_phase(term, cassandra, slow_ks, 
     # The shell goes on.
     t.run(f"SELECT count(*) FROM {slow_ks}.docs WHERE pk = 1;", until=r"\(1 rows\)")
     assert t.exit() == 0
+
+
+#: A long statement of each kind, every page late: plain SELECT, a payload query, COMPRESSION
+#: STATS, an export ({path}: the file).
+RIGHT_AFTER_ENTER = {
+    "select": "SELECT pk, ck FROM {ks}.docs;",
+    "payload": "SELECT ck, data.status FROM {ks}.docs WHERE data.status = 'PAID' ALLOW FILTERING;",
+    "stats": "COMPRESSION STATS {ks}.docs;",
+    "export": "COPY (SELECT ck, data.status FROM {ks}.docs) TO '{path}';",
+}
+#: What a statement stopped by Ctrl-C says: it never started, or it stopped and says so.
+STOPPED = r"Cancelled[^\n]*\.|INTERRUPTED|interrupted\s+\(Ctrl-C\)"
+
+
+@pytest.mark.parametrize("after", [0.0, 0.03, 0.1])
+@pytest.mark.parametrize("kind", list(RIGHT_AFTER_ENTER))
+def test_ctrl_c_right_after_enter_is_never_lost(term, cassandra, slow_ks, tmp_path, kind, after):
+    # Each in a new shell, the first statement (the prompt winds down longest then): Ctrl-C typed
+    # `after` s after Enter, as a person types it (the byte 0x03 on the terminal: prompt_toolkit may
+    # still hold it in raw mode, where it is a key, no signal). The statement stops or never starts,
+    # the next prompt comes, and the statement typed at it runs.
+    t = term("-k", slow_ks, env={"PAGER": ""}, rows=24, cols=80)
+    t.prompt()
+    start = len(t.text)
+    cassandra.faults.set("delay", -1, DELAY_MS)
+    try:
+        t.type(RIGHT_AFTER_ENTER[kind].format(ks=slow_ks, path=tmp_path / "out.jsonl"))
+        t.enter()
+        time.sleep(after)
+        t.ctrl("c")
+        stopped = t.expect(STOPPED, timeout=120)  # a lost Ctrl-C: the whole run, none of these
+        t.prompt()
+    finally:
+        cassandra.faults.clear()
+    out = t.text[start:]
+    assert "Traceback" not in out, out[-3000:]
+    t.run(f"SELECT count(*) FROM {slow_ks}.docs WHERE pk = 1;", until=r"\(1 rows\)")
+    after_stop = t.text[start:][stopped.end() - start:]
+    assert "^C" not in after_stop, after_stop  # the next prompt took no Ctrl-C left over
+    assert t.exit() == 0
+
+
+def test_what_is_typed_after_a_ctrl_c_right_after_enter_runs_next(term, cassandra, slow_ks):
+    # Enter, Ctrl-C and the next statement come at once, as from a fast typist: the first stops
+    # or never starts, the next one runs (the keys after the Ctrl-C are not eaten with it).
+    t = term("-k", slow_ks, env={"PAGER": ""}, rows=24, cols=80)
+    t.prompt()
+    cassandra.faults.set("delay", -1, DELAY_MS)
+    try:
+        t.type(f"SELECT pk, ck FROM {slow_ks}.docs;\r\x03SELECT count(*) FROM {slow_ks}.docs WHERE pk = 1;\r")
+        t.expect(STOPPED, timeout=120)
+        t.expect(r"\n\s+10\n\n\(1 rows\)", timeout=120)  # pk 1 holds 10 of the 2,000 rows
+    finally:
+        cassandra.faults.clear()
+    assert t.exit() == 0
