@@ -195,9 +195,15 @@ def ctrl_c_typed_after_enter(session: PromptSession[str]) -> bool:
     return bool(pressed)
 
 
-def _reads_only(word: str) -> bool:
+#: COPY that reads: ours, `COPY (SELECT ...) TO`, and cqlsh's `COPY t [(columns)] TO`; its FROM writes.
+_COPY_TO = re.compile(r"copy\s*(\(|[\w.\"]+\s*(\([^)]*\)\s*)?to\b)", re.IGNORECASE)
+
+
+def _reads_only(word: str, text: str) -> bool:
     from cqlsh_ext.commands import command
 
+    if word == "copy":
+        return _COPY_TO.match(text.strip()) is not None
     declared = command(word)
     return declared.reads_only if declared is not None else word in _READS
 
@@ -223,7 +229,7 @@ def execute(shell: Shell, text: str, cqlshmain: Any, sigint: _PromptSigint | Non
     except KeyboardInterrupt:
         if not (never_started and sigint is not None and not sigint.seen):
             sys.stdout.write("\n")  # under the ^C the terminal wrote (none for a key typed in raw mode)
-        note = "" if never_started or _reads_only(first) else " (the server may still apply it)"
+        note = "" if never_started or _reads_only(first, text) else " (the server may still apply it)"
         shell.printerr(f"Cancelled{note}.")
     finally:
         shell.reset_statement()
