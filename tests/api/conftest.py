@@ -4,35 +4,20 @@ it (cqlsh_ext.connect, as a program makes it: no shell)."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
-from orders import rows, write_table
+
+from tests.payload_select.conftest import Orders, load_orders
 
 #: Rows in the test table: several pages, one in six of random bytes.
 COUNT = 120
 
 
-@dataclass
-class Orders:
-    ks: str
-    rows: list[tuple[dict[str, Any], dict[str, Any] | None]]
-
-    @property
-    def name(self) -> str:
-        return f"{self.ks}.orders"
-
-
 @pytest.fixture(scope="package")
 def orders(cassandra) -> Orders:
-    ks = cassandra.create_keyspace("api")
-    session = cassandra.session(ks)
-    data = rows(COUNT)
-    write_table(session, data)
-    session.shutdown()
-    return Orders(ks, data)
+    return load_orders(cassandra, "api", COUNT)
 
 
 @pytest.fixture(scope="package")

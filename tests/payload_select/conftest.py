@@ -26,11 +26,11 @@ class Orders:
         return f"{self.ks}.{self.table}"
 
 
-def load_orders(cassandra, keyspace: str) -> Orders:
-    """COUNT rows of tools/orders.py in a new keyspace named after `keyspace` (table `orders`)."""
+def load_orders(cassandra, keyspace: str, count: int = COUNT) -> Orders:
+    """`count` rows of tools/orders.py in a new keyspace named after `keyspace` (table `orders`)."""
     ks = cassandra.create_keyspace(keyspace)
     session = cassandra.session(ks)
-    data = rows(COUNT)
+    data = rows(count)
     write_table(session, data)
     session.shutdown()
     return Orders(ks, "orders", data)
