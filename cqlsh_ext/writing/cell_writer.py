@@ -159,8 +159,6 @@ class CellWriter:
         journals it) or on the condition (CONDITION: `at` None), to expire at `expires` (epoch
         seconds) or never: APPLIED, CHANGED or EXPIRED; WriteFailed when the server fails it for
         good."""
-        from cqlsh_ext.common import retry
-
         ttl = ttl_to_send(expires)
         if ttl is not None and ttl <= 0:
             return Written(EXPIRED)
@@ -172,28 +170,14 @@ class CellWriter:
             try:
                 applied = self._send(key, expected, new, at, ttl)
             except Exception as err:
-                reason = retry_reason(err)
-                if reason is None or retry.exhausted(attempts):
-                    from cqlsh_ext.scanning.scan import error_text
-
-                    raise WriteFailed(error_text(err)) from None
-                attempts += 1
-                written.retried.append(reason)
-                time.sleep(retry.delay(attempts))
+                attempts = _retried(err, attempts, written)
                 applied = None  # unknown: the row says
             if applied is False:
                 return written
             try:
                 cell = self.read(key, serial=not self.mechanism.timestamped and applied is None)
             except Exception as err:
-                reason = retry_reason(err)
-                if reason is None or retry.exhausted(attempts):
-                    from cqlsh_ext.scanning.scan import error_text
-
-                    raise WriteFailed(error_text(err)) from None
-                attempts += 1
-                written.retried.append(reason)
-                time.sleep(retry.delay(attempts))
+                attempts = _retried(err, attempts, written)
                 continue
             if same(cell.value, new) and (at is None or cell.writetime == at):
                 written.outcome = APPLIED
@@ -230,6 +214,21 @@ class CellWriter:
         row = self.session.execute(bound).one()
         # The shell's sessions make rows dicts: the driver's was_applied cannot read those.
         return bool(row["[applied]"] if isinstance(row, Mapping) else row[0])
+
+
+def _retried(err: Exception, attempts: int, written: Written) -> int:
+    """After a failed send or read of a write: the attempts made once it has slept for the next
+    (its reason kept in `written`); WriteFailed when `err` is not retried or the retries are spent."""
+    from cqlsh_ext.common import retry
+
+    reason = retry_reason(err)
+    if reason is None or retry.exhausted(attempts):
+        from cqlsh_ext.scanning.scan import error_text
+
+        raise WriteFailed(error_text(err)) from None
+    written.retried.append(reason)
+    time.sleep(retry.delay(attempts + 1))
+    return attempts + 1
 
 
 def same(stored: Any, wanted: Any) -> bool:
