@@ -193,17 +193,17 @@ def read_journal(path: str, unsealed: bool = False) -> JournalRead:
     return read
 
 
-def in_flight(parts: list[JournalRead]) -> list[JournalRow]:
-    """The rows no line says the outcome of and no later line journals again: the writes in flight
-    when the run was killed (a row a RESUME journaled again has its later line). Read from the
-    files only when some outcome is missing."""
-    unknown: dict[tuple[tuple[str, bytes], ...], tuple[int, JournalRow]] = {}
+def without_outcome(parts: list[JournalRead]) -> list[tuple[int, JournalRow, bool]]:
+    """The rows no line says the outcome of (a kill during their write), each with its part's
+    index and whether it is its key's last line in the journal (when not, a later line journals the
+    row again: RESUME wrote it). Read from the files only when some outcome is missing."""
+    unknown: dict[tuple[tuple[str, bytes], ...], list[tuple[int, JournalRow]]] = {}
     for i, part in enumerate(parts):
         if None not in part.outcomes.values():
             continue
         for row in part.rows():
             if row.applied is None:
-                unknown[tuple(sorted(row.key.items()))] = (i, row)
+                unknown.setdefault(tuple(sorted(row.key.items())), []).append((i, row))
     if not unknown:
         return []
     last: dict[tuple[tuple[str, bytes], ...], tuple[int, int]] = {}
@@ -212,7 +212,13 @@ def in_flight(parts: list[JournalRead]) -> list[JournalRow]:
             key = tuple(sorted(row.key.items()))
             if key in unknown:
                 last[key] = (i, row.line)
-    return [row for key, (i, row) in unknown.items() if last[key] == (i, row.line)]
+    return [(i, row, (i, row.line) == last[key]) for key, rows in unknown.items() for i, row in rows]
+
+
+def in_flight(parts: list[JournalRead]) -> list[JournalRow]:
+    """The rows no line says the outcome of and no later line journals again: the writes in flight
+    when the run was killed (a row a RESUME journaled again has its later line)."""
+    return [row for _, row, last in without_outcome(parts) if last]
 
 
 def read_journals(path: str, unsealed: bool = False) -> list[JournalRead]:

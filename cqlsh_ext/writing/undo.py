@@ -188,22 +188,9 @@ def _undoable(parts: list[JournalRead],
 def _superseded(parts: list[JournalRead]) -> set[tuple[int, int]]:
     """(part, line) of rows whose outcome the journal does not say (a kill during their write) and
     that a later line journals again (RESUME wrote them): the later line is the one undone."""
-    unknown: dict[tuple[tuple[str, bytes], ...], list[tuple[int, int]]] = {}
-    for i, part in enumerate(parts):
-        if None not in part.outcomes.values():
-            continue
-        for row in part.rows():
-            if row.applied is None:
-                unknown.setdefault(tuple(sorted(row.key.items())), []).append((i, row.line))
-    if not unknown:
-        return set()
-    last: dict[tuple[tuple[str, bytes], ...], tuple[int, int]] = {}
-    for i, part in enumerate(parts):
-        for row in part.rows():
-            key = tuple(sorted(row.key.items()))
-            if key in unknown:
-                last[key] = (i, row.line)
-    return {place for key, places in unknown.items() for place in places if place != last[key]}
+    from cqlsh_ext.writing.journal_read import without_outcome
+
+    return {(i, row.line) for i, row, last in without_outcome(parts) if not last}
 
 
 def _undo_rows(writer: CellWriter, keys: list[str], parts: list[JournalRead], todo: int,
