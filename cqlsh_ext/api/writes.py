@@ -12,17 +12,21 @@ from __future__ import annotations
 import contextlib
 import io
 import os
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from dataclasses import dataclass, field, fields
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from cqlsh_ext.api.errors import Error, one_line
 
 if TYPE_CHECKING:
     from cqlsh_ext.api.database import Database
+    from cqlsh_ext.rewrite.preview import PreviewFigures
     from cqlsh_ext.writing.requests import RewriteRequest, UndoRequest
     from cqlsh_ext.writing.write_context import WriteContext
 
 __all__ = ["RewriteResult", "UndoResult"]
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -54,12 +58,7 @@ class RewriteResult:
     text: str = field(default="", repr=False)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"request": self.request.to_json(), "confirmed": self.confirmed, "rows_read": self.rows_read,
-                "found": self.found, "to_rewrite": self.to_rewrite, "already": self.already,
-                "refused": dict(self.refused), "bytes_before": self.bytes_before,
-                "bytes_after": self.bytes_after, "write_units": self.write_units, "sampled": self.sampled,
-                "written": self.written, "left_alone": self.left_alone, "journal": self.journal,
-                "complete": self.complete, "stopped": self.stopped}
+        return _as_dict(self)
 
 
 @dataclass(frozen=True)
@@ -81,9 +80,33 @@ class UndoResult:
     text: str = field(default="", repr=False)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"request": self.request.to_json(), "confirmed": self.confirmed, "rows": self.rows,
-                "still": self.still, "written": self.written, "left_alone": self.left_alone,
-                "journal": self.journal, "stopped": self.stopped}
+        return _as_dict(self)
+
+
+def _as_dict(result: RewriteResult | UndoResult) -> dict[str, Any]:
+    """A result's fields as JSON-ready values, in their order; its request as the journal spells
+    it; `text` left out."""
+    doc = {f.name: getattr(result, f.name) for f in fields(result) if f.repr}
+    doc["request"] = result.request.to_json()
+    return {name: dict(value) if isinstance(value, dict) else value for name, value in doc.items()}
+
+
+def _quietly(label: str, call: Callable[[], T], refusals: tuple[type[Exception], ...]
+             ) -> tuple[T, list[str]]:
+    """`call()` with the lines the shell would print kept (its progress lines, stderr off a
+    terminal, dropped): its answer and those lines. A refusal is an Error saying nothing was
+    written; any other failure an Error of its one line."""
+    out = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+            answer = call()
+    except refusals as err:
+        raise Error(f"{label}: {one_line(err)}; nothing was written") from None
+    except Error:
+        raise
+    except Exception as err:
+        raise Error(one_line(err)) from None
+    return answer, out.getvalue().splitlines()
 
 
 def _context(db: Database, errors: list[str], messages: list[str]) -> WriteContext:
@@ -122,27 +145,19 @@ def rewrite(db: Database, column: str, spec: str, *, where: str | None = None, a
             refuse_system(meta.keyspace_name)
         return meta
 
-    out = io.StringIO()
-    try:
+    def run() -> tuple[RewriteRequest, PreviewFigures | RunFigures | None]:
         if pace is not None and (isinstance(pace, bool) or not isinstance(pace, int) or pace <= 0):
             raise QueryError("PACE takes write capacity units a second, a positive whole number, not "
                              f"{pace!r}")
         keyspace, meta, blob = blob_of(column, tables, lambda m: table_schema(ctx, m), ctx.keyspace)
         request = RewriteRequest(keyspace, meta.name, blob, spec, where, allow_filtering, pace, every_row,
                                  confirm)
-        parsed = where_of(request, table_schema(ctx, meta))
-        # The shell's lines kept as `text`; its progress lines (stderr off a terminal) not printed.
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
-            figures = run_rewrite(ctx, RewriteAsked(request, parsed))
-    except (QueryError, WriteRefused) as err:
-        raise Error(f"{LABEL}: {one_line(err)}; nothing was written") from None
-    except Error:
-        raise
-    except Exception as err:
-        raise Error(one_line(err)) from None
+        return request, run_rewrite(ctx, RewriteAsked(request, where_of(request, table_schema(ctx, meta))))
+
+    (request, figures), printed = _quietly(LABEL, run, (QueryError, WriteRefused))
     if figures is None:
         raise Error(errors[-1] if errors else f"{LABEL}: the reading failed; nothing was written")
-    text = "\n".join([*out.getvalue().splitlines(), *errors])
+    text = "\n".join([*printed, *errors])
     counts = figures.counts
     common: dict[str, Any] = {"request": request, "rows_read": counts.rows, "found": counts.found,
                               "to_rewrite": counts.change, "already": counts.already,
@@ -173,15 +188,8 @@ def undo(db: Database, journal: str | os.PathLike[str] | RewriteResult, *, unsea
     request = UndoRequest(path, unsealed, confirm)
     errors: list[str] = []
     ctx = _context(db, errors, [])
-    out = io.StringIO()
-    try:
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
-            figures = run_undo(ctx, request)
-    except WriteRefused as err:
-        raise Error(f"{LABEL}: {one_line(err)}; nothing was written") from None
-    except Exception as err:
-        raise Error(one_line(err)) from None
-    text = "\n".join([*out.getvalue().splitlines(), *errors])
+    figures, printed = _quietly(LABEL, lambda: run_undo(ctx, request), (WriteRefused,))
+    text = "\n".join([*printed, *errors])
     done = figures.done
     if done is None:
         nothing = 0 if confirm else None  # confirmed with no row to write back
