@@ -201,7 +201,7 @@ def test_spark_reads_a_script_lexed_once(calls):
     script = ("-- the first\nSELECT pk, data.a FROM ks.t WHERE data.a = ';' ALLOW FILTERING;\n"
               "COMPRESSION STATS ks.t; -- the end\n")
     statements = [classify(s) for s in _statements(SimpleNamespace(execute=script, file=None))]
-    assert [type(s).__name__ for s in statements] == ["QueryStatement", "StatsStatement"]
+    assert [type(s).__name__ for s in statements] == ["QueryStatement", "StatsOnSpark"]
     query = statements[0]
     assert isinstance(query, QueryStatement) and (query.keyspace, query.table) == ("ks", "t")
     plan = parse(query.statement, SCHEMA)

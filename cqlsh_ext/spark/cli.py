@@ -168,11 +168,11 @@ def _pricing(db: Any, conn: Any) -> Any:
 def _one(spark: Any, db: Any, conn: Any, stmt: Any) -> None:
     from cqlsh_ext.common import jsonenc
     from cqlsh_ext.insight.view_measures import effective_mode
-    from cqlsh_ext.spark.parse import StatsStatement
+    from cqlsh_ext.spark.parse import StatsOnSpark
 
     display = conn.settings.display
     mode = effective_mode(display.mode)
-    if isinstance(stmt, StatsStatement):
+    if isinstance(stmt, StatsOnSpark):
         from cqlsh_ext.spark import stats_job
 
         stats = stats_job.run(spark, db, stmt, mode, display.cap, _pricing(db, conn))

@@ -17,19 +17,28 @@ from typing import Any
 
 from cqlsh_ext.cql.lexer import Lexed, Token
 from cqlsh_ext.describe.parse import DescribeStatement
+from cqlsh_ext.reading.read_requests import ReportTarget, StatsRequest
 from cqlsh_ext.spark.session import SparkError
 
 
-@dataclass
-class StatsStatement:
-    keyspace: str | None
-    table: str
-    #: The SELECT as typed, or None for a table named alone (its blob columns).
-    select: str | None
-    #: The columns selected, None for `*` or a table named alone.
-    columns: list[str] | None
+@dataclass(frozen=True)
+class StatsOnSpark:
+    """COMPRESSION STATS: the shell's own typed request (reading.read_requests.StatsRequest: the
+    table, the whole-table SELECT as typed or None for a table named alone, DECODE ALL as
+    `from_headers=False`), and whether the report is asked as JSON (how it is rendered, not what
+    is read)."""
+
+    request: StatsRequest
     asjson: bool
-    decode_all: bool
+
+    @property
+    def keyspace(self) -> str | None:
+        return self.request.target.keyspace
+
+    @property
+    def table(self) -> str:
+        assert self.request.target.table is not None
+        return self.request.target.table
 
 
 @dataclass
@@ -73,7 +82,7 @@ def _at_end(tokens: list[Token], i: int) -> bool:
     return tokens[i].kind == "end" or (tokens[i].value == ";" and tokens[i + 1].kind == "end")
 
 
-def classify(statement: Lexed) -> (StatsStatement | QueryStatement | ExportStatementOnSpark
+def classify(statement: Lexed) -> (StatsOnSpark | QueryStatement | ExportStatementOnSpark
                                    | DescribeStatement | RewriteOnSpark):
     """What the statement (a statement of the script, lexed: cli.statements) asks Spark to run."""
     text, tokens = statement.text, statement.tokens
@@ -112,19 +121,16 @@ def classify(statement: Lexed) -> (StatsStatement | QueryStatement | ExportState
         keyspace, table, end = _table(tokens, i)
         if not _at_end(tokens, end):
             raise SparkError(f"unexpected {tokens[end].describe()} after the table name")
-        return StatsStatement(keyspace, table, None, None, asjson, decode_all)
+        return _stats(ReportTarget(keyspace, table, None, whole_table=True), asjson, decode_all)
     start = tokens[i].start
     k = i + 1
-    columns: list[str] | None = []
     if tokens[k].value == "*":
-        columns, k = None, k + 1
+        k += 1
     else:
         while True:
             if tokens[k].kind not in ("word", "qname") or words[k] == "FROM":
                 raise SparkError("Spark mode's COMPRESSION STATS takes a whole-table SELECT: "
                                  "SELECT columns FROM [keyspace.]table")
-            assert columns is not None
-            columns.append(_name(tokens[k]))
             k += 1
             if tokens[k].value != ",":
                 break
@@ -137,7 +143,12 @@ def classify(statement: Lexed) -> (StatsStatement | QueryStatement | ExportState
         raise SparkError(f"Spark mode's COMPRESSION STATS reads whole tables: {tokens[end].describe()} "
                          "after the table name is the shell's (run it there)")
     select = text[start:tokens[end - 1].end].strip()
-    return StatsStatement(keyspace, table, select, columns, asjson, decode_all)
+    return _stats(ReportTarget(keyspace, table, select, whole_table=True), asjson, decode_all)
+
+
+def _stats(target: ReportTarget, asjson: bool, decode_all: bool) -> StatsOnSpark:
+    # A full scan is what Spark mode is for: confirmed by asking for it.
+    return StatsOnSpark(StatsRequest(target, confirm=True, from_headers=not decode_all), asjson)
 
 
 def _export(statement: Lexed) -> ExportStatementOnSpark:

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from cqlsh_ext.insight.stats import Stats
-from cqlsh_ext.spark.parse import StatsStatement
+from cqlsh_ext.spark.parse import StatsOnSpark
 from cqlsh_ext.spark.rows import PART_SCHEMA, filled_part, with_dictionaries
 from cqlsh_ext.spark.session import SparkError, TaskProgress, java_error
 
@@ -40,11 +40,11 @@ def table_meta(session: Any, keyspace: str | None, table: str) -> tuple[str, Any
     return found.keyspace, found.meta
 
 
-def stats_query(session: Any, stmt: StatsStatement, ks: str, meta: Any) -> str:
+def stats_query(session: Any, stmt: StatsOnSpark, ks: str, meta: Any) -> str:
     """The SELECT the shell scans for this statement (a table named alone: its payload columns,
     cql.types.table_payload_columns)."""
-    if stmt.select is not None:
-        return stmt.select
+    if stmt.request.target.select is not None:
+        return stmt.request.target.select
     from cassandra.metadata import protect_name
 
     columns = spark_table(session, ks, stmt.table).payload_columns()
@@ -81,14 +81,14 @@ def read_table(spark: Any, ks: str, table: str, names: Sequence[str]) -> Any:
     return frame.select(*[functions.col(f"`{n}`") for n in names])
 
 
-def run(spark: Any, session: Any, stmt: StatsStatement, mode: str, cap: int, pricing: Any = None) -> Stats:
+def run(spark: Any, session: Any, stmt: StatsOnSpark, mode: str, cap: int, pricing: Any = None) -> Stats:
     import pickle
     from functools import partial
 
     ks, meta = table_meta(session, stmt.keyspace, stmt.table)
     query = stats_query(session, stmt, ks, meta)
     names, types = result_columns(session, query)
-    stats = Stats(query, mode, cap, from_headers=not stmt.decode_all, pricing=pricing)
+    stats = Stats(query, mode, cap, from_headers=stmt.request.from_headers, pricing=pricing)
     stats.set_columns(names, types)
     if not stats.has_payloads:
         raise SparkError("the result has no blob or text column")
