@@ -16,7 +16,7 @@ from cqlsh_ext.api.report import ReportResult
 if TYPE_CHECKING:
     import os
 
-    from cqlsh_ext.api.writes import RewriteResult, UndoResult
+    from cqlsh_ext.api.writes import ResumeResult, RewriteResult, UndoResult
     from cqlsh_ext.reading.context import ReadContext
     from cqlsh_ext.reading.typed import ReportAnswer
 
@@ -270,6 +270,17 @@ class Database:
 
         return rewrite(self, column, spec, where=where, allow_filtering=allow_filtering, pace=pace,
                        every_row=every_row, confirm=confirm)
+
+    def resume(self, journal: str | os.PathLike[str] | RewriteResult, *,
+               confirm: bool = False) -> ResumeResult:
+        """COMPRESSION REWRITE RESUME 'journal' (docs/rewrite.md): a rewrite stopped part-way (Ctrl-C,
+        a kill, a failure) gone on with from its journal (a RewriteResult stands for its journal):
+        the work is rebuilt from the journal's sealed request and the token ranges it has not
+        finished are read. A preview of those unless confirm=True; then they are rewritten and
+        journaled in the same journal."""
+        from cqlsh_ext.api.writes import resume
+
+        return resume(self, journal, confirm=confirm)
 
     def undo(self, journal: str | os.PathLike[str] | RewriteResult, *, unsealed: bool = False,
              confirm: bool = False) -> UndoResult:

@@ -51,5 +51,5 @@ def intercept(shell: Shell, statement: Lexed) -> bool:
     # Its lines reach the screen as they are written, fitted to it (not held by the shell's pager):
     # the header and the journal's path come before the progress line, and stay there.
     unheld(sys.stdout)
-    run(write_context(shell_context(shell), journal_directory(shell.settings)), statement)
+    run(write_context(shell_context(shell), journal_directory(shell.settings), sys.stdout), statement)
     return True
