@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from cqlsh_ext.api.errors import Error, one_line
 
 if TYPE_CHECKING:
-    from cqlsh_ext.api.database import Database
+    from cqlsh_ext.api.database import Database, Progress
     from cqlsh_ext.rewrite.execute import RunFigures
     from cqlsh_ext.rewrite.preview import PreviewFigures
     from cqlsh_ext.writing.requests import ResumeRequest, RewriteRequest, UndoRequest
@@ -111,14 +111,15 @@ def _as_dict(result: RewriteResult | UndoResult) -> dict[str, Any]:
 
 
 def _written(label: str, call: Callable[[WriteContext], T], db: Database,
-             refusals: tuple[type[Exception], ...]) -> tuple[T, str, list[str]]:
+             refusals: tuple[type[Exception], ...], progress: Progress | None) -> tuple[T, str, list[str]]:
     """`call(ctx)` in a write context whose lines go to a stream of this call's own (never the
     process's standard output: other threads keep theirs): its answer, the lines it wrote (and its
     errors after them) as one text, and its errors. A refusal is an Error saying nothing was
-    written; any other failure an Error of its one line."""
+    written; any other failure an Error of its one line. `progress`: the reading's events, and the
+    write's notes (progress off a terminal, Ctrl-C's) as {"note": line}."""
     errors: list[str] = []
     out = io.StringIO()
-    ctx = _context(db, errors, [], out)
+    ctx = _context(db, errors, [], out, progress)
     try:
         answer = call(ctx)
     except refusals as err:
@@ -130,7 +131,8 @@ def _written(label: str, call: Callable[[WriteContext], T], db: Database,
     return answer, "\n".join([*out.getvalue().splitlines(), *errors]), errors
 
 
-def _context(db: Database, errors: list[str], messages: list[str], out: io.StringIO) -> WriteContext:
+def _context(db: Database, errors: list[str], messages: list[str], out: io.StringIO,
+             progress: Progress | None) -> WriteContext:
     """The Database's reading context with the journal directory, its lines to `out`; conditioned
     writes at LOCAL_SERIAL on Amazon Keyspaces (as Spark's driver writes them)."""
     from cassandra import ConsistencyLevel
@@ -138,7 +140,9 @@ def _context(db: Database, errors: list[str], messages: list[str], out: io.Strin
     from cqlsh_ext.writing.journal import journal_directory
     from cqlsh_ext.writing.write_context import write_context
 
-    ctx = write_context(db.context(errors, messages), journal_directory(db.config), out)
+    ctx = write_context(db.context(errors, messages, progress), journal_directory(db.config), out)
+    if progress is not None:
+        ctx.say = lambda line: progress({"note": line})
     if db.config.keyspaces.keyspaces:
         ctx.serial_consistency = ConsistencyLevel.LOCAL_SERIAL
     return ctx
@@ -163,7 +167,8 @@ def _figures(request: RewriteRequest, figures: PreviewFigures | RunFigures, text
 
 
 def rewrite(db: Database, column: str, spec: str, *, where: str | None = None, allow_filtering: bool = False,
-            pace: int | None = None, every_row: bool = False, confirm: bool = False) -> RewriteResult:
+            pace: int | None = None, every_row: bool = False, confirm: bool = False,
+            progress: Progress | None = None) -> RewriteResult:
     """COMPRESSION REWRITE column AS 'spec' [WHERE where] [ALLOW FILTERING] [PACE pace] [ALL]
     [CONFIRM] (see Database.rewrite)."""
     from cqlsh_ext.cql.errors import QueryError
@@ -189,14 +194,14 @@ def rewrite(db: Database, column: str, spec: str, *, where: str | None = None, a
                                  confirm)
         return request, run_rewrite(ctx, RewriteAsked(request, where_of(request, table_schema(ctx, meta))))
 
-    (request, figures), text, errors = _written(LABEL, run, db, (QueryError, WriteRefused))
+    (request, figures), text, errors = _written(LABEL, run, db, (QueryError, WriteRefused), progress)
     if figures is None:
         raise Error(errors[-1] if errors else f"{LABEL}: the reading failed; nothing was written")
     return RewriteResult(**_figures(request, figures, text))
 
 
 def resume(db: Database, journal: str | os.PathLike[str] | RewriteResult, *,
-           confirm: bool = False) -> ResumeResult:
+           confirm: bool = False, progress: Progress | None = None) -> ResumeResult:
     """COMPRESSION REWRITE RESUME 'journal' [CONFIRM] (see Database.resume)."""
     from cqlsh_ext.cql.errors import QueryError
     from cqlsh_ext.rewrite.job import LABEL
@@ -206,7 +211,7 @@ def resume(db: Database, journal: str | os.PathLike[str] | RewriteResult, *,
 
     request = ResumeRequest(_journal_path(journal, LABEL), confirm)
     (found, figures), text, errors = _written(LABEL, lambda ctx: run_resume(ctx, request), db,
-                                              (QueryError, WriteRefused))
+                                              (QueryError, WriteRefused), progress)
     held: dict[str, Any] = {"resumed": request, "ranges": found.job.work.range_count,
                             "ranges_finished": len(found.done), "rows_before": found.rows_before}
     if figures is None and found.todo:
@@ -229,14 +234,14 @@ def _journal_path(journal: str | os.PathLike[str] | RewriteResult, label: str) -
 
 
 def undo(db: Database, journal: str | os.PathLike[str] | RewriteResult, *, unsealed: bool = False,
-         confirm: bool = False) -> UndoResult:
+         confirm: bool = False, progress: Progress | None = None) -> UndoResult:
     """UNDO 'journal' [UNSEALED] [CONFIRM] (see Database.undo)."""
     from cqlsh_ext.writing.refused import WriteRefused
     from cqlsh_ext.writing.requests import UndoRequest
     from cqlsh_ext.writing.undo import LABEL, run_undo
 
     request = UndoRequest(_journal_path(journal, LABEL), unsealed, confirm)
-    figures, text, _ = _written(LABEL, lambda ctx: run_undo(ctx, request), db, (WriteRefused,))
+    figures, text, _ = _written(LABEL, lambda ctx: run_undo(ctx, request), db, (WriteRefused,), progress)
     done = figures.done
     if done is None:
         nothing = 0 if confirm else None  # confirmed with no row to write back

@@ -67,8 +67,11 @@ def test_rewrite_previews_writes_journaled_and_undo_restores_every_byte(db, tabl
     assert digest(stored(session, name)) == digest(original)  # nothing written
     assert not journals.exists() or not any(journals.iterdir())
 
-    done = db.rewrite(f"{name}.data", "zstd:3", pace=500, confirm=True)
+    events: list[dict[str, Any]] = []
+    done = db.rewrite(f"{name}.data", "zstd:3", pace=500, confirm=True, progress=events.append)
     assert (done.confirmed, done.written, done.left_alone, done.complete) == (True, ROWS, 0, True)
+    steps = [e for e in events if e.get("step")]  # the run's progress line, as events
+    assert steps and all(e["reading"] == "REWRITE data" and "units/s" in e["step"] for e in steps), events
     assert done.stopped is None
     assert done.journal is not None and Path(done.journal).parent == journals
     now = stored(session, name)
