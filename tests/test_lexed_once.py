@@ -1,8 +1,8 @@
 """A statement is lexed once (cqlsh_ext.cql.lexer): recognition, the payload-query parser, its
 error path, COPY (SELECT ...) TO's, encode()'s and COMPRESSION REWRITE's readers share one pass
-(REWRITE never reaching cqlsh's parser), and a SELECT without a
-payload path costs no schema and no parse. Run in the shell itself against the real server; each
-case checks what the user sees, then how often the statement was lexed."""
+(REWRITE never reaching cqlsh's parser), and a SELECT without a payload path costs no schema and
+no parse. Run in the shell itself against the real server; each case checks what the user sees,
+then how often the statement was lexed."""
 
 from __future__ import annotations
 

@@ -125,6 +125,7 @@ def resume(ctx: WriteContext, request: ResumeRequest) -> tuple[Resumed, PreviewF
     from cqlsh_ext.rewrite.execute import execute
     from cqlsh_ext.rewrite.preview import preview, sayer
     from cqlsh_ext.writing.journal import Journal, open_journal
+    from cqlsh_ext.writing.journal_read import journal_path
 
     found = resumed(ctx, request.path)
     job, parts = found.job, found.parts
@@ -132,8 +133,9 @@ def resume(ctx: WriteContext, request: ResumeRequest) -> tuple[Resumed, PreviewF
     say = sayer(ctx.out)
     # Said first, before anything is looked up or read; the rows in flight at the kill after.
     previewed = " (preview: nothing is written)" if found.todo and not request.confirm else ""
-    heading = (f"{LABEL} RESUME {request.path}: {shown}\n  {len(found.done):,} of {job.work.range_count:,} "
-               f"token ranges finished, {plural(found.rows_before, 'row')} rewritten so far{previewed}")
+    heading = (f"{LABEL} RESUME {journal_path(request.path)}: {shown}\n  {len(found.done):,} of "
+               f"{job.work.range_count:,} token ranges finished, {plural(found.rows_before, 'row')} "
+               f"rewritten so far{previewed}")
     for part in parts:
         if part.torn is not None:
             heading += f"\n  {part.path}: {part.torn_text()}"
@@ -145,7 +147,7 @@ def resume(ctx: WriteContext, request: ResumeRequest) -> tuple[Resumed, PreviewF
         return found, None
     if not request.confirm:
         return found, preview(ctx, job, True, found.todo, None)
-    if os.path.isdir(os.path.expanduser(request.path)):
+    if os.path.isdir(journal_path(request.path)):
         journal = open_journal(ctx, "rewrite", job.work.keyspace, job.work.table, job.work.blob,
                                job.work.mechanism, job.request, job.head(), LABEL)
     else:
