@@ -544,8 +544,9 @@ def test_interactive_rewrite_says_its_journal_first_and_resume_adds_up(cassandra
 def test_rewrite_and_resume_are_read_by_one_grammar_from_scripts_sources_and_wrapped_paths(
         cassandra, ks, session, tmp_path) -> None:
     """REWRITE and RESUME never reach cqlsh's parser (rewrite.command): from -f, from a file it
-    SOURCEs, from -e with the journal's path wrapped over lines as a screen shows it; a statement
-    that does not read is one line, and the script goes on."""
+    SOURCEs, from -e and pasted at the interactive prompt with the journal's path wrapped over
+    lines as a screen shows it; a statement that does not read is one line, and the script goes
+    on."""
     original = {i: encode("gzip", json.dumps({**DOC, "n": i}), CAP).value for i in range(6)}
     table(session, "onegrammar", original)
     inner = tmp_path / "inner.cql"
@@ -568,6 +569,17 @@ def test_rewrite_and_resume_are_read_by_one_grammar_from_scripts_sources_and_wra
     assert resume.returncode == 0 and "COMPRESSION REWRITE:" not in resume.stderr, resume.stderr
     assert f"COMPRESSION REWRITE RESUME {journal}: " in resume.stdout, resume.stdout  # read whole
     assert "nothing left to rewrite" in resume.stdout, resume.stdout
+    # Pasted at the interactive prompt, wrapped the same way: one statement over two lines.
+    from repl.terminal import Term
+
+    t = Term([*cassandra.cqlsh_args, "-k", ks, "--no-color"], tmp_path, rows=24, cols=80)
+    try:
+        t.prompt()
+        said = t.run(f"COMPRESSION REWRITE RESUME '{wrapped}';", until="nothing left to rewrite")
+        assert "nothing was written" not in said, said
+        t.prompt()
+    finally:
+        t.close()
     after = values(session, "onegrammar")
     assert {i for i in original if after[i] != original[i]} == {1, 2}
     assert all(json.loads(READ_BACK["zstd"](after[i]))["n"] == i for i in (1, 2))
