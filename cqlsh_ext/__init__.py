@@ -18,6 +18,7 @@ if TYPE_CHECKING:
         Error,
         QueryAnswer,
         ReportResult,
+        ResumeResult,
         RewriteResult,
         UndoResult,
         connect,
@@ -26,8 +27,8 @@ if TYPE_CHECKING:
 
 __version__ = "0.1.0"
 
-__all__ = ["AnswerField", "Database", "DecodedValue", "Error", "QueryAnswer", "ReportResult", "RewriteResult",
-           "UndoResult", "__version__", "connect", "decode"]
+__all__ = ["AnswerField", "Database", "DecodedValue", "Error", "QueryAnswer", "ReportResult", "ResumeResult",
+           "RewriteResult", "UndoResult", "__version__", "connect", "decode"]
 
 _API = frozenset(__all__) - {"__version__"}
 

@@ -39,6 +39,7 @@ from cqlsh_ext.output.pipeline import ResultPipeline
 from cqlsh_ext.payload_select import command as payload_select
 from cqlsh_ext.repl import passwords
 from cqlsh_ext.repl import shellhooks as repl
+from cqlsh_ext.rewrite import command as rewrite_statement
 from cqlsh_ext.settings import Settings
 from cqlsh_ext.upstream import seams
 
@@ -49,8 +50,8 @@ if TYPE_CHECKING:
 #: (HELP lists the commands with cqlsh's own, in alphabetical order). Intercepts of one first word
 #: are tried in this order: a COPY (SELECT ...) is the export's before a COPY's column paths are
 #: refused; an UPDATE with payload paths in SET is the edit's before encode() reads it.
-COMMAND_MODULES = (decompress, decode, output_command, insight_commands, edit_command, encode_statement,
-                   export_command, describe_payload, payload_select)
+COMMAND_MODULES = (decompress, decode, output_command, insight_commands, rewrite_statement, edit_command,
+                   encode_statement, export_command, describe_payload, payload_select)
 
 cqlshmain = seams.import_cqlshmain(None)
 Stock = seams.stock_shell_class()

@@ -1,7 +1,8 @@
 """A statement is lexed once (cqlsh_ext.cql.lexer): recognition, the payload-query parser, its
-error path, COPY (SELECT ...) TO's and encode()'s readers share one pass, and a SELECT without a
-payload path costs no schema and no parse. Run in the shell itself against the real server; each
-case checks what the user sees, then how often the statement was lexed."""
+error path, COPY (SELECT ...) TO's, encode()'s and COMPRESSION REWRITE's readers share one pass
+(REWRITE never reaching cqlsh's parser), and a SELECT without a payload path costs no schema and
+no parse. Run in the shell itself against the real server; each case checks what the user sees,
+then how often the statement was lexed."""
 
 from __future__ import annotations
 
@@ -22,7 +23,8 @@ from cqlsh_ext.cql import lexer
 READERS = ("cqlsh_ext.query.recognize", "cqlsh_ext.query.grammar", "cqlsh_ext.payload_select.command",
            "cqlsh_ext.payload_select.keys", "cqlsh_ext.export.command", "cqlsh_ext.export.parse",
            "cqlsh_ext.export.run", "cqlsh_ext.encode.command", "cqlsh_ext.encode.parse",
-           "cqlsh_ext.spark.parse", "cqlsh_ext.spark.cli")
+           "cqlsh_ext.spark.parse", "cqlsh_ext.spark.cli", "cqlsh_ext.rewrite.command",
+           "cqlsh_ext.rewrite.parse", "cqlsh_ext.rewrite.run")
 
 DOCS = {1: {"status": "NEW", "n": 3}, 2: {"status": "PAID", "n": 7}}
 
@@ -148,6 +150,27 @@ def test_an_insert_with_encode_is_lexed_once(ext_shell, capsys, calls):
     assert calls.counts["lex"] == 1
     out, err = run(ext_shell, capsys, calls, "SELECT data.status FROM docs WHERE pk = 3;")
     assert "SENT" in out, (out, err)
+
+
+def test_a_rewrite_is_lexed_once_and_cqlsh_never_parses_it(ext_shell, capsys, calls, tmp_path: Path):
+    """COMPRESSION REWRITE is our grammar's alone (rewrite.command): lexed once into its request,
+    its WHERE read from the same tokens, a refusal from them too; cqlsh's parser, which parses
+    the other COMPRESSION statements, never sees it."""
+    from cqlsh_ext.upstream import seams
+
+    rules = seams.import_cqlshmain(None).cqlruleset
+    calls.wrap("cqlsh", rules, "cql_whole_parse_tokens", rules.cql_whole_parse_tokens)
+    ext_shell.settings.display.journal_dir = str(tmp_path)
+    out, err = run(ext_shell, capsys, calls, "COMPRESSION REWRITE docs.data AS 'zstd' WHERE data.n > 1 "
+                                             "ALLOW FILTERING;")
+    assert "would rewrite 2 rows" in out and not err, (out, err)
+    assert (calls.counts["lex"], calls.counts["cqlsh"]) == (1, 0)
+    out, err = run(ext_shell, capsys, calls, "COMPRESSION REWRITE docs.data AS 'zstd' PACE 0;")
+    assert err.endswith("PACE takes write capacity units a second, a positive whole number, not '0'; "
+                        "nothing was written\n"), err
+    assert (calls.counts["lex"], calls.counts["cqlsh"]) == (1, 0)
+    out, err = run(ext_shell, capsys, calls, "COMPRESSION SETTINGS docs;")
+    assert "compression" in out.lower() and calls.counts["cqlsh"] == 1, (out, err)  # the spy sees cqlsh's
 
 
 def test_a_select_with_block_comments_is_read_as_written(ext_shell, capsys, calls):

@@ -7,7 +7,7 @@ from cqlsh_ext.api.errors import Error
 from cqlsh_ext.api.one_value import DecodedValue, decode
 from cqlsh_ext.api.query_answer import AnswerField, QueryAnswer
 from cqlsh_ext.api.report import ReportResult
-from cqlsh_ext.api.writes import RewriteResult, UndoResult
+from cqlsh_ext.api.writes import ResumeResult, RewriteResult, UndoResult
 
-__all__ = ["AnswerField", "Database", "DecodedValue", "Error", "QueryAnswer", "ReportResult", "RewriteResult",
-           "UndoResult", "connect", "decode"]
+__all__ = ["AnswerField", "Database", "DecodedValue", "Error", "QueryAnswer", "ReportResult", "ResumeResult",
+           "RewriteResult", "UndoResult", "connect", "decode"]

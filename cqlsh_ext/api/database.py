@@ -16,7 +16,7 @@ from cqlsh_ext.api.report import ReportResult
 if TYPE_CHECKING:
     import os
 
-    from cqlsh_ext.api.writes import RewriteResult, UndoResult
+    from cqlsh_ext.api.writes import ResumeResult, RewriteResult, UndoResult
     from cqlsh_ext.reading.context import ReadContext
     from cqlsh_ext.reading.typed import ReportAnswer
 
@@ -260,25 +260,39 @@ class Database:
     # ------------------------------------------------------------ the writes
 
     def rewrite(self, column: str, spec: str, *, where: str | None = None, allow_filtering: bool = False,
-                pace: int | None = None, every_row: bool = False, confirm: bool = False) -> RewriteResult:
+                pace: int | None = None, every_row: bool = False, confirm: bool = False,
+                progress: Progress | None = None) -> RewriteResult:
         """COMPRESSION REWRITE column AS 'spec' (docs/rewrite.md): `column` as `ks.table.column` (a
         map's `m['key']`, a UDT's `u.field`), `spec` the target chain ('zstd:3', 'gzip>json',
         'none'), `where` conditions (payload ones need allow_filtering), `pace` write units a
         second, `every_row` a preview of every row. A preview unless confirm=True; then each row is
-        journaled and written on the shell's condition, and the result names its journal."""
+        journaled and written on the shell's condition, and the result names its journal.
+        `progress`: events as a query's, and the write's notes as {"note": line}."""
         from cqlsh_ext.api.writes import rewrite
 
         return rewrite(self, column, spec, where=where, allow_filtering=allow_filtering, pace=pace,
-                       every_row=every_row, confirm=confirm)
+                       every_row=every_row, confirm=confirm, progress=progress)
+
+    def resume(self, journal: str | os.PathLike[str] | RewriteResult, *,
+               confirm: bool = False, progress: Progress | None = None) -> ResumeResult:
+        """COMPRESSION REWRITE RESUME 'journal' (docs/rewrite.md): a rewrite stopped part-way (Ctrl-C,
+        a kill, a failure) gone on with from its journal (a RewriteResult stands for its journal):
+        the work is rebuilt from the journal's sealed request and the token ranges it has not
+        finished are read. A preview of those unless confirm=True; then they are rewritten and
+        journaled in the same journal. `progress` as db.rewrite's."""
+        from cqlsh_ext.api.writes import resume
+
+        return resume(self, journal, confirm=confirm, progress=progress)
 
     def undo(self, journal: str | os.PathLike[str] | RewriteResult, *, unsealed: bool = False,
-             confirm: bool = False) -> UndoResult:
+             confirm: bool = False, progress: Progress | None = None) -> UndoResult:
         """UNDO 'journal' (docs/edit.md): the journal's old values written back where the rows still
         hold what was written (a RewriteResult stands for its journal). A preview unless
-        confirm=True; a journal that is not sealed, not the user's or tampered with is refused."""
+        confirm=True; a journal that is not sealed, not the user's or tampered with is refused.
+        `progress` as db.rewrite's."""
         from cqlsh_ext.api.writes import undo
 
-        return undo(self, journal, unsealed=unsealed, confirm=confirm)
+        return undo(self, journal, unsealed=unsealed, confirm=confirm, progress=progress)
 
     def _target(self, table: str, column: str | None) -> Any:
         from cqlsh_ext.reading.read_requests import ReportTarget

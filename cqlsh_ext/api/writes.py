@@ -9,7 +9,6 @@ as in the shell (docs/rewrite.md, docs/edit.md)."""
 
 from __future__ import annotations
 
-import contextlib
 import io
 import os
 from collections.abc import Callable
@@ -19,12 +18,13 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from cqlsh_ext.api.errors import Error, one_line
 
 if TYPE_CHECKING:
-    from cqlsh_ext.api.database import Database
+    from cqlsh_ext.api.database import Database, Progress
+    from cqlsh_ext.rewrite.execute import RunFigures
     from cqlsh_ext.rewrite.preview import PreviewFigures
-    from cqlsh_ext.writing.requests import RewriteRequest, UndoRequest
+    from cqlsh_ext.writing.requests import ResumeRequest, RewriteRequest, UndoRequest
     from cqlsh_ext.writing.write_context import WriteContext
 
-__all__ = ["RewriteResult", "UndoResult"]
+__all__ = ["ResumeResult", "RewriteResult", "UndoResult"]
 
 T = TypeVar("T")
 
@@ -62,6 +62,25 @@ class RewriteResult:
 
 
 @dataclass(frozen=True)
+class ResumeResult(RewriteResult):
+    """A rewrite gone on with from its journal (COMPRESSION REWRITE RESUME): a RewriteResult of the
+    token ranges left, its `request` the rewrite the journal holds; `resumed` what was asked, the
+    journal's token ranges (`ranges`, None: the rows its WHERE names), those finished before
+    (`ranges_finished`) and the rows rewritten before (`rows_before`). After confirm=True
+    `journal` is the same journal, appended to (a Spark run's directory of parts: a new one)."""
+
+    resumed: ResumeRequest | None = None
+    ranges: int = 0
+    ranges_finished: int = 0
+    rows_before: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        doc = _as_dict(self)
+        doc["resumed"] = None if self.resumed is None else self.resumed.to_json()
+        return doc
+
+
+@dataclass(frozen=True)
 class UndoResult:
     """An UNDO's preview (`confirmed` False: nothing written) or run: the rows the journal says
     were written (`rows`); the preview's count of those that still hold what was written (`still`:
@@ -91,44 +110,68 @@ def _as_dict(result: RewriteResult | UndoResult) -> dict[str, Any]:
     return {name: dict(value) if isinstance(value, dict) else value for name, value in doc.items()}
 
 
-def _quietly(label: str, call: Callable[[], T], refusals: tuple[type[Exception], ...]
-             ) -> tuple[T, list[str]]:
-    """`call()` with the lines the shell would print kept (its progress lines, stderr off a
-    terminal, dropped): its answer and those lines. A refusal is an Error saying nothing was
-    written; any other failure an Error of its one line."""
+def _written(label: str, call: Callable[[WriteContext], T], db: Database,
+             refusals: tuple[type[Exception], ...], progress: Progress | None) -> tuple[T, str, list[str]]:
+    """`call(ctx)` in a write context whose lines go to a stream of this call's own (never the
+    process's standard output: other threads keep theirs): its answer, the lines it wrote (and its
+    errors after them) as one text, and its errors. A refusal is an Error saying nothing was
+    written; any other failure an Error of its one line. `progress`: the reading's events, and the
+    write's notes (progress off a terminal, Ctrl-C's) as {"note": line}."""
+    errors: list[str] = []
     out = io.StringIO()
+    ctx = _context(db, errors, [], out, progress)
     try:
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
-            answer = call()
+        answer = call(ctx)
     except refusals as err:
         raise Error(f"{label}: {one_line(err)}; nothing was written") from None
     except Error:
         raise
     except Exception as err:
         raise Error(one_line(err)) from None
-    return answer, out.getvalue().splitlines()
+    return answer, "\n".join([*out.getvalue().splitlines(), *errors]), errors
 
 
-def _context(db: Database, errors: list[str], messages: list[str]) -> WriteContext:
-    """The Database's reading context with the journal directory; conditioned writes at
-    LOCAL_SERIAL on Amazon Keyspaces (as Spark's driver writes them)."""
+def _context(db: Database, errors: list[str], messages: list[str], out: io.StringIO,
+             progress: Progress | None) -> WriteContext:
+    """The Database's reading context with the journal directory, its lines to `out`; conditioned
+    writes at LOCAL_SERIAL on Amazon Keyspaces (as Spark's driver writes them)."""
     from cassandra import ConsistencyLevel
 
     from cqlsh_ext.writing.journal import journal_directory
     from cqlsh_ext.writing.write_context import write_context
 
-    ctx = write_context(db.context(errors, messages), journal_directory(db.config))
+    ctx = write_context(db.context(errors, messages, progress), journal_directory(db.config), out)
+    if progress is not None:
+        ctx.say = lambda line: progress({"note": line})
     if db.config.keyspaces.keyspaces:
         ctx.serial_consistency = ConsistencyLevel.LOCAL_SERIAL
     return ctx
 
 
+def _figures(request: RewriteRequest, figures: PreviewFigures | RunFigures, text: str) -> dict[str, Any]:
+    """A RewriteResult's fields from a preview's or a run's figures."""
+    from cqlsh_ext.rewrite.execute import RunFigures
+
+    counts = figures.counts
+    common: dict[str, Any] = {"request": request, "rows_read": counts.rows, "found": counts.found,
+                              "to_rewrite": counts.change, "already": counts.already,
+                              "refused": dict(counts.refused), "text": text}
+    if not isinstance(figures, RunFigures):
+        return {"confirmed": False, "bytes_before": counts.before, "bytes_after": counts.after,
+                "write_units": counts.rewrite_wcu, "sampled": figures.sampled, **common}
+    written = figures.written
+    return {"confirmed": True, "bytes_before": written.before, "bytes_after": written.after,
+            "write_units": written.units, "written": written.written,
+            "left_alone": written.changed + written.expired, "journal": figures.journal,
+            "complete": figures.complete, "stopped": figures.stop or None, **common}
+
+
 def rewrite(db: Database, column: str, spec: str, *, where: str | None = None, allow_filtering: bool = False,
-            pace: int | None = None, every_row: bool = False, confirm: bool = False) -> RewriteResult:
+            pace: int | None = None, every_row: bool = False, confirm: bool = False,
+            progress: Progress | None = None) -> RewriteResult:
     """COMPRESSION REWRITE column AS 'spec' [WHERE where] [ALLOW FILTERING] [PACE pace] [ALL]
     [CONFIRM] (see Database.rewrite)."""
     from cqlsh_ext.cql.errors import QueryError
-    from cqlsh_ext.rewrite.execute import RunFigures
     from cqlsh_ext.rewrite.job import LABEL, table_meta, table_schema
     from cqlsh_ext.rewrite.parse import RewriteAsked, blob_of, where_of
     from cqlsh_ext.rewrite.run import rewrite as run_rewrite
@@ -136,16 +179,13 @@ def rewrite(db: Database, column: str, spec: str, *, where: str | None = None, a
     from cqlsh_ext.writing.refused import WriteRefused
     from cqlsh_ext.writing.requests import RewriteRequest
 
-    errors: list[str] = []
-    ctx = _context(db, errors, [])
+    def run(ctx: WriteContext) -> tuple[RewriteRequest, PreviewFigures | RunFigures | None]:
+        def tables(keyspace: str | None, table: str) -> Any:
+            meta = table_meta(ctx, keyspace, table)
+            if meta is not None:  # refused before its columns are looked at
+                refuse_system(meta.keyspace_name)
+            return meta
 
-    def tables(keyspace: str | None, table: str) -> Any:
-        meta = table_meta(ctx, keyspace, table)
-        if meta is not None:  # refused before its columns are looked at
-            refuse_system(meta.keyspace_name)
-        return meta
-
-    def run() -> tuple[RewriteRequest, PreviewFigures | RunFigures | None]:
         if pace is not None and (isinstance(pace, bool) or not isinstance(pace, int) or pace <= 0):
             raise QueryError("PACE takes write capacity units a second, a positive whole number, not "
                              f"{pace!r}")
@@ -154,42 +194,54 @@ def rewrite(db: Database, column: str, spec: str, *, where: str | None = None, a
                                  confirm)
         return request, run_rewrite(ctx, RewriteAsked(request, where_of(request, table_schema(ctx, meta))))
 
-    (request, figures), printed = _quietly(LABEL, run, (QueryError, WriteRefused))
+    (request, figures), text, errors = _written(LABEL, run, db, (QueryError, WriteRefused), progress)
     if figures is None:
         raise Error(errors[-1] if errors else f"{LABEL}: the reading failed; nothing was written")
-    text = "\n".join([*printed, *errors])
-    counts = figures.counts
-    common: dict[str, Any] = {"request": request, "rows_read": counts.rows, "found": counts.found,
-                              "to_rewrite": counts.change, "already": counts.already,
-                              "refused": dict(counts.refused), "text": text}
-    if not isinstance(figures, RunFigures):
-        return RewriteResult(confirmed=False, bytes_before=counts.before, bytes_after=counts.after,
-                             write_units=counts.rewrite_wcu, sampled=figures.sampled, **common)
-    written = figures.written
-    return RewriteResult(confirmed=True, bytes_before=written.before, bytes_after=written.after,
-                         write_units=written.units, written=written.written,
-                         left_alone=written.changed + written.expired, journal=figures.journal,
-                         complete=figures.complete, stopped=figures.stop or None, **common)
+    return RewriteResult(**_figures(request, figures, text))
+
+
+def resume(db: Database, journal: str | os.PathLike[str] | RewriteResult, *,
+           confirm: bool = False, progress: Progress | None = None) -> ResumeResult:
+    """COMPRESSION REWRITE RESUME 'journal' [CONFIRM] (see Database.resume)."""
+    from cqlsh_ext.cql.errors import QueryError
+    from cqlsh_ext.rewrite.job import LABEL
+    from cqlsh_ext.rewrite.resume import resume as run_resume
+    from cqlsh_ext.writing.refused import WriteRefused
+    from cqlsh_ext.writing.requests import ResumeRequest
+
+    request = ResumeRequest(_journal_path(journal, LABEL), confirm)
+    (found, figures), text, errors = _written(LABEL, lambda ctx: run_resume(ctx, request), db,
+                                              (QueryError, WriteRefused), progress)
+    held: dict[str, Any] = {"resumed": request, "ranges": found.job.work.range_count,
+                            "ranges_finished": len(found.done), "rows_before": found.rows_before}
+    if figures is None and found.todo:
+        raise Error(errors[-1] if errors else f"{LABEL}: the reading failed; nothing was written")
+    if figures is None:  # every token range finished already: nothing to read or write
+        nothing = 0 if confirm else None
+        return ResumeResult(request=found.job.request, confirmed=confirm, rows_read=0, found=0, to_rewrite=0,
+                            already=0, refused={}, bytes_before=0, bytes_after=0, write_units=0,
+                            written=nothing, left_alone=nothing, complete=True, text=text, **held)
+    return ResumeResult(**_figures(found.job.request, figures, text), **held)
+
+
+def _journal_path(journal: str | os.PathLike[str] | RewriteResult, label: str) -> str:
+    """A journal's path: given, or the one a confirmed RewriteResult names."""
+    if isinstance(journal, RewriteResult):
+        if journal.journal is None:
+            raise Error(f"{label}: a preview wrote nothing and has no journal; nothing was written")
+        return journal.journal
+    return os.fspath(journal)
 
 
 def undo(db: Database, journal: str | os.PathLike[str] | RewriteResult, *, unsealed: bool = False,
-         confirm: bool = False) -> UndoResult:
+         confirm: bool = False, progress: Progress | None = None) -> UndoResult:
     """UNDO 'journal' [UNSEALED] [CONFIRM] (see Database.undo)."""
     from cqlsh_ext.writing.refused import WriteRefused
     from cqlsh_ext.writing.requests import UndoRequest
     from cqlsh_ext.writing.undo import LABEL, run_undo
 
-    if isinstance(journal, RewriteResult):
-        if journal.journal is None:
-            raise Error(f"{LABEL}: a preview wrote nothing and has no journal; nothing was written")
-        path = journal.journal
-    else:
-        path = os.fspath(journal)
-    request = UndoRequest(path, unsealed, confirm)
-    errors: list[str] = []
-    ctx = _context(db, errors, [])
-    figures, printed = _quietly(LABEL, lambda: run_undo(ctx, request), (WriteRefused,))
-    text = "\n".join([*printed, *errors])
+    request = UndoRequest(_journal_path(journal, LABEL), unsealed, confirm)
+    figures, text, _ = _written(LABEL, lambda ctx: run_undo(ctx, request), db, (WriteRefused,), progress)
     done = figures.done
     if done is None:
         nothing = 0 if confirm else None  # confirmed with no row to write back

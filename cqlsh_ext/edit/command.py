@@ -48,13 +48,15 @@ def intercept(shell: Shell, statement: Lexed) -> bool:
 
 
 def write_context(shell: Shell) -> WriteContext:
-    """The context a write of the shell's runs in: the shell's reading context and its journal
-    directory."""
+    """The context a write of the shell's runs in: the shell's reading context, its journal
+    directory, its lines to standard output."""
+    import sys
+
     from cqlsh_ext.reading.context import shell_context
     from cqlsh_ext.writing.journal import journal_directory
     from cqlsh_ext.writing.write_context import write_context as of
 
-    return of(shell_context(shell), journal_directory(shell.settings))
+    return of(shell_context(shell), journal_directory(shell.settings), sys.stdout)
 
 
 class _Columns:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from cqlsh_ext.common.text import plural
 from cqlsh_ext.cql.errors import QueryError
@@ -78,17 +78,17 @@ def run_edit(ctx: WriteContext, edit: Edit, keyspace: str, meta: Any) -> None:
     asking = not edit.confirm and bool(outcome.rows) and not read.interrupted and ctx.ask is not None
     # A question follows: the preview goes to the terminal with it, not to the pager that holds
     # standard output until the statement ends.
-    out = sys.stderr if asking else sys.stdout
+    out = sys.stderr if asking else ctx.out
     summary(ctx, edit.confirm, outcome, stopped, mechanism, out)
     if not edit.confirm:
         if not outcome.rows:
             return
         if not asking or ctx.ask is None or not ctx.ask(f"Write {plural(len(outcome.rows), 'row')}? [y/N] "):
             print(f"Nothing written: add CONFIRM at the end of the statement to write "
-                  f"{plural(len(outcome.rows), 'row')}.")
+                  f"{plural(len(outcome.rows), 'row')}.", file=ctx.out)
             return
     if read.interrupted:
-        print("Nothing written: the reading was stopped.")
+        print("Nothing written: the reading was stopped.", file=ctx.out)
         return
     if outcome.rows:
         _write(ctx, keyspace, meta, blob, keys, mechanism, outcome.rows, request)
@@ -155,15 +155,16 @@ def _write(ctx: WriteContext, keyspace: str, meta: Any, blob: BlobTarget, keys: 
             ctx.error(f"{LABEL}: stopped by a second Ctrl-C before the first row; nothing was written")
             raise
         try:
-            done = each_row(rows, lambda n, row: _write_one(writer, journal, n, row, keys),
-                            lambda row: key_text(row.key), ctrl_c)
+            done = each_row(rows, lambda n, row: _write_one(writer, journal, n, row, keys, ctx.out),
+                            lambda row: key_text(row.key), ctx.say, ctrl_c)
         finally:
             journal.close()
     closing(ctx, done, f"{plural(done.written, 'row')} written", CHANGED_SINCE,
             f"Undo: UNDO '{journal.path}' CONFIRM")
 
 
-def _write_one(writer: CellWriter, journal: Journal, n: int, row: RowChange, keys: list[str]) -> Written:
+def _write_one(writer: CellWriter, journal: Journal, n: int, row: RowChange, keys: list[str],
+               out: IO[str]) -> Written:
     from cqlsh_ext.writing.cell_writer import raw
     from cqlsh_ext.writing.loop import sent
 
@@ -171,6 +172,6 @@ def _write_one(writer: CellWriter, journal: Journal, n: int, row: RowChange, key
     at = writer.timestamp(row.writetime)
     journal.before(n, dict(zip(keys, writer.serialized(key), strict=True)), raw(row.old), raw(row.new),
                    row.ttl, row.expires, row.writetime, at)
-    written = sent(writer, key, row.old, row.new, row.writetime, row.expires, at, key_text(row.key))
+    written = sent(writer, key, row.old, row.new, row.writetime, row.expires, at, key_text(row.key), out)
     journal.after(n, written.applied)
     return written

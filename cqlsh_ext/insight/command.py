@@ -355,12 +355,5 @@ def do_compression(shell: Shell, parsed: Parsed) -> None:
         from cqlsh_ext.insight.trial import run as run_trial
 
         run_trial.run(shell, parsed)
-    elif action == "REWRITE":
-        from cqlsh_ext.reading.context import shell_context
-        from cqlsh_ext.rewrite import run as run_rewrite
-        from cqlsh_ext.writing.journal import journal_directory
-        from cqlsh_ext.writing.write_context import write_context
-
-        # Read with our own reader: the statement's text, as typed.
-        text = parsed.extract_orig([tok for tok in parsed.matched if tok[0] != "endtoken"])
-        run_rewrite.run(write_context(shell_context(shell), journal_directory(shell.settings)), text)
+    # REWRITE never gets here: rewrite.command takes it before cqlsh parses it (the grammar above
+    # completes it and HELP gives it).

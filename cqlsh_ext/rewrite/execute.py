@@ -9,14 +9,14 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from cqlsh_ext.common.text import message, plural, say, screen_width
+from cqlsh_ext.common.text import message, plural, screen_width
 from cqlsh_ext.rewrite.job import LABEL, Job, examiner_of
 from cqlsh_ext.rewrite.report import RowTally
 from cqlsh_ext.writing.ranges import WriteTally
 
 if TYPE_CHECKING:
-    from cqlsh_ext.reading.context import ReadContext
     from cqlsh_ext.writing.journal import Journal
+    from cqlsh_ext.writing.write_context import WriteContext
 
 #: Off a terminal, a progress line every this many seconds.
 PROGRESS_SECONDS = 10.0
@@ -36,7 +36,7 @@ class RunFigures:
     failed: bool
 
 
-def execute(ctx: ReadContext, job: Job, journal: Journal, todo: list[int],
+def execute(ctx: WriteContext, job: Job, journal: Journal, todo: list[int],
             done_before: int = 0) -> RunFigures:
     """The paced run in the shell: progress, Ctrl-C (the first stops sending, the writes in flight
     finish; a second stops at once), the closing lines; its figures."""
@@ -51,7 +51,7 @@ def execute(ctx: ReadContext, job: Job, journal: Journal, todo: list[int],
     counts = rewriter.changes.counts
     label = f"{LABEL} {job.name}"
     total = job.work.range_count
-    progress = _progress(f"REWRITE {job.work.blob}")
+    progress = _progress(ctx, f"REWRITE {job.work.blob}")
     last_line = [0.0]
     told = [False]
     time_left = TimeLeft()
@@ -66,7 +66,7 @@ def execute(ctx: ReadContext, job: Job, journal: Journal, todo: list[int],
             told[0] = True
             if progress is not None:
                 progress.close()
-            say("Ctrl-C: stopping: the writes in flight finish (Ctrl-C again stops at once)", sys.stderr)
+            ctx.say("Ctrl-C: stopping: the writes in flight finish (Ctrl-C again stops at once)")
         due = PROGRESS_SECONDS if progress is None else 0.125
         if now - last_line[0] < due:
             return
@@ -81,7 +81,7 @@ def execute(ctx: ReadContext, job: Job, journal: Journal, todo: list[int],
             total_share = (done_before + ranges) / (done_before + len(todo)) if todo else None
             progress.step(text, total_share)
         else:
-            say(f"{label}: {counts.rows:,} rows read, {text}", sys.stderr)
+            ctx.say(f"{label}: {counts.rows:,} rows read, {text}")
 
     with CtrlC() as ctrl_c:
         try:
@@ -115,21 +115,19 @@ def execute(ctx: ReadContext, job: Job, journal: Journal, todo: list[int],
         lines.append(f"Resume: {LABEL} RESUME '{journal.path}' CONFIRM")
     lines.append(f"Undo: UNDO '{journal.path}' CONFIRM")
     failed = rewriter.hard_stop or bool(rewriter.failure) or bool(rewriter.read_error)
-    width = screen_width(sys.stderr if failed else sys.stdout)
+    width = screen_width(sys.stderr if failed else ctx.out)
     text = "\n".join(message(line, width) for line in lines)
     if failed:
         ctx.error(text)
     else:
-        print(text)
+        print(text, file=ctx.out)
     if rewriter.hard_stop:
         raise KeyboardInterrupt
     return RunFigures(counts, rewriter.tally, journal.path, complete, stop, failed)
 
 
-def _progress(label: str) -> Any:
-    from cqlsh_ext.scanning.scan import progress_for
-
-    progress = progress_for(label, True)
+def _progress(ctx: WriteContext, label: str) -> Any:
+    progress = ctx.progress(label, True, None)
     if progress is not None:
         progress.ctrl_c = ("(Ctrl-C stops after the writes in flight)", "(Ctrl-C stops)")
     return progress

@@ -7,8 +7,9 @@
 The column is a blob column, a map of blobs' value (`ks.t.m['k']`) or a UDT's blob field
 (`ks.t.u.payload`), as edits reach them. The WHERE is read by the payload-query parser from the
 statement's own tokens (query.grammar.where_at): ordinary conditions go to the server, conditions
-on payload paths are evaluated here. cqlsh's grammar (insight/command.py) checks the shape for
-completion; this reads the words.
+on payload paths are evaluated here. This is the statement's one reader (rewrite.command hands it
+the statement the shell lexed once); cqlsh's grammar for it (insight/command.py) completes it and
+never parses it.
 """
 
 from __future__ import annotations

@@ -5,7 +5,6 @@ as the run would (rewrite.job.Examiner), nothing written; the figures said (rewr
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -16,6 +15,7 @@ from cqlsh_ext.rewrite.report import RowTally
 
 if TYPE_CHECKING:
     from cqlsh_ext.reading.context import ReadContext
+    from cqlsh_ext.writing.write_context import WriteContext
 
 #: A preview of a table larger than this (the server's estimate) reads a sample unless ALL; the
 #: variable sets another size (tests: the estimate of a table written a moment ago is empty).
@@ -91,16 +91,16 @@ def _key_size(ctx: ReadContext, job: Job) -> Callable[[Sequence[Any]], int]:
     return lambda key: sum(len(b) for b in writer.serialized(key))
 
 
-def preview(ctx: ReadContext, job: Job, every_row: bool, todo: Sequence[int] | None = None,
+def preview(ctx: WriteContext, job: Job, every_row: bool, todo: Sequence[int] | None = None,
             heading: str | None = "") -> PreviewFigures | None:
     """Read (a sample of a big table unless ALL) and say what the rewrite would do; nothing written.
     Its figures, or None when the reading failed (said through ctx.error)."""
     from cqlsh_ext.rewrite.report import preview_lines
     from cqlsh_ext.scanning.cost import pricing
-    from cqlsh_ext.scanning.scan import Scanner, ScanSpec, error_text, progress_for, table_size
+    from cqlsh_ext.scanning.scan import Scanner, ScanSpec, error_text, table_size
 
     work = job.work
-    say = sayer(sys.stdout)
+    say = sayer(ctx.out)
     # The heading first: on the screen before the reading's progress line (None: said already).
     if heading is not None:
         say(heading or f"{LABEL} {job.name} AS '{job.target.text}' (preview: nothing is written)")
@@ -130,7 +130,7 @@ def preview(ctx: ReadContext, job: Job, every_row: bool, todo: Sequence[int] | N
             reading = "every row" if todo is None else \
                 f"every row of the {plural(len(chosen), 'token range')} left"
         scanner = Scanner(ctx.session, spec, consistency=ctx.consistency, timeout=ctx.timeout,
-                          progress=progress_for(label, True))
+                          progress=ctx.progress(label, True, None))
         started = False
         for names, types, rows in scanner.pages():
             if not started:
@@ -162,7 +162,7 @@ def _sample(ctx: ReadContext, job: Job, aggregate: _Preview, ring: Any, label: s
     """A sample of random token-range slices into `aggregate` (scanning.sample's policy), its
     counts to be scaled by `aggregate.factor`; what was read, in words."""
     from cqlsh_ext.scanning.sample import SAMPLE_STREAMS, SamplePlan, SliceSampler
-    from cqlsh_ext.scanning.scan import Scanner, ScanSpec, progress_for
+    from cqlsh_ext.scanning.scan import Scanner, ScanSpec
 
     work = job.work
     sampler = SliceSampler(aggregate, ring, 1, SamplePlan(rows=SAMPLE_ROWS), None, "")
@@ -170,7 +170,7 @@ def _sample(ctx: ReadContext, job: Job, aggregate: _Preview, ring: Any, label: s
     spec = ScanSpec(work.select, partition_key=list(work.partition_key), ranges=sampler.ranges(),
                     streams=SAMPLE_STREAMS, also=work.also)
     scanner = Scanner(ctx.session, spec, consistency=ctx.consistency, timeout=ctx.timeout,
-                      progress=progress_for(label, True))
+                      progress=ctx.progress(label, True, None))
     started = False
     for names, types, rows in scanner.pages():
         if not started:

@@ -8,7 +8,6 @@ finished are read and rewritten, appended to the same journal."""
 from __future__ import annotations
 
 import os
-import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -17,6 +16,8 @@ from cqlsh_ext.rewrite.job import LABEL, Job
 from cqlsh_ext.writing.refused import WriteRefused
 
 if TYPE_CHECKING:
+    from cqlsh_ext.rewrite.execute import RunFigures
+    from cqlsh_ext.rewrite.preview import PreviewFigures
     from cqlsh_ext.writing.journal_read import JournalRead
     from cqlsh_ext.writing.requests import ResumeRequest
     from cqlsh_ext.writing.write_context import WriteContext
@@ -117,20 +118,24 @@ def in_flight_lines(ctx: WriteContext, job: Job, parts: list[JournalRead]) -> li
     return lines
 
 
-def resume(ctx: WriteContext, request: ResumeRequest) -> None:
-    """Go on with a rewrite from its journal (see the module doc)."""
+def resume(ctx: WriteContext, request: ResumeRequest) -> tuple[Resumed, PreviewFigures | RunFigures | None]:
+    """Go on with a rewrite from its journal (see the module doc): what the journal holds, and the
+    preview's or the run's figures of the token ranges left (None: none is left, or the preview's
+    reading failed, said through ctx.error)."""
     from cqlsh_ext.rewrite.execute import execute
     from cqlsh_ext.rewrite.preview import preview, sayer
     from cqlsh_ext.writing.journal import Journal, open_journal
+    from cqlsh_ext.writing.journal_read import journal_path
 
     found = resumed(ctx, request.path)
     job, parts = found.job, found.parts
     shown = job.request.statement().removesuffix(" CONFIRM")
-    say = sayer(sys.stdout)
+    say = sayer(ctx.out)
     # Said first, before anything is looked up or read; the rows in flight at the kill after.
     previewed = " (preview: nothing is written)" if found.todo and not request.confirm else ""
-    heading = (f"{LABEL} RESUME {request.path}: {shown}\n  {len(found.done):,} of {job.work.range_count:,} "
-               f"token ranges finished, {plural(found.rows_before, 'row')} rewritten so far{previewed}")
+    heading = (f"{LABEL} RESUME {journal_path(request.path)}: {shown}\n  {len(found.done):,} of "
+               f"{job.work.range_count:,} token ranges finished, {plural(found.rows_before, 'row')} "
+               f"rewritten so far{previewed}")
     for part in parts:
         if part.torn is not None:
             heading += f"\n  {part.path}: {part.torn_text()}"
@@ -139,14 +144,13 @@ def resume(ctx: WriteContext, request: ResumeRequest) -> None:
         say(line)
     if not found.todo:
         say("  nothing left to rewrite")
-        return
+        return found, None
     if not request.confirm:
-        preview(ctx, job, True, found.todo, None)
-        return
-    if os.path.isdir(os.path.expanduser(request.path)):
+        return found, preview(ctx, job, True, found.todo, None)
+    if os.path.isdir(journal_path(request.path)):
         journal = open_journal(ctx, "rewrite", job.work.keyspace, job.work.table, job.work.blob,
                                job.work.mechanism, job.request, job.head(), LABEL)
     else:
         journal = Journal.reopen(parts[0])
         say(f"Journal: {journal.path} (appended to)")
-    execute(ctx, job, journal, found.todo, len(found.done))
+    return found, execute(ctx, job, journal, found.todo, len(found.done))

@@ -20,32 +20,29 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING
 
-from cqlsh_ext.common.text import message, screen_width, unheld
+from cqlsh_ext.common.text import message, screen_width
 from cqlsh_ext.cql.errors import QueryError
 from cqlsh_ext.rewrite.job import LABEL
 from cqlsh_ext.writing.refused import WriteRefused
 
 if TYPE_CHECKING:
+    from cqlsh_ext.cql.lexer import Lexed
     from cqlsh_ext.rewrite.execute import RunFigures
     from cqlsh_ext.rewrite.parse import RewriteAsked
     from cqlsh_ext.rewrite.preview import PreviewFigures
     from cqlsh_ext.writing.write_context import WriteContext
 
 
-def run(ctx: WriteContext, text: str) -> None:
-    """COMPRESSION REWRITE ... (its text, from cqlsh's parse of the COMPRESSION grammar:
-    insight/command.py), read with our own reader; refusals said in one line."""
-    from cqlsh_ext.cql.lexer import Lexed
+def run(ctx: WriteContext, statement: Lexed) -> None:
+    """COMPRESSION REWRITE ... (the statement as the shell lexed it, once: rewrite.command) read
+    into its request and done; refusals said in one line."""
     from cqlsh_ext.rewrite.job import table_meta, table_schema
     from cqlsh_ext.rewrite.parse import parse
     from cqlsh_ext.rewrite.resume import resume
     from cqlsh_ext.writing.requests import ResumeRequest
 
-    # Its lines reach the screen as they are written, fitted to it (not held by the shell's pager):
-    # the header and the journal's path come before the progress line, and stay there.
-    unheld(sys.stdout)
     try:
-        asked = parse(Lexed(text), lambda ks, t: table_meta(ctx, ks, t), lambda meta: table_schema(ctx, meta),
+        asked = parse(statement, lambda ks, t: table_meta(ctx, ks, t), lambda meta: table_schema(ctx, meta),
                       ctx.keyspace)
         if isinstance(asked, ResumeRequest):
             resume(ctx, asked)

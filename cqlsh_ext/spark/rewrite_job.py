@@ -116,9 +116,11 @@ def run(spark: Any, db: Any, conn: Any, statement: Any) -> None:
 
 def _context(db: Any, conn: Any) -> WriteContext:
     """The driver's context: its Python session, at the connector's levels (LOCAL_QUORUM and
-    LOCAL_SERIAL on Amazon Keyspaces, ONE and SERIAL elsewhere), errors on stderr, nobody to ask."""
+    LOCAL_SERIAL on Amazon Keyspaces, ONE and SERIAL elsewhere), errors on stderr, a preview's
+    progress line on a terminal's stderr, its lines on stdout, nobody to ask."""
     from cassandra import ConsistencyLevel
 
+    from cqlsh_ext.scanning.scan import progress_for
     from cqlsh_ext.writing.journal import journal_directory
     from cqlsh_ext.writing.write_context import WriteContext
 
@@ -127,7 +129,7 @@ def _context(db: Any, conn: Any) -> WriteContext:
     serial = ConsistencyLevel.LOCAL_SERIAL if keyspaces else ConsistencyLevel.SERIAL
     return WriteContext(session=db, cluster=db.cluster, host=conn.host, keyspace=db.keyspace,
                         consistency=level, serial_consistency=serial, settings=conn.settings, error=_error,
-                        journal_dir=journal_directory(conn.settings))
+                        progress=progress_for, journal_dir=journal_directory(conn.settings))
 
 
 def _error(line: str) -> None:

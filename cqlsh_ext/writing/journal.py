@@ -36,7 +36,6 @@ from __future__ import annotations
 import errno
 import os
 import stat
-import sys
 import threading
 import time
 from collections.abc import Mapping
@@ -300,6 +299,6 @@ def open_journal(ctx: WriteContext, kind: str, keyspace: str, table: str, blob: 
     head = journal_head(kind, keyspace, table, blob, mechanism.kind, request, new_run(), None, extra)
     journal = Journal(ctx.journal_dir, head)
     if journal.note:
-        say(f"{label}: {journal.note}", sys.stderr)
-    say(f"Journal: {journal.path}", sys.stdout)  # wrapped at words, the path at a '/'
+        ctx.say(f"{label}: {journal.note}")
+    say(f"Journal: {journal.path}", ctx.out)  # wrapped at words, the path at a '/'
     return journal

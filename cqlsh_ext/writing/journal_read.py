@@ -221,15 +221,21 @@ def in_flight(parts: list[JournalRead]) -> list[JournalRow]:
     return [row for _, row, last in without_outcome(parts) if last]
 
 
-def read_journals(path: str, unsealed: bool = False) -> list[JournalRead]:
-    """The journal at `path`, or every journal part in a directory (a rewrite run on Spark writes
-    one part per task), each read as one (read_journal); they must name one table and blob.
-    WriteRefused."""
+def journal_path(path: str) -> str:
+    """A journal's path as given (RESUME, UNDO), `~` expanded; one copied from a message that broke
+    it after a '/' has the row's break and indent taken out (no journal this shell names holds a
+    newline)."""
     path = os.path.expanduser(path)
     if "\n" in path and not os.path.exists(path):
-        # Copied from a message that broke the path after a '/' (the row's break and indent came
-        # along): no journal this shell names holds a newline.
         path = re.sub(r"\n[ \t]*", "", path)
+    return path
+
+
+def read_journals(path: str, unsealed: bool = False) -> list[JournalRead]:
+    """The journal at `path` (journal_path), or every journal part in a directory (a rewrite run on
+    Spark writes one part per task), each read as one (read_journal); they must name one table and
+    blob. WriteRefused."""
+    path = journal_path(path)
     if os.path.islink(path):
         raise WriteRefused(f"{path} is a symbolic link: a journal is read by its own name, not through a "
                            "link")

@@ -8,15 +8,15 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from cqlsh_ext.common.text import message, plural, say, screen_width
 from cqlsh_ext.writing.cell_writer import CHANGED_SINCE, EXPIRED, EXPIRED_SINCE, REWRITTEN
 
 if TYPE_CHECKING:
     from cqlsh_ext.common.interrupt import CtrlC
-    from cqlsh_ext.reading.context import ReadContext
     from cqlsh_ext.writing.cell_writer import CellWriter, Written
+    from cqlsh_ext.writing.write_context import WriteContext
 
 LABEL = "edit"
 #: A write progress line every this many rows.
@@ -24,8 +24,9 @@ PROGRESS_EVERY = 500
 
 
 def sent(writer: CellWriter, key: Sequence[Any], expected: Any, new: Any, writetime: int | None,
-         expires: float | None, at: int | None, key_text: str) -> Written:
-    """One write through the mechanism; a failure said with the row's key (RowFailed)."""
+         expires: float | None, at: int | None, key_text: str, out: IO[str]) -> Written:
+    """One write through the mechanism; a row left alone said on `out`, a failure with the row's
+    key (RowFailed)."""
     from cqlsh_ext.writing.cell_writer import WriteFailed
 
     try:
@@ -33,7 +34,7 @@ def sent(writer: CellWriter, key: Sequence[Any], expected: Any, new: Any, writet
     except WriteFailed as err:
         raise RowFailed(key_text, str(err)) from None
     if not written.applied:
-        print(f"  {key_text}: {EXPIRED_SINCE if written.outcome == EXPIRED else CHANGED_SINCE}")
+        print(f"  {key_text}: {EXPIRED_SINCE if written.outcome == EXPIRED else CHANGED_SINCE}", file=out)
     return written
 
 
@@ -76,18 +77,20 @@ class Done:
 
 
 def each_row(rows: Sequence[Any], one: Callable[[int, Any], Written], key_text: Callable[[Any], str],
-             ctrl_c: CtrlC | None = None, label: str = LABEL, at_once: int = 1) -> Done:
-    """`one` on each row, in order. Ctrl-C stops between rows; a second one stops at once (the row
-    in flight is journaled: UNDO reads it back if it was written). A write that fails stops it (a
-    timeout may still apply: its outcome is the server's to tell, the journal holds its old
-    value), and so does the journal when it cannot be written (a full disk: the row is not sent)."""
+             note: Callable[[str], None], ctrl_c: CtrlC | None = None, label: str = LABEL,
+             at_once: int = 1) -> Done:
+    """`one` on each row, in order; every PROGRESS_EVERY rows a line to `note` (a context's say).
+    Ctrl-C stops between rows; a second one stops at once (the row in flight is journaled: UNDO
+    reads it back if it was written). A write that fails stops it (a timeout may still apply: its
+    outcome is the server's to tell, the journal holds its old value), and so does the journal
+    when it cannot be written (a full disk: the row is not sent)."""
     from cqlsh_ext.common.interrupt import CtrlC
     from cqlsh_ext.writing.journal import JournalError
 
     done = Done()
     with CtrlC(on_first=stopping) if ctrl_c is None else _Entered(ctrl_c) as ctrl_c:
         if at_once > 1:
-            return _at_once(rows, one, ctrl_c, label, at_once, done)
+            return _at_once(rows, one, ctrl_c, label, at_once, done, note)
         for n, row in enumerate(rows):
             if ctrl_c.pressed:
                 done.left = len(rows) - n
@@ -97,7 +100,7 @@ def each_row(rows: Sequence[Any], one: Callable[[int, Any], Written], key_text: 
                 written = one(n, row)
                 done.add(written)
                 if len(rows) > PROGRESS_EVERY and (n + 1) % PROGRESS_EVERY == 0:
-                    print(f"{label}: {n + 1:,} of {len(rows):,} rows done", file=sys.stderr)
+                    note(f"{label}: {n + 1:,} of {len(rows):,} rows done")
             except RowFailed as err:
                 done.left = len(rows) - n - 1
                 done.stop = (f"stopped at {err.key} (its write failed, whether it applied is unknown: "
@@ -119,7 +122,7 @@ def each_row(rows: Sequence[Any], one: Callable[[int, Any], Written], key_text: 
 
 
 def _at_once(rows: Sequence[Any], one: Callable[[int, Any], Written], ctrl_c: CtrlC, label: str,
-             at_once: int, done: Done) -> Done:
+             at_once: int, done: Done, note: Callable[[str], None]) -> Done:
     """each_row with `at_once` rows written at a time, on threads, in journal order: the same stops
     (Ctrl-C sends no more and waits for those in flight; a second one leaves them; a failure stops
     the sending)."""
@@ -144,7 +147,7 @@ def _at_once(rows: Sequence[Any], one: Callable[[int, Any], Written], ctrl_c: Ct
                 done.stop = done.stop or f"stopped: {err}"
             finished += 1
             if len(rows) > PROGRESS_EVERY and finished % PROGRESS_EVERY == 0:
-                print(f"{label}: {finished:,} of {len(rows):,} rows done", file=sys.stderr)
+                note(f"{label}: {finished:,} of {len(rows):,} rows done")
 
     pool = ThreadPoolExecutor(max_workers=at_once, thread_name_prefix=label)
     try:
@@ -196,7 +199,7 @@ class _Entered:
         return None
 
 
-def closing(ctx: ReadContext, done: Done, head: str, changed_words: str, undo: str,
+def closing(ctx: WriteContext, done: Done, head: str, changed_words: str, undo: str,
             rewritten_words: str = "") -> None:
     """The closing line: what was written, what was left alone, why it stopped, how to undo it. A
     run that failed says it on stderr (a script's exit status is then 2), and a second Ctrl-C goes
@@ -212,6 +215,6 @@ def closing(ctx: ReadContext, done: Done, head: str, changed_words: str, undo: s
     if done.failed:
         ctx.error(message(line, screen_width(sys.stderr)))
     else:
-        say(line, sys.stdout)
+        say(line, ctx.out)
     if done.interrupt is not None:
         raise done.interrupt

@@ -88,7 +88,7 @@ def run_undo(ctx: WriteContext, request: UndoRequest) -> UndoFigures:
     todo = sum(1 for part in parts for applied in part.outcomes.values() if applied is not False) - len(skip)
     whose = {"rewrite": "the rewrite", "undo": "the undo"}.get(first.kind, "the edit")
     asking = not request.confirm and bool(todo) and ctx.ask is not None
-    out = sys.stderr if asking else sys.stdout  # with the question, not held by the pager
+    out = sys.stderr if asking else ctx.out  # with the question, not held by the pager
     say(f"undo: {plural(todo, 'row')} of {first.keyspace}.{first.table}.{blob} to write back"
         f"{'' if request.confirm or asking else ' (add CONFIRM to write them)'}", out)
     for part in parts:
@@ -108,7 +108,7 @@ def run_undo(ctx: WriteContext, request: UndoRequest) -> UndoFigures:
         question = f"Write {plural(todo, 'row')} back? [y/N] "
         if not (asking and still and ctx.ask is not None and ctx.ask(question)):
             if asking:
-                print("Nothing written: add CONFIRM to write them back.")
+                print("Nothing written: add CONFIRM to write them back.", file=ctx.out)
             return UndoFigures(todo, still)
     from cqlsh_ext.common.interrupt import CtrlC
     from cqlsh_ext.writing.journal import open_journal
@@ -121,7 +121,7 @@ def run_undo(ctx: WriteContext, request: UndoRequest) -> UndoFigures:
         except KeyboardInterrupt:
             ctx.error("undo: stopped by a second Ctrl-C before the first row; nothing was written")
             raise
-        done = _undo_rows(writer, keys, parts, todo, undo_journal, ctrl_c, skip, whose)
+        done = _undo_rows(writer, keys, parts, todo, undo_journal, ctrl_c, skip, whose, ctx.out, ctx.say)
     closing(ctx, done, f"{plural(done.written, 'row')} written back", f"changed since {whose}: left alone",
             f"Undo the undo: UNDO '{undo_journal.path}' CONFIRM", _rewritten_words(whose))
     return UndoFigures(todo, still, done, undo_journal.path)
@@ -194,8 +194,10 @@ def _superseded(parts: list[JournalRead]) -> set[tuple[int, int]]:
 
 
 def _undo_rows(writer: CellWriter, keys: list[str], parts: list[JournalRead], todo: int,
-               undo_journal: Journal, ctrl_c: CtrlC, skip: set[tuple[int, int]], whose: str) -> Done:
-    """Each journaled row written back where it holds what was written (journaled in turn)."""
+               undo_journal: Journal, ctrl_c: CtrlC, skip: set[tuple[int, int]], whose: str, out: IO[str],
+               note: Callable[[str], None]) -> Done:
+    """Each journaled row written back where it holds what was written (journaled in turn); the
+    rows left alone said on `out`, progress to `note`."""
     blob = writer.blob
 
     def rows() -> Iterable[tuple[JournalRead, JournalRow]]:
@@ -210,18 +212,18 @@ def _undo_rows(writer: CellWriter, keys: list[str], parts: list[JournalRead], to
         left = as_written(row, cell, blob)
         if left is not None:
             why = f"changed since {whose}: left alone" if left == CHANGED else _rewritten_words(whose)
-            print(f"  {text}: {why}")
+            print(f"  {text}: {why}", file=out)
             undo_journal.before(n, row.key, row.new, row.old, None, row.expires, cell.writetime, None)
             undo_journal.after(n, False)
             return Written(left)
         at = writer.timestamp(cell.writetime)
         undo_journal.before(n, row.key, row.new, row.old, cell.ttl, row.expires, cell.writetime, at)
-        written = sent(writer, key, new, old, cell.writetime, row.expires, at, text)
+        written = sent(writer, key, new, old, cell.writetime, row.expires, at, text, out)
         undo_journal.after(n, written.applied)
         return written
 
     try:
-        return each_row(_Lazy(rows, todo), one, lambda item: key_text(item[1].key), ctrl_c, LABEL,
+        return each_row(_Lazy(rows, todo), one, lambda item: key_text(item[1].key), note, ctrl_c, LABEL,
                         UNDO_AT_ONCE)
     finally:
         undo_journal.close()

@@ -1,12 +1,14 @@
 """The API's writes on the real server (docs/api.md, "Writes"): db.rewrite previews, then with
 confirm=True rewrites a column's gzip'd JSON to zstd (journaled); db.undo previews, then writes the
-original bytes back; a tampered journal and a system keyspace are refused with cqlsh_ext.Error."""
+original bytes back; db.resume goes on from a journal cut part-way; a tampered journal and a system
+keyspace are refused with cqlsh_ext.Error; a write's lines are its own, never standard output's."""
 
 from __future__ import annotations
 
 import gzip
 import hashlib
 import json
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -65,8 +67,11 @@ def test_rewrite_previews_writes_journaled_and_undo_restores_every_byte(db, tabl
     assert digest(stored(session, name)) == digest(original)  # nothing written
     assert not journals.exists() or not any(journals.iterdir())
 
-    done = db.rewrite(f"{name}.data", "zstd:3", pace=500, confirm=True)
+    events: list[dict[str, Any]] = []
+    done = db.rewrite(f"{name}.data", "zstd:3", pace=500, confirm=True, progress=events.append)
     assert (done.confirmed, done.written, done.left_alone, done.complete) == (True, ROWS, 0, True)
+    steps = [e for e in events if e.get("step")]  # the run's progress line, as events
+    assert steps and all(e["reading"] == "REWRITE data" and "units/s" in e["step"] for e in steps), events
     assert done.stopped is None
     assert done.journal is not None and Path(done.journal).parent == journals
     now = stored(session, name)
@@ -109,3 +114,66 @@ def test_rewrite_refusals_are_one_line_errors(db, table, journals, column, spec,
     assert text.startswith("COMPRESSION REWRITE: ") and said in text and "\n" not in text, text
     assert digest(stored(session, name)) == before
     assert not journals.exists() or not any(journals.iterdir())
+
+
+def test_resume_previews_then_goes_on_from_a_journal_cut_part_way(db, table, journals) -> None:
+    name, session = table
+    original = stored(session, name)
+    done = db.rewrite(f"{name}.data", "zstd:3", confirm=True)
+    assert (done.written, done.complete) == (ROWS, True)
+    assert db.undo(done, confirm=True).written == ROWS  # gzip again; the rewrite's journal is kept
+    # Cut as a kill leaves it: the head and its lines up to the fourth token range finished.
+    assert done.journal is not None
+    lines = Path(done.journal).read_text().splitlines(keepends=True)
+    ends = [i for i, line in enumerate(lines) if '"range"' in line]
+    Path(done.journal).write_text("".join(lines[:ends[3] + 1]))
+    before = sum(1 for line in lines[1:ends[3] + 1] if json.loads(line).get("applied"))
+
+    preview = db.resume(done.journal)
+    assert isinstance(preview, cqlsh_ext.ResumeResult)
+    assert (preview.confirmed, preview.ranges_finished, preview.rows_before, preview.journal) == \
+        (False, 4, before, None)
+    assert preview.request == done.request  # rebuilt from the journal's sealed request
+    assert preview.ranges == len(ends) and 0 < preview.to_rewrite < ROWS and preview.already == 0
+    assert "Nothing written: add CONFIRM" in preview.text
+    assert stored(session, name) == original  # nothing written
+    assert preview.to_dict()["resumed"] == {"request": "resume", "path": done.journal, "confirm": False}
+
+    went_on = db.resume(done.journal, confirm=True)
+    assert (went_on.confirmed, went_on.written, went_on.left_alone, went_on.complete, went_on.journal) == \
+        (True, preview.to_rewrite, 0, True, done.journal)  # appended to the same journal
+    now = stored(session, name)
+    changed = {pk for pk in now if now[pk] != original[pk]}
+    assert len(changed) == preview.to_rewrite and all(now[pk].startswith(ZSTD_MAGIC) for pk in changed)
+    finished = db.resume(done, confirm=True)  # nothing left: nothing read or written
+    assert (finished.ranges_finished, finished.rows_read, finished.written) == (len(ends), 0, 0)
+    db.undo(done.journal, confirm=True)
+    assert stored(session, name) == original
+
+
+def test_resume_of_what_is_no_rewrite_journal_is_one_line(db, table, journals, tmp_path: Path) -> None:
+    with pytest.raises(cqlsh_ext.Error, match=r"^COMPRESSION REWRITE: .*nothing was written$"):
+        db.resume(tmp_path / "nope.jsonl")
+
+
+def test_a_writes_lines_are_its_own_never_the_process_standard_output(db, table, journals, capsys) -> None:
+    """Another thread printing while db.rewrite runs: its lines stay on standard output, the
+    rewrite's are the result's alone (no redirect of the process's stdout)."""
+    name, _ = table
+    stop = threading.Event()
+
+    def chatter() -> None:
+        while not stop.is_set():
+            print("chatter")
+            stop.wait(0.001)
+
+    thread = threading.Thread(target=chatter)
+    thread.start()
+    try:
+        preview = db.rewrite(f"{name}.data", "zstd:3")
+    finally:
+        stop.set()
+        thread.join()
+    out, err = capsys.readouterr()
+    assert "would rewrite" in preview.text and "chatter" not in preview.text, preview.text
+    assert out.count("chatter") == len(out.splitlines()) > 0 and not err, (out, err)

@@ -277,6 +277,7 @@ def test_help(cassandra, home):
     assert "INSPECT" in out and "COMPRESSION" in out
     assert "INSPECT [cqlsh-ext]" in cqlsh_ext(cassandra, home, "HELP INSPECT").stdout
     assert "COMPRESSION ADVISE [JSON] [SAMPLE n]" in cqlsh_ext(cassandra, home, "HELP COMPRESSION").stdout
+    assert "RESUME 'journal' [CONFIRM]" in cqlsh_ext(cassandra, home, "HELP REWRITE").stdout
 
 
 COMPLETE = r"""
@@ -308,6 +309,9 @@ def test_completion(cassandra, insight, home):
         ("COMPRESSION ADVISE SAMPLE 10 SELECT data FROM KS.orders ", ""),
         ("COMPRESSION TRIAL KS.settings_t.", ""),
         ("COMPRESSION TRIAL KS.settings_t.data INTO ", "ins"),
+        # REWRITE: cqlsh's rule completes it (rewrite.command reads it: cqlsh never parses it).
+        ("COMPRESSION REWRITE KS.settings_t.data AS 'zstd' ", ""),
+        ("COMPRESSION REWRITE RESUME 'a.jsonl' ", ""),
     ]
     proc = subprocess.run(
         [sys.executable, "-c", COMPLETE, cassandra.host, str(cassandra.port), insight.ks, json.dumps(cases)],
@@ -327,6 +331,8 @@ def test_completion(cassandra, insight, home):
     assert {"WHERE", "LIMIT"} <= {c.strip() for c in got[6]}
     assert [c.strip() for c in got[7]] == ["data"]  # the blob column; pk and ck are ints
     assert insight.ks in [c.strip() for c in got[8]]
+    assert {"WHERE", "ALLOW", "PACE", "ALL", "CONFIRM"} <= {c.strip() for c in got[9]}
+    assert "CONFIRM" in [c.strip() for c in got[10]]
 
 
 def test_ctrl_c_stops_a_long_scan_and_reports(cassandra, insight, home):

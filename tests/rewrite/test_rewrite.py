@@ -536,3 +536,50 @@ def test_interactive_rewrite_says_its_journal_first_and_resume_adds_up(cassandra
     finally:
         t.close()
     assert all(json.loads(READ_BACK["zstd"](v))["n"] == i for i, v in values(session, "inflight").items())
+
+
+# ------------------------------------------------------------------ one reader
+
+
+def test_rewrite_and_resume_are_read_by_one_grammar_from_scripts_sources_and_wrapped_paths(
+        cassandra, ks, session, tmp_path) -> None:
+    """REWRITE and RESUME never reach cqlsh's parser (rewrite.command): from -f, from a file it
+    SOURCEs, from -e and pasted at the interactive prompt with the journal's path wrapped over
+    lines as a screen shows it; a statement that does not read is one line, and the script goes
+    on."""
+    original = {i: encode("gzip", json.dumps({**DOC, "n": i}), CAP).value for i in range(6)}
+    table(session, "onegrammar", original)
+    inner = tmp_path / "inner.cql"
+    inner.write_text(f"COMPRESSION REWRITE {ks}.onegrammar.data AS 'zstd' WHERE id IN (1, 2) CONFIRM;\n")
+    script = tmp_path / "script.cql"
+    script.write_text(f"COMPRESSION REWRITE {ks}.onegrammar.data AS zstd;\n"
+                      f"COMPRESSION REWRITE {ks}.onegrammar.data AS 'zstd'\n"
+                      f"SOURCE '{inner}'\n")
+    run = subprocess.run([CQLSH_EXT, *cassandra.cqlsh_args, "-k", ks, "-f", str(script)], capture_output=True,
+                         text=True, env=isolated_env(tmp_path), timeout=600)
+    errors = [line for line in run.stderr.splitlines() if "COMPRESSION REWRITE:" in line]
+    assert len(errors) == 1 and errors[0].endswith(
+        "COMPRESSION REWRITE: AS takes the target chain in quotes ('zstd', 'zstd:dict=ID', 'none'), not "
+        "'zstd'; nothing was written"), run.stderr
+    assert "would rewrite 6 rows" in run.stdout and "2 rows rewritten" in run.stdout, run.stdout
+    journal = journal_of(run.stdout)
+    cut = journal.rindex("/", 0, len(journal) // 2 + 1) + 1
+    wrapped = f"{journal[:cut]}\n    {journal[cut:]}"  # broken after a '/', the next row indented
+    resume = ext(cassandra, ks, tmp_path, f"COMPRESSION REWRITE RESUME '{wrapped}'")
+    assert resume.returncode == 0 and "COMPRESSION REWRITE:" not in resume.stderr, resume.stderr
+    assert f"COMPRESSION REWRITE RESUME {journal}: " in resume.stdout, resume.stdout  # read whole
+    assert "nothing left to rewrite" in resume.stdout, resume.stdout
+    # Pasted at the interactive prompt, wrapped the same way: one statement over two lines.
+    from repl.terminal import Term
+
+    t = Term([*cassandra.cqlsh_args, "-k", ks, "--no-color"], tmp_path, rows=24, cols=80)
+    try:
+        t.prompt()
+        said = t.run(f"COMPRESSION REWRITE RESUME '{wrapped}';", until="nothing left to rewrite")
+        assert "nothing was written" not in said, said
+        t.prompt()
+    finally:
+        t.close()
+    after = values(session, "onegrammar")
+    assert {i for i in original if after[i] != original[i]} == {1, 2}
+    assert all(json.loads(READ_BACK["zstd"](after[i]))["n"] == i for i in (1, 2))

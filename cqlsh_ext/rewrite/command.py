@@ -1,0 +1,55 @@
+"""The shell's entry for COMPRESSION REWRITE and its RESUME (docs/rewrite.md), a statement intercept
+(cqlsh_ext.commands): `intercept` sees every COMPRESSION statement before cqlsh parses it and takes
+those whose second word is REWRITE; the others (STATS, ADVISE, SETTINGS, TRIAL) go on to cqlsh's
+grammar and insight.command's handler.
+
+The statement is lexed once (cql.lexer.Lexed) and read by rewrite.parse straight into its typed
+request (writing.requests.RewriteRequest, ResumeRequest); cqlsh's grammar for REWRITE
+(insight.command's COMPRESSION_GRAMMAR) is there for Tab completion and HELP only: cqlsh never
+parses the statement. What does not parse is said in one line. Nothing heavy is imported here: the
+shell imports this module at start-up.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from cqlsh_ext.commands import statement_intercept
+
+if TYPE_CHECKING:
+    from cqlsh_ext.cql.lexer import Lexed
+    from cqlsh_ext.upstream.protocol import Shell
+
+
+def is_rewrite(statement: Lexed) -> bool:
+    """Whether the statement is COMPRESSION REWRITE ... (its second word; a statement our lexer
+    refuses is read by its text's words, so that REWRITE's error is ours)."""
+    from cqlsh_ext.cql.errors import QueryError
+    from cqlsh_ext.cql.lexer import Cursor
+
+    try:
+        return Cursor(statement.tokens).word(1) == "rewrite"
+    except QueryError:
+        words = statement.text.split(None, 2)
+        return len(words) > 1 and words[1].rstrip(";").lower() == "rewrite"
+
+
+@statement_intercept("COMPRESSION REWRITE", ("compression",), reads_only=False)
+def intercept(shell: Shell, statement: Lexed) -> bool:
+    """True for COMPRESSION REWRITE ... (run, or refused in one line); False for the other
+    COMPRESSION statements (cqlsh's grammar, insight.command)."""
+    if not is_rewrite(statement):
+        return False
+    import sys
+
+    from cqlsh_ext.common.text import unheld
+    from cqlsh_ext.reading.context import shell_context
+    from cqlsh_ext.rewrite.run import run
+    from cqlsh_ext.writing.journal import journal_directory
+    from cqlsh_ext.writing.write_context import write_context
+
+    # Its lines reach the screen as they are written, fitted to it (not held by the shell's pager):
+    # the header and the journal's path come before the progress line, and stay there.
+    unheld(sys.stdout)
+    run(write_context(shell_context(shell), journal_directory(shell.settings), sys.stdout), statement)
+    return True
