@@ -133,7 +133,10 @@ class ReadPlan:
         the caller says why)."""
         if self.over_workers:
             return WorkerScan(ctx, aggregate, self, progress)
-        return InProcessScan(scanner_for(ctx, self.spec(), progress), aggregate, accept)
+        scanner = scanner_for(ctx, self.spec(), progress)
+        # An Aggregate that reads the server's pages (COMPRESSION STATS on the core) gets them whole.
+        scanner.pages_in = bool(getattr(aggregate, "pages_in", False))
+        return InProcessScan(scanner, aggregate, accept)
 
 
 def whole_table(ctx: ScanContext, query: str, meta: Any, ask: FullScanQuestion, workers: int | None = None,
