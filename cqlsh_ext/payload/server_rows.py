@@ -126,4 +126,6 @@ class ServerRows(Sequence[tuple[Any, ...]]):
         return self.rows()[index]
 
     def __iter__(self) -> Iterator[tuple[Any, ...]]:
-        return iter(self.rows())
+        # A generator: iter() alone decodes nothing (the driver's ResultSet calls it on every page
+        # to learn that the page is iterable).
+        yield from self.rows()

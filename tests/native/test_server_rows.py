@@ -90,6 +90,7 @@ def test_the_servers_pages_read_by_from_binary_equal_the_drivers_rows(every_type
     seen_null = seen_empty = 0
     for (names, rows), (our_names, page) in zip(driver, ours, strict=True):
         assert isinstance(page, ServerRows) and our_names == names
+        assert page._rows is None  # nothing made rows of it on its way (the driver's ResultSet iter()s it)
         assert list(page) == [tuple(row) for row in rows]  # every column, every CQL type
         for i in range(len(names)):
             assert page.column(i) == [row[i] for row in rows], names[i]
