@@ -159,3 +159,18 @@ def test_a_refused_page_says_where_in_one_line(native_core: None) -> None:
         ServerRows(body[:-1], 1, [object(), object()], 5).cells([0])
     with pytest.raises(MalformedPage, match=r"^a malformed page of rows: 3 bytes after the last of 1 rows"):
         ServerRows(body + b"xyz", 1, [object(), object()], 5).cells([1])
+
+
+def test_stats_on_a_truncated_page_says_so_in_one_line(native_core: None) -> None:
+    """COMPRESSION STATS handed a page cut short: one line (the scan reports it as its error)."""
+    from cassandra.cqltypes import BytesType, Int32Type
+
+    from cqlsh_ext.insight.stats import Stats
+
+    stats = Stats("SELECT k, data FROM t")
+    stats.set_columns(["k", "data"], [Int32Type, BytesType])
+    body = _body([b"\x00\x00\x00\x01", b"\x1f\x8b" + b"x" * 30])
+    stats.add_rows(ServerRows(body, 1, [Int32Type, BytesType], 5))
+    assert stats.rows == 1 and stats.columns["data"].values == 1
+    with pytest.raises(MalformedPage, match=r"^a malformed page of rows: row 0, column 1: 32 bytes asked"):
+        stats.add_rows(ServerRows(body[:-4], 1, [Int32Type, BytesType], 5))
