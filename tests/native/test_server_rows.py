@@ -174,3 +174,38 @@ def test_stats_on_a_truncated_page_says_so_in_one_line(native_core: None) -> Non
     assert stats.rows == 1 and stats.columns["data"].values == 1
     with pytest.raises(MalformedPage, match=r"^a malformed page of rows: row 0, column 1: 32 bytes asked"):
         stats.add_rows(ServerRows(body[:-4], 1, [Int32Type, BytesType], 5))
+
+
+def test_stats_of_a_server_page_with_values_handed_back_equal_its_rows(native_core: None) -> None:
+    """A page whose values the core reads, hands back (bzip2, xz: the Python engine's), finds
+    null or empty, in a blob column and a text column: STATS' figures from the server's page equal
+    those from the driver's rows of it."""
+    import bz2
+    import gzip
+    import lzma
+
+    from cassandra.cqltypes import BytesType, Int32Type, UTF8Type
+
+    from cqlsh_ext.insight.stats import Stats
+
+    doc = b'{"order": "ORD-1", "status": "NEW", "items": [1, 2, 3]}' * 4
+    blobs = [gzip.compress(doc, mtime=0), bz2.compress(doc), None, b"", lzma.compress(doc), b"plain bytes"]
+    texts = ["caf\u00e9", None, "", '{"a": 1}', "x" * 300, "t"]
+    cells: list[bytes | None] = []
+    for k, (blob, text) in enumerate(zip(blobs, texts, strict=True)):
+        cells += [k.to_bytes(4, "big"), blob, None if text is None else text.encode()]
+    types = [Int32Type, BytesType, UTF8Type]
+    page = ServerRows(_body(cells), len(blobs), types, 5)
+    reports = []
+    driver_rows = list(ServerRows(page.body, page.row_count, types, 5))  # from_binary, as the driver
+    for rows in (page, driver_rows):
+        stats = Stats("SELECT k, data, note FROM t")
+        stats.set_columns(["k", "data", "note"], types)
+        stats.add_rows(rows)
+        stats.finish()
+        doc_ = stats.to_json()
+        reports.append({k: v for k, v in doc_.items() if k not in ("elapsed_s", "rows_per_s")})
+    assert reports[0] == reports[1]
+    assert page._rows is None  # the core read the page; only the values handed back were made
+    chains = {entry["chain"] for column in reports[0]["columns"] for entry in column["by_chain"]}
+    assert any(chain.startswith("bzip2") for chain in chains) and any(c.startswith("xz") for c in chains)
