@@ -2,7 +2,8 @@
 around the existing functions, on bench/readers.py's `orders` table.
 
     .venv/bin/python bench/phases.py --host 127.0.0.1 --port 9042 [--rows 44000] [--repeat 3]
-        [--readers filter group stats stats-decode-all describe copy-parquet copy-jsonl]
+        [--readers filter group stats stats-decode-all describe copy-parquet copy-jsonl
+                   'stats (driver rows)' ...]
 
 Each reader is the real shell's statement (`cqlsh_ext.cli.main(['-e', ...])`, one worker:
 CQLSH_EXT_SCAN_WORKERS=1) in a child process that first wraps, inside that process only (the
@@ -66,6 +67,9 @@ PHASES = ("driver and frames", "hand-over", "core", "evaluation", "rendering and
 #: The columns printed: the core's figure split in two by its calls replayed.
 SHOWN = ("driver and frames", "hand-over", "decompression (core)", "parsing and evaluation (core)",
          "evaluation", "rendering and writing")
+#: After a reader's name: the same reader on the driver's rows (CQLSH_EXT_PAGES_IN=0), as before
+#: pages in (scanning/pages_in.py), in the same rounds.
+DRIVER_ROWS = " (driver rows)"
 #: reader -> (statement, the same on one partition): {t} the table, {f} the file.
 READERS: dict[str, tuple[str, str]] = {
     "filter": ("SELECT pk, ck FROM {t} WHERE data.status = 'FAILED' ALLOW FILTERING",
@@ -94,7 +98,8 @@ TARGETS: dict[str, tuple[str, ...]] = {
         "decode_page", "measure_rows", "query_page", "describe_page", "page_cells", "page_contents",
         "page_columns", "read_page")) + ("cqlsh_ext.query.evaluate:CoreProgram._query",) + tuple(
             f"CORE:{name}" for name in (
-                "DecodeRequest", "QueryRequest", "MeasureRequest", "MeasurePlace", "DescribeRequest")),
+                "DecodeRequest", "QueryRequest", "MeasureRequest", "MeasurePlace", "DescribeRequest",
+                "RowsPage")),
     "core": tuple(f"CORE:{name}" for name in (
         "decode_page", "measure_page", "query_page", "describe_page", "page_columns", "hold_page")),
     "evaluation": ("cqlsh_ext.query.answer:Answer.add_page", "cqlsh_ext.query.answer:Answer.add_page_columns",
@@ -255,10 +260,13 @@ def child(out: str, argv: list[str]) -> int:
 
 # ----------------------------------------------------------------------------- the parent
 
-def reader_run(host: str, port: int, statement: str, home: str) -> dict[str, Any]:
+def reader_run(host: str, port: int, statement: str, home: str, driver_rows: bool = False) -> dict[str, Any]:
     with tempfile.NamedTemporaryFile(suffix=".json", dir=home) as out:
         env = {**os.environ, "HOME": home, "PAGER": "", "CQLSH_EXT_SCAN_WORKERS": "1"}
         env.pop("CQLSH_EXT_NATIVE", None)
+        env.pop("CQLSH_EXT_PAGES_IN", None)
+        if driver_rows:  # the reader as it was before pages in: the driver's rows
+            env["CQLSH_EXT_PAGES_IN"] = "0"
         argv = [host, str(port), "-u", "cassandra", "-p", "cassandra", "-k", KEYSPACE,
                 "--request-timeout", "120", "-e", statement]
         proc = subprocess.run([sys.executable, __file__, "--child", out.name, "--", *argv], env=env,
@@ -308,7 +316,10 @@ def main() -> int:
                    help="the orders table's rows (reloaded when it changes); 5000 for a quick run that "
                    "checks the bench, its figures a row then carrying each statement's fixed costs")
     p.add_argument("--repeat", type=int, default=3)
-    p.add_argument("--readers", nargs="*", default=list(READERS), choices=list(READERS))
+    p.add_argument("--readers", nargs="*", default=list(READERS),
+                   choices=[*READERS, *(r + DRIVER_ROWS for r in READERS)],
+                   help=f"a reader's name with '{DRIVER_ROWS}' after it: run with CQLSH_EXT_PAGES_IN=0 "
+                   "(the driver's rows, as before pages in), in the same rounds")
     args = p.parse_args()
 
     session = session_for(args.host, args.port)
@@ -327,9 +338,10 @@ def main() -> int:
                 rows, run = bare(args.host, args.port, "orders", anchor)
                 anchors[anchor].append(run.cpu)
             for reader in args.readers:
-                for statement, kept in zip(READERS[reader], (full[reader], one[reader]), strict=True):
+                base = reader.removesuffix(DRIVER_ROWS)
+                for statement, kept in zip(READERS[base], (full[reader], one[reader]), strict=True):
                     text = statement.format(t="orders", f=target)
-                    kept.append(reader_run(args.host, args.port, text, home))
+                    kept.append(reader_run(args.host, args.port, text, home, reader != base))
                     for suffix in (".parquet", ".jsonl"):
                         Path(target + suffix).unlink(missing_ok=True)
             print(f"round {round_ + 1} of {args.repeat} done", file=sys.stderr, flush=True)
@@ -349,14 +361,19 @@ def main() -> int:
           "CPU us a row (% of the reader's)")
     short = dict(zip(SHOWN, ("driver", "hand-over", "decompress", "parse+eval", "eval (Py)", "render/write"),
                      strict=True))
-    print(f"{'reader':<17}" + "".join(f"{short[ph]:>15}" for ph in SHOWN) + f"{'total':>8}{'x floor':>8}")
+    print(f"{'reader':<32}" + "".join(f"{short[ph]:>15}" for ph in SHOWN)
+          + f"{'total':>8}{'x floor':>8}{'x bare':>8}  spread")
     for reader in args.readers:
         figures = {ph: statistics.median(r["phases"][ph] for r in full[reader])
                    - statistics.median(r["phases"][ph] for r in one[reader]) for ph in SHOWN}
         total = (statistics.median(r["total"] for r in full[reader])
                  - statistics.median(r["total"] for r in one[reader]))
         cells = "".join(f"{us(figures[ph]):>8.2f} ({figures[ph] / total * 100:>3.0f}%)" for ph in SHOWN)
-        print(f"{reader:<17}{cells}{us(total):>8.2f}{us(total) / floor_us:>8.2f}")
+        # The spread: the rounds' totals (each less the one-partition median), lowest to highest.
+        partition = statistics.median(o["total"] for o in one[reader])
+        rounds = sorted(us(r["total"] - partition) for r in full[reader])
+        print(f"{reader:<32}{cells}{us(total):>8.2f}{us(total) / floor_us:>8.2f}{us(total) / bare_us:>8.2f}"
+              f"  {rounds[0]:.2f}-{rounds[-1]:.2f}")
     writers = [r for r in args.readers if r.startswith("copy")]
     for reader in writers:
         arrow = (statistics.median(r["phases"]["arrow columns (core)"] for r in full[reader])

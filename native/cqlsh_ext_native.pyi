@@ -205,8 +205,17 @@ def hold_page(values: Sequence[Any], cap: int) -> HeldContents: ...
 
 # ------------------------------------------------------------------ COMPRESSION STATS
 
+class RowsPage:
+    """A RESULT page's rows section as the server sent it: `rows` rows of `columns` cells."""
+    body: bytes
+    rows: int
+    columns: int
+    def __init__(self, body: bytes, rows: int, columns: int) -> None: ...
+
+def split_page(page: RowsPage, wanted: list[int]) -> list[list[bytes | None]]: ...
+
 class MeasurePlace:
-    def __init__(self, source: Sequence[Any], *, column: int | None = None, rows: list[int] | None = None,
+    def __init__(self, source: Sequence[Any] | RowsPage, *, column: int | None = None, rows: list[int] | None = None,
                  text: bool = False, exact_ratios: bool = False) -> None: ...
 
 class MeasureRequest:

@@ -151,6 +151,7 @@ def _sampled_stats(ctx: ReadContext, stats: Any, plan: Any,
         progress.detail = sampler.progress_detail
     spec = ScanSpec(stats.query, partition_key=partition_key, ranges=sampler.ranges(), streams=SAMPLE_STREAMS)
     scanner = scanner_for(ctx, spec, progress)
+    scanner.pages_in = stats.pages_in  # the server's pages, read by the core (scanning.pages_in)
 
     def start(names: Sequence[str], types: Sequence[Any]) -> bool:
         sampler.set_columns(names, types)

@@ -26,7 +26,14 @@ from cqlsh_ext.insight.median import StreamingMedian
 from cqlsh_ext.insight.sizes import BOUNDS, SizeHistogram
 from cqlsh_ext.insight.stats_report import render_capacity, render_column, retried_lines, stats_verdict
 from cqlsh_ext.payload.engine import ValueEngine, measure_rows
-from cqlsh_ext.payload.measures import COMPRESSED, STATUS_TITLES, MeasuredPlace, MeasureSpec, PlaceMeasures
+from cqlsh_ext.payload.measures import (
+    COMPRESSED,
+    STATUS_TITLES,
+    MeasuredPlace,
+    MeasureSpec,
+    PlaceMeasures,
+    RowsSection,
+)
 from cqlsh_ext.payload.view import FAILED, UNKNOWN
 from cqlsh_ext.scanning import capacity
 from cqlsh_ext.scanning.capacity import BUCKET_BOUNDS, BUCKET_LABELS, KB, NEAR_QUOTA, ROW_QUOTA
@@ -249,6 +256,14 @@ class Stats:
         self._layout = (plain, texts, nested, {})
 
     @property
+    def pages_in(self) -> bool:
+        """Pages are read as the server sent them (scanning.pages_in) when the core reads them."""
+        from cqlsh_ext.payload import native
+        from cqlsh_ext.scanning import pages_in
+
+        return pages_in.enabled() and native.available()
+
+    @property
     def has_payloads(self) -> bool:
         """The result has a blob or a text column (cql.types.payload_columns)."""
         return bool(self._layout and any(self._layout[:3]))
@@ -265,9 +280,13 @@ class Stats:
             # Blobs inside collections, tuples and UDTs: taken out of their cells here, each with
             # its row, a place per schema path.
             found: dict[str, tuple[list[bytes], list[int]]] = {}
-            for r, row in enumerate(rows):
-                for i, extract in nested:
-                    for _path, schema, value in extract(row[i]):
+            if isinstance(rows, RowsSection):  # the server's page: only these columns decoded
+                cells = [(extract, rows.column(i)) for i, extract in nested]
+            else:
+                cells = [(extract, [row[i] for row in rows]) for i, extract in nested]
+            for r in range(len(rows)):
+                for extract, column in cells:
+                    for _path, schema, value in extract(column[r]):
                         values, rows_of = found.setdefault(schema, ([], []))
                         values.append(value)
                         rows_of.append(r)

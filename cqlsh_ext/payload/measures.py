@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from operator import truediv
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from cqlsh_ext.payload.view import FAILED, KIND_TITLES, UNKNOWN
 
@@ -249,8 +249,26 @@ class MeasuredPlace:
         """(the values, the row of each)."""
         if self.column is not None:
             column = self.column
+            if isinstance(page, RowsSection):  # the server's page: this column decoded alone
+                return page.column(column), range(len(page))
             return [row[column] for row in page], range(len(page))
         return self.values, self.rows if self.rows is not None else range(len(self.values))
+
+
+@runtime_checkable
+class RowsSection(Protocol):
+    """A page's rows as the server sent them (payload.server_rows.ServerRows): `body` holds
+    `row_count` rows of `columns` cells; column(i) is a column's values as the driver makes them."""
+
+    body: bytes
+    row_count: int
+
+    @property
+    def columns(self) -> int: ...
+
+    def column(self, i: int) -> list[Any]: ...
+
+    def __len__(self) -> int: ...
 
 
 class Measurer(Protocol):
@@ -316,4 +334,5 @@ def summarize(page: Sequence[Sequence[Any]], places: Sequence[MeasuredPlace], sp
 
 __all__ = ["COMPRESSED", "FROM_HEADER", "PEEK", "STATUSES", "STATUS_TITLES", "STORED", "TEXT_CHAIN",
            "Measure", "MeasureSpec", "MeasuredPlace", "Measurer", "PageMeasures", "PlaceMeasures", "RowUnits",
+           "RowsSection",
            "median_bin", "summarize"]

@@ -74,6 +74,7 @@ from cqlsh_ext.payload.measures import (
     MeasureSpec,
     PageMeasures,
     PlaceMeasures,
+    RowsSection,
     RowUnits,
 )
 from cqlsh_ext.payload.pages import MISS_KEYS, Lazy, PageRead, ReadRequest, note_miss, path_of, tree_of
@@ -286,6 +287,7 @@ class Core(Protocol):
     DecodeRequest: type[core_types.DecodeRequest]
     MeasurePlace: type[core_types.MeasurePlace]
     MeasureRequest: type[core_types.MeasureRequest]
+    RowsPage: type[core_types.RowsPage]
     Literal: type[core_types.Literal]
     Needle: type[core_types.Needle]
     QueryPlace: type[core_types.QueryPlace]
@@ -301,6 +303,8 @@ class Core(Protocol):
     def decode_page(self, request: core_types.DecodeRequest) -> core_types.DecodedPage: ...
 
     def measure_page(self, request: core_types.MeasureRequest) -> core_types.MeasuredPage: ...
+
+    def split_page(self, page: core_types.RowsPage, wanted: list[int]) -> list[list[bytes | None]]: ...
 
     def query_page(self, request: core_types.QueryRequest) -> core_types.QueryPage: ...
 
@@ -370,9 +374,12 @@ def measure_rows(page: Sequence[Sequence[Any]], places: Sequence[MeasuredPlace],
     answers."""
     try:
         native = module()
+        rows: Any = page
+        if isinstance(page, RowsSection):  # the server's page: the core reads its cells
+            rows = native.RowsPage(page.body, page.row_count, page.columns)
         core = native.measure_page(native.MeasureRequest(
             rows=len(page),
-            places=[_measured_place(native, page, place) for place in places],
+            places=[_measured_place(native, rows, place) for place in places],
             cap=cap, from_headers=spec.from_headers, bucket_bounds=list(spec.bucket_bounds),
             size_bounds=list(spec.size_bounds), median_inv_step=spec.median_inv_step,
             median_zero=spec.median_zero, write_unit=spec.units[0], read_unit=spec.units[1],
@@ -473,8 +480,15 @@ class DescribeBounds(NamedTuple):
     p: int
 
 
-def _measured_place(native: Core, page: Sequence[Sequence[Any]],
-                    place: MeasuredPlace) -> core_types.MeasurePlace:
+def split_page(body: bytes, count: int, columns: int, wanted: Sequence[int]) -> list[list[bytes | None]]:
+    """The wanted columns' cells of a RESULT page's rows section (`count` rows of `columns`
+    cells), each a list of bytes or None (null), by the core. ValueError (one line) for a
+    malformed page; raises when the core is not available()."""
+    native = module()
+    return native.split_page(native.RowsPage(body, count, columns), list(wanted))
+
+
+def _measured_place(native: Core, page: Any, place: MeasuredPlace) -> core_types.MeasurePlace:
     """A place of measure_rows as the core's request names it: the page's column, or its values
     with their rows."""
     text, exact = place.text, place.exact_ratios

@@ -24,6 +24,7 @@ from contextlib import closing
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic
 
+from cqlsh_ext.payload.server_rows import MalformedPage
 from cqlsh_ext.scanning.aggregate import A, drained, progress_counts, stamp
 from cqlsh_ext.scanning.ring import Ring, RingError, ring_for, server_partitioner
 from cqlsh_ext.scanning.scan import (
@@ -133,7 +134,10 @@ class ReadPlan:
         the caller says why)."""
         if self.over_workers:
             return WorkerScan(ctx, aggregate, self, progress)
-        return InProcessScan(scanner_for(ctx, self.spec(), progress), aggregate, accept)
+        scanner = scanner_for(ctx, self.spec(), progress)
+        # An Aggregate that reads the server's pages (COMPRESSION STATS on the core) gets them whole.
+        scanner.pages_in = bool(getattr(aggregate, "pages_in", False))
+        return InProcessScan(scanner, aggregate, accept)
 
 
 def whole_table(ctx: ScanContext, query: str, meta: Any, ask: FullScanQuestion, workers: int | None = None,
@@ -191,7 +195,11 @@ class InProcessScan(Generic[A]):
                             self.refused = True
                             return
                     stamp(aggregate, scanner.page_sent)
-                    aggregate.add_rows(rows)
+                    try:
+                        aggregate.add_rows(rows)
+                    except MalformedPage as err:  # the server's page, not rows: said as a scan's error
+                        scanner.error = err
+                        break
                     out = drained(aggregate)
                     if out:
                         yield out

@@ -293,8 +293,12 @@ class Scanner:
         serial_consistency: Any = None,
         timeout: float | None = None,
         progress: Progress | None = None,
+        pages_in: bool = False,
     ) -> None:
         self.session = session
+        #: Pages come as the server sent them (payload.server_rows.ServerRows, a sequence of rows
+        #: too) rather than as the driver's tuples: scanning.pages_in.
+        self.pages_in = pages_in
         self.spec = spec
         self.consistency = consistency
         self.serial_consistency = serial_consistency
@@ -351,7 +355,8 @@ class Scanner:
     def _launch(self, stmt: Any, params: Any, paging_state: Any, arrived: queue.Queue[int], i: int,
                 sent: dict[int, float]) -> Any:
         sent[i] = time.time()
-        fut = execute_tuples(self.session, stmt, params, timeout=self.timeout, paging_state=paging_state)
+        fut = execute_tuples(self.session, stmt, params, timeout=self.timeout, paging_state=paging_state,
+                             pages_in=self.pages_in)
         fut.add_callbacks(lambda _rows: arrived.put(i), errback=lambda _exc: arrived.put(i))
         return fut
 
@@ -458,28 +463,43 @@ _POLICY: list[Any] = []
 
 
 def execute_tuples(session: Any, statement: Any, parameters: Any = None, timeout: float | None = None,
-                   paging_state: Any = None) -> Any:
+                   paging_state: Any = None, pages_in: bool = False) -> Any:
     """session.execute_async with the rows as tuples, the cheapest rows the driver makes (cqlsh's
     session builds OrderedDicts), whatever the session's own row factory: a future keeps the
     factory it was made with, its later pages too. A session of cqlsh's (legacy settings) has its
     factory swapped around the launch only; one configured by execution profiles (Spark mode's, a
-    front end's own driver session: the driver refuses the swap there) gets a profile of its own."""
+    front end's own driver session: the driver refuses the swap there) gets a profile of its own.
+    `pages_in`: the rows as the server sent them (scanning.pages_in: the session's protocol
+    handler swapped around the launch too, as the future copies it when made), where the
+    session's handler allows it."""
     from cassandra.cluster import EXEC_PROFILE_DEFAULT
     from cassandra.query import tuple_factory
 
-    saved_factory = session.row_factory
+    factory: Any = tuple_factory
+    saved_handler = session.client_protocol_handler
+    if pages_in:
+        from cqlsh_ext.scanning.pages_in import handler_for, pass_through
+
+        handler = handler_for(saved_handler)
+        if handler is not None:
+            factory = pass_through
+            session.client_protocol_handler = handler
     try:
-        session.row_factory = tuple_factory
-    except ValueError:  # "Cannot set Session.row_factory while using Configuration Profiles"
-        profile = session.execution_profile_clone_update(EXEC_PROFILE_DEFAULT, row_factory=tuple_factory)
-        if timeout is not None:
-            profile.request_timeout = timeout
-        return session.execute_async(statement, parameters, paging_state=paging_state,
-                                     execution_profile=profile)
-    try:
-        return session.execute_async(statement, parameters, timeout=timeout, paging_state=paging_state)
+        saved_factory = session.row_factory
+        try:
+            session.row_factory = factory
+        except ValueError:  # "Cannot set Session.row_factory while using Configuration Profiles"
+            profile = session.execution_profile_clone_update(EXEC_PROFILE_DEFAULT, row_factory=factory)
+            if timeout is not None:
+                profile.request_timeout = timeout
+            return session.execute_async(statement, parameters, paging_state=paging_state,
+                                         execution_profile=profile)
+        try:
+            return session.execute_async(statement, parameters, timeout=timeout, paging_state=paging_state)
+        finally:
+            session.row_factory = saved_factory
     finally:
-        session.row_factory = saved_factory
+        session.client_protocol_handler = saved_handler
 
 
 def _scan_retry_policy() -> Any:
@@ -524,8 +544,13 @@ def _adapt_page_size(fut: Any, rows: list[Any], limit: int | None) -> None:
     message = getattr(fut, "message", None)
     if not rows or message is None or not hasattr(message, "fetch_size"):
         return
-    sample = rows[:: max(1, len(rows) // 32)]
-    per_row = sum(len(v) for row in sample for v in row if isinstance(v, (bytes, str))) / len(sample)
+    from cqlsh_ext.payload.server_rows import ServerRows
+
+    if isinstance(rows, ServerRows):  # the page's bytes, lengths included
+        per_row = len(rows.body) / len(rows)
+    else:
+        sample = rows[:: max(1, len(rows) // 32)]
+        per_row = sum(len(v) for row in sample for v in row if isinstance(v, (bytes, str))) / len(sample)
     size = int(min(MAX_PAGE, max(MIN_PAGE, PAGE_BYTES // max(per_row, 1))))
     if limit is not None:
         if limit <= (message.fetch_size or 0) + 1:

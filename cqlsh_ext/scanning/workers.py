@@ -124,7 +124,8 @@ def _worker(job: dict[str, Any], tasks: Any, results: Any, stop: Any, index: int
             if stop.is_set():
                 scanner_.stop()
 
-        scanner = scanner_ = Scanner(session, spec, consistency=job["consistency"], timeout=job["timeout"])
+        scanner = scanner_ = Scanner(session, spec, consistency=job["consistency"], timeout=job["timeout"],
+                                     pages_in=bool(getattr(stats, "pages_in", False)))
         consume(scanner_, start, take)
         if scanner.error is not None:
             error = error_text(scanner.error)

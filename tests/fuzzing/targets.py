@@ -346,6 +346,43 @@ def _native(data: bytes) -> None:
         raise Violation(f"the engine's page answers differ between the roads: {counts.differences[0][:600]}")
 
 
+def _server_rows(data: bytes) -> None:
+    """A RESULT page's rows section (payload/server_rows.py; the first byte: 1 to 4 columns, the
+    second: 0 to 7 rows, the rest the body): the core's splitter and the Python one read the same
+    cells or both refuse the page in one line; nothing else is raised."""
+    from cqlsh_ext.payload import native
+    from cqlsh_ext.payload.server_rows import MalformedPage, split_cells
+
+    if len(data) < 2:
+        return
+    columns, count, body = 1 + data[0] % 4, data[1] % 8, data[2:]
+    wanted = [*range(columns), 0]
+    answers: list[Any] = []
+    for read in ([split_cells] + ([native.split_page] if native.available() else [])):
+        try:
+            answers.append(read(body, count, columns, wanted))
+        except (MalformedPage, ValueError) as err:
+            one_line("a page's rows", str(err))
+            answers.append("refused")
+    if len(answers) == 2 and answers[0] != answers[1]:
+        raise Violation(f"the core's split != the Python one: {answers[1]!r:.300} != {answers[0]!r:.300}")
+
+
+def _server_rows_seeds() -> list[bytes]:
+    """Pages of 1 to 4 columns: nulls, empty values, values of a few bytes."""
+    def cell(value: bytes | None) -> bytes:
+        return b"\xff\xff\xff\xff" if value is None else len(value).to_bytes(4, "big") + value
+
+    cells = [b"k1", None, b"", b"\x1f\x8b\x08data", b"x" * 40, None, b"", b"\x00"]
+    out = []
+    for columns in range(1, 5):
+        for count in (0, 1, 2):
+            body = b"".join(cell(cells[(r * columns + c) % len(cells)]) for r in range(count)
+                            for c in range(columns))
+            out.append(bytes([columns - 1, count]) + body)
+    return out
+
+
 @functools.lru_cache(maxsize=1)
 def _dictionaries() -> tuple[Any, list[bytes]]:
     """A store holding a trained zstd dictionary and a zlib preset dictionary (the same bytes every
@@ -450,6 +487,8 @@ def all_targets() -> dict[str, Target]:
         Target("dictionaries", _with_dictionaries, (), "zstd and zlib values with the store's dictionaries: "
                "containers, display, INSPECT, native core", lambda: _dictionaries()[1],
                mutate=_any_format),
+        Target("server-rows", _server_rows, (), "payload/server_rows.py: a RESULT page's rows section "
+               "split by the core and by Python alike, or refused in one line", _server_rows_seeds),
         Target("native", _native, everything, "payload/native.py's core against the Python engine: kind, "
                "label, sizes, text, tree, paths (a no-op when the core is not built)", mutate=_any_format),
     ]

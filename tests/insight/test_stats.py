@@ -271,3 +271,38 @@ def test_blobs_in_a_vector_and_in_a_udt_named_in_quotes(cassandra, insight, home
         ("text (not compressed)", 1, len("plain"), 1.0)]
     assert (cols["v[]"]["values"], cols["v[]"]["stored_bytes"]) == (2, len(a) + len(b))
     assert (cols["q.Raw"]["values"], cols["q.Raw"]["stored_bytes"]) == (1, len(c))
+
+
+def _stats_docs(cassandra, home, statement: str, pages_in: bool) -> dict:
+    """The statement's STATS JSON document, its timings left out, with pages in or with the
+    driver's rows (CQLSH_EXT_PAGES_IN=0)."""
+    import subprocess
+
+    from shell_runner import CQLSH_EXT, isolated_env
+
+    env = {**isolated_env(home), **({} if pages_in else {"CQLSH_EXT_PAGES_IN": "0"})}
+    proc = subprocess.run([CQLSH_EXT, *cassandra.cqlsh_args, "-e", statement], capture_output=True, text=True,
+                          timeout=180, env=env)
+    assert proc.returncode == 0, proc.stderr
+    (doc,) = json_docs(proc.stdout)
+    return {k: v for k, v in doc.items() if k not in TIMINGS}
+
+
+#: What differs between two runs of the same STATS whatever reads the pages.
+TIMINGS = {"elapsed_s", "rows_per_s"}
+
+
+@pytest.mark.parametrize("statement", [
+    "COMPRESSION STATS JSON CONFIRM SELECT data FROM {ks}.orders",
+    "COMPRESSION STATS JSON DECODE ALL CONFIRM SELECT data FROM {ks}.orders",
+    "COMPRESSION STATS JSON PARALLEL 2 CONFIRM SELECT name, data FROM {ks}.formats",
+    "COMPRESSION STATS JSON SELECT data FROM {ks}.orders LIMIT 700",
+    "COMPRESSION STATS JSON SAMPLE 30 PERCENT SEED 5 SELECT data FROM {ks}.orders",
+], ids=["headers", "decode-all", "worker-processes", "one-stream", "sample"])
+def test_pages_in_gives_the_report_the_drivers_rows_give(cassandra, insight, home, statement):
+    """The pages read as the server sent them (scanning.pages_in, the core splitting their cells)
+    give the same report as the driver's rows, figure for figure."""
+    text = statement.format(ks=insight.ks)
+    ours, drivers = (_stats_docs(cassandra, home, text, pages_in) for pages_in in (True, False))
+    assert ours == drivers
+    assert ours["rows"] > 0

@@ -11,6 +11,7 @@ mod describe;
 mod held;
 mod measure;
 mod query;
+mod rows;
 mod state;
 
 use cqlsh_ext_core::{deflate, lz4, panics, zstd};
@@ -66,6 +67,8 @@ fn cqlsh_ext_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<measure::Units>()?;
     m.add_class::<measure::PartialRow>()?;
     m.add_function(wrap_pyfunction!(measure::measure_page, m)?)?;
+    m.add_class::<rows::RowsPage>()?;
+    m.add_function(wrap_pyfunction!(rows::split_page, m)?)?;
     m.add_class::<query::Literal>()?;
     m.add_class::<query::Needle>()?;
     m.add_class::<query::QueryPlace>()?;

@@ -6,10 +6,11 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyString};
 
+use crate::rows::RowsPage;
 use crate::state::configured_now;
 
 /// One place of a page: its values (`source`), or the page's rows and the column's index in
-/// them (`column`); each value's row (`rows`, None: the page's rows in order); a text column;
+/// them (`column`; the rows a sequence of tuples, or a RowsPage as the server sent them); each value's row (`rows`, None: the page's rows in order); a text column;
 /// whether the ratios are wanted one by one (the median sketch is exact yet).
 #[pyclass(frozen, module = "cqlsh_ext_native")]
 pub struct MeasurePlace {
@@ -196,8 +197,17 @@ pub fn measure_page<'py>(py: Python<'py>, request: &Bound<'py, MeasureRequest>) 
     // The Python objects the cells borrow from stay alive (and the GIL held) while they are read.
     let places: Vec<&MeasurePlace> = r.places.iter().map(|p| p.get()).collect();
     let mut kept: Vec<Vec<Bound<'py, PyAny>>> = Vec::with_capacity(places.len());
+    // A place whose rows are a RowsPage: the page's bytes, its cells borrowed from them.
+    let mut bodies: Vec<Option<(&RowsPage, Bound<'py, PyBytes>)>> = Vec::with_capacity(places.len());
     for place in &places {
         let source = place.source.bind(py);
+        if let (Some(_), Ok(page)) = (place.column, source.cast::<RowsPage>()) {
+            let page = page.get();
+            bodies.push(Some((page, page.body().bind(py).clone())));
+            kept.push(Vec::new());
+            continue;
+        }
+        bodies.push(None);
         let items: Vec<Bound<'py, PyAny>> = match place.column {
             None => source.try_iter()?.collect::<PyResult<_>>()?,
             Some(i) => {
@@ -207,21 +217,41 @@ pub fn measure_page<'py>(py: Python<'py>, request: &Bound<'py, MeasureRequest>) 
         kept.push(items);
     }
     let mut inputs: Vec<PlaceIn<'_>> = Vec::with_capacity(places.len());
-    for (place, items) in places.iter().zip(&kept) {
-        let cells: Vec<Cell<'_>> = items
-            .iter()
-            .map(|item| {
-                if item.is_none() {
-                    Cell::Null
-                } else if let Ok(b) = item.cast::<PyBytes>() {
-                    Cell::Blob(b.as_bytes())
-                } else if let (true, Ok(s)) = (place.text, item.cast::<PyString>()) {
-                    s.to_str().map(|t| Cell::Text(t.len())).unwrap_or(Cell::Other)
-                } else {
-                    Cell::Other
-                }
-            })
-            .collect();
+    for ((place, items), body) in places.iter().zip(&kept).zip(&bodies) {
+        let cells: Vec<Cell<'_>> = if let (Some((page, bytes)), Some(i)) = (body, place.column) {
+            // Stored bytes, as the driver hands them: a text column's valid UTF-8 is text, any
+            // other is handed back (the driver's own decoding answers it).
+            let column = page.cells(bytes.as_bytes(), &[i])?.pop().unwrap_or_default();
+            column
+                .into_iter()
+                .map(|cell| match cell {
+                    None => Cell::Null,
+                    Some(value) if place.text => {
+                        if std::str::from_utf8(value).is_ok() {
+                            Cell::Text(value.len())
+                        } else {
+                            Cell::Other
+                        }
+                    }
+                    Some(value) => Cell::Blob(value),
+                })
+                .collect()
+        } else {
+            items
+                .iter()
+                .map(|item| {
+                    if item.is_none() {
+                        Cell::Null
+                    } else if let Ok(b) = item.cast::<PyBytes>() {
+                        Cell::Blob(b.as_bytes())
+                    } else if let (true, Ok(s)) = (place.text, item.cast::<PyString>()) {
+                        s.to_str().map(|t| Cell::Text(t.len())).unwrap_or(Cell::Other)
+                    } else {
+                        Cell::Other
+                    }
+                })
+                .collect()
+        };
         if let Some(rows_of) = &place.rows {
             if rows_of.len() != cells.len() || rows_of.iter().any(|&row| row >= r.rows) {
                 return Err(PyValueError::new_err("measure_page: a place's rows do not match its values"));

@@ -6,7 +6,8 @@
 //! dispatch table, thresholds, budgets). A page of values is answered at once by the readers'
 //! page calls: `page` (kinds, labels, sizes, texts, the paths' values), `query` (a payload
 //! query's conditions, projections and group partials), `stats` (COMPRESSION STATS' counters),
-//! `describe` (DESCRIBE PAYLOAD's structure and sketches); `columns` lays a page's answer out as
+//! `describe` (DESCRIBE PAYLOAD's structure and sketches); `rows` reads the cells of a RESULT
+//! page's rows section as the server sent it; `columns` lays a page's answer out as
 //! Arrow arrays (the C data interface), `held` a file's values in the kinds its writer settled. Any value the core cannot answer exactly as the Python
 //! engine would is handed back (its index listed), never guessed.
 //!
@@ -30,6 +31,7 @@ pub mod page;
 pub mod panics;
 pub mod query;
 pub mod registry;
+pub mod rows;
 pub mod scan;
 pub mod snappy;
 pub mod stats;

@@ -1,0 +1,131 @@
+"""A RESULT page's rows as the server sent them (the scan's driver handler keeps them whole:
+scanning/pages_in.py), read without the driver building a tuple per row.
+
+    page = ServerRows(body, count, types, protocol_version)
+    page.cells([0, 2])     # columns 0 and 2, each a list of bytes or None (null), one a row
+    page.column(2)         # column 2's values as the driver makes them (cqltypes from_binary)
+    len(page), page[5]     # a sequence of rows too (decoded the driver's way on first use)
+
+The rows section (native protocol v4/v5): per row, per column, an int32 length (-1 null; the driver
+reads any negative length as null) and that many bytes; an empty value (length 0) is not null.
+The cells are split by the native core (payload.native.split_page) when it is built, else by
+`split_cells` here, the same reading in Python; both refuse a malformed page with one line
+(ValueError), where the driver's own reading raised too. The values a reader shows are made by the
+driver's own `from_binary` of the column's type, the reference.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any, overload
+
+from cqlsh_ext.payload import native
+
+__all__ = ["MalformedPage", "ServerRows", "split_cells"]
+
+
+class MalformedPage(ValueError):
+    """A page whose rows section is not `count` rows of `columns` cells exactly (one line)."""
+
+
+def split_cells(body: bytes, count: int, columns: int, wanted: Sequence[int]) -> list[list[bytes | None]]:
+    """The wanted columns' cells of a rows section, read in Python (the core's rows.rs, the same
+    answers and refusals)."""
+    if any(c < 0 or c >= columns for c in wanted):
+        bad = next(c for c in wanted if c < 0 or c >= columns)
+        raise MalformedPage(f"a malformed page of rows: column {bad} asked of a page of {columns} columns")
+    if count < 0 or (columns > 0 and count > len(body) // (4 * columns)) or (columns == 0 and body):
+        raise MalformedPage(f"a malformed page of rows: {count} rows of {columns} columns do not fit "
+                            f"in {len(body)} bytes")
+    slots: list[list[int]] = [[] for _ in range(columns)]
+    for k, c in enumerate(wanted):
+        slots[c].append(k)
+    out: list[list[bytes | None]] = [[] for _ in wanted]
+    at, end, view = 0, len(body), memoryview(body)
+    for row in range(count):
+        for column, to in enumerate(slots):
+            if at + 4 > end:
+                raise MalformedPage(f"a malformed page of rows: the page ends inside row {row}, "
+                                    f"column {column}'s length")
+            length = int.from_bytes(view[at:at + 4], "big", signed=True)
+            at += 4
+            cell: bytes | None
+            if length < 0:
+                if length < -2:
+                    raise MalformedPage(f"a malformed page of rows: row {row}, column {column}: "
+                                        f"a length of {length}")
+                cell = None
+            else:
+                if at + length > end:
+                    raise MalformedPage(f"a malformed page of rows: row {row}, column {column}: "
+                                        f"{length} bytes asked, {end - at} left")
+                cell = bytes(view[at:at + length]) if to else None
+                at += length
+            for k in to:
+                out[k].append(cell)
+    if at != end:
+        raise MalformedPage(f"a malformed page of rows: {end - at} bytes after the last of {count} rows")
+    return out
+
+
+class ServerRows(Sequence[tuple[Any, ...]]):
+    """One page's rows section, its row count, its columns' driver types (cqltypes classes) and
+    the protocol version the values are read at."""
+
+    __slots__ = ("body", "row_count", "types", "protocol_version", "_rows")
+
+    def __init__(self, body: bytes, count: int, types: Sequence[Any], protocol_version: int) -> None:
+        self.body = body
+        self.row_count = count
+        self.types = list(types)
+        self.protocol_version = protocol_version
+        self._rows: list[tuple[Any, ...]] | None = None
+
+    @property
+    def columns(self) -> int:
+        return len(self.types)
+
+    def cells(self, wanted: Sequence[int]) -> list[list[bytes | None]]:
+        """Each wanted column's cells (bytes or None), by the core where it is built."""
+        if native.available():
+            try:
+                return native.split_page(self.body, self.row_count, self.columns, wanted)
+            except ValueError as err:
+                raise MalformedPage(str(err)) from None
+        return split_cells(self.body, self.row_count, self.columns, wanted)
+
+    def column(self, i: int) -> list[Any]:
+        """Column i's values as the driver makes them (its type's from_binary)."""
+        if self._rows is not None:
+            return [row[i] for row in self._rows]
+        decode, version = self.types[i].from_binary, self.protocol_version
+        return [decode(cell, version) for cell in self.cells([i])[0]]
+
+    def rows(self) -> list[tuple[Any, ...]]:
+        """Every row as the driver's tuple_factory makes it (decoded once, then kept)."""
+        if self._rows is None:
+            version = self.protocol_version
+            decoded = [[t.from_binary(cell, version) for cell in cells]
+                       for t, cells in zip(self.types, self.cells(range(self.columns)), strict=True)]
+            self._rows = list(zip(*decoded, strict=True)) if decoded else [() for _ in range(self.row_count)]
+        return self._rows
+
+    def __len__(self) -> int:
+        return self.row_count
+
+    def __bool__(self) -> bool:
+        return self.row_count > 0
+
+    @overload
+    def __getitem__(self, index: int) -> tuple[Any, ...]: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[tuple[Any, ...]]: ...
+
+    def __getitem__(self, index: int | slice) -> tuple[Any, ...] | Sequence[tuple[Any, ...]]:
+        return self.rows()[index]
+
+    def __iter__(self) -> Iterator[tuple[Any, ...]]:
+        # A generator: iter() alone decodes nothing (the driver's ResultSet calls it on every page
+        # to learn that the page is iterable).
+        yield from self.rows()

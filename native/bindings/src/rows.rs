@@ -1,0 +1,53 @@
+//! RowsPage: a RESULT page's rows section as the server sent it (the driver handler of
+//! cqlsh_ext/scanning/pages_in.py keeps it whole), and split_page, its wanted columns' cells
+//! (core: rows.rs).
+
+use cqlsh_ext_core::rows::{split_columns, CellRef};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyList};
+
+/// A page's rows: `body` (the bytes after the row count), `rows` (the row count the server
+/// sent), `columns` (the metadata's column count).
+#[pyclass(frozen, get_all, module = "cqlsh_ext_native")]
+pub struct RowsPage {
+    body: Py<PyBytes>,
+    rows: usize,
+    columns: usize,
+}
+
+#[pymethods]
+impl RowsPage {
+    #[new]
+    fn new(body: Py<PyBytes>, rows: usize, columns: usize) -> Self {
+        RowsPage { body, rows, columns }
+    }
+}
+
+impl RowsPage {
+    /// The `wanted` columns' cells, borrowed from `body`; ValueError (one line) for a malformed page.
+    pub fn cells<'a>(&self, body: &'a [u8], wanted: &[usize]) -> PyResult<Vec<Vec<CellRef<'a>>>> {
+        split_columns(body, self.rows, self.columns, wanted)
+            .map_err(|why| PyValueError::new_err(format!("a malformed page of rows: {why}")))
+    }
+
+    pub fn body(&self) -> &Py<PyBytes> {
+        &self.body
+    }
+}
+
+/// Each wanted column's cells (bytes, or None for null), in `wanted`'s order.
+#[pyfunction]
+pub fn split_page<'py>(
+    py: Python<'py>,
+    page: &Bound<'py, RowsPage>,
+    wanted: Vec<usize>,
+) -> PyResult<Vec<Bound<'py, PyList>>> {
+    let page = page.get();
+    let body = page.body.bind(py);
+    let columns = page.cells(body.as_bytes(), &wanted)?;
+    columns
+        .iter()
+        .map(|cells| PyList::new(py, cells.iter().map(|cell| cell.map(|value| PyBytes::new(py, value)))))
+        .collect()
+}

@@ -1,0 +1,211 @@
+"""Pages in (scanning.pages_in, payload.server_rows): a RESULT page kept as the server sent it,
+its cells split by the core (and by the Python reader), then made values by the driver's own
+`from_binary`, equal the driver's rows, over a table of every CQL type with nulls and empty values,
+page after page; a mutated or truncated page is refused in one line by both readers alike."""
+
+from __future__ import annotations
+
+import datetime
+import uuid
+from collections import namedtuple
+from decimal import Decimal
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from cqlsh_ext.payload import native
+from cqlsh_ext.payload.server_rows import MalformedPage, ServerRows, split_cells
+from cqlsh_ext.scanning.scan import execute_tuples
+
+COLUMNS = {
+    "k": "int", "ti": "tinyint", "si": "smallint", "bi": "bigint", "vi": "varint", "de": "decimal",
+    "fl": "float", "db": "double", "bo": "boolean", "tx": "text", "asci": "ascii", "bl": "blob",
+    "ts": "timestamp", "dt": "date", "tm": "time", "du": "duration", "id": "uuid", "tid": "timeuuid",
+    "ip": "inet", "li": "list<int>", "st": "set<text>", "mp": "map<text, bigint>",
+    "tu": "tuple<int, text, blob>", "ad": "frozen<address>", "ve": "vector<float, 3>",
+    "nested": "frozen<list<frozen<map<text, varint>>>>", "lb": "list<blob>", "ct": "counter_free",
+}
+del COLUMNS["ct"]  # (a counter cannot sit beside other columns)
+ROWS = 23
+
+
+@pytest.fixture(scope="module")
+def every_type(cassandra: Any) -> tuple[Any, str]:
+    """A table of every CQL type: full rows, rows of nulls, rows of empty values; and a session."""
+    from cassandra.util import Duration
+
+    ks = cassandra.create_keyspace("pagesin")
+    session = cassandra.session(ks)
+    session.execute("CREATE TYPE address (street text, zip int, photo blob)")
+    columns = ", ".join(f"{name} {cql}" for name, cql in COLUMNS.items())
+    session.execute(f"CREATE TABLE typed ({columns}, PRIMARY KEY (k))")
+    address = namedtuple("address", "street zip photo")
+    session.cluster.register_user_type(ks, "address", address)
+    names = list(COLUMNS)
+    insert = session.prepare(f"INSERT INTO typed ({', '.join(names)}) VALUES ({', '.join('?' * len(names))})")
+    for k in range(ROWS):
+        if k % 3 == 1:  # nulls
+            session.execute(insert, [k] + [None] * (len(names) - 1))
+            continue
+        session.execute(insert, [
+            k, -7 + k, 300 * k, -(2**62) + k, 10**20 * (k + 1), Decimal(f"{k}.345"), 1.5 * k, 0.1 * k,
+            k % 2 == 0, f"naïve ✓ {k}", "plain", bytes(range(k)) + b"\x00\xff",
+            datetime.datetime(2024, 2, 23, 2, 16, 41, 123000), datetime.date(1969, 7, 20),
+            datetime.time(13, 45, 7, 250000), Duration(1, 2, 3_000_000_007 + k),
+            uuid.UUID(int=k), uuid.UUID("5e1b0a3c-7a1b-11ee-b962-0242ac120002"), f"10.0.0.{k}",
+            [3, 1, k], {"b", "a", str(k)}, {"x": 2**40 + k}, (5, "five", b"\x01" * k),
+            address("Main St", 12345 + k, b"\x89PNG" * k), [1.0, 2.5, -float(k)], [{"big": 10**30 + k}],
+            [b"", b"\x1f\x8b" * k],
+        ])
+    # Empty values (not null) where CQL allows them: the protocol's length 0.
+    session.execute("INSERT INTO typed (k, tx, asci, bl, vi, de, bi, bo, fl, db, ip, id, ts) VALUES "
+                    f"({ROWS}, '', '', 0x, blobAsVarint(0x), blobAsDecimal(0x), blobAsBigint(0x), "
+                    "blobAsBoolean(0x), blobAsFloat(0x), blobAsDouble(0x), blobAsInet(0x), blobAsUuid(0x), "
+                    "blobAsTimestamp(0x))")
+    return session, f"{ks}.typed"
+
+
+def _pages(session: Any, table: str, pages_in: bool) -> list[tuple[list[str], Any]]:
+    """Every page of the whole table, 5 rows a page, through scan.execute_tuples."""
+    from cassandra.query import SimpleStatement
+
+    statement = SimpleStatement(f"SELECT * FROM {table}", fetch_size=5)
+    out = []
+    fut = execute_tuples(session, statement, pages_in=pages_in)
+    while True:
+        result = fut.result()
+        out.append((result.column_names, result.current_rows))
+        if not fut.has_more_pages:
+            return out
+        fut.start_fetching_next_page()
+
+
+def test_the_servers_pages_read_by_from_binary_equal_the_drivers_rows(every_type: Any) -> None:
+    session, table = every_type
+    driver = _pages(session, table, pages_in=False)
+    ours = _pages(session, table, pages_in=True)
+    assert len(ours) == len(driver) >= 5  # paged alike (the paging state is the metadata's)
+    seen_null = seen_empty = 0
+    for (names, rows), (our_names, page) in zip(driver, ours, strict=True):
+        assert isinstance(page, ServerRows) and our_names == names
+        assert page._rows is None  # nothing made rows of it on its way (the driver's ResultSet iter()s it)
+        assert list(page) == [tuple(row) for row in rows]  # every column, every CQL type
+        for i in range(len(names)):
+            assert page.column(i) == [row[i] for row in rows], names[i]
+            cells = page.cells([i])[0]
+            assert split_cells(page.body, page.row_count, page.columns, [i])[0] == cells
+            seen_null += cells.count(None)
+            seen_empty += cells.count(b"")
+    assert seen_null and seen_empty
+    # The shell's stock results never see the handler: the session's is as it was.
+    from cassandra.protocol import ProtocolHandler
+
+    assert session.client_protocol_handler is ProtocolHandler
+
+
+def _body(cells: list[bytes | None]) -> bytes:
+    out = bytearray()
+    for cell in cells:
+        if cell is None:
+            out += (-1).to_bytes(4, "big", signed=True)
+        else:
+            out += len(cell).to_bytes(4, "big") + cell
+    return bytes(out)
+
+
+def _read(how: str, body: bytes, count: int, columns: int, wanted: list[int]) -> Any:
+    try:
+        if how == "core":
+            return native.split_page(body, count, columns, wanted)
+        return split_cells(body, count, columns, wanted)
+    except ValueError as err:
+        text = str(err)
+        assert "\n" not in text and text.startswith("a malformed page of rows: "), text
+        return "refused"
+
+
+cell = st.one_of(st.none(), st.binary(max_size=12))
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(columns=st.integers(1, 4), data=st.data())
+def test_a_mutated_page_is_read_or_refused_alike_never_a_crash(native_core: None, columns: int,
+                                                                data: st.DataObject) -> None:
+    rows = data.draw(st.integers(0, 6))
+    cells = data.draw(st.lists(cell, min_size=rows * columns, max_size=rows * columns))
+    body = bytearray(_body(cells))
+    whole = _read("core", bytes(body), rows, columns, list(range(columns)))
+    assert whole == [cells[c::columns] for c in range(columns)]
+    # Mutations: bytes flipped, the page cut or grown, the row count wrong.
+    for _ in range(data.draw(st.integers(0, 3))):
+        if body:
+            at = data.draw(st.integers(0, len(body) - 1))
+            body[at] = data.draw(st.integers(0, 255))
+    cut = data.draw(st.integers(0, len(body) + 3))
+    mutated = bytes(body[:cut]) + b"\x00" * max(0, cut - len(body))
+    count = rows + data.draw(st.integers(-1, 1))
+    wanted = data.draw(st.lists(st.integers(0, columns), max_size=3))
+    if count < 0:
+        return
+    core, python = (_read(how, mutated, count, columns, wanted) for how in ("core", "python"))
+    assert core == python
+
+
+def test_a_refused_page_says_where_in_one_line(native_core: None) -> None:
+    body = _body([b"abc", None])
+    with pytest.raises(MalformedPage, match=r"^a malformed page of rows: the page ends inside row 0"):
+        ServerRows(body[:-1], 1, [object(), object()], 5).cells([0])
+    with pytest.raises(MalformedPage, match=r"^a malformed page of rows: 3 bytes after the last of 1 rows"):
+        ServerRows(body + b"xyz", 1, [object(), object()], 5).cells([1])
+
+
+def test_stats_on_a_truncated_page_says_so_in_one_line(native_core: None) -> None:
+    """COMPRESSION STATS handed a page cut short: one line (the scan reports it as its error)."""
+    from cassandra.cqltypes import BytesType, Int32Type
+
+    from cqlsh_ext.insight.stats import Stats
+
+    stats = Stats("SELECT k, data FROM t")
+    stats.set_columns(["k", "data"], [Int32Type, BytesType])
+    body = _body([b"\x00\x00\x00\x01", b"\x1f\x8b" + b"x" * 30])
+    stats.add_rows(ServerRows(body, 1, [Int32Type, BytesType], 5))
+    assert stats.rows == 1 and stats.columns["data"].values == 1
+    with pytest.raises(MalformedPage, match=r"^a malformed page of rows: row 0, column 1: 32 bytes asked"):
+        stats.add_rows(ServerRows(body[:-4], 1, [Int32Type, BytesType], 5))
+
+
+def test_stats_of_a_server_page_with_values_handed_back_equal_its_rows(native_core: None) -> None:
+    """A page whose values the core reads, hands back (bzip2, xz: the Python engine's), finds
+    null or empty, in a blob column and a text column: STATS' figures from the server's page equal
+    those from the driver's rows of it."""
+    import bz2
+    import gzip
+    import lzma
+
+    from cassandra.cqltypes import BytesType, Int32Type, UTF8Type
+
+    from cqlsh_ext.insight.stats import Stats
+
+    doc = b'{"order": "ORD-1", "status": "NEW", "items": [1, 2, 3]}' * 4
+    blobs = [gzip.compress(doc, mtime=0), bz2.compress(doc), None, b"", lzma.compress(doc), b"plain bytes"]
+    texts = ["caf\u00e9", None, "", '{"a": 1}', "x" * 300, "t"]
+    cells: list[bytes | None] = []
+    for k, (blob, text) in enumerate(zip(blobs, texts, strict=True)):
+        cells += [k.to_bytes(4, "big"), blob, None if text is None else text.encode()]
+    types = [Int32Type, BytesType, UTF8Type]
+    page = ServerRows(_body(cells), len(blobs), types, 5)
+    reports = []
+    driver_rows = list(ServerRows(page.body, page.row_count, types, 5))  # from_binary, as the driver
+    for rows in (page, driver_rows):
+        stats = Stats("SELECT k, data, note FROM t")
+        stats.set_columns(["k", "data", "note"], types)
+        stats.add_rows(rows)
+        stats.finish()
+        doc_ = stats.to_json()
+        reports.append({k: v for k, v in doc_.items() if k not in ("elapsed_s", "rows_per_s")})
+    assert reports[0] == reports[1]
+    assert page._rows is None  # the core read the page; only the values handed back were made
+    chains = {entry["chain"] for column in reports[0]["columns"] for entry in column["by_chain"]}
+    assert any(chain.startswith("bzip2") for chain in chains) and any(c.startswith("xz") for c in chains)
