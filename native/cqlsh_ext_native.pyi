@@ -293,7 +293,7 @@ class Needle:
     def __init__(self, *, any: bool, strings: list[str]) -> None: ...
 
 class QueryPlace:
-    def __init__(self, source: Sequence[Any], *, column: int | None = None, paths: Sequence[Path],
+    def __init__(self, source: Sequence[Any] | RowsPage, *, column: int | None = None, paths: Sequence[Path],
                  needles: list[Needle] = ...) -> None: ...
 
 class Condition:

@@ -4,7 +4,8 @@ scanning/pages_in.py), read without the driver building a tuple per row.
     page = ServerRows(body, count, types, protocol_version)
     page.cells([0, 2])     # columns 0 and 2, each a list of bytes or None (null), one a row
     page.column(2)         # column 2's values as the driver makes them (cqltypes from_binary)
-    len(page), page[5]     # a sequence of rows too (decoded the driver's way on first use)
+    len(page), page[5]     # a sequence of rows too: page[5] decodes row 5 alone, iterating
+                           # decodes them all (the driver's way, on first use)
 
 The rows section (native protocol v4/v5): per row, per column, an int32 length (-1 null; the driver
 reads any negative length as null) and that many bytes; an empty value (length 0) is not null.
@@ -72,7 +73,7 @@ class ServerRows(Sequence[tuple[Any, ...]]):
     """One page's rows section, its row count, its columns' driver types (cqltypes classes) and
     the protocol version the values are read at."""
 
-    __slots__ = ("body", "row_count", "types", "protocol_version", "_rows")
+    __slots__ = ("body", "row_count", "types", "protocol_version", "_rows", "_cells", "_made")
 
     def __init__(self, body: bytes, count: int, types: Sequence[Any], protocol_version: int) -> None:
         self.body = body
@@ -80,6 +81,9 @@ class ServerRows(Sequence[tuple[Any, ...]]):
         self.types = list(types)
         self.protocol_version = protocol_version
         self._rows: list[tuple[Any, ...]] | None = None
+        #: Every column's cells (split once, for rows taken one by one) and the rows so made.
+        self._cells: list[list[bytes | None]] | None = None
+        self._made: dict[int, tuple[Any, ...]] = {}
 
     @property
     def columns(self) -> int:
@@ -110,6 +114,24 @@ class ServerRows(Sequence[tuple[Any, ...]]):
             self._rows = list(zip(*decoded, strict=True)) if decoded else [() for _ in range(self.row_count)]
         return self._rows
 
+    def row(self, index: int) -> tuple[Any, ...]:
+        """Row `index` alone as the driver's tuple_factory makes it (a reader that keeps a few
+        rows of the page: the others are never decoded)."""
+        if self._rows is not None:
+            return self._rows[index]
+        if index < 0:
+            index += self.row_count
+        if not 0 <= index < self.row_count:
+            raise IndexError("a page's row out of range")
+        made = self._made.get(index)
+        if made is None:
+            if self._cells is None:
+                self._cells = self.cells(range(self.columns))
+            version = self.protocol_version
+            made = self._made[index] = tuple(t.from_binary(cells[index], version)
+                                             for t, cells in zip(self.types, self._cells, strict=True))
+        return made
+
     def __len__(self) -> int:
         return self.row_count
 
@@ -123,6 +145,8 @@ class ServerRows(Sequence[tuple[Any, ...]]):
     def __getitem__(self, index: slice) -> Sequence[tuple[Any, ...]]: ...
 
     def __getitem__(self, index: int | slice) -> tuple[Any, ...] | Sequence[tuple[Any, ...]]:
+        if isinstance(index, int):
+            return self.row(index)
         return self.rows()[index]
 
     def __iter__(self) -> Iterator[tuple[Any, ...]]:

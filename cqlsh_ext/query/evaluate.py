@@ -17,6 +17,7 @@ from cqlsh_ext.payload.formats.tree import Tagged, render
 from cqlsh_ext.payload.pages import PageRead, ReadRequest
 from cqlsh_ext.payload.paths import CUT, MISSING
 from cqlsh_ext.payload.places import Decoding, Engines, ValuePlace
+from cqlsh_ext.payload.server_rows import ServerRows
 from cqlsh_ext.payload.view import RECORD, TEXT, UNDECODABLE_KINDS, UNKNOWN, BlobView
 from cqlsh_ext.query.grammar import Column, Literal, Path, Plan, Predicate, QueryError, Ref
 from cqlsh_ext.query.groups import UNDECODABLE_GROUP
@@ -387,6 +388,14 @@ class Evaluator:
         self._note_paths(read)
         return found, undecodable, cut
 
+    @property
+    def on_core(self) -> bool:
+        """The native core runs the plan (CoreProgram): a scan may hand it the server's pages
+        (scanning.pages_in), only the rows it keeps or hands back made by the driver."""
+        if self._core is None:
+            self._core = CoreProgram.of(self) or False
+        return bool(self._core)
+
     def answer_page(self, names: Sequence[str], rows: Sequence[Sequence[Any]]) -> PageAnswer:
         """A page's part of the answer (PageAnswer): on the native core in one call when it can
         run the plan (every place in plain auto mode on it, conditions and aggregates it
@@ -437,7 +446,7 @@ class Evaluator:
                     core: bool = True) -> _PlacePage:
         column, access = place_read.place
         at_column = index.get(column)
-        values = [MISSING] * len(rows) if at_column is None else [row[at_column] for row in rows]
+        values = [MISSING] * len(rows) if at_column is None else _column(rows, at_column)
         if access is not None:
             values = [_field(v, access) for v in values]
         if all(type(v) is bytes for v in values):  # the driver's blobs: the common page
@@ -651,16 +660,26 @@ class CoreProgram:
         native, core_module = self.native, self.core
         at = {name: i for i, name in enumerate(names)}
         places: list[seam.QueryPlace] = []
+        # The server's page (pages in): a blob column's cells are read by the core from its bytes;
+        # any other column's values are made by the driver, that column alone.
+        server = rows if isinstance(rows, ServerRows) else None
+        page = None if server is None else core_module.RowsPage(server.body, server.row_count, server.columns)
         for (column, access), read in zip(self.places, self.reads, strict=True):
             p_at = len(places)
             paths = [self.paths[p_at][p] for p in range(len(read.paths))]
             needles = [needle for path, needle in self.needles[p_at] if (p_at, path) in self.known]
             if access is None and column in at:
                 # (a text column's values: the core refuses the page, Python reads it)
-                places.append(core_module.QueryPlace(rows, column=at[column], paths=paths, needles=needles))
+                index = at[column]
+                source: Any = rows
+                if server is not None:
+                    source = page if getattr(server.types[index], "typename", None) == "blob" \
+                        else [(value,) for value in server.column(index)]
+                    index = index if source is page else 0
+                places.append(core_module.QueryPlace(source, column=index, paths=paths, needles=needles))
             else:
                 col = at.get(column)
-                values = [None if col is None else row[col] for row in rows]
+                values = [None] * len(rows) if col is None else _column(rows, col)
                 if access is not None:
                     values = [None if (v := _field(value, access)) is MISSING else v for value in values]
                 places.append(core_module.QueryPlace(values, paths=paths, needles=needles))
@@ -795,6 +814,14 @@ class CoreProgram:
             for (k, _value), view in zip(blobs, read.engine.views([v for _k, v in blobs]), strict=True):
                 out.setdefault(k, {})[column] = view
         return out
+
+
+def _column(rows: Sequence[Sequence[Any]], col: int) -> list[Any]:
+    """Column `col` of a page's rows: of the server's page (pages in), that column alone made by
+    the driver."""
+    if isinstance(rows, ServerRows):
+        return rows.column(col)
+    return [row[col] for row in rows]
 
 
 def _merged(column: Sequence[Any], order: list[int], python: list[Any]) -> Sequence[Any]:

@@ -390,6 +390,15 @@ class ScanAnswer:
         self.pending: list[Any] = []
         self.columns = columns and evaluator.held
 
+    @property
+    def pages_in(self) -> bool:
+        """The scan hands over the server's pages (scanning.pages_in) where the native core runs
+        the plan: a page's blob cells read from its bytes, the driver making only the rows kept,
+        handed back or shown (payload.server_rows.ServerRows)."""
+        from cqlsh_ext.scanning import pages_in
+
+        return self.evaluator is not None and pages_in.enabled() and self.evaluator.on_core
+
     def fresh(self) -> ScanAnswer:
         """A worker process' part (its rows are sent back pickled: rows, not columns)."""
         assert self.evaluator is not None

@@ -209,3 +209,66 @@ def test_stats_of_a_server_page_with_values_handed_back_equal_its_rows(native_co
     assert page._rows is None  # the core read the page; only the values handed back were made
     chains = {entry["chain"] for column in reports[0]["columns"] for entry in column["by_chain"]}
     assert any(chain.startswith("bzip2") for chain in chains) and any(c.startswith("xz") for c in chains)
+
+
+#: Payload queries over a server page: a filter, its rows shown with their text and blob (views),
+#: GROUP BY with aggregates, and the undecodable rows (the values the core hands back among them).
+QUERIES = [
+    "SELECT k, note, data.status FROM t WHERE data.status = 'NEW' ALLOW FILTERING",
+    "SELECT * FROM t WHERE data.n > 1 ALLOW FILTERING",
+    "SELECT data.status, count(*), sum(data.n), min(data.n) FROM t GROUP BY data.status ALLOW FILTERING",
+    "SELECT k, note FROM t WHERE data IS UNDECODABLE ALLOW FILTERING",
+]
+
+
+@pytest.mark.parametrize("statement", QUERIES, ids=["filter", "star", "group-by", "undecodable"])
+def test_a_query_of_a_server_page_equals_the_query_of_its_rows(native_core: None, statement: str) -> None:
+    """A payload query handed the server's page (pages in: the core reads the blob column's cells
+    from its bytes) gives the answer and counts the driver's rows of it give, over values the core
+    reads, hands back (bzip2, xz), null and empty blobs and texts; only the rows kept or handed
+    back are made by the driver."""
+    import bz2
+    import gzip
+    import lzma
+    import sys
+    from pathlib import Path
+
+    from cassandra.cqltypes import BytesType, Int32Type, UTF8Type
+
+    from cqlsh_ext.payload.places import Decoding
+    from cqlsh_ext.query.answer import Answer
+    from cqlsh_ext.query.evaluate import Evaluator
+    from cqlsh_ext.query.grammar import Schema, parse
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    from fuzzing.native_diff import same
+    from fuzzing.page_diff import shown
+
+    def doc(status: str, n: int) -> bytes:
+        return f'{{"status": "{status}", "n": {n}, "items": [1, 2]}}'.encode()
+
+    blobs = [gzip.compress(doc("NEW", 3), mtime=0), bz2.compress(doc("NEW", 5)), None, b"",
+             lzma.compress(doc("PAID", 7)), b"plain bytes", gzip.compress(doc("PAID", 2), mtime=0),
+             doc("NEW", 11)]
+    notes = ["caf\u00e9", None, "", "n", None, "t", "", "z"]
+    cells: list[bytes | None] = []
+    for k, (blob, note) in enumerate(zip(blobs, notes, strict=True)):
+        cells += [k.to_bytes(4, "big"), None if note is None else note.encode(), blob]
+    types = [Int32Type, UTF8Type, BytesType]
+    names = ["k", "note", "data"]
+    plan = parse(statement, Schema({"k": "int", "note": "text", "data": "blob"}, ["k"]))
+    assert plan is not None
+    page = ServerRows(_body(cells), len(blobs), types, 5)
+    driver_rows = list(ServerRows(page.body, page.row_count, types, 5))
+    results = []
+    for rows in (page, driver_rows):
+        evaluator, answer = Evaluator(plan, Decoding()), Answer(plan)
+        got = answer.add_page(evaluator, names, rows) + answer.final()
+        assert evaluator.on_core
+        c = answer.counts
+        results.append(([tuple(shown(v) if hasattr(v, "layers") else v for v in row) for row in got],
+                        (c.read, c.matched, c.undecodable, c.cut, dict(c.kinds))))
+    assert same(results[0][0], results[1][0]), results
+    assert results[0][1] == results[1][1]
+    assert results[0][0] and results[0][1][0] == len(blobs)
+    assert page._rows is None and len(page._made) < len(blobs)  # the rows dropped were never made

@@ -311,3 +311,36 @@ def test_maps_udts_and_column_settings(cassandra, home):
     got = sorted((r["id"], r["m['doc'].status"], r["u.payload.tier"], r["raw.kind"])
                  for r in json_lines(out.stdout))
     assert got == [(0, "S0", "gold", "K0"), (3, "S3", "gold", "K1")]
+
+
+def test_pages_in_gives_the_answer_the_drivers_rows_give(cassandra, home):
+    """A filter (its rows shown with their text and blob), GROUP BY and the undecodable rows, read
+    with pages in (the core reads the server's pages) and with the driver's rows
+    (CQLSH_EXT_PAGES_IN=0), over blobs the core reads, hands back (bzip2, xz),
+    null and empty, and texts null and empty: the same JSON rows."""
+    import bz2
+    import gzip
+    import lzma
+
+    ks = cassandra.create_keyspace("pqpages")
+    session = cassandra.session(ks)
+    session.execute("CREATE TABLE t (k int PRIMARY KEY, note text, data blob)")
+    insert = session.prepare("INSERT INTO t (k, note, data) VALUES (?, ?, ?)")
+    packs = [lambda d: gzip.compress(d, mtime=0), bz2.compress, lzma.compress, lambda d: d]
+    for k in range(40):
+        doc = json.dumps({"status": ["NEW", "PAID", "FAILED"][k % 3], "n": k}).encode()
+        data = None if k % 7 == 0 else b"" if k % 11 == 0 else packs[k % 4](doc)
+        note = None if k % 5 == 0 else "" if k % 6 == 0 else f"note {k}"
+        session.execute(insert, (k, note, data))
+    session.shutdown()
+    statements = [f"SELECT k, note, data, data.n FROM {ks}.t WHERE data.status = 'NEW' ALLOW FILTERING",
+                  f"SELECT data.status, count(*), sum(data.n), max(data.n) FROM {ks}.t GROUP BY data.status "
+                  "ALLOW FILTERING",
+                  f"SELECT k, note FROM {ks}.t WHERE data IS UNDECODABLE ALLOW FILTERING"]
+    for statement in statements:
+        ours, drivers = (shell(cassandra, home, statement, "--output-format", "json",
+                               env={"CQLSH_EXT_PAGES_IN": flag}) for flag in ("1", "0"))
+        assert ours.returncode == drivers.returncode == 0, ours.stderr + drivers.stderr
+        got = sorted(json_lines(ours.stdout), key=json.dumps)
+        assert got == sorted(json_lines(drivers.stdout), key=json.dumps), statement
+        assert got, statement

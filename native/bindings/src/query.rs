@@ -11,6 +11,7 @@ use cqlsh_ext_core::held;
 
 use crate::convert::{step_of, to_py};
 use crate::held::{ContentRow, HeldColumn, HeldContents, Row as HeldRow};
+use crate::rows::RowsPage;
 use crate::state::configured_now;
 
 /// A condition's literal as the core compares it (query.grammar's Literal, encoded by
@@ -83,7 +84,8 @@ impl Needle {
 }
 
 /// A place a query reads: its values (`source`), or the page's rows and the column's index in
-/// them (`column`); the paths it reads (tuples of steps); the needles of its conditions.
+/// them (`column`; the rows a sequence of tuples, or a RowsPage as the server sent them, its
+/// column a blob column: each cell's bytes read as stored, null as null); the paths it reads (tuples of steps); the needles of its conditions.
 #[pyclass(frozen, module = "cqlsh_ext_native")]
 pub struct QueryPlace {
     source: Py<PyAny>,
@@ -299,6 +301,7 @@ pub fn query_page<'py>(py: Python<'py>, request: &Bound<'py, QueryRequest>) -> P
     let mut items: Vec<Vec<Bound<'py, PyAny>>> = Vec::with_capacity(r.places.len());
     let mut paths = Vec::with_capacity(r.places.len());
     let mut needles = Vec::with_capacity(r.places.len());
+    let mut bodies: Vec<Option<(&RowsPage, usize, Bound<'py, PyBytes>)>> = Vec::with_capacity(r.places.len());
     for place in &r.places {
         let place = place.get();
         needles.push(
@@ -315,16 +318,28 @@ pub fn query_page<'py>(py: Python<'py>, request: &Bound<'py, QueryRequest>) -> P
                 .collect::<Vec<_>>(),
         );
         let source = place.source.bind(py);
-        let values: Vec<Bound<'py, PyAny>> = match place.column {
-            None => source.try_iter()?.collect::<PyResult<_>>()?,
-            Some(i) => {
-                source.try_iter()?.map(|row| row.and_then(|row| row.get_item(i))).collect::<PyResult<_>>()?
+        if let (Some(i), Ok(page)) = (place.column, source.cast::<RowsPage>()) {
+            // The server's page: its bytes kept alive here, the column's cells borrowed from them.
+            let page = page.get();
+            if page.row_count() != r.rows {
+                return Err(invalid("a place has not one value a row".to_owned()));
             }
-        };
-        if values.len() != r.rows {
-            return Err(invalid("a place has not one value a row".to_owned()));
+            bodies.push(Some((page, i, page.body().bind(py).clone())));
+            items.push(Vec::new());
+        } else {
+            let values: Vec<Bound<'py, PyAny>> = match place.column {
+                None => source.try_iter()?.collect::<PyResult<_>>()?,
+                Some(i) => source
+                    .try_iter()?
+                    .map(|row| row.and_then(|row| row.get_item(i)))
+                    .collect::<PyResult<_>>()?,
+            };
+            if values.len() != r.rows {
+                return Err(invalid("a place has not one value a row".to_owned()));
+            }
+            bodies.push(None);
+            items.push(values);
         }
-        items.push(values);
         let mut steps = Vec::new();
         for path in place.paths.bind(py).iter() {
             steps.push(path.try_iter()?.map(|s| step_of(&s?)).collect::<PyResult<Vec<_>>>()?);
@@ -362,7 +377,12 @@ pub fn query_page<'py>(py: Python<'py>, request: &Bound<'py, QueryRequest>) -> P
     // the values: bytes, None (a null blob) or anything else (not a blob); a text column's str
     // is read as its UTF-8 bytes by the Python evaluator alone: the page is refused
     let mut cells: Vec<Vec<Cell<'_>>> = Vec::with_capacity(items.len());
-    for values in &items {
+    for (values, body) in items.iter().zip(&bodies) {
+        if let Some((page, i, bytes)) = body {
+            let column = page.cells(bytes.as_bytes(), &[*i])?.pop().unwrap_or_default();
+            cells.push(column.into_iter().map(|cell| cell.map_or(Cell::Null, Cell::Blob)).collect());
+            continue;
+        }
         let mut place = Vec::with_capacity(values.len());
         for v in values {
             place.push(if v.is_none() {

@@ -34,6 +34,11 @@ impl RowsPage {
     pub fn body(&self) -> &Py<PyBytes> {
         &self.body
     }
+
+    /// The row count the server sent.
+    pub fn row_count(&self) -> usize {
+        self.rows
+    }
 }
 
 /// Each wanted column's cells (bytes, or None for null), in `wanted`'s order.
