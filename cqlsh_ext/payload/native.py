@@ -304,7 +304,8 @@ class Core(Protocol):
 
     def measure_page(self, request: core_types.MeasureRequest) -> core_types.MeasuredPage: ...
 
-    def split_page(self, page: core_types.RowsPage, wanted: list[int]) -> list[list[bytes | None]]: ...
+    def split_page(self, page: core_types.RowsPage, wanted: list[int],
+                   rows: list[int] | None = None) -> list[list[bytes | None]]: ...
 
     def query_page(self, request: core_types.QueryRequest) -> core_types.QueryPage: ...
 
@@ -480,12 +481,14 @@ class DescribeBounds(NamedTuple):
     p: int
 
 
-def split_page(body: bytes, count: int, columns: int, wanted: Sequence[int]) -> list[list[bytes | None]]:
+def split_page(body: bytes, count: int, columns: int, wanted: Sequence[int],
+               rows: Sequence[int] | None = None) -> list[list[bytes | None]]:
     """The wanted columns' cells of a RESULT page's rows section (`count` rows of `columns`
-    cells), each a list of bytes or None (null), by the core. ValueError (one line) for a
-    malformed page; raises when the core is not available()."""
+    cells), each a list of bytes or None (null), by the core: of every row, or of `rows` only (in
+    its order). ValueError (one line) for a malformed page; raises when the core is not available()."""
     native = module()
-    return native.split_page(native.RowsPage(body, count, columns), list(wanted))
+    return native.split_page(native.RowsPage(body, count, columns), list(wanted),
+                             None if rows is None else list(rows))
 
 
 def _measured_place(native: Core, page: Any, place: MeasuredPlace) -> core_types.MeasurePlace:

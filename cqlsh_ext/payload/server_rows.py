@@ -4,6 +4,7 @@ scanning/pages_in.py), read without the driver building a tuple per row.
     page = ServerRows(body, count, types, protocol_version)
     page.cells([0, 2])     # columns 0 and 2, each a list of bytes or None (null), one a row
     page.column(2)         # column 2's values as the driver makes them (cqltypes from_binary)
+    page.make([3, 9])      # rows 3 and 9 made in one split of their cells alone (a reader's kept rows)
     len(page), page[5]     # a sequence of rows too: page[5] decodes row 5 alone, iterating
                            # decodes them all (the driver's way, on first use)
 
@@ -89,14 +90,35 @@ class ServerRows(Sequence[tuple[Any, ...]]):
     def columns(self) -> int:
         return len(self.types)
 
-    def cells(self, wanted: Sequence[int]) -> list[list[bytes | None]]:
-        """Each wanted column's cells (bytes or None), by the core where it is built."""
+    def cells(self, wanted: Sequence[int], rows: Sequence[int] | None = None) -> list[list[bytes | None]]:
+        """Each wanted column's cells (bytes or None), by the core where it is built: of every
+        row, or of `rows` only (in its order)."""
+        if rows is not None:
+            bad = next((row for row in rows if not 0 <= row < self.row_count), None)
+            if bad is not None:
+                raise MalformedPage(f"a malformed page of rows: row {bad} asked of a page of "
+                                    f"{self.row_count} rows")
         if native.available():
             try:
-                return native.split_page(self.body, self.row_count, self.columns, wanted)
+                return native.split_page(self.body, self.row_count, self.columns, wanted, rows)
             except ValueError as err:
                 raise MalformedPage(str(err)) from None
-        return split_cells(self.body, self.row_count, self.columns, wanted)
+        cells = split_cells(self.body, self.row_count, self.columns, wanted)
+        return cells if rows is None else [[column[row] for row in rows] for column in cells]
+
+    def make(self, indexes: Sequence[int]) -> None:
+        """Rows `indexes` made as the driver's tuple_factory makes them, in one split of their
+        cells (the rows a reader keeps: row() then gives them as made)."""
+        if self._rows is not None:
+            return
+        wanted = sorted({i for i in indexes if i not in self._made})
+        if not wanted:
+            return
+        version = self.protocol_version
+        columns = [[t.from_binary(cell, version) for cell in cells]
+                   for t, cells in zip(self.types, self.cells(range(self.columns), wanted), strict=True)]
+        made = zip(*columns, strict=True) if columns else (() for _ in wanted)
+        self._made.update(zip(wanted, made, strict=True))
 
     def column(self, i: int) -> list[Any]:
         """Column i's values as the driver makes them (its type's from_binary)."""
@@ -125,7 +147,7 @@ class ServerRows(Sequence[tuple[Any, ...]]):
             raise IndexError("a page's row out of range")
         made = self._made.get(index)
         if made is None:
-            if self._cells is None:
+            if self._cells is None:  # rows asked one by one: the page's cells split once
                 self._cells = self.cells(range(self.columns))
             version = self.protocol_version
             made = self._made[index] = tuple(t.from_binary(cells[index], version)

@@ -693,6 +693,8 @@ class CoreProgram:
             return None
         if core.overflow:
             return None
+        if server is not None:  # the rows the answer reads: made by the driver, in one split
+            server.make([*core.handed_rows, *([] if self.grouped else core.kept)])
         for code, n in core.kinds:
             kind = native.KINDS[code]
             if kind is not None:

@@ -272,3 +272,26 @@ def test_a_query_of_a_server_page_equals_the_query_of_its_rows(native_core: None
     assert results[0][1] == results[1][1]
     assert results[0][0] and results[0][1][0] == len(blobs)
     assert page._rows is None and len(page._made) < len(blobs)  # the rows dropped were never made
+
+
+def test_the_cells_of_some_rows_are_those_rows_cells(native_core: None,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """ServerRows.cells(wanted, rows): the named rows' cells in their order, by the core and by the
+    Python reader alike; a row past the page refused in one line by both."""
+    from cassandra.cqltypes import BytesType, Int32Type
+
+    cells: list[bytes | None] = []
+    for k in range(5):
+        cells += [k.to_bytes(4, "big"), None if k == 1 else b"" if k == 2 else bytes([k]) * k]
+    page = ServerRows(_body(cells), 5, [Int32Type, BytesType], 5)
+    whole = page.cells([1, 0])
+    want = [[column[row] for row in (3, 1, 2)] for column in whole]
+    assert page.cells([1, 0], [3, 1, 2]) == want
+    with pytest.raises(MalformedPage, match=r"^a malformed page of rows: row 5 asked of a page of 5 rows"):
+        page.cells([0], [5])
+    page.make([4, 2])
+    assert page._made == {4: (4, b"\x04" * 4), 2: (2, b"")} and page._rows is None
+    monkeypatch.setattr(native, "available", lambda: False)  # the Python reader
+    assert page.cells([1, 0], [3, 1, 2]) == want
+    with pytest.raises(MalformedPage, match=r"^a malformed page of rows: row 5 asked of a page of 5 rows"):
+        page.cells([0], [5])

@@ -41,18 +41,32 @@ impl RowsPage {
     }
 }
 
-/// Each wanted column's cells (bytes, or None for null), in `wanted`'s order.
+/// Each wanted column's cells (bytes, or None for null), in `wanted`'s order: of every row, or of
+/// the rows `rows` names, in its order (the others' cells never made Python objects).
 #[pyfunction]
+#[pyo3(signature = (page, wanted, rows = None))]
 pub fn split_page<'py>(
     py: Python<'py>,
     page: &Bound<'py, RowsPage>,
     wanted: Vec<usize>,
+    rows: Option<Vec<usize>>,
 ) -> PyResult<Vec<Bound<'py, PyList>>> {
     let page = page.get();
     let body = page.body.bind(py);
     let columns = page.cells(body.as_bytes(), &wanted)?;
+    if let Some(rows) = &rows {
+        if let Some(&bad) = rows.iter().find(|&&row| row >= page.rows) {
+            return Err(PyValueError::new_err(format!("row {bad} asked of a page of {} rows", page.rows)));
+        }
+    }
     columns
         .iter()
-        .map(|cells| PyList::new(py, cells.iter().map(|cell| cell.map(|value| PyBytes::new(py, value)))))
+        .map(|cells| {
+            let made = |cell: &CellRef<'_>| cell.map(|value| PyBytes::new(py, value));
+            match &rows {
+                None => PyList::new(py, cells.iter().map(made)),
+                Some(rows) => PyList::new(py, rows.iter().map(|&row| made(&cells[row]))),
+            }
+        })
         .collect()
 }
