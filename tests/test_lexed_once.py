@@ -207,3 +207,44 @@ def test_spark_reads_a_script_lexed_once(calls):
     plan = parse(query.statement, SCHEMA)
     assert plan is not None and [p.values for p in plan.predicates] == [(";",)]
     assert calls.counts["lex"] == 1
+
+
+# ------------------------------------------------------------------------ cqlsh-ext mcp's query
+
+
+def mcp_query(shell: Any, calls: Calls, monkeypatch: pytest.MonkeyPatch, **arguments: Any) -> Any:
+    """One `query` call as cqlsh-ext mcp serves it (the guard around the tool, on the shell), counted:
+    our lexer (`lex`), cqlsh's (`cqlsh lex`: seams.split_statements), the schema and the parse."""
+    import threading
+
+    from cqlsh_ext.mcp_server.cursor import Cursors
+    from cqlsh_ext.mcp_server.guard import Guard
+    from cqlsh_ext.mcp_server.policy import load
+    from cqlsh_ext.mcp_server.tools import TOOLS, Work
+    from cqlsh_ext.upstream import seams
+
+    calls.wrap("cqlsh lex", seams, "split_statements", seams.split_statements)
+    tool = Guard(load(None, TOOLS)).wrap(TOOLS["query"])
+    work = Work(shell, threading.Event(), cursors=Cursors())
+    calls.counts.clear()
+    answer = tool.call(work, arguments)
+    print(f"mcp query {arguments!r}: {dict(calls.counts)}", file=sys.__stderr__)
+    return answer
+
+
+@pytest.mark.parametrize("statement, rows", [
+    ("SELECT pk, data.status FROM docs WHERE data.n > 5 ALLOW FILTERING", [{"pk": 2, "data.status": "PAID"}]),
+    ("SELECT pk, data.status FROM docs", [{"pk": 1, "data.status": "NEW"}, {"pk": 2, "data.status": "PAID"}]),
+    ("SELECT pk, note FROM docs;", [{"pk": 1, "note": "note 1"}, {"pk": 2, "note": "note 2"}]),
+])
+def test_an_mcp_query_is_lexed_once(ext_shell, calls, monkeypatch, statement, rows):
+    """A `query` call: the guard lexes it, resolves its table and reads its plan once; the reading
+    takes them (no second lexing by cqlsh's lexer or ours, none for the cursor of its cut answer)."""
+    answer = mcp_query(ext_shell, calls, monkeypatch, statement=statement, limit=1)
+    assert answer.data is not None, answer.error
+    assert answer.data["count"] == 1 and answer.data["rows"][0] in rows, answer.data
+    assert bool(answer.data.get("cursor")) == (len(rows) > 1), answer.data  # cut: its cursor issued
+    assert calls.counts["lex"] == 1
+    assert calls.counts["cqlsh lex"] == 0
+    assert calls.counts["schema"] == 1
+    assert calls.counts["parse"] == 1

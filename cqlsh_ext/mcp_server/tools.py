@@ -38,10 +38,13 @@ from cqlsh_ext.mcp_server.answers import Screen, ToolAnswer, failed
 from cqlsh_ext.payload.names import FORMAT_EXAMPLES, title
 
 if TYPE_CHECKING:
+    from cqlsh_ext.cql.lexer import Lexed
     from cqlsh_ext.describe.parse import DescribeStatement
     from cqlsh_ext.mcp_server.cursor import Cursors, CursorState
+    from cqlsh_ext.query.grammar import Plan
     from cqlsh_ext.reading.context import ReadContext
     from cqlsh_ext.reading.read_requests import ReportTarget
+    from cqlsh_ext.reading.resolve import TableTarget
     from cqlsh_ext.reading.typed import ReportAnswer, TypedAnswer
     from cqlsh_ext.upstream.protocol import Shell
 
@@ -67,6 +70,19 @@ class Invalid(Exception):
     """An argument that is not what the tool takes; str() is the one line."""
 
 
+@dataclass(frozen=True)
+class Admitted:
+    """What the guard (guard.py) read of a call's statement, taken by the tool as it is rather than
+    read again: the text lexed once (`lexed`: the whole text given, by the shell's lexer), its table
+    as the reading finds it (`target`; None: none named, or the guard did not look it up) and the
+    payload parser's plan of its statement (`plan`: query.grammar.parse(plain=True); None: a form
+    the parser does not read)."""
+
+    lexed: Lexed
+    target: TableTarget | None = None
+    plan: Plan | None = None
+
+
 @dataclass
 class Work:
     """What a tool runs with: the shell (its session, keyspace, levels and settings: what the
@@ -85,6 +101,8 @@ class Work:
     screen: Screen = field(default_factory=Screen)
     on_progress: Callable[[dict[str, Any]], None] | None = None
     seen: dict[str, Any] = field(default_factory=dict)
+    #: The guard's reading of the call's statement (a `query` or `inspect_value` call's), if it read it.
+    admitted: Admitted | None = None
 
     def context(self) -> ReadContext:
         """The call's reading context: the shell's session and settings; nobody to ask (a costly
@@ -107,24 +125,26 @@ class Work:
 
     def rows(self, text: str, limit: int, key: str = "rows", resume: CursorState | None = None) -> ToolAnswer:
         """The rows of `text`, one SELECT: a payload query's answer, else the server's; `resume`:
-        go on where a cursor says."""
+        go on where a cursor says. The guard's reading of it (`admitted`) is taken as it is."""
         from cqlsh_ext.render.json_lines import JsonRows
 
-        allowed = gate.check(text, {gate.SELECT})
+        admitted = self.admitted if self.admitted is not None and self.admitted.lexed.text == text else None
+        allowed = gate.read(text, {gate.SELECT}, admitted.lexed if admitted is not None else None)
         ctx = self.context()
         skip = before = 0
         if resume is not None:
             skip, before = _count(resume.extra.get("skip")), _count(resume.extra.get("answered"))
         try:
             found = select_answer(ctx, allowed, resume.paging_state if resume else None, before - skip,
-                                  resume is not None)
+                                  resume is not None, admitted)
         except Refusal as err:
             return failed(str(err), self.said)
         if found is None:
             return failed(" ".join(self.errors) or "the statement answered nothing", self.said)
         answer, places, why_not = found
         spelling = JsonRows(answer.columns, ctx.display, places)
-        continuation = answers.Continuation(self.cursors, text, why_not, skip, before)
+        whole = admitted.lexed if admitted is not None else text  # a cursor is bound to its tokens
+        continuation = answers.Continuation(self.cursors, whole, why_not, skip, before)
         return answers.rows(text, answer, spelling, limit, self.max_bytes, self.said, self.errors,
                             self.screen, continuation, key)
 
@@ -145,25 +165,23 @@ class Refusal(Exception):
     """A statement the reading refuses before reading (one line, as the shell says it)."""
 
 
-def select_answer(ctx: ReadContext, allowed: gate.AllowedStatement, paging_state: bytes | None = None,
-                  given: int = 0, resuming: bool = False) -> tuple[TypedAnswer, list[Any], str | None] | None:
+def select_answer(ctx: ReadContext, allowed: gate.ReadStatement, paging_state: bytes | None = None,
+                  given: int = 0, resuming: bool = False, admitted: Admitted | None = None,
+                  ) -> tuple[TypedAnswer, list[Any], str | None] | None:
     """The typed answer of the SELECT the gate let through, where each column's values sit, and
     why a cut answer of it cannot be gone on with (None: a cursor can): a payload query's
     (reading.select), else the server's as it is written (reading.statement); from `paging_state`
-    when `resuming` (`given` rows answered before its page). None when the server refused it
-    (ctx.error said so). Raises Refusal."""
+    when `resuming` (`given` rows answered before its page). `admitted`: the guard's table and plan
+    of it, taken as they are. None when the server refused it (ctx.error said so). Raises Refusal."""
     from cqlsh_ext.cql.errors import QueryError
-    from cqlsh_ext.cql.lexer import Lexed
     from cqlsh_ext.payload.places import ValuePlace
     from cqlsh_ext.reading.resolve import statement_table
-    from cqlsh_ext.reading.select import LABEL, payload_plan, read_select, resumable
+    from cqlsh_ext.reading.select import LABEL, read_select, resumable
     from cqlsh_ext.reading.statement import read_statement
-    from cqlsh_ext.upstream.seams import statement_text
 
-    text = statement_text(allowed.tokens, allowed.source)
-    statement = Lexed(text)
+    statement = allowed.lexed
     try:
-        planned = payload_plan(ctx, statement, refresh=True)
+        planned = _planned(ctx, statement, admitted)
         if planned is not None:
             plan, target = planned
             why_not = resumable(plan)
@@ -175,13 +193,30 @@ def select_answer(ctx: ReadContext, allowed: gate.AllowedStatement, paging_state
             return answer, [target.place(name) for name in answer.names], why_not
     except QueryError as err:
         raise Refusal(f"{LABEL}: {err}") from None
-    plain = read_statement(ctx, text, paging_state=paging_state)
+    plain = read_statement(ctx, allowed.text, paging_state=paging_state)
     if plain is None:
         return None
-    _, table = statement_table(ctx.cluster, ctx.keyspace, statement)
+    table = admitted.target if admitted is not None and admitted.target is not None else \
+        statement_table(ctx.cluster, ctx.keyspace, statement)[1]
     places = [table.place(name) if table is not None else ValuePlace(ctx.keyspace, None, name)
               for name in plain.names]
     return plain, places, None
+
+
+def _planned(ctx: ReadContext, statement: Lexed,
+             admitted: Admitted | None) -> tuple[Plan, TableTarget] | None:
+    """reading.select.payload_plan of the statement, from the guard's plan and table where it read
+    them (its plan read with plain=True: a payload query's when it reaches into a payload);
+    raises QueryError as payload_plan does."""
+    from cqlsh_ext.query.grammar import reaches_payload
+    from cqlsh_ext.query.recognize import may_reach_payload
+    from cqlsh_ext.reading.select import payload_plan
+
+    if admitted is None or admitted.plan is None or admitted.target is None:
+        return payload_plan(ctx, statement, refresh=True)  # not read by the guard, or refused by its parse
+    if not may_reach_payload(statement) or not reaches_payload(admitted.plan):
+        return None
+    return admitted.plan, admitted.target
 
 
 @dataclass(frozen=True)
@@ -317,8 +352,10 @@ def _resume(work: Work, arguments: dict[str, Any], statement: str) -> CursorStat
         return None
     if work.cursors is None:
         raise Invalid("this server issues no cursors")
+    admitted = work.admitted
+    given = admitted.lexed if admitted is not None and admitted.lexed.text == statement else statement
     try:
-        return work.cursors.open(cursor, statement)
+        return work.cursors.open(cursor, given)
     except CursorError as err:
         raise Invalid(f"refused: cursor: {err}") from None
 
@@ -329,13 +366,14 @@ def _inspect_value(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
     from cqlsh_ext.query.recognize import table_of as select_table
     from cqlsh_ext.reading.read_requests import InspectRequest, select_target
     from cqlsh_ext.reading.resolve import find_table
-    from cqlsh_ext.upstream.seams import statement_text
 
-    allowed = gate.check(statement_of(arguments), {gate.SELECT})  # one SELECT by itself
-    select = statement_text(allowed.tokens, allowed.source)
+    given = statement_of(arguments)
+    admitted = work.admitted if work.admitted is not None and work.admitted.lexed.text == given else None
+    allowed = gate.read(given, {gate.SELECT}, admitted.lexed if admitted is not None else None)  # one SELECT
+    select = allowed.text
     text = f"INSPECT {select}"
     ctx = work.context()
-    named = select_table(select)
+    named = select_table(allowed.lexed)
     if named is not None:  # a table made a moment ago: the driver asked again
         find_table(ctx.cluster, ctx.keyspace, *named, refresh=True)
     keyspace, table = named if named is not None else (None, None)
