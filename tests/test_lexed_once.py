@@ -221,9 +221,11 @@ def mcp_query(shell: Any, calls: Calls, monkeypatch: pytest.MonkeyPatch, **argum
     from cqlsh_ext.mcp_server.guard import Guard
     from cqlsh_ext.mcp_server.policy import load
     from cqlsh_ext.mcp_server.tools import TOOLS, Work
+    from cqlsh_ext.render.json_lines import JsonRows
     from cqlsh_ext.upstream import seams
 
     calls.wrap("cqlsh lex", seams, "split_statements", seams.split_statements)
+    calls.wrap("row as text", JsonRows, "line", JsonRows.line)  # a row spelt as text (to be read back)
     tool = Guard(load(None, TOOLS)).wrap(TOOLS["query"])
     work = Work(shell, threading.Event(), cursors=Cursors())
     calls.counts.clear()
@@ -239,7 +241,8 @@ def mcp_query(shell: Any, calls: Calls, monkeypatch: pytest.MonkeyPatch, **argum
 ])
 def test_an_mcp_query_is_lexed_once(ext_shell, calls, monkeypatch, statement, rows):
     """A `query` call: the guard lexes it, resolves its table and reads its plan once; the reading
-    takes them (no second lexing by cqlsh's lexer or ours, none for the cursor of its cut answer)."""
+    takes them (no second lexing by cqlsh's lexer or ours, none for the cursor of its cut answer);
+    its rows are screened as JSON values, never spelt as text and read back."""
     answer = mcp_query(ext_shell, calls, monkeypatch, statement=statement, limit=1)
     assert answer.data is not None, answer.error
     assert answer.data["count"] == 1 and answer.data["rows"][0] in rows, answer.data
@@ -248,3 +251,4 @@ def test_an_mcp_query_is_lexed_once(ext_shell, calls, monkeypatch, statement, ro
     assert calls.counts["cqlsh lex"] == 0
     assert calls.counts["schema"] == 1
     assert calls.counts["parse"] == 1
+    assert calls.counts["row as text"] == 0  # screened and measured as JSON values
