@@ -217,17 +217,19 @@ def mcp_query(shell: Any, calls: Calls, monkeypatch: pytest.MonkeyPatch, **argum
     our lexer (`lex`), cqlsh's (`cqlsh lex`: seams.split_statements), the schema and the parse."""
     import threading
 
+    from cqlsh_ext.mcp_server.connection import Served
     from cqlsh_ext.mcp_server.cursor import Cursors
     from cqlsh_ext.mcp_server.guard import Guard
     from cqlsh_ext.mcp_server.policy import load
     from cqlsh_ext.mcp_server.tools import TOOLS, Work
+    from cqlsh_ext.reading.context import shell_context
     from cqlsh_ext.render.json_lines import JsonRows
     from cqlsh_ext.upstream import seams
 
     calls.wrap("cqlsh lex", seams, "split_statements", seams.split_statements)
     calls.wrap("row as text", JsonRows, "line", JsonRows.line)  # a row spelt as text (to be read back)
     tool = Guard(load(None, TOOLS)).wrap(TOOLS["query"])
-    work = Work(shell, threading.Event(), cursors=Cursors())
+    work = Work(Served(shell_context(shell)), threading.Event(), cursors=Cursors())
     calls.counts.clear()
     answer = tool.call(work, arguments)
     print(f"mcp query {arguments!r}: {dict(calls.counts)}", file=sys.__stderr__)

@@ -104,7 +104,7 @@ class Guard:
             work.screen = self.screen_of(tool.name, scope)
             if tool.name in STATEMENT_TOOLS:
                 work.admitted = scope.admitted()
-            with self.decoding(work.shell.settings.display.columns, scope, decode):
+            with self.decoding(work.served.context.display.columns, scope, decode):
                 answer = tool.answer(work, arguments)
         except (Refused, Invalid) as err:
             return failed(str(err))
@@ -156,7 +156,7 @@ class Guard:
             why = self.policy.refusal(keyspace)
             if why is not None:
                 raise Refused(why)
-            if _keyspace_meta(work.shell.conn, keyspace) is None:
+            if _keyspace_meta(work.served.context.cluster, keyspace) is None:
                 raise Refused(f"no keyspace {keyspace} (list_keyspaces names them)")
             return Scope(keyspace)
         return Scope()
@@ -165,7 +165,7 @@ class Guard:
         why = self.policy.refusal(keyspace, table)
         if why is not None:
             raise Refused(why)
-        target = _target(work.shell.conn, keyspace, table)
+        target = _target(work.served.context.cluster, keyspace, table)
         return Scope(keyspace, table, self.policy.redactions(keyspace, table),
                      columns=frozenset(target.columns), target=target)
 
@@ -191,7 +191,7 @@ class Guard:
         found = table_of(first)
         if found is None:
             return Scope(lexed=lexed)
-        keyspace = found[0] or work.shell.current_keyspace
+        keyspace = found[0] or work.served.context.keyspace
         if keyspace is None:
             return Scope(lexed=lexed)  # the server says: no keyspace in use
         scope = self._table(work, keyspace, found[1])

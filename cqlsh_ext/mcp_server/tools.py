@@ -40,13 +40,13 @@ from cqlsh_ext.payload.names import FORMAT_EXAMPLES, title
 if TYPE_CHECKING:
     from cqlsh_ext.cql.lexer import Lexed
     from cqlsh_ext.describe.parse import DescribeStatement
+    from cqlsh_ext.mcp_server.connection import Served
     from cqlsh_ext.mcp_server.cursor import Cursors, CursorState
     from cqlsh_ext.query.grammar import Plan
     from cqlsh_ext.reading.context import ReadContext
     from cqlsh_ext.reading.read_requests import ReportTarget
     from cqlsh_ext.reading.resolve import TableTarget
     from cqlsh_ext.reading.typed import ReportAnswer, TypedAnswer
-    from cqlsh_ext.upstream.protocol import Shell
 
 #: `query`'s rows by default, and at most.
 DEFAULT_ROWS, MAX_ROWS = 100, 10_000
@@ -85,14 +85,14 @@ class Admitted:
 
 @dataclass
 class Work:
-    """What a tool runs with: the shell (its session, keyspace, levels and settings: what the
-    reading's context is made of), the call's stop flag (cancelled, out of time), the answer's
-    cap (`max_bytes`), the server's cursors; what the guard does to each row, value and report
-    before anything measures or sends it (`screen`); whom the reading's progress is told
-    (`on_progress`: the client, when it asked) and the last of it (`seen`); what the call's
-    reading said (`said`) and its errors, kept as data."""
+    """What a tool runs with: what the connection serves (`served`, connection.Served: the
+    reading's context of the shell's session, keyspace, levels and settings), the call's stop flag
+    (cancelled, out of time), the answer's cap (`max_bytes`), the server's cursors; what the
+    guard does to each row, value and report before anything measures or sends it (`screen`);
+    whom the reading's progress is told (`on_progress`: the client, when it asked) and the last
+    of it (`seen`); what the call's reading said (`said`) and its errors, kept as data."""
 
-    shell: Shell
+    served: Served
     stop: threading.Event
     max_bytes: int = DEFAULT_BYTES
     said: list[str] = field(default_factory=list)
@@ -110,10 +110,9 @@ class Work:
         events (kept, and told to the client when it asked); the call's stop."""
         from dataclasses import replace
 
-        from cqlsh_ext.reading.context import progress_events, shell_context
+        from cqlsh_ext.reading.context import progress_events
 
-        base = shell_context(self.shell)
-        return replace(base, ask=None, say=self.said.append, error=self.errors.append,
+        return replace(self.served.context, ask=None, say=self.said.append, error=self.errors.append,
                        progress=progress_events(self._progressed, every=0.0), stop=self.stop,
                        interactive=False, width=0)
 
@@ -309,9 +308,10 @@ def table_of(work: Work, given: Any) -> tuple[str, str]:
     """(keyspace, table) of a `table` argument; a table alone is in the shell's keyspace (-k)."""
     found = names(given, (1, 2), "table")
     if len(found) == 1:
-        if work.shell.current_keyspace is None:
+        keyspace = work.served.context.keyspace
+        if keyspace is None:
             raise Invalid("table must be keyspace.table (no keyspace is in use: -k names one)")
-        return work.shell.current_keyspace, found[0]
+        return keyspace, found[0]
     return found[0], found[1]
 
 
@@ -485,7 +485,7 @@ def _known(work: Work, keyspace: str, table: str) -> None:
     """A table made a moment ago, which the driver learns of by an event, asked of the server."""
     from cqlsh_ext.reading.resolve import find_table
 
-    find_table(work.shell.conn, keyspace, keyspace, table, refresh=True)
+    find_table(work.served.context.cluster, keyspace, keyspace, table, refresh=True)
 
 
 def _describe_table(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
@@ -498,7 +498,7 @@ def _describe_table(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
     target = find_table(ctx.cluster, keyspace, keyspace, table, refresh=True)
     if target is None or target.view:
         return failed(f"no table {keyspace}.{table}", work.said)
-    cql = table_cql(ctx, target, _server_major(getattr(work.shell, "connection_versions", {})))
+    cql = table_cql(ctx, target, _server_major(work.served.versions))
     if cql is None:
         return failed(" ".join(work.errors) or f"no table {keyspace}.{table}", work.said)
     try:
