@@ -212,8 +212,8 @@ def test_spark_reads_a_script_lexed_once(calls):
 # ------------------------------------------------------------------------ cqlsh-ext mcp's query
 
 
-def mcp_query(shell: Any, calls: Calls, monkeypatch: pytest.MonkeyPatch, **arguments: Any) -> Any:
-    """One `query` call as cqlsh-ext mcp serves it (the guard around the tool, on the shell), counted:
+def mcp_call(shell: Any, calls: Calls, tool_name: str, **arguments: Any) -> Any:
+    """One call as cqlsh-ext mcp serves it (the guard around the tool, on the shell), counted:
     our lexer (`lex`), cqlsh's (`cqlsh lex`: seams.split_statements), the schema and the parse."""
     import threading
 
@@ -228,11 +228,11 @@ def mcp_query(shell: Any, calls: Calls, monkeypatch: pytest.MonkeyPatch, **argum
 
     calls.wrap("cqlsh lex", seams, "split_statements", seams.split_statements)
     calls.wrap("row as text", JsonRows, "line", JsonRows.line)  # a row spelt as text (to be read back)
-    tool = Guard(load(None, TOOLS)).wrap(TOOLS["query"])
+    tool = Guard(load(None, TOOLS)).wrap(TOOLS[tool_name])
     work = Work(Served(shell_context(shell)), threading.Event(), cursors=Cursors())
     calls.counts.clear()
     answer = tool.call(work, arguments)
-    print(f"mcp query {arguments!r}: {dict(calls.counts)}", file=sys.__stderr__)
+    print(f"mcp {tool_name} {arguments!r}: {dict(calls.counts)}", file=sys.__stderr__)
     return answer
 
 
@@ -241,11 +241,11 @@ def mcp_query(shell: Any, calls: Calls, monkeypatch: pytest.MonkeyPatch, **argum
     ("SELECT pk, data.status FROM docs", [{"pk": 1, "data.status": "NEW"}, {"pk": 2, "data.status": "PAID"}]),
     ("SELECT pk, note FROM docs;", [{"pk": 1, "note": "note 1"}, {"pk": 2, "note": "note 2"}]),
 ])
-def test_an_mcp_query_is_lexed_once(ext_shell, calls, monkeypatch, statement, rows):
+def test_an_mcp_query_is_lexed_once(ext_shell, calls, statement, rows):
     """A `query` call: the guard lexes it, resolves its table and reads its plan once; the reading
     takes them (no second lexing by cqlsh's lexer or ours, none for the cursor of its cut answer);
     its rows are screened as JSON values, never spelt as text and read back."""
-    answer = mcp_query(ext_shell, calls, monkeypatch, statement=statement, limit=1)
+    answer = mcp_call(ext_shell, calls, "query", statement=statement, limit=1)
     assert answer.data is not None, answer.error
     assert answer.data["count"] == 1 and answer.data["rows"][0] in rows, answer.data
     assert bool(answer.data.get("cursor")) == (len(rows) > 1), answer.data  # cut: its cursor issued
@@ -254,3 +254,14 @@ def test_an_mcp_query_is_lexed_once(ext_shell, calls, monkeypatch, statement, ro
     assert calls.counts["schema"] == 1
     assert calls.counts["parse"] == 1
     assert calls.counts["row as text"] == 0  # screened and measured as JSON values
+
+
+def test_an_mcp_report_reads_its_arguments_once(ext_shell, calls):
+    """compression_stats: its names read once each (no statement spelt or lexed), its table resolved
+    by the guard (the tool takes it) and by the report's reading."""
+    answer = mcp_call(ext_shell, calls, "compression_stats", table="docs", column="data")
+    assert answer.data is not None, answer.error
+    assert [c["column"] for c in answer.data["columns"]] == ["data"], answer.data
+    assert calls.counts["lex"] == 2  # `docs`, `data`
+    assert calls.counts["cqlsh lex"] == 0
+    assert calls.counts["schema"] == 2

@@ -150,7 +150,10 @@ class Guard:
                                       f"{tools.spell(table)} WHERE {where} ALLOW FILTERING")
             return scope
         if name in TABLE_TOOLS:
-            return self._table(work, *tools.table_of(work, arguments.get("table")))
+            scope = self._table(work, *tools.table_of(work, arguments.get("table")))
+            assert scope.keyspace is not None and scope.table is not None
+            work.named = (scope.keyspace, scope.table)  # read and resolved: the tool takes it
+            return scope
         if name == "list_tables":
             keyspace = tools.names(arguments.get("keyspace"), (1,), "keyspace")[0]
             why = self.policy.refusal(keyspace)

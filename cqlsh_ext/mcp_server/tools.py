@@ -103,6 +103,9 @@ class Work:
     seen: dict[str, Any] = field(default_factory=dict)
     #: The guard's reading of the call's statement (a `query` or `inspect_value` call's), if it read it.
     admitted: Admitted | None = None
+    #: The table a call's `table` argument names, as the guard read and resolved it (keyspace, table;
+    #: looked up with a refresh): taken as it is by the tool.
+    named: tuple[str, str] | None = None
 
     def context(self) -> ReadContext:
         """The call's reading context: the shell's session and settings; nobody to ask (a costly
@@ -305,7 +308,10 @@ def number(arguments: dict[str, Any], name: str, default: int | None, low: int, 
 
 
 def table_of(work: Work, given: Any) -> tuple[str, str]:
-    """(keyspace, table) of a `table` argument; a table alone is in the shell's keyspace (-k)."""
+    """(keyspace, table) of a `table` argument; a table alone is in the shell's keyspace (-k). The
+    guard's reading of it (`work.named`) when it read it."""
+    if work.named is not None:
+        return work.named
     found = names(given, (1, 2), "table")
     if len(found) == 1:
         keyspace = work.served.context.keyspace
@@ -482,9 +488,12 @@ def _compression_advise(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
 
 
 def _known(work: Work, keyspace: str, table: str) -> None:
-    """A table made a moment ago, which the driver learns of by an event, asked of the server."""
+    """A table made a moment ago, which the driver learns of by an event, asked of the server (the
+    guard did, when it read the table: `work.named`)."""
     from cqlsh_ext.reading.resolve import find_table
 
+    if work.named == (keyspace, table):
+        return
     find_table(work.served.context.cluster, keyspace, keyspace, table, refresh=True)
 
 
