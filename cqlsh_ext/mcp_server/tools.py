@@ -4,9 +4,11 @@ reports write none: their typed requests, reading.read_requests and describe.par
 are built from the arguments, INSPECT's from the SELECT the gate let through, and handed to the
 shell's services as they are); names
 given as arguments are read with the shell's lexer and spelt back as CQL names, so an argument
-cannot carry a second statement. Each tool then reads through the one reading (cqlsh_ext.reading,
-in a context of the call: nobody to ask, its errors kept, its stop the call's) and answers from the
-typed answer it gets (answers.py): nothing is printed and read back.
+cannot carry a second statement. What the guard read is taken as it is, never read again: a
+SELECT's tokens (lexed once), its table and its plan (`Admitted`), a `table` argument's names and
+table (`Work.named`). Each tool then reads through the one reading (cqlsh_ext.reading, in a context
+of the call: nobody to ask, its errors kept, its stop the call's) and answers from the typed answer
+it gets (answers.py: rows as JSON values): nothing is printed and read back.
 
     list_keyspaces                          SELECT keyspace_name FROM system_schema.keyspaces
     list_tables(keyspace)                   SELECT table_name FROM system_schema.tables WHERE ...
