@@ -154,7 +154,9 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
         for stream in ("stdout", "query_out"):  # cqlsh keeps the sys.stdout of its __init__
             if getattr(self, stream, None) is banner:
                 setattr(self, stream, banner.out)
-        wiring.configure(self.settings, self)
+        level = wiring.consistency(self.settings)
+        if level is not None:
+            self.consistency_level = level
         if kwargs.get("single_statement"):
             # -e: cqlsh prefixes every error with '<stdin>:1:', a place in a file there is none of.
             self.show_line_nums = False
@@ -356,10 +358,23 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
     def do_describe(self, parsed: Parsed) -> None:
         if _major(self.connection_versions["build"]) >= 4:  # the test stock cqlsh makes
             return super().do_describe(parsed)
-        # A 3.x server (Amazon Keyspaces reports 3.11.2) has no server-side DESCRIBE.
-        from cqlsh_ext.keyspaces.describe import describe
+        # A 3.x server (Amazon Keyspaces reports 3.11.2) has no server-side DESCRIBE: answered from
+        # the driver's schema (cqlsh_ext.keyspaces.describe), printed by cqlsh's own printers.
+        from cqlsh_ext.keyspaces.describe import KeyspacesDescribeError, describe_request, described
 
-        describe(self, parsed)
+        try:
+            kind, rows = described(self.conn, self.current_keyspace,
+                                   describe_request(parsed, self.cql_unprotect_name))
+        except KeyspacesDescribeError as err:
+            self.printerr(str(err))
+            return None
+        printers = {"keyspaces": self.describe_keyspaces, "list": self.describe_list,
+                    "cluster": self.describe_cluster}
+        if kind in printers:
+            printers[kind](rows)
+        else:
+            self.describe_element([{"create_statement": text} for text in rows])
+        return None
 
     do_describe.__doc__ = Stock.do_describe.__doc__
     do_desc = do_describe
@@ -369,8 +384,16 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
             return super().do_copy(parsed)
         from cqlsh_ext.keyspaces import wiring
 
-        with wiring.copy_consistency(self, parsed):  # COPY FROM writes at LOCAL_QUORUM on Keyspaces
+        # COPY FROM writes at LOCAL_QUORUM on Keyspaces: the shell's level for the command's time.
+        level = wiring.copy_consistency(self.settings, parsed.get_binding("dir", "") or "",
+                                        self.consistency_level)
+        if level is None:
             return super().do_copy(parsed)
+        saved, self.consistency_level = self.consistency_level, level
+        try:
+            return super().do_copy(parsed)
+        finally:
+            self.consistency_level = saved
 
     do_copy.__doc__ = Stock.do_copy.__doc__
     do_login.__doc__ = Stock.do_login.__doc__
