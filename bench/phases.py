@@ -19,10 +19,11 @@ phase). The functions are called a page at a time, so the timers cost nothing th
   page functions, the core's request constructors, query/evaluate.py's CoreProgram._query);
 - evaluation: the Python above the core's answer (query/answer.py's pages and final answer,
   insight/stats.py's and describe/description.py's add_rows);
-- rendering and writing: the rows printed (output/pipeline.py's print_static_result: cqlsh's
-  formatting) and the export sinks (render/parquet.py, export/json_csv.py: the blob columns'
-  splitting, the core's held_array and contents_arrays spelling the file's Arrow columns: also
-  shown apart, pyarrow's writing);
+- rendering and writing: the rows printed (output/pipeline.py's print_page, a payload query's
+  pages and a stock page with blobs, and print_static_result: cqlsh's formatting) and the export
+  sinks (render/parquet.py, export/json_csv.py: the blob columns' splitting, the core's
+  held_array and contents_arrays spelling the file's Arrow columns: also shown apart, pyarrow's
+  writing);
 - driver and frames: the rest of the process's CPU in the statement (getrusage, user + sys,
   children included): the driver's I/O thread reading frames, its rows made on the main thread,
   the scan's paging and the shell around it.
@@ -106,6 +107,7 @@ TARGETS: dict[str, tuple[str, ...]] = {
                    "cqlsh_ext.query.answer:Answer.final", "cqlsh_ext.insight.stats:Stats.add_rows",
                    "cqlsh_ext.describe.description:Description.add_rows"),
     "rendering and writing": ("cqlsh_ext.output.pipeline:ResultPipeline.print_static_result",
+                              "cqlsh_ext.output.pipeline:ResultPipeline.print_page",
                               "cqlsh_ext.render.parquet:ParquetSink.write",
                               "cqlsh_ext.render.parquet:ParquetSink.finish",
                               "cqlsh_ext.export.json_csv:TextSink.write",
