@@ -107,6 +107,7 @@ def intercept(shell: Shell, statement: Lexed) -> bool:
 
     answer = describe(shell_context(shell), parsed)  # read, then printed (render.text_report)
     if answer is not None:
-        print_report(shell, answer, parsed.json or shell.settings.display.output_format.reports_as_json)
+        as_json = parsed.json or shell.settings.display.output_format.reports_as_json
+        print_report(answer, as_json, shell.query_out, shell.results.screen_width())
     return True
 

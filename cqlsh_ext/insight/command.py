@@ -340,7 +340,7 @@ def _publish(shell: Shell, parsed: Parsed, ctx: ReadContext, answer: ReportAnswe
     from cqlsh_ext.insight.shellside import wants_json
     from cqlsh_ext.render.text_report import print_report
 
-    print_report(shell, answer, wants_json(ctx, parsed))
+    print_report(answer, wants_json(ctx, parsed), shell.query_out, shell.results.screen_width())
 
 
 def _fitted(shell: Shell, lines: Sequence[Line]) -> list[str]:
@@ -371,14 +371,14 @@ def do_inspect(shell: Shell, parsed: Parsed) -> None:
         return [jsonenc.dumps(report.to_json())] if as_json else [*report.render(), ""]
 
     def show(lines: list[str]) -> bool:
-        write_lines(shell, lines if as_json else _fitted(shell, lines))
+        write_lines(shell.query_out, lines if as_json else _fitted(shell, lines))
         return True
 
     seen = inspect_values(ctx, inspect_request(parsed), spell, show)
     if seen is None:
         return
     if not as_json:
-        write_lines(shell, [seen.closing()])
+        write_lines(shell.query_out, [seen.closing()])
     elif seen.interrupted:
         print("INSPECT interrupted", file=sys.stderr)
 
