@@ -159,13 +159,15 @@ class ResultPipeline:
             if pages.rows or is_first:
                 self.print_page(names, types, pages.rows, table_meta, is_first or tty, tty, num_rows)
                 num_rows += len(pages.rows)
-            if not pages.more:
+            # cqlsh asks only if result.has_more_pages: the next batch is taken before asking, so
+            # no ---MORE--- follows the last page.
+            if not pages.fetch():
                 if not tty:
                     shell.writeresult("")
                 break
             if pause:
                 input("---MORE---")
-            pages.fetch()
+            pages.turn()
             is_first = False
         shell.writeresult(f"({num_rows} rows)")
         errors = shell.decoding_errors
@@ -411,22 +413,29 @@ class ResultPipeline:
 
 class _Pages:
     """An answer's batches as cqlsh's print_result walks a paged result: `rows` (the page now,
-    past empty batches, as output.paging.skip_empty_pages skips a result's), `more` (not known to
-    be the last: the batches do not say so before they end), `fetch()`."""
+    past empty batches, as output.paging.skip_empty_pages skips a result's); `fetch()` takes the
+    next page ahead (the batches do not say which is the last before they end) and says whether
+    there is one, as a result's has_more_pages does; `turn()` makes it the page now."""
 
     def __init__(self, batches: Iterator[Rows]) -> None:
         self._batches = batches
-        self.more = True
-        self.rows: Rows = []
-        self.fetch()
+        self._ahead: Rows | None = None
+        self.rows: Rows = self._next() or []
 
-    def fetch(self) -> None:
+    def _next(self) -> Rows | None:
         for rows in self._batches:
             if rows:
-                self.rows = rows
-                return
-        self.more = False
-        self.rows = []
+                return rows
+        return None
+
+    def fetch(self) -> bool:
+        if self._ahead is None:
+            self._ahead = self._next()
+        return self._ahead is not None
+
+    def turn(self) -> None:
+        if self.fetch():
+            self.rows, self._ahead = self._ahead or [], None
 
 
 def _values(rows: Iterable[Any], names: list[str]) -> list[list[Any]]:
