@@ -97,7 +97,7 @@ def time_payload_keys(sh: object, completer: object, repeat: int) -> None:
         found = 0
         for _ in range(repeat):
             if fresh:
-                completer.payload_keys = PayloadKeys(sh)  # type: ignore[attr-defined]
+                completer.payload_keys = PayloadKeys(completer.context)  # type: ignore[attr-defined]
             t0 = time.perf_counter()
             found = len(list(completer.get_completions(document, event)))  # type: ignore[attr-defined]
             times.append((time.perf_counter() - t0) * 1000)

@@ -19,10 +19,11 @@ phase). The functions are called a page at a time, so the timers cost nothing th
   page functions, the core's request constructors, query/evaluate.py's CoreProgram._query);
 - evaluation: the Python above the core's answer (query/answer.py's pages and final answer,
   insight/stats.py's and describe/description.py's add_rows);
-- rendering and writing: the rows printed (output/pipeline.py's print_static_result: cqlsh's
-  formatting) and the export sinks (render/parquet.py, export/json_csv.py: the blob columns'
-  splitting, the core's held_array and contents_arrays spelling the file's Arrow columns: also
-  shown apart, pyarrow's writing);
+- rendering and writing: the rows printed (output/pipeline.py's print_page, a payload query's
+  pages and a stock page with blobs, and print_static_result: cqlsh's formatting) and the export
+  sinks (render/parquet.py, export/json_csv.py: the blob columns' splitting, the core's
+  held_array and contents_arrays spelling the file's Arrow columns: also shown apart, pyarrow's
+  writing);
 - driver and frames: the rest of the process's CPU in the statement (getrusage, user + sys,
   children included): the driver's I/O thread reading frames, its rows made on the main thread,
   the scan's paging and the shell around it.
@@ -70,6 +71,11 @@ SHOWN = ("driver and frames", "hand-over", "decompression (core)", "parsing and 
 #: After a reader's name: the same reader on the driver's rows (CQLSH_EXT_PAGES_IN=0), as before
 #: pages in (scanning/pages_in.py), in the same rounds.
 DRIVER_ROWS = " (driver rows)"
+#: After a reader's name: every token range's first page at FIRST_PAGE rows (the child sets
+#: Stats.answers_at_end False: STATS as before ScanSpec.sized_first), in the same rounds.
+SMALL_FIRST = " (small first pages)"
+#: suffix -> the child's environment for it (read by the bench's child only, and CQLSH_EXT_PAGES_IN).
+VARIANTS = {DRIVER_ROWS: {"CQLSH_EXT_PAGES_IN": "0"}, SMALL_FIRST: {"PHASES_SMALL_FIRST": "1"}}
 #: reader -> (statement, the same on one partition): {t} the table, {f} the file.
 READERS: dict[str, tuple[str, str]] = {
     "filter": ("SELECT pk, ck FROM {t} WHERE data.status = 'FAILED' ALLOW FILTERING",
@@ -106,6 +112,7 @@ TARGETS: dict[str, tuple[str, ...]] = {
                    "cqlsh_ext.query.answer:Answer.final", "cqlsh_ext.insight.stats:Stats.add_rows",
                    "cqlsh_ext.describe.description:Description.add_rows"),
     "rendering and writing": ("cqlsh_ext.output.pipeline:ResultPipeline.print_static_result",
+                              "cqlsh_ext.output.pipeline:ResultPipeline.print_page",
                               "cqlsh_ext.render.parquet:ParquetSink.write",
                               "cqlsh_ext.render.parquet:ParquetSink.finish",
                               "cqlsh_ext.export.json_csv:TextSink.write",
@@ -236,6 +243,10 @@ def replay(calls: list[tuple[Callable[..., Any], tuple[Any, ...], dict[str, Any]
 def child(out: str, argv: list[str]) -> int:
     timers = Timers()
     install(timers)
+    if os.environ.get("PHASES_SMALL_FIRST") == "1":
+        from cqlsh_ext.insight.stats import Stats
+
+        Stats.answers_at_end = False  # type: ignore[misc]
     from cqlsh_ext import cli
 
     sys.stdout.flush()
@@ -254,19 +265,21 @@ def child(out: str, argv: list[str]) -> int:
     spent["decompression (core)"] = spent["core"] * share
     spent["parsing and evaluation (core)"] = spent.pop("core") - spent["decompression (core)"]
     spent["rendering and writing"] += spent["arrow columns (core)"]
-    Path(out).write_text(json.dumps({"code": code, "total": timers.total, "phases": spent}))
+    # The core's page calls: one a page read (one payload column, as every reader here asks).
+    pages = len(timers.calls)
+    Path(out).write_text(json.dumps({"code": code, "total": timers.total, "phases": spent, "pages": pages}))
     return 0
 
 
 # ----------------------------------------------------------------------------- the parent
 
-def reader_run(host: str, port: int, statement: str, home: str, driver_rows: bool = False) -> dict[str, Any]:
+def reader_run(host: str, port: int, statement: str, home: str, variant: str = "") -> dict[str, Any]:
     with tempfile.NamedTemporaryFile(suffix=".json", dir=home) as out:
         env = {**os.environ, "HOME": home, "PAGER": "", "CQLSH_EXT_SCAN_WORKERS": "1"}
         env.pop("CQLSH_EXT_NATIVE", None)
         env.pop("CQLSH_EXT_PAGES_IN", None)
-        if driver_rows:  # the reader as it was before pages in: the driver's rows
-            env["CQLSH_EXT_PAGES_IN"] = "0"
+        env.pop("PHASES_SMALL_FIRST", None)
+        env.update(VARIANTS.get(variant, {}))  # the reader as it was before a change
         argv = [host, str(port), "-u", "cassandra", "-p", "cassandra", "-k", KEYSPACE,
                 "--request-timeout", "120", "-e", statement]
         proc = subprocess.run([sys.executable, __file__, "--child", out.name, "--", *argv], env=env,
@@ -317,9 +330,10 @@ def main() -> int:
                    "checks the bench, its figures a row then carrying each statement's fixed costs")
     p.add_argument("--repeat", type=int, default=3)
     p.add_argument("--readers", nargs="*", default=list(READERS),
-                   choices=[*READERS, *(r + DRIVER_ROWS for r in READERS)],
+                   choices=[*READERS, *(r + v for r in READERS for v in VARIANTS)],
                    help=f"a reader's name with '{DRIVER_ROWS}' after it: run with CQLSH_EXT_PAGES_IN=0 "
-                   "(the driver's rows, as before pages in), in the same rounds")
+                   f"(the driver's rows, as before pages in); with '{SMALL_FIRST}': every token range "
+                   "starting at a 100-row page (STATS before ScanSpec.sized_first); in the same rounds")
     args = p.parse_args()
 
     session = session_for(args.host, args.port)
@@ -338,10 +352,11 @@ def main() -> int:
                 rows, run = bare(args.host, args.port, "orders", anchor)
                 anchors[anchor].append(run.cpu)
             for reader in args.readers:
-                base = reader.removesuffix(DRIVER_ROWS)
+                variant = next((v for v in VARIANTS if reader.endswith(v)), "")
+                base = reader.removesuffix(variant) if variant else reader
                 for statement, kept in zip(READERS[base], (full[reader], one[reader]), strict=True):
                     text = statement.format(t="orders", f=target)
-                    kept.append(reader_run(args.host, args.port, text, home, reader != base))
+                    kept.append(reader_run(args.host, args.port, text, home, variant))
                     for suffix in (".parquet", ".jsonl"):
                         Path(target + suffix).unlink(missing_ok=True)
             print(f"round {round_ + 1} of {args.repeat} done", file=sys.stderr, flush=True)
@@ -362,7 +377,7 @@ def main() -> int:
     short = dict(zip(SHOWN, ("driver", "hand-over", "decompress", "parse+eval", "eval (Py)", "render/write"),
                      strict=True))
     print(f"{'reader':<32}" + "".join(f"{short[ph]:>15}" for ph in SHOWN)
-          + f"{'total':>8}{'x floor':>8}{'x bare':>8}  spread")
+          + f"{'total':>8}{'x floor':>8}{'x bare':>8}{'pages':>7}  spread")
     for reader in args.readers:
         figures = {ph: statistics.median(r["phases"][ph] for r in full[reader])
                    - statistics.median(r["phases"][ph] for r in one[reader]) for ph in SHOWN}
@@ -372,8 +387,9 @@ def main() -> int:
         # The spread: the rounds' totals (each less the one-partition median), lowest to highest.
         partition = statistics.median(o["total"] for o in one[reader])
         rounds = sorted(us(r["total"] - partition) for r in full[reader])
+        pages = statistics.median(r.get("pages", 0) for r in full[reader])
         print(f"{reader:<32}{cells}{us(total):>8.2f}{us(total) / floor_us:>8.2f}{us(total) / bare_us:>8.2f}"
-              f"  {rounds[0]:.2f}-{rounds[-1]:.2f}")
+              f"{pages:>7.0f}  {rounds[0]:.2f}-{rounds[-1]:.2f}")
     writers = [r for r in args.readers if r.startswith("copy")]
     for reader in writers:
         arrow = (statistics.median(r["phases"]["arrow columns (core)"] for r in full[reader])

@@ -129,6 +129,8 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
     #: The statement being read, as its bounds have seen it; one sent whole while it runs.
     statement_scan: statement_bounds.Scan
     sent_whole: Lexed | None = None
+    #: cqlsh's TRACING ON/OFF (a statement sent whole may read system_traces without it).
+    tracing_enabled: bool
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         self.statement_scan = statement_bounds.Scan()
@@ -155,7 +157,9 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
         for stream in ("stdout", "query_out"):  # cqlsh keeps the sys.stdout of its __init__
             if getattr(self, stream, None) is banner:
                 setattr(self, stream, banner.out)
-        wiring.configure(self.settings, self)
+        level = wiring.consistency(self.settings)
+        if level is not None:
+            self.consistency_level = level
         if kwargs.get("single_statement"):
             # -e: cqlsh prefixes every error with '<stdin>:1:', a place in a file there is none of.
             self.show_line_nums = False
@@ -172,7 +176,9 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
 
     def onecmd(self, statementtext: str) -> Any:
         # The statement read so far, bounded before cqlsh's lexer reads it (again, at every line).
-        way = statement_bounds.read_so_far(self, statementtext)
+        way, self.statement_scan, said = statement_bounds.read_so_far(self.statement_scan, statementtext)
+        if said is not None:
+            self.printerr(said)
         if way == statement_bounds.REFUSED:
             return True
         if way == statement_bounds.WAIT:
@@ -180,11 +186,11 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
             return None
         done = super().onecmd(statementtext)
         if done:
-            statement_bounds.forget(self)
+            self.statement_scan = statement_bounds.forget(self.statement_scan)
         return done
 
     def reset_statement(self) -> None:
-        statement_bounds.forget(self)
+        self.statement_scan = statement_bounds.forget(self.statement_scan)
         super().reset_statement()
 
     def handle_statement(self, tokens: Any, srcstr: str) -> Any:
@@ -210,7 +216,9 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
             self.printerr(f"{tokens[0][1]} is not a command or statement: did you mean {meant}? "
                           "(HELP lists the commands)")
             return True
-        if statement_bounds.nested_too_deep(self, tokens):  # nothing reads it, the server never sees it
+        too_deep = statement_bounds.too_deep(tokens)
+        if too_deep is not None:  # nothing reads it, the server never sees it
+            self.printerr(too_deep)
             return True
         rewritten: commands.Rewrite | None = None
         statement: Lexed | None = None
@@ -223,11 +231,14 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
                     return True
                 if outcome is not False:
                     rewritten, tokens, srcstr, statement = outcome, outcome.tokens, outcome.text, None
-            way = statement_bounds.admit(self, tokens)  # past cqlsh's grammar's bound: sent whole, or refused
+            # Past cqlsh's grammar's bound: sent whole, or refused.
+            way, said = statement_bounds.admit(tokens, self._has_command)
+            if said is not None:
+                self.printerr(said)
             if way == statement_bounds.REFUSED:
                 return True
             if way == statement_bounds.WHOLE:
-                done = statement_bounds.send_whole(self, tokens, srcstr, statement)
+                done = self._send_whole(tokens, srcstr, statement)
             else:
                 done = super().handle_statement(tokens, srcstr)
         except BrokenPipeError:
@@ -235,6 +246,24 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
         if rewritten is not None and done:
             rewritten.said()
         return done
+
+    def _has_command(self, word: str) -> bool:
+        """A `do_<word>` method: a command cqlsh's grammar must read."""
+        return getattr(self, f"do_{word}", None) is not None
+
+    def _send_whole(self, tokens: Any, srcstr: str, statement: Lexed | None) -> Any:
+        """The statement sent as written, as cqlsh sends one its grammar does not read
+        (commands.statement_bounds); a SELECT of system_traces without tracing it."""
+        statement = statement_bounds.whole_statement(tokens, srcstr, statement)
+        tracing = self.tracing_enabled
+        if statement_bounds.reads_traces(tokens, statement, self.current_keyspace):
+            self.tracing_enabled = False
+        self.sent_whole = statement
+        try:
+            return self.perform_statement(statement.text)
+        finally:
+            self.sent_whole = None
+            self.tracing_enabled = tracing
 
     def handle_parse_error(self, cmdword: str, tokens: Any, parsed: Parsed, srcstr: str) -> Any:
         # A word chosen from a list and mistyped is told in one line, the nearest and the list;
@@ -256,7 +285,9 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
         try:
             line = super().get_input_line(prompt)
         except UnicodeDecodeError as err:  # -f of a binary file: one line, and the loop ends
-            statement_bounds.unreadable_input(self, err)
+            self.printerr(statement_bounds.unreadable_input(err, self.lineno))
+            self.reset_statement()
+            raise EOFError from None
         # readline has just added the line typed: forgotten, with the statement's earlier lines,
         # once the statement carries a password.
         passwords.forget(cqlshmain.readline, self.statement.getvalue() + line)
@@ -281,12 +312,17 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
             super().cmdloop(intro)
 
     def parse_for_select_meta(self, query_string: str) -> Any:
-        found, meta = statement_bounds.meta_of_whole(self, query_string, written=False)
-        return meta if found else super().parse_for_select_meta(query_string)
+        # A statement sent whole: its table found by our lexer, where cqlsh would parse it again.
+        found, named = statement_bounds.table_of_whole(self.sent_whole, query_string, written=False)
+        if not found:
+            return super().parse_for_select_meta(query_string)
+        return seams.select_meta(self, *named) if named is not None else None
 
     def parse_for_update_meta(self, query_string: str) -> Any:
-        found, meta = statement_bounds.meta_of_whole(self, query_string, written=True)
-        return meta if found else super().parse_for_update_meta(query_string)
+        found, named = statement_bounds.table_of_whole(self.sent_whole, query_string, written=True)
+        if not found:
+            return super().parse_for_update_meta(query_string)
+        return seams.update_meta(self, *named) if named is not None else None
 
     # ------------------------------------------------ results (cqlsh_ext.output.pipeline)
 
@@ -357,10 +393,23 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
     def do_describe(self, parsed: Parsed) -> None:
         if _major(self.connection_versions["build"]) >= 4:  # the test stock cqlsh makes
             return super().do_describe(parsed)
-        # A 3.x server (Amazon Keyspaces reports 3.11.2) has no server-side DESCRIBE.
-        from cqlsh_ext.keyspaces.describe import describe
+        # A 3.x server (Amazon Keyspaces reports 3.11.2) has no server-side DESCRIBE: answered from
+        # the driver's schema (cqlsh_ext.keyspaces.describe), printed by cqlsh's own printers.
+        from cqlsh_ext.keyspaces.describe import KeyspacesDescribeError, describe_request, described
 
-        describe(self, parsed)
+        try:
+            kind, rows = described(self.conn, self.current_keyspace,
+                                   describe_request(parsed, self.cql_unprotect_name))
+        except KeyspacesDescribeError as err:
+            self.printerr(str(err))
+            return None
+        printers = {"keyspaces": self.describe_keyspaces, "list": self.describe_list,
+                    "cluster": self.describe_cluster}
+        if kind in printers:
+            printers[kind](rows)
+        else:
+            self.describe_element([{"create_statement": text} for text in rows])
+        return None
 
     do_describe.__doc__ = Stock.do_describe.__doc__
     do_desc = do_describe
@@ -370,8 +419,16 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
             return super().do_copy(parsed)
         from cqlsh_ext.keyspaces import wiring
 
-        with wiring.copy_consistency(self, parsed):  # COPY FROM writes at LOCAL_QUORUM on Keyspaces
+        # COPY FROM writes at LOCAL_QUORUM on Keyspaces: the shell's level for the command's time.
+        level = wiring.copy_consistency(self.settings, parsed.get_binding("dir", "") or "",
+                                        self.consistency_level)
+        if level is None:
             return super().do_copy(parsed)
+        saved, self.consistency_level = self.consistency_level, level
+        try:
+            return super().do_copy(parsed)
+        finally:
+            self.consistency_level = saved
 
     do_copy.__doc__ = Stock.do_copy.__doc__
     do_login.__doc__ = Stock.do_login.__doc__

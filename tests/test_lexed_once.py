@@ -230,3 +230,61 @@ def test_spark_reads_a_script_lexed_once(calls):
     plan = parse(query.statement, SCHEMA)
     assert plan is not None and [p.values for p in plan.predicates] == [(";",)]
     assert calls.counts["lex"] == 1
+
+
+# ------------------------------------------------------------------------ cqlsh-ext mcp's query
+
+
+def mcp_call(shell: Any, calls: Calls, tool_name: str, **arguments: Any) -> Any:
+    """One call as cqlsh-ext mcp serves it (the guard around the tool, on the shell), counted:
+    our lexer (`lex`), cqlsh's (`cqlsh lex`: seams.split_statements), the schema and the parse."""
+    import threading
+
+    from cqlsh_ext.mcp_server.connection import Served
+    from cqlsh_ext.mcp_server.cursor import Cursors
+    from cqlsh_ext.mcp_server.guard import Guard
+    from cqlsh_ext.mcp_server.policy import load
+    from cqlsh_ext.mcp_server.tools import TOOLS, Work
+    from cqlsh_ext.reading.context import shell_context
+    from cqlsh_ext.render.json_lines import JsonRows
+    from cqlsh_ext.upstream import seams
+
+    calls.wrap("cqlsh lex", seams, "split_statements", seams.split_statements)
+    calls.wrap("row as text", JsonRows, "line", JsonRows.line)  # a row spelt as text (to be read back)
+    tool = Guard(load(None, TOOLS)).wrap(TOOLS[tool_name])
+    work = Work(Served(shell_context(shell)), threading.Event(), cursors=Cursors())
+    calls.counts.clear()
+    answer = tool.call(work, arguments)
+    print(f"mcp {tool_name} {arguments!r}: {dict(calls.counts)}", file=sys.__stderr__)
+    return answer
+
+
+@pytest.mark.parametrize("statement, rows", [
+    ("SELECT pk, data.status FROM docs WHERE data.n > 5 ALLOW FILTERING", [{"pk": 2, "data.status": "PAID"}]),
+    ("SELECT pk, data.status FROM docs", [{"pk": 1, "data.status": "NEW"}, {"pk": 2, "data.status": "PAID"}]),
+    ("SELECT pk, note FROM docs;", [{"pk": 1, "note": "note 1"}, {"pk": 2, "note": "note 2"}]),
+])
+def test_an_mcp_query_is_lexed_once(ext_shell, calls, statement, rows):
+    """A `query` call: the guard lexes it, resolves its table and reads its plan once; the reading
+    takes them (no second lexing by cqlsh's lexer or ours, none for the cursor of its cut answer);
+    its rows are screened as JSON values, never spelt as text and read back."""
+    answer = mcp_call(ext_shell, calls, "query", statement=statement, limit=1)
+    assert answer.data is not None, answer.error
+    assert answer.data["count"] == 1 and answer.data["rows"][0] in rows, answer.data
+    assert bool(answer.data.get("cursor")) == (len(rows) > 1), answer.data  # cut: its cursor issued
+    assert calls.counts["lex"] == 1
+    assert calls.counts["cqlsh lex"] == 0
+    assert calls.counts["schema"] == 1
+    assert calls.counts["parse"] == 1
+    assert calls.counts["row as text"] == 0  # screened and measured as JSON values
+
+
+def test_an_mcp_report_reads_its_arguments_once(ext_shell, calls):
+    """compression_stats: its names read once each (no statement spelt or lexed), its table resolved
+    by the guard (the tool takes it) and by the report's reading."""
+    answer = mcp_call(ext_shell, calls, "compression_stats", table="docs", column="data")
+    assert answer.data is not None, answer.error
+    assert [c["column"] for c in answer.data["columns"]] == ["data"], answer.data
+    assert calls.counts["lex"] == 2  # `docs`, `data`
+    assert calls.counts["cqlsh lex"] == 0
+    assert calls.counts["schema"] == 2

@@ -23,7 +23,7 @@ SELECT's text once more after it ran, for the table whose metadata formats the r
    first; a SELECT they leave, or any statement cqlsh sends as written without a `do_` method
    (INSERT, UPDATE, BATCH, ...), goes to the server whole as cqlsh sends a statement its grammar
    does not read (handle_parse_error), and the table whose metadata formats its result is found by
-   the shell's lexer (cql/lexer.py) where cqlsh would parse the text again (`meta_of_whole`): the
+   the shell's lexer (cql/lexer.py) where cqlsh would parse the text again (`table_of_whole`): the
    same table, so the same output, byte for byte. A shell command (COPY, DESCRIBE, SOURCE, ours)
    needs cqlsh's grammar: refused in one line.
 4. Input that is not text (`-f` of a binary file, a pipe): one line, and nothing from there on runs.
@@ -31,11 +31,16 @@ SELECT's text once more after it ran, for the table whose metadata formats the r
 Completion in the interactive shell runs cqlsh's grammar on the statement being typed, at every
 keystroke: past PARSED_TOKENS it offers nothing (`completes`), as a statement that long is never
 parsed to run either.
+
+This module decides and words it (each function answers what becomes of the statement, and the
+line to say); the shell (cqlsh_ext.shell.ExtShell: onecmd, handle_statement, get_input_line,
+parse_for_select_meta) keeps the scan, says the line and sends or refuses.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -43,7 +48,6 @@ from cqlsh_ext.cql import grammar_bounds as bounds
 
 if TYPE_CHECKING:
     from cqlsh_ext.cql.lexer import Lexed
-    from cqlsh_ext.upstream.protocol import Shell
 
 #: One statement's text at most (UTF-8): its lexing by cqlsh's lexer and ours, held together, stays
 #: near 400 MB and 15 s of CPU in the worst shape (an IN list of the key 1: a token every byte;
@@ -83,17 +87,15 @@ class Scan:
     dropping: bool = False
 
 
-def read_so_far(shell: Shell, text: str) -> str:
-    """What becomes of the statement text onecmd is handed (all of the statement read so far): LEX
-    (cqlsh lexes it), WAIT (it cannot end yet: long, of CQL and without a `;`) or REFUSED (over
-    STATEMENT_BYTES, said in one line)."""
-    scan = shell.statement_scan
+def read_so_far(scan: Scan, text: str) -> tuple[str, Scan, str | None]:
+    """What becomes of the statement text onecmd is handed (all of the statement read so far), with
+    `scan` what was seen of it before: (LEX (cqlsh lexes it), WAIT (it cannot end yet: long, of CQL
+    and without a `;`) or REFUSED (over STATEMENT_BYTES), the scan to keep, the line to say or
+    None)."""
     if scan.dropping:  # the rest of a refused statement: read to its end, not run, not said again
-        if ";" in text:
-            shell.statement_scan = Scan()
-        return REFUSED
+        return REFUSED, Scan() if ";" in text else scan, None
     if len(text) < scan.scanned:  # another statement (the shell's own reset)
-        scan = shell.statement_scan = Scan()
+        scan = Scan()
     added = text[scan.scanned:]
     scan.size += bounds.size(added)
     ends = ";" in added
@@ -104,47 +106,46 @@ def read_so_far(shell: Shell, text: str) -> str:
         found = _FIRST_WORD.match(text[:4096])
         scan.first = found.group(1).lower() if found else "?"
     if scan.size > STATEMENT_BYTES:
-        shell.printerr(f"Statement refused: {'over ' if not scan.semicolon else ''}"
-                       f"{bounds.amount(scan.size)}, more than the shell reads as one statement "
-                       f"({bounds.amount(STATEMENT_BYTES)}): {_ADVICE}")
-        shell.statement_scan = Scan(dropping=not scan.semicolon and scan.first in _ENDS_AT_SEMICOLON)
-        return REFUSED
+        said = (f"Statement refused: {'over ' if not scan.semicolon else ''}"
+                f"{bounds.amount(scan.size)}, more than the shell reads as one statement "
+                f"({bounds.amount(STATEMENT_BYTES)}): {_ADVICE}")
+        return REFUSED, Scan(dropping=not scan.semicolon and scan.first in _ENDS_AT_SEMICOLON), said
     if len(text) > LEXED_EVERY_LINE and scan.first in _ENDS_AT_SEMICOLON \
             and (not ends or (scan.first == "begin" and not scan.apply)):
-        return WAIT
-    return LEX
+        return WAIT, scan, None
+    return LEX, scan, None
 
 
-def forget(shell: Shell) -> None:
-    """The statement being read is done with (run, refused or reset); the rest of a refused one is
-    still dropped up to its end."""
-    shell.statement_scan = Scan(dropping=shell.statement_scan.dropping)
+def forget(scan: Scan) -> Scan:
+    """The scan after the statement being read is done with (run, refused or reset): the rest of a
+    refused one is still dropped up to its end."""
+    return Scan(dropping=scan.dropping)
 
 
-def nested_too_deep(shell: Shell, tokens: Any) -> bool:
-    """Whether one statement (cqlsh's tokens) nests brackets past cql.grammar_bounds.DEPTH (said in one line),
-    before anything reads it."""
+def too_deep(tokens: Any) -> str | None:
+    """The line refusing one statement (cqlsh's tokens) that nests brackets past
+    cql.grammar_bounds.DEPTH, before anything reads it; None when it does not."""
     at = bounds.too_deep(bounds.cqlsh_brackets(tokens))
     if at is None:
-        return False
-    shell.printerr(f"Statement refused: brackets nested more than {bounds.DEPTH} deep (at char {at:,}): "
-                   "the shell sends no statement nested so deep (Cassandra's parser fails on it)")
-    return True
+        return None
+    return (f"Statement refused: brackets nested more than {bounds.DEPTH} deep (at char {at:,}): "
+            "the shell sends no statement nested so deep (Cassandra's parser fails on it)")
 
 
-def admit(shell: Shell, tokens: Any) -> str:
-    """What becomes of one statement (cqlsh's tokens) that no intercept took: PARSE (cqlsh's grammar
-    may read it), WHOLE (sent as written, send_whole) or REFUSED (said in one line)."""
+def admit(tokens: Any, has_command: Callable[[str], bool]) -> tuple[str, str | None]:
+    """What becomes of one statement (cqlsh's tokens) that no intercept took: (PARSE (cqlsh's
+    grammar may read it), WHOLE (sent as written: ExtShell._send_whole) or REFUSED, the line
+    refusing it or None). `has_command(word)`: the shell has a `do_<word>` method (a command its
+    grammar must read)."""
     count, commas = bounds.cqlsh_count(tokens)
     if count <= bounds.PARSED_TOKENS:
-        return PARSE
+        return PARSE, None
     word = str(tokens[0][1]).lower()
-    if word == "select" or getattr(shell, f"do_{word}", None) is None:
-        return WHOLE
-    shell.printerr(f"{word.upper()} refused: its {count:,} tokens ({commas:,} commas) are more than cqlsh's "
-                   f"parser reads ({bounds.PARSED_TOKENS:,}; its time and memory grow with their square): "
-                   f"{_ADVICE}")
-    return REFUSED
+    if word == "select" or not has_command(word):
+        return WHOLE, None
+    return REFUSED, (f"{word.upper()} refused: its {count:,} tokens ({commas:,} commas) are more than "
+                     f"cqlsh's parser reads ({bounds.PARSED_TOKENS:,}; its time and memory grow with "
+                     f"their square): {_ADVICE}")
 
 
 def completes(text: str) -> bool:
@@ -161,44 +162,40 @@ def completes(text: str) -> bool:
     return not statements or bounds.cqlsh_count(statements[-1])[0] <= bounds.PARSED_TOKENS
 
 
-def send_whole(shell: Shell, tokens: Any, srcstr: str, statement: Lexed | None) -> Any:
-    """The statement sent as written, as cqlsh sends one its grammar does not read; a SELECT of
-    system_traces without tracing it, as cqlsh's do_select does. `statement`: its text as the
-    intercepts read it (lexed once, when at all: it is read again for the table of its result)."""
+def whole_statement(tokens: Any, srcstr: str, statement: Lexed | None) -> Lexed:
+    """The statement to send whole (ExtShell._send_whole): as the intercepts read it when they
+    did (lexed once, when at all: it is read again for the table of its result), else its text
+    from cqlsh's tokens."""
+    if statement is not None:
+        return statement
     from cqlsh_ext.cql.lexer import Lexed
-    from cqlsh_ext.query.recognize import table_of
     from cqlsh_ext.upstream.seams import statement_text
 
-    if statement is None:
-        statement = Lexed(statement_text(tokens, srcstr))
-    tracing = shell.tracing_enabled
-    if str(tokens[0][1]).lower() == "select":
-        named = table_of(statement)
-        keyspace = named[0] if named is not None else None
-        if keyspace == "system_traces" or (keyspace is None and shell.current_keyspace == "system_traces"):
-            shell.tracing_enabled = False
-    shell.sent_whole = statement
-    try:
-        return shell.perform_statement(statement.text)
-    finally:
-        shell.sent_whole = None
-        shell.tracing_enabled = tracing
+    return Lexed(statement_text(tokens, srcstr))
 
 
-def meta_of_whole(shell: Shell, query_string: str, written: bool) -> tuple[bool, Any]:
-    """(True, the metadata of the table a statement sent whole reads, or `written` writes), found
-    by the shell's lexer as cqlsh's parse_for_select_meta (parse_for_update_meta) finds it by its
-    grammar; (False, None) for any other statement (cqlsh's own way then)."""
-    statement = shell.sent_whole
-    if statement is None or query_string != statement.text:
+def reads_traces(tokens: Any, statement: Lexed, keyspace: str | None) -> bool:
+    """A SELECT of system_traces (named, or the keyspace in use): sent without tracing it, as cqlsh's
+    do_select does."""
+    from cqlsh_ext.query.recognize import table_of
+
+    if str(tokens[0][1]).lower() != "select":
+        return False
+    named = table_of(statement)
+    named_keyspace = named[0] if named is not None else None
+    return named_keyspace == "system_traces" or (named_keyspace is None and keyspace == "system_traces")
+
+
+def table_of_whole(sent: Lexed | None, query_string: str, written: bool) -> tuple[bool, Any]:
+    """(True, the ([keyspace], table) a statement sent whole reads, or `written` writes, or None),
+    found by the shell's lexer as cqlsh's parse_for_select_meta (parse_for_update_meta) finds it by
+    its grammar; (False, None) for any other statement (cqlsh's own way then). `sent`: the
+    statement being sent whole, if any."""
+    if sent is None or query_string != sent.text:
         return False, None
     from cqlsh_ext.query.recognize import table_of
-    from cqlsh_ext.upstream import seams
 
-    named = _written_table(statement) if written else table_of(statement)
-    if named is None:
-        return True, None
-    return True, (seams.update_meta if written else seams.select_meta)(shell, *named)
+    return True, _written_table(sent) if written else table_of(sent)
 
 
 def _written_table(statement: Lexed) -> tuple[str | None, str] | None:
@@ -215,11 +212,10 @@ def _written_table(statement: Lexed) -> tuple[str | None, str] | None:
     return None
 
 
-def unreadable_input(shell: Shell, err: UnicodeDecodeError) -> None:
-    """Input that is not text in its encoding (a binary file given to -f): one line; the statement
-    read so far is dropped, and nothing from there on is read (EOFError ends the loop)."""
-    read = shell.lineno - 1  # cqlsh counts from 1, and a line once it is read
-    shell.printerr(f"not {err.encoding} text (byte 0x{err.object[err.start]:02x}: {err.reason}) after "
-                   f"{read:,} line{'' if read == 1 else 's'} read: nothing from there on is run")
-    shell.reset_statement()
-    raise EOFError
+def unreadable_input(err: UnicodeDecodeError, lineno: int) -> str:
+    """The line for input that is not text in its encoding (a binary file given to -f), at cqlsh's
+    line number `lineno`: the shell drops the statement read so far and reads nothing from there
+    on."""
+    read = lineno - 1  # cqlsh counts from 1, and a line once it is read
+    return (f"not {err.encoding} text (byte 0x{err.object[err.start]:02x}: {err.reason}) after "
+            f"{read:,} line{'' if read == 1 else 's'} read: nothing from there on is run")

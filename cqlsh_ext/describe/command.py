@@ -101,8 +101,13 @@ def intercept(shell: Shell, statement: Lexed) -> bool:
     except DescribeError as err:
         shell.printerr(f"{LABEL}: {err}")
         return True
-    from cqlsh_ext.describe.run import run
+    from cqlsh_ext.describe.run import describe
+    from cqlsh_ext.reading.context import shell_context
+    from cqlsh_ext.render.text_report import print_report
 
-    run(shell, parsed)
+    answer = describe(shell_context(shell), parsed)  # read, then printed (render.text_report)
+    if answer is not None:
+        as_json = parsed.json or shell.settings.display.output_format.reports_as_json
+        print_report(answer, as_json, shell.query_out, shell.results.screen_width())
     return True
 

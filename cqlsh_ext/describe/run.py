@@ -1,6 +1,7 @@
-"""Running DESCRIBE PAYLOAD in the shell: the column named, the WHERE read as a payload query's,
-the reading chosen (`reading_for`: the statement's SAMPLE n or ALL, else the table's estimated
-size), the rows read into a Description, the report written.
+"""Running DESCRIBE PAYLOAD, `describe(ctx, statement)` (the shell's command module prints its
+answer): the column named, the WHERE read as a payload query's, the reading chosen
+(`reading_for`: the statement's SAMPLE n or ALL, else the table's estimated size), the rows read
+into a Description, the report's answer.
 
 - ALL, and the default for a table a full read is cheap for: the whole-table plan
   (scanning.plan.whole_table: the cost asked first on Amazon Keyspaces and from 1 GB, worker
@@ -31,7 +32,6 @@ if TYPE_CHECKING:
     from cqlsh_ext.reading.context import ReadContext
     from cqlsh_ext.reading.typed import ReportAnswer
     from cqlsh_ext.scanning.scan import TableSize
-    from cqlsh_ext.upstream.protocol import Shell
 
 #: A table whose whole read is estimated at no more than this is read whole by default.
 FULL_READ_BYTES = 64 << 20
@@ -75,16 +75,6 @@ class Choice:
     mode: str
     why: str
     rows: int | None = None
-
-
-def run(shell: Shell, statement: DescribeStatement) -> None:
-    """The shell's DESCRIBE PAYLOAD: the report read (`describe`) and printed (render.text_report)."""
-    from cqlsh_ext.reading.context import shell_context
-    from cqlsh_ext.render.text_report import print_report
-
-    answer = describe(shell_context(shell), statement)
-    if answer is not None:
-        print_report(shell, answer, statement.json or shell.settings.display.output_format.reports_as_json)
 
 
 def describe(ctx: ReadContext, statement: DescribeStatement) -> ReportAnswer | None:

@@ -42,9 +42,10 @@ def intercept(shell: Shell, statement: Lexed) -> bool:
     except CopyError as err:
         shell.printerr(f"{LABEL}: {err}")
         return True
-    from cqlsh_ext.export.run import run
+    from cqlsh_ext.export.run import export as write_export
+    from cqlsh_ext.reading.context import shell_context
 
-    run(shell, export)
+    write_export(shell_context(shell), export)
     return True
 
 

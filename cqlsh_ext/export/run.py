@@ -22,18 +22,11 @@ from cqlsh_ext.export.parse import LABEL, ExportStatement
 if TYPE_CHECKING:
     from cqlsh_ext.reading.context import ReadContext
     from cqlsh_ext.reading.resolve import TableTarget
-    from cqlsh_ext.upstream.protocol import Shell
 
 #: Rows per page handed from the reading to the file (the server's pages, when it returns the
 #: answer's rows one for one, are of FETCH_SIZE rows).
 PAGE_SIZE = 5000
 FETCH_SIZE = 5000
-
-
-def run(shell: Shell, statement: ExportStatement) -> None:
-    from cqlsh_ext.reading.context import shell_context
-
-    export(shell_context(shell), statement)
 
 
 def export(ctx: ReadContext, statement: ExportStatement) -> None:

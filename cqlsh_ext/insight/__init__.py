@@ -6,9 +6,10 @@ By job, from the bottom up:
                   isolate, inspect (the per-value report)
   aggregates and  stats (+ median, stats_report), sampled (a sample's estimates), advise,
   reports         table_settings (a table's SSTable options next to its data), report (plain text)
-  commands        command.py declares INSPECT and COMPRESSION (grammar, HELP, usage); each form
-                  runs in run_inspect / run_stats / run_advise / run_settings, with shellside
-                  (what the form names, where its report goes); cli: `cqlsh-ext inspect FILE|-`
+  commands        command.py declares INSPECT and COMPRESSION (grammar, HELP, usage) and prints
+                  the answers; each form runs in run_inspect / run_stats / run_advise /
+                  run_settings (a context and a typed request), with shellside (what the form
+                  names); cli: `cqlsh-ext inspect FILE|-`
   TRIAL           trial/, a room of its own (the one command that writes): run, measure,
                   report, cli (`cqlsh-ext trial`)
 

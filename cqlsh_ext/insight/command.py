@@ -22,6 +22,7 @@ query output (CAPTURE applies), progress to stderr on a terminal only.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from cqlsh_ext.codecs.base import CODEC_EXAMPLES, CODEC_HEADERS, CODEC_TRIAL
@@ -31,6 +32,10 @@ from cqlsh_ext.payload.names import STREAM_MAGICS, title
 from cqlsh_ext.rewrite.help import REWRITE_HELP, REWRITE_SUMMARY
 
 if TYPE_CHECKING:
+    from cqlsh_ext.common.text import Line
+    from cqlsh_ext.insight.inspect import ValueReport
+    from cqlsh_ext.reading.context import ReadContext
+    from cqlsh_ext.reading.typed import ReportAnswer
     from cqlsh_ext.upstream.protocol import Parsed, Shell
 
 INSPECT_GRAMMAR = r"""
@@ -322,14 +327,60 @@ def _trial_columns(ctxt: Parsed, shell: Shell) -> list[str]:
 
 
 # ------------------------------------------------------------------------------------- handlers
-# Each in its own module, imported when the command first runs (this one loads at start-up).
+# Each report in its own module, imported when the command first runs (this one loads at start-up).
+# The handler is the shell's side: it makes the reading's context once, builds the typed request
+# from cqlsh's parse, hands both to the report's service and prints the answer.
+
+
+def _publish(shell: Shell, parsed: Parsed, ctx: ReadContext, answer: ReportAnswer | None) -> None:
+    """A report's answer on the shell's output: one JSON document (asked for, or the shell's
+    output format), else its text laid out for the screen (render.text_report)."""
+    if answer is None:
+        return
+    from cqlsh_ext.insight.shellside import wants_json
+    from cqlsh_ext.render.text_report import print_report
+
+    print_report(answer, wants_json(ctx, parsed), shell.query_out, shell.results.screen_width())
+
+
+def _fitted(shell: Shell, lines: Sequence[Line]) -> list[str]:
+    """A text report laid out for the terminal the output goes to (-e too), else at its natural
+    width; its charts in Unicode's block characters where the output's encoding has them."""
+    from cqlsh_ext.common.text import draws_blocks, fit
+
+    encoding = getattr(shell.query_out, "encoding", None)
+    return list(fit(lines, shell.results.screen_width(), draws_blocks(encoding)))
 
 
 @shell_command("INSPECT", "<inspectCommand>", INSPECT_GRAMMAR, INSPECT_HELP, usage=_inspect_usage, paged=True)
 def do_inspect(shell: Shell, parsed: Parsed) -> None:
-    from cqlsh_ext.insight import run_inspect
+    """Each value's report printed as it comes (its JSON object, or its text fitted to the
+    screen), then how many (text only; JSON says an interruption on stderr)."""
+    import sys
 
-    run_inspect.run(shell, parsed)
+    from cqlsh_ext.common import jsonenc
+    from cqlsh_ext.insight.run_inspect import inspect_request, inspect_values
+    from cqlsh_ext.insight.shellside import wants_json
+    from cqlsh_ext.reading.context import shell_context
+    from cqlsh_ext.render.text_report import write_lines
+
+    ctx = shell_context(shell)
+    as_json = wants_json(ctx, parsed)
+
+    def spell(report: ValueReport) -> list[str]:
+        return [jsonenc.dumps(report.to_json())] if as_json else [*report.render(), ""]
+
+    def show(lines: list[str]) -> bool:
+        write_lines(shell.query_out, lines if as_json else _fitted(shell, lines))
+        return True
+
+    seen = inspect_values(ctx, inspect_request(parsed), spell, show)
+    if seen is None:
+        return
+    if not as_json:
+        write_lines(shell.query_out, [seen.closing()])
+    elif seen.interrupted:
+        print("INSPECT interrupted", file=sys.stderr)
 
 
 @shell_command("COMPRESSION", "<compressionCommand>", COMPRESSION_GRAMMAR, COMPRESSION_HELP,
@@ -340,20 +391,30 @@ def do_inspect(shell: Shell, parsed: Parsed) -> None:
 def do_compression(shell: Shell, parsed: Parsed) -> None:
     action = (parsed.get_binding("action") or "").upper()
     if action == "STATS":
-        from cqlsh_ext.insight import run_stats
+        from cqlsh_ext.insight.run_stats import stats_answer, stats_request
+        from cqlsh_ext.reading.context import shell_context
 
-        run_stats.run(shell, parsed)
+        ctx = shell_context(shell)
+        _publish(shell, parsed, ctx, stats_answer(ctx, stats_request(parsed)))
     elif action == "ADVISE":
-        from cqlsh_ext.insight import run_advise
+        from cqlsh_ext.insight.run_advise import advise_answer, advise_request
+        from cqlsh_ext.reading.context import shell_context
 
-        run_advise.run(shell, parsed)
+        path = parsed.get_binding("dictfile")  # SAVE DICTIONARY's file: the shell's to read
+        saved_to = str(shell.cql_unprotect_value(path.strip())) if path is not None else None
+        ctx = shell_context(shell)
+        _publish(shell, parsed, ctx, advise_answer(ctx, advise_request(parsed), saved_to))
     elif action == "SETTINGS":
-        from cqlsh_ext.insight import run_settings
+        from cqlsh_ext.insight.run_settings import settings_answer, settings_request
+        from cqlsh_ext.reading.context import shell_context
 
-        run_settings.run(shell, parsed)
+        ctx = shell_context(shell)
+        _publish(shell, parsed, ctx, settings_answer(ctx, settings_request(parsed)))
     elif action == "TRIAL":
-        from cqlsh_ext.insight.trial import run as run_trial
+        from cqlsh_ext.insight.trial.run import trial_answer, trial_request
+        from cqlsh_ext.reading.context import shell_context
 
-        run_trial.run(shell, parsed)
+        ctx = shell_context(shell)
+        _publish(shell, parsed, ctx, trial_answer(ctx, trial_request(parsed, shell.cql_unprotect_value)))
     # REWRITE never gets here: rewrite.command takes it before cqlsh parses it (the grammar above
     # completes it and HELP gives it).

@@ -12,20 +12,12 @@ if TYPE_CHECKING:
     from cqlsh_ext.reading.context import ReadContext
     from cqlsh_ext.reading.read_requests import AdviseRequest
     from cqlsh_ext.reading.typed import ReportAnswer
-    from cqlsh_ext.upstream.protocol import Parsed, Shell
+    from cqlsh_ext.upstream.protocol import Parsed
 
 
 #: Seconds of measuring what was read after a Ctrl-C while reading the sample: the press asked to
 #: stop, so the report comes within a second or two, with the codecs measured by then.
 AFTER_INTERRUPT_S = 1.0
-
-
-def run(shell: Shell, parsed: Parsed) -> None:
-    from cqlsh_ext.reading.context import shell_context
-
-    path = parsed.get_binding("dictfile")
-    saved_to = str(shell.cql_unprotect_value(path.strip())) if path is not None else None
-    side.publish(shell, parsed, advise_answer(shell_context(shell), advise_request(parsed), saved_to))
 
 
 def advise_request(parsed: Parsed) -> AdviseRequest:

@@ -1,12 +1,11 @@
 """INSPECT: every blob value of a result described, one report per value (insight.inspect).
 
 `inspect_values` reads the values and hands each report, spelt as the caller spells it (its JSON
-object, or its text), to whoever asked: the shell prints them as they come, then how many;
-`cqlsh-ext mcp` keeps them as data."""
+object, or its text), to whoever asked: the shell (insight/command.py) prints them as they come,
+then how many (`Inspected.closing`); `cqlsh-ext mcp` and the Python API keep them as data."""
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -17,7 +16,7 @@ from cqlsh_ext.insight import shellside as side
 if TYPE_CHECKING:
     from cqlsh_ext.reading.context import ReadContext
     from cqlsh_ext.reading.read_requests import InspectRequest
-    from cqlsh_ext.upstream.protocol import Parsed, Shell
+    from cqlsh_ext.upstream.protocol import Parsed
 
 T = TypeVar("T")
 
@@ -31,31 +30,11 @@ class Inspected:
     nulls: int = 0
     interrupted: bool = False
 
-
-def run(shell: Shell, parsed: Parsed) -> None:
-    from cqlsh_ext.common import jsonenc as jsonout
-    from cqlsh_ext.reading.context import shell_context
-
-    ctx = shell_context(shell)
-    as_json = side.wants_json(ctx, parsed)
-
-    def spell(report: Any) -> list[str]:
-        return [jsonout.dumps(report.to_json())] if as_json else [*report.render(), ""]
-
-    def show(lines: list[str]) -> bool:
-        side.write(shell, lines if as_json else side.fit_report(shell, lines))
-        return True
-
-    seen = inspect_values(ctx, inspect_request(parsed), spell, show)
-    if seen is None:
-        return
-    if not as_json:
-        note = " (interrupted)" if seen.interrupted else ""
-        null_note = f", {seen.nulls} null" if seen.nulls else ""
-        counted = f"{plural(seen.values, 'blob value')} in {plural(seen.rows, 'row')}"
-        side.write(shell, [f"({counted}{null_note}){note}"])
-    elif seen.interrupted:
-        print("INSPECT interrupted", file=sys.stderr)
+    def closing(self) -> str:
+        """The line after the text reports: how many values in how many rows, and how it ended."""
+        note = " (interrupted)" if self.interrupted else ""
+        null_note = f", {self.nulls} null" if self.nulls else ""
+        return f"({plural(self.values, 'blob value')} in {plural(self.rows, 'row')}{null_note}){note}"
 
 
 def inspect_request(parsed: Parsed) -> InspectRequest:

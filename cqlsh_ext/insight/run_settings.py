@@ -12,16 +12,10 @@ if TYPE_CHECKING:
     from cqlsh_ext.reading.context import ReadContext
     from cqlsh_ext.reading.read_requests import SettingsRequest
     from cqlsh_ext.reading.typed import ReportAnswer
-    from cqlsh_ext.upstream.protocol import Parsed, Shell
+    from cqlsh_ext.upstream.protocol import Parsed
 
 #: COMPRESSION SETTINGS reads at most this many bytes of rows.
 SETTINGS_SAMPLE_BYTES = 64 << 20
-
-
-def run(shell: Shell, parsed: Parsed) -> None:
-    from cqlsh_ext.reading.context import shell_context
-
-    side.publish(shell, parsed, settings_answer(shell_context(shell), settings_request(parsed)))
 
 
 def settings_request(parsed: Parsed) -> SettingsRequest:

@@ -13,15 +13,9 @@ if TYPE_CHECKING:
     from cqlsh_ext.reading.context import ReadContext
     from cqlsh_ext.reading.read_requests import SampleSpec, StatsRequest
     from cqlsh_ext.reading.typed import ReportAnswer
-    from cqlsh_ext.upstream.protocol import Parsed, Shell
+    from cqlsh_ext.upstream.protocol import Parsed
 
 NO_PAYLOAD = "COMPRESSION STATS: the result has no blob or text column"
-
-
-def run(shell: Shell, parsed: Parsed) -> None:
-    from cqlsh_ext.reading.context import shell_context
-
-    side.publish(shell, parsed, stats_answer(shell_context(shell), stats_request(parsed)))
 
 
 def stats_request(parsed: Parsed) -> StatsRequest:

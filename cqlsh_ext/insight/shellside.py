@@ -2,12 +2,12 @@
 how values decode, the scanner), in a reading's context (reading.context.ReadContext), and
 whether its report is wanted as JSON. The services take typed requests (reading.read_requests); the
 shell's are built here from cqlsh's Parsed (`report_target`, `sample_spec`); the reports are
-answers (reading.typed.ReportAnswer) that the shell prints (render.text_report) and `cqlsh-ext
-mcp` gives as data."""
+answers (reading.typed.ReportAnswer) that the shell's command module (insight/command.py) prints
+(render.text_report) and `cqlsh-ext mcp` gives as data. Nothing here takes the shell."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from cqlsh_ext.reading.context import ReadContext
     from cqlsh_ext.reading.read_requests import ReportTarget, SampleSpec
     from cqlsh_ext.reading.typed import ReportAnswer
-    from cqlsh_ext.upstream.protocol import Parsed, Shell
+    from cqlsh_ext.upstream.protocol import Parsed
 
 
 def select_text(parsed: Parsed) -> str:
@@ -157,38 +157,12 @@ def wants_json(ctx: ReadContext, parsed: Parsed) -> bool:
     return parsed.get_binding("asjson") is not None or ctx.display.output_format.reports_as_json
 
 
-def write(shell: Shell, lines: Iterable[str]) -> None:
-    from cqlsh_ext.render.text_report import write_lines
-
-    write_lines(shell, lines)
-
-
-def fit_report(shell: Shell, lines: Sequence[Line]) -> list[str]:
-    """A text report laid out for the terminal the output goes to (-e too), else at its natural
-    width; its charts in Unicode's block characters where the output's encoding has them."""
-    from cqlsh_ext.common.text import draws_blocks, fit
-
-    encoding = getattr(shell.query_out, "encoding", None)
-    return list(fit(lines, shell.results.screen_width(), draws_blocks(encoding)))
-
-
 def report(title: str, to_json: Callable[[], Any], render: Callable[[], Sequence[Line]],
            stopped: str | None = None) -> ReportAnswer:
     """A report's answer: its figures (`to_json`) and its text (`render`'s blocks, fitted)."""
     from cqlsh_ext.reading.typed import ReportAnswer, fitted
 
     return ReportAnswer(title, to_json, fitted(render), stopped)
-
-
-def publish(shell: Shell, parsed: Parsed, answer: ReportAnswer | None) -> None:
-    """A report's answer on the shell's output: one JSON document (asked for, or the shell's
-    output format), else its text laid out for the screen (render.text_report)."""
-    if answer is None:
-        return
-    from cqlsh_ext.reading.context import shell_context
-    from cqlsh_ext.render.text_report import print_report
-
-    print_report(shell, answer, wants_json(shell_context(shell), parsed))
 
 
 def limit(parsed: Parsed) -> int | None:

@@ -255,6 +255,10 @@ class Stats:
         # A value engine per payload place, made on first use (never pickled: see __getstate__).
         self._layout = (plain, texts, nested, {})
 
+    #: Nothing is shown before the report: a whole-table read's ranges start at the page size the
+    #: first page's rows call for (scanning.scan.ScanSpec.sized_first), not at FIRST_PAGE each.
+    answers_at_end = True
+
     @property
     def pages_in(self) -> bool:
         """Pages are read as the server sent them (scanning.pages_in) when the core reads them."""

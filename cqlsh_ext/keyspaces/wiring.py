@@ -3,7 +3,8 @@
 `connecting()` wraps the stock `Shell.__init__` of every connection, Keyspaces or not: before it,
 under the Keyspaces flags, it swaps in the SigV4 provider and our TLS settings; around it, it turns
 a failed connection into one line (errors.connection_failures; SystemExit, exit code 1).
-`configure()` runs after it: LOCAL_QUORUM for --keyspaces. `prepare()`, `connection_args()` and
+`consistency()` is the level the shell takes after it: LOCAL_QUORUM for --keyspaces, and
+`copy_consistency()` the one a COPY FROM runs at. `prepare()`, `connection_args()` and
 `env_region()` are what Spark mode's and the Python API's connection (reading.connecting) hand in.
 """
 
@@ -11,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from cqlsh_ext.keyspaces.errors import ConnectionFailed, connection_failures, remember_secret
 
@@ -19,9 +20,6 @@ from cqlsh_ext.keyspaces.errors import ConnectionFailed, connection_failures, re
 from cqlsh_ext.keyspaces.options import connection_args as connection_args
 from cqlsh_ext.keyspaces.options import env_region as env_region
 from cqlsh_ext.settings import Settings
-
-if TYPE_CHECKING:
-    from cqlsh_ext.upstream.protocol import Parsed, Shell
 
 
 def _is_plain(provider: Any) -> bool:
@@ -73,30 +71,25 @@ def connecting(setup: Settings, args: tuple[Any, ...], kwargs: dict[str, Any],
         raise SystemExit(message(f"Connection error: {err}", screen_width(sys.stderr))) from None
 
 
-def configure(setup: Settings, shell: Shell) -> None:
-    """After the stock __init__: Keyspaces' consistency for reads and writes (and COPY)."""
+def consistency(setup: Settings) -> int | None:
+    """The level the shell starts at, set after the stock __init__: LOCAL_QUORUM for reads and
+    writes (and COPY) under --keyspaces; None: cqlsh's own."""
     if setup.keyspaces.keyspaces:
         import cassandra
 
-        shell.consistency_level = cassandra.ConsistencyLevel.LOCAL_QUORUM
+        return int(cassandra.ConsistencyLevel.LOCAL_QUORUM)
+    return None
 
 
-@contextmanager
-def copy_consistency(shell: Shell, parsed: Parsed) -> Iterator[None]:
-    """COPY FROM at LOCAL_QUORUM under --keyspaces: Keyspaces refuses writes at ONE and the like."""
+def copy_consistency(setup: Settings, direction: str, level: int) -> int | None:
+    """The level a COPY in `direction` (FROM, TO) runs at instead of the shell's `level`, said on
+    stdout: LOCAL_QUORUM for COPY FROM under --keyspaces (Keyspaces refuses writes at ONE and the
+    like); None: the shell's own."""
     import cassandra
 
     local_quorum = cassandra.ConsistencyLevel.LOCAL_QUORUM
-    direction = (parsed.get_binding("dir", "") or "").upper()
-    keyspaces = shell.settings.keyspaces.keyspaces
-    if not (keyspaces and direction == "FROM" and shell.consistency_level != local_quorum):
-        yield
-        return
-    saved = shell.consistency_level
-    name = cassandra.ConsistencyLevel.value_to_name.get(saved, str(saved))
+    if not (setup.keyspaces.keyspaces and direction.upper() == "FROM" and level != local_quorum):
+        return None
+    name = cassandra.ConsistencyLevel.value_to_name.get(level, str(level))
     print(f"COPY FROM writes at LOCAL_QUORUM on Amazon Keyspaces (consistency is {name}).")
-    shell.consistency_level = local_quorum
-    try:
-        yield
-    finally:
-        shell.consistency_level = saved
+    return int(local_quorum)

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 from cqlsh_ext.mcp_server import sizing
 
 if TYPE_CHECKING:
+    from cqlsh_ext.cql.lexer import Lexed
     from cqlsh_ext.mcp_server.cursor import Cursors
     from cqlsh_ext.reading.typed import Position, ReportAnswer, TypedAnswer
     from cqlsh_ext.render.json_lines import JsonRows
@@ -154,7 +155,8 @@ class Continuation:
     `before` (rows the earlier answers had)."""
 
     cursors: Cursors | None
-    statement: str
+    #: The statement as given (lexed once: a cursor is bound to its tokens).
+    statement: Lexed | str
     why_not: str | None = None
     skip: int = 0
     before: int = 0
@@ -286,7 +288,7 @@ def rows(statement: str, answer: TypedAnswer, spelling: JsonRows, limit: int, ca
                 if skip:
                     skip -= 1
                     continue
-                item = screen.row(json.loads(spelling.line(row)))
+                item = screen.row(spelling.values(row))
                 if item is None:
                     screen.hidden += 1
                     continue

@@ -18,6 +18,7 @@ server's are tighter on size, since its calls queue behind one another on one sh
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -74,6 +75,37 @@ def check_cqlsh_tokens(tokens: Sequence[Any]) -> None:
         _too_many(count, commas, MAX_TOKENS,
                   "cqlsh's parser takes time and memory that grow with the square of them")
     _depth(grammar_bounds.cqlsh_brackets(tokens))
+
+
+#: A UUID as text: cqlsh's lexer reads it as one token, the shell's as up to nine.
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+
+
+def check_counted_tokens(text: str, tokens: Sequence[Token]) -> None:
+    """The shell's lexer's tokens of a statement (`text`'s; the end token aside) counted as cqlsh's
+    lexer counts them (a UUID, a blob literal 0x... one token), within MAX_TOKENS: the bound of a
+    statement that cqlsh's lexer never reads (`query`'s), the same as of one it does; raises TooLarge."""
+    count = commas = 0
+    i = 0
+    while i < len(tokens):
+        tok = tokens[i]
+        count += 1
+        commas += tok.kind == "punct" and tok.value == ","
+        i += 1
+        if tok.kind in ("int", "word", "decimal"):
+            found = _UUID.match(text, tok.start)
+            if found is not None:  # the tokens of its text, when they end where it ends
+                j = i
+                while j < len(tokens) and tokens[j].end <= found.end():
+                    j += 1
+                if tokens[j - 1].end == found.end():
+                    i = j
+            elif tok.kind == "int" and tok.value == "0" and i < len(tokens) and tokens[i].start == tok.end \
+                    and tokens[i].kind == "word" and tokens[i].value[:1] in "xX":
+                i += 1  # 0x...: an int and a word to the shell's lexer
+    if count > MAX_TOKENS:
+        _too_many(count, commas, MAX_TOKENS,
+                  "cqlsh's parser takes time and memory that grow with the square of them")
 
 
 def _too_many(count: int, commas: int, limit: int, why: str) -> None:

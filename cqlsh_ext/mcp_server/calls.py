@@ -15,16 +15,14 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from cqlsh_ext.common.interrupt import Remote
 from cqlsh_ext.mcp_server.answers import ToolAnswer, failed
+from cqlsh_ext.mcp_server.connection import Served
 from cqlsh_ext.mcp_server.cursor import Cursors
 from cqlsh_ext.mcp_server.log import log
 from cqlsh_ext.mcp_server.tools import DEFAULT_BYTES, Tool, Work
-
-if TYPE_CHECKING:
-    from cqlsh_ext.upstream.protocol import Shell
 
 #: A call's time limit by default (`cqlsh-ext mcp --time-limit`).
 DEFAULT_SECONDS = 60.0
@@ -89,15 +87,16 @@ class Calls:
             self.halt(running, "the client went away")
         self._waiting.put(None)
 
-    def serve(self, shell: Shell) -> None:
-        """The shell's loop: run each call as it comes, until close()."""
+    def serve(self, served: Served) -> None:
+        """The shell's loop: run each call as it comes, until close(), on what the connection
+        serves (`served`: made once by the headless shell)."""
         while True:
             call = self._waiting.get()
             if call is None:
                 return
-            self._run(shell, call)
+            self._run(served, call)
 
-    def _run(self, shell: Shell, call: ToolCall) -> None:
+    def _run(self, served: Served, call: ToolCall) -> None:
         if self._closed:
             self.halt(call, "the client went away")
         elif time.monotonic() >= call.deadline:
@@ -111,7 +110,7 @@ class Calls:
         timer.daemon = True
         timer.start()
         started = time.monotonic()
-        work = Work(shell, call.stop, self.max_bytes, cursors=self.cursors, on_progress=call.on_progress)
+        work = Work(served, call.stop, self.max_bytes, cursors=self.cursors, on_progress=call.on_progress)
         try:
             with call.remote:
                 answer = call.tool.call(work, call.arguments)

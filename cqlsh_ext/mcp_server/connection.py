@@ -14,7 +14,22 @@ the interactive shell).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from cqlsh_ext.reading.context import ReadContext
+
+
+@dataclass(frozen=True)
+class Served:
+    """What every call reads of the connection, made once by the headless shell that serves them
+    (Headless.served): the reading context of its session, keyspace, levels and settings
+    (reading.context.shell_context; the settings the shell's own object, so a call's `decode`
+    applies), and the server's release as cqlsh read it at connect (`versions`)."""
+
+    context: ReadContext
+    versions: dict[str, Any] = field(default_factory=dict)
 
 
 class Headless:
@@ -37,6 +52,16 @@ class Headless:
         # Messages without cqlsh's '<stdin>:1:' prefix: there is no script whose lines they name.
         self.show_line_nums = False
 
+    def served(self) -> Served:
+        """What every call reads of the connection, made once: the reading context of this shell
+        (its session, keyspace, levels, settings) and the server's release. cqlsh-ext mcp refuses
+        USE, CONSISTENCY and PAGING: none changes while it serves."""
+        from typing import cast
+
+        from cqlsh_ext.reading.context import shell_context
+
+        return Served(shell_context(cast(Any, self)), dict(getattr(self, "connection_versions", None) or {}))
+
     def cmdloop(self, intro: Any = None) -> None:
-        type(self).serve(self)
+        type(self).serve(self.served())
         self.statement_error = False  # cqlsh's main() exits 2 after a script whose statement failed

@@ -30,7 +30,10 @@ import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from cqlsh_ext.cql.lexer import Lexed
 
 VERSION = 2
 TAG_BYTES = 16
@@ -58,17 +61,19 @@ class CursorState:
     issued: int = 0
 
 
-def statement_hash(statement: str) -> bytes:
+def statement_hash(statement: Lexed | str) -> bytes:
     """The statement's identity for a cursor: a hash of its tokens (kinds and values; unquoted words
-    in lower case), so that spacing and comments do not count and every literal does."""
+    in lower case), so that spacing and comments do not count and every literal does. A Lexed's
+    tokens are taken as they are (the call's one lexing)."""
     from cqlsh_ext.cql.errors import QueryError
-    from cqlsh_ext.cql.lexer import Lexed
+    from cqlsh_ext.cql.lexer import lexed
 
     digest = hashlib.sha256()
+    read = lexed(statement)
     try:
-        tokens = Lexed(statement).tokens
+        tokens = read.tokens
     except QueryError:
-        digest.update(b"\x00raw\x00" + statement.encode("utf-8", "surrogatepass"))
+        digest.update(b"\x00raw\x00" + read.text.encode("utf-8", "surrogatepass"))
         return digest.digest()[:HASH_BYTES]
     for tok in tokens:
         value = tok.value.lower() if tok.kind == "word" else tok.value
@@ -87,7 +92,7 @@ class Cursors:
         self._states: OrderedDict[bytes, bytes | None] = OrderedDict()
         self._lock = threading.Lock()
 
-    def issue(self, statement: str, paging_state: bytes | None, extra: dict[str, Any] | None = None,
+    def issue(self, statement: Lexed | str, paging_state: bytes | None, extra: dict[str, Any] | None = None,
               now: float | None = None) -> str:
         extra_bytes = json.dumps(extra or {}, separators=(",", ":"), sort_keys=True).encode()
         if paging_state is not None and len(paging_state) > MAX_STATE_BYTES or len(extra_bytes) > 0xFFFF:
@@ -105,7 +110,7 @@ class Cursors:
             raise CursorError("the cursor would be too long")
         return text
 
-    def open(self, cursor: Any, statement: str, now: float | None = None) -> CursorState:
+    def open(self, cursor: Any, statement: Lexed | str, now: float | None = None) -> CursorState:
         """The state `cursor` carries, when it was issued by this server for `statement`; raises
         CursorError (one line) otherwise."""
         if not isinstance(cursor, str) or not cursor or len(cursor) > MAX_CURSOR_CHARS:

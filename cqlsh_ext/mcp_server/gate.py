@@ -6,15 +6,19 @@ everything else refused in one line:
     COMPRESSION STATS | SETTINGS | ADVISE ...
     INSPECT [JSON] SELECT ...
 
-Decided on the tokens of both lexers that read the statement, never on a pattern over its text:
-the shell's (cql.lexer.Lexed: strings, $$strings$$, quoted names and comments are tokens or space,
-so no quoting, comment, case or spacing hides a word) and cqlsh's own, the one that splits the text
-into the statements the shell runs (a DESCRIBE or COMPRESSION ends at its line: a second line is a
-second statement). Both must find one statement and the same first word; the shell then runs the
-statement cqlsh's lexer found, and only that one (`AllowedStatement.tokens`).
+Decided on tokens, never on a pattern over the text: the shell's lexer's (cql.lexer.Lexed: strings,
+$$strings$$, quoted names and comments are tokens or space, so no quoting, comment, case or spacing
+hides a word). A SELECT the reading runs itself (`query`, `inspect_value`: `read`) is decided on
+those alone, lexed once (the guard's lexing taken as it is), and the server is sent the text of
+exactly its tokens (`ReadStatement.text`). A statement the shell would run (`check`) is read by
+cqlsh's lexer too, the one that splits the text into the statements the shell runs (a DESCRIBE or
+COMPRESSION ends at its line: a second line is a second statement): both must find one statement
+and the same first word, and the shell runs the statement cqlsh's lexer found, and only that one
+(`AllowedStatement.tokens`).
 
-Before cqlsh's lexer sees it, the statement's size and its tokens are within bounds.py's; before
-cqlsh's grammar (quadratic in them) reads it, cqlsh's own tokens too. A statement whose first word
+Before a lexer sees it, the statement's size is within bounds.py's, and its tokens after; before
+cqlsh's grammar (quadratic in them) reads it, cqlsh's own tokens too (a SELECT that cqlsh never
+reads: its tokens counted as cqlsh's lexer counts them, within the same bound). A statement whose first word
 starts no statement at all
 (`SELEC`) is a syntax error, said as one with the word, its position and the nearest word allowed;
 a statement of CQL or of the shell that is no read is refused as one.
@@ -59,15 +63,53 @@ class AllowedStatement:
     tokens: Any
 
 
+@dataclass(frozen=True)
+class ReadStatement:
+    """A read the gate let through on the shell's lexer's tokens alone, for a statement the reading
+    runs itself (cqlsh's lexer and grammar never see it): its `kind` and the statement (`lexed`:
+    its tokens up to its first `;`, lexed once, in the text given)."""
+
+    kind: str
+    lexed: Lexed
+
+    @property
+    def text(self) -> str:
+        """The statement as the server is sent it: the text from its first token to its last (what
+        follows, a `;` or a comment, left out), so the server reads the tokens the gate read."""
+        tokens = self.lexed.tokens
+        return self.lexed.text[tokens[0].start:tokens[-2].end]
+
+
 def check(text: str, kinds: Collection[str] | None = None) -> AllowedStatement:
-    """The one statement `text` holds, when it is a read (and one of `kinds`, when given);
-    Refused otherwise."""
+    """The one statement `text` holds, when it is a read (and one of `kinds`, when given), as both
+    lexers read it; Refused otherwise."""
+    kind, statement = _ours(text, kinds, None, cqlsh_count=False)
+    return AllowedStatement(kind, *_cqlsh_statement(text, statement[0]))
+
+
+def read(text: str, kinds: Collection[str] | None = None, lexed: Lexed | None = None) -> ReadStatement:
+    """The one read `text` holds (and one of `kinds`, when given), decided on the shell's lexer's
+    tokens alone (`lexed`: `text` lexed already, its tokens taken as they are): for a statement
+    that cqlsh never runs (`query`'s); its tokens are counted as cqlsh's lexer counts them (a UUID,
+    a blob literal one), within the same bound. Refused otherwise."""
+    kind, statement = _ours(text, kinds, lexed, cqlsh_count=True)
+    lexed = lexed if lexed is not None else Lexed(text)
+    end = len(statement)
+    return ReadStatement(kind, lexed.part(0, end) if end < len(lexed.tokens) - 1 else lexed)
+
+
+def _ours(text: str, kinds: Collection[str] | None, lexed: Lexed | None,
+          cqlsh_count: bool) -> tuple[str, list[Token]]:
+    """The kind of the one statement `text` holds and its tokens (the shell's lexer's, up to its
+    first `;`); Refused otherwise. `cqlsh_count`: its tokens counted as cqlsh's lexer counts them too."""
     if not text.strip():
         raise Refused("no statement given")
     try:
         bounds.check_text(text, "a statement")
-        tokens = Lexed(text).tokens[:-1]  # without the end token
+        tokens = (lexed if lexed is not None else Lexed(text)).tokens[:-1]  # without the end token
         bounds.check_tokens(tokens)
+        if cqlsh_count:
+            bounds.check_counted_tokens(text, tokens)
     except QueryError as err:
         raise Refused(f"syntax error: {_lexing_error(text, str(err))}") from None
     except bounds.TooLarge as err:
@@ -87,7 +129,7 @@ def check(text: str, kinds: Collection[str] | None = None) -> AllowedStatement:
                       f"{_what(statement)} is not one of them")
     if kinds is not None and kind not in kinds:
         raise Refused(f"refused: this tool takes one {' or '.join(sorted(kinds))}, not {kind}")
-    return AllowedStatement(kind, *_cqlsh_statement(text, statement[0]))
+    return kind, statement
 
 
 def _cqlsh_statement(text: str, first: Token) -> tuple[str, Any]:

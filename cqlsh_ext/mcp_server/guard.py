@@ -6,8 +6,10 @@ Before the statement runs:
 - every keyspace and table it names: not one the policy refuses (the tables of credentials among
   them: no spelling gets through, since a keyspace refused whole is refused wherever its name is a
   token of the statement; the tables of system keyspaces but those it allows, wherever a
-  `keyspace.table` of one is in the statement as either lexer reads it, the shell's or cqlsh's), and
-  one the schema has (a missing keyspace or table says so);
+  `keyspace.table` of one is in the statement as the shell's lexer reads it, whose tokens' text
+  the server is sent), and one the schema has (a missing keyspace or table says so);
+- a SELECT (`query`, `inspect_value`) lexed once here, its table resolved and read by the payload
+  parser (plain=True) once: the tool takes them as they are (Scope.admitted, tools.Admitted);
 - on a table the policy redacts values of: its conditions, groups, order, aggregates and DISTINCT
   touch no redacted value (a filter on one would tell it; DISTINCT tells which of them are equal),
   read with the payload parser itself (query.grammar, plain=True); a statement it cannot read is
@@ -37,8 +39,8 @@ from cqlsh_ext.mcp_server.gate import Refused
 from cqlsh_ext.mcp_server.policy import Pattern, Policy, is_system_keyspace
 
 if TYPE_CHECKING:
-    from cqlsh_ext.cql.lexer import Token
-    from cqlsh_ext.mcp_server.tools import Tool, Work
+    from cqlsh_ext.cql.lexer import Lexed, Token
+    from cqlsh_ext.mcp_server.tools import Admitted, Tool, Work
     from cqlsh_ext.reading.resolve import TableTarget
 
 #: The tools whose `statement` is a SELECT; the tools that name one table, one column, one keyspace.
@@ -63,6 +65,18 @@ class Scope:
     plan: Any = None
     #: The table as the reading finds it.
     target: TableTarget | None = None
+    #: A SELECT lexed once (the whole text given; query.grammar's plan is of its first statement),
+    #: for the tool to take as it is (tools.Admitted).
+    lexed: Lexed | None = None
+
+    def admitted(self) -> Admitted | None:
+        """What the tool takes of the guard's reading of its statement (None: the guard did not
+        read one)."""
+        from cqlsh_ext.mcp_server.tools import Admitted
+
+        if self.lexed is None:
+            return None
+        return Admitted(self.lexed, self.target, self.plan)
 
 
 @dataclass
@@ -88,7 +102,9 @@ class Guard:
         try:
             scope = self.admit(tool.name, work, arguments)
             work.screen = self.screen_of(tool.name, scope)
-            with self.decoding(work.shell.settings.display.columns, scope, decode):
+            if tool.name in STATEMENT_TOOLS:
+                work.admitted = scope.admitted()
+            with self.decoding(work.served.context.display.columns, scope, decode):
                 answer = tool.answer(work, arguments)
         except (Refused, Invalid) as err:
             return failed(str(err))
@@ -134,13 +150,16 @@ class Guard:
                                       f"{tools.spell(table)} WHERE {where} ALLOW FILTERING")
             return scope
         if name in TABLE_TOOLS:
-            return self._table(work, *tools.table_of(work, arguments.get("table")))
+            scope = self._table(work, *tools.table_of(work, arguments.get("table")))
+            assert scope.keyspace is not None and scope.table is not None
+            work.named = (scope.keyspace, scope.table)  # read and resolved: the tool takes it
+            return scope
         if name == "list_tables":
             keyspace = tools.names(arguments.get("keyspace"), (1,), "keyspace")[0]
             why = self.policy.refusal(keyspace)
             if why is not None:
                 raise Refused(why)
-            if _keyspace_meta(work.shell.conn, keyspace) is None:
+            if _keyspace_meta(work.served.context.cluster, keyspace) is None:
                 raise Refused(f"no keyspace {keyspace} (list_keyspaces names them)")
             return Scope(keyspace)
         return Scope()
@@ -149,7 +168,7 @@ class Guard:
         why = self.policy.refusal(keyspace, table)
         if why is not None:
             raise Refused(why)
-        target = _target(work.shell.conn, keyspace, table)
+        target = _target(work.served.context.cluster, keyspace, table)
         return Scope(keyspace, table, self.policy.redactions(keyspace, table),
                      columns=frozenset(target.columns), target=target)
 
@@ -159,43 +178,37 @@ class Guard:
         from cqlsh_ext.mcp_server import bounds
         from cqlsh_ext.query.recognize import table_of
 
+        lexed = Lexed(statement)  # the call's one lexing: the tool takes it (Scope.lexed)
         try:
             bounds.check_text(statement, "a statement")
-            lexed = Lexed(statement)
             tokens = lexed.tokens
             bounds.check_tokens(tokens)
         except (QueryError, bounds.TooLarge):
-            return Scope()  # the gate says why, in one line, before anything runs
-        self._system_tables(statement, tokens)  # first: a table's own refusal says most
+            return Scope(lexed=lexed)  # the gate says why, in one line, before anything runs
+        self._system_tables(tokens)  # first: a table's own refusal says most
         refused = self.policy.denied_keyspace_names()
         for tok in tokens:
             if tok.kind in ("word", "qname") and _name(tok) in refused:
                 raise Refused(self.policy.refusal(_name(tok)) or f"refused: {_name(tok)}")
-        found = table_of(lexed)
+        first = _first_statement(lexed)
+        found = table_of(first)
         if found is None:
-            return Scope()
-        keyspace = found[0] or work.shell.current_keyspace
+            return Scope(lexed=lexed)
+        keyspace = found[0] or work.served.context.keyspace
         if keyspace is None:
-            return Scope()  # the server says: no keyspace in use
+            return Scope(lexed=lexed)  # the server says: no keyspace in use
         scope = self._table(work, keyspace, found[1])
-        scope.plan = _plan(lexed, scope)
+        scope.lexed = lexed
+        scope.plan = _plan(first, scope)
         if scope.patterns:
             self._filters(work, lexed, scope)
         return scope
 
-    def _system_tables(self, statement: str, tokens: Sequence[Token]) -> None:
+    def _system_tables(self, tokens: Sequence[Token]) -> None:
         """Refuse a statement in which a table of a system keyspace that the policy does not read is
-        named `keyspace.table`, as the shell's lexer reads it or as cqlsh's does (the one whose
-        statement the shell runs): wherever it is, FROM or not, so no reading of the text by one
-        lexer that the other does not share gets a table past."""
-        from cqlsh_ext.mcp_server import gate
-
-        named = _qualified(_ours(tokens))
-        try:
-            named += _qualified(_cqlsh(gate.check(statement).tokens))
-        except Refused:
-            pass  # not one statement cqlsh reads: the gate refuses it before anything runs
-        for keyspace, table in named:
+        named `keyspace.table`, as the shell's lexer reads it (the server is sent the text of the
+        tokens it read: gate.ReadStatement.text): wherever it is, FROM or not."""
+        for keyspace, table in _qualified(_ours(tokens)):
             if is_system_keyspace(keyspace):
                 why = self.policy.refusal(keyspace, table)
                 if why is not None:
@@ -388,6 +401,13 @@ def _notes(answer: ToolAnswer) -> list[str]:
     return [str(n) for n in notes] if isinstance(notes, list) else []
 
 
+def _first_statement(lexed: Lexed) -> Lexed:
+    """The statement up to the first `;` of `lexed` (its tokens, not lexed again)."""
+    tokens = lexed.tokens
+    end = next((i for i, tok in enumerate(tokens) if tok.kind == "punct" and tok.value == ";"), None)
+    return lexed if end is None else lexed.part(0, end)
+
+
 def _plan(lexed: Any, scope: Scope) -> Any:
     """The statement read by the payload parser (plain=True), or None when it does not read it."""
     from cqlsh_ext.cql.errors import QueryError
@@ -450,23 +470,6 @@ def _ours(tokens: Sequence[Token]) -> list[tuple[str, str]]:
     """The shell's lexer's tokens as ('name', name as the schema spells it), ('.', '') or ('', '')."""
     return [("name", _name(tok)) if tok.kind in ("word", "qname")
             else (".", "") if tok.kind == "punct" and tok.value == "." else ("", "") for tok in tokens]
-
-
-def _cqlsh(tokens: Sequence[Any]) -> list[tuple[str, str]]:
-    """cqlsh's lexer's tokens ((kind, text, span)) as _ours has them: a name is any text that is
-    one, whatever kind cqlsh gave it (its keywords are names too), "quoted" or in lower case."""
-    import re
-
-    found: list[tuple[str, str]] = []
-    for tok in tokens:
-        text = str(tok[1])
-        if len(text) > 1 and text[0] == text[-1] == '"':
-            found.append(("name", text[1:-1].replace('""', '"')))
-        elif re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", text):
-            found.append(("name", text.lower()))
-        else:
-            found.append((".", "") if text == "." else ("", ""))
-    return found
 
 
 def _qualified(items: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:

@@ -72,7 +72,7 @@ def listing(work: Work, policy: Policy) -> ToolAnswer:
 
     found: list[dict[str, Any]] = []
     tables = 0
-    metadata = work.shell.conn.metadata
+    metadata = work.served.context.cluster.metadata
     for keyspace in sorted(metadata.keyspaces):
         if keyspace in SYSTEM_KEYSPACES or policy.refusal(keyspace) is not None:
             continue

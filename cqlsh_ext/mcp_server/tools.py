@@ -4,9 +4,11 @@ reports write none: their typed requests, reading.read_requests and describe.par
 are built from the arguments, INSPECT's from the SELECT the gate let through, and handed to the
 shell's services as they are); names
 given as arguments are read with the shell's lexer and spelt back as CQL names, so an argument
-cannot carry a second statement. Each tool then reads through the one reading (cqlsh_ext.reading,
-in a context of the call: nobody to ask, its errors kept, its stop the call's) and answers from the
-typed answer it gets (answers.py): nothing is printed and read back.
+cannot carry a second statement. What the guard read is taken as it is, never read again: a
+SELECT's tokens (lexed once), its table and its plan (`Admitted`), a `table` argument's names and
+table (`Work.named`). Each tool then reads through the one reading (cqlsh_ext.reading, in a context
+of the call: nobody to ask, its errors kept, its stop the call's) and answers from the typed answer
+it gets (answers.py: rows as JSON values): nothing is printed and read back.
 
     list_keyspaces                          SELECT keyspace_name FROM system_schema.keyspaces
     list_tables(keyspace)                   SELECT table_name FROM system_schema.tables WHERE ...
@@ -38,12 +40,15 @@ from cqlsh_ext.mcp_server.answers import Screen, ToolAnswer, failed
 from cqlsh_ext.payload.names import FORMAT_EXAMPLES, title
 
 if TYPE_CHECKING:
+    from cqlsh_ext.cql.lexer import Lexed
     from cqlsh_ext.describe.parse import DescribeStatement
+    from cqlsh_ext.mcp_server.connection import Served
     from cqlsh_ext.mcp_server.cursor import Cursors, CursorState
+    from cqlsh_ext.query.grammar import Plan
     from cqlsh_ext.reading.context import ReadContext
     from cqlsh_ext.reading.read_requests import ReportTarget
+    from cqlsh_ext.reading.resolve import TableTarget
     from cqlsh_ext.reading.typed import ReportAnswer, TypedAnswer
-    from cqlsh_ext.upstream.protocol import Shell
 
 #: `query`'s rows by default, and at most.
 DEFAULT_ROWS, MAX_ROWS = 100, 10_000
@@ -67,16 +72,29 @@ class Invalid(Exception):
     """An argument that is not what the tool takes; str() is the one line."""
 
 
+@dataclass(frozen=True)
+class Admitted:
+    """What the guard (guard.py) read of a call's statement, taken by the tool as it is rather than
+    read again: the text lexed once (`lexed`: the whole text given, by the shell's lexer), its table
+    as the reading finds it (`target`; None: none named, or the guard did not look it up) and the
+    payload parser's plan of its statement (`plan`: query.grammar.parse(plain=True); None: a form
+    the parser does not read)."""
+
+    lexed: Lexed
+    target: TableTarget | None = None
+    plan: Plan | None = None
+
+
 @dataclass
 class Work:
-    """What a tool runs with: the shell (its session, keyspace, levels and settings: what the
-    reading's context is made of), the call's stop flag (cancelled, out of time), the answer's
-    cap (`max_bytes`), the server's cursors; what the guard does to each row, value and report
-    before anything measures or sends it (`screen`); whom the reading's progress is told
-    (`on_progress`: the client, when it asked) and the last of it (`seen`); what the call's
-    reading said (`said`) and its errors, kept as data."""
+    """What a tool runs with: what the connection serves (`served`, connection.Served: the
+    reading's context of the shell's session, keyspace, levels and settings), the call's stop flag
+    (cancelled, out of time), the answer's cap (`max_bytes`), the server's cursors; what the
+    guard does to each row, value and report before anything measures or sends it (`screen`);
+    whom the reading's progress is told (`on_progress`: the client, when it asked) and the last
+    of it (`seen`); what the call's reading said (`said`) and its errors, kept as data."""
 
-    shell: Shell
+    served: Served
     stop: threading.Event
     max_bytes: int = DEFAULT_BYTES
     said: list[str] = field(default_factory=list)
@@ -85,6 +103,11 @@ class Work:
     screen: Screen = field(default_factory=Screen)
     on_progress: Callable[[dict[str, Any]], None] | None = None
     seen: dict[str, Any] = field(default_factory=dict)
+    #: The guard's reading of the call's statement (a `query` or `inspect_value` call's), if it read it.
+    admitted: Admitted | None = None
+    #: The table a call's `table` argument names, as the guard read and resolved it (keyspace, table;
+    #: looked up with a refresh): taken as it is by the tool.
+    named: tuple[str, str] | None = None
 
     def context(self) -> ReadContext:
         """The call's reading context: the shell's session and settings; nobody to ask (a costly
@@ -92,10 +115,9 @@ class Work:
         events (kept, and told to the client when it asked); the call's stop."""
         from dataclasses import replace
 
-        from cqlsh_ext.reading.context import progress_events, shell_context
+        from cqlsh_ext.reading.context import progress_events
 
-        base = shell_context(self.shell)
-        return replace(base, ask=None, say=self.said.append, error=self.errors.append,
+        return replace(self.served.context, ask=None, say=self.said.append, error=self.errors.append,
                        progress=progress_events(self._progressed, every=0.0), stop=self.stop,
                        interactive=False, width=0)
 
@@ -107,24 +129,26 @@ class Work:
 
     def rows(self, text: str, limit: int, key: str = "rows", resume: CursorState | None = None) -> ToolAnswer:
         """The rows of `text`, one SELECT: a payload query's answer, else the server's; `resume`:
-        go on where a cursor says."""
+        go on where a cursor says. The guard's reading of it (`admitted`) is taken as it is."""
         from cqlsh_ext.render.json_lines import JsonRows
 
-        allowed = gate.check(text, {gate.SELECT})
+        admitted = self.admitted if self.admitted is not None and self.admitted.lexed.text == text else None
+        allowed = gate.read(text, {gate.SELECT}, admitted.lexed if admitted is not None else None)
         ctx = self.context()
         skip = before = 0
         if resume is not None:
             skip, before = _count(resume.extra.get("skip")), _count(resume.extra.get("answered"))
         try:
             found = select_answer(ctx, allowed, resume.paging_state if resume else None, before - skip,
-                                  resume is not None)
+                                  resume is not None, admitted)
         except Refusal as err:
             return failed(str(err), self.said)
         if found is None:
             return failed(" ".join(self.errors) or "the statement answered nothing", self.said)
         answer, places, why_not = found
         spelling = JsonRows(answer.columns, ctx.display, places)
-        continuation = answers.Continuation(self.cursors, text, why_not, skip, before)
+        whole = admitted.lexed if admitted is not None else text  # a cursor is bound to its tokens
+        continuation = answers.Continuation(self.cursors, whole, why_not, skip, before)
         return answers.rows(text, answer, spelling, limit, self.max_bytes, self.said, self.errors,
                             self.screen, continuation, key)
 
@@ -145,25 +169,23 @@ class Refusal(Exception):
     """A statement the reading refuses before reading (one line, as the shell says it)."""
 
 
-def select_answer(ctx: ReadContext, allowed: gate.AllowedStatement, paging_state: bytes | None = None,
-                  given: int = 0, resuming: bool = False) -> tuple[TypedAnswer, list[Any], str | None] | None:
+def select_answer(ctx: ReadContext, allowed: gate.ReadStatement, paging_state: bytes | None = None,
+                  given: int = 0, resuming: bool = False, admitted: Admitted | None = None,
+                  ) -> tuple[TypedAnswer, list[Any], str | None] | None:
     """The typed answer of the SELECT the gate let through, where each column's values sit, and
     why a cut answer of it cannot be gone on with (None: a cursor can): a payload query's
     (reading.select), else the server's as it is written (reading.statement); from `paging_state`
-    when `resuming` (`given` rows answered before its page). None when the server refused it
-    (ctx.error said so). Raises Refusal."""
+    when `resuming` (`given` rows answered before its page). `admitted`: the guard's table and plan
+    of it, taken as they are. None when the server refused it (ctx.error said so). Raises Refusal."""
     from cqlsh_ext.cql.errors import QueryError
-    from cqlsh_ext.cql.lexer import Lexed
     from cqlsh_ext.payload.places import ValuePlace
     from cqlsh_ext.reading.resolve import statement_table
-    from cqlsh_ext.reading.select import LABEL, payload_plan, read_select, resumable
+    from cqlsh_ext.reading.select import LABEL, read_select, resumable
     from cqlsh_ext.reading.statement import read_statement
-    from cqlsh_ext.upstream.seams import statement_text
 
-    text = statement_text(allowed.tokens, allowed.source)
-    statement = Lexed(text)
+    statement = allowed.lexed
     try:
-        planned = payload_plan(ctx, statement, refresh=True)
+        planned = _planned(ctx, statement, admitted)
         if planned is not None:
             plan, target = planned
             why_not = resumable(plan)
@@ -175,13 +197,30 @@ def select_answer(ctx: ReadContext, allowed: gate.AllowedStatement, paging_state
             return answer, [target.place(name) for name in answer.names], why_not
     except QueryError as err:
         raise Refusal(f"{LABEL}: {err}") from None
-    plain = read_statement(ctx, text, paging_state=paging_state)
+    plain = read_statement(ctx, allowed.text, paging_state=paging_state)
     if plain is None:
         return None
-    _, table = statement_table(ctx.cluster, ctx.keyspace, statement)
+    table = admitted.target if admitted is not None and admitted.target is not None else \
+        statement_table(ctx.cluster, ctx.keyspace, statement)[1]
     places = [table.place(name) if table is not None else ValuePlace(ctx.keyspace, None, name)
               for name in plain.names]
     return plain, places, None
+
+
+def _planned(ctx: ReadContext, statement: Lexed,
+             admitted: Admitted | None) -> tuple[Plan, TableTarget] | None:
+    """reading.select.payload_plan of the statement, from the guard's plan and table where it read
+    them (its plan read with plain=True: a payload query's when it reaches into a payload);
+    raises QueryError as payload_plan does."""
+    from cqlsh_ext.query.grammar import reaches_payload
+    from cqlsh_ext.query.recognize import may_reach_payload
+    from cqlsh_ext.reading.select import payload_plan
+
+    if admitted is None or admitted.plan is None or admitted.target is None:
+        return payload_plan(ctx, statement, refresh=True)  # not read by the guard, or refused by its parse
+    if not may_reach_payload(statement) or not reaches_payload(admitted.plan):
+        return None
+    return admitted.plan, admitted.target
 
 
 @dataclass(frozen=True)
@@ -271,12 +310,16 @@ def number(arguments: dict[str, Any], name: str, default: int | None, low: int, 
 
 
 def table_of(work: Work, given: Any) -> tuple[str, str]:
-    """(keyspace, table) of a `table` argument; a table alone is in the shell's keyspace (-k)."""
+    """(keyspace, table) of a `table` argument; a table alone is in the shell's keyspace (-k). The
+    guard's reading of it (`work.named`) when it read it."""
+    if work.named is not None:
+        return work.named
     found = names(given, (1, 2), "table")
     if len(found) == 1:
-        if work.shell.current_keyspace is None:
+        keyspace = work.served.context.keyspace
+        if keyspace is None:
             raise Invalid("table must be keyspace.table (no keyspace is in use: -k names one)")
-        return work.shell.current_keyspace, found[0]
+        return keyspace, found[0]
     return found[0], found[1]
 
 
@@ -317,8 +360,10 @@ def _resume(work: Work, arguments: dict[str, Any], statement: str) -> CursorStat
         return None
     if work.cursors is None:
         raise Invalid("this server issues no cursors")
+    admitted = work.admitted
+    given = admitted.lexed if admitted is not None and admitted.lexed.text == statement else statement
     try:
-        return work.cursors.open(cursor, statement)
+        return work.cursors.open(cursor, given)
     except CursorError as err:
         raise Invalid(f"refused: cursor: {err}") from None
 
@@ -329,13 +374,14 @@ def _inspect_value(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
     from cqlsh_ext.query.recognize import table_of as select_table
     from cqlsh_ext.reading.read_requests import InspectRequest, select_target
     from cqlsh_ext.reading.resolve import find_table
-    from cqlsh_ext.upstream.seams import statement_text
 
-    allowed = gate.check(statement_of(arguments), {gate.SELECT})  # one SELECT by itself
-    select = statement_text(allowed.tokens, allowed.source)
+    given = statement_of(arguments)
+    admitted = work.admitted if work.admitted is not None and work.admitted.lexed.text == given else None
+    allowed = gate.read(given, {gate.SELECT}, admitted.lexed if admitted is not None else None)  # one SELECT
+    select = allowed.text
     text = f"INSPECT {select}"
     ctx = work.context()
-    named = select_table(select)
+    named = select_table(allowed.lexed)
     if named is not None:  # a table made a moment ago: the driver asked again
         find_table(ctx.cluster, ctx.keyspace, *named, refresh=True)
     keyspace, table = named if named is not None else (None, None)
@@ -444,10 +490,13 @@ def _compression_advise(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
 
 
 def _known(work: Work, keyspace: str, table: str) -> None:
-    """A table made a moment ago, which the driver learns of by an event, asked of the server."""
+    """A table made a moment ago, which the driver learns of by an event, asked of the server (the
+    guard did, when it read the table: `work.named`)."""
     from cqlsh_ext.reading.resolve import find_table
 
-    find_table(work.shell.conn, keyspace, keyspace, table, refresh=True)
+    if work.named == (keyspace, table):
+        return
+    find_table(work.served.context.cluster, keyspace, keyspace, table, refresh=True)
 
 
 def _describe_table(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
@@ -460,7 +509,7 @@ def _describe_table(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
     target = find_table(ctx.cluster, keyspace, keyspace, table, refresh=True)
     if target is None or target.view:
         return failed(f"no table {keyspace}.{table}", work.said)
-    cql = table_cql(ctx, target, _server_major(getattr(work.shell, "connection_versions", {})))
+    cql = table_cql(ctx, target, _server_major(work.served.versions))
     if cql is None:
         return failed(" ".join(work.errors) or f"no table {keyspace}.{table}", work.said)
     try:

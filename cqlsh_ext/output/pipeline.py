@@ -1,39 +1,47 @@
 """The one path a query result takes to the screen, a file or a pipe.
 
-cqlsh prints a result with `print_result` (pages, `---MORE---`), which calls
-`print_static_result` per page, which formats each cell (`myformat_value`) and lays the page out
-with `print_formatted_result` (table) or `print_formatted_result_vertically` (EXPAND ON). The shell
-(cqlsh_ext.shell) sends each of those calls here, and this class decides, in one place:
+Two kinds of result come here. A stock result (a CQL statement cqlsh runs): cqlsh prints it with
+`print_result` (pages, `---MORE---`), which calls `print_static_result` per page, which formats
+each cell (`myformat_value`) and lays the page out with `print_formatted_result` (table) or
+`print_formatted_result_vertically` (EXPAND ON); the shell (cqlsh_ext.shell) sends each of those
+calls here. A typed answer (a payload query's, reading.typed.TypedAnswer): render.terminal hands
+its batches to `print_answer`, which walks them as cqlsh's print_result walks pages (seams.COPIED
+pins the source it follows) without a driver result or cqlsh's loop. Both reach the same page
+step (`print_page`) and layouts, and this class decides, in one place:
 
 - the writer: JSON Lines or CSV (cqlsh_ext.output.writers) for the machine formats; otherwise
-  cqlsh's own table and vertical layout (cqlsh's methods, called explicitly), with blob cells
-  decoded by cqlsh_ext.output.display through cqlsh_ext.output.table when the result holds blobs;
+  cqlsh's own table and vertical layout, with blob cells decoded by cqlsh_ext.output.display
+  (cells formatted by cqlsh_ext.output.table) when the result holds blobs;
 - pauses: none in the interactive shell (its pager takes the whole command's output,
   cqlsh_ext.repl.pager), cqlsh's `---MORE---` pauses in its classic loop, none in scripts;
 - the layout (cqlsh_ext.output.layout): in the interactive shell, tables fitted to the screen
   (wide cells cut or wrapped), vertical when even that cannot fit; in scripts and CAPTURE whole
   values, without one long cell padding a column.
 
-With `-d none` (and no machine format) every call reaches cqlsh's own method unchanged, so the
-output is byte for byte stock. Pages come through cqlsh_ext.output.paging (prefetch, empty pages skipped).
+With `-d none` (and no machine format) every call for a stock result reaches cqlsh's own method
+unchanged, so the output is byte for byte stock. A stock result's pages come through
+cqlsh_ext.output.paging (prefetch, empty pages skipped); an answer's empty batches are skipped alike.
 """
 
 from __future__ import annotations
 
 import shutil
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from cqlsh_ext.output.paging import paged
-from cqlsh_ext.settings import NONE
+from cqlsh_ext.settings import NONE, DisplaySettings
 from cqlsh_ext.settings.output_formats import OutputFormat
 from cqlsh_ext.upstream import seams
 
 if TYPE_CHECKING:
     from cqlsh_ext.output.display import BlobDisplay
     from cqlsh_ext.upstream.protocol import Shell
+
+#: A page's rows: each row's values in column order.
+Rows = Sequence[Sequence[Any]]
 
 
 @dataclass
@@ -75,15 +83,29 @@ class ResultPipeline:
         finally:
             self.now = previous
 
+    @property
+    def display(self) -> DisplaySettings:
+        """The shell's display settings, as they are now."""
+        return self.shell.settings.display
+
+    @property
+    def float_precision(self) -> int:
+        """cqlshrc's float_precision: how cqlsh prints a float column's value."""
+        return int(self.shell.display_float_precision)
+
     # ------------------------------------------------------------------ whole results
 
     def print_result(self, result: Any, table_meta: Any) -> None:
+        """A stock result, as cqlsh's print_result hands it over."""
         shell = self.shell
         result = paged(result)
-        fmt = shell.settings.display.output_format
+        fmt = self.display.output_format
         if fmt.machine:
+            from cqlsh_ext.output.spellings import column_types
+
             shell.decoding_errors = []
-            self._write_machine(result, table_meta, fmt, all_pages=True)
+            names = list(result.column_names or [])
+            self._write_machine(names, column_types(result), table_meta, fmt, _result_pages(result, names))
             return
         if not self.interactive or shell.shunted_query_out is not None:
             # Scripts, the classic loop (---MORE--- pauses on a terminal), CAPTURE.
@@ -94,11 +116,65 @@ class ResultPipeline:
         # than the screen (cqlsh_ext.repl.pager.paged_output wraps the command); without a pager
         # installed, cqlsh's own ---MORE--- pauses.
         with self._printing(Printing(in_result=True)):
-            if self.pager_found is None or not self.pager_found(shell.settings.display.pager):
+            if not self._pager_takes_it():
                 self.stock.print_result(shell, result, table_meta)
             else:
                 with seams.more_prompt_suppressed(shell):
                     self.stock.print_result(shell, result, table_meta)
+
+    def _pager_takes_it(self) -> bool:
+        """The interactive shell's pager takes this result (so no ---MORE--- pauses)."""
+        return self.pager_found is not None and self.pager_found(self.display.pager)
+
+    def print_answer(self, names: list[str], types: list[Any], batches: Iterator[Rows],
+                     table_meta: Any) -> None:
+        """A typed answer's batches (render.terminal: rows of values in column order, as they are
+        read), printed as print_result prints a stock result: the machine formats' writers, or
+        the pages of cqlsh's layouts with their header, `---MORE---` pauses and row count."""
+        shell = self.shell
+        fmt = self.display.output_format
+        if fmt.machine:
+            shell.decoding_errors = []
+            self._write_machine(names, types, table_meta, fmt, batches)
+            return
+        capturing = shell.shunted_query_out is not None
+        # cqlsh pauses on a terminal unless CAPTURE is on; the interactive shell's pager takes the
+        # whole result instead when it has one.
+        pause = bool(shell.tty) and not capturing and not (self.interactive and self._pager_takes_it())
+        with self._printing(Printing(in_result=True, capturing=capturing)):
+            self._print_pages(names, types, _Pages(batches), table_meta, pause)
+
+    def _print_pages(self, names: list[str], types: list[Any], pages: _Pages, table_meta: Any,
+                     pause: bool) -> None:
+        """cqlsh's Shell.print_result (seams.COPIED pins its source) over an answer's pages."""
+        from cqlshlib.displaying import RED
+
+        shell = self.shell
+        shell.decoding_errors = []
+        shell.writeresult("")
+        tty = bool(shell.tty)
+        num_rows, is_first = 0, True
+        while True:
+            # The first page is printed even when empty (its header).
+            if pages.rows or is_first:
+                self.print_page(names, types, pages.rows, table_meta, is_first or tty, tty, num_rows)
+                num_rows += len(pages.rows)
+            # cqlsh asks only if result.has_more_pages: the next batch is taken before asking, so
+            # no ---MORE--- follows the last page.
+            if not pages.fetch():
+                if not tty:
+                    shell.writeresult("")
+                break
+            if pause:
+                input("---MORE---")
+            pages.turn()
+            is_first = False
+        shell.writeresult(f"({num_rows} rows)")
+        errors = shell.decoding_errors
+        for err in errors[:2]:
+            shell.writeresult(err.message(), color=RED)
+        if len(errors) > 2:
+            shell.writeresult(f"{len(errors) - 2} more decoding errors suppressed.", color=RED)
 
     @contextmanager
     def _rows_then_closing(self) -> Iterator[None]:
@@ -115,68 +191,102 @@ class ResultPipeline:
         yield
         closing()
 
-    def _write_machine(self, result: Any, table_meta: Any, fmt: OutputFormat, all_pages: bool) -> None:
-        from cqlsh_ext.output.spellings import column_types
+    def _write_machine(self, names: list[str], types: list[Any], table_meta: Any, fmt: OutputFormat,
+                       pages: Iterable[Iterable[Sequence[Any]]]) -> None:
         from cqlsh_ext.output.writers import make_writer
         from cqlsh_ext.payload.places import ValuePlace
 
-        shell = self.shell
-        names = list(result.column_names or [])
         if not names:
             return
+        shell = self.shell
         # Places as the table display names them (output.table), so column settings apply alike.
         ks_name = table_meta.keyspace_name if table_meta else shell.current_keyspace
         table = table_meta.name if table_meta else None
         places: list[ValuePlace | None] = [ValuePlace(ks_name, table, name) for name in names]
-        writer = make_writer(fmt, shell.query_out, names, column_types(result),
-                             shell.settings.display, places)
-        while True:
-            writer.write_rows(result.current_rows)
-            if not (all_pages and result.has_more_pages):
-                break
-            result.fetch_next_page()
+        writer = make_writer(fmt, shell.query_out, names, types, self.display, places)
+        for rows in pages:
+            writer.write_values(rows)
         writer.finish()
 
     # ------------------------------------------------------------------ one page
 
     def print_static_result(self, result: Any, table_meta: Any, with_header: bool, tty: bool,
                             row_count_offset: int) -> None:
-        shell = self.shell
-        display = shell.settings.display
+        """A page of a stock result, as cqlsh's print_result hands it over."""
+        display = self.display
+        names = list(result.column_names or ())
         if display.output_format.machine:
+            from cqlsh_ext.output.spellings import column_types
+
             # Reached directly for the result of a conditional (IF ...) write: one page.
-            return self._write_machine(result, table_meta, display.output_format, all_pages=False)
+            return self._write_machine(names, column_types(result), table_meta, display.output_format,
+                                       [_values(result.current_rows, names)])
+        types = result.column_types
+        if not self._decodes(types):
+            with self._page(names, types, table_meta, row_count_offset):
+                self.stock.print_static_result(self.shell, result, table_meta, with_header, tty,
+                                               row_count_offset)
+            return
+        if not names and not table_meta:
+            return
+        names = names or list(table_meta.columns.keys())
+        self.print_page(names, types, _values(result.current_rows, names), table_meta, with_header, tty,
+                        row_count_offset)
+
+    def _decodes(self, types: Sequence[Any] | None) -> bool:
+        """A page of these column types has blob cells to decode."""
+        from cqlsh_ext.cql.types import from_driver  # standard library only
+
+        return self.display.mode != NONE and any(from_driver(t).holds() for t in types or ())
+
+    @contextmanager
+    def _page(self, names: list[str], types: Sequence[Any] | None, table_meta: Any,
+              row_count_offset: int) -> Iterator[Printing]:
+        """What a page keeps while it prints: its result's, or its own outside one."""
+        from cqlsh_ext.output.layout import whole_columns  # (no heavier than this module)
+
         page = self.now if self.now.in_result else Printing()
         with self._printing(page), self._rows_then_closing():
             page.row_offset = row_count_offset
-            from cqlsh_ext.output.layout import whole_columns  # (no heavier than this module)
+            page.whole = whole_columns(names, types, table_meta)
+            yield page
 
-            page.whole = whole_columns(list(result.column_names or ()), getattr(result, "column_types", None),
-                                       table_meta)
-            from cqlsh_ext.cql.types import from_driver  # standard library only
+    def print_page(self, names: list[str], types: Sequence[Any] | None, rows: Rows, table_meta: Any,
+                   with_header: bool, tty: bool, row_count_offset: int) -> None:
+        """One page, of a stock result with blobs or of an answer: what cqlsh's
+        Shell.print_static_result does (seams.COPIED pins its source), its cells formatted by
+        output.table (blob cells by this page's BlobDisplay) and laid out here."""
+        from cqlsh_ext.output import table
 
-            if display.mode == NONE or not any(from_driver(t).holds() for t in result.column_types or ()):
-                self.stock.print_static_result(shell, result, table_meta, with_header, tty, row_count_offset)
+        shell = self.shell
+        with self._page(names, types, table_meta, row_count_offset) as page:
+            formatted_names = [shell.myformat_colname(name, table_meta) for name in names]
+            if not rows:
+                self.print_formatted_result(formatted_names, None, with_header=True, tty=tty)
                 return
-            from cqlsh_ext.output import table
-
-            page.display = self._blob_display(result)
+            ks_name = table_meta.keyspace_name if table_meta else shell.current_keyspace
+            ks_meta = shell.conn.metadata.keyspaces.get(ks_name, None) if types else None
+            page.display = self._blob_display(names) if self._decodes(types) else None
             try:
-                table.print_static_result(shell, result, table_meta, with_header, tty, row_count_offset,
-                                          page.display)
+                table_name = table_meta.name if table_meta else None
+                values = table.formatted_rows(names, types, rows, ks_name, table_name, ks_meta,
+                                              shell.myformat_value, page.display)
+                if shell.expand_enabled:
+                    self.print_formatted_result_vertically(formatted_names, values, row_count_offset)
+                else:
+                    self.print_formatted_result(formatted_names, values, with_header, tty)
             finally:
                 page.display = None  # the next page of the result decides again
 
-    def _blob_display(self, result: Any) -> BlobDisplay:
+    def _blob_display(self, names: list[str]) -> BlobDisplay:
         from cqlsh_ext.output.display import BlobDisplay  # the codec layer loads with the first blob
 
-        shell = self.shell
         on_screen = self._for_a_terminal()
         room = 0
         # Cut mode: no cell is shown wider than a screen line, so none is formatted wider.
-        if on_screen and result.column_names and shell.settings.display.cells != "wrap":
-            room = shutil.get_terminal_size().columns - max(len(name) for name in result.column_names) - 5
-        return BlobDisplay(shell.settings.display, on_screen, shell.expand_enabled, room)
+        if on_screen and names and self.display.cells != "wrap":
+            room = shutil.get_terminal_size().columns - max(len(name) for name in names) - 5
+        return BlobDisplay(self.display, on_screen, self.shell.expand_enabled, room)
 
     def format_value(self, val: Any, cqltype: Any, kwargs: dict[str, Any]) -> Any:
         # A top-level blob cell goes straight to its formatter: the call cqlsh's format_value
@@ -299,6 +409,51 @@ class ResultPipeline:
         screen = shutil.get_terminal_size().columns if fit else None
         layout.print_vertical(shell.writeresult, formatted_names, formatted_values, row_count_offset, screen,
                               shell.color, display.cells)
+
+
+class _Pages:
+    """An answer's batches as cqlsh's print_result walks a paged result: `rows` (the page now,
+    past empty batches, as output.paging.skip_empty_pages skips a result's); `fetch()` takes the
+    next page ahead (the batches do not say which is the last before they end) and says whether
+    there is one, as a result's has_more_pages does; `turn()` makes it the page now."""
+
+    def __init__(self, batches: Iterator[Rows]) -> None:
+        self._batches = batches
+        self._ahead: Rows | None = None
+        self.rows: Rows = self._next() or []
+
+    def _next(self) -> Rows | None:
+        for rows in self._batches:
+            if rows:
+                return rows
+        return None
+
+    def fetch(self) -> bool:
+        if self._ahead is None:
+            self._ahead = self._next()
+        return self._ahead is not None
+
+    def turn(self) -> None:
+        if self.fetch():
+            self.rows, self._ahead = self._ahead or [], None
+
+
+def _values(rows: Iterable[Any], names: list[str]) -> list[list[Any]]:
+    from cqlsh_ext.output.writers import rows_values
+
+    return list(rows_values(rows, names))
+
+
+def _result_pages(result: Any, names: list[str]) -> Iterator[Iterable[list[Any]]]:
+    """A stock result's pages (rows of values in column order, made as they are written), fetched
+    as they are asked for."""
+    from cqlsh_ext.output.writers import rows_values
+
+    while True:
+        yield rows_values(result.current_rows, names)
+        if not result.has_more_pages:
+            return
+        result.fetch_next_page()
 
 
 def _stdout_is_terminal() -> bool:

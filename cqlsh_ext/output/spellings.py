@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from cassandra import cqltypes, util
 
-from cqlsh_ext.common.jsonenc import blob_text, duration_text, float_text, time_text
+from cqlsh_ext.common.jsonenc import blob_text, duration_text, float32_text, float_name, float_text, time_text
 from cqlsh_ext.common.jsonenc import string as _string
 from cqlsh_ext.payload.budget import Budget
 from cqlsh_ext.payload.places import ValuePlace
@@ -275,6 +275,205 @@ class JsonSpelling(Blobs):
         if self.raw:
             parts.append(f'"raw": {_string(hexed)}')
         return "{" + ", ".join(parts) + "}"
+
+
+    # -- the same values as JSON values (what json.loads of the text above gives), made from the
+    # values themselves, for a reader that takes JSON values rather than text (cqlsh-ext mcp's
+    # answers, screened and measured before the SDK writes them): tests/mcp_server/test_pieces.py
+    # holds the two spellings to one JSON.
+
+    def tree(self, value: Any, cqltype: Any = None, place: ValuePlace | None = None) -> Any:
+        """value() as the JSON value its text is (json.loads(value(...))), without the text."""
+        if value is None or isinstance(value, cqltypes.EmptyValue):
+            return None
+        name = _typename(cqltype)
+        handler = self._tree_by_type.get(name or "")
+        if handler is not None:
+            return handler(self, value, cqltype, place)
+        return self._tree_by_value(value, place)
+
+    def _tree_by_value(self, value: Any, place: ValuePlace | None) -> Any:
+        if isinstance(value, bool):
+            return value
+        if isinstance(value, int):
+            return int(value)
+        if isinstance(value, float):
+            return _float_tree(value, False)
+        if isinstance(value, decimal.Decimal):
+            return _decimal_tree(value)
+        if isinstance(value, (bytes, bytearray, memoryview, BlobView)):
+            return self._blob_tree(value, place)
+        if isinstance(value, datetime.datetime):
+            return time_text(value, millis=True)
+        if isinstance(value, util.Duration):
+            return duration_text(value)
+        if isinstance(value, Mapping):
+            return self._map_items_tree(value.items(), None, None, place)
+        if isinstance(value, (list, tuple, set, frozenset, util.SortedSet)):
+            item = _child(place, "item")
+            return [self.tree(v, None, item) for v in value]
+        return str(value)
+
+    def _sequence_tree(self, value: Any, cqltype: Any, place: ValuePlace | None) -> Any:
+        items = list(value)
+        subtypes = list(getattr(cqltype, "subtypes", ()) or ())
+        if len(subtypes) == 1:
+            subtypes = subtypes * len(items)
+        elif len(subtypes) != len(items):
+            subtypes = [None] * len(items)
+        steps = ([str(i) for i in range(len(items))] if _typename(cqltype) == "tuple"
+                 else ["item"] * len(items))
+        return [self.tree(v, t, _child(place, step))
+                for v, t, step in zip(items, subtypes, steps, strict=True)]
+
+    def _vector_tree(self, value: Any, cqltype: Any, place: ValuePlace | None) -> Any:
+        subtype = getattr(cqltype, "subtype", None)
+        item = _child(place, "item")
+        return [self.tree(v, subtype, item) for v in value]
+
+    def _map_tree(self, value: Any, cqltype: Any, place: ValuePlace | None) -> Any:
+        subtypes = tuple(getattr(cqltype, "subtypes", ()) or ()) + (None, None)
+        return self._map_items_tree(value.items(), subtypes[0], subtypes[1], place)
+
+    def _map_items_tree(self, items: Any, key_type: Any, value_type: Any, place: ValuePlace | None) -> Any:
+        out: dict[str, Any] = {}
+        key_place, value_place = _child(place, "key"), _child(place, "value")
+        for key, val in items:
+            key_tree = self.tree(key, key_type, key_place)
+            # A key that is a string is itself; any other is its JSON text (as _map_items writes it).
+            name = key_tree if isinstance(key_tree, str) else self.value(key, key_type, key_place)
+            out[name] = self.tree(val, value_type, value_place)
+        return out
+
+    def _udt_tree(self, value: Any, cqltype: Any, place: ValuePlace | None) -> Any:
+        names = list(cqltype.fieldnames)
+        types = list(cqltype.subtypes)
+        values = list(value) if isinstance(value, tuple) else [getattr(value, n, None) for n in names]
+        out: dict[str, Any] = {}
+        for n, v, t in zip(names, values, types, strict=False):
+            out[n] = self.tree(v, t, _child(place, n))
+        return out
+
+    def _blob_tree(self, value: Any, place: ValuePlace | None) -> Any:
+        from cqlsh_ext.payload.unwrap import failed
+
+        stored = self.stored(value)
+        hexed = blob_text(stored)
+        try:
+            view = self.view(value, place)
+            if view is None or (view.kind == UNKNOWN and view.quiet):
+                return hexed
+            return self._view_tree(view, hexed)
+        except Exception as err:  # the last-resort boundary, as _blob's
+            return self._view_tree(failed(stored, err), hexed)
+
+    def _view_tree(self, view: BlobView, hexed: str) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        kind = view.kind
+        if kind != UNKNOWN and kind != FAILED:
+            out["label"] = view.label
+        out["kind"] = kind
+        cut: str | None = None
+        if kind == TEXT:
+            out["payload"] = _as_loaded(view.tree) if view.tree is not None else (view.text or "")
+        elif kind == RECORD:
+            from cqlsh_ext.payload.formats.tree import jsonable_cut
+
+            tree, cut = jsonable_cut(view.record, Budget.for_cap(self.cap))
+            out["payload"] = _as_loaded(tree)
+        elif kind == BINARY:
+            if view.object_class is not None:
+                out["payload"] = None
+                out["class"] = view.object_class
+            else:
+                out["payload"] = blob_text(view.data)
+        else:
+            out["payload"] = hexed
+        truncated = view.truncated_layer
+        if truncated is not None:
+            out["cut"] = cut_text(view)
+            if truncated.declared_size:
+                out["size"] = int(truncated.declared_size)
+        elif cut:
+            out["cut"] = cut
+        if view.reason:
+            out["note"] = view.reason
+        if self.raw:
+            out["raw"] = hexed
+        return out
+
+    def _boolean_tree(self, value: Any, _: Any, __: Any = None) -> Any:
+        return bool(value)
+
+    def _integer_tree(self, value: Any, _: Any, __: Any = None) -> Any:
+        return int(value)
+
+    def _float_value_tree(self, value: Any, cqltype: Any, _: Any = None) -> Any:
+        return _float_tree(float(value), _typename(cqltype) == "float")
+
+    def _decimal_value_tree(self, value: Any, _: Any, __: Any = None) -> Any:
+        return _decimal_tree(value)
+
+    def _text_tree(self, value: Any, _: Any, __: Any = None) -> Any:
+        return str(value)
+
+    def _timestamp_tree(self, value: Any, _: Any, __: Any = None) -> Any:
+        return time_text(value, millis=True) if isinstance(value, datetime.datetime) else int(value)
+
+    def _duration_tree(self, value: Any, _: Any, __: Any = None) -> Any:
+        return duration_text(value)
+
+    def _blob_value_tree(self, value: Any, _: Any, place: ValuePlace | None) -> Any:
+        return self._blob_tree(value, place)
+
+    _tree_by_type: dict[str, Callable[[JsonSpelling, Any, Any, Any], Any]] = {
+        "boolean": _boolean_tree,
+        **dict.fromkeys(INTEGER_TYPES, _integer_tree),
+        "float": _float_value_tree,
+        "double": _float_value_tree,
+        "decimal": _decimal_value_tree,
+        **dict.fromkeys(STRING_TYPES, _text_tree),
+        "timestamp": _timestamp_tree,
+        "duration": _duration_tree,
+        **dict.fromkeys(SEQUENCE_TYPES, _sequence_tree),
+        "vector": _vector_tree,
+        "map": _map_tree,
+        "udt": _udt_tree,
+        "blob": _blob_value_tree,
+    }
+
+
+def _float_tree(value: float, single: bool) -> Any:
+    """float_text's number as JSON reads it back (NaN and the infinities: their names)."""
+    name = float_name(value)
+    if name is not None:
+        return name
+    return float(float32_text(value)) if single else value
+
+
+def _decimal_tree(value: decimal.Decimal) -> Any:
+    """A decimal's text (_decimal) as JSON reads it: a whole number an int, any other a float."""
+    if not value.is_finite():
+        return str(value)
+    text = str(value)
+    return float(text) if any(c in text for c in ".eE") else int(text)
+
+
+def _as_loaded(tree: Any) -> Any:
+    """A payload's tree as json.loads reads back its JSON text: arrays lists, object keys strings
+    (as json.dumps writes a key that is not one), the rest as it is."""
+    if isinstance(tree, dict):
+        return {_key(k): _as_loaded(v) for k, v in tree.items()}
+    if isinstance(tree, (list, tuple)):
+        return [_as_loaded(v) for v in tree]
+    return tree
+
+
+def _key(key: Any) -> str:
+    if isinstance(key, str):
+        return key
+    return json.dumps(key) if key is None or isinstance(key, bool) else \
+        (float.__repr__(key) if isinstance(key, float) else str(key))
 
 
 class CsvSpelling(Blobs):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import csv
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from cqlsh_ext.output.spellings import CsvSpelling, JsonSpelling
@@ -21,10 +21,13 @@ if TYPE_CHECKING:
 
 
 class RowWriter(Protocol):
-    """Writes the rows of one result set, page by page, then `finish()`."""
+    """Writes the rows of one result set, page by page, then `finish()`: `write_values` takes rows
+    as values in column order, `write_rows` mappings by column name (rows_values)."""
 
     def __init__(self, out: Out, names: list[str], types: list[Any], settings: DisplaySettings,
                  places: list[ValuePlace | None]) -> None: ...
+
+    def write_values(self, rows: Iterable[Sequence[Any]]) -> None: ...
 
     def write_rows(self, rows: Iterable[Any]) -> None: ...
 
@@ -59,13 +62,16 @@ class JsonLinesWriter:
         self.types = types
         self.spelling = JsonSpelling(settings)
 
-    def write_rows(self, rows: Iterable[Any]) -> None:
+    def write_values(self, rows: Iterable[Sequence[Any]]) -> None:
         encode = self.spelling.value
+        columns = list(zip(self.keys, self.types, self.places, strict=True))
         for row in rows:
-            fields = (f"{key}: {encode(row[name], cqltype, place)}"
-                      for key, name, cqltype, place in zip(self.keys, self.names, self.types, self.places,
-                                                           strict=True))
+            fields = (f"{key}: {encode(value, cqltype, place)}"
+                      for (key, cqltype, place), value in zip(columns, row, strict=True))
             self.out.write("{" + ", ".join(fields) + "}\n")
+
+    def write_rows(self, rows: Iterable[Any]) -> None:
+        self.write_values(rows_values(rows, self.names))
 
     def finish(self) -> None:
         self.out.flush()
@@ -84,14 +90,24 @@ class CsvWriter:
         self.spelling = CsvSpelling(settings)
         self.writer.writerow(names)
 
-    def write_rows(self, rows: Iterable[Any]) -> None:
+    def write_values(self, rows: Iterable[Sequence[Any]]) -> None:
         encode = self.spelling.value
-        columns = list(zip(self.names, self.types, self.places, strict=True))
-        self.writer.writerows([encode(row[name], cqltype, place) for name, cqltype, place in columns]
+        columns = list(zip(self.types, self.places, strict=True))
+        self.writer.writerows([encode(value, cqltype, place)
+                               for (cqltype, place), value in zip(columns, row, strict=True)]
                               for row in rows)
+
+    def write_rows(self, rows: Iterable[Any]) -> None:
+        self.write_values(rows_values(rows, self.names))
 
     def finish(self) -> None:
         self.out.flush()
+
+
+def rows_values(rows: Iterable[Any], names: list[str]) -> Iterable[list[Any]]:
+    """Rows as mappings by column name (a driver result's, cqlsh's row factory) as values in
+    column order."""
+    return ([row[name] for name in names] for row in rows)
 
 
 def make_writer(fmt: OutputFormat, out: Out, names: list[str], types: list[Any],

@@ -71,4 +71,4 @@ def run(shell: Shell, ctx: ReadContext, plan: Plan, target: TableTarget) -> None
 
     answer = read_select(ctx, plan, target)
     if answer is not None:
-        print_answer(shell, answer, target.meta)
+        print_answer(shell.results, answer, target.meta)

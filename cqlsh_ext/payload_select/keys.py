@@ -3,7 +3,7 @@ sample of the column (docs/queries.md, "In the interactive shell").
 
 `path_at(text, cursor)` finds the path being typed at the cursor (`data.cu`, `data.customer.`,
 `m['k'].`, `u.payload.`, `data.items[0].`) and the table in the statement's FROM, wherever the
-FROM is (after the cursor too). `PayloadKeys(shell)` resolves it against the driver's schema and
+FROM is (after the cursor too). `PayloadKeys(context)` resolves it against the driver's schema and
 answers the keys: each (keyspace, table, column) is read once per session, `SELECT col FROM ks.t
 LIMIT 100`, one page, with a short client-side timeout; the values are decoded the display's way
 (the value engine, the column settings included) and their keys collected per path prefix
@@ -17,13 +17,13 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from cqlsh_ext.query.evaluate import Decoding
-    from cqlsh_ext.upstream.protocol import Shell
+    from cqlsh_ext.reading.context import ReadContext
 
 #: Rows read per column, once per session: a sample, never a scan.
 SAMPLE_ROWS = 100
@@ -222,10 +222,13 @@ def learn(session: Any, keyspace: str, table: str, column: str, sample: KeySampl
 
 class PayloadKeys:
     """Key candidates for the interactive shell, a sample per (keyspace, table, column) cached for
-    the shell's session (a new session, after LOGIN, starts afresh)."""
+    the shell's session (a new session, after LOGIN, starts afresh). `context` gives the reading's
+    context as it is now (the REPL's: reading.context.shell_context of its shell): its session,
+    schema, keyspace in use, consistency and display settings change with LOGIN, USE,
+    CONSISTENCY and DECODE."""
 
-    def __init__(self, shell: Shell) -> None:
-        self.shell = shell
+    def __init__(self, context: Callable[[], ReadContext]) -> None:
+        self.context = context
         self.samples: dict[tuple[str, str, str], KeySample] = {}
         self._session: Any = None
         #: KeySample reads done: what the cache saves (bench/completion.py reports it).
@@ -238,19 +241,20 @@ class PayloadKeys:
         at = path_at(text, cursor)
         if at is None:
             return None
-        resolved = self._resolve(at)
+        ctx = self.context()
+        resolved = self._resolve(ctx, at)
         if resolved is None:
             return None
         keyspace, table, column, place, prefix = resolved
-        if self.shell.session is not self._session:
+        if ctx.session is not self._session:
             self.samples.clear()
-            self._session = self.shell.session
-        sample = _LEARNED.get((self.shell.session, keyspace, table, column)) or \
+            self._session = ctx.session
+        sample = _LEARNED.get((ctx.session, keyspace, table, column)) or \
             self.samples.get((keyspace, table, column))
         if sample is None:
             if not read:
                 return len(at.partial), []
-            sample = self._read(keyspace, table, column)
+            sample = self._read(ctx, keyspace, table, column)
         begun = _unquote(at.partial + '"' if at.partial.startswith('"') else at.partial).lower()
         found = sample.keys.get(place, {}).get(prefix, set())
         keys = sorted((k for k in found if k.lower().startswith(begun)), key=lambda k: (k.lower(), k))
@@ -258,16 +262,15 @@ class PayloadKeys:
 
         return len(at.partial), [spell_key(k) for k in keys]
 
-    def _read(self, keyspace: str, table: str, column: str) -> KeySample:
+    def _read(self, ctx: ReadContext, keyspace: str, table: str, column: str) -> KeySample:
         from cqlsh_ext.reading.resolve import table_target
 
-        found = table_target(self.shell.conn.metadata, keyspace, table)
+        found = table_target(ctx.cluster.metadata, keyspace, table)
         assert found is not None  # _resolve found it
         meta = found.meta
-        settings = self.shell.settings.display.decoding()
+        settings = ctx.decoding()
         self.reads += 1
-        sample = sample_column(self.shell.session, keyspace, meta.name, column, settings,
-                               self.shell.consistency_level)
+        sample = sample_column(ctx.session, keyspace, meta.name, column, settings, ctx.consistency)
         self.samples[(keyspace, table, column)] = sample
         return sample
 
@@ -279,10 +282,11 @@ class PayloadKeys:
         at = path_at(text, cursor)
         if at is None or at.table is not None:
             return None
-        keyspace = self.shell.current_keyspace
+        ctx = self.context()
+        keyspace = ctx.keyspace
         if not keyspace:
             return "<FROM keyspace.table first: its values give the keys>"
-        tables = self._tables_with(at, keyspace)
+        tables = self._tables_with(ctx, at, keyspace)
         if len(tables) < 2:
             return None  # one: candidates() answers; none: not a payload path here, cqlsh's
         for shown in range(min(3, len(tables)), 0, -1):
@@ -292,18 +296,18 @@ class PayloadKeys:
                 return hint
         return f"<FROM first: {at.head} is in {len(tables)} tables>"
 
-    def _tables_with(self, at: PathAt, keyspace: str) -> list[str]:
+    def _tables_with(self, ctx: ReadContext, at: PathAt, keyspace: str) -> list[str]:
         """The tables (and views) of `keyspace` whose column `at.head` is the path's blob, from the
         driver's schema (no request), sorted."""
         try:
-            ks = self.shell.conn.metadata.keyspaces.get(keyspace)
+            ks = ctx.cluster.metadata.keyspaces.get(keyspace)
             names = sorted({*ks.tables, *ks.views}) if ks is not None else []
         except Exception:  # metadata mid-refresh: none this time
             return []
         return [name for name in names
-                if self._resolve(PathAt(at.head, at.steps, at.partial, (keyspace, name))) is not None]
+                if self._resolve(ctx, PathAt(at.head, at.steps, at.partial, (keyspace, name))) is not None]
 
-    def _resolve(self, at: PathAt) -> tuple[str, str, str, str | None, Prefix] | None:
+    def _resolve(self, ctx: ReadContext, at: PathAt) -> tuple[str, str, str, str | None, Prefix] | None:
         """(keyspace, table, column, place of the blob, key prefix) when `at.head` reaches a blob
         of the statement's table, from the driver's schema (no request); in a SELECT without a
         table yet, of the one table of the current keyspace where it does."""
@@ -312,13 +316,13 @@ class PayloadKeys:
         from cqlsh_ext.reading.resolve import table_target
 
         if at.table is None:
-            keyspace = self.shell.current_keyspace
-            tables = self._tables_with(at, keyspace) if keyspace else []
-            return self._resolve(PathAt(at.head, at.steps, at.partial, (keyspace, tables[0]))) \
+            keyspace = ctx.keyspace
+            tables = self._tables_with(ctx, at, keyspace) if keyspace else []
+            return self._resolve(ctx, PathAt(at.head, at.steps, at.partial, (keyspace, tables[0]))) \
                 if len(tables) == 1 else None
-        keyspace = at.table[0] or self.shell.current_keyspace
+        keyspace = at.table[0] or ctx.keyspace
         try:
-            found = table_target(self.shell.conn.metadata, keyspace, at.table[1])
+            found = table_target(ctx.cluster.metadata, keyspace, at.table[1])
         except Exception:  # metadata mid-refresh: no keys this time
             return None
         if found is None or keyspace is None:

@@ -225,10 +225,10 @@ class _Parser(Cursor):
                 raise QueryError(f"LIMIT takes a positive integer, not {tok.describe()}")
             limit = int(tok.value)
         allow, confirm = self.statement_end()
+        if not _reaches(items, predicates, group_by, order_by) and not self.plain:
+            return None
         refs = [i.ref for i in items if i.ref] + [p.ref for p in predicates] + list(group_by)
         refs += [r for r, _ in order_by]
-        if not any(isinstance(r, Path) for r in refs) and not predicates and not self.plain:
-            return None
         pk = list(self.schema.partition_key)
         plan = Plan(items, keyspace, table, " AND ".join(ordinary), predicates, group_by,
                     order_by, distinct, limit, allow, confirm,
@@ -520,6 +520,20 @@ def selection(keyspace: str, table: str, columns: Sequence[str],
     selectors = [quote(c) for c in columns]
     selectors += [f"{expression} AS {quote(alias)}" for expression, alias in extra]
     return f"SELECT {', '.join(selectors)} FROM {quote(keyspace)}.{quote(table)}"
+
+
+def reaches_payload(plan: Plan) -> bool:
+    """Whether a plan (of parse(..., plain=True)) is a payload query's, the plan parse() without
+    `plain` gives: a path, or a payload condition, in it. A plan without either is a plain SELECT,
+    which the server answers as written."""
+    return _reaches(plan.items, plan.predicates, plan.group_by, plan.order_by)
+
+
+def _reaches(items: list[Item], predicates: list[Predicate], group_by: list[Path],
+             order_by: list[tuple[Ref, bool]]) -> bool:
+    refs = [i.ref for i in items if i.ref] + [p.ref for p in predicates] + list(group_by)
+    refs += [r for r, _ in order_by]
+    return bool(predicates) or any(isinstance(r, Path) for r in refs)
 
 
 def parse(statement: Lexed | str, schema: Schema, plain: bool = False) -> Plan | None:

@@ -29,7 +29,8 @@ class JsonRows:
         from cqlsh_ext.output.spellings import JsonSpelling
         from cqlsh_ext.payload.budget import Budget
 
-        self.keys = [json.dumps(c.name, ensure_ascii=False) for c in columns]
+        self.names = [c.name for c in columns]
+        self.keys = [json.dumps(name, ensure_ascii=False) for name in self.names]
         self.types = [c.cql_type for c in columns]
         self.places = list(places)
         self.spelling = JsonSpelling(settings)
@@ -49,6 +50,20 @@ class JsonRows:
                 value = machine_value(value, budget)
             fields.append(f"{key}: {encode(value, cqltype, place)}")
         return "{" + ", ".join(fields) + "}"
+
+    def values(self, row: Row) -> dict[str, Any]:
+        """One row's JSON object as JSON values, what json.loads of line() gives, made from the
+        values themselves (no text spelt and read back: JsonSpelling.tree)."""
+        from cqlsh_ext.render.path_values import machine_value
+
+        tree, budget = self.spelling.tree, self.budget
+        out: dict[str, Any] = {}
+        for name, value, cqltype, place, found in zip(self.names, row, self.types, self.places, self.found,
+                                                      strict=True):
+            if found:
+                value = machine_value(value, budget)
+            out[name] = tree(value, cqltype, place)
+        return out
 
     def lines(self, rows: Iterable[Row]) -> list[str]:
         return [self.line(row) for row in rows]

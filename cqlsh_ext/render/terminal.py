@@ -1,8 +1,8 @@
-"""A typed answer (reading.typed.TypedAnswer) on the shell's output, as cqlsh prints any result: the
-answer becomes a result that quacks like the driver's paged ResultSet (AnswerResult), and the
-shell's one result pipeline (cqlsh_ext.output.pipeline: cqlsh's table and EXPAND layouts with the
-fitted, decoded blob cells, ---MORE---, the pager, CAPTURE, JSON Lines and CSV) prints it; then
-the closing line (render.closing).
+"""A typed answer (reading.typed.TypedAnswer) on the shell's output: its batches go straight to
+the shell's result pipeline (cqlsh_ext.output.pipeline.ResultPipeline.print_answer: cqlsh's table
+and EXPAND layouts with the fitted, decoded blob cells, ---MORE---, the pager, CAPTURE, JSON Lines
+and CSV), the same page step and layouts a stock result takes, without a driver result or cqlsh's
+print_result; then the closing line (render.closing).
 
 A path's or an aggregate's value (no CQL type) is shown as render.path_values spells it: a text
 cell in cqlsh's layouts, its JSON value in JSON Lines and CSV.
@@ -19,36 +19,43 @@ from cqlsh_ext.render.path_values import machine_value, table_cell
 
 if TYPE_CHECKING:
     from cqlsh_ext.reading.typed import TypedAnswer
-    from cqlsh_ext.upstream.protocol import Shell
+    from cqlsh_ext.upstream.protocol import Results
 
 Row = tuple[Any, ...]
 
 
-def print_answer(shell: Shell, answer: TypedAnswer, table_meta: Any) -> None:
-    """The answer through the shell's result pipeline, then its closing line: on stderr in
-    scripts, after the result in the interactive shell (whose pager holds the result until the
-    command ends)."""
+def print_answer(results: Results, answer: TypedAnswer, table_meta: Any) -> None:
+    """The answer through the shell's result pipeline (`results`), then its closing line: on
+    stderr in scripts, after the result in the interactive shell (whose pager holds the result
+    until the command ends)."""
     from cassandra.cqltypes import UTF8Type
 
     from cqlsh_ext.render.closing import closing_line
 
     notes = answer.notes
     assert notes is not None
-    machine = shell.settings.display.output_format.machine
+    display = results.display
+    machine = display.output_format.machine
     present = presenter(answer.types, [c.computed for c in answer.columns], machine,
-                        Budget.for_cap(shell.settings.display.cap), shell.display_float_precision)
+                        Budget.for_cap(display.cap), results.float_precision)
     shown = answer.types if machine else [UTF8Type if t is None else t for t in answer.types]
     try:
-        shell.print_result(AnswerResult(answer.names, shown, answer.pages(), present), table_meta)
+        results.print_answer(answer.names, shown, presented(answer.pages(), present), table_meta)
     except BaseException:  # the pager quit, the pipe closed, a second Ctrl-C: said, then raised
         notes.output_closed = True
         raise
     finally:
         answer.close()
-        if shell.repl_mode:
-            closing_line(notes, sys.stdout, shell.results.screen_width())
+        if results.interactive:
+            closing_line(notes, sys.stdout, results.screen_width())
         else:
             closing_line(notes, sys.stderr)
+
+
+def presented(batches: Iterator[list[Row]], present: Callable[[Row], Row]) -> Iterator[list[Row]]:
+    """The answer's batches with each row as `present` shows it, a batch as it is asked for."""
+    for rows in batches:
+        yield [present(row) for row in rows]
 
 
 def presenter(types: Sequence[Any], computed: Sequence[bool], machine: bool, budget: Budget,
@@ -74,32 +81,3 @@ def presenter(types: Sequence[Any], computed: Sequence[bool], machine: bool, bud
         return tuple(out)
 
     return present
-
-
-class AnswerResult:
-    """Quacks like the driver's paged ResultSet where cqlsh and cqlsh_ext.output read one:
-    `column_names`, `column_types`, `current_rows` (dicts by column name), `has_more_pages`,
-    `fetch_next_page()`. Pages come from `pages` as they are asked for; the last may be empty
-    (cqlsh prints nothing for an empty page after the first)."""
-
-    def __init__(self, names: Sequence[str], types: Sequence[Any], pages: Iterator[list[Row]],
-                 present: Callable[[Row], Row]) -> None:
-        self.column_names = list(names)
-        self.column_types = list(types)
-        self._pages = pages
-        self._present = present
-        self._done = False
-        self.current_rows: list[dict[str, Any]] = []
-        self.fetch_next_page()
-
-    @property
-    def has_more_pages(self) -> bool:
-        return not self._done
-
-    def fetch_next_page(self) -> None:
-        rows = next(self._pages, None)
-        if rows is None:
-            self._done = True
-            rows = []
-        names = self.column_names
-        self.current_rows = [dict(zip(names, self._present(row), strict=True)) for row in rows]

@@ -10,28 +10,28 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from cqlsh_ext.reading.typed import ReportAnswer
-    from cqlsh_ext.upstream.protocol import Shell
+    from cqlsh_ext.upstream.protocol import Out
 
 
-def report_lines(shell: Shell, answer: ReportAnswer, as_json: bool) -> list[str]:
-    """What the shell prints of the report: the JSON document's one line, or the text's lines."""
+def report_lines(answer: ReportAnswer, as_json: bool, out: Out, width: int) -> list[str]:
+    """What is printed of the report on `out`: the JSON document's one line, or the text's lines
+    laid out for `width` columns (0: the natural width), block characters where `out`'s encoding
+    has them."""
     if as_json:
         from cqlsh_ext.common import jsonenc
 
         return [jsonenc.dumps(answer.data())]
     from cqlsh_ext.common.text import draws_blocks
 
-    encoding = getattr(shell.query_out, "encoding", None)
-    return answer.text(shell.results.screen_width(), draws_blocks(encoding))
+    return answer.text(width, draws_blocks(getattr(out, "encoding", None)))
 
 
-def write_lines(shell: Shell, lines: Iterable[str]) -> None:
-    """Lines on the shell's query output (CAPTURE's file while one is open)."""
-    out = shell.query_out
+def write_lines(out: Out, lines: Iterable[str]) -> None:
+    """Lines on `out` (the shell's query output: CAPTURE's file while one is open), flushed."""
     for line in lines:
         out.write(line + "\n")
     out.flush()
 
 
-def print_report(shell: Shell, answer: ReportAnswer, as_json: bool) -> None:
-    write_lines(shell, report_lines(shell, answer, as_json))
+def print_report(answer: ReportAnswer, as_json: bool, out: Out, width: int) -> None:
+    write_lines(out, report_lines(answer, as_json, out, width))

@@ -31,6 +31,7 @@ from cqlsh_ext.encode import help as encode_help
 from cqlsh_ext.payload_select.keys import PayloadKeys
 
 if TYPE_CHECKING:
+    from cqlsh_ext.reading.context import ReadContext
     from cqlsh_ext.upstream.protocol import Shell
 
 #: readline's default delimiters plus '.', which cqlsh adds (see Shell.init_history).
@@ -76,7 +77,13 @@ class CqlCompleter(Completer):
     def __init__(self, shell: Shell, ruleset: Any) -> None:
         self.shell = shell
         self.ruleset = ruleset
-        self.payload_keys = PayloadKeys(shell)
+        self.payload_keys = PayloadKeys(self.context)
+
+    def context(self) -> ReadContext:
+        """The shell's reading context as it is now (its session, keyspace and settings change)."""
+        from cqlsh_ext.reading.context import shell_context
+
+        return shell_context(self.shell)
 
     def kinds(self, head: str) -> dict[str, str]:
         """Menu labels for schema names: keyspace, table, type (from the driver's metadata)."""

@@ -134,7 +134,11 @@ class ReadPlan:
         the caller says why)."""
         if self.over_workers:
             return WorkerScan(ctx, aggregate, self, progress)
-        scanner = scanner_for(ctx, self.spec(), progress)
+        spec = self.spec()
+        # A reading that answers nobody before its end (COMPRESSION STATS) needs no small first page
+        # per range: only the first range's is small (ScanSpec.sized_first).
+        spec.sized_first = bool(getattr(aggregate, "answers_at_end", False))
+        scanner = scanner_for(ctx, spec, progress)
         # An Aggregate that reads the server's pages (COMPRESSION STATS on the core) gets them whole.
         scanner.pages_in = bool(getattr(aggregate, "pages_in", False))
         return InProcessScan(scanner, aggregate, accept)

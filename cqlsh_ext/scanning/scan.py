@@ -84,6 +84,11 @@ class ScanSpec:
     #: A statement read as written: the paging state its first page is asked with (a reading that
     #: goes on where an earlier one stopped: Scanner.page_state, Scanner.next_state).
     paging_state: bytes | None = None
+    #: A bulk reading that answers nobody before its end (COMPRESSION STATS): one range is asked
+    #: first, at FIRST_PAGE rows; the others start once its page has come, at the page size its rows
+    #: call for (_page_rows), not at FIRST_PAGE each (a whole-table read's 32 ranges otherwise cost
+    #: a small first page each: docs/performance.md, "STATS' pages").
+    sized_first: bool = False
 
     @property
     def ranged(self) -> bool:
@@ -323,6 +328,9 @@ class Scanner:
         #: Errors retried, by short name (retry_reason), for the report.
         self.retried: dict[str, int] = {}
         self._stop = threading.Event()
+        #: spec.sized_first: whether a page has come yet, and the page size its rows called for.
+        self._paged = False
+        self._learned: int | None = None
 
     def stop(self) -> None:
         self._stop.set()
@@ -337,7 +345,7 @@ class Scanner:
         statement = SimpleStatement(
             text,
             consistency_level=self.consistency,
-            fetch_size=FIRST_PAGE,
+            fetch_size=self._learned or FIRST_PAGE,
             serial_consistency_level=self.serial_consistency,
         )
         statement.retry_policy = _scan_retry_policy()
@@ -381,6 +389,8 @@ class Scanner:
         try:
             while True:
                 while not exhausted and len(state) < self.streams and not self._stop.is_set():
+                    if self.spec.sized_first and launched and not self._paged:
+                        break  # the others wait for the first page's row size
                     try:
                         stmt, params = next(work)
                     except StopIteration:
@@ -422,6 +432,9 @@ class Scanner:
                     continue
                 rows = result.current_rows
                 names, types = result.column_names, result.column_types
+                if self.spec.sized_first and not self._paged:
+                    self._paged = True
+                    self._learned = _page_rows(rows, self.spec.limit)
                 entry = state[i]
                 entry[3] = 0
                 self.page_range = i
@@ -544,6 +557,18 @@ def _adapt_page_size(fut: Any, rows: list[Any], limit: int | None) -> None:
     message = getattr(fut, "message", None)
     if not rows or message is None or not hasattr(message, "fetch_size"):
         return
+    if limit is not None and limit <= (message.fetch_size or 0) + 1:
+        return
+    size = _page_rows(rows, limit)
+    if size is not None:
+        message.fetch_size = size
+
+
+def _page_rows(rows: Sequence[Any], limit: int | None) -> int | None:
+    """The rows a page of PAGE_BYTES holds by the sizes of `rows` (MIN_PAGE to MAX_PAGE, below the
+    LIMIT); None without rows."""
+    if not rows:
+        return None
     from cqlsh_ext.payload.server_rows import ServerRows
 
     if isinstance(rows, ServerRows):  # the page's bytes, lengths included
@@ -552,11 +577,7 @@ def _adapt_page_size(fut: Any, rows: list[Any], limit: int | None) -> None:
         sample = rows[:: max(1, len(rows) // 32)]
         per_row = sum(len(v) for row in sample for v in row if isinstance(v, (bytes, str))) / len(sample)
     size = int(min(MAX_PAGE, max(MIN_PAGE, PAGE_BYTES // max(per_row, 1))))
-    if limit is not None:
-        if limit <= (message.fetch_size or 0) + 1:
-            return
-        size = min(size, limit - 1)
-    message.fetch_size = size
+    return min(size, limit - 1) if limit is not None else size
 
 
 def progress_for(label: str, enabled: bool, estimate: int | None = None) -> Progress | None:

@@ -38,9 +38,21 @@ class Parsed(Protocol):
 
 class Results(Protocol):
     """What modules handed the shell use of its result pipeline (cqlsh_ext.output.pipeline), declared
-    here so that this bottom module imports nothing above it, even for typing."""
+    here so that this bottom module imports nothing above it, even for typing. render.terminal
+    prints a typed answer's batches through it."""
+
+    #: The prompt_toolkit shell (cqlsh_ext.repl), not scripts or cqlsh's classic loop.
+    interactive: bool
+
+    @property
+    def display(self) -> Any: ...  # cqlsh_ext.settings.DisplaySettings
+
+    @property
+    def float_precision(self) -> int: ...
 
     def screen_width(self) -> int: ...
+
+    def print_answer(self, names: list[str], types: list[Any], batches: Any, table_meta: Any) -> None: ...
 
 
 class Shell(Protocol):

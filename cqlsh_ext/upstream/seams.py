@@ -31,9 +31,10 @@ SEAMS: tuple[tuple[str, str, str], ...] = (
     ("cqlsh", "Shell methods overridden by name and signature (OVERRIDDEN)", "shell"),
     ("cqlsh", "Shell.print_static_result copied with blob nodes bound by place and a page pre-pass "
               "before formatted_values (COPIED)",
-     "output.table"),
+     "output.table, output.pipeline"),
     ("cqlsh", "Shell.print_result pauses only when shunted_query_out is None: "
-              "more_prompt_suppressed (COPIED pins the source)", "output.pipeline"),
+              "more_prompt_suppressed; its page loop followed for typed answers (COPIED pins the source)",
+     "output.pipeline"),
     ("cqlsh", "Shell.cmdloop re-implemented for prompt_toolkit (COPIED pins the source)", "repl.app"),
     ("cqlsh", "CqlType nodes carry type_name, sub_types, formatter; built from cql_typename; a "
               "vector's node repeats its element's once per dimension", "output.table, cql.types"),
@@ -57,9 +58,8 @@ SEAMS: tuple[tuple[str, str, str], ...] = (
               "statement or command, ours included: first_words", "shell"),
     ("cqlsh", "main() reports VersionNotSupported out of Shell() itself (our one-line connection "
               "errors let it through)", "shell"),
-    ("cqlsh", "cqlruleset.cql_extract_orig gives a statement's text from its tokens: statement_text; "
-              "Shell.print_result reads only column_names, column_types, current_rows (dicts), "
-              "has_more_pages and fetch_next_page() of a result", "shell, render.terminal"),
+    ("cqlsh", "cqlruleset.cql_extract_orig gives a statement's text from its tokens: statement_text",
+     "shell"),
     ("cqlsh", "Shell.parse_for_select_meta and parse_for_update_meta (COPIED pins them) are what a "
               "statement's result is formatted with, Shell.get_table_meta / get_view_meta and their "
               "ColumnFamilyNotFound, MaterializedViewNotFound, ObjectNotFound: select_meta, update_meta; "

@@ -126,3 +126,19 @@ def test_an_answer_keeps_to_its_cap_as_sent() -> None:
     answer = wide.finish({"notes": []}).fit()
     assert answer.data is not None and answer.data["count"] == 0
     assert answer.data["cut"].startswith("the first of the rows alone is more than 1,024 bytes")
+
+
+@pytest.mark.parametrize("attempt", WRITES)
+def test_a_write_attempt_to_query_is_refused_on_the_shells_tokens_alone(attempt: str) -> None:
+    # `query`'s statement is run by the reading, never by cqlsh: its tokens are the shell's lexer's.
+    with pytest.raises(gate.Refused) as refused:
+        gate.read(attempt.format(**FIELDS), {gate.SELECT})
+    assert str(refused.value).startswith(("refused: ", "syntax error")), refused.value
+
+
+def test_a_select_is_sent_as_the_text_of_its_tokens() -> None:
+    sent = {read: gate.read(read.format(**FIELDS), {gate.SELECT}).text for read in READS[:7]}
+    assert sent["SELECT $$;$$ FROM {t};;"] == "SELECT $$;$$ FROM ks.orders"
+    assert sent["SELECT * FROM {t} -- a comment at the end"] == "SELECT * FROM ks.orders"
+    assert sent["/* a comment first */ SELECT id FROM {t}"] == "SELECT id FROM ks.orders"
+    assert sent["select data FROM {t} WHERE id = 1;"] == "select data FROM ks.orders WHERE id = 1"

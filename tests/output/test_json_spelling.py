@@ -143,3 +143,62 @@ def test_a_string_literal_is_what_json_dumps_writes(text):
     # surrogates included, without an encoder built per call.
     assert jsonenc.string(text) == json.dumps(text, ensure_ascii=False)
     assert json.loads(jsonenc.string(text)) == text
+
+
+def _values() -> list[tuple[str, Any, Any]]:
+    """(name, value, CQL type or None) of every kind a row holds, typed and untyped."""
+    import decimal
+    import gzip
+    import ipaddress
+    import uuid
+
+    from cassandra import util
+
+    doc = '{"a": 1.50, "big": 123456789012345678901234567890, "s": "é\\u2028", "n": [1, 2.0, null], "a": 2}'
+    cases: list[tuple[str, Any, Any]] = [
+        ("null", None, cqltypes.Int32Type), ("true", True, cqltypes.BooleanType),
+        ("int", 7, cqltypes.Int32Type),
+        ("varint", 10**40, cqltypes.IntegerType), ("double", 0.1, cqltypes.DoubleType),
+        ("float", 0.1, cqltypes.FloatType), ("-0.0", -0.0, cqltypes.DoubleType),
+        ("nan", math.nan, cqltypes.DoubleType), ("inf float", -math.inf, cqltypes.FloatType),
+        ("decimal", decimal.Decimal("1.50"), cqltypes.DecimalType),
+        ("decimal exp", decimal.Decimal("1E+2"), cqltypes.DecimalType),
+        ("decimal whole", decimal.Decimal("-12345678901234567890"), cqltypes.DecimalType),
+        ("decimal nan", decimal.Decimal("NaN"), cqltypes.DecimalType),
+        ("text", "é \"q\" \u2028", cqltypes.UTF8Type), ("timestamp", AT, cqltypes.DateType),
+        ("timestamp ms", 10**15, cqltypes.DateType),
+        ("duration", util.Duration(1, 2, 3_000_000_000), cqltypes.DurationType),
+        ("uuid", uuid.UUID(int=5), cqltypes.UUIDType), ("inet", ipaddress.ip_address("10.0.0.1"), None),
+        ("date", util.Date(19000), cqltypes.SimpleDateType),
+        ("time", util.Time(5_000_000), cqltypes.TimeType),
+        ("unknown bytes", b"\x00\x01\x02garbage", cqltypes.BytesType),
+        ("empty bytes", b"", cqltypes.BytesType),
+        ("gzip json", gzip.compress(doc.encode(), mtime=0), cqltypes.BytesType),
+        ("gzip text", gzip.compress(b"plain words", mtime=0), cqltypes.BytesType),
+        ("msgpack", msgpack.packb({1: [1, 2], "s": "x", "f": 1.5, "t": (1, "a"), "b": b"\x01"}),
+         cqltypes.BytesType),
+    ]
+    ints = cqltypes.lookup_casstype("org.apache.cassandra.db.marshal.Int32Type")
+    text = cqltypes.lookup_casstype("org.apache.cassandra.db.marshal.UTF8Type")
+    cases += [
+        ("list", [1, 2], cqltypes.ListType.apply_parameters([ints])),
+        ("set", util.SortedSet(["b", "a"]), cqltypes.SetType.apply_parameters([text])),
+        ("map int keys", {1: "a", 2: "b"}, cqltypes.MapType.apply_parameters([ints, text])),
+        ("map text keys", {"k": 1}, cqltypes.MapType.apply_parameters([text, ints])),
+        ("tuple", (1, "a"), cqltypes.TupleType.apply_parameters([ints, text])),
+        ("map of blobs", {"k": gzip.compress(b'{"x": 1}', mtime=0)},
+         cqltypes.MapType.apply_parameters([text, cqltypes.BytesType])),
+    ]
+    untyped = [(f"{name}, untyped", value, None) for name, value, _ in cases]
+    return cases + untyped
+
+
+@pytest.mark.parametrize("name, value, cqltype", _values())
+def test_the_values_spelling_is_the_texts_read_back(enc, name, value, cqltype):
+    # cqlsh-ext mcp screens and measures a row's JSON values (JsonSpelling.tree), never its text read
+    # back: the JSON the client receives must be what the text read back would have made.
+    def compact(data: Any) -> str:  # as the SDK writes it
+        return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+
+    text = enc.value(value, cqltype)
+    assert compact(enc.tree(value, cqltype)) == compact(json.loads(text)), text

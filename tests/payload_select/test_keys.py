@@ -68,6 +68,13 @@ class Requests:
         self.statements.append(str(getattr(future.message, "query", future.message)))
 
 
+def keys_of(shell: Any) -> PayloadKeys:
+    """Key completion as the REPL's completer makes it: in the shell's context as it is now."""
+    from cqlsh_ext.reading.context import shell_context
+
+    return PayloadKeys(lambda: shell_context(shell))
+
+
 def keys_at(keys: PayloadKeys, text: str, read: bool = True) -> tuple[int, list[str]] | None:
     """Candidates with the cursor at '|' in `text`."""
     cursor = text.index("|")
@@ -89,7 +96,7 @@ def test_before_the_from_the_column_names_its_table_or_the_from_is_asked_for(ext
     at = path_at("SELECT pk, data.cu", len("SELECT pk, data.cu"))
     assert at is not None and at.table is None and at.partial == "cu"  # a SELECT, its FROM not typed yet
     assert path_at("UPDATE t SET x = data.", 22) is None  # not a SELECT: nothing to guess
-    keys = PayloadKeys(ext_shell)
+    keys = keys_of(ext_shell)
     ext_shell.current_keyspace = tables
     try:
         assert keys_at(keys, "SELECT pk, data.|") == (0, ["customer", "items", "note", '"order-id"', "Status",
@@ -112,7 +119,7 @@ def test_before_the_from_the_column_names_its_table_or_the_from_is_asked_for(ext
 
 
 def test_keys_nested_quoted_and_after_list_items(ext_shell, tables):
-    keys = PayloadKeys(ext_shell)
+    keys = keys_of(ext_shell)
     # The FROM comes after the cursor, as a person fills in the columns last.
     assert keys_at(keys, f"SELECT pk, data.| FROM {tables}.docs") == (
         0, ["customer", "items", "note", '"order-id"', "Status", "status"])
@@ -134,7 +141,7 @@ def test_keys_nested_quoted_and_after_list_items(ext_shell, tables):
 
 
 def test_keys_inside_a_map_of_blobs_and_a_udt_field(ext_shell, tables):
-    keys = PayloadKeys(ext_shell)
+    keys = keys_of(ext_shell)
     assert keys_at(keys, f"SELECT m['k'].| FROM {tables}.docs") == (0, ["inner", "label"])
     assert keys_at(keys, f"SELECT m['other'].| FROM {tables}.docs") == (0, [])
     assert keys_at(keys, f"SELECT u.payload.| FROM {tables}.docs") == (0, ["field_in_udt", "more"])
@@ -144,7 +151,7 @@ def test_keys_inside_a_map_of_blobs_and_a_udt_field(ext_shell, tables):
 
 
 def test_a_column_is_read_once_and_typing_never_reads(ext_shell, tables):
-    keys = PayloadKeys(ext_shell)
+    keys = keys_of(ext_shell)
     requests = Requests(ext_shell.session)
     assert keys_at(keys, f"SELECT data.| FROM {tables}.docs", read=False) == (0, [])  # typing: cache only
     assert requests.statements == []
@@ -166,7 +173,7 @@ def test_a_slow_or_failing_read_gives_no_keys_once(ext_shell, cassandra):
     session.execute("INSERT INTO t (pk, data) VALUES (1, textAsBlob('{\"status\": \"NEW\", \"n\": 1}'))")
     session.shutdown()
     ext_shell.conn.refresh_schema_metadata()
-    keys = PayloadKeys(ext_shell)
+    keys = keys_of(ext_shell)
     requests = Requests(ext_shell.session)
     cassandra.faults.set("delay", -1, 10000)  # far past the sample's timeout
     try:
@@ -175,7 +182,7 @@ def test_a_slow_or_failing_read_gives_no_keys_once(ext_shell, cassandra):
         assert keys_at(keys, f"SELECT data.| FROM {ks}.t") == (0, [])  # not waited for again
         assert len(requests.statements) == 1
         cassandra.faults.set("read_timeout", -1)
-        other = PayloadKeys(ext_shell)
+        other = keys_of(ext_shell)
         assert keys_at(other, f"SELECT data.| FROM {ks}.t") == (0, [])
         assert "ReadTimeout" in (other.samples[(ks, "t", "data")].error or "")
     finally:

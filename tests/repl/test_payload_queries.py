@@ -12,6 +12,7 @@ import pytest
 from orders import MISSING, rows, take, write_table
 from shell_runner import CQLSH_EXT, STOCK_CQLSH, run, without_e_place
 
+from .terminal import write_script
 from .test_screen import assert_fits
 
 #: Order documents in snappy/gzip JSON, zstd MessagePack, LZ4 CBOR, and random bytes (tools/orders.py).
@@ -158,3 +159,53 @@ def test_a_mistyped_path_is_named_on_the_closing_line(term, orders_ks, cols, lin
         said = " ".join(" ".join(closing).split())
         assert said.endswith("; no value read has data.stauts (nearest keys seen there: status)"), said
     t.exit()
+
+
+def test_a_payload_query_pauses_per_page_without_a_pager_and_goes_whole_through_one(term, orders_ks,
+                                                                                   tmp_path: Path):
+    # The answer's pages reach the screen as a stock result's do (output.pipeline.print_answer):
+    # each page decoded, cqlsh's ---MORE--- between pages where no pager is installed; the whole
+    # answer through the pager where one is, its row count and closing line after it.
+    expected = sorted(row["ck"] for row, _doc in rows(COUNT) if row["pk"] == "p1")[:9]
+    statement = "SELECT ck, data, data.status FROM orders WHERE pk = 'p1' LIMIT 9;"
+    t = term("-k", orders_ks, env={"PAGER": "no-such-pager-anywhere"}, rows=24, cols=80)
+    t.prompt()
+    t.run("PAGING 4", until=r"Page size: 4")
+    t.prompt()
+    start = len(t.text)
+    t.type(statement)
+    t.enter()
+    t.expect(r"---MORE---")
+    first = t.text[start:t.pos]
+    assert "(9 rows)" not in t.since() and "[snappy]" in first  # a page shown, decoded, then a pause
+    pauses, ended = 1, False
+    while not ended:
+        t.enter()
+        ended = t.expect(r"---MORE---|\(9 rows\)").group() == "(9 rows)"
+        pauses += not ended
+    # 9 rows in pages of 4: each page but the last waits for Enter (as cqlsh asks only while
+    # has_more_pages); the row count follows the last page with no prompt before it.
+    out = t.text[start:]
+    assert pauses == 2 and out.count("---MORE---") == 2, out
+    assert [int(ck) for ck in re.findall(r"^\s*(\d+) \|", out, re.MULTILINE)] == expected
+    t.expect(r"payload query: 9 rows read, 9 matched")
+    t.exit()
+
+    seen = tmp_path / "pager-input.txt"
+    pager = write_script(tmp_path / "pager.sh",
+                         f'cat > "{seen}"\necho "pager read $(wc -l < "{seen}") lines"\n')
+    t = term("-k", orders_ks, env={"PAGER": str(pager)}, rows=10, cols=80)
+    t.prompt()
+    t.run("PAGING 4", until=r"Page size: 4")
+    t.prompt()
+    t.run(statement, until=r"pager read \d+ lines")
+    paged = clean_text(seen.read_text())
+    assert [int(ck) for ck in re.findall(r"^\s*(\d+) \|", paged, re.MULTILINE)] == expected
+    assert "---MORE---" not in paged and "(9 rows)" not in paged and "payload query" not in paged
+    t.expect(r"\(9 rows\)")
+    t.expect(r"payload query: 9 rows read, 9 matched")
+    t.exit()
+
+
+def clean_text(text: str) -> str:
+    return re.sub(r"\x1b\[[0-9;]*m", "", text)

@@ -1,10 +1,13 @@
-"""COMPRESSION TRIAL on the shell's side: what the statement asks for (refused in one line when it
-cannot run), the values (the sampler COMPRESSION STATS SAMPLE uses, or files), on Amazon Keyspaces
-the cost asked for, then the measuring (insight.trial.latency) and the report (insight.trial.report)."""
+"""COMPRESSION TRIAL: what the statement asks for (`TrialRequest`, built by the shell's command
+module from cqlsh's parse: `trial_request`; refused in one line when it cannot run), the values (the
+sampler COMPRESSION STATS SAMPLE uses, or files), on Amazon Keyspaces the cost asked for, then the
+measuring (insight.trial.latency) and the report (insight.trial.report): `trial_answer(ctx,
+request)`, in a reading's context (reading.context.ReadContext), no shell."""
 
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -12,22 +15,30 @@ from cqlsh_ext.insight import shellside as side
 
 if TYPE_CHECKING:
     from cqlsh_ext.insight.trial.latency import Value
-    from cqlsh_ext.upstream.protocol import Parsed, Shell
+    from cqlsh_ext.reading.context import ReadContext
+    from cqlsh_ext.reading.typed import ReportAnswer
+    from cqlsh_ext.upstream.protocol import Parsed
 
 LABEL = "COMPRESSION TRIAL"
 
 
-@dataclass
-class Asked:
-    """The statement's clauses."""
+@dataclass(frozen=True)
+class TrialRequest:
+    """COMPRESSION TRIAL's clauses: the column (`keyspace`, `table`, `column` as the schema spells
+    them; keyspace None: the context's) or the file or directory (`path`), the scratch keyspace
+    (`into`), how many values (`rows`), the requests in flight (`concurrency`), the variants
+    (`codecs`; None: the default ones), KEEP and CONFIRM."""
 
     into: str | None
     rows: int
     concurrency: int
-    codecs: list[str] | None
+    codecs: tuple[str, ...] | None
     path: str | None
     keep: bool
     confirm: bool
+    keyspace: str | None = None
+    table: str | None = None
+    column: str | None = None
 
 
 @dataclass
@@ -42,78 +53,83 @@ class TakenValues:
     partitioner: str = ""
 
 
-def refuse(shell: Shell, reason: str) -> None:
-    shell.printerr(f"{LABEL}: {reason}")
+def refuse(ctx: ReadContext, reason: str) -> None:
+    ctx.error(f"{LABEL}: {reason}")
 
 
-def run(shell: Shell, parsed: Parsed) -> None:
+def trial_answer(ctx: ReadContext, asked: TrialRequest) -> ReportAnswer | None:
+    """The trial run and its report's answer, or None when nothing was measured (ctx.error said
+    why)."""
     from cqlsh_ext.insight.trial import latency as trial
 
-    asked = _asked(shell, parsed)
-    problem = _check(shell, asked)
+    problem = _check(ctx, asked)
     if problem:
-        refuse(shell, problem)
-        return
+        refuse(ctx, problem)
+        return None
     assert asked.into is not None
     try:
         trial.variant_names(asked.codecs, True)  # every named variant written here, before reading
     except trial.TrialRefused as err:
-        refuse(shell, str(err))
-        return
+        refuse(ctx, str(err))
+        return None
     from cqlsh_ext.insight.view_measures import effective_mode
 
-    mode, cap = effective_mode(shell.settings.display.mode), shell.settings.display.cap
-    values = _from_files(shell, asked, mode, cap) if asked.path is not None \
-        else _from_column(shell, parsed, asked, mode, cap)
+    mode, cap = effective_mode(ctx.display.mode), ctx.display.cap
+    values = _from_files(ctx, asked, mode, cap) if asked.path is not None \
+        else _from_column(ctx, asked, mode, cap)
     if values is None:
-        return
+        return None
     if len(values.taken) < trial.MIN_VALUES:
         left_out = "; left out: " + ", ".join(f"{n:,} {why}" for why, n in values.skipped.items()) \
             if values.skipped else ""
-        refuse(shell, f"too few values to measure: {len(values.taken):,} in {values.source} "
-                      f"(at least {trial.MIN_VALUES}){left_out}")
-        return
+        refuse(ctx, f"too few values to measure: {len(values.taken):,} in {values.source} "
+                    f"(at least {trial.MIN_VALUES}){left_out}")
+        return None
     try:
         names = trial.variant_names(asked.codecs, any(v.layers for v in values.taken))
         variants = trial.build_variants(names, values.taken, cap)
     except trial.TrialRefused as err:
-        refuse(shell, str(err))
-        return
-    _measure(shell, parsed, asked, values, variants, cap)
+        refuse(ctx, str(err))
+        return None
+    return _measure(ctx, asked, values, variants, cap)
 
 
-def _asked(shell: Shell, parsed: Parsed) -> Asked:
+def trial_request(parsed: Parsed, unquote: Callable[[str], Any]) -> TrialRequest:
+    """The request of a COMPRESSION TRIAL cqlsh parsed; `unquote` reads a string literal as cqlsh
+    does (the shell's cql_unprotect_value)."""
     from cqlsh_ext.insight.trial.latency import DEFAULT_CONCURRENCY, DEFAULT_ROWS
+
+    def unquoted(text: str) -> str:
+        text = text.strip()
+        return str(unquote(text)) if text.startswith(("'", "$$")) else text
 
     codecs = parsed.get_binding("codec")
     path = parsed.get_binding("path")
     rows, concurrency = parsed.get_binding("rows"), parsed.get_binding("concurrency")
-    return Asked(
+    return TrialRequest(
         into=side.cql_name(parsed.get_binding("into")),
         rows=int(rows) if rows is not None else DEFAULT_ROWS,
         concurrency=int(concurrency) if concurrency is not None else DEFAULT_CONCURRENCY,
-        codecs=[_unquoted(shell, c) for c in codecs] if codecs else None,
-        path=_unquoted(shell, path) if path is not None else None,
+        codecs=tuple(unquoted(c) for c in codecs) if codecs else None,
+        path=unquoted(path) if path is not None else None,
         keep=parsed.get_binding("keep") is not None,
         confirm=parsed.get_binding("confirm") is not None,
+        keyspace=side.cql_name(parsed.get_binding("ksname")),
+        table=side.cql_name(parsed.get_binding("cfname")),
+        column=side.cql_name(parsed.get_binding("colname")),
     )
 
 
-def _unquoted(shell: Shell, text: str) -> str:
-    text = text.strip()
-    return str(shell.cql_unprotect_value(text)) if text.startswith(("'", "$$")) else text
-
-
-def _check(shell: Shell, asked: Asked) -> str | None:
+def _check(ctx: ReadContext, asked: TrialRequest) -> str | None:
     """Why the statement cannot run as written, or None."""
     from cqlsh_ext.insight.trial.latency import MAX_CONCURRENCY, MIN_VALUES
 
     if not asked.into:
         return ("name the keyspace for the scratch tables: ... INTO <keyspace> (the trial writes into "
                 "tables of its own there, never into the column's table)")
-    if asked.into not in shell.conn.metadata.keyspaces:
+    if asked.into not in ctx.cluster.metadata.keyspaces:
         return (f"keyspace {asked.into} does not exist (INTO names where the scratch tables go): make it "
-                f"with {_create_keyspace(shell.conn.metadata, asked.into)}")
+                f"with {_create_keyspace(ctx.cluster.metadata, asked.into)}")
     if asked.rows < MIN_VALUES:
         return f"ROWS {asked.rows}: at least {MIN_VALUES} values are needed to measure"
     if not 1 <= asked.concurrency <= MAX_CONCURRENCY:
@@ -136,7 +152,7 @@ def _create_keyspace(metadata: Any, name: str) -> str:
 # ------------------------------------------------------------------------------------- values
 
 
-def _from_files(shell: Shell, asked: Asked, mode: str, cap: int) -> TakenValues | None:
+def _from_files(ctx: ReadContext, asked: TrialRequest, mode: str, cap: int) -> TakenValues | None:
     from cqlsh_ext.insight.trial.latency import take_value
     from cqlsh_ext.payload.engine import ValueEngine
 
@@ -149,14 +165,14 @@ def _from_files(shell: Shell, asked: Asked, mode: str, cap: int) -> TakenValues 
         read = read_values(asked.path, asked.rows)
     except (OSError, ValueError) as err:
         reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
-        refuse(shell, f"cannot read {asked.path}: {reason}")
+        refuse(ctx, f"cannot read {asked.path}: {reason}")
         return None
     values = TakenValues([], "files", asked.path)
     for data in read:
         _keep(values, take_value(data, engine))
     values.sample = {"method": "files", "path": asked.path, "values_read": len(read),
                      "text": f"{len(values.taken):,} of {len(read):,} values read from {asked.path}"}
-    values.partitioner = server_partitioner(shell.session)
+    values.partitioner = server_partitioner(ctx.session)
     return values
 
 
@@ -167,28 +183,26 @@ def _keep(values: TakenValues, taken: Value | str) -> None:
         values.taken.append(taken)
 
 
-def _from_column(shell: Shell, parsed: Parsed, asked: Asked, mode: str, cap: int) -> TakenValues | None:
+def _from_column(ctx: ReadContext, asked: TrialRequest, mode: str, cap: int) -> TakenValues | None:
     from cqlsh_ext.insight.trial.latency import column_kind
-    from cqlsh_ext.reading.context import shell_context
 
-    ks, table, meta = side.named_table(shell_context(shell), side.cql_name(parsed.get_binding("ksname")),
-                                      side.cql_name(parsed.get_binding("cfname")))
-    column = side.cql_name(parsed.get_binding("colname"))
+    ks, table, meta = side.named_table(ctx, asked.keyspace, asked.table)
+    column = asked.column
     if not ks or not table or not column:
-        refuse(shell, "name the column as keyspace.table.column (or USE a keyspace first)")
+        refuse(ctx, "name the column as keyspace.table.column (or USE a keyspace first)")
         return None
     if meta is None:
-        refuse(shell, f"table {ks}.{table} not found")
+        refuse(ctx, f"table {ks}.{table} not found")
         return None
     found = meta.columns.get(column)
     if found is None:
-        refuse(shell, f"{ks}.{table} has no column {column}")
+        refuse(ctx, f"{ks}.{table} has no column {column}")
         return None
     kind = column_kind(str(found.cql_type))
     if kind is None:
-        refuse(shell, f"{ks}.{table}.{column} is {found.cql_type}: the trial takes blob and text columns")
+        refuse(ctx, f"{ks}.{table}.{column} is {found.cql_type}: the trial takes blob and text columns")
         return None
-    return _sample(shell, asked, ks, table, column, kind, [c.name for c in meta.partition_key], mode, cap)
+    return _sample(ctx, asked, ks, table, column, kind, [c.name for c in meta.partition_key], mode, cap)
 
 
 class _Collector:
@@ -246,7 +260,7 @@ class _Collector:
         return {**self.__dict__, "engine": None}
 
 
-def _sample(shell: Shell, asked: Asked, ks: str, table: str, column: str, kind: str,
+def _sample(ctx: ReadContext, asked: TrialRequest, ks: str, table: str, column: str, kind: str,
             partition_key: list[str], mode: str, cap: int) -> TakenValues | None:
     """At least asked.rows values of the column from random token-range slices (the sampler of
     COMPRESSION STATS SAMPLE: it finishes the slices it started), then exactly asked.rows of them
@@ -254,7 +268,6 @@ def _sample(shell: Shell, asked: Asked, ks: str, table: str, column: str, kind: 
     from cassandra.metadata import protect_name
 
     from cqlsh_ext.insight.trial.latency import SAMPLE_BYTES
-    from cqlsh_ext.reading.context import shell_context
     from cqlsh_ext.scanning.consume import consume
     from cqlsh_ext.scanning.ring import RingError, ring_for, server_partitioner
     from cqlsh_ext.scanning.sample import (
@@ -266,19 +279,19 @@ def _sample(shell: Shell, asked: Asked, ks: str, table: str, column: str, kind: 
 
     source = f"{ks}.{table}.{column}"
     values = TakenValues([], kind, source)
-    values.partitioner = partitioner = server_partitioner(shell.session)
+    values.partitioner = partitioner = server_partitioner(ctx.session)
     try:
         ring = ring_for(partitioner)
     except RingError as err:
-        refuse(shell, f"cannot sample {ks}.{table}: {err}")
+        refuse(ctx, f"cannot sample {ks}.{table}: {err}")
         return None
     collector = _Collector(mode, cap, values)
     sampler = SliceSampler(collector, ring, 1, SamplePlan(rows=asked.rows), None, "")
-    sampler.count_partitions(shell.session, ks, table, partition_key)
+    sampler.count_partitions(ctx.session, ks, table, partition_key)
     query = f"SELECT {protect_name(column)} FROM {protect_name(ks)}.{protect_name(table)}"
     progress = progress_for(f"{LABEL} {source}: taking the sample", True)
     spec = ScanSpec(query, partition_key=partition_key, ranges=sampler.ranges(), streams=SAMPLE_STREAMS)
-    scanner = scanner_for(shell_context(shell), spec, progress)
+    scanner = scanner_for(ctx, spec, progress)
 
     def start(names: Any, types: Any) -> bool:
         sampler.set_columns(names, types)
@@ -290,10 +303,10 @@ def _sample(shell: Shell, asked: Asked, ks: str, table: str, column: str, kind: 
 
     consume(scanner, start, take)
     if scanner.interrupted:
-        refuse(shell, "INTERRUPTED (Ctrl-C) while taking the sample; nothing was written")
+        refuse(ctx, "INTERRUPTED (Ctrl-C) while taking the sample; nothing was written")
         return None
     if scanner.error is not None and not values.taken:
-        refuse(shell, f"reading {ks}.{table}: {error_text(scanner.error)}")
+        refuse(ctx, f"reading {ks}.{table}: {error_text(scanner.error)}")
         return None
     read = len(values.taken)
     if read > asked.rows:  # exactly ROWS of what the sampler gave: it finishes the slices it started
@@ -318,20 +331,18 @@ def _sample(shell: Shell, asked: Asked, ks: str, table: str, column: str, kind: 
 # ------------------------------------------------------------------------------------- measuring
 
 
-def _measure(shell: Shell, parsed: Parsed, asked: Asked, values: TakenValues, variants: list[Any],
-             cap: int) -> None:
+def _measure(ctx: ReadContext, asked: TrialRequest, values: TakenValues, variants: list[Any],
+             cap: int) -> ReportAnswer | None:
     from cassandra import ConsistencyLevel
 
     from cqlsh_ext.insight import report as text
     from cqlsh_ext.insight.trial.latency import WARMUP_ROWS, Trial, units
     from cqlsh_ext.insight.trial.report import FEW_OPERATIONS, TrialReport, VariantResult
-    from cqlsh_ext.reading.context import shell_context
     from cqlsh_ext.scanning.cost import accepted, on_keyspaces, pricing
     from cqlsh_ext.scanning.scan import progress_for
 
     assert asked.into is not None
-    ctx = shell_context(shell)
-    consistency = ConsistencyLevel.value_to_name.get(shell.consistency_level, str(shell.consistency_level))
+    consistency = ConsistencyLevel.value_to_name.get(ctx.consistency, str(ctx.consistency))
     priced = pricing(ctx, values.partitioner)
     results = []
     for variant in variants:
@@ -358,12 +369,12 @@ def _measure(shell: Shell, parsed: Parsed, asked: Asked, values: TakenValues, va
                 "Keyspaces bills them.")
         if not asked.confirm and not accepted(ctx, what, "Add CONFIRM to run it from a script.",
                                               "Run the trial? [y/N] ", f"{LABEL}: not run."):
-            return
+            return None
     progress = progress_for(f"{LABEL} {values.source}", True)
     if progress is not None:
         progress.paused = lambda: bool(getattr(sys.stdout, "paging", False))
-    run = Trial(shell.session, asked.into, variants, asked.concurrency, shell.consistency_level,
-                consistency, shell.session.default_timeout, keyspaces=keyspaces, keep=asked.keep, cap=cap,
+    run = Trial(ctx.session, asked.into, variants, asked.concurrency, ctx.consistency,
+                consistency, ctx.session.default_timeout, keyspaces=keyspaces, keep=asked.keep, cap=cap,
                 progress=progress)
     report.keyspaces = keyspaces
     run.run(report)
@@ -371,9 +382,9 @@ def _measure(shell: Shell, parsed: Parsed, asked: Asked, values: TakenValues, va
     if not measured and (report.error or report.interrupted):
         why = report.error or "INTERRUPTED (Ctrl-C)"
         tables = "kept" if report.kept else "dropped"
-        refuse(shell, f"{why}; nothing was measured (scratch tables {tables})")
+        refuse(ctx, f"{why}; nothing was measured (scratch tables {tables})")
         for note in report.notes:
             if note.startswith("could not drop"):
-                refuse(shell, note)
-        return
-    side.publish(shell, parsed, side.report("COMPRESSION TRIAL", report.to_json, report.render))
+                refuse(ctx, note)
+        return None
+    return side.report("COMPRESSION TRIAL", report.to_json, report.render)
