@@ -283,13 +283,13 @@ def test_an_mcp_query_is_lexed_once(ext_shell, calls, statement, rows):
 
 def test_an_mcp_report_reads_its_arguments_once(ext_shell, calls):
     """compression_stats: its names read once each (no statement spelt or lexed), its table resolved
-    by the guard (the tool takes it) and by the report's reading."""
+    once, by the guard (the tool and the report's reading take it)."""
     answer = mcp_call(ext_shell, calls, "compression_stats", table="docs", column="data")
     assert answer.data is not None, answer.error
     assert [c["column"] for c in answer.data["columns"]] == ["data"], answer.data
     assert calls.counts["lex"] == 2  # `docs`, `data`
     assert calls.counts["cqlsh lex"] == 0
-    assert calls.counts["schema"] == 2
+    assert calls.counts["schema"] == 1
     assert calls.counts["report as text"] == 0  # its figures screened and measured as JSON values
 
 

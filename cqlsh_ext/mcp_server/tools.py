@@ -108,6 +108,8 @@ class Work:
     #: The table a call's `table` argument names, as the guard read and resolved it (keyspace, table;
     #: looked up with a refresh): taken as it is by the tool.
     named: tuple[str, str] | None = None
+    #: That table as the guard resolved it: a report's request carries it (ReportTarget.found).
+    found: TableTarget | None = None
 
     def context(self) -> ReadContext:
         """The call's reading context: the shell's session and settings; nobody to ask (a costly
@@ -457,10 +459,11 @@ def _report_target(work: Work, arguments: dict[str, Any], most: int) -> tuple[Re
     sample = number(arguments, "sample", None, 1, most)
     column = arguments.get("column")
     _known(work, keyspace, table)
+    found = work.found if work.named == (keyspace, table) else None  # the guard's: not resolved again
     if column is None:
-        return ReportTarget(keyspace, table), sample
+        return ReportTarget(keyspace, table, found=found), sample
     select = f"SELECT {spell(names(column, (1,), 'column')[0])} FROM {spell(keyspace)}.{spell(table)}"
-    return ReportTarget(keyspace, table, select, whole_table=True), sample
+    return ReportTarget(keyspace, table, select, whole_table=True, found=found), sample
 
 
 def _compression_stats(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
