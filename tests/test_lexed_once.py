@@ -240,6 +240,7 @@ def mcp_call(shell: Any, calls: Calls, tool_name: str, **arguments: Any) -> Any:
     our lexer (`lex`), cqlsh's (`cqlsh lex`: seams.split_statements), the schema and the parse."""
     import threading
 
+    from cqlsh_ext.common import jsonenc
     from cqlsh_ext.mcp_server.connection import Served
     from cqlsh_ext.mcp_server.cursor import Cursors
     from cqlsh_ext.mcp_server.guard import Guard
@@ -251,6 +252,7 @@ def mcp_call(shell: Any, calls: Calls, tool_name: str, **arguments: Any) -> Any:
 
     calls.wrap("cqlsh lex", seams, "split_statements", seams.split_statements)
     calls.wrap("row as text", JsonRows, "line", JsonRows.line)  # a row spelt as text (to be read back)
+    calls.wrap("report as text", jsonenc, "dumps", jsonenc.dumps)  # a report or an INSPECT value alike
     tool = Guard(load(None, TOOLS)).wrap(TOOLS[tool_name])
     work = Work(Served(shell_context(shell)), threading.Event(), cursors=Cursors())
     calls.counts.clear()
@@ -281,10 +283,25 @@ def test_an_mcp_query_is_lexed_once(ext_shell, calls, statement, rows):
 
 def test_an_mcp_report_reads_its_arguments_once(ext_shell, calls):
     """compression_stats: its names read once each (no statement spelt or lexed), its table resolved
-    by the guard (the tool takes it) and by the report's reading."""
+    once, by the guard (the tool and the report's reading take it)."""
     answer = mcp_call(ext_shell, calls, "compression_stats", table="docs", column="data")
     assert answer.data is not None, answer.error
     assert [c["column"] for c in answer.data["columns"]] == ["data"], answer.data
     assert calls.counts["lex"] == 2  # `docs`, `data`
     assert calls.counts["cqlsh lex"] == 0
-    assert calls.counts["schema"] == 2
+    assert calls.counts["schema"] == 1
+    assert calls.counts["report as text"] == 0  # its figures screened and measured as JSON values
+
+
+def test_an_mcp_inspect_value_is_lexed_once(ext_shell, calls):
+    """inspect_value: the guard lexes its SELECT and resolves its table; the tool and the reading
+    take them; each value's report screened as JSON values, never spelt as text and read back."""
+    answer = mcp_call(ext_shell, calls, "inspect_value", statement="SELECT data FROM docs WHERE pk = 2")
+    assert answer.data is not None, answer.error
+    (value,) = answer.data["values"]
+    assert value["chain"] == ["gzip"] and "PAID" in json.dumps(value), value
+    assert calls.counts["lex"] == 1
+    assert calls.counts["cqlsh lex"] == 0
+    assert calls.counts["schema"] == 1
+    assert calls.counts["parse"] == 1  # the guard's plan (its redactions' checks)
+    assert calls.counts["report as text"] == 0

@@ -13,7 +13,8 @@ and the JSON text of collections in CSV), the records decoded from blobs embedde
   prints them; sets and tuples: arrays.
 
 cqlsh_ext.output.spellings writes CQL values typed by their column with these functions (and keeps
-decimals and varints digit for digit); `dumps` writes report documents. It sits below every other
+decimals and varints digit for digit); `dumps` writes report documents, and `loaded` gives the
+JSON values that text holds without writing it. It sits below every other
 module of cqlsh_ext (payload and output both use it) and imports none of them: standard library
 only, so offline inspect imports neither the driver nor cqlshlib.
 """
@@ -110,6 +111,36 @@ def finite(value: Any) -> Any:
     if isinstance(value, list):
         return [finite(v) for v in value]
     return value
+
+
+def loaded(document: Any) -> Any:
+    """A report document as the JSON values its text is (json.loads(dumps(document))), made from
+    the values themselves, without the text: for a reader that takes JSON values (cqlsh-ext mcp's
+    answers, screened and measured before the SDK writes them). Leaves as `leaf` spells them,
+    NaN and the infinities by name, object keys strings as json.dumps writes them, tuples and
+    sets arrays; each container new (the caller may cut it)."""
+    if document is None or isinstance(document, (str, bool)):
+        return document
+    if isinstance(document, int):
+        return int(document)
+    if isinstance(document, float):
+        return float_name(document) or float(document)
+    if isinstance(document, dict):
+        return {_key(k): loaded(v) for k, v in document.items()}
+    if isinstance(document, (list, tuple)):
+        return [loaded(v) for v in document]
+    return loaded(leaf(document))
+
+
+def _key(key: Any) -> str:
+    """An object key as json.dumps writes it (a key that is not a string: its JSON text)."""
+    if isinstance(key, str):
+        return key
+    if key is None or isinstance(key, bool):
+        return json.dumps(key)
+    if isinstance(key, float):
+        return float_name(key) or float.__repr__(key)
+    return int.__repr__(key) if isinstance(key, int) else str(key)
 
 
 def dumps(document: Any, pretty: bool = False) -> str:

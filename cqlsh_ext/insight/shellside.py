@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from cqlsh_ext.common.text import Line
     from cqlsh_ext.reading.context import ReadContext
     from cqlsh_ext.reading.read_requests import ReportTarget, SampleSpec
+    from cqlsh_ext.reading.resolve import TableTarget
     from cqlsh_ext.reading.typed import ReportAnswer
     from cqlsh_ext.upstream.protocol import Parsed
 
@@ -101,7 +102,7 @@ def target(ctx: ReadContext, request: ReportTarget, action: str, statement: str 
     (said why) when such a table is unknown or has none."""
     from cqlsh_ext.insight.view_measures import effective_mode
 
-    ks, table, meta = named_table(ctx, request.keyspace, request.table)
+    ks, table, meta = named_table(ctx, request.keyspace, request.table, request.found)
     settings = ctx.display
 
     def read(text: str, whole: bool, limit: int | None) -> InsightTarget:
@@ -139,15 +140,17 @@ def cql_name(raw: str | None) -> str | None:
     return raw[1:-1].replace('""', '"') if raw.startswith('"') and raw.endswith('"') else raw.lower()
 
 
-def named_table(ctx: ReadContext, keyspace: str | None,
-                table: str | None) -> tuple[str | None, str | None, Any]:
+def named_table(ctx: ReadContext, keyspace: str | None, table: str | None,
+                found: TableTarget | None = None) -> tuple[str | None, str | None, Any]:
     """(keyspace, table, table metadata or None) named (as the schema spells them; keyspace None:
-    the context's)."""
+    the context's); `found`: that table resolved already (taken as it is)."""
     from cqlsh_ext.reading.resolve import find_table
 
     ks = keyspace or ctx.keyspace
     meta = None
-    if ks and table:
+    if found is not None and (found.keyspace, found.name) == (ks, table):
+        meta = found.meta if not found.view else None
+    elif ks and table:
         found = find_table(ctx.cluster, ks, ks, table)
         meta = found.meta if found is not None and not found.view else None  # tables, not views
     return ks, table, meta

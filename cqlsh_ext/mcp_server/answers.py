@@ -22,7 +22,6 @@ figures so far, marked `stopped` with how far it got (`ToolAnswer.stopped`).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -395,21 +394,15 @@ def _cut_text(cut: str | None, key: str, kept: int, cap: int, cursor: bool,
 # ------------------------------------------------------------------------------------ reports
 
 
-def document(value: Any) -> Any:
-    """A report's figures as the one JSON spelling writes them (common.jsonenc: bytes, times,
-    floats that JSON numbers cannot hold), as JSON values: what the shell's JSON report holds."""
-    from cqlsh_ext.common import jsonenc
-
-    return json.loads(jsonenc.dumps(value))
-
-
 def report(answer: ReportAnswer | None, cap: int, said: list[str], errors: list[str],
            screen: Screen) -> ToolAnswer:
     """A report's figures (`screen` first), its long values cut; or the error that left none.
     Made to fit its cap by cutting its longest lists (`fit`), the cut said."""
     if answer is None:
         return failed(" ".join(errors) or "the statement reported nothing", said)
-    data, cuts = sizing.cut_value(document(screen.report(answer.data())), items=None)
+    from cqlsh_ext.common import jsonenc
+
+    data, cuts = sizing.cut_value(jsonenc.loaded(screen.report(answer.data())), items=None)
     if cuts:
         data["values_cut"] = cuts[:CUTS_SAID] + ([f"and {len(cuts) - CUTS_SAID:,} more"]
                                                  if len(cuts) > CUTS_SAID else [])

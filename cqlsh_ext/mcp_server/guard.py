@@ -153,6 +153,7 @@ class Guard:
             scope = self._table(work, *tools.table_of(work, arguments.get("table")))
             assert scope.keyspace is not None and scope.table is not None
             work.named = (scope.keyspace, scope.table)  # read and resolved: the tool takes it
+            work.found = scope.target
             return scope
         if name == "list_tables":
             keyspace = tools.names(arguments.get("keyspace"), (1,), "keyspace")[0]

@@ -108,6 +108,8 @@ class Work:
     #: The table a call's `table` argument names, as the guard read and resolved it (keyspace, table;
     #: looked up with a refresh): taken as it is by the tool.
     named: tuple[str, str] | None = None
+    #: That table as the guard resolved it: a report's request carries it (ReportTarget.found).
+    found: TableTarget | None = None
 
     def context(self) -> ReadContext:
         """The call's reading context: the shell's session and settings; nobody to ask (a costly
@@ -369,6 +371,7 @@ def _resume(work: Work, arguments: dict[str, Any], statement: str) -> CursorStat
 
 
 def _inspect_value(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
+    from cqlsh_ext.common import jsonenc
     from cqlsh_ext.cql.errors import QueryError
     from cqlsh_ext.insight.run_inspect import inspect_values
     from cqlsh_ext.query.recognize import table_of as select_table
@@ -381,17 +384,20 @@ def _inspect_value(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
     select = allowed.text
     text = f"INSPECT {select}"
     ctx = work.context()
-    named = select_table(allowed.lexed)
-    if named is not None:  # a table made a moment ago: the driver asked again
-        find_table(ctx.cluster, ctx.keyspace, *named, refresh=True)
+    # The table as the guard resolved it (a table made a moment ago: the driver asked again);
+    # else as the SELECT names it, looked up here.
+    found = admitted.target if admitted is not None else None
+    named = (found.keyspace, found.name) if found is not None else select_table(allowed.lexed)
+    if found is None and named is not None:
+        found = find_table(ctx.cluster, ctx.keyspace, *named, refresh=True)
     keyspace, table = named if named is not None else (None, None)
     try:
-        request = InspectRequest(select_target(keyspace, table, select))
+        request = InspectRequest(select_target(keyspace, table, select, allowed.lexed, found))
     except QueryError as err:
         return failed(f"refused: {err}", work.said)
     taker = answers.Taker("values", INSPECT_VALUES, work.max_bytes, {"statement": sizing.prefix(text)},
                           f"INSPECT answers at most {INSPECT_VALUES} values: name fewer in the SELECT")
-    seen = inspect_values(ctx, request, lambda report: answers.document(report.to_json()),
+    seen = inspect_values(ctx, request, lambda report: jsonenc.loaded(report.to_json()),
                           lambda value: taker.take(work.screen.value(value)))
     if seen is None:
         return failed(" ".join(work.errors) or "nothing to inspect", work.said)
@@ -453,10 +459,11 @@ def _report_target(work: Work, arguments: dict[str, Any], most: int) -> tuple[Re
     sample = number(arguments, "sample", None, 1, most)
     column = arguments.get("column")
     _known(work, keyspace, table)
+    found = work.found if work.named == (keyspace, table) else None  # the guard's: not resolved again
     if column is None:
-        return ReportTarget(keyspace, table), sample
+        return ReportTarget(keyspace, table, found=found), sample
     select = f"SELECT {spell(names(column, (1,), 'column')[0])} FROM {spell(keyspace)}.{spell(table)}"
-    return ReportTarget(keyspace, table, select, whole_table=True), sample
+    return ReportTarget(keyspace, table, select, whole_table=True, found=found), sample
 
 
 def _compression_stats(work: Work, arguments: dict[str, Any]) -> ToolAnswer:

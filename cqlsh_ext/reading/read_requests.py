@@ -10,7 +10,12 @@ payload SELECT's is its plan (query.grammar.Plan, from reading.select.payload_pl
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from cqlsh_ext.cql.lexer import Lexed
+    from cqlsh_ext.reading.resolve import TableTarget
 
 __all__ = ["AdviseRequest", "InspectRequest", "ReportTarget", "SampleSpec", "SettingsRequest", "StatsRequest",
            "select_target"]
@@ -29,26 +34,32 @@ class ReportTarget:
     whole_table: bool = False
     #: The SELECT's LIMIT.
     limit: int | None = None
+    #: The table as the reading finds it, when whoever built the request resolved it already (the
+    #: reading takes it rather than resolving it again; None: the reading resolves the names).
+    found: TableTarget | None = field(default=None, compare=False)
 
 
 #: Words (and the bracket) after which a SELECT no longer reads whole rows of its table.
 _NOT_WHOLE = {"WHERE", "LIMIT", "GROUP", "ORDER", "PER", "ALLOW", "DISTINCT", "JSON", "("}
 
 
-def select_target(keyspace: str | None, table: str | None, select: str) -> ReportTarget:
+def select_target(keyspace: str | None, table: str | None, select: str, lexed: Lexed | None = None,
+                  found: TableTarget | None = None) -> ReportTarget:
     """The target of a report of `select` (one SELECT of keyspace.table, without its `;`), as the
     shell's parse of the same command gives it (insight.shellside.report_target): whole rows of
-    the table when it names plain columns or * and nothing else, its LIMIT. Raises QueryError when
-    our lexer refuses the text."""
+    the table when it names plain columns or * and nothing else, its LIMIT. `lexed`: the SELECT's
+    tokens, lexed already (taken as they are); `found`: its table, resolved already. Raises
+    QueryError when our lexer refuses the text."""
     from cqlsh_ext.cql.lexer import Lexed
 
-    tokens = [t for t in Lexed(select).tokens if t.kind != "end"]
+    tokens = [t for t in (lexed if lexed is not None else Lexed(select)).tokens if t.kind != "end"]
     words = [t.value.upper() if t.kind == "word" else t.value if t.kind == "punct" else "" for t in tokens]
     limit = None
     for i, word in enumerate(words[:-1]):
         if word == "LIMIT" and (i == 0 or words[i - 1] != "PARTITION") and tokens[i + 1].kind == "int":
             limit = int(tokens[i + 1].value)
-    return ReportTarget(keyspace, table, select, whole_table=not (set(words) & _NOT_WHOLE), limit=limit)
+    return ReportTarget(keyspace, table, select, whole_table=not (set(words) & _NOT_WHOLE), limit=limit,
+                        found=found)
 
 
 @dataclass(frozen=True)

@@ -89,6 +89,34 @@ def test_report_documents(name):
     for pretty in (False, True):
         text = jsonenc.dumps({"v": value, "in": [value]}, pretty)
         assert json.loads(text) == {"v": spelled, "in": [spelled]}
+    # The same JSON values made without the text (cqlsh-ext mcp's reports and INSPECT values).
+    assert jsonenc.loaded({"v": value, "in": (value,)}) == {"v": spelled, "in": [spelled]}
+
+
+_st = hypothesis.strategies
+_LEAVES = (_st.none() | _st.booleans() | _st.integers() | _st.floats() | _st.text() | _st.binary()
+           | _st.datetimes() | _st.decimals(allow_nan=False) | _st.fractions() | _st.uuids() | _st.dates())
+_KEYS = (_st.text() | _st.integers() | _st.booleans() | _st.none()
+         | _st.floats(allow_nan=False, allow_infinity=False))
+
+
+@hypothesis.given(_st.recursive(_LEAVES, lambda inner: _st.lists(inner, max_size=4)
+                                | _st.dictionaries(_KEYS, inner, max_size=4), max_leaves=20))
+def test_a_report_document_as_values_is_what_its_json_text_reads_back(document):
+    """jsonenc.loaded gives, without writing the text, the JSON values jsonenc.dumps's text holds:
+    bytes, times, Fractions, decimals, UUIDs their text, NaN and the infinities by name, keys as
+    json.dumps writes them (1, true, null, 2.5), a key written twice keeping its last value."""
+    assert jsonenc.loaded(document) == json.loads(jsonenc.dumps(document))
+
+
+def test_a_report_document_as_values_spells_what_json_has_no_type_for():
+    from fractions import Fraction
+
+    document = {"set": frozenset({b"\x01"}), "tuple": (1, 2.5), "ratio": Fraction(1, 3), 7: None,
+                True: "yes", None: [datetime.date(2024, 5, 6)], 0.5: math.nan}
+    assert jsonenc.loaded(document) == json.loads(jsonenc.dumps(document)) == {
+        "set": ["0x01"], "tuple": [1, 2.5], "ratio": "1/3", "7": None, "true": "yes",
+        "null": ["2024-05-06"], "0.5": "NaN"}
 
 
 def test_offline_inspect_json_goes_through_the_one_dumper(tmp_path: Path, monkeypatch, capsys):
