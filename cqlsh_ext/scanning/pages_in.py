@@ -32,6 +32,7 @@ def enabled() -> bool:
     """Pages in is not turned off by the environment (CQLSH_EXT_PAGES_IN=0)."""
     return os.environ.get(ENV, "").strip() != "0"
 
+
 _HANDLERS: dict[Any, Any] = {}
 
 
