@@ -141,17 +141,8 @@ class JsonSpelling(Blobs):
         return _string(duration_text(value))
 
     def _sequence(self, value: Any, cqltype: Any, place: ValuePlace | None) -> str:
-        items = list(value)
-        subtypes = list(getattr(cqltype, "subtypes", ()) or ())
-        if len(subtypes) == 1:
-            subtypes = subtypes * len(items)
-        elif len(subtypes) != len(items):
-            subtypes = [None] * len(items)
-        # A tuple's items are placed by position, a list's or set's all as "item".
-        steps = ([str(i) for i in range(len(items))] if _typename(cqltype) == "tuple"
-                 else ["item"] * len(items))
-        return "[" + ", ".join(self.value(v, t, _child(place, step))
-                               for v, t, step in zip(items, subtypes, steps, strict=True)) + "]"
+        items = _sequence_items(value, cqltype, place)
+        return "[" + ", ".join(self.value(v, t, p) for v, t, p in items) + "]"
 
     def _vector(self, value: Any, cqltype: Any, place: ValuePlace | None) -> str:
         subtype = getattr(cqltype, "subtype", None)
@@ -159,8 +150,7 @@ class JsonSpelling(Blobs):
         return "[" + ", ".join(self.value(v, subtype, item) for v in value) + "]"
 
     def _map(self, value: Any, cqltype: Any, place: ValuePlace | None) -> str:
-        subtypes = tuple(getattr(cqltype, "subtypes", ()) or ()) + (None, None)
-        return self._map_items(value.items(), subtypes[0], subtypes[1], place)
+        return self._map_items(value.items(), *_map_types(cqltype), place)
 
     def _map_items(self, items: Any, key_type: Any, value_type: Any, place: ValuePlace | None) -> str:
         parts = []
@@ -174,14 +164,8 @@ class JsonSpelling(Blobs):
         return "{" + ", ".join(parts) + "}"
 
     def _udt(self, value: Any, cqltype: Any, place: ValuePlace | None) -> str:
-        names = list(cqltype.fieldnames)
-        types = list(cqltype.subtypes)
-        if isinstance(value, tuple):
-            values = list(value)
-        else:
-            values = [getattr(value, n, None) for n in names]
-        return "{" + ", ".join(f"{_string(n)}: {self.value(v, t, _child(place, n))}"
-                               for n, v, t in zip(names, values, types, strict=False)) + "}"
+        return "{" + ", ".join(f"{_string(n)}: {self.value(v, t, p)}"
+                               for n, v, t, p in _udt_fields(value, cqltype, place)) + "}"
 
     def _blob_json(self, value: Any, _: Any, place: ValuePlace | None) -> str:
         return self._blob(value, place)
@@ -315,16 +299,7 @@ class JsonSpelling(Blobs):
         return str(value)
 
     def _sequence_tree(self, value: Any, cqltype: Any, place: ValuePlace | None) -> Any:
-        items = list(value)
-        subtypes = list(getattr(cqltype, "subtypes", ()) or ())
-        if len(subtypes) == 1:
-            subtypes = subtypes * len(items)
-        elif len(subtypes) != len(items):
-            subtypes = [None] * len(items)
-        steps = ([str(i) for i in range(len(items))] if _typename(cqltype) == "tuple"
-                 else ["item"] * len(items))
-        return [self.tree(v, t, _child(place, step))
-                for v, t, step in zip(items, subtypes, steps, strict=True)]
+        return [self.tree(v, t, p) for v, t, p in _sequence_items(value, cqltype, place)]
 
     def _vector_tree(self, value: Any, cqltype: Any, place: ValuePlace | None) -> Any:
         subtype = getattr(cqltype, "subtype", None)
@@ -332,8 +307,7 @@ class JsonSpelling(Blobs):
         return [self.tree(v, subtype, item) for v in value]
 
     def _map_tree(self, value: Any, cqltype: Any, place: ValuePlace | None) -> Any:
-        subtypes = tuple(getattr(cqltype, "subtypes", ()) or ()) + (None, None)
-        return self._map_items_tree(value.items(), subtypes[0], subtypes[1], place)
+        return self._map_items_tree(value.items(), *_map_types(cqltype), place)
 
     def _map_items_tree(self, items: Any, key_type: Any, value_type: Any, place: ValuePlace | None) -> Any:
         out: dict[str, Any] = {}
@@ -346,13 +320,7 @@ class JsonSpelling(Blobs):
         return out
 
     def _udt_tree(self, value: Any, cqltype: Any, place: ValuePlace | None) -> Any:
-        names = list(cqltype.fieldnames)
-        types = list(cqltype.subtypes)
-        values = list(value) if isinstance(value, tuple) else [getattr(value, n, None) for n in names]
-        out: dict[str, Any] = {}
-        for n, v, t in zip(names, values, types, strict=False):
-            out[n] = self.tree(v, t, _child(place, n))
-        return out
+        return {n: self.tree(v, t, p) for n, v, t, p in _udt_fields(value, cqltype, place)}
 
     def _blob_tree(self, value: Any, place: ValuePlace | None) -> Any:
         from cqlsh_ext.payload.unwrap import failed
@@ -560,6 +528,37 @@ def cut_text(view: BlobView) -> str:
         return ""
     total = f" of {human_size(cut.declared_size)}" if cut.declared_size else ""
     return f"first {human_size(cut.output_size)}{total}: past the output cap"
+
+
+def _sequence_items(value: Any, cqltype: Any, place: ValuePlace | None
+                    ) -> list[tuple[Any, Any, ValuePlace | None]]:
+    """A list's, set's or tuple's items with their CQL types and places (both spellings walk them
+    so): a tuple's items are placed by position, a list's or set's all as "item"."""
+    items = list(value)
+    subtypes = list(getattr(cqltype, "subtypes", ()) or ())
+    if len(subtypes) == 1:
+        subtypes = subtypes * len(items)
+    elif len(subtypes) != len(items):
+        subtypes = [None] * len(items)
+    if _typename(cqltype) == "tuple":
+        return [(v, t, _child(place, str(i))) for i, (v, t) in enumerate(zip(items, subtypes, strict=True))]
+    item = _child(place, "item")
+    return [(v, t, item) for v, t in zip(items, subtypes, strict=True)]
+
+
+def _map_types(cqltype: Any) -> tuple[Any, Any]:
+    """A map's key and value types (None where the type does not say)."""
+    subtypes = tuple(getattr(cqltype, "subtypes", ()) or ()) + (None, None)
+    return subtypes[0], subtypes[1]
+
+
+def _udt_fields(value: Any, cqltype: Any, place: ValuePlace | None
+                ) -> list[tuple[str, Any, Any, ValuePlace | None]]:
+    """A UDT value's fields: name, value, CQL type and place (a tuple's values by position)."""
+    names = list(cqltype.fieldnames)
+    values = list(value) if isinstance(value, tuple) else [getattr(value, n, None) for n in names]
+    types = list(cqltype.subtypes)
+    return [(n, v, t, _child(place, n)) for n, v, t in zip(names, values, types, strict=False)]
 
 
 def _child(place: ValuePlace | None, step: str) -> ValuePlace | None:
