@@ -126,13 +126,13 @@ def loaded(document: Any) -> Any:
     if isinstance(document, float):
         return float_name(document) or float(document)
     if isinstance(document, dict):
-        return {_key(k): loaded(v) for k, v in document.items()}
+        return {key_text(k): loaded(v) for k, v in document.items()}
     if isinstance(document, (list, tuple)):
         return [loaded(v) for v in document]
     return loaded(leaf(document))
 
 
-def _key(key: Any) -> str:
+def key_text(key: Any) -> str:
     """An object key as json.dumps writes it (a key that is not a string: its JSON text)."""
     if isinstance(key, str):
         return key

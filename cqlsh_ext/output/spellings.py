@@ -26,7 +26,15 @@ from typing import TYPE_CHECKING, Any
 
 from cassandra import cqltypes, util
 
-from cqlsh_ext.common.jsonenc import blob_text, duration_text, float32_text, float_name, float_text, time_text
+from cqlsh_ext.common.jsonenc import (
+    blob_text,
+    duration_text,
+    float32_text,
+    float_name,
+    float_text,
+    key_text,
+    time_text,
+)
 from cqlsh_ext.common.jsonenc import string as _string
 from cqlsh_ext.payload.budget import Budget
 from cqlsh_ext.payload.places import ValuePlace
@@ -431,17 +439,10 @@ def _as_loaded(tree: Any) -> Any:
     """A payload's tree as json.loads reads back its JSON text: arrays lists, object keys strings
     (as json.dumps writes a key that is not one), the rest as it is."""
     if isinstance(tree, dict):
-        return {_key(k): _as_loaded(v) for k, v in tree.items()}
+        return {key_text(k): _as_loaded(v) for k, v in tree.items()}
     if isinstance(tree, (list, tuple)):
         return [_as_loaded(v) for v in tree]
     return tree
-
-
-def _key(key: Any) -> str:
-    if isinstance(key, str):
-        return key
-    return json.dumps(key) if key is None or isinstance(key, bool) else \
-        (float.__repr__(key) if isinstance(key, float) else str(key))
 
 
 class CsvSpelling(Blobs):
