@@ -478,17 +478,15 @@ class QueryPageAnswer:
         more, u, c = python([rows[k] for k in handed])
         return [(handed[j], result) for j, result in more], undecodable + u, cut + c
 
-    def rows(self, kept: Callable[[int, int], Result] | None,
+    def rows(self, kept: list[tuple[int, Result]],
              python: PythonReading[Result]) -> tuple[list[tuple[int, Result]], int, int, int]:
-        """The page's matching rows, in its order, each (row index, result): the core's kept rows
-        as `kept(row index, its place in the core's columns)` makes them (None: not listed, a
-        grouped answer's are in `groups`), the rows the core leaves as `python` reads them; the
-        values undecodable and cut over the page, and how many rows matched."""
-        found = [] if kept is None else [(k, kept(k, j)) for j, k in enumerate(self.kept)]
+        """The page's matching rows, in its order, each (row index, result): `kept` (the core's
+        kept rows as the reader makes them from `kept`, `outputs` and `order`, in their order;
+        none for a grouped answer, whose rows are in `groups`) with the rows the core leaves, as
+        `python` reads them, merged in; the values undecodable and cut over the page, and how
+        many rows matched."""
         more, undecodable, cut = self._python(python)
-        if more:
-            found += more
-            found.sort(key=lambda pair: pair[0])
+        found = sorted(kept + more, key=lambda pair: pair[0]) if more else kept
         return found, undecodable, cut, len(self.kept) + len(more)
 
     def columns(self, columns: list[Sequence[Any]], python: PythonReading[Sequence[Any]]

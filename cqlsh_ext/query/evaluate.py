@@ -714,9 +714,9 @@ class CoreProgram:
 
     def answer(self, evaluator: Evaluator, names: Sequence[str],
                rows: Sequence[Sequence[Any]]) -> PageAnswer | None:
-        """The page's answer from the core, the rows it leaves read by the Python evaluator in the
-        seam's room (payload.native.QueryPageAnswer.rows); None when
-        the core fails the call (it should not) or a sum overflows: Python reads the page."""
+        """The page's answer from the core, the rows it leaves read by the Python evaluator and
+        merged in in the seam's room (payload.native.QueryPageAnswer.rows); None when the core
+        fails the call (it should not) or a sum overflows: Python reads the page."""
         from cqlsh_ext.query.groups import Accumulator
 
         core = self._query(evaluator, names, rows)
@@ -724,14 +724,14 @@ class CoreProgram:
             return None
         native = self.native
         at = {name: i for i, name in enumerate(names)}
-        make: Callable[[int, int], RowResult] | None = None
-        if not self.grouped:
+        found: list[tuple[int, RowResult]] = []
+        kept = core.kept
+        if not self.grouped and kept:
             outputs, order = core.outputs, core.order
             ordinary = [(k, at.get(ref.name)) for k, ref in enumerate(evaluator.outputs)
                         if isinstance(ref, Column)]
-            views = self._views(names, rows, core.kept)
-
-            def kept_row(k: int, j: int) -> RowResult:
+            views = self._views(names, rows, kept)
+            for j, k in enumerate(kept):
                 row = rows[k]
                 values = [column[j] for column in outputs]
                 shown = views.get(k, {})
@@ -740,10 +740,8 @@ class CoreProgram:
                     assert isinstance(ref, Column)
                     view = shown.get(ref.name)
                     values[o] = view if view is not None else (None if col is None else row[col])
-                return RowResult(True, tuple(values), order=tuple(column[j] for column in order), views=shown)
-
-            make = kept_row
-
+                found.append((k, RowResult(True, tuple(values), order=tuple(column[j] for column in order),
+                                           views=shown)))
         partials: list[tuple[tuple[Any, ...], list[Any]]] = []
         for group in core.groups:
             accs = []
@@ -753,7 +751,7 @@ class CoreProgram:
                                         state.num_max, state.str_min, state.str_max, state.skipped))
             partials.append((group.key, accs))
         found, undecodable, cut, matched = core.rows(
-            make, lambda handed: evaluator.evaluate_page(names, handed, core=False))
+            found, lambda handed: evaluator.evaluate_page(names, handed, core=False))
         return PageAnswer(found, partials, undecodable, cut, matched)
 
     def columns(self, evaluator: Evaluator, names: Sequence[str],
@@ -761,8 +759,8 @@ class CoreProgram:
         """The page's kept rows as columns, one per projected item (evaluator.outputs), in the
         page's order: the core's own output columns for the paths, the page's values for the
         columns; the rows it leaves read by the Python evaluator and put in their places in the
-        seam's room (payload.native.QueryPageAnswer.columns). None where
-        the answer is not made of columns (GROUP BY, views asked for), or the core fails the call."""
+        seam's room (payload.native.QueryPageAnswer.columns). None where the answer is not made
+        of columns (GROUP BY, views asked for), or the core fails the call."""
         if self.grouped or any(read.request.views for read in self.reads):
             return None
         held = self.held
