@@ -8,12 +8,11 @@ tests/ is not counted: tests/native and tests/test_wheels.py drive the core's mo
 the reference the room is checked against.
 
 Nor do the values the core hands back leave the room where the Python engine can read them: a
-reader above it gets that engine's reading of such a value (a view, or the value filled into the
-page's columns), never the core's list of them. Two readers still take rows the core leaves, and
-are named here until the core takes the Python side's reading back (docs/architecture.md, "The
-native core"): a payload query's rows (`handed_rows`: the Python evaluator reads the whole row,
-query/evaluate.py) and the Parquet writer's Python rows of the columns the core holds
-(`python_rows`: those rows' values spelt by render/parquet_columns.py)."""
+reader above it gets that engine's reading of such a value (a view, the value filled into the
+page's columns, a payload query's rows read by the Python evaluator and merged into the page's
+answer or columns, the Python rows of the columns the core holds spelt and put in their places),
+never the core's list of them: no module above the room reads an attribute the core lists them
+by, nor names one as a string (getattr, hasattr)."""
 
 from __future__ import annotations
 
@@ -75,14 +74,18 @@ def test_the_check_sees_every_way_of_importing() -> None:
 
 #: The core's lists of what it leaves to Python, by the attribute a reader reads them by.
 LEFT_TO_PYTHON = ("handed_back", "handed_rows", "python_rows")
-#: Who still reads them above the room, and which (the module doc says why).
-STILL_ABOVE = {("cqlsh_ext/query/evaluate.py", "handed_rows"),
-               ("cqlsh_ext/render/parquet_columns.py", "python_rows")}
 
 
 def readers_of_what_is_left(source: str | ast.Module) -> set[str]:
-    return {node.attr for node in ast.walk(ast.parse(source) if isinstance(source, str) else source)
-            if isinstance(node, ast.Attribute) and node.attr in LEFT_TO_PYTHON}
+    """The names of LEFT_TO_PYTHON the source reads: as an attribute, or as a whole string
+    (getattr(page, "handed_rows"), hasattr(chunk, "python_rows"))."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(source) if isinstance(source, str) else source):
+        if isinstance(node, ast.Attribute) and node.attr in LEFT_TO_PYTHON:
+            found.add(node.attr)
+        elif isinstance(node, ast.Constant) and node.value in LEFT_TO_PYTHON:
+            found.add(node.value)
+    return found
 
 
 def test_no_reader_above_the_room_sees_a_value_handed_back() -> None:
@@ -90,10 +93,16 @@ def test_no_reader_above_the_room_sees_a_value_handed_back() -> None:
     for name, module in parsed().items():
         if name.startswith("cqlsh_ext/") and name != ROOM:
             found.update((name, attr) for attr in readers_of_what_is_left(module))
-    assert found == STILL_ABOVE
+    assert found == set()
+    # (the room itself reads them: the check would see it)
+    assert readers_of_what_is_left(parsed()[ROOM]) == set(LEFT_TO_PYTHON)
 
 
 def test_the_check_sees_a_reader_of_what_is_left() -> None:
     assert readers_of_what_is_left("for i in page.handed_back:\n    pass\n") == {"handed_back"}
     assert readers_of_what_is_left("rows = answer.handed_rows\n") == {"handed_rows"}
+    assert readers_of_what_is_left("for i in chunk.python_rows():\n    pass\n") == {"python_rows"}
+    assert readers_of_what_is_left("ok = hasattr(chunk, 'python_rows')\n") == {"python_rows"}
+    assert readers_of_what_is_left("rows = getattr(page, 'handed_rows')\n") == {"handed_rows"}
     assert not readers_of_what_is_left("handed_back = 1\n")
+    assert not readers_of_what_is_left('"""The rows a page hands back."""\n')

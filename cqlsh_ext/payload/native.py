@@ -418,20 +418,104 @@ def measure_rows(page: Sequence[Sequence[Any]], places: Sequence[MeasuredPlace],
     return answer
 
 
-def query_page(request: core_types.QueryRequest) -> core_types.QueryPage:
+def query_page(request: core_types.QueryRequest, rows: Sequence[Sequence[Any]], *, grouped: bool,
+               make: Callable[[list[int]], None] | None = None) -> QueryPageAnswer | None:
     """One call for a payload query's page (query.evaluate.CoreProgram compiles the plan into the
-    request: the core's QueryPlace, Condition, Literal, Needle and Aggregate): the places' values
-    decoded, the conditions tested, and the rows kept with their projected path values, or the
-    page's per-group partial results. Its answer (QueryPage): `kept` and `handed_rows` (row
-    indexes: the rows the core leaves to the Python evaluator), `outputs` and `order` (per
-    projected path, its value in each kept row), `undecodable`, `cut`, `kinds` ((kind code,
-    count): KINDS names them), `paths` (per place and path a PathSeen: `found`, `miss`: (depth,
-    keys) of the deepest miss or None), `groups` (GroupPartial: `key`, `accumulators`, each an
-    AccumulatorState: count, int_sum, float_sum as little-endian two's complement bytes over
-    2**FLOAT_SUM_SHIFT or None, floats, num_min, num_max, str_min, str_max, skipped), `overflow`
-    (a sum past 128 bits: Python reads the page). Raises when the core is not available() or
-    the request is not one it can answer."""
-    return module().query_page(request)
+    request: the core's QueryPlace, Condition, Literal, Needle and Aggregate; `rows` is the page
+    the request's places read, a list of rows or the server's page, a
+    payload.server_rows.ServerRows): the places' values decoded, the conditions tested, and the
+    rows kept with their projected path values, or the page's per-group partial results. The
+    answer is a QueryPageAnswer; the rows the core leaves to the Python evaluator are read by it
+    here, when the reader asks for the page's rows or columns. `make` (of the server's page:
+    ServerRows.make) is given the rows the answer reads (those the core leaves, and the kept ones
+    when not `grouped`), to make them in one split. None when the core fails the call (it should
+    not) or a sum overflows 128 bits: Python reads the page."""
+    try:
+        page = module().query_page(request)
+    except Exception:
+        return None
+    if page.overflow:
+        return None
+    if make is not None:
+        make([*page.handed_rows, *([] if grouped else page.kept)])
+    return QueryPageAnswer(page, rows)
+
+
+Result = TypeVar("Result")
+#: The Python evaluator's reading of some of a page's rows (query.evaluate.Evaluator.evaluate_page
+#: on the Python road): (the row's index among those given, its result) of each row it keeps, and
+#: the values undecodable and cut among them.
+PythonReading: TypeAlias = Callable[[list[Sequence[Any]]], tuple[list[tuple[int, Result]], int, int]]
+
+
+class QueryPageAnswer:
+    """query_page's answer to a page. The core's figures of the rows it read: `kept` (row
+    indexes), `outputs` and `order` (per projected path, its value in each kept row), `held`
+    (with the request's `held`: per projected item its path's values held by the core, None for
+    others), `contents` (per place of the request's `contents`, its kept rows' contents), `kinds`
+    ((kind code, count): KINDS names them), `paths` (per place and path a PathSeen: `found`,
+    `miss`: (depth, keys) of the deepest miss or None), `groups` (GroupPartial: `key`,
+    `accumulators`, each an AccumulatorState: count, int_sum, float_sum as little-endian two's
+    complement bytes over 2**FLOAT_SUM_SHIFT or None, floats, num_min, num_max, str_min, str_max,
+    skipped). The rows the core leaves are read by the Python evaluator here, in `rows()` and
+    `columns()`, which give the page's whole answer: a reader never sees which they were."""
+
+    def __init__(self, page: core_types.QueryPage, rows: Sequence[Sequence[Any]]) -> None:
+        self._page, self._rows = page, rows
+        self.kept, self.outputs, self.order = page.kept, page.outputs, page.order
+        self.held, self.contents = page.held, page.contents
+        self.kinds, self.paths, self.groups = page.kinds, page.paths, page.groups
+
+    def _python(self, python: PythonReading[Result]) -> tuple[list[tuple[int, Result]], int, int]:
+        """The rows the core leaves, read by `python`: (row index, result) of those it keeps, in
+        the page's order, and the undecodable and cut counts of the page (the core's with
+        Python's)."""
+        page, rows = self._page, self._rows
+        undecodable, cut = page.undecodable, page.cut
+        handed = page.handed_rows
+        if not handed:
+            return [], undecodable, cut
+        more, u, c = python([rows[k] for k in handed])
+        return [(handed[j], result) for j, result in more], undecodable + u, cut + c
+
+    def rows(self, kept: list[tuple[int, Result]],
+             python: PythonReading[Result]) -> tuple[list[tuple[int, Result]], int, int, int]:
+        """The page's matching rows, in its order, each (row index, result): `kept` (the core's
+        kept rows as the reader makes them from `kept`, `outputs` and `order`, in their order;
+        none for a grouped answer, whose rows are in `groups`) with the rows the core leaves, as
+        `python` reads them, merged in; the values undecodable and cut over the page, and how
+        many rows matched."""
+        more, undecodable, cut = self._python(python)
+        found = sorted(kept + more, key=lambda pair: pair[0]) if more else kept
+        return found, undecodable, cut, len(self.kept) + len(more)
+
+    def columns(self, columns: list[Sequence[Any]], python: PythonReading[Sequence[Any]]
+                ) -> tuple[list[int], list[Sequence[Any]], int, int]:
+        """The page's matching rows as columns: `columns` (per projected item, its values in the
+        core's kept rows: lists, or columns the core holds) with the rows the core leaves, as
+        `python` reads them (each row's values, one per column), put in their places; the rows'
+        indexes in the page's order, and the values undecodable and cut over the page."""
+        kept = list(self.kept)
+        more, undecodable, cut = self._python(python)
+        if not more:
+            return kept, columns, undecodable, cut
+        merged = sorted([(k, j, None) for j, k in enumerate(kept)]
+                        + [(k, -1, values) for k, values in more], key=lambda item: item[0])
+        order = [j for _k, j, _values in merged]
+        read = [values for _k, _j, values in merged if values is not None]
+        return ([k for k, _j, _values in merged],
+                [_merged(column, order, [values[o] for values in read]) for o, column in enumerate(columns)],
+                undecodable, cut)
+
+
+def _merged(column: Sequence[Any], order: list[int], python: list[Any]) -> Sequence[Any]:
+    """A page's column of kept rows with the rows the Python evaluator read put in their places:
+    `order[i]` a row of `column`, or -1 for the next of `python`."""
+    rearranged = getattr(column, "rearranged", None)
+    if rearranged is not None:  # held by the core
+        return rearranged(order, python)  # type: ignore[no-any-return]
+    others = iter(python)
+    return [column[j] if j >= 0 else next(others) for j in order]
 
 
 def float_sum(encoded: bytes | None) -> Fraction:
@@ -576,6 +660,143 @@ def page_contents(engine: PythonRoad, values: Sequence[bytes]) -> PageContents |
     for i in sorted(again):
         viewed[i] = engine.view(values[i])
     return PageContents(kinds, list(core.labels), texts, trees, viewed)
+
+
+# ------------------------------------------------------------------ held columns, filled
+
+def is_held_column(value: Any) -> bool:
+    """`value` is a HeldColumn (a path's values the core holds)."""
+    return hasattr(value, "python_rows") and not hasattr(value, "sizes")
+
+
+def is_held_contents(value: Any) -> bool:
+    """`value` is a HeldContents (a blob column's rows the core read)."""
+    return hasattr(value, "python_rows") and hasattr(value, "sizes")
+
+
+def _shaped(chunks: Sequence[Any], filled: dict[int, Any], limit: int, bounds: tuple[int, int, int],
+            of_filled: Callable[[Any], Any]) -> list[Any]:
+    """One value of each shape among the first `limit` rows the core holds, and the filled rows'
+    values, in the rows' order (kind_of merges the same kinds from them as from every value:
+    merging a kind met before changes nothing)."""
+    found: list[tuple[int, Any]] = []
+    base = 0
+    for chunk in chunks:
+        if base >= limit:
+            break
+        found += [(base + i, value) for i, value in chunk.shapes(limit - base, bounds)]
+        base += len(chunk)
+    found += [(i, of_filled(value)) for i, value in filled.items() if i < limit]
+    found.sort(key=lambda pair: pair[0])
+    return [value for _i, value in found]
+
+
+class FilledPaths:
+    """A path's values over a row group as the core holds them (chunks of HeldColumn, a page's
+    kept rows each), with the rows it leaves to Python (values it hands back, or does not hold)
+    spelt by `spell` here (render.parquet_columns spells them as an export writes a path's
+    value) and laid out by the core with the others: a reader above gets the whole column."""
+
+    def __init__(self, chunks: Sequence[core_types.HeldColumn], spell: Callable[[Any], Any]) -> None:
+        self.chunks = list(chunks)
+        #: The Python rows' values as written, by their index over the chunks.
+        self._filled: dict[int, Any] = {}
+        base = 0
+        for chunk in self.chunks:
+            for i in chunk.python_rows():
+                self._filled[base + i] = spell(chunk[i])
+            base += len(chunk)
+
+    def values(self, limit: int | None = None) -> list[Any]:
+        """The values as Python objects, the Python rows' spelt (the first `limit`)."""
+        out: list[Any] = []
+        base = 0
+        for chunk in self.chunks:
+            if limit is not None and len(out) >= limit:
+                break
+            values = chunk.to_pylist(None if limit is None else limit - len(out))
+            for i in chunk.python_rows():
+                if i < len(values):
+                    values[i] = self._filled[base + i]
+            out += values
+            base += len(chunk)
+        return out
+
+    def sample(self, limit: int, bounds: tuple[int, int, int]) -> list[Any]:
+        """The values the first `limit` rows' kinds are read from: one of each shape (`bounds`:
+        render.arrow_types.SHAPE_BOUNDS), in order."""
+        return _shaped(self.chunks, self._filled, limit, bounds, lambda value: value)
+
+    def array(self, kind: core_types.KindSpec, name: str) -> tuple[core_types.HeldArray | None, list[Any]]:
+        """The column laid out by the core in `kind` (held_array): the array, or None and the
+        values that do not fit it."""
+        return module().held_array(self.chunks, kind, name, self._filled or None)
+
+
+class FilledContents:
+    """A blob column's five export columns over a row group (payload, label, kind, note, stored)
+    from the core's reading of its values (chunks of HeldContents), with the rows it leaves to
+    Python (values it hands back, cut, binary or failed, records the Python side spells) given
+    their five parts by `parts` (of the value's view; render.parquet_columns.Splitter.blob_parts)
+    here, and laid out by the core with the others: a reader above gets whole columns."""
+
+    def __init__(self, chunks: Sequence[core_types.HeldContents],
+                 parts: Callable[[Any], tuple[Any, Any, Any, Any, Any]], raw: bool) -> None:
+        self.chunks = list(chunks)
+        self.raw = raw
+        self._filled: dict[int, tuple[Any, Any, Any, Any, Any]] = {}
+        base = 0
+        for chunk in self.chunks:
+            for i in chunk.python_rows():
+                self._filled[base + i] = parts(chunk[i])
+            base += len(chunk)
+
+    def values(self, part: int, limit: int | None = None) -> list[Any]:
+        """One of the five columns (0 payload, 1 label, 2 kind, 3 note, 4 stored) as Python
+        objects, as render.parquet_columns.Splitter.blob_columns gives them (the first `limit`
+        rows)."""
+        out: list[Any] = []
+        base = 0
+        for chunk in self.chunks:
+            if limit is not None and len(out) >= limit:
+                break
+            kinds, labels, payloads, python = chunk.parts(None if limit is None else limit - len(out))
+            stored = chunk.stored() if part == 4 else None
+            odd = set(python)
+            for i, kind in enumerate(kinds):
+                if i in odd:
+                    out.append(self._filled[base + i][part])
+                elif kind is None:  # a null blob
+                    out.append(None)
+                elif part == 0:
+                    out.append(payloads[i])
+                elif part == 1:
+                    out.append(labels[i])
+                elif part == 2:
+                    out.append(kind)
+                elif part == 3:
+                    out.append(None)
+                else:
+                    assert stored is not None
+                    out.append(stored[i] if self.raw or kind == UNKNOWN_KIND else None)
+            base += len(chunk)
+        return out
+
+    def sample(self, limit: int, bounds: tuple[int, int, int]) -> list[Any]:
+        """The payloads the first `limit` rows' kinds are read from: one of each shape, in order."""
+        return _shaped(self.chunks, self._filled, limit, bounds, lambda parts: parts[0])
+
+    def arrays(self, kind: core_types.KindSpec, name: str
+               ) -> tuple[list[core_types.HeldArray] | None, list[Any]]:
+        """The five columns laid out by the core, the payload in `kind` (contents_arrays): the
+        arrays, or None and the payloads that do not fit it."""
+        return module().contents_arrays(self.chunks, kind, name, self.raw, self._filled or None)
+
+
+def hold_page(values: Sequence[Any], cap: int) -> core_types.HeldContents:
+    """A page of a blob column's stored values read by the core, held (an export's blob column
+    the query did not read: render.parquet_columns). Raises when the core fails the call."""
+    return module().hold_page(values, cap)
 
 
 # ------------------------------------------------------------------ a page's columns

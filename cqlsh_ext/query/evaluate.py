@@ -651,7 +651,7 @@ class CoreProgram:
             return None
 
     def _query(self, evaluator: Evaluator, names: Sequence[str], rows: Sequence[Sequence[Any]],
-               held: bool = False) -> Any:
+               held: bool = False) -> seam.QueryPageAnswer | None:
         """The core's answer to the page (query_page), its undecodable kinds and the paths it found
         or missed noted on the evaluator; None when the core fails the call (it should not) or a
         sum overflows: Python reads the page."""
@@ -684,17 +684,17 @@ class CoreProgram:
                     values = [None if (v := _field(value, access)) is MISSING else v for value in values]
                 places.append(core_module.QueryPlace(values, paths=paths, needles=needles))
         try:
-            core = native.query_page(core_module.QueryRequest(
+            request = core_module.QueryRequest(
                 rows=len(rows), places=places, conditions=self.conditions, outputs=self.outputs,
                 order=self.order, keys=self.keys, aggregates=self.aggregates, grouped=self.grouped,
                 cap=self.cap, undecodable_group=UNDECODABLE_GROUP, held=held,
-                contents=sorted(set(self.contents.values())) if held else []))
+                contents=sorted(set(self.contents.values())) if held else [])
         except Exception:
             return None
-        if core.overflow:
+        make = None if server is None else server.make  # the rows the answer reads, by the driver
+        core: seam.QueryPageAnswer | None = native.query_page(request, rows, grouped=self.grouped, make=make)
+        if core is None:
             return None
-        if server is not None:  # the rows the answer reads: made by the driver, in one split
-            server.make([*core.handed_rows, *([] if self.grouped else core.kept)])
         for code, n in core.kinds:
             kind = native.KINDS[code]
             if kind is not None:
@@ -714,8 +714,9 @@ class CoreProgram:
 
     def answer(self, evaluator: Evaluator, names: Sequence[str],
                rows: Sequence[Sequence[Any]]) -> PageAnswer | None:
-        """The page's answer from the core, the rows it hands back evaluated in Python; None when
-        the core fails the call (it should not) or a sum overflows: Python reads the page."""
+        """The page's answer from the core, the rows it leaves read by the Python evaluator and
+        merged in in the seam's room (payload.native.QueryPageAnswer.rows); None when the core
+        fails the call (it should not) or a sum overflows: Python reads the page."""
         from cqlsh_ext.query.groups import Accumulator
 
         core = self._query(evaluator, names, rows)
@@ -749,23 +750,17 @@ class CoreProgram:
                                         native.float_sum(state.float_sum), state.floats, False, state.num_min,
                                         state.num_max, state.str_min, state.str_max, state.skipped))
             partials.append((group.key, accs))
-        undecodable, cut, matched = core.undecodable, core.cut, len(kept)
-        if core.handed_rows:
-            handed = core.handed_rows
-            more, u, c = evaluator.evaluate_page(names, [rows[k] for k in handed], core=False)
-            undecodable += u
-            cut += c
-            found += [(handed[j], result) for j, result in more]
-            found.sort(key=lambda pair: pair[0])
-            matched += len(more)
+        found, undecodable, cut, matched = core.rows(
+            found, lambda handed: evaluator.evaluate_page(names, handed, core=False))
         return PageAnswer(found, partials, undecodable, cut, matched)
 
     def columns(self, evaluator: Evaluator, names: Sequence[str],
                 rows: Sequence[Sequence[Any]]) -> PageColumns | None:
         """The page's kept rows as columns, one per projected item (evaluator.outputs), in the
         page's order: the core's own output columns for the paths, the page's values for the
-        columns; the rows it hands back evaluated in Python and put in their places. None where
-        the answer is not made of columns (GROUP BY, views asked for), or the core fails the call."""
+        columns; the rows it leaves read by the Python evaluator and put in their places in the
+        seam's room (payload.native.QueryPageAnswer.columns). None where the answer is not made
+        of columns (GROUP BY, views asked for), or the core fails the call."""
         if self.grouped or any(read.request.views for read in self.reads):
             return None
         held = self.held
@@ -782,23 +777,16 @@ class CoreProgram:
             elif isinstance(ref, Column):
                 col = at.get(ref.name)
                 columns.append([None] * len(kept) if col is None else [rows[k][col] for k in kept])
-            elif held and core.held[o] is not None:  # the path's values, held by the core
-                columns.append(core.held[o])
+            elif held and (values := core.held[o]) is not None:  # the path's values, held by the core
+                columns.append(values)
             else:  # the core's column of the path (one per projected item, the columns' left empty)
                 columns.append(list(core.outputs[o]))
-        undecodable, cut = core.undecodable, core.cut
-        if core.handed_rows:
-            handed = core.handed_rows
-            more, u, c = evaluator.evaluate_page(names, [rows[k] for k in handed], core=False)
-            undecodable += u
-            cut += c
-            merged = sorted([(k, j, None) for j, k in enumerate(kept)]
-                            + [(handed[h], -1, result) for h, result in more], key=lambda item: item[0])
-            order = [j for _k, j, _result in merged]
-            python = [result for _k, _j, result in merged if result is not None]
-            columns = [_merged(column, order, [result.values[o] for result in python])
-                       for o, column in enumerate(columns)]
-            kept = [k for k, _j, _r in merged]
+
+        def python(handed: list[Sequence[Any]]) -> tuple[list[tuple[int, Sequence[Any]]], int, int]:
+            more, u, c = evaluator.evaluate_page(names, handed, core=False)
+            return [(j, result.values) for j, result in more], u, c
+
+        kept, columns, undecodable, cut = core.columns(columns, python)
         return PageColumns(kept, columns, undecodable, cut)
 
     def _views(self, names: Sequence[str], rows: Sequence[Sequence[Any]],
@@ -824,16 +812,6 @@ def _column(rows: Sequence[Sequence[Any]], col: int) -> list[Any]:
     if isinstance(rows, ServerRows):
         return rows.column(col)
     return [row[col] for row in rows]
-
-
-def _merged(column: Sequence[Any], order: list[int], python: list[Any]) -> Sequence[Any]:
-    """A page's column of kept rows with the rows the Python evaluator read put in their places:
-    `order[i]` a row of `column`, or -1 for the next of `python`."""
-    rearranged = getattr(column, "rearranged", None)
-    if rearranged is not None:  # held by the core
-        return rearranged(order, python)  # type: ignore[no-any-return]
-    others = iter(python)
-    return [column[j] if j >= 0 else next(others) for j in order]
 
 
 def _literal(core: Core, value: Literal) -> seam.Literal:

@@ -139,131 +139,68 @@ def is_plain(value: Any, nodes: int) -> bool:
 class HeldPaths:
     """A path's values over a row group as the native core holds them (chunks of HeldColumn, a
     page's kept rows each): laid out by the core in the kind the writer settles, no Python object
-    per value. Its Python rows (values the core hands back, or does not hold) are spelt here as
-    Splitter.split_columns spells a path's value, and given to the core with the others."""
+    per value. The rows the core leaves to Python are spelt as Splitter.split_columns spells a
+    path's value (`_spelt`), in the seam's room (payload.native.FilledPaths), and given to the
+    core with the others."""
 
     parts = 1
 
     def __init__(self, chunks: Sequence[HeldColumn], budget: Any) -> None:
-        self.chunks = list(chunks)
+        from cqlsh_ext.payload import native
+
         nodes = budget.nodes
-        #: The Python rows' values as written, by their index over the chunks.
-        self.filled: dict[int, Any] = {}
-        base = 0
-        for chunk in self.chunks:
-            for i in chunk.python_rows():
-                self.filled[base + i] = _spelt(chunk[i], nodes, budget)
-            base += len(chunk)
+        self.held = native.FilledPaths(chunks, lambda value: _spelt(value, nodes, budget))
         self.laid: list[Any] | None = None
 
     def values(self, part: int, limit: int | None = None) -> list[Any]:
         """The values as Python objects, as split_columns gives them (the first `limit`)."""
-        out: list[Any] = []
-        base = 0
-        for chunk in self.chunks:
-            if limit is not None and len(out) >= limit:
-                break
-            values = chunk.to_pylist(None if limit is None else limit - len(out))
-            for i in chunk.python_rows():
-                if i < len(values):
-                    values[i] = self.filled[base + i]
-            out += values
-            base += len(chunk)
-        return out
+        return self.held.values(limit)
 
     def sample(self, part: int, limit: int) -> list[Any]:
         """The values the first `limit` rows' kinds are read from: one of each shape, in order."""
-        return _sample(self.chunks, self.filled, limit, lambda value: value)
+        from cqlsh_ext.render.arrow_types import SHAPE_BOUNDS
+
+        return self.held.sample(limit, SHAPE_BOUNDS)
 
     def arrays(self, kind_spec: tuple[Any, ...], name: str) -> tuple[list[Any] | None, list[Any]]:
-        from cqlsh_ext.payload import native
-
-        array, misfits = native.module().held_array(self.chunks, kind_spec, name, self.filled or None)
+        array, misfits = self.held.array(kind_spec, name)
         return (None if array is None else [array]), misfits
-
-
-def _sample(chunks: Sequence[Any], filled: dict[int, Any], limit: int, of_filled: Any) -> list[Any]:
-    """One value of each shape among the first `limit` rows the core holds, and the Python rows'
-    values, in the rows' order (kind_of merges the same kinds from them as from every value:
-    merging a kind met before changes nothing)."""
-    from cqlsh_ext.render.arrow_types import SHAPE_BOUNDS
-
-    found: list[tuple[int, Any]] = []
-    base = 0
-    for chunk in chunks:
-        if base >= limit:
-            break
-        found += [(base + i, value) for i, value in chunk.shapes(limit - base, SHAPE_BOUNDS)]
-        base += len(chunk)
-    found += [(i, of_filled(value)) for i, value in filled.items() if i < limit]
-    found.sort(key=lambda pair: pair[0])
-    return [value for _i, value in found]
 
 
 class HeldBlob:
     """A blob column's five export columns over a row group from the native core's reading of its
     values (chunks of HeldContents: kinds, labels, payloads held by the core, each value decoded
     once, by the query that read its paths or a page at a time here): laid out by the core, the
-    payload in the kind the writer settles. Its Python rows (values the core hands back, cut,
-    binary or failed, records the Python side spells) take their parts from the value's view
-    (Splitter.blob_parts) and are given to the core with the others."""
+    payload in the kind the writer settles. The rows the core leaves to Python (values it hands
+    back, cut, binary or failed, records the Python side spells) take their parts from the value's
+    view (Splitter.blob_parts), in the seam's room (payload.native.FilledContents), and are given
+    to the core with the others."""
 
     parts = 5
 
     def __init__(self, chunks: Sequence[HeldContents], splitter: Splitter, place: Any) -> None:
-        self.chunks = list(chunks)
-        self.raw = splitter.raw
-        self.filled: dict[int, tuple[Any, Any, Any, Any, Any]] = {}
-        base = 0
-        for chunk in self.chunks:
-            for i in chunk.python_rows():
-                self.filled[base + i] = splitter.blob_parts(chunk[i], place)
-            base += len(chunk)
+        from cqlsh_ext.payload import native
+
+        self.held = native.FilledContents(chunks, lambda value: splitter.blob_parts(value, place),
+                                          splitter.raw)
         self.laid: list[Any] | None = None
 
     def values(self, part: int, limit: int | None = None) -> list[Any]:
         """One of the five columns (payload, label, kind, note, stored) as Python objects, as
         Splitter.blob_columns gives them (the first `limit` rows)."""
-        from cqlsh_ext.payload.view import UNKNOWN
-
-        out: list[Any] = []
-        base = 0
-        for chunk in self.chunks:
-            if limit is not None and len(out) >= limit:
-                break
-            kinds, labels, payloads, python = chunk.parts(None if limit is None else limit - len(out))
-            stored = chunk.stored() if part == 4 else None
-            odd = set(python)
-            for i, kind in enumerate(kinds):
-                if i in odd:
-                    out.append(self.filled[base + i][part])
-                elif kind is None:  # a null blob
-                    out.append(None)
-                elif part == 0:
-                    out.append(payloads[i])
-                elif part == 1:
-                    out.append(labels[i])
-                elif part == 2:
-                    out.append(kind)
-                elif part == 3:
-                    out.append(None)
-                else:
-                    assert stored is not None
-                    out.append(stored[i] if self.raw or kind == UNKNOWN else None)
-            base += len(chunk)
-        return out
+        return self.held.values(part, limit)
 
     def sample(self, part: int, limit: int) -> list[Any]:
         """The payloads the first `limit` rows' kinds are read from: one of each shape, in order
         (the other parts are not read for kinds: their kinds are fixed)."""
         if part:
             return self.values(part, limit)
-        return _sample(self.chunks, self.filled, limit, lambda parts: parts[0])
+        from cqlsh_ext.render.arrow_types import SHAPE_BOUNDS
+
+        return self.held.sample(limit, SHAPE_BOUNDS)
 
     def arrays(self, kind_spec: tuple[Any, ...], name: str) -> tuple[list[Any] | None, list[Any]]:
-        from cqlsh_ext.payload import native
-
-        return native.module().contents_arrays(self.chunks, kind_spec, name, self.raw, self.filled or None)
+        return self.held.arrays(kind_spec, name)
 
 
 @dataclass(frozen=True)
@@ -284,11 +221,15 @@ def _spelt(value: Any, nodes: int, budget: Any) -> Any:
 
 
 def _held_column(chunk: Any) -> bool:
-    return hasattr(chunk, "python_rows") and not hasattr(chunk, "sizes")
+    from cqlsh_ext.payload.native import is_held_column
+
+    return is_held_column(chunk)
 
 
 def _held_contents(chunk: Any) -> bool:
-    return hasattr(chunk, "python_rows") and hasattr(chunk, "sizes")
+    from cqlsh_ext.payload.native import is_held_contents
+
+    return is_held_contents(chunk)
 
 
 def flat(chunks: Sequence[Any]) -> list[Any]:
@@ -375,7 +316,7 @@ class Splitter:
                 held.append(chunk)
                 continue
             try:
-                held.append(native.module().hold_page(list(chunk), engine.cap))
+                held.append(native.hold_page(list(chunk), engine.cap))
             except Exception:  # (should not happen) the Python road reads the column
                 return None
         return HeldBlob(held, self, place)

@@ -105,6 +105,12 @@ MIRRORED: tuple[Mirrored, ...] = (
               "spelling", "hash64", "key", "key_hash", "Values.add", "Values.add_many",
               "Values._to_registers", "_register"),
     *mirrored("describe.rs", "cqlsh_ext.describe.description", "DescribedPlace.add"),
+    # The file's held values (a Parquet export's columns the core lays out, JSON Lines and CSV
+    # texts): the spellings the Python writers give the same values.
+    *mirrored("held.rs", "cqlsh_ext.render.parquet_columns", "is_plain", "_plain_scalar"),
+    *mirrored("held.rs", "cqlsh_ext.render.arrow_types", "kind_of", "_int_bits", "json_text"),
+    *mirrored("held.rs", "cqlsh_ext.output.spellings", "_minified"),
+    *mirrored("held.rs", "cqlsh_ext.common.jsonenc", "float_text", "float_name"),
 )
 
 #: Constants that are code rather than data (patterns and byte sets the mirror spells out).
@@ -123,6 +129,7 @@ MIRRORED_CONSTANTS: tuple[Mirrored, ...] = (
     *mirrored("page.rs", "cqlsh_ext.payload.pages", "MISS_KEYS"),
     *mirrored("describe.rs", "cqlsh_ext.describe.structure", "DATA_KEYS", "LONG_KEY"),
     *mirrored("describe.rs", "cqlsh_ext.describe.sketch", "LONG_TEXT"),
+    *mirrored("held.rs", "cqlsh_ext.output.spellings", "_JSON_STRING_OR_SPACE"),
 )
 
 #: The Python side's libraries whose behaviour the core repeats (the same code at the same
@@ -213,6 +220,10 @@ def drift(current: list[str], recorded: list[str]) -> list[str]:
 
 _HEADER = """# What the native core mirrors of the Python engine, one piece per line: its fingerprint, what it
 # is, where it lives, the Rust file that repeats it. Written by tests/native/mirror.py --write.
+# Not listed, being the standard library's (no code of ours to fingerprint): json.dumps(value,
+# ensure_ascii=False) and Python's float repr, which native/core/src/columns.rs spells (held.rs's
+# JSON text too); tests/native/test_stdlib_spellings.py pins them, the core's text against the
+# standard library's over values Hypothesis generates.
 """
 
 
