@@ -214,13 +214,14 @@ class JsonSpelling(Blobs):
         (cqlsh_ext_native's HeldContents: the kinds, labels and payloads as JSON text of the rows
         it read, so nothing is decoded again); the rows it did not read spelt from their stored
         values."""
-        kinds, labels, texts, python = column.texts(True)
-        stored = column.stored()
-        odd = set(python)
+        from cqlsh_ext.payload.native import SPELT, held_texts
+
+        kinds, labels, texts, stored = held_texts(
+            column, True, lambda value: self.value(value, cqltypes.BytesType, place))
         out: list[str] = []
         for i, kind in enumerate(kinds):
-            if i in odd:
-                out.append(self.value(stored[i], cqltypes.BytesType, place))
+            if kind == SPELT:
+                out.append(texts[i])
             elif kind is None:  # a null blob
                 out.append("null")
             elif kind == UNKNOWN:  # no known format, nothing to say: its hex
@@ -470,13 +471,14 @@ class CsvSpelling(Blobs):
     def held_blobs(self, column: Any, place: ValuePlace | None) -> list[str]:
         """A blob column's fields as _blob_csv spells them, from the native core's reading of them
         (JsonSpelling.held_blobs)."""
-        kinds, _labels, texts, python = column.texts(False)
-        stored = column.stored()
-        odd = set(python)
+        from cqlsh_ext.payload.native import SPELT, held_texts
+
+        kinds, _labels, texts, stored = held_texts(
+            column, False, lambda value: self.value(value, cqltypes.BytesType, place))
         out: list[str] = []
         for i, kind in enumerate(kinds):
-            if i in odd:
-                out.append(self.value(stored[i], cqltypes.BytesType, place))
+            if kind == SPELT:
+                out.append(texts[i])
             elif kind is None:  # a null blob
                 out.append("")
             elif self.raw or kind == UNKNOWN:

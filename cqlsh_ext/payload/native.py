@@ -674,6 +674,24 @@ def is_held_contents(value: Any) -> bool:
     return hasattr(value, "python_rows") and hasattr(value, "sizes")
 
 
+#: held_texts' kind for a row the core left to Python: its text is spelt by the reader's function.
+SPELT = "spelt"
+
+
+def held_texts(column: Any, json: bool,
+               spell: Callable[[bytes], str]) -> tuple[list[Any], list[Any], list[Any], list[Any]]:
+    """A HeldContents' kinds, labels and payload texts (JSON text, or the CSV field when not
+    `json`) with its stored values, the rows the core leaves to Python spelt here by `spell` (of
+    the stored value) and their kind SPELT: a reader above sees whole columns, no row list."""
+    kinds, labels, texts, python = column.texts(json)
+    stored = column.stored()
+    kinds, texts = list(kinds), list(texts)
+    for i in python:
+        kinds[i] = SPELT
+        texts[i] = spell(stored[i])
+    return kinds, labels, texts, stored
+
+
 def _shaped(chunks: Sequence[Any], filled: dict[int, Any], limit: int, bounds: tuple[int, int, int],
             of_filled: Callable[[Any], Any]) -> list[Any]:
     """One value of each shape among the first `limit` rows the core holds, and the filled rows'
