@@ -152,9 +152,9 @@ def _compression_layers(view: BlobView) -> list[Any]:
 
 def _dictionary(layers: list[Any], stored: bytes) -> int | None:
     """The dictionary the outer container names (zstd's ID, zlib's DICTID), None for none."""
-    from cqlsh_ext.codecs.capabilities import DictionaryWriter
+    from cqlsh_ext.codecs.capabilities import writes_dictionaries
 
-    if not layers or not isinstance(layers[0], DictionaryWriter):
+    if not layers or not writes_dictionaries(layers[0]):
         return None
     found = layers[0].dictionary_named(stored)
     return None if found is None else int(found)
