@@ -215,12 +215,22 @@ class Examiner:
         if self.job.work.blob.container is not None or not self.engine.on_core():
             return None
         target = self.job.target
-        chains = iter(native.decoded_chains([v for v in stored if v is not None], self.job.work.decoding.cap))
+        try:
+            found = native.decoded_chains([v for v in stored if v is not None], self.job.work.decoding.cap)
+        except Exception:  # the core failed the call (it should not): every row is examined
+            return None
+        chains = iter(found)
         chain = spell(target.labels)
         outer = [registry.by_label(target.labels[0])] if target.labels else []
         dictionary = target.dictionaries[0] if target.dictionaries else None
-        return [value is None or (next(chains) == chain and dictionary_of(outer, value) == dictionary)
-                for value in stored]
+
+        def named(value: bytes) -> bool:
+            try:
+                return dictionary_of(outer, value) == dictionary
+            except Exception:  # examined, where recode() says why
+                return False
+
+        return [value is None or (next(chains) == chain and named(value)) for value in stored]
 
     def leave(self, stored: Sequence[bytes | None], key_sizes: Sequence[int]) -> None:
         """Rows settle() left as they are (nulls and values already in the target), counted as

@@ -159,12 +159,12 @@ class PageCells:
         order."""
         from cqlsh_ext.payload.server_rows import ServerRows
 
-        if not isinstance(rows, ServerRows) or not self.settles_pages \
+        wanted = [self.blob.column, *self.keys]
+        if not isinstance(rows, ServerRows) or not self.settles_pages or not set(wanted) <= set(names) \
                 or getattr(rows.types[names.index(self.blob.column)], "typename", None) != "blob":
             yield from self.page(names, rows, sent)
             return
-        at = [names.index(self.blob.column), *(names.index(k) for k in self.keys)]
-        blobs, *keys = rows.cells(at)
+        blobs, *keys = rows.cells([names.index(name) for name in wanted])
         left = front.settle(blobs)
         if left is None:
             yield from self.page(names, rows, sent)
