@@ -202,6 +202,11 @@ class Examiner:
         counts.unreadable_after += not done.readable
         return NewValue(done.value, before, after)
 
+    @property
+    def settles(self) -> bool:
+        """settle() decides from the values alone: a bare blob column the native core reads."""
+        return self.job.work.blob.container is None and self.engine.on_core()
+
     def settle(self, stored: Sequence[bytes | None]) -> list[bool] | None:
         """Which of a page's values (a bare blob column's cells) are left as they are, decided
         without their rows: null, or read by the native core as text or bytes under the target's
@@ -212,7 +217,7 @@ class Examiner:
         from cqlsh_ext.payload.view import spell
         from cqlsh_ext.rewrite.recode import dictionary_of
 
-        if self.job.work.blob.container is not None or not self.engine.on_core():
+        if not self.settles:
             return None
         target = self.job.target
         try:

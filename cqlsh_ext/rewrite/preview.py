@@ -138,7 +138,7 @@ def preview(ctx: WriteContext, job: Job, every_row: bool, todo: Sequence[int] | 
                 f"every row of the {plural(len(chosen), 'token range')} left"
         scanner = Scanner(ctx.session, spec, consistency=ctx.consistency, timeout=ctx.timeout,
                           progress=ctx.progress(label, True, None),
-                          pages_in=aggregate.cells.settles_pages)
+                          pages_in=aggregate.cells.settles_pages and aggregate.examiner.settles)
         started = False
         for names, types, rows in scanner.pages():
             if not started:

@@ -76,12 +76,15 @@ class NewValue:
 class Changes(Protocol):
     """What the front end makes of the rows read: counts them, and gives a row's new value (None:
     left as it is, counted by the front end); of a server's page, which rows it leaves as they are
-    from their stored values alone (`settle`, None: every row is examined), each then counted by
-    `leave` (writing.cell_reads.PageCells.page_in)."""
+    from their stored values alone (`settle`, where `settles`; None: every row is examined), each
+    then counted by `leave` (writing.cell_reads.PageCells.page_in)."""
 
     def read(self, rows: int) -> None: ...
 
     def examine(self, cell: CellRead) -> NewValue | None: ...
+
+    @property
+    def settles(self) -> bool: ...
 
     def settle(self, stored: Sequence[bytes | None]) -> list[bool] | None: ...
 
@@ -189,7 +192,7 @@ class RangeRewriter(Generic[C]):
                             ranges=[work.ranges[i] for i in todo], streams=READ_STREAMS, also=work.also)
         # The server's pages whole where the front end decides rows from their cells (pages in).
         scanner = Scanner(self.session, spec, consistency=work.consistency, timeout=self.timeout,
-                          pages_in=self.cells.settles_pages)
+                          pages_in=self.cells.settles_pages and self.changes.settles)
         pool = ThreadPoolExecutor(max_workers=self.pace.max_window, thread_name_prefix="rewrite")
 
         def stopping() -> bool:
