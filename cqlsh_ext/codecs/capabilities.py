@@ -36,14 +36,14 @@ from __future__ import annotations
 
 from abc import abstractmethod
 from collections.abc import Callable
-from typing import Protocol, runtime_checkable
+from typing import Protocol, TypeGuard, runtime_checkable
 
 from .base import Check, Compressor, Decoded, Unwritable
 
 __all__ = [
     "CAPABILITIES", "NO_WRITER", "Checksums", "Compressors", "Dictionaries", "DictionaryWriter",
     "HeaderSized", "Headers",
-    "NeedsWorker", "NotWritten", "TableCompressor", "Writer", "unwritable",
+    "NeedsWorker", "NotWritten", "TableCompressor", "Writer", "unwritable", "writes_dictionaries",
 ]
 
 
@@ -218,6 +218,21 @@ class DictionaryWriter(Protocol):
     def dictionary_named(self, data: bytes) -> int | None:
         """The ID of the dictionary stored bytes of this container name (an edit writes them back
         with it); None when they name none."""
+
+
+#: Per container class, whether it is a DictionaryWriter (a protocol with a data member: Python
+#: 3.11's isinstance walks its attributes on every call, a per-row cost for COMPRESSION REWRITE).
+_DICTIONARY_WRITERS: dict[type, bool] = {}
+
+
+def writes_dictionaries(fmt: object) -> TypeGuard[DictionaryWriter]:
+    """isinstance(fmt, DictionaryWriter), answered once per container class (a container's
+    capabilities are its class's)."""
+    kind = type(fmt)
+    found = _DICTIONARY_WRITERS.get(kind)
+    if found is None:
+        found = _DICTIONARY_WRITERS[kind] = isinstance(fmt, DictionaryWriter)
+    return found
 
 
 @runtime_checkable

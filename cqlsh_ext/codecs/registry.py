@@ -363,11 +363,20 @@ def by_label(label: str) -> Container | None:
     return next((f for f in _ALL if f.label.lower() == wanted), None)
 
 
+#: written_by()'s answers: every encode() asks (COMPRESSION REWRITE, once a row written), and
+#: isinstance of a protocol with data members walks its attributes on every call on Python 3.11.
+_BARE_WRITERS: dict[str, Container] = {}
+
+
 def written_by(codec: str) -> Container:
     """The container a bare `encode('<codec>', ...)` writes (the Writer declaring writes_bare)."""
+    known = _BARE_WRITERS.get(codec)
+    if known is not None:
+        return known
     found = [f for f in _ALL if isinstance(f, Writer) and f.writes_bare and f.codec == codec]
     if len(found) != 1:
         raise ValueError(f"codec {codec!r} declares {len(found)} bare writers")
+    _BARE_WRITERS[codec] = found[0]
     return found[0]
 
 

@@ -168,7 +168,7 @@ def _layers(view: BlobView, stored: bytes) -> list[str]:
     """The chain's steps, one per layer, each a container this shell writes (the outer one at the
     level its header shows, if it shows one, and with the store's dictionary it names, if it names
     one: the inner layers' bytes are not kept); EditRefused."""
-    from cqlsh_ext.codecs.capabilities import DictionaryWriter, Writer, unwritable
+    from cqlsh_ext.codecs.capabilities import Writer, unwritable, writes_dictionaries
 
     steps: list[str] = []
     for layer in view.layers:
@@ -181,7 +181,7 @@ def _layers(view: BlobView, stored: bytes) -> list[str]:
         outer = not steps
         level = layer.fmt.level_shown(stored) if outer else None
         named = None
-        if outer and isinstance(layer.fmt, DictionaryWriter):
+        if outer and writes_dictionaries(layer.fmt):
             named = layer.fmt.dictionary_named(stored)
         settings = [*([] if level is None else [str(level)]), *([] if named is None else [f"dict={named}"])]
         steps.append(f"{layer.label}:{','.join(settings)}" if settings else layer.label)

@@ -367,6 +367,32 @@ def decode_page(values: Sequence[bytes], cap: int, paths: Sequence[Sequence[str 
     return core.decode_page(request)
 
 
+def decoded_chains(values: Sequence[bytes], cap: int) -> list[str | None]:
+    """Per value, the chain of containers the core peeled to reach its text or its bytes, spelt
+    as a view's chain is (`zstd`, `gzip>zstd`; '' for none), where the core read it whole: not
+    handed back, not cut at the cap, text or bytes under containers alone (a serialization
+    stream's object, a record format's, an undecodable value: None, for the Python engine to
+    read). One call for a page (COMPRESSION REWRITE: which values are in its target already).
+    Raises RuntimeError when the core is not available()."""
+    from cqlsh_ext.payload.view import BINARY, BINARY_READING, SEPARATOR, TEXT, TEXT_READING
+
+    page = decode_page(values, cap, read_json=False)
+    handed = set(page.handed_back)
+    readings = {TEXT: TEXT_READING, BINARY: BINARY_READING}
+    out: list[str | None] = []
+    for i, (code, label, cut) in enumerate(zip(page.kinds, page.labels, page.cut, strict=True)):
+        reading = readings.get(KINDS[code] or "")
+        if i in handed or cut or reading is None:
+            out.append(None)
+        elif label == reading:
+            out.append("")
+        elif label.endswith(SEPARATOR + reading):
+            out.append(label[:-len(reading) - 1])
+        else:  # (a stream's object: its stream is a layer the label ends with)
+            out.append(None)
+    return out
+
+
 def measure_rows(page: Sequence[Sequence[Any]], places: Sequence[MeasuredPlace], spec: MeasureSpec, cap: int,
                  engines: Sequence[Measurer]) -> PageMeasures | None:
     """COMPRESSION STATS' answer for a page from one call to the core (payload.engine's

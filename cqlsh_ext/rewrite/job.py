@@ -28,6 +28,8 @@ LABEL = "COMPRESSION REWRITE"
 #: partitions, within these bounds.
 RANGE_PARTITIONS = 10_000
 MIN_RANGES, MAX_RANGES = 16, 4096
+#: Why a null value is not rewritten.
+NULL = "null: nothing to rewrite"
 
 
 @dataclass(frozen=True)
@@ -171,35 +173,26 @@ class Examiner:
 
     def examine(self, cell: CellRead) -> NewValue | None:
         """The new value and the row's size before and after (key and value), or None (counted)."""
-        from cqlsh_ext.rewrite.recode import ALREADY, recode
-        from cqlsh_ext.scanning.capacity import ROW_QUOTA, rcu, wcu
+        from cqlsh_ext.rewrite.recode import recode
 
         work, counts = self.job.work, self.counts
         counts.found += 1
         if cell.stored is None:
-            counts.refuse("null: nothing to rewrite")
+            counts.refuse(NULL)
             return None
         raw = bytes(cell.stored)
         view = cell.view if cell.view is not None and work.blob.container is None else self.engine.view(raw)
         key = self.key_size([cell.key[k] for k in work.keys])
-        before = key + len(raw)
-        counts.before += len(raw)
-        counts.wcu_before += wcu(before)
-        counts.rcu += rcu(before)
-        counts.over_before += before > ROW_QUOTA
+        before = self._read_one(raw, key)
         try:
             done = recode(raw, view, self.engine, self.job.target, work.decoding.cap)
         except Exception as err:  # the boundary of one value: a writer's or a reader's surprise
             done = f"not rewritten here ({type(err).__name__}: {str(err)[:80]})"
         if isinstance(done, str):
-            if done == ALREADY:
-                counts.already += 1
-            else:
-                counts.refuse(done)
-            counts.after += len(raw)
-            counts.wcu_after += wcu(before)
-            counts.over_after += before > ROW_QUOTA
+            self._left(done, raw, before)
             return None
+        from cqlsh_ext.scanning.capacity import ROW_QUOTA, wcu
+
         after = key + len(done.value)
         counts.change += 1
         counts.after += len(done.value)
@@ -208,6 +201,96 @@ class Examiner:
         counts.over_after += after > ROW_QUOTA
         counts.unreadable_after += not done.readable
         return NewValue(done.value, before, after)
+
+    @property
+    def settles(self) -> bool:
+        """settle() decides from the values alone: a bare blob column the native core reads."""
+        return self.job.work.blob.container is None and self.engine.on_core()
+
+    def settle(self, stored: Sequence[bytes | None]) -> list[bool] | None:
+        """Which of a page's values (a bare blob column's cells) are left as they are, decided
+        without their rows: null, or read by the native core as text or bytes under the target's
+        chain exactly, with its dictionary (what recode() answers ALREADY for: the others are
+        examined). None where the core does not read this column's values."""
+        from cqlsh_ext.codecs import registry
+        from cqlsh_ext.payload import native
+        from cqlsh_ext.payload.view import spell
+        from cqlsh_ext.rewrite.recode import dictionary_of
+
+        if not self.settles:
+            return None
+        target = self.job.target
+        try:
+            found = native.decoded_chains([v for v in stored if v is not None], self.job.work.decoding.cap)
+        except Exception:  # the core failed the call (it should not): every row is examined
+            return None
+        chains = iter(found)
+        chain = spell(target.labels)
+        outer = [registry.by_label(target.labels[0])] if target.labels else []
+        dictionary = target.dictionaries[0] if target.dictionaries else None
+
+        def named(value: bytes) -> bool:
+            try:
+                return dictionary_of(outer, value) == dictionary
+            except Exception:  # examined, where recode() says why
+                return False
+
+        return [value is None or (next(chains) == chain and named(value)) for value in stored]
+
+    def leave(self, stored: Sequence[bytes | None], key_sizes: Sequence[int]) -> None:
+        """Rows settle() left as they are (nulls and values already in the target), counted as
+        examine() counts them one by one (`key_sizes`: their keys' serialized sizes)."""
+        from cqlsh_ext.scanning.capacity import ROW_QUOTA, rcu, wcu
+
+        nulls = values = size = units = reads = over = 0
+        for value, key in zip(stored, key_sizes, strict=True):
+            if value is None:
+                nulls += 1
+                continue
+            values += 1
+            size += len(value)
+            before = key + len(value)
+            units += wcu(before)
+            reads += rcu(before)
+            over += before > ROW_QUOTA
+        counts = self.counts
+        counts.found += len(stored)
+        if nulls:
+            counts.refused[NULL] = counts.refused.get(NULL, 0) + nulls
+        counts.already += values
+        counts.before += size
+        counts.after += size
+        counts.wcu_before += units
+        counts.wcu_after += units
+        counts.rcu += reads
+        counts.over_before += over
+        counts.over_after += over
+
+    def _read_one(self, raw: bytes, key: int) -> int:
+        """A value read counted (bytes, units, reads); the row's size before."""
+        from cqlsh_ext.scanning.capacity import ROW_QUOTA, rcu, wcu
+
+        counts = self.counts
+        before = key + len(raw)
+        counts.before += len(raw)
+        counts.wcu_before += wcu(before)
+        counts.rcu += rcu(before)
+        counts.over_before += before > ROW_QUOTA
+        return before
+
+    def _left(self, why: str, raw: bytes, before: int) -> None:
+        """A value left as it is counted: already in the target, or refused (`why`)."""
+        from cqlsh_ext.rewrite.recode import ALREADY
+        from cqlsh_ext.scanning.capacity import ROW_QUOTA, wcu
+
+        counts = self.counts
+        if why == ALREADY:
+            counts.already += 1
+        else:
+            counts.refuse(why)
+        counts.after += len(raw)
+        counts.wcu_after += wcu(before)
+        counts.over_after += before > ROW_QUOTA
 
 
 def examiner_of(job: Job) -> Callable[[CellWriter], Examiner]:

@@ -68,9 +68,16 @@ class _Preview:
         self.names = list(names)
 
     def add_rows(self, rows: Sequence[Sequence[Any]]) -> None:
-        self.examiner.read(len(rows))
-        for cell in self.cells.page(self.names, rows, 0.0):  # nothing written: no expiry needed
-            self.examiner.examine(cell)
+        from cqlsh_ext.writing.cell_reads import LeftAlone
+
+        examiner = self.examiner
+        examiner.read(len(rows))
+        # Nothing written: no expiry needed. A server's page (pages in): the rows left alone unmade.
+        for cell in self.cells.page_in(self.names, rows, 0.0, examiner):
+            if isinstance(cell, LeftAlone):
+                examiner.leave(cell.stored, cell.key_sizes)
+            else:
+                examiner.examine(cell)
 
     def merge(self, other: _Preview) -> None:
         self.counts.merge(other.counts)
@@ -130,7 +137,8 @@ def preview(ctx: WriteContext, job: Job, every_row: bool, todo: Sequence[int] | 
             reading = "every row" if todo is None else \
                 f"every row of the {plural(len(chosen), 'token range')} left"
         scanner = Scanner(ctx.session, spec, consistency=ctx.consistency, timeout=ctx.timeout,
-                          progress=ctx.progress(label, True, None))
+                          progress=ctx.progress(label, True, None),
+                          pages_in=aggregate.cells.settles_pages and aggregate.examiner.settles)
         started = False
         for names, types, rows in scanner.pages():
             if not started:

@@ -9,6 +9,7 @@ dictionary: zstd and gzip frames do not record their level) or holding bytes bes
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -114,7 +115,7 @@ def recode(stored: bytes, view: BlobView, engine: ValueEngine, target: RewriteTa
     layers = _compression_layers(view)
     if not layers and view.kind == UNKNOWN:
         return "no known format (nothing says what it holds: a DECODE setting names its chain)"
-    if tuple(fmt.label for fmt in layers) == target.labels and _dictionary(layers, stored) == \
+    if tuple(fmt.label for fmt in layers) == target.labels and dictionary_of(layers, stored) == \
             (target.dictionaries[0] if target.dictionaries else None):
         return ALREADY
     if layers:
@@ -150,11 +151,11 @@ def _compression_layers(view: BlobView) -> list[Any]:
     return out
 
 
-def _dictionary(layers: list[Any], stored: bytes) -> int | None:
+def dictionary_of(layers: Sequence[Any], stored: bytes) -> int | None:
     """The dictionary the outer container names (zstd's ID, zlib's DICTID), None for none."""
-    from cqlsh_ext.codecs.capabilities import DictionaryWriter
+    from cqlsh_ext.codecs.capabilities import writes_dictionaries
 
-    if not layers or not isinstance(layers[0], DictionaryWriter):
+    if not layers or not writes_dictionaries(layers[0]):
         return None
     found = layers[0].dictionary_named(stored)
     return None if found is None else int(found)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from cqlsh_ext.writing.blob_target import BlobTarget, inside, selected_text
 from cqlsh_ext.writing.mechanism import Mechanism
@@ -51,6 +51,23 @@ class CellRead:
     @property
     def expires(self) -> float | None:
         return expiry(self.ttl, self.sent)
+
+
+@dataclass(frozen=True)
+class LeftAlone:
+    """Consecutive rows of a server's page the front end left as they are without their rows
+    being made (Settles): their blobs as stored (None: null) and their keys' serialized sizes (the
+    keys' cells' bytes, which the driver's to_binary of its values gives back)."""
+
+    stored: list[bytes | None]
+    key_sizes: list[int]
+
+
+class Settles(Protocol):
+    """The front end's decision, from a page's stored values alone, of which rows are left as they
+    are (True), or None where it reads every row (rewrite.job.Examiner.settle)."""
+
+    def settle(self, stored: Sequence[bytes | None]) -> list[bool] | None: ...
 
 
 def write_decoding(settings: Settings) -> Decoding:
@@ -120,6 +137,58 @@ class PageCells:
         self.interrupted = False
         self.error: str | None = None
         self.scan = ""
+
+    @property
+    def settles_pages(self) -> bool:
+        """A rewrite's scan may hand this reading the server's pages whole (scanning.pages_in): the
+        native core runs, the blob is a bare column, no payload condition is evaluated and no
+        partition is read once for its static column (page_in() then decides rows from their
+        cells). Not the Aggregate's `pages_in`: an edit's reading makes every row it finds."""
+        from cqlsh_ext.payload import native
+        from cqlsh_ext.scanning import pages_in
+
+        return (pages_in.enabled() and native.available() and self.blob.container is None and not self.static
+                and not self.plan.predicates and not self.evaluator.places)
+
+    def page_in(self, names: Sequence[str], rows: Sequence[Sequence[Any]], sent: float,
+                front: Settles) -> Iterator[CellRead | LeftAlone]:
+        """page(), where `front` may leave rows as they are from the page's cells alone: of a
+        server's page (pages in, self.settles_pages), the blob's and the key's cells are split out
+        of its bytes by the core, and only the rows it does not leave are made (by the driver's
+        from_binary, the bytes stored exactly as the driver gives them) and read; in the page's
+        order."""
+        from cqlsh_ext.payload.server_rows import ServerRows
+
+        wanted = [self.blob.column, *self.keys]
+        if not isinstance(rows, ServerRows) or not self.settles_pages or not set(wanted) <= set(names) \
+                or getattr(rows.types[names.index(self.blob.column)], "typename", None) != "blob":
+            yield from self.page(names, rows, sent)
+            return
+        blobs, *keys = rows.cells([names.index(name) for name in wanted])
+        left = front.settle(blobs)
+        if left is None:
+            yield from self.page(names, rows, sent)
+            return
+        made = [k for k, alone in enumerate(left) if not alone]
+        rows.make(made)
+        found = iter(self.page(names, [rows[k] for k in made], sent))
+        self.answer.counts.read += len(left) - len(made)  # (the rows read, those left alone too)
+        run: list[int] = []
+        for k, alone in enumerate(left):
+            if alone:
+                run.append(k)
+                continue
+            if run:
+                yield self._left_alone(run, blobs, keys)
+                run = []
+            yield next(found)
+        if run:
+            yield self._left_alone(run, blobs, keys)
+
+    @staticmethod
+    def _left_alone(run: list[int], blobs: list[bytes | None], keys: list[list[bytes | None]]) -> LeftAlone:
+        return LeftAlone([blobs[k] for k in run],
+                         [sum(len(column[k] or b"") for column in keys) for k in run])
 
     def page(self, names: Sequence[str], rows: Sequence[Sequence[Any]], sent: float) -> list[CellRead]:
         """A page's rows that meet the conditions; `sent`: when its request was sent."""

@@ -75,11 +75,20 @@ class NewValue:
 
 class Changes(Protocol):
     """What the front end makes of the rows read: counts them, and gives a row's new value (None:
-    left as it is, counted by the front end)."""
+    left as it is, counted by the front end); of a server's page, which rows it leaves as they are
+    from their stored values alone (`settle`, where `settles`; None: every row is examined), each
+    then counted by `leave` (writing.cell_reads.PageCells.page_in)."""
 
     def read(self, rows: int) -> None: ...
 
     def examine(self, cell: CellRead) -> NewValue | None: ...
+
+    @property
+    def settles(self) -> bool: ...
+
+    def settle(self, stored: Sequence[bytes | None]) -> list[bool] | None: ...
+
+    def leave(self, stored: Sequence[bytes | None], key_sizes: Sequence[int]) -> None: ...
 
 
 C = TypeVar("C", bound=Changes)
@@ -171,6 +180,7 @@ class RangeRewriter(Generic[C]):
         """The ranges `todo` (indexes into work.ranges; [0] when it has none) read and rewritten,
         until the end or `stop()` (Ctrl-C) or a failure."""
         from cqlsh_ext.scanning.scan import Scanner, ScanSpec, error_text
+        from cqlsh_ext.writing.cell_reads import LeftAlone
 
         work = self.work
         if not todo:
@@ -180,7 +190,9 @@ class RangeRewriter(Generic[C]):
         else:
             spec = ScanSpec(work.select, partition_key=list(work.partition_key),
                             ranges=[work.ranges[i] for i in todo], streams=READ_STREAMS, also=work.also)
-        scanner = Scanner(self.session, spec, consistency=work.consistency, timeout=self.timeout)
+        # The server's pages whole where the front end decides rows from their cells (pages in).
+        scanner = Scanner(self.session, spec, consistency=work.consistency, timeout=self.timeout,
+                          pages_in=self.cells.settles_pages and self.changes.settles)
         pool = ThreadPoolExecutor(max_workers=self.pace.max_window, thread_name_prefix="rewrite")
 
         def stopping() -> bool:
@@ -195,7 +207,10 @@ class RangeRewriter(Generic[C]):
                 sent = self.state.sent
                 sent.setdefault(r, 0)
                 whole = True  # every row of the page handled: its range may be finished
-                for cell in self.cells.page(names, rows, scanner.page_sent):
+                for cell in self.cells.page_in(names, rows, scanner.page_sent, self.changes):
+                    if isinstance(cell, LeftAlone):
+                        self.changes.leave(cell.stored, cell.key_sizes)
+                        continue
                     found = self.changes.examine(cell)
                     if found is None:
                         continue
