@@ -350,9 +350,10 @@ def query_page(request: QueryRequest) -> QueryPage: ...
 # ------------------------------------------------------------------ DESCRIBE PAYLOAD
 
 class DescribeRequest:
-    values: Sequence[Any]
+    values: Sequence[Any] | RowsPage
+    column: int | None
     cap: int
-    def __init__(self, values: Sequence[Any], *, cap: int, max_paths: int, max_visits: int, max_depth: int,
+    def __init__(self, values: Sequence[Any] | RowsPage, *, column: int | None = None, cap: int, max_paths: int, max_visits: int, max_depth: int,
                  exact: int, long_text: int, long_key: int, p: int) -> None: ...
 
 class Encoding:
@@ -396,6 +397,7 @@ class StructurePartial:
 class DescribedPage:
     encodings: list[Encoding]
     handed_back: list[int]
+    nulls: int
     structure: StructurePartial
 
 def describe_page(request: DescribeRequest) -> DescribedPage: ...
