@@ -307,6 +307,8 @@ class Core(Protocol):
     def split_page(self, page: core_types.RowsPage, wanted: list[int],
                    rows: list[int] | None = None) -> list[list[bytes | None]]: ...
 
+    def page_rows(self, page: core_types.RowsPage, rows: list[int]) -> bytes: ...
+
     def query_page(self, request: core_types.QueryRequest) -> core_types.QueryPage: ...
 
     def describe_page(self, request: core_types.DescribeRequest) -> core_types.DescribedPage: ...
@@ -504,6 +506,15 @@ def split_page(body: bytes, count: int, columns: int, wanted: Sequence[int],
     native = module()
     return native.split_page(native.RowsPage(body, count, columns), list(wanted),
                              None if rows is None else list(rows))
+
+
+def page_rows(body: bytes, count: int, columns: int, rows: Sequence[int]) -> bytes:
+    """The bytes of the rows `rows` names of a RESULT page's rows section, in its order, each
+    row's cells as the server sent them (a rows section of those rows alone), by the core.
+    ValueError (one line) for a malformed page or a row past it; raises when the core is not
+    available()."""
+    native = module()
+    return native.page_rows(native.RowsPage(body, count, columns), list(rows))
 
 
 def _measured_place(native: Core, page: Any, place: MeasuredPlace) -> core_types.MeasurePlace:
