@@ -179,6 +179,20 @@ def test_a_mutated_page_is_read_or_refused_alike_never_a_crash(native_core: None
         return
     core, python = (_read(how, mutated, count, columns, wanted) for how in ("core", "python"))
     assert core == python
+    # The core's page_rows (a reader's kept rows, for the driver's row parser): those rows' cells
+    # as the server sent them, or refused in one line where the page or a row asked is wrong.
+    picked = data.draw(st.lists(st.integers(0, count), max_size=3))
+    whole = _read("core", mutated, count, columns, list(range(columns)))
+    try:
+        got: Any = native.page_rows(mutated, count, columns, picked)
+    except ValueError as err:
+        assert "\n" not in str(err) and str(err).startswith("a malformed page of rows: "), err
+        got = "refused"
+    if whole == "refused" or any(row >= count for row in picked):
+        assert got == "refused"
+    else:  # (read back: a null is a length -1 or -2, as the server sent it)
+        assert split_cells(got, len(picked), columns, list(range(columns))) == \
+            [[column[row] for row in picked] for column in whole]
 
 
 def test_a_refused_page_says_where_in_one_line(native_core: None) -> None:

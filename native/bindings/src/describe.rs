@@ -218,7 +218,9 @@ pub fn describe_page<'py>(py: Python<'py>, request: &Bound<'py, DescribeRequest>
             let described = py.detach(|| describe::describe_page(config, &values, cap, &dcfg));
             (described, Some(rows), nulls)
         }
-        (Some(_), Err(_)) => return Err(PyValueError::new_err("describe_page: a column of something not a RowsPage")),
+        (Some(_), Err(_)) => {
+            return Err(PyValueError::new_err("describe_page: a column of something not a RowsPage"))
+        }
         (None, _) => {
             let items: Vec<Bound<'py, PyAny>> = source.try_iter()?.collect::<PyResult<_>>()?;
             let values = slices(&items);

@@ -75,7 +75,11 @@ pub fn split_page<'py>(
 /// rows section of those rows alone, for the driver's own row parser); ValueError (one line) for
 /// a malformed page or a row past it.
 #[pyfunction]
-pub fn page_rows<'py>(py: Python<'py>, page: &Bound<'py, RowsPage>, rows: Vec<usize>) -> PyResult<Bound<'py, PyBytes>> {
+pub fn page_rows<'py>(
+    py: Python<'py>,
+    page: &Bound<'py, RowsPage>,
+    rows: Vec<usize>,
+) -> PyResult<Bound<'py, PyBytes>> {
     let page = page.get();
     let body = page.body.bind(py);
     let out = select_rows(body.as_bytes(), page.rows, page.columns, &rows)
