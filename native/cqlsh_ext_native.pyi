@@ -214,6 +214,8 @@ class RowsPage:
 
 def split_page(page: RowsPage, wanted: list[int], rows: list[int] | None = None) -> list[list[bytes | None]]: ...
 
+def page_rows(page: RowsPage, rows: list[int]) -> bytes: ...
+
 class MeasurePlace:
     def __init__(self, source: Sequence[Any] | RowsPage, *, column: int | None = None, rows: list[int] | None = None,
                  text: bool = False, exact_ratios: bool = False) -> None: ...
@@ -350,9 +352,10 @@ def query_page(request: QueryRequest) -> QueryPage: ...
 # ------------------------------------------------------------------ DESCRIBE PAYLOAD
 
 class DescribeRequest:
-    values: Sequence[Any]
+    values: Sequence[Any] | RowsPage
+    column: int | None
     cap: int
-    def __init__(self, values: Sequence[Any], *, cap: int, max_paths: int, max_visits: int, max_depth: int,
+    def __init__(self, values: Sequence[Any] | RowsPage, *, column: int | None = None, cap: int, max_paths: int, max_visits: int, max_depth: int,
                  exact: int, long_text: int, long_key: int, p: int) -> None: ...
 
 class Encoding:
@@ -396,6 +399,7 @@ class StructurePartial:
 class DescribedPage:
     encodings: list[Encoding]
     handed_back: list[int]
+    nulls: int
     structure: StructurePartial
 
 def describe_page(request: DescribeRequest) -> DescribedPage: ...

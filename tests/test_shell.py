@@ -128,6 +128,26 @@ def test_non_blob_columns_are_untouched(cassandra, ks, tmp_path):
     assert ext(cassandra, tmp_path, statement) == without_patch_warning(stock.stdout)
 
 
+def test_a_page_with_blobs_formats_its_other_cells_as_stock_cqlsh(cassandra, ks, tmp_path):
+    """A page with a blob column is formatted by our page formatter (output.pipeline's
+    _cell_formatter: cqlshrc's formats read once a page): every other cell as stock cqlsh prints
+    it, with cqlshrc's time format and precisions (the blob null: shown alike)."""
+    s = cassandra.session(ks)
+    s.execute("CREATE TABLE IF NOT EXISTS scalars (id int PRIMARY KEY, d double, f float, dec decimal, "
+              "ts timestamp, dt date, tm time, du duration, v varint, bo boolean, ip inet, b blob)")
+    s.execute("INSERT INTO scalars (id, d, f, dec, ts, dt, tm, du, v, bo, ip) VALUES (1, 3.14159265358979, "
+              "2.718281, 1.50, '2024-02-23 02:16:41.123+0000', '1969-07-20', '13:45:07.25', 1mo2d3h, "
+              "123456789012345678901234567890, true, '10.0.0.1')")
+    s.execute("INSERT INTO scalars (id) VALUES (2)")
+    s.shutdown()
+    rc = tmp_path / "cqlshrc"
+    rc.write_text("[ui]\ntime_format = %Y/%m/%d %H.%M.%S\nfloat_precision = 3\ndouble_precision = 7\n")
+    statement = f"SELECT * FROM {ks}.scalars"
+    stock = run(STOCK_CQLSH, [*cassandra.cqlsh_args, "--cqlshrc", str(rc), "-e", statement], tmp_path)
+    assert stock.returncode == 0 and "2024/02/23 02.16.41" in stock.stdout and "3.1415927" in stock.stdout
+    assert ext(cassandra, tmp_path, statement, "--cqlshrc", str(rc)) == without_patch_warning(stock.stdout)
+
+
 def test_nested_blobs_in_collections_tuples_and_udts(cassandra, ks, tmp_path):
     out = ext(cassandra, tmp_path, f"SELECT l, m, tp FROM {ks}.mixed WHERE id = 1")
     assert """[gzip] '{"k":"in a list"}'""" in out

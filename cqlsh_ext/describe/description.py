@@ -21,6 +21,7 @@ from cqlsh_ext.describe.sketch import Values
 from cqlsh_ext.describe.structure import Structure, data_kind
 from cqlsh_ext.payload import budget
 from cqlsh_ext.payload.places import Decoding, Engines, ValuePlace
+from cqlsh_ext.payload.server_rows import ServerRows
 from cqlsh_ext.payload.view import FAILED, BlobView
 from cqlsh_ext.query.answer import PathsSeen
 
@@ -144,6 +145,17 @@ class Description:
             part._names, part._index, part._cqltype = self._names, self._index, self._cqltype
         return part
 
+    @property
+    def pages_in(self) -> bool:
+        """Pages are read as the server sent them (scanning.pages_in) where the core reads them:
+        the column's cells by the core from the page's bytes (a WHERE's payload conditions by
+        the core too: else the driver's rows)."""
+        from cqlsh_ext.payload import native
+        from cqlsh_ext.scanning import pages_in
+
+        on_core = self.evaluator is None or self.evaluator.on_core
+        return pages_in.enabled() and native.available() and bool(on_core)
+
     def set_columns(self, names: Sequence[str], types: Sequence[Any]) -> None:
         self._names = list(names)
         if self.column not in self._names:
@@ -162,6 +174,11 @@ class Description:
             self.paths.add(*self.evaluator.walked())
             rows = [rows[k] for k, _ in page.found]
             decoded = [result.views.get(self.column) for _, result in page.found]
+        elif isinstance(rows, ServerRows):  # the server's page (pages in)
+            self.matched += len(rows)
+            if not self._page_on_core(rows):  # the column alone made by the driver
+                self.add_cells(rows.column(self._index))
+            return
         self.matched += len(rows)
         self.add_cells([row[self._index] for row in rows], decoded)
 
@@ -243,6 +260,30 @@ class Description:
         for name, key in folded:
             self.places[name].add_key(key)
 
+    def _page_on_core(self, page: ServerRows) -> bool:
+        """A blob column of the server's page described by the core from the page's bytes (its
+        nulls counted, the values it hands back read here); False where the column's engine does
+        not run on the core or the core fails the call: the caller reads the page."""
+        cqltype = self._cqltype
+        assert cqltype is not None, "set_columns first"
+        if not cqltype.is_blob:
+            return False
+        engine = self.engines(self.place)
+        answer = _on_core(self.column, engine, page, self._index) if engine.on_core() else None
+        if answer is None:
+            return False
+        part, left, nulls = answer
+        self.nulls += nulls
+        if page.row_count > nulls:
+            place = self.places.get(self.column)
+            if place is None:
+                place = self.places[self.column] = DescribedPlace(self.column)
+            place.merge(part)
+            for read in views.read_all(left, self.cap):
+                place.add(read)
+            place.structure.flush()
+        return True
+
     def _describe(self, place: DescribedPlace, steps: tuple[str, ...], values: list[Any],
                   cqltype: CqlType) -> None:
         """A page of one place's values described into `place`: by the native core in one call
@@ -258,8 +299,12 @@ class Description:
             return
         engine = self.engines(self.place.child(*steps))
         blobs = [bytes(v) for v in values]
-        left = _on_core(place, engine, blobs) if engine.on_core() else None
-        reads = views.read_views(engine, blobs, self.cap) if left is None else views.read_all(left, self.cap)
+        answer = _on_core(place.name, engine, blobs) if engine.on_core() else None
+        if answer is None:
+            reads = views.read_views(engine, blobs, self.cap)
+        else:
+            place.merge(answer[0])
+            reads = views.read_all(answer[1], self.cap)
         for read in reads:
             place.add(read)
 
@@ -288,12 +333,14 @@ class Description:
         return out
 
 
-def _on_core(place: DescribedPlace, engine: ValueEngine, values: list[bytes]) -> list[BlobView] | None:
+def _on_core(name: str, engine: ValueEngine, values: list[bytes] | ServerRows, column: int | None = None
+             ) -> tuple[DescribedPlace, list[BlobView], int] | None:
     """A page of a place's values described by the native core (payload.native.describe_page:
-    decoded, walked and sketched in one call) and merged into `place` (a description.DescribedPlace);
-    the Python engine's views of the values the core hands back (made in payload.native), to be
-    counted here as any view, or None when the core fails the call (it should not): every value is
-    read here then."""
+    decoded, walked and sketched in one call; `values` the values, or the server's page and the
+    column's index in it): the core's figures as a part of place `name` to merge, the Python
+    engine's views of the values the core hands back (made in payload.native), to be counted as
+    any view, and the page's column's nulls; None when the core fails the call (it should not):
+    every value is read by the caller then."""
     from cqlsh_ext.describe.sketch import EXACT, LONG_TEXT, P
     from cqlsh_ext.describe.structure import LONG_KEY, MAX_PATHS
     from cqlsh_ext.payload import native
@@ -301,10 +348,10 @@ def _on_core(place: DescribedPlace, engine: ValueEngine, values: list[bytes]) ->
 
     try:
         bounds = native.DescribeBounds(MAX_PATHS, MAX_VISITS, MAX_DEPTH, EXACT, LONG_TEXT, LONG_KEY, P)
-        page = native.describe_page(engine, values, bounds)
+        page = native.describe_page(engine, values, bounds, column)
     except Exception:
         return None
-    part = DescribedPlace(place.name)
+    part = DescribedPlace(name)
     for encoding in page.encodings:
         kind = native.KINDS[encoding.kind]
         assert kind is not None
@@ -312,8 +359,7 @@ def _on_core(place: DescribedPlace, engine: ValueEngine, values: list[bytes]) ->
         part.encodings[key] = part.encodings.get(key, 0) + encoding.values
         part.values += encoding.values
     part.structure = Structure.from_partial(page.structure)
-    place.merge(part)
-    return page.views
+    return part, page.views, page.nulls
 
 
 _NO_KEY: Any = object()

@@ -320,6 +320,7 @@ def _read_sample(ctx: ReadContext, target: Target, description: Description, cho
     spec = ScanSpec(target.query, partition_key=partition_key, ranges=sampler.ranges(),
                     streams=SAMPLE_STREAMS)
     scanner = scanner_for(ctx, spec, progress)
+    scanner.pages_in = description.pages_in  # the server's pages, read by the core (scanning.pages_in)
 
     def start(names: Sequence[str], types: Sequence[Any]) -> bool:
         sampler.set_columns(names, types)

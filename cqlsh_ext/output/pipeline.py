@@ -26,6 +26,7 @@ cqlsh_ext.output.paging (prefetch, empty pages skipped); an answer's empty batch
 from __future__ import annotations
 
 import shutil
+import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -270,7 +271,7 @@ class ResultPipeline:
             try:
                 table_name = table_meta.name if table_meta else None
                 values = table.formatted_rows(names, types, rows, ks_name, table_name, ks_meta,
-                                              shell.myformat_value, page.display)
+                                              self._cell_formatter(), page.display)
                 if shell.expand_enabled:
                     self.print_formatted_result_vertically(formatted_names, values, row_count_offset)
                 else:
@@ -287,6 +288,34 @@ class ResultPipeline:
         if on_screen and names and self.display.cells != "wrap":
             room = shutil.get_terminal_size().columns - max(len(name) for name in names) - 5
         return BlobDisplay(self.display, on_screen, self.shell.expand_enabled, room)
+
+    def _cell_formatter(self) -> Callable[[Any, Any], Any]:
+        """shell.myformat_value for a page's cells: cqlsh's Shell.myformat_value (seams.COPIED pins
+        its source) with what it reads for every cell (the date and time formats, the codec, the
+        colour, the precisions) read once a page. A blob, a DecodeError and a cell its formatting
+        fails on go to shell.myformat_value itself (the blob shortcut; the errors it records)."""
+        shell = self.shell
+        upstream = sys.modules[self.stock.__module__]
+        format_value, decode_error = upstream.format_value, upstream.DecodeError
+        formats = upstream.DateTimeFormat(timestamp_format=shell.display_timestamp_format,
+                                          date_format=shell.display_date_format,
+                                          nanotime_format=shell.display_nanotime_format,
+                                          timezone=shell.display_timezone)
+        encoding, color = shell.output_codec.name, shell.color
+        double, single = shell.display_double_precision, shell.display_float_precision
+        whole = shell.myformat_value
+
+        def cell(val: Any, cqltype: Any) -> Any:
+            if type(val) is bytes or isinstance(val, decode_error):
+                return whole(val, cqltype)
+            precision = double if cqltype is not None and cqltype.type_name == "double" else single
+            try:
+                return format_value(val, cqltype=cqltype, encoding=encoding, addcolor=color,
+                                    date_time_format=formats, float_precision=precision)
+            except Exception:
+                return whole(val, cqltype)  # its FormatError, recorded where cqlsh records it
+
+        return cell
 
     def format_value(self, val: Any, cqltype: Any, kwargs: dict[str, Any]) -> Any:
         # A top-level blob cell goes straight to its formatter: the call cqlsh's format_value

@@ -307,6 +307,8 @@ class Core(Protocol):
     def split_page(self, page: core_types.RowsPage, wanted: list[int],
                    rows: list[int] | None = None) -> list[list[bytes | None]]: ...
 
+    def page_rows(self, page: core_types.RowsPage, rows: list[int]) -> bytes: ...
+
     def query_page(self, request: core_types.QueryRequest) -> core_types.QueryPage: ...
 
     def describe_page(self, request: core_types.DescribeRequest) -> core_types.DescribedPage: ...
@@ -551,32 +553,47 @@ def float_sum(encoded: bytes | None) -> Fraction:
     return Fraction(int.from_bytes(encoded, "little", signed=True), 1 << module().FLOAT_SUM_SHIFT)
 
 
-def describe_page(engine: PythonRoad, values: Sequence[bytes], bounds: DescribeBounds) -> DescribedOnCore:
+def describe_page(engine: PythonRoad, values: Sequence[bytes] | RowsSection, bounds: DescribeBounds,
+                  column: int | None = None) -> DescribedOnCore:
     """DESCRIBE PAYLOAD's page of one place's values in one call: each decoded with its tree, the
     trees walked and their paths' values sketched (describe.structure and describe.sketch's
-    rules, `bounds` theirs). Its answer (DescribedOnCore): `encodings` (Encoding: kind code,
-    label, values; KINDS names the codes) and `structure` (the page's StructurePartial:
+    rules, `bounds` theirs). `values`: the values, or the server's page (pages in: a
+    RowsSection) and `column`, its cells read by the core from the page's bytes, its nulls
+    counted. Its answer (DescribedOnCore): `encodings` (Encoding: kind code, label, values; KINDS
+    names the codes) and `structure` (the page's StructurePartial:
     describe.structure.Structure.from_partial merges it) of the values the core read; `views`,
     the Python engine's views of the values it hands back (failed and cut values, keys that are
     not ASCII text, numbers past 128 bits), made here, for the caller to count as it counts a
-    view. Raises when the core is not available() or fails the call."""
+    view; `nulls`, the page's column's nulls (0 for values). Raises when the core is not
+    available() or fails the call."""
     core = module()
-    page = core.describe_page(core.DescribeRequest(
-        values, cap=engine.cap, max_paths=bounds.max_paths, max_visits=bounds.max_visits,
+    rows = core.RowsPage(values.body, values.row_count, values.columns) \
+        if isinstance(values, RowsSection) else None
+    if (rows is None) != (column is None):
+        raise ValueError("describe_page: a column is named of a server's page, and only of one")
+    source: Any = values if rows is None else rows
+    described = core.describe_page(core.DescribeRequest(
+        source, column=column, cap=engine.cap, max_paths=bounds.max_paths, max_visits=bounds.max_visits,
         max_depth=bounds.max_depth, exact=bounds.exact, long_text=bounds.long_text, long_key=bounds.long_key,
         p=bounds.p))
-    handed = page.handed_back
-    views = list(engine.views([values[i] for i in handed])) if handed else []
-    return DescribedOnCore(page.encodings, page.structure, views)
+    handed = described.handed_back
+    views: list[BlobView] = []
+    if handed:
+        # the values, or those rows' cells (present: the core hands back no null)
+        left: list[Any] = [source[i] for i in handed] if rows is None else \
+            core.split_page(rows, [column or 0], list(handed))[0]
+        views = list(engine.views(left))
+    return DescribedOnCore(described.encodings, described.structure, views, described.nulls)
 
 
 class DescribedOnCore(NamedTuple):
     """describe_page's answer: the core's figures of the values it read, the Python engine's views
-    of the others."""
+    of the others, the nulls of a server page's column."""
 
     encodings: list[core_types.Encoding]
     structure: core_types.StructurePartial
     views: list[BlobView]
+    nulls: int = 0
 
 
 class DescribeBounds(NamedTuple):
@@ -599,6 +616,15 @@ def split_page(body: bytes, count: int, columns: int, wanted: Sequence[int],
     native = module()
     return native.split_page(native.RowsPage(body, count, columns), list(wanted),
                              None if rows is None else list(rows))
+
+
+def page_rows(body: bytes, count: int, columns: int, rows: Sequence[int]) -> bytes:
+    """The bytes of the rows `rows` names of a RESULT page's rows section, in its order, each
+    row's cells as the server sent them (a rows section of those rows alone), by the core.
+    ValueError (one line) for a malformed page or a row past it; raises when the core is not
+    available()."""
+    native = module()
+    return native.page_rows(native.RowsPage(body, count, columns), list(rows))
 
 
 def _measured_place(native: Core, page: Any, place: MeasuredPlace) -> core_types.MeasurePlace:

@@ -4,7 +4,7 @@ scanning/pages_in.py), read without the driver building a tuple per row.
     page = ServerRows(body, count, types, protocol_version)
     page.cells([0, 2])     # columns 0 and 2, each a list of bytes or None (null), one a row
     page.column(2)         # column 2's values as the driver makes them (cqltypes from_binary)
-    page.make([3, 9])      # rows 3 and 9 made in one split of their cells alone (a reader's kept rows)
+    page.make([3, 9])      # rows 3 and 9 made in one call (a reader's kept rows)
     len(page), page[5]     # a sequence of rows too: page[5] decodes row 5 alone, iterating
                            # decodes them all (the driver's way, on first use)
 
@@ -12,18 +12,23 @@ The rows section (native protocol v4/v5): per row, per column, an int32 length (
 reads any negative length as null) and that many bytes; an empty value (length 0) is not null.
 The cells are split by the native core (payload.native.split_page) when it is built, else by
 `split_cells` here, the same reading in Python; both refuse a malformed page with one line
-(ValueError), where the driver's own reading raised too. The values a reader shows are made by the
-driver's own `from_binary` of the column's type, the reference.
+(ValueError), where the driver's own reading raised too. The rows a reader keeps or shows are
+made by the driver's own row parser where the driver has its Cython extensions (`driver_rows`:
+its RESULT message's `recv_results_rows`, handed a rows section of those rows alone, the core's
+`page_rows`, after a header saying the metadata is the page's), as the driver makes its own rows;
+else, and for a column alone, by the driver's `from_binary` of each column's type, the reference.
 """
 
 from __future__ import annotations
 
+import io
+import struct
 from collections.abc import Iterator, Sequence
 from typing import Any, overload
 
 from cqlsh_ext.payload import native
 
-__all__ = ["MalformedPage", "ServerRows", "split_cells"]
+__all__ = ["MalformedPage", "ServerRows", "driver_rows", "split_cells"]
 
 
 class MalformedPage(ValueError):
@@ -70,6 +75,40 @@ def split_cells(body: bytes, count: int, columns: int, wanted: Sequence[int]) ->
     return out
 
 
+#: A RESULT rows body's start: flags (the metadata is the page's: NO_METADATA), column count, row count.
+_HEADER = struct.Struct(">iii")
+#: [the RESULT message class of the driver's Cython handler, or None without Cython]
+_PARSER: list[Any] = []
+
+
+def _result_class() -> Any:
+    if not _PARSER:
+        from cassandra.cython_deps import HAVE_CYTHON
+        from cassandra.protocol import ProtocolHandler, ResultMessage
+
+        _PARSER.append(ProtocolHandler.message_types_by_opcode[ResultMessage.opcode] if HAVE_CYTHON else None)
+    return _PARSER[0]
+
+
+def driver_rows(section: bytes, count: int, types: Sequence[Any], protocol_version: int
+                ) -> list[tuple[Any, ...]] | None:
+    """A rows section's `count` rows made by the driver's own row parser (its Cython handler's
+    RESULT message, `recv_results_rows`, given a RESULT rows body whose metadata is the page's,
+    `types`), as the driver makes its rows; None when the driver has no Cython (or its parser
+    made nothing): the caller makes them with from_binary."""
+    result_class = _result_class()
+    if result_class is None:
+        return None
+    from cassandra.protocol import RESULT_KIND_ROWS
+
+    message = result_class(RESULT_KIND_ROWS)
+    metadata = [("", "", f"c{i}", t) for i, t in enumerate(types)]
+    body = io.BytesIO(_HEADER.pack(result_class._NO_METADATA_FLAG, len(metadata), count) + section)
+    message.recv_results_rows(body, protocol_version, {}, metadata, None)
+    rows = message.parsed_rows
+    return rows if isinstance(rows, list) and len(rows) == count else None
+
+
 class ServerRows(Sequence[tuple[Any, ...]]):
     """One page's rows section, its row count, its columns' driver types (cqltypes classes) and
     the protocol version the values are read at."""
@@ -107,18 +146,30 @@ class ServerRows(Sequence[tuple[Any, ...]]):
         return cells if rows is None else [[column[row] for row in rows] for column in cells]
 
     def make(self, indexes: Sequence[int]) -> None:
-        """Rows `indexes` made as the driver's tuple_factory makes them, in one split of their
-        cells (the rows a reader keeps: row() then gives them as made)."""
+        """Rows `indexes` made as the driver's tuple_factory makes them, in one call (the rows a
+        reader keeps: row() then gives them as made): by the driver's row parser over those rows'
+        bytes (the core's page_rows) where both run, else from_binary over their cells."""
         if self._rows is not None:
             return
-        wanted = sorted({i for i in indexes if i not in self._made})
+        made = self._made
+        wanted = sorted(set(indexes).difference(made) if made else set(indexes))
         if not wanted:
             return
+        if native.available() and _result_class() is not None:
+            try:  # (a row past the page, or a malformed one, refused here in one line)
+                section = native.page_rows(self.body, self.row_count, self.columns, wanted)
+            except (ValueError, OverflowError) as err:
+                raise MalformedPage(f"a malformed page of rows: row {wanted[0]} asked of a page of "
+                                    f"{self.row_count} rows" if wanted[0] < 0 else str(err)) from None
+            rows = driver_rows(section, len(wanted), self.types, self.protocol_version)
+            if rows is not None:
+                made.update(zip(wanted, rows, strict=True))
+                return
         version = self.protocol_version
         columns = [[t.from_binary(cell, version) for cell in cells]
                    for t, cells in zip(self.types, self.cells(range(self.columns), wanted), strict=True)]
-        made = zip(*columns, strict=True) if columns else (() for _ in wanted)
-        self._made.update(zip(wanted, made, strict=True))
+        tuples = zip(*columns, strict=True) if columns else (() for _ in wanted)
+        made.update(zip(wanted, tuples, strict=True))
 
     def column(self, i: int) -> list[Any]:
         """Column i's values as the driver makes them (its type's from_binary)."""
@@ -128,7 +179,15 @@ class ServerRows(Sequence[tuple[Any, ...]]):
         return [decode(cell, version) for cell in self.cells([i])[0]]
 
     def rows(self) -> list[tuple[Any, ...]]:
-        """Every row as the driver's tuple_factory makes it (decoded once, then kept)."""
+        """Every row as the driver's tuple_factory makes it (decoded once, then kept): by the
+        driver's row parser where the page's cells are whole (the core's walk of the page
+        refuses a malformed one first, in one line), else from_binary over every column's cells."""
+        if self._rows is None and native.available() and _result_class() is not None:
+            try:
+                native.page_rows(self.body, self.row_count, self.columns, [])
+            except ValueError as err:
+                raise MalformedPage(str(err)) from None
+            self._rows = driver_rows(self.body, self.row_count, self.types, self.protocol_version)
         if self._rows is None:
             version = self.protocol_version
             decoded = [[t.from_binary(cell, version) for cell in cells]
@@ -167,6 +226,9 @@ class ServerRows(Sequence[tuple[Any, ...]]):
     def __getitem__(self, index: slice) -> Sequence[tuple[Any, ...]]: ...
 
     def __getitem__(self, index: int | slice) -> tuple[Any, ...] | Sequence[tuple[Any, ...]]:
+        if type(index) is int:
+            made = self._made.get(index)  # a kept row, made already (the readers' usual ask)
+            return made if made is not None else self.row(index)
         if isinstance(index, int):
             return self.row(index)
         return self.rows()[index]

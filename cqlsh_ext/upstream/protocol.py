@@ -77,6 +77,14 @@ class Shell(Protocol):
     page_size: int
     #: cqlshrc [ui] float_precision: the digits cqlsh shows of a float.
     display_float_precision: int
+    #: cqlshrc [ui] double_precision, time_format, date_format, nanotime_format, timezone, and the
+    #: output codec (Shell.myformat_value reads them for every cell).
+    display_double_precision: int
+    display_timestamp_format: str
+    display_date_format: str
+    display_nanotime_format: str
+    display_timezone: Any
+    output_codec: Any
     decoding_errors: list[Any]
     prompt: str
     statement: Any  # io.StringIO of the statement being typed

@@ -127,6 +127,9 @@ COPIED: dict[str, str] = {
         "6b7843edda3924efe716737e46820b3c4efc28a1dfa06fdd4057658dca60576d",
     "cqlshlib.cqlshmain.Shell.parse_for_update_meta":
         "84b1f8cf14cccc3de6ded34c566d7bb495742e19954a7079be5a61bc0afba8c2",
+    # output.pipeline's _cell_formatter: its body, with what it reads per cell read once a page.
+    "cqlshlib.cqlshmain.Shell.myformat_value":
+        "bced80f1b829ea079bbe0ba3a89b5fe3fb6819754f08caecd2b616c8a9180dec",
 }
 
 _STOCK_SHELL: list[Any] = []

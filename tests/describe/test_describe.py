@@ -370,3 +370,61 @@ def test_blobs_in_a_udt_a_list_and_a_tuple_and_a_text_column_per_place(cassandra
     (doc,) = text["places"]
     assert encodings(doc) == {("text", "json", False): 24, ("text", "text", False): 6}
     assert by_path(doc)["doc.kind"]["present"]["count"] == 24
+
+
+@pytest.fixture(scope="module")
+def mixed(cassandra) -> str:
+    """A small table of what the core reads and what it hands back: nulls, empty values, bzip2
+    and xz values (decoded by the Python engine), snappy and zstd JSON, truncated gzip; a text
+    column."""
+    import bz2
+    import gzip
+    import lzma
+
+    import snappy
+    import zstandard
+
+    ks = cassandra.create_keyspace("describemixed")
+    session = cassandra.session(ks)
+    session.execute("CREATE TABLE t (pk int PRIMARY KEY, data blob, doc text)")
+    insert = session.prepare("INSERT INTO t (pk, data, doc) VALUES (?, ?, ?)")
+    makers = [lambda b: None, lambda b: b"", bz2.compress, lzma.compress, snappy.compress,
+              zstandard.compress, lambda b: gzip.compress(b, mtime=0)[:-9]]
+    for i in range(140):
+        text = json.dumps({"status": ["NEW", "PAID"][i % 2], "n": i, "tags": ["x"] * (i % 3)}).encode()
+        doc = None if i % 9 == 0 else "" if i % 9 == 1 else text.decode()
+        session.execute(insert, (i, makers[i % len(makers)](text), doc))
+    session.shutdown()
+    return f"{ks}.t"
+
+
+@pytest.mark.parametrize("statement", [
+    "{t}.data ALL", "{t}.data SAMPLE 60 SEED 5", "{t}.data WHERE pk IN (1, 2, 3, 4, 5)",
+    "{t}.data WHERE data.status = 'PAID' ALL", "{t}.doc ALL"])
+def test_pages_in_gives_the_driver_rows_report(cassandra, home, mixed: str, statement: str):
+    """DESCRIBE PAYLOAD reads the server's pages (scanning.pages_in) where the core runs: the same
+    report, text and JSON, as on the driver's rows (CQLSH_EXT_PAGES_IN=0)."""
+    from cqlsh_ext.payload import native
+
+    statement = "DESCRIBE PAYLOAD " + statement.format(t=mixed)
+    off = {"CQLSH_EXT_PAGES_IN": "0"}
+    pages, rows = report(cassandra, home, statement), report(cassandra, home, statement, env=off)
+    for doc in (pages, rows):
+        doc["reading"].pop("seconds")
+    assert pages == rows
+    assert pages["rows_read"] > 0 and pages["places"][0]["values"] > 0
+    if statement.endswith(".data ALL"):  # the table's nulls, empty and handed-back values
+        labels = {e["label"] for e in pages["places"][0]["encodings"]}
+        assert {"bzip2>json", "xz>json", "snappy>json"} <= labels, labels
+        assert pages["rows_without_value"] == 20
+        text = shell(cassandra, home, statement), shell(cassandra, home, statement, env=off)
+        assert [_timeless(t.stdout) for t in text] == [_timeless(text[1].stdout)] * 2 and text[0].stdout
+    if native.available():  # the core runs here: the report above was read from the server's pages
+        from cqlsh_ext.describe.description import Description
+        from cqlsh_ext.payload.places import Decoding
+
+        assert Description("q", "data", Decoding()).pages_in
+
+
+def _timeless(text: str) -> str:
+    return re.sub(r"\d+(\.\d+)? ?(s|ms|seconds?)\b", "T", text)

@@ -7,10 +7,11 @@ import math
 import random
 from decimal import Decimal
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cqlsh_ext.describe.sketch import EXACT, LONG_TEXT, Values
+from cqlsh_ext.describe.sketch import _REST, EXACT, LONG_TEXT, REGISTERS, Values, registers_max
 
 SCALARS = st.one_of(st.none(), st.booleans(), st.integers(-5, 5), st.integers(), st.floats(allow_nan=True),
                     st.text(max_size=4), st.text(min_size=LONG_TEXT - 2, max_size=LONG_TEXT + 3),
@@ -101,3 +102,13 @@ def test_merging_a_counted_part_into_a_hyperloglog_adds_its_values():
     other.merge(filled(many))
     whole = filled(many + few)
     assert bytes(one.registers or b"") == bytes(other.registers or b"") == bytes(whole.registers or b"")
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_two_hyperloglogs_merge_register_by_register(seed: int) -> None:
+    """registers_max (the registers as one integer, lane by lane) is each register's max, for every
+    rank a register can hold, equal ranks and zeros among them."""
+    rng = random.Random(seed)
+    mine = [rng.randint(0, _REST + 1) for _ in range(REGISTERS)]
+    theirs = [rng.choice((0, r, _REST + 1, rng.randint(0, _REST + 1))) for r in mine]
+    assert registers_max(bytearray(mine), bytes(theirs)) == bytearray(map(max, mine, theirs))

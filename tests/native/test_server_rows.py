@@ -105,6 +105,34 @@ def test_the_servers_pages_read_by_from_binary_equal_the_drivers_rows(every_type
     assert session.client_protocol_handler is ProtocolHandler
 
 
+def test_kept_rows_made_by_the_drivers_row_parser_equal_its_rows(every_type: Any,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """ServerRows.make (a reader's kept rows): by the driver's own row parser (its Cython) over
+    those rows' bytes, and by from_binary where the driver has no Cython, the driver's rows, for
+    every CQL type, nulls and empty values; the whole page likewise."""
+    from cassandra.cython_deps import HAVE_CYTHON
+
+    from cqlsh_ext.payload import server_rows
+
+    session, table = every_type
+    driver = _pages(session, table, pages_in=False)
+    ours = _pages(session, table, pages_in=True)
+    assert HAVE_CYTHON and server_rows._result_class() is not None  # (the driver's wheel has it)
+    for parser in ("cython", "from_binary"):
+        if parser == "from_binary":
+            monkeypatch.setattr(server_rows, "_PARSER", [None])
+        for (_names, rows), (_our_names, page) in zip(driver, ours, strict=True):
+            fresh = ServerRows(page.body, page.row_count, page.types, page.protocol_version)
+            kept = list(range(len(rows)))[::-2]  # some rows, asked out of order
+            fresh.make(kept)
+            assert fresh._rows is None and sorted(fresh._made) == sorted(kept), parser
+            assert [fresh[k] for k in kept] == [tuple(rows[k]) for k in kept], parser
+            again = ServerRows(page.body, page.row_count, page.types, page.protocol_version)
+            assert again.rows() == [tuple(row) for row in rows], parser
+    with pytest.raises(MalformedPage, match=r"^a malformed page of rows: row 9 asked of a page of 1 rows"):
+        ServerRows(_body([b"x"]), 1, [object()], 5).make([9])
+
+
 def _body(cells: list[bytes | None]) -> bytes:
     out = bytearray()
     for cell in cells:
@@ -151,6 +179,20 @@ def test_a_mutated_page_is_read_or_refused_alike_never_a_crash(native_core: None
         return
     core, python = (_read(how, mutated, count, columns, wanted) for how in ("core", "python"))
     assert core == python
+    # The core's page_rows (a reader's kept rows, for the driver's row parser): those rows' cells
+    # as the server sent them, or refused in one line where the page or a row asked is wrong.
+    picked = data.draw(st.lists(st.integers(0, count), max_size=3))
+    whole = _read("core", mutated, count, columns, list(range(columns)))
+    try:
+        got: Any = native.page_rows(mutated, count, columns, picked)
+    except ValueError as err:
+        assert "\n" not in str(err) and str(err).startswith("a malformed page of rows: "), err
+        got = "refused"
+    if whole == "refused" or any(row >= count for row in picked):
+        assert got == "refused"
+    else:  # (read back: a null is a length -1 or -2, as the server sent it)
+        assert split_cells(got, len(picked), columns, list(range(columns))) == \
+            [[column[row] for row in picked] for column in whole]
 
 
 def test_a_refused_page_says_where_in_one_line(native_core: None) -> None:

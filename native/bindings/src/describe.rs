@@ -7,13 +7,18 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyFloat, PyString, PyTuple};
 
 use crate::convert::slices;
+use crate::rows::RowsPage;
 use crate::state::configured_now;
 
-/// A page of one place's values and the bounds of describe/structure.py and sketch.py.
+/// A page of one place's values and the bounds of describe/structure.py and sketch.py: the
+/// values (`values`), or a RowsPage as the server sent it and the column whose cells are the
+/// values (`column`: its nulls counted, not described; `handed_back` then names rows).
 #[pyclass(frozen, module = "cqlsh_ext_native")]
 pub struct DescribeRequest {
     #[pyo3(get)]
     values: Py<PyAny>,
+    #[pyo3(get)]
+    column: Option<usize>,
     #[pyo3(get)]
     cap: usize,
     bounds: (usize, i64, usize, usize, usize, usize, u32),
@@ -22,10 +27,11 @@ pub struct DescribeRequest {
 #[pymethods]
 impl DescribeRequest {
     #[new]
-    #[pyo3(signature = (values, *, cap, max_paths, max_visits, max_depth, exact, long_text, long_key, p))]
+    #[pyo3(signature = (values, *, column = None, cap, max_paths, max_visits, max_depth, exact, long_text, long_key, p))]
     #[allow(clippy::too_many_arguments)] // the request's fields, by keyword
     fn new(
         values: Py<PyAny>,
+        column: Option<usize>,
         cap: usize,
         max_paths: usize,
         max_visits: i64,
@@ -37,6 +43,7 @@ impl DescribeRequest {
     ) -> Self {
         DescribeRequest {
             values,
+            column,
             cap,
             bounds: (max_paths, max_visits, max_depth, exact, long_text, long_key, p),
         }
@@ -101,11 +108,13 @@ pub struct StructurePartial {
 
 /// describe_page()'s answer: the encodings of the values read here, the indexes of those left to
 /// the Python engine (failed and cut values, keys that are not ASCII text, numbers past 128
-/// bits), the page's partial structure.
+/// bits; of a RowsPage's, their rows), the page's partial structure, the nulls of a RowsPage's
+/// column (0 for values).
 #[pyclass(frozen, get_all, module = "cqlsh_ext_native")]
 pub struct DescribedPage {
     encodings: Vec<Py<Encoding>>,
     handed_back: Vec<usize>,
+    nulls: usize,
     structure: Py<StructurePartial>,
 }
 
@@ -194,11 +203,33 @@ pub fn describe_page<'py>(py: Python<'py>, request: &Bound<'py, DescribeRequest>
     let (max_paths, max_visits, max_depth, exact, long_text, long_key, p) = r.bounds;
     let dcfg = DescribeConfig::new(max_paths, max_visits, max_depth, exact, long_text, long_key, p)
         .map_err(|why| PyValueError::new_err(format!("describe_page: {why}")))?;
-    let items: Vec<Bound<'py, PyAny>> = r.values.bind(py).try_iter()?.collect::<PyResult<_>>()?;
-    let values = slices(&items);
+    let source = r.values.bind(py);
     let config = &configured.config;
     let cap = r.cap;
-    let described = py.detach(|| describe::describe_page(config, &values, cap, &dcfg));
+    let (mut described, rows, nulls) = match (r.column, source.cast::<RowsPage>()) {
+        (Some(column), Ok(page)) => {
+            // The server's page: the column's cells borrowed from its bytes, its nulls counted.
+            let page = page.get();
+            let body = page.body().bind(py).clone();
+            let cells = page.cells(body.as_bytes(), &[column])?.pop().unwrap_or_default();
+            let rows: Vec<usize> = (0..cells.len()).filter(|&row| cells[row].is_some()).collect();
+            let values: Vec<Option<&[u8]>> = cells.iter().filter(|cell| cell.is_some()).copied().collect();
+            let nulls = cells.len() - values.len();
+            let described = py.detach(|| describe::describe_page(config, &values, cap, &dcfg));
+            (described, Some(rows), nulls)
+        }
+        (Some(_), Err(_)) => {
+            return Err(PyValueError::new_err("describe_page: a column of something not a RowsPage"))
+        }
+        (None, _) => {
+            let items: Vec<Bound<'py, PyAny>> = source.try_iter()?.collect::<PyResult<_>>()?;
+            let values = slices(&items);
+            (py.detach(|| describe::describe_page(config, &values, cap, &dcfg)), None, 0)
+        }
+    };
+    if let Some(rows) = rows {
+        described.handed_back = described.handed_back.iter().map(|&i| rows[i]).collect();
+    }
     let structure = &described.structure;
     let partial = StructurePartial {
         values: structure.values,
@@ -216,6 +247,7 @@ pub fn describe_page<'py>(py: Python<'py>, request: &Bound<'py, DescribeRequest>
             })
             .collect::<PyResult<_>>()?,
         handed_back: described.handed_back,
+        nulls,
         structure: Py::new(py, partial)?,
     })
 }

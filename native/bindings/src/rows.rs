@@ -2,7 +2,7 @@
 //! cqlsh_ext/scanning/pages_in.py keeps it whole), and split_page, its wanted columns' cells
 //! (core: rows.rs).
 
-use cqlsh_ext_core::rows::{split_columns, CellRef};
+use cqlsh_ext_core::rows::{select_rows, split_columns, CellRef};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList};
@@ -69,4 +69,20 @@ pub fn split_page<'py>(
             }
         })
         .collect()
+}
+
+/// The bytes of the rows `rows` names, in its order, each row's cells as the server sent them (a
+/// rows section of those rows alone, for the driver's own row parser); ValueError (one line) for
+/// a malformed page or a row past it.
+#[pyfunction]
+pub fn page_rows<'py>(
+    py: Python<'py>,
+    page: &Bound<'py, RowsPage>,
+    rows: Vec<usize>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let page = page.get();
+    let body = page.body.bind(py);
+    let out = select_rows(body.as_bytes(), page.rows, page.columns, &rows)
+        .map_err(|why| PyValueError::new_err(format!("a malformed page of rows: {why}")))?;
+    Ok(PyBytes::new(py, &out))
 }

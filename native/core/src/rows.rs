@@ -26,8 +26,42 @@ pub fn split_columns<'a>(
     for (k, &c) in wanted.iter().enumerate() {
         slots[c].push(k);
     }
-    // Every cell is at least its 4-byte length: a row count the body cannot hold is refused
-    // before anything is allocated for it.
+    fits(body, rows, columns)?;
+    let mut out: Vec<Vec<CellRef<'a>>> = wanted.iter().map(|_| Vec::with_capacity(rows)).collect();
+    walk(body, rows, columns, |column, _end, cell| {
+        for &k in &slots[column] {
+            out[k].push(cell);
+        }
+    })?;
+    Ok(out)
+}
+
+/// The bytes of the rows `wanted` names (each below `rows`), in its order, each row's cells as
+/// the server sent them: a rows section of those rows alone (the driver's own row parser reads
+/// it). The same refusals as split_columns.
+pub fn select_rows(body: &[u8], rows: usize, columns: usize, wanted: &[usize]) -> Result<Vec<u8>, String> {
+    if let Some(&bad) = wanted.iter().find(|&&row| row >= rows) {
+        return Err(format!("row {bad} asked of a page of {rows} rows"));
+    }
+    fits(body, rows, columns)?;
+    // Where each row ends (a row of no columns is empty: it ends where it starts, at 0).
+    let mut ends: Vec<usize> = if columns == 0 { vec![0; rows] } else { Vec::with_capacity(rows) };
+    walk(body, rows, columns, |column, end, _cell| {
+        if column + 1 == columns {
+            ends.push(end);
+        }
+    })?;
+    let start = |row: usize| if row == 0 { 0 } else { ends[row - 1] };
+    let mut out = Vec::with_capacity(wanted.iter().map(|&row| ends[row] - start(row)).sum());
+    for &row in wanted {
+        out.extend_from_slice(&body[start(row)..ends[row]]);
+    }
+    Ok(out)
+}
+
+/// A row count the body cannot hold (every cell is at least its 4-byte length) is refused
+/// before anything is allocated for it.
+fn fits(body: &[u8], rows: usize, columns: usize) -> Result<(), String> {
     let least = columns.checked_mul(4).ok_or_else(|| format!("{columns} columns"))?;
     if columns > 0 && rows > body.len() / least {
         return Err(format!("{rows} rows of {columns} columns do not fit in {} bytes", body.len()));
@@ -35,10 +69,19 @@ pub fn split_columns<'a>(
     if columns == 0 && !body.is_empty() {
         return Err(format!("{} bytes after a page of no columns", body.len()));
     }
-    let mut out: Vec<Vec<CellRef<'a>>> = wanted.iter().map(|_| Vec::with_capacity(rows)).collect();
+    Ok(())
+}
+
+/// Every cell of the page in order: `each(column, where the cell ends, the cell)`.
+fn walk<'a>(
+    body: &'a [u8],
+    rows: usize,
+    columns: usize,
+    mut each: impl FnMut(usize, usize, CellRef<'a>),
+) -> Result<(), String> {
     let mut at = 0usize;
     for row in 0..rows {
-        for (column, to) in slots.iter().enumerate() {
+        for column in 0..columns {
             let Some(head) = body.get(at..at + 4) else {
                 return Err(format!("the page ends inside row {row}, column {column}'s length"));
             };
@@ -60,15 +103,13 @@ pub fn split_columns<'a>(
                 at = end;
                 Some(value)
             };
-            for &k in to {
-                out[k].push(cell);
-            }
+            each(column, at, cell);
         }
     }
     if at != body.len() {
         return Err(format!("{} bytes after the last of {rows} rows", body.len() - at));
     }
-    Ok(out)
+    Ok(())
 }
 
 #[cfg(test)]
@@ -120,5 +161,24 @@ mod tests {
         assert!(split_columns(&[], usize::MAX, 3, &[0]).is_err());
         assert!(split_columns(b"x", 0, 0, &[]).is_err());
         assert_eq!(split_columns(&[], 0, 3, &[2]).unwrap(), vec![Vec::<CellRef<'_>>::new()]);
+    }
+
+    #[test]
+    fn selected_rows_are_those_rows_bytes() {
+        let mut body = Vec::new();
+        let rows: Vec<Vec<u8>> = (0..4u8)
+            .map(|k| {
+                let mut row = Vec::new();
+                cell(&mut row, Some(&[k]));
+                cell(&mut row, if k == 1 { None } else { Some(&b"xy"[..k as usize % 3]) });
+                row
+            })
+            .collect();
+        rows.iter().for_each(|row| body.extend_from_slice(row));
+        assert_eq!(select_rows(&body, 4, 2, &[3, 1]).unwrap(), [rows[3].clone(), rows[1].clone()].concat());
+        assert_eq!(select_rows(&body, 4, 2, &[]).unwrap(), Vec::<u8>::new());
+        assert!(select_rows(&body, 4, 2, &[4]).unwrap_err().contains("row 4"));
+        assert!(select_rows(&body, 3, 2, &[0]).unwrap_err().contains("bytes after"));
+        assert_eq!(select_rows(&[], 2, 0, &[1, 0]).unwrap(), Vec::<u8>::new());
     }
 }
