@@ -4,6 +4,7 @@ scanning/pages_in.py), read without the driver building a tuple per row.
     page = ServerRows(body, count, types, protocol_version)
     page.cells([0, 2])     # columns 0 and 2, each a list of bytes or None (null), one a row
     page.column(2)         # column 2's values as the driver makes them (cqltypes from_binary)
+    page.column(2, [3, 9]) # ... of rows 3 and 9 alone (a reader's kept rows: column_of())
     page.make([3, 9])      # rows 3 and 9 made in one split of their cells alone (a reader's kept rows)
     len(page), page[5]     # a sequence of rows too: page[5] decodes row 5 alone, iterating
                            # decodes them all (the driver's way, on first use)
@@ -23,7 +24,7 @@ from typing import Any, overload
 
 from cqlsh_ext.payload import native
 
-__all__ = ["MalformedPage", "ServerRows", "split_cells"]
+__all__ = ["MalformedPage", "ServerRows", "column_of", "split_cells"]
 
 
 class MalformedPage(ValueError):
@@ -68,6 +69,16 @@ def split_cells(body: bytes, count: int, columns: int, wanted: Sequence[int]) ->
     if at != end:
         raise MalformedPage(f"a malformed page of rows: {end - at} bytes after the last of {count} rows")
     return out
+
+
+def column_of(rows: Sequence[Sequence[Any]], i: int, kept: Sequence[int] | None = None) -> list[Any]:
+    """Column i of a page's rows (of every row, or of the `kept` ones in their order): of the
+    server's page (a ServerRows), that column's cells alone made by the driver; of rows, their items."""
+    if isinstance(rows, ServerRows):
+        return rows.column(i, kept)
+    if kept is None:
+        return [row[i] for row in rows]
+    return [rows[k][i] for k in kept]
 
 
 class ServerRows(Sequence[tuple[Any, ...]]):
@@ -120,12 +131,13 @@ class ServerRows(Sequence[tuple[Any, ...]]):
         made = zip(*columns, strict=True) if columns else (() for _ in wanted)
         self._made.update(zip(wanted, made, strict=True))
 
-    def column(self, i: int) -> list[Any]:
-        """Column i's values as the driver makes them (its type's from_binary)."""
+    def column(self, i: int, rows: Sequence[int] | None = None) -> list[Any]:
+        """Column i's values as the driver makes them (its type's from_binary): of every row, or
+        of `rows` only (in its order: a reader's kept rows), that column's cells alone split."""
         if self._rows is not None:
-            return [row[i] for row in self._rows]
+            return [row[i] for row in self._rows] if rows is None else [self._rows[k][i] for k in rows]
         decode, version = self.types[i].from_binary, self.protocol_version
-        return [decode(cell, version) for cell in self.cells([i])[0]]
+        return [decode(cell, version) for cell in self.cells([i], rows)[0]]
 
     def rows(self) -> list[tuple[Any, ...]]:
         """Every row as the driver's tuple_factory makes it (decoded once, then kept)."""

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from cqlsh_ext.payload.pages import MISS_KEYS
+from cqlsh_ext.payload.server_rows import column_of
 from cqlsh_ext.query.evaluate import Evaluator, Miss, RowResult
 from cqlsh_ext.query.grammar import Plan
 
@@ -225,7 +226,7 @@ class Answer:
             if item.kind == "star":  # the columns `*` stands for, as the server returned them
                 for name in self.star_columns:
                     col = at.get(name)
-                    out.append([None] * len(page.kept) if col is None else [rows[k][col] for k in page.kept])
+                    out.append([None] * len(page.kept) if col is None else column_of(rows, col, page.kept))
             else:
                 out.append(next(projected))
         return out

@@ -18,6 +18,7 @@ from cqlsh_ext.payload.pages import PageRead, ReadRequest
 from cqlsh_ext.payload.paths import CUT, MISSING
 from cqlsh_ext.payload.places import Decoding, Engines, ValuePlace
 from cqlsh_ext.payload.server_rows import ServerRows
+from cqlsh_ext.payload.server_rows import column_of as _column  # (as Evaluator._read_place names it)
 from cqlsh_ext.payload.view import RECORD, TEXT, UNDECODABLE_KINDS, UNKNOWN, BlobView
 from cqlsh_ext.query.grammar import Column, Literal, Path, Plan, Predicate, QueryError, Ref
 from cqlsh_ext.query.groups import UNDECODABLE_GROUP
@@ -418,6 +419,12 @@ class Evaluator:
         not made of columns (GROUP BY, the views of a blob the answer gives)."""
         if self.agg_refs or any(read.request.views for read in self.places.values()):
             return None
+        if not self.places:  # nothing to decode (a plain SELECT's file): every row, a column at a time
+            at = {name: i for i, name in enumerate(names)}
+            made: list[Sequence[Any]] = [
+                _column(rows, at[ref.name]) if isinstance(ref, Column) and ref.name in at
+                else [None] * len(rows) for ref in self.outputs]
+            return PageColumns(list(range(len(rows))), made, 0, 0)
         core = self._core
         if core is None:
             core = self._core = CoreProgram.of(self) or False
@@ -651,10 +658,12 @@ class CoreProgram:
             return None
 
     def _query(self, evaluator: Evaluator, names: Sequence[str], rows: Sequence[Sequence[Any]],
-               held: bool = False) -> Any:
+               held: bool = False, make_kept: bool = True) -> Any:
         """The core's answer to the page (query_page), its undecodable kinds and the paths it found
         or missed noted on the evaluator; None when the core fails the call (it should not) or a
-        sum overflows: Python reads the page."""
+        sum overflows: Python reads the page. Of the server's page, the rows the core hands back
+        are made by the driver, and the kept ones unless `make_kept` is False (columns(): their
+        ordinary columns are made one at a time)."""
         from cqlsh_ext.query.groups import UNDECODABLE_GROUP
 
         native, core_module = self.native, self.core
@@ -694,7 +703,7 @@ class CoreProgram:
         if core.overflow:
             return None
         if server is not None:  # the rows the answer reads: made by the driver, in one split
-            server.make([*core.handed_rows, *([] if self.grouped else core.kept)])
+            server.make([*core.handed_rows, *([] if self.grouped or not make_kept else core.kept)])
         for code, n in core.kinds:
             kind = native.KINDS[code]
             if kind is not None:
@@ -769,7 +778,7 @@ class CoreProgram:
         if self.grouped or any(read.request.views for read in self.reads):
             return None
         held = self.held
-        core = self._query(evaluator, names, rows, held)
+        core = self._query(evaluator, names, rows, held, make_kept=False)
         if core is None:
             return None
         at = {name: i for i, name in enumerate(names)}
@@ -781,7 +790,7 @@ class CoreProgram:
                 columns.append(core.contents[contents.index(self.contents[o])])
             elif isinstance(ref, Column):
                 col = at.get(ref.name)
-                columns.append([None] * len(kept) if col is None else [rows[k][col] for k in kept])
+                columns.append([None] * len(kept) if col is None else _column(rows, col, kept))
             elif held and core.held[o] is not None:  # the path's values, held by the core
                 columns.append(core.held[o])
             else:  # the core's column of the path (one per projected item, the columns' left empty)
@@ -816,14 +825,6 @@ class CoreProgram:
             for (k, _value), view in zip(blobs, read.engine.views([v for _k, v in blobs]), strict=True):
                 out.setdefault(k, {})[column] = view
         return out
-
-
-def _column(rows: Sequence[Sequence[Any]], col: int) -> list[Any]:
-    """Column `col` of a page's rows: of the server's page (pages in), that column alone made by
-    the driver."""
-    if isinstance(rows, ServerRows):
-        return rows.column(col)
-    return [row[col] for row in rows]
 
 
 def _merged(column: Sequence[Any], order: list[int], python: list[Any]) -> Sequence[Any]:
