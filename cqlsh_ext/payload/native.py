@@ -307,6 +307,9 @@ class Core(Protocol):
     def split_page(self, page: core_types.RowsPage, wanted: list[int],
                    rows: list[int] | None = None) -> list[list[bytes | None]]: ...
 
+    def select_rows(self, page: core_types.RowsPage, wanted: list[int],
+                    rows: list[int] | None = None) -> bytes: ...
+
     def query_page(self, request: core_types.QueryRequest) -> core_types.QueryPage: ...
 
     def describe_page(self, request: core_types.DescribeRequest) -> core_types.DescribedPage: ...
@@ -489,6 +492,17 @@ def split_page(body: bytes, count: int, columns: int, wanted: Sequence[int],
     native = module()
     return native.split_page(native.RowsPage(body, count, columns), list(wanted),
                              None if rows is None else list(rows))
+
+
+def select_rows(body: bytes, count: int, columns: int, wanted: Sequence[int],
+                rows: Sequence[int] | None = None) -> bytes:
+    """The rows section of the wanted columns of every row, or of `rows` only (each in its order),
+    as a server would send it (the row count, then the cells), by the core: what the driver's own
+    row parser reads. ValueError (one line) for a malformed page; raises when the core is not
+    available()."""
+    native = module()
+    return native.select_rows(native.RowsPage(body, count, columns), list(wanted),
+                              None if rows is None else list(rows))
 
 
 def _measured_place(native: Core, page: Any, place: MeasuredPlace) -> core_types.MeasurePlace:

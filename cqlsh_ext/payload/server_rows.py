@@ -14,7 +14,10 @@ reads any negative length as null) and that many bytes; an empty value (length 0
 The cells are split by the native core (payload.native.split_page) when it is built, else by
 `split_cells` here, the same reading in Python; both refuse a malformed page with one line
 (ValueError), where the driver's own reading raised too. The values a reader shows are made by the
-driver's own `from_binary` of the column's type, the reference.
+driver: with the core and the driver's Cython row parser (its `cassandra.obj_parser`, what makes
+its own rows), by that parser, fed the wanted rows' and columns' cells as a rows section of their
+own (payload.native.select_rows: the driver's rows, at its speed); else by each column type's
+`from_binary`, the same values a cell at a time in Python.
 """
 
 from __future__ import annotations
@@ -81,6 +84,27 @@ def column_of(rows: Sequence[Sequence[Any]], i: int, kept: Sequence[int] | None 
     return [rows[k][i] for k in kept]
 
 
+_PARSER: list[Any] = []
+
+
+def _row_parser() -> Any:
+    """The driver's Cython row parser (cassandra.obj_parser.ListParser, with what it reads: the
+    parsing module's ParseDesc, the bytesio reader, the deserializers), or None (a driver without
+    its Cython extensions)."""
+    if not _PARSER:
+        try:
+            from cassandra.bytesio import BytesIOReader
+            from cassandra.deserializers import make_deserializers
+            from cassandra.obj_parser import ListParser
+            from cassandra.parsing import ParseDesc
+            from cassandra.policies import ColDesc
+        except ImportError:
+            _PARSER.append(None)
+        else:
+            _PARSER.append((ListParser(), BytesIOReader, ParseDesc, ColDesc, make_deserializers))
+    return _PARSER[0]
+
+
 class ServerRows(Sequence[tuple[Any, ...]]):
     """One page's rows section, its row count, its columns' driver types (cqltypes classes) and
     the protocol version the values are read at."""
@@ -117,6 +141,27 @@ class ServerRows(Sequence[tuple[Any, ...]]):
         cells = split_cells(self.body, self.row_count, self.columns, wanted)
         return cells if rows is None else [[column[row] for row in rows] for column in cells]
 
+    def parsed(self, wanted: Sequence[int],
+               rows: Sequence[int] | None = None) -> list[tuple[Any, ...]] | None:
+        """The wanted columns of every row, or of `rows` only (each in its order), as tuples the
+        driver's own Cython row parser makes of their cells (the core hands them over as a rows
+        section: select_rows): the driver's rows at its speed. None without the core or the
+        driver's Cython (the caller makes them by from_binary)."""
+        parser = _row_parser()
+        if parser is None or not native.available():
+            return None
+        list_parser, reader, parse_desc, col_desc, deserializers = parser
+        try:
+            section = native.select_rows(self.body, self.row_count, self.columns, wanted, rows)
+        except ValueError as err:
+            raise MalformedPage(str(err)) from None
+        types = [self.types[i] for i in wanted]
+        names = [str(i) for i in wanted]
+        desc = parse_desc(names, types, None, [col_desc(None, None, name) for name in names],
+                          deserializers(types), self.protocol_version)
+        made: list[tuple[Any, ...]] = list_parser.parse_rows(reader(section), desc)
+        return made
+
     def make(self, indexes: Sequence[int]) -> None:
         """Rows `indexes` made as the driver's tuple_factory makes them, in one split of their
         cells (the rows a reader keeps: row() then gives them as made)."""
@@ -124,6 +169,10 @@ class ServerRows(Sequence[tuple[Any, ...]]):
             return
         wanted = sorted({i for i in indexes if i not in self._made})
         if not wanted:
+            return
+        parsed = self.parsed(range(self.columns), wanted)
+        if parsed is not None:
+            self._made.update(zip(wanted, parsed, strict=True))
             return
         version = self.protocol_version
         columns = [[t.from_binary(cell, version) for cell in cells]
@@ -136,12 +185,19 @@ class ServerRows(Sequence[tuple[Any, ...]]):
         of `rows` only (in its order: a reader's kept rows), that column's cells alone split."""
         if self._rows is not None:
             return [row[i] for row in self._rows] if rows is None else [self._rows[k][i] for k in rows]
+        parsed = self.parsed([i], rows)
+        if parsed is not None:
+            return [row[0] for row in parsed]
         decode, version = self.types[i].from_binary, self.protocol_version
         return [decode(cell, version) for cell in self.cells([i], rows)[0]]
 
     def rows(self) -> list[tuple[Any, ...]]:
         """Every row as the driver's tuple_factory makes it (decoded once, then kept)."""
         if self._rows is None:
+            parsed = self.parsed(range(self.columns))
+            if parsed is not None:
+                self._rows = parsed
+                return parsed
             version = self.protocol_version
             decoded = [[t.from_binary(cell, version) for cell in cells]
                        for t, cells in zip(self.types, self.cells(range(self.columns)), strict=True)]

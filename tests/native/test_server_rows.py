@@ -82,7 +82,12 @@ def _pages(session: Any, table: str, pages_in: bool) -> list[tuple[list[str], An
         fut.start_fetching_next_page()
 
 
-def test_the_servers_pages_read_by_from_binary_equal_the_drivers_rows(every_type: Any) -> None:
+def test_the_servers_pages_read_by_from_binary_equal_the_drivers_rows(
+        every_type: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """...and by the driver's own Cython row parser fed the core's select_rows (whole rows, a column
+    of some rows), as ServerRows makes them where both are there."""
+    from cqlsh_ext.payload import server_rows
+
     session, table = every_type
     driver = _pages(session, table, pages_in=False)
     ours = _pages(session, table, pages_in=True)
@@ -91,6 +96,16 @@ def test_the_servers_pages_read_by_from_binary_equal_the_drivers_rows(every_type
     for (names, rows), (our_names, page) in zip(driver, ours, strict=True):
         assert isinstance(page, ServerRows) and our_names == names
         assert page._rows is None  # nothing made rows of it on its way (the driver's ResultSet iter()s it)
+        some = list(range(len(rows)))[::-2]
+        for parser in ([None], []):  # from_binary; the driver's parser (where it and the core are)
+            monkeypatch.setattr(server_rows, "_PARSER", list(parser))
+            fresh = ServerRows(page.body, page.row_count, page.types, page.protocol_version)
+            assert (fresh.parsed([0]) is not None) == (not parser and native.available()
+                                                       and server_rows._row_parser() is not None)
+            for i in range(len(names)):
+                assert fresh.column(i, some) == [rows[k][i] for k in some], names[i]
+            fresh.make(some)
+            assert [fresh[k] for k in some] == [tuple(rows[k]) for k in some]
         assert list(page) == [tuple(row) for row in rows]  # every column, every CQL type
         for i in range(len(names)):
             assert page.column(i) == [row[i] for row in rows], names[i]

@@ -70,3 +70,54 @@ pub fn split_page<'py>(
         })
         .collect()
 }
+
+/// The rows section of the `wanted` columns (in its order) of the rows `rows` names (every row
+/// when None; in its order), as a server would send it: the row count (int32), then each row's
+/// cells, an int32 length (-1 for null) and the bytes. What the driver's own row parser reads
+/// (payload/server_rows.py: the rows or columns a reader makes, made by the driver's Cython).
+#[pyfunction]
+#[pyo3(signature = (page, wanted, rows = None))]
+pub fn select_rows<'py>(
+    py: Python<'py>,
+    page: &Bound<'py, RowsPage>,
+    wanted: Vec<usize>,
+    rows: Option<Vec<usize>>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let page = page.get();
+    let body = page.body.bind(py);
+    let columns = page.cells(body.as_bytes(), &wanted)?;
+    let picked: Vec<usize> = match rows {
+        None => (0..page.rows).collect(),
+        Some(rows) => {
+            if let Some(&bad) = rows.iter().find(|&&row| row >= page.rows) {
+                return Err(PyValueError::new_err(format!(
+                    "row {bad} asked of a page of {} rows",
+                    page.rows
+                )));
+            }
+            rows
+        }
+    };
+    let count = i32::try_from(picked.len()).map_err(|_| PyValueError::new_err("too many rows for a page"))?;
+    let mut size = 4;
+    for &row in &picked {
+        for cells in &columns {
+            size += 4 + cells[row].map_or(0, <[u8]>::len);
+        }
+    }
+    let mut out = Vec::with_capacity(size);
+    out.extend_from_slice(&count.to_be_bytes());
+    for &row in &picked {
+        for cells in &columns {
+            match cells[row] {
+                // (a cell's length was read from an int32: it fits one)
+                Some(value) => {
+                    out.extend_from_slice(&(value.len() as i32).to_be_bytes());
+                    out.extend_from_slice(value);
+                }
+                None => out.extend_from_slice(&(-1i32).to_be_bytes()),
+            }
+        }
+    }
+    Ok(PyBytes::new(py, &out))
+}
