@@ -4,7 +4,7 @@ scanning/pages_in.py), read without the driver building a tuple per row.
     page = ServerRows(body, count, types, protocol_version)
     page.cells([0, 2])     # columns 0 and 2, each a list of bytes or None (null), one a row
     page.column(2)         # column 2's values as the driver makes them (cqltypes from_binary)
-    page.column(2, [3, 9]) # ... of rows 3 and 9 alone (a reader's kept rows: column_of())
+    page.column(2, [3, 9]) # ... of rows 3 and 9 alone (a reader's kept rows: column_of(), columns_of())
     page.make([3, 9])      # rows 3 and 9 made in one split of their cells alone (a reader's kept rows)
     len(page), page[5]     # a sequence of rows too: page[5] decodes row 5 alone, iterating
                            # decodes them all (the driver's way, on first use)
@@ -27,7 +27,7 @@ from typing import Any, overload
 
 from cqlsh_ext.payload import native
 
-__all__ = ["MalformedPage", "ServerRows", "column_of", "split_cells"]
+__all__ = ["MalformedPage", "ServerRows", "column_of", "columns_of", "split_cells"]
 
 
 class MalformedPage(ValueError):
@@ -82,6 +82,18 @@ def column_of(rows: Sequence[Sequence[Any]], i: int, kept: Sequence[int] | None 
     if kept is None:
         return [row[i] for row in rows]
     return [rows[k][i] for k in kept]
+
+
+def columns_of(rows: Sequence[Sequence[Any]], wanted: Sequence[int],
+               kept: Sequence[int] | None = None) -> dict[int, list[Any]]:
+    """column_of() of each of the `wanted` columns (distinct), by index: of the server's page, made
+    in one pass of the driver's row parser over those cells (ServerRows.parsed)."""
+    if isinstance(rows, ServerRows) and wanted and rows._rows is None:
+        parsed = rows.parsed(wanted, kept)
+        if parsed is not None:
+            made = [list(column) for column in zip(*parsed, strict=True)] if parsed else [[] for _ in wanted]
+            return dict(zip(wanted, made, strict=True))
+    return {i: column_of(rows, i, kept) for i in wanted}
 
 
 _PARSER: list[Any] = []

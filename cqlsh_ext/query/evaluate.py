@@ -17,7 +17,7 @@ from cqlsh_ext.payload.formats.tree import Tagged, render
 from cqlsh_ext.payload.pages import PageRead, ReadRequest
 from cqlsh_ext.payload.paths import CUT, MISSING
 from cqlsh_ext.payload.places import Decoding, Engines, ValuePlace
-from cqlsh_ext.payload.server_rows import ServerRows
+from cqlsh_ext.payload.server_rows import ServerRows, columns_of
 from cqlsh_ext.payload.server_rows import column_of as _column  # (as Evaluator._read_place names it)
 from cqlsh_ext.payload.view import RECORD, TEXT, UNDECODABLE_KINDS, UNKNOWN, BlobView
 from cqlsh_ext.query.grammar import Column, Literal, Path, Plan, Predicate, QueryError, Ref
@@ -421,10 +421,11 @@ class Evaluator:
             return None
         if not self.places:  # nothing to decode (a plain SELECT's file): every row, a column at a time
             at = {name: i for i, name in enumerate(names)}
-            made: list[Sequence[Any]] = [
-                _column(rows, at[ref.name]) if isinstance(ref, Column) and ref.name in at
-                else [None] * len(rows) for ref in self.outputs]
-            return PageColumns(list(range(len(rows))), made, 0, 0)
+            made = columns_of(rows, sorted({at[ref.name] for ref in self.outputs
+                                            if isinstance(ref, Column) and ref.name in at}))
+            return PageColumns(list(range(len(rows))), [
+                made[at[ref.name]] if isinstance(ref, Column) and ref.name in at else [None] * len(rows)
+                for ref in self.outputs], 0, 0)
         core = self._core
         if core is None:
             core = self._core = CoreProgram.of(self) or False
@@ -785,12 +786,16 @@ class CoreProgram:
         kept = list(core.kept)
         columns: list[Sequence[Any]] = []
         contents = sorted(set(self.contents.values()))
+        # the ordinary columns the statement names, of the kept rows (of the server's page: one pass)
+        ordinary = columns_of(rows, sorted({at[ref.name] for o, ref in enumerate(evaluator.outputs)
+                                            if o not in self.contents and isinstance(ref, Column)
+                                            and ref.name in at}), kept)
         for o, ref in enumerate(evaluator.outputs):
             if o in self.contents:  # a blob the answer gives, its rows read by the core with the paths
                 columns.append(core.contents[contents.index(self.contents[o])])
             elif isinstance(ref, Column):
                 col = at.get(ref.name)
-                columns.append([None] * len(kept) if col is None else _column(rows, col, kept))
+                columns.append([None] * len(kept) if col is None else ordinary[col])
             elif held and core.held[o] is not None:  # the path's values, held by the core
                 columns.append(core.held[o])
             else:  # the core's column of the path (one per projected item, the columns' left empty)
