@@ -166,6 +166,15 @@ def test_a_mutated_page_is_read_or_refused_alike_never_a_crash(native_core: None
         return
     core, python = (_read(how, mutated, count, columns, wanted) for how in ("core", "python"))
     assert core == python
+    # The rows section select_rows copies the same cells into (what the driver's parser reads):
+    # refused alike, or those cells again.
+    try:
+        section = native.select_rows(mutated, count, columns, wanted)
+    except ValueError as err:
+        assert core == "refused" and str(err).startswith("a malformed page of rows: "), err
+    else:
+        assert int.from_bytes(section[:4], "big") == count
+        assert split_cells(section[4:], count, len(wanted), list(range(len(wanted)))) == core
 
 
 def test_a_refused_page_says_where_in_one_line(native_core: None) -> None:
