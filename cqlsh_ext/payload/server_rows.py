@@ -3,7 +3,7 @@ scanning/pages_in.py), read without the driver building a tuple per row.
 
     page = ServerRows(body, count, types, protocol_version)
     page.cells([0, 2])     # columns 0 and 2, each a list of bytes or None (null), one a row
-    page.column(2)         # column 2's values as the driver makes them (cqltypes from_binary)
+    page.column(2)         # column 2's values as the driver makes them (its row parser, or from_binary)
     page.column(2, [3, 9]) # ... of rows 3 and 9 alone (a reader's kept rows: column_of(), columns_of())
     page.make([3, 9])      # rows 3 and 9 made in one split of their cells alone (a reader's kept rows)
     len(page), page[5]     # a sequence of rows too: page[5] decodes row 5 alone, iterating
@@ -193,8 +193,8 @@ class ServerRows(Sequence[tuple[Any, ...]]):
         self._made.update(zip(wanted, made, strict=True))
 
     def column(self, i: int, rows: Sequence[int] | None = None) -> list[Any]:
-        """Column i's values as the driver makes them (its type's from_binary): of every row, or
-        of `rows` only (in its order: a reader's kept rows), that column's cells alone split."""
+        """Column i's values as the driver makes them (parsed(), else its type's from_binary): of
+        every row, or of `rows` only (in its order: a reader's kept rows), that column's cells alone."""
         if self._rows is not None:
             return [row[i] for row in self._rows] if rows is None else [self._rows[k][i] for k in rows]
         parsed = self.parsed([i], rows)

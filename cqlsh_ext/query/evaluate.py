@@ -419,7 +419,7 @@ class Evaluator:
         not made of columns (GROUP BY, the views of a blob the answer gives)."""
         if self.agg_refs or any(read.request.views for read in self.places.values()):
             return None
-        if not self.places:  # nothing to decode (a plain SELECT's file): every row, a column at a time
+        if not self.places:  # nothing to decode (a plain SELECT's file): every row, its columns alone
             at = {name: i for i, name in enumerate(names)}
             made = columns_of(rows, sorted({at[ref.name] for ref in self.outputs
                                             if isinstance(ref, Column) and ref.name in at}))
@@ -663,8 +663,8 @@ class CoreProgram:
         """The core's answer to the page (query_page), its undecodable kinds and the paths it found
         or missed noted on the evaluator; None when the core fails the call (it should not) or a
         sum overflows: Python reads the page. Of the server's page, the rows the core hands back
-        are made by the driver, and the kept ones unless `make_kept` is False (columns(): their
-        ordinary columns are made one at a time)."""
+        are made by the driver, and the kept ones unless `make_kept` is False (columns(): only
+        their ordinary columns are made)."""
         from cqlsh_ext.query.groups import UNDECODABLE_GROUP
 
         native, core_module = self.native, self.core

@@ -149,9 +149,9 @@ def blobs_on_core(ctx: ReadContext, target: TableTarget) -> bool:
 def takes_pages(evaluator: Evaluator) -> bool:
     """Whether a reading hands the evaluator the server's pages (scanning.pages_in): where the
     native core runs the plan (a page's blob cells read from its bytes, the driver making only the
-    rows kept, handed back or shown, and a file's ordinary columns one at a time:
+    rows kept, handed back or shown, and of a file's only the ordinary columns it names:
     payload.server_rows.ServerRows), or, for a file's reading whose blobs the core decodes
-    (Evaluator.held), where the plan decodes nothing (its columns made one at a time). Not with
+    (Evaluator.held), where the plan decodes nothing (its columns made alone). Not with
     CQLSH_EXT_PAGES_IN=0."""
     from cqlsh_ext.scanning import pages_in
 
