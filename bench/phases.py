@@ -2,7 +2,7 @@
 around the existing functions, on bench/readers.py's `orders` table.
 
     .venv/bin/python bench/phases.py --host 127.0.0.1 --port 9042 [--rows 44000] [--repeat 3]
-        [--readers filter group stats stats-decode-all describe copy-parquet copy-jsonl
+        [--readers filter group stats stats-decode-all describe copy-parquet copy-jsonl copy-paths
                    'stats (driver rows)' ...]
 
 Each reader is the real shell's statement (`cqlsh_ext.cli.main(['-e', ...])`, one worker:
@@ -96,6 +96,8 @@ READERS: dict[str, tuple[str, str]] = {
     "copy-jsonl": ("COPY (SELECT pk, ck, data.status, data.n, data FROM {t}) TO '{f}.jsonl'",
                    "COPY (SELECT pk, ck, data.status, data.n, data FROM {t} WHERE pk = 'p0') "
                    "TO '{f}.jsonl'"),
+    "copy-paths": ("COPY (SELECT pk, ck, data.status, data.n FROM {t}) TO '{f}.parquet'",
+                   "COPY (SELECT pk, ck, data.status, data.n FROM {t} WHERE pk = 'p0') TO '{f}.parquet'"),
 }
 
 #: phase -> "module:attribute" (a class's method as "module:Class.method") wrapped with its timer.

@@ -307,7 +307,8 @@ class Core(Protocol):
     def split_page(self, page: core_types.RowsPage, wanted: list[int],
                    rows: list[int] | None = None) -> list[list[bytes | None]]: ...
 
-    def page_rows(self, page: core_types.RowsPage, rows: list[int]) -> bytes: ...
+    def select_rows(self, page: core_types.RowsPage, wanted: list[int],
+                    rows: list[int] | None = None) -> bytes: ...
 
     def query_page(self, request: core_types.QueryRequest) -> core_types.QueryPage: ...
 
@@ -446,7 +447,7 @@ def measure_rows(page: Sequence[Sequence[Any]], places: Sequence[MeasuredPlace],
     return answer
 
 
-def query_page(request: core_types.QueryRequest, rows: Sequence[Sequence[Any]], *, grouped: bool,
+def query_page(request: core_types.QueryRequest, rows: Sequence[Sequence[Any]], *, read_kept: bool,
                make: Callable[[list[int]], None] | None = None) -> QueryPageAnswer | None:
     """One call for a payload query's page (query.evaluate.CoreProgram compiles the plan into the
     request: the core's QueryPlace, Condition, Literal, Needle and Aggregate; `rows` is the page
@@ -456,7 +457,8 @@ def query_page(request: core_types.QueryRequest, rows: Sequence[Sequence[Any]], 
     answer is a QueryPageAnswer; the rows the core leaves to the Python evaluator are read by it
     here, when the reader asks for the page's rows or columns. `make` (of the server's page:
     ServerRows.make) is given the rows the answer reads (those the core leaves, and the kept ones
-    when not `grouped`), to make them in one split. None when the core fails the call (it should
+    when `read_kept`: not for a GROUP BY, nor for a file's columns, which make only the columns
+    they read), to make them in one call. None when the core fails the call (it should
     not) or a sum overflows 128 bits: Python reads the page."""
     try:
         page = module().query_page(request)
@@ -465,7 +467,7 @@ def query_page(request: core_types.QueryRequest, rows: Sequence[Sequence[Any]], 
     if page.overflow:
         return None
     if make is not None:
-        make([*page.handed_rows, *([] if grouped else page.kept)])
+        make([*page.handed_rows, *(page.kept if read_kept else [])])
     return QueryPageAnswer(page, rows)
 
 
@@ -618,13 +620,15 @@ def split_page(body: bytes, count: int, columns: int, wanted: Sequence[int],
                              None if rows is None else list(rows))
 
 
-def page_rows(body: bytes, count: int, columns: int, rows: Sequence[int]) -> bytes:
-    """The bytes of the rows `rows` names of a RESULT page's rows section, in its order, each
-    row's cells as the server sent them (a rows section of those rows alone), by the core.
-    ValueError (one line) for a malformed page or a row past it; raises when the core is not
+def select_rows(body: bytes, count: int, columns: int, wanted: Sequence[int],
+                rows: Sequence[int] | None = None) -> bytes:
+    """The rows section of the wanted columns of every row, or of `rows` only (each in its order),
+    as a server would send it (the row count, then the cells), by the core: what the driver's own
+    row parser reads. ValueError (one line) for a malformed page; raises when the core is not
     available()."""
     native = module()
-    return native.page_rows(native.RowsPage(body, count, columns), list(rows))
+    return native.select_rows(native.RowsPage(body, count, columns), list(wanted),
+                              None if rows is None else list(rows))
 
 
 def _measured_place(native: Core, page: Any, place: MeasuredPlace) -> core_types.MeasurePlace:

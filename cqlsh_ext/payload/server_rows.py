@@ -3,8 +3,9 @@ scanning/pages_in.py), read without the driver building a tuple per row.
 
     page = ServerRows(body, count, types, protocol_version)
     page.cells([0, 2])     # columns 0 and 2, each a list of bytes or None (null), one a row
-    page.column(2)         # column 2's values as the driver makes them (cqltypes from_binary)
-    page.make([3, 9])      # rows 3 and 9 made in one call (a reader's kept rows)
+    page.column(2)         # column 2's values as the driver makes them (its row parser, or from_binary)
+    page.column(2, [3, 9]) # ... of rows 3 and 9 alone (a reader's kept rows: column_of(), columns_of())
+    page.make([3, 9])      # rows 3 and 9 made in one split of their cells alone (a reader's kept rows)
     len(page), page[5]     # a sequence of rows too: page[5] decodes row 5 alone, iterating
                            # decodes them all (the driver's way, on first use)
 
@@ -12,23 +13,21 @@ The rows section (native protocol v4/v5): per row, per column, an int32 length (
 reads any negative length as null) and that many bytes; an empty value (length 0) is not null.
 The cells are split by the native core (payload.native.split_page) when it is built, else by
 `split_cells` here, the same reading in Python; both refuse a malformed page with one line
-(ValueError), where the driver's own reading raised too. The rows a reader keeps or shows are
-made by the driver's own row parser where the driver has its Cython extensions (`driver_rows`:
-its RESULT message's `recv_results_rows`, handed a rows section of those rows alone, the core's
-`page_rows`, after a header saying the metadata is the page's), as the driver makes its own rows;
-else, and for a column alone, by the driver's `from_binary` of each column's type, the reference.
+(ValueError), where the driver's own reading raised too. The values a reader shows are made by the
+driver: with the core and the driver's Cython row parser (its `cassandra.obj_parser`, what makes
+its own rows), by that parser, fed the wanted rows' and columns' cells as a rows section of their
+own (payload.native.select_rows: the driver's rows, at its speed); else by each column type's
+`from_binary`, the same values a cell at a time in Python.
 """
 
 from __future__ import annotations
 
-import io
-import struct
 from collections.abc import Iterator, Sequence
 from typing import Any, overload
 
 from cqlsh_ext.payload import native
 
-__all__ = ["MalformedPage", "ServerRows", "driver_rows", "split_cells"]
+__all__ = ["MalformedPage", "ServerRows", "column_of", "columns_of", "split_cells"]
 
 
 class MalformedPage(ValueError):
@@ -75,38 +74,47 @@ def split_cells(body: bytes, count: int, columns: int, wanted: Sequence[int]) ->
     return out
 
 
-#: A RESULT rows body's start: flags (the metadata is the page's: NO_METADATA), column count, row count.
-_HEADER = struct.Struct(">iii")
-#: [the RESULT message class of the driver's Cython handler, or None without Cython]
+def column_of(rows: Sequence[Sequence[Any]], i: int, kept: Sequence[int] | None = None) -> list[Any]:
+    """Column i of a page's rows (of every row, or of the `kept` ones in their order): of the
+    server's page (a ServerRows), that column's cells alone made by the driver; of rows, their items."""
+    if isinstance(rows, ServerRows):
+        return rows.column(i, kept)
+    if kept is None:
+        return [row[i] for row in rows]
+    return [rows[k][i] for k in kept]
+
+
+def columns_of(rows: Sequence[Sequence[Any]], wanted: Sequence[int],
+               kept: Sequence[int] | None = None) -> dict[int, list[Any]]:
+    """column_of() of each of the `wanted` columns (distinct), by index: of the server's page, made
+    in one pass of the driver's row parser over those cells (ServerRows.parsed)."""
+    if isinstance(rows, ServerRows) and wanted and rows._rows is None:
+        parsed = rows.parsed(wanted, kept)
+        if parsed is not None:
+            made = [list(column) for column in zip(*parsed, strict=True)] if parsed else [[] for _ in wanted]
+            return dict(zip(wanted, made, strict=True))
+    return {i: column_of(rows, i, kept) for i in wanted}
+
+
 _PARSER: list[Any] = []
 
 
-def _result_class() -> Any:
+def _row_parser() -> Any:
+    """The driver's Cython row parser (cassandra.obj_parser.ListParser, with what it reads: the
+    parsing module's ParseDesc, the bytesio reader, the deserializers), or None (a driver without
+    its Cython extensions)."""
     if not _PARSER:
-        from cassandra.cython_deps import HAVE_CYTHON
-        from cassandra.protocol import ProtocolHandler, ResultMessage
-
-        _PARSER.append(ProtocolHandler.message_types_by_opcode[ResultMessage.opcode] if HAVE_CYTHON else None)
+        try:
+            from cassandra.bytesio import BytesIOReader
+            from cassandra.deserializers import make_deserializers
+            from cassandra.obj_parser import ListParser
+            from cassandra.parsing import ParseDesc
+            from cassandra.policies import ColDesc
+        except ImportError:
+            _PARSER.append(None)
+        else:
+            _PARSER.append((ListParser(), BytesIOReader, ParseDesc, ColDesc, make_deserializers))
     return _PARSER[0]
-
-
-def driver_rows(section: bytes, count: int, types: Sequence[Any], protocol_version: int
-                ) -> list[tuple[Any, ...]] | None:
-    """A rows section's `count` rows made by the driver's own row parser (its Cython handler's
-    RESULT message, `recv_results_rows`, given a RESULT rows body whose metadata is the page's,
-    `types`), as the driver makes its rows; None when the driver has no Cython (or its parser
-    made nothing): the caller makes them with from_binary."""
-    result_class = _result_class()
-    if result_class is None:
-        return None
-    from cassandra.protocol import RESULT_KIND_ROWS
-
-    message = result_class(RESULT_KIND_ROWS)
-    metadata = [("", "", f"c{i}", t) for i, t in enumerate(types)]
-    body = io.BytesIO(_HEADER.pack(result_class._NO_METADATA_FLAG, len(metadata), count) + section)
-    message.recv_results_rows(body, protocol_version, {}, metadata, None)
-    rows = message.parsed_rows
-    return rows if isinstance(rows, list) and len(rows) == count else None
 
 
 class ServerRows(Sequence[tuple[Any, ...]]):
@@ -129,14 +137,18 @@ class ServerRows(Sequence[tuple[Any, ...]]):
     def columns(self) -> int:
         return len(self.types)
 
-    def cells(self, wanted: Sequence[int], rows: Sequence[int] | None = None) -> list[list[bytes | None]]:
-        """Each wanted column's cells (bytes or None), by the core where it is built: of every
-        row, or of `rows` only (in its order)."""
+    def _within(self, rows: Sequence[int] | None) -> None:
+        """MalformedPage (one line) for a row asked past the page."""
         if rows is not None:
             bad = next((row for row in rows if not 0 <= row < self.row_count), None)
             if bad is not None:
                 raise MalformedPage(f"a malformed page of rows: row {bad} asked of a page of "
                                     f"{self.row_count} rows")
+
+    def cells(self, wanted: Sequence[int], rows: Sequence[int] | None = None) -> list[list[bytes | None]]:
+        """Each wanted column's cells (bytes or None), by the core where it is built: of every
+        row, or of `rows` only (in its order)."""
+        self._within(rows)
         if native.available():
             try:
                 return native.split_page(self.body, self.row_count, self.columns, wanted, rows)
@@ -145,50 +157,67 @@ class ServerRows(Sequence[tuple[Any, ...]]):
         cells = split_cells(self.body, self.row_count, self.columns, wanted)
         return cells if rows is None else [[column[row] for row in rows] for column in cells]
 
+    def parsed(self, wanted: Sequence[int],
+               rows: Sequence[int] | None = None) -> list[tuple[Any, ...]] | None:
+        """The wanted columns of every row, or of `rows` only (each in its order), as tuples the
+        driver's own Cython row parser makes of their cells (the core hands them over as a rows
+        section: select_rows): the driver's rows at its speed. None without the core or the
+        driver's Cython (the caller makes them by from_binary)."""
+        parser = _row_parser()
+        if parser is None or not native.available():
+            return None
+        list_parser, reader, parse_desc, col_desc, deserializers = parser
+        self._within(rows)
+        try:
+            section = native.select_rows(self.body, self.row_count, self.columns, wanted, rows)
+        except ValueError as err:
+            raise MalformedPage(str(err)) from None
+        types = [self.types[i] for i in wanted]
+        names = [str(i) for i in wanted]
+        desc = parse_desc(names, types, None, [col_desc(None, None, name) for name in names],
+                          deserializers(types), self.protocol_version)
+        made: list[tuple[Any, ...]] = list_parser.parse_rows(reader(section), desc)
+        return made
+
     def make(self, indexes: Sequence[int]) -> None:
         """Rows `indexes` made as the driver's tuple_factory makes them, in one call (the rows a
-        reader keeps: row() then gives them as made): by the driver's row parser over those rows'
-        bytes (the core's page_rows) where both run, else from_binary over their cells."""
+        reader keeps: row() then gives them as made): parsed() over those rows' cells where the
+        core and the driver's Cython run, else from_binary over their cells."""
         if self._rows is not None:
             return
         made = self._made
         wanted = sorted(set(indexes).difference(made) if made else set(indexes))
         if not wanted:
             return
-        if native.available() and _result_class() is not None:
-            try:  # (a row past the page, or a malformed one, refused here in one line)
-                section = native.page_rows(self.body, self.row_count, self.columns, wanted)
-            except (ValueError, OverflowError) as err:
-                raise MalformedPage(f"a malformed page of rows: row {wanted[0]} asked of a page of "
-                                    f"{self.row_count} rows" if wanted[0] < 0 else str(err)) from None
-            rows = driver_rows(section, len(wanted), self.types, self.protocol_version)
-            if rows is not None:
-                made.update(zip(wanted, rows, strict=True))
-                return
+        parsed = self.parsed(range(self.columns), wanted)
+        if parsed is not None:
+            made.update(zip(wanted, parsed, strict=True))
+            return
         version = self.protocol_version
         columns = [[t.from_binary(cell, version) for cell in cells]
                    for t, cells in zip(self.types, self.cells(range(self.columns), wanted), strict=True)]
         tuples = zip(*columns, strict=True) if columns else (() for _ in wanted)
         made.update(zip(wanted, tuples, strict=True))
 
-    def column(self, i: int) -> list[Any]:
-        """Column i's values as the driver makes them (its type's from_binary)."""
+    def column(self, i: int, rows: Sequence[int] | None = None) -> list[Any]:
+        """Column i's values as the driver makes them (parsed(), else its type's from_binary): of
+        every row, or of `rows` only (in its order: a reader's kept rows), that column's cells alone."""
         if self._rows is not None:
-            return [row[i] for row in self._rows]
+            return [row[i] for row in self._rows] if rows is None else [self._rows[k][i] for k in rows]
+        parsed = self.parsed([i], rows)
+        if parsed is not None:
+            return [row[0] for row in parsed]
         decode, version = self.types[i].from_binary, self.protocol_version
-        return [decode(cell, version) for cell in self.cells([i])[0]]
+        return [decode(cell, version) for cell in self.cells([i], rows)[0]]
 
     def rows(self) -> list[tuple[Any, ...]]:
-        """Every row as the driver's tuple_factory makes it (decoded once, then kept): by the
-        driver's row parser where the page's cells are whole (the core's walk of the page
-        refuses a malformed one first, in one line), else from_binary over every column's cells."""
-        if self._rows is None and native.available() and _result_class() is not None:
-            try:
-                native.page_rows(self.body, self.row_count, self.columns, [])
-            except ValueError as err:
-                raise MalformedPage(str(err)) from None
-            self._rows = driver_rows(self.body, self.row_count, self.types, self.protocol_version)
+        """Every row as the driver's tuple_factory makes it (decoded once, then kept): parsed(),
+        else from_binary over every column's cells."""
         if self._rows is None:
+            parsed = self.parsed(range(self.columns))
+            if parsed is not None:
+                self._rows = parsed
+                return parsed
             version = self.protocol_version
             decoded = [[t.from_binary(cell, version) for cell in cells]
                        for t, cells in zip(self.types, self.cells(range(self.columns)), strict=True)]

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from cqlsh_ext.payload.pages import MISS_KEYS
+from cqlsh_ext.payload.server_rows import columns_of
 from cqlsh_ext.query.evaluate import Evaluator, Miss, RowResult
 from cqlsh_ext.query.grammar import Plan
 
@@ -221,11 +222,13 @@ class Answer:
         at = {name: i for i, name in enumerate(names)}
         projected = iter(page.columns)
         out: list[Sequence[Any]] = []
+        star = columns_of(rows, sorted({at[name] for name in self.star_columns if name in at}), page.kept) \
+            if any(item.kind == "star" for item in self.plan.items) else {}
         for item in self.plan.items:
             if item.kind == "star":  # the columns `*` stands for, as the server returned them
                 for name in self.star_columns:
                     col = at.get(name)
-                    out.append([None] * len(page.kept) if col is None else [rows[k][col] for k in page.kept])
+                    out.append([None] * len(page.kept) if col is None else star[col])
             else:
                 out.append(next(projected))
         return out

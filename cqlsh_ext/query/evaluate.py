@@ -17,7 +17,8 @@ from cqlsh_ext.payload.formats.tree import Tagged, render
 from cqlsh_ext.payload.pages import PageRead, ReadRequest
 from cqlsh_ext.payload.paths import CUT, MISSING
 from cqlsh_ext.payload.places import Decoding, Engines, ValuePlace
-from cqlsh_ext.payload.server_rows import ServerRows
+from cqlsh_ext.payload.server_rows import ServerRows, columns_of
+from cqlsh_ext.payload.server_rows import column_of as _column  # (as Evaluator._read_place names it)
 from cqlsh_ext.payload.view import RECORD, TEXT, UNDECODABLE_KINDS, UNKNOWN, BlobView
 from cqlsh_ext.query.grammar import Column, Literal, Path, Plan, Predicate, QueryError, Ref
 from cqlsh_ext.query.groups import UNDECODABLE_GROUP
@@ -418,6 +419,13 @@ class Evaluator:
         not made of columns (GROUP BY, the views of a blob the answer gives)."""
         if self.agg_refs or any(read.request.views for read in self.places.values()):
             return None
+        if not self.places:  # nothing to decode (a plain SELECT's file): every row, its columns alone
+            at = {name: i for i, name in enumerate(names)}
+            made = columns_of(rows, sorted({at[ref.name] for ref in self.outputs
+                                            if isinstance(ref, Column) and ref.name in at}))
+            return PageColumns(list(range(len(rows))), [
+                made[at[ref.name]] if isinstance(ref, Column) and ref.name in at else [None] * len(rows)
+                for ref in self.outputs], 0, 0)
         core = self._core
         if core is None:
             core = self._core = CoreProgram.of(self) or False
@@ -651,10 +659,12 @@ class CoreProgram:
             return None
 
     def _query(self, evaluator: Evaluator, names: Sequence[str], rows: Sequence[Sequence[Any]],
-               held: bool = False) -> seam.QueryPageAnswer | None:
+               held: bool = False, make_kept: bool = True) -> seam.QueryPageAnswer | None:
         """The core's answer to the page (query_page), its undecodable kinds and the paths it found
         or missed noted on the evaluator; None when the core fails the call (it should not) or a
-        sum overflows: Python reads the page."""
+        sum overflows: Python reads the page. Of the server's page, the rows the core hands back
+        are made by the driver, and the kept ones unless `make_kept` is False (columns(): only
+        their ordinary columns are made)."""
         from cqlsh_ext.query.groups import UNDECODABLE_GROUP
 
         native, core_module = self.native, self.core
@@ -692,7 +702,8 @@ class CoreProgram:
         except Exception:
             return None
         make = None if server is None else server.make  # the rows the answer reads, by the driver
-        core: seam.QueryPageAnswer | None = native.query_page(request, rows, grouped=self.grouped, make=make)
+        core: seam.QueryPageAnswer | None = native.query_page(
+            request, rows, read_kept=not self.grouped and make_kept, make=make)
         if core is None:
             return None
         for code, n in core.kinds:
@@ -764,19 +775,23 @@ class CoreProgram:
         if self.grouped or any(read.request.views for read in self.reads):
             return None
         held = self.held
-        core = self._query(evaluator, names, rows, held)
+        core = self._query(evaluator, names, rows, held, make_kept=False)
         if core is None:
             return None
         at = {name: i for i, name in enumerate(names)}
         kept = list(core.kept)
         columns: list[Sequence[Any]] = []
         contents = sorted(set(self.contents.values()))
+        # the ordinary columns the statement names, of the kept rows (of the server's page: one pass)
+        ordinary = columns_of(rows, sorted({at[ref.name] for o, ref in enumerate(evaluator.outputs)
+                                            if o not in self.contents and isinstance(ref, Column)
+                                            and ref.name in at}), kept)
         for o, ref in enumerate(evaluator.outputs):
             if o in self.contents:  # a blob the answer gives, its rows read by the core with the paths
                 columns.append(core.contents[contents.index(self.contents[o])])
             elif isinstance(ref, Column):
                 col = at.get(ref.name)
-                columns.append([None] * len(kept) if col is None else [rows[k][col] for k in kept])
+                columns.append([None] * len(kept) if col is None else ordinary[col])
             elif held and (values := core.held[o]) is not None:  # the path's values, held by the core
                 columns.append(values)
             else:  # the core's column of the path (one per projected item, the columns' left empty)
@@ -806,12 +821,6 @@ class CoreProgram:
         return out
 
 
-def _column(rows: Sequence[Sequence[Any]], col: int) -> list[Any]:
-    """Column `col` of a page's rows: of the server's page (pages in), that column alone made by
-    the driver."""
-    if isinstance(rows, ServerRows):
-        return rows.column(col)
-    return [row[col] for row in rows]
 
 
 def _literal(core: Core, value: Literal) -> seam.Literal:

@@ -146,6 +146,18 @@ def blobs_on_core(ctx: ReadContext, target: TableTarget) -> bool:
                if (cqltype := target.type_of(name)) is not None and cqltype.holds())
 
 
+def takes_pages(evaluator: Evaluator) -> bool:
+    """Whether a reading hands the evaluator the server's pages (scanning.pages_in): where the
+    native core runs the plan (a page's blob cells read from its bytes, the driver making only the
+    rows kept, handed back or shown, and of a file's only the ordinary columns it names:
+    payload.server_rows.ServerRows), or, for a file's reading whose blobs the core decodes
+    (Evaluator.held), where the plan decodes nothing (its columns made alone). Not with
+    CQLSH_EXT_PAGES_IN=0."""
+    from cqlsh_ext.scanning import pages_in
+
+    return pages_in.enabled() and (evaluator.on_core or (evaluator.held and not evaluator.places))
+
+
 def answer_columns(plan: Plan, answer: Answer, types: Sequence[Any]) -> list[AnswerColumn]:
     """The answer's columns: names (Answer.header), roles, driver types, what each reads."""
     from cqlsh_ext.cql.types import from_driver
@@ -200,7 +212,7 @@ def _pages(ctx: ReadContext, plan: Plan, notes: ReadNotes, answer: Answer, evalu
                                     serial_consistency_level=ctx.serial_consistency,
                                     fetch_size=fetch_size or ctx.page_size)
         try:  # rows as tuples, whatever the session's own factory (cqlsh's makes ordered dicts)
-            pages = ServerPages(ctx, statement, paging_state)
+            pages = ServerPages(ctx, statement, paging_state, pages_in=takes_pages(evaluator))
             result = pages.first()
         except Exception as err:
             from cqlsh_ext.scanning.scan import error_text
@@ -392,12 +404,8 @@ class ScanAnswer:
 
     @property
     def pages_in(self) -> bool:
-        """The scan hands over the server's pages (scanning.pages_in) where the native core runs
-        the plan: a page's blob cells read from its bytes, the driver making only the rows kept,
-        handed back or shown (payload.server_rows.ServerRows)."""
-        from cqlsh_ext.scanning import pages_in
-
-        return self.evaluator is not None and pages_in.enabled() and self.evaluator.on_core
+        """The scan hands over the server's pages (takes_pages)."""
+        return self.evaluator is not None and takes_pages(self.evaluator)
 
     def fresh(self) -> ScanAnswer:
         """A worker process' part (its rows are sent back pickled: rows, not columns)."""

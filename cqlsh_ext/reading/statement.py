@@ -15,9 +15,10 @@ on from there.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
+from cqlsh_ext.payload.server_rows import ServerRows
 from cqlsh_ext.reading.typed import (
     BLOB,
     CQL,
@@ -51,9 +52,13 @@ class ServerPages:
     `first()` waits for the first page (raises what the driver raises); iterating yields
     (the paging state the page was asked with, its rows), the first page included. A stop seen
     while waiting or between pages ends it: `stopped` is then set and `resume_state` is the
-    paging state of the page not given out."""
+    paging state of the page not given out. `pages_in`: each page's rows as the server sent them
+    (scanning.pages_in: a payload.server_rows.ServerRows, read by the native core; a sequence of
+    rows too), for a payload query's reader on the core (reading.select.takes_pages), never for
+    the shell's stock results."""
 
-    def __init__(self, ctx: ReadContext, statement: Any, paging_state: bytes | None = None) -> None:
+    def __init__(self, ctx: ReadContext, statement: Any, paging_state: bytes | None = None,
+                 pages_in: bool = False) -> None:
         from cqlsh_ext.scanning.scan import execute_tuples
 
         self.stop = ctx.stop
@@ -61,7 +66,8 @@ class ServerPages:
         self.stopped = False
         self.resume_state: bytes | None = None
         self._arrived = threading.Event()
-        self._future = execute_tuples(ctx.session, statement, timeout=ctx.timeout, paging_state=paging_state)
+        self._future = execute_tuples(ctx.session, statement, timeout=ctx.timeout, paging_state=paging_state,
+                                      pages_in=pages_in)
         # The driver calls these again for every page the future fetches.
         arrived = self._arrived
         self._future.add_callbacks(lambda _rows: arrived.set(), errback=lambda _err: arrived.set())
@@ -79,12 +85,14 @@ class ServerPages:
                 return None
         return self._future.result()
 
-    def __iter__(self) -> Iterator[tuple[bytes | None, list[Row]]]:
+    def __iter__(self) -> Iterator[tuple[bytes | None, Sequence[Row]]]:
         result = self._result if self._result is not None else self.first()
         while result is not None:
-            rows = list(result.current_rows)
-            if rows and isinstance(rows[0], dict):  # a session whose row factory makes dicts
-                rows = [tuple(r.values()) for r in rows]
+            rows: Sequence[Row] = result.current_rows
+            if not isinstance(rows, ServerRows):  # a page as the server sent it stays whole
+                rows = list(rows)
+                if rows and isinstance(rows[0], dict):  # a session whose row factory makes dicts
+                    rows = [tuple(r.values()) for r in rows]
             following = result.paging_state if self._future.has_more_pages else None
             yield self.state, rows
             if following is None:
@@ -134,7 +142,9 @@ def _pages(pages: ServerPages, notes: ReadNotes) -> Iterator[AnswerBatch]:
     try:
         for state, rows in pages:
             notes.rows += len(rows)
-            yield AnswerBatch(rows, positions=PagePositions(state, 0, len(rows)))
+            # (the driver's rows: a statement as written never takes pages in)
+            yield AnswerBatch(list(rows) if not isinstance(rows, list) else rows,
+                              positions=PagePositions(state, 0, len(rows)))
     except Exception as err:  # a later page refused, the server gone: the rows so far stand
         notes.error, notes.resume = server_error(err), (pages.state, 0)
         return

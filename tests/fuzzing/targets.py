@@ -349,7 +349,7 @@ def _native(data: bytes) -> None:
 def _server_rows(data: bytes) -> None:
     """A RESULT page's rows section (payload/server_rows.py; the first byte: 1 to 4 columns, the
     second: 0 to 7 rows, the rest the body): the core's splitter and the Python one read the same
-    cells or both refuse the page in one line, and the core's page_rows gives the first and last
+    cells or both refuse the page in one line, and the core's select_rows gives the first and last
     rows' bytes as those cells make them, or refuses the page too; nothing else is raised."""
     from cqlsh_ext.payload import native
     from cqlsh_ext.payload.server_rows import MalformedPage, split_cells
@@ -367,10 +367,10 @@ def _server_rows(data: bytes) -> None:
             answers.append("refused")
     if len(answers) == 2 and answers[0] != answers[1]:
         raise Violation(f"the core's split != the Python one: {answers[1]!r:.300} != {answers[0]!r:.300}")
-    if len(answers) == 2:  # the core's page_rows (a reader's kept rows): those rows' bytes, or refused
+    if len(answers) == 2:  # the core's select_rows of whole rows (a reader's kept rows), or refused
         picked = [count - 1, 0] if count else []
         try:
-            rows: Any = native.page_rows(body, count, columns, picked)
+            rows: Any = native.select_rows(body, count, columns, list(range(columns)), picked)
         except ValueError as err:
             one_line("a page's rows", str(err))
             rows = "refused"
@@ -378,9 +378,9 @@ def _server_rows(data: bytes) -> None:
         want: Any = "refused" if cells == "refused" else [[column[row] for row in picked]
                                                           for column in cells[:columns]]
         if rows != "refused":  # (read back: a null is a length -1 or -2, as the server sent it)
-            rows = split_cells(rows, len(picked), columns, list(range(columns)))
+            rows = split_cells(rows[4:], len(picked), columns, list(range(columns)))
         if rows != want:
-            raise Violation(f"the core's page_rows != the rows' cells: {rows!r:.300} != {want!r:.300}")
+            raise Violation(f"the core's select_rows != the rows' cells: {rows!r:.300} != {want!r:.300}")
 
 
 def _server_rows_seeds() -> list[bytes]:

@@ -82,7 +82,12 @@ def _pages(session: Any, table: str, pages_in: bool) -> list[tuple[list[str], An
         fut.start_fetching_next_page()
 
 
-def test_the_servers_pages_read_by_from_binary_equal_the_drivers_rows(every_type: Any) -> None:
+def test_the_servers_pages_read_by_from_binary_equal_the_drivers_rows(
+        every_type: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """...and by the driver's own Cython row parser fed the core's select_rows (whole rows, a column
+    of some rows), as ServerRows makes them where both are there."""
+    from cqlsh_ext.payload import server_rows
+
     session, table = every_type
     driver = _pages(session, table, pages_in=False)
     ours = _pages(session, table, pages_in=True)
@@ -91,6 +96,16 @@ def test_the_servers_pages_read_by_from_binary_equal_the_drivers_rows(every_type
     for (names, rows), (our_names, page) in zip(driver, ours, strict=True):
         assert isinstance(page, ServerRows) and our_names == names
         assert page._rows is None  # nothing made rows of it on its way (the driver's ResultSet iter()s it)
+        some = list(range(len(rows)))[::-2]
+        for parser in ([None], []):  # from_binary; the driver's parser (where it and the core are)
+            monkeypatch.setattr(server_rows, "_PARSER", list(parser))
+            fresh = ServerRows(page.body, page.row_count, page.types, page.protocol_version)
+            assert (fresh.parsed([0]) is not None) == (not parser and native.available()
+                                                       and server_rows._row_parser() is not None)
+            for i in range(len(names)):
+                assert fresh.column(i, some) == [rows[k][i] for k in some], names[i]
+            fresh.make(some)
+            assert [fresh[k] for k in some] == [tuple(rows[k]) for k in some]
         assert list(page) == [tuple(row) for row in rows]  # every column, every CQL type
         for i in range(len(names)):
             assert page.column(i) == [row[i] for row in rows], names[i]
@@ -117,7 +132,7 @@ def test_kept_rows_made_by_the_drivers_row_parser_equal_its_rows(every_type: Any
     session, table = every_type
     driver = _pages(session, table, pages_in=False)
     ours = _pages(session, table, pages_in=True)
-    assert HAVE_CYTHON and server_rows._result_class() is not None  # (the driver's wheel has it)
+    assert HAVE_CYTHON and server_rows._row_parser() is not None  # (the driver's wheel has it)
     for parser in ("cython", "from_binary"):
         if parser == "from_binary":
             monkeypatch.setattr(server_rows, "_PARSER", [None])
@@ -179,19 +194,29 @@ def test_a_mutated_page_is_read_or_refused_alike_never_a_crash(native_core: None
         return
     core, python = (_read(how, mutated, count, columns, wanted) for how in ("core", "python"))
     assert core == python
-    # The core's page_rows (a reader's kept rows, for the driver's row parser): those rows' cells
-    # as the server sent them, or refused in one line where the page or a row asked is wrong.
+    # The rows section select_rows copies the same cells into (what the driver's parser reads):
+    # refused alike, or those cells again.
+    try:
+        section = native.select_rows(mutated, count, columns, wanted)
+    except ValueError as err:
+        assert core == "refused" and str(err).startswith("a malformed page of rows: "), err
+    else:
+        assert int.from_bytes(section[:4], "big") == count
+        assert split_cells(section[4:], count, len(wanted), list(range(len(wanted)))) == core
+    # Whole rows (a reader's kept rows, every column: each row copied as one span): those rows'
+    # cells as the server sent them, or refused in one line where the page or a row asked is wrong.
     picked = data.draw(st.lists(st.integers(0, count), max_size=3))
     whole = _read("core", mutated, count, columns, list(range(columns)))
     try:
-        got: Any = native.page_rows(mutated, count, columns, picked)
+        got: Any = native.select_rows(mutated, count, columns, list(range(columns)), picked)
     except ValueError as err:
-        assert "\n" not in str(err) and str(err).startswith("a malformed page of rows: "), err
+        assert "\n" not in str(err) and str(err).startswith(("a malformed page of rows: ", "row ")), err
         got = "refused"
     if whole == "refused" or any(row >= count for row in picked):
         assert got == "refused"
     else:  # (read back: a null is a length -1 or -2, as the server sent it)
-        assert split_cells(got, len(picked), columns, list(range(columns))) == \
+        assert int.from_bytes(got[:4], "big") == len(picked)
+        assert split_cells(got[4:], len(picked), columns, list(range(columns))) == \
             [[column[row] for row in picked] for column in whole]
 
 

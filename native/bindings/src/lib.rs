@@ -69,7 +69,7 @@ fn cqlsh_ext_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(measure::measure_page, m)?)?;
     m.add_class::<rows::RowsPage>()?;
     m.add_function(wrap_pyfunction!(rows::split_page, m)?)?;
-    m.add_function(wrap_pyfunction!(rows::page_rows, m)?)?;
+    m.add_function(wrap_pyfunction!(rows::select_rows, m)?)?;
     m.add_class::<query::Literal>()?;
     m.add_class::<query::Needle>()?;
     m.add_class::<query::QueryPlace>()?;

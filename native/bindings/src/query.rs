@@ -455,8 +455,15 @@ pub fn query_page<'py>(py: Python<'py>, request: &Bound<'py, QueryRequest>) -> P
                 Cell::Blob(bytes) => bytes,
                 _ => &[],
             };
+            // The row's stored value as the file writes it: the driver's value, or, of the
+            // server's page (no values made), its cell as bytes (None: null).
+            let value = match (&bodies[place], &cells[place][row]) {
+                (None, _) => items[place][row].clone().unbind(),
+                (Some(_), Cell::Blob(bytes)) => PyBytes::new(py, bytes).into_any().unbind(),
+                (Some(_), _) => py.None(),
+            };
             let content = held::slot_content(slot, stored, nodes, &mut labels);
-            rows.push(ContentRow { content, stored: items[place][row].clone().unbind() });
+            rows.push(ContentRow { content, stored: value });
         }
         contents.push(Py::new(py, HeldContents::new(rows))?);
     }

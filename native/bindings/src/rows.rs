@@ -2,7 +2,7 @@
 //! cqlsh_ext/scanning/pages_in.py keeps it whole), and split_page, its wanted columns' cells
 //! (core: rows.rs).
 
-use cqlsh_ext_core::rows::{select_rows, split_columns, CellRef};
+use cqlsh_ext_core::rows::{select_rows as whole_rows, split_columns, CellRef};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList};
@@ -71,18 +71,65 @@ pub fn split_page<'py>(
         .collect()
 }
 
-/// The bytes of the rows `rows` names, in its order, each row's cells as the server sent them (a
-/// rows section of those rows alone, for the driver's own row parser); ValueError (one line) for
-/// a malformed page or a row past it.
+/// The rows section of the `wanted` columns (in its order) of the rows `rows` names (every row
+/// when None; in its order), as a server would send it: the row count (int32), then each row's
+/// cells, an int32 length (-1 for null) and the bytes. What the driver's own row parser reads
+/// (payload/server_rows.py: the rows or columns a reader makes, made by the driver's Cython).
 #[pyfunction]
-pub fn page_rows<'py>(
+#[pyo3(signature = (page, wanted, rows = None))]
+pub fn select_rows<'py>(
     py: Python<'py>,
     page: &Bound<'py, RowsPage>,
-    rows: Vec<usize>,
+    wanted: Vec<usize>,
+    rows: Option<Vec<usize>>,
 ) -> PyResult<Bound<'py, PyBytes>> {
     let page = page.get();
     let body = page.body.bind(py);
-    let out = select_rows(body.as_bytes(), page.rows, page.columns, &rows)
-        .map_err(|why| PyValueError::new_err(format!("a malformed page of rows: {why}")))?;
+    if wanted.iter().copied().eq(0..page.columns) {
+        // Whole rows (a reader's kept rows, every column): each row's bytes copied as one span.
+        let picked: Vec<usize> = rows.unwrap_or_else(|| (0..page.rows).collect());
+        let count = i32::try_from(picked.len()).map_err(|_| PyValueError::new_err("too many rows for a page"))?;
+        let section = whole_rows(body.as_bytes(), page.rows, page.columns, &picked).map_err(|why| {
+            PyValueError::new_err(if why.starts_with("row ") { why } else { format!("a malformed page of rows: {why}") })
+        })?;
+        let mut out = Vec::with_capacity(4 + section.len());
+        out.extend_from_slice(&count.to_be_bytes());
+        out.extend_from_slice(&section);
+        return Ok(PyBytes::new(py, &out));
+    }
+    let columns = page.cells(body.as_bytes(), &wanted)?;
+    let picked: Vec<usize> = match rows {
+        None => (0..page.rows).collect(),
+        Some(rows) => {
+            if let Some(&bad) = rows.iter().find(|&&row| row >= page.rows) {
+                return Err(PyValueError::new_err(format!(
+                    "row {bad} asked of a page of {} rows",
+                    page.rows
+                )));
+            }
+            rows
+        }
+    };
+    let count = i32::try_from(picked.len()).map_err(|_| PyValueError::new_err("too many rows for a page"))?;
+    let mut size = 4;
+    for &row in &picked {
+        for cells in &columns {
+            size += 4 + cells[row].map_or(0, <[u8]>::len);
+        }
+    }
+    let mut out = Vec::with_capacity(size);
+    out.extend_from_slice(&count.to_be_bytes());
+    for &row in &picked {
+        for cells in &columns {
+            match cells[row] {
+                // (a cell's length was read from an int32: it fits one)
+                Some(value) => {
+                    out.extend_from_slice(&(value.len() as i32).to_be_bytes());
+                    out.extend_from_slice(value);
+                }
+                None => out.extend_from_slice(&(-1i32).to_be_bytes()),
+            }
+        }
+    }
     Ok(PyBytes::new(py, &out))
 }
