@@ -88,9 +88,14 @@ pub fn select_rows<'py>(
     if wanted.iter().copied().eq(0..page.columns) {
         // Whole rows (a reader's kept rows, every column): each row's bytes copied as one span.
         let picked: Vec<usize> = rows.unwrap_or_else(|| (0..page.rows).collect());
-        let count = i32::try_from(picked.len()).map_err(|_| PyValueError::new_err("too many rows for a page"))?;
+        let count =
+            i32::try_from(picked.len()).map_err(|_| PyValueError::new_err("too many rows for a page"))?;
         let section = whole_rows(body.as_bytes(), page.rows, page.columns, &picked).map_err(|why| {
-            PyValueError::new_err(if why.starts_with("row ") { why } else { format!("a malformed page of rows: {why}") })
+            PyValueError::new_err(if why.starts_with("row ") {
+                why
+            } else {
+                format!("a malformed page of rows: {why}")
+            })
         })?;
         let mut out = Vec::with_capacity(4 + section.len());
         out.extend_from_slice(&count.to_be_bytes());
