@@ -90,13 +90,8 @@ pub fn select_rows<'py>(
         let picked: Vec<usize> = rows.unwrap_or_else(|| (0..page.rows).collect());
         let count =
             i32::try_from(picked.len()).map_err(|_| PyValueError::new_err("too many rows for a page"))?;
-        let section = whole_rows(body.as_bytes(), page.rows, page.columns, &picked).map_err(|why| {
-            PyValueError::new_err(if why.starts_with("row ") {
-                why
-            } else {
-                format!("a malformed page of rows: {why}")
-            })
-        })?;
+        let section = whole_rows(body.as_bytes(), page.rows, page.columns, &picked)
+            .map_err(|why| PyValueError::new_err(format!("a malformed page of rows: {why}")))?;
         let mut out = Vec::with_capacity(4 + section.len());
         out.extend_from_slice(&count.to_be_bytes());
         out.extend_from_slice(&section);
