@@ -303,8 +303,8 @@ def _read_sample(ctx: ReadContext, target: Target, description: Description, cho
     whose slices give the shares' intervals."""
     from cqlsh_ext.scanning.consume import consume
     from cqlsh_ext.scanning.ring import RingError, ring_for, server_partitioner
-    from cqlsh_ext.scanning.sample import SAMPLE_STREAMS, SamplePlan, SliceSampler
-    from cqlsh_ext.scanning.scan import ScanSpec, error_text, scanner_for
+    from cqlsh_ext.scanning.sample import SamplePlan, SliceSampler
+    from cqlsh_ext.scanning.scan import error_text, scanner_for
 
     try:
         ring = ring_for(server_partitioner(ctx.session))
@@ -317,8 +317,7 @@ def _read_sample(ctx: ReadContext, target: Target, description: Description, cho
     progress = ctx.progress(f"{LABEL} {target.name} SAMPLE", True, None)
     if progress is not None:
         progress.detail = lambda: f"{len(sampler.done):,} slices"
-    spec = ScanSpec(target.query, partition_key=partition_key, ranges=sampler.ranges(),
-                    streams=SAMPLE_STREAMS)
+    spec = sampler.spec(target.query, partition_key)
     scanner = scanner_for(ctx, spec, progress)
     scanner.pages_in = description.pages_in  # the server's pages, read by the core (scanning.pages_in)
 

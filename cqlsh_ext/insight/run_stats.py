@@ -122,8 +122,7 @@ def _sampled_stats(ctx: ReadContext, stats: Any, plan: Any,
     from cqlsh_ext.insight.sampled import SampledStats
     from cqlsh_ext.scanning.consume import consume
     from cqlsh_ext.scanning.ring import RingError, ring_for, server_partitioner
-    from cqlsh_ext.scanning.sample import SAMPLE_STREAMS
-    from cqlsh_ext.scanning.scan import ScanSpec, error_text, scanner_for
+    from cqlsh_ext.scanning.scan import error_text, scanner_for
 
     if read is None or not read.keyspace or not read.table:
         ctx.error("COMPRESSION STATS: SAMPLE needs a whole-table SELECT (SELECT columns FROM table, "
@@ -143,7 +142,7 @@ def _sampled_stats(ctx: ReadContext, stats: Any, plan: Any,
     progress = ctx.progress(f"COMPRESSION STATS SAMPLE {ks}.{table}", True, None)
     if progress is not None:
         progress.detail = sampler.progress_detail
-    spec = ScanSpec(stats.query, partition_key=partition_key, ranges=sampler.ranges(), streams=SAMPLE_STREAMS)
+    spec = sampler.spec(stats.query, partition_key)
     scanner = scanner_for(ctx, spec, progress)
     scanner.pages_in = stats.pages_in  # the server's pages, read by the core (scanning.pages_in)
 

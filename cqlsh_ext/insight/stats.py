@@ -255,8 +255,9 @@ class Stats:
         # A value engine per payload place, made on first use (never pickled: see __getstate__).
         self._layout = (plain, texts, nested, {})
 
-    #: Nothing is shown before the report: a whole-table read's ranges start at the page size the
-    #: first page's rows call for (scanning.scan.ScanSpec.sized_first), not at FIRST_PAGE each.
+    #: Nothing is shown before the report: a whole-table read's ranges (in this process or in each
+    #: worker process) and a sample's slices start at the page size the first page's rows call for
+    #: (scanning.scan.ScanSpec.sized_first), not at FIRST_PAGE each.
     answers_at_end = True
 
     @property

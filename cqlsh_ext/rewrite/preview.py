@@ -169,14 +169,13 @@ def preview(ctx: WriteContext, job: Job, every_row: bool, todo: Sequence[int] | 
 def _sample(ctx: ReadContext, job: Job, aggregate: _Preview, ring: Any, label: str) -> str:
     """A sample of random token-range slices into `aggregate` (scanning.sample's policy), its
     counts to be scaled by `aggregate.factor`; what was read, in words."""
-    from cqlsh_ext.scanning.sample import SAMPLE_STREAMS, SamplePlan, SliceSampler
-    from cqlsh_ext.scanning.scan import Scanner, ScanSpec
+    from cqlsh_ext.scanning.sample import SamplePlan, SliceSampler
+    from cqlsh_ext.scanning.scan import Scanner
 
     work = job.work
     sampler = SliceSampler(aggregate, ring, 1, SamplePlan(rows=SAMPLE_ROWS), None, "")
     sampler.count_partitions(ctx.session, work.keyspace, work.table, list(work.partition_key))
-    spec = ScanSpec(work.select, partition_key=list(work.partition_key), ranges=sampler.ranges(),
-                    streams=SAMPLE_STREAMS, also=work.also)
+    spec = sampler.spec(work.select, work.partition_key, work.also)
     scanner = Scanner(ctx.session, spec, consistency=ctx.consistency, timeout=ctx.timeout,
                       progress=ctx.progress(label, True, None))
     started = False

@@ -4,7 +4,7 @@ its values with it; DESCRIBE PAYLOAD), in one class, `SliceSampler`:
 
     sampler = SliceSampler(totals, ring, 1, SamplePlan(...), None, "")
     sampler.count_partitions(session, keyspace, table, partition_key)   # the size, the slices
-    scan ScanSpec(query, partition_key=..., ranges=sampler.ranges(), streams=SAMPLE_STREAMS):
+    scan sampler.spec(query, partition_key):       slices SAMPLE_STREAMS at a time
         sampler.set_columns(names, types) on the first page,
         sampler.add_page(scanner.page_range, rows, scanner.range_finished) for every page
             (False: the sample is decided, stop reading)
@@ -65,6 +65,7 @@ from cqlsh_ext.common.interrupt import Flag
 from cqlsh_ext.scanning import estimate
 from cqlsh_ext.scanning.aggregate import Aggregate
 from cqlsh_ext.scanning.ring import Ring
+from cqlsh_ext.scanning.scan import ScanSpec
 
 #: Partitions a slice should hold: small enough that many slices make the sample (the variance
 #: is estimated between slices), large enough that a request is not wasted on an empty range.
@@ -243,6 +244,15 @@ class SliceSampler:
             self.launched += 1
             yield self.ring.slice(index, self.slices)
         self.stopped = self.stopped or "every slice read (the whole table)"
+
+    def spec(self, query: str, partition_key: Sequence[str], also: str = "") -> ScanSpec:
+        """The scan of the sample's slices (ranges(), SAMPLE_STREAMS at once). A sample whose
+        Totals answer nobody before the report (STATS: `answers_at_end`) asks its first slice alone at
+        a small page and the others at the size that page's rows call for (ScanSpec.sized_first);
+        the others (DESCRIBE, TRIAL, a rewrite's preview) start every slice small."""
+        return ScanSpec(query, partition_key=list(partition_key), ranges=self.ranges(),
+                        streams=SAMPLE_STREAMS, also=also,
+                        sized_first=bool(getattr(self.stats, "answers_at_end", False)))
 
     @property
     def target(self) -> float:

@@ -84,10 +84,11 @@ class ScanSpec:
     #: A statement read as written: the paging state its first page is asked with (a reading that
     #: goes on where an earlier one stopped: Scanner.page_state, Scanner.next_state).
     paging_state: bytes | None = None
-    #: A bulk reading that answers nobody before its end (COMPRESSION STATS): one range is asked
-    #: first, at FIRST_PAGE rows; the others start once its page has come, at the page size its rows
-    #: call for (_page_rows), not at FIRST_PAGE each (a whole-table read's 32 ranges otherwise cost
-    #: a small first page each: docs/performance.md, "STATS' pages").
+    #: A bulk reading that answers nobody before its end (COMPRESSION STATS: in this process, in
+    #: each worker process, sampled): one range is asked first, at FIRST_PAGE rows; the others start
+    #: once its page has come, at the page size its rows call for (_page_rows), not at FIRST_PAGE
+    #: each (a whole-table read's 32 ranges otherwise cost a small first page each:
+    #: docs/performance.md, "STATS' pages").
     sized_first: bool = False
 
     @property
@@ -432,7 +433,9 @@ class Scanner:
                     continue
                 rows = result.current_rows
                 names, types = result.column_names, result.column_types
-                if self.spec.sized_first and not self._paged:
+                if self.spec.sized_first and self._learned is None:
+                    # The ranges waiting start now; at the size these rows call for, or at
+                    # FIRST_PAGE until a page with rows has come (a sample's first slice may be empty).
                     self._paged = True
                     self._learned = _page_rows(rows, self.spec.limit)
                 entry = state[i]

@@ -100,8 +100,11 @@ def _worker(job: dict[str, Any], tasks: Any, results: Any, stop: Any, index: int
                     return
                 yield item
 
+        # STATS (an Aggregate that answers at its end): the worker's first range alone starts at a
+        # small page, its others at the size that page's rows call for (ScanSpec.sized_first); a
+        # payload query's workers keep every range's small first page (its first rows shown soonest).
         spec = ScanSpec(job["query"], partition_key=job["partition_key"], ranges=ranges(),
-                        streams=WORKER_STREAMS)
+                        streams=WORKER_STREAMS, sized_first=bool(getattr(stats, "answers_at_end", False)))
         last = time.monotonic()
         sent = 0
 

@@ -270,12 +270,8 @@ def _sample(ctx: ReadContext, asked: TrialRequest, ks: str, table: str, column: 
     from cqlsh_ext.insight.trial.latency import SAMPLE_BYTES
     from cqlsh_ext.scanning.consume import consume
     from cqlsh_ext.scanning.ring import RingError, ring_for, server_partitioner
-    from cqlsh_ext.scanning.sample import (
-        SAMPLE_STREAMS,
-        SamplePlan,
-        SliceSampler,
-    )
-    from cqlsh_ext.scanning.scan import ScanSpec, error_text, progress_for, scanner_for
+    from cqlsh_ext.scanning.sample import SamplePlan, SliceSampler
+    from cqlsh_ext.scanning.scan import error_text, progress_for, scanner_for
 
     source = f"{ks}.{table}.{column}"
     values = TakenValues([], kind, source)
@@ -290,7 +286,7 @@ def _sample(ctx: ReadContext, asked: TrialRequest, ks: str, table: str, column: 
     sampler.count_partitions(ctx.session, ks, table, partition_key)
     query = f"SELECT {protect_name(column)} FROM {protect_name(ks)}.{protect_name(table)}"
     progress = progress_for(f"{LABEL} {source}: taking the sample", True)
-    spec = ScanSpec(query, partition_key=partition_key, ranges=sampler.ranges(), streams=SAMPLE_STREAMS)
+    spec = sampler.spec(query, partition_key)
     scanner = scanner_for(ctx, spec, progress)
 
     def start(names: Any, types: Any) -> bool:
