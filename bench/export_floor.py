@@ -4,7 +4,7 @@ producers' own C libraries (python-snappy, zstandard, zlib, lz4: what any client
 values must at least do), on bench/readers.py's tables.
 
     .venv/bin/python bench/export_floor.py --host 127.0.0.1 --port 9042
-        [--orders-rows 44000] [--skewed-rows 60000] [--repeat 3] [--engines native python]
+        [--orders-rows 44000] [--skewed-rows 300000] [--repeat 3] [--engines native python]
         [--before OTHER/cqlsh-ext] [--formats parquet jsonl csv]
 
 The exports (each a whole process, `cqlsh-ext -e`, one worker; its CPU, children included, less that
@@ -217,7 +217,7 @@ def main() -> int:
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=9042)
     p.add_argument("--orders-rows", type=int, default=44_000)
-    p.add_argument("--skewed-rows", type=int, default=60_000)
+    p.add_argument("--skewed-rows", type=int, default=300_000)
     p.add_argument("--repeat", type=int, default=3)
     p.add_argument("--exports", nargs="*", default=list(EXPORTS)[:3], choices=list(EXPORTS))
     p.add_argument("--formats", nargs="*", default=["parquet"], choices=list(EXTENSIONS))
