@@ -1,8 +1,10 @@
 """Where a row's client CPU goes, per bulk reader: the reader run in-process with per-page timers
-around the existing functions, on bench/readers.py's `orders` table.
+around the existing functions, on bench/readers.py's `orders` table (and its `skewed` one with
+--tables; bench/goals.py runs both).
 
     .venv/bin/python bench/phases.py --host 127.0.0.1 --port 9042 [--rows 44000] [--repeat 3]
-        [--readers filter group stats stats-decode-all describe copy-parquet copy-jsonl copy-paths
+        [--tables orders skewed] [--skewed-rows 300000]
+        [--readers filter group stats stats-decode-all describe copy copy-parquet copy-jsonl
                    'stats (driver rows)' ...]
 
 Each reader is the real shell's statement (`cqlsh_ext.cli.main(['-e', ...])`, one worker:
@@ -56,12 +58,13 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from readers import KEYSPACE, bare, load, session_for  # noqa: E402
+from readers import KEYSPACE, STATEMENTS, SUFFIXES, bare, load, session_for, statement  # noqa: E402
 
 PHASES = ("driver and frames", "hand-over", "core", "evaluation", "rendering and writing",
           "arrow columns (core)")
@@ -76,29 +79,10 @@ DRIVER_ROWS = " (driver rows)"
 SMALL_FIRST = " (small first pages)"
 #: suffix -> the child's environment for it (read by the bench's child only, and CQLSH_EXT_PAGES_IN).
 VARIANTS = {DRIVER_ROWS: {"CQLSH_EXT_PAGES_IN": "0"}, SMALL_FIRST: {"PHASES_SMALL_FIRST": "1"}}
-#: reader -> (statement, the same on one partition): {t} the table, {f} the file.
-READERS: dict[str, tuple[str, str]] = {
-    "filter": ("SELECT pk, ck FROM {t} WHERE data.status = 'FAILED' ALLOW FILTERING",
-               "SELECT pk, ck FROM {t} WHERE pk = 'p0' AND data.status = 'FAILED' ALLOW FILTERING"),
-    "group": ("SELECT data.status, count(*), min(data.n), max(data.n), avg(data.n) FROM {t} "
-              "GROUP BY data.status ALLOW FILTERING",
-              "SELECT data.status, count(*), min(data.n), max(data.n), avg(data.n) FROM {t} "
-              "WHERE pk = 'p0' GROUP BY data.status ALLOW FILTERING"),
-    "stats": ("COMPRESSION STATS CONFIRM SELECT data FROM {t}",
-              "COMPRESSION STATS SELECT data FROM {t} WHERE pk = 'p0'"),
-    "stats-decode-all": ("COMPRESSION STATS DECODE ALL CONFIRM SELECT data FROM {t}",
-                         "COMPRESSION STATS DECODE ALL SELECT data FROM {t} WHERE pk = 'p0'"),
-    "describe": ("DESCRIBE PAYLOAD {t}.data ALL CONFIRM",
-                 "DESCRIBE PAYLOAD {t}.data WHERE pk = 'p0' ALL CONFIRM"),
-    "copy-parquet": ("COPY (SELECT pk, ck, data.status, data.n, data FROM {t}) TO '{f}.parquet'",
-                     "COPY (SELECT pk, ck, data.status, data.n, data FROM {t} WHERE pk = 'p0') "
-                     "TO '{f}.parquet'"),
-    "copy-jsonl": ("COPY (SELECT pk, ck, data.status, data.n, data FROM {t}) TO '{f}.jsonl'",
-                   "COPY (SELECT pk, ck, data.status, data.n, data FROM {t} WHERE pk = 'p0') "
-                   "TO '{f}.jsonl'"),
-    "copy-paths": ("COPY (SELECT pk, ck, data.status, data.n FROM {t}) TO '{f}.parquet'",
-                   "COPY (SELECT pk, ck, data.status, data.n FROM {t} WHERE pk = 'p0') TO '{f}.parquet'"),
-}
+#: The readers: bench/readers.py's statements (the default STATS, DECODE ALL, the filter, GROUP BY,
+#: COPY paths only to Parquet, the whole blob to Parquet and to JSON Lines, DESCRIBE PAYLOAD ALL).
+READERS = ("filter", "group", "stats", "stats-decode-all", "describe", "copy", "copy-parquet", "copy-jsonl")
+
 
 #: phase -> "module:attribute" (a class's method as "module:Class.method") wrapped with its timer.
 TARGETS: dict[str, tuple[str, ...]] = {
@@ -321,6 +305,92 @@ def decompression_alone(values: list[bytes]) -> float:
     return time.thread_time() - started
 
 
+@dataclass
+class ReaderPhases:
+    """One reader's figures on one table: CPU seconds per phase and in all (full table less its first
+    partition, medians), the rounds' totals (each less the one-partition median), pages."""
+
+    phases: dict[str, float]
+    total: float
+    rounds: list[float]
+    pages: float
+    arrow: float
+
+
+@dataclass
+class TablePhases:
+    table: str
+    rows: int
+    bare: float
+    floor: float
+    alone: float
+    values: int
+    readers: dict[str, ReaderPhases] = field(default_factory=dict)
+
+
+def measure(host: str, port: int, table: str, readers: list[str], repeat: int, home: str) -> TablePhases:
+    """Every reader's phases on `table` (bench/readers.py's, loaded), --repeat interleaved rounds with
+    the bare scan and the floor, then the C libraries alone on the table's values."""
+    anchors: dict[str, list[float]] = {"bare": [], "floor": []}
+    full: dict[str, list[dict[str, Any]]] = {r: [] for r in readers}
+    one: dict[str, list[dict[str, Any]]] = {r: [] for r in readers}
+    rows = 0
+    target = str(Path(home) / "out")
+    for round_ in range(repeat):
+        for anchor in anchors:
+            rows, run = bare(host, port, table, anchor)
+            anchors[anchor].append(run.cpu)
+        for reader in readers:
+            variant = next((v for v in VARIANTS if reader.endswith(v)), "")
+            base = reader.removesuffix(variant) if variant else reader
+            for whole, kept in ((True, full[reader]), (False, one[reader])):
+                kept.append(reader_run(host, port, statement(base, table, whole, target), home, variant))
+                for suffix in SUFFIXES:
+                    Path(target + suffix).unlink(missing_ok=True)
+        print(f"phases {table}: round {round_ + 1} of {repeat} done", file=sys.stderr, flush=True)
+    values = table_values(host, port, f"{KEYSPACE}.{table}")
+    found = TablePhases(table, rows, statistics.median(anchors["bare"]), statistics.median(anchors["floor"]),
+                        decompression_alone(values), len(values))
+    del values
+    for reader in readers:
+        def median(key: str, runs: list[dict[str, Any]]) -> float:
+            return statistics.median(r["phases"][key] for r in runs)
+
+        partition = statistics.median(o["total"] for o in one[reader])
+        found.readers[reader] = ReaderPhases(
+            phases={ph: median(ph, full[reader]) - median(ph, one[reader]) for ph in SHOWN},
+            total=statistics.median(r["total"] for r in full[reader]) - partition,
+            rounds=sorted(r["total"] - partition for r in full[reader]),
+            pages=statistics.median(r.get("pages", 0) for r in full[reader]),
+            arrow=median("arrow columns (core)", full[reader]) - median("arrow columns (core)", one[reader]))
+    return found
+
+
+def report(found: TablePhases, repeat: int) -> None:
+    """The table of reader x phase: CPU us a row (% of the reader's), x floor, x bare, spread."""
+    def us(seconds: float) -> float:
+        return seconds / found.rows * 1e6
+
+    print(f"\n{KEYSPACE}.{found.table}, {found.rows:,} rows: bare scan {us(found.bare):.2f} us a row, floor "
+          f"{us(found.floor):.2f} us a row, decompression (C libs) alone "
+          f"{found.alone / max(1, found.values) * 1e6:.2f} us a row; medians of {repeat} rounds, "
+          "CPU us a row (% of the reader's)")
+    short = dict(zip(SHOWN, ("driver", "hand-over", "decompress", "parse+eval", "eval (Py)", "render/write"),
+                     strict=True))
+    print(f"{'reader':<32}" + "".join(f"{short[ph]:>15}" for ph in SHOWN)
+          + f"{'total':>8}{'x floor':>8}{'x bare':>8}{'pages':>7}  spread")
+    for reader, got in found.readers.items():
+        cells = "".join(f"{us(got.phases[ph]):>8.2f} ({got.phases[ph] / got.total * 100:>3.0f}%)"
+                        for ph in SHOWN)
+        print(f"{reader:<32}{cells}{us(got.total):>8.2f}{got.total / found.floor:>8.2f}"
+              f"{got.total / found.bare:>8.2f}{got.pages:>7.0f}  "
+              f"{us(got.rounds[0]):.2f}-{us(got.rounds[-1]):.2f}")
+    for reader, got in found.readers.items():
+        if reader.startswith("copy"):
+            print(f"{reader}: of its rendering and writing, the core's Arrow columns (held_array, "
+                  f"contents_arrays) {us(got.arrow):.2f} us a row")
+
+
 def main() -> int:
     if len(sys.argv) > 2 and sys.argv[1] == "--child":
         return child(sys.argv[2], sys.argv[4:])
@@ -330,74 +400,32 @@ def main() -> int:
     p.add_argument("--rows", type=int, default=44_000,
                    help="the orders table's rows (reloaded when it changes); 5000 for a quick run that "
                    "checks the bench, its figures a row then carrying each statement's fixed costs")
+    p.add_argument("--skewed-rows", type=int, default=300_000, help="the skewed table's rows")
+    p.add_argument("--tables", nargs="*", default=["orders"], choices=["orders", "skewed"])
     p.add_argument("--repeat", type=int, default=3)
     p.add_argument("--readers", nargs="*", default=list(READERS),
-                   choices=[*READERS, *(r + v for r in READERS for v in VARIANTS)],
+                   choices=[*STATEMENTS, *(r + v for r in STATEMENTS for v in VARIANTS)],
                    help=f"a reader's name with '{DRIVER_ROWS}' after it: run with CQLSH_EXT_PAGES_IN=0 "
                    f"(the driver's rows, as before pages in); with '{SMALL_FIRST}': every token range "
                    "starting at a 100-row page (STATS before ScanSpec.sized_first); in the same rounds")
     args = p.parse_args()
 
     session = session_for(args.host, args.port)
-    load(session, "orders", args.rows)
+    rows_of = {"orders": args.rows, "skewed": args.skewed_rows}
+    for table in args.tables:
+        load(session, table, rows_of[table])
     session.cluster.shutdown()
 
     load_before = os.getloadavg()
-    anchors: dict[str, list[float]] = {"bare": [], "floor": []}
-    full: dict[str, list[dict[str, Any]]] = {r: [] for r in args.readers}
-    one: dict[str, list[dict[str, Any]]] = {r: [] for r in args.readers}
-    rows = 0
     with tempfile.TemporaryDirectory() as home:
-        target = str(Path(home) / "out")
-        for round_ in range(args.repeat):
-            for anchor in anchors:
-                rows, run = bare(args.host, args.port, "orders", anchor)
-                anchors[anchor].append(run.cpu)
-            for reader in args.readers:
-                variant = next((v for v in VARIANTS if reader.endswith(v)), "")
-                base = reader.removesuffix(variant) if variant else reader
-                for statement, kept in zip(READERS[base], (full[reader], one[reader]), strict=True):
-                    text = statement.format(t="orders", f=target)
-                    kept.append(reader_run(args.host, args.port, text, home, variant))
-                    for suffix in (".parquet", ".jsonl"):
-                        Path(target + suffix).unlink(missing_ok=True)
-            print(f"round {round_ + 1} of {args.repeat} done", file=sys.stderr, flush=True)
-    values = table_values(args.host, args.port, f"{KEYSPACE}.orders")
-    alone = decompression_alone(values)
+        found = [measure(args.host, args.port, table, args.readers, args.repeat, home)
+                 for table in args.tables]
     load_after = os.getloadavg()
-
-    def us(seconds: float) -> float:
-        return seconds / rows * 1e6
-
-    bare_us, floor_us = (us(statistics.median(anchors[a])) for a in ("bare", "floor"))
-    print(f"\n{KEYSPACE}.orders, {rows:,} rows; {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; "
-          f"load average (1, 5, 15 min) {load_before[0]:.1f} {load_before[1]:.1f} {load_before[2]:.1f} "
-          f"at the start, {load_after[0]:.1f} {load_after[1]:.1f} {load_after[2]:.1f} at the end")
-    print(f"bare scan {bare_us:.2f} us a row, floor {floor_us:.2f} us a row, decompression (C libs) alone "
-          f"{alone / len(values) * 1e6:.2f} us a row; medians of {args.repeat} rounds, "
-          "CPU us a row (% of the reader's)")
-    short = dict(zip(SHOWN, ("driver", "hand-over", "decompress", "parse+eval", "eval (Py)", "render/write"),
-                     strict=True))
-    print(f"{'reader':<32}" + "".join(f"{short[ph]:>15}" for ph in SHOWN)
-          + f"{'total':>8}{'x floor':>8}{'x bare':>8}{'pages':>7}  spread")
-    for reader in args.readers:
-        figures = {ph: statistics.median(r["phases"][ph] for r in full[reader])
-                   - statistics.median(r["phases"][ph] for r in one[reader]) for ph in SHOWN}
-        total = (statistics.median(r["total"] for r in full[reader])
-                 - statistics.median(r["total"] for r in one[reader]))
-        cells = "".join(f"{us(figures[ph]):>8.2f} ({figures[ph] / total * 100:>3.0f}%)" for ph in SHOWN)
-        # The spread: the rounds' totals (each less the one-partition median), lowest to highest.
-        partition = statistics.median(o["total"] for o in one[reader])
-        rounds = sorted(us(r["total"] - partition) for r in full[reader])
-        pages = statistics.median(r.get("pages", 0) for r in full[reader])
-        print(f"{reader:<32}{cells}{us(total):>8.2f}{us(total) / floor_us:>8.2f}{us(total) / bare_us:>8.2f}"
-              f"{pages:>7.0f}  {rounds[0]:.2f}-{rounds[-1]:.2f}")
-    writers = [r for r in args.readers if r.startswith("copy")]
-    for reader in writers:
-        arrow = (statistics.median(r["phases"]["arrow columns (core)"] for r in full[reader])
-                 - statistics.median(r["phases"]["arrow columns (core)"] for r in one[reader]))
-        print(f"{reader}: of its rendering and writing, the core's Arrow columns (held_array, "
-              f"contents_arrays) {us(arrow):.2f} us a row")
+    print(f"\n{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; load average (1, 5, 15 min) "
+          f"{load_before[0]:.1f} {load_before[1]:.1f} {load_before[2]:.1f} at the start, "
+          f"{load_after[0]:.1f} {load_after[1]:.1f} {load_after[2]:.1f} at the end")
+    for table in found:
+        report(table, args.repeat)
     return 0
 
 

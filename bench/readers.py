@@ -64,31 +64,54 @@ SHAPES = {"skewed": "gzip tail", "orders": "orders"}
 #: The skewed table's statuses: a filter on the rare one keeps about 2 % of the rows.
 STATUSES, STATUS_WEIGHTS = ("NEW", "PAID", "SHIPPED", "FAILED"), (40, 30, 28, 2)
 
-#: reader -> (table, statement, the same on one partition): {t} is the table, {f} a file.
-READERS: dict[str, tuple[str, str, str]] = {
-    "stats": ("skewed", "COMPRESSION STATS CONFIRM SELECT data FROM {t}",
-              "COMPRESSION STATS SELECT data FROM {t} WHERE pk = 0"),
-    "stats-decode-all": ("skewed", "COMPRESSION STATS DECODE ALL CONFIRM SELECT data FROM {t}",
-                         "COMPRESSION STATS DECODE ALL SELECT data FROM {t} WHERE pk = 0"),
-    "filter": ("skewed", "SELECT pk, ck FROM {t} WHERE data.status = 'FAILED' ALLOW FILTERING",
-               "SELECT pk, ck FROM {t} WHERE pk = 0 AND data.status = 'FAILED' ALLOW FILTERING"),
-    "group": ("skewed", "SELECT data.status, count(*), min(data.n), max(data.n), avg(data.n) FROM {t} "
+#: reader -> (statement, the same on one partition): {t} is the table, {f} a file, {p} the first
+#: partition's key (0 in `skewed`, 'p0' in `orders`). The one list of the bulk readers' statements:
+#: bench/phases.py and bench/goals.py read these too.
+STATEMENTS: dict[str, tuple[str, str]] = {
+    "stats": ("COMPRESSION STATS CONFIRM SELECT data FROM {t}",
+              "COMPRESSION STATS SELECT data FROM {t} WHERE pk = {p}"),
+    "stats-decode-all": ("COMPRESSION STATS DECODE ALL CONFIRM SELECT data FROM {t}",
+                         "COMPRESSION STATS DECODE ALL SELECT data FROM {t} WHERE pk = {p}"),
+    "filter": ("SELECT pk, ck FROM {t} WHERE data.status = 'FAILED' ALLOW FILTERING",
+               "SELECT pk, ck FROM {t} WHERE pk = {p} AND data.status = 'FAILED' ALLOW FILTERING"),
+    "group": ("SELECT data.status, count(*), min(data.n), max(data.n), avg(data.n) FROM {t} "
               "GROUP BY data.status ALLOW FILTERING",
               "SELECT data.status, count(*), min(data.n), max(data.n), avg(data.n) FROM {t} "
-              "WHERE pk = 0 GROUP BY data.status ALLOW FILTERING"),
-    "copy": ("skewed", "COPY (SELECT pk, ck, data.status, data.n FROM {t}) TO '{f}'",
-             "COPY (SELECT pk, ck, data.status, data.n FROM {t} WHERE pk = 0) TO '{f}'"),
-    "orders-filter": ("orders", "SELECT pk, ck FROM {t} WHERE data.status = 'FAILED' ALLOW FILTERING",
-                      "SELECT pk, ck FROM {t} WHERE pk = 'p0' AND data.status = 'FAILED' ALLOW FILTERING"),
-    "orders-group": ("orders", "SELECT data.status, count(*), min(data.n), max(data.n), avg(data.n) "
-                     "FROM {t} GROUP BY data.status ALLOW FILTERING",
-                     "SELECT data.status, count(*), min(data.n), max(data.n), avg(data.n) "
-                     "FROM {t} WHERE pk = 'p0' GROUP BY data.status ALLOW FILTERING"),
-    "orders-copy": ("orders", "COPY (SELECT pk, ck, data.status, data.n, data FROM {t}) TO '{f}'",
-                    "COPY (SELECT pk, ck, data.status, data.n, data FROM {t} WHERE pk = 'p0') TO '{f}'"),
-    "orders-describe": ("orders", "DESCRIBE PAYLOAD {t}.data ALL CONFIRM",
-                        "DESCRIBE PAYLOAD {t}.data WHERE pk = 'p0' ALL CONFIRM"),
+              "WHERE pk = {p} GROUP BY data.status ALLOW FILTERING"),
+    # paths only (Parquet)
+    "copy": ("COPY (SELECT pk, ck, data.status, data.n FROM {t}) TO '{f}.parquet'",
+             "COPY (SELECT pk, ck, data.status, data.n FROM {t} WHERE pk = {p}) TO '{f}.parquet'"),
+    # the whole blob and two paths, to Parquet and to JSON Lines
+    "copy-parquet": ("COPY (SELECT pk, ck, data.status, data.n, data FROM {t}) TO '{f}.parquet'",
+                     "COPY (SELECT pk, ck, data.status, data.n, data FROM {t} WHERE pk = {p}) "
+                     "TO '{f}.parquet'"),
+    "copy-jsonl": ("COPY (SELECT pk, ck, data.status, data.n, data FROM {t}) TO '{f}.jsonl'",
+                   "COPY (SELECT pk, ck, data.status, data.n, data FROM {t} WHERE pk = {p}) "
+                   "TO '{f}.jsonl'"),
+    "describe": ("DESCRIBE PAYLOAD {t}.data ALL CONFIRM",
+                 "DESCRIBE PAYLOAD {t}.data WHERE pk = {p} ALL CONFIRM"),
 }
+#: The first partition's key of each table, as the one-partition statements spell it.
+FIRST_PARTITION = {"skewed": "0", "orders": "'p0'"}
+#: The files a statement's {f} may name (removed after each run).
+SUFFIXES = (".parquet", ".jsonl")
+
+
+def statement(name: str, table: str, whole: bool, target: str) -> str:
+    """A reader's statement on `table` (`whole`: the full table, else its first partition)."""
+    full, one = STATEMENTS[name]
+    return (full if whole else one).format(t=table, f=target, p=FIRST_PARTITION[table])
+
+
+#: reader -> (table, statement name): every statement on the skewed table by its name, on the
+#: orders table as orders-NAME.
+READERS: dict[str, tuple[str, str]] = {
+    **{name: ("skewed", name) for name in STATEMENTS},
+    **{f"orders-{name}": ("orders", name) for name in STATEMENTS},
+}
+#: The readers measured when --readers is not given (what this bench measured before the list grew).
+DEFAULT_READERS = ("stats", "stats-decode-all", "filter", "group", "copy", "orders-filter", "orders-group",
+                   "orders-copy-parquet", "orders-describe")
 #: The readers also measured at the default parallelism (wall time).
 PARALLEL_READERS = ("stats", "filter")
 
@@ -320,7 +343,7 @@ def main() -> int:
     p.add_argument("--skewed-rows", type=int, default=300_000)
     p.add_argument("--orders-rows", type=int, default=44_000)
     p.add_argument("--repeat", type=int, default=3)
-    p.add_argument("--readers", nargs="*", default=list(READERS), choices=list(READERS))
+    p.add_argument("--readers", nargs="*", default=list(DEFAULT_READERS), choices=list(READERS))
     p.add_argument("--engines", nargs="*", default=["native", "python"], choices=["native", "python"])
     p.add_argument("--default-parallelism", action="store_true")
     p.add_argument("--before", help="another cqlsh-ext binary, measured alongside")
@@ -344,18 +367,19 @@ def main() -> int:
     anchors = ("bare", "floor", "script")
     bare_runs: dict[tuple[str, str], list[tuple[int, Run]]] = {(t, a): [] for t in tables for a in anchors}
     with tempfile.TemporaryDirectory() as home:
-        target = str(Path(home) / "out.parquet")
+        target = str(Path(home) / "out")
         for round_ in range(args.repeat):
             for table in sorted(tables):
                 for anchor in anchors:
                     bare_runs[(table, anchor)].append(bare(args.host, args.port, table, anchor))
             for side in sides:
-                table, full, one = READERS[side.reader]
-                for statement, runs in ((full, side.full), (one, side.one)):
-                    text = statement.format(t=table, f=target)
+                table, name = READERS[side.reader]
+                for whole, runs in ((True, side.full), (False, side.one)):
+                    text = statement(name, table, whole, target)
                     runs.append(shell_run(side.binary, args.host, args.port, text, side.engine, side.workers,
                                           home))
-                    Path(target).unlink(missing_ok=True)
+                    for suffix in SUFFIXES:
+                        Path(target + suffix).unlink(missing_ok=True)
             print(f"round {round_ + 1} of {args.repeat} done", file=sys.stderr, flush=True)
 
     print()
