@@ -31,9 +31,7 @@ class TextSink:
             # a blob column the native core read: spelt from its reading, column by column
             columns = batch.columns()
             if self.json is not None:
-                lines = self.json.column_lines(columns)
-                if lines:
-                    self.out.write("\n".join(lines) + "\n")
+                self.out.write(self.json.column_text(columns))
             else:
                 self.csv.write_columns(columns)
             self.rows += len(batch)

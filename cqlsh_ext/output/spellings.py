@@ -21,7 +21,8 @@ import datetime
 import decimal
 import json
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from json.encoder import encode_basestring as _encode_string
 from typing import TYPE_CHECKING, Any
 
 from cassandra import cqltypes, util
@@ -209,29 +210,64 @@ class JsonSpelling(Blobs):
         except Exception as err:  # the last-resort boundary: this value says why, the row goes on
             return self._view_object(failed(stored, err), hexed)
 
-    def held_blobs(self, column: Any, place: ValuePlace | None) -> list[str]:
+    def column(self, values: Iterable[Any], cqltype: Any, place: ValuePlace | None) -> list[str]:
+        """value() of each of one column's values (one CQL type, one place): the type's spelling
+        looked up once, its common values (an int of an integer type, a str of a text type) spelt
+        here as value() spells them."""
+        name = _typename(cqltype)
+        if name in INTEGER_TYPES:
+            exact: type = int
+            spell: Callable[[Any], str] = str
+        elif name in STRING_TYPES:
+            exact, spell = str, _encode_string
+        else:
+            return [self.value(v, cqltype, place) for v in values]
+        value = self.value
+        return [spell(v) if type(v) is exact else value(v, cqltype, place) for v in values]
+
+    def found_column(self, values: Iterable[Any], other: Callable[[Any], str]) -> list[str]:
+        """value() of each of one column's values a path found or an aggregate computed (no CQL
+        type): the scalars spelt by their exact type here, as value() spells them; the others by
+        `other` (render.json_lines: value() of their machine_value)."""
+        by_type = _FOUND_SPELLINGS
+        return [spell(v) if (spell := by_type.get(type(v))) is not None else other(v) for v in values]
+
+    def held_blobs(self, column: Any, place: ValuePlace | None) -> tuple[list[str], list[str], list[str]]:
         """A blob column's values as _blob spells them, from the native core's reading of them
         (cqlsh_ext_native's HeldContents: the kinds, labels and payloads as JSON text of the rows
         it read, so nothing is decoded again); the rows it did not read spelt from their stored
-        values."""
+        values. Each value in three pieces, the text before it, its payload's, the text after it
+        (a file writes them one after the other: a payload's text is not copied into its object)."""
         from cqlsh_ext.payload.native import SPELT, held_texts
 
         kinds, labels, texts, stored = held_texts(
             column, True, lambda value: self.value(value, cqltypes.BytesType, place))
-        out: list[str] = []
+        heads: list[str] = []
+        tails: list[str] = []
+        head_of, tail_of = heads.append, tails.append
+        raw = self.raw
+        spelt_heads: dict[tuple[str, str], str] = {}  # '{"label": ..., "kind": ..., "payload": ' by both
         for i, kind in enumerate(kinds):
             if kind == SPELT:
-                out.append(texts[i])
+                head_of("")
+                tail_of("")
             elif kind is None:  # a null blob
-                out.append("null")
+                texts[i] = "null"
+                head_of("")
+                tail_of("")
             elif kind == UNKNOWN:  # no known format, nothing to say: its hex
-                out.append(_string(blob_text(stored[i])))
+                texts[i] = stored[i].hex()
+                head_of('"0x')
+                tail_of('"')
             else:
-                parts = f'"label": {_string(labels[i])}, "kind": {_string(kind)}, "payload": {texts[i]}'
-                if self.raw:
-                    parts += f', "raw": {_string(blob_text(stored[i]))}'
-                out.append("{" + parts + "}")
-        return out
+                label = labels[i]
+                head = spelt_heads.get((label, kind))
+                if head is None:
+                    head = spelt_heads[(label, kind)] = (
+                        f'{{"label": {_string(label)}, "kind": {_string(kind)}, "payload": ')
+                head_of(head)
+                tail_of(f', "raw": "0x{stored[i].hex()}"}}' if raw else "}")
+        return heads, texts, tails
 
     def _view_object(self, view: BlobView, hexed: str) -> str:
         parts: list[str] = []
@@ -513,6 +549,16 @@ class CsvSpelling(Blobs):
 
 
 _JSON_STRING_OR_SPACE = re.compile(r'("(?:[^"\\]|\\.)*")|\s+')
+
+
+#: found_column's spellings of a path's scalar values by their exact type: value()'s for them.
+_FOUND_SPELLINGS: dict[type, Callable[[Any], str]] = {
+    str: _encode_string,
+    int: str,
+    float: float_text,
+    bool: lambda flag: "true" if flag else "false",
+    type(None): lambda _: "null",
+}
 
 
 def _minified(view: BlobView) -> str:

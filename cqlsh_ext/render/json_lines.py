@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
+from functools import partial
 from typing import IO, TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -68,23 +69,41 @@ class JsonRows:
     def lines(self, rows: Iterable[Row]) -> list[str]:
         return [self.line(row) for row in rows]
 
-    def column_lines(self, columns: Sequence[Sequence[Any]]) -> list[str]:
-        """lines() of rows given as columns: each column spelt at once (a blob column the native
-        core read, HeldContents, from its reading: JsonSpelling.held_blobs)."""
+    def _found(self, place: ValuePlace | None, value: Any) -> str:
+        """A found value that is no scalar (a record's part, an undecodable group) as line() spells it."""
         from cqlsh_ext.render.path_values import machine_value
 
-        encode, budget = self.spelling.value, self.budget
-        spelt: list[list[str]] = []
-        for column, key, cqltype, place, found in zip(columns, self.keys, self.types, self.places, self.found,
-                                                      strict=True):
+        return self.spelling.value(machine_value(value, self.budget), None, place)
+
+    def column_text(self, columns: Sequence[Sequence[Any]]) -> str:
+        """lines() of rows given as columns, as one text, each line ended by a newline (a file's
+        batch): each column spelt at once (a blob column the native core read, HeldContents, from
+        its reading: JsonSpelling.held_blobs), the rows' pieces then laid side by side in one list
+        and joined once."""
+        spelling = self.spelling
+        # The batch's pieces in a row's order: a text every row has (a key) or a column's texts.
+        layout: list[str | list[str]] = []
+        for at, (column, key, cqltype, place, found) in enumerate(
+                zip(columns, self.keys, self.types, self.places, self.found, strict=True)):
+            layout.append(("{" if at == 0 else ", ") + key + ": ")
             if hasattr(column, "texts"):
-                texts = self.spelling.held_blobs(column, place)
+                layout.extend(spelling.held_blobs(column, place))
             elif found:
-                texts = [encode(machine_value(value, budget), cqltype, place) for value in column]
+                layout.append(spelling.found_column(column, partial(self._found, place)))
             else:
-                texts = [encode(value, cqltype, place) for value in column]
-            spelt.append([f"{key}: {text}" for text in texts])
-        return ["{" + ", ".join(fields) + "}" for fields in zip(*spelt, strict=True)]
+                layout.append(spelling.column(column, cqltype, place))
+        layout.append("}\n")
+        rows = next((len(piece) for piece in layout if isinstance(piece, list)), 0)
+        if rows == 0:
+            return ""
+        stride = len(layout)
+        pieces = [""] * (rows * stride)
+        for at, piece in enumerate(layout):
+            texts = piece if isinstance(piece, list) else [piece] * rows
+            if len(texts) != rows:
+                raise ValueError(f"a batch's columns differ in length: {len(texts)} and {rows} rows")
+            pieces[at::stride] = texts
+        return "".join(pieces)
 
 
 def write_json_lines(out: IO[str], rows: JsonRows, batches: Iterable[Sequence[Row]]) -> int:
