@@ -202,7 +202,7 @@ class BlobDisplay:
         if isinstance(val, BlobView):  # decoded already (a payload query's answer)
             view = val
         else:
-            value = bytes(val)
+            value = val if type(val) is bytes else bytes(val)
             try:
                 view = self._view(val, value, place)
             except Exception as err:  # the last-resort boundary: this cell shows why, the result goes on
