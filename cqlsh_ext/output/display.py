@@ -202,11 +202,20 @@ class BlobDisplay:
         if isinstance(val, BlobView):  # decoded already (a payload query's answer)
             view = val
         else:
-            value = bytes(val)
+            value = val if type(val) is bytes else bytes(val)
             try:
                 view = self._view(val, value, place)
             except Exception as err:  # the last-resort boundary: this cell shows why, the result goes on
                 return self._raw(failed(value, err), colormap, bool(colormap["reset"]))
+        if type(view) is CoreText and not quote and not self.width and not colormap["reset"]:
+            # The most common cell of a script's table (-e, -f, a pipe): a whole clean text the
+            # core decoded, uncoloured; what _format makes of it, without its general steps.
+            text = view.text
+            if "\n" not in text:
+                if "\\" in text:
+                    text = text.replace("\\", "\\\\")
+                plain = f"[{view.short_label}] {text}"
+                return FormattedValue(plain, plain, _width(plain))
         if isinstance(view, CoreRaw):
             return self._raw(view, colormap, bool(colormap["reset"]))
         try:

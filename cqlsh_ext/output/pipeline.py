@@ -292,8 +292,10 @@ class ResultPipeline:
     def _cell_formatter(self) -> Callable[[Any, Any], Any]:
         """shell.myformat_value for a page's cells: cqlsh's Shell.myformat_value (seams.COPIED pins
         its source) with what it reads for every cell (the date and time formats, the codec, the
-        colour, the precisions) read once a page. A blob, a DecodeError and a cell its formatting
-        fails on go to shell.myformat_value itself (the blob shortcut; the errors it records)."""
+        colour, the precisions) read once a page. A top-level blob cell of a page with a display goes
+        to its formatter as format_value sends it (its colour map read once a page); another blob,
+        a DecodeError and a cell its formatting fails on go to shell.myformat_value itself (the
+        errors it records)."""
         shell = self.shell
         upstream = sys.modules[self.stock.__module__]
         format_value, decode_error = upstream.format_value, upstream.DecodeError
@@ -304,9 +306,17 @@ class ResultPipeline:
         encoding, color = shell.output_codec.name, shell.color
         double, single = shell.display_double_precision, shell.display_float_precision
         whole = shell.myformat_value
+        # A page with a display: its top-level blob cells go straight to their formatter (what
+        # format_value does for them), the colour map read once a page.
+        blobs = self.now.display is not None
+        colormap = seams.value_colormap(color)
 
         def cell(val: Any, cqltype: Any) -> Any:
-            if type(val) is bytes or isinstance(val, decode_error):
+            if type(val) is bytes:
+                if blobs and cqltype is not None and cqltype.type_name == "blob":
+                    return cqltype.formatter(val, colormap)
+                return whole(val, cqltype)
+            if isinstance(val, decode_error):
                 return whole(val, cqltype)
             precision = double if cqltype is not None and cqltype.type_name == "double" else single
             try:

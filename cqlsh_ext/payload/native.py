@@ -190,7 +190,7 @@ def _config() -> core_types.Registry:
         "lz4_version": _lz4_version(),
         "zstd_version": _zstd_version(),
         # str.isprintable of the Basic Multilingual Plane, by this interpreter's Unicode tables
-        "printable_bmp": bytes(map(str.isprintable, "".join(map(chr, range(0x10000))))),
+        "printable_bmp": bytes(map(str.isprintable, map(chr, range(0x10000)))),
         "stats": _stats_config(),
     }
 
