@@ -64,7 +64,7 @@ fn start(payload: &[u8], base: usize, len: usize, nodes: usize) -> Option<usize>
     // the budget: more values than nodes are not parsed (the text's characters are counted
     // first on the Python side, but a comma or bracket is a character, so past `nodes` of those
     // the characters are too: counting those alone decides, and stops past `nodes`)
-    if text.len() > nodes && memchr::memchr3_iter(b',', b'[', b'{', text).take(nodes + 1).count() > nodes {
+    if text.len() > nodes && crate::scan::more_of_three(text, b',', b'[', b'{', nodes) {
         return None;
     }
     Some(base + i)
