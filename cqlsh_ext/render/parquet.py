@@ -144,13 +144,17 @@ class ParquetSink:
             end = min(size, start + self.row_group_size - self.held_rows)
             if self.blob_columns:
                 # A blob the query decoded already comes as its view: its stored size counts.
-                each = [stored_sizes(columns[i][start:end]) for i in self.blob_columns]
-                sizes = each[0] if len(each) == 1 else [sum(row) for row in zip(*each, strict=True)]
-                reached = next((k for k, total in enumerate(accumulate(sizes), start)
-                                if self.held_bytes + total >= ROW_GROUP_BYTES), None)
-                if reached is not None:
+                each = [stored_sizes(columns[i][start:end] if start or end < size else columns[i])
+                        for i in self.blob_columns]
+                total = sum(map(sum, each))
+                if self.held_bytes + total < ROW_GROUP_BYTES:  # most chunks: no walk row by row
+                    self.held_bytes += total
+                else:
+                    sizes = each[0] if len(each) == 1 else [sum(row) for row in zip(*each, strict=True)]
+                    reached = next(k for k, held in enumerate(accumulate(sizes), start)
+                                   if self.held_bytes + held >= ROW_GROUP_BYTES)
                     end = reached + 1
-                self.held_bytes += sum(sizes[:end - start])
+                    self.held_bytes += sum(sizes[:end - start])
             for held, column in zip(self.held, columns, strict=True):
                 held.append(column[start:end] if start or end < size else column)
             self.held_rows += end - start

@@ -252,7 +252,7 @@ def stored_sizes(column: Any) -> list[int]:
     from cqlsh_ext.payload.view import BlobView
 
     if _held_contents(column):
-        return list(column.sizes())
+        return column.sizes()
     return [0 if v is None else len(v.stored) if isinstance(v, BlobView) else len(v) for v in column]
 
 

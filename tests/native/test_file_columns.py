@@ -152,3 +152,29 @@ def test_the_core_lays_out_the_order_table_alone(tmp_path: Path, monkeypatch: py
     export(SELECTS[0], list(corpora.orders(3000)), tmp_path, "parquet", settings, True, page=500,
            row_group=65536)
     assert made == []
+
+
+@pytest.mark.parametrize("on_core", [True, False])
+def test_a_row_group_ends_with_the_row_whose_blobs_reach_row_group_bytes(
+        on_core: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """ROW_GROUP_BYTES counts the blobs' stored bytes row by row, across pages: the row that
+    reaches it ends its row group (whether the page is counted at once or walked row by row)."""
+    from cqlsh_ext.render import parquet
+
+    values: list[bytes | None] = list(corpora.orders(400))
+    values[::9] = [None] * len(values[::9])
+    limit = sum(len(v or b"") for v in values[:130])  # reached mid-page, at row 129
+    monkeypatch.setattr(parquet, "ROW_GROUP_BYTES", limit)
+    expected, rows, held = [], 0, 0
+    for value in values:
+        rows, held = rows + 1, held + len(value or b"")
+        if held >= limit:
+            expected.append(rows)
+            rows, held = 0, 0
+    expected += [rows] if rows else []
+    assert len(expected) >= 3
+    if not on_core:
+        monkeypatch.setattr(native, "available", lambda: False)
+    path = export(SELECTS[3], values, tmp_path, "parquet", DisplaySettings(), on_core, row_group=65536)
+    metadata = pq.ParquetFile(path).metadata
+    assert [metadata.row_group(i).num_rows for i in range(metadata.num_row_groups)] == expected
