@@ -154,8 +154,8 @@ class PageCells:
                 front: Settles) -> Iterator[CellRead | LeftAlone]:
         """page(), where `front` may leave rows as they are from the page's cells alone: of a
         server's page (pages in, self.settles_pages), the blob's and the key's cells are split out
-        of its bytes by the core, and only the rows it does not leave are made (by the driver's
-        from_binary, the bytes stored exactly as the driver gives them) and read; in the page's
+        of its bytes by the core, and only the rows it does not leave are made (ServerRows.make: the
+        driver's row parser, the bytes stored exactly as the driver gives them) and read; in the page's
         order."""
         from cqlsh_ext.payload.server_rows import ServerRows
 
