@@ -305,15 +305,12 @@ class ResultPipeline:
                                           timezone=shell.display_timezone)
         encoding, color = shell.output_codec.name, shell.color
         double, single = shell.display_double_precision, shell.display_float_precision
-        whole = shell.myformat_value
-        # A page with a display: its top-level blob cells go straight to their formatter (what
-        # format_value does for them), the colour map read once a page.
-        blobs = self.now.display is not None
-        colormap = seams.value_colormap(color)
+        whole, top_blob = shell.myformat_value, self._top_blob
+        colormap = seams.value_colormap(color)  # (read once a page)
 
         def cell(val: Any, cqltype: Any) -> Any:
             if type(val) is bytes:
-                if blobs and cqltype is not None and cqltype.type_name == "blob":
+                if top_blob(val, cqltype):
                     return cqltype.formatter(val, colormap)
                 return whole(val, cqltype)
             if isinstance(val, decode_error):
@@ -327,11 +324,14 @@ class ResultPipeline:
 
         return cell
 
+    def _top_blob(self, val: Any, cqltype: Any) -> bool:
+        """A top-level blob cell of a page with a display: it goes straight to its formatter, the
+        call cqlsh's format_value chain would end in, without building a DateTimeFormat per cell."""
+        return self.now.display is not None and type(val) is bytes and cqltype is not None and \
+            cqltype.type_name == "blob"
+
     def format_value(self, val: Any, cqltype: Any, kwargs: dict[str, Any]) -> Any:
-        # A top-level blob cell goes straight to its formatter: the call cqlsh's format_value
-        # chain would end in, without building a DateTimeFormat per cell.
-        if self.now.display is not None and type(val) is bytes and cqltype is not None and \
-                cqltype.type_name == "blob":
+        if self._top_blob(val, cqltype):
             return cqltype.formatter(val, seams.value_colormap(self.shell.color))
         return self.stock.myformat_value(self.shell, val, cqltype, **kwargs)
 
