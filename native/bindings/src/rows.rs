@@ -31,6 +31,16 @@ impl RowsPage {
             .map_err(|why| PyValueError::new_err(format!("a malformed page of rows: {why}")))
     }
 
+    /// ValueError (one line) for a row asked past the page.
+    pub fn within(&self, rows: &[usize]) -> PyResult<()> {
+        match rows.iter().find(|&&row| row >= self.rows) {
+            Some(&bad) => {
+                Err(PyValueError::new_err(format!("row {bad} asked of a page of {} rows", self.rows)))
+            }
+            None => Ok(()),
+        }
+    }
+
     pub fn body(&self) -> &Py<PyBytes> {
         &self.body
     }
@@ -55,9 +65,7 @@ pub fn split_page<'py>(
     let body = page.body.bind(py);
     let columns = page.cells(body.as_bytes(), &wanted)?;
     if let Some(rows) = &rows {
-        if let Some(&bad) = rows.iter().find(|&&row| row >= page.rows) {
-            return Err(PyValueError::new_err(format!("row {bad} asked of a page of {} rows", page.rows)));
-        }
+        page.within(rows)?;
     }
     columns
         .iter()
@@ -101,12 +109,7 @@ pub fn select_rows<'py>(
     let picked: Vec<usize> = match rows {
         None => (0..page.rows).collect(),
         Some(rows) => {
-            if let Some(&bad) = rows.iter().find(|&&row| row >= page.rows) {
-                return Err(PyValueError::new_err(format!(
-                    "row {bad} asked of a page of {} rows",
-                    page.rows
-                )));
-            }
+            page.within(&rows)?;
             rows
         }
     };
