@@ -148,6 +148,34 @@ def test_a_page_with_blobs_formats_its_other_cells_as_stock_cqlsh(cassandra, ks,
     assert ext(cassandra, tmp_path, statement, "--cqlshrc", str(rc)) == without_patch_warning(stock.stdout)
 
 
+def test_a_payload_querys_ordinary_columns_print_as_stock_cqlsh_prints_them(cassandra, ks, tmp_path):
+    """A payload query's page without blobs is formatted a column at a time (output.pipeline's
+    _page_formats: each column's formatter looked up once, plain texts and integers spelt
+    there): every cell as stock cqlsh prints the same rows, nulls, escapes, wide characters and
+    collections among them, with cqlshrc's formats."""
+    s = cassandra.session(ks)
+    s.execute("CREATE TABLE IF NOT EXISTS kept (pk int, ck int, t text, n int, d double, f float, "
+              "ts timestamp, v varint, bo boolean, l list<text>, m map<text, int>, b blob, "
+              "PRIMARY KEY (pk, ck))")
+    insert = s.prepare("INSERT INTO kept (pk, ck, t, n, d, f, ts, v, bo, l, m, b) "
+                       "VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+    texts = ["same", "back\\slash", "tab\there", "\u5bbd\u5b57", "same", None, "", "same"]
+    for ck, t in enumerate(texts):
+        s.execute(insert, (ck, t, ck % 3 if ck != 5 else None, ck / 3, ck / 7, 1_700_000_000_000 + ck,
+                           10**30 + ck % 2, ck % 2 == 0, [t or "x", "y"], {"k": ck % 2},
+                           b'{"keep": 1}' if ck != 6 else b'{"keep": 2}'))
+    s.shutdown()
+    rc = tmp_path / "cqlshrc"
+    rc.write_text("[ui]\ntime_format = %Y/%m/%d %H.%M.%S\nfloat_precision = 3\ndouble_precision = 7\n")
+    columns = "ck, t, n, d, f, ts, v, bo, l, m"
+    kept = f"SELECT {columns} FROM {ks}.kept WHERE pk = 1 AND ck IN (0, 1, 2, 3, 4, 5, 7)"
+    stock = run(STOCK_CQLSH, [*cassandra.cqlsh_args, "--cqlshrc", str(rc), "-e", kept], tmp_path)
+    assert stock.returncode == 0 and "(7 rows)" in stock.stdout and "back\\\\slash" in stock.stdout
+    ours = ext(cassandra, tmp_path, f"SELECT {columns} FROM {ks}.kept WHERE pk = 1 AND b.keep = 1 "
+                                    "ALLOW FILTERING", "--cqlshrc", str(rc))
+    assert ours == without_patch_warning(stock.stdout)
+
+
 def test_nested_blobs_in_collections_tuples_and_udts(cassandra, ks, tmp_path):
     out = ext(cassandra, tmp_path, f"SELECT l, m, tp FROM {ks}.mixed WHERE id = 1")
     assert """[gzip] '{"k":"in a list"}'""" in out

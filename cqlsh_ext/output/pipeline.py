@@ -39,6 +39,7 @@ from cqlsh_ext.upstream import seams
 
 if TYPE_CHECKING:
     from cqlsh_ext.output.display import BlobDisplay
+    from cqlsh_ext.output.table import PageFormats
     from cqlsh_ext.upstream.protocol import Shell
 
 #: A page's rows: each row's values in column order.
@@ -271,7 +272,7 @@ class ResultPipeline:
             try:
                 table_name = table_meta.name if table_meta else None
                 values = table.formatted_rows(names, types, rows, ks_name, table_name, ks_meta,
-                                              self._cell_formatter(), page.display)
+                                              self._page_formats(), page.display)
                 if shell.expand_enabled:
                     self.print_formatted_result_vertically(formatted_names, values, row_count_offset)
                 else:
@@ -289,16 +290,30 @@ class ResultPipeline:
             room = shutil.get_terminal_size().columns - max(len(name) for name in names) - 5
         return BlobDisplay(self.display, on_screen, self.shell.expand_enabled, room)
 
-    def _cell_formatter(self) -> Callable[[Any, Any], Any]:
-        """shell.myformat_value for a page's cells: cqlsh's Shell.myformat_value (seams.COPIED pins
-        its source) with what it reads for every cell (the date and time formats, the codec, the
-        colour, the precisions) read once a page. A top-level blob cell of a page with a display goes
-        to its formatter as format_value sends it (its colour map read once a page); another blob,
-        a DecodeError and a cell its formatting fails on go to shell.myformat_value itself (the
-        errors it records)."""
+    def _page_formats(self) -> PageFormats:
+        """shell.myformat_value for a page's cells (output.table.PageFormats): cqlsh's
+        Shell.myformat_value (seams.COPIED pins its source) with what it reads for every cell (the
+        date and time formats, the codec, the colour, the precisions) read once a page.
+
+        `cell`: a top-level blob cell of a page with a display goes to its formatter as format_value
+        sends it (its colour map read once a page); another blob, a DecodeError and a cell its
+        formatting fails on go to shell.myformat_value itself (the errors it records); the rest to
+        cqlsh's format_value. `column`, a page without blobs a column at a time: each cell straight
+        to the formatter cqlsh's chain ends in (cqlshmain.format_value, format_by_type,
+        formatting.format_value and get_formatter: seams.COPIED pins them), with the arguments the
+        chain hands it, the column's formatter looked up once; a text of printable ASCII without a
+        backslash and an integer are spelt here as format_value_text and format_integer_type spell
+        them (seams.COPIED pins those and color_text). A null goes to `cell`; a blob, a DecodeError
+        or a failed format gives the page back to `cell`, row by row (the errors recorded in cqlsh's
+        order)."""
         shell = self.shell
         upstream = sys.modules[self.stock.__module__]
         format_value, decode_error = upstream.format_value, upstream.DecodeError
+        from cqlshlib import formatting
+        from cqlshlib.displaying import FormattedValue
+
+        from cqlsh_ext.output.table import PageFormats
+
         formats = upstream.DateTimeFormat(timestamp_format=shell.display_timestamp_format,
                                           date_format=shell.display_date_format,
                                           nanotime_format=shell.display_nanotime_format,
@@ -307,6 +322,13 @@ class ResultPipeline:
         double, single = shell.display_double_precision, shell.display_float_precision
         whole, top_blob = shell.myformat_value, self._top_blob
         colormap = seams.value_colormap(color)  # (read once a page)
+        # What format_by_type hands the value's formatter (its colour map, the null's spelling).
+        chained = formatting.empty_colormap if color is False else formatting.default_colormap
+        by_type, default, empty = formatting._formatters, formatting.format_value_default, formatting.EMPTY
+        nullval = formatting.default_null_placeholder
+        text, integer, formatted = formatting.format_value_text, formatting.format_integer_type, \
+            FormattedValue
+        text_on, int_on, reset = chained["text"], chained["int"], chained["reset"]
 
         def cell(val: Any, cqltype: Any) -> Any:
             if type(val) is bytes:
@@ -322,7 +344,44 @@ class ResultPipeline:
             except Exception:
                 return whole(val, cqltype)  # its FormatError, recorded where cqlsh records it
 
-        return cell
+        def column(values: Sequence[Any], cqltype: Any) -> list[Any] | None:
+            precision = double if cqltype is not None and cqltype.type_name == "double" else single
+            if precision is None:
+                precision = formatting.default_float_precision  # format_by_type's default
+            typed = cqltype.formatter if cqltype else None
+            out: list[Any] = []
+            for val in values:
+                kind = type(val)
+                if val is None:
+                    out.append(cell(val, cqltype))  # the null, as format_by_type spells it
+                    continue
+                elif kind is bytes or isinstance(val, decode_error):
+                    return None
+                try:
+                    leaf = typed or by_type.get(kind.__name__.lower(), default)
+                    if leaf is text and kind is str and val.isascii() and val.isprintable() \
+                            and "\\" not in val:
+                        # format_value_text's answer for printable ASCII without a backslash (nothing
+                        # escaped or turned red; its wcswidth is the length)
+                        done = formatted(val, text_on + val + reset, len(val))
+                    elif leaf is integer and kind is int:
+                        spelt = str(val)  # format_integer_type's, no thousands separator in the chain
+                        done = formatted(spelt, int_on + spelt + reset)
+                    elif val == empty:
+                        done = default("", encoding=encoding, colormap=chained, date_time_format=formats,
+                                       float_precision=precision, nullval=nullval, decimal_sep=None,
+                                       thousands_sep=None, boolean_styles=None)
+                    else:
+                        done = leaf(
+                            val, cqltype=cqltype, encoding=encoding, colormap=chained,
+                            date_time_format=formats, float_precision=precision, nullval=nullval,
+                            decimal_sep=None, thousands_sep=None, boolean_styles=None)
+                except Exception:
+                    return None  # its FormatError is recorded in cqlsh's order, by `cell`
+                out.append(done)
+            return out
+
+        return PageFormats(cell, column)
 
     def _top_blob(self, val: Any, cqltype: Any) -> bool:
         """A top-level blob cell of a page with a display: it goes straight to its formatter, the
@@ -370,7 +429,6 @@ class ResultPipeline:
             # (a wide table wraps as it does there, never turned vertical).
             self.stock.print_formatted_result(shell, formatted_names, formatted_values, with_header, tty)
             return
-        write = shell.writeresult
         if not self._on_screen() and self.now.display is not None and self._for_a_terminal() \
                 and display.max_field_width is None:
             # The classic loop on a terminal, a page with blobs: its blob cells are cut for the
@@ -380,14 +438,14 @@ class ResultPipeline:
             fitted = layout.fit_widths(formatted_names, formatted_values, shutil.get_terminal_size().columns,
                                        whole=self._whole(formatted_names))
             if fitted is not None:
-                return layout.print_table(write, formatted_names, formatted_values, fitted, with_header, tty,
-                                          shell.color, display.cells)
+                return self._print_table(formatted_names, formatted_values, fitted, with_header, tty,
+                                         display.cells)
         if not self._on_screen():
             # Scripts, pipes, CAPTURE: whole values; one very long cell does not pad the others.
             bound = shutil.get_terminal_size().columns if _stdout_is_terminal() else layout.SCRIPT_CELL_BOUND
             widths = layout.script_widths(formatted_names, formatted_values, bound)
-            return layout.print_table(write, formatted_names, formatted_values, widths, with_header, tty,
-                                      shell.color, layout.WHOLE)
+            return self._print_table(formatted_names, formatted_values, widths, with_header, tty,
+                                     layout.WHOLE)
         screen = shutil.get_terminal_size().columns
         explicit = display.max_field_width
         if explicit is not None:  # --max-field-width: every cell cut there, no fitting to the screen
@@ -397,8 +455,7 @@ class ResultPipeline:
             if self._go_vertical(widths):
                 shell.print_formatted_result_vertically(formatted_names, rows, self.now.row_offset)
                 return
-            return layout.print_table(write, formatted_names, rows, widths, with_header, tty, shell.color,
-                                      layout.WHOLE)
+            return self._print_table(formatted_names, rows, widths, with_header, tty, layout.WHOLE)
         # A cut short value (an id, a status) is worse than rows shown vertically: cut cells keep
         # them whole; wrapped cells lose nothing.
         keep_short = display.cells == layout.CUT
@@ -413,8 +470,19 @@ class ResultPipeline:
         if fitted is None and keep_short:  # auto vertical is off: a table, cut where it must be
             fitted = layout.fit_widths(formatted_names, formatted_values, screen, whole=whole)
         widths = fitted or layout.natural_widths(formatted_names, formatted_values)
-        layout.print_table(write, formatted_names, formatted_values, widths, with_header, tty, shell.color,
-                           display.cells if fitted else layout.WHOLE)
+        self._print_table(formatted_names, formatted_values, widths, with_header, tty,
+                          display.cells if fitted else layout.WHOLE)
+
+    def _print_table(self, names: list[Any], rows: list[Any], widths: Sequence[int], with_header: bool,
+                     tty: bool, overflow: str) -> None:
+        """layout.print_table's lines written as one text (shell.writeresult ends each with a
+        newline: the same bytes, one write a page instead of one a row)."""
+        from cqlsh_ext.output import layout
+
+        lines: list[str] = []
+        layout.print_table(lines.append, names, rows, widths, with_header, tty, self.shell.color, overflow)
+        if lines:
+            self.shell.writeresult("\n".join(lines))
 
     def _whole(self, names: list[Any]) -> tuple[bool, ...]:
         """The page's columns never cut (Printing.whole), when they are the page's columns."""

@@ -13,7 +13,7 @@ that registry, keeps the stored bytes.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from cassandra.cqltypes import cql_typename
 from cqlshlib.formatting import CqlType
@@ -55,18 +55,40 @@ def prepare_page(column_names: list[str], cql_types: list[Any], rows: Sequence[S
             prepare(formatter.place, [row[i] for row in rows])
 
 
+class PageFormats(NamedTuple):
+    """How a page's cells are formatted as the shell's myformat_value formats them (the result
+    pipeline's, cqlshrc's formats read once a page): `cell(value, cqltype)` one cell;
+    `column(values, cqltype)` a column's cells at once, or None when one of them is a cell whose
+    formatting may record an error (a DecodeError, a failed format) or reaches a blob: those are
+    formatted cell by cell, in cqlsh's order, so the errors are recorded in it."""
+
+    cell: Callable[[Any, Any], Any]
+    column: Callable[[Sequence[Any], Any], list[Any] | None]
+
+
 def formatted_rows(column_names: list[str], column_types: Sequence[Any] | None,
                    rows: Sequence[Sequence[Any]], keyspace: str | None, table: str | None, ks_meta: Any,
-                   format_value: Callable[[Any, Any], Any],
-                   display: Callable[..., Any] | None) -> list[list[Any]]:
+                   formats: PageFormats, display: Callable[..., Any] | None) -> list[list[Any]]:
     """A page's cells as cqlsh's Shell.print_static_result formats them (seams.COPIED pins its
-    source): one CqlType per column (none without `column_types`), then `format_value(value,
-    cqltype)` per cell (the shell's myformat_value). `rows`: each row's values in column order.
-    With `display`, every blob node of a column is bound to it by its place in `keyspace`.`table`
-    (bind_blob_formatters) and the page's blobs are handed to it first (prepare_page)."""
+    source): one CqlType per column (none without `column_types`), then each cell formatted as the
+    shell's myformat_value formats it. `rows`: each row's values in column order. With `display`,
+    every blob node of a column is bound to it by its place in `keyspace`.`table`
+    (bind_blob_formatters) and the page's blobs are handed to it first (prepare_page), and the
+    cells are formatted row by row as cqlsh does; without, a column at a time (`formats.column`),
+    unless a column has a cell that must be formatted in cqlsh's order."""
     cql_types = [CqlType(cql_typename(t), ks_meta) for t in column_types or ()]
     if display is not None and cql_types:
         for name, cqltype in zip(column_names, cql_types, strict=False):
             bind_blob_formatters(cqltype, ValuePlace(keyspace, table, name), display, ks_meta)
         prepare_page(column_names, cql_types, rows, display)
-    return [list(map(format_value, row, cql_types)) for row in rows]
+    elif rows and cql_types and all(len(row) == len(cql_types) for row in rows):
+        columns = []
+        for i, cqltype in enumerate(cql_types):
+            cells = formats.column([row[i] for row in rows], cqltype)
+            if cells is None:
+                break
+            columns.append(cells)
+        else:
+            return [list(cells) for cells in zip(*columns, strict=True)]
+    cell = formats.cell
+    return [list(map(cell, row, cql_types)) for row in rows]

@@ -189,6 +189,8 @@ class Answer:
                 self.groups.merge_group(key, accs)
             for _k, result in found:
                 add(result.key, result.inputs)
+        elif self.buffer is None and not any(item.kind == "star" for item in self.plan.items):
+            out = [result.values for _k, result in found]  # (what _row_at gives without a `*`)
         else:
             at = {name: i for i, name in enumerate(names)}
             for k, result in found:

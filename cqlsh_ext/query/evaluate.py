@@ -10,6 +10,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
+from itertools import repeat
 from typing import TYPE_CHECKING, Any
 
 from cqlsh_ext.payload.engine import ValueEngine
@@ -742,7 +743,16 @@ class CoreProgram:
             ordinary = [(k, at.get(ref.name)) for k, ref in enumerate(evaluator.outputs)
                         if isinstance(ref, Column)]
             views = self._views(names, rows, kept)
-            for j, k in enumerate(kept):
+            if not views:  # (no blob's view given: the rows' values a column at a time)
+                made = [rows[k] for k in kept]
+                columns: list[Sequence[Any]] = list(outputs)
+                for o, col in ordinary:
+                    columns[o] = [None] * len(kept) if col is None else [row[col] for row in made]
+                rows_values = zip(*columns, strict=True) if columns else repeat(())
+                orders = zip(*order, strict=True) if order else repeat(())
+                found = [(k, RowResult(True, values, order=by, views={}))
+                         for k, values, by in zip(kept, rows_values, orders, strict=False)]
+            for j, k in enumerate(kept if views else ()):
                 row = rows[k]
                 values = [column[j] for column in outputs]
                 shown = views.get(k, {})

@@ -127,9 +127,28 @@ COPIED: dict[str, str] = {
         "6b7843edda3924efe716737e46820b3c4efc28a1dfa06fdd4057658dca60576d",
     "cqlshlib.cqlshmain.Shell.parse_for_update_meta":
         "84b1f8cf14cccc3de6ded34c566d7bb495742e19954a7079be5a61bc0afba8c2",
-    # output.pipeline's _cell_formatter: its body, with what it reads per cell read once a page.
+    # output.pipeline's _page_formats: its body, with what it reads per cell read once a page.
     "cqlshlib.cqlshmain.Shell.myformat_value":
         "bced80f1b829ea079bbe0ba3a89b5fe3fb6819754f08caecd2b616c8a9180dec",
+    # output.pipeline's _page_formats' columns: the chain below myformat_value, to the value's
+    # formatter (the arguments it hands that formatter, the null, EMPTY, the formatter's lookup).
+    "cqlshlib.cqlshmain.format_value":
+        "ff81c6365c5c9a6ab8fc44dc6bee2c52dfd76426f16f14fc6224f6311be87f9c",
+    "cqlshlib.formatting.format_by_type":
+        "3edee72f0ad0a46797358c03ffe5af56d211a6e7bd91ca7be44151b1f79c1bd9",
+    "cqlshlib.formatting.format_value":
+        "7bcc4b02164b997ee76b849bd6425010789f96483f4c82dbfca9f7fd98bedd75",
+    "cqlshlib.formatting.get_formatter":
+        "86ee5b027c9b938bcbc29e9e4a4907bc37175f007892e7ed79d31cddfd8e9b71",
+    # ... and what it spells itself: a printable ASCII text, an integer.
+    "cqlshlib.formatting.format_value_text":
+        "76876be90ca255a8b35f84ad08597b70c4a56fbac0118464efe43393b95f9f4f",
+    "cqlshlib.formatting.color_text":
+        "e8f053c9c7b01dbd28e5625a24ba1eafef5a85242ea845988ffce493beb69ed4",
+    "cqlshlib.formatting.format_integer_type":
+        "011e7a13aa384bfc23b9e689eb8891c1c762f6f92347c8b6fe1760cbd113f3cd",
+    "cqlshlib.displaying.colorme":
+        "6bbc7789e60f91c89f0e84324f0a36f83701cddec738df512324b0e40c407037",
 }
 
 _STOCK_SHELL: list[Any] = []
@@ -201,12 +220,15 @@ def install_shell_class(cqlshmain: ModuleType, shell_class: type) -> None:
 
 
 def upstream_source_hash(qualified_name: str) -> str:
-    """SHA-256 of the installed source of a cqlsh Shell method named as in COPIED."""
+    """SHA-256 of the installed source of a cqlsh Shell method or module function named as in
+    COPIED."""
     import hashlib  # for the seam tests only: kept out of the shell's start-up
+    import importlib
     import inspect
 
-    method = getattr(stock_shell_class(), qualified_name.rsplit(".", 1)[1])
-    return hashlib.sha256(inspect.getsource(method).encode()).hexdigest()
+    where, name = qualified_name.rsplit(".", 1)
+    owner = stock_shell_class() if where.endswith(".Shell") else importlib.import_module(where)
+    return hashlib.sha256(inspect.getsource(getattr(owner, name)).encode()).hexdigest()
 
 
 @contextmanager
