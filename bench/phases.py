@@ -28,7 +28,9 @@ phase). The functions are called a page at a time, so the timers cost nothing th
   writing);
 - driver and frames: the rest of the process's CPU in the statement (getrusage, user + sys,
   children included): the driver's I/O thread reading frames, its rows made on the main thread,
-  the scan's paging and the shell around it.
+  the scan's paging and the shell around it. Its threads' part (the event loop: frames read,
+  decompressed and checked, a RESULT's rows made or kept as bytes) is printed apart, from each
+  thread's own CPU clock (a thread that ends inside the statement is not in it);
 The window is the shell's statement (ExtShell.handle_statement: start-up and connection left out);
 every phase is the full table's statement less the same statement on one partition (the imports a
 statement makes the first time, the first values), as bench/readers.py measures a reader; medians
@@ -120,7 +122,7 @@ class Timers:
         self.spent: dict[str, float] = dict.fromkeys(PHASES, 0.0)
         self.stack = ["driver and frames"]
         self.last = time.thread_time()
-        self.started = self.total = 0.0
+        self.started = self.total = self.threads = 0.0
         self.calls: list[tuple[Callable[..., Any], tuple[Any, ...], dict[str, Any]]] = []
         self.phases = dict(self.spent)
 
@@ -154,14 +156,31 @@ class Timers:
             self.close()
             self.spent = dict.fromkeys(PHASES, 0.0)
             self.calls = []
+            threads = other_threads_cpu()
             self.started = process_cpu()
             try:
                 return fn(*args, **kwargs)
             finally:
                 self.close()
                 self.total = process_cpu() - self.started
+                after = other_threads_cpu()
+                self.threads = sum(cpu - threads.get(ident, 0.0) for ident, cpu in after.items())
                 self.phases = dict(self.spent)
         return measured
+
+
+def other_threads_cpu() -> dict[int, float]:
+    """Each live thread's CPU but the main thread's (the driver's event loop reading frames, the
+    scan's threads): a thread that ends inside the statement is not counted."""
+    out: dict[int, float] = {}
+    for thread in threading.enumerate():
+        if thread.ident is None or thread is threading.main_thread():
+            continue
+        try:
+            out[thread.ident] = time.clock_gettime(time.pthread_getcpuclockid(thread.ident))
+        except (OSError, ProcessLookupError):
+            continue
+    return out
 
 
 def process_cpu() -> float:
@@ -253,6 +272,8 @@ def child(out: str, argv: list[str]) -> int:
     spent["rendering and writing"] += spent["arrow columns (core)"]
     # The core's page calls: one a page read (one payload column, as every reader here asks).
     pages = len(timers.calls)
+    # Of the driver and frames: the other threads' CPU (the driver's event loop: frames off the socket).
+    spent["driver threads"] = timers.threads
     Path(out).write_text(json.dumps({"code": code, "total": timers.total, "phases": spent, "pages": pages}))
     return 0
 
@@ -315,6 +336,8 @@ class ReaderPhases:
     rounds: list[float]
     pages: float
     arrow: float
+    #: Of the driver and frames: the driver's threads (its event loop reading the frames).
+    threads: float = 0.0
 
 
 @dataclass
@@ -362,7 +385,8 @@ def measure(host: str, port: int, table: str, readers: list[str], repeat: int, h
             total=statistics.median(r["total"] for r in full[reader]) - partition,
             rounds=sorted(r["total"] - partition for r in full[reader]),
             pages=statistics.median(r.get("pages", 0) for r in full[reader]),
-            arrow=median("arrow columns (core)", full[reader]) - median("arrow columns (core)", one[reader]))
+            arrow=median("arrow columns (core)", full[reader]) - median("arrow columns (core)", one[reader]),
+            threads=median("driver threads", full[reader]) - median("driver threads", one[reader]))
     return found
 
 
@@ -385,6 +409,9 @@ def report(found: TablePhases, repeat: int) -> None:
         print(f"{reader:<32}{cells}{us(got.total):>8.2f}{got.total / found.floor:>8.2f}"
               f"{got.total / found.bare:>8.2f}{got.pages:>7.0f}  "
               f"{us(got.rounds[0]):.2f}-{us(got.rounds[-1]):.2f}")
+    print("of the driver and frames, the driver's threads (its event loop: frames off the socket, "
+          "decompressed, checked, a RESULT's rows or bytes): " + ", ".join(
+              f"{reader} {us(got.threads):.2f}" for reader, got in found.readers.items()) + " us a row")
     for reader, got in found.readers.items():
         if reader.startswith("copy"):
             print(f"{reader}: of its rendering and writing, the core's Arrow columns (held_array, "

@@ -189,8 +189,13 @@ class Answer:
                 self.groups.merge_group(key, accs)
             for _k, result in found:
                 add(result.key, result.inputs)
-        elif self.buffer is None and not any(item.kind == "star" for item in self.plan.items):
-            out = [result.values for _k, result in found]  # (what _row_at gives without a `*`)
+        elif not any(item.kind == "star" for item in self.plan.items):
+            # (what _row_at gives without a `*`: the row itself is not read)
+            if self.buffer is None:
+                out = [result.values for _k, result in found]
+            else:
+                for _k, result in found:
+                    self.buffer.add(result.values + result.order)
         else:
             at = {name: i for i, name in enumerate(names)}
             for k, result in found:

@@ -731,7 +731,10 @@ class CoreProgram:
         fails the call (it should not) or a sum overflows: Python reads the page."""
         from cqlsh_ext.query.groups import Accumulator
 
-        core = self._query(evaluator, names, rows)
+        # No blob's view given (a bare blob column, `*`): the kept rows' values are taken a column
+        # at a time, only the ordinary columns the statement names made (of the server's page).
+        by_columns = not any(read.request.views for read in self.reads)
+        core = self._query(evaluator, names, rows, make_kept=not by_columns)
         if core is None:
             return None
         native = self.native
@@ -742,17 +745,17 @@ class CoreProgram:
             outputs, order = core.outputs, core.order
             ordinary = [(k, at.get(ref.name)) for k, ref in enumerate(evaluator.outputs)
                         if isinstance(ref, Column)]
-            views = self._views(names, rows, kept)
-            if not views:  # (no blob's view given: the rows' values a column at a time)
-                made = [rows[k] for k in kept]
+            views = {} if by_columns else self._views(names, rows, kept)
+            if by_columns:
+                made = columns_of(rows, sorted({col for _o, col in ordinary if col is not None}), kept)
                 columns: list[Sequence[Any]] = list(outputs)
                 for o, col in ordinary:
-                    columns[o] = [None] * len(kept) if col is None else [row[col] for row in made]
+                    columns[o] = [None] * len(kept) if col is None else made[col]
                 rows_values = zip(*columns, strict=True) if columns else repeat(())
                 orders = zip(*order, strict=True) if order else repeat(())
                 found = [(k, RowResult(True, values, order=by, views={}))
                          for k, values, by in zip(kept, rows_values, orders, strict=False)]
-            for j, k in enumerate(kept if views else ()):
+            for j, k in enumerate(() if by_columns else kept):
                 row = rows[k]
                 values = [column[j] for column in outputs]
                 shown = views.get(k, {})
