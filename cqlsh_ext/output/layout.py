@@ -258,7 +258,11 @@ def print_table(write: Callable[[str], None], names: Sequence[Any], rows: Sequen
             continue
         cells = [cut(cell, w, color) if overflow == CUT else cell
                  for cell, w in zip(row, widths, strict=True)]
-        write(" " + " | ".join(cell.rjust(w, color=color) for cell, w in zip(cells, widths, strict=True)))
+        # FormattedValue.rjust inlined for a FormattedValue itself (its pad: `w - displaywidth`
+        # spaces, none when negative)
+        write(" " + " | ".join([" " * (w - cell.displaywidth) + (cell.coloredval if color else cell.strval)
+                                if type(cell) is FormattedValue else cell.rjust(w, color=color)
+                                for cell, w in zip(cells, widths, strict=True)]))
     if tty:
         write("")
 

@@ -81,14 +81,14 @@ def formatted_rows(column_names: list[str], column_types: Sequence[Any] | None,
         for name, cqltype in zip(column_names, cql_types, strict=False):
             bind_blob_formatters(cqltype, ValuePlace(keyspace, table, name), display, ks_meta)
         prepare_page(column_names, cql_types, rows, display)
-    elif rows and cql_types and all(len(row) == len(cql_types) for row in rows):
+    elif rows and cql_types and set(map(len, rows)) == {len(cql_types)}:
         columns = []
-        for i, cqltype in enumerate(cql_types):
-            cells = formats.column([row[i] for row in rows], cqltype)
+        for values, cqltype in zip(zip(*rows, strict=True), cql_types, strict=True):
+            cells = formats.column(values, cqltype)
             if cells is None:
                 break
             columns.append(cells)
         else:
-            return [list(cells) for cells in zip(*columns, strict=True)]
+            return list(map(list, zip(*columns, strict=True)))
     cell = formats.cell
     return [list(map(cell, row, cql_types)) for row in rows]

@@ -149,6 +149,13 @@ COPIED: dict[str, str] = {
         "011e7a13aa384bfc23b9e689eb8891c1c762f6f92347c8b6fe1760cbd113f3cd",
     "cqlshlib.displaying.colorme":
         "6bbc7789e60f91c89f0e84324f0a36f83701cddec738df512324b0e40c407037",
+    # output.layout's print_table: a FormattedValue's rjust inlined.
+    "cqlshlib.displaying.FormattedValue.rjust":
+        "50a86fdfcf12cb99e7c0837fc63479fdf2435b394cacde2edd26c06c310348a0",
+    "cqlshlib.displaying.FormattedValue.color_rjust":
+        "766b589ddff6b16153e42163bf333734f4b9c914263df26eaa2ccc0635426783",
+    "cqlshlib.displaying.FormattedValue._pad":
+        "c778454a816b604b4c734d0f5d0edddcc86ba6ee6d520cf42bdb8dd249b92e3a",
 }
 
 _STOCK_SHELL: list[Any] = []
@@ -220,14 +227,19 @@ def install_shell_class(cqlshmain: ModuleType, shell_class: type) -> None:
 
 
 def upstream_source_hash(qualified_name: str) -> str:
-    """SHA-256 of the installed source of a cqlsh Shell method or module function named as in
-    COPIED."""
+    """SHA-256 of the installed source of a cqlsh Shell method, module function or class method
+    named as in COPIED."""
     import hashlib  # for the seam tests only: kept out of the shell's start-up
     import importlib
     import inspect
 
     where, name = qualified_name.rsplit(".", 1)
-    owner = stock_shell_class() if where.endswith(".Shell") else importlib.import_module(where)
+    if where.endswith(".Shell"):
+        owner: Any = stock_shell_class()
+    else:  # a module's function, or a class's method (module.Class.method)
+        module, _, cls = where.rpartition(".") if where.rsplit(".", 1)[-1][:1].isupper() else (where, "", "")
+        owner = importlib.import_module(module)
+        owner = getattr(owner, cls) if cls else owner
     return hashlib.sha256(inspect.getsource(getattr(owner, name)).encode()).hexdigest()
 
 
