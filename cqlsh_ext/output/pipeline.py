@@ -62,6 +62,10 @@ class Printing:
     display: BlobDisplay | None = None
     #: Per column of the page: never cut to fit (layout.whole_columns: keys, uuids).
     whole: tuple[bool, ...] = ()
+    #: What the result's pages share, made by its first page: (its columns' names, types and
+    #: table) -> (the formatted names, whether it decodes, whole columns); its cell formats.
+    shared: tuple[Any, tuple[list[Any], bool, tuple[bool, ...]]] | None = None
+    formats: PageFormats | None = None
 
 
 class ResultPipeline:
@@ -250,8 +254,25 @@ class ResultPipeline:
         page = self.now if self.now.in_result else Printing()
         with self._printing(page), self._rows_then_closing():
             page.row_offset = row_count_offset
-            page.whole = whole_columns(names, types, table_meta)
+            page.whole = self._shared(names, types, table_meta)[2] if page.in_result else \
+                whole_columns(names, types, table_meta)
             yield page
+
+    def _shared(self, names: list[str], types: Sequence[Any] | None,
+                table_meta: Any) -> tuple[list[Any], bool, tuple[bool, ...]]:
+        """The formatted column names, whether the page decodes blobs (_decodes) and the whole
+        columns (layout.whole_columns) of a page of the result being printed: made once a result
+        for its columns (its pages share them)."""
+        from cqlsh_ext.output.layout import whole_columns
+
+        key = (tuple(names), tuple(types or ()), id(table_meta))
+        shared = self.now.shared
+        if shared is None or shared[0] != key:
+            shell = self.shell
+            made = ([shell.myformat_colname(name, table_meta) for name in names], self._decodes(types),
+                    whole_columns(names, types, table_meta))
+            self.now.shared = shared = (key, made)
+        return shared[1]
 
     def print_page(self, names: list[str], types: Sequence[Any] | None, rows: Rows, table_meta: Any,
                    with_header: bool, tty: bool, row_count_offset: int) -> None:
@@ -262,17 +283,23 @@ class ResultPipeline:
 
         shell = self.shell
         with self._page(names, types, table_meta, row_count_offset) as page:
-            formatted_names = [shell.myformat_colname(name, table_meta) for name in names]
+            if page.in_result:
+                formatted_names, decodes, _whole = self._shared(names, types, table_meta)
+            else:
+                formatted_names = [shell.myformat_colname(name, table_meta) for name in names]
+                decodes = self._decodes(types)
             if not rows:
                 self.print_formatted_result(formatted_names, None, with_header=True, tty=tty)
                 return
             ks_name = table_meta.keyspace_name if table_meta else shell.current_keyspace
             ks_meta = shell.conn.metadata.keyspaces.get(ks_name, None) if types else None
-            page.display = self._blob_display(names) if self._decodes(types) else None
+            page.display = self._blob_display(names) if decodes else None
+            if page.formats is None or not page.in_result:
+                page.formats = self._page_formats()
             try:
                 table_name = table_meta.name if table_meta else None
                 values = table.formatted_rows(names, types, rows, ks_name, table_name, ks_meta,
-                                              self._page_formats(), page.display)
+                                              page.formats, page.display)
                 if shell.expand_enabled:
                     self.print_formatted_result_vertically(formatted_names, values, row_count_offset)
                 else:
