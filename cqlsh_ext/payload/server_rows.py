@@ -138,6 +138,11 @@ class ServerRows(Sequence[tuple[Any, ...]]):
     def columns(self) -> int:
         return len(self.types)
 
+    def holds_blobs(self, i: int) -> bool:
+        """Whether column `i` is a bare blob column: its cells are the stored values themselves,
+        which the core reads from the page (a blob inside a collection, or a text column, is not)."""
+        return getattr(self.types[i], "typename", None) == "blob"
+
     def _within(self, rows: Sequence[int] | None) -> None:
         """MalformedPage (one line) for a row asked past the page."""
         if rows is not None:

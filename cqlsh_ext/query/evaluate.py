@@ -683,7 +683,7 @@ class CoreProgram:
                 index = at[column]
                 source: Any = rows
                 if server is not None:
-                    source = page if getattr(server.types[index], "typename", None) == "blob" \
+                    source = page if server.holds_blobs(index) \
                         else [(value,) for value in server.column(index)]
                     index = index if source is page else 0
                 places.append(core_module.QueryPlace(source, column=index, paths=paths, needles=needles))
