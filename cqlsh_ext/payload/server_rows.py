@@ -90,10 +90,17 @@ def columns_of(rows: Sequence[Sequence[Any]], wanted: Sequence[int],
     """column_of() of each of the `wanted` columns (distinct), by index: of the server's page, made
     in one pass of the driver's row parser over those cells (ServerRows.parsed)."""
     if isinstance(rows, ServerRows) and wanted and rows._rows is None:
-        parsed = rows.parsed(wanted, kept)
+        # The columns the core lays out from the cells (int, text, ...: no tuple a row) ...
+        out = rows.laid_out(wanted, kept)
+        rest = [i for i in wanted if i not in out]
+        parsed = rows.parsed(rest, kept) if rest else None
         if parsed is not None:
-            # A column at a time (map over the rows: half the CPU of zip(*rows) and list()).
-            return {i: list(map(itemgetter(k), parsed)) for k, i in enumerate(wanted)}
+            # ... the others by the driver's parser, a column at a time (map over the rows: half
+            # the CPU of zip(*rows) and list()).
+            out.update((i, list(map(itemgetter(k), parsed))) for k, i in enumerate(rest))
+        if len(out) == len(wanted):
+            return out
+        return {i: out[i] if i in out else column_of(rows, i, kept) for i in wanted}
     return {i: column_of(rows, i, kept) for i in wanted}
 
 
@@ -116,6 +123,22 @@ def _row_parser() -> Any:
         else:
             _PARSER.append((ListParser(), BytesIOReader, ParseDesc, ColDesc, make_deserializers))
     return _PARSER[0]
+
+
+_LAID_OUT: list[dict[Any, str]] = []
+
+
+def _laid_out_kinds() -> dict[Any, str]:
+    """The driver's type classes whose columns the core lays out (payload.native.cql_columns),
+    each to the CQL type it reads them as: exactly those classes (the driver finds its parser's
+    deserializer by the class's own name)."""
+    if not _LAID_OUT:
+        from cassandra import cqltypes
+        _LAID_OUT.append({cqltypes.Int32Type: "int", cqltypes.LongType: "bigint",
+                          cqltypes.CounterColumnType: "bigint", cqltypes.DoubleType: "double",
+                          cqltypes.BooleanType: "boolean", cqltypes.UTF8Type: "text",
+                          cqltypes.VarcharType: "varchar", cqltypes.AsciiType: "ascii"})
+    return _LAID_OUT[0]
 
 
 class ServerRows(Sequence[tuple[Any, ...]]):
@@ -179,6 +202,26 @@ class ServerRows(Sequence[tuple[Any, ...]]):
                           deserializers(types), self.protocol_version)
         made: list[tuple[Any, ...]] = list_parser.parse_rows(reader(section), desc)
         return made
+
+    def laid_out(self, wanted: Sequence[int], rows: Sequence[int] | None = None) -> dict[int, list[Any]]:
+        """Of the wanted columns (distinct), those the core lays out from the cells
+        (payload.native.cql_columns: int, bigint, counter, double, boolean, text, varchar,
+        ascii), by index: the driver's parser's values without a tuple a row, of every row or of
+        `rows` only (in its order). The others (their type, a cell the driver reads its own way,
+        no core) are not in the answer."""
+        if not native.available():
+            return {}
+        kinds = _laid_out_kinds()
+        read = [(i, kinds[t]) for i, t in ((i, self.types[i]) for i in wanted) if t in kinds]
+        if not read:
+            return {}
+        self._within(rows)
+        try:
+            made = native.cql_columns(self.body, self.row_count, self.columns, [i for i, _ in read],
+                                      [kind for _, kind in read], rows)
+        except ValueError as err:
+            raise MalformedPage(str(err)) from None
+        return {i: values for (i, _), values in zip(read, made, strict=True) if values is not None}
 
     def make(self, indexes: Sequence[int]) -> None:
         """Rows `indexes` made as the driver's tuple_factory makes them, in one call (the rows a
