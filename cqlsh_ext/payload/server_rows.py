@@ -3,7 +3,8 @@ scanning/pages_in.py), read without the driver building a tuple per row.
 
     page = ServerRows(body, count, types, protocol_version)
     page.cells([0, 2])     # columns 0 and 2, each a list of bytes or None (null), one a row
-    page.column(2)         # column 2's values as the driver makes them (its row parser, or from_binary)
+    page.column(2)         # column 2's values as the driver makes them (the core's laid_out, its
+                           # row parser, or from_binary)
     page.column(2, [3, 9]) # ... of rows 3 and 9 alone (a reader's kept rows: column_of(), columns_of())
     page.make([3, 9])      # rows 3 and 9 made in one split of their cells alone (a reader's kept rows)
     len(page), page[5]     # a sequence of rows too: page[5] decodes row 5 alone, iterating
@@ -17,7 +18,11 @@ The cells are split by the native core (payload.native.split_page) when it is bu
 driver: with the core and the driver's Cython row parser (its `cassandra.obj_parser`, what makes
 its own rows), by that parser, fed the wanted rows' and columns' cells as a rows section of their
 own (payload.native.select_rows: the driver's rows, at its speed); else by each column type's
-`from_binary`, the same values a cell at a time in Python.
+`from_binary`, the same values a cell at a time in Python. The ordinary columns of the simplest
+types (int, bigint, counter, double, boolean, text, varchar, ascii) the core lays out itself, a
+list a column straight from the cells (payload.native.cql_columns: `laid_out`), the driver's
+parser's values without its tuple a row; a column with a cell the driver reads its own way (an
+empty number, a width that is not the type's, text its codec refuses) is left to the driver.
 """
 
 from __future__ import annotations
@@ -244,10 +249,13 @@ class ServerRows(Sequence[tuple[Any, ...]]):
         made.update(zip(wanted, tuples, strict=True))
 
     def column(self, i: int, rows: Sequence[int] | None = None) -> list[Any]:
-        """Column i's values as the driver makes them (parsed(), else its type's from_binary): of
+        """Column i's values as the driver makes them (laid_out(), parsed(), else its type's from_binary): of
         every row, or of `rows` only (in its order: a reader's kept rows), that column's cells alone."""
         if self._rows is not None:
             return [row[i] for row in self._rows] if rows is None else [self._rows[k][i] for k in rows]
+        laid = self.laid_out([i], rows)
+        if laid:
+            return laid[i]
         parsed = self.parsed([i], rows)
         if parsed is not None:
             return [row[0] for row in parsed]
