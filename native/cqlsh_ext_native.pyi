@@ -216,6 +216,9 @@ def split_page(page: RowsPage, wanted: list[int], rows: list[int] | None = None)
 
 def select_rows(page: RowsPage, wanted: list[int], rows: list[int] | None = None) -> bytes: ...
 
+def cql_columns(page: RowsPage, wanted: list[int], kinds: list[str],
+                rows: list[int] | None = None) -> list[list[Any] | None]: ...
+
 class MeasurePlace:
     def __init__(self, source: Sequence[Any] | RowsPage, *, column: int | None = None, rows: list[int] | None = None,
                  text: bool = False, exact_ratios: bool = False) -> None: ...

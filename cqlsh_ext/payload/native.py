@@ -310,6 +310,9 @@ class Core(Protocol):
     def select_rows(self, page: core_types.RowsPage, wanted: list[int],
                     rows: list[int] | None = None) -> bytes: ...
 
+    def cql_columns(self, page: core_types.RowsPage, wanted: list[int], kinds: list[str],
+                    rows: list[int] | None = None) -> list[list[Any] | None]: ...
+
     def query_page(self, request: core_types.QueryRequest) -> core_types.QueryPage: ...
 
     def describe_page(self, request: core_types.DescribeRequest) -> core_types.DescribedPage: ...
@@ -628,6 +631,19 @@ def select_rows(body: bytes, count: int, columns: int, wanted: Sequence[int],
     available()."""
     native = module()
     return native.select_rows(native.RowsPage(body, count, columns), list(wanted),
+                              None if rows is None else list(rows))
+
+
+def cql_columns(body: bytes, count: int, columns: int, wanted: Sequence[int], kinds: Sequence[str],
+                rows: Sequence[int] | None = None) -> list[list[Any] | None]:
+    """The wanted columns' values as the driver's row parser makes them (`kinds`: each column's CQL
+    type as its driver type class names it, `typename`), laid out by the core from the page's
+    cells without a tuple a row: of every row, or of `rows` only (in its order). None for a column
+    the core does not read (its type, an empty value, a width or text the driver reads its own
+    way): the caller makes that one by the driver. ValueError (one line) for a malformed page;
+    raises when the core is not available()."""
+    native = module()
+    return native.cql_columns(native.RowsPage(body, count, columns), list(wanted), list(kinds),
                               None if rows is None else list(rows))
 
 
