@@ -682,11 +682,14 @@ class CoreProgram:
                 # (a text column's values: the core refuses the page, Python reads it)
                 index = at[column]
                 source: Any = rows
+                at_index: int | None = index
                 if server is not None:
                     source = page if getattr(server.types[index], "typename", None) == "blob" \
                         else [(value,) for value in server.column(index)]
-                    index = index if source is page else 0
-                places.append(core_module.QueryPlace(source, column=index, paths=paths, needles=needles))
+                    at_index = index if source is page else 0
+                elif (arrow := native.arrow_binary(rows, index)) is not None:  # an Arrow batch's blob column
+                    source, at_index = arrow, None
+                places.append(core_module.QueryPlace(source, column=at_index, paths=paths, needles=needles))
             else:
                 col = at.get(column)
                 values = [None] * len(rows) if col is None else _column(rows, col)
