@@ -68,9 +68,9 @@ class CoreCounts:
             self.from_arrow.add(native.arrow_cells() - before)
 
 
-def from_arrow_note(blobs: int) -> str:
-    """The job's closing words on the blobs the core read from Arrow ('' for none)."""
-    return f" (the native core read {blobs:,} blobs from Arrow)" if blobs else ""
+def from_arrow_note(cells: int) -> str:
+    """The job's words on the blob cells the core read from Arrow ('' for none): after its tasks."""
+    return f" (the native core read the blobs of {cells:,} rows from Arrow)" if cells else ""
 
 
 #: The one column of what a task yields: its part, pickled (read back with pickle.loads(row.part)).
