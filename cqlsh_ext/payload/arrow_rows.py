@@ -27,14 +27,21 @@ Converter = Callable[[Any], Any] | None
 class ArrowRows(Sequence[tuple[Any, ...]]):
     """One Arrow record batch's rows, its columns' converters to the driver's values."""
 
-    __slots__ = ("batch", "converters", "row_count", "_columns", "_rows")
+    __slots__ = ("batch", "converters", "row_count", "_arrays", "_binary", "_columns", "_made", "_rows")
 
     def __init__(self, batch: Any, converters: Sequence[Converter]) -> None:
+        import pyarrow
+
         self.batch = batch
         self.converters = list(converters)
         self.row_count: int = batch.num_rows
-        #: Each column's values, made once when a reader first asks.
+        self._arrays = batch.columns
+        #: Whether each column is binary (a blob column the core reads whole).
+        self._binary = [pyarrow.types.is_binary(f.type) or pyarrow.types.is_large_binary(f.type)
+                        for f in batch.schema]
+        #: Each column's values, made once when a reader first asks; the rows made one by one.
         self._columns: dict[int, list[Any]] = {}
+        self._made: dict[int, tuple[Any, ...]] = {}
         self._rows: list[tuple[Any, ...]] | None = None
 
     @classmethod
@@ -50,28 +57,24 @@ class ArrowRows(Sequence[tuple[Any, ...]]):
     def binary(self, i: int) -> Any | None:
         """Column i's pyarrow array when it is binary or large_binary (a blob column, its cells
         read whole by the core), else None."""
-        import pyarrow
-
-        array = self.batch.column(i)
-        return array if pyarrow.types.is_binary(array.type) or pyarrow.types.is_large_binary(array.type) \
-            else None
+        return self._arrays[i] if self._binary[i] else None
 
     def column(self, i: int, rows: Sequence[int] | None = None) -> list[Any]:
         """Column i's values as the driver gives them: of every row, or of `rows` only (in its
         order)."""
         values = self._columns.get(i)
         if values is None:
-            if rows is not None and len(rows) * 4 < self.row_count:  # a few kept rows: those alone
+            if rows is not None and self._binary[i]:  # the kept rows' blobs alone (as dear a value)
                 return [self._value(i, row) for row in rows]
-            values = self._columns[i] = self._made(self.batch.column(i).to_pylist(), i)
+            values = self._columns[i] = self._converted(self._arrays[i].to_pylist(), i)
         return values if rows is None else [values[row] for row in rows]
 
-    def _made(self, values: list[Any], i: int) -> list[Any]:
+    def _converted(self, values: list[Any], i: int) -> list[Any]:
         convert = self.converters[i]
         return values if convert is None else [convert(v) for v in values]
 
     def _value(self, i: int, row: int) -> Any:
-        value = self.batch.column(i)[row].as_py()
+        value = self._arrays[i][row].as_py()
         convert = self.converters[i]
         return value if convert is None else convert(value)
 
@@ -83,18 +86,21 @@ class ArrowRows(Sequence[tuple[Any, ...]]):
         return self._rows
 
     def row(self, index: int) -> tuple[Any, ...]:
-        """Row `index` alone: the columns made already give their value, a blob column's cell is
-        read alone (a reader that keeps a few rows: the page's blobs are never all made)."""
+        """Row `index` alone (made once): the other columns made whole, a blob column's cell
+        alone (a reader that keeps a few rows: the page's other blobs are never made)."""
         if self._rows is not None:
             return self._rows[index]
         if index < 0:
             index += self.row_count
         if not 0 <= index < self.row_count:
             raise IndexError("a page's row out of range")
-        made = self._columns
-        return tuple(made[i][index] if i in made else
-                     self._value(i, index) if self.binary(i) is not None else self.column(i)[index]
-                     for i in range(self.columns))
+        row = self._made.get(index)
+        if row is None:
+            made = self._columns
+            row = self._made[index] = tuple(made[i][index] if i in made else self._value(i, index)
+                                            if self._binary[i] else self.column(i)[index]
+                                            for i in range(len(self._arrays)))
+        return row
 
     def __len__(self) -> int:
         return self.row_count
