@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
+from cqlsh_ext.payload.arrow_rows import ArrowRows
 from cqlsh_ext.payload.engine import ValueEngine
 from cqlsh_ext.payload.formats.tree import Tagged, render
 from cqlsh_ext.payload.pages import PageRead, ReadRequest
@@ -687,8 +688,10 @@ class CoreProgram:
                     source = page if getattr(server.types[index], "typename", None) == "blob" \
                         else [(value,) for value in server.column(index)]
                     at_index = index if source is page else 0
-                elif (arrow := native.arrow_binary(rows, index)) is not None:  # an Arrow batch's blob column
-                    source, at_index = arrow, None
+                elif isinstance(rows, ArrowRows):  # an Arrow batch: a blob column's buffers, else that column
+                    arrow = native.arrow_binary(rows, index)
+                    source, at_index = (arrow, None) if arrow is not None else \
+                        ([(value,) for value in rows.column(index)], 0)
                 places.append(core_module.QueryPlace(source, column=at_index, paths=paths, needles=needles))
             else:
                 col = at.get(column)

@@ -110,10 +110,12 @@ QUERIES = [
     "SELECT * FROM t WHERE data.n > 1 ALLOW FILTERING",
     "SELECT data.status, count(*), sum(data.n), min(data.n) FROM t GROUP BY data.status ALLOW FILTERING",
     "SELECT k, note FROM t WHERE data IS UNDECODABLE ALLOW FILTERING",
+    "SELECT k, note.a, data.status FROM t WHERE data.n > 1 ALLOW FILTERING",
 ]
 
 
-@pytest.mark.parametrize("statement", QUERIES, ids=["filter", "star", "group-by", "undecodable"])
+@pytest.mark.parametrize("statement", QUERIES,
+                         ids=["filter", "star", "group-by", "undecodable", "a-text-column's-path"])
 def test_a_query_of_an_arrow_page_equals_the_query_of_its_rows(statement: str) -> None:
     """The answer and counts, the blobs handed back among the rows (a value the Python engine
     reads: its Python value, bytes, evaluated in the room)."""
@@ -129,7 +131,8 @@ def test_a_query_of_an_arrow_page_equals_the_query_of_its_rows(statement: str) -
         c = answer.counts
         results.append(([tuple(shown(v) if hasattr(v, "layers") else v for v in row) for row in got],
                         (c.read, c.matched, c.undecodable, c.cut, dict(c.kinds))))
-    assert native.arrow_cells() - before == len(BLOBS)
+    if "note." not in statement:  # (a text column's path: the core refuses the page, Python reads it)
+        assert native.arrow_cells() - before == len(BLOBS)
     assert same(results[0][0], results[1][0]), results
     assert results[0][1] == results[1][1]
     assert results[0][0] and results[0][1][0] == len(BLOBS)
