@@ -32,6 +32,7 @@ from operator import itemgetter
 from typing import Any, overload
 
 from cqlsh_ext.payload import native
+from cqlsh_ext.payload.arrow_rows import ArrowRows
 
 __all__ = ["MalformedPage", "ServerRows", "column_of", "columns_of", "split_cells"]
 
@@ -82,8 +83,9 @@ def split_cells(body: bytes, count: int, columns: int, wanted: Sequence[int]) ->
 
 def column_of(rows: Sequence[Sequence[Any]], i: int, kept: Sequence[int] | None = None) -> list[Any]:
     """Column i of a page's rows (of every row, or of the `kept` ones in their order): of the
-    server's page (a ServerRows), that column's cells alone made by the driver; of rows, their items."""
-    if isinstance(rows, ServerRows):
+    server's page (a ServerRows), that column's cells alone made by the driver; of an Arrow batch
+    (an ArrowRows), that column alone; of rows, their items."""
+    if isinstance(rows, (ServerRows, ArrowRows)):
         return rows.column(i, kept)
     if kept is None:
         return [row[i] for row in rows]
