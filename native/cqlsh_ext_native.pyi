@@ -216,8 +216,21 @@ def split_page(page: RowsPage, wanted: list[int], rows: list[int] | None = None)
 
 def select_rows(page: RowsPage, wanted: list[int], rows: list[int] | None = None) -> bytes: ...
 
+def cql_columns(page: RowsPage, wanted: list[int], kinds: list[str],
+                rows: list[int] | None = None) -> list[list[Any] | None]: ...
+class ArrowBinary:
+    """A pyarrow binary or large_binary array whose cells the core borrows from its buffers (a
+    place's source in measure_page, query_page and describe_page, as a RowsPage column is);
+    ValueError (one line) for another type or buffers that do not hold its cells."""
+    array: Any
+    def __init__(self, array: Any) -> None: ...
+    def __len__(self) -> int: ...
+
+def arrow_cells() -> int:
+    """Cells the three calls have read from ArrowBinary sources since the module loaded."""
+
 class MeasurePlace:
-    def __init__(self, source: Sequence[Any] | RowsPage, *, column: int | None = None, rows: list[int] | None = None,
+    def __init__(self, source: Sequence[Any] | RowsPage | ArrowBinary, *, column: int | None = None, rows: list[int] | None = None,
                  text: bool = False, exact_ratios: bool = False) -> None: ...
 
 class MeasureRequest:
@@ -295,7 +308,7 @@ class Needle:
     def __init__(self, *, any: bool, strings: list[str]) -> None: ...
 
 class QueryPlace:
-    def __init__(self, source: Sequence[Any] | RowsPage, *, column: int | None = None, paths: Sequence[Path],
+    def __init__(self, source: Sequence[Any] | RowsPage | ArrowBinary, *, column: int | None = None, paths: Sequence[Path],
                  needles: list[Needle] = ...) -> None: ...
 
 class Condition:
@@ -352,10 +365,10 @@ def query_page(request: QueryRequest) -> QueryPage: ...
 # ------------------------------------------------------------------ DESCRIBE PAYLOAD
 
 class DescribeRequest:
-    values: Sequence[Any] | RowsPage
+    values: Sequence[Any] | RowsPage | ArrowBinary
     column: int | None
     cap: int
-    def __init__(self, values: Sequence[Any] | RowsPage, *, column: int | None = None, cap: int, max_paths: int, max_visits: int, max_depth: int,
+    def __init__(self, values: Sequence[Any] | RowsPage | ArrowBinary, *, column: int | None = None, cap: int, max_paths: int, max_visits: int, max_depth: int,
                  exact: int, long_text: int, long_key: int, p: int) -> None: ...
 
 class Encoding:

@@ -20,6 +20,7 @@ from cqlsh_ext.describe import views
 from cqlsh_ext.describe.sketch import Values
 from cqlsh_ext.describe.structure import Structure, data_kind
 from cqlsh_ext.payload import budget
+from cqlsh_ext.payload.arrow_rows import ArrowRows
 from cqlsh_ext.payload.places import Decoding, Engines, ValuePlace
 from cqlsh_ext.payload.server_rows import ServerRows
 from cqlsh_ext.payload.view import FAILED, BlobView
@@ -174,7 +175,7 @@ class Description:
             self.paths.add(*self.evaluator.walked())
             rows = [rows[k] for k, _ in page.found]
             decoded = [result.views.get(self.column) for _, result in page.found]
-        elif isinstance(rows, ServerRows):  # the server's page (pages in)
+        elif isinstance(rows, (ServerRows, ArrowRows)):  # the server's page (pages in), an Arrow batch
             self.matched += len(rows)
             if not self._page_on_core(rows):  # the column alone made by the driver
                 self.add_cells(rows.column(self._index))
@@ -260,10 +261,11 @@ class Description:
         for name, key in folded:
             self.places[name].add_key(key)
 
-    def _page_on_core(self, page: ServerRows) -> bool:
-        """A blob column of the server's page described by the core from the page's bytes (its
-        nulls counted, the values it hands back read here); False where the column's engine does
-        not run on the core or the core fails the call: the caller reads the page."""
+    def _page_on_core(self, page: ServerRows | ArrowRows) -> bool:
+        """A blob column of the server's page or an Arrow batch described by the core from the
+        page's bytes or Arrow's buffers (its nulls counted, the values it hands back read here);
+        False where the column's engine does not run on the core or the core fails the call: the
+        caller reads the page."""
         cqltype = self._cqltype
         assert cqltype is not None, "set_columns first"
         if not cqltype.is_blob:
@@ -333,8 +335,8 @@ class Description:
         return out
 
 
-def _on_core(name: str, engine: ValueEngine, values: list[bytes] | ServerRows, column: int | None = None
-             ) -> tuple[DescribedPlace, list[BlobView], int] | None:
+def _on_core(name: str, engine: ValueEngine, values: list[bytes] | ServerRows | ArrowRows,
+             column: int | None = None) -> tuple[DescribedPlace, list[BlobView], int] | None:
     """A page of a place's values described by the native core (payload.native.describe_page:
     decoded, walked and sketched in one call; `values` the values, or the server's page and the
     column's index in it): the core's figures as a part of place `name` to merge, the Python

@@ -207,15 +207,6 @@ class BlobDisplay:
                 view = self._view(val, value, place)
             except Exception as err:  # the last-resort boundary: this cell shows why, the result goes on
                 return self._raw(failed(value, err), colormap, bool(colormap["reset"]))
-        if type(view) is CoreText and not quote and not self.width and not colormap["reset"]:
-            # The most common cell of a script's table (-e, -f, a pipe): a whole clean text the
-            # core decoded, uncoloured; what _format makes of it, without its general steps.
-            text = view.text
-            if "\n" not in text:
-                if "\\" in text:
-                    text = text.replace("\\", "\\\\")
-                plain = f"[{view.short_label}] {text}"
-                return FormattedValue(plain, plain, _width(plain))
         if isinstance(view, CoreRaw):
             return self._raw(view, colormap, bool(colormap["reset"]))
         try:
@@ -226,6 +217,12 @@ class BlobDisplay:
 
     def _format(self, view: BlobView | CoreText, colormap: Any, quote: bool) -> FormattedValue:
         colored = bool(colormap["reset"])
+        if type(view) is CoreText and not quote and not self.width and not colored:
+            # A script's table's most common cell (-e, -f, a pipe): a whole clean text the core
+            # decoded, uncoloured: its label and body, without the steps below (the label of a cut
+            # layer, notes, a width to cut at).
+            body = self._text_body(view, quote)[0]
+            return self._assemble(f"[{view.short_label}]", body, [], colormap, False)
         if view.kind == UNKNOWN or view.kind == FAILED:
             assert isinstance(view, BlobView)
             return self._raw(view, colormap, colored)

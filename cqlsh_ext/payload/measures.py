@@ -22,6 +22,7 @@ from functools import partial
 from operator import truediv
 from typing import Any, Protocol, runtime_checkable
 
+from cqlsh_ext.payload.arrow_rows import ArrowRows
 from cqlsh_ext.payload.view import FAILED, KIND_TITLES, UNKNOWN
 
 #: What measuring a value found (a STATS chain's status): a container peeled (COMPRESSED); none,
@@ -249,8 +250,8 @@ class MeasuredPlace:
         """(the values, the row of each)."""
         if self.column is not None:
             column = self.column
-            if isinstance(page, RowsSection):  # the server's page: this column decoded alone
-                return page.column(column), range(len(page))
+            if isinstance(page, (RowsSection, ArrowRows)):  # the server's page, an Arrow batch:
+                return page.column(column), range(len(page))  # this column made alone
             return [row[column] for row in page], range(len(page))
         return self.values, self.rows if self.rows is not None else range(len(self.values))
 

@@ -64,6 +64,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, TypeAlias, TypeVar
 
 from cqlsh_ext.payload import budget
+from cqlsh_ext.payload.arrow_rows import ArrowRows
 from cqlsh_ext.payload.budget import Budget
 from cqlsh_ext.payload.json_text import json_container
 from cqlsh_ext.payload.measures import (
@@ -288,6 +289,7 @@ class Core(Protocol):
     MeasurePlace: type[core_types.MeasurePlace]
     MeasureRequest: type[core_types.MeasureRequest]
     RowsPage: type[core_types.RowsPage]
+    ArrowBinary: type[core_types.ArrowBinary]
     Literal: type[core_types.Literal]
     Needle: type[core_types.Needle]
     QueryPlace: type[core_types.QueryPlace]
@@ -310,7 +312,12 @@ class Core(Protocol):
     def select_rows(self, page: core_types.RowsPage, wanted: list[int],
                     rows: list[int] | None = None) -> bytes: ...
 
+    def cql_columns(self, page: core_types.RowsPage, wanted: list[int], kinds: list[str],
+                    rows: list[int] | None = None) -> list[list[Any] | None]: ...
+
     def query_page(self, request: core_types.QueryRequest) -> core_types.QueryPage: ...
+
+    def arrow_cells(self) -> int: ...
 
     def describe_page(self, request: core_types.DescribeRequest) -> core_types.DescribedPage: ...
 
@@ -555,35 +562,44 @@ def float_sum(encoded: bytes | None) -> Fraction:
     return Fraction(int.from_bytes(encoded, "little", signed=True), 1 << module().FLOAT_SUM_SHIFT)
 
 
-def describe_page(engine: PythonRoad, values: Sequence[bytes] | RowsSection, bounds: DescribeBounds,
-                  column: int | None = None) -> DescribedOnCore:
+def describe_page(engine: PythonRoad, values: Sequence[bytes] | RowsSection | ArrowRows,
+                  bounds: DescribeBounds, column: int | None = None) -> DescribedOnCore:
     """DESCRIBE PAYLOAD's page of one place's values in one call: each decoded with its tree, the
     trees walked and their paths' values sketched (describe.structure and describe.sketch's
     rules, `bounds` theirs). `values`: the values, or the server's page (pages in: a
-    RowsSection) and `column`, its cells read by the core from the page's bytes, its nulls
-    counted. Its answer (DescribedOnCore): `encodings` (Encoding: kind code, label, values; KINDS
-    names the codes) and `structure` (the page's StructurePartial:
+    RowsSection) or an Arrow batch (an ArrowRows: Spark's task) and `column`, its cells read
+    by the core from the page's bytes or the batch's binary array, its nulls counted. Its
+    answer (DescribedOnCore): `encodings` (Encoding: kind code, label, values; KINDS names the
+    codes) and `structure` (the page's StructurePartial:
     describe.structure.Structure.from_partial merges it) of the values the core read; `views`,
     the Python engine's views of the values it hands back (failed and cut values, keys that are
     not ASCII text, numbers past 128 bits), made here, for the caller to count as it counts a
     view; `nulls`, the page's column's nulls (0 for values). Raises when the core is not
     available() or fails the call."""
     core = module()
-    rows = core.RowsPage(values.body, values.row_count, values.columns) \
-        if isinstance(values, RowsSection) else None
-    if (rows is None) != (column is None):
-        raise ValueError("describe_page: a column is named of a server's page, and only of one")
-    source: Any = values if rows is None else rows
+    whole: Any = None  # what the core reads the column from: the page's bytes, Arrow's buffers
+    if isinstance(values, RowsSection):
+        whole = core.RowsPage(values.body, values.row_count, values.columns)
+    elif isinstance(values, ArrowRows) and column is not None:
+        array = values.binary(column)
+        if array is None:
+            raise ValueError("describe_page: an Arrow batch's column that is not binary")
+        whole = core.ArrowBinary(array)
+    if (whole is None) != (column is None):
+        raise ValueError("describe_page: a column is named of a server's page or an Arrow batch, "
+                         "and only of one")
+    source: Any = values if whole is None else whole
     described = core.describe_page(core.DescribeRequest(
-        source, column=column, cap=engine.cap, max_paths=bounds.max_paths, max_visits=bounds.max_visits,
-        max_depth=bounds.max_depth, exact=bounds.exact, long_text=bounds.long_text, long_key=bounds.long_key,
-        p=bounds.p))
+        source, column=column if isinstance(whole, core.RowsPage) else None, cap=engine.cap,
+        max_paths=bounds.max_paths, max_visits=bounds.max_visits, max_depth=bounds.max_depth,
+        exact=bounds.exact, long_text=bounds.long_text, long_key=bounds.long_key, p=bounds.p))
     handed = described.handed_back
     views: list[BlobView] = []
     if handed:
         # the values, or those rows' cells (present: the core hands back no null)
-        left: list[Any] = [source[i] for i in handed] if rows is None else \
-            core.split_page(rows, [column or 0], list(handed))[0]
+        left: list[Any] = [source[i] for i in handed] if whole is None else \
+            values.column(column or 0, list(handed)) if isinstance(values, ArrowRows) else \
+            core.split_page(whole, [column or 0], list(handed))[0]
         views = list(engine.views(left))
     return DescribedOnCore(described.encodings, described.structure, views, described.nulls)
 
@@ -610,6 +626,19 @@ class DescribeBounds(NamedTuple):
     p: int
 
 
+def arrow_binary(rows: Sequence[Sequence[Any]], column: int) -> core_types.ArrowBinary | None:
+    """Column `column` of an Arrow batch (an ArrowRows: Spark's task) as the core reads a blob
+    column from Arrow's buffers (a place's source in measure, query and describe pages); None
+    for other rows or a column that is not binary. ValueError (one line) for malformed buffers."""
+    array = rows.binary(column) if isinstance(rows, ArrowRows) else None
+    return None if array is None else module().ArrowBinary(array)
+
+
+def arrow_cells() -> int:
+    """Cells the core has read from Arrow binary arrays in this process (0 without the core)."""
+    return module().arrow_cells() if available() else 0
+
+
 def split_page(body: bytes, count: int, columns: int, wanted: Sequence[int],
                rows: Sequence[int] | None = None) -> list[list[bytes | None]]:
     """The wanted columns' cells of a RESULT page's rows section (`count` rows of `columns`
@@ -631,10 +660,28 @@ def select_rows(body: bytes, count: int, columns: int, wanted: Sequence[int],
                               None if rows is None else list(rows))
 
 
+def cql_columns(body: bytes, count: int, columns: int, wanted: Sequence[int], kinds: Sequence[str],
+                rows: Sequence[int] | None = None) -> list[list[Any] | None]:
+    """The wanted columns' values as the driver's row parser makes them (`kinds`: each column's CQL
+    type as its driver type class names it, `typename`), laid out by the core from the page's
+    cells without a tuple a row: of every row, or of `rows` only (in its order). None for a column
+    the core does not read (its type, an empty value, a width or text the driver reads its own
+    way): the caller makes that one by the driver. ValueError (one line) for a malformed page;
+    raises when the core is not available()."""
+    native = module()
+    return native.cql_columns(native.RowsPage(body, count, columns), list(wanted), list(kinds),
+                              None if rows is None else list(rows))
+
+
 def _measured_place(native: Core, page: Any, place: MeasuredPlace) -> core_types.MeasurePlace:
     """A place of measure_rows as the core's request names it: the page's column, or its values
     with their rows."""
     text, exact = place.text, place.exact_ratios
+    if place.column is not None and isinstance(page, ArrowRows):  # an Arrow batch (Spark's task)
+        array = None if text else page.binary(place.column)
+        if array is not None:  # a blob column: the core reads its cells from Arrow's buffers
+            return native.MeasurePlace(native.ArrowBinary(array), text=text, exact_ratios=exact)
+        return native.MeasurePlace(page.column(place.column), text=text, exact_ratios=exact)
     if place.column is not None:
         return native.MeasurePlace(page, column=place.column, text=text, exact_ratios=exact)
     rows = None if place.rows is None else list(place.rows)

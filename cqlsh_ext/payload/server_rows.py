@@ -3,7 +3,8 @@ scanning/pages_in.py), read without the driver building a tuple per row.
 
     page = ServerRows(body, count, types, protocol_version)
     page.cells([0, 2])     # columns 0 and 2, each a list of bytes or None (null), one a row
-    page.column(2)         # column 2's values as the driver makes them (its row parser, or from_binary)
+    page.column(2)         # column 2's values as the driver makes them (the core's laid_out, its
+                           # row parser, or from_binary)
     page.column(2, [3, 9]) # ... of rows 3 and 9 alone (a reader's kept rows: column_of(), columns_of())
     page.make([3, 9])      # rows 3 and 9 made in one split of their cells alone (a reader's kept rows)
     len(page), page[5]     # a sequence of rows too: page[5] decodes row 5 alone, iterating
@@ -17,7 +18,11 @@ The cells are split by the native core (payload.native.split_page) when it is bu
 driver: with the core and the driver's Cython row parser (its `cassandra.obj_parser`, what makes
 its own rows), by that parser, fed the wanted rows' and columns' cells as a rows section of their
 own (payload.native.select_rows: the driver's rows, at its speed); else by each column type's
-`from_binary`, the same values a cell at a time in Python.
+`from_binary`, the same values a cell at a time in Python. The ordinary columns of the simplest
+types (int, bigint, counter, double, boolean, text, varchar, ascii) the core lays out itself, a
+list a column straight from the cells (payload.native.cql_columns: `laid_out`), the driver's
+parser's values without its tuple a row; a column with a cell the driver reads its own way (an
+empty number, a width that is not the type's, text its codec refuses) is left to the driver.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ from operator import itemgetter
 from typing import Any, overload
 
 from cqlsh_ext.payload import native
+from cqlsh_ext.payload.arrow_rows import ArrowRows
 
 __all__ = ["MalformedPage", "ServerRows", "column_of", "columns_of", "split_cells"]
 
@@ -77,8 +83,9 @@ def split_cells(body: bytes, count: int, columns: int, wanted: Sequence[int]) ->
 
 def column_of(rows: Sequence[Sequence[Any]], i: int, kept: Sequence[int] | None = None) -> list[Any]:
     """Column i of a page's rows (of every row, or of the `kept` ones in their order): of the
-    server's page (a ServerRows), that column's cells alone made by the driver; of rows, their items."""
-    if isinstance(rows, ServerRows):
+    server's page (a ServerRows), that column's cells alone made by the driver; of an Arrow batch
+    (an ArrowRows), that column alone; of rows, their items."""
+    if isinstance(rows, (ServerRows, ArrowRows)):
         return rows.column(i, kept)
     if kept is None:
         return [row[i] for row in rows]
@@ -90,10 +97,17 @@ def columns_of(rows: Sequence[Sequence[Any]], wanted: Sequence[int],
     """column_of() of each of the `wanted` columns (distinct), by index: of the server's page, made
     in one pass of the driver's row parser over those cells (ServerRows.parsed)."""
     if isinstance(rows, ServerRows) and wanted and rows._rows is None:
-        parsed = rows.parsed(wanted, kept)
+        # The columns the core lays out from the cells (int, text, ...: no tuple a row) ...
+        out = rows.laid_out(wanted, kept)
+        rest = [i for i in wanted if i not in out]
+        parsed = rows.parsed(rest, kept) if rest else None
         if parsed is not None:
-            # A column at a time (map over the rows: half the CPU of zip(*rows) and list()).
-            return {i: list(map(itemgetter(k), parsed)) for k, i in enumerate(wanted)}
+            # ... the others by the driver's parser, a column at a time (map over the rows: half
+            # the CPU of zip(*rows) and list()).
+            out.update((i, list(map(itemgetter(k), parsed))) for k, i in enumerate(rest))
+        if len(out) == len(wanted):
+            return out
+        return {i: out[i] if i in out else column_of(rows, i, kept) for i in wanted}
     return {i: column_of(rows, i, kept) for i in wanted}
 
 
@@ -118,6 +132,22 @@ def _row_parser() -> Any:
     return _PARSER[0]
 
 
+_LAID_OUT: list[dict[Any, str]] = []
+
+
+def _laid_out_kinds() -> dict[Any, str]:
+    """The driver's type classes whose columns the core lays out (payload.native.cql_columns),
+    each to the CQL type it reads them as: exactly those classes (the driver finds its parser's
+    deserializer by the class's own name)."""
+    if not _LAID_OUT:
+        from cassandra import cqltypes
+        _LAID_OUT.append({cqltypes.Int32Type: "int", cqltypes.LongType: "bigint",
+                          cqltypes.CounterColumnType: "bigint", cqltypes.DoubleType: "double",
+                          cqltypes.BooleanType: "boolean", cqltypes.UTF8Type: "text",
+                          cqltypes.VarcharType: "varchar", cqltypes.AsciiType: "ascii"})
+    return _LAID_OUT[0]
+
+
 class ServerRows(Sequence[tuple[Any, ...]]):
     """One page's rows section, its row count, its columns' driver types (cqltypes classes) and
     the protocol version the values are read at."""
@@ -137,6 +167,11 @@ class ServerRows(Sequence[tuple[Any, ...]]):
     @property
     def columns(self) -> int:
         return len(self.types)
+
+    def holds_blobs(self, i: int) -> bool:
+        """Whether column `i` is a bare blob column: its cells are the stored values themselves,
+        which the core reads from the page (a blob inside a collection, or a text column, is not)."""
+        return getattr(self.types[i], "typename", None) == "blob"
 
     def _within(self, rows: Sequence[int] | None) -> None:
         """MalformedPage (one line) for a row asked past the page."""
@@ -180,6 +215,26 @@ class ServerRows(Sequence[tuple[Any, ...]]):
         made: list[tuple[Any, ...]] = list_parser.parse_rows(reader(section), desc)
         return made
 
+    def laid_out(self, wanted: Sequence[int], rows: Sequence[int] | None = None) -> dict[int, list[Any]]:
+        """Of the wanted columns (distinct), those the core lays out from the cells
+        (payload.native.cql_columns: int, bigint, counter, double, boolean, text, varchar,
+        ascii), by index: the driver's parser's values without a tuple a row, of every row or of
+        `rows` only (in its order). The others (their type, a cell the driver reads its own way,
+        no core) are not in the answer."""
+        if not native.available():
+            return {}
+        kinds = _laid_out_kinds()
+        read = [(i, kinds[t]) for i, t in ((i, self.types[i]) for i in wanted) if t in kinds]
+        if not read:
+            return {}
+        self._within(rows)
+        try:
+            made = native.cql_columns(self.body, self.row_count, self.columns, [i for i, _ in read],
+                                      [kind for _, kind in read], rows)
+        except ValueError as err:
+            raise MalformedPage(str(err)) from None
+        return {i: values for (i, _), values in zip(read, made, strict=True) if values is not None}
+
     def make(self, indexes: Sequence[int]) -> None:
         """Rows `indexes` made as the driver's tuple_factory makes them, in one call (the rows a
         reader keeps: row() then gives them as made): parsed() over those rows' cells where the
@@ -201,10 +256,13 @@ class ServerRows(Sequence[tuple[Any, ...]]):
         made.update(zip(wanted, tuples, strict=True))
 
     def column(self, i: int, rows: Sequence[int] | None = None) -> list[Any]:
-        """Column i's values as the driver makes them (parsed(), else its type's from_binary): of
+        """Column i's values as the driver makes them (laid_out(), parsed(), else its type's from_binary): of
         every row, or of `rows` only (in its order: a reader's kept rows), that column's cells alone."""
         if self._rows is not None:
             return [row[i] for row in self._rows] if rows is None else [self._rows[k][i] for k in rows]
+        laid = self.laid_out([i], rows)
+        if laid:
+            return laid[i]
         parsed = self.parsed([i], rows)
         if parsed is not None:
             return [row[0] for row in parsed]

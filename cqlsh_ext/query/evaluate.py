@@ -13,6 +13,7 @@ from decimal import Decimal
 from itertools import repeat
 from typing import TYPE_CHECKING, Any
 
+from cqlsh_ext.payload.arrow_rows import ArrowRows
 from cqlsh_ext.payload.engine import ValueEngine
 from cqlsh_ext.payload.formats.tree import Tagged, render
 from cqlsh_ext.payload.pages import PageRead, ReadRequest
@@ -683,11 +684,16 @@ class CoreProgram:
                 # (a text column's values: the core refuses the page, Python reads it)
                 index = at[column]
                 source: Any = rows
+                at_index: int | None = index
                 if server is not None:
-                    source = page if getattr(server.types[index], "typename", None) == "blob" \
+                    source = page if server.holds_blobs(index) \
                         else [(value,) for value in server.column(index)]
-                    index = index if source is page else 0
-                places.append(core_module.QueryPlace(source, column=index, paths=paths, needles=needles))
+                    at_index = index if source is page else 0
+                elif isinstance(rows, ArrowRows):  # an Arrow batch: a blob column's buffers, else that column
+                    arrow = native.arrow_binary(rows, index)
+                    source, at_index = (arrow, None) if arrow is not None else \
+                        ([(value,) for value in rows.column(index)], 0)
+                places.append(core_module.QueryPlace(source, column=at_index, paths=paths, needles=needles))
             else:
                 col = at.get(column)
                 values = [None] * len(rows) if col is None else _column(rows, col)

@@ -18,12 +18,12 @@ from typing import Any
 
 from cqlsh_ext.describe.description import Description
 from cqlsh_ext.describe.parse import LABEL, DescribeError, DescribeStatement
-from cqlsh_ext.spark.rows import PART_SCHEMA, filled_part, with_dictionaries
+from cqlsh_ext.spark.rows import PART_SCHEMA, CoreCounts, filled_part, from_arrow_note, with_dictionaries
 from cqlsh_ext.spark.session import SparkError, TaskProgress, java_error
 
 
 def describe_partition(template: Description, evaluator_settings: Any, names: Sequence[str],
-                       types: Sequence[Any], rows_read: Any, batches: Iterable[Any]) -> Iterator[Any]:
+                       types: Sequence[Any], counts: CoreCounts, batches: Iterable[Any]) -> Iterator[Any]:
     """One Spark task (in an executor): its rows into a fresh Description (rows.filled_part)."""
     part = template.fresh()
     if evaluator_settings is not None:
@@ -31,7 +31,7 @@ def describe_partition(template: Description, evaluator_settings: Any, names: Se
 
         # Made here, not shipped (as Spark's SELECT makes its own: spark/query_job.py).
         part.evaluator = Evaluator(*evaluator_settings)
-    return filled_part(part, names, types, rows_read, batches)
+    return filled_part(part, names, types, counts, batches)
 
 
 def run(spark: Any, session: Any, stmt: DescribeStatement, settings: Any) -> Any:
@@ -61,12 +61,13 @@ def run(spark: Any, session: Any, stmt: DescribeStatement, settings: Any) -> Any
     evaluator_settings = (plan, decoding, target.keyspace) if plan is not None and plan.predicates else None
     names, types = result_columns(session, target.query)
     description = Description(target.query, target.column, decoding, target.place)
-    rows_read = spark.sparkContext.accumulator(0)
     context = spark.sparkContext
+    rows_read, from_arrow = context.accumulator(0), context.accumulator(0)
     started = time.monotonic()
     try:
         frame = read_table(spark, target.keyspace, target.meta.name, names)
-        task = partial(describe_partition, description, evaluator_settings, names, types, rows_read)
+        task = partial(describe_partition, description, evaluator_settings, names, types,
+                       CoreCounts(rows_read, from_arrow))
         parts_rdd = frame.mapInArrow(with_dictionaries(task), PART_SCHEMA).rdd.map(
             lambda row: pickle.loads(row.part))
         with TaskProgress(spark, f"{LABEL} {target.name} on Spark", rows_read):
@@ -76,7 +77,8 @@ def run(spark: Any, session: Any, stmt: DescribeStatement, settings: Any) -> Any
                          f"{java_error(err)}") from None
     for part in parts:
         description.merge(part)
-    description.scan = f"Spark {context.applicationId}, master {context.master}, {len(parts)} tasks"
+    description.scan = (f"Spark {context.applicationId}, master {context.master}, {len(parts)} tasks"
+                        f"{from_arrow_note(from_arrow.value)}")
     reading = Reading("all", "on Spark", time.monotonic() - started)
     return Report(target.name, str(target.cqltype), description, reading, stmt.where,
                   lambda place: shell_run.decode_place(target, place.name))

@@ -23,17 +23,17 @@ from cqlsh_ext.query.answer import Answer
 from cqlsh_ext.query.evaluate import Evaluator
 from cqlsh_ext.query.grammar import Column, Path, Plan
 from cqlsh_ext.spark.parse import QueryStatement
-from cqlsh_ext.spark.rows import PART_SCHEMA, batch_rows, pages, with_dictionaries
+from cqlsh_ext.spark.rows import PART_SCHEMA, CoreCounts, arrow_pages, from_arrow_note, with_dictionaries
 from cqlsh_ext.spark.session import SparkError, TaskProgress, java_error
 
 Row = tuple[Any, ...]
 
 
 def answer_partition(template: Answer, settings: Decoding, keyspace: str, names: Sequence[str],
-                     types: Sequence[Any], rows_read: Any, batches: Iterable[Any]) -> Iterator[Any]:
-    """One Spark task (in an executor): its rows, Arrow batch by batch (as COMPRESSION STATS
-    reads them: stats_job), into a fresh Answer; yields one Arrow batch holding the pickled
-    Answer and the streamed rows found."""
+                     types: Sequence[Any], counts: CoreCounts, batches: Iterable[Any]) -> Iterator[Any]:
+    """One Spark task (in an executor): its rows, Arrow batch by batch a page at a time (as
+    COMPRESSION STATS reads them: rows.arrow_pages), into a fresh Answer; yields one Arrow batch
+    holding the pickled Answer and the streamed rows found."""
     import pickle
 
     import pyarrow
@@ -44,29 +44,30 @@ def answer_partition(template: Answer, settings: Decoding, keyspace: str, names:
     evaluator = Evaluator(template.plan, settings, keyspace)
     found: list[Row] = []
     limit = template.plan.limit if part.streamed else None
-    for rows in batch_rows(batches, names, types):
-        if limit is None:
-            for page in pages(rows):
-                found.extend(part.add_page(evaluator, names, page))
-            rows_read.add(len(rows))
-            continue
-        read = 0
-        for row in rows:  # a LIMIT: row by row, so that the counts stop where the answer does
-            found.extend(part.add(evaluator, dict(zip(names, row, strict=True))))
-            read += 1
+    pages = arrow_pages(batches, types)
+    if limit is None:
+        for page in counts.counted(pages):
+            found.extend(part.add_page(evaluator, names, page))
+    else:
+        for page in pages:
+            read = 0
+            for row in page:  # a LIMIT: row by row, so that the counts stop where the answer does
+                found.extend(part.add(evaluator, dict(zip(names, row, strict=True))))
+                read += 1
+                if len(found) >= limit:
+                    break  # the driver keeps the first LIMIT in partition order: more are never needed
+            counts.rows_read.add(read)
             if len(found) >= limit:
-                break  # the driver keeps the first LIMIT in partition order: more are never needed
-        rows_read.add(read)
-        if len(found) >= limit:
-            break
+                break
     yield pyarrow.RecordBatch.from_pydict({"part": [pickle.dumps((part, found))]})
 
 
 def answer_parts(spark: Any, session: Any, ks: str, table: str, names: Sequence[str], answer: Answer,
-                 settings: Decoding, rows_read: Any) -> Any:
+                 settings: Decoding, rows_read: Any, from_arrow: Any = None) -> Any:
     """An RDD of each Spark task's (part, the streamed rows it found): the columns `names` of
     ks.table read through the connector and answer_partition's Arrow batches unpickled. Spark
-    mode's SELECT and its COPY (SELECT ...) both read this way."""
+    mode's SELECT and its COPY (SELECT ...) both read this way. `rows_read` and `from_arrow`
+    (Spark accumulators): the rows read, and the blobs the native core read from Arrow."""
     import pickle
     from functools import partial
 
@@ -77,7 +78,10 @@ def answer_parts(spark: Any, session: Any, ks: str, table: str, names: Sequence[
     query = f"SELECT {', '.join(map(protect_name, names))} FROM {protect_name(ks)}.{protect_name(table)}"
     names, driver_types = result_columns(session, query)
     frame = read_table(spark, ks, table, names)
-    task = partial(answer_partition, answer, settings, ks, names, driver_types, rows_read)
+    if from_arrow is None:
+        from_arrow = spark.sparkContext.accumulator(0)
+    counts = CoreCounts(rows_read, from_arrow)
+    task = partial(answer_partition, answer, settings, ks, names, driver_types, counts)
     return frame.mapInArrow(with_dictionaries(task), PART_SCHEMA).rdd.map(lambda row: pickle.loads(row.part))
 
 
@@ -150,10 +154,10 @@ def run(spark: Any, session: Any, stmt: QueryStatement, settings: Any, float_pre
         session, settings, stmt.keyspace, stmt.table, stmt.statement, LABEL,
         "Spark mode runs SELECT statements with payload paths or payload conditions (docs/queries.md); "
         "a plain SELECT is the shell's", "it")
-    rows_read = spark.sparkContext.accumulator(0)
+    rows_read, from_arrow = spark.sparkContext.accumulator(0), spark.sparkContext.accumulator(0)
     try:
         tasks = answer_parts(spark, session, ks, meta.name, columns_read(plan, meta), answer,
-                             evaluator_settings, rows_read)
+                             evaluator_settings, rows_read, from_arrow)
         with TaskProgress(spark, f"SELECT {ks}.{meta.name} on Spark", rows_read):
             parts = tasks.collect()
     except Exception as err:
@@ -168,7 +172,8 @@ def run(spark: Any, session: Any, stmt: QueryStatement, settings: Any, float_pre
     else:
         rows = answer.final()
     context = spark.sparkContext
-    how = f"Spark {context.applicationId}, master {context.master}, {len(parts)} tasks"
+    how = (f"Spark {context.applicationId}, master {context.master}, {len(parts)} tasks"
+           f"{from_arrow_note(from_arrow.value)}")
     from cqlsh_ext.reading.select import answer_columns
     from cqlsh_ext.reading.typed import ReadNotes, TypedAnswer
     from cqlsh_ext.render.closing import closing_line

@@ -1,6 +1,8 @@
-"""A Spark task's rows as the shell reads them: the connector's Arrow batches turned into the Python
-driver's row tuples and values (driver_value), handed on a page at a time, since the shell's
-aggregates and the value engine work per page (COMPRESSION STATS, SELECT, DESCRIBE PAYLOAD)."""
+"""A Spark task's rows as the shell reads them: the connector's Arrow batches handed on a page at a
+time (the shell's aggregates and the value engine work per page: COMPRESSION STATS, SELECT,
+DESCRIBE PAYLOAD) as payload.arrow_rows.ArrowRows, read as the server's page is: a blob column's
+cells by the native core from the batch's buffers, the other columns a reader asks for made the
+Python driver's values (Arrow's to_pylist, then driver_value)."""
 
 from __future__ import annotations
 
@@ -8,6 +10,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from cqlsh_ext.cql.types import SEQUENCES, UDT, CqlType, from_driver
+from cqlsh_ext.payload.arrow_rows import ArrowRows
 
 #: Rows handed on at once in a task (the engine decodes a page's blobs together).
 PAGE_ROWS = 1000
@@ -33,44 +36,60 @@ def driver_value(value: Any, cqltype: CqlType) -> Any:
     return value
 
 
-def batch_rows(batches: Iterable[Any], names: Sequence[str], types: Sequence[Any]
-               ) -> Iterator[list[tuple[Any, ...]]]:
-    """Each Arrow batch's rows, as tuples of the driver's values (only columns of a type with
-    parameters need converting: a scalar is the same value either way)."""
+def arrow_pages(batches: Iterable[Any], types: Sequence[Any]) -> Iterator[ArrowRows]:
+    """Each Arrow batch's rows, PAGE_ROWS at a time (slices of the batch: no buffer copied), as
+    ArrowRows whose values are the driver's (only columns of a type with parameters need
+    converting: a scalar is the same value either way)."""
+    from functools import partial
+
     cqltypes = [from_driver(t) for t in types]
-    nested = [i for i, t in enumerate(cqltypes) if t.params]
+    converters = [partial(driver_value, cqltype=t) if t.params else None for t in cqltypes]
     for batch in batches:
-        columns = [batch.column(i).to_pylist() for i in range(len(names))]
-        for i in nested:
-            columns[i] = [driver_value(v, cqltypes[i]) for v in columns[i]]
-        yield list(zip(*columns, strict=True))
+        yield from ArrowRows.pages(batch, converters, PAGE_ROWS)
 
 
-def pages(rows: list[tuple[Any, ...]]) -> Iterator[list[tuple[Any, ...]]]:
-    """`rows` PAGE_ROWS at a time."""
-    for start in range(0, len(rows), PAGE_ROWS):
-        yield rows[start:start + PAGE_ROWS]
+class CoreCounts:
+    """What a task counts as it reads: its rows (`rows_read`, a Spark accumulator: the progress
+    line), and the blobs the native core read from the batches' Arrow buffers (`from_arrow`, an
+    accumulator the job's closing line shows: payload.native.arrow_cells)."""
+
+    def __init__(self, rows_read: Any, from_arrow: Any) -> None:
+        self.rows_read = rows_read
+        self.from_arrow = from_arrow
+
+    def counted(self, pages: Iterable[ArrowRows]) -> Iterator[ArrowRows]:
+        """`pages`, each page's rows and the core's Arrow cells added once it has been read."""
+        from cqlsh_ext.payload import native
+
+        for page in pages:
+            before = native.arrow_cells()
+            yield page
+            self.rows_read.add(len(page))
+            self.from_arrow.add(native.arrow_cells() - before)
+
+
+def from_arrow_note(cells: int) -> str:
+    """The job's words on the blob cells the core read from Arrow ('' for none): after its tasks."""
+    return f" (the native core read the blobs of {cells:,} rows from Arrow)" if cells else ""
 
 
 #: The one column of what a task yields: its part, pickled (read back with pickle.loads(row.part)).
 PART_SCHEMA = "part binary"
 
 
-def filled_part(part: Any, names: Sequence[str], types: Sequence[Any], rows_read: Any,
+def filled_part(part: Any, names: Sequence[str], types: Sequence[Any], counts: CoreCounts,
                 batches: Iterable[Any]) -> Iterator[Any]:
     """One Spark task (in an executor) of an Aggregate-like reader (COMPRESSION STATS, DESCRIBE
     PAYLOAD): its rows, Arrow batch by batch, into `part` (`set_columns`, then `add_rows` a page
-    at a time), `rows_read` (a Spark accumulator) counting them; yields one Arrow batch holding
-    the filled part, pickled (PART_SCHEMA)."""
+    at a time: an ArrowRows), `counts` counting them; yields one Arrow batch holding the filled
+    part, pickled (PART_SCHEMA)."""
     import pickle
 
     import pyarrow
 
     part.set_columns(names, types)
-    for rows in batch_rows(batches, names, types):
-        for page in pages(rows):
-            part.add_rows(page)
-        rows_read.add(len(rows))
+    for page in counts.counted(arrow_pages(batches, types)):
+        part.add_rows(page)
     yield pyarrow.RecordBatch.from_pydict({"part": [pickle.dumps(part)]})
 
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from cqlsh_ext.insight.stats import Stats
 from cqlsh_ext.spark.parse import StatsOnSpark
-from cqlsh_ext.spark.rows import PART_SCHEMA, filled_part, with_dictionaries
+from cqlsh_ext.spark.rows import PART_SCHEMA, CoreCounts, filled_part, from_arrow_note, with_dictionaries
 from cqlsh_ext.spark.session import SparkError, TaskProgress, java_error
 
 if TYPE_CHECKING:
@@ -67,10 +67,10 @@ def result_columns(session: Any, query: str) -> tuple[list[str], list[Any]]:
     return list(result.column_names), list(result.column_types)
 
 
-def scan_partition(template: Stats, names: Sequence[str], types: Sequence[Any], rows_read: Any,
+def scan_partition(template: Stats, names: Sequence[str], types: Sequence[Any], counts: CoreCounts,
                    batches: Iterable[Any]) -> Iterator[Any]:
     """One Spark task (in an executor): its rows into a fresh Stats (rows.filled_part)."""
-    return filled_part(template.fresh(), names, types, rows_read, batches)
+    return filled_part(template.fresh(), names, types, counts, batches)
 
 
 def read_table(spark: Any, ks: str, table: str, names: Sequence[str]) -> Any:
@@ -92,13 +92,13 @@ def run(spark: Any, session: Any, stmt: StatsOnSpark, mode: str, cap: int, prici
     stats.set_columns(names, types)
     if not stats.has_payloads:
         raise SparkError("the result has no blob or text column")
-    rows_read = spark.sparkContext.accumulator(0)
     context = spark.sparkContext
+    rows_read, from_arrow = context.accumulator(0), context.accumulator(0)
     try:
         frame = read_table(spark, ks, stmt.table, names)
         # Rows cross from the JVM to Python as Arrow batches (mapInArrow), not row by row.
-        tasks = frame.mapInArrow(with_dictionaries(partial(scan_partition, stats, names, types, rows_read)),
-                                 PART_SCHEMA)
+        task = partial(scan_partition, stats, names, types, CoreCounts(rows_read, from_arrow))
+        tasks = frame.mapInArrow(with_dictionaries(task), PART_SCHEMA)
         with TaskProgress(spark, f"COMPRESSION STATS {ks}.{stmt.table} on Spark", rows_read):
             partials = [pickle.loads(row.part) for row in tasks.collect()]
     except Exception as err:
@@ -106,6 +106,7 @@ def run(spark: Any, session: Any, stmt: StatsOnSpark, mode: str, cap: int, prici
                          f"{java_error(err)}") from None
     for part in partials:
         stats.merge(part)
-    stats.scan = f"Spark {context.applicationId}, master {context.master}, {len(partials)} tasks"
+    stats.scan = (f"Spark {context.applicationId}, master {context.master}, {len(partials)} tasks"
+                  f"{from_arrow_note(from_arrow.value)}")
     stats.finish()
     return stats

@@ -161,7 +161,7 @@ class PageCells:
 
         wanted = [self.blob.column, *self.keys]
         if not isinstance(rows, ServerRows) or not self.settles_pages or not set(wanted) <= set(names) \
-                or getattr(rows.types[names.index(self.blob.column)], "typename", None) != "blob":
+                or not rows.holds_blobs(names.index(self.blob.column)):
             yield from self.page(names, rows, sent)
             return
         blobs, *keys = rows.cells([names.index(name) for name in wanted])

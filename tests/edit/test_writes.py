@@ -340,8 +340,10 @@ def test_a_second_ctrl_c_ends_the_edit_with_its_closing_line(cassandra, ks, sess
     for c in range(30):
         session.execute("INSERT INTO t (p, c, data) VALUES (11, %s, %s)", (c, zstd_doc(DOC)))
     # Every request on t late: the edit is mid-way when the presses land, a row in flight for
-    # seconds (a loaded machine's test may take a second to answer what it read).
-    cassandra.faults.set("delay", -1, 1500, table="t")
+    # seconds. Both presses must land inside the first row's write: the test reads two lines and
+    # sends two signals in that time, which took over 1.5 s once at a load of 10 (the row then
+    # finished and the first press ended the edit), so the write is held 4 s.
+    cassandra.faults.set("delay", -1, 4000, table="t")
     try:
         child = pexpect.spawn(CQLSH_EXT, [*cassandra.cqlsh_args, "-k", ks, "-e",
                                           done_in(11)],

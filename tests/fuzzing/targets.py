@@ -381,6 +381,37 @@ def _server_rows(data: bytes) -> None:
             rows = split_cells(rows[4:], len(picked), columns, list(range(columns)))
         if rows != want:
             raise Violation(f"the core's select_rows != the rows' cells: {rows!r:.300} != {want!r:.300}")
+        _laid_out(body, count, columns, data[0] >> 2, cells)
+
+
+def _laid_out(body: bytes, count: int, columns: int, pick: int, cells: Any) -> None:
+    """The core's cql_columns (payload/server_rows.py's laid_out) of the page, each column a type
+    `pick` chooses: refused where the split refused, else each column it answers is the driver's
+    from_binary of those cells, type for type (a column it leaves is the driver's anyway)."""
+    from cassandra import cqltypes
+
+    from cqlsh_ext.payload import native
+
+    types = [cqltypes.Int32Type, cqltypes.LongType, cqltypes.DoubleType, cqltypes.BooleanType,
+             cqltypes.UTF8Type, cqltypes.AsciiType]
+    chosen = [types[(pick + c) % len(types)] for c in range(columns)]
+    try:
+        laid: Any = native.cql_columns(body, count, columns, list(range(columns)),
+                                       [t.typename for t in chosen])
+    except ValueError as err:
+        one_line("a page's rows", str(err))
+        laid = "refused"
+    if (laid == "refused") != (cells == "refused"):
+        raise Violation(f"the core's cql_columns and the split disagree on refusing: {laid!r:.100}")
+    if laid == "refused":
+        return
+    for c, (kind, values) in enumerate(zip(chosen, laid, strict=True)):
+        if values is None:
+            continue
+        want = [None if cell is None else kind.from_binary(cell, 4) for cell in cells[c]]
+        if [(type(v), repr(v)) for v in values] != [(type(v), repr(v)) for v in want]:
+            raise Violation(f"the core's {kind.typename} column != the driver's: {values!r:.300} "
+                            f"!= {want!r:.300}")
 
 
 def _server_rows_seeds() -> list[bytes]:

@@ -362,3 +362,58 @@ def test_the_cells_of_some_rows_are_those_rows_cells(native_core: None,
     assert page.cells([1, 0], [3, 1, 2]) == want
     with pytest.raises(MalformedPage, match=r"^a malformed page of rows: row 5 asked of a page of 5 rows"):
         page.cells([0], [5])
+
+
+def _same(a: list[Any], b: list[Any]) -> bool:
+    """Equal values of the same types (True == 1 and 0.0 == -0.0 are not enough)."""
+    return [(type(v), repr(v)) for v in a] == [(type(v), repr(v)) for v in b]
+
+
+def test_columns_the_core_lays_out_equal_the_drivers_parser(every_type: Any) -> None:
+    """columns_of over a server page (the ordinary columns a query or an export names): the
+    columns the core lays out from the cells (int, bigint, double, boolean, text, ascii) equal,
+    type for type, the driver's rows, with nulls and empty values (an empty number left to the
+    driver's parser, which makes it None); every other type still by the driver."""
+    from cqlsh_ext.payload.server_rows import columns_of
+
+    session, table = every_type
+    driver = _pages(session, table, pages_in=False)
+    ours = _pages(session, table, pages_in=True)
+    laid: set[str] = set()
+    for (names, rows), (_names, page) in zip(driver, ours, strict=True):
+        every = list(range(len(names)))
+        some = list(range(len(rows)))[::-2]  # some rows, asked out of order
+        for kept in (None, some):
+            got = columns_of(page, every, kept)
+            for i, name in enumerate(names):
+                want = [row[i] for row in rows] if kept is None else [rows[k][i] for k in kept]
+                assert _same(got[i], want), name
+            laid.update(names[i] for i in page.laid_out(every, kept))
+    # Every type the core reads was laid out by it on some page; of the row of empty values, the
+    # bigint, boolean and double were not (the driver's parser makes them None).
+    assert laid == {"k", "bi", "db", "bo", "tx", "asci"}
+    (names, page, row), = [(names, page, k) for (names, rows), (_n, page) in zip(driver, ours, strict=True)
+                           for k, r in enumerate(rows) if r[0] == ROWS]
+    assert {names[i] for i in page.laid_out(list(range(page.columns)), [row])} == {"k", "tx", "asci"}
+
+
+def test_a_cell_the_core_would_read_otherwise_is_left_to_the_driver(native_core: None) -> None:
+    """A width that is not the type's, text that is not UTF-8, ascii that is not ASCII: that
+    column is the driver's (not in laid_out's answer); the others are read; a malformed page or
+    a row past it is refused in one line."""
+    from cassandra import cqltypes
+
+    types = [cqltypes.Int32Type, cqltypes.LongType, cqltypes.UTF8Type, cqltypes.AsciiType,
+             cqltypes.BooleanType, cqltypes.DoubleType]
+    good = [b"\x00\x00\x00\x07", b"\xff" * 8, "é".encode(), b"abc", b"\x02", b"\x3f\xf0" + b"\x00" * 6]
+    page = ServerRows(_body(good + [None] * 6), 2, types, 5)
+    assert page.laid_out(range(6)) == {0: [7, None], 1: [-1, None], 2: ["é", None], 3: ["abc", None],
+                                       4: [True, None], 5: [1.0, None]}
+    bad = [b"\x00\x07", b"\x00" * 9, b"\xed\xa0\x80", "é".encode(), b"", b"\x00" * 4]
+    assert ServerRows(_body(good + bad), 2, types, 5).laid_out(range(6)) == {}
+    assert ServerRows(_body(good + bad), 2, types, 5).laid_out(range(6), [0]) == {
+        0: [7], 1: [-1], 2: ["é"], 3: ["abc"], 4: [True], 5: [1.0]}
+    with pytest.raises(MalformedPage, match=r"^a malformed page of rows: row 2 asked of a page of 2 rows$"):
+        page.laid_out([0], [2])
+    with pytest.raises(MalformedPage, match=r"^a malformed page of rows: .* bytes after the last of 1 rows$"):
+        ServerRows(_body(good + [None] * 6), 1, types, 5).laid_out([0])

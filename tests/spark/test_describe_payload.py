@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 from shell_runner import CQLSH_EXT, isolated_env
 
+from cqlsh_ext.payload import native
+
 from .conftest import make_table, run_spark
 
 pytestmark = pytest.mark.spark
@@ -58,6 +60,11 @@ def test_spark_s_report_equals_the_shell_s_every_row(reports):
         assert figures(spark) == figures(shell) == figures(parallel)
     data, extra, where = on_spark
     assert data["rows_read"] == 400 and [p["place"] for p in extra["places"]] == ["extra['z']"]
+    # The blob column reached the core as the connector's Arrow (a map of blobs is Python's).
+    note = " tasks (the native core read the blobs of 400 rows from Arrow)" if native.available() \
+        else " tasks"
+    assert data["reading"]["scan"].endswith(note) and where["reading"]["scan"].endswith(note)
+    assert extra["reading"]["scan"].endswith(" tasks")
     assert 0 < where["where"]["rows_matched"] < 400
     # Counted one by one or by the HyperLogLog, the distinct counts merged across tasks are the same.
     paths = {p["path"]: p for p in data["places"][0]["paths"]}

@@ -8,6 +8,8 @@ from collections import Counter
 
 import pytest
 
+from cqlsh_ext.payload import native
+
 from .conftest import STATUSES, json_lines, order
 
 pytestmark = pytest.mark.spark
@@ -86,3 +88,9 @@ def test_the_spark_job_said_so(runs):
     closing = [line for line in runs.spark.stderr.splitlines() if line.startswith("payload query: ")]
     assert len(closing) == 5
     assert all(", Spark local-" in line and "master local[2]" in line for line in closing)
+    # The blob column reached the core as the connector's Arrow: not the path into a map of blobs,
+    # nor LIKE on the bare blob (a plan the Python evaluator runs).
+    from_arrow = [line for line in closing
+                  if line.endswith(f"tasks (the native core read the blobs of {len(runs.table.values)} rows "
+                                   "from Arrow)")]
+    assert len(from_arrow) == (3 if native.available() else 0)

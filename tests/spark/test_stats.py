@@ -9,6 +9,7 @@ from collections import Counter
 
 import pytest
 
+from cqlsh_ext.payload import native
 from cqlsh_ext.scanning.plan import STREAMS
 
 from .conftest import CODECS, json_lines
@@ -65,3 +66,14 @@ def test_a_spark_job_really_ran(runs):
     tasks = int(spark["scan"].rsplit(", ", 1)[1].split()[0])
     assert kinds.count("SparkListenerTaskEnd") >= tasks >= 1
     assert "SparkListenerApplicationEnd" in kinds
+
+
+def test_the_core_read_the_connector_s_arrow_blobs(runs):
+    """The tasks handed the native core the blob column as Arrow (payload.arrow_rows): every
+    row's cell, as the scan line says; the nested table's blobs sit in containers (Python's)."""
+    spark, spark_all, spark_nested = _spark_stats(runs)
+    rows = len(runs.table.values)
+    note = f" tasks (the native core read the blobs of {rows} rows from Arrow)" if native.available() \
+        else " tasks"
+    assert spark["scan"].endswith(note) and spark_all["scan"].endswith(note)
+    assert spark_nested["scan"].endswith(" tasks")

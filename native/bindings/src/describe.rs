@@ -6,13 +6,14 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyFloat, PyString, PyTuple};
 
+use crate::arrow::Whole;
 use crate::convert::slices;
-use crate::rows::RowsPage;
 use crate::state::configured_now;
 
 /// A page of one place's values and the bounds of describe/structure.py and sketch.py: the
 /// values (`values`), or a RowsPage as the server sent it and the column whose cells are the
-/// values (`column`: its nulls counted, not described; `handed_back` then names rows).
+/// values (`column`), or an ArrowBinary (no `column`): of those two the nulls are counted, not
+/// described, and `handed_back` names rows.
 #[pyclass(frozen, module = "cqlsh_ext_native")]
 pub struct DescribeRequest {
     #[pyo3(get)]
@@ -206,22 +207,20 @@ pub fn describe_page<'py>(py: Python<'py>, request: &Bound<'py, DescribeRequest>
     let source = r.values.bind(py);
     let config = &configured.config;
     let cap = r.cap;
-    let (mut described, rows, nulls) = match (r.column, source.cast::<RowsPage>()) {
-        (Some(column), Ok(page)) => {
-            // The server's page: the column's cells borrowed from its bytes, its nulls counted.
-            let page = page.get();
-            let body = page.body().bind(py).clone();
-            let cells = page.cells(body.as_bytes(), &[column])?.pop().unwrap_or_default();
+    let (mut described, rows, nulls) = match (Whole::of(source, r.column)?, r.column) {
+        (Some(whole), _) => {
+            // The server's page or an Arrow column: the cells borrowed, the nulls counted.
+            let cells = whole.cells()?;
             let rows: Vec<usize> = (0..cells.len()).filter(|&row| cells[row].is_some()).collect();
             let values: Vec<Option<&[u8]>> = cells.iter().filter(|cell| cell.is_some()).copied().collect();
             let nulls = cells.len() - values.len();
             let described = py.detach(|| describe::describe_page(config, &values, cap, &dcfg));
             (described, Some(rows), nulls)
         }
-        (Some(_), Err(_)) => {
+        (None, Some(_)) => {
             return Err(PyValueError::new_err("describe_page: a column of something not a RowsPage"))
         }
-        (None, _) => {
+        (None, None) => {
             let items: Vec<Bound<'py, PyAny>> = source.try_iter()?.collect::<PyResult<_>>()?;
             let values = slices(&items);
             (py.detach(|| describe::describe_page(config, &values, cap, &dcfg)), None, 0)

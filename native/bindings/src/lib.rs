@@ -4,8 +4,10 @@
 //! GIL released, and converts the core's answer into named answer types. The types are declared
 //! for mypy in native/cqlsh_ext_native.pyi.
 
+mod arrow;
 mod columns;
 mod convert;
+mod cql_columns;
 mod decode;
 mod describe;
 mod held;
@@ -70,6 +72,9 @@ fn cqlsh_ext_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<rows::RowsPage>()?;
     m.add_function(wrap_pyfunction!(rows::split_page, m)?)?;
     m.add_function(wrap_pyfunction!(rows::select_rows, m)?)?;
+    m.add_function(wrap_pyfunction!(cql_columns::cql_columns, m)?)?;
+    m.add_class::<arrow::ArrowBinary>()?;
+    m.add_function(wrap_pyfunction!(arrow::arrow_cells, m)?)?;
     m.add_class::<query::Literal>()?;
     m.add_class::<query::Needle>()?;
     m.add_class::<query::QueryPlace>()?;

@@ -6,11 +6,12 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyString};
 
-use crate::rows::RowsPage;
+use crate::arrow::Whole;
 use crate::state::configured_now;
 
 /// One place of a page: its values (`source`), or the page's rows and the column's index in
-/// them (`column`; the rows a sequence of tuples, or a RowsPage as the server sent them); each value's row (`rows`, None: the page's rows in order); a text column;
+/// them (`column`; the rows a sequence of tuples, or a RowsPage as the server sent them), or an
+/// ArrowBinary (the values as Arrow holds them, no `column`); each value's row (`rows`, None: the page's rows in order); a text column;
 /// whether the ratios are wanted one by one (the median sketch is exact yet).
 #[pyclass(frozen, module = "cqlsh_ext_native")]
 pub struct MeasurePlace {
@@ -197,17 +198,16 @@ pub fn measure_page<'py>(py: Python<'py>, request: &Bound<'py, MeasureRequest>) 
     // The Python objects the cells borrow from stay alive (and the GIL held) while they are read.
     let places: Vec<&MeasurePlace> = r.places.iter().map(|p| p.get()).collect();
     let mut kept: Vec<Vec<Bound<'py, PyAny>>> = Vec::with_capacity(places.len());
-    // A place whose rows are a RowsPage: the page's bytes, its cells borrowed from them.
-    let mut bodies: Vec<Option<(&RowsPage, Bound<'py, PyBytes>)>> = Vec::with_capacity(places.len());
+    // A place whose rows are a RowsPage, or whose values an ArrowBinary: its cells borrowed.
+    let mut wholes: Vec<Option<Whole<'py>>> = Vec::with_capacity(places.len());
     for place in &places {
         let source = place.source.bind(py);
-        if let (Some(_), Ok(page)) = (place.column, source.cast::<RowsPage>()) {
-            let page = page.get();
-            bodies.push(Some((page, page.body().bind(py).clone())));
+        if let Some(whole) = Whole::of(source, place.column)? {
+            wholes.push(Some(whole));
             kept.push(Vec::new());
             continue;
         }
-        bodies.push(None);
+        wholes.push(None);
         let items: Vec<Bound<'py, PyAny>> = match place.column {
             None => source.try_iter()?.collect::<PyResult<_>>()?,
             Some(i) => {
@@ -217,11 +217,11 @@ pub fn measure_page<'py>(py: Python<'py>, request: &Bound<'py, MeasureRequest>) 
         kept.push(items);
     }
     let mut inputs: Vec<PlaceIn<'_>> = Vec::with_capacity(places.len());
-    for ((place, items), body) in places.iter().zip(&kept).zip(&bodies) {
-        let cells: Vec<Cell<'_>> = if let (Some((page, bytes)), Some(i)) = (body, place.column) {
+    for ((place, items), whole) in places.iter().zip(&kept).zip(&wholes) {
+        let cells: Vec<Cell<'_>> = if let Some(whole) = whole {
             // Stored bytes, as the driver hands them: a text column's valid UTF-8 is text, any
             // other is handed back (the driver's own decoding answers it).
-            let column = page.cells(bytes.as_bytes(), &[i])?.pop().unwrap_or_default();
+            let column = whole.cells()?;
             column
                 .into_iter()
                 .map(|cell| match cell {

@@ -9,9 +9,9 @@ use pyo3::types::{PyBool, PyBytes, PyFloat, PyList, PyString, PyTuple};
 
 use cqlsh_ext_core::held;
 
+use crate::arrow::Whole;
 use crate::convert::{step_of, to_py};
 use crate::held::{ContentRow, HeldColumn, HeldContents, Row as HeldRow};
-use crate::rows::RowsPage;
 use crate::state::configured_now;
 
 /// A condition's literal as the core compares it (query.grammar's Literal, encoded by
@@ -85,7 +85,8 @@ impl Needle {
 
 /// A place a query reads: its values (`source`), or the page's rows and the column's index in
 /// them (`column`; the rows a sequence of tuples, or a RowsPage as the server sent them, its
-/// column a blob column: each cell's bytes read as stored, null as null); the paths it reads (tuples of steps); the needles of its conditions.
+/// column a blob column: each cell's bytes read as stored, null as null), or an ArrowBinary (a
+/// blob column as Arrow holds it, no `column`, read as a RowsPage's); the paths it reads (tuples of steps); the needles of its conditions.
 #[pyclass(frozen, module = "cqlsh_ext_native")]
 pub struct QueryPlace {
     source: Py<PyAny>,
@@ -301,7 +302,7 @@ pub fn query_page<'py>(py: Python<'py>, request: &Bound<'py, QueryRequest>) -> P
     let mut items: Vec<Vec<Bound<'py, PyAny>>> = Vec::with_capacity(r.places.len());
     let mut paths = Vec::with_capacity(r.places.len());
     let mut needles = Vec::with_capacity(r.places.len());
-    let mut bodies: Vec<Option<(&RowsPage, usize, Bound<'py, PyBytes>)>> = Vec::with_capacity(r.places.len());
+    let mut bodies: Vec<Option<Whole<'py>>> = Vec::with_capacity(r.places.len());
     for place in &r.places {
         let place = place.get();
         needles.push(
@@ -318,13 +319,12 @@ pub fn query_page<'py>(py: Python<'py>, request: &Bound<'py, QueryRequest>) -> P
                 .collect::<Vec<_>>(),
         );
         let source = place.source.bind(py);
-        if let (Some(i), Ok(page)) = (place.column, source.cast::<RowsPage>()) {
-            // The server's page: its bytes kept alive here, the column's cells borrowed from them.
-            let page = page.get();
-            if page.row_count() != r.rows {
+        if let Some(whole) = Whole::of(source, place.column)? {
+            // The server's page (its bytes kept alive here) or an Arrow column: the cells borrowed.
+            if whole.row_count() != r.rows {
                 return Err(invalid("a place has not one value a row".to_owned()));
             }
-            bodies.push(Some((page, i, page.body().bind(py).clone())));
+            bodies.push(Some(whole));
             items.push(Vec::new());
         } else {
             let values: Vec<Bound<'py, PyAny>> = match place.column {
@@ -378,8 +378,8 @@ pub fn query_page<'py>(py: Python<'py>, request: &Bound<'py, QueryRequest>) -> P
     // is read as its UTF-8 bytes by the Python evaluator alone: the page is refused
     let mut cells: Vec<Vec<Cell<'_>>> = Vec::with_capacity(items.len());
     for (values, body) in items.iter().zip(&bodies) {
-        if let Some((page, i, bytes)) = body {
-            let column = page.cells(bytes.as_bytes(), &[*i])?.pop().unwrap_or_default();
+        if let Some(whole) = body {
+            let column = whole.cells()?;
             cells.push(column.into_iter().map(|cell| cell.map_or(Cell::Null, Cell::Blob)).collect());
             continue;
         }
@@ -456,7 +456,7 @@ pub fn query_page<'py>(py: Python<'py>, request: &Bound<'py, QueryRequest>) -> P
                 _ => &[],
             };
             // The row's stored value as the file writes it: the driver's value, or, of the
-            // server's page (no values made), its cell as bytes (None: null).
+            // server's page or an Arrow column (no values made), its cell as bytes (None: null).
             let value = match (&bodies[place], &cells[place][row]) {
                 (None, _) => items[place][row].clone().unbind(),
                 (Some(_), Cell::Blob(bytes)) => PyBytes::new(py, bytes).into_any().unbind(),
