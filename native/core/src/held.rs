@@ -357,55 +357,78 @@ pub fn slot_content(slot: QuerySlot, stored: &[u8], nodes: usize, labels: &mut L
 /// without its insignificant whitespace, a plain text as a JSON string, a record as json.dumps
 /// writes it) or CSV (the text itself, a record as json.dumps writes it). None for other rows.
 pub fn payload_text(content: &Content, json: bool) -> Option<String> {
-    let Content::Read { kind, payload, text_len, .. } = content else { return None };
+    let mut out = String::new();
+    payload_text_into(content, json, &mut out).then_some(out)
+}
+
+/// payload_text written at the end of `out` (false, nothing written, for the rows it has none).
+pub fn payload_text_into(content: &Content, json: bool, out: &mut String) -> bool {
+    let Content::Read { kind, payload, text_len, .. } = content else { return false };
     let src = &payload.src[..];
     match kind {
         ViewKind::Text => {
-            let text = std::str::from_utf8(&src[..*text_len]).ok()?;
+            let Ok(text) = std::str::from_utf8(&src[..*text_len]) else { return false };
             if !json {
-                return Some(text.to_owned());
-            }
-            if matches!(payload.node, Node::Map(_) | Node::List(_)) {
-                Some(minified(text))
+                out.push_str(text);
+            } else if matches!(payload.node, Node::Map(_) | Node::List(_)) {
+                minified_into(text, out);
             } else {
-                let mut out = String::with_capacity(text.len() + 2);
-                crate::columns::json_string(text, &mut out);
-                Some(out)
+                out.reserve(text.len() + 2);
+                crate::columns::json_string(text, out);
             }
+            true
         }
         ViewKind::Record => {
-            let mut out = String::new();
-            crate::columns::json_text(&payload.node, src, &mut out);
-            Some(out)
+            crate::columns::json_text(&payload.node, src, out);
+            true
         }
-        _ => None,
+        _ => false,
     }
 }
 
 /// A JSON text without the whitespace between its tokens (spellings._minified: its strings kept
 /// as they are written, escapes included).
 pub fn minified(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    minified_into(text, &mut out);
+    out
+}
+
+/// minified() written at the end of `out`: the runs between whitespace copied whole, a string's
+/// body found by its closing quote (memchr), not byte by byte.
+pub fn minified_into(text: &str, out: &mut String) {
     let bytes = text.as_bytes();
-    let mut out: Vec<u8> = Vec::with_capacity(bytes.len());
+    out.reserve(bytes.len());
     let mut i = 0;
+    let mut run = 0; // the start of the bytes kept and not yet copied
     while i < bytes.len() {
-        let b = bytes[i];
-        if b == b'"' {
-            let start = i;
-            i += 1;
-            while i < bytes.len() && bytes[i] != b'"' {
-                i += if bytes[i] == b'\\' { 2 } else { 1 };
+        match bytes[i] {
+            b'"' => {
+                i += 1;
+                loop {
+                    match memchr::memchr2(b'"', b'\\', &bytes[i.min(bytes.len())..]) {
+                        None => {
+                            i = bytes.len();
+                            break;
+                        }
+                        Some(at) if bytes[i + at] == b'\\' => i += at + 2,
+                        Some(at) => {
+                            i += at + 1;
+                            break;
+                        }
+                    }
+                }
+                i = i.min(bytes.len());
             }
-            i = (i + 1).min(bytes.len());
-            out.extend_from_slice(&bytes[start..i]);
-        } else {
-            if !matches!(b, b' ' | b'\t' | b'\n' | b'\r') {
-                out.push(b);
+            b' ' | b'\t' | b'\n' | b'\r' => {
+                out.push_str(&text[run..i]);
+                i += 1;
+                run = i;
             }
-            i += 1;
+            _ => i += 1,
         }
     }
-    String::from_utf8(out).unwrap_or_default()
+    out.push_str(&text[run..]);
 }
 
 // ------------------------------------------------------------------------------ fitting a kind
@@ -780,6 +803,16 @@ mod tests {
         let mut out = String::new();
         json_text(&node, &[], &mut out);
         assert_eq!(out, r#"{"a":[1,2.5,null],"b\"q":"NaN","c":123456789012345678901234567890123456789012}"#);
+    }
+
+    #[test]
+    fn minified_keeps_strings_as_written() {
+        assert_eq!(minified("{ \"a b\" :\t[1, 2 ],\r\n\"c\\\" d\": \"é \\\\\" }"), "{\"a b\":[1,2],\"c\\\" d\":\"é \\\\\"}");
+        assert_eq!(minified(" [ \"x y"), "[\"x y");
+        assert_eq!(minified("[\"\\"), "[\"\\");
+        let mut out = String::from("head ");
+        minified_into("{ }", &mut out);
+        assert_eq!(out, "head {}");
     }
 
     #[test]
