@@ -13,7 +13,9 @@ use std::collections::HashMap;
 use std::fmt::Write;
 use std::sync::Arc;
 
-use crate::columns::{fixed_array, list_array, nullable_struct_array, py_float_repr, variable_array, Array};
+use crate::columns::{
+    fixed_array, list_array, nullable_struct_array, py_float_repr, variable_array_of, Array, DataBytes,
+};
 use crate::engine::{Kind as ViewKind, Label, Outcome};
 use crate::query::Slot as QuerySlot;
 use crate::tree::{Node, Str};
@@ -490,10 +492,15 @@ pub fn fits(kind: &Kind, node: &Node, src: &[u8]) -> bool {
             _ => false,
         },
         Kind::Struct(fields) => match node {
-            Node::Map(entries) => entries.iter().all(|(k, v)| match k {
+            Node::Map(entries) => entries.iter().enumerate().all(|(place, (k, v))| match k {
                 Node::Str(name) => {
                     let name = name.bytes(src);
-                    fields.iter().any(|(field, kind)| field.as_bytes() == name && fits(kind, v, src))
+                    match fields.get(place) {
+                        Some((field, kind)) if field.as_bytes() == name => fits(kind, v, src),
+                        _ => {
+                            fields.iter().any(|(field, kind)| field.as_bytes() == name && fits(kind, v, src))
+                        }
+                    }
                 }
                 _ => false,
             }),
@@ -597,15 +604,16 @@ fn present<'a>(slot: &Slot<'a>) -> Option<(&'a Node, &'a [u8])> {
 
 struct Variable {
     offsets: Vec<i32>,
-    data: Vec<u8>,
+    data: DataBytes,
     valid: Vec<bool>,
 }
 
 impl Variable {
-    fn new(n: usize) -> Variable {
+    /// For `n` values of `bytes` bytes in all (the data grows past them if more are pushed).
+    fn new(n: usize, bytes: usize) -> Variable {
         let mut offsets = Vec::with_capacity(n + 1);
         offsets.push(0);
-        Variable { offsets, data: Vec::new(), valid: Vec::with_capacity(n) }
+        Variable { offsets, data: DataBytes::for_bytes(bytes), valid: Vec::with_capacity(n) }
     }
 
     fn push(&mut self, bytes: Option<&[u8]>) -> Result<(), Unlaid> {
@@ -619,7 +627,32 @@ impl Variable {
     }
 
     fn array(self, format: &str, name: &str) -> Array {
-        variable_array(format, name, &self.offsets, &self.data, &self.valid)
+        variable_array_of(format, name, &self.offsets, self.data, &self.valid)
+    }
+}
+
+/// A string slot's bytes (none for a null or another node).
+fn str_bytes<'a>(slot: &Slot<'a>) -> Option<&'a [u8]> {
+    present(slot).map(|(node, src)| match node {
+        Node::Str(s) => s.bytes(src),
+        _ => &[][..],
+    })
+}
+
+/// The field of `fields` named `key`: the entry's own place first (documents of one shape keep
+/// their keys in one order), else looked up (`index` for many fields).
+fn field_at(
+    fields: &[(String, Kind)],
+    key: &[u8],
+    place: usize,
+    index: Option<&HashMap<&[u8], usize>>,
+) -> Option<usize> {
+    if fields.get(place).is_some_and(|(field, _)| field.as_bytes() == key) {
+        return Some(place);
+    }
+    match index {
+        Some(index) => index.get(key).copied(),
+        None => fields.iter().position(|(field, _)| field.as_bytes() == key),
     }
 }
 
@@ -652,24 +685,22 @@ fn laid(kind: &Kind, name: &str, values: &[Slot<'_>]) -> Result<Array, Unlaid> {
     let n = values.len();
     Ok(match kind {
         Kind::Null => {
-            let mut out = Variable::new(n);
+            let mut out = Variable::new(n, 0);
             for _ in values {
                 out.push(None)?;
             }
             out.array("u", name)
         }
         Kind::Str => {
-            let mut out = Variable::new(n);
+            let bytes = values.iter().map(|slot| str_bytes(slot).map_or(0, <[u8]>::len)).sum();
+            let mut out = Variable::new(n, bytes);
             for slot in values {
-                out.push(present(slot).map(|(node, src)| match node {
-                    Node::Str(s) => s.bytes(src),
-                    _ => &[][..],
-                }))?;
+                out.push(str_bytes(slot))?;
             }
             out.array("u", name)
         }
         Kind::Json => {
-            let mut out = Variable::new(n);
+            let mut out = Variable::new(n, 0);
             let mut text = String::new();
             for slot in values {
                 match present(slot) {
@@ -758,14 +789,9 @@ fn laid(kind: &Kind, name: &str, values: &[Slot<'_>]) -> Result<Array, Unlaid> {
                 }
                 if let Some((Node::Map(entries), src)) = present(slot) {
                     let row = valid.len();
-                    for (k, v) in entries {
+                    for (place, (k, v)) in entries.iter().enumerate() {
                         if let Node::Str(key) = k {
-                            let key = key.bytes(src);
-                            let at = match &index {
-                                Some(index) => index.get(key).copied(),
-                                None => fields.iter().position(|(field, _)| field.as_bytes() == key),
-                            };
-                            if let Some(at) = at {
+                            if let Some(at) = field_at(fields, key.bytes(src), place, index.as_ref()) {
                                 columns[at][row] = Some((v, src));
                             }
                         }
@@ -807,7 +833,10 @@ mod tests {
 
     #[test]
     fn minified_keeps_strings_as_written() {
-        assert_eq!(minified("{ \"a b\" :\t[1, 2 ],\r\n\"c\\\" d\": \"é \\\\\" }"), "{\"a b\":[1,2],\"c\\\" d\":\"é \\\\\"}");
+        assert_eq!(
+            minified("{ \"a b\" :\t[1, 2 ],\r\n\"c\\\" d\": \"é \\\\\" }"),
+            "{\"a b\":[1,2],\"c\\\" d\":\"é \\\\\"}"
+        );
         assert_eq!(minified(" [ \"x y"), "[\"x y");
         assert_eq!(minified("[\"\\"), "[\"\\");
         let mut out = String::from("head ");
