@@ -369,7 +369,11 @@ pub fn payload_text_into(content: &Content, json: bool, out: &mut String) -> boo
     let src = &payload.src[..];
     match kind {
         ViewKind::Text => {
-            let Ok(text) = std::str::from_utf8(&src[..*text_len]) else { return false };
+            let bytes = &src[..*text_len];
+            debug_assert!(std::str::from_utf8(bytes).is_ok());
+            // SAFETY: a text's payload[..text_len] is UTF-8: the engine reads a value as text only
+            // where text.rs found it so (stored_text, as_text: from_utf8), text_len that prefix's length
+            let text = unsafe { std::str::from_utf8_unchecked(bytes) };
             if !json {
                 out.push_str(text);
             } else if matches!(payload.node, Node::Map(_) | Node::List(_)) {
