@@ -13,15 +13,17 @@ from cqlsh_ext.export.target import ExportFile
 class TextSink:
     def __init__(self, fmt: str, target: ExportFile, columns: Sequence[Any], settings: Any,
                  places: Sequence[Any]) -> None:
-        # newline="": the CSV writer ends lines itself; utf-8 whatever the locale says.
-        self.out = open(target.temp, "w", encoding="utf-8", newline="")  # noqa: SIM115
         self.rows = 0
         if fmt == "json":
             from cqlsh_ext.render.json_lines import JsonRows
 
+            # bytes: a batch is one UTF-8 buffer (JsonRows.column_bytes), or its lines encoded
+            self.out: Any = open(target.temp, "wb")  # noqa: SIM115
             self.json: Any = JsonRows(columns, settings, places)
             self.csv: Any = None
         else:
+            # newline="": the CSV writer ends lines itself; utf-8 whatever the locale says.
+            self.out = open(target.temp, "w", encoding="utf-8", newline="")  # noqa: SIM115
             from cqlsh_ext.render.csv_rows import CsvRows
 
             self.json, self.csv = None, CsvRows(self.out, columns, settings, places)
@@ -31,7 +33,7 @@ class TextSink:
             # a blob column the native core read: spelt from its reading, column by column
             columns = batch.columns()
             if self.json is not None:
-                self.out.write(self.json.column_text(columns))
+                self.out.write(self.json.column_bytes(columns))
             else:
                 self.csv.write_columns(columns)
             self.rows += len(batch)
@@ -40,7 +42,7 @@ class TextSink:
         if self.json is not None:
             lines = self.json.lines(rows)
             if lines:
-                self.out.write("\n".join(lines) + "\n")
+                self.out.write(("\n".join(lines) + "\n").encode("utf-8"))
         else:
             self.csv.write(rows)
         self.rows += len(rows)

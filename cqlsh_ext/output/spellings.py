@@ -232,42 +232,21 @@ class JsonSpelling(Blobs):
         by_type = _FOUND_SPELLINGS
         return [spell(v) if (spell := by_type.get(type(v))) is not None else other(v) for v in values]
 
-    def held_blobs(self, column: Any, place: ValuePlace | None) -> tuple[list[str], list[str], list[str]]:
+    def held_json(self, column: Any, place: ValuePlace | None) -> Any:
         """A blob column's values as _blob spells them, from the native core's reading of them
-        (cqlsh_ext_native's HeldContents: the kinds, labels and payloads as JSON text of the rows
-        it read, so nothing is decoded again); the rows it did not read spelt from their stored
-        values. Each value in three pieces, the text before it, its payload's, the text after it
-        (a file writes them one after the other: a payload's text is not copied into its object)."""
-        from cqlsh_ext.payload.native import SPELT, held_texts
+        (cqlsh_ext_native's HeldContents): payload/native.py's HeldJson, which json_lines lays out
+        (the core writes each payload's text, as JSON text, between the texts spelt here: the label
+        and kind before it, once per label and kind; the raw hex after it); the rows it did not read
+        spelt from their stored values."""
+        from cqlsh_ext.payload.native import held_json
 
-        kinds, labels, texts, stored = held_texts(
-            column, True, lambda value: self.value(value, cqltypes.BytesType, place))
-        heads: list[str] = []
-        tails: list[str] = []
-        head_of, tail_of = heads.append, tails.append
-        raw = self.raw
-        spelt_heads: dict[tuple[str, str], str] = {}  # '{"label": ..., "kind": ..., "payload": ' by both
-        for i, kind in enumerate(kinds):
-            if kind == SPELT:
-                head_of("")
-                tail_of("")
-            elif kind is None:  # a null blob
-                texts[i] = "null"
-                head_of("")
-                tail_of("")
-            elif kind == UNKNOWN:  # no known format, nothing to say: its hex
-                texts[i] = stored[i].hex()
-                head_of('"0x')
-                tail_of('"')
-            else:
-                label = labels[i]
-                head = spelt_heads.get((label, kind))
-                if head is None:
-                    head = spelt_heads[(label, kind)] = (
-                        f'{{"label": {_string(label)}, "kind": {_string(kind)}, "payload": ')
-                head_of(head)
-                tail_of(f', "raw": "0x{stored[i].hex()}"}}' if raw else "}")
-        return heads, texts, tails
+        def head(label: str, kind: str) -> str:
+            return f'{{"label": {_string(label)}, "kind": {_string(kind)}, "payload": '
+
+        # after a payload; raw's before and after the hex; no known format's; a null blob
+        texts = ("}", ', "raw": "0x', '"}', '"0x', '"', "null")
+        return held_json(column, head, texts, self.raw,
+                         lambda value: self.value(value, cqltypes.BytesType, place))
 
     def _view_object(self, view: BlobView, hexed: str) -> str:
         parts: list[str] = []

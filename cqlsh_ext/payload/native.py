@@ -332,6 +332,8 @@ class Core(Protocol):
 
     def hold_page(self, values: Sequence[Any], cap: int) -> core_types.HeldContents: ...
 
+    def json_lines(self, layout: list[Any], rows: int) -> bytes: ...
+
 
 if TYPE_CHECKING:
     # The one import of the core's module (tests/test_native_room.py holds it): the readers above
@@ -793,6 +795,33 @@ def held_texts(column: Any, json: bool,
         kinds[i] = SPELT
         texts[i] = spell(stored[i])
     return kinds, labels, texts, stored
+
+
+class HeldJson(NamedTuple):
+    """A blob column the core read, as json_lines lays its values out: `head(label, kind)` the
+    text before a read payload (asked once per label and kind), `texts` the text after a payload,
+    raw's before and after the stored hex, no known format's before and after its hex, and a null
+    blob's; `spelt` the whole value of each row the core left to Python, by its index."""
+
+    contents: core_types.HeldContents
+    head: Callable[[str, str], str]
+    texts: tuple[str, str, str, str, str, str]
+    raw: bool
+    spelt: dict[int, str]
+
+
+def held_json(column: Any, head: Callable[[str, str], str], texts: tuple[str, str, str, str, str, str],
+              raw: bool, spell: Callable[[bytes], str]) -> HeldJson:
+    """A HeldContents as json_lines lays it out, the rows the core leaves to Python spelt here by
+    `spell` (of the stored value)."""
+    return HeldJson(column, head, texts, raw, {i: spell(column[i]) for i in column.python_rows()})
+
+
+def json_lines(layout: list[Any], rows: int) -> bytes:
+    """`rows` JSON Lines as one UTF-8 buffer, each line `layout`'s pieces one after the other: a
+    str (the same every line), a list of str (one a line) or a HeldJson (a blob column, its
+    payloads' texts written by the core, not made into a str a row)."""
+    return module().json_lines(layout, rows)
 
 
 def _shaped(chunks: Sequence[Any], filled: dict[int, Any], limit: int, bounds: tuple[int, int, int],

@@ -75,35 +75,30 @@ class JsonRows:
 
         return self.spelling.value(machine_value(value, self.budget), None, place)
 
-    def column_text(self, columns: Sequence[Sequence[Any]]) -> str:
-        """lines() of rows given as columns, as one text, each line ended by a newline (a file's
-        batch): each column spelt at once (a blob column the native core read, HeldContents, from
-        its reading: JsonSpelling.held_blobs), the rows' pieces then laid side by side in one list
-        and joined once."""
+    def column_bytes(self, columns: Sequence[Sequence[Any]]) -> bytes:
+        """lines() of rows given as columns, as one UTF-8 buffer, each line ended by a newline (a
+        file's batch): each column spelt at once (a blob column the native core read, HeldContents,
+        from its reading: JsonSpelling.held_json), the rows' pieces then laid side by side by the
+        core (payload/native.py's json_lines: the payloads' texts written there, no str a row)."""
+        from cqlsh_ext.payload.native import json_lines
+
         spelling = self.spelling
         # The batch's pieces in a row's order: a text every row has (a key) or a column's texts.
-        layout: list[str | list[str]] = []
+        layout: list[Any] = []
         for at, (column, key, cqltype, place, found) in enumerate(
                 zip(columns, self.keys, self.types, self.places, self.found, strict=True)):
             layout.append(("{" if at == 0 else ", ") + key + ": ")
             if hasattr(column, "texts"):
-                layout.extend(spelling.held_blobs(column, place))
+                layout.append(spelling.held_json(column, place))
             elif found:
                 layout.append(spelling.found_column(column, partial(self._found, place)))
             else:
                 layout.append(spelling.column(column, cqltype, place))
         layout.append("}\n")
-        rows = next((len(piece) for piece in layout if isinstance(piece, list)), 0)
+        rows = len(columns[0]) if columns else 0
         if rows == 0:
-            return ""
-        stride = len(layout)
-        pieces = [""] * (rows * stride)
-        for at, piece in enumerate(layout):
-            texts = piece if isinstance(piece, list) else [piece] * rows
-            if len(texts) != rows:
-                raise ValueError(f"a batch's columns differ in length: {len(texts)} and {rows} rows")
-            pieces[at::stride] = texts
-        return "".join(pieces)
+            return b""
+        return json_lines(layout, rows)
 
 
 def write_json_lines(out: IO[str], rows: JsonRows, batches: Iterable[Sequence[Row]]) -> int:

@@ -133,6 +133,16 @@ def test_text_files_on_the_core_are_the_python_engine_s(fmt: str, tmp_path: Path
     assert core == python
 
 
+def test_raw_json_lines_and_a_small_cap_on_the_core_are_the_python_engine_s(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the core lays the lines out (json_lines): the raw hex after each payload, cut values spelt by Python
+    settings = dataclasses.replace(DisplaySettings(), raw_blobs=True, cap=300)
+    core_file, python_file = both(SELECTS[2], corpus(), tmp_path, "json", settings, monkeypatch)
+    core = core_file.read_bytes()
+    assert core.count(b', "raw": "0x') > 1000
+    assert core == python_file.read_bytes()
+
+
 def test_the_core_lays_out_the_order_table_alone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The order table's values are every one the core's: no Python row, no value made as a Python
     object beyond the kinds' sample (the check above would pass with every column on the Python

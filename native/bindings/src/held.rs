@@ -719,3 +719,205 @@ pub fn hold_page<'py>(py: Python<'py>, values: &Bound<'py, PyAny>, cap: usize) -
     }
     Ok(HeldContents::new(rows))
 }
+
+/// One piece of a JSON Lines batch's layout (json_lines): the same text every row, a text a row,
+/// or a blob column's rows the core read.
+enum Piece<'a> {
+    Same(&'a str),
+    Each(Vec<&'a str>),
+    Blob(Vec<BlobRow<'a>>),
+}
+
+/// A blob row as its JSON Lines value: the text before its body, the body, the text after it,
+/// then (raw) the stored bytes' hex and the text ending the object.
+struct BlobRow<'a> {
+    head: &'a str,
+    body: Body<'a>,
+    tail: &'a str,
+    raw: Option<(&'a [u8], &'a str)>,
+}
+
+/// A blob row's body: the core's payload text, a text of the Python side's, or the stored hex.
+enum Body<'a> {
+    Payload(&'a Content),
+    Text(&'a str),
+    Hex(&'a [u8]),
+}
+
+fn push_hex(bytes: &[u8], out: &mut String) {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    out.reserve(bytes.len() * 2);
+    for &b in bytes {
+        out.push(DIGITS[(b >> 4) as usize] as char);
+        out.push(DIGITS[(b & 15) as usize] as char);
+    }
+}
+
+/// A JSON Lines batch as one UTF-8 buffer (export/json_csv.py writes it as it is): `rows` lines,
+/// each the `layout`'s pieces one after the other: a str (the same every row), a list of str (one
+/// a row), or a blob column (payload/native.py's HeldJson: the HeldContents, `head(label, kind)`
+/// the text before a read payload, the texts (after it, raw's before and after the hex, no known
+/// format's before and after the hex, a null blob's), raw, and the Python rows' whole texts by
+/// index). Every text is the Python side's spelling; the core lays the payloads' texts
+/// (payload_text) and the stored bytes' hex between them. Raises ValueError for a list or a column
+/// of another length, or a row neither read nor spelt.
+#[pyfunction]
+pub fn json_lines<'py>(
+    py: Python<'py>,
+    layout: &Bound<'py, PyList>,
+    rows: usize,
+) -> PyResult<Bound<'py, PyBytes>> {
+    // the Python objects the pieces borrow from, kept alive for the call
+    let items: Vec<Bound<'py, PyAny>> = layout.iter().collect();
+    let mut strings: Vec<Vec<Bound<'py, PyString>>> = Vec::with_capacity(items.len());
+    let mut blobs: Vec<Option<BlobParts<'py>>> = Vec::with_capacity(items.len());
+    for item in &items {
+        if item.is_instance_of::<PyString>() {
+            strings.push(vec![item.clone().cast_into::<PyString>()?]);
+            blobs.push(None);
+        } else if let Ok(list) = item.cast::<PyList>() {
+            if list.len() != rows {
+                return Err(PyValueError::new_err(format!(
+                    "a batch's columns differ in length: {} and {rows} rows",
+                    list.len()
+                )));
+            }
+            strings.push(list.iter().map(|t| Ok(t.cast_into::<PyString>()?)).collect::<PyResult<_>>()?);
+            blobs.push(None);
+        } else {
+            strings.push(Vec::new());
+            blobs.push(Some(BlobParts::of(py, item, rows)?));
+        }
+    }
+    let mut pieces: Vec<Piece<'_>> = Vec::with_capacity(items.len());
+    for (item, (texts, blob)) in items.iter().zip(strings.iter().zip(&blobs)) {
+        pieces.push(match blob {
+            Some(blob) => Piece::Blob(blob.rows(py)?),
+            None if item.is_instance_of::<PyString>() => Piece::Same(texts[0].to_str()?),
+            None => Piece::Each(texts.iter().map(|t| t.to_str()).collect::<PyResult<_>>()?),
+        });
+    }
+    let text = py.detach(|| {
+        let mut out = String::new();
+        for row in 0..rows {
+            for piece in &pieces {
+                match piece {
+                    Piece::Same(text) => out.push_str(text),
+                    Piece::Each(texts) => out.push_str(texts[row]),
+                    Piece::Blob(values) => {
+                        let value = &values[row];
+                        out.push_str(value.head);
+                        match value.body {
+                            Body::Payload(content) => {
+                                if !held::payload_text_into(content, true, &mut out) {
+                                    return Err("a read row without a payload text");
+                                }
+                            }
+                            Body::Text(text) => out.push_str(text),
+                            Body::Hex(bytes) => push_hex(bytes, &mut out),
+                        }
+                        out.push_str(value.tail);
+                        if let Some((bytes, end)) = value.raw {
+                            push_hex(bytes, &mut out);
+                            out.push_str(end);
+                        }
+                    }
+                }
+            }
+        }
+        Ok(out)
+    });
+    let text = text.map_err(PyValueError::new_err)?;
+    Ok(PyBytes::new(py, text.as_bytes()))
+}
+
+/// A blob column's part of json_lines' layout, its Python objects held.
+struct BlobParts<'py> {
+    contents: Bound<'py, HeldContents>,
+    /// (label, kind) -> the text before the payload
+    heads: Vec<(Option<Arc<str>>, ViewKind, Bound<'py, PyString>)>,
+    /// after a payload; raw's before the hex and after it; no known format's before and after; null
+    texts: [Bound<'py, PyString>; 6],
+    raw: bool,
+    spelt: Vec<Option<Bound<'py, PyString>>>,
+}
+
+impl<'py> BlobParts<'py> {
+    fn of(py: Python<'py>, item: &Bound<'py, PyAny>, rows: usize) -> PyResult<BlobParts<'py>> {
+        let contents = item.get_item(0)?.cast_into::<HeldContents>()?;
+        let held = contents.get();
+        if held.end - held.start != rows {
+            return Err(PyValueError::new_err(format!(
+                "a batch's columns differ in length: {} and {rows} rows",
+                held.end - held.start
+            )));
+        }
+        let head = item.get_item(1)?;
+        let given = item.get_item(2)?;
+        let text =
+            |i: usize| -> PyResult<Bound<'py, PyString>> { Ok(given.get_item(i)?.cast_into::<PyString>()?) };
+        let texts = [text(0)?, text(1)?, text(2)?, text(3)?, text(4)?, text(5)?];
+        let raw: bool = item.get_item(3)?.extract()?;
+        let mut spelt: Vec<Option<Bound<'py, PyString>>> = (0..rows).map(|_| None).collect();
+        for (k, v) in item.get_item(4)?.cast_into::<PyDict>()?.iter() {
+            let at: usize = k.extract()?;
+            *spelt.get_mut(at).ok_or_else(|| PyIndexError::new_err("a spelt row past the column"))? =
+                Some(v.cast_into::<PyString>()?);
+        }
+        let mut heads: Vec<(Option<Arc<str>>, ViewKind, Bound<'py, PyString>)> = Vec::new();
+        for row in held.rows() {
+            if let Content::Read { kind, label, .. } = &row.content {
+                if *kind != ViewKind::NoFormat && !heads.iter().any(|(l, k, _)| l == label && k == kind) {
+                    let spelt = head.call1((label.as_deref(), view_kind(*kind)))?.cast_into::<PyString>()?;
+                    heads.push((label.clone(), *kind, spelt));
+                }
+            }
+        }
+        let _ = py;
+        Ok(BlobParts { contents, heads, texts, raw, spelt })
+    }
+
+    fn rows<'a>(&'a self, py: Python<'py>) -> PyResult<Vec<BlobRow<'a>>> {
+        let [after, raw_head, raw_tail, hex_head, hex_tail, null] = &self.texts;
+        let (after, raw_head, raw_tail) = (after.to_str()?, raw_head.to_str()?, raw_tail.to_str()?);
+        let (hex_head, hex_tail, null) = (hex_head.to_str()?, hex_tail.to_str()?, null.to_str()?);
+        let held: &'a HeldContents = self.contents.get();
+        let mut out = Vec::with_capacity(held.end - held.start);
+        for (row, spelt) in held.rows().iter().zip(&self.spelt) {
+            let stored = || -> PyResult<&'a [u8]> {
+                Ok(row
+                    .stored
+                    .bind(py)
+                    .cast::<PyBytes>()
+                    .map_err(|_| PyValueError::new_err("a read row's stored value is no bytes"))?
+                    .as_bytes())
+            };
+            out.push(match (&row.content, spelt) {
+                (_, Some(text)) => {
+                    BlobRow { head: "", body: Body::Text(text.to_str()?), tail: "", raw: None }
+                }
+                (Content::Null, None) => BlobRow { head: "", body: Body::Text(null), tail: "", raw: None },
+                (Content::Read { kind: ViewKind::NoFormat, .. }, None) => {
+                    BlobRow { head: hex_head, body: Body::Hex(stored()?), tail: hex_tail, raw: None }
+                }
+                (Content::Read { kind, label, .. }, None) => {
+                    let head = self
+                        .heads
+                        .iter()
+                        .find(|(l, k, _)| l == label && k == kind)
+                        .map(|(_, _, h)| h.to_str())
+                        .transpose()?
+                        .unwrap_or("");
+                    let body = Body::Payload(&row.content);
+                    if self.raw {
+                        BlobRow { head, body, tail: raw_head, raw: Some((stored()?, raw_tail)) }
+                    } else {
+                        BlobRow { head, body, tail: after, raw: None }
+                    }
+                }
+                (Content::Python, None) => return Err(PyValueError::new_err("a Python row not spelt")),
+            });
+        }
+        Ok(out)
+    }
+}

@@ -292,6 +292,53 @@ impl Buffer {
     }
 }
 
+/// A variable-width array's data written straight into its Arrow buffer (8-byte aligned words,
+/// made zeroed for the bytes it is told it will hold, grown if it is given more): the array takes
+/// it as it is (variable_array_of), no copy of the data.
+pub struct DataBytes {
+    words: Vec<u64>,
+    len: usize,
+}
+
+impl DataBytes {
+    pub fn for_bytes(bytes: usize) -> DataBytes {
+        DataBytes { words: vec![0u64; bytes.div_ceil(8).max(1)], len: 0 }
+    }
+
+    pub fn extend_from_slice(&mut self, bytes: &[u8]) {
+        let end = self.len + bytes.len();
+        if end > self.words.len() * 8 {
+            let need = end.div_ceil(8).max(self.words.len() * 2);
+            self.words.resize(need, 0);
+        }
+        bytemuck_bytes(&mut self.words)[self.len..end].copy_from_slice(bytes);
+        self.len = end;
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+/// variable_array of data written in place (DataBytes).
+pub fn variable_array_of(format: &str, name: &str, offsets: &[i32], data: DataBytes, valid: &[bool]) -> Array {
+    let (bitmap, nulls) = validity(valid);
+    let data = Buffer { words: data.words, len: data.len };
+    Array {
+        field: field(format, name),
+        data: Data {
+            length: valid.len(),
+            null_count: nulls,
+            buffers: vec![bitmap, Some(Buffer::from_bytes(as_bytes_i32(offsets))), Some(data)],
+            children: Vec::new(),
+        },
+    }
+}
+
 fn bytemuck_bytes(words: &mut [u64]) -> &mut [u8] {
     // SAFETY: u8 has no alignment or validity requirement; the slice covers the same memory.
     unsafe { std::slice::from_raw_parts_mut(words.as_mut_ptr().cast::<u8>(), words.len() * 8) }

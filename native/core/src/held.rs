@@ -13,7 +13,9 @@ use std::collections::HashMap;
 use std::fmt::Write;
 use std::sync::Arc;
 
-use crate::columns::{fixed_array, list_array, nullable_struct_array, py_float_repr, variable_array, Array};
+use crate::columns::{
+    fixed_array, list_array, nullable_struct_array, py_float_repr, variable_array_of, Array, DataBytes,
+};
 use crate::engine::{Kind as ViewKind, Label, Outcome};
 use crate::query::Slot as QuerySlot;
 use crate::tree::{Node, Str};
@@ -357,55 +359,82 @@ pub fn slot_content(slot: QuerySlot, stored: &[u8], nodes: usize, labels: &mut L
 /// without its insignificant whitespace, a plain text as a JSON string, a record as json.dumps
 /// writes it) or CSV (the text itself, a record as json.dumps writes it). None for other rows.
 pub fn payload_text(content: &Content, json: bool) -> Option<String> {
-    let Content::Read { kind, payload, text_len, .. } = content else { return None };
+    let mut out = String::new();
+    payload_text_into(content, json, &mut out).then_some(out)
+}
+
+/// payload_text written at the end of `out` (false, nothing written, for the rows it has none).
+pub fn payload_text_into(content: &Content, json: bool, out: &mut String) -> bool {
+    let Content::Read { kind, payload, text_len, .. } = content else { return false };
     let src = &payload.src[..];
     match kind {
         ViewKind::Text => {
-            let text = std::str::from_utf8(&src[..*text_len]).ok()?;
+            let bytes = &src[..*text_len];
+            debug_assert!(std::str::from_utf8(bytes).is_ok());
+            // SAFETY: a text's payload[..text_len] is UTF-8: the engine reads a value as text only
+            // where text.rs found it so (stored_text, as_text: from_utf8), text_len that prefix's length
+            let text = unsafe { std::str::from_utf8_unchecked(bytes) };
             if !json {
-                return Some(text.to_owned());
-            }
-            if matches!(payload.node, Node::Map(_) | Node::List(_)) {
-                Some(minified(text))
+                out.push_str(text);
+            } else if matches!(payload.node, Node::Map(_) | Node::List(_)) {
+                minified_into(text, out);
             } else {
-                let mut out = String::with_capacity(text.len() + 2);
-                crate::columns::json_string(text, &mut out);
-                Some(out)
+                out.reserve(text.len() + 2);
+                crate::columns::json_string(text, out);
             }
+            true
         }
         ViewKind::Record => {
-            let mut out = String::new();
-            crate::columns::json_text(&payload.node, src, &mut out);
-            Some(out)
+            crate::columns::json_text(&payload.node, src, out);
+            true
         }
-        _ => None,
+        _ => false,
     }
 }
 
 /// A JSON text without the whitespace between its tokens (spellings._minified: its strings kept
 /// as they are written, escapes included).
 pub fn minified(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    minified_into(text, &mut out);
+    out
+}
+
+/// minified() written at the end of `out`: the runs between whitespace copied whole, a string's
+/// body found by its closing quote (memchr), not byte by byte.
+pub fn minified_into(text: &str, out: &mut String) {
     let bytes = text.as_bytes();
-    let mut out: Vec<u8> = Vec::with_capacity(bytes.len());
+    out.reserve(bytes.len());
     let mut i = 0;
+    let mut run = 0; // the start of the bytes kept and not yet copied
     while i < bytes.len() {
-        let b = bytes[i];
-        if b == b'"' {
-            let start = i;
-            i += 1;
-            while i < bytes.len() && bytes[i] != b'"' {
-                i += if bytes[i] == b'\\' { 2 } else { 1 };
+        match bytes[i] {
+            b'"' => {
+                i += 1;
+                loop {
+                    match memchr::memchr2(b'"', b'\\', &bytes[i.min(bytes.len())..]) {
+                        None => {
+                            i = bytes.len();
+                            break;
+                        }
+                        Some(at) if bytes[i + at] == b'\\' => i += at + 2,
+                        Some(at) => {
+                            i += at + 1;
+                            break;
+                        }
+                    }
+                }
+                i = i.min(bytes.len());
             }
-            i = (i + 1).min(bytes.len());
-            out.extend_from_slice(&bytes[start..i]);
-        } else {
-            if !matches!(b, b' ' | b'\t' | b'\n' | b'\r') {
-                out.push(b);
+            b' ' | b'\t' | b'\n' | b'\r' => {
+                out.push_str(&text[run..i]);
+                i += 1;
+                run = i;
             }
-            i += 1;
+            _ => i += 1,
         }
     }
-    String::from_utf8(out).unwrap_or_default()
+    out.push_str(&text[run..]);
 }
 
 // ------------------------------------------------------------------------------ fitting a kind
@@ -467,10 +496,15 @@ pub fn fits(kind: &Kind, node: &Node, src: &[u8]) -> bool {
             _ => false,
         },
         Kind::Struct(fields) => match node {
-            Node::Map(entries) => entries.iter().all(|(k, v)| match k {
+            Node::Map(entries) => entries.iter().enumerate().all(|(place, (k, v))| match k {
                 Node::Str(name) => {
                     let name = name.bytes(src);
-                    fields.iter().any(|(field, kind)| field.as_bytes() == name && fits(kind, v, src))
+                    match fields.get(place) {
+                        Some((field, kind)) if field.as_bytes() == name => fits(kind, v, src),
+                        _ => {
+                            fields.iter().any(|(field, kind)| field.as_bytes() == name && fits(kind, v, src))
+                        }
+                    }
                 }
                 _ => false,
             }),
@@ -574,15 +608,16 @@ fn present<'a>(slot: &Slot<'a>) -> Option<(&'a Node, &'a [u8])> {
 
 struct Variable {
     offsets: Vec<i32>,
-    data: Vec<u8>,
+    data: DataBytes,
     valid: Vec<bool>,
 }
 
 impl Variable {
-    fn new(n: usize) -> Variable {
+    /// For `n` values of `bytes` bytes in all (the data grows past them if more are pushed).
+    fn new(n: usize, bytes: usize) -> Variable {
         let mut offsets = Vec::with_capacity(n + 1);
         offsets.push(0);
-        Variable { offsets, data: Vec::new(), valid: Vec::with_capacity(n) }
+        Variable { offsets, data: DataBytes::for_bytes(bytes), valid: Vec::with_capacity(n) }
     }
 
     fn push(&mut self, bytes: Option<&[u8]>) -> Result<(), Unlaid> {
@@ -596,7 +631,32 @@ impl Variable {
     }
 
     fn array(self, format: &str, name: &str) -> Array {
-        variable_array(format, name, &self.offsets, &self.data, &self.valid)
+        variable_array_of(format, name, &self.offsets, self.data, &self.valid)
+    }
+}
+
+/// A string slot's bytes (none for a null or another node).
+fn str_bytes<'a>(slot: &Slot<'a>) -> Option<&'a [u8]> {
+    present(slot).map(|(node, src)| match node {
+        Node::Str(s) => s.bytes(src),
+        _ => &[][..],
+    })
+}
+
+/// The field of `fields` named `key`: the entry's own place first (documents of one shape keep
+/// their keys in one order), else looked up (`index` for many fields).
+fn field_at(
+    fields: &[(String, Kind)],
+    key: &[u8],
+    place: usize,
+    index: Option<&HashMap<&[u8], usize>>,
+) -> Option<usize> {
+    if fields.get(place).is_some_and(|(field, _)| field.as_bytes() == key) {
+        return Some(place);
+    }
+    match index {
+        Some(index) => index.get(key).copied(),
+        None => fields.iter().position(|(field, _)| field.as_bytes() == key),
     }
 }
 
@@ -629,24 +689,22 @@ fn laid(kind: &Kind, name: &str, values: &[Slot<'_>]) -> Result<Array, Unlaid> {
     let n = values.len();
     Ok(match kind {
         Kind::Null => {
-            let mut out = Variable::new(n);
+            let mut out = Variable::new(n, 0);
             for _ in values {
                 out.push(None)?;
             }
             out.array("u", name)
         }
         Kind::Str => {
-            let mut out = Variable::new(n);
+            let bytes = values.iter().map(|slot| str_bytes(slot).map_or(0, <[u8]>::len)).sum();
+            let mut out = Variable::new(n, bytes);
             for slot in values {
-                out.push(present(slot).map(|(node, src)| match node {
-                    Node::Str(s) => s.bytes(src),
-                    _ => &[][..],
-                }))?;
+                out.push(str_bytes(slot))?;
             }
             out.array("u", name)
         }
         Kind::Json => {
-            let mut out = Variable::new(n);
+            let mut out = Variable::new(n, 0);
             let mut text = String::new();
             for slot in values {
                 match present(slot) {
@@ -735,14 +793,9 @@ fn laid(kind: &Kind, name: &str, values: &[Slot<'_>]) -> Result<Array, Unlaid> {
                 }
                 if let Some((Node::Map(entries), src)) = present(slot) {
                     let row = valid.len();
-                    for (k, v) in entries {
+                    for (place, (k, v)) in entries.iter().enumerate() {
                         if let Node::Str(key) = k {
-                            let key = key.bytes(src);
-                            let at = match &index {
-                                Some(index) => index.get(key).copied(),
-                                None => fields.iter().position(|(field, _)| field.as_bytes() == key),
-                            };
-                            if let Some(at) = at {
+                            if let Some(at) = field_at(fields, key.bytes(src), place, index.as_ref()) {
                                 columns[at][row] = Some((v, src));
                             }
                         }
@@ -780,6 +833,19 @@ mod tests {
         let mut out = String::new();
         json_text(&node, &[], &mut out);
         assert_eq!(out, r#"{"a":[1,2.5,null],"b\"q":"NaN","c":123456789012345678901234567890123456789012}"#);
+    }
+
+    #[test]
+    fn minified_keeps_strings_as_written() {
+        assert_eq!(
+            minified("{ \"a b\" :\t[1, 2 ],\r\n\"c\\\" d\": \"é \\\\\" }"),
+            "{\"a b\":[1,2],\"c\\\" d\":\"é \\\\\"}"
+        );
+        assert_eq!(minified(" [ \"x y"), "[\"x y");
+        assert_eq!(minified("[\"\\"), "[\"\\");
+        let mut out = String::from("head ");
+        minified_into("{ }", &mut out);
+        assert_eq!(out, "head {}");
     }
 
     #[test]
