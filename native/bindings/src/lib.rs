@@ -72,6 +72,7 @@ fn cqlsh_ext_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(rows::split_page, m)?)?;
     m.add_function(wrap_pyfunction!(rows::select_rows, m)?)?;
     m.add_function(wrap_pyfunction!(cql_columns::cql_columns, m)?)?;
+    m.add_function(wrap_pyfunction!(cql_columns::cql_array, m)?)?;
     m.add_class::<query::Literal>()?;
     m.add_class::<query::Needle>()?;
     m.add_class::<query::QueryPlace>()?;
