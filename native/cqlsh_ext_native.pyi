@@ -230,6 +230,8 @@ class ArrowBinary:
 def arrow_cells() -> int:
     """Cells the three calls have read from ArrowBinary sources since the module loaded."""
 
+def cql_array(values: list[Any], format: str, name: str) -> HeldArray | None: ...
+
 class MeasurePlace:
     def __init__(self, source: Sequence[Any] | RowsPage | ArrowBinary, *, column: int | None = None, rows: list[int] | None = None,
                  text: bool = False, exact_ratios: bool = False) -> None: ...

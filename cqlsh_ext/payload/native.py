@@ -315,6 +315,8 @@ class Core(Protocol):
     def cql_columns(self, page: core_types.RowsPage, wanted: list[int], kinds: list[str],
                     rows: list[int] | None = None) -> list[list[Any] | None]: ...
 
+    def cql_array(self, values: list[Any], format: str, name: str) -> core_types.HeldArray | None: ...
+
     def query_page(self, request: core_types.QueryRequest) -> core_types.QueryPage: ...
 
     def arrow_cells(self) -> int: ...
@@ -673,6 +675,23 @@ def cql_columns(body: bytes, count: int, columns: int, wanted: Sequence[int], ki
     native = module()
     return native.cql_columns(native.RowsPage(body, count, columns), list(wanted), list(kinds),
                               None if rows is None else list(rows))
+
+
+#: The Arrow types (by pyarrow's name) whose columns of Python values the core lays out
+#: (cql_array), and the C data interface's format of each.
+_ARRAY_FORMATS = {"int32": "i", "int64": "l", "double": "g", "bool": "b", "string": "u"}
+
+
+def cql_array(values: list[Any], arrow: str, name: str = "") -> core_types.HeldArray | None:
+    """A column of Python values as the Arrow array of type `arrow` (pyarrow's name of it: int32,
+    int64, double, bool, string) that `pyarrow.array(values, type)` makes, laid out by the core:
+    what cql_columns laid out, or any list of exactly those Python types and None. None where the
+    core is not available(), the type is another, or a value is not exactly the type's (an int
+    past its bits, a bool in an int column, ...): the caller asks pyarrow."""
+    format = _ARRAY_FORMATS.get(arrow)
+    if format is None or not available():
+        return None
+    return module().cql_array(values, format, name)
 
 
 def _measured_place(native: Core, page: Any, place: MeasuredPlace) -> core_types.MeasurePlace:

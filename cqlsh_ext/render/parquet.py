@@ -403,7 +403,15 @@ def _array(pa: Any, column: Any, arrow: Any) -> Any:
     """A column of converted values, or an array the native core laid out, as an Arrow array of
     the column's type."""
     if isinstance(column, list):
-        return pa.array(column, type=arrow)
+        # An int, bigint, double, boolean or text column (the keys most often) is laid out by the
+        # native core where it runs: pyarrow.array(list) would walk it slower and first ask
+        # whether the list is a pandas object, which imports pandas (below). Else pyarrow's.
+        from cqlsh_ext.payload.native import cql_array
+
+        laid = cql_array(column, str(arrow))
+        if laid is None:
+            return pa.array(column, type=arrow)
+        column = laid
     # Through the C data interface, no copy. (pyarrow.array(column) would take it too, but first
     # asks whether it is a pandas object, which imports pandas: a third of a second of CPU.)
     array = pa.Array._import_from_c_capsule(*column.__arrow_c_array__())

@@ -276,3 +276,24 @@ def test_pages_in_writes_the_file_the_drivers_rows_write(cassandra, pages_table,
         else:
             ours_lines, drivers_lines = (path.read_bytes().splitlines(keepends=True) for path in files)
             assert order(ours_lines) == order(drivers_lines), (statement, fmt)
+
+
+def test_a_paths_export_does_not_import_pandas(cassandra, orders: Orders, home):
+    """The ordinary columns (text pk, int ck) go to Arrow through the native core: no
+    pyarrow.array of a list, which imports pandas where it is installed (about 50 MB and a third of
+    a second). Python's import log (PYTHONPROFILEIMPORTTIME) of the real binary names no pandas."""
+    import importlib.util
+
+    from cqlsh_ext.payload import native
+
+    if importlib.util.find_spec("pandas") is None or not native.available():
+        pytest.skip("pandas is not installed, or the native core does not run: nothing to show")
+    target = home / "keys.parquet"
+    statement = f"COPY (SELECT pk, ck, data.status, data.n FROM {orders.name}) TO '{target}'"
+    out = shell(cassandra, home, statement, env={"PYTHONPROFILEIMPORTTIME": "1"})
+    assert out.returncode == 0, out.stderr
+    assert rows_written(out.stdout) == len(orders.rows)
+    imported = {line.rsplit("|", 1)[-1].strip() for line in out.stderr.splitlines()
+                if line.startswith("import time:")}
+    assert "pyarrow.parquet" in imported
+    assert not {name for name in imported if name.split(".")[0] == "pandas"}

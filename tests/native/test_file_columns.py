@@ -188,3 +188,45 @@ def test_a_row_group_ends_with_the_row_whose_blobs_reach_row_group_bytes(
     path = export(SELECTS[3], values, tmp_path, "parquet", DisplaySettings(), on_core, row_group=65536)
     metadata = pq.ParquetFile(path).metadata
     assert [metadata.row_group(i).num_rows for i in range(metadata.num_row_groups)] == expected
+
+
+class _Int(int):
+    pass
+
+
+class _Str(str):
+    pass
+
+
+#: Columns of Python values by Arrow type: (values the core lays out, values it leaves to pyarrow).
+ORDINARY: dict[str, tuple[list[Any], list[list[Any]]]] = {
+    "int32": ([0, -2**31, 2**31 - 1, None, 7, None], [[2**31], [True], [1.0], [_Int(3)], ["7"]]),
+    "int64": ([0, -2**63, 2**63 - 1, None, 12345678901234], [[2**63], [False], [_Int(3)]]),
+    "double": ([0.0, -0.0, float("nan"), float("inf"), None, 1e308, 5e-324], [[1], [True]]),
+    "bool": ([True, False, None, True], [[1], [0]]),
+    "string": (["", "é", "日本語 \x00", None, "a" * 300], [["\ud800"], [_Str("x")], [b"x"]]),
+}
+
+
+@pytest.mark.parametrize("arrow", sorted(ORDINARY))
+def test_ordinary_columns_laid_out_by_the_core_are_pyarrow_s(arrow: str, tmp_path: Path) -> None:
+    """An export's int, bigint, double, boolean and text columns (a list of Python values each)
+    go to Arrow through the core (payload.native.cql_array): the array pyarrow.array makes of
+    the list, and the same Parquet bytes; a value not exactly the type's is left to pyarrow."""
+    import pyarrow as pa
+
+    from cqlsh_ext.render.parquet import _array
+
+    laid, left = ORDINARY[arrow]
+    kind = getattr(pa, {"double": "float64", "bool": "bool_"}.get(arrow, arrow))()
+    for values in [laid, [], [None, None]]:
+        assert native.cql_array(values, arrow) is not None
+        ours, theirs = _array(pa, values, kind), pa.array(values, type=kind)
+        assert ours.type == kind and ours.to_pylist().__repr__() == theirs.to_pylist().__repr__()
+        files = []
+        for name, array in [("ours", ours), ("theirs", theirs)]:
+            pq.write_table(pa.table({"c": array}), tmp_path / name)
+            files.append((tmp_path / name).read_bytes())
+        assert files[0] == files[1]
+    for values in left:
+        assert native.cql_array([None, *values], arrow) is None

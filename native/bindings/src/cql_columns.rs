@@ -6,11 +6,13 @@
 //! answered None, and payload/server_rows.py has the driver's parser make that column as before
 //! (tests/native/test_cql_columns.py compares every type, nulls and empty values with the driver).
 
+use crate::held::HeldArray;
 use crate::rows::RowsPage;
+use cqlsh_ext_core::columns::{bool_array, fixed_array, float64_array, int64_array, variable_array};
 use cqlsh_ext_core::rows::CellRef;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyFloat, PyList, PyString};
+use pyo3::types::{PyBool, PyFloat, PyInt, PyList, PyString};
 
 /// The CQL types read here, by the name the driver's type class gives (`typename`).
 #[derive(Clone, Copy)]
@@ -105,4 +107,100 @@ pub fn cql_columns<'py>(
             Ok(Some(PyList::new(py, values)?))
         })
         .collect()
+}
+
+/// A column of Python values (`values`: what cql_columns laid out, or what an export's column
+/// holds) as one Arrow array of the C data interface's `format`, int32 ("i"), int64 ("l"),
+/// float64 ("g"), bool ("b") or utf8 ("u"), named `name`: what `pyarrow.array(values, type)`
+/// makes of them, without pyarrow's walk of the list (which imports pandas where it is installed).
+/// None where a value is not exactly the type's Python type (an int subclass, a float in an int
+/// column, an int past the type's bits, a str that is not UTF-8, ...) or the format is another:
+/// the caller asks pyarrow, as before.
+#[pyfunction]
+pub fn cql_array(values: &Bound<'_, PyList>, format: &str, name: &str) -> PyResult<Option<HeldArray>> {
+    let n = values.len();
+    let mut valid: Vec<bool> = Vec::with_capacity(n);
+    let array = match format {
+        "i" => {
+            let mut data: Vec<u8> = Vec::with_capacity(n * 4);
+            for value in values.iter() {
+                let v = if value.is_none() {
+                    0
+                } else if value.is_exact_instance_of::<PyInt>() {
+                    match value.extract::<i32>() {
+                        Ok(v) => v,
+                        Err(_) => return Ok(None),
+                    }
+                } else {
+                    return Ok(None);
+                };
+                valid.push(!value.is_none());
+                data.extend_from_slice(&v.to_le_bytes());
+            }
+            fixed_array("i", name, &data, &valid)
+        }
+        "l" => {
+            let mut out: Vec<Option<i64>> = Vec::with_capacity(n);
+            for value in values.iter() {
+                if value.is_none() {
+                    out.push(None);
+                } else if value.is_exact_instance_of::<PyInt>() {
+                    match value.extract::<i64>() {
+                        Ok(v) => out.push(Some(v)),
+                        Err(_) => return Ok(None),
+                    }
+                } else {
+                    return Ok(None);
+                }
+            }
+            int64_array(name, out)
+        }
+        "g" => {
+            let mut out: Vec<Option<f64>> = Vec::with_capacity(n);
+            for value in values.iter() {
+                if value.is_none() {
+                    out.push(None);
+                } else if let Ok(v) = value.cast_exact::<PyFloat>() {
+                    out.push(Some(v.value()));
+                } else {
+                    return Ok(None);
+                }
+            }
+            float64_array(name, out)
+        }
+        "b" => {
+            let mut out: Vec<Option<bool>> = Vec::with_capacity(n);
+            for value in values.iter() {
+                if value.is_none() {
+                    out.push(None);
+                } else if let Ok(v) = value.cast_exact::<PyBool>() {
+                    out.push(Some(v.is_true()));
+                } else {
+                    return Ok(None);
+                }
+            }
+            bool_array(name, out)
+        }
+        "u" => {
+            let mut offsets: Vec<i32> = Vec::with_capacity(n + 1);
+            offsets.push(0);
+            let mut data: Vec<u8> = Vec::new();
+            for value in values.iter() {
+                if value.is_none() {
+                    valid.push(false);
+                } else if let Ok(text) = value.cast_exact::<PyString>() {
+                    let Ok(text) = text.to_str() else { return Ok(None) };
+                    data.extend_from_slice(text.as_bytes());
+                    valid.push(true);
+                } else {
+                    return Ok(None);
+                }
+                let Ok(end) = i32::try_from(data.len()) else { return Ok(None) };
+                offsets.push(end);
+            }
+            variable_array("u", name, &offsets, &data, &valid)
+        }
+        _ => return Ok(None),
+    };
+    Ok(Some(HeldArray::of(array)))
 }

@@ -35,6 +35,13 @@ pub struct HeldArray {
     array: Array,
 }
 
+impl HeldArray {
+    /// An array laid out elsewhere in the bindings (cql_columns.rs's `cql_array`).
+    pub(crate) fn of(array: Array) -> HeldArray {
+        HeldArray { array }
+    }
+}
+
 #[pymethods]
 impl HeldArray {
     #[getter]

@@ -76,6 +76,7 @@ fn cqlsh_ext_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(cql_columns::cql_columns, m)?)?;
     m.add_class::<arrow::ArrowBinary>()?;
     m.add_function(wrap_pyfunction!(arrow::arrow_cells, m)?)?;
+    m.add_function(wrap_pyfunction!(cql_columns::cql_array, m)?)?;
     m.add_class::<query::Literal>()?;
     m.add_class::<query::Needle>()?;
     m.add_class::<query::QueryPlace>()?;
