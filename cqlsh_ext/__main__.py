@@ -1,5 +1,3 @@
-import sys
+from cqlsh_ext.cli import run
 
-from cqlsh_ext.cli import main
-
-sys.exit(main())
+run()

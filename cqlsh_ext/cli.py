@@ -129,6 +129,19 @@ def main(argv: list[str] | None = None) -> int:
         return 141  # 128 + SIGPIPE, what a shell reports for a command killed by the pipe
 
 
+def run() -> None:
+    """The `cqlsh-ext` command: main() and its exit status, from the process's last steps on a
+    Ctrl-C ends it at once, never with a traceback from Python's shutdown (ends_at_once)."""
+    from cqlsh_ext.common.interrupt import ends_at_once
+
+    try:
+        code: str | int | None = main()
+    except SystemExit as done:  # cqlsh's own exits (sys.exit(2), 'Connection error: ...')
+        code = done.code
+    ends_at_once()
+    sys.exit(code)
+
+
 def _main(argv: list[str] | None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if args and args[0] in SUBCOMMANDS:
@@ -188,4 +201,4 @@ def _main(argv: list[str] | None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run()

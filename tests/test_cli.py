@@ -124,3 +124,34 @@ def test_every_help_text_of_ours_fits_80_columns():
         "QUERIES", "encode()", "DECOMPRESS", "DECODE", "OUTPUT", "INSPECT", "COMPRESSION"}
     wide = [line for text in texts for line in text.splitlines() if len(line) > 79]
     assert not wide, wide
+
+
+
+def test_a_ctrl_c_while_the_process_exits_ends_it_without_a_traceback(tmp_path: Path) -> None:
+    """A press that lands after the work is done, while Python shuts down (held there by an exit
+    hook that waits), ends the process at once: status 130, what it printed kept, no
+    KeyboardInterrupt traceback."""
+    import io
+    import signal
+
+    import pexpect
+
+    hook = tmp_path / "hook"
+    hook.mkdir()
+    (hook / "sitecustomize.py").write_text(
+        "import atexit, sys, time\n"
+        "def _late():\n"
+        "    print('shutting down', file=sys.stderr, flush=True)\n"
+        "    time.sleep(60)\n"
+        "atexit.register(_late)\n")
+    seen = io.StringIO()
+    child = pexpect.spawn(CQLSH_EXT, ["--version"], env={**isolated_env(tmp_path), "PYTHONPATH": str(hook)},
+                          encoding="utf-8", timeout=60)
+    child.logfile_read = seen
+    child.expect("shutting down")
+    child.kill(signal.SIGINT)
+    child.expect(pexpect.EOF)
+    child.close()
+    out = seen.getvalue()
+    assert (child.exitstatus, child.signalstatus) == (130, None), out
+    assert out.startswith("cqlsh-ext ") and "Traceback" not in out and "KeyboardInterrupt" not in out, out

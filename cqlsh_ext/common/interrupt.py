@@ -22,6 +22,7 @@ presses from another thread (`Remote`), and the command stops as at a first Ctrl
 from __future__ import annotations
 
 import signal
+import sys
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -164,4 +165,21 @@ def ignore_in_child() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-__all__ = ["CtrlC", "Flag", "Remote", "ignore_in_child", "shielded"]
+def ends_at_once() -> None:
+    """For the process's last steps, once its work is done: what it printed is flushed, and a
+    Ctrl-C from then on ends it at once with status 130 (128 + SIGINT). Python's shutdown (the
+    driver's threads joined, its connections closed) would otherwise print a KeyboardInterrupt
+    traceback from whatever step the press landed in."""
+    import os
+
+    if threading.current_thread() is not threading.main_thread():
+        return
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed pipe or stream: nothing more can reach it
+            pass
+    signal.signal(signal.SIGINT, lambda signum, frame: os._exit(128 + signal.SIGINT))
+
+
+__all__ = ["CtrlC", "Flag", "Remote", "ends_at_once", "ignore_in_child", "shielded"]
