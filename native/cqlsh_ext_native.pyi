@@ -326,7 +326,8 @@ class QueryRequest:
     def __init__(self, *, rows: int, places: list[QueryPlace], conditions: list[Condition],
                  outputs: list[tuple[int, int] | None], order: list[tuple[int, int] | None],
                  keys: list[tuple[int, int]], aggregates: list[Aggregate], grouped: bool, cap: int,
-                 undecodable_group: Any, held: bool = False, contents: list[int] = ...) -> None: ...
+                 undecodable_group: Any, held: bool = False, contents: list[int] = ...,
+                 text_trees: bool = True) -> None: ...
 
 class AccumulatorState:
     count: int

@@ -257,7 +257,7 @@ class Evaluator:
     namedtuple or dict for a UDT)."""
 
     def __init__(self, plan: Plan, decoding: Decoding, keyspace: str | None = None,
-                 views: bool = True, held: bool = False) -> None:
+                 views: bool = True, held: bool = False, text_trees: bool = True) -> None:
         if decoding.mode == "none":
             raise QueryError("decoding is off (-d none): a payload path cannot be read")
         self.plan = plan
@@ -270,6 +270,10 @@ class Evaluator:
         #: them (cqlsh_ext_native's HeldColumn, HeldContents: each value decoded once, no Python
         #: object per value; render.parquet lays them out as Arrow arrays).
         self.held = held and not views
+        #: With `held`: a text a blob holds comes with its JSON tree (Parquet lays its struct
+        #: columns out from it); False: a file of text (JSON Lines, CSV), which writes a text from
+        #: its text, its label saying whether it is a JSON container: no tree built.
+        self.text_trees = text_trees
         #: How the plan's blobs decode (-d's mode, the cap, the column settings, matched on each
         #: blob's place in `keyspace` (the plan's table's: the session's when the plan names none).
         self.decoding = decoding
@@ -705,7 +709,8 @@ class CoreProgram:
                 rows=len(rows), places=places, conditions=self.conditions, outputs=self.outputs,
                 order=self.order, keys=self.keys, aggregates=self.aggregates, grouped=self.grouped,
                 cap=self.cap, undecodable_group=UNDECODABLE_GROUP, held=held,
-                contents=sorted(set(self.contents.values())) if held else [])
+                contents=sorted(set(self.contents.values())) if held else [],
+                text_trees=evaluator.text_trees)
         except Exception:
             return None
         make = None if server is None else server.make  # the rows the answer reads, by the driver

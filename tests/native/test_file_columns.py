@@ -9,6 +9,8 @@ spells, integers past 64 bits, values that widen a column after the first row gr
 from __future__ import annotations
 
 import dataclasses
+import gzip
+import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -54,14 +56,16 @@ def export(select: str, values: list[bytes | None], folder: Path, fmt: str, sett
            on_core: bool, page: int = 97, row_group: int = 150) -> Path:
     """`select` over rows (pk, ck, data) of `values`, a page at a time, written as COPY (SELECT
     ...) TO writes it: on the core, the blobs as stored and the columns held (export.run's
-    stored_blobs); without it, the evaluator's views (the Python engine alone)."""
+    stored_blobs; a file of text asks for no JSON tree of its texts: text_trees); without it, the
+    evaluator's views (the Python engine alone)."""
     from cqlsh_ext.export.json_csv import TextSink
     from cqlsh_ext.payload.places import ValuePlace
     from cqlsh_ext.render.parquet import ParquetSink
 
     plan = parse(select, SCHEMA, plain=True)
     assert plan is not None
-    evaluator = Evaluator(plan, settings.decoding(), "ks", views=not on_core, held=on_core)
+    evaluator = Evaluator(plan, settings.decoding(), "ks", views=not on_core, held=on_core,
+                          text_trees=fmt == "parquet")
     answer = Answer(plan, [])
     names = answer.header()
     types = [TYPES[item.name] if item.kind == "column" else None for item in plan.items]
@@ -87,8 +91,8 @@ def both(select: str, values: list[bytes | None], tmp_path: Path, fmt: str, sett
          monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
     held = tmp_path / "core"
     python = tmp_path / "python"
-    held.mkdir()
-    python.mkdir()
+    held.mkdir(parents=True)
+    python.mkdir(parents=True)
     core_file = export(select, values, held, fmt, settings, True)
     with monkeypatch.context() as patched:
         patched.setattr(native, "available", lambda: False)
@@ -131,6 +135,35 @@ def test_text_files_on_the_core_are_the_python_engine_s(fmt: str, tmp_path: Path
     core, python = core_file.read_text(encoding="utf-8"), python_file.read_text(encoding="utf-8")
     assert core.count("\n") > 1000
     assert core == python
+
+
+#: Texts whose being a JSON container (written minified in JSON Lines) or not (a JSON string) the
+#: core of a file of text reads from the label, no tree built: documents with whitespace, a JSON
+#: string that holds a document, a document cut short or followed by more, scalars, a lone
+#: surrogate escape (the tree hands it back, the label's reading does not), nesting and an integer
+#: past what the core builds, NaN, a plain text.
+LOOKALIKES = [
+    b' { "a" : [1, 2, {"b": null}] ,\n "c": "x y" } ', json.dumps('{"a": 1}').encode(), b'{"a": 1',
+    b'{"a": 1} and more', b"[1, 2, 3]", b"123", b'"a string"', b"null", b'{"s": "\\ud800 lone"}',
+    b"[" * 1200 + b"]" * 1200, b'{"n": 1' + b"0" * 5000 + b"}", b'{"a": NaN, "b": -Infinity}',
+    b"plain text, not JSON", "{\"ü\": \"déjà\"}".encode(),
+]
+
+
+@pytest.mark.parametrize("fmt", ["json", "csv"])
+def test_text_files_tell_json_documents_from_texts_that_look_like_them(
+        fmt: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    values: list[bytes | None] = [*LOOKALIKES, *(gzip.compress(v) for v in LOOKALIKES)] * 2
+    plain = DisplaySettings()
+    runs = [(plain, SELECTS[0]), (dataclasses.replace(plain, cap=40), SELECTS[0]),
+            (dataclasses.replace(plain, raw_blobs=True), SELECTS[2])]
+    for i, (settings, select) in enumerate(runs):
+        core_file, python_file = both(select, values, tmp_path / str(i), fmt, settings, monkeypatch)
+        core = core_file.read_text(encoding="utf-8")
+        assert core == python_file.read_text(encoding="utf-8"), (i, select)
+    if fmt == "json":  # the last file (raw): a document minified, a JSON string that holds one quoted
+        assert '"payload": {"a":[1,2,{"b":null}],"c":"x y"}' in core
+        assert '"payload": "\\"{\\\\\\"a\\\\\\": 1}\\""' in core
 
 
 def test_raw_json_lines_and_a_small_cap_on_the_core_are_the_python_engine_s(

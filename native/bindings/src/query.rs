@@ -168,6 +168,9 @@ pub struct QueryRequest {
     held: bool,
     /// Places whose kept rows' contents a file writes (QueryPage.contents): their trees built.
     contents: Vec<usize>,
+    /// With `contents`: a text's JSON tree built too (Parquet); false: a file of text (JSON Lines,
+    /// CSV) writes a text from its text, its label saying whether it is a JSON container.
+    text_trees: bool,
 }
 
 #[pymethods]
@@ -180,7 +183,7 @@ impl QueryRequest {
 
     #[new]
     #[pyo3(signature = (*, rows, places, conditions, outputs, order, keys, aggregates, grouped, cap, undecodable_group,
-                        held = false, contents = Vec::new()))]
+                        held = false, contents = Vec::new(), text_trees = true))]
     #[allow(clippy::too_many_arguments)] // the request's fields, by keyword
     fn new(
         rows: usize,
@@ -195,10 +198,12 @@ impl QueryRequest {
         undecodable_group: Py<PyAny>,
         held: bool,
         contents: Vec<usize>,
+        text_trees: bool,
     ) -> Self {
         QueryRequest {
             held,
             contents,
+            text_trees,
             rows,
             places,
             conditions,
@@ -368,6 +373,7 @@ pub fn query_page<'py>(py: Python<'py>, request: &Bound<'py, QueryRequest>) -> P
     let projected: Vec<(usize, usize)> = r.outputs.iter().chain(r.order.iter()).flatten().copied().collect();
     let mut program =
         Program::new(paths, needles, conds, &projected, r.keys.clone(), aggs, r.grouped).map_err(invalid)?;
+    program.text_trees = r.text_trees;
     for &place in &r.contents {
         match program.trees.get_mut(place) {
             Some(tree) => *tree = true,

@@ -747,7 +747,7 @@ fn key_of(leaf: &Leaf, cfg: &DescribeConfig) -> Key {
 
 /// Decodes one value for DESCRIBE: its outcome with its tree.
 pub fn decode_for_describe(cfg: &Config, value: &[u8], cap: usize) -> Option<Outcome> {
-    let want = Want { paths: &[], tree: true, measure: false, json: true, needles: &[] as &[Needle] };
+    let want = Want { paths: &[], tree: true, text_tree: true, measure: false, json: true, needles: &[] as &[Needle] };
     crate::panics::guarded(|| decode_value(cfg, value, cap, &want)).and_then(Result::ok)
 }
 

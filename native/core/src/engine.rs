@@ -146,6 +146,11 @@ impl Label {
         Label { layers: self.layers, reading: "" }
     }
 
+    /// The payload's reading ("json", "text", a record's format; "" for no known format).
+    pub fn reading(&self) -> &'static str {
+        self.reading
+    }
+
     /// No layer was peeled: the value reads as it is stored.
     pub fn is_bare(&self) -> bool {
         self.layers[0].is_none()
@@ -165,6 +170,10 @@ impl Label {
 pub struct Want<'a> {
     pub paths: &'a [Vec<Step>],
     pub tree: bool,
+    /// With `tree`, a text's JSON container is built too; false: a text's JSON is read as without
+    /// `tree` (its label's reading says whether it is a JSON container, its paths read), its text
+    /// alone kept (a file of text writes a payload from its text: held.rs), a record's tree built.
+    pub text_tree: bool,
     /// COMPRESSION STATS' measure: the containers only. A contained payload is not read (its
     /// kind is given as Binary, its label's reading "binary"): the measure never looks at it.
     pub measure: bool,
@@ -405,7 +414,8 @@ fn reads_in(tree: &Node, paths: &[Vec<Step>], src: &[u8]) -> Vec<PathRead> {
         .collect()
 }
 
-/// A text reading of payload[..text_len]: json or text, its JSON container (want.tree) and the
+/// A text reading of payload[..text_len]: json or text, its JSON container (want.tree and
+/// want.text_tree) and the
 /// paths' reads (a text that is no JSON container is its own tree: a str).
 #[allow(clippy::too_many_arguments)]
 fn text_outcome(
@@ -448,7 +458,7 @@ fn text_outcome(
             rejected: true,
         });
     }
-    let (json, tree, mut reads) = if want.tree {
+    let (json, tree, mut reads) = if want.tree && want.text_tree {
         let tree = json::json_container(bytes, 0, text_len, nodes)?;
         let reads = match (&tree, cut) {
             (Some(tree), false) => reads_in(tree, want.paths, bytes),

@@ -268,9 +268,10 @@ pub enum Content {
     Null,
     /// Read by the core: the view's kind (text, record, or no known format: unknown), its label
     /// (None for no known format) and its payload (a text's JSON tree or its text, a record's tree;
-    /// Node::Null for no known format). No note; the stored bytes only where asked (raw) or for
-    /// no known format.
-    Read { kind: ViewKind, label: Option<Arc<str>>, payload: Held, text_len: usize },
+    /// Node::Null for no known format); `json`: a text that is a JSON container (its tree, or,
+    /// read without it (engine's Want.text_tree), its label's reading). No note; the stored bytes
+    /// only where asked (raw) or for no known format.
+    Read { kind: ViewKind, label: Option<Arc<str>>, payload: Held, text_len: usize, json: bool },
     /// The Python engine's: a value handed back, cut, binary, failed, or a record the Python side
     /// spells itself (not plain).
     Python,
@@ -305,9 +306,14 @@ pub fn content(outcome: Outcome, stored: &[u8], nodes: usize, labels: &mut Label
                 crate::engine::Payload::Owned(data) => Arc::from(data),
                 crate::engine::Payload::Stored => Arc::from(stored),
             };
-            let payload = match outcome.tree {
-                Some(tree) => tree,
-                None => Node::Str(Str::Span(0, outcome.text_len as u32)),
+            // a JSON container's tree is built where a reader needs it (Parquet's struct columns); a
+            // file of text reads it without (its label's reading, "json", says it is one)
+            let (payload, json) = match outcome.tree {
+                Some(tree) => {
+                    let json = matches!(tree, Node::Map(_) | Node::List(_));
+                    (tree, json)
+                }
+                None => (Node::Str(Str::Span(0, outcome.text_len as u32)), outcome.label.reading() == "json"),
             };
             let text_len = outcome.text_len;
             Content::Read {
@@ -315,6 +321,7 @@ pub fn content(outcome: Outcome, stored: &[u8], nodes: usize, labels: &mut Label
                 label: Some(labels.spell(outcome.label)),
                 payload: Held { node: payload, src },
                 text_len,
+                json,
             }
         }
         ViewKind::Record => {
@@ -334,10 +341,11 @@ pub fn content(outcome: Outcome, stored: &[u8], nodes: usize, labels: &mut Label
                 label: Some(labels.spell(outcome.label)),
                 payload: Held { node: tree, src },
                 text_len: 0,
+                json: false,
             }
         }
         ViewKind::NoFormat => {
-            Content::Read { kind: ViewKind::NoFormat, label: None, payload: Held::none(), text_len: 0 }
+            Content::Read { kind: ViewKind::NoFormat, label: None, payload: Held::none(), text_len: 0, json: false }
         }
         _ => Content::Python,
     }
@@ -349,7 +357,7 @@ pub fn slot_content(slot: QuerySlot, stored: &[u8], nodes: usize, labels: &mut L
         QuerySlot::Read(outcome) => content(outcome, stored, nodes, labels),
         QuerySlot::Null => Content::Null,
         QuerySlot::Undecodable(code) if code == ViewKind::NoFormat as u8 => {
-            Content::Read { kind: ViewKind::NoFormat, label: None, payload: Held::none(), text_len: 0 }
+            Content::Read { kind: ViewKind::NoFormat, label: None, payload: Held::none(), text_len: 0, json: false }
         }
         _ => Content::Python,
     }
@@ -365,7 +373,7 @@ pub fn payload_text(content: &Content, json: bool) -> Option<String> {
 
 /// payload_text written at the end of `out` (false, nothing written, for the rows it has none).
 pub fn payload_text_into(content: &Content, json: bool, out: &mut String) -> bool {
-    let Content::Read { kind, payload, text_len, .. } = content else { return false };
+    let Content::Read { kind, payload, text_len, json: container, .. } = content else { return false };
     let src = &payload.src[..];
     match kind {
         ViewKind::Text => {
@@ -376,7 +384,7 @@ pub fn payload_text_into(content: &Content, json: bool, out: &mut String) -> boo
             let text = unsafe { std::str::from_utf8_unchecked(bytes) };
             if !json {
                 out.push_str(text);
-            } else if matches!(payload.node, Node::Map(_) | Node::List(_)) {
+            } else if *container {
                 minified_into(text, out);
             } else {
                 out.reserve(text.len() + 2);

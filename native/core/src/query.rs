@@ -162,6 +162,10 @@ pub struct Program {
     /// Per place, whether its values' trees are built (a file writes the decoded payloads of
     /// the kept rows: held.rs), the paths then read in them.
     pub trees: Vec<bool>,
+    /// With `trees`: a text's JSON container built too (Parquet lays its struct columns out from
+    /// it); false: a file of text (JSON Lines, CSV), which writes a text's payload from its text,
+    /// the label's reading saying whether it is a JSON container (engine's Want.text_tree).
+    pub text_trees: bool,
 }
 
 // ------------------------------------------------------------------------------ values
@@ -736,6 +740,7 @@ fn note_miss(seen: &mut PathSeen, depth: usize, keys: Vec<String>) {
 }
 
 /// Decodes one place's value for a query (the values a reader reads: kind, cut, the paths).
+#[allow(clippy::too_many_arguments)] // the value and what is read of it
 pub fn read_slot(
     cfg: &Config,
     value: Option<&[u8]>,
@@ -744,12 +749,13 @@ pub fn read_slot(
     paths: &[Vec<Step>],
     needles: &[Needle],
     tree: bool,
+    text_tree: bool,
 ) -> Slot {
     if null {
         return Slot::Null;
     }
     let Some(value) = value else { return Slot::NotBlob };
-    let want = Want { paths, tree, measure: false, json: true, needles };
+    let want = Want { paths, tree, text_tree, measure: false, json: true, needles };
     let Some(Ok(outcome)) = crate::panics::guarded(|| decode_value(cfg, value, cap, &want)) else {
         return Slot::HandBack;
     };
@@ -974,7 +980,7 @@ impl Program {
             program_aggs.push(Agg { func, star: spec.star, input: spec.input });
         }
         let trees = vec![false; paths.len()];
-        Ok(Program { paths, needles, conds: program_conds, keys, aggs: program_aggs, grouped, trees })
+        Ok(Program { paths, needles, conds: program_conds, keys, aggs: program_aggs, grouped, trees, text_trees: true })
     }
 }
 
@@ -1009,6 +1015,7 @@ pub fn query_page(cfg: &Config, program: &Program, cells: &[Vec<Cell<'_>>], rows
         .enumerate()
         .map(|(place, (values, (paths, needles)))| {
             let tree = program.trees.get(place).copied().unwrap_or(false);
+            let text_tree = program.text_trees;
             values
                 .iter()
                 .map(|cell| {
@@ -1016,9 +1023,9 @@ pub fn query_page(cfg: &Config, program: &Program, cells: &[Vec<Cell<'_>>], rows
                         return Slot::HandBack;
                     }
                     let slot = match cell {
-                        Cell::Blob(bytes) => read_slot(cfg, Some(bytes), false, cap, paths, needles, tree),
-                        Cell::Null => read_slot(cfg, None, true, cap, paths, needles, tree),
-                        Cell::Other => read_slot(cfg, None, false, cap, paths, needles, tree),
+                        Cell::Blob(bytes) => read_slot(cfg, Some(bytes), false, cap, paths, needles, tree, text_tree),
+                        Cell::Null => read_slot(cfg, None, true, cap, paths, needles, tree, text_tree),
+                        Cell::Other => read_slot(cfg, None, false, cap, paths, needles, tree, text_tree),
                     };
                     if let Slot::Read(outcome) = &slot {
                         if let crate::engine::Payload::Owned(data) = &outcome.payload {

@@ -139,7 +139,7 @@ pub fn measure_value(cfg: &Config, stats: &StatsConfig, value: &[u8], cap: usize
             }
         }
     }
-    let want = Want { paths: &[], tree: false, measure: true, json: false, needles: &[] };
+    let want = Want { paths: &[], tree: false, text_tree: false, measure: true, json: false, needles: &[] };
     let outcome = decode_value(cfg, value, cap, &want)?;
     match outcome.kind {
         Kind::Binary => {
