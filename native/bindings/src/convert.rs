@@ -111,7 +111,8 @@ pub fn node_strict(obj: &Bound<'_, PyAny>) -> PyResult<Node> {
     if let Ok(dict) = obj.cast_exact::<PyDict>() {
         let mut entries = Vec::with_capacity(dict.len());
         for (k, v) in dict.iter() {
-            let key = k.cast_exact::<PyString>().map_err(|_| PyValueError::new_err("a key that is no str"))?;
+            let key =
+                k.cast_exact::<PyString>().map_err(|_| PyValueError::new_err("a key that is no str"))?;
             entries.push((Node::Str(Str::Owned(key.to_str()?.into())), node_strict(&v)?));
         }
         return Ok(Node::Map(entries));

@@ -54,8 +54,12 @@ impl Kind {
     fn value<'py>(self, py: Python<'py>, cell: CellRef<'_>) -> PyResult<Bound<'py, PyAny>> {
         let Some(value) = cell else { return Ok(py.None().into_bound(py)) };
         Ok(match self {
-            Kind::Int => i32::from_be_bytes(value.try_into().expect("checked width")).into_pyobject(py)?.into_any(),
-            Kind::BigInt => i64::from_be_bytes(value.try_into().expect("checked width")).into_pyobject(py)?.into_any(),
+            Kind::Int => {
+                i32::from_be_bytes(value.try_into().expect("checked width")).into_pyobject(py)?.into_any()
+            }
+            Kind::BigInt => {
+                i64::from_be_bytes(value.try_into().expect("checked width")).into_pyobject(py)?.into_any()
+            }
             Kind::Double => {
                 PyFloat::new(py, f64::from_be_bytes(value.try_into().expect("checked width"))).into_any()
             }

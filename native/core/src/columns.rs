@@ -325,7 +325,13 @@ impl DataBytes {
 }
 
 /// variable_array of data written in place (DataBytes).
-pub fn variable_array_of(format: &str, name: &str, offsets: &[i32], data: DataBytes, valid: &[bool]) -> Array {
+pub fn variable_array_of(
+    format: &str,
+    name: &str,
+    offsets: &[i32],
+    data: DataBytes,
+    valid: &[bool],
+) -> Array {
     let (bitmap, nulls) = validity(valid);
     let data = Buffer { words: data.words, len: data.len };
     Array {
@@ -433,7 +439,11 @@ pub fn variable_array(format: &str, name: &str, offsets: &[i32], data: &[u8], va
         data: Data {
             length: valid.len(),
             null_count: nulls,
-            buffers: vec![bitmap, Some(Buffer::from_bytes(as_bytes_i32(offsets))), Some(Buffer::from_bytes(data))],
+            buffers: vec![
+                bitmap,
+                Some(Buffer::from_bytes(as_bytes_i32(offsets))),
+                Some(Buffer::from_bytes(data)),
+            ],
             children: Vec::new(),
         },
     }
@@ -485,7 +495,13 @@ pub fn nullable_struct_array(name: &str, valid: &[bool], children: Vec<Array>) -
     let (bitmap, nulls) = validity(valid);
     let (fields, data): (Vec<Field>, Vec<Data>) = children.into_iter().map(|c| (c.field, c.data)).unzip();
     Array {
-        field: Field { format: "+s".to_owned(), name: name.to_owned(), metadata: None, nullable: true, children: fields },
+        field: Field {
+            format: "+s".to_owned(),
+            name: name.to_owned(),
+            metadata: None,
+            nullable: true,
+            children: fields,
+        },
         data: Data { length: valid.len(), null_count: nulls, buffers: vec![bitmap], children: data },
     }
 }

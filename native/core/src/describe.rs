@@ -82,7 +82,13 @@ fn key_spelling(k: &Key) -> Option<Vec<u8>> {
         Key::Int(i) => spelling_of_int(*i),
         Key::Float(bits) => spelling_of_float(f64::from_bits(*bits)),
         Key::Nan => b"fnan".to_vec(),
-        Key::Bool(b) => if *b { b"b1".to_vec() } else { b"b0".to_vec() },
+        Key::Bool(b) => {
+            if *b {
+                b"b1".to_vec()
+            } else {
+                b"b0".to_vec()
+            }
+        }
         Key::Null => b"n".to_vec(),
         Key::Bytes(b) => [b"x".as_slice(), b].concat(),
         Key::LongStr(..) | Key::LongBytes(..) => return None,
@@ -211,7 +217,12 @@ fn is_date(b: &[u8]) -> bool {
     if n == 10 && digits(b, 0, 4) && b[4] == b'/' && digits(b, 5, 2) && b[7] == b'/' && digits(b, 8, 2) {
         return true;
     }
-    if (n == 5 || n == 8) && digits(b, 0, 2) && b[2] == b':' && digits(b, 3, 2) && (n == 5 || (b[5] == b':' && digits(b, 6, 2))) {
+    if (n == 5 || n == 8)
+        && digits(b, 0, 2)
+        && b[2] == b':'
+        && digits(b, 3, 2)
+        && (n == 5 || (b[5] == b':' && digits(b, 6, 2)))
+    {
         return true;
     }
     // \d{4}-\d{2}(?:-\d{2})?(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)?(?:Z|[+-]\d{2}:?\d{2})?
@@ -224,7 +235,12 @@ fn is_date(b: &[u8]) -> bool {
     }
     let mut with_time = ends.clone();
     for &q in &ends {
-        if q + 6 <= n && (b[q] == b'T' || b[q] == b' ') && digits(b, q + 1, 2) && b[q + 3] == b':' && digits(b, q + 4, 2) {
+        if q + 6 <= n
+            && (b[q] == b'T' || b[q] == b' ')
+            && digits(b, q + 1, 2)
+            && b[q + 3] == b':'
+            && digits(b, q + 4, 2)
+        {
             let r = q + 6;
             with_time.push(r);
             if r + 3 <= n && b[r] == b':' && digits(b, r + 1, 2) {
@@ -284,16 +300,19 @@ fn is_number(b: &[u8]) -> bool {
 
 fn is_uuid(b: &[u8]) -> bool {
     b.len() == 36
-        && b.iter().enumerate().all(|(i, c)| if [8, 13, 18, 23].contains(&i) { *c == b'-' } else { c.is_ascii_hexdigit() })
+        && b.iter().enumerate().all(|(i, c)| {
+            if [8, 13, 18, 23].contains(&i) {
+                *c == b'-'
+            } else {
+                c.is_ascii_hexdigit()
+            }
+        })
 }
 
 fn is_address(b: &[u8]) -> bool {
     let space = |c: &u8| matches!(c, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c);
     let Some(at) = b.iter().position(|&c| c == b'@') else { return false };
-    at > 0
-        && at + 1 < b.len()
-        && !b[at + 1..].contains(&b'@')
-        && !b.iter().any(space)
+    at > 0 && at + 1 < b.len() && !b[at + 1..].contains(&b'@') && !b.iter().any(space)
 }
 
 // ------------------------------------------------------------------------------ the structure
@@ -389,7 +408,14 @@ impl Default for DStructure {
 
 impl DStructure {
     pub fn new() -> Self {
-        DStructure { values: 0, nodes: vec![DNode::new()], untracked: 0, unfinished: 0, too_deep: 0, dirty: Vec::new() }
+        DStructure {
+            values: 0,
+            nodes: vec![DNode::new()],
+            untracked: 0,
+            unfinished: 0,
+            too_deep: 0,
+            dirty: Vec::new(),
+        }
     }
 
     fn new_node(&mut self, cfg: &DescribeConfig) -> Option<usize> {
@@ -460,7 +486,9 @@ impl DStructure {
             Node::Int(i) => Leaf::Int(*i as i128),
             Node::Wide(i) => Leaf::Int(*i),
             Node::BigInt(text) => Leaf::Int(text.parse().unwrap_or(0)),
-            Node::BigBytes(a, n, negative) => Leaf::Int(bignum(&src[*a as usize..(*a + *n) as usize], *negative).unwrap_or(0)),
+            Node::BigBytes(a, n, negative) => {
+                Leaf::Int(bignum(&src[*a as usize..(*a + *n) as usize], *negative).unwrap_or(0))
+            }
             Node::Float(f) => Leaf::Float(*f),
             Node::Str(s) => Leaf::Str(s.get(src).to_owned()),
             Node::Bytes(a, n) => Leaf::Bytes(src[*a as usize..(*a + *n) as usize].to_vec()),
@@ -482,7 +510,15 @@ impl DStructure {
         }
     }
 
-    fn walk(&mut self, w: &mut Walk, at: usize, value: &Node, src: &[u8], depth: usize, cfg: &DescribeConfig) {
+    fn walk(
+        &mut self,
+        w: &mut Walk,
+        at: usize,
+        value: &Node,
+        src: &[u8],
+        depth: usize,
+        cfg: &DescribeConfig,
+    ) {
         w.visits -= 1;
         if w.visits < 0 {
             return;
@@ -499,7 +535,8 @@ impl DStructure {
                 let node = &mut self.nodes[at];
                 bump(&mut node.types, "list", 1);
                 let (count, least, most, total) = node.lists;
-                node.lists = if count == 0 { (1, n, n, n) } else { (count + 1, least.min(n), most.max(n), total + n) };
+                node.lists =
+                    if count == 0 { (1, n, n, n) } else { (count + 1, least.min(n), most.max(n), total + n) };
                 if n == 0 {
                     return;
                 }
@@ -636,7 +673,8 @@ impl DStructure {
                 .filter_map(|l| if let Leaf::Str(s) = l { Some(s.chars().count() as u64) } else { None })
                 .collect();
             if !lengths.is_empty() {
-                let (least, most) = (*lengths.iter().min().unwrap_or(&0), *lengths.iter().max().unwrap_or(&0));
+                let (least, most) =
+                    (*lengths.iter().min().unwrap_or(&0), *lengths.iter().max().unwrap_or(&0));
                 let total: u64 = lengths.iter().sum();
                 let (count, lo, hi, sum) = node.strings;
                 node.strings = if count == 0 {
@@ -747,7 +785,14 @@ fn key_of(leaf: &Leaf, cfg: &DescribeConfig) -> Key {
 
 /// Decodes one value for DESCRIBE: its outcome with its tree.
 pub fn decode_for_describe(cfg: &Config, value: &[u8], cap: usize) -> Option<Outcome> {
-    let want = Want { paths: &[], tree: true, text_tree: true, measure: false, json: true, needles: &[] as &[Needle] };
+    let want = Want {
+        paths: &[],
+        tree: true,
+        text_tree: true,
+        measure: false,
+        json: true,
+        needles: &[] as &[Needle],
+    };
     crate::panics::guarded(|| decode_value(cfg, value, cap, &want)).and_then(Result::ok)
 }
 

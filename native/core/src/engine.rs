@@ -199,7 +199,10 @@ impl Needle {
     /// needle holding none of those is found verbatim wherever a string holds it.
     pub fn rejects(&self, text: &[u8]) -> bool {
         if self.strings.is_empty()
-            || self.strings.iter().any(|s| s.iter().any(|&b| b == b'"' || b == b'\\' || b == b'/' || b < 0x20))
+            || self
+                .strings
+                .iter()
+                .any(|s| s.iter().any(|&b| b == b'"' || b == b'\\' || b == b'/' || b < 0x20))
             || memchr::memmem::find(text, b"\\u").is_some()
         {
             return false;

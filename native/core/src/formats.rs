@@ -141,7 +141,12 @@ pub fn decode(fmt: Fmt, data: &[u8], cap: usize, env: &Env) -> DRes {
 pub fn reads(fmt: Fmt, env: &Env) -> bool {
     match fmt {
         Fmt::Zstd => env.zstd_ok,
-        Fmt::Lz4Frame | Fmt::Lz4Legacy | Fmt::Lz4Java | Fmt::Lz4BlockLE | Fmt::Lz4BlockBE | Fmt::Lz4Hadoop => env.lz4_ok,
+        Fmt::Lz4Frame
+        | Fmt::Lz4Legacy
+        | Fmt::Lz4Java
+        | Fmt::Lz4BlockLE
+        | Fmt::Lz4BlockBE
+        | Fmt::Lz4Hadoop => env.lz4_ok,
         Fmt::Gzip | Fmt::Zlib => env.deflate_ok,
         Fmt::SnappyFramed | Fmt::S2Framed | Fmt::SnappyXerial | Fmt::SnappyRaw | Fmt::SnappyHadoop => true,
         Fmt::Bzip2 | Fmt::Xz | Fmt::LzmaAlone => false,

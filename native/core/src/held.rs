@@ -344,9 +344,13 @@ pub fn content(outcome: Outcome, stored: &[u8], nodes: usize, labels: &mut Label
                 json: false,
             }
         }
-        ViewKind::NoFormat => {
-            Content::Read { kind: ViewKind::NoFormat, label: None, payload: Held::none(), text_len: 0, json: false }
-        }
+        ViewKind::NoFormat => Content::Read {
+            kind: ViewKind::NoFormat,
+            label: None,
+            payload: Held::none(),
+            text_len: 0,
+            json: false,
+        },
         _ => Content::Python,
     }
 }
@@ -356,9 +360,13 @@ pub fn slot_content(slot: QuerySlot, stored: &[u8], nodes: usize, labels: &mut L
     match slot {
         QuerySlot::Read(outcome) => content(outcome, stored, nodes, labels),
         QuerySlot::Null => Content::Null,
-        QuerySlot::Undecodable(code) if code == ViewKind::NoFormat as u8 => {
-            Content::Read { kind: ViewKind::NoFormat, label: None, payload: Held::none(), text_len: 0, json: false }
-        }
+        QuerySlot::Undecodable(code) if code == ViewKind::NoFormat as u8 => Content::Read {
+            kind: ViewKind::NoFormat,
+            label: None,
+            payload: Held::none(),
+            text_len: 0,
+            json: false,
+        },
         _ => Content::Python,
     }
 }

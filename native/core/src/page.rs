@@ -94,8 +94,7 @@ pub fn decode_one(cfg: &Config, value: &[u8], cap: usize, want: &Want) -> Option
 /// A page of one column's values (None: not a blob, handed back), as the engine's read_page
 /// reads it. Nothing here touches Python: the caller releases the GIL around it.
 pub fn decode_page(cfg: &Config, values: &[Option<&[u8]>], cap: usize, want: &PageWant) -> PageAnswer {
-    let engine_want =
-        Want {
+    let engine_want = Want {
         paths: want.paths,
         tree: want.tree && !want.measure,
         text_tree: true,

@@ -22,7 +22,15 @@ pub enum Lit {
     Int(i128),
     /// A decimal literal: the nearest float and whether it is exact, the floats just below and
     /// above it (when inexact), its floor and ceiling, whether it is an integer.
-    Dec { f: f64, exact: bool, lo: f64, hi: f64, floor: i128, ceil: i128, integral: bool },
+    Dec {
+        f: f64,
+        exact: bool,
+        lo: f64,
+        hi: f64,
+        floor: i128,
+        ceil: i128,
+        integral: bool,
+    },
     Bool(bool),
     Null,
 }
@@ -467,7 +475,9 @@ fn addable(func: AggFunc, star: bool, value: &At<'_>) -> bool {
     }
     match value {
         At::Node(Node::BigInt(text), _) => text.parse::<i128>().is_ok(),
-        At::Node(Node::BigBytes(a, n, negative), src) => bignum(&src[*a as usize..(*a + *n) as usize], *negative).is_some(),
+        At::Node(Node::BigBytes(a, n, negative), src) => {
+            bignum(&src[*a as usize..(*a + *n) as usize], *negative).is_some()
+        }
         At::Node(Node::Float(f), _) => !f.is_infinite(),
         _ => true,
     }
@@ -641,7 +651,9 @@ impl Acc {
             Node::Int(i) => Some(*i as i128),
             Node::Wide(i) => Some(*i),
             Node::BigInt(text) => Some(text.parse::<i128>().map_err(|_| ())?),
-            Node::BigBytes(a, n, negative) => Some(bignum(&src[*a as usize..(*a + *n) as usize], *negative).ok_or(())?),
+            Node::BigBytes(a, n, negative) => {
+                Some(bignum(&src[*a as usize..(*a + *n) as usize], *negative).ok_or(())?)
+            }
             _ => None,
         };
         match node {
@@ -772,7 +784,12 @@ pub fn read_slot(
 
 /// The page's answer over its places' slots (slots[place][row]; `stored[place][row]` the stored
 /// bytes of each value, for the spans of stored text).
-pub fn run<'a>(program: &Program, slots: &'a [Vec<Slot>], stored: &'a [Vec<&'a [u8]>], rows: usize) -> PageResult {
+pub fn run<'a>(
+    program: &Program,
+    slots: &'a [Vec<Slot>],
+    stored: &'a [Vec<&'a [u8]>],
+    rows: usize,
+) -> PageResult {
     let mut out = PageResult {
         kept: Vec::new(),
         handed_rows: Vec::new(),
@@ -876,7 +893,11 @@ pub fn run<'a>(program: &Program, slots: &'a [Vec<Slot>], stored: &'a [Vec<&'a [
                             PathRead::Node(_) => seen.found = true,
                             PathRead::Missing { depth, keys } => {
                                 if !seen.found {
-                                    note_miss(seen, *depth, keys.iter().map(|k: &Str| k.get(src).to_owned()).collect());
+                                    note_miss(
+                                        seen,
+                                        *depth,
+                                        keys.iter().map(|k: &Str| k.get(src).to_owned()).collect(),
+                                    );
                                 }
                             }
                         }
@@ -963,7 +984,9 @@ impl Program {
                 (Op::Like, _) => return Err("LIKE takes a string".to_owned()),
                 _ => Vec::new(),
             };
-            if matches!(op, Op::Contains | Op::Eq | Op::Ne | Op::Lt | Op::Le | Op::Gt | Op::Ge) && spec.lits.is_empty() {
+            if matches!(op, Op::Contains | Op::Eq | Op::Ne | Op::Lt | Op::Le | Op::Gt | Op::Ge)
+                && spec.lits.is_empty()
+            {
                 return Err("an operator without its literal".to_owned());
             }
             program_conds.push(Cond { place: spec.place, path: spec.path, op, lits: spec.lits, like });
@@ -980,7 +1003,16 @@ impl Program {
             program_aggs.push(Agg { func, star: spec.star, input: spec.input });
         }
         let trees = vec![false; paths.len()];
-        Ok(Program { paths, needles, conds: program_conds, keys, aggs: program_aggs, grouped, trees, text_trees: true })
+        Ok(Program {
+            paths,
+            needles,
+            conds: program_conds,
+            keys,
+            aggs: program_aggs,
+            grouped,
+            trees,
+            text_trees: true,
+        })
     }
 }
 
@@ -1007,7 +1039,13 @@ const RETAINED: usize = 256 << 20;
 
 /// A query's page: every place's values read (cells[place][row]), then the rows' answer. The
 /// slots are kept for the projections of the rows kept (`projected`).
-pub fn query_page(cfg: &Config, program: &Program, cells: &[Vec<Cell<'_>>], rows: usize, cap: usize) -> (Vec<Vec<Slot>>, PageResult) {
+pub fn query_page(
+    cfg: &Config,
+    program: &Program,
+    cells: &[Vec<Cell<'_>>],
+    rows: usize,
+    cap: usize,
+) -> (Vec<Vec<Slot>>, PageResult) {
     let mut retained = 0usize;
     let slots: Vec<Vec<Slot>> = cells
         .iter()
@@ -1023,7 +1061,9 @@ pub fn query_page(cfg: &Config, program: &Program, cells: &[Vec<Cell<'_>>], rows
                         return Slot::HandBack;
                     }
                     let slot = match cell {
-                        Cell::Blob(bytes) => read_slot(cfg, Some(bytes), false, cap, paths, needles, tree, text_tree),
+                        Cell::Blob(bytes) => {
+                            read_slot(cfg, Some(bytes), false, cap, paths, needles, tree, text_tree)
+                        }
                         Cell::Null => read_slot(cfg, None, true, cap, paths, needles, tree, text_tree),
                         Cell::Other => read_slot(cfg, None, false, cap, paths, needles, tree, text_tree),
                     };
@@ -1037,7 +1077,8 @@ pub fn query_page(cfg: &Config, program: &Program, cells: &[Vec<Cell<'_>>], rows
                 .collect()
         })
         .collect();
-    let stored: Vec<Vec<&[u8]>> = cells.iter().map(|values| values.iter().map(Cell::stored).collect()).collect();
+    let stored: Vec<Vec<&[u8]>> =
+        cells.iter().map(|values| values.iter().map(Cell::stored).collect()).collect();
     let result = run(program, &slots, &stored, rows);
     (slots, result)
 }

@@ -67,7 +67,8 @@ mod sse2 {
                 let shift = 16 * k as u32;
                 backslash |= (_mm_movemask_epi8(_mm_cmpeq_epi8(chunk, b)) as u16 as u64) << shift;
                 quote |= (_mm_movemask_epi8(_mm_cmpeq_epi8(chunk, q)) as u16 as u64) << shift;
-                control |= (_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_max_epu8(chunk, c), c)) as u16 as u64) << shift;
+                control |=
+                    (_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_max_epu8(chunk, c), c)) as u16 as u64) << shift;
             }
         }
         (backslash, quote, control)
@@ -90,7 +91,8 @@ mod sse2 {
                 acc = _mm_sub_epi8(acc, hits); // a hit is -1: each lane counts its hits
             }
             let sums = _mm_sad_epu8(acc, _mm_setzero_si128());
-            (_mm_cvtsi128_si64(sums) as u64 + _mm_cvtsi128_si64(_mm_unpackhi_epi64(sums, sums)) as u64) as usize
+            (_mm_cvtsi128_si64(sums) as u64 + _mm_cvtsi128_si64(_mm_unpackhi_epi64(sums, sums)) as u64)
+                as usize
         }
     }
 
@@ -124,7 +126,8 @@ mod sse2 {
 #[cfg(target_arch = "x86_64")]
 mod avx2 {
     use std::arch::x86_64::{
-        __m256i, _mm256_cmpeq_epi8, _mm256_loadu_si256, _mm256_max_epu8, _mm256_movemask_epi8, _mm256_set1_epi8,
+        __m256i, _mm256_cmpeq_epi8, _mm256_loadu_si256, _mm256_max_epu8, _mm256_movemask_epi8,
+        _mm256_set1_epi8,
     };
     use std::sync::atomic::{AtomicU8, Ordering};
 
@@ -160,7 +163,8 @@ mod avx2 {
             let shift = 32 * k as u32;
             backslash |= (_mm256_movemask_epi8(_mm256_cmpeq_epi8(chunk, b)) as u32 as u64) << shift;
             quote |= (_mm256_movemask_epi8(_mm256_cmpeq_epi8(chunk, q)) as u32 as u64) << shift;
-            control |= (_mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_max_epu8(chunk, c), c)) as u32 as u64) << shift;
+            control |= (_mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_max_epu8(chunk, c), c)) as u32 as u64)
+                << shift;
         }
         (backslash, quote, control)
     }
@@ -486,8 +490,20 @@ mod tests {
             state
         };
         let pieces: [&[u8]; 14] = [
-            b"\\", b"\\\"", b"\\\\", b"\\n", b"\\u00e9", b"\\ud83d\\ude00", b"\\ud83d", b"\\ude00",
-            b"\\u12", b"\\x", b"\"", b"\x01", b"ab", b"\xc3\xa9",
+            b"\\",
+            b"\\\"",
+            b"\\\\",
+            b"\\n",
+            b"\\u00e9",
+            b"\\ud83d\\ude00",
+            b"\\ud83d",
+            b"\\ude00",
+            b"\\u12",
+            b"\\x",
+            b"\"",
+            b"\x01",
+            b"ab",
+            b"\xc3\xa9",
         ];
         for round in 0..40_000 {
             let mut data: Vec<u8> = Vec::new();
@@ -507,7 +523,12 @@ mod tests {
             let end = data.len() - (next() as usize % 3).min(data.len() - start);
             let want = string_end_bytewise(&data, start, end);
             for wide in [false, cfg!(target_arch = "x86_64") && json_string_end_is_wide()] {
-                assert_eq!(string_end(&data, start, end, wide), want, "{:?} {start}..{end}", String::from_utf8_lossy(&data));
+                assert_eq!(
+                    string_end(&data, start, end, wide),
+                    want,
+                    "{:?} {start}..{end}",
+                    String::from_utf8_lossy(&data)
+                );
             }
         }
     }
@@ -562,7 +583,8 @@ mod tests {
                 .collect();
             let start = if len > 0 { (next() as usize) % len } else { 0 };
             let end = if len > start { start + (next() as usize) % (len - start + 1) } else { start };
-            let want = (start..end).find(|&i| data[i] == b'"' || data[i] == b'\\' || data[i] < 0x20).unwrap_or(end);
+            let want =
+                (start..end).find(|&i| data[i] == b'"' || data[i] == b'\\' || data[i] < 0x20).unwrap_or(end);
             assert_eq!(string_special(&data, start, end), want, "{data:?} {start}..{end}");
             assert_eq!(swar_string_special(&data, start, end), want);
         }

@@ -111,7 +111,13 @@ fn unknown_reason(cfg: &Config, n: usize) -> Option<Reason> {
 }
 
 /// One value, as ValueEngine._measure measures it (auto mode). Err(HandBack): Python measures it.
-pub fn measure_value(cfg: &Config, stats: &StatsConfig, value: &[u8], cap: usize, from_headers: bool) -> Result<Measured, DErr> {
+pub fn measure_value(
+    cfg: &Config,
+    stats: &StatsConfig,
+    value: &[u8],
+    cap: usize,
+    from_headers: bool,
+) -> Result<Measured, DErr> {
     let n = value.len();
     if from_headers && n >= cfg.min_auto_length {
         if let Some(&(_, fmt, from)) = stats.header_sized.iter().find(|(lead, _, _)| *lead == value[0]) {
@@ -159,7 +165,13 @@ pub fn measure_value(cfg: &Config, stats: &StatsConfig, value: &[u8], cap: usize
             if !outcome.label.is_bare() {
                 return Err(DErr::HandBack); // a reading under layers: not the measure's road
             }
-            Ok(Measured { status: Status::Stored, label: Label::new(&[], ""), size: n, exact: true, reason: None })
+            Ok(Measured {
+                status: Status::Stored,
+                label: Label::new(&[], ""),
+                size: n,
+                exact: true,
+                reason: None,
+            })
         }
         Kind::NoFormat => Ok(Measured {
             status: Status::Unknown,
