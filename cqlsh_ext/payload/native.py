@@ -594,7 +594,7 @@ def describe_page(engine: PythonRoad, values: Sequence[bytes] | RowsSection | Ar
                          "and only of one")
     source: Any = values if whole is None else whole
     described = core.describe_page(core.DescribeRequest(
-        source, column=column if isinstance(whole, core.RowsPage) else None, cap=engine.cap,
+        source, column=column if isinstance(values, RowsSection) else None, cap=engine.cap,
         max_paths=bounds.max_paths, max_visits=bounds.max_visits, max_depth=bounds.max_depth,
         exact=bounds.exact, long_text=bounds.long_text, long_key=bounds.long_key, p=bounds.p))
     handed = described.handed_back
