@@ -24,7 +24,7 @@ fn the_corpus_reads_as_the_python_engine_reads_it() {
     let configured = common::configured();
     let doc = read_json(&common::here().join("corpus.json"));
     let entries = At { node: &doc.root, src: &doc.src }.items();
-    let want = Want { paths: &[], tree: false, measure: false, json: true, needles: &[] };
+    let want = Want { paths: &[], tree: false, text_tree: true, measure: false, json: true, needles: &[] };
     let (mut answered, mut handed, mut texts, mut differences) = (0usize, 0usize, 0usize, Vec::new());
     for entry in &entries {
         let place = entry.get("value").str();
@@ -89,7 +89,7 @@ fn a_container_the_core_lacks_hands_back_the_values_that_reach_it() {
         cqlsh_ext_core::registry::configure(&registry).expect("a registry with formats the core lacks");
     assert_eq!(configured.config.lacked, ["test/xor", "thrift"]);
     assert!(configured.hands_back.contains(&"test/xor".to_owned()));
-    let want = Want { paths: &[], tree: false, measure: false, json: true, needles: &[] };
+    let want = Want { paths: &[], tree: false, text_tree: true, measure: false, json: true, needles: &[] };
     let cap = 1 << 20;
     // the first byte reaches it: handed back
     assert!(decode_one(&configured.config, b"XOR1 anything at all", cap, &want).is_none());
