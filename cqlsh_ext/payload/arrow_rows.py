@@ -16,7 +16,9 @@ slices share the buffers: the core reads a slice at its offset).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any, overload
+from typing import Any
+
+from cqlsh_ext.payload.page_rows import PageRows
 
 __all__ = ["ArrowRows"]
 
@@ -24,7 +26,7 @@ __all__ = ["ArrowRows"]
 Converter = Callable[[Any], Any] | None
 
 
-class ArrowRows(Sequence[tuple[Any, ...]]):
+class ArrowRows(PageRows):
     """One Arrow record batch's rows, its columns' converters to the driver's values."""
 
     __slots__ = ("batch", "converters", "row_count", "_arrays", "_binary", "_columns", "_made", "_rows")
@@ -101,23 +103,3 @@ class ArrowRows(Sequence[tuple[Any, ...]]):
                                             if self._binary[i] else self.column(i)[index]
                                             for i in range(len(self._arrays)))
         return row
-
-    def __len__(self) -> int:
-        return self.row_count
-
-    def __bool__(self) -> bool:
-        return self.row_count > 0
-
-    @overload
-    def __getitem__(self, index: int) -> tuple[Any, ...]: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> Sequence[tuple[Any, ...]]: ...
-
-    def __getitem__(self, index: int | slice) -> tuple[Any, ...] | Sequence[tuple[Any, ...]]:
-        if isinstance(index, int):
-            return self.row(index)
-        return self.rows()[index]
-
-    def __iter__(self) -> Iterator[tuple[Any, ...]]:
-        yield from self.rows()

@@ -27,12 +27,13 @@ empty number, a width that is not the type's, text its codec refuses) is left to
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from operator import itemgetter
-from typing import Any, overload
+from typing import Any
 
 from cqlsh_ext.payload import native
 from cqlsh_ext.payload.arrow_rows import ArrowRows
+from cqlsh_ext.payload.page_rows import PageRows
 
 __all__ = ["MalformedPage", "ServerRows", "column_of", "columns_of", "split_cells"]
 
@@ -148,7 +149,7 @@ def _laid_out_kinds() -> dict[Any, str]:
     return _LAID_OUT[0]
 
 
-class ServerRows(Sequence[tuple[Any, ...]]):
+class ServerRows(PageRows):
     """One page's rows section, its row count, its columns' driver types (cqltypes classes) and
     the protocol version the values are read at."""
 
@@ -300,28 +301,3 @@ class ServerRows(Sequence[tuple[Any, ...]]):
             made = self._made[index] = tuple(t.from_binary(cells[index], version)
                                              for t, cells in zip(self.types, self._cells, strict=True))
         return made
-
-    def __len__(self) -> int:
-        return self.row_count
-
-    def __bool__(self) -> bool:
-        return self.row_count > 0
-
-    @overload
-    def __getitem__(self, index: int) -> tuple[Any, ...]: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> Sequence[tuple[Any, ...]]: ...
-
-    def __getitem__(self, index: int | slice) -> tuple[Any, ...] | Sequence[tuple[Any, ...]]:
-        if type(index) is int:
-            made = self._made.get(index)  # a kept row, made already (the readers' usual ask)
-            return made if made is not None else self.row(index)
-        if isinstance(index, int):
-            return self.row(index)
-        return self.rows()[index]
-
-    def __iter__(self) -> Iterator[tuple[Any, ...]]:
-        # A generator: iter() alone decodes nothing (the driver's ResultSet calls it on every page
-        # to learn that the page is iterable).
-        yield from self.rows()
