@@ -17,8 +17,8 @@ from cqlsh_ext.settings import KEYS, SETTINGS, Key, SettingError, Settings, load
 FLAGGED = [key for key in SETTINGS if key.flags]
 
 
-def test_readme_options_table_is_the_declarations():
-    lines = options_table.README.read_text(encoding="utf-8").splitlines()
+def test_options_doc_table_is_the_declarations():
+    lines = options_table.OPTIONS_DOC.read_text(encoding="utf-8").splitlines()
     start, end = options_table.table_span(lines)
     assert lines[start:end] == sample_config.options_table(), "run tools/options_table.py"
     assert len(lines[start:end]) == len(SETTINGS) + 2
@@ -126,7 +126,7 @@ def test_keyspaces_flag_values():
 
 
 def test_codec_names_in_texts_come_from_codec_names():
-    """A codec added to CODEC_NAMES shows in --help, the sample and the README table by itself."""
+    """A codec added to CODEC_NAMES shows in --help, the sample and the options table by itself."""
     code = ("import cqlsh_ext.codecs.base as base\n"
             "base.CODEC_NAMES = (*base.CODEC_NAMES, 'newcodec')\n"
             "from cqlsh_ext import cli\nfrom cqlsh_ext.settings import sample_config\n"

@@ -1,6 +1,6 @@
 """Turn a blob into the cell cqlsh prints: decoded and labelled, or hex with a reason.
 
-Conventions a user can rely on (README "Reading the output"):
+Conventions a user can rely on (docs/interactive.md, "Reading the output"):
 - a decoded value starts with its chain in square brackets: `[<codec>] {"id": ...}`,
   `[<codec>><format>] text`, `[<codec>, first 4.0 MiB of 1.0 TiB] ...` when the output cap cut it;
 - a value stored as text is `[text] ...`; a value in no known format is its `0x...` hex exactly

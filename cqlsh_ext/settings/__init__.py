@@ -4,7 +4,7 @@ Later sources win: built-in defaults, the `[cqlsh_ext]` section of cqlshrc (cqls
 it does not know), then command-line flags; the environment gives the AWS region when nothing
 else does. This module is the only reader of `[cqlsh_ext]`. Every setting is one `Key` in SETTINGS
 below: its cqlshrc key, flag, parser, target, default and texts; the argparse flags (add_flags),
-the sample cqlshrc (cqlsh_ext.settings.sample_config) and the README's options table come from it. Every
+the sample cqlshrc (cqlsh_ext.settings.sample_config) and docs/options.md's table come from it. Every
 problem is a SettingError whose text is one line naming the file, the key or the flag and what is
 accepted (a cqlshrc that cannot be parsed at all included).
 
@@ -206,8 +206,9 @@ Takes = Literal["value", "switch", "optional", "repeat"]
 class Key(NamedTuple):  # a NamedTuple, not a dataclass: cheaper to create at start-up
     """One setting, declared once: its cqlshrc key, flag, parser, target, default and texts.
 
-    The argparse flags (add_flags), the sample cqlshrc (cqlsh_ext.settings.sample_config) and the README's
-    options table (tools/options_table.py, checked by tests/test_settings.py) are made from these.
+    The argparse flags (add_flags), the sample cqlshrc (cqlsh_ext.settings.sample_config) and
+    docs/options.md's table (tools/options_table.py, checked by tests/test_settings.py) are made
+    from these.
     """
 
     #: The key in cqlshrc's [cqlsh_ext] section, and the flag's argparse dest.
@@ -229,13 +230,13 @@ class Key(NamedTuple):  # a NamedTuple, not a dataclass: cheaper to create at st
     store: Callable[[Any, Any], None] | None = None
     #: The default as cqlshrc text (tests check it parses to the dataclass default); None: unset.
     default: str | None = None
-    #: README: what happens without a value, when `default` is None.
+    #: docs/options.md: what happens without a value, when `default` is None.
     unset: str = ""
     #: The sample cqlshrc's value for the key (else `default`); for a section, its `place = value` lines.
     example: str = ""
     #: The sample cqlshrc's comment above the key: plain sentences, wrapped when printed.
     doc: str | Callable[[], str] = ""
-    #: The README options table's meaning column (Markdown).
+    #: docs/options.md's table: the meaning column (Markdown).
     summary: str = ""
     #: Not one key but a cqlshrc section of `place = value` lines (and a repeatable flag).
     section: str | None = None
@@ -280,9 +281,9 @@ def _output_formats(quote: str = "") -> str:
     return f"{', '.join(listed[:-1])} or {listed[-1]}"
 
 
-_AWS_DOCS = "[docs/keyspaces.md](docs/keyspaces.md)"
+_AWS_DOCS = "[keyspaces.md](keyspaces.md)"
 
-#: Every setting, in the order --help, the sample cqlshrc and the README show them.
+#: Every setting, in the order --help, the sample cqlshrc and docs/options.md show them.
 SETTINGS: tuple[Key, ...] = (
     Key("decompress", "display", "mode", parse_mode, ("-d", "--decompress"), "CODEC",
         help=f"how blobs are shown: {', '.join(MODES)} (default: auto, or [cqlsh_ext] decompress in "
@@ -307,7 +308,7 @@ SETTINGS: tuple[Key, ...] = (
                 f"shop.orders.attachments.item = {CODEC_EXAMPLES[1]}",
         doc=_decode_doc,
         summary=f"what a column holds when it cannot be detected: `shop.orders.body={EXAMPLE_SPEC}`; in "
-                "the shell `DECODE` ([docs/payloads.md](docs/payloads.md))"),
+                "the shell `DECODE` ([payloads.md](payloads.md))"),
     Key("max_output_size", "display", "cap", parse_size, ("--max-output-size",), "SIZE",
         help="decompressed bytes shown per value at most, over all nested layers (default 4MiB)",
         default="4MiB",
@@ -315,7 +316,7 @@ SETTINGS: tuple[Key, ...] = (
             "also the characters a decoded record may render to, and (scaled) the values it may "
             "visit: 100,000 at 4MiB.",
         summary="decompressed bytes shown per value, all layers together; also each value's budget "
-                "([hostile values](docs/formats.md#one-budget-per-value))"),
+                "([hostile values](formats.md#one-budget-per-value))"),
     Key("journal_dir", "display", "journal_dir", parse_path, ("--journal-dir",), "DIR",
         help="where edits of payload fields write their journals, which UNDO reads (default: a "
              "journal directory beside the shell's history)",
@@ -324,7 +325,7 @@ SETTINGS: tuple[Key, ...] = (
             "readable by you only: the rows' keys and stored values), which UNDO reads. Unset: a "
             "journal directory beside the shell's history.",
         summary="where edits of payload fields keep their journals for UNDO "
-                "([docs/edit.md](docs/edit.md))"),
+                "([edit.md](edit.md))"),
     Key("output_format", "display", "output_format", parse_output_format, ("--output-format",), "FORMAT",
         help=f"how results are printed: {_output_formats()} (default {OUTPUT_FORMATS[0]}). Also OUTPUT "
              "FORMAT in the shell",
@@ -353,7 +354,7 @@ SETTINGS: tuple[Key, ...] = (
             "DICTIONARY) found by the ID a frame names, zlib preset dictionaries by the stream's "
             f"DICTID. Files separated by commas; also --dictionary and {ENVIRONMENT}.",
         summary="files of the zstd and zlib dictionaries values were written with, separated by commas; "
-                f"also `{ENVIRONMENT}` ([dictionaries](docs/dictionaries.md))"),
+                f"also `{ENVIRONMENT}` ([dictionaries](dictionaries.md))"),
     Key("dictionary_table", "display", "dictionary_table", parse_table, ("--dictionary-table",),
         "KEYSPACE.TABLE",
         help="a table whose blob values are dictionaries too (a team's shared dictionaries), read once "
@@ -363,7 +364,7 @@ SETTINGS: tuple[Key, ...] = (
             "once connected, so that a team keeps its dictionaries in one place (any primary key, any "
             "blob columns).",
         summary="a table whose blob values are dictionaries too, read once connected "
-                "([dictionaries](docs/dictionaries.md))"),
+                "([dictionaries](dictionaries.md))"),
     Key("raw_blobs", "display", "raw_blobs", parse_bool, ("--raw-blobs",), takes="switch",
         help="json: add the stored bytes of decoded blobs; csv: print blobs as stored",
         default="false",
@@ -381,7 +382,7 @@ SETTINGS: tuple[Key, ...] = (
         parse_flag=_keyspaces_flag, store=_store_keyspaces, default="false", example="us-east-1",
         doc="Amazon Keyspaces: true, or a region (host cassandra.REGION.amazonaws.com, port 9142, TLS, "
             "LOCAL_QUORUM, SigV4 unless a username is given).",
-        summary="connect to Amazon Keyspaces: true or a region ([Amazon Keyspaces](#amazon-keyspaces))"),
+        summary="connect to Amazon Keyspaces: true or a region ([Amazon Keyspaces](keyspaces.md))"),
     Key("sigv4", "keyspaces", "sigv4", parse_bool, ("--sigv4",), takes="switch",
         help="authenticate with AWS IAM credentials (SigV4): environment, shared config/credentials "
              "files, SSO, web identity, container or instance role",

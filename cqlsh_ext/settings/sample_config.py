@@ -1,7 +1,7 @@
 """`cqlsh-ext sample-config`: print a commented [cqlsh_ext] cqlshrc section to start from.
 
-The text is made from the settings' declarations (cqlsh_ext.settings.SETTINGS), as is the README's
-options table (options_table, written by tools/options_table.py and checked by
+The text is made from the settings' declarations (cqlsh_ext.settings.SETTINGS), as is docs/options.md's
+table (options_table, written by tools/options_table.py and checked by
 tests/test_settings.py): a new setting appears in both without being written down twice.
 """
 
@@ -51,7 +51,7 @@ def _code(text: str) -> str:
 
 
 def options_table() -> list[str]:
-    """README.md's options table: one row per setting, in declaration order."""
+    """docs/options.md's options table: one row per setting, in declaration order."""
     rows = ["| flag | cqlshrc `[cqlsh_ext]` | default | meaning |", "|---|---|---|---|"]
     for key in SETTINGS:
         flags = [_code(flag) for flag in key.flags]
