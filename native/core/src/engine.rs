@@ -111,6 +111,7 @@ pub const MAX_LAYERS: usize = 8;
 
 /// A value's label, kept as its parts until the page's answer spells it (once per label).
 #[derive(Clone, Copy, Hash)]
+#[allow(clippy::derived_hash_with_manual_eq)] // eq below is the derived one, spelt faster
 pub struct Label {
     layers: [Option<Fmt>; MAX_LAYERS],
     reading: &'static str,
