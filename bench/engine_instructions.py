@@ -4,19 +4,21 @@ spread by a quarter from run to run.
 
     .venv/bin/python bench/engine_instructions.py [--values 3000]
                                                   [--statements filter group paths stats display export]
-                                                  [--encodings mixed json random ...]
+                                                  [--encodings mixed json random ... skewed]
                                                   [--before OTHER_CHECKOUT]
 
 Per reader and encoding, over pages of tools/orders.py's order table (no server: the values as
 the driver hands them over), at the default 4 MiB output cap: the query evaluator on a statement
 (`filter`, `group`, `paths`: `Evaluator.evaluate_page`), COMPRESSION STATS (`stats`:
-`Stats.add_rows`), the display (`display`: a page prepared and every cell formatted, as -e
-prints it) and the export's sink (`export`: the paths statement's answer split into Parquet's
-columns, the blob decoded). Each runs in a process twice under callgrind, once with --values
-values and once with none; the difference over --values is the figure. "magic" is the magic-byte
-+ orjson script's loop of bench/query_scan.py on the same values, the floor a user's script sets.
-With --before, the same count of another checkout (its cqlsh_ext first on sys.path) beside each
-figure. Needs valgrind on PATH.
+`Stats.add_rows`, every value decoded; `stats-headers`: the default STATS, sizes from headers),
+the display (`display`: a page prepared and every cell formatted, as -e prints it) and the
+export's sink (`export`: the paths statement's answer split into Parquet's columns, the blob
+decoded). Each runs in a process twice under callgrind, once with --values values and once with
+none; the difference over --values is the figure. The encoding `skewed` is bench/readers.py's
+skewed table's documents instead (a third each raw snappy, zstd and plain JSON, a gzip tail), in
+their order. "magic" is the magic-byte + orjson script's loop of bench/query_scan.py on the same
+values, the floor a user's script sets. With --before, the same count of another checkout (its
+cqlsh_ext first on sys.path) beside each figure. Needs valgrind on PATH.
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ STATEMENTS = {
              "WHERE data.\"order-id\" IS NOT NULL ALLOW FILTERING",
 }
 #: The readers that are not a statement of the evaluator's.
-READERS = ("stats", "display", "export")
+READERS = ("stats", "stats-headers", "display", "export")
 EXPORT = ("SELECT ck, data, data.status, data.n FROM t WHERE data.\"order-id\" IS NOT NULL "
           "ALLOW FILTERING")
 WARM = 600
@@ -50,8 +52,13 @@ def measured(statement: str, encoding: str, count: int, made: int) -> None:
     sys.path.insert(0, str(ROOT / "tools"))
     from orders import ENCODINGS, rows
 
-    data = [r["data"] for r, _doc in rows(made)]
-    if encoding != "mixed":
+    if encoding == "skewed":
+        from readers import skewed_values
+
+        data = skewed_values(made)
+    else:
+        data = [r["data"] for r, _doc in rows(made)]
+    if encoding not in ("mixed", "skewed"):
         data = data[ENCODINGS.index(encoding)::len(ENCODINGS)] * len(ENCODINGS)
     warm, values = data[:WARM], data[WARM:WARM + count]
     if statement == "magic":
@@ -85,10 +92,10 @@ def _reader(name: str) -> Callable[[list[bytes]], None]:
 
     from cqlsh_ext.settings import DisplaySettings
 
-    if name == "stats":
+    if name in ("stats", "stats-headers"):
         from cqlsh_ext.insight.stats import Stats
 
-        stats = Stats("q")
+        stats = Stats("q", from_headers=name == "stats-headers")
         stats.set_columns(["data"], [cqltypes.BytesType])
         return lambda values: stats.add_rows([(v,) for v in values])
     if name == "display":

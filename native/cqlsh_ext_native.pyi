@@ -207,11 +207,13 @@ def json_lines(layout: list[Any], rows: int) -> bytes: ...
 # ------------------------------------------------------------------ COMPRESSION STATS
 
 class RowsPage:
-    """A RESULT page's rows section as the server sent it: `rows` rows of `columns` cells."""
+    """A RESULT page's rows section as the server sent it: `rows` rows of `columns` cells in
+    `body[start:]` (`body` may be the whole message, not copied)."""
     body: bytes
     rows: int
     columns: int
-    def __init__(self, body: bytes, rows: int, columns: int) -> None: ...
+    start: int
+    def __init__(self, body: bytes, rows: int, columns: int, start: int = 0) -> None: ...
 
 def split_page(page: RowsPage, wanted: list[int], rows: list[int] | None = None) -> list[list[bytes | None]]: ...
 

@@ -258,10 +258,12 @@ class MeasuredPlace:
 
 @runtime_checkable
 class RowsSection(Protocol):
-    """A page's rows as the server sent them (payload.server_rows.ServerRows): `body` holds
-    `row_count` rows of `columns` cells; column(i) is a column's values as the driver makes them."""
+    """A page's rows as the server sent them (payload.server_rows.ServerRows): `message[start:]`
+    holds `row_count` rows of `columns` cells; column(i) is a column's values as the driver makes
+    them."""
 
-    body: bytes
+    message: bytes
+    start: int
     row_count: int
 
     @property

@@ -417,7 +417,7 @@ def measure_rows(page: Sequence[Sequence[Any]], places: Sequence[MeasuredPlace],
         native = module()
         rows: Any = page
         if isinstance(page, RowsSection):  # the server's page: the core reads its cells
-            rows = native.RowsPage(page.body, page.row_count, page.columns)
+            rows = native.RowsPage(page.message, page.row_count, page.columns, page.start)
         core = native.measure_page(native.MeasureRequest(
             rows=len(page),
             places=[_measured_place(native, rows, place) for place in places],
@@ -583,7 +583,7 @@ def describe_page(engine: PythonRoad, values: Sequence[bytes] | RowsSection | Ar
     core = module()
     whole: Any = None  # what the core reads the column from: the page's bytes, Arrow's buffers
     if isinstance(values, RowsSection):
-        whole = core.RowsPage(values.body, values.row_count, values.columns)
+        whole = core.RowsPage(values.message, values.row_count, values.columns, values.start)
     elif isinstance(values, ArrowRows) and column is not None:
         array = values.binary(column)
         if array is None:
@@ -644,28 +644,28 @@ def arrow_cells() -> int:
 
 
 def split_page(body: bytes, count: int, columns: int, wanted: Sequence[int],
-               rows: Sequence[int] | None = None) -> list[list[bytes | None]]:
+               rows: Sequence[int] | None = None, *, start: int = 0) -> list[list[bytes | None]]:
     """The wanted columns' cells of a RESULT page's rows section (`count` rows of `columns`
     cells), each a list of bytes or None (null), by the core: of every row, or of `rows` only (in
     its order). ValueError (one line) for a malformed page; raises when the core is not available()."""
     native = module()
-    return native.split_page(native.RowsPage(body, count, columns), list(wanted),
+    return native.split_page(native.RowsPage(body, count, columns, start), list(wanted),
                              None if rows is None else list(rows))
 
 
 def select_rows(body: bytes, count: int, columns: int, wanted: Sequence[int],
-                rows: Sequence[int] | None = None) -> bytes:
+                rows: Sequence[int] | None = None, *, start: int = 0) -> bytes:
     """The rows section of the wanted columns of every row, or of `rows` only (each in its order),
     as a server would send it (the row count, then the cells), by the core: what the driver's own
     row parser reads. ValueError (one line) for a malformed page; raises when the core is not
     available()."""
     native = module()
-    return native.select_rows(native.RowsPage(body, count, columns), list(wanted),
+    return native.select_rows(native.RowsPage(body, count, columns, start), list(wanted),
                               None if rows is None else list(rows))
 
 
 def cql_columns(body: bytes, count: int, columns: int, wanted: Sequence[int], kinds: Sequence[str],
-                rows: Sequence[int] | None = None) -> list[list[Any] | None]:
+                rows: Sequence[int] | None = None, *, start: int = 0) -> list[list[Any] | None]:
     """The wanted columns' values as the driver's row parser makes them (`kinds`: each column's CQL
     type as its driver type class names it, `typename`), laid out by the core from the page's
     cells without a tuple a row: of every row, or of `rows` only (in its order). None for a column
@@ -673,7 +673,7 @@ def cql_columns(body: bytes, count: int, columns: int, wanted: Sequence[int], ki
     way): the caller makes that one by the driver. ValueError (one line) for a malformed page;
     raises when the core is not available()."""
     native = module()
-    return native.cql_columns(native.RowsPage(body, count, columns), list(wanted), list(kinds),
+    return native.cql_columns(native.RowsPage(body, count, columns, start), list(wanted), list(kinds),
                               None if rows is None else list(rows))
 
 

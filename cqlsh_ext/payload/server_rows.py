@@ -151,12 +151,19 @@ def _laid_out_kinds() -> dict[Any, str]:
 
 class ServerRows(PageRows):
     """One page's rows section, its row count, its columns' driver types (cqltypes classes) and
-    the protocol version the values are read at."""
+    the protocol version the values are read at. The section is `message[start:]`: the pages-in
+    handler hands over the whole RESULT message (the driver's BytesIO shares its bytes) and where
+    the rows start, and the core reads them there, uncopied; `body` is the section itself,
+    copied out once when asked."""
 
-    __slots__ = ("body", "row_count", "types", "protocol_version", "_rows", "_cells", "_made")
+    __slots__ = ("message", "start", "row_count", "types", "protocol_version", "_body", "_rows", "_cells",
+                 "_made")
 
-    def __init__(self, body: bytes, count: int, types: Sequence[Any], protocol_version: int) -> None:
-        self.body = body
+    def __init__(self, body: bytes, count: int, types: Sequence[Any], protocol_version: int,
+                 start: int = 0) -> None:
+        self.message = body
+        self.start = start
+        self._body: bytes | None = body if start == 0 else None
         self.row_count = count
         self.types = list(types)
         self.protocol_version = protocol_version
@@ -168,6 +175,18 @@ class ServerRows(PageRows):
     @property
     def columns(self) -> int:
         return len(self.types)
+
+    @property
+    def body(self) -> bytes:
+        """The rows section's bytes (copied out of the message once, where it holds more)."""
+        if self._body is None:
+            self._body = self.message[self.start:]
+        return self._body
+
+    @property
+    def size(self) -> int:
+        """The rows section's length in bytes (no copy)."""
+        return len(self.message) - self.start
 
     def holds_blobs(self, i: int) -> bool:
         """Whether column `i` is a bare blob column: its cells are the stored values themselves,
@@ -188,7 +207,8 @@ class ServerRows(PageRows):
         self._within(rows)
         if native.available():
             try:
-                return native.split_page(self.body, self.row_count, self.columns, wanted, rows)
+                return native.split_page(self.message, self.row_count, self.columns, wanted, rows,
+                                         start=self.start)
             except ValueError as err:
                 raise MalformedPage(str(err)) from None
         cells = split_cells(self.body, self.row_count, self.columns, wanted)
@@ -206,7 +226,8 @@ class ServerRows(PageRows):
         list_parser, reader, parse_desc, col_desc, deserializers = parser
         self._within(rows)
         try:
-            section = native.select_rows(self.body, self.row_count, self.columns, wanted, rows)
+            section = native.select_rows(self.message, self.row_count, self.columns, wanted, rows,
+                                         start=self.start)
         except ValueError as err:
             raise MalformedPage(str(err)) from None
         types = [self.types[i] for i in wanted]
@@ -230,8 +251,8 @@ class ServerRows(PageRows):
             return {}
         self._within(rows)
         try:
-            made = native.cql_columns(self.body, self.row_count, self.columns, [i for i, _ in read],
-                                      [kind for _, kind in read], rows)
+            made = native.cql_columns(self.message, self.row_count, self.columns, [i for i, _ in read],
+                                      [kind for _, kind in read], rows, start=self.start)
         except ValueError as err:
             raise MalformedPage(str(err)) from None
         return {i: values for (i, _), values in zip(read, made, strict=True) if values is not None}

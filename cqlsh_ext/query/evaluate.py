@@ -679,7 +679,8 @@ class CoreProgram:
         # The server's page (pages in): a blob column's cells are read by the core from its bytes;
         # any other column's values are made by the driver, that column alone.
         server = rows if isinstance(rows, ServerRows) else None
-        page = None if server is None else core_module.RowsPage(server.body, server.row_count, server.columns)
+        page = None if server is None else core_module.RowsPage(server.message, server.row_count,
+                                                                  server.columns, server.start)
         for (column, access), read in zip(self.places, self.reads, strict=True):
             p_at = len(places)
             paths = [self.paths[p_at][p] for p in range(len(read.paths))]

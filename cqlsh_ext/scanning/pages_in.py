@@ -4,7 +4,8 @@ The DataStax driver builds a tuple per row in `ResultMessage.recv_results_rows` 
 NumPy handlers swap that one method, through a ResultMessage subclass in their handler's
 `message_types_by_opcode`). The handler here does the same: the metadata is parsed as the driver
 parses it (column names and types, the paging state), then the row count is read and the rest of
-the message kept as one bytes object: a payload.server_rows.ServerRows. Paging, retries, tracing,
+the message kept where it is, uncopied (the message's bytes and the rows' start): a
+payload.server_rows.ServerRows. Paging, retries, tracing,
 warnings and custom payloads are the frame's or the metadata's, unchanged.
 
     fut = raw_execute_async(session, statement, ...)   # scan.execute_tuples(..., pages_in=True)
@@ -62,7 +63,8 @@ def _make(base: Any) -> Any:
             self.column_names = [c[2] for c in column_metadata]
             self.column_types = [c[3] for c in column_metadata]
             count = read_int(f)
-            self.parsed_rows = ServerRows(f.read(), count, self.column_types, protocol_version)
+            # The rows where they are in the message (the BytesIO shares its bytes: no copy).
+            self.parsed_rows = ServerRows(f.getvalue(), count, self.column_types, protocol_version, f.tell())
 
     opcodes = dict(base.message_types_by_opcode)
     opcodes[ResultMessage.opcode] = ServerRowsResult

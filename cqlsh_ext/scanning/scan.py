@@ -575,7 +575,7 @@ def _page_rows(rows: Sequence[Any], limit: int | None) -> int | None:
     from cqlsh_ext.payload.server_rows import ServerRows
 
     if isinstance(rows, ServerRows):  # the page's bytes, lengths included
-        per_row = len(rows.body) / len(rows)
+        per_row = rows.size / len(rows)
     else:
         sample = rows[:: max(1, len(rows) // 32)]
         per_row = sum(len(v) for row in sample for v in row if isinstance(v, (bytes, str))) / len(sample)

@@ -95,6 +95,7 @@ def test_the_servers_pages_read_by_from_binary_equal_the_drivers_rows(
     seen_null = seen_empty = 0
     for (names, rows), (our_names, page) in zip(driver, ours, strict=True):
         assert isinstance(page, ServerRows) and our_names == names
+        assert page.start > 0  # the rows read where they are in the message, not copied out
         assert page._rows is None  # nothing made rows of it on its way (the driver's ResultSet iter()s it)
         some = list(range(len(rows)))[::-2]
         for parser in ([None], []):  # from_binary; the driver's parser (where it and the core are)
@@ -194,6 +195,14 @@ def test_a_mutated_page_is_read_or_refused_alike_never_a_crash(native_core: None
         return
     core, python = (_read(how, mutated, count, columns, wanted) for how in ("core", "python"))
     assert core == python
+    # The same page where the handler leaves it: inside its whole message, from `start` (no copy).
+    prefix = data.draw(st.binary(max_size=9))
+    try:
+        placed: Any = ServerRows(prefix + mutated, count, [object()] * columns, 5, len(prefix)).cells(wanted)
+    except MalformedPage as err:
+        assert str(err).startswith("a malformed page of rows: "), err
+        placed = "refused"
+    assert placed == core
     # The rows section select_rows copies the same cells into (what the driver's parser reads):
     # refused alike, or those cells again.
     try:

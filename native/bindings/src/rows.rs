@@ -7,27 +7,39 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList};
 
-/// A page's rows: `body` (the bytes after the row count), `rows` (the row count the server
-/// sent), `columns` (the metadata's column count).
+/// A page's rows: `body[start:]` (the bytes after the row count: `body` may be the whole RESULT
+/// message, which the driver's BytesIO shares, so the section is not copied out of it), `rows`
+/// (the row count the server sent), `columns` (the metadata's column count).
 #[pyclass(frozen, get_all, module = "cqlsh_ext_native")]
 pub struct RowsPage {
     body: Py<PyBytes>,
     rows: usize,
     columns: usize,
+    start: usize,
 }
 
 #[pymethods]
 impl RowsPage {
     #[new]
-    fn new(body: Py<PyBytes>, rows: usize, columns: usize) -> Self {
-        RowsPage { body, rows, columns }
+    #[pyo3(signature = (body, rows, columns, start = 0))]
+    fn new(py: Python<'_>, body: Py<PyBytes>, rows: usize, columns: usize, start: usize) -> PyResult<Self> {
+        if start > body.bind(py).as_bytes().len() {
+            return Err(PyValueError::new_err("a malformed page of rows: its start is past its bytes"));
+        }
+        Ok(RowsPage { body, rows, columns, start })
     }
 }
 
 impl RowsPage {
-    /// The `wanted` columns' cells, borrowed from `body`; ValueError (one line) for a malformed page.
+    /// The rows section of `body` (the page's own bytes, bound): from `start` on.
+    fn section<'a>(&self, body: &'a [u8]) -> &'a [u8] {
+        body.get(self.start..).unwrap_or_default()
+    }
+
+    /// The `wanted` columns' cells, borrowed from `body` (the page's own bytes); ValueError (one
+    /// line) for a malformed page.
     pub fn cells<'a>(&self, body: &'a [u8], wanted: &[usize]) -> PyResult<Vec<Vec<CellRef<'a>>>> {
-        split_columns(body, self.rows, self.columns, wanted)
+        split_columns(self.section(body), self.rows, self.columns, wanted)
             .map_err(|why| PyValueError::new_err(format!("a malformed page of rows: {why}")))
     }
 
@@ -98,7 +110,7 @@ pub fn select_rows<'py>(
         let picked: Vec<usize> = rows.unwrap_or_else(|| (0..page.rows).collect());
         let count =
             i32::try_from(picked.len()).map_err(|_| PyValueError::new_err("too many rows for a page"))?;
-        let section = whole_rows(body.as_bytes(), page.rows, page.columns, &picked)
+        let section = whole_rows(page.section(body.as_bytes()), page.rows, page.columns, &picked)
             .map_err(|why| PyValueError::new_err(format!("a malformed page of rows: {why}")))?;
         let mut out = Vec::with_capacity(4 + section.len());
         out.extend_from_slice(&count.to_be_bytes());
