@@ -42,16 +42,37 @@ pub enum Kind {
 }
 
 /// One value held: its node (Node::Null stands for None) and the bytes its spans point into (empty
-/// when detached: every string its own).
+/// when detached: every string its own). The bytes are the decoded payload's own buffer, not a
+/// copy of it (an `Arc<[u8]>` made of a Vec copies it).
 #[derive(Clone, Debug)]
 pub struct Held {
     pub node: Node,
-    pub src: Arc<[u8]>,
+    pub src: Arc<Vec<u8>>,
+}
+
+/// No bytes: one buffer shared by every detached value (no allocation a value).
+fn no_bytes() -> Arc<Vec<u8>> {
+    static EMPTY: std::sync::OnceLock<Arc<Vec<u8>>> = std::sync::OnceLock::new();
+    EMPTY.get_or_init(|| Arc::new(Vec::new())).clone()
+}
+
+/// A decoded payload's bytes as a held value's: its buffer kept (its spare room given back when
+/// large), or the stored bytes copied.
+fn payload_bytes(payload: crate::engine::Payload, stored: &[u8]) -> Arc<Vec<u8>> {
+    match payload {
+        crate::engine::Payload::Owned(mut data) => {
+            if data.capacity() - data.len() > data.len() / 8 {
+                data.shrink_to_fit();
+            }
+            Arc::new(data)
+        }
+        crate::engine::Payload::Stored => Arc::new(stored.to_vec()),
+    }
 }
 
 impl Held {
     pub fn none() -> Held {
-        Held { node: Node::Null, src: Arc::from(&[][..]) }
+        Held { node: Node::Null, src: no_bytes() }
     }
 }
 
@@ -172,7 +193,7 @@ pub fn held_value(node: &Node, src: &[u8], nodes: usize) -> Option<Held> {
     if !keep {
         return None;
     }
-    Some(Held { node: detached(node, src)?, src: Arc::from(&[][..]) })
+    Some(Held { node: detached(node, src)?, src: no_bytes() })
 }
 
 // ------------------------------------------------------------------------------ shapes
@@ -302,10 +323,7 @@ pub fn content(outcome: Outcome, stored: &[u8], nodes: usize, labels: &mut Label
     }
     match outcome.kind {
         ViewKind::Text => {
-            let src: Arc<[u8]> = match outcome.payload {
-                crate::engine::Payload::Owned(data) => Arc::from(data),
-                crate::engine::Payload::Stored => Arc::from(stored),
-            };
+            let src = payload_bytes(outcome.payload, stored);
             // a JSON container's tree is built where a reader needs it (Parquet's struct columns); a
             // file of text reads it without (its label's reading, "json", says it is one)
             let (payload, json) = match outcome.tree {
@@ -329,10 +347,7 @@ pub fn content(outcome: Outcome, stored: &[u8], nodes: usize, labels: &mut Label
             if !plain(&tree, nodes) {
                 return Content::Python;
             }
-            let src: Arc<[u8]> = match outcome.payload {
-                crate::engine::Payload::Owned(data) => Arc::from(data),
-                crate::engine::Payload::Stored => Arc::from(stored),
-            };
+            let src = payload_bytes(outcome.payload, stored);
             if has_bignum(&tree) {
                 without_bignums(&mut tree, &src);
             }

@@ -45,12 +45,35 @@ pub fn string_special(src: &[u8], i: usize, end: usize) -> usize {
     }
 }
 
+/// The backslashes of a block of sixteen bytes as a bit mask (bit k: `block[k]`).
+#[inline]
+pub fn backslashes16(block: &[u8; 16]) -> u32 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        sse2::backslashes16(block)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        block.iter().enumerate().fold(0u32, |mask, (k, &b)| mask | (((b == b'\\') as u32) << k))
+    }
+}
+
 #[cfg(target_arch = "x86_64")]
 mod sse2 {
     use std::arch::x86_64::{
         __m128i, _mm_cmpeq_epi8, _mm_cvtsi128_si64, _mm_loadu_si128, _mm_max_epu8, _mm_movemask_epi8,
         _mm_or_si128, _mm_sad_epu8, _mm_set1_epi8, _mm_setzero_si128, _mm_sub_epi8, _mm_unpackhi_epi64,
     };
+
+    /// The backslashes of sixteen bytes as a bit mask.
+    #[inline]
+    pub fn backslashes16(block: &[u8; 16]) -> u32 {
+        // SAFETY: SSE2 is always present on x86_64; the load reads the sixteen bytes of `block`.
+        unsafe {
+            let chunk = _mm_loadu_si128(block.as_ptr().cast::<__m128i>());
+            _mm_movemask_epi8(_mm_cmpeq_epi8(chunk, _mm_set1_epi8(b'\\' as i8))) as u32
+        }
+    }
 
     /// A block of 64 bytes at `at` as (backslashes, quotes, control characters) bit masks.
     #[inline]
