@@ -553,6 +553,22 @@ pub fn fits(kind: &Kind, node: &Node, src: &[u8]) -> bool {
 
 // ------------------------------------------------------------------------------ JSON text
 
+/// Whether JsonSpelling.found_column's spelling of the Python value a held path value is (by its
+/// exact type, _FOUND_SPELLINGS) is found_text_into's: an int (str), a str (json.encoder's
+/// encode_basestring), a bool, None, a float (jsonenc.float_text). The rest (an integer past 128
+/// bits, containers, bytes) the Python side spells (found_column's `other`).
+pub fn found_by_core(node: &Node) -> bool {
+    matches!(node, Node::Null | Node::Bool(_) | Node::Int(_) | Node::Wide(_) | Node::Float(_) | Node::Str(_))
+}
+
+/// A value found_by_core takes, as found_column spells it, written at the end of `out`: the
+/// scalars' spellings are json_text's.
+pub fn found_text_into(node: &Node, src: &[u8], out: &mut String) {
+    if found_by_core(node) {
+        json_text(node, src, out);
+    }
+}
+
 /// arrow_types.json_text: a JSON-able value's JSON text, compact (no spaces), floats as
 /// jsonenc.float_text spells them (NaN and the infinities as strings), strings as json.dumps.
 pub fn json_text(node: &Node, src: &[u8], out: &mut String) {
