@@ -323,19 +323,27 @@ pub struct Minifying {
 /// dropped, strings kept as written), 64 bytes at a time on x86_64: each block's quotes,
 /// backslashes and whitespace as bit masks, the escaped bytes from the backslashes' runs, the
 /// bytes inside strings from the unescaped quotes, the whitespace outside them dropped (the runs
-/// between copied whole onto `out`). It stops before the last partial block, and before a block
-/// with a backslash outside a string (no JSON text has one: there the byte loop, which reads a
-/// backslash outside a string as a plain byte, goes on from the state given).
+/// between copied whole onto `out`); the last partial block is read from a copy padded with zero
+/// bytes (none of them special). It stops before a block with a backslash outside a string (no
+/// JSON text has one: there the byte loop, which reads a backslash outside a string as a plain
+/// byte, goes on from the state given).
 pub fn minify_blocks(text: &str, out: &mut String) -> Minifying {
-    let bytes = text.as_bytes();
     let mut state = Minifying { at: 0, run: 0, inside: false, escaped: false };
     #[cfg(target_arch = "x86_64")]
     {
-        let (mut inside, mut carry) = (0u64, 0u64);
-        while state.at + 64 <= bytes.len() {
+        let bytes = text.as_bytes();
+        let mut carry = 0u64;
+        while state.at < bytes.len() {
             let at = state.at;
-            let (backslash, quote, space) = sse2::classify_space(bytes, at);
+            let (backslash, quote, space) = if at + 64 <= bytes.len() {
+                sse2::classify_space(bytes, at)
+            } else {
+                let mut padded = [0u8; 64];
+                padded[..bytes.len() - at].copy_from_slice(&bytes[at..]);
+                sse2::classify_space(&padded, 0)
+            };
             let (escaped, next) = escaped_bytes(backslash, carry);
+            let inside = if state.inside { !0 } else { 0 };
             let strings = prefix_xor(quote & !escaped) ^ inside;
             if backslash & !strings != 0 {
                 break;
@@ -348,15 +356,14 @@ pub fn minify_blocks(text: &str, out: &mut String) -> Minifying {
                 out.push_str(&text[state.run..p]);
                 state.run = p + 1;
             }
-            inside = ((strings as i64) >> 63) as u64;
             carry = next;
-            state.at = at + 64;
-            state.inside = inside != 0;
-            state.escaped = carry != 0;
+            state.at = (at + 64).min(bytes.len());
+            state.inside = (strings as i64) < 0;
+            state.escaped = carry != 0 && state.at < bytes.len();
         }
     }
     #[cfg(not(target_arch = "x86_64"))]
-    let _ = out;
+    let _ = (text, out);
     state
 }
 
