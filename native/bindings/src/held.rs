@@ -863,7 +863,7 @@ pub fn json_lines<'py>(
         });
     }
     let text = py.detach(|| {
-        let mut out = String::new();
+        let mut out = String::with_capacity(lines_size(&pieces, rows));
         for row in 0..rows {
             for piece in &pieces {
                 match piece {
@@ -898,6 +898,35 @@ pub fn json_lines<'py>(
     });
     let text = text.map_err(PyValueError::new_err)?;
     Ok(PyBytes::new(py, text.as_bytes()))
+}
+
+/// About the size of json_lines' buffer (its capacity: the batch written without growing it,
+/// mostly): the texts' lengths, a payload's text at its decoded length (minified, no longer), a
+/// record's at twice it, a hex at twice its bytes, a path's scalar at 24 bytes.
+fn lines_size(pieces: &[Piece<'_>], rows: usize) -> usize {
+    let mut size = 0usize;
+    for piece in pieces {
+        size = size.saturating_add(match piece {
+            Piece::Same(text) => text.len().saturating_mul(rows),
+            Piece::Each(texts) => texts.iter().map(|t| t.len()).sum(),
+            Piece::Found(values) => values.len() * 24,
+            Piece::Blob(values) => values
+                .iter()
+                .map(|value| {
+                    let body = match value.body {
+                        Body::Payload(Content::Read { kind: ViewKind::Text, text_len, .. }) => *text_len,
+                        Body::Payload(Content::Read { payload, .. }) => payload.src.len().saturating_mul(2),
+                        Body::Payload(_) => 0,
+                        Body::Text(text) => text.len(),
+                        Body::Hex(bytes) => bytes.len() * 2,
+                    };
+                    let raw = value.raw.map_or(0, |(bytes, end)| bytes.len() * 2 + end.len());
+                    value.head.len() + body + value.tail.len() + raw
+                })
+                .fold(0usize, |a, b| a.saturating_add(b)),
+        });
+    }
+    size
 }
 
 /// A blob column's part of json_lines' layout, its Python objects held.
