@@ -232,6 +232,20 @@ class JsonSpelling(Blobs):
         by_type = _FOUND_SPELLINGS
         return [spell(v) if (spell := by_type.get(type(v))) is not None else other(v) for v in values]
 
+    def held_found(self, column: Any, other: Callable[[Any], str]) -> Any:
+        """found_column of a path's column the native core holds (cqlsh_ext_native's HeldColumn):
+        payload/native.py's HeldFound, whose scalars json_lines spells in the core as found_column
+        does, the other values by `other` here."""
+        from cqlsh_ext.payload.native import HeldFound
+
+        by_type = _FOUND_SPELLINGS
+
+        def spell(value: Any) -> str:
+            known = by_type.get(type(value))
+            return known(value) if known is not None else other(value)
+
+        return HeldFound(column, spell)
+
     def held_json(self, column: Any, place: ValuePlace | None) -> Any:
         """A blob column's values as _blob spells them, from the native core's reading of them
         (cqlsh_ext_native's HeldContents): payload/native.py's HeldJson, which json_lines lays out

@@ -829,6 +829,16 @@ class HeldJson(NamedTuple):
     spelt: dict[int, str]
 
 
+class HeldFound(NamedTuple):
+    """A path's column the core holds (HeldColumn), as json_lines lays its values out: the core
+    writes the scalars it spells as JsonSpelling.found_column does (an int within 128 bits, a
+    str, a bool, None, a float: native/core/src/held.rs found_text_into); `spell` spells each
+    other row's value (the Python value the column gives for it)."""
+
+    column: core_types.HeldColumn
+    spell: Callable[[Any], str]
+
+
 def held_json(column: Any, head: Callable[[str, str], str], texts: tuple[str, str, str, str, str, str],
               raw: bool, spell: Callable[[bytes], str]) -> HeldJson:
     """A HeldContents as json_lines lays it out, the rows the core leaves to Python spelt here by
@@ -838,8 +848,9 @@ def held_json(column: Any, head: Callable[[str, str], str], texts: tuple[str, st
 
 def json_lines(layout: list[Any], rows: int) -> bytes:
     """`rows` JSON Lines as one UTF-8 buffer, each line `layout`'s pieces one after the other: a
-    str (the same every line), a list of str (one a line) or a HeldJson (a blob column, its
-    payloads' texts written by the core, not made into a str a row)."""
+    str (the same every line), a list of str (one a line), a HeldJson (a blob column, its
+    payloads' texts written by the core, not made into a str a row) or a HeldFound (a path's
+    column, its scalars spelt by the core)."""
     return module().json_lines(layout, rows)
 
 

@@ -78,9 +78,10 @@ class JsonRows:
     def column_bytes(self, columns: Sequence[Sequence[Any]]) -> bytes:
         """lines() of rows given as columns, as one UTF-8 buffer, each line ended by a newline (a
         file's batch): each column spelt at once (a blob column the native core read, HeldContents,
-        from its reading: JsonSpelling.held_json), the rows' pieces then laid side by side by the
-        core (payload/native.py's json_lines: the payloads' texts written there, no str a row)."""
-        from cqlsh_ext.payload.native import json_lines
+        from its reading: JsonSpelling.held_json; a path's column the core holds, HeldColumn, its
+        scalars spelt there: JsonSpelling.held_found), the rows' pieces then laid side by side by
+        the core (payload/native.py's json_lines: the payloads' texts written there, no str a row)."""
+        from cqlsh_ext.payload.native import is_held_column, json_lines
 
         spelling = self.spelling
         # The batch's pieces in a row's order: a text every row has (a key) or a column's texts.
@@ -90,6 +91,9 @@ class JsonRows:
             layout.append(("{" if at == 0 else ", ") + key + ": ")
             if hasattr(column, "texts"):
                 layout.append(spelling.held_json(column, place))
+            elif found and is_held_column(column):
+                # a path's values the core holds: its scalars spelt there (HeldFound)
+                layout.append(spelling.held_found(column, partial(self._found, place)))
             elif found:
                 layout.append(spelling.found_column(column, partial(self._found, place)))
             else:

@@ -109,7 +109,8 @@ MIRRORED: tuple[Mirrored, ...] = (
     # texts): the spellings the Python writers give the same values.
     *mirrored("held.rs", "cqlsh_ext.render.parquet_columns", "is_plain", "_plain_scalar"),
     *mirrored("held.rs", "cqlsh_ext.render.arrow_types", "kind_of", "_int_bits", "json_text"),
-    *mirrored("held.rs", "cqlsh_ext.output.spellings", "_minified"),
+    *mirrored("held.rs", "cqlsh_ext.output.spellings", "_minified", "JsonSpelling.found_column",
+              "JsonSpelling.held_found"),
     *mirrored("held.rs", "cqlsh_ext.common.jsonenc", "float_text", "float_name"),
 )
 

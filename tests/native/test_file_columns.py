@@ -166,6 +166,41 @@ def test_text_files_tell_json_documents_from_texts_that_look_like_them(
         assert '"payload": "\\"{\\\\\\"a\\\\\\": 1}\\""' in core
 
 
+#: A path's values of every kind (data.n and data.s): the scalars the core spells in a JSON Lines
+#: file (ints within 64 bits, strings with escapes and non-ASCII, bools, null, finite floats in
+#: both notations, -0.0) and those it leaves to the Python side (wide integers, NaN and the
+#: infinities, containers), a surrogate pair's escape, and documents without the path.
+FOUND = [json.dumps(v).encode() if not isinstance(v, bytes) else v for v in (
+    {"n": 1, "s": "plain"}, {"n": -(2 ** 63), "s": 'q"b\\n\n\t\u0001é\u2028'}, {"n": 2 ** 63, "s": ""},
+    {"n": 10 ** 40, "s": None}, {"n": True, "s": False}, {"n": None}, {"n": -0.0, "s": 0.1},
+    {"n": 1e16, "s": 1.5e-07}, {"n": 123.456, "s": 1e300}, {"n": [1, {"a": 2}], "s": {"x": [None]}},
+    {"other": 1}, b'{"n": NaN, "s": -Infinity}', b'{"n": Infinity, "s": "\\ud83d\\ude00 pair"}',
+    b'{"n": 1.0e2, "s": 10E-1}', b'{"n": 12345678901234567890123, "s": -0}',
+)]
+
+
+def test_a_path_s_scalars_spelt_by_the_core_are_the_python_engine_s(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from cqlsh_ext.output.spellings import JsonSpelling
+
+    spelt_by_core: list[Any] = []
+    held_found = JsonSpelling.held_found
+
+    def counting(self: Any, column: Any, other: Any) -> Any:
+        spelt_by_core.append(column)
+        return held_found(self, column, other)
+
+    monkeypatch.setattr(JsonSpelling, "held_found", counting)
+    values: list[bytes | None] = [*FOUND, *(gzip.compress(v) for v in FOUND), None] * 3
+    select = "SELECT ck, data.n, data.s, data FROM t"
+    core_file, python_file = both(select, values, tmp_path, "json", DisplaySettings(), monkeypatch)
+    core = core_file.read_text(encoding="utf-8")
+    assert len(spelt_by_core) >= 2  # the path columns went through the core's spelling
+    assert core == python_file.read_text(encoding="utf-8")
+    assert '"data.n": -9223372036854775808, "data.s": "q\\"b\\\\n\\n\\t\\u0001é\u2028"' in core
+    assert '"data.n": -0.0, "data.s": 0.1' in core and '"data.n": "NaN", "data.s": "-Infinity"' in core
+
+
 def test_raw_json_lines_and_a_small_cap_on_the_core_are_the_python_engine_s(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # the core lays the lines out (json_lines): the raw hex after each payload, cut values spelt by Python

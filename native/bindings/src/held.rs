@@ -733,6 +733,56 @@ enum Piece<'a> {
     Same(&'a str),
     Each(Vec<&'a str>),
     Blob(Vec<BlobRow<'a>>),
+    Found(Vec<Found<'a>>),
+}
+
+/// A row of a path's column the core read (payload/native.py's HeldFound): a scalar the core
+/// spells as found_column does, or the Python side's text.
+enum Found<'a> {
+    Node(&'a Node, &'a [u8]),
+    Text(&'a str),
+}
+
+/// A path's column's part of json_lines' layout: its HeldColumn held, the Python side's texts of
+/// the rows the core does not spell (`spell` of each such row's value), by index.
+struct FoundParts<'py> {
+    column: Bound<'py, HeldColumn>,
+    spelt: Vec<Option<Bound<'py, PyString>>>,
+}
+
+impl<'py> FoundParts<'py> {
+    fn of(py: Python<'py>, item: &Bound<'py, PyAny>, rows: usize) -> PyResult<FoundParts<'py>> {
+        let column = item.get_item(0)?.cast_into::<HeldColumn>()?;
+        let spell = item.get_item(1)?;
+        let held = column.get();
+        if held.end - held.start != rows {
+            return Err(PyValueError::new_err(format!(
+                "a batch's columns differ in length: {} and {rows} rows",
+                held.end - held.start
+            )));
+        }
+        let mut spelt = Vec::with_capacity(rows);
+        for row in held.rows() {
+            spelt.push(match row {
+                Row::Core(value) if held::found_by_core(&value.node) => None,
+                other => Some(spell.call1((row_py(py, other)?,))?.cast_into::<PyString>()?),
+            });
+        }
+        Ok(FoundParts { column, spelt })
+    }
+
+    fn rows(&self) -> PyResult<Vec<Found<'_>>> {
+        let held: &HeldColumn = self.column.get();
+        held.rows()
+            .iter()
+            .zip(&self.spelt)
+            .map(|(row, spelt)| match (row, spelt) {
+                (_, Some(text)) => Ok(Found::Text(text.to_str()?)),
+                (Row::Core(value), None) => Ok(Found::Node(&value.node, &value.src[..])),
+                (Row::Python(_), None) => Err(PyValueError::new_err("a Python row not spelt")),
+            })
+            .collect()
+    }
 }
 
 /// A blob row as its JSON Lines value: the text before its body, the body, the text after it,
@@ -765,9 +815,12 @@ fn push_hex(bytes: &[u8], out: &mut String) {
 /// a row), or a blob column (payload/native.py's HeldJson: the HeldContents, `head(label, kind)`
 /// the text before a read payload, the texts (after it, raw's before and after the hex, no known
 /// format's before and after the hex, a null blob's), raw, and the Python rows' whole texts by
-/// index). Every text is the Python side's spelling; the core lays the payloads' texts
-/// (payload_text) and the stored bytes' hex between them. Raises ValueError for a list or a column
-/// of another length, or a row neither read nor spelt.
+/// index), or a path's column (payload/native.py's HeldFound: the HeldColumn and the Python side's
+/// spelling of a value, called here for each row whose value the core does not spell: held.rs
+/// found_by_core).
+/// Every other text is the Python side's spelling; the core lays the payloads' texts
+/// (payload_text), the stored bytes' hex and the path's scalars (found_text_into) between them. Raises
+/// ValueError for a list or a column of another length, or a row neither read nor spelt.
 #[pyfunction]
 pub fn json_lines<'py>(
     py: Python<'py>,
@@ -778,10 +831,11 @@ pub fn json_lines<'py>(
     let items: Vec<Bound<'py, PyAny>> = layout.iter().collect();
     let mut strings: Vec<Vec<Bound<'py, PyString>>> = Vec::with_capacity(items.len());
     let mut blobs: Vec<Option<BlobParts<'py>>> = Vec::with_capacity(items.len());
+    let mut founds: Vec<Option<FoundParts<'py>>> = Vec::with_capacity(items.len());
     for item in &items {
+        let (mut texts, mut blob, mut found) = (Vec::new(), None, None);
         if item.is_instance_of::<PyString>() {
-            strings.push(vec![item.clone().cast_into::<PyString>()?]);
-            blobs.push(None);
+            texts.push(item.clone().cast_into::<PyString>()?);
         } else if let Ok(list) = item.cast::<PyList>() {
             if list.len() != rows {
                 return Err(PyValueError::new_err(format!(
@@ -789,28 +843,36 @@ pub fn json_lines<'py>(
                     list.len()
                 )));
             }
-            strings.push(list.iter().map(|t| Ok(t.cast_into::<PyString>()?)).collect::<PyResult<_>>()?);
-            blobs.push(None);
+            texts = list.iter().map(|t| Ok(t.cast_into::<PyString>()?)).collect::<PyResult<_>>()?;
+        } else if item.get_item(0)?.is_instance_of::<HeldColumn>() {
+            found = Some(FoundParts::of(py, item, rows)?);
         } else {
-            strings.push(Vec::new());
-            blobs.push(Some(BlobParts::of(py, item, rows)?));
+            blob = Some(BlobParts::of(py, item, rows)?);
         }
+        strings.push(texts);
+        blobs.push(blob);
+        founds.push(found);
     }
     let mut pieces: Vec<Piece<'_>> = Vec::with_capacity(items.len());
-    for (item, (texts, blob)) in items.iter().zip(strings.iter().zip(&blobs)) {
-        pieces.push(match blob {
-            Some(blob) => Piece::Blob(blob.rows(py)?),
-            None if item.is_instance_of::<PyString>() => Piece::Same(texts[0].to_str()?),
-            None => Piece::Each(texts.iter().map(|t| t.to_str()).collect::<PyResult<_>>()?),
+    for (item, ((texts, blob), found)) in items.iter().zip(strings.iter().zip(&blobs).zip(&founds)) {
+        pieces.push(match (blob, found) {
+            (Some(blob), _) => Piece::Blob(blob.rows(py)?),
+            (_, Some(found)) => Piece::Found(found.rows()?),
+            _ if item.is_instance_of::<PyString>() => Piece::Same(texts[0].to_str()?),
+            _ => Piece::Each(texts.iter().map(|t| t.to_str()).collect::<PyResult<_>>()?),
         });
     }
     let text = py.detach(|| {
-        let mut out = String::new();
+        let mut out = String::with_capacity(lines_size(&pieces, rows));
         for row in 0..rows {
             for piece in &pieces {
                 match piece {
                     Piece::Same(text) => out.push_str(text),
                     Piece::Each(texts) => out.push_str(texts[row]),
+                    Piece::Found(values) => match values[row] {
+                        Found::Node(node, src) => held::found_text_into(node, src, &mut out),
+                        Found::Text(text) => out.push_str(text),
+                    },
                     Piece::Blob(values) => {
                         let value = &values[row];
                         out.push_str(value.head);
@@ -836,6 +898,35 @@ pub fn json_lines<'py>(
     });
     let text = text.map_err(PyValueError::new_err)?;
     Ok(PyBytes::new(py, text.as_bytes()))
+}
+
+/// About the size of json_lines' buffer (its capacity: the batch written without growing it,
+/// mostly): the texts' lengths, a payload's text at its decoded length (minified, no longer), a
+/// record's at twice it, a hex at twice its bytes, a path's scalar at 24 bytes.
+fn lines_size(pieces: &[Piece<'_>], rows: usize) -> usize {
+    let mut size = 0usize;
+    for piece in pieces {
+        size = size.saturating_add(match piece {
+            Piece::Same(text) => text.len().saturating_mul(rows),
+            Piece::Each(texts) => texts.iter().map(|t| t.len()).sum(),
+            Piece::Found(values) => values.len() * 24,
+            Piece::Blob(values) => values
+                .iter()
+                .map(|value| {
+                    let body = match value.body {
+                        Body::Payload(Content::Read { kind: ViewKind::Text, text_len, .. }) => *text_len,
+                        Body::Payload(Content::Read { payload, .. }) => payload.src.len().saturating_mul(2),
+                        Body::Payload(_) => 0,
+                        Body::Text(text) => text.len(),
+                        Body::Hex(bytes) => bytes.len() * 2,
+                    };
+                    let raw = value.raw.map_or(0, |(bytes, end)| bytes.len() * 2 + end.len());
+                    value.head.len() + body + value.tail.len() + raw
+                })
+                .fold(0usize, |a, b| a.saturating_add(b)),
+        });
+    }
+    size
 }
 
 /// A blob column's part of json_lines' layout, its Python objects held.

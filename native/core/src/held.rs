@@ -431,38 +431,60 @@ pub fn minified(text: &str) -> String {
     out
 }
 
-/// minified() written at the end of `out`: the runs between whitespace copied whole, a string's
-/// body found by its closing quote (memchr), not byte by byte.
+/// minified() written at the end of `out`: 64 bytes at a time where it can (scan.rs
+/// minify_blocks: the whitespace outside strings found from the block's bit masks), the rest a
+/// byte at a time from where the blocks stopped (minified_from).
 pub fn minified_into(text: &str, out: &mut String) {
+    out.reserve(text.len());
+    let state = crate::scan::minify_blocks(text, out);
+    minified_from(text, state, out);
+}
+
+/// The byte loop of minified_into from `state` on: the runs between whitespace copied whole, a
+/// string's body found by its closing quote (memchr), not byte by byte.
+fn minified_from(text: &str, state: crate::scan::Minifying, out: &mut String) {
     let bytes = text.as_bytes();
-    out.reserve(bytes.len());
-    let mut i = 0;
-    let mut run = 0; // the start of the bytes kept and not yet copied
-    while i < bytes.len() {
-        match bytes[i] {
-            b'"' => {
-                i += 1;
-                loop {
-                    match memchr::memchr2(b'"', b'\\', &bytes[i.min(bytes.len())..]) {
-                        None => {
-                            i = bytes.len();
-                            break;
-                        }
-                        Some(at) if bytes[i + at] == b'\\' => i += at + 2,
-                        Some(at) => {
-                            i += at + 1;
-                            break;
-                        }
+    let crate::scan::Minifying { at: mut i, mut run, inside, escaped } = state;
+    let mut inside = inside;
+    if escaped {
+        i += 1; // the escaped byte inside a string
+    }
+    loop {
+        if inside {
+            // the rest of a string: up to its closing quote, an escape skipping the byte after it
+            loop {
+                match memchr::memchr2(b'"', b'\\', &bytes[i.min(bytes.len())..]) {
+                    None => {
+                        i = bytes.len();
+                        break;
+                    }
+                    Some(at) if bytes[i + at] == b'\\' => i += at + 2,
+                    Some(at) => {
+                        i += at + 1;
+                        break;
                     }
                 }
-                i = i.min(bytes.len());
             }
-            b' ' | b'\t' | b'\n' | b'\r' => {
-                out.push_str(&text[run..i]);
-                i += 1;
-                run = i;
+            i = i.min(bytes.len());
+            inside = false;
+        }
+        while i < bytes.len() {
+            match bytes[i] {
+                b'"' => {
+                    i += 1;
+                    inside = true;
+                    break;
+                }
+                b' ' | b'\t' | b'\n' | b'\r' => {
+                    out.push_str(&text[run..i]);
+                    i += 1;
+                    run = i;
+                }
+                _ => i += 1,
             }
-            _ => i += 1,
+        }
+        if !inside {
+            break;
         }
     }
     out.push_str(&text[run..]);
@@ -545,6 +567,22 @@ pub fn fits(kind: &Kind, node: &Node, src: &[u8]) -> bool {
 }
 
 // ------------------------------------------------------------------------------ JSON text
+
+/// Whether JsonSpelling.found_column's spelling of the Python value a held path value is (by its
+/// exact type, _FOUND_SPELLINGS) is found_text_into's: an int (str), a str (json.encoder's
+/// encode_basestring), a bool, None, a float (jsonenc.float_text). The rest (an integer past 128
+/// bits, containers, bytes) the Python side spells (found_column's `other`).
+pub fn found_by_core(node: &Node) -> bool {
+    matches!(node, Node::Null | Node::Bool(_) | Node::Int(_) | Node::Wide(_) | Node::Float(_) | Node::Str(_))
+}
+
+/// A value found_by_core takes, as found_column spells it, written at the end of `out`: the
+/// scalars' spellings are json_text's.
+pub fn found_text_into(node: &Node, src: &[u8], out: &mut String) {
+    if found_by_core(node) {
+        json_text(node, src, out);
+    }
+}
 
 /// arrow_types.json_text: a JSON-able value's JSON text, compact (no spaces), floats as
 /// jsonenc.float_text spells them (NaN and the infinities as strings), strings as json.dumps.
@@ -877,6 +915,69 @@ mod tests {
         let mut out = String::from("head ");
         minified_into("{ }", &mut out);
         assert_eq!(out, "head {}");
+    }
+
+    /// minified_into a byte at a time, as it was before the block scan: the reference.
+    fn minified_bytewise(text: &str) -> String {
+        let bytes = text.as_bytes();
+        let mut out = String::new();
+        let (mut i, mut run) = (0, 0);
+        while i < bytes.len() {
+            match bytes[i] {
+                b'"' => {
+                    i += 1;
+                    while i < bytes.len() && bytes[i] != b'"' {
+                        i += if bytes[i] == b'\\' { 2 } else { 1 };
+                    }
+                    i = (i + 1).min(bytes.len());
+                }
+                b' ' | b'\t' | b'\n' | b'\r' => {
+                    out.push_str(&text[run..i]);
+                    i += 1;
+                    run = i;
+                }
+                _ => i += 1,
+            }
+        }
+        out.push_str(&text[run..]);
+        out
+    }
+
+    #[test]
+    fn minified_by_blocks_is_the_byte_loop_s() {
+        // texts of JSON's bytes in every order (valid JSON or not: backslashes outside strings,
+        // strings left open, runs of backslashes across the 64-byte blocks' edges), and long
+        // JSON documents with escaped quotes, whitespace inside and outside strings
+        let alphabet: [&str; 12] = ["\"", "\\", " ", "\t", "\n", "\r", "a", "{", ":", ",", "é", "\\\""];
+        let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for round in 0..20_000 {
+            let len = (next() % if round % 10 == 0 { 600 } else { 200 }) as usize;
+            let mut text = String::new();
+            // mostly plain bytes, now and then a special one (quotes and backslashes in runs)
+            let plain = next() % 4;
+            while text.len() < len {
+                let r = next();
+                text.push_str(if r % 8 < plain { "x" } else { alphabet[(r >> 8) as usize % alphabet.len()] });
+            }
+            assert_eq!(minified(&text), minified_bytewise(&text), "{text:?}");
+            let mut out = String::from("head ");
+            minified_into(&text, &mut out);
+            assert_eq!(out, format!("head {}", minified_bytewise(&text)));
+        }
+        let note = "C hub \\\",\\\"category\\\": \\\"ELECTRONICS\\\", \\\\ \\\\\\\" x ".repeat(40);
+        let doc = format!("{{\"order-id\": \"ORD-1\", \"items\": [{{\"sku\": \"S0\", \"qty\": 1}}],\n \"note\": \"{note}\"}}");
+        for cut in 0..doc.len().min(400) {
+            if doc.is_char_boundary(cut) {
+                let text = &doc[cut..];
+                assert_eq!(minified(text), minified_bytewise(text), "{text:?}");
+            }
+        }
     }
 
     #[test]

@@ -97,6 +97,36 @@ mod sse2 {
         (backslash, quote, control)
     }
 
+    /// A block of 64 bytes at `at` as (backslashes, quotes, JSON whitespace) bit masks.
+    #[inline]
+    pub fn classify_space(src: &[u8], at: usize) -> (u64, u64, u64) {
+        assert!(at + 64 <= src.len());
+        let (mut backslash, mut quote, mut space) = (0u64, 0u64, 0u64);
+        // SAFETY: SSE2 is always present on x86_64; the four loads are inside src (asserted).
+        unsafe {
+            let q = _mm_set1_epi8(b'"' as i8);
+            let b = _mm_set1_epi8(b'\\' as i8);
+            let (sp, tab, nl, cr) = (
+                _mm_set1_epi8(b' ' as i8),
+                _mm_set1_epi8(b'\t' as i8),
+                _mm_set1_epi8(b'\n' as i8),
+                _mm_set1_epi8(b'\r' as i8),
+            );
+            for k in 0..4 {
+                let chunk = _mm_loadu_si128(src.as_ptr().add(at + 16 * k).cast::<__m128i>());
+                let shift = 16 * k as u32;
+                backslash |= (_mm_movemask_epi8(_mm_cmpeq_epi8(chunk, b)) as u16 as u64) << shift;
+                quote |= (_mm_movemask_epi8(_mm_cmpeq_epi8(chunk, q)) as u16 as u64) << shift;
+                let blank = _mm_or_si128(
+                    _mm_or_si128(_mm_cmpeq_epi8(chunk, sp), _mm_cmpeq_epi8(chunk, tab)),
+                    _mm_or_si128(_mm_cmpeq_epi8(chunk, nl), _mm_cmpeq_epi8(chunk, cr)),
+                );
+                space |= (_mm_movemask_epi8(blank) as u16 as u64) << shift;
+            }
+        }
+        (backslash, quote, space)
+    }
+
     /// How many bytes of src[at..at + 16 * steps] are `a`, `b` or `c` (steps <= 255).
     #[inline]
     pub fn count_three(src: &[u8], at: usize, steps: usize, a: u8, b: u8, c: u8) -> usize {
@@ -277,6 +307,89 @@ struct Escapes {
 
 const EVEN: u64 = 0x5555_5555_5555_5555;
 
+/// simdjson's escaped characters of a 64-byte block: each byte after an odd run of backslashes
+/// (`carry` 1: the block's first byte is escaped, the last block ended in an odd run); the next
+/// block's carry.
+#[inline(always)]
+fn escaped_bytes(backslash: u64, carry: u64) -> (u64, u64) {
+    let starts = backslash & !carry;
+    let follows = (starts << 1) | carry;
+    let odd_starts = starts & !EVEN & !follows;
+    let (even_runs, next) = odd_starts.overflowing_add(starts);
+    ((EVEN ^ (even_runs << 1)) & follows, next as u64)
+}
+
+/// Each bit set from a set bit up to the next one (excluded): a block's bytes inside strings
+/// from its unescaped quotes (the opening quote in, the closing one out).
+#[inline(always)]
+fn prefix_xor(mut x: u64) -> u64 {
+    x ^= x << 1;
+    x ^= x << 2;
+    x ^= x << 4;
+    x ^= x << 8;
+    x ^= x << 16;
+    x ^= x << 32;
+    x
+}
+
+/// Where a minifying scan of a JSON text stopped: `at` the first byte not scanned, `run` the
+/// first byte kept and not yet copied, `inside` a string at `at`, `escaped` the byte at `at` is
+/// escaped (a backslash before it, inside a string).
+pub struct Minifying {
+    pub at: usize,
+    pub run: usize,
+    pub inside: bool,
+    pub escaped: bool,
+}
+
+/// The first part of minifying `text` (held.rs minified_into: the whitespace between tokens
+/// dropped, strings kept as written), 64 bytes at a time on x86_64: each block's quotes,
+/// backslashes and whitespace as bit masks, the escaped bytes from the backslashes' runs, the
+/// bytes inside strings from the unescaped quotes, the whitespace outside them dropped (the runs
+/// between copied whole onto `out`); the last partial block is read from a copy padded with zero
+/// bytes (none of them special). It stops before a block with a backslash outside a string (no
+/// JSON text has one: there the byte loop, which reads a backslash outside a string as a plain
+/// byte, goes on from the state given).
+pub fn minify_blocks(text: &str, out: &mut String) -> Minifying {
+    let mut state = Minifying { at: 0, run: 0, inside: false, escaped: false };
+    #[cfg(target_arch = "x86_64")]
+    {
+        let bytes = text.as_bytes();
+        let mut carry = 0u64;
+        while state.at < bytes.len() {
+            let at = state.at;
+            let (backslash, quote, space) = if at + 64 <= bytes.len() {
+                sse2::classify_space(bytes, at)
+            } else {
+                let mut padded = [0u8; 64];
+                padded[..bytes.len() - at].copy_from_slice(&bytes[at..]);
+                sse2::classify_space(&padded, 0)
+            };
+            let (escaped, next) = escaped_bytes(backslash, carry);
+            let inside = if state.inside { !0 } else { 0 };
+            let strings = prefix_xor(quote & !escaped) ^ inside;
+            if backslash & !strings != 0 {
+                break;
+            }
+            let mut drop = space & !strings;
+            while drop != 0 {
+                let p = at + drop.trailing_zeros() as usize;
+                drop &= drop - 1;
+                // p holds an ASCII byte, so both ends are character boundaries
+                out.push_str(&text[state.run..p]);
+                state.run = p + 1;
+            }
+            carry = next;
+            state.at = (at + 64).min(bytes.len());
+            state.inside = (strings as i64) < 0;
+            state.escaped = carry != 0 && state.at < bytes.len();
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (text, out);
+    state
+}
+
 impl Escapes {
     /// One block of 64 bytes at `at`, given its masks: the string's end when it is in the block.
     #[inline]
@@ -290,12 +403,7 @@ impl Escapes {
         quote: u64,
         control: u64,
     ) -> Result<Option<(usize, bool, bool)>, NotAString> {
-        // simdjson's escaped characters: each byte after an odd run of backslashes
-        let starts = backslash & !self.carry;
-        let follows = (starts << 1) | self.carry;
-        let odd_starts = starts & !EVEN & !follows;
-        let (even_runs, carry) = odd_starts.overflowing_add(starts);
-        let escaped = (EVEN ^ (even_runs << 1)) & follows;
+        let (escaped, carry) = escaped_bytes(backslash, self.carry);
         let quotes = quote & !escaped;
         let before = if quotes != 0 { (quotes & quotes.wrapping_neg()) - 1 } else { !0 };
         if control & before != 0 {
@@ -314,7 +422,7 @@ impl Escapes {
         if quotes != 0 {
             return Ok(Some((at + quotes.trailing_zeros() as usize, self.escaped, self.lone)));
         }
-        self.carry = carry as u64;
+        self.carry = carry;
         Ok(None)
     }
 
