@@ -11,7 +11,7 @@
 
 use std::collections::HashMap;
 use std::fmt::Write;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use crate::columns::{
     fixed_array, list_array, nullable_struct_array, py_float_repr, variable_array_of, Array, DataBytes,
@@ -51,8 +51,16 @@ pub struct Held {
 
 impl Held {
     pub fn none() -> Held {
-        Held { node: Node::Null, src: Arc::from(&[][..]) }
+        Held { node: Node::Null, src: no_source() }
     }
+}
+
+/// The source of a held value that refers to none (its tree detached, or none): one empty
+/// source shared by them all, so that holding a path's value costs no allocation for it (an
+/// `Arc::from(&[][..])` of its own is a heap block a value, and its freeing).
+fn no_source() -> Arc<[u8]> {
+    static EMPTY: OnceLock<Arc<[u8]>> = OnceLock::new();
+    EMPTY.get_or_init(|| Arc::from(&[][..])).clone()
 }
 
 /// 2**53: the integers a double holds exactly (arrow_types._EXACT_IN_DOUBLE).
@@ -172,7 +180,7 @@ pub fn held_value(node: &Node, src: &[u8], nodes: usize) -> Option<Held> {
     if !keep {
         return None;
     }
-    Some(Held { node: detached(node, src)?, src: Arc::from(&[][..]) })
+    Some(Held { node: detached(node, src)?, src: no_source() })
 }
 
 // ------------------------------------------------------------------------------ shapes
