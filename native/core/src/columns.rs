@@ -207,6 +207,26 @@ fn py_float_repr_from(sci: &str, out: &mut String) {
     }
 }
 
+/// An integer in decimal, as `{i}` spells it (and Python's str of an int), without the
+/// formatting machinery: a JSON text column of integers spells one a row.
+pub fn push_int(i: i64, out: &mut String) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    let mut rest = i.unsigned_abs();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (rest % 10) as u8;
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    if i < 0 {
+        out.push('-');
+    }
+    out.push_str(std::str::from_utf8(&digits[at..]).unwrap_or("0"));
+}
+
 /// A short text written on the stack (py_float_repr's {:e}); a write past its room fails.
 #[derive(Default)]
 struct Spelt {
@@ -283,9 +303,7 @@ pub fn json_text(node: &Node, src: &[u8], out: &mut String) {
     match node {
         Node::Null | Node::Ext => out.push_str("null"),
         Node::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Node::Int(i) => {
-            let _ = write!(out, "{i}");
-        }
+        Node::Int(i) => push_int(*i, out),
         Node::Wide(i) => {
             let _ = write!(out, "{i}");
         }
@@ -988,6 +1006,15 @@ mod tests {
             let mut got = String::new();
             py_float_repr(*f, &mut got);
             assert_eq!(&got, want, "{f:e}");
+        }
+    }
+
+    #[test]
+    fn integers_are_spelt_as_format_spells_them() {
+        for i in [0, 1, -1, 9, 10, -10, 12345, i64::MAX, i64::MIN, i64::MIN + 1, 1 << 53, -(1 << 53)] {
+            let mut got = String::new();
+            push_int(i, &mut got);
+            assert_eq!(got, format!("{i}"));
         }
     }
 

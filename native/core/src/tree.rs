@@ -321,6 +321,10 @@ pub fn plausible_record(value: &Node, src: &[u8], table: &[u8]) -> Result<bool, 
             let mut all = true;
             for (k, _) in entries {
                 if let Node::Str(s) = k {
+                    // printable ASCII (the usual key) is printable without reading it as a str
+                    if s.bytes(src).iter().all(|b| (0x20..0x7f).contains(b)) {
+                        continue;
+                    }
                     match printable(s.get(src), table) {
                         Printable::Yes => {}
                         Printable::No => all = false,
