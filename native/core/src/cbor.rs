@@ -139,7 +139,8 @@ impl Reader<'_> {
                 if frames >= self.max_depth {
                     return Err(Stop::NotCbor);
                 }
-                let mut map = MapBuilder::new();
+                let mut map =
+                    MapBuilder::with_room(length.map_or(0, |n| n.min(u64::from(u32::MAX)) as usize));
                 match length {
                     Some(n) => {
                         if n > (self.end - self.pos) as u64 / 2 {

@@ -140,12 +140,32 @@ pub fn py_float_repr(f: f64, out: &mut String) {
         out.push_str(if f > 0.0 { "Infinity" } else { "-Infinity" });
         return;
     }
-    // Rust's {:e} gives the shortest round-trip digits: "d.ddde<exp>"
-    let sci = format!("{f:e}");
-    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
+    // Rust's {:e} gives the shortest round-trip digits: "d.ddde<exp>", written into a buffer on
+    // the stack (no String a value: a JSON text column of floats spells one a row)
+    let mut sci = Spelt::default();
+    if write!(sci, "{f:e}").is_err() {
+        // (never: a finite f64's {:e} is at most 24 bytes) the same spelling, allocated
+        py_float_repr_from(&format!("{f:e}"), out);
+        return;
+    }
+    py_float_repr_from(sci.text(), out);
+}
+
+/// A finite float's {:e} text as Python's repr spells it.
+fn py_float_repr_from(sci: &str, out: &mut String) {
+    let (mantissa, exp) = sci.split_once('e').unwrap_or((sci, "0"));
     let exp: i32 = exp.parse().unwrap_or(0);
     let negative = mantissa.starts_with('-');
-    let digits: String = mantissa.chars().filter(|c| c.is_ascii_digit()).collect();
+    // the mantissa's digits, its sign and point left out (at most 17 for an f64)
+    let mut held = [0u8; 32];
+    let mut count = 0;
+    for &b in mantissa.as_bytes() {
+        if b.is_ascii_digit() && count < held.len() {
+            held[count] = b;
+            count += 1;
+        }
+    }
+    let digits = std::str::from_utf8(&held[..count]).unwrap_or("0");
     if negative {
         out.push('-');
     }
@@ -155,11 +175,11 @@ pub fn py_float_repr(f: f64, out: &mut String) {
             for _ in 0..(-exp - 1) {
                 out.push('0');
             }
-            out.push_str(&digits);
+            out.push_str(digits);
         } else {
             let point = exp as usize + 1;
             if digits.len() <= point {
-                out.push_str(&digits);
+                out.push_str(digits);
                 for _ in digits.len()..point {
                     out.push('0');
                 }
@@ -176,7 +196,59 @@ pub fn py_float_repr(f: f64, out: &mut String) {
             out.push('.');
             out.push_str(&digits[1..]);
         }
-        let _ = write!(out, "e{}{:02}", if exp < 0 { '-' } else { '+' }, exp.abs());
+        out.push('e');
+        out.push(if exp < 0 { '-' } else { '+' });
+        let exp = exp.unsigned_abs();
+        if exp >= 100 {
+            out.push(char::from(b'0' + (exp / 100) as u8));
+        }
+        out.push(char::from(b'0' + (exp / 10 % 10) as u8));
+        out.push(char::from(b'0' + (exp % 10) as u8));
+    }
+}
+
+/// An integer in decimal, as `{i}` spells it (and Python's str of an int), without the
+/// formatting machinery: a JSON text column of integers spells one a row.
+pub fn push_int(i: i64, out: &mut String) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    let mut rest = i.unsigned_abs();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (rest % 10) as u8;
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    if i < 0 {
+        out.push('-');
+    }
+    out.push_str(std::str::from_utf8(&digits[at..]).unwrap_or("0"));
+}
+
+/// A short text written on the stack (py_float_repr's {:e}); a write past its room fails.
+#[derive(Default)]
+struct Spelt {
+    bytes: [u8; 32],
+    len: usize,
+}
+
+impl Spelt {
+    fn text(&self) -> &str {
+        std::str::from_utf8(&self.bytes[..self.len]).unwrap_or("")
+    }
+}
+
+impl Write for Spelt {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        let end = self.len + s.len();
+        if end > self.bytes.len() {
+            return Err(std::fmt::Error);
+        }
+        self.bytes[self.len..end].copy_from_slice(s.as_bytes());
+        self.len = end;
+        Ok(())
     }
 }
 
@@ -231,9 +303,7 @@ pub fn json_text(node: &Node, src: &[u8], out: &mut String) {
     match node {
         Node::Null | Node::Ext => out.push_str("null"),
         Node::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Node::Int(i) => {
-            let _ = write!(out, "{i}");
-        }
+        Node::Int(i) => push_int(*i, out),
         Node::Wide(i) => {
             let _ = write!(out, "{i}");
         }
@@ -936,6 +1006,15 @@ mod tests {
             let mut got = String::new();
             py_float_repr(*f, &mut got);
             assert_eq!(&got, want, "{f:e}");
+        }
+    }
+
+    #[test]
+    fn integers_are_spelt_as_format_spells_them() {
+        for i in [0, 1, -1, 9, 10, -10, 12345, i64::MAX, i64::MIN, i64::MIN + 1, 1 << 53, -(1 << 53)] {
+            let mut got = String::new();
+            push_int(i, &mut got);
+            assert_eq!(got, format!("{i}"));
         }
     }
 

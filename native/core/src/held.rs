@@ -590,9 +590,7 @@ pub fn json_text(node: &Node, src: &[u8], out: &mut String) {
     match node {
         Node::Null | Node::Ext => out.push_str("null"),
         Node::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Node::Int(i) => {
-            let _ = write!(out, "{i}");
-        }
+        Node::Int(i) => crate::columns::push_int(*i, out),
         Node::Wide(i) => {
             let _ = write!(out, "{i}");
         }

@@ -88,6 +88,9 @@ pub fn json_container(payload: &[u8], base: usize, len: usize, nodes: usize) -> 
     }
 }
 
+/// Paths json_paths follows on the stack (more: on the heap).
+const INLINE_STEPS: usize = 8;
+
 /// json_container(text), read only for `paths` (what query.evaluate's read() would find in the
 /// container): the text is validated whole, only the values at the paths are built. Ok(None):
 /// no JSON container.
@@ -103,8 +106,19 @@ pub fn json_paths(
     let end = base + len;
     let mut out: Vec<PathRead> =
         paths.iter().map(|_| PathRead::Missing { depth: 0, keys: Vec::new() }).collect();
-    let selected: Vec<(usize, usize)> = (0..paths.len()).map(|p| (p, 0)).collect();
-    match parser.select(0, end, &selected, paths, &mut out) {
+    // (a few paths on the stack, no allocation a value)
+    let mut inline = [(0usize, 0usize); INLINE_STEPS];
+    let many: Vec<(usize, usize)>;
+    let selected: &[(usize, usize)] = if paths.len() <= INLINE_STEPS {
+        for (p, slot) in inline.iter_mut().enumerate().take(paths.len()) {
+            *slot = (p, 0);
+        }
+        &inline[..paths.len()]
+    } else {
+        many = (0..paths.len()).map(|p| (p, 0)).collect();
+        &many
+    };
+    match parser.select(0, end, selected, paths, &mut out) {
         Ok(()) if rest_is_ws(payload, parser.pos, end) => Ok(Some(out)),
         Ok(()) | Err(Stop::NotJson) => Ok(None),
         Err(Stop::HandBack) => Err(DErr::HandBack),
@@ -322,10 +336,17 @@ impl Parser<'_> {
         }
         // an object: each member's key against the paths' next steps
         let body = self.pos;
-        let mut matched = vec![false; selected.len()];
+        // which of the selected paths met their key here, and each member's selected paths: on
+        // the stack for a few paths (no allocation an object), else on the heap
+        let few = selected.len() <= INLINE_STEPS;
+        let mut matched_few = [false; INLINE_STEPS];
+        let mut matched_many = if few { Vec::new() } else { vec![false; selected.len()] };
+        let matched: &mut [bool] = if few { &mut matched_few[..selected.len()] } else { &mut matched_many };
         let src = self.src;
         self.members(end, |parser, (start, close, escaped, lone)| {
-            let mut next: Vec<(usize, usize)> = Vec::new();
+            let mut next_few = [(0usize, 0usize); INLINE_STEPS];
+            let mut met = 0;
+            let mut next_many: Vec<(usize, usize)> = Vec::new();
             for (slot, &(p, k)) in selected.iter().enumerate() {
                 if let Step::Key(wanted) = &paths[p][k] {
                     let same = if lone {
@@ -337,11 +358,17 @@ impl Parser<'_> {
                     };
                     if same {
                         matched[slot] = true;
-                        next.push((p, k + 1));
+                        if few {
+                            next_few[met] = (p, k + 1);
+                            met += 1;
+                        } else {
+                            next_many.push((p, k + 1));
+                        }
                     }
                 }
             }
-            parser.select(depth + 1, end, &next, paths, out)
+            let next: &[(usize, usize)] = if few { &next_few[..met] } else { &next_many };
+            parser.select(depth + 1, end, next, paths, out)
         })?;
         if matched.iter().all(|&m| m) {
             return Ok(());

@@ -174,7 +174,7 @@ impl Reader<'_> {
         if n > (self.end - self.pos) / 2 {
             return Err(Stop::NotMsgpack);
         }
-        let mut map = MapBuilder::new();
+        let mut map = MapBuilder::with_room(n);
         for _ in 0..n {
             let key = self.object(open + 1)?;
             let value = self.object(open + 1)?;

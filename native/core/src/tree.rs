@@ -164,6 +164,10 @@ fn bucket(key: &Node, src: &[u8]) -> Bucket {
 /// Why a key cannot go in a dict: an unhashable list or dict (msgpack's TypeError).
 pub struct Unhashable;
 
+/// Entries MapBuilder::with_room makes room for at the most at once (a header's count is the
+/// stored value's word).
+const MAP_ROOM: usize = 16;
+
 /// Builds a map as repeated `dict[key] = value`.
 #[derive(Default)]
 pub struct MapBuilder {
@@ -174,6 +178,12 @@ pub struct MapBuilder {
 impl MapBuilder {
     pub fn new() -> Self {
         MapBuilder { entries: Vec::new(), index: None }
+    }
+
+    /// A map of `declared` entries (its header's count: room for a few made at once, not one
+    /// growth after another; no more than MAP_ROOM, whatever the header says).
+    pub fn with_room(declared: usize) -> Self {
+        MapBuilder { entries: Vec::with_capacity(declared.min(MAP_ROOM)), index: None }
     }
 
     pub fn insert(&mut self, key: Node, value: Node, src: &[u8]) -> Result<(), Unhashable> {
@@ -311,6 +321,10 @@ pub fn plausible_record(value: &Node, src: &[u8], table: &[u8]) -> Result<bool, 
             let mut all = true;
             for (k, _) in entries {
                 if let Node::Str(s) = k {
+                    // printable ASCII (the usual key) is printable without reading it as a str
+                    if s.bytes(src).iter().all(|b| (0x20..0x7f).contains(b)) {
+                        continue;
+                    }
                     match printable(s.get(src), table) {
                         Printable::Yes => {}
                         Printable::No => all = false,
@@ -384,21 +398,64 @@ fn texty(value: &Node, src: &[u8]) -> bool {
 
 /// Whether an Ext node is anywhere in the tree (such a tree is not built here).
 pub fn has_ext(value: &Node) -> bool {
-    let mut stack: Vec<&Node> = vec![value];
-    while let Some(node) = stack.pop() {
-        match node {
+    // The containers still to look into: on the stack for a record's few (no allocation a
+    // value), past that on the heap; a scalar is looked at where it is met.
+    let mut pending = Pending { inline: [value; INLINE_PENDING], held: 0, spill: Vec::new() };
+    let mut node = Some(value);
+    while let Some(container) = node {
+        let found = match container {
             Node::Ext => return true,
-            Node::Map(entries) => {
-                for (k, v) in entries {
-                    stack.push(k);
-                    stack.push(v);
-                }
-            }
-            Node::List(items) => stack.extend(items.iter()),
-            _ => {}
+            Node::Map(entries) => entries.iter().any(|(k, v)| pending.meets(k) || pending.meets(v)),
+            Node::List(items) => items.iter().any(|item| pending.meets(item)),
+            _ => false,
+        };
+        if found {
+            return true;
         }
+        node = pending.pop();
     }
     false
+}
+
+/// Containers has_ext holds on the stack before it takes the heap.
+const INLINE_PENDING: usize = 32;
+
+/// has_ext's containers still to look into.
+struct Pending<'a> {
+    inline: [&'a Node; INLINE_PENDING],
+    held: usize,
+    spill: Vec<&'a Node>,
+}
+
+impl<'a> Pending<'a> {
+    /// Whether `node` is an ext; a container is kept to be looked into.
+    #[inline]
+    fn meets(&mut self, node: &'a Node) -> bool {
+        match node {
+            Node::Ext => true,
+            Node::Map(_) | Node::List(_) => {
+                if self.held < INLINE_PENDING {
+                    self.inline[self.held] = node;
+                    self.held += 1;
+                } else {
+                    self.spill.push(node);
+                }
+                false
+            }
+            _ => false,
+        }
+    }
+
+    fn pop(&mut self) -> Option<&'a Node> {
+        if let Some(node) = self.spill.pop() {
+            return Some(node);
+        }
+        if self.held == 0 {
+            return None;
+        }
+        self.held -= 1;
+        Some(self.inline[self.held])
+    }
 }
 
 // ------------------------------------------------------------------------------ paths
