@@ -61,8 +61,9 @@ pub fn backslashes16(block: &[u8; 16]) -> u32 {
 #[cfg(target_arch = "x86_64")]
 mod sse2 {
     use std::arch::x86_64::{
-        __m128i, _mm_cmpeq_epi8, _mm_cvtsi128_si64, _mm_loadu_si128, _mm_max_epu8, _mm_movemask_epi8,
-        _mm_or_si128, _mm_sad_epu8, _mm_set1_epi8, _mm_setzero_si128, _mm_sub_epi8, _mm_unpackhi_epi64,
+        __m128i, _mm_and_si128, _mm_andnot_si128, _mm_cmpeq_epi8, _mm_cmpgt_epi8, _mm_cvtsi128_si64,
+        _mm_loadu_si128, _mm_max_epu8, _mm_movemask_epi8, _mm_or_si128, _mm_sad_epu8, _mm_set1_epi8,
+        _mm_setzero_si128, _mm_sub_epi8, _mm_unpackhi_epi64,
     };
 
     /// The backslashes of sixteen bytes as a bit mask.
@@ -147,6 +148,60 @@ mod sse2 {
             (_mm_cvtsi128_si64(sums) as u64 + _mm_cvtsi128_si64(_mm_unpackhi_epi64(sums, sums)) as u64)
                 as usize
         }
+    }
+
+    /// Whether src[..64 * blocks] holds a byte below 0x20 or DEL (any_c0's test), sixty-four
+    /// bytes at a time.
+    #[inline]
+    pub fn any_c0_blocks(src: &[u8], blocks: usize) -> bool {
+        assert!(64 * blocks <= src.len());
+        // SAFETY: SSE2 is always present on x86_64; every load reads 16 bytes inside src (asserted).
+        unsafe {
+            let below = _mm_set1_epi8(0x1f);
+            let del = _mm_set1_epi8(0x7f);
+            let hit = |chunk: __m128i| {
+                // a byte below 0x20: max(byte, 0x1f) == 0x1f (unsigned)
+                _mm_or_si128(_mm_cmpeq_epi8(_mm_max_epu8(chunk, below), below), _mm_cmpeq_epi8(chunk, del))
+            };
+            for k in 0..blocks {
+                let at = src.as_ptr().add(64 * k);
+                let a = hit(_mm_loadu_si128(at.cast::<__m128i>()));
+                let b = hit(_mm_loadu_si128(at.add(16).cast::<__m128i>()));
+                let c = hit(_mm_loadu_si128(at.add(32).cast::<__m128i>()));
+                let d = hit(_mm_loadu_si128(at.add(48).cast::<__m128i>()));
+                if _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(a, b), _mm_or_si128(c, d))) != 0 {
+                    return true;
+                }
+            }
+        }
+        false
+    }
+
+    /// How many whole blocks of sixty-four bytes from the start of src hold only printable
+    /// ASCII (0x20..=0x7e).
+    #[inline]
+    pub fn printable_blocks(src: &[u8]) -> usize {
+        let blocks = src.len() / 64;
+        // SAFETY: SSE2 is always present on x86_64; every load reads 16 bytes inside
+        // src[..64 * blocks].
+        unsafe {
+            let below = _mm_set1_epi8(0x1f);
+            let del = _mm_set1_epi8(0x7f);
+            // printable: above 0x1f as a signed byte (bytes from 0x80 are negative), not DEL
+            let good =
+                |chunk: __m128i| _mm_andnot_si128(_mm_cmpeq_epi8(chunk, del), _mm_cmpgt_epi8(chunk, below));
+            for k in 0..blocks {
+                let at = src.as_ptr().add(64 * k);
+                let a = good(_mm_loadu_si128(at.cast::<__m128i>()));
+                let b = good(_mm_loadu_si128(at.add(16).cast::<__m128i>()));
+                let c = good(_mm_loadu_si128(at.add(32).cast::<__m128i>()));
+                let d = good(_mm_loadu_si128(at.add(48).cast::<__m128i>()));
+                if _mm_movemask_epi8(_mm_and_si128(_mm_and_si128(a, b), _mm_and_si128(c, d))) != 0xffff {
+                    return k;
+                }
+            }
+        }
+        blocks
     }
 
     #[inline]
@@ -537,9 +592,35 @@ pub fn hex4(src: &[u8], at: usize, end: usize) -> Option<u32> {
     Some(v)
 }
 
+/// The length of a prefix of `data` that is printable ASCII (0x20..=0x7e) only: whole blocks of
+/// sixty-four bytes on x86_64 (SSE2), none elsewhere. The text rules check only the rest for
+/// UTF-8 and control characters (an ASCII prefix ends on a character's boundary).
+#[inline]
+pub fn printable_prefix(data: &[u8]) -> usize {
+    #[cfg(target_arch = "x86_64")]
+    {
+        64 * sse2::printable_blocks(data)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = data;
+        0
+    }
+}
+
 /// Whether some byte is a C0 control character or DEL (unwrap._C0_BYTES).
 #[inline]
 pub fn any_c0(data: &[u8]) -> bool {
+    // sixty-four bytes at a time on x86_64 (SSE2), the rest as below
+    #[cfg(target_arch = "x86_64")]
+    let mut i = {
+        let blocks = data.len() / 64;
+        if sse2::any_c0_blocks(data, blocks) {
+            return true;
+        }
+        64 * blocks
+    };
+    #[cfg(not(target_arch = "x86_64"))]
     let mut i = 0;
     while i + 8 <= data.len() {
         let x = word(data, i);
@@ -718,6 +799,36 @@ mod tests {
                 (start..end).find(|&i| data[i] == b'"' || data[i] == b'\\' || data[i] < 0x20).unwrap_or(end);
             assert_eq!(string_special(&data, start, end), want, "{data:?} {start}..{end}");
             assert_eq!(swar_string_special(&data, start, end), want);
+        }
+    }
+
+    #[test]
+    fn any_c0_is_a_byte_loop_s_answer() {
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for _ in 0..20_000 {
+            let len = (next() % 300) as usize;
+            let rare = 1 + next() % 400;
+            let data: Vec<u8> = (0..len)
+                .map(|_| match next() % rare {
+                    0 => (next() % 0x20) as u8,
+                    1 => 0x7f,
+                    _ => [0x20, 0x7e, 0x80, 0x9f, 0xff, b'a'][(next() % 6) as usize],
+                })
+                .collect();
+            let want = data.iter().any(|&b| b < 0x20 || b == 0x7f);
+            assert_eq!(any_c0(&data), want, "{data:?}");
+            let prefix = printable_prefix(&data);
+            assert!(prefix <= data.len() && data[..prefix].iter().all(|&b| (0x20..0x7f).contains(&b)));
+            if cfg!(target_arch = "x86_64") {
+                let bad = data.iter().position(|&b| !(0x20..0x7f).contains(&b)).unwrap_or(data.len());
+                assert_eq!(prefix, bad / 64 * 64, "{data:?}");
+            }
         }
     }
 }

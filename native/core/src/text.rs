@@ -37,13 +37,15 @@ pub fn stored_text(
     if not_utf8_lead(value[0]) {
         return Ok(None);
     }
-    if std::str::from_utf8(value).is_err() {
+    // a printable ASCII prefix is UTF-8 with no control character: only the rest is checked
+    let rest = &value[crate::scan::printable_prefix(value)..];
+    if std::str::from_utf8(rest).is_err() {
         return Ok(None);
     }
-    if crate::scan::any_c0(value) && value.iter().any(|&b| control(b)) {
+    if crate::scan::any_c0(rest) && rest.iter().any(|&b| control(b)) {
         return Ok(None);
     }
-    if !value.is_ascii() {
+    if !rest.is_ascii() {
         if has_c1(value) {
             return Ok(None);
         }
@@ -71,17 +73,19 @@ pub fn as_text(data: &[u8], cut: bool) -> Option<TextFound> {
     if !data.is_empty() && not_utf8_lead(data[0]) && !(cut && data.len() <= 3) {
         return None;
     }
-    let text: &[u8] = match std::str::from_utf8(data) {
+    // a printable ASCII prefix is UTF-8 with no control character: only the rest is checked
+    let skip = crate::scan::printable_prefix(data);
+    let text: &[u8] = match std::str::from_utf8(&data[skip..]) {
         Ok(_) => data,
         Err(err) => {
-            let start = err.valid_up_to();
+            let start = skip + err.valid_up_to();
             if !(cut && start + 3 >= data.len()) {
                 return None;
             }
             &data[..start]
         }
     };
-    if !crate::scan::any_c0(text) {
+    if !crate::scan::any_c0(&text[skip..]) {
         return Some(TextFound { len: text.len() });
     }
     // At most 1 % control characters (other than tab, LF, CR), counted in characters.
