@@ -462,19 +462,15 @@ fn text_outcome(
             rejected: true,
         });
     }
-    debug_assert!(std::str::from_utf8(&bytes[..text_len]).is_ok());
-    // SAFETY: bytes[..text_len] is UTF-8: a value is read as text only where text.rs found it so
-    // (as_text: from_utf8), text_len that prefix's length
-    let text = unsafe { std::str::from_utf8_unchecked(&bytes[..text_len]) };
     let (json, tree, mut reads) = if want.tree && want.text_tree {
-        let tree = json::json_container(text, nodes)?;
+        let tree = json::json_container(bytes, 0, text_len, nodes)?;
         let reads = match (&tree, cut) {
             (Some(tree), false) => reads_in(tree, want.paths, bytes),
             _ => Vec::new(),
         };
         (tree.is_some(), tree, reads)
     } else {
-        match json::json_paths(text, nodes, if cut { &[] } else { want.paths })? {
+        match json::json_paths(bytes, 0, text_len, nodes, if cut { &[] } else { want.paths })? {
             Some(reads) => (true, None, reads),
             None => (false, None, Vec::new()),
         }

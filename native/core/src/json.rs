@@ -38,10 +38,7 @@ enum Stop {
     HandBack,
 }
 
-/// A JSON text being read: `src` is `text`'s bytes (a str: unescape's output is made of its
-/// bytes, so is UTF-8 without a second look).
 struct Parser<'a> {
-    text: &'a str,
     src: &'a [u8],
     pos: usize,
 }
@@ -78,13 +75,11 @@ fn rest_is_ws(payload: &[u8], pos: usize, end: usize) -> bool {
     payload[pos..end].iter().all(|&b| ws(b))
 }
 
-/// json_container(text); `nodes`: the budget's node limit. Ok(None): no JSON container. The
-/// tree's spans are offsets in `text`.
-pub fn json_container(text: &str, nodes: usize) -> Result<Option<Node>, DErr> {
-    let payload = text.as_bytes();
-    let (base, len) = (0, payload.len());
+/// json_container(text) for the text `payload[base..base+len]`; `nodes`: the budget's node
+/// limit. Ok(None): no JSON container.
+pub fn json_container(payload: &[u8], base: usize, len: usize, nodes: usize) -> Result<Option<Node>, DErr> {
     let Some(at) = start(payload, base, len, nodes) else { return Ok(None) };
-    let mut parser = Parser { text, src: payload, pos: at };
+    let mut parser = Parser { src: payload, pos: at };
     let end = base + len;
     match parser.value(0, end) {
         Ok(node) if rest_is_ws(payload, parser.pos, end) => Ok(Some(node)),
@@ -99,11 +94,15 @@ const INLINE_STEPS: usize = 8;
 /// json_container(text), read only for `paths` (what query.evaluate's read() would find in the
 /// container): the text is validated whole, only the values at the paths are built. Ok(None):
 /// no JSON container.
-pub fn json_paths(text: &str, nodes: usize, paths: &[Vec<Step>]) -> Result<Option<Vec<PathRead>>, DErr> {
-    let payload = text.as_bytes();
-    let (base, len) = (0, payload.len());
+pub fn json_paths(
+    payload: &[u8],
+    base: usize,
+    len: usize,
+    nodes: usize,
+    paths: &[Vec<Step>],
+) -> Result<Option<Vec<PathRead>>, DErr> {
     let Some(at) = start(payload, base, len, nodes) else { return Ok(None) };
-    let mut parser = Parser { text, src: payload, pos: at };
+    let mut parser = Parser { src: payload, pos: at };
     let end = base + len;
     let mut out: Vec<PathRead> =
         paths.iter().map(|_| PathRead::Missing { depth: 0, keys: Vec::new() }).collect();
@@ -343,7 +342,7 @@ impl Parser<'_> {
         let mut matched_few = [false; INLINE_STEPS];
         let mut matched_many = if few { Vec::new() } else { vec![false; selected.len()] };
         let matched: &mut [bool] = if few { &mut matched_few[..selected.len()] } else { &mut matched_many };
-        let (text, src) = (self.text, self.src);
+        let src = self.src;
         self.members(end, |parser, (start, close, escaped, lone)| {
             let mut next_few = [(0usize, 0usize); INLINE_STEPS];
             let mut met = 0;
@@ -353,7 +352,7 @@ impl Parser<'_> {
                     let same = if lone {
                         false // a step is a str Rust holds: never a lone surrogate
                     } else if escaped {
-                        unescape(text, start, close).as_bytes() == wanted.as_bytes()
+                        unescape(src, start, close).as_bytes() == wanted.as_bytes()
                     } else {
                         &src[start..close] == wanted.as_bytes()
                     };
@@ -375,7 +374,7 @@ impl Parser<'_> {
             return Ok(());
         }
         // a path misses here: the mapping's string keys (the first 200 distinct), read again
-        let keys = Parser { text, src, pos: body }.keys(depth, end)?;
+        let keys = Parser { src, pos: body }.keys(depth, end)?;
         for (slot, &(p, k)) in selected.iter().enumerate() {
             if !matched[slot] {
                 out[p] = PathRead::Missing { depth: k, keys: keys.iter().map(|key| key.copy()).collect() };
@@ -388,14 +387,14 @@ impl Parser<'_> {
     /// the order a dict keeps them (a repeated key at its first place).
     fn keys(&mut self, depth: usize, end: usize) -> Result<Vec<Str>, Stop> {
         let mut keys: Vec<Str> = Vec::new();
-        let (text, src) = (self.text, self.src);
+        let src = self.src;
         self.members(end, |parser, (start, close, escaped, lone)| {
             if keys.len() < MISS_KEYS {
                 if lone {
                     return Err(Stop::HandBack); // a key Rust cannot hold
                 }
                 let key = if escaped {
-                    Str::Owned(unescape(text, start, close).into_boxed_str())
+                    Str::Owned(unescape(src, start, close).into_boxed_str())
                 } else {
                     Str::Span(start as u32, (close - start) as u32)
                 };
@@ -513,7 +512,7 @@ impl Parser<'_> {
         if !escaped {
             return Ok(Str::Span(start as u32, (close - start) as u32));
         }
-        Ok(Str::Owned(unescape(self.text, start, close).into_boxed_str()))
+        Ok(Str::Owned(unescape(self.src, start, close).into_boxed_str()))
     }
 
     fn object(&mut self, depth: usize, end: usize) -> Result<Node, Stop> {
@@ -542,11 +541,7 @@ impl Parser<'_> {
 /// slack and its backslashes found at once (scan::backslashes16: one vector compare),
 /// of which the bytes before the first backslash are kept (a note of JSON text in a document
 /// escapes a quote every few bytes: a run is short, and not copied byte by byte).
-fn unescape(text: &str, start: usize, close: usize) -> String {
-    let src = text.as_bytes();
-    // an escape's byte past the backslash not ASCII (no scanned string has one): the output is
-    // then checked as UTF-8 as it always was
-    let mut odd = false;
+fn unescape(src: &[u8], start: usize, close: usize) -> String {
     // the output is never longer than the body (an escape of 2, 6 or 12 bytes gives 1 to 4), plus
     // sixteen bytes of slack for a block's move
     let mut out: Vec<u8> = vec![0; close - start + 16];
@@ -604,24 +599,13 @@ fn unescape(text: &str, start: usize, close: usize) -> String {
                 w += ch.encode_utf8(&mut out[w..w + 4]).len();
                 continue;
             }
-            other => {
-                odd |= !other.is_ascii();
-                other // the quote, backslash and slash stand for themselves
-            }
+            other => other, // the quote, backslash and slash stand for themselves
         };
         out[w] = mapped;
         w += 1;
     }
     out.truncate(w);
-    if odd {
-        return String::from_utf8(out).unwrap_or_default();
-    }
-    debug_assert!(std::str::from_utf8(&out).is_ok());
-    // SAFETY: out is UTF-8: `text`'s bytes in runs cut only at ASCII bytes (the opening quote, a
-    // backslash, an escape's ASCII last byte, the closing quote: char boundaries of a str), and
-    // chars' encodings (encode_utf8); an escape with a non-ASCII byte (which could cut a char)
-    // is checked above instead
-    unsafe { String::from_utf8_unchecked(out) }
+    String::from_utf8(out).unwrap_or_default()
 }
 
 fn hex4(src: &[u8], at: usize, end: usize) -> Option<u32> {
@@ -708,7 +692,7 @@ mod tests {
                 let text = format!("{{\"k\": \"{body}{tail}");
                 let src = text.as_bytes();
                 let (start, close) = (7, 7 + body.len());
-                assert_eq!(unescape(&text, start, close), unescape_bytewise(&src[start..close]), "{body:?}");
+                assert_eq!(unescape(src, start, close), unescape_bytewise(&src[start..close]), "{body:?}");
             }
         }
     }
