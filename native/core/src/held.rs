@@ -687,12 +687,12 @@ impl Variable {
         Variable { offsets, data: DataBytes::for_bytes(bytes), valid: Vec::with_capacity(n) }
     }
 
-    fn push(&mut self, bytes: Option<&[u8]>) -> Result<(), Unlaid> {
+    fn push(&mut self, bytes: Option<&[u8]>) -> Result<(), Halt> {
         if let Some(bytes) = bytes {
             self.data.extend_from_slice(bytes);
         }
         self.valid.push(bytes.is_some());
-        let end = i32::try_from(self.data.len()).map_err(|_| Unlaid::TooLarge)?;
+        let end = i32::try_from(self.data.len()).map_err(|_| Halt::TooLarge)?;
         self.offsets.push(end);
         Ok(())
     }
@@ -702,12 +702,35 @@ impl Variable {
     }
 }
 
-/// A string slot's bytes (none for a null or another node).
-fn str_bytes<'a>(slot: &Slot<'a>) -> Option<&'a [u8]> {
-    present(slot).map(|(node, src)| match node {
-        Node::Str(s) => s.bytes(src),
-        _ => &[][..],
-    })
+/// A string slot's bytes (none for a null); Halt::Misfit for another node (fits' Kind::Str).
+fn str_bytes<'a>(slot: &Slot<'a>) -> Result<Option<&'a [u8]>, Halt> {
+    match present(slot) {
+        None => Ok(None),
+        Some((Node::Str(s), src)) => Ok(Some(s.bytes(src))),
+        Some(_) => Err(Halt::Misfit),
+    }
+}
+
+/// An integer slot's value where it fits `kind` (fits' Kind::Int, Kind::Dec and Kind::Float for
+/// an integer node; none for a null); Halt::Misfit where it does not.
+fn int_fitting(kind: &Kind, slot: &Slot<'_>) -> Result<Option<i128>, Halt> {
+    let Some((node, _)) = present(slot) else { return Ok(None) };
+    let fitting = match (kind, int_of(node)) {
+        (Kind::Int(bits), Some(v)) => {
+            let (low, high) = int_bounds(*bits);
+            low <= v && v <= high
+        }
+        (Kind::Dec { digits, .. }, Some(v)) => {
+            v.unsigned_abs() < 10u128.pow(DECIMAL_DIGITS) && digit_count(v) <= *digits
+        }
+        (Kind::Float, Some(v)) => v.unsigned_abs() <= EXACT_IN_DOUBLE as u128,
+        _ => false,
+    };
+    if fitting {
+        Ok(int_of(node))
+    } else {
+        Err(Halt::Misfit)
+    }
 }
 
 /// The field of `fields` named `key`: the entry's own place first (documents of one shape keep
@@ -741,32 +764,58 @@ pub fn format(kind: &Kind) -> String {
     }
 }
 
-/// The values as an Arrow array of `kind` (named `name`), converted as the kind's converter
-/// converts them; Err: the slots that do not fit, or a column too large for 32-bit offsets.
-pub fn array(kind: &Kind, name: &str, values: &[Slot<'_>]) -> Result<Array, Unlaid> {
-    let wrong = misfits(kind, values);
-    if !wrong.is_empty() {
-        return Err(Unlaid::Misfits(wrong));
-    }
-    laid(kind, name, values)
+/// Why laid() stopped: a value that does not fit its kind (as fits() says), or a column past
+/// 32-bit offsets.
+#[derive(Debug, PartialEq, Eq)]
+enum Halt {
+    Misfit,
+    TooLarge,
 }
 
-/// array() of values known to fit.
-fn laid(kind: &Kind, name: &str, values: &[Slot<'_>]) -> Result<Array, Unlaid> {
+/// The values as an Arrow array of `kind` (named `name`), converted as the kind's converter
+/// converts them; Err: the slots that do not fit, or a column too large for 32-bit offsets.
+/// One walk of the trees: laid() checks each value as fits() would while laying it out; only
+/// where it stops are the slots that misfit looked for (misfits(), the misfits before a column
+/// too large as when they were looked for first).
+pub fn array(kind: &Kind, name: &str, values: &[Slot<'_>]) -> Result<Array, Unlaid> {
+    match laid(kind, name, values) {
+        Ok(array) => Ok(array),
+        Err(_) => {
+            let wrong = misfits(kind, values);
+            if wrong.is_empty() {
+                // a column too large (or, were laid()'s checks and fits() ever to disagree, a
+                // column the Python side writes, as it writes one too large)
+                Err(Unlaid::TooLarge)
+            } else {
+                Err(Unlaid::Misfits(wrong))
+            }
+        }
+    }
+}
+
+/// array() in one walk: Halt::Misfit at the first value that does not fit (fits()' checks made
+/// where the value is laid out).
+fn laid(kind: &Kind, name: &str, values: &[Slot<'_>]) -> Result<Array, Halt> {
     let n = values.len();
     Ok(match kind {
         Kind::Null => {
             let mut out = Variable::new(n, 0);
-            for _ in values {
+            for slot in values {
+                if present(slot).is_some() {
+                    return Err(Halt::Misfit);
+                }
                 out.push(None)?;
             }
             out.array("u", name)
         }
         Kind::Str => {
-            let bytes = values.iter().map(|slot| str_bytes(slot).map_or(0, <[u8]>::len)).sum();
+            let mut bytes = 0;
+            for slot in values {
+                bytes += str_bytes(slot)?.map_or(0, <[u8]>::len);
+            }
             let mut out = Variable::new(n, bytes);
             for slot in values {
-                out.push(str_bytes(slot))?;
+                out.push(str_bytes(slot)?)?;
             }
             out.array("u", name)
         }
@@ -789,7 +838,11 @@ fn laid(kind: &Kind, name: &str, values: &[Slot<'_>]) -> Result<Array, Unlaid> {
             let mut bits = vec![0u8; n.div_ceil(8)];
             let mut valid = Vec::with_capacity(n);
             for (i, slot) in values.iter().enumerate() {
-                let value = present(slot).map(|(node, _)| matches!(node, Node::Bool(true)));
+                let value = match present(slot) {
+                    None => None,
+                    Some((Node::Bool(b), _)) => Some(*b),
+                    Some(_) => return Err(Halt::Misfit),
+                };
                 if value == Some(true) {
                     bits[i / 8] |= 1 << (i % 8);
                 }
@@ -801,7 +854,7 @@ fn laid(kind: &Kind, name: &str, values: &[Slot<'_>]) -> Result<Array, Unlaid> {
             let mut data: Vec<u8> = Vec::with_capacity(n * 8);
             let mut valid = Vec::with_capacity(n);
             for slot in values {
-                let value = present(slot).and_then(|(node, _)| int_of(node));
+                let value = int_fitting(kind, slot)?;
                 data.extend_from_slice(&(value.unwrap_or(0) as i64).to_le_bytes());
                 valid.push(value.is_some());
             }
@@ -813,7 +866,7 @@ fn laid(kind: &Kind, name: &str, values: &[Slot<'_>]) -> Result<Array, Unlaid> {
             let mut data: Vec<u8> = Vec::with_capacity(n * 16);
             let mut valid = Vec::with_capacity(n);
             for slot in values {
-                let value = present(slot).and_then(|(node, _)| int_of(node)).map(|v| v * factor);
+                let value = int_fitting(kind, slot)?.map(|v| v * factor);
                 data.extend_from_slice(&value.unwrap_or(0).to_le_bytes());
                 valid.push(value.is_some());
             }
@@ -823,10 +876,10 @@ fn laid(kind: &Kind, name: &str, values: &[Slot<'_>]) -> Result<Array, Unlaid> {
             let mut data: Vec<u8> = Vec::with_capacity(n * 8);
             let mut valid = Vec::with_capacity(n);
             for slot in values {
-                let value = present(slot).map(|(node, _)| match node {
-                    Node::Float(f) => *f,
-                    other => int_of(other).unwrap_or(0) as f64,
-                });
+                let value = match present(slot) {
+                    Some((Node::Float(f), _)) => Some(*f),
+                    _ => int_fitting(kind, slot)?.map(|v| v as f64),
+                };
                 data.extend_from_slice(&value.unwrap_or(0.0).to_le_bytes());
                 valid.push(value.is_some());
             }
@@ -843,9 +896,10 @@ fn laid(kind: &Kind, name: &str, values: &[Slot<'_>]) -> Result<Array, Unlaid> {
                         children.extend(items.iter().map(|v| Some((v, src))));
                         valid.push(true);
                     }
-                    _ => valid.push(false),
+                    Some(_) => return Err(Halt::Misfit),
+                    None => valid.push(false),
                 }
-                offsets.push(i32::try_from(children.len()).map_err(|_| Unlaid::TooLarge)?);
+                offsets.push(i32::try_from(children.len()).map_err(|_| Halt::TooLarge)?);
             }
             list_array(name, &offsets, &valid, laid(item, "item", &children)?)
         }
@@ -858,18 +912,28 @@ fn laid(kind: &Kind, name: &str, values: &[Slot<'_>]) -> Result<Array, Unlaid> {
                 for column in columns.iter_mut() {
                     column.push(None);
                 }
-                if let Some((Node::Map(entries), src)) = present(slot) {
-                    let row = valid.len();
-                    for (place, (k, v)) in entries.iter().enumerate() {
-                        if let Node::Str(key) = k {
-                            if let Some(at) = field_at(fields, key.bytes(src), place, index.as_ref()) {
-                                columns[at][row] = Some((v, src));
+                match present(slot) {
+                    Some((Node::Map(entries), src)) => {
+                        let row = valid.len();
+                        for (place, (k, v)) in entries.iter().enumerate() {
+                            // fits': every key a string naming a field
+                            let Node::Str(key) = k else { return Err(Halt::Misfit) };
+                            let Some(at) = field_at(fields, key.bytes(src), place, index.as_ref()) else {
+                                return Err(Halt::Misfit);
+                            };
+                            // a key met twice: the value laid out is the last, the one it replaces
+                            // checked here (fits checks every entry's)
+                            if let Some((before, _)) = columns[at][row] {
+                                if !fits(&fields[at].1, before, src) {
+                                    return Err(Halt::Misfit);
+                                }
                             }
+                            columns[at][row] = Some((v, src));
                         }
+                        valid.push(true);
                     }
-                    valid.push(true);
-                } else {
-                    valid.push(false);
+                    Some(_) => return Err(Halt::Misfit),
+                    None => valid.push(false),
                 }
             }
             let children = fields
@@ -975,6 +1039,76 @@ mod tests {
                 let text = &doc[cut..];
                 assert_eq!(minified(text), minified_bytewise(text), "{text:?}");
             }
+        }
+    }
+
+    /// array() lays out in one walk, checking as it goes: it must refuse exactly the values fits()
+    /// refuses (Misfits: those slots, in order), and lay out the same array as before otherwise.
+    #[test]
+    fn one_walk_refuses_what_fits_refuses() {
+        let m = |entries: Vec<(Node, Node)>| Node::Map(entries);
+        let nodes = vec![
+            Node::Null,
+            Node::Bool(true),
+            Node::Int(0),
+            Node::Int(-999),
+            Node::Int(1000),
+            Node::Int(1 << 53),
+            Node::Int((1 << 53) + 1),
+            Node::Int(i64::MAX),
+            Node::Wide(i64::MAX as i128 + 1),
+            Node::Wide(10i128.pow(38)),
+            Node::BigInt("100000000000000000000000000000000000000".into()),
+            Node::Float(2.5),
+            s("x"),
+            Node::List(vec![Node::Int(1), Node::Null]),
+            Node::List(vec![Node::Int(1), s("y")]),
+            m(vec![(s("a"), Node::Int(1))]),
+            m(vec![(s("a"), Node::Int(1)), (s("b"), s("t"))]),
+            m(vec![(s("b"), s("t")), (s("a"), Node::Null)]),
+            m(vec![(s("a"), Node::Int(1)), (s("c"), Node::Int(1))]),
+            m(vec![(s("a"), s("no")), (s("a"), Node::Int(2))]),
+            m(vec![(s("a"), Node::Int(2)), (s("a"), s("no"))]),
+            m(vec![(Node::Int(1), Node::Int(1))]),
+            m(vec![(s("l"), Node::List(vec![Node::Float(1.0), Node::Int(3)]))]),
+            m(vec![(s("l"), Node::List(vec![Node::Bool(false)]))]),
+        ];
+        let record = Kind::Struct(vec![
+            ("a".into(), Kind::Int(53)),
+            ("b".into(), Kind::Str),
+            ("l".into(), Kind::List(Box::new(Kind::Float))),
+        ]);
+        let kinds = vec![
+            Kind::Null,
+            Kind::Bool,
+            Kind::Int(53),
+            Kind::Int(64),
+            Kind::Int(128),
+            Kind::Float,
+            Kind::Dec { scale: 2, digits: 3 },
+            Kind::Str,
+            Kind::Json,
+            Kind::List(Box::new(Kind::Int(64))),
+            record.clone(),
+            Kind::List(Box::new(record)),
+        ];
+        let src: &[u8] = &[];
+        for kind in &kinds {
+            for node in &nodes {
+                let slot: Slot<'_> = Some((node, src));
+                assert_eq!(array(kind, "p", &[slot]).is_ok(), fits(kind, node, src), "{kind:?} {node:?}");
+            }
+            // a column of them all: the misfits are fits' (in order), and with those taken out
+            // the one walk lays out what the two walks did
+            let slots: Vec<Slot<'_>> = nodes.iter().map(|node| Some((node, src))).chain([None]).collect();
+            let wrong = misfits(kind, &slots);
+            match array(kind, "p", &slots) {
+                Err(Unlaid::Misfits(rows)) => assert_eq!(rows, wrong),
+                other => assert!(wrong.is_empty() && other.is_ok(), "{kind:?}"),
+            }
+            let fitting: Vec<Slot<'_>> =
+                slots.iter().enumerate().filter(|(i, _)| !wrong.contains(i)).map(|(_, s)| *s).collect();
+            assert!(array(kind, "p", &fitting).is_ok(), "{kind:?}");
         }
     }
 
