@@ -111,6 +111,9 @@ pub fn json_paths(
     Ok(json_paths_gaps(payload, base, len, nodes, paths, false)?.map(|(reads, _)| reads))
 }
 
+/// json_paths_gaps' reading: each path's read, and the text's whitespace runs (when asked).
+pub type PathsAndGaps = (Vec<PathRead>, Option<Vec<u32>>);
+
 /// json_paths, and with `gaps` where the text's whitespace outside its strings is (the runs
 /// before, between and after its tokens, as (start, end) pairs of offsets in `payload`, in
 /// order; None past MAX_GAPS runs or when not asked): the text without those runs is its
@@ -122,7 +125,7 @@ pub fn json_paths_gaps(
     nodes: usize,
     paths: &[Vec<Step>],
     gaps: bool,
-) -> Result<Option<(Vec<PathRead>, Option<Vec<u32>>)>, DErr> {
+) -> Result<Option<PathsAndGaps>, DErr> {
     let Some(at) = start(payload, base, len, nodes) else { return Ok(None) };
     let mut parser = Parser { src: payload, pos: at, gaps: gaps.then(|| Vec::with_capacity(64)) };
     if at > base {
