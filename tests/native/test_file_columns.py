@@ -166,6 +166,27 @@ def test_text_files_tell_json_documents_from_texts_that_look_like_them(
         assert '"payload": "\\"{\\\\\\"a\\\\\\": 1}\\""' in core
 
 
+#: Documents whose whitespace outside strings the core's JSON check notes (engine's Outcome.gaps,
+#: the text written without those runs): only inside strings, only between tokens, before and
+#: after the text, none, and more runs than it notes (minified as without them).
+SPACED = [
+    b'{"status":"a b  c","n":1,"s":"\\" x "}', b'{ "status" :\t"NEW" ,\r\n"n": [1 , 2] }',
+    b'{"status":"NEW","n":3}  \n', b' \t{"status":"NEW"}', b'{"status":"NEW","n":4}',
+    b"[" + b"1 , " * 400 + b"1]",
+]
+
+
+def test_json_lines_payloads_without_the_whitespace_the_json_check_found(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    values: list[bytes | None] = [*SPACED, *(gzip.compress(v) for v in SPACED)] * 2
+    core_file, python_file = both(SELECTS[0], values, tmp_path, "json", DisplaySettings(), monkeypatch)
+    core = core_file.read_text(encoding="utf-8")
+    assert core == python_file.read_text(encoding="utf-8")
+    for doc in SPACED:  # each minified, json.loads' reading spelt compactly (the same bytes here)
+        payload = json.dumps(json.loads(doc), separators=(",", ":"))
+        assert core.count(f'"payload": {payload}}}') == 4, payload
+
+
 #: A path's values of every kind (data.n and data.s): the scalars the core spells in a JSON Lines
 #: file (ints within 64 bits, strings with escapes and non-ASCII, bools, null, finite floats in
 #: both notations, -0.0) and those it leaves to the Python side (wide integers, NaN and the

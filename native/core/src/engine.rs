@@ -232,6 +232,10 @@ pub struct Outcome {
     pub reads: Vec<PathRead>,
     /// A text a needle rejected (Want.needles): its JSON was not read, no path was.
     pub rejected: bool,
+    /// A JSON container's text read for a file of text (want.tree without text_tree): its
+    /// whitespace outside strings, as json::json_paths_gaps found it (held.rs writes the text
+    /// without those runs as its minified spelling); None elsewhere.
+    pub gaps: Option<Vec<u32>>,
 }
 
 impl Outcome {
@@ -254,6 +258,7 @@ impl Outcome {
             tree: None,
             reads: Vec::new(),
             rejected: false,
+            gaps: None,
         }
     }
 }
@@ -446,6 +451,7 @@ fn text_outcome(
             tree: None,
             reads: Vec::new(),
             rejected: false,
+            gaps: None,
         });
     }
     if !cut && want.needles.iter().any(|needle| needle.rejects(&bytes[..text_len])) {
@@ -460,19 +466,23 @@ fn text_outcome(
             tree: None,
             reads: Vec::new(),
             rejected: true,
+            gaps: None,
         });
     }
-    let (json, tree, mut reads) = if want.tree && want.text_tree {
+    let (json, tree, mut reads, gaps) = if want.tree && want.text_tree {
         let tree = json::json_container(bytes, 0, text_len, nodes)?;
         let reads = match (&tree, cut) {
             (Some(tree), false) => reads_in(tree, want.paths, bytes),
             _ => Vec::new(),
         };
-        (tree.is_some(), tree, reads)
+        (tree.is_some(), tree, reads, None)
     } else {
-        match json::json_paths(bytes, 0, text_len, nodes, if cut { &[] } else { want.paths })? {
-            Some(reads) => (true, None, reads),
-            None => (false, None, Vec::new()),
+        // a file of text (want.tree, no text tree) writes a JSON text minified: its whitespace
+        // outside strings noted by the validation's walk
+        let paths = if cut { &[] } else { want.paths };
+        match json::json_paths_gaps(bytes, 0, text_len, nodes, paths, want.tree && !cut)? {
+            Some((reads, gaps)) => (true, None, reads, gaps),
+            None => (false, None, Vec::new(), None),
         }
     };
     if !json && !cut {
@@ -503,6 +513,7 @@ fn text_outcome(
         tree,
         reads,
         rejected: false,
+        gaps,
     })
 }
 
@@ -532,6 +543,7 @@ fn record_outcome(
         tree: if want.tree { Some(tree) } else { None },
         reads,
         rejected: false,
+        gaps: None,
     })
 }
 
@@ -609,6 +621,7 @@ pub fn decode_value(cfg: &Config, value: &[u8], cap: usize, want: &Want) -> Resu
             tree: None,
             reads: Vec::new(),
             rejected: false,
+            gaps: None,
         });
     }
     if let Some(found) = text::as_text(&data, cut) {
@@ -632,6 +645,7 @@ pub fn decode_value(cfg: &Config, value: &[u8], cap: usize, want: &Want) -> Resu
         tree: None,
         reads: Vec::new(),
         rejected: false,
+        gaps: None,
     })
 }
 

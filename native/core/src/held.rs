@@ -291,8 +291,16 @@ pub enum Content {
     /// (None for no known format) and its payload (a text's JSON tree or its text, a record's tree;
     /// Node::Null for no known format); `json`: a text that is a JSON container (its tree, or,
     /// read without it (engine's Want.text_tree), its label's reading). No note; the stored bytes
-    /// only where asked (raw) or for no known format.
-    Read { kind: ViewKind, label: Option<Arc<str>>, payload: Held, text_len: usize, json: bool },
+    /// only where asked (raw) or for no known format. `gaps`: a JSON container's text read without
+    /// its tree, its whitespace outside strings (engine's Outcome.gaps; None: not noted).
+    Read {
+        kind: ViewKind,
+        label: Option<Arc<str>>,
+        payload: Held,
+        text_len: usize,
+        json: bool,
+        gaps: Option<Vec<u32>>,
+    },
     /// The Python engine's: a value handed back, cut, binary, failed, or a record the Python side
     /// spells itself (not plain).
     Python,
@@ -340,6 +348,7 @@ pub fn content(outcome: Outcome, stored: &[u8], nodes: usize, labels: &mut Label
                 payload: Held { node: payload, src },
                 text_len,
                 json,
+                gaps: if json { outcome.gaps } else { None },
             }
         }
         ViewKind::Record => {
@@ -357,6 +366,7 @@ pub fn content(outcome: Outcome, stored: &[u8], nodes: usize, labels: &mut Label
                 payload: Held { node: tree, src },
                 text_len: 0,
                 json: false,
+                gaps: None,
             }
         }
         ViewKind::NoFormat => Content::Read {
@@ -365,6 +375,7 @@ pub fn content(outcome: Outcome, stored: &[u8], nodes: usize, labels: &mut Label
             payload: Held::none(),
             text_len: 0,
             json: false,
+            gaps: None,
         },
         _ => Content::Python,
     }
@@ -381,6 +392,7 @@ pub fn slot_content(slot: QuerySlot, stored: &[u8], nodes: usize, labels: &mut L
             payload: Held::none(),
             text_len: 0,
             json: false,
+            gaps: None,
         },
         _ => Content::Python,
     }
@@ -396,7 +408,7 @@ pub fn payload_text(content: &Content, json: bool) -> Option<String> {
 
 /// payload_text written at the end of `out` (false, nothing written, for the rows it has none).
 pub fn payload_text_into(content: &Content, json: bool, out: &mut String) -> bool {
-    let Content::Read { kind, payload, text_len, json: container, .. } = content else { return false };
+    let Content::Read { kind, payload, text_len, json: container, gaps, .. } = content else { return false };
     let src = &payload.src[..];
     match kind {
         ViewKind::Text => {
@@ -408,7 +420,10 @@ pub fn payload_text_into(content: &Content, json: bool, out: &mut String) -> boo
             if !json {
                 out.push_str(text);
             } else if *container {
-                minified_into(text, out);
+                match gaps {
+                    Some(gaps) => without_gaps(text, gaps, out),
+                    None => minified_into(text, out),
+                }
             } else {
                 out.reserve(text.len() + 2);
                 crate::columns::json_string(text, out);
@@ -420,6 +435,34 @@ pub fn payload_text_into(content: &Content, json: bool, out: &mut String) -> boo
             true
         }
         _ => false,
+    }
+}
+
+/// A JSON text's minified spelling from its whitespace runs outside strings (`gaps`, (start,
+/// end) pairs in order, as json::json_paths_gaps found them while validating it): the text
+/// between the runs copied whole, no byte looked at again. Runs that do not fit the text (never
+/// from the validation) leave it to minified_into.
+fn without_gaps(text: &str, gaps: &[u32], out: &mut String) {
+    let mark = out.len();
+    out.reserve(text.len());
+    let mut at = 0usize;
+    for pair in gaps.chunks_exact(2) {
+        let (from, to) = (pair[0] as usize, pair[1] as usize);
+        match text.get(at..from) {
+            Some(run) if to >= from => out.push_str(run),
+            _ => {
+                out.truncate(mark);
+                return minified_into(text, out);
+            }
+        }
+        at = to;
+    }
+    match text.get(at..) {
+        Some(run) => out.push_str(run),
+        None => {
+            out.truncate(mark);
+            minified_into(text, out);
+        }
     }
 }
 
@@ -1003,6 +1046,110 @@ mod tests {
         }
         out.push_str(&text[run..]);
         out
+    }
+
+    /// A JSON text (valid) with whitespace runs put at random between its tokens, before and
+    /// after it, and inside its strings (with escapes of quotes and backslashes).
+    fn spaced_json(next: &mut impl FnMut() -> u64, depth: u32, out: &mut String) {
+        let space = |next: &mut dyn FnMut() -> u64, out: &mut String| {
+            let r = next();
+            if r % 3 == 0 {
+                for _ in 0..1 + (r >> 8) % 3 {
+                    out.push([' ', '\t', '\n', '\r'][((r >> 16) % 4) as usize]);
+                }
+            }
+        };
+        let string = |next: &mut dyn FnMut() -> u64, out: &mut String| {
+            out.push('"');
+            for _ in 0..next() % 6 {
+                out.push_str(["a", " ", "\\\"", "\\\\", "\\n", "é", "  ", "\\u00e9"][(next() % 8) as usize]);
+            }
+            out.push('"');
+        };
+        let kind = if depth == 0 { next() % 2 } else { next() % 6 };
+        match kind {
+            0 | 1 => {
+                let (open, close) = if kind == 0 { ('{', '}') } else { ('[', ']') };
+                out.push(open);
+                space(next, out);
+                for i in 0..next() % 4 {
+                    if i > 0 {
+                        out.push(',');
+                        space(next, out);
+                    }
+                    if kind == 0 {
+                        string(next, out);
+                        space(next, out);
+                        out.push(':');
+                        space(next, out);
+                    }
+                    spaced_json(next, depth + 1, out);
+                    space(next, out);
+                }
+                out.push(close);
+            }
+            2 => string(next, out),
+            3 => out.push_str(["1", "-2.5e3", "0"][(next() % 3) as usize]),
+            _ => out.push_str(["true", "null", "false"][(next() % 3) as usize]),
+        }
+    }
+
+    #[test]
+    fn the_validation_s_whitespace_runs_give_the_minified_text() {
+        // whitespace only inside strings, only between tokens, before and after the text, none
+        let fixed = [
+            "{\"a b\":\"c\\\" d\",\"e\":[1,2]}",
+            "{ \"a\" : [ 1 , 2 ] }",
+            "{\"a\":1}  \n",
+            " \t[\"x\"]",
+            "{\"a\":1,\"b\":[true,null]}",
+        ];
+        let check = |text: &str| {
+            let read = crate::json::json_paths_gaps(text.as_bytes(), 0, text.len(), 1 << 20, &[], true);
+            let Ok(Some((_, Some(gaps)))) = read else { panic!("not read with its runs: {text:?}") };
+            let mut out = String::from("head ");
+            without_gaps(text, &gaps, &mut out);
+            assert_eq!(out, format!("head {}", minified_bytewise(text)), "{text:?}");
+        };
+        for text in fixed {
+            check(text);
+        }
+        assert_eq!(
+            crate::json::json_paths_gaps(fixed[0].as_bytes(), 0, fixed[0].len(), 1 << 20, &[], true)
+                .ok()
+                .flatten()
+                .and_then(|(_, gaps)| gaps),
+            Some(Vec::new())
+        );
+        let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for _ in 0..5_000 {
+            let mut text = String::new();
+            if next() % 4 == 0 {
+                text.push_str(" \n");
+            }
+            spaced_json(&mut next, 0, &mut text);
+            if next() % 4 == 0 {
+                text.push_str("\r\n ");
+            }
+            check(&text);
+        }
+        // past MAX_GAPS runs none are noted (the text minified as without them); asked for
+        // none, none either
+        let many = format!("[{}1]", "1 ,".repeat(300));
+        let read = crate::json::json_paths_gaps(many.as_bytes(), 0, many.len(), 1 << 20, &[], true);
+        assert!(matches!(read, Ok(Some((_, None)))));
+        let read = crate::json::json_paths_gaps(fixed[1].as_bytes(), 0, fixed[1].len(), 1 << 20, &[], false);
+        assert!(matches!(read, Ok(Some((_, None)))));
+        // runs that do not fit the text leave it to minified_into
+        let mut out = String::new();
+        without_gaps(fixed[1], &[5, 2, 9, 400], &mut out);
+        assert_eq!(out, minified_bytewise(fixed[1]));
     }
 
     #[test]

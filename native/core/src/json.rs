@@ -41,7 +41,14 @@ enum Stop {
 struct Parser<'a> {
     src: &'a [u8],
     pos: usize,
+    /// json_paths' `gaps`: the whitespace runs skipped between tokens, as (start, end) pairs, while
+    /// recording (None: not asked, or past MAX_GAPS runs)
+    gaps: Option<Vec<u32>>,
 }
+
+/// The most whitespace runs json_paths records (more: none recorded, the text minified by
+/// held.rs minified_into as without them); it bounds the list at 2 KB a text.
+const MAX_GAPS: usize = 256;
 
 #[inline]
 fn ws(b: u8) -> bool {
@@ -79,7 +86,7 @@ fn rest_is_ws(payload: &[u8], pos: usize, end: usize) -> bool {
 /// limit. Ok(None): no JSON container.
 pub fn json_container(payload: &[u8], base: usize, len: usize, nodes: usize) -> Result<Option<Node>, DErr> {
     let Some(at) = start(payload, base, len, nodes) else { return Ok(None) };
-    let mut parser = Parser { src: payload, pos: at };
+    let mut parser = Parser { src: payload, pos: at, gaps: None };
     let end = base + len;
     match parser.value(0, end) {
         Ok(node) if rest_is_ws(payload, parser.pos, end) => Ok(Some(node)),
@@ -101,8 +108,29 @@ pub fn json_paths(
     nodes: usize,
     paths: &[Vec<Step>],
 ) -> Result<Option<Vec<PathRead>>, DErr> {
+    Ok(json_paths_gaps(payload, base, len, nodes, paths, false)?.map(|(reads, _)| reads))
+}
+
+/// json_paths_gaps' reading: each path's read, and the text's whitespace runs (when asked).
+pub type PathsAndGaps = (Vec<PathRead>, Option<Vec<u32>>);
+
+/// json_paths, and with `gaps` where the text's whitespace outside its strings is (the runs
+/// before, between and after its tokens, as (start, end) pairs of offsets in `payload`, in
+/// order; None past MAX_GAPS runs or when not asked): the text without those runs is its
+/// minified spelling (held.rs payload_text_into), found by the validation's own walk.
+pub fn json_paths_gaps(
+    payload: &[u8],
+    base: usize,
+    len: usize,
+    nodes: usize,
+    paths: &[Vec<Step>],
+    gaps: bool,
+) -> Result<Option<PathsAndGaps>, DErr> {
     let Some(at) = start(payload, base, len, nodes) else { return Ok(None) };
-    let mut parser = Parser { src: payload, pos: at };
+    let mut parser = Parser { src: payload, pos: at, gaps: gaps.then(|| Vec::with_capacity(64)) };
+    if at > base {
+        parser.gap(base, at);
+    }
     let end = base + len;
     let mut out: Vec<PathRead> =
         paths.iter().map(|_| PathRead::Missing { depth: 0, keys: Vec::new() }).collect();
@@ -119,7 +147,12 @@ pub fn json_paths(
         &many
     };
     match parser.select(0, end, selected, paths, &mut out) {
-        Ok(()) if rest_is_ws(payload, parser.pos, end) => Ok(Some(out)),
+        Ok(()) if rest_is_ws(payload, parser.pos, end) => {
+            if parser.pos < end {
+                parser.gap(parser.pos, end);
+            }
+            Ok(Some((out, parser.gaps)))
+        }
         Ok(()) | Err(Stop::NotJson) => Ok(None),
         Err(Stop::HandBack) => Err(DErr::HandBack),
     }
@@ -128,8 +161,27 @@ pub fn json_paths(
 impl Parser<'_> {
     #[inline(always)]
     fn skip_ws(&mut self, end: usize) {
+        let from = self.pos;
         while self.pos < end && ws(self.src[self.pos]) {
             self.pos += 1;
+        }
+        if self.pos != from && self.gaps.is_some() {
+            self.gap(from, self.pos);
+        }
+    }
+
+    /// A whitespace run `from..to` outside the strings, recorded while json_paths_gaps asks
+    /// (past MAX_GAPS runs none are: the list is dropped).
+    #[inline(never)]
+    fn gap(&mut self, from: usize, to: usize) {
+        if let Some(gaps) = &mut self.gaps {
+            match (u32::try_from(from), u32::try_from(to)) {
+                (Ok(from), Ok(to)) if gaps.len() < 2 * MAX_GAPS => {
+                    gaps.push(from);
+                    gaps.push(to);
+                }
+                _ => self.gaps = None,
+            }
         }
     }
 
@@ -374,7 +426,7 @@ impl Parser<'_> {
             return Ok(());
         }
         // a path misses here: the mapping's string keys (the first 200 distinct), read again
-        let keys = Parser { src, pos: body }.keys(depth, end)?;
+        let keys = Parser { src, pos: body, gaps: None }.keys(depth, end)?; // (no run twice)
         for (slot, &(p, k)) in selected.iter().enumerate() {
             if !matched[slot] {
                 out[p] = PathRead::Missing { depth: k, keys: keys.iter().map(|key| key.copy()).collect() };
