@@ -789,6 +789,7 @@ pub fn decode_for_describe(cfg: &Config, value: &[u8], cap: usize) -> Option<Out
         paths: &[],
         tree: true,
         text_tree: true,
+        gaps: false,
         measure: false,
         json: true,
         needles: &[] as &[Needle],
