@@ -590,12 +590,10 @@ fn pick_num(held: &mut Option<NumShown>, value: NumShown, want: Ordering) {
         None => *held = Some(value),
         Some(current) => {
             let ord = num_cmp(&value, current);
-            if ord == want {
-                *held = Some(value);
-            } else if ord == Ordering::Equal
+            let float_over_int = ord == Ordering::Equal
                 && matches!(value, NumShown::Float(_))
-                && matches!(current, NumShown::Int(_))
-            {
+                && matches!(current, NumShown::Int(_));
+            if ord == want || float_over_int {
                 *held = Some(value);
             }
         }
