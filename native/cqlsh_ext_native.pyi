@@ -329,7 +329,7 @@ class QueryRequest:
                  outputs: list[tuple[int, int] | None], order: list[tuple[int, int] | None],
                  keys: list[tuple[int, int]], aggregates: list[Aggregate], grouped: bool, cap: int,
                  undecodable_group: Any, held: bool = False, contents: list[int] = ...,
-                 text_trees: bool = True) -> None: ...
+                 text_trees: bool = True, text_gaps: bool = False) -> None: ...
 
 class AccumulatorState:
     count: int

@@ -281,13 +281,22 @@ def test_an_mcp_query_is_lexed_once(ext_shell, calls, statement, rows):
     assert calls.counts["row as text"] == 0  # screened and measured as JSON values
 
 
-def test_an_mcp_report_reads_its_arguments_once(ext_shell, calls):
-    """compression_stats: its names read once each (no statement spelt or lexed), its table resolved
-    once, by the guard (the tool and the report's reading take it)."""
-    answer = mcp_call(ext_shell, calls, "compression_stats", table="docs", column="data")
+@pytest.mark.parametrize("tool, arguments, names", [
+    ("compression_stats", {"table": "docs", "column": "data"}, 2),  # `docs`, `data`
+    ("compression_settings", {"table": "docs"}, 1),
+])
+def test_an_mcp_report_reads_its_arguments_once(ext_shell, calls, tool, arguments, names):
+    """compression_stats, compression_settings: their names read once each (no statement spelt or
+    lexed), the table resolved once, by the guard (the tool and the report's reading take it)."""
+    answer = mcp_call(ext_shell, calls, tool, **arguments)
     assert answer.data is not None, answer.error
-    assert [c["column"] for c in answer.data["columns"]] == ["data"], answer.data
-    assert calls.counts["lex"] == 2  # `docs`, `data`
+    if tool == "compression_stats":
+        assert [c["column"] for c in answer.data["columns"]] == ["data"], answer.data
+    else:
+        assert answer.data["table"] == "docs", answer.data
+        assert answer.data["compression"]["class"].endswith("LZ4Compressor"), answer.data
+        assert answer.data["sample"]["rows"] >= len(DOCS), answer.data  # other cases add rows
+    assert calls.counts["lex"] == names
     assert calls.counts["cqlsh lex"] == 0
     assert calls.counts["schema"] == 1
     assert calls.counts["report as text"] == 0  # its figures screened and measured as JSON values

@@ -73,9 +73,10 @@ def _export(ctx: ReadContext, statement: ExportStatement) -> None:
     try:
         # On the native core the blobs come as stored: the file's renderer decodes them a page at
         # a time, as columns. Without it, the views the reading makes once are what it writes.
-        # A file of text writes a text's payload from its text: no JSON tree is built for it.
+        # A file of text writes a text's payload from its text: no JSON tree is built for it;
+        # JSON Lines writes a JSON text minified from the whitespace runs its check notes.
         answer = read_select(ctx, plan, table, PAGE_SIZE, FETCH_SIZE, stored_blobs=blobs_on_core(ctx, table),
-                             text_trees=statement.fmt == "parquet")
+                             text_trees=statement.fmt == "parquet", text_gaps=statement.fmt == "json")
     except BaseException:
         target.discard()
         raise

@@ -32,7 +32,7 @@ def settings_answer(ctx: ReadContext, request: SettingsRequest) -> ReportAnswer 
     from cqlsh_ext.insight import table_settings as tsettings
     from cqlsh_ext.scanning.consume import consume
 
-    ks, table, meta = side.named_table(ctx, request.keyspace, request.table)
+    ks, table, meta = side.named_table(ctx, request.keyspace, request.table, request.found)
     if not ks or not table:
         ctx.error("COMPRESSION SETTINGS: name a table as keyspace.table (or USE a keyspace first), "
                   "e.g. COMPRESSION SETTINGS ks.t;")
@@ -59,7 +59,7 @@ def settings_answer(ctx: ReadContext, request: SettingsRequest) -> ReportAnswer 
 
     from cqlsh_ext.reading.read_requests import ReportTarget
 
-    read = side.target(ctx, ReportTarget(ks, table), "SETTINGS",
+    read = side.target(ctx, ReportTarget(ks, table, found=request.found), "SETTINGS",
                        f"SELECT * FROM {protect_name(ks)}.{protect_name(table)} LIMIT {sample}", sample)
     if read is None:
         return None

@@ -481,7 +481,8 @@ def _compression_settings(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
 
     keyspace, table = table_of(work, arguments.get("table"))
     _known(work, keyspace, table)
-    request = SettingsRequest(keyspace, table)
+    found = work.found if work.named == (keyspace, table) else None  # the guard's: not resolved again
+    request = SettingsRequest(keyspace, table, found=found)
     return work.report_of(lambda ctx: settings_answer(ctx, request))
 
 

@@ -257,7 +257,8 @@ class Evaluator:
     namedtuple or dict for a UDT)."""
 
     def __init__(self, plan: Plan, decoding: Decoding, keyspace: str | None = None,
-                 views: bool = True, held: bool = False, text_trees: bool = True) -> None:
+                 views: bool = True, held: bool = False, text_trees: bool = True,
+                 text_gaps: bool = False) -> None:
         if decoding.mode == "none":
             raise QueryError("decoding is off (-d none): a payload path cannot be read")
         self.plan = plan
@@ -274,6 +275,9 @@ class Evaluator:
         #: columns out from it); False: a file of text (JSON Lines, CSV), which writes a text from
         #: its text, its label saying whether it is a JSON container: no tree built.
         self.text_trees = text_trees
+        #: Without `text_trees`: a JSON text's whitespace runs are noted as its JSON is checked, and
+        #: JSON Lines writes it minified from them; False: not noted (CSV writes the text as it is).
+        self.text_gaps = text_gaps
         #: How the plan's blobs decode (-d's mode, the cap, the column settings, matched on each
         #: blob's place in `keyspace` (the plan's table's: the session's when the plan names none).
         self.decoding = decoding
@@ -711,7 +715,7 @@ class CoreProgram:
                 order=self.order, keys=self.keys, aggregates=self.aggregates, grouped=self.grouped,
                 cap=self.cap, undecodable_group=UNDECODABLE_GROUP, held=held,
                 contents=sorted(set(self.contents.values())) if held else [],
-                text_trees=evaluator.text_trees)
+                text_trees=evaluator.text_trees, text_gaps=evaluator.text_gaps)
         except Exception:
             return None
         make = None if server is None else server.make  # the rows the answer reads, by the driver

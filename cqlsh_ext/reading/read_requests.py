@@ -102,6 +102,8 @@ class SettingsRequest:
     keyspace: str | None
     table: str | None
     sample: int | None = None
+    #: The table as the reading finds it, resolved already (ReportTarget.found).
+    found: TableTarget | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)

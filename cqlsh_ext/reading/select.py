@@ -89,7 +89,7 @@ def payload_plan(ctx: ReadContext, statement: Lexed,
 def read_select(ctx: ReadContext, plan: Plan, target: TableTarget, batch_rows: int | None = None,
                 fetch_size: int | None = None, evaluator: Evaluator | None = None,
                 stored_blobs: bool = False, paging_state: bytes | None = None,
-                given: int = 0, text_trees: bool = True) -> TypedAnswer | None:
+                given: int = 0, text_trees: bool = True, text_gaps: bool = False) -> TypedAnswer | None:
     """The answer of `plan` on `target`, read as the context reads (cost asked first where someone
     can answer, CONFIRM, workers, progress, retries, the stop signal): a TypedAnswer whose batches
     are read as they are taken, or None when it is refused or declined (ctx.error said why).
@@ -98,12 +98,13 @@ def read_select(ctx: ReadContext, plan: Plan, target: TableTarget, batch_rows: i
     answer gives as it is comes as its stored bytes, not decoded here (the caller decodes it, a
     page at a time: an export's columns), and batches come as columns where the reading makes
     them; `text_trees` False: a file of text, whose blobs' texts need no JSON tree
-    (Evaluator.text_trees). `paging_state`: go on from there (a row's Position: a reading
-    `resumable` says can), `given` rows an earlier reading gave out before it (they count toward
-    the LIMIT). Raises QueryError."""
+    (Evaluator.text_trees); `text_gaps` True: JSON Lines, which writes a JSON text minified from
+    the whitespace runs its check notes (Evaluator.text_gaps). `paging_state`: go on from there (a
+    row's Position: a reading `resumable` says can), `given` rows an earlier reading gave out
+    before it (they count toward the LIMIT). Raises QueryError."""
     if evaluator is None:
         evaluator = Evaluator(plan, ctx.decoding(), target.keyspace, views=not stored_blobs,
-                              held=stored_blobs, text_trees=text_trees)
+                              held=stored_blobs, text_trees=text_trees, text_gaps=text_gaps)
     star = target.columns if any(i.kind == "star" for i in plan.items) else []
     answer = Answer(plan, star)
     notes = ReadNotes(answer, emitted=given)

@@ -56,7 +56,8 @@ def export(select: str, values: list[bytes | None], folder: Path, fmt: str, sett
            on_core: bool, page: int = 97, row_group: int = 150) -> Path:
     """`select` over rows (pk, ck, data) of `values`, a page at a time, written as COPY (SELECT
     ...) TO writes it: on the core, the blobs as stored and the columns held (export.run's
-    stored_blobs; a file of text asks for no JSON tree of its texts: text_trees); without it, the
+    stored_blobs; a file of text asks for no JSON tree of its texts: text_trees, JSON Lines for
+    their whitespace runs: text_gaps); without it, the
     evaluator's views (the Python engine alone)."""
     from cqlsh_ext.export.json_csv import TextSink
     from cqlsh_ext.payload.places import ValuePlace
@@ -65,7 +66,7 @@ def export(select: str, values: list[bytes | None], folder: Path, fmt: str, sett
     plan = parse(select, SCHEMA, plain=True)
     assert plan is not None
     evaluator = Evaluator(plan, settings.decoding(), "ks", views=not on_core, held=on_core,
-                          text_trees=fmt == "parquet")
+                          text_trees=fmt == "parquet", text_gaps=fmt == "json")
     answer = Answer(plan, [])
     names = answer.header()
     types = [TYPES[item.name] if item.kind == "column" else None for item in plan.items]

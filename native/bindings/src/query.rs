@@ -171,6 +171,9 @@ pub struct QueryRequest {
     /// With `contents`: a text's JSON tree built too (Parquet); false: a file of text (JSON Lines,
     /// CSV) writes a text from its text, its label saying whether it is a JSON container.
     text_trees: bool,
+    /// Without `text_trees`: a JSON text's whitespace runs noted, JSON Lines writing it minified
+    /// from them (the core's Want.gaps); false: not noted (CSV).
+    text_gaps: bool,
 }
 
 #[pymethods]
@@ -183,7 +186,7 @@ impl QueryRequest {
 
     #[new]
     #[pyo3(signature = (*, rows, places, conditions, outputs, order, keys, aggregates, grouped, cap, undecodable_group,
-                        held = false, contents = Vec::new(), text_trees = true))]
+                        held = false, contents = Vec::new(), text_trees = true, text_gaps = false))]
     #[allow(clippy::too_many_arguments)] // the request's fields, by keyword
     fn new(
         rows: usize,
@@ -199,11 +202,13 @@ impl QueryRequest {
         held: bool,
         contents: Vec<usize>,
         text_trees: bool,
+        text_gaps: bool,
     ) -> Self {
         QueryRequest {
             held,
             contents,
             text_trees,
+            text_gaps,
             rows,
             places,
             conditions,
@@ -374,6 +379,7 @@ pub fn query_page<'py>(py: Python<'py>, request: &Bound<'py, QueryRequest>) -> P
     let mut program =
         Program::new(paths, needles, conds, &projected, r.keys.clone(), aggs, r.grouped).map_err(invalid)?;
     program.text_trees = r.text_trees;
+    program.gaps = r.text_gaps;
     for &place in &r.contents {
         match program.trees.get_mut(place) {
             Some(tree) => *tree = true,

@@ -310,8 +310,8 @@ pub fn detect(
         return Ok(None);
     }
     match crate::tree::plausible_record(&value, payload, printable) {
-        Ok(true) => Ok(Some(value)),
-        Ok(false) => Ok(None),
-        Err(()) => Err(DErr::HandBack),
+        Some(true) => Ok(Some(value)),
+        Some(false) => Ok(None),
+        None => Err(DErr::HandBack),
     }
 }

@@ -130,7 +130,7 @@ impl Sketch {
         }
     }
 
-    fn to_registers(&mut self, p: u32) {
+    fn switch_to_registers(&mut self, p: u32) {
         if let Sketch::Counts(counts, _) = self {
             let mut registers = vec![0u8; 1 << p];
             for (k, _) in counts.iter() {
@@ -156,7 +156,7 @@ impl Sketch {
                     }
                 }
                 if counts.len() > cfg.exact {
-                    self.to_registers(cfg.p);
+                    self.switch_to_registers(cfg.p);
                 }
             }
             Sketch::Registers(registers) => {
@@ -446,22 +446,14 @@ impl DStructure {
         let mut stack = vec![tree];
         while let Some(node) = stack.pop() {
             match node {
-                Node::BigInt(text) => {
-                    if text.parse::<i128>().is_err() {
-                        return false;
-                    }
-                }
-                Node::BigBytes(a, n, negative) => {
-                    if bignum(&src[*a as usize..(*a + *n) as usize], *negative).is_none() {
-                        return false;
-                    }
+                Node::BigInt(text) if text.parse::<i128>().is_err() => return false,
+                Node::BigBytes(a, n, negative)
+                    if bignum(&src[*a as usize..(*a + *n) as usize], *negative).is_none() =>
+                {
+                    return false
                 }
                 Node::Ext => return false,
-                Node::Str(s) => {
-                    if s.get(src).is_empty() && !s.bytes(src).is_empty() {
-                        return false;
-                    }
-                }
+                Node::Str(s) if s.get(src).is_empty() && !s.bytes(src).is_empty() => return false,
                 Node::List(items) => stack.extend(items.iter()),
                 Node::Map(entries) => {
                     for (k, v) in entries {
@@ -789,6 +781,7 @@ pub fn decode_for_describe(cfg: &Config, value: &[u8], cap: usize) -> Option<Out
         paths: &[],
         tree: true,
         text_tree: true,
+        gaps: false,
         measure: false,
         json: true,
         needles: &[] as &[Needle],

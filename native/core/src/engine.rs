@@ -175,6 +175,10 @@ pub struct Want<'a> {
     /// `tree` (its label's reading says whether it is a JSON container, its paths read), its text
     /// alone kept (a file of text writes a payload from its text: held.rs), a record's tree built.
     pub text_tree: bool,
+    /// With `tree` and no `text_tree`: a JSON container's whitespace runs outside strings are
+    /// noted as its JSON is checked (Outcome.gaps: JSON Lines writes the text minified from
+    /// them); false: not noted (CSV writes the text as it is).
+    pub gaps: bool,
     /// COMPRESSION STATS' measure: the containers only. A contained payload is not read (its
     /// kind is given as Binary, its label's reading "binary"): the measure never looks at it.
     pub measure: bool,
@@ -232,8 +236,8 @@ pub struct Outcome {
     pub reads: Vec<PathRead>,
     /// A text a needle rejected (Want.needles): its JSON was not read, no path was.
     pub rejected: bool,
-    /// A JSON container's text read for a file of text (want.tree without text_tree): its
-    /// whitespace outside strings, as json::json_paths_gaps found it (held.rs writes the text
+    /// A JSON container's text read for a file of text (want.tree and want.gaps, without
+    /// text_tree): its whitespace outside strings, as json::json_paths_gaps found it (held.rs writes the text
     /// without those runs as its minified spelling); None elsewhere.
     pub gaps: Option<Vec<u32>>,
 }
@@ -477,10 +481,10 @@ fn text_outcome(
         };
         (tree.is_some(), tree, reads, None)
     } else {
-        // a file of text (want.tree, no text tree) writes a JSON text minified: its whitespace
-        // outside strings noted by the validation's walk
+        // JSON Lines (want.tree and want.gaps, no text tree) writes a JSON text minified: its
+        // whitespace outside strings noted by the validation's walk
         let paths = if cut { &[] } else { want.paths };
-        match json::json_paths_gaps(bytes, 0, text_len, nodes, paths, want.tree && !cut)? {
+        match json::json_paths_gaps(bytes, 0, text_len, nodes, paths, want.tree && want.gaps && !cut)? {
             Some((reads, gaps)) => (true, None, reads, gaps),
             None => (false, None, Vec::new(), None),
         }

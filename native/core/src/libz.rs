@@ -38,13 +38,20 @@ pub const Z_STREAM_END: c_int = 1;
 pub const Z_BUF_ERROR: c_int = -5;
 pub const Z_SYNC_FLUSH: c_int = 2;
 
+/// zlib.h's signatures of the entry points deflate.rs calls.
+pub type VersionFn = unsafe extern "C" fn() -> *const c_char;
+pub type InflateInit2Fn = unsafe extern "C" fn(*mut ZStream, c_int, *const c_char, c_int) -> c_int;
+pub type InflateFn = unsafe extern "C" fn(*mut ZStream, c_int) -> c_int;
+pub type InflateReset2Fn = unsafe extern "C" fn(*mut ZStream, c_int) -> c_int;
+pub type InflateEndFn = unsafe extern "C" fn(*mut ZStream) -> c_int;
+
 /// The entry points deflate.rs calls.
 pub struct Libz {
-    pub version: unsafe extern "C" fn() -> *const c_char,
-    pub inflate_init2: unsafe extern "C" fn(*mut ZStream, c_int, *const c_char, c_int) -> c_int,
-    pub inflate: unsafe extern "C" fn(*mut ZStream, c_int) -> c_int,
-    pub inflate_reset2: unsafe extern "C" fn(*mut ZStream, c_int) -> c_int,
-    pub inflate_end: unsafe extern "C" fn(*mut ZStream) -> c_int,
+    pub version: VersionFn,
+    pub inflate_init2: InflateInit2Fn,
+    pub inflate: InflateFn,
+    pub inflate_reset2: InflateReset2Fn,
+    pub inflate_end: InflateEndFn,
 }
 
 /// The shared library's name, as CPython's zlib module names it (DT_NEEDED).
@@ -88,11 +95,11 @@ fn find() -> Option<Libz> {
     // as the field's type.
     unsafe {
         Some(Libz {
-            version: std::mem::transmute::<*mut c_void, _>(symbol(c"zlibVersion")?),
-            inflate_init2: std::mem::transmute::<*mut c_void, _>(symbol(c"inflateInit2_")?),
-            inflate: std::mem::transmute::<*mut c_void, _>(symbol(c"inflate")?),
-            inflate_reset2: std::mem::transmute::<*mut c_void, _>(symbol(c"inflateReset2")?),
-            inflate_end: std::mem::transmute::<*mut c_void, _>(symbol(c"inflateEnd")?),
+            version: std::mem::transmute::<*mut c_void, VersionFn>(symbol(c"zlibVersion")?),
+            inflate_init2: std::mem::transmute::<*mut c_void, InflateInit2Fn>(symbol(c"inflateInit2_")?),
+            inflate: std::mem::transmute::<*mut c_void, InflateFn>(symbol(c"inflate")?),
+            inflate_reset2: std::mem::transmute::<*mut c_void, InflateReset2Fn>(symbol(c"inflateReset2")?),
+            inflate_end: std::mem::transmute::<*mut c_void, InflateEndFn>(symbol(c"inflateEnd")?),
         })
     }
 }

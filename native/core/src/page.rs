@@ -98,6 +98,7 @@ pub fn decode_page(cfg: &Config, values: &[Option<&[u8]>], cap: usize, want: &Pa
         paths: want.paths,
         tree: want.tree && !want.measure,
         text_tree: true,
+        gaps: false,
         measure: want.measure,
         json: want.json,
         needles: &[],

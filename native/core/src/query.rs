@@ -174,6 +174,9 @@ pub struct Program {
     /// it); false: a file of text (JSON Lines, CSV), which writes a text's payload from its text,
     /// the label's reading saying whether it is a JSON container (engine's Want.text_tree).
     pub text_trees: bool,
+    /// Without `text_trees`: a JSON text's whitespace runs noted as its JSON is checked, for
+    /// JSON Lines to write it minified from them (engine's Want.gaps); false: not noted (CSV).
+    pub gaps: bool,
 }
 
 // ------------------------------------------------------------------------------ values
@@ -587,12 +590,10 @@ fn pick_num(held: &mut Option<NumShown>, value: NumShown, want: Ordering) {
         None => *held = Some(value),
         Some(current) => {
             let ord = num_cmp(&value, current);
-            if ord == want {
-                *held = Some(value);
-            } else if ord == Ordering::Equal
+            let float_over_int = ord == Ordering::Equal
                 && matches!(value, NumShown::Float(_))
-                && matches!(current, NumShown::Int(_))
-            {
+                && matches!(current, NumShown::Int(_));
+            if ord == want || float_over_int {
                 *held = Some(value);
             }
         }
@@ -751,24 +752,15 @@ fn note_miss(seen: &mut PathSeen, depth: usize, keys: Vec<String>) {
     }
 }
 
-/// Decodes one place's value for a query (the values a reader reads: kind, cut, the paths).
-#[allow(clippy::too_many_arguments)] // the value and what is read of it
-pub fn read_slot(
-    cfg: &Config,
-    value: Option<&[u8]>,
-    null: bool,
-    cap: usize,
-    paths: &[Vec<Step>],
-    needles: &[Needle],
-    tree: bool,
-    text_tree: bool,
-) -> Slot {
-    if null {
-        return Slot::Null;
-    }
-    let Some(value) = value else { return Slot::NotBlob };
-    let want = Want { paths, tree, text_tree, measure: false, json: true, needles };
-    let Some(Ok(outcome)) = crate::panics::guarded(|| decode_value(cfg, value, cap, &want)) else {
+/// Decodes one place's value for a query (the values a reader reads: kind, cut, the paths;
+/// `want`: the place's).
+pub fn read_slot(cfg: &Config, cell: Cell<'_>, cap: usize, want: &Want) -> Slot {
+    let value = match cell {
+        Cell::Blob(value) => value,
+        Cell::Null => return Slot::Null,
+        Cell::Other => return Slot::NotBlob,
+    };
+    let Some(Ok(outcome)) = crate::panics::guarded(|| decode_value(cfg, value, cap, want)) else {
         return Slot::HandBack;
     };
     if outcome.cut {
@@ -1012,6 +1004,7 @@ impl Program {
             grouped,
             trees,
             text_trees: true,
+            gaps: false,
         })
     }
 }
@@ -1052,21 +1045,22 @@ pub fn query_page(
         .zip(program.paths.iter().zip(&program.needles))
         .enumerate()
         .map(|(place, (values, (paths, needles)))| {
-            let tree = program.trees.get(place).copied().unwrap_or(false);
-            let text_tree = program.text_trees;
+            let want = Want {
+                paths,
+                tree: program.trees.get(place).copied().unwrap_or(false),
+                text_tree: program.text_trees,
+                gaps: program.gaps,
+                measure: false,
+                json: true,
+                needles,
+            };
             values
                 .iter()
                 .map(|cell| {
                     if retained > RETAINED {
                         return Slot::HandBack;
                     }
-                    let slot = match cell {
-                        Cell::Blob(bytes) => {
-                            read_slot(cfg, Some(bytes), false, cap, paths, needles, tree, text_tree)
-                        }
-                        Cell::Null => read_slot(cfg, None, true, cap, paths, needles, tree, text_tree),
-                        Cell::Other => read_slot(cfg, None, false, cap, paths, needles, tree, text_tree),
-                    };
+                    let slot = read_slot(cfg, *cell, cap, &want);
                     if let Slot::Read(outcome) = &slot {
                         if let crate::engine::Payload::Owned(data) = &outcome.payload {
                             retained += data.len();

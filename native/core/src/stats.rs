@@ -145,7 +145,15 @@ pub fn measure_value(
             }
         }
     }
-    let want = Want { paths: &[], tree: false, text_tree: false, measure: true, json: false, needles: &[] };
+    let want = Want {
+        paths: &[],
+        tree: false,
+        text_tree: false,
+        gaps: false,
+        measure: true,
+        json: false,
+        needles: &[],
+    };
     let outcome = decode_value(cfg, value, cap, &want)?;
     match outcome.kind {
         Kind::Binary => {

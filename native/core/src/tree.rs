@@ -312,8 +312,8 @@ pub fn printable(text: &str, table: &[u8]) -> Printable {
     }
 }
 
-/// tree.plausible_record: Ok(bool), or Err(()) when unsure (non-ASCII keys).
-pub fn plausible_record(value: &Node, src: &[u8], table: &[u8]) -> Result<bool, ()> {
+/// tree.plausible_record: Some(bool), or None when unsure (non-ASCII keys).
+pub fn plausible_record(value: &Node, src: &[u8], table: &[u8]) -> Option<bool> {
     // The common case: a non-empty map whose keys are all str and printable (joined).
     if let Node::Map(entries) = value {
         if !entries.is_empty() && entries.iter().all(|(k, _)| matches!(k, Node::Str(_))) {
@@ -333,50 +333,50 @@ pub fn plausible_record(value: &Node, src: &[u8], table: &[u8]) -> Result<bool, 
                 }
             }
             if all && !unsure {
-                return Ok(true);
+                return Some(true);
             }
             if unsure {
-                return Err(());
+                return None;
             }
         }
     }
     if !deep_ok(value, src, table)? {
-        return Ok(false);
+        return Some(false);
     }
     match value {
-        Node::Map(entries) => Ok(entries.iter().any(|(k, v)| matches!(k, Node::Str(_)) || texty(v, src))),
+        Node::Map(entries) => Some(entries.iter().any(|(k, v)| matches!(k, Node::Str(_)) || texty(v, src))),
         Node::List(items) => {
             let has_map = items
                 .iter()
                 .any(|v| matches!(v, Node::Map(e) if e.iter().any(|(k, _)| matches!(k, Node::Str(_)))));
             if has_map {
-                return Ok(true);
+                return Some(true);
             }
             let strings =
                 items.iter().filter(|v| matches!(v, Node::Str(s) if !s.get(src).is_empty())).count();
-            Ok(strings >= 2)
+            Some(strings >= 2)
         }
-        _ => Ok(false),
+        _ => Some(false),
     }
 }
 
 /// tree._deep_ok: no extension types; map keys printable strings or non-negative integers.
-fn deep_ok(value: &Node, src: &[u8], table: &[u8]) -> Result<bool, ()> {
+fn deep_ok(value: &Node, src: &[u8], table: &[u8]) -> Option<bool> {
     let mut stack: Vec<&Node> = vec![value];
     while let Some(node) = stack.pop() {
         match node {
-            Node::Ext => return Ok(false),
+            Node::Ext => return Some(false),
             Node::Map(entries) => {
                 for (key, item) in entries {
                     match key {
                         Node::Str(s) => match printable(s.get(src), table) {
                             Printable::Yes => {}
-                            Printable::No => return Ok(false),
-                            Printable::Unsure => return Err(()),
+                            Printable::No => return Some(false),
+                            Printable::Unsure => return None,
                         },
                         Node::Int(i) if *i >= 0 => {}
                         Node::Wide(i) if *i >= 0 => {}
-                        _ => return Ok(false),
+                        _ => return Some(false),
                     }
                     stack.push(item);
                 }
@@ -385,7 +385,7 @@ fn deep_ok(value: &Node, src: &[u8], table: &[u8]) -> Result<bool, ()> {
             _ => {}
         }
     }
-    Ok(true)
+    Some(true)
 }
 
 fn texty(value: &Node, src: &[u8]) -> bool {

@@ -24,7 +24,15 @@ fn the_corpus_reads_as_the_python_engine_reads_it() {
     let configured = common::configured();
     let doc = read_json(&common::here().join("corpus.json"));
     let entries = At { node: &doc.root, src: &doc.src }.items();
-    let want = Want { paths: &[], tree: false, text_tree: true, measure: false, json: true, needles: &[] };
+    let want = Want {
+        paths: &[],
+        tree: false,
+        text_tree: true,
+        gaps: false,
+        measure: false,
+        json: true,
+        needles: &[],
+    };
     let (mut answered, mut handed, mut texts, mut differences) = (0usize, 0usize, 0usize, Vec::new());
     for entry in &entries {
         let place = entry.get("value").str();
@@ -89,7 +97,15 @@ fn a_container_the_core_lacks_hands_back_the_values_that_reach_it() {
         cqlsh_ext_core::registry::configure(&registry).expect("a registry with formats the core lacks");
     assert_eq!(configured.config.lacked, ["test/xor", "thrift"]);
     assert!(configured.hands_back.contains(&"test/xor".to_owned()));
-    let want = Want { paths: &[], tree: false, text_tree: true, measure: false, json: true, needles: &[] };
+    let want = Want {
+        paths: &[],
+        tree: false,
+        text_tree: true,
+        gaps: false,
+        measure: false,
+        json: true,
+        needles: &[],
+    };
     let cap = 1 << 20;
     // the first byte reaches it: handed back
     assert!(decode_one(&configured.config, b"XOR1 anything at all", cap, &want).is_none());
@@ -102,4 +118,22 @@ fn a_container_the_core_lacks_hands_back_the_values_that_reach_it() {
     // without it, the same value is the core's
     let read = decode_one(&common::configured().config, record, cap, &want).expect("a record the core reads");
     assert_eq!(read.label.spell(), "msgpack");
+}
+
+#[test]
+fn a_json_texts_whitespace_runs_are_noted_only_where_asked() {
+    // JSON Lines asks for them (Want.gaps: it writes the text minified from them); CSV, whose
+    // file holds the text as it is, and every other reader do not
+    let configured = common::configured();
+    let text = b"{\"a\": [1, 2],\n  \"b\": \"x y\"}";
+    let read = |tree: bool, gaps: bool| {
+        let want =
+            Want { paths: &[], tree, text_tree: false, gaps, measure: false, json: true, needles: &[] };
+        let outcome = decode_one(&configured.config, text, 1 << 20, &want).expect("read by the core");
+        assert_eq!((outcome.kind, outcome.label.spell()), (Kind::Text, "json".to_owned()));
+        outcome.gaps
+    };
+    assert_eq!(read(true, true), Some(vec![5, 6, 9, 10, 13, 16, 20, 21]));
+    assert_eq!(read(true, false), None);
+    assert_eq!(read(false, true), None); // no file's tree asked: nothing written from the text
 }
