@@ -339,10 +339,11 @@ pub fn json_text(node: &Node, src: &[u8], out: &mut String) {
 
 // ------------------------------------------------------------------------------ arrays
 
-/// A buffer kept 8-byte aligned (Arrow asks for it).
+/// A buffer kept 8-byte aligned (Arrow asks for it). Its words are shared, never changed once
+/// made: a clone of an array's data (each `__arrow_c_array__` exports one) copies no bytes.
 #[derive(Clone, Debug, Default)]
 pub struct Buffer {
-    words: Vec<u64>,
+    words: std::sync::Arc<Vec<u64>>,
     len: usize,
 }
 
@@ -352,7 +353,7 @@ impl Buffer {
         // SAFETY-free copy: a u64 slice seen as bytes
         let view: &mut [u8] = bytemuck_bytes(&mut words);
         view[..bytes.len()].copy_from_slice(bytes);
-        Buffer { words, len: bytes.len() }
+        Buffer { words: std::sync::Arc::new(words), len: bytes.len() }
     }
 
     pub fn bytes(&self) -> &[u8] {
@@ -403,7 +404,7 @@ pub fn variable_array_of(
     valid: &[bool],
 ) -> Array {
     let (bitmap, nulls) = validity(valid);
-    let data = Buffer { words: data.words, len: data.len };
+    let data = Buffer { words: std::sync::Arc::new(data.words), len: data.len };
     Array {
         field: field(format, name),
         data: Data {
