@@ -280,6 +280,10 @@ fn gzip_fast(data: &[u8], cap: usize) -> Option<Decoded> {
     if data[3] & 0x02 != 0 || data.len() > u32::MAX as usize || crate::libz::get().is_none() {
         return None;
     }
+    // a first block of static codes (small values): libdeflate as narrowed refuses it
+    if data[3] == 0 && (data[10] >> 1) & 3 == 1 {
+        return None;
+    }
     let size = usize::try_from(gzip_declared_size(data)?).ok()?;
     if size > cap {
         return None;
@@ -297,6 +301,9 @@ fn gzip_fast(data: &[u8], cap: usize) -> Option<Decoded> {
 fn zlib_fast(data: &[u8], cap: usize) -> Option<Decoded> {
     if data[0] >> 4 != 7 || data.len() > u32::MAX as usize || crate::libz::get().is_none() {
         return None;
+    }
+    if data.get(2).is_some_and(|first| (first >> 1) & 3 == 1) {
+        return None; // a first block of static codes, as in gzip_fast
     }
     let mut capacity = data.len().saturating_mul(8).max(4096).min(cap);
     loop {
