@@ -636,20 +636,39 @@ mod tests {
     fn fast_path_refuses_what_zlib_rejects() {
         // A static block using the litlen symbol 286 (8 bits: 11000110) and the offset symbol 30
         // (5 bits: 11110): zlib rejects both, libdeflate as released decodes them.
-        let fixed = |litlen: (u32, u32), offset: u32| {
+        // (adler32 of n bytes 'a': what libdeflate as released decodes these to)
+        let adler_of = |n: usize| {
+            let (mut a, mut b) = (1u32, 0u32);
+            for _ in 0..n {
+                a = (a + u32::from(b'a')) % 65521;
+                b = (b + a) % 65521;
+            }
+            b << 16 | a
+        };
+        // 'a', `copies` matches of length 258 at offset 1 (285: 11000101, offset 0: 00000), then
+        // the symbol under test, the offset symbol with `extra` zero bits, the end of the block
+        let fixed = |litlen: (u32, u32), offset: u32, extra: u32, copies: usize, n: usize| {
             let mut bits = Bits(Vec::new(), 0);
             bits.put(1, 1); // BFINAL
             bits.put(1, 2); // static
             bits.code(0x30 + u32::from(b'a'), 8); // 'a'
+            for _ in 0..copies {
+                bits.code(0b1100_0101, 8);
+                bits.code(0, 5);
+            }
             bits.code(litlen.0, litlen.1);
             bits.code(offset, 5);
+            bits.put(0, extra);
             bits.code(0, 7); // end of block
-            zlib_wrap(&bits.0, 0x03CE_0185) // adler32("aaaa")
+            zlib_wrap(&bits.0, adler_of(n))
         };
         // the control: length 3 (257: 0000001), offset 1 (0): "aaaa", a static block zlib decodes
-        let control = fixed((0b000_0001, 7), 0);
+        let control = fixed((0b000_0001, 7), 0, 0, 0, 4);
         assert_eq!(zlib_decode(&control, 1 << 20).map(|d| d.data), Ok(b"aaaa".to_vec()));
-        for data in [fixed((0b1100_0110, 8), 0), fixed((0b000_0001, 7), 0b11110)] {
+        // 286 as length 258 (259 bytes); offset symbol 30 as 24,577 after 25,027 bytes (25,030)
+        let symbols =
+            [fixed((0b1100_0110, 8), 0, 0, 0, 259), fixed((0b000_0001, 7), 0b11110, 13, 97, 25_030)];
+        for data in symbols {
             assert_eq!(zlib_decode(&data, 1 << 20).err(), Some(DErr::Fail));
             assert!(zlib_fast(&data, 1 << 20).is_none());
             check(&data, 1 << 20, "static");
@@ -692,11 +711,11 @@ mod tests {
         let mut used = Bits(bits.0.clone(), bits.1);
         used.code(0b0, 1); // the offset codeword: the control, "aaaa"
         used.code(0b11, 2); // end of block
-        let control = zlib_wrap(&used.0, 0x03CE_0185);
+        let control = zlib_wrap(&used.0, adler_of(4));
         assert_eq!(zlib_decode(&control, 1 << 20).map(|d| d.data), Ok(b"aaaa".to_vec()));
         bits.code(0b1, 1); // the offset codeword the code leaves unused
         bits.code(0b11, 2); // end of block
-        let data = zlib_wrap(&bits.0, 0x03CE_0185);
+        let data = zlib_wrap(&bits.0, adler_of(4));
         assert_eq!(zlib_decode(&data, 1 << 20).err(), Some(DErr::Fail));
         assert!(zlib_fast(&data, 1 << 20).is_none());
         check(&data, 1 << 20, "incomplete");
