@@ -811,10 +811,12 @@ class CoreProgram:
         kept = list(core.kept)
         columns: list[Sequence[Any]] = []
         contents = sorted(set(self.contents.values()))
-        # the ordinary columns the statement names, of the kept rows (of the server's page: one pass)
+        # the ordinary columns the statement names, of the kept rows (of the server's page: one
+        # pass); every row kept (the core keeps rows in the page's order, each once: no condition,
+        # none handed back) is every row's column, with no list of indexes for the core to read
         ordinary = columns_of(rows, sorted({at[ref.name] for o, ref in enumerate(evaluator.outputs)
                                             if o not in self.contents and isinstance(ref, Column)
-                                            and ref.name in at}), kept)
+                                            and ref.name in at}), None if len(kept) == len(rows) else kept)
         for o, ref in enumerate(evaluator.outputs):
             if o in self.contents:  # a blob the answer gives, its rows read by the core with the paths
                 columns.append(core.contents[contents.index(self.contents[o])])

@@ -426,3 +426,21 @@ def test_a_cell_the_core_would_read_otherwise_is_left_to_the_driver(native_core:
         page.laid_out([0], [2])
     with pytest.raises(MalformedPage, match=r"^a malformed page of rows: .* bytes after the last of 1 rows$"):
         ServerRows(_body(good + [None] * 6), 1, types, 5).laid_out([0])
+
+
+def test_runs_of_equal_texts_are_read_as_each_cell_says(native_core: None) -> None:
+    """A text column's runs of equal cells (a partition key over its rows), broken by another
+    value, a null or an empty text, read cell for cell as the driver reads them, of every row and
+    of some rows; an ascii column's too. (The core makes one str for a run.)"""
+    from cassandra import cqltypes
+
+    texts = ["p0", "p0", None, "p0", "p1", "p0", "", "", "p1", "é", "é"]
+    types = [cqltypes.UTF8Type, cqltypes.AsciiType]
+    cells = [cell for text in texts
+             for cell in ((None, None) if text is None else (text.encode(), text.encode("ascii", "replace")))]
+    page = ServerRows(_body(cells), len(texts), types, 5)
+    driver = [(None, None) if t is None else (t, t.encode("ascii", "replace").decode()) for t in texts]
+    assert page.laid_out([0]) == {0: [t for t, _ in driver]}
+    assert page.laid_out([1]) == {1: [a for _, a in driver]}
+    some = [10, 0, 1, 4, 3, 9]
+    assert page.laid_out([0, 1], some) == {0: [driver[k][0] for k in some], 1: [driver[k][1] for k in some]}

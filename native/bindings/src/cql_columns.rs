@@ -107,7 +107,25 @@ pub fn cql_columns<'py>(
             if !picked.iter().all(|&cell| kind.reads(cell)) {
                 return Ok(None);
             }
-            let values = picked.iter().map(|&cell| kind.value(py, cell)).collect::<PyResult<Vec<_>>>()?;
+            let mut values: Vec<Bound<'py, PyAny>> = Vec::with_capacity(picked.len());
+            // A text cell equal to the one before it (a partition key, over its partition's
+            // rows) is that cell's str again: one object for the run, not one a row (a str is
+            // immutable: only `is` could tell, as it tells two equal strs the driver makes).
+            let mut last: Option<(&[u8], Bound<'py, PyAny>)> = None;
+            for &cell in &picked {
+                let value = match (kind, cell, &last) {
+                    (Kind::Text | Kind::Ascii, Some(bytes), Some((before, made))) if *before == bytes => {
+                        made.clone()
+                    }
+                    (Kind::Text | Kind::Ascii, Some(bytes), _) => {
+                        let made = kind.value(py, cell)?;
+                        last = Some((bytes, made.clone()));
+                        made
+                    }
+                    _ => kind.value(py, cell)?,
+                };
+                values.push(value);
+            }
             Ok(Some(PyList::new(py, values)?))
         })
         .collect()
