@@ -43,3 +43,26 @@ def test_the_image_build_context_keeps_it():
         if re.fullmatch(pattern, "LICENSE"):
             verdict = rule.startswith("!")
     assert verdict is True, rules
+
+
+#: The C libraries compiled into the native core's module, by the notice its wheel and sdist carry
+#: (native/pyproject.toml's license-files) and the words that notice starts with.
+NATIVE_NOTICES = {
+    "licenses/libzstd-LICENSE": "BSD License\n\nFor Zstandard software",
+    "licenses/liblz4-LICENSE": "LZ4 Library\nCopyright (c) 2011-2020, Yann Collet",
+    "core/libdeflate/COPYING": "Copyright 2016 Eric Biggers",
+}
+
+
+def test_the_native_core_declares_what_it_compiles_in():
+    # The core's wheel holds libzstd (its BSD option), liblz4 and libdeflate's decompressor beside
+    # our own code: each licence is named in the expression and its notice travels with the files.
+    pyproject = (REPO_ROOT / "native" / "pyproject.toml").read_text()
+    expression = "Apache-2.0 AND BSD-3-Clause AND BSD-2-Clause AND MIT"
+    assert re.search(rf'^license = "{expression}"$', pyproject, re.MULTILINE)
+    listed = re.search(r"^license-files = \[(.*)\]$", pyproject, re.MULTILINE)
+    assert listed is not None
+    assert re.findall(r'"([^"]+)"', listed.group(1)) == ["LICENSE", *NATIVE_NOTICES]
+    assert (REPO_ROOT / "native" / "LICENSE").read_bytes() == (REPO_ROOT / "LICENSE").read_bytes()
+    for path, start in NATIVE_NOTICES.items():
+        assert (REPO_ROOT / "native" / path).read_text().startswith(start), path

@@ -111,6 +111,14 @@ def _built_for_manylinux2014(wheelhouse: Path) -> None:
     with zipfile.ZipFile(core) as wheel:
         (module,) = [name for name in wheel.namelist() if name.endswith(".so")]
         elf = wheel.read(module)
+        # the notices of what the module holds (ours, libzstd, liblz4, libdeflate), as pip sees them
+        info = f"cqlsh_ext_native-{version}.dist-info"
+        metadata = wheel.read(f"{info}/METADATA").decode()
+        notices = re.findall(r"^License-File: (.+)$", metadata, re.MULTILINE)
+        assert notices == ["LICENSE", "licenses/libzstd-LICENSE", "licenses/liblz4-LICENSE",
+                           "core/libdeflate/COPYING"]
+        for notice in notices:
+            assert wheel.read(f"{info}/licenses/{notice}") == (REPO / "native" / notice).read_bytes(), notice
     assert elf[:4] == b"\x7fELF" and int.from_bytes(elf[18:20], "little") == 62  # EM_X86_64
     (wheelhouse / "module.so").write_bytes(elf)
     try:
