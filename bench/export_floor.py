@@ -163,16 +163,20 @@ cluster.shutdown()
 """
 
 
+def user_export_code() -> str:
+    """USER_EXPORT whole: its payload() the magic-byte reader bench/query_scan.py's script uses."""
+    from query_scan import MAGIC_DOCUMENT
+
+    return USER_EXPORT.replace("DOCUMENT", MAGIC_DOCUMENT)
+
+
 def user_export(host: str, port: int, table: str, fmt: str, path: str, where: str = "") -> tuple[int, Run]:
     """The user's export script (USER_EXPORT) of `table` to `path` in `fmt` ('parquet', 'jsonl'):
     its rows and its CPU and wall time (the scan and the writing, start-up left out), peak memory.
     `where`: a WHERE clause (' WHERE pk = 0': the first partition, whose run's figures a caller takes
     from the whole table's, as the shell's one-partition run is: pyarrow's first table and writer)."""
-    from query_scan import MAGIC_DOCUMENT
-
-    code = USER_EXPORT.replace("DOCUMENT", MAGIC_DOCUMENT)
-    run = run_process([sys.executable, "-c", code, host, str(port), f"{KEYSPACE}.{table}", fmt, path, where],
-                      dict(os.environ))
+    run = run_process([sys.executable, "-c", user_export_code(), host, str(port), f"{KEYSPACE}.{table}", fmt,
+                       path, where], dict(os.environ))
     Path(path).unlink(missing_ok=True)
     doc = json.loads(next(line for line in reversed(run.out.splitlines()) if line.startswith('{"rows"')))
     return doc["rows"], Run(doc["cpu"], doc["wall"], run.rss_kb)

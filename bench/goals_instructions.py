@@ -26,7 +26,6 @@ CPU time (the skewed table's Parquet script: about 8 minutes). Needs valgrind on
 from __future__ import annotations
 
 import argparse
-import os
 import re
 import shutil
 import sys
@@ -35,21 +34,24 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from export_floor import USER_EXPORT  # noqa: E402
+from export_floor import user_export_code  # noqa: E402
 from goals import GOALS  # noqa: E402
-from query_scan import MAGIC_DOCUMENT  # noqa: E402
 from readers import (  # noqa: E402
-    BARE,
     CQLSH_EXT,
     FIRST_PARTITION,
     KEYSPACE,
     SUFFIXES,
-    anchor_script,
+    anchor_code,
+    loaded_rows,
     run_process,
+    session_for,
+    shell_command,
+    shell_env,
     statement,
 )
 
-TABLE_ROWS = {"skewed": 300_000, "orders": 44_000}
+#: The tables bench/goals.py loads (their rows: what its load left, by its marker).
+TABLES = ("skewed", "orders")
 #: One line a process when it ends: "==PID== Collected : N".
 COLLECTED = re.compile(r"^==(\d+)== Collected : (\d+)$", re.MULTILINE)
 CPU_GOALS = tuple(goal for goal in GOALS if not goal.wall)
@@ -78,19 +80,17 @@ def anchor_cmds(anchor: str, host: str, port: int, table: str, target: str) -> t
     """The anchor's processes on the full table and on its first partition."""
     args = [host, str(port), f"{KEYSPACE}.{table}"]
     if anchor in ("bare", "floor"):
-        code = BARE if anchor == "bare" else anchor_script()
+        code = anchor_code(anchor)
         return ([sys.executable, "-c", code, *args, anchor],
                 [sys.executable, "-c", first_partition(code, table), *args, anchor])
     fmt = anchor.removeprefix("script ")
-    code = USER_EXPORT.replace("DOCUMENT", MAGIC_DOCUMENT)
-    path = f"{target}.{fmt}"
-    return ([sys.executable, "-c", code, *args, fmt, path, ""],
-            [sys.executable, "-c", code, *args, fmt, path, f" WHERE pk = {FIRST_PARTITION[table]}"])
+    script = [sys.executable, "-c", user_export_code(), *args, fmt, f"{target}.{fmt}"]
+    return [*script, ""], [*script, f" WHERE pk = {FIRST_PARTITION[table]}"]
 
 
 def shell_cmd(host: str, port: int, text: str) -> list[str]:
-    return [CQLSH_EXT, host, str(port), "-u", "cassandra", "-p", "cassandra", "-k", KEYSPACE,
-            "--request-timeout", "600", "-e", text]
+    # a process under callgrind reads its pages 50 times slower: each request may take that long
+    return shell_command(CQLSH_EXT, host, port, text, timeout=600)
 
 
 def per_row(full: list[str], one: list[str], env: dict[str, str], out_dir: str, rows: int,
@@ -108,7 +108,7 @@ def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=9042)
-    p.add_argument("--tables", nargs="+", default=list(TABLE_ROWS), choices=list(TABLE_ROWS))
+    p.add_argument("--tables", nargs="+", default=list(TABLES), choices=TABLES)
     p.add_argument("--goals", nargs="+", default=[goal.reader for goal in CPU_GOALS],
                    choices=[goal.reader for goal in CPU_GOALS], help="the goals' readers")
     args = p.parse_args()
@@ -116,14 +116,21 @@ def main() -> int:
         print("valgrind is not on PATH", file=sys.stderr)
         return 2
     goals = [goal for goal in CPU_GOALS if goal.reader in args.goals]
+    session = session_for(args.host, args.port)
+    loaded = {table: loaded_rows(session, table) for table in args.tables}
+    session.cluster.shutdown()
+    table_rows = {table: rows for table, rows in loaded.items() if rows is not None}
+    if len(table_rows) < len(loaded):
+        missing = sorted(set(loaded) - set(table_rows))
+        print(f"not loaded: {missing} (bench/goals.py loads them)", file=sys.stderr)
+        return 2
     with tempfile.TemporaryDirectory() as work:
-        env = {**os.environ, "HOME": work, "PAGER": "", "CQLSH_EXT_SCAN_WORKERS": "1"}
-        env.pop("CQLSH_EXT_NATIVE", None)
+        env = shell_env(work, "native", "1")
         target = f"{work}/out"
         print(f"{'goal':<22} {'table':<7} {'at most':<22} {'ours':>9} {'anchor':>9} {'x':>6}"
               "  instructions a row")
         for table in args.tables:
-            rows = TABLE_ROWS[table]
+            rows = table_rows[table]
             anchors: dict[str, float] = {}
             for goal in goals:
                 if goal.against not in anchors:

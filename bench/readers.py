@@ -163,6 +163,17 @@ def session_for(host: str, port: int) -> Any:
     return cluster.connect()
 
 
+def load_marker(table: str) -> str:
+    """The name of the row in {KEYSPACE}.loaded that a completed load of `table` writes."""
+    return f"{table} ({SHAPES[table]})"
+
+
+def loaded_rows(session: Any, table: str) -> int | None:
+    """The rows a completed load left in `table` (its marker row), None where none completed."""
+    done = session.execute(f"SELECT rows FROM {KEYSPACE}.loaded WHERE name = %s", (load_marker(table),)).one()
+    return None if done is None else done.rows
+
+
 def load(session: Any, table: str, rows: int) -> None:
     """Create and fill a table unless a previous run left it complete (a marker row says so)."""
     from cassandra.concurrent import execute_concurrent_with_args
@@ -170,9 +181,7 @@ def load(session: Any, table: str, rows: int) -> None:
     session.execute(f"CREATE KEYSPACE IF NOT EXISTS {KEYSPACE} WITH replication = "
                     "{'class': 'SimpleStrategy', 'replication_factor': 1}")
     session.execute(f"CREATE TABLE IF NOT EXISTS {KEYSPACE}.loaded (name text PRIMARY KEY, rows int)")
-    marker = f"{table} ({SHAPES[table]})"
-    done = session.execute(f"SELECT rows FROM {KEYSPACE}.loaded WHERE name = %s", (marker,)).one()
-    if done is not None and done.rows == rows and table in {r.table_name for r in session.execute(
+    if loaded_rows(session, table) == rows and table in {r.table_name for r in session.execute(
             "SELECT table_name FROM system_schema.tables WHERE keyspace_name = %s", (KEYSPACE,))}:
         print(f"{KEYSPACE}.{table}: {rows:,} rows already loaded", flush=True)
         return
@@ -202,7 +211,7 @@ def load(session: Any, table: str, rows: int) -> None:
     if batch:
         execute_concurrent_with_args(session, insert, batch, concurrency=64, raise_on_first_error=True)
     print(f"\rloaded {KEYSPACE}.{table}: {rows:,} rows in {time.perf_counter() - started:.0f} s", flush=True)
-    session.execute(f"INSERT INTO {KEYSPACE}.loaded (name, rows) VALUES (%s, %s)", (marker, rows))
+    session.execute(f"INSERT INTO {KEYSPACE}.loaded (name, rows) VALUES (%s, %s)", (load_marker(table), rows))
 
 
 # ----------------------------------------------------------------------------- runs
@@ -293,16 +302,20 @@ def run_process(cmd: list[str], env: dict[str, str]) -> Run:
     return Run(usage.ru_utime + usage.ru_stime, wall, usage.ru_maxrss, text + errors)
 
 
+def anchor_code(side: str) -> str:
+    """The script of an anchor side: "bare", "floor" or "script" (argv[4] tells the last two apart)."""
+    return BARE if side == "bare" else anchor_script()
+
+
 def bare(host: str, port: int, table: str, side: str = "bare") -> tuple[int, Run]:
-    code = BARE if side == "bare" else anchor_script()
-    proc = subprocess.run([sys.executable, "-c", code, host, str(port), f"{KEYSPACE}.{table}", side],
-                          capture_output=True, text=True, check=True)
+    proc = subprocess.run([sys.executable, "-c", anchor_code(side), host, str(port), f"{KEYSPACE}.{table}",
+                           side], capture_output=True, text=True, check=True)
     doc = json.loads(proc.stdout.strip().splitlines()[-1])
     return doc["rows"], Run(doc["cpu"], doc["wall"], 0)
 
 
-def shell_run(binary: str, host: str, port: int, statement: str, engine: str, workers: str | None,
-              home: str) -> Run:
+def shell_env(home: str, engine: str, workers: str | None) -> dict[str, str]:
+    """The shell's environment in a run: its own HOME, no pager, the engine and the scan's workers."""
     env = {**os.environ, "HOME": home, "PAGER": ""}
     env.pop("CQLSH_EXT_SCAN_WORKERS", None)
     if workers is not None:
@@ -311,9 +324,18 @@ def shell_run(binary: str, host: str, port: int, statement: str, engine: str, wo
         env["CQLSH_EXT_NATIVE"] = "0"
     else:
         env.pop("CQLSH_EXT_NATIVE", None)
-    cmd = [binary, host, str(port), "-u", "cassandra", "-p", "cassandra", "-k", KEYSPACE,
-           "--request-timeout", "120", "-e", statement]
-    return run_process(cmd, env)
+    return env
+
+
+def shell_command(binary: str, host: str, port: int, statement: str, timeout: int = 120) -> list[str]:
+    """`binary -e statement` against the bench's keyspace (`timeout`: each request's, in seconds)."""
+    return [binary, host, str(port), "-u", "cassandra", "-p", "cassandra", "-k", KEYSPACE,
+            "--request-timeout", str(timeout), "-e", statement]
+
+
+def shell_run(binary: str, host: str, port: int, statement: str, engine: str, workers: str | None,
+              home: str) -> Run:
+    return run_process(shell_command(binary, host, port, statement), shell_env(home, engine, workers))
 
 
 @dataclass
