@@ -855,20 +855,20 @@ def json_lines(layout: list[Any], rows: int) -> bytes:
 
 
 def _shaped(chunks: Sequence[Any], filled: dict[int, Any], limit: int, bounds: tuple[int, int, int],
-            of_filled: Callable[[Any], Any]) -> list[Any]:
-    """One value of each shape among the first `limit` rows the core holds, and the filled rows'
-    values, in the rows' order (kind_of merges the same kinds from them as from every value:
-    merging a kind met before changes nothing)."""
-    found: list[tuple[int, Any]] = []
+            of_filled: Callable[[Any], Any]) -> list[tuple[Any, int]]:
+    """One value of each shape among the first `limit` rows the core holds, with how many rows
+    have its shape, and the filled rows' values (one each), in the rows' order: the values a
+    sample's kinds are read from, each weighing as many values (payload.columns.sample_kind)."""
+    found: list[tuple[int, Any, int]] = []
     base = 0
     for chunk in chunks:
         if base >= limit:
             break
-        found += [(base + i, value) for i, value in chunk.shapes(limit - base, bounds)]
+        found += [(base + i, value, count) for i, value, count in chunk.shapes(limit - base, bounds)]
         base += len(chunk)
-    found += [(i, of_filled(value)) for i, value in filled.items() if i < limit]
-    found.sort(key=lambda pair: pair[0])
-    return [value for _i, value in found]
+    found += [(i, of_filled(value), 1) for i, value in filled.items() if i < limit]
+    found.sort(key=lambda item: item[0])
+    return [(value, count) for _i, value, count in found]
 
 
 class FilledPaths:
@@ -902,9 +902,9 @@ class FilledPaths:
             base += len(chunk)
         return out
 
-    def sample(self, limit: int, bounds: tuple[int, int, int]) -> list[Any]:
+    def sample(self, limit: int, bounds: tuple[int, int, int]) -> list[tuple[Any, int]]:
         """The values the first `limit` rows' kinds are read from: one of each shape (`bounds`:
-        render.arrow_types.SHAPE_BOUNDS), in order."""
+        payload.arrow_types.SHAPE_BOUNDS) with how many rows have it, in order."""
         return _shaped(self.chunks, self._filled, limit, bounds, lambda value: value)
 
     def array(self, kind: core_types.KindSpec, name: str) -> tuple[core_types.HeldArray | None, list[Any]]:
@@ -962,8 +962,9 @@ class FilledContents:
             base += len(chunk)
         return out
 
-    def sample(self, limit: int, bounds: tuple[int, int, int]) -> list[Any]:
-        """The payloads the first `limit` rows' kinds are read from: one of each shape, in order."""
+    def sample(self, limit: int, bounds: tuple[int, int, int]) -> list[tuple[Any, int]]:
+        """The payloads the first `limit` rows' kinds are read from: one of each shape with how
+        many rows have it, in order."""
         return _shaped(self.chunks, self._filled, limit, bounds, lambda parts: parts[0])
 
     def arrays(self, kind: core_types.KindSpec, name: str

@@ -17,13 +17,12 @@ from cqlsh_ext.payload.arrow_rows import ArrowRows
 from cqlsh_ext.payload.engine import ValueEngine
 from cqlsh_ext.payload.formats.tree import Tagged, render
 from cqlsh_ext.payload.pages import PageRead, ReadRequest
-from cqlsh_ext.payload.paths import CUT, MISSING
+from cqlsh_ext.payload.paths import CUT, MISSING, UNDECODABLE_GROUP
 from cqlsh_ext.payload.places import Decoding, Engines, ValuePlace
 from cqlsh_ext.payload.server_rows import ServerRows, columns_of
 from cqlsh_ext.payload.server_rows import column_of as _column  # (as Evaluator._read_place names it)
 from cqlsh_ext.payload.view import RECORD, TEXT, UNDECODABLE_KINDS, UNKNOWN, BlobView
 from cqlsh_ext.query.grammar import Column, Literal, Path, Plan, Predicate, QueryError, Ref
-from cqlsh_ext.query.groups import UNDECODABLE_GROUP
 
 if TYPE_CHECKING:
     from cqlsh_ext.payload import native as seam
@@ -264,7 +263,7 @@ class Evaluator:
         self.plan = plan
         #: A blob the answer gives as it is (a bare column, `*`) comes as its view, decoded with
         #: the page (the display, JSON, CSV read it); False: as its stored bytes (an export
-        #: decodes the blobs it writes a page at a time, as columns: render.parquet_columns).
+        #: decodes the blobs it writes a page at a time, as columns: payload.columns).
         self.views = views
         #: With `views` False, a file's reading: on the native core, answer_columns() gives the
         #: paths' values and a blob the answer gives (whose paths the plan reads) as the core holds
@@ -675,7 +674,7 @@ class CoreProgram:
         sum overflows: Python reads the page. Of the server's page, the rows the core hands back
         are made by the driver, and the kept ones unless `make_kept` is False (columns(): only
         their ordinary columns are made)."""
-        from cqlsh_ext.query.groups import UNDECODABLE_GROUP
+        from cqlsh_ext.payload.paths import UNDECODABLE_GROUP
 
         native, core_module = self.native, self.core
         at = {name: i for i, name in enumerate(names)}

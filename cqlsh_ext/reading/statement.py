@@ -18,12 +18,10 @@ import threading
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
+from cqlsh_ext.payload.columns import BLOB, CQL, AnswerColumn, BlobReading
 from cqlsh_ext.payload.server_rows import ServerRows
 from cqlsh_ext.reading.typed import (
-    BLOB,
-    CQL,
     AnswerBatch,
-    AnswerColumn,
     PagePositions,
     ReadNotes,
     TypedAnswer,
@@ -135,7 +133,23 @@ def read_statement(ctx: ReadContext, text: str, fetch_size: int | None = None,
         types = [None] * len(names)
     columns = [AnswerColumn(name, BLOB if t is not None and from_driver(t).is_blob else CQL, t)
                for name, t in zip(names, types, strict=True)]
-    return TypedAnswer(columns, _pages(pages, notes), notes)
+    return TypedAnswer(columns, _pages(pages, notes), notes, None, _places(ctx, text, names),
+                       BlobReading(ctx.decoding()))
+
+
+def _places(ctx: ReadContext, text: str, names: Sequence[str]) -> list[Any]:
+    """Where each column's values sit: in the table the statement reads (column settings apply to
+    blobs by it), else in no known table of the context's keyspace."""
+    from cqlsh_ext.cql.lexer import Lexed
+    from cqlsh_ext.payload.places import ValuePlace
+    from cqlsh_ext.reading.resolve import statement_table
+
+    try:
+        table = statement_table(ctx.cluster, ctx.keyspace, Lexed(text))[1]
+    except Exception:  # a statement our lexer does not read (the server answered it): no table
+        table = None
+    return [table.place(name) if table is not None else ValuePlace(ctx.keyspace, None, name)
+            for name in names]
 
 
 def _pages(pages: ServerPages, notes: ReadNotes) -> Iterator[AnswerBatch]:

@@ -17,7 +17,7 @@ from cqlsh_ext.reading.context import ReadContext
 from cqlsh_ext.reading.select import payload_plan, read_select
 from cqlsh_ext.reading.typed import TypedAnswer
 from cqlsh_ext.render.closing import closing_text
-from cqlsh_ext.render.path_values import table_cell
+from cqlsh_ext.payload.path_values import table_cell
 
 from .conftest import Orders
 

@@ -508,7 +508,7 @@ def as_they_are(kind: Kind, values: list[Any]) -> bool:
     if isinstance(kind, Int) and kind.bits <= 64 and types == {int}:
         present = [v for v in values if v is not None]
         low, high = (-_EXACT_IN_DOUBLE, _EXACT_IN_DOUBLE) if kind.bits == 53 else (-_INT64, _INT64 - 1)
-        return low <= min(present) and max(present) <= high
+        return bool(low <= min(present) and max(present) <= high)
     if isinstance(kind, Leaf):
         given = _AS_GIVEN.get(kind.name)
         return given is not None and types <= given
