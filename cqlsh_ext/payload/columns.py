@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any
 from cqlsh_ext.payload import native
 from cqlsh_ext.payload.arrow_types import (
     SHAPE_BOUNDS,
+    Blob,
     Dec,
     Float,
     Int,
@@ -118,9 +119,9 @@ class AnswerColumn:
     @property
     def inferred(self) -> bool:
         """Its kind is read from the sample: a path's value, an aggregate but a count, a blob's
-        payload, a CQL type with a decimal inside (its scale)."""
+        payload, a CQL type with a decimal (its scale) or a blob (its payload) inside."""
         if self.role == CQL:
-            return _has_decimal(self.seed)
+            return _read_inside(self.seed)
         return not self.is_count
 
     @property
@@ -163,15 +164,16 @@ class AnswerColumn:
         return out
 
 
-def _has_decimal(kind: Kind) -> bool:
-    if isinstance(kind, Dec):
+def _read_inside(kind: Kind) -> bool:
+    """A CQL kind with something read from the sample inside: a decimal's scale, a blob's payload."""
+    if isinstance(kind, (Dec, Blob)):
         return True
     if isinstance(kind, List):
-        return _has_decimal(kind.item)
+        return _read_inside(kind.item)
     if isinstance(kind, Map):
-        return _has_decimal(kind.key) or _has_decimal(kind.value)
+        return _read_inside(kind.key) or _read_inside(kind.value)
     if isinstance(kind, Struct):
-        return any(_has_decimal(k) for _, k in kind.fields)
+        return any(_read_inside(k) for _, k in kind.fields)
     return False
 
 
@@ -472,7 +474,26 @@ def sample_kind(seed: Kind, values: Sequence[tuple[Any, int]]) -> Kind:
         kind = merge(kind, found)
     if isinstance(kind, Json) and sort == "number":  # a big integer beside floats: floats hold most
         kind = Float()
-    return _null_to_json(settled(kind))
+    return _whole_type(_null_to_json(settled(kind)))
+
+
+def _whole_type(kind: Kind) -> Kind:
+    """A kind read from a sample as its Arrow type holds it: integers the whole of int64 (a later
+    2**60 fits an int64 column sampled with small ones), decimals every digit their scale leaves
+    of 38 (a later 123.4 fits a decimal128(38, 3) column sampled with 1.234)."""
+    if isinstance(kind, Int) and kind.bits < 64:
+        return Int(64)
+    if isinstance(kind, Dec):
+        return Dec(kind.scale, 38 - kind.scale)
+    if isinstance(kind, List):
+        return List(_whole_type(kind.item), kind.size)
+    if isinstance(kind, Struct):
+        return Struct(tuple((name, _whole_type(k)) for name, k in kind.fields), kind.cql)
+    if isinstance(kind, Map):
+        return Map(_whole_type(kind.key), _whole_type(kind.value))
+    if isinstance(kind, Blob):
+        return Blob(_whole_type(kind.payload), kind.steps)
+    return kind
 
 
 def _sort_of(kind: Kind) -> str:
@@ -496,19 +517,60 @@ def _null_to_json(kind: Kind) -> Kind:
         return Struct(tuple((name, _null_to_json(k)) for name, k in kind.fields), kind.cql)
     if isinstance(kind, Map):
         return Map(_null_to_json(kind.key), _null_to_json(kind.value))
+    if isinstance(kind, Blob):
+        return Blob(_null_to_json(kind.payload), kind.steps)
     return kind
 
 
-def _cql_sample_kind(seed: Kind, values: Sequence[Any]) -> Kind:
-    """A CQL column with a decimal inside: its seed, the decimals' scale and digits read from the
-    sample (a varint is decimal128(38, 0) by its type: its seed says so)."""
+def _cql_sample_kind(seed: Kind, values: Sequence[Any], reading: BlobReading,
+                     place: ValuePlace | None) -> Kind:
+    """A CQL column with a decimal or a blob inside: its seed, the decimals' scale read from the
+    sample (a varint is decimal128(38, 0) by its type: its seed says so), each blob's payload kind
+    read from the payloads there as a blob column's is (sample_kind)."""
     kind = seed
+    payloads: dict[tuple[str, ...], list[tuple[Any, int]]] = {}
     for value in values:
         if value is not None:
             found = value_kind(value, seed)
             merged = merge(kind, found)
             if not isinstance(merged, Json) and not _json_inside(merged):
                 kind = merged
+            _blob_payloads(seed, value, reading, place, payloads)
+    return _whole_type(_with_payloads(kind, payloads))
+
+
+def _blob_payloads(kind: Kind, value: Any, reading: BlobReading, place: ValuePlace | None,
+                   out: dict[tuple[str, ...], list[tuple[Any, int]]]) -> None:
+    """The payloads of the blobs inside a CQL value, by where each sits (a Blob kind's steps)."""
+    if value is None:
+        return
+    if isinstance(kind, Blob):
+        blob_place = place.child(*kind.steps) if place is not None else None
+        out.setdefault(kind.steps, []).append((reading.blob_parts(value, blob_place)[0], 1))
+    elif isinstance(kind, List):
+        for item in value:
+            _blob_payloads(kind.item, item, reading, place, out)
+    elif isinstance(kind, Map) and hasattr(value, "items"):
+        for key, item in value.items():
+            _blob_payloads(kind.key, key, reading, place, out)
+            _blob_payloads(kind.value, item, reading, place, out)
+    elif isinstance(kind, Struct) and kind.cql:
+        items = list(value) if isinstance(value, tuple) else \
+            [getattr(value, name, None) for name, _ in kind.fields]
+        for (_name, field_kind), item in zip(kind.fields, items, strict=False):
+            _blob_payloads(field_kind, item, reading, place, out)
+
+
+def _with_payloads(kind: Kind, payloads: dict[tuple[str, ...], list[tuple[Any, int]]]) -> Kind:
+    """`kind` with each Blob's payload kind read from its sampled payloads."""
+    if isinstance(kind, Blob):
+        return Blob(sample_kind(Null(), payloads.get(kind.steps, [])), kind.steps)
+    if isinstance(kind, List):
+        return List(_with_payloads(kind.item, payloads), kind.size)
+    if isinstance(kind, Map):
+        return Map(_with_payloads(kind.key, payloads), _with_payloads(kind.value, payloads))
+    if isinstance(kind, Struct):
+        return Struct(tuple((name, _with_payloads(k, payloads)) for name, k in kind.fields), kind.cql)
     return kind
 
 
@@ -540,7 +602,7 @@ def fix_kinds(columns: Sequence[AnswerColumn], sample: Sequence[Sequence[Column]
         if column.role == BLOB:
             kind = sample_kind(Null(), _payload_sample(chunks, reading, places[i]))
         elif column.role == CQL:
-            kind = _cql_sample_kind(column.seed, concat(chunks))
+            kind = _cql_sample_kind(column.seed, concat(chunks), reading, places[i])
         else:
             kind = sample_kind(Null(), _path_sample(chunks, reading.budget))
         out.append(replace(column, kind=kind))
@@ -597,7 +659,7 @@ def arrow_arrays(column: AnswerColumn, chunks: Sequence[Column], reading: BlobRe
         values = concat(chunks)
         return Fitted([_plain_array(kind, values, reading)])
     if column.role == CQL:
-        return _converted(column, kind, concat(chunks), reading, lambda value: value)
+        return _converted(column, kind, concat(chunks), reading, lambda value: value, place)
     # a path's value or an aggregate
     budget, nodes = reading.budget, reading.budget.nodes
     held = [c.held for c in chunks if isinstance(c, _PathsOnCore)]
@@ -633,9 +695,14 @@ def _paths_on_core(column: AnswerColumn, kind: Kind, held: list[Any], budget: Bu
 
 
 def _converted(column: AnswerColumn, kind: Kind, values: list[Any], reading: BlobReading,
-               spelt: Callable[[Any], Any]) -> Fitted:
-    """Values converted here (pyarrow), each that does not fit null with its note."""
-    convert = compile_kind(kind, reading_json(reading))
+               spelt: Callable[[Any], Any], place: ValuePlace | None = None) -> Fitted:
+    """Values converted here (pyarrow), each that does not fit null with its note (a blob inside
+    a CQL value read at its place)."""
+
+    def blob_parts(value: Any, steps: tuple[str, ...]) -> tuple[Any, Any, Any, Any, Any]:
+        return reading.blob_parts(value, place.child(*steps) if place is not None else None)
+
+    convert = compile_kind(kind, reading_json(reading), blob_parts)
     out: list[Any] = []
     notes: dict[int, str] = {}
     for i, value in enumerate(values):

@@ -27,6 +27,7 @@ from typing import Any
 
 from cqlsh_ext.export.parse import LABEL, ExportStatement
 from cqlsh_ext.payload.arrow_types import (
+    Blob,
     Bool,
     Dec,
     Float,
@@ -111,7 +112,12 @@ def spark_value(kind: Kind, value: Any) -> Any:
         return {spark_value(kind.key, k): spark_value(kind.value, v) for k, v in value}
     if isinstance(kind, Struct):
         return {name: spark_value(k, value.get(name)) for name, k in kind.fields}
+    if isinstance(kind, Blob):
+        return {**value, "payload": spark_value(kind.payload, value.get("payload")),
+                "stored": None if value.get("stored") is None else bytearray(value["stored"])}
     if isinstance(kind, Leaf):
+        if kind.name == "uuid":  # Spark has no uuid type: its text
+            return str(value)
         if kind.name == "time":  # Spark has no time of day: nanoseconds since midnight
             seconds = (value.hour * 60 + value.minute) * 60 + value.second
             return seconds * 1_000_000_000 + value.microsecond * 1000
@@ -141,6 +147,10 @@ def spark_type(kind: Kind) -> Any:
         return T.MapType(spark_type(kind.key), spark_type(kind.value), True)
     if isinstance(kind, Struct):
         return T.StructType([T.StructField(name, spark_type(k), True) for name, k in kind.fields])
+    if isinstance(kind, Blob):
+        texts = [T.StructField(part, T.StringType(), True) for part in ("label", "kind", "note")]
+        return T.StructType([T.StructField("payload", spark_type(kind.payload), True), *texts,
+                             T.StructField("stored", T.BinaryType(), True)])
     leaves = {
         "int8": T.ByteType(), "int16": T.ShortType(), "int32": T.IntegerType(), "int64": T.LongType(),
         "float32": T.FloatType(), "float64": T.DoubleType(), "bool": T.BooleanType(),

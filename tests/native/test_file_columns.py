@@ -16,14 +16,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cassandra import cqltypes
 
 from cqlsh_ext.payload import native
-from cqlsh_ext.query.answer import Answer
-from cqlsh_ext.query.evaluate import Evaluator
-from cqlsh_ext.query.grammar import Schema, parse
-from cqlsh_ext.reading.typed import AnswerBatch
 from cqlsh_ext.settings import DisplaySettings
+from tests.file_pages import write_file
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import corpora  # noqa: E402
@@ -31,8 +27,6 @@ import corpora  # noqa: E402
 pytestmark = pytest.mark.usefixtures("native_core")
 pq = pytest.importorskip("pyarrow.parquet")
 
-SCHEMA = Schema({"pk": "text", "ck": "int", "data": "blob"}, ["pk"], {})
-TYPES = {"pk": cqltypes.UTF8Type, "ck": cqltypes.Int32Type, "data": cqltypes.BytesType}
 SELECTS = [
     "SELECT pk, ck, data.status, data.n, data FROM t",
     "SELECT pk, ck, data.status, data.n FROM t",
@@ -42,59 +36,13 @@ SELECTS = [
 ]
 
 
-class Target:
-    def __init__(self, folder: Path) -> None:
-        self.temp = folder / "out"
-        self.count = 0
-
-    def scratch(self) -> Path:
-        self.count += 1
-        return self.temp.with_suffix(f".{self.count}")
-
-
 def export(select: str, values: list[bytes | None], folder: Path, fmt: str, settings: DisplaySettings,
            on_core: bool, page: int = 97, row_group: int = 150) -> Path:
     """`select` over rows (pk, ck, data) of `values`, a page at a time, written as COPY (SELECT
-    ...) TO writes it: on the core, the blobs as stored and the columns held (export.run's
-    stored_blobs; a file of text asks for no JSON tree of its texts: text_trees, JSON Lines for
-    their whitespace runs: text_gaps); without it, the
-    evaluator's views (the Python engine alone)."""
-    from cqlsh_ext.export.json_csv import TextSink
-    from cqlsh_ext.output.spellings import blob_reading
-    from cqlsh_ext.payload.columns import BlobReading
-    from cqlsh_ext.payload.places import ValuePlace
-    from cqlsh_ext.reading.select import answer_columns
-    from cqlsh_ext.reading.typed import ReadNotes, TypedAnswer
-    from cqlsh_ext.render.parquet import ParquetSink
-
-    plan = parse(select, SCHEMA, plain=True)
-    assert plan is not None
-    evaluator = Evaluator(plan, settings.decoding(), "ks", views=not on_core, held=on_core,
-                          text_trees=fmt == "parquet", text_gaps=fmt == "json")
-    answer = Answer(plan, [])
-    names = answer.header()
-    types = [TYPES[item.name] if item.kind == "column" else None for item in plan.items]
-    places = [ValuePlace("ks", "t", name, ()) for name in names]
-    target = Target(folder)
+    ...) TO writes it (tests/file_pages.py): on the core, the blobs as stored and the columns held;
+    without it, the evaluator's views (the Python engine alone)."""
     rows = [(f"p{i % 7}", i, v) for i, v in enumerate(values)]
-
-    def batches() -> Any:
-        for start in range(0, len(rows), page):
-            chunk = rows[start:start + page]
-            columns = answer.add_page_columns(evaluator, ["pk", "ck", "data"], chunk)
-            yield (AnswerBatch(columns=columns) if columns is not None
-                   else AnswerBatch(answer.add_page(evaluator, ["pk", "ck", "data"], chunk)))
-
-    columns = answer_columns(plan, answer, types)
-    typed = TypedAnswer(columns, batches(), ReadNotes(answer), plan, places, BlobReading(settings.decoding()))
-    if fmt == "parquet":
-        sink: Any = ParquetSink(target, typed, blob_reading(settings), row_group_size=row_group)
-    else:
-        sink = TextSink(fmt, target, columns, settings, places)
-    for batch in typed:
-        sink.write(batch)
-    sink.finish()
-    return target.temp
+    return write_file(select, rows, folder, fmt, settings, on_core, page, row_group)
 
 
 def both(select: str, values: list[bytes | None], tmp_path: Path, fmt: str, settings: DisplaySettings,
