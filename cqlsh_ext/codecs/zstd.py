@@ -13,7 +13,7 @@ read here first, and frames that could pass the cap are read through `stream_rea
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 from . import dictionaries
 from ._common import (
@@ -230,12 +230,16 @@ def raw_dictionary_dctx(entry: dictionaries.Dictionary) -> Any:
     return dctx
 
 
-def _needs_dictionary(frame: Any, cap: int) -> bool:
-    """Whether a frame libzstd refused without a dictionary reads with a raw dictionary of
+def _needs_dictionary(frame: Any, cap: int, refused: Exception) -> bool:
+    """Whether a frame libzstd `refused` without a dictionary reads with a raw dictionary of
     zeros as large as any the store may hold: its matches then all land (in zeros), so what it
-    lacked was its dictionary's content; a corrupt frame fails all the same. (Its checksum, if it
-    has one, cannot match zeros: a checksum the only fault also means a dictionary.)"""
+    lacked was its dictionary's content; a corrupt frame fails all the same. A frame refused for
+    its checksum alone was read whole without a dictionary: corrupt. (Read with zeros, a checksum
+    cannot match: that fault alone then also means a dictionary.)"""
     import zstandard
+
+    if _CHECKSUM_FAULT in str(refused):
+        return False
 
     if not _probe_dctx:
         _probe_dctx.append(zstandard.ZstdDecompressor(dict_data=zstandard.ZstdCompressionDict(
@@ -244,8 +248,12 @@ def _needs_dictionary(frame: Any, cap: int) -> bool:
         with _probe_dctx[0].stream_reader(frame) as reader:
             reader.read(max(cap, 1))
     except zstandard.ZstdError as err:
-        return "checksum" in str(err)
+        return _CHECKSUM_FAULT in str(err)
     return True
+
+
+#: libzstd's words for a content checksum that does not match ("Restored data doesn't match checksum").
+_CHECKSUM_FAULT = "checksum"
 
 
 def _frames(data: bytes, cap: int, named: dictionaries.Dictionary | None = None) -> Decoded:
@@ -272,17 +280,44 @@ def _refused_value(data: bytes, cap: int, refused: Exception) -> Decoded:
     """A value of one frame naming no dictionary that libzstd refused: read with the first of the
     store's raw dictionaries that reads it whole; else Undecodable(NEEDS_DICTIONARY) when only a
     dictionary is wanting (_needs_dictionary), or libzstd's own reason."""
+    def attempt(entry: dictionaries.Dictionary) -> Decoded:
+        decoded = _frames(data, cap, entry)
+        _say_raw(decoded, entry)
+        return decoded
+
+    if _CHECKSUM_FAULT in str(refused):
+        raise wrap(refused)  # read whole without a dictionary, but not what was written: corrupt
+    found = _one_raw_reading(attempt, bool(data[4] & 0x04))
+    if found is not None:
+        return found
+    if _needs_dictionary(data, cap, refused):
+        raise Undecodable(NEEDS_DICTIONARY)
+    raise wrap(refused)
+
+
+_T = TypeVar("_T")
+
+
+def _one_raw_reading(attempt: Callable[[dictionaries.Dictionary], _T], checksum: bool) -> _T | None:
+    """The reading of a frame that names no dictionary with the store's raw dictionary that reads
+    it: the first whose output matches the frame's checksum; without a checksum the only one that
+    reads it at all (a raw dictionary of the right size reads any such frame into something, so
+    two that do cannot be told apart: Undecodable, naming them). None when none reads it."""
+    readings: list[tuple[dictionaries.Dictionary, _T]] = []
     for entry in dictionaries.raw():
         try:
-            decoded = _frames(data, cap, entry)
+            reading = attempt(entry)
         except Exception:
             _forget()
             continue
-        _say_raw(decoded, entry)
-        return decoded
-    if _needs_dictionary(data, cap):
-        raise Undecodable(NEEDS_DICTIONARY)
-    raise wrap(refused)
+        if checksum:
+            return reading
+        readings.append((entry, reading))
+    if len(readings) > 1:
+        sources = ", ".join(entry.source for entry, _ in readings[:3])
+        raise Undecodable(f"zstd frame names no dictionary and has no checksum; {len(readings)} loaded raw "
+                          f"dictionaries read it ({sources}): which is its own cannot be told")
+    return readings[0][1] if readings else None
 
 
 def read_with_raw_dictionary(data: bytes, cap: int, entry: dictionaries.Dictionary) -> Decoded:
@@ -315,18 +350,18 @@ def _frame_at(data: bytes, pos: int, left: int, src: Any, named: dictionaries.Di
         raise  # the frame's own structure: no dictionary changes it
     except Exception as refused:
         _forget()
-        for entry in dictionaries.raw():
-            try:
-                found = _frame_with(raw_dictionary_dctx(entry), data, pos, left, src, hdr)
-            except DecodeError:
-                raise
-            except Exception:
-                _forget()
-                continue
-            used.append(entry)
-            return found
+        if _CHECKSUM_FAULT in str(refused):
+            raise wrap(refused) from None  # read whole without a dictionary: corrupt
+
+        def attempt(entry: dictionaries.Dictionary) -> tuple[FrameResult, dictionaries.Dictionary]:
+            return _frame_with(raw_dictionary_dctx(entry), data, pos, left, src, hdr), entry
+
+        found = _one_raw_reading(attempt, hdr.checksum)
+        if found is not None:
+            used.append(found[1])
+            return found[0]
         end = _walk(data, pos + hdr.length, hdr)[0]
-        if _needs_dictionary(memoryview(src)[: end - pos], left):
+        if _needs_dictionary(memoryview(src)[: end - pos], left, refused):
             raise Undecodable(NEEDS_DICTIONARY) from None
         raise wrap(refused) from None
 
