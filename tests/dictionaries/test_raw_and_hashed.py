@@ -155,7 +155,8 @@ def test_inspect_shows_the_dcz_header_and_the_raw_dictionary_used(made: Made):
     assert layer["headers"]["dictionary_sha256"] == digest
     assert layer["headers"]["frames"][0]["offset"] == 40
     bare = inspect_value(made.raw_values[2], {}, "auto", CAP).to_json()["layers"][0]["headers"]
-    assert bare["dictionary"].startswith(f"dictionary SHA-256 {digest}") and "frame names none" in bare["dictionary"]
+    assert bare["dictionary"].startswith(f"dictionary SHA-256 {digest}")
+    assert "frame names none" in bare["dictionary"]
 
 
 def test_encode_writes_dcz_with_a_named_dictionary_and_refuses_without(made: Made):

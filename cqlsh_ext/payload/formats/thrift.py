@@ -66,6 +66,8 @@ _TYPE_NAMES = {_BOOL: "bool", _BYTE: "byte", _DOUBLE: "double", _I16: "i16", _I3
 #: of 1-15 with a type, or the long form: a type alone).
 _LEADS = frozenset(_BINARY_TYPES | set(_COMPACT_TYPES)
                    | {delta << 4 | kind for delta in range(1, 16) for kind in _COMPACT_TYPES})
+#: Field ids are 16-bit (i16) and positive in every struct a writer makes.
+_MAX_FIELD_ID = 32767
 #: Shorter values are never taken for Thrift without being named (as MessagePack's MIN_LENGTH).
 MIN_LENGTH = 8
 
@@ -174,8 +176,8 @@ class _WireReader:
             if found is None:
                 return _Struct(fields)
             fid, kind, inline = found
-            if fid <= 0:
-                raise PayloadError(f"thrift: field id {fid} (ids are positive)")
+            if not 0 < fid <= _MAX_FIELD_ID:
+                raise PayloadError(f"thrift: field id {fid} (ids are positive 16-bit numbers)")
             if fid in seen:
                 raise PayloadError(f"thrift: field id {fid} twice in one struct")
             seen.add(fid)
