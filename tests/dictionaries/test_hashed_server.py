@@ -141,7 +141,8 @@ def test_thrift_with_its_idl_through_queries_describe_and_export(cassandra, tmp_
     assert any(line[:1] == ["customer"] for line in lines), out.stdout
     assert any(line[:1] == ["status"] for line in lines)
     target = tmp_path / "orders.jsonl"
-    shell(cassandra, tmp_path, f"COPY (SELECT id, data FROM {ks}.orders WHERE id = 3) TO '{target}'", *setting)
+    shell(cassandra, tmp_path, f"COPY (SELECT id, data FROM {ks}.orders WHERE id = 3) TO '{target}'",
+          *setting)
     exported = json.loads(target.read_text().splitlines()[0])
     assert exported["data"]["payload"] == {"id": 3, "customer": "customer 3",
                                            "items": [{"sku": "SKU-3", "qty": 3, "price": 1.5}],
