@@ -233,6 +233,12 @@ def preset(dictid: int) -> Dictionary | None:
     return STORE.find(ZLIB, dictid)
 
 
+def spelled(label: str, dict_id: int) -> str:
+    """A dictionary a chain names, as its step names it: a dcz value's by its SHA-256's hex digits,
+    any other by its ID."""
+    return f"SHA-256 {dict_id:064x}" if label == "dcz" else str(dict_id)
+
+
 def environment_paths() -> list[str]:
     """The files CQLSH_EXT_DICTIONARIES names (empty items skipped)."""
     return [p for p in os.environ.get(ENVIRONMENT, "").split(os.pathsep) if p.strip()]
