@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from cqlsh_ext.mcp_server.audit import AuditLog
     from cqlsh_ext.mcp_server.calls import Calls
     from cqlsh_ext.mcp_server.guard import Guard
+    from cqlsh_ext.mcp_server.oauth import Requirement
     from cqlsh_ext.mcp_server.ratelimit import RateLimit
     from cqlsh_ext.mcp_server.transport import HttpOptions
 
@@ -79,6 +80,8 @@ class Protocol:
         policy = setup.guard.policy
         self.tools = {name: setup.guard.wrap(tool) for name, tool in TOOLS.items()
                       if policy.permits_tool(name)}
+        #: Every OAuth scope a tool declares (the protected resource's metadata names them).
+        self.scopes = tuple(sorted({tool.scope for tool in TOOLS.values() if tool.scope is not None}))
         self.failed: str | None = None
         self.thread: threading.Thread | None = None
 
@@ -128,7 +131,7 @@ class Protocol:
         if self.setup.http is not None:
             from cqlsh_ext.mcp_server.transport import serve_http
 
-            await serve_http(server, self.setup.http, log)
+            await serve_http(server, self.setup.http, log, self)
             return
         from cqlsh_ext.mcp_server.transport import AnsweringUnreadable, BoundedLines
 
@@ -137,6 +140,28 @@ class Protocol:
         async with stdio_server(stdin, stdout) as (read_stream, write_stream):
             await server.run(AnsweringUnreadable(read_stream, write_stream, log), write_stream,
                              server.create_initialization_options())
+
+    def requirement(self, method: str, params: dict[str, Any]) -> Requirement | None:
+        """The OAuth scope a request needs over HTTP (oauth.Guarded): a tool's call its tool's
+        declared scope, a resource's read that of the tool that reads it, resources/list that of
+        list_tables (it lists them); None for what reads nothing of the database (the lists of
+        tools, templates and prompts, a prompt's text) and for what names no tool (answered so)."""
+        from cqlsh_ext.mcp_server import resources
+        from cqlsh_ext.mcp_server.oauth import Requirement
+
+        if method == "tools/call":
+            name, what = params.get("name"), "the tool {}"
+        elif method == "resources/read":
+            try:
+                name, what = resources.tool_of(str(params.get("uri", "")))[0], "a resource read by {}"
+            except resources.BadUri:
+                return None
+        elif method == "resources/list":
+            name, what = "list_tables", "resources/list (it runs {})"
+        else:
+            return None
+        tool = TOOLS.get(name) if isinstance(name, str) else None
+        return None if tool is None else Requirement(what.format(tool.name), tool.scope)
 
     # ------------------------------------------------------------------------------ tools
 

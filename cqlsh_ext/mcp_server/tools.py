@@ -236,6 +236,9 @@ class Tool:
     answer: Callable[[Work, dict[str, Any]], ToolAnswer]
     #: The JSON Schema of its answer's structured content (output_schemas.py).
     output_schema: dict[str, Any] = field(default_factory=lambda: {"type": "object"})
+    #: The OAuth scope a token must carry to call it over HTTP (oauth.py): READ or REPORT. None:
+    #: it declares none, and no token may call it.
+    scope: str | None = None
 
     def input_schema(self) -> dict[str, Any]:
         properties = {**self.arguments, "max_bytes": _MAX_BYTES}
@@ -547,6 +550,9 @@ _DECODE = {"type": "object", "additionalProperties": {"type": "string"}, "maxPro
 _MAX_BYTES = {"type": "integer", "minimum": MIN_BYTES, "maximum": MAX_BYTES,
               "description": f"the answer's bytes as sent at most (default {DEFAULT_BYTES:,})"}
 _CURSOR = {"type": "string", "maxLength": 4096, "description": "a cut answer's cursor: the rows that follow"}
+#: The OAuth scopes of the tools (`scope`; docs/mcp.md, "OAuth"): reading the database's rows,
+#: values and schema; measuring what it stores (figures only, never a value).
+READ, REPORT = "cqlsh.read", "cqlsh.report"
 #: What every description ends with: the size of an answer.
 _SIZE = f" At most {DEFAULT_BYTES // 1024} KB (max_bytes); what is cut is said."
 
@@ -555,17 +561,18 @@ TOOLS: dict[str, Tool] = {tool.name: tool for tool in (
          "The keyspaces of the cluster: the rows of SELECT keyspace_name FROM "
          "system_schema.keyspaces." + _SIZE,
          {"cursor": _CURSOR}, (), _list_keyspaces,
-         output_schemas.rows_schema({"keyspace_name": {"type": "string"}})),
+         output_schemas.rows_schema({"keyspace_name": {"type": "string"}}), scope=READ),
     Tool("list_tables", "Tables of a keyspace",
          "The tables of a keyspace: the rows of SELECT table_name FROM system_schema.tables WHERE "
          "keyspace_name = ..." + _SIZE,
          {"keyspace": {"type": "string", "description": "a keyspace name"}, "cursor": _CURSOR},
-         ("keyspace",), _list_tables, output_schemas.rows_schema({"table_name": {"type": "string"}})),
+         ("keyspace",), _list_tables, output_schemas.rows_schema({"table_name": {"type": "string"}}),
+         scope=READ),
     Tool("describe_table", "A table's schema",
          "The table's CQL schema (DESCRIBE TABLE) and its columns: which hold blobs (whose contents "
          f"cqlsh-ext decodes: {PAYLOADS}) and which text columns hold "
          "JSON (told from a few rows)." + _SIZE,
-         {"table": _TABLE}, ("table",), _describe_table, output_schemas.DESCRIBE_TABLE),
+         {"table": _TABLE}, ("table",), _describe_table, output_schemas.DESCRIBE_TABLE, scope=READ),
     Tool("query", "Run a SELECT",
          "Runs one SELECT and answers its rows as JSON, blob values decoded (each blob as "
          "{label, kind, payload}; one no detection reads as its \"0x...\" hex, or {kind, payload, note} "
@@ -582,7 +589,7 @@ TOOLS: dict[str, Tool] = {tool.name: tool for tool in (
           "limit": {"type": "integer", "minimum": 1, "maximum": MAX_ROWS,
                     "description": f"rows at most (default {DEFAULT_ROWS})"},
           "decode": _DECODE, "cursor": _CURSOR},
-         ("statement",), _query, output_schemas.rows_schema()),
+         ("statement",), _query, output_schemas.rows_schema(), scope=READ),
     Tool("describe_payload", "What a blob column holds",
          "DESCRIBE PAYLOAD: what a blob (or text) column's values hold: their encodings "
          f"(e.g. {CODEC_EXAMPLES[0]}>json), and every path inside them with its presence, types and frequent "
@@ -595,7 +602,7 @@ TOOLS: dict[str, Tool] = {tool.name: tool for tool in (
           "decode": _DECODE,
           "json_schema": {"type": "boolean", "description": "answer the values' structure as a JSON Schema "
                                                             "(draft 2020-12) per place, not the report"}},
-         ("column",), _describe_payload, output_schemas.DESCRIBE_PAYLOAD),
+         ("column",), _describe_payload, output_schemas.DESCRIBE_PAYLOAD, scope=READ),
     Tool("compression_stats", "Compression statistics",
          "COMPRESSION STATS: per blob or text column, values by codec, stored and decompressed bytes, "
          "ratios, size buckets, and Amazon Keyspaces capacity units per row, with a verdict." + _SIZE,
@@ -603,11 +610,11 @@ TOOLS: dict[str, Tool] = {tool.name: tool for tool in (
                                                                          "blob and text column)"},
           "sample": {"type": "integer", "minimum": 1,
                      "description": "estimate from random slices holding this many rows"}},
-         ("table",), _compression_stats, output_schemas.STATS),
+         ("table",), _compression_stats, output_schemas.STATS, scope=REPORT),
     Tool("compression_settings", "Table compression settings",
          "COMPRESSION SETTINGS: the table's SSTable compression options next to measurements on a "
          "sample of its rows, and advice where the numbers support it." + _SIZE,
-         {"table": _TABLE}, ("table",), _compression_settings, output_schemas.SETTINGS),
+         {"table": _TABLE}, ("table",), _compression_settings, output_schemas.SETTINGS, scope=REPORT),
     Tool("inspect_value", "Inspect one stored value",
          "INSPECT: for the blob values a SELECT names (one is what it is for; at most 10), the "
          "nesting chain, each layer's container and headers, checksums verified, sizes and ratio, "
@@ -615,7 +622,7 @@ TOOLS: dict[str, Tool] = {tool.name: tool for tool in (
          {"statement": {"type": "string", "description": "a SELECT naming one blob value, e.g. SELECT "
                                                          "data FROM ks.t WHERE id = 42"},
           "decode": _DECODE},
-         ("statement",), _inspect_value, output_schemas.INSPECT),
+         ("statement",), _inspect_value, output_schemas.INSPECT, scope=READ),
     Tool("compression_advise", "Compression advice",
          "COMPRESSION ADVISE: compresses a sample of each blob or text column's decompressed values "
          "with every available codec and level (and a trained dictionary where it helps): ratio, "
@@ -624,5 +631,5 @@ TOOLS: dict[str, Tool] = {tool.name: tool for tool in (
                                                                          "blob and text column)"},
           "sample": {"type": "integer", "minimum": 1, "maximum": MAX_ADVISE_SAMPLE,
                      "description": "values per column (default 300, the first ones read)"}},
-         ("table",), _compression_advise, output_schemas.ADVISE),
+         ("table",), _compression_advise, output_schemas.ADVISE, scope=REPORT),
 )}
