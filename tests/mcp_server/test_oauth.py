@@ -3,11 +3,13 @@ issuer's keys (tests/mcp_server/issuer.py), taken only when everything holds and
 what was expected; the issuer's keys from a file or from a URL on loopback, fetched again within
 bounds; the settings that cannot serve; each request's scope as the tools declare it, a tool that
 declares none refused; the /mcp endpoint's 401, 403 and pass-through as the ASGI app answers them.
-The same over real HTTP against the server: test_oauth_http.py."""
+The same over real HTTP against the server: test_oauth_http.py; a set-up `cqlsh-ext mcp` refuses to
+serve, in one line."""
 
 from __future__ import annotations
 
 import json
+import subprocess
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -15,6 +17,7 @@ from typing import Any
 import anyio
 import httpx2
 import pytest
+from shell_runner import CQLSH_EXT, isolated_env
 
 from cqlsh_ext.mcp_server import oauth
 from cqlsh_ext.mcp_server.calls import Calls
@@ -340,3 +343,32 @@ def test_the_metadata_document(issuer: Issuer, tmp_path: Path) -> None:
                                    "bearer_methods_supported": ["header"], "resource_name": "cqlsh-ext mcp"}
 
 
+@pytest.mark.parametrize(("args", "said"), [
+    (["--oauth-issuer", ISSUER], "--oauth-issuer needs --oauth-jwks FILE|URL"),
+    (["--oauth-issuer", "http://login.example.test/realms/ops", "--oauth-jwks", "k.json"],
+     "--oauth-issuer: http://login.example.test/realms/ops: https is needed (http only on a loopback"),
+    (["--oauth-issuer", ISSUER, "--oauth-jwks", "/nonexistent/jwks.json"],
+     "--oauth-jwks /nonexistent/jwks.json: No such file or directory"),
+    (["--oauth-issuer", ISSUER, "--oauth-jwks", "{jwks}", "--oauth-algorithms", "HS256"],
+     "--oauth-algorithms: HS256 signs with a shared secret"),
+    (["--oauth-issuer", ISSUER, "--oauth-jwks", "{jwks}", "--token", "t" * 20],
+     "--oauth-issuer takes OAuth access tokens instead of one token: give either, not both"),
+    (["--oauth-issuer", ISSUER, "--oauth-jwks", "{jwks}", "--http", "0.0.0.0:8765", "--private-network"],
+     "--oauth-resource URL is needed"),
+])
+def test_an_oauth_set_up_that_cannot_serve_is_one_line(args: list[str], said: str, tmp_path: Path) -> None:
+    jwks = Issuer().write_jwks(tmp_path / "jwks.json")
+    given = [arg.format(jwks=jwks) for arg in args]
+    if "--http" not in given:
+        given += ["--http", "127.0.0.1:1"]
+    run = subprocess.run([CQLSH_EXT, "mcp", "127.0.0.1", "1", *given], capture_output=True, text=True,
+                         env=isolated_env(tmp_path), timeout=120, stdin=subprocess.DEVNULL)
+    assert run.returncode == 2, run.stderr
+    lines = [line for line in run.stderr.splitlines() if line.strip() and "warning:" not in line]
+    assert lines == [lines[0]] and lines[0].startswith(f"cqlsh-ext mcp: {said}"), run.stderr
+
+
+def test_the_oauth_flags_go_with_http(tmp_path: Path) -> None:
+    run = subprocess.run([CQLSH_EXT, "mcp", "127.0.0.1", "1", "--oauth-issuer", ISSUER], capture_output=True,
+                         text=True, env=isolated_env(tmp_path), timeout=120, stdin=subprocess.DEVNULL)
+    assert run.returncode == 2 and "--oauth-* and --private-network go with --http" in run.stderr
