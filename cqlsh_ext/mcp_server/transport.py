@@ -30,8 +30,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from cqlsh_ext.common.net import is_loopback
-from cqlsh_ext.mcp_server import bounds
-from cqlsh_ext.mcp_server.oauth import refuse
+from cqlsh_ext.mcp_server import bounds, oauth
 
 if TYPE_CHECKING:
     from cqlsh_ext.mcp_server.oauth import OAuthOptions, Requirements
@@ -321,7 +320,7 @@ class _TokenRequired:
                 "started with" if given else
                 "unauthorized: this server needs its bearer token on every request (Authorization: "
                 "Bearer <token>), and the request carried none")
-        await refuse(send, 401, f'Bearer error="invalid_token", error_description="{said}"', said)
+        await oauth.refuse(send, 401, f'Bearer error="invalid_token", error_description="{said}"', said)
 
 
 def http_app(server: Any, options: HttpOptions, requirements: Requirements | None = None) -> Any:
@@ -353,8 +352,6 @@ def http_app(server: Any, options: HttpOptions, requirements: Requirements | Non
     middleware: list[Middleware] = []
     routes: list[Route] = []
     if options.oauth is not None:
-        from cqlsh_ext.mcp_server import oauth
-
         assert requirements is not None
         endpoint, middleware, routes = oauth.protect(endpoint, options.oauth, requirements)
     elif options.token is not None:
