@@ -327,6 +327,16 @@ def test_the_endpoint_answers_401_403_and_lets_the_rest_through(issuer: Issuer, 
     assert len(inner.bodies) == 2
 
 
+def test_keys_the_issuer_does_not_give_are_503_not_401(issuer: Issuer) -> None:
+    with JwksServer(issuer.jwks()) as served:
+        served.status = 503
+        options = _options(issuer, served.url, oauth.Keys(served.url))
+        answer = _post(_app(options, _protocol(), Inner()), issuer.token(), _call("query"))
+    assert answer.status_code == 503 and answer.headers["retry-after"] == "60"
+    assert answer.json()["error"]["message"] == (
+        f"unavailable: the issuer's keys ({served.url}) could not be fetched: HTTP 503")
+
+
 def test_the_metadata_document(issuer: Issuer, tmp_path: Path) -> None:
     options = _options(issuer, issuer.write_jwks(tmp_path / "jwks.json"))
     app = _app(options, _protocol(), Inner())
