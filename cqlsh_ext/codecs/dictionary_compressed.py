@@ -64,6 +64,7 @@ class Dcz(Container, Headers, Writer, DictionaryWriter):
     signature_priority = 5  # before a plain zstd frame, which may also start with a skippable one
 
     writes_bare = True
+    needs_dictionary = True
     reference = ("RFC 9842's layout: the header with the dictionary's SHA-256, then zstandard "
                  "ZstdCompressor(level=3) with the dictionary as raw content")
     level_range = (-131072, 22)  # libzstd's
