@@ -2,9 +2,11 @@
 Amazon Keyspaces prices a write (1 unit per started KB of the row: scanning.capacity.wcu), and never
 more writes in flight than the window.
 
-A token bucket: units accrue at the rate, at most a tenth of a second's worth ahead, and a row
-larger than that waits for a full bucket and runs into debt that later rows wait out, so over any
-span the units sent stay within rate x span + the bucket. The rate adapts: a write that was
+A token bucket of one row's units (the largest row's so far, one unit at least): units accrue at
+the rate, a row waits for a full bucket and takes its units, running into debt when it costs more
+than the bucket holds, which later rows wait out. So over any span the units sent stay within
+rate x span + one row's units, from the first second on: at most PACE plus one row's units in any
+second. The writes in flight run at once all the same (the window). The rate adapts: a write that was
 throttled, timed out or found the server overloaded (the retries writing.cell_writer.CellWriter makes, named
 by their reason) halves the rate and the window (at most once a second: a burst of errors is one
 signal), and every second of writes without one gives back a tenth of the ceiling and one more
@@ -54,7 +56,9 @@ class Pace:
         self.window = self.max_window
         self.in_flight = 0
         now = clock()
-        self.tokens = self._bucket(1)
+        #: The largest row's units so far: what the bucket holds at most.
+        self._largest = 1
+        self.tokens = self._bucket()
         self._filled = now
         self._changed = now
         self._cond = threading.Condition()
@@ -63,38 +67,40 @@ class Pace:
         self.figures = PaceFigures(rate=units)
         self._first: float | None = None
 
-    def _bucket(self, units: int) -> float:
-        """What the bucket holds at most: a tenth of a second at the rate, or one row."""
+    def _bucket(self) -> float:
+        """What the bucket holds at most: the largest row's units so far (one unit at least)."""
         if self.rate is None:
             return float("inf")
-        return max(self.rate / 10, float(units), 1.0)
+        return float(self._largest)
 
     def _refill(self, now: float) -> None:
         if self.rate is not None:
-            self.tokens = min(self._bucket(1), self.tokens + (now - self._filled) * self.rate)
+            self.tokens = min(self._bucket(), self.tokens + (now - self._filled) * self.rate)
         self._filled = now
 
     def acquire(self, units: int, stop: Callable[[], bool],
-                waiting: Callable[[], None] | None = None) -> bool:
-        """Wait for a place in the window and `units` tokens; False when `stop()` turns true while
-        waiting (nothing taken). `waiting` is called while it waits (a progress line)."""
+                waiting: Callable[[], None] | None = None) -> float | None:
+        """Wait for a place in the window and `units` tokens: the moment they were taken (epoch
+        seconds: what the journal says the row was sent at), or None when `stop()` turns true
+        while waiting (nothing taken). `waiting` is called while it waits (a progress line)."""
         with self._cond:
+            self._largest = max(self._largest, int(units))
             while True:
                 if stop():
-                    return False
+                    return None
                 now = self.clock()
                 self._refill(now)
                 room = self.in_flight < self.window
                 # A row larger than the bucket waits for a full bucket, then goes into debt: the
-                # bucket never holds more than _bucket(1), so waiting for the row's whole cost
-                # would wait for ever.
-                need = min(float(units), self._bucket(1))
+                # bucket holds one row's units, so waiting for a larger row's whole cost would wait
+                # for ever.
+                need = min(float(units), self._bucket())
                 enough = self.rate is None or self.tokens >= need - 1e-9
                 if room and enough:
                     break
                 wait = 0.1
                 if room and self.rate is not None:
-                    wait = min(0.1, max(0.001, (need - self.tokens) / self.rate))
+                    wait = min(0.1, max(0.0002, (need - self.tokens) / self.rate))
                 if waiting is not None:
                     self._cond.release()
                     try:
@@ -105,10 +111,18 @@ class Pace:
             if self.rate is not None:
                 self.tokens -= units
             self.in_flight += 1
-            self._count(now, units)
-            return True
+            return self._count(now, units)
 
-    def _count(self, now: float, units: int) -> None:
+    def per_second(self) -> tuple[float, float]:
+        """Units and rows a second so far: those sent over the time since the first was (a
+        second at least, so that the first rows do not read as a burst the pace never allowed)."""
+        with self._cond:
+            if self._first is None:
+                return 0.0, 0.0
+            elapsed = max(self.clock() - self._first, 1.0)
+            return self.figures.units / elapsed, self.figures.rows / elapsed
+
+    def _count(self, now: float, units: int) -> float:
         figures = self.figures
         figures.units += units
         figures.rows += 1
@@ -120,8 +134,10 @@ class Pace:
         while self._sent and self._sent[0][0] <= now - 1.0:
             self._in_second -= self._sent.popleft()[1]
         figures.busiest_second = max(figures.busiest_second, self._in_second)
-        second = int(time.time())
+        wall = time.time()
+        second = int(wall)
         figures.per_second[second] = figures.per_second.get(second, 0) + units
+        return wall
 
     def release(self, throttled: bool) -> None:
         """A write is done: `throttled` when it met throttling, a timeout or an overload on the way."""
@@ -140,7 +156,7 @@ class Pace:
         self._refill(now)
         if self.rate is not None and self.ceiling is not None:
             self.rate = max(self.ceiling * FLOOR_SHARE, self.rate / 2)
-            self.tokens = min(self.tokens, self._bucket(1))
+            self.tokens = min(self.tokens, self._bucket())
         self.window = max(1, self.window // 2)
         self.figures.slowed += 1
         self.figures.rate = self.rate
