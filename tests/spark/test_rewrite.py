@@ -71,7 +71,7 @@ def test_a_rewrite_runs_from_the_executors_and_the_shell_undoes_it(cassandra, tm
     # Each part's head, sealed by the driver, holds the request (RESUME's source); one run, a part
     # number each (the executors seal the rest of their part with the run's own key).
     assert all(h["kind"] == "rewrite" and h["request"]["spec"] == f"zstd:dict={made.zstd_id}"
-               and h["request"]["pace"] == 400 and "statement" not in h for h in heads)
+               and h["request"]["pace"] == pace and "statement" not in h for h in heads)
     assert len({h["run"] for h in heads}) == 1 and sorted(h["part"] for h in heads) == list(range(len(parts)))
     # RESUME of the directory: every range finished, nothing left.
     again = run_spark(cassandra, tmp_path, ["--master", "local[2]", *named,
