@@ -25,10 +25,13 @@ alone), for a rewrite `{"range": i, "done": true}` once every row of its i-th to
 written, and `{"closed": true}` when the run ends. Keys are kept serialized, so any CQL type goes
 back as it was.
 
-Journals hold stored values: created readable by the user only (0600, O_EXCL, never through a
-symlink) in a directory only the user can open (0700; a directory that others may write, or that is
-not the user's, is refused, or made 0700 with a word when it is the user's own), by default a
-`journal` directory beside the shell's history (cqlsh's CQL_HISTORY moves both).
+A journal's file is named `KIND-KS.TABLE-STAMP-ID.jsonl`, ID its run's short id
+(writing.journal_names: what a hint names it by); the run that writes it holds its lock until it
+closes it (writing.journal_lock). Journals hold stored values: created readable by the user only
+(0600, O_EXCL, never through a symlink) in a directory only the user can open (0700; a directory
+that others may write, or that is not the user's, is refused, or made 0700 with a word when it is
+the user's own), by default a `journal` directory beside the shell's history (cqlsh's CQL_HISTORY
+moves both).
 """
 
 from __future__ import annotations
@@ -198,8 +201,9 @@ class Journal:
         self.path = path
         self.fd: int | None = fd
         what = RUN_NAMES.get(str(head["kind"]), str(head["kind"]))
-        self.lock: JournalLock | None = JournalLock.hold(fd, path, what if part is None else
-                                                         f"a Spark task of {what}")
+        #: The journal's lock, this run's until close() (writing.journal_lock).
+        self.run_lock: JournalLock | None = JournalLock.hold(fd, path, what if part is None else
+                                                             f"a Spark task of {what}")
         self._lock = threading.Lock()
         #: Why the journal takes no more (a write failed), or None.
         self.broken: str | None = None
@@ -220,7 +224,7 @@ class Journal:
         seal the chain."""
         journal = cls.__new__(cls)
         journal.note = None
-        journal.lock = lock
+        journal.run_lock = lock
         journal.path = read.path
         journal.head = dict(read.head)
         journal.rows = read.next_row
@@ -303,9 +307,9 @@ class Journal:
                     self._append([{"closed": True}])
                 except JournalError:
                     pass  # said by the write that failed, if any: the journal reads as killed
-            if self.lock is not None:  # the run file removed first: no run is named without its lock
-                self.lock.release()
-                self.lock = None
+            if self.run_lock is not None:  # the run file removed first: no run named without its lock
+                self.run_lock.release()
+                self.run_lock = None
             try:
                 os.close(self.fd)
             except OSError:

@@ -3,8 +3,10 @@
 
 One key per user, at one fixed place: `~/.cassandra/cqlsh-ext-journal.key` (cqlsh's own directory
 of the user's, whatever the journal directory is), 32 random bytes, made readable and writable by
-the user only (0600) when first needed; never looked up beside a journal, so a journal copied with
-its folder brings no key that counts. It is read only through a regular file of the user's own
+the user only (0600) by the first journal written (a key gone missing once journals were sealed
+with it is never made again by a write: writing.journal.writing_key; `cqlsh-ext journal new-key`
+makes one on purpose); never looked up beside a journal, so a journal copied with its folder brings
+no key that counts. It is read only through a regular file of the user's own
 that nobody else can read or write, and never printed, logged or journaled.
 
 Each line of a journal ends with its MAC: HMAC-SHA256 under the key over the journal's chain id
