@@ -87,13 +87,13 @@ class QueryAnswer:
         return self.records()
 
     def records(self, details: bool = False) -> Iterator[dict[str, Any]]:
-        """The rows as dicts (see the class doc); `details`: a blob's label, kind, note and stored
-        bytes too, under the Parquet file's column names."""
+        """The rows as dicts (see the class doc); `details`: a blob's label, kind, note, stored
+        bytes and confidence too, under the Parquet file's column names."""
         self._take("iteration")
         return self._records(self._reading(), details)
 
     def _records(self, reading: Any, details: bool) -> Iterator[dict[str, Any]]:
-        from cqlsh_ext.payload.columns import BLOB, KIND, LABEL, NOTE, STORED, spelt_values
+        from cqlsh_ext.payload.columns import BLOB, CONFIDENCE, KIND, LABEL, NOTE, STORED, spelt_values
 
         typed = self._typed
         columns, places = typed.columns, typed.places
@@ -101,7 +101,7 @@ class QueryAnswer:
         for column in columns:
             names.append(column.name)
             if details and column.role == BLOB:
-                names += [column.name + suffix for suffix in (LABEL, KIND, NOTE, STORED)]
+                names += [column.name + suffix for suffix in (LABEL, KIND, NOTE, STORED, CONFIDENCE)]
         try:
             for batch in typed:
                 values: list[list[Any]] = []

@@ -42,8 +42,8 @@ class DescribedPlace:
     def __init__(self, name: str) -> None:
         self.name = name
         self.values = 0
-        #: (kind, label, cut) -> values
-        self.encodings: dict[tuple[str, str, bool], int] = {}
+        #: (kind, label, cut, confidence) -> values
+        self.encodings: dict[tuple[str, str, bool, str | None], int] = {}
         #: Why values failed or were cut -> values (at most MAX_REASONS, then "other").
         self.reasons: dict[str, int] = {}
         self.structure = Structure()
@@ -56,7 +56,7 @@ class DescribedPlace:
         cut = read.cut
         if read.tree is not views.NO_TREE:
             cut = self.structure.add(read.tree) or cut
-        key = (read.kind, read.label, cut)
+        key = (read.kind, read.label, cut, read.confidence)
         self.encodings[key] = self.encodings.get(key, 0) + 1
         if read.reason and (cut or read.kind == FAILED):
             _count(self.reasons, read.reason)
@@ -324,7 +324,7 @@ class Description:
                                            ("nulls",): self.nulls}
         for name, place in self.places.items():
             out[("values", name)] = place.values
-            for (kind, label, cut), n in place.encodings.items():
+            for (kind, label, cut, _sure), n in place.encodings.items():
                 out[("encoding", name, kind, label, "cut" if cut else "")] = n
             out[("trees", name)] = place.structure.values
             for path, _depth, _step, node in place.structure.walk(name):
@@ -346,6 +346,7 @@ def _on_core(name: str, engine: ValueEngine, values: list[bytes] | ServerRows | 
     from cqlsh_ext.describe.sketch import EXACT, LONG_TEXT, P
     from cqlsh_ext.describe.structure import LONG_KEY, MAX_PATHS
     from cqlsh_ext.payload import native
+    from cqlsh_ext.payload.confidence import confidence_of
     from cqlsh_ext.payload_select.keys import MAX_DEPTH, MAX_VISITS
 
     try:
@@ -357,7 +358,7 @@ def _on_core(name: str, engine: ValueEngine, values: list[bytes] | ServerRows | 
     for encoding in page.encodings:
         kind = native.KINDS[encoding.kind]
         assert kind is not None
-        key = (kind, encoding.label, False)
+        key = (kind, encoding.label, False, confidence_of(encoding.label, kind))  # the core's: auto
         part.encodings[key] = part.encodings.get(key, 0) + encoding.values
         part.values += encoding.values
     part.structure = Structure.from_partial(page.structure)

@@ -166,6 +166,7 @@ def _unwrap_spec(value: bytes, spec_text: str, cap: int, trace: bool = False) ->
     except DecodeError as err:
         return BlobView(value, FAILED, data=value, reason=f"as {spec}: {err}", error=err)
     view.payload_size = len(data)  # the bytes under the codecs named, as detection's _payload sets it
+    view.named = len(view.layers)
     if spec.payload is None:
         return _text_or_binary(view, data)
     if spec.payload == "auto":
@@ -177,6 +178,7 @@ def _unwrap_spec(value: bytes, spec_text: str, cap: int, trace: bool = False) ->
         found = as_text(data, cut=view.truncated_layer is not None)
         if found is None:
             return BlobView(value, FAILED, data=value, reason=f"as {spec}: not text")
+        view.named += 1
         return _read_as_text(view, data, found)
     from cqlsh_ext.payload import formats
 
@@ -184,6 +186,7 @@ def _unwrap_spec(value: bytes, spec_text: str, cap: int, trace: bool = False) ->
         tree = formats.decode_named(spec.payload, data, spec.argument)
     except formats.PayloadError as err:
         return BlobView(value, FAILED, data=value, reason=f"as {spec}: {err}")
+    view.named += 1  # the reading is named too
     if isinstance(tree, str):  # a serialization stream holding one string: text, as auto mode shows it
         return _read_as_text(view, data, (tree, False), label=spec.payload)
     reader = formats.get(spec.payload)
@@ -235,7 +238,10 @@ def _walk(value: bytes, mode: str, cap: int, trace: bool = False) -> BlobView:
     found = outer_layer(value, mode, cap, trace)
     if isinstance(found, BlobView):
         return found
-    return contained(value, found, cap, trace)
+    view = contained(value, found, cap, trace)
+    if mode != "auto":
+        view.named = 1  # -d CODEC named the outer layer
+    return view
 
 
 def contained(value: bytes, found: tuple[Container, Decoded], cap: int, trace: bool = False) -> BlobView:
