@@ -91,7 +91,16 @@ def _versions(cqlshmain: Any) -> str:
     versions = (f"cqlsh-ext {__version__} (cqlsh {cqlshmain.version}, "
                 f"cassandra-driver {cassandra.__version__})\n{engine_line()}")
     # What the core reads (it is loaded for this: --version is no shell start-up).
-    return versions + (f"\n{reading()}" if engine_name() == "native" else "")
+    versions += f"\n{reading()}" if engine_name() == "native" else ""
+    return versions + "".join(f"\n{line}" for line in outside_lines())
+
+
+def outside_lines() -> list[str]:
+    """The formats from outside, one line each: a plugin's name, distribution and version, a
+    command's line (--version)."""
+    from cqlsh_ext.payload.formats._outside import origins
+
+    return [f"format {origin}" for origin in origins()]
 
 
 #: What --version adds on the Python engine when the core is not installed: how to get it.
