@@ -36,12 +36,15 @@ class EditedValue:
     notes: list[str]
 
 
-def rewrite(stored: bytes, engine: ValueEngine, ops: Sequence[Op], cap: int) -> EditedValue | None:
-    """`stored` with `ops` applied, in its own chain; None when nothing changes; EditRefused."""
+def rewrite(stored: bytes, engine: ValueEngine, ops: Sequence[Op], cap: int,
+            view: BlobView | None = None) -> EditedValue | None:
+    """`stored` with `ops` applied, in its own chain (`view`: the reading's view of it, else the
+    engine's); None when nothing changes; EditRefused."""
     from cqlsh_ext.encode.chain import EncodeRefused, encode, encode_record, same
     from cqlsh_ext.payload.view import RECORD, TEXT, spell
 
-    view = engine.view(stored)
+    if view is None:
+        view = engine.view(stored)
     cut = view.truncated_layer
     if cut is not None:
         raise EditRefused(f"the value is cut at the output cap ({cut.label}): raise --max-output-size to "

@@ -37,9 +37,13 @@ class Encoded:
 
 def spec_of(chain: str) -> Spec:
     try:
-        return parse_spec(chain)
+        spec = parse_spec(chain)
     except SpecError as err:
         raise EncodeRefused(str(err)) from None
+    if spec.choice is not None:  # a column whose chain each row's sibling picks (payload.sibling)
+        raise EncodeRefused(f"the chain is picked by {spec.choice.column} row by row: name it "
+                            "(encode('zstd>json', ...))")
+    return spec
 
 
 def encode(chain: str, source: str | bytes, cap: int) -> Encoded:

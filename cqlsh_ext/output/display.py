@@ -160,18 +160,24 @@ class BlobDisplay:
         self._engine = Engines(settings.decoding())
         self._prepared: dict[Any, deque[tuple[Any, Cell]]] = {}
 
-    def prepare(self, place: Any, values: Sequence[Any]) -> None:
+    def prepare(self, place: Any, values: Sequence[Any], names: Sequence[str] = (),
+                rows: Sequence[Sequence[Any]] = ()) -> None:
         """Decode a page of one place's values together (output.table's pre-pass, before cqlsh
         formats the page cell by cell): each cell then takes its view from here. With the native
         core, one call decodes the page (payload.native.decode_page): a clean text that the cap
         did not cut, or a value in no known format, is a cell as it comes (CoreText, CoreRaw:
         its label and text, or its hex); the other values' views are the Python engine's."""
-        blobs = [v for v in values if isinstance(v, (bytes, bytearray, memoryview))]
+        kept = [at for at, v in enumerate(values) if isinstance(v, (bytes, bytearray, memoryview))]
+        blobs = [values[at] for at in kept]
         stored = [bytes(v) for v in blobs]
         engine = self._engine(place)
         cells = self._on_core(engine, stored) if not self.expanded and engine.on_core() else None
         if cells is None:
-            cells = list(engine.views(stored))
+            if engine.choice is not None and rows:  # the chain picked by a sibling column (its rows')
+                given = self._engine.with_siblings(place, stored, names, [rows[at] for at in kept])
+                cells = list(engine.views(given))
+            else:
+                cells = list(engine.views(stored))
         self._prepared[place] = deque(zip(blobs, cells, strict=True))
 
     def _on_core(self, engine: Any, values: list[bytes]) -> list[Cell] | None:

@@ -96,7 +96,7 @@ def job_for(ctx: ReadContext, request: RewriteRequest, where: Where | None,
     from cqlsh_ext.query.grammar import Where, selection
     from cqlsh_ext.rewrite.recode import target_of
     from cqlsh_ext.writing.blob_target import key_columns, refuse_system
-    from cqlsh_ext.writing.cell_reads import extra_columns, plan_for, write_decoding
+    from cqlsh_ext.writing.cell_reads import extra_columns, plan_for, sibling_columns, write_decoding
     from cqlsh_ext.writing.mechanism import choose
 
     refuse_system(request.keyspace)
@@ -118,9 +118,12 @@ def job_for(ctx: ReadContext, request: RewriteRequest, where: Where | None,
         raise QueryError("the WHERE's payload conditions are evaluated here on every row read: add ALLOW "
                          "FILTERING")
     mechanism = choose(ctx, request.keyspace, meta.name, blob, keys)
+    siblings = sibling_columns(decoding, request.keyspace, meta.name, blob)
     plan = plan_for(request.keyspace, meta, table_schema(ctx, meta), blob, keys, where,
-                    request.allow_filtering or names_partitions or not where.ordinary, False, mechanism)
-    select = selection(request.keyspace, meta.name, [*keys, blob.column], extra_columns(blob, mechanism))
+                    request.allow_filtering or names_partitions or not where.ordinary, False, mechanism,
+                    siblings)
+    select = selection(request.keyspace, meta.name, [*keys, blob.column],
+                       extra_columns(blob, mechanism, siblings))
     ordinary = " AND ".join(where.ordinary)
     also = (f"AND {ordinary} ALLOW FILTERING" if ordinary else "")
     cut: tuple[tuple[int, int], ...] | None
