@@ -654,7 +654,7 @@ def test_jdk_objects_are_shown_as_written_in_table_and_json(cassandra, tmp_path)
     out = ext(cassandra, tmp_path, select, "--output-format", "json")
     rows = {row["name"]: row["data"] for row in map(json.loads, out.splitlines())}
     assert rows["gzip_linked_hash_map"] == {
-        "label": "gzip>java", "kind": "record",
+        "label": "gzip>java", "kind": "record", "confidence": "confident",
         "payload": {"id": 7, "name": "widget", "tags": ["x", "y"],
                     "price": {"$tag": "BigDecimal", "value": "19.99"}}}
     assert rows["gzip_order"]["payload"]["$tag"] == "SerializedObjects$Order"

@@ -6,7 +6,7 @@
                 by the decode succeeding
     likely      a structure that parsed with nothing left over but no signature and no checksum
                 (a raw snappy block whose declared length is what it decodes to, a whole
-                MessagePack or BSON record)
+                MessagePack or BSON record, JSON stored as it is)
     guessed     a trial that passed weak tests (a stored value read as text by the text rule, a
                 plugin's detection, which this shell cannot judge)
 
@@ -90,7 +90,8 @@ def explained(label: str, kind: str, named: int = 0) -> tuple[str, str] | None:
         if step == BINARY_STEP:
             continue  # bytes under the layers: nothing read, nothing claimed
         if step == JSON_STEP:
-            found.append((CONFIDENT, "json: a whole document parsed exactly"))
+            found.append((CONFIDENT, "json: the text a layer decoded to, a whole document") if at else
+                         (LIKELY, "json: stored text that parses as a whole document, no signature"))
             continue
         if step == TEXT_STEP:
             found.append((CONFIDENT, "text: the bytes a layer decoded to, valid UTF-8") if at else
