@@ -23,6 +23,7 @@ from cqlsh_ext.payload.names import STREAM_MAGICS
 from cqlsh_ext.payload.view import (
     BINARY,
     FAILED,
+    JSON_READING,
     NOT_DETECTED,
     PEELED,
     QUIET_REASONS,
@@ -174,12 +175,15 @@ def _unwrap_spec(value: bytes, spec_text: str, cap: int, trace: bool = False) ->
     if spec.payload == "hex":
         view.kind, view.data = BINARY, data
         return view
-    if spec.payload == TEXT_LABEL:
+    if spec.payload == TEXT_LABEL or spec.payload == JSON_READING:
         found = as_text(data, cut=view.truncated_layer is not None)
         if found is None:
             return BlobView(value, FAILED, data=value, reason=f"as {spec}: not text")
         view.named += 1
-        return _read_as_text(view, data, found)
+        view = _read_as_text(view, data, found)
+        if spec.payload == JSON_READING and view.tree is None:
+            return BlobView(value, FAILED, data=value, reason=f"as {spec}: not a JSON object or array")
+        return view
     from cqlsh_ext.payload import formats
 
     try:

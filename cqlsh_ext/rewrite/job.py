@@ -119,11 +119,14 @@ def job_for(ctx: ReadContext, request: RewriteRequest, where: Where | None,
                          "FILTERING")
     mechanism = choose(ctx, request.keyspace, meta.name, blob, keys)
     siblings = sibling_columns(decoding, request.keyspace, meta.name, blob)
+    if siblings:  # the rewritten value would no longer be what its row's sibling names
+        by = siblings[0]
+        raise QueryError(f"{blob.column}'s chain is picked by {by} row by row (its DECODE ... BY setting): "
+                         f"a rewrite would leave {by} naming the old chain; rewrite the rows of one {by} "
+                         f"with DECODE ... AS and a WHERE on it, then update {by}")
     plan = plan_for(request.keyspace, meta, table_schema(ctx, meta), blob, keys, where,
-                    request.allow_filtering or names_partitions or not where.ordinary, False, mechanism,
-                    siblings)
-    select = selection(request.keyspace, meta.name, [*keys, blob.column],
-                       extra_columns(blob, mechanism, siblings))
+                    request.allow_filtering or names_partitions or not where.ordinary, False, mechanism)
+    select = selection(request.keyspace, meta.name, [*keys, blob.column], extra_columns(blob, mechanism))
     ordinary = " AND ".join(where.ordinary)
     also = (f"AND {ordinary} ALLOW FILTERING" if ordinary else "")
     cut: tuple[tuple[int, int], ...] | None

@@ -657,7 +657,7 @@ pub fn contents_arrays<'py>(
     let mut stored = Utf8::new(n);
     let mut sure = Utf8::new(n);
     // the confidence of each (label, kind) the core's rows have, asked of the Python side once
-    let mut sure_of: Vec<(Option<String>, ViewKind, Option<String>)> = Vec::new();
+    let mut sure_of: Vec<(Option<Arc<str>>, ViewKind, Option<String>)> = Vec::new();
     let text_of = |part: &Option<Bound<'py, PyAny>>| -> PyResult<Option<String>> {
         match part {
             None => Ok(None),
