@@ -81,7 +81,7 @@ class Origin:
 
 
 @dataclass(frozen=True)
-class Command:
+class FormatCommand:
     """An external decoder from cqlshrc: argv, what it writes (json or text), its limits, and an
     encoder command (the record's JSON or the text on stdin, the stored bytes on stdout)."""
 
@@ -93,7 +93,7 @@ class Command:
     encoder: tuple[str, ...] | None = None
 
 
-_COMMANDS: dict[str, Command] = {}
+_COMMANDS: dict[str, FormatCommand] = {}
 
 
 # ------------------------------------------------------------------ names, without importing
@@ -154,7 +154,7 @@ def configure_commands(section: Mapping[str, str]) -> None:
             raise OutsideError(f"[{COMMAND_SECTION}] {key}: unknown option {option!r} "
                                f"(known: {', '.join(_OPTIONS)})")
         found.setdefault(name, {})[option or "command"] = text.strip()
-    commands: dict[str, Command] = {}
+    commands: dict[str, FormatCommand] = {}
     for name, options in found.items():
         if not name.isidentifier():
             raise OutsideError(f"[{COMMAND_SECTION}] {name!r}: a format's name is a word "
@@ -178,7 +178,7 @@ def configure_commands(section: Mapping[str, str]) -> None:
         if not (0 < timeout <= 600) or max_output <= 0:
             raise OutsideError(f"[{COMMAND_SECTION}] {name}: timeout (0, 600] seconds, max_output > 0 bytes")
         encoder = tuple(shlex.split(options["encoder"])) if options.get("encoder") else None
-        commands[name] = Command(name, argv, output, timeout, max_output, encoder)
+        commands[name] = FormatCommand(name, argv, output, timeout, max_output, encoder)
     _COMMANDS.clear()
     _COMMANDS.update(commands)
     _GUARDED.clear()
@@ -268,7 +268,7 @@ def _plugin_format(name: str) -> Any:
         confidence_why=f"{plugin.confidence_why} (a plugin's detection, {writer})")
 
 
-def _command_format(command: Command) -> Any:
+def _command_format(command: FormatCommand) -> Any:
     from cqlsh_ext.payload.formats import PayloadFormat
 
     shown = shlex.join(command.argv)
@@ -361,7 +361,7 @@ def _end(proc: subprocess.Popen[bytes]) -> None:
                 pass
 
 
-def _command_decode(command: Command, data: bytes) -> Any:
+def _command_decode(command: FormatCommand, data: bytes) -> Any:
     from cqlsh_ext.payload.formats.tree import PayloadError
 
     out = run_command(command.argv, data, command.timeout, command.max_output, command.name)
@@ -378,7 +378,7 @@ def _command_decode(command: Command, data: bytes) -> Any:
     return checked_tree(tree, command.name)
 
 
-def _command_encode(command: Command, record: Any) -> bytes:
+def _command_encode(command: FormatCommand, record: Any) -> bytes:
     assert command.encoder is not None
     given = record if isinstance(record, str) else json.dumps(record, ensure_ascii=False)
     return run_command(command.encoder, given.encode("utf-8"), command.timeout, command.max_output,
