@@ -88,6 +88,11 @@ STATEMENTS: dict[str, tuple[str, str]] = {
     "copy-jsonl": ("COPY (SELECT pk, ck, data.status, data.n, data FROM {t}) TO '{f}.jsonl'",
                    "COPY (SELECT pk, ck, data.status, data.n, data FROM {t} WHERE pk = {p}) "
                    "TO '{f}.jsonl'"),
+    # the whole blob and no path (the statement users type), to Parquet and to JSON Lines
+    "copy-parquet-blob": ("COPY (SELECT pk, ck, data FROM {t}) TO '{f}.parquet'",
+                          "COPY (SELECT pk, ck, data FROM {t} WHERE pk = {p}) TO '{f}.parquet'"),
+    "copy-jsonl-blob": ("COPY (SELECT pk, ck, data FROM {t}) TO '{f}.jsonl'",
+                        "COPY (SELECT pk, ck, data FROM {t} WHERE pk = {p}) TO '{f}.jsonl'"),
     "describe": ("DESCRIBE PAYLOAD {t}.data ALL CONFIRM",
                  "DESCRIBE PAYLOAD {t}.data WHERE pk = {p} ALL CONFIRM"),
 }

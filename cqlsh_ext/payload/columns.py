@@ -1012,6 +1012,14 @@ def spelt_values(column: AnswerColumn, chunk: Column, reading: BlobReading) -> l
     return [machine_value(v, budget) if v is UNDECODABLE_GROUP else _spelt(v, nodes, budget) for v in values]
 
 
+def decoded_bytes(column: Column) -> int:
+    """What a read blob column's values take decoded (their sizes under their last container),
+    as far as the reading knows them: a reading bounds the memory a batch holds by it."""
+    if isinstance(column, _BlobsOnCore):
+        return sum(column.held.decoded_sizes())
+    return sum(v.payload_size for v in column.values() if isinstance(v, BlobView))
+
+
 def stored_sizes(column: Column) -> list[int]:
     """The stored sizes of a blob column's values (a row group ends at a byte bound)."""
     if isinstance(column, _BlobsOnCore):
@@ -1022,5 +1030,6 @@ def stored_sizes(column: Column) -> list[int]:
 __all__ = ["AGGREGATE", "BLOB", "CONFIDENCE", "CQL",
            "KIND", "LABEL", "NOTE", "PATH", "PATH_TYPE", "SAMPLE_ROWS", "STORED",
            "AnswerColumn", "BlobReading", "Column", "Fitted", "JsonSpelt", "ValueColumn", "arrow_arrays",
+           "decoded_bytes",
            "arrow_schema", "as_pyarrow", "column_of", "concat", "csv_fields", "cut_text", "fix_kinds",
            "is_plain", "json_lines", "misfit_note", "sample_kind", "spelt_values", "stored_sizes"]
