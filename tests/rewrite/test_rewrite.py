@@ -13,7 +13,6 @@ import re
 import signal
 import subprocess
 import threading
-import time
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,6 +23,7 @@ import pexpect
 import pytest
 import zstandard
 from shell_runner import CQLSH_EXT, in_process_shell, isolated_env
+from waiting import wait_until
 
 from cqlsh_ext.codecs import registry
 from cqlsh_ext.codecs.capabilities import Writer
@@ -279,8 +279,7 @@ def test_writers_during_the_run_plain_and_conditioned_are_never_lost(cassandra, 
                     if done.one()[0]:
                         acked[i] = k
 
-    while journal.stat().st_size < 20_000:  # the rewrite is writing rows
-        time.sleep(0.05)
+    wait_until(lambda: journal.stat().st_size >= 20_000, "the rewrite writing rows", process=child)
     thread = threading.Thread(target=writer)
     thread.start()
     out, err = child.communicate(timeout=600)
@@ -310,8 +309,8 @@ def test_a_kill_then_resume_rewrites_every_row_once_and_undo_restores_every_byte
                              env=isolated_env(tmp_path))
     assert child.stdout is not None
     journal = Path(journal_of(child.stdout.readline()))
-    while journal.read_text().count('"applied": true') < 60:  # part-way: some rows written
-        time.sleep(0.05)
+    wait_until(lambda: journal.read_text().count('"applied": true') >= 60, "60 rows written (part-way)",
+               process=child)
     child.send_signal(signal.SIGKILL)
     child.wait()
     written_before = journal.read_text().count('"applied": true')
@@ -480,8 +479,7 @@ def test_interactive_rewrite_says_its_journal_first_and_resume_adds_up(cassandra
         t.expect(r"REWRITE data: [\d,]+ written")
         journal = Path(_screen_path(t.display(), "Journal: "))
         assert journal.is_file(), t.display()
-        while journal.read_text().count('"applied": true') < 40:
-            time.sleep(0.05)
+        wait_until(lambda: journal.read_text().count('"applied": true') >= 40, "40 rows written")
         screen = t.display()
         print("\n".join(screen))
         _fitted(screen[next(i for i, row in enumerate(screen) if row.startswith("Journal: ")):], starts)

@@ -25,6 +25,7 @@ from typing import Any
 
 import pytest
 from shell_runner import CQLSH_EXT, isolated_env, run
+from waiting import wait_until
 
 from cqlsh_ext.encode.chain import encode
 
@@ -101,8 +102,8 @@ def test_pace_6_killed_then_resumed_keeps_each_expiry_within_a_second(cassandra,
                              env=isolated_env(tmp_path))
     assert child.stdout is not None
     journal = Path(journal_of(child.stdout.readline()))
-    while journal.read_text().count('"applied": true') < 8:  # part-way
-        time.sleep(0.05)
+    wait_until(lambda: journal.read_text().count('"applied": true') >= 8, "8 rows written (part-way)",
+               process=child)
     child.send_signal(signal.SIGKILL)
     child.wait()
     written = journal.read_text().count('"applied": true')
@@ -207,8 +208,8 @@ def test_a_server_restart_mid_rewrite_then_resume_keeps_each_expiry_within_a_sec
                              stderr=subprocess.PIPE, text=True, env=isolated_env(tmp_path))
     assert child.stdout is not None
     journal = Path(journal_of(child.stdout.readline()))
-    while journal.read_text().count('"applied": true') < 8:  # part-way
-        time.sleep(0.05)
+    wait_until(lambda: journal.read_text().count('"applied": true') >= 8, "8 rows written (part-way)",
+               process=child)
     own_server.stop()
     out, err = child.communicate(timeout=300)  # the writes fail for good once their retries are spent
     assert "Resume: COMPRESSION REWRITE RESUME" in out + err, out + err
