@@ -5,9 +5,13 @@ it runs beside a developer's `bin/dev-cassandra` on 9042, another test run or an
 It starts on first use (about 6 s, plus a one-time jar download) and stops at the end of the
 session.
 
+With several workers (pytest-xdist's -n, which bin/test passes), each worker process has a server
+of its own, in the directory named after it (.cache/test-cassandra-gw0, -gw1, ...): a worker's tests
+see only their own server, its fault plan included (CONTRIBUTING.md, "Tests in parallel").
+
 Environment:
-    CQLSH_EXT_TEST_PORT / _STORAGE_PORT / _JMX_PORT   fixed ports instead of free ones
-    CQLSH_EXT_TEST_DIR                                 another instance directory
+    CQLSH_EXT_TEST_PORT / _STORAGE_PORT / _JMX_PORT   fixed ports instead of free ones (one worker only)
+    CQLSH_EXT_TEST_DIR                                 another instance directory (-gwN added per worker)
     CQLSH_EXT_TEST_REUSE=1    use the instance already running there, or start one and leave it
                               running for the next run (stop it: bin/dev-cassandra stop --dir ...)
     CQLSH_EXT_TEST_START_TIMEOUT                       seconds to wait for CQL (default 120)
@@ -40,11 +44,27 @@ if TYPE_CHECKING:
     from cassandra.cluster import Cluster, Session
 
 
+#: The pytest-xdist worker this process is ("gw0", "gw1", ...), "" when the suite runs in one process
+#: (set by pytest_configure: a pytest started by a test inherits the worker's environment, not its role).
+WORKER = ""
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    global WORKER
+    WORKER = getattr(config, "workerinput", {}).get("workerid", "")
+
+
+def per_worker(directory: Path) -> Path:
+    """`directory`, or with several workers this worker's own (DIR-gw0, DIR-gw1, ...): each has its
+    own servers, so no worker stops, cleans or plans faults on another's."""
+    return directory.with_name(f"{directory.name}-{WORKER}") if WORKER else directory
+
+
 def server_config(**overrides: Any) -> devcassandra.Config:
     """The test instance's Config (env overrides applied); keyword args override further. It loads
     the fault-injection query handler (tests/fault_handler.py) for keyspaces named faults_*."""
-    directory = Path(overrides.get("directory") or os.environ.get("CQLSH_EXT_TEST_DIR")
-                     or REPO_ROOT / ".cache" / "test-cassandra")
+    default = Path(os.environ.get("CQLSH_EXT_TEST_DIR") or REPO_ROOT / ".cache" / "test-cassandra")
+    directory = Path(overrides.get("directory") or per_worker(default))
     values: dict[str, Any] = {
         "directory": directory,
         **ports_from(PORT_VARIABLES),
@@ -127,28 +147,106 @@ class CassandraServer:
             self._cluster = None
 
 
+def refuse_fixed_ports_in_workers(variables: dict[str, str]) -> None:
+    """Each worker starts servers of its own: ports fixed by the environment cannot serve two."""
+    fixed = [var for var in variables.values() if os.environ.get(var)]
+    if WORKER and fixed:
+        pytest.fail(f"{', '.join(fixed)} fix a test server's ports, and each worker starts its own server: "
+                    "run in one process (-n 0) or unset them", pytrace=False)
+
+
 #: Fixtures that start a real server (Java); a test using one is marked `server`.
 SERVER_FIXTURES = frozenset({"cassandra", "keyspaces_endpoint"})
 
+#: Work a worker does once for all the tests that share it (a session fixture that starts a server
+#: or Spark, or loads a large table; the Docker image): with several workers (bin/test), those tests
+#: go to one worker, together (pytest-xdist's xdist_group), and first, so that the longest work
+#: starts early. Looked up in this order.
+SHARED_WORK = (
+    ("docker", lambda item: "docker" in item.path.parts),
+    ("keyspaces-endpoint", lambda item: "keyspaces_endpoint" in getattr(item, "fixturenames", ())),
+    ("spark", lambda item: item.get_closest_marker("spark") is not None),
+    ("insight-tables", lambda item: "insight" in getattr(item, "fixturenames", ())),
+)
 
+
+def long_setup(item: pytest.Item) -> float | None:
+    """Seconds a test may take when its setup builds or starts what takes long (the Docker image and
+    the compose file's, Spark's runs, bin/wheels): what their own subprocess timeouts add up to,
+    instead of the suite's per-test timeout (pyproject.toml)."""
+    if "docker" in item.path.parts or item.path.name == "test_wheels.py":
+        return 3600
+    if item.get_closest_marker("spark") is not None:
+        return 1800
+    return None
+
+
+def run_rank(item: pytest.Item) -> int:
+    """Where an item comes in the run with several workers: SHARED_WORK's groups first (marked with
+    their xdist_group here), then the server tests, then the rest."""
+    for rank, (group, uses) in enumerate(SHARED_WORK):
+        if uses(item):
+            if item.get_closest_marker("xdist_group") is None:
+                item.add_marker(pytest.mark.xdist_group(group))
+            return rank
+    return len(SHARED_WORK) + (item.get_closest_marker("server") is None)
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist's own hook reads the xdist_group marks
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Markers the fast layer (bin/test --fast: -m "not server and not java and not docker") goes by:
     `server` from the fixtures a test uses, `docker` from its directory; modules that run Java
     without a server say `pytestmark = pytest.mark.java` themselves. A test that still reaches Java
-    in the fast layer fails (devcassandra refuses under CQLSH_EXT_FAST=1) rather than being slow."""
+    in the fast layer fails (devcassandra refuses under CQLSH_EXT_FAST=1) rather than being slow.
+    In a worker of several, the items are put in run_rank's order."""
     for item in items:
         if SERVER_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.server)
         if "docker" in item.path.parts:
             item.add_marker(pytest.mark.docker)
+        seconds = long_setup(item)
+        if seconds is not None and item.get_closest_marker("timeout") is None:
+            item.add_marker(pytest.mark.timeout(seconds))
+    if WORKER:
+        ranks = {item.nodeid: run_rank(item) for item in items}
+        items.sort(key=lambda item: ranks[item.nodeid])  # stable: a module's own order is kept
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """bin/test's --dist loadgroup: the tests of an xdist_group go to one worker, and every other
+    test with its module (pytest-xdist's loadscope: a module's fixtures are set up on one worker
+    only), in the collection's order (run_rank's), not by the modules' sizes."""
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadGroupScheduling
+
+    class GroupOrModule(LoadGroupScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            group = super()._split_scope(nodeid)
+            return group if group != nodeid else nodeid.split("::", 1)[0]
+
+    config.option.loadscopereorder = False
+    return GroupOrModule(config, log)
 
 
 #: What every Docker test's skip reason names: how to switch them on.
 DOCKER_SWITCH = "CQLSH_EXT_DOCKER_TESTS=1"
 
 
+def pytest_testnodedown(node: Any, error: Any) -> None:
+    """A worker's end (pytest-xdist, in the controller): its counts of the native core against the
+    Python engine join the run's."""
+    from native.conftest import add_totals
+
+    add_totals(node.workeroutput.get("native_totals", {}))
+
+
 def pytest_terminal_summary(terminalreporter: Any) -> None:
-    """Once, even under -q (which prints no skip reasons): why the Docker tests did not run."""
+    """The native core's counts against the Python engine, when tests/native ran (tests/native/conftest.py);
+    then once, even under -q (which prints no skip reasons): why the Docker tests did not run."""
+    from native.conftest import write_totals
+
+    write_totals(terminalreporter)
     off = [report for report in terminalreporter.stats.get("skipped", [])
            if isinstance(report.longrepr, tuple) and DOCKER_SWITCH in str(report.longrepr[2])]
     if off:
@@ -159,6 +257,7 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
 
 @pytest.fixture(scope="session")
 def cassandra() -> Iterator[CassandraServer]:
+    refuse_fixed_ports_in_workers(PORT_VARIABLES)
     cfg = server_config()
     inst = devcassandra.Instance(cfg)
     reuse = os.environ.get("CQLSH_EXT_TEST_REUSE") == "1"
