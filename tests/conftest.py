@@ -105,8 +105,9 @@ class CassandraServer:
         return [self.host, str(self.port), "-u", self.username, "-p", self.password]
 
     def cluster(self) -> Cluster:
-        """One shared driver Cluster (connecting costs about a second; do it once)."""
-        if self._cluster is None:
+        """One shared driver Cluster (connecting costs about a second; do it once), made again when
+        the driver shut it down (a connection that failed: the next test must not inherit that)."""
+        if self._cluster is None or self._cluster.is_shutdown:
             from cassandra.auth import PlainTextAuthProvider
             from cassandra.cluster import EXEC_PROFILE_DEFAULT, Cluster, ExecutionProfile
             from cassandra.policies import DCAwareRoundRobinPolicy

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 import zstandard
-from shell_runner import CQLSH_EXT, run
+from shell_runner import ext, journal_of
 
 from cqlsh_ext.encode.chain import encode
 
@@ -55,21 +55,10 @@ def session(cassandra, ks) -> Any:
     s.shutdown()
 
 
-def ext(cassandra: Any, ks: str, home: Path, *statements: str) -> Any:
-    """The binary, the statements (-e) one after the other."""
-    text = " ".join(s.rstrip(";") + ";" for s in statements)
-    return run(CQLSH_EXT, [*cassandra.cqlsh_args, "-k", ks, "-e", text], home, timeout=300)
-
-
 def table_of(session: Any, table: str) -> dict[tuple[int, ...], tuple[bytes, int]]:
     key = "id" if table.startswith("r") else "p, c"
     return {tuple(row[:-2]): (row[-2], row[-1])
             for row in session.execute(f"SELECT {key}, data, writetime(data) FROM {table}")}
-
-
-def journal_of(out: str) -> Path:
-    return Path(next(line.split(": ", 1)[1].split(" (")[0] for line in out.splitlines()
-                     if line.startswith("Journal: ")))
 
 
 def copy_of(home: Path, name: str, lines: list[bytes], mode: int = 0o600) -> Path:
@@ -87,10 +76,11 @@ def undone(cassandra, ks, session, home) -> dict[str, Any]:
     for c in range(3):
         session.execute("INSERT INTO t (p, c, data) VALUES (1, %s, %s)", (c, zdoc(DOC)))
         session.execute("INSERT INTO accounts (p, c, data) VALUES (1, %s, %s)", (c, zdoc({"balance": 10})))
-    edited = ext(cassandra, ks, home, "UPDATE t SET data.status = 'DONE' WHERE p = 1 ALLOW FILTERING CONFIRM")
+    edited = ext(cassandra, home, "-e",
+                 "UPDATE t SET data.status = 'DONE' WHERE p = 1 ALLOW FILTERING CONFIRM", keyspace=ks)
     assert "3 rows written" in edited.stdout, edited.stderr
     session.execute("UPDATE t SET data = %s WHERE p = 1 AND c = 2", (zdoc({"status": "THEIRS"}),))
-    undo = ext(cassandra, ks, home, f"UNDO '{journal_of(edited.stdout)}' CONFIRM")
+    undo = ext(cassandra, home, "-e", f"UNDO '{journal_of(edited.stdout)}' CONFIRM", keyspace=ks)
     assert "2 rows written back, 1 changed since the edit: left alone" in undo.stdout, \
         undo.stdout + undo.stderr
     lines = lines_of(journal_of(undo.stdout))
@@ -100,7 +90,7 @@ def undone(cassandra, ks, session, home) -> dict[str, Any]:
 
 def refusals(cassandra: Any, ks: str, home: Path, statements: list[str]) -> dict[str, str]:
     """Each statement's one line on stderr, by the copy it names."""
-    done = ext(cassandra, ks, home, *statements)
+    done = ext(cassandra, home, "-e", *statements, keyspace=ks)
     assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
     lines = [line for line in done.stderr.splitlines()
              if line.startswith(("undo: ", "COMPRESSION REWRITE: "))]
@@ -141,7 +131,7 @@ def test_a_changed_journal_is_refused_in_one_line_and_nothing_is_written(cassand
     assert {name: table_of(session, name) for name in ("t", "accounts")} == before
     # The control: the genuine journal, copied the same way, is read (its preview).
     control = copy_of(home, "genuine.jsonl", genuine)
-    preview = ext(cassandra, ks, home, f"UNDO '{control}'")
+    preview = ext(cassandra, home, "-e", f"UNDO '{control}'", keyspace=ks)
     assert preview.returncode == 0 and "undo: 2 rows of" in preview.stdout, preview.stdout + preview.stderr
 
 
@@ -210,7 +200,7 @@ def test_a_version_2_journal_needs_unsealed_and_is_still_bound_by_what_was_writt
     for c in (0, 1):  # the same bytes written again, at a later write time
         session.execute("UPDATE t SET data = %s WHERE p = 1 AND c = %s", (now[(1, c)][0], c))
     again = table_of(session, "t")
-    done = ext(cassandra, ks, home, f"UNDO '{path}' UNSEALED CONFIRM")
+    done = ext(cassandra, home, "-e", f"UNDO '{path}' UNSEALED CONFIRM", keyspace=ks)
     assert done.returncode == 0, done.stderr
     assert "a journal of version 2, not sealed: read as UNSEALED asks" in done.stdout, done.stdout
     assert ("0 rows written back, 2 written again since the undo (the same bytes, a later write): left "
@@ -226,7 +216,7 @@ def rewritten(cassandra, ks, session, home) -> dict[str, Any]:
         value = encode("gzip", json.dumps({**DOC, "n": i}), CAP).value
         session.execute("INSERT INTO r (id, data) VALUES (%s, %s)", (i, value))
         session.execute("INSERT INTO r2 (id, data) VALUES (%s, %s)", (i, value))
-    done = ext(cassandra, ks, home, f"COMPRESSION REWRITE {ks}.r.data AS 'zstd' CONFIRM")
+    done = ext(cassandra, home, "-e", f"COMPRESSION REWRITE {ks}.r.data AS 'zstd' CONFIRM", keyspace=ks)
     assert "40 rows rewritten" in done.stdout, done.stdout + done.stderr
     lines = lines_of(journal_of(done.stdout))
     first_range = next(i for i, line in enumerate(lines) if b'"range": ' in line)
@@ -262,7 +252,7 @@ def test_resume_rebuilds_from_the_sealed_request_and_refuses_a_changed_journal(c
     assert table_of(session, "r2") == others
     # The control: the genuine journal goes on, from its request, with the ranges it did not finish.
     control = copy_of(home, "resume.jsonl", genuine)
-    preview = ext(cassandra, ks, home, f"COMPRESSION REWRITE RESUME '{control}'")
+    preview = ext(cassandra, home, "-e", f"COMPRESSION REWRITE RESUME '{control}'", keyspace=ks)
     assert preview.returncode == 0, preview.stderr
     assert (f"COMPRESSION REWRITE RESUME {control}: COMPRESSION REWRITE {ks}.r.data AS 'zstd'\n  1 of 16 "
             "token ranges finished") in preview.stdout, preview.stdout
