@@ -233,8 +233,8 @@ def test_undo_reads_no_more_than_a_journal_holds(cassandra, ks, session, tmp_pat
                 b'"column": "data"}\n')
         f.write(b'{"row": 0, "key": {}, "old": "' + b"0" * (81 << 20))
     long_line.chmod(0o600)
-    over = ext(cassandra, tmp_path, "-e", f"UNDO '{long_line}' UNSEALED",
-               keyspace=ks)  # a version 2 journal: unsealed
+    # A version 2 journal: unsealed.
+    over = ext(cassandra, tmp_path, "-e", f"UNDO '{long_line}' UNSEALED", keyspace=ks)
     assert "line 2 is longer than 80 MiB, more than a journal's line holds" in over.stderr, over.stderr
 
 
