@@ -22,8 +22,11 @@ Tests using `cassandra` get the `server` marker: `pytest -m "not server"` skips 
 from __future__ import annotations
 
 import itertools
+import json
 import os
+import shutil
 import sys
+import tempfile
 import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -49,9 +52,19 @@ if TYPE_CHECKING:
 WORKER = ""
 
 
+#: The file where the workers tell the controller which tests share a worker (run_rank), named by the
+#: controller before it starts them: pytest-xdist 3.8 cannot carry an xdist_group in a test's id on
+#: pytest 9.
+GROUPS_FILE = "CQLSH_EXT_TEST_GROUPS"
+
+
 def pytest_configure(config: pytest.Config) -> None:
     global WORKER
     WORKER = getattr(config, "workerinput", {}).get("workerid", "")
+    if not WORKER and getattr(config.option, "numprocesses", None):
+        directory = tempfile.mkdtemp(prefix="cqlsh-ext-groups-")
+        os.environ[GROUPS_FILE] = str(Path(directory) / "groups.json")
+        config.add_cleanup(lambda: shutil.rmtree(directory, ignore_errors=True))
 
 
 def per_worker(directory: Path) -> Path:
@@ -161,14 +174,27 @@ SERVER_FIXTURES = frozenset({"cassandra", "keyspaces_endpoint"})
 
 #: Work a worker does once for all the tests that share it (a session fixture that starts a server
 #: or Spark, or loads a large table; the Docker image): with several workers (bin/test), those tests
-#: go to one worker, together (pytest-xdist's xdist_group), and first, so that the longest work
-#: starts early. Looked up in this order.
+#: go to one worker, together, and first, so that the longest work starts early. Looked up in this
+#: order; an item's own xdist_group mark puts it in that group instead.
 SHARED_WORK = (
     ("docker", lambda item: "docker" in item.path.parts),
     ("keyspaces-endpoint", lambda item: "keyspaces_endpoint" in getattr(item, "fixturenames", ())),
     ("spark", lambda item: item.get_closest_marker("spark") is not None),
     ("insight-tables", lambda item: "insight" in getattr(item, "fixturenames", ())),
 )
+
+
+def run_rank(item: pytest.Item) -> tuple[int, str | None]:
+    """Where an item comes in the run with several workers, and the group of tests it shares a
+    worker with (None: its module's): SHARED_WORK's groups first, then the server tests, then the
+    rest."""
+    mark = item.get_closest_marker("xdist_group")
+    if mark is not None:
+        return 0, str(mark.args[0] if mark.args else mark.kwargs.get("name", "default"))
+    for rank, (group, uses) in enumerate(SHARED_WORK):
+        if uses(item):
+            return rank, group
+    return len(SHARED_WORK) + (item.get_closest_marker("server") is None), None
 
 
 def long_setup(item: pytest.Item) -> float | None:
@@ -182,24 +208,14 @@ def long_setup(item: pytest.Item) -> float | None:
     return None
 
 
-def run_rank(item: pytest.Item) -> int:
-    """Where an item comes in the run with several workers: SHARED_WORK's groups first (marked with
-    their xdist_group here), then the server tests, then the rest."""
-    for rank, (group, uses) in enumerate(SHARED_WORK):
-        if uses(item):
-            if item.get_closest_marker("xdist_group") is None:
-                item.add_marker(pytest.mark.xdist_group(group))
-            return rank
-    return len(SHARED_WORK) + (item.get_closest_marker("server") is None)
-
-
-@pytest.hookimpl(tryfirst=True)  # before pytest-xdist's own hook reads the xdist_group marks
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Markers the fast layer (bin/test --fast: -m "not server and not java and not docker") goes by:
     `server` from the fixtures a test uses, `docker` from its directory; modules that run Java
     without a server say `pytestmark = pytest.mark.java` themselves. A test that still reaches Java
     in the fast layer fails (devcassandra refuses under CQLSH_EXT_FAST=1) rather than being slow.
-    In a worker of several, the items are put in run_rank's order."""
+    In a worker of several, the items are put in run_rank's order and their groups written to the
+    controller's GROUPS_FILE."""
     for item in items:
         if SERVER_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.server)
@@ -208,23 +224,34 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         seconds = long_setup(item)
         if seconds is not None and item.get_closest_marker("timeout") is None:
             item.add_marker(pytest.mark.timeout(seconds))
-    if WORKER:
-        ranks = {item.nodeid: run_rank(item) for item in items}
-        items.sort(key=lambda item: ranks[item.nodeid])  # stable: a module's own order is kept
+    if not WORKER:
+        return
+    ranks = {item.nodeid: run_rank(item) for item in items}
+    items.sort(key=lambda item: ranks[item.nodeid][0])  # stable: a module's own order is kept
+    groups = os.environ.get(GROUPS_FILE)
+    if groups:  # each worker collects the same tests: the last to write writes the same
+        written = Path(f"{groups}.{WORKER}")
+        written.write_text(json.dumps({node: group for node, (_, group) in ranks.items() if group}))
+        os.replace(written, groups)
 
 
+@pytest.hookimpl(tryfirst=True)
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
-    """bin/test's --dist loadgroup: the tests of an xdist_group go to one worker, and every other
-    test with its module (pytest-xdist's loadscope: a module's fixtures are set up on one worker
-    only), in the collection's order (run_rank's), not by the modules' sizes."""
+    """bin/test's --dist loadgroup: the tests of a group (run_rank's, read from GROUPS_FILE) go to one
+    worker, and every other test with its module (pytest-xdist's loadscope: a module's fixtures are
+    set up on one worker only), in the collection's order (run_rank's), not by the modules' sizes."""
     if config.getvalue("dist") != "loadgroup":
         return None
-    from xdist.scheduler import LoadGroupScheduling
+    from xdist.scheduler import LoadScopeScheduling
 
-    class GroupOrModule(LoadGroupScheduling):
+    class GroupOrModule(LoadScopeScheduling):
+        groups: dict[str, str] | None = None
+
         def _split_scope(self, nodeid: str) -> str:
-            group = super()._split_scope(nodeid)
-            return group if group != nodeid else nodeid.split("::", 1)[0]
+            if self.groups is None:  # first asked once every worker has collected: the file is there
+                path = Path(os.environ.get(GROUPS_FILE) or "/nonexistent")
+                self.groups = json.loads(path.read_text()) if path.is_file() else {}
+            return self.groups.get(nodeid) or nodeid.split("::", 1)[0]
 
     config.option.loadscopereorder = False
     return GroupOrModule(config, log)
