@@ -44,12 +44,6 @@ def _ext_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _cqlshrc_arg(args: list[str]) -> str | None:
-    finder = argparse.ArgumentParser(add_help=False, allow_abbrev=False)
-    finder.add_argument("--cqlshrc")
-    return finder.parse_known_args(args)[0].cqlshrc
-
-
 def _connection_args(settings: Settings, cqlshmain: Any, cqlsh_args: list[str]) -> list[str]:
     """cqlsh's arguments, with the host and port --keyspaces implies; raises KeyspacesError."""
     opts = settings.keyspaces
@@ -168,7 +162,7 @@ def _main(argv: list[str] | None) -> int:
     ext_parser = _ext_parser()
     ext, cqlsh_args = ext_parser.parse_known_args(args)
 
-    cqlshmain = seams.import_cqlshmain(_cqlshrc_arg(cqlsh_args))
+    cqlshmain = seams.import_cqlshmain(seams.cqlshrc_arg(cqlsh_args))
     if "-h" in cqlsh_args or "--help" in cqlsh_args:
         _print_help(cqlshmain, ext_parser)
         return 0
