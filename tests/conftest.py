@@ -40,6 +40,7 @@ if str(REPO_ROOT / "tools") not in sys.path:
     sys.path.insert(0, str(REPO_ROOT / "tools"))
 
 import devcassandra  # noqa: E402
+import engine_use  # noqa: E402
 import fault_handler  # noqa: E402
 from server_ports import PORT_VARIABLES, ports_from, start_on_free_ports  # noqa: E402
 
@@ -52,6 +53,18 @@ if TYPE_CHECKING:
 WORKER = ""
 
 
+def _controller(config: pytest.Config) -> bool:
+    """This process hands the tests to workers and runs none (pytest-xdist's -n N, N > 0)."""
+    return not WORKER and bool(getattr(config.option, "numprocesses", None))
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """First pass of bin/test: the modules that reached the value engine (tests/engine_use.py)."""
+    directory = os.environ.get(engine_use.RECORD)
+    if directory and not _controller(session.config):
+        engine_use.write_record(directory, WORKER)
+
+
 #: The file where the workers tell the controller which tests share a worker (run_rank), named by the
 #: controller before it starts them: pytest-xdist 3.8 cannot carry an xdist_group in a test's id on
 #: pytest 9.
@@ -61,7 +74,10 @@ GROUPS_FILE = "CQLSH_EXT_TEST_GROUPS"
 def pytest_configure(config: pytest.Config) -> None:
     global WORKER
     WORKER = getattr(config, "workerinput", {}).get("workerid", "")
-    if not WORKER and getattr(config.option, "numprocesses", None):
+    if os.environ.get(engine_use.RECORD) and not _controller(config):
+        engine_use.start_recording()
+        config.pluginmanager.register(engine_use, "engine_use")
+    if _controller(config):
         directory = tempfile.mkdtemp(prefix="cqlsh-ext-groups-")
         os.environ[GROUPS_FILE] = str(Path(directory) / "groups.json")
         config.add_cleanup(lambda: shutil.rmtree(directory, ignore_errors=True))
@@ -209,13 +225,14 @@ def long_setup(item: pytest.Item) -> float | None:
 
 
 @pytest.hookimpl(tryfirst=True)
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Markers the fast layer (bin/test --fast: -m "not server and not java and not docker") goes by:
     `server` from the fixtures a test uses, `docker` from its directory; modules that run Java
     without a server say `pytestmark = pytest.mark.java` themselves. A test that still reaches Java
     in the fast layer fails (devcassandra refuses under CQLSH_EXT_FAST=1) rather than being slow.
-    In a worker of several, the items are put in run_rank's order and their groups written to the
-    controller's GROUPS_FILE."""
+    In bin/test's second pass, only the tests that reach the value engine are kept
+    (tests/engine_use.py). In a worker of several, the items are put in run_rank's order and their
+    groups written to the controller's GROUPS_FILE."""
     for item in items:
         if SERVER_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.server)
@@ -224,6 +241,11 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         seconds = long_setup(item)
         if seconds is not None and item.get_closest_marker("timeout") is None:
             item.add_marker(pytest.mark.timeout(seconds))
+    if os.environ.get(engine_use.SELECT):  # bin/test's second pass: what reaches the engine
+        kept, dropped = engine_use.selected(items, os.environ[engine_use.SELECT])
+        if dropped:
+            config.hook.pytest_deselected(items=dropped)
+            items[:] = kept
     if not WORKER:
         return
     ranks = {item.nodeid: run_rank(item) for item in items}
