@@ -90,7 +90,8 @@ def undone(cassandra, ks, session, home) -> dict[str, Any]:
 
 def refusals(cassandra: Any, ks: str, home: Path, statements: list[str]) -> dict[str, str]:
     """Each statement's one line on stderr, by the copy it names."""
-    done = ext(cassandra, home, "-e", *statements, keyspace=ks)
+    script = " ".join(statement.rstrip(";") + ";" for statement in statements)  # one after the other
+    done = ext(cassandra, home, "-e", script, keyspace=ks)
     assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
     lines = [line for line in done.stderr.splitlines()
              if line.startswith(("undo: ", "COMPRESSION REWRITE: "))]
