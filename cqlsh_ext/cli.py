@@ -19,6 +19,7 @@ from cqlsh_ext.settings import SettingError, Settings, add_flags
 SUBCOMMANDS = {
     "demo": "cqlsh_ext.demo.cli",
     "inspect": "cqlsh_ext.insight.cli",
+    "journal": "cqlsh_ext.writing.cli",
     "sample-config": "cqlsh_ext.settings.sample_config",
     "spark": "cqlsh_ext.spark.cli",
 }
@@ -72,6 +73,7 @@ def _print_help(cqlshmain: Any, ext_parser: argparse.ArgumentParser) -> None:
     print("tools:")
     print("  cqlsh-ext demo load [--help]    create and fill a demo keyspace")
     print("  cqlsh-ext inspect FILE|-|0x...  describe one stored value, no server needed")
+    print("  cqlsh-ext journal new-key       a new journal key, made on purpose (docs/edit.md)")
     print("  cqlsh-ext mcp [--help]          an MCP server for AI assistants, read-only (docs/mcp.md)")
     print("  cqlsh-ext sample-config         print a commented [cqlsh_ext] cqlshrc section")
     print("  cqlsh-ext spark [--help]        the same statements on Apache Spark (docs/spark.md)")

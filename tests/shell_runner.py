@@ -110,6 +110,11 @@ def ext(cassandra: Any, home: Path, *args: str, keyspace: str | None = None, std
     return run(CQLSH_EXT, [*conn, *where, *args], home, stdin=stdin, timeout=timeout, env=env)
 
 
+def script(*statements: str) -> str:
+    """Statements one after the other, for one -e."""
+    return " ".join(statement.rstrip(";") + ";" for statement in statements)
+
+
 def journal_of(output: str) -> Path:
     """The journal a write names in its output: "Journal: PATH", or "Journal: PATH (appended to)"."""
     return Path(next(line.split(": ", 1)[1].split(" (")[0] for line in output.splitlines()

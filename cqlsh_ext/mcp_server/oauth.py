@@ -1,7 +1,7 @@
 """OAuth 2.1 for `cqlsh-ext mcp --http` (`--oauth-issuer`): the server is a resource server. It
 takes the access tokens (JWTs) an authorization server issued, and issues none.
 
-- **A token** (Verifier, the SDK's TokenVerifier under its bearer backend) is taken when its
+- **A token** (JwtVerifier, the SDK's TokenVerifier under its bearer backend) is taken when its
   header's `alg` is one of the allowed (never `none`, never HS*: the settings refuse them), it is
   signed by a key of the issuer's JWKS (Keys), its `iss` is the issuer exactly, its `aud` names the
   audience, and `exp` (and `nbf`, `iat` when present) hold, LEEWAY_SECONDS of clocks' drift allowed.
@@ -65,7 +65,7 @@ class OAuthError(Exception):
     """An OAuth set-up that cannot serve (settings, the keys' file); str() is the one line."""
 
 
-class Refused(Exception):
+class TokenRefused(Exception):
     """A token refused; str() says why in words of what was expected, never of what it held."""
 
 
@@ -184,7 +184,7 @@ class Keys:
 
     async def key(self, kid: str | None, algorithm: str) -> Any:
         """The public key a token's header names (by `kid`; without one, the only key there is),
-        for `algorithm`: a cryptography key object. Raises Refused, or KeysUnavailable."""
+        for `algorithm`: a cryptography key object. Raises TokenRefused, or KeysUnavailable."""
         found = self._find(kid)
         if found is None or self._clock() - self._read_at > KEYS_TTL:
             await self._refresh()
@@ -192,7 +192,7 @@ class Keys:
         if found is None:
             which = ("the key its kid names" if kid is not None else
                      "its key (it names no kid, and the JWKS holds several)")
-            raise Refused(f"the token is signed by a key the issuer's keys do not hold: {which}")
+            raise TokenRefused(f"the token is signed by a key the issuer's keys do not hold: {which}")
         return _public_key(found, algorithm)
 
     def _find(self, kid: str | None) -> dict[str, Any] | None:
@@ -278,16 +278,16 @@ def signing_keys(data: bytes) -> list[dict[str, Any]]:
 
 
 def _public_key(jwk: dict[str, Any], algorithm: str) -> Any:
-    """The key object of `jwk` for `algorithm`; Refused when the key is not one for it (its type,
+    """The key object of `jwk` for `algorithm`; TokenRefused when the key is not one for it (its type,
     or the `alg` it names)."""
     from jwt import PyJWK, PyJWTError
 
     if jwk.get("kty") != _KEY_TYPES.get(algorithm[:2]) or jwk.get("alg", algorithm) != algorithm:
-        raise Refused(f"the token's key is not one for its algorithm ({algorithm})")
+        raise TokenRefused(f"the token's key is not one for its algorithm ({algorithm})")
     try:
         return PyJWK(jwk, algorithm).key
     except PyJWTError:
-        raise Refused(f"the token's key is not one for its algorithm ({algorithm})") from None
+        raise TokenRefused(f"the token's key is not one for its algorithm ({algorithm})") from None
 
 
 # ---------------------------------------------------------------------------------- the tokens
@@ -297,7 +297,7 @@ def _public_key(jwk: dict[str, Any], algorithm: str) -> Any:
 _REFUSAL: ContextVar[Exception | None] = ContextVar("cqlsh_ext_oauth_refusal", default=None)
 
 
-class Verifier:
+class JwtVerifier:
     """The SDK's TokenVerifier for the issuer's access tokens (the module's docstring)."""
 
     def __init__(self, options: OAuthOptions, clock: Callable[[], float] = time.time) -> None:
@@ -310,9 +310,9 @@ class Verifier:
 
         try:
             claims = await self.claims(token)
-        except (Refused, KeysUnavailable) as err:
+        except (TokenRefused, KeysUnavailable) as err:
             _REFUSAL.set(err)
-            if isinstance(err, Refused) and str(err) not in self._said:  # each reason once: a short log
+            if isinstance(err, TokenRefused) and str(err) not in self._said:  # each reason once: a short log
                 self._said.add(str(err))
                 log(f"OAuth: a token was refused: {err} (said once)")
             return None
@@ -325,17 +325,17 @@ class Verifier:
                            claims={"iss": claims["iss"]})
 
     async def claims(self, token: str) -> dict[str, Any]:
-        """The token's claims, verified; raises Refused (or KeysUnavailable)."""
+        """The token's claims, verified; raises TokenRefused (or KeysUnavailable)."""
         import jwt
 
         options = self.options
         try:
             header = jwt.get_unverified_header(token)
         except jwt.PyJWTError:
-            raise Refused("the bearer token is not a JWT (a signed JSON Web Token)") from None
+            raise TokenRefused("the bearer token is not a JWT (a signed JSON Web Token)") from None
         algorithm = header.get("alg")
         if algorithm not in options.algorithms:
-            raise Refused("the token is not signed with an algorithm this server takes "
+            raise TokenRefused("the token is not signed with an algorithm this server takes "
                           f"({', '.join(options.algorithms)})")
         kid = header.get("kid")
         key = await options.keys.key(kid if isinstance(kid, str) else None, algorithm)
@@ -344,20 +344,20 @@ class Verifier:
                 token, key, algorithms=[algorithm], audience=options.audience, issuer=options.issuer,
                 leeway=LEEWAY_SECONDS, options={"require": ["exp", "iss", "aud"]})
         except jwt.ExpiredSignatureError:
-            raise Refused("the token has expired") from None
+            raise TokenRefused("the token has expired") from None
         except jwt.ImmatureSignatureError:
-            raise Refused("the token is not valid yet (its nbf or iat is in the future)") from None
+            raise TokenRefused("the token is not valid yet (its nbf or iat is in the future)") from None
         except jwt.InvalidAudienceError:
-            raise Refused(f"the token is not issued for this server: its aud does not name "
+            raise TokenRefused(f"the token is not issued for this server: its aud does not name "
                           f"{options.audience}") from None
         except jwt.InvalidIssuerError:
-            raise Refused(f"the token is not issued by {options.issuer}") from None
+            raise TokenRefused(f"the token is not issued by {options.issuer}") from None
         except jwt.MissingRequiredClaimError as err:
-            raise Refused(f"the token has no {err.claim} claim") from None
+            raise TokenRefused(f"the token has no {err.claim} claim") from None
         except jwt.InvalidSignatureError:
-            raise Refused("the token's signature does not verify with the issuer's key") from None
+            raise TokenRefused("the token's signature does not verify with the issuer's key") from None
         except jwt.PyJWTError:
-            raise Refused("the token cannot be read as a signed JWT") from None
+            raise TokenRefused("the token cannot be read as a signed JWT") from None
         return claims
 
 
@@ -383,7 +383,7 @@ def protect(endpoint: Any, options: OAuthOptions,
     from starlette.middleware import Middleware
     from starlette.middleware.authentication import AuthenticationMiddleware
 
-    middleware = [Middleware(AuthenticationMiddleware, backend=BearerAuthBackend(Verifier(options))),
+    middleware = [Middleware(AuthenticationMiddleware, backend=BearerAuthBackend(JwtVerifier(options))),
                   Middleware(AuthContextMiddleware)]
     return Guarded(endpoint, options, requirements), middleware, metadata_routes(options, requirements.scopes)
 

@@ -375,21 +375,24 @@ SETTINGS: tuple[Key, ...] = (
         doc="Pager for output taller than the screen; off for none. Unset: $PAGER, else less -SRXF.",
         summary="pager for tall output; `off` for none"),
     Key("dictionaries", "display", "dictionaries", parse_paths, ("--dictionary",), "FILE", "repeat",
-        help="a zstd dictionary (zstd --train) or a zlib preset dictionary values were written with "
+        help="a zstd dictionary (zstd --train) or a raw dictionary (a zlib preset or zstd raw-content "
+             "one) values were written with "
              f"(repeatable; also {ENVIRONMENT}, paths separated as in PATH)",
         parse_flag=_flag_paths, store=_add_dictionaries, unset="none",
         example="~/dictionaries/orders.zstd-dict, ~/dictionaries/events.zlib-dict",
         doc="Dictionaries values were compressed with: zstd dictionaries (zstd --train, ADVISE's SAVE "
-            "DICTIONARY) found by the ID a frame names, zlib preset dictionaries by the stream's "
-            f"DICTID. Files separated by commas; also --dictionary and {ENVIRONMENT}.",
-        summary="files of the zstd and zlib dictionaries values were written with, separated by commas; "
+            "DICTIONARY) found by the ID a frame names; raw dictionaries (any other file), zlib preset "
+            "dictionaries by the stream's DICTID and zstd raw-content ones tried on frames that name "
+            "none; any of them by its SHA-256 (RFC 9842 dcz and dcb values). Files separated by commas; "
+            f"also --dictionary and {ENVIRONMENT}.",
+        summary="files of the zstd and raw dictionaries values were written with, separated by commas; "
                 f"also `{ENVIRONMENT}` ([dictionaries](dictionaries.md))"),
     Key("dictionary_table", "display", "dictionary_table", parse_table, ("--dictionary-table",),
         "KEYSPACE.TABLE",
         help="a table whose blob values are dictionaries too (a team's shared dictionaries), read once "
              "connected",
         unset="none", example="shop.dictionaries",
-        doc="A keyspace.table whose blob values are zstd dictionaries or zlib preset dictionaries, read "
+        doc="A keyspace.table whose blob values are zstd dictionaries or raw dictionaries, read "
             "once connected, so that a team keeps its dictionaries in one place (any primary key, any "
             "blob columns).",
         summary="a table whose blob values are dictionaries too, read once connected "

@@ -50,8 +50,8 @@ def _verdict(options: oauth.OAuthOptions, token: str) -> str:
     """What the verifier says of `token`: 'taken' with its scopes, or why it refused it."""
     async def verify() -> str:
         try:
-            claims = await oauth.Verifier(options).claims(token)
-        except (oauth.Refused, oauth.KeysUnavailable) as err:
+            claims = await oauth.JwtVerifier(options).claims(token)
+        except (oauth.TokenRefused, oauth.KeysUnavailable) as err:
             assert token not in str(err)
             return str(err)
         return f"taken: {' '.join(oauth.scopes_of(claims))}"
@@ -97,11 +97,11 @@ def test_a_token_is_taken_only_when_everything_holds(issuer: Issuer, tmp_path: P
 def test_the_sdk_gets_the_scopes_and_never_the_token(issuer: Issuer, tmp_path: Path) -> None:
     options = _options(issuer, issuer.write_jwks(tmp_path / "jwks.json"))
     token = issuer.token("cqlsh.read other.scope")
-    access = anyio.run(oauth.Verifier(options).verify_token, token)
+    access = anyio.run(oauth.JwtVerifier(options).verify_token, token)
     assert access.scopes == ["cqlsh.read", "other.scope"] and access.client_id == "claude-connector"
     assert access.subject == "assistant-7" and access.claims == {"iss": ISSUER}
     assert token not in access.model_dump_json() and access.token == ""
-    assert anyio.run(oauth.Verifier(options).verify_token, issuer.token(aud="x")) is None
+    assert anyio.run(oauth.JwtVerifier(options).verify_token, issuer.token(aud="x")) is None
     # scp: Okta's and Entra ID's list (or string) of scopes
     assert oauth.scopes_of({"scp": ["cqlsh.read", 7, "cqlsh.report"]}) == ["cqlsh.read", "cqlsh.report"]
     assert oauth.scopes_of({"scp": "cqlsh.read"}) == ["cqlsh.read"] and oauth.scopes_of({}) == []
