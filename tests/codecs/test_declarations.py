@@ -97,7 +97,8 @@ def test_payload_order_and_names_are_unchanged() -> None:
         fmt = formats.get(name)
         assert fmt is not None and fmt.name == name
     assert PAYLOAD_NAMES == (
-        "msgpack", "cbor", "bson", "pickle", "avro", "smile", "protobuf", "thrift", "java", "text", "hex", "json",
+        "msgpack", "cbor", "bson", "pickle", "avro", "smile", "protobuf", "thrift", "java", "text", "hex",
+        "json",
     )
 
 ADVISE = [
