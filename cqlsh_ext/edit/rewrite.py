@@ -205,8 +205,15 @@ def _unreadable(view: BlobView) -> str:
 
 
 def _same_form(before: BlobView, engine: ValueEngine, value: bytes, cap: int) -> None:
-    """The new bytes read by the engine as the old ones were: same chain, same reading."""
-    after = engine.view(value)
+    """The new bytes read by the engine as the old ones were: same chain, same reading. (A place
+    whose chain a sibling column picks reads them by the chain the old value was read by: the
+    row's sibling is unchanged.)"""
+    if engine.choice is not None:
+        from cqlsh_ext.payload.unwrap import unwrap_spec
+
+        after = unwrap_spec(value, before.label, cap)
+    else:
+        after = engine.view(value)
     if after.label != before.label or after.cut:
         raise EditRefused(f"the new value reads as {after.label or after.kind}, not {before.label}")
 

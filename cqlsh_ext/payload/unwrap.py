@@ -180,8 +180,11 @@ def _unwrap_spec(value: bytes, spec_text: str, cap: int, trace: bool = False) ->
         if found is None:
             return BlobView(value, FAILED, data=value, reason=f"as {spec}: not text")
         view.named += 1
-        view = _read_as_text(view, data, found)
-        if spec.payload == JSON_READING and view.tree is None:
+        if spec.payload == TEXT_LABEL:
+            return _read_as_text(view, data, found)
+        # JSON: the view detection gives the same text (`[zstd] {...}`, `[text] {...}` stored as is)
+        view = _text_or_binary(view, data) if view.layers else _read_as_text(view, data, found)
+        if view.tree is None:
             return BlobView(value, FAILED, data=value, reason=f"as {spec}: not a JSON object or array")
         return view
     from cqlsh_ext.payload import formats
