@@ -12,9 +12,8 @@ from typing import Any
 
 import pytest
 
-from cqlsh_ext import cli
 from cqlsh_ext.codecs.base import Container
-from cqlsh_ext.payload import native
+from cqlsh_ext.payload import native, running
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -202,13 +201,13 @@ def test_cqlsh_ext_native_0_runs_the_python_engine_alone() -> None:
 
 
 def test_the_version_line_names_the_engine_without_importing_it() -> None:
-    out = _python("import sys\nfrom cqlsh_ext import cli\n"
-                  "print(cli.engine_line(), 'cqlsh_ext_native' in sys.modules)")
+    out = _python("import sys\nfrom cqlsh_ext.payload import running\n"
+                  "print(running.engine_line(), 'cqlsh_ext_native' in sys.modules)")
     # (the child runs without CQLSH_EXT_NATIVE: _python strips it)
     if native.installed():
         assert out == "value engine: native False"
     else:
-        assert out == f"value engine: python ({cli.GET_THE_CORE}) False"
+        assert out == f"value engine: python ({running.GET_THE_CORE}) False"
 
 
 def test_values_that_are_not_bytes_are_handed_back(native_core: None) -> None:
