@@ -169,14 +169,12 @@ def test_the_room_gives_readers_the_python_view_of_a_lacked_value(lacked_contain
     assert cells is not None and len(cells) == len(values)
     cell = cells[7]
     assert isinstance(cell, BlobView) and cell.label == "zstd/test-xor>json"
-    from cqlsh_ext.describe.sketch import EXACT, LONG_TEXT, P
-    from cqlsh_ext.describe.structure import LONG_KEY, MAX_PATHS
-    from cqlsh_ext.payload_select.keys import MAX_DEPTH, MAX_VISITS
+    from cqlsh_ext.describe.description import BOUNDS
+    from cqlsh_ext.payload.described import describe_page
 
-    bounds = native.DescribeBounds(MAX_PATHS, MAX_VISITS, MAX_DEPTH, EXACT, LONG_TEXT, LONG_KEY, P)
-    described = native.describe_page(engine, values, bounds)
+    described = describe_page(engine, values, BOUNDS)
     assert [v.label for v in described.views] == ["zstd/test-xor>json"]
-    assert sum(e.values for e in described.encodings) == len(values) - 1
+    assert sum(n for _kind, _label, n in described.encodings) == len(values) - 1
 
 
 def _python(code: str, **env: str) -> str:
