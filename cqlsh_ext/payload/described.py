@@ -15,12 +15,13 @@ nulls of a page's column. The two roads describe a place alike (tests/native com
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 from cqlsh_ext.payload import native
 from cqlsh_ext.payload.arrow_rows import ArrowRows
 from cqlsh_ext.payload.engine import ValueEngine
 from cqlsh_ext.payload.measures import RowsSection
+from cqlsh_ext.payload.page_rows import PageRows
 from cqlsh_ext.payload.view import BlobView
 
 __all__ = ["DescribeBounds", "DescribedValues", "describe_page"]
@@ -63,11 +64,12 @@ def describe_page(engine: ValueEngine, values: Sequence[bytes] | RowsSection | A
             kinds = native.KINDS
             return DescribedValues([(kinds[e.kind] or "", e.label, e.values) for e in found.encodings],
                                    found.structure, found.views, found.nulls)
+    if not isinstance(values, PageRows):  # (a class's check: the protocol's costs far more)
+        if column is not None:
+            raise ValueError("describe_page: a column is named of a server's page or an Arrow batch")
+        return DescribedValues([], None, engine.views(cast(Sequence[bytes], values)))
     if column is None:
-        assert not isinstance(values, (RowsSection, ArrowRows)), "a page's column is named"
-        return DescribedValues([], None, engine.views(values))
-    if not isinstance(values, (RowsSection, ArrowRows)):
-        raise ValueError("describe_page: a column is named of a server's page or an Arrow batch")
+        raise ValueError("describe_page: a server's page or an Arrow batch without its column")
     cells = values.column(column)
     present = [bytes(cell) for cell in cells if cell is not None]
     return DescribedValues([], None, engine.views(present), len(cells) - len(present))

@@ -63,7 +63,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, TypeAlias, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, TypeAlias, TypeVar, cast
 
 from cqlsh_ext.payload import budget
 from cqlsh_ext.payload.arrow_rows import ArrowRows
@@ -80,6 +80,7 @@ from cqlsh_ext.payload.measures import (
     RowsSection,
     RowUnits,
 )
+from cqlsh_ext.payload.page_rows import PageRows
 from cqlsh_ext.payload.pages import MISS_KEYS, Lazy, PageRead, ReadRequest, note_miss, path_of, tree_of
 from cqlsh_ext.payload.paths import CUT, MISSING, keys_of, read_path
 from cqlsh_ext.payload.program import GroupState, PageProgram, PathSeen, PythonReading, Result
@@ -499,7 +500,7 @@ class CoreProgram:
         column's values made by the driver, that column alone; of an Arrow batch, a blob column
         from Arrow's buffers."""
         core, program = self.core, self.program
-        server = rows if isinstance(rows, RowsSection) else None
+        server = cast(RowsSection, rows) if isinstance(rows, PageRows) and rows.as_sent else None
         page = None if server is None else core.RowsPage(server.message, server.row_count, server.columns,
                                                         server.start)
         places: list[core_types.QueryPlace] = []
