@@ -89,10 +89,11 @@ class PageProgram:
     text_gaps: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class GroupState:
     """One aggregate's partial state of a group over a page (query.groups.Accumulator's fields):
-    `frac_sum` the non-integer numbers' sum, exactly."""
+    `frac_sum` the non-integer numbers' sum, exactly. (Not frozen: made per group and aggregate a
+    page, where a frozen dataclass's __init__ costs four times as much.)"""
 
     count: int
     int_sum: int
