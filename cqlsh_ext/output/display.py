@@ -162,28 +162,22 @@ class BlobDisplay:
 
     def prepare(self, place: Any, values: Sequence[Any]) -> None:
         """Decode a page of one place's values together (output.table's pre-pass, before cqlsh
-        formats the page cell by cell): each cell then takes its view from here. With the native
-        core, one call decodes the page (payload.native.decode_page): a clean text that the cap
-        did not cut, or a value in no known format, is a cell as it comes (CoreText, CoreRaw:
-        its label and text, or its hex); the other values' views are the Python engine's."""
+        formats the page cell by cell): each cell then takes its view from here. Where the engine
+        reads the page whole (ValueEngine.page_cells: one call on the native core), a clean text
+        that the cap did not cut, or a value in no known format, is a cell as it comes (CoreText,
+        CoreRaw: its label and text, or its hex); the other values' cells are their views."""
         blobs = [v for v in values if isinstance(v, (bytes, bytearray, memoryview))]
         stored = [bytes(v) for v in blobs]
         engine = self._engine(place)
-        cells = self._on_core(engine, stored) if not self.expanded and engine.on_core() else None
-        if cells is None:
-            cells = list(engine.views(stored))
+        cells = list(engine.views(stored)) if self.expanded else self._cells(engine, stored)
         self._prepared[place] = deque(zip(blobs, cells, strict=True))
 
-    def _on_core(self, engine: Any, values: list[bytes]) -> list[Cell] | None:
-        """The page's cells from one core call (payload.native.page_cells: the values it does not
-        show as they come read by the engine's views there); None when the core fails the call
-        (it should not)."""
-        from cqlsh_ext.payload import native
-
+    def _cells(self, engine: Any, values: list[bytes]) -> list[Cell]:
+        """The page's cells from the engine (ValueEngine.page_cells)."""
         # A text longer than the cell is cut there (_format cuts it to at most the cell's width,
         # at least 8 characters): one more character says that it goes on.
         limit = max(self.width, 8) + 1 if self.width else 0
-        cells: list[Cell] | None = native.page_cells(engine, values, limit, CoreText, CoreRaw)
+        cells: list[Cell] = engine.page_cells(values, limit, CoreText, CoreRaw)
         return cells
 
     def _view(self, val: Any, value: bytes, place: Any) -> Cell:

@@ -243,10 +243,7 @@ class _PathsOnCore(Column):
         return _PathsOnCore(self.held[index])
 
     def values(self) -> list[Any]:
-        values: list[Any] = self.held.to_pylist()
-        for i in self.held.python_rows():
-            values[i] = self.held[i]
-        return values
+        return native.held_values(self.held)
 
 
 class _BlobsOnCore(Column):
