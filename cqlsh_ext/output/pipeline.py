@@ -44,6 +44,8 @@ if TYPE_CHECKING:
 
 #: A page's rows: each row's values in column order.
 Rows = Sequence[Sequence[Any]]
+#: A table's lines are written this many at a time (_print_table).
+WRITE_LINES = 256
 
 
 @dataclass
@@ -323,9 +325,10 @@ class ResultPipeline:
         date and time formats, the codec, the colour, the precisions) read once a page.
 
         `cell`: a top-level blob cell of a page with a display goes to its formatter as format_value
-        sends it (its colour map read once a page); another blob, a DecodeError and a cell its
-        formatting fails on go to shell.myformat_value itself (the errors it records); the rest to
-        cqlsh's format_value. `column`, a page without blobs a column at a time: each cell straight
+        sends it (its colour map read once a page: `colormap`, which output.table hands a whole
+        column of such cells); another blob, a DecodeError and a cell its formatting fails on go
+        to shell.myformat_value itself (the errors it records); the rest to cqlsh's format_value.
+        `column`, a column without top-level blobs at a time: each cell straight
         to the formatter cqlsh's chain ends in (cqlshmain.format_value, format_by_type,
         formatting.format_value and get_formatter: seams.COPIED pins them), with the arguments the
         chain hands it, the column's formatter looked up once; a text of printable ASCII without a
@@ -408,7 +411,7 @@ class ResultPipeline:
                 out.append(done)
             return out
 
-        return PageFormats(cell, column)
+        return PageFormats(cell, column, colormap)
 
     def _top_blob(self, val: Any, cqltype: Any) -> bool:
         """A top-level blob cell of a page with a display: it goes straight to its formatter, the
@@ -502,14 +505,27 @@ class ResultPipeline:
 
     def _print_table(self, names: list[Any], rows: list[Any], widths: Sequence[int], with_header: bool,
                      tty: bool, overflow: str) -> None:
-        """layout.print_table's lines written as one text (shell.writeresult ends each with a
-        newline: the same bytes, one write a page instead of one a row)."""
+        """layout.print_table's lines written WRITE_LINES at a time, each ended by a newline as
+        shell.writeresult ends them: the same bytes, one write for many rows, and a page of
+        long rows (PAGING OFF) never held as one text."""
         from cqlsh_ext.output import layout
 
         lines: list[str] = []
-        layout.print_table(lines.append, names, rows, widths, with_header, tty, self.shell.color, overflow)
+        write = self.shell.writeresult
+
+        def add(line: str) -> None:
+            lines.append(line)
+            if len(lines) == WRITE_LINES:
+                written()
+
+        def written() -> None:
+            lines.append("")  # the last line's newline, in the same join
+            write("\n".join(lines), newline=False)
+            lines.clear()
+
+        layout.print_table(add, names, rows, widths, with_header, tty, self.shell.color, overflow)
         if lines:
-            self.shell.writeresult("\n".join(lines))
+            written()
 
     def _whole(self, names: list[Any]) -> tuple[bool, ...]:
         """The page's columns never cut (Printing.whole), when they are the page's columns."""
