@@ -103,11 +103,33 @@ class ResultPipeline:
 
     # ------------------------------------------------------------------ whole results
 
+    def read_in_pages(self, statement: Any) -> None:
+        """Before cqlsh sends a statement (shell.perform_simple_statement): a SELECT sent with
+        PAGING OFF, which asks the server for every row in one answer, is read in pages of
+        paging.UNPAGED_READ_ROWS instead (print_result shows them as the one page cqlsh shows:
+        the same bytes). One answer of a large result costs the server and the driver more than
+        its pages (the driver copies the whole answer's bytes over as it reads them), and nothing
+        of it is read before all of it is made. Not with `-d none` (stock cqlsh's requests) nor
+        with TRACING ON (its trace is that of the one request)."""
+        from cqlsh_ext.output.paging import UNPAGED_READ_ROWS
+
+        if statement is None or getattr(statement, "fetch_size", 0) is not None:
+            return  # (paging on: cqlsh's page size)
+        if self.display.mode == NONE or self.shell.tracing_enabled:
+            return
+        if str(getattr(statement, "query_string", ""))[:6].lower() == "select":  # as cqlsh tells one
+            statement.fetch_size = UNPAGED_READ_ROWS
+
     def print_result(self, result: Any, table_meta: Any) -> None:
         """A stock result, as cqlsh's print_result hands it over."""
         shell = self.shell
         result = paged(result)
         fmt = self.display.output_format
+        if not shell.use_paging and self.display.mode != NONE and not fmt.machine:
+            from cqlsh_ext.output.paging import one_page
+
+            # PAGING OFF: one page, as cqlsh asked for it (read_in_pages asked for pages).
+            result = one_page(result)
         if fmt.machine:
             from cqlsh_ext.output.spellings import column_types
 

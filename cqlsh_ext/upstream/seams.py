@@ -116,6 +116,7 @@ OVERRIDDEN: dict[str, list[str]] = {
     "reset_statement": ["self"],
     "parse_for_select_meta": ["self", "query_string"],
     "parse_for_update_meta": ["self", "query_string"],
+    "perform_simple_statement": ["self", "statement"],
 }
 
 #: Upstream functions copied or re-implemented: SHA-256 of their source in the pinned version.
