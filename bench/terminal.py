@@ -35,6 +35,7 @@ import argparse
 import json
 import os
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -161,6 +162,7 @@ class Tmux:
 
     def close(self) -> None:
         subprocess.run(["tmux", "-L", self.socket, "kill-server"], check=False, capture_output=True)
+        Path(f"/tmp/tmux-{os.getuid()}/{self.socket}").unlink(missing_ok=True)
 
 
 def shlex_quote(text: str) -> str:
@@ -205,6 +207,8 @@ def main() -> int:
     p.add_argument("--tmux-size", default="200x50", help="the tmux pane's COLUMNSxLINES")
     p.add_argument("--instructions", action="store_true", help="also count instructions (callgrind)")
     args = p.parse_args()
+    # A run stopped with SIGTERM still ends its tmux server (the finally below).
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     if "tmux" in args.where and shutil.which("tmux") is None:
         raise SystemExit("tmux is not on PATH (or leave it out: --where pipe)")
 
