@@ -4,13 +4,14 @@ same rows as hex, output to a pipe and in tmux.
 
     .venv/bin/python bench/terminal.py --host 127.0.0.1 --port 9042
         [--rows 20000] [--repeat 7] [--where pipe tmux] [--before CHECKOUT-OR-BINARY]
-        [--stock STOCK-CQLSH] [--tmux-size 200x50] [--instructions]
+        [--after CHECKOUT-OR-BINARY] [--stock STOCK-CQLSH] [--tmux-size 200x50] [--instructions]
 
 The table is bench/goals.py's `display` (keyspace bench_readers: bench/render.py's article
 profile, snappy JSON of 3.5-4.5 KB, about 1.5 to 1), loaded with --rows rows unless a previous run
 left it so. The sides, whole processes of `-e STATEMENT` (each with its own HOME, no pager):
 stock cqlsh (the pinned one beside this interpreter unless --stock), cqlsh-ext from this tree
-("after") and, with --before, another cqlsh-ext (a checkout with its .venv, or a binary).
+("after", or --after's) and, with --before, another cqlsh-ext (a checkout with its .venv, or a
+binary).
 Each round runs every side once per destination, in an order turned by one each round so machine
 noise hits every side alike:
 - pipe: stdout a pipe this script reads to the end (as `| cat > /dev/null` would; its reading
@@ -203,6 +204,7 @@ def main() -> int:
     p.add_argument("--repeat", type=int, default=7)
     p.add_argument("--where", nargs="+", default=list(WHERE), choices=WHERE)
     p.add_argument("--before", help="cqlsh-ext before the change: a checkout with its .venv, or a binary")
+    p.add_argument("--after", help="cqlsh-ext after it (default: this tree's): a checkout or a binary")
     p.add_argument("--stock", help="stock cqlsh (default: the pinned one beside this interpreter)")
     p.add_argument("--tmux-size", default="200x50", help="the tmux pane's COLUMNSxLINES")
     p.add_argument("--instructions", action="store_true", help="also count instructions (callgrind)")
@@ -219,7 +221,8 @@ def main() -> int:
     load_display(session, args.rows)
     session.cluster.shutdown()
 
-    sides = [Side("stock", stock_cqlsh(args.stock)), Side("after", [CQLSH_EXT])]
+    after = binary_of(args.after) if args.after else CQLSH_EXT
+    sides = [Side("stock", stock_cqlsh(args.stock)), Side("after", [after])]
     if args.before:
         sides.insert(1, Side("before", [binary_of(args.before)]))
     started = time.perf_counter()
