@@ -126,9 +126,17 @@ class ResultPipeline:
         result = paged(result)
         fmt = self.display.output_format
         if not shell.use_paging and self.display.mode != NONE and not fmt.machine:
+            # PAGING OFF: one page, as cqlsh asked for it (read_in_pages asked for pages).
+            names = list(result.column_names or [])
+            if names and result.has_more_pages and self._decodes(result.column_types):
+                # Its cells formatted a server page at a time as the pages come (a page's blobs
+                # decoded while the server makes the next), laid out at once.
+                pages = _Pages((list(rows) for rows in _result_pages(result, names)), one_table=True)
+                with self._printing(Printing(in_result=True, capturing=shell.shunted_query_out is not None)):
+                    self._print_pages(names, list(result.column_types), pages, table_meta, pause=False)
+                return
             from cqlsh_ext.output.paging import one_page
 
-            # PAGING OFF: one page, as cqlsh asked for it (read_in_pages asked for pages).
             result = one_page(result)
         if fmt.machine:
             from cqlsh_ext.output.spellings import column_types
@@ -176,7 +184,8 @@ class ResultPipeline:
 
     def _print_pages(self, names: list[str], types: list[Any], pages: _Pages, table_meta: Any,
                      pause: bool) -> None:
-        """cqlsh's Shell.print_result (seams.COPIED pins its source) over an answer's pages."""
+        """cqlsh's Shell.print_result (seams.COPIED pins its source) over an answer's pages (or
+        a result's read in pages as one, `pages.one_table`)."""
         from cqlshlib.displaying import RED
 
         shell = self.shell
@@ -187,8 +196,9 @@ class ResultPipeline:
         while True:
             # The first page is printed even when empty (its header).
             if pages.rows or is_first:
-                self.print_page(names, types, pages.rows, table_meta, is_first or tty, tty, num_rows)
-                num_rows += len(pages.rows)
+                self.print_page(names, types, pages.rows, table_meta, is_first or tty, tty, num_rows,
+                                pages.later())
+                num_rows += len(pages.rows) + pages.later_rows
             # cqlsh asks only if result.has_more_pages: the next batch is taken before asking, so
             # no ---MORE--- follows the last page.
             if not pages.fetch():
@@ -299,10 +309,12 @@ class ResultPipeline:
         return shared[1]
 
     def print_page(self, names: list[str], types: Sequence[Any] | None, rows: Rows, table_meta: Any,
-                   with_header: bool, tty: bool, row_count_offset: int) -> None:
+                   with_header: bool, tty: bool, row_count_offset: int, later: Iterable[Rows] = ()) -> None:
         """One page, of a stock result with blobs or of an answer: what cqlsh's
         Shell.print_static_result does (seams.COPIED pins its source), its cells formatted by
-        output.table (blob cells by this page's BlobDisplay) and laid out here."""
+        output.table (blob cells by this page's BlobDisplay) and laid out here. `later`: more
+        rows of the same page, read in parts (PAGING OFF, _Pages.later), each part formatted
+        once the part before is."""
         from cqlsh_ext.output import table
 
         shell = self.shell
@@ -324,6 +336,9 @@ class ResultPipeline:
                 table_name = table_meta.name if table_meta else None
                 values = table.formatted_rows(names, types, rows, ks_name, table_name, ks_meta,
                                               page.formats, page.display)
+                for part in later:
+                    values += table.formatted_rows(names, types, part, ks_name, table_name, ks_meta,
+                                                   page.formats, page.display)
                 if shell.expand_enabled:
                     self.print_formatted_result_vertically(formatted_names, values, row_count_offset)
                 else:
@@ -587,12 +602,23 @@ class _Pages:
     """An answer's batches as cqlsh's print_result walks a paged result: `rows` (the page now,
     past empty batches, as output.paging.skip_empty_pages skips a result's); `fetch()` takes the
     next page ahead (the batches do not say which is the last before they end) and says whether
-    there is one, as a result's has_more_pages does; `turn()` makes it the page now."""
+    there is one, as a result's has_more_pages does; `turn()` makes it the page now.
+    `one_table`: every batch is part of the first page (PAGING OFF): `later()` gives the batches
+    after the first, each read when asked for, and `later_rows` counts their rows."""
 
-    def __init__(self, batches: Iterator[Rows]) -> None:
+    def __init__(self, batches: Iterator[Rows], one_table: bool = False) -> None:
         self._batches = batches
         self._ahead: Rows | None = None
         self.rows: Rows = self._next() or []
+        self.one_table = one_table
+        self.later_rows = 0
+
+    def later(self) -> Iterator[Rows]:
+        if not self.one_table:
+            return
+        for rows in self._batches:
+            self.later_rows += len(rows)
+            yield rows
 
     def _next(self) -> Rows | None:
         for rows in self._batches:
