@@ -172,14 +172,15 @@ def shlex_quote(text: str) -> str:
     return shlex.quote(text)
 
 
-def callgrind_instructions(cmd: list[str], env: dict[str, str], work: str) -> int:
-    """Instructions of `cmd` and every process it starts (valgrind's callgrind), output to a pipe."""
+def callgrind_instructions(cmd: list[str], env: dict[str, str], work: str, rows: int) -> int:
+    """Instructions of `cmd` and every process it starts (valgrind's callgrind), output to a pipe,
+    its closing line saying `rows` (a run that failed, a request that timed out, counts less)."""
     from goals_instructions import COLLECTED
 
     log = f"{work}/callgrind.log"
     wrap = ["valgrind", "--tool=callgrind", "--trace-children=yes", f"--log-file={log}",
             f"--callgrind-out-file={work}/callgrind.%p.out"]
-    in_pipe([*wrap, *cmd], env, None)
+    in_pipe([*wrap, *cmd], env, rows)
     counts = [int(n) for _pid, n in COLLECTED.findall(Path(log).read_text())]
     if not counts:
         raise RuntimeError(f"no callgrind total for {cmd[0]}")
@@ -252,9 +253,10 @@ def main() -> int:
         counted: dict[str, tuple[int, int]] = {}
         if args.instructions:
             for side in sides:
-                whole, one = (callgrind_instructions(side_command(side.cmd, args.host, args.port, text), env,
-                                                     work) for text in (STATEMENT, ONE_ROW))
-                counted[side.name] = (whole, one)
+                full = side_command(side.cmd, args.host, args.port, STATEMENT)
+                one = side_command(side.cmd, args.host, args.port, ONE_ROW)
+                counted[side.name] = (callgrind_instructions(full, env, work, args.rows),
+                                      callgrind_instructions(one, env, work, 1))
 
     print(f"\n{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}: `{STATEMENT}`, {args.rows:,} rows; "
           f"medians of {args.repeat} alternating rounds (spread min-max), seconds; load average (1, 5, 15 "
