@@ -44,14 +44,15 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from goals import DISPLAY_TABLE, binary_of, load_display, stock_cqlsh  # noqa: E402
-from readers import CQLSH_EXT, KEYSPACE, session_for  # noqa: E402
+from readers import CQLSH_EXT, KEYSPACE, binary_of, session_for  # noqa: E402
 
 #: The goal: cqlsh-ext's wall time at most this share of stock cqlsh's.
 LIMIT = 0.8
+DISPLAY_TABLE = "display"
 STATEMENT = f"PAGING OFF; SELECT id, data FROM {DISPLAY_TABLE}"
 ONE_ROW = f"PAGING OFF; SELECT id, data FROM {DISPLAY_TABLE} WHERE id = 0"
 WHERE = ("pipe", "tmux")
@@ -70,6 +71,36 @@ with open(spec["out"] + ".part", "w") as out:
     json.dump(done, out)
 os.rename(spec["out"] + ".part", spec["out"])
 '''
+
+
+def load_display(session: Any, rows: int) -> None:
+    """bench/render.py's 4 KB snappy JSON documents (its article profile) in bench_readers.display,
+    unless a previous run left them (bench/readers.py's marker)."""
+    from cassandra.concurrent import execute_concurrent_with_args
+    from render import documents, encode
+
+    marker = f"{DISPLAY_TABLE} (snappy article)"
+    done = session.execute(f"SELECT rows FROM {KEYSPACE}.loaded WHERE name = %s", (marker,)).one()
+    if done is not None and done.rows == rows:
+        print(f"{KEYSPACE}.{DISPLAY_TABLE}: {rows:,} rows already loaded", flush=True)
+        return
+    session.execute(f"DROP TABLE IF EXISTS {KEYSPACE}.{DISPLAY_TABLE}")
+    session.execute(f"CREATE TABLE {KEYSPACE}.{DISPLAY_TABLE} (id int PRIMARY KEY, data blob)")
+    insert = session.prepare(f"INSERT INTO {KEYSPACE}.{DISPLAY_TABLE} (id, data) VALUES (?, ?)")
+    blobs = [encode(doc, "snappy") for doc in documents("article", rows)]
+    execute_concurrent_with_args(session, insert, list(enumerate(blobs)), concurrency=64,
+                                 raise_on_first_error=True)
+    session.execute(f"INSERT INTO {KEYSPACE}.loaded (name, rows) VALUES (%s, %s)", (marker, rows))
+    print(f"loaded {KEYSPACE}.{DISPLAY_TABLE}: {rows:,} rows", flush=True)
+
+
+def stock_cqlsh(asked: str | None) -> list[str]:
+    """Stock cqlsh: the one asked, else the pinned cqlsh beside this interpreter, else cqlsh-ext -d
+    none (cqlsh's own printing: blobs as hex)."""
+    if asked:
+        return [asked]
+    pinned = Path(sys.executable).parent / "cqlsh"
+    return [str(pinned)] if pinned.exists() else [CQLSH_EXT, "-d", "none"]
 
 
 @dataclass
