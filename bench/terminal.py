@@ -122,8 +122,9 @@ class Side:
 
 
 def side_command(binary: list[str], host: str, port: int, statement: str) -> list[str]:
+    # (long timeouts: a loaded machine, or callgrind, slows the connection and the reads 50 times)
     return [binary[0], host, str(port), "-u", "cassandra", "-p", "cassandra", "-k", KEYSPACE,
-            "--request-timeout", "600", *binary[1:], "-e", statement]
+            "--connect-timeout", "600", "--request-timeout", "600", *binary[1:], "-e", statement]
 
 
 def side_env(home: str) -> dict[str, str]:
