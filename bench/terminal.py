@@ -221,7 +221,12 @@ class _Finder(importlib.abc.MetaPathFinder):
 
         def exec_module(module):
             load(module)
-            module.Cluster.idle_heartbeat_interval = 0
+            made = module.Cluster.__init__
+
+            def init(self, *args, **kwargs):
+                kwargs["idle_heartbeat_interval"] = 0
+                made(self, *args, **kwargs)
+            module.Cluster.__init__ = init
         spec.loader.exec_module = exec_module
         return spec
 
