@@ -27,7 +27,9 @@ and side in the pipe: start-up, connection and imports. Prints the medians with 
 the end. With --instructions, each side once more in the pipe under callgrind (every process it
 starts, whole runs, start-up included, and the one-row run apart): instructions do not move with
 the machine's load (bench/goals_instructions.py says what they are not).
-Figures only: nothing is asserted but that every run succeeds and says `(N rows)`.
+Figures only: nothing is asserted but that every run succeeds and says `(N rows)`; a run that
+fails (under load the server's one answer to stock cqlsh's PAGING OFF read can fail: ReadFailure)
+is run again, at most three times in all, and each failure is printed at the end.
 """
 
 from __future__ import annotations
@@ -42,7 +44,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -119,6 +123,19 @@ class Side:
     cmd: list[str]
     runs: dict[str, list[Run]] = field(default_factory=lambda: {where: [] for where in WHERE})
     one_row: list[Run] = field(default_factory=list)
+    #: Runs that failed and were run again (a server's ReadFailure or timeout under load), with why.
+    failed: list[str] = field(default_factory=list)
+
+    def measured(self, run: Callable[[], Run], tries: int = 3) -> Run:
+        """`run()`, again after a failure (at most `tries` in all), each failure noted."""
+        for attempt in range(tries):
+            try:
+                return run()
+            except RuntimeError as error:
+                self.failed.append(str(error)[-160:])
+                if attempt == tries - 1:
+                    raise
+        raise AssertionError("unreachable")
 
 
 def side_command(binary: list[str], host: str, port: int, statement: str) -> list[str]:
@@ -305,11 +322,11 @@ def main() -> int:
                 for side in sides[turn:] + sides[:turn]:
                     cmd = side_command(side.cmd, args.host, args.port, STATEMENT)
                     for where in args.where:
-                        run = tmux.run(cmd, env) if tmux is not None and where == "tmux" else \
-                            in_pipe(cmd, env, args.rows)
-                        side.runs[where].append(run)
+                        run = partial(tmux.run, cmd, env) if tmux is not None and where == "tmux" else \
+                            partial(in_pipe, cmd, env, args.rows)
+                        side.runs[where].append(side.measured(run))
                     one_row = side_command(side.cmd, args.host, args.port, ONE_ROW)
-                    side.one_row.append(in_pipe(one_row, env, 1))
+                    side.one_row.append(side.measured(partial(in_pipe, one_row, env, 1)))
                 print(f"round {round_ + 1} of {args.repeat} ({time.perf_counter() - started:.0f} s)",
                       file=sys.stderr, flush=True)
         finally:
@@ -351,6 +368,9 @@ def main() -> int:
     print("\none row (`... WHERE id = 0`, pipe): start-up, connection, imports")
     for side in sides:
         print(f"{side.name:<8} wall {shown(side.one_row, 'wall')}  CPU {shown(side.one_row, 'cpu')}")
+    for side in sides:
+        for why in side.failed:
+            print(f"{side.name}: a run failed and was run again: {why}")
     if counted:
         print("\ninstructions (callgrind, whole processes, pipe; millions): all rows, one row, "
               "the difference")
