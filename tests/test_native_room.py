@@ -250,7 +250,7 @@ def words_and_references() -> tuple[frozenset[str], frozenset[str]]:
 @cache
 def defined_in(module: str) -> frozenset[str]:
     """The names a module of ours defines itself (a class, function or assignment at its top):
-    `Column` imported from payload/columns.py is ours, not the core's."""
+    `PathSeen` imported from payload/program.py is ours, not the core's."""
     path = module.replace(".", "/") + ".py"
     tree = parsed().get(path)
     if tree is None:
@@ -311,7 +311,7 @@ def test_the_name_check_sees_the_core_types() -> None:
     assert names_the_seam("c = core.Condition(op='=', place=0)\nl = seam.Literal.null()\n") == {"Condition",
                                                                                                 "Literal"}
     assert names_the_seam("from cqlsh_ext.payload.program import Literal\n") == {"Literal"}
-    assert not names_the_seam("from cqlsh_ext.payload.columns import Column\n")  # ours, defined there
+    assert not names_the_seam("from cqlsh_ext.payload.program import PathSeen\n")  # ours, defined there
     assert not names_the_seam("import threading\nc = threading.Condition()\n")
     assert not names_the_seam("from cqlsh_ext.query import grammar\nx = grammar.Literal\n")
     assert not names_the_seam('"""A Literal, a Condition and an Aggregate of the plan."""\n')

@@ -458,7 +458,7 @@ def measure_rows(page: Sequence[Sequence[Any]], places: Sequence[MeasuredPlace],
     return answer
 
 
-class Unsupported(Exception):
+class NotOnCore(Exception):
     """A program (or a literal) the core does not evaluate: the caller's Python evaluator does."""
 
 
@@ -469,7 +469,7 @@ def compile_program(program: PageProgram) -> CoreProgram | None:
     literal past its numbers: an integer past 128 bits, a decimal past the floats)."""
     try:
         return CoreProgram(program)
-    except Unsupported:
+    except NotOnCore:
         return None
 
 
@@ -544,27 +544,27 @@ class CoreProgram:
 
 def _literal(core: Core, value: Any) -> core_types.Literal:
     """A condition's literal as the core compares it: None, a bool, an int within 128 bits, a str
-    (no lone surrogate), a finite Decimal within the floats. Unsupported for others."""
+    (no lone surrogate), a finite Decimal within the floats; NotOnCore raised for others."""
     if value is None:
         return core.Literal.null()
     if isinstance(value, bool):
         return core.Literal.boolean(value)
     if isinstance(value, int):
         if not -(1 << 127) <= value < (1 << 127):
-            raise Unsupported("an integer past 128 bits")
+            raise NotOnCore("an integer past 128 bits")
         return core.Literal.integer(value)
     if isinstance(value, str):
         try:
             value.encode("utf-8")
         except UnicodeEncodeError as err:
-            raise Unsupported("a lone surrogate") from err
+            raise NotOnCore("a lone surrogate") from err
         return core.Literal.text(value)
     if isinstance(value, Decimal):
         if not value.is_finite():
-            raise Unsupported("a decimal that is not finite")
+            raise NotOnCore("a decimal that is not finite")
         f = float(value)
         if math.isinf(f) or not -(1 << 126) < value < (1 << 126):
-            raise Unsupported("a decimal past the floats")
+            raise NotOnCore("a decimal past the floats")
         exact = Decimal(f) == value
         lo, hi = f, f
         if not exact:
@@ -573,7 +573,7 @@ def _literal(core: Core, value: Any) -> core_types.Literal:
         integral = value == value.to_integral_value()
         return core.Literal.decimal(nearest=f, exact=exact, below=lo, above=hi, floor=math.floor(value),
                                     ceil=math.ceil(value), integral=integral)
-    raise Unsupported(f"a literal of type {type(value).__name__}")
+    raise NotOnCore(f"a literal of type {type(value).__name__}")
 
 
 class QueryPageAnswer:

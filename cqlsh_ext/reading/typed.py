@@ -24,7 +24,7 @@ from cqlsh_ext.payload.columns import (
     SAMPLE_ROWS,
     AnswerColumn,
     BlobReading,
-    Column,
+    ColumnValues,
     ValueColumn,
     column_of,
     decoded_bytes,
@@ -84,7 +84,7 @@ class PagePositions:
 
 class AnswerBatch:
     """Rows of an answer read together (a page), as columns (`columns()`, `column(i)`: the one
-    currency, payload.columns.Column) and as rows (`rows`, made from the columns once when asked).
+    currency, payload.columns.ColumnValues) and as rows (`rows`, made from the columns once when asked).
     A reading that gives rows (groups, a sort, the Python evaluator's kept rows) has them made
     into columns when they are asked for."""
 
@@ -112,7 +112,7 @@ class AnswerBatch:
             self._rows = list(zip(*columns, strict=True)) if columns else []
         return self._rows
 
-    def columns(self, width: int | None = None) -> list[Column]:
+    def columns(self, width: int | None = None) -> list[ColumnValues]:
         """The batch's columns (`width`: how many an answer of no row has)."""
         if self._columns is None:
             if self._rows:
@@ -121,7 +121,7 @@ class AnswerBatch:
                 self._columns = [ValueColumn([]) for _ in range(width or 0)]
         return self._columns
 
-    def column(self, i: int) -> Column:
+    def column(self, i: int) -> ColumnValues:
         return self.columns(i + 1)[i]
 
     def head(self, size: int) -> AnswerBatch:
