@@ -367,7 +367,10 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
     # ------------------------------------------------ the interactive shell (cqlsh_ext.repl)
 
     def do_login(self, parsed: Parsed) -> None:
-        super().do_login(parsed)  # a new Cluster on success
+        from cqlsh_ext.common.interrupt import answering
+
+        with answering():  # its password prompt: Ctrl-C answers it at once
+            super().do_login(parsed)  # a new Cluster on success
         if self.repl_mode:
             repl.shorten_reconnection(self)
 

@@ -4,11 +4,15 @@ Not with input(): while a command runs, the interactive shell sends standard out
 pager, which holds output back until a screenful is there, and input() writes its prompt to
 standard output when that is not the terminal itself. The question would wait in the pager,
 unseen, while the shell waits for the answer. Standard error stays on the terminal.
+
+Ctrl-C answers no at once, whatever handler the command asking has in place (interrupt.answering).
 """
 
 from __future__ import annotations
 
 import sys
+
+from cqlsh_ext.common.interrupt import answering
 
 __all__ = ["yes"]
 
@@ -19,7 +23,8 @@ def yes(question: str) -> bool:
     sys.stderr.write(question)
     sys.stderr.flush()
     try:
-        answer = sys.stdin.readline()
+        with answering():
+            answer = sys.stdin.readline()
     except KeyboardInterrupt:
         sys.stderr.write("\n")
         return False

@@ -382,12 +382,13 @@ class Scanner:
         #: per running range: when its page in flight was asked for (time.time())
         sent: dict[int, float] = {}
         arrived: queue.Queue[int] = queue.Queue()
-        ctrl_c = CtrlC(self._stop, on_first=self._interrupted).__enter__()
+        ctrl_c = CtrlC(self._stop, on_first=self._interrupted)
 
         def fraction() -> float | None:
             return self.ranges_done / total if total and total > 1 else None
 
         try:
+            ctrl_c.__enter__()  # inside the try: a press right after it still restores
             while True:
                 while not exhausted and len(state) < self.streams and not self._stop.is_set():
                     if self.spec.sized_first and launched and not self._paged:
