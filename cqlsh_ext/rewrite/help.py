@@ -58,3 +58,20 @@ REWRITE_HELP = """
           rewrite's, as it wrote them.
           cqlsh-ext spark runs it from Spark's executors. docs/rewrite.md.
 """
+
+RESUME_HELP = """
+        COMPRESSION REWRITE RESUME [cqlsh-ext]
+
+        COMPRESSION REWRITE RESUME 'journal' [CONFIRM]
+
+          Goes on with a COMPRESSION REWRITE that stopped (Ctrl-C, a kill, a
+          lost connection) from its journal, the file its Journal: line named:
+          the request (table, column, SPEC, WHERE, PACE) and the token ranges
+          come from the journal's sealed first line, never from a statement
+          typed again. It says the ranges finished, looks up the rows whose
+          writes were in flight at the stop, and previews the rest; with
+          CONFIRM it rewrites the ranges not finished, appending to the same
+          journal: no row is written twice, none is missed. UNDO 'journal'
+          CONFIRM writes the old values back instead (HELP UNDO). More: HELP
+          REWRITE, docs/rewrite.md.
+"""
