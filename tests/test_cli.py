@@ -56,7 +56,8 @@ def test_help_s_tools_and_last_paragraph_are_filled_to_the_width(tmp_path: Path,
     for rows in (tools[0].splitlines(), last):
         assert all(len(row) <= columns - 2 for row in rows), rows
         # filled: no row would have taken the next row's first word
-        assert all(len(row) + 1 + len(after.split()[0]) > columns - 2 for row, after in zip(rows, rows[1:])
+        pairs = zip(rows, rows[1:], strict=False)
+        assert all(len(row) + 1 + len(after.split()[0]) > columns - 2 for row, after in pairs
                    if not after.startswith("  cqlsh-ext")), rows
 
 
