@@ -146,7 +146,9 @@ def resume(ctx: WriteContext, request: ResumeRequest) -> tuple[Resumed, PreviewF
         say("  nothing left to rewrite")
         return found, None
     if not request.confirm:
-        return found, preview(ctx, job, True, found.todo, None)
+        figures = preview(ctx, job, True, found.todo, None)
+        if figures is None or not figures.accepted:  # not answered yes at the prompt
+            return found, figures
     if os.path.isdir(journal_path(request.path)):
         journal = open_journal(ctx, "rewrite", job.work.keyspace, job.work.table, job.work.blob,
                                job.work.mechanism, job.request, job.head(), LABEL)
