@@ -19,11 +19,12 @@ __all__ = ["yes"]
 
 def yes(question: str) -> bool:
     """Ask `question` on stderr and read the answer from stdin: True for y or yes (any case);
-    end of input or Ctrl-C is a no."""
-    sys.stderr.write(question)
-    sys.stderr.flush()
+    end of input or Ctrl-C is a no (from before the question is written: a press as it shows, on
+    a loaded machine, is never left to the running command's handler)."""
     try:
         with answering():
+            sys.stderr.write(question)
+            sys.stderr.flush()
             answer = sys.stdin.readline()
     except KeyboardInterrupt:
         sys.stderr.write("\n")
