@@ -37,8 +37,8 @@ REWRITE_HELP = """
           by reason, stored bytes before and after, write units the rewrite
           costs and saves, rows over 1 MB, the time at the PACE, and how the
           rows are written; at the prompt it then asks [y/N], as UPDATE and
-          UNDO do (yes: as CONFIRM). WHERE narrows the rows as in payload queries
-          (conditions on paths need ALLOW FILTERING).
+          UNDO do (yes: as CONFIRM). WHERE narrows the rows as in payload
+          queries (conditions on paths need ALLOW FILTERING).
 
           With CONFIRM each row is written as edits write (HELP EDIT): at its
           cell's write time + 1 with its TTL kept, then read again, so a write
