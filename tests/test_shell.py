@@ -249,9 +249,9 @@ def test_unknown_codec_is_a_one_line_error(cassandra, tmp_path):
     assert "lzo" in result.stderr and "snappy" in result.stderr and "auto" in result.stderr
 
 
-_CODECS = "snappy, lz4, zstd, gzip, zlib, deflate, bzip2, xz, brotli"
+_CODECS = "snappy, lz4, zstd, dcz, gzip, zlib, deflate, bzip2, xz, brotli, dcb"
 #: A DECODE or encode() step: a codec, then a payload format.
-_STEPS = f"{_CODECS}, msgpack, cbor, bson, pickle, avro, smile, protobuf, java, text, hex, auto"
+_STEPS = f"{_CODECS}, msgpack, cbor, bson, pickle, avro, smile, protobuf, thrift, java, text, hex, auto"
 
 
 def test_a_word_mistyped_from_a_list_is_told_the_nearest_and_that_place_s_words_in_one_line(
@@ -417,7 +417,7 @@ def test_help_answers_every_command_the_shell_adds(cassandra, tmp_path):
         assert not out.stdout.strip()
     # A mistyped topic beside a good one: the line for it, and the good one's text.
     out = run(CQLSH_EXT, [*cassandra.cqlsh_args, "-e", "HELP INSPCT UNDO"], tmp_path)
-    assert "(did you mean INSPECT?)" in out.stderr and "UNDO 'journal-file'" in out.stdout
+    assert "(did you mean INSPECT?)" in out.stderr and "UNDO 'journal' | LAST" in out.stdout
 
 
 def test_decompress_is_in_help(cassandra, tmp_path):
