@@ -126,14 +126,14 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
     repl_preload: Any = None
     repl_history: Any = None
     repl_session: Any = None
-    #: The statement being read, as its bounds have seen it; one sent whole while it runs.
-    statement_scan: statement_bounds.Scan
+    #: The statement being read, as its bounds measure it; one sent whole while it runs.
+    statement_reading: statement_bounds.Reading
     sent_whole: Lexed | None = None
     #: cqlsh's TRACING ON/OFF (a statement sent whole may read system_traces without it).
     tracing_enabled: bool
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        self.statement_scan = statement_bounds.Scan()
+        self.statement_reading = statement_bounds.Reading(seams.newline_commands())
         self.repl_mode = repl.wants_repl(self.settings.display, kwargs)
         self.save_repl_history = not kwargs.get("disable_history", False)
         self.max_history_length_shown = 50
@@ -175,22 +175,20 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
             gc_pause.resume()
 
     def onecmd(self, statementtext: str) -> Any:
-        # The statement read so far, bounded before cqlsh's lexer reads it (again, at every line).
-        way, self.statement_scan, said = statement_bounds.read_so_far(self.statement_scan, statementtext)
+        # The statement read so far, bounded before cqlsh's lexer reads it: measured here when it
+        # was not a line at a time (the interactive shell's input).
+        way, said = self.statement_reading.whole(statementtext)
         if said is not None:
             self.printerr(said)
-        if way == statement_bounds.REFUSED:
+        if way != statement_bounds.LEX:
             return True
-        if way == statement_bounds.WAIT:
-            self.set_continue_prompt()
-            return None
         done = super().onecmd(statementtext)
         if done:
-            self.statement_scan = statement_bounds.forget(self.statement_scan)
+            self.statement_reading.forget()
         return done
 
     def reset_statement(self) -> None:
-        self.statement_scan = statement_bounds.forget(self.statement_scan)
+        self.statement_reading.forget()
         super().reset_statement()
 
     def handle_statement(self, tokens: Any, srcstr: str) -> Any:
@@ -210,7 +208,10 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
         # that takes the statement ends it here; a rewrite goes on, rewritten, to the next and to
         # cqlsh; any other statement goes to cqlsh as written. Each is handed a Lexed: the
         # statement's text, lexed once when first read (cqlsh_ext.cql.lexer).
-        first = str(tokens[0][1]).lower() if tokens else ""
+        if all(tok[0] == "endtoken" for tok in tokens):
+            return True  # a lone `;`: nothing to send (cqlsh sent it, for a syntax error)
+        tokens, srcstr = statement_bounds.own_text(tokens, srcstr)
+        first = str(tokens[0][1]).lower()
         meant = _nearest_first_word(first)
         if meant is not None:  # a typo no server takes: the word meant, not a SyntaxException
             self.printerr(f"{tokens[0][1]} is not a command or statement: did you mean {meant}? "
@@ -289,8 +290,10 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
             self.reset_statement()
             raise EOFError from None
         # readline has just added the line typed: forgotten, with the statement's earlier lines,
-        # once the statement carries a password.
-        passwords.forget(cqlshmain.readline, self.statement.getvalue() + line)
+        # once the statement carries a password. Only a line typed at a terminal is added (a
+        # script's lines are not: the statement so far is not read again at each of them).
+        if self.tty:
+            passwords.forget(cqlshmain.readline, self.statement.getvalue() + line)
         return str(line)
 
     def init_history(self) -> None:
@@ -302,14 +305,15 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
         super().save_history(history_disabled)
 
     def cmdloop(self, intro: Any = None) -> None:
-        # prompt_toolkit for a person at a terminal; cqlsh's own loop (untouched) for -e, -f,
-        # pipes, SOURCE and --classic. Imported here so scripts never load prompt_toolkit.
+        # prompt_toolkit for a person at a terminal; cqlsh's own loop, each line measured first
+        # (commands.statement_bounds.run_script), for -e, -f, pipes, SOURCE and --classic.
+        # Imported here so scripts never load prompt_toolkit.
         if self.repl_mode:
             from cqlsh_ext.repl.app import run
 
             run(self)
         else:
-            super().cmdloop(intro)
+            statement_bounds.run_script(self, cqlshmain.CQL_ERRORS)
 
     def parse_for_select_meta(self, query_string: str) -> Any:
         # A statement sent whole: its table found by our lexer, where cqlsh would parse it again.
