@@ -24,7 +24,7 @@ it):
 - chain-bytes: a payload condition chain, `data.k1 = 1 AND data.k2 = 1 ...`, N bytes;
 - literal-bytes: a string literal of N bytes.
 
-Line shapes go from 1,000 lines to --max-lines (default 1,048,576) by fours, byte shapes from
+Line shapes go from 1,024 lines to --max-lines (default 1,048,576) by fours, byte shapes from
 16 KiB to --max-bytes (default 1 MiB) by twos. --stdin pipes the script to the shell instead of -f.
 --before PROGRAM runs another build (a checkout's .venv/bin/cqlsh-ext, or stock cqlsh) beside it.
 """
@@ -149,7 +149,7 @@ def main() -> int:
             if chosen and name not in chosen:
                 continue
             sizes = []
-            size = 1000 if unit == "lines" else 16 << 10
+            size = 1 << 10 if unit == "lines" else 16 << 10
             top = args.max_lines if unit == "lines" else args.max_bytes
             while size < top:
                 sizes.append(size)
