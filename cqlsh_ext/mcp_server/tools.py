@@ -124,6 +124,8 @@ class Work:
                        interactive=False, width=0)
 
     def _progressed(self, event: dict[str, Any]) -> None:
+        if self.screen.hides:  # its rows read count those the policy leaves out
+            return
         if "rows" in event:
             self.seen = event
         if self.on_progress is not None:
@@ -517,7 +519,7 @@ def _describe_table(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
     target = find_table(ctx.cluster, keyspace, keyspace, table, refresh=True)
     if target is None or target.view:
         return failed(f"no table {keyspace}.{table}", work.said)
-    cql = table_cql(ctx, target, _server_major(work.served.versions))
+    cql = table_cql(ctx, target, _server_major(work.served.versions), work.screen.hidden_table)
     if cql is None:
         return failed(" ".join(work.errors) or f"no table {keyspace}.{table}", work.said)
     try:
