@@ -165,6 +165,8 @@ class Continuation:
     why_not: str | None = None
     skip: int = 0
     before: int = 0
+    #: The client the answer goes to: its cursor is for it alone.
+    owner: bytes = b""
 
     def cursor(self, at: Position | None, answered: int) -> str | None:
         """The cursor of the row at `at` (None: no cursor), `answered` rows of this answer before it."""
@@ -175,7 +177,7 @@ class Continuation:
         state, index = at
         try:
             extra = {"skip": index, "answered": self.before + answered}
-            return self.cursors.issue(self.statement, state, extra)
+            return self.cursors.issue(self.statement, state, extra, owner=self.owner)
         except CursorError:
             return None
 

@@ -188,7 +188,8 @@ class Protocol:
                 pass
 
         calls = self.setup.calls
-        call = calls.submit(tool, arguments, on_done, reporter.event if reporter is not None else None)
+        call = calls.submit(tool, arguments, on_done, reporter.event if reporter is not None else None,
+                            _owner(ctx))
         try:
             with anyio.move_on_after(max(0.0, call.deadline - time.monotonic()) + GRACE_SECONDS):
                 await ended.wait()
@@ -316,6 +317,18 @@ class Protocol:
             raise MCPError(types.INVALID_PARAMS, str(err)) from None
         return types.GetPromptResult(description=prompt.description, messages=[
             types.PromptMessage(role="user", content=types.TextContent(type="text", text=text))])
+
+
+def _owner(ctx: Any) -> bytes:
+    """The client that called, as a cursor is bound to it (cursor.Cursors' owner): over HTTP its MCP
+    session (the Mcp-Session-Id the server gave it: random, known to that client alone), hashed;
+    on stdio the one client there is (b""). A request of no session (the protocol's single-exchange
+    form) binds its cursors to nobody: they are continued by any client the token admits."""
+    import hashlib
+
+    headers = getattr(getattr(ctx, "request", None), "headers", None)
+    session = headers.get("mcp-session-id") if headers is not None else None
+    return hashlib.sha256(session.encode()).digest()[:16] if isinstance(session, str) and session else b""
 
 
 def _progress_token(ctx: Any) -> Any:

@@ -110,6 +110,8 @@ class Work:
     named: tuple[str, str] | None = None
     #: That table as the guard resolved it: a report's request carries it (ReportTarget.found).
     found: TableTarget | None = None
+    #: The client that called: the cursors it is given, and those it may give, are its own.
+    owner: bytes = b""
 
     def context(self) -> ReadContext:
         """The call's reading context: the shell's session and settings; nobody to ask (a costly
@@ -152,7 +154,7 @@ class Work:
         answer, places, why_not = found
         spelling = JsonRows(answer.columns, ctx.display, places)
         whole = admitted.lexed if admitted is not None else text  # a cursor is bound to its tokens
-        continuation = answers.Continuation(self.cursors, whole, why_not, skip, before)
+        continuation = answers.Continuation(self.cursors, whole, why_not, skip, before, self.owner)
         return answers.rows(text, answer, spelling, limit, self.max_bytes, self.said, self.errors,
                             self.screen, continuation, key)
 
@@ -367,7 +369,7 @@ def _resume(work: Work, arguments: dict[str, Any], statement: str) -> CursorStat
     admitted = work.admitted
     given = admitted.lexed if admitted is not None and admitted.lexed.text == statement else statement
     try:
-        return work.cursors.open(cursor, given)
+        return work.cursors.open(cursor, given, owner=work.owner)
     except CursorError as err:
         raise Invalid(f"refused: cursor: {err}") from None
 

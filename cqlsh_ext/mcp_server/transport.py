@@ -18,6 +18,9 @@ body, which the SDK's client hands its caller as the error it is (a body of anot
 as "Server returned an error response"). TLS with --tls-cert and --tls-key; --tls-client-ca also asks every
 client for a certificate that CA signed (mutual TLS). An address that is not loopback needs a
 token, and TLS unless --private-network says the network is the operator's own (a Compose network).
+
+Each HTTP connection's request head is bounded in time, and one client address's connections in
+number (http_bounds.py).
 """
 
 from __future__ import annotations
@@ -385,8 +388,11 @@ async def serve_http(server: Any, options: HttpOptions, log: Any) -> None:
 
     import uvicorn
 
+    from cqlsh_ext.mcp_server import http_bounds
+
     config = uvicorn.Config(http_app(server, options), host=options.host, port=options.port,
-                            log_level="warning", access_log=False, lifespan="on",
+                            http=http_bounds.protocol(log), log_level="warning", access_log=False,
+                            lifespan="on",
                             ssl_certfile=options.tls_cert, ssl_keyfile=options.tls_key,
                             ssl_ca_certs=options.tls_client_ca,
                             ssl_cert_reqs=ssl.CERT_REQUIRED if options.tls_client_ca else ssl.CERT_NONE,
