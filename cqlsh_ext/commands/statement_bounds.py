@@ -11,7 +11,7 @@ SELECT's text once more after it ran, for the table whose metadata formats the r
 and its lexer reads it all again: an unclosed comment of 100,000 lines took 123 s. In the order the
 shell meets a statement:
 
-1. Its text, as it comes (`Reading`, before cqlsh's lexer; the loop of scripts is `run_script`):
+1. Its text, as it comes (`StatementSoFar`, before cqlsh's lexer; the loop of scripts is `run_script`):
    measured a line at a time, each character once (cql.grammar_bounds.Measure): at most
    STATEMENT_BYTES, STATEMENT_TOKENS (as the shell's lexer splits them) and STATEMENT_LINES, else
    refused in one line at the line that passes the bound; the rest of it (to its end) is dropped
@@ -70,17 +70,19 @@ STATEMENT_LINES = 1 << 16
 #: (cql.grammar_bounds.Measure.may_end). A statement typed over a few lines is lexed at each;
 #: a 20,000-line IN list once, not 20,000 times.
 LEXED_BEFORE_ITS_END = 16 << 10
-#: What becomes of a line read (`Reading.line`): cqlsh's onecmd is handed the statement so far; it
+#: What becomes of a line read (`StatementSoFar.line`): cqlsh's onecmd is handed the statement so far; it
 #: cannot end yet; the statement holds nothing to run (space, comments, `;`: cqlsh sent a lone `;`
 #: to the server, for a syntax error); it is the rest of a refused statement.
 LEX, WAIT, NOTHING, DROPPED = "lex", "wait", "nothing", "dropped"
 #: What handle_statement does with one statement (`admit`).
 PARSE, WHOLE, REFUSED = "parse", "whole", "refused"
 
+#: What a line of nothing to run holds (space, `;`).
+_NOTHING = " \t\r\n\f\v;"
 _ADVICE = "split it into several statements (a long IN list into several of a few thousand keys each)"
 
 
-class Reading:
+class StatementSoFar:
     """The statement being read, measured as its text comes (cql.grammar_bounds.Measure: each
     character once, at most STATEMENT_BYTES, STATEMENT_TOKENS and STATEMENT_LINES), and the rest of
     a refused one, dropped up to its end. `newline_words`: cqlsh's commands that end at their line.
@@ -182,7 +184,7 @@ def run_script(shell: Any, cql_errors: tuple[type[BaseException], ...]) -> None:
     statement read so far at every line, and its lexer reads it all again (an unclosed comment of
     100,000 lines took 123 s): here onecmd is handed it only where it may end, a statement past a
     bound is refused at the line that passes it, and one of nothing to run (a lone `;`) is not sent."""
-    reading: Reading = shell.statement_reading
+    reading: StatementSoFar = shell.statement_reading
     with shell.prepare_loop():
         while not shell.stop:
             try:
@@ -191,6 +193,8 @@ def run_script(shell: Any, cql_errors: tuple[type[BaseException], ...]) -> None:
                     shell.stop = True
                 else:
                     line = shell.get_input_line(shell.prompt)
+                if not line.strip(_NOTHING) and not reading.dropping and not shell.statement.tell():
+                    continue  # a line of nothing to run, nothing before it (a million of `;`: at once)
                 way, said = reading.line(line)
                 if said is not None:
                     shell.printerr(said)
