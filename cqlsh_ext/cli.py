@@ -19,6 +19,7 @@ from cqlsh_ext.settings import SettingError, Settings, add_flags
 SUBCOMMANDS = {
     "demo": "cqlsh_ext.demo.cli",
     "inspect": "cqlsh_ext.insight.cli",
+    "journal": "cqlsh_ext.writing.cli",
     "sample-config": "cqlsh_ext.settings.sample_config",
     "spark": "cqlsh_ext.spark.cli",
 }
@@ -42,12 +43,6 @@ def _ext_parser() -> argparse.ArgumentParser:
     add_flags(parser, "display")
     keyspaces_options.add_arguments(parser)  # --keyspaces, --sigv4, --region, ... (cqlsh_ext.keyspaces)
     return parser
-
-
-def _cqlshrc_arg(args: list[str]) -> str | None:
-    finder = argparse.ArgumentParser(add_help=False, allow_abbrev=False)
-    finder.add_argument("--cqlshrc")
-    return finder.parse_known_args(args)[0].cqlshrc
 
 
 def _connection_args(settings: Settings, cqlshmain: Any, cqlsh_args: list[str]) -> list[str]:
@@ -78,6 +73,7 @@ def _print_help(cqlshmain: Any, ext_parser: argparse.ArgumentParser) -> None:
     print("tools:")
     print("  cqlsh-ext demo load [--help]    create and fill a demo keyspace")
     print("  cqlsh-ext inspect FILE|-|0x...  describe one stored value, no server needed")
+    print("  cqlsh-ext journal new-key       a new journal key, made on purpose (docs/edit.md)")
     print("  cqlsh-ext mcp [--help]          an MCP server for AI assistants, read-only (docs/mcp.md)")
     print("  cqlsh-ext sample-config         print a commented [cqlsh_ext] cqlshrc section")
     print("  cqlsh-ext spark [--help]        the same statements on Apache Spark (docs/spark.md)")
@@ -168,7 +164,7 @@ def _main(argv: list[str] | None) -> int:
     ext_parser = _ext_parser()
     ext, cqlsh_args = ext_parser.parse_known_args(args)
 
-    cqlshmain = seams.import_cqlshmain(_cqlshrc_arg(cqlsh_args))
+    cqlshmain = seams.import_cqlshmain(seams.cqlshrc_arg(cqlsh_args))
     if "-h" in cqlsh_args or "--help" in cqlsh_args:
         _print_help(cqlshmain, ext_parser)
         return 0

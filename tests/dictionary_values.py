@@ -1,8 +1,13 @@
 """Dictionaries made by the producers' own libraries (python-zstandard's trainer, zlib's zdict) in
-files, and values written with them: for tests/dictionaries and the native core's differential tests."""
+files, and values written with them: for tests/dictionaries and the native core's differential tests.
+Besides, a raw-content dictionary (any bytes: here fifty of the documents) and values
+python-zstandard writes with it (`DICT_TYPE_RAWCONTENT`, no dictionary ID in the frame), bare and as
+RFC 9842 `dcz` values (section 5's layout built here: the 8-byte skippable frame header, the
+dictionary's SHA-256, then the frame)."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import zlib
 from dataclasses import dataclass
@@ -29,6 +34,9 @@ class Made:
     docs: list[bytes]
     zstd_values: list[bytes]
     zlib_values: list[bytes]
+    raw_file: Path
+    raw_values: list[bytes]
+    dcz_values: list[bytes]
 
 
 def make(directory: Path) -> Made:
@@ -43,5 +51,21 @@ def make(directory: Path) -> Made:
     zstd_file, zlib_file = directory / "orders.zstd-dict", directory / "orders.zlib-dict"
     zstd_file.write_bytes(trained.as_bytes())
     zlib_file.write_bytes(preset)
+    raw = b"\n".join(docs[150:200])
+    raw_file = directory / "orders.raw-dict"
+    raw_file.write_bytes(raw)
+    rctx = zstandard.ZstdCompressor(level=3, write_dict_id=False, dict_data=zstandard.ZstdCompressionDict(
+        raw, dict_type=zstandard.DICT_TYPE_RAWCONTENT))
+    raw_values = [rctx.compress(d) for d in docs]
+    dcz_values = [dcz(raw, v) for v in raw_values]
     return Made(zstd_file, zlib_file, trained.dict_id(), zlib.adler32(preset), docs,
-                [cctx.compress(d) for d in docs], zlib_values)
+                [cctx.compress(d) for d in docs], zlib_values, raw_file, raw_values, dcz_values)
+
+
+#: RFC 9842 section 5: a dcz value's first 8 bytes (a zstd skippable frame holding 32 bytes).
+DCZ_HEADER = bytes([0x5E, 0x2A, 0x4D, 0x18, 0x20, 0x00, 0x00, 0x00])
+
+
+def dcz(dictionary: bytes, frame: bytes) -> bytes:
+    """A dcz value: the header, the SHA-256 of the dictionary, the zstd frame made with it."""
+    return DCZ_HEADER + hashlib.sha256(dictionary).digest() + frame

@@ -285,14 +285,16 @@ class Database:
         return resume(self, journal, confirm=confirm, progress=progress)
 
     def undo(self, journal: str | os.PathLike[str] | RewriteResult, *, unsealed: bool = False,
-             confirm: bool = False, progress: Progress | None = None) -> UndoResult:
+             confirm: bool = False, cut: bool = False, progress: Progress | None = None) -> UndoResult:
         """UNDO 'journal' (docs/edit.md): the journal's old values written back where the rows still
-        hold what was written (a RewriteResult stands for its journal). A preview unless
-        confirm=True; a journal that is not sealed, not the user's or tampered with is refused.
+        hold what was written (a RewriteResult stands for its journal; a path, the id a journal's
+        name ends with, or "LAST"). A preview unless confirm=True; a journal that is not sealed,
+        not the user's or tampered with is refused; one without its closing line is written back
+        only with cut=True (the rows it holds), an unsealed one only with unsealed=True.
         `progress` as db.rewrite's."""
         from cqlsh_ext.api.writes import undo
 
-        return undo(self, journal, unsealed=unsealed, confirm=confirm, progress=progress)
+        return undo(self, journal, unsealed=unsealed, confirm=confirm, cut=cut, progress=progress)
 
     def _target(self, table: str, column: str | None) -> Any:
         from cqlsh_ext.reading.read_requests import ReportTarget

@@ -234,13 +234,13 @@ def _journal_path(journal: str | os.PathLike[str] | RewriteResult, label: str) -
 
 
 def undo(db: Database, journal: str | os.PathLike[str] | RewriteResult, *, unsealed: bool = False,
-         confirm: bool = False, progress: Progress | None = None) -> UndoResult:
-    """UNDO 'journal' [UNSEALED] [CONFIRM] (see Database.undo)."""
+         confirm: bool = False, cut: bool = False, progress: Progress | None = None) -> UndoResult:
+    """UNDO 'journal' [CUT] [UNSEALED] [CONFIRM] (see Database.undo)."""
     from cqlsh_ext.writing.refused import WriteRefused
     from cqlsh_ext.writing.requests import UndoRequest
     from cqlsh_ext.writing.undo import LABEL, run_undo
 
-    request = UndoRequest(_journal_path(journal, LABEL), unsealed, confirm)
+    request = UndoRequest(_journal_path(journal, LABEL), unsealed, confirm, cut)
     figures, text, _ = _written(LABEL, lambda ctx: run_undo(ctx, request), db, (WriteRefused,), progress)
     done = figures.done
     if done is None:

@@ -145,6 +145,7 @@ def _write(ctx: WriteContext, keyspace: str, meta: Any, blob: BlobTarget, keys: 
     from cqlsh_ext.common.interrupt import CtrlC
     from cqlsh_ext.writing.cell_writer import CHANGED_SINCE, CellWriter
     from cqlsh_ext.writing.journal import open_journal
+    from cqlsh_ext.writing.journal_names import hint_name
     from cqlsh_ext.writing.loop import closing, each_row, stopping
 
     with CtrlC(on_first=stopping) as ctrl_c:  # from before the journal is said: a Ctrl-C then stops first
@@ -160,7 +161,7 @@ def _write(ctx: WriteContext, keyspace: str, meta: Any, blob: BlobTarget, keys: 
         finally:
             journal.close()
     closing(ctx, done, f"{plural(done.written, 'row')} written", CHANGED_SINCE,
-            f"Undo: UNDO '{journal.path}' CONFIRM")
+            f"Undo: UNDO '{hint_name(journal.path, ctx.journal_dir)}' CONFIRM")
 
 
 def _write_one(writer: CellWriter, journal: Journal, n: int, row: RowChange, keys: list[str],

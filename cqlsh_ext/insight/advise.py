@@ -31,6 +31,7 @@ from cqlsh_ext.insight.recompress import (
     available_codecs,
     dictionary_formats,
     dictionary_name,
+    hashed_dictionary,
     measure,
     with_dictionary,
 )
@@ -305,6 +306,10 @@ def advise_column(
                     advice.notes.append(f"{fmt.label} + dictionary: {dict_result}")
                 else:
                     advice.results.append(dict_result)
+                    try:
+                        advice.notes.append(hashed_dictionary(payloads))
+                    except ValueError as err:
+                        advice.notes.append(f"dcz: {err}")
             measured += 1
     except KeyboardInterrupt:
         advice.interrupted = True

@@ -11,7 +11,7 @@
                       [KEEP] [CONFIRM]
     COMPRESSION REWRITE [<keyspace>.]<table>.<column> AS '<chain>' [WHERE ...]
                         [ALLOW FILTERING] [PACE <n>] [ALL] [CONFIRM]
-    COMPRESSION REWRITE RESUME '<journal>' [CONFIRM]
+    COMPRESSION REWRITE RESUME '<journal>' | LAST [CONFIRM]
 
 This module is imported when the shell starts (cqlsh_ext.commands: the grammar must be
 registered before cqlsh builds its rule set), so it imports nothing heavy at module level: the
@@ -56,7 +56,7 @@ COMPRESSION_GRAMMAR = r"""
         )*
         ( "INTO" into=<cfOrKsName> )? ( keep="KEEP" | asjson="JSON" | confirm="CONFIRM" )*
       | action="REWRITE"
-        ( "RESUME" path=<stringLiteral> ( confirm="CONFIRM" )?
+        ( "RESUME" ( path=<stringLiteral> | "LAST" ) ( confirm="CONFIRM" )?
         | <rewriteColumn> "AS" spec=<stringLiteral>
           ( "WHERE" <rewriteCondition> ( "AND" <rewriteCondition> )* )?
           ( "ALLOW" "FILTERING" | "PACE" pace=<wholenumber> | "ALL" | confirm="CONFIRM" )*
@@ -270,7 +270,7 @@ _FORMS = {
               "[CONCURRENCY n] INTO keyspace [KEEP] [CONFIRM]",
               "COMPRESSION TRIAL ks.t.data INTO scratch;"),
     "REWRITE": ("COMPRESSION REWRITE [keyspace.]table.column AS 'chain' [WHERE ...] [ALLOW FILTERING] "
-                "[PACE n] [ALL] [CONFIRM]  |  COMPRESSION REWRITE RESUME 'journal' [CONFIRM]",
+                "[PACE n] [ALL] [CONFIRM]  |  COMPRESSION REWRITE RESUME 'journal'|LAST [CONFIRM]",
                 "COMPRESSION REWRITE ks.t.data AS 'zstd' PACE 500;"),
 }
 

@@ -37,14 +37,20 @@ from cqlsh_ext.mcp_server.log import log
 from cqlsh_ext.mcp_server.tools import PAYLOADS, TOOLS, Tool
 
 if TYPE_CHECKING:
+    from mcp.server.caching import CacheableMethod
+
     from cqlsh_ext.mcp_server.audit import AuditLog
     from cqlsh_ext.mcp_server.calls import Calls
     from cqlsh_ext.mcp_server.guard import Guard
+    from cqlsh_ext.mcp_server.oauth import Requirement
     from cqlsh_ext.mcp_server.ratelimit import RateLimit
     from cqlsh_ext.mcp_server.transport import HttpOptions
 
 #: How long past its time limit a call's answer is waited for: the scan stops at its next page.
 GRACE_SECONDS = 10.0
+#: How long a client of 2026-07-28 may keep the lists of tools, templates and prompts, and the
+#: resources (the tables), in milliseconds.
+LIST_TTL_MS, RESOURCES_TTL_MS = 3_600_000, 60_000
 INSTRUCTIONS = (
     "cqlsh-ext reads an Apache Cassandra or Amazon Keyspaces database, read-only, and decodes what "
     f"is inside blob columns ({PAYLOADS}). Start with list_keyspaces, "
@@ -52,7 +58,8 @@ INSTRUCTIONS = (
     "query can select, filter, group and count (SELECT data.status, count(*) FROM ks.t GROUP BY "
     "data.status ALLOW FILTERING). compression_stats, compression_settings, compression_advise and "
     "inspect_value explain sizes and encodings; a column whose values no detection reads takes a "
-    "decode argument ({\"data\": \"deflate\"}). Anything but a read is refused."
+    "decode argument ({\"data\": \"deflate\"}). Anything but a read is refused. Each tool's full "
+    "description is the resource cqlsh-ext://tools/{name}."
 )
 
 
@@ -79,6 +86,8 @@ class Protocol:
         policy = setup.guard.policy
         self.tools = {name: setup.guard.wrap(tool) for name, tool in TOOLS.items()
                       if policy.permits_tool(name)}
+        #: Every OAuth scope a tool declares (the protected resource's metadata names them).
+        self.scopes = tuple(sorted({tool.scope for tool in TOOLS.values() if tool.scope is not None}))
         self.failed: str | None = None
         self.thread: threading.Thread | None = None
 
@@ -108,9 +117,16 @@ class Protocol:
         return self.thread
 
     def server(self) -> Any:
+        from mcp.server.caching import CacheHint
         from mcp.server.lowlevel import Server
 
-        return Server("cqlsh-ext", version=__version__, instructions=INSTRUCTIONS,
+        # 2026-07-28's list TTLs: the tools, templates and prompts are this server's for its life (and
+        # the same for every client); the resources list the tables, which come and go.
+        fixed = CacheHint(ttl_ms=LIST_TTL_MS, scope="public")
+        cache_hints: dict[CacheableMethod, CacheHint] = {
+            "tools/list": fixed, "resources/templates/list": fixed, "prompts/list": fixed,
+            "resources/list": CacheHint(ttl_ms=RESOURCES_TTL_MS, scope="private")}
+        return Server("cqlsh-ext", version=__version__, instructions=INSTRUCTIONS, cache_hints=cache_hints,
                       on_list_tools=self._list_tools, on_call_tool=self._call_tool,
                       on_list_resources=self._list_resources,
                       on_list_resource_templates=self._list_resource_templates,
@@ -128,7 +144,7 @@ class Protocol:
         if self.setup.http is not None:
             from cqlsh_ext.mcp_server.transport import serve_http
 
-            await serve_http(server, self.setup.http, log)
+            await serve_http(server, self.setup.http, log, self)
             return
         from cqlsh_ext.mcp_server.transport import AnsweringUnreadable, BoundedLines
 
@@ -137,6 +153,28 @@ class Protocol:
         async with stdio_server(stdin, stdout) as (read_stream, write_stream):
             await server.run(AnsweringUnreadable(read_stream, write_stream, log), write_stream,
                              server.create_initialization_options())
+
+    def requirement(self, method: str, params: dict[str, Any]) -> Requirement | None:
+        """The OAuth scope a request needs over HTTP (oauth.Guarded): a tool's call its tool's
+        declared scope, a resource's read that of the tool that reads it, resources/list that of
+        list_tables (it lists them); None for what reads nothing of the database (the lists of
+        tools, templates and prompts, a prompt's text) and for what names no tool (answered so)."""
+        from cqlsh_ext.mcp_server import resources
+        from cqlsh_ext.mcp_server.oauth import Requirement
+
+        if method == "tools/call":
+            name, what = params.get("name"), "the tool {}"
+        elif method == "resources/read":  # a tool's description (a BadUri here) reads nothing
+            try:
+                name, what = resources.tool_of(str(params.get("uri", "")))[0], "a resource read by {}"
+            except resources.BadUri:
+                return None
+        elif method == "resources/list":
+            name, what = "list_tables", "resources/list (it runs {})"
+        else:
+            return None
+        tool = TOOLS.get(name) if isinstance(name, str) else None
+        return None if tool is None else Requirement(what.format(tool.name), tool.scope)
 
     # ------------------------------------------------------------------------------ tools
 
@@ -245,7 +283,10 @@ class Protocol:
         answer, _ = await self.run(ctx, lister, {})
         if answer.data is None:
             raise MCPError(types.INTERNAL_ERROR, answer.error or "the resources could not be listed")
-        return types.ListResourcesResult(resources=[
+        described = [types.Resource(uri=resources.tool_uri(tool.name), name=f"{tool.name} (tool)",
+                                    description=f"The full description of the tool {tool.name}",
+                                    mime_type=resources.TOOL_MIME) for tool in self.tools.values()]
+        return types.ListResourcesResult(resources=described + [
             types.Resource(uri=r["uri"], name=r["name"], description=r["description"],
                            mime_type=r["mimeType"])
             for r in answer.data["resources"]])
@@ -255,7 +296,9 @@ class Protocol:
 
         from cqlsh_ext.mcp_server import resources
 
-        templates = []
+        templates = [types.ResourceTemplate(
+            uri_template=resources.TOOL_TEMPLATE, name="tool description", mime_type=resources.TOOL_MIME,
+            description="A tool's full description: what it does, each argument")]
         if "describe_table" in self.tools:
             templates.append(types.ResourceTemplate(
                 uri_template=resources.SCHEMA_TEMPLATE, name="table schema", mime_type=resources.MIME,
@@ -274,6 +317,13 @@ class Protocol:
         from cqlsh_ext.mcp_server import resources
 
         uri = str(params.uri)
+        described = resources.described_tool(uri)
+        if described is not None:  # a tool's description: it reads nothing, and nothing is queued
+            if described not in self.tools:
+                raise MCPError(types.INVALID_PARAMS, f"{uri}: no tool {described[:100]!r} (tools: "
+                                                     f"{', '.join(self.tools)})")
+            return types.ReadResourceResult(contents=[types.TextResourceContents(
+                uri=uri, mime_type=resources.TOOL_MIME, text=self.tools[described].document())])
         try:
             bounds.check_arguments({"uri": uri})
             name, arguments = resources.tool_of(uri)

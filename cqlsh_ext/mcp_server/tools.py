@@ -240,11 +240,33 @@ class Tool:
     answer: Callable[[Work, dict[str, Any]], ToolAnswer]
     #: The JSON Schema of its answer's structured content (output_schemas.py).
     output_schema: dict[str, Any] = field(default_factory=lambda: {"type": "object"})
+    #: The OAuth scope a token must carry to call it over HTTP (oauth.py): READ or REPORT. None:
+    #: it declares none, and no token may call it.
+    scope: str | None = None
+    #: What its description leaves out (tools/list stays small): its document says it (document()).
+    details: str = ""
 
     def input_schema(self) -> dict[str, Any]:
         properties = {**self.arguments, "max_bytes": _MAX_BYTES}
         return {"type": "object", "properties": properties, "required": list(self.required),
                 "additionalProperties": False}
+
+    def document(self) -> str:
+        """Its full description, as its resource answers it (Markdown): the description, the
+        details, each argument."""
+        lines = [f"# {self.name}: {self.title}", "", self.description, ""]
+        if self.details:
+            lines += [self.details, ""]
+        lines.append("Arguments:")
+        for name, schema in self.input_schema()["properties"].items():
+            kind = schema.get("type", "any")
+            if "minimum" in schema:
+                kind += f", {schema['minimum']:,} to {schema['maximum']:,}" if "maximum" in schema else \
+                        f", at least {schema['minimum']:,}"
+            said = schema.get("description", MAX_BYTES_DOC if name == "max_bytes" else "")
+            needed = ", required" if name in self.required else ""
+            lines.append(f"- {name} ({kind}{needed}): {said}")
+        return "\n".join(lines) + "\n"
 
     def call(self, work: Work, arguments: dict[str, Any]) -> ToolAnswer:
         """The answer to a call; a bad argument or a refused statement is an error answer."""
@@ -539,94 +561,113 @@ def _server_major(versions: dict[str, Any]) -> int:
     return int(head) if head.isdigit() else 4
 
 
-_STATEMENT = {"type": "string", "description": "one SELECT statement (CQL, with payload paths)"}
+_STATEMENT = {"type": "string", "description": "one SELECT (CQL, with payload paths)"}
 _TABLE = {"type": "string", "description": "keyspace.table"}
-_SAMPLE = {"type": "integer", "minimum": 1, "description": "rows to read at random instead of the "
-           "reading chosen from the table's size"}
-# Each tool's declaration is in tools/list, which every client reads whole: the arguments' words are
-# few, the rest is in docs/mcp.md (output_schemas.LIST_BYTES bounds the lot).
+_COLUMN = {"type": "string", "description": "one column (default: every blob and text column)"}
+# Each tool's declaration is in tools/list, which every client reads whole (and some hand to the
+# model): its description says what the model needs to call it, the arguments' words are few, and
+# the rest is its `details`, served with them as a resource (resources.tool_uri) and in docs/mcp.md
+# (output_schemas.LIST_BYTES bounds the lot).
 _DECODE = {"type": "object", "additionalProperties": {"type": "string"}, "maxProperties": 16,
-           "description": "column -> what it holds, for this call, where detection cannot tell: "
-                          "{\"data\": \"deflate\"}, {\"data\": \"zstd>msgpack\"}"}
-_MAX_BYTES = {"type": "integer", "minimum": MIN_BYTES, "maximum": MAX_BYTES,
-              "description": f"the answer's bytes as sent at most (default {DEFAULT_BYTES:,})"}
-_CURSOR = {"type": "string", "maxLength": 4096, "description": "a cut answer's cursor: the rows that follow"}
+           "description": "column -> what it holds where detection cannot tell: {\"data\": \"zstd>msgpack\"}"}
+_MAX_BYTES = {"type": "integer"}
+#: What `max_bytes` is (every tool's description names it; its tool's document says it, and a call
+#: outside its range is refused in words that say it).
+MAX_BYTES_DOC = (f"the answer's bytes as sent at most, {MIN_BYTES:,} to {MAX_BYTES:,} "
+                 f"(default {DEFAULT_BYTES:,})")
+_CURSOR = {"type": "string", "maxLength": 4096, "description": "a cut answer's cursor"}
+#: The OAuth scopes of the tools (`scope`; docs/mcp.md, "OAuth"): reading the database's rows,
+#: values and schema; measuring what it stores (figures only, never a value).
+READ, REPORT = "cqlsh.read", "cqlsh.report"
 #: What every description ends with: the size of an answer.
-_SIZE = f" At most {DEFAULT_BYTES // 1024} KB (max_bytes); what is cut is said."
+_SIZE = f" At most {DEFAULT_BYTES // 1024} KB (max_bytes)."
+#: What every document ends with: what a cut says.
+_CUT = (" An answer any cap cut says so (cut, values_cut) and where it stopped; long values are cut "
+        "inside it.")
 
 TOOLS: dict[str, Tool] = {tool.name: tool for tool in (
-    Tool("list_keyspaces", "Keyspaces",
-         "The keyspaces of the cluster: the rows of SELECT keyspace_name FROM "
-         "system_schema.keyspaces." + _SIZE,
+    Tool("list_keyspaces", "Keyspaces", "The cluster's keyspaces." + _SIZE,
          {"cursor": _CURSOR}, (), _list_keyspaces,
-         output_schemas.rows_schema({"keyspace_name": {"type": "string"}})),
-    Tool("list_tables", "Tables of a keyspace",
-         "The tables of a keyspace: the rows of SELECT table_name FROM system_schema.tables WHERE "
-         "keyspace_name = ..." + _SIZE,
+         output_schemas.rows_schema({"keyspace_name": {"type": "string"}}), scope=READ,
+         details="The rows of SELECT keyspace_name FROM system_schema.keyspaces; the keyspaces the "
+                 "policy never reads are left out, and a note says so. A cut answer's cursor lists "
+                 "the rest." + _CUT),
+    Tool("list_tables", "Tables of a keyspace", "The tables of a keyspace." + _SIZE,
          {"keyspace": {"type": "string", "description": "a keyspace name"}, "cursor": _CURSOR},
-         ("keyspace",), _list_tables, output_schemas.rows_schema({"table_name": {"type": "string"}})),
+         ("keyspace",), _list_tables, output_schemas.rows_schema({"table_name": {"type": "string"}}),
+         scope=READ,
+         details="The rows of SELECT table_name FROM system_schema.tables WHERE keyspace_name = ...; a "
+                 "keyspace that does not exist is an error that says so. A cut answer's cursor lists "
+                 "the rest." + _CUT),
     Tool("describe_table", "A table's schema",
-         "The table's CQL schema (DESCRIBE TABLE) and its columns: which hold blobs (whose contents "
-         f"cqlsh-ext decodes: {PAYLOADS}) and which text columns hold "
-         "JSON (told from a few rows)." + _SIZE,
-         {"table": _TABLE}, ("table",), _describe_table, output_schemas.DESCRIBE_TABLE),
+         "A table's CQL schema, and which columns hold blobs (decoded by cqlsh-ext) or JSON text." + _SIZE,
+         {"table": _TABLE}, ("table",), _describe_table, output_schemas.DESCRIBE_TABLE, scope=READ,
+         details=f"DESCRIBE TABLE, and per column its type, its key and what it holds: blob (whose "
+                 f"contents cqlsh-ext decodes: {PAYLOADS}), blobs inside (a collection, tuple or UDT "
+                 f"holding blobs), JSON text (a text column whose values hold JSON, told from "
+                 f"{TEXT_SAMPLE_ROWS} rows), text." + _CUT),
     Tool("query", "Run a SELECT",
-         "Runs one SELECT and answers its rows as JSON, blob values decoded (each blob as "
-         "{label, kind, payload}; one no detection reads as its \"0x...\" hex, or {kind, payload, note} "
-         "saying why). Payload paths reach inside blobs: SELECT data.status, "
-         "data.items[0].sku FROM ks.t WHERE data.status = 'FAILED' ALLOW FILTERING; aggregates and "
-         "GROUP BY too: SELECT data.status, count(*) FROM ks.t GROUP BY data.status ALLOW "
-         "FILTERING (the group of undecodable values is {\"$undecodable\": true}). A statement that "
-         "reads beyond the partitions its WHERE names needs ALLOW FILTERING; a full scan that costs "
-         "(Amazon Keyspaces, or a table of 1 GB or more) is refused with its estimated cost until the "
-         "statement ends with ALLOW FILTERING CONFIRM. Read-only: anything but a SELECT is refused. At "
-         f"most `limit` rows (default {DEFAULT_ROWS}) and {DEFAULT_BYTES // 1024} KB (max_bytes), long "
-         "values cut inside (values_cut); a cut answer (cut) carries a cursor for the rows that follow.",
+         "Runs one SELECT; rows as JSON, blob values decoded ({label, kind, payload}). Payload paths "
+         "reach inside blobs: SELECT data.status, count(*) FROM ks.t WHERE data.total > 10 GROUP BY "
+         "data.status ALLOW FILTERING. Read-only. A cut answer (cut) carries a cursor for the rest."
+         + _SIZE,
          {"statement": _STATEMENT,
           "limit": {"type": "integer", "minimum": 1, "maximum": MAX_ROWS,
                     "description": f"rows at most (default {DEFAULT_ROWS})"},
           "decode": _DECODE, "cursor": _CURSOR},
-         ("statement",), _query, output_schemas.rows_schema()),
+         ("statement",), _query, output_schemas.rows_schema(), scope=READ,
+         details="Payload paths select, filter, group, order and aggregate: SELECT data.status, "
+                 "data.items[0].sku FROM ks.t WHERE data.status = 'FAILED' ALLOW FILTERING. A blob no "
+                 "detection reads is its \"0x...\" hex, or {kind, payload, note} saying why; the group "
+                 "of undecodable values is {\"$undecodable\": true}. A statement that reads beyond the "
+                 "partitions its WHERE names needs ALLOW FILTERING; a full scan that costs (Amazon "
+                 "Keyspaces, or a table of 1 GB or more) is refused with its estimated cost until the "
+                 "statement ends with ALLOW FILTERING CONFIRM. Anything but a SELECT is refused. At most "
+                 f"`limit` rows (default {DEFAULT_ROWS}); the same statement with a cut answer's cursor "
+                 "answers the rows that follow, each once." + _CUT),
     Tool("describe_payload", "What a blob column holds",
-         "DESCRIBE PAYLOAD: what a blob (or text) column's values hold: their encodings "
-         f"(e.g. {CODEC_EXAMPLES[0]}>json), and every path inside them with its presence, types and frequent "
-         "values, from a sample of rows or every row; with json_schema, their structure as a JSON "
-         "Schema instead." + _SIZE,
+         f"DESCRIBE PAYLOAD: a blob or text column's encodings (e.g. {CODEC_EXAMPLES[0]}>json) and the "
+         "paths inside its values, with their types and frequent values; or their JSON Schema." + _SIZE,
          {"column": {"type": "string", "description": "keyspace.table.column"},
-          "sample": _SAMPLE,
-          "where": {"type": "string", "description": "conditions on payload paths or columns, as after "
-                                                     "WHERE: data.status = 'PAID'"},
+          "sample": {"type": "integer", "minimum": 1, "description": "rows read at random"},
+          "where": {"type": "string", "description": "conditions as after WHERE: data.status = 'PAID'"},
           "decode": _DECODE,
-          "json_schema": {"type": "boolean", "description": "answer the values' structure as a JSON Schema "
-                                                            "(draft 2020-12) per place, not the report"}},
-         ("column",), _describe_payload, output_schemas.DESCRIBE_PAYLOAD),
+          "json_schema": {"type": "boolean", "description": "answer the values' JSON Schema instead"}},
+         ("column",), _describe_payload, output_schemas.DESCRIBE_PAYLOAD, scope=READ,
+         details="From a sample of rows (sample: read at random; else a reading chosen from the table's "
+                 "size) or the rows a where names: every path inside the values with its presence, "
+                 "types, frequent values, lengths and bounds. With json_schema, each place's values as "
+                 "a JSON Schema (draft 2020-12) instead of the report." + _CUT),
     Tool("compression_stats", "Compression statistics",
-         "COMPRESSION STATS: per blob or text column, values by codec, stored and decompressed bytes, "
-         "ratios, size buckets, and Amazon Keyspaces capacity units per row, with a verdict." + _SIZE,
-         {"table": _TABLE, "column": {"type": "string", "description": "one column (default: every "
-                                                                         "blob and text column)"},
-          "sample": {"type": "integer", "minimum": 1,
-                     "description": "estimate from random slices holding this many rows"}},
-         ("table",), _compression_stats, output_schemas.STATS),
+         "COMPRESSION STATS: per blob or text column, values by codec, stored and decompressed bytes "
+         "and ratios, with a verdict." + _SIZE,
+         {"table": _TABLE, "column": _COLUMN,
+          "sample": {"type": "integer", "minimum": 1, "description": "rows to estimate from"}},
+         ("table",), _compression_stats, output_schemas.STATS, scope=REPORT,
+         details="Also size buckets and Amazon Keyspaces capacity units per row. With sample, an "
+                 "estimate from random slices holding that many rows." + _CUT),
     Tool("compression_settings", "Table compression settings",
-         "COMPRESSION SETTINGS: the table's SSTable compression options next to measurements on a "
-         "sample of its rows, and advice where the numbers support it." + _SIZE,
-         {"table": _TABLE}, ("table",), _compression_settings, output_schemas.SETTINGS),
+         "COMPRESSION SETTINGS: the table's SSTable compression options beside measurements on a sample "
+         "of its rows, and advice." + _SIZE,
+         {"table": _TABLE}, ("table",), _compression_settings, output_schemas.SETTINGS, scope=REPORT,
+         details="Advice only where the measurements support it: a chunk length, a compressor." + _CUT),
     Tool("inspect_value", "Inspect one stored value",
-         "INSPECT: for the blob values a SELECT names (one is what it is for; at most 10), the "
-         "nesting chain, each layer's container and headers, checksums verified, sizes and ratio, "
-         "and the payload's kind." + _SIZE,
-         {"statement": {"type": "string", "description": "a SELECT naming one blob value, e.g. SELECT "
-                                                         "data FROM ks.t WHERE id = 42"},
+         "INSPECT the blob value a SELECT names: its nesting chain, containers, headers, checksums, "
+         "sizes and payload kind." + _SIZE,
+         {"statement": {"type": "string", "description": "a SELECT naming one blob value"},
           "decode": _DECODE},
-         ("statement",), _inspect_value, output_schemas.INSPECT),
+         ("statement",), _inspect_value, output_schemas.INSPECT, scope=READ,
+         details=f"SELECT data FROM ks.t WHERE id = 42: one value is what it is for, at most "
+                 f"{INSPECT_VALUES}; each layer's container and headers, checksums verified, sizes and "
+                 "ratio, and the payload's kind." + _CUT),
     Tool("compression_advise", "Compression advice",
-         "COMPRESSION ADVISE: compresses a sample of each blob or text column's decompressed values "
-         "with every available codec and level (and a trained dictionary where it helps): ratio, "
-         "compress and decompress speed measured here, capacity units, and a verdict. Read-only." + _SIZE,
-         {"table": _TABLE, "column": {"type": "string", "description": "one column (default: every "
-                                                                         "blob and text column)"},
+         "COMPRESSION ADVISE: each codec and level's ratio and speed, measured on a sample of each blob "
+         "or text column's values, with a verdict. Read-only." + _SIZE,
+         {"table": _TABLE, "column": _COLUMN,
           "sample": {"type": "integer", "minimum": 1, "maximum": MAX_ADVISE_SAMPLE,
-                     "description": "values per column (default 300, the first ones read)"}},
-         ("table",), _compression_advise, output_schemas.ADVISE),
+                     "description": "values per column (default 300)"}},
+         ("table",), _compression_advise, output_schemas.ADVISE, scope=REPORT,
+         details="Compresses the sample's decompressed values with every available codec and level (and "
+                 "a trained dictionary where it helps): ratio, compress and decompress speed measured "
+                 "here, capacity units. It never saves a dictionary (no file is written)." + _CUT),
 )}

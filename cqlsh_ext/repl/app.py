@@ -24,7 +24,7 @@ from cqlsh_ext.repl.highlight import CqlLexer, style
 from cqlsh_ext.repl.history import SafeFileHistory, history_path
 from cqlsh_ext.repl.keybindings import key_bindings
 from cqlsh_ext.repl.pager import paged_output
-from cqlsh_ext.repl.statement_end import input_state
+from cqlsh_ext.repl.statement_end import input_state, pasted
 from cqlsh_ext.repl.toolbar import toolbar_fragments
 from cqlsh_ext.upstream import seams
 
@@ -83,7 +83,7 @@ def build_session(shell: Shell, ruleset: Any) -> PromptSession[str]:
         lexer=CqlLexer(ruleset),  # dropped in run() when colours are off
         style=style(),
         include_default_pygments_style=False,
-        key_bindings=key_bindings(complete, completer),
+        key_bindings=key_bindings(complete, completer, lambda before, data: pasted(before, data, ruleset)),
         multiline=True,
         prompt_continuation=continuation,
         bottom_toolbar=toolbar,

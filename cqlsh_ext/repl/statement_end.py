@@ -1,8 +1,12 @@
 """Does the input hold complete statements? Decided by cqlsh's own lexer and splitter.
 
 The same test as cqlsh's `Shell.onecmd`: the last statement ends with an end token, outside a
-BATCH and outside a `$$` string. Shell commands that end at a newline (HELP, EXPAND, ...) count
-as ended when Enter is pressed, hence the newline added before splitting.
+BATCH and outside a `$$` string. Shell commands that end at a newline (HELP, EXPAND, UNDO, ...)
+count as ended when Enter is pressed, hence the newline added before splitting.
+
+A paste of several lines (`pasted`): a line that starts with blanks continues the line before when
+that line is a command that would end at its newline, as a hint wrapped on a narrow screen is
+shown (`UNDO '...'` / `    CONFIRM`), so that what was copied runs as one statement.
 """
 
 from __future__ import annotations
@@ -45,3 +49,36 @@ def input_state(text: str, ruleset: Any) -> tuple[bool, str | None]:
 def is_complete(text: str, ruleset: Any) -> bool:
     """True when Enter should run `text` instead of starting a new line."""
     return input_state(text, ruleset)[0]
+
+
+def pasted(before: str, data: str, ruleset: Any) -> str:
+    """`data` pasted after `before` (the input so far): a line that starts with blanks joined to
+    the line before it with one space where that line's command would otherwise end at the
+    newline (see the module doc); every other line break kept as pasted."""
+    lines = data.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    out = lines[0]
+    for line in lines[1:]:
+        if line[:1] in (" ", "\t") and line.strip() and _ends_at_newline(before + out, ruleset):
+            out = out.rstrip() + " " + line.strip()
+        else:
+            out += "\n" + line
+    return out
+
+
+def _ends_at_newline(text: str, ruleset: Any) -> bool:
+    """Whether a newline after `text` would end its last statement (a command that ends at a
+    newline, not ended by ';')."""
+    if not text.strip():
+        return False
+    from cqlshlib import pylexotron
+
+    try:
+        statements, open_block = ruleset.cql_split_statements(text + "\n")
+    except pylexotron.LexingError:
+        return False
+    while statements and not statements[-1]:
+        statements = statements[:-1]
+    if open_block or not statements:
+        return False
+    last = statements[-1][-1]
+    return last[0] == "endtoken" and "\n" in str(last[1]) and ";" not in str(last[1])

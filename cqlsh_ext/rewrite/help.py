@@ -18,7 +18,8 @@ REWRITE_HELP = """
         COMPRESSION REWRITE [keyspace.]table.column AS 'SPEC' [WHERE ...]
                             [ALLOW FILTERING] [PACE n] [ALL] [CONFIRM]
         COMPRESSION REWRITE RESUME 'journal' [CONFIRM]
-        UNDO 'journal' [UNSEALED] [CONFIRM]
+        COMPRESSION REWRITE RESUME LAST [CONFIRM]
+        UNDO 'journal' | LAST [CUT] [CONFIRM]
 
           Acts on COMPRESSION ADVISE: every value of a blob column (a map of
           blobs' m['k'], a UDT's u.field) written again in the chain SPEC
@@ -52,9 +53,12 @@ REWRITE_HELP = """
           The journal (printed as Journal: PATH, readable by you only, each
           line sealed with your key) holds every row's key, old bytes, TTL
           and write time, fsync'd before its write, the request and the token
-          ranges finished: RESUME 'PATH' goes on after a stop or a kill,
-          from the sealed request, without rewriting what is done; UNDO
-          'PATH' CONFIRM writes the old values back where rows still hold the
-          rewrite's, as it wrote them.
+          ranges finished: RESUME goes on after a stop or a kill, from the
+          sealed request, without rewriting what is done; UNDO ... CONFIRM
+          writes the old values back where rows still hold the rewrite's, as
+          it wrote them. The closing lines name the journal by the id its
+          file name ends with (RESUME '3fa9c2d1' CONFIRM); LAST is your
+          newest rewrite's. One run holds a journal at a time: a RESUME or
+          an UNDO beside a live run is refused, naming it.
           cqlsh-ext spark runs it from Spark's executors. docs/rewrite.md.
 """

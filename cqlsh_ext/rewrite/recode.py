@@ -44,7 +44,11 @@ class RewriteTarget:
         if not self.labels:
             return "stored uncompressed"
         dictionary = self.dictionaries[0] if self.dictionaries else None
-        return ">".join(self.labels) + (f" with dictionary {dictionary}" if dictionary is not None else "")
+        if dictionary is None:
+            return ">".join(self.labels)
+        from cqlsh_ext.codecs import dictionaries
+
+        return ">".join(self.labels) + f" with dictionary {dictionaries.spelled(self.labels[0], dictionary)}"
 
 
 def target_of(text: str, cap: int) -> RewriteTarget:

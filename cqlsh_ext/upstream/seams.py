@@ -163,6 +163,15 @@ COPIED: dict[str, str] = {
 _STOCK_SHELL: list[Any] = []
 
 
+def cqlshrc_arg(args: list[str]) -> str | None:
+    """The `--cqlshrc FILE` of a command line (cqlsh's own option), or None."""
+    import argparse
+
+    finder = argparse.ArgumentParser(add_help=False, allow_abbrev=False)
+    finder.add_argument("--cqlshrc")
+    return finder.parse_known_args(args)[0].cqlshrc
+
+
 def import_cqlshmain(cqlshrc: str | None) -> ModuleType:
     """Import cqlshlib.cqlshmain without letting it act on our command line.
 

@@ -164,14 +164,16 @@ def _at_once(rows: Sequence[Any], one: Callable[[int, Any], Written], ctrl_c: Ct
             settle(ready)
     except KeyboardInterrupt as err:
         pool.shutdown(wait=False, cancel_futures=True)
-        done.left = len(rows) - sent
+        done.left = max(len(rows) - sent, 0)
         done.stop = (f"stopped by a second Ctrl-C with {plural(len(pending), 'write')} in flight (whether "
                      f"they applied is unknown: UNDO checks them), {plural(done.left, 'more row')} not "
                      "written")
         done.failed, done.interrupt = True, err
         return done
     pool.shutdown(wait=True)
-    done.left = len(rows) - sent
+    # The rows not sent, counted from what was sent: never below none, and a stop said only when
+    # something stopped it (a Ctrl-C pressed, a failure).
+    done.left = max(len(rows) - sent, 0) if ctrl_c.pressed or done.failed else 0
     if done.left:
         what = done.stop or "stopped by Ctrl-C after the writes in flight"
         done.stop = f"{what}, {plural(done.left, 'more row')} not written"
@@ -200,21 +202,25 @@ class _Entered:
 
 
 def closing(ctx: WriteContext, done: Done, head: str, changed_words: str, undo: str,
-            rewritten_words: str = "") -> None:
-    """The closing line: what was written, what was left alone, why it stopped, how to undo it. A
-    run that failed says it on stderr (a script's exit status is then 2), and a second Ctrl-C goes
-    on to the shell once it is said."""
+            rewritten_words: str = "", expired_words: str = EXPIRED_SINCE) -> None:
+    """The closing line: what was written, what was left alone, why it stopped; then the statement
+    that undoes it (`undo`, '' for none) on a line of its own, so that it pastes whole. A run that
+    failed says it on stderr (a script's exit status is then 2), and a second Ctrl-C goes on to
+    the shell once it is said."""
     line = head
     if done.changed:
         line += f", {done.changed:,} {changed_words}"
     if done.rewritten:
         line += f", {done.rewritten:,} {rewritten_words}"
     if done.expired:
-        line += f", {done.expired:,} {EXPIRED_SINCE}"
-    line += (f"; {done.stop}" if done.stop else "") + f". {undo}"
+        line += f", {done.expired:,} {expired_words}"
+    line += (f"; {done.stop}" if done.stop else "") + "."
     if done.failed:
-        ctx.error(message(line, screen_width(sys.stderr)))
+        width = screen_width(sys.stderr)
+        ctx.error("\n".join(message(text, width) for text in (line, undo) if text))
     else:
         say(line, ctx.out)
+        if undo:
+            say(undo, ctx.out)
     if done.interrupt is not None:
         raise done.interrupt

@@ -189,11 +189,14 @@ def test_a_journal_whose_last_line_is_torn_is_undone_up_to_it(cassandra, ks, ses
     # own line gone.
     torn = b"".join(lines[:-3]) + lines[-3][: len(lines[-3]) // 2]
     path.write_bytes(torn)
-    undo = ext(cassandra, ks, tmp_path, f"UNDO '{path}' CONFIRM")
+    refused = ext(cassandra, ks, tmp_path, f"UNDO '{path}' CONFIRM")  # no closing line: CUT says so
+    assert refused.returncode == 2 and "has no closing line" in refused.stderr, refused.stderr
+    undo = ext(cassandra, ks, tmp_path, f"UNDO '{path}' CUT CONFIRM")
     assert undo.returncode == 0, undo.stderr
     number = len(lines) - 2
     assert (f"line {number} is cut short (its write stopped: a kill or a full disk); its row was not "
-            "written, and every line before it is read") in undo.stdout, undo.stdout
+            "written (a row's line is on disk before its write); every line before it is read") \
+        in undo.stdout, undo.stdout
     assert "2 rows written back" in undo.stdout
     statuses = [unzstd(cell(session, 4, c).data)["status"] for c in range(3)]
     assert statuses == ["NEW", "NEW", "DONE"]
@@ -216,11 +219,14 @@ def test_a_full_disk_stops_the_edit_with_its_closing_line(cassandra, ks, session
                           text=True, env=isolated_env(tmp_path), timeout=300)
     assert proc.returncode == 2, (proc.stdout, proc.stderr)
     assert "Errno" not in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
-    closing = [line for line in proc.stderr.splitlines() if "rows written" in line or "row written" in line]
+    said = proc.stderr.splitlines()
+    closing = [i for i, line in enumerate(said) if "rows written" in line or "row written" in line]
     assert len(closing) == 1, proc.stderr
-    found = re.search(r"(\d+) rows? written; stopped: the journal (\S+) could not be written \(the disk is "
-                     r"full\); (\d+) rows? not written\. Undo: UNDO '(\S+)' CONFIRM", closing[0])
-    assert found is not None, closing[0]
+    found = re.fullmatch(r"(\d+) rows? written; stopped: the journal (\S+) could not be written "
+                         r"\(the disk is full\); (\d+) rows? not written\.", said[closing[0]])
+    assert found is not None, said[closing[0]]
+    undo = re.fullmatch(r"Undo: UNDO '([0-9a-f]{8})' CONFIRM", said[closing[0] + 1])  # on a line of its own
+    assert undo is not None and found.group(2).endswith(f"-{undo.group(1)}.jsonl"), said
     written, left = int(found.group(1)), int(found.group(3))
     assert 0 < written < 40 and written + left == 40
     statuses = [unzstd(cell(session, 5, c).data)["status"] for c in range(40)]
@@ -364,4 +370,4 @@ def test_a_second_ctrl_c_ends_the_edit_with_its_closing_line(cassandra, ks, sess
                         r"\(whether it applied is unknown: UNDO checks it\), (\d+) more rows? not written\. "
                         r"Undo: UNDO '(\S+)' CONFIRM", " ".join(re.sub(r"\x1b\[[0-9;]*m", "", out).split()))
     assert closing is not None, out
-    assert closing.group(4) == journal
+    assert journal.endswith(f"-{closing.group(4)}.jsonl"), (closing.group(4), journal)  # by its short id

@@ -86,8 +86,8 @@ def test_configure_takes_a_registry_with_formats_the_core_lacks(native_core: Non
         config["grades"] = {**config["grades"], "zlib": "A"}
         lacked = ["zlib"]
     elif change == "unknown record format":
-        config["records"] = ["thrift", *config["records"]]
-        lacked = ["thrift"]
+        config["records"] = ["kryo", *config["records"]]
+        lacked = ["kryo"]
     else:
         dispatch = [list(row) for row in config["dispatch"]]
         dispatch[0x4f].append("brotli")

@@ -52,6 +52,8 @@ def test_a_row_larger_than_the_bucket_is_sent_and_paid_for(pace: int, cost: int)
     assert pacer.figures.rows == rows and pacer.figures.units == rows * cost
     # Within PACE over the span: the debt of each large row is waited out by the next.
     assert (rows - 1) * cost / pace - 0.2 <= clock_seconds <= rows * cost / pace + 0.2
+    # And over any second, the first too: at most PACE and one row's units.
+    assert pacer.figures.busiest_second <= pace + cost
 
 
 def test_small_rows_go_at_the_pace() -> None:
@@ -59,6 +61,7 @@ def test_small_rows_go_at_the_pace() -> None:
     pacer = Pace(100, clock=clock)
     clock_seconds = _send(pacer, clock, [1] * 500)  # the test's clock, as above
     assert pacer.figures.units == 500 and 4.5 <= clock_seconds <= 5.2
+    assert pacer.figures.busiest_second <= 100 + 1  # the pace and one row, from the first second on
 
 
 @pytest.mark.parametrize("already", [0, 3])
