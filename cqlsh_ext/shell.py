@@ -127,13 +127,13 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
     repl_history: Any = None
     repl_session: Any = None
     #: The statement being read, as its bounds measure it; one sent whole while it runs.
-    statement_reading: statement_bounds.Reading
+    statement_reading: statement_bounds.StatementSoFar
     sent_whole: Lexed | None = None
     #: cqlsh's TRACING ON/OFF (a statement sent whole may read system_traces without it).
     tracing_enabled: bool
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        self.statement_reading = statement_bounds.Reading(seams.newline_commands())
+        self.statement_reading = statement_bounds.StatementSoFar(seams.newline_commands())
         self.repl_mode = repl.wants_repl(self.settings.display, kwargs)
         self.save_repl_history = not kwargs.get("disable_history", False)
         self.max_history_length_shown = 50

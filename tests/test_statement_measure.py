@@ -97,3 +97,30 @@ def test_its_tokens_are_the_shell_lexers() -> None:
 def test_its_size_and_lines() -> None:
     measure = _measured("SELECT 'é'\n;\n", [4, 11])
     assert (measure.size, measure.lines, measure.may_end) == (len("SELECT 'é'\n;\n".encode()), 2, True)
+
+
+def test_a_line_ends_a_command_where_cqlsh_ends_it_there() -> None:
+    # What a paste joins (repl.statement_end.pasted): whether a newline after the text ends its last
+    # statement, a shell command ending at its line (cqlsh: its end token is the line's end).
+    from cqlshlib import pylexotron
+
+    ruleset = seams.import_cqlshmain(None).cqlruleset
+    chance = random.Random(11)
+    compared = 0
+    for _ in range(3_000):
+        text = "".join(chance.choice(PIECES) for _ in range(chance.randint(1, 10)))
+        try:
+            statements, open_block = ruleset.cql_split_statements(text + "\n")
+        except pylexotron.LexingError:
+            continue
+        while statements and not statements[-1]:
+            statements = statements[:-1]
+        last = statements[-1][-1] if statements else None
+        wanted = bool(last is not None and not open_block and last[0] == "endtoken"
+                      and "\n" in str(last[1]) and ";" not in str(last[1]))
+        measure = _measured(text, [])
+        after = measure.copy()
+        after.add("\n")
+        compared += 1
+        assert after.ended_at_its_line == wanted, text
+    assert compared > 2_000

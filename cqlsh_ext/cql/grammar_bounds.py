@@ -108,7 +108,7 @@ class Measure:
     statement ends instead of at its line)."""
 
     __slots__ = ("size", "lines", "tokens", "commas", "newline_words", "_inside", "_pending", "_since_end",
-                 "_first", "_last", "_batch", "_only_ends")
+                 "_first", "_last", "_batch", "_only_ends", "_ended_by")
 
     def __init__(self, newline_words: frozenset[str] = frozenset()) -> None:
         self.size = 0
@@ -128,6 +128,8 @@ class Measure:
         self._batch = False
         #: No token but `;` so far: nothing to run.
         self._only_ends = True
+        #: What ended the last statement: ";", a line's end ("\n": a command ending at its line), or "".
+        self._ended_by = ""
 
     @property
     def may_end(self) -> bool:
@@ -139,6 +141,19 @@ class Measure:
         """What closes the string, quoted name, $$ string or block comment the text ends inside:
         ', ", $$, */; None outside them."""
         return _CLOSER.get(self._inside or "")
+
+    @property
+    def ended_at_its_line(self) -> bool:
+        """Whether the text ends with a shell command its line's end ended (HELP, UNDO '...'), nothing
+        after it."""
+        return self._ended_by == "\n" and self.may_end
+
+    def copy(self) -> Measure:
+        """A measure of the same text, measured on apart."""
+        other = Measure.__new__(Measure)
+        for name in Measure.__slots__:
+            setattr(other, name, getattr(self, name))
+        return other
 
     @property
     def empty(self) -> bool:
@@ -228,3 +243,4 @@ class Measure:
         self._since_end = 0
         self._first = ""
         self._last = ("", "")
+        self._ended_by = mark
