@@ -52,14 +52,14 @@ from cqlsh_ext.cql import grammar_bounds as bounds
 if TYPE_CHECKING:
     from cqlsh_ext.cql.lexer import Lexed
 
-#: One statement's text at most (UTF-8): it holds an IN list of STATEMENT_TOKENS' keys of 14 bytes.
+#: One statement's text at most (UTF-8): what the lexers hold of it, whatever its tokens (a string
+#: literal of 1 MiB is one).
 STATEMENT_BYTES = 1 << 20
 #: One statement's tokens at most, as the shell's lexer splits them (cql.lexer: a number, a word, a
 #: mark, a string literal is one; a UUID several, `0x...` two): what cqlsh's lexer and the shell's
-#: take time for, about 3 µs each on a loaded machine, and what cqlsh's lexer is handed at most.
-#: An IN list of 65,000 numbers or 9,000 UUIDs; a statement at the bound takes the shell about 1 s
-#: of CPU before it is sent (bench/shell_bounds.py), where a 1 MiB IN list of the key 1 (a token a
-#: byte) took it 15 s.
+#: take time for, about 3 µs each on a loaded machine. An IN list of 65,000 numbers or 9,000 UUIDs;
+#: a 1 MiB IN list of the key 1 (a token a byte), within the size, took the shell 15 s of CPU
+#: (bench/statement_shapes.py measures each shape).
 STATEMENT_TOKENS = 1 << 17
 #: One statement's lines at most: cqlsh's lexer reads a line's end as a token too, and its loop
 #: reads a script a line at a time (a 20,000-key IN list a key a line is 20,000 lines).
@@ -224,7 +224,7 @@ def own_text(tokens: Any, srcstr: str) -> tuple[Any, str]:
     and ours read again: a line of 30,000 statements read 30,000 times): the statement's own
     text, its tokens' places moved to it. A text not much longer than the statement is kept."""
     start, end = tokens[0][2][0], tokens[-1][2][1]
-    if len(srcstr) - (end - start) <= 2 << 10:
+    if len(srcstr) - (end - start) <= LEXED_BEFORE_ITS_END:
         return tokens, srcstr
     return [(tok[0], tok[1], (tok[2][0] - start, tok[2][1] - start), *tok[3:]) for tok in tokens], \
         srcstr[start:end]
