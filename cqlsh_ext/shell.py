@@ -131,6 +131,8 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
     sent_whole: Lexed | None = None
     #: cqlsh's TRACING ON/OFF (a statement sent whole may read system_traces without it).
     tracing_enabled: bool
+    #: cqlsh's loop ends once it is set (EXIT, -e's statement read).
+    stop: bool
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         self.statement_reading = statement_bounds.StatementSoFar(seams.newline_commands())
@@ -306,14 +308,55 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
 
     def cmdloop(self, intro: Any = None) -> None:
         # prompt_toolkit for a person at a terminal; cqlsh's own loop, each line measured first
-        # (commands.statement_bounds.run_script), for -e, -f, pipes, SOURCE and --classic.
+        # (_run_script), for -e, -f, pipes, SOURCE and --classic.
         # Imported here so scripts never load prompt_toolkit.
         if self.repl_mode:
             from cqlsh_ext.repl.app import run
 
             run(self)
         else:
-            statement_bounds.run_script(self, cqlshmain.CQL_ERRORS)
+            self._run_script()
+
+    def _run_script(self) -> None:
+        # cqlsh's cmdloop (COPIED pins it: -e, -f, stdin, SOURCE, --classic), each line measured
+        # (commands.statement_bounds.StatementSoFar) before anything lexes it. cqlsh's loop hands
+        # onecmd all of the statement read so far at every line, and its lexer reads it all again (an
+        # unclosed comment of 100,000 lines took 123 s): here onecmd is handed it only where it may
+        # end, a statement past a bound is refused at the line that passes it, and one of nothing to
+        # run (a lone `;`) is not sent.
+        reading = self.statement_reading
+        with self.prepare_loop():
+            while not self.stop:
+                try:
+                    if self.single_statement:
+                        line = self.single_statement
+                        self.stop = True
+                    else:
+                        line = self.get_input_line(self.prompt)
+                    if statement_bounds.nothing_to_run(line) and not reading.dropping \
+                            and not self.statement.tell():
+                        continue  # nothing to run, nothing before it (a million lines of `;`: at once)
+                    way, said = reading.line(line)
+                    if said is not None:
+                        self.printerr(said)
+                    if way == statement_bounds.LEX:
+                        self.statement.write(line)
+                        if self.onecmd(self.statement.getvalue()):
+                            self.reset_statement()
+                    elif way == statement_bounds.WAIT:
+                        self.statement.write(line)
+                        self.set_continue_prompt()
+                    elif way == statement_bounds.REFUSED or self.statement.tell():
+                        self.reset_statement()
+                    else:  # nothing read before it: nothing to reset
+                        reading.forget()
+                except EOFError:
+                    self.handle_eof()
+                except cqlshmain.CQL_ERRORS as cqlerr:
+                    self.printerr(cqlerr.message)
+                except KeyboardInterrupt:
+                    self.reset_statement()
+                    print("")
 
     def parse_for_select_meta(self, query_string: str) -> Any:
         # A statement sent whole: its table found by our lexer, where cqlsh would parse it again.

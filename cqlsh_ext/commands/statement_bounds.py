@@ -11,7 +11,7 @@ SELECT's text once more after it ran, for the table whose metadata formats the r
 and its lexer reads it all again: an unclosed comment of 100,000 lines took 123 s. In the order the
 shell meets a statement:
 
-1. Its text, as it comes (`StatementSoFar`, before cqlsh's lexer; the loop of scripts is `run_script`):
+1. Its text, as it comes (`StatementSoFar`, before cqlsh's lexer; the scripts' loop is ExtShell's cmdloop):
    measured a line at a time, each character once (cql.grammar_bounds.Measure): at most
    STATEMENT_BYTES, STATEMENT_TOKENS (as the shell's lexer splits them) and STATEMENT_LINES, else
    refused in one line at the line that passes the bound; the rest of it (to its end) is dropped
@@ -87,8 +87,8 @@ class StatementSoFar:
     character once, at most STATEMENT_BYTES, STATEMENT_TOKENS and STATEMENT_LINES), and the rest of
     a refused one, dropped up to its end. `newline_words`: cqlsh's commands that end at their line.
 
-    The shell's loop for scripts (`run_script`) hands each line to `line`; the interactive shell
-    hands its whole input to `whole` (ExtShell.onecmd)."""
+    The shell's loop for scripts (ExtShell._run_script) hands each line to `line`; the interactive
+    shell hands its whole input to `whole` (ExtShell.onecmd)."""
 
     def __init__(self, newline_words: frozenset[str]) -> None:
         self.newline_words = newline_words
@@ -178,44 +178,10 @@ def measured(text: str, newline_words: frozenset[str]) -> bounds.Measure:
     return measure
 
 
-def run_script(shell: Any, cql_errors: tuple[type[BaseException], ...]) -> None:
-    """cqlsh's cmdloop (COPIED pins it: -e, -f, stdin, SOURCE, --classic), each line measured
-    (`shell.statement_reading`) before anything lexes it. cqlsh's loop hands onecmd all of the
-    statement read so far at every line, and its lexer reads it all again (an unclosed comment of
-    100,000 lines took 123 s): here onecmd is handed it only where it may end, a statement past a
-    bound is refused at the line that passes it, and one of nothing to run (a lone `;`) is not sent."""
-    reading: StatementSoFar = shell.statement_reading
-    with shell.prepare_loop():
-        while not shell.stop:
-            try:
-                if shell.single_statement:
-                    line = shell.single_statement
-                    shell.stop = True
-                else:
-                    line = shell.get_input_line(shell.prompt)
-                if not line.strip(_NOTHING) and not reading.dropping and not shell.statement.tell():
-                    continue  # a line of nothing to run, nothing before it (a million of `;`: at once)
-                way, said = reading.line(line)
-                if said is not None:
-                    shell.printerr(said)
-                if way == LEX:
-                    shell.statement.write(line)
-                    if shell.onecmd(shell.statement.getvalue()):
-                        shell.reset_statement()
-                elif way == WAIT:
-                    shell.statement.write(line)
-                    shell.set_continue_prompt()
-                elif way == REFUSED or shell.statement.tell():
-                    shell.reset_statement()
-                else:  # nothing read before it: nothing to reset (a million lines of `;`)
-                    reading.forget()
-            except EOFError:
-                shell.handle_eof()
-            except cql_errors as cqlerr:
-                shell.printerr(cqlerr.message)  # type: ignore[attr-defined]
-            except KeyboardInterrupt:
-                shell.reset_statement()
-                print("")
+def nothing_to_run(line: str) -> bool:
+    """Whether a line holds nothing to run (space, `;`): with nothing before it, the scripts' loop
+    passes it at once (a million lines of `;`)."""
+    return not line.strip(_NOTHING)
 
 
 def own_text(tokens: Any, srcstr: str) -> tuple[Any, str]:

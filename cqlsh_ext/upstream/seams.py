@@ -36,7 +36,7 @@ SEAMS: tuple[tuple[str, str, str], ...] = (
               "more_prompt_suppressed; its page loop followed for typed answers (COPIED pins the source)",
      "output.pipeline"),
     ("cqlsh", "Shell.cmdloop re-implemented for prompt_toolkit, and for scripts with each line measured "
-              "first (COPIED pins the source)", "repl.app, commands.statement_bounds"),
+              "first (COPIED pins the source)", "repl.app, shell"),
     ("cqlsh", "CqlType nodes carry type_name, sub_types, formatter; built from cql_typename; a "
               "vector's node repeats its element's once per dimension", "output.table, cql.types"),
     ("cqlsh", "special commands: cqlshhandling rules and my_commands_ending_with_newline: "
