@@ -16,8 +16,9 @@ altered, made up, or issued by another server (or before a restart) is refused t
 `max_age` is refused as expired. `extra` is what the continuation needs besides the paging state:
 the row's index on its page (`skip`), the rows answered before it (`answered`); kept here, so a
 cursor tells nothing of the rows an answer left out (a policy's hidden tables). `owner` is the
-client it was given to (server.py: the MCP session that called, by a random key of its own): a
-cursor another client gives is refused, whoever it leaked to.
+client it was given to (server.py's _owner: the MCP session that called; without a session, the
+OAuth token's issuer, subject and client): a cursor another client gives is refused, whoever it
+leaked to.
 """
 
 from __future__ import annotations
@@ -139,8 +140,8 @@ class Cursors:
                                   "run the statement again")
             state, extra, given_to = self._states[state_id]
             if not hmac.compare_digest(given_to, owner):
-                raise CursorError("this cursor was given to another client (another MCP session): run the "
-                                  "statement again")
+                raise CursorError("this cursor was given to another client (another MCP session, or "
+                                  "another OAuth identity): run the statement again")
             self._states.move_to_end(state_id)
         return CursorState(state, dict(extra), issued)
 
