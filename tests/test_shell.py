@@ -15,7 +15,7 @@ from pathlib import Path
 import cramjam
 import pytest
 import zstandard
-from shell_runner import CQLSH_EXT, STOCK_CQLSH, entry_reporting_at_exit, run, without_patch_warning
+from shell_runner import CQLSH_EXT, STOCK_CQLSH, entry_reporting_at_exit, ext, run, without_patch_warning
 
 from cqlsh_ext.demo.records import documents
 from cqlsh_ext.demo.samples import samples
@@ -64,12 +64,6 @@ def ks(cassandra):
     return name
 
 
-def ext(cassandra, tmp_path: Path, statement: str, *flags: str) -> str:
-    result = run(CQLSH_EXT, [*cassandra.cqlsh_args, *flags, "-e", statement], tmp_path)
-    assert result.returncode == 0, result.stderr
-    return result.stdout
-
-
 def rows_by_name(output: str) -> dict[str, str]:
     """name -> data cell of `SELECT name, data` output."""
     cells = {}
@@ -81,7 +75,8 @@ def rows_by_name(output: str) -> dict[str, str]:
 
 
 def test_every_container_is_decoded_and_labelled(cassandra, ks, tmp_path):
-    cells = rows_by_name(ext(cassandra, tmp_path, f"SELECT name, data FROM {ks}.formats"))
+    cells = rows_by_name(ext(cassandra, tmp_path, "-e", f"SELECT name, data FROM {ks}.formats")
+                         .checked_stdout())
     assert set(cells) == {s.name for s in SAMPLES}
     for sample in SAMPLES:
         cell = cells[sample.name]
@@ -98,7 +93,8 @@ def test_every_container_is_decoded_and_labelled(cassandra, ks, tmp_path):
 
 
 def test_reasons_name_what_is_wrong(cassandra, ks, tmp_path):
-    cells = rows_by_name(ext(cassandra, tmp_path, f"SELECT name, data FROM {ks}.formats"))
+    cells = rows_by_name(ext(cassandra, tmp_path, "-e", f"SELECT name, data FROM {ks}.formats")
+                         .checked_stdout())
     assert "dictionary" in cells["zstd dictionary"]
     assert "dictionary" in cells["zlib preset dictionary"]
     assert cells["plain json"].startswith("[text] {")
@@ -125,7 +121,7 @@ def test_expand_none_is_stock_too(cassandra, ks, tmp_path):
 def test_non_blob_columns_are_untouched(cassandra, ks, tmp_path):
     statement = f"SELECT id, t, n, f, u, ts FROM {ks}.mixed"
     stock = run(STOCK_CQLSH, [*cassandra.cqlsh_args, "-e", statement], tmp_path)
-    assert ext(cassandra, tmp_path, statement) == without_patch_warning(stock.stdout)
+    assert ext(cassandra, tmp_path, "-e", statement).checked_stdout() == without_patch_warning(stock.stdout)
 
 
 def test_a_page_with_blobs_formats_its_other_cells_as_stock_cqlsh(cassandra, ks, tmp_path):
@@ -145,7 +141,8 @@ def test_a_page_with_blobs_formats_its_other_cells_as_stock_cqlsh(cassandra, ks,
     statement = f"SELECT * FROM {ks}.scalars"
     stock = run(STOCK_CQLSH, [*cassandra.cqlsh_args, "--cqlshrc", str(rc), "-e", statement], tmp_path)
     assert stock.returncode == 0 and "2024/02/23 02.16.41" in stock.stdout and "3.1415927" in stock.stdout
-    assert ext(cassandra, tmp_path, statement, "--cqlshrc", str(rc)) == without_patch_warning(stock.stdout)
+    assert ext(cassandra, tmp_path, "--cqlshrc", str(rc), "-e",
+               statement).checked_stdout() == without_patch_warning(stock.stdout)
 
 
 def test_a_payload_querys_ordinary_columns_print_as_stock_cqlsh_prints_them(cassandra, ks, tmp_path):
@@ -171,18 +168,18 @@ def test_a_payload_querys_ordinary_columns_print_as_stock_cqlsh_prints_them(cass
     kept = f"SELECT {columns} FROM {ks}.kept WHERE pk = 1 AND ck IN (0, 1, 2, 3, 4, 5, 7)"
     stock = run(STOCK_CQLSH, [*cassandra.cqlsh_args, "--cqlshrc", str(rc), "-e", kept], tmp_path)
     assert stock.returncode == 0 and "(7 rows)" in stock.stdout and "back\\\\slash" in stock.stdout
-    ours = ext(cassandra, tmp_path, f"SELECT {columns} FROM {ks}.kept WHERE pk = 1 AND b.keep = 1 "
-                                    "ALLOW FILTERING", "--cqlshrc", str(rc))
+    kept_rows = f"SELECT {columns} FROM {ks}.kept WHERE pk = 1 AND b.keep = 1 ALLOW FILTERING"
+    ours = ext(cassandra, tmp_path, "--cqlshrc", str(rc), "-e", kept_rows).checked_stdout()
     assert ours == without_patch_warning(stock.stdout)
 
 
 def test_nested_blobs_in_collections_tuples_and_udts(cassandra, ks, tmp_path):
-    out = ext(cassandra, tmp_path, f"SELECT l, m, tp FROM {ks}.mixed WHERE id = 1")
+    out = ext(cassandra, tmp_path, "-e", f"SELECT l, m, tp FROM {ks}.mixed WHERE id = 1").checked_stdout()
     assert """[gzip] '{"k":"in a list"}'""" in out
     assert "0x0102]" in out  # a short raw blob inside the list keeps its hex, as cqlsh prints it
     assert "{'z': [zstd] 'zstd in a map'}" in out
     assert "(7, [gzip] 'tuple!')" in out
-    out = ext(cassandra, tmp_path, f"SELECT a FROM {ks}.udts")
+    out = ext(cassandra, tmp_path, "-e", f"SELECT a FROM {ks}.udts").checked_stdout()
     assert "content: [gzip] 'inside a UDT'" in out
 
 
@@ -195,9 +192,10 @@ def test_blobs_in_a_vector_are_decoded_too(cassandra, ks, tmp_path):
     s.execute(f"INSERT INTO vectors (id, v) VALUES (1, [0x{value.hex()}, 0x0102])")
     s.shutdown()
     statement = f"SELECT v FROM {ks}.vectors"
-    assert "[[gzip] 'in a vector', 0x0102]" in ext(cassandra, tmp_path, statement)
+    assert "[[gzip] 'in a vector', 0x0102]" in ext(cassandra, tmp_path, "-e", statement).checked_stdout()
     stock = run(STOCK_CQLSH, [*cassandra.cqlsh_args, "-e", statement], tmp_path)
-    assert ext(cassandra, tmp_path, statement, "-d", "none") == without_patch_warning(stock.stdout)
+    assert ext(cassandra, tmp_path, "-d", "none", "-e",
+               statement).checked_stdout() == without_patch_warning(stock.stdout)
 
 
 def test_expand_on_indents_json(cassandra, ks, tmp_path):
@@ -218,15 +216,18 @@ def test_expand_on_indents_json(cassandra, ks, tmp_path):
 
 
 def test_named_codec_shows_hex_and_reason_for_other_values(cassandra, ks, tmp_path):
-    cells = rows_by_name(ext(cassandra, tmp_path, f"SELECT name, data FROM {ks}.formats", "-d", "Snappy"))
+    cells = rows_by_name(ext(cassandra, tmp_path, "-d", "Snappy", "-e",
+                             f"SELECT name, data FROM {ks}.formats").checked_stdout())
     assert cells["snappy raw"].startswith("[snappy] ") and cells["snappy raw"].endswith(DOC)
     assert cells["gzip"].startswith("0x1f8b08") and " (snappy: " in cells["gzip"]
 
 
 def test_raw_deflate_only_when_named(cassandra, ks, tmp_path):
     statement = f"SELECT name, data FROM {ks}.formats WHERE name = 'raw deflate'"
-    assert rows_by_name(ext(cassandra, tmp_path, statement))["raw deflate"].startswith("0x")
-    named = rows_by_name(ext(cassandra, tmp_path, statement, "--decompress", "deflate"))["raw deflate"]
+    plain = rows_by_name(ext(cassandra, tmp_path, "-e", statement).checked_stdout())["raw deflate"]
+    assert plain.startswith("0x")
+    named = rows_by_name(ext(cassandra, tmp_path, "--decompress", "deflate", "-e", statement)
+                         .checked_stdout())["raw deflate"]
     assert named.startswith("[deflate] ") and named.endswith(DOC)
 
 
@@ -352,7 +353,7 @@ def test_the_readme_s_encode_example_shows_what_it_says(cassandra, tmp_path):
     wrote = run(CQLSH_EXT, [*cassandra.cqlsh_args, "-e", " ".join(script)], tmp_path)
     assert wrote.returncode == 0 and f"shown only with a setting: DECODE '{ks}.t.data' AS 'zstd>msgpack'" \
         in wrote.stderr, wrote.stderr
-    cells = rows_by_name(ext(cassandra, tmp_path, f"SELECT id, data FROM {ks}.t"))
+    cells = rows_by_name(ext(cassandra, tmp_path, "-e", f"SELECT id, data FROM {ks}.t").checked_stdout())
     assert (cells["1"], cells["2"]) == (shown[plain], shown[record])
     named = run(CQLSH_EXT, [*cassandra.cqlsh_args, "-e", f"DECODE '{ks}.t.data' AS 'zstd>msgpack'; "
                             f"SELECT id, data FROM {ks}.t WHERE id = 2"], tmp_path)
@@ -386,30 +387,24 @@ def test_decompress_is_in_help(cassandra, tmp_path):
 def test_cqlshrc_section_sets_the_mode(cassandra, ks, tmp_path):
     rc = tmp_path / "rc"
     rc.write_text("[cqlsh_ext]\ndecompress = none\n")
-    out = ext(cassandra, tmp_path, f"SELECT data FROM {ks}.formats WHERE name = 'gzip'", "--cqlshrc", str(rc))
+    out = ext(cassandra, tmp_path, "--cqlshrc", str(rc), "-e",
+              f"SELECT data FROM {ks}.formats WHERE name = 'gzip'").checked_stdout()
     assert "0x1f8b08" in out and "[gzip]" not in out
-    out = ext(
-        cassandra,
-        tmp_path,
-        f"SELECT data FROM {ks}.formats WHERE name = 'gzip'",
-        "--cqlshrc",
-        str(rc),
-        "-d",
-        "auto",
-    )
+    out = ext(cassandra, tmp_path, "--cqlshrc", str(rc), "-d", "auto", "-e",
+              f"SELECT data FROM {ks}.formats WHERE name = 'gzip'").checked_stdout()
     assert "[gzip]" in out
 
 
 def test_field_width_cuts_cells(cassandra, ks, tmp_path):
-    out = ext(
-        cassandra, tmp_path, f"SELECT data FROM {ks}.formats WHERE name = 'gzip'", "--max-field-width", "60"
-    )
+    out = ext(cassandra, tmp_path, "--max-field-width", "60", "-e",
+              f"SELECT data FROM {ks}.formats WHERE name = 'gzip'").checked_stdout()
     cell = next(line.strip() for line in out.splitlines() if "[gzip]" in line)
     assert len(cell) == 60 and cell.endswith("…")
 
 
 def test_scripts_get_whole_values(cassandra, ks, tmp_path):
-    out = ext(cassandra, tmp_path, f"SELECT data FROM {ks}.formats WHERE name = 'zstd'")
+    out = ext(cassandra, tmp_path, "-e",
+              f"SELECT data FROM {ks}.formats WHERE name = 'zstd'").checked_stdout()
     assert DOC in out
 
 
@@ -444,20 +439,11 @@ def test_help_and_version_name_both(tmp_path):
 
 
 def test_cqlsh_flags_still_work(cassandra, ks, tmp_path):
-    out = ext(
-        cassandra,
-        tmp_path,
-        "SELECT data FROM formats WHERE name = 'gzip'",
-        "-k",
-        ks,
-        "--request-timeout",
-        "20",
-        "--connect-timeout",
-        "20",
-        "--no-color",
-    )
+    out = ext(cassandra, tmp_path, "-k", ks, "--request-timeout", "20", "--connect-timeout", "20",
+              "--no-color", "-e", "SELECT data FROM formats WHERE name = 'gzip'").checked_stdout()
     assert "[gzip]" in out and "\x1b[" not in out
-    colored = ext(cassandra, tmp_path, "SELECT data FROM formats WHERE name = 'gzip'", "-k", ks, "-C")
+    colored = ext(cassandra, tmp_path, "-k", ks, "-C", "-e",
+                  "SELECT data FROM formats WHERE name = 'gzip'").checked_stdout()
     assert "\x1b[" in colored and "[gzip]" in colored
 
 
@@ -615,7 +601,8 @@ def test_values_written_by_java_producers(cassandra, tmp_path):
     for name, blob in blobs.items():
         session.execute(insert, (name, blob))
     session.shutdown()
-    cells = rows_by_name(ext(cassandra, tmp_path, f"SELECT name, data FROM {ks}.produced"))
+    cells = rows_by_name(ext(cassandra, tmp_path, "-e", f"SELECT name, data FROM {ks}.produced")
+                         .checked_stdout())
     for name, label in JAVA_EXPECT.items():
         assert cells[name] == f"[{label}] {doc}", f"{name}: {cells[name][:100]}"
     assert cells["gzip_java_object"] == '[gzip>java] ["cqlsh-ext",42]'  # read, never deserialized
@@ -637,7 +624,7 @@ def test_jdk_objects_are_shown_as_written_in_table_and_json(cassandra, tmp_path)
         session.execute(insert, (name, blobs[name]))
     session.shutdown()
     select = f"SELECT name, data FROM {ks}.produced"
-    cells = rows_by_name(ext(cassandra, tmp_path, select))
+    cells = rows_by_name(ext(cassandra, tmp_path, "-e", select).checked_stdout())
     # What SerializedObjects.java put in, as a reader would write it down.
     assert cells["gzip_linked_hash_map"] == ('[gzip>java] {"id":7,"name":"widget","tags":["x","y"],'
                                              '"price":BigDecimal("19.99")}')
@@ -651,7 +638,7 @@ def test_jdk_objects_are_shown_as_written_in_table_and_json(cassandra, tmp_path)
     assert cells["shared_bomb"].startswith("[java] object java.util.ArrayList (not deserialized) "
                                            "(java serialization: more than 100,000 values")
 
-    out = ext(cassandra, tmp_path, select, "--output-format", "json")
+    out = ext(cassandra, tmp_path, "--output-format", "json", "-e", select).checked_stdout()
     rows = {row["name"]: row["data"] for row in map(json.loads, out.splitlines())}
     assert rows["gzip_linked_hash_map"] == {
         "label": "gzip>java", "kind": "record",
@@ -687,7 +674,7 @@ def test_scripts_keep_whole_values_without_padding_the_other_rows(cassandra, ks,
                         ("d", b"\xff" * 10)):
         s.execute("INSERT INTO padding (name, data) VALUES (%s, %s)", (name, value))
     s.shutdown()
-    out = ext(cassandra, tmp_path, f"SELECT name, data FROM {ks}.padding")
+    out = ext(cassandra, tmp_path, "-e", f"SELECT name, data FROM {ks}.padding").checked_stdout()
     rows = {line.split("|")[0].strip(): line for line in out.splitlines() if " | " in line}
     assert ("0x" + huge.hex()) in rows["c"]  # whole, never cut
     assert "…" not in out
@@ -711,6 +698,6 @@ def test_cqlsh_blob_test_values_print_as_stock_even_in_auto_mode(cassandra, ks, 
     statement = f"SELECT * FROM {ks}.blob_output"
     stock = without_patch_warning(run(STOCK_CQLSH, [*cassandra.cqlsh_args, "-e", statement], tmp_path).stdout)
     for flags in ((), ("--classic",), ("-d", "auto")):
-        assert ext(cassandra, tmp_path, statement, *flags) == stock
+        assert ext(cassandra, tmp_path, *flags, "-e", statement).checked_stdout() == stock
     for shown in ("0x000102030405fffefd", "0xffffffffffffffffff", " 0x\n", "0x80"):
         assert shown in stock

@@ -587,7 +587,7 @@ def test_hostile_pickle_through_the_binary(cassandra, tmp_path: Path) -> None:
     """The pickle that hung (STACK_GLOBAL of a shared list) as a user meets it: `cqlsh-ext inspect 0x...`
     without a server, then a table cell, JSON output and INSPECT through the server. Each run returns
     (shell_runner.run's timeout is the hang guard) and shows the stored bytes with the reason on one line."""
-    from shell_runner import CQLSH_EXT, run
+    from shell_runner import CQLSH_EXT, ext, run
 
     value = STACK_GLOBAL_OF_A_SHARED_LIST
     reason = "pickle: over 100,000 nodes"
@@ -601,15 +601,11 @@ def test_hostile_pickle_through_the_binary(cassandra, tmp_path: Path) -> None:
     session.execute("INSERT INTO values_ (id, v) VALUES (1, %s)", (value,))
     session.shutdown()
 
-    def ext(statement: str, *flags: str) -> str:
-        result = run(CQLSH_EXT, [*cassandra.cqlsh_args, *flags, "-e", statement], tmp_path)
-        assert result.returncode == 0, result.stderr
-        return result.stdout
-
-    table = ext(f"SELECT v FROM {ks}.values_")
+    table = ext(cassandra, tmp_path, "-e", f"SELECT v FROM {ks}.values_").checked_stdout()
     cells = [line.strip() for line in table.splitlines() if line.strip().startswith("0x")]
     assert cells == [f"0x{value.hex()} ({reason})"], table
-    row = json.loads(ext(f"SELECT v FROM {ks}.values_", "--output-format", "json").strip())
+    row = json.loads(ext(cassandra, tmp_path, "--output-format", "json", "-e", f"SELECT v FROM {ks}.values_")
+                     .checked_stdout().strip())
     assert (row["v"]["payload"], row["v"]["note"]) == ("0x" + value.hex(), reason), row
-    report = ext(f"INSPECT SELECT v FROM {ks}.values_")
+    report = ext(cassandra, tmp_path, "-e", f"INSPECT SELECT v FROM {ks}.values_").checked_stdout()
     assert f"  payload: not readable, 411 B, {reason}" in report.splitlines(), report

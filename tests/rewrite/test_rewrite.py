@@ -13,7 +13,6 @@ import re
 import signal
 import subprocess
 import threading
-import time
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,7 +22,8 @@ import msgpack
 import pexpect
 import pytest
 import zstandard
-from shell_runner import CQLSH_EXT, in_process_shell, isolated_env
+from shell_runner import CQLSH_EXT, ext, in_process_shell, isolated_env, journal_of
+from waiting import wait_until
 
 from cqlsh_ext.codecs import registry
 from cqlsh_ext.codecs.capabilities import Writer
@@ -86,17 +86,6 @@ def values(session: Any, name: str) -> dict[int, bytes]:
 def said(capsys: Any) -> tuple[str, str]:
     captured = capsys.readouterr()
     return captured.out, captured.err
-
-
-def journal_of(out: str) -> str:
-    return next(line.split(": ", 1)[1].split(" (")[0] for line in out.splitlines()
-                if line.startswith("Journal: "))
-
-
-def ext(cassandra: Any, ks: str, home: Path, statement: str, **env: str) -> Any:
-    runner_env = {**isolated_env(home), **env}
-    return subprocess.run([CQLSH_EXT, *cassandra.cqlsh_args, "-k", ks, "-e", statement], capture_output=True,
-                          text=True, env=runner_env, timeout=600)
 
 
 # ------------------------------------------------------------------ sources and targets
@@ -279,8 +268,7 @@ def test_writers_during_the_run_plain_and_conditioned_are_never_lost(cassandra, 
                     if done.one()[0]:
                         acked[i] = k
 
-    while journal.stat().st_size < 20_000:  # the rewrite is writing rows
-        time.sleep(0.05)
+    wait_until(lambda: journal.stat().st_size >= 20_000, "the rewrite writing rows", process=child)
     thread = threading.Thread(target=writer)
     thread.start()
     out, err = child.communicate(timeout=600)
@@ -310,16 +298,18 @@ def test_a_kill_then_resume_rewrites_every_row_once_and_undo_restores_every_byte
                              env=isolated_env(tmp_path))
     assert child.stdout is not None
     journal = Path(journal_of(child.stdout.readline()))
-    while journal.read_text().count('"applied": true') < 60:  # part-way: some rows written
-        time.sleep(0.05)
+    wait_until(lambda: journal.read_text().count('"applied": true') >= 60, "60 rows written (part-way)",
+               process=child)
     child.send_signal(signal.SIGKILL)
     child.wait()
     written_before = journal.read_text().count('"applied": true')
     assert 0 < written_before < rows
-    preview = ext(cassandra, ks, tmp_path, f"COMPRESSION REWRITE RESUME '{journal}'")
+    preview = ext(cassandra, tmp_path, "-e", f"COMPRESSION REWRITE RESUME '{journal}'", keyspace=ks,
+                  timeout=600)
     assert "token ranges finished" in preview.stdout and "Nothing written: add CONFIRM" in preview.stdout, \
         preview.stdout + preview.stderr
-    resumed = ext(cassandra, ks, tmp_path, f"COMPRESSION REWRITE RESUME '{journal}' CONFIRM")
+    resumed = ext(cassandra, tmp_path, "-e", f"COMPRESSION REWRITE RESUME '{journal}' CONFIRM", keyspace=ks,
+                  timeout=600)
     assert resumed.returncode == 0, resumed.stderr
     assert f"Journal: {journal} (appended to)" in resumed.stdout
     entries = [json.loads(line) for line in journal.read_text().splitlines()[1:]]
@@ -337,7 +327,7 @@ def test_a_kill_then_resume_rewrites_every_row_once_and_undo_restores_every_byte
     assert {e["range"] for e in entries if "range" in e} == set(range(16))
     after = values(session, "killed")
     assert all(json.loads(READ_BACK["zstd"](after[i])) == {**DOC, "n": i} for i in range(rows))
-    undo = ext(cassandra, ks, tmp_path, f"UNDO '{journal}' CONFIRM")
+    undo = ext(cassandra, tmp_path, "-e", f"UNDO '{journal}' CONFIRM", keyspace=ks, timeout=600)
     assert f"{rows} rows written back." in undo.stdout, undo.stdout + undo.stderr
     assert "left alone" not in undo.stdout  # a row journaled twice (the kill's, RESUME's) is undone once
     assert values(session, "killed") == original  # every byte
@@ -350,7 +340,8 @@ def test_pace_holds_the_units_written(cassandra, ks, session, tmp_path) -> None:
     pace, rows = 40, 120
     original = {i: encode("gzip", DOC_TEXT + " " * (i % 7) * 300, CAP).value for i in range(rows)}
     table(session, "paced", original)
-    done = ext(cassandra, ks, tmp_path, f"COMPRESSION REWRITE {ks}.paced.data AS 'zstd' PACE {pace} CONFIRM")
+    done = ext(cassandra, tmp_path, "-e",
+               f"COMPRESSION REWRITE {ks}.paced.data AS 'zstd' PACE {pace} CONFIRM", keyspace=ks, timeout=600)
     assert done.returncode == 0, done.stderr
     journal = Path(journal_of(done.stdout))
     entries = [json.loads(line) for line in journal.read_text().splitlines()[1:]]
@@ -377,8 +368,9 @@ def test_throttling_halves_the_pace_and_every_row_is_written(cassandra, ks, sess
     table(session, "throttled", {i: encode("gzip", DOC_TEXT, CAP).value for i in range(rows)})
     cassandra.faults.set("throttled", 4, after=40, table="throttled")  # writes and reads of the table
     try:
-        done = ext(cassandra, ks, tmp_path,
-                   f"COMPRESSION REWRITE {ks}.throttled.data AS 'zstd' PACE 60 CONFIRM")
+        done = ext(cassandra, tmp_path, "-e",
+                   f"COMPRESSION REWRITE {ks}.throttled.data AS 'zstd' PACE 60 CONFIRM", keyspace=ks,
+                   timeout=600)
     finally:
         cassandra.faults.clear()
     assert done.returncode == 0, done.stderr
@@ -415,9 +407,10 @@ def test_progress_then_ctrl_c_stops_after_the_writes_in_flight_and_resume_finish
     assert "Ctrl-C: stopping: the writes in flight finish" in out
     finished = r"\d+ of 16 token ranges finished; stopped by Ctrl-C after the writes in flight"
     assert re.search(finished, out), out
-    ident = journal.rsplit("-", 1)[1].removesuffix(".jsonl")  # the hint names it by its id: one line
+    ident = str(journal).rsplit("-", 1)[1].removesuffix(".jsonl")  # the hint names it by its id: one line
     assert f"Resume: COMPRESSION REWRITE RESUME '{ident}' CONFIRM" in out
-    resumed = ext(cassandra, ks, tmp_path, f"COMPRESSION REWRITE RESUME '{ident}' CONFIRM")
+    resumed = ext(cassandra, tmp_path, "-e", f"COMPRESSION REWRITE RESUME '{ident}' CONFIRM", keyspace=ks,
+                  timeout=600)
     assert resumed.returncode == 0 and "Resume:" not in resumed.stdout, resumed.stdout + resumed.stderr
     assert all(READ_BACK["zstd"](v) == DOC_TEXT.encode() for v in values(session, "stopped").values())
 
@@ -430,17 +423,19 @@ def test_the_preview_samples_a_big_table_and_all_reads_every_row(cassandra, ks, 
     original = {i: encode("gzip", DOC_TEXT, CAP).value for i in range(rows)}
     table(session, "sampled", original)
     statement = f"COMPRESSION REWRITE {ks}.sampled.data AS 'zstd'"
-    sample = ext(cassandra, ks, tmp_path, statement, CQLSH_EXT_REWRITE_SAMPLE_FROM_BYTES="0")
+    sample = ext(cassandra, tmp_path, "-e", statement, keyspace=ks,
+                 env={"CQLSH_EXT_REWRITE_SAMPLE_FROM_BYTES": "0"}, timeout=600)
     assert "a sample: " in sample.stdout and "random token-range slice" in sample.stdout, sample.stdout
     assert "figures below are for the whole table" in sample.stdout
-    every = ext(cassandra, ks, tmp_path, statement + " ALL", CQLSH_EXT_REWRITE_SAMPLE_FROM_BYTES="0")
+    every = ext(cassandra, tmp_path, "-e", statement + " ALL", keyspace=ks,
+                env={"CQLSH_EXT_REWRITE_SAMPLE_FROM_BYTES": "0"}, timeout=600)
     lines = every.stdout.splitlines()
     assert f"  read {rows} rows (every row)" in lines, every.stdout
     assert f"  would rewrite {rows} rows, 0 already zstd, 0 refused" in lines
     assert lines[-2].startswith("Each row is written at its cell's write time + 1 microsecond")
     assert lines[-1] == f"Nothing written: add CONFIRM at the end of the statement to rewrite {rows} rows."
     units = sum(wcu(4 + len(encode("zstd", DOC_TEXT, CAP).value)) for _ in range(rows))
-    paced = ext(cassandra, ks, tmp_path, statement + " ALL PACE 100")
+    paced = ext(cassandra, tmp_path, "-e", statement + " ALL PACE 100", keyspace=ks, timeout=600)
     assert f"the rewrite costs {units:,} once" in paced.stdout, paced.stdout
     assert f"at PACE 100: {units / 100:,.0f} s ({units:,} write units at 100 a second)" in paced.stdout
     assert values(session, "sampled") == original  # a preview writes nothing
@@ -487,8 +482,7 @@ def test_interactive_rewrite_says_its_journal_first_and_resume_adds_up(cassandra
         t.expect(r"REWRITE data: [\d,]+ written")
         journal = Path(_screen_path(t.display(), "Journal: "))
         assert journal.is_file(), t.display()
-        while journal.read_text().count('"applied": true') < 40:
-            time.sleep(0.05)
+        wait_until(lambda: journal.read_text().count('"applied": true') >= 40, "40 rows written")
         screen = t.display()
         print("\n".join(screen))
         _fitted(screen[next(i for i, row in enumerate(screen) if row.startswith("Journal: ")):], starts)
@@ -570,10 +564,11 @@ def test_rewrite_and_resume_are_read_by_one_grammar_from_scripts_sources_and_wra
         "COMPRESSION REWRITE: AS takes the target chain in quotes ('zstd', 'zstd:dict=ID', 'none'), not "
         "'zstd'; nothing was written"), run.stderr
     assert "would rewrite 6 rows" in run.stdout and "2 rows rewritten" in run.stdout, run.stdout
-    journal = journal_of(run.stdout)
+    journal = str(journal_of(run.stdout))
     cut = journal.rindex("/", 0, len(journal) // 2 + 1) + 1
     wrapped = f"{journal[:cut]}\n    {journal[cut:]}"  # broken after a '/', the next row indented
-    resume = ext(cassandra, ks, tmp_path, f"COMPRESSION REWRITE RESUME '{wrapped}'")
+    resume = ext(cassandra, tmp_path, "-e", f"COMPRESSION REWRITE RESUME '{wrapped}'", keyspace=ks,
+                 timeout=600)
     assert resume.returncode == 0 and "COMPRESSION REWRITE:" not in resume.stderr, resume.stderr
     assert f"COMPRESSION REWRITE RESUME {journal}: " in resume.stdout, resume.stdout  # read whole
     assert "nothing left to rewrite" in resume.stdout, resume.stdout

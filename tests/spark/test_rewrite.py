@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 import zstandard
 from dictionary_values import make
+from shell_runner import journal_of
 
 from cqlsh_ext.scanning.capacity import wcu
 
@@ -38,8 +39,7 @@ def test_a_rewrite_runs_from_the_executors_and_the_shell_undoes_it(cassandra, tm
     statement = f"COMPRESSION REWRITE {ks}.orders.data AS 'zstd:dict={made.zstd_id}' PACE {pace} CONFIRM"
     out = run_spark(cassandra, tmp_path, ["--master", "local[2]", *named, "-e", statement])
     assert out.returncode == 0, out.stderr
-    directory = Path(next(line.split(": ", 1)[1] for line in out.stdout.splitlines()
-                          if line.startswith("Journal: ")))
+    directory = journal_of(out.stdout)
     assert directory.parent == journals and directory.is_dir()
     parts = sorted(directory.glob("part-*.jsonl"))
     assert len(parts) >= 2, parts  # one per task

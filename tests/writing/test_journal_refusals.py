@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 import zstandard
-from shell_runner import CQLSH_EXT, run
+from shell_runner import ext, journal_of, script
 
 from cqlsh_ext.encode.chain import encode
 
@@ -58,21 +58,10 @@ def session(cassandra, ks) -> Any:
     s.shutdown()
 
 
-def ext(cassandra: Any, ks: str, home: Path, *statements: str) -> Any:
-    """The binary, the statements (-e) one after the other."""
-    text = " ".join(s.rstrip(";") + ";" for s in statements)
-    return run(CQLSH_EXT, [*cassandra.cqlsh_args, "-k", ks, "-e", text], home, timeout=300)
-
-
 def table_of(session: Any, table: str) -> dict[tuple[int, ...], tuple[bytes, int]]:
     key = "id" if table.startswith("r") else "p, c"
     return {tuple(row[:-2]): (row[-2], row[-1])
             for row in session.execute(f"SELECT {key}, data, writetime(data) FROM {table}")}
-
-
-def journal_of(out: str) -> Path:
-    return Path(next(line.split(": ", 1)[1].split(" (")[0] for line in out.splitlines()
-                     if line.startswith("Journal: ")))
 
 
 def copy_of(home: Path, name: str, lines: list[bytes], mode: int = 0o600) -> Path:
@@ -90,10 +79,11 @@ def undone(cassandra, ks, session, home) -> dict[str, Any]:
     for c in range(3):
         session.execute("INSERT INTO t (p, c, data) VALUES (1, %s, %s)", (c, zdoc(DOC)))
         session.execute("INSERT INTO accounts (p, c, data) VALUES (1, %s, %s)", (c, zdoc({"balance": 10})))
-    edited = ext(cassandra, ks, home, "UPDATE t SET data.status = 'DONE' WHERE p = 1 ALLOW FILTERING CONFIRM")
+    edited = ext(cassandra, home, "-e",
+                 "UPDATE t SET data.status = 'DONE' WHERE p = 1 ALLOW FILTERING CONFIRM", keyspace=ks)
     assert "3 rows written" in edited.stdout, edited.stderr
     session.execute("UPDATE t SET data = %s WHERE p = 1 AND c = 2", (zdoc({"status": "THEIRS"}),))
-    undo = ext(cassandra, ks, home, f"UNDO '{journal_of(edited.stdout)}' CONFIRM")
+    undo = ext(cassandra, home, "-e", f"UNDO '{journal_of(edited.stdout)}' CONFIRM", keyspace=ks)
     assert "2 rows written back, 1 changed since the edit: left alone" in undo.stdout, \
         undo.stdout + undo.stderr
     lines = lines_of(journal_of(undo.stdout))
@@ -104,7 +94,7 @@ def undone(cassandra, ks, session, home) -> dict[str, Any]:
 
 def refusals(cassandra: Any, ks: str, home: Path, statements: list[str]) -> dict[str, str]:
     """Each statement's one line on stderr, by the copy it names."""
-    done = ext(cassandra, ks, home, *statements)
+    done = ext(cassandra, home, "-e", script(*statements), keyspace=ks)
     assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
     lines = [line for line in done.stderr.splitlines()
              if line.startswith(("undo: ", "COMPRESSION REWRITE: "))]
@@ -145,7 +135,7 @@ def test_a_changed_journal_is_refused_in_one_line_and_nothing_is_written(cassand
     assert {name: table_of(session, name) for name in ("t", "accounts")} == before
     # The control: the genuine journal, copied the same way, is read (its preview).
     control = copy_of(home, "genuine.jsonl", genuine)
-    preview = ext(cassandra, ks, home, f"UNDO '{control}'")
+    preview = ext(cassandra, home, "-e", f"UNDO '{control}'", keyspace=ks)
     assert preview.returncode == 0 and "undo: 2 rows of" in preview.stdout, preview.stdout + preview.stderr
 
 
@@ -222,7 +212,7 @@ def test_a_version_2_journal_needs_unsealed_and_is_still_bound_by_what_was_writt
     for c in (0, 1):  # the same bytes written again, at a later write time
         session.execute("UPDATE t SET data = %s WHERE p = 1 AND c = %s", (now[(1, c)][0], c))
     again = table_of(session, "t")
-    done = ext(cassandra, ks, home, f"UNDO '{path}' CONFIRM UNSEALED")
+    done = ext(cassandra, home, "-e", f"UNDO '{path}' CONFIRM UNSEALED", keyspace=ks)
     assert done.returncode == 0, done.stderr
     assert "a journal of version 2, not sealed: read as UNSEALED asks" in done.stdout, done.stdout
     assert ("0 rows written back, 2 written again since the undo (the same bytes, a later write): left "
@@ -254,7 +244,7 @@ def test_a_forged_version_2_journal_shows_every_row_it_would_write_and_writes_no
     assert "UNDO '" not in said["forged.jsonl"] and "UNSEALED" not in said["forged.jsonl"]
     assert ("its lines carry seals, but its first line says version 2, written before journals were sealed: "
             "the journal was changed: refused") in said["relabelled.jsonl"], said
-    preview = ext(cassandra, ks, home, f"UNDO '{forged}' UNSEALED")
+    preview = ext(cassandra, home, "-e", f"UNDO '{forged}' UNSEALED", keyspace=ks)
     assert preview.returncode == 0, preview.stderr
     assert 'p = 9, c = 0: back to ' in preview.stdout and "PWNED-BY-FORGED-JOURNAL" in preview.stdout, \
         preview.stdout
@@ -272,12 +262,13 @@ def test_a_journal_cut_at_every_line_is_said_to_be_so_and_written_back_only_with
     for c in range(10):
         session.execute("INSERT INTO t (p, c, data) VALUES (5, %s, %s)", (c, zdoc({**DOC, "c": c})))
     before = {k: v for k, v in table_of(session, "t").items() if k[0] == 5}
-    edited = ext(cassandra, ks, home, "UPDATE t SET data.status = 'CUT' WHERE p = 5 ALLOW FILTERING CONFIRM")
+    edited = ext(cassandra, home, "-e",
+                 "UPDATE t SET data.status = 'CUT' WHERE p = 5 ALLOW FILTERING CONFIRM", keyspace=ks)
     assert "10 rows written." in edited.stdout, edited.stdout + edited.stderr
     lines = lines_of(journal_of(edited.stdout))
     assert len(lines) == 22
     paths = {kept: copy_of(home, f"cut-{kept}.jsonl", lines[:kept]) for kept in range(1, len(lines))}
-    previews = ext(cassandra, ks, home, *[f"UNDO '{path}'" for path in paths.values()])
+    previews = ext(cassandra, home, "-e", script(*[f"UNDO '{path}'" for path in paths.values()]), keyspace=ks)
     assert previews.returncode == 0, previews.stderr
     said = previews.stdout.splitlines()
     for kept, path in paths.items():
@@ -291,7 +282,7 @@ def test_a_journal_cut_at_every_line_is_said_to_be_so_and_written_back_only_with
     assert (f"undo: {paths[9]} has no closing line: its rows after line 9 are not known; add CUT to write "
             f"back the rows it holds (UNDO '{paths[9]}' CUT CONFIRM); nothing was written") \
         == refused["cut-9.jsonl"]
-    done = ext(cassandra, ks, home, f"UNDO '{paths[9]}' CUT CONFIRM")
+    done = ext(cassandra, home, "-e", f"UNDO '{paths[9]}' CUT CONFIRM", keyspace=ks)
     assert "4 rows written back." in done.stdout.splitlines(), done.stdout + done.stderr
     after = {k: v for k, v in table_of(session, "t").items() if k[0] == 5}
     assert {k[1] for k in after if after[k][0] == before[k][0]} == {0, 1, 2, 3}  # the rows it held, only
@@ -309,7 +300,7 @@ def test_a_journal_in_a_directory_others_can_rename_it_in_is_refused(cassandra, 
     assert (f"undo: {path} is in {shared}, which others can write (rwxrwxrwx) without the sticky bit: anyone "
             "could put another journal in its place: refused; nothing was written") == said["edit.jsonl"]
     shared.chmod(0o1777)  # sticky, as /tmp is: read
-    preview = ext(cassandra, ks, home, f"UNDO '{path}'")
+    preview = ext(cassandra, home, "-e", f"UNDO '{path}'", keyspace=ks)
     assert preview.returncode == 0 and "to write back" in preview.stdout, preview.stdout + preview.stderr
     shared.chmod(0o700)
 
@@ -322,7 +313,7 @@ def rewritten(cassandra, ks, session, home) -> dict[str, Any]:
         value = encode("gzip", json.dumps({**DOC, "n": i}), CAP).value
         session.execute("INSERT INTO r (id, data) VALUES (%s, %s)", (i, value))
         session.execute("INSERT INTO r2 (id, data) VALUES (%s, %s)", (i, value))
-    done = ext(cassandra, ks, home, f"COMPRESSION REWRITE {ks}.r.data AS 'zstd' CONFIRM")
+    done = ext(cassandra, home, "-e", f"COMPRESSION REWRITE {ks}.r.data AS 'zstd' CONFIRM", keyspace=ks)
     assert "40 rows rewritten" in done.stdout, done.stdout + done.stderr
     lines = lines_of(journal_of(done.stdout))
     first_range = next(i for i, line in enumerate(lines) if b'"range": ' in line)
@@ -358,7 +349,7 @@ def test_resume_rebuilds_from_the_sealed_request_and_refuses_a_changed_journal(c
     assert table_of(session, "r2") == others
     # The control: the genuine journal goes on, from its request, with the ranges it did not finish.
     control = copy_of(home, "resume.jsonl", genuine)
-    preview = ext(cassandra, ks, home, f"COMPRESSION REWRITE RESUME '{control}'")
+    preview = ext(cassandra, home, "-e", f"COMPRESSION REWRITE RESUME '{control}'", keyspace=ks)
     assert preview.returncode == 0, preview.stderr
     assert (f"COMPRESSION REWRITE RESUME {control}: COMPRESSION REWRITE {ks}.r.data AS 'zstd'\n  1 of 16 "
             "token ranges finished") in preview.stdout, preview.stdout

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from shell_runner import CQLSH_EXT, isolated_env, run
+from shell_runner import CQLSH_EXT, ext, isolated_env, journal_of, script
 
 from cqlsh_ext.encode.chain import encode
 
@@ -51,16 +51,6 @@ def values(session: Any, name: str) -> dict[int, bytes]:
     return {row.id: row.data for row in session.execute(f"SELECT id, data FROM {name}")}
 
 
-def ext(cassandra: Any, ks: str, home: Path, *statements: str) -> Any:
-    text = " ".join(s.rstrip(";") + ";" for s in statements)
-    return run(CQLSH_EXT, [*cassandra.cqlsh_args, "-k", ks, "-e", text], home, timeout=600)
-
-
-def journal_of(out: str) -> Path:
-    return Path(next(line.split(": ", 1)[1].split(" (")[0] for line in out.splitlines()
-                     if line.startswith("Journal: ")))
-
-
 def started(cassandra: Any, ks: str, home: Path, statement: str) -> subprocess.Popen[str]:
     """The binary running `statement` (-e) in the background, its lines to read."""
     return subprocess.Popen([CQLSH_EXT, *cassandra.cqlsh_args, "-k", ks, "-e", statement],
@@ -83,9 +73,10 @@ def test_resume_and_undo_beside_a_live_rewrite_are_refused_and_undo_afterwards_i
         journal = journal_of(child.stdout.readline())
         until(lambda: journal.read_text().count('"applied": true') >= 5, "rows written by the rewrite")
         ident = journal.name.rsplit("-", 1)[1].removesuffix(".jsonl")
-        beside = ext(cassandra, ks, tmp_path, f"COMPRESSION REWRITE RESUME '{journal}' CONFIRM",
-                     f"UNDO '{journal}' CONFIRM", f"UNDO '{ident}'", "UNDO LAST CONFIRM",
-                     "COMPRESSION REWRITE RESUME LAST")
+        beside = ext(cassandra, tmp_path, "-e",
+                     script(f"COMPRESSION REWRITE RESUME '{journal}' CONFIRM", f"UNDO '{journal}' CONFIRM",
+                            f"UNDO '{ident}'", "UNDO LAST CONFIRM", "COMPRESSION REWRITE RESUME LAST"),
+                     keyspace=ks, timeout=600)
         assert child.poll() is None, "the rewrite ended before the statements beside it were refused"
     except BaseException:
         child.kill()
@@ -106,11 +97,12 @@ def test_resume_and_undo_beside_a_live_rewrite_are_refused_and_undo_afterwards_i
     assert re.search(stopped, out), out
     assert f"Resume: COMPRESSION REWRITE RESUME '{ident}' CONFIRM" in out.splitlines(), out
     # One chain of MACs: the journal verifies, RESUME (by its id) goes on with it and finishes.
-    resumed = ext(cassandra, ks, tmp_path, f"COMPRESSION REWRITE RESUME '{ident}' CONFIRM")
+    resumed = ext(cassandra, tmp_path, "-e", f"COMPRESSION REWRITE RESUME '{ident}' CONFIRM", keyspace=ks,
+                  timeout=600)
     assert resumed.returncode == 0 and f"Journal: {journal} (appended to)" in resumed.stdout, \
         resumed.stdout + resumed.stderr
     assert not (journal.parent / f".{journal.name}.run").exists()  # the run file goes with the run
-    undo = ext(cassandra, ks, tmp_path, f"UNDO '{ident}' CONFIRM")
+    undo = ext(cassandra, tmp_path, "-e", f"UNDO '{ident}' CONFIRM", keyspace=ks, timeout=600)
     assert undo.returncode == 0, undo.stderr
     closing = [line for line in undo.stdout.splitlines() if "written back" in line]
     assert closing == [f"{rows} rows written back."], undo.stdout  # counted from what it wrote: no stop
@@ -131,11 +123,12 @@ def test_a_killed_runs_journal_is_taken_over(cassandra, ks, session, tmp_path) -
     child.communicate()
     left = journal.parent / f".{journal.name}.run"
     assert json.loads(left.read_text())["pid"] == child.pid  # the dead run's name, left behind
-    resumed = ext(cassandra, ks, tmp_path, f"COMPRESSION REWRITE RESUME '{journal}' CONFIRM")
+    resumed = ext(cassandra, tmp_path, "-e", f"COMPRESSION REWRITE RESUME '{journal}' CONFIRM", keyspace=ks,
+                  timeout=600)
     assert resumed.returncode == 0, resumed.stdout + resumed.stderr
     assert "ends at line" in resumed.stdout and "without its closing line" in resumed.stdout  # said first
     assert not left.exists()
-    undo = ext(cassandra, ks, tmp_path, "UNDO LAST CONFIRM")
+    undo = ext(cassandra, tmp_path, "-e", "UNDO LAST CONFIRM", keyspace=ks, timeout=600)
     assert f"undo: LAST is {journal}" in undo.stdout and "120 rows written back." in undo.stdout, \
         undo.stdout + undo.stderr
     assert values(session, "killed_run") == original
@@ -146,10 +139,11 @@ def test_a_killed_runs_journal_is_taken_over(cassandra, ks, session, tmp_path) -
 
 def test_an_undo_of_a_deleted_row_says_no_conditional_caveat(cassandra, ks, session, tmp_path) -> None:
     table(session, "deleted", orders(2))
-    edit = ext(cassandra, ks, tmp_path, "UPDATE deleted SET data.status = 'DONE' WHERE id IN (0, 1) CONFIRM")
+    edit = ext(cassandra, tmp_path, "-e",
+               "UPDATE deleted SET data.status = 'DONE' WHERE id IN (0, 1) CONFIRM", keyspace=ks, timeout=600)
     assert "2 rows written." in edit.stdout, edit.stdout + edit.stderr
     session.execute("DELETE FROM deleted WHERE id = 1")
-    preview = ext(cassandra, ks, tmp_path, f"UNDO '{journal_of(edit.stdout)}'")
+    preview = ext(cassandra, tmp_path, "-e", f"UNDO '{journal_of(edit.stdout)}'", keyspace=ks, timeout=600)
     assert "1 still as the edit wrote them; 1 changed since the edit (left alone)" in preview.stdout, \
         preview.stdout
     assert "written on a condition" not in preview.stdout  # the rows were written at a timestamp
@@ -157,13 +151,15 @@ def test_an_undo_of_a_deleted_row_says_no_conditional_caveat(cassandra, ks, sess
 
 def test_a_row_whose_ttl_ran_out_is_said_so_and_no_journal_is_left(cassandra, ks, session, tmp_path) -> None:
     table(session, "expiring", orders(1), ttl=20)
-    edit = ext(cassandra, ks, tmp_path, "UPDATE expiring SET data.status = 'DONE' WHERE id = 0 CONFIRM")
+    edit = ext(cassandra, tmp_path, "-e", "UPDATE expiring SET data.status = 'DONE' WHERE id = 0 CONFIRM",
+               keyspace=ks, timeout=600)
     assert "1 row written." in edit.stdout, edit.stdout + edit.stderr
     until(lambda: session.execute("SELECT data FROM expiring WHERE id = 0").one() is None, "the row expired",
           120)
     journals = set((tmp_path / ".cassandra" / "journal").iterdir())
-    said = ext(cassandra, ks, tmp_path, f"UNDO '{journal_of(edit.stdout)}'",
-               f"UNDO '{journal_of(edit.stdout)}' CONFIRM")
+    said = ext(cassandra, tmp_path, "-e",
+               script(f"UNDO '{journal_of(edit.stdout)}'", f"UNDO '{journal_of(edit.stdout)}' CONFIRM"),
+               keyspace=ks, timeout=600)
     assert ("0 still as the edit wrote them; 0 changed since the edit (left alone), 1 whose TTL ran out "
             "since (nothing to write back)") in said.stdout, said.stdout
     assert "id = 0: its TTL ran out since the edit: nothing to write back" in said.stdout
@@ -181,7 +177,8 @@ def test_resume_of_a_run_undone_since_says_its_rows_were_written_back(cassandra,
     the one read: written again since (by the UNDO), not "never applied"."""
     original = orders(20)
     table(session, "undone_run", original)
-    done = ext(cassandra, ks, tmp_path, f"COMPRESSION REWRITE {ks}.undone_run.data AS 'zstd' CONFIRM")
+    done = ext(cassandra, tmp_path, "-e", f"COMPRESSION REWRITE {ks}.undone_run.data AS 'zstd' CONFIRM",
+               keyspace=ks, timeout=600)
     assert "20 rows rewritten" in done.stdout, done.stdout + done.stderr
     journal = journal_of(done.stdout)
     lines = lines_of(journal)
@@ -189,13 +186,14 @@ def test_resume_of_a_run_undone_since_says_its_rows_were_written_back(cassandra,
     killed = [line for line in lines[1:] if "range" not in entry(line) and "closed" not in entry(line)
               and not ("applied" in entry(line) and entry(line)["row"] in flying)]
     journal.write_bytes(reseal([lines[0], *killed], key_of(tmp_path)))
-    refused = ext(cassandra, ks, tmp_path, f"UNDO '{journal}' CONFIRM")
+    refused = ext(cassandra, tmp_path, "-e", f"UNDO '{journal}' CONFIRM", keyspace=ks, timeout=600)
     assert refused.returncode == 2 and f"{journal} has no closing line" in refused.stderr, refused.stderr
     assert values(session, "undone_run") != original
-    undo = ext(cassandra, ks, tmp_path, f"UNDO '{journal}' CUT CONFIRM")
+    undo = ext(cassandra, tmp_path, "-e", f"UNDO '{journal}' CUT CONFIRM", keyspace=ks, timeout=600)
     assert "20 rows written back." in undo.stdout, undo.stdout + undo.stderr
     assert values(session, "undone_run") == original
-    resume = ext(cassandra, ks, tmp_path, f"COMPRESSION REWRITE RESUME '{journal}'")
+    resume = ext(cassandra, tmp_path, "-e", f"COMPRESSION REWRITE RESUME '{journal}'", keyspace=ks,
+                 timeout=600)
     said = " ".join(resume.stdout.split())
     assert ("3 rows with no outcome in the journal (in flight at the kill), looked up now: 3 hold the old "
             "bytes written again since (by an UNDO, or another client: rewritten with the token ranges "

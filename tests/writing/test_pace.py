@@ -20,24 +20,29 @@ class _Clock:
         return self.now
 
 
+class _ClockCondition(threading.Condition):
+    """The pacer's condition, whose waits move the test's clock by what they wait and return at
+    once: this pacer's alone, not every Condition of the process (a thread of pytest's or of a
+    library waiting meanwhile keeps its own waits)."""
+
+    def __init__(self, clock: _Clock) -> None:
+        super().__init__()
+        self.clock = clock
+
+    def wait(self, timeout: float | None = None) -> bool:
+        self.clock.now += timeout or 0.0
+        return super().wait(0)
+
+
 def _send(pace: Pace, clock: _Clock, costs: list[int]) -> float:
     """Sends rows of `costs` units one after another, each released at once; the clock's time
     when the last was sent. The pacer's waits move the clock by what they wait."""
-    real_wait = threading.Condition.wait
-
-    def wait(self: threading.Condition, timeout: float | None = None) -> bool:
-        clock.now += timeout or 0.0
-        return real_wait(self, 0)
-
-    threading.Condition.wait = wait  # type: ignore[method-assign]
-    try:
-        for cost in costs:
-            asked = iter(range(100_000))  # stop() after that many looks: a wait that never ends
-            sent = pace.acquire(cost, lambda looks=asked: next(looks, None) is None)
-            assert sent, f"a row of {cost} units was never sent (PACE {pace.ceiling})"
-            pace.release(throttled=False)
-    finally:
-        threading.Condition.wait = real_wait  # type: ignore[method-assign]
+    pace._cond = _ClockCondition(clock)  # before anything waits on or holds it
+    for cost in costs:
+        asked = iter(range(100_000))  # stop() after that many looks: a wait that never ends
+        sent = pace.acquire(cost, lambda looks=asked: next(looks, None) is None)
+        assert sent, f"a row of {cost} units was never sent (PACE {pace.ceiling})"
+        pace.release(throttled=False)
     return clock.now
 
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 import zstandard
-from shell_runner import CQLSH_EXT, run
+from shell_runner import ext, journal_of
 
 CAP = 4 << 20
 
@@ -39,14 +39,6 @@ def zdoc(doc: dict[str, Any]) -> bytes:
     return zstandard.ZstdCompressor().compress(json.dumps(doc, separators=(",", ":")).encode())
 
 
-def ext(cassandra: Any, ks: str, home: Path, statement: str) -> Any:
-    return run(CQLSH_EXT, [*cassandra.cqlsh_args, "-k", ks, "-e", statement], home, timeout=300)
-
-
-def journal_of(out: str) -> str:
-    return next(line.split(": ", 1)[1] for line in out.splitlines() if line.startswith("Journal: "))
-
-
 def cells(session: Any, p: int) -> dict[int, tuple[bytes, int]]:
     return {row.c: (row.data, row.w) for row in
             session.execute("SELECT c, data, writetime(data) AS w FROM t WHERE p = %s", (p,))}
@@ -57,7 +49,7 @@ def edits(cassandra: Any, ks: str, home: Path, p: int, values: list[int]) -> lis
     journals = []
     for value in values:
         statement = f"UPDATE t SET data.a = {value} WHERE p = {p} ALLOW FILTERING CONFIRM"
-        done = ext(cassandra, ks, home, statement)
+        done = ext(cassandra, home, "-e", statement, keyspace=ks)
         assert "3 rows written." in done.stdout, done.stdout + done.stderr
         journals.append(journal_of(done.stdout))
     return journals
@@ -69,14 +61,14 @@ def test_three_successive_edits_undone_newest_first_come_back_to_the_original_by
         session.execute("INSERT INTO t (p, c, data) VALUES (1, %s, %s)", (c, zdoc({"a": 0, "c": c})))
     original = {c: data for c, (data, _) in cells(session, 1).items()}
     first, second, third = edits(cassandra, ks, tmp_path, 1, [1, 2, 3])
-    newest = ext(cassandra, ks, tmp_path, f"UNDO '{third}' CONFIRM")
+    newest = ext(cassandra, tmp_path, "-e", f"UNDO '{third}' CONFIRM", keyspace=ks)
     assert "3 rows written back." in newest.stdout.splitlines(), newest.stdout + newest.stderr
     undo_journal = Path(journal_of(newest.stdout))
-    preview = ext(cassandra, ks, tmp_path, f"UNDO '{second}'")
+    preview = ext(cassandra, tmp_path, "-e", f"UNDO '{second}'", keyspace=ks)
     assert ("3 still as the edit wrote them (3 as an UNDO of a later journal put them back); 0 changed since "
             "the edit (left alone)") in preview.stdout, preview.stdout
     for journal in (second, first):
-        done = ext(cassandra, ks, tmp_path, f"UNDO '{journal}' CONFIRM")
+        done = ext(cassandra, tmp_path, "-e", f"UNDO '{journal}' CONFIRM", keyspace=ks)
         assert "3 rows written back." in done.stdout.splitlines(), done.stdout + done.stderr
     assert {c: data for c, (data, _) in cells(session, 1).items()} == original  # every byte
     # The undo's own journal is sealed, and records each cell it wrote with the write time it wrote it
@@ -93,7 +85,7 @@ def test_a_strangers_write_in_between_is_left_alone(cassandra, ks, session, tmp_
         session.execute("INSERT INTO t (p, c, data) VALUES (2, %s, %s)", (c, zdoc({"a": 0, "c": c})))
     original = {c: data for c, (data, _) in cells(session, 2).items()}
     first, second = edits(cassandra, ks, tmp_path, 2, [1, 2])
-    undo = ext(cassandra, ks, tmp_path, f"UNDO '{second}' CONFIRM")
+    undo = ext(cassandra, tmp_path, "-e", f"UNDO '{second}' CONFIRM", keyspace=ks)
     assert "3 rows written back." in undo.stdout.splitlines(), undo.stdout + undo.stderr
     now = cells(session, 2)
     # Another client: the same bytes written again at a later write time (c = 0), other bytes (c = 1).
@@ -101,11 +93,12 @@ def test_a_strangers_write_in_between_is_left_alone(cassandra, ks, session, tmp_
     session.execute("UPDATE t SET data = %s WHERE p = 2 AND c = 1", (zdoc({"a": 9, "c": 1}),))
     theirs = cells(session, 2)
     journals = set((tmp_path / ".cassandra" / "journal").iterdir())
-    again = ext(cassandra, ks, tmp_path, f"UNDO '{second}' CONFIRM")  # nothing of its own left to write
+    again = ext(cassandra, tmp_path, "-e", f"UNDO '{second}' CONFIRM",
+                keyspace=ks)  # nothing of its own left to write
     assert "0 rows written back, 3 changed since the edit: left alone." in again.stdout, again.stdout
     assert "Undo the undo" not in again.stdout and "Journal: " not in again.stdout
     assert set((tmp_path / ".cassandra" / "journal").iterdir()) == journals  # an UNDO that wrote nothing
-    older = ext(cassandra, ks, tmp_path, f"UNDO '{first}' CONFIRM")
+    older = ext(cassandra, tmp_path, "-e", f"UNDO '{first}' CONFIRM", keyspace=ks)
     said = older.stdout
     rewritten = "written again since the edit (the same bytes, a later write): left alone"
     assert f"p = 2, c = 0: {rewritten}" in said, said
