@@ -268,9 +268,9 @@ def test_a_cursor_is_continued_only_by_the_client_it_was_given_to(demo: Demo, as
         first = one.call("query", statement=statement, limit=5).data
         assert first["count"] == 5 and first["cursor"]
         refused = other.call("query", statement=statement, limit=5, cursor=first["cursor"])
-        assert refused.is_error and refused.error == ("refused: cursor: this cursor was given to another "
-                                                      "client (another MCP session, or another OAuth identity): "
-                                                      "run the statement again")
+        assert refused.is_error and refused.error == (
+            "refused: cursor: this cursor was given to another client (another MCP session, or another "
+            "OAuth identity): run the statement again")
         rest = one.call("query", statement=statement, limit=100, cursor=first["cursor"]).data
         names = [row["name"] for row in first["rows"] + rest["rows"]]
         assert len(names) == len(set(names)) == 20  # the client it was given to goes on where it was cut
