@@ -310,6 +310,15 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
             run(self)
         else:
             super().cmdloop(intro)
+        if self.owns_connection:
+            # The loop over (-e, -f, a pipe's end): the connection closed now, as cqlsh's EXIT
+            # closes it. Left to the driver's exit hook, it would close after Python has stopped
+            # the thread pools, and a schema refresh the driver scheduled after a DDL statement
+            # would end in a traceback. A Ctrl-C from here on ends the process at once.
+            from cqlsh_ext.common.interrupt import ends_at_once
+
+            ends_at_once()
+            self.conn.shutdown()
 
     def parse_for_select_meta(self, query_string: str) -> Any:
         # A statement sent whole: its table found by our lexer, where cqlsh would parse it again.

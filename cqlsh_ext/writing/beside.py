@@ -14,9 +14,10 @@ if TYPE_CHECKING:
 @dataclass(frozen=True)
 class Beside:
     """Bytes a stored value holds besides its outer container's frames, which no reading of it
-    shows: skippable frames before the first frame (`before`; not the container's own header), skippable frames or a trailer after
-    the last (`after`), said in words (`what`); `refused` says why they cannot be kept (a seek table
-    records the frames' sizes, which a new value changes; a skippable frame between frames)."""
+    shows: skippable frames before the first frame (`before`; not the container's own header),
+    skippable frames or a trailer after the last (`after`), said in words (`what`); `refused` says
+    why they cannot be kept (a seek table records the frames' sizes, which a new value changes; a
+    skippable frame between frames)."""
 
     before: bytes = b""
     after: bytes = b""
