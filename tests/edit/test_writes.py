@@ -149,7 +149,7 @@ def test_the_ttl_is_kept_and_undo_restores_the_one_recorded(cassandra, ks, sessi
     preview = ext(cassandra, tmp_path, "-e", done_in(3, False), keyspace=ks)
     assert "TTL kept: the new values expire when the old ones would have (1 row with a TTL" in preview.stdout
     done = ext(cassandra, tmp_path, "-e", done_in(3), keyspace=ks)
-    assert "3 rows written" in done.stdout, done.stderr
+    assert "2 rows written" in done.stdout, done.stderr
     after = {c: cell(session, 3, c) for c in (1, 2)}
     assert unzstd(after[1].data)["status"] == "DONE"
     assert after[1].t is not None and 86000 < after[1].t <= before[1].t  # not made permanent
