@@ -317,6 +317,15 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
             run(self)
         else:
             self._run_script()
+        if self.owns_connection:
+            # The loop over (-e, -f, a pipe's end): the connection closed now, as cqlsh's EXIT
+            # closes it. Left to the driver's exit hook, it would close after Python has stopped
+            # the thread pools, and a schema refresh the driver scheduled after a DDL statement
+            # would end in a traceback. A Ctrl-C from here on ends the process at once.
+            from cqlsh_ext.common.interrupt import ends_at_once
+
+            ends_at_once()
+            self.conn.shutdown()
 
     def _run_script(self) -> None:
         # cqlsh's cmdloop (COPIED pins it: -e, -f, stdin, SOURCE, --classic), each line measured
