@@ -159,7 +159,7 @@ def _finish(ctx: ReadContext, statement: ExportStatement, sink: Any, target: Any
     second and raises KeyboardInterrupt. "writing ..." shows on a terminal meanwhile."""
     import os
 
-    from cqlsh_ext.common.interrupt import CtrlC
+    from cqlsh_ext.common.interrupt import CtrlC, heard_while
     from cqlsh_ext.common.text import message, screen_width
 
     status = ctx.progress(LABEL, True, None)
@@ -180,7 +180,7 @@ def _finish(ctx: ReadContext, statement: ExportStatement, sink: Any, target: Any
             status.ctrl_c = ("(Ctrl-C again: discard it)",) if pressed else ("(Ctrl-C twice: discard it)",)
             status.step(f"writing {name}, {rows:,} rows")  # a status line is one row at most
         try:
-            summary = sink.finish()
+            summary = heard_while(sink.finish)  # a press heard while the last row group is written
             target.commit()
         finally:
             if status is not None:
