@@ -120,29 +120,11 @@ def _unknown_option(cqlsh_parser: argparse.ArgumentParser, ext_parser: argparse.
 def _versions(cqlshmain: Any) -> str:
     import cassandra
 
-    from cqlsh_ext.payload.native import engine_name, reading
+    from cqlsh_ext.payload.running import version_lines
 
-    versions = (f"cqlsh-ext {__version__} (cqlsh {cqlshmain.version}, "
-                f"cassandra-driver {cassandra.__version__})\n{engine_line()}")
-    # What the core reads (it is loaded for this: --version is no shell start-up).
-    return versions + (f"\n{reading()}" if engine_name() == "native" else "")
-
-
-#: What --version adds on the Python engine when the core is not installed: how to get it.
-GET_THE_CORE = ("the native core is not installed: its wheel, cqlsh-ext-native, from bin/wheels, or "
-                "`pip install ./native` with Rust 1.85+; README, Install")
-
-
-def engine_line() -> str:
-    """Which value engine runs (the native core when installed and not turned off), told
-    without importing it: start-up stays as it is. On the Python engine, why."""
-    from cqlsh_ext.payload.native import ENV, engine_name, installed
-
-    name = engine_name()
-    if name == "native":
-        return f"value engine: {name}"
-    why = GET_THE_CORE if not installed() else f"the native core is turned off: {ENV}=0"
-    return f"value engine: {name} ({why})"
+    # (what the core reads too: it is loaded for this, --version is no shell start-up)
+    return (f"cqlsh-ext {__version__} (cqlsh {cqlshmain.version}, "
+            f"cassandra-driver {cassandra.__version__})\n{version_lines()}")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -383,6 +383,10 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
 
     # ------------------------------------------------ results (cqlsh_ext.output.pipeline)
 
+    def perform_simple_statement(self, statement: Any) -> Any:
+        self.results.read_in_pages(statement)  # PAGING OFF: a SELECT read in pages all the same
+        return super().perform_simple_statement(statement)
+
     def print_result(self, result: Any, table_meta: Any) -> None:
         self.results.print_result(result, table_meta)
 

@@ -28,4 +28,4 @@ def test_spark_can_still_be_asked_for():
     chosen = _requirements("spark")
     assert any(req.startswith("pyspark==") for req in chosen)
     # the spark extra names the parquet extra for pyarrow: its pin, never cqlsh-ext from PyPI
-    assert "pyarrow==18.1.0" in chosen and not any(req.startswith("cqlsh-ext") for req in chosen)
+    assert "pyarrow==26.0.1" in chosen and not any(req.startswith("cqlsh-ext") for req in chosen)

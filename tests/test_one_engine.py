@@ -161,10 +161,11 @@ def _csv(values: list[bytes]) -> None:
 
 
 def _parquet_columns(values: list[bytes]) -> None:
-    from cqlsh_ext.render.parquet_columns import BLOB, Splitter
+    from cqlsh_ext.output.spellings import blob_reading
+    from cqlsh_ext.payload.columns import ValueColumn
     from cqlsh_ext.settings import DisplaySettings
 
-    Splitter([BLOB], DisplaySettings(), [None], 4 << 20).split([(v,) for v in values])
+    blob_reading(DisplaySettings()).parts([ValueColumn(values)], None)
 
 
 def _describe(where: str | None) -> Callable[[list[bytes]], None]:
@@ -220,42 +221,13 @@ def _export(select: str, fmt: str) -> Callable[[list[bytes]], None]:
         import tempfile
         from pathlib import Path
 
-        from cqlsh_ext.export.json_csv import TextSink
-        from cqlsh_ext.payload.places import Decoding, ValuePlace
-        from cqlsh_ext.query.answer import Answer
-        from cqlsh_ext.query.evaluate import Evaluator
-        from cqlsh_ext.query.grammar import Schema, parse
-        from cqlsh_ext.reading.select import answer_columns
-        from cqlsh_ext.reading.typed import AnswerBatch
-        from cqlsh_ext.render.parquet import ParquetSink
         from cqlsh_ext.settings import DisplaySettings
+        from tests.file_pages import write_file
 
-        plan = parse(select, Schema({"pk": "text", "ck": "int", "data": "blob"}, ["pk"], {}), plain=True)
-        assert plan is not None
-        on_core = native.available()
-        evaluator = Evaluator(plan, Decoding(), "ks", views=not on_core, held=on_core)
-        answer = Answer(plan, [])
-        names = answer.header()
-        types = [{"pk": cqltypes.UTF8Type, "ck": cqltypes.Int32Type, "data": cqltypes.BytesType}[item.name]
-                 if item.kind == "column" else None for item in plan.items]
-        places = [ValuePlace("ks", "t", name, ()) for name in names]
         with tempfile.TemporaryDirectory() as folder:
-            class Target:
-                temp = Path(folder) / "out"
-
-                def scratch(self) -> Path:
-                    return Path(folder) / "scratch"
-
-            if fmt == "parquet":
-                sink: Any = ParquetSink(Target(), names, types, DisplaySettings(), places)
-            else:
-                sink = TextSink(fmt, Target(), answer_columns(plan, answer, types),  # type: ignore[arg-type]
-                                DisplaySettings(), places)
             rows = [("p", k, v) for k, v in enumerate(values)]
-            columns = answer.add_page_columns(evaluator, ["pk", "ck", "data"], rows)
-            sink.write(AnswerBatch(columns=columns) if columns is not None
-                       else answer.add_page(evaluator, ["pk", "ck", "data"], rows))
-            sink.finish()
+            write_file(select, rows, Path(folder), fmt, DisplaySettings(), native.available(),
+                       page=len(values))
 
     return run
 

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 import cqlsh_ext
-from cqlsh_ext import cli
+from cqlsh_ext.payload.running import GET_THE_CORE
 
 REPO = Path(__file__).resolve().parents[1]
 #: A user's PATH with no Rust on it (rustup puts cargo and rustc in ~/.cargo/bin).
@@ -185,4 +185,4 @@ def test_the_wheels_install_without_rust_and_read_gzip_on_the_core(wheelhouse: P
     # without the core: the Python engine, and --version says how to get the core
     subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "uninstall", "--yes", "cqlsh-ext-native"],
                    env=env, capture_output=True, check=True, timeout=300)
-    assert f"value engine: python ({cli.GET_THE_CORE})" in _version(venv, env).splitlines()
+    assert f"value engine: python ({GET_THE_CORE})" in _version(venv, env).splitlines()

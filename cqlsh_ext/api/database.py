@@ -153,8 +153,6 @@ class Database:
         """The answer of one statement: a payload query's (paths, payload conditions, GROUP BY:
         docs/queries.md), else the server's as written. Read when taken (iterate it, or to_arrow())."""
         from cqlsh_ext.cql.lexer import Lexed
-        from cqlsh_ext.payload.places import ValuePlace
-        from cqlsh_ext.reading.resolve import statement_table
         from cqlsh_ext.reading.select import LABEL, blobs_on_core, payload_plan, read_select
         from cqlsh_ext.reading.statement import read_statement
 
@@ -170,19 +168,15 @@ class Database:
                 plan, target = planned
                 typed = read_select(ctx, plan, target, PAGE_SIZE, FETCH_SIZE,
                                     stored_blobs=blobs_on_core(ctx, target))
-                places = [target.place(name) for name in typed.names] if typed is not None else []
             else:
                 typed = read_statement(ctx, statement.strip().rstrip(";"), FETCH_SIZE)
-                table = statement_table(ctx.cluster, ctx.keyspace, lexed)[1] if typed is not None else None
-                places = [table.place(name) if table is not None else ValuePlace(ctx.keyspace, None, name)
-                          for name in (typed.names if typed is not None else [])]
         except Error:
             raise
         except Exception as err:
             raise Error(one_line(err)) from None
         if typed is None:
             raise Error(errors[-1] if errors else "the statement answered nothing")
-        return QueryAnswer(typed, places, ctx.display)
+        return QueryAnswer(typed, ctx.display)
 
     # ------------------------------------------------------------ the reports
 

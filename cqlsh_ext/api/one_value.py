@@ -28,7 +28,7 @@ class DecodedValue:
 
 def decode(value: bytes, codec: str = "auto") -> DecodedValue:
     """`value` decoded as the shell decodes a blob (`codec`: -d's mode: auto, none, or a codec)."""
-    from cqlsh_ext.render.parquet_columns import BLOB, Splitter
+    from cqlsh_ext.output.spellings import blob_reading
     from cqlsh_ext.settings import DisplaySettings, SettingError
     from cqlsh_ext.settings.values import parse_mode
 
@@ -38,6 +38,5 @@ def decode(value: bytes, codec: str = "auto") -> DecodedValue:
         settings = DisplaySettings(mode=parse_mode(codec))
     except SettingError as err:
         raise Error(str(err)) from None
-    payload, label, kind, note, _stored = Splitter([BLOB], settings, [None], settings.cap).blob_parts(
-        bytes(value), None)
+    payload, label, kind, note, _stored = blob_reading(settings).blob_parts(bytes(value), None)
     return DecodedValue(payload, label, kind, note)

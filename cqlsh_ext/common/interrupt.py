@@ -184,6 +184,38 @@ def answering() -> Iterator[None]:
         signal.signal(signal.SIGINT, previous)
 
 
+def heard_while(work: Callable[[], Any]) -> Any:
+    """`work()` run in a thread while this one waits, so a press is heard while it runs (Python
+    runs a signal's handler only between the main thread's bytecodes: one long C call, a file's
+    last row group compressed and written, would hold it back until the work is done). A second
+    press's KeyboardInterrupt is raised once the work has ended: what it uses (a file's writer) is
+    never left half-used by the clean-up that follows."""
+    done = threading.Event()
+    outcome: list[Any] = []
+
+    def run() -> None:
+        try:
+            outcome.append((True, work()))
+        except BaseException as err:  # handed to the waiting thread
+            outcome.append((False, err))
+        finally:
+            done.set()
+
+    threading.Thread(target=run, name="heard-while", daemon=True).start()
+    interrupted: KeyboardInterrupt | None = None
+    while not done.is_set():
+        try:
+            done.wait(0.05)
+        except KeyboardInterrupt as err:
+            interrupted = err
+    if interrupted is not None:
+        raise interrupted
+    ok, value = outcome[0]
+    if not ok:
+        raise value
+    return value
+
+
 @contextmanager
 def shielded() -> Iterator[None]:
     """Ctrl-C ignored while the block runs (clean-up that must finish: dropping scratch tables)."""

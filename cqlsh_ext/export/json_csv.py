@@ -14,6 +14,7 @@ class TextSink:
     def __init__(self, fmt: str, target: ExportFile, columns: Sequence[Any], settings: Any,
                  places: Sequence[Any]) -> None:
         self.rows = 0
+        self.width = len(columns)
         if fmt == "json":
             from cqlsh_ext.render.json_lines import JsonRows
 
@@ -29,23 +30,13 @@ class TextSink:
             self.json, self.csv = None, CsvRows(self.out, columns, settings, places)
 
     def write(self, batch: Any) -> None:
-        if hasattr(batch, "columns") and any(hasattr(c, "texts") for c in batch.columns()):
-            # a blob column the native core read: spelt from its reading, column by column
-            columns = batch.columns()
-            if self.json is not None:
-                self.out.write(self.json.column_bytes(columns))
-            else:
-                self.csv.write_columns(columns)
-            self.rows += len(batch)
-            return
-        rows = batch.rows if hasattr(batch, "rows") else batch
+        """A batch's columns (payload.columns.ColumnValues), spelt a column at a time."""
+        columns = batch.columns(self.width)
         if self.json is not None:
-            lines = self.json.lines(rows)
-            if lines:
-                self.out.write(("\n".join(lines) + "\n").encode("utf-8"))
+            self.out.write(self.json.batch_bytes(columns))
         else:
-            self.csv.write(rows)
-        self.rows += len(rows)
+            self.csv.write_columns(columns)
+        self.rows += len(batch)
 
     def finish(self) -> None:
         self.out.flush()

@@ -94,16 +94,16 @@ def _export(ctx: ReadContext, statement: ExportStatement) -> None:
 
 def _sink(ctx: ReadContext, statement: ExportStatement, target: Any, answer: Any, table: TableTarget) -> Any:
     """The file's renderer for the answer: Parquet, JSON Lines or CSV."""
-    names, types = answer.names, answer.types
     settings = ctx.display
     if statement.raw is not None:
         settings = dataclasses.replace(settings, raw_blobs=statement.raw)
-    places = [table.place(name) for name in names]
+    places = [table.place(name) for name in answer.names]
     if statement.fmt == "parquet":
+        from cqlsh_ext.output.spellings import blob_reading
         from cqlsh_ext.render.parquet import DEFAULT_CODEC, ROW_GROUP_SIZE, ParquetSink
 
         metadata = {"cqlsh_ext.select": statement.select}
-        return ParquetSink(target, names, types, settings, places, statement.codec or DEFAULT_CODEC,
+        return ParquetSink(target, answer, blob_reading(settings), statement.codec or DEFAULT_CODEC,
                            statement.row_group_size or ROW_GROUP_SIZE, metadata)
     from cqlsh_ext.export.json_csv import TextSink
 
@@ -159,7 +159,7 @@ def _finish(ctx: ReadContext, statement: ExportStatement, sink: Any, target: Any
     second and raises KeyboardInterrupt. "writing ..." shows on a terminal meanwhile."""
     import os
 
-    from cqlsh_ext.common.interrupt import CtrlC
+    from cqlsh_ext.common.interrupt import CtrlC, heard_while
     from cqlsh_ext.common.text import message, screen_width
 
     status = ctx.progress(LABEL, True, None)
@@ -180,7 +180,7 @@ def _finish(ctx: ReadContext, statement: ExportStatement, sink: Any, target: Any
             status.ctrl_c = ("(Ctrl-C again: discard it)",) if pressed else ("(Ctrl-C twice: discard it)",)
             status.step(f"writing {name}, {rows:,} rows")  # a status line is one row at most
         try:
-            summary = sink.finish()
+            summary = heard_while(sink.finish)  # a press heard while the last row group is written
             target.commit()
         finally:
             if status is not None:
@@ -203,9 +203,9 @@ def closing_line(statement: ExportStatement, reading: Any, summary: Any, sink: A
             how += ": one object per line, not an array"  # what a .json name does not say
     sections = [f"{rows:,} rows written to {statement.path} ({how})", ", ".join(closing_parts(reading))]
     if statement.fmt == "parquet":
-        for name, widened in summary.widened.items():
-            sections.append(f"{name}: {widened.values:,} value{'s' if widened.values != 1 else ''} past the "
-                            f"first row group did not fit {widened.first}, kept as {widened.last}")
+        for name, count in summary.misfits.items():
+            sections.append(f"{name}: {count:,} value{'s' if count != 1 else ''} did not fit the column's "
+                            f"type (null there; {name}:note says what each was)")
     if writing_pressed:
         sections.append("Ctrl-C while writing: the file was finished with the rows read")
     elif interrupted:

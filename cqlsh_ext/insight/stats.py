@@ -262,11 +262,12 @@ class Stats:
 
     @property
     def pages_in(self) -> bool:
-        """Pages are read as the server sent them (scanning.pages_in) when the core reads them."""
-        from cqlsh_ext.payload import native
+        """Pages are read as the server sent them (scanning.pages_in) when the value engine reads
+        them whole (payload.running.reads_pages_whole)."""
+        from cqlsh_ext.payload.running import reads_pages_whole
         from cqlsh_ext.scanning import pages_in
 
-        return pages_in.enabled() and native.available()
+        return pages_in.enabled() and reads_pages_whole()
 
     @property
     def has_payloads(self) -> bool:

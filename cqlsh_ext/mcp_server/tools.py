@@ -184,7 +184,6 @@ def select_answer(ctx: ReadContext, allowed: gate.ReadStatement, paging_state: b
     when `resuming` (`given` rows answered before its page). `admitted`: the guard's table and plan
     of it, taken as they are. None when the server refused it (ctx.error said so). Raises Refusal."""
     from cqlsh_ext.cql.errors import QueryError
-    from cqlsh_ext.payload.places import ValuePlace
     from cqlsh_ext.reading.resolve import statement_table
     from cqlsh_ext.reading.select import LABEL, read_select, resumable
     from cqlsh_ext.reading.statement import read_statement
@@ -203,14 +202,12 @@ def select_answer(ctx: ReadContext, allowed: gate.ReadStatement, paging_state: b
             return answer, [target.place(name) for name in answer.names], why_not
     except QueryError as err:
         raise Refusal(f"{LABEL}: {err}") from None
-    plain = read_statement(ctx, allowed.text, paging_state=paging_state)
-    if plain is None:
-        return None
     table = admitted.target if admitted is not None and admitted.target is not None else \
         statement_table(ctx.cluster, ctx.keyspace, statement)[1]
-    places = [table.place(name) if table is not None else ValuePlace(ctx.keyspace, None, name)
-              for name in plain.names]
-    return plain, places, None
+    plain = read_statement(ctx, allowed.text, paging_state=paging_state, table=table)
+    if plain is None:
+        return None
+    return plain, plain.places, None
 
 
 def _planned(ctx: ReadContext, statement: Lexed,

@@ -38,11 +38,13 @@ from cqlsh_ext.common.jsonenc import (
 )
 from cqlsh_ext.common.jsonenc import string as _string
 from cqlsh_ext.payload.budget import Budget
+from cqlsh_ext.payload.columns import cut_text
 from cqlsh_ext.payload.places import ValuePlace
 from cqlsh_ext.payload.view import BINARY, FAILED, RECORD, TEXT, UNKNOWN, BlobView
 from cqlsh_ext.settings import NONE, DisplaySettings
 
 if TYPE_CHECKING:
+    from cqlsh_ext.payload.columns import BlobReading
     from cqlsh_ext.payload.places import Engines
 
 STRING_TYPES = frozenset({"text", "varchar", "ascii"})
@@ -232,35 +234,20 @@ class JsonSpelling(Blobs):
         by_type = _FOUND_SPELLINGS
         return [spell(v) if (spell := by_type.get(type(v))) is not None else other(v) for v in values]
 
-    def held_found(self, column: Any, other: Callable[[Any], str]) -> Any:
-        """found_column of a path's column the native core holds (cqlsh_ext_native's HeldColumn):
-        payload/native.py's HeldFound, whose scalars json_lines spells in the core as found_column
-        does, the other values by `other` here."""
-        from cqlsh_ext.payload.native import HeldFound
+    def found_value(self, value: Any, other: Callable[[Any], str]) -> str:
+        """found_column() of one value."""
+        spell = _FOUND_SPELLINGS.get(type(value))
+        return spell(value) if spell is not None else other(value)
 
-        by_type = _FOUND_SPELLINGS
+    @staticmethod
+    def blob_head(label: str, kind: str) -> str:
+        """What _view_object writes before a decoded payload (label, kind): the native core writes
+        the payload's text after it (payload.columns.json_lines)."""
+        return f'{{"label": {_string(label)}, "kind": {_string(kind)}, "payload": '
 
-        def spell(value: Any) -> str:
-            known = by_type.get(type(value))
-            return known(value) if known is not None else other(value)
-
-        return HeldFound(column, spell)
-
-    def held_json(self, column: Any, place: ValuePlace | None) -> Any:
-        """A blob column's values as _blob spells them, from the native core's reading of them
-        (cqlsh_ext_native's HeldContents): payload/native.py's HeldJson, which json_lines lays out
-        (the core writes each payload's text, as JSON text, between the texts spelt here: the label
-        and kind before it, once per label and kind; the raw hex after it); the rows it did not read
-        spelt from their stored values."""
-        from cqlsh_ext.payload.native import held_json
-
-        def head(label: str, kind: str) -> str:
-            return f'{{"label": {_string(label)}, "kind": {_string(kind)}, "payload": '
-
-        # after a payload; raw's before and after the hex; no known format's; a null blob
-        texts = ("}", ', "raw": "0x', '"}', '"0x', '"', "null")
-        return held_json(column, head, texts, self.raw,
-                         lambda value: self.value(value, cqltypes.BytesType, place))
+    #: What _view_object writes after a payload; raw's before and after the hex; no known
+    #: format's; a null blob (payload.columns.JsonSpelt.texts).
+    BLOB_TEXTS = ("}", ', "raw": "0x', '"}', '"0x', '"', "null")
 
     def _view_object(self, view: BlobView, hexed: str) -> str:
         parts: list[str] = []
@@ -497,25 +484,6 @@ class CsvSpelling(Blobs):
             return str(json.loads(text))  # strings (timestamps, uuids, ...) without JSON quotes
         return text
 
-    def held_blobs(self, column: Any, place: ValuePlace | None) -> list[str]:
-        """A blob column's fields as _blob_csv spells them, from the native core's reading of them
-        (JsonSpelling.held_blobs)."""
-        from cqlsh_ext.payload.native import SPELT, held_texts
-
-        kinds, _labels, texts, stored = held_texts(
-            column, False, lambda value: self.value(value, cqltypes.BytesType, place))
-        out: list[str] = []
-        for i, kind in enumerate(kinds):
-            if kind == SPELT:
-                out.append(texts[i])
-            elif kind is None:  # a null blob
-                out.append("")
-            elif self.raw or kind == UNKNOWN:
-                out.append(blob_text(stored[i]))
-            else:
-                out.append(texts[i])
-        return out
-
     def _blob_csv(self, value: bytes | BlobView, place: ValuePlace | None) -> str:
         stored = self.stored(value)
         hexed = blob_text(stored)
@@ -561,15 +529,14 @@ def _minified(view: BlobView) -> str:
     return _JSON_STRING_OR_SPACE.sub(lambda m: m.group(1) or "", (view.text or "").strip())
 
 
-def cut_text(view: BlobView) -> str:
-    """Why a view is cut, in words: 'first 4.0 MiB of 1.0 GiB' (what the output cap kept)."""
-    from cqlsh_ext.common.units import human_size
+def blob_reading(settings: DisplaySettings, raw: bool | None = None) -> BlobReading:
+    """How a renderer of columns reads an answer's blobs in these settings (payload.columns): the
+    session's decoding, the stored bytes kept with `raw` (default: --raw-blobs), a blob inside a
+    collection spelt as the JSON writer spells it."""
+    from cqlsh_ext.payload.columns import BlobReading
 
-    cut = view.truncated_layer
-    if cut is None:
-        return ""
-    total = f" of {human_size(cut.declared_size)}" if cut.declared_size else ""
-    return f"first {human_size(cut.output_size)}{total}: past the output cap"
+    return BlobReading(settings.decoding(), settings.raw_blobs if raw is None else raw,
+                       JsonSpelling(settings).value)
 
 
 def _sequence_items(value: Any, cqltype: Any, place: ValuePlace | None
@@ -613,4 +580,4 @@ def column_types(result: Any) -> list[Any]:
     return types if len(types) == len(names) else [None] * len(names)
 
 
-__all__ = ["Blobs", "CsvSpelling", "JsonSpelling", "column_types", "cut_text"]
+__all__ = ["Blobs", "CsvSpelling", "JsonSpelling", "blob_reading", "column_types"]

@@ -34,6 +34,23 @@ MISSING: Any = _Sentinel("MISSING")
 CUT: Any = _Sentinel("CUT")
 
 
+class _UndecodableGroup:
+    """The GROUP BY key of a value no reading can read (query.evaluate): a group of its own, apart
+    from null's (a path a record lacks, a null column), sorted last. One object in every process:
+    it is pickled by name (worker processes, Spark tasks)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "UNDECODABLE_GROUP"
+
+    def __reduce__(self) -> str:
+        return "UNDECODABLE_GROUP"
+
+
+UNDECODABLE_GROUP: Any = _UndecodableGroup()
+
+
 def step(node: Any, key: str | int) -> Any:
     """`node`'s child at `key` (a dict key as written, a list index), MISSING when absent, CUT
     where the record was cut. A Tagged value stands for its value."""
@@ -80,4 +97,4 @@ def keys_of(node: Any, limit: int) -> tuple[str, ...]:
     return tuple(keys)
 
 
-__all__ = ["CUT", "MISSING", "Steps", "keys_of", "read_path", "step"]
+__all__ = ["CUT", "MISSING", "UNDECODABLE_GROUP", "Steps", "keys_of", "read_path", "step"]

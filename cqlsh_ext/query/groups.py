@@ -15,6 +15,7 @@ from fractions import Fraction
 from typing import Any
 
 from cqlsh_ext.payload.formats.tree import render_cut
+from cqlsh_ext.payload.paths import UNDECODABLE_GROUP
 from cqlsh_ext.payload.view import BlobView
 from cqlsh_ext.query.grammar import Plan, QueryError
 
@@ -202,21 +203,6 @@ class _Record:
         return isinstance(other, _Record) and self.marker == other.marker
 
 
-class _UndecodableGroup:
-    """The GROUP BY key of a value no reading can read (query.evaluate): a group of its own, apart
-    from null's (a path a record lacks, a null column), sorted last. One object in every process:
-    it is pickled by name (worker processes, Spark tasks)."""
-
-    __slots__ = ()
-
-    def __repr__(self) -> str:
-        return "UNDECODABLE_GROUP"
-
-    def __reduce__(self) -> str:
-        return "UNDECODABLE_GROUP"
-
-
-UNDECODABLE_GROUP = _UndecodableGroup()
 
 _RANK = {bool: 1, str: 3}
 

@@ -24,15 +24,11 @@ import time
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
+from cqlsh_ext.payload.columns import AGGREGATE, BLOB, CQL, PATH, AnswerColumn, BlobReading
 from cqlsh_ext.query.answer import Answer
 from cqlsh_ext.query.evaluate import Evaluator
 from cqlsh_ext.reading.typed import (
-    AGGREGATE,
-    BLOB,
-    CQL,
-    PATH,
     AnswerBatch,
-    AnswerColumn,
     PagePositions,
     Position,
     ReadNotes,
@@ -119,7 +115,9 @@ def read_select(ctx: ReadContext, plan: Plan, target: TableTarget, batch_rows: i
     pages = _pages(ctx, plan, notes, answer, evaluator, target, batch, fetch_size, paging_state)
     if pages is None:
         return None
-    return TypedAnswer(answer_columns(plan, answer, types), pages, notes, plan)
+    columns = answer_columns(plan, answer, types)
+    places = [target.place(c.name) if c.role == BLOB else None for c in columns]
+    return TypedAnswer(columns, pages, notes, plan, places, BlobReading(ctx.decoding()))
 
 
 def resumable(plan: Plan) -> str | None:
@@ -299,9 +297,7 @@ def _limited_batch(notes: ReadNotes, limit: int | None, batch: AnswerBatch) -> t
     """_limited() of a batch of columns."""
     if limit is None:
         return batch, False
-    room = max(0, limit - notes.emitted)
-    if room < len(batch):
-        batch = AnswerBatch(columns=[column[:room] for column in batch.columns()])
+    batch = batch.head(max(0, limit - notes.emitted))
     notes.emitted += len(batch)
     return batch, notes.emitted >= limit
 

@@ -19,18 +19,32 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
+from cqlsh_ext.payload.columns import (
+    BLOB,
+    SAMPLE_ROWS,
+    AnswerColumn,
+    BlobReading,
+    ColumnValues,
+    ValueColumn,
+    column_of,
+    decoded_bytes,
+    fix_kinds,
+)
+
 if TYPE_CHECKING:
     from cqlsh_ext.common.text import Line
+    from cqlsh_ext.payload.places import ValuePlace
     from cqlsh_ext.query.answer import Answer
     from cqlsh_ext.query.grammar import Plan
 
 Row = tuple[Any, ...]
 
-#: What a column holds: a CQL value as the server returns it; a blob, decoded (its payload, label,
-#: kind, note and stored bytes); a value found by a payload path; an aggregate computed here.
-CQL, BLOB, PATH, AGGREGATE = "cql", "blob", "path", "aggregate"
-#: The payload type of a path's value: JSON's (a string, number, boolean, record, list or null).
-PATH_TYPE = "json"
+#: What a batch of blobs read holds decoded, at most, about: a page whose values are large (a
+#: megabyte each, say) is read and given out in parts of about this much, so a stream's memory
+#: stays flat whatever the values' sizes (the first part of a reading is BLOB_FIRST_ROWS rows; the
+#: next parts' rows come from the decoded size a row had so far).
+BATCH_BYTES = 64 << 20
+BLOB_FIRST_ROWS = 64
 
 #: The paths no value had that a reading's notes name, each with its nearest keys: the others are
 #: counted (ReadNotes.paths_never_found_count).
@@ -71,53 +85,19 @@ class PagePositions:
         return self.state, self.first + i
 
 
-@dataclass(frozen=True)
-class AnswerColumn:
-    """One column of an answer: its name; `role` (CQL, BLOB, PATH, AGGREGATE); `cql_type`, the
-    driver's type of a column the server returns (None for a path's value or an aggregate);
-    `source`, the path or the aggregate as written; `computed`: its numbers are computed here
-    (sum, avg), not read as they are."""
-
-    name: str
-    role: str
-    cql_type: Any = None
-    source: str | None = None
-    computed: bool = False
-
-    @property
-    def type_text(self) -> str:
-        """Its type as a person reads it: the CQL type ('int', 'map<text, blob>'), `json` for a
-        path's value, the aggregate's ('bigint' for count, else `json` or a number)."""
-        if self.cql_type is not None:
-            from cqlsh_ext.cql.types import from_driver
-
-            return str(from_driver(self.cql_type))
-        if self.role == AGGREGATE and self.source is not None and self.source.lower().startswith("count"):
-            return "bigint"
-        if self.role == AGGREGATE and self.computed:
-            return "number"
-        return PATH_TYPE
-
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"name": self.name, "role": self.role, "type": self.type_text}
-        if self.source is not None:
-            out["source"] = self.source
-        return out
-
-
 class AnswerBatch:
-    """Rows of an answer read together (a page), as rows (`rows`) and as columns (`column(i)`,
-    `columns()`): whichever the reading made, the other made once when asked. A reading that
-    hands out columns (a page's path values as the value engine gave them) costs no row per row.
-    A column is a list, or a sequence the native core holds (a file's reading: Evaluator.held)."""
+    """Rows of an answer read together (a page), as columns (`columns()`, `column(i)`: the one
+    currency, payload.columns.ColumnValues) and as rows (`rows`, made from the columns once when asked).
+    A reading that gives rows (groups, a sort, the Python evaluator's kept rows) has them made
+    into columns when they are asked for."""
 
     __slots__ = ("_columns", "_rows", "positions", "size")
 
-    def __init__(self, rows: list[Row] | None = None, columns: list[Sequence[Any]] | None = None,
+    def __init__(self, rows: list[Row] | None = None, columns: Sequence[Any] | None = None,
                  positions: Positions | None = None) -> None:
         self._rows = rows
-        self._columns = columns
-        self.size = len(rows) if rows is not None else len(columns[0]) if columns else 0
+        self._columns = [column_of(c) for c in columns] if columns is not None else None
+        self.size = len(rows) if rows is not None else len(self._columns[0]) if self._columns else 0
         #: Each row's Position, where the reading can go on from its rows (one stream, read in
         #: order); None where it cannot (token ranges at once, worker processes, groups, a sort).
         self.positions = positions
@@ -131,18 +111,64 @@ class AnswerBatch:
     @property
     def rows(self) -> list[Row]:
         if self._rows is None:
-            self._rows = list(zip(*self._columns, strict=True)) if self._columns else []
+            columns = [c.values() for c in self._columns] if self._columns else []
+            self._rows = list(zip(*columns, strict=True)) if columns else []
         return self._rows
 
-    def columns(self) -> list[Sequence[Any]]:
+    def columns(self, width: int | None = None) -> list[ColumnValues]:
+        """The batch's columns (`width`: how many an answer of no row has)."""
         if self._columns is None:
-            self._columns = [list(column) for column in zip(*self.rows, strict=True)]
+            if self._rows:
+                self._columns = [ValueColumn(list(c)) for c in zip(*self._rows, strict=True)]
+            else:
+                self._columns = [ValueColumn([]) for _ in range(width or 0)]
         return self._columns
 
-    def column(self, i: int) -> Sequence[Any]:
-        if not self.size:
-            return []
-        return self.columns()[i]
+    def column(self, i: int) -> ColumnValues:
+        return self.columns(i + 1)[i]
+
+    def head(self, size: int) -> AnswerBatch:
+        """Its first `size` rows (a LIMIT reached inside it)."""
+        return self.part(0, size)
+
+    def part(self, start: int, stop: int) -> AnswerBatch:
+        """Its rows from `start` to `stop`."""
+        if start <= 0 and stop >= self.size:
+            return self
+        positions = None if self.positions is None else _Part(self.positions, start, stop - start)
+        if self._columns is None and self._rows is not None:
+            return AnswerBatch(self._rows[start:stop], positions=positions)
+        return AnswerBatch(columns=[c[start:stop] for c in self.columns()], positions=positions)
+
+    def read_blobs(self, reading: BlobReading, places: Sequence[ValuePlace | None],
+                   roles: Sequence[str]) -> int:
+        """Its blob columns read (payload.columns.BlobReading.read: a page per call, on the core
+        where it runs), so every reader of the batch finds them read once: what they take decoded."""
+        columns = self.columns(len(roles))
+        held = 0
+        for i, role in enumerate(roles):
+            if role == BLOB:
+                columns[i] = reading.read(columns[i], places[i])
+                held += decoded_bytes(columns[i])
+        self._rows = None
+        return held
+
+
+class _Part:
+    """`size` of a batch's positions from its `start`."""
+
+    __slots__ = ("positions", "size", "start")
+
+    def __init__(self, positions: Positions, start: int, size: int) -> None:
+        self.positions, self.start, self.size = positions, start, size
+
+    def __len__(self) -> int:
+        return self.size
+
+    def __getitem__(self, i: int) -> Position:
+        if not 0 <= i < self.size:
+            raise IndexError(i)
+        return self.positions[self.start + i]
 
 
 @dataclass
@@ -175,6 +201,12 @@ class ReadNotes:
     #: Where a reading that stopped before its end goes on from (the Position of the first row it
     #: did not give out), when its rows have positions; None otherwise.
     resume: Position | None = None
+    #: A statement read as written: its blobs that did not decode, by kind, and those cut.
+    blobs_undecodable: dict[str, int] = field(default_factory=dict)
+    blobs_cut: int = 0
+    #: Values that did not fit their column's Arrow kind (null there, with a note), by column:
+    #: what an Arrow reader of the answer (Parquet, the API's tables) counted.
+    misfits: dict[str, int] = field(default_factory=dict)
 
     @property
     def plan(self) -> Plan:
@@ -191,15 +223,17 @@ class ReadNotes:
 
     @property
     def undecodable(self) -> int:
-        return self.answer.counts.undecodable if self.answer is not None else 0
+        if self.answer is None:
+            return sum(self.blobs_undecodable.values())
+        return self.answer.counts.undecodable
 
     @property
     def undecodable_kinds(self) -> dict[str, int]:
-        return dict(self.answer.counts.kinds) if self.answer is not None else {}
+        return dict(self.answer.counts.kinds) if self.answer is not None else dict(self.blobs_undecodable)
 
     @property
     def cut(self) -> int:
-        return self.answer.counts.cut if self.answer is not None else 0
+        return self.answer.counts.cut if self.answer is not None else self.blobs_cut
 
     @property
     def skipped(self) -> int:
@@ -260,6 +294,8 @@ class ReadNotes:
             out["ranges_read"], out["ranges"] = self.ranges
         if self.retried:
             out["retried"] = dict(self.retried)
+        if self.misfits:
+            out["misfits"] = dict(self.misfits)
         missing = self.paths_never_found
         if missing:
             out["paths_no_value_had"] = [{"path": path, "nearest_keys": nearest}
@@ -276,14 +312,31 @@ class ReadNotes:
 class TypedAnswer:
     """A statement's answer (see the module doc): `columns`, batches of rows as they are read
     (one pass: iterate once), `notes`. `close()` ends the reading early (its notes say how far it
-    got); a renderer closes it when it stops taking batches."""
+    got); a renderer closes it when it stops taking batches. `places`: where each column's values
+    sit (column settings apply to blobs by it); `reading`: how its blobs decode (the reading's
+    decoding), which reads the blob columns a batch gives as stored and counts what does not decode.
+
+    `fixed()` gives the columns with their Arrow kinds fixed (payload.columns: from the CQL types,
+    and from the answer's first SAMPLE_ROWS rows for the kinds read from values): the batches it
+    reads for that are held and given out first, so the answer is still read once, in order."""
 
     def __init__(self, columns: Sequence[AnswerColumn], batches: Iterator[list[Row] | AnswerBatch],
-                 notes: ReadNotes | None, plan: Plan | None = None) -> None:
+                 notes: ReadNotes | None, plan: Plan | None = None,
+                 places: Sequence[ValuePlace | None] | None = None,
+                 reading: BlobReading | None = None) -> None:
         self.columns = list(columns)
         self._batches = batches
         self.notes = notes
         self.plan = plan
+        self.places: list[ValuePlace | None] = [None] * len(self.columns) if places is None else list(places)
+        self.reading = reading
+        #: Batches read ahead (to fix the kinds), given out first.
+        self._ahead: list[AnswerBatch] = []
+        self._fixed: list[AnswerColumn] | None = None
+        #: The parts of a batch whose blobs are read a part at a time, still to be given out.
+        self._parts: Iterator[AnswerBatch] | None = None
+        #: Decoded bytes a row of blobs held so far (None: none read yet).
+        self._per_row: float | None = None
 
     @property
     def names(self) -> list[str]:
@@ -294,19 +347,105 @@ class TypedAnswer:
         """The driver types (None for a path's value or an aggregate), as cqlsh's printing takes them."""
         return [c.cql_type for c in self.columns]
 
-    def __iter__(self) -> Iterator[AnswerBatch]:
+    @property
+    def roles(self) -> list[str]:
+        return [c.role for c in self.columns]
+
+    def _next(self) -> AnswerBatch | None:
+        if self._parts is not None:
+            part = next(self._parts, None)
+            if part is not None:
+                return part
+            self._parts = None
         for batch in self._batches:
-            yield batch if isinstance(batch, AnswerBatch) else AnswerBatch(batch)
+            out = batch if isinstance(batch, AnswerBatch) else AnswerBatch(batch)
+            if self.reading is not None and BLOB in self.roles:
+                self._parts = self._read_in_parts(out)
+                return next(self._parts)
+            return out
+        return None
+
+    def _read_in_parts(self, batch: AnswerBatch) -> Iterator[AnswerBatch]:
+        """A batch's blobs read a part of its rows at a time, each part given out before the next
+        is read, each about BATCH_BYTES decoded (the rows a part takes from the decoded size a row
+        had so far: the whole batch where rows are small, a few where each is a megabyte)."""
+        assert self.reading is not None
+        start, size = 0, len(batch)
+        if not size:
+            yield batch
+            return
+        while start < size:
+            if self._per_row is None:
+                rows = BLOB_FIRST_ROWS
+            else:
+                rows = max(1, int(BATCH_BYTES // max(self._per_row, 1.0)))
+            part = batch.part(start, min(size, start + rows))
+            held = part.read_blobs(self.reading, self.places, self.roles)
+            self._count_blobs()
+            seen = len(part)
+            self._per_row = held / seen if self._per_row is None else \
+                max(held / seen, 0.75 * self._per_row + 0.25 * held / seen)
+            start += seen
+            yield part
+
+    def _count_blobs(self) -> None:
+        """What the reading found undecodable or cut in the blob columns it read, in the notes."""
+        assert self.reading is not None
+        kinds, cut = self.reading.take_counts()
+        answer = self.notes.answer if self.notes is not None else None
+        if answer is not None and (kinds or cut):
+            answer.counts.add_kinds(kinds)
+            answer.counts.undecodable += sum(kinds.values())
+            answer.counts.cut += cut
+        elif self.notes is not None:
+            for kind, n in kinds.items():
+                self.notes.blobs_undecodable[kind] = self.notes.blobs_undecodable.get(kind, 0) + n
+            self.notes.blobs_cut += cut
+
+    def fixed(self, reading: BlobReading | None = None) -> list[AnswerColumn]:
+        """The columns with their kinds fixed (see the class doc), read from the first SAMPLE_ROWS
+        rows where a kind is read from values. `reading`: how the sampled blobs decode (default
+        the answer's own)."""
+        if self._fixed is not None:
+            return self._fixed
+        reading = reading or self.reading or BlobReading(_default_decoding())
+        if any(c.kind is None and c.inferred for c in self.columns):
+            rows = sum(len(b) for b in self._ahead)
+            while rows < SAMPLE_ROWS:
+                batch = self._next()
+                if batch is None:
+                    break
+                self._ahead.append(batch)
+                rows += len(batch)
+            sample = [b.columns(len(self.columns)) for b in self._ahead]
+        else:
+            sample = []
+        self._fixed = fix_kinds(self.columns, sample, reading, self.places)
+        return self._fixed
+
+    def __iter__(self) -> Iterator[AnswerBatch]:
+        while self._ahead:
+            yield self._ahead.pop(0)
+        while (batch := self._next()) is not None:
+            yield batch
 
     def pages(self) -> Iterator[list[Row]]:
         """The batches as plain lists of rows."""
-        for batch in self._batches:
-            yield batch.rows if isinstance(batch, AnswerBatch) else batch
+        for batch in self:
+            yield batch.rows
 
     def close(self) -> None:
+        self._ahead.clear()
+        self._parts = None
         close = getattr(self._batches, "close", None)
         if close is not None:
             close()
+
+
+def _default_decoding() -> Any:
+    from cqlsh_ext.payload.places import Decoding
+
+    return Decoding()
 
 
 @dataclass

@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import csv
 from collections.abc import Sequence
+from functools import partial
 from typing import IO, TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from cqlsh_ext.payload.columns import AnswerColumn, ColumnValues
     from cqlsh_ext.payload.places import ValuePlace
-    from cqlsh_ext.reading.typed import AnswerColumn
     from cqlsh_ext.settings import DisplaySettings
 
 Row = Sequence[Any]
@@ -35,7 +36,7 @@ class CsvRows:
         self.writer.writerow([c.name for c in columns])
 
     def fields(self, row: Row) -> list[str]:
-        from cqlsh_ext.render.path_values import machine_value
+        from cqlsh_ext.payload.path_values import machine_value
 
         encode, budget = self.spelling.value, self.budget
         columns = zip(row, self.types, self.places, self.found, strict=True)
@@ -46,20 +47,32 @@ class CsvRows:
         self.writer.writerows(self.fields(row) for row in rows)
         return len(rows)
 
-    def write_columns(self, columns: Sequence[Sequence[Any]]) -> int:
-        """write() of rows given as columns: each column spelt at once (a blob column the native
-        core read, HeldContents, from its reading)."""
-        from cqlsh_ext.render.path_values import machine_value
+    def write_columns(self, columns: Sequence[ColumnValues]) -> int:
+        """write() of a batch's columns (payload.columns.ColumnValues): each column spelt at once (a
+        blob column the native core read, from its reading: payload.columns.csv_fields)."""
+        from cassandra import cqltypes
 
-        encode, budget = self.spelling.value, self.budget
+        from cqlsh_ext.common.jsonenc import blob_text
+        from cqlsh_ext.payload.columns import csv_fields
+        from cqlsh_ext.payload.path_values import machine_value
+
+        encode, budget, raw = self.spelling.value, self.budget, bool(self.spelling.raw)
         spelt: list[list[str]] = []
         for column, cqltype, place, found in zip(columns, self.types, self.places, self.found, strict=True):
-            if hasattr(column, "texts"):
-                spelt.append(self.spelling.held_blobs(column, place))
-            elif found:
-                spelt.append([encode(machine_value(value, budget), cqltype, place) for value in column])
+            if found:
+                spelt.append([encode(machine_value(value, budget), cqltype, place)
+                              for value in column.values()])
+            elif cqltype is cqltypes.BytesType or (cqltype is not None and _blob(cqltype)):
+                spelt.append(csv_fields(column, partial(encode, cqltype=cqltypes.BytesType, place=place),
+                                        blob_text, raw))
             else:
-                spelt.append([encode(value, cqltype, place) for value in column])
+                spelt.append(csv_fields(column, partial(encode, cqltype=cqltype, place=place)))
         rows = list(zip(*spelt, strict=True))
         self.writer.writerows(rows)
         return len(rows)
+
+
+def _blob(cqltype: Any) -> bool:
+    from cqlsh_ext.cql.types import from_driver
+
+    return bool(from_driver(cqltype).is_blob)

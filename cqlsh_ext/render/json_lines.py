@@ -14,8 +14,8 @@ from functools import partial
 from typing import IO, TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from cqlsh_ext.payload.columns import AnswerColumn, ColumnValues, JsonSpelt
     from cqlsh_ext.payload.places import ValuePlace
-    from cqlsh_ext.reading.typed import AnswerColumn
     from cqlsh_ext.settings import DisplaySettings
 
 Row = Sequence[Any]
@@ -38,10 +38,11 @@ class JsonRows:
         #: Columns whose values a path found or an aggregate computed (no CQL type).
         self.found = [c.cql_type is None for c in columns]
         self.budget = Budget.for_cap(settings.cap)
+        self._columns_spelt: list[JsonSpelt] | None = None
 
     def line(self, row: Row) -> str:
         """One row's JSON object, as one line's text (no newline)."""
-        from cqlsh_ext.render.path_values import machine_value
+        from cqlsh_ext.payload.path_values import machine_value
 
         encode, budget = self.spelling.value, self.budget
         fields = []
@@ -55,7 +56,7 @@ class JsonRows:
     def values(self, row: Row) -> dict[str, Any]:
         """One row's JSON object as JSON values, what json.loads of line() gives, made from the
         values themselves (no text spelt and read back: JsonSpelling.tree)."""
-        from cqlsh_ext.render.path_values import machine_value
+        from cqlsh_ext.payload.path_values import machine_value
 
         tree, budget = self.spelling.tree, self.budget
         out: dict[str, Any] = {}
@@ -71,38 +72,43 @@ class JsonRows:
 
     def _found(self, place: ValuePlace | None, value: Any) -> str:
         """A found value that is no scalar (a record's part, an undecodable group) as line() spells it."""
-        from cqlsh_ext.render.path_values import machine_value
+        from cqlsh_ext.payload.path_values import machine_value
 
         return self.spelling.value(machine_value(value, self.budget), None, place)
 
-    def column_bytes(self, columns: Sequence[Sequence[Any]]) -> bytes:
-        """lines() of rows given as columns, as one UTF-8 buffer, each line ended by a newline (a
-        file's batch): each column spelt at once (a blob column the native core read, HeldContents,
-        from its reading: JsonSpelling.held_json; a path's column the core holds, HeldColumn, its
-        scalars spelt there: JsonSpelling.held_found), the rows' pieces then laid side by side by
-        the core (payload/native.py's json_lines: the payloads' texts written there, no str a row)."""
-        from cqlsh_ext.payload.native import is_held_column, json_lines
+    def _spelt(self, cqltype: Any, place: ValuePlace | None, found: bool) -> JsonSpelt:
+        """How one column's values are spelt (payload.columns.JsonSpelt)."""
+        from cassandra import cqltypes
+
+        from cqlsh_ext.payload.columns import JsonSpelt
 
         spelling = self.spelling
-        # The batch's pieces in a row's order: a text every row has (a key) or a column's texts.
-        layout: list[Any] = []
-        for at, (column, key, cqltype, place, found) in enumerate(
-                zip(columns, self.keys, self.types, self.places, self.found, strict=True)):
-            layout.append(("{" if at == 0 else ", ") + key + ": ")
-            if hasattr(column, "texts"):
-                layout.append(spelling.held_json(column, place))
-            elif found and is_held_column(column):
-                # a path's values the core holds: its scalars spelt there (HeldFound)
-                layout.append(spelling.held_found(column, partial(self._found, place)))
-            elif found:
-                layout.append(spelling.found_column(column, partial(self._found, place)))
-            else:
-                layout.append(spelling.column(column, cqltype, place))
-        layout.append("}\n")
-        rows = len(columns[0]) if columns else 0
-        if rows == 0:
-            return b""
-        return json_lines(layout, rows)
+        if found:
+            other = partial(self._found, place)
+            return JsonSpelt(lambda v: spelling.found_value(v, other),
+                             lambda values: spelling.found_column(values, other), found=True)
+        many = partial(spelling.column, cqltype=cqltype, place=place)
+        if cqltype is not None and self._blob(cqltype):
+            return JsonSpelt(lambda stored: spelling.value(stored, cqltypes.BytesType, place), many,
+                             spelling.blob_head, spelling.BLOB_TEXTS, bool(spelling.raw))
+        return JsonSpelt(lambda v: spelling.value(v, cqltype, place), many)
+
+    @staticmethod
+    def _blob(cqltype: Any) -> bool:
+        from cqlsh_ext.cql.types import from_driver
+
+        return bool(from_driver(cqltype).is_blob)
+
+    def batch_bytes(self, columns: Sequence[ColumnValues]) -> bytes:
+        """lines() of a batch's columns (payload.columns.ColumnValues), as one UTF-8 buffer, each line
+        ended by a newline (a file's batch): each column spelt at once, a blob column the native
+        core read and a path's column it holds laid out by the core (payload.columns.json_lines)."""
+        from cqlsh_ext.payload.columns import json_lines
+
+        if self._columns_spelt is None:
+            self._columns_spelt = [self._spelt(t, p, f)
+                                   for t, p, f in zip(self.types, self.places, self.found, strict=True)]
+        return json_lines(self.keys, columns, self._columns_spelt)
 
 
 def write_json_lines(out: IO[str], rows: JsonRows, batches: Iterable[Sequence[Row]]) -> int:

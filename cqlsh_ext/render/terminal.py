@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from cqlsh_ext.payload.budget import Budget
-from cqlsh_ext.render.path_values import machine_value, table_cell
+from cqlsh_ext.payload.path_values import machine_value, table_cell
 
 if TYPE_CHECKING:
     from cqlsh_ext.reading.typed import TypedAnswer

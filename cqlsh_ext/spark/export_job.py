@@ -1,15 +1,16 @@
 """COPY (SELECT ...) TO 'dir' WITH FORMAT = 'parquet' on Spark: the shell's export schema
-(cqlsh_ext.render.parquet_columns and arrow_types) written by Spark's own Parquet writer, a directory of
+(payload.columns, payload.arrow_types) written by Spark's own Parquet writer, a directory of
 part files, for tables one machine cannot read in time (docs/export.md, "On Spark").
 
 The answer is found as Spark mode's SELECT finds it (query_job.answer_parts: each task fills
 a part of the Answer), then handed on as a DataFrame, so the rows never gather on the driver
 (unless LIMIT, an aggregate, DISTINCT or ORDER BY make the answer the driver's anyway):
 
-1. every task's answer rows are split into the export's columns and their kinds read; the kinds
-   merge over all partitions into the lattice's join, the schema the shell's file ends with;
-2. the rows are converted to those kinds, then to what Spark takes (datetimes, dates, Decimals,
-   dicts for maps), and written with `DataFrame.write.parquet`.
+1. the kinds are fixed from the answer's leading sample, as the shell fixes them: its first
+   SAMPLE_ROWS rows in the partitions' order (the table's token order), `take` on the driver;
+2. every task's rows become the export's columns in those kinds (payload.columns.arrow_arrays,
+   through render.arrow_batches: a value that does not fit is null with its note), then what
+   Spark takes (datetimes, dates, Decimals, dicts for maps), written with `DataFrame.write.parquet`.
 
 Spark reads the table once: the found rows are persisted (memory and disk) between the two passes.
 Spark has no time-of-day type: a CQL time is its nanoseconds of the day (bigint) here.
@@ -25,7 +26,8 @@ from functools import partial
 from typing import Any
 
 from cqlsh_ext.export.parse import LABEL, ExportStatement
-from cqlsh_ext.render.arrow_types import (
+from cqlsh_ext.payload.arrow_types import (
+    Blob,
     Bool,
     Dec,
     Float,
@@ -38,11 +40,8 @@ from cqlsh_ext.render.arrow_types import (
     Null,
     Str,
     Struct,
-    compile_kind,
-    merge,
-    settled,
-    value_kind,
 )
+from cqlsh_ext.payload.columns import CQL, SAMPLE_ROWS, AnswerColumn
 from cqlsh_ext.spark.session import SparkError, TaskProgress, java_error
 
 Row = tuple[Any, ...]
@@ -54,8 +53,6 @@ def _as_the_driver_reads(roles: Sequence[str], rows: Iterable[Row]) -> list[Row]
     """The connector gives a null collection column as an empty one; the Python driver (the
     shell) as None, which is what Cassandra stores for both. Inside a frozen collection an empty
     one is a value, and stays."""
-    from cqlsh_ext.render.parquet_columns import CQL
-
     cql = [i for i, role in enumerate(roles) if role == CQL]
     out = []
     for row in rows:
@@ -66,61 +63,68 @@ def _as_the_driver_reads(roles: Sequence[str], rows: Iterable[Row]) -> list[Row]
     return out
 
 
-def _splitter(roles: Sequence[str], settings: Any, places: Sequence[Any]) -> Any:
-    from cqlsh_ext.render.parquet_columns import Splitter
+def _typed(columns: Sequence[AnswerColumn], places: Sequence[Any], rows: list[Row]) -> Any:
+    """Rows of the answer as a TypedAnswer of one batch (what the shell's readers take)."""
+    from cqlsh_ext.reading.typed import AnswerBatch, ReadNotes, TypedAnswer
 
-    return Splitter(roles, settings, places, settings.cap)
-
-
-def partition_kinds(seeds: Sequence[Kind], inferred: Sequence[bool], roles: Sequence[str], settings: Any,
-                    places: Sequence[Any], rows: Iterable[Row]) -> Iterator[list[Kind]]:
-    """One task: the kinds of its rows' export columns (the seeds where the kind is not read)."""
-    rows = _as_the_driver_reads(roles, rows)
-    columns = _splitter(roles, settings, places).split(rows)
-    kinds = list(seeds)
-    for i, values in enumerate(columns):
-        if inferred[i]:
-            for value in values:
-                kinds[i] = merge(kinds[i], value_kind(value, seeds[i]))
-    yield kinds
+    return TypedAnswer(columns, iter([AnswerBatch(rows)]), ReadNotes(None), places=places)
 
 
-def merge_kinds(a: list[Kind], b: list[Kind]) -> list[Kind]:
-    return [merge(x, y) for x, y in zip(a, b, strict=True)]
+def fixed_columns(columns: Sequence[AnswerColumn], settings: Any, places: Sequence[Any],
+                  sample: list[Row]) -> list[AnswerColumn]:
+    """The columns with their kinds fixed from the answer's leading sample, as the shell fixes them."""
+    from cqlsh_ext.output.spellings import blob_reading
+
+    roles = [c.role for c in columns]
+    return _typed(columns, places, _as_the_driver_reads(roles, sample)).fixed(blob_reading(settings))
 
 
-def partition_rows(kinds: Sequence[Kind], roles: Sequence[str], settings: Any, places: Sequence[Any],
-                   written: Any, rows: Iterable[Row]) -> Iterator[Row]:
-    """One task: its rows converted to the kinds, then to Spark's values."""
-    rows = _as_the_driver_reads(roles, rows)
-    splitter = _splitter(roles, settings, places)
-    columns = splitter.split(rows)
-    converters = [compile_kind(k, splitter.cql_json) for k in kinds]
-    out = [[spark_value(kind, convert(v)) for v in values]
-           for kind, convert, values in zip(kinds, converters, columns, strict=True)]
-    written.add(len(rows))
-    yield from zip(*out, strict=True) if out else iter(())
+def partition_rows(columns: Sequence[AnswerColumn], settings: Any, places: Sequence[Any], written: Any,
+                   misfits: Any, rows: Iterable[Row]) -> Iterator[Row]:
+    """One task: its rows as the export's columns in the fixed kinds (render.arrow_batches, as the
+    shell's file is written), then Spark's values."""
+    from cqlsh_ext.output.spellings import blob_reading
+    from cqlsh_ext.render.arrow_batches import ArrowBatches
+
+    roles = [c.role for c in columns]
+    found = _as_the_driver_reads(roles, rows)
+    if not found:
+        return
+    typed = _typed(columns, places, found)
+    arrow = ArrowBatches(typed, blob_reading(settings))
+    kinds = [kind for column in arrow.columns for _name, kind in column.fields()]
+    for batch in typed:
+        converted = arrow.convert(batch)
+        values = [[spark_value(kind, v) for v in array.to_pylist()]
+                  for kind, array in zip(kinds, converted.columns, strict=True)]
+        yield from zip(*values, strict=True)
+    written.add(len(found))
+    misfits.add(sum(typed.notes.misfits.values()))
 
 
 def spark_value(kind: Kind, value: Any) -> Any:
-    """A value converted for Arrow (cqlsh_ext.render.arrow_types) as Spark's Python rows take it."""
+    """A value of an Arrow column of `kind` (pyarrow's to_pylist) as Spark's Python rows take it."""
     if value is None:
         return None
-    if isinstance(kind, (Int, Dec)) and (isinstance(kind, Dec) or kind.bits > 64):
-        return Decimal(value)
     if isinstance(kind, List):
         return [spark_value(kind.item, v) for v in value]
     if isinstance(kind, Map):
         return {spark_value(kind.key, k): spark_value(kind.value, v) for k, v in value}
     if isinstance(kind, Struct):
         return {name: spark_value(k, value.get(name)) for name, k in kind.fields}
+    if isinstance(kind, Blob):
+        return {**value, "payload": spark_value(kind.payload, value.get("payload")),
+                "stored": None if value.get("stored") is None else bytearray(value["stored"])}
     if isinstance(kind, Leaf):
-        if kind.name == "timestamp":
-            return _EPOCH + datetime.timedelta(milliseconds=value)
-        if kind.name == "date":
-            return _EPOCH_DATE + datetime.timedelta(days=value)
+        if kind.name == "uuid":  # Spark has no uuid type: its text
+            return str(value)
+        if kind.name == "time":  # Spark has no time of day: nanoseconds since midnight
+            seconds = (value.hour * 60 + value.minute) * 60 + value.second
+            return seconds * 1_000_000_000 + value.microsecond * 1000
         if kind.name == "binary":
             return bytearray(value)
+    if isinstance(value, Decimal) or isinstance(kind, Dec):
+        return Decimal(value)
     return value
 
 
@@ -143,6 +147,10 @@ def spark_type(kind: Kind) -> Any:
         return T.MapType(spark_type(kind.key), spark_type(kind.value), True)
     if isinstance(kind, Struct):
         return T.StructType([T.StructField(name, spark_type(k), True) for name, k in kind.fields])
+    if isinstance(kind, Blob):
+        texts = [T.StructField(part, T.StringType(), True) for part in ("label", "kind", "note")]
+        return T.StructType([T.StructField("payload", spark_type(kind.payload), True), *texts,
+                             T.StructField("stored", T.BinaryType(), True)])
     leaves = {
         "int8": T.ByteType(), "int16": T.ShortType(), "int32": T.IntegerType(), "int64": T.LongType(),
         "float32": T.FloatType(), "float64": T.DoubleType(), "bool": T.BooleanType(),
@@ -160,7 +168,6 @@ def run(spark: Any, session: Any, stmt: Any, settings: Any) -> None:
     import dataclasses
 
     from cqlsh_ext.payload.places import ValuePlace
-    from cqlsh_ext.render.parquet_columns import columns, roles
     from cqlsh_ext.spark.query_job import answer_parts, columns_read, plan_query
 
     export: ExportStatement = stmt.export
@@ -172,14 +179,18 @@ def run(spark: Any, session: Any, stmt: Any, settings: Any) -> None:
         display = dataclasses.replace(display, raw_blobs=export.raw)
     header = answer.header()
     places = [ValuePlace(ks, meta.name, name) for name in header]
-    export_columns = columns(header, types)
-    column_roles = roles(types)
-    seeds = [c.seed for c in export_columns]
-    inferred = [c.inferred for c in export_columns]
+    from cqlsh_ext.cql.types import from_driver
+    from cqlsh_ext.payload.columns import AGGREGATE, BLOB, PATH
+
+    roles = [PATH if t is None else BLOB if from_driver(t).is_blob else CQL for t in types]
+    export_columns = [AnswerColumn(name, AGGREGATE if role == PATH and item.kind == "agg" else role, t,
+                                   item.name if item.kind == "agg" else None)
+                      for name, role, t, item in zip(header, roles, types, _items(plan, header), strict=True)]
     names = columns_read(plan, meta)
     context = spark.sparkContext
     rows_read = context.accumulator(0)
     written = context.accumulator(0)
+    misfits = context.accumulator(0)
     label = f"COPY (SELECT ...) FROM {ks}.{meta.name} on Spark"
     try:
         from pyspark import StorageLevel
@@ -196,14 +207,12 @@ def run(spark: Any, session: Any, stmt: Any, settings: Any) -> None:
             kept = answer.final() if not answer.streamed else \
                 [r for found in tasks.map(lambda found: found[1]).collect() for r in found][:plan.limit]
             rows = context.parallelize(kept, 1)
-        kinds = rows.mapPartitions(partial(partition_kinds, seeds, inferred, column_roles, display, places)) \
-            .fold(list(seeds), merge_kinds)
-        kinds = [settled(k) for k in kinds]
+        fixed = fixed_columns(export_columns, display, places, rows.take(SAMPLE_ROWS))
         from pyspark.sql import types as T
 
-        spark_schema = T.StructType([T.StructField(c.name, spark_type(k), True)
-                                     for c, k in zip(export_columns, kinds, strict=True)])
-        converted = rows.mapPartitions(partial(partition_rows, kinds, column_roles, display, places, written))
+        spark_schema = T.StructType([T.StructField(name, spark_type(kind), True)
+                                     for column in fixed for name, kind in column.fields()])
+        converted = rows.mapPartitions(partial(partition_rows, fixed, display, places, written, misfits))
         spark.conf.set("spark.sql.parquet.outputTimestampType", "TIMESTAMP_MICROS")
         frame_out = spark.createDataFrame(converted, spark_schema, verifySchema=False)
         frame_out.write.mode("overwrite" if export.overwrite else "errorifexists") \
@@ -221,6 +230,20 @@ def run(spark: Any, session: Any, stmt: Any, settings: Any) -> None:
     how = f"Spark {context.applicationId}, master {context.master}"
     reading = ReadNotes(answer, how=how, emitted=written.value)
     codec = export.codec or "zstd"
+    parts = closing_parts(reading)
+    if misfits.value:
+        parts.append(f"{misfits.value:,} values did not fit their column's type (null there, with a note)")
     print(f"{LABEL}: {written.value:,} rows written to {export.path} (Parquet part files by Spark, {codec}); "
-          + ", ".join(closing_parts(reading)))
+          + ", ".join(parts))
     sys.stdout.flush()
+
+
+def _items(plan: Any, header: Sequence[str]) -> list[Any]:
+    """Each answer column's item of the plan (a `*` stands for its columns)."""
+    out: list[Any] = []
+    for item in plan.items:
+        if item.kind == "star":
+            out += [item] * (len(header) - len(plan.items) + 1)
+        else:
+            out.append(item)
+    return out

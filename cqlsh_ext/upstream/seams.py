@@ -84,6 +84,9 @@ SEAMS: tuple[tuple[str, str, str], ...] = (
                          "VectorType's subtype and vector_size", "cql.types, output.spellings"),
     ("cassandra-driver", "Cluster.reconnection_policy read when reconnection starts",
      "repl.shellhooks"),
+    ("cassandra-driver", "Connection.process_io_buffer re-implemented for protocol v5's segments, "
+                         "linear in what the reactor read (segments.DRIVER_COPIED pins the source)",
+     "upstream.segments"),
     ("cassandra-driver", "ResponseFuture.message.fetch_size changed between pages; a reactor reset "
                          "in a forked child (Connection.handle_fork) for worker processes",
      "scanning.scan, scanning.workers"),
@@ -117,6 +120,7 @@ OVERRIDDEN: dict[str, list[str]] = {
     "reset_statement": ["self"],
     "parse_for_select_meta": ["self", "query_string"],
     "parse_for_update_meta": ["self", "query_string"],
+    "perform_simple_statement": ["self", "statement"],
 }
 
 #: Upstream functions copied or re-implemented: SHA-256 of their source in the pinned version.
@@ -191,6 +195,9 @@ def import_cqlshmain(cqlshrc: str | None) -> ModuleType:
         sys.argv = saved
     if not cqlshmain.version.startswith(CQLSH_VERSION_PIN):
         raise RuntimeError(f"cqlsh-ext needs cqlsh {CQLSH_VERSION_PIN}.x, found {cqlshmain.version}")
+    from cqlsh_ext.upstream import segments
+
+    segments.install()  # the driver is loaded: its v5 segments read in one pass, before any connection
     _STOCK_SHELL.append(cqlshmain.Shell)
     return cqlshmain
 

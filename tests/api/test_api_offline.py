@@ -37,37 +37,68 @@ def test_an_unknown_name_is_an_attribute_error():
 
 
 class _File:
-    """Where ParquetSink writes (export.target.ExportFile's two parts)."""
+    """Where ParquetSink writes (export.target.ExportFile's part)."""
 
     def __init__(self, folder) -> None:
-        self.folder = folder
         self.temp = folder / "out.parquet"
-        self.made = 0
-
-    def scratch(self):
-        self.made += 1
-        return self.folder / f"scratch-{self.made}.parquet"
 
 
-def test_arrow_table_widens_as_the_parquet_file_does(tmp_path):
-    """Kinds that change after the first row group (an int column meeting 10**20, then a string):
-    the table in memory and the file end in one schema and the same values."""
+def _answer(batches, columns):
+    """A typed answer of `batches` (lists of rows), as a reading gives one."""
+    from cqlsh_ext.reading.typed import AnswerBatch, ReadNotes, TypedAnswer
+
+    return TypedAnswer(columns, iter([AnswerBatch(rows) for rows in batches]), ReadNotes(None))
+
+
+def test_kinds_are_fixed_from_the_leading_sample_and_a_later_misfit_is_null_with_its_note(tmp_path,
+                                                                                         monkeypatch):
+    """A path's column typed from the answer's first rows (two here): int64; a later integer past 64
+    bits and a string are null there, each with its note giving the value, counted; the table in
+    memory (the API's) and the file (COPY's) have that one schema and the same values."""
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from cqlsh_ext.render.parquet import ArrowTableSink, ParquetSink
+    from cqlsh_ext.api.query_answer import QueryAnswer
+    from cqlsh_ext.output.spellings import blob_reading
+    from cqlsh_ext.payload.columns import PATH, AnswerColumn
+    from cqlsh_ext.reading import typed
+    from cqlsh_ext.render.parquet import ParquetSink
     from cqlsh_ext.settings import DisplaySettings
 
+    monkeypatch.setattr(typed, "SAMPLE_ROWS", 2)
     batches = [[(1,), (2,)], [(10**20,), (3,)], [("seven",), (None,)]]
-    memory = ArrowTableSink(["v"], [None], DisplaySettings(), [None], row_group_size=2)
-    target = _File(tmp_path)
-    file = ParquetSink(target, ["v"], [None], DisplaySettings(), [None], row_group_size=2)
-    for batch in batches:
-        memory.write(batch)
-        file.write(batch)
-    memory.finish()
-    file.finish()
-    written = pq.read_table(target.temp)
-    assert memory.table.schema == written.schema
-    assert memory.table.to_pylist() == written.to_pylist()
-    values = [row["v"] for row in memory.table.to_pylist()]
-    assert values == ["1", "2", "100000000000000000000", "3", '"seven"', None]
+    column = AnswerColumn("v", PATH, source="data.v")
+    api = QueryAnswer(_answer(batches, [column]), DisplaySettings())
+    table = api.to_arrow()
+    answer = _answer(batches, [column])
+    sink = ParquetSink(_File(tmp_path), answer, blob_reading(DisplaySettings()), row_group_size=2)
+    for batch in answer:
+        sink.write(batch)
+    summary = sink.finish()
+    written = pq.read_table(tmp_path / "out.parquet")
+    assert table.schema == written.schema == pa.schema([("v", pa.int64()), ("v:note", pa.string())])
+    assert table.to_pylist() == written.to_pylist() == [
+        {"v": 1, "v:note": None}, {"v": 2, "v:note": None},
+        {"v": None, "v:note": "did not fit int64: 100000000000000000000"}, {"v": 3, "v:note": None},
+        {"v": None, "v:note": 'did not fit int64: "seven"'}, {"v": None, "v:note": None}]
+    assert api.notes["misfits"] == {"v": 2} and summary.misfits == {"v": 2}
+
+
+def test_an_empty_answer_iterates_streams_and_collects_to_nothing_with_its_schema():
+    import pyarrow as pa
+    from cassandra import cqltypes
+
+    from cqlsh_ext.api.query_answer import QueryAnswer
+    from cqlsh_ext.payload.columns import CQL, PATH, AnswerColumn
+    from cqlsh_ext.settings import DisplaySettings
+
+    columns = [AnswerColumn("k", CQL, cqltypes.Int32Type), AnswerColumn("s", PATH, source="data.s")]
+    # a path no row had: JSON text (Arrow's JSON extension), which holds whatever comes
+    schema = pa.schema([("k", pa.int32()), ("s", pa.json_()), ("s:note", pa.string())])
+    assert list(QueryAnswer(_answer([], columns), DisplaySettings())) == []
+    streamed = QueryAnswer(_answer([[]], columns), DisplaySettings())
+    assert streamed.schema == schema
+    reader = streamed.to_reader()
+    assert reader.schema == schema and list(reader) == []
+    collected = QueryAnswer(_answer([], columns), DisplaySettings()).to_arrow()
+    assert collected.schema == schema and collected.num_rows == 0

@@ -1,4 +1,4 @@
-"""render.parquet_columns.is_plain: which decoded values are written as they are, and which go through
+"""payload.columns.is_plain: which decoded values are written as they are, and which go through
 machine_value, which meters them against the value's budget."""
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from cqlsh_ext.payload.budget import Budget
+from cqlsh_ext.payload.columns import is_plain
 from cqlsh_ext.payload.engine import ValueEngine
 from cqlsh_ext.payload.view import RECORD
-from cqlsh_ext.render.parquet_columns import is_plain
 
 
 def test_a_parsed_record_is_plain_and_tags_bytes_and_infinities_are_not():

@@ -11,10 +11,20 @@ from decimal import Decimal
 
 import pyarrow as pa
 import pytest
+import zstandard
 
 from tests.payload_select.conftest import shell
 
 from .readback import closing_line, duckdb_rows, parquet_rows
+
+#: A blob inside a collection or a UDT: the struct a top-level blob's five columns make, its payload
+#: typed from the sample (here the order documents: a record of two strings).
+BLOB_STRUCT = pa.struct([("payload", pa.struct([("order", pa.string()), ("status", pa.string())])),
+                         ("label", pa.string()), ("kind", pa.string()), ("note", pa.string()),
+                         ("stored", pa.binary())])
+BLOB_DUCK = ('STRUCT(payload STRUCT("order" VARCHAR, status VARCHAR), "label" VARCHAR, kind VARCHAR, '
+             'note VARCHAR, "stored" BLOB)')
+DOC = b'{"order": "ORD-1", "status": "NEW"}'
 
 COLUMNS = {
     "k": ("int", pa.int32(), "INTEGER"),
@@ -30,11 +40,11 @@ COLUMNS = {
     "asci": ("ascii", pa.string(), "VARCHAR"),
     "ts": ("timestamp", pa.timestamp("ms", tz="UTC"), "TIMESTAMP WITH TIME ZONE"),
     "dt": ("date", pa.date32(), "DATE"),
-    "tm": ("time", pa.time64("ns"), "TIME WITH TIME ZONE"),
+    "tm": ("time", pa.time64("ns"), "TIME_NS"),
     "du": ("duration", pa.struct([("months", pa.int32()), ("days", pa.int32()), ("nanoseconds", pa.int64())]),
            "STRUCT(\"months\" INTEGER, \"days\" INTEGER, nanoseconds BIGINT)"),
-    "id": ("uuid", pa.string(), "VARCHAR"),
-    "tid": ("timeuuid", pa.string(), "VARCHAR"),
+    "id": ("uuid", pa.uuid(), "UUID"),
+    "tid": ("timeuuid", pa.uuid(), "UUID"),
     "ip": ("inet", pa.string(), "VARCHAR"),
     "li": ("list<int>", pa.list_(pa.int32()), "INTEGER[]"),
     "st": ("set<text>", pa.list_(pa.string()), "VARCHAR[]"),
@@ -43,10 +53,13 @@ COLUMNS = {
            'STRUCT("0" INTEGER, "1" VARCHAR)'),
     "ad": ("frozen<address>", pa.struct([("street", pa.string()), ("zip", pa.int32())]),
            "STRUCT(street VARCHAR, zip INTEGER)"),
-    "ve": ("vector<float, 3>", pa.list_(pa.float32()), "FLOAT[]"),
+    "ve": ("vector<float, 3>", pa.list_(pa.float32(), 3), "FLOAT[]"),
     "nested": ("frozen<list<frozen<map<text, varint>>>>",
                pa.list_(pa.map_(pa.string(), pa.decimal128(38, 0))), "MAP(VARCHAR, DECIMAL(38,0))[]"),
-    "lb": ("list<blob>", pa.list_(pa.string()), "VARCHAR[]"),
+    "lb": ("list<blob>", pa.list_(BLOB_STRUCT), BLOB_DUCK + "[]"),
+    "mb": ("map<text, blob>", pa.map_(pa.string(), BLOB_STRUCT), f"MAP(VARCHAR, {BLOB_DUCK})"),
+    "ub": ("frozen<packet>", pa.struct([("id", pa.int32()), ("body", BLOB_STRUCT)]),
+           f"STRUCT(id INTEGER, body {BLOB_DUCK})"),
 }
 
 TS = datetime.datetime(2024, 2, 23, 2, 16, 41, 123000)
@@ -61,6 +74,7 @@ def typed_table(cassandra):
     ks = cassandra.create_keyspace("extypes")
     session = cassandra.session(ks)
     session.execute("CREATE TYPE address (street text, zip int)")
+    session.execute("CREATE TYPE packet (id int, body blob)")
     columns = ", ".join(f"{name} {cql}" for name, (cql, _a, _d) in COLUMNS.items())
     session.execute(f"CREATE TABLE typed ({columns}, PRIMARY KEY (k))")
     names = list(COLUMNS)
@@ -68,8 +82,10 @@ def typed_table(cassandra):
     from collections import namedtuple
 
     address = namedtuple("address", "street zip")
+    packet = namedtuple("packet", "id body")
     cluster = session.cluster
     cluster.register_user_type(ks, "address", address)
+    cluster.register_user_type(ks, "packet", packet)
     full = {
         "k": 1, "ti": -7, "si": 300, "bi": -(2**62), "vi": 10**20, "de": Decimal("12.345"),
         "fl": 1.5, "db": 0.1, "bo": True, "tx": "naïve ✓", "asci": "plain", "ts": TS,
@@ -77,7 +93,7 @@ def typed_table(cassandra):
         "du": Duration(1, 2, 3_000_000_007), "id": ID, "tid": TID, "ip": "10.0.0.7",
         "li": [3, 1, 2], "st": {"b", "a"}, "mp": {"x": 2**40}, "tu": (5, "five"),
         "ad": address("Main St", 12345), "ve": [1.0, 2.5, -3.0], "nested": [{"big": 10**30}],
-        "lb": [gzip.compress(b'{"order": "ORD-1", "status": "NEW"}')],
+        "lb": [gzip.compress(DOC)], "mb": {"a": zstandard.compress(DOC)}, "ub": packet(7, gzip.compress(DOC)),
     }
     empty = {"k": 2, "de": Decimal("1.5"), "vi": -5}
     session.execute(insert, [full.get(n) for n in names])
@@ -104,18 +120,23 @@ def test_every_cql_type_keeps_its_type(cassandra, typed_table, home):
     assert row["dt"] == datetime.date(1969, 7, 20)
     assert row["tm"] == datetime.time(13, 45, 7, 250000)
     assert row["du"] == {"months": 1, "days": 2, "nanoseconds": 3_000_000_007}
-    assert row["id"] == str(ID) and row["tid"] == str(TID) and row["ip"] == "10.0.0.7"
+    assert row["id"] == ID and row["tid"] == TID and row["ip"] == "10.0.0.7"  # arrow.uuid: UUIDs
     assert row["li"] == [3, 1, 2] and row["st"] == ["a", "b"] and row["mp"] == [("x", 2**40)]
     assert row["tu"] == {"0": 5, "1": "five"} and row["ad"] == {"street": "Main St", "zip": 12345}
     assert row["ve"] == [1.0, 2.5, -3.0] and row["nested"] == [[("big", Decimal(10**30))]]
     assert (row["ti"], row["si"], row["bi"], row["fl"], row["db"], row["bo"], row["tx"], row["asci"]) == \
         (-7, 300, -(2**62), 1.5, 0.1, True, "naïve ✓", "plain")
-    # a blob inside a collection: the JSON writer's object for it, as text
-    assert json.loads(row["lb"][0]) == {"label": "gzip>json", "kind": "text",
-                                        "payload": {"order": "ORD-1", "status": "NEW"}}
+    # a blob inside a collection or a UDT: the five parts a top-level blob has, its payload typed
+    doc = json.loads(DOC)
+    assert row["lb"] == [{"payload": doc, "label": "gzip>json", "kind": "text", "note": None, "stored": None}]
+    assert row["mb"] == [("a", {"payload": doc, "label": "zstd>json", "kind": "text", "note": None,
+                                "stored": None})]
+    assert row["ub"] == {"id": 7, "body": {"payload": doc, "label": "gzip>json", "kind": "text", "note": None,
+                                           "stored": None}}
     other = next(r for r in rows if r["k"] == 2)
     assert other["de"] == Decimal("1.5") and other["vi"] == -5
     assert all(other[n] is None for n in COLUMNS if n not in ("k", "de", "vi"))
+    assert all(other[f"{n}:note"] is None for n in ("de", "vi", "nested", "lb", "mb", "ub"))
 
     types, duck = duckdb_rows(target, "* EXCLUDE (ts, tm), epoch_ms(ts) AS ts_ms, "
                                       "CAST(tm AS TIME) AS tm_local")
@@ -126,9 +147,15 @@ def test_every_cql_type_keeps_its_type(cassandra, typed_table, home):
     assert first["vi"] == Decimal(10**20) and first["de"] == Decimal("12.345")
     assert first["mp"] == {"x": 2**40} and first["ad"] == {"street": "Main St", "zip": 12345}
     assert first["du"] == {"months": 1, "days": 2, "nanoseconds": 3_000_000_007}
+    assert first["id"] == ID and first["ve"] == [1.0, 2.5, -3.0]
+    assert first["lb"][0]["payload"] == {"order": "ORD-1", "status": "NEW"}
 
 
-def test_a_wider_decimal_later_widens_the_column_exactly(cassandra, home):
+def test_a_decimal_s_scale_is_the_sample_s_and_a_varint_past_38_digits_is_null_with_its_note(
+        cassandra, home):
+    """A decimal column's scale is read from the leading sample (every row here: the largest, 7);
+    a varint is decimal128(38, 0) by its type, and a value past 38 digits is null there with its
+    digits in n:note, counted on the closing line: the column stays a number."""
     ks = cassandra.create_keyspace("exdec")
     session = cassandra.session(ks)
     session.execute("CREATE TABLE d (k int PRIMARY KEY, v decimal, n varint)")
@@ -138,17 +165,15 @@ def test_a_wider_decimal_later_widens_the_column_exactly(cassandra, home):
         session.execute("INSERT INTO d (k, v, n) VALUES (%s, %s, %s)", (k, v, n))
     session.shutdown()
     target = home / "d.parquet"
-    # whole-table reads come in token order: row groups of 4 put k=40 past the first almost surely
-    out = shell(cassandra, home, f"COPY (SELECT k, v, n FROM {ks}.d) TO '{target}' WITH ROW_GROUP_SIZE = 4")
+    out = shell(cassandra, home, f"COPY (SELECT k, v, n FROM {ks}.d) TO '{target}'")
     assert out.returncode == 0, out.stderr
     schema, rows = parquet_rows(target)
-    got = {r["k"]: (r["v"], r["n"]) for r in rows}
-    assert {k: v for k, (v, _n) in got.items()} == {k: v for k, (v, _n) in values.items()}
+    got = {r["k"]: r for r in rows}
+    assert {k: r["v"] for k, r in got.items()} == {k: v for k, (v, _n) in values.items()}
     assert schema.field("v").type == pa.decimal128(38, 7)
-    # past 38 digits no decimal holds it: the column is JSON text, every value its digits
-    assert schema.field("n").type == pa.string()
-    assert {k: int(n) for k, (_v, n) in got.items()} == {k: n for k, (_v, n) in values.items()}
-    line = closing_line(out.stdout)
-    first = [r["k"] for r in rows[:4]]
-    if 40 not in first:
-        assert "n: 1 value past the first row group did not fit decimal128(38, 0), kept as JSON text" in line
+    assert schema.field("n").type == pa.decimal128(38, 0)
+    assert {k: r["n"] for k, r in got.items() if k != 40} == \
+        {k: n for k, (_v, n) in values.items() if k != 40}
+    assert got[40]["n"] is None and got[40]["n:note"] == f"did not fit decimal128(38, 0): {10**40}"
+    assert "n: 1 value did not fit the column's type (null there; n:note says what each was)" in \
+        closing_line(out.stdout)

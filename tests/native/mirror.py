@@ -109,10 +109,10 @@ MIRRORED: tuple[Mirrored, ...] = (
     *mirrored("describe.rs", "cqlsh_ext.describe.description", "DescribedPlace.add"),
     # The file's held values (a Parquet export's columns the core lays out, JSON Lines and CSV
     # texts): the spellings the Python writers give the same values.
-    *mirrored("held.rs", "cqlsh_ext.render.parquet_columns", "is_plain", "_plain_scalar"),
-    *mirrored("held.rs", "cqlsh_ext.render.arrow_types", "kind_of", "_int_bits", "json_text"),
+    *mirrored("held.rs", "cqlsh_ext.payload.columns", "is_plain", "_plain_scalar"),
+    *mirrored("held.rs", "cqlsh_ext.payload.arrow_types", "kind_of", "_int_bits", "json_text"),
     *mirrored("held.rs", "cqlsh_ext.output.spellings", "_minified", "JsonSpelling.found_column",
-              "JsonSpelling.held_found"),
+              "JsonSpelling.found_value"),
     *mirrored("held.rs", "cqlsh_ext.common.jsonenc", "float_text", "float_name"),
 )
 

@@ -4,7 +4,7 @@ decoded once, no Python object per value) and the Parquet writer has the core la
 Arrow arrays; the same export on the Python engine alone (the reference) makes views and Python
 values. The files must be the same: Parquet's tables and bytes, JSON Lines and CSV byte for byte,
 over the corpora (values the core hands back, cut, binary, failed, records the Python side
-spells, integers past 64 bits, values that widen a column after the first row group)."""
+spells, integers past 64 bits, values that do not fit a column's kind after the leading sample)."""
 
 from __future__ import annotations
 
@@ -16,14 +16,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cassandra import cqltypes
 
 from cqlsh_ext.payload import native
-from cqlsh_ext.query.answer import Answer
-from cqlsh_ext.query.evaluate import Evaluator
-from cqlsh_ext.query.grammar import Schema, parse
-from cqlsh_ext.reading.typed import AnswerBatch
 from cqlsh_ext.settings import DisplaySettings
+from tests.file_pages import write_file
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import corpora  # noqa: E402
@@ -31,8 +27,6 @@ import corpora  # noqa: E402
 pytestmark = pytest.mark.usefixtures("native_core")
 pq = pytest.importorskip("pyarrow.parquet")
 
-SCHEMA = Schema({"pk": "text", "ck": "int", "data": "blob"}, ["pk"], {})
-TYPES = {"pk": cqltypes.UTF8Type, "ck": cqltypes.Int32Type, "data": cqltypes.BytesType}
 SELECTS = [
     "SELECT pk, ck, data.status, data.n, data FROM t",
     "SELECT pk, ck, data.status, data.n FROM t",
@@ -42,50 +36,13 @@ SELECTS = [
 ]
 
 
-class Target:
-    def __init__(self, folder: Path) -> None:
-        self.temp = folder / "out"
-        self.count = 0
-
-    def scratch(self) -> Path:
-        self.count += 1
-        return self.temp.with_suffix(f".{self.count}")
-
-
 def export(select: str, values: list[bytes | None], folder: Path, fmt: str, settings: DisplaySettings,
            on_core: bool, page: int = 97, row_group: int = 150) -> Path:
     """`select` over rows (pk, ck, data) of `values`, a page at a time, written as COPY (SELECT
-    ...) TO writes it: on the core, the blobs as stored and the columns held (export.run's
-    stored_blobs; a file of text asks for no JSON tree of its texts: text_trees, JSON Lines for
-    their whitespace runs: text_gaps); without it, the
-    evaluator's views (the Python engine alone)."""
-    from cqlsh_ext.export.json_csv import TextSink
-    from cqlsh_ext.payload.places import ValuePlace
-    from cqlsh_ext.render.parquet import ParquetSink
-
-    plan = parse(select, SCHEMA, plain=True)
-    assert plan is not None
-    evaluator = Evaluator(plan, settings.decoding(), "ks", views=not on_core, held=on_core,
-                          text_trees=fmt == "parquet", text_gaps=fmt == "json")
-    answer = Answer(plan, [])
-    names = answer.header()
-    types = [TYPES[item.name] if item.kind == "column" else None for item in plan.items]
-    places = [ValuePlace("ks", "t", name, ()) for name in names]
-    target = Target(folder)
-    if fmt == "parquet":
-        sink: Any = ParquetSink(target, names, types, settings, places, row_group_size=row_group)
-    else:
-        from cqlsh_ext.reading.select import answer_columns
-
-        sink = TextSink(fmt, target, answer_columns(plan, answer, types), settings, places)  # type: ignore[arg-type]
+    ...) TO writes it (tests/file_pages.py): on the core, the blobs as stored and the columns held;
+    without it, the evaluator's views (the Python engine alone)."""
     rows = [(f"p{i % 7}", i, v) for i, v in enumerate(values)]
-    for start in range(0, len(rows), page):
-        chunk = rows[start:start + page]
-        columns = answer.add_page_columns(evaluator, ["pk", "ck", "data"], chunk)
-        sink.write(AnswerBatch(columns=columns) if columns is not None
-                   else answer.add_page(evaluator, ["pk", "ck", "data"], chunk))
-    sink.finish()
-    return target.temp
+    return write_file(select, rows, folder, fmt, settings, on_core, page, row_group)
 
 
 def both(select: str, values: list[bytes | None], tmp_path: Path, fmt: str, settings: DisplaySettings,
@@ -203,16 +160,14 @@ FOUND = [json.dumps(v).encode() if not isinstance(v, bytes) else v for v in (
 
 def test_a_path_s_scalars_spelt_by_the_core_are_the_python_engine_s(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from cqlsh_ext.output.spellings import JsonSpelling
-
     spelt_by_core: list[Any] = []
-    held_found = JsonSpelling.held_found
+    held_found = native.HeldFound
 
-    def counting(self: Any, column: Any, other: Any) -> Any:
+    def counting(column: Any, spell: Any) -> Any:
         spelt_by_core.append(column)
-        return held_found(self, column, other)
+        return held_found(column, spell)
 
-    monkeypatch.setattr(JsonSpelling, "held_found", counting)
+    monkeypatch.setattr(native, "HeldFound", counting)
     values: list[bytes | None] = [*FOUND, *(gzip.compress(v) for v in FOUND), None] * 3
     select = "SELECT ck, data.n, data.s, data FROM t"
     core_file, python_file = both(select, values, tmp_path, "json", DisplaySettings(), monkeypatch)
@@ -237,17 +192,15 @@ def test_the_core_lays_out_the_order_table_alone(tmp_path: Path, monkeypatch: py
     """The order table's values are every one the core's: no Python row, no value made as a Python
     object beyond the kinds' sample (the check above would pass with every column on the Python
     road: this one fails then)."""
-    from cqlsh_ext.render import parquet_columns
-
     made: list[int] = []
-    real = parquet_columns.HeldBlob.values
+    real = native.FilledContents.values
 
     def counting(self: Any, part: int, limit: int | None = None) -> list[Any]:
         found = real(self, part, limit)
         made.append(len(found))
         return found
 
-    monkeypatch.setattr(parquet_columns.HeldBlob, "values", counting)
+    monkeypatch.setattr(native.FilledContents, "values", counting)
     settings = DisplaySettings()
     export(SELECTS[0], list(corpora.orders(3000)), tmp_path, "parquet", settings, True, page=500,
            row_group=65536)
@@ -305,13 +258,15 @@ def test_ordinary_columns_laid_out_by_the_core_are_pyarrow_s(arrow: str, tmp_pat
     the list, and the same Parquet bytes; a value not exactly the type's is left to pyarrow."""
     import pyarrow as pa
 
-    from cqlsh_ext.render.parquet import _array
+    from cqlsh_ext.payload.arrow_types import Leaf
+    from cqlsh_ext.payload.columns import _array
 
     laid, left = ORDINARY[arrow]
     kind = getattr(pa, {"double": "float64", "bool": "bool_"}.get(arrow, arrow))()
+    leaf = Leaf({"double": "float64"}.get(arrow, arrow))
     for values in [laid, [], [None, None]]:
         assert native.cql_array(values, arrow) is not None
-        ours, theirs = _array(pa, values, kind), pa.array(values, type=kind)
+        ours, theirs = _array(values, leaf), pa.array(values, type=kind)
         assert ours.type == kind and ours.to_pylist().__repr__() == theirs.to_pylist().__repr__()
         files = []
         for name, array in [("ours", ours), ("theirs", theirs)]:

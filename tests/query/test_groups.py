@@ -14,10 +14,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from orders import MISSING, rows, take
 
+from cqlsh_ext.payload.paths import UNDECODABLE_GROUP
 from cqlsh_ext.payload.places import Decoding
 from cqlsh_ext.query.evaluate import Evaluator
 from cqlsh_ext.query.grammar import QueryError, parse
-from cqlsh_ext.query.groups import UNDECODABLE_GROUP, Accumulator, AggSpec, Groups, RowBuffer, specs
+from cqlsh_ext.query.groups import Accumulator, AggSpec, Groups, RowBuffer, specs
 from tests.query.test_evaluate import SCHEMA
 
 SPECS = (AggSpec("count", True), AggSpec("count"), AggSpec("min"), AggSpec("max"), AggSpec("sum"),

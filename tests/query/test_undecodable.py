@@ -15,10 +15,11 @@ import pytest
 import zstandard
 from orders import rows
 
+from cqlsh_ext.payload.paths import UNDECODABLE_GROUP
 from cqlsh_ext.payload.places import Decoding
 from cqlsh_ext.query.evaluate import Evaluator
 from cqlsh_ext.query.grammar import Column, Path, Predicate, QueryError, Schema, parse
-from cqlsh_ext.query.groups import UNDECODABLE_GROUP, Groups, sort_key, specs
+from cqlsh_ext.query.groups import Groups, sort_key, specs
 from cqlsh_ext.query.recognize import names_payload
 
 SCHEMA = Schema({"pk": "text", "ck": "int", "data": "blob", "m": "map<text,blob>", "u": "frozen<wrap>",

@@ -12,11 +12,12 @@ import pytest
 from orders import MISSING, take
 
 from cqlsh_ext.cql.lexer import Lexed
-from cqlsh_ext.query.groups import UNDECODABLE_GROUP
+from cqlsh_ext.payload.columns import AGGREGATE, BLOB, CQL, PATH
+from cqlsh_ext.payload.paths import UNDECODABLE_GROUP
 from cqlsh_ext.reading.context import ReadContext
 from cqlsh_ext.reading.select import payload_plan, read_select
 from cqlsh_ext.reading.statement import read_statement
-from cqlsh_ext.reading.typed import AGGREGATE, BLOB, CANCELLED, CQL, PATH, AnswerBatch, TypedAnswer
+from cqlsh_ext.reading.typed import CANCELLED, AnswerBatch, TypedAnswer
 from cqlsh_ext.render.closing import closing_text
 
 from .conftest import COUNT, Orders, Said

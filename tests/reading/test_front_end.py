@@ -13,11 +13,11 @@ from orders import MISSING, take
 
 from cqlsh_ext.cql.lexer import Lexed
 from cqlsh_ext.payload.budget import Budget
+from cqlsh_ext.payload.path_values import table_cell
 from cqlsh_ext.reading.context import ReadContext
 from cqlsh_ext.reading.select import payload_plan, read_select
 from cqlsh_ext.reading.typed import TypedAnswer
 from cqlsh_ext.render.closing import closing_text
-from cqlsh_ext.render.path_values import table_cell
 
 from .conftest import Orders
 

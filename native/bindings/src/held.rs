@@ -193,14 +193,14 @@ impl HeldColumn {
     }
 
     /// One value of each shape among the first `limit` rows the core holds, with its row's
-    /// index, in order (`bounds`: the integer magnitudes kinds read: 2**53, 2**63, 10**38): the
-    /// values a sample's kinds are read from (core: held.rs `shape`).
+    /// index and how many rows have that shape, in order (`bounds`: the integer magnitudes kinds
+    /// read: 2**53, 2**63, 10**38): the values a sample's kinds are read from (core: held.rs `shape`).
     fn shapes<'py>(
         &self,
         py: Python<'py>,
         limit: usize,
         bounds: [i128; 3],
-    ) -> PyResult<Vec<(usize, Bound<'py, PyAny>)>> {
+    ) -> PyResult<Vec<(usize, Bound<'py, PyAny>, usize)>> {
         let rows = &self.rows()[..limit.min(self.end - self.start)];
         let slots: Vec<(usize, Slot<'_>)> = rows
             .iter()
@@ -213,10 +213,10 @@ impl HeldColumn {
         let just: Vec<Slot<'_>> = slots.iter().map(|(_, s)| *s).collect();
         held::one_of_each_shape(&just, &bounds)
             .into_iter()
-            .map(|k| {
+            .map(|(k, count)| {
                 let (i, slot) = slots[k];
                 let (node, src) = slot.expect("a held row");
-                Ok((i, to_py(py, node, src)?))
+                Ok((i, to_py(py, node, src)?, count))
             })
             .collect()
     }
@@ -271,11 +271,12 @@ fn filled_nodes(filled: Option<&Bound<'_, PyDict>>) -> PyResult<Vec<(usize, Node
 }
 
 /// The held columns' values (one column, in chunks) as one Arrow array of `kind` named `name`:
-/// (the array, []) or (None, the values that do not fit, as Python objects: the writer widens the
-/// kind and asks again). `filled`: the value of each Python row (its index over the chunks), as
-/// the writer spells it. Raises ValueError for a kind the core does not lay out, a Python row not
-/// filled or filled with what the core does not write, or a column past 32-bit offsets (the
-/// Python side then writes the column).
+/// (the array, []) or (None, the rows whose values do not fit, each (its index over the chunks,
+/// its value as a Python object): the writer gives those rows another value in `filled`, null,
+/// and asks again). `filled`: the value of each Python row, and of any core row the writer
+/// overrides (its index over the chunks), as the writer spells it. Raises ValueError for a kind
+/// the core does not lay out, a Python row not filled or filled with what the core does not
+/// write, or a column past 32-bit offsets (the Python side then writes the column).
 #[pyfunction]
 #[pyo3(signature = (chunks, kind, name, filled = None))]
 pub fn held_array<'py>(
@@ -284,7 +285,7 @@ pub fn held_array<'py>(
     kind: &Bound<'py, PyAny>,
     name: &str,
     filled: Option<&Bound<'py, PyDict>>,
-) -> PyResult<(Option<HeldArray>, Vec<Bound<'py, PyAny>>)> {
+) -> PyResult<(Option<HeldArray>, Misfits<'py>)> {
     let kind = kind_of(kind)?;
     let chunks: Vec<Bound<'py, HeldColumn>> = chunks_of(chunks)?;
     let nodes = filled_nodes(filled)?;
@@ -293,33 +294,37 @@ pub fn held_array<'py>(
     for chunk in &chunks {
         for row in chunk.get().rows() {
             let at = slots.len();
-            match row {
-                Row::Core(held) => slots.push(Some((&held.node, &held.src))),
-                Row::Python(_) => match given.next_if(|(i, _)| *i == at) {
-                    Some((_, node)) => slots.push(Some((node, &[]))),
-                    None => return Err(PyValueError::new_err("a Python row not filled")),
-                },
+            match (row, given.next_if(|(i, _)| *i == at)) {
+                (_, Some((_, node))) => slots.push(Some((node, &[]))),
+                (Row::Core(held), None) => slots.push(Some((&held.node, &held.src))),
+                (Row::Python(_), None) => return Err(PyValueError::new_err("a Python row not filled")),
             }
         }
     }
     laid_out(py, &kind, name, &slots)
 }
 
+/// The rows whose values do not fit a kind: (the row's index over the chunks, its value).
+type Misfits<'py> = Vec<(usize, Bound<'py, PyAny>)>;
+
 fn laid_out<'py>(
     py: Python<'py>,
     kind: &Kind,
     name: &str,
     slots: &[Slot<'_>],
-) -> PyResult<(Option<HeldArray>, Vec<Bound<'py, PyAny>>)> {
+) -> PyResult<(Option<HeldArray>, Misfits<'py>)> {
     match held::array(kind, name, slots) {
         Ok(array) => Ok((Some(HeldArray { array }), Vec::new())),
         Err(Unlaid::Misfits(rows)) => {
             let mut values = Vec::with_capacity(rows.len());
             for at in rows {
-                values.push(match slots[at] {
-                    Some((node, src)) => to_py(py, node, src)?,
-                    None => py.None().into_bound(py),
-                });
+                values.push((
+                    at,
+                    match slots[at] {
+                        Some((node, src)) => to_py(py, node, src)?,
+                        None => py.None().into_bound(py),
+                    },
+                ));
             }
             Ok((None, values))
         }
@@ -333,8 +338,8 @@ fn laid_out<'py>(
 /// the Python side's.
 type Columns3<'py> = (Bound<'py, PyList>, Bound<'py, PyList>, Bound<'py, PyList>, Vec<usize>);
 
-/// A blob's arrays (payload, label, kind, note, stored), or None and the payloads that misfit.
-type LaidOut<'py> = (Option<Vec<HeldArray>>, Vec<Bound<'py, PyAny>>);
+/// A blob's arrays (payload, label, kind, note, stored), or None and the rows whose payloads misfit.
+type LaidOut<'py> = (Option<Vec<HeldArray>>, Misfits<'py>);
 
 /// A Python row's label, kind, note and stored value (None where absent).
 type Parts<'py> = [Option<Bound<'py, PyAny>>; 4];
@@ -343,6 +348,8 @@ type Parts<'py> = [Option<Bound<'py, PyAny>>; 4];
 pub struct ContentRow {
     pub content: Content,
     pub stored: Py<PyAny>,
+    /// The value's size under its last container where the core read it whole (hold_page), else 0.
+    pub decoded: usize,
 }
 
 /// A blob column's rows (kept rows of a page, or a page the file decodes), read by the core: per
@@ -406,13 +413,14 @@ impl HeldContents {
     }
 
     /// One payload of each shape among the first `limit` rows the core reads, with its row's
-    /// index, in order (HeldColumn.shapes; a null blob's payload is None).
+    /// index and how many rows have that shape, in order (HeldColumn.shapes; a null blob's
+    /// payload is None).
     fn shapes<'py>(
         &self,
         py: Python<'py>,
         limit: usize,
         bounds: [i128; 3],
-    ) -> PyResult<Vec<(usize, Bound<'py, PyAny>)>> {
+    ) -> PyResult<Vec<(usize, Bound<'py, PyAny>, usize)>> {
         let rows = &self.rows()[..limit.min(self.end - self.start)];
         let slots: Vec<(usize, Slot<'_>)> = rows
             .iter()
@@ -426,7 +434,7 @@ impl HeldContents {
         let just: Vec<Slot<'_>> = slots.iter().map(|(_, s)| *s).collect();
         held::one_of_each_shape(&just, &bounds)
             .into_iter()
-            .map(|k| {
+            .map(|(k, count)| {
                 let (i, slot) = slots[k];
                 Ok((
                     i,
@@ -434,6 +442,7 @@ impl HeldContents {
                         Some((node, src)) => to_py(py, node, src)?,
                         None => py.None().into_bound(py),
                     },
+                    count,
                 ))
             })
             .collect()
@@ -450,6 +459,33 @@ impl HeldContents {
             .iter()
             .map(|r| r.stored.bind(py).cast::<PyBytes>().map_or(0, |b| b.as_bytes().len()))
             .collect()
+    }
+
+    /// The rows' decoded sizes (under their last container) where the core read them whole
+    /// (hold_page), else 0: what a reading bounds its batches' memory by.
+    fn decoded_sizes(&self) -> Vec<usize> {
+        self.rows().iter().map(|r| r.decoded).collect()
+    }
+
+    /// Per row the view's kind the core read (None for a null blob and for a row that is the
+    /// Python side's), and the rows that are the Python side's: what a reading counts of a page
+    /// without making its payloads.
+    fn kinds(&self) -> (Vec<Option<&'static str>>, Vec<usize>) {
+        let mut python = Vec::new();
+        let kinds = self
+            .rows()
+            .iter()
+            .enumerate()
+            .map(|(i, row)| match &row.content {
+                Content::Read { kind, .. } => Some(view_kind(*kind)),
+                Content::Python => {
+                    python.push(i);
+                    None
+                }
+                Content::Null => None,
+            })
+            .collect();
+        (kinds, python)
     }
 
     /// Per row (kind, label, payload) as Python objects (None, None, None for a null blob), and
@@ -538,11 +574,15 @@ impl HeldContents {
             if at < 0 {
                 let obj = others.next().ok_or_else(|| PyValueError::new_err("rearranged: too few rows"))?;
                 let content = if obj.is_none(py) { Content::Null } else { Content::Python };
-                out.push(ContentRow { content, stored: obj });
+                out.push(ContentRow { content, stored: obj, decoded: 0 });
             } else {
                 let row =
                     rows.get(at as usize).ok_or_else(|| PyIndexError::new_err("rearranged: no such row"))?;
-                out.push(ContentRow { content: row.content.clone(), stored: row.stored.clone_ref(py) });
+                out.push(ContentRow {
+                    content: row.content.clone(),
+                    stored: row.stored.clone_ref(py),
+                    decoded: row.decoded,
+                });
             }
         }
         Ok(HeldContents::new(out))
@@ -556,8 +596,9 @@ impl HeldContents {
 /// The held blob rows (one column, in chunks, all pure) as a Parquet export's five columns
 /// (render/parquet_columns.py): the payload laid out as `kind` (named `name`), the label, the
 /// view's kind, the note (none: a row with something to say is the Python side's) and the stored
-/// bytes (for no known format, and every row with `raw`): ([five arrays], []) or (None, the
-/// payloads that do not fit `kind`). Raises ValueError as held_array does.
+/// bytes (for no known format, and every row with `raw`): ([five arrays], []) or (None, the rows
+/// whose payloads do not fit `kind`, as held_array gives them). `filled`: the five parts of each
+/// Python row and of any core row the writer overrides. Raises ValueError as held_array does.
 #[pyfunction]
 #[pyo3(signature = (chunks, kind, name, raw, filled = None))]
 pub fn contents_arrays<'py>(
@@ -596,22 +637,20 @@ pub fn contents_arrays<'py>(
     for chunk in &chunks {
         for row in chunk.get().rows() {
             let at = payloads.len();
-            match &row.content {
-                Content::Read { payload, .. } => {
+            match (&row.content, next.next_if(|(i, _, _)| *i == at)) {
+                (_, Some((_, node, parts))) => {
+                    payloads.push(Some((node, &[])));
+                    others.push(Some(parts));
+                }
+                (Content::Read { payload, .. }, None) => {
                     payloads.push(Some((&payload.node, &payload.src)));
                     others.push(None);
                 }
-                Content::Null => {
+                (Content::Null, None) => {
                     payloads.push(None);
                     others.push(None);
                 }
-                Content::Python => match next.next_if(|(i, _, _)| *i == at) {
-                    Some((_, node, parts)) => {
-                        payloads.push(Some((node, &[])));
-                        others.push(Some(parts));
-                    }
-                    None => return Err(PyValueError::new_err("a Python row not filled")),
-                },
+                (Content::Python, None) => return Err(PyValueError::new_err("a Python row not filled")),
             }
         }
     }
@@ -632,15 +671,7 @@ pub fn contents_arrays<'py>(
     for chunk in &chunks {
         for row in chunk.get().rows() {
             match (&row.content, others[at]) {
-                (Content::Read { kind: view, label: text, .. }, _) => {
-                    label.push(text.as_deref().map(str::as_bytes))?;
-                    kinds.push(Some(view_kind(*view).as_bytes()))?;
-                    note.push(None)?;
-                    let keep = raw || *view == ViewKind::NoFormat;
-                    let bytes = row.stored.bind(py).cast::<PyBytes>().ok();
-                    stored.push(if keep { bytes.map(|b| b.as_bytes()) } else { None })?;
-                }
-                (Content::Python, Some([text, view, why, bytes])) => {
+                (_, Some([text, view, why, bytes])) => {
                     label.push(text_of(text)?.as_deref().map(str::as_bytes))?;
                     kinds.push(text_of(view)?.as_deref().map(str::as_bytes))?;
                     note.push(text_of(why)?.as_deref().map(str::as_bytes))?;
@@ -648,6 +679,14 @@ pub fn contents_arrays<'py>(
                         None => stored.push(None)?,
                         Some(obj) => stored.push(Some(obj.cast_exact::<PyBytes>()?.as_bytes()))?,
                     }
+                }
+                (Content::Read { kind: view, label: text, .. }, None) => {
+                    label.push(text.as_deref().map(str::as_bytes))?;
+                    kinds.push(Some(view_kind(*view).as_bytes()))?;
+                    note.push(None)?;
+                    let keep = raw || *view == ViewKind::NoFormat;
+                    let bytes = row.stored.bind(py).cast::<PyBytes>().ok();
+                    stored.push(if keep { bytes.map(|b| b.as_bytes()) } else { None })?;
                 }
                 _ => {
                     label.push(None)?;
@@ -717,12 +756,13 @@ pub fn hold_page<'py>(py: Python<'py>, values: &Bound<'py, PyAny>, cap: usize) -
     let mut labels = Labels::default();
     let mut rows = Vec::with_capacity(items.len());
     for ((item, value), outcome) in items.iter().zip(&raw).zip(answer.outcomes) {
+        let decoded = outcome.as_ref().map_or(0, |o| o.decoded);
         let content = match (value, outcome) {
             _ if item.is_none() => Content::Null,
             (Some(bytes), Some(outcome)) => held::content(outcome, bytes, nodes, &mut labels),
             _ => Content::Python,
         };
-        rows.push(ContentRow { content, stored: item.clone().unbind() });
+        rows.push(ContentRow { content, stored: item.clone().unbind(), decoded });
     }
     Ok(HeldContents::new(rows))
 }

@@ -259,11 +259,11 @@ pub fn shape(node: &Node, src: &[u8], bounds: &[i128; 3], out: &mut Vec<u8>) {
     }
 }
 
-/// The indexes of the first value of each shape among `values` (None: a null, the shape of
-/// Node::Null), in order.
-pub fn one_of_each_shape(values: &[Slot<'_>], bounds: &[i128; 3]) -> Vec<usize> {
-    let mut seen: std::collections::HashSet<Vec<u8>> = std::collections::HashSet::new();
-    let mut out = Vec::new();
+/// The index of the first value of each shape among `values` (None: a null, the shape of
+/// Node::Null), in order, with how many values have that shape (a sample's kinds are voted by them).
+pub fn one_of_each_shape(values: &[Slot<'_>], bounds: &[i128; 3]) -> Vec<(usize, usize)> {
+    let mut seen: std::collections::HashMap<Vec<u8>, usize> = std::collections::HashMap::new();
+    let mut out: Vec<(usize, usize)> = Vec::new();
     let mut buffer = Vec::new();
     for (i, slot) in values.iter().enumerate() {
         buffer.clear();
@@ -271,9 +271,12 @@ pub fn one_of_each_shape(values: &[Slot<'_>], bounds: &[i128; 3]) -> Vec<usize> 
             Some((node, src)) => shape(node, src, bounds, &mut buffer),
             None => buffer.push(b'n'),
         }
-        if !seen.contains(&buffer) {
-            seen.insert(buffer.clone());
-            out.push(i);
+        match seen.get(&buffer) {
+            Some(&at) => out[at].1 += 1,
+            None => {
+                seen.insert(buffer.clone(), out.len());
+                out.push((i, 1));
+            }
         }
     }
     out

@@ -116,15 +116,25 @@ class Map:
 
 
 @dataclass(frozen=True)
+class Blob:
+    """A blob inside a collection, tuple or UDT: the struct a top-level blob's five columns make
+    (payload, label, kind, note, stored), its payload's kind read from the answer's sample;
+    `steps` where it sits below its column (its place's steps: payload.places.ValuePlace)."""
+
+    payload: Any
+    steps: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class Leaf:
     """A CQL type with one Arrow type: int8, int16, int32, int64, float32, float64, bool,
-    string, binary, timestamp, date, time, duration, uuid, inet, blob_json (a blob inside a
-    collection: the JSON writer's object, as text)."""
+    string, binary, timestamp, date, time, duration, uuid (Arrow's canonical arrow.uuid
+    extension), inet, cql_json (a custom type: the JSON writer's text)."""
 
     name: str
 
 
-Kind = Null | Bool | Int | Float | Dec | Str | Json | List | Struct | Map | Leaf
+Kind = Null | Bool | Int | Float | Dec | Str | Json | List | Struct | Map | Blob | Leaf
 
 # ------------------------------------------------------------------ kinds from values
 
@@ -221,6 +231,8 @@ def merge(a: Kind, b: Kind) -> Kind:
         return _merge_struct(a, b)
     if isinstance(a, Map) and isinstance(b, Map):
         return Map(merge(a.key, b.key), merge(a.value, b.value))
+    if isinstance(a, Blob) and isinstance(b, Blob) and a.steps == b.steps:
+        return Blob(merge(a.payload, b.payload), a.steps)
     return Json()
 
 
@@ -249,12 +261,13 @@ def _merge_struct(a: Struct, b: Struct) -> Kind:
 
 def value_kind(value: Any, like: Kind) -> Kind:
     """The kind of `value` in a column that started as `like`: a CQL value keeps its CQL type's
-    kind (only the numbers inside it are read); any other value is read by `kind_of`."""
+    kind (only the numbers inside it are read; a blob inside it keeps its kind: its payloads are
+    read apart, payload.columns); any other value is read by `kind_of`."""
     if value is None:
         return _NULL
     if isinstance(like, Null):  # a path's value, a payload, an aggregate
         return kind_of(value)
-    if isinstance(like, Leaf):
+    if isinstance(like, (Leaf, Blob)):
         return like
     if isinstance(like, List) and not isinstance(value, (str, bytes, bytearray, Mapping)) \
             and hasattr(value, "__iter__"):
@@ -292,6 +305,8 @@ def settled(kind: Kind) -> Kind:
         return List(settled(kind.item), kind.size)
     if isinstance(kind, Map):
         return Map(settled(kind.key), settled(kind.value))
+    if isinstance(kind, Blob):
+        return Blob(settled(kind.payload), kind.steps)
     return kind
 
 
@@ -334,45 +349,53 @@ _CQL_LEAVES = {
 def cql_kind(cqltype: Any) -> Kind:
     """The kind of a CQL column of driver type `cqltype` (a cassandra.cqltypes class, read through
     the one type model, cqlsh_ext.cql.types). A blob at the top is the caller's (a decoded payload
-    with its companions); a blob inside a collection, tuple or UDT is the JSON writer's object for
-    it, as text. varint and decimal start as the decimal kinds and widen like any number (a varint
-    past 38 digits is JSON text)."""
+    with its companions); a blob inside a collection, tuple or UDT is a Blob: the same five parts
+    as a struct. A varint is decimal128(38, 0); a decimal's scale is read from the answer's sample
+    (payload.columns)."""
     from cqlsh_ext.cql.types import from_driver
 
-    return _kind_of_type(from_driver(cqltype), top=True)
+    return _kind_of_type(from_driver(cqltype), ())
 
 
-def _kind_of_type(node: Any, top: bool = False) -> Kind:
-    """The kind of a cqlsh_ext.cql.types.CqlType node."""
+def _kind_of_type(node: Any, steps: tuple[str, ...] | None) -> Kind:
+    """The kind of a cqlsh_ext.cql.types.CqlType node `steps` below its column (None: the column)."""
     kind = node.kind
     if kind == "native":
         if node.name in _CQL_LEAVES:
             return Leaf(_CQL_LEAVES[node.name])
-        if node.name in ("varint", "decimal"):
+        if node.name == "varint":  # by its type alone: decimal128(38, 0); past 38 digits a misfit
+            return Dec(0, _DECIMAL_DIGITS)
+        if node.name == "decimal":  # its scale is read from the answer's leading sample
             return Dec(0, 1)
         if node.name == "blob":
-            return Leaf("binary") if top else Leaf("blob_json")
-    params = [_kind_of_type(p) for p in node.params]
-    if kind in ("list", "set") and len(params) == 1:
-        return List(params[0])
-    if kind == "vector" and len(params) == 1:
-        return List(params[0], node.size)
-    if kind == "map" and len(params) == 2:
-        return Map(params[0], params[1])
+            return Leaf("binary") if steps == () else Blob(_NULL, steps or ())
+    here = steps or ()
+    if kind in ("list", "set", "vector") and len(node.params) == 1:
+        item = _kind_of_type(node.params[0], (*here, "item"))
+        return List(item, node.size if kind == "vector" else None)
+    if kind == "map" and len(node.params) == 2:
+        return Map(_kind_of_type(node.params[0], (*here, "key")),
+                   _kind_of_type(node.params[1], (*here, "value")))
     if kind == "tuple":
-        return Struct(tuple((str(i), k) for i, k in enumerate(params)), cql=True)
+        return Struct(tuple((str(i), _kind_of_type(p, (*here, str(i)))) for i, p in enumerate(node.params)),
+                      cql=True)
     if kind == "udt":
-        return Struct(tuple((str(n), k) for n, k in zip(node.fields, params, strict=True)), cql=True)
+        return Struct(tuple((str(n), _kind_of_type(p, (*here, str(n))))
+                            for n, p in zip(node.fields, node.params, strict=True)), cql=True)
     return Leaf("cql_json")  # a custom type: the JSON writer's spelling, as text
 
 
 # ------------------------------------------------------------------ Arrow types
 
 
-def arrow_type(kind: Kind) -> Any:
+def arrow_type(kind: Kind, storage: bool = False) -> Any:
+    """The Arrow type of `kind`; `storage`: with its extension types' storage instead (a JSON
+    text's string, a uuid's 16 bytes), as pyarrow builds nested arrays from Python values."""
     import pyarrow as pa
 
-    if isinstance(kind, (Null, Str, Json)):
+    if isinstance(kind, Json):  # Arrow's canonical JSON extension: Parquet's JSON type, DuckDB's JSON
+        return pa.string() if storage else pa.json_()
+    if isinstance(kind, (Null, Str)):
         return pa.string()
     if isinstance(kind, Bool):
         return pa.bool_()
@@ -383,13 +406,17 @@ def arrow_type(kind: Kind) -> Any:
     if isinstance(kind, Dec):
         return pa.decimal128(_DECIMAL_DIGITS, kind.scale)
     if isinstance(kind, List):
-        # A vector too is a plain list: pyarrow 18 cannot read back a fixed-size list with nulls
-        # from Parquet (and DuckDB reads either as a list).
-        return pa.list_(arrow_type(kind.item))
+        item = arrow_type(kind.item, storage)
+        return pa.list_(item) if kind.size is None else pa.list_(item, kind.size)
+    if isinstance(kind, Blob):
+        return pa.struct([("payload", arrow_type(kind.payload, storage)), ("label", pa.string()),
+                          ("kind", pa.string()), ("note", pa.string()), ("stored", pa.binary())])
     if isinstance(kind, Struct):
-        return pa.struct([(name, arrow_type(k)) for name, k in kind.fields])
+        return pa.struct([(name, arrow_type(k, storage)) for name, k in kind.fields])
     if isinstance(kind, Map):
-        return pa.map_(arrow_type(kind.key), arrow_type(kind.value))
+        return pa.map_(arrow_type(kind.key, storage), arrow_type(kind.value, storage))
+    if storage and kind.name == "uuid":
+        return pa.binary(16)
     return _LEAF_TYPES[kind.name]()
 
 
@@ -412,9 +439,9 @@ def _leaf_types() -> dict[str, Callable[[], Any]]:
         # Parquet has no month-day-nanosecond interval: a CQL duration's three parts.
         "duration": lazy(lambda pa: pa.struct([("months", pa.int32()), ("days", pa.int32()),
                                                ("nanoseconds", pa.int64())])),
-        # Text: Parquet readers (DuckDB) read Arrow's uuid extension as a bare blob.
-        "uuid": lazy(lambda pa: pa.string()), "inet": lazy(lambda pa: pa.string()),
-        "blob_json": lazy(lambda pa: pa.string()), "cql_json": lazy(lambda pa: pa.string()),
+        # Arrow's canonical extension: Parquet's UUID type, which DuckDB reads as UUID.
+        "uuid": lazy(lambda pa: pa.uuid()), "inet": lazy(lambda pa: pa.string()),
+        "cql_json": lazy(lambda pa: pa.string()),
     }
 
 
@@ -448,6 +475,8 @@ def type_text(kind: Kind) -> str:
         return f"struct ({len(kind.fields)} field{'s' if len(kind.fields) != 1 else ''})"
     if isinstance(kind, List):
         return f"list of {type_text(kind.item)}"
+    if isinstance(kind, Blob):
+        return f"blob of {type_text(kind.payload)}"
     return str(arrow_type(kind))
 
 
@@ -508,17 +537,27 @@ def as_they_are(kind: Kind, values: list[Any]) -> bool:
     if isinstance(kind, Int) and kind.bits <= 64 and types == {int}:
         present = [v for v in values if v is not None]
         low, high = (-_EXACT_IN_DOUBLE, _EXACT_IN_DOUBLE) if kind.bits == 53 else (-_INT64, _INT64 - 1)
-        return low <= min(present) and max(present) <= high
+        return bool(low <= min(present) and max(present) <= high)
     if isinstance(kind, Leaf):
         given = _AS_GIVEN.get(kind.name)
         return given is not None and types <= given
     return False
 
 
-def compile_kind(kind: Kind, cql_json: Converter | None = None) -> Converter:
+#: A blob inside a CQL value to its five parts (payload, label, kind, note, stored bytes), given
+#: where it sits below its column (payload.columns.BlobReading.blob_parts at that place).
+BlobParts = Callable[[Any, tuple[str, ...]], tuple[Any, Any, Any, Any, Any]]
+
+
+def compile_kind(kind: Kind, cql_json: Converter | None = None,
+                 blob_parts: BlobParts | None = None) -> Converter:
     """The converter of `kind`: a value (None included) to what pyarrow takes for arrow_type(kind);
     raises Misfit for a value the kind does not hold. `cql_json`: how a CQL value without an
-    Arrow type of its own (a blob in a collection, a custom type) is spelt as JSON text."""
+    Arrow type of its own (a custom type) is spelt as JSON text; `blob_parts`: how a blob inside a
+    CQL value is read (a payload that does not fit its kind is null there, with its note, its
+    stored bytes kept beside it)."""
+    if isinstance(kind, Blob):
+        return _blob_converter(kind, cql_json, blob_parts)
     if isinstance(kind, Null):
         return _null
     if isinstance(kind, Bool):
@@ -534,11 +573,11 @@ def compile_kind(kind: Kind, cql_json: Converter | None = None) -> Converter:
     if isinstance(kind, Json):
         return _json
     if isinstance(kind, List):
-        return _list_converter(kind, cql_json)
+        return _list_converter(kind, cql_json, blob_parts)
     if isinstance(kind, Struct):
-        return _struct_converter(kind, cql_json)
+        return _struct_converter(kind, cql_json, blob_parts)
     if isinstance(kind, Map):
-        return _map_converter(kind, cql_json)
+        return _map_converter(kind, cql_json, blob_parts)
     return _leaf_converter(kind.name, cql_json)
 
 
@@ -612,8 +651,30 @@ def _json(value: Any) -> Any:
     return None if value is None else json_text(value)
 
 
-def _list_converter(kind: List, cql_json: Converter | None) -> Converter:
-    item = compile_kind(kind.item, cql_json)
+def _blob_converter(kind: Blob, cql_json: Converter | None, blob_parts: BlobParts | None) -> Converter:
+    payload = compile_kind(kind.payload, cql_json)
+    steps = kind.steps
+
+    def convert(value: Any) -> Any:
+        if value is None:
+            return None
+        if isinstance(value, Mapping):  # read back from Arrow: its parts already
+            return dict(value)
+        if blob_parts is None:
+            raise Misfit
+        read, label, view_kind, note, stored = blob_parts(value, steps)
+        try:
+            read = payload(read)
+        except Misfit:
+            note, read = f"did not fit {type_text(kind.payload)}: the value is in stored", None
+            stored = value.stored if hasattr(value, "stored") else bytes(value)
+        return {"payload": read, "label": label, "kind": view_kind, "note": note, "stored": stored}
+
+    return convert
+
+
+def _list_converter(kind: List, cql_json: Converter | None, blob_parts: BlobParts | None = None) -> Converter:
+    item = compile_kind(kind.item, cql_json, blob_parts)
     size = kind.size
     given = _given_types(kind.item)
 
@@ -648,8 +709,9 @@ def _given_types(kind: Kind) -> frozenset[type]:
     return frozenset((_NONE_TYPE,))
 
 
-def _struct_converter(kind: Struct, cql_json: Converter | None) -> Converter:
-    pairs = [(name, compile_kind(k, cql_json)) for name, k in kind.fields]
+def _struct_converter(kind: Struct, cql_json: Converter | None,
+                      blob_parts: BlobParts | None = None) -> Converter:
+    pairs = [(name, compile_kind(k, cql_json, blob_parts)) for name, k in kind.fields]
     fields = [(name, _given_types(k), conv) for (name, k), (_, conv) in zip(kind.fields, pairs, strict=True)]
     known = frozenset(name for name, _ in pairs)
 
@@ -673,9 +735,9 @@ def _struct_converter(kind: Struct, cql_json: Converter | None) -> Converter:
     return convert
 
 
-def _map_converter(kind: Map, cql_json: Converter | None) -> Converter:
-    key = compile_kind(kind.key, cql_json)
-    val = compile_kind(kind.value, cql_json)
+def _map_converter(kind: Map, cql_json: Converter | None, blob_parts: BlobParts | None = None) -> Converter:
+    key = compile_kind(kind.key, cql_json, blob_parts)
+    val = compile_kind(kind.value, cql_json, blob_parts)
 
     def convert(value: Any) -> Any:
         if value is None:
@@ -697,10 +759,16 @@ def _leaf_converter(name: str, cql_json: Converter | None) -> Converter:
         return number
     if name == "bool":
         return _bool
-    if name in ("string", "inet", "uuid"):
+    if name == "inet" or name == "string":
         def text(value: Any) -> Any:
             return None if value is None else str(value)
         return text
+    if name == "uuid":
+        def uuid_bytes(value: Any) -> Any:
+            if value is None or isinstance(value, bytes):
+                return value
+            return value.bytes
+        return uuid_bytes
     if name == "binary":
         def stored(value: Any) -> Any:
             return None if value is None else bytes(value)
@@ -713,7 +781,7 @@ def _leaf_converter(name: str, cql_json: Converter | None) -> Converter:
         return time_nanos
     if name == "duration":
         return duration_parts
-    # blob_json, cql_json: the JSON writer's spelling (a value read back from Arrow is text already)
+    # cql_json: the JSON writer's spelling (a value read back from Arrow is text already)
     spell = cql_json or json_text
 
     def as_json(value: Any) -> Any:

@@ -13,9 +13,9 @@ from typing import Any
 
 from cqlsh_ext.common.jsonenc import float_text
 from cqlsh_ext.payload.budget import Budget
-from cqlsh_ext.query.groups import UNDECODABLE_GROUP
+from cqlsh_ext.payload.paths import UNDECODABLE_GROUP
 
-#: How the group of undecodable values (GROUP BY: query.groups.UNDECODABLE_GROUP) is spelt: in
+#: How the group of undecodable values (GROUP BY: payload.paths.UNDECODABLE_GROUP) is spelt: in
 #: a table, and for JSON Lines, CSV and Parquet (an object no record's value can be mistaken for).
 UNDECODABLE_CELL = "<undecodable>"
 UNDECODABLE_VALUE = {"$undecodable": True}

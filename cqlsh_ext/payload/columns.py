@@ -1,0 +1,1018 @@
+"""The answer's columns: the one currency every reading pays in and every renderer reads.
+
+A reading (reading.select, reading.statement; Spark's tasks) answers batches of rows as columns,
+one `ColumnValues` per answer column, whichever engine read each value: the native core's columns (a
+path's values, a blob column's reading, held by the core with no Python object per value) and the
+Python engine's values come out of here behind the same methods, the values the core hands back
+filled in by the Python engine inside this module and payload/native.py. Above `payload/` nothing
+names a held type or asks which engine read a value.
+
+Each answer column is described by an `AnswerColumn`: its name, what it holds (`role`: a CQL
+value, a blob, a path's value, an aggregate), its CQL type, and its `kind` (payload.arrow_types:
+the Arrow type it is written as), fixed before its first batch leaves and never changed:
+
+- a CQL column's kind is its CQL type's (`cql_kind`); a decimal's scale is read from the sample
+  (below), a varint is decimal128(38, 0) by its type alone;
+- a blob's payload, a path's value and an aggregate's kind are read from the answer's leading
+  sample: its first `SAMPLE_ROWS` rows (every row of a shorter answer), `sample_kind`'s rule;
+- what does not fit its column's kind afterwards (a 40-digit integer in an int64 column, a key the
+  sampled records did not have, a string where numbers were) is null there, explained in
+  `NAME:note` (a path's or an aggregate's exact JSON text; a blob's stored bytes are in
+  `NAME:stored`) and counted (`Fitted.misfits`): nothing is coerced, nothing retyped.
+
+Each renderer reads columns through one function here: `arrow_arrays` (Arrow: Parquet, the Python
+API's tables and streams), `json_lines` (JSON Lines, as `--output-format json` spells it),
+`csv_fields` (CSV), `ColumnValues.values()` (the terminal's rows, MCP's JSON values, the API's dicts),
+`BlobReading.parts` (a blob's five parts). Spellings of CQL values (JSON text, CSV fields) are the
+output layer's, handed in as functions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
+
+from cqlsh_ext.payload import native
+from cqlsh_ext.payload.arrow_types import (
+    SHAPE_BOUNDS,
+    Blob,
+    Dec,
+    Float,
+    Int,
+    Json,
+    Kind,
+    Leaf,
+    List,
+    Map,
+    Misfit,
+    Null,
+    Str,
+    Struct,
+    arrow_type,
+    as_they_are,
+    compile_kind,
+    cql_kind,
+    json_text,
+    kind_spec,
+    merge,
+    settled,
+    type_text,
+    value_kind,
+)
+from cqlsh_ext.payload.budget import Budget
+from cqlsh_ext.payload.path_values import SCALARS, machine_value
+from cqlsh_ext.payload.paths import UNDECODABLE_GROUP
+from cqlsh_ext.payload.places import Decoding, Engines, ValuePlace
+from cqlsh_ext.payload.view import RECORD, TEXT, UNDECODABLE_KINDS, UNKNOWN, BlobView
+
+if TYPE_CHECKING:
+    from cqlsh_ext.payload.engine import ValueEngine
+
+#: What an answer column holds: a CQL value as the server returns it; a blob, decoded (its payload,
+#: label, kind, note and stored bytes); a value found by a payload path; an aggregate computed here.
+CQL, BLOB, PATH, AGGREGATE = "cql", "blob", "path", "aggregate"
+#: The payload type of a path's value, as a person reads it: JSON's.
+PATH_TYPE = "json"
+#: A blob column's companions, and any inferred column's note, after its name.
+LABEL, KIND, NOTE, STORED = ":label", ":kind", ":note", ":stored"
+#: The leading sample the kinds of inferred columns are read from: the answer's first rows.
+SAMPLE_ROWS = 5_000
+#: A misfit's note holds its value's JSON text up to this many characters (then says how long it was).
+NOTE_TEXT = 4_096
+#: Why an undecodable GROUP BY key is null (its note).
+UNDECODABLE_KEY = "undecodable: the group of the values no reading could read"
+
+
+# ------------------------------------------------------------------ what a column is
+
+
+@dataclass(frozen=True)
+class AnswerColumn:
+    """One column of an answer: its name; `role` (CQL, BLOB, PATH, AGGREGATE); `cql_type`, the
+    driver's type of a column the server returns (None for a path's value or an aggregate);
+    `source`, the path or the aggregate as written; `computed`: its numbers are computed here
+    (sum, avg), not read as they are; `kind`: its Arrow kind (a blob's: its payload's), fixed
+    before the first batch (None until then, for a kind read from the sample)."""
+
+    name: str
+    role: str
+    cql_type: Any = None
+    source: str | None = None
+    computed: bool = False
+    kind: Kind | None = None
+
+    @property
+    def is_count(self) -> bool:
+        return self.role == AGGREGATE and self.source is not None and self.source.lower().startswith("count")
+
+    @property
+    def seed(self) -> Kind:
+        """What its kind is known to be before any value: its CQL type's, bigint for a count, else
+        nothing yet (Null)."""
+        if self.is_count:
+            return Int(64)
+        if self.cql_type is not None and self.role == CQL:
+            return cql_kind(self.cql_type)
+        return Null()
+
+    @property
+    def inferred(self) -> bool:
+        """Its kind is read from the sample: a path's value, an aggregate but a count, a blob's
+        payload, a CQL type with a decimal (its scale) or a blob (its payload) inside."""
+        if self.role == CQL:
+            return _read_inside(self.seed)
+        return not self.is_count
+
+    @property
+    def fixed(self) -> Kind:
+        """Its kind, fixed: the seed where nothing is read from the sample."""
+        if self.kind is not None:
+            return self.kind
+        assert not self.inferred, f"{self.name}'s kind is read from the sample: AnswerSchema.fix first"
+        return self.seed
+
+    def fields(self) -> list[tuple[str, Kind]]:
+        """Its Arrow fields, in order: a blob's payload, label, kind, note and stored bytes; an
+        inferred column's value and note; any other column's value."""
+        kind = self.fixed
+        if self.role == BLOB:
+            return [(self.name, kind), (self.name + LABEL, Str()), (self.name + KIND, Str()),
+                    (self.name + NOTE, Str()), (self.name + STORED, Leaf("binary"))]
+        if self.inferred:
+            return [(self.name, kind), (self.name + NOTE, Str())]
+        return [(self.name, kind)]
+
+    @property
+    def type_text(self) -> str:
+        """Its type as a person reads it: the CQL type ('int', 'map<text, blob>'), `json` for a
+        path's value, the aggregate's ('bigint' for count, else `json` or a number)."""
+        if self.cql_type is not None:
+            from cqlsh_ext.cql.types import from_driver
+
+            return str(from_driver(self.cql_type))
+        if self.is_count:
+            return "bigint"
+        if self.role == AGGREGATE and self.computed:
+            return "number"
+        return PATH_TYPE
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"name": self.name, "role": self.role, "type": self.type_text}
+        if self.source is not None:
+            out["source"] = self.source
+        return out
+
+
+def _read_inside(kind: Kind) -> bool:
+    """A CQL kind with something read from the sample inside: a decimal's scale, a blob's payload."""
+    if isinstance(kind, (Dec, Blob)):
+        return True
+    if isinstance(kind, List):
+        return _read_inside(kind.item)
+    if isinstance(kind, Map):
+        return _read_inside(kind.key) or _read_inside(kind.value)
+    if isinstance(kind, Struct):
+        return any(_read_inside(k) for _, k in kind.fields)
+    return False
+
+
+def arrow_schema(columns: Sequence[AnswerColumn], metadata: dict[str, str] | None = None) -> Any:
+    """The pyarrow.Schema of fixed columns (every field nullable)."""
+    import pyarrow as pa
+
+    fields = [pa.field(name, arrow_type(kind)) for column in columns for name, kind in column.fields()]
+    meta = {k.encode(): v.encode() for k, v in (metadata or {}).items()}
+    return pa.schema(fields, metadata=meta or None)
+
+
+# ------------------------------------------------------------------ a column's values
+
+
+class ColumnValues:
+    """One answer column's values over a batch's rows, whichever engine read them: `len()`, a
+    slice (`column[a:b]`), `values()` (the Python values: a CQL value as the driver gives it, a
+    path's value as read, a blob as its stored bytes or the view the reading made)."""
+
+    __slots__ = ()
+
+    def __len__(self) -> int:
+        raise NotImplementedError
+
+    def __getitem__(self, index: slice) -> ColumnValues:
+        raise NotImplementedError
+
+    def values(self) -> list[Any]:
+        raise NotImplementedError
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self.values())
+
+
+class ValueColumn(ColumnValues):
+    """Python values (the Python engine's, the driver's, an aggregate's)."""
+
+    __slots__ = ("_values",)
+
+    def __init__(self, values: Sequence[Any]) -> None:
+        self._values = values if isinstance(values, list) else list(values)
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def __getitem__(self, index: slice) -> ValueColumn:
+        return ValueColumn(self._values[index])
+
+    def values(self) -> list[Any]:
+        return self._values
+
+
+class _PathsOnCore(ColumnValues):
+    """A path's values the native core holds (a page's kept rows): `values()` makes the Python
+    objects, the rows the core leaves to Python being the Python evaluator's values."""
+
+    __slots__ = ("held",)
+
+    def __init__(self, held: Any) -> None:
+        self.held = held
+
+    def __len__(self) -> int:
+        return len(self.held)
+
+    def __getitem__(self, index: slice) -> _PathsOnCore:
+        return _PathsOnCore(self.held[index])
+
+    def values(self) -> list[Any]:
+        return native.held_values(self.held)
+
+
+class _BlobsOnCore(ColumnValues):
+    """A blob column's values the native core read (kind, label, payload each): `values()` are the
+    stored bytes."""
+
+    __slots__ = ("held",)
+
+    def __init__(self, held: Any) -> None:
+        self.held = held
+
+    def __len__(self) -> int:
+        return len(self.held)
+
+    def __getitem__(self, index: slice) -> _BlobsOnCore:
+        return _BlobsOnCore(self.held[index])
+
+    def values(self) -> list[Any]:
+        return list(self.held.stored())
+
+
+def column_of(values: Any) -> ColumnValues:
+    """A reading's column as a ColumnValues: a ColumnValues as it is, a column the native core holds (a
+    path's values or a blob column's reading: Evaluator.held), or a sequence of Python values."""
+    if isinstance(values, ColumnValues):
+        return values
+    if native.is_held_contents(values):
+        return _BlobsOnCore(values)
+    if native.is_held_column(values):
+        return _PathsOnCore(values)
+    return ValueColumn(values)
+
+
+def concat(chunks: Sequence[ColumnValues]) -> list[Any]:
+    """The Python values of a column given in chunks."""
+    out: list[Any] = []
+    for chunk in chunks:
+        out += chunk.values()
+    return out
+
+
+# ------------------------------------------------------------------ a blob column's reading
+
+
+@dataclass
+class BlobReading:
+    """How an answer's blobs are read for writing them out: the session's decoding (-d's mode, the
+    output cap, the column settings), `raw`: the stored bytes kept for every value too. Counts the
+    values it read that were undecodable, by kind (`undecodable`), and cut (`cut`), once each."""
+
+    decoding: Decoding
+    raw: bool = False
+    #: How a CQL value with no Arrow type of its own (a blob inside a collection, a custom type)
+    #: is spelt: the JSON writer's text (output.spellings.JsonSpelling.value), handed in.
+    cql_json: Callable[[Any], str] | None = None
+    engines: Engines = field(init=False)
+    budget: Budget = field(init=False)
+    undecodable: dict[str, int] = field(default_factory=dict)
+    cut: int = 0
+
+    def __post_init__(self) -> None:
+        self.engines = Engines(self.decoding)
+        self.budget = Budget.for_cap(self.decoding.cap)
+
+    @property
+    def off(self) -> bool:
+        """Decoding is off (-d none): a blob is its stored bytes."""
+        return self.decoding.mode == "none"
+
+    @property
+    def cap(self) -> int:
+        return self.decoding.cap
+
+    def engine(self, place: ValuePlace | None) -> ValueEngine:
+        return self.engines(place)
+
+    def view(self, value: bytes | bytearray | memoryview | BlobView,
+             place: ValuePlace | None) -> BlobView | None:
+        """The blob's view (a view the reading made is taken as it is); None with decoding off or
+        for an empty value (both their hex)."""
+        if isinstance(value, BlobView):
+            return value
+        if self.off or not value:
+            return None
+        return self.engines(place).view(bytes(value))
+
+    def read(self, column: ColumnValues, place: ValuePlace | None) -> ColumnValues:
+        """A blob column's stored values read, a page in one call: on the native core, the core's
+        reading (each value decoded once, no view made); without it, the Python engine's views.
+        A column the core or a reading read already is taken as it is. Its undecodable and cut
+        values are counted here."""
+        if isinstance(column, _BlobsOnCore) or self.off:
+            return column
+        values = column.values()
+        if not values or all(v is None or isinstance(v, BlobView) for v in values):
+            return column
+        engine = self.engines(place)
+        if engine.on_core():
+            try:
+                held = native.hold_page(values, engine.cap)
+            except Exception:  # (should not happen) the Python engine reads the column
+                held = None
+            if held is not None:
+                self._count(*held.kinds(), values, place)
+                return _BlobsOnCore(held)
+        views: list[Any] = list(values)
+        found = [i for i, v in enumerate(values) if type(v) is bytes and v]
+        for i, view in zip(found, engine.views([values[i] for i in found]), strict=True):
+            views[i] = view
+            self._count_view(view)
+        return ValueColumn(views)
+
+    def _count(self, kinds: Sequence[str | None], python: Sequence[int], values: Sequence[Any],
+               place: ValuePlace | None) -> None:
+        odd = set(python)
+        for i, kind in enumerate(kinds):
+            if i in odd:
+                view = self.view(values[i], place)
+                if view is not None:
+                    self._count_view(view)
+            elif kind in UNDECODABLE_KINDS:
+                self.undecodable[kind] = self.undecodable.get(kind, 0) + 1
+
+    def _count_view(self, view: BlobView) -> None:
+        if view.kind in UNDECODABLE_KINDS:
+            self.undecodable[view.kind] = self.undecodable.get(view.kind, 0) + 1
+        elif view.cut:
+            self.cut += 1
+
+    def take_counts(self) -> tuple[dict[str, int], int]:
+        """The undecodable values by kind and the cut ones counted since the last call."""
+        out = self.undecodable, self.cut
+        self.undecodable, self.cut = {}, 0
+        return out
+
+    # -- the five parts of a blob value (payload, label, kind, note, stored bytes)
+
+    def parts(self, chunks: Sequence[ColumnValues], place: ValuePlace | None) -> list[list[Any]]:
+        """A blob column's five columns (payload, label, kind, note, stored bytes) as Python values,
+        as the Parquet file's columns NAME, NAME:label, NAME:kind, NAME:note, NAME:stored hold them."""
+        out: list[list[Any]] = [[], [], [], [], []]
+        for chunk in chunks:
+            chunk = self.read(chunk, place)
+            if isinstance(chunk, _BlobsOnCore):
+                filled = _FilledContents([chunk.held], lambda v: self.blob_parts(v, place), self.raw)
+                for at in range(5):
+                    out[at] += filled.values(at)
+                continue
+            for value in chunk.values():
+                for column, item in zip(out, self.blob_parts(value, place), strict=True):
+                    column.append(item)
+        return out
+
+    def blob_parts(self, value: Any, place: ValuePlace | None) -> tuple[Any, Any, Any, Any, Any]:
+        """(payload, label, kind, note, stored bytes) of one blob value (bytes, or its view)."""
+        if value is None:
+            return None, None, None, None, None
+        stored = value.stored if isinstance(value, BlobView) else bytes(value)
+        view = self.view(value, place)
+        if view is None:  # decoding off, or an empty value
+            return None, None, UNKNOWN, None, stored
+        kind = view.kind
+        if kind != TEXT and kind != RECORD:  # no payload to type: the stored bytes keep it
+            note = view.object_class or (None if view.quiet else view.reason)
+            return None, view.label or None, kind, note, stored
+        if view.cut:
+            return None, view.label, kind, f"cut: {cut_text(view)}", stored
+        if kind == TEXT:
+            tree = view.tree
+            payload = view.text if tree is None else tree
+        else:
+            from cqlsh_ext.payload.formats.tree import jsonable_cut
+
+            payload, cut = jsonable_cut(view.record, self.budget)
+            if cut:
+                return None, view.label, kind, f"cut: {cut}", stored
+        return payload, view.label, kind, view.reason, stored if self.raw else None
+
+
+def cut_text(view: BlobView) -> str:
+    """Why a view is cut, in words: 'first 4.0 MiB of 1.0 GiB' (what the output cap kept)."""
+    from cqlsh_ext.common.units import human_size
+
+    cut = view.truncated_layer
+    if cut is None:
+        return ""
+    total = f" of {human_size(cut.declared_size)}" if cut.declared_size else ""
+    return f"first {human_size(cut.output_size)}{total}: past the output cap"
+
+
+# ------------------------------------------------------------------ kinds, fixed from the sample
+
+
+def sample_kind(seed: Kind, values: Sequence[tuple[Any, int]]) -> Kind:
+    """The kind of an inferred column from its sampled values (the rule docs/export.md states):
+
+    - the column holds the sort of value most sampled values are (text, a number, a boolean, a
+      list, a record; the first met on a tie): the others will not fit (null, with a note);
+    - of those, the narrowest kind holding every one: integers and floats a double while the
+      integers are exact in one, integers and decimals a decimal, records the union of their keys;
+      inside a record or a list, a place where values of different sorts meet is JSON text;
+    - a value no typed place holds on its own (an integer past 38 digits, a decimal that is not
+      finite, a record keyed by other than strings) is left out: it will not fit;
+    - a column, or a place inside one, where no value was seen (only nulls) is JSON text, which
+      holds whatever comes.
+
+    `values`: (a value, how many sampled values it stands for: the native core gives one value of
+    each shape)."""
+    kinds: dict[str, list[Kind]] = {}
+    votes: dict[str, int] = {}
+    for value, weight in values:
+        if value is None or value is UNDECODABLE_GROUP:
+            continue
+        found = value_kind(value, seed)
+        if isinstance(found, Json) and not isinstance(seed, Json):
+            continue
+        sort = _sort_of(found)
+        kinds.setdefault(sort, []).append(found)
+        votes[sort] = votes.get(sort, 0) + weight
+    if not kinds:
+        return _null_to_json(settled(seed))
+    sort = max(votes, key=lambda name: votes[name])  # (max keeps the first of equals)
+    kind = seed
+    for found in kinds[sort]:
+        kind = merge(kind, found)
+    if isinstance(kind, Json) and sort == "number":  # a big integer beside floats: floats hold most
+        kind = Float()
+    return _whole_type(_null_to_json(settled(kind)))
+
+
+def _whole_type(kind: Kind) -> Kind:
+    """A kind read from a sample as its Arrow type holds it: integers the whole of int64 (a later
+    2**60 fits an int64 column sampled with small ones), decimals every digit their scale leaves
+    of 38 (a later 123.4 fits a decimal128(38, 3) column sampled with 1.234)."""
+    if isinstance(kind, Int) and kind.bits < 64:
+        return Int(64)
+    if isinstance(kind, Dec):
+        return Dec(kind.scale, 38 - kind.scale)
+    if isinstance(kind, List):
+        return List(_whole_type(kind.item), kind.size)
+    if isinstance(kind, Struct):
+        return Struct(tuple((name, _whole_type(k)) for name, k in kind.fields), kind.cql)
+    if isinstance(kind, Map):
+        return Map(_whole_type(kind.key), _whole_type(kind.value))
+    if isinstance(kind, Blob):
+        return Blob(_whole_type(kind.payload), kind.steps)
+    return kind
+
+
+def _sort_of(kind: Kind) -> str:
+    """The sort of value a kind is (sample_kind's vote): text, number, boolean, list, record."""
+    if isinstance(kind, (Int, Float, Dec)):
+        return "number"
+    if isinstance(kind, List):
+        return "list"
+    if isinstance(kind, (Struct, Map)):
+        return "record"
+    return type(kind).__name__
+
+
+def _null_to_json(kind: Kind) -> Kind:
+    """Places where only nulls were seen: JSON text (they hold whatever comes)."""
+    if isinstance(kind, Null):
+        return Json()
+    if isinstance(kind, List):
+        return List(_null_to_json(kind.item), kind.size)
+    if isinstance(kind, Struct):
+        return Struct(tuple((name, _null_to_json(k)) for name, k in kind.fields), kind.cql)
+    if isinstance(kind, Map):
+        return Map(_null_to_json(kind.key), _null_to_json(kind.value))
+    if isinstance(kind, Blob):
+        return Blob(_null_to_json(kind.payload), kind.steps)
+    return kind
+
+
+def _cql_sample_kind(seed: Kind, values: Sequence[Any], reading: BlobReading,
+                     place: ValuePlace | None) -> Kind:
+    """A CQL column with a decimal or a blob inside: its seed, the decimals' scale read from the
+    sample (a varint is decimal128(38, 0) by its type: its seed says so), each blob's payload kind
+    read from the payloads there as a blob column's is (sample_kind)."""
+    kind = seed
+    payloads: dict[tuple[str, ...], list[tuple[Any, int]]] = {}
+    for value in values:
+        if value is not None:
+            found = value_kind(value, seed)
+            merged = merge(kind, found)
+            if not isinstance(merged, Json) and not _json_inside(merged):
+                kind = merged
+            _blob_payloads(seed, value, reading, place, payloads)
+    return _whole_type(_with_payloads(kind, payloads))
+
+
+def _blob_payloads(kind: Kind, value: Any, reading: BlobReading, place: ValuePlace | None,
+                   out: dict[tuple[str, ...], list[tuple[Any, int]]]) -> None:
+    """The payloads of the blobs inside a CQL value, by where each sits (a Blob kind's steps)."""
+    if value is None:
+        return
+    if isinstance(kind, Blob):
+        blob_place = place.child(*kind.steps) if place is not None else None
+        out.setdefault(kind.steps, []).append((reading.blob_parts(value, blob_place)[0], 1))
+    elif isinstance(kind, List):
+        for item in value:
+            _blob_payloads(kind.item, item, reading, place, out)
+    elif isinstance(kind, Map) and hasattr(value, "items"):
+        for key, item in value.items():
+            _blob_payloads(kind.key, key, reading, place, out)
+            _blob_payloads(kind.value, item, reading, place, out)
+    elif isinstance(kind, Struct) and kind.cql:
+        items = list(value) if isinstance(value, tuple) else \
+            [getattr(value, name, None) for name, _ in kind.fields]
+        for (_name, field_kind), item in zip(kind.fields, items, strict=False):
+            _blob_payloads(field_kind, item, reading, place, out)
+
+
+def _with_payloads(kind: Kind, payloads: dict[tuple[str, ...], list[tuple[Any, int]]]) -> Kind:
+    """`kind` with each Blob's payload kind read from its sampled payloads."""
+    if isinstance(kind, Blob):
+        return Blob(sample_kind(Null(), payloads.get(kind.steps, [])), kind.steps)
+    if isinstance(kind, List):
+        return List(_with_payloads(kind.item, payloads), kind.size)
+    if isinstance(kind, Map):
+        return Map(_with_payloads(kind.key, payloads), _with_payloads(kind.value, payloads))
+    if isinstance(kind, Struct):
+        return Struct(tuple((name, _with_payloads(k, payloads)) for name, k in kind.fields), kind.cql)
+    return kind
+
+
+def _json_inside(kind: Kind) -> bool:
+    if isinstance(kind, Json):
+        return True
+    if isinstance(kind, List):
+        return _json_inside(kind.item)
+    if isinstance(kind, Map):
+        return _json_inside(kind.key) or _json_inside(kind.value)
+    if isinstance(kind, Struct):
+        return any(_json_inside(k) for _, k in kind.fields)
+    return False
+
+
+def fix_kinds(columns: Sequence[AnswerColumn], sample: Sequence[Sequence[ColumnValues]], reading: BlobReading,
+              places: Sequence[ValuePlace | None]) -> list[AnswerColumn]:
+    """The answer's columns with their kinds fixed from `sample` (the leading batches' columns, in
+    the answer's order): what every Arrow reader of the answer writes."""
+    out: list[AnswerColumn] = []
+    for i, column in enumerate(columns):
+        if column.kind is not None:
+            out.append(column)
+            continue
+        if not column.inferred:
+            out.append(replace(column, kind=column.seed))
+            continue
+        chunks = [batch[i] for batch in sample]
+        if column.role == BLOB:
+            kind = sample_kind(Null(), _payload_sample(chunks, reading, places[i]))
+        elif column.role == CQL:
+            kind = _cql_sample_kind(column.seed, concat(chunks), reading, places[i])
+        else:
+            kind = sample_kind(Null(), _path_sample(chunks, reading.budget))
+        out.append(replace(column, kind=kind))
+    return out
+
+
+def _path_sample(chunks: Sequence[ColumnValues], budget: Budget) -> list[Any]:
+    """The values a path's kind is read from: one of each shape of the values the core holds,
+    every value the Python side gives, as an export writes them."""
+    out: list[Any] = []
+    nodes = budget.nodes
+    for chunk in chunks:
+        if isinstance(chunk, _PathsOnCore):
+            filled = _FilledPaths([chunk.held], lambda v: _spelt(v, nodes, budget))
+            out += filled.sample(len(chunk), SHAPE_BOUNDS)
+        else:
+            out += [(_spelt(v, nodes, budget), 1) for v in chunk.values()]
+    return out
+
+
+def _payload_sample(chunks: Sequence[ColumnValues], reading: BlobReading,
+                    place: ValuePlace | None) -> list[Any]:
+    out: list[Any] = []
+    for chunk in chunks:
+        chunk = reading.read(chunk, place)
+        if isinstance(chunk, _BlobsOnCore):
+            filled = _FilledContents([chunk.held], lambda v: reading.blob_parts(v, place), reading.raw)
+            out += filled.sample(len(chunk), SHAPE_BOUNDS)
+        else:
+            out += [(reading.blob_parts(v, place)[0], 1) for v in chunk.values()]
+    return out
+
+
+# ------------------------------------------------------------------ Arrow
+
+
+@dataclass
+class Fitted:
+    """What arrow_arrays made of a column: its arrays (one per field, each exportable through the
+    Arrow C data interface) and how many values did not fit its kind (null, with a note)."""
+
+    arrays: list[Any]
+    misfits: int = 0
+
+
+def arrow_arrays(column: AnswerColumn, chunks: Sequence[ColumnValues], reading: BlobReading,
+                 place: ValuePlace | None) -> Fitted:
+    """One answer column's values (its chunks, in order) as Arrow arrays of its fixed kind, one per
+    field (AnswerColumn.fields): laid out by the native core where it holds them, else converted
+    here (pyarrow). A value that does not fit is null, its note saying what it was."""
+    kind = column.fixed
+    if column.role == BLOB:
+        return _blob_arrays(column, kind, [reading.read(c, place) for c in chunks], reading, place)
+    if column.role == CQL and not column.inferred:
+        values = concat(chunks)
+        return Fitted([_plain_array(kind, values, reading)])
+    if column.role == CQL:
+        return _converted(column, kind, concat(chunks), reading, lambda value: value, place)
+    # a path's value or an aggregate
+    budget, nodes = reading.budget, reading.budget.nodes
+    held = [c.held for c in chunks if isinstance(c, _PathsOnCore)]
+    if held and len(held) == len(chunks):
+        laid = _paths_on_core(column, kind, held, budget)
+        if laid is not None:
+            return laid
+    return _converted(column, kind, concat(chunks), reading, lambda value: _spelt(value, nodes, budget))
+
+
+def _paths_on_core(column: AnswerColumn, kind: Kind, held: list[Any], budget: Budget) -> Fitted | None:
+    """A path's values the core holds, laid out by it; a row that misfits null with its note.
+    None where the core does not lay out this kind."""
+    nodes = budget.nodes
+    filled = _FilledPaths(held, lambda v: _spelt(v, nodes, budget))
+    try:
+        spec = kind_spec(kind)
+    except ValueError:
+        return None
+    notes: dict[int, str] = {}
+    for _attempt in range(2):
+        try:
+            array, misfits = filled.array(spec, column.name)
+        except ValueError:  # a value the core does not write: the Python side converts
+            return None
+        if array is not None:
+            size = len(array)
+            return Fitted([array, _notes_array(size, notes)], len(notes))
+        for row, value in misfits:
+            notes[row] = misfit_note(kind, value)
+            filled.set(row, None)
+    return None
+
+
+def _converted(column: AnswerColumn, kind: Kind, values: list[Any], reading: BlobReading,
+               spelt: Callable[[Any], Any], place: ValuePlace | None = None) -> Fitted:
+    """Values converted here (pyarrow), each that does not fit null with its note (a blob inside
+    a CQL value read at its place)."""
+
+    def blob_parts(value: Any, steps: tuple[str, ...]) -> tuple[Any, Any, Any, Any, Any]:
+        return reading.blob_parts(value, place.child(*steps) if place is not None else None)
+
+    convert = compile_kind(kind, reading_json(reading), blob_parts)
+    out: list[Any] = []
+    notes: dict[int, str] = {}
+    for i, value in enumerate(values):
+        if value is UNDECODABLE_GROUP:
+            out.append(None)
+            notes[i] = UNDECODABLE_KEY
+            continue
+        value = spelt(value)
+        try:
+            out.append(convert(value))
+        except Misfit:
+            out.append(None)
+            notes[i] = misfit_note(kind, value)
+    arrays = [_array(out, kind)]
+    if column.inferred:
+        arrays.append(_notes_array(len(values), notes))
+    return Fitted(arrays, sum(1 for note in notes.values() if note is not UNDECODABLE_KEY))
+
+
+def _plain_array(kind: Kind, values: list[Any], reading: BlobReading) -> Any:
+    """A CQL column of a kind every value fits (its type's)."""
+    if as_they_are(kind, values):
+        return _array(values, kind)
+    convert = compile_kind(kind, reading_json(reading))
+    return _array([convert(v) for v in values], kind)
+
+
+def _blob_arrays(column: AnswerColumn, kind: Kind, chunks: list[ColumnValues], reading: BlobReading,
+                 place: ValuePlace | None) -> Fitted:
+    """A blob column's five arrays: laid out by the core from its reading where every chunk is on
+    the core, else from the values' parts."""
+    if chunks and all(isinstance(c, _BlobsOnCore) for c in chunks):
+        filled = _FilledContents([c.held for c in chunks],  # type: ignore[attr-defined]
+                                 lambda v: reading.blob_parts(v, place), reading.raw)
+        misfits = 0
+        try:
+            spec = kind_spec(kind)
+        except ValueError:
+            spec = None
+        if spec is not None:
+            for _attempt in range(2):
+                try:
+                    arrays, wrong = filled.arrays(spec, column.name)
+                except ValueError:  # a value the core does not write: the Python side converts
+                    break
+                if arrays is not None:
+                    return Fitted(list(arrays), misfits)
+                for row, value in wrong:
+                    label, view_kind = filled.label_kind(row)
+                    filled.set(row, (None, label, view_kind, misfit_note(kind, value, column.name),
+                                     filled.stored(row)))
+                    misfits += 1
+    payloads, labels, kinds, notes, stored = reading.parts(chunks, place)
+    convert = compile_kind(kind, reading_json(reading))
+    out: list[Any] = []
+    misfits = 0
+    for i, payload in enumerate(payloads):
+        try:
+            out.append(convert(payload))
+        except Misfit:
+            out.append(None)
+            notes[i] = misfit_note(kind, payload, column.name)
+            if stored[i] is None:
+                stored[i] = _stored_of(chunks, i)
+            misfits += 1
+    return Fitted([_array(out, kind), _array(labels, Str()), _array(kinds, Str()), _array(notes, Str()),
+                   _array(stored, Leaf("binary"))], misfits)
+
+
+def _stored_of(chunks: Sequence[ColumnValues], i: int) -> bytes:
+    for chunk in chunks:
+        if i < len(chunk):
+            value = chunk.values()[i]
+            return value.stored if isinstance(value, BlobView) else bytes(value)
+        i -= len(chunk)
+    raise IndexError(i)
+
+
+def misfit_note(kind: Kind, value: Any, blob: str | None = None) -> str:
+    """Why a value is null in a column of `kind`: what the column holds, and the value itself (its
+    JSON text, cut past NOTE_TEXT) or, for a blob's payload, where its bytes are."""
+    head = f"did not fit {type_text(kind)}"
+    if blob is not None:
+        return f"{head}: the value is in {blob}{STORED}"
+    text = json_text(value) if not isinstance(value, (bytes, bytearray)) else f"{len(value)} bytes"
+    if len(text) > NOTE_TEXT:
+        text = f"{text[:NOTE_TEXT]}… ({len(text):,} characters)"
+    return f"{head}: {text}"
+
+
+def reading_json(reading: BlobReading) -> Callable[[Any], str]:
+    """How a CQL value without an Arrow type of its own is spelt: the reading's (JSON text)."""
+    return reading.cql_json or json_text
+
+
+def _notes_array(size: int, notes: dict[int, str]) -> Any:
+    values: list[Any] = [None] * size
+    for i, note in notes.items():
+        values[i] = note
+    return _array(values, Str())
+
+
+def _array(values: list[Any], kind: Kind) -> Any:
+    """Converted values as an Arrow array of the kind's type: laid out by the native core where it
+    runs (a column of ints, doubles, booleans or text), else by pyarrow."""
+    import pyarrow as pa
+
+    arrow = arrow_type(kind)
+    laid = native.cql_array(values, str(arrow))
+    if laid is None:
+        storage = arrow_type(kind, storage=True)
+        array = pa.array(values, type=storage)
+        return array if storage == arrow else array.cast(arrow)
+    array = pa.Array._import_from_c_capsule(*laid.__arrow_c_array__())
+    if array.type != arrow:  # (the core lays out the kind's own type: should not happen)
+        raise TypeError(f"the core laid out {array.type} for a column of {arrow}")
+    return array
+
+
+def as_pyarrow(array: Any) -> Any:
+    """An array arrow_arrays made (pyarrow's, or one the core laid out) as a pyarrow.Array, through
+    the C data interface (no copy)."""
+    import pyarrow as pa
+
+    if isinstance(array, pa.Array):
+        return array
+    return pa.Array._import_from_c_capsule(*array.__arrow_c_array__())
+
+
+def _spelt(value: Any, nodes: int, budget: Budget) -> Any:
+    """A path's value as a file writes it: scalars as they are, records JSON-able."""
+    if value is None or type(value) in SCALARS or value is UNDECODABLE_GROUP or is_plain(value, nodes):
+        return value
+    return machine_value(value, budget)
+
+
+def _plain_scalar(value: Any, kind: type) -> bool:
+    """is_plain() of a value that is no list or dict."""
+    if value is None or kind is str or kind is bool:
+        return True
+    if kind is int:
+        return bool(value.bit_length() <= 14_000)
+    if kind is float:
+        return bool(value - value == 0)  # finite
+    return False
+
+
+def is_plain(value: Any, nodes: int) -> bool:
+    """Whether `value` is JSON-able as it stands (what JSON parsing gives: str keys, finite floats,
+    integers JSON writes, no tags or bytes), so machine_value would return it unchanged. A value
+    of more than `nodes` nodes counted as walked (a decoded tree is within the budget's nodes; a
+    graph of shared parts, from a format's back-references, is not) is not: machine_value
+    meters it."""
+    kind = type(value)
+    if kind is not list and kind is not dict:  # a scalar, most path values: no walk
+        return _plain_scalar(value, kind)
+    left = nodes
+
+    def plain(value: Any, depth: int) -> bool:
+        nonlocal left
+        left -= 1
+        kind = type(value)
+        if kind is not list and kind is not dict:
+            return _plain_scalar(value, kind)
+        if depth > 32 or left < 0:
+            return False
+        depth += 1
+        # Loops, not all() over generators: this walk runs for every list or record a path gives.
+        # A string, null or boolean inside is counted without a call (plain() would say True).
+        if kind is list:
+            for item in value:
+                if type(item) is str or item is None or type(item) is bool:
+                    left -= 1
+                elif not plain(item, depth):
+                    return False
+            return True
+        for key, item in value.items():
+            if type(key) is not str:
+                return False
+            if type(item) is str or item is None or type(item) is bool:
+                left -= 1
+            elif not plain(item, depth):
+                return False
+        return True
+
+    return plain(value, 0)
+
+
+class _FilledPaths(native.FilledPaths):
+    """payload.native.FilledPaths whose rows can be given another value (a misfit's null)."""
+
+    def set(self, row: int, value: Any) -> None:
+        self._filled[row] = value
+
+
+class _FilledContents(native.FilledContents):
+    """payload.native.FilledContents whose rows can be given other parts (a misfit's)."""
+
+    def set(self, row: int, parts: tuple[Any, Any, Any, Any, Any]) -> None:
+        self._filled[row] = parts
+
+    def _chunk_row(self, row: int) -> tuple[Any, int]:
+        for chunk in self.chunks:
+            if row < len(chunk):
+                return chunk, row
+            row -= len(chunk)
+        raise IndexError(row)
+
+    def stored(self, row: int) -> bytes:
+        chunk, i = self._chunk_row(row)
+        return bytes(chunk[i])
+
+    def label_kind(self, row: int) -> tuple[Any, Any]:
+        if row in self._filled:
+            parts = self._filled[row]
+            return parts[1], parts[2]
+        chunk, i = self._chunk_row(row)
+        kinds, labels, _payloads, _python = chunk[i:i + 1].parts()
+        return labels[0], kinds[0]
+
+
+# ------------------------------------------------------------------ JSON Lines and CSV
+
+
+@dataclass(frozen=True)
+class JsonSpelt:
+    """How one answer column's values are spelt as JSON text (the output layer's spellings,
+    handed in): `value`, one value; `many`, a list of values at once; for a blob column the texts
+    around a payload the core writes (`head(label, kind)` before it; after it, raw's before and
+    after the hex, no known format's before and after its hex, a null's: JsonSpelling.held_json's
+    texts), whether the raw hex is written; for a path's or an aggregate's column `found`: the core
+    spells its scalars as `value` would."""
+
+    value: Callable[[Any], str]
+    many: Callable[[list[Any]], list[str]]
+    head: Callable[[str, str], str] | None = None
+    texts: tuple[str, str, str, str, str, str] | None = None
+    raw: bool = False
+    found: bool = False
+
+
+def json_lines(keys: Sequence[str], columns: Sequence[ColumnValues], spelt: Sequence[JsonSpelt]) -> bytes:
+    """A batch's rows as JSON Lines, one UTF-8 buffer, each line ended by a newline: `keys` (each
+    key's JSON text) with each row's values as `spelt` spells them; a blob column the core read
+    and a path's column the core holds laid out by the core (their texts written there, no str a
+    row)."""
+    rows = len(columns[0]) if columns else 0
+    if rows == 0:
+        return b""
+    layout: list[Any] = []
+    for at, (key, column, how) in enumerate(zip(keys, columns, spelt, strict=True)):
+        layout.append(("{" if at == 0 else ", ") + key + ": ")
+        if isinstance(column, _BlobsOnCore) and how.head is not None and how.texts is not None:
+            layout.append(native.held_json(column.held, how.head, how.texts, how.raw, how.value))
+        elif isinstance(column, _PathsOnCore) and how.found:
+            layout.append(native.HeldFound(column.held, how.value))
+        else:
+            layout.append(how.many(column.values()))
+    layout.append("}\n")
+    return native.json_lines(layout, rows)
+
+
+def csv_fields(column: ColumnValues, field_of: Callable[[Any], str],
+               blob_text: Callable[[bytes], str] | None = None, raw: bool = False) -> list[str]:
+    """A column's CSV fields: each value by `field_of`; a blob column the core read from its
+    reading (its payload's text; the hex, `blob_text`, of a value in no known format or with
+    `raw`), the values it leaves to Python by `field_of` of their stored bytes."""
+    if not isinstance(column, _BlobsOnCore):
+        return [field_of(v) for v in column.values()]
+    assert blob_text is not None
+    kinds, _labels, texts, stored = native.held_texts(column.held, False, field_of)
+    out: list[str] = []
+    for i, kind in enumerate(kinds):
+        if kind == native.SPELT:
+            out.append(texts[i])
+        elif kind is None:  # a null blob
+            out.append("")
+        elif raw or kind == UNKNOWN:
+            out.append(blob_text(stored[i]))
+        else:
+            out.append(texts[i])
+    return out
+
+
+def spelt_values(column: AnswerColumn, chunk: ColumnValues, reading: BlobReading) -> list[Any]:
+    """A CQL, path or aggregate column's values as a program takes them: a CQL value as the driver
+    gives it, a path's value JSON-able (a record's tags and bytes spelt as JSON Lines spells
+    them), the undecodable GROUP BY key as its marker object."""
+    values = chunk.values()
+    if column.role == CQL:
+        return values
+    budget, nodes = reading.budget, reading.budget.nodes
+    return [machine_value(v, budget) if v is UNDECODABLE_GROUP else _spelt(v, nodes, budget) for v in values]
+
+
+def decoded_bytes(column: ColumnValues) -> int:
+    """What a read blob column's values take decoded (their sizes under their last container),
+    as far as the reading knows them: a reading bounds the memory a batch holds by it."""
+    if isinstance(column, _BlobsOnCore):
+        return sum(column.held.decoded_sizes())
+    return sum(v.payload_size for v in column.values() if isinstance(v, BlobView))
+
+
+def stored_sizes(column: ColumnValues) -> list[int]:
+    """The stored sizes of a blob column's values (a row group ends at a byte bound)."""
+    if isinstance(column, _BlobsOnCore):
+        return list(column.held.sizes())
+    return [0 if v is None else len(v.stored) if isinstance(v, BlobView) else len(v) for v in column.values()]
+
+
+__all__ = ["AGGREGATE", "BLOB", "CQL", "KIND", "LABEL", "NOTE", "PATH", "PATH_TYPE", "SAMPLE_ROWS", "STORED",
+           "AnswerColumn", "BlobReading", "ColumnValues", "Fitted", "JsonSpelt", "ValueColumn",
+           "arrow_arrays", "decoded_bytes",
+           "arrow_schema", "as_pyarrow", "column_of", "concat", "csv_fields", "cut_text", "fix_kinds",
+           "is_plain", "json_lines", "misfit_note", "sample_kind", "spelt_values", "stored_sizes"]

@@ -1,0 +1,74 @@
+"""A typed answer as Arrow record batches: the base the Parquet file and the Python API's tables
+and streams are written from.
+
+The schema is fixed before the first batch leaves (reading.typed.TypedAnswer.fixed: the CQL types,
+and the answer's leading sample for the kinds read from values; payload.columns states the rule),
+each answer batch becomes one record batch of that schema (payload.columns.arrow_arrays: laid out by
+the native core where it holds the values, else by pyarrow), and a value that does not fit its
+column's kind is null there with its note, counted in the answer's notes (`ReadNotes.misfits`).
+Nothing is retyped: every batch has the schema the first had.
+
+pyarrow is imported when a batch is made, never at import time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+from cqlsh_ext.payload.columns import BLOB, arrow_arrays, arrow_schema, as_pyarrow, stored_sizes
+
+if TYPE_CHECKING:
+    from cqlsh_ext.payload.columns import AnswerColumn, BlobReading
+    from cqlsh_ext.reading.typed import AnswerBatch, TypedAnswer
+
+
+class ArrowBatches:
+    """The answer's batches as pyarrow.RecordBatches of one schema (`schema`, known before the
+    first batch is read: the kinds are fixed first). `reading`: how its blobs decode and whether
+    their stored bytes are kept (WITH RAW, --raw-blobs)."""
+
+    def __init__(self, answer: TypedAnswer, reading: BlobReading,
+                 metadata: dict[str, str] | None = None) -> None:
+        self.answer = answer
+        self.reading = reading
+        self.columns: list[AnswerColumn] = answer.fixed(reading)
+        self.schema = arrow_schema(self.columns, metadata)
+        self.roles = [c.role for c in self.columns]
+        self.places = answer.places
+
+    def convert(self, batch: AnswerBatch) -> Any:
+        """One answer batch as a record batch of the schema."""
+        import pyarrow as pa
+
+        batch.read_blobs(self.reading, self.places, self.roles)
+        chunks = batch.columns(len(self.columns))
+        arrays: list[Any] = []
+        notes = self.answer.notes
+        for column, chunk, place in zip(self.columns, chunks, self.places, strict=True):
+            fitted = arrow_arrays(column, [chunk], self.reading, place)
+            arrays += [as_pyarrow(a) for a in fitted.arrays]
+            if fitted.misfits and notes is not None:
+                notes.misfits[column.name] = notes.misfits.get(column.name, 0) + fitted.misfits
+        # The core lays a JSON-text place out as its storage (a string): the schema's type is Arrow's
+        # JSON extension over it (a cast of the type alone, the buffers kept).
+        arrays = [a if a.type == field.type else a.cast(field.type)
+                  for a, field in zip(arrays, self.schema, strict=True)]
+        return pa.RecordBatch.from_arrays(arrays, schema=self.schema)
+
+    def stored_bytes(self, batch: AnswerBatch) -> list[int]:
+        """The stored size of each row's blobs (a Parquet row group ends at a byte bound)."""
+        sizes = [0] * len(batch)
+        for i, role in enumerate(self.roles):
+            if role == BLOB:
+                sizes = [a + b for a, b in zip(sizes, stored_sizes(batch.column(i)), strict=True)]
+        return sizes
+
+    def __iter__(self) -> Iterator[Any]:
+        """Every batch of the answer, converted (an empty answer gives none: `schema` stands)."""
+        try:
+            for batch in self.answer:
+                if len(batch):
+                    yield self.convert(batch)
+        finally:
+            self.answer.close()
