@@ -314,6 +314,29 @@ def _number(tok: Token, negative: bool = False) -> int | float:
     return SpeltInt(text if _JSON_NUMBER.fullmatch(text) else str(-value if negative else value))
 
 
+def spell_literal(value: Any) -> str:
+    """A JSON value as the literal `literal()` reads back to it: 'text' (quotes doubled), numbers,
+    true, false, null, {'key': ...}, [...]. Raises QueryError for what JSON has no value of."""
+    import json
+    import math
+
+    if value is None or isinstance(value, bool):
+        return {None: "null", True: "true", False: "false"}[value]
+    if isinstance(value, str):
+        return "'" + value.replace("'", "''") + "'"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise QueryError(f"{value!r} is no JSON number")
+        return json.dumps(value)
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{spell_literal(str(k))}: {spell_literal(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, list):
+        return "[" + ", ".join(spell_literal(v) for v in value) + "]"
+    raise QueryError(f"no literal for a {type(value).__name__}")
+
+
 def parse(statement: Lexed, columns: Callable[[str | None, str], Mapping[str, CqlType]],
           schema: Callable[[], Schema]) -> Edit | None:
     """The edit the statement asks for, None when it is not one (cqlsh's); QueryError when it is
