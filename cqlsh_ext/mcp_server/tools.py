@@ -612,8 +612,7 @@ def _propose_edit(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
 
     from cqlsh_ext.cql.errors import QueryError
     from cqlsh_ext.cql.lexer import Lexed
-    from cqlsh_ext.edit.command import TableColumns
-    from cqlsh_ext.edit.parse import parse, spell_literal
+    from cqlsh_ext.edit.parse import TableColumns, parse, spell_literal
     from cqlsh_ext.edit.preview import PREVIEW_ROWS, summary
     from cqlsh_ext.edit.run import preview_edit
     from cqlsh_ext.writing.blob_target import key_text
