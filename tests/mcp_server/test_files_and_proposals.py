@@ -128,9 +128,13 @@ def test_every_answer_says_whether_a_cap_cut_it(demo: Demo, assistant_home: Path
         assert by_bytes["count"] < whole["count"]
         table = server.call("describe_table", table=f"{demo.keyspace}.blob_formats").data
         assert table["truncated"] is False
-        report = server.call("describe_payload", column=f"{demo.keyspace}.blob_formats.data",
-                             max_bytes=2048).data
-        assert "max_bytes" in report["truncated"] and report["cut"]
+        column = f"{demo.keyspace}.table_with_compressed_json.data"
+        report = server.call("describe_payload", column=column, sample=100, max_bytes=1 << 20)
+        assert report.data["truncated"] is False
+        # The message carries the report twice (its text and its structured content): a cap of one
+        # text's size cuts its lists to about half.
+        half = server.call("describe_payload", column=column, sample=100, max_bytes=len(report.texts[0])).data
+        assert "max_bytes" in half["truncated"] and half["cut"]
 
 
 def test_sweep_removes_by_age_then_the_oldest_past_the_size(tmp_path: Path) -> None:
