@@ -621,6 +621,8 @@ def _propose_edit(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
     from cqlsh_ext.writing.write_context import write_context
 
     keyspace, table = table_of(work, arguments.get("table"))
+    if "target" in arguments:
+        return _propose_rewrite(work, keyspace, table, arguments)
     path, where = arguments.get("path"), arguments.get("where")
     if not isinstance(path, str) or not path.strip():
         raise Invalid("path must be a column and a path inside it: data.status, data.items[0].qty")
@@ -666,6 +668,56 @@ def _propose_edit(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
             "rows": rows, "preview": lines.getvalue().splitlines(), "notes": list(work.said)}
     if previewed.interrupted:
         data["stopped"] = {"why": "the reading was stopped", "says": "the figures cover the rows read before"}
+    return ToolAnswer(data=data, cap=work.max_bytes, fitting=answers.cut_lists)
+
+
+def _propose_rewrite(work: Work, keyspace: str, table: str, arguments: dict[str, Any]) -> ToolAnswer:
+    """COMPRESSION REWRITE's statement for a column's target chain, and its preview's figures and
+    lines (rewrite.preview.preview: a sample of a big table, every row of a small one): read only."""
+    import io
+
+    from cqlsh_ext.cql.errors import QueryError
+    from cqlsh_ext.cql.lexer import Lexed
+    from cqlsh_ext.edit.parse import spell_literal
+    from cqlsh_ext.rewrite.job import job_for, table_meta, table_schema
+    from cqlsh_ext.rewrite.parse import RewriteAsked, parse
+    from cqlsh_ext.rewrite.preview import preview
+    from cqlsh_ext.writing.refused import WriteRefused
+    from cqlsh_ext.writing.write_context import write_context
+
+    column, target, where = arguments.get("path"), arguments.get("target"), arguments.get("where")
+    if not isinstance(column, str) or not column.strip() or not isinstance(target, str) or not target.strip():
+        raise Invalid("a rewrite takes path (the column: data) and target (the chain: 'zstd>json')")
+    if "value" in arguments or arguments.get("remove"):
+        raise Invalid("target rewrites a column's values whole: no value or remove with it")
+    if where is not None and not isinstance(where, str):
+        raise Invalid("where must be the conditions after WHERE")
+    filtering = arguments.get("allow_filtering", False)
+    statement = f"COMPRESSION REWRITE {spell(keyspace)}.{spell(table)}.{column.strip()} AS " \
+        f"{spell_literal(target.strip())}"
+    statement += (f" WHERE {where.strip()}" if where and where.strip() else "") + \
+        (" ALLOW FILTERING" if filtering is True else "")
+    out = io.StringIO()
+    ctx = write_context(work.context(), "", out)
+    try:
+        lexed = Lexed(statement)
+        bounds.check_tokens(lexed.tokens)
+        asked = parse(lexed, lambda ks, t: table_meta(ctx, ks, t), lambda meta: table_schema(ctx, meta),
+                      ctx.keyspace)
+        if not isinstance(asked, RewriteAsked) or asked.request.confirm or \
+                (asked.request.keyspace, asked.request.table) != (keyspace, table):
+            raise Invalid("where holds the conditions alone (CONFIRM is the person's to add)")
+        figures = preview(ctx, job_for(ctx, asked.request, asked.where), asked.request.every_row)
+    except (QueryError, bounds.TooLarge, WriteRefused) as err:
+        return failed(f"refused: {err}; nothing would be written", work.said)
+    if figures is None:
+        return failed(" ".join(work.errors) or "the rows could not be read", work.said)
+    counts = figures.counts
+    data = {"statement": statement, "to_write": statement + " CONFIRM", "rows_found": counts.found,
+            "would_change": counts.change, "already_as_asked": counts.already,
+            "refused": dict(counts.refused),
+            "bytes_before": counts.before, "bytes_after": counts.after, "sampled": figures.sampled,
+            "preview": out.getvalue().splitlines(), "notes": list(work.said)}
     return ToolAnswer(data=data, cap=work.max_bytes, fitting=answers.cut_lists)
 
 
@@ -734,6 +786,8 @@ ARGUMENT_DOCS = {
     "cursor": "a cut answer's cursor: the same call with it answers what follows, each row once",
     "format": "parquet (default) or jsonl", "value": "the new value, any JSON (SET the path to it)",
     "remove": "true: DELETE the path instead (no value)",
+    "target": "a chain to re-encode the column's values in ('zstd>json'): COMPRESSION REWRITE, path "
+              "the column",
     "allow_filtering": "true: the WHERE names no full primary key, and the rows a scan finds are edited",
 }
 _CURSOR = {"type": "string", "maxLength": 4096}  # a cut answer's; each tool's document says it
@@ -851,15 +905,18 @@ TOOLS: dict[str, Tool] = {tool.name: tool for tool in (
                  "at most the server's answer cap as sent, its _meta saying offset, size, truncated and "
                  "next. Refused on a table whose values the policy redacts." + _CUT),
     Tool("propose_edit", "Propose an edit",
-         "The UPDATE (or DELETE) of a payload path a person would run in cqlsh-ext, with its preview: "
-         "rows to change, refused, bytes before and after. Writes nothing." + _SIZE,
+         "The UPDATE (or DELETE) of a payload path, or the COMPRESSION REWRITE of a column (target), a "
+         "person would run in cqlsh-ext, with its preview: rows to change, refused, bytes. Writes nothing."
+         + _SIZE,
          {"table": _TABLE, "where": {"type": "string", "description": "after WHERE: id = 42"},
           "path": {"type": "string", "description": "data.status"}, "value": {},
-          "remove": {"type": "boolean"}, "allow_filtering": {"type": "boolean"}},
-         ("table", "where", "path"), _propose_edit, output_schemas.PROPOSAL, scope=READ,
+          "remove": {"type": "boolean"}, "target": {"type": "string"},
+          "allow_filtering": {"type": "boolean"}},
+         ("table", "path"), _propose_edit, output_schemas.PROPOSAL, scope=READ,
          reads=Reads("table", "table"), screened=False,
-         details="The statement is the shell's edit (docs/edit.md): run as it is, the shell previews the "
-                 "same figures and asks before writing (to_write adds CONFIRM). The server only reads: "
-                 "each row's value is read and rewritten as the edit would, in memory. Refused on a table "
-                 "whose values the policy redacts (the preview shows values)." + _CUT),
+         details="The statement is the shell's edit (docs/edit.md), or with target its COMPRESSION "
+                 "REWRITE (docs/rewrite.md: a sample of a big table, sampled: true): run as it is, the shell "
+                 "previews the same figures and asks before writing (to_write adds CONFIRM). The server only "
+                 "reads: each row's value is read and rewritten as the edit would, in memory. Refused on a "
+                 "table whose values the policy redacts (the preview shows values)." + _CUT),
 )}

@@ -190,3 +190,28 @@ def test_a_proposed_edit_run_in_the_shell_previews_what_was_announced(
     shown = [line for line in run.stdout.splitlines() if line.strip()]
     assert shown[:len(proposal["preview"])] == proposal["preview"]
     assert shown[0].startswith("edit: 4 rows found: 2 would change, 1 already as asked, 1 refused")
+
+
+def test_a_proposed_rewrite_run_in_the_shell_previews_what_was_announced(
+        cassandra, demo: Demo, assistant_home: Path, shell_home: Path) -> None:  # type: ignore[no-untyped-def]
+    import zlib
+
+    table = f"{demo.keyspace}.proposed_rewrites"
+    session = cassandra.session()
+    session.execute(f"CREATE TABLE IF NOT EXISTS {table} (id int PRIMARY KEY, data blob)")
+    docs = {key: json.dumps({"id": key, "note": "x" * 200 * key}).encode() for key in range(1, 6)}
+    for key, doc in docs.items():
+        session.execute(f"INSERT INTO {table} (id, data) VALUES (%s, %s)", (key, zlib.compress(doc)))
+    before = {row.id: row.data for row in session.execute(f"SELECT id, data FROM {table}")}
+    with McpServer([*demo.conn], assistant_home) as server:
+        proposal = server.call("propose_edit", table=table, path="data", target="zstd>json").data
+    after = {row.id: row.data for row in session.execute(f"SELECT id, data FROM {table}")}
+    session.shutdown()
+    assert after == before  # nothing written
+    assert proposal["statement"] == f"COMPRESSION REWRITE {table}.data AS 'zstd>json'"
+    assert (proposal["rows_found"], proposal["would_change"], proposal["sampled"]) == (5, 5, False)
+    assert proposal["bytes_before"] == sum(len(value) for value in before.values())
+    run = run_binary(CQLSH_EXT, [*demo.conn, "-e", proposal["statement"]], shell_home)
+    assert run.returncode == 0, run.stderr
+    assert [line for line in run.stdout.splitlines() if line.strip()] == \
+        [line for line in proposal["preview"] if line.strip()]
