@@ -687,7 +687,7 @@ def _propose_rewrite(work: Work, keyspace: str, table: str, arguments: dict[str,
 
     column, target, where = arguments.get("path"), arguments.get("target"), arguments.get("where")
     if not isinstance(column, str) or not column.strip() or not isinstance(target, str) or not target.strip():
-        raise Invalid("a rewrite takes path (the column: data) and target (the chain: 'zstd>json')")
+        raise Invalid("a rewrite takes path (the column: data) and target (the codecs: 'zstd')")
     if "value" in arguments or arguments.get("remove"):
         raise Invalid("target rewrites a column's values whole: no value or remove with it")
     if where is not None and not isinstance(where, str):
@@ -786,7 +786,7 @@ ARGUMENT_DOCS = {
     "cursor": "a cut answer's cursor: the same call with it answers what follows, each row once",
     "format": "parquet (default) or jsonl", "value": "the new value, any JSON (SET the path to it)",
     "remove": "true: DELETE the path instead (no value)",
-    "target": "a chain to re-encode the column's values in ('zstd>json'): COMPRESSION REWRITE, path "
+    "target": "a chain to re-encode the column's values in ('zstd', 'gzip:9'): COMPRESSION REWRITE, path "
               "the column",
     "allow_filtering": "true: the WHERE names no full primary key, and the rows a scan finds are edited",
 }

@@ -204,11 +204,11 @@ def test_a_proposed_rewrite_run_in_the_shell_previews_what_was_announced(
         session.execute(f"INSERT INTO {table} (id, data) VALUES (%s, %s)", (key, zlib.compress(doc)))
     before = {row.id: row.data for row in session.execute(f"SELECT id, data FROM {table}")}
     with McpServer([*demo.conn], assistant_home) as server:
-        proposal = server.call("propose_edit", table=table, path="data", target="zstd>json").data
+        proposal = server.call("propose_edit", table=table, path="data", target="zstd").data
     after = {row.id: row.data for row in session.execute(f"SELECT id, data FROM {table}")}
     session.shutdown()
     assert after == before  # nothing written
-    assert proposal["statement"] == f"COMPRESSION REWRITE {table}.data AS 'zstd>json'"
+    assert proposal["statement"] == f"COMPRESSION REWRITE {table}.data AS 'zstd'"
     assert (proposal["rows_found"], proposal["would_change"], proposal["sampled"]) == (5, 5, False)
     assert proposal["bytes_before"] == sum(len(value) for value in before.values())
     run = run_binary(CQLSH_EXT, [*demo.conn, "-e", proposal["statement"]], shell_home)
