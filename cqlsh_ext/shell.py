@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import sys
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from cqlsh_ext import commands
@@ -367,7 +368,10 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
     # ------------------------------------------------ the interactive shell (cqlsh_ext.repl)
 
     def do_login(self, parsed: Parsed) -> None:
-        super().do_login(parsed)  # a new Cluster on success
+        from cqlsh_ext.common.interrupt import answering
+
+        with answering():  # its password prompt: Ctrl-C answers it at once
+            super().do_login(parsed)  # a new Cluster on success
         if self.repl_mode:
             repl.shorten_reconnection(self)
 
@@ -377,12 +381,31 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
         repl.do_history(self, parsed)
 
     def do_help(self, parsed: Parsed) -> None:
-        if not self.repl_mode:
-            super().do_help(parsed)
+        typed = [str(topic) for topic in parsed.get_binding("topic", ())]
+        asked = [topic.lower() for topic in typed]
+        phrase = commands.phrase_help(asked)
+        helper: Callable[[Any, Parsed], None] = Stock.do_help
+        if phrase is not None:  # HELP DESCRIBE PAYLOAD, HELP COMPRESSION STATS: that text alone
+            def helper(shell: Any, _parsed: Parsed) -> None:
+                shell.stdout.write(phrase + "\n")
         else:
-            repl.do_help(self, parsed, Stock.do_help)
+            keys = frozenset(repl.KEY_TOPICS) if self.repl_mode else frozenset()  # HELP KEYS
+            known = seams.help_topic_words(self) | keys
+            unknown = [topic for topic in typed if topic.lower() not in known]
+            for topic in unknown:  # cqlsh's line, and the topic meant
+                near = nearest(topic.upper(), [t.upper() for t in known])
+                self.printerr(f"*** No help on {topic}" + (f" (did you mean {near}?)" if near else ""))
+            if unknown:
+                if len(unknown) == len(typed):
+                    return
+                parsed = seams.with_help_topics(parsed, [t for t in typed if t not in unknown])
+        if not self.repl_mode:
+            helper(self, parsed)
+        else:
+            repl.do_help(self, parsed, helper)
+        if phrase is not None:
+            return
         # A line an intercept adds to cqlsh's HELP of its word (HELP SELECT is a web address).
-        asked = {str(topic).lower() for topic in parsed.get_binding("topic", ())}
         for intercept in commands.intercepts():
             for word, line in intercept.see_also:
                 if word in asked:
@@ -475,7 +498,7 @@ def shell_class(settings: Settings) -> type[ExtShell]:
     methods: dict[str, Any] = {"settings": settings}
     for command in commands.commands():
         methods[f"do_{command.word}"] = _command_method(command)
-    for topic, text in [t for c in commands.commands() for t in c.topics] + \
-            [t for i in commands.intercepts() for t in i.topics]:
-        methods[f"do_{topic}"] = seams.help_topic(topic, text)
+    for topic, text in commands.help_topics():
+        if " " not in topic:  # one of several words is asked for as HELP <words>: do_help
+            methods[f"do_{topic}"] = seams.help_topic(topic, text)
     return type("ExtShell", (ExtShell,), methods)

@@ -156,6 +156,14 @@ def test_the_wheels_install_without_rust_and_read_gzip_on_the_core(wheelhouse: P
     # dependencies' here; with `--find-links dist 'cqlsh-ext[native]'` .../simple/cqlsh-ext/ too).
     assert "/simple/cqlsh/" in install.stdout
     assert "/simple/cqlsh-ext/" not in install.stdout and "/simple/cqlsh-ext-native/" not in install.stdout
+    # The manual page comes with it (pyproject.toml's data-files), where man finds it from PATH.
+    installed = venv / "share" / "man" / "man1" / "cqlsh-ext.1"
+    assert installed.read_text() == (REPO / "man" / "cqlsh-ext.1").read_text()
+    if shutil.which("man") is not None:
+        on_path = {**env, "PATH": f"{venv / 'bin'}:/usr/bin:/bin"}
+        found = subprocess.run(["man", "-w", "cqlsh-ext"], env=on_path, capture_output=True, text=True,
+                               timeout=60)
+        assert Path(found.stdout.strip()).resolve() == installed.resolve(), (found.stdout, found.stderr)
     lines = _version(venv, env).splitlines()
     assert "value engine: native" in lines
     reads = next(line for line in lines if line.startswith("native core reads: "))

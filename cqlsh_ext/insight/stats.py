@@ -422,14 +422,15 @@ class Stats:
             f"COMPRESSION STATS: {report.count(self.rows)} rows in {self.elapsed:.1f} s{rate} ({self.scan})"
         ]
         lines.extend(f"  {note}" for note in self.notes)
-        if self.columns:
-            lines.append(self.verdict())
+        # How the run ended comes before what it concludes: the verdict rests on the rows scanned.
         if self.interrupted:
             lines.append("  INTERRUPTED: the figures cover the rows scanned before Ctrl-C.")
         if self.error:
             lines.append(
                 f"  STOPPED BY AN ERROR: {self.error}; the figures cover the rows scanned before it."
             )
+        if self.columns:
+            lines.append(self.verdict())
         lines.extend(retried_lines(self.retried))
         if not self.columns:
             lines.append("  No blob or text values in the result.")

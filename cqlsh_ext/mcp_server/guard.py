@@ -346,7 +346,7 @@ class Guard:
 
     def screen_of(self, tool: Tool, scope: Scope) -> Screen:
         """What the call's rows, values and report go through before anything measures or sends
-        them: redaction, the hidden tables and keyspaces left out, `count` spelt one way."""
+        them: redaction, the hidden tables and keyspaces left out."""
         policy = self.policy
         what = tool.reads.what if tool.reads is not None else "nothing"
         if what == "keyspaces":
@@ -357,14 +357,13 @@ class Guard:
             return Screen(row=lambda row: None if policy.refusal(ks, str(row.get("table_name"))) is not None
                           else row)
         if scope.keyspace is None or scope.table is None:
-            return Screen(row=_count_spelt)
+            return Screen()
         keyspace, table, patterns = scope.keyspace, scope.table, scope.patterns
         if not patterns:
-            return Screen(row=_count_spelt)
+            return Screen()
 
         def row(found: dict[str, Any]) -> dict[str, Any]:
-            kept = redact.rows(patterns, keyspace, table, [found], scope.places, scope.columns)
-            return _count_spelt(kept[0])
+            return redact.rows(patterns, keyspace, table, [found], scope.places, scope.columns)[0]
 
         def value(found: Any) -> Any:
             return redact.inspected(patterns, keyspace, table, [found])[0]
@@ -405,7 +404,7 @@ def _nothing(answer: ToolAnswer) -> bool:
         return False
     rows = data.get("rows")
     return rows == [] or (isinstance(rows, list) and len(rows) == 1 and isinstance(rows[0], dict)
-                          and list(rows[0].values()) == [0] and next(iter(rows[0])) in ("count", "count(*)"))
+                          and list(rows[0].values()) == [0] and next(iter(rows[0])) == "count")
 
 
 def _notes(answer: ToolAnswer) -> list[str]:
@@ -430,13 +429,6 @@ def _plan(lexed: Any, scope: Scope) -> Any:
         return grammar.parse(lexed, scope.target.schema, plain=True)
     except QueryError:
         return None
-
-
-def _count_spelt(row: dict[str, Any]) -> dict[str, Any]:
-    """count(*) of a payload query named `count`, as Cassandra names it for a plain SELECT."""
-    if isinstance(row, dict) and "count(*)" in row and "count" not in row:
-        return {("count" if key == "count(*)" else key): value for key, value in row.items()}
-    return row
 
 
 def _name(tok: Token) -> str:

@@ -32,6 +32,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from cqlsh_ext.common.interrupt import answering
 from cqlsh_ext.output.paging import paged
 from cqlsh_ext.settings import NONE, DisplaySettings
 from cqlsh_ext.settings.output_formats import OutputFormat
@@ -172,7 +173,12 @@ class ResultPipeline:
                     shell.writeresult("")
                 break
             if pause:
-                input("---MORE---")
+                try:
+                    with answering():  # Ctrl-C stops here at once, even while a scan holds the next page
+                        input("---MORE---")
+                except KeyboardInterrupt:
+                    shell.writeresult("")  # what follows (a closing line) starts under the prompt
+                    raise
             pages.turn()
             is_first = False
         shell.writeresult(f"({num_rows} rows)")

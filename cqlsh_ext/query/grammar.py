@@ -61,15 +61,23 @@ class Column:
 Ref = Path | Column
 
 
+#: The answer's column of count(*): as Cassandra names it in a plain SELECT's answer, so that a
+#: payload query's count reads the same in the shell's table, JSON Lines, CSV, Parquet, MCP and the
+#: Python API as the server's own.
+COUNT_COLUMN = "count"
+
+
 @dataclass(frozen=True)
 class Item:
     """One projection item. kind: 'star', 'column', 'path' or 'agg' (func: count/min/max/sum/avg;
-    ref None for count(*)). `name` is the result column as written."""
+    ref None for count(*)). `name` is the result column: as written, but COUNT_COLUMN for
+    count(*); `written`, an aggregate as written."""
 
     kind: str
     name: str
     ref: Ref | None = None
     func: str | None = None
+    written: str = ""
 
 
 Literal = str | int | Decimal | bool | None
@@ -261,7 +269,9 @@ class _Parser(Cursor):
                 else:
                     ref = self.ref()
                 self.expect(")")
-                items.append(Item("agg", self.source(start, self.peek(-1)), ref, func))
+                written = self.source(start, self.peek(-1))
+                name = COUNT_COLUMN if func == "count" and ref is None else written
+                items.append(Item("agg", name, ref, func, written))
             else:
                 ref = self.ref()
                 kind = "path" if isinstance(ref, Path) else "column"

@@ -147,7 +147,7 @@ class DisplaySettings:
     #: What columns hold, by place (`ks.table.column` -> spec text); DECODE changes it.
     columns: dict[str, str] = field(default_factory=dict)
     #: Interactive: pager command for results taller than the terminal; None = $PAGER or
-    #: `less -SRXF`, "" = no pager.
+    #: DEFAULT_PAGER, "" = no pager.
     pager: str | None = None
     #: Where edits keep their journals (cqlsh_ext.writing.journal); None: a `journal` directory beside
     #: the shell's history.
@@ -321,6 +321,11 @@ _AWS_DOCS = "[keyspaces.md](keyspaces.md)"
 _OAUTH_DOCS = "[mcp.md](mcp.md#oauth)"
 _EXPORT_DOCS = "[mcp.md](mcp.md#big-answers-as-files)"
 
+#: The interactive shell's pager when neither the setting nor $PAGER names one: less, chopping
+#: long lines (-S), colours kept (-R), the screen left as it was (-X), quitting when it all fits
+#: (-F) and at Ctrl-C (-K: the press answers at once, and the fetching stops).
+DEFAULT_PAGER = "less -SRXFK"
+
 #: Every setting, in the order --help, the sample cqlshrc and docs/options.md show them.
 SETTINGS: tuple[Key, ...] = (
     Key("decompress", "display", "mode", parse_mode, ("-d", "--decompress"), "CODEC",
@@ -380,8 +385,8 @@ SETTINGS: tuple[Key, ...] = (
         doc="Interactive shell: show rows vertically when a table cannot fit the screen even cut.",
         summary="interactive shell: rows vertically when a table cannot fit even cut"),
     Key("pager", "display", "pager", parse_pager,
-        unset="`$PAGER`, else `less -SRXF`", example="less -SRXF",
-        doc="Pager for output taller than the screen; off for none. Unset: $PAGER, else less -SRXF.",
+        unset=f"`$PAGER`, else `{DEFAULT_PAGER}`", example=DEFAULT_PAGER,
+        doc=f"Pager for output taller than the screen; off for none. Unset: $PAGER, else {DEFAULT_PAGER}.",
         summary="pager for tall output; `off` for none"),
     Key("dictionaries", "display", "dictionaries", parse_paths, ("--dictionary",), "FILE", "repeat",
         help="a zstd dictionary (zstd --train) or a raw dictionary (a zlib preset or zstd raw-content "

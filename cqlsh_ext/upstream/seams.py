@@ -44,8 +44,10 @@ SEAMS: tuple[tuple[str, str, str], ...] = (
     ("cqlsh", "cqlruleset.cql_split_statements re-lexes a rewritten statement: statement_tokens; "
               "splits a text as onecmd runs it (pylexotron.LexingError when it does not lex): "
               "split_statements", "encode.command, mcp_server.gate"),
-    ("cqlsh", "HELP lists, prints and completes the docstring of every do_<topic> method: help_topic",
-     "shell"),
+    ("cqlsh", "HELP lists, prints and completes the docstring of every do_<topic> method: help_topic; "
+              "it knows Shell.get_help_topics() and cqlshmain.cqldocs.get_help_topics(): "
+              "help_topic_words; its parsed topics are a ParseContext binding (with_binding): "
+              "with_help_topics", "shell"),
     ("cqlsh", "formatting.color_text, unicode_controlchars_re, _show_control_chars, colormaps: "
               "text_formatting, value_colormap", "output.display"),
     ("cqlsh", "formatting.format_floating_point_type(value, colormap, float_precision).strval, and "
@@ -386,6 +388,19 @@ def help_topic(word: str, text: str) -> Callable[..., None]:
     topic.__name__ = f"do_{word}"
     topic.__doc__ = text
     return topic
+
+
+def help_topic_words(shell: Any) -> frozenset[str]:
+    """The topics cqlsh's HELP answers (lower case): the Shell's `do_<topic>` methods with a
+    docstring and CQL's help topics."""
+    cqldocs = import_cqlshmain(None).cqldocs  # a module global main() sets (setup_cqldocs)
+    cql = cqldocs.get_help_topics() if cqldocs is not None else []
+    return frozenset(str(t).lower() for t in [*shell.get_help_topics(), *cql])
+
+
+def with_help_topics(parsed: Parsed, topics: list[str]) -> Parsed:
+    """HELP's parsed statement with `topics` instead of those typed."""
+    return cast("Parsed", cast(Any, parsed).with_binding("topic", topics))
 
 
 def credentials_file_secure(path: str) -> bool:

@@ -281,6 +281,21 @@ def test_help_lists_key_bindings(term):
     assert "Tab" in out
 
 
+@pytest.mark.parametrize("cols", [60, 80])
+def test_help_of_a_form_and_of_a_mistyped_topic_on_the_screen(term, cols):
+    # HELP COMPRESSION STATS: that form's text alone, fitted to the screen; HELP INSPCT: the topic meant.
+    t = term(env={"PAGER": ""}, rows=60, cols=cols)
+    t.prompt()
+    out = t.run("HELP COMPRESSION STATS", until=r"said so\.\n")
+    assert "COMPRESSION STATS [cqlsh-ext]" in out and "COMPRESSION ADVISE" not in out
+    text = out[out.index("COMPRESSION STATS [cqlsh-ext]"):].splitlines()
+    assert all(len(row) <= cols for row in text), "\n".join(text)  # fitted: the terminal wrapped none
+    t.prompt()
+    t.run("HELP INSPCT", until=r"\*\*\* No help on INSPCT \(did you mean INSPECT\?\)")
+    t.prompt()
+    t.exit()
+
+
 @pytest.mark.parametrize(("cols", "rows"), [(80, 24), (140, 45)])
 def test_help_keys_leaves_the_descriptions_room_and_wraps_them_at_words(term, cols, rows):
     from cqlsh_ext.repl.keybindings import KEY_HELP
