@@ -127,14 +127,16 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
     repl_preload: Any = None
     repl_history: Any = None
     repl_session: Any = None
-    #: The statement being read, as its bounds have seen it; one sent whole while it runs.
-    statement_scan: statement_bounds.Scan
+    #: The statement being read, as its bounds measure it; one sent whole while it runs.
+    statement_reading: statement_bounds.StatementSoFar
     sent_whole: Lexed | None = None
     #: cqlsh's TRACING ON/OFF (a statement sent whole may read system_traces without it).
     tracing_enabled: bool
+    #: cqlsh's loop ends once it is set (EXIT, -e's statement read).
+    stop: bool
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        self.statement_scan = statement_bounds.Scan()
+        self.statement_reading = statement_bounds.StatementSoFar(seams.newline_commands())
         self.repl_mode = repl.wants_repl(self.settings.display, kwargs)
         self.save_repl_history = not kwargs.get("disable_history", False)
         self.max_history_length_shown = 50
@@ -176,22 +178,20 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
             gc_pause.resume()
 
     def onecmd(self, statementtext: str) -> Any:
-        # The statement read so far, bounded before cqlsh's lexer reads it (again, at every line).
-        way, self.statement_scan, said = statement_bounds.read_so_far(self.statement_scan, statementtext)
+        # The statement read so far, bounded before cqlsh's lexer reads it: measured here when it
+        # was not a line at a time (the interactive shell's input).
+        way, said = self.statement_reading.whole(statementtext)
         if said is not None:
             self.printerr(said)
-        if way == statement_bounds.REFUSED:
+        if way != statement_bounds.LEX:
             return True
-        if way == statement_bounds.WAIT:
-            self.set_continue_prompt()
-            return None
         done = super().onecmd(statementtext)
         if done:
-            self.statement_scan = statement_bounds.forget(self.statement_scan)
+            self.statement_reading.forget()
         return done
 
     def reset_statement(self) -> None:
-        self.statement_scan = statement_bounds.forget(self.statement_scan)
+        self.statement_reading.forget()
         super().reset_statement()
 
     def handle_statement(self, tokens: Any, srcstr: str) -> Any:
@@ -211,7 +211,10 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
         # that takes the statement ends it here; a rewrite goes on, rewritten, to the next and to
         # cqlsh; any other statement goes to cqlsh as written. Each is handed a Lexed: the
         # statement's text, lexed once when first read (cqlsh_ext.cql.lexer).
-        first = str(tokens[0][1]).lower() if tokens else ""
+        if all(tok[0] == "endtoken" for tok in tokens):
+            return True  # a lone `;`: nothing to send (cqlsh sent it, for a syntax error)
+        tokens, srcstr = statement_bounds.own_text(tokens, srcstr)
+        first = str(tokens[0][1]).lower()
         meant = _nearest_first_word(first)
         if meant is not None:  # a typo no server takes: the word meant, not a SyntaxException
             self.printerr(f"{tokens[0][1]} is not a command or statement: did you mean {meant}? "
@@ -290,8 +293,10 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
             self.reset_statement()
             raise EOFError from None
         # readline has just added the line typed: forgotten, with the statement's earlier lines,
-        # once the statement carries a password.
-        passwords.forget(cqlshmain.readline, self.statement.getvalue() + line)
+        # once the statement carries a password. Only a line typed at a terminal is added (a
+        # script's lines are not: the statement so far is not read again at each of them).
+        if self.tty:
+            passwords.forget(cqlshmain.readline, self.statement.getvalue() + line)
         return str(line)
 
     def init_history(self) -> None:
@@ -303,14 +308,65 @@ class ExtShell(Stock):  # type: ignore[misc,valid-type]  # cqlsh's Shell is unty
         super().save_history(history_disabled)
 
     def cmdloop(self, intro: Any = None) -> None:
-        # prompt_toolkit for a person at a terminal; cqlsh's own loop (untouched) for -e, -f,
-        # pipes, SOURCE and --classic. Imported here so scripts never load prompt_toolkit.
+        # prompt_toolkit for a person at a terminal; cqlsh's own loop, each line measured first
+        # (_run_script), for -e, -f, pipes, SOURCE and --classic.
+        # Imported here so scripts never load prompt_toolkit.
         if self.repl_mode:
             from cqlsh_ext.repl.app import run
 
             run(self)
         else:
-            super().cmdloop(intro)
+            self._run_script()
+        if self.owns_connection:
+            # The loop over (-e, -f, a pipe's end): the connection closed now, as cqlsh's EXIT
+            # closes it. Left to the driver's exit hook, it would close after Python has stopped
+            # the thread pools, and a schema refresh the driver scheduled after a DDL statement
+            # would end in a traceback. A Ctrl-C from here on ends the process at once.
+            from cqlsh_ext.common.interrupt import ends_at_once
+
+            ends_at_once()
+            self.conn.shutdown()
+
+    def _run_script(self) -> None:
+        # cqlsh's cmdloop (COPIED pins it: -e, -f, stdin, SOURCE, --classic), each line measured
+        # (commands.statement_bounds.StatementSoFar) before anything lexes it. cqlsh's loop hands
+        # onecmd all of the statement read so far at every line, and its lexer reads it all again (an
+        # unclosed comment of 100,000 lines took 123 s): here onecmd is handed it only where it may
+        # end, a statement past a bound is refused at the line that passes it, and one of nothing to
+        # run (a lone `;`) is not sent.
+        reading = self.statement_reading
+        with self.prepare_loop():
+            while not self.stop:
+                try:
+                    if self.single_statement:
+                        line = self.single_statement
+                        self.stop = True
+                    else:
+                        line = self.get_input_line(self.prompt)
+                    if statement_bounds.nothing_to_run(line) and not reading.dropping \
+                            and not self.statement.tell():
+                        continue  # nothing to run, nothing before it (a million lines of `;`: at once)
+                    way, said = reading.line(line)
+                    if said is not None:
+                        self.printerr(said)
+                    if way == statement_bounds.LEX:
+                        self.statement.write(line)
+                        if self.onecmd(self.statement.getvalue()):
+                            self.reset_statement()
+                    elif way == statement_bounds.WAIT:
+                        self.statement.write(line)
+                        self.set_continue_prompt()
+                    elif way == statement_bounds.REFUSED or self.statement.tell():
+                        self.reset_statement()
+                    else:  # nothing read before it: nothing to reset
+                        reading.forget()
+                except EOFError:
+                    self.handle_eof()
+                except cqlshmain.CQL_ERRORS as cqlerr:
+                    self.printerr(cqlerr.message)
+                except KeyboardInterrupt:
+                    self.reset_statement()
+                    print("")
 
     def parse_for_select_meta(self, query_string: str) -> Any:
         # A statement sent whole: its table found by our lexer, where cqlsh would parse it again.

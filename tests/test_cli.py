@@ -186,3 +186,30 @@ def test_a_ctrl_c_while_the_process_exits_ends_it_without_a_traceback(tmp_path: 
     out = seen.getvalue()
     assert (child.exitstatus, child.signalstatus) == (130, None), out
     assert out.startswith("cqlsh-ext ") and "Traceback" not in out and "KeyboardInterrupt" not in out, out
+
+
+#: cqlsh-ext's own entry point, with a slow last step at exit: an exit hook that runs after Python
+#: has stopped its thread pools and before the driver's own hook closes the connection (on a loaded
+#: machine, exiting takes that long by itself).
+_SLOW_EXIT = """
+import atexit, sys, time
+import cassandra.cluster
+from cqlsh_ext.cli import run
+atexit.register(time.sleep, 3)
+sys.argv[0] = "cqlsh-ext"
+run()
+"""
+
+
+def test_a_statement_run_with_e_ends_without_a_traceback_on_a_slow_exit(tmp_path: Path, cassandra):
+    # A schema change makes the driver schedule a refresh up to 2 seconds later (what TRIAL's
+    # scratch tables dropped at its end did): the connection must be closed when the statements
+    # are done, not left to the driver's exit hook, after Python's thread pools are shut down
+    # ("RuntimeError: cannot schedule new futures after shutdown").
+    ks = cassandra.create_keyspace("cli_exit")
+    statements = f"CREATE TABLE {ks}.scratch (id int PRIMARY KEY); DROP TABLE {ks}.scratch;"
+    import sys
+
+    result = run(sys.executable, ["-c", _SLOW_EXIT, *cassandra.cqlsh_args, "-e", statements], tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr and "Exception" not in result.stderr, result.stderr

@@ -63,6 +63,12 @@ class Screen:
     report: Callable[[dict[str, Any]], dict[str, Any]] = lambda report: report
     #: Rows `row` left out, by the call's reading.
     hidden: int = 0
+    #: `row` may leave rows out (tables the policy hides): the reading's own counts of rows, and
+    #: its progress, are not told (they would count them).
+    hides: bool = False
+    #: Whether a table or view of a keyspace is one the policy hides (describe_table leaves out a
+    #: view of its table that is).
+    hidden_table: Callable[[str, str], bool] = lambda keyspace, name: False
 
 
 @dataclass
@@ -193,6 +199,8 @@ class Continuation:
     why_not: str | None = None
     skip: int = 0
     before: int = 0
+    #: The client the answer goes to: its cursor is for it alone.
+    owner: bytes = b""
 
     def cursor(self, at: Position | None, answered: int) -> str | None:
         """The cursor of the row at `at` (None: no cursor), `answered` rows of this answer before it."""
@@ -203,7 +211,7 @@ class Continuation:
         state, index = at
         try:
             extra = {"skip": index, "answered": self.before + answered}
-            return self.cursors.issue(self.statement, state, extra)
+            return self.cursors.issue(self.statement, state, extra, owner=self.owner)
         except CursorError:
             return None
 
@@ -314,6 +322,7 @@ def rows(statement: str, answer: TypedAnswer, spelling: JsonRows, limit: int, ca
                                     "columns": [c.to_json() for c in answer.columns]})
     notes = answer.notes
     skip = continuation.skip
+    shown = 0  # rows the screen let through
     try:
         for batch in answer:
             positions = batch.positions
@@ -325,6 +334,7 @@ def rows(statement: str, answer: TypedAnswer, spelling: JsonRows, limit: int, ca
                 if item is None:
                     screen.hidden += 1
                     continue
+                shown += 1
                 if not taker.take(item, positions[i] if positions is not None else None):
                     break
             if taker.taken.cut is not None:
@@ -347,7 +357,10 @@ def rows(statement: str, answer: TypedAnswer, spelling: JsonRows, limit: int, ca
     closing = closing_text(notes) if notes is not None and notes.answer is not None else None
     data["notes"] = [*said, *([closing] if closing else [])]
     if notes is not None:
-        data["reading"] = notes.to_json()
+        reading = notes.to_json()
+        if screen.hides:  # the rows read would count those left out: those it let through instead
+            reading["rows_read"] = reading["matched"] = shown
+        data["reading"] = reading
     resume = notes.resume if notes is not None and taker.taken.cut is None else None
     return taker.finish(data, continuation, resume)
 

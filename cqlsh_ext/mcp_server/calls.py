@@ -41,6 +41,8 @@ class ToolCall:
     number: int
     #: Whom its reading's progress events are told (the client's Reporter), if anyone.
     on_progress: Callable[[dict[str, Any]], None] | None = None
+    #: The client that called (server.py: its MCP session's key): the cursors it is given are its own.
+    owner: bytes = b""
     stop: threading.Event = field(default_factory=threading.Event)
     remote: Remote = field(default_factory=Remote)
     #: Why it was stopped (cancelled, the time limit), once it was.
@@ -67,9 +69,9 @@ class Calls:
         self._numbers = iter(range(1, 1 << 62))
 
     def submit(self, tool: Tool, arguments: dict[str, Any], on_done: Callable[[], None],
-               on_progress: Callable[[dict[str, Any]], None] | None = None) -> ToolCall:
+               on_progress: Callable[[dict[str, Any]], None] | None = None, owner: bytes = b"") -> ToolCall:
         call = ToolCall(tool, arguments, time.monotonic() + self.seconds, on_done, next(self._numbers),
-                        on_progress)
+                        on_progress, owner)
         self._waiting.put(call)
         return call
 
@@ -117,7 +119,7 @@ class Calls:
         timer.start()
         started = time.monotonic()
         work = Work(served, call.stop, self.max_bytes, cursors=self.cursors, on_progress=call.on_progress,
-                    exports=self.exports)
+                    owner=call.owner, exports=self.exports)
         try:
             with call.remote:
                 answer = call.tool.call(work, call.arguments)

@@ -20,9 +20,16 @@ Before the statement runs:
 - `decode` ({"data": "deflate"}): column settings for this call only; a spec naming a schema file
   takes only files the server was started with (`--schema-file`, the start-up column settings),
   checked before any file is looked at.
+- a SELECT of a system table whose rows name keyspaces and tables (`keyspace_name`, `table_name`,
+  `view_name`: system_schema's, the size estimates, an allow-listed one keyed so): where the policy
+  file may hide a table of the keyspaces it reads (its WHERE's keyspace_name, else any), it is read
+  with the columns that name them (selected, or *), rows kept as they are (no aggregate, DISTINCT
+  or GROUP BY), else refused: the rows naming a hidden table are then left out (`_hiding`).
 While it runs, before anything measures or sends a row, an INSPECT value or a report
 (answers.Screen, set on the call's Work): redacted values replaced, the tables and keyspaces the
-policy hides left out of lists, `count` spelt as for a plain SELECT.
+policy hides left out of lists and of the system tables' rows (denied means absent: no answer
+names or counts them, the reading's counts and progress included), `count` spelt as for a plain
+SELECT.
 After: hints naming what the assistant can do (hints.py) in its prose; a query that answered
 nothing diagnosed (diagnose.py).
 """
@@ -45,9 +52,9 @@ if TYPE_CHECKING:
     from cqlsh_ext.mcp_server.tools import Admitted, Tool, Work
     from cqlsh_ext.reading.resolve import TableTarget
 
-#: What a list's rows are, by what its tool reads (tools.Reads): the rows the policy hides are left
-#: out of it (screen_of), and a note says how many (after).
-_LISTED = {"keyspaces": "keyspaces", "keyspace": "tables"}
+#: The columns of a system table whose rows are of a keyspace, and of a table or view of it.
+KEYSPACE_COLUMN = "keyspace_name"
+TABLE_COLUMNS = ("table_name", "view_name", "base_table_name")
 
 
 @dataclass
@@ -68,6 +75,9 @@ class Scope:
     #: A SELECT lexed once (the whole text given; query.grammar's plan is of its first statement),
     #: for the tool to take as it is (tools.Admitted).
     lexed: Lexed | None = None
+    #: A system table whose rows name keyspaces and tables the policy hides: its rows naming one
+    #: are left out (screen_of).
+    hiding: bool = False
 
     def admitted(self) -> Admitted | None:
         """What the tool takes of the guard's reading of its statement (None: the guard did not
@@ -105,7 +115,7 @@ class Guard:
                 raise Refused(f"refused: the policy ({self.policy.source}) redacts values of "
                               f"{scope.keyspace}.{scope.table}, and {tool.name} answers values no "
                               "redaction passes over: use query")
-            work.screen = self.screen_of(tool, scope)
+            work.screen = self.screen_of(tool, scope, work.served.context.cluster)
             work.admitted = scope.admitted()
             with self.decoding(work.served.context.display.columns, scope, decode):
                 answer = tool.answer(work, arguments)
@@ -117,7 +127,7 @@ class Guard:
                                               answer.data.get("reading"), self._describe(scope))
             if mismatch is not None:
                 answer = ToolAnswer(error=mismatch, notes=answer.notes + _notes(answer), cap=answer.cap)
-        return self.after(tool, work, answer)
+        return self.after(work, answer)
 
     def _describe(self, scope: Scope) -> Any:
         """How diagnose reads a column's paths: DESCRIBE PAYLOAD's figures on a sample, its values
@@ -180,6 +190,9 @@ class Guard:
         if why is not None:
             raise Refused(why)
         target = _target(work.served.context.cluster, keyspace, table)
+        if target.view and self.policy.hides(keyspace, str(getattr(target.meta, "base_table_name", ""))):
+            # A view of a hidden table holds its rows: absent as it is.
+            raise Refused(f"no table {keyspace}.{table} (list_tables names the tables of {keyspace})")
         return Scope(keyspace, table, self.policy.redactions(keyspace, table),
                      columns=frozenset(target.columns), target=target)
 
@@ -213,7 +226,34 @@ class Guard:
         scope.plan = _plan(first, scope)
         if scope.patterns:
             self._filters(work, lexed, scope)
+        if is_system_keyspace(keyspace):
+            self._hiding(scope, first)
         return scope
+
+    def _hiding(self, scope: Scope, statement: Lexed) -> None:
+        """A SELECT of a system table whose rows name keyspaces (and tables or views of them): where
+        the policy may hide a table of the keyspaces its WHERE reads (keyspace_name = or IN; else
+        any), its rows naming one are left out of the answer (scope.hiding), which needs them read
+        whole with the columns that name them; a statement whose rows do not carry them, or that
+        folds rows into others (an aggregate, DISTINCT, GROUP BY, a form the payload parser does
+        not read) is refused. Decided by the policy and the statement alone, never by the schema."""
+        columns = scope.columns
+        if KEYSPACE_COLUMN not in columns:
+            return
+        pinned = _pinned(statement.tokens, KEYSPACE_COLUMN)
+        if not any(self.policy.may_hide(keyspace) for keyspace in (pinned if pinned is not None else [None])):
+            return
+        naming = [KEYSPACE_COLUMN, *[c for c in TABLE_COLUMNS[:2] if c in columns]]
+        plan = scope.plan
+        selected = set(columns) if plan is not None and any(i.kind == "star" for i in plan.items) else \
+            {i.name for i in plan.items if i.kind == "column"} if plan is not None else set()
+        if plan is None or plan.aggregates or plan.distinct or plan.group_by or not set(naming) <= selected:
+            raise Refused(f"refused: the policy ({self.policy.source}) hides tables, and the rows of "
+                          f"{scope.keyspace}.{scope.table} that name one are left out of its answers: "
+                          f"select {', '.join(naming)} (or *) with what you want, each row as it is (no "
+                          "aggregate, DISTINCT or GROUP BY), or name in the WHERE only keyspaces it hides "
+                          "no table of (keyspace_name = '...')")
+        scope.hiding = True
 
     def _system_tables(self, tokens: Sequence[Token]) -> None:
         """Refuse a statement in which a table of a system keyspace that the policy does not read is
@@ -344,23 +384,27 @@ class Guard:
 
     # ------------------------------------------------------------------------------ after
 
-    def screen_of(self, tool: Tool, scope: Scope) -> Screen:
+    def screen_of(self, tool: Tool, scope: Scope, cluster: Any = None) -> Screen:
         """What the call's rows, values and report go through before anything measures or sends
-        them: redaction, the hidden tables and keyspaces left out."""
+        them: redaction, the hidden tables and keyspaces left out (by what its tool reads)."""
         policy = self.policy
+        hidden = _HiddenTables(policy, cluster)
         what = tool.reads.what if tool.reads is not None else "nothing"
         if what == "keyspaces":
             return Screen(row=lambda row: None if policy.refusal(str(row.get("keyspace_name"))) is not None
-                          else row)
+                          else row, hides=True, hidden_table=hidden)
         if what == "keyspace" and scope.keyspace is not None:
             ks = scope.keyspace
             return Screen(row=lambda row: None if policy.refusal(ks, str(row.get("table_name"))) is not None
-                          else row)
+                          else row, hides=True, hidden_table=hidden)
+        if scope.hiding:
+            return Screen(row=lambda row: None if hidden.names_one(row) else row, hides=True,
+                          hidden_table=hidden)
         if scope.keyspace is None or scope.table is None:
-            return Screen()
+            return Screen(hidden_table=hidden)
         keyspace, table, patterns = scope.keyspace, scope.table, scope.patterns
         if not patterns:
-            return Screen()
+            return Screen(hidden_table=hidden)
 
         def row(found: dict[str, Any]) -> dict[str, Any]:
             return redact.rows(patterns, keyspace, table, [found], scope.places, scope.columns)[0]
@@ -373,10 +417,11 @@ class Guard:
                 return found
             return redact.payload_report(patterns, keyspace, table, found)
 
-        return Screen(row=row, value=value, report=report)
+        return Screen(row=row, value=value, report=report, hidden_table=hidden)
 
-    def after(self, tool: Tool, work: Work, answer: ToolAnswer) -> ToolAnswer:
-        """The answer's prose said in the tools' terms (hints.py), and how many rows a list left out."""
+    def after(self, work: Work, answer: ToolAnswer) -> ToolAnswer:
+        """The answer's prose said in the tools' terms (hints.py). What a list left out is never
+        counted: denied means absent."""
         if answer.error is not None:
             answer.error = hints.for_assistant(answer.error)
         answer.notes = [hints.for_assistant(note) for note in answer.notes]
@@ -387,12 +432,6 @@ class Guard:
             data["notes"] = [hints.for_assistant(n) if isinstance(n, str) else n for n in data["notes"]]
         if isinstance(data.get("error"), str):
             data["error"] = hints.for_assistant(data["error"])
-        hidden = work.screen.hidden
-        listed = _LISTED.get(tool.reads.what) if tool.reads is not None else None
-        if hidden and listed is not None and isinstance(data.get("notes"), list):
-            noun = listed if hidden > 1 else listed.rstrip("s")
-            data["notes"].append(f"{hidden} {noun} the policy never reads {'are' if hidden > 1 else 'is'} "
-                                 "not listed")
         hints.report(data)  # a report's sentences; never rows, values or paths (hints._VALUES)
         return answer
 
@@ -410,6 +449,66 @@ def _nothing(answer: ToolAnswer) -> bool:
 def _notes(answer: ToolAnswer) -> list[str]:
     notes = answer.data.get("notes") if answer.data is not None else None
     return [str(n) for n in notes] if isinstance(notes, list) else []
+
+
+class _HiddenTables:
+    """Which tables and views the policy file hides (policy.Policy.hides): a view of a hidden table
+    too (the driver's schema says what it is a view of)."""
+
+    def __init__(self, policy: Policy, cluster: Any) -> None:
+        self.policy = policy
+        self.cluster = cluster
+
+    def __call__(self, keyspace: str, name: str) -> bool:
+        if self.policy.hides(keyspace, name):
+            return True
+        meta = self.cluster.metadata.keyspaces.get(keyspace) if self.cluster is not None else None
+        view = meta.views.get(name) if meta is not None else None
+        return view is not None and self.policy.hides(keyspace, str(view.base_table_name))
+
+    def names_one(self, row: dict[str, Any]) -> bool:
+        """Whether a row of a system table names a keyspace or a table (or view) the policy hides."""
+        keyspace = row.get(KEYSPACE_COLUMN)
+        if not isinstance(keyspace, str):
+            return False
+        if self.policy.hides(keyspace):
+            return True
+        return any(isinstance(row.get(name), str) and self(keyspace, row[name]) for name in TABLE_COLUMNS)
+
+
+def _pinned(tokens: Sequence[Token], column: str) -> list[str] | None:
+    """The values a WHERE gives `column` (`column = 'x'`, `column IN ('x', 'y')`, outside brackets),
+    or None when it gives none."""
+    depth = 0
+    after_where = False
+    for i, tok in enumerate(tokens):
+        if tok.kind == "punct" and tok.value in "([{":
+            depth += 1
+        elif tok.kind == "punct" and tok.value in ")]}":
+            depth = max(0, depth - 1)
+        elif tok.kind == "word" and tok.value.lower() == "where" and depth == 0:
+            after_where = True
+        elif after_where and depth == 0 and tok.kind in ("word", "qname") and _name(tok) == column:
+            return _values_given(tokens[i + 1:])
+    return None
+
+
+def _values_given(rest: Sequence[Token]) -> list[str] | None:
+    """The strings of `= 'x'` or `IN ('x', 'y')` at the head of `rest` (the end token last)."""
+    if len(rest) < 3:
+        return None
+    if rest[0].kind == "punct" and rest[0].value == "=":
+        return [rest[1].value] if rest[1].kind == "string" else None
+    if not (rest[0].kind == "word" and rest[0].value.lower() == "in" and rest[1].value == "("):
+        return None
+    values = []
+    for at in range(2, len(rest) - 1, 2):
+        if rest[at].kind != "string":
+            return None
+        values.append(rest[at].value)
+        if rest[at + 1].value != ",":
+            return values if rest[at + 1].value == ")" else None
+    return None
 
 
 def _first_statement(lexed: Lexed) -> Lexed:

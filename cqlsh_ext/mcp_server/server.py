@@ -232,7 +232,8 @@ class Protocol:
                 pass
 
         calls = self.setup.calls
-        call = calls.submit(tool, arguments, on_done, reporter.event if reporter is not None else None)
+        call = calls.submit(tool, arguments, on_done, reporter.event if reporter is not None else None,
+                            _owner(ctx))
         try:
             with anyio.move_on_after(max(0.0, call.deadline - time.monotonic()) + GRACE_SECONDS):
                 await ended.wait()
@@ -405,6 +406,29 @@ class Protocol:
             raise MCPError(types.INVALID_PARAMS, str(err)) from None
         return types.GetPromptResult(description=prompt.description, messages=[
             types.PromptMessage(role="user", content=types.TextContent(type="text", text=text))])
+
+
+def _owner(ctx: Any) -> bytes:
+    """The client that called, as a cursor is bound to it (cursor.Cursors' owner), hashed: over HTTP
+    its MCP session (the Mcp-Session-Id the server gave it: random, known to that client alone);
+    without one (the protocol's single-exchange revision), the OAuth token's issuer, subject and
+    client (oauth.py); on stdio the one client there is (b""). A request of neither binds its
+    cursors to nobody: any client the one token admits continues them."""
+    import hashlib
+
+    request = getattr(ctx, "request", None)
+    headers = getattr(request, "headers", None)
+    session = headers.get("mcp-session-id") if headers is not None else None
+    if isinstance(session, str) and session:
+        return hashlib.sha256(b"session\x00" + session.encode()).digest()[:16]
+    scope = getattr(request, "scope", None)
+    token = getattr(scope.get("user"), "access_token", None) if isinstance(scope, dict) else None
+    claims = getattr(token, "claims", None) or {}
+    if token is not None and claims.get("iss"):
+        who = "\x00".join([str(claims["iss"]), str(getattr(token, "subject", None) or ""),
+                           str(token.client_id)])
+        return hashlib.sha256(b"oauth\x00" + who.encode()).digest()[:16]
+    return b""
 
 
 def _progress_token(ctx: Any) -> Any:

@@ -122,6 +122,8 @@ class Work:
     found: TableTarget | None = None
     #: The export tool's directory (None: the server has none, and no export tool).
     exports: ExportDir | None = None
+    #: The client that called: the cursors it is given, and those it may give, are its own.
+    owner: bytes = b""
 
     def context(self) -> ReadContext:
         """The call's reading context: the shell's session and settings; nobody to ask (a costly
@@ -136,6 +138,8 @@ class Work:
                        interactive=False, width=0)
 
     def _progressed(self, event: dict[str, Any]) -> None:
+        if self.screen.hides:  # its rows read count those the policy leaves out
+            return
         if "rows" in event:
             self.seen = event
         if self.on_progress is not None:
@@ -162,7 +166,7 @@ class Work:
         answer, places, why_not = found
         spelling = JsonRows(answer.columns, ctx.display, places)
         whole = admitted.lexed if admitted is not None else text  # a cursor is bound to its tokens
-        continuation = answers.Continuation(self.cursors, whole, why_not, skip, before)
+        continuation = answers.Continuation(self.cursors, whole, why_not, skip, before, self.owner)
         return answers.rows(text, answer, spelling, limit, self.max_bytes, self.said, self.errors,
                             self.screen, continuation, key)
 
@@ -430,7 +434,7 @@ def _resume(work: Work, arguments: dict[str, Any], statement: str) -> CursorStat
     admitted = work.admitted
     given = admitted.lexed if admitted is not None and admitted.lexed.text == statement else statement
     try:
-        return work.cursors.open(cursor, given)
+        return work.cursors.open(cursor, given, owner=work.owner)
     except CursorError as err:
         raise Invalid(f"refused: cursor: {err}") from None
 
@@ -747,7 +751,7 @@ def _describe_table(work: Work, arguments: dict[str, Any]) -> ToolAnswer:
     target = find_table(ctx.cluster, keyspace, keyspace, table, refresh=True)
     if target is None or target.view:
         return failed(f"no table {keyspace}.{table}", work.said)
-    cql = table_cql(ctx, target, _server_major(work.served.versions))
+    cql = table_cql(ctx, target, _server_major(work.served.versions), work.screen.hidden_table)
     if cql is None:
         return failed(" ".join(work.errors) or f"no table {keyspace}.{table}", work.said)
     try:

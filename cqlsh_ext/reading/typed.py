@@ -32,6 +32,9 @@ CQL, BLOB, PATH, AGGREGATE = "cql", "blob", "path", "aggregate"
 #: The payload type of a path's value: JSON's (a string, number, boolean, record, list or null).
 PATH_TYPE = "json"
 
+#: The paths no value had that a reading's notes name, each with its nearest keys: the others are
+#: counted (ReadNotes.paths_never_found_count).
+PATHS_NAMED = 5
 #: How a reading ended, when not by reaching its end (ReadNotes.stopped).
 INTERRUPTED, CANCELLED, OUTPUT_CLOSED, FAILED = "interrupted", "cancelled", "output closed", "error"
 
@@ -212,8 +215,15 @@ class ReadNotes:
 
     @property
     def paths_never_found(self) -> list[tuple[str, list[str], list[str]]]:
-        """(path, the nearest keys seen where it stopped, every key seen there) per path no value had."""
-        return self.answer.counts.paths.never_found() if self.answer is not None else []
+        """(path, the nearest keys seen where it stopped, every key seen there) per path no value had,
+        the first PATHS_NAMED of them (a chain of 20,000 conditions on missing paths is said in a
+        line, not in 1.6 MB: paths_never_found_count says how many)."""
+        return self.answer.counts.paths.never_found(PATHS_NAMED) if self.answer is not None else []
+
+    @property
+    def paths_never_found_count(self) -> int:
+        """How many paths no value had, named or not."""
+        return self.answer.counts.paths.never_found_count() if self.answer is not None else 0
 
     @property
     def stopped(self) -> str | None:
@@ -254,6 +264,9 @@ class ReadNotes:
         if missing:
             out["paths_no_value_had"] = [{"path": path, "nearest_keys": nearest}
                                          for path, nearest, _ in missing]
+            more = self.paths_never_found_count - len(missing)
+            if more > 0:
+                out["paths_no_value_had_more"] = more
         out["stopped"] = self.stopped
         if self.error:
             out["error"] = self.error

@@ -35,7 +35,8 @@ SEAMS: tuple[tuple[str, str, str], ...] = (
     ("cqlsh", "Shell.print_result pauses only when shunted_query_out is None: "
               "more_prompt_suppressed; its page loop followed for typed answers (COPIED pins the source)",
      "output.pipeline"),
-    ("cqlsh", "Shell.cmdloop re-implemented for prompt_toolkit (COPIED pins the source)", "repl.app"),
+    ("cqlsh", "Shell.cmdloop re-implemented for prompt_toolkit, and for scripts with each line measured "
+              "first (COPIED pins the source)", "repl.app, shell"),
     ("cqlsh", "CqlType nodes carry type_name, sub_types, formatter; built from cql_typename; a "
               "vector's node repeats its element's once per dimension", "output.table, cql.types"),
     ("cqlsh", "special commands: cqlshhandling rules and my_commands_ending_with_newline: "
@@ -66,7 +67,8 @@ SEAMS: tuple[tuple[str, str, str], ...] = (
               "statement's result is formatted with, Shell.get_table_meta / get_view_meta and their "
               "ColumnFamilyNotFound, MaterializedViewNotFound, ObjectNotFound: select_meta, update_meta; "
               "Shell.perform_statement(text) sends a statement as written; onecmd is handed the statement "
-              "read so far at every line, reset_statement empties it", "shell, commands.statement_bounds"),
+              "read so far, reset_statement empties it; cqlruleset.commands_end_with_newline: "
+              "newline_commands", "shell, commands.statement_bounds"),
     ("cqlsh", "cqlruleset.cql_whole_parse_tokens(tokens, srcstr, startsymbol='cqlshCommand') parses a "
               "shell command as handle_statement does (None, or a remainder, when it does not parse): "
               "parse_command", "mcp_server.tools"),
@@ -350,6 +352,12 @@ def statement_tokens(text: str) -> Any:
     if len(statements) != 1:
         raise ValueError(f"expected one statement, found {len(statements)}")
     return statements[0]
+
+
+def newline_commands() -> frozenset[str]:
+    """The first words of the shell commands that end at their line's end, not at a `;` (HELP,
+    DESCRIBE, ours that say so): what cqlsh's cql_massage_tokens reads as their end."""
+    return frozenset(import_cqlshmain(None).cqlruleset.commands_end_with_newline)
 
 
 def first_words() -> frozenset[str]:
