@@ -22,7 +22,7 @@ from cqlsh_ext.mcp_server.tools import READS, TOOLS, Reads, Tool, Work
 def _work() -> Work:
     # No connection: what is refused here is refused before anything reads, and the toy that is
     # admitted reads nothing (the call's decode settings are the only thing of the session touched).
-    served = SimpleNamespace(context=SimpleNamespace(display=SimpleNamespace(columns={})))
+    served = SimpleNamespace(context=SimpleNamespace(display=SimpleNamespace(columns={}), cluster=None))
     return Work(served=served, stop=threading.Event())  # type: ignore[arg-type]
 
 
