@@ -156,7 +156,7 @@ def test_sweep_removes_by_age_then_the_oldest_past_the_size(tmp_path: Path) -> N
 
 def test_a_proposed_edit_run_in_the_shell_previews_what_was_announced(
         cassandra, demo: Demo, assistant_home: Path, shell_home: Path) -> None:  # type: ignore[no-untyped-def]
-    table = f"{demo.keyspace}.proposals"
+    table = f"{cassandra.create_keyspace('mcp_proposals')}.proposals"  # the demo's tables stay four
     session = cassandra.session()
     session.execute(f"CREATE TABLE IF NOT EXISTS {table} (id int PRIMARY KEY, data text)")
     docs = {1: {"status": "NEW", "n": 1}, 2: {"status": "NEW", "n": 2}, 3: {"status": "DONE", "n": 3}}
@@ -196,7 +196,7 @@ def test_a_proposed_rewrite_run_in_the_shell_previews_what_was_announced(
         cassandra, demo: Demo, assistant_home: Path, shell_home: Path) -> None:  # type: ignore[no-untyped-def]
     import zlib
 
-    table = f"{demo.keyspace}.proposed_rewrites"
+    table = f"{cassandra.create_keyspace('mcp_rewrites')}.proposed_rewrites"
     session = cassandra.session()
     session.execute(f"CREATE TABLE IF NOT EXISTS {table} (id int PRIMARY KEY, data blob)")
     docs = {key: json.dumps({"id": key, "note": "x" * 200 * key}).encode() for key in range(1, 6)}
