@@ -36,6 +36,9 @@ if TYPE_CHECKING:
 
 #: Why an answer was cut short.
 LIMIT, BYTES = "limit", "bytes"
+#: The cap (CAPS) each (why, the items' key) names: INSPECT's values are cut at INSPECT_VALUES.
+_CAP_OF = {(LIMIT, "rows"): "limit", (LIMIT, "values"): "inspect_values", (BYTES, "rows"): "max_bytes",
+           (BYTES, "values"): "max_bytes"}
 #: How hard the values of a row that does not fit whole are cut, when it is the first of its
 #: answer: (characters of a string, entries of an array or object) at most, tried in order.
 #: A string stays whole up to 100 characters (a key, an id, a name).
@@ -80,6 +83,9 @@ class ToolAnswer:
     notes: list[str] = field(default_factory=list)
     cap: int = sizing.DEFAULT_ANSWER_BYTES
     fitting: Callable[[ToolAnswer], None] | None = None
+    #: Resource links sent after the text blocks ({uri, name, mimeType, size, description}: an
+    #: export's file).
+    links: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def is_error(self) -> bool:
@@ -92,8 +98,9 @@ class ToolAnswer:
         return [sizing.compact(self.data).decode("utf-8", "surrogatepass"), *self.notes]
 
     def size(self) -> int:
-        """The bytes of the message line that carries it (sizing.message_size)."""
-        return sizing.message_size(self.texts(), self.data)
+        """The bytes of the message line that carries it (sizing.message_size), its links too."""
+        links = sum(len(sizing.compact({"type": "resource_link", **link})) + 1 for link in self.links)
+        return sizing.message_size(self.texts(), self.data) + links
 
     def stopped(self, why: str, seen: dict[str, Any] | None = None) -> ToolAnswer:
         """This answer of a call stopped for `why` (cancelled, the time limit): marked `stopped`,
@@ -106,21 +113,48 @@ class ToolAnswer:
 
     def fit(self) -> ToolAnswer:
         """Made to keep to its cap, measured as sent: rows given back, a report's lists cut; an
-        answer that cannot be made to fit is an error that says so."""
+        answer that cannot be made to fit is an error that says so. Every answer then says whether a
+        cap cut it, and which (`truncated`: mark_truncated)."""
         if self.data is None:
             if self.error is not None and len(self.error) > ERROR_CHARS:
                 self.error = self.error[:ERROR_CHARS] + "…"
             self.notes = [n if len(n) <= ERROR_CHARS else n[:ERROR_CHARS] + "…" for n in self.notes]
             return self
+        mark_truncated(self.data)
         if self.size() <= self.cap:
             return self
         if self.fitting is not None:
             self.fitting(self)
+            if self.data is not None:
+                mark_truncated(self.data)
         if self.data is not None and self.size() > self.cap:
             self.data, self.fitting, self.notes = None, None, []
             self.error = (f"the answer is larger than {self.cap:,} bytes, its cap, even cut: ask for less "
                           "(fewer columns or paths, a narrower WHERE), or a larger max_bytes")
         return self
+
+
+#: The caps an answer may be cut by, as `truncated` names them: the answer's bytes as sent
+#: (max_bytes), the rows asked for (limit), long values cut inside (value_size), the values
+#: INSPECT answers (inspect_values), the call's time limit or its cancellation (stopped).
+CAPS = ("max_bytes", "limit", "value_size", "inspect_values", "stopped")
+
+
+def mark_truncated(data: dict[str, Any]) -> None:
+    """`truncated` on an answer's data, always: false, or the CAPS that cut it, from what its cuts
+    say: `cut` (an answer of rows' text, a report's list of lists cut), `values_cut`, `stopped`,
+    and the cap its rows' fitting named (`truncated` already a list). The cursor that goes on, where
+    there is one, is `cursor`."""
+    found = data.get("truncated")
+    caps = [c for c in found if c in CAPS] if isinstance(found, list) else []
+    cut = data.get("cut")
+    if isinstance(cut, list) and cut:
+        caps.append("max_bytes")
+    if data.get("values_cut"):
+        caps.append("value_size")
+    if data.get("stopped"):
+        caps.append("stopped")
+    data["truncated"] = [c for c in CAPS if c in caps] or False
 
 
 def failed(line: str, notes: list[str] | None = None) -> ToolAnswer:
@@ -356,6 +390,7 @@ class _RowsFitting:
         else:
             data.pop("cursor", None)
         data["cut"] = _cut_text(cut, key, kept, answer.cap, cursor is not None, self.continuation.why_not)
+        data["truncated"] = False if cut is None else [_CAP_OF.get((cut, key), "max_bytes")]
         said = [c for cuts in taken.cuts[:kept] for c in cuts]
         if said:
             data["values_cut"] = said[:CUTS_SAID] + ([f"and {len(said) - CUTS_SAID:,} more"]

@@ -15,7 +15,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cqlsh_ext.common.interrupt import Remote
 from cqlsh_ext.mcp_server.answers import ToolAnswer, failed
@@ -23,6 +23,9 @@ from cqlsh_ext.mcp_server.connection import Served
 from cqlsh_ext.mcp_server.cursor import Cursors
 from cqlsh_ext.mcp_server.log import log
 from cqlsh_ext.mcp_server.tools import DEFAULT_BYTES, Tool, Work
+
+if TYPE_CHECKING:
+    from cqlsh_ext.mcp_server.exports import ExportDir
 
 #: A call's time limit by default (`cqlsh-ext mcp --time-limit`).
 DEFAULT_SECONDS = 60.0
@@ -51,9 +54,12 @@ class ToolCall:
 class Calls:
     """The queue between the protocol's thread (submit, halt) and the shell's (serve)."""
 
-    def __init__(self, seconds: float = DEFAULT_SECONDS, max_bytes: int = DEFAULT_BYTES) -> None:
+    def __init__(self, seconds: float = DEFAULT_SECONDS, max_bytes: int = DEFAULT_BYTES,
+                 exports: ExportDir | None = None) -> None:
         self.seconds = seconds
         self.max_bytes = max_bytes
+        #: The export tool's directory (None: no export tool).
+        self.exports = exports
         #: The cursors this server issues (`query`'s cursor): its secret and paging states.
         self.cursors = Cursors()
         self._waiting: queue.Queue[ToolCall | None] = queue.Queue()
@@ -113,7 +119,7 @@ class Calls:
         timer.start()
         started = time.monotonic()
         work = Work(served, call.stop, self.max_bytes, cursors=self.cursors, on_progress=call.on_progress,
-                    owner=call.owner)
+                    owner=call.owner, exports=self.exports)
         try:
             with call.remote:
                 answer = call.tool.call(work, call.arguments)

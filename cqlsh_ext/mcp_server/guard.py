@@ -1,6 +1,8 @@
 """What each call passes on the shell's thread, around its tool's own answer (tools.py): the policy
 (policy.py), the names it reads made sure of, the call's `decode` argument, and its answer made fit
-to leave (redact.py, hints.py).
+to leave (redact.py, hints.py). What a call reads is what its tool declares with itself
+(tools.Reads: a statement, a table, a column, a keyspace, the keyspaces, nothing), never a list of
+tool names here: a tool that declares nothing is refused, never admitted with an empty Scope.
 
 Before the statement runs:
 - every keyspace and table it names: not one the policy refuses (the tables of credentials among
@@ -8,7 +10,7 @@ Before the statement runs:
   token of the statement; the tables of system keyspaces but those it allows, wherever a
   `keyspace.table` of one is in the statement as the shell's lexer reads it, whose tokens' text
   the server is sent), and one the schema has (a missing keyspace or table says so);
-- a SELECT (`query`, `inspect_value`) lexed once here, its table resolved and read by the payload
+- a SELECT (a tool that reads a `statement`) lexed once here, its table resolved and read by the payload
   parser (plain=True) once: the tool takes them as they are (Scope.admitted, tools.Admitted);
 - on a table the policy redacts values of: its conditions, groups, order, aggregates and DISTINCT
   touch no redacted value (a filter on one would tell it; DISTINCT tells which of them are equal),
@@ -50,11 +52,6 @@ if TYPE_CHECKING:
     from cqlsh_ext.mcp_server.tools import Admitted, Tool, Work
     from cqlsh_ext.reading.resolve import TableTarget
 
-#: The tools whose `statement` is a SELECT; the tools that name one table, one column, one keyspace.
-STATEMENT_TOOLS = ("query", "inspect_value")
-TABLE_TOOLS = ("describe_table", "compression_stats", "compression_settings", "compression_advise")
-#: The tools taking `decode`.
-DECODE_TOOLS = ("query", "inspect_value", "describe_payload")
 #: The columns of a system table whose rows are of a keyspace, and of a table or view of it.
 KEYSPACE_COLUMN = "keyspace_name"
 TABLE_COLUMNS = ("table_name", "view_name", "base_table_name")
@@ -113,21 +110,24 @@ class Guard:
         arguments = dict(arguments)
         decode = arguments.pop("decode", None)
         try:
-            scope = self.admit(tool.name, work, arguments)
-            work.screen = self.screen_of(tool.name, scope, work.served.context.cluster)
-            if tool.name in STATEMENT_TOOLS:
-                work.admitted = scope.admitted()
+            scope = self.admit(tool, work, arguments)
+            if scope.patterns and not tool.screened:
+                raise Refused(f"refused: the policy ({self.policy.source}) redacts values of "
+                              f"{scope.keyspace}.{scope.table}, and {tool.name} answers values no "
+                              "redaction passes over: use query")
+            work.screen = self.screen_of(tool, scope, work.served.context.cluster)
+            work.admitted = scope.admitted()
             with self.decoding(work.served.context.display.columns, scope, decode):
                 answer = tool.answer(work, arguments)
         except (Refused, Invalid) as err:
             return failed(str(err))
-        if tool.name == "query" and scope.plan is not None and not work.stop.is_set() and _nothing(answer):
+        if scope.plan is not None and not work.stop.is_set() and _nothing(answer):
             assert answer.data is not None
             mismatch = diagnose.type_mismatch(work, scope.keyspace, scope.table, scope.plan,
                                               answer.data.get("reading"), self._describe(scope))
             if mismatch is not None:
                 answer = ToolAnswer(error=mismatch, notes=answer.notes + _notes(answer), cap=answer.cap)
-        return self.after(tool.name, work, answer)
+        return self.after(work, answer)
 
     def _describe(self, scope: Scope) -> Any:
         """How diagnose reads a column's paths: DESCRIBE PAYLOAD's figures on a sample, its values
@@ -148,35 +148,42 @@ class Guard:
 
     # ------------------------------------------------------------------------------ before
 
-    def admit(self, name: str, work: Work, arguments: dict[str, Any]) -> Scope:
-        """The call's Scope; raises Refused (or tools.Invalid for an argument it cannot read)."""
+    def admit(self, tool: Tool, work: Work, arguments: dict[str, Any]) -> Scope:
+        """The call's Scope, from what its tool declares it reads (tools.Reads); raises Refused (a
+        tool that declares nothing of it among them: never admitted with an empty Scope), or
+        tools.Invalid for an argument it cannot read."""
         from cqlsh_ext.mcp_server import tools
 
-        if name in STATEMENT_TOOLS:
-            return self._statement(work, tools.statement_of(arguments))
-        if name == "describe_payload":
-            keyspace, table, column = tools.names(arguments.get("column"), (3,), "column")
+        reads = tool.reads
+        if reads is None:
+            raise Refused(f"refused: the tool {tool.name} declares nothing of what it reads (tools.Reads), "
+                          "and the guard admits no call it cannot scope")
+        given = arguments.get(reads.argument) if reads.argument is not None else None
+        if reads.what == "statement":
+            return self._statement(work, tools.statement_of({"statement": given}))
+        if reads.what == "column":
+            keyspace, table, column = tools.names(given, (3,), "column")
             scope = self._table(work, keyspace, table)
             where = arguments.get("where")
             if isinstance(where, str) and where.strip() and scope.patterns:
                 self._statement(work, f"SELECT {tools.spell(column)} FROM {tools.spell(keyspace)}."
                                       f"{tools.spell(table)} WHERE {where} ALLOW FILTERING")
             return scope
-        if name in TABLE_TOOLS:
-            scope = self._table(work, *tools.table_of(work, arguments.get("table")))
+        if reads.what == "table":
+            scope = self._table(work, *tools.table_of(work, given))
             assert scope.keyspace is not None and scope.table is not None
             work.named = (scope.keyspace, scope.table)  # read and resolved: the tool takes it
             work.found = scope.target
             return scope
-        if name == "list_tables":
-            keyspace = tools.names(arguments.get("keyspace"), (1,), "keyspace")[0]
+        if reads.what == "keyspace":
+            keyspace = tools.names(given, (1,), "keyspace")[0]
             why = self.policy.refusal(keyspace)
             if why is not None:
                 raise Refused(why)
             if _keyspace_meta(work.served.context.cluster, keyspace) is None:
                 raise Refused(f"no keyspace {keyspace} (list_keyspaces names them)")
             return Scope(keyspace)
-        return Scope()
+        return Scope()  # the keyspaces (each screened: screen_of), or nothing of the database
 
     def _table(self, work: Work, keyspace: str, table: str) -> Scope:
         why = self.policy.refusal(keyspace, table)
@@ -377,15 +384,16 @@ class Guard:
 
     # ------------------------------------------------------------------------------ after
 
-    def screen_of(self, name: str, scope: Scope, cluster: Any = None) -> Screen:
+    def screen_of(self, tool: Tool, scope: Scope, cluster: Any = None) -> Screen:
         """What the call's rows, values and report go through before anything measures or sends
-        them: redaction, the hidden tables and keyspaces left out."""
+        them: redaction, the hidden tables and keyspaces left out (by what its tool reads)."""
         policy = self.policy
         hidden = _HiddenTables(policy, cluster)
-        if name == "list_keyspaces":
+        what = tool.reads.what if tool.reads is not None else "nothing"
+        if what == "keyspaces":
             return Screen(row=lambda row: None if policy.refusal(str(row.get("keyspace_name"))) is not None
                           else row, hides=True, hidden_table=hidden)
-        if name == "list_tables" and scope.keyspace is not None:
+        if what == "keyspace" and scope.keyspace is not None:
             ks = scope.keyspace
             return Screen(row=lambda row: None if policy.refusal(ks, str(row.get("table_name"))) is not None
                           else row, hides=True, hidden_table=hidden)
@@ -405,13 +413,13 @@ class Guard:
             return redact.inspected(patterns, keyspace, table, [found])[0]
 
         def report(found: dict[str, Any]) -> dict[str, Any]:
-            if name != "describe_payload":
+            if what != "column":  # a table's reports are figures; a column's says its paths' values
                 return found
             return redact.payload_report(patterns, keyspace, table, found)
 
         return Screen(row=row, value=value, report=report, hidden_table=hidden)
 
-    def after(self, name: str, work: Work, answer: ToolAnswer) -> ToolAnswer:
+    def after(self, work: Work, answer: ToolAnswer) -> ToolAnswer:
         """The answer's prose said in the tools' terms (hints.py). What a list left out is never
         counted: denied means absent."""
         if answer.error is not None:

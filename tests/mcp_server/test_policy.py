@@ -214,7 +214,7 @@ def test_a_view_of_a_denied_table_is_hidden_with_it(tmp_path: Path) -> None:
     views = {"tokens_by_user": SimpleNamespace(base_table_name="payment_tokens"),
              "orders_by_day": SimpleNamespace(base_table_name="orders")}
     cluster = SimpleNamespace(metadata=SimpleNamespace(keyspaces={"shop": SimpleNamespace(views=views)}))
-    screen = Guard(policy).screen_of("query", Scope("system_schema", "views", hiding=True), cluster)
+    screen = Guard(policy).screen_of(TOOLS["query"], Scope("system_schema", "views", hiding=True), cluster)
     rows = [{"keyspace_name": "shop", "view_name": "tokens_by_user", "base_table_name": "payment_tokens"},
             {"keyspace_name": "shop", "view_name": "orders_by_day", "base_table_name": "orders"},
             {"keyspace_name": "shop", "table_name": "tokens_by_user", "column_name": "user"},

@@ -53,7 +53,9 @@ def stdio_answers(demo: Demo, tmp_path_factory: pytest.TempPathFactory,
     for revision in REVISIONS:
         home = tmp_path_factory.mktemp(f"stdio-{revision}")
         write_credentials(home, *assistant_login)
-        with McpServer([*demo.conn], home, revision=revision) as server:
+        # Every tool listed: the export tool too (served with an export directory).
+        args = [*demo.conn, "--export-dir", str(home / "exports")]
+        with McpServer(args, home, revision=revision) as server:
             assert server.client.protocol_version == revision
             answers[revision] = _same_answers(server, demo)
             sizes[revision], listed = _tools_list(server)
@@ -92,7 +94,8 @@ def test_both_revisions_over_http_with_oauth(demo: Demo, assistant_home: Path,
                                              stdio_answers: tuple[dict[str, Any], dict[str, int]]) -> None:
     issuer = Issuer(audience=AUDIENCE)
     jwks = issuer.write_jwks(assistant_home / "jwks.json")
-    args = [*demo.conn, "--oauth-issuer", ISSUER, "--oauth-jwks", str(jwks), "--oauth-audience", AUDIENCE]
+    args = [*demo.conn, "--oauth-issuer", ISSUER, "--oauth-jwks", str(jwks), "--oauth-audience", AUDIENCE,
+            "--export-dir", str(assistant_home / "exports")]
     with HttpMcpServer(args, assistant_home) as server:
         for revision in REVISIONS:
             headers = {"Authorization": f"Bearer {issuer.token()}"}

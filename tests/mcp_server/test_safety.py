@@ -199,7 +199,7 @@ def test_tools_the_policy_does_not_permit_are_not_listed(serve, tmp_path: Path) 
     prompts = server.portal.call(server.client.list_prompts).prompts
     assert prompts == []  # each prompt asks for a tool the policy leaves out
     for tool in server.tools():  # the annotations say every tool only reads
-        assert tool.annotations.read_only_hint is True and tool.annotations.destructive_hint is False
+        assert tool.annotations.read_only_hint is True and tool.annotations.open_world_hint is False
 
 
 def test_calls_past_the_rate_limit_are_refused(serve, demo: Demo, tmp_path: Path) -> None:

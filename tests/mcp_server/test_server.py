@@ -93,9 +93,10 @@ def shell_home(home: Path) -> Path:
 def test_the_tools_are_listed_read_only_with_their_arguments(server: McpServer) -> None:
     tools = {tool.name: tool for tool in server.tools()}
     assert list(tools) == ["list_keyspaces", "list_tables", "describe_table", "query", "describe_payload",
-                           "compression_stats", "compression_settings", "inspect_value", "compression_advise"]
+                           "compression_stats", "compression_settings", "inspect_value", "compression_advise",
+                           "propose_edit"]  # export: served with an export directory (--export-dir) only
     for name, tool in tools.items():
-        assert tool.annotations.read_only_hint is True and tool.annotations.destructive_hint is False
+        assert tool.annotations.read_only_hint is True and tool.annotations.open_world_hint is False
         assert tool.input_schema["required"] == list(TOOLS[name].required)
     assert set(tools["query"].input_schema["properties"]) == {"statement", "limit", "decode", "cursor",
                                                               "max_bytes"}
@@ -278,6 +279,7 @@ def test_reports_are_the_shells_json(server, conn, shell_home, demo) -> None:
             ("compression_settings", {"table": f"{demo}.blob_formats"},
              f"COMPRESSION SETTINGS {demo}.blob_formats")):
         answer = server.call(tool, max_bytes=WHOLE, **arguments).data
+        assert answer.pop("truncated") is False  # no cap cut it: said in every answer
         # The shell's report, its hints said in the tools' terms (no COMPRESSION TRIAL, no DECODE).
         report = hints.report(json.loads(shell_text(conn, statement, shell_home)))
         assert _steady(answer) == _steady(report), (tool, arguments)
