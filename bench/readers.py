@@ -307,6 +307,12 @@ def run_process(cmd: list[str], env: dict[str, str]) -> Run:
     return Run(usage.ru_utime + usage.ru_stime, wall, usage.ru_maxrss, text + errors)
 
 
+def binary_of(before: str) -> str:
+    """--before: a checkout (its .venv/bin/cqlsh-ext) or a binary."""
+    path = Path(before)
+    return str(path / ".venv" / "bin" / "cqlsh-ext") if path.is_dir() else str(path)
+
+
 def anchor_code(side: str) -> str:
     """The script of an anchor side: "bare", "floor" or "script" (argv[4] tells the last two apart)."""
     return BARE if side == "bare" else anchor_script()

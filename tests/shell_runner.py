@@ -61,7 +61,10 @@ def isolated_env(home: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("CQLSH_", "CQL_")) or k == "CQLSH_EXT_NATIVE"}
     env["HOME"] = str(home)
+    # The terminal's size is the one the test gives it (a pty's, or none), never the size the
+    # environment running the tests exported: Python's shutil.get_terminal_size prefers these.
     env.pop("COLUMNS", None)
+    env.pop("LINES", None)
     return env
 
 

@@ -108,6 +108,15 @@ def test_none_is_byte_for_byte_stock_cqlsh(cassandra, ks, tmp_path):
         assert ours.returncode == stock.returncode == 0
         assert ours.stdout == without_patch_warning(stock.stdout)
         assert "0x" in stock.stdout
+    # The README says so, and names the one line left out.
+    from conftest import REPO_ROOT
+
+    readme = " ".join((REPO_ROOT / "README.md").read_text().split())
+    assert "`-d none` prints results exactly, byte for byte, as stock cqlsh 6.2 prints them, less one " \
+        "line" in readme
+    if stock.stdout != without_patch_warning(stock.stdout):  # this server's patch release is not cqlsh's
+        left_out = stock.stdout.split("WARNING: ")[1].split(".  All features")[0]
+        assert re.sub(r"this server is \S+", "this server is 5.0.6", left_out) in readme
 
 
 def test_expand_none_is_stock_too(cassandra, ks, tmp_path):
@@ -240,9 +249,11 @@ def test_unknown_codec_is_a_one_line_error(cassandra, tmp_path):
     assert "lzo" in result.stderr and "snappy" in result.stderr and "auto" in result.stderr
 
 
-_CODECS = "snappy, lz4, zstd, gzip, zlib, deflate, bzip2, xz, brotli"
+_CODECS = "snappy, lz4, zstd, dcz, gzip, zlib, deflate, bzip2, xz, brotli, dcb"
+#: A rewrite's targets: the compressions written here (dcb is read, not written).
+_WRITTEN = "snappy, lz4, zstd, dcz, gzip, zlib, deflate, bzip2, xz, brotli"
 #: A DECODE or encode() step: a codec, then a payload format.
-_STEPS = f"{_CODECS}, msgpack, cbor, bson, pickle, avro, smile, protobuf, java, text, hex, auto"
+_STEPS = f"{_CODECS}, msgpack, cbor, bson, pickle, avro, smile, protobuf, thrift, java, text, hex, auto"
 
 
 def test_a_word_mistyped_from_a_list_is_told_the_nearest_and_that_place_s_words_in_one_line(
@@ -254,7 +265,7 @@ def test_a_word_mistyped_from_a_list_is_told_the_nearest_and_that_place_s_words_
             f"unknown decompression mode 'zsdt' (did you mean zstd?); valid: auto, none, {_CODECS}",
         f"COMPRESSION REWRITE {ks}.formats.data AS 'zsdt';":
             "COMPRESSION REWRITE: AS 'zsdt': unknown compression 'zsdt' (did you mean zstd?); "
-            f"valid: {_CODECS}, none; nothing was written",
+            f"valid: {_WRITTEN}, none; nothing was written",
         f"DECODE '{ks}.formats.data' AS 'zsdt>json'":
             f"DECODE: unknown step 'zsdt' in 'zsdt>json' (did you mean zstd?); valid: {_STEPS}",
         f"INSERT INTO {ks}.formats (name, data) VALUES ('t', encode('zsdt', 'x'));":
@@ -374,6 +385,41 @@ def test_decompress_command_switches_modes(cassandra, ks, tmp_path):
         line.strip() for line in out.splitlines() if line.strip().startswith(("[zstd]", "0x28b52ffd"))
     ]
     assert [cell[:6] for cell in zstd_cells] == ["[zstd]", "0x28b5", "[zstd]"]
+
+
+def test_help_answers_every_command_the_shell_adds(cassandra, tmp_path):
+    # HELP of each word a statement of ours starts with, each form of COMPRESSION, RESUME, DESCRIBE
+    # PAYLOAD inside HELP DESCRIBE, each text cqlsh-ext's own; a mistyped topic gets the one meant.
+    from cqlsh_ext import commands, shell
+
+    shell.register_commands()
+    words = [c.word.upper() for c in commands.commands()]
+    asked = [*words, "DESCRIBE PAYLOAD", "COMPRESSION STATS", "COMPRESSION ADVISE", "COMPRESSION SETTINGS",
+             "COMPRESSION TRIAL", "COMPRESSION REWRITE", "RESUME", "COMPRESSION REWRITE RESUME", "UNDO",
+             "ENCODE", "EDIT", "EXPORT", "QUERIES"]
+    for topic in asked:
+        out = run(CQLSH_EXT, [*cassandra.cqlsh_args, "-e", f"HELP {topic}"], tmp_path)
+        assert out.returncode == 0 and not _said(out), (topic, out.stderr)
+        first = out.stdout.strip().splitlines()[0]
+        assert "[cqlsh-ext]" in out.stdout, (topic, out.stdout[:300])
+        if " " in topic and topic != "COMPRESSION REWRITE RESUME":  # the form's own text, not the command's
+            assert first.startswith(topic) and "STATS | ADVISE" not in first, first
+    resume = run(CQLSH_EXT, [*cassandra.cqlsh_args, "-e", "HELP RESUME"], tmp_path).stdout
+    assert "COMPRESSION REWRITE RESUME 'journal' [CONFIRM]" in resume
+    # HELP DESCRIBE is cqlsh's text, then where DESCRIBE PAYLOAD is told; HELP DESCRIBE PAYLOAD is
+    # that alone.
+    describe = run(CQLSH_EXT, [*cassandra.cqlsh_args, "-e", "HELP DESCRIBE"], tmp_path).stdout
+    assert "DESCRIBE [cqlsh only]" in describe
+    assert "HELP DESCRIBE PAYLOAD" in describe.split("[cqlsh only]")[1]
+    payload = run(CQLSH_EXT, [*cassandra.cqlsh_args, "-e", "HELP DESCRIBE PAYLOAD"], tmp_path).stdout
+    assert payload.strip().startswith("DESCRIBE PAYLOAD [ks.]table.column") and "[cqlsh only]" not in payload
+    for typed, meant in (("INSPCT", "INSPECT"), ("COMPRESION", "COMPRESSION"), ("RESUEM", "RESUME")):
+        out = run(CQLSH_EXT, [*cassandra.cqlsh_args, "-e", f"HELP {typed}"], tmp_path)
+        assert _said(out) == [f"*** No help on {typed} (did you mean {meant}?)"], out.stderr
+        assert not out.stdout.strip()
+    # A mistyped topic beside a good one: the line for it, and the good one's text.
+    out = run(CQLSH_EXT, [*cassandra.cqlsh_args, "-e", "HELP INSPCT UNDO"], tmp_path)
+    assert "(did you mean INSPECT?)" in out.stderr and "UNDO 'journal' | LAST" in out.stdout
 
 
 def test_decompress_is_in_help(cassandra, tmp_path):

@@ -31,17 +31,22 @@ Progress = Callable[[dict[str, Any]], None]
 
 
 def connect(host: str = "127.0.0.1", port: int = 9042, *, username: str | None = None,
-            password: str | None = None, keyspace: str | None = None,
-            amazon_keyspaces: str | bool | None = None, decode: str | None = None,
-            dictionaries: Iterable[str] | None = None, cqlshrc: str | None = None) -> Database:
-    """A connection made as `cqlsh-ext host port -u ... -p ... -k ... [--keyspaces [REGION]] [-d
-    decode] [--dictionary FILE ...]` makes it, cqlshrc included (`cqlshrc`: another file). Use it
-    as a context manager (or call close()). Raises Error with the shell's line."""
+            password: str | None = None, credentials: str | os.PathLike[str] | None = None,
+            keyspace: str | None = None, amazon_keyspaces: str | bool | None = None,
+            decode: str | None = None, dictionaries: Iterable[str] | None = None,
+            cqlshrc: str | None = None) -> Database:
+    """A connection made as `cqlsh-ext host port -u ... -p ... --credentials FILE -k ...
+    [--keyspaces [REGION]] [-d decode] [--dictionary FILE ...]` makes it, cqlshrc included
+    (`cqlshrc`: another file; `credentials`: another file than ~/.cassandra/credentials, read as
+    cqlsh reads it). Use it as a context manager (or call close()). Raises Error with the shell's
+    line: a login refused says what to check, in this function's words."""
     args = [host, str(port)]
     if username is not None:
         args += ["-u", username]
     if password is not None:
         args += ["-p", password]
+    if credentials is not None:
+        args += ["--credentials", _credentials_file(credentials)]
     if keyspace is not None:
         args += ["-k", keyspace]
     if amazon_keyspaces:
@@ -68,13 +73,36 @@ def connect(host: str = "127.0.0.1", port: int = 9042, *, username: str | None =
         raise Error(lines[-1] if lines else "cqlsh refused the connection's options") from None
     except Exception as err:
         raise Error(one_line(err)) from None
+    from cqlsh_ext.keyspaces.errors import Asked, ConnectionFailed, connection_failures
+
+    # As the shell says it, naming this function's arguments where the shell names its flags.
+    arguments = Asked(login="username= and password=", user_password="username/password",
+                      credentials_file="credentials=FILE", credentials="credentials=", keyspace="keyspace=")
     cluster = conn.cluster()
     try:
-        session = cluster.connect(keyspace)
-    except Exception as err:  # as cqlsh says it
+        with connection_failures(conn.host, conn.port, tls=conn.ssl, keyspaces=conn.settings.keyspaces.active,
+                                 asked=arguments):
+            session = cluster.connect(keyspace)
+    except ConnectionFailed as failed:
         cluster.shutdown()
-        raise Error(" ".join(f"Connection error: {err}".split())) from None
+        raise Error(f"Connection error: {failed}") from None
     return Database(conn, cluster, session, keyspace)
+
+
+def _credentials_file(path: str | os.PathLike[str]) -> str:
+    """The credentials file to read, refused in one line when cqlsh would not read it (a missing
+    file, or one others can read: cqlsh then logs in without it)."""
+    import os
+
+    from cqlsh_ext.upstream.seams import credentials_file_secure
+
+    named = os.path.expanduser(os.fspath(path))
+    if not os.path.isfile(named):
+        raise Error(f"credentials file {named}: no such file")
+    if not credentials_file_secure(named):
+        raise Error(f"credentials file {named} not used: it must be yours and readable by you only "
+                    f"(chmod 600 {named}), as cqlsh requires")
+    return named
 
 
 class Database:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any
 
 from cqlsh_ext.common.text import plural
@@ -41,9 +42,24 @@ def edit_request(edit: Edit, keyspace: str) -> EditRequest:
                        edit.confirm)
 
 
-def run_edit(ctx: WriteContext, edit: Edit, keyspace: str, meta: Any) -> None:
-    """Preview or write the edit (see the module doc); QueryError or WriteRefused for what is
-    refused before reading."""
+@dataclass
+class EditPreview:
+    """What an edit would do, read and nothing written: the outcome (rows found, to change, refused,
+    already as asked, each row's old and new value), the mechanism it would write by, whether the
+    reading was stopped before its end; the request, the blob and the key columns it would write."""
+
+    outcome: Outcome
+    mechanism: Mechanism
+    interrupted: bool
+    request: EditRequest
+    blob: BlobTarget
+    keys: list[str]
+
+
+def preview_edit(ctx: WriteContext, edit: Edit, keyspace: str, meta: Any) -> EditPreview | None:
+    """Read the rows the edit names and rewrite each value as it would, writing nothing; None when
+    the reading failed (said through ctx.error). QueryError or WriteRefused for what is refused
+    before reading."""
     from cqlsh_ext.writing.cell_reads import plan_for, read_rows, sibling_columns, write_decoding
     from cqlsh_ext.writing.mechanism import choose
 
@@ -69,14 +85,24 @@ def run_edit(ctx: WriteContext, edit: Edit, keyspace: str, meta: Any) -> None:
                     sibling_columns(decoding, keyspace, meta.name, blob))
     read = read_rows(ctx, plan, meta, keys, blob, mechanism, decoding)
     if read is None:
-        return
+        return None
     outcome = _outcome(edit, blob, keyspace, meta, read.pages(), decoding)
     if read.error:
         ctx.error(f"{LABEL}: the reading failed ({read.error}); nothing was written")
+        return None
+    return EditPreview(outcome, mechanism, bool(read.interrupted), request, blob, keys)
+
+
+def run_edit(ctx: WriteContext, edit: Edit, keyspace: str, meta: Any) -> None:
+    """Preview or write the edit (see the module doc); QueryError or WriteRefused for what is
+    refused before reading."""
+    previewed = preview_edit(ctx, edit, keyspace, meta)
+    if previewed is None:
         return
-    stopped = " (the reading was stopped by Ctrl-C: these are the rows found before)" if read.interrupted \
-        else ""
-    asking = not edit.confirm and bool(outcome.rows) and not read.interrupted and ctx.ask is not None
+    outcome, mechanism = previewed.outcome, previewed.mechanism
+    stopped = " (the reading was stopped by Ctrl-C: these are the rows found before)" \
+        if previewed.interrupted else ""
+    asking = not edit.confirm and bool(outcome.rows) and not previewed.interrupted and ctx.ask is not None
     # A question follows: the preview goes to the terminal with it, not to the pager that holds
     # standard output until the statement ends.
     out = sys.stderr if asking else ctx.out
@@ -88,11 +114,12 @@ def run_edit(ctx: WriteContext, edit: Edit, keyspace: str, meta: Any) -> None:
             print(f"Nothing written: add CONFIRM at the end of the statement to write "
                   f"{plural(len(outcome.rows), 'row')}.", file=ctx.out)
             return
-    if read.interrupted:
+    if previewed.interrupted:
         print("Nothing written: the reading was stopped.", file=ctx.out)
         return
     if outcome.rows:
-        _write(ctx, keyspace, meta, blob, keys, mechanism, outcome.rows, request)
+        _write(ctx, keyspace, meta, previewed.blob, previewed.keys, mechanism, outcome.rows,
+               previewed.request)
 
 
 def _outcome(edit: Edit, blob: BlobTarget, keyspace: str, meta: Any, pages: Iterable[list[CellRead]],

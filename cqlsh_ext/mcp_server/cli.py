@@ -187,6 +187,20 @@ def _setup(options: argparse.Namespace, rest: list[str]) -> Any:
     for path in options.schema_file:
         if not os.path.isfile(path):
             return f"--schema-file {path}: no such file"
+    from cqlsh_ext.mcp_server.exports import ExportDir, ExportRefused
+    from cqlsh_ext.settings import SettingError, load
+    from cqlsh_ext.upstream import seams
+
+    try:  # flags over cqlshrc, as the shell reads it
+        settings = load(options, seams.import_cqlshmain(seams.cqlshrc_arg(rest)).CONFIG_FILE).mcp
+    except SettingError as err:
+        return str(err)
+    exports = None
+    if settings.export_dir is not None:
+        try:
+            exports = ExportDir.of(settings.export_dir, settings.export_max_age, settings.export_max_bytes)
+        except ExportRefused as err:
+            return f"--export-dir: {err}"
     http = None
     if options.http is not None:
         try:
@@ -197,7 +211,7 @@ def _setup(options: argparse.Namespace, rest: list[str]) -> Any:
             token = transport.read_token(options.token, options.token_file)
             http = transport.HttpOptions(host, port, token, options.tls_cert, options.tls_key,
                                          options.tls_client_ca, options.private_network)
-            oauth = _oauth(options, rest, http)
+            oauth = _oauth(settings, http)
             if isinstance(oauth, str):
                 return oauth
             http = replace(http, oauth=oauth)
@@ -206,7 +220,8 @@ def _setup(options: argparse.Namespace, rest: list[str]) -> Any:
             return str(err)
     elif any(v for v in (options.token, options.token_file, options.tls_cert, options.tls_key,
                          options.tls_client_ca, options.private_network,
-                         *(getattr(options, key.name) for key in SETTINGS if key.group == "mcp"))):
+                         *(getattr(options, key.name) for key in SETTINGS
+                           if key.group == "mcp" and key.name.startswith("mcp_oauth_")))):
         return "--token, --token-file, --tls-*, --oauth-* and --private-network go with --http"
     audit = None
     if options.audit_log is not None:
@@ -221,23 +236,20 @@ def _setup(options: argparse.Namespace, rest: list[str]) -> Any:
         from cqlsh_ext.mcp_server.ratelimit import RateLimit
 
         rate = RateLimit(rules.calls_per_minute)
-    return Setup(Calls(options.time_limit, options.max_bytes), Guard(rules, tuple(options.schema_file)),
-                 audit, rate, http)
+    calls = Calls(options.time_limit, options.max_bytes, exports)
+    return Setup(calls, Guard(rules, tuple(options.schema_file)), audit, rate, http)
 
 
-def _oauth(options: argparse.Namespace, rest: list[str], http: Any) -> Any:
-    """The OAuth options of the settings (flags over cqlshrc, as the shell reads it; None: OAuth
-    off), or the one line that says what is wrong."""
+def _oauth(settings: Any, http: Any) -> Any:
+    """The OAuth options of the settings (cqlsh_ext.settings.McpSettings; None: OAuth off), or the
+    one line that says what is wrong."""
     from cqlsh_ext.mcp_server import oauth
-    from cqlsh_ext.settings import SettingError, load
-    from cqlsh_ext.upstream import seams
 
     try:
-        settings = load(options, seams.import_cqlshmain(seams.cqlshrc_arg(rest)).CONFIG_FILE).mcp
         # The --http address names the server unless it listens on every address.
         wildcard = http.host in ("0.0.0.0", "::")
         return oauth.options(settings, None if wildcard else http.url)
-    except (SettingError, oauth.OAuthError) as err:
+    except oauth.OAuthError as err:
         return str(err)
 
 

@@ -85,7 +85,7 @@ class Protocol:
         self.setup = setup
         policy = setup.guard.policy
         self.tools = {name: setup.guard.wrap(tool) for name, tool in TOOLS.items()
-                      if policy.permits_tool(name)}
+                      if policy.permits_tool(name) and (not tool.files or setup.calls.exports is not None)}
         #: Every OAuth scope a tool declares (the protected resource's metadata names them).
         self.scopes = tuple(sorted({tool.scope for tool in TOOLS.values() if tool.scope is not None}))
         self.failed: str | None = None
@@ -165,6 +165,12 @@ class Protocol:
         if method == "tools/call":
             name, what = params.get("name"), "the tool {}"
         elif method == "resources/read":  # a tool's description (a BadUri here) reads nothing
+            from cqlsh_ext.mcp_server import exports
+
+            if exports.is_export(str(params.get("uri", ""))):  # a file of rows: read as its tool reads
+                file_tool = next((tool for tool in TOOLS.values() if tool.files), None)
+                return None if file_tool is None else Requirement(
+                    f"a file written by {file_tool.name}", file_tool.scope)
             try:
                 name, what = resources.tool_of(str(params.get("uri", "")))[0], "a resource read by {}"
             except resources.BadUri:
@@ -226,7 +232,8 @@ class Protocol:
                 pass
 
         calls = self.setup.calls
-        call = calls.submit(tool, arguments, on_done, reporter.event if reporter is not None else None)
+        call = calls.submit(tool, arguments, on_done, reporter.event if reporter is not None else None,
+                            _owner(ctx))
         try:
             with anyio.move_on_after(max(0.0, call.deadline - time.monotonic()) + GRACE_SECONDS):
                 await ended.wait()
@@ -302,6 +309,13 @@ class Protocol:
             templates.append(types.ResourceTemplate(
                 uri_template=resources.SCHEMA_TEMPLATE, name="table schema", mime_type=resources.MIME,
                 description="A table's CQL schema and what its columns hold (describe_table)"))
+        if any(tool.files for tool in self.tools.values()):
+            from cqlsh_ext.mcp_server import exports
+
+            templates.append(types.ResourceTemplate(
+                uri_template=exports.TEMPLATE, name="exported file", mime_type="application/octet-stream",
+                description="A file the export tool wrote, in chunks: ?offset=N for the one a chunk's "
+                            "_meta.next names"))
         if "describe_payload" in self.tools:
             templates.append(types.ResourceTemplate(
                 uri_template=resources.PAYLOAD_TEMPLATE, name="column payload", mime_type=resources.MIME,
@@ -316,6 +330,10 @@ class Protocol:
         from cqlsh_ext.mcp_server import resources
 
         uri = str(params.uri)
+        from cqlsh_ext.mcp_server import exports
+
+        if exports.is_export(uri):
+            return self._read_export(uri)
         described = resources.described_tool(uri)
         if described is not None:  # a tool's description: it reads nothing, and nothing is queued
             if described not in self.tools:
@@ -336,6 +354,28 @@ class Protocol:
             raise MCPError(types.INVALID_PARAMS, answer.error or f"{uri} could not be read")
         return types.ReadResourceResult(contents=[
             types.TextResourceContents(uri=uri, mime_type=resources.MIME, text=answer.texts()[0])])
+
+    def _read_export(self, uri: str) -> Any:
+        """A chunk of an export's file (exports.py), at most the server's answer cap as sent; read here,
+        on the protocol's thread: a file of the server's own, no statement."""
+        from mcp import types
+        from mcp.shared.exceptions import MCPError
+
+        from cqlsh_ext.mcp_server import exports
+
+        where = self.setup.calls.exports
+        if where is None or not any(tool.files for tool in self.tools.values()):
+            raise MCPError(types.INVALID_PARAMS, f"{uri[:200]}: this server writes no exports")
+        try:
+            bounds.check_arguments({"uri": uri})
+            chunk_uri, mime, body, meta = where.chunk(uri, self.setup.calls.max_bytes)
+        except (exports.ExportRefused, bounds.TooLarge) as err:
+            raise MCPError(types.INVALID_PARAMS, str(err)) from None
+        if exports.is_text(mime):
+            content: Any = types.TextResourceContents(uri=chunk_uri, mime_type=mime, text=body, _meta=meta)
+        else:
+            content = types.BlobResourceContents(uri=chunk_uri, mime_type=mime, blob=body, _meta=meta)
+        return types.ReadResourceResult(contents=[content])
 
     # ------------------------------------------------------------------------------ prompts
 
@@ -368,6 +408,29 @@ class Protocol:
             types.PromptMessage(role="user", content=types.TextContent(type="text", text=text))])
 
 
+def _owner(ctx: Any) -> bytes:
+    """The client that called, as a cursor is bound to it (cursor.Cursors' owner), hashed: over HTTP
+    its MCP session (the Mcp-Session-Id the server gave it: random, known to that client alone);
+    without one (the protocol's single-exchange revision), the OAuth token's issuer, subject and
+    client (oauth.py); on stdio the one client there is (b""). A request of neither binds its
+    cursors to nobody: any client the one token admits continues them."""
+    import hashlib
+
+    request = getattr(ctx, "request", None)
+    headers = getattr(request, "headers", None)
+    session = headers.get("mcp-session-id") if headers is not None else None
+    if isinstance(session, str) and session:
+        return hashlib.sha256(b"session\x00" + session.encode()).digest()[:16]
+    scope = getattr(request, "scope", None)
+    token = getattr(scope.get("user"), "access_token", None) if isinstance(scope, dict) else None
+    claims = getattr(token, "claims", None) or {}
+    if token is not None and claims.get("iss"):
+        who = "\x00".join([str(claims["iss"]), str(getattr(token, "subject", None) or ""),
+                           str(token.client_id)])
+        return hashlib.sha256(b"oauth\x00" + who.encode()).digest()[:16]
+    return b""
+
+
 def _progress_token(ctx: Any) -> Any:
     meta = getattr(ctx, "meta", None)
     if not meta:
@@ -379,14 +442,24 @@ def _progress_token(ctx: Any) -> Any:
 def _declaration(tool: Any) -> Any:
     from mcp import types
 
+    # The destructive and idempotent hints mean something only beside readOnlyHint false (the
+    # protocol's words): a tool that writes a file writes nothing of the database's, and is not
+    # idempotent (each call writes one more); the others are read-only, and say no more.
+    if tool.files:
+        annotations = types.ToolAnnotations(read_only_hint=False, destructive_hint=False,
+                                            idempotent_hint=False, open_world_hint=False)
+    else:
+        annotations = types.ToolAnnotations(read_only_hint=True, open_world_hint=False)
     return types.Tool(name=tool.name, title=tool.title, description=tool.description,
                       input_schema=tool.input_schema(), output_schema=tool.output_schema,
-                      annotations=types.ToolAnnotations(read_only_hint=True, destructive_hint=False,
-                                                        idempotent_hint=True, open_world_hint=False))
+                      annotations=annotations)
 
 
 def _result(answer: ToolAnswer) -> Any:
     from mcp import types
 
     content: list[types.ContentBlock] = [types.TextContent(type="text", text=text) for text in answer.texts()]
+    content += [types.ResourceLink(type="resource_link", uri=link["uri"], name=link["name"],
+                                   mime_type=link["mimeType"], size=link["size"],
+                                   description=link["description"]) for link in answer.links]
     return types.CallToolResult(content=content, structured_content=answer.data, is_error=answer.is_error)

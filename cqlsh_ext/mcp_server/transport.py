@@ -20,6 +20,9 @@ client for a certificate that CA signed (mutual TLS). --oauth-issuer takes OAuth
 (JWTs) of an authorization server instead of the one token, each request's scope checked and the
 protected resource's metadata served (oauth.py). An address that is not loopback needs a token
 (or OAuth), and TLS unless --private-network says the network is the operator's own (a Compose network).
+
+Each HTTP connection's request head is bounded in time, and one client address's connections in
+number (http_bounds.py).
 """
 
 from __future__ import annotations
@@ -380,8 +383,11 @@ async def serve_http(server: Any, options: HttpOptions, log: Any,
 
     import uvicorn
 
+    from cqlsh_ext.mcp_server import http_bounds
+
     config = uvicorn.Config(http_app(server, options, requirements), host=options.host, port=options.port,
-                            log_level="warning", access_log=False, lifespan="on",
+                            http=http_bounds.protocol(log), log_level="warning", access_log=False,
+                            lifespan="on",
                             ssl_certfile=options.tls_cert, ssl_keyfile=options.tls_key,
                             ssl_ca_certs=options.tls_client_ca,
                             ssl_cert_reqs=ssl.CERT_REQUIRED if options.tls_client_ca else ssl.CERT_NONE,

@@ -24,7 +24,7 @@ from cqlsh_ext.payload.columns import (
     SAMPLE_ROWS,
     AnswerColumn,
     BlobReading,
-    Column,
+    ColumnValues,
     ValueColumn,
     column_of,
     decoded_bytes,
@@ -46,6 +46,9 @@ Row = tuple[Any, ...]
 BATCH_BYTES = 64 << 20
 BLOB_FIRST_ROWS = 64
 
+#: The paths no value had that a reading's notes name, each with its nearest keys: the others are
+#: counted (ReadNotes.paths_never_found_count).
+PATHS_NAMED = 5
 #: How a reading ended, when not by reaching its end (ReadNotes.stopped).
 INTERRUPTED, CANCELLED, OUTPUT_CLOSED, FAILED = "interrupted", "cancelled", "output closed", "error"
 
@@ -84,7 +87,7 @@ class PagePositions:
 
 class AnswerBatch:
     """Rows of an answer read together (a page), as columns (`columns()`, `column(i)`: the one
-    currency, payload.columns.Column) and as rows (`rows`, made from the columns once when asked).
+    currency, payload.columns.ColumnValues) and as rows (`rows`, made from the columns once when asked).
     A reading that gives rows (groups, a sort, the Python evaluator's kept rows) has them made
     into columns when they are asked for."""
 
@@ -112,7 +115,7 @@ class AnswerBatch:
             self._rows = list(zip(*columns, strict=True)) if columns else []
         return self._rows
 
-    def columns(self, width: int | None = None) -> list[Column]:
+    def columns(self, width: int | None = None) -> list[ColumnValues]:
         """The batch's columns (`width`: how many an answer of no row has)."""
         if self._columns is None:
             if self._rows:
@@ -121,7 +124,7 @@ class AnswerBatch:
                 self._columns = [ValueColumn([]) for _ in range(width or 0)]
         return self._columns
 
-    def column(self, i: int) -> Column:
+    def column(self, i: int) -> ColumnValues:
         return self.columns(i + 1)[i]
 
     def head(self, size: int) -> AnswerBatch:
@@ -246,8 +249,15 @@ class ReadNotes:
 
     @property
     def paths_never_found(self) -> list[tuple[str, list[str], list[str]]]:
-        """(path, the nearest keys seen where it stopped, every key seen there) per path no value had."""
-        return self.answer.counts.paths.never_found() if self.answer is not None else []
+        """(path, the nearest keys seen where it stopped, every key seen there) per path no value had,
+        the first PATHS_NAMED of them (a chain of 20,000 conditions on missing paths is said in a
+        line, not in 1.6 MB: paths_never_found_count says how many)."""
+        return self.answer.counts.paths.never_found(PATHS_NAMED) if self.answer is not None else []
+
+    @property
+    def paths_never_found_count(self) -> int:
+        """How many paths no value had, named or not."""
+        return self.answer.counts.paths.never_found_count() if self.answer is not None else 0
 
     @property
     def stopped(self) -> str | None:
@@ -290,6 +300,9 @@ class ReadNotes:
         if missing:
             out["paths_no_value_had"] = [{"path": path, "nearest_keys": nearest}
                                          for path, nearest, _ in missing]
+            more = self.paths_never_found_count - len(missing)
+            if more > 0:
+                out["paths_no_value_had_more"] = more
         out["stopped"] = self.stopped
         if self.error:
             out["error"] = self.error

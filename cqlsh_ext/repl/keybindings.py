@@ -24,11 +24,11 @@ KEY_HELP: tuple[tuple[str, str], ...] = (
     ("Tab", "complete: keywords, keyspaces, tables, columns, types, functions, payload keys; again: next"),
     ("Up, Down", "move between lines, then through the history"),
     ("Ctrl-R", "search the history backwards (Ctrl-R again: older, Enter: take it)"),
-    ("Ctrl-C", "clear the input; while a statement runs: stop waiting for it"),
+    ("Ctrl-C", "clear the input; while a statement runs: stop waiting for it; at a question: no"),
     ("Ctrl-D", "exit, on an empty line"),
     ("Ctrl-L", "clear the screen"),
     ("Ctrl-A, Ctrl-E, Alt-B, Alt-F, Ctrl-W, ...", "Emacs line editing"),
-    ("q (in the pager)", "leave a long result; fetching stops"),
+    ("q, Ctrl-C (in the pager)", "leave a long result; fetching stops"),
 )
 
 

@@ -13,15 +13,24 @@ from __future__ import annotations
 
 from typing import Any
 
+from cqlsh_ext.commands import statement_bounds
+
 #: cqlsh's lexer tokens for input that opens something it does not close: what closes each.
 _UNCLOSED = {"unclosedString": "'", "unclosedName": '"', "unclosedPgString": "$$", "unclosedComment": "*/"}
 
 
 def input_state(text: str, ruleset: Any) -> tuple[bool, str | None]:
     """(whether Enter should run `text` instead of starting a new line, what closes a string, quoted
-    name or comment left open at its end: ', ", $$, */ or None)."""
+    name or comment left open at its end: ', ", $$, */ or None). A long input is measured
+    (commands.statement_bounds.measured: in linear time, once for the toolbar at every keystroke
+    and for Enter), not lexed by cqlsh: one past the shell's bounds runs, to be refused in a line."""
     if not text.strip():
         return True, None
+    if len(text) > statement_bounds.LEXED_BEFORE_ITS_END:
+        measure = statement_bounds.measured(text + "\n", frozenset(ruleset.commands_end_with_newline))
+        if statement_bounds.refusal(measure) is not None:
+            return True, None
+        return measure.may_end, measure.closes
     from cqlshlib import pylexotron
 
     try:
@@ -44,31 +53,29 @@ def is_complete(text: str, ruleset: Any) -> bool:
 def pasted(before: str, data: str, ruleset: Any) -> str:
     """`data` pasted after `before` (the input so far): a line that starts with blanks joined to
     the line before it with one space where that line's command would otherwise end at the
-    newline (see the module doc); every other line break kept as pasted."""
+    newline (see the module doc); every other line break kept as pasted. The text is measured as
+    the lines come (cql.grammar_bounds.Measure: each character once), not lexed again for each."""
+    from cqlsh_ext.cql.grammar_bounds import Measure
+
     lines = data.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-    out = lines[0]
+    measure = Measure(frozenset(ruleset.commands_end_with_newline))
+    measure.add(before)
+    measure.add(lines[0])
+    out = [lines[0]]
     for line in lines[1:]:
-        if line[:1] in (" ", "\t") and line.strip() and _ends_at_newline(before + out, ruleset):
-            out = out.rstrip() + " " + line.strip()
+        if line[:1] in (" ", "\t") and line.strip() and _ends_at_newline(measure):
+            out[-1] = out[-1].rstrip()
+            out.append(" " + line.strip())
+            measure.add(out[-1])
         else:
-            out += "\n" + line
-    return out
+            out.append("\n" + line)
+            measure.add(out[-1])
+    return "".join(out)
 
 
-def _ends_at_newline(text: str, ruleset: Any) -> bool:
-    """Whether a newline after `text` would end its last statement (a command that ends at a
-    newline, not ended by ';')."""
-    if not text.strip():
-        return False
-    from cqlshlib import pylexotron
-
-    try:
-        statements, open_block = ruleset.cql_split_statements(text + "\n")
-    except pylexotron.LexingError:
-        return False
-    while statements and not statements[-1]:
-        statements = statements[:-1]
-    if open_block or not statements:
-        return False
-    last = statements[-1][-1]
-    return last[0] == "endtoken" and "\n" in str(last[1]) and ";" not in str(last[1])
+def _ends_at_newline(measure: Any) -> bool:
+    """Whether a newline after the text `measure` measured would end its last statement (a command
+    that ends at a newline, not ended by ';')."""
+    after = measure.copy()
+    after.add("\n")
+    return bool(after.ended_at_its_line)

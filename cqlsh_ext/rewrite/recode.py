@@ -57,6 +57,7 @@ def target_of(text: str, cap: int) -> RewriteTarget:
     read). QueryError."""
     from cqlsh_ext.codecs import registry
     from cqlsh_ext.codecs.base import CODEC_NAMES
+    from cqlsh_ext.codecs.capabilities import Writer
     from cqlsh_ext.common.text import unknown
     from cqlsh_ext.encode.chain import EncodeRefused, encode
     from cqlsh_ext.payload.spec import SpecError, parse_spec
@@ -66,8 +67,9 @@ def target_of(text: str, cap: int) -> RewriteTarget:
         return RewriteTarget(NONE, "", (), ())
     try:
         spec = parse_spec(spec_text)
-    except SpecError as err:  # a word that is no step: said among the compressions, the only targets
-        said = unknown("compression", err.word, (*CODEC_NAMES, NONE)) if err.word else str(err)
+    except SpecError as err:  # a word that is no step: said among the compressions written here
+        written = tuple(codec for codec in CODEC_NAMES if isinstance(registry.written_by(codec), Writer))
+        said = unknown("compression", err.word, (*written, NONE)) if err.word else str(err)
         raise QueryError(f"AS '{spec_text}': {said}") from None
     if spec.payload is not None or not spec.codecs:
         raise QueryError(f"AS '{spec_text}': a rewrite names compression layers only ('zstd', 'zstd:3', "

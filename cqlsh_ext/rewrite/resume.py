@@ -181,7 +181,9 @@ def _resume(ctx: WriteContext, request: ResumeRequest, found: Resumed) -> Previe
         say("  nothing left to rewrite")
         return None
     if not request.confirm:
-        return preview(ctx, job, True, found.todo, None)
+        figures = preview(ctx, job, True, found.todo, None)
+        if figures is None or not figures.accepted:  # not answered yes at the prompt
+            return figures
     if os.path.isdir(found.path):
         journal = open_journal(ctx, "rewrite", job.work.keyspace, job.work.table, job.work.blob,
                                job.work.mechanism, job.request, job.head(), LABEL)

@@ -57,6 +57,7 @@ from cqlsh_ext.settings.values import (
     parse_bool,
     parse_cells,
     parse_column_spec,
+    parse_duration,
     parse_keys_source,
     parse_mode,
     parse_output_format,
@@ -95,6 +96,7 @@ __all__ = [
     "NONE",
     "OUTPUT_FORMATS",
     "parse_algorithms",
+    "parse_duration",
     "parse_bool",
     "parse_cells",
     "parse_column_spec",
@@ -145,7 +147,7 @@ class DisplaySettings:
     #: What columns hold, by place (`ks.table.column` -> spec text); DECODE changes it.
     columns: dict[str, str] = field(default_factory=dict)
     #: Interactive: pager command for results taller than the terminal; None = $PAGER or
-    #: `less -SRXF`, "" = no pager.
+    #: DEFAULT_PAGER, "" = no pager.
     pager: str | None = None
     #: Where edits keep their journals (cqlsh_ext.writing.journal); None: a `journal` directory beside
     #: the shell's history.
@@ -200,8 +202,9 @@ class KeyspacesOptions:
 @dataclass
 class McpSettings:
     """`cqlsh-ext mcp --http` as an OAuth 2.1 resource server (cqlsh_ext.mcp_server.oauth): whose
-    tokens it takes, the keys they are signed with, the audience and the algorithms; its flags are
-    `cqlsh-ext mcp`'s only, and the shell reads these keys of cqlshrc without using them."""
+    tokens it takes, the keys they are signed with, the audience and the algorithms; and the `export`
+    tool's directory (cqlsh_ext.mcp_server.exports). Its flags are `cqlsh-ext mcp`'s only, and the
+    shell reads these keys of cqlshrc without using them."""
 
     #: The authorization server whose tokens are taken (their `iss`, exactly); None: OAuth is off.
     oauth_issuer: str | None = None
@@ -213,6 +216,11 @@ class McpSettings:
     oauth_resource: str | None = None
     #: The signing algorithms a token may use (a few of JWS_ALGORITHMS).
     oauth_algorithms: tuple[str, ...] = ("RS256", "ES256")
+    #: Where the `export` tool writes its files (None: no export tool), how long each is kept (seconds)
+    #: and how many bytes they hold in all at most (the oldest go first).
+    export_dir: str | None = None
+    export_max_age: float = 3600.0
+    export_max_bytes: int = 1 << 30
 
 
 @dataclass
@@ -311,6 +319,12 @@ def _output_formats(quote: str = "") -> str:
 
 _AWS_DOCS = "[keyspaces.md](keyspaces.md)"
 _OAUTH_DOCS = "[mcp.md](mcp.md#oauth)"
+_EXPORT_DOCS = "[mcp.md](mcp.md#big-answers-as-files)"
+
+#: The interactive shell's pager when neither the setting nor $PAGER names one: less, chopping
+#: long lines (-S), colours kept (-R), the screen left as it was (-X), quitting when it all fits
+#: (-F) and at Ctrl-C (-K: the press answers at once, and the fetching stops).
+DEFAULT_PAGER = "less -SRXFK"
 
 #: Every setting, in the order --help, the sample cqlshrc and docs/options.md show them.
 SETTINGS: tuple[Key, ...] = (
@@ -371,8 +385,8 @@ SETTINGS: tuple[Key, ...] = (
         doc="Interactive shell: show rows vertically when a table cannot fit the screen even cut.",
         summary="interactive shell: rows vertically when a table cannot fit even cut"),
     Key("pager", "display", "pager", parse_pager,
-        unset="`$PAGER`, else `less -SRXF`", example="less -SRXF",
-        doc="Pager for output taller than the screen; off for none. Unset: $PAGER, else less -SRXF.",
+        unset=f"`$PAGER`, else `{DEFAULT_PAGER}`", example=DEFAULT_PAGER,
+        doc=f"Pager for output taller than the screen; off for none. Unset: $PAGER, else {DEFAULT_PAGER}.",
         summary="pager for tall output; `off` for none"),
     Key("dictionaries", "display", "dictionaries", parse_paths, ("--dictionary",), "FILE", "repeat",
         help="a zstd dictionary (zstd --train) or a raw dictionary (a zlib preset or zstd raw-content "
@@ -477,6 +491,23 @@ SETTINGS: tuple[Key, ...] = (
         doc=f"The signing algorithms a token may use, of {', '.join(JWS_ALGORITHMS)} (never none, never "
             "HS256 and the like: a shared secret).",
         summary="the signing algorithms a token may use (never `none` or `HS*`)"),
+    Key("mcp_export_dir", "mcp", "export_dir", parse_path, ("--export-dir",), "DIR",
+        help="serve the export tool: it writes a statement's answer as a Parquet or JSON Lines file here "
+             "(a name of its own; the client names no path) and answers a link to read it",
+        parse_flag=_flag_path, unset="off: no export tool", example="~/.cache/cqlsh-ext/exports",
+        doc="cqlsh-ext mcp: the directory the export tool writes its files in (each named by the "
+            "server, readable by its owner), which clients read back as resources in chunks.",
+        summary=f"`cqlsh-ext mcp`: the export tool's directory ({_EXPORT_DOCS})"),
+    Key("mcp_export_max_age", "mcp", "export_max_age", parse_duration, ("--export-max-age",), "DURATION",
+        help="how long an export's file is kept (90, 30m, 1h, 2d; default 1h)", default="1h", example="30m",
+        doc="How long an export's file is kept before it is removed (seconds, or 30m, 1h, 2d).",
+        summary="how long an export's file is kept"),
+    Key("mcp_export_max_bytes", "mcp", "export_max_bytes", parse_size, ("--export-max-bytes",), "SIZE",
+        help="the export directory's files in all at most; the oldest go first (default 1GiB)",
+        default="1GiB", example="256MiB",
+        doc="The export directory's files hold at most this many bytes in all: the oldest are removed "
+            "first (an export larger than this alone is removed and refused).",
+        summary="the export files' bytes in all at most (the oldest go first)"),
 )
 
 #: Every [cqlsh_ext] key (sections such as [cqlsh_ext.decode] aside), by name.
@@ -484,7 +515,7 @@ KEYS: dict[str, Key] = {key.name: key for key in SETTINGS if key.section is None
 
 #: --help's heading for each group's flags.
 FLAG_GROUPS = {"display": "cqlsh-ext options", "keyspaces": "Amazon Keyspaces and SigV4 (cqlsh-ext)",
-               "mcp": "OAuth 2.1 for --http (docs/mcp.md, \"OAuth\")"}
+               "mcp": "OAuth 2.1 for --http, and the export tool's files (docs/mcp.md)"}
 
 
 def add_flags(parser: argparse.ArgumentParser, group: str) -> None:

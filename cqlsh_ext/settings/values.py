@@ -66,6 +66,22 @@ def parse_size(text: str) -> int:
     return value
 
 
+_DURATION_UNITS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
+
+
+def parse_duration(text: str) -> float:
+    """'90', '30m', '1h', '2d' -> seconds."""
+    raw = text.strip().lower().replace(" ", "")
+    digits = raw.rstrip("smhd")
+    try:
+        value = int(digits) * _DURATION_UNITS[raw[len(digits):]]
+    except (KeyError, ValueError):
+        raise SettingError(f"not a duration: {text!r} (examples: 90, 30m, 1h, 2d)") from None
+    if value <= 0:
+        raise SettingError(f"duration must be positive: {text!r}")
+    return float(value)
+
+
 def parse_output_format(text: str) -> OutputFormat:
     """The declaration of the output format `text` names."""
     name = text.strip().lower()

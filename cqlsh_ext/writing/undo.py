@@ -33,13 +33,13 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import IO, TYPE_CHECKING, Any
 
 from cqlsh_ext.common.text import plural, say
 from cqlsh_ext.writing.blob_target import BlobTarget, key_columns, key_text, refuse_system
 from cqlsh_ext.writing.cell_writer import CHANGED, EXPIRED, REWRITTEN, Written, same
-from cqlsh_ext.writing.loop import closing, each_row, sent, stopping
+from cqlsh_ext.writing.loop import RowsBar, closing, each_row, sent, stopping_under
 from cqlsh_ext.writing.refused import WriteRefused
 from cqlsh_ext.writing.undo_chain import MAX_CELLS, UndoWrites
 
@@ -167,13 +167,20 @@ def _run_undo(ctx: WriteContext, request: UndoRequest, path: str, found: bool) -
     from cqlsh_ext.writing.requests import UndoRequest
 
     def journal() -> Journal:
-        return open_journal(ctx, "undo", first.keyspace, meta.name, blob, mechanism,
+        # Its path said through the bar's stream: cleared first, never drawn over.
+        return open_journal(replace(ctx, out=bar.out), "undo", first.keyspace, meta.name, blob, mechanism,
                             UndoRequest(path, request.unsealed, True, request.cut))
 
     undo_journal = _OpenedOnWrite(journal)
-    with CtrlC(on_first=stopping) as ctrl_c:
-        done = _undo_rows(writer, keys, parts, todo, undo_journal, ctrl_c, skip, whose, chain, ctx.out,
-                          ctx.say)
+    # On a terminal a bar labelled as REWRITE's (the table is named above it: a short label keeps
+    # the command's word at 80 columns); elsewhere a line every PROGRESS_EVERY rows (ctx.say).
+    bar = RowsBar(ctx, f"UNDO {blob}", todo, ctx.out)
+    try:
+        with CtrlC(on_first=stopping_under(bar)) as ctrl_c:
+            done = _undo_rows(writer, keys, parts, todo, undo_journal, ctrl_c, skip, whose, chain, bar,
+                              ctx.say)
+    finally:
+        bar.close()
     written = undo_journal.path
     again = f"Undo the undo: UNDO '{hint_name(written, ctx.journal_dir)}' CONFIRM" if written else ""
     closing(ctx, done, f"{plural(done.written, 'row')} written back", f"changed since {whose}: left alone",
@@ -284,11 +291,12 @@ def _superseded(parts: list[JournalRead]) -> set[tuple[int, int]]:
 
 def _undo_rows(writer: CellWriter, keys: list[str], parts: list[JournalRead], todo: int,
                undo_journal: _OpenedOnWrite, ctrl_c: CtrlC, skip: set[tuple[int, int]], whose: str,
-               chain: UndoWrites, out: IO[str], note: Callable[[str], None]) -> Done:
+               chain: UndoWrites, bar: RowsBar, note: Callable[[str], None]) -> Done:
     """Each journaled row written back where it holds what was written (journaled in turn, in a
-    journal made at the first row written); the rows left alone said on `out`, progress to
-    `note`."""
+    journal made at the first row written); the rows left alone said on the bar's `out`, progress
+    on the bar (a terminal's) or to `note`."""
     blob = writer.blob
+    out = bar.out
     words = {CHANGED: f"changed since {whose}: left alone", REWRITTEN: _rewritten_words(whose),
              EXPIRED: f"its TTL ran out since {whose}: nothing to write back"}
 
@@ -314,7 +322,7 @@ def _undo_rows(writer: CellWriter, keys: list[str], parts: list[JournalRead], to
 
     try:
         return each_row(_Lazy(rows, todo), one, lambda item: key_text(item[1].key), note, ctrl_c, LABEL,
-                        UNDO_AT_ONCE)
+                        UNDO_AT_ONCE, bar)
     finally:
         undo_journal.close()
 

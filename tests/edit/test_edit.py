@@ -21,6 +21,7 @@ import msgpack
 import pytest
 import zstandard
 from bson import decode as bson_decode
+from dictionary_values import raw_dictionary_loaded, readers_with, spec_for
 from shell_runner import ext, in_process_shell, journal_of
 
 from cqlsh_ext.codecs import registry
@@ -48,7 +49,7 @@ def _read_back() -> dict[str, Any]:
 
 
 READ_BACK = _read_back()
-WRITABLE = [f.label for f in registry.all_containers() if isinstance(f, Writer)]
+WRITABLE = [f for f in registry.all_containers() if isinstance(f, Writer)]
 
 
 @pytest.fixture(scope="module")
@@ -89,18 +90,21 @@ def said(capsys: Any) -> tuple[str, str]:
     return captured.out, captured.err
 
 
-def test_every_chain_encode_writes_is_edited_in_its_own_form(sh, session, capsys) -> None:
-    chains = [f"{label}>{fmt}" for label in WRITABLE for fmt in FORMATS]
-    for seq, chain in enumerate(chains):
-        put(session, 100, seq, encode(chain, DOC_TEXT, CAP).value)
-    sh.onecmd("UPDATE t SET data.status = 'DONE', data.items[0].qty = 3 WHERE id = 100 ALLOW FILTERING "
-              "CONFIRM;")
+def test_every_chain_encode_writes_is_edited_in_its_own_form(sh, session, capsys, tmp_path) -> None:
+    # A container written only with a dictionary of the store (dcz) is written, read and edited
+    # with one loaded, as its users run the shell (--dictionary FILE).
+    with raw_dictionary_loaded(tmp_path) as dictionary:
+        read_back = {**READ_BACK, **readers_with(dictionary)}
+        chains = [(c.label, f"{spec_for(c, dictionary)}>{fmt}", fmt) for c in WRITABLE for fmt in FORMATS]
+        for seq, (_, chain, _) in enumerate(chains):
+            put(session, 100, seq, encode(chain, DOC_TEXT, CAP).value)
+        sh.onecmd("UPDATE t SET data.status = 'DONE', data.items[0].qty = 3 WHERE id = 100 ALLOW FILTERING "
+                  "CONFIRM;")
     out, err = said(capsys)
     edited, refused = [], []
-    for seq, chain in enumerate(chains):
-        label, fmt = chain.split(">")
+    for seq, (label, chain, fmt) in enumerate(chains):
         value = stored(session, 100, seq)
-        doc = RECORD_READ[fmt](READ_BACK[label](value))
+        doc = RECORD_READ[fmt](read_back[label](value))
         if doc == DOC:
             refused.append(chain)
             continue

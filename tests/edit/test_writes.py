@@ -291,7 +291,8 @@ def test_bytes_beside_a_values_frames_are_kept_or_the_row_refused(cassandra, ks,
     entry = len(frame).to_bytes(4, "little") + len(text).to_bytes(4, "little")
     footer = (1).to_bytes(4, "little") + b"\x00" + b"\xb1\xea\x92\x8f"
     seek_table = b"\x5e\x2a\x4d\x18" + (len(entry) + len(footer)).to_bytes(4, "little") + entry + footer
-    values = {1: frame + skippable, 2: frame + seek_table, 3: zlib.compress(text) + b"TRAILER"}
+    values = {1: frame + skippable, 2: frame + seek_table, 3: zlib.compress(text) + b"TRAILER",
+              4: skippable + frame}
     for c, value in values.items():
         session.execute("INSERT INTO t (p, c, data) VALUES (8, %s, %s)", (c, value))
     preview = ext(cassandra, tmp_path, "-e", done_in(8, False), keyspace=ks)
@@ -299,8 +300,9 @@ def test_bytes_beside_a_values_frames_are_kept_or_the_row_refused(cassandra, ks,
             "a new value changes; not rewritten here") in preview.stdout, preview.stdout
     assert "1 row: 14 bytes after its zstd data: kept as they were" in preview.stdout
     assert "1 row: 7 bytes after its zlib data: kept as they were" in preview.stdout
+    assert "1 row: 14 bytes of skippable frames before its zstd frame: kept as they were" in preview.stdout
     done = ext(cassandra, tmp_path, "-e", done_in(8), keyspace=ks)
-    assert "2 rows written" in done.stdout, done.stderr
+    assert "3 rows written" in done.stdout, done.stderr
     first = cell(session, 8, 1).data
     assert first.endswith(skippable) and unzstd(first)["status"] == "DONE"
     third = cell(session, 8, 3).data
@@ -308,6 +310,8 @@ def test_bytes_beside_a_values_frames_are_kept_or_the_row_refused(cassandra, ks,
     inflate = zlib.decompressobj()
     assert json.loads(inflate.decompress(third))["status"] == "DONE" and inflate.unused_data == b"TRAILER"
     assert cell(session, 8, 2).data == values[2]
+    fourth = cell(session, 8, 4).data
+    assert fourth.startswith(skippable) and unzstd(fourth[len(skippable):])["status"] == "DONE"
 
 
 def test_a_number_is_written_as_it_was_typed(cassandra, ks, session, tmp_path) -> None:

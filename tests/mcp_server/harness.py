@@ -19,7 +19,7 @@ import sys
 from collections.abc import Iterator
 from concurrent.futures import Future
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +47,8 @@ class Result:
     texts: list[str]
     structured: Any
     is_error: bool
+    #: Its resource_link blocks (an export's file).
+    links: list[Any] = field(default_factory=list)
 
     @property
     def data(self) -> Any:
@@ -140,7 +142,9 @@ class McpServer:
 
     async def _call(self, tool: str, arguments: dict[str, Any]) -> Result:
         result = await self.client.call_tool(tool, arguments)
-        return Result([block.text for block in result.content], result.structured_content, result.is_error)
+        return Result([block.text for block in result.content if block.type == "text"],
+                      result.structured_content, result.is_error,
+                      [block for block in result.content if block.type == "resource_link"])
 
     def written(self) -> bytes:
         """Every byte the server wrote so far: the protocol's and the log's."""
@@ -297,7 +301,8 @@ class HttpClient:
     def call(self, tool: str, **arguments: Any) -> Result:
         async def go() -> Result:
             result = await self.client.call_tool(tool, arguments)
-            texts = [block.text for block in result.content]
-            return Result(texts, result.structured_content, result.is_error)
+            texts = [block.text for block in result.content if block.type == "text"]
+            links = [block for block in result.content if block.type == "resource_link"]
+            return Result(texts, result.structured_content, result.is_error, links)
 
         return self.portal.call(go)

@@ -53,7 +53,9 @@ def stdio_answers(demo: Demo, tmp_path_factory: pytest.TempPathFactory,
     for revision in REVISIONS:
         home = tmp_path_factory.mktemp(f"stdio-{revision}")
         write_credentials(home, *assistant_login)
-        with McpServer([*demo.conn], home, revision=revision) as server:
+        # Every tool listed: the export tool too (served with an export directory).
+        args = [*demo.conn, "--export-dir", str(home / "exports")]
+        with McpServer(args, home, revision=revision) as server:
             assert server.client.protocol_version == revision
             answers[revision] = _same_answers(server, demo)
             sizes[revision], listed = _tools_list(server)
@@ -92,10 +94,33 @@ def test_both_revisions_over_http_with_oauth(demo: Demo, assistant_home: Path,
                                              stdio_answers: tuple[dict[str, Any], dict[str, int]]) -> None:
     issuer = Issuer(audience=AUDIENCE)
     jwks = issuer.write_jwks(assistant_home / "jwks.json")
-    args = [*demo.conn, "--oauth-issuer", ISSUER, "--oauth-jwks", str(jwks), "--oauth-audience", AUDIENCE]
+    args = [*demo.conn, "--oauth-issuer", ISSUER, "--oauth-jwks", str(jwks), "--oauth-audience", AUDIENCE,
+            "--export-dir", str(assistant_home / "exports")]
     with HttpMcpServer(args, assistant_home) as server:
         for revision in REVISIONS:
             headers = {"Authorization": f"Bearer {issuer.token()}"}
             with server.client(headers, revision=revision) as client:
                 assert client.client.protocol_version == revision
                 assert _same_answers(client, demo) == stdio_answers[0][revision], revision
+
+
+def test_a_cursor_is_continued_only_by_the_token_it_was_given_to_without_sessions(
+        demo: Demo, assistant_home: Path) -> None:
+    # The single-exchange revision has no session: a cursor is bound to the OAuth token's issuer,
+    # subject and client; another subject's token is refused it, the same subject's goes on.
+    issuer = Issuer(audience=AUDIENCE)
+    jwks = issuer.write_jwks(assistant_home / "jwks.json")
+    args = [*demo.conn, "--oauth-issuer", ISSUER, "--oauth-jwks", str(jwks), "--oauth-audience", AUDIENCE]
+    statement = f"SELECT name FROM {demo.keyspace}.blob_formats"
+    with HttpMcpServer(args, assistant_home) as server:
+        mine = {"Authorization": f"Bearer {issuer.token()}"}
+        theirs = {"Authorization": f"Bearer {issuer.token(sub='someone-else')}"}
+        with server.client(mine, revision=REVISIONS[-1]) as one, \
+                server.client(theirs, revision=REVISIONS[-1]) as other:
+            first = one.call("query", statement=statement, limit=5).data
+            refused = other.call("query", statement=statement, limit=5, cursor=first["cursor"])
+            assert refused.is_error and "this cursor was given to another client" in refused.error
+        with server.client({"Authorization": f"Bearer {issuer.token()}"}, revision=REVISIONS[-1]) as again:
+            rest = again.call("query", statement=statement, limit=100, cursor=first["cursor"]).data
+        names = [row["name"] for row in first["rows"] + rest["rows"]]
+        assert len(names) == len(set(names)) == 20

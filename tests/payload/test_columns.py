@@ -63,7 +63,8 @@ def _answer(values: list[Any], sample: int, monkeypatch: pytest.MonkeyPatch) -> 
     return QueryAnswer(TypedAnswer(columns, iter(batches), ReadNotes(None)), DisplaySettings())
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=150, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(values=st.lists(DOCUMENTS, min_size=1, max_size=30), sample=st.integers(min_value=1, max_value=30))
 def test_arrow_holds_each_value_or_says_why_not(values: list[Any], sample: int,
                                                 monkeypatch: pytest.MonkeyPatch) -> None:

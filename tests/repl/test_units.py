@@ -184,7 +184,7 @@ def test_pager_command_choice(monkeypatch):
     monkeypatch.setenv("PAGER", "")
     assert pager_command(None) is NoPager.OFF  # an empty $PAGER means none, as in psql
     monkeypatch.delenv("PAGER")
-    assert pager_command(None) == ("less -SRXF" if _has("less") else NoPager.NOT_FOUND)
+    assert pager_command(None) == ("less -SRXFK" if _has("less") else NoPager.NOT_FOUND)
     assert pager_command("no-such-pager-anywhere") is NoPager.NOT_FOUND
 
 

@@ -22,6 +22,7 @@ import msgpack
 import pexpect
 import pytest
 import zstandard
+from dictionary_values import raw_dictionary_loaded, readers_with, spec_for
 from shell_runner import CQLSH_EXT, ext, in_process_shell, isolated_env, journal_of
 from waiting import wait_until
 
@@ -34,7 +35,8 @@ CAP = 4 << 20
 DOC = {"status": "NEW", "items": [{"sku": "A1", "qty": 1}, {"sku": "B2", "qty": 2}],
        "note": "call first " * 20}
 DOC_TEXT = json.dumps(DOC, separators=(",", ":"))
-WRITABLE = [f.label for f in registry.all_containers() if isinstance(f, Writer)]
+WRITERS = [f for f in registry.all_containers() if isinstance(f, Writer)]
+WRITABLE = [f.label for f in WRITERS]
 #: Chains auto mode tells from noise only with a DECODE setting (no signature).
 SIGNATURELESS = ("snappy", "lz4/block-nosize", "deflate", "brotli")
 
@@ -88,12 +90,20 @@ def said(capsys: Any) -> tuple[str, str]:
     return captured.out, captured.err
 
 
+@pytest.fixture()
+def dictionary(tmp_path) -> Iterator[bytes]:
+    """A raw dictionary in the store, as --dictionary FILE puts it there: a container written only
+    with one (dcz) is written, read and rewritten with it."""
+    with raw_dictionary_loaded(tmp_path) as loaded:
+        yield loaded
+
+
 # ------------------------------------------------------------------ sources and targets
 
 
-def test_every_container_encode_writes_is_a_source(sh, session, capsys, ks) -> None:
-    rows: dict[int, bytes | None] = {i: encode(label, DOC_TEXT, CAP).value
-                                     for i, label in enumerate(WRITABLE)}
+def test_every_container_encode_writes_is_a_source(sh, session, capsys, ks, dictionary) -> None:
+    rows: dict[int, bytes | None] = {i: encode(spec_for(fmt, dictionary), DOC_TEXT, CAP).value
+                                     for i, fmt in enumerate(WRITERS)}
     plain = len(WRITABLE)
     rows[plain] = DOC_TEXT.encode()  # stored uncompressed: compressed by the rewrite
     rows[plain + 1] = encode("gzip>msgpack", DOC_TEXT, CAP).value  # a binary payload, kept as it is
@@ -122,16 +132,18 @@ def test_every_container_encode_writes_is_a_source(sh, session, capsys, ks) -> N
         assert f"{len(refused)} row{'s' if len(refused) > 1 else ''}: no known format" in out
 
 
-def test_every_container_encode_writes_is_a_target(sh, session, capsys, ks) -> None:
+def test_every_container_encode_writes_is_a_target(sh, session, capsys, ks, dictionary) -> None:
     payload = encode("text", DOC_TEXT, CAP).value
     table(session, "tgt", {i: encode("zstd", DOC_TEXT, CAP).value for i in range(len(WRITABLE) + 1)})
-    for i, label in enumerate(WRITABLE):
-        sh.onecmd(f"COMPRESSION REWRITE {ks}.tgt.data AS '{label}' WHERE id = {i} CONFIRM;")
+    for i, fmt in enumerate(WRITERS):
+        target = spec_for(fmt, dictionary)
+        sh.onecmd(f"COMPRESSION REWRITE {ks}.tgt.data AS '{target}' WHERE id = {i} CONFIRM;")
     sh.onecmd(f"COMPRESSION REWRITE {ks}.tgt.data AS 'none' WHERE id = {len(WRITABLE)} CONFIRM;")
     out, err = said(capsys)
     after = values(session, "tgt")
+    read_back = {**READ_BACK, **readers_with(dictionary)}
     for i, label in enumerate(WRITABLE):
-        assert READ_BACK[label](after[i]) == payload, label
+        assert read_back[label](after[i]) == payload, label
     assert after[len(WRITABLE)] == payload  # 'none': the payload stored as it is
     # The zstd row was zstd already; every other target, and 'none', rewrote its row.
     assert out.count("1 row rewritten") == len(WRITABLE), (out, err)
