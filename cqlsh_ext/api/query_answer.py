@@ -152,7 +152,8 @@ class QueryAnswer:
 
     def to_arrow(self) -> Any:
         """The whole answer as a pyarrow.Table, in the types COPY TO Parquet writes (a blob column
-        as NAME, NAME:label, NAME:kind, NAME:note, NAME:stored; a path's value with NAME:note).
+        as NAME, NAME:label, NAME:kind, NAME:note, NAME:stored, NAME:confidence; a path's value
+        with NAME:note).
         Ctrl-C ends the reading and keeps the rows read (notes: stopped). Held: asking again
         gives the same table."""
         if self._table is not None:

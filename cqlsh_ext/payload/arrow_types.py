@@ -349,7 +349,7 @@ _CQL_LEAVES = {
 def cql_kind(cqltype: Any) -> Kind:
     """The kind of a CQL column of driver type `cqltype` (a cassandra.cqltypes class, read through
     the one type model, cqlsh_ext.cql.types). A blob at the top is the caller's (a decoded payload
-    with its companions); a blob inside a collection, tuple or UDT is a Blob: the same five parts
+    with its companions); a blob inside a collection, tuple or UDT is a Blob: the same six parts
     as a struct. A varint is decimal128(38, 0); a decimal's scale is read from the answer's sample
     (payload.columns)."""
     from cqlsh_ext.cql.types import from_driver

@@ -23,7 +23,7 @@ the Arrow type it is written as), fixed before its first batch leaves and never 
 Each renderer reads columns through one function here: `arrow_arrays` (Arrow: Parquet, the Python
 API's tables and streams), `json_lines` (JSON Lines, as `--output-format json` spells it),
 `csv_fields` (CSV), `ColumnValues.values()` (the terminal's rows, MCP's JSON values, the API's dicts),
-`BlobReading.parts` (a blob's five parts). Spellings of CQL values (JSON text, CSV fields) are the
+`BlobReading.parts` (a blob's six parts). Spellings of CQL values (JSON text, CSV fields) are the
 output layer's, handed in as functions.
 """
 
