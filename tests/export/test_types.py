@@ -17,13 +17,13 @@ from tests.payload_select.conftest import shell
 
 from .readback import closing_line, duckdb_rows, parquet_rows
 
-#: A blob inside a collection or a UDT: the struct a top-level blob's five columns make, its payload
+#: A blob inside a collection or a UDT: the struct a top-level blob's six columns make, its payload
 #: typed from the sample (here the order documents: a record of two strings).
 BLOB_STRUCT = pa.struct([("payload", pa.struct([("order", pa.string()), ("status", pa.string())])),
                          ("label", pa.string()), ("kind", pa.string()), ("note", pa.string()),
-                         ("stored", pa.binary())])
+                         ("stored", pa.binary()), ("confidence", pa.string())])
 BLOB_DUCK = ('STRUCT(payload STRUCT("order" VARCHAR, status VARCHAR), "label" VARCHAR, kind VARCHAR, '
-             'note VARCHAR, "stored" BLOB)')
+             'note VARCHAR, "stored" BLOB, confidence VARCHAR)')
 DOC = b'{"order": "ORD-1", "status": "NEW"}'
 
 COLUMNS = {
