@@ -401,6 +401,9 @@ class JsonSpelling(Blobs):
         if kind != UNKNOWN and kind != FAILED:
             out["label"] = view.label
         out["kind"] = kind
+        sure = view_confidence(view)
+        if sure is not None:
+            out["confidence"] = sure
         cut: str | None = None
         if kind == TEXT:
             out["payload"] = _as_loaded(view.tree) if view.tree is not None else (view.text or "")
