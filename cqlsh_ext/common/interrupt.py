@@ -43,9 +43,13 @@ class CtrlC:
     the signal handler); a second raises KeyboardInterrupt, after putting the previous handler
     back. Re-entrant use is not supported: one per running command."""
 
-    def __init__(self, stop: Flag | None = None, on_first: Callable[[], None] | None = None) -> None:
+    def __init__(self, stop: Flag | None = None, on_first: Callable[[], None] | None = None,
+                 inner: bool = False) -> None:
         self.stop: Flag = threading.Event() if stop is None else stop
         self.on_first = on_first
+        #: A CtrlC entered inside this one (a scan's, inside a program's reading) presses this
+        #: one too at its first press, so both stop (without it, the inner one alone hears it).
+        self.inner = inner
         self._previous: Any = None
         self._installed = False
         self._remote: Remote | None = None
@@ -73,14 +77,21 @@ class CtrlC:
                  traceback: TracebackType | None) -> None:
         self.restore()
 
-    def restore(self) -> None:
-        """Put the previous handler back (idempotent)."""
+    def restore(self, if_current: bool = False) -> None:
+        """Put the previous handler back (idempotent). `if_current`: only when this one's is the
+        handler in place (a reading that ends after another one began, in a program holding
+        several: the later one puts this one's back, stopped, when it ends)."""
         if self._remote is not None:
             self._remote._release(self)
             self._remote = None
         if self._installed:
             self._installed = False
-            signal.signal(signal.SIGINT, self._previous)
+            try:
+                if if_current and signal.getsignal(signal.SIGINT) != self._handler:
+                    return
+                signal.signal(signal.SIGINT, self._previous)
+            except ValueError:  # from another thread (a finalizer): the handler stays
+                pass
 
     def _handler(self, signum: int, frame: FrameType | None) -> None:
         if self.stop.is_set():  # a second Ctrl-C: stop waiting at once
@@ -89,6 +100,9 @@ class CtrlC:
         self.stop.set()
         if self.on_first is not None:
             self.on_first()
+        outer = getattr(self._previous, "__self__", None)
+        if isinstance(outer, CtrlC) and outer is not self and outer.inner:
+            outer._press()
 
 
     def _press(self) -> None:
