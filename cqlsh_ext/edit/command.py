@@ -5,7 +5,7 @@ cqlsh's, byte for byte), and the UNDO command that writes a journal back.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from cqlsh_ext.commands import shell_command, statement_intercept
 from cqlsh_ext.cql.errors import QueryError
@@ -29,7 +29,9 @@ def intercept(shell: Shell, statement: Lexed) -> bool:
 
     if not recognized(statement):
         return False  # no name followed by . or [ among the targets: no schema asked
-    lookup = _Columns(shell)
+    from cqlsh_ext.edit.run import TableColumns
+
+    lookup = TableColumns(shell.conn, shell.current_keyspace)
     try:
         edit = parse(statement, lookup, lookup.schema)
     except QueryError as err:
@@ -57,51 +59,6 @@ def write_context(shell: Shell) -> WriteContext:
     from cqlsh_ext.writing.write_context import write_context as of
 
     return of(shell_context(shell), journal_directory(shell.settings), sys.stdout)
-
-
-class _Columns:
-    """The table's column types from the driver's schema; QueryError for an unknown table."""
-
-    def __init__(self, shell: Shell) -> None:
-        self.shell = shell
-        self.keyspace: str | None = None
-        self.meta: Any = None
-
-    def __call__(self, keyspace: str | None, table: str) -> dict[str, Any]:
-        from cqlsh_ext.reading.resolve import find_table
-
-        ks = keyspace or self.shell.current_keyspace
-        # A table made by another client a moment ago is asked of the server (refresh); unknown to
-        # the server too, the statement is cqlsh's, which says so.
-        found = find_table(self.shell.conn, self.shell.current_keyspace, keyspace, table, refresh=True)
-        meta = found.meta if found is not None else None
-        if meta is None or ks is None:
-            raise QueryError(f"unknown table {table}")
-        types = self._types(ks, meta)
-        unknown = {t.name for t in types.values() if t.kind == "other"}
-        for name in unknown:  # a type made a moment ago by another client: ask the server
-            try:
-                self.shell.conn.refresh_user_type_metadata(ks, name)
-            except Exception:
-                pass  # a custom type, not a UDT: nothing to learn
-        if unknown:
-            types = self._types(ks, meta)
-        self.keyspace, self.meta = ks, meta
-        return types
-
-    def schema(self) -> Any:
-        """The table looked up last, as the payload-query parser reads it (its WHERE)."""
-        from cqlsh_ext.reading.resolve import table_target
-
-        found = table_target(self.shell.conn.metadata, str(self.keyspace), self.meta.name)
-        assert found is not None, "looked up last: in the schema"
-        return found.schema
-
-    def _types(self, ks: str, meta: Any) -> dict[str, Any]:
-        from cqlsh_ext.cql.types import parse, udts_of
-
-        udts = udts_of(self.shell.conn.metadata.keyspaces[ks])
-        return {name: parse(str(col.cql_type), udts) for name, col in meta.columns.items()}
 
 
 UNDO_GRAMMAR = r"""

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any
 
 from cqlsh_ext.common.text import plural
@@ -25,9 +26,71 @@ if TYPE_CHECKING:
     from cqlsh_ext.writing.cell_reads import CellRead
     from cqlsh_ext.writing.cell_writer import CellWriter, Written
     from cqlsh_ext.writing.journal import Journal
+    from cqlsh_ext.writing.loop import Done
     from cqlsh_ext.writing.mechanism import Mechanism
     from cqlsh_ext.writing.requests import EditRequest
     from cqlsh_ext.writing.write_context import WriteContext
+
+
+class TableColumns:
+    """The column types of a table an edit names, from the driver's schema of `cluster` (a table
+    named alone is in `keyspace`); QueryError for an unknown table. Called by edit.parse, then
+    `schema()` is the same table as the payload-query parser reads it, `meta` its metadata."""
+
+    def __init__(self, cluster: Any, keyspace: str | None) -> None:
+        self.cluster = cluster
+        self.current = keyspace
+        self.keyspace: str | None = None
+        self.meta: Any = None
+
+    def __call__(self, keyspace: str | None, table: str) -> dict[str, Any]:
+        from cqlsh_ext.reading.resolve import find_table
+
+        ks = keyspace or self.current
+        # A table made by another client a moment ago is asked of the server (refresh); unknown to
+        # the server too, the statement is cqlsh's, which says so.
+        found = find_table(self.cluster, self.current, keyspace, table, refresh=True)
+        meta = found.meta if found is not None else None
+        if meta is None or ks is None:
+            raise QueryError(f"unknown table {table}")
+        types = self._types(ks, meta)
+        unknown = {t.name for t in types.values() if t.kind == "other"}
+        for name in unknown:  # a type made a moment ago by another client: ask the server
+            try:
+                self.cluster.refresh_user_type_metadata(ks, name)
+            except Exception:
+                pass  # a custom type, not a UDT: nothing to learn
+        if unknown:
+            types = self._types(ks, meta)
+        self.keyspace, self.meta = ks, meta
+        return types
+
+    def schema(self) -> Any:
+        """The table looked up last, as the payload-query parser reads it (its WHERE)."""
+        from cqlsh_ext.reading.resolve import table_target
+
+        found = table_target(self.cluster.metadata, str(self.keyspace), self.meta.name)
+        assert found is not None, "looked up last: in the schema"
+        return found.schema
+
+    def _types(self, ks: str, meta: Any) -> dict[str, Any]:
+        from cqlsh_ext.cql.types import parse, udts_of
+
+        udts = udts_of(self.cluster.metadata.keyspaces[ks])
+        return {name: parse(str(col.cql_type), udts) for name, col in meta.columns.items()}
+
+
+@dataclass
+class EditFigures:
+    """What an edit did, as data (the Python API's EditResult): the rows read and what each
+    became (`outcome`: found, to change with their changes, already as asked, refused by reason),
+    whether its reading was stopped (Ctrl-C: nothing is then written), and after CONFIRM the
+    row loop's figures (`done`) and the journal's path."""
+
+    outcome: Outcome
+    interrupted: bool = False
+    done: Done | None = None
+    journal: str | None = None
 
 
 def edit_request(edit: Edit, keyspace: str) -> EditRequest:
@@ -41,9 +104,10 @@ def edit_request(edit: Edit, keyspace: str) -> EditRequest:
                        edit.confirm)
 
 
-def run_edit(ctx: WriteContext, edit: Edit, keyspace: str, meta: Any) -> None:
-    """Preview or write the edit (see the module doc); QueryError or WriteRefused for what is
-    refused before reading."""
+def run_edit(ctx: WriteContext, edit: Edit, keyspace: str, meta: Any) -> EditFigures | None:
+    """Preview or write the edit (see the module doc): its figures, or None when the reading
+    failed or was refused (ctx.error said why); QueryError or WriteRefused for what is refused
+    before reading."""
     from cqlsh_ext.writing.cell_reads import plan_for, read_rows, write_decoding
     from cqlsh_ext.writing.mechanism import choose
 
@@ -68,11 +132,12 @@ def run_edit(ctx: WriteContext, edit: Edit, keyspace: str, meta: Any) -> None:
     decoding = write_decoding(ctx.settings)
     read = read_rows(ctx, plan, meta, keys, blob, mechanism, decoding)
     if read is None:
-        return
+        return None
     outcome = _outcome(edit, blob, keyspace, meta, read.pages(), decoding)
     if read.error:
         ctx.error(f"{LABEL}: the reading failed ({read.error}); nothing was written")
-        return
+        return None
+    figures = EditFigures(outcome, interrupted=bool(read.interrupted))
     stopped = " (the reading was stopped by Ctrl-C: these are the rows found before)" if read.interrupted \
         else ""
     asking = not edit.confirm and bool(outcome.rows) and not read.interrupted and ctx.ask is not None
@@ -82,16 +147,18 @@ def run_edit(ctx: WriteContext, edit: Edit, keyspace: str, meta: Any) -> None:
     summary(ctx, edit.confirm, outcome, stopped, mechanism, out)
     if not edit.confirm:
         if not outcome.rows:
-            return
+            return figures
         if not asking or ctx.ask is None or not ctx.ask(f"Write {plural(len(outcome.rows), 'row')}? [y/N] "):
             print(f"Nothing written: add CONFIRM at the end of the statement to write "
                   f"{plural(len(outcome.rows), 'row')}.", file=ctx.out)
-            return
+            return figures
     if read.interrupted:
         print("Nothing written: the reading was stopped.", file=ctx.out)
-        return
+        return figures
     if outcome.rows:
-        _write(ctx, keyspace, meta, blob, keys, mechanism, outcome.rows, request)
+        figures.done, figures.journal = _write(ctx, keyspace, meta, blob, keys, mechanism, outcome.rows,
+                                               request)
+    return figures
 
 
 def _outcome(edit: Edit, blob: BlobTarget, keyspace: str, meta: Any, pages: Iterable[list[CellRead]],
@@ -141,7 +208,8 @@ def _outcome(edit: Edit, blob: BlobTarget, keyspace: str, meta: Any, pages: Iter
 
 
 def _write(ctx: WriteContext, keyspace: str, meta: Any, blob: BlobTarget, keys: list[str],
-           mechanism: Mechanism, rows: list[RowChange], request: EditRequest) -> None:
+           mechanism: Mechanism, rows: list[RowChange], request: EditRequest) -> tuple[Done, str]:
+    """The rows journaled and written: the row loop's figures and the journal's path."""
     from cqlsh_ext.common.interrupt import CtrlC
     from cqlsh_ext.writing.cell_writer import CHANGED_SINCE, CellWriter
     from cqlsh_ext.writing.journal import open_journal
@@ -161,6 +229,7 @@ def _write(ctx: WriteContext, keyspace: str, meta: Any, blob: BlobTarget, keys: 
             journal.close()
     closing(ctx, done, f"{plural(done.written, 'row')} written", CHANGED_SINCE,
             f"Undo: UNDO '{journal.path}' CONFIRM")
+    return done, str(journal.path)
 
 
 def _write_one(writer: CellWriter, journal: Journal, n: int, row: RowChange, keys: list[str],
