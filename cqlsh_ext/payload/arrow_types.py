@@ -388,10 +388,14 @@ def _kind_of_type(node: Any, steps: tuple[str, ...] | None) -> Kind:
 # ------------------------------------------------------------------ Arrow types
 
 
-def arrow_type(kind: Kind) -> Any:
+def arrow_type(kind: Kind, storage: bool = False) -> Any:
+    """The Arrow type of `kind`; `storage`: with its extension types' storage instead (a JSON
+    text's string, a uuid's 16 bytes), as pyarrow builds nested arrays from Python values."""
     import pyarrow as pa
 
-    if isinstance(kind, (Null, Str, Json)):
+    if isinstance(kind, Json):  # Arrow's canonical JSON extension: Parquet's JSON type, DuckDB's JSON
+        return pa.string() if storage else pa.json_()
+    if isinstance(kind, (Null, Str)):
         return pa.string()
     if isinstance(kind, Bool):
         return pa.bool_()
@@ -402,15 +406,17 @@ def arrow_type(kind: Kind) -> Any:
     if isinstance(kind, Dec):
         return pa.decimal128(_DECIMAL_DIGITS, kind.scale)
     if isinstance(kind, List):
-        item = arrow_type(kind.item)
+        item = arrow_type(kind.item, storage)
         return pa.list_(item) if kind.size is None else pa.list_(item, kind.size)
     if isinstance(kind, Blob):
-        return pa.struct([("payload", arrow_type(kind.payload)), ("label", pa.string()),
+        return pa.struct([("payload", arrow_type(kind.payload, storage)), ("label", pa.string()),
                           ("kind", pa.string()), ("note", pa.string()), ("stored", pa.binary())])
     if isinstance(kind, Struct):
-        return pa.struct([(name, arrow_type(k)) for name, k in kind.fields])
+        return pa.struct([(name, arrow_type(k, storage)) for name, k in kind.fields])
     if isinstance(kind, Map):
-        return pa.map_(arrow_type(kind.key), arrow_type(kind.value))
+        return pa.map_(arrow_type(kind.key, storage), arrow_type(kind.value, storage))
+    if storage and kind.name == "uuid":
+        return pa.binary(16)
     return _LEAF_TYPES[kind.name]()
 
 

@@ -813,7 +813,9 @@ def _array(values: list[Any], kind: Kind) -> Any:
     arrow = arrow_type(kind)
     laid = native.cql_array(values, str(arrow))
     if laid is None:
-        return pa.array(values, type=arrow)
+        storage = arrow_type(kind, storage=True)
+        array = pa.array(values, type=storage)
+        return array if storage == arrow else array.cast(arrow)
     array = pa.Array._import_from_c_capsule(*laid.__arrow_c_array__())
     if array.type != arrow:  # (the core lays out the kind's own type: should not happen)
         raise TypeError(f"the core laid out {array.type} for a column of {arrow}")

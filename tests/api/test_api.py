@@ -61,7 +61,8 @@ def test_a_payload_filter_into_arrow_and_duckdb(db, orders: Orders):
     answer = db.query(statement(orders))
     table = answer.to_arrow()
     assert isinstance(table, pa.Table)
-    assert table.column_names == ["pk", "ck", "data.status", "data.customer.name"]
+    assert table.column_names == ["pk", "ck", "data.status", "data.status:note", "data.customer.name",
+                                  "data.customer.name:note"]
     assert table.schema.field("ck").type == pa.int32()
     assert table.schema.field("data.status").type == pa.string()
     keys = zip(table.column("pk").to_pylist(), table.column("ck").to_pylist(), strict=True)

@@ -32,13 +32,32 @@ def from_json_text(text: str | None) -> Any:
 
 
 def number_type(values: list[Any]) -> Any:
-    """The column type the shape rule gives numbers (docs/export.md): int64 while every integer
-    fits, decimal128(38, 0) past 64 bits, float64 for floats and integers exact in a double,
-    JSON text for floats with integers past 2**53."""
+    """The column type the type rule gives numbers (docs/export.md): int64 while every integer
+    fits, decimal128(38, 0) past 64 bits, float64 for floats with integers (those past 2**53 then
+    do not fit it)."""
     ints = [v for v in values if isinstance(v, int)]
     if len(ints) == len(values):
         return pa.int64() if all(-2**63 <= v < 2**63 for v in ints) else pa.decimal128(38, 0)
-    return pa.float64() if all(abs(v) <= 2**53 for v in ints) else pa.string()
+    return pa.float64()
+
+
+def as_written(column: Any, found: Any) -> Any:
+    """A number as a column of `column`'s type holds it: None where it does not fit (a misfit,
+    null with its note)."""
+    if found is None:
+        return None
+    if column == pa.float64():
+        return float(found) if isinstance(found, float) or abs(found) <= 2**53 else None
+    if column == pa.int64():
+        return found if isinstance(found, int) and -2**63 <= found < 2**63 else None
+    return found
+
+
+def misfit_note(column: Any, found: Any) -> str | None:
+    """The note of a value that does not fit (`found`'s JSON text), None for one that does."""
+    if found is None or as_written(column, found) is not None:
+        return None
+    return f"did not fit {'double' if column == pa.float64() else column}: {json.dumps(found)}"
 
 
 def by_ck(rows: list[dict[str, Any]]) -> dict[int, dict[str, Any]]:
@@ -58,15 +77,17 @@ def test_the_whole_table_in_parquet_matches_the_generator(cassandra, orders: Ord
     assert f"{undecodable} undecodable" in closing_line(out.stdout)
 
     schema, rows = parquet_rows(target)
-    # A status is sometimes 7 among strings, n an integer, a float or past 64 bits: JSON text, by
-    # the shape rule; the records' other places keep their types.
+    # A status is sometimes 7 among strings: a string column (most are strings), 7 null there with
+    # its note; n an integer, a float or past 64 bits: float64 (numbers, most of them exact in a
+    # double), those past 2**53 null with their note; inside the record, where a status or an n
+    # mixes sorts, that place is JSON text; the records' other places keep their types.
     assert schema.field("pk").type == pa.string() and schema.field("ck").type == pa.int32()
     assert schema.field("data.status").type == pa.string()
-    assert schema.field("data.n").type == pa.string()
+    assert schema.field("data.n").type == pa.float64()
     assert schema.field("data.customer.tier").type == pa.string()
     assert schema.field("data.items").type == pa.list_(pa.struct([("sku", pa.string())]))
     assert schema.field("data").type == pa.struct([
-        ("order-id", pa.string()), ("n", pa.string()), ("status", pa.string()),
+        ("order-id", pa.string()), ("n", pa.json_()), ("status", pa.json_()),
         ("customer", pa.struct([("name", pa.string()), ("tier", pa.string())])),
         ("items", pa.list_(pa.struct([("sku", pa.string())]))), ("tags", pa.list_(pa.string()))])
     assert schema.field("data:label").type == pa.string()
@@ -74,11 +95,20 @@ def test_the_whole_table_in_parquet_matches_the_generator(cassandra, orders: Ord
 
     got = by_ck(rows)
     assert set(got) == {row["ck"] for row, _doc in orders.rows}
+    misfits = 0
     for row, doc in orders.rows:
         out_row = got[row["ck"]]
         assert out_row["pk"] == row["pk"]
-        assert from_json_text(out_row["data.status"]) == value(doc, "status")
-        assert from_json_text(out_row["data.n"]) == value(doc, "n")
+        status = value(doc, "status")
+        if isinstance(status, str) or status is None:
+            assert (out_row["data.status"], out_row["data.status:note"]) == (status, None)
+        else:  # 7 in a column of strings
+            assert out_row["data.status"] is None
+            assert out_row["data.status:note"] == f"did not fit string: {status}"
+            misfits += 1
+        n = value(doc, "n")
+        assert out_row["data.n"] == as_written(pa.float64(), n)
+        assert out_row["data.n:note"] == misfit_note(pa.float64(), n)
         assert out_row["data.customer.tier"] == value(doc, "customer", "tier")
         assert out_row["data.items"] == value(doc, "items")
         how = ENCODINGS[row["ck"] % len(ENCODINGS)]
@@ -94,10 +124,11 @@ def test_the_whole_table_in_parquet_matches_the_generator(cassandra, orders: Ord
         assert from_json_text(record.pop("status")) == doc.get("status")
         assert record == {"order-id": doc["order-id"], "customer": doc.get("customer"),
                           "items": doc["items"], "tags": doc["tags"]}
+    assert misfits and f"data.status: {misfits} value" in closing_line(out.stdout)
 
     types, duck = duckdb_rows(target)
-    assert types["ck"] == "INTEGER" and types["data.n"] == "VARCHAR" and types["data:stored"] == "BLOB"
-    assert types["data"].startswith('STRUCT("order-id" VARCHAR, n VARCHAR, status VARCHAR, '
+    assert types["ck"] == "INTEGER" and types["data.n"] == "DOUBLE" and types["data:stored"] == "BLOB"
+    assert types["data"].startswith('STRUCT("order-id" VARCHAR, n JSON, status JSON, '
                                     'customer STRUCT("name" VARCHAR, tier VARCHAR)')
     assert by_ck(duck) == got  # DuckDB reads every value as pyarrow does
 
@@ -117,10 +148,12 @@ def test_filtered_rows_in_every_format(cassandra, orders: Orders, home):
     assert schema.field("data.customer").type == pa.struct([("name", pa.string()), ("tier", pa.string())])
     got = by_ck(rows)
     assert set(got) == set(truth)
+    numbers = schema.field("data.n").type
+    assert numbers == number_type([doc["n"] for doc in truth.values()])
     for ck, doc in truth.items():
         assert got[ck]["data.status"] == "FAILED"
-        assert from_json_text(got[ck]["data.n"]) == doc["n"] if schema.field("data.n").type == pa.string() \
-            else got[ck]["data.n"] == doc["n"]
+        assert got[ck]["data.n"] == as_written(numbers, doc["n"])
+        assert got[ck]["data.n:note"] == misfit_note(numbers, doc["n"])
         assert got[ck]["data.customer"] == value(doc, "customer")
     assert by_ck(duckdb_rows(home / "f.parquet")[1]) == got
 
@@ -172,22 +205,28 @@ def test_grouped_answer_in_every_format(cassandra, orders: Orders, home):
 
     schema, rows = parquet_rows(home / "g.parquet")
     assert schema.field("count(*)").type == pa.int64()
-    assert schema.field("data.status").type == pa.string()  # 'NEW' ... and 7: JSON text
+    assert schema.field("data.status").type == pa.string()  # the keys are mostly strings: no JSON text
     maxima = [t["max(data.n)"] for t in truth.values() if t["max(data.n)"] is not None]
     assert schema.field("max(data.n)").type == number_type(maxima)
     sums = [t["sum(data.n)"] for t in truth.values() if t["sum(data.n)"] is not None]
     assert schema.field("sum(data.n)").type == number_type(sums)
-    got = {_key(from_json_text(r.pop("data.status"))): r for r in rows}
-    assert set(got) == set(truth)
+    # Each group by its key as the file holds it: a string key itself; 7, the group no value could
+    # be read for and the one of the documents without a status all null, told apart by the note.
+    notes = {7: "did not fit string: 7", UNDECODABLE_KEY: "undecodable: the group of the values no "
+             "reading could read", None: None}
+    got = {(r.pop("data.status"), r.pop("data.status:note")): r for r in rows}
+    assert set(got) == {(key, None) if isinstance(key, str) and key != UNDECODABLE_KEY else (None, notes[key])
+                        for key in truth}
     for key, expected in truth.items():
-        row = got[key]
+        row = got[(key, None) if isinstance(key, str) and key != UNDECODABLE_KEY else (None, notes[key])]
         assert row["count(*)"] == expected["count(*)"]
         for name in ("max(data.n)", "sum(data.n)"):
-            found = row[name]
-            assert (from_json_text(found) if isinstance(found, str) else found) == expected[name], (key, name)
+            column = schema.field(name).type
+            assert row[name] == as_written(column, expected[name]), (key, name)
+            assert row[f"{name}:note"] == misfit_note(column, expected[name]), (key, name)
     types, duck = duckdb_rows(home / "g.parquet")
-    assert types["count(*)"] == "BIGINT"
-    assert {_key(from_json_text(r.pop("data.status"))): r for r in duck} == got
+    assert types["count(*)"] == "BIGINT" and types["data.status"] == "VARCHAR"
+    assert {(r.pop("data.status"), r.pop("data.status:note")): r for r in duck} == got
 
     lines = {_key(r.pop("data.status")): r for r in jsonl_rows(home / "g.jsonl")}
     assert lines == truth

@@ -23,7 +23,7 @@ BLOB_STRUCT = pa.struct([("payload", pa.struct([("order", pa.string()), ("status
                          ("label", pa.string()), ("kind", pa.string()), ("note", pa.string()),
                          ("stored", pa.binary())])
 BLOB_DUCK = ('STRUCT(payload STRUCT("order" VARCHAR, status VARCHAR), "label" VARCHAR, kind VARCHAR, '
-             'note VARCHAR, stored BLOB)')
+             'note VARCHAR, "stored" BLOB)')
 DOC = b'{"order": "ORD-1", "status": "NEW"}'
 
 COLUMNS = {
@@ -53,7 +53,7 @@ COLUMNS = {
            'STRUCT("0" INTEGER, "1" VARCHAR)'),
     "ad": ("frozen<address>", pa.struct([("street", pa.string()), ("zip", pa.int32())]),
            "STRUCT(street VARCHAR, zip INTEGER)"),
-    "ve": ("vector<float, 3>", pa.list_(pa.float32(), 3), "FLOAT[3]"),
+    "ve": ("vector<float, 3>", pa.list_(pa.float32(), 3), "FLOAT[]"),
     "nested": ("frozen<list<frozen<map<text, varint>>>>",
                pa.list_(pa.map_(pa.string(), pa.decimal128(38, 0))), "MAP(VARCHAR, DECIMAL(38,0))[]"),
     "lb": ("list<blob>", pa.list_(BLOB_STRUCT), BLOB_DUCK + "[]"),

@@ -1,0 +1,103 @@
+"""The answer's columns as Arrow (payload.columns): a column typed once, from its leading sample,
+before its first batch; every value afterwards either itself in that type or null with a note
+saying what it was. Hypothesis writes documents of mixed kinds (strings, numbers of every size,
+booleans, nulls, records of varying keys, mixed lists, nested), as a path or an aggregate gives
+them, and the Arrow table of the answer is held to the dicts of the same answer (the API's two
+forms) by an oracle that knows JSON, not the converters."""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+pa = pytest.importorskip("pyarrow")
+
+SCALARS = st.one_of(
+    st.none(), st.booleans(), st.text(max_size=8),
+    st.integers(min_value=-(2**70), max_value=2**70), st.integers(min_value=-1000, max_value=1000),
+    st.floats(allow_nan=False, allow_infinity=False, width=64),
+)
+KEYS = st.sampled_from(["a", "b", "status", "n", "x y"])
+DOCUMENTS = st.recursive(SCALARS, lambda inner: st.one_of(st.lists(inner, max_size=4),
+                                                          st.dictionaries(KEYS, inner, max_size=4)),
+                         max_leaves=12)
+
+
+def same(arrow: Any, value: Any, kind: Any) -> bool:
+    """Whether an Arrow value of type `kind` (as pyarrow's to_pylist gives it) holds the document
+    `value`: a JSON place (Arrow's JSON extension) holds its JSON text; a struct holds a record's keys
+    (the keys it lacks null); numbers equal as numbers."""
+    if value is None:
+        return arrow is None
+    if kind == pa.json_():
+        return isinstance(arrow, str) and json.loads(arrow) == json.loads(json.dumps(value))
+    if isinstance(value, bool) or isinstance(arrow, bool):
+        return type(arrow) is type(value) and arrow == value
+    if isinstance(value, dict):
+        return pa.types.is_struct(kind) and isinstance(arrow, dict) and set(value) <= set(arrow) and all(
+            same(arrow[field.name], value.get(field.name), field.type) for field in kind)
+    if isinstance(value, list):
+        return pa.types.is_list(kind) and isinstance(arrow, list) and len(arrow) == len(value) and all(
+            same(a, v, kind.value_type) for a, v in zip(arrow, value, strict=True))
+    if isinstance(value, (int, float)):
+        return isinstance(arrow, (int, float, Decimal)) and not isinstance(arrow, bool) and arrow == value
+    return bool(arrow == value)
+
+
+def _answer(values: list[Any], sample: int, monkeypatch: pytest.MonkeyPatch) -> Any:
+    from cqlsh_ext.api.query_answer import QueryAnswer
+    from cqlsh_ext.payload.columns import PATH, AnswerColumn
+    from cqlsh_ext.reading import typed
+    from cqlsh_ext.reading.typed import AnswerBatch, ReadNotes, TypedAnswer
+    from cqlsh_ext.settings import DisplaySettings
+
+    monkeypatch.setattr(typed, "SAMPLE_ROWS", sample)
+    batches = [AnswerBatch([(i, v) for i, v in enumerate(values[start:start + 7], start)])
+               for start in range(0, len(values), 7)]
+    columns = [AnswerColumn("i", PATH, source="data.i"), AnswerColumn("v", PATH, source="data.v")]
+    return QueryAnswer(TypedAnswer(columns, iter(batches), ReadNotes(None)), DisplaySettings())
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(values=st.lists(DOCUMENTS, min_size=1, max_size=30), sample=st.integers(min_value=1, max_value=30))
+def test_arrow_holds_each_value_or_says_why_not(values: list[Any], sample: int,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    table = _answer(values, sample, monkeypatch).to_arrow()
+    dicts = list(_answer(values, sample, monkeypatch))
+    assert [d["v"] for d in dicts] == [json.loads(json.dumps(v)) for v in values]  # the dicts: the values
+    assert table.schema.names == ["i", "i:note", "v", "v:note"]
+    kind = table.schema.field("v").type
+    for row, value in zip(table.to_pylist(), values, strict=True):
+        if row["v:note"] is None:
+            assert same(row["v"], value, kind), (row, value)
+        else:  # null, and the note says what the value was
+            assert row["v"] is None and value is not None
+            assert row["v:note"].startswith("did not fit ")
+            text = row["v:note"].split(": ", 1)[1]
+            if "… (" not in text:
+                assert json.loads(text) == json.loads(json.dumps(value))
+    # the schema is known before any row: the same as the collected table's
+    assert _answer(values, sample, monkeypatch).schema == table.schema
+
+
+def test_a_column_is_typed_by_the_sort_most_of_its_sample_has(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Strings with a 7 among them: a string column, the 7 null with its note; integers with a
+    40-digit one: int64, the big one null (no typed place holds it alone); numbers with floats:
+    float64; a place inside records where sorts meet: JSON text there."""
+    from cqlsh_ext.payload.arrow_types import Float, Int, Json, Null, Str, Struct
+    from cqlsh_ext.payload.columns import sample_kind
+
+    def kind(values: list[Any]) -> Any:
+        return sample_kind(Null(), [(v, 1) for v in values])
+
+    assert kind(["NEW", "PAID", 7]) == Str()
+    assert kind([1, 2, 10**40]) == Int(64)
+    assert kind([1, 2.5, 3]) == Float()
+    assert kind([None, None]) == Json()
+    assert kind([{"a": 1}, {"a": "x"}, {"a": 2}]) == Struct((("a", Json()),))
+    assert kind(["x", 1, 2, 3]) == Int(64)  # numbers are most: the string will not fit
