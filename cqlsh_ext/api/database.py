@@ -267,7 +267,7 @@ class Database:
         progress = call.progress
         ctx = self.context(errors, [], None if progress is None else _told(progress, made),
                            timeout=_positive_seconds(call.timeout), consistency=level, keyspace=keyspace)
-        ctrl_c = CtrlC(ctx.stop, inner=True).__enter__()  # until the answer ends (QueryAnswer._finish)
+        ctrl_c = CtrlC(inner=True).__enter__()  # until the answer ends (QueryAnswer._finish)
         try:
             try:
                 planned = self._planned(ctx, lexed, plain or ranges is not None)
@@ -313,8 +313,8 @@ class Database:
             if not isinstance(err, Exception):
                 raise
             raise Error(one_line(err)) from None
-        reading = Reading(ctrl_c, progress, name, lambda: bool(made), owned, start, skip, given, why_not,
-                          owner)
+        reading = Reading(ctrl_c, ctx.stop, progress, name, lambda: bool(made), owned, start, skip, given,
+                          why_not, owner)
         return QueryAnswer(typed, ctx.display, reading)
 
     def _planned(self, ctx: ReadContext, lexed: Lexed, plain: bool) -> tuple[Plan, TableTarget] | None:

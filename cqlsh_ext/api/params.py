@@ -175,20 +175,22 @@ def bind_statement(prepared: Prepared, statement: Lexed, server_text: str | None
     elif len(metadata) != len(server):
         raise Error(f"the server reads {_count(len(metadata), 'marker')} in the statement, "
                     f"{_count(len(server), 'value')} left for it")
-    _check(found, server, labels)
-    return Bound(plan, server, prepared)
+    return Bound(plan, _checked(found, server, labels), prepared)
 
 
 def _count(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
-def _check(found: Any, server: list[object] | dict[str, object], labels: list[int] | None) -> None:
-    """Each server value against its marker's CQL type (fits), then the driver's own binding of
-    them all (its ranges: an int past 32 bits for an int). Error naming the parameter."""
+def _checked(found: Any, server: list[object] | dict[str, object],
+             labels: list[int] | None) -> list[object] | dict[str, object]:
+    """Each server value against its marker's CQL type (fits), as the driver binds it (a UDT
+    given as a dict: its fields in order), then serialized by the driver (its ranges: an int past
+    32 bits for an int): the values to bind. Error naming the parameter."""
     from cqlsh_ext.cql.types import from_driver
 
     metadata = list(found.column_metadata)
+    bound: list[object] = []
     for at, meta in enumerate(metadata):
         value = server[meta.name] if isinstance(server, dict) else server[at]
         cqltype = from_driver(meta.type)
@@ -196,11 +198,35 @@ def _check(found: Any, server: list[object] | dict[str, object], labels: list[in
         why = fits(cqltype, value)
         if why is not None:
             raise Error(f"{label} is {cqltype}: {why}")
+        value = _as_driver_takes(cqltype, value)
         try:
             if value is not None and not _unset(value):
                 meta.type.serialize(value, found.protocol_version)
         except Exception as err:
             raise Error(f"{label} is {cqltype}: {_brief(value)} does not fit it ({one_line(err)})") from None
+        bound.append(value)
+    if isinstance(server, dict):
+        return {meta.name: value for meta, value in zip(metadata, bound, strict=True)}
+    return bound
+
+
+def _as_driver_takes(cqltype: CqlType, value: object) -> object:
+    """A value as the driver serializes it: a UDT given as a dict becomes its fields' values in
+    order (the driver takes a tuple or an object with the fields), wherever it sits."""
+    kind = cqltype.kind
+    if value is None or cqltype.scalar:
+        return value
+    if kind == "udt" and isinstance(value, Mapping):
+        return tuple(_as_driver_takes(sub, value.get(name))
+                     for name, sub in zip(cqltype.fields or (), cqltype.params, strict=False))
+    if kind in ("list", "vector") and isinstance(value, (list, tuple)):
+        return [_as_driver_takes(cqltype.params[0], v) for v in value]
+    if kind == "tuple" and isinstance(value, (list, tuple)):
+        return tuple(_as_driver_takes(sub, v) for sub, v in zip(cqltype.params, value, strict=False))
+    if kind == "map" and isinstance(value, Mapping):
+        return {_as_driver_takes(cqltype.params[0], k): _as_driver_takes(cqltype.params[1], v)
+                for k, v in value.items()}
+    return value
 
 
 def _unset(value: object) -> bool:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import struct
+import threading
 import time
 from collections.abc import Callable, Generator, Iterator, Mapping
 from dataclasses import dataclass
@@ -74,7 +75,8 @@ class Closeable(Protocol):
 @dataclass
 class Reading:
     """How an answer's reading goes around its batches (Database.query makes it): the Ctrl-C in
-    force from the call on (its flag the reading's stop), the progress callback and the reading's
+    force from the call on and the reading's own stop (`stop`: set to end it at its next page,
+    the rows read kept), the progress callback and the reading's
     label, whether the reading gives events of its own (`evented`: a scan's), the statement and
     parameters a paging state belongs to (`identity`), where it went on from (`start`: the paging
     state, `skip` rows of that page given out before, `given` rows given out before that page),
@@ -82,6 +84,7 @@ class Reading:
     read_partition's own connection)."""
 
     ctrl_c: CtrlC | None = None
+    stop: threading.Event | None = None
     progress: Progress | None = None
     label: str = ""
     evented: Callable[[], bool] | None = None
@@ -162,10 +165,11 @@ class QueryAnswer:
         ctrl_c = self._reading.ctrl_c
         return ctrl_c is not None and ctrl_c.pressed
 
-    def _batches(self) -> Generator[AnswerBatch, None, None]:
+    def _batches(self, collect: bool = False) -> Generator[AnswerBatch, None, None]:
         """The answer's batches as the reader takes them: the rows of a resumed page given out
-        before left out, each position noted, progress told; Ctrl-C or close() ends them at once.
-        Ended, the reading is finished (_finish)."""
+        before left out, each position noted, progress told; close() ends them at once, and so
+        does Ctrl-C, but for a reader that `collect`s them (to_arrow): the reading then stops at
+        its next page and what it read is kept. Ended, the reading is finished (_finish)."""
         skip = self._reading.skip
         try:
             for batch in self._typed:
@@ -174,15 +178,29 @@ class QueryAnswer:
                         skip -= len(batch)
                         continue
                     batch, skip = _tail(batch, skip, len(self._typed.columns)), 0
-                if self._closed or self._pressed:
+                if self._ends_now(collect):
                     return
                 yield batch
                 self._event()
-                if self._closed or self._pressed:
+                if self._ends_now(collect):
                     return
-            self._complete = True
+            self._complete = not self._pressed
         finally:
             self._finish()
+
+    def _ends_now(self, collect: bool) -> bool:
+        """Whether the batches end here: close(); Ctrl-C, but for a collecting reader, whose
+        reading is stopped instead (at its next page: a scan's own Ctrl-C may have stopped it)."""
+        if self._closed:
+            return True
+        if not self._pressed:
+            return False
+        if not collect:
+            return True
+        stop = self._reading.stop
+        if stop is not None:
+            stop.set()
+        return False
 
     def _gave(self, batch: AnswerBatch, rows: int) -> None:
         """`rows` of `batch`'s rows were given out: where the next one is."""
@@ -201,10 +219,10 @@ class QueryAnswer:
         notes = self._typed.notes
         self._typed.close()
         if notes is not None:
-            if self._pressed:  # the press set the reading's stop: an interruption, not a cancellation
+            if self._pressed:  # Ctrl-C (its stop of the reading is an interruption, not a cancellation)
                 notes.interrupted, notes.cancelled = True, False
-            elif self._closed and not self._complete:
-                notes.output_closed, notes.closed_by = True, "at close()"
+            elif not self._complete:  # close(), or its reader let go of it
+                notes.output_closed, notes.closed_by = True, "at close()" if self._closed else ""
         ctrl_c = self._reading.ctrl_c
         if ctrl_c is not None:
             ctrl_c.restore(if_current=True)
@@ -325,9 +343,9 @@ class QueryAnswer:
         schema: pyarrow.Schema = self._arrow_batches().schema
         return schema
 
-    def _record_batches(self) -> Iterator[pyarrow.RecordBatch]:
+    def _record_batches(self, collect: bool = False) -> Iterator[pyarrow.RecordBatch]:
         arrow = self._arrow_batches()
-        batches = self._batches()
+        batches = self._batches(collect)
         try:
             for batch in batches:
                 if len(batch):
@@ -360,7 +378,7 @@ class QueryAnswer:
 
         schema = self.schema
         self._take("to_arrow()")
-        self._table = pa.Table.from_batches(list(self._record_batches()), schema=schema)
+        self._table = pa.Table.from_batches(list(self._record_batches(collect=True)), schema=schema)
         return self._table
 
     def __arrow_c_stream__(self, requested_schema: object = None) -> object:
@@ -370,13 +388,21 @@ class QueryAnswer:
         return stream
 
     def to_pandas(self, **options: Any) -> pandas.DataFrame:
-        """The answer as a pandas.DataFrame (through to_arrow()), losing no value: every column
-        in a pyarrow-backed dtype (`types_mapper=pandas.ArrowDtype`: nullable integers, exact
-        decimals, dates, timestamps, UUIDs, lists and structs as they are; docs/api.md's table).
-        `options` go to pyarrow's Table.to_pandas (`types_mapper=None` for NumPy's dtypes)."""
+        """The answer as a pandas.DataFrame (through to_arrow()), losing no value: every column in
+        a pyarrow-backed dtype (pandas.ArrowDtype: nullable integers, exact decimals, dates,
+        timestamps, lists, maps and structs as they are), but a uuid column, whose values are
+        uuid.UUID objects (pandas has no dtype for Arrow's uuid type: inside a list or a struct
+        a UUID is its 16 bytes), and JSON text, a string (docs/api.md's table). `options` go to
+        pyarrow's Table.to_pandas; a `types_mapper` of its own (None: NumPy's dtypes, pyarrow's
+        default) takes the table as to_arrow() gives it."""
         pd = need("pandas")
-        options.setdefault("types_mapper", pd.ArrowDtype)
-        frame: pandas.DataFrame = self.to_arrow().to_pandas(**options)
+        table = self.to_arrow()
+        if "types_mapper" not in options:
+            import pyarrow as pa
+
+            table = table.cast(pa.schema([_for_pandas(f) for f in table.schema], metadata=table.schema.metadata))
+            options["types_mapper"] = lambda t: None if isinstance(t, pa.BaseExtensionType) else pd.ArrowDtype(t)
+        frame: pandas.DataFrame = table.to_pandas(**options)
         return frame
 
     def to_polars(self, **options: Any) -> polars.DataFrame:
@@ -385,6 +411,37 @@ class QueryAnswer:
         pl = need("polars")
         frame: polars.DataFrame = pl.from_arrow(self.to_arrow(), **options)
         return frame
+
+
+def _for_pandas(field: pyarrow.Field) -> pyarrow.Field:
+    """A column's field as pandas takes it losing nothing: an Arrow extension type (uuid, JSON)
+    its storage (16 bytes, the JSON text) wherever pandas' ArrowDtype cannot hold it (inside a
+    list, a map or a struct; JSON text at the top too), a uuid column itself kept (its values
+    become uuid.UUID objects)."""
+    import pyarrow as pa
+
+    if isinstance(field.type, pa.BaseExtensionType) and field.type.extension_name == "arrow.uuid":
+        return field
+    return field.with_type(_storage(field.type))
+
+
+def _storage(kind: pyarrow.DataType) -> pyarrow.DataType:
+    import pyarrow as pa
+
+    if isinstance(kind, pa.BaseExtensionType):
+        return _storage(kind.storage_type)
+    if pa.types.is_fixed_size_binary(kind):  # a UUID's bytes (pandas shows no fixed-size binary in a list)
+        return pa.binary()
+    if pa.types.is_fixed_size_list(kind):
+        return pa.list_(kind.value_field.with_type(_storage(kind.value_type)), kind.list_size)
+    if pa.types.is_list(kind) or pa.types.is_large_list(kind):
+        return pa.list_(kind.value_field.with_type(_storage(kind.value_type)))
+    if pa.types.is_map(kind):
+        return pa.map_(kind.key_field.with_type(_storage(kind.key_type)),
+                       kind.item_field.with_type(_storage(kind.item_type)))
+    if pa.types.is_struct(kind):
+        return pa.struct([kind.field(i).with_type(_storage(kind.field(i).type)) for i in range(kind.num_fields)])
+    return kind
 
 
 def _tail(batch: AnswerBatch, skip: int, width: int) -> AnswerBatch:

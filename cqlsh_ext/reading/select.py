@@ -375,6 +375,8 @@ def answer_pages(ctx: ReadContext, notes: ReadNotes, answer: Answer, evaluator: 
             continue
         if found and isinstance(found[0], AnswerBatch):  # a page's kept rows as columns (a file's reading)
             for page in found:
+                if held.places is not None and scanner is not None and page.positions is None:
+                    page.positions = PagePositions(scanner.page_state, 0, len(page))  # its page's matches
                 page, enough = _limited_batch(notes, answer.plan.limit, page)
                 if len(page):
                     yield from held.add([], end=True)  # rows held before it go first
