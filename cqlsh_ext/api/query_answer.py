@@ -400,8 +400,10 @@ class QueryAnswer:
         if "types_mapper" not in options:
             import pyarrow as pa
 
-            table = table.cast(pa.schema([_for_pandas(f) for f in table.schema], metadata=table.schema.metadata))
-            options["types_mapper"] = lambda t: None if isinstance(t, pa.BaseExtensionType) else pd.ArrowDtype(t)
+            table = table.cast(pa.schema([_for_pandas(f) for f in table.schema],
+                                         metadata=table.schema.metadata))
+            options["types_mapper"] = lambda t: None if isinstance(t, pa.BaseExtensionType) \
+                else pd.ArrowDtype(t)
         frame: pandas.DataFrame = table.to_pandas(**options)
         return frame
 
@@ -440,7 +442,8 @@ def _storage(kind: pyarrow.DataType) -> pyarrow.DataType:
         return pa.map_(kind.key_field.with_type(_storage(kind.key_type)),
                        kind.item_field.with_type(_storage(kind.item_type)))
     if pa.types.is_struct(kind):
-        return pa.struct([kind.field(i).with_type(_storage(kind.field(i).type)) for i in range(kind.num_fields)])
+        fields = [kind.field(i) for i in range(kind.num_fields)]
+        return pa.struct([f.with_type(_storage(f.type)) for f in fields])
     return kind
 
 

@@ -66,8 +66,8 @@ def test_four_processes_read_what_one_read_does(cassandra, db, orders: Orders, c
 
 
 def test_each_part_is_an_answer_of_its_own(db, orders: Orders):
-    parts = db.partitions(f"SELECT pk, ck, data.status FROM {orders.name} WHERE data.status = ? ALLOW FILTERING",
-                          3, ["PAID"])
+    parts = db.partitions(f"SELECT pk, ck, data.status FROM {orders.name} WHERE data.status = ? "
+                          "ALLOW FILTERING", 3, ["PAID"])
     seen: list[tuple[str, int]] = []
     for part in parts:
         with cqlsh_ext.read_partition(part, db) as answer:
@@ -83,10 +83,12 @@ def test_a_where_naming_partitions_is_one_part_and_aggregates_are_refused(db, or
     assert one.ranges is None
     with pytest.raises(cqlsh_ext.Error, match=r"^partitions: aggregates and GROUP BY are counted over every "
                                               r"row: read the rows they read by parts"):
-        db.partitions(f"SELECT data.status, count(*) FROM {orders.name} GROUP BY data.status ALLOW FILTERING", 4)
+        db.partitions(f"SELECT data.status, count(*) FROM {orders.name} GROUP BY data.status "
+                      "ALLOW FILTERING", 4)
     with pytest.raises(cqlsh_ext.Error, match=r"^partitions: a LIMIT is of the whole answer"):
         db.partitions(f"SELECT pk FROM {orders.name} LIMIT 5", 4)
-    with pytest.raises(cqlsh_ext.Error, match=r"^read_partition takes a Partition of db.partitions, not str$"):
+    with pytest.raises(cqlsh_ext.Error, match=r"^read_partition takes a Partition of db.partitions, "
+                                              r"not str$"):
         cqlsh_ext.read_partition("SELECT 1", db)  # type: ignore[arg-type]
 
 

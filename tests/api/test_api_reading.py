@@ -39,8 +39,9 @@ def test_a_payload_condition_s_parameter_is_its_literal(db, orders: Orders):
     truth = sorted((row["pk"], row["ck"]) for row, doc in orders.rows
                    if row["pk"] in ("p0", "p1") and doc is not None and take(doc, ("status",)) == "PAID")
     assert sorted(keys(literal)) == sorted(keys(bound)) == sorted(keys(named)) == truth and truth
-    with pytest.raises(cqlsh_ext.Error, match=r"^parameter 3 \(data.status =\): a payload condition compares "
-                                              r"with a str, an int, a float, a Decimal, a bool or None, not bytes$"):
+    with pytest.raises(cqlsh_ext.Error, match=r"^parameter 3 \(data.status =\): a payload condition "
+                                              r"compares with a str, an int, a float, a Decimal, a bool or "
+                                              r"None, not bytes$"):
         db.query(f"SELECT pk FROM {orders.name} WHERE pk IN (?, ?) AND data.status = ? ALLOW FILTERING",
                  ["p0", "p1", b"PAID"])
 
@@ -131,8 +132,8 @@ def test_progress_events_of_every_reading_end_with_done(db, orders: Orders, stat
 
 def test_a_write_is_refused_for_db_execute(cassandra, db, orders: Orders):
     before = len(list(db.query(f"SELECT pk FROM {orders.name} WHERE pk = 'w'")))
-    with pytest.raises(cqlsh_ext.Error, match=r"^db.query reads; INSERT writes: db.execute\(statement, params\) "
-                                              r"runs it$"):
+    with pytest.raises(cqlsh_ext.Error, match=r"^db.query reads; INSERT writes: "
+                                              r"db.execute\(statement, params\) runs it$"):
         db.query(f"INSERT INTO {orders.name} (pk, ck, data) VALUES ('w', 1, 0x00)")
     assert len(list(db.query(f"SELECT pk FROM {orders.name} WHERE pk = 'w'"))) == before == 0
     with pytest.raises(cqlsh_ext.Error, match=r"^db.execute writes; SELECT reads"):
@@ -152,9 +153,9 @@ def test_ctrl_c_at_20_points_of_readings_is_never_lost(cassandra, orders: Orders
     and collecting Arrow: each reading stops at that row, its notes say interrupted, nothing is
     raised; a second press raises KeyboardInterrupt; the handler before is back at the end."""
     script = HERE / "ctrl_c_reader.py"
-    done = subprocess.run([sys.executable, str(script), cassandra.host, str(cassandra.port), cassandra.username,
-                           cassandra.password, cqlshrc, orders.name], capture_output=True, text=True,
-                          timeout=600, cwd=tmp_path)
+    done = subprocess.run([sys.executable, str(script), cassandra.host, str(cassandra.port),
+                           cassandra.username, cassandra.password, cqlshrc, orders.name],
+                          capture_output=True, text=True, timeout=600, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     results = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
     readings = [r for r in results if "point" in r]
