@@ -166,3 +166,17 @@ def test_ctrl_c_at_20_points_of_readings_is_never_lost(cassandra, orders: Orders
         assert reading["raised"] is None, reading
     final = next(r for r in results if "second_press" in r)
     assert final["second_press"] == "KeyboardInterrupt" and final["handler_restored"] is True
+
+
+def test_every_undecodable_value_has_a_note(db, orders: Orders):
+    """Random bytes (no known format) say why in data:note, in the Arrow table and in the rows'
+    details alike; the values that decode have none."""
+    text = f"SELECT pk, ck, data FROM {orders.name}"
+    table = db.query(text).to_arrow().to_pylist()
+    details = list(db.query(text).records(details=True))
+    undecodable = {(row["pk"], row["ck"]) for row, doc in orders.rows if doc is None}
+    for rows in (table, details):
+        notes = {(r["pk"], r["ck"]): (r["data:kind"], r["data:note"]) for r in rows}
+        assert {key for key, (kind, _note) in notes.items() if kind == "unknown"} == undecodable
+        assert {notes[key][1] for key in undecodable} == {"no compression detected"}
+        assert all(note is None for key, (_kind, note) in notes.items() if key not in undecodable)
