@@ -16,13 +16,12 @@ from cqlsh_ext.api.query_answer import Progress, QueryAnswer
 from cqlsh_ext.api.report import ReportResult
 
 if TYPE_CHECKING:
-    import os
 
     import polars
     from cassandra.cluster import Cluster, Session
 
     from cqlsh_ext.api.partitions import Partition
-    from cqlsh_ext.api.writes import EditResult, ResumeResult, RewriteResult, UndoResult
+    from cqlsh_ext.api.writes import EditResult, Journal, ResumeResult, RewriteResult, UndoResult
     from cqlsh_ext.cql.lexer import Lexed
     from cqlsh_ext.payload.arrow_types import Kind
     from cqlsh_ext.query.grammar import Plan
@@ -525,22 +524,22 @@ class Database:
         return rewrite(self, column, spec, where=where, allow_filtering=allow_filtering, pace=pace,
                        every_row=every_row, confirm=confirm, progress=progress)
 
-    def resume(self, journal: str | os.PathLike[str] | RewriteResult, *,
+    def resume(self, journal: Journal, *,
                confirm: bool = False, progress: Progress | None = None) -> ResumeResult:
         """COMPRESSION REWRITE RESUME 'journal' (docs/rewrite.md): a rewrite stopped part-way (Ctrl-C,
-        a kill, a failure) gone on with from its journal (a RewriteResult stands for its journal):
-        the work is rebuilt from the journal's sealed request and the token ranges it has not
+        a kill, a failure) gone on with from its journal (a confirmed RewriteResult stands for its
+        journal): the work is rebuilt from the journal's sealed request and the token ranges it has not
         finished are read. A preview of those unless confirm=True; then they are rewritten and
         journaled in the same journal. `progress` as db.rewrite's."""
         from cqlsh_ext.api.writes import resume
 
         return resume(self, journal, confirm=confirm, progress=progress)
 
-    def undo(self, journal: str | os.PathLike[str] | RewriteResult, *, unsealed: bool = False,
+    def undo(self, journal: Journal, *, unsealed: bool = False,
              confirm: bool = False, progress: Progress | None = None) -> UndoResult:
         """UNDO 'journal' (docs/edit.md): the journal's old values written back where the rows still
-        hold what was written (a RewriteResult stands for its journal). A preview unless
-        confirm=True; a journal that is not sealed, not the user's or tampered with is refused.
+        hold what was written (a confirmed RewriteResult or EditResult stands for its journal). A
+        preview unless confirm=True; a journal that is not sealed, not the user's or tampered with is refused.
         `progress` as db.rewrite's."""
         from cqlsh_ext.api.writes import undo
 

@@ -13,7 +13,7 @@ import io
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, Union
 
 from cqlsh_ext.api.errors import Error, one_line
 
@@ -29,6 +29,10 @@ if TYPE_CHECKING:
 __all__ = ["EditResult", "ResumeResult", "RewriteResult", "UndoResult"]
 
 T = TypeVar("T")
+
+#: A journal as the writes take it: its path, or a confirmed result that names it (None, a
+#: preview's journal, is refused in one line).
+Journal = Union[str, "os.PathLike[str]", "RewriteResult", "EditResult", None]
 
 
 @dataclass(frozen=True)
@@ -241,7 +245,7 @@ def rewrite(db: Database, column: str, spec: str, *, where: str | None = None, a
     return RewriteResult(**_figures(request, figures, text))
 
 
-def resume(db: Database, journal: str | os.PathLike[str] | RewriteResult, *,
+def resume(db: Database, journal: Journal, *,
            confirm: bool = False, progress: Progress | None = None) -> ResumeResult:
     """COMPRESSION REWRITE RESUME 'journal' [CONFIRM] (see Database.resume)."""
     from cqlsh_ext.cql.errors import QueryError
@@ -265,16 +269,16 @@ def resume(db: Database, journal: str | os.PathLike[str] | RewriteResult, *,
     return ResumeResult(**_figures(found.job.request, figures, text), **held)
 
 
-def _journal_path(journal: str | os.PathLike[str] | RewriteResult, label: str) -> str:
-    """A journal's path: given, or the one a confirmed RewriteResult names."""
-    if isinstance(journal, RewriteResult):
-        if journal.journal is None:
-            raise Error(f"{label}: a preview wrote nothing and has no journal; nothing was written")
-        return journal.journal
+def _journal_path(journal: Journal, label: str) -> str:
+    """A journal's path: given, or the one a confirmed RewriteResult or EditResult names."""
+    if isinstance(journal, (RewriteResult, EditResult)):
+        journal = journal.journal
+    if journal is None:
+        raise Error(f"{label}: a preview wrote nothing and has no journal; nothing was written")
     return os.fspath(journal)
 
 
-def undo(db: Database, journal: str | os.PathLike[str] | RewriteResult, *, unsealed: bool = False,
+def undo(db: Database, journal: Journal, *, unsealed: bool = False,
          confirm: bool = False, progress: Progress | None = None) -> UndoResult:
     """UNDO 'journal' [UNSEALED] [CONFIRM] (see Database.undo)."""
     from cqlsh_ext.writing.refused import WriteRefused
