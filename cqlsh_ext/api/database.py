@@ -249,7 +249,7 @@ class Database:
         ranges of its table (a partition: plain SELECTs too, `plain`), `kinds` its columns' Arrow
         kinds given (the whole answer's), `keyspace` where its table is, `owner` closed with it."""
         from cqlsh_ext.api.params import bind_statement
-        from cqlsh_ext.api.query_answer import Reading, decode_state, identity
+        from cqlsh_ext.api.query_answer import AnswerReading, decode_state, identity
         from cqlsh_ext.common.interrupt import CtrlC
         from cqlsh_ext.cql.lexer import Lexed
         from cqlsh_ext.reading.select import LABEL, blobs_on_core, read_select, resumable
@@ -312,8 +312,8 @@ class Database:
             if not isinstance(err, Exception):
                 raise
             raise Error(one_line(err)) from None
-        reading = Reading(ctrl_c, ctx.stop, progress, name, lambda: bool(made), owned, start, skip, given,
-                          why_not, owner)
+        reading = AnswerReading(ctrl_c, ctx.stop, progress, name, lambda: bool(made), owned, start, skip,
+                                given, why_not, owner)
         return QueryAnswer(typed, ctx.display, reading)
 
     def _planned(self, ctx: ReadContext, lexed: Lexed, plain: bool) -> tuple[Plan, TableTarget] | None:

@@ -3,7 +3,7 @@ its notes, and the same answer as Arrow (the types COPY TO Parquet writes: paylo
 or polars. Read once: a second reader gets cqlsh_ext.Error; `to_arrow()` holds the table it made,
 so the Arrow forms may be asked for again.
 
-The reading around the batches is the answer's own (`Reading`, made by Database.query): Ctrl-C
+The reading around the batches is the answer's own (`AnswerReading`, made by Database.query): Ctrl-C
 from the call until the answer ends stops it at once and is kept in its notes (a second press
 raises KeyboardInterrupt), `close()` ends it before the next row, progress events end with
 `done: 1.0`, and `paging_state` says where it stopped, to go on from there on any connection."""
@@ -73,7 +73,7 @@ class Closeable(Protocol):
 
 
 @dataclass
-class Reading:
+class AnswerReading:
     """How an answer's reading goes around its batches (Database.query makes it): the Ctrl-C in
     force from the call on and the reading's own stop (`stop`: set to end it at its next page,
     the rows read kept), the progress callback and the reading's
@@ -108,10 +108,11 @@ class QueryAnswer:
     stream collected, held). Use it as a context manager, or close() an answer not read to its
     end: the reading ends there."""
 
-    def __init__(self, typed: TypedAnswer, settings: DisplaySettings, reading: Reading | None = None) -> None:
+    def __init__(self, typed: TypedAnswer, settings: DisplaySettings,
+                 reading: AnswerReading | None = None) -> None:
         self._typed = typed
         self._settings = settings
-        self._reading = reading if reading is not None else Reading()
+        self._reading = reading if reading is not None else AnswerReading()
         self._read_by: str | None = None
         self._table: pyarrow.Table | None = None
         self._arrow: ArrowBatches | None = None
