@@ -121,7 +121,12 @@ def bind_statement(prepared: Prepared, statement: Lexed, server_text: str | None
     from cqlsh_ext.cql.lexer import Lexed
     from cqlsh_ext.query.grammar import bind
 
-    positional, names = markers_of(statement)
+    try:
+        positional, names = markers_of(statement)
+    except QueryError as err:  # CQL this lexer does not read: the server's, as written, without values
+        if params is None:
+            return Bound(plan, None, prepared)
+        raise Error(f"params are bound to markers, and this statement does not lex here: {err}") from None
     if params is None:
         params = ()
     if isinstance(params, (str, bytes, bytearray)) or not isinstance(params, (Sequence, Mapping)):
